@@ -1,0 +1,277 @@
+"""The everyday verbs: record, search, list, show, forget, restore."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..errors import InvalidInput
+from ..models import Filters
+from . import app
+from .options import AgentOption, JsonFlag, NlFlag, StoreOption, TaskOption, YesFlag
+
+_FORMATS = ("table", "json", "nl", "context")
+
+
+def _store(path: Optional[Path], warm: bool = False):  # noqa: ANN202
+    from ..store import open_store
+
+    return open_store(path, warm=warm)
+
+
+def _text_or_stdin(text: str) -> str:
+    if text == "-":
+        return sys.stdin.read()
+    return text
+
+
+@app.command()
+def record(
+    text: Annotated[str, typer.Argument(help="The memory text, or - to read it from stdin.", show_default=False)],
+    type_: Annotated[Optional[str], typer.Option("--type", help="working | episodic | semantic | procedural (default episodic).", show_default=False)] = None,
+    agent: Annotated[Optional[str], typer.Option("--agent", help="Who wrote it (default $HINDSIGHT_AGENT or `default`).", show_default=False)] = None,
+    task: Annotated[Optional[str], typer.Option("--task", help="Task id.", show_default=False)] = None,
+    step: Annotated[Optional[int], typer.Option("--step", min=0, help="Step index within the task.", show_default=False)] = None,
+    trigger: Annotated[Optional[str], typer.Option("--trigger", help="Why: task_start, task_end, tool_call, tool_error, user_feedback, note, …", show_default=False)] = None,
+    outcome: Annotated[Optional[str], typer.Option("--outcome", help="success | failure | neutral | unknown.", show_default=False)] = None,
+    resolution: Annotated[Optional[str], typer.Option("--resolution", help="How a failure was fixed.", show_default=False)] = None,
+    importance: Annotated[Optional[float], typer.Option("--importance", help="0–1 (default from the trigger).", show_default=False)] = None,
+    confidence: Annotated[Optional[float], typer.Option("--confidence", help="0–1 (default from the source).", show_default=False)] = None,
+    tag: Annotated[Optional[list[str]], typer.Option("--tag", help="A tag (repeatable).", show_default=False)] = None,
+    meta: Annotated[Optional[list[str]], typer.Option("--meta", help="Metadata KEY=VALUE (repeatable).", show_default=False)] = None,
+    env: Annotated[Optional[list[str]], typer.Option("--env", help="Environment fingerprint KEY=VALUE, e.g. tool_version=v2 (repeatable).", show_default=False)] = None,
+    source: Annotated[Optional[str], typer.Option("--source", help="user | agent | tool | import | web | … (default agent).", show_default=False)] = None,
+    event_at: Annotated[Optional[str], typer.Option("--event-at", help="When it happened (ISO time or an age like 2h).", show_default=False)] = None,
+    valid_until: Annotated[Optional[str], typer.Option("--valid-until", help="Stops being true after this (ISO time or 30d from now).", show_default=False)] = None,
+    ttl: Annotated[Optional[str], typer.Option("--ttl", help="Expire after this long, e.g. 2h or 30d.", show_default=False)] = None,
+    key: Annotated[Optional[str], typer.Option("--key", help="Idempotency key (default: hash of agent, task, step, content).", show_default=False)] = None,
+    no_merge: Annotated[bool, typer.Option("--no-merge", help="Keep a near-duplicate as a new memory.")] = False,
+    store: StoreOption = None,
+    json_: JsonFlag = False,
+) -> None:
+    """Record a memory.
+
+    \b
+    Example:
+        hindsight record "weather API returned 401: token expired" --outcome failure \\
+            --resolution "refreshed the token and retried" --task task-42 --trigger tool_error
+        echo "long note" | hindsight record -
+    """
+    from . import render
+
+    from ..writing import parse_pairs
+
+    result = _store(store).record(
+        _text_or_stdin(text), merge=not no_merge, type=type_, agent_id=agent, task_id=task, step=step,
+        trigger=trigger, outcome=outcome, resolution=resolution, importance=importance, confidence=confidence,
+        tags=tag or [], metadata=parse_pairs(meta, "--meta"), env=parse_pairs(env, "--env"), source=source,
+        event_at=event_at, valid_until=valid_until, ttl=ttl, key=key,
+    )
+    if json_:
+        render.json_doc(result.to_dict())
+        return
+    render.plain(result.memory.id)
+    what = "Already stored (merged)" if result.deduplicated else "Recorded"
+    note = f"; redacted {result.redactions} secret{'s' if result.redactions != 1 else ''}" if result.redactions else ""
+    render.message(f"{what} {result.memory.id}{note}.")
+
+
+def _filters(agent, task, type_, outcome, tag, since, until, *, search: bool) -> Filters:  # noqa: ANN001
+    from ..timeutil import parse_time
+
+    return Filters(
+        agent_ids=(agent,) if agent else None, task_id=task,
+        types=tuple(type_) if type_ else None, outcomes=tuple(outcome) if outcome else None,
+        tags=tuple(tag or ()), since=parse_time(since, "--since") if since else None,
+        until=parse_time(until, "--until") if until else None,
+        statuses=("active",) if search else None, include_expired=not search,
+    )
+
+
+TypeOption = Annotated[Optional[list[str]], typer.Option("--type", help="Only this type (repeatable).", show_default=False)]
+OutcomeOption = Annotated[Optional[list[str]], typer.Option("--outcome", help="Only this outcome (repeatable).", show_default=False)]
+TagOption = Annotated[Optional[list[str]], typer.Option("--tag", help="Only memories with this tag (repeatable: all must match).", show_default=False)]
+SinceOption = Annotated[Optional[str], typer.Option("--since", help="Happened at or after (ISO time or an age like 7d).", show_default=False)]
+UntilOption = Annotated[Optional[str], typer.Option("--until", help="Happened at or before (ISO time or an age like 1d).", show_default=False)]
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for, in any language.", show_default=False)],
+    agent: AgentOption = None,
+    task: TaskOption = None,
+    type_: TypeOption = None,
+    outcome: OutcomeOption = None,
+    tag: TagOption = None,
+    since: SinceOption = None,
+    until: UntilOption = None,
+    limit: Annotated[Optional[int], typer.Option("-k", "--limit", "-n", help="At most this many hits (default 5; 20 with --budget).", show_default=False)] = None,
+    budget: Annotated[Optional[int], typer.Option("--budget", help="Fit the context block in this many tokens.", show_default=False)] = None,
+    mode: Annotated[str, typer.Option("--mode", help="hybrid | vector | keyword.")] = "hybrid",
+    env: Annotated[Optional[list[str]], typer.Option("--env", help="Your environment KEY=VALUE: memories recorded under another value rank lower.", show_default=False)] = None,
+    current_task: Annotated[Optional[str], typer.Option("--current-task", help="The task at hand: its memories rank higher.", show_default=False)] = None,
+    explain: Annotated[bool, typer.Option("--explain", help="Show each signal's contribution per hit.")] = False,
+    format_: Annotated[str, typer.Option("--format", help="table | json | nl | context.")] = "table",
+    store: StoreOption = None,
+    json_: JsonFlag = False,
+    nl: NlFlag = False,
+) -> None:
+    """Search memories: hybrid vector + keyword retrieval, ranked, diversified, within a budget.
+
+    \b
+    Example:
+        hindsight search "weather API returns 401"
+        hindsight search "why did the API fail" --format context --budget 300
+    """
+    from . import render
+
+    from ..writing import parse_pairs
+
+    fmt = "json" if json_ else "nl" if nl else format_
+    if fmt not in _FORMATS:
+        raise InvalidInput(f"--format must be one of {', '.join(_FORMATS)}, not {fmt!r}.")
+    filters = _filters(agent, task, type_, outcome, tag, since, until, search=True)
+    result = _store(store).search(
+        query, filters=filters, k=limit or (20 if budget else 5), budget=budget, mode=mode,
+        env=parse_pairs(env, "--env"), current_task=current_task,
+    )
+    if fmt == "json":
+        render.json_doc([hit.to_dict(explain) for hit in result.hits])
+    elif fmt == "nl":
+        render.json_lines(hit.to_dict(explain) for hit in result.hits)
+    elif fmt == "context":
+        render.plain(result.context)
+    else:
+        render.hits_table(result.hits, explain)
+    if result.dropped_for_budget:
+        render.message(f"{result.dropped_for_budget} more hit(s) left out to stay within {budget} tokens.")
+
+
+@app.command(name="list")
+def list_(
+    agent: AgentOption = None,
+    task: TaskOption = None,
+    type_: TypeOption = None,
+    outcome: OutcomeOption = None,
+    tag: TagOption = None,
+    since: SinceOption = None,
+    until: UntilOption = None,
+    status: Annotated[Optional[list[str]], typer.Option("--status", help="Only this status (repeatable; default all).", show_default=False)] = None,
+    limit: Annotated[int, typer.Option("-n", "--limit", "-k", help="At most this many (0 = all).")] = 50,
+    store: StoreOption = None,
+    json_: JsonFlag = False,
+    nl: NlFlag = False,
+) -> None:
+    """List memories, newest first.
+
+    \b
+    Example:
+        hindsight list --task task-20240501-001 --json
+    """
+    from . import render
+
+    filters = _filters(agent, task, type_, outcome, tag, since, until, search=False)
+    if status:
+        filters = Filters(**{**filters.__dict__, "statuses": tuple(status)})
+    memories = _store(store).list(filters, limit=limit or None)
+    if json_:
+        render.json_doc([m.to_dict() for m in memories])
+    elif nl:
+        render.json_lines(m.to_dict() for m in memories)
+    else:
+        render.memories_table(memories)
+
+
+@app.command()
+def show(
+    memory_id: Annotated[str, typer.Argument(metavar="ID", help="A memory id (or a unique prefix of 8+ characters).", show_default=False)],
+    store: StoreOption = None,
+    json_: JsonFlag = False,
+) -> None:
+    """Show one memory with every field.
+
+    \b
+    Example:
+        hindsight show 01a22ace-86eb-74f2-a7b6-349d907f4735
+    """
+    from . import render
+
+    memory = _store(store).get(memory_id)
+    if json_:
+        render.json_doc(memory.to_dict())
+    else:
+        render.memory_detail(memory)
+
+
+@app.command()
+def forget(
+    memory_ids: Annotated[Optional[list[str]], typer.Argument(metavar="[ID]...", help="Memory ids to forget.", show_default=False)] = None,
+    task: TaskOption = None,
+    agent: AgentOption = None,
+    older_than: Annotated[Optional[str], typer.Option("--older-than", help="Recorded longer ago than this, e.g. 30d.", show_default=False)] = None,
+    expired: Annotated[bool, typer.Option("--expired", help="Memories whose TTL has passed.")] = False,
+    hard: Annotated[bool, typer.Option("--hard", help="Purge for good: rows, vectors and old index versions.")] = False,
+    reason: Annotated[Optional[str], typer.Option("--reason", help="Why (kept in the audit log).", show_default=False)] = None,
+    yes: YesFlag = False,
+    store: StoreOption = None,
+    json_: JsonFlag = False,
+) -> None:
+    """Forget memories: soft by default (excluded from search, restorable), --hard purges.
+
+    \b
+    Example:
+        hindsight forget 01a22ace-86eb-74f2-a7b6-349d907f4735
+        hindsight forget --task task-42 --hard -y
+    """
+    from . import render
+
+    from ..timeutil import now, parse_duration
+
+    ids = memory_ids or []
+    by_filter = bool(task or agent or older_than or expired)
+    if not ids and not by_filter:
+        raise InvalidInput("Say what to forget: one or more ids, or --task, --agent, --older-than or --expired.")
+    target = _store(store)
+    filters = None
+    if by_filter:
+        filters = Filters(
+            agent_ids=(agent,) if agent else None, task_id=task, statuses=None if hard else ("active", "archived"),
+            include_expired=True, expired_only=expired,
+            created_before=now() - parse_duration(older_than, "--older-than") if older_than else None,
+        )
+    if (hard or by_filter) and not yes:
+        count = len(set(target.select_ids(filters))) + len(ids) if filters else len(ids)
+        what = "purge for good" if hard else "forget"
+        if not sys.stdin.isatty():
+            raise InvalidInput(f"This would {what} up to {count} memories; add -y to confirm.")
+        typer.confirm(f"{what.capitalize()} up to {count} memories?", abort=True, err=True)
+    count = target.forget(ids, filters=filters, hard=hard, reason=reason)
+    if json_:
+        render.json_doc({"forgotten": count, "hard": hard})
+    else:
+        render.message(f"{'Purged' if hard else 'Forgot'} {count} memor{'y' if count == 1 else 'ies'}."
+                       + ("" if hard else " Undo with `hindsight restore ID`."))
+
+
+@app.command()
+def restore(
+    memory_id: Annotated[str, typer.Argument(metavar="ID", help="The memory to bring back.", show_default=False)],
+    store: StoreOption = None,
+    json_: JsonFlag = False,
+) -> None:
+    """Restore a soft-forgotten memory.
+
+    \b
+    Example:
+        hindsight restore 01a22ace-86eb-74f2-a7b6-349d907f4735
+    """
+    from . import render
+
+    memory = _store(store).restore(memory_id)
+    if json_:
+        render.json_doc(memory.to_dict())
+    else:
+        render.message(f"Restored {memory.id}.")

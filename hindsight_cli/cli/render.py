@@ -1,0 +1,147 @@
+"""All terminal output: Rich tables on stdout for people, JSON for scripts, messages on stderr.
+
+The only module of hindsight that imports Rich. User text is never parsed as markup.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ..models import Hit, Memory
+from ..timeutil import age, parse_time
+
+out = Console(soft_wrap=False, highlight=False)
+err = Console(stderr=True, highlight=False)
+
+
+def error(exc: BaseException) -> None:
+    err.print(Text(f"Error: {exc}", style="bold red"))
+
+
+def message(text: str) -> None:
+    err.print(Text(text))
+
+
+def warning(text: str) -> None:
+    err.print(Text(f"Warning: {text}", style="yellow"))
+
+
+def json_doc(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+
+
+def json_lines(values: Iterable[Any]) -> None:
+    for value in values:
+        sys.stdout.write(json.dumps(value, ensure_ascii=False) + "\n")
+
+
+def plain(text: str) -> None:
+    sys.stdout.write(text + "\n")
+
+
+def _age(stamp: str) -> str:
+    return age(parse_time(stamp)) if stamp else ""
+
+
+def _outcome(memory: Memory) -> str:
+    if memory.outcome == "failure" and memory.resolution:
+        return "failure→fixed"
+    return memory.outcome
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def hits_table(hits: Sequence[Hit], explain: bool = False) -> None:
+    if not hits:
+        message("No memories matched.")
+        return
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    for name, justify in (("rank", "right"), ("score", "right"), ("age", "right"), ("type", "left"),
+                          ("outcome", "left"), ("content", "left"), ("id", "left")):
+        table.add_column(name, justify=justify, no_wrap=name != "content", overflow="fold")
+    for rank, hit in enumerate(hits, 1):
+        memory = hit.memory
+        content = memory.content + (f"\n→ fix: {memory.resolution}" if memory.resolution else "")
+        table.add_row(str(rank), f"{hit.score:.3f}", _age(memory.event_at), memory.type, _outcome(memory),
+                      Text(_one_line(content) if not explain else content), memory.id)
+    out.print(table)
+    if explain:
+        for rank, hit in enumerate(hits, 1):
+            out.print(Text(explain_line(rank, hit)))
+
+
+def explain_line(rank: int, hit: Hit) -> str:
+    e = hit.explain
+    parts = ", ".join(f"{name} {value:+.3f}" for name, value in e["contributions"].items())
+    vec, kw = e["vector"], e["keyword"]
+    matched = []
+    if vec["rank"]:
+        matched.append(f"vector #{vec['rank']} (cos {vec['cosine']:.3f})")
+    if kw["rank"]:
+        matched.append(f"keyword #{kw['rank']} (bm25 {kw['bm25']:.2f})")
+    notes = "; " + "; ".join(e["notes"]) if e["notes"] else ""
+    return (f"#{rank} {hit.memory.id}: matched {' + '.join(matched) or 'nothing'}; {parts}; "
+            f"× {e['factor']:.2f} (confidence {hit.memory.confidence:.2f}{notes}) = {hit.score:.3f}")
+
+
+def memories_table(memories: Sequence[Memory]) -> None:
+    if not memories:
+        message("No memories.")
+        return
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    for name in ("id", "age", "type", "status", "agent", "task", "outcome", "content"):
+        table.add_column(name, no_wrap=name != "content", overflow="fold")
+    for memory in memories:
+        table.add_row(memory.id, _age(memory.created_at), memory.type, memory.status, memory.agent_id,
+                      memory.task_id or "", _outcome(memory), Text(_one_line(memory.content, 200)))
+    out.print(table)
+
+
+def memory_detail(memory: Memory) -> None:
+    table = Table(show_header=False, show_edge=False, pad_edge=False, box=None)
+    table.add_column("field", style="bold", no_wrap=True)
+    table.add_column("value", overflow="fold")
+    for name, value in memory.to_dict().items():
+        if value in (None, [], {}, ""):
+            continue
+        shown = json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else str(value)
+        table.add_row(name, Text(shown))
+    out.print(table)
+
+
+def key_values(data: Mapping[str, Any]) -> None:
+    table = Table(show_header=False, show_edge=False, pad_edge=False, box=None)
+    table.add_column("key", style="bold", no_wrap=True)
+    table.add_column("value", overflow="fold")
+    for key, value in data.items():
+        shown = json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else str(value)
+        table.add_row(key, Text(shown))
+    out.print(table)
+
+
+@contextmanager
+def progress(description: str) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on stderr; yields ``update(done, total)``."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err, transient=True) as bar:
+        task = bar.add_task(description, total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+

@@ -1,0 +1,173 @@
+"""Managing a store: init, where, stats, export, import, reindex."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .. import paths
+from ..errors import InvalidInput
+from . import app
+from .options import JsonFlag, StoreOption
+
+
+def _open(path: Optional[Path]):  # noqa: ANN202
+    from ..store import open_store
+
+    return open_store(path)
+
+
+@app.command()
+def init(store: StoreOption = None, json_: JsonFlag = False) -> None:
+    """Create a store: ./.hindsight here (with a .gitignore of *), or at --store PATH.
+
+    \b
+    Example:
+        hindsight init
+    """
+    from . import render
+
+    from ..store import Store
+
+    target = Path(store).expanduser().resolve() if store else Path.cwd() / paths.STORE_DIRNAME
+    created = Store(target).init()
+    if json_:
+        render.json_doc({"store": str(target), "created": created})
+        return
+    render.plain(str(target))
+    render.message(f"{'Created' if created else 'Already a store:'} {target}")
+
+
+@app.command()
+def where(store: StoreOption = None, json_: JsonFlag = False) -> None:
+    """Say which store commands use here, and why.
+
+    \b
+    Example:
+        hindsight where
+    """
+    from . import render
+
+    location = paths.resolve_store(store)
+    data = {"store": str(location.path), "reason": location.reason, "why": paths.REASONS[location.reason],
+            "exists": location.exists}
+    if json_:
+        render.json_doc(data)
+        return
+    render.plain(str(location.path))
+    render.message(f"{paths.REASONS[location.reason]}" + ("" if location.exists else "; not created yet"))
+
+
+@app.command()
+def stats(store: StoreOption = None, json_: JsonFlag = False) -> None:
+    """Counts by status, type, agent and outcome, the model, and sizes on disk.
+
+    \b
+    Example:
+        hindsight stats --json
+    """
+    from . import render
+
+    data = _open(store).stats()
+    if json_:
+        render.json_doc(data)
+    else:
+        render.key_values(data)
+
+
+@app.command()
+def export(
+    output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write to this file instead of stdout.", show_default=False)] = None,
+    store: StoreOption = None,
+) -> None:
+    """Export every memory as JSONL (the data-model fields, one memory per line).
+
+    \b
+    Example:
+        hindsight export > memories.jsonl
+    """
+    from . import render
+
+    from ..store import dump_jsonl
+
+    records = list(_open(store).export())
+    if output is None:
+        sys.stdout.writelines(dump_jsonl(records))
+    else:
+        output = output.expanduser()
+        directory = output.resolve().parent
+        if not directory.is_dir():
+            raise InvalidInput(f"Directory {directory} does not exist; create it or choose another -o path.")
+        # Write beside the target, then rename: an interrupted export never leaves a half file.
+        handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=directory, delete=False,
+                                             prefix=f".{output.name}.", suffix=".tmp")
+        try:
+            with handle:
+                handle.writelines(dump_jsonl(records))
+            os.chmod(handle.name, 0o600)
+            os.replace(handle.name, output)
+        except BaseException:
+            os.unlink(handle.name)
+            raise
+    render.message(f"Exported {len(records)} memor{'y' if len(records) == 1 else 'ies'}.")
+
+
+@app.command(name="import")
+def import_(
+    source: Annotated[str, typer.Argument(metavar="FILE", help="A JSONL file from `hindsight export`, or - for stdin.", show_default=False)],
+    store: StoreOption = None,
+    json_: JsonFlag = False,
+) -> None:
+    """Import memories from JSONL; ids and keys already present are skipped, so rerunning adds nothing.
+
+    \b
+    Example:
+        hindsight export > mem.jsonl && hindsight import mem.jsonl --store ../other/.hindsight
+    """
+    from . import render
+
+    from ..store import parse_jsonl
+
+    if source == "-":
+        lines = sys.stdin.read().splitlines()
+    else:
+        path = Path(source).expanduser()
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            raise InvalidInput(f"No file {path}; give a JSONL file from `hindsight export`, or - for stdin.") from None
+        except (UnicodeDecodeError, OSError) as error:
+            raise InvalidInput(f"Cannot read {path}: {error}") from None
+    records = parse_jsonl(lines)
+    with render.progress("Importing") as update:
+        result = _open(store).import_records(records, progress=update)
+    if json_:
+        render.json_doc(result.to_dict())
+        return
+    note = f", redacted {result.redactions} secret(s)" if result.redactions else ""
+    render.message(f"Imported {result.added}, skipped {result.skipped} already present{note}.")
+
+
+@app.command()
+def reindex(store: StoreOption = None, json_: JsonFlag = False) -> None:
+    """Re-embed every memory with the configured model and rebuild the LanceDB index from the ledger.
+
+    \b
+    Example:
+        hindsight reindex
+    """
+    from . import render
+
+    with render.progress("Re-embedding") as update:
+        count = _open(store).reindex(progress=update)
+    if json_:
+        render.json_doc({"reindexed": count})
+    else:
+        render.message(f"Re-embedded and indexed {count} memor{'y' if count == 1 else 'ies'}.")
+
+

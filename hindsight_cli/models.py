@@ -1,0 +1,119 @@
+"""The values Store returns. JSON output everywhere is ``to_dict()`` of these."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+MEMORY_TYPES = ("working", "episodic", "semantic", "procedural")
+OUTCOMES = ("success", "failure", "neutral", "unknown")
+STATUSES = ("active", "superseded", "invalidated", "archived")
+
+
+@dataclass(frozen=True)
+class Memory:
+    """One memory, with the field names of the data model (DESIGN §2).
+
+    Timestamps are ISO 8601 strings in UTC (``2026-03-15T09:30:00.000000Z``).
+    """
+
+    id: str
+    content: str
+    type: str = "episodic"
+    agent_id: str = "default"
+    task_id: str | None = None
+    step: int | None = None
+    trigger: str | None = None
+    outcome: str = "unknown"
+    resolution: str | None = None
+    importance: float = 0.5
+    confidence: float = 0.6
+    tags: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    source: str = "agent"
+    created_at: str = ""
+    event_at: str = ""
+    valid_until: str | None = None
+    expires_at: str | None = None
+    status: str = "active"
+    superseded_by: str | None = None
+    source_ids: list[str] = field(default_factory=list)
+    version: int = 1
+    content_hash: str = ""
+    idempotency_key: str = ""
+    seen_count: int = 1
+    last_seen_at: str | None = None
+    updated_at: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What ``Store.record`` did: the stored memory, whether it merged, how much it redacted."""
+
+    memory: Memory
+    deduplicated: bool = False
+    redactions: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.memory.to_dict(), "deduplicated": self.deduplicated, "redactions": self.redactions}
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A search result: the memory, its final score, which retrievers matched it and why."""
+
+    memory: Memory
+    score: float
+    matched: list[str] = field(default_factory=list)
+    explain: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self, explain: bool = False) -> dict[str, Any]:
+        data = {**self.memory.to_dict(), "score": round(self.score, 6), "matched": self.matched}
+        if explain:
+            data["explain"] = self.explain
+        return data
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Hits in rank order plus the budget bookkeeping and the ready-to-paste context block."""
+
+    query: str
+    hits: list[Hit]
+    context: str
+    tokens: int
+    budget: int | None
+    dropped_for_budget: int = 0
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """Counts from ``Store.import_jsonl``."""
+
+    added: int
+    skipped: int
+    redactions: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Hard filters, applied before ranking in every engine. ``None`` means "no restriction"."""
+
+    agent_ids: tuple[str, ...] | None = None
+    task_id: str | None = None
+    types: tuple[str, ...] | None = None
+    outcomes: tuple[str, ...] | None = None
+    tags: tuple[str, ...] = ()
+    since: Any = None  # datetime, on event_at
+    until: Any = None
+    statuses: tuple[str, ...] | None = ("active",)
+    include_expired: bool = False
+    created_before: Any = None  # datetime, on created_at (forget --older-than)
+    expired_only: bool = False

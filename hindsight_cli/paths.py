@@ -1,0 +1,119 @@
+"""Where hindsight keeps things, and every HINDSIGHT_* environment variable.
+
+Store lookup order (first match wins):
+
+1. ``--store PATH`` (CLI) or ``open_store(path)`` (Python);
+2. ``HINDSIGHT_STORE``;
+3. the nearest ``.hindsight/`` directory, walking up from the current directory
+   (created by ``hindsight init``);
+4. the global store: ``HINDSIGHT_HOME/store`` when ``HINDSIGHT_HOME`` is set, else
+   ``platformdirs.user_data_dir("hindsight")/store``.
+
+User config lives in ``HINDSIGHT_HOME/config.toml`` or ``platformdirs.user_config_dir``;
+caches (the unpacked embedding model) in ``HINDSIGHT_HOME/cache`` or ``user_cache_dir``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+# Every environment variable hindsight reads. docs/storage.md lists the same names (a test checks).
+ENV_STORE = "HINDSIGHT_STORE"
+ENV_HOME = "HINDSIGHT_HOME"
+ENV_AGENT = "HINDSIGHT_AGENT"
+ENV_EMBEDDING_MODEL = "HINDSIGHT_EMBEDDING_MODEL"
+ENV_LOCK_TIMEOUT = "HINDSIGHT_LOCK_TIMEOUT"
+ENV_SEARCH_ENGINE = "HINDSIGHT_SEARCH_ENGINE"
+
+ENV_VARS = {
+    ENV_STORE: "Store directory to use (same as --store).",
+    ENV_HOME: "Root for the global store, user config and caches (instead of the platform dirs).",
+    ENV_AGENT: "Default agent_id for new memories (else config `default_agent`, else `default`).",
+    ENV_EMBEDDING_MODEL: "Embedding model for new stores (overrides config `embedding.model`).",
+    ENV_LOCK_TIMEOUT: "Seconds to keep retrying when another process holds the ledger (default 10).",
+    ENV_SEARCH_ENGINE: "Candidate engine for search: `auto` (default), `ledger` or `index`.",
+}
+
+STORE_DIRNAME = ".hindsight"
+LEDGER_FILE = "ledger.duckdb"
+INDEX_DIR = "index.lance"
+CONFIG_FILE = "config.toml"
+
+
+@dataclass(frozen=True)
+class StoreLocation:
+    """A resolved store directory and the reason it was chosen."""
+
+    path: Path
+    reason: str  # "flag", "env", "project" or "global"
+
+    @property
+    def exists(self) -> bool:
+        return (self.path / LEDGER_FILE).exists()
+
+
+def _platform_dir(kind: str) -> Path:
+    home = os.environ.get(ENV_HOME)
+    if home:
+        sub = {"data": "", "config": "", "cache": "cache"}[kind]
+        return Path(home).expanduser() / sub if sub else Path(home).expanduser()
+    import platformdirs
+
+    getter = {
+        "data": platformdirs.user_data_dir,
+        "config": platformdirs.user_config_dir,
+        "cache": platformdirs.user_cache_dir,
+    }[kind]
+    return Path(getter("hindsight"))
+
+
+def user_data_dir() -> Path:
+    """``HINDSIGHT_HOME`` or the platform's user data dir for hindsight."""
+    return _platform_dir("data")
+
+
+def user_config_path() -> Path:
+    """The user-wide config file (``HINDSIGHT_HOME/config.toml`` or the platform config dir)."""
+    return _platform_dir("config") / CONFIG_FILE
+
+
+def user_cache_dir() -> Path:
+    """``HINDSIGHT_HOME/cache`` or the platform's user cache dir for hindsight."""
+    return _platform_dir("cache")
+
+
+def global_store_path() -> Path:
+    return user_data_dir() / "store"
+
+
+def find_project_store(start: Path | None = None) -> Path | None:
+    """The nearest ``.hindsight/`` directory from ``start`` (default: cwd) upwards."""
+    here = (start or Path.cwd()).resolve()
+    for directory in (here, *here.parents):
+        candidate = directory / STORE_DIRNAME
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def resolve_store(path: str | os.PathLike[str] | None = None) -> StoreLocation:
+    """Apply the lookup order in this module's docstring."""
+    if path:
+        return StoreLocation(Path(path).expanduser().resolve(), "flag")
+    env = os.environ.get(ENV_STORE)
+    if env:
+        return StoreLocation(Path(env).expanduser().resolve(), "env")
+    project = find_project_store()
+    if project is not None:
+        return StoreLocation(project, "project")
+    return StoreLocation(global_store_path().resolve(), "global")
+
+
+REASONS = {
+    "flag": "chosen with --store",
+    "env": f"chosen by ${ENV_STORE}",
+    "project": "nearest .hindsight/ directory above the current directory",
+    "global": "global store (no --store, no $HINDSIGHT_STORE, no .hindsight/ found)",
+}

@@ -1,0 +1,193 @@
+"""Ranking (DESIGN §5): fuse vector and keyword candidates, score with recency, outcome, importance,
+same-task and confidence, diversify with MMR, then fill a token budget. Pure functions over rows."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .config import Ranking
+from .text import estimate_tokens
+
+_TROUBLESHOOTING = re.compile(
+    r"(?i)\b(error|errors|fail\w*|why|bug|broken|exception|crash\w*|timeout|denied|refused|traceback|fix\w*|"
+    r"[45]\d\d)\b|错误|失败|报错|异常|为什么|超时|崩溃"
+)
+
+
+@dataclass
+class Candidate:
+    id: str
+    vector_rank: int | None = None
+    vector_score: float | None = None
+    keyword_rank: int | None = None
+    keyword_score: float | None = None
+
+    @property
+    def matched(self) -> list[str]:
+        return [name for name, rank in (("vector", self.vector_rank), ("keyword", self.keyword_rank)) if rank]
+
+
+@dataclass
+class Context:
+    """What the caller knows about the present: the task at hand, its environment, the query's intent."""
+
+    now: datetime
+    task_id: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    troubleshooting: bool = False
+
+
+def is_troubleshooting(query: str) -> bool:
+    return bool(_TROUBLESHOOTING.search(query))
+
+
+def fuse(vector: Sequence[tuple[str, float]], keyword: Sequence[tuple[str, float]]) -> dict[str, Candidate]:
+    out: dict[str, Candidate] = {}
+    for rank, (mid, score) in enumerate(vector, 1):
+        out.setdefault(mid, Candidate(mid)).__dict__.update(vector_rank=rank, vector_score=score)
+    for rank, (mid, score) in enumerate(keyword, 1):
+        out.setdefault(mid, Candidate(mid)).__dict__.update(keyword_rank=rank, keyword_score=score)
+    return out
+
+
+def relevance(candidate: Candidate, weights: Ranking, lists: int) -> float:
+    """Reciprocal-rank fusion, normalised so rank 1 in every list used scores 1.0."""
+    total = sum(1.0 / (weights.rrf_k + rank) for rank in (candidate.vector_rank, candidate.keyword_rank) if rank)
+    return total / (lists / (weights.rrf_k + 1))
+
+
+def _half_life(memory_type: str, weights: Ranking) -> float:
+    return float(getattr(weights, f"half_life_{memory_type}", weights.half_life_episodic))
+
+
+def outcome_signal(row: dict[str, Any], troubleshooting: bool) -> float:
+    """A fixed failure is a lesson (1.0); an unfixed one only helps someone troubleshooting."""
+    outcome = row["outcome"]
+    if outcome == "failure":
+        if row.get("resolution"):
+            return 1.0
+        return 0.6 if troubleshooting else 0.1
+    return {"success": 0.8, "neutral": 0.5}.get(outcome, 0.5)
+
+
+def env_mismatches(row: dict[str, Any], env: dict[str, str]) -> list[str]:
+    recorded = row.get("env") or {}
+    return [key for key, value in env.items() if key in recorded and str(recorded[key]) != str(value)]
+
+
+def score(row: dict[str, Any], candidate: Candidate, ctx: Context, weights: Ranking,
+          lists: int) -> tuple[float, dict[str, Any]]:
+    """The final score of one candidate and each signal's contribution (for ``--explain``)."""
+    rel = relevance(candidate, weights, lists)
+    age_days = max(0.0, (ctx.now - row["event_at"]).total_seconds() / 86400)
+    recency = math.exp(-math.log(2) * age_days / max(_half_life(row["type"], weights), 1e-6))
+    outcome = outcome_signal(row, ctx.troubleshooting)
+    same_task = 1.0 if ctx.task_id and row.get("task_id") == ctx.task_id else 0.0
+    parts = {
+        "relevance": weights.w_relevance * rel,
+        "recency": weights.w_recency * recency,
+        "outcome": weights.w_outcome * outcome,
+        "importance": weights.w_importance * float(row["importance"]),
+        "same_task": weights.w_same_task * same_task,
+    }
+    confidence_factor = 0.5 + 0.5 * float(row["confidence"])
+    factor = confidence_factor
+    notes: list[str] = []
+    mismatched = env_mismatches(row, ctx.env)
+    if mismatched:
+        factor *= weights.env_mismatch_factor
+        notes.append("env differs: " + ", ".join(f"{k}={row['env'][k]} (now {ctx.env[k]})" for k in mismatched))
+    if row.get("valid_until") is not None and row["valid_until"] <= ctx.now:
+        factor *= weights.past_validity_factor
+        notes.append("past valid_until")
+    final = sum(parts.values()) * factor
+    explain = {
+        "vector": {"rank": candidate.vector_rank, "cosine": _round(candidate.vector_score)},
+        "keyword": {"rank": candidate.keyword_rank, "bm25": _round(candidate.keyword_score)},
+        "signals": {"relevance": round(rel, 4), "recency": round(recency, 4), "outcome": outcome,
+                    "importance": float(row["importance"]), "same_task": same_task},
+        "contributions": {k: round(v, 4) for k, v in parts.items()},
+        "confidence_factor": round(confidence_factor, 4),
+        "factor": round(factor, 4),
+        "notes": notes,
+        "score": round(final, 6),
+    }
+    return final, explain
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def mmr(order: list[str], scores: dict[str, float], vectors: dict[str, Any], lam: float, k: int) -> list[str]:
+    """Maximal marginal relevance: trade a little score for not repeating what is already picked."""
+    if not order:
+        return []
+    import numpy as np
+
+    top = max(scores[i] for i in order) or 1.0
+    picked: list[str] = []
+    remaining = list(order)
+    while remaining and len(picked) < k:
+        best, best_value = remaining[0], -math.inf
+        for mid in remaining:
+            redundancy = 0.0
+            vec = vectors.get(mid)
+            if picked and vec is not None:
+                redundancy = max(
+                    (float(np.dot(vec, vectors[p])) for p in picked if vectors.get(p) is not None), default=0.0
+                )
+            value = lam * scores[mid] / top - (1 - lam) * redundancy
+            if value > best_value:
+                best, best_value = mid, value
+        picked.append(best)
+        remaining.remove(best)
+    return picked
+
+
+def outcome_label(outcome: str, resolution: str | None) -> str:
+    if outcome == "failure":
+        return "failure→fixed" if resolution else "failure"
+    return outcome if outcome in ("success", "neutral") else ""
+
+
+def context_line(memory: Any) -> str:
+    """One memory as a line of the context block: date, outcome, text, fix."""
+    label = outcome_label(memory.outcome, memory.resolution)
+    head = f"- {memory.event_at[:10]}" + (f" ({label})" if label else "") + f" [{memory.type}]"
+    text = " ".join(memory.content.split())
+    line = f"{head} {text}"
+    if memory.resolution:
+        line += f" — fix: {' '.join(memory.resolution.split())}"
+    return line
+
+
+def context_block(lines: list[str], tokens: int) -> str:
+    noun = "memory" if len(lines) == 1 else "memories"
+    return "\n".join([f"[hindsight: {len(lines)} {noun}, {tokens} tokens]", *lines])
+
+
+def fit_budget(memories: list[Any], budget: int | None) -> tuple[list[int], str, int]:
+    """Pick memories in rank order while the whole formatted block stays within ``budget`` tokens.
+
+    Returns the kept positions, the block, and its token count (header included).
+    """
+    kept: list[int] = []
+    lines: list[str] = []
+    for position, memory in enumerate(memories):
+        line = context_line(memory)
+        trial = context_block(lines + [line], 0)
+        cost = estimate_tokens(trial) + 2  # the header's count grows by a digit or two
+        if budget is not None and cost > budget:
+            continue
+        kept.append(position)
+        lines.append(line)
+    block = context_block(lines, 0)
+    tokens = estimate_tokens(block)
+    tokens = estimate_tokens(context_block(lines, tokens))
+    return kept, context_block(lines, tokens), tokens

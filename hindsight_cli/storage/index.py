@@ -1,0 +1,172 @@
+"""The index: vectors and the keyword index in LanceDB, derived from the ledger and rebuildable.
+
+Rows carry the ledger's change sequence number (``seq``); ``sync`` upserts every ledger row changed
+since the index's watermark and drops rows the ledger no longer has, so a crash between a ledger
+commit and the index write loses nothing. Appends from several processes are safe in LanceDB.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from ..models import Filters
+
+TABLE = "memories"
+_STATE = "hindsight-sync.json"
+_COMPACT_AT_FRAGMENTS = 32
+
+
+def _q(value: str) -> str:
+    """A LanceDB SQL string literal; quotes are doubled so a value can never end the literal."""
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def _micros(value: datetime | None) -> int | None:
+    return None if value is None else int(value.timestamp() * 1_000_000) if value.tzinfo else int(
+        (value - datetime(1970, 1, 1)).total_seconds() * 1_000_000)
+
+
+def where_clause(filters: Filters, now: datetime) -> str | None:
+    """The hard filters as a LanceDB ``where``; the ledger re-applies them to every candidate too."""
+    parts: list[str] = []
+
+    def any_of(column: str, values: Sequence[str]) -> None:
+        parts.append(f"{column} IN ({', '.join(_q(v) for v in values)})" if values else "FALSE")
+
+    if filters.agent_ids is not None:
+        any_of("agent_id", filters.agent_ids)
+    if filters.task_id is not None:
+        parts.append(f"task_id = {_q(filters.task_id)}")
+    if filters.types:
+        any_of("type", filters.types)
+    if filters.outcomes:
+        any_of("outcome", filters.outcomes)
+    if filters.statuses:
+        any_of("status", filters.statuses)
+    for tag in filters.tags:
+        parts.append(f"array_has(tags, {_q(tag)})")
+    if filters.since is not None:
+        parts.append(f"event_at >= {_micros(filters.since)}")
+    if filters.until is not None:
+        parts.append(f"event_at <= {_micros(filters.until)}")
+    if not filters.include_expired:
+        parts.append(f"(expires_at IS NULL OR expires_at > {_micros(now)})")
+    return " AND ".join(parts) or None
+
+
+class Index:
+    """LanceDB access for one store; the connection may stay open (multi-process safe)."""
+
+    def __init__(self, path: Path, dim: int) -> None:
+        self.path = path
+        self.dim = dim
+        self._table: Any = None
+
+    def _schema(self) -> Any:
+        import pyarrow as pa
+
+        return pa.schema([
+            ("id", pa.string()), ("seq", pa.int64()), ("vector", pa.list_(pa.float32(), self.dim)),
+            ("terms", pa.string()), ("agent_id", pa.string()), ("task_id", pa.string()), ("type", pa.string()),
+            ("status", pa.string()), ("outcome", pa.string()), ("tags", pa.list_(pa.string())),
+            ("event_at", pa.int64()), ("expires_at", pa.int64()),
+        ])
+
+    def table(self) -> Any:
+        if self._table is None:
+            import lancedb
+            from lancedb.index import FTS
+
+            db = lancedb.connect(str(self.path))
+            try:
+                self._table = db.open_table(TABLE)
+            except (ValueError, FileNotFoundError):
+                try:
+                    self._table = db.create_table(TABLE, schema=self._schema())
+                except (ValueError, OSError):  # another process created it first
+                    self._table = db.open_table(TABLE)
+            if not any(ix.index_type == "FTS" for ix in self._table.list_indices()):
+                self._table.create_index("terms", config=FTS(
+                    base_tokenizer="whitespace", lower_case=False, stem=False, remove_stop_words=False,
+                    ascii_folding=False, with_position=False), replace=True)
+        return self._table
+
+    # --- sync state ---------------------------------------------------------------------------------
+
+    def watermark(self) -> int:
+        try:
+            return int(json.loads((self.path / _STATE).read_text())["seq"])
+        except (OSError, ValueError, KeyError):
+            return 0
+
+    def set_watermark(self, seq: int) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        temp = self.path / f".{_STATE}.{os.getpid()}"
+        temp.write_text(json.dumps({"seq": seq}))
+        os.replace(temp, self.path / _STATE)
+
+    # --- writes -------------------------------------------------------------------------------------
+
+    def upsert(self, rows: Iterable[dict[str, Any]], terms_text: dict[str, str]) -> int:
+        records = [
+            {
+                "id": r["id"], "seq": r["seq"], "vector": list(r["embedding"]), "terms": terms_text[r["id"]],
+                "agent_id": r["agent_id"], "task_id": r["task_id"], "type": r["type"], "status": r["status"],
+                "outcome": r["outcome"], "tags": list(r["tags"]), "event_at": _micros(r["event_at"]),
+                "expires_at": _micros(r["expires_at"]),
+            }
+            for r in rows if r.get("embedding") is not None
+        ]
+        if records:
+            import pyarrow as pa
+
+            data = pa.Table.from_pylist(records, schema=self._schema())
+            self.table().merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
+        return len(records)
+
+    def delete(self, ids: Sequence[str]) -> None:
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            self.table().delete(f"id IN ({', '.join(_q(i) for i in chunk)})")
+
+    def ids(self) -> set[str]:
+        return set(self.table().to_arrow().column("id").to_pylist()) if self.count() else set()
+
+    def count(self) -> int:
+        return int(self.table().count_rows())
+
+    def fragments(self) -> int:
+        return int(self.table().stats()["fragment_stats"]["num_fragments"])
+
+    def compact(self, purge: bool = False) -> None:
+        """Merge small fragments; ``purge`` also drops old versions so deleted data leaves the disk."""
+        self.table().optimize(cleanup_older_than=timedelta(0) if purge else timedelta(hours=1))
+
+    def maybe_compact(self) -> bool:
+        if self.fragments() > _COMPACT_AT_FRAGMENTS:
+            self.compact()
+            return True
+        return False
+
+    # --- reads --------------------------------------------------------------------------------------
+
+    def nearest(self, vector: Sequence[float], where: str | None, limit: int) -> list[tuple[str, float]]:
+        query = self.table().search(list(vector)).distance_type("cosine")
+        if where:
+            query = query.where(where, prefilter=True)
+        rows = query.limit(limit).select(["id", "_distance"]).to_list()
+        return [(r["id"], 1.0 - float(r["_distance"])) for r in rows]
+
+    def keyword(self, query_terms: Sequence[str], where: str | None, limit: int) -> list[tuple[str, float]]:
+        if not query_terms:
+            return []
+        query = self.table().search(" ".join(sorted(set(query_terms))), query_type="fts")
+        if where:
+            query = query.where(where, prefilter=True)
+        rows = query.limit(limit).select(["id", "_score"]).to_list()
+        return [(r["id"], float(r["_score"])) for r in rows]

@@ -1,0 +1,572 @@
+"""Store: the one API that the CLI, the MCP server and Python users call."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from . import paths, ranking
+from .config import Config, load as load_config
+from .embedding import Embedder, load_embedder
+from .errors import EmbeddingMismatch, HindsightError, InvalidInput, MemoryNotFound, StoreNotFound
+from .models import Filters, Hit, ImportResult, Memory, SearchResult, WriteResult
+from .storage.index import Index, where_clause
+from .storage.ledger import Ledger, where_sql
+from .text import clean, terms
+from .timeutil import iso, now as utcnow
+from .writing import Prepared, embedding_text, keyword_terms, keyword_text, prepare
+
+SEARCH_TYPES = ("episodic", "semantic", "procedural")
+MODES = ("hybrid", "vector", "keyword")
+Progress = Callable[[int, int], None]
+
+
+def _memory(row: Mapping[str, Any]) -> Memory:
+    data = {name: row[name] for name in Memory.__dataclass_fields__ if name in row}
+    for name, value in list(data.items()):
+        if isinstance(value, datetime):
+            data[name] = iso(value)
+    data["tags"] = list(data.get("tags") or [])
+    data["source_ids"] = list(data.get("source_ids") or [])
+    return Memory(**data)
+
+
+class Store:
+    """A hindsight store: a directory with the DuckDB ledger, the LanceDB index and ``config.toml``.
+
+    Args:
+        path: the store directory.
+        embedder: the embedder to use; by default the configured model is loaded on first need.
+        config: settings; by default read from the user config, ``<path>/config.toml`` and env vars.
+        warm: a long-running process (MCP server): search through the LanceDB index, kept in sync.
+    """
+
+    def __init__(self, path: Path, embedder: Embedder | None = None, config: Config | None = None,
+                 warm: bool = False) -> None:
+        self.path = Path(path)
+        self.config = config or load_config(self.path)
+        self.ledger = Ledger(self.path / paths.LEDGER_FILE, self.config.lock_timeout)
+        self.warm = warm
+        self._embedder = embedder
+        self._index: Index | None = None
+
+    # --- lifecycle --------------------------------------------------------------------------------
+
+    @property
+    def exists(self) -> bool:
+        return self.ledger.exists
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = load_embedder(self.config.embedding_model)
+        return self._embedder
+
+    def init(self) -> bool:
+        """Create the store if needed (directory 0700, ``.gitignore`` of ``*``, a commented config).
+
+        Returns:
+            True if the store was created, False if it already existed.
+        """
+        created = not self.exists
+        self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        ignore = self.path / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("*\n")
+            os.chmod(ignore, 0o600)
+        config_file = self.path / paths.CONFIG_FILE
+        if not config_file.exists():
+            from .config import DEFAULT_CONFIG_TOML
+
+            config_file.write_text(DEFAULT_CONFIG_TOML)
+            os.chmod(config_file, 0o600)
+        if created:
+            model = self.config.embedding_model
+            dim = self.embedder.dim if self._embedder is not None or model != self._bundled() else 384
+            self.ledger.create(model, dim)
+            os.chmod(self.ledger.path, 0o600)
+        return created
+
+    @staticmethod
+    def _bundled() -> str:
+        from .config import DEFAULT_MODEL
+
+        return DEFAULT_MODEL
+
+    def _require(self) -> None:
+        if not self.exists:
+            raise StoreNotFound(
+                f"No hindsight store at {self.path}. Run `hindsight init` here, or pass --store PATH."
+            )
+
+    def _check_model(self, conn: Any) -> int:
+        meta = self.ledger.meta(conn)
+        stored, dim = meta.get("embedding_model"), int(meta.get("embedding_dim", 0))
+        wanted = self.embedder.name if self._embedder is not None else self.config.embedding_model
+        if stored != wanted:
+            raise EmbeddingMismatch(
+                f"This store's vectors come from {stored} ({dim}-d) but the configured model is {wanted}. "
+                f"Run `hindsight reindex` to re-embed every memory with {wanted}, or configure {stored} again."
+            )
+        return dim
+
+    def _embed(self, texts: Sequence[str], dim: int) -> Any:
+        vectors = self.embedder.embed(texts)
+        if vectors.shape[1] != dim:
+            raise EmbeddingMismatch(
+                f"The model {self.embedder.name} makes {vectors.shape[1]}-d vectors but this store holds {dim}-d ones. "
+                "Run `hindsight reindex` to re-embed every memory."
+            )
+        return vectors
+
+    # --- writing ----------------------------------------------------------------------------------
+
+    def _prepare(self, fields: Mapping[str, Any], keep_identity: bool = False) -> Prepared:
+        return prepare(fields, default_agent=self.config.default_agent, max_bytes=self.config.max_content_bytes,
+                       working_ttl=self.config.working_ttl, now=utcnow(), keep_identity=keep_identity)
+
+    def record(self, content: str, *, merge: bool = True, **fields: Any) -> WriteResult:
+        """Store one memory (DESIGN §6): validated, secrets redacted, idempotent, near-duplicates merged.
+
+        Args:
+            content: the memory text.
+            merge: merge into an active memory of the same agent, type, task and outcome whose cosine
+                similarity reaches ``dedup_threshold`` (default 0.97) instead of adding a row.
+            **fields: any data-model field (``type``, ``agent_id``, ``task_id``, ``step``, ``trigger``,
+                ``outcome``, ``resolution``, ``importance``, ``confidence``, ``tags``, ``metadata``, ``env``,
+                ``source``, ``event_at``, ``valid_until``) plus ``ttl`` (``"2h"``) and ``key``.
+
+        Returns:
+            The stored memory, ``deduplicated`` and the number of ``redactions``.
+
+        Raises:
+            InvalidInput: the input was refused; nothing was written.
+        """
+        prepared = self._prepare({**fields, "content": content})
+        row = prepared.row
+        self.init()
+        with self.ledger.connect(read_only=True) as conn:
+            dim = self._check_model(conn)
+        vector = self._embed([embedding_text(row)], dim)[0]
+        with self.ledger.transaction() as conn:
+            existing = self.ledger.by_key(conn, row["idempotency_key"])
+            if existing is not None:
+                return WriteResult(_memory(existing), True, prepared.redactions)
+            if merge:
+                twin = self._near_duplicate(conn, row, vector, dim)
+                if twin is not None:
+                    self.ledger.touch(conn, twin, row["created_at"], row["importance"])
+                    merged = self.ledger.by_ids(conn, [twin])[0]
+                    return WriteResult(_memory(merged), True, prepared.redactions)
+            self.ledger.insert(conn, row, vector.tolist(), keyword_terms(row))
+            self.ledger.audit(conn, "record", [row["id"]], row["created_at"], actor=row["agent_id"])
+        self._sync_if_open()
+        return WriteResult(_memory(row), False, prepared.redactions)
+
+    def _near_duplicate(self, conn: Any, row: Mapping[str, Any], vector: Any, dim: int) -> str | None:
+        where = ("m.status = 'active' AND m.agent_id = ? AND m.type = ? AND m.outcome = ? "
+                 "AND m.task_id IS NOT DISTINCT FROM ?")
+        params = [row["agent_id"], row["type"], row["outcome"], row["task_id"]]
+        best = self.ledger.nearest(conn, vector.tolist(), dim, where, params, 1)
+        if best and best[0][1] >= self.config.dedup_threshold:
+            return best[0][0]
+        return None
+
+    # --- reading ----------------------------------------------------------------------------------
+
+    def get(self, memory_id: str) -> Memory:
+        """One memory by id or unique id prefix (at least 8 characters).
+
+        Raises:
+            MemoryNotFound: no memory (or more than one) matches.
+        """
+        self._require()
+        with self.ledger.connect(read_only=True) as conn:
+            return _memory(self._row(conn, memory_id))
+
+    def _row(self, conn: Any, memory_id: str) -> dict[str, Any]:
+        memory_id = (memory_id or "").strip()
+        rows = self.ledger.by_ids(conn, [memory_id])
+        if rows:
+            return rows[0]
+        if len(memory_id) >= 8:
+            matches = self.ledger.by_prefix(conn, memory_id)
+            if len(matches) == 1:
+                return self.ledger.by_ids(conn, matches)[0]
+            if len(matches) > 1:
+                raise MemoryNotFound(f"{memory_id!r} matches several memories; give more of the id.")
+        raise MemoryNotFound(f"No memory with id {memory_id!r}. Find ids with `hindsight list` or `hindsight search`.")
+
+    def list(self, filters: Filters | None = None, limit: int | None = 50, oldest_first: bool = False) -> list[Memory]:
+        """Memories matching ``filters`` (default: every status, expired included), newest first."""
+        self._require()
+        filters = filters or Filters(statuses=None, include_expired=True)
+        order = "m.created_at ASC, m.id ASC" if oldest_first else "m.created_at DESC, m.id DESC"
+        with self.ledger.connect(read_only=True) as conn:
+            where, params = where_sql(filters, utcnow())
+            return [_memory(r) for r in self.ledger.select(conn, where, params, order=order, limit=limit)]
+
+    def search(self, query: str, *, filters: Filters | None = None, k: int = 5, budget: int | None = None,
+               mode: str = "hybrid", env: Mapping[str, str] | None = None, current_task: str | None = None,
+               engine: str | None = None) -> SearchResult:
+        """Find the memories that matter for ``query`` (DESIGN §5).
+
+        Args:
+            query: what to look for, in any language.
+            filters: hard filters; by default active, unexpired episodic/semantic/procedural memories.
+            k: at most this many hits.
+            budget: keep the formatted context block within this many tokens.
+            mode: ``hybrid`` (vector + keyword), ``vector`` or ``keyword``.
+            env: the caller's environment fingerprint; memories recorded under other values rank lower.
+            current_task: the task at hand; its memories get the same-task bonus.
+            engine: ``ledger`` (exact, in DuckDB) or ``index`` (LanceDB); default from config.
+
+        Returns:
+            A ``SearchResult`` with ranked hits and the ready-to-paste ``context`` block.
+        """
+        query = clean(query or "")
+        if not query:
+            raise InvalidInput('The query is empty: say what to look for, e.g. hindsight search "weather API 401".')
+        if mode not in MODES:
+            raise InvalidInput(f"mode must be one of {', '.join(MODES)}, not {mode!r}.")
+        if k < 1:
+            raise InvalidInput("The limit must be at least 1.")
+        if budget is not None and budget < 1:
+            raise InvalidInput("The budget must be a positive number of tokens.")
+        self._require()
+        filters = filters or Filters()
+        if filters.types is None:
+            filters = replace(filters, types=SEARCH_TYPES)
+        weights = self.config.ranking
+        ctx = ranking.Context(now=utcnow(), task_id=current_task, env=dict(env or {}),
+                              troubleshooting=ranking.is_troubleshooting(query))
+        n = max(weights.candidates, k * 4)
+        query_terms = terms(query)
+        with self.ledger.connect(read_only=True) as conn:
+            dim = self._check_model(conn) if mode != "keyword" else 0
+            vector = self._embed([query], dim)[0].tolist() if mode != "keyword" else None
+            where, params = where_sql(filters, ctx.now)
+            if self._engine(conn, engine) == "index":
+                index = self._synced_index(conn, dim)
+                lance_where = where_clause(filters, ctx.now)
+                near = index.nearest(vector, lance_where, n) if vector is not None else []
+                words = index.keyword(query_terms, lance_where, n) if mode != "vector" else []
+            else:
+                near = self.ledger.nearest(conn, vector, dim, where, params, n) if vector is not None else []
+                words = self.ledger.keyword(conn, query_terms, where, params, n) if mode != "vector" else []
+            by_keyword = {m for m, _ in words}
+            near = [(m, s) for m, s in near if s >= weights.min_vector_similarity or m in by_keyword]
+            candidates = ranking.fuse(near, words)
+            ids = list(candidates)
+            rows = self.ledger.select(conn, f"{where} AND m.id IN ({', '.join('?' for _ in ids)})",
+                                      [*params, *ids], with_vectors=True) if ids else []
+        return self._rank(query, rows, candidates, ctx, k, budget, lists=1 if mode != "hybrid" else 2)
+
+    def _rank(self, query: str, rows: list[dict[str, Any]], candidates: dict[str, ranking.Candidate],
+              ctx: ranking.Context, k: int, budget: int | None, lists: int) -> SearchResult:
+        weights = self.config.ranking
+        scored: dict[str, tuple[float, dict[str, Any]]] = {}
+        by_id = {r["id"]: r for r in rows}
+        for mid, row in by_id.items():
+            if weights.env_mismatch == "drop" and ranking.env_mismatches(row, ctx.env):
+                continue
+            scored[mid] = ranking.score(row, candidates[mid], ctx, weights, lists)
+        order = sorted(scored, key=lambda m: (-scored[m][0], m))
+        import numpy as np
+
+        vectors = {m: np.asarray(by_id[m]["embedding"], dtype=np.float32) for m in order
+                   if by_id[m].get("embedding") is not None}
+        picked = ranking.mmr(order, {m: scored[m][0] for m in order}, vectors, weights.mmr_lambda, k)
+        for position, mid in enumerate(picked, 1):
+            scored[mid][1]["mmr_position"] = position
+            scored[mid][1]["score_rank"] = order.index(mid) + 1
+        memories = [_memory(by_id[m]) for m in picked]
+        kept, context, tokens = ranking.fit_budget(memories, budget)
+        hits = [Hit(memories[i], scored[picked[i]][0], candidates[picked[i]].matched, scored[picked[i]][1])
+                for i in kept]
+        return SearchResult(query, hits, context, tokens, budget, len(picked) - len(kept))
+
+    def _engine(self, conn: Any, requested: str | None) -> str:
+        engine = requested or self.config.search_engine
+        if engine not in ("auto", "ledger", "index"):
+            raise InvalidInput(f"engine must be auto, ledger or index, not {engine!r}.")
+        if engine != "auto":
+            return engine
+        if self.warm:
+            return "index"
+        active = conn.execute("SELECT count(*) FROM memories WHERE status = 'active'").fetchone()[0]
+        return "index" if active > self.config.ann_threshold else "ledger"
+
+    # --- the index --------------------------------------------------------------------------------
+
+    def index(self, dim: int | None = None) -> Index:
+        if self._index is None or (dim is not None and self._index.dim != dim):
+            if dim is None:
+                with self.ledger.connect(read_only=True) as conn:
+                    dim = int(self.ledger.meta(conn).get("embedding_dim", 384))
+            self._index = Index(self.path / paths.INDEX_DIR, dim)
+        return self._index
+
+    def _synced_index(self, conn: Any, dim: int) -> Index:
+        index = self.index(dim)
+        self._sync(conn, index)
+        return index
+
+    def _sync(self, conn: Any, index: Index, progress: Progress | None = None) -> int:
+        """Bring the index up to the ledger: upsert changed rows, drop rows the ledger lost."""
+        head = self.ledger.max_seq(conn)
+        mark = index.watermark()
+        changed = 0
+        if head > mark:
+            rows = self.ledger.changed_since(conn, mark)
+            for start in range(0, len(rows), 2000):
+                chunk = rows[start : start + 2000]
+                changed += index.upsert(chunk, {r["id"]: " ".join(terms(keyword_text(r))) for r in chunk})
+                if progress:
+                    progress(min(start + 2000, len(rows)), len(rows))
+        ledger_count = conn.execute("SELECT count(*) FROM memories WHERE embedding IS NOT NULL").fetchone()[0]
+        if index.count() != ledger_count:
+            extra = sorted(index.ids() - self.ledger.all_ids(conn))
+            if extra:
+                index.delete(extra)
+        if head > mark:
+            index.set_watermark(head)
+        index.maybe_compact()
+        return changed
+
+    def _sync_if_open(self) -> None:
+        if self._index is not None:
+            with self.ledger.connect(read_only=True) as conn:
+                self._sync(conn, self._index)
+
+    def sync_index(self) -> int:
+        """Index every ledger change the index lacks; returns how many rows were written."""
+        self._require()
+        with self.ledger.connect(read_only=True) as conn:
+            dim = int(self.ledger.meta(conn).get("embedding_dim", 384))
+            return self._sync(conn, self.index(dim))
+
+    # --- forgetting -------------------------------------------------------------------------------
+
+    def select_ids(self, filters: Filters) -> list[str]:
+        self._require()
+        with self.ledger.connect(read_only=True) as conn:
+            where, params = where_sql(filters, utcnow())
+            return [r[0] for r in conn.execute(f"SELECT m.id FROM memories m WHERE {where}", params).fetchall()]
+
+    def forget(self, ids: Iterable[str] = (), *, filters: Filters | None = None, hard: bool = False,
+               reason: str | None = None) -> int:
+        """Forget memories by id and/or filter.
+
+        Soft (default): status ``invalidated``, excluded from search, restorable with ``restore``.
+        Hard: the rows, their keyword terms and their vectors are deleted, old index versions purged.
+        Every forget is written to the audit log (ids, time, reason; never content).
+
+        Returns:
+            How many memories changed.
+        """
+        self._require()
+        at = utcnow()
+        with self.ledger.transaction() as conn:
+            targets: list[str] = []
+            for memory_id in ids:
+                mid = self._row(conn, memory_id)["id"]
+                if mid not in targets:
+                    targets.append(mid)
+            if filters is not None:
+                where, params = where_sql(filters, at)
+                for (mid,) in conn.execute(f"SELECT m.id FROM memories m WHERE {where}", params).fetchall():
+                    if mid not in targets:
+                        targets.append(mid)
+            if hard:
+                count = self.ledger.delete(conn, targets)
+            else:
+                count = self.ledger.set_status(conn, targets, "invalidated", at)
+            if count:
+                self.ledger.audit(conn, "forget_hard" if hard else "forget", targets, at, reason)
+        if hard and count:
+            self._purge_index(targets)
+        else:
+            self._sync_if_open()
+        return count
+
+    def _purge_index(self, ids: list[str]) -> None:
+        index_dir = self.path / paths.INDEX_DIR
+        if not index_dir.exists():
+            return
+        index = self.index()
+        index.delete(ids)
+        index.compact(purge=True)
+        with self.ledger.connect() as conn:
+            conn.execute("CHECKPOINT")
+
+    def restore(self, memory_id: str) -> Memory:
+        """Make a soft-forgotten (or archived) memory active again."""
+        self._require()
+        at = utcnow()
+        with self.ledger.transaction() as conn:
+            row = self._row(conn, memory_id)
+            if row["status"] == "active":
+                return _memory(row)
+            if row["status"] == "superseded":
+                raise InvalidInput(f"{row['id']} was superseded by {row['superseded_by']}; restore that one instead.")
+            self.ledger.set_status(conn, [row["id"]], "active", at)
+            self.ledger.audit(conn, "restore", [row["id"]], at)
+            restored = self.ledger.by_ids(conn, [row["id"]])[0]
+        self._sync_if_open()
+        return _memory(restored)
+
+    # --- export / import --------------------------------------------------------------------------
+
+    def export(self, filters: Filters | None = None) -> Iterator[dict[str, Any]]:
+        """Every memory (all statuses by default) as data-model dicts, oldest first."""
+        yield from (m.to_dict() for m in self.list(filters or Filters(statuses=None, include_expired=True),
+                                                     limit=None, oldest_first=True))
+
+    def import_records(self, records: Sequence[Mapping[str, Any]], progress: Progress | None = None) -> ImportResult:
+        """Add exported memories; ids and idempotency keys already present are skipped (idempotent).
+
+        Every record is validated before anything is written: one bad record refuses the whole import.
+        """
+        prepared: list[Prepared] = []
+        for number, record in enumerate(records, 1):
+            if not isinstance(record, Mapping):
+                raise InvalidInput(f"Record {number} is not a JSON object; nothing was imported.")
+            try:
+                prepared.append(self._prepare({**record, "source": record.get("source") or "import"},
+                                              keep_identity=True))
+            except InvalidInput as error:
+                raise InvalidInput(f"Record {number}: {error} Nothing was imported.") from None
+        self.init()
+        with self.ledger.connect(read_only=True) as conn:
+            dim = self._check_model(conn)
+            known_ids = self.ledger.all_ids(conn)
+            known_keys = {r[0] for r in conn.execute("SELECT idempotency_key FROM memories").fetchall()}
+        fresh: list[Prepared] = []
+        for item in prepared:
+            row = item.row
+            if row["id"] in known_ids or row["idempotency_key"] in known_keys:
+                continue
+            known_ids.add(row["id"])
+            known_keys.add(row["idempotency_key"])
+            fresh.append(item)
+        vectors: list[Any] = []
+        for start in range(0, len(fresh), 256):
+            chunk = fresh[start : start + 256]
+            vectors.extend(self._embed([embedding_text(p.row) for p in chunk], dim))
+            if progress:
+                progress(start + len(chunk), len(fresh))
+        with self.ledger.transaction() as conn:
+            existing = self.ledger.all_ids(conn)  # another process may have imported meanwhile
+            added = [(p, v) for p, v in zip(fresh, vectors) if p.row["id"] not in existing]
+            self.ledger.insert_many(conn, [(p.row, v, keyword_terms(p.row)) for p, v in added])
+            if added:
+                self.ledger.audit(conn, "import", [p.row["id"] for p, _ in added], utcnow())
+        if added and (self._index is not None or (self.path / paths.INDEX_DIR).exists() or len(added) >= 1000):
+            self.sync_index()
+        return ImportResult(len(added), len(records) - len(added), sum(p.redactions for p, _ in added))
+
+    # --- maintenance ------------------------------------------------------------------------------
+
+    def reindex(self, progress: Progress | None = None) -> int:
+        """Re-embed every memory with the configured model and rebuild the LanceDB index from the ledger."""
+        self._require()
+        with self.ledger.connect(read_only=True) as conn:
+            rows = self.ledger.select(conn, "TRUE", [], order="m.seq")
+            meta = self.ledger.meta(conn)
+        model = self.embedder.name
+        dim = self.embedder.dim or int(self.embedder.embed(["probe"]).shape[1])
+        pairs: list[tuple[str, Any]] = []
+        for start in range(0, len(rows), 256):
+            chunk = rows[start : start + 256]
+            vectors = self.embedder.embed([embedding_text(r) for r in chunk])
+            pairs.extend((r["id"], v.tolist()) for r, v in zip(chunk, vectors))
+            if progress:
+                progress(start + len(chunk), len(rows))
+        with self.ledger.transaction() as conn:
+            if meta.get("embedding_model") != model or int(meta.get("embedding_dim", 0)) != dim:
+                self.ledger.set_model(conn, model, dim)
+            self.ledger.set_embeddings(conn, pairs)
+            self.ledger.audit(conn, "reindex", [], utcnow(), reason=model)
+        import shutil
+
+        shutil.rmtree(self.path / paths.INDEX_DIR, ignore_errors=True)
+        self._index = None
+        self.sync_index()
+        return len(pairs)
+
+    def stats(self) -> dict[str, Any]:
+        """Counts by status, type, agent and outcome; model; sizes on disk; index state."""
+        self._require()
+        with self.ledger.connect(read_only=True) as conn:
+            counts = self.ledger.counts(conn)
+            meta = self.ledger.meta(conn)
+            head = self.ledger.max_seq(conn)
+        index_dir = self.path / paths.INDEX_DIR
+        index: dict[str, Any] = {"exists": index_dir.exists(), "synced_seq": 0, "ledger_seq": head}
+        if index_dir.exists():
+            idx = self.index(int(meta.get("embedding_dim", 384)))
+            index.update(rows=idx.count(), fragments=idx.fragments(), synced_seq=idx.watermark())
+        for key in ("oldest", "newest"):
+            counts[key] = iso(counts[key])
+        return {
+            "store": str(self.path), **counts,
+            "embedding_model": meta.get("embedding_model"), "embedding_dim": int(meta.get("embedding_dim", 0)),
+            "schema_version": int(meta.get("schema_version", 0)),
+            "ledger_bytes": _size(self.ledger.path) + _size(Path(str(self.ledger.path) + ".wal")),
+            "index_bytes": _size(index_dir), "index": index,
+        }
+
+
+def _size(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    return 0
+
+
+def open_store(path: str | os.PathLike[str] | None = None, *, embedder: Embedder | None = None,
+               warm: bool = False) -> Store:
+    """Open the store that the lookup order picks (see ``hindsight_cli.paths``).
+
+    Args:
+        path: a store directory; by default ``HINDSIGHT_STORE``, the nearest ``.hindsight/``, or the
+            global store.
+        embedder: use this embedder instead of the configured model.
+        warm: for long-running processes: search through the LanceDB index.
+
+    Returns:
+        A ``Store``; it may not exist yet (``record`` and ``import`` create it, ``init`` does explicitly).
+    """
+    location = paths.resolve_store(path)
+    return Store(location.path, embedder=embedder, warm=warm)
+
+
+def dump_jsonl(records: Iterable[Mapping[str, Any]]) -> Iterator[str]:
+    for record in records:
+        yield json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+def parse_jsonl(lines: Iterable[str]) -> list[dict[str, Any]]:
+    """Parse JSONL strictly: one bad line refuses the whole input, naming the line."""
+    records: list[dict[str, Any]] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InvalidInput(f"Line {number} is not valid JSON ({error.msg}); nothing was imported.") from None
+        if not isinstance(value, dict):
+            raise InvalidInput(f"Line {number} is not a JSON object; nothing was imported.")
+        records.append(value)
+    return records
+
+
+__all__ = ["Store", "open_store", "HindsightError"]

@@ -1,0 +1,70 @@
+"""Timestamps (UTC, ISO 8601) and durations such as ``30d`` or ``2h``."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+
+from .errors import InvalidInput
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|d|w|y)?\s*$", re.I)
+_UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def parse_duration(text: str, what: str = "duration") -> timedelta:
+    """``90s``, ``15m``, ``2h``, ``30d``, ``1w``, ``1y`` (a bare number means days)."""
+    match = _DURATION.match(text or "")
+    if not match:
+        raise InvalidInput(f"Invalid {what} {text!r}: use a number and a unit, e.g. 30m, 2h, 7d or 1w.")
+    value, unit = float(match.group(1)), (match.group(2) or "d").lower()
+    return timedelta(seconds=value * _UNITS[unit])
+
+
+def parse_time(text: str, what: str = "time") -> datetime:
+    """An ISO 8601 date or datetime (UTC if no offset), or a duration meaning that long ago (``7d``)."""
+    text = (text or "").strip()
+    if _DURATION.match(text) and not re.fullmatch(r"\d{4}", text):
+        return now() - parse_duration(text, what)
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidInput(
+            f"Invalid {what} {text!r}: use an ISO date such as 2026-03-15 or 2026-03-15T09:30:00Z, or an age such as 7d."
+        ) from None
+    if value.tzinfo is not None:
+        value = value.astimezone(timezone.utc).replace(tzinfo=None)
+    return value
+
+
+def parse_future(text: str, what: str = "time") -> datetime:
+    """An ISO datetime, or a duration from now (``2h`` means two hours from now)."""
+    text = (text or "").strip()
+    if _DURATION.match(text) and not re.fullmatch(r"\d{4}", text):
+        return now() + parse_duration(text, what)
+    return parse_time(text, what)
+
+
+def iso(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    if value.tzinfo is not None:
+        value = value.astimezone(timezone.utc).replace(tzinfo=None)
+    return value.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def from_iso(value: str | None) -> datetime | None:
+    return parse_time(value) if value else None
+
+
+def age(value: datetime, at: datetime | None = None) -> str:
+    """A short human age: ``45s``, ``12m``, ``3h``, ``5d``, ``2mo``, ``1y``."""
+    seconds = max(0.0, ((at or now()) - value).total_seconds())
+    for limit, unit, size in ((60, "s", 1), (3600, "m", 60), (86400, "h", 3600), (86400 * 60, "d", 86400),
+                              (86400 * 365, "mo", 86400 * 30)):
+        if seconds < limit:
+            return f"{int(seconds // size)}{unit}"
+    return f"{int(seconds // (86400 * 365))}y"

@@ -1,0 +1,235 @@
+"""Turning caller input into a ledger row: validation, defaults, redaction, keys (DESIGN §6).
+
+Everything here is checked before anything is written: invalid input is refused whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from .errors import InvalidInput
+from .models import MEMORY_TYPES, OUTCOMES, STATUSES
+from .redact import redact, redact_value
+from .text import clean, term_counts
+from .timeutil import parse_duration, parse_future, parse_time
+
+_IMPORTANCE_BY_TRIGGER = {
+    "tool_error": 0.8, "user_feedback": 0.7, "user_correction": 0.8, "task_end": 0.6, "task_start": 0.4,
+    "tool_call": 0.3, "note": 0.5,
+}
+_CONFIDENCE_BY_SOURCE = {"user": 0.9, "tool": 0.8, "agent": 0.6, "import": 0.6, "web": 0.3}
+_MAX_LABEL = 200
+
+
+def uuid7() -> str:
+    """A time-ordered UUIDv7 (RFC 9562): 48-bit milliseconds, then random bits."""
+    millis = time.time_ns() // 1_000_000
+    rand = int.from_bytes(secrets.token_bytes(10), "big")
+    value = (millis << 80) | (0x7 << 76) | ((rand >> 68) & 0xFFF) << 64 | (0b10 << 62) | (rand & ((1 << 62) - 1))
+    text = f"{value:032x}"
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+
+
+def content_hash(content: str) -> str:
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()
+
+
+def default_key(agent_id: str, task_id: str | None, step: int | None, content: str) -> str:
+    payload = json.dumps([agent_id, task_id, step, content], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:32]
+
+
+def embedding_text(row: Mapping[str, Any]) -> str:
+    """What the vector represents: the memory and, for failures, how it was fixed."""
+    return row["content"] + (f"\nFix: {row['resolution']}" if row.get("resolution") else "")
+
+
+def keyword_text(row: Mapping[str, Any]) -> str:
+    return " ".join(filter(None, [row["content"], row.get("resolution") or "", " ".join(row.get("tags") or [])]))
+
+
+def keyword_terms(row: Mapping[str, Any]) -> dict[str, int]:
+    return dict(term_counts(keyword_text(row)))
+
+
+def _label(value: Any, name: str, required: bool = False) -> str | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            raise InvalidInput(f"{name} must not be empty.")
+        return None
+    if not isinstance(value, (str, int)) or isinstance(value, bool):
+        raise InvalidInput(f"{name} must be a string, not {type(value).__name__}.")
+    text = clean(str(value))
+    if len(text) > _MAX_LABEL or "\n" in text:
+        raise InvalidInput(f"{name} must be one line of at most {_MAX_LABEL} characters.")
+    return text
+
+
+def _unit(value: Any, name: str, default: float) -> float:
+    if value is None:
+        return default
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InvalidInput(f"{name} must be a number between 0 and 1, not {value!r}.") from None
+    if not 0.0 <= number <= 1.0 or number != number:
+        raise InvalidInput(f"{name} must be between 0 and 1, not {value!r}.")
+    return number
+
+
+def _choice(value: Any, name: str, choices: tuple[str, ...], default: str) -> str:
+    if value is None or value == "":
+        return default
+    text = str(value).strip().lower()
+    if text not in choices:
+        raise InvalidInput(f"{name} must be one of {', '.join(choices)}, not {value!r}.")
+    return text
+
+
+def _time(value: Any, name: str, future: bool = False) -> datetime | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return value
+    return (parse_future if future else parse_time)(str(value), name)
+
+
+def _string_map(value: Any, name: str) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidInput(f"{name} must be an object of key=value pairs.")
+    out: dict[str, str] = {}
+    for key, item in value.items():
+        label = _label(key, f"{name} key", required=True)
+        assert label is not None
+        out[label] = clean(str(item))
+    return out
+
+
+@dataclass
+class Prepared:
+    """A validated row ready for the ledger, plus how many secrets were redacted."""
+
+    row: dict[str, Any]
+    redactions: int
+
+
+def prepare(fields: Mapping[str, Any], *, default_agent: str, max_bytes: int, working_ttl: str,
+            now: datetime, keep_identity: bool = False) -> Prepared:
+    """Validate and normalise one memory. ``keep_identity`` (import) keeps id, timestamps and status."""
+    raw = fields.get("content")
+    if not isinstance(raw, str):
+        raise InvalidInput("content must be a string: the text of the memory.")
+    content = clean(raw)
+    if not content:
+        raise InvalidInput("content is empty: give the memory some text (or `-` to read it from stdin).")
+    size = len(content.encode("utf-8"))
+    if size > max_bytes:
+        raise InvalidInput(
+            f"content is {size} bytes, over the {max_bytes}-byte limit: split it, summarise it, "
+            "or raise [limits] max_content_bytes in config.toml."
+        )
+    content, redactions = redact(content)
+    resolution = fields.get("resolution")
+    if resolution is not None:
+        if not isinstance(resolution, str):
+            raise InvalidInput("resolution must be a string.")
+        resolution, n = redact(clean(resolution))
+        redactions += n
+        resolution = resolution or None
+    memory_type = _choice(fields.get("type"), "type", MEMORY_TYPES, "episodic")
+    outcome = _choice(fields.get("outcome"), "outcome", OUTCOMES, "unknown")
+    trigger = _label(fields.get("trigger"), "trigger")
+    source = (_label(fields.get("source"), "source") or "agent").lower()
+    agent_id = _label(fields.get("agent_id"), "agent") or default_agent
+    task_id = _label(fields.get("task_id"), "task")
+    step = fields.get("step")
+    if step is not None:
+        if isinstance(step, bool) or not isinstance(step, int) and not (isinstance(step, str) and step.isdigit()):
+            raise InvalidInput(f"step must be a whole number, not {step!r}.")
+        step = int(step)
+        if step < 0:
+            raise InvalidInput("step must be 0 or more.")
+    importance = _unit(fields.get("importance"), "importance",
+                       max(_IMPORTANCE_BY_TRIGGER.get(trigger or "", 0.5), 0.7 if outcome == "failure" else 0.0))
+    confidence = _unit(fields.get("confidence"), "confidence", _CONFIDENCE_BY_SOURCE.get(source, 0.5))
+    tags_in = fields.get("tags") or []
+    if isinstance(tags_in, str) or not isinstance(tags_in, (list, tuple)):
+        raise InvalidInput("tags must be a list of strings.")
+    tags: list[str] = []
+    for tag in tags_in:
+        label = _label(tag, "tag", required=True)
+        if label not in tags:
+            tags.append(label)  # type: ignore[arg-type]
+    metadata = fields.get("metadata") or {}
+    if not isinstance(metadata, Mapping):
+        raise InvalidInput("metadata must be an object (use --meta KEY=VALUE).")
+    try:
+        metadata = json.loads(json.dumps(metadata, ensure_ascii=False))
+    except (TypeError, ValueError):
+        raise InvalidInput("metadata must contain only JSON values.") from None
+    metadata, n = redact_value(metadata)
+    redactions += n
+    env, n = redact_value(_string_map(fields.get("env"), "env"))
+    redactions += n
+    event_at = _time(fields.get("event_at"), "event_at") or now
+    valid_until = _time(fields.get("valid_until"), "valid_until", future=True)
+    expires_at = _time(fields.get("expires_at"), "expires_at", future=True)
+    ttl = fields.get("ttl")
+    if ttl:
+        expires_at = now + parse_duration(str(ttl), "ttl")
+    elif expires_at is None and memory_type == "working" and not keep_identity:
+        expires_at = now + parse_duration(working_ttl, "working ttl")
+    key = _label(fields.get("idempotency_key") or fields.get("key"), "key") or default_key(agent_id, task_id, step, content)
+    row: dict[str, Any] = {
+        "id": uuid7(), "content": content, "type": memory_type, "agent_id": agent_id, "task_id": task_id,
+        "step": step, "trigger": trigger, "outcome": outcome, "resolution": resolution, "importance": importance,
+        "confidence": confidence, "tags": tags, "metadata": metadata, "env": env, "source": source,
+        "created_at": now, "event_at": event_at, "valid_until": valid_until, "expires_at": expires_at,
+        "status": "active", "superseded_by": None, "source_ids": [], "version": 1,
+        "content_hash": content_hash(content), "idempotency_key": key, "seen_count": 1, "last_seen_at": None,
+        "updated_at": None,
+    }
+    if keep_identity:
+        _keep_identity(row, fields)
+    return Prepared(row, redactions)
+
+
+def _keep_identity(row: dict[str, Any], fields: Mapping[str, Any]) -> None:
+    if fields.get("id"):
+        row["id"] = _label(fields["id"], "id")
+    for name in ("created_at", "last_seen_at", "updated_at"):
+        value = _time(fields.get(name), name)
+        if value is not None:
+            row[name] = value
+    row["status"] = _choice(fields.get("status"), "status", STATUSES, "active")
+    row["superseded_by"] = _label(fields.get("superseded_by"), "superseded_by")
+    sources = fields.get("source_ids") or []
+    if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
+        raise InvalidInput("source_ids must be a list of memory ids.")
+    row["source_ids"] = sources
+    for name in ("version", "seen_count"):
+        value = fields.get(name)
+        if value is not None:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidInput(f"{name} must be a whole number of 1 or more.")
+            row[name] = value
+
+
+def parse_pairs(pairs: list[str] | None, option: str) -> dict[str, str]:
+    """``KEY=VALUE`` strings (from ``--meta``/``--env``) as a dict."""
+    out: dict[str, str] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise InvalidInput(f"{option} expects KEY=VALUE, got {pair!r}.")
+        out[key.strip()] = value.strip()
+    return out
