@@ -86,8 +86,10 @@ class Store:
             config_file.write_text(DEFAULT_CONFIG_TOML)
             os.chmod(config_file, 0o600)
         if created:
-            model = self.config.embedding_model
-            dim = self.embedder.dim if self._embedder is not None or model != self._bundled() else 384
+            if self._embedder is not None or self.config.embedding_model != self._bundled():
+                model, dim = self.embedder.name, self.embedder.dim
+            else:  # the bundled model's dimension is known without loading it
+                model, dim = self._bundled(), 384
             self.ledger.create(model, dim)
             os.chmod(self.ledger.path, 0o600)
         return created
@@ -169,9 +171,10 @@ class Store:
         return WriteResult(_memory(row), False, prepared.redactions)
 
     def _near_duplicate(self, conn: Any, row: Mapping[str, Any], vector: Any, dim: int) -> str | None:
+        # Explicit, different steps of a task are distinct events, however alike their text.
         where = ("m.status = 'active' AND m.agent_id = ? AND m.type = ? AND m.outcome = ? "
-                 "AND m.task_id IS NOT DISTINCT FROM ?")
-        params = [row["agent_id"], row["type"], row["outcome"], row["task_id"]]
+                 "AND m.task_id IS NOT DISTINCT FROM ? AND (m.step IS NULL OR ?::INTEGER IS NULL OR m.step = ?)")
+        params = [row["agent_id"], row["type"], row["outcome"], row["task_id"], row["step"], row["step"]]
         best = self.ledger.nearest(conn, vector.tolist(), dim, where, params, 1)
         if best and best[0][1] >= self.config.dedup_threshold:
             return best[0][0]

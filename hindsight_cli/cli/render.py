@@ -19,7 +19,7 @@ from ..models import Hit, Memory
 from ..timeutil import age, parse_time
 
 out = Console(soft_wrap=False, highlight=False)
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)  # messages stay one line
 
 
 def error(exc: BaseException) -> None:

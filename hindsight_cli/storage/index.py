@@ -82,7 +82,8 @@ class Index:
             import lancedb
             from lancedb.index import FTS
 
-            db = lancedb.connect(str(self.path))
+            # Always read the newest version: other processes write and compact this table too.
+            db = lancedb.connect(str(self.path), read_consistency_interval=timedelta(0))
             try:
                 self._table = db.open_table(TABLE)
             except (ValueError, FileNotFoundError):
@@ -135,17 +136,22 @@ class Index:
             self.table().delete(f"id IN ({', '.join(_q(i) for i in chunk)})")
 
     def ids(self) -> set[str]:
-        return set(self.table().to_arrow().column("id").to_pylist()) if self.count() else set()
+        rows = self._read(lambda table: table.to_arrow().select(["id"]).to_pylist())
+        return {r["id"] for r in rows}
 
     def count(self) -> int:
-        return int(self.table().count_rows())
+        return int(self._read(lambda table: [{"n": table.count_rows()}])[0]["n"])
 
     def fragments(self) -> int:
         return int(self.table().stats()["fragment_stats"]["num_fragments"])
 
     def compact(self, purge: bool = False) -> None:
         """Merge small fragments; ``purge`` also drops old versions so deleted data leaves the disk."""
-        self.table().optimize(cleanup_older_than=timedelta(0) if purge else timedelta(hours=1))
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "removes every version except the latest": that is the point
+            self.table().optimize(cleanup_older_than=timedelta(0) if purge else timedelta(hours=1))
 
     def maybe_compact(self) -> bool:
         if self.fragments() > _COMPACT_AT_FRAGMENTS:
@@ -155,18 +161,31 @@ class Index:
 
     # --- reads --------------------------------------------------------------------------------------
 
+    def _read(self, run: Any) -> list[dict[str, Any]]:
+        """Run a query; if another process purged the version under us, reopen once and retry."""
+        try:
+            return run(self.table())
+        except (RuntimeError, OSError, ValueError):
+            self._table = None
+            return run(self.table())
+
     def nearest(self, vector: Sequence[float], where: str | None, limit: int) -> list[tuple[str, float]]:
-        query = self.table().search(list(vector)).distance_type("cosine")
-        if where:
-            query = query.where(where, prefilter=True)
-        rows = query.limit(limit).select(["id", "_distance"]).to_list()
-        return [(r["id"], 1.0 - float(r["_distance"])) for r in rows]
+        def run(table: Any) -> list[dict[str, Any]]:
+            query = table.search(list(vector)).distance_type("cosine")
+            if where:
+                query = query.where(where, prefilter=True)
+            return query.limit(limit).select(["id", "_distance"]).to_list()
+
+        return [(r["id"], 1.0 - float(r["_distance"])) for r in self._read(run)]
 
     def keyword(self, query_terms: Sequence[str], where: str | None, limit: int) -> list[tuple[str, float]]:
         if not query_terms:
             return []
-        query = self.table().search(" ".join(sorted(set(query_terms))), query_type="fts")
-        if where:
-            query = query.where(where, prefilter=True)
-        rows = query.limit(limit).select(["id", "_score"]).to_list()
-        return [(r["id"], float(r["_score"])) for r in rows]
+
+        def run(table: Any) -> list[dict[str, Any]]:
+            query = table.search(" ".join(sorted(set(query_terms))), query_type="fts")
+            if where:
+                query = query.where(where, prefilter=True)
+            return query.limit(limit).select(["id", "_score"]).to_list()
+
+        return [(r["id"], float(r["_score"])) for r in self._read(run)]

@@ -176,8 +176,10 @@ class Ledger:
         """Switch the recorded model; recreates the embedding column for the new dimension."""
         conn.execute("UPDATE meta SET value = ? WHERE key = 'embedding_model'", [model])
         conn.execute("UPDATE meta SET value = ? WHERE key = 'embedding_dim'", [str(dim)])
+        conn.execute("DROP INDEX IF EXISTS memories_key")  # DuckDB cannot alter a table that has an index
         conn.execute("ALTER TABLE memories DROP COLUMN embedding")
         conn.execute(f"ALTER TABLE memories ADD COLUMN embedding FLOAT[{dim}]")
+        conn.execute("CREATE INDEX memories_key ON memories (idempotency_key)")
 
     # --- writes -----------------------------------------------------------------------------------
 

@@ -1,0 +1,171 @@
+"""record, search, list, show, forget, restore through the CLI, with the real bundled model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hindsight_cli import Filters
+
+WEATHER = "调用天气API时返回401，原因是token过期"
+
+
+def _record_weather(cli) -> str:
+    result = cli("record", WEATHER, "--agent", "agent-001", "--task", "task-20240501-001", "--trigger", "tool_error",
+                 "--outcome", "failure", "--resolution", "刷新token后重试成功", "--env", "tool_version=weather-api-v2")
+    assert result.exit_code == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_record_prints_the_id_and_stores_every_field(cli) -> None:
+    memory_id = _record_weather(cli)
+    memory = cli.open().get(memory_id)
+    assert memory.content == WEATHER
+    assert (memory.agent_id, memory.task_id, memory.trigger, memory.outcome) == (
+        "agent-001", "task-20240501-001", "tool_error", "failure")
+    assert memory.resolution == "刷新token后重试成功"
+    assert memory.env == {"tool_version": "weather-api-v2"}
+    result = cli("record", WEATHER, "--agent", "agent-001", "--task", "task-20240501-001", "--trigger", "tool_error",
+                 "--outcome", "failure", "--resolution", "刷新token后重试成功")
+    assert result.stdout.strip() == memory_id
+    assert "Already stored" in result.stderr
+
+
+def test_record_json_has_the_data_model_plus_write_flags(cli) -> None:
+    result = cli("record", "User prefers short answers in Chinese", "--type", "semantic", "--confidence", "0.9",
+                 "--source", "user", "--tag", "pref", "--tag", "lang", "--meta", "origin=chat", "--json")
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert data["type"] == "semantic" and data["confidence"] == 0.9 and data["source"] == "user"
+    assert data["tags"] == ["pref", "lang"] and data["metadata"] == {"origin": "chat"}
+    assert data["deduplicated"] is False and data["redactions"] == 0
+    assert set(data) >= {"id", "content", "agent_id", "created_at", "event_at", "status", "idempotency_key"}
+
+
+def test_record_reads_stdin_with_dash(cli) -> None:
+    result = cli("record", "-", input="long note from a pipe\n")
+    assert result.exit_code == 0
+    assert cli.open().get(result.stdout.strip()).content == "long note from a pipe"
+
+
+def test_record_redacts_and_says_so(cli) -> None:
+    result = cli("record", "deploy used OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123", "--json")
+    data = json.loads(result.stdout)
+    assert data["redactions"] == 1 and "sk-proj" not in data["content"]
+    plain = cli("record", "db url postgres://svc:hunter2hunter2@db:5432/app")
+    assert "redacted 1 secret" in plain.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["record", ""], "content is empty"),
+        (["record", "x", "--outcome", "maybe"], "outcome must be one of"),
+        (["record", "x", "--importance", "2"], "importance must be between 0 and 1"),
+        (["record", "x", "--meta", "novalue"], "--meta expects KEY=VALUE"),
+        (["record", "x", "--ttl", "forever"], "Invalid ttl"),
+    ],
+)
+def test_bad_record_input_exits_1_with_one_line_and_writes_nothing(cli, args, message) -> None:
+    cli("record", "seed memory")
+    result = cli(*args)
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert message in result.stderr and result.stderr.startswith("Error: ")
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert [m.content for m in cli.open().list()] == ["seed memory"]
+
+
+def test_usage_error_exits_2(cli) -> None:
+    result = cli("search")
+    assert result.exit_code == 2
+    assert "Missing argument" in result.stderr
+
+
+def test_search_table_json_context_and_explain(cli) -> None:
+    weather = _record_weather(cli)
+    cli("record", "User prefers short answers in Chinese", "--type", "semantic", "--confidence", "0.9",
+        "--source", "user")
+    cli("record", "-", input="long note from a pipe")
+
+    table = cli("search", "weather API returns 401")
+    assert table.exit_code == 0
+    header = table.stdout.splitlines()[0]
+    for column in ("rank", "score", "age", "type", "outcome", "content"):
+        assert column in header
+    assert weather in table.stdout and "failure→fixed" in table.stdout
+
+    hits = json.loads(cli("search", "天气 token 过期", "--json").stdout)
+    assert hits[0]["id"] == weather and hits[0]["score"] > 0
+    assert set(hits[0]["matched"]) == {"vector", "keyword"}
+
+    context = cli("search", "why did the API fail", "--format", "context", "--budget", "300").stdout
+    first, second = context.splitlines()[:2]
+    assert first.startswith("[hindsight: 1 memory, ") and first.endswith(" tokens]")
+    assert second.startswith("- ") and "(failure→fixed)" in second and "fix: 刷新token后重试成功" in second
+
+    explained = cli("search", "api failure", "--explain")
+    assert "matched vector #1" in explained.stdout and "relevance +" in explained.stdout
+    data = json.loads(cli("search", "api failure", "--explain", "--json").stdout)
+    assert set(data[0]["explain"]["contributions"]) == {"relevance", "recency", "outcome", "importance", "same_task"}
+
+
+def test_search_nl_and_empty_result_is_success(cli) -> None:
+    cli("record", "kubernetes pod stuck in CrashLoopBackOff", "--tag", "k8s")
+    lines = cli("search", "kubernetes pod", "--nl").stdout.splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["tags"] == ["k8s"]
+    empty = cli("search", "kubernetes", "--tag", "nope", "--json")
+    assert empty.exit_code == 0 and json.loads(empty.stdout) == []
+    none = cli("search", "kubernetes", "--agent", "someone-else")
+    assert none.exit_code == 0 and none.stdout == "" and "No memories matched" in none.stderr
+
+
+def test_search_filters_and_modes(cli) -> None:
+    cli("record", "nginx returned 502 bad gateway", "--agent", "ops", "--outcome", "failure")
+    cli("record", "nginx config reloaded", "--agent", "dev", "--outcome", "success")
+    only_ops = json.loads(cli("search", "nginx", "--agent", "ops", "--json").stdout)
+    assert [h["agent_id"] for h in only_ops] == ["ops"]
+    successes = json.loads(cli("search", "nginx", "--outcome", "success", "--json").stdout)
+    assert [h["agent_id"] for h in successes] == ["dev"]
+    keyword = json.loads(cli("search", "gateway", "--mode", "keyword", "--json").stdout)
+    assert [h["matched"] for h in keyword] == [["keyword"]]
+    bad = cli("search", "nginx", "--mode", "psychic")
+    assert bad.exit_code == 1 and "mode must be one of hybrid, vector, keyword" in bad.stderr
+
+
+def test_list_show_forget_restore(cli) -> None:
+    weather = _record_weather(cli)
+    other = cli("record", "unrelated note").stdout.strip()
+    listed = json.loads(cli("list", "--task", "task-20240501-001", "--json").stdout)
+    assert [m["id"] for m in listed] == [weather]
+
+    shown = cli("show", weather)
+    assert shown.exit_code == 0 and WEATHER in shown.stdout and "tool_version" in shown.stdout
+    assert json.loads(cli("show", weather, "--json").stdout)["id"] == weather
+    missing = cli("show", "nope")
+    assert missing.exit_code == 1 and "No memory with id 'nope'" in missing.stderr
+
+    forgot = cli("forget", weather)
+    assert forgot.exit_code == 0 and "Forgot 1 memory" in forgot.stderr
+    assert cli.open().get(weather).status == "invalidated"
+    assert weather not in cli("search", "weather API 401").stdout
+    assert cli("restore", weather).exit_code == 0
+    assert cli.open().get(weather).status == "active"
+
+    refused = cli("forget", other, "--hard")
+    assert refused.exit_code == 1 and "add -y" in refused.stderr
+    assert cli("forget", other, "--hard", "-y").exit_code == 0
+    assert [m.id for m in cli.open().list()] == [weather]
+
+
+def test_forget_by_filter(cli) -> None:
+    for i in range(3):
+        cli("record", f"step {i} of the build", "--task", "build-7", "--step", str(i))
+    cli("record", "keep me", "--task", "other")
+    result = cli("forget", "--task", "build-7", "-y", "--json")
+    assert json.loads(result.stdout) == {"forgotten": 3, "hard": False}
+    active = cli.open().list(Filters(statuses=("active",)))
+    assert [m.content for m in active] == ["keep me"]
+    nothing = cli("forget")
+    assert nothing.exit_code == 1 and "Say what to forget" in nothing.stderr

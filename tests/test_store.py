@@ -1,0 +1,295 @@
+"""The Python API (no CLI), with the deterministic fake embedder."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from hindsight_cli import Filters, InvalidInput, MemoryNotFound, StoreNotFound
+from hindsight_cli.errors import EmbeddingMismatch, StoreBusy
+from hindsight_cli.store import Store, open_store
+from hindsight_cli.timeutil import now
+
+
+def test_record_returns_the_stored_memory_with_defaults(store: Store) -> None:
+    result = store.record("weather API returned 401", agent_id="a1", task_id="t1", trigger="tool_error",
+                          outcome="failure", resolution="refreshed the token", env={"tool_version": "v2"})
+    memory = result.memory
+    assert not result.deduplicated and result.redactions == 0
+    assert (memory.type, memory.agent_id, memory.task_id, memory.outcome) == ("episodic", "a1", "t1", "failure")
+    assert memory.importance == 0.8  # tool_error default
+    assert memory.env == {"tool_version": "v2"}
+    assert memory.id[14] == "7" and len(memory.id) == 36  # UUIDv7
+    assert store.get(memory.id) == memory
+
+
+def test_same_key_is_idempotent(store: Store) -> None:
+    first = store.record("deploy finished", task_id="t", step=3)
+    again = store.record("deploy finished", task_id="t", step=3)
+    assert again.deduplicated and again.memory.id == first.memory.id
+    assert len(store.list()) == 1
+    other_step = store.record("deploy finished", task_id="t", step=4)
+    assert not other_step.deduplicated
+    explicit = store.record("something else entirely", key="k-1")
+    assert store.record("and another text", key="k-1").memory.id == explicit.memory.id
+
+
+def test_near_duplicate_merges_and_counts(store: Store) -> None:
+    first = store.record("The build cache must be cleared after upgrading node")
+    merged = store.record("the build cache must be cleared after upgrading node!", task_id=None)
+    assert merged.deduplicated and merged.memory.id == first.memory.id
+    assert merged.memory.seen_count == 2 and merged.memory.last_seen_at is not None
+    kept = store.record("the build cache must be cleared after upgrading node!!", merge=False)
+    assert not kept.deduplicated
+    assert len(store.list()) == 2
+
+
+def test_secrets_are_redacted_before_storage(store: Store) -> None:
+    result = store.record("login with postgres://app:s3cretPass@db/x and key AKIAIOSFODNN7EXAMPLE",
+                          metadata={"api_key": "abcd1234", "note": "token=ghp_" + "a" * 36})
+    assert result.redactions == 4
+    stored = store.get(result.memory.id)
+    assert "s3cretPass" not in stored.content and "AKIAIOSFODNN7EXAMPLE" not in stored.content
+    assert stored.metadata == {"api_key": "[REDACTED:secret]", "note": "token=[REDACTED:github_token]"}
+    raw = (store.path / "ledger.duckdb").read_bytes()
+    assert b"s3cretPass" not in raw and b"AKIAIOSFODNN7EXAMPLE" not in raw
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"content": ""}, "content is empty"),
+        ({"content": "x", "type": "dream"}, "type must be one of"),
+        ({"content": "x", "outcome": "meh"}, "outcome must be one of"),
+        ({"content": "x", "importance": 1.5}, "importance must be between 0 and 1"),
+        ({"content": "x", "confidence": "high"}, "confidence must be a number"),
+        ({"content": "x", "step": -1}, "step must be 0 or more"),
+        ({"content": "x", "ttl": "soon"}, "Invalid ttl"),
+        ({"content": "x", "event_at": "yesterday-ish"}, "Invalid event_at"),
+        ({"content": "x" * 20000}, "over the 16384-byte limit"),
+    ],
+)
+def test_invalid_input_is_refused_whole(store: Store, fields: dict, message: str) -> None:
+    content = fields.pop("content")
+    with pytest.raises(InvalidInput, match=message):
+        store.record(content, **fields)
+    assert store.list() == []
+
+
+def test_control_characters_are_stripped(store: Store) -> None:
+    memory = store.record("bell\x07 and \x1b[31mescape\x00 kept\ttab\nline").memory
+    assert memory.content == "bell and [31mescape kept\ttab\nline"
+
+
+def test_search_finds_by_keyword_and_vector_and_respects_filters(store: Store) -> None:
+    weather = store.record("weather API returned 401 because the token expired", agent_id="a1", task_id="t1",
+                           outcome="failure", resolution="refresh the token").memory
+    store.record("user prefers dark mode in the editor", agent_id="a2", type="semantic")
+    store.record("database migration succeeded", agent_id="a1", outcome="success")
+    hits = store.search("weather API 401").hits
+    assert hits[0].memory.id == weather.id
+    assert set(hits[0].matched) == {"vector", "keyword"}
+    assert store.search("weather API 401", filters=Filters(agent_ids=("a2",))).hits == []
+    scoped = store.search("dark mode editor", filters=Filters(agent_ids=("a2",))).hits
+    assert [h.memory.agent_id for h in scoped] == ["a2"]
+    assert store.search("weather", filters=Filters(task_id="nope")).hits == []
+
+
+def test_word_forms_and_cjk_match_by_keyword(store: Store) -> None:
+    english = store.record("The tokens expired while retrying requests").memory
+    chinese = store.record("调用天气API时返回401，原因是token过期").memory
+    assert store.search("token expires retry", mode="keyword").hits[0].memory.id == english.id
+    hits = store.search("天气 过期", mode="keyword").hits
+    assert [h.memory.id for h in hits] == [chinese.id]
+
+
+def test_working_memories_and_forgotten_ones_are_not_searched(store: Store) -> None:
+    scratch = store.record("scratch note about parsing", type="working").memory
+    assert scratch.expires_at is not None  # default TTL for working memory
+    gone = store.record("parsing failed on empty input").memory
+    store.forget([gone.id])
+    assert store.search("parsing").hits == []
+    asked = store.search("parsing", filters=Filters(types=("working",))).hits
+    assert [h.memory.id for h in asked] == [scratch.id]
+    store.restore(gone.id)
+    assert [h.memory.id for h in store.search("parsing").hits] == [gone.id]
+
+
+def test_expired_memories_are_excluded_and_forgettable(store: Store) -> None:
+    old = store.record("temporary credentials rotate hourly", ttl="1s").memory
+    fresh = store.record("credentials live in the vault").memory
+    later = now() + timedelta(seconds=2)
+    assert old.expires_at is not None
+    import hindsight_cli.store as store_module
+
+    real_now = store_module.utcnow
+    store_module.utcnow = lambda: later  # type: ignore[assignment]
+    try:
+        assert [h.memory.id for h in store.search("credentials").hits] == [fresh.id]
+        assert store.forget(filters=Filters(statuses=None, expired_only=True, include_expired=True)) == 1
+    finally:
+        store_module.utcnow = real_now  # type: ignore[assignment]
+    assert store.get(old.id).status == "invalidated"
+
+
+def test_ranking_prefers_fixed_failures_recent_and_same_task(store: Store) -> None:
+    fixed = store.record("payment API timeout on checkout", outcome="failure", resolution="raised the timeout",
+                         event_at="2026-01-01T00:00:00Z").memory
+    unfixed = store.record("payment API timeout on checkout page", outcome="failure",
+                           event_at="2026-01-01T00:00:00Z").memory
+    hits = store.search("payment API checkout").hits
+    assert [h.memory.id for h in hits[:2]] == [fixed.id, unfixed.id]
+    in_task = store.record("payment API checkout flow notes", task_id="task-9").memory
+    top = store.search("payment API checkout", current_task="task-9").hits[0]
+    assert top.memory.id == in_task.id and top.explain["signals"]["same_task"] == 1.0
+
+
+def test_env_mismatch_downranks_and_explains(store: Store) -> None:
+    v2 = store.record("weather tool returns celsius", env={"tool_version": "v2"}).memory
+    v3 = store.record("weather tool returns celsius by default", env={"tool_version": "v3"}).memory
+    hits = store.search("weather tool celsius", env={"tool_version": "v3"}).hits
+    assert hits[0].memory.id == v3.id
+    mismatch = next(h for h in hits if h.memory.id == v2.id)
+    assert mismatch.explain["factor"] < hits[0].explain["factor"]
+    assert "env differs: tool_version=v2 (now v3)" in mismatch.explain["notes"]
+
+
+def test_budget_limits_the_context_block(store: Store) -> None:
+    for i in range(8):
+        store.record(f"deploy step {i}: the deploy script needs the --force flag on staging number {i}", step=i,
+                     task_id="deploy")
+    unlimited = store.search("deploy script staging", k=8)
+    small = store.search("deploy script staging", k=8, budget=60)
+    assert len(unlimited.hits) == 8
+    assert 0 < len(small.hits) < 8 and small.tokens <= 60
+    assert small.context.startswith(f"[hindsight: {len(small.hits)} memor")
+    assert f"{small.tokens} tokens]" in small.context.splitlines()[0]
+
+
+def test_mmr_diversifies(store: Store) -> None:
+    for i in range(4):
+        store.record(f"redis connection refused on port 6379 attempt {i}", merge=False, step=i)
+    other = store.record("redis memory limit reached, eviction policy changed").memory
+    ids = [h.memory.id for h in store.search("redis", k=3).hits]
+    assert other.id in ids
+
+
+def test_forget_hard_purges_rows_and_index(store: Store) -> None:
+    keep = store.record("keep this memory about caching").memory
+    drop = store.record("purge this memory about caching").memory
+    store.sync_index()
+    assert store.forget([drop.id], hard=True) == 1
+    with pytest.raises(MemoryNotFound):
+        store.get(drop.id)
+    assert store.index().ids() == {keep.id}
+    assert [h.memory.id for h in store.search("caching", engine="index").hits] == [keep.id]
+
+
+def test_index_engine_matches_ledger_engine(store: Store) -> None:
+    for text in ("git push rejected: non-fast-forward", "pip install failed: no matching distribution",
+                 "docker daemon not running", "git rebase conflict in README", "用户喜欢简短的回答"):
+        store.record(text)
+    for query in ("git push", "install failed", "简短 回答", "docker"):
+        ledger = [h.memory.id for h in store.search(query, engine="ledger").hits]
+        index = [h.memory.id for h in store.search(query, engine="index").hits]
+        assert ledger[:1] == index[:1], query
+
+
+def test_index_catches_up_after_writes_by_others(store: Store, fake) -> None:
+    warm = Store(store.path, embedder=fake, warm=True)
+    first = store.record("first memory about kafka").memory
+    assert [h.memory.id for h in warm.search("kafka").hits] == [first.id]
+    second = store.record("second memory about kafka consumers").memory  # written by another Store
+    assert {h.memory.id for h in warm.search("kafka").hits} == {first.id, second.id}
+    store.forget([first.id], hard=True)
+    assert [h.memory.id for h in warm.search("kafka").hits] == [second.id]
+
+
+def test_export_import_round_trip_is_idempotent(store: Store, tmp_path: Path, fake) -> None:
+    store.record("alpha memory", tags=["x"], metadata={"k": 1})
+    gone = store.record("beta memory").memory
+    store.forget([gone.id])
+    exported = list(store.export())
+    other = Store(tmp_path / "other", embedder=fake)
+    first = other.import_records(exported)
+    assert (first.added, first.skipped) == (2, 0)
+    again = other.import_records(exported)
+    assert (again.added, again.skipped) == (0, 2)
+    assert list(other.export()) == exported
+
+
+def test_import_refuses_a_bad_record_whole(store: Store) -> None:
+    with pytest.raises(InvalidInput, match="Record 2: outcome must be one of"):
+        store.import_records([{"content": "fine"}, {"content": "bad", "outcome": "perhaps"}])
+    assert store.list() == []
+
+
+def test_model_mismatch_names_reindex(store: Store) -> None:
+    class Other:
+        name, dim = "other/model", 8
+
+        def embed(self, texts):  # pragma: no cover - never reached
+            raise AssertionError
+
+    store.record("something")
+    with pytest.raises(EmbeddingMismatch, match="hindsight reindex"):
+        Store(store.path, embedder=Other()).search("something")
+
+
+def test_reindex_switches_model(store: Store, fake) -> None:
+    store.record("graphql schema drift detected")
+
+    class Bigger(type(fake)):
+        name, dim = "test/bigger", 48
+
+    bigger = Store(store.path, embedder=Bigger())
+    assert bigger.reindex() == 1
+    assert bigger.stats()["embedding_dim"] == 48
+    assert bigger.search("graphql schema").hits[0].memory.content == "graphql schema drift detected"
+
+
+def test_missing_store_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(StoreNotFound, match="hindsight init"):
+        Store(tmp_path / "nowhere").search("x")
+
+
+def test_lock_conflict_retries_then_fails_clearly(store: Store, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('held', flush=True);"
+         " time.sleep(float(sys.argv[2]))", str(store.ledger.path), "1.0"],
+        stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    started = time.monotonic()
+    store.record("written once the lock is released")  # retried with backoff until the holder exits
+    assert time.monotonic() - started > 0.3
+    holder.wait()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('held', flush=True);"
+         " time.sleep(float(sys.argv[2]))", str(store.ledger.path), "5"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        store.ledger.lock_timeout = 0.3
+        with pytest.raises(StoreBusy, match="HINDSIGHT_LOCK_TIMEOUT"):
+            store.list()
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_open_store_uses_lookup_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project = tmp_path / "work" / ".hindsight"
+    project.mkdir()
+    nested = tmp_path / "work" / "a" / "b"
+    nested.mkdir(parents=True)
+    monkeypatch.chdir(nested)
+    assert open_store().path == project.resolve()
+    monkeypatch.setenv("HINDSIGHT_STORE", str(tmp_path / "env-store"))
+    assert open_store().path == (tmp_path / "env-store").resolve()
+    assert open_store(tmp_path / "flag").path == (tmp_path / "flag").resolve()
