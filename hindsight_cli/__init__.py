@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .errors import HindsightError, InvalidInput, MemoryNotFound, StoreNotFound
-from .models import Filters, Hit, Memory, SearchResult, WriteResult
+from .errors import (EmbeddingMismatch, EmbeddingUnavailable, HindsightError, InvalidInput, MemoryNotFound,
+                     StoreBusy, StoreNotFound)
+from .models import Filters, Hit, ImportResult, Memory, SearchResult, WriteResult
 
 __version__ = "0.1.0"
 
@@ -34,6 +35,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "Filters", "HindsightError", "Hit", "InvalidInput", "Memory", "MemoryNotFound", "SearchResult", "Store",
-    "StoreNotFound", "WriteResult", "__version__", "open_store",
+    "EmbeddingMismatch", "EmbeddingUnavailable", "Filters", "HindsightError", "Hit", "ImportResult", "InvalidInput",
+    "Memory", "MemoryNotFound", "SearchResult", "Store", "StoreBusy", "StoreNotFound", "WriteResult", "__version__",
+    "open_store",
 ]

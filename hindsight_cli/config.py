@@ -23,6 +23,8 @@ class Ranking:
     w_outcome: float = 0.1
     w_importance: float = 0.1
     w_same_task: float = 0.05
+    fusion: str = "weighted"  # "weighted": vector_weight·cosine + (1-vector_weight)·bm25/best; or "rrf"
+    vector_weight: float = 0.5
     rrf_k: int = 60
     candidates: int = 50
     mmr_lambda: float = 0.75
@@ -89,6 +91,20 @@ def _apply(config: Config, data: dict[str, Any], origin: Path) -> Config:
     return replace(config, ranking=ranking, **top)
 
 
+def _check_types(config: Config) -> None:
+    defaults = Config()
+    for holder, default in ((config, defaults), (config.ranking, defaults.ranking)):
+        for f in fields(holder):
+            value, expected = getattr(holder, f.name), getattr(default, f.name)
+            if isinstance(expected, Ranking):
+                continue
+            number = isinstance(expected, (int, float)) and not isinstance(expected, bool)
+            if number and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise InvalidInput(f"Setting {f.name} must be a number, not {value!r}; fix config.toml.")
+            if isinstance(expected, str) and not isinstance(value, str):
+                raise InvalidInput(f"Setting {f.name} must be a string, not {value!r}; fix config.toml.")
+
+
 def load(store_path: Path | None) -> Config:
     """The effective config for a store (``store_path`` may not exist yet)."""
     config = Config()
@@ -110,6 +126,7 @@ def load(store_path: Path | None) -> Config:
         except ValueError:
             raise InvalidInput(f"{paths.ENV_LOCK_TIMEOUT} must be a number of seconds.") from None
     config = replace(config, **env)
+    _check_types(config)
     if config.search_engine not in ("auto", "ledger", "index"):
         raise InvalidInput(f"search engine must be auto, ledger or index, not {config.search_engine!r}.")
     return config
@@ -135,6 +152,8 @@ DEFAULT_CONFIG_TOML = f"""\
 # ann_threshold = 50000         # active memories above which `auto` uses the LanceDB index
 
 [ranking]
+# fusion = "weighted"          # or "rrf" (reciprocal-rank fusion)
+# vector_weight = 0.5           # share of the cosine in weighted fusion; the rest is keyword (BM25)
 # w_relevance = 0.6
 # w_recency = 0.15
 # w_outcome = 0.1

@@ -190,7 +190,7 @@ class FastEmbedEmbedder:
 
         self._ensure()
         assert self._model is not None
-        vectors = np.asarray(list(self._model.embed(list(texts), batch_size=16)), dtype=np.float32)
+        vectors = np.asarray(list(self._model.embed(list(texts), batch_size=32)), dtype=np.float32)
         norms = np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
         return vectors / norms
 
@@ -205,7 +205,7 @@ class BundledEmbedder:
         self._full: FastEmbedEmbedder | None = None
 
     def warm(self) -> None:
-        """Load the batched fastembed path now (long-running processes)."""
+        """Load the optimised fastembed path now; every later call uses it (long-running processes)."""
         if self._full is None:
             self._full = FastEmbedEmbedder(DEFAULT_MODEL, self._dir)
         self._full.embed(["warm up"])

@@ -92,7 +92,7 @@ class SearchResult:
 
 @dataclass(frozen=True)
 class ImportResult:
-    """Counts from ``Store.import_jsonl``."""
+    """Counts from ``Store.import_records``."""
 
     added: int
     skipped: int

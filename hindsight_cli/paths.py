@@ -31,7 +31,7 @@ ENV_VARS = {
     ENV_STORE: "Store directory to use (same as --store).",
     ENV_HOME: "Root for the global store, user config and caches (instead of the platform dirs).",
     ENV_AGENT: "Default agent_id for new memories (else config `default_agent`, else `default`).",
-    ENV_EMBEDDING_MODEL: "Embedding model for new stores (overrides config `embedding.model`).",
+    ENV_EMBEDDING_MODEL: "Embedding model name (overrides config `[embedding] model`; a store made with another needs `hindsight reindex`).",
     ENV_LOCK_TIMEOUT: "Seconds to keep retrying when another process holds the ledger (default 10).",
     ENV_SEARCH_ENGINE: "Candidate engine for search: `auto` (default), `ledger` or `index`.",
 }

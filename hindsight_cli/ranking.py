@@ -55,10 +55,20 @@ def fuse(vector: Sequence[tuple[str, float]], keyword: Sequence[tuple[str, float
     return out
 
 
-def relevance(candidate: Candidate, weights: Ranking, lists: int) -> float:
-    """Reciprocal-rank fusion, normalised so rank 1 in every list used scores 1.0."""
-    total = sum(1.0 / (weights.rrf_k + rank) for rank in (candidate.vector_rank, candidate.keyword_rank) if rank)
-    return total / (lists / (weights.rrf_k + 1))
+def relevance(candidate: Candidate, weights: Ranking, lists: int, best_keyword: float) -> float:
+    """How well a candidate matches, in [0, 1].
+
+    ``weighted`` (default) keeps the evidence's strength: the cosine, and BM25 relative to the best
+    keyword hit of this query. ``rrf`` uses ranks only (normalised so rank 1 everywhere is 1.0).
+    """
+    if weights.fusion == "rrf":
+        total = sum(1.0 / (weights.rrf_k + r) for r in (candidate.vector_rank, candidate.keyword_rank) if r)
+        return total / (lists / (weights.rrf_k + 1))
+    vector = max(0.0, min(1.0, candidate.vector_score or 0.0))
+    keyword = (candidate.keyword_score or 0.0) / best_keyword if best_keyword > 0 else 0.0
+    if lists == 1:
+        return vector if candidate.vector_rank else keyword
+    return weights.vector_weight * vector + (1 - weights.vector_weight) * keyword
 
 
 def _half_life(memory_type: str, weights: Ranking) -> float:
@@ -81,9 +91,9 @@ def env_mismatches(row: dict[str, Any], env: dict[str, str]) -> list[str]:
 
 
 def score(row: dict[str, Any], candidate: Candidate, ctx: Context, weights: Ranking,
-          lists: int) -> tuple[float, dict[str, Any]]:
+          lists: int, best_keyword: float) -> tuple[float, dict[str, Any]]:
     """The final score of one candidate and each signal's contribution (for ``--explain``)."""
-    rel = relevance(candidate, weights, lists)
+    rel = relevance(candidate, weights, lists, best_keyword)
     age_days = max(0.0, (ctx.now - row["event_at"]).total_seconds() / 86400)
     recency = math.exp(-math.log(2) * age_days / max(_half_life(row["type"], weights), 1e-6))
     outcome = outcome_signal(row, ctx.troubleshooting)

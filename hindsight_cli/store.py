@@ -65,6 +65,8 @@ class Store:
     def embedder(self) -> Embedder:
         if self._embedder is None:
             self._embedder = load_embedder(self.config.embedding_model)
+            if self.warm and hasattr(self._embedder, "warm"):
+                self._embedder.warm()  # a long-running process pays the optimised model's load once
         return self._embedder
 
     def init(self) -> bool:
@@ -124,6 +126,21 @@ class Store:
                 f"The model {self.embedder.name} makes {vectors.shape[1]}-d vectors but this store holds {dim}-d ones. "
                 "Run `hindsight reindex` to re-embed every memory."
             )
+        return vectors
+
+    def _embed_many(self, texts: Sequence[str], dim: int, progress: Progress | None = None,
+                    check: bool = True) -> list[Any]:
+        """Embed in batches of similar length: padding to the longest text in a batch costs up to 3x."""
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        vectors: list[Any] = [None] * len(texts)
+        for start in range(0, len(order), 256):
+            chunk = order[start : start + 256]
+            batch = [texts[i] for i in chunk]
+            embedded = self._embed(batch, dim) if check else self.embedder.embed(batch)
+            for position, vector in zip(chunk, embedded):
+                vectors[position] = vector
+            if progress:
+                progress(start + len(chunk), len(texts))
         return vectors
 
     # --- writing ----------------------------------------------------------------------------------
@@ -275,10 +292,11 @@ class Store:
         weights = self.config.ranking
         scored: dict[str, tuple[float, dict[str, Any]]] = {}
         by_id = {r["id"]: r for r in rows}
+        best_keyword = max((c.keyword_score or 0.0 for c in candidates.values()), default=0.0)
         for mid, row in by_id.items():
             if weights.env_mismatch == "drop" and ranking.env_mismatches(row, ctx.env):
                 continue
-            scored[mid] = ranking.score(row, candidates[mid], ctx, weights, lists)
+            scored[mid] = ranking.score(row, candidates[mid], ctx, weights, lists, best_keyword)
         order = sorted(scored, key=lambda m: (-scored[m][0], m))
         import numpy as np
 
@@ -458,12 +476,7 @@ class Store:
             known_ids.add(row["id"])
             known_keys.add(row["idempotency_key"])
             fresh.append(item)
-        vectors: list[Any] = []
-        for start in range(0, len(fresh), 256):
-            chunk = fresh[start : start + 256]
-            vectors.extend(self._embed([embedding_text(p.row) for p in chunk], dim))
-            if progress:
-                progress(start + len(chunk), len(fresh))
+        vectors = self._embed_many([embedding_text(p.row) for p in fresh], dim, progress)
         with self.ledger.transaction() as conn:
             existing = self.ledger.all_ids(conn)  # another process may have imported meanwhile
             added = [(p, v) for p, v in zip(fresh, vectors) if p.row["id"] not in existing]
@@ -484,13 +497,8 @@ class Store:
             meta = self.ledger.meta(conn)
         model = self.embedder.name
         dim = self.embedder.dim or int(self.embedder.embed(["probe"]).shape[1])
-        pairs: list[tuple[str, Any]] = []
-        for start in range(0, len(rows), 256):
-            chunk = rows[start : start + 256]
-            vectors = self.embedder.embed([embedding_text(r) for r in chunk])
-            pairs.extend((r["id"], v.tolist()) for r, v in zip(chunk, vectors))
-            if progress:
-                progress(start + len(chunk), len(rows))
+        vectors = self._embed_many([embedding_text(r) for r in rows], dim, progress, check=False)
+        pairs = [(r["id"], v.tolist()) for r, v in zip(rows, vectors)]
         with self.ledger.transaction() as conn:
             if meta.get("embedding_model") != model or int(meta.get("embedding_dim", 0)) != dim:
                 self.ledger.set_model(conn, model, dim)

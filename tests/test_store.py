@@ -293,3 +293,11 @@ def test_open_store_uses_lookup_order(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.setenv("HINDSIGHT_STORE", str(tmp_path / "env-store"))
     assert open_store().path == (tmp_path / "env-store").resolve()
     assert open_store(tmp_path / "flag").path == (tmp_path / "flag").resolve()
+
+
+def test_strong_evidence_outranks_small_signal_differences(store: Store) -> None:
+    strong = store.record("weather api returned 401 because the token expired", importance=0.3).memory
+    store.record("the api said 401 once", importance=1.0, trigger="tool_error")
+    top = store.search("weather api 401 token expired").hits[0]
+    assert top.memory.id == strong.id
+    assert top.explain["signals"]["relevance"] > 0.9

@@ -119,7 +119,10 @@ def search(
     json_: JsonFlag = False,
     nl: NlFlag = False,
 ) -> None:
-    """Search memories: hybrid vector + keyword retrieval, ranked, diversified, within a budget.
+    """Find the memories that matter for a query.
+
+    Hybrid vector + keyword retrieval, ranked by relevance, recency, outcome, importance and task,
+    diversified, and cut to fit --budget tokens.
 
     \b
     Example:
@@ -219,7 +222,10 @@ def forget(
     store: StoreOption = None,
     json_: JsonFlag = False,
 ) -> None:
-    """Forget memories: soft by default (excluded from search, restorable), --hard purges.
+    """Forget memories (soft by default; --hard purges).
+
+    Soft-forgotten memories are excluded from search and can be restored; --hard deletes the rows,
+    their vectors and old index versions for good.
 
     \b
     Example:
@@ -246,8 +252,8 @@ def forget(
         count = len(set(target.select_ids(filters))) + len(ids) if filters else len(ids)
         what = "purge for good" if hard else "forget"
         if not sys.stdin.isatty():
-            raise InvalidInput(f"This would {what} up to {count} memories; add -y to confirm.")
-        typer.confirm(f"{what.capitalize()} up to {count} memories?", abort=True, err=True)
+            raise InvalidInput(f"This would {what} up to {count} memor{'y' if count == 1 else 'ies'}; add -y to confirm.")
+        typer.confirm(f"{what.capitalize()} up to {count} memor{'y' if count == 1 else 'ies'}?", abort=True, err=True)
     count = target.forget(ids, filters=filters, hard=hard, reason=reason)
     if json_:
         render.json_doc({"forgotten": count, "hard": hard})

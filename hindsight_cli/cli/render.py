@@ -68,17 +68,20 @@ def hits_table(hits: Sequence[Hit], explain: bool = False) -> None:
         return
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
     for name, justify in (("rank", "right"), ("score", "right"), ("age", "right"), ("type", "left"),
-                          ("outcome", "left"), ("content", "left"), ("id", "left")):
-        table.add_column(name, justify=justify, no_wrap=name != "content", overflow="fold")
+                          ("outcome", "left")):
+        table.add_column(name, justify=justify, no_wrap=True)
+    table.add_column("content", min_width=24, overflow="fold", ratio=1)
     for rank, hit in enumerate(hits, 1):
         memory = hit.memory
-        content = memory.content + (f"\n→ fix: {memory.resolution}" if memory.resolution else "")
-        table.add_row(str(rank), f"{hit.score:.3f}", _age(memory.event_at), memory.type, _outcome(memory),
-                      Text(_one_line(content) if not explain else content), memory.id)
+        content = Text(_one_line(memory.content) if not explain else memory.content)
+        if memory.resolution:
+            content.append(f"\n→ fix: {_one_line(memory.resolution)}")
+        content.append(f"\n{memory.id}", style="dim")
+        table.add_row(str(rank), f"{hit.score:.3f}", _age(memory.event_at), memory.type, _outcome(memory), content)
     out.print(table)
     if explain:
         for rank, hit in enumerate(hits, 1):
-            out.print(Text(explain_line(rank, hit)))
+            out.print(Text(explain_line(rank, hit)), soft_wrap=True)
 
 
 def explain_line(rank: int, hit: Hit) -> str:
@@ -100,11 +103,14 @@ def memories_table(memories: Sequence[Memory]) -> None:
         message("No memories.")
         return
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    for name in ("id", "age", "type", "status", "agent", "task", "outcome", "content"):
-        table.add_column(name, no_wrap=name != "content", overflow="fold")
+    for name in ("age", "type", "status", "outcome"):
+        table.add_column(name, no_wrap=True)
+    table.add_column("content", min_width=24, overflow="fold", ratio=1)
     for memory in memories:
-        table.add_row(memory.id, _age(memory.created_at), memory.type, memory.status, memory.agent_id,
-                      memory.task_id or "", _outcome(memory), Text(_one_line(memory.content, 200)))
+        content = Text(_one_line(memory.content, 200))
+        scope = " · ".join(filter(None, [memory.agent_id, memory.task_id, memory.id]))
+        content.append(f"\n{scope}", style="dim")
+        table.add_row(_age(memory.created_at), memory.type, memory.status, _outcome(memory), content)
     out.print(table)
 
 

@@ -24,7 +24,10 @@ def _open(path: Optional[Path]):  # noqa: ANN202
 
 @app.command()
 def init(store: StoreOption = None, json_: JsonFlag = False) -> None:
-    """Create a store: ./.hindsight here (with a .gitignore of *), or at --store PATH.
+    """Create a store (./.hindsight by default).
+
+    The directory gets a .gitignore of * and a commented config.toml; --store PATH (or
+    $HINDSIGHT_STORE) creates it there instead.
 
     \b
     Example:
@@ -34,7 +37,8 @@ def init(store: StoreOption = None, json_: JsonFlag = False) -> None:
 
     from ..store import Store
 
-    target = Path(store).expanduser().resolve() if store else Path.cwd() / paths.STORE_DIRNAME
+    chosen = store or os.environ.get(paths.ENV_STORE)
+    target = Path(chosen).expanduser().resolve() if chosen else Path.cwd() / paths.STORE_DIRNAME
     created = Store(target).init()
     if json_:
         render.json_doc({"store": str(target), "created": created})
@@ -65,7 +69,7 @@ def where(store: StoreOption = None, json_: JsonFlag = False) -> None:
 
 @app.command()
 def stats(store: StoreOption = None, json_: JsonFlag = False) -> None:
-    """Counts by status, type, agent and outcome, the model, and sizes on disk.
+    """Show counts, the embedding model and sizes on disk.
 
     \b
     Example:
@@ -85,7 +89,9 @@ def export(
     output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write to this file instead of stdout.", show_default=False)] = None,
     store: StoreOption = None,
 ) -> None:
-    """Export every memory as JSONL (the data-model fields, one memory per line).
+    """Export every memory as JSONL.
+
+    One memory per line with the data-model fields, every status included, oldest first.
 
     \b
     Example:
@@ -123,7 +129,10 @@ def import_(
     store: StoreOption = None,
     json_: JsonFlag = False,
 ) -> None:
-    """Import memories from JSONL; ids and keys already present are skipped, so rerunning adds nothing.
+    """Import memories from JSONL (idempotent).
+
+    Ids and idempotency keys already present are skipped, so rerunning adds nothing. One bad line
+    refuses the whole file.
 
     \b
     Example:
@@ -155,7 +164,9 @@ def import_(
 
 @app.command()
 def reindex(store: StoreOption = None, json_: JsonFlag = False) -> None:
-    """Re-embed every memory with the configured model and rebuild the LanceDB index from the ledger.
+    """Re-embed every memory and rebuild the index.
+
+    Uses the configured embedding model; run it after changing [embedding] model.
 
     \b
     Example:

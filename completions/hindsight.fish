@@ -1,0 +1,1 @@
+complete --command hindsight --no-files --arguments "(env _HINDSIGHT_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=get-args _TYPER_COMPLETE_ARGS=(commandline -cp) hindsight)" --condition "env _HINDSIGHT_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=is-args _TYPER_COMPLETE_ARGS=(commandline -cp) hindsight"

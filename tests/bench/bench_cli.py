@@ -1,0 +1,138 @@
+"""Measure the issue-2 figures: cold CLI start-up, cold record/search on a big store, bulk import rate,
+warm in-process search. Not a test (pytest does not collect it); run it by hand:
+
+    python tests/bench/bench_cli.py --size 10000 [--json]
+
+It builds a store of synthetic but realistic memories (several agents and tasks, tools, errors and their
+fixes, English and Chinese, varied lengths) in a temporary directory and leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TOOLS = ["weather-api", "github", "postgres", "redis", "docker", "kubectl", "npm", "pip", "s3", "stripe", "slack",
+         "jira", "terraform", "nginx", "kafka"]
+ERRORS = ["returned 401 Unauthorized", "timed out after 30s", "returned 502 Bad Gateway", "refused the connection",
+          "ran out of memory", "reported a schema mismatch", "hit the rate limit", "failed with exit code 1",
+          "could not resolve the host", "rejected the payload as too large"]
+FIXES = ["refreshed the token and retried", "raised the timeout to 120s", "restarted the upstream service",
+         "pinned the previous version", "added exponential backoff", "split the batch in two",
+         "fixed the DNS entry", "regenerated the lockfile", "rotated the credentials", "increased the memory limit"]
+PREFS = ["User prefers short answers", "User wants code without comments", "User picks the CLI over the GUI",
+         "User works in Chinese and English", "User asks for tests before refactors"]
+ZH = ["调用{tool}时返回401，原因是token过期", "{tool}连接超时，重试三次后成功", "部署到{tool}失败，回滚到上一个版本",
+      "用户希望回答简短", "{tool}的配置文件缺少必填字段"]
+FILLER = ("The agent read the logs, compared the failing request with the last good one, and noted the "
+          "difference in headers and payload size before trying again. ")
+
+
+def synthetic(n: int, seed: int = 7) -> list[dict]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        tool = rng.choice(TOOLS)
+        kind = rng.random()
+        record: dict = {"agent_id": f"agent-{i % 5}", "task_id": f"task-{i // 40:05d}", "step": i % 40,
+                        "event_at": f"2026-{1 + i % 11:02d}-{1 + i % 28:02d}T{i % 24:02d}:00:00Z"}
+        if kind < 0.45:
+            record.update(content=f"Calling {tool} {rng.choice(ERRORS)} during step {i % 40}",
+                          outcome="failure", trigger="tool_error",
+                          resolution=rng.choice(FIXES) if rng.random() < 0.7 else None,
+                          env={"tool_version": f"{tool}-v{rng.randint(1, 4)}"})
+        elif kind < 0.75:
+            record.update(content=f"Finished {tool} step {i % 40}: " + FILLER * rng.randint(0, 3),
+                          outcome="success", trigger="task_end")
+        elif kind < 0.9:
+            record.update(content=rng.choice(ZH).format(tool=tool), outcome=rng.choice(["failure", "success"]))
+        else:
+            record.update(content=f"{rng.choice(PREFS)} (noted {i})", type="semantic", source="user")
+        out.append(record)
+    return out
+
+
+def median_wall(cmd: list[str], env: dict, runs: int = 5, stdin: str | None = None) -> tuple[float, list[float]]:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        result = subprocess.run(cmd, env=env, input=stdin, capture_output=True, text=True)
+        times.append(time.perf_counter() - started)
+        if result.returncode != 0:
+            raise SystemExit(f"{' '.join(cmd)} failed: {result.stderr}")
+    return statistics.median(times), times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size", type=int, default=10_000)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    exe = shutil.which("hindsight") or str(Path(sys.executable).with_name("hindsight"))
+    root = Path(tempfile.mkdtemp(prefix="hindsight-bench-"))
+    env = {**os.environ, "HINDSIGHT_HOME": str(root / "home")}
+    store = root / "store"
+    figures: dict = {"size": args.size}
+    try:
+        data = root / "data.jsonl"
+        data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in synthetic(args.size)))
+        started = time.perf_counter()
+        subprocess.run([exe, "import", str(data), "--store", str(store)], env=env, check=True, capture_output=True)
+        elapsed = time.perf_counter() - started
+        figures["import_seconds"] = round(elapsed, 2)
+        figures["import_per_second"] = round(args.size / elapsed, 1)
+
+        figures["help_median_s"], _ = median_wall([exe, "--help"], env)
+        figures["search_cold_median_s"], runs = median_wall(
+            [exe, "search", "why did the weather API return 401", "--store", str(store)], env)
+        figures["search_cold_runs_s"] = [round(t, 3) for t in runs]
+        figures["search_json_cold_median_s"], _ = median_wall(
+            [exe, "search", "天气 token 过期", "--json", "--store", str(store)], env)
+        figures["record_cold_median_s"], runs = median_wall(
+            [exe, "record", "bench note: kafka consumer lag spiked after the deploy", "--no-merge", "--store",
+             str(store)], env)
+        figures["record_cold_runs_s"] = [round(t, 3) for t in runs]
+
+        sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+        os.environ["HINDSIGHT_HOME"] = env["HINDSIGHT_HOME"]
+        from hindsight_cli.store import Store
+
+        queries = ["weather API 401", "kubectl timed out", "how was the redis connection fixed", "用户希望回答简短",
+                   "rate limit on stripe", "terraform schema mismatch", "docker ran out of memory", "npm lockfile"]
+        for engine in ("ledger", "index"):
+            warm = Store(store, warm=True)
+            warm.search("warm up", engine=engine)
+            times = []
+            for i in range(60):
+                started = time.perf_counter()
+                warm.search(queries[i % len(queries)], engine=engine)
+                times.append((time.perf_counter() - started) * 1000)
+            times.sort()
+            figures[f"warm_{engine}_p50_ms"] = round(statistics.median(times), 1)
+            figures[f"warm_{engine}_p95_ms"] = round(times[int(len(times) * 0.95) - 1], 1)
+        figures["ledger_mb"] = round((store / "ledger.duckdb").stat().st_size / 1e6, 1)
+        figures["index_mb"] = round(sum(p.stat().st_size for p in (store / "index.lance").rglob("*")
+                                        if p.is_file()) / 1e6, 1)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    for key, value in list(figures.items()):
+        if isinstance(value, float) and key.endswith("_s"):
+            figures[key] = round(value, 3)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        for key, value in figures.items():
+            print(f"{key:28} {value}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""Several processes on one store at once: nothing lost, nothing duplicated, no errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from hindsight_cli.store import Store
+
+WRITER = """
+import sys
+from pathlib import Path
+from hindsight_cli.store import Store
+store = Store(Path(sys.argv[1]))
+name = sys.argv[2]
+for i in range(int(sys.argv[3])):
+    store.record(f"process {name} wrote memory number {i} about topic {i % 3}", agent_id=name, step=i, task_id="load")
+"""
+
+READER = """
+import sys
+from pathlib import Path
+from hindsight_cli.store import Store
+store = Store(Path(sys.argv[1]), warm=True)
+for i in range(int(sys.argv[2])):
+    store.search("memory about topic 1")
+    store.list(limit=5)
+print("reader ok")
+"""
+
+
+def test_writers_and_a_warm_reader_share_a_store(tmp_path: Path) -> None:
+    path = tmp_path / "shared"
+    Store(path).init()
+    env = {**os.environ, "HINDSIGHT_LOCK_TIMEOUT": "60"}
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), f"w{n}", "10"], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for n in range(3)]
+    reader = subprocess.Popen([sys.executable, "-c", READER, str(path), "10"], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    outputs = []
+    for proc in [*writers, reader]:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        outputs.append(out)
+    assert "reader ok" in outputs[-1]
+    memories = Store(path).list(limit=None)
+    assert len(memories) == 30
+    assert len({(m.agent_id, m.step) for m in memories}) == 30
+    hits = Store(path, warm=True).search("process w2 wrote memory number 7", k=1).hits
+    assert hits[0].memory.content == "process w2 wrote memory number 7 about topic 1"

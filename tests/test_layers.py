@@ -1,0 +1,59 @@
+"""Import rules and start-up weight, checked in fresh interpreters."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+HEAVY = ("lancedb", "fastembed", "onnxruntime", "mcp", "duckdb", "pyarrow")
+
+
+def _loaded(code: str) -> set[str]:
+    probe = code + "\nimport sys, json\nsys.stdout.write(json.dumps(sorted(sys.modules)))"
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return {name.split(".")[0] for name in json.loads(result.stdout.splitlines()[-1])}
+
+
+def test_the_library_does_not_load_faces_or_adapters() -> None:
+    loaded = _loaded("import hindsight_cli")
+    assert not loaded & {"typer", "rich", "mcp", *HEAVY}
+
+
+def test_help_loads_no_heavy_library() -> None:
+    code = (
+        "import sys, io\n"
+        "from hindsight_cli.cli import app\n"
+        "out = sys.stdout; sys.stdout = io.StringIO()\n"
+        "try:\n    app(['--help'], prog_name='hindsight')\nexcept SystemExit:\n    pass\n"
+        "try:\n    app(['search', '--help'], prog_name='hindsight')\nexcept SystemExit:\n    pass\n"
+        "sys.stdout = out\n"
+    )
+    loaded = _loaded(code)
+    assert not loaded & set(HEAVY), loaded & set(HEAVY)
+
+
+def test_cold_search_path_skips_lancedb_and_fastembed(tmp_path) -> None:
+    code = (
+        "import os, sys, io\n"
+        f"os.environ['HINDSIGHT_HOME'] = {str(tmp_path)!r}\n"
+        "from hindsight_cli.store import Store\n"
+        f"s = Store(__import__('pathlib').Path({str(tmp_path / 's')!r}))\n"
+        "s.record('a memory about vector search')\n"
+        "assert s.search('vector search').hits\n"
+    )
+    loaded = _loaded(code)
+    assert "duckdb" in loaded and "onnxruntime" in loaded
+    assert not loaded & {"lancedb", "fastembed", "mcp", "typer", "rich"}
+
+
+def test_core_modules_never_import_faces() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "hindsight_cli"
+    for path in root.rglob("*.py"):
+        if "cli" in path.relative_to(root).parts[:1]:
+            continue
+        text = path.read_text()
+        for face in ("import typer", "from typer", "import rich", "from rich", "import mcp", "from mcp"):
+            assert face not in text, f"{path.name} imports a face library ({face})"
