@@ -120,7 +120,9 @@ class Store:
         return dim
 
     def _embed(self, texts: Sequence[str], dim: int) -> Any:
-        vectors = self.embedder.embed(texts)
+        return self._checked(self.embedder.embed(texts), dim)
+
+    def _checked(self, vectors: Any, dim: int) -> Any:
         if vectors.shape[1] != dim:
             raise EmbeddingMismatch(
                 f"The model {self.embedder.name} makes {vectors.shape[1]}-d vectors but this store holds {dim}-d ones. "
@@ -267,18 +269,26 @@ class Store:
                               troubleshooting=ranking.is_troubleshooting(query))
         n = max(weights.candidates, k * 4)
         query_terms = terms(query)
+        # In a cold process loading the model is the slowest step; it runs beside opening the
+        # ledger and the keyword search (DuckDB and onnxruntime release the GIL).
+        embedding = _Background(lambda: self.embedder.embed([query])) if mode != "keyword" else None
         with self.ledger.connect(read_only=True) as conn:
             dim = self._check_model(conn) if mode != "keyword" else 0
-            vector = self._embed([query], dim)[0].tolist() if mode != "keyword" else None
             where, params = where_sql(filters, ctx.now)
-            if self._engine(conn, engine) == "index":
+            use_index = self._engine(conn, engine) == "index"
+            if use_index:
                 index = self._synced_index(conn, dim)
                 lance_where = where_clause(filters, ctx.now)
-                near = index.nearest(vector, lance_where, n) if vector is not None else []
                 words = index.keyword(query_terms, lance_where, n) if mode != "vector" else []
             else:
-                near = self.ledger.nearest(conn, vector, dim, where, params, n) if vector is not None else []
                 words = self.ledger.keyword(conn, query_terms, where, params, n) if mode != "vector" else []
+            vector = self._checked(embedding.result(), dim)[0].tolist() if embedding else None
+            if vector is None:
+                near = []
+            elif use_index:
+                near = index.nearest(vector, lance_where, n)
+            else:
+                near = self.ledger.nearest(conn, vector, dim, where, params, n)
             by_keyword = {m for m, _ in words}
             near = [(m, s) for m, s in near if s >= weights.min_vector_similarity or m in by_keyword]
             candidates = ranking.fuse(near, words)
@@ -532,6 +542,31 @@ class Store:
             "ledger_bytes": _size(self.ledger.path) + _size(Path(str(self.ledger.path) + ".wal")),
             "index_bytes": _size(index_dir), "index": index,
         }
+
+
+class _Background:
+    """Run one function in a thread; ``result()`` returns its value or raises its exception."""
+
+    def __init__(self, function: Callable[[], Any]) -> None:
+        import threading
+
+        self._value: Any = None
+        self._error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                self._value = function()
+            except BaseException as error:  # re-raised in the caller's thread
+                self._error = error
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+
+    def result(self) -> Any:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value
 
 
 def _size(path: Path) -> int:

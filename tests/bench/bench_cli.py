@@ -91,6 +91,12 @@ def main() -> None:
         figures["import_seconds"] = round(elapsed, 2)
         figures["import_per_second"] = round(args.size / elapsed, 1)
 
+        # Floors on this machine, for context: the interpreter, and importing what a cold search needs.
+        python = str(Path(exe).with_name("python"))
+        figures["floor_python_median_s"], _ = median_wall([python, "-c", "pass"], env)
+        figures["floor_import_typer_median_s"], _ = median_wall([python, "-c", "import typer"], env)
+        figures["floor_import_search_deps_median_s"], _ = median_wall(
+            [python, "-c", "import typer, rich.table, duckdb, numpy, onnxruntime, tokenizers"], env)
         figures["help_median_s"], _ = median_wall([exe, "--help"], env)
         figures["search_cold_median_s"], runs = median_wall(
             [exe, "search", "why did the weather API return 401", "--store", str(store)], env)
@@ -104,7 +110,19 @@ def main() -> None:
 
         sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
         os.environ["HINDSIGHT_HOME"] = env["HINDSIGHT_HOME"]
+        from hindsight_cli.embedding import load_embedder
         from hindsight_cli.store import Store
+        from hindsight_cli.writing import embedding_text
+
+        # The embedding ceiling for import: the same texts, embedded the same way, stored nowhere.
+        sample = [embedding_text({"content": r["content"], "resolution": r.get("resolution")})
+                  for r in synthetic(args.size)[:2000]]
+        sample.sort(key=len)
+        model = load_embedder()
+        started = time.perf_counter()
+        for start in range(0, len(sample), 256):
+            model.embed(sample[start : start + 256])
+        figures["floor_embed_per_second"] = round(len(sample) / (time.perf_counter() - started), 1)
 
         queries = ["weather API 401", "kubectl timed out", "how was the redis connection fixed", "用户希望回答简短",
                    "rate limit on stripe", "terraform schema mismatch", "docker ran out of memory", "npm lockfile"]
