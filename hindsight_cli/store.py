@@ -122,6 +122,18 @@ class Store:
     def _embed(self, texts: Sequence[str], dim: int) -> Any:
         return self._checked(self.embedder.embed(texts), dim)
 
+    def _embedding_job(self, texts: Sequence[str]) -> "_Background | _Deferred":
+        """Embed ``texts`` beside the caller's ledger work when that is safe.
+
+        In a cold process loading the model is the slowest step; it runs while the ledger opens
+        (DuckDB and onnxruntime release the GIL). A configured hub model is only loaded after the
+        store's model check has passed, so a mismatch never starts a download.
+        """
+        function = lambda: self.embedder.embed(texts)  # noqa: E731
+        if self._embedder is not None or self.config.embedding_model == self._bundled():
+            return _Background(function)
+        return _Deferred(function)
+
     def _checked(self, vectors: Any, dim: int) -> Any:
         if vectors.shape[1] != dim:
             raise EmbeddingMismatch(
@@ -171,9 +183,10 @@ class Store:
         prepared = self._prepare({**fields, "content": content})
         row = prepared.row
         self.init()
+        job = self._embedding_job([embedding_text(row)])
         with self.ledger.connect(read_only=True) as conn:
             dim = self._check_model(conn)
-        vector = self._embed([embedding_text(row)], dim)[0]
+        vector = self._checked(job.result(), dim)[0]
         with self.ledger.transaction() as conn:
             existing = self.ledger.by_key(conn, row["idempotency_key"])
             if existing is not None:
@@ -269,9 +282,7 @@ class Store:
                               troubleshooting=ranking.is_troubleshooting(query))
         n = max(weights.candidates, k * 4)
         query_terms = terms(query)
-        # In a cold process loading the model is the slowest step; it runs beside opening the
-        # ledger and the keyword search (DuckDB and onnxruntime release the GIL).
-        embedding = _Background(lambda: self.embedder.embed([query])) if mode != "keyword" else None
+        embedding = self._embedding_job([query]) if mode != "keyword" else None
         with self.ledger.connect(read_only=True) as conn:
             dim = self._check_model(conn) if mode != "keyword" else 0
             where, params = where_sql(filters, ctx.now)
@@ -421,18 +432,17 @@ class Store:
             if count:
                 self.ledger.audit(conn, "forget_hard" if hard else "forget", targets, at, reason)
         if hard and count:
-            self._purge_index(targets)
+            self._purge(targets)
         else:
             self._sync_if_open()
         return count
 
-    def _purge_index(self, ids: list[str]) -> None:
-        index_dir = self.path / paths.INDEX_DIR
-        if not index_dir.exists():
-            return
-        index = self.index()
-        index.delete(ids)
-        index.compact(purge=True)
+    def _purge(self, ids: list[str]) -> None:
+        """After a hard forget: drop the vectors and every old index version that still holds them."""
+        if (self.path / paths.INDEX_DIR).exists():
+            index = self.index()
+            index.delete(ids)
+            index.compact(purge=True)
         with self.ledger.connect() as conn:
             conn.execute("CHECKPOINT")
 
@@ -542,6 +552,16 @@ class Store:
             "ledger_bytes": _size(self.ledger.path) + _size(Path(str(self.ledger.path) + ".wal")),
             "index_bytes": _size(index_dir), "index": index,
         }
+
+
+class _Deferred:
+    """Run one function when its result is asked for."""
+
+    def __init__(self, function: Callable[[], Any]) -> None:
+        self._function = function
+
+    def result(self) -> Any:
+        return self._function()
 
 
 class _Background:

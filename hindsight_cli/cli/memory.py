@@ -252,13 +252,13 @@ def forget(
         count = len(set(target.select_ids(filters))) + len(ids) if filters else len(ids)
         what = "purge for good" if hard else "forget"
         if not sys.stdin.isatty():
-            raise InvalidInput(f"This would {what} up to {count} memor{'y' if count == 1 else 'ies'}; add -y to confirm.")
-        typer.confirm(f"{what.capitalize()} up to {count} memor{'y' if count == 1 else 'ies'}?", abort=True, err=True)
+            raise InvalidInput(f"This would {what} up to {render.memories(count)}; add -y to confirm.")
+        typer.confirm(f"{what.capitalize()} up to {render.memories(count)}?", abort=True, err=True)
     count = target.forget(ids, filters=filters, hard=hard, reason=reason)
     if json_:
         render.json_doc({"forgotten": count, "hard": hard})
     else:
-        render.message(f"{'Purged' if hard else 'Forgot'} {count} memor{'y' if count == 1 else 'ies'}."
+        render.message(f"{'Purged' if hard else 'Forgot'} {render.memories(count)}."
                        + ("" if hard else " Undo with `hindsight restore ID`."))
 
 

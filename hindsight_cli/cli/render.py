@@ -22,6 +22,11 @@ out = Console(soft_wrap=False, highlight=False)
 err = Console(stderr=True, highlight=False, soft_wrap=True)  # messages stay one line
 
 
+def memories(count: int) -> str:
+    """``1 memory``, ``3 memories``."""
+    return f"{count} memor{'y' if count == 1 else 'ies'}"
+
+
 def error(exc: BaseException) -> None:
     err.print(Text(f"Error: {exc}", style="bold red"))
 

@@ -120,7 +120,7 @@ def export(
         except BaseException:
             os.unlink(handle.name)
             raise
-    render.message(f"Exported {len(records)} memor{'y' if len(records) == 1 else 'ies'}.")
+    render.message(f"Exported {render.memories(len(records))}.")
 
 
 @app.command(name="import")
@@ -179,6 +179,6 @@ def reindex(store: StoreOption = None, json_: JsonFlag = False) -> None:
     if json_:
         render.json_doc({"reindexed": count})
     else:
-        render.message(f"Re-embedded and indexed {count} memor{'y' if count == 1 else 'ies'}.")
+        render.message(f"Re-embedded and indexed {render.memories(count)}.")
 
 
