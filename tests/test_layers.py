@@ -52,8 +52,8 @@ def test_core_modules_never_import_faces() -> None:
 
     root = Path(__file__).resolve().parent.parent / "hindsight_cli"
     for path in root.rglob("*.py"):
-        if "cli" in path.relative_to(root).parts[:1]:
-            continue
+        if "cli" in path.relative_to(root).parts[:1] or path.name == "mcp_server.py":
+            continue  # the faces
         text = path.read_text()
         for face in ("import typer", "from typer", "import rich", "from rich", "import mcp", "from mcp"):
             assert face not in text, f"{path.name} imports a face library ({face})"

@@ -54,7 +54,9 @@ def _root(
 
 
 from . import memory, store_admin  # noqa: E402  (commands register themselves on `app`)
+from .serve import mcp_app  # noqa: E402
 
+app.add_typer(mcp_app)
 _ = (memory, store_admin)
 
 

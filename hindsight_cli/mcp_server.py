@@ -1,0 +1,290 @@
+"""`hindsight mcp`: the MCP face over Store. Each tool is a few lines; the logic lives in Store.
+
+Nothing here writes to stdout: logs go to stderr or ``--log-file``. The SDK is imported only when a
+server is built, so the CLI and the library never pay for it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from .errors import HindsightError, InvalidInput, MemoryNotFound
+from .models import Filters, Memory
+from .store import Store
+
+log = logging.getLogger("hindsight.mcp")
+
+INSTRUCTIONS = """\
+hindsight is this project's long-term memory: what was done before, what failed and how it was fixed,
+and what the user prefers. Use it so the same mistake is not made twice.
+
+When to recall (memory_search; pass budget_tokens, e.g. 400, and paste the returned `context`):
+- at the start of every task, with the task's goal as the query;
+- after a tool call fails, and again if the same error repeats: search the error text;
+- when the user repeats a question or corrects you: search what they asked;
+- when a task enters a new phase (planning -> coding -> testing -> deploying).
+
+What to write (memory_write; one fact or event per call, in the user's language):
+- task start and end (trigger task_start / task_end, with the outcome);
+- every tool error, and once it is fixed, the fix (trigger tool_error, outcome failure, resolution);
+- user corrections and stated preferences (type semantic, source user);
+- how-tos worth keeping (type procedural).
+Writes are idempotent and near-duplicates merge, so retrying is safe. Never store secrets: they are
+redacted anyway. Stay within a budget: recall a few memories, not everything.
+"""
+
+
+@dataclass(frozen=True)
+class StoredMemory(Memory):
+    """A memory as written: the stored fields plus what the write did."""
+
+    deduplicated: bool = False
+    redactions: int = 0
+
+
+@dataclass(frozen=True)
+class ScoredMemory(Memory):
+    """A search hit: the memory's fields plus its score and which retrievers matched it."""
+
+    score: float = 0.0
+    matched: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SearchOutput:
+    """Ranked hits and the block to paste into a prompt."""
+
+    hits: list[ScoredMemory]
+    context: str
+    tokens: int
+    dropped_for_budget: int = 0
+
+
+@dataclass
+class ForgetOutput:
+    forgotten: int
+    hard: bool
+
+
+class Memories:
+    """The operations the tools expose, bound to one store and an optional agent scope."""
+
+    def __init__(self, store: Store, agent: str | None = None) -> None:
+        self.store = store
+        self.agent = agent
+        self._lock = threading.Lock()  # tools run in worker threads; one store operation at a time
+
+    def _scope(self, requested: str | None) -> str | None:
+        if self.agent is None:
+            return requested or None
+        if requested and requested != self.agent:
+            raise InvalidInput(
+                f"This server is scoped to agent {self.agent!r}; it cannot read or write agent {requested!r}. "
+                "Leave agent_id out."
+            )
+        return self.agent
+
+    def _visible(self, memory: Memory) -> Memory:
+        if self.agent is not None and memory.agent_id != self.agent:
+            raise MemoryNotFound(f"No memory with id {memory.id!r}. Find ids with memory_search.")
+        return memory
+
+    def write(self, content: str, **fields: Any) -> StoredMemory:
+        fields["agent_id"] = self._scope(fields.get("agent_id")) or fields.get("agent_id")
+        with self._lock:
+            result = self.store.record(content, **fields)
+        return StoredMemory(**result.memory.to_dict(), deduplicated=result.deduplicated,
+                            redactions=result.redactions)
+
+    def search(self, query: str, *, agent_id: str | None = None, top_k: int = 5, budget_tokens: int | None = None,
+               **options: Any) -> SearchOutput:
+        scope = self._scope(agent_id)
+        filters = Filters(agent_ids=(scope,) if scope else None, task_id=options.pop("task_id", None),
+                          types=tuple(options.pop("types", None) or ()) or None,
+                          outcomes=tuple(options.pop("outcomes", None) or ()) or None,
+                          tags=tuple(options.pop("tags", None) or ()), since=options.pop("since", None),
+                          until=options.pop("until", None))
+        with self._lock:
+            result = self.store.search(query, filters=filters, k=top_k, budget=budget_tokens, **options)
+        hits = [ScoredMemory(**h.memory.to_dict(), score=round(h.score, 6), matched=h.matched) for h in result.hits]
+        return SearchOutput(hits, result.context, result.tokens, result.dropped_for_budget)
+
+    def get(self, memory_id: str) -> Memory:
+        with self._lock:
+            return self._visible(self.store.get(memory_id))
+
+    def forget(self, ids: list[str], *, task_id: str | None, hard: bool, reason: str | None) -> ForgetOutput:
+        with self._lock:
+            for memory_id in ids:
+                self._visible(self.store.get(memory_id))
+            filters = None
+            if task_id:
+                scope = self._scope(None)
+                filters = Filters(agent_ids=(scope,) if scope else None, task_id=task_id,
+                                  statuses=None if hard else ("active", "archived"), include_expired=True)
+            if not ids and filters is None:
+                raise InvalidInput("Say what to forget: ids, or a task_id.")
+            count = self.store.forget(ids, filters=filters, hard=hard, reason=reason)
+        return ForgetOutput(count, hard)
+
+    def recent(self, limit: int = 20) -> list[Memory]:
+        scope = self._scope(None)
+        with self._lock:
+            return self.store.list(Filters(agent_ids=(scope,) if scope else None), limit=limit)
+
+
+def _parse_times(since: str | None, until: str | None) -> dict[str, Any]:
+    from .timeutil import parse_time
+
+    return {"since": parse_time(since, "since") if since else None,
+            "until": parse_time(until, "until") if until else None}
+
+
+def _model_errors(function: Any, kind: str = "tool") -> Any:
+    """Turn a HindsightError into a ToolError (ResourceError), so its text, which says what to do
+    next, reaches the model. The SDK hides any other exception behind "Error executing tool X"."""
+    import functools
+
+    from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+
+    error_type = ToolError if kind == "tool" else ResourceError
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except HindsightError as error:
+            log.info("%s refused: %s", function.__name__, error)
+            raise error_type(str(error)) from None
+
+    return wrapper
+
+
+def build_server(store: Store, agent: str | None = None) -> Any:
+    """An MCPServer with hindsight's tools, resources and prompt, bound to ``store``."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import ToolAnnotations
+
+    from . import __version__
+
+    memories = Memories(store, agent)
+    server = MCPServer("hindsight", version=__version__, instructions=INSTRUCTIONS)
+    server.memories = memories  # type: ignore[attr-defined]
+
+    def tool(**options: Any) -> Any:
+        import inspect
+
+        return lambda function: server.tool(description=inspect.cleandoc(function.__doc__ or ""), **options)(
+            _model_errors(function))
+
+    @tool(annotations=ToolAnnotations(title="Write a memory", read_only_hint=False, destructive_hint=False,
+                                             idempotent_hint=True, open_world_hint=False))
+    def memory_write(
+        content: str, type: Optional[str] = None, agent_id: Optional[str] = None, task_id: Optional[str] = None,
+        step: Optional[int] = None, trigger: Optional[str] = None, outcome: Optional[str] = None,
+        resolution: Optional[str] = None, importance: Optional[float] = None, confidence: Optional[float] = None,
+        tags: Optional[list[str]] = None, metadata: Optional[dict[str, Any]] = None,
+        env: Optional[dict[str, str]] = None, source: Optional[str] = None, event_at: Optional[str] = None,
+        valid_until: Optional[str] = None, ttl: Optional[str] = None, key: Optional[str] = None,
+        merge: bool = True,
+    ) -> StoredMemory:
+        """Record one memory: an event (episodic), a fact or preference (semantic) or a how-to (procedural).
+
+        For a failure give outcome="failure" and, once known, the fix in `resolution`. Retrying the same
+        write returns the same memory (deduplicated=true); secrets are redacted (redactions counts them).
+        """
+        return memories.write(content, type=type, agent_id=agent_id, task_id=task_id, step=step, trigger=trigger,
+                              outcome=outcome, resolution=resolution, importance=importance, confidence=confidence,
+                              tags=tags or [], metadata=metadata or {}, env=env or {}, source=source,
+                              event_at=event_at, valid_until=valid_until, ttl=ttl, key=key, merge=merge)
+
+    @tool(annotations=ToolAnnotations(title="Search memories", read_only_hint=True, open_world_hint=False))
+    def memory_search(
+        query: str, top_k: int = 5, budget_tokens: Optional[int] = None, agent_id: Optional[str] = None,
+        task_id: Optional[str] = None, types: Optional[list[str]] = None, outcomes: Optional[list[str]] = None,
+        tags: Optional[list[str]] = None, since: Optional[str] = None, until: Optional[str] = None,
+        mode: str = "hybrid", env: Optional[dict[str, str]] = None, current_task: Optional[str] = None,
+    ) -> SearchOutput:
+        """Find the few memories that matter for a query, ranked, within budget_tokens.
+
+        Returns the hits with their scores and `context`: a ready-to-paste block
+        ("[hindsight: N memories, T tokens]" then one line per memory). Pass `env` (e.g.
+        {"tool_version": "v3"}) to rank memories from other versions lower, `current_task` to favour
+        the task at hand.
+        """
+        return memories.search(query, agent_id=agent_id, top_k=top_k, budget_tokens=budget_tokens,
+                               task_id=task_id, types=types, outcomes=outcomes, tags=tags, mode=mode,
+                               env=env or {}, current_task=current_task, **_parse_times(since, until))
+
+    @tool(annotations=ToolAnnotations(title="Get a memory", read_only_hint=True, open_world_hint=False))
+    def memory_get(id: str) -> Memory:
+        """Get one memory by id (or a unique prefix of 8+ characters), with every field."""
+        return memories.get(id)
+
+    @tool(annotations=ToolAnnotations(title="Forget memories", read_only_hint=False, destructive_hint=True,
+                                             idempotent_hint=True, open_world_hint=False))
+    def memory_forget(ids: Optional[list[str]] = None, task_id: Optional[str] = None, hard: bool = False,
+                      reason: Optional[str] = None) -> ForgetOutput:
+        """Forget memories by id or by task. Soft by default (hidden from search, restorable);
+        hard=true deletes them for good. Returns how many changed."""
+        return memories.forget(list(ids or []), task_id=task_id, hard=hard, reason=reason)
+
+    @server.resource("hindsight://memories/recent", name="recent-memories", mime_type="application/json",
+                     description="The 20 most recent memories (this server's scope).")
+    def recent_memories() -> str:
+        import json
+
+        return json.dumps([m.to_dict() for m in memories.recent(20)], ensure_ascii=False)
+
+    def memory_resource(memory_id: str) -> str:
+        import json
+
+        return json.dumps(memories.get(memory_id).to_dict(), ensure_ascii=False)
+
+    server.resource("hindsight://memory/{memory_id}", name="memory", mime_type="application/json",
+                    description="One memory by id.")(_model_errors(memory_resource, "resource"))
+
+    @server.prompt(name="recall", description="Turn a task description into a block of relevant memories.")
+    def recall(task: str, budget_tokens: int = 400) -> str:
+        result = memories.search(task, top_k=20, budget_tokens=int(budget_tokens))
+        if not result.hits:
+            return f"No memories relevant to this task were found.\n\nTask: {task}"
+        return (f"Relevant memories from earlier work (most useful first):\n\n{result.context}\n\n"
+                f"Task: {task}")
+
+    return server
+
+
+def configure_logging(log_file: Path | None) -> None:
+    """Logs to stderr or a file, set up before the SDK's own default (which would also use stderr)."""
+    handler: logging.Handler = logging.FileHandler(log_file, encoding="utf-8") if log_file else logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.INFO)
+
+
+def run(store: Store, *, agent: str | None, transport: str, host: str, port: int, log_file: Path | None) -> None:
+    """Serve until the client disconnects (stdio) or the process is stopped (http)."""
+    configure_logging(log_file)
+    server = build_server(store, agent)
+
+    def warm_up() -> None:
+        # Load the model and bring the index up to date while the client initialises.
+        try:
+            store.sync_index() if store.exists else None
+            store.embedder.embed(["warm up"])
+        except HindsightError as error:
+            log.warning("warm-up: %s", error)
+
+    threading.Thread(target=warm_up, daemon=True, name="hindsight-warm-up").start()
+    log.info("hindsight MCP server on %s (store %s%s)", transport, store.path,
+             f", agent {agent}" if agent else "")
+    if transport == "stdio":
+        server.run()
+    else:
+        server.run("streamable-http", host=host, port=port, streamable_http_path="/mcp")

@@ -1,0 +1,180 @@
+"""The MCP face through real MCP clients: the SDK's Client in-process and over a stdio subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from hindsight_cli.mcp_server import build_server
+from hindsight_cli.store import Store
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def test_tools_have_schemas_and_annotations(store: Store) -> None:
+    async with Client(build_server(store), raise_exceptions=True) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert set(tools) >= {"memory_write", "memory_search", "memory_get", "memory_forget"}
+    assert tools["memory_search"].annotations.read_only_hint is True
+    assert tools["memory_get"].annotations.read_only_hint is True
+    assert tools["memory_forget"].annotations.destructive_hint is True
+    assert tools["memory_write"].annotations.idempotent_hint is True
+    assert tools["memory_write"].annotations.destructive_hint is False
+    assert {"deduplicated", "redactions", "id", "content"} <= set(tools["memory_write"].output_schema["properties"])
+    assert {"hits", "context", "tokens"} <= set(tools["memory_search"].output_schema["properties"])
+    assert "budget_tokens" in tools["memory_search"].input_schema["properties"]
+
+
+async def test_write_search_get_forget_round_trip(store: Store) -> None:
+    async with Client(build_server(store), raise_exceptions=True) as client:
+        written = await client.call_tool("memory_write", {
+            "content": "weather API returned 401 because the token expired", "outcome": "failure",
+            "resolution": "refreshed the token", "task_id": "t-1", "trigger": "tool_error",
+            "env": {"tool_version": "v2"}})
+        assert not written.is_error
+        memory = written.structured_content
+        assert memory["deduplicated"] is False and memory["redactions"] == 0 and memory["task_id"] == "t-1"
+        again = await client.call_tool("memory_write", {
+            "content": "weather API returned 401 because the token expired", "outcome": "failure",
+            "resolution": "refreshed the token", "task_id": "t-1", "trigger": "tool_error"})
+        assert again.structured_content["id"] == memory["id"] and again.structured_content["deduplicated"]
+
+        found = await client.call_tool("memory_search", {"query": "weather api 401", "budget_tokens": 200})
+        result = found.structured_content
+        assert [h["id"] for h in result["hits"]] == [memory["id"]]
+        assert result["hits"][0]["score"] > 0 and result["tokens"] <= 200
+        assert result["context"].startswith("[hindsight: 1 memory, ")
+        assert "fix: refreshed the token" in result["context"]
+
+        got = await client.call_tool("memory_get", {"id": memory["id"]})
+        assert got.structured_content["content"] == memory["content"]
+
+        forgot = await client.call_tool("memory_forget", {"ids": [memory["id"]]})
+        assert forgot.structured_content == {"forgotten": 1, "hard": False}
+        empty = await client.call_tool("memory_search", {"query": "weather api 401"})
+        assert empty.structured_content["hits"] == []
+    assert store.get(memory["id"]).status == "invalidated"
+
+
+async def test_secrets_are_redacted_through_mcp(store: Store) -> None:
+    async with Client(build_server(store)) as client:
+        result = await client.call_tool("memory_write", {"content": "use key AKIAIOSFODNN7EXAMPLE for s3"})
+    assert result.structured_content["redactions"] == 1
+    assert "AKIAIOSFODNN7EXAMPLE" not in store.get(result.structured_content["id"]).content
+
+
+async def test_errors_are_tool_errors_that_say_what_to_do(store: Store) -> None:
+    async with Client(build_server(store)) as client:
+        bad = await client.call_tool("memory_write", {"content": "x", "importance": 5})
+        assert bad.is_error and "importance must be between 0 and 1" in bad.content[0].text
+        missing = await client.call_tool("memory_get", {"id": "nope"})
+        assert missing.is_error and "No memory with id 'nope'" in missing.content[0].text
+        empty = await client.call_tool("memory_search", {"query": "   "})
+        assert empty.is_error and "The query is empty" in empty.content[0].text
+        wrong_type = await client.call_tool("memory_search", {"query": "x", "top_k": "many"})
+        assert wrong_type.is_error
+        nothing = await client.call_tool("memory_forget", {})
+        assert nothing.is_error and "Say what to forget" in nothing.content[0].text
+    assert store.list() == []
+
+
+async def test_agent_scope_cannot_be_widened(store: Store) -> None:
+    other = store.record("agent b's secret plan for the migration", agent_id="b").memory
+    async with Client(build_server(store, agent="a")) as client:
+        mine = await client.call_tool("memory_write", {"content": "agent a's note about the migration"})
+        assert mine.structured_content["agent_id"] == "a"
+        widened = await client.call_tool("memory_write", {"content": "sneaky", "agent_id": "b"})
+        assert widened.is_error and "scoped to agent 'a'" in widened.content[0].text
+        hits = (await client.call_tool("memory_search", {"query": "migration plan"})).structured_content["hits"]
+        assert [h["agent_id"] for h in hits] == ["a"]
+        asked = await client.call_tool("memory_search", {"query": "migration plan", "agent_id": "b"})
+        assert asked.is_error
+        peek = await client.call_tool("memory_get", {"id": other.id})
+        assert peek.is_error and "No memory with id" in peek.content[0].text
+        forget = await client.call_tool("memory_forget", {"ids": [other.id], "hard": True})
+        assert forget.is_error
+        recent = json.loads((await client.read_resource("hindsight://memories/recent")).contents[0].text)
+        assert [m["agent_id"] for m in recent] == ["a"]
+    assert store.get(other.id).status == "active"
+
+
+async def test_resources_and_recall_prompt(store: Store) -> None:
+    memory = store.record("deploys to staging need make deploy ENV=staging", type="procedural").memory
+    async with Client(build_server(store), raise_exceptions=True) as client:
+        one = await client.read_resource(f"hindsight://memory/{memory.id}")
+        assert json.loads(one.contents[0].text)["id"] == memory.id
+        prompt = await client.get_prompt("recall", {"task": "deploy to staging"})
+        text = prompt.messages[0].content.text
+        assert "[hindsight: 1 memory" in text and "make deploy ENV=staging" in text and "Task: deploy to staging" in text
+
+
+def _hindsight_command() -> list[str]:
+    return [sys.executable, "-m", "hindsight_cli"]
+
+
+async def test_stdio_subprocess_with_the_sdk_client(tmp_path: Path) -> None:
+    command = _hindsight_command()
+    params = StdioServerParameters(command=command[0], args=[*command[1:], "mcp", "--store", str(tmp_path / "s")],
+                                   env={"HINDSIGHT_HOME": str(tmp_path / "home")})
+    async with Client(params) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert "memory_search" in names
+        written = await client.call_tool("memory_write", {"content": "kafka consumer lag spiked after deploy"})
+        assert not written.is_error
+        hits = (await client.call_tool("memory_search", {"query": "kafka lag"})).structured_content["hits"]
+        assert hits[0]["id"] == written.structured_content["id"]
+    assert Store(tmp_path / "s").get(written.structured_content["id"]).content.startswith("kafka")
+
+
+def _rpc(message_id: int, method: str, params: dict | None = None) -> str:
+    return json.dumps({"jsonrpc": "2.0", "id": message_id, "method": method, "params": params or {}}) + "\n"
+
+
+def test_stdout_carries_only_json_rpc(tmp_path: Path) -> None:
+    """A raw session as a host drives it: every stdout line must be a JSON-RPC message."""
+    env = {**os.environ, "HINDSIGHT_HOME": str(tmp_path / "home")}
+    started = time.monotonic()
+    proc = subprocess.Popen([*_hindsight_command(), "mcp", "--store", str(tmp_path / "s")], env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdin and proc.stdout
+    proc.stdin.write(_rpc(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                            "clientInfo": {"name": "raw-test", "version": "0"}}))
+    proc.stdin.flush()
+    first = json.loads(proc.stdout.readline())
+    assert time.monotonic() - started < 10  # the strictest client's default start-up timeout
+    assert first["id"] == 1 and first["result"]["serverInfo"]["name"] == "hindsight"
+    assert "memory_search" in first["result"]["instructions"]
+    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+    proc.stdin.write(_rpc(2, "tools/list"))
+    proc.stdin.write(_rpc(3, "tools/call", {"name": "memory_write", "arguments": {"content": "raw session note"}}))
+    proc.stdin.write(_rpc(4, "tools/call", {"name": "memory_write", "arguments": {"content": ""}}))
+    proc.stdin.write(_rpc(5, "tools/call", {"name": "memory_search", "arguments": {"query": "raw session"}}))
+    proc.stdin.write("this is not json\n")
+    proc.stdin.write(_rpc(6, "tools/call", {"name": "no_such_tool", "arguments": {}}))
+    proc.stdin.flush()
+    messages = []
+    while not {2, 3, 4, 5, 6} <= {m.get("id") for m in messages}:
+        line = proc.stdout.readline()
+        assert line, "the server closed stdout early"
+        messages.append(json.loads(line))  # raises on any line that is not JSON
+    out, err = proc.communicate(timeout=60)  # closes stdin: the client hangs up
+    messages += [json.loads(line) for line in out.splitlines() if line.strip()]
+    assert proc.returncode == 0
+    assert all(m.get("jsonrpc") == "2.0" for m in messages)
+    by_id = {m.get("id"): m for m in messages}
+    assert by_id[3]["result"]["isError"] is False
+    assert by_id[4]["result"]["isError"] is True and "content is empty" in by_id[4]["result"]["content"][0]["text"]
+    assert by_id[5]["result"]["structuredContent"]["hits"][0]["content"] == "raw session note"
+    assert "Traceback" not in err
