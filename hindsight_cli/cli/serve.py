@@ -45,3 +45,86 @@ def mcp(
     target = open_store(store, warm=True)
     mcp_server.run(target, agent=agent or os.environ.get(paths.ENV_AGENT) or None, transport=transport,
                    host=host, port=port, log_file=log_file)
+
+
+ClientOption = Annotated[str, typer.Option("--client", help="claude-desktop | claude-code | cursor | codex | vscode | windsurf | gemini | zed.", show_default=False)]
+ScopeOption = Annotated[Optional[str], typer.Option("--scope", help="user | project (default: project for a project store when the client has project config, else user).", show_default=False)]
+
+
+def _target_and_entry(client: str, scope: Optional[str], store: Optional[Path]):  # noqa: ANN202
+    from .. import clients
+
+    location = paths.resolve_store(store)
+    project = location.path.parent if location.path.name == paths.STORE_DIRNAME else Path.cwd()
+    options = clients.targets(client, Path.home(), project)
+    if scope is None:
+        scope = "project" if location.reason == "project" and "project" in options else "user"
+    if scope not in options:
+        raise InvalidInput(f"{client} has no {scope} configuration; use --scope {' or '.join(options)}.")
+    target = options[scope]
+    return target, clients.entry(target, location.path), location
+
+
+@mcp_app.command()
+def install(
+    client: ClientOption,
+    scope: ScopeOption = None,
+    store: StoreOption = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the new file; write nothing.")] = False,
+    json_: Annotated[bool, typer.Option("--json", help="Output JSON.")] = False,
+) -> None:
+    """Add hindsight to an MCP client's config (merged, backed up, idempotent).
+
+    The entry runs this installation's hindsight by absolute path with --store pinned, so it works
+    whatever the client's PATH and working directory. Every other server and setting is kept.
+
+    \b
+    Example:
+        hindsight mcp install --client claude-desktop
+        hindsight mcp install --client cursor --scope project --dry-run
+    """
+    from .. import clients
+    from ..store import Store
+    from . import render
+
+    target, server, location = _target_and_entry(client, scope, store)
+    change = clients.plan(target, server)
+    if dry_run:
+        render.plain(change.after.rstrip("\n"))
+        render.message(f"Dry run: {target.path} would be {'left as it is' if not change.changed else 'written'}; "
+                       "nothing was written.")
+        return
+    Store(location.path).init()
+    backup = clients.apply(change)
+    if json_:
+        render.json_doc({"client": client, "scope": target.scope, "path": str(target.path), "changed": change.changed,
+                         "backup": str(backup) if backup else None, "store": str(location.path)})
+        return
+    render.plain(str(target.path))
+    if not change.changed:
+        render.message(f"{client} already runs hindsight from {target.path}; nothing changed.")
+        return
+    render.message(f"Added hindsight (store {location.path}) to {target.path}"
+                   + (f"; the old file is at {backup}" if backup else "") + ". Restart the client to load it.")
+    if change.dropped_comments:
+        render.warning(f"comments in {target.path} were not kept; the backup has them.")
+
+
+@mcp_app.command()
+def config(
+    client: ClientOption,
+    scope: ScopeOption = None,
+    store: StoreOption = None,
+) -> None:
+    """Print the config snippet for a client; change nothing.
+
+    \b
+    Example:
+        hindsight mcp config --client codex
+    """
+    from .. import clients
+    from . import render
+
+    target, server, _ = _target_and_entry(client, scope, store)
+    render.plain(clients.snippet(target, server).rstrip("\n"))
+    render.message(f"Paste this into {target.path}.")

@@ -1,0 +1,250 @@
+"""MCP client configuration files: where each client keeps its servers, and a safe merge of ours.
+
+Facts per client (paths, top-level keys, formats) follow the project's reference notes on MCP
+client configs. Writing keeps every other server and setting, backs the old file up, is atomic and
+idempotent, and refuses a file it cannot parse (nothing is overwritten).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+import tomllib
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Mapping
+
+from .errors import HindsightError, InvalidInput
+
+SERVER_NAME = "hindsight"
+CLIENTS = ("claude-desktop", "claude-code", "cursor", "codex", "vscode", "windsurf", "gemini", "zed")
+
+
+@dataclass(frozen=True)
+class Target:
+    """One config file of one client, and how our entry sits in it."""
+
+    client: str
+    scope: str  # "user" or "project"
+    path: Path
+    key: str  # the top-level key that holds the servers
+    fmt: str  # "json", "jsonc" or "toml"
+
+
+def _dirs(home: Path, env: Mapping[str, str], platform: str) -> dict[str, Path]:
+    appdata = Path(env.get("APPDATA") or home / "AppData" / "Roaming")
+    xdg = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
+    if platform == "darwin":
+        support = home / "Library" / "Application Support"
+        return {"claude": support / "Claude", "code": support / "Code" / "User", "zed": xdg / "zed"}
+    if platform == "win32":
+        return {"claude": appdata / "Claude", "code": appdata / "Code" / "User", "zed": appdata / "Zed"}
+    return {"claude": xdg / "Claude", "code": xdg / "Code" / "User", "zed": xdg / "zed"}
+
+
+def targets(client: str, home: Path, project: Path, env: Mapping[str, str] | None = None,
+            platform: str | None = None) -> dict[str, Target]:
+    """The config files of ``client`` by scope, for this OS layout."""
+    env = os.environ if env is None else env
+    dirs = _dirs(home, env, platform or sys.platform)
+    codex_home = Path(env.get("CODEX_HOME") or home / ".codex")
+    table: dict[str, dict[str, tuple[Path, str, str]]] = {
+        "claude-desktop": {"user": (dirs["claude"] / "claude_desktop_config.json", "mcpServers", "json")},
+        "claude-code": {"user": (home / ".claude.json", "mcpServers", "json"),
+                        "project": (project / ".mcp.json", "mcpServers", "json")},
+        "cursor": {"user": (home / ".cursor" / "mcp.json", "mcpServers", "json"),
+                   "project": (project / ".cursor" / "mcp.json", "mcpServers", "json")},
+        "codex": {"user": (codex_home / "config.toml", "mcp_servers", "toml"),
+                  "project": (project / ".codex" / "config.toml", "mcp_servers", "toml")},
+        "vscode": {"user": (dirs["code"] / "mcp.json", "servers", "jsonc"),
+                   "project": (project / ".vscode" / "mcp.json", "servers", "jsonc")},
+        "windsurf": {"user": (home / ".codeium" / "windsurf" / "mcp_config.json", "mcpServers", "json")},
+        "gemini": {"user": (home / ".gemini" / "settings.json", "mcpServers", "json"),
+                   "project": (project / ".gemini" / "settings.json", "mcpServers", "json")},
+        "zed": {"user": (dirs["zed"] / "settings.json", "context_servers", "jsonc"),
+                "project": (project / ".zed" / "settings.json", "context_servers", "jsonc")},
+    }
+    if client not in table:
+        raise InvalidInput(f"Unknown client {client!r}; choose one of {', '.join(CLIENTS)}.")
+    return {scope: Target(client, scope, *spec) for scope, spec in table[client].items()}
+
+
+def server_command() -> list[str]:
+    """An absolute command that starts this installation's hindsight, whatever the client's PATH."""
+    script = Path(sys.executable).with_name("hindsight.exe" if os.name == "nt" else "hindsight")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("hindsight")
+    if found:
+        return [str(Path(found).resolve())]
+    return [sys.executable, "-m", "hindsight_cli"]
+
+
+def entry(target: Target, store: Path, command: list[str] | None = None) -> dict[str, Any]:
+    """Our server entry in the shape this client expects."""
+    command = command or server_command()
+    base: dict[str, Any] = {"command": command[0], "args": [*command[1:], "mcp", "--store", str(store)],
+                            "env": {"PYTHONUNBUFFERED": "1", "PYTHONUTF8": "1"}}
+    if target.client == "vscode":
+        return {"type": "stdio", **base}
+    if target.client == "claude-code":
+        return {"type": "stdio", **base}
+    if target.client == "codex":
+        return {**base, "startup_timeout_sec": 30}
+    if target.client == "zed":
+        return {"source": "custom", **base}
+    return base
+
+
+# --- JSON / JSONC ------------------------------------------------------------------------------------
+
+_COMMENTS = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.S)
+_TRAILING_COMMAS = re.compile(r'("(?:\\.|[^"\\])*")|,(\s*[}\]])')
+
+
+def _strip_jsonc(text: str) -> tuple[str, bool]:
+    """Remove comments, then trailing commas, never touching strings; say whether there were comments."""
+    had_comments = False
+
+    def drop_comment(match: re.Match[str]) -> str:
+        nonlocal had_comments
+        if match.group(1):
+            return match.group(1)
+        had_comments = True
+        return ""
+
+    text = _COMMENTS.sub(drop_comment, text)
+    text = _TRAILING_COMMAS.sub(lambda m: m.group(1) or m.group(2), text)
+    return text, had_comments
+
+
+def _load_json(target: Target, text: str) -> tuple[dict[str, Any], bool]:
+    source, had_comments = _strip_jsonc(text) if target.fmt == "jsonc" else (text, False)
+    try:
+        data = json.loads(source) if source.strip() else {}
+    except json.JSONDecodeError as error:
+        raise HindsightError(
+            f"{target.path} is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}); "
+            "fix it or move it aside, then run the command again. Nothing was changed."
+        ) from None
+    if not isinstance(data, dict):
+        raise HindsightError(f"{target.path} does not hold a JSON object; fix it first. Nothing was changed.")
+    return data, had_comments
+
+
+# --- TOML (Codex) -------------------------------------------------------------------------------------
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + " }"
+    return json.dumps(str(value), ensure_ascii=False)  # a TOML basic string is a JSON string
+
+
+def _toml_block(name: str, data: Mapping[str, Any]) -> str:
+    lines = [f"[mcp_servers.{name}]"] + [f"{key} = {_toml_value(value)}" for key, value in data.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _replace_toml_table(text: str, name: str, block: str) -> str:
+    """Replace ``[mcp_servers.<name>]`` and its sub-tables, or append the block; the rest stays byte for byte."""
+    header = re.compile(rf"^\[mcp_servers\.{re.escape(name)}(\.[^\]]+)?\]\s*$")
+    lines = text.splitlines(keepends=True)
+    out: list[str] = []
+    inside = False
+    replaced = False
+    for line in lines:
+        if line.lstrip().startswith("["):
+            inside = bool(header.match(line.strip()))
+            if inside and not replaced:
+                out.append(block)
+                replaced = True
+        if not inside:
+            out.append(line)
+    if not replaced:
+        if out and not out[-1].endswith("\n"):
+            out.append("\n")
+        if out and out[-1].strip():
+            out.append("\n")
+        out.append(block)
+    return "".join(out)
+
+
+# --- the merge ------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Plan:
+    """What installing would do to one file."""
+
+    target: Target
+    before: str | None  # None: the file does not exist yet
+    after: str
+    dropped_comments: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+def plan(target: Target, server: Mapping[str, Any]) -> Plan:
+    """Compute the new file text; raises if the existing file cannot be parsed."""
+    before = target.path.read_text(encoding="utf-8") if target.path.exists() else None
+    if target.fmt == "toml":
+        text = before or ""
+        try:
+            current = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            raise HindsightError(
+                f"{target.path} is not valid TOML ({error}); fix it or move it aside, then run the command "
+                "again. Nothing was changed."
+            ) from None
+        if current.get("mcp_servers", {}).get(SERVER_NAME) == dict(server):
+            return Plan(target, before, text)
+        after = _replace_toml_table(text, SERVER_NAME, _toml_block(SERVER_NAME, server))
+        tomllib.loads(after)  # never write a file that would not parse
+        return Plan(target, before, after)
+    data, had_comments = _load_json(target, before or "")
+    servers = data.get(target.key)
+    if servers is None:
+        servers = data[target.key] = {}
+    if not isinstance(servers, dict):
+        raise HindsightError(f"{target.path}: {target.key!r} is not an object; fix it first. Nothing was changed.")
+    if servers.get(SERVER_NAME) == dict(server):
+        return Plan(target, before, before or "")
+    servers[SERVER_NAME] = dict(server)
+    return Plan(target, before, json.dumps(data, indent=2, ensure_ascii=False) + "\n", had_comments)
+
+
+def apply(change: Plan) -> Path | None:
+    """Write the plan atomically; back the old file up first. Returns the backup's path, if any."""
+    if not change.changed:
+        return None
+    path = change.target.path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    backup = None
+    if change.before is not None:
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        backup = path.with_name(f"{path.name}.hindsight-backup-{stamp}")
+        shutil.copy2(path, backup)
+    temp = path.with_name(f".{path.name}.hindsight-tmp")
+    temp.write_text(change.after, encoding="utf-8")
+    if path.exists():
+        shutil.copymode(path, temp)
+    os.replace(temp, path)
+    return backup
+
+
+def snippet(target: Target, server: Mapping[str, Any]) -> str:
+    """The config text a user would paste for this client."""
+    if target.fmt == "toml":
+        return _toml_block(SERVER_NAME, server)
+    return json.dumps({target.key: {SERVER_NAME: dict(server)}}, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,150 @@
+"""`hindsight mcp install` / `config` against fake home and project trees, for every client."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from hindsight_cli import clients
+
+SCOPES = [(client, scope) for client in clients.CLIENTS
+          for scope in clients.targets(client, Path("/h"), Path("/p"), env={}, platform="linux")]
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "fake-home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("XDG_CONFIG_HOME", "APPDATA", "CODEX_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+def _servers(target: clients.Target) -> dict:
+    text = target.path.read_text()
+    if target.fmt == "toml":
+        return tomllib.loads(text)["mcp_servers"]
+    return json.loads(clients._strip_jsonc(text)[0])[target.key]
+
+
+def _target(client: str, scope: str, home: Path, project: Path) -> clients.Target:
+    return clients.targets(client, home, project)[scope]
+
+
+@pytest.mark.parametrize(("client", "scope"), SCOPES)
+def test_install_creates_a_correct_entry_and_reruns_change_nothing(cli, home, _isolated, client, scope) -> None:
+    store = _isolated / ".hindsight"
+    result = cli("mcp", "install", "--client", client, "--scope", scope, "--store", str(store))
+    assert result.exit_code == 0, result.stderr
+    target = _target(client, scope, home, _isolated)
+    assert result.stdout.strip() == str(target.path)
+    entry = _servers(target)["hindsight"]
+    assert Path(entry["command"]).is_absolute()
+    assert entry["args"][-3:] == ["mcp", "--store", str(store)]
+    assert (store / "ledger.duckdb").exists()
+    if client == "vscode":
+        assert entry["type"] == "stdio"
+    if client == "codex":
+        assert entry["startup_timeout_sec"] == 30
+    before = target.path.read_text()
+    again = cli("mcp", "install", "--client", client, "--scope", scope, "--store", str(store))
+    assert again.exit_code == 0 and "nothing changed" in again.stderr
+    assert target.path.read_text() == before
+    assert not list(target.path.parent.glob("*.hindsight-backup-*"))
+
+
+@pytest.mark.parametrize("client", [c for c in clients.CLIENTS if c != "codex"])
+def test_install_keeps_other_servers_and_settings_and_backs_up(cli, home, _isolated, client) -> None:
+    target = _target(client, "user", home, _isolated)
+    target.path.parent.mkdir(parents=True, exist_ok=True)
+    original = {"theme": "dark", target.key: {"other": {"command": "/usr/bin/other", "args": ["x"]}}}
+    target.path.write_text(json.dumps(original))
+    result = cli("mcp", "install", "--client", client, "--scope", "user", "--store", str(_isolated / "s"))
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(clients._strip_jsonc(target.path.read_text())[0])
+    assert data["theme"] == "dark" and data[target.key]["other"] == original[target.key]["other"]
+    assert "hindsight" in data[target.key]
+    backups = list(target.path.parent.glob(f"{target.path.name}.hindsight-backup-*"))
+    assert len(backups) == 1 and json.loads(backups[0].read_text()) == original
+
+
+def test_codex_toml_keeps_everything_else_byte_for_byte(cli, home, _isolated) -> None:
+    target = _target("codex", "user", home, _isolated)
+    target.path.parent.mkdir(parents=True)
+    head = 'model = "o4"\n\n[mcp_servers.other]\ncommand = "other"\n'
+    tail = '\n[profiles.fast]\nmodel = "mini"\n'
+    stale = '[mcp_servers.hindsight]\ncommand = "/old/hindsight"\n\n[mcp_servers.hindsight.env]\nX = "1"\n'
+    target.path.write_text(head + "\n" + stale + tail)
+    result = cli("mcp", "install", "--client", "codex", "--store", str(_isolated / "s"))
+    assert result.exit_code == 0, result.stderr
+    text = target.path.read_text()
+    assert text.startswith(head) and text.endswith(tail)
+    data = tomllib.loads(text)
+    assert data["mcp_servers"]["other"] == {"command": "other"} and data["profiles"]["fast"]["model"] == "mini"
+    assert data["mcp_servers"]["hindsight"]["args"][-1] == str(_isolated / "s")
+    assert "X" not in data["mcp_servers"]["hindsight"].get("env", {})
+
+
+@pytest.mark.parametrize(("client", "bad"), [("cursor", "{not json"), ("codex", "[broken"), ("zed", "[1, 2]")])
+def test_malformed_config_is_refused_and_left_alone(cli, home, _isolated, client, bad) -> None:
+    target = _target(client, "user", home, _isolated)
+    target.path.parent.mkdir(parents=True, exist_ok=True)
+    target.path.write_text(bad)
+    result = cli("mcp", "install", "--client", client, "--store", str(_isolated / "s"))
+    assert result.exit_code == 1
+    assert str(target.path) in result.stderr and "Nothing was changed" in result.stderr
+    assert target.path.read_text() == bad
+    assert not list(target.path.parent.glob("*.hindsight-backup-*"))
+
+
+def test_jsonc_with_comments_is_read_and_the_loss_is_announced(cli, home, _isolated) -> None:
+    target = _target("vscode", "project", home, _isolated)
+    target.path.parent.mkdir(parents=True)
+    target.path.write_text('{\n  // my servers\n  "servers": {"x": {"type": "stdio", "command": "x",},},\n}\n')
+    result = cli("mcp", "install", "--client", "vscode", "--scope", "project", "--store", str(_isolated / "s"))
+    assert result.exit_code == 0, result.stderr
+    assert "comments" in result.stderr and "backup" in result.stderr
+    assert set(json.loads(target.path.read_text())["servers"]) == {"x", "hindsight"}
+
+
+def test_dry_run_writes_nothing_and_config_prints_the_snippet(cli, home, _isolated) -> None:
+    target = _target("cursor", "user", home, _isolated)
+    dry = cli("mcp", "install", "--client", "cursor", "--dry-run", "--store", str(_isolated / "s"))
+    assert dry.exit_code == 0 and "nothing was written" in dry.stderr
+    assert json.loads(dry.stdout)["mcpServers"]["hindsight"]["args"][-1] == str(_isolated / "s")
+    assert not target.path.exists() and not (_isolated / "s").exists()
+    snippet = cli("mcp", "config", "--client", "zed", "--store", str(_isolated / "s"))
+    assert json.loads(snippet.stdout)["context_servers"]["hindsight"]["source"] == "custom"
+    toml = cli("mcp", "config", "--client", "codex", "--store", str(_isolated / "s"))
+    assert tomllib.loads(toml.stdout)["mcp_servers"]["hindsight"]["command"]
+
+
+def test_default_scope_follows_the_store(cli, home, _isolated) -> None:
+    cli("init", store=False)
+    result = cli("mcp", "install", "--client", "cursor", store=False)
+    assert result.stdout.strip() == str(_isolated / ".cursor" / "mcp.json")
+    desktop = cli("mcp", "install", "--client", "claude-desktop", "--scope", "project", store=False)
+    assert desktop.exit_code == 1 and "claude-desktop has no project configuration" in desktop.stderr
+    unknown = cli("mcp", "install", "--client", "notepad", store=False)
+    assert unknown.exit_code == 1 and "Unknown client 'notepad'" in unknown.stderr
+
+
+@pytest.mark.parametrize(("platform", "expected"), [
+    ("darwin", "Library/Application Support/Claude/claude_desktop_config.json"),
+    ("win32", "AppData/Roaming/Claude/claude_desktop_config.json"),
+    ("linux", ".config/Claude/claude_desktop_config.json"),
+])
+def test_os_path_layouts(platform: str, expected: str) -> None:
+    home = Path("/home/u")
+    desktop = clients.targets("claude-desktop", home, Path("/p"), env={}, platform=platform)["user"]
+    assert desktop.path == home / expected
+    vscode = clients.targets("vscode", home, Path("/p"), env={"APPDATA": "/roaming"}, platform=platform)["user"]
+    assert vscode.path.name == "mcp.json" and ("Code/User" in str(vscode.path))
+    zed = clients.targets("zed", home, Path("/p"), env={"APPDATA": "/roaming"}, platform=platform)["user"]
+    assert zed.path == (Path("/roaming/Zed/settings.json") if platform == "win32" else home / ".config/zed/settings.json")
+    codex = clients.targets("codex", home, Path("/p"), env={"CODEX_HOME": "/ch"}, platform=platform)["user"]
+    assert codex.path == Path("/ch/config.toml")
