@@ -18,12 +18,23 @@ from .models import Filters, Hit, ImportResult, Memory, SearchResult, WriteResul
 from .storage.index import Index, where_clause
 from .storage.ledger import Ledger, where_sql
 from .text import clean, terms
-from .timeutil import iso, now as utcnow
+from .timeutil import iso, now as utcnow, parse_time
 from .writing import Prepared, embedding_text, keyword_terms, keyword_text, prepare
 
 SEARCH_TYPES = ("episodic", "semantic", "procedural")
 MODES = ("hybrid", "vector", "keyword")
 Progress = Callable[[int, int], None]
+
+
+_TIMES = ("created_at", "event_at", "valid_until", "expires_at", "last_seen_at", "updated_at")
+
+
+def _from_index(row: dict[str, Any]) -> dict[str, Any]:
+    """A row as the index stores it (ISO strings) in the ledger's shape (datetimes) for ranking."""
+    for name in _TIMES:
+        if row.get(name):
+            row[name] = parse_time(row[name])
+    return row
 
 
 def _memory(row: Mapping[str, Any]) -> Memory:
@@ -54,6 +65,7 @@ class Store:
         self.warm = warm
         self._embedder = embedder
         self._index: Index | None = None
+        self._synced: tuple[str, int] | None = None  # (ledger change token, dim) the index last matched
 
     # --- lifecycle --------------------------------------------------------------------------------
 
@@ -283,6 +295,9 @@ class Store:
         n = max(weights.candidates, k * 4)
         query_terms = terms(query)
         embedding = self._embedding_job([query]) if mode != "keyword" else None
+        lists = 1 if mode != "hybrid" else 2
+        if self._index_is_current(engine):
+            return self._search_index(query, filters, ctx, embedding, query_terms, mode, n, k, budget, lists)
         with self.ledger.connect(read_only=True) as conn:
             dim = self._check_model(conn) if mode != "keyword" else 0
             where, params = where_sql(filters, ctx.now)
@@ -306,7 +321,31 @@ class Store:
             ids = list(candidates)
             rows = self.ledger.select(conn, f"{where} AND m.id IN ({', '.join('?' for _ in ids)})",
                                       [*params, *ids], with_vectors=True) if ids else []
-        return self._rank(query, rows, candidates, ctx, k, budget, lists=1 if mode != "hybrid" else 2)
+        return self._rank(query, rows, candidates, ctx, k, budget, lists)
+
+    def _index_is_current(self, engine: str | None) -> bool:
+        """A warm store whose index matches the ledger's latest change searches without opening DuckDB."""
+        if not self.warm or self._index is None or self._synced is None:
+            return False
+        if (engine or self.config.search_engine) == "ledger":
+            return False
+        return self._synced[0] == self.ledger.change_token() and self._synced[1] == self._index.dim
+
+    def _search_index(self, query: str, filters: Filters, ctx: ranking.Context, embedding: Any,
+                      query_terms: list[str], mode: str, n: int, k: int, budget: int | None,
+                      lists: int) -> SearchResult:
+        index = self._index
+        assert index is not None
+        where = where_clause(filters, ctx.now)
+        words = index.keyword(query_terms, where, n) if mode != "vector" else []
+        near: list[tuple[str, float]] = []
+        if embedding is not None:
+            near = index.nearest(self._checked(embedding.result(), index.dim)[0].tolist(), where, n)
+        by_keyword = {m for m, _ in words}
+        near = [(m, s) for m, s in near if s >= self.config.ranking.min_vector_similarity or m in by_keyword]
+        candidates = ranking.fuse(near, words)
+        rows = [_from_index(row) for row in index.rows(list(candidates), where)]
+        return self._rank(query, rows, candidates, ctx, k, budget, lists)
 
     def _rank(self, query: str, rows: list[dict[str, Any]], candidates: dict[str, ranking.Candidate],
               ctx: ranking.Context, k: int, budget: int | None, lists: int) -> SearchResult:
@@ -361,6 +400,7 @@ class Store:
 
     def _sync(self, conn: Any, index: Index, progress: Progress | None = None) -> int:
         """Bring the index up to the ledger: upsert changed rows, drop rows the ledger lost."""
+        token = self.ledger.change_token()  # read first: a write during the sync leaves the index stale
         head = self.ledger.max_seq(conn)
         mark = index.watermark()
         changed = 0
@@ -368,7 +408,9 @@ class Store:
             rows = self.ledger.changed_since(conn, mark)
             for start in range(0, len(rows), 2000):
                 chunk = rows[start : start + 2000]
-                changed += index.upsert(chunk, {r["id"]: " ".join(terms(keyword_text(r))) for r in chunk})
+                changed += index.upsert(
+                    chunk, {r["id"]: " ".join(terms(keyword_text(r))) for r in chunk},
+                    {r["id"]: json.dumps(_memory(r).to_dict(), ensure_ascii=False) for r in chunk})
                 if progress:
                     progress(min(start + 2000, len(rows)), len(rows))
         ledger_count = conn.execute("SELECT count(*) FROM memories WHERE embedding IS NOT NULL").fetchone()[0]
@@ -379,6 +421,7 @@ class Store:
         if head > mark:
             index.set_watermark(head)
         index.maybe_compact()
+        self._synced = (token, int(self.ledger.meta(conn).get("embedding_dim", 0)))
         return changed
 
     def _sync_if_open(self) -> None:

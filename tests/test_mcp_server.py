@@ -178,3 +178,64 @@ def test_stdout_carries_only_json_rpc(tmp_path: Path) -> None:
     assert by_id[4]["result"]["isError"] is True and "content is empty" in by_id[4]["result"]["content"][0]["text"]
     assert by_id[5]["result"]["structuredContent"]["hits"][0]["content"] == "raw session note"
     assert "Traceback" not in err
+
+
+class RawSession:
+    """A stdio MCP session driven line by line, as a host does."""
+
+    def __init__(self, store: Path, home: Path) -> None:
+        env = {**os.environ, "HINDSIGHT_HOME": str(home), "HINDSIGHT_LOCK_TIMEOUT": "60"}
+        self.proc = subprocess.Popen([*_hindsight_command(), "mcp", "--store", str(store)], env=env, text=True,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.next_id = 0
+        self.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                 "clientInfo": {"name": "raw", "version": "0"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: dict) -> None:
+        assert self.proc.stdin
+        self.proc.stdin.write(json.dumps(message) + "\n")
+        self.proc.stdin.flush()
+
+    def call(self, method: str, params: dict) -> dict:
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        assert self.proc.stdout
+        while True:
+            message = json.loads(self.proc.stdout.readline())
+            if message.get("id") == self.next_id:
+                return message["result"]
+
+    def tool(self, name: str, **arguments: object) -> dict:
+        return self.call("tools/call", {"name": name, "arguments": arguments})
+
+    def close(self) -> None:
+        self.proc.communicate(timeout=60)
+
+
+def test_two_servers_and_the_cli_share_a_store(tmp_path: Path) -> None:
+    store = tmp_path / "shared"
+    Store(store).init()
+    servers = [RawSession(store, tmp_path / "home"), RawSession(store, tmp_path / "home")]
+    cli = subprocess.Popen(
+        [*_hindsight_command(), "record", "the cli wrote this during the session", "--store", str(store)],
+        env={**os.environ, "HINDSIGHT_HOME": str(tmp_path / "home"), "HINDSIGHT_LOCK_TIMEOUT": "60"},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        notes = ["shared cache keys include the lockfile hash", "shared cache eviction runs every night",
+                 "shared cache warm-up takes ten minutes", "shared cache lives on the NFS volume",
+                 "shared cache misses spike after deploys", "shared cache size is capped at 20 GB"]
+        for n, server in enumerate(servers):
+            for note in notes[n * 3 : n * 3 + 3]:
+                result = server.tool("memory_write", content=note)
+                assert result["isError"] is False and result["structuredContent"]["deduplicated"] is False
+        out, err = cli.communicate(timeout=120)
+        assert cli.returncode == 0, err
+        for server in servers:
+            hits = server.tool("memory_search", query="shared cache", top_k=10)["structuredContent"]["hits"]
+            assert set(notes) <= {h["content"] for h in hits}
+            assert server.tool("memory_search", query="the cli wrote this")["structuredContent"]["hits"]
+    finally:
+        for server in servers:
+            server.close()
+    assert len(Store(store).list(limit=None)) == 7

@@ -301,3 +301,25 @@ def test_strong_evidence_outranks_small_signal_differences(store: Store) -> None
     top = store.search("weather api 401 token expired").hits[0]
     assert top.memory.id == strong.id
     assert top.explain["signals"]["relevance"] > 0.9
+
+
+def test_warm_search_skips_the_ledger_until_someone_writes(store: Store, fake, monkeypatch) -> None:
+    first = store.record("grafana dashboard shows p99 latency spikes").memory
+    warm = Store(store.path, embedder=fake, warm=True)
+    warm.sync_index()
+    opened: list[bool] = []
+    real_connect = warm.ledger.connect
+
+    def counting_connect(*args, **kwargs):
+        opened.append(True)
+        return real_connect(*args, **kwargs)
+
+    monkeypatch.setattr(warm.ledger, "connect", counting_connect)
+    assert [h.memory.id for h in warm.search("grafana latency").hits] == [first.id]
+    assert opened == []  # served from the index alone
+    second = store.record("grafana alert for latency routed to on-call").memory  # another process's write
+    assert {h.memory.id for h in warm.search("grafana latency").hits} == {first.id, second.id}
+    assert opened  # the change marker made it catch up through the ledger
+    opened.clear()
+    store.forget([second.id])
+    assert [h.memory.id for h in warm.search("grafana latency").hits] == [first.id]

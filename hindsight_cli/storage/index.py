@@ -74,7 +74,7 @@ class Index:
             ("id", pa.string()), ("seq", pa.int64()), ("vector", pa.list_(pa.float32(), self.dim)),
             ("terms", pa.string()), ("agent_id", pa.string()), ("task_id", pa.string()), ("type", pa.string()),
             ("status", pa.string()), ("outcome", pa.string()), ("tags", pa.list_(pa.string())),
-            ("event_at", pa.int64()), ("expires_at", pa.int64()),
+            ("event_at", pa.int64()), ("expires_at", pa.int64()), ("memory", pa.string()),
         ])
 
     def table(self) -> Any:
@@ -86,6 +86,10 @@ class Index:
             db = lancedb.connect(str(self.path), read_consistency_interval=timedelta(0))
             try:
                 self._table = db.open_table(TABLE)
+                if "memory" not in self._table.schema.names:  # an index from an older version: rebuild it
+                    db.drop_table(TABLE)
+                    self.set_watermark(0)
+                    raise FileNotFoundError(TABLE)
             except (ValueError, FileNotFoundError):
                 try:
                     self._table = db.create_table(TABLE, schema=self._schema())
@@ -113,13 +117,15 @@ class Index:
 
     # --- writes -------------------------------------------------------------------------------------
 
-    def upsert(self, rows: Iterable[dict[str, Any]], terms_text: dict[str, str]) -> int:
+    def upsert(self, rows: Iterable[dict[str, Any]], terms_text: dict[str, str],
+               memories: dict[str, str]) -> int:
+        """Insert or replace rows; ``memories`` holds each row's data-model fields as JSON."""
         records = [
             {
                 "id": r["id"], "seq": r["seq"], "vector": list(r["embedding"]), "terms": terms_text[r["id"]],
                 "agent_id": r["agent_id"], "task_id": r["task_id"], "type": r["type"], "status": r["status"],
                 "outcome": r["outcome"], "tags": list(r["tags"]), "event_at": _micros(r["event_at"]),
-                "expires_at": _micros(r["expires_at"]),
+                "expires_at": _micros(r["expires_at"]), "memory": memories[r["id"]],
             }
             for r in rows if r.get("embedding") is not None
         ]
@@ -177,6 +183,22 @@ class Index:
             return query.limit(limit).select(["id", "_distance"]).to_list()
 
         return [(r["id"], 1.0 - float(r["_distance"])) for r in self._read(run)]
+
+    def rows(self, ids: Sequence[str], where: str | None) -> list[dict[str, Any]]:
+        """The stored fields and vectors of ``ids`` that still pass ``where``."""
+        if not ids:
+            return []
+        clause = f"id IN ({', '.join(_q(i) for i in ids)})" + (f" AND ({where})" if where else "")
+
+        def run(table: Any) -> list[dict[str, Any]]:
+            return table.search().where(clause).limit(len(ids)).select(["id", "memory", "vector"]).to_list()
+
+        out = []
+        for record in self._read(run):
+            row = json.loads(record["memory"])
+            row["embedding"] = record["vector"]
+            out.append(row)
+        return out
 
     def keyword(self, query_terms: Sequence[str], where: str | None, limit: int) -> list[tuple[str, float]]:
         if not query_terms:

@@ -8,7 +8,9 @@ retried with backoff up to the lock timeout, then reported as ``StoreBusy``.
 from __future__ import annotations
 
 import json
+import os
 import random
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -154,6 +156,23 @@ class Ledger:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+        self.mark_changed()
+
+    @property
+    def marker(self) -> Path:
+        return self.path.with_name(self.path.name + ".changed")
+
+    def mark_changed(self) -> None:
+        """Tell long-running readers, without them opening DuckDB, that the ledger changed."""
+        temp = self.marker.with_name(f".{self.marker.name}.{os.getpid()}.{threading.get_ident()}")
+        temp.write_text(f"{time.time_ns()} {os.getpid()}")
+        os.replace(temp, self.marker)
+
+    def change_token(self) -> str:
+        try:
+            return self.marker.read_text()
+        except FileNotFoundError:
+            return ""
 
     # --- schema and meta ---------------------------------------------------------------------------
 
