@@ -72,6 +72,52 @@ def median_wall(cmd: list[str], env: dict, runs: int = 5, stdin: str | None = No
     return statistics.median(times), times
 
 
+def _rpc(proc: subprocess.Popen, message_id: int, method: str, params: dict) -> dict:
+    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": message_id, "method": method, "params": params}) + "\n")
+    proc.stdin.flush()
+    while True:
+        message = json.loads(proc.stdout.readline())
+        if message.get("id") == message_id:
+            return message
+
+
+def mcp_figures(exe: str, store: Path, env: dict, queries: list[str]) -> dict:
+    """Start-up to a completed initialize (median of 5), and memory_search round trips over stdio."""
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}
+    starts = []
+    for _ in range(5):
+        started = time.perf_counter()
+        proc = subprocess.Popen([exe, "mcp", "--store", str(store)], env=env, text=True, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        _rpc(proc, 1, "initialize", init)
+        starts.append(time.perf_counter() - started)
+        proc.kill()
+        proc.wait()
+    proc = subprocess.Popen([exe, "mcp", "--store", str(store)], env=env, text=True, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    _rpc(proc, 1, "initialize", init)
+    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+    call = {"name": "memory_search", "arguments": {"query": "warm up", "budget_tokens": 400}}
+    started = time.perf_counter()
+    _rpc(proc, 2, "tools/call", call)
+    first = time.perf_counter() - started
+    times = []
+    for i in range(60):
+        call["arguments"]["query"] = queries[i % len(queries)]
+        started = time.perf_counter()
+        reply = _rpc(proc, 3 + i, "tools/call", call)
+        times.append((time.perf_counter() - started) * 1000)
+        assert not reply["result"]["isError"], reply
+    proc.stdin.close()
+    proc.wait(timeout=60)
+    times.sort()
+    return {"mcp_initialize_median_s": round(statistics.median(starts), 3),
+            "mcp_initialize_runs_s": [round(t, 3) for t in starts],
+            "mcp_first_search_s": round(first, 3),
+            "mcp_search_p50_ms": round(statistics.median(times), 1),
+            "mcp_search_p95_ms": round(times[int(len(times) * 0.95) - 1], 1)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=10_000)
@@ -137,6 +183,7 @@ def main() -> None:
             times.sort()
             figures[f"warm_{engine}_p50_ms"] = round(statistics.median(times), 1)
             figures[f"warm_{engine}_p95_ms"] = round(times[int(len(times) * 0.95) - 1], 1)
+        figures.update(mcp_figures(exe, store, env, queries))
         figures["ledger_mb"] = round((store / "ledger.duckdb").stat().st_size / 1e6, 1)
         figures["index_mb"] = round(sum(p.stat().st_size for p in (store / "index.lance").rglob("*")
                                         if p.is_file()) / 1e6, 1)
