@@ -64,6 +64,16 @@ class SearchOutput:
     dropped_for_budget: int = 0
 
 
+@dataclass(frozen=True)
+class SummaryOutput(Memory):
+    """The summary memory, how many memories it covers, whether it replaced an earlier version, and
+    the part summaries of a chain."""
+
+    summarized: int = 0
+    updated: bool = False
+    parts: list[str] = field(default_factory=list)
+
+
 @dataclass
 class ForgetOutput:
     forgotten: int
@@ -112,6 +122,11 @@ class Memories:
             result = self.store.search(query, filters=filters, k=top_k, budget=budget_tokens, **options)
         hits = [ScoredMemory(**h.memory.to_dict(), score=round(h.score, 6), matched=h.matched) for h in result.hits]
         return SearchOutput(hits, result.context, result.tokens, result.dropped_for_budget)
+
+    def summarize(self, task_id: str | None, since: Any, until: Any) -> SummaryOutput:
+        with self._lock:
+            result = self.store.summarize(task_id=task_id, since=since, until=until, agent_id=self._scope(None))
+        return SummaryOutput(**result.to_dict())
 
     def get(self, memory_id: str) -> Memory:
         with self._lock:
@@ -219,6 +234,14 @@ def build_server(store: Store, agent: str | None = None) -> Any:
         return memories.search(query, agent_id=agent_id, top_k=top_k, budget_tokens=budget_tokens,
                                task_id=task_id, types=types, outcomes=outcomes, tags=tags, mode=mode,
                                env=env or {}, current_task=current_task, **_parse_times(since, until))
+
+    @tool(annotations=ToolAnnotations(title="Summarize a task", read_only_hint=False, destructive_hint=False,
+                                      idempotent_hint=True, open_world_hint=False))
+    def memory_summarize(task_id: Optional[str] = None, since: Optional[str] = None,
+                         until: Optional[str] = None) -> SummaryOutput:
+        """Summarize a task (or a time range) into one semantic memory linked to its sources: key points,
+        outcomes, and every error with its fix. Rerunning updates the same summary. Call it when a task ends."""
+        return memories.summarize(task_id=task_id, **_parse_times(since, until))
 
     @tool(annotations=ToolAnnotations(title="Get a memory", read_only_hint=True, open_world_hint=False))
     def memory_get(id: str) -> Memory:

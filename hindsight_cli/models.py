@@ -91,6 +91,20 @@ class SearchResult:
 
 
 @dataclass(frozen=True)
+class SummaryResult:
+    """What ``Store.summarize`` wrote: the summary, how many memories it covers, whether it replaced
+    an earlier version, and the part summaries of a summary chain."""
+
+    memory: Memory
+    sources: int
+    updated: bool
+    parts: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.memory.to_dict(), "summarized": self.sources, "updated": self.updated, "parts": self.parts}
+
+
+@dataclass(frozen=True)
 class ImportResult:
     """Counts from ``Store.import_records``."""
 

@@ -140,24 +140,21 @@ def mmr(order: list[str], scores: dict[str, float], vectors: dict[str, Any], lam
         return []
     import numpy as np
 
-    top = max(scores[i] for i in order) or 1.0
-    picked: list[str] = []
-    remaining = list(order)
-    while remaining and len(picked) < k:
-        best, best_value = remaining[0], -math.inf
-        for mid in remaining:
-            redundancy = 0.0
-            vec = vectors.get(mid)
-            if picked and vec is not None:
-                redundancy = max(
-                    (float(np.dot(vec, vectors[p])) for p in picked if vectors.get(p) is not None), default=0.0
-                )
-            value = lam * scores[mid] / top - (1 - lam) * redundancy
-            if value > best_value:
-                best, best_value = mid, value
+    dim = next((len(v) for v in vectors.values()), 0)
+    matrix = np.stack([np.asarray(vectors[m], dtype=np.float32) if m in vectors else np.zeros(dim, np.float32)
+                       for m in order]) if dim else np.zeros((len(order), 1), np.float32)
+    similarity = matrix @ matrix.T  # unit vectors: cosine; a memory without a vector is never redundant
+    relevance = np.array([scores[m] for m in order]) / (max(scores[m] for m in order) or 1.0)
+    redundancy = np.zeros(len(order))
+    chosen = np.zeros(len(order), dtype=bool)
+    picked: list[int] = []
+    while len(picked) < min(k, len(order)):
+        value = np.where(chosen, -np.inf, lam * relevance - (1 - lam) * redundancy)
+        best = int(np.argmax(value))  # ties keep the score order
         picked.append(best)
-        remaining.remove(best)
-    return picked
+        chosen[best] = True
+        redundancy = np.maximum(redundancy, similarity[best])
+    return [order[i] for i in picked]
 
 
 def outcome_label(outcome: str, resolution: str | None) -> str:

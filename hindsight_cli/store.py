@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -14,7 +15,7 @@ from . import paths, ranking
 from .config import Config, load as load_config
 from .embedding import Embedder, load_embedder
 from .errors import EmbeddingMismatch, HindsightError, InvalidInput, MemoryNotFound, StoreNotFound
-from .models import Filters, Hit, ImportResult, Memory, SearchResult, WriteResult
+from .models import Filters, Hit, ImportResult, Memory, SearchResult, SummaryResult, WriteResult
 from .storage.index import Index, where_clause
 from .storage.ledger import Ledger, where_sql
 from .text import clean, terms
@@ -224,7 +225,95 @@ class Store:
             return best[0][0]
         return None
 
-    # --- reading ----------------------------------------------------------------------------------
+    # --- summaries --------------------------------------------------------------------------------
+
+    def summarize(self, *, task_id: str | None = None, since: datetime | None = None,
+                  until: datetime | None = None, agent_id: str | None = None, chunk: int = 5) -> SummaryResult:
+        """Write (or update) a semantic memory that summarises a task or a time range, without an LLM.
+
+        Extractive key points plus a roll-up of outcomes and of each error with its fix. More than
+        ``chunk`` sources make a summary chain: one part summary per ``chunk`` memories, and the task
+        summary links to the parts (``source_ids``), which link to the originals. Rerunning updates the
+        same summaries instead of adding new ones.
+
+        Raises:
+            InvalidInput: nothing selected, or nothing to summarise.
+        """
+        from .summarize import compose
+
+        if not task_id and since is None and until is None:
+            raise InvalidInput("Say what to summarize: a task (--task) or a time range (--since/--until).")
+        self._require()
+        filters = Filters(agent_ids=(agent_id,) if agent_id else None, task_id=task_id,
+                          types=("episodic", "working"), since=since, until=until, include_expired=True)
+        with self.ledger.connect(read_only=True) as conn:
+            dim = self._check_model(conn)
+            where, params = where_sql(filters, utcnow())
+            rows = self.ledger.select(conn, where, params, order="m.event_at ASC, m.id ASC")
+        if not rows:
+            what = f"task {task_id}" if task_id else "that time range"
+            raise InvalidInput(f"Nothing to summarize: no active episodic memories for {what}.")
+        scope = task_id or f"{iso(since) or 'start'}..{iso(until) or 'now'}"
+        agents = {r["agent_id"] for r in rows}
+        agent = agent_id or (next(iter(agents)) if len(agents) == 1 else self.config.default_agent)
+        title = f"Summary of task {task_id}" if task_id else f"Summary of {scope.replace('..', ' to ')}"
+
+        def embed(texts: list[str]) -> Any:
+            return self._embed(texts, dim)
+
+        def write(text: str, part: int, sources: list[dict[str, Any]], links: list[str]) -> tuple[Memory, bool]:
+            key = hashlib.sha256(json.dumps(["summary", agent_id, scope, part]).encode()).hexdigest()[:32]
+            prepared = self._prepare({
+                "content": text, "type": "semantic", "agent_id": agent, "task_id": task_id, "key": key,
+                "trigger": "summary" if part == 0 else "summary_part", "outcome": "neutral", "importance": 0.7,
+                "confidence": 0.8, "source": "hindsight", "tags": ["summary"], "event_at": sources[-1]["event_at"],
+                "metadata": {"summary_of": scope, "part": part, "sources": len(sources)},
+            })
+            row = {**prepared.row, "source_ids": links}
+            return self._write_summary(row, dim)
+
+        groups = [rows[i : i + chunk] for i in range(0, len(rows), chunk)] if len(rows) > chunk else []
+        parts: list[Memory] = []
+        for number, group in enumerate(groups, 1):
+            text = compose(f"{title}, part {number} of {len(groups)}", group, embed, self.config.max_content_bytes)
+            parts.append(write(text, number, group, [r["id"] for r in group])[0])
+        links = [m.id for m in parts] or [r["id"] for r in rows]
+        summary, updated = write(compose(title, rows, embed, self.config.max_content_bytes), 0, rows, links)
+        self._sync_if_open()
+        return SummaryResult(summary, len(rows), updated, [m.id for m in parts])
+
+    def _write_summary(self, row: dict[str, Any], dim: int) -> tuple[Memory, bool]:
+        vector = self._embed([embedding_text(row)], dim)[0]
+        with self.ledger.transaction() as conn:
+            existing = self.ledger.by_key(conn, row["idempotency_key"])
+            if existing is None:
+                self.ledger.insert(conn, row, vector.tolist(), keyword_terms(row))
+                self.ledger.audit(conn, "summarize", [row["id"]], row["created_at"])
+                return _memory(row), False
+            if existing["content"] == row["content"] and list(existing["source_ids"]) == row["source_ids"] \
+                    and existing["status"] == "active":
+                return _memory(existing), False
+            self.ledger.rewrite(conn, existing["id"], row, vector.tolist(), keyword_terms(row))
+            self.ledger.audit(conn, "summarize", [existing["id"]], row["created_at"], reason="updated")
+            return _memory(self.ledger.by_ids(conn, [existing["id"]])[0]), True
+
+    def sources(self, memory_id: str, depth: int = 5) -> list[tuple[int, Memory]]:
+        """Walk a summary chain down to the original memories: (depth, memory) in reading order."""
+        self._require()
+        out: list[tuple[int, Memory]] = []
+        with self.ledger.connect(read_only=True) as conn:
+            def walk(row: dict[str, Any], level: int) -> None:
+                out.append((level, _memory(row)))
+                if level < depth and row["source_ids"]:
+                    found = {r["id"]: r for r in self.ledger.by_ids(conn, list(row["source_ids"]))}
+                    for source_id in row["source_ids"]:
+                        if source_id in found:
+                            walk(found[source_id], level + 1)
+
+            walk(self._row(conn, memory_id), 0)
+        return out
+
+    # --- reading ---    # --- reading ----------------------------------------------------------------------------------
 
     def get(self, memory_id: str) -> Memory:
         """One memory by id or unique id prefix (at least 8 characters).
@@ -337,14 +426,15 @@ class Store:
         index = self._index
         assert index is not None
         where = where_clause(filters, ctx.now)
-        words = index.keyword(query_terms, where, n) if mode != "vector" else []
+        stored: dict[str, dict[str, Any]] = {}  # each hit's fields come back with it: no second query
+        words = index.keyword(query_terms, where, n, stored) if mode != "vector" else []
         near: list[tuple[str, float]] = []
         if embedding is not None:
-            near = index.nearest(self._checked(embedding.result(), index.dim)[0].tolist(), where, n)
+            near = index.nearest(self._checked(embedding.result(), index.dim)[0].tolist(), where, n, stored)
         by_keyword = {m for m, _ in words}
         near = [(m, s) for m, s in near if s >= self.config.ranking.min_vector_similarity or m in by_keyword]
         candidates = ranking.fuse(near, words)
-        rows = [_from_index(row) for row in index.rows(list(candidates), where)]
+        rows = [_from_index(stored[m]) for m in candidates]
         return self._rank(query, rows, candidates, ctx, k, budget, lists)
 
     def _rank(self, query: str, rows: list[dict[str, Any]], candidates: dict[str, ranking.Candidate],

@@ -239,3 +239,16 @@ def test_two_servers_and_the_cli_share_a_store(tmp_path: Path) -> None:
         for server in servers:
             server.close()
     assert len(Store(store).list(limit=None)) == 7
+
+
+async def test_memory_summarize_tool(store: Store) -> None:
+    for step in range(3):
+        store.record(f"step {step}: rotated the api keys on host {step}", task_id="rot", step=step, outcome="success")
+    async with Client(build_server(store), raise_exceptions=True) as client:
+        result = await client.call_tool("memory_summarize", {"task_id": "rot"})
+        assert not result.is_error
+        summary = result.structured_content
+        assert summary["type"] == "semantic" and summary["summarized"] == 3 and len(summary["source_ids"]) == 3
+        assert summary["content"].startswith("Summary of task rot (3 memories")
+        empty = await client.call_tool("memory_summarize", {"task_id": "none"})
+        assert empty.is_error and "Nothing to summarize" in empty.content[0].text

@@ -323,3 +323,54 @@ def test_warm_search_skips_the_ledger_until_someone_writes(store: Store, fake, m
     opened.clear()
     store.forget([second.id])
     assert [h.memory.id for h in warm.search("grafana latency").hits] == [first.id]
+
+
+def _task(store: Store, count: int, task: str = "t-9") -> list:
+    topics = ["checked out the repository", "installed the dependencies with pip", "ran the unit tests",
+              "the integration tests failed on a missing env var", "built the docker image",
+              "pushed the image to the registry", "deployed to staging", "smoke tests passed on staging"]
+    out = []
+    for step in range(count):
+        failed = step == 3
+        out.append(store.record(f"step {step}: {topics[step % len(topics)]}", task_id=task, step=step,
+                                outcome="failure" if failed else "success",
+                                resolution="exported DATABASE_URL and reran" if failed else None).memory)
+    return out
+
+
+def test_summarize_writes_a_linked_semantic_memory_and_updates_on_rerun(store: Store) -> None:
+    originals = _task(store, 4)
+    result = store.summarize(task_id="t-9")
+    summary = result.memory
+    assert (summary.type, summary.trigger, summary.task_id, result.sources, result.parts) == (
+        "semantic", "summary", "t-9", 4, [])
+    assert summary.source_ids == [m.id for m in originals]
+    assert summary.content.startswith("Summary of task t-9 (4 memories, ")
+    assert "3 succeeded, 1 failed (1 fixed)" in summary.content
+    assert "integration tests failed on a missing env var → fix: exported DATABASE_URL and reran" in summary.content
+    again = store.summarize(task_id="t-9")
+    assert again.memory.id == summary.id and not again.updated
+    _task(store, 5)  # a fifth step arrives (steps 0-3 are idempotent repeats)
+    grown = store.summarize(task_id="t-9")
+    assert grown.memory.id == summary.id and grown.updated and grown.sources == 5
+    assert grown.memory.version == 2
+    assert len([m for m in store.list() if m.trigger == "summary"]) == 1
+
+
+def test_long_tasks_get_a_summary_chain_that_walks_down_to_the_originals(store: Store) -> None:
+    originals = _task(store, 8)
+    result = store.summarize(task_id="t-9")
+    assert len(result.parts) == 2 and result.memory.source_ids == result.parts
+    chain = store.sources(result.memory.id)
+    assert [depth for depth, _ in chain] == [0, 1, 2, 2, 2, 2, 2, 1, 2, 2, 2]
+    assert [m.id for depth, m in chain if depth == 2] == [m.id for m in originals]
+    assert "part 1 of 2" in chain[1][1].content
+    top = store.search("what happened in task t-9 tests", filters=Filters(task_id="t-9")).hits
+    assert any(h.memory.trigger == "summary" for h in top)
+
+
+def test_summarize_needs_a_selection_with_memories(store: Store) -> None:
+    with pytest.raises(InvalidInput, match="Say what to summarize"):
+        store.summarize()
+    with pytest.raises(InvalidInput, match="Nothing to summarize: no active episodic memories for task nope"):
+        store.summarize(task_id="nope")

@@ -191,6 +191,7 @@ def list_(
 @app.command()
 def show(
     memory_id: Annotated[str, typer.Argument(metavar="ID", help="A memory id (or a unique prefix of 8+ characters).", show_default=False)],
+    sources: Annotated[bool, typer.Option("--sources", help="Walk a summary's chain down to the original memories.")] = False,
     store: StoreOption = None,
     json_: JsonFlag = False,
 ) -> None:
@@ -199,14 +200,56 @@ def show(
     \b
     Example:
         hindsight show 01a22ace-86eb-74f2-a7b6-349d907f4735
+        hindsight show 01a22ace-86eb-74f2-a7b6-349d907f4735 --sources
     """
     from . import render
 
+    if sources:
+        chain = _store(store).sources(memory_id)
+        if json_:
+            render.json_doc([{**m.to_dict(), "depth": depth} for depth, m in chain])
+        else:
+            render.chain(chain)
+        return
     memory = _store(store).get(memory_id)
     if json_:
         render.json_doc(memory.to_dict())
     else:
         render.memory_detail(memory)
+
+
+@app.command()
+def summarize(
+    task: TaskOption = None,
+    since: SinceOption = None,
+    until: UntilOption = None,
+    agent: AgentOption = None,
+    store: StoreOption = None,
+    json_: JsonFlag = False,
+) -> None:
+    """Summarize a task or a time range into a semantic memory (no LLM).
+
+    Key sentences plus a roll-up of outcomes and of every error with its fix, linked to its sources.
+    More than 5 memories make a chain: part summaries, then the task summary. Rerunning updates it.
+
+    \b
+    Example:
+        hindsight summarize --task task-20240501-001
+        hindsight summarize --since 7d --agent agent-001 --json
+    """
+    from ..timeutil import parse_time
+    from . import render
+
+    result = _store(store).summarize(
+        task_id=task, agent_id=agent, since=parse_time(since, "--since") if since else None,
+        until=parse_time(until, "--until") if until else None)
+    if json_:
+        render.json_doc(result.to_dict())
+        return
+    render.plain(result.memory.content)
+    what = "Updated" if result.updated else "Wrote"
+    parts = f" in a chain of {len(result.parts)} parts" if result.parts else ""
+    render.message(f"{what} summary {result.memory.id} of {render.memories(result.sources)}{parts}.")
 
 
 @app.command()

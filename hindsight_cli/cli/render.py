@@ -119,6 +119,15 @@ def memories_table(memories: Sequence[Memory]) -> None:
     out.print(table)
 
 
+def chain(levels: Sequence[tuple[int, Memory]]) -> None:
+    """A summary and its sources as an indented outline."""
+    for depth, memory in levels:
+        text = Text("  " * depth + "- ")
+        text.append(memory.id, style="dim")
+        text.append(f" [{memory.type}] {_one_line(memory.content, 160)}")
+        out.print(text, soft_wrap=True)
+
+
 def memory_detail(memory: Memory) -> None:
     table = Table(show_header=False, show_edge=False, pad_edge=False, box=None)
     table.add_column("field", style="bold", no_wrap=True)

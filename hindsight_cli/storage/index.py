@@ -175,32 +175,25 @@ class Index:
             self._table = None
             return run(self.table())
 
-    def nearest(self, vector: Sequence[float], where: str | None, limit: int) -> list[tuple[str, float]]:
+    _ROW = ["id", "memory", "vector"]
+
+    def nearest(self, vector: Sequence[float], where: str | None, limit: int,
+                rows: dict[str, dict[str, Any]] | None = None) -> list[tuple[str, float]]:
+        """Top ``limit`` by cosine; with ``rows``, also collect each hit's stored fields into it."""
         def run(table: Any) -> list[dict[str, Any]]:
             query = table.search(list(vector)).distance_type("cosine")
             if where:
                 query = query.where(where, prefilter=True)
-            return query.limit(limit).select(["id", "_distance"]).to_list()
+            return query.limit(limit).select([*self._ROW, "_distance"] if rows is not None else
+                                              ["id", "_distance"]).to_list()
 
-        return [(r["id"], 1.0 - float(r["_distance"])) for r in self._read(run)]
+        found = self._read(run)
+        _collect(found, rows)
+        return [(r["id"], 1.0 - float(r["_distance"])) for r in found]
 
-    def rows(self, ids: Sequence[str], where: str | None) -> list[dict[str, Any]]:
-        """The stored fields and vectors of ``ids`` that still pass ``where``."""
-        if not ids:
-            return []
-        clause = f"id IN ({', '.join(_q(i) for i in ids)})" + (f" AND ({where})" if where else "")
-
-        def run(table: Any) -> list[dict[str, Any]]:
-            return table.search().where(clause).limit(len(ids)).select(["id", "memory", "vector"]).to_list()
-
-        out = []
-        for record in self._read(run):
-            row = json.loads(record["memory"])
-            row["embedding"] = record["vector"]
-            out.append(row)
-        return out
-
-    def keyword(self, query_terms: Sequence[str], where: str | None, limit: int) -> list[tuple[str, float]]:
+    def keyword(self, query_terms: Sequence[str], where: str | None, limit: int,
+                rows: dict[str, dict[str, Any]] | None = None) -> list[tuple[str, float]]:
+        """Top ``limit`` by BM25 over the keyword terms; ``rows`` as in ``nearest``."""
         if not query_terms:
             return []
 
@@ -208,6 +201,19 @@ class Index:
             query = table.search(" ".join(sorted(set(query_terms))), query_type="fts")
             if where:
                 query = query.where(where, prefilter=True)
-            return query.limit(limit).select(["id", "_score"]).to_list()
+            return query.limit(limit).select([*self._ROW, "_score"] if rows is not None else
+                                              ["id", "_score"]).to_list()
 
-        return [(r["id"], float(r["_score"])) for r in self._read(run)]
+        found = self._read(run)
+        _collect(found, rows)
+        return [(r["id"], float(r["_score"])) for r in found]
+
+
+def _collect(found: list[dict[str, Any]], rows: dict[str, dict[str, Any]] | None) -> None:
+    if rows is None:
+        return
+    for record in found:
+        if record["id"] not in rows:
+            row = json.loads(record["memory"])
+            row["embedding"] = record["vector"]
+            rows[record["id"]] = row

@@ -250,6 +250,21 @@ class Ledger:
             conn.unregister("hindsight_incoming")
             conn.unregister("hindsight_postings")
 
+    def rewrite(self, conn: Any, memory_id: str, row: dict[str, Any], vector: Sequence[float],
+                terms: dict[str, int]) -> None:
+        """Replace a memory's text, links and vector in place (a summary whose sources changed)."""
+        conn.execute(
+            """UPDATE memories SET content = ?, content_hash = ?, source_ids = ?, event_at = ?, metadata = ?,
+               embedding = ?, doc_len = ?, updated_at = ?, version = version + 1, status = 'active',
+               seq = nextval('change_seq') WHERE id = ?""",
+            [row["content"], row["content_hash"], row["source_ids"], row["event_at"],
+             json.dumps(row["metadata"], ensure_ascii=False), list(vector), sum(terms.values()), row["created_at"],
+             memory_id],
+        )
+        conn.execute("DELETE FROM terms WHERE id = ?", [memory_id])
+        if terms:
+            conn.executemany("INSERT INTO terms VALUES (?, ?, ?)", [[memory_id, t, n] for t, n in terms.items()])
+
     def touch(self, conn: Any, memory_id: str, at: datetime, importance: float) -> None:
         """Record that a near-duplicate was seen again."""
         conn.execute(

@@ -169,3 +169,26 @@ def test_forget_by_filter(cli) -> None:
     assert [m.content for m in active] == ["keep me"]
     nothing = cli("forget")
     assert nothing.exit_code == 1 and "Say what to forget" in nothing.stderr
+
+
+def test_summarize_and_walk_the_chain(cli) -> None:
+    for step in range(7):
+        outcome = ["--outcome", "failure", "--resolution", "pinned numpy below 2"] if step == 2 else \
+            ["--outcome", "success"]
+        cli("record", f"step {step} of the migration: {'numpy 2 broke the build' if step == 2 else 'moved table ' + str(step)}",
+            "--task", "mig-1", "--step", str(step), *outcome)
+    result = cli("summarize", "--task", "mig-1")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("Summary of task mig-1 (7 memories, ")
+    assert "numpy 2 broke the build → fix: pinned numpy below 2" in result.stdout
+    assert "in a chain of 2 parts" in result.stderr
+    data = json.loads(cli("summarize", "--task", "mig-1", "--json").stdout)
+    assert data["updated"] is False and data["summarized"] == 7 and len(data["parts"]) == 2
+    tree = cli("show", data["id"], "--sources")
+    lines = tree.stdout.splitlines()
+    assert lines[0].startswith(f"- {data['id']} [semantic] Summary of task mig-1")
+    assert sum(line.startswith("    - ") for line in lines) == 7 and sum(line.startswith("  - ") for line in lines) == 2
+    chain = json.loads(cli("show", data["id"], "--sources", "--json").stdout)
+    assert [m["depth"] for m in chain].count(2) == 7
+    nothing = cli("summarize")
+    assert nothing.exit_code == 1 and "Say what to summarize" in nothing.stderr

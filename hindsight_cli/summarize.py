@@ -1,0 +1,87 @@
+"""Extractive summaries without an LLM: the most central, non-redundant sentences of the sources,
+plus a structured roll-up of their outcomes and of the errors met and how each was fixed."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])|\n+")
+_MAX_ITEM = 160
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text) if len(s.strip()) >= 8]
+
+
+def _clip(text: str, limit: int = _MAX_ITEM) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def key_sentences(texts: Sequence[str], embed: Callable[[list[str]], Any], limit: int = 3,
+                  redundancy: float = 0.85) -> list[str]:
+    """The sentences closest to all the others (centrality), skipping near-repeats of ones already picked."""
+    pool: list[str] = []
+    for text in texts:
+        for sentence in sentences(text):
+            if sentence not in pool:
+                pool.append(sentence)
+    if len(pool) <= limit:
+        return pool
+    vectors = embed(pool)
+    similarity = vectors @ vectors.T
+    centrality = similarity.mean(axis=1)
+    picked: list[int] = []
+    for index in sorted(range(len(pool)), key=lambda i: (-centrality[i], i)):
+        if all(similarity[index, j] < redundancy for j in picked):
+            picked.append(index)
+        if len(picked) == limit:
+            break
+    return [pool[i] for i in sorted(picked)]  # in the order things happened
+
+
+def roll_up(rows: Sequence[dict[str, Any]]) -> tuple[str, list[str]]:
+    """One line of outcome counts, and one line per failure with its fix (or 'unresolved')."""
+    counts = {"success": 0, "failure": 0, "fixed": 0, "other": 0}
+    errors: list[str] = []
+    for row in rows:
+        outcome = row["outcome"]
+        if outcome == "failure":
+            counts["failure"] += 1
+            fix = row.get("resolution")
+            counts["fixed"] += 1 if fix else 0
+            errors.append(f"- {_clip(row['content'])} → {'fix: ' + _clip(fix) if fix else 'unresolved'}")
+        elif outcome == "success":
+            counts["success"] += 1
+        else:
+            counts["other"] += 1
+    parts = [f"{counts['success']} succeeded"] if counts["success"] else []
+    if counts["failure"]:
+        parts.append(f"{counts['failure']} failed ({counts['fixed']} fixed)")
+    if counts["other"]:
+        parts.append(f"{counts['other']} other")
+    return ", ".join(parts) or "no outcomes recorded", errors
+
+
+def compose(title: str, rows: Sequence[dict[str, Any]], embed: Callable[[list[str]], Any],
+            max_bytes: int) -> str:
+    """The summary text: title with counts and dates, key points, then errors and fixes."""
+    outcomes, errors = roll_up(rows)
+    first, last = rows[0]["event_at"], rows[-1]["event_at"]
+    span = f"{first:%Y-%m-%d}" if f"{first:%Y-%m-%d}" == f"{last:%Y-%m-%d}" else f"{first:%Y-%m-%d} → {last:%Y-%m-%d}"
+    noun = "memory" if len(rows) == 1 else "memories"
+    lines = [f"{title} ({len(rows)} {noun}, {span}): {outcomes}."]
+    points = key_sentences([r["content"] for r in rows], embed)
+    if points:
+        lines.append("Key points:")
+        lines.extend(f"- {_clip(point)}" for point in points)
+    if errors:
+        lines.append("Errors and fixes:")
+        lines.extend(errors)
+    text = "\n".join(lines)
+    while len(text.encode("utf-8")) > max_bytes and len(lines) > 2:
+        lines.pop()  # drop the last error lines first; the counts above still report them
+        text = "\n".join(lines) + "\n- …"
+    return text
