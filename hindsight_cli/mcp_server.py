@@ -309,5 +309,11 @@ def run(store: Store, *, agent: str | None, transport: str, host: str, port: int
              f", agent {agent}" if agent else "")
     if transport == "stdio":
         server.run()
-    else:
-        server.run("streamable-http", host=host, port=port, streamable_http_path="/mcp")
+        return
+    import anyio
+    import uvicorn
+
+    app = server.streamable_http_app(streamable_http_path="/mcp", host=host)
+    # log_config=None: uvicorn's access log joins ours (stderr or --log-file) instead of printing to stdout.
+    config = uvicorn.Config(app, host=host, port=port, log_config=None, log_level="info")
+    anyio.run(uvicorn.Server(config).serve)

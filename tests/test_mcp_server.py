@@ -252,3 +252,31 @@ async def test_memory_summarize_tool(store: Store) -> None:
         assert summary["content"].startswith("Summary of task rot (3 memories")
         empty = await client.call_tool("memory_summarize", {"task_id": "none"})
         assert empty.is_error and "Nothing to summarize" in empty.content[0].text
+
+
+async def test_streamable_http_transport(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "HINDSIGHT_HOME": str(tmp_path / "home")}
+    proc = subprocess.Popen([*_hindsight_command(), "mcp", "--transport", "http", "--port", str(port),
+                             "--store", str(tmp_path / "s"), "--log-file", str(tmp_path / "mcp.log")],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with socket.socket() as attempt:
+                if attempt.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.2)
+        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            assert "memory_write" in {t.name for t in (await client.list_tools()).tools}
+            written = await client.call_tool("memory_write", {"content": "served over streamable http"})
+            assert written.structured_content["deduplicated"] is False
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=30)
+    assert out == ""  # logs went to the log file, never stdout
+    assert "hindsight MCP server on http" in (tmp_path / "mcp.log").read_text()
