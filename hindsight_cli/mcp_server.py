@@ -132,17 +132,22 @@ class Memories:
         with self._lock:
             return self._visible(self.store.get(memory_id))
 
-    def forget(self, ids: list[str], *, task_id: str | None, hard: bool, reason: str | None) -> ForgetOutput:
+    def forget(self, ids: list[str], *, task_id: str | None, older_than: str | None, expired: bool, hard: bool,
+               reason: str | None) -> ForgetOutput:
+        from .timeutil import now, parse_duration
+
         with self._lock:
             for memory_id in ids:
                 self._visible(self.store.get(memory_id))
             filters = None
-            if task_id:
+            if task_id or older_than or expired:
                 scope = self._scope(None)
-                filters = Filters(agent_ids=(scope,) if scope else None, task_id=task_id,
-                                  statuses=None if hard else ("active", "archived"), include_expired=True)
+                filters = Filters(
+                    agent_ids=(scope,) if scope else None, task_id=task_id, include_expired=True, expired_only=expired,
+                    statuses=None if hard else ("active", "archived"),
+                    created_before=now() - parse_duration(older_than, "older_than") if older_than else None)
             if not ids and filters is None:
-                raise InvalidInput("Say what to forget: ids, or a task_id.")
+                raise InvalidInput("Say what to forget: ids, or a filter (task_id, older_than, expired).")
             count = self.store.forget(ids, filters=filters, hard=hard, reason=reason)
         return ForgetOutput(count, hard)
 
@@ -250,11 +255,14 @@ def build_server(store: Store, agent: str | None = None) -> Any:
 
     @tool(annotations=ToolAnnotations(title="Forget memories", read_only_hint=False, destructive_hint=True,
                                              idempotent_hint=True, open_world_hint=False))
-    def memory_forget(ids: Optional[list[str]] = None, task_id: Optional[str] = None, hard: bool = False,
+    def memory_forget(ids: Optional[list[str]] = None, task_id: Optional[str] = None,
+                      older_than: Optional[str] = None, expired: bool = False, hard: bool = False,
                       reason: Optional[str] = None) -> ForgetOutput:
-        """Forget memories by id or by task. Soft by default (hidden from search, restorable);
+        """Forget memories by id or by filter: a task, recorded longer ago than older_than (e.g. "30d"),
+        or expired=true for memories past their TTL. Soft by default (hidden from search, restorable);
         hard=true deletes them for good. Returns how many changed."""
-        return memories.forget(list(ids or []), task_id=task_id, hard=hard, reason=reason)
+        return memories.forget(list(ids or []), task_id=task_id, older_than=older_than, expired=expired,
+                               hard=hard, reason=reason)
 
     @server.resource("hindsight://memories/recent", name="recent-memories", mime_type="application/json",
                      description="The 20 most recent memories (this server's scope).")

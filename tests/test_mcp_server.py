@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
+from hindsight_cli import Filters
 from hindsight_cli.mcp_server import build_server
 from hindsight_cli.store import Store
 
@@ -87,7 +88,23 @@ async def test_errors_are_tool_errors_that_say_what_to_do(store: Store) -> None:
         assert wrong_type.is_error
         nothing = await client.call_tool("memory_forget", {})
         assert nothing.is_error and "Say what to forget" in nothing.content[0].text
+        bad_age = await client.call_tool("memory_forget", {"older_than": "ages"})
+        assert bad_age.is_error and "Invalid older_than" in bad_age.content[0].text
     assert store.list() == []
+
+
+async def test_forget_by_filter_through_mcp(store: Store) -> None:
+    store.record("temporary scratch note", ttl="1s")
+    kept = store.record("keep this one").memory
+    import asyncio
+
+    await asyncio.sleep(1.2)
+    async with Client(build_server(store), raise_exceptions=True) as client:
+        result = await client.call_tool("memory_forget", {"expired": True})
+        assert result.structured_content == {"forgotten": 1, "hard": False}
+        none = await client.call_tool("memory_forget", {"older_than": "30d"})
+        assert none.structured_content["forgotten"] == 0
+    assert [m.id for m in store.list(Filters(statuses=("active",), include_expired=True))] == [kept.id]
 
 
 async def test_agent_scope_cannot_be_widened(store: Store) -> None:
