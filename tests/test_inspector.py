@@ -16,14 +16,15 @@ INSPECTOR = "@modelcontextprotocol/inspector@2"
 
 
 def _inspect(tmp_path: Path, *method: str) -> dict:
-    server = [sys.executable, "-m", "hindsight_cli", "mcp", "--store", str(tmp_path / "store")]
+    log = tmp_path / "server.log"
+    server = [sys.executable, "-m", "hindsight_cli", "mcp", "--store", str(tmp_path / "store"), "--log-file", str(log)]
     result = subprocess.run(
         # The server's own flags come before `--`; the Inspector's (including -e) after it.
         [NPX, "-y", INSPECTOR, "--cli", *server, "--", "-e", f"HINDSIGHT_HOME={tmp_path / 'home'}", *method,
          "--format", "json", "-q"],
         capture_output=True, text=True, timeout=300, cwd=tmp_path,
     )
-    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.returncode == 0, (result.stdout[-2000:], log.read_text()[-4000:] if log.exists() else "")
     return json.loads(result.stdout)["result"]
 
 

@@ -187,12 +187,14 @@ def test_stdout_carries_only_json_rpc(tmp_path: Path) -> None:
         assert line, "the server closed stdout early"
         messages.append(json.loads(line))  # raises on any line that is not JSON
     out, err = proc.communicate(timeout=60)  # closes stdin: the client hangs up
+    assert "result" in first and all("result" in m or "error" in m for m in messages if "id" in m), err
     messages += [json.loads(line) for line in out.splitlines() if line.strip()]
     assert proc.returncode == 0
     assert all(m.get("jsonrpc") == "2.0" for m in messages)
     by_id = {m.get("id"): m for m in messages}
     assert by_id[3]["result"]["isError"] is False
     assert by_id[4]["result"]["isError"] is True and "content is empty" in by_id[4]["result"]["content"][0]["text"]
+    assert "structuredContent" in by_id[5]["result"], (by_id[5], err)
     assert by_id[5]["result"]["structuredContent"]["hits"][0]["content"] == "raw session note"
     assert "Traceback" not in err
 

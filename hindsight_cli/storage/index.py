@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -31,31 +32,29 @@ def _micros(value: datetime | None) -> int | None:
         (value - datetime(1970, 1, 1)).total_seconds() * 1_000_000)
 
 
+_INDEXED = {"agent_id", "task_id", "type", "status", "outcome", "tags", "event_at", "expires_at"}
+
+
 def where_clause(filters: Filters, now: datetime) -> str | None:
-    """The hard filters as a LanceDB ``where``; the ledger re-applies them to every candidate too."""
+    """The hard filters as a LanceDB ``where``: values become quoted literals, times microseconds."""
     parts: list[str] = []
 
-    def any_of(column: str, values: Sequence[str]) -> None:
-        parts.append(f"{column} IN ({', '.join(_q(v) for v in values)})" if values else "FALSE")
+    def literal(value: Any) -> str:
+        return str(_micros(value)) if isinstance(value, datetime) else _q(value)
 
-    if filters.agent_ids is not None:
-        any_of("agent_id", filters.agent_ids)
-    if filters.task_id is not None:
-        parts.append(f"task_id = {_q(filters.task_id)}")
-    if filters.types:
-        any_of("type", filters.types)
-    if filters.outcomes:
-        any_of("outcome", filters.outcomes)
-    if filters.statuses:
-        any_of("status", filters.statuses)
-    for tag in filters.tags:
-        parts.append(f"array_has(tags, {_q(tag)})")
-    if filters.since is not None:
-        parts.append(f"event_at >= {_micros(filters.since)}")
-    if filters.until is not None:
-        parts.append(f"event_at <= {_micros(filters.until)}")
-    if not filters.include_expired:
-        parts.append(f"(expires_at IS NULL OR expires_at > {_micros(now)})")
+    for column, op, value in filters.conditions(now):
+        if column not in _INDEXED:
+            raise ValueError(f"the index cannot filter on {column}")
+        if op == "in":
+            parts.append(f"{column} IN ({', '.join(literal(v) for v in value)})" if value else "FALSE")
+        elif op == "has":
+            parts.append(f"array_has({column}, {literal(value)})")
+        elif op == "expired":
+            parts.append(f"({column} IS NOT NULL AND {column} <= {literal(value)})")
+        elif op == "unexpired":
+            parts.append(f"({column} IS NULL OR {column} > {literal(value)})")
+        else:
+            parts.append(f"{column} {op} {literal(value)}")
     return " AND ".join(parts) or None
 
 
@@ -96,9 +95,14 @@ class Index:
                 except (ValueError, OSError):  # another process created it first
                     self._table = db.open_table(TABLE)
             if not any(ix.index_type == "FTS" for ix in self._table.list_indices()):
-                self._table.create_index("terms", config=FTS(
-                    base_tokenizer="whitespace", lower_case=False, stem=False, remove_stop_words=False,
-                    ascii_folding=False, with_position=False), replace=True)
+                try:
+                    self._table.create_index("terms", config=FTS(
+                        base_tokenizer="whitespace", lower_case=False, stem=False, remove_stop_words=False,
+                        ascii_folding=False, with_position=False), replace=True)
+                except (RuntimeError, ValueError, OSError):
+                    # Another process built it at the same moment (a commit conflict); theirs will do.
+                    if not any(ix.index_type == "FTS" for ix in self._table.list_indices()):
+                        raise
         return self._table
 
     # --- sync state ---------------------------------------------------------------------------------
@@ -111,7 +115,7 @@ class Index:
 
     def set_watermark(self, seq: int) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
-        temp = self.path / f".{_STATE}.{os.getpid()}"
+        temp = self.path / f".{_STATE}.{os.getpid()}.{threading.get_ident()}"
         temp.write_text(json.dumps({"seq": seq}))
         os.replace(temp, self.path / _STATE)
 

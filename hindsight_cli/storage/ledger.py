@@ -62,43 +62,23 @@ def where_sql(filters: Filters, now: datetime, alias: str = "m") -> tuple[str, l
     """SQL for the hard filters, values bound as parameters (never spliced into the text)."""
     clauses: list[str] = []
     params: list[Any] = []
-
-    def any_of(column: str, values: Sequence[str]) -> None:
-        clauses.append(f"{alias}.{column} IN ({', '.join('?' for _ in values)})")
-        params.extend(values)
-
-    if filters.agent_ids is not None:
-        if not filters.agent_ids:
-            clauses.append("FALSE")
-        else:
-            any_of("agent_id", filters.agent_ids)
-    if filters.task_id is not None:
-        clauses.append(f"{alias}.task_id = ?")
-        params.append(filters.task_id)
-    if filters.types:
-        any_of("type", filters.types)
-    if filters.outcomes:
-        any_of("outcome", filters.outcomes)
-    if filters.statuses:
-        any_of("status", filters.statuses)
-    for tag in filters.tags:
-        clauses.append(f"list_contains({alias}.tags, ?)")
-        params.append(tag)
-    if filters.since is not None:
-        clauses.append(f"{alias}.event_at >= ?")
-        params.append(filters.since)
-    if filters.until is not None:
-        clauses.append(f"{alias}.event_at <= ?")
-        params.append(filters.until)
-    if filters.created_before is not None:
-        clauses.append(f"{alias}.created_at < ?")
-        params.append(filters.created_before)
-    if filters.expired_only:
-        clauses.append(f"{alias}.expires_at IS NOT NULL AND {alias}.expires_at <= ?")
-        params.append(now)
-    elif not filters.include_expired:
-        clauses.append(f"({alias}.expires_at IS NULL OR {alias}.expires_at > ?)")
-        params.append(now)
+    for column, op, value in filters.conditions(now):
+        name = f"{alias}.{column}"
+        if op == "in":
+            clauses.append(f"{name} IN ({', '.join('?' for _ in value)})" if value else "FALSE")
+            params.extend(value)
+        elif op == "has":
+            clauses.append(f"list_contains({name}, ?)")
+            params.append(value)
+        elif op == "expired":
+            clauses.append(f"{name} IS NOT NULL AND {name} <= ?")
+            params.append(value)
+        elif op == "unexpired":
+            clauses.append(f"({name} IS NULL OR {name} > ?)")
+            params.append(value)
+        else:  # =, >=, <=, <
+            clauses.append(f"{name} {op} ?")
+            params.append(value)
     return (" AND ".join(clauses) or "TRUE"), params
 
 
