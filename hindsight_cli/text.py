@@ -83,7 +83,3 @@ def estimate_tokens(text: str) -> int:
     """Approximate LLM tokens: one per CJK character, one per four other characters."""
     cjk = len(_CJK_CHAR.findall(text))
     return cjk + math.ceil((len(text) - cjk) / 4)
-
-
-def is_cjk_heavy(text: str) -> bool:
-    return len(_CJK_CHAR.findall(text)) * 3 > len(text.strip() or " ")

@@ -56,10 +56,6 @@ def iso(value: datetime | None) -> str | None:
     return value.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def from_iso(value: str | None) -> datetime | None:
-    return parse_time(value) if value else None
-
-
 def age(value: datetime, at: datetime | None = None) -> str:
     """A short human age: ``45s``, ``12m``, ``3h``, ``5d``, ``2mo``, ``1y``."""
     seconds = max(0.0, ((at or now()) - value).total_seconds())
