@@ -57,3 +57,8 @@ def test_core_modules_never_import_faces() -> None:
         text = path.read_text()
         for face in ("import typer", "from typer", "import rich", "from rich", "import mcp", "from mcp"):
             assert face not in text, f"{path.name} imports a face library ({face})"
+
+
+def test_doctor_modules_load_no_heavy_library() -> None:
+    loaded = _loaded("import hindsight_cli.doctor.store_checks, hindsight_cli.doctor.mcp_checks, hindsight_cli.cli.doctor")
+    assert not loaded & {"lancedb", "fastembed", "onnxruntime", "mcp", "duckdb"}

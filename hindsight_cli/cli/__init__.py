@@ -54,9 +54,11 @@ def _root(
 
 
 from . import memory, store_admin  # noqa: E402  (commands register themselves on `app`)
+from .doctor import doctor_app  # noqa: E402
 from .serve import mcp_app  # noqa: E402
 
 app.add_typer(mcp_app)
+app.add_typer(doctor_app)
 _ = (memory, store_admin)
 
 

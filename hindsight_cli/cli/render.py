@@ -150,6 +150,23 @@ def key_values(data: Mapping[str, Any]) -> None:
     out.print(table)
 
 
+_STATUS_STYLE = {"ok": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
+
+
+def checklist(checks: Sequence[Any]) -> None:
+    """Doctor's findings: one line each, then the evidence and the fix indented under it."""
+    for check in checks:
+        line = Text(f"{check.status:>4} ", style=_STATUS_STYLE[check.status])
+        line.append(f"{check.id}: {check.summary}")
+        out.print(line, soft_wrap=True)
+        if check.evidence:
+            out.print(Text(f"     saw: {check.evidence}", style="dim"), soft_wrap=True)
+        if check.fix:
+            out.print(Text(f"     fix: {check.fix}"), soft_wrap=True)
+    counts = {s: sum(c.status == s for c in checks) for s in ("ok", "warn", "fail", "skip")}
+    message(", ".join(f"{n} {s}" for s, n in counts.items()))
+
+
 @contextmanager
 def progress(description: str) -> Iterator[Callable[[int, int], None]]:
     """A progress bar on stderr; yields ``update(done, total)``."""

@@ -1,0 +1,69 @@
+"""`hindsight doctor`: run the checks and print a checklist (or JSON); exit 1 when any check fails."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from .options import JsonFlag, StoreOption
+
+doctor_app = typer.Typer(name="doctor", invoke_without_command=True, no_args_is_help=False, rich_markup_mode=None)
+NoProbe = Annotated[bool, typer.Option("--no-probe", help="Skip the live MCP handshakes.")]
+
+
+def _report(checks: list[Any], json_: bool) -> None:
+    from . import render
+
+    if json_:
+        render.json_doc({"checks": [c.to_dict() for c in checks],
+                         "failed": sum(c.status == "fail" for c in checks)})
+    else:
+        render.checklist(checks)
+    if any(c.status == "fail" for c in checks):
+        raise typer.Exit(1)
+
+
+@doctor_app.callback(invoke_without_command=True)
+def doctor(ctx: typer.Context, store: StoreOption = None, no_probe: NoProbe = False, json_: JsonFlag = False) -> None:
+    """Find out why the store or an MCP client set-up does not work.
+
+    Every check reports ok, warn, fail or skip with what it saw and the fix; nothing is changed.
+    Exit code 1 when a check fails.
+
+    \b
+    Example:
+        hindsight doctor
+        hindsight doctor mcp --json
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from ..doctor import mcp_checks, store_checks
+
+    _report([*store_checks.run(store), *mcp_checks.run(probe=not no_probe)], json_)
+
+
+@doctor_app.command(name="store")
+def store_(store: StoreOption = None, json_: JsonFlag = False) -> None:
+    """Check the store: location, permissions, ledger, embedding model, index, disk.
+
+    \b
+    Example:
+        hindsight doctor store --store ~/project/.hindsight
+    """
+    from ..doctor import store_checks
+
+    _report(store_checks.run(store), json_)
+
+
+@doctor_app.command()
+def mcp(no_probe: NoProbe = False, json_: JsonFlag = False) -> None:
+    """Check every MCP client config on this machine, then handshake with each configured server.
+
+    \b
+    Example:
+        hindsight doctor mcp
+    """
+    from ..doctor import mcp_checks
+
+    _report(mcp_checks.run(probe=not no_probe), json_)

