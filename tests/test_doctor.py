@@ -110,3 +110,83 @@ def test_handshake_with_the_real_server(tmp_path: Path) -> None:
     result = mcp_checks.handshake(sys.executable, ["-m", "hindsight_cli", "mcp", "--store", str(tmp_path / "s")],
                                   {"HINDSIGHT_HOME": str(tmp_path / "home")})
     assert result["outcome"] == "ok" and result["seconds"] < 10
+
+
+FAKE_DOCKER = """#!/bin/sh
+case "$*" in
+  "--version") echo "Docker version 28.2.2, build e6534b4";;
+  "context show") echo "${FAKE_CONTEXT:-default}";;
+  "version --format {{.Server.Version}}")
+    case "$FAKE_DAEMON" in
+      up) echo "28.2.2";;
+      down) echo "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?" >&2; exit 1;;
+      denied) echo 'permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock: Get "http://%2Fvar%2Frun%2Fdocker.sock/v1.50/version": dial unix /var/run/docker.sock: connect: permission denied' >&2; exit 1;;
+    esac;;
+  "compose version --short")
+    if [ "$FAKE_COMPOSE" = v2 ]; then echo "2.39.4"; else echo "docker: unknown command: docker compose" >&2; exit 1; fi;;
+esac
+"""
+
+
+@pytest.fixture
+def fake_docker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    docker = bin_dir / "docker"
+    docker.write_text(FAKE_DOCKER)
+    docker.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    monkeypatch.delenv("DOCKER_HOST", raising=False)
+    return bin_dir
+
+
+@pytest.mark.parametrize(("daemon", "context", "compose", "expected"), [
+    ("up", "default", "v2", {"docker.daemon": ("ok", "daemon 28.2.2 reachable"), "docker.compose": ("ok", "Compose v2 (2.39.4)")}),
+    ("down", "default", "v2", {"docker.daemon": ("fail", "the Docker daemon is not running")}),
+    ("denied", "default", "v2", {"docker.daemon": ("fail", "permission denied on the Docker socket")}),
+    ("down", "remote-box", "v2", {"docker.daemon": ("fail", "no daemon answers at the current context (context remote-box)")}),
+    ("up", "default", "none", {"docker.compose": ("fail", "Docker Compose is not installed")}),
+])
+def test_doctor_docker_tells_the_causes_apart(cli, fake_docker, monkeypatch, daemon, context, compose, expected) -> None:
+    monkeypatch.setenv("FAKE_DAEMON", daemon)
+    monkeypatch.setenv("FAKE_CONTEXT", context)
+    monkeypatch.setenv("FAKE_COMPOSE", compose)
+    result = cli("doctor", "docker", "--json", store=False)
+    checks = _by_id(result)
+    for check_id, (status, summary) in expected.items():
+        assert (checks[check_id]["status"], checks[check_id]["summary"]) == (status, summary)
+    assert result.exit_code == (1 if any(s == "fail" for s, _ in expected.values()) else 0)
+    if daemon == "denied":
+        assert "usermod -aG docker" in checks["docker.daemon"]["fix"]
+
+
+def test_compose_v1_only_is_a_warning(cli, fake_docker, monkeypatch) -> None:
+    legacy = fake_docker / "docker-compose"
+    legacy.write_text('#!/bin/sh\necho "1.29.2"\n')
+    legacy.chmod(0o755)
+    monkeypatch.setenv("FAKE_DAEMON", "up")
+    monkeypatch.setenv("FAKE_COMPOSE", "none")
+    check = _by_id(cli("doctor", "docker", "--json", store=False))["docker.compose"]
+    assert check["status"] == "warn" and "Compose v1 (1.29.2)" in check["summary"]
+
+
+def test_missing_docker_fails_when_asked_and_is_skipped_otherwise(cli, tmp_path, monkeypatch) -> None:
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    asked = cli("doctor", "docker", "--json", store=False)
+    assert asked.exit_code == 1 and _by_id(asked)["docker.cli"]["status"] == "fail"
+    everything = _by_id(cli("doctor", "--no-probe", "--json", store=False))
+    assert everything["docker.cli"]["status"] == "skip"
+
+
+def test_docker_desktop_wsl_placeholder_is_named(cli, tmp_path, monkeypatch) -> None:
+    bin_dir = tmp_path / "shim-bin"
+    bin_dir.mkdir()
+    shim = bin_dir / "docker"
+    shim.write_text('#!/bin/sh\necho "The command \'docker\' could not be found in this WSL 2 distro."\n'
+                    'echo "We recommend to activate the WSL integration in Docker Desktop settings."\nexit 1\n')
+    shim.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    check = _by_id(cli("doctor", "docker", "--json", store=False))["docker.cli"]
+    assert check["status"] == "fail" and "WSL Integration" in check["fix"]

@@ -38,9 +38,10 @@ def doctor(ctx: typer.Context, store: StoreOption = None, no_probe: NoProbe = Fa
     """
     if ctx.invoked_subcommand is not None:
         return
-    from ..doctor import mcp_checks, store_checks
+    from ..doctor import docker_checks, mcp_checks, store_checks
 
-    _report([*store_checks.run(store), *mcp_checks.run(probe=not no_probe)], json_)
+    _report([*store_checks.run(store), *mcp_checks.run(probe=not no_probe), *docker_checks.run(required=False)],
+            json_)
 
 
 @doctor_app.command(name="store")
@@ -67,3 +68,16 @@ def mcp(no_probe: NoProbe = False, json_: JsonFlag = False) -> None:
     from ..doctor import mcp_checks
 
     _report(mcp_checks.run(probe=not no_probe), json_)
+
+
+@doctor_app.command()
+def docker(json_: JsonFlag = False) -> None:
+    """Check Docker: the CLI, the daemon (not running, socket permission, wrong context), Compose v2.
+
+    \b
+    Example:
+        hindsight doctor docker
+    """
+    from ..doctor import docker_checks
+
+    _report(docker_checks.run(), json_)
