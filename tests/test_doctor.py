@@ -190,3 +190,58 @@ def test_docker_desktop_wsl_placeholder_is_named(cli, tmp_path, monkeypatch) -> 
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
     check = _by_id(cli("doctor", "docker", "--json", store=False))["docker.cli"]
     assert check["status"] == "fail" and "WSL Integration" in check["fix"]
+
+
+def _fake_wsl(bin_dir: Path, list_output: str, version_output: str, utf16: bool = False) -> None:
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "list.txt").write_bytes(list_output.encode("utf-16-le") if utf16 else list_output.encode())
+    (bin_dir / "version.txt").write_text(version_output)
+    exe = bin_dir / "wsl.exe"
+    exe.write_text(f'#!/bin/sh\nif [ "$1" = "-l" ]; then cat "{bin_dir}/list.txt"; else cat "{bin_dir}/version.txt"; fi\n')
+    exe.chmod(0o755)
+
+
+WSL2_PROC = "Linux version 5.15.153.1-microsoft-standard-WSL2 (root@buildhost) (gcc 11.2.0) #1 SMP"
+WSL1_PROC = "Linux version 4.4.0-19041-Microsoft (Microsoft@Microsoft.com) (gcc version 5.4.0) #1237-Microsoft"
+LIST_OK = "  NAME                   STATE           VERSION\n* Ubuntu                 Running         2\n  docker-desktop         Stopped         2\n"
+LIST_V1 = "  NAME      STATE      VERSION\n* Ubuntu    Running    1\n"
+VERSION = "WSL version: 2.3.26.0\nKernel version: 5.15.167.4-1\nWSLg version: 1.0.65\n"
+OLD_KERNEL = "WSL version: 0.58.3.0\nKernel version: 5.4.72\n"
+
+
+@pytest.mark.parametrize(("proc", "env", "listing", "version", "utf16", "expected"), [
+    (WSL2_PROC, {"WSL_DISTRO_NAME": "Ubuntu", "WSL_INTEROP": "/run/WSL/1_interop"}, LIST_OK, VERSION, False,
+     {"wsl.version": "ok", "wsl.default": "ok", "wsl.kernel": "ok"}),
+    (WSL1_PROC, {"WSL_DISTRO_NAME": "Ubuntu"}, LIST_V1, OLD_KERNEL, True,
+     {"wsl.version": "warn", "wsl.default": "warn", "wsl.kernel": "warn"}),
+])
+def test_wsl_checks_read_proc_env_and_wsl_exe(tmp_path, monkeypatch, proc, env, listing, version, utf16, expected) -> None:
+    from hindsight_cli.doctor import wsl_checks
+
+    proc_version = tmp_path / "version"
+    proc_version.write_text(proc)
+    _fake_wsl(tmp_path / "bin", listing, version, utf16)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
+    checks = {c.id: c for c in wsl_checks.run(proc_version=proc_version, env=env, platform="linux")}
+    assert {k: checks[k].status for k in expected} == expected
+    if "WSL2" not in proc:
+        assert "wsl --set-version Ubuntu 2" in checks["wsl.version"].fix
+        assert "wsl --update" in checks["wsl.kernel"].fix
+
+
+def test_wsl_vm_platform_error_is_a_failure_and_plain_linux_is_skipped(tmp_path, monkeypatch) -> None:
+    from hindsight_cli.doctor import wsl_checks
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    exe = bin_dir / "wsl.exe"
+    exe.write_text('#!/bin/sh\necho "WSL2 is not supported with your current machine configuration. Please enable the '
+                   '\\"Virtual Machine Platform\\" optional component"\nexit 1\n')
+    exe.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    plain = tmp_path / "plain"
+    plain.write_text("Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org)")
+    checks = {c.id: c for c in wsl_checks.run(proc_version=plain, env={}, platform="win32")}
+    assert checks["wsl.default"].status == "fail" and "wsl.exe --install --no-distribution" in checks["wsl.default"].fix
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert [c.id for c in wsl_checks.run(proc_version=plain, env={}, platform="linux")] == ["wsl.detect"]

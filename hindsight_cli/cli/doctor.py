@@ -38,10 +38,10 @@ def doctor(ctx: typer.Context, store: StoreOption = None, no_probe: NoProbe = Fa
     """
     if ctx.invoked_subcommand is not None:
         return
-    from ..doctor import docker_checks, mcp_checks, store_checks
+    from ..doctor import docker_checks, mcp_checks, store_checks, wsl_checks
 
-    _report([*store_checks.run(store), *mcp_checks.run(probe=not no_probe), *docker_checks.run(required=False)],
-            json_)
+    _report([*store_checks.run(store), *mcp_checks.run(probe=not no_probe), *wsl_checks.run(),
+             *docker_checks.run(required=False)], json_)
 
 
 @doctor_app.command(name="store")
@@ -81,3 +81,16 @@ def docker(json_: JsonFlag = False) -> None:
     from ..doctor import docker_checks
 
     _report(docker_checks.run(), json_)
+
+
+@doctor_app.command()
+def wsl(json_: JsonFlag = False) -> None:
+    """Check WSL: running inside WSL 1 or 2, the default WSL version, the WSL kernel.
+
+    \b
+    Example:
+        hindsight doctor wsl
+    """
+    from ..doctor import wsl_checks
+
+    _report(wsl_checks.run(), json_)
