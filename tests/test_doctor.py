@@ -56,6 +56,8 @@ def test_doctor_mcp_finds_config_mistakes(cli, home, _isolated) -> None:
     _write(vscode, json.dumps({"mcpServers": {"hindsight": {"command": "/x"}}}))
     gemini = clients.targets("gemini", home, _isolated)["user"]
     _write(gemini, json.dumps({"mcpServers": {"hindsight": {"command": "hindsight", "args": ["mcp"]}}}))
+    codex = clients.targets("codex", home, _isolated)["user"]
+    _write(codex, 'mcp_servers = { hindsight = "not a table" }\n')
     windsurf = clients.targets("windsurf", home, _isolated)["user"]
     _write(windsurf, json.dumps({"mcpServers": {"hindsight": {"command": str(home / "gone"), "args": []}}}))
     result = cli("doctor", "mcp", "--no-probe", "--json", store=False)
@@ -66,6 +68,7 @@ def test_doctor_mcp_finds_config_mistakes(cli, home, _isolated) -> None:
     assert checks["mcp.vscode.project.key"]["status"] == "fail" and "'servers'" in checks["mcp.vscode.project.key"]["fix"]
     assert checks["mcp.gemini.user.command"]["summary"] == "the command is not an absolute path"
     assert checks["mcp.windsurf.user.command"]["summary"] == "the command does not exist or is not executable"
+    assert checks["mcp.codex.user.entry"]["summary"] == "the hindsight entry is not an object"
 
 
 def test_doctor_mcp_handshakes_with_an_installed_entry(cli, home, _isolated) -> None:

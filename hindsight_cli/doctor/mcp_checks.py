@@ -60,6 +60,9 @@ def _entry(target: clients.Target) -> tuple[dict[str, Any] | None, Check | None]
     entry = servers.get(clients.SERVER_NAME) if isinstance(servers, dict) else None
     if entry is None:
         return None, skip(f"{name}", f"{target.client} ({target.scope}) does not run hindsight", str(target.path))
+    if not isinstance(entry, dict):
+        return None, fail(f"{name}.entry", "the hindsight entry is not an object", repr(entry)[:120],
+                          f"`hindsight mcp install --client {target.client} --scope {target.scope}` rewrites it")
     return entry, None
 
 
