@@ -106,7 +106,7 @@ _COMMENTS = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.S)
 _TRAILING_COMMAS = re.compile(r'("(?:\\.|[^"\\])*")|,(\s*[}\]])')
 
 
-def _strip_jsonc(text: str) -> tuple[str, bool]:
+def strip_jsonc(text: str) -> tuple[str, bool]:
     """Remove comments, then trailing commas, never touching strings; say whether there were comments."""
     had_comments = False
 
@@ -122,8 +122,8 @@ def _strip_jsonc(text: str) -> tuple[str, bool]:
     return text, had_comments
 
 
-def _load_json(target: Target, text: str) -> tuple[dict[str, Any], bool]:
-    source, had_comments = _strip_jsonc(text) if target.fmt == "jsonc" else (text, False)
+def load_json(target: Target, text: str) -> tuple[dict[str, Any], bool]:
+    source, had_comments = strip_jsonc(text) if target.fmt == "jsonc" else (text, False)
     try:
         data = json.loads(source) if source.strip() else {}
     except json.JSONDecodeError as error:
@@ -212,7 +212,7 @@ def plan(target: Target, server: Mapping[str, Any]) -> Plan:
         after = _replace_toml_table(text, SERVER_NAME, _toml_block(SERVER_NAME, server))
         tomllib.loads(after)  # never write a file that would not parse
         return Plan(target, before, after)
-    data, had_comments = _load_json(target, before or "")
+    data, had_comments = load_json(target, before or "")
     servers = data.get(target.key)
     if servers is None:
         servers = data[target.key] = {}

@@ -85,6 +85,17 @@ def store(tmp_path: Path, fake: FakeEmbedder) -> Store:
     return s
 
 
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fake home directory for tests of client config files, with the OS overrides cleared."""
+    home = tmp_path / "fake-home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("XDG_CONFIG_HOME", "APPDATA", "CODEX_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
 class Cli:
     """Runs `hindsight` in-process through the real error boundary, with stdout and stderr apart."""
 

@@ -12,14 +12,13 @@ from hindsight_cli import clients
 from hindsight_cli.doctor import mcp_checks
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "fake-home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    for name in ("XDG_CONFIG_HOME", "APPDATA", "CODEX_HOME"):
-        monkeypatch.delenv(name, raising=False)
-    return home
+def _command(bin_dir: Path, name: str, script: str) -> Path:
+    """A fake executable (a shell script) that tests put first on PATH."""
+    bin_dir.mkdir(exist_ok=True)
+    path = bin_dir / name
+    path.write_text(script)
+    path.chmod(0o755)
+    return path
 
 
 def _by_id(result) -> dict:
@@ -134,10 +133,7 @@ esac
 @pytest.fixture
 def fake_docker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    docker = bin_dir / "docker"
-    docker.write_text(FAKE_DOCKER)
-    docker.chmod(0o755)
+    _command(bin_dir, "docker", FAKE_DOCKER)
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
     monkeypatch.delenv("DOCKER_HOST", raising=False)
     return bin_dir
@@ -164,9 +160,7 @@ def test_doctor_docker_tells_the_causes_apart(cli, fake_docker, monkeypatch, dae
 
 
 def test_compose_v1_only_is_a_warning(cli, fake_docker, monkeypatch) -> None:
-    legacy = fake_docker / "docker-compose"
-    legacy.write_text('#!/bin/sh\necho "1.29.2"\n')
-    legacy.chmod(0o755)
+    _command(fake_docker, "docker-compose", '#!/bin/sh\necho "1.29.2"\n')
     monkeypatch.setenv("FAKE_DAEMON", "up")
     monkeypatch.setenv("FAKE_COMPOSE", "none")
     check = _by_id(cli("doctor", "docker", "--json", store=False))["docker.compose"]
@@ -185,11 +179,8 @@ def test_missing_docker_fails_when_asked_and_is_skipped_otherwise(cli, tmp_path,
 
 def test_docker_desktop_wsl_placeholder_is_named(cli, tmp_path, monkeypatch) -> None:
     bin_dir = tmp_path / "shim-bin"
-    bin_dir.mkdir()
-    shim = bin_dir / "docker"
-    shim.write_text('#!/bin/sh\necho "The command \'docker\' could not be found in this WSL 2 distro."\n'
-                    'echo "We recommend to activate the WSL integration in Docker Desktop settings."\nexit 1\n')
-    shim.chmod(0o755)
+    _command(bin_dir, "docker", '#!/bin/sh\necho "The command \'docker\' could not be found in this WSL 2 distro."\n'
+             'echo "We recommend to activate the WSL integration in Docker Desktop settings."\nexit 1\n')
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
     check = _by_id(cli("doctor", "docker", "--json", store=False))["docker.cli"]
     assert check["status"] == "fail" and "WSL Integration" in check["fix"]
@@ -199,9 +190,8 @@ def _fake_wsl(bin_dir: Path, list_output: str, version_output: str, utf16: bool 
     bin_dir.mkdir(exist_ok=True)
     (bin_dir / "list.txt").write_bytes(list_output.encode("utf-16-le") if utf16 else list_output.encode())
     (bin_dir / "version.txt").write_text(version_output)
-    exe = bin_dir / "wsl.exe"
-    exe.write_text(f'#!/bin/sh\nif [ "$1" = "-l" ]; then cat "{bin_dir}/list.txt"; else cat "{bin_dir}/version.txt"; fi\n')
-    exe.chmod(0o755)
+    _command(bin_dir, "wsl.exe",
+             f'#!/bin/sh\nif [ "$1" = "-l" ]; then cat "{bin_dir}/list.txt"; else cat "{bin_dir}/version.txt"; fi\n')
 
 
 WSL2_PROC = "Linux version 5.15.153.1-microsoft-standard-WSL2 (root@buildhost) (gcc 11.2.0) #1 SMP"
@@ -236,11 +226,8 @@ def test_wsl_vm_platform_error_is_a_failure_and_plain_linux_is_skipped(tmp_path,
     from hindsight_cli.doctor import wsl_checks
 
     bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    exe = bin_dir / "wsl.exe"
-    exe.write_text('#!/bin/sh\necho "WSL2 is not supported with your current machine configuration. Please enable the '
-                   '\\"Virtual Machine Platform\\" optional component"\nexit 1\n')
-    exe.chmod(0o755)
+    _command(bin_dir, "wsl.exe", '#!/bin/sh\necho "WSL2 is not supported with your current machine configuration. '
+             'Please enable the \\"Virtual Machine Platform\\" optional component"\nexit 1\n')
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
     plain = tmp_path / "plain"
     plain.write_text("Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org)")

@@ -45,7 +45,7 @@ def _entry(target: clients.Target) -> tuple[dict[str, Any] | None, Check | None]
         if target.fmt == "toml":
             data = tomllib.loads(text)
         else:
-            data, _ = clients._load_json(target, text)
+            data, _ = clients.load_json(target, text)
     except (HindsightError, tomllib.TOMLDecodeError) as error:
         return None, fail(f"{name}.parse", f"{target.path} does not parse", str(error).splitlines()[0],
                           "fix the syntax (the client silently loads no servers from a broken file)")

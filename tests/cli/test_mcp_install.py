@@ -14,21 +14,11 @@ SCOPES = [(client, scope) for client in clients.CLIENTS
           for scope in clients.targets(client, Path("/h"), Path("/p"), env={}, platform="linux")]
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "fake-home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    for name in ("XDG_CONFIG_HOME", "APPDATA", "CODEX_HOME"):
-        monkeypatch.delenv(name, raising=False)
-    return home
-
-
 def _servers(target: clients.Target) -> dict:
     text = target.path.read_text()
     if target.fmt == "toml":
         return tomllib.loads(text)["mcp_servers"]
-    return json.loads(clients._strip_jsonc(text)[0])[target.key]
+    return json.loads(clients.strip_jsonc(text)[0])[target.key]
 
 
 def _target(client: str, scope: str, home: Path, project: Path) -> clients.Target:
@@ -65,7 +55,7 @@ def test_install_keeps_other_servers_and_settings_and_backs_up(cli, home, _isola
     target.path.write_text(json.dumps(original))
     result = cli("mcp", "install", "--client", client, "--scope", "user", "--store", str(_isolated / "s"))
     assert result.exit_code == 0, result.stderr
-    data = json.loads(clients._strip_jsonc(target.path.read_text())[0])
+    data = json.loads(clients.strip_jsonc(target.path.read_text())[0])
     assert data["theme"] == "dark" and data[target.key]["other"] == original[target.key]["other"]
     assert "hindsight" in data[target.key]
     backups = list(target.path.parent.glob(f"{target.path.name}.hindsight-backup-*"))
