@@ -349,7 +349,7 @@ class Store:
 
     def search(self, query: str, *, filters: Filters | None = None, k: int = 5, budget: int | None = None,
                mode: str = "hybrid", env: Mapping[str, str] | None = None, current_task: str | None = None,
-               engine: str | None = None) -> SearchResult:
+               engine: str | None = None, now: datetime | None = None) -> SearchResult:
         """Find the memories that matter for ``query`` (DESIGN §5).
 
         Args:
@@ -361,6 +361,8 @@ class Store:
             env: the caller's environment fingerprint; memories recorded under other values rank lower.
             current_task: the task at hand; its memories get the same-task bonus.
             engine: ``ledger`` (exact, in DuckDB) or ``index`` (LanceDB); default from config.
+            now: rank as of this moment (recency, expiry, validity) instead of the clock's time;
+                evaluations replay recorded conversations this way.
 
         Returns:
             A ``SearchResult`` with ranked hits and the ready-to-paste ``context`` block.
@@ -379,7 +381,7 @@ class Store:
         if filters.types is None:
             filters = replace(filters, types=SEARCH_TYPES)
         weights = self.config.ranking
-        ctx = ranking.Context(now=utcnow(), task_id=current_task, env=dict(env or {}),
+        ctx = ranking.Context(now=now or utcnow(), task_id=current_task, env=dict(env or {}),
                               troubleshooting=ranking.is_troubleshooting(query))
         n = max(weights.candidates, k * 4)
         query_terms = terms(query)
