@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -38,10 +39,16 @@ def doctor(ctx: typer.Context, store: StoreOption = None, no_probe: NoProbe = Fa
     """
     if ctx.invoked_subcommand is not None:
         return
-    from ..doctor import docker_checks, mcp_checks, store_checks, wsl_checks
+    from ..doctor import (
+        compose_checks,
+        docker_checks,
+        mcp_checks,
+        store_checks,
+        wsl_checks,
+    )
 
     _report([*store_checks.run(store), *mcp_checks.run(probe=not no_probe), *wsl_checks.run(),
-             *docker_checks.run(required=False)], json_)
+             *docker_checks.run(required=False), *compose_checks.run(required=False)], json_)
 
 
 @doctor_app.command(name="store")
@@ -94,3 +101,25 @@ def wsl(json_: JsonFlag = False) -> None:
     from ..doctor import wsl_checks
 
     _report(wsl_checks.run(), json_)
+
+
+@doctor_app.command()
+def compose(
+    file: Annotated[Path | None, typer.Argument(help="Compose file (default: compose.yaml or docker-compose.yml here).",
+                                                show_default=False)] = None,
+    json_: JsonFlag = False,
+) -> None:
+    """Check a Compose file for the mistakes that break a stack but pass schema linters.
+
+    A service calling another through localhost, depends_on without a health condition, a database
+    without a named volume, services on no shared network, expose written like a port mapping, host
+    ports between services, ${VAR} with no value or default.
+
+    \b
+    Example:
+        hindsight doctor compose
+        hindsight doctor compose deploy/docker-compose.yml --json
+    """
+    from ..doctor import compose_checks
+
+    _report(compose_checks.run(file), json_)

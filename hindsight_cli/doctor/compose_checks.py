@@ -1,0 +1,342 @@
+"""`hindsight doctor compose`: the Compose mistakes that schema linters accept and that break a stack.
+
+Each finding names the rule (``compose.<rule>``), the file and line, and the fix. The rules follow the
+project's reference notes on Compose (a service calling ``localhost``, readiness, data volumes,
+networks, ``expose``, host ports between services, unset variables).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from . import Check, fail, ok, warn
+from .compose_file import (
+    ComposeError,
+    ComposeFile,
+    dotenv,
+    find,
+    interpolate,
+    load,
+    variables,
+)
+
+# Database images (no registry, no tag) and where they keep their data inside the container.
+DB_DATA_DIRS = {
+    "postgres": "/var/lib/postgresql/data", "mysql": "/var/lib/mysql", "mariadb": "/var/lib/mysql",
+    "mongo": "/data/db", "redis": "/data", "qdrant/qdrant": "/qdrant/storage", "neo4j": "/data",
+    "elasticsearch": "/usr/share/elasticsearch/data",
+}
+HEALTH_HINTS = {
+    "postgres": '["CMD-SHELL", "pg_isready -U postgres"]', "mysql": '["CMD", "mysqladmin", "ping", "-h", "localhost"]',
+    "redis": '["CMD", "redis-cli", "ping"]', "mongo": '["CMD", "mongosh", "--quiet", "--eval", "db.runCommand(\'ping\')"]',
+}
+# The ports those images listen on, so `localhost:5432` can be traced to the service that owns it.
+DB_PORTS = {"postgres": {5432}, "mysql": {3306}, "mariadb": {3306}, "mongo": {27017}, "redis": {6379},
+            "qdrant/qdrant": {6333, 6334}, "neo4j": {7474, 7687}, "elasticsearch": {9200, 9300}}
+LOOPBACK = {"localhost", "127.0.0.1", "0.0.0.0", "::1"}
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s'\"]+", re.IGNORECASE)
+_HOST_PORT = re.compile(r"^\[?([A-Za-z0-9_.:-]+?)\]?:(\d+)$")
+
+
+def run(path: Path | None = None, cwd: Path | None = None, env: Mapping[str, str] | None = None,
+        required: bool = True) -> list[Check]:
+    """``required``: a missing file fails when asked for, and is skipped in a full doctor run."""
+    cwd = cwd or Path.cwd()
+    path = path or find(cwd)
+    if path is None:
+        if required:
+            return [fail("compose.file", "no Compose file here", str(cwd),
+                         "name one: `hindsight doctor compose path/to/compose.yaml`")]
+        return []
+    if not path.is_file():
+        return [fail("compose.file", "the Compose file does not exist", str(path), "check the path")]
+    try:
+        compose = load(path)
+    except ComposeError as error:
+        return [fail("compose.file", f"{path.name} is not a valid Compose file", str(error),
+                     "fix the YAML at that line; `docker compose config` shows the same file as Compose reads it")]
+    env = dict(os.environ if env is None else env)
+    env = {**dotenv(path.parent / ".env"), **env}  # the shell wins over .env, as in Compose
+    findings = list(lint(compose, env))
+    count = len(compose.services)
+    head = ok("compose.file", f"{path.name}: {count} service{'s' if count != 1 else ''}", str(path))
+    if not findings:
+        return [head, ok("compose.lint", "none of the classic mistakes found")]
+    return [head, *findings]
+
+
+def lint(compose: ComposeFile, env: Mapping[str, str]) -> Iterator[Check]:
+    yield from _variables(compose, env)
+    if "version" in compose.data:
+        yield _finding(warn, "version", compose, ("version",), "top-level `version` is obsolete",
+                       f"version: {compose.data['version']!r}", "delete the line: Compose v2 ignores it and warns")
+    services = compose.services
+    for name, svc in services.items():
+        yield from _reachability(compose, name, svc, env)
+        yield from _depends_on(compose, name, svc)
+        yield from _volumes(compose, name, svc)
+        yield from _expose(compose, name, svc)
+        yield from _undeclared_networks(compose, name, svc)
+
+
+def _finding(make: Any, rule: str, compose: ComposeFile, keys: tuple[Any, ...], summary: str, evidence: str,
+             fix: str) -> Check:
+    return make(f"compose.{rule}", summary, f"{compose.path.name}:{compose.line(*keys)}: {evidence}", fix)
+
+
+# --- variables ------------------------------------------------------------------------------------------
+
+def _variables(compose: ComposeFile, env: Mapping[str, str]) -> Iterator[Check]:
+    seen: set[str] = set()
+    for var in variables(compose):
+        if var.name in seen or var.operator in (":-", "-", ":+", "+"):
+            continue
+        value = env.get(var.name)
+        if var.operator in (":?", "?") and (value is None or (var.operator == ":?" and value == "")):
+            seen.add(var.name)
+            yield fail("compose.variable", f"required variable {var.name} has no value",
+                       f"{compose.path.name}:{var.line}: {var.text}",
+                       f"set {var.name} in the shell or in the .env next to the file")
+        elif not var.operator and value is None:
+            seen.add(var.name)
+            yield warn("compose.variable", f"{var.name} is not set and has no default; Compose uses an empty string",
+                       f"{compose.path.name}:{var.line}: {var.text}",
+                       f"add {var.name}=… to the .env next to the file, or write ${{{var.name}:-default}}")
+
+
+# --- reaching other services ----------------------------------------------------------------------------
+
+def _env_items(svc: dict[str, Any]) -> list[tuple[Any, str, str]]:
+    """(key path inside the service, variable name, value) for each environment entry."""
+    env = svc.get("environment") or {}
+    if isinstance(env, list):
+        items = []
+        for index, entry in enumerate(env):
+            key, _, value = str(entry).partition("=")
+            items.append((("environment", index), key, value))
+        return items
+    if isinstance(env, dict):
+        return [(("environment", key), str(key), "" if value is None else str(value)) for key, value in env.items()]
+    return []
+
+
+def _ports(svc: dict[str, Any]) -> list[tuple[int | None, int]]:
+    """(host port or None, container port) for each ``ports`` entry; ranges are left out."""
+    out = []
+    for entry in svc.get("ports") or []:
+        if isinstance(entry, dict):
+            target, published = str(entry.get("target", "")), str(entry.get("published", ""))
+            if target.isdigit():
+                out.append((int(published) if published.isdigit() else None, int(target)))
+            continue
+        spec = str(entry).split("/")[0]
+        rest, _, container = spec.rpartition(":")
+        host = rest.rpartition(":")[2] if rest else ""
+        if container.isdigit():
+            out.append((int(host) if host.isdigit() else None, int(container)))
+    return out
+
+
+def _container_ports(svc: dict[str, Any]) -> set[int]:
+    ports = {container for _, container in _ports(svc)} | DB_PORTS.get(_image_base(str(svc.get("image", ""))), set())
+    ports |= {int(str(e).split("/")[0]) for e in svc.get("expose") or [] if str(e).split("/")[0].isdigit()}
+    return ports
+
+
+def _targets(value: str) -> list[tuple[str, int | None]]:
+    """(host, port) pairs a value points at: every URL in it, or the whole value as ``host:port``."""
+    found = []
+    for url in _URL.findall(value):
+        try:
+            parts = urlsplit(url)
+            found.append((parts.hostname or "", parts.port))
+        except ValueError:
+            continue
+    match = _HOST_PORT.match(value.strip())
+    if not found and match:
+        found.append((match.group(1), int(match.group(2))))
+    return found
+
+
+def _networks(svc: dict[str, Any], services: Mapping[str, dict[str, Any]], depth: int = 0) -> set[str]:
+    mode = svc.get("network_mode")
+    if isinstance(mode, str):
+        if mode.startswith("service:") and depth < 5:
+            return _networks(services.get(mode[8:], {}), services, depth + 1)
+        return {f"mode:{mode}"}
+    networks = svc.get("networks")
+    return set(networks) if isinstance(networks, (list, dict)) and networks else {"default"}
+
+
+def _reachability(compose: ComposeFile, name: str, svc: dict[str, Any], env: Mapping[str, str]) -> Iterator[Check]:
+    services = compose.services
+    mode = str(svc.get("network_mode") or "")
+    own_ports = _container_ports(svc)
+    referenced: dict[str, tuple[Any, ...]] = {dep: ("depends_on", dep) for dep in _depends(svc)}
+    for keys, key, raw in _env_items(svc):
+        value = interpolate(raw, env)
+        for host, port in _targets(value):
+            where = ("services", name, *keys)
+            if host in LOOPBACK and mode != "host" and not mode.startswith("service:"):
+                yield from _loopback(compose, name, where, key, value, port, own_ports)
+            elif host in services and host != name:
+                referenced.setdefault(host, keys)
+                yield from _host_port(compose, name, where, key, value, host, port)
+    mine = _networks(svc, services)
+    for other, keys in referenced.items():
+        if other in services and not mine & _networks(services[other], services):
+            theirs = sorted(_networks(services[other], services))
+            yield _finding(fail, "network", compose, ("services", name, *keys),
+                           f"{name} and {other} share no network: the name {other!r} will not resolve",
+                           f"{name} is on {sorted(mine)}, {other} on {theirs}",
+                           f"put both on one network (add {theirs[0]!r} to {name}'s networks)")
+
+
+def _loopback(compose: ComposeFile, name: str, where: tuple[Any, ...], key: str, value: str, port: int | None,
+              own_ports: set[int]) -> Iterator[Check]:
+    if port is not None and port in own_ports:
+        return  # the service talking to itself
+    owners = [o for o, s in compose.services.items() if o != name and port in _container_ports(s)]
+    if owners:
+        yield _finding(fail, "localhost", compose, where,
+                       f"{name} reaches {owners[0]} through localhost; inside a container localhost is the container itself",
+                       f"{key}={value}", f"use the service name: {owners[0]}:{port}")
+    else:
+        yield _finding(warn, "localhost", compose, where,
+                       f"{name} points at localhost, which inside a container is {name} itself",
+                       f"{key}={value}", "if this is another service, use its service name instead of localhost")
+
+
+def _host_port(compose: ComposeFile, name: str, where: tuple[Any, ...], key: str, value: str, other: str,
+               port: int | None) -> Iterator[Check]:
+    target = compose.services[other]
+    if port is None or port in _container_ports(target):
+        return
+    for host, container in _ports(target):
+        if host == port:
+            yield _finding(fail, "host-port", compose, where,
+                           f"{name} calls {other} on its published host port {port}",
+                           f"{key}={value}; {other} publishes {host}:{container}",
+                           f"between services use the container port: {other}:{container}")
+
+
+# --- depends_on and readiness ----------------------------------------------------------------------------
+
+def _depends(svc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    dep = svc.get("depends_on") or {}
+    if isinstance(dep, list):
+        return {str(d): {} for d in dep}
+    return {str(d): (opts if isinstance(opts, dict) else {}) for d, opts in dep.items()} if isinstance(dep, dict) else {}
+
+
+def _image_base(image: str) -> str:
+    name = image.split("@")[0]
+    if ":" in name.split("/")[-1]:
+        name = name.rsplit(":", 1)[0]
+    for prefix in ("docker.io/library/", "docker.io/", "library/"):
+        name = name.removeprefix(prefix)
+    return name
+
+
+def _has_healthcheck(svc: dict[str, Any]) -> bool:
+    check = svc.get("healthcheck")
+    if not isinstance(check, dict) or check.get("disable"):
+        return False
+    test = check.get("test")
+    return bool(test) and test != ["NONE"]
+
+
+def _depends_on(compose: ComposeFile, name: str, svc: dict[str, Any]) -> Iterator[Check]:
+    services = compose.services
+    for dep, opts in _depends(svc).items():
+        keys = ("services", name, "depends_on", dep)
+        if dep not in services:
+            yield _finding(fail, "depends-unknown", compose, keys, f"{name} depends on {dep!r}, which is not a service",
+                           f"services: {', '.join(services)}", "fix the name in depends_on")
+            continue
+        target = services[dep]
+        base = _image_base(str(target.get("image", "")))
+        condition = opts.get("condition", "service_started")
+        healthy = _has_healthcheck(target)
+        if condition == "service_healthy" and not healthy:
+            yield _finding(fail, "healthcheck-missing", compose, keys,
+                           f"{name} waits for {dep} to be healthy, but {dep} has no healthcheck",
+                           f"depends_on {dep}: condition: service_healthy",
+                           f"give {dep} a healthcheck: test: {HEALTH_HINTS.get(base, '[...]')}")
+        elif condition == "service_started" and (base in DB_DATA_DIRS or healthy):
+            add = "" if healthy else f"give {dep} a healthcheck (test: {HEALTH_HINTS.get(base, '[...]')}) and "
+            yield _finding(warn, "depends-health", compose, keys,
+                           f"{name} starts as soon as {dep}'s container starts, before it accepts connections",
+                           f"depends_on {dep} without condition: service_healthy",
+                           f"{add}write depends_on: {{{dep}: {{condition: service_healthy}}}}")
+
+
+# --- volumes, expose, networks -------------------------------------------------------------------------------
+
+def _mounts(svc: dict[str, Any]) -> list[tuple[int, str, str, bool]]:
+    """(index, source, target, is_named_volume) for each ``volumes`` entry of a service."""
+    out = []
+    for index, entry in enumerate(svc.get("volumes") or []):
+        if isinstance(entry, dict):
+            source, target = str(entry.get("source") or ""), str(entry.get("target") or "")
+            named = entry.get("type", "volume") == "volume" and bool(source)
+        else:
+            parts = str(entry).split(":")
+            source, target = (parts[0], parts[1]) if len(parts) > 1 else ("", parts[0])
+            named = bool(source) and not source.startswith((".", "/", "~", "$")) and "/" not in source
+        out.append((index, source, target.rstrip("/") or "/", named))
+    return out
+
+
+def _volumes(compose: ComposeFile, name: str, svc: dict[str, Any]) -> Iterator[Check]:
+    declared = set(compose.data.get("volumes") or {})
+    mounts = _mounts(svc)
+    for index, source, _, named in mounts:
+        if named and source not in declared:
+            yield _finding(fail, "volume-undeclared", compose, ("services", name, "volumes", index),
+                           f"{name} uses the named volume {source!r}, which is not declared",
+                           f"volumes: {source}:…", f"add it at the top level: volumes: {{{source}: {{}}}}")
+    base = _image_base(str(svc.get("image", "")))
+    data_dir = DB_DATA_DIRS.get(base)
+    if data_dir is None:
+        return
+    on_data = [m for m in mounts if data_dir == m[2] or data_dir.startswith(m[2] + "/")]
+    if not on_data:
+        yield _finding(fail, "db-volume", compose, ("services", name, "image"),
+                       f"{name} ({base}) keeps its data in the container: it is lost when the container is removed",
+                       f"nothing is mounted on {data_dir}",
+                       f"mount a named volume: volumes: [\"{name}-data:{data_dir}\"] and declare it under top-level volumes")
+    elif not any(named for *_, named in on_data):
+        index, source, _, _ = on_data[0]
+        yield _finding(warn, "db-bind-mount", compose, ("services", name, "volumes", index),
+                       f"{name} ({base}) keeps its data in a host directory",
+                       f"{source}:{data_dir}",
+                       "use a named volume: bind mounts bring permission and fsync problems on Docker Desktop and WSL")
+
+
+def _expose(compose: ComposeFile, name: str, svc: dict[str, Any]) -> Iterator[Check]:
+    for index, entry in enumerate(svc.get("expose") or []):
+        if ":" in str(entry):
+            container = str(entry).rpartition(":")[2]
+            yield _finding(fail, "expose", compose, ("services", name, "expose", index),
+                           f"{name}: expose is written like a port mapping",
+                           f"expose: {entry!r}",
+                           f"expose takes container ports only (expose: [\"{container}\"]); "
+                           f"to publish on the host use ports: [\"{entry}\"]")
+
+
+def _undeclared_networks(compose: ComposeFile, name: str, svc: dict[str, Any]) -> Iterator[Check]:
+    declared = set(compose.data.get("networks") or {}) | {"default"}
+    networks = svc.get("networks")
+    if not isinstance(networks, (list, dict)):
+        return
+    for network in networks:
+        if network not in declared:
+            yield _finding(fail, "network-undeclared", compose, ("services", name, "networks"),
+                           f"{name} joins the network {network!r}, which is not declared",
+                           f"networks: {network}", f"add it at the top level: networks: {{{network}: {{}}}}")

@@ -1,0 +1,154 @@
+"""A Compose file as doctor reads it: the data, the line of every key, and ``${VAR}`` interpolation.
+
+YAML is parsed with PyYAML, which hindsight does not list itself: it comes with fastembed
+(through huggingface-hub, which requires it), so it is always installed next to hindsight.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# Compose's own lookup order for a project directory.
+DEFAULT_NAMES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml")
+
+# `$$` is a literal dollar; `${NAME<op>word}` with op one of :- - :? ? :+ +; `$NAME`.
+_VARIABLE = re.compile(r"\$(?:(\$)|\{([^}]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_BRACED = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(:?[-?+])?(.*)$", re.DOTALL)
+
+
+class ComposeError(Exception):
+    """The file cannot be read as a Compose file; the message names the line."""
+
+
+@dataclass(frozen=True)
+class Variable:
+    """One ``${...}`` or ``$NAME`` in a value."""
+
+    name: str
+    operator: str  # "", ":-", "-", ":?", "?", ":+", "+"
+    word: str
+    line: int
+    text: str
+
+
+@dataclass
+class ComposeFile:
+    path: Path
+    data: dict[str, Any]
+    lines: dict[tuple[Any, ...], int] = field(default_factory=dict)
+    scalars: list[tuple[str, int]] = field(default_factory=list)  # every string value and its line
+
+    @property
+    def services(self) -> dict[str, dict[str, Any]]:
+        services = self.data.get("services") or {}
+        return {str(name): (svc if isinstance(svc, dict) else {}) for name, svc in services.items()}
+
+    def line(self, *keys: Any) -> int:
+        """The line of the deepest of ``keys`` that is in the file (1 when none is)."""
+        for end in range(len(keys), 0, -1):
+            if keys[:end] in self.lines:
+                return self.lines[keys[:end]]
+        return 1
+
+
+def find(directory: Path) -> Path | None:
+    return next((directory / name for name in DEFAULT_NAMES if (directory / name).is_file()), None)
+
+
+def load(path: Path) -> ComposeFile:
+    try:
+        import yaml
+    except ImportError:  # pragma: no cover - fastembed depends on it
+        raise ComposeError("PyYAML is not installed (it comes with fastembed); reinstall hindsight-cli") from None
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ComposeError(f"cannot read {path}: {error}") from None
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise ComposeError(f"{where}{problem}") from None
+    finally:
+        loader.dispose()
+    if not isinstance(data, dict):
+        raise ComposeError("the file does not hold a mapping (a Compose file starts with `services:`)")
+    compose = ComposeFile(path, data)
+    _walk(node, (), compose, yaml)
+    return compose
+
+
+def _walk(node: Any, prefix: tuple[Any, ...], compose: ComposeFile, yaml: Any) -> None:
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            name = key.value if isinstance(key, yaml.ScalarNode) else None
+            compose.lines[prefix + (name,)] = key.start_mark.line + 1
+            _walk(value, prefix + (name,), compose, yaml)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            compose.lines[prefix + (index,)] = item.start_mark.line + 1
+            _walk(item, prefix + (index,), compose, yaml)
+    elif isinstance(node, yaml.ScalarNode) and "$" in node.value:
+        compose.scalars.append((node.value, node.start_mark.line + 1))
+
+
+def variables(compose: ComposeFile) -> Iterator[Variable]:
+    for text, line in compose.scalars:
+        for match in _VARIABLE.finditer(text):
+            if match.group(1):
+                continue
+            if match.group(3):
+                yield Variable(match.group(3), "", "", line, match.group(0))
+                continue
+            braced = _BRACED.match(match.group(2))
+            if braced:
+                yield Variable(braced.group(1), braced.group(2) or "", braced.group(3), line, match.group(0))
+
+
+def dotenv(path: Path) -> dict[str, str]:
+    """``KEY=VALUE`` lines of a ``.env`` file (``export`` prefixes, comments and quotes allowed)."""
+    values: dict[str, str] = {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return values
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.removeprefix("export ").partition("=")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        values[key.strip()] = value
+    return values
+
+
+def interpolate(text: str, env: Mapping[str, str]) -> str:
+    """Substitute variables the way Compose does (unset and no default: an empty string)."""
+
+    def one(match: re.Match[str]) -> str:
+        if match.group(1):
+            return "$"
+        if match.group(3):
+            return env.get(match.group(3), "")
+        braced = _BRACED.match(match.group(2))
+        if not braced:
+            return match.group(0)
+        name, op, word = braced.group(1), braced.group(2) or "", braced.group(3)
+        value = env.get(name)
+        if op in (":-", "-"):
+            return word if value is None or (op == ":-" and value == "") else value
+        if op in (":+", "+"):
+            return word if value is not None and (op == "+" or value != "") else ""
+        return value or ""
+
+    return _VARIABLE.sub(one, text)

@@ -1,0 +1,99 @@
+"""`hindsight doctor compose`: one broken file per mistake, each found by its rule, and a clean file."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures" / "compose"
+ROOT = Path(__file__).parent.parent
+
+
+def _findings(result) -> list[dict]:
+    return [c for c in json.loads(result.stdout)["checks"] if c["status"] in ("warn", "fail")]
+
+
+@pytest.mark.parametrize(("name", "check_id", "status", "evidence", "fix"), [
+    ("localhost", "compose.localhost", "fail", "localhost.yml:5: DATABASE_URL=postgres://shop:dev@localhost:5432/shop",
+     "use the service name: db:5432"),
+    ("depends-health", "compose.depends-health", "warn", "depends_on db without condition: service_healthy",
+     "pg_isready"),
+    ("healthcheck-missing", "compose.healthcheck-missing", "fail", "healthcheck-missing.yml:5:", "redis-cli"),
+    ("depends-unknown", "compose.depends-unknown", "fail", "services: api, database", "depends_on"),
+    ("db-volume", "compose.db-volume", "fail", "nothing is mounted on /data", "named volume"),
+    ("db-bind-mount", "compose.db-bind-mount", "warn", "db-bind-mount.yml:5: ./pgdata:/var/lib/postgresql/data",
+     "named volume"),
+    ("volume-undeclared", "compose.volume-undeclared", "fail", "uploads", "volumes: {uploads: {}}"),
+    ("network", "compose.network", "fail", "api is on ['frontend'], search on ['backend']", "'backend'"),
+    ("network-undeclared", "compose.network-undeclared", "fail", "networks: backend", "networks: {backend: {}}"),
+    ("expose", "compose.expose", "fail", "expose.yml:5: expose: '8080:80'", 'ports: ["8080:80"]'),
+    ("host-port", "compose.host-port", "fail", "web publishes 8080:80", "web:80"),
+    ("version", "compose.version", "warn", "version.yml:1:", "delete the line"),
+])
+def test_each_broken_file_is_found_by_its_rule(cli, name, check_id, status, evidence, fix) -> None:
+    result = cli("doctor", "compose", str(FIXTURES / f"{name}.yml"), "--json", store=False)
+    findings = _findings(result)
+    assert [(f["id"], f["status"]) for f in findings] == [(check_id, status)]
+    assert evidence in findings[0]["evidence"]
+    assert fix in findings[0]["fix"]
+    assert result.exit_code == (1 if status == "fail" else 0)
+
+
+def test_the_corrected_file_has_no_findings(cli) -> None:
+    result = cli("doctor", "compose", str(FIXTURES / "good.yml"), store=False)
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[0] == "  ok compose.file: good.yml: 4 services"
+    assert "ok compose.lint: none of the classic mistakes found" in result.stdout
+    assert " warn " not in result.stdout and "fail " not in result.stdout
+
+
+def test_the_projects_own_compose_file_has_no_findings(cli) -> None:
+    result = cli("doctor", "compose", str(ROOT / "docker-compose.yml"), "--json", store=False)
+    assert result.exit_code == 0
+    assert _findings(result) == []
+
+
+def test_variables_come_from_the_environment_or_a_dotenv_next_to_the_file(cli, tmp_path, monkeypatch) -> None:
+    monkeypatch.delenv("APP_TAG", raising=False)
+    monkeypatch.delenv("APP_SECRET", raising=False)
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(FIXTURES / "variable.yml", project / "compose.yaml")
+    unset = _findings(cli("doctor", "compose", "--json", str(project / "compose.yaml"), store=False))
+    assert [(f["id"], f["status"], f["summary"]) for f in unset] == [
+        ("compose.variable", "warn", "APP_TAG is not set and has no default; Compose uses an empty string"),
+        ("compose.variable", "fail", "required variable APP_SECRET has no value"),
+    ]
+    assert unset[0]["evidence"] == "compose.yaml:3: ${APP_TAG}"
+    (project / ".env").write_text("# local settings\nexport APP_TAG=1.4\n")
+    monkeypatch.setenv("APP_SECRET", "s3cret")
+    assert _findings(cli("doctor", "compose", "--json", str(project / "compose.yaml"), store=False)) == []
+
+
+def test_default_file_is_found_in_the_working_directory(cli, _isolated) -> None:
+    missing = cli("doctor", "compose", "--json", store=False)
+    assert missing.exit_code == 1
+    assert json.loads(missing.stdout)["checks"][0]["summary"] == "no Compose file here"
+    shutil.copy(FIXTURES / "expose.yml", _isolated / "docker-compose.yml")
+    found = cli("doctor", "compose", store=False)
+    assert found.exit_code == 1 and "fail compose.expose: web: expose is written like a port mapping" in found.stdout
+
+
+def test_invalid_yaml_names_the_line(cli) -> None:
+    result = cli("doctor", "compose", str(FIXTURES / "not-yaml.yml"), "--json", store=False)
+    check = json.loads(result.stdout)["checks"][0]
+    assert result.exit_code == 1
+    assert (check["id"], check["status"]) == ("compose.file", "fail")
+    assert check["evidence"].startswith("line 4, column 4:")
+
+
+def test_loopback_to_the_service_itself_or_an_unknown_port(tmp_path, cli) -> None:
+    path = tmp_path / "compose.yaml"
+    path.write_text("services:\n  app:\n    image: a:1\n    ports: ['8000:8000']\n    environment:\n"
+                    "      SELF: http://localhost:8000/health\n      OTHER: localhost:9999\n")
+    findings = _findings(cli("doctor", "compose", str(path), "--json", store=False))
+    assert [(f["id"], f["status"], f["evidence"]) for f in findings] == [
+        ("compose.localhost", "warn", "compose.yaml:7: OTHER=localhost:9999")]
