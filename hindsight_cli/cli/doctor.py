@@ -44,10 +44,11 @@ def doctor(ctx: typer.Context, store: StoreOption = None, no_probe: NoProbe = Fa
         docker_checks,
         mcp_checks,
         store_checks,
+        windows_checks,
         wsl_checks,
     )
 
-    _report([*store_checks.run(store), *mcp_checks.run(probe=not no_probe), *wsl_checks.run(),
+    _report([*store_checks.run(store), *mcp_checks.run(probe=not no_probe), *wsl_checks.run(), *windows_checks.run(),
              *docker_checks.run(required=False), *compose_checks.run(required=False)], json_)
 
 
@@ -92,15 +93,18 @@ def docker(json_: JsonFlag = False) -> None:
 
 @doctor_app.command()
 def wsl(json_: JsonFlag = False) -> None:
-    """Check WSL: running inside WSL 1 or 2, the default WSL version, the WSL kernel.
+    """Check WSL and Windows virtualization: WSL 1 or 2, default version, kernel, firmware, hypervisor, features.
+
+    On Windows, or inside WSL, also reads systeminfo, the optional features (Virtual Machine Platform,
+    WSL), the hypervisor launch setting, a VM without nested virtualization and an old VirtualBox.
 
     \b
     Example:
         hindsight doctor wsl
     """
-    from ..doctor import wsl_checks
+    from ..doctor import windows_checks, wsl_checks
 
-    _report(wsl_checks.run(), json_)
+    _report([*wsl_checks.run(), *windows_checks.run()], json_)
 
 
 @doctor_app.command()

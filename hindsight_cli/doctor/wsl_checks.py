@@ -25,11 +25,12 @@ def _decode(raw: bytes) -> str:
     return raw.decode("utf-8", errors="replace")
 
 
-def _wsl(exe: str, *args: str) -> tuple[int, str]:
+def run_exe(exe: str, *args: str, timeout: float = 20) -> tuple[int, str]:
+    """Run a Windows program (also through WSL interop); stdout and stderr together, decoded."""
     env = {**os.environ, "WSL_UTF8": "1"}
     env["WSLENV"] = ":".join(filter(None, [os.environ.get("WSLENV"), "WSL_UTF8"]))
     try:
-        done = subprocess.run([exe, *args], capture_output=True, timeout=20, env=env)
+        done = subprocess.run([exe, *args], capture_output=True, timeout=timeout, env=env)
     except (OSError, subprocess.TimeoutExpired) as error:
         return 127, str(error)
     return done.returncode, _decode(done.stdout + done.stderr)
@@ -70,7 +71,7 @@ def run(proc_version: Path = Path("/proc/version"), env: Mapping[str, str] | Non
 
 
 def _default_version(exe: str) -> Check:
-    code, text = _wsl(exe, "-l", "-v")
+    code, text = run_exe(exe, "-l", "-v")
     rows = [line for line in text.splitlines() if line.strip() and not line.strip().startswith("NAME")]
     default = next((line for line in rows if line.lstrip().startswith("*")), None)
     if code != 0 or default is None:
@@ -88,7 +89,7 @@ def _default_version(exe: str) -> Check:
 
 
 def _kernel(exe: str) -> Check:
-    code, text = _wsl(exe, "--version")
+    code, text = run_exe(exe, "--version")
     match = re.search(r"(?:Kernel version|Kernelversion|kernel)\D*(\d+)\.(\d+)\.(\d+)", text, re.I)
     if code != 0 or not match:
         return skip("wsl.kernel", "kernel version not reported (an older, inbox WSL?)",
