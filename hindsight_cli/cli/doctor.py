@@ -11,6 +11,7 @@ from .options import JsonFlag, StoreOption
 
 doctor_app = typer.Typer(name="doctor", invoke_without_command=True, no_args_is_help=False, rich_markup_mode=None)
 NoProbe = Annotated[bool, typer.Option("--no-probe", help="Skip the live MCP handshakes.")]
+FixFlag = Annotated[bool, typer.Option("--fix", help="Apply the safe fixes to MCP client configs (backed up first).")]
 
 
 def _report(checks: list[Any], json_: bool) -> None:
@@ -26,10 +27,12 @@ def _report(checks: list[Any], json_: bool) -> None:
 
 
 @doctor_app.callback(invoke_without_command=True)
-def doctor(ctx: typer.Context, store: StoreOption = None, no_probe: NoProbe = False, json_: JsonFlag = False) -> None:
-    """Find out why the store or an MCP client set-up does not work.
+def doctor(ctx: typer.Context, store: StoreOption = None, no_probe: NoProbe = False, fix: FixFlag = False,
+           json_: JsonFlag = False) -> None:
+    """Check the store, MCP clients, Docker, WSL and Compose files, and name the fix.
 
-    Every check reports ok, warn, fail or skip with what it saw and the fix; nothing is changed.
+    Every check reports ok, warn, fail or skip with what it saw and the fix. Nothing is changed
+    unless --fix is given, and then only MCP client configs, each backed up first.
     Exit code 1 when a check fails.
 
     \b
@@ -48,8 +51,8 @@ def doctor(ctx: typer.Context, store: StoreOption = None, no_probe: NoProbe = Fa
         wsl_checks,
     )
 
-    _report([*store_checks.run(store), *mcp_checks.run(probe=not no_probe), *wsl_checks.run(), *windows_checks.run(),
-             *docker_checks.run(required=False), *compose_checks.run(required=False)], json_)
+    _report([*store_checks.run(store), *mcp_checks.run(probe=not no_probe, fix=fix), *wsl_checks.run(),
+             *windows_checks.run(), *docker_checks.run(required=False), *compose_checks.run(required=False)], json_)
 
 
 @doctor_app.command(name="store")
@@ -66,16 +69,20 @@ def store_(store: StoreOption = None, json_: JsonFlag = False) -> None:
 
 
 @doctor_app.command()
-def mcp(no_probe: NoProbe = False, json_: JsonFlag = False) -> None:
+def mcp(no_probe: NoProbe = False, fix: FixFlag = False, json_: JsonFlag = False) -> None:
     """Check every MCP client config on this machine, then handshake with each configured server.
+
+    --fix moves a hindsight entry to the key the client reads, makes a bare `hindsight` command
+    absolute and raises a Codex start-up timeout below 20 s; each file is backed up first.
 
     \b
     Example:
         hindsight doctor mcp
+        hindsight doctor mcp --fix
     """
     from ..doctor import mcp_checks
 
-    _report(mcp_checks.run(probe=not no_probe), json_)
+    _report(mcp_checks.run(probe=not no_probe, fix=fix), json_)
 
 
 @doctor_app.command()

@@ -10,18 +10,20 @@ import sys
 import threading
 import time
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .. import clients
 from ..errors import HindsightError
-from . import Check, fail, ok, skip, warn
+from . import Check, fail, mcp_fixes, ok, skip, warn
 
 HANDSHAKE_TIMEOUT = 10.0  # the strictest client's default start-up timeout (Codex)
 
 
 def run(home: Path | None = None, project: Path | None = None, probe: bool = True,
-        env: Mapping[str, str] | None = None, platform: str | None = None) -> list[Check]:
+        env: Mapping[str, str] | None = None, platform: str | None = None, fix: bool = False) -> list[Check]:
+    """``fix``: apply the safe fixes of :mod:`mcp_fixes` (with backups) before checking each file."""
     home = home or Path.home()
     project = project or Path.cwd()
     checks: list[Check] = []
@@ -31,6 +33,8 @@ def run(home: Path | None = None, project: Path | None = None, probe: bool = Tru
             if not target.path.exists():
                 continue
             found = True
+            if fix:
+                checks.extend(mcp_fixes.fix(target))
             checks.extend(check_target(target, probe))
     if not found:
         checks.append(skip("mcp.configs", "no MCP client config files found",
@@ -54,8 +58,8 @@ def _entry(target: clients.Target) -> tuple[dict[str, Any] | None, Check | None]
         for wrong in ("mcpServers", "servers", "mcp_servers", "context_servers"):
             if wrong != target.key and isinstance(data.get(wrong), dict) and "hindsight" in data[wrong]:
                 return None, fail(f"{name}.key", f"hindsight is under {wrong!r}, which {target.client} ignores",
-                                  str(target.path), f"move it under {target.key!r}: `hindsight mcp install "
-                                  f"--client {target.client} --scope {target.scope}`")
+                                  str(target.path), f"move it under {target.key!r}: `hindsight doctor mcp --fix` "
+                                  "does it (with a backup)")
         return None, skip(f"{name}", f"{target.client} ({target.scope}) has no MCP servers", str(target.path))
     entry = servers.get(clients.SERVER_NAME) if isinstance(servers, dict) else None
     if entry is None:
@@ -79,8 +83,10 @@ def check_target(target: clients.Target, probe: bool = True) -> list[Check]:
     if isinstance(command, dict):  # Zed's older nested form
         command, args = command.get("path"), [str(a) for a in command.get("args", [])]
     if not command or not Path(str(command)).is_absolute():
+        how = "`hindsight doctor mcp --fix` makes it absolute" if Path(str(command)).stem == "hindsight" \
+            else f"{reinstall} writes the absolute path"
         checks.append(fail(f"{name}.command", "the command is not an absolute path", f"command = {command!r}",
-                           f"clients start servers with a minimal PATH; {reinstall} writes the absolute path"))
+                           f"clients start servers with a minimal PATH; {how}"))
         return checks
     if not os.access(str(command), os.X_OK):
         checks.append(fail(f"{name}.command", "the command does not exist or is not executable", str(command),
@@ -104,21 +110,48 @@ def check_target(target: clients.Target, probe: bool = True) -> list[Check]:
     if (sys.platform == "win32") and entry.get("env", {}).get("PYTHONUTF8") != "1":
         checks.append(warn(f"{name}.encoding", "PYTHONUTF8 is not set", "non-ASCII text may be garbled",
                            "add \"PYTHONUTF8\": \"1\" to the entry's env"))
+    seconds = None
     if probe:
         result = handshake(str(command), args, entry.get("env") or {})
-        checks.append(_probe_check(name, result, target, entry))
+        checks.append(_probe_check(name, result))
+        seconds = result.get("seconds")
+    if target.client == "codex":
+        checks.extend(codex_timeouts(name, entry, seconds))
     return checks
 
 
-def _probe_check(name: str, result: dict[str, Any], target: clients.Target, entry: Mapping[str, Any]) -> Check:
+def codex_timeouts(name: str, entry: Mapping[str, Any], seconds: float | None) -> list[Check]:
+    """Codex's startup_timeout_sec against the measured start-up, and tool_timeout_sec against a cold search."""
+    startup = mcp_fixes.codex_startup_timeout(dict(entry))
+    shown = f"startup_timeout_sec = {startup:g}" + ("" if "startup_timeout_sec" in entry or
+                                                     "startup_timeout_ms" in entry else " (Codex's default)")
+    measured = f"; start-up measured {seconds:.2f} s" if seconds is not None else ""
+    needed = max(mcp_fixes.CODEX_MIN_STARTUP, 3 * (seconds or 0))
+    checks = []
+    if seconds is not None and seconds >= startup:
+        checks.append(fail(f"{name}.timeout", "Codex gives up before hindsight has started", shown + measured,
+                           f"set startup_timeout_sec = {max(30, int(needed) + 1)} in the entry"))
+    elif startup < needed:
+        why = "too close to the measured start-up" if seconds is not None and 3 * seconds > startup \
+            else f"below {mcp_fixes.CODEX_MIN_STARTUP:g} s"
+        checks.append(warn(f"{name}.timeout", f"Codex's start-up timeout is {why}; a cold start (first run after "
+                           "an install or a reboot) takes several times longer", shown + measured,
+                           f"set startup_timeout_sec = {max(30, int(needed) + 1)}; `hindsight doctor mcp --fix` "
+                           "writes 30"))
+    else:
+        checks.append(ok(f"{name}.timeout", "Codex's start-up timeout leaves room", shown + measured))
+    tool = entry.get("tool_timeout_sec")
+    if isinstance(tool, (int, float)) and tool < 10:
+        checks.append(warn(f"{name}.tool-timeout", "tool_timeout_sec is short for the first memory_search",
+                           f"tool_timeout_sec = {tool:g}; the first search loads the embedding model (about 4 s)",
+                           "set tool_timeout_sec = 60 (Codex's default) or remove it"))
+    return checks
+
+
+def _probe_check(name: str, result: dict[str, Any]) -> Check:
     outcome = result["outcome"]
     if outcome == "ok":
         seconds = result["seconds"]
-        timeout = entry.get("startup_timeout_sec")
-        if target.client == "codex" and isinstance(timeout, (int, float)) and seconds > timeout * 0.8:
-            return warn(f"{name}.handshake", "start-up is close to Codex's startup_timeout_sec",
-                        f"initialize after {seconds:.2f} s; startup_timeout_sec = {timeout}",
-                        "raise startup_timeout_sec to 30")
         return ok(f"{name}.handshake", f"server answered initialize in {seconds:.2f} s and lists memory_search")
     fixes = {
         "not-found": "the command does not exist; reinstall, then rerun `hindsight mcp install`",

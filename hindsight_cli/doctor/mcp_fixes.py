@@ -1,0 +1,90 @@
+"""`hindsight doctor --fix`: the few safe repairs of a client config, each written with a backup.
+
+Safe means the meaning of the entry is clear and only hindsight's own entry changes: the entry moved
+from a key the client ignores to the one it reads, a bare ``hindsight`` command made absolute (this
+installation's), and Codex's start-up timeout raised when it is below 20 s. Every other server and
+setting is kept; a JSONC file whose comments a rewrite would lose is left alone.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from .. import clients
+from ..errors import HindsightError
+from . import Check, ok, warn
+
+WRONG_KEYS = ("mcpServers", "servers", "mcp_servers", "context_servers")
+CODEX_DEFAULT_STARTUP = 10.0  # seconds, when startup_timeout_sec is not set
+CODEX_MIN_STARTUP = 20.0
+CODEX_FIXED_STARTUP = 30
+
+
+def codex_startup_timeout(entry: dict[str, Any]) -> float:
+    """The start-up timeout Codex applies to this entry (``startup_timeout_ms`` is the older spelling)."""
+    if isinstance(entry.get("startup_timeout_sec"), (int, float)):
+        return float(entry["startup_timeout_sec"])
+    if isinstance(entry.get("startup_timeout_ms"), (int, float)):
+        return entry["startup_timeout_ms"] / 1000
+    return CODEX_DEFAULT_STARTUP
+
+
+def _repair(target: clients.Target, data: dict[str, Any]) -> list[str]:
+    """Change ``data`` in place; say what changed."""
+    done = []
+    servers = data.get(target.key)
+    if target.fmt != "toml" and not (isinstance(servers, dict) and clients.SERVER_NAME in servers):
+        for wrong in WRONG_KEYS:
+            moved = data.get(wrong)
+            if wrong != target.key and isinstance(moved, dict) and clients.SERVER_NAME in moved:
+                if not isinstance(servers, dict):
+                    servers = data[target.key] = {}
+                servers[clients.SERVER_NAME] = moved.pop(clients.SERVER_NAME)
+                if not moved:
+                    del data[wrong]
+                done.append(f"moved hindsight from {wrong!r} to {target.key!r}")
+                break
+    entry = servers.get(clients.SERVER_NAME) if isinstance(servers, dict) else None
+    if not isinstance(entry, dict):
+        return done
+    command = entry.get("command")
+    if isinstance(command, str) and Path(command).name in ("hindsight", "hindsight.exe") \
+            and not Path(command).is_absolute():
+        absolute = clients.server_command()
+        entry["command"] = absolute[0]
+        entry["args"] = [*absolute[1:], *entry.get("args", [])]
+        done.append(f"command {command!r} → {absolute[0]}")
+    if target.client == "codex" and codex_startup_timeout(entry) < CODEX_MIN_STARTUP:
+        was = codex_startup_timeout(entry)
+        entry.pop("startup_timeout_ms", None)
+        entry["startup_timeout_sec"] = CODEX_FIXED_STARTUP
+        done.append(f"startup_timeout_sec {was:g} → {CODEX_FIXED_STARTUP}")
+    return done
+
+
+def fix(target: clients.Target) -> list[Check]:
+    """Repair one config file if a safe fix applies; report what changed and where the backup is."""
+    name = f"mcp.{target.client}.{target.scope}.fixed"
+    text = target.path.read_text(encoding="utf-8", errors="replace")
+    try:
+        if target.fmt == "toml":
+            data, had_comments = tomllib.loads(text), False
+        else:
+            data, had_comments = clients.load_json(target, text)
+    except (HindsightError, tomllib.TOMLDecodeError):
+        return []  # the parse check reports it; nothing safe to do
+    done = _repair(target, data)
+    if not done:
+        return []
+    if had_comments:
+        return [warn(name, "not fixed: rewriting would drop the file's comments", "; ".join(done),
+                     f"edit {target.path} by hand")]
+    if target.fmt == "toml":
+        change = clients.plan(target, data[target.key][clients.SERVER_NAME])
+    else:
+        change = clients.Plan(target, text, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    backup = clients.apply(change)
+    return [ok(name, "fixed: " + "; ".join(done), f"{target.path}; backup {backup}")]
