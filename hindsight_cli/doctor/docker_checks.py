@@ -14,7 +14,7 @@ _WSL_SHIM = "could not be found in this WSL 2 distro"
 
 def _run(*args: str, timeout: float = 15) -> tuple[int, str, str]:
     try:
-        done = subprocess.run(list(args), capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(list(args), check=False, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return 124, "", f"no answer within {timeout:g} s"
     except OSError as error:
@@ -30,7 +30,7 @@ def run(required: bool = True) -> list[Check]:
             return [skip("docker.cli", "Docker is not installed (not needed for local stores)")]
         return [fail("docker.cli", "the docker command is not on PATH", os.environ.get("PATH", ""),
                      "install Docker Desktop or Docker Engine, then open a new shell")]
-    code, out, err = _run(docker, "--version")
+    _, out, err = _run(docker, "--version")
     if _WSL_SHIM in out + err:
         return [fail("docker.cli", "docker is Docker Desktop's WSL placeholder", (out or err).splitlines()[0],
                      "Docker Desktop → Settings → Resources → WSL Integration: enable this distro, then `hash -r`")]

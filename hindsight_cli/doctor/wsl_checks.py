@@ -11,8 +11,8 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from . import Check, fail, ok, skip, warn
 
@@ -30,7 +30,7 @@ def run_exe(exe: str, *args: str, timeout: float = 20) -> tuple[int, str]:
     env = {**os.environ, "WSL_UTF8": "1"}
     env["WSLENV"] = ":".join(filter(None, [os.environ.get("WSLENV"), "WSL_UTF8"]))
     try:
-        done = subprocess.run([exe, *args], capture_output=True, timeout=timeout, env=env)
+        done = subprocess.run([exe, *args], check=False, capture_output=True, timeout=timeout, env=env)
     except (OSError, subprocess.TimeoutExpired) as error:
         return 127, str(error)
     return done.returncode, _decode(done.stdout + done.stderr)
@@ -90,7 +90,7 @@ def _default_version(exe: str) -> Check:
 
 def _kernel(exe: str) -> Check:
     code, text = run_exe(exe, "--version")
-    match = re.search(r"(?:Kernel version|Kernelversion|kernel)\D*(\d+)\.(\d+)\.(\d+)", text, re.I)
+    match = re.search(r"(?:Kernel version|Kernelversion|kernel)\D*(\d+)\.(\d+)\.(\d+)", text, re.IGNORECASE)
     if code != 0 or not match:
         return skip("wsl.kernel", "kernel version not reported (an older, inbox WSL?)",
                     text.strip().splitlines()[0] if text.strip() else "")
