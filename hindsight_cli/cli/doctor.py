@@ -29,7 +29,7 @@ def _report(checks: list[Any], json_: bool) -> None:
 @doctor_app.callback(invoke_without_command=True)
 def doctor(ctx: typer.Context, store: StoreOption = None, no_probe: NoProbe = False, fix: FixFlag = False,
            json_: JsonFlag = False) -> None:
-    """Check the store, MCP clients, Docker, WSL and Compose files, and name the fix.
+    """Check the store, MCP clients, Docker, WSL and Compose files.
 
     Every check reports ok, warn, fail or skip with what it saw and the fix. Nothing is changed
     unless --fix is given, and then only MCP client configs, each backed up first.
