@@ -97,3 +97,26 @@ def test_loopback_to_the_service_itself_or_an_unknown_port(tmp_path, cli) -> Non
     findings = _findings(cli("doctor", "compose", str(path), "--json", store=False))
     assert [(f["id"], f["status"], f["evidence"]) for f in findings] == [
         ("compose.localhost", "warn", "compose.yaml:7: OTHER=localhost:9999")]
+
+
+def test_anchors_merge_keys_and_a_shared_network_namespace(tmp_path, cli) -> None:
+    path = tmp_path / "compose.yaml"
+    path.write_text("x-env: &env\n  DATABASE_URL: postgres://u:p@localhost:5432/x\n"
+                    "x-app: &app\n  image: shop:1\n  environment: *env\n"
+                    "services:\n  api:\n    <<: *app\n  sidecar:\n    <<: *app\n    network_mode: host\n"
+                    "  db:\n    image: postgres:16\n    network_mode: 'service:api'\n"
+                    "    volumes: [{type: bind, source: ./d, target: /var/lib/postgresql}]\n")
+    findings = _findings(cli("doctor", "compose", str(path), "--json", store=False))
+    # api shares its namespace with db, so localhost:5432 reaches db; host mode is the host's localhost.
+    assert [(f["id"], f["evidence"]) for f in findings] == [
+        ("compose.db-bind-mount", "compose.yaml:15: ./d:/var/lib/postgresql")]
+
+
+def test_full_doctor_lints_the_compose_file_in_the_working_directory(cli, _isolated) -> None:
+    def ids() -> list[str]:
+        result = cli("doctor", "--no-probe", "--json", store=False)
+        return [c["id"] for c in json.loads(result.stdout)["checks"] if c["id"].startswith("compose.")]
+
+    assert ids() == []
+    shutil.copy(FIXTURES / "expose.yml", _isolated / "compose.yaml")
+    assert ids() == ["compose.file", "compose.expose"]

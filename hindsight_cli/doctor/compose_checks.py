@@ -201,7 +201,10 @@ def _loopback(compose: ComposeFile, name: str, where: tuple[Any, ...], key: str,
               own_ports: set[int]) -> Iterator[Check]:
     if port is not None and port in own_ports:
         return  # the service talking to itself
-    owners = [o for o, s in compose.services.items() if o != name and port in _container_ports(s)]
+    services = compose.services
+    if any(s.get("network_mode") == f"service:{name}" and port in _container_ports(s) for s in services.values()):
+        return  # a service sharing this one's network namespace: localhost does reach it
+    owners = [o for o, s in services.items() if o != name and port in _container_ports(s)]
     if owners:
         yield _finding(fail, "localhost", compose, where,
                        f"{name} reaches {owners[0]} through localhost; inside a container localhost is the container itself",
@@ -312,10 +315,10 @@ def _volumes(compose: ComposeFile, name: str, svc: dict[str, Any]) -> Iterator[C
                        f"nothing is mounted on {data_dir}",
                        f"mount a named volume: volumes: [\"{name}-data:{data_dir}\"] and declare it under top-level volumes")
     elif not any(named for *_, named in on_data):
-        index, source, _, _ = on_data[0]
+        index, source, target, _ = on_data[0]
         yield _finding(warn, "db-bind-mount", compose, ("services", name, "volumes", index),
                        f"{name} ({base}) keeps its data in a host directory",
-                       f"{source}:{data_dir}",
+                       f"{source}:{target}",
                        "use a named volume: bind mounts bring permission and fsync problems on Docker Desktop and WSL")
 
 
