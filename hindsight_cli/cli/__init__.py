@@ -56,9 +56,11 @@ def _root(
 from . import memory, store_admin  # noqa: E402  (commands register themselves on `app`)
 from .doctor import doctor_app  # noqa: E402
 from .serve import mcp_app  # noqa: E402
+from .evaluate import eval_app  # noqa: E402
 
 app.add_typer(mcp_app)
 app.add_typer(doctor_app)
+app.add_typer(eval_app)
 _ = (memory, store_admin)
 
 

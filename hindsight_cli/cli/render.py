@@ -182,3 +182,37 @@ def progress(description: str) -> Iterator[Callable[[int, int], None]]:
         yield update
 
 
+@contextmanager
+def phased_progress() -> Iterator[Callable[[str, int, int], None]]:
+    """Progress bars on stderr, one per phase of a long job; yields ``update(phase, done, total)``."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err, transient=True) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(phase: str, done: int, total: int) -> None:
+            if phase not in tasks:
+                tasks[phase] = bar.add_task(phase, total=total)
+            bar.update(tasks[phase], completed=done, total=total)
+
+        yield update
+
+
+def recall_table(report: Mapping[str, Any]) -> None:
+    """``hindsight eval``'s figures per category and overall: recall at each k, any and all at 10
+    (``--json`` has any and all at every k)."""
+    columns = [key for key in report if key.startswith("recall@")] + ["any@10", "all@10"]
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    table.add_column("category", no_wrap=True)
+    table.add_column("questions", justify="right")
+    for column in columns:
+        table.add_column(column, justify="right")
+    rows = list(report["by_category"].items()) + [("overall", report)]
+    for position, (name, figures) in enumerate(rows):
+        table.add_row(name, str(figures["questions"]), *(f"{figures[c]:.3f}" for c in columns),
+                      end_section=position == len(rows) - 2)
+    out.print(table)
+    message(f"{report['mode']} search with {report['model']}: {report['questions']} questions "
+            f"({report['skipped_questions']} without usable evidence skipped) over {report['memories']} turns "
+            f"of {report['conversations']} conversations in {report['elapsed_s']:.0f} s.")

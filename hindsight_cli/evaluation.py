@@ -1,0 +1,246 @@
+"""Retrieval quality on LoCoMo-format data (``hindsight eval locomo``): evidence recall@k per category.
+
+Each conversation is recorded into a scope of its own (agent ``locomo-<sample_id>``): one memory per
+turn, content ``"<speaker>: <text>"`` plus the image caption, event time the session's date-time,
+task the session, the turn's ``dia_id`` in metadata. Every question with resolvable evidence is then
+searched as of the conversation's last session, and we count how many evidence turns the top k hold.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .config import Config, Ranking
+from .errors import InvalidInput
+from .models import Filters
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+KS = (5, 10, 25)
+Progress = Callable[[str, int, int], None]
+
+_DIA_ID = re.compile(r"D:?(\d+):(\d+)")
+_SESSION = re.compile(r"session_(\d+)")
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    category: int
+    evidence: tuple[str, ...]  # resolvable dia_ids only
+
+
+@dataclass(frozen=True)
+class Conversation:
+    sample_id: str
+    records: list[dict[str, Any]]
+    questions: list[Question]
+    now: datetime  # the last session's date-time: the present the questions are asked in
+    skipped: int = 0  # questions without resolvable evidence
+
+    @property
+    def agent(self) -> str:
+        return f"locomo-{self.sample_id}"
+
+
+@dataclass
+class Report:
+    """The numbers ``hindsight eval locomo`` prints; ``to_dict`` is its ``--json``."""
+
+    mode: str
+    model: str
+    conversations: int
+    memories: int
+    questions: int
+    skipped: int
+    overall: dict[str, float]
+    by_category: dict[str, dict[str, float]]
+    ranking: dict[str, Any] = field(default_factory=dict)
+    elapsed_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.overall, "by_category": self.by_category, "mode": self.mode, "model": self.model,
+                "conversations": self.conversations, "memories": self.memories, "questions": self.questions,
+                "skipped_questions": self.skipped, "ranking": self.ranking, "elapsed_s": round(self.elapsed_s, 1)}
+
+
+def parse_time(text: str) -> datetime:
+    """LoCoMo's ``"1:56 pm on 8 May, 2023"`` as a naive datetime, read as UTC like every time in a store."""
+    try:
+        return datetime.strptime(" ".join(text.split()), "%I:%M %p on %d %B, %Y")
+    except (TypeError, ValueError):
+        raise InvalidInput(f"Cannot read the session date-time {text!r}; expected e.g. '1:56 pm on 8 May, 2023'.") \
+            from None
+
+
+def parse_evidence(raw: Any, known: set[str]) -> tuple[str, ...]:
+    """Evidence ids, repaired as the data needs: ``"D8:6; D9:17"`` → two ids, ``"D:11:26"`` → ``D11:26``,
+    ``"D30:05"`` → ``D30:5``; ids that point at no turn are dropped."""
+    out: list[str] = []
+    for item in raw if isinstance(raw, list) else []:
+        for session, turn in _DIA_ID.findall(str(item)):
+            dia_id = f"D{int(session)}:{int(turn)}"
+            if dia_id in known and dia_id not in out:
+                out.append(dia_id)
+    return tuple(out)
+
+
+def _sessions(conv: Mapping[str, Any]) -> list[tuple[int, list[Any], datetime]]:
+    out = []
+    for key, turns in conv.items():
+        match = _SESSION.fullmatch(key)
+        if match and isinstance(turns, list) and turns:  # some sessions have a date but no turns
+            stamp = conv.get(f"{key}_date_time")
+            if not stamp:
+                raise InvalidInput(f"{key} has turns but no {key}_date_time.")
+            out.append((int(match.group(1)), turns, parse_time(stamp)))
+    return sorted(out, key=lambda s: s[0])
+
+
+def _conversation(item: Any, number: int) -> Conversation:
+    if not isinstance(item, Mapping) or not isinstance(item.get("conversation"), Mapping):
+        raise InvalidInput(f"Conversation {number} has no 'conversation' object; is this LoCoMo data?")
+    sample_id = str(item.get("sample_id") or f"conv-{number}")
+    records: list[dict[str, Any]] = []
+    sessions = _sessions(item["conversation"])
+    if not sessions:
+        raise InvalidInput(f"Conversation {sample_id} has no sessions with turns.")
+    for session, turns, when in sessions:
+        for step, turn in enumerate(turns, 1):
+            if not isinstance(turn, Mapping) or not turn.get("dia_id"):
+                raise InvalidInput(f"Conversation {sample_id}, session {session}: turn {step} has no dia_id.")
+            content = f"{turn.get('speaker', '?')}: {turn.get('text', '')}"
+            if turn.get("blip_caption"):
+                content += f" [image: {turn['blip_caption']}]"
+            records.append({
+                "content": content, "agent_id": f"locomo-{sample_id}", "task_id": f"session_{session}", "step": step,
+                "event_at": when, "source": "import", "key": f"locomo:{sample_id}:{turn['dia_id']}",
+                "metadata": {"dia_id": str(turn["dia_id"]), "sample_id": sample_id},
+            })
+    known = {r["metadata"]["dia_id"] for r in records}
+    questions: list[Question] = []
+    skipped = 0
+    for qa in item.get("qa") or []:
+        category = qa.get("category") if isinstance(qa, Mapping) else None
+        evidence = parse_evidence(qa.get("evidence"), known) if isinstance(qa, Mapping) else ()
+        if category not in CATEGORIES or not evidence or not str(qa.get("question") or "").strip():
+            skipped += 1
+            continue
+        questions.append(Question(str(qa["question"]), int(category), evidence))
+    return Conversation(sample_id, records, questions, sessions[-1][2], skipped)
+
+
+def load_locomo(path: Path, limit: int | None = None) -> list[Conversation]:
+    """Read a LoCoMo-format JSON file (a list of conversations).
+
+    Raises:
+        InvalidInput: the file is missing, not JSON, or not in LoCoMo's shape.
+    """
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise InvalidInput(f"Cannot read {path}: {error.strerror or error}.") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise InvalidInput(f"{path} is not JSON ({error}); expected a LoCoMo-format list of conversations.") from None
+    if not isinstance(data, list) or not data:
+        raise InvalidInput(f"{path} is not a LoCoMo-format file: expected a non-empty JSON list of conversations.")
+    return [_conversation(item, number) for number, item in enumerate(data[:limit] if limit else data, 1)]
+
+
+def ranking_overrides(pairs: Sequence[str]) -> dict[str, Any]:
+    """``NAME=VALUE`` strings as Ranking settings, each converted to the type of its default."""
+    defaults = Ranking()
+    names = {f.name for f in fields(Ranking)}
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        name = name.strip()
+        if not sep or name not in names:
+            raise InvalidInput(f"--set expects NAME=VALUE with a ranking setting ({', '.join(sorted(names))}), "
+                               f"got {pair!r}.")
+        kind = type(getattr(defaults, name))
+        try:
+            out[name] = kind(value.strip()) if kind is not str else value.strip()
+        except ValueError:
+            raise InvalidInput(f"--set {name} needs a {kind.__name__}, got {value!r}.") from None
+    return out
+
+
+def build_store(conversations: Sequence[Conversation], path: Path, *, embedder: Any = None,
+                config: Config | None = None, progress: Progress | None = None) -> Any:
+    """A store at ``path`` holding every conversation (recording only what it lacks: reuse is cheap)."""
+    from .store import Store
+
+    store = Store(path, embedder=embedder, config=config or Config())
+    records = [r for conv in conversations for r in conv.records]
+    store.import_records(records, progress=(lambda done, total: progress("Embedding turns", done, total))
+                         if progress else None)
+    return store
+
+
+def evaluate(conversations: Sequence[Conversation], *, mode: str = "hybrid", embedder: Any = None,
+             overrides: Mapping[str, Any] | None = None, store_dir: Path | None = None,
+             progress: Progress | None = None) -> Report:
+    """Record every conversation in a store of its own scope and search every question.
+
+    Args:
+        conversations: from ``load_locomo``.
+        mode: ``hybrid``, ``vector`` or ``keyword``.
+        embedder: the embedder (default: the configured default model).
+        overrides: Ranking settings to change, e.g. ``{"vector_weight": 0.6}``.
+        store_dir: build (or reuse) the store here and keep it; by default a temporary one is removed.
+        progress: ``progress(phase, done, total)``.
+    """
+    started = time.perf_counter()
+    config = Config()
+    config = replace(config, ranking=replace(config.ranking, **dict(overrides or {})))
+    with tempfile.TemporaryDirectory(prefix="hindsight-eval-") as scratch:
+        store = build_store(conversations, Path(store_dir or Path(scratch) / "store"), embedder=embedder,
+                            config=config, progress=progress)
+        found = _search_all(store, conversations, mode, progress)
+        model = store.embedder.name
+    per_question = [(q.category, _scores(q.evidence, hits)) for (q, hits) in found]
+    overall = _mean([s for _, s in per_question])
+    by_category = {name: _mean([s for c, s in per_question if c == number]) for number, name in CATEGORIES.items()}
+    for name, number in ((n, c) for c, n in CATEGORIES.items()):
+        by_category[name]["questions"] = sum(1 for c, _ in per_question if c == number)
+    return Report(mode, model, len(conversations), sum(len(c.records) for c in conversations), len(per_question),
+                  sum(c.skipped for c in conversations), overall, by_category,
+                  {f.name: getattr(config.ranking, f.name) for f in fields(Ranking)}, time.perf_counter() - started)
+
+
+def _search_all(store: Any, conversations: Sequence[Conversation], mode: str,
+                progress: Progress | None) -> list[tuple[Question, list[str]]]:
+    total = sum(len(c.questions) for c in conversations)
+    found: list[tuple[Question, list[str]]] = []
+    for conv in conversations:
+        filters = Filters(agent_ids=(conv.agent,))
+        for question in conv.questions:
+            result = store.search(question.text, filters=filters, k=max(KS), mode=mode, now=conv.now)
+            found.append((question, [h.memory.metadata.get("dia_id") for h in result.hits]))
+            if progress:
+                progress("Searching questions", len(found), total)
+    return found
+
+
+def _scores(evidence: tuple[str, ...], hits: list[str]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for k in KS:
+        top = set(hits[:k])
+        share = sum(1 for e in evidence if e in top) / len(evidence)
+        out[f"recall@{k}"] = share
+        out[f"any@{k}"] = float(share > 0)
+        out[f"all@{k}"] = float(share == 1)
+    return out
+
+
+def _mean(scores: Sequence[dict[str, float]]) -> dict[str, float]:
+    keys = [f"{kind}@{k}" for kind in ("recall", "any", "all") for k in KS]
+    return {key: round(sum(s[key] for s in scores) / len(scores), 4) if scores else 0.0 for key in keys}
