@@ -23,17 +23,22 @@ class Ranking:
     w_outcome: float = 0.1
     w_importance: float = 0.1
     w_same_task: float = 0.05
-    fusion: str = "weighted"  # "weighted": vector_weight·cosine + (1-vector_weight)·bm25/best; or "rrf"
-    vector_weight: float = 0.5
+    fusion: str = "zscore"  # "zscore": vector_weight·z(cosine) + (1-vector_weight)·z(bm25); "weighted"; "rrf"
+    vector_weight: float = 0.4
     rrf_k: int = 60
     candidates: int = 50
     mmr_lambda: float = 0.75
+    w_prev_step: float = 0.5  # share of the relevance of the step before (same task) a memory inherits
+    w_next_step: float = 0.2  # ... and of the step after
+    bm25_k1: float = 0.9
+    bm25_b: float = 0.4
     min_vector_similarity: float = 0.2  # a vector-only candidate below this cosine is noise, not a hit
     half_life_working: float = 1.0
     half_life_episodic: float = 7.0
     half_life_semantic: float = 90.0
     half_life_procedural: float = 180.0
     env_mismatch: str = "downrank"  # or "drop"
+    troubleshoot_share: float = 0.5  # with --troubleshoot, fixed failures at least this relevant go first
     env_mismatch_factor: float = 0.5
     past_validity_factor: float = 0.5
 
@@ -45,6 +50,12 @@ class Config:
     max_content_bytes: int = 16 * 1024
     dedup_threshold: float = 0.97
     working_ttl: str = "24h"
+    episodic_ttl: str = ""  # "" = never expires
+    semantic_ttl: str = ""
+    procedural_ttl: str = ""
+    expiry_check: str = "1h"  # how often writes purge expired memories
+    consolidate_similarity: float = 0.8  # cosine at or above which episodes count as the same pattern
+    consolidate_min_evidence: int = 2  # occurrences (merged repeats included) a pattern needs
     search_engine: str = "auto"  # auto | ledger | index
     ann_threshold: int = 50_000
     lock_timeout: float = 10.0
@@ -54,8 +65,10 @@ class Config:
 _SECTIONS = {
     "embedding": {"model": "embedding_model"},
     "limits": {"max_content_bytes": "max_content_bytes", "dedup_threshold": "dedup_threshold"},
-    "ttl": {"working": "working_ttl"},
+    "ttl": {"working": "working_ttl", "episodic": "episodic_ttl", "semantic": "semantic_ttl",
+            "procedural": "procedural_ttl", "purge_every": "expiry_check"},
     "search": {"engine": "search_engine", "ann_threshold": "ann_threshold"},
+    "consolidate": {"similarity": "consolidate_similarity", "min_evidence": "consolidate_min_evidence"},
 }
 
 
@@ -127,6 +140,11 @@ def load(store_path: Path | None) -> Config:
             raise InvalidInput(f"{paths.ENV_LOCK_TIMEOUT} must be a number of seconds.") from None
     config = replace(config, **env)
     _check_types(config)
+    for name in ("working_ttl", "episodic_ttl", "semantic_ttl", "procedural_ttl", "expiry_check"):
+        if getattr(config, name):
+            from .timeutil import parse_duration
+
+            parse_duration(getattr(config, name), f"[ttl] {name.removesuffix('_ttl')}")
     if config.search_engine not in ("auto", "ledger", "index"):
         raise InvalidInput(f"search engine must be auto, ledger or index, not {config.search_engine!r}.")
     return config
@@ -146,10 +164,18 @@ DEFAULT_CONFIG_TOML = f"""\
 
 [ttl]
 # working = "24h"               # working memories expire after this long unless --ttl says otherwise
+# episodic = ""                 # "" = never; e.g. "180d"
+# semantic = ""
+# procedural = ""
+# purge_every = "1h"            # writes purge expired memories at most this often
 
 [search]
 # engine = "auto"               # auto | ledger | index
 # ann_threshold = 50000         # active memories above which `auto` uses the LanceDB index
+
+[consolidate]
+# similarity = 0.8              # cosine at or above which episodes are one pattern
+# min_evidence = 2              # occurrences a pattern needs (merged repeats count)
 
 [ranking]
 # fusion = "weighted"          # or "rrf" (reciprocal-rank fusion)

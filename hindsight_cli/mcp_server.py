@@ -10,7 +10,7 @@ import logging
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Annotated, Any, Optional
 
 from .errors import HindsightError, InvalidInput, MemoryNotFound
 from .models import Filters, Memory
@@ -72,12 +72,37 @@ class SummaryOutput(Memory):
     summarized: int = 0
     updated: bool = False
     parts: list[str] = field(default_factory=list)
+    method: str = "extractive"  # or "sampling:<model>" when the client's LLM wrote it
 
 
 @dataclass
 class ForgetOutput:
     forgotten: int
     hard: bool
+    archived: bool = False
+
+
+@dataclass
+class PatternOutput:
+    """A pattern consolidation wrote (or would write), with its evidence."""
+
+    action: str
+    id: str
+    content: str
+    outcome: str
+    resolution: Optional[str]
+    confidence: float
+    evidence_ids: list[str]
+
+
+@dataclass
+class ConsolidateOutput:
+    scanned: int
+    dry_run: bool
+    created: int
+    updated: int
+    unchanged: int
+    patterns: list[PatternOutput]
 
 
 class Memories:
@@ -113,7 +138,9 @@ class Memories:
     def search(self, query: str, *, agent_id: str | None = None, top_k: int = 5, budget_tokens: int | None = None,
                **options: Any) -> SearchOutput:
         scope = self._scope(agent_id)
+        statuses = ("active", "archived") if options.pop("include_archived", False) else ("active",)
         filters = Filters(agent_ids=(scope,) if scope else None, task_id=options.pop("task_id", None),
+                          statuses=statuses,
                           types=tuple(options.pop("types", None) or ()) or None,
                           outcomes=tuple(options.pop("outcomes", None) or ()) or None,
                           tags=tuple(options.pop("tags", None) or ()), since=options.pop("since", None),
@@ -123,17 +150,38 @@ class Memories:
         hits = [ScoredMemory(**h.memory.to_dict(), score=round(h.score, 6), matched=h.matched) for h in result.hits]
         return SearchOutput(hits, result.context, result.tokens, result.dropped_for_budget)
 
-    def summarize(self, task_id: str | None, since: Any, until: Any) -> SummaryOutput:
+    def summarize(self, task_id: str | None, since: Any, until: Any, text: str | None = None,
+                  method: str = "extractive") -> SummaryOutput:
         with self._lock:
-            result = self.store.summarize(task_id=task_id, since=since, until=until, agent_id=self._scope(None))
-        return SummaryOutput(**result.to_dict())
+            result = self.store.summarize(task_id=task_id, since=since, until=until, agent_id=self._scope(None),
+                                          text=text, method=method)
+        return SummaryOutput(**result.to_dict(), method=method)
+
+    def summary_request(self, task_id: str | None, since: Any, until: Any) -> tuple[str, str] | None:
+        """The prompt for the client's LLM, or None when there is nothing to summarise (the tool then
+        reports that error itself)."""
+        with self._lock:
+            try:
+                return self.store.summary_request(task_id=task_id, since=since, until=until,
+                                                  agent_id=self._scope(None))
+            except HindsightError:
+                return None
+
+    def consolidate(self, dry_run: bool) -> ConsolidateOutput:
+        with self._lock:
+            result = self.store.consolidate(agent_id=self._scope(None), dry_run=dry_run,
+                                            actor=self.agent or "mcp")
+        patterns = [PatternOutput(p.action, p.memory.id, p.memory.content, p.memory.outcome, p.memory.resolution,
+                                  p.memory.confidence, p.evidence_ids) for p in result.patterns if p.memory]
+        return ConsolidateOutput(result.scanned, result.dry_run, result.count("create"), result.count("update"),
+                                 result.count("unchanged"), patterns)
 
     def get(self, memory_id: str) -> Memory:
         with self._lock:
             return self._visible(self.store.get(memory_id))
 
     def forget(self, ids: list[str], *, task_id: str | None, older_than: str | None, expired: bool, hard: bool,
-               reason: str | None) -> ForgetOutput:
+               reason: str | None, archive: bool = False) -> ForgetOutput:
         from .timeutil import now, parse_duration
 
         with self._lock:
@@ -148,8 +196,10 @@ class Memories:
                     created_before=now() - parse_duration(older_than, "older_than") if older_than else None)
             if not ids and filters is None:
                 raise InvalidInput("Say what to forget: ids, or a filter (task_id, older_than, expired).")
-            count = self.store.forget(ids, filters=filters, hard=hard, reason=reason)
-        return ForgetOutput(count, hard)
+            hard = hard or (expired and not archive)  # an expired memory is never shown again: purge it
+            count = self.store.forget(ids, filters=filters, hard=hard, archive=archive, reason=reason,
+                                      actor=self.agent or "mcp")
+        return ForgetOutput(count, hard, archive)
 
     def warm_up(self) -> None:
         """Load the model and bring the index up to date, under the same lock as the tools: a tool
@@ -194,8 +244,8 @@ def _model_errors(function: Any, kind: str = "tool") -> Any:
 
 def build_server(store: Store, agent: str | None = None) -> Any:
     """An MCPServer with hindsight's tools, resources and prompt, bound to ``store``."""
-    from mcp.server.mcpserver import MCPServer
-    from mcp.types import ToolAnnotations
+    from mcp.server.mcpserver import Context, MCPServer, Resolve, Sample
+    from mcp.types import CreateMessageResult, SamplingMessage, TextContent, ToolAnnotations
 
     from . import __version__
 
@@ -218,17 +268,20 @@ def build_server(store: Store, agent: str | None = None) -> Any:
         tags: Optional[list[str]] = None, metadata: Optional[dict[str, Any]] = None,
         env: Optional[dict[str, str]] = None, source: Optional[str] = None, event_at: Optional[str] = None,
         valid_until: Optional[str] = None, ttl: Optional[str] = None, key: Optional[str] = None,
-        merge: bool = True,
+        merge: bool = True, supersedes: Optional[str] = None,
     ) -> StoredMemory:
         """Record one memory: an event (episodic), a fact or preference (semantic) or a how-to (procedural).
 
-        For a failure give outcome="failure" and, once known, the fix in `resolution`. Retrying the same
-        write returns the same memory (deduplicated=true); secrets are redacted (redactions counts them).
+        For a failure give outcome="failure" and, once known, the fix in `resolution`. When a fact
+        changed, pass the old memory's id in `supersedes`: the old one leaves search and stays as history.
+        Retrying the same write returns the same memory (deduplicated=true); secrets are redacted
+        (redactions counts them).
         """
         return memories.write(content, type=type, agent_id=agent_id, task_id=task_id, step=step, trigger=trigger,
                               outcome=outcome, resolution=resolution, importance=importance, confidence=confidence,
                               tags=tags or [], metadata=metadata or {}, env=env or {}, source=source,
-                              event_at=event_at, valid_until=valid_until, ttl=ttl, key=key, merge=merge)
+                              event_at=event_at, valid_until=valid_until, ttl=ttl, key=key, merge=merge,
+                              supersedes=supersedes)
 
     @tool(annotations=ToolAnnotations(title="Search memories", read_only_hint=True, open_world_hint=False))
     def memory_search(
@@ -236,25 +289,64 @@ def build_server(store: Store, agent: str | None = None) -> Any:
         task_id: Optional[str] = None, types: Optional[list[str]] = None, outcomes: Optional[list[str]] = None,
         tags: Optional[list[str]] = None, since: Optional[str] = None, until: Optional[str] = None,
         mode: str = "hybrid", env: Optional[dict[str, str]] = None, current_task: Optional[str] = None,
+        troubleshoot: bool = False, include_archived: bool = False,
     ) -> SearchOutput:
         """Find the few memories that matter for a query, ranked, within budget_tokens.
 
         Returns the hits with their scores and `context`: a ready-to-paste block
         ("[hindsight: N memories, T tokens]" then one line per memory). Pass `env` (e.g.
         {"tool_version": "v3"}) to rank memories from other versions lower, `current_task` to favour
-        the task at hand.
+        the task at hand, troubleshoot=true with an error text to get failures that were fixed first.
         """
         return memories.search(query, agent_id=agent_id, top_k=top_k, budget_tokens=budget_tokens,
                                task_id=task_id, types=types, outcomes=outcomes, tags=tags, mode=mode,
-                               env=env or {}, current_task=current_task, **_parse_times(since, until))
+                               env=env or {}, current_task=current_task, troubleshoot=troubleshoot,
+                               include_archived=include_archived, **_parse_times(since, until))
 
-    @tool(annotations=ToolAnnotations(title="Summarize a task", read_only_hint=False, destructive_hint=False,
-                                      idempotent_hint=True, open_world_hint=False))
-    def memory_summarize(task_id: Optional[str] = None, since: Optional[str] = None,
-                         until: Optional[str] = None) -> SummaryOutput:
+    async def sampled_summary(task_id, since, until, ctx):  # noqa: ANN001, ANN202 (annotated below)
+        """Ask the client's LLM for the summary when the client offers sampling; None otherwise."""
+        import anyio
+
+        capabilities = ctx.client_capabilities
+        if capabilities is None or capabilities.sampling is None:
+            return None
+        try:
+            times = _parse_times(since, until)
+        except HindsightError:
+            return None  # the tool reports the bad time itself
+        request = await anyio.to_thread.run_sync(lambda: memories.summary_request(task_id, **times))
+        if request is None:
+            return None
+        system, prompt = request
+        return Sample([SamplingMessage(role="user", content=TextContent(type="text", text=prompt))],
+                      max_tokens=600, system_prompt=system, temperature=0.2)
+
+    # The SDK reads these annotations at registration; the MCP types are imported lazily, so they are
+    # set as objects rather than written as (string) annotations that the module's globals cannot resolve.
+    sampled_summary.__annotations__ = {"task_id": Optional[str], "since": Optional[str], "until": Optional[str],
+                                       "ctx": Context}
+
+    def memory_summarize(task_id=None, since=None, until=None, sampled=None):  # noqa: ANN001, ANN202
         """Summarize a task (or a time range) into one semantic memory linked to its sources: key points,
-        outcomes, and every error with its fix. Rerunning updates the same summary. Call it when a task ends."""
-        return memories.summarize(task_id=task_id, **_parse_times(since, until))
+        outcomes, and every error with its fix. Rerunning updates the same summary. Call it when a task ends.
+        If this client offers sampling, its LLM writes the summary; otherwise it is extractive."""
+        text = sampled.content.text if sampled is not None and isinstance(sampled.content, TextContent) else None
+        method = f"sampling:{sampled.model}" if text and text.strip() and sampled is not None else "extractive"
+        return memories.summarize(task_id=task_id, **_parse_times(since, until), text=text, method=method)
+
+    memory_summarize.__annotations__ = {
+        "task_id": Optional[str], "since": Optional[str], "until": Optional[str],
+        "sampled": Annotated[Optional[CreateMessageResult], Resolve(sampled_summary)], "return": SummaryOutput}
+    tool(annotations=ToolAnnotations(title="Summarize a task", read_only_hint=False, destructive_hint=False,
+                                     idempotent_hint=True, open_world_hint=False))(memory_summarize)
+
+    @tool(annotations=ToolAnnotations(title="Consolidate episodes", read_only_hint=False, destructive_hint=False,
+                                      idempotent_hint=True, open_world_hint=False))
+    def memory_consolidate(dry_run: bool = False) -> ConsolidateOutput:
+        """Turn repeated similar episodes into semantic pattern memories ("weather API 401 -> refresh the
+        token"), each linked to its evidence with a confidence from it. Rerunning writes nothing new unless
+        new evidence arrived; dry_run=true only shows the plan."""
+        return memories.consolidate(dry_run)
 
     @tool(annotations=ToolAnnotations(title="Get a memory", read_only_hint=True, open_world_hint=False))
     def memory_get(id: str) -> Memory:
@@ -265,12 +357,13 @@ def build_server(store: Store, agent: str | None = None) -> Any:
                                              idempotent_hint=True, open_world_hint=False))
     def memory_forget(ids: Optional[list[str]] = None, task_id: Optional[str] = None,
                       older_than: Optional[str] = None, expired: bool = False, hard: bool = False,
-                      reason: Optional[str] = None) -> ForgetOutput:
+                      archive: bool = False, reason: Optional[str] = None) -> ForgetOutput:
         """Forget memories by id or by filter: a task, recorded longer ago than older_than (e.g. "30d"),
-        or expired=true for memories past their TTL. Soft by default (hidden from search, restorable);
-        hard=true deletes them for good. Returns how many changed."""
+        or expired=true to purge memories past their TTL. Soft by default (hidden from search,
+        restorable); archive=true keeps them in cold storage (search with include_archived=true);
+        hard=true deletes them and every trace of their content for good. Returns how many changed."""
         return memories.forget(list(ids or []), task_id=task_id, older_than=older_than, expired=expired,
-                               hard=hard, reason=reason)
+                               hard=hard, archive=archive, reason=reason)
 
     @server.resource("hindsight://memories/recent", name="recent-memories", mime_type="application/json",
                      description="The 20 most recent memories (this server's scope).")

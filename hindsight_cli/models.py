@@ -45,6 +45,7 @@ class Memory:
     seen_count: int = 1
     last_seen_at: str | None = None
     updated_at: str | None = None
+    supersedes: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -102,6 +103,51 @@ class SummaryResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.memory.to_dict(), "summarized": self.sources, "updated": self.updated, "parts": self.parts}
+
+
+@dataclass(frozen=True)
+class PatternChange:
+    """One pattern that ``consolidate`` creates, updates (new evidence) or leaves unchanged."""
+
+    action: str  # create | update | unchanged
+    row: dict[str, Any] = field(repr=False)
+    evidence_ids: list[str] = field(default_factory=list)
+    memory: Memory | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        memory = self.memory.to_dict() if self.memory else {}
+        return {"action": self.action, **memory, "evidence_ids": self.evidence_ids}
+
+
+@dataclass(frozen=True)
+class ConsolidateResult:
+    """What ``consolidate`` found (or, with ``dry_run``, would write)."""
+
+    scanned: int
+    patterns: list[PatternChange]
+    dry_run: bool = False
+
+    def count(self, action: str) -> int:
+        return sum(p.action == action for p in self.patterns)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scanned": self.scanned, "dry_run": self.dry_run, "created": self.count("create"),
+                "updated": self.count("update"), "unchanged": self.count("unchanged"),
+                "patterns": [p.to_dict() for p in self.patterns]}
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One line of the audit log: when, what, which memories, why, and who (never any content)."""
+
+    at: str
+    action: str
+    ids: list[str]
+    reason: str | None = None
+    actor: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 @dataclass(frozen=True)

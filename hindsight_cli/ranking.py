@@ -26,6 +26,8 @@ class Candidate:
     vector_score: float | None = None
     keyword_rank: int | None = None
     keyword_score: float | None = None
+    vector_z: float = 0.0  # the score as standard deviations above its list's mean (0: not in that list)
+    keyword_z: float = 0.0
 
     @property
     def matched(self) -> list[str]:
@@ -40,6 +42,7 @@ class Context:
     task_id: str | None = None
     env: dict[str, str] = field(default_factory=dict)
     troubleshooting: bool = False
+    fixes_first: bool = False  # --troubleshoot: fixed failures go first
 
 
 def is_troubleshooting(query: str) -> bool:
@@ -52,15 +55,28 @@ def fuse(vector: Sequence[tuple[str, float]], keyword: Sequence[tuple[str, float
         out.setdefault(mid, Candidate(mid)).__dict__.update(vector_rank=rank, vector_score=score)
     for rank, (mid, score) in enumerate(keyword, 1):
         out.setdefault(mid, Candidate(mid)).__dict__.update(keyword_rank=rank, keyword_score=score)
+    for name, found in (("vector", vector), ("keyword", keyword)):
+        if len(found) > 1:
+            values = [score for _, score in found]
+            mean = sum(values) / len(values)
+            spread = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)) or 1.0
+            for mid, score in found:
+                setattr(out[mid], f"{name}_z", (score - mean) / spread)
     return out
 
 
 def relevance(candidate: Candidate, weights: Ranking, lists: int, best_keyword: float) -> float:
     """How well a candidate matches, in [0, 1].
 
-    ``weighted`` (default) keeps the evidence's strength: the cosine, and BM25 relative to the best
-    keyword hit of this query. ``rrf`` uses ranks only (normalised so rank 1 everywhere is 1.0).
+    ``zscore`` (default) adds each list's score in standard deviations above that list's mean, so a
+    cosine and a BM25 score count alike (not in a list: its mean); ``relevances`` then scales the
+    query's candidates into [0, 1]. ``weighted`` keeps the raw evidence: the cosine, and BM25 relative
+    to the best keyword hit. ``rrf`` uses ranks only (normalised so rank 1 everywhere is 1.0).
     """
+    if weights.fusion == "zscore":
+        if lists == 1:
+            return candidate.vector_z if candidate.vector_rank else candidate.keyword_z
+        return weights.vector_weight * candidate.vector_z + (1 - weights.vector_weight) * candidate.keyword_z
     if weights.fusion == "rrf":
         total = sum(1.0 / (weights.rrf_k + r) for r in (candidate.vector_rank, candidate.keyword_rank) if r)
         return total / (lists / (weights.rrf_k + 1))
@@ -69,6 +85,34 @@ def relevance(candidate: Candidate, weights: Ranking, lists: int, best_keyword: 
     if lists == 1:
         return vector if candidate.vector_rank else keyword
     return weights.vector_weight * vector + (1 - weights.vector_weight) * keyword
+
+
+def relevances(rows: dict[str, dict[str, Any]], candidates: dict[str, Candidate], weights: Ranking, lists: int,
+               best_keyword: float) -> dict[str, float]:
+    """Every candidate's relevance in [0, 1], with part of its task neighbours' added.
+
+    A memory one step after a strong match in the same task (the answer after the question, the fix
+    after the error) inherits ``w_prev_step`` of that match's relevance; one step before it,
+    ``w_next_step``. Measured on LoCoMo (docs/benchmarks.md), this is the largest single gain.
+    """
+    base = {m: max(0.0, relevance(candidates[m], weights, lists, best_keyword)) for m in rows}
+    if weights.fusion == "zscore":
+        top = max(base.values(), default=0.0) or 1.0
+        base = {m: value / top for m, value in base.items()}
+    if not (weights.w_prev_step or weights.w_next_step):
+        return base
+    by_step = {(r["agent_id"], r["task_id"], r["step"]): base[m] for m, r in rows.items()
+               if r.get("task_id") is not None and r.get("step") is not None}
+    out = {}
+    for mid, row in rows.items():
+        value = base[mid]
+        if row.get("task_id") is not None and row.get("step") is not None:
+            key = (row["agent_id"], row["task_id"])
+            value += weights.w_prev_step * by_step.get((*key, row["step"] - 1), 0.0)
+            value += weights.w_next_step * by_step.get((*key, row["step"] + 1), 0.0)
+        out[mid] = value
+    top = max(out.values(), default=0.0)
+    return {m: v / top for m, v in out.items()} if top > 1.0 else out
 
 
 def _half_life(memory_type: str, weights: Ranking) -> float:
@@ -91,9 +135,11 @@ def env_mismatches(row: dict[str, Any], env: dict[str, str]) -> list[str]:
 
 
 def score(row: dict[str, Any], candidate: Candidate, ctx: Context, weights: Ranking,
-          lists: int, best_keyword: float) -> tuple[float, dict[str, Any]]:
-    """The final score of one candidate and each signal's contribution (for ``--explain``)."""
-    rel = relevance(candidate, weights, lists, best_keyword)
+          lists: int, best_keyword: float, rel: float | None = None) -> tuple[float, dict[str, Any]]:
+    """The final score of one candidate and each signal's contribution (for ``--explain``);
+    ``rel`` is its entry of ``relevances`` (by default its own relevance, without neighbours)."""
+    if rel is None:
+        rel = max(0.0, min(1.0, relevance(candidate, weights, lists, best_keyword)))
     age_days = max(0.0, (ctx.now - row["event_at"]).total_seconds() / 86400)
     recency = math.exp(-math.log(2) * age_days / max(_half_life(row["type"], weights), 1e-6))
     outcome = outcome_signal(row, ctx.troubleshooting)
@@ -155,6 +201,20 @@ def mmr(order: list[str], scores: dict[str, float], vectors: dict[str, Any], lam
         chosen[best] = True
         redundancy = np.maximum(redundancy, similarity[best])
     return [order[i] for i in picked]
+
+
+def is_fixed_failure(row: dict[str, Any]) -> bool:
+    return row["outcome"] == "failure" and bool(row.get("resolution"))
+
+
+def split_fixes(order: list[str], rows: dict[str, dict[str, Any]], relevance: dict[str, float],
+                share: float) -> tuple[list[str], list[str]]:
+    """For troubleshooting: the failures that have a fix and are at least ``share`` as relevant as the
+    most relevant candidate (so an unrelated fix never jumps the queue), and the rest, each in order."""
+    best = max(relevance.values(), default=0.0)
+    fixes = [m for m in order if is_fixed_failure(rows[m]) and relevance[m] >= share * best]
+    chosen = set(fixes)
+    return fixes, [m for m in order if m not in chosen]
 
 
 def outcome_label(outcome: str, resolution: str | None) -> str:

@@ -15,7 +15,8 @@ from . import paths, ranking
 from .config import Config, load as load_config
 from .embedding import Embedder, load_embedder
 from .errors import EmbeddingMismatch, HindsightError, InvalidInput, MemoryNotFound, StoreNotFound
-from .models import Filters, Hit, ImportResult, Memory, SearchResult, SummaryResult, WriteResult
+from .models import (AuditEntry, ConsolidateResult, Filters, Hit, ImportResult, Memory, PatternChange, SearchResult,
+                     SummaryResult, WriteResult)
 from .storage.index import Index, where_clause
 from .storage.ledger import Ledger, where_sql
 from .text import clean, terms
@@ -173,16 +174,20 @@ class Store:
     # --- writing ----------------------------------------------------------------------------------
 
     def _prepare(self, fields: Mapping[str, Any], keep_identity: bool = False) -> Prepared:
+        ttls = {t: getattr(self.config, f"{t}_ttl") for t in ("working", "episodic", "semantic", "procedural")}
         return prepare(fields, default_agent=self.config.default_agent, max_bytes=self.config.max_content_bytes,
-                       working_ttl=self.config.working_ttl, now=utcnow(), keep_identity=keep_identity)
+                       ttls=ttls, now=utcnow(), keep_identity=keep_identity)
 
-    def record(self, content: str, *, merge: bool = True, **fields: Any) -> WriteResult:
+    def record(self, content: str, *, merge: bool = True, supersedes: str | None = None,
+               **fields: Any) -> WriteResult:
         """Store one memory (DESIGN §6): validated, secrets redacted, idempotent, near-duplicates merged.
 
         Args:
             content: the memory text.
             merge: merge into an active memory of the same agent, type, task and outcome whose cosine
                 similarity reaches ``dedup_threshold`` (default 0.97) instead of adding a row.
+            supersedes: the id (or unique prefix) of a memory of the same agent that this one replaces:
+                it becomes ``superseded`` (out of search, kept as history) and the two link both ways.
             **fields: any data-model field (``type``, ``agent_id``, ``task_id``, ``step``, ``trigger``,
                 ``outcome``, ``resolution``, ``importance``, ``confidence``, ``tags``, ``metadata``, ``env``,
                 ``source``, ``event_at``, ``valid_until``) plus ``ttl`` (``"2h"``) and ``key``.
@@ -192,8 +197,9 @@ class Store:
 
         Raises:
             InvalidInput: the input was refused; nothing was written.
+            MemoryNotFound: ``supersedes`` names no memory.
         """
-        prepared = self._prepare({**fields, "content": content})
+        prepared = self._prepare({**fields, "content": content, "supersedes": supersedes})
         row = prepared.row
         self.init()
         job = self._embedding_job([embedding_text(row)])
@@ -204,16 +210,33 @@ class Store:
             existing = self.ledger.by_key(conn, row["idempotency_key"])
             if existing is not None:
                 return WriteResult(_memory(existing), True, prepared.redactions)
-            if merge:
+            old = self._supersedable(conn, row) if row["supersedes"] else None
+            if merge and old is None:
                 twin = self._near_duplicate(conn, row, vector, dim)
                 if twin is not None:
                     self.ledger.touch(conn, twin, row["created_at"], row["importance"])
+                    self.ledger.audit(conn, "merge", [twin], row["created_at"], actor=row["agent_id"])
                     merged = self.ledger.by_ids(conn, [twin])[0]
                     return WriteResult(_memory(merged), True, prepared.redactions)
             self.ledger.insert(conn, row, vector.tolist(), keyword_terms(row))
             self.ledger.audit(conn, "record", [row["id"]], row["created_at"], actor=row["agent_id"])
+            if old is not None:
+                self.ledger.supersede(conn, old["id"], row["id"], row["created_at"])
+                self.ledger.audit(conn, "supersede", [old["id"], row["id"]], row["created_at"], actor=row["agent_id"])
         self._sync_if_open()
+        self.expire_if_due()
         return WriteResult(_memory(row), False, prepared.redactions)
+
+    def _supersedable(self, conn: Any, row: dict[str, Any]) -> dict[str, Any]:
+        old = self._row(conn, row["supersedes"])
+        if old["agent_id"] != row["agent_id"]:
+            raise InvalidInput(f"{old['id']} belongs to agent {old['agent_id']!r}, not {row['agent_id']!r}: "
+                               "a memory can only supersede one of its own agent.")
+        if old["status"] == "superseded":
+            raise InvalidInput(f"{old['id']} was already superseded by {old['superseded_by']}; "
+                               "supersede that one instead.")
+        row["supersedes"] = old["id"]
+        return old
 
     def _near_duplicate(self, conn: Any, row: Mapping[str, Any], vector: Any, dim: int) -> str | None:
         # Explicit, different steps of a task are distinct events, however alike their text.
@@ -227,20 +250,9 @@ class Store:
 
     # --- summaries --------------------------------------------------------------------------------
 
-    def summarize(self, *, task_id: str | None = None, since: datetime | None = None,
-                  until: datetime | None = None, agent_id: str | None = None, chunk: int = 5) -> SummaryResult:
-        """Write (or update) a semantic memory that summarises a task or a time range, without an LLM.
-
-        Extractive key points plus a roll-up of outcomes and of each error with its fix. More than
-        ``chunk`` sources make a summary chain: one part summary per ``chunk`` memories, and the task
-        summary links to the parts (``source_ids``), which link to the originals. Rerunning updates the
-        same summaries instead of adding new ones.
-
-        Raises:
-            InvalidInput: nothing selected, or nothing to summarise.
-        """
-        from .summarize import compose
-
+    def _summary_sources(self, task_id: str | None, since: datetime | None, until: datetime | None,
+                         agent_id: str | None) -> tuple[list[dict[str, Any]], int, str, str]:
+        """The memories a summary covers (oldest first), the vector dimension, its scope and title."""
         if not task_id and since is None and until is None:
             raise InvalidInput("Say what to summarize: a task (--task) or a time range (--since/--until).")
         self._require()
@@ -254,9 +266,38 @@ class Store:
             what = f"task {task_id}" if task_id else "that time range"
             raise InvalidInput(f"Nothing to summarize: no active episodic memories for {what}.")
         scope = task_id or f"{iso(since) or 'start'}..{iso(until) or 'now'}"
+        title = f"Summary of task {task_id}" if task_id else f"Summary of {scope.replace('..', ' to ')}"
+        return rows, dim, scope, title
+
+    def summary_request(self, *, task_id: str | None = None, since: datetime | None = None,
+                        until: datetime | None = None, agent_id: str | None = None) -> tuple[str, str]:
+        """The (system prompt, prompt) that asks an LLM to summarise what ``summarize`` would cover;
+        its answer goes back in through ``summarize(text=...)``."""
+        from .summarize import sampling_prompt
+
+        rows, _, _, title = self._summary_sources(task_id, since, until, agent_id)
+        return sampling_prompt(title, rows)
+
+    def summarize(self, *, task_id: str | None = None, since: datetime | None = None,
+                  until: datetime | None = None, agent_id: str | None = None, chunk: int = 5,
+                  text: str | None = None, method: str = "extractive") -> SummaryResult:
+        """Write (or update) a semantic memory that summarises a task or a time range.
+
+        Without ``text``: no LLM; extractive key points plus a roll-up of outcomes and of each error
+        with its fix. With ``text`` (an LLM's summary, e.g. through MCP sampling), that text is the
+        task summary (redacted like any memory) and ``method`` names where it came from. More than
+        ``chunk`` sources make a summary chain: one extractive part summary per ``chunk`` memories, and
+        the task summary links to the parts (``source_ids``), which link to the originals. Rerunning
+        updates the same summaries instead of adding new ones.
+
+        Raises:
+            InvalidInput: nothing selected, or nothing to summarise.
+        """
+        from .summarize import compose
+
+        rows, dim, scope, title = self._summary_sources(task_id, since, until, agent_id)
         agents = {r["agent_id"] for r in rows}
         agent = agent_id or (next(iter(agents)) if len(agents) == 1 else self.config.default_agent)
-        title = f"Summary of task {task_id}" if task_id else f"Summary of {scope.replace('..', ' to ')}"
 
         def embed(texts: list[str]) -> Any:
             return self._embed(texts, dim)
@@ -267,7 +308,8 @@ class Store:
                 "content": text, "type": "semantic", "agent_id": agent, "task_id": task_id, "key": key,
                 "trigger": "summary" if part == 0 else "summary_part", "outcome": "neutral", "importance": 0.7,
                 "confidence": 0.8, "source": "hindsight", "tags": ["summary"], "event_at": sources[-1]["event_at"],
-                "metadata": {"summary_of": scope, "part": part, "sources": len(sources)},
+                "metadata": {"summary_of": scope, "part": part, "sources": len(sources),
+                             "method": method if part == 0 else "extractive"},
             })
             row = {**prepared.row, "source_ids": links}
             return self._write_summary(row, dim)
@@ -275,10 +317,11 @@ class Store:
         groups = [rows[i : i + chunk] for i in range(0, len(rows), chunk)] if len(rows) > chunk else []
         parts: list[Memory] = []
         for number, group in enumerate(groups, 1):
-            text = compose(f"{title}, part {number} of {len(groups)}", group, embed, self.config.max_content_bytes)
-            parts.append(write(text, number, group, [r["id"] for r in group])[0])
+            part_text = compose(f"{title}, part {number} of {len(groups)}", group, embed, self.config.max_content_bytes)
+            parts.append(write(part_text, number, group, [r["id"] for r in group])[0])
         links = [m.id for m in parts] or [r["id"] for r in rows]
-        summary, updated = write(compose(title, rows, embed, self.config.max_content_bytes), 0, rows, links)
+        top = text.strip() if text and text.strip() else compose(title, rows, embed, self.config.max_content_bytes)
+        summary, updated = write(top, 0, rows, links)
         self._sync_if_open()
         return SummaryResult(summary, len(rows), updated, [m.id for m in parts])
 
@@ -313,7 +356,130 @@ class Store:
             walk(self._row(conn, memory_id), 0)
         return out
 
-    # --- reading ---    # --- reading ----------------------------------------------------------------------------------
+    def history(self, memory_id: str) -> list[Memory]:
+        """The supersede chain a memory belongs to, oldest first (just the memory if it has none)."""
+        self._require()
+        with self.ledger.connect(read_only=True) as conn:
+            row = self._row(conn, memory_id)
+            chain = [row]
+            seen = {row["id"]}
+            while chain[0].get("supersedes") and len(chain) < 100:
+                older = self.ledger.by_ids(conn, [chain[0]["supersedes"]])
+                if not older or older[0]["id"] in seen:
+                    break
+                chain.insert(0, older[0])
+                seen.add(older[0]["id"])
+            while chain[-1].get("superseded_by") and len(chain) < 200:
+                newer = self.ledger.by_ids(conn, [chain[-1]["superseded_by"]])
+                if not newer or newer[0]["id"] in seen:
+                    break
+                chain.append(newer[0])
+                seen.add(newer[0]["id"])
+        return [_memory(r) for r in chain]
+
+    def log(self, *, limit: int | None = 50, action: str | None = None, memory_id: str | None = None,
+            since: datetime | None = None) -> list[AuditEntry]:
+        """The audit log, newest first: who did what to which memories, when and why (never content)."""
+        self._require()
+        clauses: list[str] = ["TRUE"]
+        params: list[Any] = []
+        if action:
+            clauses.append("action = ?")
+            params.append(action)
+        if since is not None:
+            clauses.append('"at" >= ?')
+            params.append(since)
+        with self.ledger.connect(read_only=True) as conn:
+            if memory_id:
+                try:
+                    memory_id = self._row(conn, memory_id)["id"]
+                except MemoryNotFound:
+                    pass  # a hard-forgotten memory's id still finds its entries
+                clauses.append("list_contains(ids, ?)")
+                params.append(memory_id)
+            sql = f'SELECT "at", action, ids, reason, actor FROM audit WHERE {" AND ".join(clauses)} ORDER BY "at" DESC, rowid DESC'
+            if limit:
+                sql += f" LIMIT {int(limit)}"
+            rows = conn.execute(sql, params).fetchall()
+        return [AuditEntry(iso(at), act, list(ids), reason, actor) for at, act, ids, reason, actor in rows]
+
+    # --- consolidation ----------------------------------------------------------------------------
+
+    def consolidate(self, *, agent_id: str | None = None, dry_run: bool = False, similarity: float | None = None,
+                    min_evidence: int | None = None, actor: str | None = None) -> ConsolidateResult:
+        """Turn groups of similar episodes (per agent) into semantic pattern memories, without an LLM.
+
+        Each pattern links to its evidence (``source_ids``) and carries a confidence from it. A group
+        that already has a pattern updates it only when new evidence arrived, so rerunning writes
+        nothing new. ``dry_run`` computes the same plan and writes nothing.
+        """
+        from .consolidate import groups, pattern
+
+        similarity = self.config.consolidate_similarity if similarity is None else similarity
+        min_evidence = self.config.consolidate_min_evidence if min_evidence is None else min_evidence
+        if not 0 < similarity <= 1:
+            raise InvalidInput("similarity must be between 0 and 1 (cosine), e.g. 0.8.")
+        if min_evidence < 2:
+            raise InvalidInput("min_evidence must be at least 2: a pattern needs repeated episodes.")
+        self._require()
+        now = utcnow()
+        scope = (agent_id,) if agent_id else None
+        with self.ledger.connect(read_only=True) as conn:
+            dim = self._check_model(conn)
+            where, params = where_sql(Filters(agent_ids=scope, types=("episodic",)), now)
+            episodes = self.ledger.select(conn, where, params, order="m.event_at ASC, m.id ASC", with_vectors=True)
+            where, params = where_sql(Filters(agent_ids=scope, types=("semantic",)), now)
+            known = [r for r in self.ledger.select(conn, f"{where} AND m.trigger = 'consolidate'", params)]
+        plan: list[PatternChange] = []
+        for agent in sorted({r["agent_id"] for r in episodes}):
+            rows = [r for r in episodes if r["agent_id"] == agent]
+            mine = [k for k in known if k["agent_id"] == agent]
+            for members in groups(rows, similarity):
+                found = pattern([rows[i] for i in members])
+                if found.evidence < min_evidence:
+                    continue
+                plan.append(self._pattern_change(agent, found, mine, now))
+        changes = [c for c in plan if c.action != "unchanged"]
+        if not dry_run and changes:
+            vectors = self._embed([embedding_text(c.row) for c in changes], dim)
+            with self.ledger.transaction() as conn:
+                for change, vector in zip(changes, vectors):
+                    if change.action == "create":
+                        self.ledger.insert(conn, change.row, vector.tolist(), keyword_terms(change.row))
+                    else:
+                        self.ledger.rewrite(conn, change.row["id"], change.row, vector.tolist(),
+                                            keyword_terms(change.row))
+                    self.ledger.audit(conn, "consolidate", [change.row["id"]], now,
+                                      f"{change.action}d from {len(change.row['source_ids'])} episodes",
+                                      actor or self.config.default_agent)
+            self._sync_if_open()
+        return ConsolidateResult(len(episodes), [replace(c, memory=_memory(c.row)) for c in plan], dry_run)
+
+    def _pattern_change(self, agent: str, found: Any, known: list[dict[str, Any]], now: datetime) -> PatternChange:
+        """Create a pattern, or update the one that already covers most of this group's episodes."""
+        overlap = [(len(set(k["source_ids"]) & set(found.source_ids)), k) for k in known]
+        best = max(overlap, key=lambda pair: pair[0], default=(0, None))
+        fields = {
+            "content": found.content, "type": "semantic", "agent_id": agent, "trigger": "consolidate",
+            "outcome": found.outcome, "resolution": found.resolution, "confidence": found.confidence,
+            "importance": 0.7, "source": "hindsight", "tags": ["pattern"], "event_at": found.last_at,
+            "metadata": {"pattern": {"evidence": found.evidence, "agreement": found.agreement,
+                                     "outcomes": found.outcomes}},
+            "key": hashlib.sha256(json.dumps(["consolidate", agent, found.source_ids[0]]).encode()).hexdigest()[:32],
+        }
+        row = self._prepare(fields).row
+        row["source_ids"] = found.source_ids
+        existing = best[1] if best[0] else None
+        if existing is None:
+            return PatternChange("create", row, found.source_ids)
+        row["id"] = existing["id"]
+        sources = list(dict.fromkeys([*existing["source_ids"], *found.source_ids]))
+        if set(found.source_ids) <= set(existing["source_ids"]):
+            return PatternChange("unchanged", {**existing, "embedding": None}, sources)
+        row["source_ids"] = sources
+        return PatternChange("update", row, sources)
+
+    # --- reading ----------------------------------------------------------------------------------
 
     def get(self, memory_id: str) -> Memory:
         """One memory by id or unique id prefix (at least 8 characters).
@@ -349,7 +515,7 @@ class Store:
 
     def search(self, query: str, *, filters: Filters | None = None, k: int = 5, budget: int | None = None,
                mode: str = "hybrid", env: Mapping[str, str] | None = None, current_task: str | None = None,
-               engine: str | None = None, now: datetime | None = None) -> SearchResult:
+               engine: str | None = None, now: datetime | None = None, troubleshoot: bool = False) -> SearchResult:
         """Find the memories that matter for ``query`` (DESIGN §5).
 
         Args:
@@ -360,6 +526,8 @@ class Store:
             mode: ``hybrid`` (vector + keyword), ``vector`` or ``keyword``.
             env: the caller's environment fingerprint; memories recorded under other values rank lower.
             current_task: the task at hand; its memories get the same-task bonus.
+            troubleshoot: "I have seen this error before": relevant failures that have a resolution come
+                first, and unresolved failures are not held back.
             engine: ``ledger`` (exact, in DuckDB) or ``index`` (LanceDB); default from config.
             now: rank as of this moment (recency, expiry, validity) instead of the clock's time;
                 evaluations replay recorded conversations this way.
@@ -382,7 +550,8 @@ class Store:
             filters = replace(filters, types=SEARCH_TYPES)
         weights = self.config.ranking
         ctx = ranking.Context(now=now or utcnow(), task_id=current_task, env=dict(env or {}),
-                              troubleshooting=ranking.is_troubleshooting(query))
+                              troubleshooting=troubleshoot or ranking.is_troubleshooting(query),
+                              fixes_first=troubleshoot)
         n = max(weights.candidates, k * 4)
         query_terms = terms(query)
         embedding = self._embedding_job([query]) if mode != "keyword" else None
@@ -398,7 +567,8 @@ class Store:
                 lance_where = where_clause(filters, ctx.now)
                 words = index.keyword(query_terms, lance_where, n) if mode != "vector" else []
             else:
-                words = self.ledger.keyword(conn, query_terms, where, params, n) if mode != "vector" else []
+                words = self.ledger.keyword(conn, query_terms, where, params, n, weights.bm25_k1,
+                                            weights.bm25_b) if mode != "vector" else []
             vector = self._checked(embedding.result(), dim)[0].tolist() if embedding else None
             if vector is None:
                 near = []
@@ -445,16 +615,26 @@ class Store:
         scored: dict[str, tuple[float, dict[str, Any]]] = {}
         by_id = {r["id"]: r for r in rows}
         best_keyword = max((c.keyword_score or 0.0 for c in candidates.values()), default=0.0)
+        rel = ranking.relevances(by_id, candidates, weights, lists, best_keyword)
         for mid, row in by_id.items():
             if weights.env_mismatch == "drop" and ranking.env_mismatches(row, ctx.env):
                 continue
-            scored[mid] = ranking.score(row, candidates[mid], ctx, weights, lists, best_keyword)
+            scored[mid] = ranking.score(row, candidates[mid], ctx, weights, lists, best_keyword, rel[mid])
         order = sorted(scored, key=lambda m: (-scored[m][0], m))
         import numpy as np
 
         vectors = {m: np.asarray(by_id[m]["embedding"], dtype=np.float32) for m in order
                    if by_id[m].get("embedding") is not None}
-        picked = ranking.mmr(order, {m: scored[m][0] for m in order}, vectors, weights.mmr_lambda, k)
+        scores = {m: scored[m][0] for m in order}
+        if ctx.fixes_first:
+            relevance = {m: scored[m][1]["signals"]["relevance"] for m in order}
+            fixes, rest = ranking.split_fixes(order, by_id, relevance, weights.troubleshoot_share)
+            picked = ranking.mmr(fixes, scores, vectors, weights.mmr_lambda, k)
+            picked += ranking.mmr(rest, scores, vectors, weights.mmr_lambda, k - len(picked))
+            for mid in picked[: min(len(fixes), k)]:
+                scored[mid][1]["notes"].append("troubleshoot: a failure with a fix, ranked first")
+        else:
+            picked = ranking.mmr(order, scores, vectors, weights.mmr_lambda, k)
         for position, mid in enumerate(picked, 1):
             scored[mid][1]["mmr_position"] = position
             scored[mid][1]["score_rank"] = order.index(mid) + 1
@@ -537,18 +717,24 @@ class Store:
             return [r[0] for r in conn.execute(f"SELECT m.id FROM memories m WHERE {where}", params).fetchall()]
 
     def forget(self, ids: Iterable[str] = (), *, filters: Filters | None = None, hard: bool = False,
-               reason: str | None = None) -> int:
+               archive: bool = False, reason: str | None = None, actor: str | None = None) -> int:
         """Forget memories by id and/or filter.
 
         Soft (default): status ``invalidated``, excluded from search, restorable with ``restore``.
-        Hard: the rows, their keyword terms and their vectors are deleted, old index versions purged.
-        Every forget is written to the audit log (ids, time, reason; never content).
+        Archive: status ``archived``: cold, out of default search, found with ``include_archived``,
+        restorable. Hard: the rows, their keyword terms and vectors are deleted, together with the
+        summaries and patterns built from them; old index versions are purged and the ledger file is
+        rewritten, so no trace of the content stays on disk. Every forget is written to the audit log
+        (ids, time, reason, who; never content).
 
         Returns:
-            How many memories changed.
+            How many memories changed (with ``hard``, derived summaries included).
         """
+        if hard and archive:
+            raise InvalidInput("Choose one: --hard deletes for good, --archive keeps memories in cold storage.")
         self._require()
         at = utcnow()
+        actor = actor or self.config.default_agent
         with self.ledger.transaction() as conn:
             targets: list[str] = []
             for memory_id in ids:
@@ -561,28 +747,66 @@ class Store:
                     if mid not in targets:
                         targets.append(mid)
             if hard:
-                count = self.ledger.delete(conn, targets)
+                derived = self.ledger.derived_from(conn, targets)
+                count = self.ledger.delete(conn, targets + derived)
+                if count:
+                    self.ledger.audit(conn, "forget_hard", targets, at, reason, actor)
+                if derived:
+                    self.ledger.audit(conn, "forget_hard", derived, at, "built from hard-forgotten memories", actor)
             else:
-                count = self.ledger.set_status(conn, targets, "invalidated", at)
-            if count:
-                self.ledger.audit(conn, "forget_hard" if hard else "forget", targets, at, reason)
+                count = self.ledger.set_status(conn, targets, "archived" if archive else "invalidated", at)
+                if count:
+                    self.ledger.audit(conn, "archive" if archive else "forget", targets, at, reason, actor)
         if hard and count:
-            self._purge(targets)
+            self._purge(targets + derived)
         else:
             self._sync_if_open()
         return count
 
-    def _purge(self, ids: list[str]) -> None:
-        """After a hard forget: drop the vectors and every old index version that still holds them."""
+    def _purge(self, ids: list[str]) -> bool:
+        """After a hard forget: drop the vectors and every old index version that still holds them,
+        then rewrite the ledger so no freed block keeps the old bytes. Returns whether it could."""
         if (self.path / paths.INDEX_DIR).exists():
-            index = self.index()
-            index.delete(ids)
-            index.compact(purge=True)
-        with self.ledger.connect() as conn:
-            conn.execute("CHECKPOINT")
+            self.index().scrub(ids)
+        return self.ledger.scrub()
 
-    def restore(self, memory_id: str) -> Memory:
-        """Make a soft-forgotten (or archived) memory active again."""
+    def expire(self) -> int:
+        """Delete every memory whose TTL has passed (rows, terms and vectors); returns how many."""
+        self._require()
+        at = utcnow()
+        with self.ledger.transaction() as conn:
+            where, params = where_sql(Filters(statuses=None, expired_only=True), at)
+            targets = [r[0] for r in conn.execute(f"SELECT m.id FROM memories m WHERE {where}", params).fetchall()]
+            count = self.ledger.delete(conn, targets)
+            if count:
+                self.ledger.audit(conn, "expire", targets, at, "TTL passed", "hindsight")
+        if count and (self.path / paths.INDEX_DIR).exists():
+            self.index().delete(targets)
+        self._expiry_stamp().touch()
+        return count
+
+    def _expiry_stamp(self) -> Path:
+        return self.path / ".expiry-checked"
+
+    def expire_if_due(self) -> int:
+        """Purge expired memories if the last purge is older than ``[ttl] purge_every`` (cheap otherwise:
+        one ``stat``). Writes and the MCP server call it, so expired memories do not pile up."""
+        from .timeutil import parse_duration
+
+        try:
+            age = utcnow().timestamp() - self._expiry_stamp().stat().st_mtime
+        except FileNotFoundError:
+            age = float("inf")
+        if age < parse_duration(self.config.expiry_check, "[ttl] purge_every").total_seconds():
+            return 0
+        try:
+            return self.expire()
+        except HindsightError:
+            return 0  # busy or read-only: the next write tries again
+
+    def restore(self, memory_id: str, actor: str | None = None) -> Memory:
+        """Make a soft-forgotten or archived memory active again (or a superseded one whose
+        replacement is gone)."""
         self._require()
         at = utcnow()
         with self.ledger.transaction() as conn:
@@ -590,9 +814,12 @@ class Store:
             if row["status"] == "active":
                 return _memory(row)
             if row["status"] == "superseded":
-                raise InvalidInput(f"{row['id']} was superseded by {row['superseded_by']}; restore that one instead.")
+                newer = self.ledger.by_ids(conn, [row["superseded_by"]]) if row["superseded_by"] else []
+                if newer and newer[0]["status"] == "active":
+                    raise InvalidInput(f"{row['id']} was superseded by {row['superseded_by']}; "
+                                       "restore or forget that one instead.")
             self.ledger.set_status(conn, [row["id"]], "active", at)
-            self.ledger.audit(conn, "restore", [row["id"]], at)
+            self.ledger.audit(conn, "restore", [row["id"]], at, actor=actor or self.config.default_agent)
             restored = self.ledger.by_ids(conn, [row["id"]])[0]
         self._sync_if_open()
         return _memory(restored)

@@ -85,3 +85,29 @@ def compose(title: str, rows: Sequence[dict[str, Any]], embed: Callable[[list[st
         lines.pop()  # drop the last error lines first; the counts above still report them
         text = "\n".join(lines) + "\n- …"
     return text
+
+
+SAMPLING_SYSTEM = (
+    "You write the long-term memory of a software agent. Be exact and brief; never invent facts; keep tool "
+    "names, error messages, versions and commands exactly as given; answer in the memories' language."
+)
+
+
+def sampling_prompt(title: str, rows: Sequence[dict[str, Any]], max_chars: int = 8000) -> tuple[str, str]:
+    """The (system prompt, prompt) asking a client's LLM for the summary ``compose`` writes without one."""
+    head = (f"{title}. Write it for an agent that reads it before similar work, in at most 8 short lines: "
+            "what was done, each failure and how it was fixed (or that it is still unresolved), and what to "
+            "do next time. Plain text, no preamble.\n\nMemories, oldest first:")
+    lines: list[str] = []
+    used = len(head)
+    for row in rows:
+        outcome = row["outcome"] if row["outcome"] != "unknown" else ""
+        line = f"- {row['event_at']:%Y-%m-%d %H:%M}" + (f" [{outcome}]" if outcome else "") + f" {_clip(row['content'], 300)}"
+        if row.get("resolution"):
+            line += f" (fix: {_clip(row['resolution'], 160)})"
+        if used + len(line) > max_chars:
+            lines.append(f"- … and {len(rows) - len(lines)} more")
+            break
+        lines.append(line)
+        used += len(line) + 1
+    return SAMPLING_SYSTEM, "\n".join([head, *lines])

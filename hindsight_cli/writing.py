@@ -122,9 +122,12 @@ class Prepared:
     redactions: int
 
 
-def prepare(fields: Mapping[str, Any], *, default_agent: str, max_bytes: int, working_ttl: str,
+def prepare(fields: Mapping[str, Any], *, default_agent: str, max_bytes: int, ttls: Mapping[str, str],
             now: datetime, keep_identity: bool = False) -> Prepared:
-    """Validate and normalise one memory. ``keep_identity`` (import) keeps id, timestamps and status."""
+    """Validate and normalise one memory. ``keep_identity`` (import) keeps id, timestamps and status.
+
+    ``ttls`` maps a memory type to its default time to live ("24h"; "" for none).
+    """
     raw = fields.get("content")
     if not isinstance(raw, str):
         raise InvalidInput("content must be a string: the text of the memory.")
@@ -186,8 +189,8 @@ def prepare(fields: Mapping[str, Any], *, default_agent: str, max_bytes: int, wo
     ttl = fields.get("ttl")
     if ttl:
         expires_at = now + parse_duration(str(ttl), "ttl")
-    elif expires_at is None and memory_type == "working" and not keep_identity:
-        expires_at = now + parse_duration(working_ttl, "working ttl")
+    elif expires_at is None and ttls.get(memory_type) and not keep_identity:
+        expires_at = now + parse_duration(ttls[memory_type], f"{memory_type} ttl")
     key = _label(fields.get("idempotency_key") or fields.get("key"), "key") or default_key(agent_id, task_id, step, content)
     row: dict[str, Any] = {
         "id": uuid7(), "content": content, "type": memory_type, "agent_id": agent_id, "task_id": task_id,
@@ -196,7 +199,7 @@ def prepare(fields: Mapping[str, Any], *, default_agent: str, max_bytes: int, wo
         "created_at": now, "event_at": event_at, "valid_until": valid_until, "expires_at": expires_at,
         "status": "active", "superseded_by": None, "source_ids": [], "version": 1,
         "content_hash": content_hash(content), "idempotency_key": key, "seen_count": 1, "last_seen_at": None,
-        "updated_at": None,
+        "updated_at": None, "supersedes": _label(fields.get("supersedes"), "supersedes"),
     }
     if keep_identity:
         _keep_identity(row, fields)

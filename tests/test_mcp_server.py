@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
-from hindsight_cli import Filters
 from hindsight_cli.mcp_server import build_server
 from hindsight_cli.store import Store
 
@@ -63,7 +62,7 @@ async def test_write_search_get_forget_round_trip(store: Store) -> None:
         assert got.structured_content["content"] == memory["content"]
 
         forgot = await client.call_tool("memory_forget", {"ids": [memory["id"]]})
-        assert forgot.structured_content == {"forgotten": 1, "hard": False}
+        assert forgot.structured_content == {"forgotten": 1, "hard": False, "archived": False}
         empty = await client.call_tool("memory_search", {"query": "weather api 401"})
         assert empty.structured_content["hits"] == []
     assert store.get(memory["id"]).status == "invalidated"
@@ -101,10 +100,10 @@ async def test_forget_by_filter_through_mcp(store: Store) -> None:
     await asyncio.sleep(1.2)
     async with Client(build_server(store), raise_exceptions=True) as client:
         result = await client.call_tool("memory_forget", {"expired": True})
-        assert result.structured_content == {"forgotten": 1, "hard": False}
+        assert result.structured_content == {"forgotten": 1, "hard": True, "archived": False}
         none = await client.call_tool("memory_forget", {"older_than": "30d"})
         assert none.structured_content["forgotten"] == 0
-    assert [m.id for m in store.list(Filters(statuses=("active",), include_expired=True))] == [kept.id]
+    assert [m.id for m in store.list()] == [kept.id]  # expired ones are purged, not just hidden
 
 
 async def test_agent_scope_cannot_be_widened(store: Store) -> None:

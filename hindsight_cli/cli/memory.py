@@ -49,6 +49,7 @@ def record(
     ttl: Annotated[Optional[str], typer.Option("--ttl", help="Expire after this long, e.g. 2h or 30d.", show_default=False)] = None,
     key: Annotated[Optional[str], typer.Option("--key", help="Idempotency key (default: hash of agent, task, step, content).", show_default=False)] = None,
     no_merge: Annotated[bool, typer.Option("--no-merge", help="Keep a near-duplicate as a new memory.")] = False,
+    supersedes: Annotated[Optional[str], typer.Option("--supersedes", metavar="ID", help="This memory replaces that one (same agent): the old one leaves search and stays as history.", show_default=False)] = None,
     store: StoreOption = None,
     json_: JsonFlag = False,
 ) -> None:
@@ -59,6 +60,7 @@ def record(
         hindsight record "weather API returned 401: token expired" --outcome failure \\
             --resolution "refreshed the token and retried" --task task-42 --trigger tool_error
         echo "long note" | hindsight record -
+        hindsight record "the weather API now wants an API key header" --supersedes 01a22ace
     """
     from . import render
 
@@ -68,7 +70,7 @@ def record(
         _text_or_stdin(text), merge=not no_merge, type=type_, agent_id=agent, task_id=task, step=step,
         trigger=trigger, outcome=outcome, resolution=resolution, importance=importance, confidence=confidence,
         tags=tag or [], metadata=parse_pairs(meta, "--meta"), env=parse_pairs(env, "--env"), source=source,
-        event_at=event_at, valid_until=valid_until, ttl=ttl, key=key,
+        event_at=event_at, valid_until=valid_until, ttl=ttl, key=key, supersedes=supersedes,
     )
     if json_:
         render.json_doc(result.to_dict())
@@ -76,10 +78,13 @@ def record(
     render.plain(result.memory.id)
     what = "Already stored (merged)" if result.deduplicated else "Recorded"
     note = f"; redacted {result.redactions} secret{'s' if result.redactions != 1 else ''}" if result.redactions else ""
+    if result.memory.supersedes and not result.deduplicated:
+        note += f"; it supersedes {result.memory.supersedes}"
     render.message(f"{what} {result.memory.id}{note}.")
 
 
-def _filters(agent, task, type_, outcome, tag, since, until, *, search: bool) -> Filters:  # noqa: ANN001
+def _filters(agent, task, type_, outcome, tag, since, until, *, search: bool,  # noqa: ANN001
+             include_archived: bool = False) -> Filters:
     from ..timeutil import parse_time
 
     return Filters(
@@ -87,7 +92,8 @@ def _filters(agent, task, type_, outcome, tag, since, until, *, search: bool) ->
         types=tuple(type_) if type_ else None, outcomes=tuple(outcome) if outcome else None,
         tags=tuple(tag or ()), since=parse_time(since, "--since") if since else None,
         until=parse_time(until, "--until") if until else None,
-        statuses=("active",) if search else None, include_expired=not search,
+        statuses=(("active", "archived") if include_archived else ("active",)) if search else None,
+        include_expired=not search,
     )
 
 
@@ -113,6 +119,8 @@ def search(
     mode: Annotated[str, typer.Option("--mode", help="hybrid | vector | keyword.")] = "hybrid",
     env: Annotated[Optional[list[str]], typer.Option("--env", help="Your environment KEY=VALUE: memories recorded under another value rank lower.", show_default=False)] = None,
     current_task: Annotated[Optional[str], typer.Option("--current-task", help="The task at hand: its memories rank higher.", show_default=False)] = None,
+    troubleshoot: Annotated[bool, typer.Option("--troubleshoot", help="I have seen this error before: relevant failures that were fixed come first.")] = False,
+    include_archived: Annotated[bool, typer.Option("--include-archived", help="Search archived memories too.")] = False,
     explain: Annotated[bool, typer.Option("--explain", help="Show each signal's contribution per hit.")] = False,
     format_: Annotated[str, typer.Option("--format", help="table | json | nl | context.")] = "table",
     store: StoreOption = None,
@@ -128,6 +136,7 @@ def search(
     Example:
         hindsight search "weather API returns 401"
         hindsight search "why did the API fail" --format context --budget 300
+        hindsight search "ECONNREFUSED 127.0.0.1:5432" --troubleshoot
     """
     from . import render
 
@@ -136,10 +145,10 @@ def search(
     fmt = "json" if json_ else "nl" if nl else format_
     if fmt not in _FORMATS:
         raise InvalidInput(f"--format must be one of {', '.join(_FORMATS)}, not {fmt!r}.")
-    filters = _filters(agent, task, type_, outcome, tag, since, until, search=True)
+    filters = _filters(agent, task, type_, outcome, tag, since, until, search=True, include_archived=include_archived)
     result = _store(store).search(
         query, filters=filters, k=limit or (20 if budget else 5), budget=budget, mode=mode,
-        env=parse_pairs(env, "--env"), current_task=current_task,
+        env=parse_pairs(env, "--env"), current_task=current_task, troubleshoot=troubleshoot,
     )
     if fmt == "json":
         render.json_doc([hit.to_dict(explain) for hit in result.hits])
@@ -195,7 +204,7 @@ def show(
     store: StoreOption = None,
     json_: JsonFlag = False,
 ) -> None:
-    """Show one memory with every field.
+    """Show one memory with every field, and its history if it superseded or was superseded.
 
     \b
     Example:
@@ -211,11 +220,15 @@ def show(
         else:
             render.chain(chain)
         return
-    memory = _store(store).get(memory_id)
+    target = _store(store)
+    memory = target.get(memory_id)
+    versions = target.history(memory.id) if memory.supersedes or memory.superseded_by else [memory]
     if json_:
-        render.json_doc(memory.to_dict())
-    else:
-        render.memory_detail(memory)
+        render.json_doc({**memory.to_dict(), "history": [m.id for m in versions]})
+        return
+    render.memory_detail(memory)
+    if len(versions) > 1:
+        render.history(versions, memory.id)
 
 
 @app.command()
@@ -253,27 +266,64 @@ def summarize(
 
 
 @app.command()
+def consolidate(
+    agent: AgentOption = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be written; write nothing.")] = False,
+    similarity: Annotated[Optional[float], typer.Option("--similarity", min=0.0, max=1.0, help="Cosine at or above which episodes are one pattern (default 0.8).", show_default=False)] = None,
+    min_evidence: Annotated[Optional[int], typer.Option("--min-evidence", min=2, help="Occurrences a pattern needs (default 2).", show_default=False)] = None,
+    store: StoreOption = None,
+    json_: JsonFlag = False,
+) -> None:
+    """Turn repeated similar episodes into semantic pattern memories (no LLM).
+
+    Each pattern ("weather API 401 → refresh the token") links to its evidence and gets a confidence
+    from it; conflicting outcomes lower it. Rerunning writes nothing new unless new evidence arrived.
+
+    \b
+    Example:
+        hindsight consolidate --dry-run
+        hindsight consolidate --agent agent-001 --json
+    """
+    from . import render
+
+    result = _store(store).consolidate(agent_id=agent, dry_run=dry_run, similarity=similarity,
+                                       min_evidence=min_evidence)
+    if json_:
+        render.json_doc(result.to_dict())
+        return
+    render.patterns(result.patterns)
+    verb = "Would write" if dry_run else "Wrote"
+    render.message(f"Scanned {result.scanned} episodic memor{'y' if result.scanned == 1 else 'ies'}: {verb} "
+                   f"{result.count('create')} new and {result.count('update')} updated pattern(s); "
+                   f"{result.count('unchanged')} unchanged.")
+
+
+@app.command()
 def forget(
     memory_ids: Annotated[Optional[list[str]], typer.Argument(metavar="[ID]...", help="Memory ids to forget.", show_default=False)] = None,
     task: TaskOption = None,
     agent: AgentOption = None,
     older_than: Annotated[Optional[str], typer.Option("--older-than", help="Recorded longer ago than this, e.g. 30d.", show_default=False)] = None,
     expired: Annotated[bool, typer.Option("--expired", help="Memories whose TTL has passed.")] = False,
-    hard: Annotated[bool, typer.Option("--hard", help="Purge for good: rows, vectors and old index versions.")] = False,
+    hard: Annotated[bool, typer.Option("--hard", help="Purge for good: no trace of the content stays in the store.")] = False,
+    archive: Annotated[bool, typer.Option("--archive", help="Move to cold storage: out of search unless --include-archived; restorable.")] = False,
     reason: Annotated[Optional[str], typer.Option("--reason", help="Why (kept in the audit log).", show_default=False)] = None,
     yes: YesFlag = False,
     store: StoreOption = None,
     json_: JsonFlag = False,
 ) -> None:
-    """Forget memories (soft by default; --hard purges).
+    """Forget memories (soft by default; --archive keeps them cold; --hard purges).
 
-    Soft-forgotten memories are excluded from search and can be restored; --hard deletes the rows,
-    their vectors and old index versions for good.
+    Soft-forgotten and archived memories are excluded from search and can be restored. --hard deletes
+    the rows, their vectors, the summaries built from them, old index versions and the ledger's freed
+    blocks. --expired purges memories whose TTL has passed.
 
     \b
     Example:
         hindsight forget 01a22ace-86eb-74f2-a7b6-349d907f4735
+        hindsight forget --task task-42 --archive -y
         hindsight forget --task task-42 --hard -y
+        hindsight forget --expired -y
     """
     from . import render
 
@@ -283,6 +333,8 @@ def forget(
     by_filter = bool(task or agent or older_than or expired)
     if not ids and not by_filter:
         raise InvalidInput("Say what to forget: one or more ids, or --task, --agent, --older-than or --expired.")
+    if expired and not archive:
+        hard = True  # an expired memory is never shown again: purge it
     target = _store(store)
     filters = None
     if by_filter:
@@ -293,16 +345,16 @@ def forget(
         )
     if (hard or by_filter) and not yes:
         count = len(set(target.select_ids(filters))) + len(ids) if filters else len(ids)
-        what = "purge for good" if hard else "forget"
+        what = "purge for good" if hard else "archive" if archive else "forget"
         if not sys.stdin.isatty():
             raise InvalidInput(f"This would {what} up to {render.memories(count)}; add -y to confirm.")
         typer.confirm(f"{what.capitalize()} up to {render.memories(count)}?", abort=True, err=True)
-    count = target.forget(ids, filters=filters, hard=hard, reason=reason)
+    count = target.forget(ids, filters=filters, hard=hard, archive=archive, reason=reason)
     if json_:
-        render.json_doc({"forgotten": count, "hard": hard})
+        render.json_doc({"forgotten": count, "hard": hard, "archived": archive})
     else:
-        render.message(f"{'Purged' if hard else 'Forgot'} {render.memories(count)}."
-                       + ("" if hard else " Undo with `hindsight restore ID`."))
+        verb = "Purged" if hard else "Archived" if archive else "Forgot"
+        render.message(f"{verb} {render.memories(count)}." + ("" if hard else " Undo with `hindsight restore ID`."))
 
 
 @app.command()
@@ -311,7 +363,7 @@ def restore(
     store: StoreOption = None,
     json_: JsonFlag = False,
 ) -> None:
-    """Restore a soft-forgotten memory.
+    """Restore a soft-forgotten or archived memory.
 
     \b
     Example:
@@ -324,3 +376,34 @@ def restore(
         render.json_doc(memory.to_dict())
     else:
         render.message(f"Restored {memory.id}.")
+
+
+@app.command(name="log")
+def log_(
+    memory_id: Annotated[Optional[str], typer.Option("--id", metavar="ID", help="Only entries about this memory.", show_default=False)] = None,
+    action: Annotated[Optional[str], typer.Option("--action", help="Only this action: record, merge, supersede, summarize, consolidate, forget, archive, forget_hard, expire, restore, import, reindex.", show_default=False)] = None,
+    since: SinceOption = None,
+    limit: Annotated[int, typer.Option("-n", "--limit", help="At most this many entries (0 = all).")] = 50,
+    store: StoreOption = None,
+    json_: JsonFlag = False,
+    nl: NlFlag = False,
+) -> None:
+    """Show the audit log: who changed which memories, when and why (never their content).
+
+    \b
+    Example:
+        hindsight log
+        hindsight log --action forget_hard --json
+        hindsight log --id 01a22ace-86eb-74f2-a7b6-349d907f4735
+    """
+    from ..timeutil import parse_time
+    from . import render
+
+    entries = _store(store).log(limit=limit or None, action=action, memory_id=memory_id,
+                                since=parse_time(since, "--since") if since else None)
+    if json_:
+        render.json_doc([e.to_dict() for e in entries])
+    elif nl:
+        render.json_lines(e.to_dict() for e in entries)
+    else:
+        render.audit_table(entries)

@@ -140,6 +140,45 @@ def memory_detail(memory: Memory) -> None:
     out.print(table)
 
 
+def history(versions: Sequence[Memory], current: str) -> None:
+    """A supersede chain, oldest first; the memory being shown is marked."""
+    out.print(Text("history (oldest first):", style="bold"))
+    for memory in versions:
+        text = Text("→ " if memory.id == current else "  ")
+        text.append(f"{memory.created_at[:19].replace('T', ' ')} ")
+        text.append(memory.id, style="dim")
+        text.append(f" [{memory.status}] {_one_line(memory.content, 120)}")
+        out.print(text, soft_wrap=True)
+
+
+def patterns(changes: Sequence[Any]) -> None:
+    """Consolidation's plan: one block per pattern, what happens to it, its confidence and evidence."""
+    for change in changes:
+        memory = change.memory
+        head = Text(f"{change.action:<9}", style={"create": "green", "update": "yellow"}.get(change.action, "dim"))
+        head.append(f" confidence {memory.confidence:.2f}, {len(change.evidence_ids)} episodes  ")
+        head.append(memory.id, style="dim")
+        out.print(head, soft_wrap=True)
+        for line in memory.content.splitlines():
+            out.print(Text(f"    {line}"), soft_wrap=True)
+
+
+def audit_table(entries: Sequence[Any]) -> None:
+    if not entries:
+        message("The audit log is empty.")
+        return
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    for name in ("when (UTC)", "action", "who"):
+        table.add_column(name, no_wrap=True)
+    table.add_column("memories", overflow="fold", ratio=1)
+    table.add_column("why", overflow="fold")
+    for entry in entries:
+        ids = ", ".join(entry.ids[:3]) + (f" (+{len(entry.ids) - 3} more)" if len(entry.ids) > 3 else "")
+        table.add_row(entry.at[:19].replace("T", " "), entry.action, entry.actor or "", Text(ids),
+                      Text(entry.reason or ""))
+    out.print(table)
+
+
 def key_values(data: Mapping[str, Any]) -> None:
     table = Table(show_header=False, show_edge=False, pad_edge=False, box=None)
     table.add_column("key", style="bold", no_wrap=True)

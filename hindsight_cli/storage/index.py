@@ -79,7 +79,6 @@ class Index:
     def table(self) -> Any:
         if self._table is None:
             import lancedb
-            from lancedb.index import FTS
 
             # Always read the newest version: other processes write and compact this table too.
             db = lancedb.connect(str(self.path), read_consistency_interval=timedelta(0))
@@ -96,14 +95,20 @@ class Index:
                     self._table = db.open_table(TABLE)
             if not any(ix.index_type == "FTS" for ix in self._table.list_indices()):
                 try:
-                    self._table.create_index("terms", config=FTS(
-                        base_tokenizer="whitespace", lower_case=False, stem=False, remove_stop_words=False,
-                        ascii_folding=False, with_position=False), replace=True)
+                    self._create_fts(self._table)
                 except (RuntimeError, ValueError, OSError):
                     # Another process built it at the same moment (a commit conflict); theirs will do.
                     if not any(ix.index_type == "FTS" for ix in self._table.list_indices()):
                         raise
         return self._table
+
+    @staticmethod
+    def _create_fts(table: Any) -> None:
+        from lancedb.index import FTS
+
+        table.create_index("terms", config=FTS(
+            base_tokenizer="whitespace", lower_case=False, stem=False, remove_stop_words=False,
+            ascii_folding=False, with_position=False), replace=True)
 
     # --- sync state ---------------------------------------------------------------------------------
 
@@ -162,6 +167,18 @@ class Index:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "removes every version except the latest": that is the point
             self.table().optimize(cleanup_older_than=timedelta(0) if purge else timedelta(hours=1))
+
+    def scrub(self, ids: Sequence[str]) -> None:
+        """Delete ``ids`` so that none of their bytes stay on disk: rewrite every live row into new
+        data files (which empties, and so drops, the old ones), rebuild the keyword index from the
+        live rows, and remove every older version."""
+        self.delete(list(ids))
+        table = self.table()
+        live = table.to_arrow()
+        if live.num_rows:
+            table.merge_insert("id").when_matched_update_all().execute(live)
+        self._create_fts(table)
+        self.compact(purge=True)
 
     def maybe_compact(self) -> bool:
         if self.fragments() > _COMPACT_AT_FRAGMENTS:

@@ -13,7 +13,7 @@ import random
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -21,13 +21,13 @@ from typing import Any
 from ..errors import HindsightError, StoreBusy
 from ..models import Filters
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: memories.supersedes (the back link of superseded_by)
 
 COLUMNS = (
     "id", "content", "type", "agent_id", "task_id", "step", "trigger", "outcome", "resolution",
     "importance", "confidence", "tags", "metadata", "env", "source", "created_at", "event_at",
     "valid_until", "expires_at", "status", "superseded_by", "source_ids", "version", "content_hash",
-    "idempotency_key", "seen_count", "last_seen_at", "updated_at",
+    "idempotency_key", "seen_count", "last_seen_at", "updated_at", "supersedes",
 )
 _JSON_COLUMNS = ("metadata", "env")
 
@@ -44,7 +44,8 @@ def _schema(dim: int) -> list[str]:
             valid_until TIMESTAMP, expires_at TIMESTAMP, status VARCHAR NOT NULL, superseded_by VARCHAR,
             source_ids VARCHAR[] NOT NULL, version INTEGER NOT NULL, content_hash VARCHAR NOT NULL,
             idempotency_key VARCHAR NOT NULL, seen_count INTEGER NOT NULL, last_seen_at TIMESTAMP,
-            updated_at TIMESTAMP, seq BIGINT NOT NULL, doc_len INTEGER NOT NULL, embedding FLOAT[{dim}])""",
+            updated_at TIMESTAMP, seq BIGINT NOT NULL, doc_len INTEGER NOT NULL, embedding FLOAT[{dim}],
+            supersedes VARCHAR)""",
         "CREATE INDEX IF NOT EXISTS memories_key ON memories (idempotency_key)",
         "CREATE TABLE IF NOT EXISTS terms (id VARCHAR NOT NULL, term VARCHAR NOT NULL, tf INTEGER NOT NULL)",
         "CREATE INDEX IF NOT EXISTS terms_term ON terms (term)",
@@ -82,6 +83,18 @@ def where_sql(filters: Filters, now: datetime, alias: str = "m") -> tuple[str, l
     return (" AND ".join(clauses) or "TRUE"), params
 
 
+def _migrate(conn: Any) -> None:
+    """Apply every schema step newer than the store's version, in one transaction."""
+    conn.execute("BEGIN TRANSACTION")
+    version = int(conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
+    if version < 2:
+        conn.execute("DROP INDEX IF EXISTS memories_key")  # DuckDB cannot alter a table that has an index
+        conn.execute("ALTER TABLE memories ADD COLUMN supersedes VARCHAR")
+        conn.execute("CREATE INDEX memories_key ON memories (idempotency_key)")
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
+    conn.execute("COMMIT")
+
+
 def _row_to_dict(columns: Sequence[str], row: Sequence[Any]) -> dict[str, Any]:
     data = dict(zip(columns, row))
     for key in _JSON_COLUMNS:
@@ -96,6 +109,7 @@ class Ledger:
     def __init__(self, path: Path, lock_timeout: float = 10.0) -> None:
         self.path = path
         self.lock_timeout = lock_timeout
+        self._current = False  # schema checked (and migrated) by this process
 
     @property
     def exists(self) -> bool:
@@ -103,28 +117,105 @@ class Ledger:
 
     @contextmanager
     def connect(self, read_only: bool = False) -> Iterator[Any]:
+        with self._file_lock(exclusive=False):
+            conn = self._open(read_only)
+            try:
+                if not self._current:
+                    conn = self._upgrade(conn, read_only)
+                yield conn
+            finally:
+                conn.close()
+
+    def _open(self, read_only: bool) -> Any:
+        """Connect, retrying with backoff while another process holds DuckDB's lock on the file."""
         import duckdb
 
         deadline = time.monotonic() + self.lock_timeout
         delay = 0.01
         while True:
             try:
-                conn = duckdb.connect(str(self.path), read_only=read_only)
-                break
+                return duckdb.connect(str(self.path), read_only=read_only)
             except duckdb.IOException as error:
                 if not _is_lock_error(error):
                     raise HindsightError(f"Cannot open the ledger {self.path}: {error}") from None
                 if time.monotonic() >= deadline:
-                    raise StoreBusy(
-                        f"The store {self.path.parent} stayed locked by another process for {self.lock_timeout:g} s; "
-                        "retry, or raise HINDSIGHT_LOCK_TIMEOUT."
-                    ) from None
+                    raise self._busy() from None
                 time.sleep(delay * (0.5 + random.random()))
                 delay = min(delay * 2, 0.25)
+
+    def _busy(self) -> StoreBusy:
+        return StoreBusy(
+            f"The store {self.path.parent} stayed locked by another process for {self.lock_timeout:g} s; "
+            "retry, or raise HINDSIGHT_LOCK_TIMEOUT."
+        )
+
+    @contextmanager
+    def _file_lock(self, exclusive: bool) -> Iterator[None]:
+        """An advisory lock beside the ledger: every operation holds it shared; rewriting the file
+        (``scrub``) holds it exclusively, so no process has the old file open when it is replaced.
+
+        Where ``fcntl`` is missing (Windows) or the directory is read-only, there is no lock file:
+        operations go ahead, and ``scrub`` refuses (see there).
+        """
         try:
-            yield conn
+            import fcntl
+        except ImportError:
+            yield
+            return
+        try:
+            handle = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            if exclusive:
+                raise HindsightError(f"Cannot lock {self.path.parent} to rewrite the ledger: "
+                                     "the store directory is not writable.") from None
+            yield
+            return
+        mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
+        deadline = time.monotonic() + self.lock_timeout
+        delay = 0.005
+        try:
+            while True:
+                try:
+                    fcntl.flock(handle, mode | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise self._busy() from None
+                    time.sleep(delay * (0.5 + random.random()))
+                    delay = min(delay * 2, 0.1)
+            yield
         finally:
-            conn.close()
+            os.close(handle)  # closing the descriptor releases the lock
+
+    @property
+    def lock_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".lock")
+
+    def _upgrade(self, conn: Any, read_only: bool) -> Any:
+        """Bring an older store's schema up to date, once per process (safe when two start at once:
+        the migration runs on a read-write connection, which DuckDB grants to one process at a time)."""
+        import duckdb
+
+        try:
+            version = int(conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
+        except (duckdb.CatalogException, TypeError):
+            return conn  # a store being created
+        if version > SCHEMA_VERSION:
+            raise HindsightError(
+                f"The store {self.path.parent} was written by a newer hindsight (schema {version}, this one "
+                f"knows {SCHEMA_VERSION}); upgrade hindsight: pip install -U hindsight-cli."
+            )
+        if version < SCHEMA_VERSION:
+            if read_only:
+                conn.close()
+                with closing(self._open(False)) as writer:
+                    _migrate(writer)
+                self.mark_changed()
+                conn = self._open(True)
+            else:
+                _migrate(conn)
+        self._current = True
+        return conn
 
     @contextmanager
     def transaction(self) -> Iterator[Any]:
@@ -180,6 +271,49 @@ class Ledger:
         conn.execute(f"ALTER TABLE memories ADD COLUMN embedding FLOAT[{dim}]")
         conn.execute("CREATE INDEX memories_key ON memories (idempotency_key)")
 
+    def scrub(self) -> bool:
+        """Rewrite the ledger into a new file that holds only live data, then swap it in.
+
+        DuckDB reuses the blocks of deleted rows but never wipes them, so after a hard forget the
+        old bytes would stay in the file. Holding the lock file exclusively means no other process
+        has the file open; they wait, then open the new file. Returns False where there is no lock
+        file to hold (Windows), leaving the file as it is.
+        """
+        try:
+            import fcntl  # noqa: F401
+        except ImportError:
+            return False
+        fresh = self.path.with_name(f".{self.path.name}.rewrite-{os.getpid()}")
+        with self._file_lock(exclusive=True):
+            for leftover in (fresh, fresh.with_name(fresh.name + ".wal")):
+                leftover.unlink(missing_ok=True)
+            with closing(self._open(False)) as conn:
+                conn.execute("CHECKPOINT")
+                dim = int(self.meta(conn)["embedding_dim"])
+                head = self.max_seq(conn)
+                here = conn.execute("SELECT current_database()").fetchone()[0]
+                conn.execute(f"ATTACH '{fresh}' AS fresh")  # a path made here, never user text
+                try:
+                    conn.execute("USE fresh")
+                    for statement in _schema(dim):
+                        conn.execute(statement.replace("START 1", f"START {head + 1}"))
+                    conn.execute(f'USE "{here}"')
+                    for table in ("meta", "memories", "terms", "audit"):
+                        columns = ", ".join(f'"{r[0]}"' for r in conn.execute(
+                            "SELECT column_name FROM duckdb_columns() WHERE database_name = ? AND table_name = ? "
+                            "ORDER BY column_index", [here, table]).fetchall())
+                        conn.execute(f"INSERT INTO fresh.{table} ({columns}) SELECT {columns} FROM {table}")
+                    conn.execute("CHECKPOINT fresh")
+                finally:
+                    conn.execute(f'USE "{here}"')
+                    conn.execute("DETACH fresh")
+            os.chmod(fresh, 0o600)
+            with open(fresh, "rb") as handle:
+                os.fsync(handle.fileno())
+            os.replace(fresh, self.path)
+        self.mark_changed()
+        return True
+
     # --- writes -----------------------------------------------------------------------------------
 
     def insert(self, conn: Any, row: dict[str, Any], vector: Sequence[float] | None, terms: dict[str, int]) -> int:
@@ -232,14 +366,15 @@ class Ledger:
 
     def rewrite(self, conn: Any, memory_id: str, row: dict[str, Any], vector: Sequence[float],
                 terms: dict[str, int]) -> None:
-        """Replace a memory's text, links and vector in place (a summary whose sources changed)."""
+        """Replace a derived memory's text, links, outcome, confidence and vector in place (a summary
+        whose sources changed, a pattern with new evidence)."""
         conn.execute(
             """UPDATE memories SET content = ?, content_hash = ?, source_ids = ?, event_at = ?, metadata = ?,
-               embedding = ?, doc_len = ?, updated_at = ?, version = version + 1, status = 'active',
-               seq = nextval('change_seq') WHERE id = ?""",
+               outcome = ?, resolution = ?, confidence = ?, embedding = ?, doc_len = ?, updated_at = ?,
+               version = version + 1, status = 'active', seq = nextval('change_seq') WHERE id = ?""",
             [row["content"], row["content_hash"], row["source_ids"], row["event_at"],
-             json.dumps(row["metadata"], ensure_ascii=False), list(vector), sum(terms.values()), row["created_at"],
-             memory_id],
+             json.dumps(row["metadata"], ensure_ascii=False), row["outcome"], row["resolution"], row["confidence"],
+             list(vector), sum(terms.values()), row["created_at"], memory_id],
         )
         conn.execute("DELETE FROM terms WHERE id = ?", [memory_id])
         if terms:
@@ -254,6 +389,13 @@ class Ledger:
             [at, at, importance, memory_id],
         )
 
+    def supersede(self, conn: Any, old_id: str, new_id: str, at: datetime) -> None:
+        conn.execute(
+            """UPDATE memories SET status = 'superseded', superseded_by = ?, updated_at = ?, version = version + 1,
+               seq = nextval('change_seq') WHERE id = ?""",
+            [new_id, at, old_id],
+        )
+
     def set_status(self, conn: Any, ids: Sequence[str], status: str, at: datetime) -> int:
         if not ids:
             return 0
@@ -265,12 +407,30 @@ class Ledger:
         ).fetchall()
         return len(changed)
 
+    def derived_from(self, conn: Any, ids: Sequence[str]) -> list[str]:
+        """Every memory built from ``ids`` (summaries, parts, patterns), transitively; their content
+        quotes the sources, so a hard forget takes them too."""
+        found: list[str] = []
+        frontier = list(ids)
+        seen = set(ids)
+        while frontier:
+            rows = conn.execute("SELECT id FROM memories WHERE len(list_intersect(source_ids, ?)) > 0",
+                                [frontier]).fetchall()
+            frontier = [r[0] for r in rows if r[0] not in seen]
+            seen.update(frontier)
+            found.extend(frontier)
+        return found
+
     def delete(self, conn: Any, ids: Sequence[str]) -> int:
         if not ids:
             return 0
         marks = ", ".join("?" for _ in ids)
         conn.execute(f"DELETE FROM terms WHERE id IN ({marks})", list(ids))
-        return len(conn.execute(f"DELETE FROM memories WHERE id IN ({marks}) RETURNING id", list(ids)).fetchall())
+        deleted = len(conn.execute(f"DELETE FROM memories WHERE id IN ({marks}) RETURNING id", list(ids)).fetchall())
+        # No link may point at a deleted memory: its successor forgets where it came from.
+        conn.execute(f"UPDATE memories SET supersedes = NULL, seq = nextval('change_seq') WHERE supersedes IN ({marks})",
+                     list(ids))
+        return deleted
 
     def audit(self, conn: Any, action: str, ids: Sequence[str], at: datetime, reason: str | None = None,
               actor: str | None = None) -> None:

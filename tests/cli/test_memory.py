@@ -164,7 +164,7 @@ def test_forget_by_filter(cli) -> None:
         cli("record", f"step {i} of the build", "--task", "build-7", "--step", str(i))
     cli("record", "keep me", "--task", "other")
     result = cli("forget", "--task", "build-7", "-y", "--json")
-    assert json.loads(result.stdout) == {"forgotten": 3, "hard": False}
+    assert json.loads(result.stdout) == {"forgotten": 3, "hard": False, "archived": False}
     active = cli.open().list(Filters(statuses=("active",)))
     assert [m.content for m in active] == ["keep me"]
     nothing = cli("forget")
