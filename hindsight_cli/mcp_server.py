@@ -206,6 +206,7 @@ class Memories:
         call that arrives meanwhile waits instead of racing to create the index."""
         with self._lock:
             if self.store.exists:
+                self.store.expire_if_due()
                 self.store.sync_index()
             self.store.embedder.embed(["warm up"])
 

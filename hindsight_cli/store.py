@@ -627,7 +627,10 @@ class Store:
                    if by_id[m].get("embedding") is not None}
         scores = {m: scored[m][0] for m in order}
         if ctx.fixes_first:
-            relevance = {m: scored[m][1]["signals"]["relevance"] for m in order}
+            # Gate on the evidence itself (cosine, BM25 relative to the best), which does not stretch
+            # small differences the way list-normalised fusion does on a handful of candidates.
+            plain = replace(weights, fusion="weighted")
+            relevance = {m: ranking.relevance(candidates[m], plain, lists, best_keyword) for m in order}
             fixes, rest = ranking.split_fixes(order, by_id, relevance, weights.troubleshoot_share)
             picked = ranking.mmr(fixes, scores, vectors, weights.mmr_lambda, k)
             picked += ranking.mmr(rest, scores, vectors, weights.mmr_lambda, k - len(picked))

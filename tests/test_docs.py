@@ -63,3 +63,32 @@ def test_docs_link_to_existing_files() -> None:
         for target in re.findall(r"\]\(((?:docs/)?[\w.-]+\.md)\)", page.read_text()):
             base = REPO if page.name == "README.md" else page.parent
             assert (base / target).exists(), f"{page.name} links to missing {target}"
+
+
+def test_python_api_examples_run_and_print_what_they_say(capsys: pytest.CaptureFixture[str]) -> None:
+    """Every runnable block of docs/python-api.md, in order, on one throw-away store: a `print(...)`
+    whose line ends in `# text` must print that text (unless the comment says `e.g.` or elides with …)."""
+    import ast
+
+    text = (REPO / "docs" / "python-api.md").read_text()
+    namespace: dict[str, object] = {}
+    checked = 0
+    for block in re.findall(r"```python\n(.*?)```", text, re.S):
+        try:
+            tree = ast.parse(block)
+        except SyntaxError:
+            continue  # a signature listing, not an example
+        lines = block.splitlines()
+        for statement in tree.body:
+            code = compile(ast.Module([statement], []), "python-api.md", "exec")
+            exec(code, namespace)  # noqa: S102 - the documented examples are the test
+            printed = capsys.readouterr().out.strip()
+            last = lines[statement.end_lineno - 1]
+            is_print = isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) \
+                and getattr(statement.value.func, "id", "") == "print"
+            if is_print and "  # " in last:
+                expected = last.split("  # ", 1)[1].strip()
+                if "…" not in expected and not expected.startswith("e.g."):
+                    assert printed == expected, f"docs/python-api.md: {last.strip()}"
+                    checked += 1
+    assert checked >= 15

@@ -298,3 +298,73 @@ async def test_streamable_http_transport(tmp_path: Path) -> None:
         out, _ = proc.communicate(timeout=30)
     assert out == ""  # logs went to the log file, never stdout
     assert "hindsight MCP server on http" in (tmp_path / "mcp.log").read_text()
+
+
+def _llm(replies: list) -> object:
+    """A sampling callback standing in for the client's LLM; records each request it gets."""
+    from mcp.types import CreateMessageResult, TextContent
+
+    async def sample(context, params):  # noqa: ANN001, ANN202
+        replies.append(params)
+        return CreateMessageResult(role="assistant", model="test-llm",
+                                   content=TextContent(type="text", text="Rotated every key; host 1 needed a retry."))
+
+    return sample
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])  # 2026-07-28 input-required rounds, 2025-11-25 requests
+async def test_memory_summarize_uses_sampling_when_the_client_offers_it(store: Store, mode: str) -> None:
+    store.record("rotated the api keys on host 0", task_id="rot", outcome="success")
+    store.record("host 1 refused the new key", task_id="rot", outcome="failure", resolution="retried after 30 s")
+    requests: list = []
+    async with Client(build_server(store), mode=mode, sampling_callback=_llm(requests)) as client:
+        result = await client.call_tool("memory_summarize", {"task_id": "rot"})
+    assert not result.is_error
+    summary = result.structured_content
+    assert summary["method"] == "sampling:test-llm"
+    assert summary["content"] == "Rotated every key; host 1 needed a retry."
+    assert len(requests) == 1
+    prompt = requests[0].messages[0].content.text
+    assert "host 1 refused the new key" in prompt and "(fix: retried after 30 s)" in prompt
+    stored = store.get(summary["id"])
+    assert stored.metadata["method"] == "sampling:test-llm" and len(stored.source_ids) == 2
+
+
+async def test_memory_summarize_falls_back_to_extractive_without_sampling(store: Store) -> None:
+    store.record("rotated the api keys on host 0", task_id="rot", outcome="success")
+    async with Client(build_server(store), raise_exceptions=True) as client:
+        summary = (await client.call_tool("memory_summarize", {"task_id": "rot"})).structured_content
+    assert summary["method"] == "extractive"
+    assert summary["content"].startswith("Summary of task rot (1 memory")
+
+
+async def test_supersede_archive_troubleshoot_and_consolidate_through_mcp(store: Store) -> None:
+    other = store.record("agent b's note about the cache", agent_id="b").memory
+    async with Client(build_server(store, agent="a"), raise_exceptions=True) as client:
+        old = (await client.call_tool("memory_write", {"content": "the cache lives in redis"})).structured_content
+        new = (await client.call_tool("memory_write", {"content": "the cache lives in memcached now",
+                                                        "supersedes": old["id"]})).structured_content
+        assert new["supersedes"] == old["id"]
+        hits = (await client.call_tool("memory_search", {"query": "where does the cache live"})).structured_content
+        assert [h["id"] for h in hits["hits"]] == [new["id"]]
+        refused = await client.call_tool("memory_write", {"content": "mine now", "supersedes": other.id})
+        assert refused.is_error and "belongs to agent 'b'" in refused.content[0].text
+        archived = await client.call_tool("memory_forget", {"ids": [new["id"]], "archive": True})
+        assert archived.structured_content == {"forgotten": 1, "hard": False, "archived": True}
+        cold = await client.call_tool("memory_search", {"query": "cache memcached", "include_archived": True})
+        assert [h["status"] for h in cold.structured_content["hits"]] == ["archived"]
+        for text in ("pytest hit the import error for numpy again", "pytest hit the import error for numpy"):
+            await client.call_tool("memory_write", {"content": text, "outcome": "failure", "merge": False,
+                                                    "resolution": "reinstalled numpy in the venv"})
+        await client.call_tool("memory_write", {"content": "pytest import error for numpy noted", "outcome": "failure"})
+        found = await client.call_tool("memory_search", {"query": "pytest import error numpy", "troubleshoot": True})
+        assert found.structured_content["hits"][0]["resolution"] == "reinstalled numpy in the venv"
+        plan = (await client.call_tool("memory_consolidate", {"dry_run": True})).structured_content
+        assert plan["dry_run"] is True and plan["created"] == 1
+        assert plan["patterns"][0]["resolution"] == "reinstalled numpy in the venv"
+        wrote = (await client.call_tool("memory_consolidate", {})).structured_content
+        assert wrote["created"] == 1
+        assert (await client.call_tool("memory_consolidate", {})).structured_content["unchanged"] == 1
+    assert store.get(old["id"]).status == "superseded"
+    assert store.log(action="archive")[0].actor == "a"
+    assert all(m.agent_id == "a" for m in store.list() if m.trigger == "consolidate")
