@@ -59,6 +59,13 @@ class Config:
     search_engine: str = "auto"  # auto | ledger | index
     ann_threshold: int = 50_000
     lock_timeout: float = 10.0
+    hooks_recall: bool = True  # lifecycle hooks (docs/hooks.md): inject memories at session start
+    hooks_recall_budget: int = 800
+    hooks_repeat_recall: bool = True  # ... and when a question or an error repeats
+    hooks_repeat_budget: int = 400
+    hooks_record_failures: bool = True
+    hooks_record_prompts: bool = True
+    hooks_summarize: bool = True
     ranking: Ranking = field(default_factory=Ranking)
 
 
@@ -69,6 +76,9 @@ _SECTIONS = {
             "procedural": "procedural_ttl", "purge_every": "expiry_check"},
     "search": {"engine": "search_engine", "ann_threshold": "ann_threshold"},
     "consolidate": {"similarity": "consolidate_similarity", "min_evidence": "consolidate_min_evidence"},
+    "hooks": {"recall": "hooks_recall", "recall_budget": "hooks_recall_budget", "repeat_recall": "hooks_repeat_recall",
+              "repeat_budget": "hooks_repeat_budget", "record_failures": "hooks_record_failures",
+              "record_prompts": "hooks_record_prompts", "summarize": "hooks_summarize"},
 }
 
 

@@ -57,10 +57,12 @@ from . import memory, store_admin  # noqa: E402  (commands register themselves o
 from .doctor import doctor_app  # noqa: E402
 from .serve import mcp_app  # noqa: E402
 from .evaluate import eval_app  # noqa: E402
+from .hooks import hooks_app  # noqa: E402  (also registers `hindsight hook`)
 
 app.add_typer(mcp_app)
 app.add_typer(doctor_app)
 app.add_typer(eval_app)
+app.add_typer(hooks_app)
 _ = (memory, store_admin)
 
 

@@ -1,0 +1,202 @@
+"""`hindsight hook EVENT` (what a client runs) and `hindsight hooks install|uninstall|status|flush`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .. import paths
+from ..errors import InvalidInput
+from . import app
+from .options import JsonFlag, StoreOption
+
+hooks_app = typer.Typer(name="hooks", no_args_is_help=True, rich_markup_mode=None, help="""Lifecycle hooks for coding agents: install, remove, inspect, flush (docs/hooks.md).
+
+\b
+Example:
+    hindsight hooks install --client claude-code
+    hindsight hooks status
+""")
+
+ClientOption = Annotated[str, typer.Option("--client", help="claude-code | codex | cursor | gemini.", show_default=False)]
+ScopeOption = Annotated[str, typer.Option("--scope", help="user (every project) | project (this one; claude-code also: local).")]
+
+
+@app.command()
+def hook(
+    event: Annotated[str, typer.Argument(help="session-start | prompt | tool | tool-failure | stop | pre-compact | session-end (or the client's own name).", show_default=False)],
+    client: Annotated[str, typer.Option("--client", help="Whose payload and answer format: claude-code | codex | cursor | gemini.")] = "claude-code",
+    store: StoreOption = None,
+) -> None:
+    """Handle one hook call: read the client's JSON payload on stdin, answer on stdout, always exit 0.
+
+    Recording events only append to the store's spool; session start and repeated questions or errors
+    answer with memories. Errors go to <store>/spool/hooks.log, never to the agent.
+
+    \b
+    Example:
+        echo '{"session_id":"s1","cwd":"'$PWD'"}' | hindsight hook session-start --client claude-code
+    """
+    from ..hooks import run
+
+    out, _ = run(event, client, sys.stdin.read(), str(store) if store else None)
+    if out:
+        sys.stdout.write(out + "\n")
+
+
+def _project(store: Optional[Path]) -> tuple[Path, Optional[Path]]:
+    """The project directory, and the store to pin in the hook commands (None: found from the session)."""
+    location = paths.resolve_store(store)
+    if location.reason == "project":
+        return location.path.parent, None
+    return Path.cwd(), location.path if store is not None else None
+
+
+def _target(client: str, scope: str, store: Optional[Path]):  # noqa: ANN202
+    from ..hooks import install
+
+    project, pinned = _project(store)
+    options = install.targets(client, Path.home(), project)
+    if scope not in options:
+        raise InvalidInput(f"{client} has no {scope} hook settings; use --scope {' or '.join(options)}.")
+    return options[scope], pinned
+
+
+def _write(change) -> Optional[Path]:  # noqa: ANN001
+    """Apply a plan; an empty plan means the file held nothing but our hooks: back it up, remove it."""
+    import shutil
+    from datetime import datetime
+
+    from .. import clients
+
+    path = change.target.path
+    if change.after == "" and change.before is not None:
+        backup = path.with_name(f"{path.name}.hindsight-backup-{datetime.now():%Y%m%d-%H%M%S}")
+        shutil.copy2(path, backup)
+        path.unlink()
+        return backup
+    return clients.apply(change)
+
+
+@hooks_app.command()
+def install(client: ClientOption, scope: ScopeOption = "user", store: StoreOption = None,
+            dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the new file; write nothing.")] = False,
+            json_: JsonFlag = False) -> None:
+    """Add hindsight's hooks to a client's settings (merged, backed up, idempotent).
+
+    Every other hook and setting is kept. Without --store, each session uses the store of its project
+    (the nearest .hindsight/ above it, else the global store).
+
+    \b
+    Example:
+        hindsight hooks install --client claude-code
+        hindsight hooks install --client cursor --scope project --dry-run
+    """
+    from ..hooks import install as hooks_install
+    from . import render
+
+    target, pinned = _target(client, scope, store)
+    change = hooks_install.plan_install(target, pinned)
+    if dry_run:
+        render.plain(change.after.rstrip("\n"))
+        render.message(f"Dry run: nothing was written to {target.path}.")
+        return
+    backup = _write(change)
+    if json_:
+        render.json_doc({"client": client, "scope": scope, "path": str(target.path), "changed": change.changed,
+                         "backup": str(backup) if backup else None})
+        return
+    render.plain(str(target.path))
+    if not change.changed:
+        render.message(f"{client}'s hooks already run hindsight; nothing changed.")
+        return
+    render.message(f"Added hindsight's hooks to {target.path}" + (f"; the old file is at {backup}" if backup else "")
+                   + ". New sessions use them.")
+    if client == "codex":
+        render.warning("Codex runs hooks only with `[features] hooks = true` in ~/.codex/config.toml "
+                       "(older versions: `codex_hooks = true`).")
+
+
+@hooks_app.command()
+def uninstall(client: ClientOption, scope: ScopeOption = "user", store: StoreOption = None,
+              json_: JsonFlag = False) -> None:
+    """Remove exactly the hooks that `hooks install` added; keep everything else (backed up).
+
+    \b
+    Example:
+        hindsight hooks uninstall --client claude-code
+    """
+    from ..hooks import install as hooks_install
+    from . import render
+
+    target, _ = _target(client, scope, store)
+    change = hooks_install.plan_uninstall(target)
+    backup = _write(change) if change.changed else None
+    if json_:
+        render.json_doc({"client": client, "scope": scope, "path": str(target.path), "changed": change.changed,
+                         "backup": str(backup) if backup else None})
+        return
+    render.plain(str(target.path))
+    render.message(f"Removed hindsight's hooks from {target.path}." if change.changed
+                   else f"{target.path} runs no hindsight hooks; nothing changed.")
+
+
+@hooks_app.command()
+def status(store: StoreOption = None, json_: JsonFlag = False) -> None:
+    """Which clients run hindsight's hooks, where, and what is waiting in the spool.
+
+    \b
+    Example:
+        hindsight hooks status --json
+    """
+    from ..hooks import install as hooks_install, spool
+    from ..hooks.events import CLIENTS
+    from . import render
+
+    project, _ = _project(store)
+    rows = []
+    for client in CLIENTS:
+        for scope, target in hooks_install.targets(client, Path.home(), project).items():
+            try:
+                events = hooks_install.installed(target)
+            except Exception as error:  # noqa: BLE001  (one broken file must not hide the others)
+                events = [f"unreadable: {error}"]
+            rows.append({"client": client, "scope": scope, "path": str(target.path), "events": events})
+    location = paths.resolve_store(store)
+    directory = spool.spool_dir(location.path)
+    pending = sum(1 for f in directory.glob("*.jsonl") if f.name != spool.SEEN
+                  for _ in f.open(encoding="utf-8", errors="replace")) if directory.is_dir() else 0
+    log = directory / spool.LOG
+    report = {"store": str(location.path), "pending_events": pending, "log": str(log) if log.exists() else None,
+              "clients": rows}
+    if json_:
+        render.json_doc(report)
+        return
+    for row in rows:
+        state = ", ".join(row["events"]) if row["events"] else "-"
+        render.plain(f"{row['client']:<12} {row['scope']:<8} {state}  ({row['path']})")
+    render.message(f"Store {location.path}: {pending} event(s) waiting in the spool"
+                   + (f"; hook errors are logged in {log}" if log.exists() else "") + ".")
+
+
+@hooks_app.command()
+def flush(store: StoreOption = None, json_: JsonFlag = False) -> None:
+    """Ingest the spool now (failures, fixes, prompts) instead of at the next session start.
+
+    \b
+    Example:
+        hindsight hooks flush
+    """
+    from ..hooks.recall import ingest
+    from ..store import open_store
+    from . import render
+
+    report = ingest(open_store(store))
+    if json_:
+        render.json_doc(report)
+        return
+    render.message(f"Ingested {report['events']} event(s): {report['added']} memories added, "
+                   f"{report['fixed']} failure(s) linked to their fix.")

@@ -1,0 +1,178 @@
+"""Each client's hook payloads, turned into one event shape, and each client's way of answering.
+
+Sources (checked against each client's current reference): Claude Code hooks (settings.json; stdin
+``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name``, ``tool_name``, ``tool_input``,
+``tool_response``; ``PostToolUseFailure`` carries ``error``); Codex (``hooks.json``, the same shape,
+no failure event: ``PostToolUse`` fires for every call); Cursor (``hooks.json`` version 1; stdin
+``conversation_id``, ``workspace_roots``; ``postToolUseFailure`` carries ``error_message``; answers
+are JSON with ``additional_context`` / ``continue``); Gemini CLI (settings.json; ``AfterTool``'s
+``tool_response.error``; stdout must be JSON only).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..redact import redact, redact_value
+
+CLIENTS = ("claude-code", "codex", "cursor", "gemini")
+
+# Our event names (the `hindsight hook <event>` argument) and each client's native name for them.
+KINDS = ("session-start", "prompt", "tool", "tool-failure", "stop", "pre-compact", "session-end")
+NATIVE: dict[str, dict[str, str]] = {
+    "claude-code": {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "tool": "PostToolUse",
+                    "tool-failure": "PostToolUseFailure", "stop": "Stop", "pre-compact": "PreCompact",
+                    "session-end": "SessionEnd"},
+    "codex": {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "tool": "PostToolUse",
+              "stop": "Stop", "pre-compact": "PreCompact"},
+    "cursor": {"session-start": "sessionStart", "prompt": "beforeSubmitPrompt", "tool": "postToolUse",
+               "tool-failure": "postToolUseFailure", "stop": "stop", "pre-compact": "preCompact",
+               "session-end": "sessionEnd"},
+    "gemini": {"session-start": "SessionStart", "prompt": "BeforeAgent", "tool": "AfterTool", "stop": "AfterAgent",
+               "pre-compact": "PreCompress", "session-end": "SessionEnd"},
+}
+# Events whose answer the client puts in front of the model.
+_CONTEXT_EVENTS = {
+    "claude-code": {"session-start", "prompt", "tool", "tool-failure"},
+    "codex": {"session-start", "prompt", "tool"},
+    "cursor": {"session-start", "tool", "tool-failure"},  # beforeSubmitPrompt can only allow or block
+    "gemini": {"session-start", "prompt", "tool"},
+}
+_MAX_ARGS = 300
+_MAX_ERROR = 1200
+_EXIT_CODE = re.compile(r"^\s*(?:exit code|exit status|process exited with code)\s*:?\s*(-?\d+)", re.I | re.M)
+
+
+@dataclass
+class Event:
+    """One hook call, whatever the client: what happened, in which session and project."""
+
+    client: str
+    kind: str
+    session: str
+    cwd: str
+    tool: str = ""
+    args: str = ""
+    error: str = ""
+    prompt: str = ""
+    source: str = ""  # session start: startup | resume | clear | compact
+    redactions: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        return self.kind == "tool-failure"
+
+
+def kind_of(client: str, name: str, payload: dict[str, Any]) -> str:
+    """Our event name from the argument (ours or the client's), else from the payload."""
+    native = {v.lower(): k for k, v in NATIVE.get(client, {}).items()}
+    for candidate in (name, str(payload.get("hook_event_name") or "")):
+        lowered = candidate.lower()
+        if lowered in KINDS:
+            return lowered
+        if lowered in native:
+            return native[lowered]
+    raise ValueError(f"unknown hook event {name!r} for {client}")
+
+
+def _clip(text: str, limit: int) -> str:
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    head = limit // 4  # an error's last lines usually say the most; keep both ends
+    return text[:head].rstrip() + " … " + text[-(limit - head - 3):].lstrip()
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def args_summary(tool_input: Any) -> str:
+    """What the call was about: the command, the file, or the arguments as compact JSON."""
+    if isinstance(tool_input, dict):
+        for key in ("command", "cmd", "file_path", "path", "url", "query", "pattern"):
+            value = tool_input.get(key)
+            if isinstance(value, list):
+                value = " ".join(str(v) for v in value)
+            if isinstance(value, str) and value.strip():
+                return _clip(" ".join(value.split()), _MAX_ARGS)
+    return _clip(_text(tool_input), _MAX_ARGS)
+
+
+def response_error(response: Any) -> str:
+    """The error a successful-looking tool event reports (Codex and Gemini have no failure event)."""
+    if isinstance(response, dict):
+        if response.get("is_error") or response.get("isError") or response.get("success") is False:
+            return _text(response.get("error") or response.get("stderr") or response.get("output") or response)
+        if response.get("error"):
+            return _text(response["error"])
+        for key in ("exit_code", "exitCode", "returncode", "exit_status"):
+            code = response.get(key)
+            if isinstance(code, int) and not isinstance(code, bool) and code != 0:
+                return f"Exit code {code}\n" + _text(response.get("stderr") or response.get("output")
+                                                     or response.get("stdout") or "")
+        return ""
+    if isinstance(response, str):
+        match = _EXIT_CODE.search(response[:400])
+        if match and int(match.group(1)) != 0:
+            return response
+    return ""
+
+
+def normalize(client: str, name: str, payload: dict[str, Any]) -> Event:
+    """The client's payload as an ``Event``; every text that may be stored is redacted here."""
+    if client not in CLIENTS:
+        raise ValueError(f"unknown client {client!r}")
+    kind = kind_of(client, name, payload)
+    roots = payload.get("workspace_roots") or []
+    cwd = str(payload.get("cwd") or (roots[0] if roots else "") or "")
+    session = str(payload.get("session_id") or payload.get("conversation_id") or payload.get("sessionId") or "")
+    event = Event(client, kind, session, cwd, source=str(payload.get("source") or payload.get("trigger") or ""))
+    count = 0
+    if kind == "prompt":
+        event.prompt, count = redact(_text(payload.get("prompt") or payload.get("user_prompt")))
+    elif kind in ("tool", "tool-failure"):
+        event.tool = str(payload.get("tool_name") or payload.get("toolName") or "tool")
+        tool_input, n = redact_value(payload.get("tool_input") if "tool_input" in payload else payload.get("toolArgs"))
+        event.args = args_summary(tool_input)
+        error = ""
+        if kind == "tool-failure":
+            if payload.get("is_interrupt"):
+                error = ""  # the user pressed stop: not the tool's fault
+            else:
+                error = _text(payload.get("error") or payload.get("error_message") or payload.get("tool_error")
+                              or "failed")
+        else:
+            error = response_error(payload.get("tool_response", payload.get("tool_output")))
+        if error:
+            event.kind = "tool-failure"
+        elif kind == "tool-failure":
+            event.kind = "tool"  # an interrupt: neither a failure nor a fix
+            event.extra["interrupted"] = True
+        error, m = redact(error)
+        event.error = _clip(error, _MAX_ERROR)
+        count = n + m
+    event.redactions = count
+    return event
+
+
+def respond(client: str, kind: str, context: str | None) -> str:
+    """What to print on stdout: the recalled ``context`` in the client's format, or the neutral answer."""
+    native = NATIVE.get(client, {}).get(kind, kind)
+    give = bool(context) and kind in _CONTEXT_EVENTS.get(client, set())
+    if client == "cursor":
+        if kind == "prompt":
+            return json.dumps({"continue": True})
+        return json.dumps({"additional_context": context} if give else {}, ensure_ascii=False)
+    if give:
+        return json.dumps({"hookSpecificOutput": {"hookEventName": native, "additionalContext": context}},
+                          ensure_ascii=False)
+    return "{}" if client == "gemini" else ""  # Gemini parses stdout as JSON; the others accept nothing

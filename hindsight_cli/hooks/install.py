@@ -1,0 +1,154 @@
+"""Writing our hooks into a client's settings: merged, backed up, idempotent, removable exactly.
+
+Reuses the MCP installer's machinery (``clients.Target``/``Plan``/``apply``/``load_json``): the same
+atomic write with a backup, the same refusal to touch a file that does not parse. Our entries are the
+hook commands that run ``hindsight_cli/hooks/__main__.py``; everything else in the file is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Mapping
+
+from .. import clients
+from ..errors import HindsightError, InvalidInput
+from .events import CLIENTS, NATIVE
+
+MARKER = "hindsight_cli"  # every command we write runs a file under hindsight_cli/hooks/
+_TOOL_EVENTS = ("tool", "tool-failure")
+_TIMEOUTS = {"session-start": 30, "prompt": 20, "tool": 10, "tool-failure": 20, "stop": 10, "pre-compact": 60,
+             "session-end": 60}
+
+
+def targets(client: str, home: Path, project: Path, env: Mapping[str, str] | None = None) -> dict[str, clients.Target]:
+    """The settings files that hold ``client``'s hooks, by scope."""
+    env = os.environ if env is None else env
+    codex_home = Path(env.get("CODEX_HOME") or home / ".codex")
+    table = {
+        "claude-code": {"user": home / ".claude" / "settings.json", "project": project / ".claude" / "settings.json",
+                        "local": project / ".claude" / "settings.local.json"},
+        "codex": {"user": codex_home / "hooks.json", "project": project / ".codex" / "hooks.json"},
+        "cursor": {"user": home / ".cursor" / "hooks.json", "project": project / ".cursor" / "hooks.json"},
+        "gemini": {"user": home / ".gemini" / "settings.json", "project": project / ".gemini" / "settings.json"},
+    }
+    if client not in table:
+        raise InvalidInput(f"Hooks can be installed for {', '.join(CLIENTS)}, not {client!r}; docs/hooks.md says "
+                           "why the other clients cannot carry them.")
+    return {scope: clients.Target(client, scope, path, "hooks", "jsonc" if client == "gemini" else "json")
+            for scope, path in table[client].items()}
+
+
+def command(client: str, kind: str, store: Path | None) -> str:
+    """The shell command a client runs: this Python, our hook entry file by absolute path."""
+    entry = Path(__file__).resolve().with_name("__main__.py")
+    argv = [sys.executable, str(entry), kind, "--client", client] + (["--store", str(store)] if store else [])
+    return subprocess.list2cmdline(argv) if os.name == "nt" else shlex.join(argv)
+
+
+def _handler(client: str, kind: str, store: Path | None) -> dict[str, Any]:
+    cmd = command(client, kind, store)
+    if client == "cursor":
+        return {"command": cmd}
+    if client == "gemini":
+        return {"name": f"hindsight-{kind}", "type": "command", "command": cmd, "timeout": _TIMEOUTS[kind] * 1000}
+    if client == "codex":
+        return {"type": "command", "command": cmd}
+    return {"type": "command", "command": cmd, "timeout": _TIMEOUTS[kind]}
+
+
+def entries(client: str, store: Path | None) -> dict[str, list[dict[str, Any]]]:
+    """Our hook groups, by the client's event name."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for kind, native in NATIVE[client].items():
+        handler = _handler(client, kind, store)
+        if client == "cursor":
+            out[native] = [handler]
+        else:
+            group: dict[str, Any] = {"hooks": [handler]}
+            if kind in _TOOL_EVENTS:
+                group = {"matcher": ".*" if client == "gemini" else "*", **group}
+            out[native] = [group]
+    return out
+
+
+def _ours(item: Any) -> bool:
+    return isinstance(item, dict) and MARKER in str(item.get("command", "")) and "hooks" in str(item.get("command", ""))
+
+
+def _without_ours(groups: list[Any]) -> list[Any]:
+    kept = []
+    for group in groups:
+        if _ours(group):
+            continue
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+            inner = [h for h in group["hooks"] if not _ours(h)]
+            if not inner and group["hooks"]:
+                continue
+            group = {**group, "hooks": inner}
+        kept.append(group)
+    return kept
+
+
+def _load(target: clients.Target) -> tuple[str | None, dict[str, Any]]:
+    before = target.path.read_text(encoding="utf-8") if target.path.exists() else None
+    data, _ = clients.load_json(target, before or "")
+    hooks = data.get("hooks")
+    if hooks is not None and not isinstance(hooks, dict):
+        raise HindsightError(f"{target.path}: 'hooks' is not an object; fix it first. Nothing was changed.")
+    return before, data
+
+
+def _dump(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def plan_install(target: clients.Target, store: Path | None) -> clients.Plan:
+    before, data = _load(target)
+    hooks = dict(data.get("hooks") or {})
+    for event, groups in entries(target.client, store).items():
+        current = hooks.get(event) if isinstance(hooks.get(event), list) else []
+        hooks[event] = _without_ours(current) + groups
+    if target.client == "cursor":
+        data.setdefault("version", 1)
+    data["hooks"] = hooks
+    after = _dump(data)
+    if before is not None and clients.load_json(target, before)[0] == data:
+        after = before  # already installed exactly so: leave the bytes alone
+    return clients.Plan(target, before, after)
+
+
+def plan_uninstall(target: clients.Target) -> clients.Plan:
+    before, data = _load(target)
+    if before is None:
+        return clients.Plan(target, None, "")
+    hooks = dict(data.get("hooks") or {})
+    for event in list(hooks):
+        if isinstance(hooks[event], list):
+            kept = _without_ours(hooks[event])
+            if kept:
+                hooks[event] = kept
+            else:
+                del hooks[event]
+    if hooks:
+        data["hooks"] = hooks
+    else:
+        data.pop("hooks", None)
+    if data == clients.load_json(target, before)[0]:
+        return clients.Plan(target, before, before)
+    if not data or data == {"version": 1}:
+        return clients.Plan(target, before, "")  # nothing left but what we wrote: the file goes
+    return clients.Plan(target, before, _dump(data))
+
+
+def installed(target: clients.Target) -> list[str]:
+    """The client event names that run our hooks in this file."""
+    if not target.path.exists():
+        return []
+    _, data = _load(target)
+    return [event for event, groups in (data.get("hooks") or {}).items()
+            if isinstance(groups, list) and _without_ours(groups) != groups]

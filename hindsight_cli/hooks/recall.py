@@ -1,0 +1,173 @@
+"""The slow side of the hooks: ingest the spool into the store, recall within a budget, summarize.
+
+Imported only by the events that need the store (session start, a repeat, compaction, session end).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from .. import paths, ranking
+from ..errors import HindsightError
+from ..models import Filters, Memory
+from ..store import Store
+from ..text import terms
+from . import Settings, spool
+from .events import Event
+
+_FIXED_BY = 0.3  # term overlap between a failed call's arguments and a later success that counts as its fix
+_PER_GROUP = {"preference": 5, "lesson": 5, "unresolved": 3, "summary": 3}
+
+
+def _key(*parts: str) -> str:
+    return hashlib.sha256(json.dumps(["hook", *parts]).encode()).hexdigest()[:32]
+
+
+def _project(store: Store, cwd: str) -> str | None:
+    """The project a global store's memories are filtered by (a project store holds one project)."""
+    if store.path.name == paths.STORE_DIRNAME or not cwd:
+        return None
+    return str(Path(cwd).resolve())
+
+
+def _common(line: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "episodic", "task_id": line.get("session") or None, "event_at": line.get("ts"),
+            "tags": ["hook", str(line.get("client") or "agent")],
+            "metadata": {"client": line.get("client"), "session": line.get("session"),
+                         "project": str(Path(line["cwd"]).resolve()) if line.get("cwd") else None}}
+
+
+def _failure(line: dict[str, Any]) -> dict[str, Any]:
+    base = _common(line)
+    base["metadata"].update(tool=line.get("tool"), args=line.get("args"))
+    content = f"{line.get('tool')} failed: {line.get('args') or '(no arguments)'}\nError: {line.get('error')}"
+    return {**base, "content": content, "trigger": "tool_error", "outcome": "failure", "source": "tool",
+            "importance": 0.8, "key": _key("error", line["id"])}
+
+
+def _prompt(line: dict[str, Any]) -> dict[str, Any]:
+    return {**_common(line), "content": line.get("text") or "", "trigger": "user_prompt", "outcome": "neutral",
+            "source": "user", "importance": 0.3, "key": _key("prompt", line["id"])}
+
+
+def _related(a: str, b: str) -> bool:
+    x, y = set(terms(a)), set(terms(b))
+    return bool(x | y) and len(x & y) / len(x | y) >= _FIXED_BY
+
+
+def _link_fix(store: Store, line: dict[str, Any], later: set[str]) -> int:
+    """A later success of the same tool in the same session, on related arguments, fixes the failures
+    before it: each becomes a new version with the fix as its resolution (the old one is superseded).
+    ``later``: keys of failures spooled after this success, which it cannot have fixed."""
+    session, tool = line.get("session"), line.get("tool")
+    open_failures = [m for m in store.list(Filters(task_id=session, types=("episodic",), outcomes=("failure",)),
+                                           limit=None)
+                     if m.trigger == "tool_error" and not m.resolution and m.metadata.get("tool") == tool
+                     and m.idempotency_key not in later
+                     and _related(str(m.metadata.get("args") or ""), str(line.get("args") or ""))]
+    for old in open_failures:
+        fixed_by = line.get("args") or "(no arguments)"
+        store.record(old.content, supersedes=old.id, type="episodic", agent_id=old.agent_id, task_id=old.task_id,
+                     trigger="tool_error", outcome="failure", resolution=f"then {tool} succeeded with: {fixed_by}",
+                     importance=0.9, source=old.source, tags=old.tags, event_at=old.event_at,
+                     metadata={**old.metadata, "fixed_by": fixed_by}, key=_key("fixed", old.idempotency_key))
+    return len(open_failures)
+
+
+def ingest(store: Store) -> dict[str, Any]:
+    """Move the spool into the store: failures and prompts as episodic memories, fixes as resolutions.
+    Idempotent: every line has its own key, so a line ingested twice is stored once."""
+    claimed = spool.claim(store.path)
+    lines = list(spool.read(claimed))
+    records = [_failure(x) if x["kind"] == "tool_error" else _prompt(x)
+               for x in lines if x["kind"] in ("tool_error", "prompt")]
+    added = store.import_records(records).added if records else 0
+    fixed = 0
+    for position, line in enumerate(lines):
+        if line["kind"] == "tool_ok":
+            later = {_key("error", x["id"]) for x in lines[position + 1:] if x["kind"] == "tool_error"}
+            fixed += _link_fix(store, line, later)
+    spool.done(claimed)
+    spool.trim_seen(store.path)
+    return {"events": len(lines), "added": added, "fixed": fixed,
+            "sessions": sorted({str(x.get("session")) for x in lines if x.get("session")})}
+
+
+def summarize_session(store: Store, session: str) -> Memory | None:
+    try:
+        return store.summarize(task_id=session).memory
+    except HindsightError:
+        return None  # nothing episodic in that session
+
+
+def close_session(path: Path, event: Event, conf: Settings) -> None:
+    """Session end or compaction: everything spooled goes in, and the session gets its summary."""
+    store = Store(path)
+    if spool.pending(path):
+        ingest(store)
+    if conf.summarize and event.session and store.exists:
+        summarize_session(store, event.session)
+
+
+def _in_project(memory: Memory, project: str | None, tasks: set[str]) -> bool:
+    if project is None:
+        return True
+    owner = memory.metadata.get("project")
+    if owner:
+        return owner == project
+    return memory.task_id in tasks if memory.task_id else memory.source == "user"
+
+
+def _groups(store: Store, project: str | None) -> list[tuple[str, list[Memory]]]:
+    failures = store.list(Filters(types=("episodic",), outcomes=("failure",)), limit=200)
+    tasks = {m.task_id for m in failures if m.task_id and m.metadata.get("project") == project}
+    semantic = store.list(Filters(types=("semantic", "procedural")), limit=200)
+    keep = [m for m in failures + semantic if _in_project(m, project, tasks)]
+    return [
+        ("preference", [m for m in keep if m.type != "episodic" and m.source == "user" and "summary" not in m.tags]),
+        ("lesson", [m for m in keep if m.type == "episodic" and m.resolution]),
+        ("unresolved", [m for m in keep if m.type == "episodic" and not m.resolution]),
+        ("summary", [m for m in keep if m.trigger == "summary"]),
+    ]
+
+
+def session_context(path: Path, event: Event, conf: Settings) -> str | None:
+    """The block injected at session start: user preferences, fixed failures (lessons), unresolved
+    failures and recent session summaries of this project, newest first, within the budget."""
+    store = Store(path)
+    if spool.pending(path):
+        report = ingest(store)
+        if conf.summarize:  # sessions that ended without a session-end event (Codex, a crash)
+            for session in report["sessions"]:
+                if session != event.session:
+                    summarize_session(store, session)
+    if not store.exists:
+        return None
+    picked: list[Memory] = []
+    for name, members in _groups(store, _project(store, event.cwd)):
+        picked.extend(sorted(members, key=lambda m: m.event_at, reverse=True)[:_PER_GROUP[name]])
+    if not picked:
+        return None
+    _, block, _ = ranking.fit_budget(picked, conf.recall_budget)
+    return block if "\n" in block else None
+
+
+def repeat_context(path: Path, event: Event, query: str, conf: Settings) -> str | None:
+    """"I have seen this before": the memories that match a repeated question or error, fixes first."""
+    store = Store(path)
+    if spool.pending(path):
+        ingest(store)
+    if not store.exists:
+        return None
+    result = store.search(query, k=10, troubleshoot=True, current_task=event.session or None)
+    project = _project(store, event.cwd)
+    hits = [h.memory for h in result.hits
+            if h.memory.trigger != "user_prompt" and _in_project(h.memory, project, set())
+            and not (h.memory.task_id == event.session and h.memory.outcome == "failure" and not h.memory.resolution)]
+    if not hits:
+        return None
+    _, block, _ = ranking.fit_budget(hits, conf.repeat_budget)
+    return block if "\n" in block else None

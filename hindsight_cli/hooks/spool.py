@@ -1,0 +1,148 @@
+"""The hook spool: redacted JSON lines that recording hooks append and the store ingests later.
+
+Recording must cost a few milliseconds, so this module imports only the standard library and the
+redaction rules: no DuckDB, LanceDB, ONNX or NumPy. Each event is one ``write`` on a file opened with
+``O_APPEND`` (mode 0600) under an exclusive ``flock``, so lines from concurrent hooks never interleave,
+whatever their length. The ingester claims the file by renaming it; a writer that opened the old name
+just before the rename notices (the inode changed) and writes to the new file instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+try:
+    import fcntl
+except ImportError:  # Windows: appends of one write each are still atomic enough for our line sizes
+    fcntl = None  # type: ignore[assignment]
+
+SPOOL_DIR = "spool"
+EVENTS = "events.jsonl"
+SEEN = "seen.jsonl"
+LOG = "hooks.log"
+CLAIMED_PREFIX = "claimed-"
+_SEEN_TAIL = 64 * 1024  # bytes of the seen-signatures file a hook reads (the most recent ones)
+
+
+def spool_dir(store: Path) -> Path:
+    return store / SPOOL_DIR
+
+
+def new_id() -> str:
+    return os.urandom(16).hex()  # `import uuid` alone costs more than a whole recording hook should
+
+
+def _open_locked(path: Path) -> int:
+    """An O_APPEND descriptor on ``path`` holding its exclusive lock, still linked under that name."""
+    while True:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        if fcntl is None:
+            return fd
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            if os.fstat(fd).st_ino == os.stat(path).st_ino:
+                return fd
+        except FileNotFoundError:
+            pass
+        os.close(fd)  # claimed (renamed) between our open and our lock: append to the new file
+
+
+def append(path: Path, record: dict[str, Any]) -> None:
+    """Append one JSON line to ``path`` in a single write."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    fd = _open_locked(path)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def claim(store: Path) -> list[Path]:
+    """Take the pending events for ingestion: the live file is renamed, so new events start a new one.
+
+    Files claimed earlier by an ingester that did not finish are returned too; ingesting them twice is
+    harmless because every event carries its own idempotency key.
+    """
+    directory = spool_dir(store)
+    live = directory / EVENTS
+    if live.exists():
+        target = directory / f"{CLAIMED_PREFIX}{time.time_ns()}-{os.getpid()}.jsonl"
+        try:
+            os.replace(live, target)
+        except FileNotFoundError:
+            pass  # another ingester took it first
+        else:
+            if fcntl is not None:  # wait for a writer that locked the old name before the rename
+                fd = os.open(target, os.O_RDONLY)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+                finally:
+                    os.close(fd)
+    return sorted(directory.glob(f"{CLAIMED_PREFIX}*.jsonl")) if directory.is_dir() else []
+
+
+def read(paths: list[Path]) -> Iterator[dict[str, Any]]:
+    """The events in ``paths``, in order; a torn or foreign line is skipped, not fatal."""
+    for path in paths:
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except FileNotFoundError:
+            continue
+        for line in lines:
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(value, dict) and value.get("id") and value.get("kind"):
+                yield value
+
+
+def pending(store: Path) -> bool:
+    directory = spool_dir(store)
+    return (directory / EVENTS).exists() or any(directory.glob(f"{CLAIMED_PREFIX}*.jsonl"))
+
+
+def done(paths: list[Path]) -> None:
+    for path in paths:
+        path.unlink(missing_ok=True)
+
+
+def recent_seen(store: Path) -> list[dict[str, Any]]:
+    """The most recent signatures of prompts and errors (for "have I seen this before?")."""
+    path = spool_dir(store) / SEEN
+    try:
+        with path.open("rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - _SEEN_TAIL))
+            chunk = handle.read().decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    out = []
+    for line in chunk.splitlines()[1 if len(chunk) >= _SEEN_TAIL else 0:]:
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            out.append(value)
+    return out
+
+
+def trim_seen(store: Path, keep: int = 2000) -> None:
+    """Keep the signatures file small (called on the slow path, at ingestion)."""
+    path = spool_dir(store) / SEEN
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except FileNotFoundError:
+        return
+    if len(lines) > keep * 2:
+        temp = path.with_name(f".{SEEN}.tmp")
+        temp.write_text("\n".join(lines[-keep:]) + "\n", encoding="utf-8")
+        os.chmod(temp, 0o600)
+        os.replace(temp, path)

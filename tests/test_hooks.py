@@ -1,0 +1,258 @@
+"""Lifecycle hooks: realistic payloads replayed through the hook command as a client runs it, the
+installer on a fake home, and a whole simulated session (start → failure → fix → stop → next start)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hindsight_cli.hooks import events
+from hindsight_cli.models import Filters
+from hindsight_cli.store import Store
+
+ENTRY = Path(__file__).resolve().parent.parent / "hindsight_cli" / "hooks" / "__main__.py"
+SECRET = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+@pytest.fixture
+def project(_isolated: Path) -> Path:
+    """A project directory with its own store, like `hindsight init` makes."""
+    (_isolated / ".hindsight").mkdir()
+    return _isolated
+
+
+def hook(event: str, payload: dict[str, Any], client: str = "claude-code", store: Path | None = None) -> str:
+    """Run the hook the way an installed client does: our entry file by path, payload on stdin."""
+    argv = [sys.executable, str(ENTRY), event, "--client", client] + (["--store", str(store)] if store else [])
+    result = subprocess.run(argv, input=json.dumps(payload), capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    return result.stdout
+
+
+def claude(project: Path, session: str, event: str, **fields: Any) -> dict[str, Any]:
+    return {"session_id": session, "transcript_path": f"/home/u/.claude/projects/p/{session}.jsonl",
+            "cwd": str(project), "hook_event_name": event, **fields}
+
+
+def failing_pytest(project: Path, session: str) -> dict[str, Any]:
+    return claude(project, session, "PostToolUseFailure", tool_name="Bash", tool_use_id="toolu_01",
+                  tool_input={"command": f"OPENAI_API_KEY={SECRET} pytest tests/test_api.py",
+                              "description": "Run the API tests"},
+                  error="Exit code 1\nE   ModuleNotFoundError: No module named 'requests'", is_interrupt=False)
+
+
+def fixed_pytest(project: Path, session: str) -> dict[str, Any]:
+    return claude(project, session, "PostToolUse", tool_name="Bash", tool_use_id="toolu_02",
+                  tool_input={"command": "pip install requests && pytest tests/test_api.py"},
+                  tool_response={"stdout": "3 passed in 0.41s", "stderr": "", "interrupted": False, "isImage": False})
+
+
+def spool_text(project: Path) -> str:
+    return "".join(p.read_text() for p in (project / ".hindsight" / "spool").glob("*.jsonl"))
+
+
+def test_a_failing_tool_is_spooled_redacted_and_prints_nothing(project: Path) -> None:
+    assert hook("tool-failure", failing_pytest(project, "s1")) == ""
+    text = spool_text(project)
+    assert "ModuleNotFoundError" in text and "pytest tests/test_api.py" in text
+    assert SECRET not in text and "[REDACTED" in text
+    events_file = project / ".hindsight" / "spool" / "events.jsonl"
+    assert oct(events_file.stat().st_mode & 0o777) == "0o600"
+    assert not (project / ".hindsight" / "ledger.duckdb").exists()  # recording never opened the store
+
+
+def test_a_success_with_no_failure_before_it_is_not_even_spooled(project: Path) -> None:
+    assert hook("tool", fixed_pytest(project, "s1")) == ""
+    assert not (project / ".hindsight" / "spool" / "events.jsonl").exists()
+
+
+def test_whole_session_then_the_next_session_starts_with_the_lesson(project: Path, fake: Any) -> None:
+    start = claude(project, "s1", "SessionStart", source="startup", model="claude-sonnet-4-5")
+    assert hook("session-start", start) == ""  # nothing known yet: no context
+    assert hook("prompt", claude(project, "s1", "UserPromptSubmit", prompt="make the API tests pass")) == ""
+    hook("tool-failure", failing_pytest(project, "s1"))
+    hook("tool", fixed_pytest(project, "s1"))
+    assert hook("stop", claude(project, "s1", "Stop", stop_hook_active=False)) == ""
+
+    out = json.loads(hook("session-start", claude(project, "s2", "SessionStart", source="startup")))
+    context = out["hookSpecificOutput"]["additionalContext"]
+    assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    assert context.startswith("[hindsight: ")
+    assert "(failure→fixed)" in context and "No module named 'requests'" in context
+    assert "fix: then Bash succeeded with: pip install requests && pytest tests/test_api.py" in context
+    assert "Summary of task s1" in context  # s1 ended without SessionEnd: summarized at the next start
+    assert SECRET not in context
+
+    store = Store(project / ".hindsight", embedder=fake)
+    failures = store.list(Filters(task_id="s1", outcomes=("failure",), statuses=None))
+    assert {m.status for m in failures} == {"active", "superseded"}  # the fix is a new version
+    fixed = next(m for m in failures if m.status == "active")
+    assert fixed.trigger == "tool_error" and fixed.type == "episodic" and fixed.metadata["tool"] == "Bash"
+    assert not (project / ".hindsight" / "spool" / "events.jsonl").exists()  # ingested
+
+
+def test_an_unrelated_success_does_not_count_as_the_fix(project: Path, fake: Any) -> None:
+    hook("tool-failure", failing_pytest(project, "s1"))
+    unrelated = claude(project, "s1", "PostToolUse", tool_name="Bash", tool_input={"command": "git status"},
+                       tool_response={"stdout": "clean", "stderr": ""})
+    hook("tool", unrelated)
+    hook("session-end", claude(project, "s1", "SessionEnd", reason="exit"))
+    store = Store(project / ".hindsight", embedder=fake)
+    [failure] = store.list(Filters(task_id="s1", outcomes=("failure",)))
+    assert failure.resolution is None
+    [summary] = store.list(Filters(task_id="s1", types=("semantic",), tags=("summary",)))
+    assert summary.trigger == "summary"  # SessionEnd summarized the session
+
+
+def test_a_repeated_error_injects_what_was_learnt(project: Path) -> None:
+    hook("tool-failure", failing_pytest(project, "s1"))
+    hook("tool", fixed_pytest(project, "s1"))
+    hook("session-end", claude(project, "s1", "SessionEnd", reason="exit"))
+    again = json.loads(hook("tool-failure", failing_pytest(project, "s2")))
+    assert again["hookSpecificOutput"]["hookEventName"] == "PostToolUseFailure"
+    assert "fix: then Bash succeeded with: pip install requests" in again["hookSpecificOutput"]["additionalContext"]
+
+
+def test_a_repeated_question_injects_matching_memories(project: Path) -> None:
+    hook("prompt", claude(project, "s1", "UserPromptSubmit", prompt="why does the weather API return 401?"))
+    hook("tool-failure", claude(project, "s1", "PostToolUseFailure", tool_name="WebFetch",
+                                tool_input={"url": "https://api.weather.example/today"},
+                                error="HTTP 401 Unauthorized: weather API token expired"))
+    first = hook("prompt", claude(project, "s1", "UserPromptSubmit", prompt="list the files"))
+    assert first == ""
+    out = json.loads(hook("prompt", claude(project, "s2", "UserPromptSubmit",
+                                           prompt="why does the weather API return 401 again?")))
+    context = out["hookSpecificOutput"]["additionalContext"]
+    assert out["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
+    assert "weather API token expired" in context
+    assert "why does the weather API" not in context  # the question itself is not an answer
+
+
+def test_a_broken_store_never_breaks_the_agent_and_is_logged(project: Path) -> None:
+    (project / ".hindsight" / "config.toml").write_text("[hooks]\nrecall = 'yes'\n")
+    assert hook("session-start", claude(project, "s1", "SessionStart", source="startup")) == ""
+    log = (project / ".hindsight" / "spool" / "hooks.log").read_text()
+    assert "session-start" in log and "recall must be bool" in log
+
+
+def test_garbage_on_stdin_exits_zero_and_logs(project: Path) -> None:
+    result = subprocess.run([sys.executable, str(ENTRY), "tool", "--client", "claude-code"], input="not json",
+                            capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    assert "JSONDecodeError" in (Path(os.environ["HINDSIGHT_HOME"]) / "hooks.log").read_text()
+
+
+def test_parts_can_be_turned_off(project: Path) -> None:
+    (project / ".hindsight" / "config.toml").write_text("[hooks]\nrecord_failures = false\n")
+    hook("tool-failure", failing_pytest(project, "s1"))
+    assert spool_text(project) == ""
+
+
+@pytest.mark.parametrize("client, event, payload, answer", [
+    ("cursor", "prompt", {"conversation_id": "c1", "generation_id": "g1", "hook_event_name": "beforeSubmitPrompt",
+                          "prompt": "hello", "workspace_roots": []}, {"continue": True}),
+    ("cursor", "stop", {"conversation_id": "c1", "hook_event_name": "stop", "status": "completed"}, {}),
+    ("gemini", "stop", {"session_id": "g1", "hook_event_name": "AfterAgent", "prompt": "hi",
+                        "prompt_response": "done", "stop_hook_active": False}, {}),
+])
+def test_clients_that_need_an_answer_get_one(project: Path, client: str, event: str, payload: dict[str, Any],
+                                             answer: dict[str, Any]) -> None:
+    payload.setdefault("cwd", str(project))
+    assert json.loads(hook(event, payload, client=client)) == answer
+
+
+def test_cursor_and_gemini_and_codex_failures_are_recognised(project: Path) -> None:
+    cursor = events.normalize("cursor", "postToolUseFailure", {
+        "conversation_id": "c1", "tool_name": "Shell", "tool_input": {"command": "npm test"},
+        "error_message": "Command failed with exit code 1", "failure_type": "error"})
+    gemini = events.normalize("gemini", "AfterTool", {
+        "session_id": "g1", "tool_name": "run_shell_command", "tool_input": {"command": "make"},
+        "tool_response": {"llmContent": "", "returnDisplay": "", "error": "make: *** [all] Error 2"}})
+    codex = events.normalize("codex", "PostToolUse", {
+        "session_id": "x1", "tool_name": "Bash", "tool_input": {"command": "cargo build"},
+        "tool_response": "Exit code: 101\nerror[E0425]: cannot find value `x`"})
+    ok = events.normalize("codex", "PostToolUse", {"session_id": "x1", "tool_name": "Bash",
+                                                   "tool_input": {"command": "ls"}, "tool_response": "Exit code: 0\n"})
+    assert [e.kind for e in (cursor, gemini, codex, ok)] == ["tool-failure", "tool-failure", "tool-failure", "tool"]
+    assert (cursor.session, cursor.args, gemini.error) == ("c1", "npm test", "make: *** [all] Error 2")
+    assert events.respond("cursor", "session-start", "X") == '{"additional_context": "X"}'
+    assert json.loads(events.respond("gemini", "session-start", "X")) == {
+        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "X"}}
+
+
+# --- install / uninstall / status -------------------------------------------------------------------------
+
+def test_install_merges_is_idempotent_and_uninstall_removes_exactly_ours(cli: Any, home: Path) -> None:
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    theirs = {"model": "opus", "hooks": {"PostToolUse": [
+        {"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "prettier --write"}]}]}}
+    settings.write_text(json.dumps(theirs, indent=2))
+
+    first = cli("hooks", "install", "--client", "claude-code", "--json", store=False)
+    assert first.exit_code == 0, first.output
+    report = json.loads(first.stdout)
+    assert report["changed"] is True and Path(report["backup"]).read_text() == json.dumps(theirs, indent=2)
+    data = json.loads(settings.read_text())
+    assert data["model"] == "opus"
+    assert set(data["hooks"]) == {"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop",
+                                  "PreCompact", "SessionEnd"}
+    assert data["hooks"]["PostToolUse"][0] == theirs["hooks"]["PostToolUse"][0]
+    ours = data["hooks"]["PostToolUse"][1]
+    assert ours["matcher"] == "*" and "hooks/__main__.py tool --client claude-code" in ours["hooks"][0]["command"]
+
+    again = cli("hooks", "install", "--client", "claude-code", "--json", store=False)
+    assert json.loads(again.stdout)["changed"] is False
+    assert json.loads(settings.read_text()) == data
+
+    status = json.loads(cli("hooks", "status", "--json", store=False).stdout)
+    row = next(r for r in status["clients"] if r["client"] == "claude-code" and r["scope"] == "user")
+    assert len(row["events"]) == 7
+
+    removed = cli("hooks", "uninstall", "--client", "claude-code", store=False)
+    assert removed.exit_code == 0 and "Removed hindsight's hooks" in removed.stderr
+    assert json.loads(settings.read_text()) == theirs
+
+
+@pytest.mark.parametrize("client, scope, relative, event", [
+    ("cursor", "project", ".cursor/hooks.json", "sessionStart"),
+    ("codex", "user", ".codex/hooks.json", "SessionStart"),
+    ("gemini", "user", ".gemini/settings.json", "BeforeAgent"),
+])
+def test_other_clients_install_and_a_file_we_created_goes_on_uninstall(cli: Any, home: Path, _isolated: Path,
+                                                                       client: str, scope: str, relative: str,
+                                                                       event: str) -> None:
+    result = cli("hooks", "install", "--client", client, "--scope", scope, store=False)
+    assert result.exit_code == 0, result.output
+    path = (_isolated if scope == "project" else home) / relative
+    data = json.loads(path.read_text())
+    assert event in data["hooks"]
+    if client == "cursor":
+        assert data["version"] == 1 and "command" in data["hooks"]["sessionStart"][0]
+    cli("hooks", "uninstall", "--client", client, "--scope", scope, store=False)
+    assert not path.exists()
+
+
+def test_install_refuses_a_broken_settings_file_and_an_unsupported_client(cli: Any, home: Path) -> None:
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text("{ not json")
+    result = cli("hooks", "install", "--client", "claude-code", store=False)
+    assert result.exit_code == 1 and "is not valid JSON" in result.stderr
+    assert settings.read_text() == "{ not json"
+    windsurf = cli("hooks", "install", "--client", "windsurf", store=False)
+    assert windsurf.exit_code == 1 and "docs/hooks.md" in windsurf.stderr
+
+
+def test_hook_command_in_process_answers_like_the_entry_file(cli: Any, project: Path) -> None:
+    result = cli("hook", "tool-failure", input=json.dumps(failing_pytest(project, "s9")), store=False)
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert "ModuleNotFoundError" in spool_text(project)
