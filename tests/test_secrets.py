@@ -1,0 +1,337 @@
+"""Secrets never reach the disk: a corpus recorded through the CLI, import and MCP, then every file grepped.
+
+Every secret here is fake but has the real format, and is assembled at run time from pieces and a
+seeded random body, so the repository holds no string a secret scanner would flag.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import string
+import sys
+from pathlib import Path
+
+import pytest
+
+from hindsight_cli.redact import redact, redact_value
+from hindsight_cli.store import Store
+from hindsight_cli.text import clean
+
+_RNG = random.Random(7)
+ALNUM = string.ascii_letters + string.digits
+UPPER_DIGITS = string.ascii_uppercase + string.digits
+B64 = ALNUM + "+/"
+HEX = "0123456789abcdef"
+
+
+def rand(n: int, alphabet: str = ALNUM) -> str:
+    """A random body that has a digit, an upper- and a lower-case letter wherever the alphabet does."""
+    while True:
+        body = "".join(_RNG.choice(alphabet) for _ in range(n))
+        kinds = [any(c.isdigit() for c in body), any(c.isupper() for c in body), any(c.islower() for c in body)]
+        wanted = [any(c.isdigit() for c in alphabet), any(c.isupper() for c in alphabet),
+                  any(c.islower() for c in alphabet)]
+        if kinds == wanted:
+            return body
+
+
+def pem(kind: str, lines: int = 6) -> tuple[str, list[str]]:
+    body = [rand(64, B64) for _ in range(lines)] + [rand(24, B64) + "=="]
+    label = f"{kind} PRIVATE KEY".strip()
+    text = "\n".join([f"-----BEGIN {label}-----", *body, f"-----END {label}-----"])
+    return text, body
+
+
+def _corpus() -> list[tuple[str, str, list[str]]]:
+    """(name, text as an agent would record it, the secret values that must never be stored)."""
+    items: list[tuple[str, str, list[str]]] = []
+
+    def add(name: str, text: str, *secrets: str) -> None:
+        items.append((name, text, list(secrets)))
+
+    akid = "AK" + "IA" + rand(16, UPPER_DIGITS)
+    aws_secret = rand(40, B64)
+    add("aws key id in prose", f"deploy to s3 failed with key {akid}: access denied on bucket logs", akid)
+    add("aws credentials file", f"[default]\naws_access_key_id = {akid}\naws_secret_access_key = {aws_secret}\n"
+        "region = eu-west-1", akid, aws_secret)
+    secret2 = rand(40, B64)
+    add("aws secret env", f"export AWS_SECRET_ACCESS_KEY={secret2}", secret2)
+    secret3 = rand(40, B64)
+    add("aws secret in prose", f"rotated the AWS secret access key, new one {secret3} is in the vault", secret3)
+    session = "IQoJb3JpZ2luX2Vj" + rand(120, B64)
+    sts = "AS" + "IA" + rand(16, UPPER_DIGITS)
+    add("aws session token", f"temporary creds {sts} with aws_session_token={session}", sts, session)
+
+    gcp_key, gcp_body = pem("")
+    gcp = json.dumps({"type": "service_account", "project_id": "demo-project", "private_key_id": rand(40, HEX),
+                      "private_key": gcp_key + "\n", "client_email": "bot@demo-project.iam.gserviceaccount.com"},
+                     indent=2)
+    add("gcp service account json", "service account for the exporter:\n" + gcp, *gcp_body)
+    gkey = "AI" + "za" + rand(35, ALNUM + "_-")
+    add("google api key", f"maps calls use key={gkey} from the console", gkey)
+
+    account_key = rand(86, B64) + "=="
+    add("azure storage connection string",
+        f"DefaultEndpointsProtocol=https;AccountName=demostore;AccountKey={account_key};"
+        "EndpointSuffix=core.windows.net", account_key)
+    sb_key = rand(43, B64) + "="
+    add("azure service bus", f"Endpoint=sb://demo.servicebus.windows.net/;SharedAccessKeyName=root;"
+        f"SharedAccessKey={sb_key}", sb_key)
+    sql_pw = "Az" + rand(14, ALNUM) + "!9"
+    add("azure sql ado", f"Server=tcp:demo.database.windows.net,1433;Database=app;User ID=admin;"
+        f"Password={sql_pw};Encrypt=true", sql_pw)
+    sig = rand(43, B64).replace("/", "%2F") + "%3D"
+    add("azure sas url", f"download from https://demo.blob.core.windows.net/c/f.zip?sv=2022-11-02&se=2030-01-01"
+        f"&sr=b&sp=r&sig={sig}", sig)
+
+    ghp = "gh" + "p_" + rand(36)
+    add("github classic token", f"git push failed until I set GH_TOKEN to {ghp}", ghp)
+    pat = "github" + "_pat_" + rand(22) + "_" + rand(59)
+    add("github fine-grained token", f"the workflow uses {pat} for the api", pat)
+    gho = "gh" + "o_" + rand(36)
+    add("github oauth token", f"oauth flow returned access token {gho}", gho)
+    ghs = "gh" + "s_" + rand(36)
+    add("github token in a remote url", f"git remote set-url origin https://x-access-token:{ghs}@github.com/o/r.git",
+        ghs)
+
+    oai = "sk" + "-" + rand(48)
+    add("openai key", f"OPENAI_API_KEY is {oai} for the eval run", oai)
+    proj = "sk" + "-proj-" + rand(64, ALNUM + "_-")
+    add("openai project key", f"client = OpenAI(api_key=\"{proj}\")", proj)
+    ant = "sk" + "-ant-api03-" + rand(93, ALNUM + "_-") + "AA"
+    add("anthropic key", f"anthropic calls 401 until the key {ant} was rotated", ant)
+
+    xoxb = "xo" + "xb-" + rand(12, string.digits) + "-" + rand(13, string.digits) + "-" + rand(24)
+    add("slack bot token", f"the bot posts with {xoxb}", xoxb)
+    xoxp = "xo" + "xp-" + rand(12, string.digits) + "-" + rand(12, string.digits) + "-" + rand(32, HEX)
+    add("slack user token", f"user token: {xoxp}", xoxp)
+    hook_tail = "T" + rand(8, UPPER_DIGITS) + "/B" + rand(10, UPPER_DIGITS) + "/" + rand(24)
+    hook = "https://hooks.slack" + ".com/services/" + hook_tail
+    add("slack webhook", f"alerts go to {hook}", hook_tail)
+
+    stripe = "sk" + "_live_" + rand(24)
+    add("stripe secret key", f"charge failed; STRIPE_KEY={stripe}", stripe)
+    restricted = "rk" + "_live_" + rand(24)
+    add("stripe restricted key", f"read-only key {restricted}", restricted)
+    whsec = "wh" + "sec_" + rand(32)
+    add("stripe webhook secret", f"verify signatures with {whsec}", whsec)
+
+    def b64url(data: dict[str, object]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()
+
+    jwt = ".".join([b64url({"alg": "HS256", "typ": "JWT"}), b64url({"sub": "42", "name": "demo", "iat": 1700000000}),
+                    rand(43, ALNUM + "_-")])
+    add("jwt", f"session cookie was {jwt}", jwt.split(".")[1], jwt.split(".")[2])
+
+    for kind in ("RSA", "EC", "OPENSSH", "ENCRYPTED", "DSA"):
+        key, body = pem(kind)
+        add(f"pem {kind.lower()} private key", f"{kind} deploy key for the runner:\n{key}\nkeep it out of git", *body)
+    key, body = pem("PGP", 4)
+    key = key.replace("PGP PRIVATE KEY-----", "PGP PRIVATE KEY BLOCK-----")
+    add("pgp private key block", key, *body)
+
+    pg_pw = rand(16)
+    add("postgres url", f"DATABASE_URL=postgres://app:{pg_pw}@db.internal:5432/app", pg_pw)
+    mongo_pw = rand(12) + "%40" + rand(6)
+    add("mongodb srv url", f"connect with mongodb+srv://admin:{mongo_pw}@cluster0.example.net/test", mongo_pw)
+    redis_pw = rand(20)
+    add("redis url without user", f"cache at redis://:{redis_pw}@cache:6379/0", redis_pw)
+    amqp_pw = rand(8) + "@" + rand(8)
+    add("amqp url with @ in the password", f"broker amqp://guest:{amqp_pw}@rabbit:5672/vhost", amqp_pw)
+
+    env_pw = rand(18)
+    add(".env password", f"DB_HOST=localhost\nDB_PASSWORD={env_pw}\nDB_PORT=5432", env_pw)
+    api_token = rand(32, HEX)
+    add("export api token", f"export API_TOKEN={api_token}", api_token)
+    json_pw = "correct horse " + rand(10)
+    add("json password with spaces", json.dumps({"user": "svc", "password": json_pw}), json_pw)
+    yaml_secret = rand(40, ALNUM + "-_")
+    add("yaml client secret", f"oauth:\n  client_id: demo-app\n  client_secret: {yaml_secret}\n", yaml_secret)
+    bearer = rand(48, ALNUM + "-_.")
+    add("bearer header", f"curl -H 'Authorization: Bearer {bearer}' https://api.example.com/v1/me", bearer)
+    basic = base64.b64encode(f"svc:{rand(14)}".encode()).decode()
+    add("basic auth header", f"request had Authorization: Basic {basic}", basic)
+    npm = "np" + "m_" + rand(36)
+    add(".npmrc auth token", f"//registry.npmjs.org/:_authToken={npm}", npm)
+    pypi = "py" + "pi-AgEIcHlwaS5vcmc" + rand(70, ALNUM + "_-")
+    add(".pypirc token", f"[pypi]\nusername = __token__\npassword = {pypi}", pypi)
+    glpat = "gl" + "pat-" + rand(20, ALNUM + "_-")
+    add("gitlab token", f"CI_JOB uses {glpat}", glpat)
+    hf = "h" + "f_" + rand(34)
+    add("hugging face token", f"huggingface-cli login --token {hf}", hf)
+    sg = "S" + "G." + rand(22, ALNUM + "_-") + "." + rand(43, ALNUM + "_-")
+    add("sendgrid key", f"mail via SENDGRID={sg}", sg)
+    docker_auth = base64.b64encode(f"robot:{rand(20)}".encode()).decode()
+    add("docker config auth", json.dumps({"auths": {"https://index.docker.io/v1/": {"auth": docker_auth}}}),
+        docker_auth)
+    x_api = rand(40, HEX)
+    add("x-api-key header", f"x-api-key: {x_api}", x_api)
+    prose_pw = rand(6) + "9!" + rand(4)
+    add("password in prose", f"the staging admin password is {prose_pw} (rotate monthly)", prose_pw)
+    php = rand(24)
+    add("php array secret", f"'secret' => '{php}',", php)
+    return items
+
+
+CORPUS = _corpus()
+SECRETS = sorted({s for _, _, secrets in CORPUS for s in secrets}, key=len)
+
+# Ordinary text that mentions the same words and shapes: stored exactly as given.
+ORDINARY = [
+    "Fixed in commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39 on main; the aws cli bump caused it.",
+    "sha256 of the empty file is e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855.",
+    "md5 d41d8cd98f00b204e9800998ecf8427e matches the release tarball",
+    "request id 123e4567-e89b-12d3-a456-426614174000 timed out after 30 s",
+    "Decode it with: echo aGVsbG8gd29ybGQ= | base64 -d   (prints hello world)",
+    "Our password policy requires 12 characters and a rotation every 90 days.",
+    "The token bucket refills 10 tokens per second; burst is 50.",
+    "Bearer of bad news: the nightly deploy failed again.",
+    "Docs: https://docs.python.org/3/library/re.html and http://localhost:8080/api?page=2",
+    "Clone over https://user@example.com/repo.git (no password in the URL).",
+    "LOG_LEVEL=debug\nMAX_TOKENS=4096\nTOKEN_URL=https://auth.example.com/oauth/token\nNODE_ENV=production",
+    "set max_tokens=4096 and tokens_used=512 in the request",
+    "The token is stored in the OS keychain, never in the repo.",
+    "password: must be rotated by the on-call engineer",
+    "author: Jane Doe\nsecretary: John Roe",
+    "api_key = os.environ[\"OPENAI_API_KEY\"]  # read from the environment",
+    "password = getpass.getpass()",
+    "token = request.headers.get('Authorization')",
+    "PASSWORD=${DB_PASSWORD} comes from the compose file",
+    "GOOGLE_APPLICATION_CREDENTIALS=/etc/gcp/key.json",
+    "pass --password <your-password> or set api_key: null to disable",
+    "PWD=/home/dev/project when the hook ran",
+    "AKIA is the prefix of AWS access key ids; ghp_ marks GitHub personal tokens.",
+    "A JWT header starts with eyJ, which is base64 for {\"",
+    "sk-learn is not a package; install scikit-learn",
+    "The secret is patience: wait for the lock and retry.",
+    "export PATH=$HOME/.local/bin:$PATH",
+    "Connect to postgres://localhost:5432/app as the app user",
+    "ssh git@github.com:org/repo.git works once the deploy key is added",
+    "UUIDs in the log: 0b9f7c5e-2a41-4c3e-9d2b-8f1e6a7c3d10, 550e8400-e29b-41d4-a716-446655440000",
+    "auth: handled by the gateway, see the oauth section",
+    "Use --meta KEY=value pairs; KEY must not be empty",
+]
+
+
+def _batches(size: int = 8) -> list[tuple[str, int]]:
+    """The corpus as a few long memories (text, items in it), so the slow faces (CLI, MCP) see every
+    secret in a few calls."""
+    texts = [text for _, text, _ in CORPUS]
+    return [("\n\n---\n\n".join(texts[i : i + size]), len(texts[i : i + size])) for i in range(0, len(texts), size)]
+
+
+def _files(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file()]
+
+
+def _leaks(paths: list[Path]) -> list[tuple[str, str]]:
+    """(file, secret prefix) for every secret found in any of the files, as UTF-8 or its JSON escape."""
+    found = []
+    for path in paths:
+        data = path.read_bytes()
+        for secret in SECRETS:
+            forms = {secret.encode(), json.dumps(secret)[1:-1].encode()}
+            if any(form in data for form in forms):
+                found.append((str(path), secret[:12]))
+    return found
+
+
+def test_corpus_is_large_and_the_grep_can_see_what_is_stored(store: Store) -> None:
+    assert len(CORPUS) >= 40 and len(SECRETS) >= 60
+    marker = "plainmarker" + rand(24)  # a positive control: the same grep finds what *was* stored
+    store.record(f"kept as written: {marker}")
+    store.sync_index()
+    hits = [p for p in _files(store.path) if marker.encode() in p.read_bytes()]
+    assert any(p.name == "ledger.duckdb" or p.suffix == ".wal" for p in hits)
+    assert any("index.lance" in p.parts for p in hits)
+
+
+@pytest.mark.parametrize(("name", "text", "secrets"), CORPUS, ids=[c[0] for c in CORPUS])
+def test_each_secret_is_redacted(name: str, text: str, secrets: list[str]) -> None:
+    redacted, count = redact(text)
+    assert count >= 1
+    assert [s for s in secrets if s in redacted] == [], redacted
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_text_is_not_mangled(text: str) -> None:
+    assert redact(text) == (text, 0)
+
+
+def test_ordinary_text_is_stored_unchanged(store: Store) -> None:
+    for text in ORDINARY:
+        result = store.record(text, merge=False, metadata={"note": text, "max_tokens": "4096"},
+                              env={"LOG_LEVEL": "debug"})
+        assert result.redactions == 0
+        assert result.memory.content == clean(text)
+        assert result.memory.metadata == {"note": text, "max_tokens": "4096"}
+
+
+def test_secret_named_metadata_and_env_values_go_whole() -> None:
+    value, count = redact_value({"password": "letmein", "nested": [{"api_key": "plainword"}], "token_count": "12",
+                                 "db_password": "${DB_PASSWORD}"})
+    assert value == {"password": "[REDACTED:secret]", "nested": [{"api_key": "[REDACTED:secret]"}],
+                     "token_count": "12", "db_password": "${DB_PASSWORD}"}
+    assert count == 2
+
+
+def test_cli_record_and_export_keep_no_secret(cli, tmp_path: Path) -> None:
+    for text, items in _batches():
+        result = cli("record", "-", "--no-merge", "--json", input=text)
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout)["redactions"] >= items
+    extra = SECRETS[-1]
+    result = cli("record", "fields carry secrets too", "--meta", f"token={extra}", "--env", f"API_KEY={extra}",
+                 "--resolution", f"rotated; new key {SECRETS[-2]}", "--json")
+    assert json.loads(result.stdout)["redactions"] == 3
+    assert cli("search", "deploy key runner", "--json").exit_code == 0  # builds the LanceDB index too
+    out = tmp_path / "export.jsonl"
+    assert cli("export", "-o", str(out)).exit_code == 0
+    assert len(out.read_text().splitlines()) == len(_batches()) + 1
+    assert _leaks([*_files(cli.store_path), out]) == []
+
+
+def test_import_keeps_no_secret(cli, tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    lines = [json.dumps({"content": text, "metadata": {"raw": text, "secret": "plain"}, "env": {"TOKEN": "abcd1234"}})
+             for _, text, _ in CORPUS]
+    source.write_text("\n".join(lines) + "\n")
+    result = cli("import", str(source), "--json")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["added"] == len(CORPUS) and summary["redactions"] >= 3 * len(CORPUS)
+    assert cli("search", "aws credentials", "--json").exit_code == 0
+    out = tmp_path / "export.jsonl"
+    assert cli("export", "-o", str(out)).exit_code == 0
+    assert _leaks([*_files(cli.store_path), out]) == []
+    assert _leaks([source]) != []  # the grep would have seen them
+
+
+@pytest.mark.anyio
+async def test_mcp_write_and_its_log_keep_no_secret(tmp_path: Path) -> None:
+    from mcp import Client, StdioServerParameters
+
+    log = tmp_path / "mcp.log"
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "hindsight_cli", "mcp", "--store", str(tmp_path / "s"), "--log-file", str(log)],
+        env={"HINDSIGHT_HOME": str(tmp_path / "home")})
+    async with Client(params) as client:
+        for text, items in _batches():
+            written = await client.call_tool("memory_write", {
+                "content": text, "merge": False, "metadata": {"copy": text}, "resolution": "fix: " + text})
+            assert not written.is_error, written.content
+            assert written.structured_content["redactions"] >= 3 * items
+        refused = await client.call_tool("memory_write", {"content": CORPUS[0][1], "importance": 7})
+        assert refused.is_error  # refusals are logged: the log must not carry the input either
+        found = await client.call_tool("memory_search", {"query": "private key deploy runner"})
+        assert not found.is_error
+    assert log.exists()
+    assert _leaks([*_files(tmp_path / "s"), log]) == []
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
