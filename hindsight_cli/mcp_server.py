@@ -403,6 +403,9 @@ def configure_logging(log_file: Path | None) -> None:
 
 def run(store: Store, *, agent: str | None, transport: str, host: str, port: int, log_file: Path | None) -> None:
     """Serve until the client disconnects (stdio) or the process is stopped (http)."""
+    from .paths import private_files
+
+    private_files()
     configure_logging(log_file)
     server = build_server(store, agent)
 

@@ -117,3 +117,9 @@ REASONS = {
     "project": "nearest .hindsight/ directory above the current directory",
     "global": "global store (no --store, no $HINDSIGHT_STORE, no .hindsight/ found)",
 }
+
+
+def private_files() -> None:
+    """Make every file and directory this process creates readable by its user only (umask 077):
+    ledger, index, markers, exports. hindsight's own processes (the CLI, the MCP server) call it."""
+    os.umask(0o077)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -23,8 +24,11 @@ from .text import clean, terms
 from .timeutil import iso, now as utcnow, parse_time
 from .writing import Prepared, embedding_text, keyword_terms, keyword_text, prepare
 
+log = logging.getLogger("hindsight.store")
+
 SEARCH_TYPES = ("episodic", "semantic", "procedural")
 MODES = ("hybrid", "vector", "keyword")
+IMPORT_BATCH = 2000
 Progress = Callable[[int, int], None]
 
 
@@ -559,29 +563,25 @@ class Store:
         if self._index_is_current(engine):
             return self._search_index(query, filters, ctx, embedding, query_terms, mode, n, k, budget, lists)
         with self.ledger.connect(read_only=True) as conn:
-            dim = self._check_model(conn) if mode != "keyword" else 0
-            where, params = where_sql(filters, ctx.now)
+            dim = self._check_model(conn) if mode != "keyword" else int(self.ledger.meta(conn)["embedding_dim"])
             use_index = self._engine(conn, engine) == "index"
-            if use_index:
-                index = self._synced_index(conn, dim)
-                lance_where = where_clause(filters, ctx.now)
-                words = index.keyword(query_terms, lance_where, n) if mode != "vector" else []
-            else:
+            if not use_index:
+                where, params = where_sql(filters, ctx.now)
                 words = self.ledger.keyword(conn, query_terms, where, params, n, weights.bm25_k1,
                                             weights.bm25_b) if mode != "vector" else []
-            vector = self._checked(embedding.result(), dim)[0].tolist() if embedding else None
-            if vector is None:
-                near = []
-            elif use_index:
-                near = index.nearest(vector, lance_where, n)
-            else:
-                near = self.ledger.nearest(conn, vector, dim, where, params, n)
-            by_keyword = {m for m, _ in words}
-            near = [(m, s) for m, s in near if s >= weights.min_vector_similarity or m in by_keyword]
-            candidates = ranking.fuse(near, words)
-            ids = list(candidates)
-            rows = self.ledger.select(conn, f"{where} AND m.id IN ({', '.join('?' for _ in ids)})",
-                                      [*params, *ids], with_vectors=True) if ids else []
+                vector = self._checked(embedding.result(), dim)[0].tolist() if embedding else None
+                near = self.ledger.nearest(conn, vector, dim, where, params, n) if vector is not None else []
+                by_keyword = {m for m, _ in words}
+                near = [(m, s) for m, s in near if s >= weights.min_vector_similarity or m in by_keyword]
+                candidates = ranking.fuse(near, words)
+                ids = list(candidates)
+                rows = self.ledger.select(conn, f"{where} AND m.id IN ({', '.join('?' for _ in ids)})",
+                                          [*params, *ids], with_vectors=True) if ids else []
+        if use_index:
+            # Catch the index up with short ledger reads of its own, then search it without holding the
+            # ledger: a DuckDB reader, even read-only, locks every writing process out.
+            self._sync(self.index(dim))
+            return self._search_index(query, filters, ctx, embedding, query_terms, mode, n, k, budget, lists)
         return self._rank(query, rows, candidates, ctx, k, budget, lists)
 
     def _index_is_current(self, engine: str | None) -> bool:
@@ -621,11 +621,19 @@ class Store:
                 continue
             scored[mid] = ranking.score(row, candidates[mid], ctx, weights, lists, best_keyword, rel[mid])
         order = sorted(scored, key=lambda m: (-scored[m][0], m))
+        rank_of = {m: i for i, m in enumerate(order, 1)}
         import numpy as np
 
         vectors = {m: np.asarray(by_id[m]["embedding"], dtype=np.float32) for m in order
                    if by_id[m].get("embedding") is not None}
         scores = {m: scored[m][0] for m in order}
+        quarantined = [m for m in order if "quarantined" in (by_id[m].get("tags") or [])]
+        if quarantined:  # instruction-like text from untrusted sources ranks after everything else
+            held_back = set(quarantined)
+            order = [m for m in order if m not in held_back]
+            for mid in quarantined:
+                reason = (by_id[mid].get("metadata") or {}).get("quarantine", {}).get("reason", "untrusted")
+                scored[mid][1]["notes"].append(f"quarantined: {reason}; ranked after trusted memories")
         if ctx.fixes_first:
             # Gate on the evidence itself (cosine, BM25 relative to the best), which does not stretch
             # small differences the way list-normalised fusion does on a handful of candidates.
@@ -638,9 +646,10 @@ class Store:
                 scored[mid][1]["notes"].append("troubleshoot: a failure with a fix, ranked first")
         else:
             picked = ranking.mmr(order, scores, vectors, weights.mmr_lambda, k)
+        picked += ranking.mmr(quarantined, scores, vectors, weights.mmr_lambda, k - len(picked))
         for position, mid in enumerate(picked, 1):
             scored[mid][1]["mmr_position"] = position
-            scored[mid][1]["score_rank"] = order.index(mid) + 1
+            scored[mid][1]["score_rank"] = rank_of[mid]
         memories = [_memory(by_id[m]) for m in picked]
         kept, context, tokens = ranking.fit_budget(memories, budget)
         hits = [Hit(memories[i], scored[picked[i]][0], candidates[picked[i]].matched, scored[picked[i]][1])
@@ -668,19 +677,21 @@ class Store:
             self._index = Index(self.path / paths.INDEX_DIR, dim)
         return self._index
 
-    def _synced_index(self, conn: Any, dim: int) -> Index:
-        index = self.index(dim)
-        self._sync(conn, index)
-        return index
+    def _sync(self, index: Index, progress: Progress | None = None) -> int:
+        """Bring the index up to the ledger: upsert changed rows, drop rows the ledger lost.
 
-    def _sync(self, conn: Any, index: Index, progress: Progress | None = None) -> int:
-        """Bring the index up to the ledger: upsert changed rows, drop rows the ledger lost."""
+        The ledger is read in short connections and closed before any index write, so a sync (in an
+        MCP server, or a big one after an import) never keeps other processes from writing.
+        """
         token = self.ledger.change_token()  # read first: a write during the sync leaves the index stale
-        head = self.ledger.max_seq(conn)
-        mark = index.watermark()
         changed = 0
-        if head > mark:
-            rows = self.ledger.changed_since(conn, mark)
+        with index.write_lock(self.config.lock_timeout):
+            mark = index.watermark()
+            with self.ledger.connect(read_only=True) as conn:
+                head = self.ledger.max_seq(conn)
+                rows = self.ledger.changed_since(conn, mark) if head > mark else []
+                ledger_count = conn.execute("SELECT count(*) FROM memories WHERE embedding IS NOT NULL").fetchone()[0]
+                dim = int(self.ledger.meta(conn).get("embedding_dim", 0))
             for start in range(0, len(rows), 2000):
                 chunk = rows[start : start + 2000]
                 changed += index.upsert(
@@ -688,28 +699,45 @@ class Store:
                     {r["id"]: json.dumps(_memory(r).to_dict(), ensure_ascii=False) for r in chunk})
                 if progress:
                     progress(min(start + 2000, len(rows)), len(rows))
-        ledger_count = conn.execute("SELECT count(*) FROM memories WHERE embedding IS NOT NULL").fetchone()[0]
-        if index.count() != ledger_count:
-            extra = sorted(index.ids() - self.ledger.all_ids(conn))
-            if extra:
-                index.delete(extra)
-        if head > mark:
-            index.set_watermark(head)
+            if index.count() != ledger_count:
+                self._repair(index)
+            if head > mark:
+                index.set_watermark(head)
         index.maybe_compact()
-        self._synced = (token, int(self.ledger.meta(conn).get("embedding_dim", 0)))
+        self._synced = (token, dim)
         return changed
 
+    def _repair(self, index: Index) -> None:
+        """Make the index hold exactly the ledger's rows once each: drop rows of ids the ledger lost,
+        and rewrite ids that have more than one row (from a write that was not serialised)."""
+        counts = index.id_counts()
+        with self.ledger.connect(read_only=True) as conn:
+            known = self.ledger.all_ids(conn)
+            doubled = [m for m, n in counts.items() if n > 1 and m in known]
+            rows = self.ledger.by_ids(conn, doubled, with_vectors=True) if doubled else []
+        gone = sorted(set(counts) - known)
+        if gone or doubled:
+            index.delete(gone + doubled)
+        if rows:
+            index.upsert(rows, {r["id"]: " ".join(terms(keyword_text(r))) for r in rows},
+                         {r["id"]: json.dumps(_memory(r).to_dict(), ensure_ascii=False) for r in rows})
+
     def _sync_if_open(self) -> None:
+        """After a committed write: bring an open index up to date. The write already succeeded, so
+        an index failure (disk full, another process compacting) is logged, not raised: the index is
+        derived and the next sync catches up."""
         if self._index is not None:
-            with self.ledger.connect(read_only=True) as conn:
-                self._sync(conn, self._index)
+            try:
+                self._sync(self._index)
+            except Exception as error:  # noqa: BLE001 - see above
+                log.warning("index sync after a write failed (it catches up later): %s", error)
 
     def sync_index(self) -> int:
         """Index every ledger change the index lacks; returns how many rows were written."""
         self._require()
         with self.ledger.connect(read_only=True) as conn:
             dim = int(self.ledger.meta(conn).get("embedding_dim", 384))
-            return self._sync(conn, self.index(dim))
+        return self._sync(self.index(dim))
 
     # --- forgetting -------------------------------------------------------------------------------
 
@@ -770,7 +798,9 @@ class Store:
         """After a hard forget: drop the vectors and every old index version that still holds them,
         then rewrite the ledger so no freed block keeps the old bytes. Returns whether it could."""
         if (self.path / paths.INDEX_DIR).exists():
-            self.index().scrub(ids)
+            index = self.index()
+            with index.write_lock(self.config.lock_timeout):
+                index.scrub(ids)
         return self.ledger.scrub()
 
     def expire(self) -> int:
@@ -838,6 +868,8 @@ class Store:
         """Add exported memories; ids and idempotency keys already present are skipped (idempotent).
 
         Every record is validated before anything is written: one bad record refuses the whole import.
+        Valid records are then embedded and committed in batches of ``IMPORT_BATCH``, so an import that
+        is killed (or runs out of disk) keeps what it committed, and rerunning it adds exactly the rest.
         """
         prepared: list[Prepared] = []
         for number, record in enumerate(records, 1):
@@ -861,16 +893,28 @@ class Store:
             known_ids.add(row["id"])
             known_keys.add(row["idempotency_key"])
             fresh.append(item)
-        vectors = self._embed_many([embedding_text(p.row) for p in fresh], dim, progress)
-        with self.ledger.transaction() as conn:
-            existing = self.ledger.all_ids(conn)  # another process may have imported meanwhile
-            added = [(p, v) for p, v in zip(fresh, vectors) if p.row["id"] not in existing]
-            self.ledger.insert_many(conn, [(p.row, v, keyword_terms(p.row)) for p, v in added])
-            if added:
-                self.ledger.audit(conn, "import", [p.row["id"] for p, _ in added], utcnow())
-        if added and (self._index is not None or (self.path / paths.INDEX_DIR).exists() or len(added) >= 1000):
+        added: list[Prepared] = []
+        for start in range(0, len(fresh), IMPORT_BATCH):
+            # One transaction per batch: a killed or failed import keeps the batches it committed, and
+            # rerunning it adds exactly the rest.
+            chunk = fresh[start : start + IMPORT_BATCH]
+            step = (lambda done, _total, base=start: progress(base + done, len(fresh))) if progress else None
+            vectors = self._embed_many([embedding_text(p.row) for p in chunk], dim, step)
+            with self.ledger.transaction() as conn:
+                # Another process may have imported the same records meanwhile.
+                rows = conn.execute("SELECT id, idempotency_key FROM memories").fetchall()
+                ids, keys = {r[0] for r in rows}, {r[1] for r in rows}
+                batch = [(p, v) for p, v in zip(chunk, vectors)
+                         if p.row["id"] not in ids and p.row["idempotency_key"] not in keys]
+                self.ledger.insert_many(conn, [(p.row, v, keyword_terms(p.row)) for p, v in batch])
+                if batch:
+                    self.ledger.audit(conn, "import", [p.row["id"] for p, _ in batch], utcnow())
+            added.extend(p for p, _ in batch)
+        if added and (self._index is not None or len(added) >= 1000):
+            # A big import pays the index update now rather than the next search; small ones leave it
+            # to the next search or the MCP server, which sync before they read.
             self.sync_index()
-        return ImportResult(len(added), len(records) - len(added), sum(p.redactions for p, _ in added))
+        return ImportResult(len(added), len(records) - len(added), sum(p.redactions for p in added))
 
     # --- maintenance ------------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from .errors import InvalidInput
 from .models import MEMORY_TYPES, OUTCOMES, STATUSES
+from .poisoning import QUARANTINE_CONFIDENCE, QUARANTINE_TAG, quarantine_reason
 from .redact import redact, redact_value
 from .text import clean, term_counts
 from .timeutil import parse_duration, parse_future, parse_time
@@ -181,6 +182,12 @@ def prepare(fields: Mapping[str, Any], *, default_agent: str, max_bytes: int, tt
         raise InvalidInput("metadata must contain only JSON values.") from None
     metadata, n = redact_value(metadata)
     redactions += n
+    quarantine = quarantine_reason(content, source)
+    if quarantine:  # instruction-like text from an untrusted source: kept, but never trusted
+        confidence = min(confidence, QUARANTINE_CONFIDENCE)
+        metadata = {**metadata, "quarantine": quarantine}
+        if QUARANTINE_TAG not in tags:
+            tags.append(QUARANTINE_TAG)
     env, n = redact_value(_string_map(fields.get("env"), "env"))
     redactions += n
     event_at = _time(fields.get("event_at"), "event_at") or now

@@ -51,6 +51,9 @@ def _root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
 ) -> None:
     """Local-first memory for LLM agents: record what happened, recall what matters, within a budget."""
+    from ..paths import private_files
+
+    private_files()
 
 
 from . import memory, store_admin  # noqa: E402  (commands register themselves on `app`)

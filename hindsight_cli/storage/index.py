@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import threading
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from ..errors import StoreBusy
 from ..models import Filters
 
 TABLE = "memories"
@@ -110,6 +114,32 @@ class Index:
             base_tokenizer="whitespace", lower_case=False, stem=False, remove_stop_words=False,
             ascii_folding=False, with_position=False), replace=True)
 
+    @contextmanager
+    def write_lock(self, timeout: float) -> Iterator[None]:
+        """Serialise index writers across processes. LanceDB commits concurrent appends safely, but
+        two processes upserting the same new id at once would both insert it."""
+        try:
+            import fcntl
+        except ImportError:  # Windows: no lock; duplicates are removed by the next sync
+            yield
+            return
+        self.path.mkdir(parents=True, exist_ok=True)
+        handle = os.open(self.path / ".hindsight-write.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise StoreBusy(f"The index {self.path} stayed busy with another process's update "
+                                        f"for {timeout:g} s; retry, or raise HINDSIGHT_LOCK_TIMEOUT.") from None
+                    time.sleep(0.005 + 0.02 * random.random())
+            yield
+        finally:
+            os.close(handle)
+
     # --- sync state ---------------------------------------------------------------------------------
 
     def watermark(self) -> int:
@@ -151,8 +181,15 @@ class Index:
             self.table().delete(f"id IN ({', '.join(_q(i) for i in chunk)})")
 
     def ids(self) -> set[str]:
+        return set(self.id_counts())
+
+    def id_counts(self) -> dict[str, int]:
+        """How many rows each id has (more than one only after an interrupted or unlocked write)."""
         rows = self._read(lambda table: table.to_arrow().select(["id"]).to_pylist())
-        return {r["id"] for r in rows}
+        counts: dict[str, int] = {}
+        for row in rows:
+            counts[row["id"]] = counts.get(row["id"], 0) + 1
+        return counts
 
     def count(self) -> int:
         return int(self._read(lambda table: [{"n": table.count_rows()}])[0]["n"])
@@ -164,9 +201,21 @@ class Index:
         """Merge small fragments; ``purge`` also drops old versions so deleted data leaves the disk."""
         import warnings
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # "removes every version except the latest": that is the point
-            self.table().optimize(cleanup_older_than=timedelta(0) if purge else timedelta(hours=1))
+        for attempt in range(4):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # "removes every version except the latest": the point
+                    self.table().optimize(cleanup_older_than=timedelta(0) if purge else timedelta(hours=1))
+                return
+            except RuntimeError as error:
+                # Another process committed meanwhile; LanceDB says to retry. Compaction only tidies
+                # up, so after a few tries an ordinary one gives up (a purge must not).
+                if "conflict" not in str(error).lower() or (attempt == 3 and purge):
+                    raise
+                if attempt == 3:
+                    return
+                self._table = None
+                time.sleep(0.05 * (attempt + 1))
 
     def scrub(self, ids: Sequence[str]) -> None:
         """Delete ``ids`` so that none of their bytes stay on disk: rewrite every live row into new

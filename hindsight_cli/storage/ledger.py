@@ -8,6 +8,7 @@ retried with backoff up to the lock timeout, then reported as ``StoreBusy``.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import random
 import threading
@@ -20,6 +21,8 @@ from typing import Any
 
 from ..errors import HindsightError, StoreBusy
 from ..models import Filters
+
+log = logging.getLogger("hindsight.ledger")
 
 SCHEMA_VERSION = 2  # 2: memories.supersedes (the back link of superseded_by)
 
@@ -52,6 +55,25 @@ def _schema(dim: int) -> list[str]:
         """CREATE TABLE IF NOT EXISTS audit ("at" TIMESTAMP NOT NULL, action VARCHAR NOT NULL, ids VARCHAR[] NOT NULL,
             reason VARCHAR, actor VARCHAR)""",
     ]
+
+
+def storage_error(path: Path, error: Exception) -> HindsightError:
+    """A storage failure as one line that says what happened and what to do; the transaction
+    it interrupted was rolled back, so nothing was half-written."""
+    text = str(error)
+    store = path.parent
+    if any(s in text for s in ("No space left", "File too large", "Disk quota exceeded")):
+        return HindsightError(f"The disk holding the store {store} is full ({_detail(text)}); nothing was "
+                              "written. Free some space and retry.")
+    if any(s in text for s in ("Permission denied", "Read-only file system", "read-only", "Operation not permitted")):
+        return HindsightError(f"The store {store} is read-only for this user ({_detail(text)}); nothing was "
+                              "written. Fix its permissions, or pass --store with a writable directory.")
+    return HindsightError(f"The ledger {path} failed: {_detail(text)}. Nothing was written; run "
+                          "`hindsight doctor store` to check it.")
+
+
+def _detail(text: str) -> str:
+    return " ".join(text.split())[:200]
 
 
 def _is_lock_error(error: Exception) -> bool:
@@ -117,12 +139,16 @@ class Ledger:
 
     @contextmanager
     def connect(self, read_only: bool = False) -> Iterator[Any]:
-        with self._file_lock(exclusive=False):
+        import duckdb
+
+        with self._file_lock(exclusive=not read_only):
             conn = self._open(read_only)
             try:
                 if not self._current:
                     conn = self._upgrade(conn, read_only)
                 yield conn
+            except duckdb.Error as error:
+                raise storage_error(self.path, error) from None
             finally:
                 conn.close()
 
@@ -137,7 +163,7 @@ class Ledger:
                 return duckdb.connect(str(self.path), read_only=read_only)
             except duckdb.IOException as error:
                 if not _is_lock_error(error):
-                    raise HindsightError(f"Cannot open the ledger {self.path}: {error}") from None
+                    raise storage_error(self.path, error) from None
                 if time.monotonic() >= deadline:
                     raise self._busy() from None
                 time.sleep(delay * (0.5 + random.random()))
@@ -151,11 +177,16 @@ class Ledger:
 
     @contextmanager
     def _file_lock(self, exclusive: bool) -> Iterator[None]:
-        """An advisory lock beside the ledger: every operation holds it shared; rewriting the file
-        (``scrub``) holds it exclusively, so no process has the old file open when it is replaced.
+        """Advisory locks beside the ledger that order every process's access to it.
 
-        Where ``fcntl`` is missing (Windows) or the directory is read-only, there is no lock file:
-        operations go ahead, and ``scrub`` refuses (see there).
+        Readers hold ``ledger.duckdb.lock`` shared; writers (and ``scrub``, which replaces the file)
+        hold it exclusively, so DuckDB's own lock, which prefers readers and can starve a writer for as
+        long as reads keep overlapping, is never contended between hindsight processes. A writer first
+        takes ``ledger.duckdb.queue`` and keeps it while it waits; readers pass through the queue
+        before they take their shared lock, so a waiting writer goes next.
+
+        Where ``fcntl`` is missing (Windows) or the directory is read-only there are no lock files:
+        operations go ahead under DuckDB's lock alone, and ``scrub`` refuses (see there).
         """
         try:
             import fcntl
@@ -163,29 +194,56 @@ class Ledger:
             yield
             return
         try:
-            handle = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+            lock = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError:
-            if exclusive:
-                raise HindsightError(f"Cannot lock {self.path.parent} to rewrite the ledger: "
-                                     "the store directory is not writable.") from None
+            if exclusive and self.path.parent.exists():
+                raise HindsightError(
+                    f"The store {self.path.parent} is read-only for this user (cannot open "
+                    f"{self.lock_path.name}); nothing was written. Fix its permissions, or pass --store with a "
+                    "writable directory.") from None
             yield
             return
-        mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
         deadline = time.monotonic() + self.lock_timeout
-        delay = 0.005
         try:
-            while True:
-                try:
-                    fcntl.flock(handle, mode | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        raise self._busy() from None
-                    time.sleep(delay * (0.5 + random.random()))
-                    delay = min(delay * 2, 0.1)
+            queue = os.open(self.queue_path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            queue = None
+        try:
+            if queue is not None:
+                self._flock(fcntl, queue, fcntl.LOCK_EX, deadline)
+            try:
+                if exclusive:
+                    self._flock(fcntl, lock, fcntl.LOCK_EX, deadline)
+            finally:
+                if queue is not None and not exclusive:
+                    os.close(queue)  # a reader only passes through the queue
+                    queue = None
+            if not exclusive:
+                self._flock(fcntl, lock, fcntl.LOCK_SH, deadline)
+            if queue is not None:
+                os.close(queue)  # the writer holds the file: let the next one queue
+                queue = None
             yield
         finally:
-            os.close(handle)  # closing the descriptor releases the lock
+            if queue is not None:
+                os.close(queue)
+            os.close(lock)  # closing a descriptor releases its lock
+
+    def _flock(self, fcntl: Any, handle: int, mode: int, deadline: float) -> None:
+        delay = 0.001
+        while True:
+            try:
+                fcntl.flock(handle, mode | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise self._busy() from None
+                time.sleep(delay * (0.5 + random.random()))
+                delay = min(delay * 2, 0.05)
+
+    @property
+    def queue_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".queue")
 
     @property
     def lock_path(self) -> Path:
@@ -234,10 +292,18 @@ class Ledger:
         return self.path.with_name(self.path.name + ".changed")
 
     def mark_changed(self) -> None:
-        """Tell long-running readers, without them opening DuckDB, that the ledger changed."""
+        """Tell long-running readers, without them opening DuckDB, that the ledger changed.
+
+        Called after a commit, so a failure here (disk full) must not report the write as failed:
+        a reader that misses the marker catches up at its next change token or sync.
+        """
         temp = self.marker.with_name(f".{self.marker.name}.{os.getpid()}.{threading.get_ident()}")
-        temp.write_text(f"{time.time_ns()} {os.getpid()}")
-        os.replace(temp, self.marker)
+        try:
+            temp.write_text(f"{time.time_ns()} {os.getpid()}")
+            os.replace(temp, self.marker)
+        except OSError as error:
+            temp.unlink(missing_ok=True)
+            log.warning("could not update %s: %s", self.marker, error)
 
     def change_token(self) -> str:
         try:
