@@ -146,6 +146,7 @@ class Memories:
                           tags=tuple(options.pop("tags", None) or ()), since=options.pop("since", None),
                           until=options.pop("until", None))
         with self._lock:
+            self._ingest_hook_events()
             result = self.store.search(query, filters=filters, k=top_k, budget=budget_tokens, **options)
         hits = [ScoredMemory(**h.memory.to_dict(), score=round(h.score, 6), matched=h.matched) for h in result.hits]
         return SearchOutput(hits, result.context, result.tokens, result.dropped_for_budget)
@@ -201,12 +202,24 @@ class Memories:
                                       actor=self.agent or "mcp")
         return ForgetOutput(count, hard, archive)
 
+    def _ingest_hook_events(self) -> None:
+        """Move what lifecycle hooks spooled (docs/hooks.md) into the store before reading it, so a
+        search sees the failure a hook recorded a moment ago. One stat when there is nothing."""
+        from .hooks import recall, spool
+
+        if self.store.exists and spool.pending(self.store.path):
+            try:
+                recall.ingest(self.store)
+            except HindsightError as error:
+                log.warning("could not ingest hook events: %s", error)
+
     def warm_up(self) -> None:
         """Load the model and bring the index up to date, under the same lock as the tools: a tool
         call that arrives meanwhile waits instead of racing to create the index."""
         with self._lock:
             if self.store.exists:
                 self.store.expire_if_due()
+                self._ingest_hook_events()
                 self.store.sync_index()
             self.store.embedder.embed(["warm up"])
 

@@ -256,3 +256,27 @@ def test_hook_command_in_process_answers_like_the_entry_file(cli: Any, project: 
     result = cli("hook", "tool-failure", input=json.dumps(failing_pytest(project, "s9")), store=False)
     assert (result.exit_code, result.stdout) == (0, "")
     assert "ModuleNotFoundError" in spool_text(project)
+
+
+@pytest.mark.anyio
+async def test_the_mcp_server_sees_what_a_hook_just_spooled(project: Path, fake: Any) -> None:
+    from mcp import Client
+
+    from hindsight_cli.mcp_server import build_server
+
+    store = Store(project / ".hindsight", embedder=fake)
+    store.init()
+    hook("PostToolUseFailure", failing_pytest(project, "s-mcp"))
+    assert "ModuleNotFoundError" in spool_text(project)
+    async with Client(build_server(store), raise_exceptions=True) as client:
+        result = await client.call_tool("memory_search", {"query": "No module named requests pytest"})
+    hits = result.structured_content["hits"]
+    assert hits and "ModuleNotFoundError" in hits[0]["content"] and SECRET not in json.dumps(hits)
+    from hindsight_cli.hooks import spool
+
+    assert not spool.pending(store.path)  # ingested: the events are in the store now
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
