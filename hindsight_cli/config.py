@@ -19,17 +19,18 @@ class Ranking:
     """Weights of DESIGN §5; ``final = Σ weight·signal``, scaled by confidence."""
 
     w_relevance: float = 0.6
-    w_recency: float = 0.15
+    w_recency: float = 0.1
     w_outcome: float = 0.1
     w_importance: float = 0.1
     w_same_task: float = 0.05
     fusion: str = "zscore"  # "zscore": vector_weight·z(cosine) + (1-vector_weight)·z(bm25); "weighted"; "rrf"
     vector_weight: float = 0.4
     rrf_k: int = 60
-    candidates: int = 50
-    mmr_lambda: float = 0.75
-    w_prev_step: float = 0.5  # share of the relevance of the step before (same task) a memory inherits
-    w_next_step: float = 0.2  # ... and of the step after
+    candidates: int = 100
+    mmr_lambda: float = 0.9
+    w_prev_step: float = 0.6  # share of the relevance of the step before (same task) a memory inherits
+    w_next_step: float = 0.3  # ... and of the step after
+    neighbour_steps: int = 2  # how far; each further step passes on half as much
     bm25_k1: float = 0.9
     bm25_b: float = 0.4
     min_vector_similarity: float = 0.2  # a vector-only candidate below this cosine is noise, not a hit
@@ -186,6 +187,15 @@ DEFAULT_CONFIG_TOML = f"""\
 [consolidate]
 # similarity = 0.8              # cosine at or above which episodes are one pattern
 # min_evidence = 2              # occurrences a pattern needs (merged repeats count)
+
+[hooks]                         # lifecycle hooks (docs/hooks.md)
+# recall = true                 # inject memories at session start
+# recall_budget = 800           # tokens
+# repeat_recall = true          # inject on a repeated question or error
+# repeat_budget = 400
+# record_failures = true        # spool failing tool calls and their fixes
+# record_prompts = true         # spool prompts
+# summarize = true              # summarize sessions at session end / compaction
 
 [ranking]
 # fusion = "weighted"          # or "rrf" (reciprocal-rank fusion)
