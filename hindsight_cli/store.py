@@ -6,6 +6,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -14,7 +15,7 @@ from typing import Any
 
 from . import paths, ranking
 from .config import Config, load as load_config
-from .embedding import Embedder, load_embedder
+from .embedding import Embedder, known_dim, load_embedder, model_name
 from .errors import EmbeddingMismatch, HindsightError, InvalidInput, MemoryNotFound, StoreNotFound
 from .models import (AuditEntry, ConsolidateResult, Filters, Hit, ImportResult, Memory, PatternChange, SearchResult,
                      SummaryResult, WriteResult)
@@ -87,13 +88,29 @@ class Store:
                 self._embedder.warm()  # a long-running process pays the optimised model's load once
         return self._embedder
 
-    def init(self) -> bool:
+    def init(self, model: str | None = None) -> bool:
         """Create the store if needed (directory 0700, ``.gitignore`` of ``*``, a commented config).
+
+        Args:
+            model: the embedding model of a new store (``multilingual``, ``default`` or any fastembed
+                name); written to its ``config.toml``. An existing store keeps its model.
 
         Returns:
             True if the store was created, False if it already existed.
+
+        Raises:
+            InvalidInput: ``model`` differs from the model of an existing store.
         """
         created = not self.exists
+        if model is not None:
+            model = model_name(model)
+            if not created:
+                with self.ledger.connect(read_only=True) as conn:
+                    stored = self.ledger.meta(conn).get("embedding_model")
+                if stored != model:
+                    raise InvalidInput(
+                        f"{self.path} is already a store with the model {stored}. To switch, set [embedding] "
+                        f"model = \"{model}\" in its config.toml and run `hindsight reindex`.")
         self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
         ignore = self.path / ".gitignore"
         if not ignore.exists():
@@ -105,20 +122,22 @@ class Store:
 
             config_file.write_text(DEFAULT_CONFIG_TOML)
             os.chmod(config_file, 0o600)
+        if model is not None and created:
+            text = config_file.read_text()
+            if re.search(r'(?m)^# model = ".*"$', text):
+                text = re.sub(r'(?m)^# model = ".*"$', f'model = "{model}"', text, count=1)
+            elif not re.search(r"(?m)^\[embedding\]", text):
+                text += f'\n[embedding]\nmodel = "{model}"\n'
+            config_file.write_text(text)
+            self.config = load_config(self.path)
         if created:
-            if self._embedder is not None or self.config.embedding_model != self._bundled():
-                model, dim = self.embedder.name, self.embedder.dim
-            else:  # the bundled model's dimension is known without loading it
-                model, dim = self._bundled(), 384
-            self.ledger.create(model, dim)
+            wanted = self._embedder.name if self._embedder is not None else model_name(self.config.embedding_model)
+            dim = known_dim(wanted) if self._embedder is None else None
+            if dim is None:  # a hub model: load it once to learn its dimension
+                wanted, dim = self.embedder.name, self.embedder.dim
+            self.ledger.create(wanted, dim)
             os.chmod(self.ledger.path, 0o600)
         return created
-
-    @staticmethod
-    def _bundled() -> str:
-        from .config import DEFAULT_MODEL
-
-        return DEFAULT_MODEL
 
     def _require(self) -> None:
         if not self.exists:
@@ -129,7 +148,7 @@ class Store:
     def _check_model(self, conn: Any) -> int:
         meta = self.ledger.meta(conn)
         stored, dim = meta.get("embedding_model"), int(meta.get("embedding_dim", 0))
-        wanted = self.embedder.name if self._embedder is not None else self.config.embedding_model
+        wanted = self.embedder.name if self._embedder is not None else model_name(self.config.embedding_model)
         if stored != wanted:
             raise EmbeddingMismatch(
                 f"This store's vectors come from {stored} ({dim}-d) but the configured model is {wanted}. "
@@ -148,7 +167,7 @@ class Store:
         store's model check has passed, so a mismatch never starts a download.
         """
         function = lambda: self.embedder.embed(texts)  # noqa: E731
-        if self._embedder is not None or self.config.embedding_model == self._bundled():
+        if self._embedder is not None or known_dim(self.config.embedding_model) is not None:
             return _Background(function)
         return _Deferred(function)
 

@@ -23,7 +23,11 @@ def _open(path: Optional[Path]):  # noqa: ANN202
 
 
 @app.command()
-def init(store: StoreOption = None, json_: JsonFlag = False) -> None:
+def init(
+    embedding_model: Annotated[Optional[str], typer.Option("--embedding-model", help="Embedding model of a new store: default (English, bundled), multilingual (Chinese and 15 more languages, offline; needs the multilingual extra) or a fastembed model name.", show_default=False)] = None,
+    store: StoreOption = None,
+    json_: JsonFlag = False,
+) -> None:
     """Create a store (./.hindsight by default).
 
     The directory gets a .gitignore of * and a commented config.toml; --store PATH (or
@@ -32,6 +36,7 @@ def init(store: StoreOption = None, json_: JsonFlag = False) -> None:
     \b
     Example:
         hindsight init
+        hindsight init --embedding-model multilingual     # memories in Chinese and English
     """
     from . import render
 
@@ -39,7 +44,7 @@ def init(store: StoreOption = None, json_: JsonFlag = False) -> None:
 
     chosen = store or os.environ.get(paths.ENV_STORE)
     target = Path(chosen).expanduser().resolve() if chosen else Path.cwd() / paths.STORE_DIRNAME
-    created = Store(target).init()
+    created = Store(target).init(model=embedding_model)
     if json_:
         render.json_doc({"store": str(target), "created": created})
         return
