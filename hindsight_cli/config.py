@@ -27,7 +27,7 @@ class Ranking:
     vector_weight: float = 0.4
     rrf_k: int = 60
     candidates: int = 100
-    mmr_lambda: float = 0.9
+    mmr_lambda: float = 0.75
     w_prev_step: float = 0.6  # share of the relevance of the step before (same task) a memory inherits
     w_next_step: float = 0.3  # ... and of the step after
     neighbour_steps: int = 2  # how far; each further step passes on half as much
@@ -198,10 +198,12 @@ DEFAULT_CONFIG_TOML = f"""\
 # summarize = true              # summarize sessions at session end / compaction
 
 [ranking]
-# fusion = "weighted"          # or "rrf" (reciprocal-rank fusion)
-# vector_weight = 0.5           # share of the cosine in weighted fusion; the rest is keyword (BM25)
+# fusion = "zscore"            # or "weighted" (raw cosine and BM25) or "rrf" (reciprocal-rank fusion)
+# vector_weight = 0.4           # share of the vector evidence in fusion; the rest is keyword (BM25)
+# w_prev_step = 0.6             # share of the relevance of the step before, same task, a memory inherits
+# w_next_step = 0.3             # ... of the step after (neighbour_steps = 2: how far, halving each step)
 # w_relevance = 0.6
-# w_recency = 0.15
+# w_recency = 0.1
 # w_outcome = 0.1
 # w_importance = 0.1
 # w_same_task = 0.05

@@ -59,19 +59,21 @@ def fuse(vector: Sequence[tuple[str, float]], keyword: Sequence[tuple[str, float
         if len(found) > 1:
             values = [score for _, score in found]
             mean = sum(values) / len(values)
-            spread = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)) or 1.0
+            # A floor under the spread (a tenth of the mean) keeps near-equal scores near-equal: without
+            # it, two candidates 0.01 apart in cosine would be a whole standard deviation apart.
+            spread = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values) + (0.1 * mean) ** 2) or 1.0
             for mid, score in found:
                 setattr(out[mid], f"{name}_z", (score - mean) / spread)
     return out
 
 
 def relevance(candidate: Candidate, weights: Ranking, lists: int, best_keyword: float) -> float:
-    """How well a candidate matches, in [0, 1].
+    """How well a candidate matches on its own.
 
-    ``zscore`` (default) adds each list's score in standard deviations above that list's mean, so a
-    cosine and a BM25 score count alike (not in a list: its mean); ``relevances`` then scales the
-    query's candidates into [0, 1]. ``weighted`` keeps the raw evidence: the cosine, and BM25 relative
-    to the best keyword hit. ``rrf`` uses ranks only (normalised so rank 1 everywhere is 1.0).
+    ``zscore`` (default): each list's score in standard deviations above that list's mean, so a cosine
+    and a BM25 score count alike (not in a list: its mean); ``relevances`` maps it into [0, 1].
+    ``weighted``: the raw evidence in [0, 1], the cosine and BM25 relative to the best keyword hit.
+    ``rrf``: ranks only, in [0, 1] (rank 1 in every list used is 1.0).
     """
     if weights.fusion == "zscore":
         if lists == 1:
@@ -80,6 +82,10 @@ def relevance(candidate: Candidate, weights: Ranking, lists: int, best_keyword: 
     if weights.fusion == "rrf":
         total = sum(1.0 / (weights.rrf_k + r) for r in (candidate.vector_rank, candidate.keyword_rank) if r)
         return total / (lists / (weights.rrf_k + 1))
+    return _weighted(candidate, weights, lists, best_keyword)
+
+
+def _weighted(candidate: Candidate, weights: Ranking, lists: int, best_keyword: float) -> float:
     vector = max(0.0, min(1.0, candidate.vector_score or 0.0))
     keyword = (candidate.keyword_score or 0.0) / best_keyword if best_keyword > 0 else 0.0
     if lists == 1:
@@ -87,18 +93,31 @@ def relevance(candidate: Candidate, weights: Ranking, lists: int, best_keyword: 
     return weights.vector_weight * vector + (1 - weights.vector_weight) * keyword
 
 
+_Z_SAMPLE = 20  # candidates at which the standardised and the raw evidence weigh the same
+
+
 def relevances(rows: dict[str, dict[str, Any]], candidates: dict[str, Candidate], weights: Ranking, lists: int,
                best_keyword: float) -> dict[str, float]:
     """Every candidate's relevance in [0, 1], with part of its task neighbours' added.
 
+    With ``zscore``, a candidate one standard deviation below the mean is 0 and the best is 1. A
+    z-score needs a sample: with few candidates the raw evidence (``weighted``) counts most, with
+    many the standardised one, so near-equal matches in a small store stay near-equal and outcome,
+    recency and the rest still decide between them.
+
     A memory one step after a strong match in the same task (the answer after the question, the fix
     after the error) inherits ``w_prev_step`` of that match's relevance; one step before it,
-    ``w_next_step``. Measured on LoCoMo (docs/benchmarks.md), this is the largest single gain.
+    ``w_next_step``; each further step up to ``neighbour_steps`` away half as much again. Measured on
+    LoCoMo (docs/benchmarks.md), this is the largest single gain.
     """
-    base = {m: max(0.0, relevance(candidates[m], weights, lists, best_keyword)) for m in rows}
     if weights.fusion == "zscore":
-        top = max(base.values(), default=0.0) or 1.0
-        base = {m: value / top for m, value in base.items()}
+        lifted = {m: max(0.0, 1.0 + relevance(candidates[m], weights, lists, best_keyword)) for m in rows}
+        top = max(lifted.values(), default=0.0) or 1.0
+        share = len(rows) / (len(rows) + _Z_SAMPLE)
+        base = {m: share * lifted[m] / top + (1 - share) * _weighted(candidates[m], weights, lists, best_keyword)
+                for m in rows}
+    else:
+        base = {m: max(0.0, relevance(candidates[m], weights, lists, best_keyword)) for m in rows}
     if not (weights.w_prev_step or weights.w_next_step):
         return base
     by_step = {(r["agent_id"], r["task_id"], r["step"]): base[m] for m, r in rows.items()
@@ -108,8 +127,10 @@ def relevances(rows: dict[str, dict[str, Any]], candidates: dict[str, Candidate]
         value = base[mid]
         if row.get("task_id") is not None and row.get("step") is not None:
             key = (row["agent_id"], row["task_id"])
-            value += weights.w_prev_step * by_step.get((*key, row["step"] - 1), 0.0)
-            value += weights.w_next_step * by_step.get((*key, row["step"] + 1), 0.0)
+            for distance in range(1, weights.neighbour_steps + 1):
+                share = 0.5 ** (distance - 1)
+                value += share * weights.w_prev_step * by_step.get((*key, row["step"] - distance), 0.0)
+                value += share * weights.w_next_step * by_step.get((*key, row["step"] + distance), 0.0)
         out[mid] = value
     top = max(out.values(), default=0.0)
     return {m: v / top for m, v in out.items()} if top > 1.0 else out
@@ -139,7 +160,7 @@ def score(row: dict[str, Any], candidate: Candidate, ctx: Context, weights: Rank
     """The final score of one candidate and each signal's contribution (for ``--explain``);
     ``rel`` is its entry of ``relevances`` (by default its own relevance, without neighbours)."""
     if rel is None:
-        rel = max(0.0, min(1.0, relevance(candidate, weights, lists, best_keyword)))
+        rel = relevances({candidate.id: row}, {candidate.id: candidate}, weights, lists, best_keyword)[candidate.id]
     age_days = max(0.0, (ctx.now - row["event_at"]).total_seconds() / 86400)
     recency = math.exp(-math.log(2) * age_days / max(_half_life(row["type"], weights), 1e-6))
     outcome = outcome_signal(row, ctx.troubleshooting)

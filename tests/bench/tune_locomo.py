@@ -61,7 +61,7 @@ def search(corpus: Corpus, query: str, qvec: np.ndarray, weights: Any, ctx: rank
     n = max(weights.candidates, k * 4)
     words: list[tuple[str, float]] = []
     if mode != "vector":
-        scores = corpus.bm25(terms(query))
+        scores = corpus.bm25(terms(query), weights.bm25_k1, weights.bm25_b)
         top = [i for i in np.lexsort((corpus.ids, -scores))[:n] if scores[i] > 0]
         words = [(corpus.ids[i], float(scores[i])) for i in top]
     near: list[tuple[str, float]] = []
@@ -75,7 +75,8 @@ def search(corpus: Corpus, query: str, qvec: np.ndarray, weights: Any, ctx: rank
     by_id = {r["id"]: r for r in corpus.rows if r["id"] in candidates}
     lists = 2 if mode == "hybrid" else 1
     best = max((c.keyword_score or 0.0 for c in candidates.values()), default=0.0)
-    scored = {m: ranking.score(row, candidates[m], ctx, weights, lists, best)[0] for m, row in by_id.items()}
+    rel = ranking.relevances(by_id, candidates, weights, lists, best)
+    scored = {m: ranking.score(row, candidates[m], ctx, weights, lists, best, rel[m])[0] for m, row in by_id.items()}
     order = sorted(scored, key=lambda m: (-scored[m], m))
     index = {m: i for i, m in enumerate(corpus.ids)}
     vectors = {m: corpus.vectors[index[m]] for m in order}
