@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .text import clean
+
 MEMORY_TYPES = ("working", "episodic", "semantic", "procedural")
 OUTCOMES = ("success", "failure", "neutral", "unknown")
 STATUSES = ("active", "superseded", "invalidated", "archived")
@@ -183,16 +185,17 @@ class Filters:
         engines render (DuckDB with bound parameters, LanceDB with quoted literals).
 
         Operators: ``in`` (a list; empty matches nothing), ``=``, ``has`` (list column contains),
-        ``>=``, ``<=``, ``<``, ``expired`` / ``unexpired`` (``expires_at`` against ``now``).
+        ``>=``, ``<=``, ``<``, ``expired`` / ``unexpired`` (``expires_at`` against ``now``). Label values
+        are cleaned as stored labels are (``text.clean``), so ``e`` + U+0301 finds ``é``.
         """
         out: list[tuple[str, str, Any]] = []
         for column, values in (("agent_id", self.agent_ids), ("type", self.types or None),
                                ("outcome", self.outcomes or None), ("status", self.statuses or None)):
             if values is not None:
-                out.append((column, "in", list(values)))
+                out.append((column, "in", [clean(str(v)) for v in values]))
         if self.task_id is not None:
-            out.append(("task_id", "=", self.task_id))
-        out.extend(("tags", "has", tag) for tag in self.tags)
+            out.append(("task_id", "=", clean(str(self.task_id))))
+        out.extend(("tags", "has", clean(str(tag))) for tag in self.tags)
         if self.since is not None:
             out.append(("event_at", ">=", self.since))
         if self.until is not None:

@@ -98,13 +98,29 @@ def find_project_store(start: Path | None = None) -> Path | None:
     return None
 
 
+def checked_store_dir(path: str | os.PathLike[str], given: str = "--store") -> Path:
+    """``path`` made absolute (relative to the cwd, symlinks resolved), refused if it or a parent is
+    not a directory: a store is never created over, or inside, a regular file."""
+    from .errors import InvalidInput
+
+    resolved = Path(path).expanduser().resolve()
+    for place in (resolved, *resolved.parents):
+        if place.exists():
+            if not place.is_dir():
+                what = "is" if place == resolved else f"lies inside {place}, which is"
+                raise InvalidInput(f"{given} {resolved} {what} a file, not a directory; "
+                                   "give a store directory (or a path where one can be created).")
+            break
+    return resolved
+
+
 def resolve_store(path: str | os.PathLike[str] | None = None) -> StoreLocation:
     """Apply the lookup order in this module's docstring."""
     if path:
-        return StoreLocation(Path(path).expanduser().resolve(), "flag")
+        return StoreLocation(checked_store_dir(path), "flag")
     env = os.environ.get(ENV_STORE)
     if env:
-        return StoreLocation(Path(env).expanduser().resolve(), "env")
+        return StoreLocation(checked_store_dir(env, f"${ENV_STORE}"), "env")
     project = find_project_store()
     if project is not None:
         return StoreLocation(project, "project")

@@ -37,6 +37,24 @@ def clean(text: str) -> str:
     return text.replace("\r\n", "\n").strip()
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_surrogates(value: object) -> object:
+    """A JSON-like value with lone surrogates removed from every string, keys included.
+
+    They cannot be encoded as UTF-8 (JSON's ``"\\ud800"`` escape, undecodable command-line bytes),
+    so, as ``clean`` does for text, they are dropped; every other character is kept exactly.
+    """
+    if isinstance(value, str):
+        return _SURROGATE.sub("", value)
+    if isinstance(value, list):
+        return [without_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {without_surrogates(key): without_surrogates(item) for key, item in value.items()}
+    return value
+
+
 def stem(word: str) -> str:
     """A light English stemmer: plural, -ing, -ed, -ly and final -e, so word forms meet."""
     if len(word) <= 3 or not word.isalpha() or not word.isascii():

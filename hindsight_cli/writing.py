@@ -18,7 +18,7 @@ from .errors import InvalidInput
 from .models import MEMORY_TYPES, OUTCOMES, STATUSES
 from .poisoning import QUARANTINE_CONFIDENCE, QUARANTINE_TAG, quarantine_reason
 from .redact import redact, redact_value
-from .text import clean, term_counts
+from .text import clean, term_counts, without_surrogates
 from .timeutil import parse_duration, parse_future, parse_time
 
 _IMPORTANCE_BY_TRIGGER = {
@@ -61,13 +61,13 @@ def keyword_terms(row: Mapping[str, Any]) -> dict[str, int]:
 
 
 def _label(value: Any, name: str, required: bool = False) -> str | None:
-    if value is None or (isinstance(value, str) and not value.strip()):
+    if value is not None and (not isinstance(value, (str, int)) or isinstance(value, bool)):
+        raise InvalidInput(f"{name} must be a string, not {type(value).__name__}.")
+    text = "" if value is None else clean(str(value))
+    if not text:  # judged after cleaning: a label of only control characters is empty
         if required:
             raise InvalidInput(f"{name} must not be empty.")
         return None
-    if not isinstance(value, (str, int)) or isinstance(value, bool):
-        raise InvalidInput(f"{name} must be a string, not {type(value).__name__}.")
-    text = clean(str(value))
     if len(text) > _MAX_LABEL or "\n" in text:
         raise InvalidInput(f"{name} must be one line of at most {_MAX_LABEL} characters.")
     return text
@@ -177,7 +177,7 @@ def prepare(fields: Mapping[str, Any], *, default_agent: str, max_bytes: int, tt
     if not isinstance(metadata, Mapping):
         raise InvalidInput("metadata must be an object (use --meta KEY=VALUE).")
     try:
-        metadata = json.loads(json.dumps(metadata, ensure_ascii=False))
+        metadata = json.loads(json.dumps(without_surrogates(metadata), ensure_ascii=False))
     except (TypeError, ValueError):
         raise InvalidInput("metadata must contain only JSON values.") from None
     metadata, n = redact_value(metadata)

@@ -43,7 +43,8 @@ def init(
     from ..store import Store
 
     chosen = store or os.environ.get(paths.ENV_STORE)
-    target = Path(chosen).expanduser().resolve() if chosen else Path.cwd() / paths.STORE_DIRNAME
+    given = "--store" if store else f"${paths.ENV_STORE}"
+    target = paths.checked_store_dir(chosen, given) if chosen else Path.cwd() / paths.STORE_DIRNAME
     created = Store(target).init(model=embedding_model)
     if json_:
         render.json_doc({"store": str(target), "created": created})
@@ -106,14 +107,13 @@ def export(
 
     from ..store import dump_jsonl
 
+    if output is not None:
+        output = _export_target(output)
     records = list(_open(store).export())
     if output is None:
         sys.stdout.writelines(dump_jsonl(records))
     else:
-        output = output.expanduser()
-        directory = output.resolve().parent
-        if not directory.is_dir():
-            raise InvalidInput(f"Directory {directory} does not exist; create it or choose another -o path.")
+        directory = output.parent
         # Write beside the target, then rename: an interrupted export never leaves a half file.
         handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=directory, delete=False,
                                              prefix=f".{output.name}.", suffix=".tmp")
@@ -126,6 +126,19 @@ def export(
             os.unlink(handle.name)
             raise
     render.message(f"Exported {render.memories(len(records))}.")
+
+
+def _export_target(output: Path) -> Path:
+    """The absolute file ``export -o`` may write: never through a symlink, never over a directory."""
+    output = output.expanduser().absolute()
+    if output.is_symlink():
+        raise InvalidInput(f"{output} is a symbolic link (to {os.readlink(output)}); export writes only a "
+                           "regular file: give the real path, or remove the link.")
+    if output.is_dir():
+        raise InvalidInput(f"{output} is a directory; give a file name, e.g. -o {output / 'memories.jsonl'}.")
+    if not output.parent.is_dir():
+        raise InvalidInput(f"Directory {output.parent} does not exist; create it or choose another -o path.")
+    return output
 
 
 @app.command(name="import")
@@ -147,12 +160,14 @@ def import_(
 
     from ..store import parse_jsonl
 
+    # Lines end at "\n" only: str.splitlines() would also split at U+2028, U+0085 and others, which
+    # JSON strings written by export hold unescaped.
     if source == "-":
-        lines = sys.stdin.read().splitlines()
+        lines = sys.stdin.read().removeprefix("\ufeff").split("\n")
     else:
         path = Path(source).expanduser()
         try:
-            lines = path.read_text(encoding="utf-8").splitlines()
+            lines = path.read_text(encoding="utf-8-sig").split("\n")  # -sig: a BOM from Windows tools
         except FileNotFoundError:
             raise InvalidInput(f"No file {path}; give a JSONL file from `hindsight export`, or - for stdin.") from None
         except (UnicodeDecodeError, OSError) as error:
