@@ -10,7 +10,6 @@ import base64
 import json
 import random
 import string
-import sys
 from pathlib import Path
 
 import pytest
@@ -310,26 +309,36 @@ def test_import_keeps_no_secret(cli, tmp_path: Path) -> None:
 
 
 @pytest.mark.anyio
-async def test_mcp_write_and_its_log_keep_no_secret(tmp_path: Path) -> None:
-    from mcp import Client, StdioServerParameters
+async def test_mcp_write_and_its_log_keep_no_secret(store: Store, tmp_path: Path) -> None:
+    """Through the SDK client, with the server's logging set up as `hindsight mcp --log-file` does."""
+    import logging
+
+    from mcp import Client
+
+    from hindsight_cli.mcp_server import build_server, configure_logging
 
     log = tmp_path / "mcp.log"
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "hindsight_cli", "mcp", "--store", str(tmp_path / "s"), "--log-file", str(log)],
-        env={"HINDSIGHT_HOME": str(tmp_path / "home")})
-    async with Client(params) as client:
-        for text, items in _batches():
-            written = await client.call_tool("memory_write", {
-                "content": text, "merge": False, "metadata": {"copy": text}, "resolution": "fix: " + text})
-            assert not written.is_error, written.content
-            assert written.structured_content["redactions"] >= 3 * items
-        refused = await client.call_tool("memory_write", {"content": CORPUS[0][1], "importance": 7})
-        assert refused.is_error  # refusals are logged: the log must not carry the input either
-        found = await client.call_tool("memory_search", {"query": "private key deploy runner"})
-        assert not found.is_error
-    assert log.exists()
-    assert _leaks([*_files(tmp_path / "s"), log]) == []
+    root = logging.getLogger()
+    saved = (root.handlers[:], root.level)
+    configure_logging(log)
+    try:
+        async with Client(build_server(store)) as client:
+            for text, items in _batches():
+                written = await client.call_tool("memory_write", {
+                    "content": text, "merge": False, "metadata": {"copy": text}, "resolution": "fix: " + text})
+                assert not written.is_error, written.content
+                assert written.structured_content["redactions"] >= 3 * items
+            refused = await client.call_tool("memory_write", {"content": CORPUS[0][1], "importance": 7})
+            assert refused.is_error  # refusals are logged: the log must not carry the input either
+            found = await client.call_tool("memory_search", {"query": "private key deploy runner"})
+            assert not found.is_error
+    finally:
+        for handler in root.handlers:
+            handler.close()
+        root.handlers[:], root.level = saved
+    assert "memory_write refused" in log.read_text()  # the log was written to
+    store.sync_index()
+    assert _leaks([*_files(store.path), log]) == []
 
 
 @pytest.fixture
