@@ -211,9 +211,6 @@ def progress(description: str) -> Iterator[Callable[[int, int], None]]:
     """A progress bar on stderr; yields ``update(done, total)``."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    if not err.is_terminal:  # Rich would leave a blank line in a log or ahead of a one-line error
-        yield lambda done, total: None
-        return
     with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err, transient=True) as bar:
         task = bar.add_task(description, total=None)
@@ -229,6 +226,9 @@ def phased_progress() -> Iterator[Callable[[str, int, int], None]]:
     """Progress bars on stderr, one per phase of a long job; yields ``update(phase, done, total)``."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
+    if not err.is_terminal:  # as in progress(): no bars in a log
+        yield lambda phase, done, total: None
+        return
     with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err, transient=True) as bar:
         tasks: dict[str, Any] = {}
@@ -258,3 +258,14 @@ def recall_table(report: Mapping[str, Any]) -> None:
     message(f"{report['mode']} search with {report['model']}: {report['questions']} questions "
             f"({report['skipped_questions']} without usable evidence skipped) over {report['memories']} turns "
             f"of {report['conversations']} conversations in {report['elapsed_s']:.0f} s.")
+
+
+def figures_table(records: Sequence[Mapping[str, Any]], key: str) -> None:
+    """One column per record (headed by its ``key``), one row per figure."""
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    table.add_column("figure", no_wrap=True)
+    for record in records:
+        table.add_column(f"{record[key]:,}" if isinstance(record[key], int) else str(record[key]), justify="right")
+    for name in [n for n in records[0] if n != key] if records else []:
+        table.add_row(name, *(str(record.get(name, "")) for record in records))
+    out.print(table)

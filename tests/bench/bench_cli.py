@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import shutil
 import statistics
 import subprocess
@@ -21,44 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-TOOLS = ["weather-api", "github", "postgres", "redis", "docker", "kubectl", "npm", "pip", "s3", "stripe", "slack",
-         "jira", "terraform", "nginx", "kafka"]
-ERRORS = ["returned 401 Unauthorized", "timed out after 30s", "returned 502 Bad Gateway", "refused the connection",
-          "ran out of memory", "reported a schema mismatch", "hit the rate limit", "failed with exit code 1",
-          "could not resolve the host", "rejected the payload as too large"]
-FIXES = ["refreshed the token and retried", "raised the timeout to 120s", "restarted the upstream service",
-         "pinned the previous version", "added exponential backoff", "split the batch in two",
-         "fixed the DNS entry", "regenerated the lockfile", "rotated the credentials", "increased the memory limit"]
-PREFS = ["User prefers short answers", "User wants code without comments", "User picks the CLI over the GUI",
-         "User works in Chinese and English", "User asks for tests before refactors"]
-ZH = ["调用{tool}时返回401，原因是token过期", "{tool}连接超时，重试三次后成功", "部署到{tool}失败，回滚到上一个版本",
-      "用户希望回答简短", "{tool}的配置文件缺少必填字段"]
-FILLER = ("The agent read the logs, compared the failing request with the last good one, and noted the "
-          "difference in headers and payload size before trying again. ")
-
-
-def synthetic(n: int, seed: int = 7) -> list[dict]:
-    rng = random.Random(seed)
-    out = []
-    for i in range(n):
-        tool = rng.choice(TOOLS)
-        kind = rng.random()
-        record: dict = {"agent_id": f"agent-{i % 5}", "task_id": f"task-{i // 40:05d}", "step": i % 40,
-                        "event_at": f"2026-{1 + i % 11:02d}-{1 + i % 28:02d}T{i % 24:02d}:00:00Z"}
-        if kind < 0.45:
-            record.update(content=f"Calling {tool} {rng.choice(ERRORS)} during step {i % 40}",
-                          outcome="failure", trigger="tool_error",
-                          resolution=rng.choice(FIXES) if rng.random() < 0.7 else None,
-                          env={"tool_version": f"{tool}-v{rng.randint(1, 4)}"})
-        elif kind < 0.75:
-            record.update(content=f"Finished {tool} step {i % 40}: " + FILLER * rng.randint(0, 3),
-                          outcome="success", trigger="task_end")
-        elif kind < 0.9:
-            record.update(content=rng.choice(ZH).format(tool=tool), outcome=rng.choice(["failure", "success"]))
-        else:
-            record.update(content=f"{rng.choice(PREFS)} (noted {i})", type="semantic", source="user")
-        out.append(record)
-    return out
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from hindsight_cli.benchmark import synthetic  # shared with `hindsight bench`
 
 
 def median_wall(cmd: list[str], env: dict, runs: int = 5, stdin: str | None = None) -> tuple[float, list[float]]:
@@ -154,7 +117,6 @@ def main() -> None:
              str(store)], env)
         figures["record_cold_runs_s"] = [round(t, 3) for t in runs]
 
-        sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
         os.environ["HINDSIGHT_HOME"] = env["HINDSIGHT_HOME"]
         from hindsight_cli.embedding import load_embedder
         from hindsight_cli.store import Store

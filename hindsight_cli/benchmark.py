@@ -1,0 +1,191 @@
+"""Speed and scale (``hindsight bench``): synthetic but realistic memories at several sizes.
+
+For each size, in a temporary directory that is removed afterwards: bulk import rate, single
+``record`` latency, warm search p50/p95 in-process (the MCP server's path, before and after the
+index is compacted, and the exact ledger engine), cold ``hindsight search`` and ``hindsight --help``
+in new processes (median), the store's size on disk and peak memory.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+Progress = Callable[[str, int, int], None]
+
+TOOLS = ["weather-api", "github", "postgres", "redis", "docker", "kubectl", "npm", "pip", "s3", "stripe", "slack",
+         "jira", "terraform", "nginx", "kafka"]
+ERRORS = ["returned 401 Unauthorized", "timed out after 30s", "returned 502 Bad Gateway", "refused the connection",
+          "ran out of memory", "reported a schema mismatch", "hit the rate limit", "failed with exit code 1",
+          "could not resolve the host", "rejected the payload as too large"]
+FIXES = ["refreshed the token and retried", "raised the timeout to 120s", "restarted the upstream service",
+         "pinned the previous version", "added exponential backoff", "split the batch in two",
+         "fixed the DNS entry", "regenerated the lockfile", "rotated the credentials", "increased the memory limit"]
+PREFS = ["User prefers short answers", "User wants code without comments", "User picks the CLI over the GUI",
+         "User works in Chinese and English", "User asks for tests before refactors"]
+ZH = ["调用{tool}时返回401，原因是token过期", "{tool}连接超时，重试三次后成功", "部署到{tool}失败，回滚到上一个版本",
+      "用户希望回答简短", "{tool}的配置文件缺少必填字段"]
+FILLER = ("The agent read the logs, compared the failing request with the last good one, and noted the "
+          "difference in headers and payload size before trying again. ")
+QUERIES = ["weather API 401", "kubectl timed out", "how was the redis connection fixed", "用户希望回答简短",
+           "rate limit on stripe", "terraform schema mismatch", "docker ran out of memory", "npm lockfile"]
+
+
+def synthetic(n: int, seed: int = 7) -> list[dict[str, Any]]:
+    """``n`` memories like an agent's: 5 agents, tasks of 40 steps, tool errors (most with a fix),
+    successes of varied length, Chinese notes, user preferences."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        tool = rng.choice(TOOLS)
+        kind = rng.random()
+        record: dict[str, Any] = {"agent_id": f"agent-{i % 5}", "task_id": f"task-{i // 40:05d}", "step": i % 40,
+                                  "event_at": f"2026-{1 + i % 11:02d}-{1 + i % 28:02d}T{i % 24:02d}:00:00Z"}
+        if kind < 0.45:
+            record.update(content=f"Calling {tool} {rng.choice(ERRORS)} during step {i % 40}",
+                          outcome="failure", trigger="tool_error",
+                          resolution=rng.choice(FIXES) if rng.random() < 0.7 else None,
+                          env={"tool_version": f"{tool}-v{rng.randint(1, 4)}"})
+        elif kind < 0.75:
+            record.update(content=f"Finished {tool} step {i % 40}: " + FILLER * rng.randint(0, 3),
+                          outcome="success", trigger="task_end")
+        elif kind < 0.9:
+            record.update(content=rng.choice(ZH).format(tool=tool), outcome=rng.choice(["failure", "success"]))
+        else:
+            record.update(content=f"{rng.choice(PREFS)} (noted {i})", type="semantic", source="user")
+        out.append(record)
+    return out
+
+
+def executable() -> list[str]:
+    """How to start ``hindsight`` in a new process: the console script beside this interpreter."""
+    script = Path(sys.executable).with_name("hindsight")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "hindsight_cli"]
+
+
+def median_wall(cmd: Sequence[str], env: dict[str, str], runs: int) -> tuple[float, float]:
+    """Median wall time (s) of ``runs`` new processes running ``cmd``, and their peak memory (MB)."""
+    times, peaks = [], []
+    for _ in range(runs):
+        started = time.perf_counter()
+        child = subprocess.Popen(list(cmd), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        assert child.stderr is not None
+        errors = child.stderr.read()
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        times.append(time.perf_counter() - started)
+        peaks.append(usage.ru_maxrss / 1024)  # kilobytes on Linux
+        if child.returncode != 0:
+            from .errors import HindsightError
+
+            message = errors.decode(errors="replace").strip()[-300:]
+            raise HindsightError(f"`{' '.join(cmd)}` failed during the benchmark: {message}")
+    return round(statistics.median(times), 3), round(max(peaks), 1)
+
+
+def _percentiles(times_ms: list[float]) -> tuple[float, float]:
+    ordered = sorted(times_ms)
+    return round(statistics.median(ordered), 1), round(ordered[max(0, int(len(ordered) * 0.95) - 1)], 1)
+
+
+def _warm_search(store: Any, searches: int, engine: str | None = None) -> tuple[float, float]:
+    store.search("warm up", engine=engine)
+    times = []
+    for i in range(searches):
+        started = time.perf_counter()
+        store.search(QUERIES[i % len(QUERIES)], engine=engine)
+        times.append((time.perf_counter() - started) * 1000)
+    return _percentiles(times)
+
+
+def _peak_mb() -> float:
+    """This process's peak resident memory so far, in MB (kilobytes on Linux)."""
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def measure(size: int, *, runs: int = 5, searches: int = 60, progress: Progress | None = None) -> dict[str, Any]:
+    """Every figure for one store of ``size`` synthetic memories."""
+    from .store import Store
+
+    def step(name: str, done: int) -> None:
+        if progress:
+            progress(f"{size:,} memories: {name}", done, 7)
+
+    root = Path(tempfile.mkdtemp(prefix="hindsight-bench-"))
+    env = {**os.environ, "HINDSIGHT_HOME": str(root / "home")}
+    path = root / "store"
+    figures: dict[str, Any] = {"size": size}
+    try:
+        records = synthetic(size)
+        step("import", 0)
+        store = Store(path)
+        started = time.perf_counter()
+        store.import_records(records, progress=(lambda d, t: progress(f"{size:,} memories: import", d, t))
+                             if progress else None)
+        elapsed = time.perf_counter() - started
+        figures.update(import_s=round(elapsed, 2), import_per_s=round(size / elapsed, 1))
+        step("record", 1)
+        times = []
+        for i in range(10):
+            started = time.perf_counter()
+            store.record(f"bench note {i}: kafka consumer lag spiked after the deploy", merge=False)
+            times.append((time.perf_counter() - started) * 1000)
+        figures["record_p50_ms"], _ = _percentiles(times)
+        step("warm search", 2)
+        warm = Store(path, warm=True)
+        figures["warm_search_p50_ms"], figures["warm_search_p95_ms"] = _warm_search(warm, searches)
+        figures["index_fragments_before_compaction"] = warm.index().fragments()
+        figures["store_mb_before_compaction"] = round(_size(path) / 1e6, 1)
+        step("compaction", 3)
+        warm.index().compact(purge=True)
+        figures["index_fragments_after_compaction"] = warm.index().fragments()
+        figures["store_mb"] = round(_size(path) / 1e6, 1)
+        compacted = Store(path, warm=True)
+        figures["warm_search_compacted_p50_ms"], figures["warm_search_compacted_p95_ms"] = \
+            _warm_search(compacted, searches)
+        step("exact search", 4)
+        figures["ledger_search_p50_ms"], figures["ledger_search_p95_ms"] = _warm_search(
+            Store(path), max(10, searches // 3), engine="ledger")
+        figures["peak_memory_mb"] = _peak_mb()
+        step("cold search", 5)
+        exe = executable()
+        figures["cold_search_median_s"], figures["cold_search_peak_memory_mb"] = median_wall(
+            [*exe, "search", "why did the weather API return 401", "--store", str(path)], env, runs)
+        step("cold help", 6)
+        figures["cold_help_median_s"], _ = median_wall([*exe, "--help"], env, runs)
+        step("done", 7)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return figures
+
+
+def _size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on."""
+    return {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count(),
+            "processor": platform.processor() or platform.machine()}
+
+
+def run(sizes: Sequence[int], *, runs: int = 5, searches: int = 60,
+        progress: Progress | None = None) -> dict[str, Any]:
+    """Measure each size in turn; returns ``{"machine": …, "sizes": [figures, …]}``."""
+    from .config import DEFAULT_MODEL
+
+    started = time.perf_counter()
+    results = [measure(size, runs=runs, searches=searches, progress=progress) for size in sizes]
+    return {"machine": machine(), "model": DEFAULT_MODEL, "runs": runs, "sizes": results,
+            "elapsed_s": round(time.perf_counter() - started, 1)}

@@ -1,0 +1,52 @@
+"""`hindsight bench`: the shape of its output and its errors (timings vary, so none is asserted)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hindsight_cli import benchmark
+
+FIGURES = {"size", "import_s", "import_per_s", "record_p50_ms", "warm_search_p50_ms", "warm_search_p95_ms",
+           "index_fragments_before_compaction", "store_mb_before_compaction", "index_fragments_after_compaction",
+           "store_mb", "warm_search_compacted_p50_ms", "warm_search_compacted_p95_ms", "ledger_search_p50_ms",
+           "ledger_search_p95_ms", "peak_memory_mb", "cold_search_median_s", "cold_search_peak_memory_mb",
+           "cold_help_median_s"}
+
+
+def test_synthetic_memories_are_varied_and_repeatable() -> None:
+    memories = benchmark.synthetic(400)
+    assert memories == benchmark.synthetic(400)
+    assert {m["agent_id"] for m in memories} == {f"agent-{i}" for i in range(5)}
+    assert len({m["task_id"] for m in memories}) == 10
+    assert any("\u4e00" <= ch <= "\u9fff" for m in memories for ch in m["content"])  # some Chinese
+    assert {m.get("outcome") for m in memories} >= {"failure", "success"}
+    assert any(m.get("resolution") for m in memories) and any(m.get("type") == "semantic" for m in memories)
+
+
+def test_bench_json_has_every_figure_per_size(cli: Any) -> None:
+    result = cli("bench", "--sizes", "30", "--runs", "1", "--json", store=False)
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert set(report) == {"machine", "model", "runs", "sizes", "elapsed_s"}
+    assert report["runs"] == 1 and report["model"] == "hindsight/all-MiniLM-L6-v2-int8"
+    (figures,) = report["sizes"]
+    assert set(figures) == FIGURES and figures["size"] == 30
+    assert all(isinstance(value, (int, float)) and value >= 0 for value in figures.values())
+    assert figures["index_fragments_after_compaction"] <= figures["index_fragments_before_compaction"]
+
+
+def test_bench_table_names_each_figure(cli: Any) -> None:
+    result = cli("bench", "--sizes", "20", "--runs", "1", store=False)
+    assert result.exit_code == 0, result.stderr
+    rows = [line.replace("┃", " ").replace("│", " ").split() for line in result.stdout.splitlines()]
+    assert rows[0] == ["figure", "20"]
+    assert {row[0] for row in rows[2:]} == FIGURES - {"size"}
+    assert "cold figures are the median of 1 processes" in result.stderr
+
+
+def test_bad_sizes_fail_with_one_line(cli: Any) -> None:
+    for sizes in ("ten", "0", ","):
+        result = cli("bench", "--sizes", sizes, store=False)
+        assert result.exit_code == 1 and result.stderr.startswith("Error: --sizes"), result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
