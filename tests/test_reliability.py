@@ -213,9 +213,9 @@ mcp_server.run(Store({str(path)!r}, embedder=FakeEmbedder(), warm=True), agent=N
     outcomes = {"ok": 0, "error": 0}
     async with Client(server) as client:
         for i in range(1000):
-            if i % 4 == 0:
+            if i % 10 == 0:
                 name, args = "memory_write", {"content": f"rapid write {i} about queue {i % 7}", "merge": False}
-            elif i % 4 == 1:
+            elif i % 10 == 1:
                 name, args = "memory_search", {"query": f"queue {i % 7}", "top_k": 3}
             else:
                 name, args = bad[i % len(bad)]
@@ -226,10 +226,10 @@ mcp_server.run(Store({str(path)!r}, embedder=FakeEmbedder(), warm=True), agent=N
                 outcomes["error"] += 1
         alive = await client.call_tool("memory_search", {"query": "rapid write queue 3"})
         assert not alive.is_error and alive.structured_content["hits"]
-    assert sum(outcomes.values()) == 1000 and outcomes["error"] >= 400
+    assert sum(outcomes.values()) == 1000 and outcomes["error"] >= 700
     store = Store(path)
     contents = [m.content for m in store.list(limit=None)]
-    assert len(contents) == 250 and all(c.startswith("rapid write") for c in contents)
+    assert len(contents) == 100 and all(c.startswith("rapid write") for c in contents)
 
 
 # --- file modes ------------------------------------------------------------------------------------
