@@ -129,8 +129,26 @@ def _span(match: re.Match[str]) -> tuple[int, int] | None:
 
 def redact(text: str) -> tuple[str, int]:
     """Replace secrets in ``text`` with ``[REDACTED:kind]``; return the text and how many were replaced."""
+    return _redact(text, _PATTERNS)
+
+
+_LABEL_PATTERNS = [entry for entry in _PATTERNS if entry[0] != "secret"]
+
+
+def redact_labels(labels: list[str | None]) -> tuple[list[str | None], int]:
+    """Redact tags, task and agent ids: token formats only, since ``auth:oauth2`` is a tag, not an assignment."""
+    out: list[str | None] = []
     total = 0
-    for kind, pattern, check in _PATTERNS:
+    for label in labels:
+        text, count = _redact(label, _LABEL_PATTERNS) if label else (label, 0)
+        out.append(text)
+        total += count
+    return out, total
+
+
+def _redact(text: str, patterns: list[tuple[str, re.Pattern[str], _Check | None]]) -> tuple[str, int]:
+    total = 0
+    for kind, pattern, check in patterns:
         pieces: list[str] = []
         last = 0
         for match in pattern.finditer(text):

@@ -17,7 +17,7 @@ from typing import Any
 from .errors import InvalidInput
 from .models import MEMORY_TYPES, OUTCOMES, STATUSES
 from .poisoning import QUARANTINE_CONFIDENCE, QUARANTINE_TAG, quarantine_reason
-from .redact import redact, redact_value
+from .redact import redact, redact_labels, redact_value
 from .text import clean, term_counts, without_surrogates
 from .timeutil import parse_duration, parse_future, parse_time
 
@@ -173,6 +173,8 @@ def prepare(fields: Mapping[str, Any], *, default_agent: str, max_bytes: int, tt
         label = _label(tag, "tag", required=True)
         if label not in tags:
             tags.append(label)  # type: ignore[arg-type]
+    (trigger, agent_id, task_id, *labels), n = redact_labels([trigger, agent_id, task_id, *tags])
+    tags, redactions = list(dict.fromkeys(labels)), redactions + n  # type: ignore[arg-type]
     metadata = fields.get("metadata") or {}
     if not isinstance(metadata, Mapping):
         raise InvalidInput("metadata must be an object (use --meta KEY=VALUE).")

@@ -276,6 +276,23 @@ def test_secret_named_metadata_and_env_values_go_whole() -> None:
     assert count == 2
 
 
+def _secret_of(name: str) -> str:
+    return next(secrets[0] for n, _, secrets in CORPUS if n == name)
+
+
+def test_labels_lose_token_shaped_secrets_but_keep_their_shape(store: Store) -> None:
+    ghp, xoxb, npm = _secret_of("github classic token"), _secret_of("slack bot token"), _secret_of(".npmrc auth token")
+    result = store.record("labels carry secrets too", tags=[ghp, "auth:oauth2", "max_tokens=4096"],
+                          task_id=f"deploy-{xoxb}", agent_id=npm, trigger="token=abc123def")
+    memory = store.get(result.memory.id)
+    assert result.redactions == 3
+    assert memory.tags == ["[REDACTED:github_token]", "auth:oauth2", "max_tokens=4096"]
+    assert (memory.task_id, memory.agent_id) == ("deploy-[REDACTED:slack_token]", "[REDACTED:npm_token]")
+    assert memory.trigger == "token=abc123def"  # a label is not an assignment: only token formats go
+    store.sync_index()
+    assert _leaks(_files(store.path)) == []
+
+
 def test_cli_record_and_export_keep_no_secret(cli, tmp_path: Path) -> None:
     for text, items in _batches():
         result = cli("record", "-", "--no-merge", "--json", input=text)
