@@ -211,6 +211,9 @@ def progress(description: str) -> Iterator[Callable[[int, int], None]]:
     """A progress bar on stderr; yields ``update(done, total)``."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
+    if not err.is_terminal:  # Rich would leave a blank line in a log or ahead of a one-line error
+        yield lambda done, total: None
+        return
     with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err, transient=True) as bar:
         task = bar.add_task(description, total=None)
