@@ -515,7 +515,9 @@ class Store:
             return _memory(self._row(conn, memory_id))
 
     def _row(self, conn: Any, memory_id: str) -> dict[str, Any]:
-        memory_id = (memory_id or "").strip()
+        # Cleaned like every stored label: an id with a control character or a lone surrogate (an
+        # undecodable argv byte, half an emoji from a client) is simply not found.
+        memory_id = clean(memory_id if isinstance(memory_id, str) else str(memory_id or ""))
         rows = self.ledger.by_ids(conn, [memory_id])
         if rows:
             return rows[0]

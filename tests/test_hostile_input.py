@@ -437,3 +437,13 @@ def test_import_of_a_directory_or_missing_file_is_a_clear_error(cli, tmp_path: P
     folder = cli("import", str(tmp_path))
     assert folder.exit_code == 1 and folder.stderr.startswith(f"Error: Cannot read {tmp_path}")
     assert not cli.store_path.exists()
+
+
+def test_an_id_with_an_undecodable_byte_is_simply_not_found(cli) -> None:
+    """Python passes the byte 0xff in argv as a lone surrogate; it must not reach DuckDB."""
+    assert cli("record", "a memory to look past").exit_code == 0
+    for command in (["show", "\udcff"], ["forget", "ab\udcffcd"], ["restore", "\udcff"]):
+        result = cli(*command)
+        assert result.exit_code == 1
+        assert result.stderr.startswith("Error: No memory with id"), result.stderr
+    assert len(cli.open().list()) == 1
