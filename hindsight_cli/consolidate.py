@@ -46,18 +46,24 @@ def groups(rows: Sequence[dict[str, Any]], similarity: float, block: int = 1024)
         for offset, row in enumerate(sims):
             here = start + offset
             neighbours[here] = {int(j) for j in np.nonzero(row >= similarity)[0] if j != here}
+    import heapq
+
     assigned = [False] * len(usable)
     out: list[list[int]] = []
-    while True:
-        best, members = -1, set()
-        for i, near in enumerate(neighbours):
-            if assigned[i]:
-                continue
-            free = {j for j in near if not assigned[j]}
-            if len(free) > len(members):
-                best, members = i, free
-        if best == -1 or not members:
-            break
+    # Lazy greedy: the candidate centre with the most unassigned neighbours goes first. A heap holds
+    # each memory's last known count; a popped entry is recounted and goes back if it has gone stale.
+    heap = [(-len(near), i) for i, near in enumerate(neighbours) if near]
+    heapq.heapify(heap)
+    while heap:
+        _, best = heapq.heappop(heap)
+        if assigned[best]:
+            continue
+        members = {j for j in neighbours[best] if not assigned[j]}
+        if not members:
+            continue
+        if heap and len(members) < -heap[0][0]:  # counts only fall: the stale keys are upper bounds
+            heapq.heappush(heap, (-len(members), best))
+            continue
         for j in (best, *members):
             assigned[j] = True
         out.append([usable[best]] + sorted((usable[j] for j in members), key=lambda k: rows[k]["event_at"]))
