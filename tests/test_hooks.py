@@ -280,3 +280,20 @@ async def test_the_mcp_server_sees_what_a_hook_just_spooled(project: Path, fake:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.mark.parametrize("xdg", [None, "/tmp/custom-xdg"])
+def test_user_directories_match_platformdirs_without_importing_it(monkeypatch: pytest.MonkeyPatch, xdg: str | None) -> None:
+    import platformdirs
+
+    from hindsight_cli import paths
+
+    monkeypatch.delenv("HINDSIGHT_HOME", raising=False)
+    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+        if xdg:
+            monkeypatch.setenv(name, f"{xdg}/{name.lower()}")
+        else:
+            monkeypatch.delenv(name, raising=False)
+    assert paths.user_data_dir() == Path(platformdirs.user_data_dir("hindsight"))
+    assert paths.user_config_path().parent == Path(platformdirs.user_config_dir("hindsight"))
+    assert paths.user_cache_dir() == Path(platformdirs.user_cache_dir("hindsight"))

@@ -15,8 +15,6 @@ import os
 import re
 import sys
 import time
-import traceback
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,17 +25,16 @@ REPEAT_ERROR = 0.5
 _MIN_TERMS = 3
 
 
-@dataclass(frozen=True)
 class Settings:
-    """The ``[hooks]`` settings that decide what the hooks do."""
+    """The ``[hooks]`` settings that decide what the hooks do. (A plain class: a recording hook
+    must start fast, and importing ``dataclasses`` alone costs it ~15 ms.)"""
 
-    recall: bool = True
-    recall_budget: int = 800
-    repeat_recall: bool = True
-    repeat_budget: int = 400
-    record_failures: bool = True
-    record_prompts: bool = True
-    summarize: bool = True
+    DEFAULTS: dict[str, Any] = {"recall": True, "recall_budget": 800, "repeat_recall": True, "repeat_budget": 400,
+                                "record_failures": True, "record_prompts": True, "summarize": True}
+
+    def __init__(self, **values: Any) -> None:
+        for name, default in self.DEFAULTS.items():
+            setattr(self, name, values.get(name, default))
 
 
 def settings(store: Path) -> Settings:
@@ -51,10 +48,10 @@ def settings(store: Path) -> Settings:
     from ..errors import InvalidInput
 
     config = load(store)
-    for name, default in Settings().__dict__.items():
+    for name, default in Settings.DEFAULTS.items():
         if type(getattr(config, f"hooks_{name}")) is not type(default):
             raise InvalidInput(f"[hooks] {name} must be {type(default).__name__}, fix config.toml.")
-    return Settings(**{name: getattr(config, f"hooks_{name}") for name in Settings.__dataclass_fields__})
+    return Settings(**{name: getattr(config, f"hooks_{name}") for name in Settings.DEFAULTS})
 
 
 def store_for(explicit: str | None, cwd: str) -> Path:
@@ -195,6 +192,8 @@ def log_failure(where: Path, name: str, client: str, error: BaseException) -> No
     try:
         where.parent.mkdir(parents=True, exist_ok=True)
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        import traceback
+
         detail = "".join(traceback.format_exception(type(error), error, error.__traceback__)[-3:]).strip()
         with open(where, "a", encoding="utf-8") as handle:
             handle.write(f"{stamp} {client} {name}: {type(error).__name__}: {error}\n  {detail}\n")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..redact import redact, redact_value
@@ -46,21 +45,18 @@ _MAX_ERROR = 1200
 _EXIT_CODE = re.compile(r"^\s*(?:exit code|exit status|process exited with code)\s*:?\s*(-?\d+)", re.I | re.M)
 
 
-@dataclass
 class Event:
-    """One hook call, whatever the client: what happened, in which session and project."""
+    """One hook call, whatever the client: what happened, in which session and project. (A plain
+    class, not a dataclass: see ``Settings``.)"""
 
-    client: str
-    kind: str
-    session: str
-    cwd: str
-    tool: str = ""
-    args: str = ""
-    error: str = ""
-    prompt: str = ""
-    source: str = ""  # session start: startup | resume | clear | compact
-    redactions: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
+    def __init__(self, client: str, kind: str, session: str, cwd: str, tool: str = "", args: str = "",
+                 error: str = "", prompt: str = "", source: str = "", redactions: int = 0,
+                 extra: dict[str, Any] | None = None) -> None:
+        self.client, self.kind, self.session, self.cwd = client, kind, session, cwd
+        self.tool, self.args, self.error, self.prompt = tool, args, error, prompt
+        self.source = source  # session start: startup | resume | clear | compact
+        self.redactions = redactions
+        self.extra: dict[str, Any] = extra if extra is not None else {}
 
     @property
     def failed(self) -> bool:
