@@ -855,8 +855,8 @@ class Store:
             return 0
         try:
             return self.expire()
-        except HindsightError:
-            return 0  # busy or read-only: the next write tries again
+        except (HindsightError, OSError):
+            return 0  # busy, read-only or full: the write that called this succeeded; the next one retries
 
     def restore(self, memory_id: str, actor: str | None = None) -> Memory:
         """Make a soft-forgotten or archived memory active again (or a superseded one whose
