@@ -715,9 +715,7 @@ class Store:
                 dim = int(self.ledger.meta(conn).get("embedding_dim", 0))
             for start in range(0, len(rows), 2000):
                 chunk = rows[start : start + 2000]
-                changed += index.upsert(
-                    chunk, {r["id"]: " ".join(terms(keyword_text(r))) for r in chunk},
-                    {r["id"]: json.dumps(_memory(r).to_dict(), ensure_ascii=False) for r in chunk})
+                changed += _upsert(index, chunk)
                 if progress:
                     progress(min(start + 2000, len(rows)), len(rows))
             if index.count() != ledger_count:
@@ -740,8 +738,7 @@ class Store:
         if gone or doubled:
             index.delete(gone + doubled)
         if rows:
-            index.upsert(rows, {r["id"]: " ".join(terms(keyword_text(r))) for r in rows},
-                         {r["id"]: json.dumps(_memory(r).to_dict(), ensure_ascii=False) for r in rows})
+            _upsert(index, rows)
 
     def _sync_if_open(self) -> None:
         """After a committed write: bring an open index up to date. The write already succeeded, so
@@ -1017,6 +1014,12 @@ class _Background:
         if self._error is not None:
             raise self._error
         return self._value
+
+
+def _upsert(index: Index, rows: Sequence[dict[str, Any]]) -> int:
+    """Write ledger rows to the index: vector, keyword terms and the memory's fields as JSON."""
+    return index.upsert(rows, {r["id"]: " ".join(terms(keyword_text(r))) for r in rows},
+                        {r["id"]: json.dumps(_memory(r).to_dict(), ensure_ascii=False) for r in rows})
 
 
 def _size(path: Path) -> int:

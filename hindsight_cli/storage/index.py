@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -20,6 +19,7 @@ from typing import Any
 
 from ..errors import StoreBusy
 from ..models import Filters
+from .locks import wait_for_flock
 
 TABLE = "memories"
 _STATE = "hindsight-sync.json"
@@ -125,17 +125,10 @@ class Index:
             return
         self.path.mkdir(parents=True, exist_ok=True)
         handle = os.open(self.path / ".hindsight-write.lock", os.O_RDWR | os.O_CREAT, 0o600)
-        deadline = time.monotonic() + timeout
         try:
-            while True:
-                try:
-                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        raise StoreBusy(f"The index {self.path} stayed busy with another process's update "
-                                        f"for {timeout:g} s; retry, or raise HINDSIGHT_LOCK_TIMEOUT.") from None
-                    time.sleep(0.005 + 0.02 * random.random())
+            wait_for_flock(fcntl, handle, fcntl.LOCK_EX, time.monotonic() + timeout, lambda: StoreBusy(
+                f"The index {self.path} stayed busy with another process's update for {timeout:g} s; retry, "
+                "or raise HINDSIGHT_LOCK_TIMEOUT."))
             yield
         finally:
             os.close(handle)

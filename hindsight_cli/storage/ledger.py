@@ -21,6 +21,7 @@ from typing import Any
 
 from ..errors import HindsightError, StoreBusy
 from ..models import Filters
+from .locks import wait_for_flock
 
 log = logging.getLogger("hindsight.ledger")
 
@@ -66,10 +67,14 @@ def storage_error(path: Path, error: Exception) -> HindsightError:
         return HindsightError(f"The disk holding the store {store} is full ({_detail(text)}); nothing was "
                               "written. Free some space and retry.")
     if any(s in text for s in ("Permission denied", "Read-only file system", "read-only", "Operation not permitted")):
-        return HindsightError(f"The store {store} is read-only for this user ({_detail(text)}); nothing was "
-                              "written. Fix its permissions, or pass --store with a writable directory.")
+        return read_only_error(store, _detail(text))
     return HindsightError(f"The ledger {path} failed: {_detail(text)}. Nothing was written; run "
                           "`hindsight doctor store` to check it.")
+
+
+def read_only_error(store: Path, detail: str) -> HindsightError:
+    return HindsightError(f"The store {store} is read-only for this user ({detail}); nothing was written. "
+                          "Fix its permissions, or pass --store with a writable directory.")
 
 
 def _detail(text: str) -> str:
@@ -197,10 +202,7 @@ class Ledger:
             lock = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError:
             if exclusive and self.path.parent.exists():
-                raise HindsightError(
-                    f"The store {self.path.parent} is read-only for this user (cannot open "
-                    f"{self.lock_path.name}); nothing was written. Fix its permissions, or pass --store with a "
-                    "writable directory.") from None
+                raise read_only_error(self.path.parent, f"cannot open {self.lock_path.name}") from None
             yield
             return
         deadline = time.monotonic() + self.lock_timeout
@@ -210,16 +212,16 @@ class Ledger:
             queue = None
         try:
             if queue is not None:
-                self._flock(fcntl, queue, fcntl.LOCK_EX, deadline)
+                wait_for_flock(fcntl, queue, fcntl.LOCK_EX, deadline, self._busy)
             try:
                 if exclusive:
-                    self._flock(fcntl, lock, fcntl.LOCK_EX, deadline)
+                    wait_for_flock(fcntl, lock, fcntl.LOCK_EX, deadline, self._busy)
             finally:
                 if queue is not None and not exclusive:
                     os.close(queue)  # a reader only passes through the queue
                     queue = None
             if not exclusive:
-                self._flock(fcntl, lock, fcntl.LOCK_SH, deadline)
+                wait_for_flock(fcntl, lock, fcntl.LOCK_SH, deadline, self._busy)
             if queue is not None:
                 os.close(queue)  # the writer holds the file: let the next one queue
                 queue = None
@@ -228,18 +230,6 @@ class Ledger:
             if queue is not None:
                 os.close(queue)
             os.close(lock)  # closing a descriptor releases its lock
-
-    def _flock(self, fcntl: Any, handle: int, mode: int, deadline: float) -> None:
-        delay = 0.001
-        while True:
-            try:
-                fcntl.flock(handle, mode | fcntl.LOCK_NB)
-                return
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise self._busy() from None
-                time.sleep(delay * (0.5 + random.random()))
-                delay = min(delay * 2, 0.05)
 
     @property
     def queue_path(self) -> Path:
