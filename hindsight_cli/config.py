@@ -60,6 +60,9 @@ class Config:
     search_engine: str = "auto"  # auto | ledger | index
     ann_threshold: int = 50_000
     lock_timeout: float = 10.0
+    storage_backend: str = ""  # "" = postgres when a database URL is set, else local
+    database_url: str = ""  # never with a password in a file: HINDSIGHT_DATABASE_URL, PGPASSWORD or ~/.pgpass
+    database_schema: str = "hindsight"
     hooks_recall: bool = True  # lifecycle hooks (docs/hooks.md): inject memories at session start
     hooks_recall_budget: int = 800
     hooks_repeat_recall: bool = True  # ... and when a question or an error repeats
@@ -76,6 +79,7 @@ _SECTIONS = {
     "ttl": {"working": "working_ttl", "episodic": "episodic_ttl", "semantic": "semantic_ttl",
             "procedural": "procedural_ttl", "purge_every": "expiry_check"},
     "search": {"engine": "search_engine", "ann_threshold": "ann_threshold"},
+    "storage": {"backend": "storage_backend", "url": "database_url", "schema": "database_schema"},
     "consolidate": {"similarity": "consolidate_similarity", "min_evidence": "consolidate_min_evidence"},
     "hooks": {"recall": "hooks_recall", "recall_budget": "hooks_recall_budget", "repeat_recall": "hooks_repeat_recall",
               "repeat_budget": "hooks_repeat_budget", "record_failures": "hooks_record_failures",
@@ -102,6 +106,9 @@ def _apply(config: Config, data: dict[str, Any], origin: Path) -> Config:
                 if sub not in _SECTIONS[key]:
                     raise InvalidInput(f"Unknown setting [{key}] {sub} in {origin}; see docs/storage.md.")
                 top[_SECTIONS[key][sub]] = sub_value
+            if key == "storage" and isinstance(value.get("url"), str) and _has_password(value["url"]):
+                raise InvalidInput(f"{origin} holds a database password in clear text; remove it from [storage] "
+                                   f"url and give it in {paths.ENV_DATABASE_URL}, PGPASSWORD or ~/.pgpass.")
         elif key == "ranking" and isinstance(value, dict):
             valid = {f.name for f in fields(Ranking)}
             unknown = set(value) - valid
@@ -113,6 +120,12 @@ def _apply(config: Config, data: dict[str, Any], origin: Path) -> Config:
         else:
             raise InvalidInput(f"Unknown setting {key!r} in {origin}; see docs/storage.md.")
     return replace(config, ranking=ranking, **top)
+
+
+def _has_password(url: str) -> bool:
+    import re
+
+    return re.search(r"://[^:/@]*:[^@/]+@", url) is not None
 
 
 def _check_types(config: Config) -> None:
@@ -144,6 +157,8 @@ def load(store_path: Path | None) -> Config:
         env["embedding_model"] = os.environ[paths.ENV_EMBEDDING_MODEL]
     if os.environ.get(paths.ENV_SEARCH_ENGINE):
         env["search_engine"] = os.environ[paths.ENV_SEARCH_ENGINE]
+    if os.environ.get(paths.ENV_DATABASE_URL):
+        env["database_url"] = os.environ[paths.ENV_DATABASE_URL]
     if os.environ.get(paths.ENV_LOCK_TIMEOUT):
         try:
             env["lock_timeout"] = float(os.environ[paths.ENV_LOCK_TIMEOUT])
@@ -156,6 +171,8 @@ def load(store_path: Path | None) -> Config:
             from .timeutil import parse_duration
 
             parse_duration(getattr(config, name), f"[ttl] {name.removesuffix('_ttl')}")
+    if config.storage_backend not in ("", "local", "postgres"):
+        raise InvalidInput(f"[storage] backend must be local or postgres, not {config.storage_backend!r}.")
     if config.search_engine not in ("auto", "ledger", "index"):
         raise InvalidInput(f"search engine must be auto, ledger or index, not {config.search_engine!r}.")
     return config
@@ -183,6 +200,11 @@ DEFAULT_CONFIG_TOML = f"""\
 [search]
 # engine = "auto"               # auto | ledger | index
 # ann_threshold = 50000         # active memories above which `auto` uses the LanceDB index
+
+[storage]
+# backend = "local"             # or "postgres": a shared PostgreSQL + pgvector store (docs/team.md)
+# url = ""                      # postgresql://user@host:5432/db; never a password (HINDSIGHT_DATABASE_URL has it)
+# schema = "hindsight"          # the database schema that holds this store
 
 [consolidate]
 # similarity = 0.8              # cosine at or above which episodes are one pattern

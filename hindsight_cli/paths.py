@@ -26,6 +26,7 @@ ENV_AGENT = "HINDSIGHT_AGENT"
 ENV_EMBEDDING_MODEL = "HINDSIGHT_EMBEDDING_MODEL"
 ENV_LOCK_TIMEOUT = "HINDSIGHT_LOCK_TIMEOUT"
 ENV_SEARCH_ENGINE = "HINDSIGHT_SEARCH_ENGINE"
+ENV_DATABASE_URL = "HINDSIGHT_DATABASE_URL"
 
 ENV_VARS = {
     ENV_STORE: "Store directory to use (same as --store).",
@@ -34,6 +35,7 @@ ENV_VARS = {
     ENV_EMBEDDING_MODEL: "Embedding model name (overrides config `[embedding] model`; a store made with another needs `hindsight reindex`).",
     ENV_LOCK_TIMEOUT: "Seconds to keep retrying when another process holds the ledger (default 10).",
     ENV_SEARCH_ENGINE: "Candidate engine for search: `auto` (default), `ledger` or `index`.",
+    ENV_DATABASE_URL: "PostgreSQL URL of a team store (`postgresql://user:password@host:5432/db`); selects the postgres backend unless `[storage] backend` says otherwise. The only place a password may be given.",
 }
 
 STORE_DIRNAME = ".hindsight"

@@ -20,7 +20,7 @@ from .errors import EmbeddingMismatch, HindsightError, InvalidInput, MemoryNotFo
 from .models import (AuditEntry, ConsolidateResult, Filters, Hit, ImportResult, Memory, PatternChange, SearchResult,
                      SummaryResult, WriteResult)
 from .storage.index import Index, where_clause
-from .storage.ledger import Ledger, where_sql
+from .storage import open_ledger
 from .text import clean, terms
 from .timeutil import iso, now as utcnow, parse_time
 from .writing import Prepared, embedding_text, keyword_terms, keyword_text, prepare
@@ -68,7 +68,7 @@ class Store:
                  warm: bool = False) -> None:
         self.path = Path(path)
         self.config = config or load_config(self.path)
-        self.ledger = Ledger(self.path / paths.LEDGER_FILE, self.config.lock_timeout)
+        self.ledger = open_ledger(self.path, self.config)
         self.warm = warm
         self._embedder = embedder
         self._index: Index | None = None
@@ -88,19 +88,27 @@ class Store:
                 self._embedder.warm()  # a long-running process pays the optimised model's load once
         return self._embedder
 
-    def init(self, model: str | None = None) -> bool:
+    def init(self, model: str | None = None, *, backend: str | None = None, url: str | None = None,
+             schema: str | None = None) -> bool:
         """Create the store if needed (directory 0700, ``.gitignore`` of ``*``, a commented config).
 
         Args:
             model: the embedding model of a new store (``multilingual``, ``default`` or any fastembed
                 name); written to its ``config.toml``. An existing store keeps its model.
+            backend: ``local`` (DuckDB + LanceDB files in the directory) or ``postgres`` (a shared
+                PostgreSQL + pgvector database; docs/team.md); written to ``config.toml``.
+            url: the database URL of a postgres store. Written without its password, which later
+                commands take from ``HINDSIGHT_DATABASE_URL``, ``PGPASSWORD`` or ``~/.pgpass``.
+            schema: the database schema of a postgres store (default ``hindsight``).
 
         Returns:
             True if the store was created, False if it already existed.
 
         Raises:
-            InvalidInput: ``model`` differs from the model of an existing store.
+            InvalidInput: ``model`` or ``backend`` differs from those of an existing store.
         """
+        if backend is not None or url is not None or schema is not None:
+            self._choose_backend(backend, url, schema)
         created = not self.exists
         if model is not None:
             model = model_name(model)
@@ -123,21 +131,66 @@ class Store:
             config_file.write_text(DEFAULT_CONFIG_TOML)
             os.chmod(config_file, 0o600)
         if model is not None and created:
-            text = config_file.read_text()
-            if re.search(r'(?m)^# model = ".*"$', text):
-                text = re.sub(r'(?m)^# model = ".*"$', f'model = "{model}"', text, count=1)
-            elif not re.search(r"(?m)^\[embedding\]", text):
-                text += f'\n[embedding]\nmodel = "{model}"\n'
-            config_file.write_text(text)
-            self.config = load_config(self.path)
+            self._configure_model(model)
         if created:
             wanted = self._embedder.name if self._embedder is not None else model_name(self.config.embedding_model)
             dim = known_dim(wanted) if self._embedder is None else None
             if dim is None:  # a hub model: load it once to learn its dimension
                 wanted, dim = self.embedder.name, self.embedder.dim
             self.ledger.create(wanted, dim)
-            os.chmod(self.ledger.path, 0o600)
         return created
+
+    def _configure_model(self, model: str) -> None:
+        """Name ``model`` in the store's ``config.toml`` (where the commented default is)."""
+        config_file = self.path / paths.CONFIG_FILE
+        text = config_file.read_text()
+        line = f"model = {json.dumps(model)}"
+        if re.search(r'(?m)^#? ?model = ".*"$', text):
+            text = re.sub(r'(?m)^#? ?model = ".*"$', lambda _: line, text, count=1)
+        elif not re.search(r"(?m)^\[embedding\]", text):
+            text += f"\n[embedding]\n{line}\n"
+        config_file.write_text(text)
+        self.config = replace(load_config(self.path), database_url=self.config.database_url)
+
+    def _choose_backend(self, backend: str | None, url: str | None, schema: str | None) -> None:
+        """Write ``[storage]`` into the config of a store that holds no data yet, and open that ledger."""
+        from .storage import BACKENDS, open_ledger
+        from .storage.postgres import redact_url
+
+        backend = backend or ("postgres" if url else self.config.storage_backend or "local")
+        if backend not in BACKENDS:
+            raise InvalidInput(f"--backend must be local or postgres, not {backend!r}.")
+        url = url or self.config.database_url
+        if backend == "postgres" and not url:
+            raise InvalidInput(f"A postgres store needs its database: pass --url postgresql://user@host:5432/db "
+                               f"or set {paths.ENV_DATABASE_URL}.")
+        current = "local" if self.ledger.local else "postgres"
+        if ((self.path / paths.LEDGER_FILE).exists() and backend != "local") or (current != backend and self.exists):
+            raise InvalidInput(f"{self.path} already holds a {current} store; to move its memories, run "
+                               f"`hindsight migrate --to ...` from it into a new store instead.")
+        self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        config_file = self.path / paths.CONFIG_FILE
+        if not config_file.exists():
+            from .config import DEFAULT_CONFIG_TOML
+
+            config_file.write_text(DEFAULT_CONFIG_TOML)
+            os.chmod(config_file, 0o600)
+        text = config_file.read_text()
+        settings = {"backend": backend}
+        if backend == "postgres":
+            settings["url"] = redact_url(url)
+            if schema:
+                settings["schema"] = schema
+        for key, value in settings.items():
+            line = f"{key} = {json.dumps(value)}"
+            text, found = re.subn(rf'(?m)^#? ?{key} = .*$', line, text, count=1)
+            if not found and re.search(r"(?m)^\[storage\][ \t]*$", text):
+                text = re.sub(r"(?m)^\[storage\][ \t]*$", lambda m: f"{m.group(0)}\n{line}", text, count=1)
+            elif not found:
+                text += f"\n[storage]\n{line}\n"
+        config_file.write_text(text)
+        self.config = replace(load_config(self.path), database_url=url if backend == "postgres" else "")
+        self.ledger = open_ledger(self.path, self.config)
 
     def _require(self) -> None:
         if not self.exists:
@@ -283,7 +336,7 @@ class Store:
                           types=("episodic", "working"), since=since, until=until, include_expired=True)
         with self.ledger.connect(read_only=True) as conn:
             dim = self._check_model(conn)
-            where, params = where_sql(filters, utcnow())
+            where, params = self.ledger.where_sql(filters, utcnow())
             rows = self.ledger.select(conn, where, params, order="m.event_at ASC, m.id ASC")
         if not rows:
             what = f"task {task_id}" if task_id else "that time range"
@@ -404,26 +457,13 @@ class Store:
             since: datetime | None = None) -> list[AuditEntry]:
         """The audit log, newest first: who did what to which memories, when and why (never content)."""
         self._require()
-        clauses: list[str] = ["TRUE"]
-        params: list[Any] = []
-        if action:
-            clauses.append("action = ?")
-            params.append(action)
-        if since is not None:
-            clauses.append('"at" >= ?')
-            params.append(since)
         with self.ledger.connect(read_only=True) as conn:
             if memory_id:
                 try:
                     memory_id = self._row(conn, memory_id)["id"]
                 except MemoryNotFound:
                     pass  # a hard-forgotten memory's id still finds its entries
-                clauses.append("list_contains(ids, ?)")
-                params.append(memory_id)
-            sql = f'SELECT "at", action, ids, reason, actor FROM audit WHERE {" AND ".join(clauses)} ORDER BY "at" DESC, rowid DESC'
-            if limit:
-                sql += f" LIMIT {int(limit)}"
-            rows = conn.execute(sql, params).fetchall()
+            rows = self.ledger.audit_log(conn, limit=limit, action=action, memory_id=memory_id, since=since)
         return [AuditEntry(iso(at), act, list(ids), reason, actor) for at, act, ids, reason, actor in rows]
 
     # --- consolidation ----------------------------------------------------------------------------
@@ -449,9 +489,9 @@ class Store:
         scope = (agent_id,) if agent_id else None
         with self.ledger.connect(read_only=True) as conn:
             dim = self._check_model(conn)
-            where, params = where_sql(Filters(agent_ids=scope, types=("episodic",)), now)
+            where, params = self.ledger.where_sql(Filters(agent_ids=scope, types=("episodic",)), now)
             episodes = self.ledger.select(conn, where, params, order="m.event_at ASC, m.id ASC", with_vectors=True)
-            where, params = where_sql(Filters(agent_ids=scope, types=("semantic",)), now)
+            where, params = self.ledger.where_sql(Filters(agent_ids=scope, types=("semantic",)), now)
             known = [r for r in self.ledger.select(conn, f"{where} AND m.trigger = 'consolidate'", params)]
         plan: list[PatternChange] = []
         for agent in sorted({r["agent_id"] for r in episodes}):
@@ -535,7 +575,7 @@ class Store:
         filters = filters or Filters(statuses=None, include_expired=True)
         order = "m.created_at ASC, m.id ASC" if oldest_first else "m.created_at DESC, m.id DESC"
         with self.ledger.connect(read_only=True) as conn:
-            where, params = where_sql(filters, utcnow())
+            where, params = self.ledger.where_sql(filters, utcnow())
             return [_memory(r) for r in self.ledger.select(conn, where, params, order=order, limit=limit)]
 
     def search(self, query: str, *, filters: Filters | None = None, k: int = 5, budget: int | None = None,
@@ -587,7 +627,7 @@ class Store:
             dim = self._check_model(conn) if mode != "keyword" else int(self.ledger.meta(conn)["embedding_dim"])
             use_index = self._engine(conn, engine) == "index"
             if not use_index:
-                where, params = where_sql(filters, ctx.now)
+                where, params = self.ledger.where_sql(filters, ctx.now)
                 words = self.ledger.keyword(conn, query_terms, where, params, n, weights.bm25_k1,
                                             weights.bm25_b) if mode != "vector" else []
                 vector = self._checked(embedding.result(), dim)[0].tolist() if embedding else None
@@ -607,7 +647,7 @@ class Store:
 
     def _index_is_current(self, engine: str | None) -> bool:
         """A warm store whose index matches the ledger's latest change searches without opening DuckDB."""
-        if not self.warm or self._index is None or self._synced is None:
+        if not self.warm or self._index is None or self._synced is None or not self.ledger.local:
             return False
         if (engine or self.config.search_engine) == "ledger":
             return False
@@ -681,6 +721,8 @@ class Store:
         engine = requested or self.config.search_engine
         if engine not in ("auto", "ledger", "index"):
             raise InvalidInput(f"engine must be auto, ledger or index, not {engine!r}.")
+        if not self.ledger.local:
+            return "ledger"  # the database searches its own vector (HNSW) and keyword indexes
         if engine != "auto":
             return engine
         if self.warm:
@@ -751,8 +793,11 @@ class Store:
                 log.warning("index sync after a write failed (it catches up later): %s", error)
 
     def sync_index(self) -> int:
-        """Index every ledger change the index lacks; returns how many rows were written."""
+        """Index every ledger change the index lacks; returns how many rows were written (0 on
+        Postgres, whose database indexes its own rows)."""
         self._require()
+        if not self.ledger.local:
+            return 0
         with self.ledger.connect(read_only=True) as conn:
             dim = int(self.ledger.meta(conn).get("embedding_dim", 384))
         return self._sync(self.index(dim))
@@ -762,7 +807,7 @@ class Store:
     def select_ids(self, filters: Filters) -> list[str]:
         self._require()
         with self.ledger.connect(read_only=True) as conn:
-            where, params = where_sql(filters, utcnow())
+            where, params = self.ledger.where_sql(filters, utcnow())
             return [r[0] for r in conn.execute(f"SELECT m.id FROM memories m WHERE {where}", params).fetchall()]
 
     def forget(self, ids: Iterable[str] = (), *, filters: Filters | None = None, hard: bool = False,
@@ -791,7 +836,7 @@ class Store:
                 if mid not in targets:
                     targets.append(mid)
             if filters is not None:
-                where, params = where_sql(filters, at)
+                where, params = self.ledger.where_sql(filters, at)
                 for (mid,) in conn.execute(f"SELECT m.id FROM memories m WHERE {where}", params).fetchall():
                     if mid not in targets:
                         targets.append(mid)
@@ -815,7 +860,7 @@ class Store:
     def _purge(self, ids: list[str]) -> bool:
         """After a hard forget: drop the vectors and every old index version that still holds them,
         then rewrite the ledger so no freed block keeps the old bytes. Returns whether it could."""
-        if (self.path / paths.INDEX_DIR).exists():
+        if self.ledger.local and (self.path / paths.INDEX_DIR).exists():
             index = self.index()
             with index.write_lock(self.config.lock_timeout):
                 index.scrub(ids)
@@ -826,12 +871,12 @@ class Store:
         self._require()
         at = utcnow()
         with self.ledger.transaction() as conn:
-            where, params = where_sql(Filters(statuses=None, expired_only=True), at)
+            where, params = self.ledger.where_sql(Filters(statuses=None, expired_only=True), at)
             targets = [r[0] for r in conn.execute(f"SELECT m.id FROM memories m WHERE {where}", params).fetchall()]
             count = self.ledger.delete(conn, targets)
             if count:
                 self.ledger.audit(conn, "expire", targets, at, "TTL passed", "hindsight")
-        if count and (self.path / paths.INDEX_DIR).exists():
+        if count and self.ledger.local and (self.path / paths.INDEX_DIR).exists():
             self.index().delete(targets)
         self._expiry_stamp().touch()
         return count
@@ -928,7 +973,7 @@ class Store:
                 if batch:
                     self.ledger.audit(conn, "import", [p.row["id"] for p, _ in batch], utcnow())
             added.extend(p for p, _ in batch)
-        if added and (self._index is not None or len(added) >= 1000):
+        if added and self.ledger.local and (self._index is not None or len(added) >= 1000):
             # A big import pays the index update now rather than the next search; small ones leave it
             # to the next search or the MCP server, which sync before they read.
             self.sync_index()
@@ -967,16 +1012,17 @@ class Store:
             head = self.ledger.max_seq(conn)
         index_dir = self.path / paths.INDEX_DIR
         index: dict[str, Any] = {"exists": index_dir.exists(), "synced_seq": 0, "ledger_seq": head}
-        if index_dir.exists():
+        if index_dir.exists() and self.ledger.local:
             idx = self.index(int(meta.get("embedding_dim", 384)))
             index.update(rows=idx.count(), fragments=idx.fragments(), synced_seq=idx.watermark())
         for key in ("oldest", "newest"):
             counts[key] = iso(counts[key])
         return {
-            "store": str(self.path), **counts,
+            "store": str(self.path), "backend": "local" if self.ledger.local else "postgres",
+            "database": self.ledger.describe(), **counts,
             "embedding_model": meta.get("embedding_model"), "embedding_dim": int(meta.get("embedding_dim", 0)),
             "schema_version": int(meta.get("schema_version", 0)),
-            "ledger_bytes": _size(self.ledger.path) + _size(Path(str(self.ledger.path) + ".wal")),
+            "ledger_bytes": self.ledger.size_bytes(),
             "index_bytes": _size(index_dir), "index": index,
         }
 

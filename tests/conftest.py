@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import uuid
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -77,10 +78,85 @@ def fake() -> FakeEmbedder:
     return FakeEmbedder()
 
 
+@pytest.fixture(scope="session")
+def postgres_url() -> Any:
+    """A PostgreSQL server with pgvector for this test session (pgserver's wheel; no Docker).
+
+    Its data directory is not under pytest's temporary directory: run as root, pgserver starts the
+    server as another user, who must be able to traverse every parent, and pytest keeps its own 0700.
+    """
+    import shutil
+    import tempfile
+
+    pgserver = pytest.importorskip("pgserver")
+    umask = os.umask(0o022)  # the CLI's umask 077, set by an earlier in-process test, would lock initdb out
+    data = Path(tempfile.mkdtemp(prefix="hindsight-pg-"))
+    try:
+        server = pgserver.get_server(data, cleanup_mode="stop")
+    finally:
+        os.umask(umask)
+    yield server.get_uri()
+    server.cleanup()
+    shutil.rmtree(data, ignore_errors=True)
+
+
+def postgres_store_dir(path: Path, url: str) -> Path:
+    """A store directory whose config points at a fresh schema of the session's database."""
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "config.toml").write_text(
+        f'[storage]\nbackend = "postgres"\nurl = "{url}"\nschema = "t_{uuid.uuid4().hex[:16]}"\n')
+    return path
+
+
+def stored_data(path: Path) -> list[tuple[str, bytes]]:
+    """Everything a store holds, to grep: each file under its directory as (path, bytes) and, for a
+    Postgres store, each table of its schema as ("table NAME", every value of every row as text)."""
+    found = [(str(p), p.read_bytes()) for p in Path(path).rglob("*") if p.is_file()]
+    ledger = Store(path).ledger
+    if not ledger.local:
+        with ledger.connect(read_only=True) as conn:
+            tables = [r[0] for r in conn.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = ?", [ledger.schema]).fetchall()]
+            for table in tables:
+                values = []
+                for row in conn.execute(f'SELECT * FROM "{ledger.schema}"."{table}"').fetchall():
+                    for value in row:
+                        values.extend(value if isinstance(value, list) else [value])
+                found.append((f"table {table}", "\n".join(map(str, values)).encode()))
+    return found
+
+
+@pytest.fixture(params=["local", "postgres"])
+def backend(request: pytest.FixtureRequest) -> str:
+    """Each test that uses a store (the ``store`` and ``cli`` fixtures) runs against both backends."""
+    return request.param
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Drop the postgres run of tests marked ``local_only`` (they inspect files only the local backend
+    has: the DuckDB file, its lock files, the LanceDB index) or ``no_store`` (they never touch one)."""
+    dropped = [item for item in items
+               if getattr(item, "callspec", None) is not None and item.callspec.params.get("backend") == "postgres"
+               and (item.get_closest_marker("local_only") or item.get_closest_marker("no_store"))]
+    if dropped:
+        gone = set(map(id, dropped))
+        items[:] = [item for item in items if id(item) not in gone]
+        config.hook.pytest_deselected(items=dropped)
+
+
 @pytest.fixture
-def store(tmp_path: Path, fake: FakeEmbedder) -> Store:
-    """A fresh store with the fake embedder."""
-    s = Store(tmp_path / "store", embedder=fake)
+def store_dir(tmp_path: Path, backend: str, request: pytest.FixtureRequest) -> Path:
+    """Where the ``store`` fixture's store lives: a plain directory, or one configured for Postgres."""
+    path = tmp_path / "store"
+    if backend == "postgres":
+        postgres_store_dir(path, request.getfixturevalue("postgres_url"))
+    return path
+
+
+@pytest.fixture
+def store(store_dir: Path, fake: FakeEmbedder) -> Store:
+    """A fresh store with the fake embedder (on each backend)."""
+    s = Store(store_dir, embedder=fake)
     s.init()
     return s
 
@@ -116,5 +192,8 @@ class Cli:
 
 
 @pytest.fixture
-def cli(tmp_path: Path) -> Cli:
-    return Cli(tmp_path / "cli-store")
+def cli(tmp_path: Path, backend: str, request: pytest.FixtureRequest) -> Cli:
+    path = tmp_path / "cli-store"
+    if backend == "postgres":
+        postgres_store_dir(path, request.getfixturevalue("postgres_url"))
+    return Cli(path)

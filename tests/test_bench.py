@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from hindsight_cli import benchmark
+
+pytestmark = pytest.mark.no_store  # the CLI here never uses the fixture's store
 
 FIGURES = {"size", "import_s", "import_per_s", "record_p50_ms", "warm_search_p50_ms", "warm_search_p95_ms",
            "index_fragments_before_compaction", "store_mb_before_compaction", "index_fragments_after_compaction",

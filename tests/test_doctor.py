@@ -25,16 +25,19 @@ def _by_id(result) -> dict:
     return {c["id"]: c for c in json.loads(result.stdout)["checks"]}
 
 
-def test_doctor_store_healthy_missing_and_mismatched(cli, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_doctor_store_healthy_missing_and_mismatched(cli, backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
     missing = cli("doctor", "store", "--json")
     assert missing.exit_code == 0 and _by_id(missing)["store.exists"]["status"] == "warn"
     cli("record", "a memory so the store exists")
     healthy = _by_id(cli("doctor", "store", "--json"))
-    assert {healthy[k]["status"] for k in ("store.permissions", "store.ledger", "store.model", "store.disk")} == {"ok"}
+    checked = (("store.permissions", "store.disk") if backend == "local" else
+               ("store.database", "store.pgvector", "store.index"))
+    assert {healthy[k]["status"] for k in ("store.ledger", "store.model", *checked)} == {"ok"}
     assert healthy["store.ledger"]["summary"] == "ledger holds 1 memory"
-    cli.store_path.chmod(0o755)
-    loose = _by_id(cli("doctor", "store", "--json"))
-    assert loose["store.permissions"]["status"] == "warn" and "chmod 700" in loose["store.permissions"]["fix"]
+    if backend == "local":
+        cli.store_path.chmod(0o755)
+        loose = _by_id(cli("doctor", "store", "--json"))
+        assert loose["store.permissions"]["status"] == "warn" and "chmod 700" in loose["store.permissions"]["fix"]
     monkeypatch.setenv("HINDSIGHT_EMBEDDING_MODEL", "BAAI/bge-small-en-v1.5")
     mismatch = cli("doctor", "store")
     assert mismatch.exit_code == 1

@@ -10,6 +10,8 @@ from test_doctor import _command
 
 from hindsight_cli.doctor import windows_checks
 
+pytestmark = pytest.mark.no_store  # the CLI here never uses the fixture's store
+
 
 def _systeminfo(requirements: str, model: str = "20XW0055US") -> str:
     lines = ["", "Host Name:                 DESKTOP-7Q2B1C", "OS Name:                   Microsoft Windows 11 Home",

@@ -12,6 +12,8 @@ import pytest
 from hindsight_cli import evaluation
 from hindsight_cli.errors import InvalidInput
 
+pytestmark = pytest.mark.no_store  # the CLI here never uses the fixture's store
+
 
 def _turn(speaker: str, dia_id: str, text: str, **extra: Any) -> dict[str, Any]:
     return {"speaker": speaker, "dia_id": dia_id, "text": text, **extra}

@@ -436,7 +436,7 @@ def test_import_of_a_directory_or_missing_file_is_a_clear_error(cli, tmp_path: P
     assert missing.exit_code == 1 and missing.stderr.startswith("Error: No file ")
     folder = cli("import", str(tmp_path))
     assert folder.exit_code == 1 and folder.stderr.startswith(f"Error: Cannot read {tmp_path}")
-    assert not cli.store_path.exists()
+    assert not cli.open().exists
 
 
 def test_an_id_with_an_undecodable_byte_is_simply_not_found(cli) -> None:

@@ -18,14 +18,14 @@ from hindsight_cli.config import Config, Ranking
 from hindsight_cli.errors import InvalidInput, MemoryNotFound
 from hindsight_cli.store import Store
 
-from conftest import REPO
+from conftest import REPO, stored_data
 
 UNIQUE = "zebracorn-7f3a9c"
 
 
-def _store_bytes(path: Path) -> list[Path]:
-    """Every file under the store directory whose bytes contain the unique marker."""
-    return [p for p in path.rglob("*") if p.is_file() and UNIQUE.encode() in p.read_bytes()]
+def _store_bytes(path: Path) -> list[str]:
+    """Every file under the store directory (and, on Postgres, every table) that holds the unique marker."""
+    return [name for name, data in stored_data(path) if UNIQUE.encode() in data]
 
 
 # --- supersede ---------------------------------------------------------------------------------------
@@ -160,6 +160,7 @@ def test_hard_forget_leaves_no_trace_in_any_file(store: Store) -> None:
     store.record(f"second note on {UNIQUE} rollout", task_id="t-secret")
     store.summarize(task_id="t-secret")  # a summary quotes the sources
     assert store.search(UNIQUE, engine="index").hits  # the LanceDB index holds it too
+    assert _store_bytes(store.path)  # the grep sees it before the forget
     store.forget([secret.id], filters=Filters(task_id="t-secret", types=("episodic",), statuses=None), hard=True,
                  reason="privacy")
     assert _store_bytes(store.path) == []
@@ -281,6 +282,7 @@ def test_consolidate_conflicts_lower_confidence_and_scopes_stay_apart(store: Sto
 # --- schema migration --------------------------------------------------------------------------------
 
 
+@pytest.mark.local_only
 def test_a_schema_1_store_is_migrated_on_open(store: Store, fake) -> None:
     kept = store.record("written before the upgrade").memory
     conn = duckdb.connect(str(store.ledger.path))

