@@ -106,12 +106,22 @@ class ConsolidateOutput:
 
 
 class Memories:
-    """The operations the tools expose, bound to one store and an optional agent scope."""
+    """The operations the tools expose, bound to one store and an optional agent scope: the server's
+    (``--agent``) or, on an HTTP server started with tokens, the agent of the request's token."""
 
     def __init__(self, store: Store, agent: str | None = None) -> None:
         self.store = store
-        self.agent = agent
+        self.fixed_agent = agent
         self._lock = threading.Lock()  # tools run in worker threads; one store operation at a time
+
+    @property
+    def agent(self) -> str | None:
+        if self.fixed_agent is not None:
+            return self.fixed_agent
+        from mcp.server.auth.middleware.auth_context import get_access_token
+
+        token = get_access_token()
+        return token.client_id if token is not None else None
 
     def _scope(self, requested: str | None) -> str | None:
         if self.agent is None:
@@ -256,15 +266,25 @@ def _model_errors(function: Any, kind: str = "tool") -> Any:
     return wrapper
 
 
-def build_server(store: Store, agent: str | None = None) -> Any:
-    """An MCPServer with hindsight's tools, resources and prompt, bound to ``store``."""
+def build_server(store: Store, agent: str | None = None, tokens: Any = None, url: str | None = None) -> Any:
+    """An MCPServer with hindsight's tools, resources and prompt, bound to ``store``.
+
+    ``tokens`` (a ``tokens.Verifier``) makes an HTTP server at ``url`` require a bearer token on every
+    request and scope each request to its token's agent.
+    """
     from mcp.server.mcpserver import Context, MCPServer, Resolve, Sample
     from mcp.types import CreateMessageResult, SamplingMessage, TextContent, ToolAnnotations
 
     from . import __version__
 
     memories = Memories(store, agent)
-    server = MCPServer("hindsight", version=__version__, instructions=INSTRUCTIONS)
+    auth: dict[str, Any] = {}
+    if tokens is not None:
+        from mcp.server.auth.settings import AuthSettings
+
+        auth = {"token_verifier": tokens, "auth": AuthSettings(
+            issuer_url=url, resource_server_url=f"{url}/mcp", validate_token_resource=False)}
+    server = MCPServer("hindsight", version=__version__, instructions=INSTRUCTIONS, **auth)
     server.memories = memories  # type: ignore[attr-defined]
 
     def tool(**options: Any) -> Any:
@@ -414,13 +434,21 @@ def configure_logging(log_file: Path | None) -> None:
     root.setLevel(logging.INFO)
 
 
-def run(store: Store, *, agent: str | None, transport: str, host: str, port: int, log_file: Path | None) -> None:
-    """Serve until the client disconnects (stdio) or the process is stopped (http)."""
+def run(store: Store, *, agent: str | None, transport: str, host: str, port: int, log_file: Path | None,
+        tokens: Path | None = None) -> None:
+    """Serve until the client disconnects (stdio) or the process is stopped (http). With ``tokens``
+    (a token file), the HTTP server answers only requests with one of its bearer tokens."""
     from .paths import private_files
 
     private_files()
     configure_logging(log_file)
-    server = build_server(store, agent)
+    verifier = None
+    if tokens is not None:
+        from .tokens import Verifier
+
+        verifier = Verifier(tokens)
+        log.info("bearer tokens required (%s); agents: %s", tokens, ", ".join(verifier.agents))
+    server = build_server(store, agent, verifier, f"http://{host}:{port}")
 
     def warm_up() -> None:
         # While the client initialises; the first tool call waits for it rather than racing it.

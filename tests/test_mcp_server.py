@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -272,7 +274,10 @@ async def test_memory_summarize_tool(store: Store) -> None:
         assert empty.is_error and "Nothing to summarize" in empty.content[0].text
 
 
-async def test_streamable_http_transport(tmp_path: Path) -> None:
+@contextmanager
+def _http_server(store: Path, tmp_path: Path) -> Iterator[str]:
+    """`hindsight mcp --transport http` in a subprocess on a free port; yields its URL. Afterwards,
+    checks that nothing but the log file got its output."""
     import socket
 
     with socket.socket() as probe:
@@ -280,7 +285,7 @@ async def test_streamable_http_transport(tmp_path: Path) -> None:
         port = probe.getsockname()[1]
     env = {**os.environ, "HINDSIGHT_HOME": str(tmp_path / "home")}
     proc = subprocess.Popen([*_hindsight_command(), "mcp", "--transport", "http", "--port", str(port),
-                             "--store", str(tmp_path / "s"), "--log-file", str(tmp_path / "mcp.log")],
+                             "--store", str(store), "--log-file", str(tmp_path / "mcp.log")],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
@@ -289,14 +294,19 @@ async def test_streamable_http_transport(tmp_path: Path) -> None:
                 if attempt.connect_ex(("127.0.0.1", port)) == 0:
                     break
             time.sleep(0.2)
-        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
-            assert "memory_write" in {t.name for t in (await client.list_tools()).tools}
-            written = await client.call_tool("memory_write", {"content": "served over streamable http"})
-            assert written.structured_content["deduplicated"] is False
+        yield f"http://127.0.0.1:{port}/mcp"
     finally:
         proc.terminate()
         out, _ = proc.communicate(timeout=30)
     assert out == ""  # logs went to the log file, never stdout
+
+
+async def test_streamable_http_transport(tmp_path: Path) -> None:
+    with _http_server(tmp_path / "s", tmp_path) as url:
+        async with Client(url) as client:
+            assert "memory_write" in {t.name for t in (await client.list_tools()).tools}
+            written = await client.call_tool("memory_write", {"content": "served over streamable http"})
+            assert written.structured_content["deduplicated"] is False
     assert "hindsight MCP server on http" in (tmp_path / "mcp.log").read_text()
 
 
@@ -368,3 +378,47 @@ async def test_supersede_archive_troubleshoot_and_consolidate_through_mcp(store:
     assert store.get(old["id"]).status == "superseded"
     assert store.log(action="archive")[0].actor == "a"
     assert all(m.agent_id == "a" for m in store.list() if m.trigger == "consolidate")
+
+
+async def test_http_tokens_scope_each_agent_on_one_shared_server(store_dir: Path, tmp_path: Path) -> None:
+    """One HTTP server, many agents: each request needs a token and sees only its agent's memories."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    from hindsight_cli.cli import app
+    from typer.testing import CliRunner
+
+    made = {a: CliRunner().invoke(app, ["mcp", "token", a, "--store", str(store_dir)]) for a in ("alice", "bob")}
+    assert all(r.exit_code == 0 and r.stdout.startswith("hst_") for r in made.values())
+    token = {a: r.stdout.strip() for a, r in made.items()}
+    assert not any(t in (store_dir / "mcp-tokens.json").read_text() for t in token.values())  # hashes only
+
+    def as_agent(name: str) -> Client:
+        return Client(streamable_http_client(url, http_client=httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {token[name]}"},
+            timeout=httpx2.Timeout(30, read=300))))  # the first call waits for the model
+
+    with _http_server(store_dir, tmp_path) as url:
+        for stranger in (None, "forged"):
+            with httpx2.Client() as http:
+                answer = http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                                   headers=({"Authorization": "Bearer hst_forged"} if stranger else {}))
+            assert answer.status_code == 401
+        async with as_agent("alice") as alice:
+            written = await alice.call_tool("memory_write", {"content": "alice's launch plan: ship on friday"})
+            assert written.structured_content["agent_id"] == "alice"
+            plan = written.structured_content["id"]
+        async with as_agent("bob") as bob:
+            assert (await bob.call_tool("memory_write", {"content": "bob's note on the launch"})).structured_content[
+                "agent_id"] == "bob"
+            hits = (await bob.call_tool("memory_search", {"query": "launch plan"})).structured_content["hits"]
+            assert [h["agent_id"] for h in hits] == ["bob"]
+            assert (await bob.call_tool("memory_search", {"query": "launch", "agent_id": "alice"})).is_error
+            assert (await bob.call_tool("memory_get", {"id": plan})).is_error
+            assert (await bob.call_tool("memory_forget", {"ids": [plan], "hard": True})).is_error
+            assert (await bob.call_tool("memory_write", {"content": "sneaky", "agent_id": "alice"})).is_error
+        async with as_agent("alice") as alice:
+            hits = (await alice.call_tool("memory_search", {"query": "launch plan"})).structured_content["hits"]
+            assert [h["id"] for h in hits] == [plan]
+    assert Store(store_dir).get(plan).status == "active"
+    assert "bearer tokens required" in (tmp_path / "mcp.log").read_text()

@@ -27,8 +27,12 @@ def mcp(
     host: Annotated[str, typer.Option("--host", help="Address for --transport http.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port for --transport http.")] = 8765,
     log_file: Annotated[Optional[Path], typer.Option("--log-file", help="Write logs here instead of stderr.", show_default=False)] = None,
+    tokens: Annotated[Optional[Path], typer.Option("--tokens", help="For --transport http: require a bearer token from this file (made by `hindsight mcp token`) and scope each request to its agent. Default: the store's mcp-tokens.json when it exists.", show_default=False)] = None,
 ) -> None:
     """Run the MCP server (stdio by default). Nothing but protocol is written to stdout.
+
+    Over HTTP, once the store has tokens (`hindsight mcp token AGENT`), every request needs one and
+    sees only its agent's memories.
 
     \b
     Example:
@@ -41,10 +45,47 @@ def mcp(
         raise InvalidInput(f"--transport must be stdio or http, not {transport!r}.")
     from .. import mcp_server
     from ..store import open_store
+    from ..tokens import DEFAULT_FILE
 
     target = open_store(store, warm=True)
+    if tokens is not None and transport != "http":
+        raise InvalidInput("--tokens is for --transport http; a stdio server serves only the client that started it.")
+    if tokens is None and transport == "http" and (target.path / DEFAULT_FILE).exists():
+        tokens = target.path / DEFAULT_FILE
+    if tokens is not None and not tokens.exists():
+        raise InvalidInput(f"No token file {tokens}; make tokens with `hindsight mcp token AGENT --tokens {tokens}`.")
     mcp_server.run(target, agent=agent or os.environ.get(paths.ENV_AGENT) or None, transport=transport,
-                   host=host, port=port, log_file=log_file)
+                   host=host, port=port, log_file=log_file, tokens=tokens)
+
+
+@mcp_app.command()
+def token(
+    agent: Annotated[str, typer.Argument(help="The agent_id the token acts as.", show_default=False)],
+    revoke: Annotated[bool, typer.Option("--revoke", help="Remove every token of this agent instead.")] = False,
+    tokens: Annotated[Optional[Path], typer.Option("--tokens", help="The token file (default: mcp-tokens.json in the store).", show_default=False)] = None,
+    store: StoreOption = None,
+) -> None:
+    """Make a bearer token for one agent of an HTTP MCP server (printed once).
+
+    The file keeps only the token's SHA-256. A server started with --transport http then requires a
+    token on every request, and each request reads and writes only its token's agent's memories.
+
+    \b
+    Example:
+        hindsight mcp token ci-bot          # prints hst_...; give it to that agent's client
+        hindsight mcp token ci-bot --revoke
+    """
+    from .. import tokens as token_file
+    from . import render
+
+    path = tokens or paths.resolve_store(store).path / token_file.DEFAULT_FILE
+    if revoke:
+        count = token_file.revoke(path, agent)
+        render.message(f"Revoked {count} token(s) of {agent} in {path}." if count else f"{agent} has no token in {path}.")
+        return
+    render.plain(token_file.create(path, agent))
+    render.message(f"A token for agent {agent}, kept as a hash in {path}; it is shown only now. Clients send it as "
+                   "the header Authorization: Bearer TOKEN.")
 
 
 ClientOption = Annotated[str, typer.Option("--client", help="claude-desktop | claude-code | cursor | codex | vscode | windsurf | gemini | zed.", show_default=False)]

@@ -138,3 +138,23 @@ def test_os_path_layouts(platform: str, expected: str) -> None:
     assert zed.path == (Path("/roaming/Zed/settings.json") if platform == "win32" else home / ".config/zed/settings.json")
     codex = clients.targets("codex", home, Path("/p"), env={"CODEX_HOME": "/ch"}, platform=platform)["user"]
     assert codex.path == Path("/ch/config.toml")
+
+
+@pytest.mark.no_store
+def test_tokens_are_shown_once_kept_as_hashes_and_revoked(cli, tmp_path: Path) -> None:
+    file = tmp_path / "tokens.json"
+    made = [cli("mcp", "token", agent, "--tokens", str(file), store=False) for agent in ("ci-bot", "ci-bot", "bob")]
+    assert all(r.exit_code == 0 for r in made) and len({r.stdout for r in made}) == 3
+    assert "shown only now" in made[0].stderr
+    saved = json.loads(file.read_text())["tokens"]
+    assert [e["agent"] for e in saved] == ["ci-bot", "ci-bot", "bob"]
+    assert not any(r.stdout.strip() in file.read_text() for r in made)
+    assert oct(file.stat().st_mode & 0o777) == "0o600"
+    revoked = cli("mcp", "token", "ci-bot", "--revoke", "--tokens", str(file), store=False)
+    assert revoked.exit_code == 0 and "Revoked 2 token(s) of ci-bot" in revoked.stderr
+    assert [e["agent"] for e in json.loads(file.read_text())["tokens"]] == ["bob"]
+    file.write_text("not json")
+    broken = cli("mcp", "token", "x", "--tokens", str(file), store=False)
+    assert broken.exit_code == 1 and "Cannot read the token file" in broken.stderr
+    stdio = cli("mcp", "--tokens", str(file))
+    assert stdio.exit_code == 1 and "--tokens is for --transport http" in stdio.stderr

@@ -1,0 +1,92 @@
+"""Bearer tokens for the HTTP MCP server, one agent each (``hindsight mcp token``).
+
+A token is shown once, when it is made; the file keeps only its SHA-256 (which cannot be turned back
+into the token), the agent it belongs to and when it was made. A server started with tokens answers
+only requests that carry one, and scopes each request to its token's agent as ``--agent`` would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+from .errors import InvalidInput
+from .timeutil import iso, now
+
+PREFIX = "hst_"
+DEFAULT_FILE = "mcp-tokens.json"
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    """The file's entries; a missing file has none."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError) as error:
+        raise InvalidInput(f"Cannot read the token file {path} ({error}); fix or delete it.") from None
+    entries = data.get("tokens") if isinstance(data, dict) else None
+    if not isinstance(entries, list) or not all(isinstance(e, dict) and {"agent", "sha256"} <= set(e) for e in entries):
+        raise InvalidInput(f"{path} is not a hindsight token file; fix or delete it.")
+    return entries
+
+
+def _save(path: Path, entries: list[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{os.getpid()}")
+    temp.write_text(json.dumps({"tokens": entries}, indent=2) + "\n", encoding="utf-8")
+    os.chmod(temp, 0o600)
+    os.replace(temp, path)
+
+
+def create(path: Path, agent: str) -> str:
+    """A new token for ``agent``, added to the file; the only time the token itself exists."""
+    agent = agent.strip()
+    if not agent:
+        raise InvalidInput("Name the agent the token is for, e.g. hindsight mcp token ci-bot.")
+    entries = load(path)
+    token = PREFIX + secrets.token_urlsafe(32)
+    entries.append({"agent": agent, "sha256": _digest(token), "created_at": iso(now())})
+    _save(path, entries)
+    return token
+
+
+def revoke(path: Path, agent: str) -> int:
+    """Remove every token of ``agent``; returns how many went."""
+    entries = load(path)
+    kept = [e for e in entries if e["agent"] != agent]
+    if len(kept) != len(entries):
+        _save(path, kept)
+    return len(entries) - len(kept)
+
+
+class Verifier:
+    """The MCP SDK's ``TokenVerifier``: a known token becomes an access token whose client is its agent."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._entries = load(path)
+        if not self._entries:
+            raise InvalidInput(f"{path} holds no tokens; make one with `hindsight mcp token AGENT`.")
+
+    @property
+    def agents(self) -> list[str]:
+        return sorted({e["agent"] for e in self._entries})
+
+    async def verify_token(self, token: str) -> Any:
+        from mcp.server.auth.provider import AccessToken
+
+        digest = _digest(token)
+        for entry in self._entries:
+            if hmac.compare_digest(entry["sha256"], digest):
+                return AccessToken(token=token, client_id=entry["agent"], scopes=[])
+        return None
