@@ -10,7 +10,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY hindsight_cli ./hindsight_cli
-RUN pip install . && rm -rf /src
+# The postgres extra: the same image serves a team store (docker-compose.team.yml).
+RUN pip install ".[postgres]" && rm -rf /src
 
 # A fixed non-root user; /data is created here, owned by it, so a new named volume mounted
 # on /data starts out with the same owner.

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.no_store  # the CLI here never uses the fixture's store
+
 FIXTURES = Path(__file__).parent / "fixtures" / "compose"
 ROOT = Path(__file__).parent.parent
 
@@ -54,6 +56,18 @@ def test_the_projects_own_compose_file_has_no_findings(cli) -> None:
     result = cli("doctor", "compose", str(ROOT / "docker-compose.yml"), "--json", store=False)
     assert result.exit_code == 0
     assert _findings(result) == []
+
+
+def test_the_team_compose_file_needs_only_its_password(cli, monkeypatch) -> None:
+    monkeypatch.delenv("POSTGRES_PASSWORD", raising=False)
+    unset = _findings(cli("doctor", "compose", str(ROOT / "docker-compose.team.yml"), "--json", store=False))
+    assert [(f["id"], f["summary"]) for f in unset] == [
+        ("compose.variable", "required variable POSTGRES_PASSWORD has no value")]
+    monkeypatch.setenv("POSTGRES_PASSWORD", "from-the-environment")
+    result = cli("doctor", "compose", str(ROOT / "docker-compose.team.yml"), "--json", store=False)
+    assert result.exit_code == 0 and _findings(result) == []
+    text = (ROOT / "docker-compose.team.yml").read_text()
+    assert "image: pgvector/pgvector:" in text and "condition: service_healthy" in text and "pg_isready" in text
 
 
 def test_variables_come_from_the_environment_or_a_dotenv_next_to_the_file(cli, tmp_path, monkeypatch) -> None:
