@@ -155,7 +155,7 @@ class Store:
     def _choose_backend(self, backend: str | None, url: str | None, schema: str | None) -> None:
         """Write ``[storage]`` into the config of a store that holds no data yet, and open that ledger."""
         from .storage import BACKENDS, open_ledger
-        from .storage.postgres import redact_url
+        from .storage.postgres import check_target, redact_url
 
         backend = backend or ("postgres" if url else self.config.storage_backend or "local")
         if backend not in BACKENDS:
@@ -164,10 +164,16 @@ class Store:
         if backend == "postgres" and not url:
             raise InvalidInput(f"A postgres store needs its database: pass --url postgresql://user@host:5432/db "
                                f"or set {paths.ENV_DATABASE_URL}.")
+        if backend == "postgres":
+            check_target(url, schema or self.config.database_schema)
         current = "local" if self.ledger.local else "postgres"
-        if ((self.path / paths.LEDGER_FILE).exists() and backend != "local") or (current != backend and self.exists):
-            raise InvalidInput(f"{self.path} already holds a {current} store; to move its memories, run "
-                               f"`hindsight migrate --to ...` from it into a new store instead.")
+        elsewhere = backend == "postgres" and current == "postgres" and (
+            redact_url(url), schema or self.config.database_schema) != (redact_url(self.config.database_url),
+                                                                       self.config.database_schema)
+        if ((self.path / paths.LEDGER_FILE).exists() and backend != "local") or (
+                (current != backend or elsewhere) and self.exists):
+            raise InvalidInput(f"{self.path} already holds a {current} store ({self.ledger.describe()}); to move its "
+                               "memories, run `hindsight migrate --to ...` from it into a new store instead.")
         self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
         config_file = self.path / paths.CONFIG_FILE
         if not config_file.exists():

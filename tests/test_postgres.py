@@ -192,3 +192,26 @@ def test_migrate_to_postgres_and_back_is_idempotent(postgres_url: str, tmp_path:
     assert copies == originals
     same = cli("migrate", "--to", str(local), "--store", str(local))
     assert same.exit_code == 1 and "give another target" in same.stderr
+
+
+def test_init_refuses_what_would_strand_or_half_write_a_store(postgres_url: str, tmp_path: Path, cli) -> None:
+    bad = cli("init", "--backend", "postgres", "--url", postgres_url, "--schema", "Robert'); DROP",
+              "--store", str(tmp_path / "bad"))
+    assert bad.exit_code == 1 and "not a plain lower-case SQL name" in bad.stderr
+    assert not (tmp_path / "bad").exists()  # nothing written
+    wrong = cli("init", "--backend", "postgres", "--url", "mysql://db/x", "--store", str(tmp_path / "bad"))
+    assert wrong.exit_code == 1 and "not a PostgreSQL URL" in wrong.stderr
+    local = tmp_path / "local"
+    assert cli("record", "a local memory", "--store", str(local)).exit_code == 0
+    moved = cli("init", "--backend", "postgres", "--url", postgres_url, "--store", str(local))
+    assert moved.exit_code == 1 and "hindsight migrate" in moved.stderr
+    assert "backend" not in (local / "config.toml").read_text().replace("# backend", "")
+    team = tmp_path / "team"
+    assert cli("init", "--backend", "postgres", "--url", postgres_url, "--schema", "init_a", "--store",
+               str(team)).exit_code == 0
+    assert cli("record", "a team memory", "--store", str(team)).exit_code == 0
+    again = cli("init", "--backend", "postgres", "--url", postgres_url, "--schema", "init_a", "--store", str(team))
+    assert again.exit_code == 0 and "Already a store" in again.stderr
+    other = cli("init", "--backend", "postgres", "--url", postgres_url, "--schema", "init_b", "--store", str(team))
+    assert other.exit_code == 1 and "already holds a postgres store" in other.stderr
+    assert 'schema = "init_a"' in (team / "config.toml").read_text()

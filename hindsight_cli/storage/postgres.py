@@ -57,6 +57,15 @@ def _steps(dim: int) -> dict[int, list[str]]:
     }
 
 
+def check_target(url: str, schema: str) -> None:
+    """Refuse, before anything is written, a URL that is not PostgreSQL's or a schema name that is not plain."""
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise InvalidInput(f"{redact_url(url)!r} is not a PostgreSQL URL; give postgresql://user@host:5432/db.")
+    if not _SCHEMA_NAME.match(schema):
+        raise InvalidInput(f"[storage] schema {schema!r} is not a plain lower-case SQL name; use e.g. "
+                           "\"hindsight\" or \"team_memory\".")
+
+
 def redact_url(url: str) -> str:
     """The URL with any password removed (``postgresql://user@host/db``), for output and errors."""
     return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1@", url)
@@ -109,9 +118,7 @@ class PostgresLedger(Ledger):
 
     def __init__(self, url: str, schema: str = "hindsight", lock_timeout: float = 10.0,
                  store: Path | None = None) -> None:
-        if not _SCHEMA_NAME.match(schema):
-            raise InvalidInput(f"[storage] schema {schema!r} is not a plain lower-case SQL name; use e.g. "
-                               "\"hindsight\" or \"team_memory\".")
+        check_target(url, schema)
         self.url = url
         self.schema = schema
         self.lock_timeout = lock_timeout
