@@ -269,7 +269,7 @@ def _model_errors(function: Any, kind: str = "tool") -> Any:
 def build_server(store: Store, agent: str | None = None, tokens: Any = None, url: str | None = None) -> Any:
     """An MCPServer with hindsight's tools, resources and prompt, bound to ``store``.
 
-    ``tokens`` (a ``tokens.Verifier``) makes an HTTP server at ``url`` require a bearer token on every
+    ``tokens`` (a ``TokenVerifier``) makes an HTTP server at ``url`` require a bearer token on every
     request and scope each request to its token's agent.
     """
     from mcp.server.mcpserver import Context, MCPServer, Resolve, Sample
@@ -434,6 +434,30 @@ def configure_logging(log_file: Path | None) -> None:
     root.setLevel(logging.INFO)
 
 
+class TokenVerifier:
+    """The SDK's ``TokenVerifier`` over a token file: a known token is an access token whose client is
+    its agent."""
+
+    def __init__(self, path: Path) -> None:
+        from . import tokens
+
+        self.entries = tokens.load(path)
+        if not self.entries:
+            raise InvalidInput(f"{path} holds no tokens; make one with `hindsight mcp token AGENT`.")
+
+    @property
+    def agents(self) -> list[str]:
+        return sorted({e["agent"] for e in self.entries})
+
+    async def verify_token(self, token: str) -> Any:
+        from mcp.server.auth.provider import AccessToken
+
+        from .tokens import agent_of
+
+        agent = agent_of(self.entries, token)
+        return AccessToken(token=token, client_id=agent, scopes=[]) if agent is not None else None
+
+
 def run(store: Store, *, agent: str | None, transport: str, host: str, port: int, log_file: Path | None,
         tokens: Path | None = None) -> None:
     """Serve until the client disconnects (stdio) or the process is stopped (http). With ``tokens``
@@ -444,9 +468,7 @@ def run(store: Store, *, agent: str | None, transport: str, host: str, port: int
     configure_logging(log_file)
     verifier = None
     if tokens is not None:
-        from .tokens import Verifier
-
-        verifier = Verifier(tokens)
+        verifier = TokenVerifier(tokens)
         log.info("bearer tokens required (%s); agents: %s", tokens, ", ".join(verifier.agents))
     server = build_server(store, agent, verifier, f"http://{host}:{port}")
 

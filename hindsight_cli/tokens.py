@@ -69,24 +69,11 @@ def revoke(path: Path, agent: str) -> int:
     return len(entries) - len(kept)
 
 
-class Verifier:
-    """The MCP SDK's ``TokenVerifier``: a known token becomes an access token whose client is its agent."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._entries = load(path)
-        if not self._entries:
-            raise InvalidInput(f"{path} holds no tokens; make one with `hindsight mcp token AGENT`.")
-
-    @property
-    def agents(self) -> list[str]:
-        return sorted({e["agent"] for e in self._entries})
-
-    async def verify_token(self, token: str) -> Any:
-        from mcp.server.auth.provider import AccessToken
-
-        digest = _digest(token)
-        for entry in self._entries:
-            if hmac.compare_digest(entry["sha256"], digest):
-                return AccessToken(token=token, client_id=entry["agent"], scopes=[])
-        return None
+def agent_of(entries: list[dict[str, Any]], token: str) -> str | None:
+    """The agent whose token this is, or None (compared in constant time)."""
+    digest = _digest(token)
+    found = None
+    for entry in entries:
+        if hmac.compare_digest(entry["sha256"], digest):
+            found = entry["agent"]
+    return found
