@@ -26,7 +26,8 @@ _NAME = (
     r"|account[_\-]?key|signing[_\-]?key|encryption[_\-]?key|auth|credentials?)"
     r"(?:[_\-.]?(?:key|id|value|b64|base64))?\d*"
 )
-_NAME_WORDS = ("passw", "passphrase", "pwd", "secret", "token", "key", "auth", "credential")  # one in each name
+_NAME_WORDS = ("passw", "passphrase", "pwd", "secret", "token", "auth", "credential") + tuple(  # one in each name
+    f"{kind}{sep}key" for kind in ("api", "access", "private", "account", "signing", "encryption") for sep in ("", "_", "-"))
 
 # A value that only points at a secret (or at nothing) is kept: placeholders, env-var references,
 # templates, masks, code (a call, a subscript, a dotted name) and file paths.

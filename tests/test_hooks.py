@@ -86,7 +86,7 @@ def test_a_recording_hook_imports_almost_nothing(project: Path) -> None:
     heavy = {"site", "json", "re", "enum", "pathlib", "typing", "dataclasses", "hindsight_cli.models",
              "hindsight_cli.store", "hindsight_cli.config"}
     plain = claude(project, "s1", "PostToolUseFailure", tool_name="Bash", tool_input={"command": "make test"},
-                   error="Exit code 2\nmake: *** [test] Error 1")
+                   error="Exit code 2\nmake: *** [test] Error 1\nKeyError: 'user' (no key in the fixture)")
     loaded = _imported("tool-failure", plain)
     assert {"hindsight_cli.hooks", "hindsight_cli.redact"} <= loaded and not loaded & heavy
     assert not _imported("prompt", claude(project, "s1", "UserPromptSubmit", prompt="run the tests")) & heavy
