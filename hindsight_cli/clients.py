@@ -192,7 +192,7 @@ class Plan:
 
     @property
     def changed(self) -> bool:
-        return self.before != self.after
+        return self.before != self.after and not (self.before is None and self.after == "")  # no file, none to make
 
 
 def plan(target: Target, server: Mapping[str, Any]) -> Plan:

@@ -11,13 +11,19 @@ Store lookup order (first match wins):
 
 User config lives in ``HINDSIGHT_HOME/config.toml`` or ``platformdirs.user_config_dir``;
 caches (the unpacked embedding model) in ``HINDSIGHT_HOME/cache`` or ``user_cache_dir``.
+
+The functions that return strings (``user_dir``, ``global_store_dir``, ``project_store_dir``) import
+neither pathlib nor platformdirs on Linux: the recording hooks use them and must start fast.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # Every environment variable hindsight reads. docs/storage.md lists the same names (a test checks).
 ENV_STORE = "HINDSIGHT_STORE"
@@ -65,18 +71,19 @@ class StoreLocation:
         return (self.path / LEDGER_FILE).exists()
 
 
-def _platform_dir(kind: str) -> Path:
+def user_dir(kind: str) -> str:
+    """The user ``data``, ``config`` or ``cache`` directory: under ``HINDSIGHT_HOME``, else the platform's."""
     home = os.environ.get(ENV_HOME)
     if home:
         sub = {"data": "", "config": "", "cache": "cache"}[kind]
-        return Path(home).expanduser() / sub if sub else Path(home).expanduser()
+        return os.path.join(os.path.expanduser(home), sub) if sub else os.path.expanduser(home)
     if sys.platform.startswith("linux"):
         # platformdirs' XDG rule, without its import (~15 ms of a recording hook's start-up); a test
         # checks both give the same directories.
         variable, fallback = {"data": ("XDG_DATA_HOME", "~/.local/share"), "config": ("XDG_CONFIG_HOME", "~/.config"),
                               "cache": ("XDG_CACHE_HOME", "~/.cache")}[kind]
         base = os.environ.get(variable, "").strip() or os.path.expanduser(fallback)
-        return Path(base) / "hindsight"
+        return os.path.join(base, "hindsight")
     import platformdirs
 
     getter = {
@@ -84,41 +91,62 @@ def _platform_dir(kind: str) -> Path:
         "config": platformdirs.user_config_dir,
         "cache": platformdirs.user_cache_dir,
     }[kind]
-    return Path(getter("hindsight"))
+    return getter("hindsight")
+
+
+def _path(value: str) -> Path:
+    from pathlib import Path
+
+    return Path(value)
 
 
 def user_data_dir() -> Path:
     """``HINDSIGHT_HOME`` or the platform's user data dir for hindsight."""
-    return _platform_dir("data")
+    return _path(user_dir("data"))
 
 
 def user_config_path() -> Path:
     """The user-wide config file (``HINDSIGHT_HOME/config.toml`` or the platform config dir)."""
-    return _platform_dir("config") / CONFIG_FILE
+    return _path(user_dir("config")) / CONFIG_FILE
 
 
 def user_cache_dir() -> Path:
     """``HINDSIGHT_HOME/cache`` or the platform's user cache dir for hindsight."""
-    return _platform_dir("cache")
+    return _path(user_dir("cache"))
+
+
+def global_store_dir() -> str:
+    return os.path.join(user_dir("data"), "store")
 
 
 def global_store_path() -> Path:
-    return user_data_dir() / "store"
+    return _path(global_store_dir())
+
+
+def project_store_dir(start: str) -> str | None:
+    """The nearest ``.hindsight/`` directory from ``start`` upwards (symlinks resolved first)."""
+    here = os.path.realpath(start)
+    while True:
+        candidate = os.path.join(here, STORE_DIRNAME)
+        if os.path.isdir(candidate):
+            return candidate
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
 
 
 def find_project_store(start: Path | None = None) -> Path | None:
     """The nearest ``.hindsight/`` directory from ``start`` (default: cwd) upwards."""
-    here = (start or Path.cwd()).resolve()
-    for directory in (here, *here.parents):
-        candidate = directory / STORE_DIRNAME
-        if candidate.is_dir():
-            return candidate
-    return None
+    found = project_store_dir(os.fspath(start) if start is not None else os.getcwd())
+    return _path(found) if found is not None else None
 
 
 def checked_store_dir(path: str | os.PathLike[str], given: str = "--store") -> Path:
     """``path`` made absolute (relative to the cwd, symlinks resolved), refused if it or a parent is
     not a directory: a store is never created over, or inside, a regular file."""
+    from pathlib import Path
+
     from .errors import InvalidInput
 
     resolved = Path(path).expanduser().resolve()

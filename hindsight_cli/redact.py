@@ -9,9 +9,13 @@ ways: secrets that must go and ordinary text (hashes, UUIDs, ``max_tokens=4096``
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable
+    from typing import Any
+
+    _Check = Callable[[re.Match[str]], bool]
 
 _B64 = r"A-Za-z0-9+/"
 
@@ -22,11 +26,12 @@ _NAME = (
     r"|account[_\-]?key|signing[_\-]?key|encryption[_\-]?key|auth|credentials?)"
     r"(?:[_\-.]?(?:key|id|value|b64|base64))?\d*"
 )
-_SECRET_NAME = re.compile(rf"(?i){_NAME}")
+_NAME_WORDS = ("passw", "passphrase", "pwd", "secret", "token", "auth", "credential") + tuple(  # one in each name
+    f"{kind}{sep}key" for kind in ("api", "access", "private", "account", "signing", "encryption") for sep in ("", "_", "-"))
 
 # A value that only points at a secret (or at nothing) is kept: placeholders, env-var references,
 # templates, masks, code (a call, a subscript, a dotted name) and file paths.
-_REFERENCE = re.compile(
+_REFERENCE = (
     r"\[REDACTED(?::[a-z_]+)?\]|<[^<>]*>|\$\{?[\w.:\-]+\}?|%[\w]+%|\{\{.*\}\}|%\(\w+\)s|[*x•.]+"
     r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*[(\[].*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+"
 )
@@ -35,15 +40,17 @@ _NOT_SECRETS = {"none", "null", "nil", "true", "false", "expired", "bearer", "ba
 _NOT_SECRET_NAMES = {"pwd", "oldpwd"}  # the shell's working-directory variables
 
 
-_PATH = re.compile(r"(?:~|\.{1,2})?(?:/[\w.\-@]+)+/?")
+_PATH = r"(?:~|\.{1,2})?(?:/[\w.\-@]+)+/?"
 
 
 def _is_reference(value: str) -> bool:
-    if value.lower() in _NOT_SECRETS or _REFERENCE.fullmatch(value) is not None:
+    import re
+
+    if value.lower() in _NOT_SECRETS or re.fullmatch(_REFERENCE, value) is not None:
         return True
     # A file path (GOOGLE_APPLICATION_CREDENTIALS=/etc/gcp/key.json), unless a segment reads as random
     # base64 (digits with both cases), which a key starting with "/" would.
-    return _PATH.fullmatch(value) is not None and not any(_mixed_case_digits(part) for part in value.split("/"))
+    return re.fullmatch(_PATH, value) is not None and not any(_mixed_case_digits(part) for part in value.split("/"))
 
 
 def _mixed_case_digits(value: str) -> bool:
@@ -76,42 +83,56 @@ def _url_password(match: re.Match[str]) -> bool:
     return not _is_reference(match.group("secret"))
 
 
-# (kind, pattern, check). A pattern with a group named "secret" replaces only that group; the others
+# (kind, pattern, words, check). A pattern with a group named "secret" replaces only that group; the others
 # replace the whole match. Order matters: specific token formats before the generic rules.
-_Check = Callable[[re.Match[str]], bool]
-_PATTERNS: list[tuple[str, re.Pattern[str], _Check | None]] = [
-    ("private_key", re.compile(
-        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
-        re.S), None),
-    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b"), None),
+# A pattern can only match a text holding one of its words (case-blind when the pattern starts with
+# "(?i"), so it is compiled and run only then, and `re` is imported only then: a recording hook that
+# compiled them all would spend ~5 ms, and ~10 ms more importing re, on texts that mostly hold none of
+# the words. tests/test_secrets.py checks the words against every pattern's matches.
+_RULES: list[tuple[str, str, tuple[str, ...], _Check | None]] = [
+    ("private_key",
+     r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+     ("PRIVATE KEY",), None),
+    ("aws_access_key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b",
+     ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"), None),
     # A 40-character AWS secret access key, near the words that name it (a git SHA is hex, not mixed case).
-    ("aws_secret_key", re.compile(
-        rf"(?i:aws|secret)[^\n]{{0,40}}?(?<![{_B64}])(?P<secret>[{_B64}]{{40}})(?![{_B64}=])"), _mixed),
-    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"), None),
-    ("gitlab_token", re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}"), None),
-    ("anthropic_key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{20,}"), None),
-    ("openai_key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9_\-]{20,}"), None),
-    ("huggingface_token", re.compile(r"\bhf_[A-Za-z0-9]{30,}\b"), None),
-    ("npm_token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), None),
-    ("pypi_token", re.compile(r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"), None),
-    ("sendgrid_key", re.compile(r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"), None),
-    ("slack_token", re.compile(r"\bxox[abposre]-[A-Za-z0-9-]{10,}"), None),
-    ("slack_webhook", re.compile(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_\-]+"), None),
-    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}"), None),
-    ("stripe_key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|\bwhsec_[A-Za-z0-9]{24,}"), None),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"), None),
-    ("authorization", re.compile(
-        r"(?i)(?:authorization|proxy-authorization)[\"']?\s*[:=]\s*[\"']?(?:basic|bearer|token|digest)\s+"
-        r"(?P<secret>[A-Za-z0-9._~+/\-]{8,}=*)"), None),
-    ("bearer_token", re.compile(r"(?i)\bbearer\s+(?P<secret>(?=[A-Za-z0-9._~+/\-]*\d)[A-Za-z0-9._~+/\-]{16,}=*)"),
-     None),
-    ("sas_signature", re.compile(r"[?&]sig=(?P<secret>[A-Za-z0-9%+/=]{16,})"), None),
-    ("password", re.compile(
-        r"(?i)\b[a-z][a-z0-9+.\-]{0,20}://[^\s:/@]*:(?P<secret>[^\s/?#]+)(?=@[^\s@/]+)"), _url_password),
-    ("secret", re.compile(
-        rf"(?i)(?<![\w.\-])(?P<name>{_NAME})[\"']?(?P<sep>[ \t]*(?:=>|[:=])[ \t]*|[ \t]+is[ \t]+)"
-        r"(?:(?P<q>[\"'])(?P<qsecret>(?:(?!(?P=q))[^\n]){4,}?)(?P=q)|(?P<secret>[^\s'\",;]{4,}))"), None),
+    ("aws_secret_key", rf"(?i:aws|secret)[^\n]{{0,40}}?(?<![{_B64}])(?P<secret>[{_B64}]{{40}})(?![{_B64}=])",
+     ("aws", "secret"), _mixed),
+    ("github_token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b",
+     ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), None),
+    ("gitlab_token", r"\bglpat-[A-Za-z0-9_\-]{20,}", ("glpat-",), None),
+    ("anthropic_key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}", ("sk-ant-",), None),
+    ("openai_key", r"\bsk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9_\-]{20,}", ("sk-",), None),
+    ("huggingface_token", r"\bhf_[A-Za-z0-9]{30,}\b", ("hf_",), None),
+    ("npm_token", r"\bnpm_[A-Za-z0-9]{36}\b", ("npm_",), None),
+    ("pypi_token", r"\bpypi-AgE[A-Za-z0-9_\-]{50,}", ("pypi-AgE",), None),
+    ("sendgrid_key", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}", ("SG.",), None),
+    ("slack_token", r"\bxox[abposre]-[A-Za-z0-9-]{10,}", ("xox",), None),
+    ("slack_webhook", r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_\-]+", ("hooks.slack.com",), None),
+    ("google_api_key", r"\bAIza[0-9A-Za-z_\-]{35}", ("AIza",), None),
+    ("stripe_key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|\bwhsec_[A-Za-z0-9]{24,}",
+     ("_live_", "_test_", "whsec_"), None),
+    ("jwt", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", ("eyJ",), None),
+    ("authorization",
+     r"(?i)(?:authorization|proxy-authorization)[\"']?\s*[:=]\s*[\"']?(?:basic|bearer|token|digest)\s+"
+     r"(?P<secret>[A-Za-z0-9._~+/\-]{8,}=*)", ("authorization",), None),
+    ("bearer_token", r"(?i)\bbearer\s+(?P<secret>(?=[A-Za-z0-9._~+/\-]*\d)[A-Za-z0-9._~+/\-]{16,}=*)",
+     ("bearer",), None),
+    ("sas_signature", r"[?&]sig=(?P<secret>[A-Za-z0-9%+/=]{16,})", ("sig=",), None),
+    ("password", r"(?i)\b[a-z][a-z0-9+.\-]{0,20}://[^\s:/@]*:(?P<secret>[^\s/?#]+)(?=@[^\s@/]+)", ("://",),
+     _url_password),
+    ("secret",
+     rf"(?i)(?<![\w.\-])(?P<name>{_NAME})[\"']?(?P<sep>[ \t]*(?:=>|[:=])[ \t]*|[ \t]+is[ \t]+)"
+     r"(?:(?P<q>[\"'])(?P<qsecret>(?:(?!(?P=q))[^\n]){4,}?)(?P=q)|(?P<secret>[^\s'\",;]{4,}))", _NAME_WORDS, None),
 ]
+
+
+def _may_match(pattern: str, words: tuple[str, ...], text: str, folded: str | None) -> bool:
+    """Whether ``text`` holds one of the words a match of ``pattern`` must contain. ``folded``: the
+    text in lower case, None when it is not ASCII (case-blind, 'ſ' matches 's'): then always."""
+    if not pattern.startswith("(?i"):
+        return any(word in text for word in words)
+    return folded is None or any(word in folded for word in words)
 
 
 def _span(match: re.Match[str]) -> tuple[int, int] | None:
@@ -129,10 +150,10 @@ def _span(match: re.Match[str]) -> tuple[int, int] | None:
 
 def redact(text: str) -> tuple[str, int]:
     """Replace secrets in ``text`` with ``[REDACTED:kind]``; return the text and how many were replaced."""
-    return _redact(text, _PATTERNS)
+    return _redact(text, _RULES)
 
 
-_LABEL_PATTERNS = [entry for entry in _PATTERNS if entry[0] != "secret"]
+_LABEL_RULES = [rule for rule in _RULES if rule[0] != "secret"]
 
 
 def redact_labels(labels: list[str | None]) -> tuple[list[str | None], int]:
@@ -140,18 +161,23 @@ def redact_labels(labels: list[str | None]) -> tuple[list[str | None], int]:
     out: list[str | None] = []
     total = 0
     for label in labels:
-        text, count = _redact(label, _LABEL_PATTERNS) if label else (label, 0)
+        text, count = _redact(label, _LABEL_RULES) if label else (label, 0)
         out.append(text)
         total += count
     return out, total
 
 
-def _redact(text: str, patterns: list[tuple[str, re.Pattern[str], _Check | None]]) -> tuple[str, int]:
+def _redact(text: str, rules: list[tuple[str, str, tuple[str, ...], _Check | None]]) -> tuple[str, int]:
     total = 0
-    for kind, pattern, check in patterns:
+    folded = _fold(text)
+    for kind, pattern, words, check in rules:
+        if not _may_match(pattern, words, text, folded):
+            continue
+        import re
+
         pieces: list[str] = []
         last = 0
-        for match in pattern.finditer(text):
+        for match in re.finditer(pattern, text):
             span = _span(match) if check is None or check(match) else None
             if span is None or span[0] < last:
                 continue
@@ -160,7 +186,21 @@ def _redact(text: str, patterns: list[tuple[str, re.Pattern[str], _Check | None]
             total += 1
         if pieces:
             text = "".join(pieces) + text[last:]
+            folded = _fold(text)
     return text, total
+
+
+def _fold(text: str) -> str | None:
+    return text.lower() if text.isascii() else None
+
+
+def _secret_name(key: str) -> bool:
+    folded = _fold(key)
+    if folded is not None and not any(word in folded for word in _NAME_WORDS):
+        return False
+    import re
+
+    return re.fullmatch(f"(?i){_NAME}", key) is not None and key.lower() not in _NOT_SECRET_NAMES
 
 
 def redact_value(value: Any) -> tuple[Any, int]:
@@ -174,8 +214,7 @@ def redact_value(value: Any) -> tuple[Any, int]:
         out: dict[str, Any] = {}
         count = 0
         for key, item in value.items():
-            if (isinstance(item, str) and _SECRET_NAME.fullmatch(str(key)) and str(key).lower() not in _NOT_SECRET_NAMES
-                    and item and not _is_reference(item)):
+            if isinstance(item, str) and item and _secret_name(str(key)) and not _is_reference(item):
                 out[key], count = "[REDACTED:secret]", count + 1
                 continue
             out[key], n = redact_value(item)

@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import json
 import os
+import random
+import re
+import shlex
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from hindsight_cli.hooks import events
+from hindsight_cli.hooks import codec, events
+from hindsight_cli.hooks.install import command
 from hindsight_cli.models import Filters
 from hindsight_cli.store import Store
 
-ENTRY = Path(__file__).resolve().parent.parent / "hindsight_cli" / "hooks" / "__main__.py"
 SECRET = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"
 
 
@@ -28,8 +30,8 @@ def project(_isolated: Path) -> Path:
 
 
 def hook(event: str, payload: dict[str, Any], client: str = "claude-code", store: Path | None = None) -> str:
-    """Run the hook the way an installed client does: our entry file by path, payload on stdin."""
-    argv = [sys.executable, str(ENTRY), event, "--client", client] + (["--store", str(store)] if store else [])
+    """Run the hook the way an installed client does: the command `hooks install` writes, payload on stdin."""
+    argv = shlex.split(command(client, event, store))
     result = subprocess.run(argv, input=json.dumps(payload), capture_output=True, text=True, timeout=120,
                             env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
     assert result.returncode == 0, result.stderr
@@ -67,6 +69,91 @@ def test_a_failing_tool_is_spooled_redacted_and_prints_nothing(project: Path) ->
     events_file = project / ".hindsight" / "spool" / "events.jsonl"
     assert oct(events_file.stat().st_mode & 0o777) == "0o600"
     assert not (project / ".hindsight" / "ledger.duckdb").exists()  # recording never opened the store
+
+
+def _imported(event: str, payload: dict[str, Any]) -> set[str]:
+    """The modules an installed hook imports (python -X importtime), after spooling ``payload``."""
+    python, *rest = shlex.split(command("claude-code", event, None))
+    result = subprocess.run([python, "-X", "importtime", *rest], input=json.dumps(payload), capture_output=True,
+                            text=True, timeout=60, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert result.returncode == 0 and result.stdout == ""
+    return set(re.findall(r"^import time:.*\| +(\S+)$", result.stderr, re.M))
+
+
+def test_a_recording_hook_imports_almost_nothing(project: Path) -> None:
+    """The 50 ms budget (docs/hooks.md): no site-packages, json, re, pathlib or typing, not the package's
+    __init__; the redaction patterns (and re) only for a text that holds one of their words."""
+    heavy = {"site", "json", "re", "enum", "pathlib", "typing", "dataclasses", "hindsight_cli.models",
+             "hindsight_cli.store", "hindsight_cli.config"}
+    plain = claude(project, "s1", "PostToolUseFailure", tool_name="Bash", tool_input={"command": "make test"},
+                   error="Exit code 2\nmake: *** [test] Error 1\nKeyError: 'user' (no key in the fixture)")
+    loaded = _imported("tool-failure", plain)
+    assert {"hindsight_cli.hooks", "hindsight_cli.redact"} <= loaded and not loaded & heavy
+    assert not _imported("prompt", claude(project, "s1", "UserPromptSubmit", prompt="run the tests")) & heavy
+    assert "re" in _imported("tool-failure", failing_pytest(project, "s1"))  # OPENAI_API_KEY=…: patterns run
+    assert spool_text(project).count('"kind":"tool_error"') == 2 and SECRET not in spool_text(project)
+
+
+def test_a_pinned_store_and_a_session_outside_any_project(project: Path, tmp_path: Path) -> None:
+    pinned = tmp_path / "pinned"
+    hook("tool-failure", failing_pytest(project, "s1"), store=pinned)
+    assert "ModuleNotFoundError" in (pinned / "spool" / "events.jsonl").read_text()
+    (tmp_path / "elsewhere").mkdir()
+    hook("tool-failure", {**failing_pytest(project, "s2"), "cwd": str(tmp_path / "elsewhere")})  # no .hindsight/
+    assert "ModuleNotFoundError" in (Path(os.environ["HINDSIGHT_HOME"]) / "store" / "spool" / "events.jsonl").read_text()
+    hook("tool-failure", {**failing_pytest(project, "s3"), "cwd": str(tmp_path / "gone")})  # our own cwd decides
+    assert '"session":"s3"' in spool_text(project)
+
+
+def test_terms_match_the_regular_expression_they_replace() -> None:
+    from hindsight_cli.hooks import _terms
+
+    cjk = "[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+"
+    word, whole = re.compile(cjk + r"|[^\W_]{2,}"), re.compile(cjk)
+
+    def reference(text: str) -> list[str]:
+        out: set[str] = set()
+        for token in word.findall(text.lower()):
+            if whole.fullmatch(token) and len(token) > 1:
+                out.update(token[i:i + 2] for i in range(len(token) - 1))
+            else:
+                out.add(token)
+        return sorted(out)[:64]
+
+    rng = random.Random(3)
+    alphabet = "aZ9_ -./é日本語・ー゛한국어Ⅻİ\u3099\u4dc0x1"
+    texts = ["ModuleNotFoundError: No module named 'requests'", "なぜ天気APIは401を返す?", "a b c_d e2 日"]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(30))) for _ in range(2000)]
+    assert all(_terms(text) == reference(text) for text in texts)
+
+
+def test_the_hook_codec_is_json() -> None:
+    rng = random.Random(5)
+
+    def value(depth: int = 0) -> Any:
+        leaves = [None, True, False, 0, -7, 10**30, 0.1, -2.5e300, 1e-7, float("inf"), float("-inf"), "",
+                  'a"\\\n\t\x00é€😀\u2028/', "ModuleNotFoundError"]
+        if depth > 3 or rng.random() < 0.4:
+            return rng.choice(leaves)
+        if rng.random() < 0.5:
+            return [value(depth + 1) for _ in range(rng.randrange(4))]
+        return {rng.choice(["a", "b", "é", 'q"', "\n"]): value(depth + 1) for _ in range(rng.randrange(4))}
+
+    for _ in range(500):
+        item = value()
+        for sort_keys in (False, True):
+            assert codec.dumps(item, sort_keys=sort_keys) == json.dumps(item, ensure_ascii=False, sort_keys=sort_keys)
+            assert codec.dumps(item, sort_keys=sort_keys, compact=True) == json.dumps(
+                item, ensure_ascii=False, sort_keys=sort_keys, separators=(",", ":"))
+        text = json.dumps(item, indent=rng.choice([None, 2]))
+        assert json.dumps(codec.loads(f" \n{text}\r\t")) == json.dumps(json.loads(text))
+    assert codec.dumps({1: (2, 3)}) == '{"1": [2, 3]}'  # what the walk does not take, json does
+    for bad in ("", " ", "not json", '{"a": 1} x', "\ufeff{}", "[1,", '{"a": "\x01"}'):
+        with pytest.raises(json.JSONDecodeError) as error:
+            codec.loads(bad)
+        with pytest.raises(json.JSONDecodeError) as expected:
+            json.loads(bad)
+        assert str(error.value) == str(expected.value)
 
 
 def test_a_success_with_no_failure_before_it_is_not_even_spooled(project: Path) -> None:
@@ -144,7 +231,7 @@ def test_a_broken_store_never_breaks_the_agent_and_is_logged(project: Path) -> N
 
 
 def test_garbage_on_stdin_exits_zero_and_logs(project: Path) -> None:
-    result = subprocess.run([sys.executable, str(ENTRY), "tool", "--client", "claude-code"], input="not json",
+    result = subprocess.run(shlex.split(command("claude-code", "tool", None)), input="not json",
                             capture_output=True, text=True, timeout=60)
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
     assert "JSONDecodeError" in (Path(os.environ["HINDSIGHT_HOME"]) / "hooks.log").read_text()

@@ -266,6 +266,44 @@ def test_ordinary_text_is_not_mangled(text: str) -> None:
     assert redact(text) == (text, 0)
 
 
+# Case-blind matches with no ASCII spelling ("ſecret" matches "secret" under (?i)), and the corpus in
+# non-ASCII surroundings: such texts skip the word filter, so they must come out redacted all the same.
+UNICODE = ["ſecret=hunter2-Xy9 and tokEn: ıamAsecret42", "export DB_PASSWORD=s3cr3t-ValUe → “deploy”",
+           "Authorization: Bearer abcdefgh12345678ſ", "AWS ſecret " + "a1B2" * 10]
+
+
+def _texts() -> list[str]:
+    return [text for _, text, _ in CORPUS] + ORDINARY + UNICODE + [f"« {text} »" for _, text, _ in CORPUS]
+
+
+def test_every_match_holds_one_of_its_rule_words() -> None:
+    """The word filter only skips a rule that cannot match: every match of every pattern in the corpus
+    holds one of the rule's words."""
+    import re
+
+    from hindsight_cli import redact as module
+
+    for text in _texts():
+        for kind, pattern, words, _ in module._RULES:
+            blind = pattern.startswith("(?i")
+            assert not blind or all(word == word.lower() for word in words), kind
+            for match in re.finditer(pattern, text):
+                found = match.group().lower() if blind else match.group()
+                assert not found.isascii() or any(word in found for word in words), (kind, found)
+
+
+def test_the_word_filter_never_changes_a_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hindsight_cli import redact as module
+
+    texts = _texts()
+    values = [{"x": t, "password": t, "ſecret": "plainword", "headers": {"Auth-Token": t}} for t in texts]
+    filtered = [redact(t) for t in texts], [redact_value(v) for v in values]
+    monkeypatch.setattr(module, "_may_match", lambda *args: True)
+    monkeypatch.setattr(module, "_NAME_WORDS", ("",))
+    assert filtered == ([redact(t) for t in texts], [redact_value(v) for v in values])
+    assert redact(UNICODE[0])[1] == 2  # and what needs the regex without the filter is redacted
+
+
 def test_ordinary_text_is_stored_unchanged(store: Store) -> None:
     for text in ORDINARY:
         result = store.record(text, merge=False, metadata={"note": text, "max_tokens": "4096"},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Optional
 
 import typer
 
@@ -12,6 +12,9 @@ from .. import paths
 from ..errors import InvalidInput
 from . import app
 from .options import JsonFlag, StoreOption
+
+if TYPE_CHECKING:
+    from ..clients import Plan
 
 hooks_app = typer.Typer(name="hooks", no_args_is_help=True, rich_markup_mode=None, help="""Lifecycle hooks for coding agents: install, remove, inspect, flush (docs/hooks.md).
 
@@ -88,7 +91,8 @@ def install(client: ClientOption, scope: ScopeOption = "user", store: StoreOptio
     """Add hindsight's hooks to a client's settings (merged, backed up, idempotent).
 
     Every other hook and setting is kept. Without --store, each session uses the store of its project
-    (the nearest .hindsight/ above it, else the global store).
+    (the nearest .hindsight/ above it, else the global store). For codex, the config.toml beside
+    hooks.json also gets [features] hooks = true, unless it sets that flag itself.
 
     \b
     Example:
@@ -100,30 +104,59 @@ def install(client: ClientOption, scope: ScopeOption = "user", store: StoreOptio
 
     target, pinned = _target(client, scope, store)
     change = hooks_install.plan_install(target, pinned)
+    flag = hooks_install.plan_codex_flag(hooks_install.codex_config(target), on=True) if client == "codex" else None
     if dry_run:
         render.plain(change.after.rstrip("\n"))
-        render.message(f"Dry run: nothing was written to {target.path}.")
+        if flag is not None and flag.changed:
+            render.message(f"and in {flag.target.path}:")
+            render.plain(flag.after.rstrip("\n"))
+        render.message(f"Dry run: nothing was written to {target.path}" + (" or its config.toml." if flag else "."))
         return
-    backup = _write(change)
+    backup = _write(change) if change.changed else None
+    flag_backup = _write(flag) if flag is not None and flag.changed else None
     if json_:
         render.json_doc({"client": client, "scope": scope, "path": str(target.path), "changed": change.changed,
-                         "backup": str(backup) if backup else None})
+                         "backup": str(backup) if backup else None, **_flag_report(flag, flag_backup)})
         return
     render.plain(str(target.path))
     if not change.changed:
         render.message(f"{client}'s hooks already run hindsight; nothing changed.")
-        return
-    render.message(f"Added hindsight's hooks to {target.path}" + (f"; the old file is at {backup}" if backup else "")
-                   + ". New sessions use them.")
-    if client == "codex":
-        render.warning("Codex runs hooks only with `[features] hooks = true` in ~/.codex/config.toml "
-                       "(older versions: `codex_hooks = true`).")
+    else:
+        render.message(f"Added hindsight's hooks to {target.path}" + (f"; the old file is at {backup}" if backup else "")
+                       + ". New sessions use them.")
+    if flag is not None:
+        _say_flag(flag, flag_backup)
+
+
+def _flag_report(flag: Optional[Plan], backup: Optional[Path]) -> dict[str, Any]:
+    """The Codex feature flag part of a --json report (nothing for the other clients)."""
+    if flag is None:
+        return {}
+    from ..hooks import install as hooks_install
+
+    return {"feature_flag": {"path": str(flag.target.path), "changed": flag.changed,
+                             "backup": str(backup) if backup else None, "hooks": hooks_install.codex_flag(flag.target)}}
+
+
+def _say_flag(flag: Plan, backup: Optional[Path]) -> None:
+    from ..hooks import install as hooks_install
+    from . import render
+
+    path, state = flag.target.path, hooks_install.codex_flag(flag.target)
+    old = f"; the old file is at {backup}" if backup else ""
+    if flag.changed and state:
+        render.message(f"Turned Codex's hooks on in {path} ([features] hooks = true){old}.")
+    elif flag.changed:
+        render.message(f"Removed the [features] hooks = true that install added to {path}{old}.")
+    elif state is False:
+        render.warning(f"Codex's hooks are turned off in {path} ([features] hooks = false, or the older "
+                       "codex_hooks = false): hindsight's hooks run once you set `hooks = true` there.")
 
 
 @hooks_app.command()
 def uninstall(client: ClientOption, scope: ScopeOption = "user", store: StoreOption = None,
               json_: JsonFlag = False) -> None:
-    """Remove exactly the hooks that `hooks install` added; keep everything else (backed up).
+    """Remove exactly the hooks (and the Codex feature flag) that `hooks install` added; keep everything else.
 
     \b
     Example:
@@ -134,14 +167,18 @@ def uninstall(client: ClientOption, scope: ScopeOption = "user", store: StoreOpt
 
     target, _ = _target(client, scope, store)
     change = hooks_install.plan_uninstall(target)
+    flag = hooks_install.plan_codex_flag(hooks_install.codex_config(target), on=False) if client == "codex" else None
     backup = _write(change) if change.changed else None
+    flag_backup = _write(flag) if flag is not None and flag.changed else None
     if json_:
         render.json_doc({"client": client, "scope": scope, "path": str(target.path), "changed": change.changed,
-                         "backup": str(backup) if backup else None})
+                         "backup": str(backup) if backup else None, **_flag_report(flag, flag_backup)})
         return
     render.plain(str(target.path))
     render.message(f"Removed hindsight's hooks from {target.path}." if change.changed
                    else f"{target.path} runs no hindsight hooks; nothing changed.")
+    if flag is not None and flag.changed:
+        _say_flag(flag, flag_backup)
 
 
 @hooks_app.command()
@@ -160,11 +197,12 @@ def status(store: StoreOption = None, json_: JsonFlag = False) -> None:
     rows = []
     for client in CLIENTS:
         for scope, target in hooks_install.targets(client, Path.home(), project).items():
-            try:
-                events = hooks_install.installed(target)
-            except Exception as error:  # noqa: BLE001  (one broken file must not hide the others)
-                events = [f"unreadable: {error}"]
-            rows.append({"client": client, "scope": scope, "path": str(target.path), "events": events})
+            events = _readable(hooks_install.installed, target)
+            row = {"client": client, "scope": scope, "path": str(target.path),
+                   "events": events if isinstance(events, list) else [events]}
+            if client == "codex":  # None: the file leaves it to Codex (on by default in current versions)
+                row["feature_flag"] = _readable(hooks_install.codex_flag, hooks_install.codex_config(target))
+            rows.append(row)
     location = paths.resolve_store(store)
     directory = spool.spool_dir(location.path)
     pending = sum(1 for f in directory.glob("*.jsonl") if f.name != spool.SEEN
@@ -177,9 +215,18 @@ def status(store: StoreOption = None, json_: JsonFlag = False) -> None:
         return
     for row in rows:
         state = ", ".join(row["events"]) if row["events"] else "-"
-        render.plain(f"{row['client']:<12} {row['scope']:<8} {state}  ({row['path']})")
+        flag = {True: "on", False: "off", None: "unset"}.get(row.get("feature_flag"), row.get("feature_flag"))
+        render.plain(f"{row['client']:<12} {row['scope']:<8} {state}  ({row['path']})"
+                     + (f"  [features] hooks: {flag}" if "feature_flag" in row else ""))
     render.message(f"Store {location.path}: {pending} event(s) waiting in the spool"
                    + (f"; hook errors are logged in {log}" if log.exists() else "") + ".")
+
+
+def _readable(read: Callable[[Any], Any], target: Any) -> Any:
+    try:
+        return read(target)
+    except Exception as error:  # noqa: BLE001  (one broken file must not hide the others)
+        return f"unreadable: {error}"
 
 
 @hooks_app.command()

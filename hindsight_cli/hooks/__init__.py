@@ -6,19 +6,23 @@ stdin and print the answer in the client's format. Recording events only append 
 ``<store>/spool/events.jsonl``; the store ingests the spool when something needs it (session start,
 a repeat, session end, compaction, ``hindsight hooks flush``). Nothing here may break the agent: any
 error is written to ``<store>/spool/hooks.log`` (or ``HINDSIGHT_HOME/hooks.log``) and the hook exits 0.
+
+A recording event imports only this module, ``events``, ``spool``, ``redact`` and ``paths``, which load
+nothing outside the standard library and not even pathlib or typing: the installed command runs Python
+with ``-S`` (no site-packages), and ``full_environment`` brings the rest in before anything that needs it.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import sys
 import time
-from pathlib import Path
-from typing import Any
 
-from . import events, spool
+from . import codec, events, spool
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 REPEAT_PROMPT = 0.6  # term overlap (Jaccard) at which a prompt counts as asked before
 REPEAT_ERROR = 0.5
@@ -37,58 +41,93 @@ class Settings:
             setattr(self, name, values.get(name, default))
 
 
-def settings(store: Path) -> Settings:
+def settings(store: str) -> Settings:
     """The effective ``[hooks]`` settings; config files without such a section cost no TOML parsing."""
     from .. import paths
 
-    files = (paths.user_config_path(), store / paths.CONFIG_FILE)
+    files = (os.path.join(paths.user_dir("config"), paths.CONFIG_FILE), os.path.join(store, paths.CONFIG_FILE))
     if not any("hooks" in _read(path) for path in files):
         return Settings()
+    from pathlib import Path
+
     from ..config import load
     from ..errors import InvalidInput
 
-    config = load(store)
+    config = load(Path(store))
     for name, default in Settings.DEFAULTS.items():
         if type(getattr(config, f"hooks_{name}")) is not type(default):
             raise InvalidInput(f"[hooks] {name} must be {type(default).__name__}, fix config.toml.")
     return Settings(**{name: getattr(config, f"hooks_{name}") for name in Settings.DEFAULTS})
 
 
-def store_for(explicit: str | None, cwd: str) -> Path:
+def store_for(explicit: str | None, cwd: str) -> str:
     """``--store``, else ``$HINDSIGHT_STORE``, else the nearest ``.hindsight/`` above the session's
-    directory (the client's, not ours), else the global store."""
+    directory (the client's, not ours), else the global store. (A store path that is a file fails at
+    the first write, and the hook logs it.)"""
     from .. import paths
 
-    if explicit:
-        return Path(explicit).expanduser().resolve()
-    if os.environ.get(paths.ENV_STORE):
-        return paths.resolve_store().path
-    start = Path(cwd) if cwd and Path(cwd).is_dir() else None
-    project = paths.find_project_store(start)
-    return project if project is not None else paths.global_store_path()
+    chosen = explicit or os.environ.get(paths.ENV_STORE)
+    if chosen:
+        return os.path.realpath(os.path.expanduser(chosen))
+    project = paths.project_store_dir(cwd if cwd and os.path.isdir(cwd) else os.getcwd())
+    return project if project is not None else paths.global_store_dir()
 
 
-def _read(path: Path) -> str:
+def full_environment() -> None:
+    """Under ``python -S`` (the installed command), add site-packages before anything outside the
+    standard library is imported; a no-op anywhere else."""
+    if sys.flags.no_site and "site" not in sys.modules:
+        import site
+
+        site.main()
+
+
+def _read(path: str) -> str:
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
     except OSError:
         return ""
 
 
-_WORD = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+|[^\W_]{2,}")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+def _cjk(char: str) -> bool:
+    return "\u3040" <= char <= "\u30ff" or "\u3400" <= char <= "\u9fff" or "\uac00" <= char <= "\ud7af"
+
+
+_ASCII_SEPARATORS = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum()})
 
 
 def _terms(text: str) -> list[str]:
-    """Words of a prompt or error for "seen before?" (no stemming: the text module's tables cost ~10 ms
-    to build, a fifth of a recording hook's budget); CJK runs as bigrams."""
+    """Words of a prompt or error for "seen before?": runs of letters and digits (two or more), CJK runs
+    as bigrams. No stemming (the text module's tables cost ~10 ms to build) and no regular expression
+    (compiling the CJK ranges costs ~7 ms): a recording hook has 50 ms in all. No run crosses white
+    space, so the ASCII chunks are split at C speed and only the others are walked character by character."""
     out: set[str] = set()
-    for token in _WORD.findall(text.lower()):
-        if _CJK.fullmatch(token) and len(token) > 1:
-            out.update(token[i:i + 2] for i in range(len(token) - 1))
+    plain = []
+    for chunk in text.lower().split():
+        if chunk.isascii():
+            plain.append(chunk)
         else:
-            out.add(token)
+            _walk(chunk, out)
+    out.update(word for word in " ".join(plain).translate(_ASCII_SEPARATORS).split() if len(word) > 1)
     return sorted(out)[:64]
+
+
+def _walk(text: str, out: set[str]) -> None:
+    i = 0
+    while i < len(text):
+        end = i + 1
+        if _cjk(text[i]):
+            while end < len(text) and _cjk(text[end]):
+                end += 1
+            run = text[i:end]
+            out.update({run} if len(run) == 1 else {run[j:j + 2] for j in range(len(run) - 1)})
+        elif text[i].isalnum():
+            while end < len(text) and text[end].isalnum():
+                end += 1
+            if end - i > 1:
+                out.add(text[i:end])
+        i = end
 
 
 def _overlap(a: list[str], b: list[str]) -> float:
@@ -96,7 +135,7 @@ def _overlap(a: list[str], b: list[str]) -> float:
     return len(set(a) & set(b)) / len(union) if union else 0.0
 
 
-def _seen_before(store: Path, kind: str, terms: list[str], session: str, tool: str = "") -> bool:
+def _seen_before(store: str, kind: str, terms: list[str], session: str, tool: str = "") -> bool:
     """Whether an earlier session saw this prompt or error (this session's own repeats are in its context)."""
     if len(terms) < _MIN_TERMS:
         return False
@@ -105,7 +144,7 @@ def _seen_before(store: Path, kind: str, terms: list[str], session: str, tool: s
                and _overlap(terms, s.get("terms") or []) >= limit for s in spool.recent_seen(store))
 
 
-def _open_failure(store: Path, session: str, tool: str) -> bool:
+def _open_failure(store: str, session: str, tool: str) -> bool:
     return any(s.get("kind") == "error" and s.get("session") == session and s.get("tool") == tool
                for s in spool.recent_seen(store))
 
@@ -115,52 +154,61 @@ def _line(event: events.Event, kind: str, **fields: Any) -> dict[str, Any]:
             "client": event.client, "session": event.session, "cwd": event.cwd, **fields}
 
 
-def _record(store: Path, event: events.Event, conf: Settings) -> str | None:
+def _record(store: str, event: events.Event, conf: Settings) -> str | None:
     """Spool what this event tells; say whether it repeats something seen before (then recall)."""
-    directory = spool.spool_dir(store)
+    directory = os.path.join(store, spool.SPOOL_DIR)
     if event.kind == "prompt" and conf.record_prompts and event.prompt.strip():
         terms = _terms(event.prompt)
         repeat = conf.repeat_recall and _seen_before(store, "prompt", terms, event.session)
-        spool.append(directory / spool.EVENTS, _line(event, "prompt", text=event.prompt))
-        spool.append(directory / spool.SEEN, {"kind": "prompt", "terms": terms, "session": event.session})
+        spool.append(os.path.join(directory, spool.EVENTS), _line(event, "prompt", text=event.prompt))
+        spool.append(os.path.join(directory, spool.SEEN), {"kind": "prompt", "terms": terms, "session": event.session})
         return event.prompt if repeat else None
     if event.kind == "tool-failure" and conf.record_failures:
         terms = _terms(event.error)
         repeat = conf.repeat_recall and _seen_before(store, "error", terms, event.session, event.tool)
-        spool.append(directory / spool.EVENTS, _line(event, "tool_error", tool=event.tool, args=event.args,
+        spool.append(os.path.join(directory, spool.EVENTS), _line(event, "tool_error", tool=event.tool, args=event.args,
                                                      error=event.error))
-        spool.append(directory / spool.SEEN, {"kind": "error", "terms": terms, "tool": event.tool,
+        spool.append(os.path.join(directory, spool.SEEN), {"kind": "error", "terms": terms, "tool": event.tool,
                                               "session": event.session})
         return f"{event.tool} {event.error}" if repeat else None
     if event.kind == "tool" and conf.record_failures and not event.extra.get("interrupted") \
             and _open_failure(store, event.session, event.tool):
-        spool.append(directory / spool.EVENTS, _line(event, "tool_ok", tool=event.tool, args=event.args))
+        spool.append(os.path.join(directory, spool.EVENTS), _line(event, "tool_ok", tool=event.tool, args=event.args))
     if event.kind in ("stop", "pre-compact", "session-end"):
-        spool.append(directory / spool.EVENTS, _line(event, event.kind.replace("-", "_")))
+        spool.append(os.path.join(directory, spool.EVENTS), _line(event, event.kind.replace("-", "_")))
     return None
 
 
 def run_package_init() -> None:
     """Complete a bare ``hindsight_cli`` package (see ``__main__``) before the store is imported."""
+    full_environment()
     package = sys.modules.get("hindsight_cli")
     if package is not None and getattr(package, "__hindsight_bare__", False):
+        import importlib.util
+
         del package.__hindsight_bare__
-        package.__spec__.loader.exec_module(package)
+        spec = importlib.util.spec_from_file_location("hindsight_cli", package.__file__,
+                                                      submodule_search_locations=package.__path__)
+        package.__spec__, package.__loader__ = spec, spec.loader
+        spec.loader.exec_module(package)
 
 
 def handle(name: str, client: str, raw: str, store: str | None = None) -> str:
     """Run one hook call and return what to print. Raises on bad input; ``main`` turns that into a log line."""
-    payload = json.loads(raw) if raw.strip() else {}
+    payload = codec.loads(raw) if raw.strip() else {}
     if not isinstance(payload, dict):
         raise ValueError("the hook payload is not a JSON object")
     event = events.normalize(client, name, payload)
     invoked = events.kind_of(client, name, payload)
-    path = store_for(store, event.cwd)
-    conf = settings(path)
-    context = None
-    query = _record(path, event, conf)
-    if event.kind in ("session-start", "pre-compact", "session-end") or query:
-        run_package_init()
+    where = store_for(store, event.cwd)
+    conf = settings(where)
+    query = _record(where, event, conf)
+    if event.kind not in ("session-start", "pre-compact", "session-end") and not query:
+        return events.respond(client, invoked, None)
+    run_package_init()
+    from pathlib import Path
+
+    path, context = Path(where), None
     if event.kind == "session-start" and conf.recall:
         from .recall import session_context
 
@@ -176,21 +224,21 @@ def handle(name: str, client: str, raw: str, store: str | None = None) -> str:
     return events.respond(client, invoked, context)
 
 
-def log_path(store: str | None, raw: str) -> Path:
+def log_path(store: str | None, raw: str) -> str:
     """Where a failed hook writes: the store's spool if we can tell the store, else HINDSIGHT_HOME."""
     from .. import paths
 
     try:
-        payload = json.loads(raw) if raw.strip() else {}
+        payload = codec.loads(raw) if raw.strip() else {}
         cwd = str(payload.get("cwd") or (payload.get("workspace_roots") or [""])[0]) if isinstance(payload, dict) else ""
-        return spool.spool_dir(store_for(store, cwd)) / spool.LOG
+        return os.path.join(store_for(store, cwd), spool.SPOOL_DIR, spool.LOG)
     except Exception:  # noqa: BLE001  (the log must be found even when the payload is garbage)
-        return paths.user_data_dir() / spool.LOG
+        return os.path.join(paths.user_dir("data"), spool.LOG)
 
 
-def log_failure(where: Path, name: str, client: str, error: BaseException) -> None:
+def log_failure(where: str, name: str, client: str, error: BaseException) -> None:
     try:
-        where.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(os.path.dirname(where), exist_ok=True)
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         import traceback
 

@@ -11,11 +11,12 @@ are JSON with ``additional_context`` / ``continue``); Gemini CLI (settings.json;
 
 from __future__ import annotations
 
-import json
-import re
-from typing import Any
-
 from ..redact import redact, redact_value
+from . import codec
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 CLIENTS = ("claude-code", "codex", "cursor", "gemini")
 
@@ -42,7 +43,7 @@ _CONTEXT_EVENTS = {
 }
 _MAX_ARGS = 300
 _MAX_ERROR = 1200
-_EXIT_CODE = re.compile(r"^\s*(?:exit code|exit status|process exited with code)\s*:?\s*(-?\d+)", re.I | re.M)
+_EXIT_CODE = r"(?im)^\s*(?:exit code|exit status|process exited with code)\s*:?\s*(-?\d+)"
 
 
 class Event:
@@ -88,7 +89,7 @@ def _text(value: Any) -> str:
         return ""
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return codec.dumps(value, sort_keys=True)
 
 
 def args_summary(tool_input: Any) -> str:
@@ -117,7 +118,9 @@ def response_error(response: Any) -> str:
                                                      or response.get("stdout") or "")
         return ""
     if isinstance(response, str):
-        match = _EXIT_CODE.search(response[:400])
+        import re
+
+        match = re.search(_EXIT_CODE, response[:400])
         if match and int(match.group(1)) != 0:
             return response
     return ""
@@ -166,9 +169,8 @@ def respond(client: str, kind: str, context: str | None) -> str:
     give = bool(context) and kind in _CONTEXT_EVENTS.get(client, set())
     if client == "cursor":
         if kind == "prompt":
-            return json.dumps({"continue": True})
-        return json.dumps({"additional_context": context} if give else {}, ensure_ascii=False)
+            return codec.dumps({"continue": True})
+        return codec.dumps({"additional_context": context} if give else {})
     if give:
-        return json.dumps({"hookSpecificOutput": {"hookEventName": native, "additionalContext": context}},
-                          ensure_ascii=False)
+        return codec.dumps({"hookSpecificOutput": {"hookEventName": native, "additionalContext": context}})
     return "{}" if client == "gemini" else ""  # Gemini parses stdout as JSON; the others accept nothing

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -44,9 +46,12 @@ def targets(client: str, home: Path, project: Path, env: Mapping[str, str] | Non
 
 
 def command(client: str, kind: str, store: Path | None) -> str:
-    """The shell command a client runs: this Python, our hook entry file by absolute path."""
+    """The shell command a client runs: this Python, our hook entry file by absolute path. On Linux with
+    ``-S``: skipping site-packages saves a recording hook ~6 ms, and the hook adds them itself when it
+    needs the store (elsewhere the user directories come from platformdirs, which lives there)."""
     entry = Path(__file__).resolve().with_name("__main__.py")
-    argv = [sys.executable, str(entry), kind, "--client", client] + (["--store", str(store)] if store else [])
+    flags = ["-S"] if sys.platform.startswith("linux") else []
+    argv = [sys.executable, *flags, str(entry), kind, "--client", client] + (["--store", str(store)] if store else [])
     return subprocess.list2cmdline(argv) if os.name == "nt" else shlex.join(argv)
 
 
@@ -152,3 +157,90 @@ def installed(target: clients.Target) -> list[str]:
     _, data = _load(target)
     return [event for event, groups in (data.get("hooks") or {}).items()
             if isinstance(groups, list) and _without_ours(groups) != groups]
+
+
+# --- Codex's feature flag -------------------------------------------------------------------------------
+# Codex runs hooks only with `[features] hooks = true` in its config.toml (on by default in current
+# versions; `codex_hooks` is the older, now deprecated, name). Install adds the line, marked, when the file
+# does not set the flag; uninstall removes only marked lines. There is no TOML writer in the standard
+# library, so the text is edited and the result is checked with tomllib before anything is written.
+
+FLAG_MARK = "# added by hindsight hooks install"
+_FEATURES_HEADER = re.compile(r"""^[ \t]*\[[ \t]*(?:features|"features"|'features')[ \t]*\][ \t]*(?:#.*)?$""")
+
+
+def codex_config(hooks_file: clients.Target) -> clients.Target:
+    """The config.toml next to a Codex hooks.json: the same scope, the same directory."""
+    return clients.Target("codex", hooks_file.scope, hooks_file.path.with_name("config.toml"), "features", "toml")
+
+
+def _toml(target: clients.Target, text: str) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise HindsightError(f"{target.path} is not valid TOML ({error}); fix it or move it aside, then run the "
+                             "command again. Nothing was changed.") from None
+    if not isinstance(data.get("features", {}), dict):
+        raise HindsightError(f"{target.path}: 'features' is not a table; fix it first. Nothing was changed.")
+    return data
+
+
+def codex_flag(target: clients.Target) -> bool | None:
+    """Whether the file turns Codex's hooks on (True), off (False) or leaves them to Codex's default (None)."""
+    text = target.path.read_text(encoding="utf-8") if target.path.exists() else ""
+    features = _toml(target, text).get("features", {})
+    value = features.get("hooks", features.get("codex_hooks"))
+    return value if isinstance(value, bool) else None
+
+
+def _with_flag(text: str) -> str:
+    line = f"hooks = true  {FLAG_MARK}\n"
+    lines = text.splitlines(keepends=True)
+    for number, header in enumerate(lines):
+        if _FEATURES_HEADER.match(header.rstrip("\n")):
+            lines[number] = header if header.endswith("\n") else header + "\n"
+            return "".join(lines[:number + 1] + [line] + lines[number + 1:])
+    gap = "" if not text else "\n" if text.endswith("\n") else "\n\n"
+    return f"{text}{gap}[features]  {FLAG_MARK}\n{line}"
+
+
+def _without_flag(text: str) -> str:
+    def marked(line: str) -> bool:
+        return line.rstrip().endswith(FLAG_MARK)
+
+    lines = [line for line in text.splitlines(keepends=True) if not (marked(line) and not line.lstrip().startswith("["))]
+    for number in reversed([n for n, line in enumerate(lines) if marked(line)]):  # the headers we added
+        rest = [x.strip() for x in lines[number + 1:] if x.strip() and not x.lstrip().startswith("#")]
+        if rest and not rest[0].startswith("["):
+            continue  # the user has put keys in the table we added: it stays
+        start = number - 1 if number and not lines[number - 1].strip() else number
+        del lines[start:number + 1]
+    return "".join(lines)
+
+
+def _besides_flag(data: dict[str, Any]) -> dict[str, Any]:
+    table = data.get("features")
+    features = {key: value for key, value in table.items() if key != "hooks"} if isinstance(table, dict) else table
+    return {key: value for key, value in data.items() if key != "features"} | ({"features": features} if features else {})
+
+
+def plan_codex_flag(target: clients.Target, on: bool) -> clients.Plan:
+    """Add (``on``) or remove our ``hooks = true``. A flag the user set, either way, is left alone."""
+    before = target.path.read_text(encoding="utf-8") if target.path.exists() else None
+    text = before or ""
+    data = _toml(target, text)
+    features = data.get("features", {})
+    if on and "hooks" not in features and features.get("codex_hooks") is not False:
+        after = _with_flag(text)
+    elif not on and FLAG_MARK in text:
+        after = _without_flag(text)
+    else:
+        return clients.Plan(target, before, text)
+    try:
+        result = tomllib.loads(after)
+    except tomllib.TOMLDecodeError:
+        result = {"features": "unreadable"}
+    if _besides_flag(result) != _besides_flag(data) or (on and result.get("features", {}).get("hooks") is not True):
+        raise HindsightError(f"{target.path} sets its [features] in a form this installer does not edit; "
+                             f"{'add' if on else 'remove'} `hooks = true` under [features] yourself. Nothing was changed.")
+    return clients.Plan(target, before, after)

@@ -9,12 +9,16 @@ just before the rename notices (the inode changed) and writes to the new file in
 
 from __future__ import annotations
 
-import json
 import os
 import time
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
+
+from . import codec
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+    from typing import Any
 
 try:
     import fcntl
@@ -37,7 +41,7 @@ def new_id() -> str:
     return os.urandom(16).hex()  # `import uuid` alone costs more than a whole recording hook should
 
 
-def _open_locked(path: Path) -> int:
+def _open_locked(path: str | os.PathLike[str]) -> int:
     """An O_APPEND descriptor on ``path`` holding its exclusive lock, still linked under that name."""
     while True:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
@@ -52,10 +56,10 @@ def _open_locked(path: Path) -> int:
         os.close(fd)  # claimed (renamed) between our open and our lock: append to the new file
 
 
-def append(path: Path, record: dict[str, Any]) -> None:
+def append(path: str | os.PathLike[str], record: dict[str, Any]) -> None:
     """Append one JSON line to ``path`` in a single write."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    data = (codec.dumps(record, compact=True) + "\n").encode("utf-8")
     fd = _open_locked(path)
     try:
         os.write(fd, data)
@@ -96,8 +100,8 @@ def read(paths: list[Path]) -> Iterator[dict[str, Any]]:
             continue
         for line in lines:
             try:
-                value = json.loads(line)
-            except json.JSONDecodeError:
+                value = codec.loads(line)
+            except ValueError:
                 continue
             if isinstance(value, dict) and value.get("id") and value.get("kind"):
                 yield value
@@ -113,11 +117,10 @@ def done(paths: list[Path]) -> None:
         path.unlink(missing_ok=True)
 
 
-def recent_seen(store: Path) -> list[dict[str, Any]]:
+def recent_seen(store: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The most recent signatures of prompts and errors (for "have I seen this before?")."""
-    path = spool_dir(store) / SEEN
     try:
-        with path.open("rb") as handle:
+        with open(os.path.join(store, SPOOL_DIR, SEEN), "rb") as handle:
             size = handle.seek(0, os.SEEK_END)
             handle.seek(max(0, size - _SEEN_TAIL))
             chunk = handle.read().decode("utf-8", errors="replace")
@@ -126,8 +129,8 @@ def recent_seen(store: Path) -> list[dict[str, Any]]:
     out = []
     for line in chunk.splitlines()[1 if len(chunk) >= _SEEN_TAIL else 0:]:
         try:
-            value = json.loads(line)
-        except json.JSONDecodeError:
+            value = codec.loads(line)
+        except ValueError:
             continue
         if isinstance(value, dict):
             out.append(value)

@@ -1,0 +1,96 @@
+"""JSON for the recording hooks without the json package, whose import (it compiles regular expressions,
+and so loads ``re`` and ``enum``) costs ~15 ms, a third of a recording hook's budget.
+
+Decoding runs the C scanner that json itself runs; encoding is a short walk over JSON values with json's
+C string escaper. Anything else (a value json would need a ``default`` for, text that does not parse,
+an interpreter without ``_json``) goes to the json package, so results and errors are json's own.
+tests/test_hooks.py compares both ways with json on a corpus.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_SPACE = " \t\n\r"  # json's whitespace, and nothing else (str.strip() would take more)
+_CONSTANTS = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
+_FLOAT_WORDS = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+try:
+    from _json import encode_basestring as _string, make_scanner
+except ImportError:  # not CPython: the json package does it all
+    _scan = _string = None
+else:
+    class _Context:
+        """What the C scanner reads from a ``json.JSONDecoder``: json.loads's defaults."""
+
+        strict, object_hook, object_pairs_hook = True, None, None
+        parse_float, parse_int, parse_constant = float, int, _CONSTANTS.__getitem__
+
+    _scan = make_scanner(_Context())
+
+
+def loads(text: str) -> Any:
+    """``json.loads(text)``."""
+    if _scan is not None:
+        start = len(text) - len(text.lstrip(_SPACE))
+        try:
+            value, end = _scan(text, start)
+        except Exception:  # noqa: BLE001  (not JSON: json.loads below raises its own error)
+            pass
+        else:
+            if not text[end:].strip(_SPACE):
+                return value
+    import json
+
+    return json.loads(text)
+
+
+def dumps(value: Any, *, sort_keys: bool = False, compact: bool = False) -> str:
+    """``json.dumps(value, ensure_ascii=False, sort_keys=sort_keys)``, with ``separators=(",", ":")`` if ``compact``."""
+    if _string is not None:
+        out: list[str] = []
+        try:
+            _encode(value, out, sort_keys, ("," if compact else ", ", ":" if compact else ": "))
+        except (_Unsupported, RecursionError):
+            pass
+        else:
+            return "".join(out)
+    import json
+
+    return json.dumps(value, ensure_ascii=False, sort_keys=sort_keys,
+                      separators=(",", ":") if compact else None)
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def _encode(value: Any, out: list[str], sort_keys: bool, separators: tuple[str, str]) -> None:
+    if isinstance(value, str):
+        out.append(_string(value))
+    elif value is None or value is True or value is False:
+        out.append({None: "null", True: "true", False: "false"}[value])
+    elif type(value) is int:
+        out.append(int.__repr__(value))
+    elif type(value) is float:
+        text = float.__repr__(value)
+        out.append(_FLOAT_WORDS.get(text, text))
+    elif type(value) in (list, tuple):
+        out.append("[")
+        for position, item in enumerate(value):
+            if position:
+                out.append(separators[0])
+            _encode(item, out, sort_keys, separators)
+        out.append("]")
+    elif type(value) is dict and all(type(key) is str for key in value):
+        out.append("{")
+        for position, key in enumerate(sorted(value) if sort_keys else value):
+            if position:
+                out.append(separators[0])
+            out += [_string(key), separators[1]]
+            _encode(value[key], out, sort_keys, separators)
+        out.append("}")
+    else:
+        raise _Unsupported  # subclasses, keys that are not strings, other types: json decides
