@@ -343,7 +343,7 @@ class PostgresLedger(Ledger):
         ``limit`` rows (HNSW filters after its search, so a narrow scope can starve it)."""
         query = self.vector_value(vector)
         with conn.raw.transaction():
-            conn.execute(f"SET LOCAL hnsw.ef_search = {min(1000, max(40, int(limit)))}")
+            conn.execute(f"SET LOCAL hnsw.ef_search = {self.ef_search(limit)}")
             rows = conn.execute(
                 f"SELECT m.id, 1 - (m.embedding <=> ?::vector) FROM memories m WHERE m.embedding IS NOT NULL "
                 f"AND {where} ORDER BY m.embedding <=> ?::vector LIMIT {int(limit)}",
@@ -352,6 +352,12 @@ class PostgresLedger(Ledger):
             rows = self.exact_nearest(conn, query, where, params, limit)
         found = [(r[0], float(r[1])) for r in rows]
         return sorted(found, key=lambda pair: (-pair[1], pair[0]))
+
+    @staticmethod
+    def ef_search(limit: int) -> int:
+        """HNSW's candidate list for a top-``limit`` query: twice the rows asked for, at least 100 (at
+        100k memories, top-10 recall against exact search measured 0.84 at pgvector's default of 40)."""
+        return min(1000, max(100, 2 * int(limit)))
 
     def exact_nearest(self, conn: Any, query: str, where: str, params: list[Any], limit: int) -> list[Any]:
         """Exact cosine top-``limit`` (a sequential scan: the ``+ 0`` keeps the planner off the HNSW index)."""
