@@ -695,7 +695,7 @@ class Store:
             if dim is None:
                 with self.ledger.connect(read_only=True) as conn:
                     dim = int(self.ledger.meta(conn).get("embedding_dim", 384))
-            self._index = Index(self.path / paths.INDEX_DIR, dim)
+            self._index = Index(self.path / paths.INDEX_DIR, dim, int(self.config.vector_index_rows))
         return self._index
 
     def _sync(self, index: Index, progress: Progress | None = None) -> int:
@@ -722,7 +722,7 @@ class Store:
                 self._repair(index)
             if head > mark:
                 index.set_watermark(head)
-        index.maybe_compact()
+        index.maintain(background=self.warm)
         self._synced = (token, dim)
         return changed
 
@@ -966,10 +966,11 @@ class Store:
             meta = self.ledger.meta(conn)
             head = self.ledger.max_seq(conn)
         index_dir = self.path / paths.INDEX_DIR
-        index: dict[str, Any] = {"exists": index_dir.exists(), "synced_seq": 0, "ledger_seq": head}
+        index: dict[str, Any] = {"exists": index_dir.exists(), "synced_seq": 0, "ledger_seq": head, "vector_index": None}
         if index_dir.exists():
             idx = self.index(int(meta.get("embedding_dim", 384)))
-            index.update(rows=idx.count(), fragments=idx.fragments(), synced_seq=idx.watermark())
+            index.update(rows=idx.count(), fragments=idx.fragments(), synced_seq=idx.watermark(),
+                         vector_index=idx.vector_index())
         for key in ("oldest", "newest"):
             counts[key] = iso(counts[key])
         return {
