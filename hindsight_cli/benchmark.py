@@ -136,7 +136,7 @@ def measure(size: int, *, runs: int = 5, searches: int = 60, progress: Progress 
 
     def step(name: str, done: int) -> None:
         if progress:
-            progress(f"{size:,} memories: {name}", done, 7)
+            progress(f"{size:,} memories: {name}", done, 8)
 
     root = Path(tempfile.mkdtemp(prefix="hindsight-bench-"))
     env = {**os.environ, "HINDSIGHT_HOME": str(root / "home")}
@@ -170,19 +170,74 @@ def measure(size: int, *, runs: int = 5, searches: int = 60, progress: Progress 
         compacted = Store(path, warm=True)
         figures["warm_search_compacted_p50_ms"], figures["warm_search_compacted_p95_ms"] = \
             _warm_search(compacted, searches)
-        step("exact search", 4)
+        step("vector index", 4)
+        figures.update(vector_figures(compacted, searches))
+        step("exact search", 5)
         figures["ledger_search_p50_ms"], figures["ledger_search_p95_ms"] = _warm_search(
             Store(path), max(10, searches // 3), engine="ledger")
         figures["peak_memory_mb"] = _peak_mb()
-        step("cold search", 5)
+        step("cold search", 6)
         exe = executable()
         figures["cold_search_median_s"], figures["cold_search_peak_memory_mb"] = median_wall(
             [*exe, "search", "why did the weather API return 401", "--store", str(path)], env, runs)
-        step("cold help", 6)
+        step("cold help", 7)
         figures["cold_help_median_s"], _ = median_wall([*exe, "--help"], env, runs)
-        step("done", 7)
+        step("done", 8)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+    return figures
+
+
+VECTOR_FIGURES = ("vector_index", "vector_index_build_s", "vector_recall_at_10", "vector_recall_at_100",
+                  "vector_query_p50_ms", "vector_query_flat_p50_ms", "warm_search_flat_p50_ms",
+                  "warm_search_flat_p95_ms")
+
+
+def vector_figures(store: Any, searches: int, queries: int = 200) -> dict[str, Any]:
+    """The vector index of a warm ``store``, measured against flat search (None where it has none).
+
+    Recall@k: the share of flat search's top k that the index's top k holds, over ``queries``
+    memories from the same generator with another seed (not in the store), with the default search
+    filters. A hit whose exact cosine ties the k-th flat one counts as found: the synthetic memories
+    repeat, and which of several equal vectors comes back is arbitrary.
+    """
+    from dataclasses import replace
+
+    from .models import Filters
+    from .storage.index import Index, where_clause
+    from .store import SEARCH_TYPES, Store
+    from .timeutil import now
+    from .writing import embedding_text
+
+    index = store.index()
+    if index.vector_index() is None:
+        return dict.fromkeys(VECTOR_FIGURES)
+    started = time.perf_counter()
+    index.build_vector_index()
+    figures: dict[str, Any] = {"vector_index": index.vector_index()["type"],
+                               "vector_index_build_s": round(time.perf_counter() - started, 2)}
+    flat = Index(index.path, index.dim, vector_index_rows=0)  # 0: the index is bypassed
+    where = where_clause(Filters(types=SEARCH_TYPES), now())
+    texts = [embedding_text({"resolution": None, **r}) for r in synthetic(queries, seed=99)]
+    found = {10: 0, 100: 0}
+    times: dict[str, list[float]] = {"ann": [], "flat": []}
+    for vector in store.embedder.embed(texts):
+        results = {}
+        for name, engine in (("ann", index), ("flat", flat)):
+            started = time.perf_counter()
+            results[name] = engine.nearest(vector.tolist(), where, 100)
+            times[name].append((time.perf_counter() - started) * 1000)
+        for k in found:
+            exact = results["flat"][:k]
+            kth = exact[-1][1] - 1e-6 if exact else 1.0
+            ids = {m for m, _ in exact}
+            found[k] += min(k, sum(1 for m, score in results["ann"][:k] if m in ids or score >= kth))
+    figures.update(vector_recall_at_10=round(found[10] / (10 * queries), 4),
+                   vector_recall_at_100=round(found[100] / (100 * queries), 4),
+                   vector_query_p50_ms=_percentiles(times["ann"])[0],
+                   vector_query_flat_p50_ms=_percentiles(times["flat"])[0])
+    exact_store = Store(store.path, store.embedder, replace(store.config, vector_index_rows=0), warm=True)
+    figures["warm_search_flat_p50_ms"], figures["warm_search_flat_p95_ms"] = _warm_search(exact_store, searches)
     return figures
 
 

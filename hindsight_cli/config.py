@@ -57,6 +57,7 @@ class Config:
     expiry_check: str = "1h"  # how often writes purge expired memories
     consolidate_similarity: float = 0.8  # cosine at or above which episodes count as the same pattern
     consolidate_min_evidence: int = 2  # occurrences (merged repeats included) a pattern needs
+    vector_index_rows: int = 20_000  # index rows above which the vector search gets an ANN index; 0 = never
     search_engine: str = "auto"  # auto | ledger | index
     ann_threshold: int = 50_000
     lock_timeout: float = 10.0
@@ -78,6 +79,7 @@ _SECTIONS = {
     "limits": {"max_content_bytes": "max_content_bytes", "dedup_threshold": "dedup_threshold"},
     "ttl": {"working": "working_ttl", "episodic": "episodic_ttl", "semantic": "semantic_ttl",
             "procedural": "procedural_ttl", "purge_every": "expiry_check"},
+    "index": {"vector_index_rows": "vector_index_rows"},
     "search": {"engine": "search_engine", "ann_threshold": "ann_threshold"},
     "storage": {"backend": "storage_backend", "url": "database_url", "schema": "database_schema"},
     "consolidate": {"similarity": "consolidate_similarity", "min_evidence": "consolidate_min_evidence"},
@@ -175,6 +177,8 @@ def load(store_path: Path | None) -> Config:
         raise InvalidInput(f"[storage] backend must be local or postgres, not {config.storage_backend!r}.")
     if config.search_engine not in ("auto", "ledger", "index"):
         raise InvalidInput(f"search engine must be auto, ledger or index, not {config.search_engine!r}.")
+    if config.vector_index_rows < 0:
+        raise InvalidInput("[index] vector_index_rows must be 0 (never) or a number of rows, e.g. 20000.")
     return config
 
 
@@ -196,6 +200,9 @@ DEFAULT_CONFIG_TOML = f"""\
 # semantic = ""
 # procedural = ""
 # purge_every = "1h"            # writes purge expired memories at most this often
+
+[index]
+# vector_index_rows = 20000     # rows above which warm vector search gets an approximate (IVF-SQ) index; 0 = never
 
 [search]
 # engine = "auto"               # auto | ledger | index

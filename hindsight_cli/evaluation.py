@@ -12,7 +12,8 @@ import json
 import re
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Any
 from .config import Config, Ranking
 from .errors import InvalidInput
 from .models import Filters
+from .text import clean
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 KS = (5, 10, 25)
@@ -198,13 +200,19 @@ def evaluate(conversations: Sequence[Conversation], *, mode: str = "hybrid", emb
         store_dir: build (or reuse) the store here and keep it; by default a temporary one is removed.
         progress: ``progress(phase, done, total)``.
     """
+    from .embedding import load_embedder
+
     started = time.perf_counter()
     config = Config()
     config = replace(config, ranking=replace(config.ranking, **dict(overrides or {})))
+    questions = _QuestionVectors(embedder or load_embedder(config.embedding_model))
     with tempfile.TemporaryDirectory(prefix="hindsight-eval-") as scratch:
-        store = build_store(conversations, Path(store_dir or Path(scratch) / "store"), embedder=embedder,
+        store = build_store(conversations, Path(store_dir or Path(scratch) / "store"), embedder=questions,
                             config=config, progress=progress)
-        found = _search_all(store, conversations, mode, progress)
+        if mode != "keyword":
+            questions.add([clean(q.text) for conv in conversations for q in conv.questions], progress)
+        with _held_reads(store):
+            found = _search_all(store, conversations, mode, progress)
         model = store.embedder.name
     per_question = [(q.category, _scores(q.evidence, hits)) for (q, hits) in found]
     overall = _mean([s for _, s in per_question])
@@ -228,6 +236,63 @@ def _search_all(store: Any, conversations: Sequence[Conversation], mode: str,
             if progress:
                 progress("Searching questions", len(found), total)
     return found
+
+
+class _QuestionVectors:
+    """The evaluation's embedder: every question is embedded up front, in batches of similar length,
+    and each search looks its vector up (the model gives the same vectors batched as one at a time);
+    the turns and anything else go to the model."""
+
+    def __init__(self, model: Any) -> None:
+        self.model, self.name, self.dim = model, model.name, getattr(model, "dim", 0)
+        self._known: dict[str, Any] = {}
+
+    def add(self, texts: Sequence[str], progress: Progress | None = None) -> None:
+        todo = sorted(set(texts) - set(self._known), key=len)
+        for start in range(0, len(todo), 256):
+            batch = todo[start : start + 256]
+            self._known.update(zip(batch, self.model.embed(batch)))
+            if progress:
+                progress("Embedding questions", start + len(batch), len(todo))
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        if texts and all(text in self._known for text in texts):
+            import numpy as np
+
+            return np.stack([self._known[text] for text in texts])
+        return self.model.embed(texts)
+
+
+@contextmanager
+def _held_reads(store: Any) -> Iterator[None]:
+    """Serve every read of the store's ledger from one read-only connection held open meanwhile.
+
+    A cold ``hindsight search`` opens DuckDB per search (~100 ms here) so that other processes can
+    write between searches; the evaluation's store is its own, so its thousand searches share one.
+    """
+    ledger = store.ledger
+    with ledger.connect(read_only=True) as conn:
+        store.ledger = _HeldLedger(ledger, conn)
+        try:
+            yield
+        finally:
+            store.ledger = ledger
+
+
+class _HeldLedger:
+    """A ledger whose read-only connections are all one held connection; everything else is the ledger's."""
+
+    def __init__(self, ledger: Any, conn: Any) -> None:
+        self._ledger, self._conn = ledger, conn
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ledger, name)
+
+    @contextmanager
+    def connect(self, read_only: bool = False) -> Iterator[Any]:
+        if not read_only:
+            raise RuntimeError("the evaluation's searches only read")
+        yield self._conn
 
 
 def _scores(evidence: tuple[str, ...], hits: list[str]) -> dict[str, float]:

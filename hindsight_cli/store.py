@@ -743,7 +743,7 @@ class Store:
             if dim is None:
                 with self.ledger.connect(read_only=True) as conn:
                     dim = int(self.ledger.meta(conn).get("embedding_dim", 384))
-            self._index = Index(self.path / paths.INDEX_DIR, dim)
+            self._index = Index(self.path / paths.INDEX_DIR, dim, int(self.config.vector_index_rows))
         return self._index
 
     def _sync(self, index: Index, progress: Progress | None = None) -> int:
@@ -770,7 +770,7 @@ class Store:
                 self._repair(index)
             if head > mark:
                 index.set_watermark(head)
-        index.maybe_compact()
+        index.maintain(background=self.warm)
         self._synced = (token, dim)
         return changed
 
@@ -1017,10 +1017,11 @@ class Store:
             meta = self.ledger.meta(conn)
             head = self.ledger.max_seq(conn)
         index_dir = self.path / paths.INDEX_DIR
-        index: dict[str, Any] = {"exists": index_dir.exists(), "synced_seq": 0, "ledger_seq": head}
+        index: dict[str, Any] = {"exists": index_dir.exists(), "synced_seq": 0, "ledger_seq": head, "vector_index": None}
         if index_dir.exists() and self.ledger.local:
             idx = self.index(int(meta.get("embedding_dim", 384)))
-            index.update(rows=idx.count(), fragments=idx.fragments(), synced_seq=idx.watermark())
+            index.update(rows=idx.count(), fragments=idx.fragments(), synced_seq=idx.watermark(),
+                         vector_index=idx.vector_index())
         for key in ("oldest", "newest"):
             counts[key] = iso(counts[key])
         return {

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hindsight_cli import benchmark
+from hindsight_cli.store import Store
 
 pytestmark = pytest.mark.no_store  # the CLI here never uses the fixture's store
 
@@ -15,7 +17,7 @@ FIGURES = {"size", "import_s", "import_per_s", "record_p50_ms", "warm_search_p50
            "index_fragments_before_compaction", "store_mb_before_compaction", "index_fragments_after_compaction",
            "store_mb", "warm_search_compacted_p50_ms", "warm_search_compacted_p95_ms", "ledger_search_p50_ms",
            "ledger_search_p95_ms", "peak_memory_mb", "cold_search_median_s", "cold_search_peak_memory_mb",
-           "cold_help_median_s"}
+           "cold_help_median_s", *benchmark.VECTOR_FIGURES}
 
 
 def test_synthetic_memories_are_varied_and_repeatable() -> None:
@@ -36,7 +38,8 @@ def test_bench_json_has_every_figure_per_size(cli: Any) -> None:
     assert report["runs"] == 1 and report["model"] == "hindsight/all-MiniLM-L6-v2-int8"
     (figures,) = report["sizes"]
     assert set(figures) == FIGURES and figures["size"] == 30
-    assert all(isinstance(value, (int, float)) and value >= 0 for value in figures.values())
+    assert all(figures[name] is None for name in benchmark.VECTOR_FIGURES)  # 30 rows: flat search only
+    assert all(isinstance(value, (int, float)) and value >= 0 for value in figures.values() if value is not None)
     assert figures["index_fragments_after_compaction"] <= figures["index_fragments_before_compaction"]
 
 
@@ -54,3 +57,17 @@ def test_bad_sizes_fail_with_one_line(cli: Any) -> None:
         result = cli("bench", "--sizes", sizes, store=False)
         assert result.exit_code == 1 and result.stderr.startswith("Error: --sizes"), result.stderr
         assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_vector_figures_compare_the_index_with_flat_search(tmp_path: Path, fake: Any) -> None:
+    path = tmp_path / "store"
+    path.mkdir()
+    (path / "config.toml").write_text("[index]\nvector_index_rows = 100\n")
+    store = Store(path, embedder=fake, warm=True)
+    store.import_records(benchmark.synthetic(400))
+    store.sync_index()
+    store.index().wait()
+    figures = benchmark.vector_figures(store, searches=3, queries=20)
+    assert set(figures) == set(benchmark.VECTOR_FIGURES) and figures["vector_index"] == "IVF_SQ"
+    assert 0.9 <= figures["vector_recall_at_10"] <= 1 and 0.9 <= figures["vector_recall_at_100"] <= 1
+    assert all(figures[name] > 0 for name in benchmark.VECTOR_FIGURES[1:])

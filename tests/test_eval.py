@@ -117,6 +117,26 @@ def test_keyword_recall_per_category_and_overall(data: Path, fake: Any) -> None:
     assert report.by_category["single-hop"]["questions"] == 2
 
 
+@pytest.mark.parametrize("mode", ["hybrid", "vector"])
+def test_the_figures_are_those_of_one_plain_search_per_question(data: Path, fake: Any, tmp_path: Path,
+                                                                mode: str) -> None:
+    # The evaluation embeds the questions up front and keeps one ledger connection open; neither may
+    # change a figure: the same searches, one `Store.search` at a time, give the same report.
+    from hindsight_cli.models import Filters
+    from hindsight_cli.store import Store
+
+    conversations = evaluation.load_locomo(data)
+    report = evaluation.evaluate(conversations, mode=mode, embedder=fake, store_dir=tmp_path / "kept")
+    store = Store(tmp_path / "kept", embedder=fake)
+    scores = []
+    for conv in conversations:
+        for question in conv.questions:
+            hits = store.search(question.text, filters=Filters(agent_ids=(conv.agent,)), k=25, mode=mode,
+                                now=conv.now).hits
+            scores.append(evaluation._scores(question.evidence, [h.memory.metadata["dia_id"] for h in hits]))
+    assert report.overall == evaluation._mean(scores)
+
+
 def test_recall_counts_the_share_of_evidence_in_the_top_k() -> None:
     scores = evaluation._scores(("D1:1", "D1:2", "D1:3", "D1:4"), ["D1:1", "D2:1", "D2:2", "D2:3", "D2:4", "D1:2"])
     assert (scores["recall@5"], scores["recall@10"], scores["any@5"], scores["all@10"]) == (0.25, 0.5, 1.0, 0.0)

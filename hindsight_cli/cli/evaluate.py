@@ -74,8 +74,10 @@ def bench(
 
     For each size: bulk import rate, single record latency, warm search p50/p95 in-process (as the
     MCP server sees it, before and after compaction, and the exact ledger engine), cold `hindsight
-    search` and `hindsight --help` (median of new processes), size on disk and peak memory. Nothing
-    is left behind. 10,000 memories take a few minutes; 100,000 take half an hour on a small machine.
+    search` and `hindsight --help` (median of new processes), size on disk and peak memory; past
+    [index] vector_index_rows, the vector index's recall@10/@100 and speed against flat search.
+    Nothing is left behind. 10,000 memories take a few minutes; 100,000 take half an hour on a small
+    machine.
 
     \b
     Example:

@@ -270,5 +270,5 @@ def figures_table(records: Sequence[Mapping[str, Any]], key: str) -> None:
     for record in records:
         table.add_column(f"{record[key]:,}" if isinstance(record[key], int) else str(record[key]), justify="right")
     for name in [n for n in records[0] if n != key] if records else []:
-        table.add_row(name, *(str(record.get(name, "")) for record in records))
+        table.add_row(name, *("-" if record.get(name) is None else str(record[name]) for record in records))
     out.print(table)
