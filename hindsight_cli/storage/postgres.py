@@ -87,17 +87,12 @@ def _psycopg() -> Any:
 class _Connection:
     """A psycopg connection that takes the ledger's ``?`` placeholders (all values stay parameters)."""
 
-    _converted: dict[str, str] = {}
-
     def __init__(self, raw: Any) -> None:
         self.raw = raw
 
-    @classmethod
-    def _sql(cls, sql: str) -> str:
-        converted = cls._converted.get(sql)
-        if converted is None:
-            converted = cls._converted[sql] = sql.replace("%", "%%").replace("?", "%s")
-        return converted
+    @staticmethod
+    def _sql(sql: str) -> str:
+        return sql.replace("%", "%%").replace("?", "%s")
 
     def execute(self, sql: str, params: Sequence[Any] | None = None) -> Any:
         return self.raw.execute(self._sql(sql), list(params) if params is not None else [])
@@ -170,12 +165,6 @@ class PostgresLedger(Ledger):
             raise self._error(error) from None
         self._local.conn = conn
         return conn
-
-    def close(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
 
     @contextmanager
     def connect(self, read_only: bool = False) -> Iterator[Any]:
