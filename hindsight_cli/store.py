@@ -124,12 +124,7 @@ class Store:
         if not ignore.exists():
             ignore.write_text("*\n")
             os.chmod(ignore, 0o600)
-        config_file = self.path / paths.CONFIG_FILE
-        if not config_file.exists():
-            from .config import DEFAULT_CONFIG_TOML
-
-            config_file.write_text(DEFAULT_CONFIG_TOML)
-            os.chmod(config_file, 0o600)
+        self._config_file()
         if model is not None and created:
             self._configure_model(model)
         if created:
@@ -139,6 +134,16 @@ class Store:
                 wanted, dim = self.embedder.name, self.embedder.dim
             self.ledger.create(wanted, dim)
         return created
+
+    def _config_file(self) -> Path:
+        """The store's ``config.toml``, written with every setting commented out if it is missing."""
+        config_file = self.path / paths.CONFIG_FILE
+        if not config_file.exists():
+            from .config import DEFAULT_CONFIG_TOML
+
+            config_file.write_text(DEFAULT_CONFIG_TOML)
+            os.chmod(config_file, 0o600)
+        return config_file
 
     def _configure_model(self, model: str) -> None:
         """Name ``model`` in the store's ``config.toml`` (where the commented default is)."""
@@ -175,12 +180,7 @@ class Store:
             raise InvalidInput(f"{self.path} already holds a {current} store ({self.ledger.describe()}); to move its "
                                "memories, run `hindsight migrate --to ...` from it into a new store instead.")
         self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
-        config_file = self.path / paths.CONFIG_FILE
-        if not config_file.exists():
-            from .config import DEFAULT_CONFIG_TOML
-
-            config_file.write_text(DEFAULT_CONFIG_TOML)
-            os.chmod(config_file, 0o600)
+        config_file = self._config_file()
         text = config_file.read_text()
         settings = {"backend": backend}
         if backend == "postgres":
