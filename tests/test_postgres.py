@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from hindsight_cli.errors import StoreBusy
-from hindsight_cli.storage.postgres import PostgresLedger
+from hindsight_cli.storage.postgres import SCHEMA_VERSION, PostgresLedger
 from hindsight_cli.store import Store
 
 from conftest import REPO, Cli, FakeEmbedder, postgres_store_dir, stored_data
@@ -64,7 +64,7 @@ def test_processes_creating_and_upgrading_one_schema_at_once(postgres_url: str, 
     PostgresLedger(postgres_url, _schema(old)).create(FakeEmbedder.name, FakeEmbedder.dim, target=1)
     _finish(_processes(old, "s.record(f'written after the upgrade by {n}')", 4))
     upgraded = Store(old, embedder=FakeEmbedder())
-    assert upgraded.stats()["schema_version"] == 2 and len(upgraded.list()) == 4
+    assert upgraded.stats()["schema_version"] == SCHEMA_VERSION and len(upgraded.list()) == 4
     first, second = upgraded.list()[:2]
     newer = upgraded.record("a replacement", supersedes=first.id).memory  # the column schema 2 added
     assert upgraded.get(first.id).superseded_by == newer.id and second.status == "active"
@@ -158,6 +158,98 @@ def test_hnsw_serves_wide_searches_and_narrow_scopes_stay_exact(postgres_url: st
 
     hits = store.search("deployment log line", filters=Filters(agent_ids=("quiet",)), k=5, mode="vector").hits
     assert sorted(h.memory.id for h in hits) == sorted(few)  # HNSW alone would filter them away
+
+
+def _keyword_statistics(store: Store) -> tuple[dict, dict]:
+    """What the triggers keep, and the same computed from the rows."""
+    with store.ledger.connect(read_only=True) as conn:
+        kept = ({r[0]: (r[1], r[2]) for r in conn.execute("SELECT term, df, max_tf FROM keyword_stats").fetchall()},
+                conn.execute("SELECT docs, total_len FROM corpus").fetchone())
+        counted = ({r[0]: (r[1], r[2]) for r in conn.execute(
+                       "SELECT term, count(*), max(tf) FROM terms GROUP BY term").fetchall()},
+                   conn.execute("SELECT count(*), coalesce(sum(doc_len), 0) FROM memories").fetchone())
+    return kept, counted
+
+
+def test_keyword_statistics_follow_every_kind_of_write(postgres_url: str, tmp_path: Path) -> None:
+    store = Store(postgres_store_dir(tmp_path / "s", postgres_url), embedder=FakeEmbedder())
+
+    def consistent() -> None:
+        (kept_terms, kept_corpus), (terms, corpus) = _keyword_statistics(store)
+        assert tuple(kept_corpus) == tuple(corpus)
+        assert {t: df for t, (df, _) in kept_terms.items()} == {t: df for t, (df, _) in terms.items()}
+        assert all(kept_terms[t][1] >= max_tf for t, (_, max_tf) in terms.items())  # an upper bound
+
+    store.import_records([{"content": f"rollout {i} of the billing service " + "canary " * (i % 3),
+                           "task_id": "t1"} for i in range(30)])
+    consistent()
+    first = store.record("the quokkasaurus cache needs a warm-up", task_id="t1").memory
+    store.record("cache warm-up replaced by a preload", supersedes=first.id)
+    consistent()
+    store.summarize(task_id="t1")
+    store.record("one more rollout of the billing service", task_id="t1")
+    assert store.summarize(task_id="t1").updated  # rewritten in place: its length changed
+    consistent()
+    gone = store.list(limit=5)
+    store.forget([m.id for m in gone[:2]])
+    store.restore(gone[0].id)
+    consistent()
+    store.forget([first.id], hard=True)
+    consistent()
+    (kept_terms, _), _ = _keyword_statistics(store)
+    assert "quokkasaurus" not in kept_terms  # a hard-forgotten word leaves no statistic behind
+
+
+def test_pruned_keyword_search_equals_scoring_every_memory(postgres_url: str, tmp_path: Path) -> None:
+    import math
+    import random
+
+    from hindsight_cli import Filters
+    from hindsight_cli.text import terms as text_terms
+    from hindsight_cli.timeutil import now as utcnow
+
+    store = Store(postgres_store_dir(tmp_path / "s", postgres_url), embedder=FakeEmbedder())
+    rng = random.Random(3)
+    common, middle = ["deploy", "service", "error", "retry"], [f"module{i}" for i in range(20)]
+    store.import_records([{"content": " ".join([*rng.sample(common, rng.randint(1, 4)), *rng.sample(middle, 2),
+                                                f"ticket{i % 97}", "timeout" * (i % 50 == 0)]),
+                           "agent_id": f"agent-{i % 3}"} for i in range(600)])
+    ledger = store.ledger
+    executed: list[str] = []
+    with ledger.connect(read_only=True) as conn:
+        postings = conn.execute("SELECT t.id, t.term, t.tf, m.doc_len, m.agent_id FROM terms t "
+                                "JOIN memories m ON m.id = t.id").fetchall()
+        original = conn.execute
+        conn.execute = lambda sql, params=None: executed.append(sql) or original(sql, params)
+        docs = len({p[0] for p in postings})
+        avgdl = sum({p[0]: p[3] for p in postings}.values()) / docs
+        df: dict[str, int] = {}
+        for _, term, *_ in postings:
+            df[term] = df.get(term, 0) + 1
+
+        def every_memory(query: list[str], agent: str | None) -> dict[str, float]:
+            scores: dict[str, float] = {}
+            for mid, term, tf, dl, owner in postings:
+                if term in query and agent in (None, owner):
+                    idf = math.log(1 + (docs - df[term] + 0.5) / (df[term] + 0.5))
+                    scores[mid] = scores.get(mid, 0.0) + idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * dl / avgdl))
+            return scores
+
+        pruned = 0
+        for text in ("ticket7 deploy error", "timeout retry service", "module3 module4 deploy",
+                     "ticket12 ticket13 service retry error deploy", "deploy service"):
+            query = sorted(set(text_terms(text)))
+            for agent, limit in ((None, 10), ("agent-1", 5), (None, 40)):
+                where, params = ledger.where_sql(Filters(agent_ids=(agent,) if agent else None), utcnow())
+                executed.clear()
+                found = ledger.keyword(conn, query, where, params, limit)
+                truth = every_memory(query, agent)
+                best = sorted(truth.values(), reverse=True)[:limit]
+                # the same scores as scoring every memory, and the best ones (equal scores may swap)
+                assert [round(s, 9) for _, s in found] == [round(s, 9) for s in best], (text, agent, limit)
+                assert all(math.isclose(truth[m], s) for m, s in found)
+                pruned += "WITH held" in executed[-1]
+    assert pruned >= 5  # most of these answers came without reading every posting
 
 
 def test_migrate_to_postgres_and_back_is_idempotent(postgres_url: str, tmp_path: Path, cli) -> None:

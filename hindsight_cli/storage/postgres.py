@@ -13,6 +13,7 @@ this module: ``describe()`` and every error message show the URL without one.
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 from collections.abc import Iterator, Sequence
@@ -21,9 +22,28 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import HindsightError, InvalidInput, StoreBusy
-from .ledger import COLUMNS, SCHEMA_VERSION, _JSON_COLUMNS, Ledger
+from .ledger import COLUMNS, _JSON_COLUMNS, Ledger
 
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+# Versions 1 and 2 match the DuckDB ledger's; 3 (store-wide keyword statistics) is this backend's own.
+SCHEMA_VERSION = 3
+
+
+def _maintained(table: str, inserted: str, deleted: str, updated: str | None = None) -> list[str]:
+    """Statement-level triggers (COPY fires them too) that run ``inserted``/``deleted``/``updated`` over
+    the rows each statement added (``added``) or removed (``removed``) in ``table``."""
+    statements = []
+    events = [("insert", "INSERT", "NEW TABLE AS added", inserted), ("delete", "DELETE", "OLD TABLE AS removed", deleted)]
+    if updated:
+        events.append(("update", "UPDATE", "OLD TABLE AS removed NEW TABLE AS added", updated))
+    for name, event, transition, body in events:
+        statements += [
+            f"""CREATE FUNCTION {table}_{name}_stats() RETURNS trigger LANGUAGE plpgsql
+                SET search_path FROM CURRENT AS $$ BEGIN {body}; RETURN NULL; END $$""",
+            f"""CREATE TRIGGER {table}_{name}_stats AFTER {event} ON {table} REFERENCING {transition}
+                FOR EACH STATEMENT EXECUTE FUNCTION {table}_{name}_stats()""",
+        ]
+    return statements
 
 
 def _steps(dim: int) -> dict[int, list[str]]:
@@ -54,6 +74,34 @@ def _steps(dim: int) -> dict[int, list[str]]:
             "CREATE INDEX audit_ids ON audit USING gin (ids)",
         ],
         2: ["ALTER TABLE memories ADD COLUMN supersedes text"],
+        # BM25 with the whole store's statistics (keyword()): each term's document frequency and largest
+        # tf, the number of memories and their total length, kept by triggers in the writing transaction.
+        3: [
+            "CREATE TABLE keyword_stats (term text PRIMARY KEY, df bigint NOT NULL, max_tf integer NOT NULL)",
+            "INSERT INTO keyword_stats SELECT term, count(*), max(tf) FROM terms GROUP BY term",
+            """CREATE TABLE corpus (only_row boolean PRIMARY KEY DEFAULT TRUE CHECK (only_row),
+                docs bigint NOT NULL, total_len bigint NOT NULL)""",
+            "INSERT INTO corpus SELECT TRUE, count(*), coalesce(sum(doc_len), 0) FROM memories",
+            *_maintained(
+                "terms",
+                inserted="""INSERT INTO keyword_stats AS s SELECT term, count(*), max(tf) FROM added GROUP BY term
+                    ON CONFLICT (term) DO UPDATE SET df = s.df + excluded.df, max_tf = greatest(s.max_tf, excluded.max_tf)""",
+                # a term no memory holds any more leaves no trace (a hard-forgotten word included)
+                deleted="""UPDATE keyword_stats s SET df = s.df - r.n
+                        FROM (SELECT term, count(*) AS n FROM removed GROUP BY term) r WHERE s.term = r.term;
+                    DELETE FROM keyword_stats s USING (SELECT DISTINCT term FROM removed) r
+                        WHERE s.term = r.term AND s.df <= 0"""),
+            *_maintained(
+                "memories",
+                inserted="UPDATE corpus SET docs = docs + (SELECT count(*) FROM added), "
+                         "total_len = total_len + (SELECT coalesce(sum(doc_len), 0) FROM added)",
+                deleted="UPDATE corpus SET docs = docs - (SELECT count(*) FROM removed), "
+                        "total_len = total_len - (SELECT coalesce(sum(doc_len), 0) FROM removed)",
+                updated="""UPDATE corpus SET total_len = total_len + d.change
+                    FROM (SELECT (SELECT coalesce(sum(doc_len), 0) FROM added)
+                                 - (SELECT coalesce(sum(doc_len), 0) FROM removed) AS change) d
+                    WHERE d.change <> 0"""),
+        ],
     }
 
 
@@ -341,6 +389,63 @@ class PostgresLedger(Ledger):
             rows = self.exact_nearest(conn, query, where, params, limit)
         found = [(r[0], float(r[1])) for r in rows]
         return sorted(found, key=lambda pair: (-pair[1], pair[0]))
+
+    def keyword(self, conn: Any, query_terms: Sequence[str], where: str, params: list[Any],
+                limit: int, k1: float = 1.2, b: float = 0.75) -> list[tuple[str, float]]:
+        """BM25 top-``limit`` among rows matching ``where``, exact, without reading every posting of the
+        query's common words.
+
+        The statistics (memories, their average length, each term's document frequency) are the whole
+        store's, kept by triggers (schema 3), as in the local search index and in Lucene: a filter
+        chooses rows, it does not reweigh words. MaxScore then prunes: terms are taken rarest first
+        (by the most one posting of theirs can add); only memories holding one of the terms taken so
+        far are scored (with every query term), and once the ``limit``-th best of them beats what the
+        remaining terms could add together, no other memory can enter the list. A query of common
+        words only ends up reading their postings, like the single statement of the DuckDB ledger.
+        """
+        unique = sorted(set(query_terms))
+        if not unique:
+            return []
+        docs, total_len = conn.execute("SELECT docs, total_len FROM corpus").fetchone()
+        if not docs:
+            return []
+        avgdl = max(total_len / docs, 1.0)
+        weighted = []  # (bound, term, idf, df): the most one posting can add, the weight, the postings
+        for term, df, max_tf in conn.execute("SELECT term, df, max_tf FROM keyword_stats WHERE term = ANY(?)",
+                                             [unique]).fetchall():
+            idf = math.log(1 + (docs - df + 0.5) / (df + 0.5))
+            # tf at most max_tf in a memory at least tf terms long
+            weighted.append((idf * (k1 + 1) / (1 + k1 * (1 - b) / max_tf + k1 * b / avgdl), term, idf, df))
+        if not weighted:
+            return []
+        weighted.sort(key=lambda w: (-w[0], w[1]))
+        names, idfs = [w[1] for w in weighted], [w[2] for w in weighted]
+        bm25 = f"sum(q.idf * t.tf * {k1 + 1}::float8 / (t.tf + {k1}::float8 * (1 - {b}::float8 + {b}::float8 * m.doc_len / ?::float8)))"
+        taken, postings = 0, 0
+        while True:
+            # take terms until the postings to read have doubled (at least one more term)
+            goal = max(2 * postings, 1)
+            while taken < len(weighted) and (taken == 0 or postings < goal):
+                postings += weighted[taken][3]
+                taken += 1
+            rest = sum(w[0] for w in weighted[taken:])
+            if not rest:  # every term taken: one pass over their postings
+                return [(r[0], float(r[1])) for r in conn.execute(
+                    f"""SELECT t.id, {bm25} AS score
+                        FROM unnest(?::text[], ?::float8[]) AS q(term, idf) JOIN terms t ON t.term = q.term
+                        JOIN memories m ON m.id = t.id WHERE {where}
+                        GROUP BY t.id ORDER BY score DESC, t.id LIMIT {int(limit)}""",
+                    [avgdl, names, idfs, *params]).fetchall()]
+            rows = conn.execute(
+                f"""WITH held AS (SELECT DISTINCT id FROM terms WHERE term = ANY(?::text[])),
+                         chosen AS (SELECT m.id, m.doc_len FROM held JOIN memories m ON m.id = held.id WHERE {where})
+                    SELECT m.id, {bm25} AS score
+                    FROM chosen m JOIN terms t ON t.id = m.id JOIN unnest(?::text[], ?::float8[]) AS q(term, idf)
+                        ON q.term = t.term
+                    GROUP BY m.id ORDER BY score DESC, m.id LIMIT {int(limit)}""",
+                [names[:taken], *params, avgdl, names, idfs]).fetchall()
+            if len(rows) == limit and float(rows[-1][1]) > rest * (1 + 1e-9):
+                return [(r[0], float(r[1])) for r in rows]
 
     @staticmethod
     def ef_search(limit: int) -> int:
