@@ -160,6 +160,41 @@ def test_hnsw_serves_wide_searches_and_narrow_scopes_stay_exact(postgres_url: st
     assert sorted(h.memory.id for h in hits) == sorted(few)  # HNSW alone would filter them away
 
 
+@pytest.mark.parametrize("server", ["postgres_url", "postgres18_url"])  # pgvector 0.6, 0.8
+def test_a_scoped_vector_search_stays_on_the_index(server: str, request: pytest.FixtureRequest,
+                                                   tmp_path: Path) -> None:
+    from hindsight_cli import Filters
+    from hindsight_cli.timeutil import now as utcnow
+
+    store = Store(postgres_store_dir(tmp_path / "s", request.getfixturevalue(server)), embedder=FakeEmbedder())
+    store.import_records([{"content": f"build {i} of component {i % 37} failed on runner {i % 11}",
+                           "task_id": "scope" if i % 6 == 0 else f"task {i % 5}"} for i in range(720)])
+    ledger = store.ledger
+    where, params = ledger.where_sql(Filters(task_id="scope"), utcnow())
+    vector = FakeEmbedder().embed(["component 5 failed on runner 3"])[0].tolist()
+    executed: list[str] = []
+    with ledger.connect(read_only=True) as conn:
+        conn.execute("ANALYZE memories")  # as autovacuum would
+        for setting in ("seqscan", "bitmapscan", "sort"):  # plan as for a big table: through the HNSW index
+            conn.execute(f"SET enable_{setting} = off")
+        exact = {r[0] for r in ledger.exact_nearest(conn, ledger.vector_value(vector), where, params, 100)}
+        version = ledger._pgvector(conn)
+        original = conn.execute
+        conn.execute = lambda sql, params=None: executed.append(sql) or original(sql, params)
+        found = ledger.nearest(conn, vector, FakeEmbedder.dim, where, params, 100)
+        searches = [sql for sql in executed if "ORDER BY m.embedding <=>" in sql]
+        plan = "\n".join(r[0] for r in original(f"EXPLAIN {searches[0]}", [ledger.vector_value(vector), *params,
+                                                                           ledger.vector_value(vector)]).fetchall())
+        for setting in ("seqscan", "bitmapscan", "sort"):
+            original(f"RESET enable_{setting}")
+    assert "memories_embedding" in plan  # the planner chose the HNSW index, not a scan of the task's rows
+    # a sixth of the rows are in scope: HNSW's first 200 candidates hold about 33 of them
+    assert len(found) == 100 and len({m for m, _ in found} & exact) >= 95
+    assert [s for _, s in found] == sorted((s for _, s in found), reverse=True)
+    assert not any("+ 0" in sql for sql in executed)  # no exact scan was needed
+    assert len(searches) == (1 if version >= (0, 8) else 2)  # an iterative scan, or one wider pass
+
+
 def _keyword_statistics(store: Store) -> tuple[dict, dict]:
     """What the triggers keep, and the same computed from the rows."""
     with store.ledger.connect(read_only=True) as conn:
