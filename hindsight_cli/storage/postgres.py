@@ -74,38 +74,47 @@ def _steps(dim: int) -> dict[int, list[str]]:
             "CREATE INDEX audit_ids ON audit USING gin (ids)",
         ],
         2: ["ALTER TABLE memories ADD COLUMN supersedes text"],
-        # BM25 with the whole store's statistics (keyword()): each term's document frequency and largest
-        # tf, the number of memories and their total length, kept by triggers in the writing transaction.
+        # BM25's statistics per agent (keyword()): each term's document frequency and largest tf, the
+        # number of memories and their total length, kept by triggers in the writing transaction.
         3: [
             # postings read from the index alone: a term's (id, tf) and a memory's (term, tf)
             "DROP INDEX terms_term",
             "CREATE INDEX terms_term ON terms (term) INCLUDE (id, tf)",
             "DROP INDEX terms_id",
             "CREATE INDEX terms_id ON terms (id) INCLUDE (term, tf)",
-            "CREATE TABLE keyword_stats (term text PRIMARY KEY, df bigint NOT NULL, max_tf integer NOT NULL)",
-            "INSERT INTO keyword_stats SELECT term, count(*), max(tf) FROM terms GROUP BY term",
-            """CREATE TABLE corpus (only_row boolean PRIMARY KEY DEFAULT TRUE CHECK (only_row),
-                docs bigint NOT NULL, total_len bigint NOT NULL)""",
-            "INSERT INTO corpus SELECT TRUE, count(*), coalesce(sum(doc_len), 0) FROM memories",
+            """CREATE TABLE keyword_stats (term text NOT NULL, agent_id text NOT NULL, df bigint NOT NULL,
+                max_tf integer NOT NULL, PRIMARY KEY (term, agent_id))""",
+            """INSERT INTO keyword_stats SELECT t.term, m.agent_id, count(*), max(t.tf)
+                FROM terms t JOIN memories m ON m.id = t.id GROUP BY 1, 2""",
+            "CREATE TABLE corpus (agent_id text PRIMARY KEY, docs bigint NOT NULL, total_len bigint NOT NULL)",
+            "INSERT INTO corpus SELECT agent_id, count(*), coalesce(sum(doc_len), 0) FROM memories GROUP BY 1",
+            # (a memory's terms are written after it and deleted before it, so it is there to join)
             *_maintained(
                 "terms",
-                inserted="""INSERT INTO keyword_stats AS s SELECT term, count(*), max(tf) FROM added GROUP BY term
-                    ON CONFLICT (term) DO UPDATE SET df = s.df + excluded.df, max_tf = greatest(s.max_tf, excluded.max_tf)""",
+                inserted="""INSERT INTO keyword_stats AS s SELECT a.term, m.agent_id, count(*), max(a.tf)
+                        FROM added a JOIN memories m ON m.id = a.id GROUP BY 1, 2
+                    ON CONFLICT (term, agent_id)
+                        DO UPDATE SET df = s.df + excluded.df, max_tf = greatest(s.max_tf, excluded.max_tf)""",
                 # a term no memory holds any more leaves no trace (a hard-forgotten word included)
                 deleted="""UPDATE keyword_stats s SET df = s.df - r.n
-                        FROM (SELECT term, count(*) AS n FROM removed GROUP BY term) r WHERE s.term = r.term;
+                        FROM (SELECT r.term, m.agent_id, count(*) AS n FROM removed r JOIN memories m ON m.id = r.id
+                              GROUP BY 1, 2) r
+                        WHERE s.term = r.term AND s.agent_id = r.agent_id;
                     DELETE FROM keyword_stats s USING (SELECT DISTINCT term FROM removed) r
                         WHERE s.term = r.term AND s.df <= 0"""),
             *_maintained(
                 "memories",
-                inserted="UPDATE corpus SET docs = docs + (SELECT count(*) FROM added), "
-                         "total_len = total_len + (SELECT coalesce(sum(doc_len), 0) FROM added)",
-                deleted="UPDATE corpus SET docs = docs - (SELECT count(*) FROM removed), "
-                        "total_len = total_len - (SELECT coalesce(sum(doc_len), 0) FROM removed)",
-                updated="""UPDATE corpus SET total_len = total_len + d.change
-                    FROM (SELECT (SELECT coalesce(sum(doc_len), 0) FROM added)
-                                 - (SELECT coalesce(sum(doc_len), 0) FROM removed) AS change) d
-                    WHERE d.change <> 0"""),
+                inserted="""INSERT INTO corpus AS c SELECT agent_id, count(*), coalesce(sum(doc_len), 0) FROM added GROUP BY 1
+                    ON CONFLICT (agent_id) DO UPDATE SET docs = c.docs + excluded.docs, total_len = c.total_len + excluded.total_len""",
+                deleted="""UPDATE corpus c SET docs = c.docs - r.docs, total_len = c.total_len - r.total_len
+                        FROM (SELECT agent_id, count(*) AS docs, sum(doc_len) AS total_len FROM removed GROUP BY 1) r
+                        WHERE c.agent_id = r.agent_id;
+                    DELETE FROM corpus c USING (SELECT DISTINCT agent_id FROM removed) r
+                        WHERE c.agent_id = r.agent_id AND c.docs <= 0""",
+                updated="""UPDATE corpus c SET total_len = c.total_len + d.change
+                    FROM (SELECT agent_id, sum(change) AS change FROM (SELECT agent_id, doc_len AS change FROM added
+                          UNION ALL SELECT agent_id, -doc_len FROM removed) x GROUP BY 1) d
+                    WHERE c.agent_id = d.agent_id AND d.change <> 0"""),
         ],
     }
 
@@ -411,28 +420,33 @@ class PostgresLedger(Ledger):
         return sorted(found, key=lambda pair: (-pair[1], pair[0]))
 
     def keyword(self, conn: Any, query_terms: Sequence[str], where: str, params: list[Any],
-                limit: int, k1: float = 1.2, b: float = 0.75) -> list[tuple[str, float]]:
+                limit: int, k1: float = 1.2, b: float = 0.75,
+                agents: Sequence[str] | None = None) -> list[tuple[str, float]]:
         """BM25 top-``limit`` among rows matching ``where``, exact, without reading every posting of the
         query's common words.
 
-        The statistics (memories, their average length, each term's document frequency) are the whole
-        store's, kept by triggers (schema 3), as in the local search index and in Lucene: a filter
-        chooses rows, it does not reweigh words. MaxScore then prunes: terms are taken rarest first
-        (by the most one posting of theirs can add); only memories holding one of the terms taken so
-        far are scored (with every query term), and once the ``limit``-th best of them beats what the
+        The statistics (memories, their average length, each term's document frequency) are kept per
+        agent by triggers (schema 3) and summed over ``agents``, the agents the search is scoped to (all
+        of them when it is not), so an agent's words weigh as in a store of its own, as the DuckDB
+        ledger weighs them within its filters. MaxScore then prunes: terms are taken rarest first (by
+        the most one posting of theirs can add); only memories holding one of the terms taken so far
+        are scored (with every query term), and once the ``limit``-th best of them beats what the
         remaining terms could add together, no other memory can enter the list. A query of common
         words only ends up reading their postings, like the single statement of the DuckDB ledger.
         """
         unique = sorted(set(query_terms))
         if not unique:
             return []
-        docs, total_len = conn.execute("SELECT docs, total_len FROM corpus").fetchone()
+        scope, scoped = ("agent_id = ANY(?)", [list(agents)]) if agents else ("TRUE", [])
+        docs, total_len = conn.execute(f"SELECT coalesce(sum(docs), 0)::bigint, coalesce(sum(total_len), 0)::bigint "
+                                       f"FROM corpus WHERE {scope}", scoped).fetchone()
         if not docs:
             return []
         avgdl = max(total_len / docs, 1.0)
         weighted = []  # (bound, term, idf, df): the most one posting can add, the weight, the postings
-        for term, df, max_tf in conn.execute("SELECT term, df, max_tf FROM keyword_stats WHERE term = ANY(?)",
-                                             [unique]).fetchall():
+        for term, df, max_tf in conn.execute(
+                f"SELECT term, sum(df)::bigint, max(max_tf) FROM keyword_stats WHERE term = ANY(?) AND {scope} GROUP BY term",
+                [unique, *scoped]).fetchall():
             idf = math.log(1 + (docs - df + 0.5) / (df + 0.5))
             # tf at most max_tf in a memory at least tf terms long
             weighted.append((idf * (k1 + 1) / (1 + k1 * (1 - b) / max_tf + k1 * b / avgdl), term, idf, df))
