@@ -25,7 +25,7 @@ from ..errors import HindsightError, InvalidInput, StoreBusy
 from .ledger import COLUMNS, _JSON_COLUMNS, Ledger
 
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
-# Versions 1 and 2 match the DuckDB ledger's; 3 (store-wide keyword statistics) is this backend's own.
+# Versions 1 and 2 match the DuckDB ledger's; 3 (keyword statistics per agent) is this backend's own.
 SCHEMA_VERSION = 3
 
 
@@ -348,7 +348,7 @@ class PostgresLedger(Ledger):
         docs/team.md says so.)"""
         raw = self._raw()
         try:
-            for table in ("memories", "terms"):
+            for table in ("memories", "terms", "keyword_stats"):  # the last holds terms too
                 raw.execute(f'VACUUM "{self.schema}".{table}')
         except _psycopg().Error as error:
             raise self._error(error) from None
