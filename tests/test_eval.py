@@ -152,6 +152,23 @@ def test_store_dir_keeps_the_store_and_a_rerun_reuses_it(data: Path, fake: Any, 
     assert Store(tmp_path / "kept", embedder=fake).stats()["memories"] == 7
 
 
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+def test_a_store_dir_set_up_for_postgres_is_evaluated_there(data: Path, fake: Any, tmp_path: Path,
+                                                            postgres_url: str, mode: str) -> None:
+    from conftest import postgres_store_dir
+    from hindsight_cli.paths import LEDGER_FILE
+    from hindsight_cli.store import Store
+
+    conversations = evaluation.load_locomo(data)
+    local = evaluation.evaluate(conversations, mode=mode, embedder=fake)
+    team = postgres_store_dir(tmp_path / "team", postgres_url)
+    report = evaluation.evaluate(conversations, mode=mode, embedder=fake, store_dir=team)
+    store = Store(team, embedder=fake)
+    assert not store.ledger.local and store.stats()["memories"] == 9
+    assert not (team / LEDGER_FILE).exists()
+    assert report.overall == local.overall and report.by_category == local.by_category
+
+
 def test_ranking_overrides_are_typed_and_checked() -> None:
     assert evaluation.ranking_overrides(["vector_weight=0.6", "candidates=80", "fusion=rrf"]) == {
         "vector_weight": 0.6, "candidates": 80, "fusion": "rrf"}

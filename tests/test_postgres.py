@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from hindsight_cli.errors import StoreBusy
-from hindsight_cli.storage.postgres import PostgresLedger
+from hindsight_cli.storage.postgres import SCHEMA_VERSION, PostgresLedger
 from hindsight_cli.store import Store
 
 from conftest import REPO, Cli, FakeEmbedder, postgres_store_dir, stored_data
@@ -64,7 +64,7 @@ def test_processes_creating_and_upgrading_one_schema_at_once(postgres_url: str, 
     PostgresLedger(postgres_url, _schema(old)).create(FakeEmbedder.name, FakeEmbedder.dim, target=1)
     _finish(_processes(old, "s.record(f'written after the upgrade by {n}')", 4))
     upgraded = Store(old, embedder=FakeEmbedder())
-    assert upgraded.stats()["schema_version"] == 2 and len(upgraded.list()) == 4
+    assert upgraded.stats()["schema_version"] == SCHEMA_VERSION and len(upgraded.list()) == 4
     first, second = upgraded.list()[:2]
     newer = upgraded.record("a replacement", supersedes=first.id).memory  # the column schema 2 added
     assert upgraded.get(first.id).superseded_by == newer.id and second.status == "active"
@@ -158,6 +158,138 @@ def test_hnsw_serves_wide_searches_and_narrow_scopes_stay_exact(postgres_url: st
 
     hits = store.search("deployment log line", filters=Filters(agent_ids=("quiet",)), k=5, mode="vector").hits
     assert sorted(h.memory.id for h in hits) == sorted(few)  # HNSW alone would filter them away
+
+
+@pytest.mark.parametrize("server", ["postgres_url", "postgres18_url"])  # pgvector 0.6, 0.8
+def test_a_scoped_vector_search_stays_on_the_index(server: str, request: pytest.FixtureRequest,
+                                                   tmp_path: Path) -> None:
+    from hindsight_cli import Filters
+    from hindsight_cli.timeutil import now as utcnow
+
+    store = Store(postgres_store_dir(tmp_path / "s", request.getfixturevalue(server)), embedder=FakeEmbedder())
+    store.import_records([{"content": f"build {i} of component {i % 37} failed on runner {i % 11}",
+                           "task_id": "scope" if i % 6 == 0 else f"task {i % 5}"} for i in range(720)])
+    ledger = store.ledger
+    where, params = ledger.where_sql(Filters(task_id="scope"), utcnow())
+    vector = FakeEmbedder().embed(["component 5 failed on runner 3"])[0].tolist()
+    executed: list[str] = []
+    with ledger.connect(read_only=True) as conn:
+        conn.execute("ANALYZE memories")  # as autovacuum would
+        for setting in ("seqscan", "bitmapscan", "sort"):  # plan as for a big table: through the HNSW index
+            conn.execute(f"SET enable_{setting} = off")
+        exact = {r[0] for r in ledger.exact_nearest(conn, ledger.vector_value(vector), where, params, 100)}
+        version = ledger._pgvector(conn)
+        original = conn.execute
+        conn.execute = lambda sql, params=None: executed.append(sql) or original(sql, params)
+        found = ledger.nearest(conn, vector, FakeEmbedder.dim, where, params, 100)
+        searches = [sql for sql in executed if "ORDER BY m.embedding <=>" in sql]
+        plan = "\n".join(r[0] for r in original(f"EXPLAIN {searches[0]}", [ledger.vector_value(vector), *params,
+                                                                           ledger.vector_value(vector)]).fetchall())
+        for setting in ("seqscan", "bitmapscan", "sort"):
+            original(f"RESET enable_{setting}")
+    assert "memories_embedding" in plan  # the planner chose the HNSW index, not a scan of the task's rows
+    # a sixth of the rows are in scope: HNSW's first 200 candidates hold about 33 of them
+    assert len(found) == 100 and len({m for m, _ in found} & exact) >= 95
+    assert [s for _, s in found] == sorted((s for _, s in found), reverse=True)
+    assert not any("+ 0" in sql for sql in executed)  # no exact scan was needed
+    assert len(searches) == (1 if version >= (0, 8) else 2)  # an iterative scan, or one wider pass
+
+
+def _keyword_statistics(store: Store) -> tuple[dict, dict]:
+    """What the triggers keep, and the same computed from the rows."""
+    with store.ledger.connect(read_only=True) as conn:
+        kept = ({(r[0], r[1]): (r[2], r[3]) for r in conn.execute(
+                    "SELECT term, agent_id, df, max_tf FROM keyword_stats").fetchall()},
+                {r[0]: (r[1], r[2]) for r in conn.execute("SELECT agent_id, docs, total_len FROM corpus").fetchall()})
+        counted = ({(r[0], r[1]): (r[2], r[3]) for r in conn.execute(
+                       "SELECT t.term, m.agent_id, count(*), max(t.tf) FROM terms t JOIN memories m ON m.id = t.id "
+                       "GROUP BY 1, 2").fetchall()},
+                   {r[0]: (r[1], r[2]) for r in conn.execute(
+                       "SELECT agent_id, count(*), sum(doc_len) FROM memories GROUP BY 1").fetchall()})
+    return kept, counted
+
+
+def test_keyword_statistics_follow_every_kind_of_write(postgres_url: str, tmp_path: Path) -> None:
+    store = Store(postgres_store_dir(tmp_path / "s", postgres_url), embedder=FakeEmbedder())
+
+    def consistent() -> None:
+        (kept_terms, kept_corpus), (terms, corpus) = _keyword_statistics(store)
+        assert kept_corpus == corpus and len(corpus) >= 2
+        assert {t: df for t, (df, _) in kept_terms.items()} == {t: df for t, (df, _) in terms.items()}
+        assert all(kept_terms[t][1] >= max_tf for t, (_, max_tf) in terms.items())  # an upper bound
+
+    store.import_records([{"content": f"rollout {i} of the billing service " + "canary " * (i % 3),
+                           "task_id": "t1", "agent_id": ("deployer", "reviewer")[i % 2]} for i in range(30)])
+    consistent()
+    first = store.record("the quokkasaurus cache needs a warm-up", task_id="t1").memory
+    store.record("cache warm-up replaced by a preload", supersedes=first.id)
+    consistent()
+    store.summarize(task_id="t1")
+    store.record("one more rollout of the billing service", task_id="t1")
+    assert store.summarize(task_id="t1").updated  # rewritten in place: its length changed
+    consistent()
+    gone = store.list(limit=5)
+    store.forget([m.id for m in gone[:2]])
+    store.restore(gone[0].id)
+    consistent()
+    store.forget([first.id], hard=True)
+    consistent()
+    (kept_terms, _), _ = _keyword_statistics(store)
+    assert not [t for t, _ in kept_terms if t == "quokkasaurus"]  # a hard-forgotten word leaves no trace
+
+
+def test_pruned_keyword_search_equals_scoring_every_memory(postgres_url: str, tmp_path: Path) -> None:
+    import math
+    import random
+
+    from hindsight_cli import Filters
+    from hindsight_cli.text import terms as text_terms
+    from hindsight_cli.timeutil import now as utcnow
+
+    store = Store(postgres_store_dir(tmp_path / "s", postgres_url), embedder=FakeEmbedder())
+    rng = random.Random(3)
+    common, middle = ["deploy", "service", "error", "retry"], [f"module{i}" for i in range(20)]
+    store.import_records([{"content": " ".join([*rng.sample(common, rng.randint(1, 4)), *rng.sample(middle, 2),
+                                                f"ticket{i % 97}", "timeout" * (i % 50 == 0)]),
+                           "agent_id": f"agent-{i % 3}"} for i in range(600)])
+    ledger = store.ledger
+    executed: list[str] = []
+    with ledger.connect(read_only=True) as conn:
+        postings = conn.execute("SELECT t.id, t.term, t.tf, m.doc_len, m.agent_id FROM terms t "
+                                "JOIN memories m ON m.id = t.id").fetchall()
+        original = conn.execute
+        conn.execute = lambda sql, params=None: executed.append(sql) or original(sql, params)
+
+        def every_memory(query: list[str], agent: str | None) -> dict[str, float]:
+            # BM25 with the statistics of the agent searched (all agents' without a scope)
+            scope = [p for p in postings if agent in (None, p[4])]
+            docs = len({p[0] for p in scope})
+            avgdl = sum({p[0]: p[3] for p in scope}.values()) / docs
+            df: dict[str, int] = {}
+            for _, term, *_ in scope:
+                df[term] = df.get(term, 0) + 1
+            scores: dict[str, float] = {}
+            for mid, term, tf, dl, owner in scope:
+                if term in query:
+                    idf = math.log(1 + (docs - df[term] + 0.5) / (df[term] + 0.5))
+                    scores[mid] = scores.get(mid, 0.0) + idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * dl / avgdl))
+            return scores
+
+        pruned = 0
+        for text in ("ticket7 deploy error", "timeout retry service", "module3 module4 deploy",
+                     "ticket12 ticket13 service retry error deploy", "deploy service"):
+            query = sorted(set(text_terms(text)))
+            for agent, limit in ((None, 10), ("agent-1", 5), (None, 40)):
+                where, params = ledger.where_sql(Filters(agent_ids=(agent,) if agent else None), utcnow())
+                executed.clear()
+                found = ledger.keyword(conn, query, where, params, limit, agents=(agent,) if agent else None)
+                truth = every_memory(query, agent)
+                best = sorted(truth.values(), reverse=True)[:limit]
+                # the same scores as scoring every memory, and the best ones (equal scores may swap)
+                assert [round(s, 9) for _, s in found] == [round(s, 9) for s in best], (text, agent, limit)
+                assert all(math.isclose(truth[m], s) for m, s in found)
+                pruned += "WITH held" in executed[-1]
+    assert pruned >= 5  # most of these answers came without reading every posting
 
 
 def test_migrate_to_postgres_and_back_is_idempotent(postgres_url: str, tmp_path: Path, cli) -> None:

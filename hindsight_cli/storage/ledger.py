@@ -561,8 +561,10 @@ class Ledger:
         return [(r[0], float(r[1])) for r in conn.execute(sql, [list(vector), *params]).fetchall()]
 
     def keyword(self, conn: Any, query_terms: Sequence[str], where: str, params: list[Any],
-                limit: int, k1: float = 1.2, b: float = 0.75) -> list[tuple[str, float]]:
-        """BM25 over the ``terms`` postings, restricted to rows matching ``where``."""
+                limit: int, k1: float = 1.2, b: float = 0.75,
+                agents: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        """BM25 over the ``terms`` postings, restricted to rows matching ``where``, with the statistics
+        of those rows (``agents``, the agents ``where`` allows, is for ledgers that keep statistics)."""
         unique = sorted(set(query_terms))
         if not unique:
             return []

@@ -13,6 +13,7 @@ this module: ``describe()`` and every error message show the URL without one.
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 from collections.abc import Iterator, Sequence
@@ -21,9 +22,28 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import HindsightError, InvalidInput, StoreBusy
-from .ledger import COLUMNS, SCHEMA_VERSION, _JSON_COLUMNS, Ledger
+from .ledger import COLUMNS, _JSON_COLUMNS, Ledger
 
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+# Versions 1 and 2 match the DuckDB ledger's; 3 (keyword statistics per agent) is this backend's own.
+SCHEMA_VERSION = 3
+
+
+def _maintained(table: str, inserted: str, deleted: str, updated: str | None = None) -> list[str]:
+    """Statement-level triggers (COPY fires them too) that run ``inserted``/``deleted``/``updated`` over
+    the rows each statement added (``added``) or removed (``removed``) in ``table``."""
+    statements = []
+    events = [("insert", "INSERT", "NEW TABLE AS added", inserted), ("delete", "DELETE", "OLD TABLE AS removed", deleted)]
+    if updated:
+        events.append(("update", "UPDATE", "OLD TABLE AS removed NEW TABLE AS added", updated))
+    for name, event, transition, body in events:
+        statements += [
+            f"""CREATE FUNCTION {table}_{name}_stats() RETURNS trigger LANGUAGE plpgsql
+                SET search_path FROM CURRENT AS $$ BEGIN {body}; RETURN NULL; END $$""",
+            f"""CREATE TRIGGER {table}_{name}_stats AFTER {event} ON {table} REFERENCING {transition}
+                FOR EACH STATEMENT EXECUTE FUNCTION {table}_{name}_stats()""",
+        ]
+    return statements
 
 
 def _steps(dim: int) -> dict[int, list[str]]:
@@ -54,6 +74,48 @@ def _steps(dim: int) -> dict[int, list[str]]:
             "CREATE INDEX audit_ids ON audit USING gin (ids)",
         ],
         2: ["ALTER TABLE memories ADD COLUMN supersedes text"],
+        # BM25's statistics per agent (keyword()): each term's document frequency and largest tf, the
+        # number of memories and their total length, kept by triggers in the writing transaction.
+        3: [
+            # postings read from the index alone: a term's (id, tf) and a memory's (term, tf)
+            "DROP INDEX terms_term",
+            "CREATE INDEX terms_term ON terms (term) INCLUDE (id, tf)",
+            "DROP INDEX terms_id",
+            "CREATE INDEX terms_id ON terms (id) INCLUDE (term, tf)",
+            """CREATE TABLE keyword_stats (term text NOT NULL, agent_id text NOT NULL, df bigint NOT NULL,
+                max_tf integer NOT NULL, PRIMARY KEY (term, agent_id))""",
+            """INSERT INTO keyword_stats SELECT t.term, m.agent_id, count(*), max(t.tf)
+                FROM terms t JOIN memories m ON m.id = t.id GROUP BY 1, 2""",
+            "CREATE TABLE corpus (agent_id text PRIMARY KEY, docs bigint NOT NULL, total_len bigint NOT NULL)",
+            "INSERT INTO corpus SELECT agent_id, count(*), coalesce(sum(doc_len), 0) FROM memories GROUP BY 1",
+            # (a memory's terms are written after it and deleted before it, so it is there to join)
+            *_maintained(
+                "terms",
+                inserted="""INSERT INTO keyword_stats AS s SELECT a.term, m.agent_id, count(*), max(a.tf)
+                        FROM added a JOIN memories m ON m.id = a.id GROUP BY 1, 2
+                    ON CONFLICT (term, agent_id)
+                        DO UPDATE SET df = s.df + excluded.df, max_tf = greatest(s.max_tf, excluded.max_tf)""",
+                # a term no memory holds any more leaves no trace (a hard-forgotten word included)
+                deleted="""UPDATE keyword_stats s SET df = s.df - r.n
+                        FROM (SELECT r.term, m.agent_id, count(*) AS n FROM removed r JOIN memories m ON m.id = r.id
+                              GROUP BY 1, 2) r
+                        WHERE s.term = r.term AND s.agent_id = r.agent_id;
+                    DELETE FROM keyword_stats s USING (SELECT DISTINCT term FROM removed) r
+                        WHERE s.term = r.term AND s.df <= 0"""),
+            *_maintained(
+                "memories",
+                inserted="""INSERT INTO corpus AS c SELECT agent_id, count(*), coalesce(sum(doc_len), 0) FROM added GROUP BY 1
+                    ON CONFLICT (agent_id) DO UPDATE SET docs = c.docs + excluded.docs, total_len = c.total_len + excluded.total_len""",
+                deleted="""UPDATE corpus c SET docs = c.docs - r.docs, total_len = c.total_len - r.total_len
+                        FROM (SELECT agent_id, count(*) AS docs, sum(doc_len) AS total_len FROM removed GROUP BY 1) r
+                        WHERE c.agent_id = r.agent_id;
+                    DELETE FROM corpus c USING (SELECT DISTINCT agent_id FROM removed) r
+                        WHERE c.agent_id = r.agent_id AND c.docs <= 0""",
+                updated="""UPDATE corpus c SET total_len = c.total_len + d.change
+                    FROM (SELECT agent_id, sum(change) AS change FROM (SELECT agent_id, doc_len AS change FROM added
+                          UNION ALL SELECT agent_id, -doc_len FROM removed) x GROUP BY 1) d
+                    WHERE c.agent_id = d.agent_id AND d.change <> 0"""),
+        ],
     }
 
 
@@ -122,6 +184,7 @@ class PostgresLedger(Ledger):
         self._local = threading.local()
         self._current = False
         self._known = False
+        self._vector_version: tuple[int, ...] | None = None
 
     # --- connections --------------------------------------------------------------------------------
 
@@ -285,7 +348,7 @@ class PostgresLedger(Ledger):
         docs/team.md says so.)"""
         raw = self._raw()
         try:
-            for table in ("memories", "terms"):
+            for table in ("memories", "terms", "keyword_stats"):  # the last holds terms too
                 raw.execute(f'VACUUM "{self.schema}".{table}')
         except _psycopg().Error as error:
             raise self._error(error) from None
@@ -328,25 +391,110 @@ class PostgresLedger(Ledger):
 
     def nearest(self, conn: Any, vector: Sequence[float], dim: int, where: str, params: list[Any],
                 limit: int) -> list[tuple[str, float]]:
-        """Cosine top-``limit`` through the HNSW index; exact when the filters leave the index short of
-        ``limit`` rows (HNSW filters after its search, so a narrow scope can starve it)."""
+        """Cosine top-``limit`` through the HNSW index.
+
+        HNSW filters after its search, so a scope (one agent of several) can leave it short of ``limit``
+        rows. pgvector 0.8 and later then keep scanning the graph (``hnsw.iterative_scan``); older ones
+        get a second pass with a candidate list widened by the share of rows the filters kept. When the
+        index still comes back short, the filters leave few rows, and those are searched exactly."""
         query = self.vector_value(vector)
-        with conn.raw.transaction():
-            conn.execute(f"SET LOCAL hnsw.ef_search = {self.ef_search(limit)}")
-            rows = conn.execute(
-                f"SELECT m.id, 1 - (m.embedding <=> ?::vector) FROM memories m WHERE m.embedding IS NOT NULL "
-                f"AND {where} ORDER BY m.embedding <=> ?::vector LIMIT {int(limit)}",
-                [query, *params, query]).fetchall()
+        ef = self.ef_search(limit)
+        iterative = self._pgvector(conn) >= (0, 8)
+        rows: list[Any] = []
+        while True:
+            with conn.raw.transaction():
+                conn.execute(f"SET LOCAL hnsw.ef_search = {ef}")
+                if iterative:
+                    conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+                rows = conn.execute(
+                    f"SELECT m.id, 1 - (m.embedding <=> ?::vector) FROM memories m WHERE m.embedding IS NOT NULL "
+                    f"AND {where} ORDER BY m.embedding <=> ?::vector LIMIT {int(limit)}",
+                    [query, *params, query]).fetchall()
+            wider = min(self.EF_MAX, math.ceil(ef * 1.5 * limit / max(len(rows), 1)))
+            if len(rows) >= limit or iterative or wider <= ef:
+                break
+            ef = wider
         if len(rows) < limit:
             rows = self.exact_nearest(conn, query, where, params, limit)
         found = [(r[0], float(r[1])) for r in rows]
         return sorted(found, key=lambda pair: (-pair[1], pair[0]))
 
-    @staticmethod
-    def ef_search(limit: int) -> int:
+    def keyword(self, conn: Any, query_terms: Sequence[str], where: str, params: list[Any],
+                limit: int, k1: float = 1.2, b: float = 0.75,
+                agents: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        """BM25 top-``limit`` among rows matching ``where``, exact, without reading every posting of the
+        query's common words.
+
+        The statistics (memories, their average length, each term's document frequency) are kept per
+        agent by triggers (schema 3) and summed over ``agents``, the agents the search is scoped to (all
+        of them when it is not), so an agent's words weigh as in a store of its own, as the DuckDB
+        ledger weighs them within its filters. MaxScore then prunes: terms are taken rarest first (by
+        the most one posting of theirs can add); only memories holding one of the terms taken so far
+        are scored (with every query term), and once the ``limit``-th best of them beats what the
+        remaining terms could add together, no other memory can enter the list. A query of common
+        words only ends up reading their postings, like the single statement of the DuckDB ledger.
+        """
+        unique = sorted(set(query_terms))
+        if not unique:
+            return []
+        scope, scoped = ("agent_id = ANY(?)", [list(agents)]) if agents else ("TRUE", [])
+        docs, total_len = conn.execute(f"SELECT coalesce(sum(docs), 0)::bigint, coalesce(sum(total_len), 0)::bigint "
+                                       f"FROM corpus WHERE {scope}", scoped).fetchone()
+        if not docs:
+            return []
+        avgdl = max(total_len / docs, 1.0)
+        weighted = []  # (bound, term, idf, df): the most one posting can add, the weight, the postings
+        for term, df, max_tf in conn.execute(
+                f"SELECT term, sum(df)::bigint, max(max_tf) FROM keyword_stats WHERE term = ANY(?) AND {scope} GROUP BY term",
+                [unique, *scoped]).fetchall():
+            idf = math.log(1 + (docs - df + 0.5) / (df + 0.5))
+            # tf at most max_tf in a memory at least tf terms long
+            weighted.append((idf * (k1 + 1) / (1 + k1 * (1 - b) / max_tf + k1 * b / avgdl), term, idf, df))
+        if not weighted:
+            return []
+        weighted.sort(key=lambda w: (-w[0], w[1]))
+        names, idfs = [w[1] for w in weighted], [w[2] for w in weighted]
+        bm25 = f"sum(q.idf * t.tf * {k1 + 1}::float8 / (t.tf + {k1}::float8 * (1 - {b}::float8 + {b}::float8 * m.doc_len / ?::float8)))"
+        taken, postings = 0, 0
+        while True:
+            # take terms until the postings to read have doubled (at least one more term)
+            goal = max(2 * postings, 1)
+            while taken < len(weighted) and (taken == 0 or postings < goal):
+                postings += weighted[taken][3]
+                taken += 1
+            rest = sum(w[0] for w in weighted[taken:])
+            if not rest:  # every term taken: one pass over their postings
+                return [(r[0], float(r[1])) for r in conn.execute(
+                    f"""SELECT t.id, {bm25} AS score
+                        FROM unnest(?::text[], ?::float8[]) AS q(term, idf) JOIN terms t ON t.term = q.term
+                        JOIN memories m ON m.id = t.id WHERE {where}
+                        GROUP BY t.id ORDER BY score DESC, t.id LIMIT {int(limit)}""",
+                    [avgdl, names, idfs, *params]).fetchall()]
+            rows = conn.execute(
+                f"""WITH held AS (SELECT DISTINCT id FROM terms WHERE term = ANY(?::text[])),
+                         chosen AS (SELECT m.id, m.doc_len FROM held JOIN memories m ON m.id = held.id WHERE {where})
+                    SELECT m.id, {bm25} AS score
+                    FROM chosen m JOIN terms t ON t.id = m.id JOIN unnest(?::text[], ?::float8[]) AS q(term, idf)
+                        ON q.term = t.term
+                    GROUP BY m.id ORDER BY score DESC, m.id LIMIT {int(limit)}""",
+                [names[:taken], *params, avgdl, names, idfs]).fetchall()
+            if len(rows) == limit and float(rows[-1][1]) > rest * (1 + 1e-9):
+                return [(r[0], float(r[1])) for r in rows]
+
+    EF_MAX = 1000  # pgvector's largest hnsw.ef_search
+
+    @classmethod
+    def ef_search(cls, limit: int) -> int:
         """HNSW's candidate list for a top-``limit`` query: twice the rows asked for, at least 100 (at
         100k memories, top-10 recall against exact search measured 0.84 at pgvector's default of 40)."""
-        return min(1000, max(100, 2 * int(limit)))
+        return min(cls.EF_MAX, max(100, 2 * int(limit)))
+
+    def _pgvector(self, conn: Any) -> tuple[int, ...]:
+        """The pgvector version the database runs, e.g. (0, 8, 1); asked once per ledger."""
+        if self._vector_version is None:
+            row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+            self._vector_version = tuple(int(part) for part in re.findall(r"\d+", row[0] if row else "0"))
+        return self._vector_version
 
     def exact_nearest(self, conn: Any, query: str, where: str, params: list[Any], limit: int) -> list[Any]:
         """Exact cosine top-``limit`` (a sequential scan: the ``+ 0`` keeps the planner off the HNSW index)."""
