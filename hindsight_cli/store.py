@@ -145,16 +145,30 @@ class Store:
             os.chmod(config_file, 0o600)
         return config_file
 
+    def _set_config(self, section: str, values: Mapping[str, str]) -> None:
+        """Write ``key = "value"`` lines into ``[section]`` of the store's ``config.toml``: over the key's
+        line in that section (its commented default included), else under the section's header, else
+        in a new section at the end. Other sections and comments are left as they are."""
+        config_file = self._config_file()
+        lines = config_file.read_text().splitlines()
+        for key, value in values.items():
+            line = f"{key} = {json.dumps(value)}"
+            header = next((i for i, text in enumerate(lines)
+                           if re.fullmatch(rf"\[{section}\][ \t]*(#.*)?", text.strip())), None)
+            if header is None:
+                lines += ["", f"[{section}]", line]
+                continue
+            end = next((i for i in range(header + 1, len(lines)) if lines[i].lstrip().startswith("[")), len(lines))
+            found = next((i for i in range(header + 1, end) if re.match(rf"#? ?{key}[ \t]*=", lines[i])), None)
+            if found is None:
+                lines.insert(header + 1, line)
+            else:
+                lines[found] = line
+        config_file.write_text("\n".join(lines) + "\n")
+
     def _configure_model(self, model: str) -> None:
-        """Name ``model`` in the store's ``config.toml`` (where the commented default is)."""
-        config_file = self.path / paths.CONFIG_FILE
-        text = config_file.read_text()
-        line = f"model = {json.dumps(model)}"
-        if re.search(r'(?m)^#? ?model = ".*"$', text):
-            text = re.sub(r'(?m)^#? ?model = ".*"$', lambda _: line, text, count=1)
-        elif not re.search(r"(?m)^\[embedding\]", text):
-            text += f"\n[embedding]\n{line}\n"
-        config_file.write_text(text)
+        """Name ``model`` in the store's ``config.toml`` (``[embedding] model``)."""
+        self._set_config("embedding", {"model": model})
         self.config = replace(load_config(self.path), database_url=self.config.database_url)
 
     def _choose_backend(self, backend: str | None, url: str | None, schema: str | None) -> None:
@@ -180,21 +194,12 @@ class Store:
             raise InvalidInput(f"{self.path} already holds a {current} store ({self.ledger.describe()}); to move its "
                                "memories, run `hindsight migrate --to ...` from it into a new store instead.")
         self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
-        config_file = self._config_file()
-        text = config_file.read_text()
         settings = {"backend": backend}
         if backend == "postgres":
             settings["url"] = redact_url(url)
             if schema:
                 settings["schema"] = schema
-        for key, value in settings.items():
-            line = f"{key} = {json.dumps(value)}"
-            text, found = re.subn(rf'(?m)^#? ?{key} = .*$', line, text, count=1)
-            if not found and re.search(r"(?m)^\[storage\][ \t]*$", text):
-                text = re.sub(r"(?m)^\[storage\][ \t]*$", lambda m: f"{m.group(0)}\n{line}", text, count=1)
-            elif not found:
-                text += f"\n[storage]\n{line}\n"
-        config_file.write_text(text)
+        self._set_config("storage", settings)
         self.config = replace(load_config(self.path), database_url=url if backend == "postgres" else "")
         self.ledger = open_ledger(self.path, self.config)
 

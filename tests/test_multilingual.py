@@ -87,6 +87,22 @@ def test_init_chooses_the_model_per_store(cli, tmp_path: Path) -> None:
     assert "hindsight reindex" in again.stderr
 
 
+def test_init_writes_the_model_into_an_existing_embedding_section(cli) -> None:
+    # A config.toml the user wrote before init: [embedding] without a model line, and another
+    # section in front of it. The model goes under [embedding]; nothing else changes.
+    config = cli.store_path / "config.toml"
+    cli.store_path.mkdir(parents=True, exist_ok=True)
+    ours = "[ranking]\ncandidates = 120\n\n[embedding]   # the team's choice\n\n[limits]\n"
+    config.write_text((config.read_text() + "\n" if config.exists() else "") + ours)
+    result = cli("init", "--embedding-model", "multilingual")
+    assert result.exit_code == 0, result.stderr
+    text = config.read_text()
+    assert f'[embedding]   # the team\'s choice\nmodel = "{MULTILINGUAL_MODEL}"\n' in text
+    assert "[ranking]\ncandidates = 120\n" in text and text.count("model =") == 1
+    stats = json.loads(cli("stats", "--json").stdout)
+    assert stats["embedding_model"] == MULTILINGUAL_MODEL
+
+
 def test_a_missing_extra_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import builtins
 
