@@ -108,9 +108,12 @@ def _apply(config: Config, data: dict[str, Any], origin: Path) -> Config:
                 if sub not in _SECTIONS[key]:
                     raise InvalidInput(f"Unknown setting [{key}] {sub} in {origin}; see docs/storage.md.")
                 top[_SECTIONS[key][sub]] = sub_value
-            if key == "storage" and isinstance(value.get("url"), str) and _has_password(value["url"]):
-                raise InvalidInput(f"{origin} holds a database password in clear text; remove it from [storage] "
-                                   f"url and give it in {paths.ENV_DATABASE_URL}, PGPASSWORD or ~/.pgpass.")
+            if key == "storage" and isinstance(value.get("url"), str):
+                from .storage.postgres import password_of
+
+                if password_of(value["url"]):
+                    raise InvalidInput(f"{origin} holds a database password in clear text; remove it from [storage] "
+                                       f"url and give it in {paths.ENV_DATABASE_URL}, PGPASSWORD or ~/.pgpass.")
         elif key == "ranking" and isinstance(value, dict):
             valid = {f.name for f in fields(Ranking)}
             unknown = set(value) - valid
@@ -122,12 +125,6 @@ def _apply(config: Config, data: dict[str, Any], origin: Path) -> Config:
         else:
             raise InvalidInput(f"Unknown setting {key!r} in {origin}; see docs/storage.md.")
     return replace(config, ranking=ranking, **top)
-
-
-def _has_password(url: str) -> bool:
-    import re
-
-    return re.search(r"://[^:/@]*:[^@/]+@", url) is not None
 
 
 def _check_types(config: Config) -> None:

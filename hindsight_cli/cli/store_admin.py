@@ -220,8 +220,6 @@ def reindex(store: StoreOption = None, json_: JsonFlag = False) -> None:
         render.message(f"Re-embedded and indexed {render.memories(count)}.")
 
 
-
-
 @app.command()
 def migrate(
     to: Annotated[str, typer.Option("--to", help="Where to copy the store: a PostgreSQL URL (postgresql://user:password@host:5432/db) or a local store directory.", show_default=False)],

@@ -144,7 +144,6 @@ class Ledger:
     OVERLAPS = "len(list_intersect({name}, ?)) > 0"  # a list column shares a value with a list
     VECTOR = "?"  # an embedding parameter
     AUDIT_ORDER = "rowid"  # insertion order of the audit log
-    FLOAT = ""  # a cast that keeps BM25's arithmetic in floating point (DuckDB's already is)
 
     def __init__(self, path: Path, lock_timeout: float = 10.0) -> None:
         self.path = path
@@ -569,15 +568,12 @@ class Ledger:
         if not unique:
             return []
         marks = ", ".join("?" for _ in unique)
-        f = self.FLOAT
-        # The filters appear twice rather than as one shared CTE: PostgreSQL would materialise that
-        # CTE (every matching row) instead of reaching the postings' rows through the primary key.
         sql = f"""
-            WITH stats AS (SELECT count(*){f} AS n, greatest(avg(m.doc_len){f}, 1) AS avgdl
+            WITH stats AS (SELECT count(*) AS n, greatest(avg(m.doc_len), 1) AS avgdl
                            FROM memories m WHERE {where}),
                  hits AS (SELECT t.id, t.term, t.tf, m.doc_len FROM terms t JOIN memories m ON m.id = t.id
                           WHERE t.term IN ({marks}) AND {where}),
-                 df AS (SELECT term, count(*){f} AS df FROM hits GROUP BY term)
+                 df AS (SELECT term, count(*) AS df FROM hits GROUP BY term)
             SELECT h.id, sum(ln(1 + (s.n - df.df + 0.5) / (df.df + 0.5))
                        * h.tf * ({k1} + 1) / (h.tf + {k1} * (1 - {b} + {b} * h.doc_len / s.avgdl))) AS score
             FROM hits h JOIN df USING (term), stats s

@@ -172,7 +172,6 @@ class PostgresLedger(Ledger):
     OVERLAPS = "{name} && ?::text[]"
     VECTOR = "?::vector"
     AUDIT_ORDER = "seq"
-    FLOAT = "::float8"  # numeric arithmetic would make BM25 several times slower
 
     def __init__(self, url: str, schema: str = "hindsight", lock_timeout: float = 10.0,
                  store: Path | None = None) -> None:
