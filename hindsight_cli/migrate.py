@@ -64,8 +64,11 @@ def migrate(source: Store, target: Store, progress: Callable[[int, int], None] |
     added = 0
     for start in range(0, len(fresh), IMPORT_BATCH):
         chunk = fresh[start : start + IMPORT_BATCH]
-        with target.ledger.transaction() as conn:
-            present = conn.execute("SELECT id, idempotency_key FROM memories").fetchall()
+        with target.ledger.transaction() as conn:  # what another writer added since: this chunk's rows only
+            marks = ", ".join("?" for _ in chunk)
+            present = conn.execute(
+                f"SELECT id, idempotency_key FROM memories WHERE id IN ({marks}) OR idempotency_key IN ({marks})",
+                [*(r["id"] for r in chunk), *(r["idempotency_key"] for r in chunk)]).fetchall()
             taken_ids, taken_keys = {r[0] for r in present}, {r[1] for r in present}
             batch = [r for r in chunk if r["id"] not in taken_ids and r["idempotency_key"] not in taken_keys]
             target.ledger.insert_many(conn, [(r, r["embedding"], keyword_terms(r)) for r in batch])
