@@ -204,10 +204,10 @@ def vector_figures(store: Any, searches: int, queries: int = 200) -> dict[str, A
     from dataclasses import replace
 
     from .models import Filters
+    from .search.query import SEARCH_TYPES
     from .storage.index import Index, where_clause
-    from .store import SEARCH_TYPES, Store
+    from .store import Store
     from .timeutil import now
-    from .writing import embedding_text
 
     index = store.index()
     if index.vector_index() is None:
@@ -217,8 +217,9 @@ def vector_figures(store: Any, searches: int, queries: int = 200) -> dict[str, A
     figures: dict[str, Any] = {"vector_index": index.vector_index()["type"],
                                "vector_index_build_s": round(time.perf_counter() - started, 2)}
     flat = Index(index.path, index.dim, vector_index_rows=0)  # 0: the index is bypassed
-    where = where_clause(Filters(types=SEARCH_TYPES), now())
-    texts = [embedding_text({"resolution": None, **r}) for r in synthetic(queries, seed=99)]
+    where = where_clause(Filters(types=SEARCH_TYPES).conditions(now()))
+    texts = [r["content"] + (f"\nFix: {r['resolution']}" if r.get("resolution") else "")
+             for r in synthetic(queries, seed=99)]
     found = {10: 0, 100: 0}
     times: dict[str, list[float]] = {"ann": [], "flat": []}
     for vector in store.embedder.embed(texts):

@@ -109,7 +109,7 @@ def _apply(config: Config, data: dict[str, Any], origin: Path) -> Config:
                     raise InvalidInput(f"Unknown setting [{key}] {sub} in {origin}; see docs/storage.md.")
                 top[_SECTIONS[key][sub]] = sub_value
             if key == "storage" and isinstance(value.get("url"), str):
-                from .storage.postgres import password_of
+                from .storage.urls import password_of
 
                 if password_of(value["url"]):
                     raise InvalidInput(f"{origin} holds a database password in clear text; remove it from [storage] "
@@ -170,8 +170,10 @@ def load(store_path: Path | None) -> Config:
             from .timeutil import parse_duration
 
             parse_duration(getattr(config, name), f"[ttl] {name.removesuffix('_ttl')}")
-    if config.storage_backend not in ("", "local", "postgres"):
-        raise InvalidInput(f"[storage] backend must be local or postgres, not {config.storage_backend!r}.")
+    if config.storage_backend:
+        from .storage.registry import check_name
+
+        check_name(config.storage_backend)
     if config.search_engine not in ("auto", "ledger", "index"):
         raise InvalidInput(f"search engine must be auto, ledger or index, not {config.search_engine!r}.")
     if config.vector_index_rows < 0:

@@ -12,8 +12,7 @@ import json
 import re
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from pathlib import Path
@@ -215,7 +214,7 @@ def evaluate(conversations: Sequence[Conversation], *, mode: str = "hybrid", emb
                             config=config, progress=progress)
         if mode != "keyword":
             questions.add([clean(q.text) for conv in conversations for q in conv.questions], progress)
-        with _held_reads(store):
+        with store.ledger.held():
             found = _search_all(store, conversations, mode, progress)
         model = store.embedder.name
     per_question = [(q.category, _scores(q.evidence, hits)) for (q, hits) in found]
@@ -265,38 +264,6 @@ class _QuestionVectors:
 
             return np.stack([self._known[text] for text in texts])
         return self.model.embed(texts)
-
-
-@contextmanager
-def _held_reads(store: Any) -> Iterator[None]:
-    """Serve every read of the store's ledger from one read-only connection held open meanwhile.
-
-    A cold ``hindsight search`` opens DuckDB per search (~100 ms here) so that other processes can
-    write between searches; the evaluation's store is its own, so its thousand searches share one.
-    """
-    ledger = store.ledger
-    with ledger.connect(read_only=True) as conn:
-        store.ledger = _HeldLedger(ledger, conn)
-        try:
-            yield
-        finally:
-            store.ledger = ledger
-
-
-class _HeldLedger:
-    """A ledger whose read-only connections are all one held connection; everything else is the ledger's."""
-
-    def __init__(self, ledger: Any, conn: Any) -> None:
-        self._ledger, self._conn = ledger, conn
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._ledger, name)
-
-    @contextmanager
-    def connect(self, read_only: bool = False) -> Iterator[Any]:
-        if not read_only:
-            raise RuntimeError("the evaluation's searches only read")
-        yield self._conn
 
 
 def _scores(evidence: tuple[str, ...], hits: list[str]) -> dict[str, float]:

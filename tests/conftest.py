@@ -133,8 +133,9 @@ def stored_data(path: Path) -> list[tuple[str, bytes]]:
     Postgres store, each table of its schema as ("table NAME", every value of every row as text)."""
     found = [(str(p), p.read_bytes()) for p in Path(path).rglob("*") if p.is_file()]
     ledger = Store(path).ledger
-    if not ledger.local:
-        with ledger.connect(read_only=True) as conn:
+    if not ledger.capabilities.files:
+        with ledger.read() as session:
+            conn = session.conn
             tables = [r[0] for r in conn.execute(
                 "SELECT table_name FROM information_schema.tables WHERE table_schema = ?", [ledger.schema]).fetchall()]
             for table in tables:

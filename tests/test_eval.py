@@ -164,7 +164,7 @@ def test_a_store_dir_set_up_for_postgres_is_evaluated_there(data: Path, fake: An
     team = postgres_store_dir(tmp_path / "team", postgres_url)
     report = evaluation.evaluate(conversations, mode=mode, embedder=fake, store_dir=team)
     store = Store(team, embedder=fake)
-    assert not store.ledger.local and store.stats()["memories"] == 9
+    assert not store.ledger.capabilities.files and store.stats()["memories"] == 9
     assert not (team / LEDGER_FILE).exists()
     assert report.overall == local.overall and report.by_category == local.by_category
 

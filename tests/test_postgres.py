@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from hindsight_cli.errors import StoreBusy
-from hindsight_cli.storage.postgres import SCHEMA_VERSION, PostgresLedger
+from hindsight_cli.storage.sql.postgres_ledger import SCHEMA_VERSION, PostgresLedger
+from hindsight_cli.storage.sql.postgres_search import vector_text
 from hindsight_cli.store import Store
 
 from conftest import REPO, Cli, FakeEmbedder, postgres_store_dir, stored_data
@@ -92,7 +93,7 @@ def test_a_writer_holding_the_lock_makes_others_wait_then_busy(postgres_url: str
     store = Store(postgres_store_dir(tmp_path / "s", postgres_url), embedder=FakeEmbedder())
     kept = store.record("written before the lock was taken").memory
     holder = PostgresLedger(postgres_url, store.ledger.schema)
-    with holder.transaction():  # another writer mid-transaction
+    with holder.write():  # another writer mid-transaction
         store.ledger.lock_timeout = 0.3
         started = time.monotonic()
         with pytest.raises(StoreBusy, match="HINDSIGHT_LOCK_TIMEOUT"):
@@ -149,10 +150,10 @@ def test_hnsw_serves_wide_searches_and_narrow_scopes_stay_exact(postgres_url: st
     store.import_records([{"content": f"deployment log line {i} for service alpha", "agent_id": "busy"}
                           for i in range(400)])
     few = [store.record(f"deployment log line {i} for service beta", agent_id="quiet").memory.id for i in range(3)]
-    with store.ledger.connect(read_only=True) as conn:
-        plan = "\n".join(r[0] for r in conn.execute(
+    with store.ledger.read() as session:
+        plan = "\n".join(r[0] for r in session.conn.execute(
             "EXPLAIN SELECT id FROM memories ORDER BY embedding <=> ?::vector LIMIT 10",
-            [store.ledger.vector_value([0.1] * FakeEmbedder.dim)]).fetchall())
+            [vector_text([0.1] * FakeEmbedder.dim)]).fetchall())
     assert "memories_embedding" in plan  # the HNSW index, not a scan
     from hindsight_cli import Filters
 
@@ -169,22 +170,25 @@ def test_a_scoped_vector_search_stays_on_the_index(server: str, request: pytest.
     store = Store(postgres_store_dir(tmp_path / "s", request.getfixturevalue(server)), embedder=FakeEmbedder())
     store.import_records([{"content": f"build {i} of component {i % 37} failed on runner {i % 11}",
                            "task_id": "scope" if i % 6 == 0 else f"task {i % 5}"} for i in range(720)])
-    ledger = store.ledger
-    where, params = ledger.where_sql(Filters(task_id="scope"), utcnow())
+    from hindsight_cli.storage.sql.common import render
+
+    conditions = Filters(task_id="scope").conditions(utcnow())
     vector = FakeEmbedder().embed(["component 5 failed on runner 3"])[0].tolist()
     executed: list[str] = []
-    with ledger.connect(read_only=True) as conn:
+    with store.ledger.read() as session:
+        conn = session.conn
+        where, params = render(conditions, session.dialect)
         conn.execute("ANALYZE memories")  # as autovacuum would
         for setting in ("seqscan", "bitmapscan", "sort"):  # plan as for a big table: through the HNSW index
             conn.execute(f"SET enable_{setting} = off")
-        exact = {r[0] for r in ledger.exact_nearest(conn, ledger.vector_value(vector), where, params, 100)}
-        version = ledger._pgvector(conn)
+        exact = {r[0] for r in session.exact_nearest(vector_text(vector), where, params, 100)}
+        version = session._pgvector()
         original = conn.execute
         conn.execute = lambda sql, params=None: executed.append(sql) or original(sql, params)
-        found = ledger.nearest(conn, vector, FakeEmbedder.dim, where, params, 100)
+        found = session.nearest(vector, conditions, 100)
         searches = [sql for sql in executed if "ORDER BY m.embedding <=>" in sql]
-        plan = "\n".join(r[0] for r in original(f"EXPLAIN {searches[0]}", [ledger.vector_value(vector), *params,
-                                                                           ledger.vector_value(vector)]).fetchall())
+        plan = "\n".join(r[0] for r in original(f"EXPLAIN {searches[0]}", [vector_text(vector), *params,
+                                                                           vector_text(vector), 100]).fetchall())
         for setting in ("seqscan", "bitmapscan", "sort"):
             original(f"RESET enable_{setting}")
     assert "memories_embedding" in plan  # the planner chose the HNSW index, not a scan of the task's rows
@@ -197,7 +201,8 @@ def test_a_scoped_vector_search_stays_on_the_index(server: str, request: pytest.
 
 def _keyword_statistics(store: Store) -> tuple[dict, dict]:
     """What the triggers keep, and the same computed from the rows."""
-    with store.ledger.connect(read_only=True) as conn:
+    with store.ledger.read() as session:
+        conn = session.conn
         kept = ({(r[0], r[1]): (r[2], r[3]) for r in conn.execute(
                     "SELECT term, agent_id, df, max_tf FROM keyword_stats").fetchall()},
                 {r[0]: (r[1], r[2]) for r in conn.execute("SELECT agent_id, docs, total_len FROM corpus").fetchall()})
@@ -252,9 +257,9 @@ def test_pruned_keyword_search_equals_scoring_every_memory(postgres_url: str, tm
     store.import_records([{"content": " ".join([*rng.sample(common, rng.randint(1, 4)), *rng.sample(middle, 2),
                                                 f"ticket{i % 97}", "timeout" * (i % 50 == 0)]),
                            "agent_id": f"agent-{i % 3}"} for i in range(600)])
-    ledger = store.ledger
     executed: list[str] = []
-    with ledger.connect(read_only=True) as conn:
+    with store.ledger.read() as session:
+        conn = session.conn
         postings = conn.execute("SELECT t.id, t.term, t.tf, m.doc_len, m.agent_id FROM terms t "
                                 "JOIN memories m ON m.id = t.id").fetchall()
         original = conn.execute
@@ -280,9 +285,9 @@ def test_pruned_keyword_search_equals_scoring_every_memory(postgres_url: str, tm
                      "ticket12 ticket13 service retry error deploy", "deploy service"):
             query = sorted(set(text_terms(text)))
             for agent, limit in ((None, 10), ("agent-1", 5), (None, 40)):
-                where, params = ledger.where_sql(Filters(agent_ids=(agent,) if agent else None), utcnow())
+                conditions = Filters(agent_ids=(agent,) if agent else None).conditions(utcnow())
                 executed.clear()
-                found = ledger.keyword(conn, query, where, params, limit, agents=(agent,) if agent else None)
+                found = session.keyword(query, conditions, limit, 1.2, 0.75, agents=(agent,) if agent else None)
                 truth = every_memory(query, agent)
                 best = sorted(truth.values(), reverse=True)[:limit]
                 # the same scores as scoring every memory, and the best ones (equal scores may swap)

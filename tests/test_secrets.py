@@ -247,7 +247,7 @@ def test_corpus_is_large_and_the_grep_can_see_what_is_stored(store: Store) -> No
     store.record(f"kept as written: {marker}")
     store.sync_index()
     hits = [name for name, data in _files(store.path) if marker.encode() in data]
-    if store.ledger.local:
+    if store.ledger.capabilities.files:
         assert any(Path(name).name == "ledger.duckdb" or name.endswith(".wal") for name in hits)
         assert any("index.lance" in Path(name).parts for name in hits)
     else:

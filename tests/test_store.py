@@ -126,15 +126,9 @@ def test_expired_memories_are_excluded_and_forgettable(store: Store) -> None:
     fresh = store.record("credentials live in the vault").memory
     later = now() + timedelta(seconds=2)
     assert old.expires_at is not None
-    import hindsight_cli.store as store_module
-
-    real_now = store_module.utcnow
-    store_module.utcnow = lambda: later  # type: ignore[assignment]
-    try:
-        assert [h.memory.id for h in store.search("credentials").hits] == [fresh.id]
-        assert store.forget(filters=Filters(statuses=None, expired_only=True, include_expired=True)) == 1
-    finally:
-        store_module.utcnow = real_now  # type: ignore[assignment]
+    store.clock = lambda: later
+    assert [h.memory.id for h in store.search("credentials").hits] == [fresh.id]
+    assert store.forget(filters=Filters(statuses=None, expired_only=True, include_expired=True)) == 1
     assert store.get(old.id).status == "invalidated"
 
 
@@ -187,7 +181,7 @@ def test_forget_hard_purges_rows_and_index(store: Store) -> None:
     assert store.forget([drop.id], hard=True) == 1
     with pytest.raises(MemoryNotFound):
         store.get(drop.id)
-    if store.ledger.local:
+    if store.ledger.capabilities.files:
         assert store.index().ids() == {keep.id}
     assert [h.memory.id for h in store.search("caching", engine="index").hits] == [keep.id]
     assert not [name for name, data in stored_data(store.path) if b"purge this memory" in data]
@@ -316,13 +310,13 @@ def test_warm_search_skips_the_ledger_until_someone_writes(store: Store, fake, m
     warm = Store(store.path, embedder=fake, warm=True)
     warm.sync_index()
     opened: list[bool] = []
-    real_connect = warm.ledger.connect
+    real_read = warm.ledger.read
 
-    def counting_connect(*args, **kwargs):
+    def counting_read(*args, **kwargs):
         opened.append(True)
-        return real_connect(*args, **kwargs)
+        return real_read(*args, **kwargs)
 
-    monkeypatch.setattr(warm.ledger, "connect", counting_connect)
+    monkeypatch.setattr(warm.ledger, "read", counting_read)
     assert [h.memory.id for h in warm.search("grafana latency").hits] == [first.id]
     assert opened == []  # served from the index alone
     second = store.record("grafana alert for latency routed to on-call").memory  # another process's write
@@ -411,8 +405,8 @@ def test_filters_mean_the_same_in_both_engines(store: Store, engine, filters, ex
         searcher, engine_name = Store(store.path, embedder=store.embedder, warm=True), None
         searcher.sync_index()
     hits = searcher.search("database replication lag note", filters=filters, k=10, engine=engine_name).hits
-    if engine == "warm" and store.ledger.local:
-        assert searcher._index_is_current(None)
+    if engine == "warm" and store.ledger.capabilities.files:
+        assert searcher._rt.mirror is not None and searcher._rt.mirror.current()
     assert {names[h.memory.id] for h in hits} == expected
 
 

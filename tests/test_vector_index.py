@@ -95,7 +95,7 @@ def test_filters_hold_and_rows_added_after_the_build_are_found(tmp_path: Path, f
     assert target["content"] not in {h.memory.content for h in other} and len(other) == 10
     # A narrow filter (one task: 25 of 400 rows) still gets every matching row, nearest first.
     vector = fake.embed([target["content"]])[0].tolist()
-    where = where_clause(Filters(task_id="task-0"), utcnow())
+    where = where_clause(Filters(task_id="task-0").conditions(utcnow()))
     approximate, exact = warm.index().nearest(vector, where, 30), _exact(warm).nearest(vector, where, 30)
     assert [m for m, _ in approximate] == [m for m, _ in exact] and len(exact) == 25
 

@@ -56,7 +56,7 @@ def _root(
     private_files()
 
 
-from . import memory, store_admin  # noqa: E402  (commands register themselves on `app`)
+from . import forgetting, memory, store_admin  # noqa: E402  (commands register themselves on `app`)
 from .doctor import doctor_app  # noqa: E402
 from .serve import mcp_app  # noqa: E402
 from .evaluate import eval_app  # noqa: E402
@@ -66,7 +66,7 @@ app.add_typer(mcp_app)
 app.add_typer(doctor_app)
 app.add_typer(eval_app)
 app.add_typer(hooks_app)
-_ = (memory, store_admin)
+_ = (memory, forgetting, store_admin)
 
 
 def main() -> None:

@@ -9,9 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from ..errors import InvalidInput
-from ..models import Filters
 from . import app
-from .options import AgentOption, JsonFlag, NlFlag, StoreOption, TaskOption, YesFlag
+from .options import AgentOption, JsonFlag, NlFlag, StoreOption, TaskOption, parse_pairs
 
 _FORMATS = ("table", "json", "nl", "context")
 
@@ -64,8 +63,6 @@ def record(
     """
     from . import render
 
-    from ..writing import parse_pairs
-
     result = _store(store).record(
         _text_or_stdin(text), merge=not no_merge, type=type_, agent_id=agent, task_id=task, step=step,
         trigger=trigger, outcome=outcome, resolution=resolution, importance=importance, confidence=confidence,
@@ -81,20 +78,6 @@ def record(
     if result.memory.supersedes and not result.deduplicated:
         note += f"; it supersedes {result.memory.supersedes}"
     render.message(f"{what} {result.memory.id}{note}.")
-
-
-def _filters(agent, task, type_, outcome, tag, since, until, *, search: bool,  # noqa: ANN001
-             include_archived: bool = False) -> Filters:
-    from ..timeutil import parse_time
-
-    return Filters(
-        agent_ids=(agent,) if agent else None, task_id=task,
-        types=tuple(type_) if type_ else None, outcomes=tuple(outcome) if outcome else None,
-        tags=tuple(tag or ()), since=parse_time(since, "--since") if since else None,
-        until=parse_time(until, "--until") if until else None,
-        statuses=(("active", "archived") if include_archived else ("active",)) if search else None,
-        include_expired=not search,
-    )
 
 
 TypeOption = Annotated[Optional[list[str]], typer.Option("--type", help="Only this type (repeatable).", show_default=False)]
@@ -138,18 +121,18 @@ def search(
         hindsight search "why did the API fail" --format context --budget 300
         hindsight search "ECONNREFUSED 127.0.0.1:5432" --troubleshoot
     """
+    from ..core.selection import browse_filters, cli_option
+    from ..search.query import SearchQuery
     from . import render
-
-    from ..writing import parse_pairs
 
     fmt = "json" if json_ else "nl" if nl else format_
     if fmt not in _FORMATS:
         raise InvalidInput(f"--format must be one of {', '.join(_FORMATS)}, not {fmt!r}.")
-    filters = _filters(agent, task, type_, outcome, tag, since, until, search=True, include_archived=include_archived)
-    result = _store(store).search(
-        query, filters=filters, k=limit or (20 if budget else 5), budget=budget, mode=mode,
-        env=parse_pairs(env, "--env"), current_task=current_task, troubleshoot=troubleshoot,
-    )
+    filters = browse_filters(agent_id=agent, task_id=task, types=type_, outcomes=outcome, tags=tag or (), since=since,
+                             until=until, search=True, include_archived=include_archived, spell=cli_option)
+    result = _store(store).search(SearchQuery(
+        query, filters, k=limit or (20 if budget else 5), budget=budget, mode=mode, env=parse_pairs(env, "--env"),
+        current_task=current_task, troubleshoot=troubleshoot))
     if fmt == "json":
         render.json_doc([hit.to_dict(explain) for hit in result.hits])
     elif fmt == "nl":
@@ -183,11 +166,11 @@ def list_(
     Example:
         hindsight list --task task-20240501-001 --json
     """
+    from ..core.selection import browse_filters, cli_option
     from . import render
 
-    filters = _filters(agent, task, type_, outcome, tag, since, until, search=False)
-    if status:
-        filters = Filters(**{**filters.__dict__, "statuses": tuple(status)})
+    filters = browse_filters(agent_id=agent, task_id=task, types=type_, outcomes=outcome, tags=tag or (), since=since,
+                             until=until, statuses=status, spell=cli_option)
     memories = _store(store).list(filters, limit=limit or None)
     if json_:
         render.json_doc([m.to_dict() for m in memories])
@@ -250,12 +233,11 @@ def summarize(
         hindsight summarize --task task-20240501-001
         hindsight summarize --since 7d --agent agent-001 --json
     """
-    from ..timeutil import parse_time
+    from ..core.selection import when
     from . import render
 
-    result = _store(store).summarize(
-        task_id=task, agent_id=agent, since=parse_time(since, "--since") if since else None,
-        until=parse_time(until, "--until") if until else None)
+    result = _store(store).summarize(task_id=task, agent_id=agent, since=when(since, "--since"),
+                                     until=when(until, "--until"))
     if json_:
         render.json_doc(result.to_dict())
         return
@@ -296,114 +278,3 @@ def consolidate(
     render.message(f"Scanned {result.scanned} episodic memor{'y' if result.scanned == 1 else 'ies'}: {verb} "
                    f"{result.count('create')} new and {result.count('update')} updated pattern(s); "
                    f"{result.count('unchanged')} unchanged.")
-
-
-@app.command()
-def forget(
-    memory_ids: Annotated[Optional[list[str]], typer.Argument(metavar="[ID]...", help="Memory ids to forget.", show_default=False)] = None,
-    task: TaskOption = None,
-    agent: AgentOption = None,
-    older_than: Annotated[Optional[str], typer.Option("--older-than", help="Recorded longer ago than this, e.g. 30d.", show_default=False)] = None,
-    expired: Annotated[bool, typer.Option("--expired", help="Memories whose TTL has passed.")] = False,
-    hard: Annotated[bool, typer.Option("--hard", help="Purge for good: no trace of the content stays in the store.")] = False,
-    archive: Annotated[bool, typer.Option("--archive", help="Move to cold storage: out of search unless --include-archived; restorable.")] = False,
-    reason: Annotated[Optional[str], typer.Option("--reason", help="Why (kept in the audit log).", show_default=False)] = None,
-    yes: YesFlag = False,
-    store: StoreOption = None,
-    json_: JsonFlag = False,
-) -> None:
-    """Forget memories (soft by default; --archive keeps them cold; --hard purges).
-
-    Soft-forgotten and archived memories are excluded from search and can be restored. --hard deletes
-    the rows, their vectors, the summaries built from them, old index versions and the ledger's freed
-    blocks. --expired purges memories whose TTL has passed.
-
-    \b
-    Example:
-        hindsight forget 01a22ace-86eb-74f2-a7b6-349d907f4735
-        hindsight forget --task task-42 --archive -y
-        hindsight forget --task task-42 --hard -y
-        hindsight forget --expired -y
-    """
-    from . import render
-
-    from ..timeutil import now, parse_duration
-
-    ids = memory_ids or []
-    by_filter = bool(task or agent or older_than or expired)
-    if not ids and not by_filter:
-        raise InvalidInput("Say what to forget: one or more ids, or --task, --agent, --older-than or --expired.")
-    if expired and not archive:
-        hard = True  # an expired memory is never shown again: purge it
-    target = _store(store)
-    filters = None
-    if by_filter:
-        filters = Filters(
-            agent_ids=(agent,) if agent else None, task_id=task, statuses=None if hard else ("active", "archived"),
-            include_expired=True, expired_only=expired,
-            created_before=now() - parse_duration(older_than, "--older-than") if older_than else None,
-        )
-    if (hard or by_filter) and not yes:
-        count = len(set(target.select_ids(filters))) + len(ids) if filters else len(ids)
-        what = "purge for good" if hard else "archive" if archive else "forget"
-        if not sys.stdin.isatty():
-            raise InvalidInput(f"This would {what} up to {render.memories(count)}; add -y to confirm.")
-        typer.confirm(f"{what.capitalize()} up to {render.memories(count)}?", abort=True, err=True)
-    count = target.forget(ids, filters=filters, hard=hard, archive=archive, reason=reason)
-    if json_:
-        render.json_doc({"forgotten": count, "hard": hard, "archived": archive})
-    else:
-        verb = "Purged" if hard else "Archived" if archive else "Forgot"
-        render.message(f"{verb} {render.memories(count)}." + ("" if hard else " Undo with `hindsight restore ID`."))
-
-
-@app.command()
-def restore(
-    memory_id: Annotated[str, typer.Argument(metavar="ID", help="The memory to bring back.", show_default=False)],
-    store: StoreOption = None,
-    json_: JsonFlag = False,
-) -> None:
-    """Restore a soft-forgotten or archived memory.
-
-    \b
-    Example:
-        hindsight restore 01a22ace-86eb-74f2-a7b6-349d907f4735
-    """
-    from . import render
-
-    memory = _store(store).restore(memory_id)
-    if json_:
-        render.json_doc(memory.to_dict())
-    else:
-        render.message(f"Restored {memory.id}.")
-
-
-@app.command(name="log")
-def log_(
-    memory_id: Annotated[Optional[str], typer.Option("--id", metavar="ID", help="Only entries about this memory.", show_default=False)] = None,
-    action: Annotated[Optional[str], typer.Option("--action", help="Only this action: record, merge, supersede, summarize, consolidate, forget, archive, forget_hard, expire, restore, import, reindex.", show_default=False)] = None,
-    since: SinceOption = None,
-    limit: Annotated[int, typer.Option("-n", "--limit", help="At most this many entries (0 = all).")] = 50,
-    store: StoreOption = None,
-    json_: JsonFlag = False,
-    nl: NlFlag = False,
-) -> None:
-    """Show the audit log: who changed which memories, when and why (never their content).
-
-    \b
-    Example:
-        hindsight log
-        hindsight log --action forget_hard --json
-        hindsight log --id 01a22ace-86eb-74f2-a7b6-349d907f4735
-    """
-    from ..timeutil import parse_time
-    from . import render
-
-    entries = _store(store).log(limit=limit or None, action=action, memory_id=memory_id,
-                                since=parse_time(since, "--since") if since else None)
-    if json_:
-        render.json_doc([e.to_dict() for e in entries])
-    elif nl:
-        render.json_lines(e.to_dict() for e in entries)
-    else:
-        render.audit_table(entries)

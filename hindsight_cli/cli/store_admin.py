@@ -50,11 +50,11 @@ def init(
     chosen = store or os.environ.get(paths.ENV_STORE)
     given = "--store" if store else f"${paths.ENV_STORE}"
     target = paths.checked_store_dir(chosen, given) if chosen else Path.cwd() / paths.STORE_DIRNAME
-    from ..storage.postgres import password_of
+    from ..storage.urls import password_of
 
     opened = Store(target)
     created = opened.init(model=embedding_model, backend=backend, url=url, schema=schema)
-    database = None if opened.ledger.local else opened.ledger.describe()
+    database = opened.ledger.describe() if opened.ledger.capabilities.shared else None
     if json_:
         render.json_doc({"store": str(target), "created": created, "backend": "postgres" if database else "local",
                          "database": database})
@@ -80,14 +80,15 @@ def where(store: StoreOption = None, json_: JsonFlag = False) -> None:
 
     location = paths.resolve_store(store)
     ledger = Store(location.path).ledger
-    exists = location.exists if ledger.local else ledger.exists
+    shared = ledger.capabilities.shared
+    exists = ledger.exists if shared else location.exists
     data = {"store": str(location.path), "reason": location.reason, "why": paths.REASONS[location.reason],
-            "exists": exists, "backend": "local" if ledger.local else "postgres", "database": ledger.describe()}
+            "exists": exists, "backend": ledger.capabilities.name, "database": ledger.describe()}
     if json_:
         render.json_doc(data)
         return
     render.plain(str(location.path))
-    render.message(f"{paths.REASONS[location.reason]}" + ("" if ledger.local else f"; memories in {ledger.describe()}")
+    render.message(f"{paths.REASONS[location.reason]}" + (f"; memories in {ledger.describe()}" if shared else "")
                    + ("" if exists else "; not created yet"))
 
 
@@ -123,7 +124,7 @@ def export(
     """
     from . import render
 
-    from ..store import dump_jsonl
+    from ..core.transfer import dump_jsonl
 
     if output is not None:
         output = _export_target(output)
@@ -176,7 +177,7 @@ def import_(
     """
     from . import render
 
-    from ..store import parse_jsonl
+    from ..core.transfer import parse_jsonl
 
     # Lines end at "\n" only: str.splitlines() would also split at U+2028, U+0085 and others, which
     # JSON strings written by export hold unescaped.
@@ -242,8 +243,7 @@ def migrate(
 
     from . import render
 
-    from ..migrate import migrate as copy_store
-    from ..storage.postgres import redact_url
+    from ..storage.urls import redact_url
     from ..store import Store
 
     source = _open(store)
@@ -262,7 +262,7 @@ def migrate(
             raise InvalidInput(f"{path} is configured for postgres; to copy into that database, give its URL to --to.")
         target = Store(path, config=replace(config, storage_backend="local"))
     with render.progress("Copying") as update:
-        result = copy_store(source, target, progress=update)
+        result = source.migrate(target, progress=update)
     if json_:
         render.json_doc(result.to_dict())
         return

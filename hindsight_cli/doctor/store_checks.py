@@ -6,10 +6,14 @@ import os
 import shutil
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .. import paths
 from ..errors import HindsightError, StoreBusy
 from . import Check, fail, ok, skip, warn
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 _LOW_DISK = 500 * 1024 * 1024
 
@@ -24,8 +28,8 @@ def run(store: Path | None = None) -> list[Check]:
     except HindsightError as error:
         return [*checks, fail("store.config", "the store's settings cannot be read", str(error),
                               "fix config.toml as the evidence says")]
-    if not opened.ledger.local:
-        return checks + _postgres(opened)
+    if not opened.ledger.capabilities.files:
+        return checks + _database(opened)
     if not location.exists:
         checks.append(warn("store.exists", "no store there yet", f"{location.path / paths.LEDGER_FILE} is missing",
                            "run `hindsight init` (or record a memory, which creates it)"))
@@ -77,51 +81,47 @@ def _ledger(path: Path) -> list[Check]:
     return checks
 
 
-def _postgres(store: object) -> list[Check]:
+def _database(store: Store) -> list[Check]:
     """A team store: the server answers, pgvector is there, the schema and its HNSW index exist."""
-    ledger = store.ledger  # type: ignore[attr-defined]
+    ledger = store.ledger
     where = ledger.describe()
     try:
         exists = ledger.exists
-        with ledger.connect(read_only=True) as conn:
-            server = conn.execute("SHOW server_version").fetchone()[0]
-            vector = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+        facts = ledger.probe()
     except HindsightError as error:
         return [fail("store.database", "cannot reach the Postgres store", str(error),
                      f"start the server or fix the URL (${paths.ENV_DATABASE_URL} or [storage] url); "
                      "a password comes from the variable, PGPASSWORD or ~/.pgpass")]
-    checks = [ok("store.database", f"PostgreSQL {server} answers", where)]
-    if vector is None:
+    checks = [ok("store.database", f"{facts['engine']} answers", where)]
+    if facts.get("pgvector") is None:
         checks.append((warn if not exists else fail)(
             "store.pgvector", "the pgvector extension is not installed", where,
             "run CREATE EXTENSION vector as a superuser (the pgvector/pgvector image has it)"))
     else:
-        checks.append(ok("store.pgvector", f"pgvector {vector[0]}"))
+        checks.append(ok("store.pgvector", f"pgvector {facts['pgvector']}"))
     if not exists:
         checks.append(warn("store.exists", "no store in that schema yet", where,
                            "run `hindsight init` (or record a memory, which creates it)"))
         return checks
-    stats = store.stats()  # type: ignore[attr-defined]
+    stats = store.stats()
     count = stats["memories"]
     checks.append(ok("store.ledger", f"ledger holds {count} memor{'y' if count == 1 else 'ies'}",
                      f"schema {stats['schema_version']}, {stats['ledger_bytes']} bytes"))
     checks.append(_model(store, stats))
-    with ledger.connect(read_only=True) as conn:
-        hnsw = conn.execute("SELECT indexdef FROM pg_indexes WHERE schemaname = ? AND indexname = 'memories_embedding'",
-                            [ledger.schema]).fetchone()
+    hnsw = facts.get("hnsw")
     if hnsw is None:
         checks.append(warn("store.index", "the HNSW vector index is missing: searches scan every row", where,
                            "run `hindsight reindex`, which recreates it"))
     else:
-        checks.append(ok("store.index", "HNSW vector index present", hnsw[0]))
+        checks.append(ok("store.index", "HNSW vector index present", hnsw))
     return checks
 
 
-def _model(store: object, stats: dict) -> Check:
+def _model(store: Store, stats: dict[str, Any]) -> Check:
     from ..config import DEFAULT_MODEL
     from ..embedding import bundled_model_dir
 
-    configured = store.config.embedding_model  # type: ignore[attr-defined]
+    configured = store.config.embedding_model
     recorded = stats["embedding_model"]
     if configured != recorded:
         return fail("store.model", "configured embedding model differs from the store's",

@@ -5,14 +5,14 @@ Imported only by the events that need the store (session start, a repeat, compac
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
-from .. import paths, ranking
+from .. import paths
+from ..core.prepare import derived_key
 from ..errors import HindsightError
 from ..models import Filters, Memory
+from ..search.budget import fit_budget
 from ..store import Store
 from ..text import terms
 from . import Settings, spool
@@ -23,7 +23,7 @@ _PER_GROUP = {"preference": 5, "lesson": 5, "unresolved": 3, "summary": 3}
 
 
 def _key(*parts: str) -> str:
-    return hashlib.sha256(json.dumps(["hook", *parts]).encode()).hexdigest()[:32]
+    return derived_key("hook", *parts)
 
 
 def _project(store: Store, cwd: str) -> str | None:
@@ -151,7 +151,7 @@ def session_context(path: Path, event: Event, conf: Settings) -> str | None:
         picked.extend(sorted(members, key=lambda m: m.event_at, reverse=True)[:_PER_GROUP[name]])
     if not picked:
         return None
-    _, block, _ = ranking.fit_budget(picked, conf.recall_budget)
+    _, block, _ = fit_budget(picked, conf.recall_budget)
     return block if "\n" in block else None
 
 
@@ -169,5 +169,5 @@ def repeat_context(path: Path, event: Event, query: str, conf: Settings) -> str 
             and not (h.memory.task_id == event.session and h.memory.outcome == "failure" and not h.memory.resolution)]
     if not hits:
         return None
-    _, block, _ = ranking.fit_budget(hits, conf.repeat_budget)
+    _, block, _ = fit_budget(hits, conf.repeat_budget)
     return block if "\n" in block else None

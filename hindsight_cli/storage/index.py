@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreBusy
-from ..models import Filters
-from .locks import wait_for_flock
+from . import codec
+from .base import Condition
+from .locks import open_lock_file, wait_for_flock
+from .rows import FILTER_COLUMNS, MemoryRow
 
 log = logging.getLogger("hindsight.index")
 
@@ -40,34 +42,30 @@ def _q(value: str) -> str:
     return "'" + str(value).replace("'", "''") + "'"
 
 
-def _micros(value: datetime | None) -> int | None:
-    return None if value is None else int(value.timestamp() * 1_000_000) if value.tzinfo else int(
-        (value - datetime(1970, 1, 1)).total_seconds() * 1_000_000)
+def _literal(value: Any) -> str:
+    return str(codec.micros(value)) if isinstance(value, datetime) else _q(value)
 
 
-_INDEXED = {"agent_id", "task_id", "type", "status", "outcome", "tags", "event_at", "expires_at"}
-
-
-def where_clause(filters: Filters, now: datetime) -> str | None:
-    """The hard filters as a LanceDB ``where``: values become quoted literals, times microseconds."""
+def where_clause(conditions: Sequence[Condition]) -> str | None:
+    """Conditions as a LanceDB ``where``: values become quoted literals (``_q``), times microseconds."""
     parts: list[str] = []
-
-    def literal(value: Any) -> str:
-        return str(_micros(value)) if isinstance(value, datetime) else _q(value)
-
-    for column, op, value in filters.conditions(now):
-        if column not in _INDEXED:
+    for column, op, value in conditions:
+        if column not in FILTER_COLUMNS:
             raise ValueError(f"the index cannot filter on {column}")
         if op == "in":
-            parts.append(f"{column} IN ({', '.join(literal(v) for v in value)})" if value else "FALSE")
+            parts.append(f"{column} IN ({', '.join(_literal(v) for v in value)})" if value else "FALSE")
         elif op == "has":
-            parts.append(f"array_has({column}, {literal(value)})")
+            parts.append(f"array_has({column}, {_literal(value)})")
         elif op == "expired":
-            parts.append(f"({column} IS NOT NULL AND {column} <= {literal(value)})")
+            parts.append(f"({column} IS NOT NULL AND {column} <= {_literal(value)})")
         elif op == "unexpired":
-            parts.append(f"({column} IS NULL OR {column} > {literal(value)})")
+            parts.append(f"({column} IS NULL OR {column} > {_literal(value)})")
+        elif op == "is":
+            parts.append(f"{column} IS NULL" if value is None else f"{column} = {_literal(value)}")
+        elif op in ("=", ">=", "<=", "<"):
+            parts.append(f"{column} {op} {_literal(value)}")
         else:
-            parts.append(f"{column} {op} {literal(value)}")
+            raise ValueError(f"the index cannot apply {op!r}")
     return " AND ".join(parts) or None
 
 
@@ -135,7 +133,7 @@ class Index:
             yield
             return
         self.path.mkdir(parents=True, exist_ok=True)
-        handle = os.open(self.path / ".hindsight-write.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        handle = open_lock_file(self.path / ".hindsight-write.lock")
         try:
             wait_for_flock(fcntl, handle, fcntl.LOCK_EX, time.monotonic() + timeout, lambda: StoreBusy(
                 f"The index {self.path} stayed busy with another process's update for {timeout:g} s; retry, "
@@ -163,18 +161,9 @@ class Index:
 
     # --- writes -------------------------------------------------------------------------------------
 
-    def upsert(self, rows: Iterable[dict[str, Any]], terms_text: dict[str, str],
-               memories: dict[str, str]) -> int:
-        """Insert or replace rows; ``memories`` holds each row's data-model fields as JSON."""
-        records = [
-            {
-                "id": r["id"], "seq": r["seq"], "vector": list(r["embedding"]), "terms": terms_text[r["id"]],
-                "agent_id": r["agent_id"], "task_id": r["task_id"], "type": r["type"], "status": r["status"],
-                "outcome": r["outcome"], "tags": list(r["tags"]), "event_at": _micros(r["event_at"]),
-                "expires_at": _micros(r["expires_at"]), "memory": memories[r["id"]],
-            }
-            for r in rows if r.get("embedding") is not None
-        ]
+    def upsert(self, rows: Iterable[MemoryRow], terms_text: dict[str, str]) -> int:
+        """Insert or replace rows (with their vectors); ``terms_text`` holds each row's keyword terms."""
+        records = [codec.index_record(r, terms_text[r.id]) for r in rows if r.embedding is not None]
         if records:
             import pyarrow as pa
 
@@ -344,7 +333,7 @@ class Index:
             yield True
             return
         self.path.mkdir(parents=True, exist_ok=True)
-        handle = os.open(self.path / ".hindsight-vector.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        handle = open_lock_file(self.path / ".hindsight-vector.lock")
         try:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX if block else fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -368,7 +357,7 @@ class Index:
     _ROW = ["id", "memory", "vector"]
 
     def nearest(self, vector: Sequence[float], where: str | None, limit: int,
-                rows: dict[str, dict[str, Any]] | None = None) -> list[tuple[str, float]]:
+                rows: dict[str, MemoryRow] | None = None) -> list[tuple[str, float]]:
         """Top ``limit`` by cosine; with ``rows``, also collect each hit's stored fields into it."""
         def run(table: Any) -> list[dict[str, Any]]:
             query = table.search(list(vector)).distance_type("cosine")
@@ -386,7 +375,7 @@ class Index:
         return [(r["id"], 1.0 - float(r["_distance"])) for r in found]
 
     def keyword(self, query_terms: Sequence[str], where: str | None, limit: int,
-                rows: dict[str, dict[str, Any]] | None = None) -> list[tuple[str, float]]:
+                rows: dict[str, MemoryRow] | None = None) -> list[tuple[str, float]]:
         """Top ``limit`` by BM25 over the keyword terms; ``rows`` as in ``nearest``."""
         if not query_terms:
             return []
@@ -403,11 +392,9 @@ class Index:
         return [(r["id"], float(r["_score"])) for r in found]
 
 
-def _collect(found: list[dict[str, Any]], rows: dict[str, dict[str, Any]] | None) -> None:
+def _collect(found: list[dict[str, Any]], rows: dict[str, MemoryRow] | None) -> None:
     if rows is None:
         return
     for record in found:
         if record["id"] not in rows:
-            row = json.loads(record["memory"])
-            row["embedding"] = record["vector"]
-            rows[record["id"]] = row
+            rows[record["id"]] = codec.from_json(record["memory"], record["vector"])

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .summarize import _clip
+from ..storage.rows import MemoryRow
+from .extractive import clip
 
 
 @dataclass
@@ -30,15 +31,15 @@ class Pattern:
     last_at: Any = None  # when the latest episode happened
 
 
-def groups(rows: Sequence[dict[str, Any]], similarity: float, block: int = 1024) -> list[list[int]]:
+def groups(rows: Sequence[MemoryRow], similarity: float, block: int = 1024) -> list[list[int]]:
     """Indices of ``rows`` grouped by cosine similarity of their vectors (each group's first index is
     its centre). Rows without a vector, and rows like nothing else, are left out."""
     import numpy as np
 
-    usable = [i for i, r in enumerate(rows) if r.get("embedding") is not None]
+    usable = [i for i, r in enumerate(rows) if r.embedding is not None]
     if len(usable) < 2:
         return []
-    matrix = np.stack([np.asarray(rows[i]["embedding"], dtype=np.float32) for i in usable])
+    matrix = np.stack([np.asarray(rows[i].embedding, dtype=np.float32) for i in usable])
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
     neighbours: list[set[int]] = [set() for _ in usable]
     for start in range(0, len(usable), block):  # blocks keep memory flat at any store size
@@ -66,7 +67,7 @@ def groups(rows: Sequence[dict[str, Any]], similarity: float, block: int = 1024)
             continue
         for j in (best, *members):
             assigned[j] = True
-        out.append([usable[best]] + sorted((usable[j] for j in members), key=lambda k: rows[k]["event_at"]))
+        out.append([usable[best]] + sorted((usable[j] for j in members), key=lambda k: rows[k].event_at))
     return out
 
 
@@ -74,46 +75,46 @@ def _norm(text: str | None) -> str:
     return " ".join((text or "").lower().split()).rstrip(".")
 
 
-def pattern(rows: Sequence[dict[str, Any]], max_chars: int = 600) -> Pattern:
+def pattern(rows: Sequence[MemoryRow], max_chars: int = 600) -> Pattern:
     """The pattern a group of episodes shows. ``rows[0]`` is the group's centre.
 
     Confidence grows with the evidence (0.6 for two occurrences, +0.1 each, at most 0.95) and is
     scaled by agreement: conflicting outcomes, or failures fixed different ways, lower it.
     """
-    evidence = sum(int(r.get("seen_count") or 1) for r in rows)
-    outcomes = Counter(r["outcome"] for r in rows)
-    failures = [r for r in rows if r["outcome"] == "failure"]
-    fixes = Counter(_norm(r.get("resolution")) for r in failures if r.get("resolution"))
+    evidence = sum(int(r.seen_count or 1) for r in rows)
+    outcomes = Counter(r.outcome for r in rows)
+    failures = [r for r in rows if r.outcome == "failure"]
+    fixes = Counter(_norm(r.resolution) for r in failures if r.resolution)
     fix_text = None
     if fixes:
         top = fixes.most_common(1)[0][0]
-        fix_text = next(r["resolution"] for r in failures if _norm(r.get("resolution")) == top)
+        fix_text = next(r.resolution for r in failures if _norm(r.resolution) == top)
     majority = outcomes.most_common(1)[0][0]
     if majority == "failure" and fix_text:
-        agreeing = sum(1 for r in failures if _norm(r.get("resolution")) == _norm(fix_text))
+        agreeing = sum(1 for r in failures if _norm(r.resolution) == _norm(fix_text))
         agreeing += outcomes.get("success", 0)  # the fix worked on a later try
     else:
         agreeing = outcomes[majority]
     agreement = agreeing / len(rows)
     confidence = round(min(0.95, 0.5 + 0.1 * (evidence - 1)) * agreement, 3)
-    first, last = min(r["event_at"] for r in rows), max(r["event_at"] for r in rows)
+    first, last = min(r.event_at for r in rows), max(r.event_at for r in rows)
     span = first.strftime("%Y-%m-%d") + ("" if last.date() == first.date() else f" to {last.strftime('%Y-%m-%d')}")
     kind = "Recurring failure" if majority == "failure" else "Recurring"
-    lines = [f"{kind} (seen {evidence} times, {span}): {_clip(rows[0]['content'], 300)}"]
+    lines = [f"{kind} (seen {evidence} times, {span}): {clip(rows[0].content, 300)}"]
     if fix_text:
         worked = fixes.most_common(1)[0][1]
-        lines.append(f"What fixed it ({worked} of {len(failures)} failures): {_clip(fix_text, 200)}")
+        lines.append(f"What fixed it ({worked} of {len(failures)} failures): {clip(fix_text, 200)}")
     others = [f for f, _ in fixes.most_common()[1:3]]
     if others:
-        lines.append("Also tried: " + "; ".join(_clip(next(r["resolution"] for r in failures
-                                                          if _norm(r.get("resolution")) == f), 80) for f in others))
+        lines.append("Also tried: " + "; ".join(clip(next(str(r.resolution) for r in failures
+                                                         if _norm(r.resolution) == f), 80) for f in others))
     if len(outcomes) > 1:
         lines.append("Outcomes: " + ", ".join(f"{n} {o}" for o, n in outcomes.most_common()))
-    tasks = sorted({r["task_id"] for r in rows if r.get("task_id")})
+    tasks = sorted({r.task_id for r in rows if r.task_id})
     if tasks:
         lines.append("Tasks: " + ", ".join(tasks[:5]) + (f" and {len(tasks) - 5} more" if len(tasks) > 5 else ""))
     content = "\n".join(lines)
     if len(content) > max_chars:
         content = content[: max_chars - 1] + "…"
     return Pattern(content, majority, fix_text if majority == "failure" else None, confidence, evidence,
-                   round(agreement, 3), dict(outcomes), [r["id"] for r in rows], last)
+                   round(agreement, 3), dict(outcomes), [r.id for r in rows], last)

@@ -7,6 +7,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..storage.rows import MemoryRow
+
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])|\n+")
 _MAX_ITEM = 160
 
@@ -15,7 +17,7 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text) if len(s.strip()) >= 8]
 
 
-def _clip(text: str, limit: int = _MAX_ITEM) -> str:
+def clip(text: str, limit: int = _MAX_ITEM) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
@@ -42,17 +44,17 @@ def key_sentences(texts: Sequence[str], embed: Callable[[list[str]], Any], limit
     return [pool[i] for i in sorted(picked)]  # in the order things happened
 
 
-def roll_up(rows: Sequence[dict[str, Any]]) -> tuple[str, list[str]]:
+def roll_up(rows: Sequence[MemoryRow]) -> tuple[str, list[str]]:
     """One line of outcome counts, and one line per failure with its fix (or 'unresolved')."""
     counts = {"success": 0, "failure": 0, "fixed": 0, "other": 0}
     errors: list[str] = []
     for row in rows:
-        outcome = row["outcome"]
+        outcome = row.outcome
         if outcome == "failure":
             counts["failure"] += 1
-            fix = row.get("resolution")
+            fix = row.resolution
             counts["fixed"] += 1 if fix else 0
-            errors.append(f"- {_clip(row['content'])} → {'fix: ' + _clip(fix) if fix else 'unresolved'}")
+            errors.append(f"- {clip(row.content)} → {'fix: ' + clip(fix) if fix else 'unresolved'}")
         elif outcome == "success":
             counts["success"] += 1
         else:
@@ -65,18 +67,18 @@ def roll_up(rows: Sequence[dict[str, Any]]) -> tuple[str, list[str]]:
     return ", ".join(parts) or "no outcomes recorded", errors
 
 
-def compose(title: str, rows: Sequence[dict[str, Any]], embed: Callable[[list[str]], Any],
+def compose(title: str, rows: Sequence[MemoryRow], embed: Callable[[list[str]], Any],
             max_bytes: int) -> str:
     """The summary text: title with counts and dates, key points, then errors and fixes."""
     outcomes, errors = roll_up(rows)
-    first, last = rows[0]["event_at"], rows[-1]["event_at"]
+    first, last = rows[0].event_at, rows[-1].event_at
     span = f"{first:%Y-%m-%d}" if f"{first:%Y-%m-%d}" == f"{last:%Y-%m-%d}" else f"{first:%Y-%m-%d} → {last:%Y-%m-%d}"
     noun = "memory" if len(rows) == 1 else "memories"
     lines = [f"{title} ({len(rows)} {noun}, {span}): {outcomes}."]
-    points = key_sentences([r["content"] for r in rows], embed)
+    points = key_sentences([r.content for r in rows], embed)
     if points:
         lines.append("Key points:")
-        lines.extend(f"- {_clip(point)}" for point in points)
+        lines.extend(f"- {clip(point)}" for point in points)
     if errors:
         lines.append("Errors and fixes:")
         lines.extend(errors)
@@ -93,7 +95,7 @@ SAMPLING_SYSTEM = (
 )
 
 
-def sampling_prompt(title: str, rows: Sequence[dict[str, Any]], max_chars: int = 8000) -> tuple[str, str]:
+def sampling_prompt(title: str, rows: Sequence[MemoryRow], max_chars: int = 8000) -> tuple[str, str]:
     """The (system prompt, prompt) asking a client's LLM for the summary ``compose`` writes without one."""
     head = (f"{title}. Write it for an agent that reads it before similar work, in at most 8 short lines: "
             "what was done, each failure and how it was fixed (or that it is still unresolved), and what to "
@@ -101,10 +103,10 @@ def sampling_prompt(title: str, rows: Sequence[dict[str, Any]], max_chars: int =
     lines: list[str] = []
     used = len(head)
     for row in rows:
-        outcome = row["outcome"] if row["outcome"] != "unknown" else ""
-        line = f"- {row['event_at']:%Y-%m-%d %H:%M}" + (f" [{outcome}]" if outcome else "") + f" {_clip(row['content'], 300)}"
-        if row.get("resolution"):
-            line += f" (fix: {_clip(row['resolution'], 160)})"
+        outcome = row.outcome if row.outcome != "unknown" else ""
+        line = f"- {row.event_at:%Y-%m-%d %H:%M}" + (f" [{outcome}]" if outcome else "") + f" {clip(row.content, 300)}"
+        if row.resolution:
+            line += f" (fix: {clip(row.resolution, 160)})"
         if used + len(line) > max_chars:
             lines.append(f"- … and {len(rows) - len(lines)} more")
             break

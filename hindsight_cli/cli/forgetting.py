@@ -1,0 +1,115 @@
+"""Forgetting and the audit trail: forget, restore, log."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from . import app
+from .memory import SinceOption, _store
+from .options import AgentOption, JsonFlag, NlFlag, StoreOption, TaskOption, YesFlag
+
+@app.command()
+def forget(
+    memory_ids: Annotated[Optional[list[str]], typer.Argument(metavar="[ID]...", help="Memory ids to forget.", show_default=False)] = None,
+    task: TaskOption = None,
+    agent: AgentOption = None,
+    older_than: Annotated[Optional[str], typer.Option("--older-than", help="Recorded longer ago than this, e.g. 30d.", show_default=False)] = None,
+    expired: Annotated[bool, typer.Option("--expired", help="Memories whose TTL has passed.")] = False,
+    hard: Annotated[bool, typer.Option("--hard", help="Purge for good: no trace of the content stays in the store.")] = False,
+    archive: Annotated[bool, typer.Option("--archive", help="Move to cold storage: out of search unless --include-archived; restorable.")] = False,
+    reason: Annotated[Optional[str], typer.Option("--reason", help="Why (kept in the audit log).", show_default=False)] = None,
+    yes: YesFlag = False,
+    store: StoreOption = None,
+    json_: JsonFlag = False,
+) -> None:
+    """Forget memories (soft by default; --archive keeps them cold; --hard purges).
+
+    Soft-forgotten and archived memories are excluded from search and can be restored. --hard deletes
+    the rows, their vectors, the summaries built from them, old index versions and the ledger's freed
+    blocks. --expired purges memories whose TTL has passed.
+
+    \b
+    Example:
+        hindsight forget 01a22ace-86eb-74f2-a7b6-349d907f4735
+        hindsight forget --task task-42 --archive -y
+        hindsight forget --task task-42 --hard -y
+        hindsight forget --expired -y
+    """
+    from ..core.selection import cli_option, forget_plan
+    from ..errors import InvalidInput
+    from ..timeutil import now
+    from . import render
+
+    ids = memory_ids or []
+    plan = forget_plan(ids, task_id=task, agent_id=agent, older_than=older_than, expired=expired, hard=hard,
+                       archive=archive, now=now(), spell=cli_option)
+    hard, filters = plan.hard, plan.filters
+    target = _store(store)
+    if (hard or filters is not None) and not yes:
+        count = len(set(target.select_ids(filters))) + len(ids) if filters else len(ids)
+        what = "purge for good" if hard else "archive" if archive else "forget"
+        if not sys.stdin.isatty():
+            raise InvalidInput(f"This would {what} up to {render.memories(count)}; add -y to confirm.")
+        typer.confirm(f"{what.capitalize()} up to {render.memories(count)}?", abort=True, err=True)
+    count = target.forget(ids, filters=filters, hard=hard, archive=archive, reason=reason)
+    if json_:
+        render.json_doc({"forgotten": count, "hard": hard, "archived": archive})
+    else:
+        verb = "Purged" if hard else "Archived" if archive else "Forgot"
+        render.message(f"{verb} {render.memories(count)}." + ("" if hard else " Undo with `hindsight restore ID`."))
+
+
+@app.command()
+def restore(
+    memory_id: Annotated[str, typer.Argument(metavar="ID", help="The memory to bring back.", show_default=False)],
+    store: StoreOption = None,
+    json_: JsonFlag = False,
+) -> None:
+    """Restore a soft-forgotten or archived memory.
+
+    \b
+    Example:
+        hindsight restore 01a22ace-86eb-74f2-a7b6-349d907f4735
+    """
+    from . import render
+
+    memory = _store(store).restore(memory_id)
+    if json_:
+        render.json_doc(memory.to_dict())
+    else:
+        render.message(f"Restored {memory.id}.")
+
+
+@app.command(name="log")
+def log_(
+    memory_id: Annotated[Optional[str], typer.Option("--id", metavar="ID", help="Only entries about this memory.", show_default=False)] = None,
+    action: Annotated[Optional[str], typer.Option("--action", help="Only this action: record, merge, supersede, summarize, consolidate, forget, archive, forget_hard, expire, restore, import, reindex.", show_default=False)] = None,
+    since: SinceOption = None,
+    limit: Annotated[int, typer.Option("-n", "--limit", help="At most this many entries (0 = all).")] = 50,
+    store: StoreOption = None,
+    json_: JsonFlag = False,
+    nl: NlFlag = False,
+) -> None:
+    """Show the audit log: who changed which memories, when and why (never their content).
+
+    \b
+    Example:
+        hindsight log
+        hindsight log --action forget_hard --json
+        hindsight log --id 01a22ace-86eb-74f2-a7b6-349d907f4735
+    """
+    from ..core.selection import when
+    from . import render
+
+    entries = _store(store).log(limit=limit or None, action=action, memory_id=memory_id,
+                                since=when(since, "--since"))
+    if json_:
+        render.json_doc([e.to_dict() for e in entries])
+    elif nl:
+        render.json_lines(e.to_dict() for e in entries)
+    else:
+        render.audit_table(entries)

@@ -1,0 +1,147 @@
+"""Setting a store up and describing it: ``init`` (directory, ``.gitignore``, config, backend, model) and
+``stats``."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from .. import paths
+from ..config import DEFAULT_CONFIG_TOML, load as load_config
+from ..embedding import known_dim, model_name
+from ..errors import InvalidInput
+from ..storage.registry import BACKENDS, backend_name, check_name
+from ..storage.urls import check_target, redact_url
+from ..timeutil import iso
+from .runtime import Runtime
+
+
+def init(rt: Runtime, model: str | None = None, backend: str | None = None, url: str | None = None,
+         schema: str | None = None) -> bool:
+    """Create the store if needed (directory 0700, ``.gitignore`` of ``*``, a commented config)."""
+    if backend is not None or url is not None or schema is not None:
+        choose_backend(rt, backend, url, schema)
+    created = not rt.exists
+    if model is not None:
+        model = model_name(model)
+        if not created:
+            with rt.ledger.read() as session:
+                stored = session.meta().get("embedding_model")
+            if stored != model:
+                raise InvalidInput(
+                    f"{rt.path} is already a store with the model {stored}. To switch, set [embedding] "
+                    f"model = \"{model}\" in its config.toml and run `hindsight reindex`.")
+    rt.path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    ignore = rt.path / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("*\n")
+        os.chmod(ignore, 0o600)
+    config_file(rt.path)
+    if model is not None and created:
+        configure_model(rt, model)
+    if created:
+        wanted, dim = rt.model, None if rt.has_embedder else known_dim(rt.model)
+        if dim is None:  # a hub model (or an embedder given to the store): ask it for its dimension
+            wanted, dim = rt.embedder.name, rt.embedder.dim
+        rt.ledger.create(wanted, dim)
+    return created
+
+
+def config_file(path: Path) -> Path:
+    """The store's ``config.toml``, written with every setting commented out if it is missing."""
+    target = path / paths.CONFIG_FILE
+    if not target.exists():
+        target.write_text(DEFAULT_CONFIG_TOML)
+        os.chmod(target, 0o600)
+    return target
+
+
+def set_config(path: Path, section: str, values: Mapping[str, str]) -> None:
+    """Write ``key = "value"`` lines into ``[section]`` of the store's ``config.toml``: over the key's line
+    in that section (its commented default included), else under the section's header, else in a new
+    section at the end. Other sections and comments are left as they are."""
+    target = config_file(path)
+    lines = target.read_text().splitlines()
+    for key, value in values.items():
+        line = f"{key} = {json.dumps(value)}"
+        header = next((i for i, text in enumerate(lines)
+                       if re.fullmatch(rf"\[{re.escape(section)}\][ \t]*(#.*)?", text.strip())), None)
+        if header is None:
+            lines += ["", f"[{section}]", line]
+            continue
+        end = next((i for i in range(header + 1, len(lines)) if lines[i].lstrip().startswith("[")), len(lines))
+        found = next((i for i in range(header + 1, end) if re.match(rf"#? ?{re.escape(key)}[ \t]*=", lines[i])), None)
+        if found is None:
+            lines.insert(header + 1, line)
+        else:
+            lines[found] = line
+    target.write_text("\n".join(lines) + "\n")
+
+
+def configure_model(rt: Runtime, model: str) -> None:
+    """Name ``model`` in the store's ``config.toml`` (``[embedding] model``)."""
+    set_config(rt.path, "embedding", {"model": model})
+    rt.reload_config()
+
+
+def choose_backend(rt: Runtime, backend: str | None, url: str | None, schema: str | None) -> None:
+    """Write ``[storage]`` into the config of a store that holds no data yet, and open that ledger."""
+    backend = check_name(backend or ("postgres" if url else backend_name(rt.config)), "--backend")
+    url = url or rt.config.database_url
+    if BACKENDS[backend].needs_url and not url:
+        raise InvalidInput(f"A postgres store needs its database: pass --url postgresql://user@host:5432/db "
+                           f"or set {paths.ENV_DATABASE_URL}.")
+    schema_name = schema or rt.config.database_schema
+    if backend == "postgres":
+        check_target(url, schema_name)
+    current = rt.ledger.capabilities.name
+    elsewhere = backend == current == "postgres" and (redact_url(url), schema_name) != (
+        redact_url(rt.config.database_url), rt.config.database_schema)
+    if ((rt.path / paths.LEDGER_FILE).exists() and backend != "local") or (
+            (current != backend or elsewhere) and rt.exists):
+        raise InvalidInput(f"{rt.path} already holds a {current} store ({rt.ledger.describe()}); to move its "
+                           "memories, run `hindsight migrate --to ...` from it into a new store instead.")
+    rt.path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    settings = {"backend": backend}
+    if backend == "postgres":
+        settings["url"] = redact_url(url)
+        if schema:
+            settings["schema"] = schema
+    set_config(rt.path, "storage", settings)
+    rt.reopen(replace(load_config(rt.path), database_url=url if backend == "postgres" else ""))
+
+
+def _size(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    return 0
+
+
+def stats(rt: Runtime) -> dict[str, Any]:
+    """Counts by status, type, agent and outcome; model; sizes on disk; index state."""
+    rt.require()
+    with rt.ledger.read() as session:
+        counts = session.counts()
+        meta = session.meta()
+        head = session.max_seq()
+    index_dir = rt.path / paths.INDEX_DIR
+    index: dict[str, Any] = {"exists": index_dir.exists(), "synced_seq": 0, "ledger_seq": head, "vector_index": None}
+    if index_dir.exists() and rt.mirror is not None:
+        idx = rt.mirror.index(int(meta.get("embedding_dim", 384)))
+        index.update(rows=idx.count(), fragments=idx.fragments(), synced_seq=idx.watermark(),
+                     vector_index=idx.vector_index())
+    for key in ("oldest", "newest"):
+        counts[key] = iso(counts[key])
+    return {
+        "store": str(rt.path), "backend": rt.ledger.capabilities.name, "database": rt.ledger.describe(), **counts,
+        "embedding_model": meta.get("embedding_model"), "embedding_dim": int(meta.get("embedding_dim", 0)),
+        "schema_version": int(meta.get("schema_version", 0)), "ledger_bytes": rt.ledger.size_bytes(),
+        "index_bytes": _size(index_dir), "index": index,
+    }

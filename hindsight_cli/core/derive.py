@@ -1,0 +1,169 @@
+"""Memories hindsight derives from others, without an LLM: task summaries (and summary chains) and
+consolidated patterns. Each links to its sources (``source_ids``); rerunning updates it in place."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from ..errors import InvalidInput
+from ..models import ConsolidateResult, Filters, Memory, PatternChange, SummaryResult
+from ..storage import codec
+from ..storage.rows import MemoryRow, embedding_text, keyword_terms
+from ..timeutil import iso
+from .prepare import derived_key
+from .runtime import Runtime
+from .scope import Scope
+
+
+def _summary_sources(rt: Runtime, task_id: str | None, since: datetime | None, until: datetime | None,
+                     agent_id: str | None) -> tuple[list[MemoryRow], int, str, str]:
+    """The memories a summary covers (oldest first), the vector dimension, its scope and title."""
+    if not task_id and since is None and until is None:
+        raise InvalidInput("Say what to summarize: a task (--task) or a time range (--since/--until).")
+    rt.require()
+    filters = Filters(agent_ids=(agent_id,) if agent_id else None, task_id=task_id,
+                      types=("episodic", "working"), since=since, until=until, include_expired=True)
+    with rt.ledger.read() as session:
+        dim = rt.check_model(session)
+        rows = session.select(filters.conditions(rt.now()), order="event")
+    if not rows:
+        what = f"task {task_id}" if task_id else "that time range"
+        raise InvalidInput(f"Nothing to summarize: no active episodic memories for {what}.")
+    scope = task_id or f"{iso(since) or 'start'}..{iso(until) or 'now'}"
+    title = f"Summary of task {task_id}" if task_id else f"Summary of {scope.replace('..', ' to ')}"
+    return rows, dim, scope, title
+
+
+def summary_request(rt: Runtime, task_id: str | None, since: datetime | None, until: datetime | None,
+                    agent_id: str | None, scope: Scope) -> tuple[str, str]:
+    from .extractive import sampling_prompt
+
+    rows, _, _, title = _summary_sources(rt, task_id, since, until, scope.resolve(agent_id))
+    return sampling_prompt(title, rows)
+
+
+def summarize(rt: Runtime, *, task_id: str | None, since: datetime | None, until: datetime | None,
+              agent_id: str | None, chunk: int, text: str | None, method: str, scope: Scope) -> SummaryResult:
+    from .extractive import compose
+
+    agent_id = scope.resolve(agent_id)
+    rows, dim, covered, title = _summary_sources(rt, task_id, since, until, agent_id)
+    agents = {r.agent_id for r in rows}
+    agent = agent_id or (next(iter(agents)) if len(agents) == 1 else rt.config.default_agent)
+
+    def embed(texts: list[str]) -> Any:
+        return rt.embed(texts, dim)
+
+    def write(body: str, part: int, sources: list[MemoryRow], links: list[str]) -> tuple[Memory, bool]:
+        prepared = rt.prepare({
+            "content": body, "type": "semantic", "agent_id": agent, "task_id": task_id,
+            "key": derived_key("summary", agent_id, covered, part),
+            "trigger": "summary" if part == 0 else "summary_part", "outcome": "neutral", "importance": 0.7,
+            "confidence": 0.8, "source": "hindsight", "tags": ["summary"], "event_at": sources[-1].event_at,
+            "metadata": {"summary_of": covered, "part": part, "sources": len(sources),
+                         "method": method if part == 0 else "extractive"},
+        })
+        return _write_derived(rt, replace(prepared.row, source_ids=links), dim)
+
+    groups = [rows[i : i + chunk] for i in range(0, len(rows), chunk)] if len(rows) > chunk else []
+    parts: list[Memory] = []
+    for number, group in enumerate(groups, 1):
+        body = compose(f"{title}, part {number} of {len(groups)}", group, embed, rt.config.max_content_bytes)
+        parts.append(write(body, number, group, [r.id for r in group])[0])
+    links = [m.id for m in parts] or [r.id for r in rows]
+    top = text.strip() if text and text.strip() else compose(title, rows, embed, rt.config.max_content_bytes)
+    summary, updated = write(top, 0, rows, links)
+    rt.after_write()
+    return SummaryResult(summary, len(rows), updated, [m.id for m in parts])
+
+
+def _write_derived(rt: Runtime, row: MemoryRow, dim: int) -> tuple[Memory, bool]:
+    row.embedding = rt.embed([embedding_text(row)], dim)[0].tolist()
+    with rt.ledger.write() as session:
+        existing = session.by_key(row.idempotency_key, None)
+        if existing is None:
+            session.insert(row, keyword_terms(row))
+            session.audit("summarize", [row.id], row.created_at)
+            return codec.to_memory(row), False
+        if existing.content == row.content and list(existing.source_ids) == row.source_ids \
+                and existing.status == "active":
+            return codec.to_memory(existing), False
+        session.rewrite(replace(row, id=existing.id), keyword_terms(row))
+        session.audit("summarize", [existing.id], row.created_at, reason="updated")
+        return codec.to_memory(session.by_ids([existing.id])[0]), True
+
+
+def consolidate(rt: Runtime, *, agent_id: str | None, dry_run: bool, similarity: float | None,
+                min_evidence: int | None, actor: str | None, scope: Scope) -> ConsolidateResult:
+    """Turn groups of similar episodes (per agent) into semantic pattern memories, without an LLM."""
+    from .patterns import groups, pattern
+
+    similarity = rt.config.consolidate_similarity if similarity is None else similarity
+    min_evidence = rt.config.consolidate_min_evidence if min_evidence is None else min_evidence
+    if not 0 < similarity <= 1:
+        raise InvalidInput("similarity must be between 0 and 1 (cosine), e.g. 0.8.")
+    if min_evidence < 2:
+        raise InvalidInput("min_evidence must be at least 2: a pattern needs repeated episodes.")
+    rt.require()
+    now = rt.now()
+    agents = scope.resolve(agent_id)
+    chosen = (agents,) if agents else None
+    with rt.ledger.read() as session:
+        dim = rt.check_model(session)
+        episodes = session.select(Filters(agent_ids=chosen, types=("episodic",)).conditions(now), order="event",
+                                  vectors=True)
+        known = session.select([*Filters(agent_ids=chosen, types=("semantic",)).conditions(now),
+                                ("trigger", "=", "consolidate")])
+    plan: list[PatternChange] = []
+    for agent in sorted({r.agent_id for r in episodes}):
+        rows = [r for r in episodes if r.agent_id == agent]
+        mine = [k for k in known if k.agent_id == agent]
+        for members in groups(rows, similarity):
+            found = pattern([rows[i] for i in members])
+            if found.evidence >= min_evidence:
+                plan.append(_pattern_change(rt, agent, found, mine))
+    changes = [c for c in plan if c.action != "unchanged"]
+    if not dry_run and changes:
+        _write_patterns(rt, changes, dim, now, actor or rt.config.default_agent)
+    return ConsolidateResult(len(episodes), [replace(c, memory=codec.to_memory(c.row)) for c in plan], dry_run)
+
+
+def _write_patterns(rt: Runtime, changes: Sequence[PatternChange], dim: int, now: datetime, actor: str) -> None:
+    vectors = rt.embed([embedding_text(c.row) for c in changes], dim)
+    with rt.ledger.write() as session:
+        for change, vector in zip(changes, vectors):
+            change.row.embedding = vector.tolist()
+            if change.action == "create":
+                session.insert(change.row, keyword_terms(change.row))
+            else:
+                session.rewrite(change.row, keyword_terms(change.row))
+            session.audit("consolidate", [change.row.id], now,
+                          f"{change.action}d from {len(change.row.source_ids)} episodes", actor)
+    rt.after_write()
+
+
+def _pattern_change(rt: Runtime, agent: str, found: Any, known: list[MemoryRow]) -> PatternChange:
+    """Create a pattern, or update the one that already covers most of this group's episodes."""
+    overlap = [(len(set(k.source_ids) & set(found.source_ids)), k) for k in known]
+    best = max(overlap, key=lambda pair: pair[0], default=(0, None))
+    row = rt.prepare({
+        "content": found.content, "type": "semantic", "agent_id": agent, "trigger": "consolidate",
+        "outcome": found.outcome, "resolution": found.resolution, "confidence": found.confidence,
+        "importance": 0.7, "source": "hindsight", "tags": ["pattern"], "event_at": found.last_at,
+        "metadata": {"pattern": {"evidence": found.evidence, "agreement": found.agreement,
+                                 "outcomes": found.outcomes}},
+        "key": derived_key("consolidate", agent, found.source_ids[0]),
+    }).row
+    row.source_ids = list(found.source_ids)
+    existing = best[1] if best[0] else None
+    if existing is None:
+        return PatternChange("create", row, list(found.source_ids))
+    row.id = existing.id
+    sources = list(dict.fromkeys([*existing.source_ids, *found.source_ids]))
+    if set(found.source_ids) <= set(existing.source_ids):
+        return PatternChange("unchanged", existing, sources)
+    row.source_ids = sources
+    return PatternChange("update", row, sources)

@@ -1,0 +1,75 @@
+"""Embedding beside other work, and in batches of similar length."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from .runtime import Progress, Runtime
+
+_BATCH = 256
+
+
+class Job(Protocol):
+    def result(self) -> Any: ...
+
+
+class Deferred:
+    """Run one function when its result is asked for."""
+
+    def __init__(self, function: Callable[[], Any]) -> None:
+        self._function = function
+
+    def result(self) -> Any:
+        return self._function()
+
+
+class Background:
+    """Run one function in a thread; ``result()`` returns its value or raises its exception."""
+
+    def __init__(self, function: Callable[[], Any]) -> None:
+        self._value: Any = None
+        self._error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                self._value = function()
+            except BaseException as error:  # re-raised in the caller's thread
+                self._error = error
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+
+    def result(self) -> Any:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
+def start(rt: Runtime, texts: Sequence[str]) -> Job:
+    """Embed ``texts`` beside the caller's ledger work when that is safe.
+
+    In a cold process loading the model is the slowest step; it runs while the ledger opens (DuckDB and
+    onnxruntime release the GIL). A configured hub model is only loaded after the store's model check has
+    passed, so a mismatch never starts a download.
+    """
+    function = lambda: rt.embedder.embed(texts)  # noqa: E731
+    return Background(function) if rt.model_is_known() else Deferred(function)
+
+
+def embed_many(rt: Runtime, texts: Sequence[str], dim: int | None, progress: Progress | None = None) -> list[Any]:
+    """Embed in batches of similar length: padding to the longest text in a batch costs up to 3x. With
+    ``dim``, every batch is checked against the store's dimension."""
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    vectors: list[Any] = [None] * len(texts)
+    for start_at in range(0, len(order), _BATCH):
+        chunk = order[start_at : start_at + _BATCH]
+        batch = [texts[i] for i in chunk]
+        embedded = rt.embed(batch, dim) if dim is not None else rt.embedder.embed(batch)
+        for position, vector in zip(chunk, embedded):
+            vectors[position] = vector
+        if progress:
+            progress(start_at + len(chunk), len(texts))
+    return vectors

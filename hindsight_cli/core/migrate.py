@@ -1,0 +1,93 @@
+"""Copy a store into another, local → Postgres or back (``hindsight migrate``).
+
+Rows travel with their vectors (nothing is re-embedded), their links, statuses and history, and the audit
+log goes with them. Ids and idempotency keys the target already holds are skipped, so a rerun adds
+nothing and an interrupted run, rerun, adds exactly the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..embedding import model_name
+from ..errors import InvalidInput
+from ..storage.base import AuditRow
+from ..storage.rows import keyword_terms
+from .runtime import Progress, Runtime
+from .transfer import IMPORT_BATCH
+
+
+@dataclass
+class MigrateResult:
+    source: str
+    target: str
+    added: int
+    skipped: int
+    audit_entries: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _entry(entry: AuditRow) -> tuple[Any, ...]:
+    at, action, ids, reason, actor = entry
+    return (at, action, tuple(ids), reason, actor)
+
+
+def _prepare_target(source: Runtime, target: Runtime, model: str, dim: int) -> None:
+    from .admin import configure_model, init
+
+    if not target.exists:
+        target.ledger.create(model, dim)
+        if target.ledger.capabilities.files:  # the directory's .gitignore and config.toml, naming the model
+            init(target)
+            if model_name(target.config.embedding_model) != model:
+                configure_model(target, model)
+    with target.ledger.read() as session:
+        theirs = session.meta()
+    if (theirs["embedding_model"], int(theirs["embedding_dim"])) != (model, dim):
+        raise InvalidInput(
+            f"The target's vectors come from {theirs['embedding_model']} and the source's from {model}; "
+            f"run `hindsight reindex` on one of them with the other's model first.")
+
+
+def migrate(source: Runtime, target: Runtime, progress: Progress | None = None) -> MigrateResult:
+    """Copy every memory and audit entry of ``source`` that ``target`` lacks.
+
+    Raises:
+        InvalidInput: the two are the same store, or their embedding models differ.
+    """
+    source.require()
+    if source.ledger.describe() == target.ledger.describe():
+        raise InvalidInput(f"{source.ledger.describe()} is the store being migrated; give another target.")
+    with source.ledger.read() as session:
+        meta = session.meta()
+        rows = session.select([], order="seq", vectors=True)
+        history = session.audit_log(limit=None, action=None, memory_id=None, since=None)
+    _prepare_target(source, target, meta["embedding_model"], int(meta["embedding_dim"]))
+    with target.ledger.read() as session:
+        known = session.identities()
+        logged = {_entry(e) for e in session.audit_log(limit=None, action=None, memory_id=None, since=None)}
+    ids, keys = {i for i, _, _ in known}, {k for _, _, k in known}
+    fresh = [r for r in rows if r.id not in ids and r.idempotency_key not in keys]
+    added = 0
+    for start in range(0, len(fresh), IMPORT_BATCH):
+        chunk = fresh[start : start + IMPORT_BATCH]
+        with target.ledger.write() as session:  # what another writer added since: this chunk's rows only
+            present = session.present([r.id for r in chunk], [r.idempotency_key for r in chunk])
+            taken_ids, taken_keys = {i for i, _, _ in present}, {k for _, _, k in present}
+            batch = [r for r in chunk if r.id not in taken_ids and r.idempotency_key not in taken_keys]
+            session.insert_many([(r, keyword_terms(r)) for r in batch])
+        added += len(batch)
+        if progress:
+            progress(min(start + IMPORT_BATCH, len(fresh)), len(fresh))
+    missing = [e for e in reversed(history) if _entry(e) not in logged]  # oldest first
+    with target.ledger.write() as session:
+        for at, action, entry_ids, reason, actor in missing:
+            session.audit(action, list(entry_ids), at, reason, actor)
+        if added:
+            session.audit("migrate", [], target.now(), reason=f"{added} memories from {source.ledger.describe()}")
+    if target.mirror is not None:
+        target.mirror.sync()
+    return MigrateResult(source.ledger.describe(), target.ledger.describe(), added, len(rows) - added, len(missing))

@@ -1,0 +1,250 @@
+"""Caller input → a ``MemoryRow``: validation, defaults, redaction, quarantine, keys (DESIGN §6).
+
+Everything here is checked before anything is written: invalid input is refused whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ..errors import InvalidInput
+from ..models import MEMORY_TYPES, OUTCOMES, STATUSES
+from ..poisoning import QUARANTINE_CONFIDENCE, QUARANTINE_TAG, quarantine_reason
+from ..redact import redact, redact_labels, redact_value
+from ..storage.rows import MemoryRow
+from ..text import clean, without_surrogates
+from ..timeutil import parse_duration, parse_future, parse_time
+
+_IMPORTANCE_BY_TRIGGER = {
+    "tool_error": 0.8, "user_feedback": 0.7, "user_correction": 0.8, "task_end": 0.6, "task_start": 0.4,
+    "tool_call": 0.3, "note": 0.5,
+}
+_CONFIDENCE_BY_SOURCE = {"user": 0.9, "tool": 0.8, "agent": 0.6, "import": 0.6, "web": 0.3}
+_MAX_LABEL = 200
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What ``prepare`` needs of the settings."""
+
+    default_agent: str
+    max_bytes: int
+    ttls: Mapping[str, str]  # a memory type's default time to live ("24h"; "" for none)
+
+
+@dataclass
+class Prepared:
+    """A validated row ready for the ledger, plus how many secrets were redacted."""
+
+    row: MemoryRow
+    redactions: int
+
+
+def uuid7() -> str:
+    """A time-ordered UUIDv7 (RFC 9562): 48-bit milliseconds, then random bits."""
+    millis = time.time_ns() // 1_000_000
+    rand = int.from_bytes(secrets.token_bytes(10), "big")
+    value = (millis << 80) | (0x7 << 76) | ((rand >> 68) & 0xFFF) << 64 | (0b10 << 62) | (rand & ((1 << 62) - 1))
+    text = f"{value:032x}"
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+
+
+def content_hash(content: str) -> str:
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()
+
+
+def default_key(agent_id: str, task_id: str | None, step: int | None, content: str) -> str:
+    payload = json.dumps([agent_id, task_id, step, content], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:32]
+
+
+def derived_key(*parts: Any) -> str:
+    """The key of a memory hindsight derives (a summary, a pattern, a hook event) from its identity."""
+    return hashlib.sha256(json.dumps(list(parts)).encode()).hexdigest()[:32]
+
+
+def label(value: Any, name: str, required: bool = False) -> str | None:
+    if value is not None and (not isinstance(value, (str, int)) or isinstance(value, bool)):
+        raise InvalidInput(f"{name} must be a string, not {type(value).__name__}.")
+    text = "" if value is None else clean(str(value))
+    if not text:  # judged after cleaning: a label of only control characters is empty
+        if required:
+            raise InvalidInput(f"{name} must not be empty.")
+        return None
+    if len(text) > _MAX_LABEL or "\n" in text:
+        raise InvalidInput(f"{name} must be one line of at most {_MAX_LABEL} characters.")
+    return text
+
+
+def _unit(value: Any, name: str, default: float) -> float:
+    if value is None:
+        return default
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InvalidInput(f"{name} must be a number between 0 and 1, not {value!r}.") from None
+    if not 0.0 <= number <= 1.0 or number != number:
+        raise InvalidInput(f"{name} must be between 0 and 1, not {value!r}.")
+    return number
+
+
+def choice(value: Any, name: str, choices: tuple[str, ...], default: str) -> str:
+    if value is None or value == "":
+        return default
+    text = str(value).strip().lower()
+    if text not in choices:
+        raise InvalidInput(f"{name} must be one of {', '.join(choices)}, not {value!r}.")
+    return text
+
+
+def _time(value: Any, name: str, future: bool = False) -> datetime | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return value
+    return (parse_future if future else parse_time)(str(value), name)
+
+
+def _string_map(value: Any, name: str) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidInput(f"{name} must be an object of key=value pairs.")
+    out: dict[str, str] = {}
+    for key, item in value.items():
+        out[str(label(key, f"{name} key", required=True))] = clean(str(item))
+    return out
+
+
+def _content(fields: Mapping[str, Any], max_bytes: int) -> tuple[str, str | None, int]:
+    """The content and resolution, cleaned, size-checked and redacted; and how many secrets went."""
+    raw = fields.get("content")
+    if not isinstance(raw, str):
+        raise InvalidInput("content must be a string: the text of the memory.")
+    content = clean(raw)
+    if not content:
+        raise InvalidInput("content is empty: give the memory some text (or `-` to read it from stdin).")
+    size = len(content.encode("utf-8"))
+    if size > max_bytes:
+        raise InvalidInput(f"content is {size} bytes, over the {max_bytes}-byte limit: split it, summarise it, "
+                           "or raise [limits] max_content_bytes in config.toml.")
+    content, redactions = redact(content)
+    resolution = fields.get("resolution")
+    if resolution is not None:
+        if not isinstance(resolution, str):
+            raise InvalidInput("resolution must be a string.")
+        resolution, n = redact(clean(resolution))
+        redactions += n
+    return content, resolution or None, redactions
+
+
+def _step(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) and not (isinstance(value, str) and value.isdigit()):
+        raise InvalidInput(f"step must be a whole number, not {value!r}.")
+    if int(value) < 0:
+        raise InvalidInput("step must be 0 or more.")
+    return int(value)
+
+
+def _tags(value: Any) -> list[str]:
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise InvalidInput("tags must be a list of strings.")
+    tags: list[str] = []
+    for tag in value:
+        text = str(label(tag, "tag", required=True))
+        if text not in tags:
+            tags.append(text)
+    return tags
+
+
+def _metadata(value: Any) -> tuple[dict[str, Any], int]:
+    if not isinstance(value, Mapping):
+        raise InvalidInput("metadata must be an object (use --meta KEY=VALUE).")
+    try:
+        metadata = json.loads(json.dumps(without_surrogates(value), ensure_ascii=False))
+    except (TypeError, ValueError):
+        raise InvalidInput("metadata must contain only JSON values.") from None
+    redacted, count = redact_value(metadata)
+    return dict(redacted), count
+
+
+def _expiry(fields: Mapping[str, Any], memory_type: str, limits: Limits, now: datetime,
+            keep_identity: bool) -> datetime | None:
+    expires_at = _time(fields.get("expires_at"), "expires_at", future=True)
+    ttl = fields.get("ttl")
+    if ttl:
+        return now + parse_duration(str(ttl), "ttl")
+    if expires_at is None and limits.ttls.get(memory_type) and not keep_identity:
+        return now + parse_duration(limits.ttls[memory_type], f"{memory_type} ttl")
+    return expires_at
+
+
+def prepare(fields: Mapping[str, Any], limits: Limits, now: datetime, keep_identity: bool = False) -> Prepared:
+    """Validate and normalise one memory. ``keep_identity`` (import) keeps id, timestamps and status."""
+    content, resolution, redactions = _content(fields, limits.max_bytes)
+    memory_type = choice(fields.get("type"), "type", MEMORY_TYPES, "episodic")
+    outcome = choice(fields.get("outcome"), "outcome", OUTCOMES, "unknown")
+    trigger = label(fields.get("trigger"), "trigger")
+    source = (label(fields.get("source"), "source") or "agent").lower()
+    agent_id, task_id = label(fields.get("agent_id"), "agent") or limits.default_agent, label(fields.get("task_id"), "task")
+    step = _step(fields.get("step"))
+    importance = _unit(fields.get("importance"), "importance",
+                       max(_IMPORTANCE_BY_TRIGGER.get(trigger or "", 0.5), 0.7 if outcome == "failure" else 0.0))
+    confidence = _unit(fields.get("confidence"), "confidence", _CONFIDENCE_BY_SOURCE.get(source, 0.5))
+    tags = _tags(fields.get("tags") or [])
+    (trigger, agent_id, task_id, *labels), n = redact_labels([trigger, agent_id, task_id, *tags])
+    tags, redactions = [str(t) for t in dict.fromkeys(labels)], redactions + n
+    metadata, n = _metadata(fields.get("metadata") or {})
+    redactions += n
+    quarantine = quarantine_reason(content, source)
+    if quarantine:  # instruction-like text from an untrusted source: kept, but never trusted
+        confidence = min(confidence, QUARANTINE_CONFIDENCE)
+        metadata = {**metadata, "quarantine": quarantine}
+        if QUARANTINE_TAG not in tags:
+            tags.append(QUARANTINE_TAG)
+    env, n = redact_value(_string_map(fields.get("env"), "env"))
+    agent = str(agent_id)
+    row = MemoryRow(
+        id=uuid7(), content=content, type=memory_type, agent_id=agent, task_id=task_id, step=step, trigger=trigger,
+        outcome=outcome, resolution=resolution, importance=importance, confidence=confidence, tags=tags,
+        metadata=metadata, env=env, source=source, created_at=now,
+        event_at=_time(fields.get("event_at"), "event_at") or now,
+        valid_until=_time(fields.get("valid_until"), "valid_until", future=True),
+        expires_at=_expiry(fields, memory_type, limits, now, keep_identity),
+        content_hash=content_hash(content),
+        idempotency_key=label(fields.get("idempotency_key") or fields.get("key"), "key")
+        or default_key(agent, task_id, step, content),
+        supersedes=label(fields.get("supersedes"), "supersedes"))
+    if keep_identity:
+        _keep_identity(row, fields)
+    return Prepared(row, redactions + n)
+
+
+def _keep_identity(row: MemoryRow, fields: Mapping[str, Any]) -> None:
+    if fields.get("id"):
+        row.id = str(label(fields["id"], "id"))
+    for name in ("created_at", "last_seen_at", "updated_at"):
+        value = _time(fields.get(name), name)
+        if value is not None:
+            setattr(row, name, value)
+    row.status = choice(fields.get("status"), "status", STATUSES, "active")
+    row.superseded_by = label(fields.get("superseded_by"), "superseded_by")
+    sources = fields.get("source_ids") or []
+    if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
+        raise InvalidInput("source_ids must be a list of memory ids.")
+    row.source_ids = sources
+    for name in ("version", "seen_count"):
+        value = fields.get(name)
+        if value is not None:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidInput(f"{name} must be a whole number of 1 or more.")
+            setattr(row, name, value)

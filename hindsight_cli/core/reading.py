@@ -1,0 +1,102 @@
+"""Reading memories: one by id or prefix, lists, summary chains, supersede history and the audit log.
+
+Reads never write: nothing here opens a write session or changes a file.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from ..errors import MemoryNotFound
+from ..models import AuditEntry, Filters, Memory
+from ..storage import codec
+from ..storage.base import Reader
+from ..storage.rows import MemoryRow
+from ..text import clean
+from ..timeutil import iso
+from .runtime import Runtime
+from .scope import Scope
+
+_MIN_PREFIX = 8
+
+
+def find(session: Reader, memory_id: str, scope: Scope) -> MemoryRow:
+    """The row with this id, or the one row whose id starts with it (at least 8 characters).
+
+    The id is cleaned like every stored label: one with a control character or a lone surrogate (an
+    undecodable argv byte, half an emoji from a client) is simply not found. Rows outside ``scope`` are
+    not found either.
+    """
+    memory_id = clean(memory_id if isinstance(memory_id, str) else str(memory_id or ""))
+    rows = [r for r in session.by_ids([memory_id]) if scope.visible(r)]
+    if rows:
+        return rows[0]
+    if len(memory_id) >= _MIN_PREFIX:
+        matches = [r for r in session.by_ids(session.by_prefix(memory_id)) if scope.visible(r)]
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            raise MemoryNotFound(f"{memory_id!r} matches several memories; give more of the id.")
+    raise MemoryNotFound(f"No memory with id {memory_id!r}. Find ids with `hindsight list` or `hindsight search`.")
+
+
+def get(rt: Runtime, memory_id: str, scope: Scope) -> Memory:
+    rt.require()
+    with rt.ledger.read() as session:
+        return codec.to_memory(find(session, memory_id, scope))
+
+
+def list_memories(rt: Runtime, filters: Filters, scope: Scope, limit: int | None, oldest_first: bool) -> list[Memory]:
+    rt.require()
+    where = scope.filters(filters).conditions(rt.now())
+    with rt.ledger.read() as session:
+        rows = session.select(where, order="oldest" if oldest_first else "newest", limit=limit)
+    return [codec.to_memory(r) for r in rows]
+
+
+def sources(rt: Runtime, memory_id: str, depth: int, scope: Scope) -> list[tuple[int, Memory]]:
+    """Walk a summary chain down to the original memories: (depth, memory) in reading order."""
+    rt.require()
+    out: list[tuple[int, Memory]] = []
+    with rt.ledger.read() as session:
+        def walk(row: MemoryRow, level: int) -> None:
+            out.append((level, codec.to_memory(row)))
+            if level < depth and row.source_ids:
+                found = {r.id: r for r in session.by_ids(list(row.source_ids)) if scope.visible(r)}
+                for source_id in row.source_ids:
+                    if source_id in found:
+                        walk(found[source_id], level + 1)
+
+        walk(find(session, memory_id, scope), 0)
+    return out
+
+
+def history(rt: Runtime, memory_id: str, scope: Scope) -> list[Memory]:
+    """The supersede chain a memory belongs to, oldest first (just the memory if it has none)."""
+    rt.require()
+    with rt.ledger.read() as session:
+        chain = [find(session, memory_id, scope)]
+        seen = {chain[0].id}
+        for backwards in (True, False):
+            while len(chain) < (100 if backwards else 200):
+                link = chain[0].supersedes if backwards else chain[-1].superseded_by
+                linked = [r for r in session.by_ids([link]) if scope.visible(r)] if link else []
+                if not linked or linked[0].id in seen:
+                    break
+                chain.insert(0, linked[0]) if backwards else chain.append(linked[0])
+                seen.add(linked[0].id)
+    return [codec.to_memory(r) for r in chain]
+
+
+def log(rt: Runtime, *, limit: int | None, action: str | None, memory_id: str | None, since: datetime | None,
+        scope: Scope) -> list[AuditEntry]:
+    """The audit log, newest first: who did what to which memories, when and why (never content)."""
+    rt.require()
+    with rt.ledger.read() as session:
+        if memory_id:
+            try:
+                memory_id = find(session, memory_id, scope).id
+            except MemoryNotFound:
+                pass  # a hard-forgotten memory's id still finds its entries
+        rows = session.audit_log(limit=limit, action=action, memory_id=memory_id, since=since)
+    return [AuditEntry(str(iso(at)), act, list(ids), reason, actor) for at, act, ids, reason, actor in rows]

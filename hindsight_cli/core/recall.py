@@ -1,0 +1,72 @@
+"""Search (DESIGN §5): choose the candidate source, gather, rank, fit the budget.
+
+A long-lived process whose index matches the ledger's latest change searches the index without opening
+the ledger; otherwise the ledger answers (exactly), or, for big local stores and long-lived processes,
+the index after a catch-up sync done in short ledger reads of its own.
+"""
+
+from __future__ import annotations
+
+from ..models import SearchResult
+from ..search.candidates import IndexSource, LedgerSource, Source, gather
+from ..search.pipeline import rank, result
+from ..search.query import SearchQuery
+from ..search.signals import Context, is_troubleshooting
+from ..storage.base import Reader
+from ..text import terms
+from . import embedding_jobs
+from .runtime import Runtime
+from .scope import Scope
+
+
+def _engine(rt: Runtime, session: Reader, requested: str | None) -> str:
+    if rt.mirror is None:
+        return "ledger"  # the database searches its own vector (HNSW) and keyword indexes
+    engine = requested or rt.config.search_engine
+    if engine == "auto":
+        engine = rt.profile.default_engine
+    if engine != "auto":
+        return engine
+    active = session.count([("status", "in", ["active"])])
+    return "index" if active > rt.config.ann_threshold else "ledger"
+
+
+def _index_is_current(rt: Runtime, requested: str | None) -> bool:
+    """A long-lived process's index that matches the ledger's latest change needs no ledger read."""
+    if not rt.profile.index_reads or rt.mirror is None or (requested or rt.config.search_engine) == "ledger":
+        return False
+    return rt.mirror.current()
+
+
+def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
+    query = query.checked()
+    rt.require()
+    assert query.filters is not None
+    filters = scope.filters(query.filters)
+    weights = rt.config.ranking
+    now = query.now or rt.now()
+    ctx = Context(now=now, task_id=query.current_task, env=dict(query.env),
+                  troubleshooting=query.troubleshoot or is_troubleshooting(query.text), fixes_first=query.troubleshoot)
+    limit = max(weights.candidates, query.k * 4)
+    where = filters.conditions(now)
+    words = terms(query.text)
+    job = embedding_jobs.start(rt, [query.text]) if query.mode != "keyword" else None
+
+    def ranked(source: Source, dim: int) -> SearchResult:
+        vector = (lambda: rt.checked(job.result(), dim)[0].tolist()) if job is not None else None
+        rows, candidates = gather(source, words, vector, where, limit, weights, query.mode)
+        return result(query.text, rank(rows, candidates, ctx, weights, query.k, query.lists), query.budget)
+
+    mirror = rt.mirror
+    if mirror is not None and _index_is_current(rt, query.engine):
+        index = mirror.index()
+        return ranked(IndexSource(index), index.dim)
+    with rt.ledger.read() as session:
+        dim = rt.check_model(session) if query.mode != "keyword" else int(session.meta()["embedding_dim"])
+        if _engine(rt, session, query.engine) != "index":
+            return ranked(LedgerSource(session, filters.agent_ids), dim)
+    assert mirror is not None
+    # Catch the index up with short ledger reads of its own, then search it without holding the ledger:
+    # a DuckDB reader, even read-only, locks every writing process out.
+    mirror.sync(dim=dim)
+    return ranked(IndexSource(mirror.index(dim)), dim)

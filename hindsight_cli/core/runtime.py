@@ -1,0 +1,142 @@
+"""What every core operation works with: one store's directory, settings, ledger, embedder and index.
+
+``Store`` (store.py) owns one ``Runtime`` and hands it to the core's modules. What differs between a
+short-lived process (a CLI call) and a long-lived one (the MCP server, a Python program) is named once,
+in ``Profile``, instead of a flag that each operation reads its own way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .. import paths
+from ..config import Config, load as load_config
+from ..embedding import Embedder, known_dim, load_embedder, model_name
+from ..errors import EmbeddingMismatch, StoreNotFound
+from ..storage.base import Ledger, Reader
+from ..storage.registry import open_ledger
+from ..storage.sync import Mirror
+from ..timeutil import now as utcnow
+from .prepare import Limits, Prepared, prepare
+
+Progress = Callable[[int, int], None]
+TYPES = ("working", "episodic", "semantic", "procedural")
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How a process uses a store, decided once from ``Store(warm=...)``."""
+
+    index_reads: bool  # search through the LanceDB index, without the ledger while nothing changed
+    default_engine: str  # the candidate engine ``auto`` means for a local store ("index" or by size)
+    background_maintenance: bool  # build the vector index in a thread, not before returning
+    warm_model: bool  # pay the optimised model's load once
+
+    @classmethod
+    def of(cls, long_lived: bool) -> Profile:
+        return cls(index_reads=long_lived, default_engine="index" if long_lived else "auto",
+                   background_maintenance=long_lived, warm_model=long_lived)
+
+
+class Runtime:
+    """The state a store's operations share."""
+
+    def __init__(self, path: Path, embedder: Embedder | None, config: Config | None, warm: bool,
+                 clock: Callable[[], datetime] | None = None) -> None:
+        self.path = Path(path)
+        self.clock = clock or utcnow  # what "now" is: expiry, recency, timestamps (tests inject one)
+        self.config = config or load_config(self.path)
+        self.ledger: Ledger = open_ledger(self.path, self.config)
+        self.warm = warm
+        self.profile = Profile.of(warm)
+        self._embedder = embedder
+        self.mirror = self._mirror()
+
+    def _mirror(self) -> Mirror | None:
+        if not self.ledger.capabilities.mirrored:
+            return None
+        return Mirror(self.path / paths.INDEX_DIR, self.ledger, self.config.lock_timeout,
+                      int(self.config.vector_index_rows), self.profile.background_maintenance)
+
+    def reopen(self, config: Config) -> None:
+        """Use other settings (a backend or model just chosen), with the ledger and index they name."""
+        self.config = config
+        self.ledger = open_ledger(self.path, config)
+        self.mirror = self._mirror()
+
+    def reload_config(self) -> None:
+        """Read ``config.toml`` again, keeping the database URL given to this process."""
+        self.config = replace(load_config(self.path), database_url=self.config.database_url)
+
+    def now(self) -> datetime:
+        return self.clock()
+
+    @property
+    def exists(self) -> bool:
+        return self.ledger.exists
+
+    def require(self) -> None:
+        if not self.exists:
+            raise StoreNotFound(f"No hindsight store at {self.path}. Run `hindsight init` here, or pass --store PATH.")
+
+    # --- the embedder -------------------------------------------------------------------------------
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = load_embedder(self.config.embedding_model)
+            warm = getattr(self._embedder, "warm", None)
+            if self.profile.warm_model and warm is not None:
+                warm()
+        return self._embedder
+
+    @property
+    def has_embedder(self) -> bool:
+        return self._embedder is not None
+
+    @property
+    def model(self) -> str:
+        """The configured model's name, without loading it."""
+        return self._embedder.name if self._embedder is not None else model_name(self.config.embedding_model)
+
+    def model_is_known(self) -> bool:
+        """Whether the model's dimension is known without loading it (a hub model must be loaded)."""
+        return self.has_embedder or known_dim(self.config.embedding_model) is not None
+
+    def check_model(self, session: Reader) -> int:
+        """The store's vector dimension, after checking its model is the configured one."""
+        meta = session.meta()
+        stored, dim = meta.get("embedding_model"), int(meta.get("embedding_dim", 0))
+        if stored != self.model:
+            raise EmbeddingMismatch(
+                f"This store's vectors come from {stored} ({dim}-d) but the configured model is {self.model}. "
+                f"Run `hindsight reindex` to re-embed every memory with {self.model}, or configure {stored} again.")
+        return dim
+
+    def checked(self, vectors: Any, dim: int) -> Any:
+        if vectors.shape[1] != dim:
+            raise EmbeddingMismatch(
+                f"The model {self.embedder.name} makes {vectors.shape[1]}-d vectors but this store holds {dim}-d "
+                "ones. Run `hindsight reindex` to re-embed every memory.")
+        return vectors
+
+    def embed(self, texts: Sequence[str], dim: int) -> Any:
+        return self.checked(self.embedder.embed(texts), dim)
+
+    # --- writing ------------------------------------------------------------------------------------
+
+    def limits(self) -> Limits:
+        return Limits(self.config.default_agent, self.config.max_content_bytes,
+                      {t: getattr(self.config, f"{t}_ttl") for t in TYPES})
+
+    def prepare(self, fields: Mapping[str, Any], keep_identity: bool = False) -> Prepared:
+        return prepare(fields, self.limits(), self.now(), keep_identity)
+
+    def after_write(self) -> None:
+        """A committed write: an index this process holds open catches up now."""
+        if self.mirror is not None:
+            self.mirror.after_write()

@@ -1,0 +1,57 @@
+"""Agent scope: whose memories a caller may see and change, one rule for every face.
+
+An unscoped caller (the CLI, a Python program by default) sees every agent and may act as any. A scoped
+one (``hindsight mcp --agent A``, an HTTP request with A's token, ``open_store(agent="A")``) reads, writes,
+forgets, summarises and consolidates only agent A's memories, and cannot widen that by naming another
+agent: a memory of another agent does not exist for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ..errors import InvalidInput, MemoryNotFound
+from ..models import Filters
+from ..storage.base import Condition
+from ..storage.rows import MemoryRow
+
+
+@dataclass(frozen=True)
+class Scope:
+    agent: str | None = None  # None: every agent
+
+    @property
+    def scoped(self) -> bool:
+        return self.agent is not None
+
+    def resolve(self, requested: str | None) -> str | None:
+        """The agent a request acts as (None: unscoped and none named)."""
+        if self.agent is None:
+            return requested or None
+        if requested and requested != self.agent:
+            raise InvalidInput(f"This store is scoped to agent {self.agent!r}; it cannot read or write agent "
+                               f"{requested!r}. Leave agent_id out.")
+        return self.agent
+
+    def filters(self, filters: Filters) -> Filters:
+        """``filters`` narrowed to this scope; naming another agent in them is refused, as writing as one is."""
+        if self.agent is None or filters.agent_ids == ():
+            return filters
+        for agent in filters.agent_ids or ():
+            self.resolve(agent)
+        return replace(filters, agent_ids=(self.agent,))
+
+    def conditions(self) -> list[Condition]:
+        return [] if self.agent is None else [("agent_id", "in", [self.agent])]
+
+    def visible(self, row: MemoryRow) -> bool:
+        return self.agent is None or row.agent_id == self.agent
+
+    def check(self, row: MemoryRow, hint: str = "`hindsight list` or `hindsight search`") -> MemoryRow:
+        """``row``, or MemoryNotFound if it lies outside the scope (the same answer as a missing id)."""
+        if not self.visible(row):
+            raise MemoryNotFound(f"No memory with id {row.id!r}. Find ids with {hint}.")
+        return row
+
+
+UNSCOPED = Scope()

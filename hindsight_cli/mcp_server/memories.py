@@ -1,0 +1,132 @@
+"""The operations the tools expose, bound to one store and its agent scope: the server's (``--agent``)
+or, on an HTTP server started with tokens, the agent of each request's token. Each is one call to the
+store; the rules (scope, selection, budget, result shapes) are the core's."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from ..core.selection import browse_filters, forget_plan, when
+from ..errors import HindsightError
+from ..models import Memory
+from ..search.query import SearchQuery
+from ..store import Store
+from ..timeutil import now
+from .outputs import ConsolidateOutput, ForgetOutput, PatternOutput, ScoredMemory, SearchOutput, StoredMemory, SummaryOutput
+
+log = logging.getLogger("hindsight.mcp")
+
+
+class Memories:
+    def __init__(self, store: Store, agent: str | None = None) -> None:
+        self.base = store
+        self.fixed_agent = agent
+        self._lock = threading.Lock()  # tools run in worker threads; one store operation at a time
+
+    @property
+    def agent(self) -> str | None:
+        if self.fixed_agent is not None:
+            return self.fixed_agent
+        from mcp.server.auth.middleware.auth_context import get_access_token
+
+        token = get_access_token()
+        return token.client_id if token is not None else None
+
+    @property
+    def store(self) -> Store:
+        """The store as this request's agent sees it."""
+        return self.base.scoped(self.agent)
+
+    def write(self, content: str, **fields: Any) -> StoredMemory:
+        store = self.store
+        with self._lock:
+            result = store.record(content, **fields)
+        return StoredMemory(**result.to_dict())
+
+    def search(self, query: str, *, top_k: int = 5, budget_tokens: int | None = None, agent_id: str | None = None,
+               task_id: str | None = None, types: Sequence[str] | None = None, outcomes: Sequence[str] | None = None,
+               tags: Sequence[str] | None = None, since: str | None = None, until: str | None = None,
+               include_archived: bool = False, mode: str = "hybrid", env: dict[str, str] | None = None,
+               current_task: str | None = None, troubleshoot: bool = False) -> SearchOutput:
+        filters = browse_filters(agent_id=agent_id, task_id=task_id, types=types, outcomes=outcomes, tags=tags or (),
+                                 since=since, until=until, search=True, include_archived=include_archived)
+        store = self.store
+        with self._lock:
+            result = store.search(SearchQuery(query, filters, top_k, budget_tokens, mode, env or {}, current_task,
+                                              troubleshoot=troubleshoot))
+        hits = [ScoredMemory(**h.memory.to_dict(), score=round(h.score, 6), matched=h.matched) for h in result.hits]
+        return SearchOutput(hits, result.context, result.tokens, result.dropped_for_budget)
+
+    def summarize(self, task_id: str | None, since: str | None, until: str | None, text: str | None = None,
+                  method: str = "extractive") -> SummaryOutput:
+        store = self.store
+        with self._lock:
+            result = store.summarize(task_id=task_id, since=when(since, "since"), until=when(until, "until"),
+                                     text=text, method=method)
+        return SummaryOutput(**result.to_dict(), method=method)
+
+    def summary_request(self, task_id: str | None, since: str | None, until: str | None) -> tuple[str, str] | None:
+        """The prompt for the client's LLM, or None when there is nothing to summarise (the tool then
+        reports that error itself)."""
+        store = self.store
+        with self._lock:
+            try:
+                return store.summary_request(task_id=task_id, since=when(since, "since"), until=when(until, "until"))
+            except HindsightError:
+                return None
+
+    def consolidate(self, dry_run: bool) -> ConsolidateOutput:
+        store = self.store
+        with self._lock:
+            result = store.consolidate(dry_run=dry_run, actor=self.agent or "mcp").to_dict()
+        patterns = [PatternOutput(**p) for p in result.pop("patterns") if p.get("id")]
+        return ConsolidateOutput(**result, patterns=patterns)
+
+    def get(self, memory_id: str) -> Memory:
+        store = self.store
+        with self._lock:
+            return store.get(memory_id)
+
+    def forget(self, ids: list[str], *, task_id: str | None, older_than: str | None, expired: bool, hard: bool,
+               reason: str | None, archive: bool = False) -> ForgetOutput:
+        plan = forget_plan(ids, task_id=task_id, older_than=older_than, expired=expired, hard=hard, archive=archive,
+                           now=now())
+        store = self.store
+        with self._lock:
+            count = store.forget(ids, filters=plan.filters, hard=plan.hard, archive=plan.archive, reason=reason,
+                                 actor=self.agent or "mcp")
+        return ForgetOutput(count, plan.hard, plan.archive)
+
+    def recent(self, limit: int = 20) -> list[Memory]:
+        store = self.store
+        with self._lock:
+            return store.list(browse_filters(search=True), limit=limit)
+
+    def ingest_hook_events(self) -> int:
+        """Move what lifecycle hooks spooled (docs/hooks.md) into the store: the server's own write, run
+        at start and from its loop, never inside a read-only tool. One stat when there is nothing."""
+        from ..hooks import recall, spool
+
+        store = self.base
+        if not (store.exists and spool.pending(store.path)):
+            return 0
+        with self._lock:
+            try:
+                return int(recall.ingest(store)["events"])
+            except HindsightError as error:
+                log.warning("could not ingest hook events: %s", error)
+                return 0
+
+    def warm_up(self) -> None:
+        """Load the model and bring the index up to date, under the same lock as the tools: a tool call
+        that arrives meanwhile waits instead of racing to create the index."""
+        self.ingest_hook_events()
+        store = self.base
+        with self._lock:
+            if store.exists:
+                store.expire_if_due()
+                store.sync_index()
+            store.embedder.embed(["warm up"])

@@ -1,0 +1,73 @@
+"""The tools' structured results. Their fields are those of the core's results (``models``), so a tool's
+JSON and the CLI's ``--json`` say the same thing with the same names; these classes only give the SDK
+the types it derives each tool's output schema from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..models import Memory
+
+
+@dataclass(frozen=True)
+class StoredMemory(Memory):
+    """A memory as written: the stored fields plus what the write did."""
+
+    deduplicated: bool = False
+    redactions: int = 0
+
+
+@dataclass(frozen=True)
+class ScoredMemory(Memory):
+    """A search hit: the memory's fields plus its score and which retrievers matched it."""
+
+    score: float = 0.0
+    matched: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SearchOutput:
+    """Ranked hits and the block to paste into a prompt."""
+
+    hits: list[ScoredMemory]
+    context: str
+    tokens: int
+    dropped_for_budget: int = 0
+
+
+@dataclass(frozen=True)
+class SummaryOutput(Memory):
+    """The summary memory, how many memories it covers, whether it replaced an earlier version, and the
+    part summaries of a chain."""
+
+    summarized: int = 0
+    updated: bool = False
+    parts: list[str] = field(default_factory=list)
+    method: str = "extractive"  # or "sampling:<model>" when the client's LLM wrote it
+
+
+@dataclass
+class ForgetOutput:
+    forgotten: int
+    hard: bool
+    archived: bool = False
+
+
+@dataclass(frozen=True)
+class PatternOutput(Memory):
+    """A pattern consolidation wrote (or would write): the memory, what was done, its evidence."""
+
+    action: str = "create"
+    evidence_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ConsolidateOutput:
+    """What consolidation found, as ``hindsight consolidate --json`` reports it."""
+
+    scanned: int
+    dry_run: bool
+    created: int
+    updated: int
+    unchanged: int
+    patterns: list[PatternOutput]

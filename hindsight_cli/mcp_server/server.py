@@ -1,0 +1,220 @@
+"""The MCP server: hindsight's tools, resources and prompt over one store (stdio for desktop clients,
+streamable HTTP for containers).
+
+Nothing here writes to stdout: logs go to stderr or ``--log-file``. The SDK is imported only when a server
+is built, so the CLI and the library never pay for it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import logging
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from ..errors import HindsightError, InvalidInput
+from ..store import Store
+from .memories import Memories
+
+log = logging.getLogger("hindsight.mcp")
+INGEST_EVERY = 1.0  # seconds between the server's looks at the hook spool
+
+INSTRUCTIONS = """\
+hindsight is this project's long-term memory: what was done before, what failed and how it was fixed,
+and what the user prefers. Use it so the same mistake is not made twice.
+
+When to recall (memory_search; pass budget_tokens, e.g. 400, and paste the returned `context`):
+- at the start of every task, with the task's goal as the query;
+- after a tool call fails, and again if the same error repeats: search the error text;
+- when the user repeats a question or corrects you: search what they asked;
+- when a task enters a new phase (planning -> coding -> testing -> deploying).
+
+What to write (memory_write; one fact or event per call, in the user's language):
+- task start and end (trigger task_start / task_end, with the outcome);
+- every tool error, and once it is fixed, the fix (trigger tool_error, outcome failure, resolution);
+- user corrections and stated preferences (type semantic, source user);
+- how-tos worth keeping (type procedural).
+Writes are idempotent and near-duplicates merge, so retrying is safe. Never store secrets: they are
+redacted anyway. Stay within a budget: recall a few memories, not everything.
+"""
+
+
+def _model_errors(function: Callable[..., Any], kind: str = "tool") -> Callable[..., Any]:
+    """Turn a HindsightError into a ToolError (ResourceError), so its text, which says what to do next,
+    reaches the model. The SDK hides any other exception behind "Error executing tool X"."""
+    from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+
+    error_type = ToolError if kind == "tool" else ResourceError
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except HindsightError as error:
+            log.info("%s refused: %s", function.__name__, error)
+            raise error_type(str(error)) from None
+
+    return wrapper
+
+
+def _tools() -> list[tuple[Callable[..., Any], Any]]:
+    """Every tool with its annotations (the hints a client shows and acts on)."""
+    from mcp.types import ToolAnnotations
+
+    from . import tools
+
+    def hints(title: str, read_only: bool, **more: bool) -> ToolAnnotations:
+        return ToolAnnotations(title=title, read_only_hint=read_only, open_world_hint=False, **more)
+
+    return [
+        (tools.memory_write, hints("Write a memory", False, destructive_hint=False, idempotent_hint=True)),
+        (tools.memory_search, hints("Search memories", True)),
+        (tools.memory_summarize, hints("Summarize a task", False, destructive_hint=False, idempotent_hint=True)),
+        (tools.memory_consolidate, hints("Consolidate episodes", False, destructive_hint=False, idempotent_hint=True)),
+        (tools.memory_get, hints("Get a memory", True)),
+        (tools.memory_forget, hints("Forget memories", False, destructive_hint=True, idempotent_hint=True)),
+    ]
+
+
+def _lifespan(memories: Memories) -> Callable[[Any], Any]:
+    """While a client is connected: what hooks spooled is ingested at once, then every INGEST_EVERY
+    seconds, by the server's own loop (a read-only tool never writes)."""
+
+    @asynccontextmanager
+    async def lifespan(server: Any) -> AsyncIterator[None]:
+        import anyio
+
+        async def loop() -> None:
+            while True:
+                await anyio.sleep(INGEST_EVERY)
+                try:
+                    await anyio.to_thread.run_sync(memories.ingest_hook_events)
+                except Exception as error:  # noqa: BLE001 - the server must outlive a bad spool line or disk
+                    log.warning("hook spool ingestion failed (retried): %s", error)
+
+        await anyio.to_thread.run_sync(memories.ingest_hook_events)
+        async with anyio.create_task_group() as group:
+            group.start_soon(loop)
+            yield
+            group.cancel_scope.cancel()
+
+    return lifespan
+
+
+def _resources(server: Any, memories: Memories) -> None:
+    @server.resource("hindsight://memories/recent", name="recent-memories", mime_type="application/json",
+                     description="The 20 most recent memories (this server's scope).")
+    def recent_memories() -> str:
+        return json.dumps([m.to_dict() for m in memories.recent(20)], ensure_ascii=False)
+
+    def memory_resource(memory_id: str) -> str:
+        return json.dumps(memories.get(memory_id).to_dict(), ensure_ascii=False)
+
+    server.resource("hindsight://memory/{memory_id}", name="memory", mime_type="application/json",
+                    description="One memory by id.")(_model_errors(memory_resource, "resource"))
+
+    @server.prompt(name="recall", description="Turn a task description into a block of relevant memories.")
+    def recall(task: str, budget_tokens: int = 400) -> str:
+        result = memories.search(task, top_k=20, budget_tokens=int(budget_tokens))
+        if not result.hits:
+            return f"No memories relevant to this task were found.\n\nTask: {task}"
+        return f"Relevant memories from earlier work (most useful first):\n\n{result.context}\n\nTask: {task}"
+
+
+def build_server(store: Store, agent: str | None = None, tokens: Any = None, url: str | None = None) -> Any:
+    """An MCPServer with hindsight's tools, resources and prompt, bound to ``store``.
+
+    ``tokens`` (a ``TokenVerifier``) makes an HTTP server at ``url`` require a bearer token on every
+    request and scope each request to its token's agent.
+    """
+    from mcp.server.mcpserver import MCPServer
+
+    from .. import __version__
+
+    memories = Memories(store, agent)
+    auth: dict[str, Any] = {}
+    if tokens is not None:
+        from mcp.server.auth.settings import AuthSettings
+
+        auth = {"token_verifier": tokens, "auth": AuthSettings(
+            issuer_url=url, resource_server_url=f"{url}/mcp", validate_token_resource=False)}
+    server = MCPServer("hindsight", version=__version__, instructions=INSTRUCTIONS, lifespan=_lifespan(memories),
+                       **auth)
+    server.memories = memories  # type: ignore[attr-defined]
+    for function, annotations in _tools():
+        server.tool(description=inspect.cleandoc(function.__doc__ or ""), annotations=annotations)(
+            _model_errors(function))
+    _resources(server, memories)
+    return server
+
+
+def configure_logging(log_file: Path | None) -> None:
+    """Logs to stderr or a file, set up before the SDK's own default (which would also use stderr)."""
+    handler: logging.Handler = logging.FileHandler(log_file, encoding="utf-8") if log_file else logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.INFO)
+
+
+class TokenVerifier:
+    """The SDK's ``TokenVerifier`` over a token file: a known token is an access token whose client is its agent."""
+
+    def __init__(self, path: Path) -> None:
+        from .. import tokens
+
+        self.entries = tokens.load(path)
+        if not self.entries:
+            raise InvalidInput(f"{path} holds no tokens; make one with `hindsight mcp token AGENT`.")
+
+    @property
+    def agents(self) -> list[str]:
+        return sorted({e["agent"] for e in self.entries})
+
+    async def verify_token(self, token: str) -> Any:
+        from mcp.server.auth.provider import AccessToken
+
+        from ..tokens import agent_of
+
+        agent = agent_of(self.entries, token)
+        return AccessToken(token=token, client_id=agent, scopes=[]) if agent is not None else None
+
+
+def run(store: Store, *, agent: str | None, transport: str, host: str, port: int, log_file: Path | None,
+        tokens: Path | None = None) -> None:
+    """Serve until the client disconnects (stdio) or the process is stopped (http). With ``tokens`` (a token
+    file), the HTTP server answers only requests with one of its bearer tokens."""
+    from ..paths import private_files
+
+    private_files()
+    configure_logging(log_file)
+    verifier = None
+    if tokens is not None:
+        verifier = TokenVerifier(tokens)
+        log.info("bearer tokens required (%s); agents: %s", tokens, ", ".join(verifier.agents))
+    server = build_server(store, agent, verifier, f"http://{host}:{port}")
+
+    def warm_up() -> None:
+        # While the client initialises; the first tool call waits for it rather than racing it.
+        try:
+            server.memories.warm_up()
+        except HindsightError as error:
+            log.warning("warm-up: %s", error)
+
+    threading.Thread(target=warm_up, daemon=True, name="hindsight-warm-up").start()
+    log.info("hindsight MCP server on %s (store %s%s)", transport, store.path, f", agent {agent}" if agent else "")
+    if transport == "stdio":
+        server.run()
+        return
+    import anyio
+    import uvicorn
+
+    app = server.streamable_http_app(streamable_http_path="/mcp", host=host)
+    # log_config=None: uvicorn's access log joins ours (stderr or --log-file) instead of printing to stdout.
+    config = uvicorn.Config(app, host=host, port=port, log_config=None, log_level="info")
+    anyio.run(uvicorn.Server(config).serve)

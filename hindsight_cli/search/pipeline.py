@@ -1,0 +1,120 @@
+"""The ranking pipeline (DESIGN §5.3–5.5), pure: candidates and their rows in, hits in rank order out.
+
+score every candidate with the signals → order → hold untrusted instruction-like text back → with
+``--troubleshoot``, fixed failures first → diversify with MMR → fit the token budget. ``Store.search``,
+``hindsight eval``, the hooks and the tuning script all rank through ``rank`` and ``result``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..config import Ranking
+from ..models import Hit, SearchResult
+from ..poisoning import QUARANTINE_TAG
+from ..storage import codec
+from ..storage.rows import MemoryRow
+from .budget import fit_budget
+from .relevance import Candidate, relevance, relevances
+from .signals import Context, env_mismatches, score
+
+
+@dataclass
+class Ranked:
+    row: MemoryRow
+    score: float
+    explain: dict[str, Any]
+    matched: list[str]
+
+
+def mmr(order: Sequence[str], scores: Mapping[str, float], vectors: Mapping[str, Any], lam: float,
+        k: int) -> list[str]:
+    """Maximal marginal relevance: trade a little score for not repeating what is already picked."""
+    if not order or k <= 0:
+        return []
+    import numpy as np
+
+    dim = next((len(v) for v in vectors.values()), 0)
+    matrix = np.stack([np.asarray(vectors[m], dtype=np.float32) if m in vectors else np.zeros(dim, np.float32)
+                       for m in order]) if dim else np.zeros((len(order), 1), np.float32)
+    similarity = matrix @ matrix.T  # unit vectors: cosine; a memory without a vector is never redundant
+    relevance_ = np.array([scores[m] for m in order]) / (max(scores[m] for m in order) or 1.0)
+    redundancy = np.zeros(len(order))
+    chosen = np.zeros(len(order), dtype=bool)
+    picked: list[int] = []
+    while len(picked) < min(k, len(order)):
+        value = np.where(chosen, -np.inf, lam * relevance_ - (1 - lam) * redundancy)
+        best = int(np.argmax(value))  # ties keep the score order
+        picked.append(best)
+        chosen[best] = True
+        redundancy = np.maximum(redundancy, similarity[best])
+    return [order[i] for i in picked]
+
+
+def is_fixed_failure(row: MemoryRow) -> bool:
+    return row.outcome == "failure" and bool(row.resolution)
+
+
+def split_fixes(order: Sequence[str], rows: Mapping[str, MemoryRow], evidence: Mapping[str, float],
+                share: float) -> tuple[list[str], list[str]]:
+    """For troubleshooting: the failures that have a fix and are at least ``share`` as relevant as the
+    most relevant candidate (so an unrelated fix never jumps the queue), and the rest, each in order."""
+    best = max(evidence.values(), default=0.0)
+    fixes = [m for m in order if is_fixed_failure(rows[m]) and evidence[m] >= share * best]
+    chosen = set(fixes)
+    return fixes, [m for m in order if m not in chosen]
+
+
+def _scored(rows: Mapping[str, MemoryRow], candidates: Mapping[str, Candidate], ctx: Context, weights: Ranking,
+            lists: int) -> dict[str, tuple[float, dict[str, Any]]]:
+    best_keyword = max((c.keyword_score or 0.0 for c in candidates.values()), default=0.0)
+    rel = relevances(rows, candidates, weights, lists, best_keyword)
+    return {mid: score(row, candidates[mid], ctx, weights, rel[mid]) for mid, row in rows.items()
+            if not (weights.env_mismatch == "drop" and env_mismatches(row, ctx.env))}
+
+
+def rank(rows: Mapping[str, MemoryRow], candidates: Mapping[str, Candidate], ctx: Context, weights: Ranking,
+         k: int, lists: int) -> list[Ranked]:
+    """The top ``k`` candidates, in the order an agent should read them."""
+    scored = _scored(rows, candidates, ctx, weights, lists)
+    order = sorted(scored, key=lambda m: (-scored[m][0], m))
+    rank_of = {m: i for i, m in enumerate(order, 1)}
+    vectors = {m: rows[m].embedding for m in order if rows[m].embedding is not None}
+    scores = {m: scored[m][0] for m in order}
+    quarantined = [m for m in order if QUARANTINE_TAG in (rows[m].tags or [])]
+    if quarantined:  # instruction-like text from untrusted sources ranks after everything else
+        held_back = set(quarantined)
+        order = [m for m in order if m not in held_back]
+        for mid in quarantined:
+            reason = (rows[mid].metadata or {}).get("quarantine", {}).get("reason", "untrusted")
+            scored[mid][1]["notes"].append(f"quarantined: {reason}; ranked after trusted memories")
+    if ctx.fixes_first:
+        # Gate on the evidence itself (cosine, BM25 relative to the best), which does not stretch small
+        # differences the way list-normalised fusion does on a handful of candidates.
+        plain = replace(weights, fusion="weighted")
+        best_keyword = max((c.keyword_score or 0.0 for c in candidates.values()), default=0.0)
+        evidence = {m: relevance(candidates[m], plain, lists, best_keyword) for m in order}
+        fixes, rest = split_fixes(order, rows, evidence, weights.troubleshoot_share)
+        picked = mmr(fixes, scores, vectors, weights.mmr_lambda, k)
+        picked += mmr(rest, scores, vectors, weights.mmr_lambda, k - len(picked))
+        for mid in picked[: min(len(fixes), k)]:
+            scored[mid][1]["notes"].append("troubleshoot: a failure with a fix, ranked first")
+    else:
+        picked = mmr(order, scores, vectors, weights.mmr_lambda, k)
+    picked += mmr(quarantined, scores, vectors, weights.mmr_lambda, k - len(picked))
+    out = []
+    for position, mid in enumerate(picked, 1):
+        scored[mid][1]["mmr_position"] = position
+        scored[mid][1]["score_rank"] = rank_of[mid]
+        out.append(Ranked(rows[mid], scored[mid][0], scored[mid][1], candidates[mid].matched))
+    return out
+
+
+def result(text: str, ranked: Sequence[Ranked], budget: int | None) -> SearchResult:
+    """The hits that fit the budget, with the context block."""
+    memories = [codec.to_memory(r.row) for r in ranked]
+    kept, context, tokens = fit_budget(memories, budget)
+    hits = [Hit(memories[i], ranked[i].score, ranked[i].matched, ranked[i].explain) for i in kept]
+    return SearchResult(text, hits, context, tokens, budget, len(ranked) - len(kept))

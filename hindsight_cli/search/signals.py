@@ -1,0 +1,130 @@
+"""The ranking signals (DESIGN §5.3), as data: each is a small object with a name, the weight it reads
+from ``[ranking]`` and its value for one candidate; factors scale the weighted sum.
+
+``final = Σ weight·signal × Π factor``. Adding a signal is one entry in ``SIGNALS`` (with its weight in
+``config.Ranking``) and a test in tests/test_ranking.py.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ..config import Ranking
+from ..storage.rows import MemoryRow
+from .relevance import Candidate
+
+_TROUBLESHOOTING = re.compile(
+    r"(?i)\b(error|errors|fail\w*|why|bug|broken|exception|crash\w*|timeout|denied|refused|traceback|fix\w*|"
+    r"[45]\d\d)\b|错误|失败|报错|异常|为什么|超时|崩溃"
+)
+
+
+@dataclass
+class Context:
+    """What the caller knows about the present: the task at hand, its environment, the query's intent."""
+
+    now: datetime
+    task_id: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    troubleshooting: bool = False
+    fixes_first: bool = False  # --troubleshoot: fixed failures go first
+
+
+def is_troubleshooting(query: str) -> bool:
+    return bool(_TROUBLESHOOTING.search(query))
+
+
+def recency(row: MemoryRow, rel: float, ctx: Context, weights: Ranking) -> float:
+    """Exponential decay with the half-life of the memory's type."""
+    age_days = max(0.0, (ctx.now - row.event_at).total_seconds() / 86400)
+    half_life = float(getattr(weights, f"half_life_{row.type}", weights.half_life_episodic))
+    return math.exp(-math.log(2) * age_days / max(half_life, 1e-6))
+
+
+def outcome(row: MemoryRow, rel: float, ctx: Context, weights: Ranking) -> float:
+    """A fixed failure is a lesson (1.0); an unfixed one only helps someone troubleshooting."""
+    if row.outcome == "failure":
+        if row.resolution:
+            return 1.0
+        return 0.6 if ctx.troubleshooting else 0.1
+    return {"success": 0.8, "neutral": 0.5}.get(row.outcome, 0.5)
+
+
+def same_task(row: MemoryRow, rel: float, ctx: Context, weights: Ranking) -> float:
+    return 1.0 if ctx.task_id and row.task_id == ctx.task_id else 0.0
+
+
+@dataclass(frozen=True)
+class Signal:
+    name: str
+    weight: str  # the Ranking field that weighs it
+    value: Callable[[MemoryRow, float, Context, Ranking], float]
+
+
+SIGNALS: tuple[Signal, ...] = (
+    Signal("relevance", "w_relevance", lambda row, rel, ctx, weights: rel),
+    Signal("recency", "w_recency", recency),
+    Signal("outcome", "w_outcome", outcome),
+    Signal("importance", "w_importance", lambda row, rel, ctx, weights: float(row.importance)),
+    Signal("same_task", "w_same_task", same_task),
+)
+
+
+def env_mismatches(row: MemoryRow, env: dict[str, str]) -> list[str]:
+    recorded = row.env or {}
+    return [key for key, value in env.items() if key in recorded and str(recorded[key]) != str(value)]
+
+
+def _env_factor(row: MemoryRow, ctx: Context, weights: Ranking) -> tuple[float, str | None]:
+    mismatched = env_mismatches(row, ctx.env)
+    if not mismatched:
+        return 1.0, None
+    note = "env differs: " + ", ".join(f"{k}={row.env[k]} (now {ctx.env[k]})" for k in mismatched)
+    return weights.env_mismatch_factor, note
+
+
+def _validity_factor(row: MemoryRow, ctx: Context, weights: Ranking) -> tuple[float, str | None]:
+    if row.valid_until is not None and row.valid_until <= ctx.now:
+        return weights.past_validity_factor, "past valid_until"
+    return 1.0, None
+
+
+#: Factors after the confidence factor: (value, note when it applies).
+FACTORS: tuple[Callable[[MemoryRow, Context, Ranking], tuple[float, str | None]], ...] = (
+    _env_factor, _validity_factor)
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def score(row: MemoryRow, candidate: Candidate, ctx: Context, weights: Ranking,
+          rel: float) -> tuple[float, dict[str, Any]]:
+    """The final score of one candidate and each signal's contribution (for ``--explain``); ``rel`` is its
+    entry of ``relevance.relevances``."""
+    values = {s.name: s.value(row, rel, ctx, weights) for s in SIGNALS}
+    parts = {s.name: float(getattr(weights, s.weight)) * values[s.name] for s in SIGNALS}
+    confidence_factor = 0.5 + 0.5 * float(row.confidence)
+    factor, notes = confidence_factor, []
+    for apply in FACTORS:
+        value, note = apply(row, ctx, weights)
+        factor *= value
+        if note:
+            notes.append(note)
+    final = sum(parts.values()) * factor
+    signals = {name: (round(v, 4) if name in ("relevance", "recency") else v) for name, v in values.items()}
+    return final, {
+        "vector": {"rank": candidate.vector_rank, "cosine": _round(candidate.vector_score)},
+        "keyword": {"rank": candidate.keyword_rank, "bm25": _round(candidate.keyword_score)},
+        "signals": signals,
+        "contributions": {k: round(v, 4) for k, v in parts.items()},
+        "confidence_factor": round(confidence_factor, 4),
+        "factor": round(factor, 4),
+        "notes": notes,
+        "score": round(final, 6),
+    }

@@ -1,0 +1,109 @@
+"""The one codec between ``MemoryRow`` and its other forms: the public ``Memory``, SQL values, the JSON
+the LanceDB index keeps beside each vector, and that index's records."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+from ..models import Memory
+from ..timeutil import iso
+from .rows import COLUMNS, JSON_COLUMNS, LIST_COLUMNS, TIME_COLUMNS, MemoryRow
+
+
+def to_memory(row: MemoryRow) -> Memory:
+    """The public form: ISO 8601 strings for times, copies of the lists and mappings."""
+    values: dict[str, Any] = {}
+    for name in COLUMNS:
+        value = getattr(row, name)
+        if name in TIME_COLUMNS:
+            value = iso(value)
+        elif name in LIST_COLUMNS:
+            value = list(value or [])
+        values[name] = value
+    return Memory(**values)
+
+
+def _time(value: Any) -> datetime | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        parsed = value
+    else:
+        parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    if parsed.tzinfo is not None:
+        parsed = parsed.astimezone(timezone.utc).replace(tzinfo=None)
+    return parsed
+
+
+def from_mapping(data: Mapping[str, Any]) -> MemoryRow:
+    """A row from data-model fields (a ``Memory`` dict, an index's JSON): ISO strings become times."""
+    values: dict[str, Any] = {}
+    for name in COLUMNS:
+        if name not in data:
+            continue
+        value = data[name]
+        if name in TIME_COLUMNS:
+            value = _time(value)
+        elif name in LIST_COLUMNS:
+            value = list(value or [])
+        values[name] = value
+    if "seq" in data:
+        values["seq"] = data["seq"]
+    if "embedding" in data:
+        values["embedding"] = data["embedding"]
+    return MemoryRow(**values)
+
+
+def from_memory(memory: Memory) -> MemoryRow:
+    return from_mapping(memory.to_dict())
+
+
+def to_json(row: MemoryRow) -> str:
+    """The data-model fields as the JSON document the index stores beside the vector."""
+    return json.dumps(to_memory(row).to_dict(), ensure_ascii=False)
+
+
+def from_json(text: str, embedding: Any = None) -> MemoryRow:
+    row = from_mapping(json.loads(text))
+    row.embedding = embedding
+    return row
+
+
+def sql_values(row: MemoryRow) -> list[Any]:
+    """The row's data-model columns as SQL parameters, in ``COLUMNS`` order (mappings as JSON text)."""
+    return [json.dumps(getattr(row, c), ensure_ascii=False) if c in JSON_COLUMNS else getattr(row, c)
+            for c in COLUMNS]
+
+
+def from_sql(columns: Sequence[str], values: Sequence[Any]) -> MemoryRow:
+    """A row from one result tuple of ``SELECT <columns>``."""
+    data: dict[str, Any] = {}
+    for name, value in zip(columns, values):
+        if name in JSON_COLUMNS and isinstance(value, str):
+            value = json.loads(value)
+        elif name in LIST_COLUMNS:
+            value = list(value or [])
+        data[name] = value
+    return MemoryRow(**data)
+
+
+def micros(value: datetime | None) -> int | None:
+    """A naive-UTC (or aware) time as microseconds since the epoch: the index's time columns."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return int(value.timestamp() * 1_000_000)
+
+
+def index_record(row: MemoryRow, terms_text: str) -> dict[str, Any]:
+    """The LanceDB index's record of a row: its vector, keyword terms, filter columns and JSON."""
+    return {
+        "id": row.id, "seq": row.seq, "vector": list(row.embedding), "terms": terms_text,
+        "agent_id": row.agent_id, "task_id": row.task_id, "type": row.type, "status": row.status,
+        "outcome": row.outcome, "tags": list(row.tags), "event_at": micros(row.event_at),
+        "expires_at": micros(row.expires_at), "memory": to_json(row),
+    }

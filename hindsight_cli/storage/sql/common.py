@@ -1,0 +1,282 @@
+"""The SQL both ledgers share: conditions rendered with bound parameters, and a session that implements
+the storage contract's reads and writes over a connection that takes ``?`` placeholders.
+
+Values are always parameters. The only text put into a statement besides fixed SQL is a column name from
+``rows.COLUMNS`` and, where an engine cannot bind one (a vector type's size), a number that ``integer``
+has checked; ``tests/test_sql_safety.py`` greps for anything else.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol
+
+from .. import codec
+from ..base import AuditRow, Condition, Order
+from ..rows import COLUMNS, FILTER_COLUMNS, MemoryRow
+
+_ORDERS: dict[str, str] = {
+    "newest": "m.created_at DESC, m.id DESC", "oldest": "m.created_at ASC, m.id ASC",
+    "event": "m.event_at ASC, m.id ASC", "seq": "m.seq", "id": "m.id",
+}
+_EXTRA = frozenset({"id", "trigger", "created_at", "source", "step"})  # filterable beyond the index's columns
+_NAMES = ", ".join(COLUMNS)
+_INSERT = f"INSERT INTO memories ({_NAMES}, seq, doc_len, embedding) VALUES ({', '.join('?' for _ in COLUMNS)}, ?, ?, "
+
+
+class Connection(Protocol):
+    """What the session needs of a connection: ``?`` placeholders, DB-API results."""
+
+    def execute(self, sql: str, params: Sequence[Any] = ...) -> Any: ...
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Any: ...
+
+
+def integer(value: int) -> str:
+    """A whole number as SQL text, for the few places an engine cannot bind one (a vector's size)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"not a whole number: {value!r}")
+    return str(int(value))
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """How an engine writes the few things the SQL standard leaves open."""
+
+    has: str  # a list column holds one value
+    overlaps: str  # a list column shares a value with a list parameter
+    vector: str  # an embedding parameter
+    audit_order: str  # insertion order of the audit log
+    embedding: str  # the embedding column as selected
+
+
+def render(conditions: Sequence[Condition], dialect: Dialect) -> tuple[str, list[Any]]:
+    """SQL for ``conditions`` over ``memories m``, every value a bound parameter."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    for column, op, value in conditions:
+        if column not in FILTER_COLUMNS and column not in _EXTRA:
+            raise ValueError(f"cannot filter on {column!r}")
+        name = f"m.{column}"
+        if op == "in":
+            clauses.append(f"{name} IN ({', '.join('?' for _ in value)})" if value else "FALSE")
+            params.extend(value)
+            continue
+        if op == "has":
+            clauses.append(dialect.has.format(name=name))
+        elif op == "expired":
+            clauses.append(f"({name} IS NOT NULL AND {name} <= ?)")
+        elif op == "unexpired":
+            clauses.append(f"({name} IS NULL OR {name} > ?)")
+        elif op == "is":
+            clauses.append(f"{name} IS NOT DISTINCT FROM ?")
+        elif op == "null_or_eq":
+            if value is None:
+                continue
+            clauses.append(f"({name} IS NULL OR {name} = ?)")
+        elif op in ("=", ">=", "<=", "<"):
+            clauses.append(f"{name} {op} ?")
+        else:
+            raise ValueError(f"unknown operator {op!r}")
+        params.append(value)
+    return (" AND ".join(clauses) or "TRUE"), params
+
+
+class SqlSession:
+    """The storage contract's ``Reader`` and ``Writer`` over one SQL connection."""
+
+    def __init__(self, conn: Connection, dialect: Dialect) -> None:
+        self.conn = conn
+        self.dialect = dialect
+
+    def _vector(self, vector: Sequence[float] | None) -> Any:
+        return None if vector is None else list(map(float, vector))
+
+    # --- reads --------------------------------------------------------------------------------------
+
+    def meta(self) -> dict[str, str]:
+        return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
+
+    def _select(self, where: str, params: list[Any], order: Order, limit: int | None, vectors: bool) -> list[MemoryRow]:
+        columns = [*COLUMNS, "embedding", "seq"] if vectors else list(COLUMNS)
+        shown = ", ".join(self.dialect.embedding if c == "embedding" else f"m.{c}" for c in columns)
+        sql = f"SELECT {shown} FROM memories m WHERE {where} ORDER BY {_ORDERS[order]}"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params = [*params, int(limit)]
+        return [codec.from_sql(columns, values) for values in self.conn.execute(sql, params).fetchall()]
+
+    def select(self, where: Sequence[Condition], *, order: Order = "newest", limit: int | None = None,
+               vectors: bool = False) -> list[MemoryRow]:
+        sql, params = render(where, self.dialect)
+        return self._select(sql, params, order, limit, vectors)
+
+    def ids(self, where: Sequence[Condition]) -> list[str]:
+        sql, params = render(where, self.dialect)
+        return [r[0] for r in self.conn.execute(f"SELECT m.id FROM memories m WHERE {sql} ORDER BY m.seq",
+                                                params).fetchall()]
+
+    def count(self, where: Sequence[Condition]) -> int:
+        sql, params = render(where, self.dialect)
+        return int(self.conn.execute(f"SELECT count(*) FROM memories m WHERE {sql}", params).fetchone()[0])
+
+    def by_ids(self, ids: Sequence[str], vectors: bool = False) -> list[MemoryRow]:
+        if not ids:
+            return []
+        return self._select(f"m.id IN ({', '.join('?' for _ in ids)})", list(ids), "newest", None, vectors)
+
+    def by_key(self, key: str, agent_id: str | None) -> MemoryRow | None:
+        where, params = ("m.idempotency_key = ?", [key]) if agent_id is None else (
+            "m.idempotency_key = ? AND m.agent_id = ?", [key, agent_id])
+        rows = self._select(where, params, "newest", 1, False)
+        return rows[0] if rows else None
+
+    def by_prefix(self, prefix: str, limit: int = 3) -> list[str]:
+        return [r[0] for r in self.conn.execute(
+            "SELECT id FROM memories WHERE starts_with(id, ?) ORDER BY id LIMIT ?", [prefix, int(limit)]).fetchall()]
+
+    def identities(self) -> set[tuple[str, str, str]]:
+        return {(r[0], r[1], r[2]) for r in self.conn.execute(
+            "SELECT id, agent_id, idempotency_key FROM memories").fetchall()}
+
+    def present(self, ids: Sequence[str], keys: Sequence[str]) -> set[tuple[str, str, str]]:
+        """The identities (id, agent, key) of rows that hold one of ``ids`` or ``keys``."""
+        if not ids and not keys:
+            return set()
+        marks = lambda values: ", ".join("?" for _ in values) or "NULL"  # noqa: E731
+        return {(r[0], r[1], r[2]) for r in self.conn.execute(
+            f"SELECT id, agent_id, idempotency_key FROM memories WHERE id IN ({marks(ids)}) "
+            f"OR idempotency_key IN ({marks(keys)})", [*ids, *keys]).fetchall()}
+
+    def nearest(self, vector: Sequence[float], where: Sequence[Condition], limit: int) -> list[tuple[str, float]]:
+        raise NotImplementedError
+
+    def keyword(self, terms: Sequence[str], where: Sequence[Condition], limit: int, k1: float, b: float,
+                agents: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        raise NotImplementedError
+
+    def derived_from(self, ids: Sequence[str]) -> list[str]:
+        """Every memory built from ``ids`` (summaries, parts, patterns), transitively."""
+        found: list[str] = []
+        frontier, seen = list(ids), set(ids)
+        while frontier:
+            rows = self.conn.execute(
+                f"SELECT id FROM memories WHERE {self.dialect.overlaps.format(name='source_ids')}", [frontier]).fetchall()
+            frontier = [r[0] for r in rows if r[0] not in seen]
+            seen.update(frontier)
+            found.extend(frontier)
+        return found
+
+    def audit_log(self, *, limit: int | None, action: str | None, memory_id: str | None,
+                  since: datetime | None) -> list[AuditRow]:
+        clauses, params = ["TRUE"], []
+        for clause, value in (("action = ?", action), ('"at" >= ?', since),
+                              (self.dialect.has.format(name="ids"), memory_id)):
+            if value:
+                clauses.append(clause)
+                params.append(value)
+        sql = (f'SELECT "at", action, ids, reason, actor FROM audit WHERE {" AND ".join(clauses)} '
+               f'ORDER BY "at" DESC, {self.dialect.audit_order} DESC')
+        if limit:
+            sql += " LIMIT ?"
+            params.append(int(limit))
+        return [(r[0], r[1], list(r[2]), r[3], r[4]) for r in self.conn.execute(sql, params).fetchall()]
+
+    def max_seq(self) -> int:
+        return int(self.conn.execute("SELECT coalesce(max(seq), 0) FROM memories").fetchone()[0])
+
+    def changed_since(self, seq: int) -> list[MemoryRow]:
+        return self._select("m.seq > ?", [seq], "seq", None, True)
+
+    def vectors_held(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM memories WHERE embedding IS NOT NULL").fetchone()[0])
+
+    def counts(self) -> dict[str, Any]:
+        def grouped(column: str) -> dict[str, int]:
+            rows = self.conn.execute(
+                f"SELECT {column}, count(*) FROM memories GROUP BY 1 ORDER BY 2 DESC, 1").fetchall()
+            return {str(k): int(v) for k, v in rows}
+
+        total = self.conn.execute("SELECT count(*), min(created_at), max(created_at) FROM memories").fetchone()
+        return {
+            "memories": int(total[0]), "oldest": total[1], "newest": total[2],
+            "by_status": grouped("status"), "by_type": grouped("type"), "by_agent": grouped("agent_id"),
+            "by_outcome": grouped("outcome"),
+            "audit_entries": int(self.conn.execute("SELECT count(*) FROM audit").fetchone()[0]),
+        }
+
+    # --- writes -------------------------------------------------------------------------------------
+
+    def _next_seq(self) -> int:
+        return int(self.conn.execute("SELECT nextval('change_seq')").fetchone()[0])
+
+    def _postings(self, memory_id: str, terms: dict[str, int]) -> None:
+        if terms:
+            self.conn.executemany("INSERT INTO terms VALUES (?, ?, ?)", [[memory_id, t, n] for t, n in terms.items()])
+
+    def insert(self, row: MemoryRow, terms: dict[str, int]) -> None:
+        row.seq = self._next_seq()
+        self.conn.execute(_INSERT + f"{self.dialect.vector})",
+                          [*codec.sql_values(row), row.seq, sum(terms.values()), self._vector(row.embedding)])
+        self._postings(row.id, terms)
+
+    def insert_many(self, items: Sequence[tuple[MemoryRow, dict[str, int]]]) -> None:
+        for row, terms in items:
+            self.insert(row, terms)
+
+    def rewrite(self, row: MemoryRow, terms: dict[str, int]) -> None:
+        """Replace a derived memory's text, links, outcome, confidence and vector in place."""
+        self.conn.execute(
+            f"""UPDATE memories SET content = ?, content_hash = ?, source_ids = ?, event_at = ?, metadata = ?,
+               outcome = ?, resolution = ?, confidence = ?, embedding = {self.dialect.vector}, doc_len = ?,
+               updated_at = ?, version = version + 1, status = 'active', seq = nextval('change_seq') WHERE id = ?""",
+            [row.content, row.content_hash, list(row.source_ids), row.event_at,
+             json.dumps(row.metadata, ensure_ascii=False), row.outcome, row.resolution, row.confidence, self._vector(row.embedding),
+             sum(terms.values()), row.created_at, row.id])
+        self.conn.execute("DELETE FROM terms WHERE id = ?", [row.id])
+        self._postings(row.id, terms)
+
+    def touch(self, memory_id: str, at: datetime, importance: float) -> None:
+        self.conn.execute(
+            """UPDATE memories SET seen_count = seen_count + 1, last_seen_at = ?, updated_at = ?,
+               importance = greatest(importance, ?), version = version + 1, seq = nextval('change_seq')
+               WHERE id = ?""", [at, at, importance, memory_id])
+
+    def supersede(self, old_id: str, new_id: str, at: datetime) -> None:
+        self.conn.execute(
+            """UPDATE memories SET status = 'superseded', superseded_by = ?, updated_at = ?, version = version + 1,
+               seq = nextval('change_seq') WHERE id = ?""", [new_id, at, old_id])
+
+    def set_status(self, ids: Sequence[str], status: str, at: datetime) -> int:
+        if not ids:
+            return 0
+        changed = self.conn.execute(
+            f"""UPDATE memories SET status = ?, updated_at = ?, version = version + 1, seq = nextval('change_seq')
+                WHERE id IN ({', '.join('?' for _ in ids)}) AND status <> ? RETURNING id""",
+            [status, at, *ids, status]).fetchall()
+        return len(changed)
+
+    def delete(self, ids: Sequence[str]) -> int:
+        if not ids:
+            return 0
+        marks = ", ".join("?" for _ in ids)
+        self.conn.execute(f"DELETE FROM terms WHERE id IN ({marks})", list(ids))
+        deleted = len(self.conn.execute(f"DELETE FROM memories WHERE id IN ({marks}) RETURNING id", list(ids)).fetchall())
+        # No link may point at a deleted memory: its successor forgets where it came from.
+        self.conn.execute(f"UPDATE memories SET supersedes = NULL, seq = nextval('change_seq') WHERE supersedes IN "
+                          f"({marks})", list(ids))
+        return deleted
+
+    def audit(self, action: str, ids: Sequence[str], at: datetime, reason: str | None = None,
+              actor: str | None = None) -> None:
+        self.conn.execute('INSERT INTO audit ("at", action, ids, reason, actor) VALUES (?, ?, ?, ?, ?)',
+                          [at, action, list(ids), reason, actor])
+
+    def set_embeddings(self, pairs: Sequence[tuple[str, Sequence[float]]]) -> None:
+        self.conn.executemany(f"UPDATE memories SET embedding = {self.dialect.vector}, seq = nextval('change_seq') "
+                              "WHERE id = ?", [[self._vector(vector), mid] for mid, vector in pairs])
+
+    def set_model(self, model: str, dim: int) -> None:
+        raise NotImplementedError

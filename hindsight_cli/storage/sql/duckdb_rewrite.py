@@ -1,0 +1,98 @@
+"""Creating the DuckDB ledger, and rewriting it after a hard forget so no freed block keeps old bytes."""
+
+from __future__ import annotations
+
+import os
+from contextlib import closing
+from typing import TYPE_CHECKING, Any
+
+from .common import integer
+
+if TYPE_CHECKING:
+    from .duckdb_ledger import DuckDBLedger
+
+_BATCH_ROWS = 4096
+
+
+def identifier(name: str) -> str:
+    """A double-quoted SQL identifier; quotes inside are doubled so a name can never end it."""
+    if "\x00" in name:
+        raise ValueError("an identifier cannot hold NUL")
+    return '"' + name.replace('"', '""') + '"'
+
+
+def create(ledger: DuckDBLedger, model: str, dim: int) -> None:
+    from .duckdb_ledger import SCHEMA_VERSION, schema
+
+    ledger.path.parent.mkdir(parents=True, exist_ok=True)
+    with ledger.write() as session:
+        for statement in schema(dim):
+            session.conn.execute(statement)
+        existing = session.meta()
+        defaults = {"schema_version": str(SCHEMA_VERSION), "embedding_model": model, "embedding_dim": str(dim)}
+        for key, value in defaults.items():
+            if key not in existing:
+                session.conn.execute("INSERT INTO meta VALUES (?, ?)", [key, value])
+    os.chmod(ledger.path, 0o600)
+
+
+def _columns(conn: Any, table: str) -> list[str]:
+    return [r[0] for r in conn.execute(
+        "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() AND table_name = ? "
+        "ORDER BY column_index", [table]).fetchall()]
+
+
+def _copy(old: Any, new: Any, table: str) -> None:
+    """Stream one table from ``old`` into ``new`` in Arrow batches (bounded memory at any size)."""
+    import pyarrow as pa
+
+    names = ", ".join(identifier(c) for c in _columns(old, table))
+    order = " ORDER BY rowid" if table == "audit" else ""  # the audit log keeps its insertion order
+    reader = old.sql(f"SELECT {names} FROM {identifier(table)}{order}").to_arrow_reader(_BATCH_ROWS)
+    for batch in reader:
+        new.register("hindsight_batch", pa.Table.from_batches([batch]))
+        try:
+            new.execute(f"INSERT INTO {identifier(table)} ({names}) SELECT {names} FROM hindsight_batch")
+        finally:
+            new.unregister("hindsight_batch")
+
+
+def scrub(ledger: DuckDBLedger) -> bool:
+    """Rewrite the ledger into a new file that holds only live data, then swap it in.
+
+    DuckDB reuses the blocks of deleted rows but never wipes them, so after a hard forget the old bytes
+    would stay in the file. Holding the lock file exclusively means no other process has the file open;
+    they wait, then open the new file. The new file is written through its own connection (its path is
+    an argument, never SQL text). Returns False where there is no lock file to hold (Windows).
+    """
+    try:
+        import fcntl  # noqa: F401
+    except ImportError:
+        return False
+    import duckdb
+
+    from .duckdb_ledger import TABLES, schema
+
+    fresh = ledger.path.with_name(f".{ledger.path.name}.rewrite-{os.getpid()}")
+    with ledger._locks(exclusive=True):
+        for leftover in (fresh, fresh.with_name(fresh.name + ".wal")):
+            leftover.unlink(missing_ok=True)
+        with closing(ledger._open(False)) as old:
+            old.execute("CHECKPOINT")
+            dim = int(dict(old.execute("SELECT key, value FROM meta").fetchall())["embedding_dim"])
+            head = int(old.execute("SELECT coalesce(max(seq), 0) FROM memories").fetchone()[0])
+            with closing(duckdb.connect(str(fresh))) as new:
+                for statement in schema(dim, start=head + 1):
+                    new.execute(statement)
+                for table in TABLES:
+                    _copy(old, new, table)
+                new.execute("CHECKPOINT")
+        os.chmod(fresh, 0o600)
+        with open(fresh, "rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(fresh, ledger.path)
+    ledger.mark_changed()
+    return True
+
+
+__all__ = ["create", "identifier", "integer", "scrub"]

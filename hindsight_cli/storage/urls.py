@@ -1,0 +1,28 @@
+"""Database URLs of postgres stores: checked before anything is written, shown without passwords."""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import InvalidInput
+
+_SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+
+
+def check_target(url: str, schema: str) -> None:
+    """Refuse, before anything is written, a URL that is not PostgreSQL's or a schema name that is not plain."""
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise InvalidInput(f"{redact_url(url)!r} is not a PostgreSQL URL; give postgresql://user@host:5432/db.")
+    if not _SCHEMA_NAME.match(schema):
+        raise InvalidInput(f"[storage] schema {schema!r} is not a plain lower-case SQL name; use e.g. "
+                           "\"hindsight\" or \"team_memory\".")
+
+
+def redact_url(url: str) -> str:
+    """The URL with any password removed (``postgresql://user@host/db``), for output and errors."""
+    return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1@", url)
+
+
+def password_of(url: str) -> str | None:
+    match = re.search(r"://[^:/@]*:([^@/]*)@", url)
+    return match.group(1) if match and match.group(1) else None
