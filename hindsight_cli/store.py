@@ -22,7 +22,9 @@ from .core.scope import Scope
 from .core.transfer import IMPORT_BATCH, dump_jsonl, parse_jsonl
 from .embedding import Embedder
 from .errors import HindsightError
-from .models import AuditEntry, ConsolidateResult, Filters, ImportResult, Memory, SearchResult, SummaryResult, WriteResult
+from .core.selection import forget_plan, plain
+from .models import (AuditEntry, ConsolidateResult, Filters, ForgetResult, ImportResult, Memory, SearchResult,
+                     SummaryResult, WriteResult)
 from .search.query import MODES, SEARCH_TYPES, SearchQuery
 from .storage.base import Ledger
 from .storage.index import Index
@@ -254,6 +256,23 @@ class Store:
         """
         return lifecycle.forget(self._rt, ids, filters, hard, archive, reason, actor, self.scope)
 
+    def forget_where(self, ids: Iterable[str] = (), *, task_id: str | None = None, agent_id: str | None = None,
+                     older_than: str | None = None, expired: bool = False, hard: bool = False, archive: bool = False,
+                     reason: str | None = None, actor: str | None = None,
+                     spell: Callable[[str], str] = plain) -> ForgetResult:
+        """Forget by ids and/or a filter, as ``hindsight forget`` and ``memory_forget`` do: a task, an agent,
+        recorded longer ago than ``older_than`` ("30d"), or ``expired`` (past their TTL, which purges them
+        unless ``archive``). ``spell`` names options in error messages the caller's way.
+
+        Raises:
+            InvalidInput: nothing to forget was named, or ``hard`` with ``archive``.
+        """
+        ids = list(ids)
+        plan = forget_plan(ids, task_id=task_id, agent_id=agent_id, older_than=older_than, expired=expired, hard=hard,
+                           archive=archive, now=self._rt.now(), spell=spell)
+        count = self.forget(ids, filters=plan.filters, hard=plan.hard, archive=plan.archive, reason=reason, actor=actor)
+        return ForgetResult(count, plan.hard, plan.archive)
+
     def expire(self) -> int:
         """Delete every memory whose TTL has passed (rows, terms and vectors); returns how many."""
         return lifecycle.expire(self._rt)
@@ -318,5 +337,13 @@ def open_store(path: str | os.PathLike[str] | None = None, *, embedder: Embedder
     return Store(location.path, embedder=embedder, warm=warm, agent=agent)
 
 
-__all__ = ["IMPORT_BATCH", "MODES", "SEARCH_TYPES", "Store", "dump_jsonl", "open_store", "parse_jsonl",
-           "HindsightError"]
+__all__ = [
+    "IMPORT_BATCH",
+    "MODES",
+    "SEARCH_TYPES",
+    "HindsightError",
+    "Store",
+    "dump_jsonl",
+    "open_store",
+    "parse_jsonl",
+]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 
 from .errors import InvalidInput
 
@@ -12,7 +12,7 @@ _UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 6048
 
 
 def now() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 def parse_duration(text: str, what: str = "duration") -> timedelta:
@@ -36,7 +36,7 @@ def parse_time(text: str, what: str = "time") -> datetime:
             f"Invalid {what} {text!r}: use an ISO date such as 2026-03-15 or 2026-03-15T09:30:00Z, or an age such as 7d."
         ) from None
     if value.tzinfo is not None:
-        value = value.astimezone(timezone.utc).replace(tzinfo=None)
+        value = value.astimezone(UTC).replace(tzinfo=None)
     return value
 
 
@@ -52,7 +52,7 @@ def iso(value: datetime | None) -> str | None:
     if value is None:
         return None
     if value.tzinfo is not None:
-        value = value.astimezone(timezone.utc).replace(tzinfo=None)
+        value = value.astimezone(UTC).replace(tzinfo=None)
     return value.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 

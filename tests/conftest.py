@@ -6,7 +6,8 @@ import hashlib
 import os
 import uuid
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 import pytest

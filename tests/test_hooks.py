@@ -364,6 +364,33 @@ async def test_the_mcp_server_sees_what_a_hook_just_spooled(project: Path, fake:
     assert not spool.pending(store.path)  # ingested: the events are in the store now
 
 
+@pytest.mark.anyio
+@pytest.mark.parametrize("every", [3600.0, 0.01])
+async def test_memory_search_never_writes_the_servers_own_loop_ingests(project: Path, fake: Any, every: float,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import anyio
+    from mcp import Client
+
+    from hindsight_cli.hooks import spool
+    from hindsight_cli.mcp_server import build_server, server
+
+    monkeypatch.setattr(server, "INGEST_EVERY", every)
+    store = Store(project / ".hindsight", embedder=fake)
+    store.init()
+    async with Client(build_server(store), raise_exceptions=True) as client:
+        hook("PostToolUseFailure", failing_pytest(project, "s-loop"))
+        if every > 60:  # the loop sleeps: only a search could ingest, and it must not
+            marker = store.ledger.change_token()
+            await client.call_tool("memory_search", {"query": "No module named requests pytest"})
+            assert spool.pending(store.path) and store.ledger.change_token() == marker
+            return
+        with anyio.fail_after(30):  # the server's loop picks the event up on its own
+            while spool.pending(store.path):
+                await anyio.sleep(0.01)
+        result = await client.call_tool("memory_search", {"query": "No module named requests pytest"})
+    assert "ModuleNotFoundError" in result.structured_content["hits"][0]["content"]
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
@@ -384,3 +411,13 @@ def test_user_directories_match_platformdirs_without_importing_it(monkeypatch: p
     assert paths.user_data_dir() == Path(platformdirs.user_data_dir("hindsight"))
     assert paths.user_config_path().parent == Path(platformdirs.user_config_dir("hindsight"))
     assert paths.user_cache_dir() == Path(platformdirs.user_cache_dir("hindsight"))
+
+
+def test_the_hooks_fast_defaults_are_the_configs() -> None:
+    """A recording hook cannot afford to import the config module, so it keeps its own copy of the
+    [hooks] defaults; this keeps the copy honest."""
+    from hindsight_cli.config import Config
+    from hindsight_cli.hooks import Settings
+
+    assert Settings.DEFAULTS == {name: getattr(Config(), f"hooks_{name}") for name in Settings.DEFAULTS}
+    assert {f"hooks_{name}" for name in Settings.DEFAULTS} == {n for n in vars(Config()) if n.startswith("hooks_")}

@@ -62,3 +62,20 @@ def test_core_modules_never_import_faces() -> None:
 def test_doctor_modules_load_no_heavy_library() -> None:
     loaded = _loaded("import hindsight_cli.doctor.store_checks, hindsight_cli.doctor.mcp_checks, hindsight_cli.cli.doctor")
     assert not loaded & {"lancedb", "fastembed", "onnxruntime", "mcp", "duckdb"}
+
+
+def test_modules_and_functions_stay_small() -> None:
+    """STYLE §3.4: modules up to 400 lines, functions up to 60, so a reader finds their room."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "hindsight_cli"
+    big_modules, big_functions = [], []
+    for path in root.rglob("*.py"):
+        text = path.read_text()
+        if len(text.splitlines()) > 400:
+            big_modules.append(str(path.relative_to(root)))
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 60:
+                big_functions.append(f"{path.relative_to(root)}:{node.lineno} {node.name}")
+    assert (big_modules, big_functions) == ([], [])

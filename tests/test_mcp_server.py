@@ -249,7 +249,7 @@ def test_two_servers_and_the_cli_share_a_store(tmp_path: Path) -> None:
             for note in notes[n * 3 : n * 3 + 3]:
                 result = server.tool("memory_write", content=note)
                 assert result["isError"] is False and result["structuredContent"]["deduplicated"] is False
-        out, err = cli.communicate(timeout=120)
+        _out, err = cli.communicate(timeout=120)
         assert cli.returncode == 0, err
         for server in servers:
             hits = server.tool("memory_search", query="shared cache", top_k=10)["structuredContent"]["hits"]

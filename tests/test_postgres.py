@@ -274,7 +274,7 @@ def test_pruned_keyword_search_equals_scoring_every_memory(postgres_url: str, tm
             for _, term, *_ in scope:
                 df[term] = df.get(term, 0) + 1
             scores: dict[str, float] = {}
-            for mid, term, tf, dl, owner in scope:
+            for mid, term, tf, dl, _owner in scope:
                 if term in query:
                     idf = math.log(1 + (docs - df[term] + 0.5) / (df[term] + 0.5))
                     scores[mid] = scores.get(mid, 0.0) + idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * dl / avgdl))

@@ -428,3 +428,25 @@ def test_two_processes_creating_the_index_at_once(store: Store, fake) -> None:
     for thread in threads:
         thread.join()
     assert errors == []
+
+
+def test_a_scoped_store_sees_and_changes_only_its_agent(store: Store) -> None:
+    from hindsight_cli import InvalidInput, MemoryNotFound
+
+    theirs = store.record("agent b keeps the release checklist in notion", agent_id="b").memory
+    mine = store.scoped("a")
+    own = mine.record("agent a keeps the release checklist in git").memory
+    assert own.agent_id == "a"
+    assert [h.memory.id for h in mine.search("release checklist").hits] == [own.id]
+    assert [m.id for m in mine.list()] == [own.id]
+    with pytest.raises(MemoryNotFound):
+        mine.get(theirs.id)
+    with pytest.raises(MemoryNotFound):
+        mine.forget([theirs.id], hard=True)
+    with pytest.raises(InvalidInput, match="scoped to agent 'a'"):
+        mine.record("written as b", agent_id="b")
+    with pytest.raises(InvalidInput, match="scoped to agent 'a'"):
+        mine.search("release", filters=Filters(agent_ids=("b",)))
+    assert mine.forget_where(agent_id="a").forgotten == 1
+    assert store.get(theirs.id).status == "active"
+    assert Store(store.path, embedder=store.embedder, agent="b").list()[0].id == theirs.id

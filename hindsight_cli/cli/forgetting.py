@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -55,9 +54,11 @@ def forget(
         if not sys.stdin.isatty():
             raise InvalidInput(f"This would {what} up to {render.memories(count)}; add -y to confirm.")
         typer.confirm(f"{what.capitalize()} up to {render.memories(count)}?", abort=True, err=True)
-    count = target.forget(ids, filters=filters, hard=hard, archive=archive, reason=reason)
+    result = target.forget_where(ids, task_id=task, agent_id=agent, older_than=older_than, expired=expired,
+                                 hard=hard, archive=archive, reason=reason, spell=cli_option)
+    count = result.forgotten
     if json_:
-        render.json_doc({"forgotten": count, "hard": hard, "archived": archive})
+        render.json_doc(result.to_dict())
     else:
         verb = "Purged" if hard else "Archived" if archive else "Forgot"
         render.message(f"{verb} {render.memories(count)}." + ("" if hard else " Undo with `hindsight restore ID`."))

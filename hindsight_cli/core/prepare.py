@@ -148,7 +148,7 @@ def _content(fields: Mapping[str, Any], max_bytes: int) -> tuple[str, str | None
 def _step(value: Any) -> int | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) and not (isinstance(value, str) and value.isdigit()):
+    if isinstance(value, bool) or (not isinstance(value, int) and not (isinstance(value, str) and value.isdigit())):
         raise InvalidInput(f"step must be a whole number, not {value!r}.")
     if int(value) < 0:
         raise InvalidInput("step must be 0 or more.")
@@ -195,13 +195,14 @@ def prepare(fields: Mapping[str, Any], limits: Limits, now: datetime, keep_ident
     outcome = choice(fields.get("outcome"), "outcome", OUTCOMES, "unknown")
     trigger = label(fields.get("trigger"), "trigger")
     source = (label(fields.get("source"), "source") or "agent").lower()
-    agent_id, task_id = label(fields.get("agent_id"), "agent") or limits.default_agent, label(fields.get("task_id"), "task")
+    agent_label = label(fields.get("agent_id"), "agent") or limits.default_agent
+    task_label = label(fields.get("task_id"), "task")
     step = _step(fields.get("step"))
     importance = _unit(fields.get("importance"), "importance",
                        max(_IMPORTANCE_BY_TRIGGER.get(trigger or "", 0.5), 0.7 if outcome == "failure" else 0.0))
     confidence = _unit(fields.get("confidence"), "confidence", _CONFIDENCE_BY_SOURCE.get(source, 0.5))
     tags = _tags(fields.get("tags") or [])
-    (trigger, agent_id, task_id, *labels), n = redact_labels([trigger, agent_id, task_id, *tags])
+    (trigger, agent_id, task_id, *labels), n = redact_labels([trigger, agent_label, task_label, *tags])
     tags, redactions = [str(t) for t in dict.fromkeys(labels)], redactions + n
     metadata, n = _metadata(fields.get("metadata") or {})
     redactions += n

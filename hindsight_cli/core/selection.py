@@ -80,6 +80,6 @@ def browse_filters(*, agent_id: str | None = None, task_id: str | None = None, t
 
 def when(value: str | datetime | None, name: str) -> datetime | None:
     """A time option (ISO time or an age like ``7d``), or None."""
-    if value is None or value == "" or isinstance(value, datetime):
-        return value or None
-    return parse_time(value, name)
+    if isinstance(value, datetime):
+        return value
+    return parse_time(value, name) if value else None

@@ -15,7 +15,8 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from .. import clients
 from ..errors import HindsightError, InvalidInput

@@ -9,12 +9,11 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from ..core.selection import browse_filters, forget_plan, when
+from ..core.selection import browse_filters, when
 from ..errors import HindsightError
 from ..models import Memory
 from ..search.query import SearchQuery
 from ..store import Store
-from ..timeutil import now
 from .outputs import ConsolidateOutput, ForgetOutput, PatternOutput, ScoredMemory, SearchOutput, StoredMemory, SummaryOutput
 
 log = logging.getLogger("hindsight.mcp")
@@ -92,13 +91,11 @@ class Memories:
 
     def forget(self, ids: list[str], *, task_id: str | None, older_than: str | None, expired: bool, hard: bool,
                reason: str | None, archive: bool = False) -> ForgetOutput:
-        plan = forget_plan(ids, task_id=task_id, older_than=older_than, expired=expired, hard=hard, archive=archive,
-                           now=now())
         store = self.store
         with self._lock:
-            count = store.forget(ids, filters=plan.filters, hard=plan.hard, archive=plan.archive, reason=reason,
-                                 actor=self.agent or "mcp")
-        return ForgetOutput(count, plan.hard, plan.archive)
+            result = store.forget_where(ids, task_id=task_id, older_than=older_than, expired=expired, hard=hard,
+                                        archive=archive, reason=reason, actor=self.agent or "mcp")
+        return ForgetOutput(**result.to_dict())
 
     def recent(self, limit: int = 20) -> list[Memory]:
         store = self.store

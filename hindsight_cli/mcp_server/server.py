@@ -146,8 +146,8 @@ def build_server(store: Store, agent: str | None = None, tokens: Any = None, url
     server = MCPServer("hindsight", version=__version__, instructions=INSTRUCTIONS, lifespan=_lifespan(memories),
                        **auth)
     server.memories = memories  # type: ignore[attr-defined]
-    for function, annotations in _tools():
-        server.tool(description=inspect.cleandoc(function.__doc__ or ""), annotations=annotations)(
+    for function, hints in _tools():
+        server.tool(description=inspect.cleandoc(function.__doc__ or ""), annotations=hints)(
             _model_errors(function))
     _resources(server, memories)
     return server

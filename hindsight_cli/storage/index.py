@@ -22,17 +22,13 @@ from ..errors import StoreBusy
 from . import codec
 from .base import Condition
 from .locks import open_lock_file, wait_for_flock
+from .index_upkeep import Upkeep
 from .rows import FILTER_COLUMNS, MemoryRow
 
 log = logging.getLogger("hindsight.index")
 
 TABLE = "memories"
 _STATE = "hindsight-sync.json"
-_COMPACT_AT_FRAGMENTS = 32
-VECTOR_INDEX = "vector_idx"  # LanceDB's name for the index on the ``vector`` column
-_VECTOR_STATE = "hindsight-vector.json"
-_EXTEND_SHARE = 0.1  # fold rows added since the build into the vector index once they are a tenth of it
-_RETRAIN_GROWTH = 2.0  # retrain it (new partitions) once the table holds twice the rows it was trained on
 NPROBES = 20  # IVF partitions every vector search reads (more when a filter leaves too few rows in them)
 REFINE_FACTOR = 2  # re-rank 2 x limit candidates by their full vectors: exact cosines for ranking
 
@@ -69,7 +65,7 @@ def where_clause(conditions: Sequence[Condition]) -> str | None:
     return " AND ".join(parts) or None
 
 
-class Index:
+class Index(Upkeep):
     """LanceDB access for one store; the connection may stay open (multi-process safe)."""
 
     def __init__(self, path: Path, dim: int, vector_index_rows: int = 0) -> None:
@@ -193,173 +189,23 @@ class Index:
     def fragments(self) -> int:
         return int(self.table().stats()["fragment_stats"]["num_fragments"])
 
-    def compact(self, purge: bool = False) -> None:
-        """Merge small fragments; ``purge`` also drops old versions so deleted data leaves the disk."""
-        import warnings
-
-        for attempt in range(4):
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # "removes every version except the latest": the point
-                    self.table().optimize(cleanup_older_than=timedelta(0) if purge else timedelta(hours=1))
-                return
-            except RuntimeError as error:
-                # Another process committed meanwhile; LanceDB says to retry. Compaction only tidies
-                # up, so after a few tries an ordinary one gives up (a purge must not).
-                if "conflict" not in str(error).lower() or (attempt == 3 and purge):
-                    raise
-                if attempt == 3:
-                    return
-                self._table = None
-                time.sleep(0.05 * (attempt + 1))
-
-    def scrub(self, ids: Sequence[str]) -> None:
-        """Delete ``ids`` so that none of their bytes stay on disk: rewrite every live row into new
-        data files (which empties, and so drops, the old ones), rebuild the keyword index from the
-        live rows, retrain the vector index on them (its partitions hold copies of the deleted vectors),
-        and remove every older version. A vector index build under way waits: it must not commit the
-        old vectors after this."""
-        self.wait()
-        with self._build_lock(block=True):
-            self.delete(list(ids))
-            table = self.table()
-            live = table.to_arrow()
-            if live.num_rows:
-                table.merge_insert("id").when_matched_update_all().execute(live)
-            self._create_fts(table)
-            if self.vector_index() is not None:
-                if 0 < self.vector_index_rows < live.num_rows:
-                    self.build_vector_index()
-                else:
-                    self._drop_vector_index()
-            self.compact(purge=True)
-
-    def maybe_compact(self) -> bool:
-        if self.fragments() > _COMPACT_AT_FRAGMENTS:
-            self.compact()
-            return True
-        return False
-
-    def maintain(self, background: bool = False) -> None:
-        """After a sync: compact when fragments pile up, and keep the vector index in step with the
-        table (``maintain_vector_index``). With ``background`` (a long-running process) the vector
-        index work runs in a thread of its own, since a build takes up to minutes: searches meanwhile
-        are flat, and exact. ``wait`` waits for it."""
-        self.maybe_compact()
-        if not background:
-            self._maintain_vector_index_quietly()
-        elif self._worker is None or not self._worker.is_alive():
-            self._worker = threading.Thread(target=self._maintain_vector_index_quietly, daemon=True,
-                                            name="hindsight-vector-index")
-            self._worker.start()
-
-    def wait(self) -> None:
-        """Wait for a vector index build that ``maintain(background=True)`` started."""
-        if self._worker is not None:
-            self._worker.join()
-
-    def _maintain_vector_index_quietly(self) -> None:
-        # Logged, not raised: searches stay correct without the vector index, and the next sync retries.
-        try:
-            self.maintain_vector_index()
-        except Exception as error:  # noqa: BLE001 - LanceDB raises its own types too (RustPanic)
-            log.warning("the vector index was not updated (the next sync retries): %s", error)
-
-    # --- the vector index ---------------------------------------------------------------------------
-
-    def vector_index(self) -> dict[str, Any] | None:
-        """The approximate-nearest-neighbour index on the vectors (None while every search is flat):
-        its type, the rows it covers, the rows added since (searched flat beside it) and the table
-        size it was trained at."""
-        stats = self.table().index_stats(VECTOR_INDEX)
-        if stats is None:
-            return None
-        return {"type": stats.index_type, "rows": stats.num_indexed_rows, "unindexed_rows": stats.num_unindexed_rows,
-                "trained_rows": self._trained_rows() or stats.num_indexed_rows}
-
-    def maintain_vector_index(self) -> str | None:
-        """Build the vector index once the table outgrows ``vector_index_rows``; fold the rows added
-        since into it once they are a tenth of it; retrain it once the table has doubled. Returns
-        ``built``, ``extended``, ``retrained`` or None. One process at a time; another one skips."""
-        if self.vector_index_rows <= 0:
-            return None
-        with self._build_lock() as mine:
-            if not mine:
-                return None
-            rows, state = self.count(), self.vector_index()
-            if state is None:
-                if rows <= self.vector_index_rows:
-                    return None
-                self.build_vector_index()
-                return "built"
-            if rows >= _RETRAIN_GROWTH * state["trained_rows"]:
-                self.build_vector_index()
-                return "retrained"
-            if state["unindexed_rows"] > _EXTEND_SHARE * max(state["rows"], 1):
-                self.compact()  # LanceDB's optimize adds the new rows to the existing partitions
-                return "extended"
-        return None
-
-    def build_vector_index(self) -> None:
-        """Train the vector index on every row now in the table, replacing any old one: IVF-SQ (cosine,
-        √rows partitions, 8-bit scalar-quantised vectors; docs/benchmarks.md compares it with IVF-PQ,
-        IVF-flat and HNSW). Searches go on meanwhile (flat until it is committed), and so do other
-        processes' writes: rows they add are searched flat beside the index until they are folded in.
-        """
-        from lancedb.index import IvfSq
-
-        rows = self.count()
-        self.table().create_index("vector", config=IvfSq(distance_type="cosine"), replace=True)
-        self._write_json(_VECTOR_STATE, {"trained_rows": rows})
-
-    def _drop_vector_index(self) -> None:
-        self.table().drop_index(VECTOR_INDEX)
-        (self.path / _VECTOR_STATE).unlink(missing_ok=True)
-
-    def _trained_rows(self) -> int:
-        try:
-            return int(json.loads((self.path / _VECTOR_STATE).read_text())["trained_rows"])
-        except (OSError, ValueError, KeyError, TypeError):
-            return 0
-
-    @contextmanager
-    def _build_lock(self, block: bool = False) -> Iterator[bool]:
-        """Yields whether this process may build (without ``block``, False while another one does).
-        A build takes seconds to minutes, so it has a lock of its own: holding the write lock that long
-        would make other processes' syncs wait past their timeout."""
-        try:
-            import fcntl
-        except ImportError:  # Windows: two processes may both build; the second commit replaces the first
-            yield True
-            return
-        self.path.mkdir(parents=True, exist_ok=True)
-        handle = open_lock_file(self.path / ".hindsight-vector.lock")
-        try:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX if block else fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                yield False
-                return
-            yield True
-        finally:
-            os.close(handle)
-
     # --- reads --------------------------------------------------------------------------------------
 
     def _read(self, run: Any) -> list[dict[str, Any]]:
         """Run a query; if another process purged the version under us, reopen once and retry."""
         try:
-            return run(self.table())
+            found: list[dict[str, Any]] = run(self.table())
         except (RuntimeError, OSError, ValueError):
             self._table = None
-            return run(self.table())
+            found = run(self.table())
+        return found
 
     _ROW = ["id", "memory", "vector"]
 
     def nearest(self, vector: Sequence[float], where: str | None, limit: int,
                 rows: dict[str, MemoryRow] | None = None) -> list[tuple[str, float]]:
         """Top ``limit`` by cosine; with ``rows``, also collect each hit's stored fields into it."""
-        def run(table: Any) -> list[dict[str, Any]]:
+        def run(table: Any) -> Any:
             query = table.search(list(vector)).distance_type("cosine")
             if self.vector_index_rows <= 0:
                 query = query.bypass_vector_index()
@@ -380,7 +226,7 @@ class Index:
         if not query_terms:
             return []
 
-        def run(table: Any) -> list[dict[str, Any]]:
+        def run(table: Any) -> Any:
             query = table.search(" ".join(sorted(set(query_terms))), query_type="fts")
             if where:
                 query = query.where(where, prefilter=True)

@@ -120,10 +120,10 @@ def main() -> None:
         os.environ["HINDSIGHT_HOME"] = env["HINDSIGHT_HOME"]
         from hindsight_cli.embedding import load_embedder
         from hindsight_cli.store import Store
-        from hindsight_cli.writing import embedding_text
+        from hindsight_cli.storage.rows import MemoryRow, embedding_text
 
         # The embedding ceiling for import: the same texts, embedded the same way, stored nowhere.
-        sample = [embedding_text({"content": r["content"], "resolution": r.get("resolution")})
+        sample = [embedding_text(MemoryRow("", r["content"], resolution=r.get("resolution")))
                   for r in synthetic(args.size)[:2000]]
         sample.sort(key=len)
         model = load_embedder()

@@ -41,7 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from hindsight_cli.benchmark import QUERIES, synthetic  # noqa: E402
 from hindsight_cli.store import IMPORT_BATCH, Store  # noqa: E402
-from hindsight_cli.writing import embedding_text, keyword_terms  # noqa: E402
+from hindsight_cli.storage.rows import embedding_text, keyword_terms  # noqa: E402
+from hindsight_cli.storage.sql.postgres_search import ef_search, vector_text  # noqa: E402
 
 POOL = 1000
 SERVER_SETTINGS = {"shared_buffers": "4GB", "maintenance_work_mem": "4GB", "max_wal_size": "8GB",
@@ -72,7 +73,7 @@ def _client(args: tuple[str, int, int, str | None]) -> list[float]:
     filters = Filters(agent_ids=(agent,)) if agent else None
     rng = np.random.default_rng(seed)
     times = []
-    for i in range(count):
+    for _i in range(count):
         query = f"{QUERIES[int(rng.integers(len(QUERIES)))]} step {int(rng.integers(40))}"
         start = time.perf_counter()
         store.search(query, k=5, filters=filters)
@@ -85,12 +86,15 @@ def write(store: Store, records: list[dict], pool: np.ndarray, rng: np.random.Ge
     started = time.perf_counter()
     n = len(records)
     for begin in range(0, n, IMPORT_BATCH):
-        chunk = [store._prepare({**r, "source": r.get("source") or "import"}) for r in records[begin : begin + IMPORT_BATCH]]
+        chunk = [store._rt.prepare({**r, "source": r.get("source") or "import"})
+                 for r in records[begin : begin + IMPORT_BATCH]]
         base = pool[np.arange(offset + begin, offset + begin + len(chunk)) % len(pool)]
         noisy = base + rng.normal(0, 0.02, size=base.shape).astype(np.float32)
         noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
-        with store.ledger.transaction() as conn:
-            store.ledger.insert_many(conn, [(p.row, v.tolist(), keyword_terms(p.row)) for p, v in zip(chunk, noisy)])
+        for item, vector in zip(chunk, noisy):
+            item.row.embedding = vector.tolist()
+        with store.ledger.write() as session:
+            session.insert_many([(p.row, keyword_terms(p.row)) for p in chunk])
         done = begin + len(chunk)
         if done % 20000 == 0 or done == n:
             print(f"  inserted {done}/{n} ({done / (time.perf_counter() - started):.0f}/s)", file=sys.stderr)
@@ -98,7 +102,7 @@ def write(store: Store, records: list[dict], pool: np.ndarray, rng: np.random.Ge
 
 
 def pool_vectors(store: Store, records: list[dict]) -> tuple[np.ndarray, float]:
-    texts = [embedding_text(store._prepare(r).row) for r in records[:POOL]]
+    texts = [embedding_text(store._rt.prepare(r).row) for r in records[:POOL]]
     started = time.perf_counter()
     return store.embedder.embed(texts), time.perf_counter() - started
 
@@ -110,15 +114,15 @@ def load(store: Store, n: int, rng: np.random.Generator, bulk: bool = False, ext
     pool, embed_s = pool_vectors(store, records)
     out: dict[str, float] = {"memories": n, "dim": pool.shape[1], "pool_embed_s": round(embed_s, 1)}
     if bulk:
-        with store.ledger.transaction() as conn:
-            conn.execute("DROP INDEX memories_embedding")
+        with store.ledger.write() as session:
+            session.conn.execute("DROP INDEX memories_embedding")
     insert_s = write(store, records[:n], pool, rng)
     out.update(insert_per_s=round(n / insert_s, 1), insert_s=round(insert_s, 1), hnsw_during_insert=not bulk)
     if bulk:
         print("  building the HNSW index", file=sys.stderr)
         started = time.perf_counter()
-        with store.ledger.transaction() as conn:
-            conn.execute("CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops)")
+        with store.ledger.write() as session:
+            session.conn.execute("CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops)")
         out["hnsw_build_s"] = round(time.perf_counter() - started, 1)
     if extra:
         extra_s = write(store, records[n:], pool, rng, offset=n)
@@ -130,8 +134,8 @@ def recall(store: Store, rng: np.random.Generator, queries: int = 200) -> dict[s
     """HNSW top-10 against exact top-10 for query vectors near stored ones: the share of the true
     ten found, and how much lower the found ten's mean cosine is than the true ten's (the pool's
     near-identical neighbours make many of the true ten near-ties, which the share alone hides)."""
-    ledger = store.ledger
-    with ledger.connect(read_only=True) as conn:
+    with store.ledger.read() as session:
+        conn = session.conn
         sample = [r[0] for r in conn.execute(
             "SELECT embedding::real[] FROM memories TABLESAMPLE SYSTEM (5) LIMIT ?", [queries]).fetchall()]
         out: dict[str, float] = {}
@@ -141,20 +145,20 @@ def recall(store: Store, rng: np.random.Generator, queries: int = 200) -> dict[s
             query = np.asarray(vector) + rng.normal(0, 0.05, size=len(vector))
             query = (query / np.linalg.norm(query)).tolist()
             started = time.perf_counter()
-            truth = ledger.exact_nearest(conn, ledger.vector_value(query), "TRUE", [], 10)
+            truth = session.exact_nearest(vector_text(query), "TRUE", [], 10)
             exact_times.append(time.perf_counter() - started)
             asked.append((query, {r[0] for r in truth}, float(np.mean([r[1] for r in truth]))))
         # pgvector's default candidate list (40), then what a search asks for: 100 candidates, so
-        # ef_search = ledger.ef_search(100); the same top-10 is compared each time.
-        for ef in (40, 100, ledger.ef_search(100)):
+        # ef_search = ef_search(100); the same top-10 is compared each time.
+        for ef in (40, 100, ef_search(100)):
             found, gaps = 0, []
             for query, truth, best in asked:
                 with conn.raw.transaction():
-                    conn.execute(f"SET LOCAL hnsw.ef_search = {ef}")
+                    conn.execute("SELECT set_config('hnsw.ef_search', ?, true)", [str(ef)])
                     started = time.perf_counter()
                     ann = conn.execute("SELECT id, 1 - (embedding <=> ?::vector) FROM memories "
                                        "ORDER BY embedding <=> ?::vector LIMIT 10",
-                                       [ledger.vector_value(query)] * 2).fetchall()
+                                       [vector_text(query)] * 2).fetchall()
                     ann_times.append(time.perf_counter() - started)
                 found += len(truth & {r[0] for r in ann})
                 gaps.append(best - float(np.mean([r[1] for r in ann])))
@@ -209,8 +213,8 @@ def main() -> None:
             rng = np.random.default_rng(size)
             store = _store(url, f"bench_{size}", root)
             store.init()
-            with store.ledger.connect(read_only=True) as conn:
-                held = conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+            with store.ledger.read() as session:
+                held = session.conn.execute("SELECT count(*) FROM memories").fetchone()[0]
             if held:
                 print(f"size {size}: {held} memories already loaded", file=sys.stderr)
                 row = {"memories": held, "reused": True}
@@ -218,12 +222,13 @@ def main() -> None:
                 print(f"size {size}: loading", file=sys.stderr)
                 row = load(store, size, rng, bulk=args.bulk, extra=args.extra if args.bulk else 0)
                 row["load_average_after_load"] = round(os.getloadavg()[0], 1)
-            with store.ledger.connect(read_only=True) as conn:
-                conn.execute("ANALYZE memories")
-                conn.execute("ANALYZE terms")
+            with store.ledger.read() as session:
+                session.conn.execute("ANALYZE memories")
+                session.conn.execute("ANALYZE terms")
             if server is not None:
                 row["server_settings"] = SERVER_SETTINGS
-            with store.ledger.connect(read_only=True) as conn:
+            with store.ledger.read() as session:
+                conn = session.conn
                 row["server"] = conn.execute("SELECT version()").fetchone()[0].split(" on ")[0]
                 row["pgvector"] = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()[0]
             row["database_bytes"] = store.ledger.size_bytes()

@@ -28,7 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from hindsight_cli.benchmark import synthetic  # noqa: E402
 from hindsight_cli.storage.index import NPROBES, REFINE_FACTOR  # noqa: E402
-from hindsight_cli.writing import embedding_text  # noqa: E402
+from hindsight_cli.storage.rows import MemoryRow, embedding_text  # noqa: E402
 
 WHERE = "type IN ('episodic', 'semantic', 'procedural') AND status IN ('active') AND expires_at IS NULL"
 SEARCH = {"IVF_SQ": {"refine": REFINE_FACTOR}, "IVF_PQ": {"refine": 4}, "IVF_FLAT": {}}
@@ -42,12 +42,12 @@ def vectors(size: int, cache: Path | None) -> tuple[np.ndarray, np.ndarray]:
     from hindsight_cli.embedding import load_embedder
 
     model = load_embedder()
-    texts = [embedding_text({"resolution": None, **r}) for r in synthetic(size)]
+    texts = [embedding_text(MemoryRow("", r["content"], resolution=r.get("resolution"))) for r in synthetic(size)]
     distinct = sorted(set(texts), key=len)
     embedded = np.concatenate([model.embed(distinct[i : i + 256]) for i in range(0, len(distinct), 256)])
     position = {text: i for i, text in enumerate(distinct)}
     rows = embedded[[position[t] for t in texts]].astype(np.float32)
-    queries = model.embed([embedding_text({"resolution": None, **r}) for r in synthetic(300, seed=99)])
+    queries = model.embed([embedding_text(MemoryRow("", r["content"], resolution=r.get("resolution"))) for r in synthetic(300, seed=99)])
     if cache:
         np.savez(cache, rows=rows, queries=queries)
     return rows, queries

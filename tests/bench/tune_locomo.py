@@ -1,9 +1,11 @@
-"""Fast in-process replay of the ledger engine's search on LoCoMo, for tuning the ranking defaults.
+"""Fast in-process replay of LoCoMo searches, for tuning the ranking defaults on the shipping pipeline.
 
 Not a test. ``hindsight eval locomo`` is the measurement; this is a harness to try many settings in
 seconds instead of minutes. It reads the turns once from a store that ``hindsight eval locomo FILE
---store-dir DIR`` built, scores BM25 with the ledger's formula and the cosine in numpy, then ranks with
-the product's own ``ranking.score`` and ``ranking.mmr``. Run:
+--store-dir DIR`` built and serves candidates from memory (BM25 with the ledger's formula, cosine in
+numpy) through the search pipeline's ``Source`` protocol; ranking is the product's own
+``search.pipeline.rank`` (signals, quarantine, troubleshoot, MMR), so what is tuned here is what ships.
+Run:
 
     python tests/bench/tune_locomo.py DIR ../shared/bench/locomo/dev.json [NAME=VALUE ...]
 
@@ -14,84 +16,80 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from hindsight_cli import evaluation, ranking
-from hindsight_cli.config import Config
+from hindsight_cli import evaluation
+from hindsight_cli.config import Config, Ranking
+from hindsight_cli.search.candidates import gather
+from hindsight_cli.search.pipeline import rank
+from hindsight_cli.search.signals import Context, is_troubleshooting
+from hindsight_cli.storage.base import Condition
+from hindsight_cli.storage.rows import MemoryRow, keyword_terms
 from hindsight_cli.store import Store
 from hindsight_cli.text import terms
-from hindsight_cli.writing import keyword_terms
 
 
 class Corpus:
-    """One conversation's turns: rows, unit vectors, term counts and BM25 statistics."""
+    """One conversation's turns as a candidate source: unit vectors, term counts, BM25 statistics."""
 
-    def __init__(self, rows: list[dict[str, Any]]) -> None:
-        self.rows = rows
-        self.ids = [r["id"] for r in rows]
-        self.vectors = np.stack([np.asarray(r["embedding"], dtype=np.float32) for r in rows])
+    def __init__(self, rows: list[MemoryRow]) -> None:
+        self.memories = rows
+        self.by_id = {r.id: r for r in rows}
+        self.ids = [r.id for r in rows]
+        self.vectors = np.stack([np.asarray(r.embedding, dtype=np.float32) for r in rows])
         self.tf = [Counter(keyword_terms(r)) for r in rows]
         self.doc_len = np.array([sum(t.values()) for t in self.tf], dtype=np.float64)
-        self.df: Counter[str] = Counter(term for t in self.tf for term in t)
         self.postings: dict[str, list[int]] = {}
         for i, t in enumerate(self.tf):
             for term in t:
                 self.postings.setdefault(term, []).append(i)
 
-    def bm25(self, query_terms: list[str], k1: float = 1.2, b: float = 0.75) -> np.ndarray:
-        n, avgdl = len(self.rows), max(self.doc_len.mean(), 1.0)
+    def _top(self, scores: np.ndarray, limit: int) -> list[int]:
+        return list(np.lexsort((self.ids, -scores))[:limit])
+
+    def keyword(self, query: Sequence[str], where: Sequence[Condition], limit: int,
+                weights: Ranking) -> list[tuple[str, float]]:
+        n, avgdl, k1, b = len(self.memories), max(self.doc_len.mean(), 1.0), weights.bm25_k1, weights.bm25_b
         out = np.zeros(n)
-        for term in sorted(set(query_terms)):
+        for term in sorted(set(query)):
             docs = self.postings.get(term)
             if not docs:
                 continue
             idf = np.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
             tf = np.array([self.tf[i][term] for i in docs], dtype=np.float64)
             out[docs] += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * self.doc_len[docs] / avgdl))
-        return out
+        return [(self.ids[i], float(out[i])) for i in self._top(out, limit) if out[i] > 0]
+
+    def nearest(self, vector: Sequence[float], where: Sequence[Condition], limit: int) -> list[tuple[str, float]]:
+        cos = self.vectors @ np.asarray(vector, dtype=np.float32)
+        return [(self.ids[i], float(cos[i])) for i in self._top(cos, limit)]
+
+    def rows(self, ids: Sequence[str], where: Sequence[Condition]) -> list[MemoryRow]:
+        return [self.by_id[m] for m in ids]
 
 
-def search(corpus: Corpus, query: str, qvec: np.ndarray, weights: Any, ctx: ranking.Context, mode: str,
+def search(corpus: Corpus, query: str, qvec: np.ndarray, weights: Ranking, ctx: Context, mode: str,
            k: int = 25) -> list[str]:
-    """The ledger engine's search and Store._rank, in memory; returns dia_ids in rank order."""
-    n = max(weights.candidates, k * 4)
-    words: list[tuple[str, float]] = []
-    if mode != "vector":
-        scores = corpus.bm25(terms(query), weights.bm25_k1, weights.bm25_b)
-        top = [i for i in np.lexsort((corpus.ids, -scores))[:n] if scores[i] > 0]
-        words = [(corpus.ids[i], float(scores[i])) for i in top]
-    near: list[tuple[str, float]] = []
-    if mode != "keyword":
-        cos = corpus.vectors @ qvec
-        top = np.lexsort((corpus.ids, -cos))[:n]
-        near = [(corpus.ids[i], float(cos[i])) for i in top]
-    by_keyword = {m for m, _ in words}
-    near = [(m, s) for m, s in near if s >= weights.min_vector_similarity or m in by_keyword]
-    candidates = ranking.fuse(near, words)
-    by_id = {r["id"]: r for r in corpus.rows if r["id"] in candidates}
-    lists = 2 if mode == "hybrid" else 1
-    best = max((c.keyword_score or 0.0 for c in candidates.values()), default=0.0)
-    rel = ranking.relevances(by_id, candidates, weights, lists, best)
-    scored = {m: ranking.score(row, candidates[m], ctx, weights, lists, best, rel[m])[0] for m, row in by_id.items()}
-    order = sorted(scored, key=lambda m: (-scored[m], m))
-    index = {m: i for i, m in enumerate(corpus.ids)}
-    vectors = {m: corpus.vectors[index[m]] for m in order}
-    picked = ranking.mmr(order, scored, vectors, weights.mmr_lambda, k)
-    return [by_id[m]["metadata"]["dia_id"] for m in picked]
+    """One question through the shipping pipeline; returns dia_ids in rank order."""
+    limit = max(weights.candidates, k * 4)
+    vector = (lambda: qvec.tolist()) if mode != "keyword" else None
+    rows, candidates = gather(corpus, terms(query), vector, [], limit, weights, mode)
+    ranked = rank(rows, candidates, ctx, weights, k, 2 if mode == "hybrid" else 1)
+    return [r.row.metadata["dia_id"] for r in ranked]
 
 
 def load(store_dir: Path, data: Path) -> tuple[list[Any], dict[str, Corpus], dict[str, np.ndarray]]:
     conversations = evaluation.load_locomo(data)
     store = Store(store_dir, config=Config())
     corpora: dict[str, Corpus] = {}
-    with store.ledger.connect(read_only=True) as conn:
+    with store.ledger.read() as session:
         for conv in conversations:
-            rows = store.ledger.select(conn, "m.agent_id = ?", [conv.agent], order="m.id", with_vectors=True)
-            corpora[conv.agent] = Corpus(rows)
+            corpora[conv.agent] = Corpus(session.select([("agent_id", "in", [conv.agent])], order="id", vectors=True))
     cache = store_dir.parent / (store_dir.name + "-questions.npy")
     texts = [q.text for c in conversations for q in c.questions]
     if cache.exists():
@@ -107,9 +105,8 @@ def run(conversations: list[Any], corpora: dict[str, Corpus], qvecs: dict[str, n
     weights = replace(Config().ranking, **overrides)
     found = []
     for conv in conversations:
-        ctx_base = ranking.Context(now=conv.now)
         for q in conv.questions:
-            ctx = replace(ctx_base, troubleshooting=ranking.is_troubleshooting(q.text))
+            ctx = Context(now=conv.now, troubleshooting=is_troubleshooting(q.text))
             found.append((q, search(corpora[conv.agent], q.text, qvecs[q.text], weights, ctx, mode)))
     per = [(q.category, evaluation._scores(q.evidence, hits)) for q, hits in found]
     out = evaluation._mean([s for _, s in per])

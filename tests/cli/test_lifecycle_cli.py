@@ -69,7 +69,7 @@ def test_consolidate_dry_run_then_write_then_nothing_new(cli) -> None:
     wrote = cli("consolidate")
     assert wrote.exit_code == 0 and "Wrote 1 new and 0 updated pattern(s)" in wrote.stderr
     assert "What fixed it (3 of 3 failures): added exponential backoff" in wrote.stdout
-    pattern = [m for m in cli.open().list() if m.trigger == "consolidate"][0]
+    pattern = next(m for m in cli.open().list() if m.trigger == "consolidate")
     assert len(pattern.source_ids) == 3 and pattern.confidence == 0.7
     rerun = json.loads(cli("consolidate", "--json").stdout)
     assert (rerun["created"], rerun["updated"], rerun["unchanged"]) == (0, 0, 1)

@@ -145,7 +145,9 @@ class SqlSession:
         """The identities (id, agent, key) of rows that hold one of ``ids`` or ``keys``."""
         if not ids and not keys:
             return set()
-        marks = lambda values: ", ".join("?" for _ in values) or "NULL"  # noqa: E731
+        def marks(values: Sequence[str]) -> str:
+            return ", ".join("?" for _ in values) or "NULL"
+
         return {(r[0], r[1], r[2]) for r in self.conn.execute(
             f"SELECT id, agent_id, idempotency_key FROM memories WHERE id IN ({marks(ids)}) "
             f"OR idempotency_key IN ({marks(keys)})", [*ids, *keys]).fetchall()}
@@ -171,7 +173,8 @@ class SqlSession:
 
     def audit_log(self, *, limit: int | None, action: str | None, memory_id: str | None,
                   since: datetime | None) -> list[AuditRow]:
-        clauses, params = ["TRUE"], []
+        clauses: list[str] = ["TRUE"]
+        params: list[Any] = []
         for clause, value in (("action = ?", action), ('"at" >= ?', since),
                               (self.dialect.has.format(name="ids"), memory_id)):
             if value:

@@ -97,6 +97,8 @@ def _is_lock_error(error: Exception) -> bool:
 class DuckDBSession(SqlSession):
     """The shared session plus DuckDB's vector search, BM25 statement and Arrow bulk insert."""
 
+    conn: Any  # a duckdb.DuckDBPyConnection (Arrow tables are registered on it)
+
     def nearest(self, vector: Sequence[float], where: Sequence[Condition], limit: int) -> list[tuple[str, float]]:
         """Exact cosine top-``limit`` among rows matching ``where`` (flat scan; ~35 ms at 10k rows)."""
         sql, params = render(where, self.dialect)
