@@ -35,6 +35,8 @@ def doctor(ctx: typer.Context, store: StoreOption = None, no_probe: NoProbe = Fa
 
     Every check reports ok, warn, fail or skip with what it saw and the fix. Nothing is changed
     unless --fix is given, and then only MCP client configs, each backed up first.
+    Docker and WSL problems fail only when something here needs them (a Compose file in the
+    project, an MCP server run through docker or wsl); otherwise they are warnings.
     Exit code 1 when a check fails.
 
     \b
@@ -48,13 +50,19 @@ def doctor(ctx: typer.Context, store: StoreOption = None, no_probe: NoProbe = Fa
         compose_checks,
         docker_checks,
         mcp_checks,
+        needs,
         store_checks,
         windows_checks,
         wsl_checks,
     )
 
-    _report([*store_checks.run(store), *mcp_checks.run(probe=not no_probe, fix=fix, timeout=timeout), *wsl_checks.run(),
-             *windows_checks.run(), *docker_checks.run(required=False), *compose_checks.run(required=False)], json_)
+    here, home = Path.cwd(), Path.home()
+    docker_needed = needs.docker(here, home)
+    wsl_needed = needs.wsl(docker_needed, home, here)
+    _report([*store_checks.run(store), *mcp_checks.run(probe=not no_probe, fix=fix, timeout=timeout),
+             *needs.gate("wsl", wsl_needed, [*wsl_checks.run(), *windows_checks.run()]),
+             *needs.gate("docker", docker_needed, docker_checks.run(required=bool(docker_needed))),
+             *compose_checks.run(cwd=here, required=False)], json_)
 
 
 @doctor_app.command(name="store")
@@ -94,6 +102,8 @@ def mcp(no_probe: NoProbe = False, fix: FixFlag = False, timeout: TimeoutOption 
 def docker(json_: JsonFlag = False) -> None:
     """Check Docker: the CLI, the daemon (not running, socket permission, wrong context), Compose v2.
 
+    Asked for by name, every problem is a failure, also where nothing here needs Docker.
+
     \b
     Example:
         hindsight doctor docker
@@ -129,7 +139,8 @@ def compose(
 
     A service calling another through localhost, depends_on without a health condition, a database
     without a named volume, services on no shared network, expose written like a port mapping, host
-    ports between services, ${VAR} with no value or default.
+    ports between services, ${VAR} with no value or default; and a hindsight MCP server over HTTP
+    that listens on the container's loopback or serves a reachable port without tokens.
 
     \b
     Example:
