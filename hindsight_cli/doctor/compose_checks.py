@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from . import Check, fail, ok, warn
+from . import Check, compose_mcp, fail, ok, warn
 from .compose_file import (
     ComposeError,
     ComposeFile,
@@ -32,8 +32,12 @@ from .compose_file import (
 DB_DATA_DIRS = {
     "postgres": "/var/lib/postgresql/data", "mysql": "/var/lib/mysql", "mariadb": "/var/lib/mysql",
     "mongo": "/data/db", "redis": "/data", "qdrant/qdrant": "/qdrant/storage", "neo4j": "/data",
-    "elasticsearch": "/usr/share/elasticsearch/data",
+    "elasticsearch": "/usr/share/elasticsearch/data", "valkey/valkey": "/data", "eqalpha/keydb": "/data",
+    "bitnami/redis": "/bitnami/redis/data", "redis/redis-stack-server": "/data",
 }
+# Of those, the caches: usually started empty on purpose, so no volume is a warning, unless the
+# command asks them to persist (append-only file, snapshots).
+CACHES = {"redis", "valkey/valkey", "eqalpha/keydb", "bitnami/redis", "redis/redis-stack-server"}
 HEALTH_HINTS = {
     "postgres": '["CMD-SHELL", "pg_isready -U postgres"]', "mysql": '["CMD", "mysqladmin", "ping", "-h", "localhost"]',
     "redis": '["CMD", "redis-cli", "ping"]', "mongo": '["CMD", "mongosh", "--quiet", "--eval", "db.runCommand(\'ping\')"]',
@@ -85,6 +89,7 @@ def lint(compose: ComposeFile, env: Mapping[str, str]) -> Iterator[Check]:
         yield from _volumes(compose, name, svc)
         yield from _expose(compose, name, svc)
         yield from _undeclared_networks(compose, name, svc)
+        yield from compose_mcp.lint(compose, name, svc, env)
 
 
 # --- variables ------------------------------------------------------------------------------------------
@@ -279,8 +284,10 @@ def _volumes(compose: ComposeFile, name: str, svc: dict[str, Any]) -> Iterator[C
         return
     on_data = [m for m in mounted if data_dir == m[2] or data_dir.startswith(m[2] + "/")]
     if not on_data:
-        yield finding(fail, "db-volume", compose, ("services", name, "image"),
-                      f"{name} ({base}) keeps its data in the container: it is lost when the container is removed",
+        cache = base in CACHES and not _persists(svc)
+        yield finding(warn if cache else fail, "db-volume", compose, ("services", name, "image"),
+                      f"{name} ({base}) keeps its data in the container: it is lost when the container is removed"
+                      + (" (fine for a cache that can start empty)" if cache else ""),
                       f"nothing is mounted on {data_dir}",
                       f"mount a named volume: volumes: [\"{name}-data:{data_dir}\"] and declare it under top-level volumes")
     elif not any(named for *_, named in on_data):
@@ -289,6 +296,16 @@ def _volumes(compose: ComposeFile, name: str, svc: dict[str, Any]) -> Iterator[C
                       f"{name} ({base}) keeps its data in a host directory",
                       f"{source}:{target}",
                       "use a named volume: bind mounts bring permission and fsync problems on Docker Desktop and WSL")
+
+
+def _persists(svc: dict[str, Any]) -> bool:
+    """The command asks a cache to keep its data: ``--appendonly yes``, or ``--save`` with a schedule."""
+    command = svc.get("command")
+    words = command.split() if isinstance(command, str) else [str(w) for w in command or []]
+    settings = dict(zip(words, [*words[1:], ""]))
+    env = {key.upper(): value.lower() for _, key, value in env_items(svc)}
+    return (settings.get("--appendonly", "").lower() == "yes" or settings.get("--save", "").strip('"\'') not in ("", "-")
+            or env.get("REDIS_AOF_ENABLED") == "yes")
 
 
 def _expose(compose: ComposeFile, name: str, svc: dict[str, Any]) -> Iterator[Check]:
