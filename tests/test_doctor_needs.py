@@ -31,6 +31,9 @@ OUTPUTS = {
     ("daemon", "old-down", "info"): ("Client:\n Debug Mode: false\n\nServer:\nERROR: " + DOWN
                                      + "\nerrors pretty printing info", "", 1),
     ("daemon", "old-up", "info"): ("Client:\n Debug Mode: false\n\nServer:\n Server Version: 20.10.7", "", 0),
+    # A client that answers only the JSON form of `docker info`.
+    ("daemon", "json-up", "info --format {{json .}}"): ('{"ID": "x", "ServerVersion": "27.5.1", "NCPU": 8}', "", 0),
+    ("daemon", "json-down", "info --format {{json .}}"): ('{"ServerErrors": ["' + DOWN + '"]}', "", 1),
     ("daemon", "api", "version --format {{.Server.Version}}"): (
         "", "Error response from daemon: client version 1.50 is too new. Maximum supported API version is 1.43", 1),
     ("compose", "v2", "compose version"): ("Docker Compose version v2.39.4", "", 0),
@@ -133,6 +136,8 @@ def test_a_compose_plugin_that_does_not_run_is_told_apart(cli, docker) -> None:
 @pytest.mark.parametrize(("daemon", "status", "summary", "evidence"), [
     ("old-down", "fail", "the Docker daemon is not running", "ERROR: " + DOWN),
     ("old-up", "ok", "daemon 20.10.7 reachable", "context default"),
+    ("json-up", "ok", "daemon 27.5.1 reachable", "context default"),
+    ("json-down", "fail", "the Docker daemon is not running", DOWN),
     ("api", "fail", "the docker client and the daemon do not speak the same API version",
      "Maximum supported API version is 1.43"),
 ])

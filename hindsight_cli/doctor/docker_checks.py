@@ -10,6 +10,7 @@ named explicitly: without the Compose plugin, an older docker CLI treats ``docke
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -94,13 +95,33 @@ def _daemon(docker: str) -> Check:
         return fail("docker.daemon", "the Docker daemon did not answer within 15 s", f"{where}: {err}",
                     "Docker may still be starting, or hung: wait, or restart Docker Desktop / the docker service")
     text = "\n".join(filter(None, [err, out]))
-    if _cause(text) is None:  # nothing recognisable (an old client, a shim): ask `docker info`
-        info_code, info_out, info_err = _run(docker, "info")
-        found = _SERVER_VERSION.search(info_out)
-        if info_code == 0 and found:
-            return ok("docker.daemon", f"daemon {found.group(1)} reachable", where)
-        text = "\n".join(filter(None, [text, info_err, info_out]))
+    for ask in (("info",), ("info", "--format", "{{json .}}")):
+        if _cause(text) is not None:
+            break
+        # Nothing recognisable (an old client, a shim): `docker info`, then its JSON form, may say more.
+        version, said = _info(docker, *ask)
+        if version:
+            return ok("docker.daemon", f"daemon {version} reachable", where)
+        text = "\n".join(filter(None, [text, said]))
     return _daemon_failure(text, code, context, where)
+
+
+def _info(docker: str, *args: str) -> tuple[str | None, str]:
+    """The daemon's version from `docker info` (text: ``Server Version:``; JSON: ``ServerVersion``, with
+    ``ServerErrors`` when it failed), and what else it printed."""
+    code, out, err = _run(docker, *args)
+    found = _SERVER_VERSION.search(out)
+    if code == 0 and found:
+        return found.group(1), ""
+    try:
+        data = json.loads(out) if out.startswith("{") else {}
+    except json.JSONDecodeError:
+        data = {}
+    if code == 0 and isinstance(data, dict) and data.get("ServerVersion"):
+        return str(data["ServerVersion"]), ""
+    errors = data.get("ServerErrors") if isinstance(data, dict) else None
+    said = "\n".join(map(str, errors)) if isinstance(errors, list) else out
+    return None, "\n".join(filter(None, [err, said]))
 
 
 def _cause(text: str) -> tuple[str, str, str] | None:
