@@ -1,5 +1,7 @@
-# hindsight's MCP server over streamable HTTP, with the store on a volume.
-# Build and run with `docker compose up -d` (see docs/docker.md).
+# hindsight's MCP server over streamable HTTP, with the store on a volume, behind bearer tokens.
+# Make a token, then start it (see docs/docker.md):
+#   docker compose run --rm hindsight hindsight mcp token AGENT
+#   docker compose up -d
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -27,4 +29,8 @@ ENV HINDSIGHT_STORE=/data/store \
 VOLUME ["/data"]
 
 EXPOSE 8765
-CMD ["hindsight", "mcp", "--transport", "http", "--host", "0.0.0.0", "--port", "8765"]
+# Every interface, so that a published port reaches the server; and tokens, without which hindsight
+# refuses to serve a non-loopback address (until `hindsight mcp token AGENT` has made the file, the
+# server exits with a message saying so).
+CMD ["hindsight", "mcp", "--transport", "http", "--host", "0.0.0.0", "--port", "8765", \
+     "--tokens", "/data/store/mcp-tokens.json"]

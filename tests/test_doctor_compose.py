@@ -134,3 +134,89 @@ def test_full_doctor_lints_the_compose_file_in_the_working_directory(cli, _isola
     assert ids() == []
     shutil.copy(FIXTURES / "expose.yml", _isolated / "compose.yaml")
     assert ids() == ["compose.file", "compose.expose"]
+
+
+@pytest.mark.parametrize(("name", "status", "evidence"), [
+    ("db-volume", "fail", "nothing is mounted on /data/db"),
+    ("cache-volume", "warn", "nothing is mounted on /data"),  # a cache may start empty
+    ("cache-persistent", "fail", "nothing is mounted on /data"),  # unless its command asks it to persist
+])
+def test_a_cache_without_a_volume_is_a_warning(cli, name, status, evidence) -> None:
+    result = cli("doctor", "compose", str(FIXTURES / f"{name}.yml"), "--json", store=False)
+    assert [(f["id"], f["status"]) for f in _findings(result)] == [("compose.db-volume", status)]
+    assert evidence in _findings(result)[0]["evidence"]
+    assert result.exit_code == (1 if status == "fail" else 0)
+
+
+def _hindsight(tmp_path: Path, service: str, top: str = "") -> Path:
+    path = tmp_path / "compose.yaml"
+    path.write_text(f"services:\n  memory:\n    image: hindsight-cli:0.1.0\n{service}{top}")
+    return path
+
+
+VOLUME = "volumes:\n  data: {}\n"
+
+
+@pytest.mark.parametrize(("service", "top", "expected", "evidence", "fix"), [
+    # The default host inside a container: the published port reaches nothing.
+    ("    command: hindsight mcp --transport http --port 8765\n    ports: ['127.0.0.1:8765:8765']\n", "",
+     [("compose.mcp-host", "fail")], "compose.yaml:4: hindsight mcp --transport http --port 8765; ports: "
+     "127.0.0.1:8765:8765", "--host 0.0.0.0"),
+    ("    command: [python, -m, hindsight_cli, mcp, --transport, http, --host, localhost]\n", "",
+     [("compose.mcp-host", "warn")], "no ports published", "--host 0.0.0.0"),
+    # Every interface, published, no tokens: hindsight refuses to start.
+    ("    command: hindsight mcp --transport http --host 0.0.0.0\n    environment: {HINDSIGHT_STORE: /data/store}\n"
+     "    volumes: ['data:/data']\n    ports: ['8765:8765']\n", VOLUME,
+     [("compose.mcp-tokens", "fail")], "ports: 8765:8765; no --tokens, no token file mounted",
+     "`docker compose run --rm memory hindsight mcp token AGENT` (it writes /data/store/mcp-tokens.json on the "
+     "volume) and add `--tokens /data/store/mcp-tokens.json`"),
+    ("    command: [sh, -c, 'exec hindsight mcp --transport=http --host=0.0.0.0']\n    ports: ['8765:8765']\n", "",
+     [("compose.mcp-tokens", "fail")], "no --tokens", "hindsight mcp token AGENT --tokens ./mcp-tokens.json"),
+    ("    command: hindsight mcp --transport http --host 0.0.0.0\n    ports: ['127.0.0.1:8765:8765']\n"
+     "    secrets: [mcp-tokens]\n", "secrets:\n  mcp-tokens: {file: ./mcp-tokens.json}\n",
+     [("compose.mcp-tokens", "fail")], "a token file is mounted at /run/secrets/mcp-tokens, but no --tokens names it",
+     "add `--tokens /run/secrets/mcp-tokens`"),
+    # --allow-unauthenticated: it starts, and whoever reaches the port reads every memory.
+    ("    command: hindsight mcp --transport http --host 0.0.0.0 --allow-unauthenticated\n    ports: ['8765:8765']\n",
+     "", [("compose.mcp-unauthenticated", "warn")], "--allow-unauthenticated", "hindsight mcp token AGENT"),
+    # Tokens on the volume: nothing to say; on no mount at all: a warning.
+    ("    command: hindsight mcp --transport http --host 0.0.0.0 --tokens /data/store/mcp-tokens.json\n"
+     "    volumes: ['data:/data']\n    ports: ['127.0.0.1:8765:8765']\n", VOLUME, [], "", ""),
+    ("    command: hindsight mcp --transport http --host 0.0.0.0 --tokens /etc/mcp-tokens.json\n"
+     "    ports: ['127.0.0.1:8765:8765']\n", "", [("compose.mcp-tokens", "warn")],
+     "--tokens /etc/mcp-tokens.json", "refuses to start"),
+    # The host's own network: its loopback is the host's.
+    ("    command: hindsight mcp --transport http\n    network_mode: host\n", "", [], "", ""),
+    # A published port that is not the server's.
+    ("    command: hindsight mcp --transport http --host 0.0.0.0 --port 9000 --allow-unauthenticated\n"
+     "    ports: ['127.0.0.1:8765:8765']\n", "", [("compose.mcp-port", "fail"), ("compose.mcp-unauthenticated", "warn")],
+     "hindsight mcp --transport http --host 0.0.0.0 --port 9000", "ports: [\"127.0.0.1:9000:9000\"]"),
+    # stdio and the token subcommand are not HTTP servers.
+    ("    command: hindsight mcp token ci-bot\n    ports: ['8765:8765']\n", "", [], "", ""),
+])
+def test_hindsight_mcp_over_http_in_a_container(cli, tmp_path, service, top, expected, evidence, fix) -> None:
+    result = cli("doctor", "compose", str(_hindsight(tmp_path, service, top)), "--json", store=False)
+    findings = _findings(result)
+    assert [(f["id"], f["status"]) for f in findings] == expected
+    assert result.exit_code == (1 if any(s == "fail" for _, s in expected) else 0)
+    if expected:
+        assert evidence in findings[0]["evidence"] and fix in findings[0]["fix"]
+
+
+def test_the_command_comes_from_the_dockerfile_the_service_builds(cli, tmp_path) -> None:
+    (tmp_path / "image").mkdir()
+    (tmp_path / "image" / "Dockerfile.mcp").write_text(
+        "# escape=\\\nFROM python:3.11-slim AS base\nENV HINDSIGHT_STORE=/srv/store\n"
+        "ENTRYPOINT [\"tini\", \"--\"]\nCMD [\"hindsight\", \"mcp\"]\n"
+        "FROM base AS server\nRUN <<EOF\necho 'CMD [\"ignored\"]'\nEOF\n"
+        "CMD hindsight mcp --transport http \\\n    --host 0.0.0.0\n")
+    service = ("    build: {context: ./image, dockerfile: Dockerfile.mcp, target: server}\n"
+               "    volumes: ['data:/srv']\n    ports: ['127.0.0.1:8765:8765']\n")
+    result = cli("doctor", "compose", str(_hindsight(tmp_path, service, VOLUME)), "--json", store=False)
+    findings = _findings(result)
+    assert [(f["id"], f["status"]) for f in findings] == [("compose.mcp-tokens", "fail")]
+    assert "tini -- /bin/sh -c hindsight mcp --transport http --host 0.0.0.0" in findings[0]["evidence"]
+    assert "--tokens /srv/store/mcp-tokens.json" in findings[0]["fix"]
+    overridden = service + "    command: hindsight mcp --transport http --host 0.0.0.0 --tokens /srv/store/t.json\n"
+    assert _findings(cli("doctor", "compose", str(_hindsight(tmp_path, overridden, VOLUME)), "--json",
+                         store=False)) == []

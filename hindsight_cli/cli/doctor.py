@@ -12,6 +12,8 @@ from .options import JsonFlag, StoreOption
 doctor_app = typer.Typer(name="doctor", invoke_without_command=True, no_args_is_help=False, rich_markup_mode=None)
 NoProbe = Annotated[bool, typer.Option("--no-probe", help="Skip the live MCP handshakes.")]
 FixFlag = Annotated[bool, typer.Option("--fix", help="Apply the safe fixes to MCP client configs (backed up first).")]
+TimeoutOption = Annotated[float, typer.Option("--timeout", min=0.1, metavar="SECONDS",
+                                              help="How long each MCP server gets to answer each handshake step.")]
 
 
 def _report(checks: list[Any], json_: bool) -> None:
@@ -28,11 +30,13 @@ def _report(checks: list[Any], json_: bool) -> None:
 
 @doctor_app.callback(invoke_without_command=True)
 def doctor(ctx: typer.Context, store: StoreOption = None, no_probe: NoProbe = False, fix: FixFlag = False,
-           json_: JsonFlag = False) -> None:
+           timeout: TimeoutOption = 10.0, json_: JsonFlag = False) -> None:
     """Check the store, MCP clients, Docker, WSL and Compose files.
 
     Every check reports ok, warn, fail or skip with what it saw and the fix. Nothing is changed
     unless --fix is given, and then only MCP client configs, each backed up first.
+    Docker and WSL problems fail only when something here needs them (a Compose file in the
+    project, an MCP server run through docker or wsl); otherwise they are warnings.
     Exit code 1 when a check fails.
 
     \b
@@ -46,13 +50,19 @@ def doctor(ctx: typer.Context, store: StoreOption = None, no_probe: NoProbe = Fa
         compose_checks,
         docker_checks,
         mcp_checks,
+        needs,
         store_checks,
         windows_checks,
         wsl_checks,
     )
 
-    _report([*store_checks.run(store), *mcp_checks.run(probe=not no_probe, fix=fix), *wsl_checks.run(),
-             *windows_checks.run(), *docker_checks.run(required=False), *compose_checks.run(required=False)], json_)
+    here, home = Path.cwd(), Path.home()
+    docker_needed = needs.docker(here, home)
+    wsl_needed = needs.wsl(docker_needed, home, here)
+    _report([*store_checks.run(store), *mcp_checks.run(probe=not no_probe, fix=fix, timeout=timeout),
+             *needs.gate("wsl", wsl_needed, [*wsl_checks.run(), *windows_checks.run()]),
+             *needs.gate("docker", docker_needed, docker_checks.run(required=bool(docker_needed))),
+             *compose_checks.run(cwd=here, required=False)], json_)
 
 
 @doctor_app.command(name="store")
@@ -69,9 +79,12 @@ def store_(store: StoreOption = None, json_: JsonFlag = False) -> None:
 
 
 @doctor_app.command()
-def mcp(no_probe: NoProbe = False, fix: FixFlag = False, json_: JsonFlag = False) -> None:
+def mcp(no_probe: NoProbe = False, fix: FixFlag = False, timeout: TimeoutOption = 10.0,
+        json_: JsonFlag = False) -> None:
     """Check every MCP client config on this machine, then handshake with each configured server.
 
+    hindsight's entry is checked in detail. Every other stdio server is started as configured and
+    sent initialize (a hung one is stopped after --timeout); an HTTP server only on a loopback URL.
     --fix moves a hindsight entry to the key the client reads, makes a bare `hindsight` command
     absolute and raises a Codex start-up timeout below 20 s; each file is backed up first.
 
@@ -82,12 +95,14 @@ def mcp(no_probe: NoProbe = False, fix: FixFlag = False, json_: JsonFlag = False
     """
     from ..doctor import mcp_checks
 
-    _report(mcp_checks.run(probe=not no_probe, fix=fix), json_)
+    _report(mcp_checks.run(probe=not no_probe, fix=fix, timeout=timeout), json_)
 
 
 @doctor_app.command()
 def docker(json_: JsonFlag = False) -> None:
     """Check Docker: the CLI, the daemon (not running, socket permission, wrong context), Compose v2.
+
+    Asked for by name, every problem is a failure, also where nothing here needs Docker.
 
     \b
     Example:
@@ -124,7 +139,8 @@ def compose(
 
     A service calling another through localhost, depends_on without a health condition, a database
     without a named volume, services on no shared network, expose written like a port mapping, host
-    ports between services, ${VAR} with no value or default.
+    ports between services, ${VAR} with no value or default; and a hindsight MCP server over HTTP
+    that listens on the container's loopback or serves a reachable port without tokens.
 
     \b
     Example:

@@ -14,14 +14,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from . import Check, fail, ok, warn
+from . import Check, compose_mcp, fail, ok, warn
 from .compose_file import (
     ComposeError,
     ComposeFile,
     dotenv,
-    find,
+    env_items,
+    find_up,
+    finding,
     interpolate,
     load,
+    mounts,
     variables,
 )
 
@@ -29,8 +32,12 @@ from .compose_file import (
 DB_DATA_DIRS = {
     "postgres": "/var/lib/postgresql/data", "mysql": "/var/lib/mysql", "mariadb": "/var/lib/mysql",
     "mongo": "/data/db", "redis": "/data", "qdrant/qdrant": "/qdrant/storage", "neo4j": "/data",
-    "elasticsearch": "/usr/share/elasticsearch/data",
+    "elasticsearch": "/usr/share/elasticsearch/data", "valkey/valkey": "/data", "eqalpha/keydb": "/data",
+    "bitnami/redis": "/bitnami/redis/data", "redis/redis-stack-server": "/data",
 }
+# Of those, the caches: usually started empty on purpose, so no volume is a warning, unless the
+# command asks them to persist (append-only file, snapshots).
+CACHES = {"redis", "valkey/valkey", "eqalpha/keydb", "bitnami/redis", "redis/redis-stack-server"}
 HEALTH_HINTS = {
     "postgres": '["CMD-SHELL", "pg_isready -U postgres"]', "mysql": '["CMD", "mysqladmin", "ping", "-h", "localhost"]',
     "redis": '["CMD", "redis-cli", "ping"]', "mongo": '["CMD", "mongosh", "--quiet", "--eval", "db.runCommand(\'ping\')"]',
@@ -47,7 +54,7 @@ def run(path: Path | None = None, cwd: Path | None = None, env: Mapping[str, str
         required: bool = True) -> list[Check]:
     """``required``: a missing file fails when asked for, and is skipped in a full doctor run."""
     cwd = cwd or Path.cwd()
-    path = path or find(cwd)
+    path = path or find_up(cwd)
     if path is None:
         if required:
             return [fail("compose.file", "no Compose file here", str(cwd),
@@ -73,8 +80,8 @@ def run(path: Path | None = None, cwd: Path | None = None, env: Mapping[str, str
 def lint(compose: ComposeFile, env: Mapping[str, str]) -> Iterator[Check]:
     yield from _variables(compose, env)
     if "version" in compose.data:
-        yield _finding(warn, "version", compose, ("version",), "top-level `version` is obsolete",
-                       f"version: {compose.data['version']!r}", "delete the line: Compose v2 ignores it and warns")
+        yield finding(warn, "version", compose, ("version",), "top-level `version` is obsolete",
+                      f"version: {compose.data['version']!r}", "delete the line: Compose v2 ignores it and warns")
     services = compose.services
     for name, svc in services.items():
         yield from _reachability(compose, name, svc, env)
@@ -82,11 +89,7 @@ def lint(compose: ComposeFile, env: Mapping[str, str]) -> Iterator[Check]:
         yield from _volumes(compose, name, svc)
         yield from _expose(compose, name, svc)
         yield from _undeclared_networks(compose, name, svc)
-
-
-def _finding(make: Any, rule: str, compose: ComposeFile, keys: tuple[Any, ...], summary: str, evidence: str,
-             fix: str) -> Check:
-    return make(f"compose.{rule}", summary, f"{compose.path.name}:{compose.line(*keys)}: {evidence}", fix)
+        yield from compose_mcp.lint(compose, name, svc, env)
 
 
 # --- variables ------------------------------------------------------------------------------------------
@@ -110,20 +113,6 @@ def _variables(compose: ComposeFile, env: Mapping[str, str]) -> Iterator[Check]:
 
 
 # --- reaching other services ----------------------------------------------------------------------------
-
-def _env_items(svc: dict[str, Any]) -> list[tuple[Any, str, str]]:
-    """(key path inside the service, variable name, value) for each environment entry."""
-    env = svc.get("environment") or {}
-    if isinstance(env, list):
-        items = []
-        for index, entry in enumerate(env):
-            key, _, value = str(entry).partition("=")
-            items.append((("environment", index), key, value))
-        return items
-    if isinstance(env, dict):
-        return [(("environment", key), str(key), "" if value is None else str(value)) for key, value in env.items()]
-    return []
-
 
 def _ports(svc: dict[str, Any]) -> list[tuple[int | None, int]]:
     """(host port or None, container port) for each ``ports`` entry; ranges are left out."""
@@ -178,7 +167,7 @@ def _reachability(compose: ComposeFile, name: str, svc: dict[str, Any], env: Map
     mode = str(svc.get("network_mode") or "")
     own_ports = _container_ports(svc)
     referenced: dict[str, tuple[Any, ...]] = {dep: ("depends_on", dep) for dep in _depends(svc)}
-    for keys, key, raw in _env_items(svc):
+    for keys, key, raw in env_items(svc):
         value = interpolate(raw, env)
         for host, port in _targets(value):
             where = ("services", name, *keys)
@@ -191,10 +180,10 @@ def _reachability(compose: ComposeFile, name: str, svc: dict[str, Any], env: Map
     for other, keys in referenced.items():
         if other in services and not mine & _networks(services[other], services):
             theirs = sorted(_networks(services[other], services))
-            yield _finding(fail, "network", compose, ("services", name, *keys),
-                           f"{name} and {other} share no network: the name {other!r} will not resolve",
-                           f"{name} is on {sorted(mine)}, {other} on {theirs}",
-                           f"put both on one network (add {theirs[0]!r} to {name}'s networks)")
+            yield finding(fail, "network", compose, ("services", name, *keys),
+                          f"{name} and {other} share no network: the name {other!r} will not resolve",
+                          f"{name} is on {sorted(mine)}, {other} on {theirs}",
+                          f"put both on one network (add {theirs[0]!r} to {name}'s networks)")
 
 
 def _loopback(compose: ComposeFile, name: str, where: tuple[Any, ...], key: str, value: str, port: int | None,
@@ -206,13 +195,13 @@ def _loopback(compose: ComposeFile, name: str, where: tuple[Any, ...], key: str,
         return  # a service sharing this one's network namespace: localhost does reach it
     owners = [o for o, s in services.items() if o != name and port in _container_ports(s)]
     if owners:
-        yield _finding(fail, "localhost", compose, where,
-                       f"{name} reaches {owners[0]} through localhost; inside a container localhost is the container itself",
-                       f"{key}={value}", f"use the service name: {owners[0]}:{port}")
+        yield finding(fail, "localhost", compose, where,
+                      f"{name} reaches {owners[0]} through localhost; inside a container localhost is the container itself",
+                      f"{key}={value}", f"use the service name: {owners[0]}:{port}")
     else:
-        yield _finding(warn, "localhost", compose, where,
-                       f"{name} points at localhost, which inside a container is {name} itself",
-                       f"{key}={value}", "if this is another service, use its service name instead of localhost")
+        yield finding(warn, "localhost", compose, where,
+                      f"{name} points at localhost, which inside a container is {name} itself",
+                      f"{key}={value}", "if this is another service, use its service name instead of localhost")
 
 
 def _host_port(compose: ComposeFile, name: str, where: tuple[Any, ...], key: str, value: str, other: str,
@@ -222,10 +211,10 @@ def _host_port(compose: ComposeFile, name: str, where: tuple[Any, ...], key: str
         return
     for host, container in _ports(target):
         if host == port:
-            yield _finding(fail, "host-port", compose, where,
-                           f"{name} calls {other} on its published host port {port}",
-                           f"{key}={value}; {other} publishes {host}:{container}",
-                           f"between services use the container port: {other}:{container}")
+            yield finding(fail, "host-port", compose, where,
+                          f"{name} calls {other} on its published host port {port}",
+                          f"{key}={value}; {other} publishes {host}:{container}",
+                          f"between services use the container port: {other}:{container}")
 
 
 # --- depends_on and readiness ----------------------------------------------------------------------------
@@ -259,78 +248,75 @@ def _depends_on(compose: ComposeFile, name: str, svc: dict[str, Any]) -> Iterato
     for dep, opts in _depends(svc).items():
         keys = ("services", name, "depends_on", dep)
         if dep not in services:
-            yield _finding(fail, "depends-unknown", compose, keys, f"{name} depends on {dep!r}, which is not a service",
-                           f"services: {', '.join(services)}", "fix the name in depends_on")
+            yield finding(fail, "depends-unknown", compose, keys, f"{name} depends on {dep!r}, which is not a service",
+                          f"services: {', '.join(services)}", "fix the name in depends_on")
             continue
         target = services[dep]
         base = _image_base(str(target.get("image", "")))
         condition = opts.get("condition", "service_started")
         healthy = _has_healthcheck(target)
         if condition == "service_healthy" and not healthy:
-            yield _finding(fail, "healthcheck-missing", compose, keys,
-                           f"{name} waits for {dep} to be healthy, but {dep} has no healthcheck",
-                           f"depends_on {dep}: condition: service_healthy",
-                           f"give {dep} a healthcheck: test: {HEALTH_HINTS.get(base, '[...]')}")
+            yield finding(fail, "healthcheck-missing", compose, keys,
+                          f"{name} waits for {dep} to be healthy, but {dep} has no healthcheck",
+                          f"depends_on {dep}: condition: service_healthy",
+                          f"give {dep} a healthcheck: test: {HEALTH_HINTS.get(base, '[...]')}")
         elif condition == "service_started" and (base in DB_DATA_DIRS or healthy):
             add = "" if healthy else f"give {dep} a healthcheck (test: {HEALTH_HINTS.get(base, '[...]')}) and "
-            yield _finding(warn, "depends-health", compose, keys,
-                           f"{name} starts as soon as {dep}'s container starts, before it accepts connections",
-                           f"depends_on {dep} without condition: service_healthy",
-                           f"{add}write depends_on: {{{dep}: {{condition: service_healthy}}}}")
+            yield finding(warn, "depends-health", compose, keys,
+                          f"{name} starts as soon as {dep}'s container starts, before it accepts connections",
+                          f"depends_on {dep} without condition: service_healthy",
+                          f"{add}write depends_on: {{{dep}: {{condition: service_healthy}}}}")
 
 
 # --- volumes, expose, networks -------------------------------------------------------------------------------
 
-def _mounts(svc: dict[str, Any]) -> list[tuple[int, str, str, bool]]:
-    """(index, source, target, is_named_volume) for each ``volumes`` entry of a service."""
-    out = []
-    for index, entry in enumerate(svc.get("volumes") or []):
-        if isinstance(entry, dict):
-            source, target = str(entry.get("source") or ""), str(entry.get("target") or "")
-            named = entry.get("type", "volume") == "volume" and bool(source)
-        else:
-            parts = str(entry).split(":")
-            source, target = (parts[0], parts[1]) if len(parts) > 1 else ("", parts[0])
-            named = bool(source) and not source.startswith((".", "/", "~", "$")) and "/" not in source
-        out.append((index, source, target.rstrip("/") or "/", named))
-    return out
-
-
 def _volumes(compose: ComposeFile, name: str, svc: dict[str, Any]) -> Iterator[Check]:
     declared = set(compose.data.get("volumes") or {})
-    mounts = _mounts(svc)
-    for index, source, _, named in mounts:
+    mounted = mounts(svc)
+    for index, source, _, named in mounted:
         if named and source not in declared:
-            yield _finding(fail, "volume-undeclared", compose, ("services", name, "volumes", index),
-                           f"{name} uses the named volume {source!r}, which is not declared",
-                           f"volumes: {source}:…", f"add it at the top level: volumes: {{{source}: {{}}}}")
+            yield finding(fail, "volume-undeclared", compose, ("services", name, "volumes", index),
+                          f"{name} uses the named volume {source!r}, which is not declared",
+                          f"volumes: {source}:…", f"add it at the top level: volumes: {{{source}: {{}}}}")
     base = _image_base(str(svc.get("image", "")))
     data_dir = DB_DATA_DIRS.get(base)
     if data_dir is None:
         return
-    on_data = [m for m in mounts if data_dir == m[2] or data_dir.startswith(m[2] + "/")]
+    on_data = [m for m in mounted if data_dir == m[2] or data_dir.startswith(m[2] + "/")]
     if not on_data:
-        yield _finding(fail, "db-volume", compose, ("services", name, "image"),
-                       f"{name} ({base}) keeps its data in the container: it is lost when the container is removed",
-                       f"nothing is mounted on {data_dir}",
-                       f"mount a named volume: volumes: [\"{name}-data:{data_dir}\"] and declare it under top-level volumes")
+        cache = base in CACHES and not _persists(svc)
+        yield finding(warn if cache else fail, "db-volume", compose, ("services", name, "image"),
+                      f"{name} ({base}) keeps its data in the container: it is lost when the container is removed"
+                      + (" (fine for a cache that can start empty)" if cache else ""),
+                      f"nothing is mounted on {data_dir}",
+                      f"mount a named volume: volumes: [\"{name}-data:{data_dir}\"] and declare it under top-level volumes")
     elif not any(named for *_, named in on_data):
         index, source, target, _ = on_data[0]
-        yield _finding(warn, "db-bind-mount", compose, ("services", name, "volumes", index),
-                       f"{name} ({base}) keeps its data in a host directory",
-                       f"{source}:{target}",
-                       "use a named volume: bind mounts bring permission and fsync problems on Docker Desktop and WSL")
+        yield finding(warn, "db-bind-mount", compose, ("services", name, "volumes", index),
+                      f"{name} ({base}) keeps its data in a host directory",
+                      f"{source}:{target}",
+                      "use a named volume: bind mounts bring permission and fsync problems on Docker Desktop and WSL")
+
+
+def _persists(svc: dict[str, Any]) -> bool:
+    """The command asks a cache to keep its data: ``--appendonly yes``, or ``--save`` with a schedule."""
+    command = svc.get("command")
+    words = command.split() if isinstance(command, str) else [str(w) for w in command or []]
+    settings = dict(zip(words, [*words[1:], ""]))
+    env = {key.upper(): value.lower() for _, key, value in env_items(svc)}
+    return (settings.get("--appendonly", "").lower() == "yes" or settings.get("--save", "").strip('"\'') not in ("", "-")
+            or env.get("REDIS_AOF_ENABLED") == "yes")
 
 
 def _expose(compose: ComposeFile, name: str, svc: dict[str, Any]) -> Iterator[Check]:
     for index, entry in enumerate(svc.get("expose") or []):
         if ":" in str(entry):
             container = str(entry).rpartition(":")[2]
-            yield _finding(fail, "expose", compose, ("services", name, "expose", index),
-                           f"{name}: expose is written like a port mapping",
-                           f"expose: {entry!r}",
-                           f"expose takes container ports only (expose: [\"{container}\"]); "
-                           f"to publish on the host use ports: [\"{entry}\"]")
+            yield finding(fail, "expose", compose, ("services", name, "expose", index),
+                          f"{name}: expose is written like a port mapping",
+                          f"expose: {entry!r}",
+                          f"expose takes container ports only (expose: [\"{container}\"]); "
+                          f"to publish on the host use ports: [\"{entry}\"]")
 
 
 def _undeclared_networks(compose: ComposeFile, name: str, svc: dict[str, Any]) -> Iterator[Check]:
@@ -340,6 +326,6 @@ def _undeclared_networks(compose: ComposeFile, name: str, svc: dict[str, Any]) -
         return
     for network in networks:
         if network not in declared:
-            yield _finding(fail, "network-undeclared", compose, ("services", name, "networks"),
-                           f"{name} joins the network {network!r}, which is not declared",
-                           f"networks: {network}", f"add it at the top level: networks: {{{network}: {{}}}}")
+            yield finding(fail, "network-undeclared", compose, ("services", name, "networks"),
+                          f"{name} joins the network {network!r}, which is not declared",
+                          f"networks: {network}", f"add it at the top level: networks: {{{network}: {{}}}}")

@@ -59,6 +59,14 @@ def find(directory: Path) -> Path | None:
     return next((directory / name for name in DEFAULT_NAMES if (directory / name).is_file()), None)
 
 
+def find_up(directory: Path) -> Path | None:
+    """The project's Compose file: here, or (as `docker compose` looks) in a parent up to the root of
+    the git checkout this directory is in; outside a checkout, only here."""
+    chain = [directory, *directory.parents]
+    root = next((i for i, d in enumerate(chain) if (d / ".git").exists()), 0)
+    return next((found for d in chain[:root + 1] if (found := find(d)) is not None), None)
+
+
 def load(path: Path) -> ComposeFile:
     try:
         import yaml
@@ -152,3 +160,40 @@ def interpolate(text: str, env: Mapping[str, str]) -> str:
         return value or ""
 
     return _VARIABLE.sub(one, text)
+
+
+# --- a service's parts, as the checks read them -------------------------------------------------------
+
+def finding(make: Any, rule: str, compose: ComposeFile, keys: tuple[Any, ...], summary: str, evidence: str,
+            fix: str) -> Any:
+    """``make`` (doctor's ok/warn/fail) of ``compose.<rule>``, its evidence led by the file and line."""
+    return make(f"compose.{rule}", summary, f"{compose.path.name}:{compose.line(*keys)}: {evidence}", fix)
+
+
+def env_items(svc: dict[str, Any]) -> list[tuple[Any, str, str]]:
+    """(key path inside the service, variable name, value) for each environment entry."""
+    env = svc.get("environment") or {}
+    if isinstance(env, list):
+        items = []
+        for index, entry in enumerate(env):
+            key, _, value = str(entry).partition("=")
+            items.append((("environment", index), key, value))
+        return items
+    if isinstance(env, dict):
+        return [(("environment", key), str(key), "" if value is None else str(value)) for key, value in env.items()]
+    return []
+
+
+def mounts(svc: dict[str, Any]) -> list[tuple[int, str, str, bool]]:
+    """(index, source, target, is_named_volume) for each ``volumes`` entry of a service."""
+    out = []
+    for index, entry in enumerate(svc.get("volumes") or []):
+        if isinstance(entry, dict):
+            source, target = str(entry.get("source") or ""), str(entry.get("target") or "")
+            named = entry.get("type", "volume") == "volume" and bool(source)
+        else:
+            parts = str(entry).split(":")
+            source, target = (parts[0], parts[1]) if len(parts) > 1 else ("", parts[0])
+            named = bool(source) and not source.startswith((".", "/", "~", "$")) and "/" not in source
+        out.append((index, source, target.rstrip("/") or "/", named))
+    return out

@@ -1,32 +1,34 @@
-"""Checks of MCP client set-ups: each known config file on this OS, then a live handshake with every
-configured hindsight server, started the way a host starts it (a minimal environment)."""
+"""Checks of MCP client set-ups: each known config file on this OS, hindsight's entry in it, then a
+live handshake with every configured server it can start (hindsight's, started the way a host starts
+it with a minimal environment, and every other stdio server or loopback HTTP server)."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
-import threading
-import time
 import tomllib
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from .. import clients
 from ..errors import HindsightError
-from . import Check, fail, mcp_fixes, ok, skip, warn
+from . import Check, fail, handshake as probes, mcp_fixes, ok, skip, warn
+from .servers import Server, entries, read
 
-HANDSHAKE_TIMEOUT = 10.0  # the strictest client's default start-up timeout (Codex)
+HANDSHAKE_TIMEOUT = probes.DEFAULT_TIMEOUT
+_PARALLEL = 4  # other servers are probed a few at a time: each waits on its own process
 
 
 def run(home: Path | None = None, project: Path | None = None, probe: bool = True,
-        env: Mapping[str, str] | None = None, platform: str | None = None, fix: bool = False) -> list[Check]:
-    """``fix``: apply the safe fixes of :mod:`mcp_fixes` (with backups) before checking each file."""
+        env: Mapping[str, str] | None = None, platform: str | None = None, fix: bool = False,
+        timeout: float = HANDSHAKE_TIMEOUT) -> list[Check]:
+    """``fix``: apply the safe fixes of :mod:`mcp_fixes` (with backups) before checking each file.
+    ``timeout``: seconds each server gets to answer each handshake step."""
     home = home or Path.home()
     project = project or Path.cwd()
-    checks: list[Check] = []
+    items: list[Check | Server] = []
     found = False
     for client in clients.CLIENTS:
         for target in clients.targets(client, home, project, env=env, platform=platform).values():
@@ -34,50 +36,68 @@ def run(home: Path | None = None, project: Path | None = None, probe: bool = Tru
                 continue
             found = True
             if fix:
-                checks.extend(mcp_fixes.fix(target))
-            checks.extend(check_target(target, probe))
+                items.extend(mcp_fixes.fix(target))
+            items.extend(check_target(target, probe, timeout=timeout, home=home, project=project, env=env))
     if not found:
-        checks.append(skip("mcp.configs", "no MCP client config files found",
-                           "run `hindsight mcp install --client <name>` to add one"))
-    return checks
+        items.append(skip("mcp.configs", "no MCP client config files found",
+                          "run `hindsight mcp install --client <name>` to add one"))
+    return _probe_others(items, timeout)
 
 
-def _entry(target: clients.Target) -> tuple[dict[str, Any] | None, Check | None]:
+def _parse(target: clients.Target) -> tuple[dict[str, Any] | None, Check | None]:
     name = f"mcp.{target.client}.{target.scope}"
-    text = target.path.read_text(encoding="utf-8", errors="replace")
     try:
-        if target.fmt == "toml":
-            data = tomllib.loads(text)
-        else:
-            data, _ = clients.load_json(target, text)
+        return read(target), None
     except (HindsightError, tomllib.TOMLDecodeError) as error:
         return None, fail(f"{name}.parse", f"{target.path} does not parse", str(error).splitlines()[0],
                           "fix the syntax (the client silently loads no servers from a broken file)")
+    except OSError as error:
+        return None, fail(f"{name}.parse", f"{target.path} cannot be read", str(error),
+                          "fix its permissions: the client cannot read it either")
+
+
+def _misplaced(target: clients.Target, data: Mapping[str, Any]) -> Check | None:
+    for wrong in mcp_fixes.WRONG_KEYS:
+        if wrong != target.key and isinstance(data.get(wrong), dict) and clients.SERVER_NAME in data[wrong]:
+            return fail(f"mcp.{target.client}.{target.scope}.key",
+                        f"hindsight is under {wrong!r}, which {target.client} ignores",
+                        str(target.path), f"move it under {target.key!r}: `hindsight doctor mcp --fix` "
+                        "does it (with a backup)")
+    return None
+
+
+def check_target(target: clients.Target, probe: bool = True, timeout: float = HANDSHAKE_TIMEOUT,
+                 home: Path | None = None, project: Path | None = None,
+                 env: Mapping[str, str] | None = None) -> list[Check | Server]:
+    """hindsight's entry in one file, checked now; every other server, returned to be probed."""
+    name = f"mcp.{target.client}.{target.scope}"
+    data, problem = _parse(target)
+    if data is None:
+        return [problem] if problem else []
+    others = [s for s in entries(target, data, project or Path.cwd(), home or Path.home(), env)
+              if s.name != clients.SERVER_NAME or s.scope != target.scope or s.url]
+    others = others if probe else []
     servers = data.get(target.key)
     if servers is None:
-        for wrong in ("mcpServers", "servers", "mcp_servers", "context_servers"):
-            if wrong != target.key and isinstance(data.get(wrong), dict) and "hindsight" in data[wrong]:
-                return None, fail(f"{name}.key", f"hindsight is under {wrong!r}, which {target.client} ignores",
-                                  str(target.path), f"move it under {target.key!r}: `hindsight doctor mcp --fix` "
-                                  "does it (with a backup)")
-        return None, skip(f"{name}", f"{target.client} ({target.scope}) has no MCP servers", str(target.path))
+        moved = _misplaced(target, data)
+        return [moved or skip(name, f"{target.client} ({target.scope}) has no MCP servers", str(target.path)),
+                *others]
     entry = servers.get(clients.SERVER_NAME) if isinstance(servers, dict) else None
     if entry is None:
-        return None, skip(f"{name}", f"{target.client} ({target.scope}) does not run hindsight", str(target.path))
+        return [skip(name, f"{target.client} ({target.scope}) does not run hindsight", str(target.path)), *others]
     if not isinstance(entry, dict):
-        return None, fail(f"{name}.entry", "the hindsight entry is not an object", repr(entry)[:120],
-                          f"`hindsight mcp install --client {target.client} --scope {target.scope}` rewrites it")
-    return entry, None
+        return [fail(f"{name}.entry", "the hindsight entry is not an object", repr(entry)[:120],
+                     f"`hindsight mcp install --client {target.client} --scope {target.scope}` rewrites it"), *others]
+    head = ok(f"{name}.entry", f"{target.client} ({target.scope}) runs hindsight", str(target.path))
+    if not entry.get("command") and (entry.get("url") or entry.get("serverUrl") or entry.get("httpUrl")):
+        return [head, *others]  # hindsight over HTTP: probed like any other server
+    return [head, *_hindsight_entry(name, target, entry, probe, timeout), *others]
 
 
-def check_target(target: clients.Target, probe: bool = True) -> list[Check]:
-    name = f"mcp.{target.client}.{target.scope}"
-    entry, problem = _entry(target)
-    if problem is not None:
-        return [problem]
-    assert entry is not None
-    checks = [ok(f"{name}.entry", f"{target.client} ({target.scope}) runs hindsight", str(target.path))]
-    command = entry.get("command")
+def _hindsight_entry(name: str, target: clients.Target, entry: dict[str, Any], probe: bool,
+                     timeout: float) -> list[Check]:
+    checks: list[Check] = []
+    command: Any = entry.get("command")
     args = [str(a) for a in entry.get("args", [])]
     reinstall = f"`hindsight mcp install --client {target.client} --scope {target.scope}`"
     if isinstance(command, dict):  # Zed's older nested form
@@ -93,31 +113,33 @@ def check_target(target: clients.Target, probe: bool = True) -> list[Check]:
                            f"reinstall hindsight or run {reinstall} from the environment it is installed in"))
         return checks
     checks.append(ok(f"{name}.command", "command is absolute and executable", str(command)))
-    if "--store" in args and args.index("--store") + 1 < len(args):
-        store = Path(args[args.index("--store") + 1])
-        parent = store if store.exists() else store.parent
-        if not store.is_absolute():
-            checks.append(fail(f"{name}.store", "--store is a relative path", str(store),
-                               "hosts start servers with cwd `/`: use an absolute path"))
-        elif not os.access(parent, os.W_OK):
-            checks.append(fail(f"{name}.store", "the store path is not writable", str(store),
-                               f"fix the permissions of {parent} or point --store elsewhere"))
-        else:
-            checks.append(ok(f"{name}.store", "store path is absolute and writable", str(store)))
-    else:
-        checks.append(warn(f"{name}.store", "no --store pinned", " ".join(args),
-                           f"the server then picks a store from its working directory; {reinstall} pins one"))
+    checks.append(_store(name, args, reinstall))
     if (sys.platform == "win32") and entry.get("env", {}).get("PYTHONUTF8") != "1":
         checks.append(warn(f"{name}.encoding", "PYTHONUTF8 is not set", "non-ASCII text may be garbled",
                            "add \"PYTHONUTF8\": \"1\" to the entry's env"))
     seconds = None
     if probe:
-        result = handshake(str(command), args, entry.get("env") or {})
-        checks.append(_probe_check(name, result))
+        result = handshake(str(command), args, entry.get("env") or {}, timeout=timeout)
+        checks.append(_probe_check(name, result, timeout))
         seconds = result.get("seconds")
     if target.client == "codex":
         checks.extend(codex_timeouts(name, entry, seconds))
     return checks
+
+
+def _store(name: str, args: list[str], reinstall: str) -> Check:
+    if "--store" not in args or args.index("--store") + 1 >= len(args):
+        return warn(f"{name}.store", "no --store pinned", " ".join(args),
+                    f"the server then picks a store from its working directory; {reinstall} pins one")
+    store = Path(args[args.index("--store") + 1])
+    parent = store if store.exists() else store.parent
+    if not store.is_absolute():
+        return fail(f"{name}.store", "--store is a relative path", str(store),
+                    "hosts start servers with cwd `/`: use an absolute path")
+    if not os.access(parent, os.W_OK):
+        return fail(f"{name}.store", "the store path is not writable", str(store),
+                    f"fix the permissions of {parent} or point --store elsewhere")
+    return ok(f"{name}.store", "store path is absolute and writable", str(store))
 
 
 def codex_timeouts(name: str, entry: Mapping[str, Any], seconds: float | None) -> list[Check]:
@@ -148,90 +170,77 @@ def codex_timeouts(name: str, entry: Mapping[str, Any], seconds: float | None) -
     return checks
 
 
-def _probe_check(name: str, result: dict[str, Any]) -> Check:
+def _probe_check(name: str, result: dict[str, Any], timeout: float) -> Check:
     outcome = result["outcome"]
     if outcome == "ok":
         seconds = result["seconds"]
-        return ok(f"{name}.handshake", f"server answered initialize in {seconds:.2f} s and lists memory_search")
-    fixes = {
-        "not-found": "the command does not exist; reinstall, then rerun `hindsight mcp install`",
-        "crashed": "run the exact command in a terminal to see the error; reinstall if imports fail",
-        "timeout": "the server did not answer within 10 s; check what it waits for (a lock, a slow disk)",
-        "polluted": "something prints to stdout before the protocol starts (a banner, a shell rc file); remove it",
-        "no-tools": "the server answered but hindsight's tools are missing: the command starts another program",
-    }
-    return fail(f"{name}.handshake", f"handshake failed: {outcome}", result.get("evidence", ""), fixes[outcome])
+        return ok(f"{name}.handshake", f"server answered initialize in {seconds:.2f} s and lists memory_search",
+                  result.get("server", ""))
+    return fail(f"{name}.handshake", f"handshake failed: {outcome}", result.get("evidence", ""),
+                _FIXES.get(outcome, "run the exact command in a terminal to see the error").format(timeout=timeout))
+
+
+_FIXES = {
+    "not-found": "the command does not exist; reinstall, then rerun `hindsight mcp install`",
+    "crashed": "run the exact command in a terminal to see the error; reinstall if imports fail",
+    "timeout": "the server did not answer within {timeout:g} s; check what it waits for (a lock, a slow disk, "
+               "a download on first start)",
+    "polluted": "something prints to stdout before the protocol starts (a banner, a shell rc file); remove it",
+    "no-tools": "the server answered but hindsight's tools are missing: the command starts another program",
+    "refused": "the server answered with an error; see the evidence",
+    "unauthorized": "the server wants credentials: put the token in the entry's headers "
+                    "(Authorization: Bearer …)",
+    "unreachable": "nothing answers at that URL: start the server, or fix the host and port",
+}
 
 
 def handshake(command: str, args: list[str], env: Mapping[str, str], timeout: float = HANDSHAKE_TIMEOUT) -> dict[str, Any]:
-    """Start a server as a host does (minimal environment), send initialize and tools/list."""
-    base = {key: os.environ[key] for key in ("HOME", "LOGNAME", "USER", "SHELL", "TERM", "SYSTEMROOT", "APPDATA",
-                                             "USERPROFILE", "TEMP", "HINDSIGHT_HOME") if key in os.environ}
-    base["PATH"] = "/usr/bin:/bin" if os.name != "nt" else os.environ.get("PATH", "")
-    started = time.monotonic()
-    try:
-        proc = subprocess.Popen([command, *args], env={**base, **env}, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-    except OSError as error:
-        return {"outcome": "not-found", "evidence": str(error)}
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)  # type: ignore[union-attr]
-    reader.start()
-    try:
-        assert proc.stdin is not None
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "hindsight-doctor", "version": "1"}}}) + "\n")
-        proc.stdin.flush()
-        reply = _wait(lines, 1, proc, started + timeout, timeout)
-        if reply.get("outcome"):
-            return reply
-        seconds = time.monotonic() - started
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}) + "\n")
-        proc.stdin.flush()
-        tools = _wait(lines, 2, proc, time.monotonic() + timeout, timeout)
-        if tools.get("outcome"):
-            return tools
-        names = [t.get("name") for t in tools.get("result", {}).get("tools", [])]
-        if "memory_search" not in names:
-            return {"outcome": "no-tools", "evidence": f"tools: {names}"}
-        return {"outcome": "ok", "seconds": seconds}
-    except (BrokenPipeError, OSError):
-        return {"outcome": "crashed", "evidence": _stderr_tail(proc)}
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
+    """Start hindsight's server as a host does (minimal environment), send initialize and tools/list."""
+    return probes.stdio(command, args, env, timeout=timeout, need_tool="memory_search")
 
 
-def _wait(lines: list[str], message_id: int, proc: subprocess.Popen, deadline: float,
-          timeout: float) -> dict[str, Any]:
-    seen = 0
-    while time.monotonic() < deadline:
-        while seen < len(lines):
-            line = lines[seen]
-            seen += 1
-            try:
-                message = json.loads(line)
-            except json.JSONDecodeError:
-                return {"outcome": "polluted", "evidence": f"stdout line {seen}: {line.strip()[:120]!r}"}
-            if message.get("id") == message_id:
-                return message
-        if proc.poll() is not None and seen >= len(lines):
-            time.sleep(0.05)
-            if seen >= len(lines):
-                return {"outcome": "crashed", "evidence": _stderr_tail(proc)}
-        time.sleep(0.02)
-    return {"outcome": "timeout", "evidence": f"no reply within {timeout:g} s"}
+# --- every other configured server ----------------------------------------------------------------------
+
+def _probe(server: Server, timeout: float) -> dict[str, Any]:
+    if server.disabled:
+        return {"outcome": "skipped", "evidence": "disabled in the config"}
+    if server.unresolved:
+        return {"outcome": "skipped", "evidence": server.unresolved}
+    if server.transport == "sse":
+        return {"outcome": "skipped", "evidence": f"{server.url}: the legacy SSE transport is not probed"}
+    if server.url:
+        return probes.http(server.url, server.headers, timeout=timeout)
+    assert server.command is not None
+    # Third-party commands are looked up on this shell's PATH, as terminal clients do; a GUI client
+    # with a shorter PATH may still not find a bare `npx` (the evidence shows which one was run).
+    path = os.environ.get("PATH", "")
+    return probes.stdio(server.command, list(server.args), server.env, timeout=timeout, path=path, cwd=server.cwd)
 
 
-def _stderr_tail(proc: subprocess.Popen) -> str:
-    if proc.poll() is None:
-        proc.kill()
-    try:
-        err = proc.stderr.read() if proc.stderr else ""  # type: ignore[union-attr]
-    except (OSError, ValueError):
-        err = ""
-    tail = " | ".join(line for line in err.strip().splitlines()[-3:])
-    return f"exit code {proc.returncode}: {tail}" if tail else f"exit code {proc.returncode}"
+def _key(server: Server) -> tuple[Any, ...]:
+    return (server.command, server.args, tuple(sorted(server.env.items())), server.cwd, server.url,
+            tuple(sorted(server.headers.items())), server.disabled, server.unresolved, server.transport)
+
+
+def _server_check(server: Server, result: dict[str, Any], timeout: float) -> Check:
+    name = f"mcp.{server.client}.{server.scope}.{server.name}.handshake"
+    how = " ".join(server.argv) if server.command else str(server.url)
+    outcome = result["outcome"]
+    if outcome == "skipped":
+        return skip(name, f"{server.name} ({server.where}) not started", result["evidence"])
+    if outcome == "ok":
+        tools = result.get("tools")
+        listed = f", {len(tools)} tool{'s' if len(tools) != 1 else ''}" if tools is not None else ""
+        return ok(name, f"{server.name} ({server.where}) answered initialize in {result['seconds']:.2f} s",
+                  f"{result['server']}{listed}; {how}")
+    return fail(name, f"{server.name} ({server.where}): handshake failed: {outcome}",
+                f"{result.get('evidence', '')}; {how}",
+                _FIXES.get(outcome, "run the exact command in a terminal to see the error").format(timeout=timeout))
+
+
+def _probe_others(items: list[Check | Server], timeout: float) -> list[Check]:
+    """Probe each distinct server once (several at a time) and put its check where it was found."""
+    pending = {_key(i): i for i in items if isinstance(i, Server)}
+    with ThreadPoolExecutor(max_workers=_PARALLEL) as pool:
+        results = dict(zip(pending, pool.map(lambda s: _probe(s, timeout), pending.values())))
+    return [_server_check(i, results[_key(i)], timeout) if isinstance(i, Server) else i for i in items]

@@ -1,0 +1,118 @@
+"""What an image built from a Dockerfile runs: its ENTRYPOINT, CMD and ENV, read from the text.
+
+Enough of the Dockerfile grammar for that: line continuations (and the ``# escape=`` directive),
+comments, heredocs (skipped), multi-stage builds (``FROM stage``, ``--target``), exec and shell
+forms, and the rule that a new ENTRYPOINT drops the CMD inherited from the base.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+_HEREDOC = re.compile(r"<<-?[\"']?([A-Za-z_][A-Za-z0-9_]*)[\"']?")
+_REFERENCE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+
+
+@dataclass
+class Image:
+    entrypoint: list[str] | None = None
+    cmd: list[str] | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    inherited_cmd: bool = False
+
+
+def _instructions(text: str) -> Iterator[tuple[str, str]]:
+    lines = text.splitlines()
+    escape = "`" if lines and re.match(r"#\s*escape\s*=\s*`", lines[0]) else "\\"
+    pending, heredoc = "", None
+    for raw in lines:
+        if heredoc is not None:
+            heredoc = None if raw.strip() == heredoc else heredoc
+            continue
+        stripped = raw.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if stripped.endswith(escape):
+            pending += stripped[:-1] + " "
+            continue
+        line, pending = pending + stripped, ""
+        instruction, _, args = line.partition(" ")
+        found = _HEREDOC.search(args)
+        if found and instruction.upper() in ("RUN", "COPY", "ADD"):
+            heredoc = found.group(1)
+        yield instruction.upper(), args.strip()
+
+
+def _argv(args: str) -> list[str]:
+    if args.startswith("["):
+        try:
+            value = json.loads(args)
+        except json.JSONDecodeError:
+            value = None
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return value
+    return ["/bin/sh", "-c", args]
+
+
+def _env(args: str, env: dict[str, str]) -> None:
+    def expand(value: str) -> str:
+        return _REFERENCE.sub(lambda m: env.get(m.group(1), ""), value)
+
+    try:
+        words = shlex.split(args)
+    except ValueError:
+        return
+    if words and "=" not in words[0]:  # the legacy form: ENV KEY value with spaces
+        env[words[0]] = expand(" ".join(words[1:]))
+        return
+    for word in words:
+        key, _, value = word.partition("=")
+        env[key] = expand(value)
+
+
+def parse(text: str, target: str | None = None) -> Image:
+    """The image of the last stage (or of ``target``)."""
+    stages: dict[str, Image] = {}
+    current = Image()
+    for instruction, args in _instructions(text):
+        if instruction == "FROM":
+            words = [w for w in args.split() if not w.startswith("--")]
+            parent = stages.get(words[0].lower()) if words else None
+            current = Image(parent.entrypoint, parent.cmd, dict(parent.env), True) if parent else Image()
+            if len(words) >= 3 and words[1].lower() == "as":
+                stages[words[2].lower()] = current
+        elif instruction == "CMD":
+            current.cmd, current.inherited_cmd = _argv(args), False
+        elif instruction == "ENTRYPOINT":
+            current.entrypoint = _argv(args)
+            if current.inherited_cmd:
+                current.cmd = None
+        elif instruction == "ENV":
+            _env(args, current.env)
+    return stages.get(target.lower(), current) if target else current
+
+
+def for_service(svc: dict[str, Any], compose_dir: Path) -> Image | None:
+    """The image a Compose service builds, when its Dockerfile is readable here (None otherwise)."""
+    build = svc.get("build")
+    if isinstance(build, str):
+        build = {"context": build}
+    if not isinstance(build, dict):
+        return None
+    target = build.get("target") if isinstance(build.get("target"), str) else None
+    if isinstance(build.get("dockerfile_inline"), str):
+        return parse(build["dockerfile_inline"], target)
+    context = str(build.get("context") or ".")
+    if "://" in context or context.startswith("git@"):
+        return None  # a remote context: nothing to read here
+    path = compose_dir / context / str(build.get("dockerfile") or "Dockerfile")
+    try:
+        return parse(path.read_text(encoding="utf-8", errors="replace"), target)
+    except OSError:
+        return None

@@ -1,0 +1,207 @@
+"""Every MCP server the clients on this machine are configured to run, read from their config files.
+
+One shape for all clients: a stdio server (command, args, env, cwd) or a remote one (url, headers),
+whatever the client calls its keys (``serverUrl``, ``httpUrl``, Zed's nested ``command``, Codex's
+``bearer_token_env_var``). Variables are expanded as the clients do (``${VAR}``, ``${VAR:-default}``,
+``${env:VAR}``, ``${workspaceFolder}``, ``${userHome}``); a value that needs the client itself (VS
+Code's ``${input:…}`` prompts) leaves the server unresolved, with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from .. import clients
+from ..errors import HindsightError
+
+_VARIABLE = re.compile(r"\$\{([^}]+)\}")
+_WRAPPERS = {"sudo", "env", "nohup", "exec", "time", "tini", "dumb-init"}
+_SHELLS = {"sh", "bash", "zsh", "dash", "pwsh", "powershell"}
+_COMMAND_FLAG = re.compile(r"-[a-z]*c[a-z]*|-command", re.IGNORECASE)  # -c, -lc, -ic; PowerShell's -Command
+
+
+@dataclass(frozen=True)
+class Server:
+    """One configured server, with the variables expanded."""
+
+    client: str
+    scope: str
+    name: str
+    path: Path
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    transport: str = "stdio"  # stdio | http | sse
+    headers: Mapping[str, str] = field(default_factory=dict)
+    disabled: bool = False
+    unresolved: str = ""  # why it cannot be started as configured
+
+    @property
+    def where(self) -> str:
+        return f"{self.client} ({self.scope})"
+
+    @property
+    def argv(self) -> list[str]:
+        return [self.command, *self.args] if self.command else []
+
+
+def read(target: clients.Target) -> dict[str, Any]:
+    """The parsed file; raises HindsightError (JSON) or TOMLDecodeError with the line."""
+    text = target.path.read_text(encoding="utf-8", errors="replace")
+    if target.fmt == "toml":
+        return tomllib.loads(text)
+    return clients.load_json(target, text)[0]
+
+
+def _expander(project: Path, home: Path, env: Mapping[str, str]) -> Any:
+    missing: list[str] = []
+
+    def one(match: re.Match[str]) -> str:
+        body = match.group(1)
+        if body in ("workspaceFolder", "workspaceRoot"):
+            return str(project)
+        if body == "userHome":
+            return str(home)
+        name, sep, default = body.removeprefix("env:").partition(":-")
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            missing.append(match.group(0))
+            return match.group(0)
+        if name in env and (env[name] or not sep):
+            return env[name]
+        if sep:
+            return default
+        missing.append(match.group(0))
+        return match.group(0)
+
+    def expand(value: Any) -> str:
+        return _VARIABLE.sub(one, str(value))
+
+    return expand, missing
+
+
+def _headers(entry: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, str]:
+    headers = dict(entry.get("headers") or entry.get("http_headers") or {})
+    for header, variable in (entry.get("env_http_headers") or {}).items():  # Codex
+        if variable in env:
+            headers[header] = env[variable]
+    token_var = entry.get("bearer_token_env_var")
+    if isinstance(token_var, str) and token_var in env:
+        headers["Authorization"] = f"Bearer {env[token_var]}"
+    return {str(k): str(v) for k, v in headers.items()}
+
+
+def server(target: clients.Target, name: str, entry: Any, project: Path, home: Path,
+           env: Mapping[str, str] | None = None, scope: str | None = None) -> Server:
+    """One entry of a config file as a :class:`Server`."""
+    env = os.environ if env is None else env
+    make = partial(Server, target.client, scope or target.scope, name, target.path)
+    if not isinstance(entry, dict):
+        return make(unresolved=f"the entry is not an object: {entry!r}"[:120])
+    disabled = entry.get("disabled") is True or entry.get("enabled") is False
+    command: Any = entry.get("command")
+    args, own_env = entry.get("args") or [], entry.get("env") or {}
+    if isinstance(command, dict):  # Zed's older nested form
+        command, args, own_env = command.get("path"), command.get("args") or [], command.get("env") or own_env
+    expand, missing = _expander(project, home, env)
+    own_env = {str(k): expand(v) for k, v in own_env.items()} if isinstance(own_env, dict) else {}
+    for variable in entry.get("env_vars") or []:  # Codex: forwarded from the client's environment
+        if isinstance(variable, str) and variable in env:
+            own_env.setdefault(variable, env[variable])
+    url = entry.get("url") or entry.get("serverUrl") or entry.get("httpUrl")
+    if command:
+        found = make(command=expand(command), args=tuple(expand(a) for a in args), env=own_env,
+                       cwd=expand(entry["cwd"]) if entry.get("cwd") else None, disabled=disabled)
+    elif isinstance(url, str):
+        kind = str(entry.get("type") or entry.get("transport") or "")
+        sse = kind == "sse" or (target.client == "gemini" and "url" in entry and "httpUrl" not in entry)
+        found = make(url=expand(url), transport="sse" if sse else "http",
+                       headers={k: expand(v) for k, v in _headers(entry, env).items()}, disabled=disabled)
+    else:
+        return make(disabled=disabled, unresolved="neither a command nor a url")
+    if missing:
+        return replace(found, unresolved=f"uses {', '.join(dict.fromkeys(missing))}, which is not set here")
+    return found
+
+
+def entries(target: clients.Target, data: Mapping[str, Any], project: Path, home: Path,
+            env: Mapping[str, str] | None = None) -> Iterator[Server]:
+    """Every server in one parsed file; Claude Code's ``~/.claude.json`` also holds the local scope
+    (``projects[<this project>].mcpServers``)."""
+    servers = data.get(target.key)
+    if isinstance(servers, dict):
+        for name, entry in servers.items():
+            yield server(target, str(name), entry, project, home, env)
+    if target.client == "claude-code" and target.scope == "user":
+        local = (data.get("projects") or {}).get(str(project)) or {}
+        for name, entry in (local.get("mcpServers") or {}).items() if isinstance(local, dict) else ():
+            yield server(target, str(name), entry, project, home, env, scope="local")
+
+
+def configured(home: Path, project: Path, env: Mapping[str, str] | None = None,
+               platform: str | None = None) -> Iterator[Server]:
+    """Every server in every config file that exists and parses (the mcp checks report the others)."""
+    for client in clients.CLIENTS:
+        for target in clients.targets(client, home, project, env=env, platform=platform).values():
+            if not target.path.is_file():
+                continue
+            try:
+                data = read(target)
+            except (OSError, HindsightError, tomllib.TOMLDecodeError):
+                continue
+            yield from entries(target, data, project, home, env)
+
+
+def split_words(text: str) -> list[str]:
+    """A command line's words as a POSIX shell splits them; unbalanced quotes fall back to whitespace."""
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
+
+
+def _unwrap_wsl(rest: list[str]) -> list[str]:
+    while rest and rest[0].startswith("-"):
+        option = rest.pop(0)
+        if option in ("-e", "--exec", "--"):
+            break
+        if option in ("-d", "--distribution", "-u", "--user", "--cd") and rest:
+            rest.pop(0)
+    return rest
+
+
+def launched(argv: list[str]) -> list[str]:
+    """The program a command line really runs, past wrappers: ``cmd /c``, ``wsl -e``, ``sh -c "…"``,
+    ``env K=V``, ``sudo``, ``nohup``. ``wsl`` itself is kept in front, since it needs WSL."""
+    words = list(argv)
+    for _ in range(8):  # wrappers inside wrappers, but never forever
+        name, rest = program(words), words[1:]
+        if name == "wsl":
+            return ["wsl", *launched(_unwrap_wsl(rest))]
+        command_flag = next((i for i, w in enumerate(rest[:3]) if _COMMAND_FLAG.fullmatch(w)), None)
+        if name in _SHELLS and command_flag is not None:
+            script = rest[command_flag + 1:]
+            words = split_words(script[0]) if script else []
+        elif name == "cmd":
+            words = [w for w in rest if w.lower() not in ("/c", "/k", "/s", "/q", "/d")]
+        elif name in _WRAPPERS:
+            while rest and (rest[0].startswith("-") or "=" in rest[0]):
+                rest.pop(0)
+            words = rest
+        else:
+            return words
+    return words
+
+
+def program(argv: list[str]) -> str:
+    """The name of the program ``argv`` starts (lower case, no ``.exe``)."""
+    return Path(argv[0].replace("\\", "/")).name.lower().removesuffix(".exe") if argv else ""
