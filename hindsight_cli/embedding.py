@@ -16,7 +16,7 @@ import shutil
 import threading
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from collections.abc import Sequence
 
 from . import paths
@@ -149,7 +149,7 @@ class FastEmbedEmbedder:
         self.name = name
         self._model_dir = model_dir
         self._threads = threads
-        self._model = None
+        self._model: Any = None
         self.dim = BUNDLED_DIM if model_dir is not None else 0
         if model_dir is None:
             self.dim = self._load_dim()

@@ -7,6 +7,7 @@ owns it (core/writes, lifecycle, derive, transfer, reading, recall, admin), with
 
 from __future__ import annotations
 
+import builtins
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
@@ -237,7 +238,7 @@ class Store:
         self._rt.require()
         return 0 if self._rt.mirror is None else self._rt.mirror.sync()
 
-    def select_ids(self, filters: Filters) -> list[str]:
+    def select_ids(self, filters: Filters) -> builtins.list[str]:
         return lifecycle.select_ids(self._rt, filters, self.scope)
 
     def forget(self, ids: Iterable[str] = (), *, filters: Filters | None = None, hard: bool = False,

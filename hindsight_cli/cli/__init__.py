@@ -29,7 +29,7 @@ class _Group(TyperGroup):
         return list(self.commands)  # keep the order in which they are defined
 
 
-app = typer.Typer(
+app: typer.Typer = typer.Typer(
     cls=_Group,
     name="hindsight",
     no_args_is_help=True,

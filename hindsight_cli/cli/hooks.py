@@ -216,7 +216,8 @@ def status(store: StoreOption = None, json_: JsonFlag = False) -> None:
         return
     for row in rows:
         state = ", ".join(row["events"]) if row["events"] else "-"
-        flag = {True: "on", False: "off", None: "unset"}.get(row.get("feature_flag"), row.get("feature_flag"))
+        value: Any = row.get("feature_flag")
+        flag = {True: "on", False: "off", None: "unset"}.get(value, value)
         render.plain(f"{row['client']:<12} {row['scope']:<8} {state}  ({row['path']})"
                      + (f"  [features] hooks: {flag}" if "feature_flag" in row else ""))
     render.message(f"Store {location.path}: {pending} event(s) waiting in the spool"

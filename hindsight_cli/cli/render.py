@@ -74,7 +74,7 @@ def hits_table(hits: Sequence[Hit], explain: bool = False) -> None:
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
     for name, justify in (("rank", "right"), ("score", "right"), ("age", "right"), ("type", "left"),
                           ("outcome", "left")):
-        table.add_column(name, justify=justify, no_wrap=True)
+        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
     table.add_column("content", min_width=24, overflow="fold", ratio=1)
     for rank, hit in enumerate(hits, 1):
         memory = hit.memory

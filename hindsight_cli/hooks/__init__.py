@@ -33,6 +33,13 @@ class Settings:
     """The ``[hooks]`` settings that decide what the hooks do. (A plain class: a recording hook
     must start fast, and importing ``dataclasses`` alone costs it ~15 ms.)"""
 
+    recall: bool
+    recall_budget: int
+    repeat_recall: bool
+    repeat_budget: int
+    record_failures: bool
+    record_prompts: bool
+    summarize: bool
     DEFAULTS: dict[str, Any] = {"recall": True, "recall_budget": 800, "repeat_recall": True, "repeat_budget": 400,
                                 "record_failures": True, "record_prompts": True, "summarize": True}
 
@@ -188,7 +195,8 @@ def run_package_init() -> None:
 
         del package.__hindsight_bare__
         spec = importlib.util.spec_from_file_location("hindsight_cli", package.__file__,
-                                                      submodule_search_locations=package.__path__)
+                                                      submodule_search_locations=list(package.__path__))
+        assert spec is not None and spec.loader is not None
         package.__spec__, package.__loader__ = spec, spec.loader
         spec.loader.exec_module(package)
 

@@ -17,7 +17,7 @@ else:
         _package = type(sys)("hindsight_cli")
         _package.__path__ = [os.path.dirname(_HERE)]
         _package.__file__ = os.path.join(_package.__path__[0], "__init__.py")
-        _package.__hindsight_bare__ = True
+        _package.__hindsight_bare__ = True  # type: ignore[attr-defined]
         sys.modules["hindsight_cli"] = _package
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != _HERE]
     from hindsight_cli.hooks import main

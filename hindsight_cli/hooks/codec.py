@@ -20,7 +20,7 @@ _FLOAT_WORDS = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
 try:
     from _json import encode_basestring as _string, make_scanner
 except ImportError:  # not CPython: the json package does it all
-    _scan = _string = None
+    _scan = _string = None  # type: ignore[assignment]
 else:
     class _Context:
         """What the C scanner reads from a ``json.JSONDecoder``: json.loads's defaults."""
@@ -28,7 +28,7 @@ else:
         strict, object_hook, object_pairs_hook = True, None, None
         parse_float, parse_int, parse_constant = float, int, _CONSTANTS.__getitem__
 
-    _scan = make_scanner(_Context())
+    _scan = make_scanner(_Context())  # type: ignore[arg-type]  # the C scanner reads these attributes
 
 
 def loads(text: str) -> Any:

@@ -117,7 +117,8 @@ def plan_install(target: clients.Target, store: Path | None) -> clients.Plan:
     before, data = _load(target)
     hooks = dict(data.get("hooks") or {})
     for event, groups in entries(target.client, store).items():
-        current = hooks.get(event) if isinstance(hooks.get(event), list) else []
+        found = hooks.get(event)
+        current = found if isinstance(found, list) else []
         hooks[event] = _without_ours(current) + groups
     if target.client == "cursor":
         data.setdefault("version", 1)

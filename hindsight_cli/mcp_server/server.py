@@ -141,8 +141,11 @@ def build_server(store: Store, agent: str | None = None, tokens: Any = None, url
     if tokens is not None:
         from mcp.server.auth.settings import AuthSettings
 
+        from pydantic import AnyHttpUrl
+
         auth = {"token_verifier": tokens, "auth": AuthSettings(
-            issuer_url=url, resource_server_url=f"{url}/mcp", validate_token_resource=False)}
+            issuer_url=AnyHttpUrl(str(url)), resource_server_url=AnyHttpUrl(f"{url}/mcp"),
+            validate_token_resource=False)}
     server = MCPServer("hindsight", version=__version__, instructions=INSTRUCTIONS, lifespan=_lifespan(memories),
                        **auth)
     server.memories = memories  # type: ignore[attr-defined]
