@@ -189,7 +189,7 @@ def phrase_kinds(original: str, english_only: bool = False, folded: str | None =
 
 
 def _rx(*patterns: str) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{p})" for p in patterns), re.I | re.M)
+    return re.compile("|".join(f"(?:{p})" for p in patterns), re.M)  # read on the skeleton: lower case
 
 
 # A line that opens a conversation turn of a model or its user ("Human:", "Assistant:", "助手：").
@@ -206,6 +206,10 @@ _STRUCTURE: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     ("role markup", 1, _rx(r"[\"']role[\"']\s*:\s*[\"'](?:system|developer|assistant)[\"']")),
     ("forged header", 2, _rx(r"\[\s*hindsight\s*:", r"(?:^|\s)[-*•]\s*\d{4}-\d{2}-\d{2}\s+(?:\([^)\n]{1,40}\)\s*)?"
                              r"\[(?:episodic|semantic|procedural|working)\]")),
+    ("instruction markup", 1, _rx(r"</(?:instructions?|system|admin|prompt|directive)>", r"^\[//\]:\s*#",
+                                  r"^\s*(?:begin|end)\s+(?:admin|system|developer|hidden)\b")),
+    ("sensitive file", 1, _rx(r"/etc/(?:shadow|passwd|sudoers)\b", r"\.ssh/|\bid_(?:rsa|ed25519|ecdsa)\b",
+                              r"\.aws/credentials|\.git-credentials|\.docker/config\.json|\.kube/config")),
     ("forged label", 1, _rx(r"\[(?:from|via)\s[^\]\n]{1,40}\]", r"\[(?:un)?trusted[^\]\n]{0,40}\]",
                             r"\[(?:verified|quarantined)[^\]\n]{0,30}\]")),
     ("forged fix label", 2, _rx(r"\s(?:—|–|―|--|−)\s*(?:fix|fixed|resolution|solution|workaround)\s*:")),
@@ -272,12 +276,15 @@ def kinds(text: str) -> dict[str, int]:
     if corrected is not None:  # typos are not hiding: what they spell counts, with no bonus
         found.update({k: w for k, w in phrase_kinds(text, True, corrected).items() if w > found.get(k, 0)})
     for how, hidden in hidden_views(text, visible):
-        latin = how in ("rot13", "reversed")
+        latin = how in ("rot13", "reversed", "split words")  # tricks of Latin script
         inner = phrase_kinds(hidden, english_only=latin)
         if not latin:
             inner.update(structural_kinds(hidden))
-        if inner:
-            found.update({k: max(w, found.get(k, 0)) for k, w in inner.items()})
+        new = {k: w for k, w in inner.items() if w > found.get(k, 0)}
+        # A hidden reading counts when it reads as instructions by itself and says something the plain
+        # one does not (a reversed "ia," is not an address to an AI).
+        if new and score(inner) >= QUARANTINE_SCORE:
+            found.update(new)
             found[f"hidden text ({how})"] = 1
     return found
 

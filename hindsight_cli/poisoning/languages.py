@@ -5,8 +5,11 @@ start of a word.
 
 Slots per act: override = set-aside verb + "earlier/all/system" + instructions or rules; role change =
 "you are now / from now on you" + an unrestricted persona; prompt leak = show/reveal + system prompt;
-secrecy = "do not tell" + the user; exfiltration = send + secret + destination. ``keep`` lists the
-"don't forget / don't ignore" idioms, which keep earlier text rather than set it aside."""
+secrecy = "do not tell" + the user; exfiltration = send + secret + destination; new instructions =
+"new/real instructions"; addressee = an AI hailed directly; authority claim = a system or admin
+notice; void = earlier instructions declared cancelled (weight 1, as in English: docs say that too).
+``keep`` lists the "don't forget / don't ignore" idioms, which keep earlier text rather than set
+it aside."""
 
 from __future__ import annotations
 
@@ -28,14 +31,18 @@ def tables() -> dict[str, dict[str, Any]]:
         return tomllib.load(file)
 
 
-# act: (weight, the table's slot keys)
-_SHAPES: dict[str, tuple[int, tuple[str, ...]]] = {
-    "override": (2, ("override", "earlier", "rules")),
-    "role change": (2, ("now", "persona")),
-    "prompt leak": (2, ("reveal", "prompt")),
-    "secrecy": (1, ("dont", "user")),
-    "exfiltration": (2, ("send", "secret", "dest")),
-}
+# (act, weight, the table's slot keys)
+_SHAPES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
+    ("override", 2, ("override", "earlier", "rules")),
+    ("override", 1, ("void", "earlier", "rules")),
+    ("role change", 2, ("now", "persona")),
+    ("prompt leak", 2, ("reveal", "prompt")),
+    ("secrecy", 1, ("dont", "user")),
+    ("exfiltration", 2, ("send", "secret", "dest")),
+    ("new instructions", 1, ("new",)),
+    ("addressee", 2, ("hail",)),
+    ("authority claim", 1, ("notice",)),
+)
 
 
 def families() -> list[tuple[str, str, int, tuple[str, ...], bool]]:
@@ -43,7 +50,7 @@ def families() -> list[tuple[str, str, int, tuple[str, ...], bool]]:
     out: list[tuple[str, str, int, tuple[str, ...], bool]] = []
     for lang, table in tables().items():
         chars = bool(table.get("chars"))
-        for kind, (weight, keys) in _SHAPES.items():
+        for kind, weight, keys in _SHAPES:
             if all(key in table for key in keys):
                 slots = tuple(table[key] + (_PERSONA if key == "persona" else _PROMPT if key == "prompt" else "")
                               for key in keys)

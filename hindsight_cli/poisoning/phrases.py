@@ -80,13 +80,20 @@ ENGLISH: tuple[Family, ...] = (
                      "the system prompt|your system prompt|the system message|"
                      "your system message|the system instruction|your system instruction|your guardrail|the guardrails|"
                      "your programming|your training|your instruction|your directive|your guideline|your rules|"
-                     "your restriction|your constraint|your safety|your filter|your content polic"), "", 0),
+                     "your restriction|your constraint|your safety|your filter|your content polic|safety checks|"
+                     "safety filters|safety rules|security checks|content filter|moderation"), "", 0),
+    ("override", 2, ("supersede|replaces|take precedence over|takes precedence over|take priority over|"
+                     "takes priority over|outrank|overrides|cancels", "your=|the system", INSTRUCTIONS + "|" + RULES),
+     "", 0),
+    ("override", 1, ("follow mine|obey me|do what i say|do as i say|listen to me instead|follow my instructions|"
+                     "follow my rules|obey my instructions|follow these instead|follow this page|obey this page",), "", 0),
     ("override", 2, (SET_ASIDE, "everything you|all you|what you were told|what you've been told|"
                      "what you have been told|everything before|everything above|everything prior|everything said|"
                      "the text above|everything that came before"), "", 0),
     ("override", 2, ("your=|the system|the developer", "instruction|system prompt|guardrail|programming=|"
-                     "safety guidelines|safety rules|rules=", VOID + "|have been lifted|has been lifted|are lifted|"
-                     "are suspended|have been suspended|are disabled|have been disabled|has been disabled"), "", 0),
+                     "safety guidelines|safety rules|rules=|guideline|directive", VOID + "|have been lifted|"
+                     "has been lifted|are lifted|are suspended|have been suspended|are disabled|have been disabled|"
+                     "has been disabled|are outdated|is outdated|are wrong|is wrong|have changed"), "", 0),
     ("override", 1, (EARLIER, INSTRUCTIONS + "|" + RULES, VOID + "|is outdated|are outdated"), "", 0),
     ("new instructions", 2, ("real=|actual=|true=|hidden=|secret=|priority|override|overriding|genuine|"
                              "updated system|new system", "instruction|directive|orders=|prompt=", ":"), "", 0),
@@ -145,8 +152,8 @@ ENGLISH: tuple[Family, ...] = (
     ("exfiltration", 2, ("send|post=|posting|upload|forward|exfiltrat|leak|transmit|email|e-mail|mail=|beam=|deliver|"
                          "curl=|wget=|pipe=|publish", SECRETS, DESTINATIONS),
      "/login|/auth|/oauth|/token|/signin|/sign-in|/session|authenticate|authorization header", 110),
-    ("override", 1, (SET_ASIDE, "the user's|the user=|what the user|the human's|your user's",
-                     "request|question|instruction|message|prompt=|ask=|asks|wants|said|says|query"), "", 0),
+    ("override", 1, (SET_ASIDE + "|don't bother with|do not bother with|never mind",
+                     "the user's|the user=|what the user|the human's|the human=|your user|the person asking"), "", 0),
     ("addressee", 2, ("if you are|if you're|if you happen to be|assuming you are|since you are|in case you are",
                       "an ai=|a ai=|an llm|a language model|a chatbot|an ai assistant|an ai agent|an assistant|"
                       "an automated|a bot=|a gpt|chatgpt|claude|copilot|gemini|a robot|a crawler|a scraper|"
@@ -155,10 +162,45 @@ ENGLISH: tuple[Family, ...] = (
     ("addressee", 2, ("note to|notice to|message to|message for|instructions to|a message to", "all=|any=|every=|the=",
                       AI), "", 30),
     ("addressee", 1, (AI, ":"), "", 16),
-    ("addressee", 1, ("the user|your user|the owner|the developer|the admin|the administrator|your operator|"
-                      "the operator|your owner", "has authori|have authori|has given you permission|has granted you|"
-                      "gave you permission|allows you to|permits you to|wants you to|asked you to|instructed you to|"
-                      "would like you to|has approved"), "", 0),
+    ("addressee", 1, (AI, ":|,"), "", 16),
+    ("authority claim", 1, ("the user|your user|the owner|the developer|the admin|the administrator|your operator|"
+                            "the operator|your owner|your creator|your developer|your admin",
+                            "has authori|have authori|has given you permission|has granted you|gave you permission|"
+                            "allows you to|permits you to|wants you to|asked you to|instructed you to|asked me to tell you|"
+                            "told me to tell you|would like you to|has approved|requires you to|orders you to"), "", 0),
+    ("authority claim", 1, ("update to your|change to your|new rule for you|new rules for you|amendment to your|"
+                            "patch to your|update for you|correction to your", "configuration|config=|instruction|"
+                            "rules=|settings|policy|programming|behavio|guideline"), "", 30),
+    ("authority claim", 1, ("i am the system|i am your|i'm your|i am the admin|i'm the admin|i am an admin|"
+                            "i am the developer|i am from openai|i am from anthropic|this is openai|this is anthropic|"
+                            "message from your developer|message from the developers|on behalf of your developer",),
+     "", 0),
+    ("authority claim", 1, ("system|admin|administrator|developer|operator|root=|security|priority|urgent|hidden|"
+                            "secret=|mandatory|official|critical|emergency|begin admin|begin system",
+                            "notice|message|update|alert|override|instruction|directive|command|order=|announcement|"
+                            "memo=|policy|mandate|broadcast|notification", ":|!"), "", 30),
+    ("addressee", 2, ("whoever|anyone|anybody|any system|any program|any tool|any agent|any model|the system|"
+                      "the program|the tool|the agent", "processing this|parsing this|ingesting this|"
+                      "summarizing this|summarising this|analyzing this|analysing this|tokenizing this|"
+                      "scraping this|is processing|is parsing|is summari|is ingesting"), "", 40),
+    ("obedience", 1, ("obey|comply with|follow=|do=", "unconditionally|without question|without hesitation|"
+                      "at all costs|no matter what|blindly|all requests|every request|any request|all commands|"
+                      "every command|without exception"), "", 40),
+    ("unsafe autonomy", 1, ("you may now|you are now allowed|you're now allowed|you are allowed to|you are permitted|"
+                            "you have permission|you are authori|you now have|you can now|feel free to",
+                            "execute|run=|delete|push|merge|deploy|install|approve|access|shell|sudo|root=|"
+                            "without confirmation|without asking|without approval|without review|without permission"),
+     "", 0),
+    ("unsafe autonomy", 1, ("give me|grant me|grant yourself|escalate to", "root=|admin=|sudo|shell access|"
+                            "full access|admin access|administrator access|root access"), "", 30),
+    ("destructive", 1, ("delete|remove|erase|wipe|drop=|destroy|truncate|format=|rm=",
+                        "every file|all files|all the files|all tests|every test|the repository|the repo=|the database|"
+                        "production database|the production|all data|all branches|the tests|tests/|src/|"
+                        "the main branch|all records|all memories|the backups|all backups"), "", 40),
+    ("safety off", 1, ("safety|guardrail|filter|moderation|content policy|restrictions", "turned off|disabled|"
+                       "switched off|removed|lifted|deactivated|suspended|is off|are off|been off"), "", 40),
+    ("safety off", 1, ("override accepted|override confirmed|override enabled|override active|override granted|"
+                       "admin mode|root mode|unsafe mode|maintenance mode enabled|proceeding in",), "", 0),
     ("addressee", 2, (AI, "reading this|reading these|processing this|processing these|summarizing this|"
                           "summarising this|summarizing these|parsing this|viewing this|that read this|"
                           "that reads this|who read this|who reads this"), "", 0),
@@ -177,7 +219,8 @@ ENGLISH: tuple[Family, ...] = (
     ("weakened security", 1, ("disable|turn off|switch off|skip|bypass|deactivate|remove|set=",
                               "signature verification|ssl verification|certificate verification|tls verification|"
                               "verify_ssl|--no-verify|2fa|two-factor|mfa=|firewall|antivirus|security check|"
-                              "code review|branch protection|sandbox|safe mode|gpg check|checksum"), "", 40),
+                              "code review|branch protection|sandbox|safe mode|gpg check|checksum|logging|audit log|"
+                              "monitoring"), "", 40),
     ("response steering", 1, ("respond|reply|answer|output|say=|write=|print=|return=|end=|begin|start=|include|"
                               "add=|append|insert|mention|recommend|tell the user", "only with|only in|with only|"
                               "nothing but|nothing else|exactly=|in every|in all|in each|in your|to every|to all|"

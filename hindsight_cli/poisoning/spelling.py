@@ -29,8 +29,8 @@ _MARKUP_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9:-]{0,30}(?:\s[^<>]{0,300})?/?>"
 _MARKDOWN = re.compile(r"[*~`]+|(?<!\w)_+|_+(?!\w)")
 _COMMENT = re.compile(r"<!--|-->|/\*|\*/")
 # Letters written one by one with a separator ("i g n o r e", "I.G.N.O.R.E", "i-g-n-o-r-e").
-_SPACED = re.compile(r"(?<!\w)(?:\w[ .\-_*·•/]){3,}\w(?!\w)")
-_SPACED_SEP = re.compile(r"[ .\-_*·•/]")
+_SPACED = re.compile(r"(?<!\w)\w(?:(?: |[^\w\s])\w){2,}(?!\w)")
+_SPACED_SEP = re.compile(r" |[^\w\s]")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9_-]{20,}={0,2}")
 _HEX = re.compile(r"\b(?:0x)?(?:[0-9a-fA-F]{2}){8,}\b")
 _ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}){4,}")
@@ -46,6 +46,8 @@ _FORMAT = ("\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b
            "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f")
 INVISIBLE = re.compile(f"[{_FORMAT}{''.join(sorted(_BLANK_LETTERS))}]+")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+_IN_WORD = re.compile(r"(?<=[^\W\d_])[.\-·*](?=[^\W\d_])")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")
 _MARKS = frozenset({"Mn", "Me"})
 
 
@@ -148,8 +150,9 @@ def _join_spaced(match: re.Match[str]) -> str:
 
 
 def finish(skel: str) -> str:
-    """The last steps of ``fold`` on a skeleton: spelled-out letters joined, leetspeak read as letters."""
-    return _SPACED.sub(_join_spaced, skel).translate(_LEET)
+    """The last steps of ``fold`` on a skeleton: spelled-out letters joined, leetspeak read as letters,
+    underscores as spaces (IGNORE_ALL_PREVIOUS)."""
+    return _SPACED.sub(_join_spaced, skel.replace("_", " ")).translate(_LEET)
 
 
 def fold(text: str) -> str:
@@ -268,6 +271,10 @@ def hidden_views(text: str, visible: str | None = None) -> list[tuple[str, str]]
     visible = surface(text) if visible is None else visible
     plain = unwrap(visible)
     views = [("rot13", codecs.encode(plain, "rot13")), ("reversed", plain[::-1])]
+    # "ig.nore pre.vious", "IgnoreAllPrevious": only the lines that change are read again.
+    joined = [new for line in plain.splitlines() if (new := _IN_WORD.sub("", _CAMEL.sub(" ", line))) != line]
+    if joined:
+        views.append(("split words", "\n".join(joined)))
     tagged = hidden_tag_text(text)
     if tagged:
         views.append(("tag characters", tagged))
