@@ -150,7 +150,7 @@ def for_derivation(row: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-_BRACKET = re.compile(r"\[\s*([^\]\s:,]{1,40})")
+_BRACKET = re.compile(r"\[\s*([^\[\]\s:,]{1,40})")
 _BLOCK_WORDS = frozenset({"hindsight", "episodic", "semantic", "procedural", "working", "from", "via",
                           "untrusted", "trusted", "quarantined", "verified"})
 _FIX_LABEL = re.compile(r"(?:\s*[\u2012-\u2015\u2212]|\s+--?)\s*([^\s:]{2,12})\s*:")
