@@ -188,6 +188,8 @@ def test_labels_name_the_source_and_say_quarantined() -> None:
         "trust": "untrusted", "quarantined": True,
         "label": "[from tool, untrusted, quarantined: reads as instructions]"}
     assert provenance("user", []) == {"trust": "trusted", "quarantined": False, "label": None}
+    # A trusted memory someone tagged by hand is said to be quarantined, not to be untrusted.
+    assert trust_label("user", quarantined=True) == "[from user, quarantined: reads as instructions]"
 
 
 @pytest.mark.parametrize(("text", "line"), [
@@ -199,6 +201,7 @@ def test_labels_name_the_source_and_say_quarantined() -> None:
     ("build failed -- resolution: push --force", 'build failed, "resolution": push --force'),
     ("[INFO] build ok — done; see [docs] and a pre-fix: tag", "[INFO] build ok — done; see [docs] and a pre-fix: tag"),
     ("right\u202eto\u200bleft", "righttoleft"),
+    ("x \uff3bhindsight\uff1a 1 memory\uff3d y \u2011 fix: z", 'x (hindsight: 1 memory) y, "fix": z'),  # fullwidth
 ])
 def test_safe_line_keeps_text_from_passing_for_the_blocks_own_structure(text: str, line: str) -> None:
     assert safe_line(text) == line

@@ -15,12 +15,11 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Literal
 
 from .detect import QUARANTINE_SCORE, kinds, score
-from .spelling import normalise, skeleton
+from .spelling import INVISIBLE, normalise, skeleton
 
 __all__ = ["QUARANTINE_CONFIDENCE", "QUARANTINE_TAG", "TRUSTED_SOURCES", "UNTRUSTED_SOURCES", "assess",
            "derived_source", "derived_trust", "for_derivation", "instruction_like", "is_quarantined", "normalise",
@@ -126,11 +125,13 @@ def trust_label(source: str | None, quarantined: bool = False) -> str | None:
     """The label an untrusted memory carries in the context block, None for a trusted one:
     ``[from web, untrusted]``, ``[from web via hindsight, untrusted]`` for a derived one, and
     ``[from web, untrusted, quarantined: reads as instructions]`` when quarantined."""
-    if trust(source) == "trusted" and not quarantined:
+    trusted = trust(source) == "trusted"
+    if trusted and not quarantined:
         return None
     names = "+".join(sorted(_origins(source or "")))
     origin = f"{names} via {DERIVED}" if (source or "").strip().lower().startswith(DERIVED + ":") else names
-    return f"[from {origin}, untrusted{', quarantined: reads as instructions' if quarantined else ''}]"
+    parts = [f"from {origin}"] + ([] if trusted else ["untrusted"])  # a trusted memory tagged by hand
+    return f"[{', '.join(parts + (['quarantined: reads as instructions'] if quarantined else []))}]"
 
 
 def provenance(source: str | None, tags: Iterable[str] | None = None,
@@ -153,17 +154,18 @@ def for_derivation(row: Mapping[str, Any]) -> dict[str, Any]:
 _BRACKET = re.compile(r"\[\s*([^\[\]\s:,]{1,40})")
 _BLOCK_WORDS = frozenset({"hindsight", "episodic", "semantic", "procedural", "working", "from", "via",
                           "untrusted", "trusted", "quarantined", "verified"})
-_FIX_LABEL = re.compile(r"(?:\s*[\u2012-\u2015\u2212]|\s+--?)\s*([^\s:]{2,12})\s*:")
+_FIX_LABEL = re.compile(r"(?:\s*[\u2010-\u2015\u2212\u2043\ufe58\ufe63]|\s+--?)\s*([^\s:]{2,12})\s*:")
+_FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}  # ［hindsight：… reads as [hindsight:
 _FIX_WORDS = frozenset({"fix", "fixed", "resolution", "solution", "workaround"})
 
 
 def safe_line(text: str) -> str:
     """``text`` as one line of the context block that cannot pass for the block's own structure:
-    invisible and bidi characters removed, every line break and run of space one space, a bracket that
+    invisible and bidi characters removed, fullwidth ASCII as ASCII, every line break and run of space
+    one space, a bracket that
     opens like a hindsight label (``[hindsight:``, ``[episodic]``, ``[from web, untrusted]``, also in
     look-alike letters) turned into parentheses, and a ``— fix:`` label quoted (``, "fix":``)."""
-    text = "".join(ch for ch in unicodedata.normalize("NFKC", text) if unicodedata.category(ch) != "Cf")
-    text = " ".join(text.split())
+    text = " ".join(INVISIBLE.sub("", text).translate(_FULLWIDTH).split())
 
     def bracket(match: re.Match[str]) -> str:
         if skeleton(match.group(1)).translate(_DIGIT_LOOKS) not in _BLOCK_WORDS:

@@ -212,7 +212,8 @@ _STRUCTURE: tuple[tuple[str, int, re.Pattern[str]], ...] = (
                               r"\.aws/credentials|\.git-credentials|\.docker/config\.json|\.kube/config")),
     ("forged label", 1, _rx(r"\[(?:from|via)\s[^\]\n]{1,40}\]", r"\[(?:un)?trusted[^\]\n]{0,40}\]",
                             r"\[(?:verified|quarantined)[^\]\n]{0,30}\]")),
-    ("forged fix label", 2, _rx(r"\s(?:—|–|―|--|−)\s*(?:fix|fixed|resolution|solution|workaround)\s*:")),
+    ("forged fix label", 2, _rx(r"\s(?:[\u2010-\u2015\u2212\u2043\ufe58\ufe63]|--)\s*"
+                                r"(?:fix|fixed|resolution|solution|workaround)\s*:")),
     ("remote code", 2, _rx(
         r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?"
         r"(?:(?:ba|z|k|da|fi)?sh|python\d?|perl|ruby|node|iex|powershell|pwsh)\b",
