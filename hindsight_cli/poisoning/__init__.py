@@ -1,0 +1,188 @@
+"""Poisoning defence (DESIGN §6). Trust is a property of provenance, not of wording:
+
+- ``trust(source)``: only ``user``, ``agent`` and ``hindsight`` (memories hindsight derived from trusted
+  memories only) are trusted; every other name, ``tool``, ``import``, ``web`` and names never seen
+  before included, is untrusted.
+- Every untrusted memory is labelled with its source wherever an agent reads it (``trust_label``,
+  ``provenance``), whatever the detector says.
+- On top of that, untrusted text that reads like instructions to a model is quarantined at write time
+  (``assess``: every text field, normalised first) and ranked after everything else.
+- Derived memories take the lowest trust of their sources (``derived_source``) and never copy
+  quarantined text (``for_derivation``); rendered text cannot forge the context block's own
+  structure (``safe_line``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, Literal
+
+from .detect import QUARANTINE_SCORE, kinds, score
+from .spelling import INVISIBLE, normalise, skeleton
+
+__all__ = ["QUARANTINE_CONFIDENCE", "QUARANTINE_TAG", "TRUSTED_SOURCES", "UNTRUSTED_SOURCES", "assess",
+           "derived_source", "derived_trust", "for_derivation", "instruction_like", "is_quarantined", "normalise",
+           "provenance", "quarantine_reason", "safe_line", "trust", "trust_label"]
+
+Trust = Literal["trusted", "untrusted"]
+TRUSTED_SOURCES = frozenset({"user", "agent", "hindsight"})
+DERIVED = "hindsight"
+# Names hindsight itself uses for untrusted text; any other name not in TRUSTED_SOURCES is untrusted too.
+UNTRUSTED_SOURCES = frozenset({"web", "tool", "import", "email", "external", "unknown"})
+QUARANTINE_TAG = "quarantined"
+QUARANTINE_CONFIDENCE = 0.1
+_MAX_CHECKED = 65_536  # characters of one field that are read; longer text is still labelled untrusted
+
+
+def trust(source: str | None) -> Trust:
+    """``trusted`` for exactly ``user``, ``agent`` and ``hindsight`` (case and surrounding space aside);
+    ``untrusted`` for everything else. No folding of look-alikes: ``usеr`` with a Cyrillic е is not
+    ``user``, and a derived memory with an untrusted source is ``hindsight:web``, not ``hindsight``."""
+    return "trusted" if (source or "").strip().lower() in TRUSTED_SOURCES else "untrusted"
+
+
+def _origins(source: str) -> set[str]:
+    """The source names behind ``source``: a derived ``hindsight:tool+web`` stands for tool and web."""
+    name = (source or "").strip().lower()
+    if name.startswith(DERIVED + ":"):
+        return {part for part in name[len(DERIVED) + 1:].split("+") if part} or {"unknown"}
+    return {name or "unknown"}
+
+
+def derived_trust(sources: Iterable[str]) -> Trust:
+    """The lowest trust among ``sources`` (the source names of the memories a memory is derived from)."""
+    return "untrusted" if any(trust(s) == "untrusted" for s in sources) else "trusted"
+
+
+def derived_source(sources: Iterable[str]) -> str:
+    """The ``source`` of a memory derived from memories with these sources: ``hindsight`` when all are
+    trusted, else ``hindsight:`` and the untrusted names it inherits (``hindsight:tool+web``)."""
+    untrusted = sorted({name for s in sources if trust(s) == "untrusted" for name in _origins(s)})
+    return f"{DERIVED}:{'+'.join(untrusted)}" if untrusted else DERIVED
+
+
+def _texts(name: str, value: Any, depth: int = 0) -> Iterator[tuple[str, str]]:
+    """(field path, text) for every string in a field: list items are read together, mapping keys too."""
+    if isinstance(value, str):
+        yield name, value[:_MAX_CHECKED]
+    elif isinstance(value, (list, tuple)) and depth < 8:
+        yield name, " ".join(item for item in value if isinstance(item, str))[:_MAX_CHECKED]
+        for position, item in enumerate(value):
+            if not isinstance(item, str):
+                yield from _texts(f"{name}[{position}]", item, depth + 1)
+    elif isinstance(value, Mapping) and depth < 8:
+        yield f"{name} keys", " ".join(str(key) for key in value)[:_MAX_CHECKED]
+        for key, item in value.items():
+            yield from _texts(f"{name}.{key}", item, depth + 1)
+
+
+def assess(fields: Mapping[str, Any], source: str | None) -> dict[str, Any] | None:
+    """The quarantine record for a memory from ``source``, or None.
+
+    Args:
+        fields: every text a reader may see: content, resolution, tags, task_id, trigger, agent_id,
+            metadata and env (nested values and keys are read too; None is skipped).
+        source: the memory's source; trusted sources are never quarantined.
+
+    Returns:
+        ``{"reason", "matched", "fields"}`` (the kinds found in order, and the fields that read as
+        instructions), or None when no field does or the source is trusted.
+    """
+    if trust(source) == "trusted":
+        return None
+    matched: list[str] = []
+    flagged: list[str] = []
+    for name, value in fields.items():
+        for path, text in _texts(name, value):
+            found = kinds(text) if text.strip() else {}
+            if score(found) >= QUARANTINE_SCORE:
+                flagged.append(path)
+                matched.extend(kind for kind in found if kind not in matched)
+    if not flagged:
+        return None
+    return {"reason": f"instruction-like text from an untrusted source ({source})", "matched": matched,
+            "fields": flagged}
+
+
+def instruction_like(text: str) -> list[str]:
+    """The kinds of instruction-like signal in ``text`` when together they are enough to quarantine;
+    empty otherwise."""
+    found = kinds(text)
+    return list(found) if score(found) >= QUARANTINE_SCORE else []
+
+
+def quarantine_reason(content: str, source: str) -> dict[str, object] | None:
+    """``assess`` of the content alone (kept for callers that have only the content)."""
+    return assess({"content": content}, source)
+
+
+def is_quarantined(tags: Iterable[str] | None, metadata: Mapping[str, Any] | None = None) -> bool:
+    return QUARANTINE_TAG in (tags or ()) or bool((metadata or {}).get("quarantine"))
+
+
+def trust_label(source: str | None, quarantined: bool = False) -> str | None:
+    """The label an untrusted memory carries in the context block, None for a trusted one:
+    ``[from web, untrusted]``, ``[from web via hindsight, untrusted]`` for a derived one, and
+    ``[from web, untrusted, quarantined: reads as instructions]`` when quarantined."""
+    trusted = trust(source) == "trusted"
+    if trusted and not quarantined:
+        return None
+    names = "+".join(sorted(_origins(source or "")))
+    origin = f"{names} via {DERIVED}" if (source or "").strip().lower().startswith(DERIVED + ":") else names
+    parts = [f"from {origin}"] + ([] if trusted else ["untrusted"])  # a trusted memory tagged by hand
+    return f"[{', '.join(parts + (['quarantined: reads as instructions'] if quarantined else []))}]"
+
+
+def provenance(source: str | None, tags: Iterable[str] | None = None,
+               metadata: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What a search result says about where a memory came from (for MCP and ``--json``)."""
+    quarantined = is_quarantined(tags, metadata)
+    return {"trust": trust(source), "quarantined": quarantined, "label": trust_label(source, quarantined)}
+
+
+def for_derivation(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A source row as summaries and patterns may read it: a quarantined row's text is replaced by a
+    placeholder, so no derived memory ever copies it."""
+    out = dict(row)
+    if is_quarantined(row.get("tags"), row.get("metadata")):
+        out["content"] = f"(quarantined {row.get('source') or 'untrusted'} text omitted)"
+        out["resolution"] = "(quarantined text omitted)" if row.get("resolution") else None
+    return out
+
+
+_BRACKET = re.compile(r"\[\s*([^\[\]\s:,]{1,40})")
+_BLOCK_WORDS = frozenset({"hindsight", "episodic", "semantic", "procedural", "working", "from", "via",
+                          "untrusted", "trusted", "quarantined", "verified"})
+_FIX_LABEL = re.compile(r"(?:\s*[\u2010-\u2015\u2212\u2043\ufe58\ufe63]|\s+--?)\s*([^\s:]{2,12})\s*:")
+_FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}  # ［hindsight：… reads as [hindsight:
+_FIX_WORDS = frozenset({"fix", "fixed", "resolution", "solution", "workaround"})
+
+
+def safe_line(text: str) -> str:
+    """``text`` as one line of the context block that cannot pass for the block's own structure:
+    invisible and bidi characters removed, fullwidth ASCII as ASCII, every line break and run of space
+    one space, a bracket that
+    opens like a hindsight label (``[hindsight:``, ``[episodic]``, ``[from web, untrusted]``, also in
+    look-alike letters) turned into parentheses, and a ``— fix:`` label quoted (``, "fix":``)."""
+    text = " ".join(INVISIBLE.sub("", text).translate(_FULLWIDTH).split())
+
+    def bracket(match: re.Match[str]) -> str:
+        if skeleton(match.group(1)).translate(_DIGIT_LOOKS) not in _BLOCK_WORDS:
+            return match.group()
+        close = text.find("]", match.end())
+        if close != -1:
+            closing.add(close)
+        return "(" + match.group()[1:]
+
+    def fix_label(match: re.Match[str]) -> str:
+        word = skeleton(match.group(1)).translate(_DIGIT_LOOKS)
+        return f', "{match.group(1)}":' if word in _FIX_WORDS else match.group()
+
+    closing: set[int] = set()
+    opened = _BRACKET.sub(bracket, text)  # same length: "[" -> "("
+    text = "".join(")" if i in closing else ch for i, ch in enumerate(opened))
+    return _FIX_LABEL.sub(fix_label, text)
+
+
+_DIGIT_LOOKS = str.maketrans("01345", "oieas")

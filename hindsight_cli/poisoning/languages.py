@@ -1,0 +1,58 @@
+"""The same acts as ``phrases`` in other languages, as vocabulary per slot (``languages.toml``);
+``families`` turns each language's table into phrase families with the shapes below. ``chars``
+languages (no spaces, or words that take particles and articles) match anywhere, not only at the
+start of a word.
+
+Slots per act: override = set-aside verb + "earlier/all/system" + instructions or rules; role change =
+"you are now / from now on you" + an unrestricted persona; prompt leak = show/reveal + system prompt;
+secrecy = "do not tell" + the user; exfiltration = send + secret + destination; new instructions =
+"new/real instructions"; addressee = an AI hailed directly; authority claim = a system or admin
+notice; void = earlier instructions declared cancelled (weight 1, as in English: docs say that too).
+``keep`` lists the "don't forget / don't ignore" idioms, which keep earlier text rather than set
+it aside."""
+
+from __future__ import annotations
+
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+# Persona and prompt words that are loanwords in most languages.
+_PERSONA = "|ai=|dan=|gpt|llm|chatgpt|jailbr|dev mode|developer mode"
+_PROMPT = "|system prompt|systemprompt|prompt="
+_TABLES = Path(__file__).with_name("languages.toml")
+
+
+@lru_cache(maxsize=1)
+def tables() -> dict[str, dict[str, Any]]:
+    """Each language's vocabulary (``languages.toml``): slot name -> alternatives, ``chars`` -> bool."""
+    with _TABLES.open("rb") as file:
+        return tomllib.load(file)
+
+
+# (act, weight, the table's slot keys)
+_SHAPES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
+    ("override", 2, ("override", "earlier", "rules")),
+    ("override", 1, ("void", "earlier", "rules")),
+    ("role change", 2, ("now", "persona")),
+    ("prompt leak", 2, ("reveal", "prompt")),
+    ("secrecy", 1, ("dont", "user")),
+    ("exfiltration", 2, ("send", "secret", "dest")),
+    ("new instructions", 1, ("new",)),
+    ("addressee", 2, ("hail",)),
+    ("authority claim", 1, ("notice",)),
+)
+
+
+def families() -> list[tuple[str, str, int, tuple[str, ...], bool]]:
+    """(kind, language, weight, slots, chars) for every act a language's table has every slot for."""
+    out: list[tuple[str, str, int, tuple[str, ...], bool]] = []
+    for lang, table in tables().items():
+        chars = bool(table.get("chars"))
+        for kind, weight, keys in _SHAPES:
+            if all(key in table for key in keys):
+                slots = tuple(table[key] + (_PERSONA if key == "persona" else _PROMPT if key == "prompt" else "")
+                              for key in keys)
+                out.append((kind, lang, weight, slots, chars))
+    return out

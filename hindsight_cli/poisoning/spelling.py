@@ -1,0 +1,284 @@
+"""Text as a reader sees it, for the poisoning checks: one spelling for every way of writing the same
+visible words (compatibility forms, look-alike letters from other scripts, invisible characters, markup,
+leetspeak, letter spacing), plus the text hidden inside it (base64, hex, percent and backslash escapes,
+Unicode tag characters, ROT13, reversed). Phrases are folded by the same function, so a check matches
+what a model would read, whichever way it was written."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import html
+import json
+import re
+import unicodedata
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import unquote
+
+# Characters a reader does not see: Unicode format characters (zero-width space and joiners, bidi
+# embeddings, overrides and isolates, soft hyphen, word joiner, BOM, tag characters) plus the blank
+# "letters" used as invisible padding (Hangul fillers, braille blank).
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")
+_TAGS = range(0xE0020, 0xE007F)  # U+E0020..E007E mirror ASCII: "ASCII smuggling" hides text in them
+# Leetspeak digits, and l, 1 and | (which look alike) all read as i; typographic quotes and dashes as ASCII.
+_LEET = str.maketrans("013456789|l" "\u2019\u2018\u201b\u02bc\u2032\u00b4" "\u201c\u201d\u201e\u201f\u2033"
+                      "\u2013\u2014\u2015\u2012\u2212", "oieasgtbgii" "''''''" '"""""' "-----")
+_MARKUP_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9:-]{0,30}(?:\s[^<>]{0,300})?/?>")
+_MARKDOWN = re.compile(r"[*~`]+|(?<!\w)_+|_+(?!\w)")
+_COMMENT = re.compile(r"<!--|-->|/\*|\*/")
+# Letters written one by one with a separator ("i g n o r e", "I.G.N.O.R.E", "i-g-n-o-r-e").
+_SPACED = re.compile(r"(?<!\w)\w(?:(?: |[^\w\s])\w){2,}(?!\w)")
+_SPACED_SEP = re.compile(r" |[^\w\s]")
+_BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9_-]{20,}={0,2}")
+_HEX = re.compile(r"\b(?:0x)?(?:[0-9a-fA-F]{2}){8,}\b")
+_ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}){4,}")
+_PERCENT = re.compile(r"(?:%[0-9a-fA-F]{2}[^%\s]{0,3}){4,}")
+_LATIN_NAME = re.compile(r"LATIN (?:CAPITAL |SMALL )?LETTER (?:SMALL CAPITAL |SCRIPT |DOTLESS |BARRED |)([A-Z])\b")
+_LATIN_BLOCKS = ((0x0180, 0x02B0), (0x1D00, 0x1DC0), (0x1E00, 0x1F00), (0x2C60, 0x2C80), (0xA720, 0xA800),
+                 (0xAB30, 0xAB70))
+
+
+# Every format character (category Cf, Unicode 15; a test checks it against the running Python's data).
+_FORMAT = ("\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+           "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+           "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f")
+INVISIBLE = re.compile(f"[{_FORMAT}{''.join(sorted(_BLANK_LETTERS))}]+")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+_IN_WORD = re.compile(r"(?<=[^\W\d_])[.\-·*](?=[^\W\d_])")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")
+_MARKS = frozenset({"Mn", "Me"})
+
+
+_FLAG = re.compile("\U0001F3F4[\U000E0061-\U000E007A]{2,7}\U000E007F")  # 🏴 + tags: England, Scotland, Wales
+
+
+def hidden_tag_text(text: str) -> str:
+    """The ASCII text spelled in Unicode tag characters, which render as nothing but a model reads
+    (the tag sequences of subdivision flags excepted)."""
+    return "".join(chr(ord(ch) - 0xE0000) for ch in _FLAG.sub("", text) if ord(ch) in _TAGS)
+
+
+def surface(text: str) -> str:
+    """NFKC, HTML entities decoded, invisible characters removed: what is visibly there, case kept."""
+    if "&" in text:
+        text = html.unescape(text)
+    return text if text.isascii() else INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+
+
+def unwrap(text: str) -> str:
+    """Markup removed around the words it wraps: HTML/XML tags and comments, Markdown emphasis."""
+    text = _COMMENT.sub(" ", text)
+    text = _MARKUP_TAG.sub("", text)
+    return _MARKDOWN.sub(lambda m: " " if "_" in m.group() else "", text)
+
+
+_TABLE = Path(__file__).with_name("confusables.json")
+
+
+@lru_cache(maxsize=1)
+def _confusables() -> dict[int, str]:
+    """Each character that looks like an ASCII letter or digit, mapped to it (``derive_confusables``,
+    shipped as data: deriving it costs 0.15 s, more than a cold ``record`` can spare)."""
+    return {ord(ch): ascii_ for ch, ascii_ in json.loads(_TABLE.read_text(encoding="utf-8")).items()}
+
+
+def derive_confusables() -> dict[str, str]:
+    """The table ``confusables.json`` holds, derived from the Unicode confusables data (UTS #39) that the
+    ``confusable_homoglyphs`` package maintains: for each character, the nearest ASCII letter or digit
+    through look-alike pairs and case pairs (Cherokee, Lisu and small capitals reach ASCII only through
+    their capitals), plus Latin letters the data lacks, by name (``LATIN LETTER SMALL CAPITAL N``)."""
+    from confusable_homoglyphs.confusables import confusables_data
+
+    pairs: dict[str, set[str]] = {}
+    for key, homoglyphs in confusables_data.items():
+        a = key.strip("\u200e\u200f")
+        for entry in homoglyphs:
+            b = entry["c"].strip("\u200e\u200f")
+            if len(a) == 1 and len(b) == 1:
+                pairs.setdefault(a, set()).add(b)
+                pairs.setdefault(b, set()).add(a)
+    table = {ch: ascii_ for ch in pairs if not ch.isascii() and (ascii_ := _nearest_ascii(ch, pairs))}
+    for start, end in _LATIN_BLOCKS:
+        for code in range(start, end):
+            name = _LATIN_NAME.match(unicodedata.name(chr(code), ""))
+            if chr(code) not in table and name:
+                table[chr(code)] = name.group(1).lower()
+    return dict(sorted(table.items()))
+
+
+def _nearest_ascii(start: str, pairs: dict[str, set[str]], depth: int = 6) -> str | None:
+    seen, frontier = {start}, [start]
+    for _ in range(depth):
+        step: list[str] = []
+        for ch in frontier:
+            for other in pairs.get(ch, set()) | {c for c in (ch.lower(), ch.upper()) if len(c) == 1}:
+                if other not in seen:
+                    seen.add(other)
+                    step.append(other)
+        found = sorted(c for c in step if c.isascii() and c.isalnum())
+        if found:
+            return min(found, key=lambda c: (not c.isalpha(), c.isupper())).lower()
+        frontier = step
+    return None
+
+
+def write_confusables() -> None:
+    """Regenerate ``confusables.json`` (after upgrading ``confusable_homoglyphs``)."""
+    _TABLE.write_text(json.dumps(derive_confusables(), ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
+
+
+def _without_marks(match: re.Match[str]) -> str:
+    return "".join(ch for ch in match.group() if unicodedata.category(ch) not in _MARKS)
+
+
+def skeleton(text: str) -> str:
+    """Marks stripped, case folded, look-alike letters replaced by the ASCII letters they imitate."""
+    if text.isascii():
+        return text.lower()
+    text = _NON_ASCII.sub(_without_marks, unicodedata.normalize("NFKD", text))
+    return unicodedata.normalize("NFC", text).casefold().translate(_confusables())
+
+
+def _join_spaced(match: re.Match[str]) -> str:
+    """Letters spelled out one by one, joined: the separator used most is removed, any other one stays a
+    word break ("i-g-n-o-r-e a-l-l" is "ignore all")."""
+    separators = _SPACED_SEP.findall(match.group())
+    most = max(set(separators), key=separators.count)
+    return "".join(" " if ch in separators and ch != most else "" if ch == most else ch for ch in match.group())
+
+
+def finish(skel: str) -> str:
+    """The last steps of ``fold`` on a skeleton: spelled-out letters joined, leetspeak read as letters,
+    underscores as spaces (IGNORE_ALL_PREVIOUS)."""
+    return _SPACED.sub(_join_spaced, skel.replace("_", " ")).translate(_LEET)
+
+
+def fold(text: str) -> str:
+    """``skeleton`` plus leetspeak digits and letters spelled out one by one joined into words."""
+    return finish(skeleton(text))
+
+
+def normalise(text: str) -> str:
+    """The one spelling the phrase checks read: visible text, markup unwrapped, folded (see ``fold``)."""
+    return fold(unwrap(surface(text)))
+
+
+# Words an injection cannot do without; a token one typo away from one of them reads as it.
+_KEYWORDS = ("ignore", "disregard", "forget", "previous", "instructions", "instruction", "directives",
+             "guidelines", "system", "prompt", "override", "bypass", "restrictions", "unrestricted", "jailbreak",
+             "jailbroken", "reveal", "developer", "assistant", "everything", "earlier")
+_TOKEN = re.compile(r"[^\W\d_]{5,}")
+
+
+@lru_cache(maxsize=1)
+def _keywords() -> dict[tuple[str, int], list[str]]:
+    index: dict[tuple[str, int], list[str]] = {}
+    for word in {fold(w) for w in _KEYWORDS}:
+        for size in (len(word) - 1, len(word), len(word) + 1):
+            index.setdefault((word[0], size), []).append(word)
+    return index
+
+
+def _one_typo(a: str, b: str) -> bool:
+    """Whether ``a`` becomes ``b`` by one insertion, deletion, substitution or swap of neighbours."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        return a[i + 1:] == b[i + 1:] or (a[i:i + 2] == b[i:i + 2][::-1] and a[i + 2:] == b[i + 2:])
+    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+    return longer[i + 1:] == shorter[i:]
+
+
+def typo_view(folded: str) -> str | None:
+    """``folded`` with every word one typo away from a keyword spelled as the keyword, or None when
+    no word is ("ignroe all previus instrctions")."""
+    index = _keywords()
+    changed = False
+
+    def correct(match: re.Match[str]) -> str:
+        nonlocal changed
+        word = match.group()
+        for keyword in index.get((word[0], len(word)), ()):
+            if _one_typo(word, keyword):
+                changed = True
+                return keyword
+        return word
+
+    view = _TOKEN.sub(correct, folded)
+    return view if changed else None
+
+
+def _printable(data: bytes) -> str | None:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    letters = sum(ch.isalpha() for ch in text)
+    shown = sum(ch.isprintable() or ch in "\n\t" for ch in text)
+    return text if len(text) >= 8 and shown >= 0.95 * len(text) and letters >= 0.5 * len(text) else None
+
+
+def _base64(run: str) -> str | None:
+    padded = run + "=" * (-len(run) % 4)
+    for decode in (base64.b64decode, base64.urlsafe_b64decode):
+        try:
+            plain = _printable(decode(padded))
+        except (binascii.Error, ValueError):
+            continue
+        if plain:
+            return plain
+    return None
+
+
+def _escapes(run: str) -> str | None:
+    try:
+        return codecs.decode(run, "unicode_escape")
+    except UnicodeDecodeError:
+        return None
+
+
+_DECODERS = ((_BASE64, _base64), (_HEX, lambda run: _printable(bytes.fromhex(run.removeprefix("0x")))),
+             (_ESCAPES, _escapes), (_PERCENT, unquote))
+
+
+def _decoded(text: str) -> list[str]:
+    """``text`` with its base64, hex, backslash-escaped or percent-encoded runs decoded in place, one
+    reading per encoding that decoded anything."""
+    found = []
+    for pattern, decode in _DECODERS:
+        hits = 0
+
+        def replace(match: re.Match[str]) -> str:
+            nonlocal hits
+            plain = decode(match.group())
+            hits += plain is not None
+            return match.group() if plain is None else plain
+
+        decoded = pattern.sub(replace, text)
+        if hits:
+            found.append(decoded)
+    return found
+
+
+def hidden_views(text: str, visible: str | None = None) -> list[tuple[str, str]]:
+    """(how it was hidden, the text) for every reading of ``text`` besides the plain one; ``visible``
+    is ``surface(text)`` when the caller has it."""
+    visible = surface(text) if visible is None else visible
+    plain = unwrap(visible)
+    views = [("rot13", codecs.encode(plain, "rot13")), ("reversed", plain[::-1])]
+    # "ig.nore pre.vious", "IgnoreAllPrevious": only the lines that change are read again.
+    joined = [new for line in plain.splitlines() if (new := _IN_WORD.sub("", _CAMEL.sub(" ", line))) != line]
+    if joined:
+        views.append(("split words", "\n".join(joined)))
+    tagged = hidden_tag_text(text)
+    if tagged:
+        views.append(("tag characters", tagged))
+    for decoded in _decoded(visible):
+        views.append(("encoded", decoded))
+        views.extend(("encoded", inner) for inner in _decoded(decoded))  # base64 of base64, once
+    return views
