@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from hindsight_cli.core.facts import CANDIDATE_COSINE, THRESHOLDS, decide, polarity, values
+from hindsight_cli.core.facts import CANDIDATE_COSINE, THRESHOLDS, Resolution, decide, polarity, resolve, values
 
 sys.path.insert(0, str(Path(__file__).parent / "bench"))
 import fact_corpus  # noqa: E402
@@ -165,6 +165,30 @@ def test_one_word_of_slack_needs_its_cosine() -> None:
     assert decide("日志写入 /var/log/a.log", "日志都写入 /var/log/a.log", HIGH, strict).kind == "merge"
     assert decide("日志写入 /var/log/a.log", "新日志写入 /var/log/a.log", HIGH, strict).kind == "distinct"
     assert decide("日志写入 /var/log/a.log", "新日志写入 /var/log/a.log", THRESHOLDS.slack_cosine - 0.01).kind == "distinct"
+
+
+LIMIT = "The export API allows {} requests per minute"
+
+
+def test_resolve_merges_before_it_supersedes_and_takes_the_nearest() -> None:
+    stale, same, other = ("a", LIMIT.format(50), 0.97), ("b", LIMIT.format(80), 0.90), ("c", "Exports are CSV", 0.5)
+    merged = resolve(LIMIT.format(80), [stale, same, other])
+    assert (merged.action, merged.target) == ("merge", "b")
+    older = ("d", LIMIT.format(20), 0.93)
+    updated = resolve(LIMIT.format(80), [older, stale, other])
+    assert (updated.action, updated.target) == ("supersede", "a")
+    assert updated.decision is not None and updated.decision.summary == "50 → 80"
+
+
+def test_resolve_inserts_when_nothing_is_near_or_updates_are_declined() -> None:
+    assert resolve(LIMIT.format(80), []) == Resolution("insert", None, None)
+    far = ("a", LIMIT.format(50), CANDIDATE_COSINE - 0.1)
+    assert resolve(LIMIT.format(80), [far]) == Resolution("insert", None, None)
+    kept = resolve(LIMIT.format(80), [("a", LIMIT.format(50), 0.97)], supersede=False)
+    assert kept.action == "insert" and kept.target is None
+    assert kept.decision is not None and kept.decision.kind == "update"
+    unrelated = ("a", "The export API allows 50 requests per minute", 0.6)
+    assert resolve("Exports run hourly", [unrelated]).action == "insert"
 
 
 def test_the_corpus_is_large_labelled_and_bilingual() -> None:

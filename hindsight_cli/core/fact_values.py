@@ -224,6 +224,7 @@ def _units(names: Iterable[str]) -> str:
 
 _RATE_SECONDS = {**SECONDS, "月": 2592000.0, "日": 86400.0}
 _TIME_UNITS = _units(unit for unit in SECONDS if unit.isascii())
+_TIME_WORDS = _units(unit for unit in SECONDS if unit.isascii() and len(unit) > 2)  # "a day", not "a s"
 _ZH_TIME_UNITS = "秒钟|秒|分钟|小时|钟头|天|日|周|星期|月|年"
 _ZH_CLASSIFIER = "个|次|台|条|位|名|项|种|块|张|份|批|只|件|倍|核|层|行|节点|副本|线程"
 _NUM = rf"(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?|{ZH_NUMERAL}"
@@ -304,7 +305,7 @@ def _quantity_rules() -> list[Rule]:
         (re.compile(r"\bhalf\s+an?\s+(hour|minute|day)\b", _AI),
          _whole("duration", lambda m: f"{_fmt(SECONDS[m.group(1).lower()] / 2)}s")),
         (re.compile(rf"(?<![\w.])(?P<n>{_NUM})(?P<gap>\s?)(?P<u>{_units(UNITS)})(?![A-Za-z])", _AI), _quantity),
-        (re.compile(rf"\b(?P<n>{'|'.join(NUMBER_WORDS)})(?P<gap>\s)(?P<u>{_TIME_UNITS})\b", _AI), _quantity),
+        (re.compile(rf"\b(?P<n>{'|'.join(NUMBER_WORDS)})(?P<gap>\s)(?P<u>{_TIME_WORDS})\b", _AI), _quantity),
         (re.compile(r"(?<![\w.])[vV](\d+(?:\.\d+)*)([-+.]?[A-Za-z][\w.]*)?(?![\w])", _A), _version),
         (re.compile(r"(?<![\w.])(\d+\.\d+\.\d+(?:\.\d+)*)([-+]?[A-Za-z][\w.]*)?(?![\w])", _A), _version),
     ]

@@ -24,14 +24,15 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Iterable, Literal
 
 from ..text import stem
 from .fact_lexicon import (EN_FUNCTION_WORDS, NEGATION, NOT_NEGATION, OBJECT_SLOT, SYMMETRIC, SYNONYMS,
                            ZH_FUNCTION_CHARS, ZH_FUNCTION_WORDS)
 from .fact_values import NAME_KINDS, Value, values
 
-__all__ = ["Decision", "Thresholds", "THRESHOLDS", "CANDIDATE_COSINE", "decide", "polarity", "values"]
+__all__ = ["Decision", "Resolution", "Thresholds", "THRESHOLDS", "CANDIDATE_COSINE", "decide", "polarity",
+           "resolve", "values"]
 
 Kind = Literal["merge", "update", "distinct"]
 
@@ -281,3 +282,40 @@ def _changed(old: _Side, new: _Side, diff: _Diff, flipped: bool, cosine: float,
         word = "negated" if new.polarity < 0 else "no longer negated"
         return Decision("update", changes, f"the same statement, {word}")
     return Decision("update", changes, "the values changed")
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What a write does: ``merge`` into ``target``, ``supersede`` ``target``, or ``insert`` beside them.
+    ``decision`` is the one that chose (for an insert, the update that ``supersede=False`` declined)."""
+
+    action: Literal["merge", "supersede", "insert"]
+    target: str | None
+    decision: Decision | None
+
+
+def resolve(new_text: str, candidates: Iterable[tuple[str, str, float]], *, supersede: bool = True,
+            thresholds: Thresholds = THRESHOLDS) -> Resolution:
+    """The write path's choice among the active memories near a new one.
+
+    Args:
+        new_text: the content being written.
+        candidates: ``(id, text, cosine)`` of the nearest active memories in the write's scope.
+        supersede: ``False`` for ``[write] on_change = keep_both``, or for memories that are events
+            (a second "the build took 12 minutes" is a new episode, not a correction).
+        thresholds: as for ``decide``.
+
+    Returns:
+        A merge into the nearest candidate that says the same thing; else a supersede of the nearest one
+        the new text updates; else an insert.
+    """
+    update: tuple[str, Decision] | None = None
+    for memory_id, text, cosine in sorted(candidates, key=lambda candidate: -candidate[2]):
+        decision = decide(text, new_text, cosine, thresholds)
+        if decision.kind == "merge":  # already stored, whatever else it updates
+            return Resolution("merge", memory_id, decision)
+        if decision.kind == "update" and update is None:
+            update = (memory_id, decision)
+    if update is not None and supersede:
+        return Resolution("supersede", update[0], update[1])
+    return Resolution("insert", None, update[1] if update else None)
