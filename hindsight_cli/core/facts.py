@@ -73,13 +73,16 @@ CANDIDATE_COSINE = THRESHOLDS.floor  # the store compares only with memories at 
 # Scripts written without spaces (kana, Han, Hangul) are compared character by character; every other
 # letter is part of a word, so no text is invisible to the comparison (ü, é, кириллица included).
 _SPACELESS = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_TOKEN = re.compile(rf"[{_SPACELESS}]|[^\W_{_SPACELESS}]+|[<>≤≥!=]=?")
-_WORD = re.compile(rf"[{_SPACELESS}]|[^\W{_SPACELESS}]+|[<>≤≥!=]=?")
-_NEGATION = re.compile(NEGATION, re.IGNORECASE)
-_NOT_NEGATION = re.compile(NOT_NEGATION, re.IGNORECASE)
-_ZH_FUNCTION_WORDS = re.compile(ZH_FUNCTION_WORDS)
-_SLOT = re.compile(OBJECT_SLOT, re.IGNORECASE)
-_CLAUSE = re.compile(r"[.;!?。；！？\n,，]\s")
+_TOKEN = rf"[{_SPACELESS}]|[^\W_{_SPACELESS}]+|[<>≤≥!=]=?"
+_WORD = rf"[{_SPACELESS}]|[^\W{_SPACELESS}]+|[<>≤≥!=]=?"
+_CLAUSE = r"[.;!?。；！？\n,，]\s"
+
+
+@lru_cache(maxsize=None)
+def _re(pattern: str, flags: int = re.IGNORECASE) -> re.Pattern[str]:
+    """Compiled on first use: the Unicode classes cost milliseconds, which a command that never writes
+    should not pay at import."""
+    return re.compile(pattern, flags)
 _FAMILY = {"port": "number", "version": "number", "ip": "host", "quoted": "name", "identifier": "name"}
 
 
@@ -88,8 +91,8 @@ def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
 
 
 def _negations(text: str) -> list[tuple[int, int]]:
-    excluded = _spans(_NOT_NEGATION, text)
-    return [(a, b) for a, b in _spans(_NEGATION, text) if not any(x < b and a < y for x, y in excluded)]
+    excluded = _spans(_re(NOT_NEGATION), text)
+    return [(a, b) for a, b in _spans(_re(NEGATION), text) if not any(x < b and a < y for x, y in excluded)]
 
 
 def polarity(text: str) -> int:
@@ -107,7 +110,7 @@ def _blank(text: str, spans: list[tuple[int, int]]) -> str:
 def _terms(text: str) -> list[str]:
     """Content terms in order: stemmed words without stopwords or change markers, CJK characters singly."""
     out: list[str] = []
-    for token in _TOKEN.findall(_ZH_FUNCTION_WORDS.sub(" ", text.lower())):
+    for token in _re(_TOKEN).findall(_re(ZH_FUNCTION_WORDS).sub(" ", text.lower())):
         if len(token) == 1 and not token.isascii():
             if token not in ZH_FUNCTION_CHARS:
                 out.append(token)
@@ -179,8 +182,8 @@ def _diff(old: _Side, new: _Side) -> _Diff:
 
 
 def _is_subject(side: _Side, value: Value) -> bool:
-    clause = _CLAUSE.split(side.text[:value.start])[-1]
-    return not _SLOT.search(clause)
+    clause = _re(_CLAUSE).split(side.text[:value.start])[-1]
+    return not _re(OBJECT_SLOT).search(clause)
 
 
 def _skeleton(side: _Side) -> list[str]:
@@ -188,9 +191,9 @@ def _skeleton(side: _Side) -> list[str]:
     out: list[str] = []
     previous = 0
     for value in side.values:
-        out += _WORD.findall(side.text[previous:value.start].lower()) + ["\x00" + value.norm]
+        out += _re(_WORD).findall(side.text[previous:value.start].lower()) + ["\x00" + value.norm]
         previous = value.end
-    return out + _WORD.findall(side.text[previous:].lower())
+    return out + _re(_WORD).findall(side.text[previous:].lower())
 
 
 def _swapped(old: _Side, new: _Side) -> bool:
