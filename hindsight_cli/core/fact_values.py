@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from .fact_lexicon import (ABBREVIATIONS, AFTERNOON, FILE_EXTENSIONS, MONTHS, NUMBER_WORDS, ON_OFF, RELATIONS,
                            SECONDS, TLDS, UNITS, WEEKDAYS, ZH_DIGIT, ZH_NUMERAL, ZH_UNIT)

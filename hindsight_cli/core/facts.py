@@ -23,16 +23,26 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Iterable, Literal
+from functools import lru_cache, cache
+from typing import Literal
+from collections.abc import Iterable
 
 from ..text import stem
 from .fact_lexicon import (EN_FUNCTION_WORDS, NEGATION, NOT_NEGATION, OBJECT_SLOT, SYMMETRIC, SYNONYMS,
                            ZH_FUNCTION_CHARS, ZH_FUNCTION_WORDS)
 from .fact_values import NAME_KINDS, Value, values
 
-__all__ = ["Decision", "Resolution", "Thresholds", "THRESHOLDS", "CANDIDATE_COSINE", "decide", "polarity",
-           "resolve", "values"]
+__all__ = [
+    "CANDIDATE_COSINE",
+    "THRESHOLDS",
+    "Decision",
+    "Resolution",
+    "Thresholds",
+    "decide",
+    "polarity",
+    "resolve",
+    "values",
+]
 
 Kind = Literal["merge", "update", "distinct"]
 
@@ -78,7 +88,7 @@ _WORD = rf"[{_SPACELESS}]|[^\W{_SPACELESS}]+|[<>≤≥!=]=?"
 _CLAUSE = r"[.;!?。；！？\n,，]\s"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _re(pattern: str, flags: int = re.IGNORECASE) -> re.Pattern[str]:
     """Compiled on first use: the Unicode classes cost milliseconds, which a command that never writes
     should not pay at import."""

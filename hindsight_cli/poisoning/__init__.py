@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .detect import QUARANTINE_SCORE, kinds, score
+
+if TYPE_CHECKING:
+    from ..storage.rows import MemoryRow
 from .spelling import INVISIBLE, normalise, skeleton
 
 __all__ = ["QUARANTINE_CONFIDENCE", "QUARANTINE_TAG", "TRUSTED_SOURCES", "UNTRUSTED_SOURCES", "assess",
@@ -141,14 +144,13 @@ def provenance(source: str | None, tags: Iterable[str] | None = None,
     return {"trust": trust(source), "quarantined": quarantined, "label": trust_label(source, quarantined)}
 
 
-def for_derivation(row: Mapping[str, Any]) -> dict[str, Any]:
+def for_derivation(row: MemoryRow) -> MemoryRow:
     """A source row as summaries and patterns may read it: a quarantined row's text is replaced by a
     placeholder, so no derived memory ever copies it."""
-    out = dict(row)
-    if is_quarantined(row.get("tags"), row.get("metadata")):
-        out["content"] = f"(quarantined {row.get('source') or 'untrusted'} text omitted)"
-        out["resolution"] = "(quarantined text omitted)" if row.get("resolution") else None
-    return out
+    if not is_quarantined(row.tags, row.metadata):
+        return row
+    return row.replace(content=f"(quarantined {row.source or 'untrusted'} text omitted)",
+                       resolution="(quarantined text omitted)" if row.resolution else None)
 
 
 _BRACKET = re.compile(r"\[\s*([^\[\]\s:,]{1,40})")

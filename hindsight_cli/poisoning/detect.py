@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, cache
 
 from . import languages, phrases
 from .spelling import _confusables, finish, fold, hidden_views, skeleton, surface, typo_view, unwrap
@@ -67,12 +67,12 @@ def _source(words: str, chars: bool) -> str:
                     + suffix[end] for (start, end), parts in sorted(groups.items()))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _alternatives(words: str, chars: bool) -> re.Pattern[str]:
     return re.compile(_source(words, chars))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _needles(words: str) -> tuple[str, ...]:
     """Strings one of which every match of ``words`` contains (the longest word of each alternative):
     a substring test on them is much cheaper than the pattern, so most families are never run."""

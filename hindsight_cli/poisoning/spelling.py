@@ -13,6 +13,7 @@ import html
 import json
 import re
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote
@@ -253,7 +254,7 @@ def _decoded(text: str) -> list[str]:
     for pattern, decode in _DECODERS:
         hits = 0
 
-        def replace(match: re.Match[str]) -> str:
+        def replace(match: re.Match[str], decode: Callable[[str], str | None] = decode) -> str:
             nonlocal hits
             plain = decode(match.group())
             hits += plain is not None

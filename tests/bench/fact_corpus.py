@@ -22,7 +22,8 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
+from collections.abc import Iterable, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from hindsight_cli.core.facts import THRESHOLDS, Thresholds, decide  # noqa: E402

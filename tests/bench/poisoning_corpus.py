@@ -89,8 +89,8 @@ def latency(check: Judge, items: list[dict[str, Any]], runs: int) -> dict[str, f
     calls, floors = [], []
     for _ in range(max(1, runs // len(items))):
         for item in items:
-            calls.append(timed(lambda: check(item)))
-            floors.append(timed(lambda: floor(item)))
+            calls.append(timed(lambda item=item: check(item)))
+            floors.append(timed(lambda item=item: floor(item)))
     text = "\n".join(i.get("text", "") for i in corpus("benign"))
     big = {"id": "big", "text": (text * (16384 // len(text) + 1)).encode()[:16384].decode("utf-8", "ignore")}
     big_calls = [timed(lambda: check(big)) for _ in range(max(3, runs // 50))]
