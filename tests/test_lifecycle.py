@@ -14,6 +14,7 @@ import duckdb
 import pytest
 
 from hindsight_cli import Filters
+from hindsight_cli.storage.sql.duckdb_ledger import SCHEMA_VERSION
 from hindsight_cli.config import Config, Ranking
 from hindsight_cli.errors import InvalidInput, MemoryNotFound
 from hindsight_cli.store import Store
@@ -53,8 +54,8 @@ def test_supersede_refusals_write_nothing(store: Store) -> None:
     count = len(store.list())
     with pytest.raises(InvalidInput, match="already superseded by"):
         store.record("deploys go through canary", supersedes=old.id)
-    with pytest.raises(InvalidInput, match="belongs to agent 'agent-b'"):
-        store.record("agent default replacing b's note", supersedes=other.id)
+    with pytest.raises(InvalidInput, match="belongs to agent 'agent-b'"):  # an agent named, not inherited
+        store.record("agent default replacing b's note", supersedes=other.id, agent_id="default")
     with pytest.raises(MemoryNotFound):
         store.record("replacing nothing", supersedes="01234567-dead-beef")
     assert len(store.list()) == count
@@ -287,11 +288,12 @@ def test_a_schema_1_store_is_migrated_on_open(store: Store, fake) -> None:
     kept = store.record("written before the upgrade").memory
     conn = duckdb.connect(str(store.ledger.path))
     conn.execute("DROP INDEX memories_key")
+    conn.execute("DROP INDEX memories_agent_key")  # schema 3's, which a schema 1 store never had
     conn.execute("ALTER TABLE memories DROP COLUMN supersedes")
     conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     conn.close()
     reopened = Store(store.path, embedder=fake)
     assert reopened.get(kept.id).content == "written before the upgrade"
-    assert reopened.stats()["schema_version"] == 2
+    assert reopened.stats()["schema_version"] == SCHEMA_VERSION
     new = reopened.record("written after the upgrade", supersedes=kept.id).memory
     assert reopened.get(kept.id).superseded_by == new.id

@@ -83,7 +83,7 @@ def summarize(rt: Runtime, *, task_id: str | None, since: datetime | None, until
 def _write_derived(rt: Runtime, row: MemoryRow, dim: int) -> tuple[Memory, bool]:
     row.embedding = rt.embed([embedding_text(row)], dim)[0].tolist()
     with rt.ledger.write() as session:
-        existing = session.by_key(row.idempotency_key, None)
+        existing = session.by_key(row.idempotency_key, row.agent_id)
         if existing is None:
             session.insert(row, keyword_terms(row))
             session.audit("summarize", [row.id], row.created_at)

@@ -15,6 +15,7 @@ class StoredMemory(Memory):
 
     deduplicated: bool = False
     redactions: int = 0
+    superseded: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
