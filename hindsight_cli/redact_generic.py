@@ -59,6 +59,8 @@ def _value(match: re.Match[str]) -> tuple[str, tuple[int, int]]:
 def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """``NAME = value``: how much the value must look like a secret depends on the name and the separator."""
     name, sep = match.group("name"), match.group("sep").strip()
+    if match.string[max(0, match.start() - 2):match.start()].endswith(("${", "$", "%")):
+        return None  # ${RABBIT_PASS:?set it}: a reference's default, not an assignment
     value, span = _value(match)
     kind = words_in(name)
     if value != value.strip():
@@ -226,6 +228,9 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # "set VERCEL_TOKEN to …", "set the DB_PASSWORD to …"
     ("secret", r"(?i)\bset[ \t]+(?:the[ \t]+)?(?P<name>[\w.\-]+)[ \t]+to[ \t]+(?P<secret>[^\s\"',;]+)",
      ("set ",), _literal, lambda text: " to " in text.lower()),
+    # HCL blocks: variable "db_password" { default = "…" }
+    ("secret", r"(?i)(?P<q0>[\"'])(?P<name>[\w.\-]+)(?P=q0)[ \t]*\{[^}\n]*?\b(?:default|value)[ \t]*=[ \t]*"
+     r"(?P<q>[\"'])(?P<qsecret>[^\"'\n]+)(?P=q)", ("default", "value"), _named, None),
     ("password", r"(?i)\bidentified[ \t]+(?:with[ \t]+\w+[ \t]+)?by[ \t]+(?:password[ \t]+)?(?P<secret>'[^'\n]*'|"
      r"\"[^\"\n]*\"|[^\s;'\"]+)", ("identified",), None, None),
     ("password", r"(?i)\b(?:[\w.]*auth|httpbasicauth|httpdigestauth|basicauth|digestauth|pscredential|networkcredential"
@@ -237,7 +242,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ("secret", r"(?i)\bkey\s*=\s*[\"'](?P<name>[\w.:\-]+)[\"']\s+value\s*=\s*[\"']"
      r"(?P<secret>[^\"'\n]+)[\"']", ("value",), _named, None),
     ("secret", rf"(?i)(?<![\w.\-])(?P<name>[\w.\-]+)[\"']?(?P<sep>{_SEPARATOR})"
-     rf"(?:{_QUOTED}|(?P<secret>[^\s'\",;<>]{{3,}}))", NAME_WORDS, _assignment, None),
+     rf"(?=(?:{_QUOTED}|(?P<secret>[^\s'\",;<>]{{3,}})))", NAME_WORDS, _assignment, None),  # the value in a
+    # lookahead: a rejected match (Environment="API_SECRET=…") must not hide the assignment inside its value
     ("private_key", rf"(?m)(?:^[ \t]*[{_B64}]{{64}}[ \t]*(?:\r?\n|\\n)){{3,}}(?:[ \t]*[{_B64}]{{1,64}}={{0,2}})?",
      (), _pem_lines, _b64_block),
 ]

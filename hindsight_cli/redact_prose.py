@@ -89,7 +89,7 @@ def _acceptable(value: str, quoted: bool, after: str, word: str, label: bool) ->
         return False
     if not password and wordish(value):
         return False  # "auth: token-based"
-    strict = label or after == "bare" or not password and len(value) < 8
+    strict = label or after == "bare" or not password and len(value) < 8 or word.lower() == "pass"
     return credential_like(value, strict=strict)
 
 
@@ -149,7 +149,7 @@ def _nearby(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
 
 RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
-    ("password", r"(?i:(?P<word>{words}))(?=(?P<rest>[^\n]{0,400}))", PROSE_WORDS, _prose, None),
+    ("password", r"(?i:(?P<word>{words}))(?=(?P<rest>[^\n]{0,400}))", PROSE_WORDS + ("pass",), _prose, None),
     ("secret", r"(?i:{words})", PROSE_WORDS + KEY_WORDS, _nearby, None),
     # A wallet's seed: twelve to twenty-four lower-case words after "seed phrase:".
     ("secret", r"(?i:{words})(?:[ \t]*[:=：][ \t]*|[ \t]+(?:is|are)[ \t]+)[\"']?(?P<secret>(?:[a-z]+[ \t]+){11,23}[a-z]+)",

@@ -35,7 +35,8 @@ SECRET_WORDS = (
     "chave secreta", "chave de api", "chave api", "chiave segreta", "chiave api", "api-schlüssel",
     "api-schluessel", "api-sleutel", "klucz api", "ключ api", "api-ключ", "токен", "секрет", "令牌", "密钥",
     "秘钥", "密鑰", "私钥", "私鑰", "秘密鍵", "シークレット", "トークン", "api키", "api 키", "토큰", "시크릿",
-    "비밀 키", "비밀키", "개인 키", "개인키", "api密钥", "apiキー", "api キー", "totp", "otp seed", "recovery key",
+    "비밀 키", "비밀키", "개인 키", "개인키", "api密钥", "apiキー", "api キー", "totp", "otp seed", "recovery key", "टोकन", "توكن", "טוקן", "โทเค็น",
+    "login details", "login info", "login credentials", "access details",
     "unseal key", "root token", "dockerconfigjson", "dockercfg",
 )
 # Words for a wallet's seed: the value is the rest of the line, twelve to twenty-four words.
@@ -150,7 +151,7 @@ def _value_follows(folded: str, end: int) -> bool:
             rest = rest[len(suffix):]
             break
     rest = rest.lstrip("0123456789").lstrip("\"'").lstrip(" \t")
-    if rest[:1] in ("=", ":", "：", ">") or rest.startswith("=>"):
+    if rest[:1] in ("=", ":", "：", ">") or rest.startswith(("=>", "is ")):
         return True
     return any(len(t) >= 16 and any(c.isdigit() for c in t) and any(c.isalpha() for c in t)
                for t in rest.replace('"', " ").replace("'", " ").split())
@@ -171,7 +172,7 @@ def is_reference(value: str, paths: bool = True) -> bool:
     stripped = value.strip()
     if not stripped or stripped.lower() in NOT_SECRETS or stripped.startswith(_REFERENCE_PREFIXES):
         return True
-    if "[REDACTED" in stripped or set(stripped) <= set("*x•.#?-_") or any(m in stripped for m in ("...", "…", "**", "••")):
+    if stripped[0] in "([{" or "[REDACTED" in stripped or set(stripped) <= set("*x•.#?-_") or any(m in stripped for m in ("...", "…", "**", "••")):
         return True  # a mask: sk-...a1b2, ab**cd
     if re.search(r"(?i)^(?:your|my|insert|enter|replace|put|paste)[-_ ]|[-_ ](?:here|goes[-_ ]here)$|placeholder"
                  r"|changeme|change[-_]me|replace[-_]?me|example|dummy|^(?:xxx+|todo|tbd|secret|password|token)\d*$",
