@@ -47,8 +47,6 @@ KEY_WORDS = (
     "avain", "klucz", "klíč", "kulcs", "anahtar", "cheie", "kunci", "ключ", "κλειδί", "键", "鍵", "キー", "키",
     "מפתח", "مفتاح", "कुंजी", "pat",
 )
-PROSE_WORDS = PASSWORD_WORDS + SECRET_WORDS
-NAME_WORDS = PASSWORD_WORDS + NAME_ONLY_WORDS + SECRET_WORDS + KEY_WORDS
 
 # What "is" looks like in the languages above, between a password word and its value.
 COPULAS = ("is", "are", "was", "ist", "sind", "lautet", "lauten", "war", "est", "sont", "était", "es", "son", "era", "é",
