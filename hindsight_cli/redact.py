@@ -38,8 +38,9 @@ if TYPE_CHECKING:
 # A pattern with "{words}" in it gets the alternation of the words the text holds. ``check(match,
 # label)`` returns the span to replace (None keeps the match); without one, the "secret" group's span,
 # or the whole match. ``gate(text)`` is a cheap test for rules whose matches hold no fixed word.
-_RULES: list[_Rule] = [*redact_providers.RULES, *redact_cli.RULES, *redact_generic.RULES,  # type: ignore[list-item]
-                       *redact_prose.RULES]
+_RULES: list[_Rule] = [
+    *redact_providers.RULES, *redact_cli.RULES, *redact_generic.RULES, *redact_prose.RULES,  # type: ignore[list-item]
+]
 
 # Which rules a field goes through. "text": every rule, as for a memory's content. "label": the same rules
 # in their strict mode: a name with a colon (``auth:oauth2``) is a namespace, not an assignment, so only

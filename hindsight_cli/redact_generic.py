@@ -75,7 +75,7 @@ def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if kind in ("key", "inside"):
         # a secret word inside the name (SECRET_KEY_BASE, TOKEN_PROD, client-key-data): a random value only
         return span if high_entropy(value) else None
-    if sep == "=" or sep == "=>" or sep == ":=" or quoted and not label:
+    if sep == "=" or sep == "=>" or sep == ":=" or (quoted and not label):
         if kind == "secret" and value.isdigit() and len(value) < 12:
             return None  # max_token=4096
         return span
@@ -178,7 +178,7 @@ def _named(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
 
 _SEPARATOR = r"[ \t]*(?:=>|:=|\?=|\|\|=|[:=：＝])[ \t]*|[ \t]+is[ \t]+"
-_QUOTED = rf"(?P<q>[\"'])(?P<qsecret>(?:(?!(?P=q))[^\n]){{3,}}?)(?P=q)"
+_QUOTED = r"(?P<q>[\"'])(?P<qsecret>(?:(?!(?P=q))[^\n]){3,}?)(?P=q)"
 
 RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ("authorization",

@@ -89,7 +89,7 @@ def _acceptable(value: str, quoted: bool, after: str, word: str, label: bool) ->
         return False
     if not password and wordish(value):
         return False  # "auth: token-based"
-    strict = label or after == "bare" or not password and len(value) < 8 or word.lower() == "pass"
+    strict = label or after == "bare" or (not password and len(value) < 8) or word.lower() == "pass"
     return credential_like(value, strict=strict)
 
 
@@ -141,7 +141,7 @@ def _nearby(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         if re.fullmatch(r"[0-9a-fA-F]+", value) is not None:
             # hex: 32+ characters, and a SHA-1 or SHA-256 only right after the word ("api key: <40 hex>",
             # not "deploy key added in <40 hex>")
-            if len(value) < 32 or len(value) in (40, 64) and re.search(r"[^\W\d_]", gap):
+            if len(value) < 32 or (len(value) in (40, 64) and re.search(r"[^\W\d_]", gap)):
                 continue
         if high_entropy(value):
             return token.span()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 # Words for a password. ASCII ones first; "pass", "pw" and "psk" only count inside a name or a flag
 # (db_pass=, --pass), never in prose, where "pass" is an ordinary word.
-PASSWORD_WORDS = (
+PASSWORD_WORDS: tuple[str, ...] = (
     "password", "passwd", "passwort", "passphrase", "kennwort", "contraseña", "contrasena", "contrasenya",
     "contrasinal", "senha", "palavra-passe", "palavra passe", "wachtwoord", "wagwoord", "lösenord", "losenord",
     "adgangskode", "adgangskoden", "kodeord", "passord", "passordet", "lösenordet", "salasana", "salasõna", "hasło", "haslo", "hasł", "heslo", "hesl", "geslo", "lozinka", "lozink",
@@ -26,7 +26,7 @@ PASSWORD_WORDS = (
 NAME_ONLY_WORDS = ("pass", "pwd", "pw", "psk")
 
 # Words for a token, a secret or an API key: a value after them is a credential too.
-SECRET_WORDS = (
+SECRET_WORDS: tuple[str, ...] = (
     "secret", "token", "api_key", "api-key", "apikey", "api key", "access_key", "access-key", "accesskey",
     "private_key", "private-key", "privatekey", "account_key", "accountkey", "signing_key", "signingkey",
     "encryption_key", "encryptionkey", "master_key", "masterkey", "preshared_key", "presharedkey", "auth",
@@ -42,7 +42,7 @@ SECRET_WORDS = (
 # Words for a wallet's seed: the value is the rest of the line, twelve to twenty-four words.
 PHRASE_WORDS = ("seed phrase", "recovery phrase", "mnemonic", "seed words", "secret recovery phrase")
 # Words for a key in general ("cache key", "primary key"): only a random-looking value after them counts.
-KEY_WORDS = (
+KEY_WORDS: tuple[str, ...] = (
     "key", "clé", "chave", "chiave", "schlüssel", "schluessel", "sleutel", "nyckel", "nøgle", "nøkkel",
     "avain", "klucz", "klíč", "kulcs", "anahtar", "cheie", "kunci", "ключ", "κλειδί", "键", "鍵", "キー", "키",
     "מפתח", "مفتاح", "कुंजी", "pat",
@@ -223,7 +223,7 @@ def credential_like(value: str, strict: bool) -> bool:
     """A password-shaped value. Loose: what ``looks_random`` says, four characters or more. Strict (after
     a bare word, in a label, as a flag's value): eight or more, three kinds of character, not a name."""
     value = value.rstrip(".,")
-    if len(value) < 4 or is_reference(value) or not_a_value(value) and not value.isdigit():
+    if len(value) < 4 or is_reference(value) or (not_a_value(value) and not value.isdigit()):
         return False
     if not strict:
         return looks_random(value)

@@ -93,7 +93,7 @@ def test_codex_and_cursor_failures_are_redacted_too(store: Path) -> None:
 
 def test_the_hook_log_is_redacted(store: Path) -> None:
     """An error message that quotes the input (here the client name) is logged redacted."""
-    out, ok = hooks.run("tool-failure", f"mysql -p{PASSWORD}", _payload(store, "s1", {"command": "x"}, "e"),
+    _out, ok = hooks.run("tool-failure", f"mysql -p{PASSWORD}", _payload(store, "s1", {"command": "x"}, "e"),
                         str(store))
     assert not ok
     log = (store / "spool" / "hooks.log").read_text()

@@ -133,8 +133,8 @@ class Runtime:
         return Limits(self.config.default_agent, self.config.max_content_bytes,
                       {t: getattr(self.config, f"{t}_ttl") for t in TYPES})
 
-    def prepare(self, fields: Mapping[str, Any], keep_identity: bool = False) -> Prepared:
-        return prepare(fields, self.limits(), self.now(), keep_identity)
+    def prepare(self, fields: Mapping[str, Any], keep_identity: bool = False, derived: bool = False) -> Prepared:
+        return prepare(fields, self.limits(), self.now(), keep_identity, derived)
 
     def after_write(self) -> None:
         """A committed write: an index this process holds open catches up now."""

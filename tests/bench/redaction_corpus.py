@@ -16,7 +16,6 @@ No timing is asserted anywhere.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import statistics
 import subprocess
 import sys
