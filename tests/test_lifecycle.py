@@ -213,6 +213,17 @@ def test_audit_log_records_who_what_when_why_but_never_content(store: Store) -> 
     assert len(store.log(limit=2)) == 2
 
 
+def test_the_audit_log_keeps_no_secret_a_reason_or_actor_carried(store: Store) -> None:
+    memory = store.record("a note about the ci token").memory
+    token = "ghp_" + "Z" * 36
+    store.forget([memory.id], reason=f"leaked: export GITHUB_TOKEN={token}", actor=f"bot password=hunter2x{token}")
+    entry = store.log(action="forget")[0]
+    assert token not in str(entry.to_dict()) and "hunter2x" not in str(entry.to_dict())
+    assert entry.reason.startswith("leaked: export GITHUB_TOKEN=[REDACTED")
+    if store.ledger.capabilities.files:
+        assert token.encode() not in store.ledger.path.read_bytes()
+
+
 # --- troubleshooting recall --------------------------------------------------------------------------
 
 

@@ -10,7 +10,9 @@ from collections.abc import Iterable
 
 from ..errors import HindsightError, InvalidInput
 from ..models import Filters, Memory
+from ..redact import redact_field
 from ..storage import codec
+from ..text import clean
 from ..timeutil import parse_duration
 from .reading import find
 from .runtime import Runtime
@@ -31,7 +33,7 @@ def forget(rt: Runtime, ids: Iterable[str], filters: Filters | None, hard: bool,
         raise InvalidInput("Choose one: --hard deletes for good, --archive keeps memories in cold storage.")
     rt.require()
     at = rt.now()
-    actor = actor or rt.config.default_agent
+    reason, actor = _audit_words(reason, actor or rt.config.default_agent)
     derived: list[str] = []
     with rt.ledger.write() as session:
         targets = list(dict.fromkeys(find(session, memory_id, scope).id for memory_id in ids))
@@ -55,6 +57,12 @@ def forget(rt: Runtime, ids: Iterable[str], filters: Filters | None, hard: bool,
     else:
         rt.after_write()
     return count
+
+
+def _audit_words(reason: str | None, actor: str) -> tuple[str | None, str]:
+    """What the caller wrote into the audit log (why, who), with its secrets redacted like any memory's."""
+    reason = redact_field(clean(reason), "reason")[0] if reason else None
+    return reason, str(redact_field(clean(actor), "actor")[0])
 
 
 def purge(rt: Runtime, ids: list[str]) -> bool:
@@ -108,7 +116,7 @@ def restore(rt: Runtime, memory_id: str, actor: str | None, scope: Scope) -> Mem
             if newer and newer[0].status == "active":
                 raise InvalidInput(f"{row.id} was superseded by {row.superseded_by}; restore or forget that one instead.")
         session.set_status([row.id], "active", at)
-        session.audit("restore", [row.id], at, actor=actor or rt.config.default_agent)
+        session.audit("restore", [row.id], at, actor=_audit_words(None, actor or rt.config.default_agent)[1])
         restored = session.by_ids([row.id])[0]
     rt.after_write()
     return codec.to_memory(restored)

@@ -72,7 +72,11 @@ SPLIT_KEYS = [
 
 
 def _migrate(conn: Any) -> None:
-    """Apply every schema step newer than the store's version, in one transaction."""
+    """Apply every schema step newer than the store's version.
+
+    Two transactions, since DuckDB builds no index over uncommitted updates: the changes, then the indexes
+    and the new version. Each step is idempotent, so a crash between them only means the next open runs
+    the migration again."""
     conn.execute("BEGIN TRANSACTION")
     version = int(conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
     conn.execute("DROP INDEX IF EXISTS memories_key")  # DuckDB can neither alter nor update a table's
@@ -82,6 +86,8 @@ def _migrate(conn: Any) -> None:
     if version < 3:
         for statement in SPLIT_KEYS:
             conn.execute(statement)
+    conn.execute("COMMIT")
+    conn.execute("BEGIN TRANSACTION")
     conn.execute("CREATE INDEX memories_key ON memories (idempotency_key)")
     conn.execute("CREATE UNIQUE INDEX memories_agent_key ON memories (agent_id, idempotency_key)")
     conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
