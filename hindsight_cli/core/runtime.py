@@ -80,8 +80,16 @@ class Runtime:
         return self.ledger.exists
 
     def require(self) -> None:
+        """The store must exist; a purge an earlier process began and did not finish is finished first."""
         if not self.exists:
             raise StoreNotFound(f"No hindsight store at {self.path}. Run `hindsight init` here, or pass --store PATH.")
+        self.recover()
+
+    def recover(self) -> None:
+        from . import purge
+
+        if purge.owed(self):
+            purge.finish_owed(self)
 
     # --- the embedder -------------------------------------------------------------------------------
 

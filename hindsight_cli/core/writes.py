@@ -18,7 +18,7 @@ from ..storage import codec
 from ..storage.base import Condition, Writer
 from ..storage.rows import MemoryRow, embedding_text, keyword_terms
 from . import embedding_jobs
-from .lifecycle import expire_if_due
+from .lifecycle import expire_if_due, withdraw
 from .reading import find
 from .runtime import Runtime
 from .scope import Scope
@@ -121,6 +121,7 @@ def record(rt: Runtime, content: str, fields: Mapping[str, Any], merge: bool, su
             session.supersede(plan.old.id, row.id, row.created_at)
             reason = f"updated automatically: {plan.change}" if plan.change else None
             session.audit("supersede", [plan.old.id, row.id], row.created_at, reason, row.agent_id)
+            withdraw(session, [plan.old.id], row.created_at, row.agent_id)  # summaries quoting the old fact
     rt.after_write()
     expire_if_due(rt)
     superseded = [plan.old.id] if plan.old is not None else []
