@@ -1,0 +1,193 @@
+"""OpenCode sessions: ``$XDG_DATA_HOME/opencode`` (``~/.local/share/opencode`` on every OS).
+
+Since 1.2.0 everything is in the SQLite database ``opencode.db`` (``opencode-<channel>.db`` off the
+latest/beta channels): tables ``session`` (``id``, ``directory``, ``title``, ``parent_id``,
+``time_updated``), ``message`` (``id``, ``session_id``, ``time_created``, ``data``: JSON with ``role``,
+``time``, ``modelID``, ``path.cwd``) and ``part`` (``id``, ``message_id``, ``data``: JSON ``type`` ``text``
+{text, synthetic, ignored}, ``tool`` {callID, tool, state: {status pending|running|completed|error,
+input, output, error, metadata}}, ``reasoning``, ``step-start``, ``file`` …). Up to 1.1 the same records
+were JSON files: ``storage/session/<project>/<id>.json``, ``storage/message/<session>/<id>.json`` and
+``storage/part/<message>/<id>.json``. Each session is mined on its own; child sessions (sub-agents,
+``parent_id`` set) are left out, as their result reaches the parent as a tool result.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidInput
+from .base import Reading, Resume, Unit, env_path, home, iso_ms, project_of, texts
+from .exchange import Assembler, Exchange, output_failed, prompt_text
+
+NAME = "opencode"
+TITLE = "OpenCode"
+INCREMENTAL = True
+HINT = "an OpenCode data directory with opencode.db or storage/, or the opencode.db file"
+
+
+def default_roots() -> list[Path]:
+    return [(env_path("XDG_DATA_HOME") or home() / ".local" / "share") / "opencode"]
+
+
+def sniff(path: Path) -> bool:
+    if path.is_dir():
+        return bool(_databases(path)) or (_storage(path) / "session").is_dir()
+    try:
+        with closing(_connect(path)) as conn:
+            return bool(conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'part'").fetchone())
+    except (sqlite3.Error, InvalidInput):
+        return False
+
+
+def _databases(root: Path) -> list[Path]:
+    return sorted(root.glob("opencode*.db")) if root.is_dir() else []
+
+
+def _storage(root: Path) -> Path:
+    return root if root.name == "storage" else root / "storage"
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    try:  # read-only: OpenCode may be writing; WAL readers see a consistent snapshot
+        return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+    except sqlite3.Error as error:
+        raise InvalidInput(f"Cannot open the OpenCode database {path}: {error}") from None
+
+
+def units(root: Path) -> Iterator[Unit]:
+    databases = [root] if root.is_file() else _databases(root)
+    seen: set[str] = set()
+    for database in databases:
+        with closing(_connect(database)) as conn:
+            counts = dict(conn.execute("SELECT session_id, count(*) FROM message GROUP BY session_id").fetchall())
+            rows = conn.execute("SELECT id, directory, title, parent_id, time_updated FROM session "
+                                "ORDER BY time_created, id").fetchall()
+        for sid, directory, title, parent, updated in rows:
+            seen.add(sid)
+            if not parent:
+                yield Unit(f"opencode:{database.resolve()}#{sid}", NAME, database, counts.get(sid, 0),
+                           [updated, counts.get(sid, 0)], str(title or sid),
+                           {"session": sid, "directory": directory, "database": True})
+    storage = _storage(root) if root.is_dir() else None
+    for path in sorted((storage / "session").glob("*/*.json")) if storage and (storage / "session").is_dir() else []:
+        info = _json(path)
+        sid = str(info.get("id") or path.stem)
+        if sid in seen or info.get("parentID"):
+            continue
+        messages = storage / "message" / sid
+        count = len(list(messages.glob("*.json"))) if messages.is_dir() else 0
+        stamp = [(info.get("time") or {}).get("updated"), count]
+        yield Unit(f"opencode:{storage.resolve()}#{sid}", NAME, storage, count, stamp, str(info.get("title") or sid),
+                   {"session": sid, "directory": info.get("directory"), "database": False})
+
+
+def _json(path: Path) -> dict[str, Any]:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _messages(unit: Unit) -> list[tuple[str, dict[str, Any]]]:
+    """The session's messages in order, as (id, info)."""
+    sid = unit.meta["session"]
+    if unit.meta.get("database"):
+        with closing(_connect(unit.path)) as conn:
+            rows = conn.execute("SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id",
+                                [sid]).fetchall()
+        return [(mid, _loads(data)) for mid, data in rows]
+    found = [(p.stem, _json(p)) for p in (unit.path / "message" / sid).glob("*.json")]
+    return sorted(found, key=lambda m: ((m[1].get("time") or {}).get("created") or 0, m[0]))
+
+
+def _loads(data: Any) -> dict[str, Any]:
+    try:
+        value = json.loads(data) if isinstance(data, (str, bytes)) else data
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _parts(unit: Unit, conn: sqlite3.Connection | None, message: str) -> list[dict[str, Any]]:
+    if conn is not None:
+        rows = conn.execute("SELECT data FROM part WHERE message_id = ? ORDER BY id", [message]).fetchall()
+        return [_loads(r[0]) for r in rows]
+    return [_json(p) for p in sorted((unit.path / "part" / message).glob("*.json"))]
+
+
+def check(unit: Unit, cursor: Any) -> str:
+    """The id of the message before the cursor, if it is still there (a reverted session starts over)."""
+    if not isinstance(cursor, dict) or not cursor.get("index"):
+        return ""
+    ids = [m for m, _ in _messages(unit)]
+    index = int(cursor["index"])
+    return ids[index - 1] if 0 < index <= len(ids) and ids[index - 1] == cursor.get("prev") else ""
+
+
+def read(unit: Unit, resume: Resume, reading: Reading) -> Iterator[Exchange]:
+    ctx = dict(resume.ctx)
+    ctx.setdefault("session", unit.meta["session"])
+    ctx.setdefault("file", str(unit.path))
+    if unit.meta.get("directory"):
+        ctx.setdefault("project", project_of(unit.meta["directory"]))
+    messages = _messages(unit)
+    start = int(resume.cursor.get("index", 0)) if isinstance(resume.cursor, dict) else 0
+    assembler = Assembler(resume.position)
+    conn = _connect(unit.path) if unit.meta.get("database") else None
+    try:
+        for index in range(start, len(messages)):
+            mid, info = messages[index]
+            reading.done = index + 1
+            cursor = {"index": index, "prev": messages[index - 1][0] if index else ""}
+            done = _message(assembler, info, _parts(unit, conn, mid), mid, cursor, ctx, reading)
+            if done is not None:
+                yield done
+    finally:
+        if conn is not None:
+            conn.close()
+    reading.end = {"index": len(messages), "prev": messages[-1][0] if messages else ""}
+    yield from assembler.close(reading, ctx)
+
+
+def _message(assembler: Assembler, info: dict[str, Any], parts: list[dict[str, Any]], mid: str, cursor: dict[str, Any],
+             ctx: dict[str, Any], reading: Reading) -> Exchange | None:
+    role, current = info.get("role"), assembler.current
+    if role == "user":
+        shown = [p for p in parts if p.get("type") == "text" and not p.get("synthetic") and not p.get("ignored")]
+        text = prompt_text("\n".join(texts(shown)))
+        if not text:
+            return None
+        at = iso_ms((info.get("time") or {}).get("created"))
+        return assembler.prompt(text, session=ctx["session"], at=at, anchor=mid, begin=cursor, ctx=ctx)
+    if role != "assistant":
+        reading.unknown += 1
+        return None
+    if info.get("modelID"):
+        ctx["model"] = str(info["modelID"])
+    for part in parts if current is not None else []:
+        if part.get("type") == "text" and not part.get("synthetic"):
+            current.say(str(part.get("text") or ""))
+        elif part.get("type") == "tool":
+            _tool(current, part)
+    return None
+
+
+def _tool(current: Exchange, part: dict[str, Any]) -> None:
+    state = part.get("state") if isinstance(part.get("state"), dict) else {}
+    ref = str(part.get("callID") or part.get("id") or "")
+    current.call(ref, str(part.get("tool") or "tool"), state.get("input"))
+    status = state.get("status")
+    if status == "error":
+        current.result(ref, False, state.get("error") or "error")
+    elif status == "completed":
+        meta = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
+        code = meta.get("exit")
+        failed = (isinstance(code, int) and not isinstance(code, bool) and code != 0) or \
+            (str(part.get("tool")) == "bash" and output_failed(str(state.get("output") or "")))
+        current.result(ref, not failed, state.get("output") or "")
