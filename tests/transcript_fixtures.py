@@ -13,6 +13,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 SECRET = "ghp_R8s9TxQ2vLmN4pKj7WzY3bHc6dFgA1eU0iOq"
 PASSWORD = "Hunter2-Correct-Horse"
 BROKEN = '{"type": "user", "message": {"role": "user", "content": "half a li'
@@ -57,6 +59,14 @@ STORY = [
 EXTRA = Turn("Add a README section about the timeout", "Added a Timeouts section to the README.", [
     Call("edit", {"file_path": "README.md", "old_string": "## Usage", "new_string": "## Timeouts"}, True, "ok")])
 START = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def agents(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The fake home (conftest's ``home``), with every client's own location override cleared."""
+    for name in ("CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "XDG_DATA_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    return home
 
 
 def at(minutes: float) -> str:

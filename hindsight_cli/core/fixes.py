@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from typing import Any
 
 from ..text import terms
@@ -21,8 +22,13 @@ MAX_OPEN = 64  # open failures kept per session; the oldest go first (a fix that
 
 def related(a: str, b: str) -> bool:
     """Whether two calls' arguments are about the same thing (term overlap at least ``FIXED_BY``)."""
-    x, y = set(terms(a)), set(terms(b))
+    x, y = _terms(a), _terms(b)
     return bool(x | y) and len(x & y) / len(x | y) >= FIXED_BY
+
+
+@lru_cache(maxsize=4096)
+def _terms(text: str) -> frozenset[str]:
+    return frozenset(terms(text))  # a session repeats its commands: each is stemmed once
 
 
 def fixes(failed_tool: str | None, failed_args: str, tool: str | None, args: str) -> bool:

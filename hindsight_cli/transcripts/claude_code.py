@@ -77,7 +77,8 @@ def _context(ctx: dict[str, Any], value: dict[str, Any]) -> None:
         ctx["session"] = str(value["sessionId"])
     if value.get("cwd"):
         ctx["cwd"] = str(value["cwd"])
-        ctx.setdefault("project", project_of(ctx["cwd"]))
+        if "project" not in ctx:  # resolving a path costs system calls: once
+            ctx["project"] = project_of(ctx["cwd"])
     if value.get("gitBranch"):
         ctx["branch"] = str(value["gitBranch"])
     if value.get("version"):

@@ -65,7 +65,8 @@ def read(unit: Unit, resume: Resume, reading: Reading) -> Iterator[Exchange]:
         elif kind == "turn_context":
             if payload.get("cwd"):
                 ctx["cwd"] = str(payload["cwd"])
-                ctx.setdefault("project", project_of(ctx["cwd"]))
+                if "project" not in ctx:  # resolving a path costs system calls: once
+                    ctx["project"] = project_of(ctx["cwd"])
             if payload.get("model"):
                 ctx["model"] = str(payload["model"])
         elif kind == "response_item":

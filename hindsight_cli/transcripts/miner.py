@@ -71,7 +71,7 @@ def _hash(record: dict[str, Any]) -> str:
 class Miner:
     """Mine units of one reader into ``store``. ``dry_run`` reads and counts, and writes nothing."""
 
-    BATCH = 1000
+    BATCH = 500  # exchanges per committed batch; the search index is brought up to date once, after the run
 
     def __init__(self, store: Any, *, agent: str | None = None, project: Path | None = None,
                  since: datetime | None = None, dry_run: bool = False, summaries: bool = True,
@@ -93,6 +93,8 @@ class Miner:
                 continue
             tally.files += 1
             self._unit(reader, unit, tally)
+        if tally.added and not self.dry_run:
+            self._index()
         if self.summaries and not self.dry_run:
             for session in sorted(self._touched):
                 try:
@@ -102,6 +104,13 @@ class Miner:
                     pass  # nothing episodic in it (every exchange filtered out)
         self._touched.clear()
         return tally
+
+    def _index(self) -> None:
+        """One index update for the whole run, rather than one per batch (a local store's LanceDB)."""
+        try:
+            self.store.sync_index()
+        except Exception as error:  # noqa: BLE001 - the memories are committed; the index is derived
+            self.warn(f"the search index was not updated ({error}); the next search catches it up.")
 
     def _outside_project(self, unit: Unit) -> bool:
         """Skip, without reading, a transcript whose project is known and is not the one asked for."""

@@ -28,17 +28,18 @@ from .lines import BROKEN, head_values, iter_json_array, read_lines
 HINTS = {"mcp-memory": "the memory server's JSON lines: type entity (name, entityType, observations) or relation",
          "basic-memory": "a folder of basic-memory Markdown notes, or one .md note",
          "mem0": "mem0 get_all() output: a list, or an object with results"}
-_OBSERVATION = re.compile(r"^\s*[-*]\s+\[([^\]\n]+)\]\s+(.+?)\s*$")
-_RELATION = re.compile(r"^\s*[-*]\s+([\w][\w -]*?)\s+\[\[([^\]\n]+)\]\]")
+_ITEM = re.compile(r"^\s*[-*+]\s+(.+?)\s*$")
+_CATEGORY = re.compile(r"^\[([^\[\]()]+)\]\s+(.+)")
+_CLOCK = re.compile(r"^\d{1,3}:\d{2}(?::\d{2})?(?:[.,]\d{1,3})?$")
+_RELATION = re.compile(r"^(\"[^\"]+\"|'[^']+'|[^\s\[]+)\s*\[\[([^\]\n]+)\]\]\s*(\([^()]*\))?$")
 _LINK = re.compile(r"\[\[([^\]\n]+)\]\]")
-_TAG = re.compile(r"(?<![\w&])#([\w/-]+)")
-_CONTEXT = re.compile(r"\s*\(([^()]*)\)\s*$")
+_CONTEXT = re.compile(r"\s*\(([^()]*)\)$")
 
 
 def sniff(path: Path, kind: str) -> bool:
     if kind == "mcp-memory":
         head = [v for v in head_values(path) if isinstance(v, dict)]
-        return bool(head) and all(v.get("type") in ("entity", "relation") for v in head)
+        return bool(head) and head[0].get("type") in ("entity", "relation")
     if kind == "basic-memory":
         return path.is_dir() or path.suffix.lower() == ".md"
     try:
@@ -115,6 +116,23 @@ def basic_memory(path: Path, reading: Reading) -> Iterator[dict[str, Any]]:
         yield from _note(file, text)
 
 
+def _observation(item: str) -> tuple[str | None, str, list[str], str | None] | None:
+    """``[category] text #tag (context)`` as basic-memory reads a list item (a task box, a clock time
+    or a link is not a category; an item with a ``#tag`` and no category is an observation too)."""
+    if item.startswith(("[ ]", "[x]", "[X]", "[-]")):
+        return None  # a task
+    found = _CATEGORY.match(item)
+    category = (found.group(1).strip() or None) if found else None
+    if category and (_CLOCK.match(category) or (len(category) == 1 and (category in "xX" or not category.isalnum()))):
+        return None
+    text = found.group(2).strip() if category else item
+    tags = [t for word in text.split() if word.startswith("#") for t in word.split("#") if t]
+    if category is None and (not tags or item.startswith("[")):
+        return None
+    context = _CONTEXT.search(text)
+    return category, text[: context.start()].strip() if context else text, tags, context.group(1).strip() if context else None
+
+
 def _note(file: Path, text: str) -> Iterator[dict[str, Any]]:
     meta, body = _front_matter(text)
     title = str(meta.get("title") or file.stem)
@@ -122,20 +140,21 @@ def _note(file: Path, text: str) -> Iterator[dict[str, Any]]:
     note_tags = meta.get("tags") if isinstance(meta.get("tags"), list) else str(meta.get("tags") or "").split()
     prose, links = [], []
     for line in body.splitlines():
-        observation, relation = _OBSERVATION.match(line), _RELATION.match(line)
-        if observation:
-            category, content = observation.group(1).strip(), observation.group(2)
-            context = _CONTEXT.search(content)
-            tags = _TAG.findall(content)
-            yield _semantic("basic-memory", f"{title}: [{category}] {content}", (permalink, category, content),
-                            [category, *tags, *note_tags],
+        item = _ITEM.match(line) if not line.lstrip().startswith(">") else None
+        relation = _RELATION.match(item.group(1)) if item else None
+        found = _observation(item.group(1)) if item and not relation else None
+        if relation:
+            links.append(f"{relation.group(1).strip(chr(34) + chr(39))} [[{relation.group(2).strip()}]]")
+        elif found:
+            category, content, tags, context = found
+            label = f"[{category}] " if category else ""
+            yield _semantic("basic-memory", f"{title}: {label}{content}", (permalink, category, content),
+                            [category or "observation", *tags, *note_tags],
                             metadata={"note": title, "permalink": permalink, "category": category,
-                                      "context": context.group(1) if context else None, "file": str(file)})
-        elif relation:
-            links.append(f"{relation.group(1).strip()} [[{relation.group(2).strip()}]]")
+                                      "context": context, "file": str(file)})
         else:
             prose.append(line)
-            links.extend(f"links to [[{m}]]" for m in _LINK.findall(line))
+            links.extend(f"links_to [[{m}]]" for m in _LINK.findall(line))
     words = "\n".join(prose).strip()
     if words or links:
         content = f"{title}\n\n{words}" + ("\n\nRelations: " + "; ".join(links) if links else "")

@@ -10,6 +10,7 @@ from typing import Any, Callable
 import pytest
 
 import transcript_fixtures as tf
+from transcript_fixtures import agents  # noqa: F401  (a fixture)
 from conftest import Cli, stored_data
 from hindsight_cli.models import Filters
 
@@ -18,14 +19,6 @@ SESSIONS = {"claude-code": "5e6f0c1a-old", "codex": "0199a3f2-7b1c-7e21-9c4d-5b6
             "gemini": "3f2a9c1e-0000-4000-8000-00000000abcd", "opencode": "ses_4f1b2c3d4e5fWeather"}
 WRITERS: dict[str, Callable[..., Path]] = {"claude-code": tf.claude_code, "codex": tf.codex, "gemini": tf.gemini,
                                            "opencode": tf.opencode}
-
-
-@pytest.fixture
-def agents(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The fake home, with every client's own location override cleared."""
-    for name in ("CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "XDG_DATA_HOME"):
-        monkeypatch.delenv(name, raising=False)
-    return home
 
 
 def _json(result: Any) -> dict[str, Any]:
