@@ -97,6 +97,8 @@ Talks to the Weather API over HTTPS.
 ## Observations
 - [decision] Deploy to staging with the deploy key #deploy (the token was rejected)
 - [fact] 天气接口的超时是 30 秒 #timeout
+- [ ] a task box, not an observation
+- [00:01:12] a transcript time, not a category
 
 ## Relations
 - maintained_by [[Alice]]
