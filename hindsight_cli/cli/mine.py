@@ -83,7 +83,7 @@ def _command(client: str, title: str, where: str, example: str) -> Any:
     return command
 
 
-for _client, _title, _where, _example in (
+for _name, _title, _place, _example in (
         ("claude-code", "Claude Code", "~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects",
          "hindsight mine claude-code ~/.claude/projects/-home-me-app --dry-run"),
         ("codex", "Codex CLI", "$CODEX_HOME/sessions, or ~/.codex/sessions", "hindsight mine codex --since 2026-01-01"),
@@ -91,7 +91,7 @@ for _client, _title, _where, _example in (
          "hindsight mine gemini --project ."),
         ("opencode", "OpenCode session", "~/.local/share/opencode: opencode.db, or storage/ before 1.2",
          "hindsight mine opencode --json")):
-    mine_app.command(name=_client)(_command(_client, _title, _where, _example))
+    mine_app.command(name=_name)(_command(_name, _title, _place, _example))
 
 
 def _where(options: _Options) -> tuple[Path, Optional[Path]]:

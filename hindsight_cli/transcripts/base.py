@@ -110,6 +110,11 @@ def iso_ms(value: Any) -> str | None:
         return None
 
 
+def obj(value: Any) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else an empty one: formats change, and a reader never trusts a shape."""
+    return value if isinstance(value, dict) else {}
+
+
 def texts(content: Any, kinds: tuple[str, ...] = ("text",)) -> list[str]:
     """The text of a message's content: a string, or the ``text`` of blocks of the given types."""
     if isinstance(content, str):

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .base import Reading, iso_ms, texts
+from .base import Reading, iso_ms, obj, texts
 from .exchange import Assembler, Exchange, clean_text, prompt_text
 from .lines import iter_json_array
 
@@ -83,11 +83,11 @@ def _chatgpt(conversation: dict[str, Any], path: Path) -> Iterator[Exchange]:
     ctx = {"session": session, "title": conversation.get("title"), "file": str(path)}
     assembler, calls = Assembler(), {}
     for message in _branch(conversation["mapping"], conversation.get("current_node")):
-        content = message.get("content") if isinstance(message.get("content"), dict) else {}
-        meta = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
+        content = obj(message.get("content"))
+        meta = obj(message.get("metadata"))
         if meta.get("is_visually_hidden_from_conversation") or content.get("content_type") in _HIDDEN_TYPES:
             continue
-        author = message.get("author") if isinstance(message.get("author"), dict) else {}
+        author = obj(message.get("author"))
         role, current = author.get("role"), assembler.current
         if role == "user":
             text = prompt_text(_parts(content))

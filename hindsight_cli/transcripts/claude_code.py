@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .base import Reading, Resume, Unit, env_path, file_units, home, objects, project_of, start, texts
+from .base import Reading, Resume, Unit, env_path, file_units, home, obj, objects, project_of, start, texts
 from .exchange import Assembler, Exchange, output_failed, prompt_text
 from .lines import head_values
 
@@ -59,7 +59,7 @@ def read(unit: Unit, resume: Resume, reading: Reading) -> Iterator[Exchange]:
         if value.get("isSidechain"):
             continue
         _context(ctx, value)
-        message = value.get("message") if isinstance(value.get("message"), dict) else {}
+        message = obj(value.get("message"))
         content = message.get("content")
         if kind == "assistant":
             _answer(assembler.current, content)

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .base import Reading, Resume, Unit, env_path, file_units, home, objects, project_of, start, texts
+from .base import Reading, Resume, Unit, env_path, file_units, home, obj, objects, project_of, start, texts
 from .exchange import Assembler, Exchange, output_failed, prompt_text
 from .lines import head_values
 
@@ -100,7 +100,7 @@ def _meta(ctx: dict[str, Any], payload: dict[str, Any]) -> None:
         ctx["project"] = project_of(ctx["cwd"])
     if payload.get("cli_version"):
         ctx["version"] = str(payload["cli_version"])
-    git = payload.get("git") if isinstance(payload.get("git"), dict) else {}
+    git = obj(payload.get("git"))
     if git.get("branch"):
         ctx["branch"] = str(git["branch"])
 
@@ -134,7 +134,7 @@ def _item(assembler: Assembler, item: dict[str, Any], at: str | None, begin: int
         output = item.get("output")
         current.result(ref, not _failed(output), _output_text(output))
     elif kind == "web_search_call":
-        action = item.get("action") if isinstance(item.get("action"), dict) else {}
+        action = obj(item.get("action"))
         made = current.call(f"web{len(current.calls)}", "web_search", action)
         made.ok = item.get("status") in (None, "completed")
     return None

@@ -154,7 +154,7 @@ def prompt_text(text: Any) -> str:
 def exit_failure(text: str) -> bool:
     """Whether tool output reports a non-zero exit code (``Exit code: 1``, ``Exit Code: 2`` …)."""
     match = _EXIT.search(text[:400]) or _EXIT.search(text[-600:])
-    return bool(match) and int(match.group(1)) != 0
+    return match is not None and int(match.group(1)) != 0
 
 
 def output_failed(output: Any) -> bool:

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .base import Reading, Resume, Unit, env_path, file_unit, home, iso_ms, objects, project_of, start, texts
+from .base import Reading, Resume, Unit, env_path, file_unit, home, iso_ms, obj, objects, project_of, start, texts
 from .exchange import Assembler, Exchange, output_failed, prompt_text
 from .lines import head_values, iter_json_array
 
@@ -107,15 +107,15 @@ def read(unit: Unit, resume: Resume, reading: Reading) -> Iterator[Exchange]:
 def _lines(unit: Unit, resume: Resume, reading: Reading, turns: _Turns) -> Iterator[Exchange]:
     for line, value in objects(unit, resume, reading):
         if "$set" in value:
-            update = value["$set"] if isinstance(value["$set"], dict) else {}
-            records = update.get("messages") if isinstance(update.get("messages"), list) else []
+            update = obj(value["$set"])
+            records = _list(update.get("messages"))
         elif "$rewindTo" in value:
             records = []  # what was said before the rewind still happened
         elif "type" in value and "id" in value:
             records = [value]
         elif "sessionId" in value:
             turns.ctx["session"] = str(value["sessionId"])
-            records = value.get("messages") if isinstance(value.get("messages"), list) else []
+            records = _list(value.get("messages"))
         else:
             reading.unknown += 1
             continue
@@ -123,6 +123,10 @@ def _lines(unit: Unit, resume: Resume, reading: Reading, turns: _Turns) -> Itera
             done = turns.message(record, line.begin)
             if done is not None:
                 yield done
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _whole(unit: Unit, reading: Reading, turns: _Turns) -> Iterator[Exchange]:
@@ -186,7 +190,7 @@ class _Turns:
         responses = [p["functionResponse"] for p in parts if isinstance(p.get("functionResponse"), dict)]
         for response in responses:
             if current is not None:
-                body = response.get("response") if isinstance(response.get("response"), dict) else {}
+                body = obj(response.get("response"))
                 current.result(str(response.get("id") or response.get("name")), "error" not in body,
                                body.get("error") or body.get("output") or body)
         text = prompt_text("\n".join(str(p["text"]) for p in parts if isinstance(p.get("text"), str)))

@@ -125,7 +125,7 @@ def _observation(item: str) -> tuple[str | None, str, list[str], str | None] | N
     category = (found.group(1).strip() or None) if found else None
     if category and (_CLOCK.match(category) or (len(category) == 1 and (category in "xX" or not category.isalnum()))):
         return None
-    text = found.group(2).strip() if category else item
+    text = found.group(2).strip() if found and category else item
     tags = [t for word in text.split() if word.startswith("#") for t in word.split("#") if t]
     if category is None and (not tags or item.startswith("[")):
         return None
@@ -137,12 +137,15 @@ def _note(file: Path, text: str) -> Iterator[dict[str, Any]]:
     meta, body = _front_matter(text)
     title = str(meta.get("title") or file.stem)
     permalink = str(meta.get("permalink") or file.stem)
-    note_tags = meta.get("tags") if isinstance(meta.get("tags"), list) else str(meta.get("tags") or "").split()
-    prose, links = [], []
+    given = meta.get("tags")
+    note_tags: list[str] = [str(t) for t in given] if isinstance(given, list) else str(given or "").split()
+    prose: list[str] = []
+    links: list[str] = []
     for line in body.splitlines():
         item = _ITEM.match(line) if not line.lstrip().startswith(">") else None
-        relation = _RELATION.match(item.group(1)) if item else None
-        found = _observation(item.group(1)) if item and not relation else None
+        listed = item.group(1) if item else ""
+        relation = _RELATION.match(listed) if listed else None
+        found = _observation(listed) if listed and not relation else None
         if relation:
             links.append(f"{relation.group(1).strip(chr(34) + chr(39))} [[{relation.group(2).strip()}]]")
         elif found:

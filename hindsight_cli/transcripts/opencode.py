@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput
-from .base import Reading, Resume, Unit, env_path, home, iso_ms, project_of, texts
+from .base import Reading, Resume, Unit, env_path, home, iso_ms, obj, project_of, texts
 from .exchange import Assembler, Exchange, output_failed, prompt_text
 
 NAME = "opencode"
@@ -73,8 +73,13 @@ def units(root: Path) -> Iterator[Unit]:
                 yield Unit(f"opencode:{database.resolve()}#{sid}", NAME, database, counts.get(sid, 0),
                            [updated, counts.get(sid, 0)], str(title or sid),
                            {"session": sid, "directory": directory, "database": True})
-    storage = _storage(root) if root.is_dir() else None
-    for path in sorted((storage / "session").glob("*/*.json")) if storage and (storage / "session").is_dir() else []:
+    if root.is_dir():
+        yield from _stored(_storage(root), seen)
+
+
+def _stored(storage: Path, seen: set[str]) -> Iterator[Unit]:
+    """The sessions of the JSON storage of OpenCode up to 1.1 (those not already in a database)."""
+    for path in sorted((storage / "session").glob("*/*.json")) if (storage / "session").is_dir() else []:
         info = _json(path)
         sid = str(info.get("id") or path.stem)
         if sid in seen or info.get("parentID"):
@@ -170,7 +175,9 @@ def _message(assembler: Assembler, info: dict[str, Any], parts: list[dict[str, A
         return None
     if info.get("modelID"):
         ctx["model"] = str(info["modelID"])
-    for part in parts if current is not None else []:
+    if current is None:
+        return None
+    for part in parts:
         if part.get("type") == "text" and not part.get("synthetic"):
             current.say(str(part.get("text") or ""))
         elif part.get("type") == "tool":
@@ -179,14 +186,14 @@ def _message(assembler: Assembler, info: dict[str, Any], parts: list[dict[str, A
 
 
 def _tool(current: Exchange, part: dict[str, Any]) -> None:
-    state = part.get("state") if isinstance(part.get("state"), dict) else {}
+    state = obj(part.get("state"))
     ref = str(part.get("callID") or part.get("id") or "")
     current.call(ref, str(part.get("tool") or "tool"), state.get("input"))
     status = state.get("status")
     if status == "error":
         current.result(ref, False, state.get("error") or "error")
     elif status == "completed":
-        meta = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
+        meta = obj(state.get("metadata"))
         code = meta.get("exit")
         failed = (isinstance(code, int) and not isinstance(code, bool) and code != 0) or \
             (str(part.get("tool")) == "bash" and output_failed(str(state.get("output") or "")))
