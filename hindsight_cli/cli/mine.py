@@ -63,20 +63,32 @@ def mine(ctx: typer.Context,
         hindsight mine codex ~/.codex/archived_sessions
         hindsight mine gemini --since 30d --json
     """
+    given = _Options(project, since, dry_run, agent, not no_summaries, store, json_)
     if ctx.invoked_subcommand is not None:
         if all_:
             raise InvalidInput("--all mines every client: drop the client name, or drop --all.")
+        ctx.obj = given  # `hindsight mine --dry-run codex` means what `hindsight mine codex --dry-run` does
         return
     if not all_:
         ctx.fail("Name a client (claude-code, codex, gemini, opencode), or pass --all.")
-    _run(None, None, _Options(project, since, dry_run, agent, not no_summaries, store, json_))
+    _run(None, None, given)
+
+
+def _merged(mine: _Options, group: Any) -> _Options:
+    """A client's options, with those given before its name (to ``hindsight mine``) filled in."""
+    if not isinstance(group, _Options):
+        return mine
+    return _Options(mine.project or group.project, mine.since or group.since, mine.dry_run or group.dry_run,
+                    mine.agent or group.agent, mine.summaries and group.summaries, mine.store or group.store,
+                    mine.json_ or group.json_)
 
 
 def _command(client: str, title: str, where: str, example: str) -> Any:
-    def command(path: PathArgument = None, project: ProjectOption = None, since: SinceOption = None,
-                dry_run: DryRunFlag = False, agent: AgentOption = None, no_summaries: NoSummaries = False,
-                store: StoreOption = None, json_: JsonFlag = False) -> None:
-        _run(client, path, _Options(project, since, dry_run, agent, not no_summaries, store, json_))
+    def command(ctx: typer.Context, path: PathArgument = None, project: ProjectOption = None,
+                since: SinceOption = None, dry_run: DryRunFlag = False, agent: AgentOption = None,
+                no_summaries: NoSummaries = False, store: StoreOption = None, json_: JsonFlag = False) -> None:
+        options = _Options(project, since, dry_run, agent, not no_summaries, store, json_)
+        _run(client, path, _merged(options, ctx.parent.obj if ctx.parent else None))
 
     command.__doc__ = (f"Mine {title} transcripts (default {where}).\n\nIdempotent and incremental; see "
                        f"`hindsight mine --help` for what becomes a memory.\n\n\b\nExample:\n    {example}\n")

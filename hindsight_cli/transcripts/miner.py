@@ -71,7 +71,8 @@ def _hash(record: dict[str, Any]) -> str:
 class Miner:
     """Mine units of one reader into ``store``. ``dry_run`` reads and counts, and writes nothing."""
 
-    BATCH = 500  # exchanges per committed batch; the search index is brought up to date once, after the run
+    BATCH = 500  # exchanges per committed batch, below the store's bulk size: no index sync per batch
+    BULK = 1000  # a run that added this many brings the search index up to date once, at its end
 
     def __init__(self, store: Any, *, agent: str | None = None, project: Path | None = None,
                  since: datetime | None = None, dry_run: bool = False, summaries: bool = True,
@@ -93,7 +94,7 @@ class Miner:
                 continue
             tally.files += 1
             self._unit(reader, unit, tally)
-        if tally.added and not self.dry_run:
+        if tally.added >= self.BULK and not self.dry_run:
             self._index()
         if self.summaries and not self.dry_run:
             for session in sorted(self._touched):
@@ -106,7 +107,8 @@ class Miner:
         return tally
 
     def _index(self) -> None:
-        """One index update for the whole run, rather than one per batch (a local store's LanceDB)."""
+        """One index update for a big run, rather than one per batch; a small run (a hook's) leaves it
+        to the next search, as a small import does."""
         try:
             self.store.sync_index()
         except Exception as error:  # noqa: BLE001 - the memories are committed; the index is derived

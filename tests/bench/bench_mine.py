@@ -148,15 +148,21 @@ def model_figures(work: Path, path: Path, exchanges: int) -> dict[str, Any]:
 
 
 def peak_memory_mb(work: Path, megabytes: int) -> dict[str, Any]:
-    """Mine a transcript of ``megabytes`` (exchanges with 4 MB tool outputs) in a fresh process."""
-    turns = [tf.Turn(f"Dump the logs, part {n}", "Dumped.", [tf.Call("shell", {"command": f"cat log{n}.txt"},
-                                                                       n % 7 != 0, "log line of output\n" * 220_000)])
-             for n in range(max(1, megabytes // 4))]
-    path = write_transcript(work / "big", turns)
-    code = ("import sys, resource, time; sys.path.insert(0, %r)\n"
+    """Mine a transcript of about ``megabytes`` (exchanges whose tool output is 4 MB, which Claude Code
+    writes twice: the result and ``toolUseResult``) in a fresh process, and report its peak memory."""
+    path = work / "big" / "-work-bench" / "big-session.jsonl"
+    path.parent.mkdir(parents=True)
+    path.touch()
+    for n in range(max(1, megabytes // 8)):  # written one exchange at a time: the bench stays small too
+        turn = tf.Turn(f"Dump the logs, part {n}", "Dumped.",
+                       [tf.Call("shell", {"command": f"cat log{n}.txt"}, n % 7 != 0, "log line of output\n" * 220_000)])
+        tf.append(path, tf.claude_lines([turn], "big-session", "/work/bench", offset=n))
+    # VmHWM is this process's own peak; ru_maxrss would carry the parent's over fork and exec.
+    code = ("import sys; sys.path.insert(0, %r)\n"
             "from bench_mine import StandIn, mine_once\nfrom pathlib import Path\n"
             "t, s = mine_once(Path(%r), Path(%r), StandIn())\n"
-            "print(t.added, s, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)") % (
+            "peak = [l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0]\n"
+            "print(t.added, s, peak)") % (
         str(Path(__file__).parent), str(work / "store-big"), str(path))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     return {"big_transcript_mb": round(path.stat().st_size / 1e6), "big_exchanges": int(out[0]),

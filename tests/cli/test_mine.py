@@ -109,6 +109,8 @@ def test_dry_run_counts_what_would_be_written_and_writes_nothing(cli: Cli, agent
     assert "Dry run: would add 5 memories from 5 new exchange(s) in 1 session(s)" in result.stderr
     assert "redacted" in result.stdout
     assert not (cli.store_path / "mined").exists()
+    before = cli("mine", "--dry-run", "claude-code", "--json")  # an option before the client counts too
+    assert json.loads(before.stdout)["dry_run"] is True and not (cli.store_path / "mined").exists()
     assert _json(cli("mine", "claude-code", "--json"))["total"]["added"] == 5
 
 
