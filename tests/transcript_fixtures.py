@@ -359,6 +359,7 @@ def opencode(home: Path, cwd: str, session: str = "ses_4f1b2c3d4e5fWeather", ver
                     {"id": session, "projectID": "prj1", "directory": cwd, "title": "Weather work",
                      "version": "1.1.40", "time": {"created": ms(0), "updated": ms(60)}})
         opencode_json_messages(storage, messages)
+        (storage / "part" / "msg_0001b" / "prt_broken.json").write_text('{"type": "text", "te')
         return root
     database = root / "opencode.db"
     with sqlite3.connect(database) as conn:
@@ -369,6 +370,8 @@ def opencode(home: Path, cwd: str, session: str = "ses_4f1b2c3d4e5fWeather", ver
         conn.execute("INSERT INTO session VALUES ('ses_child', 'prj1', ?, 'sub', ?, 'Sub-agent', '1.17.13', ?, ?)",
                      [session, cwd, ms(1), ms(2)])
         opencode_db_messages(conn, session, messages)
+        conn.execute("INSERT INTO part VALUES ('prt_broken', 'msg_0001b', ?, 0, 0, '{\"type\": \"text\", \"te')",
+                     [session])
     return root
 
 

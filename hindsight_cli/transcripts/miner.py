@@ -273,7 +273,7 @@ class Miner:
         tally.unknown += reading.unknown
         if reading.broken or reading.unknown:
             where = f" (line {', '.join(map(str, reading.broken_lines))})" if reading.broken_lines else ""
-            self.warn(f"{unit.path}: skipped {reading.broken} broken line(s){where} and "
+            self.warn(f"{unit.id}: skipped {reading.broken} broken line(s){where} and "
                       f"{reading.unknown} line(s) of an unknown kind.")
         if self.progress:
             self.progress(unit.label, unit.size, unit.size)

@@ -91,12 +91,14 @@ def _stored(storage: Path, seen: set[str]) -> Iterator[Unit]:
                    {"session": sid, "directory": info.get("directory"), "database": False})
 
 
+_BROKEN: dict[str, Any] = {"type": "\0broken"}  # a record that is not a JSON object: counted, left out
+
+
 def _json(path: Path) -> dict[str, Any]:
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
+        return _loads(path.read_text(encoding="utf-8"))
+    except OSError:
+        return _BROKEN
 
 
 def _messages(unit: Unit) -> list[tuple[str, dict[str, Any]]]:
@@ -115,8 +117,8 @@ def _loads(data: Any) -> dict[str, Any]:
     try:
         value = json.loads(data) if isinstance(data, (str, bytes)) else data
     except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
+        return _BROKEN
+    return value if isinstance(value, dict) else _BROKEN
 
 
 def _parts(unit: Unit, conn: sqlite3.Connection | None, message: str) -> list[dict[str, Any]]:
@@ -150,7 +152,10 @@ def read(unit: Unit, resume: Resume, reading: Reading) -> Iterator[Exchange]:
             mid, info = messages[index]
             reading.done = index + 1
             cursor = {"index": index, "prev": messages[index - 1][0] if index else ""}
-            done = _message(assembler, info, _parts(unit, conn, mid), mid, cursor, ctx, reading)
+            parts = _parts(unit, conn, mid)
+            for _ in range(sum(p is _BROKEN for p in [info, *parts])):
+                reading.bad_line(index + 1)  # the message's position in the session
+            done = _message(assembler, info, [p for p in parts if p is not _BROKEN], mid, cursor, ctx, reading)
             if done is not None:
                 yield done
     finally:
@@ -171,7 +176,7 @@ def _message(assembler: Assembler, info: dict[str, Any], parts: list[dict[str, A
         at = iso_ms((info.get("time") or {}).get("created"))
         return assembler.prompt(text, session=ctx["session"], at=at, anchor=mid, begin=cursor, ctx=ctx)
     if role != "assistant":
-        reading.unknown += 1
+        reading.unknown += info is not _BROKEN
         return None
     if info.get("modelID"):
         ctx["model"] = str(info["modelID"])
