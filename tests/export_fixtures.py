@@ -65,7 +65,7 @@ def claude_ai(path: Path, turns: list[Turn] = STORY) -> Path:
                          "text": turn.answer, "content": content})
     conversation = {"uuid": "c0ffee00-weather", "name": "Weather work", "created_at": at(0), "updated_at": at(60),
                     "account": {"uuid": "acct"}, "chat_messages": messages}
-    path.write_text(json.dumps([conversation], ensure_ascii=False), encoding="utf-8")
+    path.write_text(json.dumps([conversation, {"uuid": "not-a-conversation"}], ensure_ascii=False), encoding="utf-8")
     return path
 
 
@@ -117,7 +117,8 @@ def mem0(path: Path, shape: str = "results") -> Path:
               "hash": "62bc074f", "metadata": {"category": "preferences"}, "created_at": "2026-01-02T09:00:00-07:00",
               "updated_at": None, "user_id": "alice"},
              {"id": "a1b2c3d4-0000-4000-8000-000000000002", "memory": "喜欢早上喝咖啡", "hash": "9f1e",
-              "metadata": None, "created_at": "2026-01-03T08:00:00Z", "user_id": "alice", "agent_id": "helper"}]
+              "metadata": None, "created_at": "2026-01-03T08:00:00Z", "user_id": "alice", "agent_id": "helper"},
+             {"id": "a1b2c3d4-0000-4000-8000-000000000003", "memory": "", "hash": "0"}]  # an empty one: skipped
     value: Any = {"results": items, "relations": [{"source": "alice", "relationship": "maintains",
                                                    "destination": "weather-service"}]} if shape == "results" else items
     path.write_text(json.dumps(value, ensure_ascii=False), encoding="utf-8")

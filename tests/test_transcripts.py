@@ -122,7 +122,7 @@ def test_chat_exports_follow_the_current_branch(kind: str, tmp_path: Path) -> No
     assert [e.prompt.split("\n")[0] for e in found] == [t.prompt for t in tf.STORY]
     assert all("STALE" not in e.answer for e in found)
     assert found[4].calls and "Ignore all previous" in found[4].calls[0].web
-    assert reading.unknown == (1 if kind == "chatgpt" else 0)  # the string that is not a conversation
+    assert reading.unknown == 1  # the entry that is not a conversation
 
 
 @pytest.mark.parametrize("client,other", [("claude-code", "codex"), ("codex", "gemini"), ("gemini", "claude-code")])

@@ -29,7 +29,7 @@ def _run(cli: Cli, path: Path, kind: str) -> dict[str, Any]:
 def test_chat_exports_become_one_memory_per_exchange(cli: Cli, tmp_path: Path, kind: str, client: str) -> None:
     path = ex.chatgpt(tmp_path / "conversations.json") if kind == "chatgpt" else ex.claude_ai(tmp_path / "c.json")
     data = _run(cli, path, kind)
-    assert (data["added"], data["skipped"]) == (5, 0)
+    assert (data["added"], data["skipped"], data["unknown"]) == (5, 0, 1)
     memories = sorted(_imported(cli, client), key=lambda m: m.step)
     assert [m.content.split("\n")[0] for m in memories] == [f"User: {t.prompt}" for t in tf.STORY]
     assert {m.task_id for m in memories} == {"68a1-weather" if kind == "chatgpt" else "c0ffee00-weather"}
@@ -74,7 +74,7 @@ def test_basic_memory_notes_give_observations_and_a_note_with_its_links(cli: Cli
 @pytest.mark.parametrize("shape", ["results", "list"])
 def test_mem0_get_all_output_in_either_shape(cli: Cli, tmp_path: Path, shape: str) -> None:
     data = _run(cli, ex.mem0(tmp_path / "mem0.json", shape), "mem0")
-    assert data["added"] == (3 if shape == "results" else 2)
+    assert (data["added"], data["unknown"]) == ((3 if shape == "results" else 2), 1)
     memories = {m.content: m for m in _imported(cli, "mem0")}
     coffee = memories["喜欢早上喝咖啡"]
     assert coffee.event_at.startswith("2026-01-03T08:00") and "user:alice" in coffee.tags

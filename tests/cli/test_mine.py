@@ -189,3 +189,20 @@ def test_a_fix_from_an_old_session_answers_search(cli: Cli, agents: Path) -> Non
     assert first["task_id"] == SESSIONS["claude-code"] and first["outcome"] == "failure"
     assert first["resolution"] == "then Bash succeeded with: pytest -q tests/test_weather.py"
     assert first["event_at"].startswith("2026-01-05")
+
+
+def test_the_progress_shows_a_bar_per_file_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from rich.console import Console
+
+    from hindsight_cli.cli import render
+
+    screen = io.StringIO()
+    monkeypatch.setattr(render, "err", Console(file=screen, force_terminal=True, width=100))
+    with render.file_progress(2) as update:
+        update("first-session.jsonl", 10, 100)
+        update("first-session.jsonl", 100, 100)
+        update("second-session.jsonl", 5, 50)
+    shown = screen.getvalue()
+    assert "first-session.jsonl" in shown and "second-session.jsonl" in shown and "1/2" in shown
