@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import transcript_fixtures as tf
-from transcript_fixtures import agents  # noqa: F401  (a fixture)
+from transcript_fixtures import agents_fixture  # noqa: F401  (the `agents` fixture)
 from conftest import Cli
 
 CWD = "/work/weather"

@@ -137,7 +137,7 @@ def test_json_lines_resume_at_an_offset_and_leave_an_unfinished_last_line(tmp_pa
     path.write_bytes(b'{"a": 1}\n{"b": "\xe5\xa4\xa9"}\n{"c": ')
     lines = list(read_lines(path))
     assert [line.value for line in lines] == [{"a": 1}, {"b": "天"}]
-    assert list(read_lines(path, lines[0].end))[0].value == {"b": "天"}
+    assert next(read_lines(path, lines[0].end)).value == {"b": "天"}
 
 
 def test_a_big_json_array_is_read_element_by_element(tmp_path: Path) -> None:
@@ -178,4 +178,4 @@ def test_a_record_fits_the_store_limit_whatever_the_exchange(tmp_path: Path) -> 
     found, _ = _read("claude-code", path)
     record = to_record(found[0], client="claude-code", agent=None, max_bytes=16384)
     assert len(record["content"].encode()) <= 16384 - 256
-    assert record["content"].startswith("User: 请") and "more calls" in record["content"]
+    assert record["content"].startswith("Prompt: 请") and "more calls" in record["content"]

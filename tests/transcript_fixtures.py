@@ -9,7 +9,7 @@ import hashlib
 import json
 import sqlite3
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -58,11 +58,11 @@ STORY = [
 ]
 EXTRA = Turn("Add a README section about the timeout", "Added a Timeouts section to the README.", [
     Call("edit", {"file_path": "README.md", "old_string": "## Usage", "new_string": "## Timeouts"}, True, "ok")])
-START = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+START = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
 
 
-@pytest.fixture
-def agents(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+@pytest.fixture(name="agents")
+def agents_fixture(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The fake home (conftest's ``home``), with every client's own location override cleared."""
     for name in ("CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "XDG_DATA_HOME"):
         monkeypatch.delenv(name, raising=False)
@@ -165,7 +165,6 @@ def _codex_output(made: Call, legacy: bool) -> str:
 def codex_items(turns: list[Turn], cwd: str, legacy: bool, offset: int = 0) -> list[tuple[str, dict[str, Any]]]:
     items: list[tuple[str, dict[str, Any]]] = []
     for number, turn in enumerate(turns, offset):
-        minute = number * 10
         if not legacy:
             items.append(("turn_context", {"cwd": cwd, "model": "gpt-5-codex", "approval_policy": "on-request"}))
         items.append(("response_item", {"type": "message", "role": "user",

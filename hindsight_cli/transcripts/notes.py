@@ -47,8 +47,8 @@ def sniff(path: Path, kind: str) -> bool:
     except (StopIteration, ValueError, OSError):
         return False
     items = first.get("results", first.get("memories")) if isinstance(first, dict) else [first]
-    return isinstance(items, list) and all(isinstance(i, dict) and "memory" in i for i in items[:5]) or \
-        (isinstance(first, dict) and "memory" in first and "id" in first)
+    listed = isinstance(items, list) and all(isinstance(i, dict) and "memory" in i for i in items[:5])
+    return listed or (isinstance(first, dict) and "memory" in first and "id" in first)
 
 
 def _label(text: Any, limit: int = 60) -> str:

@@ -14,13 +14,12 @@ were JSON files: ``storage/session/<project>/<id>.json``, ``storage/message/<ses
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
-from contextlib import closing
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInput
+from ..storage import opencode_db
 from .base import Reading, Resume, Unit, env_path, home, iso_ms, obj, project_of, texts
 from .exchange import Assembler, Exchange, output_failed, prompt_text
 
@@ -37,11 +36,7 @@ def default_roots() -> list[Path]:
 def sniff(path: Path) -> bool:
     if path.is_dir():
         return bool(_databases(path)) or (_storage(path) / "session").is_dir()
-    try:
-        with closing(_connect(path)) as conn:
-            return bool(conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'part'").fetchone())
-    except (sqlite3.Error, InvalidInput):
-        return False
+    return opencode_db.is_opencode(path)
 
 
 def _databases(root: Path) -> list[Path]:
@@ -52,21 +47,11 @@ def _storage(root: Path) -> Path:
     return root if root.name == "storage" else root / "storage"
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    try:  # read-only: OpenCode may be writing; WAL readers see a consistent snapshot
-        return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
-    except sqlite3.Error as error:
-        raise InvalidInput(f"Cannot open the OpenCode database {path}: {error}") from None
-
-
 def units(root: Path) -> Iterator[Unit]:
     databases = [root] if root.is_file() else _databases(root)
     seen: set[str] = set()
     for database in databases:
-        with closing(_connect(database)) as conn:
-            counts = dict(conn.execute("SELECT session_id, count(*) FROM message GROUP BY session_id").fetchall())
-            rows = conn.execute("SELECT id, directory, title, parent_id, time_updated FROM session "
-                                "ORDER BY time_created, id").fetchall()
+        rows, counts = opencode_db.sessions(database)
         for sid, directory, title, parent, updated in rows:
             seen.add(sid)
             if not parent:
@@ -105,10 +90,7 @@ def _messages(unit: Unit) -> list[tuple[str, dict[str, Any]]]:
     """The session's messages in order, as (id, info)."""
     sid = unit.meta["session"]
     if unit.meta.get("database"):
-        with closing(_connect(unit.path)) as conn:
-            rows = conn.execute("SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id",
-                                [sid]).fetchall()
-        return [(mid, _loads(data)) for mid, data in rows]
+        return [(mid, _loads(data)) for mid, data in opencode_db.messages(unit.path, sid)]
     found = [(p.stem, _json(p)) for p in (unit.path / "message" / sid).glob("*.json")]
     return sorted(found, key=lambda m: ((m[1].get("time") or {}).get("created") or 0, m[0]))
 
@@ -121,10 +103,9 @@ def _loads(data: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else _BROKEN
 
 
-def _parts(unit: Unit, conn: sqlite3.Connection | None, message: str) -> list[dict[str, Any]]:
+def _parts(unit: Unit, conn: Any, message: str) -> list[dict[str, Any]]:
     if conn is not None:
-        rows = conn.execute("SELECT data FROM part WHERE message_id = ? ORDER BY id", [message]).fetchall()
-        return [_loads(r[0]) for r in rows]
+        return [_loads(data) for data in opencode_db.parts(conn, message)]
     return [_json(p) for p in sorted((unit.path / "part" / message).glob("*.json"))]
 
 
@@ -146,8 +127,7 @@ def read(unit: Unit, resume: Resume, reading: Reading) -> Iterator[Exchange]:
     messages = _messages(unit)
     start = int(resume.cursor.get("index", 0)) if isinstance(resume.cursor, dict) else 0
     assembler = Assembler(resume.position)
-    conn = _connect(unit.path) if unit.meta.get("database") else None
-    try:
+    with opencode_db.opened(unit.path) if unit.meta.get("database") else nullcontext() as conn:
         for index in range(start, len(messages)):
             mid, info = messages[index]
             reading.done = index + 1
@@ -158,9 +138,6 @@ def read(unit: Unit, resume: Resume, reading: Reading) -> Iterator[Exchange]:
             done = _message(assembler, info, [p for p in parts if p is not _BROKEN], mid, cursor, ctx, reading)
             if done is not None:
                 yield done
-    finally:
-        if conn is not None:
-            conn.close()
     reading.end = {"index": len(messages), "prev": messages[-1][0] if messages else ""}
     yield from assembler.close(reading, ctx)
 

@@ -31,9 +31,10 @@ def content(exchange: Exchange, max_bytes: int) -> str:
     prompt, answer = exchange.prompt, exchange.answer
     budget = max(1024, max_bytes - _MARGIN)
     while True:
-        parts = [f"User: {prompt}"]
+        # Not "User:"/"Assistant:": in text holding tool output those lines read as a forged conversation.
+        parts = [f"Prompt: {prompt}"]
         if answer:
-            parts.append(f"Assistant: {answer}")
+            parts.append(f"Answer: {answer}")
         if tools:
             parts.append(f"Tools ({len(exchange.calls)}):\n" + "\n".join(tools))
         text = "\n\n".join(parts)

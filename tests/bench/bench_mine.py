@@ -165,12 +165,11 @@ def peak_memory_mb(work: Path, megabytes: int) -> dict[str, Any]:
                        [tf.Call("shell", {"command": f"cat log{n}.txt"}, n % 7 != 0, "log line of output\n" * 220_000)])
         tf.append(path, tf.claude_lines([turn], "big-session", "/work/bench", offset=n))
     # VmHWM is this process's own peak; ru_maxrss would carry the parent's over fork and exec.
-    code = ("import sys; sys.path.insert(0, %r)\n"
+    code = (f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
             "from bench_mine import StandIn, mine_once\nfrom pathlib import Path\n"
-            "t, s = mine_once(Path(%r), Path(%r), StandIn())\n"
+            f"t, s = mine_once(Path({str(work / 'store-big')!r}), Path({str(path)!r}), StandIn())\n"
             "peak = [l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0]\n"
-            "print(t.added, s, peak)") % (
-        str(Path(__file__).parent), str(work / "store-big"), str(path))
+            "print(t.added, s, peak)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     return {"big_transcript_mb": round(path.stat().st_size / 1e6), "big_exchanges": int(out[0]),
             "big_mine_s": round(float(out[1]), 1), "big_peak_rss_mb": round(int(out[2]) / 1024)}

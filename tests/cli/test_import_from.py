@@ -31,7 +31,7 @@ def test_chat_exports_become_one_memory_per_exchange(cli: Cli, tmp_path: Path, k
     data = _run(cli, path, kind)
     assert (data["added"], data["skipped"], data["unknown"]) == (5, 0, 1)
     memories = sorted(_imported(cli, client), key=lambda m: m.step)
-    assert [m.content.split("\n")[0] for m in memories] == [f"User: {t.prompt}" for t in tf.STORY]
+    assert [m.content.split("\n")[0] for m in memories] == [f"Prompt: {t.prompt}" for t in tf.STORY]
     assert {m.task_id for m in memories} == {"68a1-weather" if kind == "chatgpt" else "c0ffee00-weather"}
     assert memories[0].event_at.startswith("2026-01-05T10:00") and memories[0].source == "import"
     assert (memories[4].source, "quarantined" in memories[4].tags) == ("web", True)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 import transcript_fixtures as tf
-from transcript_fixtures import agents  # noqa: F401  (a fixture)
+from transcript_fixtures import agents_fixture  # noqa: F401  (the `agents` fixture)
 from conftest import Cli, stored_data
 from hindsight_cli.models import Filters
 
@@ -184,11 +185,12 @@ def test_a_fix_from_an_old_session_answers_search(cli: Cli, agents: Path) -> Non
     path = agents / ".claude" / "projects" / "-work-weather" / "new-session.jsonl"
     tf._jsonl(path, tf.claude_lines(later, "new-session", CWD))
     assert cli("mine", "claude-code").exit_code == 0
-    hits = _json(cli("search", "ModuleNotFoundError: No module named requests", "--troubleshoot", "--json"))
-    first = hits["hits"][0] if isinstance(hits, dict) else hits[0]
-    assert first["task_id"] == SESSIONS["claude-code"] and first["outcome"] == "failure"
-    assert first["resolution"] == "then Bash succeeded with: pytest -q tests/test_weather.py"
-    assert first["event_at"].startswith("2026-01-05")
+    for flags in ((), ("--troubleshoot",)):
+        hits = _json(cli("search", "ModuleNotFoundError: No module named requests", *flags, "--json"))
+        first = hits["hits"][0] if isinstance(hits, dict) else hits[0]
+        assert first["task_id"] == SESSIONS["claude-code"] and first["outcome"] == "failure"
+        assert first["resolution"] == "then Bash succeeded with: pytest -q tests/test_weather.py"
+        assert first["event_at"].startswith("2026-01-05") and "quarantined" not in first["tags"]
 
 
 def test_the_progress_shows_a_bar_per_file_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
