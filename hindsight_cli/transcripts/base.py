@@ -99,6 +99,21 @@ def project_of(cwd: str | None) -> str | None:
     return os.path.realpath(os.path.expanduser(cwd)) if cwd else None
 
 
+def take(ctx: dict[str, Any], value: dict[str, Any], names: dict[str, str]) -> None:
+    """Copy into ``ctx`` the non-empty fields of ``value`` that ``names`` maps (our name: theirs)."""
+    for ours, theirs in names.items():
+        if value.get(theirs):
+            ctx[ours] = str(value[theirs])
+
+
+def set_cwd(ctx: dict[str, Any], cwd: str) -> None:
+    """The working directory where a session is now; its project is the first one, resolved once
+    (resolving a path costs system calls, and a transcript repeats it on every line)."""
+    ctx["cwd"] = cwd
+    if "project" not in ctx:
+        ctx["project"] = project_of(cwd)
+
+
 def iso_ms(value: Any) -> str | None:
     """An epoch time (seconds or milliseconds) as ISO 8601 UTC."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):

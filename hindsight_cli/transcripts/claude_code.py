@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .base import Reading, Resume, Unit, env_path, file_units, home, obj, objects, project_of, start, texts
+from .base import Reading, Resume, Unit, env_path, file_units, home, obj, objects, set_cwd, start, take, texts
 from .exchange import Assembler, Exchange, output_failed, prompt_text
 from .lines import head_values
 
@@ -73,16 +73,9 @@ def read(unit: Unit, resume: Resume, reading: Reading) -> Iterator[Exchange]:
 
 
 def _context(ctx: dict[str, Any], value: dict[str, Any]) -> None:
-    if value.get("sessionId"):
-        ctx["session"] = str(value["sessionId"])
+    take(ctx, value, {"session": "sessionId", "branch": "gitBranch", "version": "version"})
     if value.get("cwd"):
-        ctx["cwd"] = str(value["cwd"])
-        if "project" not in ctx:  # resolving a path costs system calls: once
-            ctx["project"] = project_of(ctx["cwd"])
-    if value.get("gitBranch"):
-        ctx["branch"] = str(value["gitBranch"])
-    if value.get("version"):
-        ctx["version"] = str(value["version"])
+        set_cwd(ctx, str(value["cwd"]))
 
 
 def _user(assembler: Assembler, content: Any, value: dict[str, Any], begin: int,

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .base import Reading, Resume, Unit, env_path, file_units, home, obj, objects, project_of, start, texts
+from .base import Reading, Resume, Unit, env_path, file_units, home, obj, objects, set_cwd, start, take, texts
 from .exchange import Assembler, Exchange, output_failed, prompt_text
 from .lines import head_values
 
@@ -64,9 +64,7 @@ def read(unit: Unit, resume: Resume, reading: Reading) -> Iterator[Exchange]:
             _meta(ctx, payload)
         elif kind == "turn_context":
             if payload.get("cwd"):
-                ctx["cwd"] = str(payload["cwd"])
-                if "project" not in ctx:  # resolving a path costs system calls: once
-                    ctx["project"] = project_of(ctx["cwd"])
+                set_cwd(ctx, str(payload["cwd"]))
             if payload.get("model"):
                 ctx["model"] = str(payload["model"])
         elif kind == "response_item":
@@ -91,18 +89,10 @@ def _envelope(value: dict[str, Any]) -> tuple[str | None, dict[str, Any], str | 
 
 
 def _meta(ctx: dict[str, Any], payload: dict[str, Any]) -> None:
-    if payload.get("id"):
-        ctx["session"] = str(payload["id"])
-    if payload.get("timestamp"):
-        ctx["started"] = str(payload["timestamp"])
+    take(ctx, payload, {"session": "id", "started": "timestamp", "version": "cli_version"})
+    take(ctx, obj(payload.get("git")), {"branch": "branch"})
     if payload.get("cwd"):
-        ctx["cwd"] = str(payload["cwd"])
-        ctx["project"] = project_of(ctx["cwd"])
-    if payload.get("cli_version"):
-        ctx["version"] = str(payload["cli_version"])
-    git = obj(payload.get("git"))
-    if git.get("branch"):
-        ctx["branch"] = str(git["branch"])
+        set_cwd(ctx, str(payload["cwd"]))
 
 
 def _item(assembler: Assembler, item: dict[str, Any], at: str | None, begin: int,
@@ -145,8 +135,7 @@ def _environment(ctx: dict[str, Any], given: list[str]) -> None:
     for text in given:
         found = _CWD.search(text) if "<environment_context>" in text else None
         if found and not ctx.get("cwd"):
-            ctx["cwd"] = found.group(1).strip()
-            ctx["project"] = project_of(ctx["cwd"])
+            set_cwd(ctx, found.group(1).strip())
 
 
 def _arguments(raw: Any) -> Any:
