@@ -76,7 +76,7 @@ class Exchange:
             self.answer_tail = (self.answer_tail + "\n" + text)[-ANSWER_TAIL * 2:]
 
     def call(self, ref: str, tool: str, tool_input: Any) -> Call:
-        made = Call(tool or "tool", args_summary(tool_input))
+        made = Call(tool or "tool", args_summary(tool_input)[0])  # redacted already; the store counts it again
         self.calls.append(made)
         if ref:
             self.refs[ref] = made
