@@ -101,6 +101,19 @@ def mcp(no_probe: NoProbe = False, fix: FixFlag = False, timeout: TimeoutOption 
     _report(mcp_checks.run(probe=not no_probe, fix=fix, timeout=timeout), json_)
 
 
+@doctor_app.command(name="mine")
+def mine_(store: StoreOption = None, json_: JsonFlag = False) -> None:
+    """Check which coding agents' histories are on this machine, and how much of each the store has mined.
+
+    \b
+    Example:
+        hindsight doctor mine --json
+    """
+    from ..doctor import mine_checks
+
+    _report(mine_checks.run(store), json_)
+
+
 @doctor_app.command()
 def docker(json_: JsonFlag = False) -> None:
     """Check Docker: the CLI, the daemon (not running, socket permission, wrong context), Compose v2.
