@@ -18,6 +18,7 @@ import os
 import sys
 import time
 
+from .. import safefs
 from . import codec, events, spool
 
 TYPE_CHECKING = False
@@ -209,6 +210,8 @@ def handle(name: str, client: str, raw: str, store: str | None = None) -> str:
     event = events.normalize(client, name, payload)
     invoked = events.kind_of(client, name, payload)
     where = store_for(store, event.cwd)
+    safefs.check_home()  # never spool into, or read settings from, places other users control
+    safefs.check_store(where)
     conf = settings(where)
     query = _record(where, event, conf)
     if event.kind not in ("session-start", "pre-compact", "session-end") and not query:
@@ -239,20 +242,22 @@ def log_path(store: str | None, raw: str) -> str:
     try:
         payload = codec.loads(raw) if raw.strip() else {}
         cwd = str(payload.get("cwd") or (payload.get("workspace_roots") or [""])[0]) if isinstance(payload, dict) else ""
-        return os.path.join(store_for(store, cwd), spool.SPOOL_DIR, spool.LOG)
+        where = store_for(store, cwd)
+        safefs.check_store(where)  # a failure in a hostile store is logged in HINDSIGHT_HOME instead
+        return os.path.join(where, spool.SPOOL_DIR, spool.LOG)
     except Exception:  # noqa: BLE001  (the log must be found even when the payload is garbage)
         return os.path.join(paths.user_dir("data"), spool.LOG)
 
 
 def log_failure(where: str, name: str, client: str, error: BaseException) -> None:
     try:
-        os.makedirs(os.path.dirname(where), exist_ok=True)
+        safefs.private_dir(os.path.dirname(where), "The hook log's directory")
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         import traceback
 
         detail = "".join(traceback.format_exception(type(error), error, error.__traceback__)[-3:]).strip()
-        with open(where, "a", encoding="utf-8") as handle:
-            handle.write(f"{stamp} {client} {name}: {type(error).__name__}: {error}\n  {detail}\n")
+        text = f"{stamp} {client} {name}: {type(error).__name__}: {error}\n  {detail}\n"
+        safefs.append_private(where, text.encode("utf-8"))
     except Exception:  # noqa: BLE001  (a read-only disk must not break the agent either)
         pass
 
