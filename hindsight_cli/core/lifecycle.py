@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
+from .. import safefs
 from ..errors import HindsightError, InvalidInput
 from ..models import Filters, Memory
 from ..storage import codec
@@ -76,7 +77,7 @@ def expire(rt: Runtime) -> int:
             session.audit("expire", targets, at, "TTL passed", "hindsight")
     if count and rt.mirror is not None:
         rt.mirror.delete(targets)
-    (rt.path / _STAMP).touch()
+    safefs.touch_private(rt.path / _STAMP)
     return count
 
 
