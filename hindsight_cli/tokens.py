@@ -10,11 +10,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 import secrets
 from pathlib import Path
 from typing import Any
 
+from . import safefs
 from .errors import InvalidInput
 from .timeutil import iso, now
 
@@ -29,9 +29,10 @@ def _digest(token: str) -> str:
 def load(path: Path) -> list[dict[str, Any]]:
     """The file's entries; a missing file has none."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return []
+        text = safefs.read_trusted(path, "The token file")  # it decides who reads your memories: yours only
+        if text is None:
+            return []
+        data = json.loads(text)
     except (OSError, ValueError) as error:
         raise InvalidInput(f"Cannot read the token file {path} ({error}); fix or delete it.") from None
     entries = data.get("tokens") if isinstance(data, dict) else None
@@ -41,11 +42,9 @@ def load(path: Path) -> list[dict[str, Any]]:
 
 
 def _save(path: Path, entries: list[dict[str, Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.{os.getpid()}")
-    temp.write_text(json.dumps({"tokens": entries}, indent=2) + "\n", encoding="utf-8")
-    os.chmod(temp, 0o600)
-    os.replace(temp, path)
+    if not path.parent.exists():
+        safefs.private_dir(path.parent)
+    safefs.write_private(path, json.dumps({"tokens": entries}, indent=2) + "\n")
 
 
 def create(path: Path, agent: str) -> str:

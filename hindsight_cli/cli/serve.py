@@ -75,9 +75,11 @@ def token(
         hindsight mcp token ci-bot          # prints hst_...; give it to that agent's client
         hindsight mcp token ci-bot --revoke
     """
-    from .. import tokens as token_file
+    from .. import safefs, tokens as token_file
     from . import render
 
+    if tokens is None:
+        safefs.check_store(paths.resolve_store(store).path)  # a token file in another user's store: no
     path = tokens or paths.resolve_store(store).path / token_file.DEFAULT_FILE
     if revoke:
         count = token_file.revoke(path, agent)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -132,18 +131,10 @@ def export(
     if output is None:
         sys.stdout.writelines(dump_jsonl(records))
     else:
-        directory = output.parent
-        # Write beside the target, then rename: an interrupted export never leaves a half file.
-        handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=directory, delete=False,
-                                             prefix=f".{output.name}.", suffix=".tmp")
-        try:
-            with handle:
-                handle.writelines(dump_jsonl(records))
-            os.chmod(handle.name, 0o600)
-            os.replace(handle.name, output)
-        except BaseException:
-            os.unlink(handle.name)
-            raise
+        from ..safefs import write_private
+
+        # Beside the target, then renamed over it: never a half file, never through a link.
+        write_private(output, dump_jsonl(records))
     render.message(f"Exported {render.memories(len(records))}.")
 
 

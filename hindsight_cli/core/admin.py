@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .. import paths
+from .. import paths, safefs
 from ..config import DEFAULT_CONFIG_TOML, load as load_config
 from ..embedding import known_dim, model_name
 from ..errors import InvalidInput
@@ -38,11 +37,8 @@ def init(rt: Runtime, model: str | None = None, backend: str | None = None, url:
                 raise InvalidInput(
                     f"{rt.path} is already a store with the model {stored}. To switch, set [embedding] "
                     f"model = \"{model}\" in its config.toml and run `hindsight reindex`.")
-    rt.path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    ignore = rt.path / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("*\n")
-        os.chmod(ignore, 0o600)
+    safefs.private_dir(rt.path)
+    safefs.create_private(rt.path / ".gitignore", "*\n")
     config_file(rt.path)
     if model is not None and created:
         configure_model(rt, model)
@@ -57,9 +53,7 @@ def init(rt: Runtime, model: str | None = None, backend: str | None = None, url:
 def config_file(path: Path) -> Path:
     """The store's ``config.toml``, written with every setting commented out if it is missing."""
     target = path / paths.CONFIG_FILE
-    if not target.exists():
-        target.write_text(DEFAULT_CONFIG_TOML)
-        os.chmod(target, 0o600)
+    safefs.create_private(target, DEFAULT_CONFIG_TOML)
     return target
 
 
@@ -68,7 +62,7 @@ def set_config(path: Path, section: str, values: Mapping[str, str]) -> None:
     in that section (its commented default included), else under the section's header, else in a new
     section at the end. Other sections and comments are left as they are."""
     target = config_file(path)
-    lines = target.read_text().splitlines()
+    lines = (safefs.read_trusted(target, "The config file") or "").splitlines()
     for key, value in values.items():
         line = f"{key} = {json.dumps(value)}"
         header = next((i for i, text in enumerate(lines)
@@ -82,7 +76,7 @@ def set_config(path: Path, section: str, values: Mapping[str, str]) -> None:
             lines.insert(header + 1, line)
         else:
             lines[found] = line
-    target.write_text("\n".join(lines) + "\n")
+    safefs.write_private(target, "\n".join(lines) + "\n")
 
 
 def configure_model(rt: Runtime, model: str) -> None:
@@ -108,7 +102,7 @@ def choose_backend(rt: Runtime, backend: str | None, url: str | None, schema: st
             (current != backend or elsewhere) and rt.exists):
         raise InvalidInput(f"{rt.path} already holds a {current} store ({rt.ledger.describe()}); to move its "
                            "memories, run `hindsight migrate --to ...` from it into a new store instead.")
-    rt.path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    safefs.private_dir(rt.path)
     settings = {"backend": backend}
     if backend == "postgres":
         settings["url"] = redact_url(url)

@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
+from .. import safefs
 from ..errors import HindsightError, InvalidInput
 from ..models import Filters, Memory
 from ..redact import redact_field
@@ -124,7 +125,7 @@ def expire(rt: Runtime) -> int:
     rt.require()
     count = purge_for_good(rt, [], Filters(statuses=None, expired_only=True), "TTL passed", "hindsight", UNSCOPED,
                            "expire")
-    (rt.path / _STAMP).touch()
+    safefs.touch_private(rt.path / _STAMP)
     return count
 
 

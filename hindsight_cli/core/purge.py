@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .. import safefs
 from ..errors import HindsightError
 from ..storage.rows import MemoryRow
 from ..text import terms
@@ -78,7 +79,7 @@ def _write_durably(path: Path, data: dict[str, Any]) -> None:
 def owe(rt: Runtime, ids: Sequence[str], rows: Iterable[MemoryRow], reason: str | None, actor: str) -> Path:
     """Record, durably, that ``ids`` must be purged; returns the journal file."""
     directory = journal_dir(rt)
-    directory.mkdir(mode=0o700, exist_ok=True)
+    safefs.private_dir(directory, "The purge journal")
     salt = secrets.token_hex(8)
     path = directory / f"{rt.now():%Y%m%dT%H%M%S}-{secrets.token_hex(4)}.json"
     _write_durably(path, {"ids": list(ids), "salt": salt, "words": sorted(_digest(salt, w) for w in _words(rows)),

@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .. import paths
+from .. import paths, safefs
 from ..config import Config, load as load_config
 from ..embedding import Embedder, known_dim, load_embedder, model_name
 from ..errors import EmbeddingMismatch, StoreNotFound
@@ -48,6 +48,9 @@ class Runtime:
     def __init__(self, path: Path, embedder: Embedder | None, config: Config | None, warm: bool,
                  clock: Callable[[], datetime] | None = None) -> None:
         self.path = Path(path)
+        # Before its config is read: a store or home directory other users control is refused outright.
+        safefs.check_home()
+        safefs.check_store(self.path)
         self.clock = clock or utcnow  # what "now" is: expiry, recency, timestamps (tests inject one)
         self.config = config or load_config(self.path)
         self.ledger: Ledger = open_ledger(self.path, self.config)

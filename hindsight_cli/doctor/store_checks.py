@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,8 +19,13 @@ _LOW_DISK = 500 * 1024 * 1024
 def run(store: Path | None = None, fix: bool = False) -> list[Check]:
     from ..store import Store
 
+    from .store_safety import checks as safety
+
     location = paths.resolve_store(store)
     checks = [ok("store.location", f"store at {location.path}", paths.REASONS[location.reason])]
+    checks += safety(location.path)
+    if any(check.status == "fail" for check in checks):
+        return checks  # hindsight refuses such a store (or its files): opening it would say no more
     try:
         opened = Store(location.path)
     except HindsightError as error:
@@ -34,7 +37,6 @@ def run(store: Path | None = None, fix: bool = False) -> list[Check]:
         checks.append(warn("store.exists", "no store there yet", f"{location.path / paths.LEDGER_FILE} is missing",
                            "run `hindsight init` (or record a memory, which creates it)"))
         return checks
-    checks.append(_permissions(location.path))
     purges = _purges(opened, fix)
     checks.append(purges)
     if purges.status == "fail":  # opening the ledger would finish them: a check changes nothing
@@ -57,17 +59,6 @@ def _purges(store: Store, fix: bool) -> Check:
                     ", ".join(owed), "run `hindsight doctor store --fix` (any command on this store finishes "
                     "them too)")
     return ok("store.purges", "no interrupted hard forget")
-
-
-def _permissions(path: Path) -> Check:
-    mode = stat.S_IMODE(path.stat().st_mode)
-    if not os.access(path, os.W_OK):
-        return fail("store.permissions", "store directory is not writable", f"{path} mode {mode:o}",
-                    f"give your user write access: chmod u+w {path}")
-    if mode & 0o077:
-        return warn("store.permissions", "store directory is readable by other users", f"{path} mode {mode:o}",
-                    f"chmod 700 {path}")
-    return ok("store.permissions", "store directory is private and writable", f"mode {mode:o}")
 
 
 def _ledger(path: Path) -> list[Check]:

@@ -20,6 +20,7 @@ import sys
 import time
 
 from ..redact import redact, redact_field
+from .. import safefs
 from . import codec, events, spool
 
 TYPE_CHECKING = False
@@ -215,6 +216,8 @@ def handle(name: str, client: str, raw: str, store: str | None = None) -> str:
     event = events.normalize(client, name, payload)
     invoked = events.kind_of(client, name, payload)
     where = store_for(store, event.cwd)
+    safefs.check_home()  # never spool into, or read settings from, places other users control
+    safefs.check_store(where)
     conf = settings(where)
     query = _record(where, event, conf)
     if event.kind not in ("session-start", "pre-compact", "session-end") and not query:
@@ -245,14 +248,16 @@ def log_path(store: str | None, raw: str) -> str:
     try:
         payload = codec.loads(raw) if raw.strip() else {}
         cwd = str(payload.get("cwd") or (payload.get("workspace_roots") or [""])[0]) if isinstance(payload, dict) else ""
-        return os.path.join(store_for(store, cwd), spool.SPOOL_DIR, spool.LOG)
+        where = store_for(store, cwd)
+        safefs.check_store(where)  # a failure in a hostile store is logged in HINDSIGHT_HOME instead
+        return os.path.join(where, spool.SPOOL_DIR, spool.LOG)
     except Exception:  # noqa: BLE001  (the log must be found even when the payload is garbage)
         return os.path.join(paths.user_dir("data"), spool.LOG)
 
 
 def log_failure(where: str, name: str, client: str, error: BaseException) -> None:
     try:
-        os.makedirs(os.path.dirname(where), exist_ok=True)
+        safefs.private_dir(os.path.dirname(where), "The hook log's directory")
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         import traceback
 
@@ -260,8 +265,7 @@ def log_failure(where: str, name: str, client: str, error: BaseException) -> Non
         # An error's message can quote the payload (a client or event name, a value in a config file):
         # the log is a file on disk like the spool, so it is redacted like the spool.
         line, _ = redact(f"{stamp} {client} {name}: {type(error).__name__}: {error}\n  {detail}\n")
-        with open(where, "a", encoding="utf-8") as handle:
-            handle.write(line)
+        safefs.append_private(where, line.encode("utf-8"))
     except Exception:  # noqa: BLE001  (a read-only disk must not break the agent either)
         pass
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import time
 
+from .. import safefs
 from . import codec
 
 TYPE_CHECKING = False
@@ -44,7 +45,7 @@ def new_id() -> str:
 def _open_locked(path: str | os.PathLike[str]) -> int:
     """An O_APPEND descriptor on ``path`` holding its exclusive lock, still linked under that name."""
     while True:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = safefs.open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         if fcntl is None:
             return fd
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -58,7 +59,7 @@ def _open_locked(path: str | os.PathLike[str]) -> int:
 
 def append(path: str | os.PathLike[str], record: dict[str, Any]) -> None:
     """Append one JSON line to ``path`` in a single write."""
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    safefs.private_dir(os.path.dirname(path), "The spool directory")
     data = (codec.dumps(record, compact=True) + "\n").encode("utf-8")
     fd = _open_locked(path)
     try:
@@ -83,7 +84,7 @@ def claim(store: Path) -> list[Path]:
             pass  # another ingester took it first
         else:
             if fcntl is not None:  # wait for a writer that locked the old name before the rename
-                fd = os.open(target, os.O_RDONLY)
+                fd = safefs.open_nofollow(target, os.O_RDONLY)
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX)
                 finally:
@@ -145,23 +146,14 @@ def trim_seen(store: Path, keep: int = 2000) -> None:
     except FileNotFoundError:
         return
     if len(lines) > keep * 2:
-        temp = path.with_name(f".{SEEN}.tmp")
-        temp.write_text("\n".join(lines[-keep:]) + "\n", encoding="utf-8")
-        os.chmod(temp, 0o600)
-        os.replace(temp, path)
+        safefs.write_private(path, "\n".join(lines[-keep:]) + "\n")
 
 
 def _rewrite(path: Path, lines: list[str]) -> None:
     """Replace ``path`` with ``lines`` under its lock, through a private temporary file."""
     fd = _open_locked(path)
     try:
-        temp = path.with_name(f".{path.name}.scrub")
-        out = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
-        with os.fdopen(out, "w", encoding="utf-8") as handle:
-            handle.write("".join(line + "\n" for line in lines))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
+        safefs.write_private(path, "".join(line + "\n" for line in lines))
     finally:
         os.close(fd)
 

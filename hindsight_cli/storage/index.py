@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from .. import safefs
 from ..errors import StoreBusy
 from . import codec
 from .base import Condition
@@ -128,7 +129,7 @@ class Index(Upkeep):
         except ImportError:  # Windows: no lock; duplicates are removed by the next sync
             yield
             return
-        self.path.mkdir(parents=True, exist_ok=True)
+        safefs.private_dir(self.path, "The index directory")
         handle = open_lock_file(self.path / ".hindsight-write.lock")
         try:
             wait_for_flock(fcntl, handle, fcntl.LOCK_EX, time.monotonic() + timeout, lambda: StoreBusy(
@@ -150,10 +151,8 @@ class Index(Upkeep):
         self._write_json(_STATE, {"seq": seq})
 
     def _write_json(self, name: str, data: dict[str, Any]) -> None:
-        self.path.mkdir(parents=True, exist_ok=True)
-        temp = self.path / f".{name}.{os.getpid()}.{threading.get_ident()}"
-        temp.write_text(json.dumps(data))
-        os.replace(temp, self.path / name)
+        safefs.private_dir(self.path, "The index directory")
+        safefs.write_private(self.path / name, json.dumps(data))
 
     # --- writes -------------------------------------------------------------------------------------
 

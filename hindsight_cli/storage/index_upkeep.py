@@ -15,6 +15,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from .. import safefs
 from .locks import open_lock_file
 
 log = logging.getLogger("hindsight.index")
@@ -191,7 +192,7 @@ class Upkeep:
         except ImportError:  # Windows: two processes may both build; the second commit replaces the first
             yield True
             return
-        self.path.mkdir(parents=True, exist_ok=True)
+        safefs.private_dir(self.path, "The index directory")
         handle = open_lock_file(self.path / ".hindsight-vector.lock")
         try:
             try:

@@ -10,6 +10,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from .. import safefs
+
 
 def wait_for_flock(fcntl: Any, handle: int, mode: int, deadline: float, busy: Callable[[], Exception]) -> None:
     """Take ``mode`` (``LOCK_SH``/``LOCK_EX``) on ``handle``, polling with jittered exponential backoff;
@@ -28,7 +30,7 @@ def wait_for_flock(fcntl: Any, handle: int, mode: int, deadline: float, busy: Ca
 
 def open_lock_file(path: Path) -> int:
     """A descriptor on a lock file, never through a symbolic link planted in its place."""
-    return os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    return safefs.open_nofollow(path, os.O_RDWR | os.O_CREAT)
 
 
 @contextmanager

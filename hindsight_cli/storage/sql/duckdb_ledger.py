@@ -10,13 +10,13 @@ from __future__ import annotations
 import logging
 import os
 import random
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
+from ... import safefs
 from ...errors import HindsightError, StoreBusy
 from .. import codec, locks
 from ..base import Capabilities, Condition
@@ -347,12 +347,9 @@ class DuckDBLedger:
         """Tell long-running readers, without them opening DuckDB, that the ledger changed. Called after a
         commit, so a failure here (disk full) must not report the write as failed: a reader that misses
         the marker catches up at its next change token or sync."""
-        temp = self.marker.with_name(f".{self.marker.name}.{os.getpid()}.{threading.get_ident()}")
         try:
-            temp.write_text(f"{time.time_ns()} {os.getpid()}")
-            os.replace(temp, self.marker)
+            safefs.write_private(self.marker, f"{time.time_ns()} {os.getpid()}")
         except OSError as error:
-            temp.unlink(missing_ok=True)
             log.warning("could not update %s: %s", self.marker, error)
 
     def change_token(self) -> str:

@@ -6,6 +6,7 @@ import os
 from contextlib import closing
 from typing import TYPE_CHECKING, Any
 
+from ... import safefs
 from .common import integer
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ def identifier(name: str) -> str:
 def create(ledger: DuckDBLedger, model: str, dim: int) -> None:
     from .duckdb_ledger import SCHEMA_VERSION, schema
 
-    ledger.path.parent.mkdir(parents=True, exist_ok=True)
+    safefs.private_dir(ledger.path.parent)
     with ledger.write() as session:
         for statement in schema(dim):
             session.conn.execute(statement)
