@@ -40,3 +40,21 @@ def test_pending_opens_no_store_and_loads_no_heavy_library(store: Store, tmp_pat
     loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                        check=True).stdout)
     assert not {"duckdb", "lancedb", "fastembed", "onnxruntime", "psycopg"} & {n.split(".")[0] for n in loaded}
+
+
+def test_the_session_end_hook_mines_the_transcript_it_is_given(tmp_path: Path) -> None:
+    """Through the hook entry point, as Claude Code calls it: the Stop event spools the transcript's path,
+    SessionEnd ingests the spool and mines the transcript, so the session's whole exchange is kept."""
+    from hindsight_cli import hooks
+
+    project = tmp_path / "weather"
+    (project / ".hindsight").mkdir(parents=True)
+    store = Store(project / ".hindsight")  # the default model, as the hook's own store has
+    store.init()
+    path = tf._jsonl(tmp_path / "hooked.jsonl", tf.claude_lines(tf.STORY, "hooked", CWD))
+    for event in ("Stop", "SessionEnd"):
+        payload = {"session_id": "hooked", "transcript_path": str(path), "cwd": str(project), "hook_event_name": event}
+        out, ok = hooks.run(event, "claude-code", json.dumps(payload), str(project / ".hindsight"))
+        assert ok, out
+    mined = store.list(Filters(task_id="hooked", tags=("mined",)), limit=None)
+    assert len(mined) == len(tf.STORY) and not pending(store.path, path)

@@ -124,7 +124,9 @@ def install(client: ClientOption, scope: ScopeOption = "user", store: StoreOptio
         render.message(f"{client}'s hooks already run hindsight; nothing changed.")
     else:
         render.message(f"Added hindsight's hooks to {target.path}" + (f"; the old file is at {backup}" if backup else "")
-                       + ". New sessions use them.")
+                       + ". New sessions use them: they recall at session start and on repeats, record failures "
+                       "and their fixes, and keep each session's whole exchange (the transcript is mined as "
+                       "the session closes; `hindsight mine` takes in the history from before).")
     if flag is not None:
         _say_flag(flag, flag_backup)
 

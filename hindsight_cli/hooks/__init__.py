@@ -189,7 +189,10 @@ def _record(store: str, event: events.Event, conf: Settings) -> str | None:
             and _open_failure(store, event.session, event.tool):
         spool.append(os.path.join(directory, spool.EVENTS), _line(event, "tool_ok", tool=event.tool, args=event.args))
     if event.kind in ("stop", "pre-compact", "session-end"):
-        spool.append(os.path.join(directory, spool.EVENTS), _line(event, event.kind.replace("-", "_")))
+        closing = _line(event, event.kind.replace("-", "_"))
+        if event.extra.get("transcript"):
+            closing["transcript"] = event.extra["transcript"]
+        spool.append(os.path.join(directory, spool.EVENTS), closing)
     return None
 
 

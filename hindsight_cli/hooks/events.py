@@ -139,6 +139,8 @@ def normalize(client: str, name: str, payload: dict[str, Any]) -> Event:
     cwd = str(payload.get("cwd") or (roots[0] if roots else "") or "")
     session = str(payload.get("session_id") or payload.get("conversation_id") or payload.get("sessionId") or "")
     event = Event(client, kind, session, cwd, source=str(payload.get("source") or payload.get("trigger") or ""))
+    if payload.get("transcript_path"):  # mined, from where it was last mined, when the session closes
+        event.extra["transcript"] = str(payload["transcript_path"])
     count = 0
     if kind == "prompt":
         event.prompt, count = redact_field(_text(payload.get("prompt") or payload.get("user_prompt")), "prompt")

@@ -5,20 +5,21 @@ Imported only by the events that need the store (session start, a repeat, compac
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
 from .. import paths
+from ..core import fixes
 from ..core.prepare import derived_key
 from ..errors import HindsightError
 from ..models import Filters, Memory
 from ..search.budget import fit_budget
 from ..store import Store
-from ..text import terms
 from . import Settings, spool
 from .events import Event
 
-_FIXED_BY = 0.3  # term overlap between a failed call's arguments and a later success that counts as its fix
+log = logging.getLogger("hindsight.hooks")
 _PER_GROUP = {"preference": 5, "lesson": 5, "unresolved": 3, "summary": 3}
 
 
@@ -53,28 +54,37 @@ def _prompt(line: dict[str, Any]) -> dict[str, Any]:
             "source": "user", "importance": 0.3, "key": _key("prompt", line["id"])}
 
 
-def _related(a: str, b: str) -> bool:
-    x, y = set(terms(a)), set(terms(b))
-    return bool(x | y) and len(x & y) / len(x | y) >= _FIXED_BY
-
-
 def _link_fix(store: Store, line: dict[str, Any], later: set[str]) -> int:
     """A later success of the same tool in the same session, on related arguments, fixes the failures
     before it: each becomes a new version with the fix as its resolution (the old one is superseded).
     ``later``: keys of failures spooled after this success, which it cannot have fixed."""
-    session, tool = line.get("session"), line.get("tool")
+    session, tool, args = line.get("session"), line.get("tool"), str(line.get("args") or "")
     open_failures = [m for m in store.list(Filters(task_id=session, types=("episodic",), outcomes=("failure",)),
                                            limit=None)
-                     if m.trigger == "tool_error" and not m.resolution and m.metadata.get("tool") == tool
-                     and m.idempotency_key not in later
-                     and _related(str(m.metadata.get("args") or ""), str(line.get("args") or ""))]
+                     if m.trigger == "tool_error" and not m.resolution and m.idempotency_key not in later
+                     and fixes.fixes(m.metadata.get("tool"), str(m.metadata.get("args") or ""), tool, args)]
     for old in open_failures:
-        fixed_by = line.get("args") or "(no arguments)"
-        store.record(old.content, supersedes=old.id, type="episodic", agent_id=old.agent_id, task_id=old.task_id,
-                     trigger="tool_error", outcome="failure", resolution=f"then {tool} succeeded with: {fixed_by}",
-                     importance=0.9, source=old.source, tags=old.tags, event_at=old.event_at,
-                     metadata={**old.metadata, "fixed_by": fixed_by}, key=_key("fixed", old.idempotency_key))
+        fixes.record_fix(store, old, str(tool), line.get("args"), key=_key("fixed", old.idempotency_key))
     return len(open_failures)
+
+
+def _mine_transcripts(store: Store, lines: list[dict[str, Any]]) -> int:
+    """The transcripts that session-closing events named are mined (only what was appended since the last
+    time), so a session keeps its whole exchange, not only its errors. A missing or unreadable transcript
+    is skipped: it must not keep the spool from being ingested."""
+    from ..transcripts import CLIENTS
+    from ..transcripts.miner import mine_transcript, pending
+
+    mined = 0
+    for client, path in sorted({(str(x.get("client")), str(x.get("transcript"))) for x in lines
+                                if x.get("transcript") and x.get("client") in CLIENTS}):
+        try:
+            if pending(store.path, path, client):
+                mine_transcript(store, path, client)
+                mined += 1
+        except (OSError, HindsightError) as error:
+            log.warning("could not mine %s: %s", path, error)
+    return mined
 
 
 def ingest(store: Store) -> dict[str, Any]:
@@ -90,9 +100,10 @@ def ingest(store: Store) -> dict[str, Any]:
         if line["kind"] == "tool_ok":
             later = {_key("error", x["id"]) for x in lines[position + 1:] if x["kind"] == "tool_error"}
             fixed += _link_fix(store, line, later)
+    mined = _mine_transcripts(store, lines)
     spool.done(claimed)
     spool.trim_seen(store.path)
-    return {"events": len(lines), "added": added, "fixed": fixed,
+    return {"events": len(lines), "added": added, "fixed": fixed, "transcripts": mined,
             "sessions": sorted({str(x.get("session")) for x in lines if x.get("session")})}
 
 
