@@ -89,7 +89,10 @@ def search(result: SearchResult, budget: int, fields: Sequence[str] | None = Non
 def write(result: WriteResult, verbose: bool = False) -> tuple[str, dict[str, Any]]:
     """One line: what was stored under which id, what it replaced, what was redacted."""
     memory = result.memory
-    superseded = list(getattr(result, "superseded", None) or ([memory.supersedes] if memory.supersedes else []))
+    if hasattr(result, "superseded"):  # the ids this write replaced, once WriteResult reports them
+        superseded = list(result.superseded)
+    else:
+        superseded = [memory.supersedes] if memory.supersedes and not result.deduplicated else []
     text = f"Already stored as {memory.id} (deduplicated)." if result.deduplicated else f"Recorded {memory.id}."
     if superseded:
         text += f" It replaces {', '.join(superseded)}."
