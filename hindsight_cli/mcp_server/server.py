@@ -17,8 +17,9 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from ..errors import HindsightError, InvalidInput
+from ..errors import HindsightError
 from ..store import Store
+from .http import HttpSettings, TokenVerifier, check_exposure, http_app, serve, warn_exposed
 from .memories import Memories
 
 log = logging.getLogger("hindsight.mcp")
@@ -171,42 +172,26 @@ def configure_logging(log_file: Path | None) -> None:
     root.setLevel(logging.INFO)
 
 
-class TokenVerifier:
-    """The SDK's ``TokenVerifier`` over a token file: a known token is an access token whose client is its agent."""
-
-    def __init__(self, path: Path) -> None:
-        from .. import tokens
-
-        self.entries = tokens.load(path)
-        if not self.entries:
-            raise InvalidInput(f"{path} holds no tokens; make one with `hindsight mcp token AGENT`.")
-
-    @property
-    def agents(self) -> list[str]:
-        return sorted({e["agent"] for e in self.entries})
-
-    async def verify_token(self, token: str) -> Any:
-        from mcp.server.auth.provider import AccessToken
-
-        from ..tokens import agent_of
-
-        agent = agent_of(self.entries, token)
-        return AccessToken(token=token, client_id=agent, scopes=[]) if agent is not None else None
-
-
-def run(store: Store, *, agent: str | None, transport: str, host: str, port: int, log_file: Path | None,
-        tokens: Path | None = None) -> None:
+def run(store: Store, *, agent: str | None, transport: str, log_file: Path | None, tokens: Path | None = None,
+        http: HttpSettings | None = None, host: str = "", port: int = 0) -> None:
     """Serve until the client disconnects (stdio) or the process is stopped (http). With ``tokens`` (a token
-    file), the HTTP server answers only requests with one of its bearer tokens."""
+    file), the HTTP server answers only requests with one of its bearer tokens; without, it serves a
+    non-loopback address only if ``http.allow_unauthenticated``. ``host`` and ``port`` stand for
+    ``http`` with the other settings at their defaults."""
     from ..paths import private_files
 
+    settings = http or HttpSettings(host or HttpSettings.host, port or HttpSettings.port)
+    verifier = TokenVerifier(tokens) if tokens is not None else None
+    exposed = transport == "http" and check_exposure(settings, verifier, store.path)
     private_files()
     configure_logging(log_file)
-    verifier = None
-    if tokens is not None:
-        verifier = TokenVerifier(tokens)
+    if exposed:
+        warn_exposed(settings)
+    if verifier is not None:
         log.info("bearer tokens required (%s); agents: %s", tokens, ", ".join(verifier.agents))
-    server = build_server(store, agent, verifier, f"http://{host}:{port}")
+    shown = f"[{settings.host}]" if ":" in settings.host else settings.host
+    server = build_server(store, agent, verifier, f"http://{shown}:{settings.port}")
+    app = http_app(server, settings, verifier) if transport == "http" else None
 
     def warm_up() -> None:
         # While the client initialises; the first tool call waits for it rather than racing it.
@@ -217,13 +202,7 @@ def run(store: Store, *, agent: str | None, transport: str, host: str, port: int
 
     threading.Thread(target=warm_up, daemon=True, name="hindsight-warm-up").start()
     log.info("hindsight MCP server on %s (store %s%s)", transport, store.path, f", agent {agent}" if agent else "")
-    if transport == "stdio":
+    if app is None:
         server.run()
-        return
-    import anyio
-    import uvicorn
-
-    app = server.streamable_http_app(streamable_http_path="/mcp", host=host)
-    # log_config=None: uvicorn's access log joins ours (stderr or --log-file) instead of printing to stdout.
-    config = uvicorn.Config(app, host=host, port=port, log_config=None, log_level="info")
-    anyio.run(uvicorn.Server(config).serve)
+    else:
+        serve(app, settings)
