@@ -96,14 +96,17 @@ def http_app(server: Any, settings: HttpSettings, verifier: TokenVerifier | None
     return HostGuard(quota, policy)
 
 
-def serve(app: Any, settings: HttpSettings) -> None:
-    """Run uvicorn until a stop signal."""
+def serve(app: Any, settings: HttpSettings, stopper: Any) -> None:
+    """Run uvicorn until a stop signal (``stopping``)."""
     import anyio
     import uvicorn
 
+    from .stopping import uvicorn_server
+
     # log_config=None: uvicorn's access log joins ours (stderr or --log-file) instead of printing to stdout.
-    config = uvicorn.Config(app, host=settings.host, port=settings.port, log_config=None, log_level="info")
-    anyio.run(uvicorn.Server(config).serve)
+    config = uvicorn.Config(app, host=settings.host, port=settings.port, log_config=None, log_level="info",
+                            timeout_graceful_shutdown=1)
+    anyio.run(uvicorn_server(config, stopper).serve)
 
 
 def settings_from(config: Any, *, host: str, port: int, allowed_hosts: Iterable[str] = (),

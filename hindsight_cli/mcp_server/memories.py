@@ -112,6 +112,11 @@ class Memories:
                 log.warning("could not ingest hook events: %s", error)
                 return 0
 
+    def hold(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` for the store operation under way, then keep every other one from
+        starting: the process is about to exit. Whether the wait ended in time."""
+        return self._lock.acquire(timeout=timeout)
+
     def warm_up(self) -> None:
         """Load the model and bring the index up to date, under the same lock as the tools: a tool call
         that arrives meanwhile waits instead of racing to create the index."""

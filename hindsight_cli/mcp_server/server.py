@@ -174,11 +174,12 @@ def configure_logging(log_file: Path | None) -> None:
 
 def run(store: Store, *, agent: str | None, transport: str, log_file: Path | None, tokens: Path | None = None,
         http: HttpSettings | None = None, host: str = "", port: int = 0) -> None:
-    """Serve until the client disconnects (stdio) or the process is stopped (http). With ``tokens`` (a token
+    """Serve until the client disconnects (stdio), or a stop signal (either). With ``tokens`` (a token
     file), the HTTP server answers only requests with one of its bearer tokens; without, it serves a
     non-loopback address only if ``http.allow_unauthenticated``. ``host`` and ``port`` stand for
     ``http`` with the other settings at their defaults."""
     from ..paths import private_files
+    from .stopping import Stopper, on_interrupt
 
     settings = http or HttpSettings(host or HttpSettings.host, port or HttpSettings.port)
     verifier = TokenVerifier(tokens) if tokens is not None else None
@@ -192,6 +193,7 @@ def run(store: Store, *, agent: str | None, transport: str, log_file: Path | Non
     shown = f"[{settings.host}]" if ":" in settings.host else settings.host
     server = build_server(store, agent, verifier, f"http://{shown}:{settings.port}")
     app = http_app(server, settings, verifier) if transport == "http" else None
+    stopper = Stopper(server.memories.hold)
 
     def warm_up() -> None:
         # While the client initialises; the first tool call waits for it rather than racing it.
@@ -202,7 +204,11 @@ def run(store: Store, *, agent: str | None, transport: str, log_file: Path | Non
 
     threading.Thread(target=warm_up, daemon=True, name="hindsight-warm-up").start()
     log.info("hindsight MCP server on %s (store %s%s)", transport, store.path, f", agent {agent}" if agent else "")
-    if app is None:
-        server.run()
-    else:
-        serve(app, settings)
+    try:
+        if app is None:
+            on_interrupt(stopper)
+            server.run()
+        else:
+            serve(app, settings, stopper)
+    finally:
+        stopper.finished.set()
