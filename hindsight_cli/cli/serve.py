@@ -40,7 +40,8 @@ def mcp(
     \b
     Example:
         hindsight mcp --store ~/project/.hindsight
-        hindsight mcp token ci-bot && hindsight mcp --transport http --host 0.0.0.0 --port 8765
+        hindsight mcp token ci-bot            # a token per agent, then:
+        hindsight mcp --transport http --host 0.0.0.0 --port 8765
     """
     if ctx.invoked_subcommand is not None:
         return
