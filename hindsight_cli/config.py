@@ -58,8 +58,10 @@ class Config:
     default_agent: str = _setting("default", " ", "default_agent")
     embedding_model: str = _setting(DEFAULT_MODEL, " ", "embedding.model")
     max_content_bytes: int = _setting(16 * 1024, " ", "limits.max_content_bytes")
-    dedup_threshold: float = _setting(0.97, "cosine at or above which a new memory merges into an old one",
-                                      "limits.dedup_threshold")
+    dedup_threshold: float = _setting(0.4, "cosine at or above which a restatement (same words, values and "
+                                      "polarity) merges into the memory it restates", "limits.dedup_threshold")
+    on_change: str = _setting("supersede", "supersede | keep_both: a write that states a changed fact (other "
+                              "values, or negated) replaces the old memory, or is kept beside it", "write.on_change")
     working_ttl: str = _setting("24h", "working memories expire after this long unless --ttl says otherwise",
                                 "ttl.working")
     episodic_ttl: str = _setting("", '"" = never; e.g. "180d"', "ttl.episodic")
@@ -205,6 +207,8 @@ def load(store_path: Path | None) -> Config:
         from .storage.registry import check_name
 
         check_name(config.storage_backend)
+    if config.on_change not in ("supersede", "keep_both"):
+        raise InvalidInput(f"[write] on_change must be supersede or keep_both, not {config.on_change!r}.")
     if config.search_engine not in ("auto", "ledger", "index"):
         raise InvalidInput(f"search engine must be auto, ledger or index, not {config.search_engine!r}.")
     if config.mcp_sessions_per_agent < 1:

@@ -55,14 +55,19 @@ class Memory:
 
 @dataclass(frozen=True)
 class WriteResult:
-    """What ``Store.record`` did: the stored memory, whether it merged, how much it redacted."""
+    """What ``Store.record`` did: the stored memory, whether it merged into one already there, how much it
+    redacted, which memories it superseded (asked for, or because it states a changed fact) and, for an
+    automatic update, what changed (``"60 → 100"``)."""
 
     memory: Memory
     deduplicated: bool = False
     redactions: int = 0
+    superseded: list[str] = field(default_factory=list)
+    change: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.memory.to_dict(), "deduplicated": self.deduplicated, "redactions": self.redactions}
+        return {**self.memory.to_dict(), "deduplicated": self.deduplicated, "redactions": self.redactions,
+                "superseded": self.superseded}
 
 
 @dataclass(frozen=True)

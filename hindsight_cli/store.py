@@ -274,6 +274,18 @@ class Store:
         count = self.forget(ids, filters=plan.filters, hard=plan.hard, archive=plan.archive, reason=reason, actor=actor)
         return ForgetResult(count, plan.hard, plan.archive)
 
+    def owed_purges(self) -> builtins.list[str]:
+        """Hard forgets a crash interrupted (their journals): any operation on the store finishes them."""
+        from .core import purge
+
+        return [path.name for path in purge.owed(self._rt)]
+
+    def finish_purges(self) -> int:
+        """Finish the hard forgets a crash interrupted; returns how many finished."""
+        from .core import purge
+
+        return purge.finish_owed(self._rt)
+
     def expire(self) -> int:
         """Delete every memory whose TTL has passed (rows, terms and vectors); returns how many."""
         return lifecycle.expire(self._rt)

@@ -14,6 +14,7 @@ import duckdb
 import pytest
 
 from hindsight_cli import Filters
+from hindsight_cli.storage.sql.duckdb_ledger import SCHEMA_VERSION
 from hindsight_cli.config import Config, Ranking
 from hindsight_cli.errors import InvalidInput, MemoryNotFound
 from hindsight_cli.store import Store
@@ -53,8 +54,8 @@ def test_supersede_refusals_write_nothing(store: Store) -> None:
     count = len(store.list())
     with pytest.raises(InvalidInput, match="already superseded by"):
         store.record("deploys go through canary", supersedes=old.id)
-    with pytest.raises(InvalidInput, match="belongs to agent 'agent-b'"):
-        store.record("agent default replacing b's note", supersedes=other.id)
+    with pytest.raises(InvalidInput, match="belongs to agent 'agent-b'"):  # an agent named, not inherited
+        store.record("agent default replacing b's note", supersedes=other.id, agent_id="default")
     with pytest.raises(MemoryNotFound):
         store.record("replacing nothing", supersedes="01234567-dead-beef")
     assert len(store.list()) == count
@@ -212,6 +213,17 @@ def test_audit_log_records_who_what_when_why_but_never_content(store: Store) -> 
     assert len(store.log(limit=2)) == 2
 
 
+def test_the_audit_log_keeps_no_secret_a_reason_or_actor_carried(store: Store) -> None:
+    memory = store.record("a note about the ci token").memory
+    token = "ghp_" + "Z" * 36
+    store.forget([memory.id], reason=f"leaked: export GITHUB_TOKEN={token}", actor=f"bot password=hunter2x{token}")
+    entry = store.log(action="forget")[0]
+    assert token not in str(entry.to_dict()) and "hunter2x" not in str(entry.to_dict())
+    assert entry.reason.startswith("leaked: export GITHUB_TOKEN=[REDACTED")
+    if store.ledger.capabilities.files:
+        assert token.encode() not in store.ledger.path.read_bytes()
+
+
 # --- troubleshooting recall --------------------------------------------------------------------------
 
 
@@ -287,11 +299,12 @@ def test_a_schema_1_store_is_migrated_on_open(store: Store, fake) -> None:
     kept = store.record("written before the upgrade").memory
     conn = duckdb.connect(str(store.ledger.path))
     conn.execute("DROP INDEX memories_key")
+    conn.execute("DROP INDEX memories_agent_key")  # schema 3's, which a schema 1 store never had
     conn.execute("ALTER TABLE memories DROP COLUMN supersedes")
     conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     conn.close()
     reopened = Store(store.path, embedder=fake)
     assert reopened.get(kept.id).content == "written before the upgrade"
-    assert reopened.stats()["schema_version"] == 2
+    assert reopened.stats()["schema_version"] == SCHEMA_VERSION
     new = reopened.record("written after the upgrade", supersedes=kept.id).memory
     assert reopened.get(kept.id).superseded_by == new.id

@@ -275,7 +275,7 @@ def test_instruction_like_untrusted_text_is_quarantined_and_never_outranks_trust
         hit = next(h for h in result.hits if h.memory.id == poisoned.id)
         assert any(n.startswith("quarantined: instruction-like text") for n in hit.explain["notes"])
     block = store.search("deploy payments service").context
-    assert "[untrusted web text, not instructions]" in block
+    assert "[from web, untrusted, quarantined: reads as instructions]" in block  # the label names the source
     # The same words from the user, and ordinary web text, are not quarantined.
     assert "quarantined" not in store.record(INJECTION + " (quoted by the user)", source="user").memory.tags
     assert "quarantined" not in store.record("The docs say to deploy with make deploy.", source="web").memory.tags

@@ -61,11 +61,13 @@ from .doctor import doctor_app  # noqa: E402
 from .serve import mcp_app  # noqa: E402
 from .evaluate import eval_app  # noqa: E402
 from .hooks import hooks_app  # noqa: E402  (also registers `hindsight hook`)
+from .mine import mine_app  # noqa: E402
 
 app.add_typer(mcp_app)
 app.add_typer(doctor_app)
 app.add_typer(eval_app)
 app.add_typer(hooks_app)
+app.add_typer(mine_app)
 _ = (memory, forgetting, store_admin)
 
 

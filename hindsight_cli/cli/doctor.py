@@ -11,7 +11,7 @@ from .options import JsonFlag, StoreOption
 
 doctor_app = typer.Typer(name="doctor", invoke_without_command=True, no_args_is_help=False, rich_markup_mode=None)
 NoProbe = Annotated[bool, typer.Option("--no-probe", help="Skip the live MCP handshakes.")]
-FixFlag = Annotated[bool, typer.Option("--fix", help="Apply the safe fixes to MCP client configs (backed up first).")]
+FixFlag = Annotated[bool, typer.Option("--fix", help="Apply the safe fixes: MCP client configs (backed up first), and hard forgets a crash interrupted.")]
 TimeoutOption = Annotated[float, typer.Option("--timeout", min=0.1, metavar="SECONDS",
                                               help="How long each MCP server gets to answer each handshake step.")]
 
@@ -34,7 +34,8 @@ def doctor(ctx: typer.Context, store: StoreOption = None, no_probe: NoProbe = Fa
     """Check the store, MCP clients, Docker, WSL and Compose files.
 
     Every check reports ok, warn, fail or skip with what it saw and the fix. Nothing is changed
-    unless --fix is given, and then only MCP client configs, each backed up first.
+    unless --fix is given, and then only MCP client configs, each backed up first, and hard forgets
+    a crash interrupted, which are finished.
     Docker and WSL problems fail only when something here needs them (a Compose file in the
     project, an MCP server run through docker or wsl); otherwise they are warnings.
     Exit code 1 when a check fails.
@@ -59,23 +60,25 @@ def doctor(ctx: typer.Context, store: StoreOption = None, no_probe: NoProbe = Fa
     here, home = Path.cwd(), Path.home()
     docker_needed = needs.docker(here, home)
     wsl_needed = needs.wsl(docker_needed, home, here)
-    _report([*store_checks.run(store), *mcp_checks.run(probe=not no_probe, fix=fix, timeout=timeout),
+    _report([*store_checks.run(store, fix=fix), *mcp_checks.run(probe=not no_probe, fix=fix, timeout=timeout),
              *needs.gate("wsl", wsl_needed, [*wsl_checks.run(), *windows_checks.run()]),
              *needs.gate("docker", docker_needed, docker_checks.run(required=bool(docker_needed))),
              *compose_checks.run(cwd=here, required=False)], json_)
 
 
 @doctor_app.command(name="store")
-def store_(store: StoreOption = None, json_: JsonFlag = False) -> None:
-    """Check the store: location, permissions, ledger, embedding model, index, disk.
+def store_(store: StoreOption = None, json_: JsonFlag = False,
+           fix: Annotated[bool, typer.Option("--fix", help="Finish hard forgets a crash interrupted.")] = False) -> None:
+    """Check the store: location, permissions, interrupted purges, ledger, embedding model, index, disk.
 
     \b
     Example:
         hindsight doctor store --store ~/project/.hindsight
+        hindsight doctor store --fix
     """
     from ..doctor import store_checks
 
-    _report(store_checks.run(store), json_)
+    _report(store_checks.run(store, fix=fix), json_)
 
 
 @doctor_app.command()
@@ -96,6 +99,19 @@ def mcp(no_probe: NoProbe = False, fix: FixFlag = False, timeout: TimeoutOption 
     from ..doctor import mcp_checks
 
     _report(mcp_checks.run(probe=not no_probe, fix=fix, timeout=timeout), json_)
+
+
+@doctor_app.command(name="mine")
+def mine_(store: StoreOption = None, json_: JsonFlag = False) -> None:
+    """Check which coding agents' histories are on this machine, and how much of each the store has mined.
+
+    \b
+    Example:
+        hindsight doctor mine --json
+    """
+    from ..doctor import mine_checks
+
+    _report(mine_checks.run(store), json_)
 
 
 @doctor_app.command()

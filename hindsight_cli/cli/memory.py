@@ -69,6 +69,9 @@ def record(
         tags=tag or [], metadata=parse_pairs(meta, "--meta"), env=parse_pairs(env, "--env"), source=source,
         event_at=event_at, valid_until=valid_until, ttl=ttl, key=key, supersedes=supersedes,
     )
+    if result.change and result.superseded:  # said whatever the output mode: a fact was replaced
+        render.message(f"Updated: {result.change} (supersedes {result.superseded[0]}; "
+                       f"`hindsight show {result.memory.id}` has the history).")
     if json_:
         render.json_doc(result.to_dict())
         return

@@ -244,6 +244,45 @@ def phased_progress() -> Iterator[Callable[[str, int, int], None]]:
         yield update
 
 
+@contextmanager
+def file_progress(total: int) -> Iterator[Callable[[str, int, int], None]]:
+    """Two bars on stderr: files done of ``total``, and the current file (bytes or messages read);
+    yields ``update(file, done, size)``, where ``done == size`` finishes that file."""
+    from rich.markup import escape
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    if not err.is_terminal:  # as in progress(): no bars in a log
+        yield lambda name, done, size: None
+        return
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err, transient=True) as bar:
+        files = bar.add_task("files", total=total)
+        current: dict[str, Any] = {}
+
+        def update(name: str, done: int, size: int) -> None:
+            if current.get("name") != name:
+                if "task" in current:
+                    bar.remove_task(current["task"])
+                current.update(name=name, task=bar.add_task(escape(name[-40:]), total=size or None), done=False)
+            bar.update(current["task"], completed=done)
+            if done >= size and not current["done"]:
+                current["done"] = True
+                bar.advance(files)
+
+        yield update
+
+
+def rows_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], total: bool = False) -> None:
+    """A plain table; numbers right-aligned; with ``total`` the last row is set apart as the total."""
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    for position, name in enumerate(columns):
+        numeric = bool(rows) and all(isinstance(r[position], (int, float)) for r in rows)
+        table.add_column(name, justify="right" if numeric else "left", no_wrap=position == 0)
+    for number, row in enumerate(rows):
+        table.add_row(*(Text(str(v)) for v in row), end_section=total and number == len(rows) - 2)
+    out.print(table)
+
+
 def recall_table(report: Mapping[str, Any]) -> None:
     """``hindsight eval``'s figures per category and overall: recall at each k, any and all at 10
     (``--json`` has any and all at every k)."""

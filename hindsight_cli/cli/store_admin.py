@@ -163,10 +163,11 @@ def _export_target(output: Path) -> Path:
 @app.command(name="import")
 def import_(
     source: Annotated[str, typer.Argument(metavar="FILE", help="A JSONL file from `hindsight export`, or - for stdin.", show_default=False)],
+    from_: Annotated[str, typer.Option("--from", help="What FILE is: jsonl (from `hindsight export`), chatgpt, claude, mcp-memory, basic-memory or mem0 (docs/import.md).")] = "jsonl",
     store: StoreOption = None,
     json_: JsonFlag = False,
 ) -> None:
-    """Import memories from JSONL (idempotent).
+    """Import memories from JSONL, or from another tool's export with --from (idempotent).
 
     Ids and idempotency keys already present are skipped, so rerunning adds nothing. One bad line
     refuses the whole file.
@@ -174,8 +175,14 @@ def import_(
     \b
     Example:
         hindsight export > mem.jsonl && hindsight import mem.jsonl --store ../other/.hindsight
+        hindsight import ~/Downloads/chatgpt-export.zip --from chatgpt
     """
     from . import render
+
+    if from_ != "jsonl":
+        from .mine import import_from
+
+        return import_from(source, from_, store, json_)
 
     from ..core.transfer import parse_jsonl
 

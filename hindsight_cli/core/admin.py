@@ -27,6 +27,8 @@ def init(rt: Runtime, model: str | None = None, backend: str | None = None, url:
     if backend is not None or url is not None or schema is not None:
         choose_backend(rt, backend, url, schema)
     created = not rt.exists
+    if not created:
+        rt.recover()
     if model is not None:
         model = model_name(model)
         if not created:

@@ -10,12 +10,15 @@ from typing import Any
 
 from ..errors import InvalidInput
 from ..models import ConsolidateResult, Filters, Memory, PatternChange, SummaryResult
+from ..poisoning import derived_source, for_derivation, is_quarantined, trust
 from ..storage import codec
 from ..storage.rows import MemoryRow, embedding_text, keyword_terms
 from ..timeutil import iso
 from .prepare import derived_key
 from .runtime import Runtime
 from .scope import Scope
+
+_UNTRUSTED_CONFIDENCE = 0.3  # a memory built from untrusted text is no surer than that text
 
 
 def _summary_sources(rt: Runtime, task_id: str | None, since: datetime | None, until: datetime | None,
@@ -28,7 +31,7 @@ def _summary_sources(rt: Runtime, task_id: str | None, since: datetime | None, u
                       types=("episodic", "working"), since=since, until=until, include_expired=True)
     with rt.ledger.read() as session:
         dim = rt.check_model(session)
-        rows = session.select(filters.conditions(rt.now()), order="event")
+        rows = [for_derivation(r) for r in session.select(filters.conditions(rt.now()), order="event")]
     if not rows:
         what = f"task {task_id}" if task_id else "that time range"
         raise InvalidInput(f"Nothing to summarize: no active episodic memories for {what}.")
@@ -58,14 +61,15 @@ def summarize(rt: Runtime, *, task_id: str | None, since: datetime | None, until
         return rt.embed(texts, dim)
 
     def write(body: str, part: int, sources: list[MemoryRow], links: list[str]) -> tuple[Memory, bool]:
+        origin = derived_source(r.source for r in sources)  # the lowest trust of what it was built from
         prepared = rt.prepare({
             "content": body, "type": "semantic", "agent_id": agent, "task_id": task_id,
             "key": derived_key("summary", agent_id, covered, part),
             "trigger": "summary" if part == 0 else "summary_part", "outcome": "neutral", "importance": 0.7,
-            "confidence": 0.8, "source": "hindsight", "tags": ["summary"], "event_at": sources[-1].event_at,
-            "metadata": {"summary_of": covered, "part": part, "sources": len(sources),
-                         "method": method if part == 0 else "extractive"},
-        })
+            "confidence": _derived_confidence(origin, 0.8), "source": origin, "tags": ["summary"],
+            "event_at": sources[-1].event_at, "metadata": {"summary_of": covered, "part": part, "sources": len(sources),
+                                                          "method": method if part == 0 else "extractive"},
+        }, derived=True)
         return _write_derived(rt, replace(prepared.row, source_ids=links), dim)
 
     groups = [rows[i : i + chunk] for i in range(0, len(rows), chunk)] if len(rows) > chunk else []
@@ -80,10 +84,14 @@ def summarize(rt: Runtime, *, task_id: str | None, since: datetime | None, until
     return SummaryResult(summary, len(rows), updated, [m.id for m in parts])
 
 
+def _derived_confidence(origin: str, trusted: float) -> float:
+    return trusted if trust(origin) == "trusted" else min(trusted, _UNTRUSTED_CONFIDENCE)
+
+
 def _write_derived(rt: Runtime, row: MemoryRow, dim: int) -> tuple[Memory, bool]:
     row.embedding = rt.embed([embedding_text(row)], dim)[0].tolist()
     with rt.ledger.write() as session:
-        existing = session.by_key(row.idempotency_key, None)
+        existing = session.by_key(row.idempotency_key, row.agent_id)
         if existing is None:
             session.insert(row, keyword_terms(row))
             session.audit("summarize", [row.id], row.created_at)
@@ -113,8 +121,9 @@ def consolidate(rt: Runtime, *, agent_id: str | None, dry_run: bool, similarity:
     chosen = (agents,) if agents else None
     with rt.ledger.read() as session:
         dim = rt.check_model(session)
-        episodes = session.select(Filters(agent_ids=chosen, types=("episodic",)).conditions(now), order="event",
-                                  vectors=True)
+        episodes = [r for r in session.select(Filters(agent_ids=chosen, types=("episodic",)).conditions(now),
+                                              order="event", vectors=True)
+                    if not is_quarantined(r.tags, r.metadata)]  # repeated poison must not become a "pattern"
         known = session.select([*Filters(agent_ids=chosen, types=("semantic",)).conditions(now),
                                 ("trigger", "=", "consolidate")])
     plan: list[PatternChange] = []
@@ -124,7 +133,8 @@ def consolidate(rt: Runtime, *, agent_id: str | None, dry_run: bool, similarity:
         for members in groups(rows, similarity):
             found = pattern([rows[i] for i in members])
             if found.evidence >= min_evidence:
-                plan.append(_pattern_change(rt, agent, found, mine))
+                origin = derived_source(rows[i].source for i in members)
+                plan.append(_pattern_change(rt, agent, found, mine, origin))
     changes = [c for c in plan if c.action != "unchanged"]
     if not dry_run and changes:
         _write_patterns(rt, changes, dim, now, actor or rt.config.default_agent)
@@ -145,18 +155,19 @@ def _write_patterns(rt: Runtime, changes: Sequence[PatternChange], dim: int, now
     rt.after_write()
 
 
-def _pattern_change(rt: Runtime, agent: str, found: Any, known: list[MemoryRow]) -> PatternChange:
+def _pattern_change(rt: Runtime, agent: str, found: Any, known: list[MemoryRow], origin: str) -> PatternChange:
     """Create a pattern, or update the one that already covers most of this group's episodes."""
     overlap = [(len(set(k.source_ids) & set(found.source_ids)), k) for k in known]
     best = max(overlap, key=lambda pair: pair[0], default=(0, None))
     row = rt.prepare({
         "content": found.content, "type": "semantic", "agent_id": agent, "trigger": "consolidate",
-        "outcome": found.outcome, "resolution": found.resolution, "confidence": found.confidence,
-        "importance": 0.7, "source": "hindsight", "tags": ["pattern"], "event_at": found.last_at,
+        "outcome": found.outcome, "resolution": found.resolution,
+        "confidence": _derived_confidence(origin, found.confidence), "importance": 0.7, "source": origin,
+        "tags": ["pattern"], "event_at": found.last_at,
         "metadata": {"pattern": {"evidence": found.evidence, "agreement": found.agreement,
                                  "outcomes": found.outcomes}},
         "key": derived_key("consolidate", agent, found.source_ids[0]),
-    }).row
+    }, derived=True).row
     row.source_ids = list(found.source_ids)
     existing = best[1] if best[0] else None
     if existing is None:

@@ -83,7 +83,7 @@ CANDIDATE_COSINE = THRESHOLDS.floor  # the store compares only with memories at 
 # Scripts written without spaces (kana, Han, Hangul) are compared character by character; every other
 # letter is part of a word, so no text is invisible to the comparison (ü, é, кириллица included).
 _SPACELESS = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_TOKEN = rf"[{_SPACELESS}]|[^\W_{_SPACELESS}]+|[<>≤≥!=]=?"
+_TOKEN = rf"[{_SPACELESS}]|[^\W_{_SPACELESS}]+|[<>≤≥=]=?|!="  # "!" alone ends a sentence
 _WORD = rf"[{_SPACELESS}]|[^\W{_SPACELESS}]+|[<>≤≥!=]=?"
 _CLAUSE = r"[.;!?。；！？\n,，]\s"
 

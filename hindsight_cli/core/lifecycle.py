@@ -1,20 +1,29 @@
 """Forgetting and bringing back (DESIGN §6): soft forget, archive, hard forget, TTL expiry, restore.
 
-Every forget is written to the audit log (ids, time, reason, who; never content).
+Every forget is written to the audit log (ids, time, reason, who; never content). What is built on a
+memory that leaves search (a summary, a pattern) leaves with it.
 """
 
 from __future__ import annotations
 
+import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from datetime import datetime
 
 from ..errors import HindsightError, InvalidInput
 from ..models import Filters, Memory
+from ..redact import redact_field
 from ..storage import codec
+from ..storage.base import Reader, Writer
+from ..text import clean
 from ..timeutil import parse_duration
+from . import purge
 from .reading import find
 from .runtime import Runtime
-from .scope import Scope
+from .scope import UNSCOPED, Scope
+
+log = logging.getLogger("hindsight.lifecycle")
 
 _STAMP = ".expiry-checked"
 
@@ -25,57 +34,96 @@ def select_ids(rt: Runtime, filters: Filters, scope: Scope) -> list[str]:
         return session.ids(scope.filters(filters).conditions(rt.now()))
 
 
+def _audit_words(reason: str | None, actor: str) -> tuple[str | None, str]:
+    """What the caller wrote into the audit log (why, who), with its secrets redacted like any memory's."""
+    reason = redact_field(clean(reason), "reason")[0] if reason else None
+    return reason, str(redact_field(clean(actor), "actor")[0])
+
+
+def _targets(session: Reader, ids: Iterable[str], filters: Filters | None, scope: Scope, at: datetime) -> list[str]:
+    targets = list(dict.fromkeys(find(session, memory_id, scope).id for memory_id in ids))
+    if filters is not None:
+        targets += [m for m in session.ids(scope.filters(filters).conditions(at)) if m not in targets]
+    return targets
+
+
+def withdraw(session: Writer, ids: Sequence[str], at: datetime, actor: str) -> list[str]:
+    """Summaries and patterns built on memories that just left search (forgotten, archived, superseded)
+    leave search too: they quote those memories. Rerunning ``summarize`` or ``consolidate`` rebuilds them
+    from what is still active. Returns the ids withdrawn."""
+    derived = [r.id for r in session.by_ids(session.derived_from(ids)) if r.status == "active"]
+    if derived and session.set_status(derived, "invalidated", at):
+        session.audit("withdraw", derived, at, "built from memories that left search", actor)
+    return derived
+
+
 def forget(rt: Runtime, ids: Iterable[str], filters: Filters | None, hard: bool, archive: bool, reason: str | None,
            actor: str | None, scope: Scope) -> int:
     if hard and archive:
         raise InvalidInput("Choose one: --hard deletes for good, --archive keeps memories in cold storage.")
     rt.require()
     at = rt.now()
-    actor = actor or rt.config.default_agent
-    derived: list[str] = []
+    reason, who = _audit_words(reason, actor or rt.config.default_agent)
+    ids = list(ids)
+    if hard:
+        return purge_for_good(rt, ids, filters, reason, who, scope, "forget_hard")
     with rt.ledger.write() as session:
-        targets = list(dict.fromkeys(find(session, memory_id, scope).id for memory_id in ids))
-        if filters is not None:
-            for mid in session.ids(scope.filters(filters).conditions(at)):
-                if mid not in targets:
-                    targets.append(mid)
-        if hard:
-            derived = session.derived_from(targets)
-            count = session.delete(targets + derived)
-            if count:
-                session.audit("forget_hard", targets, at, reason, actor)
-            if derived:
-                session.audit("forget_hard", derived, at, "built from hard-forgotten memories", actor)
-        else:
-            count = session.set_status(targets, "archived" if archive else "invalidated", at)
-            if count:
-                session.audit("archive" if archive else "forget", targets, at, reason, actor)
-    if hard and count:
-        purge(rt, targets + derived)
-    else:
-        rt.after_write()
+        targets = _targets(session, ids, filters, scope, at)
+        count = session.set_status(targets, "archived" if archive else "invalidated", at)
+        if count:
+            session.audit("archive" if archive else "forget", targets, at, reason, who)
+            withdraw(session, targets, at, who)
+    rt.after_write()
     return count
 
 
-def purge(rt: Runtime, ids: list[str]) -> bool:
-    """After a hard forget: drop the vectors and every old index version that still holds them, then
-    rewrite the ledger so no freed block keeps the old bytes. Returns whether it could."""
-    if rt.mirror is not None:
-        rt.mirror.scrub(ids)
-    return rt.ledger.scrub()
+def _delete(rt: Runtime, ids: Sequence[str], filters: Filters | None, reason: str | None, actor: str, scope: Scope,
+            action: str) -> tuple[list[str], int]:
+    at = rt.now()
+    with rt.ledger.write() as session:
+        targets = _targets(session, ids, filters, scope, at)
+        derived = session.derived_from(targets)
+        count = session.delete(targets + derived)
+        if count:
+            session.audit(action, targets, at, reason, actor)
+        if derived:
+            session.audit("forget_hard", derived, at, "built from hard-forgotten memories", actor)
+    return targets + derived, count
+
+
+def purge_for_good(rt: Runtime, ids: Sequence[str], filters: Filters | None, reason: str | None, actor: str,
+                   scope: Scope, action: str) -> int:
+    """Delete memories and everything built from them, then scrub every file that held their bytes.
+
+    The purge is owed (``core/purge.py``) before the delete commits, so a crash at any point leaves a
+    journal that the next open finishes. Once the delete has committed the forget has happened: a scrub
+    that cannot run now (the store is busy) stays owed and is logged, never reported as a failure."""
+    with rt.ledger.read() as session:
+        planned = _targets(session, ids, filters, scope, rt.now())
+        rows = session.by_ids(planned + session.derived_from(planned))
+    if not planned:
+        return 0
+    journal = purge.owe(rt, planned, rows, reason, actor)
+    try:
+        gone, count = _delete(rt, ids, filters, reason, actor, scope, action)
+    except BaseException:
+        journal.unlink(missing_ok=True)  # nothing was deleted, so nothing is owed
+        raise
+    try:
+        purge.amend(journal, gone)
+        purge.finish(rt, journal)
+    except (HindsightError, OSError) as error:
+        log.warning("%d memories were purged; scrubbing their old bytes is owed and finishes at the next open: "
+                    "%s", count, error)
+    return count
 
 
 def expire(rt: Runtime) -> int:
-    """Delete every memory whose TTL has passed (rows, terms and vectors); returns how many."""
+    """Purge every memory whose TTL has passed, as a hard forget does (rows, vectors, old bytes, the
+    summaries built on them); returns how many."""
     rt.require()
-    at = rt.now()
-    with rt.ledger.write() as session:
-        targets = session.ids(Filters(statuses=None, expired_only=True).conditions(at))
-        count = session.delete(targets)
-        if count:
-            session.audit("expire", targets, at, "TTL passed", "hindsight")
-    if count and rt.mirror is not None:
-        rt.mirror.delete(targets)
+    count = purge_for_good(rt, [], Filters(statuses=None, expired_only=True), "TTL passed", "hindsight", UNSCOPED,
+                           "expire")
     (rt.path / _STAMP).touch()
     return count
 
@@ -108,7 +156,7 @@ def restore(rt: Runtime, memory_id: str, actor: str | None, scope: Scope) -> Mem
             if newer and newer[0].status == "active":
                 raise InvalidInput(f"{row.id} was superseded by {row.superseded_by}; restore or forget that one instead.")
         session.set_status([row.id], "active", at)
-        session.audit("restore", [row.id], at, actor=actor or rt.config.default_agent)
+        session.audit("restore", [row.id], at, actor=_audit_words(None, actor or rt.config.default_agent)[1])
         restored = session.by_ids([row.id])[0]
     rt.after_write()
     return codec.to_memory(restored)

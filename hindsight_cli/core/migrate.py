@@ -15,7 +15,7 @@ from ..errors import InvalidInput
 from ..storage.base import AuditRow
 from ..storage.rows import keyword_terms
 from .runtime import Progress, Runtime
-from .transfer import IMPORT_BATCH
+from .transfer import IMPORT_BATCH, fresh as fresh_positions
 
 
 @dataclass
@@ -69,15 +69,13 @@ def migrate(source: Runtime, target: Runtime, progress: Progress | None = None) 
     with target.ledger.read() as session:
         known = session.identities()
         logged = {_entry(e) for e in session.audit_log(limit=None, action=None, memory_id=None, since=None)}
-    ids, keys = {i for i, _, _ in known}, {k for _, _, k in known}
-    fresh = [r for r in rows if r.id not in ids and r.idempotency_key not in keys]
+    fresh = [rows[i] for i in fresh_positions(rows, known)]
     added = 0
     for start in range(0, len(fresh), IMPORT_BATCH):
         chunk = fresh[start : start + IMPORT_BATCH]
         with target.ledger.write() as session:  # what another writer added since: this chunk's rows only
             present = session.present([r.id for r in chunk], [r.idempotency_key for r in chunk])
-            taken_ids, taken_keys = {i for i, _, _ in present}, {k for _, _, k in present}
-            batch = [r for r in chunk if r.id not in taken_ids and r.idempotency_key not in taken_keys]
+            batch = [chunk[i] for i in fresh_positions(chunk, present)]
             session.insert_many([(r, keyword_terms(r)) for r in batch])
         added += len(batch)
         if progress:

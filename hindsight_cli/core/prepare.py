@@ -16,8 +16,8 @@ from typing import Any
 
 from ..errors import InvalidInput
 from ..models import MEMORY_TYPES, OUTCOMES, STATUSES
-from ..poisoning import QUARANTINE_CONFIDENCE, QUARANTINE_TAG, quarantine_reason
-from ..redact import redact, redact_labels, redact_value
+from ..poisoning import DERIVED, QUARANTINE_CONFIDENCE, QUARANTINE_TAG, assess, trust
+from ..redact import redact_field
 from ..storage.rows import MemoryRow
 from ..text import clean, without_surrogates
 from ..timeutil import parse_duration, parse_future, parse_time
@@ -27,6 +27,7 @@ _IMPORTANCE_BY_TRIGGER = {
     "tool_call": 0.3, "note": 0.5,
 }
 _CONFIDENCE_BY_SOURCE = {"user": 0.9, "tool": 0.8, "agent": 0.6, "import": 0.6, "web": 0.3}
+_UNKNOWN_SOURCE_CONFIDENCE = 0.3  # a source name nobody listed is untrusted, like the web
 _MAX_LABEL = 200
 
 
@@ -135,12 +136,12 @@ def _content(fields: Mapping[str, Any], max_bytes: int) -> tuple[str, str | None
     if size > max_bytes:
         raise InvalidInput(f"content is {size} bytes, over the {max_bytes}-byte limit: split it, summarise it, "
                            "or raise [limits] max_content_bytes in config.toml.")
-    content, redactions = redact(content)
+    content, redactions = redact_field(content, "content")
     resolution = fields.get("resolution")
     if resolution is not None:
         if not isinstance(resolution, str):
             raise InvalidInput("resolution must be a string.")
-        resolution, n = redact(clean(resolution))
+        resolution, n = redact_field(clean(resolution), "resolution")
         redactions += n
     return content, resolution or None, redactions
 
@@ -173,7 +174,7 @@ def _metadata(value: Any) -> tuple[dict[str, Any], int]:
         metadata = json.loads(json.dumps(without_surrogates(value), ensure_ascii=False))
     except (TypeError, ValueError):
         raise InvalidInput("metadata must contain only JSON values.") from None
-    redacted, count = redact_value(metadata)
+    redacted, count = redact_field(metadata, "metadata")
     return dict(redacted), count
 
 
@@ -188,46 +189,77 @@ def _expiry(fields: Mapping[str, Any], memory_type: str, limits: Limits, now: da
     return expires_at
 
 
-def prepare(fields: Mapping[str, Any], limits: Limits, now: datetime, keep_identity: bool = False) -> Prepared:
-    """Validate and normalise one memory. ``keep_identity`` (import) keeps id, timestamps and status."""
+def _source(fields: Mapping[str, Any], own: bool) -> str:
+    """Who the text comes from; ``hindsight`` (a derived memory's) only when hindsight itself, or an
+    import of its own export (``own``), writes it: a caller cannot dress text up as hindsight's."""
+    source = (label(fields.get("source"), "source") or "agent").lower()
+    if (source == DERIVED or source.startswith(DERIVED + ":")) and not own:
+        raise InvalidInput(f"source {source!r} is hindsight's own (summaries, patterns); give where the text "
+                           "comes from instead, e.g. agent, user, tool or web.")
+    return source
+
+
+def _labels(values: Mapping[str, str | None], tags: list[str]) -> tuple[dict[str, str | None], list[str], int]:
+    """Labels with their secrets redacted (the label rules: ``auth:oauth2`` is a tag, not a password)."""
+    out: dict[str, str | None] = {}
+    total = 0
+    for name, value in values.items():
+        out[name], n = redact_field(value, name)
+        total += n
+    redacted, n = redact_field(tags, "tags")
+    return out, [str(t) for t in dict.fromkeys(redacted)], total + n
+
+
+def _quarantine(row: MemoryRow) -> None:
+    """Instruction-like text from an untrusted source, in any field: kept, but never trusted."""
+    found = assess({"content": row.content, "resolution": row.resolution, "tags": row.tags, "task_id": row.task_id,
+                    "trigger": row.trigger, "agent_id": row.agent_id, "metadata": row.metadata, "env": row.env},
+                   row.source)
+    if found:
+        row.confidence = min(row.confidence, QUARANTINE_CONFIDENCE)
+        row.metadata = {**row.metadata, "quarantine": found}
+        if QUARANTINE_TAG not in row.tags:
+            row.tags.append(QUARANTINE_TAG)
+
+
+def prepare(fields: Mapping[str, Any], limits: Limits, now: datetime, keep_identity: bool = False,
+            derived: bool = False) -> Prepared:
+    """Validate and normalise one memory. ``keep_identity`` (import) keeps id, timestamps and status;
+    ``derived``: hindsight itself writes it (a summary, a pattern)."""
     content, resolution, redactions = _content(fields, limits.max_bytes)
     memory_type = choice(fields.get("type"), "type", MEMORY_TYPES, "episodic")
     outcome = choice(fields.get("outcome"), "outcome", OUTCOMES, "unknown")
     trigger = label(fields.get("trigger"), "trigger")
-    source = (label(fields.get("source"), "source") or "agent").lower()
+    source = _source(fields, keep_identity or derived)
     agent_label = label(fields.get("agent_id"), "agent") or limits.default_agent
     task_label = label(fields.get("task_id"), "task")
     step = _step(fields.get("step"))
     importance = _unit(fields.get("importance"), "importance",
                        max(_IMPORTANCE_BY_TRIGGER.get(trigger or "", 0.5), 0.7 if outcome == "failure" else 0.0))
-    confidence = _unit(fields.get("confidence"), "confidence", _CONFIDENCE_BY_SOURCE.get(source, 0.5))
-    tags = _tags(fields.get("tags") or [])
-    (trigger, agent_id, task_id, *labels), n = redact_labels([trigger, agent_label, task_label, *tags])
-    tags, redactions = [str(t) for t in dict.fromkeys(labels)], redactions + n
-    metadata, n = _metadata(fields.get("metadata") or {})
-    redactions += n
-    quarantine = quarantine_reason(content, source)
-    if quarantine:  # instruction-like text from an untrusted source: kept, but never trusted
-        confidence = min(confidence, QUARANTINE_CONFIDENCE)
-        metadata = {**metadata, "quarantine": quarantine}
-        if QUARANTINE_TAG not in tags:
-            tags.append(QUARANTINE_TAG)
-    env, n = redact_value(_string_map(fields.get("env"), "env"))
-    agent = str(agent_id)
+    default_confidence = _CONFIDENCE_BY_SOURCE.get(source, 0.5 if trust(source) == "trusted" else
+                                                   _UNKNOWN_SOURCE_CONFIDENCE)
+    confidence = _unit(fields.get("confidence"), "confidence", default_confidence)
+    labels, tags, n = _labels({"trigger": trigger, "agent_id": agent_label, "task_id": task_label,
+                               "idempotency_key": label(fields.get("idempotency_key") or fields.get("key"), "key"),
+                               "supersedes": label(fields.get("supersedes"), "supersedes")},
+                              _tags(fields.get("tags") or []))
+    metadata, m = _metadata(fields.get("metadata") or {})
+    env, e = redact_field(_string_map(fields.get("env"), "env"), "env")
+    agent, task_id = str(labels["agent_id"]), labels["task_id"]
     row = MemoryRow(
-        id=uuid7(), content=content, type=memory_type, agent_id=agent, task_id=task_id, step=step, trigger=trigger,
-        outcome=outcome, resolution=resolution, importance=importance, confidence=confidence, tags=tags,
-        metadata=metadata, env=env, source=source, created_at=now,
+        id=uuid7(), content=content, type=memory_type, agent_id=agent, task_id=task_id, step=step,
+        trigger=labels["trigger"], outcome=outcome, resolution=resolution, importance=importance,
+        confidence=confidence, tags=tags, metadata=metadata, env=env, source=source, created_at=now,
         event_at=_time(fields.get("event_at"), "event_at") or now,
         valid_until=_time(fields.get("valid_until"), "valid_until", future=True),
         expires_at=_expiry(fields, memory_type, limits, now, keep_identity),
         content_hash=content_hash(content),
-        idempotency_key=label(fields.get("idempotency_key") or fields.get("key"), "key")
-        or default_key(agent, task_id, step, content),
-        supersedes=label(fields.get("supersedes"), "supersedes"))
+        idempotency_key=labels["idempotency_key"] or default_key(agent, task_id, step, content),
+        supersedes=labels["supersedes"])
+    _quarantine(row)
     if keep_identity:
         _keep_identity(row, fields)
-    return Prepared(row, redactions + n)
+    return Prepared(row, redactions + n + m + e)
 
 
 def _keep_identity(row: MemoryRow, fields: Mapping[str, Any]) -> None:

@@ -7,6 +7,7 @@ the index after a catch-up sync done in short ledger reads of its own.
 
 from __future__ import annotations
 
+from ..errors import StoreBusy
 from ..models import SearchResult
 from ..search.candidates import IndexSource, LedgerSource, Source, gather
 from ..search.pipeline import rank, result
@@ -17,6 +18,9 @@ from ..text import terms
 from . import embedding_jobs
 from .runtime import Runtime
 from .scope import Scope
+
+
+_INDEX_WAIT = 0.5  # seconds a search waits for another process's index update before asking the ledger
 
 
 def _engine(rt: Runtime, session: Reader, requested: str | None) -> str:
@@ -67,6 +71,11 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
             return ranked(LedgerSource(session, filters.agent_ids), dim)
     assert mirror is not None
     # Catch the index up with short ledger reads of its own, then search it without holding the ledger:
-    # a DuckDB reader, even read-only, locks every writing process out.
-    mirror.sync(dim=dim)
+    # a DuckDB reader, even read-only, locks every writing process out. While another process rewrites
+    # the index (a hard forget's scrub takes seconds), the ledger answers instead: exact, and current.
+    try:
+        mirror.sync(dim=dim, wait=_INDEX_WAIT)
+    except StoreBusy:
+        with rt.ledger.read() as session:
+            return ranked(LedgerSource(session, filters.agent_ids), dim)
     return ranked(IndexSource(mirror.index(dim)), dim)

@@ -80,8 +80,16 @@ class Runtime:
         return self.ledger.exists
 
     def require(self) -> None:
+        """The store must exist; a purge an earlier process began and did not finish is finished first."""
         if not self.exists:
             raise StoreNotFound(f"No hindsight store at {self.path}. Run `hindsight init` here, or pass --store PATH.")
+        self.recover()
+
+    def recover(self) -> None:
+        from . import purge
+
+        if purge.owed(self):
+            purge.finish_owed(self)
 
     # --- the embedder -------------------------------------------------------------------------------
 
@@ -133,8 +141,8 @@ class Runtime:
         return Limits(self.config.default_agent, self.config.max_content_bytes,
                       {t: getattr(self.config, f"{t}_ttl") for t in TYPES})
 
-    def prepare(self, fields: Mapping[str, Any], keep_identity: bool = False) -> Prepared:
-        return prepare(fields, self.limits(), self.now(), keep_identity)
+    def prepare(self, fields: Mapping[str, Any], keep_identity: bool = False, derived: bool = False) -> Prepared:
+        return prepare(fields, self.limits(), self.now(), keep_identity, derived)
 
     def after_write(self) -> None:
         """A committed write: an index this process holds open catches up now."""

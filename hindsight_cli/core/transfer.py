@@ -11,7 +11,7 @@ from typing import Any
 from .. import paths
 from ..errors import InvalidInput
 from ..models import Filters, ImportResult
-from ..storage.rows import embedding_text, keyword_terms
+from ..storage.rows import MemoryRow, embedding_text, keyword_terms
 from . import embedding_jobs
 from .prepare import Prepared
 from .reading import list_memories
@@ -42,18 +42,22 @@ def _prepared(rt: Runtime, records: Sequence[Mapping[str, Any]], scope: Scope) -
     return out
 
 
-def _fresh(items: Sequence[Prepared], identities: set[tuple[str, str, str]]) -> list[Prepared]:
-    """The records whose id and idempotency key the store does not hold yet (nor an earlier record)."""
-    ids, keys = {i for i, _, _ in identities}, {k for _, _, k in identities}
+def fresh(rows: Sequence[MemoryRow], identities: set[tuple[str, str, str]]) -> list[int]:
+    """The positions of the rows whose id, and whose idempotency key in their agent's scope, the store does
+    not hold yet (nor an earlier row of ``rows``)."""
+    ids, keys = {i for i, _, _ in identities}, {(a, k) for _, a, k in identities}
     out = []
-    for item in items:
-        row = item.row
-        if row.id in ids or row.idempotency_key in keys:
+    for position, row in enumerate(rows):
+        if row.id in ids or (row.agent_id, row.idempotency_key) in keys:
             continue
         ids.add(row.id)
-        keys.add(row.idempotency_key)
-        out.append(item)
+        keys.add((row.agent_id, row.idempotency_key))
+        out.append(position)
     return out
+
+
+def _fresh(items: Sequence[Prepared], identities: set[tuple[str, str, str]]) -> list[Prepared]:
+    return [items[i] for i in fresh([p.row for p in items], identities)]
 
 
 def import_records(rt: Runtime, records: Sequence[Mapping[str, Any]], progress: Progress | None,

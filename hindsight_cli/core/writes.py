@@ -1,29 +1,55 @@
-"""Writing one memory (DESIGN §6): validated, redacted, idempotent, near-duplicates merged, supersedes linked.
+"""Writing one memory (DESIGN §6): validated, redacted, idempotent, restatements merged, changed facts
+superseding the old ones, every link inside the writer's agent scope.
 
-The idempotency key, the superseded memory and the near-duplicate are all looked up inside the write
-transaction, so concurrent writers cannot both add the same memory.
+The idempotency key (unique per agent), the superseded memory and the near memories a new one is compared
+with are all looked up inside the write transaction, so concurrent writers cannot both add the same
+memory, and nothing is ever looked up in, merged into or superseded across another agent's scope.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidInput
 from ..models import WriteResult
 from ..storage import codec
-from ..storage.base import Writer
+from ..storage.base import Condition, Writer
 from ..storage.rows import MemoryRow, embedding_text, keyword_terms
 from . import embedding_jobs
-from .lifecycle import expire_if_due
+from .lifecycle import expire_if_due, withdraw
 from .reading import find
 from .runtime import Runtime
-from .scope import UNSCOPED, Scope
+from .scope import Scope
+
+_NEAREST = 5  # near memories a new one is compared with for a merge or an update
+
+
+@dataclass
+class _Plan:
+    """What the write does besides inserting: merge into ``merge_into``, or supersede ``old``."""
+
+    merge_into: str | None = None
+    old: MemoryRow | None = None
+    change: str | None = None  # "60 → 100": what an automatic supersede changed
+
+
+def _inherit(rt: Runtime, values: dict[str, Any], scope: Scope) -> None:
+    """A memory that supersedes another keeps its agent and task unless it names its own."""
+    if not values.get("supersedes") or not rt.exists:
+        return
+    with rt.ledger.read() as session:
+        old = find(session, str(values["supersedes"]), scope)
+    if not values.get("agent_id"):
+        values["agent_id"] = old.agent_id
+    if values.get("task_id") is None:
+        values["task_id"] = old.task_id
 
 
 def _supersedable(session: Writer, row: MemoryRow, scope: Scope) -> MemoryRow:
     assert row.supersedes is not None
-    old = find(session, row.supersedes, UNSCOPED)
+    old = find(session, row.supersedes, scope)  # another agent's memory is not there for a scoped writer
     if old.agent_id != row.agent_id:
         raise InvalidInput(f"{old.id} belongs to agent {old.agent_id!r}, not {row.agent_id!r}: "
                            "a memory can only supersede one of its own agent.")
@@ -33,21 +59,41 @@ def _supersedable(session: Writer, row: MemoryRow, scope: Scope) -> MemoryRow:
     return old
 
 
-def _near_duplicate(rt: Runtime, session: Writer, row: MemoryRow) -> str | None:
-    """An active memory of the same agent, type, outcome and task whose cosine reaches the threshold.
-    Explicit, different steps of a task are distinct events, however alike their text."""
-    where = [("status", "in", ["active"]), ("agent_id", "in", [row.agent_id]), ("type", "in", [row.type]),
-             ("outcome", "in", [row.outcome]), ("task_id", "is", row.task_id), ("step", "null_or_eq", row.step)]
-    best = session.nearest(list(row.embedding), where, 1)
-    if best and best[0][1] >= rt.config.dedup_threshold:
-        return best[0][0]
-    return None
+def _near(row: MemoryRow) -> list[Condition]:
+    """The memories a new one may restate or update: active, of its agent, type and outcome, in its task;
+    explicit, different steps of a task are distinct events, however alike their text."""
+    return [("status", "in", ["active"]), ("agent_id", "in", [row.agent_id]), ("type", "in", [row.type]),
+            ("outcome", "in", [row.outcome]), ("task_id", "is", row.task_id), ("step", "null_or_eq", row.step)]
+
+
+def _plan(rt: Runtime, session: Writer, row: MemoryRow) -> _Plan:
+    """Merge a restatement (same words, values and polarity), supersede an update (the same statement with
+    other values, or negated), or just insert (core/facts.py decides; docs/benchmarks.md measures it)."""
+    from .facts import CANDIDATE_COSINE, THRESHOLDS, Thresholds, resolve
+
+    near = [(m, s) for m, s in session.nearest(list(row.embedding), _near(row), _NEAREST) if s >= CANDIDATE_COSINE]
+    if not near:
+        return _Plan()
+    rows = {r.id: r for r in session.by_ids([m for m, _ in near])}
+    thresholds = Thresholds(THRESHOLDS.floor, rt.config.dedup_threshold, THRESHOLDS.update, THRESHOLDS.slack,
+                            THRESHOLDS.slack_cosine)
+    # An episode is an event: "deploy 41 failed" after "deploy 40 failed" is a second event, not a
+    # correction, so only facts and how-tos (and working state) are superseded by their update.
+    facts = rt.config.on_change == "supersede" and row.type != "episodic"
+    choice = resolve(embedding_text(row), [(m, embedding_text(rows[m]), s) for m, s in near if m in rows],
+                     supersede=facts, thresholds=thresholds)
+    if choice.action == "merge":
+        return _Plan(merge_into=choice.target)
+    if choice.action == "supersede" and choice.target in rows and choice.decision is not None:
+        return _Plan(old=rows[choice.target], change=choice.decision.summary or choice.decision.reason)
+    return _Plan()
 
 
 def record(rt: Runtime, content: str, fields: Mapping[str, Any], merge: bool, supersedes: str | None,
            scope: Scope) -> WriteResult:
     values = {**fields, "content": content, "supersedes": supersedes}
     values["agent_id"] = scope.resolve(values.get("agent_id")) or values.get("agent_id")
+    _inherit(rt, values, scope)
     prepared = rt.prepare(values)
     row = prepared.row
     from .admin import init
@@ -58,21 +104,25 @@ def record(rt: Runtime, content: str, fields: Mapping[str, Any], merge: bool, su
         dim = rt.check_model(session)
     row.embedding = rt.checked(job.result(), dim)[0].tolist()
     with rt.ledger.write() as session:
-        existing = session.by_key(row.idempotency_key, None)
+        existing = session.by_key(row.idempotency_key, row.agent_id)
         if existing is not None:
             return WriteResult(codec.to_memory(existing), True, prepared.redactions)
-        old = _supersedable(session, row, scope) if row.supersedes else None
-        if merge and old is None:
-            twin = _near_duplicate(rt, session, row)
-            if twin is not None:
-                session.touch(twin, row.created_at, row.importance)
-                session.audit("merge", [twin], row.created_at, actor=row.agent_id)
-                return WriteResult(codec.to_memory(session.by_ids([twin])[0]), True, prepared.redactions)
+        plan = _Plan(old=_supersedable(session, row, scope)) if row.supersedes else (
+            _plan(rt, session, row) if merge else _Plan())
+        if plan.merge_into is not None:
+            session.touch(plan.merge_into, row.created_at, row.importance)
+            session.audit("merge", [plan.merge_into], row.created_at, "the same statement again", row.agent_id)
+            return WriteResult(codec.to_memory(session.by_ids([plan.merge_into])[0]), True, prepared.redactions)
+        if plan.old is not None:
+            row.supersedes = plan.old.id
         session.insert(row, keyword_terms(row))
         session.audit("record", [row.id], row.created_at, actor=row.agent_id)
-        if old is not None:
-            session.supersede(old.id, row.id, row.created_at)
-            session.audit("supersede", [old.id, row.id], row.created_at, actor=row.agent_id)
+        if plan.old is not None:
+            session.supersede(plan.old.id, row.id, row.created_at)
+            reason = f"updated automatically: {plan.change}" if plan.change else None
+            session.audit("supersede", [plan.old.id, row.id], row.created_at, reason, row.agent_id)
+            withdraw(session, [plan.old.id], row.created_at, row.agent_id)  # summaries quoting the old fact
     rt.after_write()
     expire_if_due(rt)
-    return WriteResult(codec.to_memory(row), False, prepared.redactions)
+    superseded = [plan.old.id] if plan.old is not None else []
+    return WriteResult(codec.to_memory(row), False, prepared.redactions, superseded, plan.change)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 _LOW_DISK = 500 * 1024 * 1024
 
 
-def run(store: Path | None = None) -> list[Check]:
+def run(store: Path | None = None, fix: bool = False) -> list[Check]:
     from ..store import Store
 
     location = paths.resolve_store(store)
@@ -35,9 +35,28 @@ def run(store: Path | None = None) -> list[Check]:
                            "run `hindsight init` (or record a memory, which creates it)"))
         return checks
     checks.append(_permissions(location.path))
+    purges = _purges(opened, fix)
+    checks.append(purges)
+    if purges.status == "fail":  # opening the ledger would finish them: a check changes nothing
+        return [*checks, _disk(location.path)]
     checks.extend(_ledger(location.path))
     checks.append(_disk(location.path))
     return checks
+
+
+def _purges(store: Store, fix: bool) -> Check:
+    """A hard forget that a crash interrupted leaves its journal: the text may still be on disk."""
+    owed = store.owed_purges()
+    if owed and fix:
+        done = store.finish_purges()
+        owed = store.owed_purges()
+        if not owed:
+            return ok("store.purges", f"finished {done} interrupted hard forget(s): no trace of them is left")
+    if owed:
+        return fail("store.purges", f"{len(owed)} hard forget(s) did not finish: their text may still be on disk",
+                    ", ".join(owed), "run `hindsight doctor store --fix` (any command on this store finishes "
+                    "them too)")
+    return ok("store.purges", "no interrupted hard forget")
 
 
 def _permissions(path: Path) -> Check:

@@ -7,9 +7,10 @@ stdin and print the answer in the client's format. Recording events only append 
 a repeat, session end, compaction, ``hindsight hooks flush``). Nothing here may break the agent: any
 error is written to ``<store>/spool/hooks.log`` (or ``HINDSIGHT_HOME/hooks.log``) and the hook exits 0.
 
-A recording event imports only this module, ``events``, ``spool``, ``redact`` and ``paths``, which load
-nothing outside the standard library and not even pathlib or typing: the installed command runs Python
-with ``-S`` (no site-packages), and ``full_environment`` brings the rest in before anything that needs it.
+A recording event imports only this module, ``events``, ``spool``, ``redact`` (with its rule modules) and
+``paths``, which load nothing outside the standard library and not even pathlib or typing: the installed
+command runs Python with ``-S`` (no site-packages), and ``full_environment`` brings the rest in before
+anything that needs it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import os
 import sys
 import time
 
+from ..redact import redact, redact_field
 from . import codec, events, spool
 
 TYPE_CHECKING = False
@@ -157,8 +159,12 @@ def _open_failure(store: str, session: str, tool: str) -> bool:
 
 
 def _line(event: events.Event, kind: str, **fields: Any) -> dict[str, Any]:
+    """A spool line. Its texts were redacted by ``events.normalize``; the session id and the directory
+    go through the label rules here (they stay as they were for finding the store)."""
+    session, _ = redact_field(event.session, "session")
+    cwd, _ = redact_field(event.cwd, "cwd")
     return {"id": spool.new_id(), "kind": kind, "ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "client": event.client, "session": event.session, "cwd": event.cwd, **fields}
+            "client": event.client, "session": session, "cwd": cwd, **fields}
 
 
 def _record(store: str, event: events.Event, conf: Settings) -> str | None:
@@ -251,8 +257,11 @@ def log_failure(where: str, name: str, client: str, error: BaseException) -> Non
         import traceback
 
         detail = "".join(traceback.format_exception(type(error), error, error.__traceback__)[-3:]).strip()
+        # An error's message can quote the payload (a client or event name, a value in a config file):
+        # the log is a file on disk like the spool, so it is redacted like the spool.
+        line, _ = redact(f"{stamp} {client} {name}: {type(error).__name__}: {error}\n  {detail}\n")
         with open(where, "a", encoding="utf-8") as handle:
-            handle.write(f"{stamp} {client} {name}: {type(error).__name__}: {error}\n  {detail}\n")
+            handle.write(line)
     except Exception:  # noqa: BLE001  (a read-only disk must not break the agent either)
         pass
 

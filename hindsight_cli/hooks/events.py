@@ -11,7 +11,7 @@ are JSON with ``additional_context`` / ``continue``); Gemini CLI (settings.json;
 
 from __future__ import annotations
 
-from ..redact import redact, redact_value
+from ..redact import redact, redact_field, redact_value
 from . import codec
 
 TYPE_CHECKING = False
@@ -92,16 +92,20 @@ def _text(value: Any) -> str:
     return codec.dumps(value, sort_keys=True)
 
 
-def args_summary(tool_input: Any) -> str:
-    """What the call was about: the command, the file, or the arguments as compact JSON."""
+def args_summary(tool_input: Any) -> tuple[str, int]:
+    """What the call was about, redacted: the command, the file, or the arguments as compact JSON; and
+    how many secrets went. Only what is kept is redacted (a Write's whole file content is not), and it
+    is redacted whole before it is clipped, so a clip never cuts a secret in two and hides it."""
     if isinstance(tool_input, dict):
         for key in ("command", "cmd", "file_path", "path", "url", "query", "pattern"):
             value = tool_input.get(key)
             if isinstance(value, list):
                 value = " ".join(str(v) for v in value)
             if isinstance(value, str) and value.strip():
-                return _clip(" ".join(value.split()), _MAX_ARGS)
-    return _clip(_text(tool_input), _MAX_ARGS)
+                text, count = redact(value)
+                return _clip(" ".join(text.split()), _MAX_ARGS), count
+    redacted, count = redact_value(tool_input)
+    return _clip(_text(redacted), _MAX_ARGS), count
 
 
 def response_error(response: Any) -> str:
@@ -137,11 +141,10 @@ def normalize(client: str, name: str, payload: dict[str, Any]) -> Event:
     event = Event(client, kind, session, cwd, source=str(payload.get("source") or payload.get("trigger") or ""))
     count = 0
     if kind == "prompt":
-        event.prompt, count = redact(_text(payload.get("prompt") or payload.get("user_prompt")))
+        event.prompt, count = redact_field(_text(payload.get("prompt") or payload.get("user_prompt")), "prompt")
     elif kind in ("tool", "tool-failure"):
-        event.tool = str(payload.get("tool_name") or payload.get("toolName") or "tool")
-        tool_input, n = redact_value(payload.get("tool_input") if "tool_input" in payload else payload.get("toolArgs"))
-        event.args = args_summary(tool_input)
+        event.tool, _ = redact_field(str(payload.get("tool_name") or payload.get("toolName") or "tool"), "tool")
+        event.args, n = args_summary(payload.get("tool_input") if "tool_input" in payload else payload.get("toolArgs"))
         error = ""
         if kind == "tool-failure":
             if payload.get("is_interrupt"):
@@ -156,7 +159,7 @@ def normalize(client: str, name: str, payload: dict[str, Any]) -> Event:
         elif kind == "tool-failure":
             event.kind = "tool"  # an interrupt: neither a failure nor a fix
             event.extra["interrupted"] = True
-        error, m = redact(error)
+        error, m = redact_field(error, "error")
         event.error = _clip(error, _MAX_ERROR)
         count = n + m
     event.redactions = count

@@ -16,7 +16,7 @@ from . import codec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from pathlib import Path
     from typing import Any
 
@@ -149,3 +149,63 @@ def trim_seen(store: Path, keep: int = 2000) -> None:
         temp.write_text("\n".join(lines[-keep:]) + "\n", encoding="utf-8")
         os.chmod(temp, 0o600)
         os.replace(temp, path)
+
+
+def _rewrite(path: Path, lines: list[str]) -> None:
+    """Replace ``path`` with ``lines`` under its lock, through a private temporary file."""
+    fd = _open_locked(path)
+    try:
+        temp = path.with_name(f".{path.name}.scrub")
+        out = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        with os.fdopen(out, "w", encoding="utf-8") as handle:
+            handle.write("".join(line + "\n" for line in lines))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    finally:
+        os.close(fd)
+
+
+_ENOUGH = 4  # forgotten words in one line that make it the forgotten text's, whatever else it says
+_TEXT_FIELDS = ("text", "args", "error", "prompt", "command", "message")
+
+
+def _line_words(line: str, words_of: Callable[[str], list[str]]) -> list[str]:
+    """The words a spool line holds of what was recorded (a signature's terms, an event's text), not its
+    bookkeeping (ids, times, field names)."""
+    try:
+        value = codec.loads(line)
+    except ValueError:
+        return words_of(line)
+    if not isinstance(value, dict):
+        return words_of(line)
+    if isinstance(value.get("terms"), list):
+        return [str(t) for t in value["terms"]]
+    return words_of(" ".join(str(value[k]) for k in _TEXT_FIELDS if value.get(k)))
+
+
+def scrub(store: Path, forgotten: Callable[[str], bool]) -> int:
+    """After a hard forget: drop every spool line (events, claimed events, "seen before" signatures, the
+    hooks' log) whose words are mostly ``forgotten`` ones, so no trace of the text stays in the spool.
+    Returns how many lines went."""
+    from . import _terms
+
+    directory = spool_dir(store)
+    if not directory.is_dir():
+        return 0
+    dropped = 0
+    for path in sorted(directory.iterdir()):
+        if not path.is_file() or path.is_symlink() or path.name.startswith("."):
+            continue
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        kept = []
+        for line in lines:
+            words = _line_words(line, _terms)
+            hits = sum(1 for word in words if forgotten(word))
+            if hits and (hits * 2 >= len(words) or hits >= _ENOUGH):
+                dropped += 1
+            else:
+                kept.append(line)
+        if len(kept) != len(lines):
+            _rewrite(path, kept)
+    return dropped

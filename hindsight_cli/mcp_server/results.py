@@ -87,19 +87,18 @@ def search(result: SearchResult, budget: int, fields: Sequence[str] | None = Non
 
 
 def write(result: WriteResult, verbose: bool = False) -> tuple[str, dict[str, Any]]:
-    """One line: what was stored under which id, what it replaced, what was redacted."""
+    """One line: what was stored under which id, what it replaced (and what changed), what was redacted."""
     memory = result.memory
-    if hasattr(result, "superseded"):  # the ids this write replaced, once WriteResult reports them
-        superseded = list(result.superseded)
-    else:
-        superseded = [memory.supersedes] if memory.supersedes and not result.deduplicated else []
+    superseded = list(result.superseded)
     text = f"Already stored as {memory.id} (deduplicated)." if result.deduplicated else f"Recorded {memory.id}."
     if superseded:
-        text += f" It replaces {', '.join(superseded)}."
+        text += f" It replaces {', '.join(superseded)}" + (f" ({result.change})." if result.change else ".")
     if result.redactions:
         text += f" {result.redactions} secret(s) redacted."
     structured: dict[str, Any] = {"id": memory.id, "deduplicated": result.deduplicated, "superseded": superseded,
                                   "redactions": result.redactions}
+    if result.change:
+        structured["change"] = result.change
     if verbose:
         structured["memory"] = memory.to_dict()
     return text, structured

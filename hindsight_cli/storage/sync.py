@@ -62,12 +62,13 @@ class Mirror:
         return (index is not None and self.synced is not None and self.synced[0] == self.ledger.change_token()
                 and self.synced[1] == index.dim)
 
-    def sync(self, progress: Progress | None = None, dim: int | None = None) -> int:
-        """Bring the index up to the ledger: upsert changed rows, drop rows the ledger lost."""
+    def sync(self, progress: Progress | None = None, dim: int | None = None, wait: float | None = None) -> int:
+        """Bring the index up to the ledger: upsert changed rows, drop rows the ledger lost. ``wait``: how
+        long to wait for another process's index update (default the lock timeout) before StoreBusy."""
         index = self.index(dim)
         token = self.ledger.change_token()  # read first: a write during the sync leaves the index stale
         changed = 0
-        with index.write_lock(self.lock_timeout):
+        with index.write_lock(self.lock_timeout if wait is None else wait):
             mark = index.watermark()
             with self.ledger.read() as session:
                 head = session.max_seq()
@@ -111,12 +112,15 @@ class Mirror:
                 log.warning("index sync after a write failed (it catches up later): %s", error)
 
     def scrub(self, ids: Sequence[str]) -> None:
-        """After a hard forget: the vectors and every old index version that still holds them go."""
+        """After a hard forget: the vectors and every old index version that still holds them go, with
+        any other row the ledger no longer has (what was built from them, deleted before a crash)."""
         if not self.directory.exists():
             return
         index = self.index()
         with index.write_lock(self.lock_timeout):
-            index.scrub(ids)
+            with self.ledger.read() as session:
+                known = {identity[0] for identity in session.identities()}
+            index.scrub(sorted(set(ids) | (index.ids() - known)))
 
     def delete(self, ids: Sequence[str]) -> None:
         if self.directory.exists():

@@ -127,10 +127,10 @@ class SqlSession:
             return []
         return self._select(f"m.id IN ({', '.join('?' for _ in ids)})", list(ids), "newest", None, vectors)
 
-    def by_key(self, key: str, agent_id: str | None) -> MemoryRow | None:
-        where, params = ("m.idempotency_key = ?", [key]) if agent_id is None else (
-            "m.idempotency_key = ? AND m.agent_id = ?", [key, agent_id])
-        rows = self._select(where, params, "newest", 1, False)
+    def by_key(self, key: str, agent_id: str) -> MemoryRow | None:
+        """The memory of ``agent_id`` written with this idempotency key: keys are unique per agent, so
+        another agent's key is never found (nor returned, updated or revealed)."""
+        rows = self._select("m.agent_id = ? AND m.idempotency_key = ?", [agent_id, key], "newest", 1, False)
         return rows[0] if rows else None
 
     def by_prefix(self, prefix: str, limit: int = 3) -> list[str]:
@@ -142,7 +142,8 @@ class SqlSession:
             "SELECT id, agent_id, idempotency_key FROM memories").fetchall()}
 
     def present(self, ids: Sequence[str], keys: Sequence[str]) -> set[tuple[str, str, str]]:
-        """The identities (id, agent, key) of rows that hold one of ``ids`` or ``keys``."""
+        """The identities (id, agent, key) of rows that hold one of ``ids`` or ``keys`` (a key of any agent:
+        the caller compares agent and key together)."""
         if not ids and not keys:
             return set()
         def marks(values: Sequence[str]) -> str:

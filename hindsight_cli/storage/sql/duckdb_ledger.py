@@ -25,7 +25,7 @@ from .common import Dialect, SqlSession, integer, render
 
 log = logging.getLogger("hindsight.ledger")
 
-SCHEMA_VERSION = 2  # 2: memories.supersedes (the back link of superseded_by)
+SCHEMA_VERSION = 3  # 2: memories.supersedes (the back link of superseded_by); 3: keys unique per agent
 TABLES = ("meta", "memories", "terms", "audit")
 DIALECT = Dialect(has="list_contains({name}, ?)", overlaps="len(list_intersect({name}, ?)) > 0", vector="?",
                   audit_order="rowid", embedding="m.embedding")
@@ -47,6 +47,7 @@ def schema(dim: int, start: int = 1) -> list[str]:
             updated_at TIMESTAMP, seq BIGINT NOT NULL, doc_len INTEGER NOT NULL, embedding FLOAT[{integer(dim)}],
             supersedes VARCHAR)""",
         "CREATE INDEX IF NOT EXISTS memories_key ON memories (idempotency_key)",
+        "CREATE UNIQUE INDEX IF NOT EXISTS memories_agent_key ON memories (agent_id, idempotency_key)",
         "CREATE TABLE IF NOT EXISTS terms (id VARCHAR NOT NULL, term VARCHAR NOT NULL, tf INTEGER NOT NULL)",
         "CREATE INDEX IF NOT EXISTS terms_term ON terms (term)",
         """CREATE TABLE IF NOT EXISTS audit ("at" TIMESTAMP NOT NULL, action VARCHAR NOT NULL, ids VARCHAR[] NOT NULL,
@@ -54,14 +55,41 @@ def schema(dim: int, start: int = 1) -> list[str]:
     ]
 
 
+#: Schema 3: idempotency keys are unique per agent, not per store. Before, a key claimed by one agent
+#: shadowed every other agent's: a summary another agent planted a row for was written into that row. Such
+#: a derived memory goes to the one agent whose memories it was built from; any rows that share an agent
+#: and key (from unserialised writes of old versions) keep distinct keys, so the unique index can hold.
+SPLIT_KEYS = [
+    """UPDATE memories SET agent_id = s.agent FROM (
+           SELECT m.id, min(src.agent_id) AS agent, count(DISTINCT src.agent_id) AS agents
+           FROM memories m, unnest(m.source_ids) AS u(sid) JOIN memories src ON src.id = u.sid
+           WHERE m.trigger IN ('summary', 'summary_part', 'consolidate') GROUP BY m.id) s
+       WHERE memories.id = s.id AND s.agents = 1 AND memories.agent_id <> s.agent""",
+    """UPDATE memories SET idempotency_key = idempotency_key || '#' || CAST(seq AS VARCHAR) WHERE id IN (
+           SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY agent_id, idempotency_key ORDER BY seq, id) AS n
+                           FROM memories) WHERE n > 1)""",
+]
+
+
 def _migrate(conn: Any) -> None:
-    """Apply every schema step newer than the store's version, in one transaction."""
+    """Apply every schema step newer than the store's version.
+
+    Two transactions, since DuckDB builds no index over uncommitted updates: the changes, then the indexes
+    and the new version. Each step is idempotent, so a crash between them only means the next open runs
+    the migration again."""
     conn.execute("BEGIN TRANSACTION")
     version = int(conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
+    conn.execute("DROP INDEX IF EXISTS memories_key")  # DuckDB can neither alter nor update a table's
+    conn.execute("DROP INDEX IF EXISTS memories_agent_key")  # indexed columns while an index is on them
     if version < 2:
-        conn.execute("DROP INDEX IF EXISTS memories_key")  # DuckDB cannot alter a table that has an index
         conn.execute("ALTER TABLE memories ADD COLUMN supersedes VARCHAR")
-        conn.execute("CREATE INDEX memories_key ON memories (idempotency_key)")
+    if version < 3:
+        for statement in SPLIT_KEYS:
+            conn.execute(statement)
+    conn.execute("COMMIT")
+    conn.execute("BEGIN TRANSACTION")
+    conn.execute("CREATE INDEX memories_key ON memories (idempotency_key)")
+    conn.execute("CREATE UNIQUE INDEX memories_agent_key ON memories (agent_id, idempotency_key)")
     conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
     conn.execute("COMMIT")
 
@@ -166,9 +194,11 @@ class DuckDBSession(SqlSession):
         self.conn.execute("UPDATE meta SET value = ? WHERE key = 'embedding_model'", [model])
         self.conn.execute("UPDATE meta SET value = ? WHERE key = 'embedding_dim'", [str(dim)])
         self.conn.execute("DROP INDEX IF EXISTS memories_key")  # DuckDB cannot alter a table that has an index
+        self.conn.execute("DROP INDEX IF EXISTS memories_agent_key")
         self.conn.execute("ALTER TABLE memories DROP COLUMN embedding")
         self.conn.execute(f"ALTER TABLE memories ADD COLUMN embedding FLOAT[{integer(dim)}]")
         self.conn.execute("CREATE INDEX memories_key ON memories (idempotency_key)")
+        self.conn.execute("CREATE UNIQUE INDEX memories_agent_key ON memories (agent_id, idempotency_key)")
 
 
 class DuckDBLedger:

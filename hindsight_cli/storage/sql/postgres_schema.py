@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .common import integer
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 def _maintained(table: str, inserted: str, deleted: str, updated: str | None = None) -> list[str]:
@@ -27,7 +27,29 @@ def _maintained(table: str, inserted: str, deleted: str, updated: str | None = N
 
 def steps(dim: int) -> dict[int, list[str]]:
     """The schema, version by version; a store at version N gets every step above N, in order."""
-    return {1: _tables(dim), 2: ["ALTER TABLE memories ADD COLUMN supersedes text"], 3: _keyword_statistics()}
+    return {1: _tables(dim), 2: ["ALTER TABLE memories ADD COLUMN supersedes text"], 3: _keyword_statistics(),
+            4: _keys_per_agent()}
+
+
+def _keys_per_agent() -> list[str]:
+    """Idempotency keys unique per agent (see the DuckDB ledger's ``SPLIT_KEYS``); the keyword statistics
+    are recounted, since a derived memory may have moved to another agent."""
+    return [
+        """UPDATE memories m SET agent_id = s.agent FROM (
+               SELECT d.id, min(src.agent_id) AS agent, count(DISTINCT src.agent_id) AS agents
+               FROM memories d CROSS JOIN LATERAL unnest(d.source_ids) AS u(sid) JOIN memories src ON src.id = u.sid
+               WHERE d.trigger IN ('summary', 'summary_part', 'consolidate') GROUP BY d.id) s
+           WHERE m.id = s.id AND s.agents = 1 AND m.agent_id <> s.agent""",
+        """UPDATE memories SET idempotency_key = idempotency_key || '#' || seq::text WHERE id IN (
+               SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY agent_id, idempotency_key ORDER BY seq, id)
+                               AS n FROM memories) x WHERE n > 1)""",
+        "DELETE FROM keyword_stats",
+        """INSERT INTO keyword_stats SELECT t.term, m.agent_id, count(*), max(t.tf)
+            FROM terms t JOIN memories m ON m.id = t.id GROUP BY 1, 2""",
+        "DELETE FROM corpus",
+        "INSERT INTO corpus SELECT agent_id, count(*), coalesce(sum(doc_len), 0) FROM memories GROUP BY 1",
+        "CREATE UNIQUE INDEX memories_agent_key ON memories (agent_id, idempotency_key)",
+    ]
 
 
 def _tables(dim: int) -> list[str]:

@@ -1,0 +1,133 @@
+"""Hard forgetting that a crash cannot leave half done (issue 16, point 3).
+
+A hard forget deletes rows in one transaction, then scrubs what still holds their bytes: the LanceDB
+index (old data files and versions), the hook spool (the events and "seen before" signatures they came
+from) and the ledger file (freed blocks). A crash between the commit and the last scrub would leave the
+text on disk. So before the delete commits, the purge is *owed*: a journal file under ``purges/`` names
+the ids (never the content) and salted hashes of the forgotten words (for the spool, whose lines the
+ledger does not know). Any process that opens the store finishes owed purges first (``finish_owed``),
+as does ``hindsight doctor --fix``; ``doctor store`` fails while one is owed. Every step is idempotent,
+so finishing twice, or after a crash in the middle of finishing, is safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import secrets
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import HindsightError
+from ..storage.rows import MemoryRow
+from ..text import terms
+from .runtime import Runtime
+
+log = logging.getLogger("hindsight.purge")
+
+JOURNAL_DIR = "purges"
+
+
+def journal_dir(rt: Runtime) -> Path:
+    return rt.path / JOURNAL_DIR
+
+
+def owed(rt: Runtime) -> list[Path]:
+    """The purges begun and not finished (one ``stat`` when there are none)."""
+    directory = journal_dir(rt)
+    try:
+        return sorted(p for p in directory.iterdir() if p.suffix == ".json")
+    except FileNotFoundError:
+        return []
+
+
+def _words(rows: Iterable[MemoryRow]) -> set[str]:
+    """The words of the forgotten memories, as the spool's signatures and events hold them."""
+    from ..hooks import _terms as hook_terms
+
+    found: set[str] = set()
+    for row in rows:
+        text = " ".join([row.content, row.resolution or "", " ".join(row.tags), json.dumps(row.metadata)])
+        found.update(hook_terms(text))
+        found.update(terms(text))
+    return found
+
+
+def _digest(salt: str, word: str) -> str:
+    return hashlib.sha256(f"{salt}:{word}".encode()).hexdigest()[:24]
+
+
+def _write_durably(path: Path, data: dict[str, Any]) -> None:
+    temp = path.with_name(f".{path.name}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(data, handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temp, path)
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)  # the entry itself must survive a power cut, not just its bytes
+    finally:
+        os.close(directory)
+
+
+def owe(rt: Runtime, ids: Sequence[str], rows: Iterable[MemoryRow], reason: str | None, actor: str) -> Path:
+    """Record, durably, that ``ids`` must be purged; returns the journal file."""
+    directory = journal_dir(rt)
+    directory.mkdir(mode=0o700, exist_ok=True)
+    salt = secrets.token_hex(8)
+    path = directory / f"{rt.now():%Y%m%dT%H%M%S}-{secrets.token_hex(4)}.json"
+    _write_durably(path, {"ids": list(ids), "salt": salt, "words": sorted(_digest(salt, w) for w in _words(rows)),
+                          "reason": reason, "actor": actor})
+    return path
+
+
+def amend(path: Path, ids: Sequence[str]) -> None:
+    """The journal names every id the delete took (a filter may match more than was planned)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["ids"] = sorted(set(data["ids"]) | set(ids))
+    _write_durably(path, data)
+
+
+def _delete(rt: Runtime, ids: list[str], reason: str | None, actor: str) -> list[str]:
+    """Delete whatever of ``ids`` (and what was built from them) is still there: the crash may have come
+    before the delete committed. Returns every id deleted or already gone."""
+    with rt.ledger.write() as session:
+        derived = session.derived_from(ids)
+        if session.delete(ids + derived):
+            at = rt.now()
+            session.audit("forget_hard", ids, at, reason or "an interrupted purge, finished", actor)
+            if derived:
+                session.audit("forget_hard", derived, at, "built from hard-forgotten memories", actor)
+    return ids + derived
+
+
+def finish(rt: Runtime, path: Path) -> None:
+    """Finish one owed purge: delete, scrub the index, the spool and the ledger, then drop the journal."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    ids = _delete(rt, list(data["ids"]), data.get("reason"), str(data.get("actor") or "hindsight"))
+    if rt.mirror is not None:
+        rt.mirror.scrub(ids)
+    from ..hooks import spool
+
+    words = set(data["words"])
+    spool.scrub(rt.path, lambda word: _digest(data["salt"], word) in words)
+    rt.ledger.scrub()
+    path.unlink(missing_ok=True)
+
+
+def finish_owed(rt: Runtime) -> int:
+    """Finish every owed purge this process can; one that cannot finish now (the store is busy) stays
+    owed and the next open tries again. Returns how many were finished."""
+    done = 0
+    for path in owed(rt):
+        try:
+            finish(rt, path)
+            done += 1
+        except (HindsightError, OSError) as error:
+            log.warning("an owed purge (%s) could not finish yet: %s", path.name, error)
+    return done

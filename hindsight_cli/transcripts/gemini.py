@@ -1,0 +1,239 @@
+"""Gemini CLI chats: ``~/.gemini/tmp/<project>/chats/session-*.jsonl`` (``$GEMINI_CLI_HOME/.gemini``), and
+the chats saved with ``/chat save <tag>``: ``~/.gemini/tmp/<project>/checkpoint-<tag>.json``.
+
+Since 0.39 a session is JSON lines: a first line of metadata (``sessionId``, ``projectHash``,
+``startTime``), then message records ``{id, timestamp, type, content, toolCalls, thoughts, model}`` (a
+record written again with the same ``id`` replaces it, as the answer and its tool calls complete),
+``{"$set": {...}}`` metadata updates and ``{"$rewindTo": id}``. Before 0.39 a session was one JSON
+object with the same fields and a ``messages`` array. ``type`` is ``user``, ``gemini``, ``info``,
+``error`` or ``warning``; a tool call is ``{id, name, args, result, status, resultDisplay}`` with
+``status`` ``success``, ``error`` or ``cancelled``. A saved chat is the model's history: a list of
+``{role: user|model, parts: [{text} | {functionCall} | {functionResponse}]}`` without times. The
+project directory is ``<project>/.project_root`` (0.29 and later: a short slug) or, for the older
+``sha256(project root)`` directories, found through ``~/.gemini/projects.json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from .base import Reading, Resume, Unit, env_path, file_unit, home, iso_ms, obj, objects, project_of, start, texts
+from .exchange import Assembler, Exchange, output_failed, prompt_text
+from .lines import head_values, iter_json_array
+
+NAME = "gemini"
+TITLE = "Gemini CLI"
+INCREMENTAL = True
+HINT = "a chats/session-*.jsonl or .json recording, or a checkpoint-<tag>.json saved chat"
+_SHELLS = {"run_shell_command", "shell"}
+_STATUS = {"success": True, "error": False}
+
+
+def default_roots() -> list[Path]:
+    return [(env_path("GEMINI_CLI_HOME") or home()) / ".gemini" / "tmp"]
+
+
+def units(root: Path) -> Iterator[Unit]:
+    if root.is_file():
+        yield _unit(root, _project(root.parent.parent if root.parent.name == "chats" else root.parent))
+        return
+    for directory in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
+        project = _project(directory)
+        chats = directory / "chats"
+        files = sorted(chats.glob("session-*.json*")) if chats.is_dir() else []
+        for path in [*files, *sorted(directory.glob("checkpoint-*.json"))]:
+            if path.suffix in (".json", ".jsonl"):
+                yield _unit(path, project)
+
+
+def _unit(path: Path, project: str | None) -> Unit:
+    unit = file_unit(NAME, path)
+    unit.meta = {"project": project, "whole": path.suffix == ".json"}
+    return unit
+
+
+def _project(directory: Path) -> str | None:
+    """The project a Gemini temp directory belongs to: its ``.project_root``, else the registry."""
+    marker = directory / ".project_root"
+    try:
+        return project_of(marker.read_text(encoding="utf-8").strip()) if marker.is_file() else _registered(directory)
+    except OSError:
+        return None
+
+
+def _registered(directory: Path) -> str | None:
+    registry = directory.parent.parent / "projects.json"
+    try:
+        projects = json.loads(registry.read_text(encoding="utf-8")).get("projects") or {}
+    except (OSError, ValueError, AttributeError):
+        return None
+    for root, slug in projects.items():
+        if directory.name in (slug, hashlib.sha256(str(root).encode()).hexdigest()):
+            return project_of(root)
+    return None
+
+
+def sniff(path: Path) -> bool:
+    if path.suffix == ".jsonl":
+        head = [v for v in head_values(path, 3) if isinstance(v, dict)]
+        return bool(head) and "sessionId" in head[0] and "projectHash" in head[0]
+    try:
+        value = next(iter_json_array(path))
+    except (ValueError, StopIteration, OSError):
+        return False
+    return (isinstance(value, dict) and "sessionId" in value and "messages" in value) or \
+        (isinstance(value, dict) and "role" in value and "parts" in value)
+
+
+def read(unit: Unit, resume: Resume, reading: Reading) -> Iterator[Exchange]:
+    ctx = start(unit, resume if not unit.meta.get("whole") else Resume(), unit.path.stem)
+    if unit.meta.get("project"):
+        ctx.setdefault("project", unit.meta["project"])
+    turns = _Turns(Assembler(0 if unit.meta.get("whole") else resume.position), ctx)
+    if unit.path.suffix == ".jsonl":
+        yield from _lines(unit, resume, reading, turns)
+    else:
+        yield from _whole(unit, reading, turns)
+    reading.ctx = ctx
+    last = turns.finish(reading.end)
+    if last is not None:
+        yield last
+
+
+def _lines(unit: Unit, resume: Resume, reading: Reading, turns: _Turns) -> Iterator[Exchange]:
+    for line, value in objects(unit, resume, reading):
+        if "$set" in value:
+            update = obj(value["$set"])
+            records = _list(update.get("messages"))
+        elif "$rewindTo" in value:
+            records = []  # what was said before the rewind still happened
+        elif "type" in value and "id" in value:
+            records = [value]
+        elif "sessionId" in value:
+            turns.ctx["session"] = str(value["sessionId"])
+            records = _list(value.get("messages"))
+        else:
+            reading.unknown += 1
+            continue
+        for record in records:
+            done = turns.message(record, line.begin)
+            if done is not None:
+                yield done
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _whole(unit: Unit, reading: Reading, turns: _Turns) -> Iterator[Exchange]:
+    reading.end = unit.size
+    try:
+        value = list(iter_json_array(unit.path))
+    except ValueError:
+        reading.bad_line(1)
+        return
+    if len(value) == 1 and isinstance(value[0], dict) and "messages" in value[0]:
+        turns.ctx["session"] = str(value[0].get("sessionId") or turns.ctx["session"])
+        for record in value[0].get("messages") or []:
+            done = turns.message(record, 0)
+            if done is not None:
+                yield done
+        return
+    at = iso_ms(unit.stamp[1] / 1e9) if len(unit.stamp) > 1 else None
+    turns.ctx["session"] = f"{unit.path.parent.name}/{unit.path.stem}"  # a tag is only unique in its project
+    for content in value:
+        done = turns.content(content, at) if isinstance(content, dict) else None
+        if done is not None:
+            yield done
+
+
+class _Turns:
+    """Gemini records an answer as it completes, rewriting it under its id: the latest version of each
+    answer counts, so an exchange's answers are collected by id and read when the exchange closes."""
+
+    def __init__(self, assembler: Assembler, ctx: dict[str, Any]) -> None:
+        self.assembler, self.ctx = assembler, ctx
+        self.answers: dict[str, dict[str, Any]] = {}
+
+    def message(self, record: Any, begin: Any) -> Exchange | None:
+        if not isinstance(record, dict):
+            return None
+        kind, current = record.get("type"), self.assembler.current
+        if kind == "gemini":
+            self.answers[str(record.get("id"))] = record
+            return None
+        if kind != "user" or (current is not None and current.anchor == str(record.get("id"))):
+            return None  # notices (info, error, warning), or the prompt written again
+        text = prompt_text("\n".join(texts(record.get("content"))))
+        if not text:
+            return None
+        self._flush()
+        return self.assembler.prompt(text, session=self.ctx["session"], at=record.get("timestamp"),
+                                     anchor=str(record.get("id") or "") or None, begin=begin, ctx=self.ctx)
+
+    def content(self, content: dict[str, Any], at: str | None) -> Exchange | None:
+        """One entry of a saved chat (``{role, parts}``)."""
+        parts = [p for p in content.get("parts") or [] if isinstance(p, dict)]
+        current = self.assembler.current
+        if content.get("role") == "model" and current is not None:
+            for part in parts:
+                if isinstance(part.get("text"), str) and not part.get("thought"):
+                    current.say(part["text"])
+                call = part.get("functionCall")
+                if isinstance(call, dict):
+                    current.call(str(call.get("id") or call.get("name")), str(call.get("name") or "tool"), call.get("args"))
+            return None
+        responses = [p["functionResponse"] for p in parts if isinstance(p.get("functionResponse"), dict)]
+        for response in responses:
+            if current is not None:
+                body = obj(response.get("response"))
+                current.result(str(response.get("id") or response.get("name")), "error" not in body,
+                               body.get("error") or body.get("output") or body)
+        text = prompt_text("\n".join(str(p["text"]) for p in parts if isinstance(p.get("text"), str)))
+        if responses or not text:
+            return None
+        return self.assembler.prompt(text, session=self.ctx["session"], at=at, anchor=None, begin=0, ctx=self.ctx)
+
+    def _flush(self) -> None:
+        current, answers, self.answers = self.assembler.current, self.answers, {}
+        if current is None:
+            return
+        for record in answers.values():
+            for text in texts(record.get("content")):
+                current.say(text)
+            for call in record.get("toolCalls") or []:
+                if isinstance(call, dict):
+                    self._call(current, call)
+            if record.get("model"):
+                current.ctx.setdefault("model", str(record["model"]))
+
+    @staticmethod
+    def _call(current: Exchange, call: dict[str, Any]) -> None:
+        ref, name = str(call.get("id") or ""), str(call.get("name") or "tool")
+        current.call(ref, name, call.get("args"))
+        output = _output(call)
+        ok = _STATUS.get(str(call.get("status")))
+        if ok and name in _SHELLS and output_failed(output):
+            ok = False
+        current.result(ref, ok, output)
+
+    def finish(self, end: Any) -> Exchange | None:
+        self._flush()
+        return self.assembler.finish(end)
+
+
+def _output(call: dict[str, Any]) -> str:
+    """A tool call's result as text: the function response's output or error, else what was displayed."""
+    result = call.get("result")
+    for part in result if isinstance(result, list) else [result]:
+        response = part.get("functionResponse") if isinstance(part, dict) else None
+        body = response.get("response") if isinstance(response, dict) else None
+        if isinstance(body, dict):
+            value = body.get("error") or body.get("output") or body
+            return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    shown = call.get("resultDisplay")
+    return shown if isinstance(shown, str) else "\n".join(texts(result))

@@ -1,0 +1,134 @@
+"""Streaming reads with byte offsets: JSON lines from a position, the elements of a big JSON array, and
+a fingerprint of the bytes before a position (to tell an appended file from a rewritten one).
+
+Memory stays bounded by the longest line (or array element), never by the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+BROKEN = object()  # a line that is not JSON: counted and skipped by the readers
+_CHECK_BYTES = 4096
+_CHUNK = 1 << 20
+
+
+@dataclass
+class Line:
+    """One JSON line: where it starts and ends in the file, and its value (or ``BROKEN``)."""
+
+    begin: int
+    end: int
+    value: Any
+    number: int  # 1-based, counted from where the read started
+
+
+def read_lines(path: Path, start: int = 0) -> Iterator[Line]:
+    """JSON lines from byte ``start``. A last line without its newline is read only if it is complete
+    JSON: a client may be writing it right now, and then the next run reads it whole."""
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        position, number = start, 0
+        for raw in handle:
+            number += 1
+            end = position + len(raw)
+            text = raw.strip()
+            if text:
+                value = _decode(text)
+                if value is BROKEN and not raw.endswith(b"\n"):
+                    return  # an unfinished last line
+                yield Line(position, end, value, number)
+            position = end
+
+
+def _decode(text: bytes) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return BROKEN
+
+
+def check(path: Path, cursor: int) -> str:
+    """A fingerprint of the (up to 4 KiB of) bytes just before ``cursor``: the end of the last line read."""
+    if cursor <= 0:
+        return ""
+    size = min(cursor, _CHECK_BYTES)
+    with open(path, "rb") as handle:
+        handle.seek(cursor - size)
+        return hashlib.sha256(handle.read(size)).hexdigest()[:32]
+
+
+def iter_json_array(path: Path, member: str | None = None) -> Iterator[Any]:
+    """The elements of a top-level JSON array, one at a time (a 2 GB ``conversations.json`` included).
+    A file whose top level is an object yields that object once. ``member``: read that file from inside
+    ``path`` when it is a zip archive (a ChatGPT or Claude export as downloaded). Raises ``ValueError`` on
+    bad JSON or a missing member."""
+    decoder = json.JSONDecoder()
+    with _open_text(path, member) as handle:
+        buffer, done = handle.read(_CHUNK), False
+        at = _skip(buffer, 0)
+        if buffer[at:at + 1] != "[":
+            yield json.loads(buffer + handle.read())
+            return
+        at, want = at + 1, _CHUNK
+        while True:
+            if not done and len(buffer) - at < _CHUNK // 2:
+                more = handle.read(want)
+                done = not more
+                buffer, at = buffer[at:] + more, 0
+            at = _skip(buffer, at, ",")
+            if buffer[at:at + 1] == "]":
+                return
+            try:
+                value, at = decoder.raw_decode(buffer, at)
+            except ValueError:
+                if done:
+                    raise
+                more = handle.read(want)  # an element longer than what is buffered: read more, doubling
+                done, want = not more, want * 2
+                buffer, at = buffer[at:] + more, 0
+                continue
+            want = _CHUNK
+            yield value
+
+
+def _open_text(path: Path, member: str | None) -> IO[str]:
+    import zipfile
+
+    if member and zipfile.is_zipfile(path):
+        archive = zipfile.ZipFile(path)
+        names = [n for n in archive.namelist() if n.rsplit("/", 1)[-1] == member]
+        if not names:
+            archive.close()
+            raise ValueError(f"the archive holds no {member}")
+        return io.TextIOWrapper(archive.open(names[0]), encoding="utf-8-sig", errors="replace")
+    return open(path, encoding="utf-8-sig", errors="replace")
+
+
+def _skip(text: str, at: int, also: str = "") -> int:
+    while at < len(text) and (text[at].isspace() or text[at] in also):
+        at += 1
+    return at
+
+
+def head_values(path: Path, lines: int = 25) -> list[Any]:
+    """The first JSON values of a JSON-lines file (broken lines left out), to recognise its format."""
+    found: list[Any] = []
+    try:
+        with open(path, "rb") as handle:
+            for number, raw in enumerate(handle):
+                if number >= lines * 4 or len(found) >= lines:
+                    break
+                if raw.strip():
+                    value = _decode(raw.strip())
+                    if value is not BROKEN:
+                        found.append(value)
+    except OSError:
+        return []
+    return found

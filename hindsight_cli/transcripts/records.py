@@ -1,0 +1,89 @@
+"""The memory an exchange makes: one episodic record per exchange, in the shape ``import_records`` takes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .exchange import SHOWN_CALLS, Call, Exchange, clip, key, memory_id
+
+_MARGIN = 256  # bytes kept free under the store's limit: cleaning may not shrink text, redaction may grow it
+
+
+def call_line(made: Call) -> str:
+    """``tool: args → status``, with the error (or the fetched content) as a digest."""
+    status = {True: "ok", False: "error", None: "no result"}[made.ok]
+    line = f"- {made.tool}: {made.args or '(no arguments)'} → {status}"
+    if made.error:
+        line += f": {made.error}"
+    elif made.web:
+        line += f": {made.web}"
+    return " ".join(line.split()) if len(line) < 2000 else clip(" ".join(line.split()), 2000)
+
+
+def content(exchange: Exchange, max_bytes: int) -> str:
+    """The memory text: the prompt, the answer and the tool calls, within ``max_bytes`` of UTF-8."""
+    shown = [c for c in exchange.calls if c.ok is False or c.web][:SHOWN_CALLS]
+    shown += [c for c in exchange.calls if c not in shown][: max(0, SHOWN_CALLS - len(shown))]
+    order = {id(c): i for i, c in enumerate(exchange.calls)}
+    tools = [call_line(c) for c in sorted(shown, key=lambda c: order[id(c)])]
+    if len(exchange.calls) > len(shown):
+        tools.append(f"- … and {len(exchange.calls) - len(shown)} more calls")
+    prompt, answer = exchange.prompt, exchange.answer
+    budget = max(1024, max_bytes - _MARGIN)
+    while True:
+        # Not "User:"/"Assistant:": in text holding tool output those lines read as a forged conversation.
+        parts = [f"Prompt: {prompt}"]
+        if answer:
+            parts.append(f"Answer: {answer}")
+        if tools:
+            parts.append(f"Tools ({len(exchange.calls)}):\n" + "\n".join(tools))
+        text = "\n\n".join(parts)
+        size = len(text.encode("utf-8"))
+        if size <= budget:
+            return text
+        # Over the limit: give up tool lines first, then halve the longest text, until it fits.
+        if len(tools) > 4:
+            tools = tools[: len(tools) // 2] + [f"- … and {len(exchange.calls) - len(tools) // 2} more calls"]
+        elif len(answer) >= len(prompt) and answer:
+            answer = clip(answer, len(answer) // 2)  # "" when it is one unbroken run: never cut inside one
+        elif prompt:
+            prompt = clip(prompt, len(prompt) // 2)
+        else:
+            tools = [clip(t, len(t) // 2) for t in tools[:1]]
+
+
+def source(exchange: Exchange) -> str:
+    """Who the text is from, for trust: fetched web content and tool output are untrusted."""
+    if any(c.web for c in exchange.calls):
+        return "web"
+    if any(c.error for c in exchange.calls):
+        return "tool"
+    return "agent"
+
+
+def exchange_key(client: str, exchange: Exchange) -> str:
+    return key(client, exchange.session, exchange.anchor)
+
+
+def to_record(exchange: Exchange, *, client: str, agent: str | None, max_bytes: int, tag: str = "mined",
+              meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The record for ``import_records``: deterministic ``id`` and ``key``, so a rerun adds nothing."""
+    failed = [c for c in exchange.calls if c.ok is False]
+    record_key = exchange_key(client, exchange)
+    ctx = exchange.ctx
+    metadata = {"client": client, "session": exchange.session, "project": ctx.get("project"),
+                "branch": ctx.get("branch") or None, "model": ctx.get("model") or None,
+                "file": ctx.get("file"), "title": ctx.get("title"), "turn": exchange.anchor, "tools": len(exchange.calls),
+                "failed": [{"tool": c.tool, "args": c.args, "error": c.error} for c in failed[:10]],
+                **(meta or {})}
+    record = {
+        "id": memory_id(record_key), "key": record_key, "content": content(exchange, max_bytes),
+        "type": "episodic", "task_id": exchange.session, "step": exchange.position, "event_at": exchange.at,
+        "trigger": "tool_error" if failed else "exchange",
+        "outcome": "failure" if failed else ("success" if exchange.calls else "neutral"),
+        "source": source(exchange), "tags": [tag, client],
+        "metadata": {k: v for k, v in metadata.items() if v not in (None, [], "")},
+    }
+    if agent:
+        record["agent_id"] = agent
+    return record

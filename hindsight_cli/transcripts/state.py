@@ -1,0 +1,90 @@
+"""Where each transcript was mined to, kept beside the store: ``<store>/mined/<hash>.json``, one small
+file per transcript (or OpenCode session), replaced atomically after every committed batch.
+
+A state says: the file's size and mtime at the last run (unchanged means nothing to do, without
+opening the store), the cursor where reading resumes (a byte offset: the start of the last exchange,
+which may still grow), a fingerprint of the bytes before it (a rewritten file is read again from the
+start), the exchange count so far, the reader's context there, the session's failures still waiting
+for a fix, and the id and hash of the last exchange written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+STATE_DIR = "mined"
+
+
+@dataclass
+class State:
+    unit: str
+    client: str
+    stamp: list[Any] = field(default_factory=list)  # [size, mtime_ns] (files) or the session's update time
+    cursor: Any = 0
+    check: str = ""
+    position: int = 0
+    ctx: dict[str, Any] = field(default_factory=dict)
+    open: list[dict[str, Any]] = field(default_factory=list)
+    tail: dict[str, Any] | None = None
+    exchanges: int = 0
+    size: int = 0  # bytes of the transcript when it was last mined to its end (doctor's "how much")
+    done: bool = False
+    scope: str = ""  # the project a run was limited to ("" for none): another scope reads it again
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def state_dir(store: Path) -> Path:
+    return Path(store) / STATE_DIR
+
+
+def _file(store: Path, unit: str) -> Path:
+    return state_dir(store) / (hashlib.sha256(unit.encode("utf-8", "surrogatepass")).hexdigest()[:24] + ".json")
+
+
+def load(store: Path, unit: str, client: str) -> State:
+    """The state of ``unit`` (a fresh one if it was never mined, or if its file is unreadable)."""
+    try:
+        data = json.loads(_file(store, unit).read_text(encoding="utf-8"))
+        if data.get("unit") == unit and data.get("client") == client:
+            return State(**{k: v for k, v in data.items() if k in State.__dataclass_fields__})
+    except (OSError, ValueError, TypeError):
+        pass
+    return State(unit, client)
+
+
+def save(store: Path, state: State) -> None:
+    """Write the state atomically (a killed run leaves the previous one whole)."""
+    directory = state_dir(store)
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=directory, delete=False, suffix=".tmp")
+    try:
+        with handle:
+            json.dump(state.to_dict(), handle, ensure_ascii=False)
+        os.chmod(handle.name, 0o600)
+        os.replace(handle.name, _file(store, state.unit))
+    except BaseException:
+        os.unlink(handle.name)
+        raise
+
+
+def all_states(store: Path) -> list[State]:
+    """Every state kept for ``store`` (for ``doctor mine``)."""
+    found: list[State] = []
+    directory = state_dir(store)
+    if not directory.is_dir():
+        return found
+    for path in directory.glob("*.json"):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            found.append(State(**{k: v for k, v in data.items() if k in State.__dataclass_fields__}))
+        except (OSError, ValueError, TypeError):
+            continue
+    return found
