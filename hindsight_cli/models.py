@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -10,6 +11,15 @@ from .text import clean
 MEMORY_TYPES = ("working", "episodic", "semantic", "procedural")
 OUTCOMES = ("success", "failure", "neutral", "unknown")
 STATUSES = ("active", "superseded", "invalidated", "archived")
+PART = "part"  # the metadata key of a part of a text over the size limit (core/parts.py): {"index", "of"}
+
+
+def part_position(metadata: Mapping[str, Any]) -> tuple[int, int] | None:
+    """(index, of) for a part of a text stored in linked parts, None for a whole memory."""
+    value = metadata.get(PART)
+    if isinstance(value, Mapping) and isinstance(value.get("index"), int) and isinstance(value.get("of"), int):
+        return value["index"], value["of"]
+    return None
 
 
 @dataclass(frozen=True)
@@ -57,17 +67,20 @@ class Memory:
 class WriteResult:
     """What ``Store.record`` did: the stored memory, whether it merged into one already there, how much it
     redacted, which memories it superseded (asked for, or because it states a changed fact) and, for an
-    automatic update, what changed (``"60 → 100"``)."""
+    automatic update, what changed (``"60 → 100"``); for content stored in linked parts, their ids (``memory``
+    is the first)."""
 
     memory: Memory
     deduplicated: bool = False
     redactions: int = 0
     superseded: list[str] = field(default_factory=list)
     change: str | None = None
+    parts: list[str] = field(default_factory=list)  # content over the size limit: every part's id, in order
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.memory.to_dict(), "deduplicated": self.deduplicated, "redactions": self.redactions,
+        data = {**self.memory.to_dict(), "deduplicated": self.deduplicated, "redactions": self.redactions,
                 "superseded": self.superseded}
+        return {**data, "parts": self.parts} if self.parts else data
 
 
 @dataclass(frozen=True)
@@ -173,9 +186,10 @@ class ForgetResult:
 class ImportResult:
     """Counts from ``Store.import_records``."""
 
-    added: int
+    added: int  # memories stored (a record over the size limit counts each of its linked parts)
     skipped: int
     redactions: int
+    split: int = 0  # records over the size limit, each stored in linked parts
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

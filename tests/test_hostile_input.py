@@ -117,10 +117,14 @@ def test_empty_after_cleaning_is_refused(store: Store, text: str) -> None:
     ("\x00" * 100 + "a" * 16384, True),  # measured after stripping control characters
 ])
 def test_the_16_kib_limit_is_exact(store: Store, text: str, stored: bool) -> None:
+    """Up to the limit a text is one memory; one byte more and it is two linked parts, losing nothing."""
+    result = store.record(text)
     if stored:
-        assert store.get(store.record(text).memory.id).content == clean(text)
+        assert not result.parts and store.get(result.memory.id).content == clean(text)
     else:
-        refused_whole(store, lambda: store.record(text), r"content is 16385 bytes, over the 16384-byte limit")
+        contents = [store.get(i).content for i in result.parts]
+        assert len(contents) == 2 and all(len(c.encode("utf-8")) <= 16384 for c in contents)
+        assert "".join(contents) == clean(text)
 
 
 def test_one_bad_field_refuses_the_whole_record(store: Store) -> None:

@@ -71,7 +71,7 @@ def test_secrets_are_redacted_before_storage(store: Store) -> None:
         ({"content": "x", "step": -1}, "step must be 0 or more"),
         ({"content": "x", "ttl": "soon"}, "Invalid ttl"),
         ({"content": "x", "event_at": "yesterday-ish"}, "Invalid event_at"),
-        ({"content": "x" * 20000}, "over the 16384-byte limit"),
+        ({"content": "x" * (16384 * 64 + 1)}, "more than 64 parts of 16384 bytes"),
     ],
 )
 def test_invalid_input_is_refused_whole(store: Store, fields: dict, message: str) -> None:

@@ -72,6 +72,9 @@ def record(
     if result.change and result.superseded:  # said whatever the output mode: a fact was replaced
         render.message(f"Updated: {result.change} (supersedes {result.superseded[0]}; "
                        f"`hindsight show {result.memory.id}` has the history).")
+    if result.parts and not result.deduplicated:
+        render.message(f"Stored in {len(result.parts)} linked parts: the text is over [limits] max_content_bytes; "
+                       f"`hindsight show {result.memory.id} --sources` shows them all.")
     if json_:
         render.json_doc(result.to_dict())
         return

@@ -196,6 +196,9 @@ def import_(
         render.json_doc(result.to_dict())
         return
     note = f", redacted {result.redactions} secret(s)" if result.redactions else ""
+    if result.split:
+        note += (f"; {result.split} record(s) over [limits] max_content_bytes stored in linked parts "
+                 "(`hindsight show ID --sources` shows a text's parts)")
     render.message(f"Imported {result.added}, skipped {result.skipped} already present{note}.")
 
 

@@ -19,7 +19,7 @@ from ..storage import codec
 from ..storage.base import Reader, Writer
 from ..text import clean
 from ..timeutil import parse_duration
-from . import purge
+from . import parts, purge
 from .reading import find
 from .runtime import Runtime
 from .scope import UNSCOPED, Scope
@@ -45,17 +45,21 @@ def _targets(session: Reader, ids: Iterable[str], filters: Filters | None, scope
     targets = list(dict.fromkeys(find(session, memory_id, scope).id for memory_id in ids))
     if filters is not None:
         targets += [m for m in session.ids(scope.filters(filters).conditions(at)) if m not in targets]
-    return targets
+    return parts.whole(session, targets)  # a text stored in parts leaves (and comes back) whole
 
 
 def withdraw(session: Writer, ids: Sequence[str], at: datetime, actor: str) -> list[str]:
     """Summaries and patterns built on memories that just left search (forgotten, archived, superseded)
     leave search too: they quote those memories. Rerunning ``summarize`` or ``consolidate`` rebuilds them
     from what is still active. Returns the ids withdrawn."""
-    derived = [r.id for r in session.by_ids(session.derived_from(ids)) if r.status == "active"]
-    if derived and session.set_status(derived, "invalidated", at):
-        session.audit("withdraw", derived, at, "built from memories that left search", actor)
-    return derived
+    derived = [r for r in session.by_ids(session.derived_from(ids)) if r.status == "active"]
+    pieces = [r.id for r in derived if parts.is_part(r)]
+    built = [r.id for r in derived if not parts.is_part(r)]
+    if pieces and session.set_status(pieces, "invalidated", at):  # the rest of a part that was superseded
+        session.audit("withdraw", pieces, at, "other parts of a text that left search", actor)
+    if built and session.set_status(built, "invalidated", at):
+        session.audit("withdraw", built, at, "built from memories that left search", actor)
+    return pieces + built
 
 
 def forget(rt: Runtime, ids: Iterable[str], filters: Filters | None, hard: bool, archive: bool, reason: str | None,
@@ -157,8 +161,9 @@ def restore(rt: Runtime, memory_id: str, actor: str | None, scope: Scope) -> Mem
             newer = session.by_ids([row.superseded_by]) if row.superseded_by else []
             if newer and newer[0].status == "active":
                 raise InvalidInput(f"{row.id} was superseded by {row.superseded_by}; restore or forget that one instead.")
-        session.set_status([row.id], "active", at)
-        session.audit("restore", [row.id], at, actor=_audit_words(None, actor or rt.config.default_agent)[1])
+        together = [r.id for r in session.by_ids(parts.whole(session, [row.id])) if r.status == row.status]
+        session.set_status(together, "active", at)
+        session.audit("restore", together, at, actor=_audit_words(None, actor or rt.config.default_agent)[1])
         restored = session.by_ids([row.id])[0]
     rt.after_write()
     return codec.to_memory(restored)

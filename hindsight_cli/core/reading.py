@@ -55,16 +55,19 @@ def list_memories(rt: Runtime, filters: Filters, scope: Scope, limit: int | None
 
 
 def sources(rt: Runtime, memory_id: str, depth: int, scope: Scope) -> list[tuple[int, Memory]]:
-    """Walk a summary chain down to the original memories: (depth, memory) in reading order."""
+    """Walk a summary chain down to the original memories (or from one part of a long text to the others):
+    (depth, memory) in reading order, each memory once."""
     rt.require()
     out: list[tuple[int, Memory]] = []
+    seen: set[str] = set()  # the parts of a long text name each other: each is shown once
     with rt.ledger.read() as session:
         def walk(row: MemoryRow, level: int) -> None:
+            seen.add(row.id)
             out.append((level, codec.to_memory(row)))
             if level < depth and row.source_ids:
                 found = {r.id: r for r in session.by_ids(list(row.source_ids)) if scope.visible(r)}
                 for source_id in row.source_ids:
-                    if source_id in found:
+                    if source_id in found and source_id not in seen:
                         walk(found[source_id], level + 1)
 
         walk(find(session, memory_id, scope), 0)

@@ -147,6 +147,19 @@ class Runtime:
     def prepare(self, fields: Mapping[str, Any], keep_identity: bool = False, derived: bool = False) -> Prepared:
         return prepare(fields, self.limits(), self.now(), keep_identity, derived)
 
+    def prepare_parts(self, fields: Mapping[str, Any], keep_identity: bool = False) -> list[Prepared]:
+        """One memory, or the linked parts of one over the size limit (core/parts.py)."""
+        from . import parts
+
+        limits, now = self.limits(), self.now()
+        pieces, redactions = parts.split(fields, limits.max_bytes)
+        if len(pieces) == 1:
+            return [prepare(pieces[0], limits, now, keep_identity)]
+        prepared = [prepare(piece, limits, now, keep_identity) for piece in pieces]
+        parts.link([p.row for p in prepared])
+        prepared[0].redactions += redactions
+        return prepared
+
     def after_write(self) -> None:
         """A committed write: an index this process holds open catches up now."""
         if self.mirror is not None:

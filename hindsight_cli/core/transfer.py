@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import paths
 from ..errors import InvalidInput
-from ..models import Filters, ImportResult
+from ..models import Filters, ImportResult, part_position
 from ..storage.rows import MemoryRow, keyword_terms
 from . import embedding_jobs
 from .prepare import Prepared
@@ -36,7 +36,7 @@ def _prepared(rt: Runtime, records: Sequence[Mapping[str, Any]], scope: Scope) -
         values = {**record, "source": record.get("source") or "import"}
         try:
             values["agent_id"] = scope.resolve(record.get("agent_id")) or record.get("agent_id")
-            out.append(rt.prepare(values, keep_identity=True))
+            out.extend(rt.prepare_parts(values, keep_identity=True))  # over the size limit: linked parts
         except InvalidInput as error:
             raise InvalidInput(f"Record {number}: {error} Nothing was imported.") from None
     return out
@@ -75,8 +75,8 @@ def import_records(rt: Runtime, records: Sequence[Mapping[str, Any]], progress: 
         dim = rt.check_model(session)
         fresh = _fresh(prepared, session.identities())
     added: list[Prepared] = []
-    for start in range(0, len(fresh), IMPORT_BATCH):
-        chunk = fresh[start : start + IMPORT_BATCH]
+    for start, end in _batches(fresh):
+        chunk = fresh[start:end]
         step = (lambda done, _total, base=start: progress(base + done, len(fresh))) if progress else None
         embedding_jobs.embed_rows(rt, [p.row for p in chunk], dim, step)
         with rt.ledger.write() as session:  # another process may have imported the same records meanwhile
@@ -89,7 +89,19 @@ def import_records(rt: Runtime, records: Sequence[Mapping[str, Any]], progress: 
         # A big import pays the index update now rather than the next search; small ones leave it to the
         # next search or the MCP server, which sync before they read.
         rt.mirror.sync(dim=dim)
-    return ImportResult(len(added), len(records) - len(added), sum(p.redactions for p in added))
+    split = sum(1 for p in added if (part_position(p.row.metadata) or (0,))[0] == 1)
+    return ImportResult(len(added), len(prepared) - len(added), sum(p.redactions for p in added), split)
+
+
+def _batches(items: Sequence[Prepared]) -> Iterator[tuple[int, int]]:
+    """``IMPORT_BATCH`` rows at a time, never cutting a text's linked parts apart: each batch commits alone."""
+    start = 0
+    while start < len(items):
+        end = min(start + IMPORT_BATCH, len(items))
+        while end < len(items) and (part_position(items[end].row.metadata) or (1,))[0] > 1:
+            end += 1
+        yield start, end
+        start = end
 
 
 def reindex(rt: Runtime, progress: Progress | None) -> int:

@@ -8,7 +8,7 @@ memory, and nothing is ever looked up in, merged into or superseded across anoth
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,8 +17,9 @@ from ..models import WriteResult
 from ..storage import codec
 from ..storage.base import Condition, Writer
 from ..storage.rows import MemoryRow, embedding_text, keyword_terms
-from . import embedding_jobs
+from . import embedding_jobs, parts
 from .lifecycle import expire_if_due, withdraw
+from .prepare import Prepared
 from .reading import find
 from .runtime import Runtime
 from .scope import Scope
@@ -80,7 +81,8 @@ def _plan(rt: Runtime, session: Writer, row: MemoryRow) -> _Plan:
     # An episode is an event: "deploy 41 failed" after "deploy 40 failed" is a second event, not a
     # correction, so only facts and how-tos (and working state) are superseded by their update.
     facts = rt.config.on_change == "supersede" and row.type != "episodic"
-    choice = resolve(embedding_text(row), [(m, embedding_text(rows[m]), s) for m, s in near if m in rows],
+    near = [(m, s) for m, s in near if m in rows and not parts.is_part(rows[m])]  # a piece is no statement
+    choice = resolve(embedding_text(row), [(m, embedding_text(rows[m]), s) for m, s in near],
                      supersede=facts, thresholds=thresholds)
     if choice.action == "merge":
         return _Plan(merge_into=choice.target)
@@ -89,15 +91,25 @@ def _plan(rt: Runtime, session: Writer, row: MemoryRow) -> _Plan:
     return _Plan()
 
 
+def _supersede(session: Writer, old: MemoryRow, row: MemoryRow, change: str | None) -> None:
+    session.supersede(old.id, row.id, row.created_at)
+    reason = f"updated automatically: {change}" if change else None
+    session.audit("supersede", [old.id, row.id], row.created_at, reason, row.agent_id)
+    withdraw(session, [old.id], row.created_at, row.agent_id)  # summaries quoting the old fact
+
+
 def record(rt: Runtime, content: str, fields: Mapping[str, Any], merge: bool, supersedes: str | None,
            scope: Scope) -> WriteResult:
     values = {**fields, "content": content, "supersedes": supersedes}
     values["agent_id"] = scope.resolve(values.get("agent_id")) or values.get("agent_id")
     _inherit(rt, values, scope)
-    prepared = rt.prepare(values)
-    row = prepared.row
     from .admin import init
 
+    every = rt.prepare_parts(values)
+    if len(every) > 1:
+        return _record_parts(rt, every, scope)
+    prepared = every[0]
+    row = prepared.row
     init(rt)
     job = embedding_jobs.start(rt, embedding_jobs.windows(rt, row))
     with rt.ledger.read() as session:
@@ -118,11 +130,34 @@ def record(rt: Runtime, content: str, fields: Mapping[str, Any], merge: bool, su
         session.insert(row, keyword_terms(row))
         session.audit("record", [row.id], row.created_at, actor=row.agent_id)
         if plan.old is not None:
-            session.supersede(plan.old.id, row.id, row.created_at)
-            reason = f"updated automatically: {plan.change}" if plan.change else None
-            session.audit("supersede", [plan.old.id, row.id], row.created_at, reason, row.agent_id)
-            withdraw(session, [plan.old.id], row.created_at, row.agent_id)  # summaries quoting the old fact
+            _supersede(session, plan.old, row, plan.change)
     rt.after_write()
     expire_if_due(rt)
     superseded = [plan.old.id] if plan.old is not None else []
     return WriteResult(codec.to_memory(row), False, prepared.redactions, superseded, plan.change)
+
+
+def _record_parts(rt: Runtime, prepared: Sequence[Prepared], scope: Scope) -> WriteResult:
+    """Content over the size limit, in linked parts written in one transaction. The first part stands for
+    the whole: its key says whether the text is stored already, and it is what supersedes. A part is never
+    merged into, nor taken for an update of, another memory: it is a piece of a text, not a statement."""
+    from .admin import init
+
+    rows = [p.row for p in prepared]
+    first, redactions = rows[0], sum(p.redactions for p in prepared)
+    init(rt)
+    with rt.ledger.read() as session:
+        dim = rt.check_model(session)
+    embedding_jobs.embed_rows(rt, rows, dim)
+    with rt.ledger.write() as session:
+        existing = session.by_key(first.idempotency_key, first.agent_id)
+        if existing is not None:
+            return WriteResult(codec.to_memory(existing), True, redactions, parts=parts.ids(existing))
+        old = _supersedable(session, first, scope) if first.supersedes else None
+        session.insert_many([(r, keyword_terms(r)) for r in rows])
+        session.audit("record", [r.id for r in rows], first.created_at, f"{len(rows)} linked parts", first.agent_id)
+        if old is not None:
+            _supersede(session, old, first, None)
+    rt.after_write()
+    expire_if_due(rt)
+    return WriteResult(codec.to_memory(first), False, redactions, [old.id] if old else [], parts=[r.id for r in rows])

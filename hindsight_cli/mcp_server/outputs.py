@@ -13,14 +13,15 @@ from ..models import Memory
 @dataclass(frozen=True)
 class WriteOutput:
     """What a write did: the memory's id, whether it was already stored, the ids it replaced (and, for a
-    changed fact, what changed: ``"60 → 100"``), how many secrets were redacted; with ``verbose``, the
-    stored memory itself."""
+    changed fact, what changed: ``"60 → 100"``), how many secrets were redacted, the ids of the linked parts
+    a text over the size limit was stored in; with ``verbose``, the stored memory itself."""
 
     id: str
     deduplicated: bool = False
     superseded: list[str] = field(default_factory=list)
     redactions: int = 0
     change: str | None = None
+    parts: list[str] | None = None  # content over the size limit: its linked parts' ids, in order
     memory: Memory | None = None
 
 

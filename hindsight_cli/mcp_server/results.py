@@ -93,12 +93,17 @@ def write(result: WriteResult, verbose: bool = False) -> tuple[str, dict[str, An
     text = f"Already stored as {memory.id} (deduplicated)." if result.deduplicated else f"Recorded {memory.id}."
     if superseded:
         text += f" It replaces {', '.join(superseded)}" + (f" ({result.change})." if result.change else ".")
+    if result.parts:
+        text += (f" The text is over the size limit: stored in {len(result.parts)} linked parts "
+                 f"({', '.join(result.parts)}), in order; memory_get reads each.")
     if result.redactions:
         text += f" {result.redactions} secret(s) redacted."
     structured: dict[str, Any] = {"id": memory.id, "deduplicated": result.deduplicated, "superseded": superseded,
                                   "redactions": result.redactions}
     if result.change:
         structured["change"] = result.change
+    if result.parts:
+        structured["parts"] = list(result.parts)
     if verbose:
         structured["memory"] = memory.to_dict()
     return text, structured

@@ -9,8 +9,9 @@ Every face and the hooks build it here, so the block reads the same wherever an 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
-from ..models import Memory
+from ..models import Memory, part_position
 from ..poisoning import is_quarantined, safe_line, trust_label
 from ..text import estimate_tokens
 
@@ -30,6 +31,9 @@ def context_line(memory: Memory) -> str:
     trust = trust_label(memory.source, is_quarantined(memory.tags, memory.metadata))
     if trust:  # every untrusted memory says so where an agent reads it, quarantined or not
         head += f" {trust}"
+    position = part_position(memory.metadata)
+    if position:  # a piece of a longer text: the reader knows there is more
+        head += f" (part {position[0]} of {position[1]})"
     line = f"{head} {safe_line(memory.content)}"
     if memory.resolution:
         line += f" — fix: {safe_line(memory.resolution)}"
@@ -50,11 +54,39 @@ def fit_budget(memories: Sequence[Memory], budget: int | None) -> tuple[list[int
     lines: list[str] = []
     for position, memory in enumerate(memories):
         line = context_line(memory)
-        cost = estimate_tokens(context_block([*lines, line], 0)) + 2  # the header's count grows a digit or two
-        if budget is not None and cost > budget:
-            continue
+        if budget is not None and _cost(lines, line) > budget:
+            # The best hit is never dropped for its length (a long memory, a part of a longer text): it is
+            # shown cut to what the budget leaves; a later one too long to fit is left out.
+            cut = None if kept else _cut(memory, lines, budget)
+            if cut is None:
+                continue
+            line = cut
         kept.append(position)
         lines.append(line)
     tokens = estimate_tokens(context_block(lines, 0))
     tokens = estimate_tokens(context_block(lines, tokens))
     return kept, context_block(lines, tokens), tokens
+
+
+_MIN_CUT = 40  # tokens: a cut shorter than this says too little to be worth its place
+
+
+def _cost(lines: Sequence[str], line: str) -> int:
+    return estimate_tokens(context_block([*lines, line], 0)) + 2  # the header's count grows a digit or two
+
+
+def _cut(memory: Memory, lines: Sequence[str], budget: int) -> str | None:
+    """The memory's line with its text cut (at a word) to what is left of ``budget``, or None when under
+    ``_MIN_CUT`` tokens are left for it."""
+    if budget - _cost(lines, context_line(replace(memory, content=""))) < _MIN_CUT:
+        return None
+    low, high = 0, len(memory.content)
+    while low < high:  # the longest cut that fits
+        middle = (low + high + 1) // 2
+        if _cost(lines, context_line(replace(memory, content=memory.content[:middle] + " …"))) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    head = memory.content[:low]
+    head = head[: head.rfind(" ")] if " " in head[len(head) // 2:] else head
+    return context_line(replace(memory, content=head.rstrip() + " …"))

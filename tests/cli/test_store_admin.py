@@ -70,7 +70,7 @@ def test_export_import_round_trip(cli, tmp_path: Path) -> None:
 
     other = str(tmp_path / "other")
     first = cli("import", str(dump), "--store", other, "--json")
-    assert first.exit_code == 0 and json.loads(first.stdout) == {"added": 2, "skipped": 0, "redactions": 0}
+    assert first.exit_code == 0 and json.loads(first.stdout) == {"added": 2, "skipped": 0, "redactions": 0, "split": 0}
     second = cli("import", str(dump), "--store", other)
     assert "Imported 0, skipped 2" in second.stderr
     assert cli("export", "--store", other).stdout == exported.stdout
