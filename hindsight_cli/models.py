@@ -5,11 +5,30 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .errors import BadUsage
 from .text import clean
 
 MEMORY_TYPES = ("working", "episodic", "semantic", "procedural")
 OUTCOMES = ("success", "failure", "neutral", "unknown")
 STATUSES = ("active", "superseded", "invalidated", "archived")
+#: What the audit log records (``hindsight log --action``).
+AUDIT_ACTIONS = ("record", "merge", "supersede", "summarize", "consolidate", "forget", "archive", "forget_hard",
+                 "expire", "withdraw", "restore", "import", "reindex", "migrate")
+SHORT_ID = 8  # the random tail of an id that tables show and every id argument accepts
+
+
+def one_of(value: Any, name: str, allowed: tuple[str, ...]) -> str:
+    """``value`` as one of ``allowed`` (case and surrounding spaces aside), or a usage error naming them."""
+    text = str(value).strip().lower()
+    if text not in allowed:
+        raise BadUsage(f"{name} must be one of {', '.join(allowed)}, not {value!r}.")
+    return text
+
+
+def short_id(memory_id: str) -> str:
+    """The short form of an id: its last characters, which are random (a UUIDv7 starts with the time, so
+    memories recorded together share their first characters)."""
+    return memory_id[-SHORT_ID:]
 
 
 @dataclass(frozen=True)
@@ -196,6 +215,16 @@ class Filters:
     include_expired: bool = False
     created_before: Any = None  # datetime, on created_at (forget --older-than)
     expired_only: bool = False
+
+    def __post_init__(self) -> None:
+        """Every face builds its filters here, so a value that is no type, outcome or status is refused
+        the same way everywhere instead of silently matching nothing."""
+        for field_name, name, allowed in (("types", "type", MEMORY_TYPES), ("outcomes", "outcome", OUTCOMES),
+                                          ("statuses", "status", STATUSES)):
+            values = getattr(self, field_name)
+            if values is not None:
+                values = (values,) if isinstance(values, str) else values
+                object.__setattr__(self, field_name, tuple(dict.fromkeys(one_of(v, name, allowed) for v in values)))
 
     def conditions(self, now: Any) -> list[tuple[str, str, Any]]:
         """The filters as ``(column, operator, value)`` triples, the one definition that both storage

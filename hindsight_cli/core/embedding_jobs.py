@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from .runtime import Progress, Runtime
 
-_BATCH = 256
+BATCH = 256  # texts per call of the model
 
 
 class Job(Protocol):
@@ -64,8 +64,8 @@ def embed_many(rt: Runtime, texts: Sequence[str], dim: int | None, progress: Pro
     ``dim``, every batch is checked against the store's dimension."""
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     vectors: list[Any] = [None] * len(texts)
-    for start_at in range(0, len(order), _BATCH):
-        chunk = order[start_at : start_at + _BATCH]
+    for start_at in range(0, len(order), BATCH):
+        chunk = order[start_at : start_at + BATCH]
         batch = [texts[i] for i in chunk]
         embedded = rt.embed(batch, dim) if dim is not None else rt.embedder.embed(batch)
         for position, vector in zip(chunk, embedded):

@@ -9,13 +9,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .. import paths
-from ..errors import InvalidInput
+from ..errors import Interrupted, InvalidInput
 from ..models import Filters, ImportResult
 from ..storage.rows import MemoryRow, embedding_text, keyword_terms
 from . import embedding_jobs
 from .prepare import Prepared
 from .reading import list_memories
-from .runtime import Progress, Runtime
+from .runtime import Phase, Progress, Runtime, announce
 from .scope import Scope
 
 IMPORT_BATCH = 2000
@@ -30,6 +30,7 @@ def export(rt: Runtime, filters: Filters | None, scope: Scope) -> Iterator[dict[
 def _prepared(rt: Runtime, records: Sequence[Mapping[str, Any]], scope: Scope) -> list[Prepared]:
     """Every record validated before anything is written: one bad record refuses the whole import."""
     out: list[Prepared] = []
+    seen: dict[str, tuple[int, Mapping[str, Any]]] = {}
     for number, record in enumerate(records, 1):
         if not isinstance(record, Mapping):
             raise InvalidInput(f"Record {number} is not a JSON object; nothing was imported.")
@@ -39,7 +40,21 @@ def _prepared(rt: Runtime, records: Sequence[Mapping[str, Any]], scope: Scope) -
             out.append(rt.prepare(values, keep_identity=True))
         except InvalidInput as error:
             raise InvalidInput(f"Record {number}: {error} Nothing was imported.") from None
+        _one_per_id(seen, number, record, out[-1].row.id if record.get("id") else None)
     return out
+
+
+def _one_per_id(seen: dict[str, tuple[int, Mapping[str, Any]]], number: int, record: Mapping[str, Any],
+                memory_id: str | None) -> None:
+    """The same record twice (two exports concatenated) is fine; two different ones with one id are not:
+    keeping either would drop the other without a word."""
+    if memory_id is None:
+        return
+    first = seen.setdefault(memory_id, (number, record))
+    if first[0] != number and first[1] != record:
+        differ = sorted(k for k in {*first[1], *record} if first[1].get(k) != record.get(k))
+        raise InvalidInput(f"Records {first[0]} and {number} both have id {memory_id} but differ ({', '.join(differ)}); "
+                           "keep one of them and rerun. Nothing was imported.")
 
 
 def fresh(rows: Sequence[MemoryRow], identities: set[tuple[str, str, str]]) -> list[int]:
@@ -61,7 +76,7 @@ def _fresh(items: Sequence[Prepared], identities: set[tuple[str, str, str]]) -> 
 
 
 def import_records(rt: Runtime, records: Sequence[Mapping[str, Any]], progress: Progress | None,
-                   scope: Scope) -> ImportResult:
+                   scope: Scope, phase: Phase | None = None) -> ImportResult:
     """Add exported memories; ids and idempotency keys already present are skipped (idempotent).
 
     Valid records are embedded and committed in batches of ``IMPORT_BATCH``, so an import that is killed
@@ -69,50 +84,84 @@ def import_records(rt: Runtime, records: Sequence[Mapping[str, Any]], progress: 
     """
     from .admin import init
 
-    prepared = _prepared(rt, records, scope)
-    init(rt)
-    with rt.ledger.read() as session:
-        dim = rt.check_model(session)
-        fresh = _fresh(prepared, session.identities())
+    waiting = len(records)  # until the store is asked, none is known to be there
     added: list[Prepared] = []
-    for start in range(0, len(fresh), IMPORT_BATCH):
-        chunk = fresh[start : start + IMPORT_BATCH]
-        step = (lambda done, _total, base=start: progress(base + done, len(fresh))) if progress else None
-        vectors = embedding_jobs.embed_many(rt, [embedding_text(p.row) for p in chunk], dim, step)
-        for item, vector in zip(chunk, vectors):
-            item.row.embedding = vector
-        with rt.ledger.write() as session:  # another process may have imported the same records meanwhile
-            batch = _fresh(chunk, session.present([p.row.id for p in chunk], [p.row.idempotency_key for p in chunk]))
-            session.insert_many([(p.row, keyword_terms(p.row)) for p in batch])
-            if batch:
-                session.audit("import", [p.row.id for p in batch], rt.now())
-        added.extend(batch)
+    try:
+        announce(phase, f"Checking {len(records):,} records")
+        prepared = _prepared(rt, records, scope)
+        init(rt)
+        with rt.ledger.read() as session:
+            dim = rt.check_model(session)
+            fresh = _fresh(prepared, session.identities())
+        waiting = len(fresh)
+        if fresh:
+            announce(phase, "Loading the embedding model" if not rt.has_embedder else "Embedding")
+        for start in range(0, len(fresh), IMPORT_BATCH):
+            added.extend(_import_batch(rt, fresh, start, dim, progress, phase))
+    except KeyboardInterrupt:  # the batch under way rolled back; the finished ones are kept
+        kept = len(records) - waiting + len(added)
+        raise Interrupted(f"Interrupted: {kept:,} of {len(records):,} imported; rerun to finish — it skips what "
+                          "is there.") from None
     if added and rt.mirror is not None and (rt.mirror.open or len(added) >= 1000):
         # A big import pays the index update now rather than the next search; small ones leave it to the
         # next search or the MCP server, which sync before they read.
+        announce(phase, "Updating the search index")
         rt.mirror.sync(dim=dim)
     return ImportResult(len(added), len(records) - len(added), sum(p.redactions for p in added))
 
 
-def reindex(rt: Runtime, progress: Progress | None) -> int:
+def _import_batch(rt: Runtime, fresh: Sequence[Prepared], start: int, dim: int, progress: Progress | None,
+                  phase: Phase | None) -> list[Prepared]:
+    """Embed and commit one batch of ``fresh`` (from ``start``); returns what it added."""
+    chunk = fresh[start : start + IMPORT_BATCH]
+
+    def step(done: int, _total: int) -> None:
+        if start == 0 and done <= embedding_jobs.BATCH:  # the model has loaded: the first texts are in
+            announce(phase, "Embedding and writing")
+        if progress:
+            progress(start + done, len(fresh))
+
+    vectors = embedding_jobs.embed_many(rt, [embedding_text(p.row) for p in chunk], dim, step)
+    for item, vector in zip(chunk, vectors):
+        item.row.embedding = vector
+    with rt.ledger.write() as session:  # another process may have imported the same records meanwhile
+        batch = _fresh(chunk, session.present([p.row.id for p in chunk], [p.row.idempotency_key for p in chunk]))
+        session.insert_many([(p.row, keyword_terms(p.row)) for p in batch])
+        if batch:
+            session.audit("import", [p.row.id for p in batch], rt.now())
+    return batch
+
+
+def reindex(rt: Runtime, progress: Progress | None, phase: Phase | None = None) -> int:
     """Re-embed every memory with the configured model and rebuild the LanceDB index from the ledger."""
     rt.require()
-    with rt.ledger.read() as session:
-        rows = session.select([], order="seq")
-        meta = session.meta()
-    model = rt.embedder.name
-    dim = rt.embedder.dim or int(rt.embedder.embed(["probe"]).shape[1])
-    vectors = embedding_jobs.embed_many(rt, [embedding_text(r) for r in rows], None, progress)
-    pairs = [(r.id, v.tolist()) for r, v in zip(rows, vectors)]
-    with rt.ledger.write() as session:
-        if meta.get("embedding_model") != model or int(meta.get("embedding_dim", 0)) != dim:
-            session.set_model(model, dim)
-        session.set_embeddings(pairs)
-        session.audit("reindex", [], rt.now(), reason=model)
+    try:
+        announce(phase, "Loading the embedding model")
+        with rt.ledger.read() as session:
+            rows = session.select([], order="seq")
+            meta = session.meta()
+        model = rt.embedder.name
+        dim = rt.embedder.dim or int(rt.embedder.embed(["probe"]).shape[1])
+        announce(phase, "Re-embedding")
+        vectors = embedding_jobs.embed_many(rt, [embedding_text(r) for r in rows], None, progress)
+        pairs = [(r.id, v.tolist()) for r, v in zip(rows, vectors)]
+        announce(phase, f"Writing {len(pairs):,} vectors to the ledger")
+        with rt.ledger.write() as session:
+            if meta.get("embedding_model") != model or int(meta.get("embedding_dim", 0)) != dim:
+                session.set_model(model, dim)
+            session.set_embeddings(pairs)
+            session.audit("reindex", [], rt.now(), reason=model)
+    except KeyboardInterrupt:
+        raise Interrupted("Interrupted: nothing was changed; rerun `hindsight reindex` to re-embed.") from None
     if rt.mirror is not None:
-        shutil.rmtree(rt.path / paths.INDEX_DIR, ignore_errors=True)
-        rt.mirror.forget_index()
-        rt.mirror.sync()
+        announce(phase, "Rebuilding the search index")
+        try:
+            shutil.rmtree(rt.path / paths.INDEX_DIR, ignore_errors=True)
+            rt.mirror.forget_index()
+            rt.mirror.sync()
+        except KeyboardInterrupt:
+            raise Interrupted("Interrupted while rebuilding the search index: every memory is re-embedded, and the "
+                              "next search rebuilds the index.") from None
     return len(pairs)
 
 
