@@ -215,6 +215,7 @@ class Filters:
     include_expired: bool = False
     created_before: Any = None  # datetime, on created_at (forget --older-than)
     expired_only: bool = False
+    sources: tuple[str, ...] | None = None  # where the text came from (user, agent, tool, web, …), any of
 
     def __post_init__(self) -> None:
         """Every face builds its filters here, so a value that is no type, outcome or status is refused
@@ -239,6 +240,8 @@ class Filters:
                                ("outcome", self.outcomes or None), ("status", self.statuses or None)):
             if values is not None:
                 out.append((column, "in", [clean(str(v)) for v in values]))
+        if self.sources:  # stored lower-cased (core/prepare.py)
+            out.append(("source", "in", [clean(str(v)).lower() for v in self.sources]))
         if self.task_id is not None:
             out.append(("task_id", "=", clean(str(self.task_id))))
         out.extend(("tags", "has", clean(str(tag))) for tag in self.tags)

@@ -85,6 +85,7 @@ def record(
 TypeOption = Annotated[Optional[list[MemoryType]], typer.Option("--type", help="Only this type (repeatable).", show_default=False)]
 OutcomeOption = Annotated[Optional[list[Outcome]], typer.Option("--outcome", help="Only this outcome (repeatable).", show_default=False)]
 TagOption = Annotated[Optional[list[str]], typer.Option("--tag", help="Only memories with this tag (repeatable: all must match).", show_default=False)]
+SourceOption = Annotated[Optional[list[str]], typer.Option("--source", autocompletion=known_sources, help="Only text from this source: user, agent, tool, web, … (repeatable, any of).", show_default=False)]
 SinceOption = Annotated[Optional[str], typer.Option("--since", help="Happened at or after (ISO time or an age like 7d).", show_default=False)]
 UntilOption = Annotated[Optional[str], typer.Option("--until", help="Happened at or before (ISO time or an age like 1d).", show_default=False)]
 
@@ -97,6 +98,7 @@ def search(
     type_: TypeOption = None,
     outcome: OutcomeOption = None,
     tag: TagOption = None,
+    source: SourceOption = None,
     since: SinceOption = None,
     until: UntilOption = None,
     limit: Annotated[Optional[int], typer.Option("-k", "--limit", "-n", help="At most this many hits (default 5; 20 with --budget).", show_default=False)] = None,
@@ -130,7 +132,8 @@ def search(
 
     fmt = output_format(json_, nl, format_)
     filters = browse_filters(agent_id=agent, task_id=task, types=type_, outcomes=outcome, tags=tag or (), since=since,
-                             until=until, search=True, include_archived=include_archived, spell=cli_option)
+                             until=until, sources=source, search=True, include_archived=include_archived,
+                             spell=cli_option)
     result = _store(store).search(SearchQuery(
         _text_or_stdin(query), filters, k=limit if limit is not None else 20 if budget else 5, budget=budget, mode=mode, env=parse_pairs(env, "--env"),
         current_task=current_task, troubleshoot=troubleshoot))
@@ -153,6 +156,7 @@ def list_(
     type_: TypeOption = None,
     outcome: OutcomeOption = None,
     tag: TagOption = None,
+    source: SourceOption = None,
     since: SinceOption = None,
     until: UntilOption = None,
     status: Annotated[Optional[list[Status]], typer.Option("--status", help="Only this status (repeatable; default all).", show_default=False)] = None,
@@ -171,7 +175,7 @@ def list_(
     from . import render
 
     filters = browse_filters(agent_id=agent, task_id=task, types=type_, outcomes=outcome, tags=tag or (), since=since,
-                             until=until, statuses=status, spell=cli_option)
+                             until=until, statuses=status, sources=source, spell=cli_option)
     fmt = output_format(json_, nl)
     memories = _store(store).list(filters, limit=limit or None)
     if fmt == "json":

@@ -62,7 +62,8 @@ def forget_plan(ids: Sequence[str], *, task_id: str | None = None, agent_id: str
 def browse_filters(*, agent_id: str | None = None, task_id: str | None = None, types: Sequence[str] | None = None,
                    outcomes: Sequence[str] | None = None, tags: Sequence[str] = (), since: str | datetime | None = None,
                    until: str | datetime | None = None, statuses: Sequence[str] | None = None,
-                   search: bool = False, include_archived: bool = False, spell: Spelling = plain) -> Filters:
+                   sources: Sequence[str] | None = None, search: bool = False, include_archived: bool = False,
+                   spell: Spelling = plain) -> Filters:
     """The filters of ``list`` (every status and expired memories, unless narrowed) and of ``search``
     (active, unexpired; archived too with ``include_archived``), built alike by every face."""
     if statuses:
@@ -75,7 +76,7 @@ def browse_filters(*, agent_id: str | None = None, task_id: str | None = None, t
         agent_ids=(agent_id,) if agent_id else None, task_id=task_id,
         types=tuple(types) if types else None, outcomes=tuple(outcomes) if outcomes else None, tags=tuple(tags or ()),
         since=when(since, spell("since")), until=when(until, spell("until")), statuses=chosen,
-        include_expired=not search)
+        include_expired=not search, sources=tuple(sources) if sources else None)
 
 
 def check_limit(limit: int | None, name: str = "limit") -> None:

@@ -104,6 +104,6 @@ def index_record(row: MemoryRow, terms_text: str) -> dict[str, Any]:
     return {
         "id": row.id, "seq": row.seq, "vector": list(row.embedding), "terms": terms_text,
         "agent_id": row.agent_id, "task_id": row.task_id, "type": row.type, "status": row.status,
-        "outcome": row.outcome, "tags": list(row.tags), "event_at": micros(row.event_at),
+        "outcome": row.outcome, "source": row.source, "tags": list(row.tags), "event_at": micros(row.event_at),
         "expires_at": micros(row.expires_at), "memory": to_json(row),
     }

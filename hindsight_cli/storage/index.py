@@ -82,7 +82,7 @@ class Index(Upkeep):
         return pa.schema([
             ("id", pa.string()), ("seq", pa.int64()), ("vector", pa.list_(pa.float32(), self.dim)),
             ("terms", pa.string()), ("agent_id", pa.string()), ("task_id", pa.string()), ("type", pa.string()),
-            ("status", pa.string()), ("outcome", pa.string()), ("tags", pa.list_(pa.string())),
+            ("status", pa.string()), ("outcome", pa.string()), ("source", pa.string()), ("tags", pa.list_(pa.string())),
             ("event_at", pa.int64()), ("expires_at", pa.int64()), ("memory", pa.string()),
         ])
 
@@ -94,7 +94,7 @@ class Index(Upkeep):
             db = lancedb.connect(str(self.path), read_consistency_interval=timedelta(0))
             try:
                 self._table = db.open_table(TABLE)
-                if "memory" not in self._table.schema.names:  # an index from an older version: rebuild it
+                if {"memory", "source"} - set(self._table.schema.names):  # an older version's index: rebuild it
                     db.drop_table(TABLE)
                     self.set_watermark(0)
                     raise FileNotFoundError(TABLE)
