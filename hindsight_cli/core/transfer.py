@@ -11,7 +11,7 @@ from typing import Any
 from .. import paths
 from ..errors import Interrupted, InvalidInput
 from ..models import Filters, ImportResult
-from ..storage.rows import MemoryRow, embedding_text, keyword_terms
+from ..storage.rows import MemoryRow, keyword_terms
 from . import embedding_jobs
 from .prepare import Prepared
 from .reading import list_memories
@@ -121,9 +121,7 @@ def _import_batch(rt: Runtime, fresh: Sequence[Prepared], start: int, dim: int, 
         if progress:
             progress(start + done, len(fresh))
 
-    vectors = embedding_jobs.embed_many(rt, [embedding_text(p.row) for p in chunk], dim, step)
-    for item, vector in zip(chunk, vectors):
-        item.row.embedding = vector
+    embedding_jobs.embed_rows(rt, [p.row for p in chunk], dim, step)
     with rt.ledger.write() as session:  # another process may have imported the same records meanwhile
         batch = _fresh(chunk, session.present([p.row.id for p in chunk], [p.row.idempotency_key for p in chunk]))
         session.insert_many([(p.row, keyword_terms(p.row)) for p in batch])
@@ -143,13 +141,12 @@ def reindex(rt: Runtime, progress: Progress | None, phase: Phase | None = None) 
         model = rt.embedder.name
         dim = rt.embedder.dim or int(rt.embedder.embed(["probe"]).shape[1])
         announce(phase, "Re-embedding")
-        vectors = embedding_jobs.embed_many(rt, [embedding_text(r) for r in rows], None, progress)
-        pairs = [(r.id, v.tolist()) for r, v in zip(rows, vectors)]
-        announce(phase, f"Writing {len(pairs):,} vectors to the ledger")
+        embedding_jobs.embed_rows(rt, rows, None, progress)
+        announce(phase, f"Writing {len(rows):,} memories' vectors to the ledger")
         with rt.ledger.write() as session:
             if meta.get("embedding_model") != model or int(meta.get("embedding_dim", 0)) != dim:
                 session.set_model(model, dim)
-            session.set_embeddings(pairs)
+            session.set_embeddings(rows)
             session.audit("reindex", [], rt.now(), reason=model)
     except KeyboardInterrupt:
         raise Interrupted("Interrupted: nothing was changed; rerun `hindsight reindex` to re-embed.") from None
@@ -162,7 +159,7 @@ def reindex(rt: Runtime, progress: Progress | None, phase: Phase | None = None) 
         except KeyboardInterrupt:
             raise Interrupted("Interrupted while rebuilding the search index: every memory is re-embedded, and the "
                               "next search rebuilds the index.") from None
-    return len(pairs)
+    return len(rows)
 
 
 def dump_jsonl(records: Iterable[Mapping[str, Any]]) -> Iterator[str]:
