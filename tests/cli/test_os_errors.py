@@ -103,3 +103,25 @@ def test_each_kind_of_os_error_says_what_to_do(error: OSError, fix: str) -> None
     assert fix in text and "\n" not in text
     if error.filename:
         assert error.filename in text
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_through_mcp_an_os_error_is_a_tool_error_naming_path_and_fix(unwritable: Path, anyio_backend: str,
+                                                                        tmp_path: Path) -> None:
+    """The MCP face words it as the CLI does, as the tool's error text, and the server keeps serving."""
+    from mcp import Client
+
+    from hindsight_cli.mcp_server import build_server
+
+    store = unwritable / "store"
+    async with Client(build_server(Store(store))) as client:
+        written = await client.call_tool("memory_write", {"content": "a note that cannot be kept"})
+        again = await client.call_tool("memory_write", {"content": "and another one"})
+    for result in (written, again):
+        assert result.is_error
+        text = result.content[0].text
+        assert f"memory_write: Cannot use {store}: " in text and "\n" not in text, text  # the SDK names the tool
+        assert "chattr -i" in text or "permissions" in text
+        assert "Traceback" not in text and "Errno" not in text
+    assert list(unwritable.iterdir()) == []
