@@ -227,3 +227,18 @@ def test_bad_options_fail_before_any_work(cli: Any, data: Path) -> None:
     assert result.exit_code == 1 and "mode must be hybrid, vector or keyword" in result.stderr
     result = cli("eval", "locomo", str(data), "--set", "w_recency", store=False)
     assert result.exit_code == 1 and "--set expects NAME=VALUE" in result.stderr
+
+
+def test_a_category_without_questions_shows_n_a_not_zero(cli: Any, tmp_path: Path) -> None:
+    conversations = json.loads(json.dumps(CONVERSATIONS))
+    for conversation in conversations:  # no adversarial question left
+        conversation["qa"] = [q for q in conversation["qa"] if q["category"] != 5]
+    path = tmp_path / "no-adversarial.json"
+    path.write_text(json.dumps(conversations))
+    result = cli("eval", "locomo", str(path), "--mode", "keyword", store=False)
+    assert result.exit_code == 0, result.stderr
+    rows = {cells[0]: cells[1:] for cells in (line.replace("│", " ").split() for line in result.stdout.splitlines())
+            if cells}
+    assert rows["adversarial"] == ["0", *["n/a"] * 5], result.stdout
+    assert rows["multi-hop"][0] != "0" and "n/a" not in rows["multi-hop"]
+    assert "n/a" not in rows["overall"]

@@ -48,8 +48,8 @@ def forget(
                        archive=archive, now=now(), spell=cli_option)
     hard, filters = plan.hard, plan.filters
     target = _store(store)
-    if (hard or filters is not None) and not yes:
-        count = len(set(target.select_ids(filters))) + len(ids) if filters else len(ids)
+    count = len(set(target.select_ids(filters))) + len(ids) if filters else len(ids)
+    if (hard or filters is not None) and not yes and count:  # nothing matched: nothing to confirm
         what = "purge for good" if hard else "archive" if archive else "forget"
         if not sys.stdin.isatty():
             raise InvalidInput(f"This would {what} up to {render.memories(count)}; add -y to confirm.")
@@ -66,15 +66,15 @@ def _forgot(count: int, ids: list[str], hard: bool, archive: bool) -> str:
     """What a forget did, and how to undo it: the id to restore, or where to find them."""
     from .render import memories
 
-    verb = "Purged" if hard else "Archived" if archive else "Forgot"
-    if not count:
-        return f"No memory {'was' if ids else 'matched, so none was'} {verb.lower()}" + (
+    verb, done_to = ("Purged", "purged") if hard else ("Archived", "archived") if archive else ("Forgot", "forgotten")
+    if not count:  # nothing changed, so nothing to undo
+        return f"No memory {'was' if ids else 'matched, so none was'} {done_to}" + (
             " (already forgotten or archived)." if ids else ".")
     done = f"{verb} {memories(count)}."
     if hard:
         return done
-    if count == 1 and len(ids) == 1:
-        return f"{done} Undo with `hindsight restore {ids[0]}`."
+    if count == len(ids):
+        return f"{done} Undo with " + " and ".join(f"`hindsight restore {memory_id}`" for memory_id in ids) + "."
     status = "archived" if archive else "invalidated"
     return f"{done} Undo with `hindsight restore ID` for each; `hindsight list --status {status}` lists them."
 
