@@ -159,7 +159,11 @@ class ConsolidateResult:
     def to_dict(self) -> dict[str, Any]:
         return {"scanned": self.scanned, "dry_run": self.dry_run, "created": self.count("create"),
                 "updated": self.count("update"), "unchanged": self.count("unchanged"),
-                "patterns": [p.to_dict() for p in self.patterns]}
+                "patterns": [self._shown(p.to_dict()) for p in self.patterns]}
+
+    def _shown(self, pattern: dict[str, Any]) -> dict[str, Any]:
+        # A pattern a dry run would create has no id yet: the one planned is not the one a real run makes.
+        return {**pattern, "id": None} if self.dry_run and pattern["action"] == "create" else pattern
 
 
 @dataclass(frozen=True)

@@ -74,11 +74,10 @@ class Memories:
                 return None
 
     def consolidate(self, dry_run: bool) -> dict[str, Any]:
-        """``hindsight consolidate --json``'s answer, patterns without an id (none to show) left out."""
+        """``hindsight consolidate --json``'s answer (a pattern a dry run would create has no id yet)."""
         store = self.store
         with self._lock:
-            result = store.consolidate(dry_run=dry_run, actor=self.agent or "mcp").to_dict()
-        return {**result, "patterns": [p for p in result["patterns"] if p.get("id")]}
+            return store.consolidate(dry_run=dry_run, actor=self.agent or "mcp").to_dict()
 
     def get(self, memory_id: str) -> Memory:
         store = self.store

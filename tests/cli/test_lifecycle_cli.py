@@ -101,3 +101,27 @@ def test_forget_expired_purges_and_a_ttl_memory_is_never_returned(cli, clock) ->
     assert json.loads(result.stdout) == {"forgotten": 1, "hard": True, "archived": False}
     assert [m.id for m in cli.open().list()] == [kept]
     assert json.loads(cli("log", "--action", "forget_hard", "--json").stdout)[0]["ids"] != [kept]
+
+
+def test_consolidate_dry_run_shows_no_id_that_will_not_exist_and_its_counts_agree(cli) -> None:
+    import re
+
+    texts = ("the nightly export hit the API rate limit (429)", "the nightly export hit the API rate limit (429)",
+             "the nightly export hit the API rate limit (429) again", "nightly export: API rate limit 429 once more")
+    for number, text in enumerate(texts):  # the first text twice, two writes: one memory seen twice
+        _record(cli, text, "--outcome", "failure", "--resolution", "added exponential backoff", "--key", f"k{number}")
+    before = {m.id for m in cli.open().list()}
+    assert len(before) < len(texts)
+    dry = cli("consolidate", "--dry-run")
+    assert dry.exit_code == 0, dry.stderr
+    head = dry.stdout.splitlines()[0]
+    assert head.startswith("create") and head.rstrip().endswith("(new)")
+    shown = set(re.findall(r"\b[0-9a-f]{8}\b", dry.stdout))
+    assert shown <= {memory_id[-8:] for memory_id in before}  # every id shown exists now
+    seen = int(re.search(r"seen (\d+) times", dry.stdout).group(1))
+    fixed, failures = map(int, re.search(r"What fixed it \((\d+) of (\d+) failures\)", dry.stdout).groups())
+    assert seen == failures == fixed == len(texts)  # every figure counts occurrences
+    assert "Would write 1 new and 0 updated pattern(s)" in dry.stderr
+    plan = json.loads(cli("consolidate", "--dry-run", "--json").stdout)
+    assert [p["id"] for p in plan["patterns"] if p["action"] == "create"] == [None]
+    assert {m.id for m in cli.open().list()} == before
