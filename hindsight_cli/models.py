@@ -239,16 +239,22 @@ class Filters:
         ``>=``, ``<=``, ``<``, ``expired`` / ``unexpired`` (``expires_at`` against ``now``). Label values
         are cleaned as stored labels are (``text.clean``), so ``e`` + U+0301 finds ``é``.
         """
+        from .redact import redact_field
+
+        def stored(value: Any, column: str) -> str:  # a label as the write path keeps it: secrets redacted
+            return str(redact_field(clean(str(value)), column)[0])
+
         out: list[tuple[str, str, Any]] = []
         for column, values in (("agent_id", self.agent_ids), ("type", self.types or None),
                                ("outcome", self.outcomes or None), ("status", self.statuses or None)):
             if values is not None:
-                out.append((column, "in", [clean(str(v)) for v in values]))
+                out.append((column, "in", [stored(v, column) if column == "agent_id" else clean(str(v))
+                                           for v in values]))
         if self.sources:  # stored lower-cased (core/prepare.py)
             out.append(("source", "in", [clean(str(v)).lower() for v in self.sources]))
         if self.task_id is not None:
-            out.append(("task_id", "=", clean(str(self.task_id))))
-        out.extend(("tags", "has", clean(str(tag))) for tag in self.tags)
+            out.append(("task_id", "=", stored(self.task_id, "task_id")))
+        out.extend(("tags", "has", stored(tag, "tags")) for tag in self.tags)
         if self.since is not None:
             out.append(("event_at", ">=", self.since))
         if self.until is not None:

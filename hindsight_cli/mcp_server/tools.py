@@ -114,6 +114,8 @@ def memory_search(
                                                                    "working).")] = None,
     outcomes: Annotated[Optional[list[Outcome]], Field(description="Only these outcomes.")] = None,
     tags: Tags = None,
+    sources: Annotated[Optional[list[str]], Field(description="Only text from these sources (any of): user, "
+                                                              "agent, tool, web, import, hindsight, ….")] = None,
     since: When = None, until: When = None,
     mode: Annotated[Mode, Field(description="hybrid: meaning and words; vector: meaning only; keyword: the "
                                             "words only.")] = "hybrid",
@@ -134,8 +136,8 @@ def memory_search(
     the task at hand, troubleshoot=true with an error text to get failures that were fixed first.
     """
     found = memories(ctx).search(query, top_k=top_k, agent_id=agent_id, task_id=task_id, types=types,
-                                 outcomes=outcomes, tags=tags, since=since, until=until, mode=mode, env=env,
-                                 current_task=current_task, troubleshoot=troubleshoot,
+                                 outcomes=outcomes, tags=tags, sources=sources, since=since, until=until,
+                                 mode=mode, env=env, current_task=current_task, troubleshoot=troubleshoot,
                                  include_archived=include_archived)
     return _say(*results.search(found, budget_tokens or results.SEARCH_BUDGET, fields, verbose))
 
