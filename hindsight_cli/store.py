@@ -177,15 +177,19 @@ class Store:
         return reading.log(self._rt, limit=limit, action=action, memory_id=memory_id, since=since, scope=self.scope)
 
     def consolidate(self, *, agent_id: str | None = None, dry_run: bool = False, similarity: float | None = None,
-                    min_evidence: int | None = None, actor: str | None = None) -> ConsolidateResult:
+                    min_evidence: int | None = None, actor: str | None = None,
+                    progress: Callable[[int, int], None] | None = None,
+                    phase: Callable[[str], None] | None = None) -> ConsolidateResult:
         """Turn groups of similar episodes (per agent) into semantic pattern memories, without an LLM.
 
         Each pattern links to its evidence (``source_ids``) and carries a confidence from it. A group
         that already has a pattern updates it only when new evidence arrived, so rerunning writes
-        nothing new. ``dry_run`` computes the same plan and writes nothing.
+        nothing new. ``dry_run`` computes the same plan and writes nothing. ``progress(done, total)`` counts
+        the episodes grouped; ``phase(text)`` names each step.
         """
         return derive.consolidate(self._rt, agent_id=agent_id, dry_run=dry_run, similarity=similarity,
-                                  min_evidence=min_evidence, actor=actor, scope=self.scope)
+                                  min_evidence=min_evidence, actor=actor, scope=self.scope, progress=progress,
+                                  phase=phase)
 
     def get(self, memory_id: str) -> Memory:
         """One memory by id or unique id prefix (at least 8 characters).

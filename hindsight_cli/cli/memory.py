@@ -274,9 +274,9 @@ def consolidate(
     """
     from . import render
 
-    with render.progress("Grouping similar episodes"):
+    with render.progress("Consolidating") as bar:
         result = _store(store).consolidate(agent_id=agent, dry_run=dry_run, similarity=similarity,
-                                           min_evidence=min_evidence)
+                                           min_evidence=min_evidence, progress=bar, phase=bar.phase)
     if json_:
         render.json_doc(result.to_dict())
         return
