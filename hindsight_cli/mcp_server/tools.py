@@ -192,18 +192,19 @@ def memory_consolidate(
 
 def memory_get(
     ctx: Context,
-    id: Annotated[str, Field(description="The memory's id, or a unique prefix of 8 or more characters.")],
+    id: Annotated[str, Field(description="The memory's id, or a unique start or end of it of 4+ characters "
+                                         "(e.g. its last 8).")],
     budget_tokens: Annotated[Optional[int], _budget(results.GET_BUDGET)] = None,
 ) -> Annotated[CallToolResult, Memory]:
-    """Get one memory by id (or a unique prefix of 8+ characters), with every field. The text shows its
-    fields on one line, then its content and fix, cut at budget_tokens (default 1000)."""
+    """Get one memory by id (or a unique start or end of 4+ characters), with every field. The text shows
+    its fields on one line, then its content and fix, cut at budget_tokens (default 1000)."""
     memory = memories(ctx).get(id)
     return _say(results.get(memory, budget_tokens or results.GET_BUDGET), memory.to_dict())
 
 
 def memory_forget(
     ctx: Context,
-    ids: Annotated[Optional[list[str]], Field(description="Ids (or unique prefixes of 8+ characters).")] = None,
+    ids: Annotated[Optional[list[str]], Field(description="Ids (or unique starts or ends of 4+ characters).")] = None,
     task_id: Annotated[Text, Field(description="Every memory of this task.")] = None,
     older_than: Annotated[Text, Field(description="Recorded longer ago than this, e.g. 30d.")] = None,
     expired: Annotated[bool, Field(description="Purge memories past their TTL.")] = False,

@@ -125,3 +125,15 @@ async def test_through_mcp_an_os_error_is_a_tool_error_naming_path_and_fix(unwri
         assert "chattr -i" in text or "permissions" in text
         assert "Traceback" not in text and "Errno" not in text
     assert list(unwritable.iterdir()) == []
+
+
+def test_an_mcp_server_with_its_home_at_a_file_does_not_start_and_says_why(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store is opened before the server starts, so the refusal is the command's one line, not a
+    tool error a client might never show."""
+    file = tmp_path / "home-file"
+    file.write_text("not a directory\n")
+    monkeypatch.setenv("HINDSIGHT_HOME", str(file))
+    store = tmp_path / "store"
+    _one_error_line(hindsight("mcp", "--store", str(store)), str(file), "move")
+    assert not store.exists() and file.read_text() == "not a directory\n"

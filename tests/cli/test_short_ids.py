@@ -76,3 +76,22 @@ def test_python_and_another_agents_scope(store: Store) -> None:
     with pytest.raises(MemoryNotFound, match="No memory"):
         scoped.get(short_id(theirs.id))  # another agent's memory is not there for a scoped store
     assert len(short_id(mine.id)) == SHORT_ID
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_through_mcp_the_tail_gets_and_forgets_and_an_ambiguous_part_lists_candidates(
+        cli, anyio_backend: str) -> None:
+    from mcp import Client
+
+    from hindsight_cli.mcp_server import build_server
+
+    ids = _ids(cli, 2)
+    async with Client(build_server(cli.open())) as client:
+        got = await client.call_tool("memory_get", {"id": short_id(ids[0])})
+        ambiguous = await client.call_tool("memory_get", {"id": ids[0][:6]})
+        forgot = await client.call_tool("memory_forget", {"ids": [short_id(ids[1])]})
+    assert not got.is_error and got.structured_content["id"] == ids[0]
+    assert ambiguous.is_error and "matches 2 memories" in ambiguous.content[0].text
+    assert all(memory_id in ambiguous.content[0].text for memory_id in ids)
+    assert not forgot.is_error and cli.open().get(ids[1]).status == "invalidated"
