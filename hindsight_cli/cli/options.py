@@ -10,12 +10,15 @@ from typing import TYPE_CHECKING, Annotated, Optional, TypeAlias
 
 import typer
 
+from ..clients import CLIENTS
 from ..models import AUDIT_ACTIONS, MEMORY_TYPES, OUTCOMES, STATUSES
 from ..search.query import MODES
 from ..storage.registry import BACKENDS
 from ..transcripts import IMPORTS
 
 FORMATS = ("table", "json", "nl", "context")
+TRANSPORTS = ("stdio", "http")
+CLIENT_SCOPES = ("user", "project")
 
 # The choices are the core's own tuples, so the parser refuses (exit 2) exactly what the core would. They
 # are string enums (Typer takes no list of Literal), whose members are the strings themselves; the type
@@ -29,6 +32,9 @@ if TYPE_CHECKING:
     Action: TypeAlias = str
     Backend: TypeAlias = str
     ImportKind: TypeAlias = str
+    McpClient: TypeAlias = str
+    Transport: TypeAlias = str
+    ClientScope: TypeAlias = str
 else:
     def _choices(name: str, values: tuple[str, ...]) -> type[StrEnum]:
         return StrEnum(name, {value: value for value in values})
@@ -38,6 +44,8 @@ else:
     Mode, Format, Action = _choices("Mode", MODES), _choices("Format", FORMATS), _choices("Action", AUDIT_ACTIONS)
     Backend = _choices("Backend", tuple(BACKENDS))
     ImportKind = _choices("ImportKind", ("jsonl", *(k for k in IMPORTS if k != "jsonl")))
+    McpClient, Transport = _choices("McpClient", CLIENTS), _choices("Transport", TRANSPORTS)
+    ClientScope = _choices("ClientScope", CLIENT_SCOPES)
 
 StoreOption = Annotated[
     Optional[Path],

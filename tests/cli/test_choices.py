@@ -35,6 +35,10 @@ REPO = Path(__file__).resolve().parents[2]
     ["import", "x.jsonl", "--from", "evernote"],
     ["init", "--backend", "mysql"],
     ["hooks", "install", "--client", "vim"],
+    ["mcp", "install", "--client", "vim"],
+    ["mcp", "install", "--client", "cursor", "--scope", "galaxy"],
+    ["mcp", "config", "--client", "vim"],
+    ["mcp", "--transport", "carrier-pigeon"],
     ["eval", "locomo", "x.json", "--mode", "psychic"],
 ])
 def test_a_value_outside_its_choices_is_a_usage_error_naming_them(cli, args: list[str]) -> None:
@@ -93,6 +97,9 @@ def _complete(words: str) -> list[str]:
     ("hindsight search x --format ", ["table", "json", "nl", "context"]),
     ("hindsight list --status ", list(STATUSES)),
     ("hindsight hooks install --client ", ["claude-code", "codex", "cursor", "gemini"]),
+    ("hindsight mcp install --client c", ["claude-desktop", "claude-code", "cursor", "codex"]),
+    ("hindsight mcp --transport ", ["stdio", "http"]),
+    ("hindsight list --source ", ["user", "tool", "agent", "import", "web"]),
     ("hindsight record x --trigger tool_", ["tool_error", "tool_call"]),
     ("hindsight record x --source w", ["web"]),
 ])
