@@ -29,12 +29,15 @@ Example:
 # hooks.events.CLIENTS, spelled out: importing the hooks package here would cost every command's start-up
 # (tests/cli/test_choices.py keeps the two equal).
 HOOK_CLIENTS = ("claude-code", "codex", "cursor", "gemini")
+HOOK_SCOPES = ("user", "project", "local")
 if TYPE_CHECKING:
     HookClient: TypeAlias = str
+    HookScope: TypeAlias = str
 else:
     HookClient = StrEnum("HookClient", {client: client for client in HOOK_CLIENTS})
+    HookScope = StrEnum("HookScope", {scope: scope for scope in HOOK_SCOPES})
 ClientOption = Annotated[HookClient, typer.Option("--client", help="The coding agent whose settings to change.", show_default=False)]
-ScopeOption = Annotated[str, typer.Option("--scope", help="user (every project) | project (this one; claude-code also: local).")]
+ScopeOption = Annotated[HookScope, typer.Option("--scope", help="Every project (user) or this one (project; claude-code also local).")]
 
 
 @app.command(hidden=True)  # what a client runs; people use `hindsight hooks`

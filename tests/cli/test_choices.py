@@ -38,6 +38,7 @@ REPO = Path(__file__).resolve().parents[2]
     ["mcp", "install", "--client", "vim"],
     ["mcp", "install", "--client", "cursor", "--scope", "galaxy"],
     ["mcp", "config", "--client", "vim"],
+    ["hooks", "install", "--client", "codex", "--scope", "galaxy"],
     ["mcp", "--transport", "carrier-pigeon"],
     ["eval", "locomo", "x.json", "--mode", "psychic"],
 ])
@@ -99,6 +100,7 @@ def _complete(words: str) -> list[str]:
     ("hindsight hooks install --client ", ["claude-code", "codex", "cursor", "gemini"]),
     ("hindsight mcp install --client c", ["claude-desktop", "claude-code", "cursor", "codex"]),
     ("hindsight mcp --transport ", ["stdio", "http"]),
+    ("hindsight hooks install --client codex --scope ", ["user", "project", "local"]),
     ("hindsight list --source ", ["user", "tool", "agent", "import", "web"]),
     ("hindsight record x --trigger tool_", ["tool_error", "tool_call"]),
     ("hindsight record x --source w", ["web"]),
