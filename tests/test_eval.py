@@ -224,7 +224,7 @@ def test_bad_files_fail_with_one_line(cli: Any, tmp_path: Path, content: str | N
 
 def test_bad_options_fail_before_any_work(cli: Any, data: Path) -> None:
     result = cli("eval", "locomo", str(data), "--mode", "fuzzy", store=False)
-    assert result.exit_code == 1 and "mode must be hybrid, vector or keyword" in result.stderr
+    assert result.exit_code == 2 and "'fuzzy' is not one of 'hybrid', 'vector', 'keyword'" in result.stderr
     result = cli("eval", "locomo", str(data), "--set", "w_recency", store=False)
     assert result.exit_code == 1 and "--set expects NAME=VALUE" in result.stderr
 

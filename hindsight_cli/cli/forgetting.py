@@ -48,8 +48,9 @@ def forget(
                        archive=archive, now=now(), spell=cli_option)
     hard, filters = plan.hard, plan.filters
     target = _store(store)
-    count = len(set(target.select_ids(filters))) + len(ids) if filters else len(ids)
-    if (hard or filters is not None) and not yes and count:  # nothing matched: nothing to confirm
+    asks = (hard or filters is not None) and not yes
+    count = (len(set(target.select_ids(filters))) + len(ids) if filters else len(ids)) if asks else 0
+    if count:  # nothing matched: nothing to confirm
         what = "purge for good" if hard else "archive" if archive else "forget"
         if not sys.stdin.isatty():
             raise InvalidInput(f"This would {what} up to {render.memories(count)}; add -y to confirm.")
