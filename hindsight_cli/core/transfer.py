@@ -115,8 +115,12 @@ def _import_batch(rt: Runtime, fresh: Sequence[Prepared], start: int, dim: int, 
     """Embed and commit one batch of ``fresh`` (from ``start``); returns what it added."""
     chunk = fresh[start : start + IMPORT_BATCH]
 
+    said = start > 0  # the phase is named once, when the model has loaded and the first texts are in
+
     def step(done: int, _total: int) -> None:
-        if start == 0 and done <= embedding_jobs.BATCH:  # the model has loaded: the first texts are in
+        nonlocal said
+        if not said:
+            said = True
             announce(phase, "Embedding and writing")
         if progress:
             progress(start + done, len(fresh))

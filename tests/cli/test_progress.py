@@ -32,7 +32,7 @@ def test_import_names_its_phases_before_the_first_batch(cli, tmp_path: Path, sho
     assert result.exit_code == 0, result.stderr
     phases = _phases(shown)
     assert phases[0] == "Checking 3 records"
-    assert phases.index("Embedding and writing") > 0
+    assert phases.index("Embedding and writing") > 0 and phases.count("Embedding and writing") == 1
     first_count = next(i for i, event in enumerate(shown) if event[0] == "at")
     assert first_count > shown.index(("phase", "Checking 3 records"))  # said before any count
     assert shown[-1] == ("at", 3, 3)
