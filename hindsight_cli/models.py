@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .errors import BadUsage
 from .text import clean
 
 MEMORY_TYPES = ("working", "episodic", "semantic", "procedural")
@@ -20,6 +21,26 @@ def part_position(metadata: Mapping[str, Any]) -> tuple[int, int] | None:
     if isinstance(value, Mapping) and isinstance(value.get("index"), int) and isinstance(value.get("of"), int):
         return value["index"], value["of"]
     return None
+
+
+#: What the audit log records (``hindsight log --action``).
+AUDIT_ACTIONS = ("record", "merge", "supersede", "summarize", "consolidate", "forget", "archive", "forget_hard",
+                 "expire", "withdraw", "restore", "import", "reindex", "migrate")
+SHORT_ID = 8  # the random tail of an id that tables show and every id argument accepts
+
+
+def one_of(value: Any, name: str, allowed: tuple[str, ...]) -> str:
+    """``value`` as one of ``allowed`` (case and surrounding spaces aside), or a usage error naming them."""
+    text = str(value).strip().lower()
+    if text not in allowed:
+        raise BadUsage(f"{name} must be one of {', '.join(allowed)}, not {value!r}.")
+    return text
+
+
+def short_id(memory_id: str) -> str:
+    """The short form of an id: its last characters, which are random (a UUIDv7 starts with the time, so
+    memories recorded together share their first characters)."""
+    return memory_id[-SHORT_ID:]
 
 
 @dataclass(frozen=True)
@@ -153,7 +174,11 @@ class ConsolidateResult:
     def to_dict(self) -> dict[str, Any]:
         return {"scanned": self.scanned, "dry_run": self.dry_run, "created": self.count("create"),
                 "updated": self.count("update"), "unchanged": self.count("unchanged"),
-                "patterns": [p.to_dict() for p in self.patterns]}
+                "patterns": [self._shown(p.to_dict()) for p in self.patterns]}
+
+    def _shown(self, pattern: dict[str, Any]) -> dict[str, Any]:
+        # A pattern a dry run would create has no id yet: the one planned is not the one a real run makes.
+        return {**pattern, "id": None} if self.dry_run and pattern["action"] == "create" else pattern
 
 
 @dataclass(frozen=True)
@@ -210,6 +235,17 @@ class Filters:
     include_expired: bool = False
     created_before: Any = None  # datetime, on created_at (forget --older-than)
     expired_only: bool = False
+    sources: tuple[str, ...] | None = None  # where the text came from (user, agent, tool, web, …), any of
+
+    def __post_init__(self) -> None:
+        """Every face builds its filters here, so a value that is no type, outcome or status is refused
+        the same way everywhere instead of silently matching nothing."""
+        for field_name, name, allowed in (("types", "type", MEMORY_TYPES), ("outcomes", "outcome", OUTCOMES),
+                                          ("statuses", "status", STATUSES)):
+            values = getattr(self, field_name)
+            if values is not None:
+                values = (values,) if isinstance(values, str) else values
+                object.__setattr__(self, field_name, tuple(dict.fromkeys(one_of(v, name, allowed) for v in values)))
 
     def conditions(self, now: Any) -> list[tuple[str, str, Any]]:
         """The filters as ``(column, operator, value)`` triples, the one definition that both storage
@@ -219,14 +255,22 @@ class Filters:
         ``>=``, ``<=``, ``<``, ``expired`` / ``unexpired`` (``expires_at`` against ``now``). Label values
         are cleaned as stored labels are (``text.clean``), so ``e`` + U+0301 finds ``é``.
         """
+        from .redact import redact_field
+
+        def stored(value: Any, column: str) -> str:  # a label as the write path keeps it: secrets redacted
+            return str(redact_field(clean(str(value)), column)[0])
+
         out: list[tuple[str, str, Any]] = []
         for column, values in (("agent_id", self.agent_ids), ("type", self.types or None),
                                ("outcome", self.outcomes or None), ("status", self.statuses or None)):
             if values is not None:
-                out.append((column, "in", [clean(str(v)) for v in values]))
+                out.append((column, "in", [stored(v, column) if column == "agent_id" else clean(str(v))
+                                           for v in values]))
+        if self.sources:  # stored lower-cased (core/prepare.py)
+            out.append(("source", "in", [clean(str(v)).lower() for v in self.sources]))
         if self.task_id is not None:
-            out.append(("task_id", "=", clean(str(self.task_id))))
-        out.extend(("tags", "has", clean(str(tag))) for tag in self.tags)
+            out.append(("task_id", "=", stored(self.task_id, "task_id")))
+        out.extend(("tags", "has", stored(tag, "tags")) for tag in self.tags)
         if self.since is not None:
             out.append(("event_at", ">=", self.since))
         if self.until is not None:

@@ -111,7 +111,7 @@ def dir_findings(path: str | os.PathLike[str], what: str = "The store directory"
     place = os.path.realpath(path)
     st = _lstat(place)
     if st is None:
-        return []
+        return _file_above(place, what)
     if not stat.S_ISDIR(st.st_mode):
         return [Finding("type", place, f"{what} {place} is not a directory", _found(st),
                         "give a directory, or move this file away")]
@@ -123,6 +123,20 @@ def dir_findings(path: str | os.PathLike[str], what: str = "The store directory"
         return [Finding("mode", place, f"{what} {place} is writable by other users", _found(st),
                         f"anyone could replace its files: run chmod 700 {place}, then `hindsight doctor store` "
                         "to find anything they left there")]
+    return []
+
+
+def _file_above(place: str, what: str) -> list[Finding]:
+    """A file where a directory above ``place`` would have to be: it can never be made."""
+    here = place
+    while os.path.dirname(here) != here:
+        here = os.path.dirname(here)
+        st = _lstat(here)
+        if st is not None:
+            if stat.S_ISDIR(st.st_mode):
+                return []
+            return [Finding("type", here, f"{what} {place} cannot be made: {here} is a file, not a directory",
+                            _found(st), "move the file away, or choose another directory")]
     return []
 
 
@@ -175,11 +189,20 @@ def private_dir(path: str | os.PathLike[str], what: str = "The store directory")
     while _lstat(here) is None and os.path.dirname(here) != here:
         missing.append(here)
         here = os.path.dirname(here)
+    made: list[str] = []
     for place in reversed(missing):  # each new level 0700, not only the last (os.makedirs)
         try:
             os.mkdir(place, 0o700)
+            made.append(place)
         except FileExistsError:
             pass  # made meanwhile (checked below), or a file: the next mkdir or the check says so
+        except OSError:
+            for level in reversed(made):  # nothing half-made is left behind
+                try:
+                    os.rmdir(level)
+                except OSError:
+                    break
+            raise
     st = _lstat(os.fspath(path))
     if st is not None and stat.S_ISLNK(st.st_mode):
         _link(os.fspath(path)).raise_()
@@ -320,7 +343,10 @@ def write_private(path: str | os.PathLike[str], data: str | bytes | Iterable[str
     An interrupted write leaves the old file as it was."""
     target = os.fspath(path)
     temp = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.{os.urandom(6).hex()}.tmp")
-    fd = open_nofollow(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    try:
+        fd = open_nofollow(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    except OSError as error:  # named after the file the caller asked for, not the temp file
+        raise type(error)(error.errno, error.strerror, target) from None
     try:
         try:
             if hasattr(os, "fchmod"):
@@ -329,11 +355,13 @@ def write_private(path: str | os.PathLike[str], data: str | bytes | Iterable[str
         finally:
             os.close(fd)
         os.replace(temp, target)
-    except BaseException:
+    except BaseException as error:
         try:
             os.unlink(temp)
         except OSError:
             pass
+        if isinstance(error, OSError) and error.errno is not None:
+            raise type(error)(error.errno, error.strerror, target) from None
         raise
 
 

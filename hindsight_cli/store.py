@@ -18,14 +18,14 @@ from . import paths
 from .config import Config
 from .core import admin, derive, lifecycle, reading, recall, transfer, writes
 from .core.migrate import MigrateResult
-from .core.runtime import Progress, Runtime
+from .core.runtime import Phase, Progress, Runtime
 from .core.scope import Scope
 from .core.transfer import IMPORT_BATCH, dump_jsonl, parse_jsonl
 from .embedding import Embedder
 from .errors import HindsightError
-from .core.selection import forget_plan, plain
-from .models import (AuditEntry, ConsolidateResult, Filters, ForgetResult, ImportResult, Memory, SearchResult,
-                     SummaryResult, WriteResult)
+from .core.selection import check_limit, forget_plan, plain
+from .models import (AUDIT_ACTIONS, AuditEntry, ConsolidateResult, Filters, ForgetResult, ImportResult, Memory, SearchResult,
+                     SummaryResult, WriteResult, one_of)
 from .search.query import MODES, SEARCH_TYPES, SearchQuery
 from .storage.base import Ledger
 from .storage.index import Index
@@ -170,19 +170,26 @@ class Store:
 
     def log(self, *, limit: int | None = 50, action: str | None = None, memory_id: str | None = None,
             since: datetime | None = None) -> list[AuditEntry]:
-        """The audit log, newest first: who did what to which memories, when and why (never content)."""
+        """The audit log, newest first: who did what to which memories, when and why (never content);
+        ``action`` is one of ``AUDIT_ACTIONS``."""
+        check_limit(limit)
+        action = one_of(action, "action", AUDIT_ACTIONS) if action else None
         return reading.log(self._rt, limit=limit, action=action, memory_id=memory_id, since=since, scope=self.scope)
 
     def consolidate(self, *, agent_id: str | None = None, dry_run: bool = False, similarity: float | None = None,
-                    min_evidence: int | None = None, actor: str | None = None) -> ConsolidateResult:
+                    min_evidence: int | None = None, actor: str | None = None,
+                    progress: Callable[[int, int], None] | None = None,
+                    phase: Callable[[str], None] | None = None) -> ConsolidateResult:
         """Turn groups of similar episodes (per agent) into semantic pattern memories, without an LLM.
 
         Each pattern links to its evidence (``source_ids``) and carries a confidence from it. A group
         that already has a pattern updates it only when new evidence arrived, so rerunning writes
-        nothing new. ``dry_run`` computes the same plan and writes nothing.
+        nothing new. ``dry_run`` computes the same plan and writes nothing. ``progress(done, total)`` counts
+        the episodes grouped; ``phase(text)`` names each step.
         """
         return derive.consolidate(self._rt, agent_id=agent_id, dry_run=dry_run, similarity=similarity,
-                                  min_evidence=min_evidence, actor=actor, scope=self.scope)
+                                  min_evidence=min_evidence, actor=actor, scope=self.scope, progress=progress,
+                                  phase=phase)
 
     def get(self, memory_id: str) -> Memory:
         """One memory by id or unique id prefix (at least 8 characters).
@@ -193,7 +200,9 @@ class Store:
         return reading.get(self._rt, memory_id, self.scope)
 
     def list(self, filters: Filters | None = None, limit: int | None = 50, oldest_first: bool = False) -> list[Memory]:
-        """Memories matching ``filters`` (default: every status, expired included), newest first."""
+        """Memories matching ``filters`` (default: every status, expired included), newest first; at most
+        ``limit`` (None: all)."""
+        check_limit(limit)
         return reading.list_memories(self._rt, filters or Filters(statuses=None, include_expired=True), self.scope,
                                      limit, oldest_first)
 
@@ -303,18 +312,25 @@ class Store:
         """Every memory (all statuses by default) as data-model dicts, oldest first."""
         return transfer.export(self._rt, filters, self.scope)
 
-    def import_records(self, records: Sequence[Mapping[str, Any]], progress: Progress | None = None) -> ImportResult:
+    def import_records(self, records: Sequence[Mapping[str, Any]], progress: Progress | None = None,
+                       phase: Phase | None = None) -> ImportResult:
         """Add exported memories; ids and idempotency keys already present are skipped (idempotent).
 
-        Every record is validated before anything is written: one bad record refuses the whole import.
-        Valid records are then embedded and committed in batches of ``IMPORT_BATCH``, so an import that
-        is killed (or runs out of disk) keeps what it committed, and rerunning it adds exactly the rest.
-        """
-        return transfer.import_records(self._rt, records, progress, self.scope)
+        Every record is validated before anything is written: one bad record, or two different records
+        with one id, refuses the whole import. Valid records are then embedded and committed in batches
+        of ``IMPORT_BATCH``, so an import that is killed (or runs out of disk) keeps what it committed,
+        and rerunning it adds exactly the rest. ``progress(done, total)`` follows the embedding,
+        ``phase(text)`` each step ("Loading the embedding model").
 
-    def reindex(self, progress: Progress | None = None) -> int:
+        Raises:
+            InvalidInput: a record was refused; nothing was imported.
+            Interrupted: KeyboardInterrupt (Ctrl-C); the message says how many were kept.
+        """
+        return transfer.import_records(self._rt, records, progress, self.scope, phase)
+
+    def reindex(self, progress: Progress | None = None, phase: Phase | None = None) -> int:
         """Re-embed every memory with the configured model and rebuild the LanceDB index from the ledger."""
-        return transfer.reindex(self._rt, progress)
+        return transfer.reindex(self._rt, progress, phase)
 
     def migrate(self, target: Store, progress: Progress | None = None) -> MigrateResult:
         """Copy every memory (with its vector, links and status) and audit entry this store holds and

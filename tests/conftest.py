@@ -183,6 +183,35 @@ def store(store_dir: Path, fake: FakeEmbedder) -> Store:
     return s
 
 
+class Clock:
+    """A clock that moves only when a test moves it: expiry and recency are tested without waiting for
+    wall time, so a loaded machine cannot make them fail. Starts at the real time (ages such as ``7d``
+    are read against the real clock)."""
+
+    def __init__(self) -> None:
+        from hindsight_cli.timeutil import now
+
+        self.at = now()
+
+    def __call__(self) -> Any:
+        return self.at
+
+    def advance(self, seconds: float) -> None:
+        from datetime import timedelta
+
+        self.at += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """Every Store opened in the test (by the CLI too) reads this clock: ``Store(clock=...)``'s default."""
+    from hindsight_cli.core import runtime
+
+    fake = Clock()
+    monkeypatch.setattr(runtime, "utcnow", fake)
+    return fake
+
+
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fake home directory for tests of client config files, with the OS overrides cleared."""

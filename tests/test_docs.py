@@ -92,3 +92,28 @@ def test_python_api_examples_run_and_print_what_they_say(capsys: pytest.CaptureF
                     assert printed == expected, f"docs/python-api.md: {last.strip()}"
                     checked += 1
     assert checked >= 15
+
+
+@pytest.mark.model
+def test_readme_usage_block_runs_top_to_bottom_as_written(tmp_path) -> None:
+    """The Usage block, pasted into bash in an empty directory: every command succeeds (``set -e``), none
+    prints a traceback, and the store holds what it says it recorded."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    readme = (REPO / "README.md").read_text()
+    block = re.search(r"```sh\n(.*?)```", readme.split("## Usage", 1)[1], re.S)
+    assert block, "README's Usage has no sh block"
+    env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
+    done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block.group(1)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and "Error:" not in done.stderr, done.stderr
+    assert "it supersedes" in done.stderr and "Restored" in done.stderr and "Purged" in done.stderr
+    exported = [json.loads(line) for line in (tmp_path / "mem.jsonl").read_text().splitlines()]
+    contents = {m["content"] for m in exported}
+    assert {"long note from a pipe", "User prefers short answers in Chinese"} <= contents
+    weather = next(m for m in exported if m["content"].startswith("调用天气API"))
+    assert (weather["status"], weather["agent_id"]) == ("superseded", "agent-001")

@@ -224,6 +224,21 @@ def test_bad_files_fail_with_one_line(cli: Any, tmp_path: Path, content: str | N
 
 def test_bad_options_fail_before_any_work(cli: Any, data: Path) -> None:
     result = cli("eval", "locomo", str(data), "--mode", "fuzzy", store=False)
-    assert result.exit_code == 1 and "mode must be hybrid, vector or keyword" in result.stderr
+    assert result.exit_code == 2 and "'fuzzy' is not one of 'hybrid', 'vector', 'keyword'" in result.stderr
     result = cli("eval", "locomo", str(data), "--set", "w_recency", store=False)
     assert result.exit_code == 1 and "--set expects NAME=VALUE" in result.stderr
+
+
+def test_a_category_without_questions_shows_n_a_not_zero(cli: Any, tmp_path: Path) -> None:
+    conversations = json.loads(json.dumps(CONVERSATIONS))
+    for conversation in conversations:  # no adversarial question left
+        conversation["qa"] = [q for q in conversation["qa"] if q["category"] != 5]
+    path = tmp_path / "no-adversarial.json"
+    path.write_text(json.dumps(conversations))
+    result = cli("eval", "locomo", str(path), "--mode", "keyword", store=False)
+    assert result.exit_code == 0, result.stderr
+    rows = {cells[0]: cells[1:] for cells in (line.replace("│", " ").split() for line in result.stdout.splitlines())
+            if cells}
+    assert rows["adversarial"] == ["0", *["n/a"] * 5], result.stdout
+    assert rows["multi-hop"][0] != "0" and "n/a" not in rows["multi-hop"]
+    assert "n/a" not in rows["overall"]

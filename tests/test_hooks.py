@@ -336,7 +336,7 @@ def test_install_refuses_a_broken_settings_file_and_an_unsupported_client(cli: A
     assert result.exit_code == 1 and "is not valid JSON" in result.stderr
     assert settings.read_text() == "{ not json"
     windsurf = cli("hooks", "install", "--client", "windsurf", store=False)
-    assert windsurf.exit_code == 1 and "docs/hooks.md" in windsurf.stderr
+    assert windsurf.exit_code == 2 and "'windsurf' is not one of 'claude-code', 'codex'" in windsurf.stderr
 
 
 def test_hook_command_in_process_answers_like_the_entry_file(cli: Any, project: Path) -> None:

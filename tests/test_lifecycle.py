@@ -111,10 +111,11 @@ def test_per_type_ttl_defaults_and_explicit_ttl(tmp_path: Path, fake) -> None:
     assert round(hours[working.id]) == 24 and round(hours[episodic.id]) == 720 and round(hours[short.id]) == 2
 
 
-def test_expired_memories_are_never_returned_and_are_purged_from_time_to_time(store: Store) -> None:
+def test_expired_memories_are_never_returned_and_are_purged_from_time_to_time(store: Store, clock) -> None:
+    store.clock = clock
     store.record("short-lived note about the flaky build", ttl="1s")
     kept = store.record("lasting note about the flaky build").memory
-    time.sleep(1.2)
+    clock.advance(1.5)
     assert [h.memory.id for h in store.search("flaky build").hits] == [kept.id]
     assert len(store.list()) == 2  # hidden, not yet purged: the last purge was less than an hour ago
     stamp = store.path / ".expiry-checked"
@@ -124,7 +125,7 @@ def test_expired_memories_are_never_returned_and_are_purged_from_time_to_time(st
     assert sorted(m.id for m in store.list()) == sorted([kept.id, other.id])
     assert store.log(action="expire")[0].actor == "hindsight"
     store.record("another short one", ttl="1s")
-    time.sleep(1.2)
+    clock.advance(1.5)
     assert store.expire_if_due() == 0  # purged less than [ttl] purge_every (1h) ago: not yet
     assert store.expire() == 1
 

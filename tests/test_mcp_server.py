@@ -414,8 +414,10 @@ async def test_supersede_archive_troubleshoot_and_consolidate_through_mcp(store:
         await client.call_tool("memory_write", {"content": "pytest import error for numpy noted", "outcome": "failure"})
         found = await client.call_tool("memory_search", {"query": "pytest import error numpy", "troubleshoot": True})
         assert found.structured_content["hits"][0]["resolution"] == "reinstalled numpy in the venv"
-        plan = (await client.call_tool("memory_consolidate", {"dry_run": True})).structured_content
+        planned = await client.call_tool("memory_consolidate", {"dry_run": True})
+        plan = planned.structured_content
         assert plan["dry_run"] is True and plan["created"] == 1
+        assert plan["patterns"][0]["id"] is None and "- create (new): " in planned.content[0].text  # no id yet
         assert plan["patterns"][0]["resolution"] == "reinstalled numpy in the venv"
         wrote = (await client.call_tool("memory_consolidate", {})).structured_content
         assert wrote["created"] == 1

@@ -389,13 +389,15 @@ def test_summarize_needs_a_selection_with_memories(store: Store) -> None:
     (Filters(since=datetime(2026, 2, 1)), {"a2", "b1", "s1"}),
     (Filters(until=datetime(2026, 2, 1), agent_ids=("a", "b")), {"a1"}),
     (Filters(agent_ids=("it's", "a' OR '1'='1")), set()),  # quotes are data, never syntax
+    (Filters(sources=("User", "web")), {"b1"}),
 ])
 def test_filters_mean_the_same_in_both_engines(store: Store, engine, filters, expected) -> None:
     names = {}
     for name, fields in {
         "a1": {"agent_id": "a", "event_at": "2026-01-10T00:00:00Z", "tags": ["infra"]},
         "a2": {"agent_id": "a", "event_at": "2026-03-01T00:00:00Z", "outcome": "failure"},
-        "b1": {"agent_id": "b", "task_id": "t2", "event_at": "2026-03-02T00:00:00Z", "tags": ["infra", "db"]},
+        "b1": {"agent_id": "b", "task_id": "t2", "event_at": "2026-03-02T00:00:00Z", "tags": ["infra", "db"],
+               "source": "user"},
         "s1": {"agent_id": "c", "type": "semantic", "event_at": "2026-03-03T00:00:00Z"},
     }.items():
         names[store.record(f"database replication lag note {name}", **fields).memory.id] = name

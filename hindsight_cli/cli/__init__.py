@@ -4,29 +4,52 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 from typer.core import TyperGroup
 
 from .. import __version__
-from ..errors import HindsightError
+from ..errors import HindsightError, Interrupted, from_os_error
 
 
 class _Group(TyperGroup):
-    """The one error boundary: a HindsightError becomes one line on stderr and exit code 1."""
+    """The one error boundary: a HindsightError, or an OSError from any file, becomes one line on stderr
+    and exit code 1 (2 for a usage error); Ctrl-C says what was kept and exits 130."""
 
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
         except HindsightError as error:
-            from . import render
-
-            render.error(error)
-            raise typer.Exit(error.exit_code) from None
+            _fail(error)
+        except BrokenPipeError:  # the reader went away (`| head`): nothing to say to it, or to anyone
+            _drop_stdout()
+            raise typer.Exit(1) from None
+        except OSError as error:
+            _fail(from_os_error(error))
+        except KeyboardInterrupt:
+            _fail(Interrupted("Interrupted."))
 
     def list_commands(self, ctx: Any) -> list[str]:
         return list(self.commands)  # keep the order in which they are defined
+
+
+def _fail(error: HindsightError) -> NoReturn:
+    from . import render
+
+    if isinstance(error, Interrupted):
+        render.message(str(error))  # not an error: the user asked for it
+    else:
+        render.error(error)
+    raise typer.Exit(error.exit_code) from None
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null so the flush at exit cannot fail a second time."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 app: typer.Typer = typer.Typer(

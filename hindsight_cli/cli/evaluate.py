@@ -8,14 +8,14 @@ from typing import Annotated
 import typer
 
 from . import app
-from .options import JsonFlag
+from .options import JsonFlag, Mode as ModeChoice
 
 eval_app = typer.Typer(name="eval", no_args_is_help=True, rich_markup_mode=None, help=(
     "Measure retrieval quality on benchmark data (LoCoMo).\n\n"
     "Results and how they compare with other systems: docs/benchmarks.md.\n\n"
     "\b\nExample:\n    hindsight eval locomo ../shared/bench/locomo/dev.json"))
 
-Mode = Annotated[str, typer.Option("--mode", help="hybrid, vector or keyword.")]
+Mode = Annotated[ModeChoice, typer.Option("--mode", help="Vector and keyword matches fused, or one of them.")]
 Settings = Annotated[list[str] | None, typer.Option(
     "--set", metavar="NAME=VALUE", help="Change a ranking setting for this run (repeatable), e.g. vector_weight=0.6.",
     show_default=False)]
@@ -50,15 +50,12 @@ def locomo(
         hindsight eval locomo dev.json --mode keyword --set candidates=100 --json
     """
     from .. import evaluation
-    from ..errors import InvalidInput
     from . import render
 
-    if mode not in ("hybrid", "vector", "keyword"):
-        raise InvalidInput(f"mode must be hybrid, vector or keyword, not {mode!r}.")
     overrides = evaluation.ranking_overrides(set_ or [])
     conversations = evaluation.load_locomo(file, limit_conversations)
     with render.phased_progress() as update:
-        report = evaluation.evaluate(conversations, mode=mode, overrides=overrides, store_dir=store_dir,
+        report = evaluation.evaluate(conversations, mode=str(mode), overrides=overrides, store_dir=store_dir,
                                      progress=update)
     if json_:
         render.json_doc(report.to_dict())

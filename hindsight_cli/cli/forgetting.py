@@ -9,7 +9,7 @@ import typer
 
 from . import app
 from .memory import SinceOption, _store
-from .options import AgentOption, JsonFlag, NlFlag, StoreOption, TaskOption, YesFlag
+from .options import Action, AgentOption, JsonFlag, NlFlag, StoreOption, TaskOption, YesFlag, output_format
 
 @app.command()
 def forget(
@@ -48,20 +48,36 @@ def forget(
                        archive=archive, now=now(), spell=cli_option)
     hard, filters = plan.hard, plan.filters
     target = _store(store)
-    if (hard or filters is not None) and not yes:
-        count = len(set(target.select_ids(filters))) + len(ids) if filters else len(ids)
+    asks = (hard or filters is not None) and not yes
+    count = (len(set(target.select_ids(filters))) + len(ids) if filters else len(ids)) if asks else 0
+    if count:  # nothing matched: nothing to confirm
         what = "purge for good" if hard else "archive" if archive else "forget"
         if not sys.stdin.isatty():
             raise InvalidInput(f"This would {what} up to {render.memories(count)}; add -y to confirm.")
         typer.confirm(f"{what.capitalize()} up to {render.memories(count)}?", abort=True, err=True)
     result = target.forget_where(ids, task_id=task, agent_id=agent, older_than=older_than, expired=expired,
                                  hard=hard, archive=archive, reason=reason, spell=cli_option)
-    count = result.forgotten
     if json_:
         render.json_doc(result.to_dict())
     else:
-        verb = "Purged" if hard else "Archived" if archive else "Forgot"
-        render.message(f"{verb} {render.memories(count)}." + ("" if hard else " Undo with `hindsight restore ID`."))
+        render.message(_forgot(result.forgotten, ids if filters is None else [], hard, archive))
+
+
+def _forgot(count: int, ids: list[str], hard: bool, archive: bool) -> str:
+    """What a forget did, and how to undo it: the id to restore, or where to find them."""
+    from .render import memories
+
+    verb, done_to = ("Purged", "purged") if hard else ("Archived", "archived") if archive else ("Forgot", "forgotten")
+    if not count:  # nothing changed, so nothing to undo
+        return f"No memory {'was' if ids else 'matched, so none was'} {done_to}" + (
+            " (already forgotten or archived)." if ids else ".")
+    done = f"{verb} {memories(count)}."
+    if hard:
+        return done
+    if count == len(ids):
+        return f"{done} Undo with " + " and ".join(f"`hindsight restore {memory_id}`" for memory_id in ids) + "."
+    status = "archived" if archive else "invalidated"
+    return f"{done} Undo with `hindsight restore ID` for each; `hindsight list --status {status}` lists them."
 
 
 @app.command()
@@ -78,19 +94,23 @@ def restore(
     """
     from . import render
 
-    memory = _store(store).restore(memory_id)
+    target = _store(store)
+    before = target.get(memory_id).status
+    memory = target.restore(memory_id) if before != "active" else target.get(memory_id)
     if json_:
         render.json_doc(memory.to_dict())
+    elif before == "active":
+        render.message(f"{memory.id} is active already; nothing to restore.")
     else:
-        render.message(f"Restored {memory.id}.")
+        render.message(f"Restored {memory.id} (it was {before}).")
 
 
 @app.command(name="log")
 def log_(
     memory_id: Annotated[Optional[str], typer.Option("--id", metavar="ID", help="Only entries about this memory.", show_default=False)] = None,
-    action: Annotated[Optional[str], typer.Option("--action", help="Only this action: record, merge, supersede, summarize, consolidate, forget, archive, forget_hard, expire, restore, import, reindex.", show_default=False)] = None,
+    action: Annotated[Optional[Action], typer.Option("--action", help="Only this action.", show_default=False)] = None,
     since: SinceOption = None,
-    limit: Annotated[int, typer.Option("-n", "--limit", help="At most this many entries (0 = all).")] = 50,
+    limit: Annotated[int, typer.Option("-n", "--limit", min=0, help="At most this many entries (0 = all).")] = 50,
     store: StoreOption = None,
     json_: JsonFlag = False,
     nl: NlFlag = False,
@@ -106,11 +126,12 @@ def log_(
     from ..core.selection import when
     from . import render
 
+    fmt = output_format(json_, nl)
     entries = _store(store).log(limit=limit or None, action=action, memory_id=memory_id,
                                 since=when(since, "--since"))
-    if json_:
+    if fmt == "json":
         render.json_doc([e.to_dict() for e in entries])
-    elif nl:
+    elif fmt == "nl":
         render.json_lines(e.to_dict() for e in entries)
     else:
         render.audit_table(entries)

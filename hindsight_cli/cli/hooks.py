@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sys
+from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional, TypeAlias
 from collections.abc import Callable
 
 import typer
@@ -25,11 +26,21 @@ Example:
     hindsight hooks status
 """)
 
-ClientOption = Annotated[str, typer.Option("--client", help="claude-code | codex | cursor | gemini.", show_default=False)]
-ScopeOption = Annotated[str, typer.Option("--scope", help="user (every project) | project (this one; claude-code also: local).")]
+# hooks.events.CLIENTS, spelled out: importing the hooks package here would cost every command's start-up
+# (tests/cli/test_choices.py keeps the two equal).
+HOOK_CLIENTS = ("claude-code", "codex", "cursor", "gemini")
+HOOK_SCOPES = ("user", "project", "local")
+if TYPE_CHECKING:
+    HookClient: TypeAlias = str
+    HookScope: TypeAlias = str
+else:
+    HookClient = StrEnum("HookClient", {client: client for client in HOOK_CLIENTS})
+    HookScope = StrEnum("HookScope", {scope: scope for scope in HOOK_SCOPES})
+ClientOption = Annotated[HookClient, typer.Option("--client", help="The coding agent whose settings to change.", show_default=False)]
+ScopeOption = Annotated[HookScope, typer.Option("--scope", help="Every project (user) or this one (project; claude-code also local).")]
 
 
-@app.command()
+@app.command(hidden=True)  # what a client runs; people use `hindsight hooks`
 def hook(
     event: Annotated[str, typer.Argument(help="session-start | prompt | tool | tool-failure | stop | pre-compact | session-end (or the client's own name).", show_default=False)],
     client: Annotated[str, typer.Option("--client", help="Whose payload and answer format: claude-code | codex | cursor | gemini.")] = "claude-code",

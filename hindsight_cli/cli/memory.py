@@ -8,11 +8,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..errors import InvalidInput
 from . import app
-from .options import AgentOption, JsonFlag, NlFlag, StoreOption, TaskOption, parse_pairs
-
-_FORMATS = ("table", "json", "nl", "context")
+from .options import (AgentOption, Format, JsonFlag, MemoryType, Mode, NlFlag, Outcome, Status, StoreOption, TaskOption,
+                      known_sources, known_triggers, output_format, parse_pairs)
 
 
 def _store(path: Optional[Path], warm: bool = False):  # noqa: ANN202
@@ -30,19 +28,19 @@ def _text_or_stdin(text: str) -> str:
 @app.command()
 def record(
     text: Annotated[str, typer.Argument(help="The memory text, or - to read it from stdin.", show_default=False)],
-    type_: Annotated[Optional[str], typer.Option("--type", help="working | episodic | semantic | procedural (default episodic).", show_default=False)] = None,
+    type_: Annotated[Optional[MemoryType], typer.Option("--type", help="The kind of memory (default episodic).", show_default=False)] = None,
     agent: Annotated[Optional[str], typer.Option("--agent", help="Who wrote it (default $HINDSIGHT_AGENT or `default`).", show_default=False)] = None,
     task: Annotated[Optional[str], typer.Option("--task", help="Task id.", show_default=False)] = None,
     step: Annotated[Optional[int], typer.Option("--step", min=0, help="Step index within the task.", show_default=False)] = None,
-    trigger: Annotated[Optional[str], typer.Option("--trigger", help="Why: task_start, task_end, tool_call, tool_error, user_feedback, note, …", show_default=False)] = None,
-    outcome: Annotated[Optional[str], typer.Option("--outcome", help="success | failure | neutral | unknown.", show_default=False)] = None,
+    trigger: Annotated[Optional[str], typer.Option("--trigger", autocompletion=known_triggers, help="Why: task_start, task_end, tool_call, tool_error, user_feedback, user_correction, note, or your own word.", show_default=False)] = None,
+    outcome: Annotated[Optional[Outcome], typer.Option("--outcome", help="How it ended (default unknown).", show_default=False)] = None,
     resolution: Annotated[Optional[str], typer.Option("--resolution", help="How a failure was fixed.", show_default=False)] = None,
     importance: Annotated[Optional[float], typer.Option("--importance", help="0–1 (default from the trigger).", show_default=False)] = None,
     confidence: Annotated[Optional[float], typer.Option("--confidence", help="0–1 (default from the source).", show_default=False)] = None,
     tag: Annotated[Optional[list[str]], typer.Option("--tag", help="A tag (repeatable).", show_default=False)] = None,
     meta: Annotated[Optional[list[str]], typer.Option("--meta", help="Metadata KEY=VALUE (repeatable).", show_default=False)] = None,
     env: Annotated[Optional[list[str]], typer.Option("--env", help="Environment fingerprint KEY=VALUE, e.g. tool_version=v2 (repeatable).", show_default=False)] = None,
-    source: Annotated[Optional[str], typer.Option("--source", help="user | agent | tool | import | web | … (default agent).", show_default=False)] = None,
+    source: Annotated[Optional[str], typer.Option("--source", autocompletion=known_sources, help="Where the text comes from: user, agent, tool, import, web, or your own word (default agent).", show_default=False)] = None,
     event_at: Annotated[Optional[str], typer.Option("--event-at", help="When it happened (ISO time or an age like 2h).", show_default=False)] = None,
     valid_until: Annotated[Optional[str], typer.Option("--valid-until", help="Stops being true after this (ISO time or 30d from now).", show_default=False)] = None,
     ttl: Annotated[Optional[str], typer.Option("--ttl", help="Expire after this long, e.g. 2h or 30d.", show_default=False)] = None,
@@ -83,35 +81,38 @@ def record(
     note = f"; redacted {result.redactions} secret{'s' if result.redactions != 1 else ''}" if result.redactions else ""
     if result.memory.supersedes and not result.deduplicated:
         note += f"; it supersedes {result.memory.supersedes}"
-    render.message(f"{what} {result.memory.id}{note}.")
+    named = "" if sys.stdout.isatty() else f" {result.memory.id}"  # in a terminal the id is on the line above
+    render.message(f"{what}{named}{note}.")
 
 
-TypeOption = Annotated[Optional[list[str]], typer.Option("--type", help="Only this type (repeatable).", show_default=False)]
-OutcomeOption = Annotated[Optional[list[str]], typer.Option("--outcome", help="Only this outcome (repeatable).", show_default=False)]
+TypeOption = Annotated[Optional[list[MemoryType]], typer.Option("--type", help="Only this type (repeatable).", show_default=False)]
+OutcomeOption = Annotated[Optional[list[Outcome]], typer.Option("--outcome", help="Only this outcome (repeatable).", show_default=False)]
 TagOption = Annotated[Optional[list[str]], typer.Option("--tag", help="Only memories with this tag (repeatable: all must match).", show_default=False)]
+SourceOption = Annotated[Optional[list[str]], typer.Option("--source", autocompletion=known_sources, help="Only text from this source: user, agent, tool, web, … (repeatable, any of).", show_default=False)]
 SinceOption = Annotated[Optional[str], typer.Option("--since", help="Happened at or after (ISO time or an age like 7d).", show_default=False)]
 UntilOption = Annotated[Optional[str], typer.Option("--until", help="Happened at or before (ISO time or an age like 1d).", show_default=False)]
 
 
 @app.command()
 def search(
-    query: Annotated[str, typer.Argument(help="What to look for, in any language.", show_default=False)],
+    query: Annotated[str, typer.Argument(help="What to look for, in any language; - reads it from stdin.", show_default=False)],
     agent: AgentOption = None,
     task: TaskOption = None,
     type_: TypeOption = None,
     outcome: OutcomeOption = None,
     tag: TagOption = None,
+    source: SourceOption = None,
     since: SinceOption = None,
     until: UntilOption = None,
     limit: Annotated[Optional[int], typer.Option("-k", "--limit", "-n", help="At most this many hits (default 5; 20 with --budget).", show_default=False)] = None,
     budget: Annotated[Optional[int], typer.Option("--budget", help="Fit the context block in this many tokens.", show_default=False)] = None,
-    mode: Annotated[str, typer.Option("--mode", help="hybrid | vector | keyword.")] = "hybrid",
+    mode: Annotated[Mode, typer.Option("--mode", help="Vector and keyword matches fused, or one of them.")] = "hybrid",
     env: Annotated[Optional[list[str]], typer.Option("--env", help="Your environment KEY=VALUE: memories recorded under another value rank lower.", show_default=False)] = None,
     current_task: Annotated[Optional[str], typer.Option("--current-task", help="The task at hand: its memories rank higher.", show_default=False)] = None,
     troubleshoot: Annotated[bool, typer.Option("--troubleshoot", help="I have seen this error before: relevant failures that were fixed come first.")] = False,
     include_archived: Annotated[bool, typer.Option("--include-archived", help="Search archived memories too.")] = False,
     explain: Annotated[bool, typer.Option("--explain", help="Show each signal's contribution per hit.")] = False,
-    format_: Annotated[str, typer.Option("--format", help="table | json | nl | context.")] = "table",
+    format_: Annotated[Optional[Format], typer.Option("--format", help="A table for people, JSON, JSON lines, or a context block for a prompt (default table).", show_default=False)] = None,
     store: StoreOption = None,
     json_: JsonFlag = False,
     nl: NlFlag = False,
@@ -126,18 +127,18 @@ def search(
         hindsight search "weather API returns 401"
         hindsight search "why did the API fail" --format context --budget 300
         hindsight search "ECONNREFUSED 127.0.0.1:5432" --troubleshoot
+        pytest 2>&1 | tail -1 | hindsight search - --troubleshoot
     """
     from ..core.selection import browse_filters, cli_option
     from ..search.query import SearchQuery
     from . import render
 
-    fmt = "json" if json_ else "nl" if nl else format_
-    if fmt not in _FORMATS:
-        raise InvalidInput(f"--format must be one of {', '.join(_FORMATS)}, not {fmt!r}.")
+    fmt = output_format(json_, nl, format_)
     filters = browse_filters(agent_id=agent, task_id=task, types=type_, outcomes=outcome, tags=tag or (), since=since,
-                             until=until, search=True, include_archived=include_archived, spell=cli_option)
+                             until=until, sources=source, search=True, include_archived=include_archived,
+                             spell=cli_option)
     result = _store(store).search(SearchQuery(
-        query, filters, k=limit or (20 if budget else 5), budget=budget, mode=mode, env=parse_pairs(env, "--env"),
+        _text_or_stdin(query), filters, k=limit if limit is not None else 20 if budget else 5, budget=budget, mode=mode, env=parse_pairs(env, "--env"),
         current_task=current_task, troubleshoot=troubleshoot))
     if fmt == "json":
         render.json_doc([hit.to_dict(explain) for hit in result.hits])
@@ -158,10 +159,11 @@ def list_(
     type_: TypeOption = None,
     outcome: OutcomeOption = None,
     tag: TagOption = None,
+    source: SourceOption = None,
     since: SinceOption = None,
     until: UntilOption = None,
-    status: Annotated[Optional[list[str]], typer.Option("--status", help="Only this status (repeatable; default all).", show_default=False)] = None,
-    limit: Annotated[int, typer.Option("-n", "--limit", "-k", help="At most this many (0 = all).")] = 50,
+    status: Annotated[Optional[list[Status]], typer.Option("--status", help="Only this status (repeatable; default all).", show_default=False)] = None,
+    limit: Annotated[int, typer.Option("-n", "--limit", "-k", min=0, help="At most this many (0 = all).")] = 50,
     store: StoreOption = None,
     json_: JsonFlag = False,
     nl: NlFlag = False,
@@ -176,11 +178,12 @@ def list_(
     from . import render
 
     filters = browse_filters(agent_id=agent, task_id=task, types=type_, outcomes=outcome, tags=tag or (), since=since,
-                             until=until, statuses=status, spell=cli_option)
+                             until=until, statuses=status, sources=source, spell=cli_option)
+    fmt = output_format(json_, nl)
     memories = _store(store).list(filters, limit=limit or None)
-    if json_:
+    if fmt == "json":
         render.json_doc([m.to_dict() for m in memories])
-    elif nl:
+    elif fmt == "nl":
         render.json_lines(m.to_dict() for m in memories)
     else:
         render.memories_table(memories)
@@ -274,12 +277,13 @@ def consolidate(
     """
     from . import render
 
-    result = _store(store).consolidate(agent_id=agent, dry_run=dry_run, similarity=similarity,
-                                       min_evidence=min_evidence)
+    with render.progress("Consolidating") as bar:
+        result = _store(store).consolidate(agent_id=agent, dry_run=dry_run, similarity=similarity,
+                                           min_evidence=min_evidence, progress=bar, phase=bar.phase)
     if json_:
         render.json_doc(result.to_dict())
         return
-    render.patterns(result.patterns)
+    render.patterns(result.patterns, dry_run)
     verb = "Would write" if dry_run else "Wrote"
     render.message(f"Scanned {result.scanned} episodic memor{'y' if result.scanned == 1 else 'ies'}: {verb} "
                    f"{result.count('create')} new and {result.count('update')} updated pattern(s); "

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..models import Hit, Memory
+from ..models import Hit, Memory, short_id
 from ..timeutil import age, parse_time
 
 out = Console(soft_wrap=False, highlight=False)
@@ -81,7 +81,7 @@ def hits_table(hits: Sequence[Hit], explain: bool = False) -> None:
         content = Text(_one_line(memory.content) if not explain else memory.content)
         if memory.resolution:
             content.append(f"\n→ fix: {_one_line(memory.resolution)}")
-        content.append(f"\n{memory.id}", style="dim")
+        content.append(f"\n{short_id(memory.id)}", style="dim")
         table.add_row(str(rank), f"{hit.score:.3f}", _age(memory.event_at), memory.type, _outcome(memory), content)
     out.print(table)
     if explain:
@@ -99,7 +99,7 @@ def explain_line(rank: int, hit: Hit) -> str:
     if kw["rank"]:
         matched.append(f"keyword #{kw['rank']} (bm25 {kw['bm25']:.2f})")
     notes = "; " + "; ".join(e["notes"]) if e["notes"] else ""
-    return (f"#{rank} {hit.memory.id}: matched {' + '.join(matched) or 'nothing'}; {parts}; "
+    return (f"#{rank} {short_id(hit.memory.id)}: matched {' + '.join(matched) or 'nothing'}; {parts}; "
             f"× {e['factor']:.2f} (confidence {hit.memory.confidence:.2f}{notes}) = {hit.score:.3f}")
 
 
@@ -113,7 +113,7 @@ def memories_table(memories: Sequence[Memory]) -> None:
     table.add_column("content", min_width=24, overflow="fold", ratio=1)
     for memory in memories:
         content = Text(_one_line(memory.content, 200))
-        scope = " · ".join(filter(None, [memory.agent_id, memory.task_id, memory.id]))
+        scope = " · ".join(filter(None, [short_id(memory.id), memory.agent_id, memory.task_id]))  # the id first: never broken
         content.append(f"\n{scope}", style="dim")
         table.add_row(_age(memory.created_at), memory.type, memory.status, _outcome(memory), content)
     out.print(table)
@@ -123,7 +123,7 @@ def chain(levels: Sequence[tuple[int, Memory]]) -> None:
     """A summary and its sources as an indented outline."""
     for depth, memory in levels:
         text = Text("  " * depth + "- ")
-        text.append(memory.id, style="dim")
+        text.append(short_id(memory.id), style="dim")
         text.append(f" [{memory.type}] {_one_line(memory.content, 160)}")
         out.print(text, soft_wrap=True)
 
@@ -146,18 +146,19 @@ def history(versions: Sequence[Memory], current: str) -> None:
     for memory in versions:
         text = Text("→ " if memory.id == current else "  ")
         text.append(f"{memory.created_at[:19].replace('T', ' ')} ")
-        text.append(memory.id, style="dim")
+        text.append(short_id(memory.id), style="dim")
         text.append(f" [{memory.status}] {_one_line(memory.content, 120)}")
         out.print(text, soft_wrap=True)
 
 
-def patterns(changes: Sequence[Any]) -> None:
-    """Consolidation's plan: one block per pattern, what happens to it, its confidence and evidence."""
+def patterns(changes: Sequence[Any], dry_run: bool = False) -> None:
+    """Consolidation's plan: one block per pattern, what happens to it, its confidence and evidence. A
+    pattern a dry run would create has no id yet."""
     for change in changes:
         memory = change.memory
         head = Text(f"{change.action:<9}", style={"create": "green", "update": "yellow"}.get(change.action, "dim"))
-        head.append(f" confidence {memory.confidence:.2f}, {len(change.evidence_ids)} episodes  ")
-        head.append(memory.id, style="dim")
+        head.append(f" confidence {memory.confidence:.2f}, from {len(change.evidence_ids)} episodic memories  ")
+        head.append("(new)" if dry_run and change.action == "create" else short_id(memory.id), style="dim")
         out.print(head, soft_wrap=True)
         for line in memory.content.splitlines():
             out.print(Text(f"    {line}"), soft_wrap=True)
@@ -173,7 +174,7 @@ def audit_table(entries: Sequence[Any]) -> None:
     table.add_column("memories", overflow="fold", ratio=1)
     table.add_column("why", overflow="fold")
     for entry in entries:
-        ids = ", ".join(entry.ids[:3]) + (f" (+{len(entry.ids) - 3} more)" if len(entry.ids) > 3 else "")
+        ids = ", ".join(map(short_id, entry.ids[:3])) + (f" (+{len(entry.ids) - 3} more)" if len(entry.ids) > 3 else "")
         table.add_row(entry.at[:19].replace("T", " "), entry.action, entry.actor or "", Text(ids),
                       Text(entry.reason or ""))
     out.print(table)
@@ -206,22 +207,33 @@ def checklist(checks: Sequence[Any]) -> None:
     message(", ".join(f"{n} {s}" for s, n in counts.items()))
 
 
+class Bar:
+    """One progress bar: ``bar(done, total)`` moves it; ``bar.phase(text)`` names the step a long job is on
+    (with no count until it gives one), so no step sits at ``0/?`` or a finished count unexplained."""
+
+    def __init__(self, progress: Any = None, task: Any = None) -> None:
+        self._progress, self._task = progress, task
+
+    def __call__(self, done: int, total: int) -> None:
+        if self._progress is not None:
+            self._progress.update(self._task, completed=done, total=total)
+
+    def phase(self, text: str) -> None:
+        if self._progress is not None:
+            self._progress.update(self._task, description=text, completed=0, total=None)
+
+
 @contextmanager
-def progress(description: str) -> Iterator[Callable[[int, int], None]]:
-    """A progress bar on stderr; yields ``update(done, total)``."""
+def progress(description: str) -> Iterator[Bar]:
+    """A progress bar on stderr (none when stderr is not a terminal)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     if not err.is_terminal:  # Rich would leave a blank line in a log or ahead of a one-line error
-        yield lambda done, total: None
+        yield Bar()
         return
     with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err, transient=True) as bar:
-        task = bar.add_task(description, total=None)
-
-        def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        yield update
+        yield Bar(bar, bar.add_task(description, total=None))
 
 
 @contextmanager
@@ -294,8 +306,8 @@ def recall_table(report: Mapping[str, Any]) -> None:
         table.add_column(column, justify="right")
     rows = list(report["by_category"].items()) + [("overall", report)]
     for position, (name, figures) in enumerate(rows):
-        table.add_row(name, str(figures["questions"]), *(f"{figures[c]:.3f}" for c in columns),
-                      end_section=position == len(rows) - 2)
+        shown = [f"{figures[c]:.3f}" if figures["questions"] else "n/a" for c in columns]  # no questions: no score
+        table.add_row(name, str(figures["questions"]), *shown, end_section=position == len(rows) - 2)
     out.print(table)
     message(f"{report['mode']} search with {report['model']}: {report['questions']} questions "
             f"({report['skipped_questions']} without usable evidence skipped) over {report['memories']} turns "

@@ -10,7 +10,7 @@ import typer
 
 from .. import paths
 from ..errors import InvalidInput
-from .options import StoreOption
+from .options import ClientScope, McpClient, StoreOption, Transport
 
 mcp_app = typer.Typer(
     name="mcp", no_args_is_help=False, invoke_without_command=True,
@@ -23,7 +23,7 @@ def mcp(
     ctx: typer.Context,
     store: StoreOption = None,
     agent: Annotated[Optional[str], typer.Option("--agent", help="Scope the server to this agent_id (default $HINDSIGHT_AGENT); tools cannot widen it.", show_default=False)] = None,
-    transport: Annotated[str, typer.Option("--transport", help="stdio | http (streamable HTTP at /mcp).")] = "stdio",
+    transport: Annotated[Transport, typer.Option("--transport", help="stdio, or http (streamable HTTP at /mcp).")] = "stdio",
     host: Annotated[str, typer.Option("--host", help="Address for --transport http.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port for --transport http.")] = 8765,
     log_file: Annotated[Optional[Path], typer.Option("--log-file", help="Write logs here instead of stderr.", show_default=False)] = None,
@@ -45,8 +45,6 @@ def mcp(
     """
     if ctx.invoked_subcommand is not None:
         return
-    if transport not in ("stdio", "http"):
-        raise InvalidInput(f"--transport must be stdio or http, not {transport!r}.")
     for given, name in ((tokens, "--tokens"), (allowed_host, "--allowed-host"), (allow_unauthenticated,
                                                                               "--allow-unauthenticated")):
         if given and transport != "http":
@@ -63,7 +61,7 @@ def mcp(
         raise InvalidInput(f"No token file {tokens}; make tokens with `hindsight mcp token AGENT --tokens {tokens}`.")
     http = settings_from(target.config, host=host, port=port, allowed_hosts=allowed_host or (),
                          allow_unauthenticated=allow_unauthenticated)
-    mcp_server.run(target, agent=agent or os.environ.get(paths.ENV_AGENT) or None, transport=transport,
+    mcp_server.run(target, agent=agent or os.environ.get(paths.ENV_AGENT) or None, transport=str(transport),
                    log_file=log_file, tokens=tokens, http=http)
 
 
@@ -99,8 +97,8 @@ def token(
                    "the header Authorization: Bearer TOKEN.")
 
 
-ClientOption = Annotated[str, typer.Option("--client", help="claude-desktop | claude-code | cursor | codex | vscode | windsurf | gemini | zed.", show_default=False)]
-ScopeOption = Annotated[Optional[str], typer.Option("--scope", help="user | project (default: project for a project store when the client has project config, else user).", show_default=False)]
+ClientOption = Annotated[McpClient, typer.Option("--client", help="The MCP client whose config to change.", show_default=False)]
+ScopeOption = Annotated[Optional[ClientScope], typer.Option("--scope", help="Every project, or this one (default: project for a project store when the client has project config, else user).", show_default=False)]
 
 
 def _target_and_entry(client: str, scope: Optional[str], store: Optional[Path]):  # noqa: ANN202

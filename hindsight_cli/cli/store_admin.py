@@ -12,7 +12,7 @@ import typer
 from .. import paths
 from ..errors import InvalidInput
 from . import app
-from .options import JsonFlag, StoreOption
+from .options import Backend, ImportKind, JsonFlag, StoreOption
 
 
 def _open(path: Optional[Path]):  # noqa: ANN202
@@ -24,7 +24,7 @@ def _open(path: Optional[Path]):  # noqa: ANN202
 @app.command()
 def init(
     embedding_model: Annotated[Optional[str], typer.Option("--embedding-model", help="Embedding model of a new store: default (English, bundled), multilingual (Chinese and 15 more languages, offline; needs the multilingual extra) or a fastembed model name.", show_default=False)] = None,
-    backend: Annotated[Optional[str], typer.Option("--backend", help="local (files in the store directory, the default) or postgres (a shared PostgreSQL + pgvector database; see docs/team.md).", show_default=False)] = None,
+    backend: Annotated[Optional[Backend], typer.Option("--backend", help="local (files in the store directory, the default) or postgres (a shared PostgreSQL + pgvector database; see docs/team.md).", show_default=False)] = None,
     url: Annotated[Optional[str], typer.Option("--url", help="Database URL of a postgres store, postgresql://user:password@host:5432/db. Saved without the password; later commands take it from $HINDSIGHT_DATABASE_URL, PGPASSWORD or ~/.pgpass.", show_default=False)] = None,
     schema: Annotated[Optional[str], typer.Option("--schema", help="Database schema of a postgres store (default hindsight); one database can hold several stores.", show_default=False)] = None,
     store: StoreOption = None,
@@ -154,7 +154,7 @@ def _export_target(output: Path) -> Path:
 @app.command(name="import")
 def import_(
     source: Annotated[str, typer.Argument(metavar="FILE", help="A JSONL file from `hindsight export`, or - for stdin.", show_default=False)],
-    from_: Annotated[str, typer.Option("--from", help="What FILE is: jsonl (from `hindsight export`), chatgpt, claude, mcp-memory, basic-memory or mem0 (docs/import.md).")] = "jsonl",
+    from_: Annotated[ImportKind, typer.Option("--from", help="What FILE is: jsonl (from `hindsight export`) or another tool's export (docs/import.md).")] = "jsonl",
     store: StoreOption = None,
     json_: JsonFlag = False,
 ) -> None:
@@ -190,8 +190,8 @@ def import_(
         except (UnicodeDecodeError, OSError) as error:
             raise InvalidInput(f"Cannot read {path}: {error}") from None
     records = parse_jsonl(lines)
-    with render.progress("Importing") as update:
-        result = _open(store).import_records(records, progress=update)
+    with render.progress("Importing") as bar:
+        result = _open(store).import_records(records, progress=bar, phase=bar.phase)
     if json_:
         render.json_doc(result.to_dict())
         return
@@ -214,8 +214,8 @@ def reindex(store: StoreOption = None, json_: JsonFlag = False) -> None:
     """
     from . import render
 
-    with render.progress("Re-embedding") as update:
-        count = _open(store).reindex(progress=update)
+    with render.progress("Re-embedding") as bar:
+        count = _open(store).reindex(progress=bar, phase=bar.phase)
     if json_:
         render.json_doc({"reindexed": count})
     else:

@@ -16,7 +16,7 @@ from ..storage.rows import MemoryRow, keyword_terms
 from ..timeutil import iso
 from . import embedding_jobs
 from .prepare import derived_key
-from .runtime import Runtime
+from .runtime import Phase, Progress, Runtime, announce
 from .scope import Scope
 
 _UNTRUSTED_CONFIDENCE = 0.3  # a memory built from untrusted text is no surer than that text
@@ -106,7 +106,8 @@ def _write_derived(rt: Runtime, row: MemoryRow, dim: int) -> tuple[Memory, bool]
 
 
 def consolidate(rt: Runtime, *, agent_id: str | None, dry_run: bool, similarity: float | None,
-                min_evidence: int | None, actor: str | None, scope: Scope) -> ConsolidateResult:
+                min_evidence: int | None, actor: str | None, scope: Scope, progress: Progress | None = None,
+                phase: Phase | None = None) -> ConsolidateResult:
     """Turn groups of similar episodes (per agent) into semantic pattern memories, without an LLM."""
     from .patterns import groups, pattern
 
@@ -120,6 +121,7 @@ def consolidate(rt: Runtime, *, agent_id: str | None, dry_run: bool, similarity:
     now = rt.now()
     agents = scope.resolve(agent_id)
     chosen = (agents,) if agents else None
+    announce(phase, "Reading the episodic memories")
     with rt.ledger.read() as session:
         dim = rt.check_model(session)
         episodes = [r for r in session.select(Filters(agent_ids=chosen, types=("episodic",)).conditions(now),
@@ -128,6 +130,8 @@ def consolidate(rt: Runtime, *, agent_id: str | None, dry_run: bool, similarity:
         known = session.select([*Filters(agent_ids=chosen, types=("semantic",)).conditions(now),
                                 ("trigger", "=", "consolidate")])
     plan: list[PatternChange] = []
+    announce(phase, f"Grouping {len(episodes):,} similar episodes")
+    grouped = 0
     for agent in sorted({r.agent_id for r in episodes}):
         rows = [r for r in episodes if r.agent_id == agent]
         mine = [k for k in known if k.agent_id == agent]
@@ -136,8 +140,12 @@ def consolidate(rt: Runtime, *, agent_id: str | None, dry_run: bool, similarity:
             if found.evidence >= min_evidence:
                 origin = derived_source(rows[i].source for i in members)
                 plan.append(_pattern_change(rt, agent, found, mine, origin))
+        grouped += len(rows)
+        if progress:
+            progress(grouped, len(episodes))
     changes = [c for c in plan if c.action != "unchanged"]
     if not dry_run and changes:
+        announce(phase, f"Writing {len(changes):,} pattern{'s' if len(changes) != 1 else ''}")
         _write_patterns(rt, changes, dim, now, actor or rt.config.default_agent)
     return ConsolidateResult(len(episodes), [replace(c, memory=codec.to_memory(c.row)) for c in plan], dry_run)
 

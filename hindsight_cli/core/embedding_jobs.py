@@ -10,7 +10,7 @@ from ..storage.rows import MemoryRow, embedding_text
 from .chunks import split
 from .runtime import Progress, Runtime
 
-_BATCH = 256
+BATCH = 256  # texts per call of the model
 
 
 class Job(Protocol):
@@ -66,8 +66,8 @@ def embed_many(rt: Runtime, texts: Sequence[str], dim: int | None, progress: Pro
     ``dim``, every batch is checked against the store's dimension."""
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     vectors: list[Any] = [None] * len(texts)
-    for start_at in range(0, len(order), _BATCH):
-        chunk = order[start_at : start_at + _BATCH]
+    for start_at in range(0, len(order), BATCH):
+        chunk = order[start_at : start_at + BATCH]
         batch = [texts[i] for i in chunk]
         embedded = rt.embed(batch, dim) if dim is not None else rt.embedder.embed(batch)
         for position, vector in zip(chunk, embedded):
@@ -96,6 +96,8 @@ def embed_rows(rt: Runtime, rows: Sequence[MemoryRow], dim: int | None, progress
         parts = windows(rt, row)
         spans.append((len(texts), len(texts) + len(parts)))
         texts.extend(parts)
-    vectors = embed_many(rt, texts, dim, progress)
+    # Progress counts memories, not windows: a long memory's windows are a share of one.
+    step = (lambda done, total: progress(done * len(rows) // max(total, 1), len(rows))) if progress else None
+    vectors = embed_many(rt, texts, dim, step)
     for row, (start, end) in zip(rows, spans):
         assign(row, vectors[start:end])

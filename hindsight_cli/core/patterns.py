@@ -81,21 +81,30 @@ def pattern(rows: Sequence[MemoryRow], max_chars: int = 600) -> Pattern:
     Confidence grows with the evidence (0.6 for two occurrences, +0.1 each, at most 0.95) and is
     scaled by agreement: conflicting outcomes, or failures fixed different ways, lower it.
     """
-    evidence = sum(int(r.seen_count or 1) for r in rows)
-    outcomes = Counter(r.outcome for r in rows)
+    # Every count is of occurrences (a merged repeat counts as often as it was seen), so the figures in
+    # the text agree with each other and with "seen N times".
+    def seen(row: MemoryRow) -> int:
+        return int(row.seen_count or 1)
+
+    evidence = sum(seen(r) for r in rows)
+    outcomes: Counter[str] = Counter()
+    fixes: Counter[str] = Counter()
+    for row in rows:
+        outcomes[row.outcome] += seen(row)
     failures = [r for r in rows if r.outcome == "failure"]
-    fixes = Counter(_norm(r.resolution) for r in failures if r.resolution)
+    for row in failures:
+        if row.resolution:
+            fixes[_norm(row.resolution)] += seen(row)
     fix_text = None
     if fixes:
         top = fixes.most_common(1)[0][0]
         fix_text = next(r.resolution for r in failures if _norm(r.resolution) == top)
     majority = outcomes.most_common(1)[0][0]
     if majority == "failure" and fix_text:
-        agreeing = sum(1 for r in failures if _norm(r.resolution) == _norm(fix_text))
-        agreeing += outcomes.get("success", 0)  # the fix worked on a later try
+        agreeing = fixes[_norm(fix_text)] + outcomes.get("success", 0)  # the fix worked on a later try
     else:
         agreeing = outcomes[majority]
-    agreement = agreeing / len(rows)
+    agreement = agreeing / evidence
     confidence = round(min(0.95, 0.5 + 0.1 * (evidence - 1)) * agreement, 3)
     first, last = min(r.event_at for r in rows), max(r.event_at for r in rows)
     span = first.strftime("%Y-%m-%d") + ("" if last.date() == first.date() else f" to {last.strftime('%Y-%m-%d')}")
@@ -103,7 +112,7 @@ def pattern(rows: Sequence[MemoryRow], max_chars: int = 600) -> Pattern:
     lines = [f"{kind} (seen {evidence} times, {span}): {clip(rows[0].content, 300)}"]
     if fix_text:
         worked = fixes.most_common(1)[0][1]
-        lines.append(f"What fixed it ({worked} of {len(failures)} failures): {clip(fix_text, 200)}")
+        lines.append(f"What fixed it ({worked} of {outcomes['failure']} failures): {clip(fix_text, 200)}")
     others = [f for f, _ in fixes.most_common()[1:3]]
     if others:
         lines.append("Also tried: " + "; ".join(clip(next(str(r.resolution) for r in failures

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ..errors import InvalidInput
-from ..models import MEMORY_TYPES, OUTCOMES, STATUSES
+from ..errors import BadUsage, InvalidInput
+from ..models import MEMORY_TYPES, OUTCOMES, STATUSES, one_of
 from ..poisoning import DERIVED, QUARANTINE_CONFIDENCE, QUARANTINE_TAG, assess, trust
 from ..redact import redact_field
 from ..storage.rows import MemoryRow
@@ -27,6 +27,8 @@ _IMPORTANCE_BY_TRIGGER = {
     "tool_call": 0.3, "note": 0.5,
 }
 _CONFIDENCE_BY_SOURCE = {"user": 0.9, "tool": 0.8, "agent": 0.6, "import": 0.6, "web": 0.3}
+TRIGGERS = tuple(_IMPORTANCE_BY_TRIGGER)  # the triggers with a default importance; any other text is allowed
+SOURCES = tuple(_CONFIDENCE_BY_SOURCE)
 _UNKNOWN_SOURCE_CONFIDENCE = 0.3  # a source name nobody listed is untrusted, like the web
 _MAX_LABEL = 200
 
@@ -97,12 +99,7 @@ def _unit(value: Any, name: str, default: float) -> float:
 
 
 def choice(value: Any, name: str, choices: tuple[str, ...], default: str) -> str:
-    if value is None or value == "":
-        return default
-    text = str(value).strip().lower()
-    if text not in choices:
-        raise InvalidInput(f"{name} must be one of {', '.join(choices)}, not {value!r}.")
-    return text
+    return default if value is None or value == "" else one_of(value, name, choices)
 
 
 def _time(value: Any, name: str, future: bool = False) -> datetime | None:
@@ -182,8 +179,11 @@ def _expiry(fields: Mapping[str, Any], memory_type: str, limits: Limits, now: da
             keep_identity: bool) -> datetime | None:
     expires_at = _time(fields.get("expires_at"), "expires_at", future=True)
     ttl = fields.get("ttl")
-    if ttl:
-        return now + parse_duration(str(ttl), "ttl")
+    if ttl is not None and ttl != "":
+        span = parse_duration(str(ttl), "ttl")
+        if span.total_seconds() <= 0:  # it would be gone before anyone could read it
+            raise BadUsage(f"ttl must be longer than 0, not {ttl!r}: give e.g. 30m, 2h or 7d, or none to keep it.")
+        return now + span
     if expires_at is None and limits.ttls.get(memory_type) and not keep_identity:
         return now + parse_duration(limits.ttls[memory_type], f"{memory_type} ttl")
     return expires_at
@@ -262,9 +262,20 @@ def prepare(fields: Mapping[str, Any], limits: Limits, now: datetime, keep_ident
     return Prepared(row, redactions + n + m + e)
 
 
+def memory_uuid(value: Any) -> str:
+    """An imported id in the one form ids have (a UUID, lower case, with hyphens): the short forms and
+    prefixes people type are parts of it, so anything else could never be found again."""
+    import uuid
+
+    try:
+        return str(uuid.UUID(str(label(value, "id"))))
+    except ValueError:
+        raise InvalidInput(f"id must be a UUID such as 01a22ad6-ea1d-72c4-ab23-672152ba9c31, not {value!r}.") from None
+
+
 def _keep_identity(row: MemoryRow, fields: Mapping[str, Any]) -> None:
     if fields.get("id"):
-        row.id = str(label(fields["id"], "id"))
+        row.id = memory_uuid(fields["id"])
     for name in ("created_at", "last_seen_at", "updated_at"):
         value = _time(fields.get(name), name)
         if value is not None:

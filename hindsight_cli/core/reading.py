@@ -17,27 +17,45 @@ from ..timeutil import iso
 from .runtime import Runtime
 from .scope import Scope
 
-_MIN_PREFIX = 8
+_MIN_PART = 4  # as git: fewer characters would match half the store
+_LOOKED_UP = 50  # ids fetched per lookup, before the agent scope filters them
+_LISTED = 10  # candidates an ambiguous id lists
 
 
 def find(session: Reader, memory_id: str, scope: Scope) -> MemoryRow:
-    """The row with this id, or the one row whose id starts with it (at least 8 characters).
+    """The row with this id, or the one row whose id starts or ends with it (at least 4 characters; the
+    end is the random part, the short form tables show). An ambiguous part lists the candidates.
 
     The id is cleaned like every stored label: one with a control character or a lone surrogate (an
     undecodable argv byte, half an emoji from a client) is simply not found. Rows outside ``scope`` are
     not found either.
     """
     memory_id = clean(memory_id if isinstance(memory_id, str) else str(memory_id or ""))
-    rows = [r for r in session.by_ids([memory_id]) if scope.visible(r)]
+    part = memory_id.lower()
+    rows = [r for r in session.by_ids(list(dict.fromkeys([memory_id, part]))) if scope.visible(r)]
     if rows:
         return rows[0]
-    if len(memory_id) >= _MIN_PREFIX:
-        matches = [r for r in session.by_ids(session.by_prefix(memory_id)) if scope.visible(r)]
+    if len(part) >= _MIN_PART:
+        starts, ends = session.by_prefix(part, _LOOKED_UP), session.by_suffix(part, _LOOKED_UP)
+        ids = list(dict.fromkeys(starts + ends))
+        matches = sorted((r for r in session.by_ids(ids) if scope.visible(r)), key=lambda r: r.id)
         if len(matches) == 1:
             return matches[0]
-        if len(matches) > 1:
-            raise MemoryNotFound(f"{memory_id!r} matches several memories; give more of the id.")
+        if matches:
+            raise MemoryNotFound(_ambiguous(memory_id, matches, _LOOKED_UP in (len(starts), len(ends))))
     raise MemoryNotFound(f"No memory with id {memory_id!r}. Find ids with `hindsight list` or `hindsight search`.")
+
+
+def _ambiguous(memory_id: str, matches: list[MemoryRow], more: bool) -> str:
+    """The candidates, one a line, as git lists them for an ambiguous short id."""
+    count = f"{'at least ' if more else ''}{len(matches)}"
+    lines = [f"{memory_id!r} matches {count} memories; give more of the id. The candidates are:"]
+    for row in matches[:_LISTED]:
+        text = " ".join(row.content.split())
+        lines.append(f"  {row.id}  {str(iso(row.created_at))[:10]}  [{row.type}] {text[:60]}{'…' if len(text) > 60 else ''}")
+    if len(matches) > _LISTED:
+        lines.append(f"  … and {len(matches) - _LISTED} more")
+    return "\n".join(lines)
 
 
 def get(rt: Runtime, memory_id: str, scope: Scope) -> Memory:

@@ -24,6 +24,12 @@ from ..timeutil import now as utcnow
 from .prepare import Limits, Prepared, prepare
 
 Progress = Callable[[int, int], None]
+Phase = Callable[[str], None]  # a long job says which step it is on ("Loading the embedding model")
+
+
+def announce(phase: Phase | None, text: str) -> None:
+    if phase is not None:
+        phase(text)
 TYPES = ("working", "episodic", "semantic", "procedural")
 
 

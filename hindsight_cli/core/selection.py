@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..errors import InvalidInput
+from ..errors import BadUsage
 from ..models import Filters
 from ..timeutil import parse_duration, parse_time
 
@@ -46,9 +46,9 @@ def forget_plan(ids: Sequence[str], *, task_id: str | None = None, agent_id: str
     """
     by_filter = bool(task_id or agent_id or older_than or expired)
     if not ids and not by_filter:
-        raise InvalidInput("Say what to forget: one or more ids, or a filter (task, agent, older than, expired).")
+        raise BadUsage("Say what to forget: one or more ids, or a filter (task, agent, older than, expired).")
     if hard and archive:
-        raise InvalidInput("Choose one: --hard deletes for good, --archive keeps memories in cold storage.")
+        raise BadUsage("Choose one: --hard deletes for good, --archive keeps memories in cold storage.")
     hard = hard or (expired and not archive)
     if not by_filter:
         return ForgetPlan(None, hard, archive)
@@ -62,7 +62,8 @@ def forget_plan(ids: Sequence[str], *, task_id: str | None = None, agent_id: str
 def browse_filters(*, agent_id: str | None = None, task_id: str | None = None, types: Sequence[str] | None = None,
                    outcomes: Sequence[str] | None = None, tags: Sequence[str] = (), since: str | datetime | None = None,
                    until: str | datetime | None = None, statuses: Sequence[str] | None = None,
-                   search: bool = False, include_archived: bool = False, spell: Spelling = plain) -> Filters:
+                   sources: Sequence[str] | None = None, search: bool = False, include_archived: bool = False,
+                   spell: Spelling = plain) -> Filters:
     """The filters of ``list`` (every status and expired memories, unless narrowed) and of ``search``
     (active, unexpired; archived too with ``include_archived``), built alike by every face."""
     if statuses:
@@ -75,7 +76,13 @@ def browse_filters(*, agent_id: str | None = None, task_id: str | None = None, t
         agent_ids=(agent_id,) if agent_id else None, task_id=task_id,
         types=tuple(types) if types else None, outcomes=tuple(outcomes) if outcomes else None, tags=tuple(tags or ()),
         since=when(since, spell("since")), until=when(until, spell("until")), statuses=chosen,
-        include_expired=not search)
+        include_expired=not search, sources=tuple(sources) if sources else None)
+
+
+def check_limit(limit: int | None, name: str = "limit") -> None:
+    """A count of results: a whole number of 1 or more, or None for all."""
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise BadUsage(f"{name} must be a whole number of 1 or more (or none for all), not {limit!r}.")
 
 
 def when(value: str | datetime | None, name: str) -> datetime | None:

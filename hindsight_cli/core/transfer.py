@@ -9,13 +9,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .. import paths
-from ..errors import InvalidInput
+from ..errors import Interrupted, InvalidInput
 from ..models import Filters, ImportResult, part_position
 from ..storage.rows import MemoryRow, keyword_terms
 from . import embedding_jobs
 from .prepare import Prepared
 from .reading import list_memories
-from .runtime import Progress, Runtime
+from .runtime import Phase, Progress, Runtime, announce
 from .scope import Scope
 
 IMPORT_BATCH = 2000
@@ -30,16 +30,32 @@ def export(rt: Runtime, filters: Filters | None, scope: Scope) -> Iterator[dict[
 def _prepared(rt: Runtime, records: Sequence[Mapping[str, Any]], scope: Scope) -> list[Prepared]:
     """Every record validated before anything is written: one bad record refuses the whole import."""
     out: list[Prepared] = []
+    seen: dict[str, tuple[int, Mapping[str, Any]]] = {}
     for number, record in enumerate(records, 1):
         if not isinstance(record, Mapping):
             raise InvalidInput(f"Record {number} is not a JSON object; nothing was imported.")
         values = {**record, "source": record.get("source") or "import"}
         try:
             values["agent_id"] = scope.resolve(record.get("agent_id")) or record.get("agent_id")
+            first = len(out)
             out.extend(rt.prepare_parts(values, keep_identity=True))  # over the size limit: linked parts
         except InvalidInput as error:
             raise InvalidInput(f"Record {number}: {error} Nothing was imported.") from None
+        _one_per_id(seen, number, record, out[first].row.id if record.get("id") else None)
     return out
+
+
+def _one_per_id(seen: dict[str, tuple[int, Mapping[str, Any]]], number: int, record: Mapping[str, Any],
+                memory_id: str | None) -> None:
+    """The same record twice (two exports concatenated) is fine; two different ones with one id are not:
+    keeping either would drop the other without a word."""
+    if memory_id is None:
+        return
+    first = seen.setdefault(memory_id, (number, record))
+    if first[0] != number and first[1] != record:
+        differ = sorted(k for k in {*first[1], *record} if first[1].get(k) != record.get(k))
+        raise InvalidInput(f"Records {first[0]} and {number} both have id {memory_id} but differ ({', '.join(differ)}); "
+                           "keep one of them and rerun. Nothing was imported.")
 
 
 def fresh(rows: Sequence[MemoryRow], identities: set[tuple[str, str, str]]) -> list[int]:
@@ -61,7 +77,7 @@ def _fresh(items: Sequence[Prepared], identities: set[tuple[str, str, str]]) -> 
 
 
 def import_records(rt: Runtime, records: Sequence[Mapping[str, Any]], progress: Progress | None,
-                   scope: Scope) -> ImportResult:
+                   scope: Scope, phase: Phase | None = None) -> ImportResult:
     """Add exported memories; ids and idempotency keys already present are skipped (idempotent).
 
     Valid records are embedded and committed in batches of ``IMPORT_BATCH``, so an import that is killed
@@ -69,25 +85,29 @@ def import_records(rt: Runtime, records: Sequence[Mapping[str, Any]], progress: 
     """
     from .admin import init
 
-    prepared = _prepared(rt, records, scope)
-    init(rt)
-    with rt.ledger.read() as session:
-        dim = rt.check_model(session)
-        fresh = _fresh(prepared, session.identities())
+    total = waiting = len(records)  # until the store is asked, none is known to be there
     added: list[Prepared] = []
-    for start, end in _batches(fresh):
-        chunk = fresh[start:end]
-        step = (lambda done, _total, base=start: progress(base + done, len(fresh))) if progress else None
-        embedding_jobs.embed_rows(rt, [p.row for p in chunk], dim, step)
-        with rt.ledger.write() as session:  # another process may have imported the same records meanwhile
-            batch = _fresh(chunk, session.present([p.row.id for p in chunk], [p.row.idempotency_key for p in chunk]))
-            session.insert_many([(p.row, keyword_terms(p.row)) for p in batch])
-            if batch:
-                session.audit("import", [p.row.id for p in batch], rt.now())
-        added.extend(batch)
+    try:
+        announce(phase, f"Checking {len(records):,} records")
+        prepared = _prepared(rt, records, scope)
+        total = len(prepared)  # memories: a record over the size limit is several
+        init(rt)
+        with rt.ledger.read() as session:
+            dim = rt.check_model(session)
+            fresh = _fresh(prepared, session.identities())
+        waiting = len(fresh)
+        if fresh:
+            announce(phase, "Loading the embedding model" if not rt.has_embedder else "Embedding")
+        for start, end in _batches(fresh):
+            added.extend(_import_batch(rt, fresh, start, end, dim, progress, phase))
+    except KeyboardInterrupt:  # the batch under way rolled back; the finished ones are kept
+        kept = total - waiting + len(added)
+        raise Interrupted(f"Interrupted: {kept:,} of {total:,} imported; rerun to finish — it skips what "
+                          "is there.") from None
     if added and rt.mirror is not None and (rt.mirror.open or len(added) >= 1000):
         # A big import pays the index update now rather than the next search; small ones leave it to the
         # next search or the MCP server, which sync before they read.
+        announce(phase, "Updating the search index")
         rt.mirror.sync(dim=dim)
     split = sum(1 for p in added if (part_position(p.row.metadata) or (0,))[0] == 1)
     return ImportResult(len(added), len(prepared) - len(added), sum(p.redactions for p in added), split)
@@ -104,24 +124,59 @@ def _batches(items: Sequence[Prepared]) -> Iterator[tuple[int, int]]:
         start = end
 
 
-def reindex(rt: Runtime, progress: Progress | None) -> int:
+def _import_batch(rt: Runtime, fresh: Sequence[Prepared], start: int, end: int, dim: int, progress: Progress | None,
+                  phase: Phase | None) -> list[Prepared]:
+    """Embed and commit one batch of ``fresh`` (``start`` to ``end``); returns what it added."""
+    chunk = fresh[start:end]
+
+    said = start > 0  # the phase is named once, when the model has loaded and the first texts are in
+
+    def step(done: int, _total: int) -> None:
+        nonlocal said
+        if not said:
+            said = True
+            announce(phase, "Embedding and writing")
+        if progress:
+            progress(start + done, len(fresh))
+
+    embedding_jobs.embed_rows(rt, [p.row for p in chunk], dim, step)
+    with rt.ledger.write() as session:  # another process may have imported the same records meanwhile
+        batch = _fresh(chunk, session.present([p.row.id for p in chunk], [p.row.idempotency_key for p in chunk]))
+        session.insert_many([(p.row, keyword_terms(p.row)) for p in batch])
+        if batch:
+            session.audit("import", [p.row.id for p in batch], rt.now())
+    return batch
+
+
+def reindex(rt: Runtime, progress: Progress | None, phase: Phase | None = None) -> int:
     """Re-embed every memory with the configured model and rebuild the LanceDB index from the ledger."""
     rt.require()
-    with rt.ledger.read() as session:
-        rows = session.select([], order="seq")
-        meta = session.meta()
-    model = rt.embedder.name
-    dim = rt.embedder.dim or int(rt.embedder.embed(["probe"]).shape[1])
-    embedding_jobs.embed_rows(rt, rows, None, progress)
-    with rt.ledger.write() as session:
-        if meta.get("embedding_model") != model or int(meta.get("embedding_dim", 0)) != dim:
-            session.set_model(model, dim)
-        session.set_embeddings(rows)
-        session.audit("reindex", [], rt.now(), reason=model)
+    try:
+        announce(phase, "Loading the embedding model")
+        with rt.ledger.read() as session:
+            rows = session.select([], order="seq")
+            meta = session.meta()
+        model = rt.embedder.name
+        dim = rt.embedder.dim or int(rt.embedder.embed(["probe"]).shape[1])
+        announce(phase, "Re-embedding")
+        embedding_jobs.embed_rows(rt, rows, None, progress)
+        announce(phase, f"Writing {len(rows):,} memories' vectors to the ledger")
+        with rt.ledger.write() as session:
+            if meta.get("embedding_model") != model or int(meta.get("embedding_dim", 0)) != dim:
+                session.set_model(model, dim)
+            session.set_embeddings(rows)
+            session.audit("reindex", [], rt.now(), reason=model)
+    except KeyboardInterrupt:
+        raise Interrupted("Interrupted: nothing was changed; rerun `hindsight reindex` to re-embed.") from None
     if rt.mirror is not None:
-        shutil.rmtree(rt.path / paths.INDEX_DIR, ignore_errors=True)
-        rt.mirror.forget_index()
-        rt.mirror.sync()
+        announce(phase, "Rebuilding the search index")
+        try:
+            shutil.rmtree(rt.path / paths.INDEX_DIR, ignore_errors=True)
+            rt.mirror.forget_index()
+            rt.mirror.sync()
+        except KeyboardInterrupt:
+            raise Interrupted("Interrupted while rebuilding the search index: every memory is re-embedded, and the "
+                              "next search rebuilds the index.") from None
     return len(rows)
 
 

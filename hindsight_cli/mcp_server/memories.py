@@ -45,12 +45,13 @@ class Memories:
 
     def search(self, query: str, *, top_k: int = 5, agent_id: str | None = None,
                task_id: str | None = None, types: Sequence[str] | None = None, outcomes: Sequence[str] | None = None,
-               tags: Sequence[str] | None = None, since: str | None = None, until: str | None = None,
-               include_archived: bool = False, mode: str = "hybrid", env: dict[str, str] | None = None,
+               tags: Sequence[str] | None = None, sources: Sequence[str] | None = None, since: str | None = None,
+               until: str | None = None, include_archived: bool = False, mode: str = "hybrid", env: dict[str, str] | None = None,
                current_task: str | None = None, troubleshoot: bool = False) -> SearchResult:
         """The ``top_k`` best hits, not yet cut to a budget: the caller fits them with what it shows."""
         filters = browse_filters(agent_id=agent_id, task_id=task_id, types=types, outcomes=outcomes, tags=tags or (),
-                                 since=since, until=until, search=True, include_archived=include_archived)
+                                 since=since, until=until, sources=sources, search=True,
+                                 include_archived=include_archived)
         store = self.store
         with self._lock:
             return store.search(SearchQuery(query, filters, top_k, None, mode, env or {}, current_task,
@@ -74,11 +75,10 @@ class Memories:
                 return None
 
     def consolidate(self, dry_run: bool) -> dict[str, Any]:
-        """``hindsight consolidate --json``'s answer, patterns without an id (none to show) left out."""
+        """``hindsight consolidate --json``'s answer (a pattern a dry run would create has no id yet)."""
         store = self.store
         with self._lock:
-            result = store.consolidate(dry_run=dry_run, actor=self.agent or "mcp").to_dict()
-        return {**result, "patterns": [p for p in result["patterns"] if p.get("id")]}
+            return store.consolidate(dry_run=dry_run, actor=self.agent or "mcp").to_dict()
 
     def get(self, memory_id: str) -> Memory:
         store = self.store

@@ -66,6 +66,7 @@ class ForgetOutput:
 class PatternOutput(Memory):
     """A pattern consolidation wrote (or would write): the memory, what was done, its evidence."""
 
+    id: str | None  # type: ignore[assignment]  # None for a pattern a dry run would create: no id yet
     action: str = "create"
     evidence_ids: list[str] = field(default_factory=list)
 

@@ -148,7 +148,7 @@ def consolidation(result: dict[str, Any], budget: int) -> str:
              f"{result['unchanged']} unchanged patterns{plan}."]
     for pattern in result["patterns"]:
         fix = f" — fix: {pattern['resolution']}" if pattern.get("resolution") else ""
-        lines.append(f"- {pattern['action']} {pattern['id']}: {pattern['content']}{fix} "
+        lines.append(f"- {pattern['action']} {pattern['id'] or '(new)'}: {pattern['content']}{fix} "
                      f"({len(pattern['evidence_ids'])} episodes)")
     return clip("\n".join(lines), budget)
 

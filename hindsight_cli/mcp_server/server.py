@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from ..errors import HindsightError
+from ..errors import HindsightError, from_os_error
 from ..store import Store
 from .http import HttpSettings, TokenVerifier, check_exposure, http_app, serve, warn_exposed
 from .memories import Memories
@@ -49,8 +49,9 @@ redacted anyway. Stay within a budget: recall a few memories, not everything.
 
 
 def _model_errors(function: Callable[..., Any], kind: str = "tool") -> Callable[..., Any]:
-    """Turn a HindsightError into a ToolError (ResourceError), so its text, which says what to do next,
-    reaches the model. The SDK hides any other exception behind "Error executing tool X"."""
+    """Turn a HindsightError, or an OSError as the CLI words it, into a ToolError (ResourceError), so its
+    text, which says what to do next, reaches the model. The SDK hides any other exception behind "Error
+    executing tool X"."""
     from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 
     error_type = ToolError if kind == "tool" else ResourceError
@@ -62,6 +63,10 @@ def _model_errors(function: Callable[..., Any], kind: str = "tool") -> Callable[
         except HindsightError as error:
             log.info("%s refused: %s", function.__name__, error)
             raise error_type(str(error)) from None
+        except OSError as error:
+            problem = from_os_error(error)
+            log.warning("%s failed: %s", function.__name__, problem)
+            raise error_type(str(problem)) from None
 
     return wrapper
 

@@ -114,6 +114,8 @@ def memory_search(
                                                                    "working).")] = None,
     outcomes: Annotated[Optional[list[Outcome]], Field(description="Only these outcomes.")] = None,
     tags: Tags = None,
+    sources: Annotated[Optional[list[str]], Field(description="Only text from these sources (any of): user, "
+                                                              "agent, tool, web, import, hindsight, ….")] = None,
     since: When = None, until: When = None,
     mode: Annotated[Mode, Field(description="hybrid: meaning and words; vector: meaning only; keyword: the "
                                             "words only.")] = "hybrid",
@@ -134,8 +136,8 @@ def memory_search(
     the task at hand, troubleshoot=true with an error text to get failures that were fixed first.
     """
     found = memories(ctx).search(query, top_k=top_k, agent_id=agent_id, task_id=task_id, types=types,
-                                 outcomes=outcomes, tags=tags, since=since, until=until, mode=mode, env=env,
-                                 current_task=current_task, troubleshoot=troubleshoot,
+                                 outcomes=outcomes, tags=tags, sources=sources, since=since, until=until,
+                                 mode=mode, env=env, current_task=current_task, troubleshoot=troubleshoot,
                                  include_archived=include_archived)
     return _say(*results.search(found, budget_tokens or results.SEARCH_BUDGET, fields, verbose))
 
@@ -190,18 +192,19 @@ def memory_consolidate(
 
 def memory_get(
     ctx: Context,
-    id: Annotated[str, Field(description="The memory's id, or a unique prefix of 8 or more characters.")],
+    id: Annotated[str, Field(description="The memory's id, or a unique start or end of it of 4+ characters "
+                                         "(e.g. its last 8).")],
     budget_tokens: Annotated[Optional[int], _budget(results.GET_BUDGET)] = None,
 ) -> Annotated[CallToolResult, Memory]:
-    """Get one memory by id (or a unique prefix of 8+ characters), with every field. The text shows its
-    fields on one line, then its content and fix, cut at budget_tokens (default 1000)."""
+    """Get one memory by id (or a unique start or end of 4+ characters), with every field. The text shows
+    its fields on one line, then its content and fix, cut at budget_tokens (default 1000)."""
     memory = memories(ctx).get(id)
     return _say(results.get(memory, budget_tokens or results.GET_BUDGET), memory.to_dict())
 
 
 def memory_forget(
     ctx: Context,
-    ids: Annotated[Optional[list[str]], Field(description="Ids (or unique prefixes of 8+ characters).")] = None,
+    ids: Annotated[Optional[list[str]], Field(description="Ids (or unique starts or ends of 4+ characters).")] = None,
     task_id: Annotated[Text, Field(description="Every memory of this task.")] = None,
     older_than: Annotated[Text, Field(description="Recorded longer ago than this, e.g. 30d.")] = None,
     expired: Annotated[bool, Field(description="Purge memories past their TTL.")] = False,

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from ..errors import InvalidInput
-from ..models import Filters
+from ..errors import BadUsage, InvalidInput
+from ..models import Filters, one_of
 from ..text import clean
 
 SEARCH_TYPES = ("episodic", "semantic", "procedural")  # working memories only when asked for
@@ -47,23 +47,22 @@ class SearchQuery:
         """The query validated, with its defaults filled in.
 
         Raises:
-            InvalidInput: an empty query, an unknown mode or engine, a limit or budget under 1.
+            InvalidInput: an empty query. BadUsage: an unknown mode or engine, a limit or budget under 1.
         """
         text = clean(self.text or "")
         if not text:
             raise InvalidInput('The query is empty: say what to look for, e.g. hindsight search "weather API 401".')
-        if self.mode not in MODES:
-            raise InvalidInput(f"mode must be one of {', '.join(MODES)}, not {self.mode!r}.")
-        if self.k < 1:
-            raise InvalidInput("The limit must be at least 1.")
-        if self.budget is not None and self.budget < 1:
-            raise InvalidInput("The budget must be a positive number of tokens.")
-        if self.engine is not None and self.engine not in ENGINES:
-            raise InvalidInput(f"engine must be auto, ledger or index, not {self.engine!r}.")
+        mode = one_of(self.mode, "mode", MODES)
+        if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
+            raise BadUsage(f"The limit must be a whole number of 1 or more, not {self.k!r}.")
+        if self.budget is not None and (isinstance(self.budget, bool) or not isinstance(self.budget, int)
+                                        or self.budget < 1):
+            raise BadUsage(f"The budget must be a positive whole number of tokens, not {self.budget!r}.")
+        engine = one_of(self.engine, "engine", ENGINES) if self.engine is not None else None
         filters = self.filters or Filters()
         if filters.types is None:
             filters = replace(filters, types=SEARCH_TYPES)
-        return replace(self, text=text, filters=filters, env=dict(self.env or {}))
+        return replace(self, text=text, filters=filters, env=dict(self.env or {}), mode=mode, engine=engine)
 
     @property
     def lists(self) -> int:

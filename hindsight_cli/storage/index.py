@@ -97,8 +97,8 @@ class Index(Upkeep):
         import pyarrow as pa
 
         return [("agent_id", pa.string()), ("task_id", pa.string()), ("type", pa.string()), ("status", pa.string()),
-                ("outcome", pa.string()), ("tags", pa.list_(pa.string())), ("event_at", pa.int64()),
-                ("expires_at", pa.int64())]
+                ("outcome", pa.string()), ("source", pa.string()), ("tags", pa.list_(pa.string())),
+                ("event_at", pa.int64()), ("expires_at", pa.int64())]
 
     @staticmethod
     def _connect(path: Path) -> Any:
@@ -125,7 +125,7 @@ class Index(Upkeep):
             db = self._connect(self.path)
             try:
                 self._table = db.open_table(TABLE)
-                if "memory" not in self._table.schema.names:  # an index from an older version: rebuild it
+                if {"memory", "source"} - set(self._table.schema.names):  # an older version's index: rebuild it
                     db.drop_table(TABLE)
                     if CHUNKS in db.table_names():
                         db.drop_table(CHUNKS)

@@ -73,7 +73,7 @@ INT_COLUMNS: Final[frozenset[str]] = frozenset({"step", "version", "seen_count"}
 FLOAT_COLUMNS: Final[frozenset[str]] = frozenset({"importance", "confidence"})
 #: Columns the LanceDB index can filter on (and so every engine renders alike).
 FILTER_COLUMNS: Final[frozenset[str]] = frozenset(
-    {"agent_id", "task_id", "type", "status", "outcome", "tags", "event_at", "expires_at"})
+    {"agent_id", "task_id", "type", "status", "outcome", "source", "tags", "event_at", "expires_at"})
 
 
 def arrow_type(name: str) -> Any:

@@ -93,7 +93,7 @@ def test_a_file_of_another_kind_is_refused_in_one_line(cli: Cli, tmp_path: Path,
 
 def test_import_from_says_what_to_do_with_unknown_kinds_and_stdin(cli: Cli, tmp_path: Path) -> None:
     bad = cli("import", "x.json", "--from", "evernote")
-    assert bad.exit_code == 1 and "--from must be one of chatgpt, claude, mcp-memory" in bad.stderr
+    assert bad.exit_code == 2 and "'evernote' is not one of 'jsonl', 'chatgpt', 'claude', 'mcp-memory'" in bad.stderr
     stdin = cli("import", "-", "--from", "chatgpt", input="[]")
     assert stdin.exit_code == 1 and "give its path" in stdin.stderr
 

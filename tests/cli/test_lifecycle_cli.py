@@ -4,7 +4,6 @@ troubleshoot, consolidate, hard forget, expiry and the audit log."""
 from __future__ import annotations
 
 import json
-import time
 
 UNIQUE = "quokka-4d1e8b"
 
@@ -25,7 +24,8 @@ def test_supersede_shows_history_and_refuses_twice(cli) -> None:
     assert [h["id"] for h in hits] == [new]
     shown = cli("show", old)
     assert "superseded_by" in shown.stdout and "history (oldest first):" in shown.stdout
-    assert shown.stdout.index(old, shown.stdout.index("history")) < shown.stdout.index(new, shown.stdout.index("history"))
+    after = shown.stdout.index("history")
+    assert shown.stdout.index(old[-8:], after) < shown.stdout.index(new[-8:], after)  # short ids in the history
     assert json.loads(cli("show", new, "--json").stdout)["history"] == [old, new]
     again = cli("record", "a third version", "--supersedes", old)
     assert again.exit_code == 1
@@ -43,7 +43,7 @@ def test_archive_include_archived_and_restore(cli) -> None:
     assert cli("restore", memory_id).exit_code == 0
     assert cli.open().get(memory_id).status == "active"
     both = cli("forget", memory_id, "--hard", "--archive", "-y")
-    assert both.exit_code == 1 and "Choose one" in both.stderr
+    assert both.exit_code == 2 and "Choose one" in both.stderr  # contradicting options: a usage error
 
 
 def test_troubleshoot_ranks_the_fixed_failure_first_and_explains(cli) -> None:
@@ -92,12 +92,36 @@ def test_hard_forget_leaves_no_trace_and_the_log_keeps_no_content(cli) -> None:
     assert len(json.loads(cli("search", "payments service notes", "--json").stdout)) == 5
 
 
-def test_forget_expired_purges_and_a_ttl_memory_is_never_returned(cli) -> None:
+def test_forget_expired_purges_and_a_ttl_memory_is_never_returned(cli, clock) -> None:
     _record(cli, "scratch: compiler flags being tried", "--ttl", "1s")
     kept = _record(cli, "the compiler flags that worked: -O2 -march=native")
-    time.sleep(1.2)
+    clock.advance(1.5)  # past the TTL, however slow the machine
     assert [h["id"] for h in json.loads(cli("search", "compiler flags", "--json").stdout)] == [kept]
     result = cli("forget", "--expired", "-y", "--json")
     assert json.loads(result.stdout) == {"forgotten": 1, "hard": True, "archived": False}
     assert [m.id for m in cli.open().list()] == [kept]
     assert json.loads(cli("log", "--action", "forget_hard", "--json").stdout)[0]["ids"] != [kept]
+
+
+def test_consolidate_dry_run_shows_no_id_that_will_not_exist_and_its_counts_agree(cli) -> None:
+    import re
+
+    texts = ("the nightly export hit the API rate limit (429)", "the nightly export hit the API rate limit (429)",
+             "the nightly export hit the API rate limit (429) again", "nightly export: API rate limit 429 once more")
+    for number, text in enumerate(texts):  # the first text twice, two writes: one memory seen twice
+        _record(cli, text, "--outcome", "failure", "--resolution", "added exponential backoff", "--key", f"k{number}")
+    before = {m.id for m in cli.open().list()}
+    assert len(before) < len(texts)
+    dry = cli("consolidate", "--dry-run")
+    assert dry.exit_code == 0, dry.stderr
+    head = dry.stdout.splitlines()[0]
+    assert head.startswith("create") and head.rstrip().endswith("(new)")
+    shown = set(re.findall(r"\b[0-9a-f]{8}\b", dry.stdout))
+    assert shown <= {memory_id[-8:] for memory_id in before}  # every id shown exists now
+    seen = int(re.search(r"seen (\d+) times", dry.stdout).group(1))
+    fixed, failures = map(int, re.search(r"What fixed it \((\d+) of (\d+) failures\)", dry.stdout).groups())
+    assert seen == failures == fixed == len(texts)  # every figure counts occurrences
+    assert "Would write 1 new and 0 updated pattern(s)" in dry.stderr
+    plan = json.loads(cli("consolidate", "--dry-run", "--json").stdout)
+    assert [p["id"] for p in plan["patterns"] if p["action"] == "create"] == [None]
+    assert {m.id for m in cli.open().list()} == before

@@ -120,7 +120,7 @@ def test_default_scope_follows_the_store(cli, home, _isolated) -> None:
     desktop = cli("mcp", "install", "--client", "claude-desktop", "--scope", "project", store=False)
     assert desktop.exit_code == 1 and "claude-desktop has no project configuration" in desktop.stderr
     unknown = cli("mcp", "install", "--client", "notepad", store=False)
-    assert unknown.exit_code == 1 and "Unknown client 'notepad'" in unknown.stderr
+    assert unknown.exit_code == 2 and "'notepad' is not one of 'claude-desktop'" in unknown.stderr  # a usage error
 
 
 @pytest.mark.parametrize(("platform", "expected"), [

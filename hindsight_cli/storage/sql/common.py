@@ -152,6 +152,12 @@ class SqlSession:
         return [r[0] for r in self.conn.execute(
             "SELECT id FROM memories WHERE starts_with(id, ?) ORDER BY id LIMIT ?", [prefix, int(limit)]).fetchall()]
 
+    def by_suffix(self, suffix: str, limit: int = 3) -> list[str]:
+        """Ids ending with ``suffix``: the random tail of a UUIDv7, the short form tables show."""
+        return [r[0] for r in self.conn.execute(
+            "SELECT id FROM memories WHERE right(id, ?) = ? ORDER BY id LIMIT ?",
+            [len(suffix), suffix, int(limit)]).fetchall()]
+
     def identities(self) -> set[tuple[str, str, str]]:
         return {(r[0], r[1], r[2]) for r in self.conn.execute(
             "SELECT id, agent_id, idempotency_key FROM memories").fetchall()}
