@@ -99,8 +99,9 @@ def explain_line(rank: int, hit: Hit) -> str:
     if kw["rank"]:
         matched.append(f"keyword #{kw['rank']} (bm25 {kw['bm25']:.2f})")
     notes = "; " + "; ".join(e["notes"]) if e["notes"] else ""
+    diversity = f" − {-e['diversity']:.3f} (like a hit above it)" if e.get("diversity") else ""
     return (f"#{rank} {hit.memory.id}: matched {' + '.join(matched) or 'nothing'}; {parts}; "
-            f"× {e['factor']:.2f} (confidence {hit.memory.confidence:.2f}{notes}) = {hit.score:.3f}")
+            f"× {e['factor']:.2f} (confidence {hit.memory.confidence:.2f}{notes}){diversity} = {hit.score:.3f}")
 
 
 def memories_table(memories: Sequence[Memory]) -> None:
