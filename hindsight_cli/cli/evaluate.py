@@ -42,7 +42,9 @@ def locomo(
     Each conversation is recorded in a scope of its own (one memory per turn) in a temporary
     store, every question is searched as of the conversation's last session, and recall is the
     share of the question's evidence turns among the top k hits. any@k: at least one evidence
-    turn found; all@k: every one. The data is read, never copied.
+    turn found; all@k: every one. Beside them, session-level recall@10 as MemPalace counts it
+    for LoCoMo: the share of the evidence sessions among the first 10 sessions the hits come
+    from. The data is read, never copied.
 
     \b
     Example:

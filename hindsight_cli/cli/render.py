@@ -301,6 +301,10 @@ def recall_table(report: Mapping[str, Any]) -> None:
     message(f"{report['mode']} search with {report['model']}: {report['questions']} questions "
             f"({report['skipped_questions']} without usable evidence skipped) over {report['memories']} turns "
             f"of {report['conversations']} conversations in {report['elapsed_s']:.0f} s.")
+    sessions = report.get("sessions") or {}
+    if sessions:
+        message(f"Session-level recall@10 (MemPalace's LoCoMo measure: evidence sessions among the first 10 "
+                f"sessions of the hits): {sessions['recall@10']:.3f} over {sessions['questions']} questions.")
 
 
 def figures_table(records: Sequence[Mapping[str, Any]], key: str) -> None:
