@@ -250,10 +250,10 @@ def evaluate(conversations: Sequence[Conversation], *, mode: str = "hybrid", emb
 
     started = time.perf_counter()
     config = Config()
-    if store_dir is not None:  # a store directory set up for the postgres backend is evaluated there
+    if store_dir is not None:  # a store directory set up with init is evaluated on its backend and model
         stored = load_config(Path(store_dir))
         config = replace(config, storage_backend=stored.storage_backend, database_url=stored.database_url,
-                         database_schema=stored.database_schema)
+                         database_schema=stored.database_schema, embedding_model=stored.embedding_model)
     config = replace(config, ranking=replace(config.ranking, **dict(overrides or {})))
     questions = _QuestionVectors(embedder or load_embedder(config.embedding_model))
     with tempfile.TemporaryDirectory(prefix="hindsight-eval-") as scratch:

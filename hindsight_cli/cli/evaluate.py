@@ -23,8 +23,8 @@ Limit = Annotated[int | None, typer.Option(
     "--limit-conversations", min=1, help="Use only the first N conversations.", show_default=False)]
 StoreDir = Annotated[Path | None, typer.Option(
     "--store-dir", help="Build the evaluation store here and keep it; a later run reuses it (no re-embedding). "
-    "Its storage settings count: a directory set up with init --backend postgres (or HINDSIGHT_DATABASE_URL) "
-    "evaluates on that database.",
+    "Its storage settings and model count: a directory set up with init --backend postgres (or "
+    "HINDSIGHT_DATABASE_URL) evaluates on that database, one set up with --embedding-model with that model.",
     show_default=False)]
 
 
