@@ -51,6 +51,12 @@ def sessions10(hits: Hits) -> float:
     return float(evaluation.session_figures(hits)["recall@10"])
 
 
+def at_ks(hits: Hits) -> dict[str, float]:
+    """Evidence recall@5/@10/@25 of these hits, as ``hindsight eval locomo`` counts them."""
+    mean = evaluation._mean([evaluation._scores(q.evidence, h) for q, h in hits if q.evidence])
+    return {f"recall@{k}": mean[f"recall@{k}"] for k in evaluation.KS}
+
+
 def held_out(results: Sequence[Mapping[str, Hits]]) -> dict[str, Any]:
     """For each conversation: the combination best on the others (by recall@10), measured on it."""
     agents = list(results[0])
@@ -59,10 +65,13 @@ def held_out(results: Sequence[Mapping[str, Hits]]) -> dict[str, Any]:
         train = [recall10([pair for other in agents if other != agent for pair in hits[other]]) for hits in results]
         best = max(range(len(results)), key=lambda i: (train[i], -i))  # ties: the earlier (the default first)
         folds.append({"held_out": agent, "chosen": best, "train@10": train[best],
-                      "recall@10": recall10(results[best][agent]), "session@10": sessions10(results[best][agent])})
+                      **at_ks(results[best][agent]), "session@10": sessions10(results[best][agent])})
     values = [f["recall@10"] for f in folds]
+    spread = {f"@{k}": (statistics.mean(f[f"recall@{k}"] for f in folds), statistics.pstdev(f[f"recall@{k}"]
+                                                                                        for f in folds))
+              for k in evaluation.KS}
     return {"folds": folds, "mean@10": statistics.mean(values), "min@10": min(values), "max@10": max(values),
-            "stdev@10": statistics.pstdev(values),
+            "stdev@10": statistics.pstdev(values), "by_k": spread,
             "session_mean@10": statistics.mean(f["session@10"] for f in folds)}
 
 
@@ -92,6 +101,7 @@ def main() -> None:
               f"-> @10 {fold['recall@10']:.4f}, session@10 {fold['session@10']:.4f}")
     print(f"held-out fold mean @10 {report['mean@10']:.4f} (min {report['min@10']:.4f}, max {report['max@10']:.4f}, "
           f"sd {report['stdev@10']:.4f}); session@10 {report['session_mean@10']:.4f}")
+    print("held-out fold mean (sd): " + ", ".join(f"{k} {m:.4f} ({sd:.4f})" for k, (m, sd) in report["by_k"].items()))
 
 
 if __name__ == "__main__":
