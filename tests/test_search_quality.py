@@ -72,6 +72,9 @@ def test_the_score_column_follows_the_rank_order(cli: Any) -> None:
 def test_search_help_says_which_languages_the_default_model_reads(cli: Any) -> None:
     text = cli("search", "--help", store=False).stdout
     assert "in any language" not in text and "--embedding-model multilingual" in text
+    _record(cli, "a memory so the store exists")
+    checks = {c["id"]: c for c in json.loads(cli("doctor", "store", "--json").stdout)["checks"]}
+    assert "an English query does not find a Chinese memory" in checks["store.model"]["evidence"]
 
 
 @pytest.fixture
