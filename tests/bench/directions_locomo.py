@@ -9,7 +9,7 @@ those held-out folds beats "off" measured the same way. Run:
     python tests/bench/directions_locomo.py DIR ../shared/bench/locomo/dev.json [DIRECTION ...]
 
 ``DIR`` is a store ``hindsight eval locomo FILE --store-dir DIR`` built. Directions: qwords, names_off,
-entities, temporal, neighbours, prf.
+entities, temporal, neighbours, prf, prf_weighted.
 """
 
 from __future__ import annotations
@@ -94,6 +94,38 @@ def prf_terms(count: int) -> Callable[[str, set[str], Any], list[str]]:
     return expand
 
 
+class WeightedCorpus(tune_locomo.Corpus):
+    """BM25 where a term written ``~term`` counts ``EXPANSION_WEIGHT`` times: RM3's interpolation, which the
+    storage engines' BM25 (one weight per term) cannot express yet."""
+
+    def keyword(self, query: Sequence[str], where: Sequence[Any], limit: int,
+                weights: Ranking) -> list[tuple[str, float]]:
+        plain = [t for t in query if not t.startswith("~")]
+        out = dict(super().keyword(plain, where, len(self.ids), weights))
+        for term in {t[1:] for t in query if t.startswith("~")} - set(plain):
+            for mid, value in super().keyword([term], where, len(self.ids), weights):
+                out[mid] = out.get(mid, 0.0) + EXPANSION_WEIGHT * value
+        return sorted(out.items(), key=lambda item: (-item[1], item[0]))[:limit]
+
+
+EXPANSION_WEIGHT = 0.3
+
+
+def weighted(corpus: tune_locomo.Corpus) -> WeightedCorpus:
+    out = WeightedCorpus.__new__(WeightedCorpus)
+    out.__dict__.update(corpus.__dict__)
+    return out
+
+
+def weighted_prf(count: int) -> Callable[[str, set[str], Any], list[str]]:
+    expand = prf_terms(count)
+
+    def terms_(query: str, speakers: set[str], corpus: Any) -> list[str]:
+        base = keyword_terms(query)
+        return base + ["~" + t for t in expand(query, speakers, corpus)[len(base):]]
+    return terms_
+
+
 def directions() -> dict[str, list[Variant]]:
     off = Variant("off")
     return {
@@ -105,6 +137,7 @@ def directions() -> dict[str, list[Variant]]:
             TEMPORAL if q.lower().startswith("when") else []))],
         "neighbours": [off, *[Variant(f"neighbours {a}", neighbours=a) for a in (0.15, 0.3, 0.5)]],
         "prf": [off, *[Variant(f"prf {n} terms", prf_terms(n)) for n in (3, 6)]],
+        "prf_weighted": [off, *[Variant(f"prf {n} terms x {EXPANSION_WEIGHT}", weighted_prf(n)) for n in (5, 10)]],
     }
 
 
@@ -128,7 +161,7 @@ def hits_of(conversations: Sequence[Any], corpora: Mapping[str, tune_locomo.Corp
     weights = Config().ranking
     out: dict[str, list[tuple[Any, list[str]]]] = {}
     for conv in conversations:
-        corpus = with_neighbours(corpora[conv.agent], variant.neighbours)
+        corpus = weighted(with_neighbours(corpora[conv.agent], variant.neighbours))
         out[conv.agent] = [(q, search(corpus, q, qvecs[q.text], conv, variant, weights) if q.evidence or q.sessions
                             else []) for q in [*conv.questions, *conv.session_only]]
     return out
