@@ -29,6 +29,8 @@ class Ranking:
     w_outcome: float = _setting(0.1, " ")
     w_importance: float = _setting(0.1, " ")
     w_same_task: float = _setting(0.05, " ")
+    w_identifier: float = _setting(0.15, "share of the query's identifiers (ports, versions, file and function "
+                                   "names, error codes) a memory holds exactly")
     fusion: str = _setting("zscore", 'or "weighted" (raw cosine and BM25) or "rrf" (reciprocal-rank fusion)')
     vector_weight: float = _setting(0.4, "share of the vector evidence in fusion; the rest is keyword (BM25)")
     rrf_k: int = 60
@@ -37,6 +39,7 @@ class Ranking:
     w_prev_step: float = _setting(0.6, "share of the relevance of the step before, same task, a memory inherits")
     w_next_step: float = _setting(0.3, "... of the step after (neighbour_steps = 2: how far, halving each step)")
     neighbour_steps: int = 2  # how far; each further step passes on half as much
+    derived_forms: bool = True  # the keyword side also asks for a query word's derived forms (connect: connection)
     bm25_k1: float = 0.9
     bm25_b: float = 0.4
     min_vector_similarity: float = 0.2  # a vector-only candidate below this cosine is noise, not a hit
@@ -48,6 +51,7 @@ class Ranking:
     troubleshoot_share: float = 0.5  # with --troubleshoot, fixed failures at least this relevant go first
     env_mismatch_factor: float = 0.5
     past_validity_factor: float = 0.5
+    identifier_conflict_factor: float = 0.5  # a memory naming the same host, package or path with another value
 
 
 @dataclass(frozen=True)

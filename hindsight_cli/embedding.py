@@ -272,6 +272,18 @@ def model_name(name: str) -> str:
     return ALIASES.get(name.strip().lower(), name.strip())
 
 
+def english_only(name: str) -> bool:
+    """Whether a model reads English only: the bundled all-MiniLM-L6-v2 and fastembed's English models.
+    With one, every Chinese sentence lies near every other (unrelated pairs at cosine 0.4-0.9), so its
+    vectors say nothing about a match in a script it cannot read. Unknown models are taken to read it."""
+    lower = model_name(name).lower()
+    return lower == DEFAULT_MODEL.lower() or any(tag in lower for tag in _ENGLISH_MODELS)
+
+
+_ENGLISH_MODELS = ("all-minilm", "all-mpnet", "paraphrase-minilm", "-en-", "-en.", "bge-small-en", "bge-base-en",
+                   "bge-large-en", "gte-small", "gte-base", "nomic-embed-text", "snowflake-arctic-embed")
+
+
 def known_dim(name: str) -> int | None:
     """The dimension of a built-in model, known without loading it."""
     return {DEFAULT_MODEL: BUNDLED_DIM, MULTILINGUAL_MODEL: MULTILINGUAL_DIM}.get(model_name(name))

@@ -4,6 +4,10 @@ Each conversation is recorded into a scope of its own (agent ``locomo-<sample_id
 turn, content ``"<speaker>: <text>"`` plus the image caption, event time the session's date-time,
 task the session, the turn's ``dia_id`` in metadata. Every question with resolvable evidence is then
 searched as of the conversation's last session, and we count how many evidence turns the top k hold.
+
+Beside it, the session-level recall@10 as MemPalace's ``benchmarks/locomo_bench.py`` counts it for LoCoMo
+(``--granularity session``), so figures can be set beside its published ones: per question, the share of
+the evidence *sessions* among the first 10 sessions retrieved, averaged over every question.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ Progress = Callable[[str, int, int], None]
 
 _DIA_ID = re.compile(r"D:?(\d+):(\d+)")
 _SESSION = re.compile(r"session_(\d+)")
+_EVIDENCE_SESSION = re.compile(r"D(\d+):")  # MemPalace's evidence_to_session_ids, read with re.match
+SESSION_K = 10
 
 
 @dataclass(frozen=True)
@@ -36,6 +42,7 @@ class Question:
     text: str
     category: int
     evidence: tuple[str, ...]  # resolvable dia_ids only
+    sessions: tuple[str, ...] = ()  # the evidence sessions as MemPalace reads them (``session_evidence``)
 
 
 @dataclass(frozen=True)
@@ -45,6 +52,7 @@ class Conversation:
     questions: list[Question]
     now: datetime  # the last session's date-time: the present the questions are asked in
     skipped: int = 0  # questions without resolvable evidence
+    session_only: tuple[Question, ...] = ()  # those skipped questions: the session-level figure counts them
 
     @property
     def agent(self) -> str:
@@ -65,9 +73,11 @@ class Report:
     by_category: dict[str, dict[str, float]]
     ranking: dict[str, Any] = field(default_factory=dict)
     elapsed_s: float = 0.0
+    sessions: dict[str, Any] = field(default_factory=dict)  # MemPalace's session-level recall@10
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.overall, "by_category": self.by_category, "mode": self.mode, "model": self.model,
+        return {**self.overall, "by_category": self.by_category, "sessions": self.sessions, "mode": self.mode,
+                "model": self.model,
                 "conversations": self.conversations, "memories": self.memories, "questions": self.questions,
                 "skipped_questions": self.skipped, "ranking": self.ranking, "elapsed_s": round(self.elapsed_s, 1)}
 
@@ -91,6 +101,32 @@ def parse_evidence(raw: Any, known: set[str]) -> tuple[str, ...]:
             if dia_id in known and dia_id not in out:
                 out.append(dia_id)
     return tuple(out)
+
+
+def session_evidence(raw: Any) -> tuple[str, ...]:
+    """The evidence sessions of a question exactly as MemPalace's LoCoMo bench reads them: the number
+    after a leading ``D`` of each evidence string, so ``"D8:6; D9:17"`` gives session 8 only and
+    ``"D:11:26"`` none; the question's evidence is not repaired first."""
+    out: list[str] = []
+    for item in raw if isinstance(raw, list) else []:
+        match = _EVIDENCE_SESSION.match(str(item))
+        if match and match.group(1) not in out:
+            out.append(match.group(1))
+    return tuple(out)
+
+
+def session_of(dia_id: str) -> str:
+    """``"D3:5"`` → ``"3"``: the session a turn belongs to."""
+    return dia_id[1:].partition(":")[0]
+
+
+def session_recall(sessions: tuple[str, ...], hits: Sequence[str], k: int = SESSION_K) -> float:
+    """MemPalace's ``compute_retrieval_recall`` at session level: the share of the evidence sessions among
+    the first ``k`` distinct sessions of the hits (in rank order); 1.0 for a question without evidence."""
+    if not sessions:
+        return 1.0
+    ranked = list(dict.fromkeys(session_of(h) for h in hits))[:k]
+    return sum(1 for s in sessions if s in ranked) / len(sessions)
 
 
 def _sessions(conv: Mapping[str, Any]) -> list[tuple[int, list[Any], datetime]]:
@@ -127,15 +163,21 @@ def _conversation(item: Any, number: int) -> Conversation:
             })
     known = {r["metadata"]["dia_id"] for r in records}
     questions: list[Question] = []
+    session_only: list[Question] = []
     skipped = 0
     for qa in item.get("qa") or []:
         category = qa.get("category") if isinstance(qa, Mapping) else None
-        evidence = parse_evidence(qa.get("evidence"), known) if isinstance(qa, Mapping) else ()
-        if category not in CATEGORIES or not evidence or not str(qa.get("question") or "").strip():
+        if category not in CATEGORIES or not str(qa.get("question") or "").strip():
             skipped += 1
             continue
-        questions.append(Question(str(qa["question"]), int(category), evidence))
-    return Conversation(sample_id, records, questions, sessions[-1][2], skipped)
+        question = Question(str(qa["question"]), int(category), parse_evidence(qa.get("evidence"), known),
+                            session_evidence(qa.get("evidence")))
+        if not question.evidence:
+            skipped += 1
+            session_only.append(question)
+            continue
+        questions.append(question)
+    return Conversation(sample_id, records, questions, sessions[-1][2], skipped, tuple(session_only))
 
 
 def load_locomo(path: Path, limit: int | None = None) -> list[Conversation]:
@@ -167,6 +209,11 @@ def ranking_overrides(pairs: Sequence[str]) -> dict[str, Any]:
             raise InvalidInput(f"--set expects NAME=VALUE with a ranking setting ({', '.join(sorted(names))}), "
                                f"got {pair!r}.")
         kind = type(getattr(defaults, name))
+        if kind is bool:
+            if value.strip().lower() not in ("true", "false"):
+                raise InvalidInput(f"--set {name} needs true or false, got {value!r}.")
+            out[name] = value.strip().lower() == "true"
+            continue
         try:
             out[name] = kind(value.strip()) if kind is not str else value.strip()
         except ValueError:
@@ -203,39 +250,56 @@ def evaluate(conversations: Sequence[Conversation], *, mode: str = "hybrid", emb
 
     started = time.perf_counter()
     config = Config()
-    if store_dir is not None:  # a store directory set up for the postgres backend is evaluated there
+    if store_dir is not None:  # a store directory set up with init is evaluated on its backend and model
         stored = load_config(Path(store_dir))
         config = replace(config, storage_backend=stored.storage_backend, database_url=stored.database_url,
-                         database_schema=stored.database_schema)
+                         database_schema=stored.database_schema, embedding_model=stored.embedding_model)
     config = replace(config, ranking=replace(config.ranking, **dict(overrides or {})))
     questions = _QuestionVectors(embedder or load_embedder(config.embedding_model))
     with tempfile.TemporaryDirectory(prefix="hindsight-eval-") as scratch:
         store = build_store(conversations, Path(store_dir or Path(scratch) / "store"), embedder=questions,
                             config=config, progress=progress)
         if mode != "keyword":
-            questions.add([clean(q.text) for conv in conversations for q in conv.questions], progress)
+            questions.add([clean(q.text) for conv in conversations for q in [*conv.questions, *conv.session_only]],
+                          progress)
         with store.ledger.held():
             found = _search_all(store, conversations, mode, progress)
         model = store.embedder.name
-    per_question = [(q.category, _scores(q.evidence, hits)) for (q, hits) in found]
+    per_question = [(q.category, _scores(q.evidence, hits)) for (q, hits) in found if q.evidence]
     overall = _mean([s for _, s in per_question])
     by_category = {name: _mean([s for c, s in per_question if c == number]) for number, name in CATEGORIES.items()}
     for name, number in ((n, c) for c, n in CATEGORIES.items()):
         by_category[name]["questions"] = sum(1 for c, _ in per_question if c == number)
     return Report(mode, model, len(conversations), sum(len(c.records) for c in conversations), len(per_question),
                   sum(c.skipped for c in conversations), overall, by_category,
-                  {f.name: getattr(config.ranking, f.name) for f in fields(Ranking)}, time.perf_counter() - started)
+                  {f.name: getattr(config.ranking, f.name) for f in fields(Ranking)}, time.perf_counter() - started,
+                  session_figures(found))
+
+
+def session_figures(found: Sequence[tuple[Question, Sequence[str]]]) -> dict[str, Any]:
+    """Session-level recall@10 overall and per category, over every question searched (MemPalace counts
+    questions without evidence too, as found)."""
+    def figure(rows: list[float]) -> dict[str, Any]:
+        return {f"recall@{SESSION_K}": round(sum(rows) / len(rows), 4) if rows else 0.0, "questions": len(rows)}
+
+    per = [(q.category, session_recall(q.sessions, hits)) for q, hits in found]
+    short = sum(1 for q, hits in found if q.sessions and len({session_of(h) for h in hits}) < SESSION_K)
+    return {**figure([r for _, r in per]), "fewer_than_k_sessions": short,
+            "by_category": {name: figure([r for c, r in per if c == number]) for number, name in CATEGORIES.items()}}
 
 
 def _search_all(store: Any, conversations: Sequence[Conversation], mode: str,
                 progress: Progress | None) -> list[tuple[Question, list[str]]]:
-    total = sum(len(c.questions) for c in conversations)
+    total = sum(len(c.questions) + len(c.session_only) for c in conversations)
     found: list[tuple[Question, list[str]]] = []
     for conv in conversations:
         filters = Filters(agent_ids=(conv.agent,))
-        for question in conv.questions:
-            result = store.search(question.text, filters=filters, k=max(KS), mode=mode, now=conv.now)
-            found.append((question, [h.memory.metadata.get("dia_id") for h in result.hits]))
+        for question in [*conv.questions, *conv.session_only]:
+            hits: list[str] = []
+            if question.evidence or question.sessions:  # else nothing to find: both measures know the answer
+                result = store.search(question.text, filters=filters, k=max(KS), mode=mode, now=conv.now)
+                hits = [h.memory.metadata.get("dia_id") for h in result.hits]
+            found.append((question, hits))
             if progress:
                 progress("Searching questions", len(found), total)
     return found

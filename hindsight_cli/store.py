@@ -213,7 +213,7 @@ class Store:
         """Find the memories that matter for ``query`` (DESIGN §5).
 
         Args:
-            query: what to look for, in any language the store's model reads; or a whole ``SearchQuery``
+            query: what to look for (the default model reads English; see ``SearchQuery.text``); or a whole ``SearchQuery``
                 (then the other arguments are ignored).
             filters: hard filters; by default active, unexpired episodic/semantic/procedural memories.
             k: at most this many hits.

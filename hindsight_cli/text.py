@@ -8,13 +8,13 @@ import unicodedata
 from collections import Counter
 
 # Han, Hiragana, Katakana, Hangul and their compatibility/extension blocks: scripts written without spaces.
-_CJK = (
+CJK = (
     "\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
     "\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
 )
-_TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
-_CJK_RUN = re.compile(rf"[{_CJK}]+")
-_CJK_CHAR = re.compile(rf"[{_CJK}]")
+_TOKEN_RE = re.compile(rf"[{CJK}]+|[^\W_{CJK}]+")
+_CJK_RUN = re.compile(rf"[{CJK}]+")
+_CJK_CHAR = re.compile(rf"[{CJK}]")
 
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being below
@@ -101,3 +101,63 @@ def estimate_tokens(text: str) -> int:
     """Approximate LLM tokens: one per CJK character, one per four other characters."""
     cjk = len(_CJK_CHAR.findall(text))
     return cjk + math.ceil((len(text) - cjk) / 4)
+
+
+# Identifiers: what a person types exactly and means exactly (error codes, ports, hosts, versions, paths,
+# file and function names). ``terms`` splits them into words like any text, so the stored postings stay as
+# they are; search weighs the whole token on the query side (``search.signals``).
+_ID_TOKEN = re.compile(rf"[^\s'\"`()\[\]{{}}<>,;!?{CJK}\u3000-\u303f\uff00-\uff65]+")
+_ID_INNER = re.compile(r"[0-9A-Za-z][._:/\\@#=+-]+[0-9A-Za-z]")
+_ID_SPLIT = re.compile(r"[:/\\@=]+|\+")  # host:port, dir/file, user@host, name==version
+_CAMEL = re.compile(r"[a-z][A-Z]")
+_VERSION_V = re.compile(r"(?<![0-9a-z_])v(?=\d)")
+
+
+def _is_identifier(token: str, shouting: bool) -> bool:
+    if len(token) < 3 or not any(ch.isalnum() for ch in token):
+        return False
+    if any(ch.isdigit() for ch in token):
+        return True  # a port, a status or error code, a version, an address
+    if _ID_INNER.search(token):
+        if max(len(s) for s in re.split(r"[._:/\\@#=+-]+", token)) <= 1:
+            return False  # e.g., U.S.
+        # A hyphen alone joins ordinary words (self-care); with a capital or other punctuation it is a name.
+        return bool(re.search(r"[._:/\\@#=+]", token)) or token != token.lower()
+    if _CAMEL.search(token):
+        return True  # getUserById, NullPointerException
+    return not shouting and token.isupper() and token.isalpha()  # ECONNREFUSED, ENOENT, SIGKILL
+
+
+def identifiers(text: str) -> tuple[str, ...]:
+    """The identifier-like tokens of a query, lower-cased, each once: ``ECONNREFUSED 127.0.0.1:5432`` →
+    ``econnrefused``, ``127.0.0.1:5432``. Plain words are not identifiers; in a query typed in capitals
+    nothing is one for being in capitals."""
+    words = re.findall(r"\b[^\W\d_]{2,}\b", text)
+    shouting = len(words) >= 3 and sum(w.isupper() for w in words) > 0.8 * len(words)
+    out: list[str] = []
+    for raw in _ID_TOKEN.findall(text):
+        token = raw.strip(".:=-+/\\#@")
+        if _is_identifier(token, shouting) and _normal(token) not in out:
+            out.append(_normal(token))
+    return tuple(out)
+
+
+def _normal(token: str) -> str:
+    return _VERSION_V.sub("", token.lower())  # v2.1.0 and 2.1.0 are one version
+
+
+def identifier_parts(identifier: str) -> list[str]:
+    """A compound identifier's parts, context first: ``127.0.0.1:5432`` → ``127.0.0.1``, ``5432``."""
+    return [p for p in _ID_SPLIT.split(identifier) if p]
+
+
+def identifier_tokens(text: str) -> set[str]:
+    """Every identifier-shaped token of a memory's text, normalised as ``identifiers`` does, whole and
+    by parts (so a memory saying ``port 5432`` holds ``5432``)."""
+    out: set[str] = set()
+    for raw in _ID_TOKEN.findall(text):
+        token = _normal(raw.strip(".:=-+/\\#@"))
+        if token:
+            out.add(token)
+            out.update(identifier_parts(token))
+    return out

@@ -242,3 +242,30 @@ def test_a_category_without_questions_shows_n_a_not_zero(cli: Any, tmp_path: Pat
     assert rows["adversarial"] == ["0", *["n/a"] * 5], result.stdout
     assert rows["multi-hop"][0] != "0" and "n/a" not in rows["multi-hop"]
     assert "n/a" not in rows["overall"]
+
+
+def test_session_evidence_is_read_as_mempalace_reads_it() -> None:
+    # re.match(r"D(\d+):") on each evidence string, not repaired: a split string gives its first session,
+    # a malformed one none, a session the conversation lacks still counts.
+    assert evaluation.session_evidence(["D1:3; D2:3"]) == ("1",)
+    assert evaluation.session_evidence(["D:2:2", "D1:02", "D7:1"]) == ("1", "7")
+    assert evaluation.session_evidence(["D9:9", "D"]) == ("9",)
+    assert evaluation.session_evidence([]) == () and evaluation.session_evidence(None) == ()
+
+
+def test_session_recall_counts_evidence_sessions_among_the_first_ten_sessions_of_the_hits() -> None:
+    hits = [f"D{s}:1" for s in (3, 3, 1, 4, 5, 6, 7, 8, 9, 10, 11, 2)]  # session 2 is the 11th distinct one
+    assert evaluation.session_recall(("1", "2"), hits) == 0.5
+    assert evaluation.session_recall(("2",), hits, k=11) == 1.0
+    assert evaluation.session_recall((), []) == 1.0  # a question with no evidence session, as MemPalace scores it
+
+
+def test_cli_reports_session_level_recall_over_every_question(cli: Any, data: Path) -> None:
+    result = cli("eval", "locomo", str(data), "--mode", "keyword", "--json", store=False)
+    assert result.exit_code == 0, result.stderr
+    sessions = json.loads(result.stdout)["sessions"]
+    # 9 questions: the 7 scored, the one without evidence (1.0) and the one whose turns do not exist (0.0).
+    # Found: every question but "Would Zed enjoy opera?" (no shared word); Bob's violin has sessions 1 and 7.
+    assert (sessions["questions"], sessions["recall@10"]) == (9, round(6.5 / 9, 4))
+    table = cli("eval", "locomo", str(data), "--mode", "keyword", store=False)
+    assert "Session-level recall@10" in table.stderr and "0.722 over 9 questions" in table.stderr

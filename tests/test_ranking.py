@@ -11,9 +11,10 @@ import pytest
 
 from hindsight_cli.config import Ranking
 from hindsight_cli.models import Memory
-from hindsight_cli.search import budget, pipeline, relevance, signals
+from hindsight_cli.search import budget, pipeline, query, relevance, signals
 from hindsight_cli.search.signals import SIGNALS, Context
 from hindsight_cli.storage.rows import MemoryRow
+from hindsight_cli.text import identifiers
 
 pytestmark = pytest.mark.no_store
 
@@ -33,9 +34,10 @@ def signal(name: str):  # noqa: ANN201
 
 
 def test_every_signal_reads_a_weight_that_exists_and_the_weights_sum_to_one() -> None:
-    assert [s.name for s in SIGNALS] == ["relevance", "recency", "outcome", "importance", "same_task"]
+    assert [s.name for s in SIGNALS] == ["relevance", "recency", "outcome", "importance", "same_task", "identifier"]
     assert all(hasattr(WEIGHTS, s.weight) for s in SIGNALS)
-    assert sum(getattr(WEIGHTS, s.weight) for s in SIGNALS) == pytest.approx(0.95)
+    # identifier is a bonus: 0 for every memory unless the query names an identifier
+    assert sum(getattr(WEIGHTS, s.weight) for s in SIGNALS if s.name != "identifier") == pytest.approx(0.95)
 
 
 def test_relevance_signal_is_the_fused_relevance() -> None:
@@ -158,3 +160,66 @@ def test_the_budget_counts_the_whole_block_and_skips_what_does_not_fit() -> None
     assert kept == [0, 2] and tokens <= 40
     assert block.splitlines()[0] == f"[hindsight: 2 memories, {tokens} tokens]"
     assert budget.fit_budget(memories, None)[0] == [0, 1, 2]
+
+
+def test_identifiers_are_the_tokens_typed_exactly() -> None:
+    assert identifiers("ENOENT: no such file /var/log/app.log") == ("enoent", "var/log/app.log")
+    assert identifiers("node@18.2.0 fails on libssl.so.3 with HTTP 503") == ("node@18.2.0", "libssl.so.3", "http", "503")
+    assert identifiers("fetchUserById() returns null") == ("fetchuserbyid",)
+    assert identifiers("upgrade to v3.4.1") == ("3.4.1",)  # v3.4.1 and 3.4.1 are one version
+    assert identifiers("why does the login page hang") == ()
+    assert identifiers("WHY DOES THE LOGIN PAGE HANG") == ()  # capitals of a shouted query are not codes
+    assert identifiers("重启后报错 OOM-killer 退出码137") == ("oom-killer", "137")  # CJK text around them
+
+
+def test_the_identifier_signal_counts_what_the_memory_holds_exactly() -> None:
+    value = signal("identifier").value
+    ctx = Context(NOW, query="timeout talking to db01.internal:6432")
+    assert value(row("a", content="pgbouncer on db01.internal:6432 was down"), 0, ctx, WEIGHTS) == 1.0
+    assert value(row("b", content="pgbouncer listens on 6432"), 0, ctx, WEIGHTS) == 0.5  # the port, no host
+    assert value(row("c", content="pgbouncer was down"), 0, ctx, WEIGHTS) == 0.0
+    assert value(row("d", content="db01.internal:6432"), 0, Context(NOW, query="pgbouncer down"), WEIGHTS) == 0.0
+
+
+def test_a_memory_naming_the_same_host_or_package_with_another_value_ranks_lower() -> None:
+    rows = {"other": row("other", content="cache at 10.0.0.7:11211 refused connections", outcome="failure"),
+            "this": row("this", content="memcached refused connections on port 11212", outcome="failure",
+                        resolution="restarted memcached")}
+    ctx = Context(NOW, query="refused 10.0.0.7:11212")
+    ranked = pipeline.rank(rows, relevance.fuse([], [("other", 9.0), ("this", 5.0)]), ctx, WEIGHTS, 2, 1)
+    assert [r.row.id for r in ranked] == ["this", "other"]
+    assert "names 10.0.0.7:11211 (asked: 10.0.0.7:11212)" in ranked[1].explain["notes"]
+    pins = signals.identifier_conflicts(row("p", content="pinned requests==2.28.1"), Context(NOW, query="requests==2.31.0"))
+    assert pins == [("requests==2.31.0", "requests==2.28.1")]
+
+
+def test_troubleshooting_is_read_from_error_codes_and_plain_complaints() -> None:
+    for text in ("can't reach the staging box", "ENOTFOUND registry.npmjs.org", "KeyError in the importer",
+                 "the build is not working", "无法连接数据库"):
+        assert signals.is_troubleshooting(text), text
+    assert not signals.is_troubleshooting("which port does the cache use")
+
+
+def test_the_keyword_side_asks_for_ion_forms_and_drops_other_languages_function_words() -> None:
+    assert {"authentication", "install", "installation"} <= set(query.keyword_terms("authenticate the installation"))
+    assert query.keyword_terms("authenticate", derived=False) == ["authenticat"]
+    assert query.keyword_terms("receta de la paella", derived=False) == ["receta", "paella"]
+    assert query.keyword_terms("die Rechnung und der Kunde", derived=False) == ["die", "rechnung", "kund"]
+
+
+def test_a_model_that_reads_english_only_keeps_vector_only_candidates_out_of_a_foreign_query() -> None:
+    minilm, multilingual = "hindsight/all-MiniLM-L6-v2-int8", "hindsight/use-multilingual-v3"
+    assert query.vector_floor("数据库连接失败", minilm, 0.2) == float("inf")
+    assert query.vector_floor("la base de datos no responde", minilm, 0.2) == float("inf")
+    assert query.vector_floor("数据库连接失败", multilingual, 0.2) == 0.2
+    assert query.vector_floor("the database is down", minilm, 0.2) == 0.2
+    assert query.vector_floor("数据库连接失败", minilm, 0.2, mode="vector") == 0.2  # vector mode has no other side
+
+
+def test_scores_follow_the_rank_order_after_diversity() -> None:
+    same, other = np.array([1.0, 0.0], np.float32), np.array([0.0, 1.0], np.float32)
+    rows = {m: row(m, embedding=v) for m, v in (("a", same), ("b", same), ("c", other))}
+    ranked = pipeline.rank(rows, relevance.fuse([], [("a", 9.0), ("b", 8.9), ("c", 7.0)]), Context(NOW), WEIGHTS, 3, 1)
+    assert [r.row.id for r in ranked] == ["a", "c", "b"]  # b repeats a
+    assert ranked[0].score >= ranked[1].score >= ranked[2].score
+    assert ranked[2].explain["diversity"] < 0 == ranked[0].explain["diversity"]

@@ -23,8 +23,8 @@ Limit = Annotated[int | None, typer.Option(
     "--limit-conversations", min=1, help="Use only the first N conversations.", show_default=False)]
 StoreDir = Annotated[Path | None, typer.Option(
     "--store-dir", help="Build the evaluation store here and keep it; a later run reuses it (no re-embedding). "
-    "Its storage settings count: a directory set up with init --backend postgres (or HINDSIGHT_DATABASE_URL) "
-    "evaluates on that database.",
+    "Its storage settings and model count: a directory set up with init --backend postgres (or "
+    "HINDSIGHT_DATABASE_URL) evaluates on that database, one set up with --embedding-model with that model.",
     show_default=False)]
 
 
@@ -42,7 +42,9 @@ def locomo(
     Each conversation is recorded in a scope of its own (one memory per turn) in a temporary
     store, every question is searched as of the conversation's last session, and recall is the
     share of the question's evidence turns among the top k hits. any@k: at least one evidence
-    turn found; all@k: every one. The data is read, never copied.
+    turn found; all@k: every one. Beside them, session-level recall@10 as MemPalace counts it
+    for LoCoMo: the share of the evidence sessions among the first 10 sessions the hits come
+    from. The data is read, never copied.
 
     \b
     Example:

@@ -95,7 +95,7 @@ UntilOption = Annotated[Optional[str], typer.Option("--until", help="Happened at
 
 @app.command()
 def search(
-    query: Annotated[str, typer.Argument(help="What to look for, in any language; - reads it from stdin.", show_default=False)],
+    query: Annotated[str, typer.Argument(help="What to look for; - reads it from stdin.", show_default=False)],
     agent: AgentOption = None,
     task: TaskOption = None,
     type_: TypeOption = None,
@@ -120,7 +120,10 @@ def search(
     """Find the memories that matter for a query.
 
     Hybrid vector + keyword retrieval, ranked by relevance, recency, outcome, importance and task,
-    diversified, and cut to fit --budget tokens.
+    diversified, and cut to fit --budget tokens. The default model reads English: in other
+    languages (Chinese included) search matches shared words, not meaning, and an English query
+    does not find a Chinese memory. A store made with `hindsight init --embedding-model
+    multilingual` reads 16 languages, across languages too.
 
     \b
     Example:

@@ -99,8 +99,9 @@ def explain_line(rank: int, hit: Hit) -> str:
     if kw["rank"]:
         matched.append(f"keyword #{kw['rank']} (bm25 {kw['bm25']:.2f})")
     notes = "; " + "; ".join(e["notes"]) if e["notes"] else ""
+    diversity = f" − {-e['diversity']:.3f} (like a hit above it)" if e.get("diversity") else ""
     return (f"#{rank} {short_id(hit.memory.id)}: matched {' + '.join(matched) or 'nothing'}; {parts}; "
-            f"× {e['factor']:.2f} (confidence {hit.memory.confidence:.2f}{notes}) = {hit.score:.3f}")
+            f"× {e['factor']:.2f} (confidence {hit.memory.confidence:.2f}{notes}){diversity} = {hit.score:.3f}")
 
 
 def memories_table(memories: Sequence[Memory]) -> None:
@@ -312,6 +313,10 @@ def recall_table(report: Mapping[str, Any]) -> None:
     message(f"{report['mode']} search with {report['model']}: {report['questions']} questions "
             f"({report['skipped_questions']} without usable evidence skipped) over {report['memories']} turns "
             f"of {report['conversations']} conversations in {report['elapsed_s']:.0f} s.")
+    sessions = report.get("sessions") or {}
+    if sessions:
+        message(f"Session-level recall@10 (MemPalace's LoCoMo measure: evidence sessions among the first 10 "
+                f"sessions of the hits): {sessions['recall@10']:.3f} over {sessions['questions']} questions.")
 
 
 def figures_table(records: Sequence[Mapping[str, Any]], key: str) -> None:

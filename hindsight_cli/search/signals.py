@@ -12,15 +12,18 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property, lru_cache
 from typing import Any
 
 from ..config import Ranking
-from ..storage.rows import MemoryRow
+from ..storage.rows import MemoryRow, keyword_text
+from ..text import identifier_parts, identifier_tokens, identifiers
 from .relevance import Candidate
 
 _TROUBLESHOOTING = re.compile(
     r"(?i)\b(error|errors|fail\w*|why|bug|broken|exception|crash\w*|timeout|denied|refused|traceback|fix\w*|"
-    r"[45]\d\d)\b|错误|失败|报错|异常|为什么|超时|崩溃"
+    r"[45]\d\d|can'?t|cannot|unable|won'?t|doesn'?t work|not working)\b|\bE[A-Z]{4,}\b|\w(Error|Exception)\b|"
+    r"错误|失败|报错|异常|为什么|超时|崩溃|无法|不能"
 )
 
 
@@ -33,6 +36,11 @@ class Context:
     env: dict[str, str] = field(default_factory=dict)
     troubleshooting: bool = False
     fixes_first: bool = False  # --troubleshoot: fixed failures go first
+    query: str = ""
+
+    @cached_property
+    def identifiers(self) -> tuple[str, ...]:
+        return identifiers(self.query)
 
 
 def is_troubleshooting(query: str) -> bool:
@@ -59,6 +67,42 @@ def same_task(row: MemoryRow, rel: float, ctx: Context, weights: Ranking) -> flo
     return 1.0 if ctx.task_id and row.task_id == ctx.task_id else 0.0
 
 
+@lru_cache(maxsize=4096)
+def _held(text: str) -> frozenset[str]:
+    return frozenset(identifier_tokens(text))
+
+
+def identifier(row: MemoryRow, rel: float, ctx: Context, weights: Ranking) -> float:
+    """The share of the query's identifiers the memory holds exactly (a port, a version, a file or function
+    name): 1 each held whole, 0.5 for a compound one whose value (the port, the file) it holds without its
+    context (the host, the directory). The keyword side splits ``127.0.0.1:5432`` into words, where the
+    host's three numbers outweigh the port."""
+    wanted = ctx.identifiers
+    if not wanted:
+        return 0.0
+    held = _held(keyword_text(row))
+    credit = [1.0 if i in held else 0.5 if len(identifier_parts(i)) > 1 and identifier_parts(i)[-1] in held
+              else 0.0 for i in wanted]
+    return sum(credit) / len(credit)
+
+
+def identifier_conflicts(row: MemoryRow, ctx: Context) -> list[tuple[str, str]]:
+    """(query's, memory's) compound identifiers with the same context and another value: the memory is
+    about something else (``127.0.0.1:6379`` for ``127.0.0.1:5432``, ``numpy==1.26.4`` for ``numpy==2.1.0``)."""
+    if not ctx.identifiers:
+        return []
+    held = _held(keyword_text(row))
+    out = []
+    for wanted in ctx.identifiers:
+        parts = identifier_parts(wanted)
+        if len(parts) < 2 or wanted in held:
+            continue
+        out += [(wanted, token) for token in sorted(held)
+                if identifier_parts(token)[:-1] == parts[:-1] and len(identifier_parts(token)) == len(parts)
+                and token != wanted]
+    return out
+
+
 @dataclass(frozen=True)
 class Signal:
     name: str
@@ -72,6 +116,7 @@ SIGNALS: tuple[Signal, ...] = (
     Signal("outcome", "w_outcome", outcome),
     Signal("importance", "w_importance", lambda row, rel, ctx, weights: float(row.importance)),
     Signal("same_task", "w_same_task", same_task),
+    Signal("identifier", "w_identifier", identifier),
 )
 
 
@@ -94,9 +139,17 @@ def _validity_factor(row: MemoryRow, ctx: Context, weights: Ranking) -> tuple[fl
     return 1.0, None
 
 
+def _identifier_factor(row: MemoryRow, ctx: Context, weights: Ranking) -> tuple[float, str | None]:
+    conflicts = identifier_conflicts(row, ctx)
+    if not conflicts:
+        return 1.0, None
+    return weights.identifier_conflict_factor, "names " + ", ".join(f"{held} (asked: {wanted})"
+                                                                  for wanted, held in conflicts[:3])
+
+
 #: Factors after the confidence factor: (value, note when it applies).
 FACTORS: tuple[Callable[[MemoryRow, Context, Ranking], tuple[float, str | None]], ...] = (
-    _env_factor, _validity_factor)
+    _env_factor, _validity_factor, _identifier_factor)
 
 
 def _round(value: float | None) -> float | None:

@@ -24,20 +24,22 @@ from typing import Any
 import numpy as np
 
 from hindsight_cli import evaluation
-from hindsight_cli.config import Config, Ranking
+from hindsight_cli.config import DEFAULT_MODEL, Config, Ranking
 from hindsight_cli.search.candidates import gather
 from hindsight_cli.search.pipeline import rank
+from hindsight_cli.search.query import keyword_terms as query_terms, vector_floor
 from hindsight_cli.search.signals import Context, is_troubleshooting
 from hindsight_cli.storage.base import Condition
 from hindsight_cli.storage.rows import MemoryRow, keyword_terms
 from hindsight_cli.store import Store
-from hindsight_cli.text import terms
 
 
 class Corpus:
     """One conversation's turns as a candidate source: unit vectors, term counts, BM25 statistics."""
 
     def __init__(self, rows: list[MemoryRow]) -> None:
+        # numpy vectors up front: MMR stacks them for every question
+        rows = [replace(r, embedding=np.asarray(r.embedding, dtype=np.float32)) for r in rows]
         self.memories = rows
         self.by_id = {r.id: r for r in rows}
         self.ids = [r.id for r in rows]
@@ -77,8 +79,10 @@ def search(corpus: Corpus, query: str, qvec: np.ndarray, weights: Ranking, ctx: 
            k: int = 25) -> list[str]:
     """One question through the shipping pipeline; returns dia_ids in rank order."""
     limit = max(weights.candidates, k * 4)
+    weights = replace(weights, min_vector_similarity=vector_floor(query, DEFAULT_MODEL, weights.min_vector_similarity,
+                                                                  mode))
     vector = (lambda: qvec.tolist()) if mode != "keyword" else None
-    rows, candidates = gather(corpus, terms(query), vector, [], limit, weights, mode)
+    rows, candidates = gather(corpus, query_terms(query, weights.derived_forms), vector, [], limit, weights, mode)
     ranked = rank(rows, candidates, ctx, weights, k, 2 if mode == "hybrid" else 1)
     return [r.row.metadata["dia_id"] for r in ranked]
 
@@ -91,7 +95,7 @@ def load(store_dir: Path, data: Path) -> tuple[list[Any], dict[str, Corpus], dic
         for conv in conversations:
             corpora[conv.agent] = Corpus(session.select([("agent_id", "in", [conv.agent])], order="id", vectors=True))
     cache = store_dir.parent / (store_dir.name + "-questions.npy")
-    texts = [q.text for c in conversations for q in c.questions]
+    texts = [q.text for c in conversations for q in [*c.questions, *c.session_only]]
     if cache.exists():
         matrix = np.load(cache)
     else:
@@ -100,24 +104,41 @@ def load(store_dir: Path, data: Path) -> tuple[list[Any], dict[str, Corpus], dic
     return conversations, corpora, dict(zip(texts, matrix))
 
 
-def run(conversations: list[Any], corpora: dict[str, Corpus], qvecs: dict[str, np.ndarray], mode: str = "hybrid",
-        **overrides: Any) -> dict[str, Any]:
+def found(conversations: list[Any], corpora: dict[str, Corpus], qvecs: dict[str, np.ndarray], mode: str = "hybrid",
+          **overrides: Any) -> dict[str, list[tuple[Any, list[str]]]]:
+    """Every question's hits (dia_ids in rank order), by conversation agent."""
     weights = replace(Config().ranking, **overrides)
-    found = []
+    out: dict[str, list[tuple[Any, list[str]]]] = {}
     for conv in conversations:
-        for q in conv.questions:
-            ctx = Context(now=conv.now, troubleshooting=is_troubleshooting(q.text))
-            found.append((q, search(corpora[conv.agent], q.text, qvecs[q.text], weights, ctx, mode)))
-    per = [(q.category, evaluation._scores(q.evidence, hits)) for q, hits in found]
-    out = evaluation._mean([s for _, s in per])
+        rows = out.setdefault(conv.agent, [])
+        for q in [*conv.questions, *conv.session_only]:
+            ctx = Context(now=conv.now, troubleshooting=is_troubleshooting(q.text), query=q.text)
+            hits = search(corpora[conv.agent], q.text, qvecs[q.text], weights, ctx, mode) \
+                if q.evidence or q.sessions else []
+            rows.append((q, hits))
+    return out
+
+
+def summary(hits: list[tuple[Any, list[str]]]) -> dict[str, Any]:
+    """What ``hindsight eval locomo`` reports for these questions' hits."""
+    per = [(q.category, evaluation._scores(q.evidence, h)) for q, h in hits if q.evidence]
+    out: dict[str, Any] = evaluation._mean([s for _, s in per])
     out["by_category"] = {name: evaluation._mean([s for c, s in per if c == num])
                           for num, name in evaluation.CATEGORIES.items()}
+    out["sessions"] = evaluation.session_figures(hits)
     return out
+
+
+def run(conversations: list[Any], corpora: dict[str, Corpus], qvecs: dict[str, np.ndarray], mode: str = "hybrid",
+        **overrides: Any) -> dict[str, Any]:
+    by_agent = found(conversations, corpora, qvecs, mode, **overrides)
+    return summary([pair for rows in by_agent.values() for pair in rows])
 
 
 def line(result: dict[str, Any]) -> str:
     cats = " ".join(f"{name[:5]} {c['recall@10']:.3f}" for name, c in result["by_category"].items())
-    return f"@5 {result['recall@5']:.4f} @10 {result['recall@10']:.4f} @25 {result['recall@25']:.4f} | {cats}"
+    return (f"@5 {result['recall@5']:.4f} @10 {result['recall@10']:.4f} @25 {result['recall@25']:.4f} "
+            f"session@10 {result['sessions']['recall@10']:.4f} | {cats}")
 
 
 def main() -> None:

@@ -107,7 +107,8 @@ def test_search_table_json_context_and_explain(cli) -> None:
     explained = cli("search", "api failure", "--explain")
     assert "matched vector #1" in explained.stdout and "relevance +" in explained.stdout
     data = json.loads(cli("search", "api failure", "--explain", "--json").stdout)
-    assert set(data[0]["explain"]["contributions"]) == {"relevance", "recency", "outcome", "importance", "same_task"}
+    assert set(data[0]["explain"]["contributions"]) == {"relevance", "recency", "outcome", "importance", "same_task",
+                                                           "identifier"}
 
 
 def test_search_nl_and_empty_result_is_success(cli) -> None:
