@@ -57,6 +57,7 @@ def test_an_answer_at_the_end_of_a_long_memory_is_found_by_its_chunk(store_dir: 
     assert _top(store, mode="hybrid") == long_id
 
 
+@pytest.mark.usefixtures("short_windows")
 def test_without_chunks_the_same_answer_is_missed(store_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The control: the memory above, searched by its first window only, is not the top hit."""
     monkeypatch.setattr(chunks, "split", lambda text, model: [text])

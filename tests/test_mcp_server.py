@@ -221,15 +221,21 @@ def test_stdout_carries_only_json_rpc(tmp_path: Path) -> None:
     proc.stdin.write(_rpc(2, "tools/list"))
     proc.stdin.write(_rpc(3, "tools/call", {"name": "memory_write", "arguments": {"content": "raw session note"}}))
     proc.stdin.write(_rpc(4, "tools/call", {"name": "memory_write", "arguments": {"content": ""}}))
+    proc.stdin.flush()
+    messages: list[dict] = []
+
+    def read_until(ids: set[int]) -> None:
+        while not ids <= {m.get("id") for m in messages}:
+            line = proc.stdout.readline()
+            assert line, "the server closed stdout early"
+            messages.append(json.loads(line))  # raises on any line that is not JSON
+
+    read_until({2, 3, 4})  # requests run concurrently: the search waits for the write that creates the store
     proc.stdin.write(_rpc(5, "tools/call", {"name": "memory_search", "arguments": {"query": "raw session"}}))
     proc.stdin.write("this is not json\n")
     proc.stdin.write(_rpc(6, "tools/call", {"name": "no_such_tool", "arguments": {}}))
     proc.stdin.flush()
-    messages = []
-    while not {2, 3, 4, 5, 6} <= {m.get("id") for m in messages}:
-        line = proc.stdout.readline()
-        assert line, "the server closed stdout early"
-        messages.append(json.loads(line))  # raises on any line that is not JSON
+    read_until({5, 6})
     out, err = proc.communicate(timeout=60)  # closes stdin: the client hangs up
     assert "result" in first and all("result" in m or "error" in m for m in messages if "id" in m), err
     messages += [json.loads(line) for line in out.splitlines() if line.strip()]

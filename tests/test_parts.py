@@ -12,6 +12,7 @@ from hypothesis import given, settings, strategies as st
 from conftest import Cli
 from hindsight_cli import InvalidInput, Store
 from hindsight_cli.core import parts
+from hindsight_cli.models import short_id
 from hindsight_cli.redact import redact_field
 
 LIMIT = 16384
@@ -128,7 +129,7 @@ def test_record_through_the_cli_says_it_stored_parts(cli: Cli) -> None:
     assert len(data["parts"]) >= 2 and data["id"] == data["parts"][0]
     assert f"Stored in {len(data['parts'])} linked parts" in result.stderr
     shown = cli("show", data["parts"][-1], "--sources")
-    assert shown.exit_code == 0 and all(i in shown.stdout for i in data["parts"])
+    assert shown.exit_code == 0 and all(short_id(i) in shown.stdout for i in data["parts"])
 
 
 def test_import_stores_an_over_long_record_in_parts_instead_of_refusing_the_file(cli: Cli, tmp_path: Path) -> None:

@@ -201,7 +201,7 @@ mcp_server.run(Store({str(path)!r}, embedder=FakeEmbedder(), warm=True), agent=N
         ("memory_write", {}),                                             # missing content
         ("memory_write", {"content": 42}),                                # wrong type
         ("memory_write", {"content": "x", "importance": "very"}),
-        ("memory_write", {"content": "x" * 300_000}),                     # oversize: refused, not stored
+        ("memory_write", {"content": "x" * 1_100_000}),                   # over 64 parts: refused, not stored
         ("memory_write", {"content": "x", "tags": "not-a-list"}),
         ("memory_search", {"query": ""}),
         ("memory_search", {"query": "q" * 200_000, "top_k": 3}),          # oversize query: answered

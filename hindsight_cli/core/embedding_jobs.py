@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from ..storage.rows import MemoryRow, embedding_text
-from .chunks import split
+from . import chunks
 from .runtime import Progress, Runtime
 
 BATCH = 256  # texts per call of the model
@@ -79,7 +79,7 @@ def embed_many(rt: Runtime, texts: Sequence[str], dim: int | None, progress: Pro
 
 def windows(rt: Runtime, row: MemoryRow) -> list[str]:
     """The texts a memory's vectors are made from: its embedding text, in the model's windows."""
-    return split(embedding_text(row), rt.model)
+    return chunks.split(embedding_text(row), rt.model)
 
 
 def assign(row: MemoryRow, vectors: Sequence[Any]) -> None:
