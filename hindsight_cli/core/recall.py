@@ -1,15 +1,17 @@
 """Search (DESIGN §5): choose the candidate source, gather, rank, fit the budget.
 
-A long-lived process whose index matches the ledger's latest change searches the index without opening
-the ledger; otherwise the ledger answers (exactly), or, for big local stores and long-lived processes,
-the index after a catch-up sync done in short ledger reads of its own.
+A long-lived process searches its in-memory index (the ledger's answers, kept current from the ledger's
+change sequence) unless it outgrew ``[search] hot_index_mb``; then, like a cold process, the ledger
+answers (exactly), or, for big local stores and long-lived processes, the LanceDB index: without opening
+the ledger while it matches the ledger's latest change, else after a catch-up sync done in short ledger
+reads of its own.
 """
 
 from __future__ import annotations
 
 from ..errors import StoreBusy
 from ..models import SearchResult
-from ..search.candidates import IndexSource, LedgerSource, Source, gather
+from ..search.candidates import HotSource, IndexSource, LedgerSource, Source, gather
 from ..search.pipeline import rank, result
 from ..search.query import SearchQuery
 from ..search.signals import Context, is_troubleshooting
@@ -61,6 +63,12 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
         rows, candidates = gather(source, words, vector, where, limit, weights, query.mode)
         return result(query.text, rank(rows, candidates, ctx, weights, query.k, query.lists), query.budget)
 
+    hot = rt.hot
+    if hot is not None and (query.engine or rt.config.search_engine) == "auto":
+        with hot.lock:  # a write of this process (another thread) must not refresh it mid-search
+            held = hot.ready()
+            if held is not None:
+                return ranked(HotSource(held), rt.check_meta(hot.meta) if query.mode != "keyword" else held.dim)
     mirror = rt.mirror
     if mirror is not None and _index_is_current(rt, query.engine):
         index = mirror.index()
@@ -79,3 +87,17 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
         with rt.ledger.read() as session:
             return ranked(LedgerSource(session, filters.agent_ids), dim)
     return ranked(IndexSource(mirror.index(dim)), dim)
+
+
+def warm_up(rt: Runtime) -> None:
+    """Load the model in a thread while the search index is brought up to date: each takes long, and
+    onnxruntime and DuckDB release the interpreter while they work."""
+    from .lifecycle import expire_if_due
+
+    model = embedding_jobs.Background(lambda: rt.embedder.embed(["warm up"]))
+    if rt.exists:
+        expire_if_due(rt)
+        if rt.hot is None or rt.hot.ready() is None:
+            if rt.mirror is not None:
+                rt.mirror.sync()
+    model.result()

@@ -125,5 +125,5 @@ class Memories:
         with self._lock:
             if store.exists:
                 store.expire_if_due()
-                store.sync_index()
+                store.warm_up()
             store.embedder.embed(["warm up"])
