@@ -56,7 +56,8 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
     limit = max(weights.candidates, query.k * 4)
     where = filters.conditions(now)
     words = terms(query.text)
-    job = embedding_jobs.start(rt, [query.text]) if query.mode != "keyword" else None
+    in_memory = rt.hot is not None and rt.hot.index is not None
+    job = embedding_jobs.start(rt, [query.text], beside=not in_memory) if query.mode != "keyword" else None
 
     def ranked(source: Source, dim: int) -> SearchResult:
         vector = (lambda: rt.checked(job.result(), dim)[0].tolist()) if job is not None else None

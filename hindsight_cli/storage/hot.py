@@ -51,6 +51,7 @@ class HotIndex:
         self.seq = 0  # the highest change sequence number applied
         self.dead = 0
         self._row_bytes = 0
+        self._lent: list[int] = []  # slots whose stored row holds a view of the matrix (``rows``)
 
     @property
     def live(self) -> int:
@@ -79,9 +80,25 @@ class HotIndex:
         self.alive.extend(np.ones(count, dtype=bool))
         self.doc_len.extend(table.column("doc_len").to_numpy(zero_copy_only=False))
         self._columns(table, rows, first)
+        matrix = self.matrix.data
         self._vectors(table, first)
+        if self.matrix.data is not matrix:
+            self._recall_lent()
         self._postings(changes.postings, seqs, first)
         self.seq = max(self.seq, int(seqs.max()))
+
+    def add_vectors(self, memory_id: str, vectors: Any) -> None:
+        """More vector rows for a memory (a long memory's chunks): ``nearest`` scores it by its best one."""
+        slot = self.slot_of[memory_id]
+        vectors = np.asarray(vectors, dtype=np.float32).reshape(-1, self.dim)
+        matrix = self.matrix.data
+        self.matrix.extend(vectors)
+        if self.matrix.data is not matrix:
+            self._recall_lent()
+        wide = vectors.astype(np.float64)
+        self.norms.extend(np.sqrt(np.einsum("ij,ij->i", wide, wide)))
+        self.vector_slot.extend(np.full(len(vectors), slot, dtype=np.int32))
+        self.multi = True
 
     def remove(self, ids: Sequence[str]) -> None:
         for mid in ids:
@@ -160,6 +177,7 @@ class HotIndex:
 
     def compact(self) -> None:
         """Pack the live slots (and their vector rows) together, dropping dead ones everywhere."""
+        self._recall_lent()
         live = np.flatnonzero(self.alive.view)
         new_slot = np.full(len(self.ids), -1, dtype=np.int64)
         new_slot[live] = np.arange(len(live))
@@ -274,14 +292,28 @@ class HotIndex:
         return [(mid, -negative) for negative, mid in ranked[:limit]]
 
     def rows(self, ids: Sequence[str]) -> list[MemoryRow]:
-        """The rows of ``ids`` with their vectors, newest first as the ledger returns them."""
+        """The rows of ``ids`` with their vectors, newest first as the ledger returns them.
+
+        They are the index's own objects, not copies (copying 150 rows cost more than the search): read
+        them, never change them. A row's vector is a view of the matrix, lent until the matrix moves."""
         slots = sorted((self.slot_of[m] for m in ids if m in self.slot_of),
                        key=lambda s: (self.stored[s].created_at, self.ids[s]), reverse=True)
         out = []
         for slot in slots:
-            vector = int(self.first_vector.data[slot])
-            out.append(self.stored[slot].replace(embedding=self.matrix.data[vector] if vector >= 0 else None))
+            row = self.stored[slot]
+            if row.embedding is None:
+                vector = int(self.first_vector.data[slot])
+                if vector >= 0:
+                    row.embedding = self.matrix.data[vector]
+                    self._lent.append(slot)
+            out.append(row)
         return out
+
+    def _recall_lent(self) -> None:
+        """The matrix moved (it grew, or was packed): lent views would keep the old one alive."""
+        for slot in self._lent:
+            self.stored[slot].embedding = None
+        self._lent = []
 
     @property
     def nbytes(self) -> int:

@@ -1,10 +1,10 @@
 """Fast in-process replay of LoCoMo searches, for tuning the ranking defaults on the shipping pipeline.
 
 Not a test. ``hindsight eval locomo`` is the measurement; this is a harness to try many settings in
-seconds instead of minutes. It reads the turns once from a store that ``hindsight eval locomo FILE
---store-dir DIR`` built and serves candidates from memory (BM25 with the ledger's formula, cosine in
-numpy) through the search pipeline's ``Source`` protocol; ranking is the product's own
-``search.pipeline.rank`` (signals, quarantine, troubleshoot, MMR), so what is tuned here is what ships.
+seconds instead of minutes. It loads the store that ``hindsight eval locomo FILE --store-dir DIR`` built
+into the product's in-memory index (``storage.hot``, the ledger engine's candidates from memory) and
+ranks with the product's own ``search.pipeline.rank`` (signals, quarantine, troubleshoot, MMR), with
+the filters ``hindsight eval`` searches with, so what is tuned here is what ships.
 Run:
 
     python tests/bench/tune_locomo.py DIR ../shared/bench/locomo/dev.json [NAME=VALUE ...]
@@ -15,8 +15,6 @@ Check it agrees with ``hindsight eval`` at the defaults before trusting it.
 from __future__ import annotations
 
 import sys
-from collections import Counter
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -25,71 +23,33 @@ import numpy as np
 
 from hindsight_cli import evaluation
 from hindsight_cli.config import Config, Ranking
-from hindsight_cli.search.candidates import gather
+from hindsight_cli.models import Filters
+from hindsight_cli.search.candidates import HotSource, gather
 from hindsight_cli.search.pipeline import rank
+from hindsight_cli.search.query import SearchQuery
 from hindsight_cli.search.signals import Context, is_troubleshooting
 from hindsight_cli.storage.base import Condition
-from hindsight_cli.storage.rows import MemoryRow, keyword_terms
+from hindsight_cli.storage.hot import HotIndex
 from hindsight_cli.store import Store
 from hindsight_cli.text import terms
 
 
-class Corpus:
-    """One conversation's turns as a candidate source: unit vectors, term counts, BM25 statistics."""
-
-    def __init__(self, rows: list[MemoryRow]) -> None:
-        self.memories = rows
-        self.by_id = {r.id: r for r in rows}
-        self.ids = [r.id for r in rows]
-        self.vectors = np.stack([np.asarray(r.embedding, dtype=np.float32) for r in rows])
-        self.tf = [Counter(keyword_terms(r)) for r in rows]
-        self.doc_len = np.array([sum(t.values()) for t in self.tf], dtype=np.float64)
-        self.postings: dict[str, list[int]] = {}
-        for i, t in enumerate(self.tf):
-            for term in t:
-                self.postings.setdefault(term, []).append(i)
-
-    def _top(self, scores: np.ndarray, limit: int) -> list[int]:
-        return list(np.lexsort((self.ids, -scores))[:limit])
-
-    def keyword(self, query: Sequence[str], where: Sequence[Condition], limit: int,
-                weights: Ranking) -> list[tuple[str, float]]:
-        n, avgdl, k1, b = len(self.memories), max(self.doc_len.mean(), 1.0), weights.bm25_k1, weights.bm25_b
-        out = np.zeros(n)
-        for term in sorted(set(query)):
-            docs = self.postings.get(term)
-            if not docs:
-                continue
-            idf = np.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
-            tf = np.array([self.tf[i][term] for i in docs], dtype=np.float64)
-            out[docs] += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * self.doc_len[docs] / avgdl))
-        return [(self.ids[i], float(out[i])) for i in self._top(out, limit) if out[i] > 0]
-
-    def nearest(self, vector: Sequence[float], where: Sequence[Condition], limit: int) -> list[tuple[str, float]]:
-        cos = self.vectors @ np.asarray(vector, dtype=np.float32)
-        return [(self.ids[i], float(cos[i])) for i in self._top(cos, limit)]
-
-    def rows(self, ids: Sequence[str], where: Sequence[Condition]) -> list[MemoryRow]:
-        return [self.by_id[m] for m in ids]
-
-
-def search(corpus: Corpus, query: str, qvec: np.ndarray, weights: Ranking, ctx: Context, mode: str,
-           k: int = 25) -> list[str]:
+def search(index: HotIndex, query: str, qvec: np.ndarray, weights: Ranking, ctx: Context, mode: str,
+           where: list[Condition], k: int = 25) -> list[str]:
     """One question through the shipping pipeline; returns dia_ids in rank order."""
     limit = max(weights.candidates, k * 4)
     vector = (lambda: qvec.tolist()) if mode != "keyword" else None
-    rows, candidates = gather(corpus, terms(query), vector, [], limit, weights, mode)
+    rows, candidates = gather(HotSource(index), terms(query), vector, where, limit, weights, mode)
     ranked = rank(rows, candidates, ctx, weights, k, 2 if mode == "hybrid" else 1)
     return [r.row.metadata["dia_id"] for r in ranked]
 
 
-def load(store_dir: Path, data: Path) -> tuple[list[Any], dict[str, Corpus], dict[str, np.ndarray]]:
+def load(store_dir: Path, data: Path) -> tuple[list[Any], HotIndex, dict[str, np.ndarray]]:
     conversations = evaluation.load_locomo(data)
-    store = Store(store_dir, config=Config())
-    corpora: dict[str, Corpus] = {}
-    with store.ledger.read() as session:
-        for conv in conversations:
-            corpora[conv.agent] = Corpus(session.select([("agent_id", "in", [conv.agent])], order="id", vectors=True))
+    store = Store(store_dir, config=Config(), warm=True)
+    index = store._rt.hot.ready() if store._rt.hot is not None else None
+    if index is None:
+        raise SystemExit("the store has no in-memory index (a postgres store, or [search] hot_index_mb = 0)")
     cache = store_dir.parent / (store_dir.name + "-questions.npy")
     texts = [q.text for c in conversations for q in c.questions]
     if cache.exists():
@@ -97,17 +57,21 @@ def load(store_dir: Path, data: Path) -> tuple[list[Any], dict[str, Corpus], dic
     else:
         matrix = np.asarray(store.embedder.embed(texts), dtype=np.float32)
         np.save(cache, matrix)
-    return conversations, corpora, dict(zip(texts, matrix))
+    return conversations, index, dict(zip(texts, matrix))
 
 
-def run(conversations: list[Any], corpora: dict[str, Corpus], qvecs: dict[str, np.ndarray], mode: str = "hybrid",
+def run(conversations: list[Any], index: HotIndex, qvecs: dict[str, np.ndarray], mode: str = "hybrid",
         **overrides: Any) -> dict[str, Any]:
     weights = replace(Config().ranking, **overrides)
     found = []
     for conv in conversations:
+        # The filters `hindsight eval` searches with: this conversation's scope, the default types, active.
+        filters = SearchQuery("q", Filters(agent_ids=(conv.agent,))).checked().filters
+        assert filters is not None
         for q in conv.questions:
             ctx = Context(now=conv.now, troubleshooting=is_troubleshooting(q.text))
-            found.append((q, search(corpora[conv.agent], q.text, qvecs[q.text], weights, ctx, mode)))
+            where = filters.conditions(conv.now)
+            found.append((q, search(index, q.text, qvecs[q.text], weights, ctx, mode, where)))
     per = [(q.category, evaluation._scores(q.evidence, hits)) for q, hits in found]
     out = evaluation._mean([s for _, s in per])
     out["by_category"] = {name: evaluation._mean([s for c, s in per if c == num])
@@ -125,9 +89,9 @@ def main() -> None:
     mode = "hybrid"
     if pairs and pairs[0] in ("hybrid", "vector", "keyword"):
         mode = pairs.pop(0)
-    conversations, corpora, qvecs = load(Path(store_dir), Path(data))
+    conversations, index, qvecs = load(Path(store_dir), Path(data))
     overrides = evaluation.ranking_overrides(pairs)
-    print(mode, overrides, line(run(conversations, corpora, qvecs, mode, **overrides)))
+    print(mode, overrides, line(run(conversations, index, qvecs, mode, **overrides)))
 
 
 if __name__ == "__main__":
