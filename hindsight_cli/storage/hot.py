@@ -118,8 +118,8 @@ class HotIndex:
         columns: list[list[Any]] = []
         for name in COLUMNS:
             values = table.column(name).to_pylist()
-            if name in JSON_COLUMNS:
-                values = [json.loads(v) if isinstance(v, str) else v for v in values]
+            if name in JSON_COLUMNS:  # most are empty: a new {} each, without the parser
+                values = [{} if v == "{}" else json.loads(v) if isinstance(v, str) else v for v in values]
             elif name in LIST_COLUMNS:
                 values = [v or [] for v in values]
             elif name in self.labels:
@@ -148,7 +148,8 @@ class HotIndex:
         present = np.flatnonzero(has)
         starts = np.full(len(has), -1, dtype=np.int32)
         if len(present):
-            values = column.filter(has).flatten().to_numpy(zero_copy_only=False)
+            kept = column if len(present) == len(has) else column.filter(has)
+            values = kept.flatten().to_numpy(zero_copy_only=False)
             vectors = np.asarray(values, dtype=np.float32).reshape(len(present), self.dim)
             starts[present] = np.arange(self.matrix.n, self.matrix.n + len(present), dtype=np.int32)
             self.matrix.extend(vectors)
