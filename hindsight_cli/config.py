@@ -92,6 +92,11 @@ class Config:
     hooks_record_failures: bool = _setting(True, "spool failing tool calls and their fixes", "hooks.record_failures")
     hooks_record_prompts: bool = _setting(True, "spool prompts", "hooks.record_prompts")
     hooks_summarize: bool = _setting(True, "summarize sessions at session end / compaction", "hooks.summarize")
+    mcp_allowed_hosts: tuple[str, ...] = _setting((), 'more Host names the HTTP server answers to, e.g. '
+                                                  '["memory.internal", "proxy:443"]', "mcp.allowed_hosts")
+    mcp_sessions_per_agent: int = _setting(16, "open HTTP sessions per agent; the least recently used idle one "
+                                           "closes past it", "mcp.sessions_per_agent")
+    mcp_session_idle: str = _setting("15m", "an HTTP session idle this long is closed", "mcp.session_idle")
     ranking: Ranking = field(default_factory=Ranking)
 
 
@@ -110,6 +115,7 @@ _SECTIONS = _sections()
 _SECTION_NOTES = {
     "embedding": "Any fastembed model name works for users who can download it; changing it needs `hindsight reindex`.",
     "hooks": "lifecycle hooks (docs/hooks.md)",
+    "mcp": "the HTTP MCP server (docs/mcp.md)",
 }
 
 
@@ -162,6 +168,9 @@ def _check_types(config: Config) -> None:
                 raise InvalidInput(f"Setting {f.name} must be a number, not {value!r}; fix config.toml.")
             if isinstance(expected, str) and not isinstance(value, str):
                 raise InvalidInput(f"Setting {f.name} must be a string, not {value!r}; fix config.toml.")
+            if isinstance(expected, tuple) and not (
+                    isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)):
+                raise InvalidInput(f"Setting {f.name} must be a list of strings, not {value!r}; fix config.toml.")
 
 
 def load(store_path: Path | None) -> Config:
@@ -188,11 +197,13 @@ def load(store_path: Path | None) -> Config:
             raise InvalidInput(f"{paths.ENV_LOCK_TIMEOUT} must be a number of seconds.") from None
     config = replace(config, **env)
     _check_types(config)
-    for name in ("working_ttl", "episodic_ttl", "semantic_ttl", "procedural_ttl", "expiry_check"):
+    config = replace(config, mcp_allowed_hosts=tuple(config.mcp_allowed_hosts))
+    for name in ("working_ttl", "episodic_ttl", "semantic_ttl", "procedural_ttl", "expiry_check", "mcp_session_idle"):
         if getattr(config, name):
             from .timeutil import parse_duration
 
-            parse_duration(getattr(config, name), f"[ttl] {name.removesuffix('_ttl')}")
+            place = next(f.metadata["toml"] for f in fields(Config) if f.name == name).split(".")
+            parse_duration(getattr(config, name), f"[{place[0]}] {place[1]}")
     if config.storage_backend:
         from .storage.registry import check_name
 
@@ -203,6 +214,8 @@ def load(store_path: Path | None) -> Config:
         raise InvalidInput(f"search engine must be auto, ledger or index, not {config.search_engine!r}.")
     if config.hot_index_mb < 0:
         raise InvalidInput("[search] hot_index_mb must be 0 (no in-memory index) or a number of megabytes, e.g. 512.")
+    if config.mcp_sessions_per_agent < 1:
+        raise InvalidInput("[mcp] sessions_per_agent must be at least 1, e.g. 16.")
     if config.vector_index_rows < 0:
         raise InvalidInput("[index] vector_index_rows must be 0 (never) or a number of rows, e.g. 20000.")
     return config

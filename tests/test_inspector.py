@@ -35,6 +35,10 @@ def test_inspector_lists_tools_and_round_trips_a_call(tmp_path: Path) -> None:
     written = _inspect(tmp_path, "--method", "tools/call", "--tool-name", "memory_write",
                        "--tool-arg", "content=inspector says the cache key needs the lockfile hash")
     assert written["isError"] is False and written["structuredContent"]["deduplicated"] is False
+    assert written["content"] == [{"type": "text", "text": f"Recorded {written['structuredContent']['id']}."}]
     found = _inspect(tmp_path, "--method", "tools/call", "--tool-name", "memory_search",
-                     "--tool-arg", "query=cache key lockfile")
+                     "--tool-arg", "query=cache key lockfile", "--tool-arg", "budget_tokens=60")
     assert found["structuredContent"]["hits"][0]["id"] == written["structuredContent"]["id"]
+    text = found["content"][0]["text"]
+    assert text.startswith("[hindsight: 1 memory") and text.endswith(written["structuredContent"]["id"])
+    assert "content_hash" not in found["structuredContent"]["hits"][0]

@@ -34,9 +34,40 @@ async def test_tools_have_schemas_and_annotations(store: Store) -> None:
     assert tools["memory_forget"].annotations.destructive_hint is True
     assert tools["memory_write"].annotations.idempotent_hint is True
     assert tools["memory_write"].annotations.destructive_hint is False
-    assert {"deduplicated", "redactions", "id", "content"} <= set(tools["memory_write"].output_schema["properties"])
+    # memory_write answers with a compact confirmation (issue 17): the record itself only with verbose.
+    assert {"id", "deduplicated", "superseded", "redactions"} <= set(tools["memory_write"].output_schema["properties"])
+    assert "content" not in tools["memory_write"].output_schema["properties"]
     assert {"hits", "context", "tokens"} <= set(tools["memory_search"].output_schema["properties"])
     assert "budget_tokens" in tools["memory_search"].input_schema["properties"]
+
+
+async def test_tool_parameters_have_descriptions_and_enums(store: Store) -> None:
+    """The model reads the input schemas: every parameter says what it is, and closed sets are enums."""
+    from hindsight_cli.models import MEMORY_TYPES, OUTCOMES
+
+    async with Client(build_server(store), raise_exceptions=True) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+
+    def enum_of(schema: dict) -> list:
+        options = schema.get("anyOf", [schema])
+        for option in options:
+            item = option.get("items", option)
+            if "enum" in item:
+                return item["enum"]
+        return []
+
+    for tool in tools.values():
+        for name, schema in tool.input_schema["properties"].items():
+            assert schema.get("description"), (tool.name, name)
+    write, search = tools["memory_write"].input_schema["properties"], tools["memory_search"].input_schema["properties"]
+    assert enum_of(write["type"]) == list(MEMORY_TYPES) and enum_of(write["outcome"]) == list(OUTCOMES)
+    assert enum_of(search["types"]) == list(MEMORY_TYPES) and enum_of(search["outcomes"]) == list(OUTCOMES)
+    assert enum_of(search["mode"]) == ["hybrid", "vector", "keyword"]
+    assert "web" in write["source"]["description"] and "tool" in write["source"]["description"]
+    assert "default 400" in search["budget_tokens"]["description"]
+    async with Client(build_server(store)) as client:
+        bad = await client.call_tool("memory_write", {"content": "x", "type": "lesson"})
+    assert bad.is_error and store.list() == []
 
 
 async def test_write_search_get_forget_round_trip(store: Store) -> None:
@@ -47,11 +78,14 @@ async def test_write_search_get_forget_round_trip(store: Store) -> None:
             "env": {"tool_version": "v2"}})
         assert not written.is_error
         memory = written.structured_content
-        assert memory["deduplicated"] is False and memory["redactions"] == 0 and memory["task_id"] == "t-1"
+        assert memory["deduplicated"] is False and memory["redactions"] == 0 and memory["superseded"] == []
+        assert written.content[0].text == f"Recorded {memory['id']}."
+        assert store.get(memory["id"]).task_id == "t-1"
         again = await client.call_tool("memory_write", {
             "content": "weather API returned 401 because the token expired", "outcome": "failure",
             "resolution": "refreshed the token", "task_id": "t-1", "trigger": "tool_error"})
         assert again.structured_content["id"] == memory["id"] and again.structured_content["deduplicated"]
+        assert again.content[0].text == f"Already stored as {memory['id']} (deduplicated)."
 
         found = await client.call_tool("memory_search", {"query": "weather api 401", "budget_tokens": 200})
         result = found.structured_content
@@ -59,9 +93,17 @@ async def test_write_search_get_forget_round_trip(store: Store) -> None:
         assert result["hits"][0]["score"] > 0 and result["tokens"] <= 200
         assert result["context"].startswith("[hindsight: 1 memory, ")
         assert "fix: refreshed the token" in result["context"]
+        assert found.content[0].text == f"{result['context']}\nids in order: {memory['id']}"
+        assert "content_hash" not in result["hits"][0] and "idempotency_key" not in result["hits"][0]
+        assert result["hits"][0]["task_id"] == "t-1" and result["hits"][0]["resolution"] == "refreshed the token"
+        full = await client.call_tool("memory_search", {"query": "weather api 401", "verbose": True})
+        assert full.structured_content["hits"][0]["content_hash"] == store.get(memory["id"]).content_hash
+        some = await client.call_tool("memory_search", {"query": "weather api 401", "fields": ["outcome", "score"]})
+        assert set(some.structured_content["hits"][0]) == {"id", "content", "outcome", "score"}
 
         got = await client.call_tool("memory_get", {"id": memory["id"]})
-        assert got.structured_content["content"] == memory["content"]
+        assert got.structured_content["content"] == "weather API returned 401 because the token expired"
+        assert got.content[0].text.startswith(memory["id"]) and "fix: refreshed the token" in got.content[0].text
 
         forgot = await client.call_tool("memory_forget", {"ids": [memory["id"]]})
         assert forgot.structured_content == {"forgotten": 1, "hard": False, "archived": False}
@@ -111,8 +153,9 @@ async def test_forget_by_filter_through_mcp(store: Store) -> None:
 async def test_agent_scope_cannot_be_widened(store: Store) -> None:
     other = store.record("agent b's secret plan for the migration", agent_id="b").memory
     async with Client(build_server(store, agent="a")) as client:
-        mine = await client.call_tool("memory_write", {"content": "agent a's note about the migration"})
-        assert mine.structured_content["agent_id"] == "a"
+        mine = await client.call_tool("memory_write", {"content": "agent a's note about the migration",
+                                                        "verbose": True})
+        assert mine.structured_content["memory"]["agent_id"] == "a"
         widened = await client.call_tool("memory_write", {"content": "sneaky", "agent_id": "b"})
         assert widened.is_error and "scoped to agent 'a'" in widened.content[0].text
         hits = (await client.call_tool("memory_search", {"query": "migration plan"})).structured_content["hits"]
@@ -354,7 +397,7 @@ async def test_supersede_archive_troubleshoot_and_consolidate_through_mcp(store:
         old = (await client.call_tool("memory_write", {"content": "the cache lives in redis"})).structured_content
         new = (await client.call_tool("memory_write", {"content": "the cache lives in memcached now",
                                                         "supersedes": old["id"]})).structured_content
-        assert new["supersedes"] == old["id"]
+        assert new["superseded"] == [old["id"]]
         hits = (await client.call_tool("memory_search", {"query": "where does the cache live"})).structured_content
         assert [h["id"] for h in hits["hits"]] == [new["id"]]
         refused = await client.call_tool("memory_write", {"content": "mine now", "supersedes": other.id})
@@ -382,6 +425,18 @@ async def test_supersede_archive_troubleshoot_and_consolidate_through_mcp(store:
     assert all(m.agent_id == "a" for m in store.list() if m.trigger == "consolidate")
 
 
+async def test_a_changed_fact_says_what_it_replaced(store: Store) -> None:
+    async with Client(build_server(store), raise_exceptions=True) as client:
+        first = (await client.call_tool("memory_write", {"content": "the staging deploy timeout is 60 seconds",
+                                                          "type": "semantic"})).structured_content
+        changed = await client.call_tool("memory_write", {"content": "the staging deploy timeout is 100 seconds",
+                                                          "type": "semantic"})
+    assert changed.structured_content["superseded"] == [first["id"]]
+    assert changed.structured_content["change"] == "60 → 100"
+    assert changed.content[0].text.endswith(f"It replaces {first['id']} (60 → 100).")
+    assert store.get(first["id"]).status == "superseded"
+
+
 async def test_http_tokens_scope_each_agent_on_one_shared_server(store_dir: Path, tmp_path: Path) -> None:
     """One HTTP server, many agents: each request needs a token and sees only its agent's memories."""
     import httpx2
@@ -407,12 +462,13 @@ async def test_http_tokens_scope_each_agent_on_one_shared_server(store_dir: Path
                                    headers=({"Authorization": "Bearer hst_forged"} if stranger else {}))
             assert answer.status_code == 401
         async with as_agent("alice") as alice:
-            written = await alice.call_tool("memory_write", {"content": "alice's launch plan: ship on friday"})
-            assert written.structured_content["agent_id"] == "alice"
+            written = await alice.call_tool("memory_write", {"content": "alice's launch plan: ship on friday",
+                                                             "verbose": True})
+            assert written.structured_content["memory"]["agent_id"] == "alice"
             plan = written.structured_content["id"]
         async with as_agent("bob") as bob:
-            assert (await bob.call_tool("memory_write", {"content": "bob's note on the launch"})).structured_content[
-                "agent_id"] == "bob"
+            assert (await bob.call_tool("memory_write", {"content": "bob's note on the launch", "verbose": True})
+                    ).structured_content["memory"]["agent_id"] == "bob"
             hits = (await bob.call_tool("memory_search", {"query": "launch plan"})).structured_content["hits"]
             assert [h["agent_id"] for h in hits] == ["bob"]
             assert (await bob.call_tool("memory_search", {"query": "launch", "agent_id": "alice"})).is_error

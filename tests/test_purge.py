@@ -218,3 +218,27 @@ def test_expiry_purges_like_a_hard_forget(store: Store) -> None:
     if store.ledger.capabilities.files:
         assert _traces(store.path) == []
     assert store.log(action="expire")[0].ids == [gone.id]
+
+
+def test_a_purge_a_live_process_is_working_on_is_left_to_it(template: Any, tmp_path: Path) -> None:
+    path, ids = _copy(template, tmp_path)
+    owner = subprocess.Popen([sys.executable, "-c", f"""
+import sys
+sys.path.insert(0, {str(REPO / 'tests')!r})
+from conftest import FakeEmbedder
+from hindsight_cli.core import purge
+from hindsight_cli.store import Store
+store = Store({str(path)!r}, embedder=FakeEmbedder())
+purge.owe(store._rt, [{ids['secret']!r}], [], "slow purge", "owner")
+print("owed", flush=True)
+sys.stdin.readline()  # holds the journal's lock until told to go
+"""], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert owner.stdout and owner.stdout.readline().strip() == "owed"
+    other = Store(path, embedder=FakeEmbedder())
+    assert len(other.list(limit=None)) > 25 and other.owed_purges()  # not stolen from its live owner
+    assert other.get(ids["secret"]).content == SECRET
+    owner.kill()
+    owner.wait(timeout=60)
+    Store(path, embedder=FakeEmbedder()).list()  # the owner died: the next open finishes its purge
+    assert Store(path, embedder=FakeEmbedder()).owed_purges() == []
+    assert SECRET not in [m.content for m in Store(path, embedder=FakeEmbedder()).list(limit=None)]

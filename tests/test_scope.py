@@ -20,6 +20,7 @@ from conftest import FakeEmbedder
 from hindsight_cli import InvalidInput, MemoryNotFound
 from hindsight_cli.core.prepare import derived_key
 from hindsight_cli.store import Store
+from hindsight_cli.storage.sql.duckdb_ledger import SCHEMA_VERSION
 
 AGENTS = ("alice", "bob")
 KEYS = ("deploy-notes", "k-2", None)
@@ -120,7 +121,7 @@ def test_the_upgrade_splits_what_older_versions_let_collide(store: Store) -> Non
     assert upgraded.get(planted.id).agent_id == "bob"  # the summary went to the agent it summarises
     assert upgraded.get(original.id).idempotency_key == "dup"
     assert upgraded.get(twin.id).idempotency_key.startswith("dup#")  # kept, with a key of its own
-    assert upgraded.stats()["schema_version"] == 3
+    assert upgraded.stats()["schema_version"] == SCHEMA_VERSION
     assert upgraded.record("again", agent_id="alice", key="planted").deduplicated is False
 
 

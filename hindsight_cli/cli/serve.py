@@ -28,34 +28,43 @@ def mcp(
     port: Annotated[int, typer.Option("--port", help="Port for --transport http.")] = 8765,
     log_file: Annotated[Optional[Path], typer.Option("--log-file", help="Write logs here instead of stderr.", show_default=False)] = None,
     tokens: Annotated[Optional[Path], typer.Option("--tokens", help="For --transport http: require a bearer token from this file (made by `hindsight mcp token`) and scope each request to its agent. Default: the store's mcp-tokens.json when it exists.", show_default=False)] = None,
+    allowed_host: Annotated[Optional[list[str]], typer.Option("--allowed-host", help="For --transport http: another name clients reach this server by (NAME or NAME:PORT; repeatable). Loopback names, the --host address and this machine's host name are always accepted; see also [mcp] allowed_hosts.", show_default=False)] = None,
+    allow_unauthenticated: Annotated[bool, typer.Option("--allow-unauthenticated", help="For --transport http: serve a non-loopback --host without tokens (whoever reaches the port reads and writes every memory).")] = False,
 ) -> None:
     """Run the MCP server (stdio by default). Nothing but protocol is written to stdout.
 
     Over HTTP, once the store has tokens (`hindsight mcp token AGENT`), every request needs one and
-    sees only its agent's memories.
+    sees only its agent's memories. A --host other than loopback needs tokens (or
+    --allow-unauthenticated), and every request must name the server by one of its own host names.
 
     \b
     Example:
         hindsight mcp --store ~/project/.hindsight
+        hindsight mcp token ci-bot            # a token per agent, then:
         hindsight mcp --transport http --host 0.0.0.0 --port 8765
     """
     if ctx.invoked_subcommand is not None:
         return
     if transport not in ("stdio", "http"):
         raise InvalidInput(f"--transport must be stdio or http, not {transport!r}.")
+    for given, name in ((tokens, "--tokens"), (allowed_host, "--allowed-host"), (allow_unauthenticated,
+                                                                              "--allow-unauthenticated")):
+        if given and transport != "http":
+            raise InvalidInput(f"{name} is for --transport http; a stdio server serves only the client that started it.")
     from .. import mcp_server
+    from ..mcp_server.http import settings_from
     from ..store import open_store
     from ..tokens import DEFAULT_FILE
 
     target = open_store(store, warm=True)
-    if tokens is not None and transport != "http":
-        raise InvalidInput("--tokens is for --transport http; a stdio server serves only the client that started it.")
     if tokens is None and transport == "http" and (target.path / DEFAULT_FILE).exists():
         tokens = target.path / DEFAULT_FILE
     if tokens is not None and not tokens.exists():
         raise InvalidInput(f"No token file {tokens}; make tokens with `hindsight mcp token AGENT --tokens {tokens}`.")
+    http = settings_from(target.config, host=host, port=port, allowed_hosts=allowed_host or (),
+                         allow_unauthenticated=allow_unauthenticated)
     mcp_server.run(target, agent=agent or os.environ.get(paths.ENV_AGENT) or None, transport=transport,
-                   host=host, port=port, log_file=log_file, tokens=tokens)
+                   log_file=log_file, tokens=tokens, http=http)
 
 
 @mcp_app.command()

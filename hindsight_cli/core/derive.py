@@ -12,8 +12,9 @@ from ..errors import InvalidInput
 from ..models import ConsolidateResult, Filters, Memory, PatternChange, SummaryResult
 from ..poisoning import derived_source, for_derivation, is_quarantined, trust
 from ..storage import codec
-from ..storage.rows import MemoryRow, embedding_text, keyword_terms
+from ..storage.rows import MemoryRow, keyword_terms
 from ..timeutil import iso
+from . import embedding_jobs
 from .prepare import derived_key
 from .runtime import Runtime
 from .scope import Scope
@@ -89,7 +90,7 @@ def _derived_confidence(origin: str, trusted: float) -> float:
 
 
 def _write_derived(rt: Runtime, row: MemoryRow, dim: int) -> tuple[Memory, bool]:
-    row.embedding = rt.embed([embedding_text(row)], dim)[0].tolist()
+    embedding_jobs.embed_rows(rt, [row], dim)
     with rt.ledger.write() as session:
         existing = session.by_key(row.idempotency_key, row.agent_id)
         if existing is None:
@@ -142,10 +143,9 @@ def consolidate(rt: Runtime, *, agent_id: str | None, dry_run: bool, similarity:
 
 
 def _write_patterns(rt: Runtime, changes: Sequence[PatternChange], dim: int, now: datetime, actor: str) -> None:
-    vectors = rt.embed([embedding_text(c.row) for c in changes], dim)
+    embedding_jobs.embed_rows(rt, [c.row for c in changes], dim)
     with rt.ledger.write() as session:
-        for change, vector in zip(changes, vectors):
-            change.row.embedding = vector.tolist()
+        for change in changes:
             if change.action == "create":
                 session.insert(change.row, keyword_terms(change.row))
             else:

@@ -6,6 +6,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from ..storage.rows import MemoryRow, embedding_text
+from .chunks import split
 from .runtime import Progress, Runtime
 
 _BATCH = 256
@@ -74,3 +76,27 @@ def embed_many(rt: Runtime, texts: Sequence[str], dim: int | None, progress: Pro
         if progress:
             progress(start_at + len(chunk), len(texts))
     return vectors
+
+
+def windows(rt: Runtime, row: MemoryRow) -> list[str]:
+    """The texts a memory's vectors are made from: its embedding text, in the model's windows."""
+    return split(embedding_text(row), rt.model)
+
+
+def assign(row: MemoryRow, vectors: Sequence[Any]) -> None:
+    """A memory's first window's vector, and its further windows' (a long memory's chunks)."""
+    row.embedding = [float(x) for x in vectors[0]]
+    row.chunks = [[float(x) for x in v] for v in vectors[1:]] or None
+
+
+def embed_rows(rt: Runtime, rows: Sequence[MemoryRow], dim: int | None, progress: Progress | None = None) -> None:
+    """Embed every row (each window of a long one) in batches of similar length."""
+    texts: list[str] = []
+    spans: list[tuple[int, int]] = []
+    for row in rows:
+        parts = windows(rt, row)
+        spans.append((len(texts), len(texts) + len(parts)))
+        texts.extend(parts)
+    vectors = embed_many(rt, texts, dim, progress)
+    for row, (start, end) in zip(rows, spans):
+        assign(row, vectors[start:end])

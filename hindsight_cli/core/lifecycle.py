@@ -108,12 +108,13 @@ def purge_for_good(rt: Runtime, ids: Sequence[str], filters: Filters | None, rea
     try:
         gone, count = _delete(rt, ids, filters, reason, actor, scope, action)
     except BaseException:
-        journal.unlink(missing_ok=True)  # nothing was deleted, so nothing is owed
+        purge.abandon(journal)  # nothing was deleted, so nothing is owed
         raise
     try:
         purge.amend(journal, gone)
         purge.finish(rt, journal)
     except (HindsightError, OSError) as error:
+        purge.let_go(journal)
         log.warning("%d memories were purged; scrubbing their old bytes is owed and finishes at the next open: "
                     "%s", count, error)
     return count

@@ -76,15 +76,61 @@ def _write_durably(path: Path, data: dict[str, Any]) -> None:
         os.close(directory)
 
 
+_HELD: dict[str, int] = {}  # journals this process is working on -> the descriptor holding their lock
+
+
+def _lock_path(path: Path) -> Path:
+    return path.with_suffix(".lock")
+
+
+def _take(path: Path, wait: bool) -> bool:
+    """The lock that says a live process is finishing this purge (released when it dies); False when
+    another process holds it."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no way to tell a live owner from a dead one; the owner finishes it
+        return wait
+    fd = os.open(_lock_path(path), os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+    except BlockingIOError:
+        os.close(fd)
+        return False
+    _HELD[str(path)] = fd
+    return True
+
+
+def _release(path: Path) -> None:
+    _lock_path(path).unlink(missing_ok=True)
+    fd = _HELD.pop(str(path), None)
+    if fd is not None:
+        os.close(fd)
+
+
 def owe(rt: Runtime, ids: Sequence[str], rows: Iterable[MemoryRow], reason: str | None, actor: str) -> Path:
-    """Record, durably, that ``ids`` must be purged; returns the journal file."""
+    """Record, durably, that ``ids`` must be purged; returns the journal file, whose lock this process holds
+    until it has finished (``finish``) or given up (``abandon``): other processes leave it alone meanwhile."""
     directory = journal_dir(rt)
     safefs.private_dir(directory, "The purge journal")
     salt = secrets.token_hex(8)
     path = directory / f"{rt.now():%Y%m%dT%H%M%S}-{secrets.token_hex(4)}.json"
+    _take(path, wait=True)
     _write_durably(path, {"ids": list(ids), "salt": salt, "words": sorted(_digest(salt, w) for w in _words(rows)),
                           "reason": reason, "actor": actor})
     return path
+
+
+def abandon(path: Path) -> None:
+    """Nothing was deleted after all: nothing is owed."""
+    path.unlink(missing_ok=True)
+    _release(path)
+
+
+def let_go(path: Path) -> None:
+    """Leave a committed purge owed for the next open (this process could not finish it now)."""
+    fd = _HELD.pop(str(path), None)
+    if fd is not None:
+        os.close(fd)
 
 
 def amend(path: Path, ids: Sequence[str]) -> None:
@@ -119,6 +165,7 @@ def finish(rt: Runtime, path: Path) -> None:
     spool.scrub(rt.path, lambda word: _digest(data["salt"], word) in words)
     rt.ledger.scrub()
     path.unlink(missing_ok=True)
+    _release(path)
 
 
 def finish_owed(rt: Runtime) -> int:
@@ -126,9 +173,15 @@ def finish_owed(rt: Runtime) -> int:
     owed and the next open tries again. Returns how many were finished."""
     done = 0
     for path in owed(rt):
+        if str(path) in _HELD or not _take(path, wait=False):
+            continue  # a live process is finishing it
         try:
-            finish(rt, path)
-            done += 1
+            if path.exists():  # its owner may have finished it just before we took the lock
+                finish(rt, path)
+                done += 1
+            else:
+                _release(path)
         except (HindsightError, OSError) as error:
+            let_go(path)
             log.warning("an owed purge (%s) could not finish yet: %s", path.name, error)
     return done

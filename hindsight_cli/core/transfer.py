@@ -11,7 +11,7 @@ from typing import Any
 from .. import paths
 from ..errors import InvalidInput
 from ..models import Filters, ImportResult
-from ..storage.rows import MemoryRow, embedding_text, keyword_terms
+from ..storage.rows import MemoryRow, keyword_terms
 from . import embedding_jobs
 from .prepare import Prepared
 from .reading import list_memories
@@ -78,9 +78,7 @@ def import_records(rt: Runtime, records: Sequence[Mapping[str, Any]], progress: 
     for start in range(0, len(fresh), IMPORT_BATCH):
         chunk = fresh[start : start + IMPORT_BATCH]
         step = (lambda done, _total, base=start: progress(base + done, len(fresh))) if progress else None
-        vectors = embedding_jobs.embed_many(rt, [embedding_text(p.row) for p in chunk], dim, step)
-        for item, vector in zip(chunk, vectors):
-            item.row.embedding = vector
+        embedding_jobs.embed_rows(rt, [p.row for p in chunk], dim, step)
         with rt.ledger.write() as session:  # another process may have imported the same records meanwhile
             batch = _fresh(chunk, session.present([p.row.id for p in chunk], [p.row.idempotency_key for p in chunk]))
             session.insert_many([(p.row, keyword_terms(p.row)) for p in batch])
@@ -102,18 +100,17 @@ def reindex(rt: Runtime, progress: Progress | None) -> int:
         meta = session.meta()
     model = rt.embedder.name
     dim = rt.embedder.dim or int(rt.embedder.embed(["probe"]).shape[1])
-    vectors = embedding_jobs.embed_many(rt, [embedding_text(r) for r in rows], None, progress)
-    pairs = [(r.id, v.tolist()) for r, v in zip(rows, vectors)]
+    embedding_jobs.embed_rows(rt, rows, None, progress)
     with rt.ledger.write() as session:
         if meta.get("embedding_model") != model or int(meta.get("embedding_dim", 0)) != dim:
             session.set_model(model, dim)
-        session.set_embeddings(pairs)
+        session.set_embeddings(rows)
         session.audit("reindex", [], rt.now(), reason=model)
     if rt.mirror is not None:
         shutil.rmtree(rt.path / paths.INDEX_DIR, ignore_errors=True)
         rt.mirror.forget_index()
         rt.mirror.sync()
-    return len(pairs)
+    return len(rows)
 
 
 def dump_jsonl(records: Iterable[Mapping[str, Any]]) -> Iterator[str]:

@@ -99,10 +99,10 @@ def record(rt: Runtime, content: str, fields: Mapping[str, Any], merge: bool, su
     from .admin import init
 
     init(rt)
-    job = embedding_jobs.start(rt, [embedding_text(row)])
+    job = embedding_jobs.start(rt, embedding_jobs.windows(rt, row))
     with rt.ledger.read() as session:
         dim = rt.check_model(session)
-    row.embedding = rt.checked(job.result(), dim)[0].tolist()
+    embedding_jobs.assign(row, rt.checked(job.result(), dim))
     with rt.ledger.write() as session:
         existing = session.by_key(row.idempotency_key, row.agent_id)
         if existing is not None:

@@ -11,10 +11,9 @@ from typing import Any
 
 from ..core.selection import browse_filters, when
 from ..errors import HindsightError
-from ..models import Memory
+from ..models import ForgetResult, Memory, SearchResult, SummaryResult, WriteResult
 from ..search.query import SearchQuery
 from ..store import Store
-from .outputs import ConsolidateOutput, ForgetOutput, PatternOutput, ScoredMemory, SearchOutput, StoredMemory, SummaryOutput
 
 log = logging.getLogger("hindsight.mcp")
 
@@ -39,33 +38,30 @@ class Memories:
         """The store as this request's agent sees it."""
         return self.base.scoped(self.agent)
 
-    def write(self, content: str, **fields: Any) -> StoredMemory:
+    def write(self, content: str, **fields: Any) -> WriteResult:
         store = self.store
         with self._lock:
-            result = store.record(content, **fields)
-        return StoredMemory(**result.to_dict())
+            return store.record(content, **fields)
 
-    def search(self, query: str, *, top_k: int = 5, budget_tokens: int | None = None, agent_id: str | None = None,
+    def search(self, query: str, *, top_k: int = 5, agent_id: str | None = None,
                task_id: str | None = None, types: Sequence[str] | None = None, outcomes: Sequence[str] | None = None,
                tags: Sequence[str] | None = None, since: str | None = None, until: str | None = None,
                include_archived: bool = False, mode: str = "hybrid", env: dict[str, str] | None = None,
-               current_task: str | None = None, troubleshoot: bool = False) -> SearchOutput:
+               current_task: str | None = None, troubleshoot: bool = False) -> SearchResult:
+        """The ``top_k`` best hits, not yet cut to a budget: the caller fits them with what it shows."""
         filters = browse_filters(agent_id=agent_id, task_id=task_id, types=types, outcomes=outcomes, tags=tags or (),
                                  since=since, until=until, search=True, include_archived=include_archived)
         store = self.store
         with self._lock:
-            result = store.search(SearchQuery(query, filters, top_k, budget_tokens, mode, env or {}, current_task,
-                                              troubleshoot=troubleshoot))
-        hits = [ScoredMemory(**h.memory.to_dict(), score=round(h.score, 6), matched=h.matched) for h in result.hits]
-        return SearchOutput(hits, result.context, result.tokens, result.dropped_for_budget)
+            return store.search(SearchQuery(query, filters, top_k, None, mode, env or {}, current_task,
+                                            troubleshoot=troubleshoot))
 
     def summarize(self, task_id: str | None, since: str | None, until: str | None, text: str | None = None,
-                  method: str = "extractive") -> SummaryOutput:
+                  method: str = "extractive") -> SummaryResult:
         store = self.store
         with self._lock:
-            result = store.summarize(task_id=task_id, since=when(since, "since"), until=when(until, "until"),
-                                     text=text, method=method)
-        return SummaryOutput(**result.to_dict(), method=method)
+            return store.summarize(task_id=task_id, since=when(since, "since"), until=when(until, "until"),
+                                   text=text, method=method)
 
     def summary_request(self, task_id: str | None, since: str | None, until: str | None) -> tuple[str, str] | None:
         """The prompt for the client's LLM, or None when there is nothing to summarise (the tool then
@@ -77,12 +73,12 @@ class Memories:
             except HindsightError:
                 return None
 
-    def consolidate(self, dry_run: bool) -> ConsolidateOutput:
+    def consolidate(self, dry_run: bool) -> dict[str, Any]:
+        """``hindsight consolidate --json``'s answer, patterns without an id (none to show) left out."""
         store = self.store
         with self._lock:
             result = store.consolidate(dry_run=dry_run, actor=self.agent or "mcp").to_dict()
-        patterns = [PatternOutput(**p) for p in result.pop("patterns") if p.get("id")]
-        return ConsolidateOutput(**result, patterns=patterns)
+        return {**result, "patterns": [p for p in result["patterns"] if p.get("id")]}
 
     def get(self, memory_id: str) -> Memory:
         store = self.store
@@ -90,12 +86,11 @@ class Memories:
             return store.get(memory_id)
 
     def forget(self, ids: list[str], *, task_id: str | None, older_than: str | None, expired: bool, hard: bool,
-               reason: str | None, archive: bool = False) -> ForgetOutput:
+               reason: str | None, archive: bool = False) -> ForgetResult:
         store = self.store
         with self._lock:
-            result = store.forget_where(ids, task_id=task_id, older_than=older_than, expired=expired, hard=hard,
-                                        archive=archive, reason=reason, actor=self.agent or "mcp")
-        return ForgetOutput(**result.to_dict())
+            return store.forget_where(ids, task_id=task_id, older_than=older_than, expired=expired, hard=hard,
+                                      archive=archive, reason=reason, actor=self.agent or "mcp")
 
     def recent(self, limit: int = 20) -> list[Memory]:
         store = self.store
@@ -116,6 +111,11 @@ class Memories:
             except HindsightError as error:
                 log.warning("could not ingest hook events: %s", error)
                 return 0
+
+    def hold(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` for the store operation under way, then keep every other one from
+        starting: the process is about to exit. Whether the wait ended in time."""
+        return self._lock.acquire(timeout=timeout)
 
     def warm_up(self) -> None:
         """Load the model and bring the index up to date, under the same lock as the tools: a tool call

@@ -1,6 +1,7 @@
 """The tools' structured results. Their fields are those of the core's results (``models``), so a tool's
 JSON and the CLI's ``--json`` say the same thing with the same names; these classes only give the SDK
-the types it derives each tool's output schema from."""
+the types it derives each tool's output schema from. What the model reads is the text beside them
+(``results``), within the call's token budget."""
 
 from __future__ import annotations
 
@@ -10,17 +11,23 @@ from ..models import Memory
 
 
 @dataclass(frozen=True)
-class StoredMemory(Memory):
-    """A memory as written: the stored fields plus what the write did."""
+class WriteOutput:
+    """What a write did: the memory's id, whether it was already stored, the ids it replaced (and, for a
+    changed fact, what changed: ``"60 → 100"``), how many secrets were redacted; with ``verbose``, the
+    stored memory itself."""
 
+    id: str
     deduplicated: bool = False
-    redactions: int = 0
     superseded: list[str] = field(default_factory=list)
+    redactions: int = 0
+    change: str | None = None
+    memory: Memory | None = None
 
 
 @dataclass(frozen=True)
 class ScoredMemory(Memory):
-    """A search hit: the memory's fields plus its score and which retrievers matched it."""
+    """A search hit: the memory's fields (without ``content_hash`` and ``idempotency_key`` unless asked
+    for, or only those asked for) plus its score and which retrievers matched it."""
 
     score: float = 0.0
     matched: list[str] = field(default_factory=list)

@@ -107,3 +107,12 @@ def index_record(row: MemoryRow, terms_text: str) -> dict[str, Any]:
         "outcome": row.outcome, "tags": list(row.tags), "event_at": micros(row.event_at),
         "expires_at": micros(row.expires_at), "memory": to_json(row),
     }
+
+
+def chunk_records(row: MemoryRow) -> list[dict[str, Any]]:
+    """The index's records of a long memory's further chunks: each vector, with the memory's filter
+    columns (a filtered search filters its chunks the same way)."""
+    shared = {"id": row.id, "agent_id": row.agent_id, "task_id": row.task_id, "type": row.type,
+              "status": row.status, "outcome": row.outcome, "tags": list(row.tags),
+              "event_at": micros(row.event_at), "expires_at": micros(row.expires_at)}
+    return [{**shared, "part": part, "vector": list(vector)} for part, vector in enumerate(row.chunks or (), 1)]

@@ -29,6 +29,7 @@ from .rows import FILTER_COLUMNS, MemoryRow
 log = logging.getLogger("hindsight.index")
 
 TABLE = "memories"
+CHUNKS = "chunks"  # a long memory's further chunks' vectors (core/chunks.py), searched flat beside the table
 _STATE = "hindsight-sync.json"
 NPROBES = 20  # IVF partitions every vector search reads (more when a filter leaves too few rows in them)
 REFINE_FACTOR = 2  # re-rank 2 x limit candidates by their full vectors: exact cosines for ranking
@@ -74,6 +75,7 @@ class Index(Upkeep):
         self.dim = dim
         self.vector_index_rows = vector_index_rows  # 0: never build one, and search exactly
         self._table: Any = None
+        self._chunk_table: Any = None
         self._worker: threading.Thread | None = None
 
     def _schema(self) -> Any:
@@ -81,21 +83,52 @@ class Index(Upkeep):
 
         return pa.schema([
             ("id", pa.string()), ("seq", pa.int64()), ("vector", pa.list_(pa.float32(), self.dim)),
-            ("terms", pa.string()), ("agent_id", pa.string()), ("task_id", pa.string()), ("type", pa.string()),
-            ("status", pa.string()), ("outcome", pa.string()), ("tags", pa.list_(pa.string())),
-            ("event_at", pa.int64()), ("expires_at", pa.int64()), ("memory", pa.string()),
+            ("terms", pa.string()), *self._filter_fields(), ("memory", pa.string()),
         ])
+
+    def _chunk_schema(self) -> Any:
+        import pyarrow as pa
+
+        return pa.schema([("id", pa.string()), ("part", pa.int32()), ("vector", pa.list_(pa.float32(), self.dim)),
+                          *self._filter_fields()])
+
+    @staticmethod
+    def _filter_fields() -> list[tuple[str, Any]]:
+        import pyarrow as pa
+
+        return [("agent_id", pa.string()), ("task_id", pa.string()), ("type", pa.string()), ("status", pa.string()),
+                ("outcome", pa.string()), ("tags", pa.list_(pa.string())), ("event_at", pa.int64()),
+                ("expires_at", pa.int64())]
+
+    @staticmethod
+    def _connect(path: Path) -> Any:
+        import lancedb
+
+        # Always read the newest version: other processes write and compact these tables too.
+        return lancedb.connect(str(path), read_consistency_interval=timedelta(0))
+
+    def chunk_table(self) -> Any:
+        """The table of long memories' further chunks (created on first use)."""
+        if self._chunk_table is None:
+            db = self._connect(self.path)
+            try:
+                self._chunk_table = db.open_table(CHUNKS)
+            except (ValueError, FileNotFoundError):
+                try:
+                    self._chunk_table = db.create_table(CHUNKS, schema=self._chunk_schema())
+                except (ValueError, OSError):  # another process created it first
+                    self._chunk_table = db.open_table(CHUNKS)
+        return self._chunk_table
 
     def table(self) -> Any:
         if self._table is None:
-            import lancedb
-
-            # Always read the newest version: other processes write and compact this table too.
-            db = lancedb.connect(str(self.path), read_consistency_interval=timedelta(0))
+            db = self._connect(self.path)
             try:
                 self._table = db.open_table(TABLE)
                 if "memory" not in self._table.schema.names:  # an index from an older version: rebuild it
                     db.drop_table(TABLE)
+                    if CHUNKS in db.table_names():
+                        db.drop_table(CHUNKS)
                     self.set_watermark(0)
                     raise FileNotFoundError(TABLE)
             except (ValueError, FileNotFoundError):
@@ -157,22 +190,50 @@ class Index(Upkeep):
     # --- writes -------------------------------------------------------------------------------------
 
     def upsert(self, rows: Iterable[MemoryRow], terms_text: dict[str, str]) -> int:
-        """Insert or replace rows (with their vectors); ``terms_text`` holds each row's keyword terms."""
-        records = [codec.index_record(r, terms_text[r.id]) for r in rows if r.embedding is not None]
-        if records:
+        """Insert or replace rows (with their vectors, and a long memory's chunks'); ``terms_text``
+        holds each row's keyword terms."""
+        vectored = [r for r in rows if r.embedding is not None]
+        if vectored:
             import pyarrow as pa
 
-            data = pa.Table.from_pylist(records, schema=self._schema())
+            data = pa.Table.from_pylist([codec.index_record(r, terms_text[r.id]) for r in vectored],
+                                        schema=self._schema())
             self.table().merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
-        return len(records)
+            self._replace_chunks(vectored)
+        return len(vectored)
 
-    def delete(self, ids: Sequence[str]) -> None:
+    def _replace_chunks(self, rows: Sequence[MemoryRow]) -> None:
+        """A row's chunks carry its filter columns, so they are rewritten with it (and dropped when it
+        no longer has any: its text was shortened)."""
+        chunks = [record for row in rows for record in codec.chunk_records(row)]
+        if not chunks and not self._has_chunks():
+            return
+        self._delete_from(self.chunk_table(), [r.id for r in rows])
+        if chunks:
+            import pyarrow as pa
+
+            self.chunk_table().add(pa.Table.from_pylist(chunks, schema=self._chunk_schema()))
+
+    def _has_chunks(self) -> bool:
+        return CHUNKS in self._connect(self.path).table_names() and self.chunk_table().count_rows() > 0
+
+    @staticmethod
+    def _delete_from(table: Any, ids: Sequence[str]) -> None:
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
-            self.table().delete(f"id IN ({', '.join(_q(i) for i in chunk)})")
+            table.delete(f"id IN ({', '.join(_q(i) for i in chunk)})")
+
+    def delete(self, ids: Sequence[str]) -> None:
+        self._delete_from(self.table(), ids)
+        if self._has_chunks():
+            self._delete_from(self.chunk_table(), ids)
 
     def ids(self) -> set[str]:
-        return set(self.id_counts())
+        """Every id the index holds a vector of (a chunk's too)."""
+        held = set(self.id_counts())
+        if self._has_chunks():
+            held |= {r["id"] for r in self.chunk_table().to_arrow().select(["id"]).to_pylist()}
+        return held
 
     def id_counts(self) -> dict[str, int]:
         """How many rows each id has (more than one only after an interrupted or unlocked write)."""
@@ -190,20 +251,21 @@ class Index(Upkeep):
 
     # --- reads --------------------------------------------------------------------------------------
 
-    def _read(self, run: Any) -> list[dict[str, Any]]:
+    def _read(self, run: Any, chunks: bool = False) -> list[dict[str, Any]]:
         """Run a query; if another process purged the version under us, reopen once and retry."""
         try:
-            found: list[dict[str, Any]] = run(self.table())
+            found: list[dict[str, Any]] = run(self.chunk_table() if chunks else self.table())
         except (RuntimeError, OSError, ValueError):
-            self._table = None
-            found = run(self.table())
+            self._table = self._chunk_table = None
+            found = run(self.chunk_table() if chunks else self.table())
         return found
 
     _ROW = ["id", "memory", "vector"]
 
     def nearest(self, vector: Sequence[float], where: str | None, limit: int,
                 rows: dict[str, MemoryRow] | None = None) -> list[tuple[str, float]]:
-        """Top ``limit`` by cosine; with ``rows``, also collect each hit's stored fields into it."""
+        """Top ``limit`` by cosine, a long memory by its best chunk; with ``rows``, also collect each
+        hit's stored fields into it."""
         def run(table: Any) -> Any:
             query = table.search(list(vector)).distance_type("cosine")
             if self.vector_index_rows <= 0:
@@ -217,7 +279,45 @@ class Index(Upkeep):
 
         found = self._read(run)
         _collect(found, rows)
-        return [(r["id"], 1.0 - float(r["_distance"])) for r in found]
+        best = {r["id"]: 1.0 - float(r["_distance"]) for r in found}
+        if self._has_chunks():
+            self._best_chunks(vector, where, limit, best, rows)
+        return sorted(best.items(), key=lambda hit: -hit[1])[:limit]
+
+    def _best_chunks(self, vector: Sequence[float], where: str | None, limit: int, best: dict[str, float],
+                     rows: dict[str, MemoryRow] | None) -> None:
+        """Raise each memory's score to its best chunk's: the top ``limit`` by best window is within the
+        top ``limit`` first windows and the top ``limit`` memories by chunk, merged."""
+        def run(table: Any) -> Any:
+            query = table.search(list(vector)).distance_type("cosine").bypass_vector_index()
+            if where:
+                query = query.where(where, prefilter=True)
+            return query.limit(limit * 4).select(["id", "_distance"]).to_list()
+
+        by_chunk: dict[str, float] = {}
+        for record in self._read(run, chunks=True):
+            score = 1.0 - float(record["_distance"])
+            by_chunk[record["id"]] = max(score, by_chunk.get(record["id"], -1.0))
+        top = sorted(by_chunk.items(), key=lambda hit: -hit[1])[:limit]
+        if rows is not None:
+            self._fetch([m for m, _ in top if m not in rows], rows)
+        held = set(best) | (set(rows) if rows is not None else self._present([m for m, _ in top if m not in best]))
+        for memory_id, score in top:
+            if memory_id in held:  # a chunk whose memory left the table (a crash between two deletes) is not a hit
+                best[memory_id] = max(score, best.get(memory_id, -1.0))
+
+    def _fetch(self, ids: Sequence[str], rows: dict[str, MemoryRow]) -> None:
+        if ids:
+            where = f"id IN ({', '.join(_q(i) for i in ids)})"
+            _collect(self._read(lambda table: table.search().where(where).select(self._ROW).limit(len(ids))
+                                .to_list()), rows)
+
+    def _present(self, ids: Sequence[str]) -> set[str]:
+        if not ids:
+            return set()
+        where = f"id IN ({', '.join(_q(i) for i in ids)})"
+        return {r["id"] for r in self._read(lambda table: table.search().where(where).select(["id"])
+                                           .limit(len(ids)).to_list())}
 
     def keyword(self, query_terms: Sequence[str], where: str | None, limit: int,
                 rows: dict[str, MemoryRow] | None = None) -> list[tuple[str, float]]:

@@ -46,6 +46,12 @@ class Upkeep:
     def delete(self, ids: Sequence[str]) -> None:
         raise NotImplementedError
 
+    def chunk_table(self) -> Any:
+        raise NotImplementedError
+
+    def _has_chunks(self) -> bool:
+        raise NotImplementedError
+
     def _write_json(self, name: str, data: dict[str, Any]) -> None:
         raise NotImplementedError
 
@@ -93,6 +99,21 @@ class Upkeep:
                 else:
                     self._drop_vector_index()
             self.compact(purge=True)
+            if self._has_chunks():
+                self._scrub_chunks()
+
+    def _scrub_chunks(self) -> None:
+        """The chunks table the same way: its live rows rewritten (under a new table), old versions gone."""
+        import warnings
+
+        chunks = self.chunk_table()
+        live = chunks.to_arrow()
+        chunks.delete("true")
+        if live.num_rows:
+            chunks.add(live)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            chunks.optimize(cleanup_older_than=timedelta(0))
 
     def maybe_compact(self) -> bool:
         if self.fragments() > _COMPACT_AT_FRAGMENTS:

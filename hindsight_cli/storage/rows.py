@@ -54,6 +54,9 @@ class MemoryRow:
     # Storage only, never part of the data model:
     seq: int = field(default=0, metadata={"storage": True})
     embedding: Any = field(default=None, metadata={"storage": True})  # a float sequence or numpy vector
+    # The vectors of a long memory's further chunks (the first chunk's is ``embedding``): searched too,
+    # each memory by its best chunk. None: not loaded (or a short memory).
+    chunks: list[Any] | None = field(default=None, metadata={"storage": True})
 
     def replace(self, **changes: Any) -> MemoryRow:
         return dataclasses.replace(self, **changes)

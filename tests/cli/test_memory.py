@@ -192,3 +192,25 @@ def test_summarize_and_walk_the_chain(cli) -> None:
     assert [m["depth"] for m in chain].count(2) == 7
     nothing = cli("summarize")
     assert nothing.exit_code == 1 and "Say what to summarize" in nothing.stderr
+
+
+def test_a_changed_fact_supersedes_the_old_one_and_says_so(cli) -> None:
+    import json
+
+    first = json.loads(cli("record", "The weather API rate limit is 60 requests per minute per key", "--type",
+                           "semantic", "--json").stdout)
+    update = cli("record", "The weather API rate limit is 100 requests per minute per key", "--type", "semantic",
+                 "--json")
+    assert update.exit_code == 0 and "Updated: 60 → 100" in update.stderr
+    new = json.loads(update.stdout)
+    assert new["deduplicated"] is False and new["superseded"] == [first["id"]] and new["id"] != first["id"]
+    hits = json.loads(cli("search", "weather API rate limit", "--json").stdout)
+    assert [h["id"] for h in hits] == [new["id"]]  # the old value is history, not an answer
+    log = json.loads(cli("log", "--action", "supersede", "--json").stdout)
+    assert log[0]["ids"] == [first["id"], new["id"]] and "60 → 100" in log[0]["reason"]
+    same = json.loads(cli("record", "the weather API rate limit is 100 requests per minute per key!", "--type",
+                          "semantic", "--json").stdout)
+    assert same["deduplicated"] is True and same["id"] == new["id"]  # a restatement merges
+    kept = json.loads(cli("record", "The weather API rate limit is 120 requests per minute per key", "--type",
+                          "semantic", "--no-merge", "--json").stdout)
+    assert kept["superseded"] == [] and cli.open().get(new["id"]).status == "active"

@@ -50,6 +50,7 @@ class Dialect:
     vector: str  # an embedding parameter
     audit_order: str  # insertion order of the audit log
     embedding: str  # the embedding column as selected
+    chunk_embedding: str  # a chunk's embedding column as selected
 
 
 def render(conditions: Sequence[Condition], dialect: Dialect) -> tuple[str, list[Any]]:
@@ -103,10 +104,24 @@ class SqlSession:
         columns = [*COLUMNS, "embedding", "seq"] if vectors else list(COLUMNS)
         shown = ", ".join(self.dialect.embedding if c == "embedding" else f"m.{c}" for c in columns)
         sql = f"SELECT {shown} FROM memories m WHERE {where} ORDER BY {_ORDERS[order]}"
+        query = [*params, int(limit)] if limit is not None else params
         if limit is not None:
             sql += " LIMIT ?"
-            params = [*params, int(limit)]
-        return [codec.from_sql(columns, values) for values in self.conn.execute(sql, params).fetchall()]
+        rows = [codec.from_sql(columns, values) for values in self.conn.execute(sql, query).fetchall()]
+        if vectors and rows:
+            self._load_chunks(rows, *((where, params) if limit is None else
+                                      (f"m.id IN ({', '.join('?' for _ in rows)})", [r.id for r in rows])))
+        return rows
+
+    def _load_chunks(self, rows: list[MemoryRow], where: str, params: list[Any]) -> None:
+        """The further chunks' vectors of the long memories among ``rows`` (those ``where`` selects)."""
+        found: dict[str, list[Any]] = {}
+        for memory_id, vector in self.conn.execute(
+                f"SELECT c.id, {self.dialect.chunk_embedding} FROM chunks c WHERE c.id IN "
+                f"(SELECT m.id FROM memories m WHERE {where}) ORDER BY c.id, c.part", params).fetchall():
+            found.setdefault(memory_id, []).append(list(vector))
+        for row in rows:
+            row.chunks = found.get(row.id)
 
     def select(self, where: Sequence[Condition], *, order: Order = "newest", limit: int | None = None,
                vectors: bool = False) -> list[MemoryRow]:
@@ -220,11 +235,19 @@ class SqlSession:
         if terms:
             self.conn.executemany("INSERT INTO terms VALUES (?, ?, ?)", [[memory_id, t, n] for t, n in terms.items()])
 
+    def _chunks(self, row: MemoryRow, replace: bool = False) -> None:
+        if replace:
+            self.conn.execute("DELETE FROM chunks WHERE id = ?", [row.id])
+        if row.chunks:
+            self.conn.executemany(f"INSERT INTO chunks (id, part, embedding) VALUES (?, ?, {self.dialect.vector})",
+                                  [[row.id, part, self._vector(v)] for part, v in enumerate(row.chunks, 1)])
+
     def insert(self, row: MemoryRow, terms: dict[str, int]) -> None:
         row.seq = self._next_seq()
         self.conn.execute(_INSERT + f"{self.dialect.vector})",
                           [*codec.sql_values(row), row.seq, sum(terms.values()), self._vector(row.embedding)])
         self._postings(row.id, terms)
+        self._chunks(row)
 
     def insert_many(self, items: Sequence[tuple[MemoryRow, dict[str, int]]]) -> None:
         for row, terms in items:
@@ -241,6 +264,7 @@ class SqlSession:
              sum(terms.values()), row.created_at, row.id])
         self.conn.execute("DELETE FROM terms WHERE id = ?", [row.id])
         self._postings(row.id, terms)
+        self._chunks(row, replace=True)
 
     def touch(self, memory_id: str, at: datetime, importance: float) -> None:
         self.conn.execute(
@@ -267,6 +291,7 @@ class SqlSession:
             return 0
         marks = ", ".join("?" for _ in ids)
         self.conn.execute(f"DELETE FROM terms WHERE id IN ({marks})", list(ids))
+        self.conn.execute(f"DELETE FROM chunks WHERE id IN ({marks})", list(ids))
         deleted = len(self.conn.execute(f"DELETE FROM memories WHERE id IN ({marks}) RETURNING id", list(ids)).fetchall())
         # No link may point at a deleted memory: its successor forgets where it came from.
         self.conn.execute(f"UPDATE memories SET supersedes = NULL, seq = nextval('change_seq') WHERE supersedes IN "
@@ -278,9 +303,13 @@ class SqlSession:
         self.conn.execute('INSERT INTO audit ("at", action, ids, reason, actor) VALUES (?, ?, ?, ?, ?)',
                           [at, action, list(ids), reason, actor])
 
-    def set_embeddings(self, pairs: Sequence[tuple[str, Sequence[float]]]) -> None:
+    def set_embeddings(self, rows: Sequence[MemoryRow]) -> None:
+        """New vectors (a reindex): each row's ``embedding`` and ``chunks``."""
         self.conn.executemany(f"UPDATE memories SET embedding = {self.dialect.vector}, seq = nextval('change_seq') "
-                              "WHERE id = ?", [[self._vector(vector), mid] for mid, vector in pairs])
+                              "WHERE id = ?", [[self._vector(row.embedding), row.id] for row in rows])
+        self.conn.execute("DELETE FROM chunks")
+        for row in rows:
+            self._chunks(row)
 
     def set_model(self, model: str, dim: int) -> None:
         raise NotImplementedError

@@ -25,10 +25,10 @@ from .common import Dialect, SqlSession, integer, render
 
 log = logging.getLogger("hindsight.ledger")
 
-SCHEMA_VERSION = 3  # 2: memories.supersedes (the back link of superseded_by); 3: keys unique per agent
-TABLES = ("meta", "memories", "terms", "audit")
+SCHEMA_VERSION = 4  # 2: memories.supersedes (the back link of superseded_by); 3: keys unique per agent; 4: chunks
+TABLES = ("meta", "memories", "terms", "audit", "chunks")
 DIALECT = Dialect(has="list_contains({name}, ?)", overlaps="len(list_intersect({name}, ?)) > 0", vector="?",
-                  audit_order="rowid", embedding="m.embedding")
+                  audit_order="rowid", embedding="m.embedding", chunk_embedding="c.embedding")
 CAPABILITIES = Capabilities(name="local", files=True, mirrored=True, shared=False)
 
 
@@ -52,7 +52,15 @@ def schema(dim: int, start: int = 1) -> list[str]:
         "CREATE INDEX IF NOT EXISTS terms_term ON terms (term)",
         """CREATE TABLE IF NOT EXISTS audit ("at" TIMESTAMP NOT NULL, action VARCHAR NOT NULL, ids VARCHAR[] NOT NULL,
             reason VARCHAR, actor VARCHAR)""",
+        *chunks_schema(dim),
     ]
+
+
+def chunks_schema(dim: int) -> list[str]:
+    """A long memory's further windows' vectors (core/chunks.py); its first is ``memories.embedding``."""
+    return [f"CREATE TABLE IF NOT EXISTS chunks (id VARCHAR NOT NULL, part INTEGER NOT NULL, "
+            f"embedding FLOAT[{integer(dim)}])",
+            "CREATE INDEX IF NOT EXISTS chunks_id ON chunks (id)"]
 
 
 #: Schema 3: idempotency keys are unique per agent, not per store. Before, a key claimed by one agent
@@ -85,6 +93,10 @@ def _migrate(conn: Any) -> None:
         conn.execute("ALTER TABLE memories ADD COLUMN supersedes VARCHAR")
     if version < 3:
         for statement in SPLIT_KEYS:
+            conn.execute(statement)
+    if version < 4:  # long memories stored before keep one vector until `hindsight reindex` chunks them
+        dim = int(conn.execute("SELECT value FROM meta WHERE key = 'embedding_dim'").fetchone()[0])
+        for statement in chunks_schema(dim):
             conn.execute(statement)
     conn.execute("COMMIT")
     conn.execute("BEGIN TRANSACTION")
@@ -131,10 +143,16 @@ class DuckDBSession(SqlSession):
         """Exact cosine top-``limit`` among rows matching ``where`` (flat scan; ~35 ms at 10k rows)."""
         sql, params = render(where, self.dialect)
         dim = integer(len(vector))
+        query = list(map(float, vector))
+        # each memory by its best window: its own vector, or a long memory's further chunks'
         rows = self.conn.execute(
-            f"SELECT m.id, array_cosine_similarity(m.embedding, ?::FLOAT[{dim}]) AS s FROM memories m "
-            f"WHERE m.embedding IS NOT NULL AND {sql} ORDER BY s DESC, m.id LIMIT ?",
-            [list(map(float, vector)), *params, int(limit)]).fetchall()
+            f"""WITH v AS (SELECT m.id, array_cosine_similarity(m.embedding, ?::FLOAT[{dim}]) AS s FROM memories m
+                           WHERE m.embedding IS NOT NULL AND {sql}
+                           UNION ALL
+                           SELECT c.id, array_cosine_similarity(c.embedding, ?::FLOAT[{dim}]) FROM chunks c
+                           JOIN memories m ON m.id = c.id WHERE {sql})
+                SELECT id, max(s) AS s FROM v GROUP BY id ORDER BY s DESC, id LIMIT ?""",
+            [query, *params, query, *params, int(limit)]).fetchall()
         return [(r[0], float(r[1])) for r in rows]
 
     def keyword(self, terms: Sequence[str], where: Sequence[Condition], limit: int, k1: float, b: float,
@@ -188,6 +206,8 @@ class DuckDBSession(SqlSession):
         finally:
             self.conn.unregister("hindsight_incoming")
             self.conn.unregister("hindsight_postings")
+        for row, _ in items:
+            self._chunks(row)
 
     def set_model(self, model: str, dim: int) -> None:
         """Switch the recorded model; recreates the embedding column for the new dimension."""
@@ -199,6 +219,9 @@ class DuckDBSession(SqlSession):
         self.conn.execute(f"ALTER TABLE memories ADD COLUMN embedding FLOAT[{integer(dim)}]")
         self.conn.execute("CREATE INDEX memories_key ON memories (idempotency_key)")
         self.conn.execute("CREATE UNIQUE INDEX memories_agent_key ON memories (agent_id, idempotency_key)")
+        self.conn.execute("DROP TABLE IF EXISTS chunks")
+        for statement in chunks_schema(dim):
+            self.conn.execute(statement)
 
 
 class DuckDBLedger:

@@ -59,7 +59,7 @@ def vacuum(ledger: PostgresLedger) -> bool:
     driver = psycopg()
     raw = ledger._raw()
     try:
-        for table in ("memories", "terms", "keyword_stats"):  # the last holds terms too
+        for table in ("memories", "terms", "keyword_stats", "chunks"):  # keyword_stats holds terms too
             raw.execute(driver.sql.SQL("VACUUM {}").format(driver.sql.Identifier(ledger.schema, table)))
     except driver.Error as error:
         raise ledger._error(error) from None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .common import integer
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 def _maintained(table: str, inserted: str, deleted: str, updated: str | None = None) -> list[str]:
@@ -28,7 +28,13 @@ def _maintained(table: str, inserted: str, deleted: str, updated: str | None = N
 def steps(dim: int) -> dict[int, list[str]]:
     """The schema, version by version; a store at version N gets every step above N, in order."""
     return {1: _tables(dim), 2: ["ALTER TABLE memories ADD COLUMN supersedes text"], 3: _keyword_statistics(),
-            4: _keys_per_agent()}
+            4: _keys_per_agent(), 5: chunks_table(dim)}
+
+
+def chunks_table(dim: int) -> list[str]:
+    """A long memory's further windows' vectors (core/chunks.py); searched exactly, they are few."""
+    return [f"CREATE TABLE IF NOT EXISTS chunks (id text NOT NULL, part integer NOT NULL, "
+            f"embedding vector({integer(dim)}))", "CREATE INDEX IF NOT EXISTS chunks_id ON chunks (id)"]
 
 
 def _keys_per_agent() -> list[str]:

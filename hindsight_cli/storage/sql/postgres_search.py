@@ -12,9 +12,10 @@ from ...errors import HindsightError
 from ..base import Condition
 from ..rows import COLUMNS, JSON_COLUMNS, MemoryRow
 from .common import Dialect, SqlSession, integer, render
+from .postgres_schema import chunks_table
 
 DIALECT = Dialect(has="? = ANY({name})", overlaps="{name} && ?::text[]", vector="?::vector", audit_order="seq",
-                  embedding="m.embedding::real[] AS embedding")
+                  embedding="m.embedding::real[] AS embedding", chunk_embedding="c.embedding::real[]")
 EF_MAX = 1000  # pgvector's largest hnsw.ef_search
 
 
@@ -82,7 +83,12 @@ class PostgresSession(SqlSession):
             ef = wider
         if len(rows) < limit:
             rows = self.exact_nearest(query, sql, params, limit)
-        return sorted(((r[0], float(r[1])) for r in rows), key=lambda pair: (-pair[1], pair[0]))
+        best = {r[0]: float(r[1]) for r in rows}
+        for memory_id, cosine in self.conn.execute(  # a long memory's further windows (few rows: no index)
+                f"SELECT c.id, max(1 - (c.embedding <=> ?::vector)) AS s FROM chunks c JOIN memories m ON m.id = c.id "
+                f"WHERE {sql} GROUP BY c.id ORDER BY s DESC, c.id LIMIT ?", [query, *params, int(limit)]).fetchall():
+            best[memory_id] = max(best.get(memory_id, -1.0), float(cosine))
+        return sorted(best.items(), key=lambda pair: (-pair[1], pair[0]))[:limit]
 
     def exact_nearest(self, query: str, sql: str, params: list[Any], limit: int) -> list[Any]:
         """Exact cosine top-``limit`` (a sequential scan: the ``+ 0`` keeps the planner off the HNSW index)."""
@@ -123,6 +129,10 @@ class PostgresSession(SqlSession):
                 for row, terms in items:
                     for term, count in terms.items():
                         copy.write_row((row.id, term, count))
+            with cursor.copy("COPY chunks (id, part, embedding) FROM STDIN") as copy:
+                for row, _ in items:
+                    for part, vector in enumerate(row.chunks or [], 1):
+                        copy.write_row((row.id, part, vector_text(vector)))
 
     def set_model(self, model: str, dim: int) -> None:
         self.conn.execute("UPDATE meta SET value = ? WHERE key = 'embedding_model'", [model])
@@ -130,3 +140,6 @@ class PostgresSession(SqlSession):
         self.conn.execute("ALTER TABLE memories DROP COLUMN embedding")
         self.conn.execute(f"ALTER TABLE memories ADD COLUMN embedding vector({integer(dim)})")
         self.conn.execute("CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops)")
+        self.conn.execute("DROP TABLE IF EXISTS chunks")
+        for statement in chunks_table(dim):
+            self.conn.execute(statement)

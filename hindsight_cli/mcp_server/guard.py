@@ -1,0 +1,159 @@
+"""Host and Origin checks for the HTTP server, whatever address it listens on.
+
+A web page can reach a server on the user's machine or network through DNS rebinding: its own name
+(``evil.example``) starts resolving to the server's address, and the browser sends the page's
+requests there with ``Host: evil.example``. So every request must name the server by one of its own
+names: a loopback name, the address it listens on, the address the request arrived at, the machine's
+host name, or a name the user added (``--allowed-host``, ``[mcp] allowed_hosts``). A name without a
+port is accepted on any port; ``name:port`` only on that port. A browser's ``Origin``, when present,
+must be an ``http(s)`` origin of an accepted name; clients that are not browsers send none.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import socket
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..errors import InvalidInput
+
+log = logging.getLogger("hindsight.mcp")
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+EVERY_INTERFACE = ("", "0.0.0.0", "::")
+
+
+def split_host(value: str) -> tuple[str, int | None]:
+    """``name``, ``name:port``, ``[v6]``, ``[v6]:port`` → (lower-case name without brackets or final dot, port)."""
+    text = value.strip().lower()
+    port: int | None = None
+    if text.startswith("["):
+        name, _, rest = text[1:].partition("]")
+        if rest.startswith(":") and rest[1:].isdigit():
+            port = int(rest[1:])
+    elif text.count(":") == 1:
+        name, _, digits = text.partition(":")
+        port = int(digits) if digits.isdigit() else -1  # a port that is not a number matches nothing
+    else:
+        name = text
+    return name.rstrip("."), port
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a bind address serves this machine only (``localhost``, ``127.x.x.x``, ``::1``)."""
+    name, _ = split_host(host)
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class HostPolicy:
+    """The names a request may call this server by: ``any_port`` on every port, ``pinned`` on one."""
+
+    any_port: frozenset[str]
+    pinned: frozenset[tuple[str, int]]
+
+    def allows(self, host: str | None, arrived_at: str | None = None) -> bool:
+        """Whether a ``Host`` header names this server; ``arrived_at`` is the local address of the
+        connection (an address literal that equals it cannot be a rebound name)."""
+        if not host:
+            return False
+        name, port = split_host(host)
+        if port == -1:
+            return False
+        if name in self.any_port or (port is not None and (name, port) in self.pinned):
+            return True
+        return arrived_at is not None and name == split_host(arrived_at)[0] and _is_address(name)
+
+    def allows_origin(self, origin: str | None, arrived_at: str | None = None) -> bool:
+        """Absent is fine (not a browser); present, it must be http(s) on an accepted name."""
+        if origin is None:
+            return True
+        try:
+            parts = urlsplit(origin.strip())
+            port = parts.port
+        except ValueError:
+            return False
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/"):
+            return False
+        shown = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+        return self.allows(f"{shown}:{port}" if port is not None else shown, arrived_at)
+
+    def names(self) -> list[str]:
+        return sorted(self.any_port) + sorted(f"{n}:{p}" for n, p in self.pinned)
+
+
+def _is_address(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def machine_names() -> list[str]:
+    """This machine's host name and its first label (in a container: the container's host name).
+    No DNS lookup: a server must start without a network."""
+    name = socket.gethostname().lower().rstrip(".")
+    return [n for n in dict.fromkeys([name, name.split(".")[0]]) if n]
+
+
+def host_policy(bind: str, extra: Iterable[str] = ()) -> HostPolicy:
+    """Loopback names, the bind address (unless it is every interface), the machine's names, ``extra``."""
+    any_port = set(LOOPBACK_NAMES) | set(machine_names())
+    bound, _ = split_host(bind)
+    if bound not in EVERY_INTERFACE:
+        any_port.add(bound)
+    pinned = set()
+    for entry in extra:
+        name, port = split_host(str(entry))
+        if not name or port == -1 or any(c in name for c in "/@ "):
+            raise InvalidInput(f"Invalid allowed host {entry!r}: give a host name, an address or name:port, "
+                               "e.g. memory.internal or proxy.example:443.")
+        if port is None:
+            any_port.add(name)
+        else:
+            pinned.add((name, port))
+    return HostPolicy(frozenset(any_port), frozenset(pinned))
+
+
+class HostGuard:
+    """ASGI middleware: answers 421 to a request whose Host is not one of the server's names and 403
+    to one whose Origin is not, before anything else runs (authentication, sessions, tools)."""
+
+    def __init__(self, app: Any, policy: HostPolicy) -> None:
+        self.app = app
+        self.policy = policy
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":  # lifespan; the app serves no websockets
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        arrived_at = (scope.get("server") or (None, None))[0]
+        host, origin = headers.get("host"), headers.get("origin")
+        if not self.policy.allows(host, arrived_at):
+            await self._refuse(scope, send, 421, "Host", host)
+        elif not self.policy.allows_origin(origin, arrived_at):
+            await self._refuse(scope, send, 403, "Origin", origin)
+        else:
+            await self.app(scope, receive, send)
+
+    async def _refuse(self, scope: dict[str, Any], send: Any, status: int, header: str, value: str | None) -> None:
+        name = split_host(urlsplit(value).netloc if header == "Origin" and value else value or "")[0] or "NAME"
+        text = (f"{header} {value!r} is not one of this server's names; if it is, start the server with "
+                f"--allowed-host {name} (or list it in [mcp] allowed_hosts).")
+        client = (scope.get("client") or ("?", 0))[0]
+        log.warning("refused a request from %s: %s", client, text)
+        body = text.encode()
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                                (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})

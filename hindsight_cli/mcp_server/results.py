@@ -1,0 +1,155 @@
+"""What each tool answers: the text the model reads, within the call's token budget, and the compact
+structured result beside it.
+
+The SDK would otherwise send the JSON of the structured result as the text: for a search, every field
+of every hit (hashes, idempotency keys) at about ten times the context block's size. Here the text of
+a search is the context block the core builds (``search.budget``) and one line of the hits' ids, both
+inside ``budget_tokens``; a write answers with a one-line confirmation. Tokens are counted the way the
+product counts them everywhere (``text.estimate_tokens``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import fields as dataclass_fields
+from typing import Any
+
+from ..models import ForgetResult, Memory, SearchResult, SummaryResult, WriteResult
+from ..search.budget import fit_budget
+from ..text import estimate_tokens
+
+SEARCH_BUDGET = 400  # tokens, when a search names no budget_tokens (what the instructions suggest)
+TEXT_BUDGET = 400  # memory_summarize and memory_consolidate
+GET_BUDGET = 1000  # memory_get: one memory, and one may hold 16 KiB
+INTERNAL_FIELDS = ("content_hash", "idempotency_key")
+MEMORY_FIELDS = tuple(f.name for f in dataclass_fields(Memory))
+HIT_FIELDS = (*MEMORY_FIELDS, "score", "matched")
+_CUT = " … [cut at budget_tokens]"
+
+
+def clip(text: str, budget: int) -> str:
+    """``text``, cut at the end (with a note saying so) to fit ``budget`` tokens."""
+    if estimate_tokens(text) <= budget:
+        return text
+    marker = _CUT if estimate_tokens(_CUT) < budget else ""
+    low, high = 0, len(text)
+    while low < high:  # the longest prefix that fits with the marker
+        middle = (low + high + 1) // 2
+        if estimate_tokens(text[:middle] + marker) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low].rstrip() + marker
+
+
+def _ids_line(ids: Sequence[str], dropped: int) -> str:
+    line = "ids in order: " + " ".join(ids)
+    return line + (f" ({dropped} more left out for the budget)" if dropped else "")
+
+
+def fit_search(memories: Sequence[Memory], budget: int) -> tuple[list[int], str, int, str]:
+    """The hits that fit ``budget`` together with their ids, as the core fits a context block.
+
+    Returns the kept positions, the context block, its tokens and the whole text (block, then the
+    ids line). The block gets the budget minus what the ids line costs; that cost only grows between
+    rounds, so the kept hits shrink until block and ids fit.
+    """
+    reserve = 0
+    for _ in range(len(memories) + 2):
+        kept, block, tokens = fit_budget(memories, max(budget - reserve, 1))
+        if not kept:
+            break
+        ids_line = _ids_line([memories[i].id for i in kept], len(memories) - len(kept))
+        text = f"{block}\n{ids_line}"
+        if estimate_tokens(text) <= budget:
+            return kept, block, tokens, text
+        reserve = max(reserve + 1, estimate_tokens(text) - tokens)
+    _, block, tokens = fit_budget([], budget)
+    return [], block, tokens, clip(block, budget)
+
+
+def hit_fields(data: dict[str, Any], fields: Sequence[str] | None, verbose: bool) -> dict[str, Any]:
+    """A hit's structured fields: everything (``verbose``), the ones asked for (id and content always),
+    or by default every field but the internal ones."""
+    if verbose:
+        return data
+    if fields:
+        return {k: v for k, v in data.items() if k in ("id", "content") or k in fields}
+    return {k: v for k, v in data.items() if k not in INTERNAL_FIELDS}
+
+
+def search(result: SearchResult, budget: int, fields: Sequence[str] | None = None,
+           verbose: bool = False) -> tuple[str, dict[str, Any]]:
+    """A search's text (context block and ids within ``budget``) and its structured hits."""
+    kept, block, tokens, text = fit_search([h.memory for h in result.hits], budget)
+    hits = [hit_fields(result.hits[i].to_dict(), fields, verbose) for i in kept]
+    return text, {"hits": hits, "context": block, "tokens": tokens, "dropped_for_budget": len(result.hits) - len(kept)}
+
+
+def write(result: WriteResult, verbose: bool = False) -> tuple[str, dict[str, Any]]:
+    """One line: what was stored under which id, what it replaced (and what changed), what was redacted."""
+    memory = result.memory
+    superseded = list(result.superseded)
+    text = f"Already stored as {memory.id} (deduplicated)." if result.deduplicated else f"Recorded {memory.id}."
+    if superseded:
+        text += f" It replaces {', '.join(superseded)}" + (f" ({result.change})." if result.change else ".")
+    if result.redactions:
+        text += f" {result.redactions} secret(s) redacted."
+    structured: dict[str, Any] = {"id": memory.id, "deduplicated": result.deduplicated, "superseded": superseded,
+                                  "redactions": result.redactions}
+    if result.change:
+        structured["change"] = result.change
+    if verbose:
+        structured["memory"] = memory.to_dict()
+    return text, structured
+
+
+def _facts(memory: Memory) -> str:
+    """The memory's identifying fields on one line, the empty ones left out."""
+    shown: list[str] = [memory.id, memory.type, memory.outcome, (memory.event_at or memory.created_at)[:19]]
+    for name in ("agent_id", "task_id", "step", "trigger", "source", "status", "supersedes", "superseded_by",
+                 "valid_until", "expires_at"):
+        value = getattr(memory, name)
+        if value not in (None, ""):
+            shown.append(f"{name} {value}")
+    for name in ("tags", "source_ids"):
+        if getattr(memory, name):
+            shown.append(f"{name} {', '.join(getattr(memory, name))}")
+    return " · ".join(shown)
+
+
+def memory_text(memory: Memory) -> str:
+    """A memory for reading: its facts, then its content and fix as they were written."""
+    text = f"{_facts(memory)}\n{memory.content}"
+    return text + (f"\nfix: {memory.resolution}" if memory.resolution else "")
+
+
+def get(memory: Memory, budget: int) -> str:
+    return clip(memory_text(memory), budget)
+
+
+def summary(result: SummaryResult, method: str, budget: int) -> str:
+    state = "updated" if result.updated else "written"
+    parts = f"; parts {' '.join(result.parts)}" if result.parts else ""
+    noun = "memory" if result.sources == 1 else "memories"
+    head = f"Summary {result.memory.id} of {result.sources} {noun} {state} ({method}){parts}:"
+    return clip(f"{head}\n{result.memory.content}", budget)
+
+
+def consolidation(result: dict[str, Any], budget: int) -> str:
+    """Counts first, then one line per pattern, cut at the budget."""
+    plan = " (dry run: nothing written)" if result["dry_run"] else ""
+    lines = [f"Scanned {result['scanned']} episodes: {result['created']} new, {result['updated']} updated, "
+             f"{result['unchanged']} unchanged patterns{plan}."]
+    for pattern in result["patterns"]:
+        fix = f" — fix: {pattern['resolution']}" if pattern.get("resolution") else ""
+        lines.append(f"- {pattern['action']} {pattern['id']}: {pattern['content']}{fix} "
+                     f"({len(pattern['evidence_ids'])} episodes)")
+    return clip("\n".join(lines), budget)
+
+
+def forget(result: ForgetResult) -> str:
+    how = "archived (search with include_archived=true)" if result.archived else \
+        "deleted for good" if result.hard else "hidden from search (restorable)"
+    noun = "memory" if result.forgotten == 1 else "memories"
+    return f"Forgot {result.forgotten} {noun}: {how}." if result.forgotten else "Nothing matched; nothing forgotten."

@@ -1,0 +1,100 @@
+"""Helpers for the HTTP MCP tests: the real app under uvicorn in a thread, raw protocol requests,
+and waiting for conditions (never for a fixed time)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx2
+
+LEGACY = "2025-06-18"  # a protocol generation with sessions
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def listening(port: int) -> bool:
+    with socket.socket() as attempt:
+        return attempt.connect_ex(("127.0.0.1", port)) == 0
+
+
+def wait_for(condition: Callable[[], Any], what: str, timeout: float = 60) -> Any:
+    """Poll ``condition`` until it is true; fail naming ``what`` after a generous ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@contextmanager
+def serving(app: Any, port: int | None = None) -> Iterator[str]:
+    """``app`` under a real uvicorn in a thread; yields the base URL once it accepts connections."""
+    import uvicorn
+
+    port = port or free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None, lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        wait_for(lambda: server.started, "the server to start")
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+def rpc(method: str, params: dict | None = None, id: int | None = 1) -> dict:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params or {}}
+    if id is not None:
+        message["id"] = id
+    return message
+
+
+def initialize(message_id: int = 1) -> dict:
+    return rpc("initialize", {"protocolVersion": LEGACY, "capabilities": {},
+                              "clientInfo": {"name": "raw-test", "version": "0"}}, message_id)
+
+
+def headers(token: str | None = None, session: str | None = None, **more: str) -> dict[str, str]:
+    out = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **more}
+    if token:
+        out["Authorization"] = f"Bearer {token}"
+    if session:
+        out["mcp-session-id"] = session
+        out["mcp-protocol-version"] = LEGACY
+    return out
+
+
+def answer(response: httpx2.Response) -> dict:
+    """The JSON-RPC message of a response (a JSON body, or the data of an event stream)."""
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        data = [line[5:].strip() for line in response.text.splitlines() if line.startswith("data:")]
+        return json.loads(data[-1])
+    return response.json()
+
+
+def open_session(http: httpx2.Client, url: str, token: str | None = None) -> httpx2.Response:
+    """Initialize a session (and send `initialized` when it opened); the response carries its id."""
+    response = http.post(f"{url}/mcp", json=initialize(), headers=headers(token))
+    session = response.headers.get("mcp-session-id")
+    if response.status_code == 200 and session:
+        http.post(f"{url}/mcp", json=rpc("notifications/initialized", id=None), headers=headers(token, session))
+    return response
+
+
+def call(http: httpx2.Client, url: str, name: str, arguments: dict, token: str | None = None,
+         session: str | None = None, **more: str) -> httpx2.Response:
+    return http.post(f"{url}/mcp", json=rpc("tools/call", {"name": name, "arguments": arguments}, 7),
+                     headers=headers(token, session, **more))
