@@ -55,6 +55,8 @@ def _fill(store: Store) -> dict[str, str]:
         "w1": {"agent_id": "a", "type": "working", "ttl": "2h"},
         "x1": {"agent_id": "b", "ttl": "1h", "trigger": "tool_error", "outcome": "failure"},
         "p1": {"agent_id": "a", "type": "procedural", "trigger": "task_end"},
+        "l1": {"agent_id": "a", "tags": ["infra"], "task_id": "t1"},  # long: found by a later chunk
+        "l2": {"agent_id": "b", "outcome": "failure"},
         "z1": {"agent_id": "c", "outcome": "neutral"},
         "z2": {"agent_id": "c", "outcome": "neutral"},
     }
@@ -63,11 +65,16 @@ def _fill(store: Store) -> dict[str, str]:
     for number, (name, fields) in enumerate(specs.items()):
         store.clock.now = T0 + timedelta(minutes=number)  # type: ignore[attr-defined]
         text = f"{texts[number % len(texts)]} ({name})"
+        text = f"{FILLER} {text}" if name.startswith("l") else text
         made[name] = store.record(text, merge=False, **fields).memory.id
     store.forget([made["z1"]])
     store.forget([made["z2"]], archive=True)
     store.clock.now = T0 + timedelta(hours=1, minutes=30)  # type: ignore[attr-defined]: x1 has expired
     return made
+
+
+# Past the fake model's window (1000 characters): a long memory has chunks, the answer in its last one.
+FILLER = " ".join(f"Meeting {i} covered calendars, lunch menus, parking permits and room bookings." for i in range(30))
 
 
 FILTERS = [
@@ -99,6 +106,11 @@ def _ledger_and_hot(store: Store, warm: Store, filters: Filters, query: str) -> 
 def _same(expected: list[tuple[str, float]], got: list[tuple[str, float]], places: float) -> None:
     assert [m for m, _ in got] == [m for m, _ in expected]
     assert all(abs(a - b) <= places for (_, a), (_, b) in zip(expected, got))
+
+
+def _ledger_chunks(store: Store) -> int:
+    with store.ledger.read() as session:
+        return int(session.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])  # type: ignore[attr-defined]
 
 
 def _searches_agree(store: Store, warm: Store, **options: Any) -> None:
@@ -159,10 +171,10 @@ def _writes(store: Store, made: dict[str, str], tmp_path: Path) -> list[tuple[st
         store.record("step 7 of t1: replication lag fixed", agent_id="a", task_id="t1", step=7)
         store.summarize(task_id="t1")  # rewrites the same summary row
 
-    def subprocess_record() -> None:
+    def in_another_process(action: str) -> None:
         code = ("import sys; sys.path.insert(0, sys.argv[2]); from conftest import FakeEmbedder; "
                 "from hindsight_cli.store import Store; "
-                "Store(sys.argv[1], embedder=FakeEmbedder()).record('database replication lag from a process')")
+                f"Store(sys.argv[1], embedder=FakeEmbedder()).{action}")
         subprocess.run([sys.executable, "-c", code, str(store.path), str(Path(__file__).parent)], check=True)
 
     return [
@@ -179,7 +191,9 @@ def _writes(store: Store, made: dict[str, str], tmp_path: Path) -> list[tuple[st
         ("summary rewrite", summary),
         ("expiry purge", store.expire),
         ("reindex", lambda: store.reindex()),
-        ("another process", subprocess_record),
+        ("long record", lambda: store.record(f"{FILLER} the deploy failed twice, rolled back", agent_id="b")),
+        ("another process", lambda: in_another_process("record('database replication lag from a process')")),
+        ("hard forget by another process", lambda: in_another_process(f"forget([{made['l2']!r}], hard=True)")),
     ]
 
 
@@ -192,6 +206,7 @@ def test_the_hot_index_follows_every_kind_of_write(pair, tmp_path: Path) -> None
         index = warm._rt.hot.ready()  # type: ignore[union-attr]
         with store.ledger.read() as session:
             assert index is not None and set(index.slot_of) == {i for i, _, _ in session.identities()}, name
+        assert index.chunk_rows == _ledger_chunks(store), name
         for filters in (Filters(types=SEARCH_TYPES), Filters(statuses=None, include_expired=True, types=None)):
             for query in QUERIES:
                 (keyword, nearest), (hot_keyword, hot_nearest) = _ledger_and_hot(store, warm, filters, query)
@@ -211,7 +226,7 @@ def test_a_rewritten_ledger_whose_sequence_restarted_is_reconciled(store_dir: Pa
     assert {h.memory.id for h in warm.search("kafka consumer lag").hits} == {keep, new}
 
 
-def test_compaction_and_extra_vectors_keep_the_answers(pair) -> None:
+def test_compaction_and_long_memories_keep_the_answers(pair) -> None:
     store, warm, made = pair
     warm.warm_up()
     for _ in range(3):
@@ -224,12 +239,22 @@ def test_compaction_and_extra_vectors_keep_the_answers(pair) -> None:
     assert index.dead == 0 and len(index.ids) == index.live
     assert [h.memory.id for h in warm.search("database replication lag", k=10).hits] == before
     _searches_agree(store, warm)
-    # A memory with several vector rows (a long memory's chunks) is one candidate, at its best row's cosine.
-    query = store.embedder.embed(["rolled back deploy"])[0]
-    index.add_vectors(made["b1"], np.stack([query, -query]))
-    found = HotSource(index).nearest(query.tolist(), [], 100)
-    assert [m for m, _ in found].count(made["b1"]) == 1
-    assert found[0][0] == made["b1"] and found[0][1] == pytest.approx(1.0, abs=1e-6)
+    # A long memory is one candidate, at its best window's cosine, its chunks kept through compactions.
+    for _ in range(3):
+        store.forget([made["l1"]])
+        store.restore(made["l1"])
+    index = warm._rt.hot.ready()  # type: ignore[union-attr]
+    assert index is not None
+    index.compact()
+    query = store.embedder.embed(["parking permits and room bookings: deploy failed, rolled back (l1)"])[0]
+    found = dict(HotSource(index).nearest(query.tolist(), [], 100))
+    with store.ledger.read() as session:
+        windows = [r.embedding for r in session.select([("id", "=", made["l1"])], vectors=True)]
+        windows += session.select([("id", "=", made["l1"])], vectors=True)[0].chunks or []
+    best = max(float(np.dot(w, query) / np.linalg.norm(w) / np.linalg.norm(query)) for w in windows)
+    assert len(windows) == 3 and found[made["l1"]] == pytest.approx(best, abs=1e-6)
+    assert index.chunk_rows == _ledger_chunks(store) > 0
+    _searches_agree(store, warm)
 
 
 def test_past_its_limit_search_uses_the_lancedb_index(store_dir: Path, fake: Any) -> None:
@@ -256,3 +281,21 @@ def test_the_limit_is_a_setting(store_dir: Path, fake: Any) -> None:
     with pytest.raises(InvalidInput, match="hot_index_mb"):
         load_config(store_dir)
     assert Config().hot_index_mb > 0
+
+
+def test_the_limit_counts_a_long_memorys_chunks(tmp_path: Path, fake: Any) -> None:
+    from hindsight_cli.storage.hot import HotIndex
+    from hindsight_cli.storage.hot_sync import ESTIMATE
+
+    rows = 40
+    limit = HotIndex(fake.dim).nbytes + rows * (4 * fake.dim + ESTIMATE) + 4_000  # the rows, not their chunks
+    answers = {}
+    for kind, text in (("short", "grafana alert {i} for the checkout latency"),
+                       ("long", FILLER + " " + FILLER + " grafana alert {i} for the checkout latency")):
+        store = Store(tmp_path / kind, embedder=fake)
+        store.import_records([{"content": text.format(i=i)} for i in range(rows)])
+        warm = Store(tmp_path / kind, embedder=fake, warm=True)
+        warm._rt.hot.limit = limit  # type: ignore[union-attr]
+        assert warm.search("grafana alert 7 checkout").hits
+        answers[kind] = warm._rt.hot.full  # type: ignore[union-attr]
+    assert answers == {"short": False, "long": True}

@@ -47,6 +47,8 @@ class HotIndex:
         self.norms = Grow(np.float64)  # each vector row's norm, as the ledger's cosine divides by it
         self.vector_slot = Grow(np.int32)
         self.first_vector = Grow(np.int32)  # per slot: its (whole-memory) vector row, or -1
+        self.extra = Grow(np.int32)  # per slot: how many further vector rows (a long memory's chunks) it owns
+        self.chunk_rows = 0  # the live slots' further vector rows
         self.multi = False  # some memory owns more than one vector row
         self.seq = 0  # the highest change sequence number applied
         self.dead = 0
@@ -81,24 +83,30 @@ class HotIndex:
         self.doc_len.extend(table.column("doc_len").to_numpy(zero_copy_only=False))
         self._columns(table, rows, first)
         matrix = self.matrix.data
+        self.extra.extend(np.zeros(count, dtype=np.int32))
         self._vectors(table, first)
+        self._chunks(changes.chunks, seqs, first)
         if self.matrix.data is not matrix:
             self._recall_lent()
         self._postings(changes.postings, seqs, first)
         self.seq = max(self.seq, int(seqs.max()))
 
-    def add_vectors(self, memory_id: str, vectors: Any) -> None:
-        """More vector rows for a memory (a long memory's chunks): ``nearest`` scores it by its best one."""
-        slot = self.slot_of[memory_id]
-        vectors = np.asarray(vectors, dtype=np.float32).reshape(-1, self.dim)
-        matrix = self.matrix.data
+    def _chunks(self, chunks: Any, seqs: Any, first: int) -> None:
+        """A long memory's further windows: more vector rows for its slot (``nearest`` takes its best)."""
+        if chunks is None or not chunks.num_rows:
+            return
+        slots = (first + np.searchsorted(seqs, chunks.column("seq").to_numpy())).astype(np.int32)
+        values = chunks.column("embedding").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        self._add_rows(np.asarray(values, dtype=np.float32).reshape(len(slots), self.dim), slots)
+        np.add.at(self.extra.data, slots, 1)
+        self.chunk_rows += len(slots)
+        self.multi = True
+
+    def _add_rows(self, vectors: Any, slots: Any) -> None:
         self.matrix.extend(vectors)
-        if self.matrix.data is not matrix:
-            self._recall_lent()
         wide = vectors.astype(np.float64)
         self.norms.extend(np.sqrt(np.einsum("ij,ij->i", wide, wide)))
-        self.vector_slot.extend(np.full(len(vectors), slot, dtype=np.int32))
-        self.multi = True
+        self.vector_slot.extend(slots)
 
     def remove(self, ids: Sequence[str]) -> None:
         for mid in ids:
@@ -110,6 +118,7 @@ class HotIndex:
         del self.slot_of[self.ids[slot]]
         self.alive.data[slot] = False
         self.dead += 1
+        self.chunk_rows -= int(self.extra.data[slot])
         row = self.stored[slot]
         self._row_bytes -= ROW_OVERHEAD + len(row.content) + len(row.resolution or "")
 
@@ -152,9 +161,7 @@ class HotIndex:
             values = kept.flatten().to_numpy(zero_copy_only=False)
             vectors = np.asarray(values, dtype=np.float32).reshape(len(present), self.dim)
             starts[present] = np.arange(self.matrix.n, self.matrix.n + len(present), dtype=np.int32)
-            self.matrix.extend(vectors)
-            self.norms.extend(np.sqrt(np.einsum("ij,ij->i", vectors.astype(np.float64), vectors.astype(np.float64))))
-            self.vector_slot.extend(first + present)
+            self._add_rows(vectors, first + present)
         self.first_vector.extend(starts)
 
     def _postings(self, postings: Any, seqs: Any, first: int) -> None:
@@ -185,7 +192,7 @@ class HotIndex:
         self.ids = [self.ids[s] for s in live]
         self.stored = [self.stored[s] for s in live]
         self.slot_of = {mid: slot for slot, mid in enumerate(self.ids)}
-        for grown in (self.alive, self.doc_len, *(c.codes for c in self.labels.values()),
+        for grown in (self.alive, self.doc_len, self.extra, *(c.codes for c in self.labels.values()),
                       *(n for c in self.numbers.values() for n in (c.data, c.null))):
             grown.keep(live)
         self.tags.remap(new_slot)
@@ -241,10 +248,12 @@ class HotIndex:
         if not len(rows) or limit <= 0:
             return []
         query = np.asarray(vector, dtype=np.float32)
+        # einsum, not BLAS: a BLAS product may round one row unlike an identical one elsewhere (its kernel
+        # depends on the row's position), and equal vectors (windows two long memories share) must tie
         if len(rows) * 4 < self.matrix.n:  # a narrow filter: multiply only its rows
-            dots = self.matrix.data[rows] @ query
+            dots = np.einsum("ij,j->i", self.matrix.data[rows], query)
         else:
-            dots = (self.matrix.view @ query)[rows]
+            dots = np.einsum("ij,j->i", self.matrix.view, query)[rows]
         denominator = self.norms.data[rows] * math.sqrt(float(np.dot(query.astype(np.float64), query)))
         with np.errstate(divide="ignore", invalid="ignore"):
             cosine = np.where(denominator > 0, dots / denominator, 0.0)
@@ -320,7 +329,7 @@ class HotIndex:
     def nbytes(self) -> int:
         """What the index holds, in bytes (the arrays' and postings' own sizes; rows by ``ROW_OVERHEAD``)."""
         arrays = sum(g.nbytes for g in (self.alive, self.doc_len, self.matrix, self.norms, self.vector_slot,
-                                        self.first_vector))
+                                        self.first_vector, self.extra))
         columns = sum(c.nbytes for c in self.labels.values()) + sum(c.nbytes for c in self.numbers.values())
         postings = sum(130 + len(term) + 4 * (len(s) + len(t)) for term, (s, t) in self.postings.items())
         return arrays + columns + postings + self.tags.nbytes + self._row_bytes + 100 * len(self.ids)

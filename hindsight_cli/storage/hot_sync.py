@@ -28,7 +28,15 @@ if TYPE_CHECKING:
 log = logging.getLogger("hindsight.hot")
 
 ESTIMATE = 1500  # bytes a memory takes besides its vector, for the check made before loading
+CHUNK_OVERHEAD = 12  # bytes a further vector row takes besides its vector: its norm and its slot
 _RETRY_SHARE = 0.9  # a given-up index is tried again once the ledger holds this share of the rows it had
+
+
+def _needed(index: HotIndex, count: int, chunks: int) -> int:
+    """The bytes the index will take once it holds ``count`` rows and ``chunks`` further vector rows."""
+    vector = 4 * index.dim
+    return (index.nbytes + max(0, count - index.live) * (vector + ESTIMATE)
+            + max(0, chunks - index.chunk_rows) * (vector + CHUNK_OVERHEAD))
 
 
 class HotMirror:
@@ -76,7 +84,7 @@ class HotMirror:
         index = self.index
         with self.ledger.read() as session:
             conn: Any = session.conn  # type: ignore[attr-defined]  # a DuckDB session
-            top, count, meta = feed.head(conn)
+            top, count, chunks, meta = feed.head(conn)
             if self._full_at is not None and count > _RETRY_SHARE * self._full_at:
                 self._token, self.meta = token, meta
                 return 0
@@ -85,9 +93,10 @@ class HotMirror:
                 from .hot import HotIndex  # numpy: only a process that searches in memory loads it
 
                 index = HotIndex(dim)
-            if index.nbytes + max(0, count - index.live) * (4 * dim + ESTIMATE) > self.limit:
+            needed = _needed(index, count, chunks)
+            if needed > self.limit:
                 self.meta, self._token, self.index = meta, token, None  # too big: not even loaded
-                self._give_up(count, index.nbytes + (count - index.live) * (4 * dim + ESTIMATE))
+                self._give_up(count, needed)
                 return 0
             changes = feed.changed_since(conn, index.seq)
             versions = feed.versions(conn) if self._differs(index, changes, top, count, where) else None
