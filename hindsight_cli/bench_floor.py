@@ -12,6 +12,7 @@ import json
 import math
 import statistics
 import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -176,7 +177,7 @@ def _server(cmd: Sequence[str], env: dict[str, str]) -> Any:
 def mcp_figures(cmd: Sequence[str], env: dict[str, str], runs: int, searches: int) -> dict[str, Any]:
     """``hindsight mcp`` over stdio: start to a completed ``initialize`` and ``tools/list`` (median of
     ``runs``), the first ``memory_search`` after ``initialize``, warm round trips, the server's peak RSS."""
-    from .benchmark import _hwm_mb
+    from .benchmark import _hwm_mb, median_wall
 
     starts, lists, firsts = [], [], []
     for _ in range(runs):
@@ -206,7 +207,8 @@ def mcp_figures(cmd: Sequence[str], env: dict[str, str], runs: int, searches: in
         finally:
             proc.kill()
             proc.wait()
-    return {"mcp_initialize_s": round(statistics.median(starts), 3),
+    sdk, _ = median_wall([sys.executable, "-c", "import mcp.server.mcpserver"], env, runs)
+    return {"mcp_initialize_s": round(statistics.median(starts), 3), "floor_mcp_sdk_import_s": sdk,
             "mcp_tools_list_ms": round(statistics.median(lists) * 1000, 1),
             "mcp_first_search_s": round(statistics.median(firsts), 3),
             "mcp_search_p50_ms": p50, "mcp_search_p95_ms": p95, "mcp_peak_memory_mb": peak}

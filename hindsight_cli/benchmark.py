@@ -6,7 +6,8 @@ process (the in-memory index, with the part after the query's embedding) beside 
 the same run (``bench_floor``), warm search through the LanceDB index (before and after compaction) and
 the exact ledger engine, cold ``hindsight search``, ``record`` and ``--help`` in new processes (median)
 beside the interpreter's start and the imports they need, ``hindsight mcp`` over stdio (``initialize``,
-the first search, warm round trips, its peak memory), the store's size on disk and peak memory.
+the first search, warm round trips, its peak memory, beside the import of the MCP SDK alone), the store's
+size on disk and peak memory.
 """
 
 from __future__ import annotations
@@ -220,6 +221,10 @@ def cold_figures(path: Path, env: dict[str, str], runs: int) -> dict[str, Any]:
     figures["floor_python_s"], _ = median_wall([sys.executable, "-c", "pass"], env, runs)
     figures["floor_imports_s"], _ = median_wall(
         [sys.executable, "-c", "import typer, duckdb, numpy, onnxruntime, tokenizers"], env, runs)
+    # the query's embedding in a new process: the imports, the model's load, one text through it
+    figures["floor_query_embedding_s"], _ = median_wall(
+        [sys.executable, "-c", "from hindsight_cli.embedding import OnnxEmbedder, bundled_model_dir; "
+         "OnnxEmbedder(bundled_model_dir()).embed(['why did the weather API return 401'])"], env, runs)
     return figures
 
 

@@ -21,7 +21,8 @@ FIGURES = {"size", "import_s", "import_per_s", "embed_batch_per_s", "import_shar
            "index_fragments_after_compaction", "store_mb", "index_search_compacted_p50_ms",
            "index_search_compacted_p95_ms", "ledger_search_p50_ms", "ledger_search_p95_ms", "peak_memory_mb",
            "cold_search_median_s", "cold_search_peak_memory_mb", "cold_record_median_s", "cold_help_median_s",
-           "floor_python_s", "floor_imports_s", "mcp_initialize_s", "mcp_tools_list_ms", "mcp_first_search_s",
+           "floor_python_s", "floor_imports_s", "floor_query_embedding_s", "mcp_initialize_s",
+           "floor_mcp_sdk_import_s", "mcp_tools_list_ms", "mcp_first_search_s",
            "mcp_search_p50_ms", "mcp_search_p95_ms", "mcp_peak_memory_mb", *benchmark.VECTOR_FIGURES}
 
 
