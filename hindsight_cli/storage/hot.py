@@ -28,6 +28,7 @@ from .sql.duckdb_feed import Changes
 LABELS = ("agent_id", "task_id", "type", "status", "outcome", "trigger", "source")
 NUMBERS = ("event_at", "created_at", "expires_at", "step")
 FILTERABLE = FILTER_COLUMNS | {"id", "trigger", "created_at", "source", "step"}  # what the ledger can filter on
+_SLACK = 1e-5  # more than a float32 product's rounding of a cosine: rows this near the cut are scored again
 ROW_OVERHEAD = 1100  # bytes a decoded row's objects take besides its text (measured: docs/architecture.md)
 
 
@@ -243,27 +244,39 @@ class HotIndex:
 
     def nearest(self, vector: Sequence[float], mask: Any, limit: int) -> list[tuple[str, float]]:
         """Cosine top-``limit`` among the masked memories, each scored by its best vector row."""
-        ok = mask[self.vector_slot.view]
-        rows = np.flatnonzero(ok)
+        rows = np.flatnonzero(mask[self.vector_slot.view])
         if not len(rows) or limit <= 0:
             return []
         query = np.asarray(vector, dtype=np.float32)
-        # einsum, not BLAS: a BLAS product may round one row unlike an identical one elsewhere (its kernel
-        # depends on the row's position), and equal vectors (windows two long memories share) must tie
+        length = math.sqrt(float(np.dot(query.astype(np.float64), query)))
         if len(rows) * 4 < self.matrix.n:  # a narrow filter: multiply only its rows
-            dots = np.einsum("ij,j->i", self.matrix.data[rows], query)
+            dots = self.matrix.data[rows] @ query
         else:
-            dots = np.einsum("ij,j->i", self.matrix.view, query)[rows]
-        denominator = self.norms.data[rows] * math.sqrt(float(np.dot(query.astype(np.float64), query)))
+            dots = (self.matrix.view @ query)[rows]
+        cosine = self._cosine(rows, dots, length)
+        best = self._best(rows, cosine)[1]
+        if len(best) > limit:  # only the rows that may reach the top are scored again, exactly alike
+            rows = rows[cosine >= np.partition(best, len(best) - limit)[len(best) - limit] - _SLACK]
+        # BLAS rounds a row by its position in the matrix (its kernel differs at block edges), so equal
+        # vectors (the windows two long memories share) may differ in the last bit; einsum rounds equal
+        # rows alike, and they tie as in the ledger (then the id decides)
+        exact = self._cosine(rows, np.einsum("ij,j->i", self.matrix.data[rows], query), length)
+        return self._top(*self._best(rows, exact), limit)
+
+    def _cosine(self, rows: Any, dots: Any, length: float) -> Any:
+        denominator = self.norms.data[rows] * length
         with np.errstate(divide="ignore", invalid="ignore"):
             cosine = np.where(denominator > 0, dots / denominator, 0.0)
-        cosine = np.clip(cosine, -1.0, 1.0).astype(np.float32)
+        return np.clip(cosine, -1.0, 1.0).astype(np.float32)
+
+    def _best(self, rows: Any, cosine: Any) -> tuple[Any, Any]:
+        """Each memory's slot and its best row's cosine (a long memory owns several rows)."""
         slots = self.vector_slot.data[rows]
-        if self.multi:
-            order = np.lexsort((slots, -cosine))
-            _, best = np.unique(slots[order], return_index=True)
-            slots, cosine = slots[order][best], cosine[order][best]
-        return self._top(slots, cosine, limit)
+        if not self.multi:
+            return slots, cosine
+        order = np.lexsort((slots, -cosine))
+        _, first = np.unique(slots[order], return_index=True)
+        return slots[order][first], cosine[order][first]
 
     def keyword(self, terms: Sequence[str], mask: Any, limit: int, k1: float, b: float) -> list[tuple[str, float]]:
         """BM25 over the postings with the ledger's formula and the masked rows' statistics."""
