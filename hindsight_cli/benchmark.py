@@ -209,23 +209,35 @@ def _index_figures(path: Path, searches: int, step: Callable[[str, int], None]) 
 
 def cold_figures(path: Path, env: dict[str, str], runs: int) -> dict[str, Any]:
     """Cold ``search``, ``record`` and ``--help`` in new processes (median), beside their floors: the
-    interpreter's start and the imports a cold search cannot do without."""
+    interpreter's start, the imports a cold search cannot do without, and the query's embedding in a new
+    process (those imports, the model's load, one text). Taken in turns, so load changes hit all alike."""
     exe = executable()
-    figures: dict[str, Any] = {}
-    figures["cold_search_median_s"], figures["cold_search_peak_memory_mb"] = median_wall(
-        [*exe, "search", "why did the weather API return 401", "--store", str(path)], env, runs)
-    figures["cold_record_median_s"], _ = median_wall(
-        [*exe, "record", "bench note: kafka consumer lag spiked after the deploy", "--no-merge", "--store",
-         str(path)], env, runs)
-    figures["cold_help_median_s"], _ = median_wall([*exe, "--help"], env, runs)
-    figures["floor_python_s"], _ = median_wall([sys.executable, "-c", "pass"], env, runs)
-    figures["floor_imports_s"], _ = median_wall(
-        [sys.executable, "-c", "import typer, duckdb, numpy, onnxruntime, tokenizers"], env, runs)
-    # the query's embedding in a new process: the imports, the model's load, one text through it
-    figures["floor_query_embedding_s"], _ = median_wall(
-        [sys.executable, "-c", "from hindsight_cli.embedding import OnnxEmbedder, bundled_model_dir; "
-         "OnnxEmbedder(bundled_model_dir()).embed(['why did the weather API return 401'])"], env, runs)
+    embed = ("from hindsight_cli.embedding import OnnxEmbedder, bundled_model_dir; "
+             "OnnxEmbedder(bundled_model_dir()).embed(['why did the weather API return 401'])")
+    taken = median_walls({
+        "cold_search_median_s": [*exe, "search", "why did the weather API return 401", "--store", str(path)],
+        "cold_record_median_s": [*exe, "record", "bench note: kafka consumer lag spiked after the deploy",
+                                 "--no-merge", "--store", str(path)],
+        "cold_help_median_s": [*exe, "--help"],
+        "floor_python_s": [sys.executable, "-c", "pass"],
+        "floor_imports_s": [sys.executable, "-c", "import typer, duckdb, numpy, onnxruntime, tokenizers"],
+        "floor_query_embedding_s": [sys.executable, "-c", embed],
+    }, env, runs)
+    figures = {name: median for name, (median, _) in taken.items()}
+    figures["cold_search_peak_memory_mb"] = taken["cold_search_median_s"][1]
     return figures
+
+
+def median_walls(commands: dict[str, list[str]], env: dict[str, str], runs: int) -> dict[str, tuple[float, float]]:
+    """``median_wall`` of each command, the commands run in turns (one of each, ``runs`` times)."""
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    peaks: dict[str, float] = dict.fromkeys(commands, 0.0)
+    for _ in range(runs):
+        for name, cmd in commands.items():
+            wall, peak = median_wall(cmd, env, 1)
+            times[name].append(wall)
+            peaks[name] = max(peaks[name], peak)
+    return {name: (round(statistics.median(times[name]), 3), peaks[name]) for name in commands}
 
 
 VECTOR_FIGURES = ("vector_index", "vector_index_build_s", "vector_recall_at_10", "vector_recall_at_100",
