@@ -105,8 +105,7 @@ class HotIndex:
 
     def _add_rows(self, vectors: Any, slots: Any) -> None:
         self.matrix.extend(vectors)
-        wide = vectors.astype(np.float64)
-        self.norms.extend(np.sqrt(np.einsum("ij,ij->i", wide, wide)))
+        self.norms.extend(np.sqrt(np.einsum("ij,ij->i", vectors, vectors, dtype=np.float64)))
         self.vector_slot.extend(slots)
 
     def remove(self, ids: Sequence[str]) -> None:
@@ -127,13 +126,14 @@ class HotIndex:
         """The table's rows as ``MemoryRow``s (without vectors), column by column, labels interned."""
         columns: list[list[Any]] = []
         for name in COLUMNS:
+            if name in self.labels:
+                columns.append(self.labels[name].add(table.column(name)))
+                continue
             values = table.column(name).to_pylist()
             if name in JSON_COLUMNS:  # most are empty: a new {} each, without the parser
                 values = [{} if v == "{}" else json.loads(v) if isinstance(v, str) else v for v in values]
             elif name in LIST_COLUMNS:
                 values = [v or [] for v in values]
-            elif name in self.labels:
-                values = self.labels[name].add(values)
             columns.append(values)
         rows = [MemoryRow(*values) for values in zip(*columns)]
         for row, seq in zip(rows, table.column("seq").to_pylist()):

@@ -64,23 +64,29 @@ class Labels:
         self.code: dict[str, int] = {}
         self.values: list[str] = []
 
-    def add(self, values: Sequence[str | None]) -> list[str | None]:
-        """Append one value per new slot; returns the values, interned."""
-        codes: list[int] = []
-        out: list[str | None] = []
-        for value in values:
-            if value is None:
-                codes.append(-1)
-                out.append(None)
-                continue
-            code = self.code.get(value)
-            if code is None:
-                code = self.code[value] = len(self.values)
-                self.values.append(value)
-            codes.append(code)
-            out.append(self.values[code])
+    def add(self, column: Any) -> list[str | None]:
+        """Append one value per new slot from an Arrow string column; returns the values, interned.
+        Each distinct value is looked up once (Arrow's dictionary encoding), not once per row."""
+        import pyarrow.compute as pc
+
+        encoded = pc.dictionary_encode(column).combine_chunks()
+        indices = encoded.indices
+        nulls = indices.is_null().to_numpy(zero_copy_only=False)
+        codes = np.full(len(indices), -1, dtype=np.int32)
+        distinct = encoded.dictionary.to_pylist()
+        if distinct:
+            known = np.array([self._intern(value) for value in distinct], dtype=np.int32)
+            codes = np.where(nulls, -1, known[pc.fill_null(indices, 0).to_numpy(zero_copy_only=False)])
         self.codes.extend(codes)
-        return out
+        vocabulary: list[str | None] = [*self.values, None]  # code -1: NULL
+        return [vocabulary[code] for code in codes.tolist()]
+
+    def _intern(self, value: str) -> int:
+        code = self.code.get(value)
+        if code is None:
+            code = self.code[value] = len(self.values)
+            self.values.append(value)
+        return code
 
     def _of(self, values: Sequence[Any]) -> list[int]:
         return [self.code[v] for v in map(_text, values) if v in self.code]
