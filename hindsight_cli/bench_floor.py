@@ -166,6 +166,7 @@ def _rpc(proc: Any, message_id: int, method: str, params: dict[str, Any]) -> dic
             return message
 
 
+_SDK = "mcp.server.mcpserver"  # the MCP SDK's server, imported by a new interpreter for the floor
 _INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}
 
 
@@ -181,7 +182,7 @@ def mcp_figures(cmd: Sequence[str], env: dict[str, str], runs: int, searches: in
 
     starts, lists, firsts, sdk = [], [], [], []
     for _ in range(runs):
-        sdk.append(median_wall([sys.executable, "-c", "import mcp.server.mcpserver"], env, 1)[0])  # in turns
+        sdk.append(median_wall([sys.executable, "-c", f"import {_SDK}"], env, 1)[0])  # in turns
         started = time.perf_counter()
         proc = _server(cmd, env)
         try:

@@ -207,6 +207,10 @@ def _index_figures(path: Path, searches: int, step: Callable[[str, int], None]) 
     return figures
 
 
+# what a cold search cannot do without, imported by a new interpreter for the floor (not by this module)
+COLD_IMPORTS = ("typer", "duckdb", "numpy", "onnxruntime", "tokenizers")
+
+
 def cold_figures(path: Path, env: dict[str, str], runs: int) -> dict[str, Any]:
     """Cold ``search``, ``record`` and ``--help`` in new processes (median), beside their floors: the
     interpreter's start, the imports a cold search cannot do without, and the query's embedding in a new
@@ -220,7 +224,7 @@ def cold_figures(path: Path, env: dict[str, str], runs: int) -> dict[str, Any]:
                                  "--no-merge", "--store", str(path)],
         "cold_help_median_s": [*exe, "--help"],
         "floor_python_s": [sys.executable, "-c", "pass"],
-        "floor_imports_s": [sys.executable, "-c", "import typer, duckdb, numpy, onnxruntime, tokenizers"],
+        "floor_imports_s": [sys.executable, "-c", "import " + ", ".join(COLD_IMPORTS)],
         "floor_query_embedding_s": [sys.executable, "-c", embed],
     }, env, runs)
     figures = {name: median for name, (median, _) in taken.items()}
