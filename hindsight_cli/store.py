@@ -246,6 +246,11 @@ class Store:
         up)."""
         recall.warm_up(self._rt)
 
+    def load_in_memory_index(self) -> None:
+        """Load a long-lived process's in-memory index (and the model); searches from other threads
+        meanwhile are answered by the ledger. Nothing else: ``warm_up`` does the rest."""
+        recall.load_in_memory(self._rt)
+
     def select_ids(self, filters: Filters) -> builtins.list[str]:
         return lifecycle.select_ids(self._rt, filters, self.scope)
 

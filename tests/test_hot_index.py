@@ -5,6 +5,7 @@ reading the ledger while nothing changed, and give way to the LanceDB index past
 from __future__ import annotations
 
 import subprocess
+import threading
 import sys
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -299,3 +300,31 @@ def test_the_limit_counts_a_long_memorys_chunks(tmp_path: Path, fake: Any) -> No
         assert warm.search("grafana alert 7 checkout").hits
         answers[kind] = warm._rt.hot.full  # type: ignore[union-attr]
     assert answers == {"short": False, "long": True}
+
+
+def test_a_search_during_the_first_load_is_answered_by_the_ledger(pair) -> None:
+    store, warm, _ = pair
+    hot = warm._rt.hot
+    assert hot is not None and hot.index is None
+    loading, done = threading.Event(), threading.Event()
+
+    def first_load() -> None:  # holds the index's lock as its first load does (the MCP server's warm-up)
+        with hot.lock:
+            loading.set()
+            done.wait()
+
+    loader = threading.Thread(target=first_load)
+    loader.start()
+    loading.wait()
+    answers: list[Any] = []
+    searcher = threading.Thread(target=lambda: answers.append(warm.search(QUERIES[0], k=10)))
+    searcher.start()
+    searcher.join(60)  # a deadlock guard, not a timing: the search must not wait for the load
+    finished = not searcher.is_alive()
+    done.set()
+    loader.join()
+    searcher.join()
+    assert finished and hot.index is None  # answered without the in-memory index
+    expected = store.search(QUERIES[0], engine="ledger", k=10)
+    assert [h.memory.id for h in answers[0].hits] == [h.memory.id for h in expected.hits]
+    assert warm.search(QUERIES[0], k=10).hits and hot.index is not None  # once free, the index loads

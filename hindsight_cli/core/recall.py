@@ -64,19 +64,26 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
         rows, candidates = gather(source, words, vector, where, limit, weights, query.mode)
         return result(query.text, rank(rows, candidates, ctx, weights, query.k, query.lists), query.budget)
 
-    hot = rt.hot
-    if hot is not None and (query.engine or rt.config.search_engine) == "auto":
-        with hot.lock:  # a write of this process (another thread) must not refresh it mid-search
-            held = hot.ready()
-            if held is not None:
-                return ranked(HotSource(held), rt.check_meta(hot.meta) if query.mode != "keyword" else held.dim)
+    hot, engine = rt.hot, query.engine
+    if hot is not None and (engine or rt.config.search_engine) == "auto":
+        # While another thread loads it for the first time (the MCP server's warm-up), the ledger answers
+        # (exactly what it will); a loaded index being brought up to date is waited for.
+        if not hot.lock.acquire(blocking=hot.index is not None or hot.full):
+            engine = "ledger"
+        else:
+            try:  # a write of this process (another thread) must not refresh it mid-search
+                held = hot.ready()
+                if held is not None:
+                    return ranked(HotSource(held), rt.check_meta(hot.meta) if query.mode != "keyword" else held.dim)
+            finally:
+                hot.lock.release()
     mirror = rt.mirror
-    if mirror is not None and _index_is_current(rt, query.engine):
+    if mirror is not None and _index_is_current(rt, engine):
         index = mirror.index()
         return ranked(IndexSource(index), index.dim)
     with rt.ledger.read() as session:
         dim = rt.check_model(session) if query.mode != "keyword" else int(session.meta()["embedding_dim"])
-        if _engine(rt, session, query.engine) != "index":
+        if _engine(rt, session, engine) != "index":
             return ranked(LedgerSource(session, filters.agent_ids), dim)
     assert mirror is not None
     # Catch the index up with short ledger reads of its own, then search it without holding the ledger:
@@ -102,3 +109,12 @@ def warm_up(rt: Runtime) -> None:
             if rt.mirror is not None:
                 rt.mirror.sync()
     model.result()
+
+
+def load_in_memory(rt: Runtime) -> None:
+    """Load the in-memory index, with the model beside it, and nothing else of the warm-up (no write, no
+    LanceDB sync): a search that arrives meanwhile from another thread asks the ledger instead."""
+    if rt.exists and rt.hot is not None:
+        model = embedding_jobs.Background(lambda: rt.embedder.embed(["warm up"]))
+        rt.hot.ready()
+        model.result()
