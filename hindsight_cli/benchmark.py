@@ -1,9 +1,13 @@
 """Speed and scale (``hindsight bench``): synthetic but realistic memories at several sizes.
 
-For each size, in a temporary directory that is removed afterwards: bulk import rate, single
-``record`` latency, warm search p50/p95 in-process (the MCP server's path, before and after the
-index is compacted, and the exact ledger engine), cold ``hindsight search`` and ``hindsight --help``
-in new processes (median), the store's size on disk and peak memory.
+For each size, in a temporary directory that is removed afterwards: bulk import rate beside the model's
+own batch rate and the store's rate with a stand-in embedder, single ``record`` latency, warm search in
+process (the in-memory index, with the part after the query's embedding) beside its floor measured in
+the same run (``bench_floor``), warm search through the LanceDB index (before and after compaction) and
+the exact ledger engine, cold ``hindsight search``, ``record`` and ``--help`` in new processes (median)
+beside the interpreter's start and the imports they need, ``hindsight mcp`` over stdio (``initialize``,
+the first search, warm round trips, its peak memory, beside the import of the MCP SDK alone), the store's
+size on disk and peak memory.
 """
 
 from __future__ import annotations
@@ -22,6 +26,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from . import bench_floor
+from .bench_floor import QUERIES, percentiles
+
 Progress = Callable[[str, int, int], None]
 
 TOOLS = ["weather-api", "github", "postgres", "redis", "docker", "kubectl", "npm", "pip", "s3", "stripe", "slack",
@@ -38,8 +45,6 @@ ZH = ["调用{tool}时返回401，原因是token过期", "{tool}连接超时，�
       "用户希望回答简短", "{tool}的配置文件缺少必填字段"]
 FILLER = ("The agent read the logs, compared the failing request with the last good one, and noted the "
           "difference in headers and payload size before trying again. ")
-QUERIES = ["weather API 401", "kubectl timed out", "how was the redis connection fixed", "用户希望回答简短",
-           "rate limit on stripe", "terraform schema mismatch", "docker ran out of memory", "npm lockfile"]
 
 
 def synthetic(n: int, seed: int = 7) -> list[dict[str, Any]]:
@@ -110,11 +115,6 @@ def _hwm_mb(pid: int) -> float:
     return 0.0
 
 
-def _percentiles(times_ms: list[float]) -> tuple[float, float]:
-    ordered = sorted(times_ms)
-    return round(statistics.median(ordered), 1), round(ordered[max(0, int(len(ordered) * 0.95) - 1)], 1)
-
-
 def _warm_search(store: Any, searches: int, engine: str | None = None) -> tuple[float, float]:
     store.search("warm up", engine=engine)
     times = []
@@ -122,7 +122,7 @@ def _warm_search(store: Any, searches: int, engine: str | None = None) -> tuple[
         started = time.perf_counter()
         store.search(QUERIES[i % len(QUERIES)], engine=engine)
         times.append((time.perf_counter() - started) * 1000)
-    return _percentiles(times)
+    return percentiles(times)
 
 
 def _peak_mb() -> float:
@@ -136,7 +136,7 @@ def measure(size: int, *, runs: int = 5, searches: int = 60, progress: Progress 
 
     def step(name: str, done: int) -> None:
         if progress:
-            progress(f"{size:,} memories: {name}", done, 8)
+            progress(f"{size:,} memories: {name}", done, 9)
 
     root = Path(tempfile.mkdtemp(prefix="hindsight-bench-"))
     env = {**os.environ, "HINDSIGHT_HOME": str(root / "home")}
@@ -146,51 +146,107 @@ def measure(size: int, *, runs: int = 5, searches: int = 60, progress: Progress 
         records = synthetic(size)
         step("import", 0)
         store = Store(path)
-        started = time.perf_counter()
-        store.import_records(records, progress=(lambda d, t: progress(f"{size:,} memories: import", d, t))
-                             if progress else None)
-        elapsed = time.perf_counter() - started
-        figures.update(import_s=round(elapsed, 2), import_per_s=round(size / elapsed, 1))
+        figures.update(_import_figures(store, records, root, progress))
         step("record", 1)
         times = []
         for i in range(10):
             started = time.perf_counter()
             store.record(f"bench note {i}: kafka consumer lag spiked after the deploy", merge=False)
             times.append((time.perf_counter() - started) * 1000)
-        figures["record_p50_ms"], _ = _percentiles(times)
+        figures["record_p50_ms"], _ = percentiles(times)
         step("warm search", 2)
-        warm = Store(path, warm=True)
-        figures["warm_search_p50_ms"], figures["warm_search_p95_ms"] = _warm_search(warm, searches)
-        figures["index_fragments_before_compaction"] = warm.index().fragments()
-        figures["store_mb_before_compaction"] = round(_size(path) / 1e6, 1)
-        step("compaction", 3)
-        warm.index().compact(purge=True)
-        figures["index_fragments_after_compaction"] = warm.index().fragments()
-        figures["store_mb"] = round(_size(path) / 1e6, 1)
-        compacted = Store(path, warm=True)
-        figures["warm_search_compacted_p50_ms"], figures["warm_search_compacted_p95_ms"] = \
-            _warm_search(compacted, searches)
-        step("vector index", 4)
-        figures.update(vector_figures(compacted, searches))
-        step("exact search", 5)
+        figures.update(bench_floor.warm_figures(path, store.embedder, searches))
+        step("index search", 3)
+        figures.update(_index_figures(path, searches, step))
+        step("exact search", 6)
         figures["ledger_search_p50_ms"], figures["ledger_search_p95_ms"] = _warm_search(
             Store(path), max(10, searches // 3), engine="ledger")
         figures["peak_memory_mb"] = _peak_mb()
-        step("cold search", 6)
-        exe = executable()
-        figures["cold_search_median_s"], figures["cold_search_peak_memory_mb"] = median_wall(
-            [*exe, "search", "why did the weather API return 401", "--store", str(path)], env, runs)
-        step("cold help", 7)
-        figures["cold_help_median_s"], _ = median_wall([*exe, "--help"], env, runs)
-        step("done", 8)
+        step("cold commands", 7)
+        figures.update(cold_figures(path, env, runs))
+        step("MCP server", 8)
+        figures.update(bench_floor.mcp_figures([*executable(), "mcp", "--store", str(path)], env, runs, searches))
+        step("done", 9)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return figures
 
 
+def _import_figures(store: Any, records: list[dict[str, Any]], root: Path, progress: Progress | None) -> dict[str, Any]:
+    """The import rate, the model's own batch rate on the same texts, and the stand-in (storage alone) rate."""
+    size = len(records)
+    started = time.perf_counter()
+    store.import_records(records, progress=(lambda d, t: progress(f"{size:,} memories: import", d, t))
+                         if progress else None)
+    elapsed = time.perf_counter() - started
+    embed = bench_floor.embed_rate(store.embedder, records)
+    return {"import_s": round(elapsed, 2), "import_per_s": round(size / elapsed, 1), "embed_batch_per_s": embed,
+            "import_share_of_embed": round(size / elapsed / embed, 3),
+            "storage_alone_per_s": bench_floor.storage_rate(root, records)}
+
+
+def _index_figures(path: Path, searches: int, step: Callable[[str, int], None]) -> dict[str, Any]:
+    """Warm search through the LanceDB index (what a process past ``[search] hot_index_mb`` does), before and
+    after compaction, and the vector index against flat search."""
+    from .store import Store
+
+    warm = Store(path, warm=True)
+    figures: dict[str, Any] = {}
+    figures["index_search_p50_ms"], figures["index_search_p95_ms"] = _warm_search(warm, searches, engine="index")
+    figures["index_fragments_before_compaction"] = warm.index().fragments()
+    figures["store_mb_before_compaction"] = round(_size(path) / 1e6, 1)
+    step("compaction", 4)
+    warm.index().compact(purge=True)
+    figures["index_fragments_after_compaction"] = warm.index().fragments()
+    figures["store_mb"] = round(_size(path) / 1e6, 1)
+    compacted = Store(path, warm=True)
+    figures["index_search_compacted_p50_ms"], figures["index_search_compacted_p95_ms"] = \
+        _warm_search(compacted, searches, engine="index")
+    step("vector index", 5)
+    figures.update(vector_figures(compacted, searches))
+    return figures
+
+
+# what a cold search cannot do without, imported by a new interpreter for the floor (not by this module)
+COLD_IMPORTS = ("typer", "duckdb", "numpy", "onnxruntime", "tokenizers")
+
+
+def cold_figures(path: Path, env: dict[str, str], runs: int) -> dict[str, Any]:
+    """Cold ``search``, ``record`` and ``--help`` in new processes (median), beside their floors: the
+    interpreter's start, the imports a cold search cannot do without, and the query's embedding in a new
+    process (those imports, the model's load, one text). Taken in turns, so load changes hit all alike."""
+    exe = executable()
+    embed = ("from hindsight_cli.embedding import OnnxEmbedder, bundled_model_dir; "
+             "OnnxEmbedder(bundled_model_dir()).embed(['why did the weather API return 401'])")
+    taken = median_walls({
+        "cold_search_median_s": [*exe, "search", "why did the weather API return 401", "--store", str(path)],
+        "cold_record_median_s": [*exe, "record", "bench note: kafka consumer lag spiked after the deploy",
+                                 "--no-merge", "--store", str(path)],
+        "cold_help_median_s": [*exe, "--help"],
+        "floor_python_s": [sys.executable, "-c", "pass"],
+        "floor_imports_s": [sys.executable, "-c", "import " + ", ".join(COLD_IMPORTS)],
+        "floor_query_embedding_s": [sys.executable, "-c", embed],
+    }, env, runs)
+    figures = {name: median for name, (median, _) in taken.items()}
+    figures["cold_search_peak_memory_mb"] = taken["cold_search_median_s"][1]
+    return figures
+
+
+def median_walls(commands: dict[str, list[str]], env: dict[str, str], runs: int) -> dict[str, tuple[float, float]]:
+    """``median_wall`` of each command, the commands run in turns (one of each, ``runs`` times)."""
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    peaks: dict[str, float] = dict.fromkeys(commands, 0.0)
+    for _ in range(runs):
+        for name, cmd in commands.items():
+            wall, peak = median_wall(cmd, env, 1)
+            times[name].append(wall)
+            peaks[name] = max(peaks[name], peak)
+    return {name: (round(statistics.median(times[name]), 3), peaks[name]) for name in commands}
+
+
 VECTOR_FIGURES = ("vector_index", "vector_index_build_s", "vector_recall_at_10", "vector_recall_at_100",
-                  "vector_query_p50_ms", "vector_query_flat_p50_ms", "warm_search_flat_p50_ms",
-                  "warm_search_flat_p95_ms")
+                  "vector_query_p50_ms", "vector_query_flat_p50_ms", "index_search_flat_p50_ms",
+                  "index_search_flat_p95_ms")
 
 
 def vector_figures(store: Any, searches: int, queries: int = 200) -> dict[str, Any]:
@@ -235,10 +291,11 @@ def vector_figures(store: Any, searches: int, queries: int = 200) -> dict[str, A
             found[k] += min(k, sum(1 for m, score in results["ann"][:k] if m in ids or score >= kth))
     figures.update(vector_recall_at_10=round(found[10] / (10 * queries), 4),
                    vector_recall_at_100=round(found[100] / (100 * queries), 4),
-                   vector_query_p50_ms=_percentiles(times["ann"])[0],
-                   vector_query_flat_p50_ms=_percentiles(times["flat"])[0])
+                   vector_query_p50_ms=percentiles(times["ann"])[0],
+                   vector_query_flat_p50_ms=percentiles(times["flat"])[0])
     exact_store = Store(store.path, store.embedder, replace(store.config, vector_index_rows=0), warm=True)
-    figures["warm_search_flat_p50_ms"], figures["warm_search_flat_p95_ms"] = _warm_search(exact_store, searches)
+    figures["index_search_flat_p50_ms"], figures["index_search_flat_p95_ms"] = _warm_search(
+        exact_store, searches, engine="index")
     return figures
 
 

@@ -77,6 +77,8 @@ class Config:
     search_engine: str = _setting("auto", "auto | ledger | index", "search.engine")
     ann_threshold: int = _setting(50_000, "active memories above which `auto` uses the LanceDB index",
                                   "search.ann_threshold")
+    hot_index_mb: int = _setting(512, "memory (MB) a long-lived process (MCP server) may give its in-memory "
+                                 "index; past it, search uses the LanceDB index; 0 = never", "search.hot_index_mb")
     lock_timeout: float = 10.0  # HINDSIGHT_LOCK_TIMEOUT
     storage_backend: str = _setting("", '"local", or "postgres": a shared PostgreSQL + pgvector store (docs/team.md)',
                                     "storage.backend")
@@ -214,6 +216,8 @@ def load(store_path: Path | None) -> Config:
         raise InvalidInput(f"[write] on_change must be supersede or keep_both, not {config.on_change!r}.")
     if config.search_engine not in ("auto", "ledger", "index"):
         raise InvalidInput(f"search engine must be auto, ledger or index, not {config.search_engine!r}.")
+    if config.hot_index_mb < 0:
+        raise InvalidInput("[search] hot_index_mb must be 0 (no in-memory index) or a number of megabytes, e.g. 512.")
     if config.mcp_sessions_per_agent < 1:
         raise InvalidInput("[mcp] sessions_per_agent must be at least 1, e.g. 16.")
     if config.vector_index_rows < 0:

@@ -247,6 +247,7 @@ def evaluate(conversations: Sequence[Conversation], *, mode: str = "hybrid", emb
         progress: ``progress(phase, done, total)``.
     """
     from .embedding import load_embedder
+    from .store import Store
 
     started = time.perf_counter()
     config = Config()
@@ -262,8 +263,12 @@ def evaluate(conversations: Sequence[Conversation], *, mode: str = "hybrid", emb
         if mode != "keyword":
             questions.add([clean(q.text) for conv in conversations for q in [*conv.questions, *conv.session_only]],
                           progress)
-        with store.ledger.held():
-            found = _search_all(store, conversations, mode, progress)
+        # Searched as a long-lived process searches: from its in-memory index, which gives the ledger
+        # engine's answers (a postgres store has none, and its database answers), its reads through one
+        # read-only connection held for the run.
+        searcher = Store(store.path, embedder=questions, config=config, warm=True)
+        with searcher.ledger.held():
+            found = _search_all(searcher, conversations, mode, progress)
         model = store.embedder.name
     per_question = [(q.category, _scores(q.evidence, hits)) for (q, hits) in found if q.evidence]
     overall = _mean([s for _, s in per_question])

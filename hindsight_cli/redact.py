@@ -129,15 +129,31 @@ def _secret_name(key: str, value: str) -> bool:
 
 
 
-def _may_match(rule: _Rule, text: str, folded: str) -> bool:
+def _may_match(rule: _Rule, text: str, folded: str, seen: dict[bool, set[str]]) -> bool:
     """Whether ``text`` can match ``rule``: it holds one of the rule's words (found in the folded text
-    when the pattern is case-blind), and its gate, if any, lets it through."""
+    when the pattern is case-blind), and its gate, if any, lets it through. ``seen`` keeps, per kind of
+    haystack, the words of every rule the text holds: one pass over them all, not one per rule."""
     _, pattern, words, _, gate = rule
     if words:
-        haystack = folded if pattern.startswith("(?i") else text
-        if not any(word in haystack for word in words) or not weak_gate(haystack, words):
+        blind = pattern.startswith("(?i")
+        haystack = folded if blind else text
+        found = seen.get(blind)
+        if found is None:
+            found = seen[blind] = {word for word in _all_words(blind) if word in haystack}
+        if found.isdisjoint(words) or not weak_gate(haystack, words):
             return False
     return gate is None or gate(text)
+
+
+_WORDS: dict[bool, tuple[str, ...]] = {}
+
+
+def _all_words(blind: bool) -> tuple[str, ...]:
+    """Every word of the case-blind rules (``blind``) or of the others."""
+    if blind not in _WORDS:
+        _WORDS[blind] = tuple(sorted({w for _, pattern, words, _, _ in _RULES if words
+                                      and pattern.startswith("(?i") == blind for w in words}))
+    return _WORDS[blind]
 
 
 def _present(words: tuple[str, ...], folded: str) -> tuple[str, ...]:
@@ -167,8 +183,9 @@ def _redact(text: str, label: bool) -> tuple[str, int]:
     total = 0
     folded = fold(text)
     done: list[tuple[int, int]] = []  # the markers already in the text: never redacted again, even in part
+    seen: dict[bool, set[str]] = {}
     for rule in _RULES:
-        if not _may_match(rule, text, folded):
+        if not _may_match(rule, text, folded, seen):
             continue
         kind, pattern, words, check, _ = rule
         pieces: list[str] = []
@@ -184,6 +201,7 @@ def _redact(text: str, label: bool) -> tuple[str, int]:
             text = "".join(pieces) + text[last:]
             folded = fold(text)
             done = _markers(text)
+            seen = {}  # the text changed
     return text, total
 
 

@@ -242,10 +242,23 @@ class Store:
         return self._rt.mirror.index(dim)
 
     def sync_index(self) -> int:
-        """Index every ledger change the index lacks; returns how many rows were written (0 on
-        Postgres, whose database indexes its own rows)."""
+        """Index every ledger change the index lacks (and the in-memory index of a warm store); returns how
+        many rows were written to the LanceDB index (0 on Postgres, whose database indexes its own rows)."""
         self._rt.require()
+        if self._rt.hot is not None:
+            self._rt.hot.ready()
         return 0 if self._rt.mirror is None else self._rt.mirror.sync()
+
+    def warm_up(self) -> None:
+        """Get a long-lived process ready to answer at once: what expired is purged (when due), the model
+        is loaded and, beside it, the in-memory index (or, where there is none, the LanceDB index caught
+        up)."""
+        recall.warm_up(self._rt)
+
+    def load_in_memory_index(self) -> None:
+        """Load a long-lived process's in-memory index (and the model); searches from other threads
+        meanwhile are answered by the ledger. Nothing else: ``warm_up`` does the rest."""
+        recall.load_in_memory(self._rt)
 
     def select_ids(self, filters: Filters) -> builtins.list[str]:
         return lifecycle.select_ids(self._rt, filters, self.scope)

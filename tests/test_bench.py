@@ -13,11 +13,17 @@ from hindsight_cli.store import Store
 
 pytestmark = pytest.mark.no_store  # the CLI here never uses the fixture's store
 
-FIGURES = {"size", "import_s", "import_per_s", "record_p50_ms", "warm_search_p50_ms", "warm_search_p95_ms",
-           "index_fragments_before_compaction", "store_mb_before_compaction", "index_fragments_after_compaction",
-           "store_mb", "warm_search_compacted_p50_ms", "warm_search_compacted_p95_ms", "ledger_search_p50_ms",
-           "ledger_search_p95_ms", "peak_memory_mb", "cold_search_median_s", "cold_search_peak_memory_mb",
-           "cold_help_median_s", *benchmark.VECTOR_FIGURES}
+FIGURES = {"size", "import_s", "import_per_s", "embed_batch_per_s", "import_share_of_embed", "storage_alone_per_s",
+           "record_p50_ms", "warm_up_s", "warm_search_p50_ms", "warm_search_p95_ms", "warm_after_embedding_p50_ms",
+           "warm_after_embedding_p95_ms", "floor_embed_p50_ms", "floor_topk_p50_ms", "floor_bm25_p50_ms",
+           "floor_p50_ms", "warm_ratio_to_floor", "hot_index_mb", "hot_bytes_per_memory", "index_search_p50_ms",
+           "index_search_p95_ms", "index_fragments_before_compaction", "store_mb_before_compaction",
+           "index_fragments_after_compaction", "store_mb", "index_search_compacted_p50_ms",
+           "index_search_compacted_p95_ms", "ledger_search_p50_ms", "ledger_search_p95_ms", "peak_memory_mb",
+           "cold_search_median_s", "cold_search_peak_memory_mb", "cold_record_median_s", "cold_help_median_s",
+           "floor_python_s", "floor_imports_s", "floor_query_embedding_s", "mcp_initialize_s",
+           "floor_mcp_sdk_import_s", "mcp_tools_list_ms", "mcp_first_search_s",
+           "mcp_search_p50_ms", "mcp_search_p95_ms", "mcp_peak_memory_mb", *benchmark.VECTOR_FIGURES}
 
 
 def test_synthetic_memories_are_varied_and_repeatable() -> None:

@@ -85,13 +85,14 @@ def test_the_vector_index_is_built_past_the_threshold_and_search_stays_exact(tmp
 def test_filters_hold_and_rows_added_after_the_build_are_found(tmp_path: Path, fake: Any) -> None:
     records = _records(400, seed=3)
     writer, warm = _writer_and_server(tmp_path / "s", fake, 200, records)
+    # (engine="index": a warm process would answer from its in-memory index; this is about the LanceDB one)
     assert warm.stats()["index"]["vector_index"]["rows"] == 400
 
     target = records[7]  # agent-3
-    scoped = warm.search(target["content"], filters=Filters(agent_ids=("agent-3",)), mode="vector", k=10).hits
+    scoped = warm.search(target["content"], filters=Filters(agent_ids=("agent-3",)), engine="index", mode="vector", k=10).hits
     assert scoped[0].memory.content == target["content"]
     assert {h.memory.agent_id for h in scoped} == {"agent-3"} and len(scoped) == 10
-    other = warm.search(target["content"], filters=Filters(agent_ids=("agent-0",)), mode="vector", k=10).hits
+    other = warm.search(target["content"], filters=Filters(agent_ids=("agent-0",)), engine="index", mode="vector", k=10).hits
     assert target["content"] not in {h.memory.content for h in other} and len(other) == 10
     # A narrow filter (one task: 25 of 400 rows) still gets every matching row, nearest first.
     vector = fake.embed([target["content"]])[0].tolist()
@@ -101,11 +102,11 @@ def test_filters_hold_and_rows_added_after_the_build_are_found(tmp_path: Path, f
 
     # Another process records after the build: found at once, before the index is extended.
     fresh = writer.record("zebra giraffe okapi migrated the billing webhook", agent_id="agent-1").memory
-    assert warm.search("zebra giraffe okapi", mode="vector", k=1).hits[0].memory.id == fresh.id
+    assert warm.search("zebra giraffe okapi", engine="index", mode="vector", k=1).hits[0].memory.id == fresh.id
     assert warm.stats()["index"]["vector_index"]["unindexed_rows"] == 1
-    gone = warm.search(records[11]["content"], mode="vector", k=1).hits[0].memory
+    gone = warm.search(records[11]["content"], engine="index", mode="vector", k=1).hits[0].memory
     writer.forget([gone.id])  # a soft forget: the row stays in the index as invalidated, and is filtered out
-    assert gone.id not in {h.memory.id for h in warm.search(records[11]["content"], mode="vector", k=5).hits}
+    assert gone.id not in {h.memory.id for h in warm.search(records[11]["content"], engine="index", mode="vector", k=5).hits}
 
     # Past a tenth of the index, the next sync folds the new rows in.
     writer.import_records(_records(60, seed=4, prefix="more"))

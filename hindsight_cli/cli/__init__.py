@@ -96,6 +96,10 @@ _ = (memory, forgetting, store_admin)
 
 def main() -> None:
     """Console-script entry point."""
+    # Vector work here is small and memory-bound (a top-k over 10k-100k rows, a 150x150 product): a second
+    # BLAS thread gains nothing and, on a busy machine or beside the model's own threads, makes each
+    # product wait for a core: 0.6 ms became 10-30 ms on two shared cores (docs/architecture.md).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     code = 0
     try:
         app(prog_name="hindsight", standalone_mode=True)

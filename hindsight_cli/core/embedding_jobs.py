@@ -50,15 +50,16 @@ class Background:
         return self._value
 
 
-def start(rt: Runtime, texts: Sequence[str]) -> Job:
-    """Embed ``texts`` beside the caller's ledger work when that is safe.
+def start(rt: Runtime, texts: Sequence[str], beside: bool = True) -> Job:
+    """Embed ``texts`` beside the caller's ledger work when that is safe and worth it (``beside``).
 
     In a cold process loading the model is the slowest step; it runs while the ledger opens (DuckDB and
     onnxruntime release the GIL). A configured hub model is only loaded after the store's model check has
-    passed, so a mismatch never starts a download.
+    passed, so a mismatch never starts a download. Work of a millisecond (the in-memory index) is not
+    worth a thread, whose start alone costs that much or more on a busy machine.
     """
     function = lambda: rt.embedder.embed(texts)  # noqa: E731
-    return Background(function) if rt.model_is_known() else Deferred(function)
+    return Background(function) if beside and rt.model_is_known() else Deferred(function)
 
 
 def embed_many(rt: Runtime, texts: Sequence[str], dim: int | None, progress: Progress | None = None) -> list[Any]:

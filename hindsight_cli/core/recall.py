@@ -1,8 +1,10 @@
 """Search (DESIGN §5): choose the candidate source, gather, rank, fit the budget.
 
-A long-lived process whose index matches the ledger's latest change searches the index without opening
-the ledger; otherwise the ledger answers (exactly), or, for big local stores and long-lived processes,
-the index after a catch-up sync done in short ledger reads of its own.
+A long-lived process searches its in-memory index (the ledger's answers, kept current from the ledger's
+change sequence) unless it outgrew ``[search] hot_index_mb``; then, like a cold process, the ledger
+answers (exactly), or, for big local stores and long-lived processes, the LanceDB index: without opening
+the ledger while it matches the ledger's latest change, else after a catch-up sync done in short ledger
+reads of its own.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from dataclasses import replace
 
 from ..errors import StoreBusy
 from ..models import SearchResult
-from ..search.candidates import IndexSource, LedgerSource, Source, gather
+from ..search.candidates import HotSource, IndexSource, LedgerSource, Source, gather
 from ..search.pipeline import rank, result
 from ..search.query import SearchQuery, keyword_terms, vector_floor
 from ..search.signals import Context, is_troubleshooting
@@ -58,20 +60,34 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
     limit = max(weights.candidates, query.k * 4)
     where = filters.conditions(now)
     words = keyword_terms(query.text, weights.derived_forms)
-    job = embedding_jobs.start(rt, [query.text]) if query.mode != "keyword" else None
+    in_memory = rt.hot is not None and rt.hot.index is not None
+    job = embedding_jobs.start(rt, [query.text], beside=not in_memory) if query.mode != "keyword" else None
 
     def ranked(source: Source, dim: int) -> SearchResult:
         vector = (lambda: rt.checked(job.result(), dim)[0].tolist()) if job is not None else None
         rows, candidates = gather(source, words, vector, where, limit, weights, query.mode)
         return result(query.text, rank(rows, candidates, ctx, weights, query.k, query.lists), query.budget)
 
+    hot, engine = rt.hot, query.engine
+    if hot is not None and (engine or rt.config.search_engine) == "auto":
+        # While another thread loads it for the first time (the MCP server's warm-up), the ledger answers
+        # (exactly what it will); a loaded index being brought up to date is waited for.
+        if not hot.lock.acquire(blocking=hot.index is not None or hot.full):
+            engine = "ledger"
+        else:
+            try:  # a write of this process (another thread) must not refresh it mid-search
+                held = hot.ready()
+                if held is not None:
+                    return ranked(HotSource(held), rt.check_meta(hot.meta) if query.mode != "keyword" else held.dim)
+            finally:
+                hot.lock.release()
     mirror = rt.mirror
-    if mirror is not None and _index_is_current(rt, query.engine):
+    if mirror is not None and _index_is_current(rt, engine):
         index = mirror.index()
         return ranked(IndexSource(index), index.dim)
     with rt.ledger.read() as session:
         dim = rt.check_model(session) if query.mode != "keyword" else int(session.meta()["embedding_dim"])
-        if _engine(rt, session, query.engine) != "index":
+        if _engine(rt, session, engine) != "index":
             return ranked(LedgerSource(session, filters.agent_ids), dim)
     assert mirror is not None
     # Catch the index up with short ledger reads of its own, then search it without holding the ledger:
@@ -83,3 +99,26 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
         with rt.ledger.read() as session:
             return ranked(LedgerSource(session, filters.agent_ids), dim)
     return ranked(IndexSource(mirror.index(dim)), dim)
+
+
+def warm_up(rt: Runtime) -> None:
+    """Load the model in a thread while the search index is brought up to date: each takes long, and
+    onnxruntime and DuckDB release the interpreter while they work."""
+    from .lifecycle import expire_if_due
+
+    model = embedding_jobs.Background(lambda: rt.embedder.embed(["warm up"]))
+    if rt.exists:
+        expire_if_due(rt)
+        if rt.hot is None or rt.hot.ready() is None:
+            if rt.mirror is not None:
+                rt.mirror.sync()
+    model.result()
+
+
+def load_in_memory(rt: Runtime) -> None:
+    """Load the in-memory index, with the model beside it, and nothing else of the warm-up (no write, no
+    LanceDB sync): a search that arrives meanwhile from another thread asks the ledger instead."""
+    if rt.exists and rt.hot is not None:
+        model = embedding_jobs.Background(lambda: rt.embedder.embed(["warm up"]))
+        rt.hot.ready()
+        model.result()

@@ -7,6 +7,7 @@ in ``Profile``, instead of a flag that each operation reads its own way.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -18,11 +19,13 @@ from ..config import Config, load as load_config
 from ..embedding import Embedder, known_dim, load_embedder, model_name
 from ..errors import EmbeddingMismatch, StoreNotFound
 from ..storage.base import Ledger, Reader
+from ..storage.hot_sync import HotMirror
 from ..storage.registry import open_ledger
 from ..storage.sync import Mirror
 from ..timeutil import now as utcnow
 from .prepare import Limits, Prepared, prepare
 
+log = logging.getLogger("hindsight.runtime")
 Progress = Callable[[int, int], None]
 Phase = Callable[[str], None]  # a long job says which step it is on ("Loading the embedding model")
 
@@ -41,11 +44,12 @@ class Profile:
     default_engine: str  # the candidate engine ``auto`` means for a local store ("index" or by size)
     background_maintenance: bool  # build the vector index in a thread, not before returning
     warm_model: bool  # pay the optimised model's load once
+    hot_index: bool  # hold every memory in memory and search there (``[search] hot_index_mb``)
 
     @classmethod
     def of(cls, long_lived: bool) -> Profile:
         return cls(index_reads=long_lived, default_engine="index" if long_lived else "auto",
-                   background_maintenance=long_lived, warm_model=long_lived)
+                   background_maintenance=long_lived, warm_model=long_lived, hot_index=long_lived)
 
 
 class Runtime:
@@ -64,6 +68,7 @@ class Runtime:
         self.profile = Profile.of(warm)
         self._embedder = embedder
         self.mirror = self._mirror()
+        self.hot = self._hot()
 
     def _mirror(self) -> Mirror | None:
         if not self.ledger.capabilities.mirrored:
@@ -71,11 +76,19 @@ class Runtime:
         return Mirror(self.path / paths.INDEX_DIR, self.ledger, self.config.lock_timeout,
                       int(self.config.vector_index_rows), self.profile.background_maintenance)
 
+    def _hot(self) -> HotMirror | None:
+        """The in-memory index of a long-lived process over a local ledger (a Postgres store searches the
+        database's own indexes)."""
+        if not (self.profile.hot_index and self.ledger.capabilities.mirrored and self.config.hot_index_mb > 0):
+            return None
+        return HotMirror(self.ledger, int(self.config.hot_index_mb * 1_000_000))
+
     def reopen(self, config: Config) -> None:
         """Use other settings (a backend or model just chosen), with the ledger and index they name."""
         self.config = config
         self.ledger = open_ledger(self.path, config)
         self.mirror = self._mirror()
+        self.hot = self._hot()
 
     def reload_config(self) -> None:
         """Read ``config.toml`` again, keeping the database URL given to this process."""
@@ -126,7 +139,10 @@ class Runtime:
 
     def check_model(self, session: Reader) -> int:
         """The store's vector dimension, after checking its model is the configured one."""
-        meta = session.meta()
+        return self.check_meta(session.meta())
+
+    def check_meta(self, meta: Mapping[str, str]) -> int:
+        """``check_model`` over the ledger's meta table as read before."""
         stored, dim = meta.get("embedding_model"), int(meta.get("embedding_dim", 0))
         if stored != self.model:
             raise EmbeddingMismatch(
@@ -170,3 +186,8 @@ class Runtime:
         """A committed write: an index this process holds open catches up now."""
         if self.mirror is not None:
             self.mirror.after_write()
+        if self.hot is not None and self.hot.index is not None:
+            try:
+                self.hot.refresh()
+            except Exception as error:  # noqa: BLE001 - the write succeeded; the next search catches up
+                log.warning("in-memory index refresh after a write failed (it catches up later): %s", error)

@@ -118,12 +118,15 @@ class Memories:
         return self._lock.acquire(timeout=timeout)
 
     def warm_up(self) -> None:
-        """Load the model and bring the index up to date, under the same lock as the tools: a tool call
-        that arrives meanwhile waits instead of racing to create the index."""
+        """Load the model and bring the index up to date. The in-memory index loads outside the tools'
+        lock (a search meanwhile is answered by the ledger, exactly as the index will answer); the rest,
+        the LanceDB index where there is no in-memory one among it, under the same lock as the tools: a
+        tool call that arrives meanwhile waits instead of racing to create the index."""
         self.ingest_hook_events()
         store = self.base
+        store.load_in_memory_index()
         with self._lock:
             if store.exists:
                 store.expire_if_due()
-                store.sync_index()
+                store.warm_up()
             store.embedder.embed(["warm up"])

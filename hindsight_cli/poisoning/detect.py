@@ -141,12 +141,26 @@ class _Text:
         self.where: dict[str, set[int]] = {}
 
     def has(self, needle: str) -> bool:
-        if needle.isascii() and needle.isalnum() and len(needle) <= _LONGEST:
-            if self.prefixes is None:
-                words = set(_ASCII_WORD.findall(self.text))
-                self.prefixes = {w[:size] for w in words for size in range(1, min(len(w), _LONGEST) + 1)}
-            return needle in self.prefixes
-        return needle in self.text
+        return needle in self.word_prefixes() if _by_prefix(needle) else needle in self.text
+
+    def word_prefixes(self) -> set[str]:
+        if self.prefixes is None:
+            words = set(_ASCII_WORD.findall(self.text))
+            self.prefixes = {w[:size] for w in words for size in range(1, min(len(w), _LONGEST) + 1)}
+        return self.prefixes
+
+    def candidates(self) -> list[set[int]]:
+        """Per language group (``_families()`` order), the families one of whose first slot's needles
+        the text holds: the only ones worth reading (a few set lookups per word, not one per needle)."""
+        prefix, groups, ascii_other, other = _needle_index()
+        out: list[set[int]] = [set() for _ in range(groups)]
+        for word_start in self.word_prefixes() & prefix.keys():
+            for group, family in prefix[word_start]:
+                out[group].add(family)
+        for needle, group, family in (ascii_other if self.text.isascii() else other):
+            if needle in self.text:
+                out[group].add(family)
+        return out
 
     def sentences(self, needle: str) -> set[int]:
         """The sentences ``needle`` occurs in (as a substring)."""
@@ -166,6 +180,32 @@ _ASCII_WORD = re.compile(r"[a-z0-9]+")
 _LONGEST = 14
 
 
+def _by_prefix(needle: str) -> bool:
+    """Whether ``needle`` is found as a word's start (one set lookup) rather than by a substring search."""
+    return needle.isascii() and needle.isalnum() and len(needle) <= _LONGEST
+
+
+_Where = tuple[int, int]  # (language group, family) in ``_families()``
+
+
+@lru_cache(maxsize=1)
+def _needle_index() -> tuple[dict[str, list[_Where]], int, tuple[tuple[str, int, int], ...],
+                             tuple[tuple[str, int, int], ...]]:
+    """Every family's first-slot needles, inverted: word starts → families (with the number of groups),
+    then the needles a substring search finds: the ASCII ones, and all of them."""
+    prefix: dict[str, list[_Where]] = {}
+    other: list[tuple[str, int, int]] = []
+    families = _families()
+    for group, (_, members) in enumerate(families):
+        for number, family in enumerate(members):
+            for needle in _needles(family.slots[0]):
+                if _by_prefix(needle):
+                    prefix.setdefault(needle, []).append((group, number))
+                else:
+                    other.append((needle, group, number))
+    return prefix, len(families), tuple(o for o in other if o[0].isascii()), tuple(other)
+
+
 def phrase_kinds(original: str, english_only: bool = False, folded: str | None = None) -> dict[str, int]:
     """Kinds of instruction-like phrasing in ``original`` (any text; it is normalised here, or ``folded``
     is its normalised form), with weights. A kind in another language is left out when the same act
@@ -175,10 +215,12 @@ def phrase_kinds(original: str, english_only: bool = False, folded: str | None =
         text = _alternatives(_keep(), True).sub(" keep ", text)
     cut = _Text(text)
     found: dict[str, int] = {}
-    for lang, group in _families():
-        if (english_only and lang != "en") or not _readable(lang, original, text):
+    candidates = cut.candidates()
+    for (lang, group), wanted in zip(_families(), candidates):
+        if not wanted or (english_only and lang != "en") or not _readable(lang, original, text):
             continue
-        for family in group:
+        for number in sorted(wanted):
+            family = group[number]
             if found.get(family.kind, 0) >= family.weight or (lang != "en" and found.get(family.kind.split(" (")[0])):
                 continue
             # Only sentences that hold a needle of the first slot can hold the whole family.

@@ -1,20 +1,23 @@
 """Candidates (DESIGN §5.2): vector top-N and keyword top-N from a source, fused, with their rows.
 
 A source is anything that answers the three questions below over the hard filters: the ledger (DuckDB
-or Postgres, exact), the LanceDB index of a long-lived process, or an in-memory corpus. ``gather`` is the
-one candidate step every search runs, whatever its source.
+or Postgres, exact), the in-memory index of a long-lived process (the ledger's answers, from memory), or
+the LanceDB index. ``gather`` is the one candidate step every search runs, whatever its source.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..config import Ranking
 from ..storage.base import Condition, Reader
 from ..storage.index import Index, where_clause
 from ..storage.rows import MemoryRow
 from .relevance import Candidate, fuse
+
+if TYPE_CHECKING:
+    from ..storage.hot import HotIndex
 
 
 class Source(Protocol):
@@ -62,6 +65,31 @@ class IndexSource:
 
     def rows(self, ids: Sequence[str], where: Sequence[Condition]) -> list[MemoryRow]:
         return [self._stored[m] for m in ids]
+
+
+class HotSource:
+    """The in-memory index (``storage.hot``): the ledger engine's candidates without a ledger read. The
+    filters become one mask per query, shared by its three questions."""
+
+    def __init__(self, index: HotIndex) -> None:
+        self.index = index
+        self._where: Sequence[Condition] | None = None
+        self._mask: Any = None
+
+    def _masked(self, where: Sequence[Condition]) -> Any:
+        if where is not self._where:
+            self._where, self._mask = where, self.index.mask(where)
+        return self._mask
+
+    def keyword(self, terms: Sequence[str], where: Sequence[Condition], limit: int,
+                weights: Ranking) -> list[tuple[str, float]]:
+        return self.index.keyword(terms, self._masked(where), limit, weights.bm25_k1, weights.bm25_b)
+
+    def nearest(self, vector: Sequence[float], where: Sequence[Condition], limit: int) -> list[tuple[str, float]]:
+        return self.index.nearest(vector, self._masked(where), limit)
+
+    def rows(self, ids: Sequence[str], where: Sequence[Condition]) -> list[MemoryRow]:
+        return self.index.rows(ids)
 
 
 def gather(source: Source, terms: Sequence[str], vector: Callable[[], Sequence[float]] | None,

@@ -1,0 +1,216 @@
+"""The figures of ``hindsight bench`` that are read against a floor measured in the same run (DESIGN §8):
+warm search in process and over MCP against "embed the query + numpy top-k over the same vectors +
+BM25 over the same postings", and import against the model's own batch rate and a stand-in embedder.
+
+Machines here are shared, so a figure alone says little; its ratio to the floor taken minutes apart on
+the same machine is what the targets are about.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+QUERIES = ["weather API 401", "kubectl timed out", "how was the redis connection fixed", "用户希望回答简短",
+           "rate limit on stripe", "terraform schema mismatch", "docker ran out of memory", "npm lockfile"]
+
+
+def percentiles(times_ms: Sequence[float]) -> tuple[float, float]:
+    ordered = sorted(times_ms)
+    return round(statistics.median(ordered), 2), round(ordered[max(0, math.ceil(len(ordered) * 0.95) - 1)], 2)
+
+
+class Timed:
+    """An embedder that keeps the time its last ``embed`` took, so a search's own time can be told apart
+    from its query's embedding."""
+
+    def __init__(self, model: Any) -> None:
+        self.model, self.name, self.dim = model, model.name, getattr(model, "dim", 0)
+        self.last = 0.0
+
+    def warm(self) -> None:
+        warm = getattr(self.model, "warm", None)
+        if warm is not None:
+            warm()
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        started = time.perf_counter()
+        try:
+            return self.model.embed(texts)
+        finally:
+            self.last = time.perf_counter() - started
+
+
+class StandIn:
+    """An embedder that costs nothing (a vector from the text's hash): import without the model."""
+
+    name, dim = "bench/stand-in", 384
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            out[row, hash(text) % self.dim] = 1.0
+        return out
+
+
+def warm_figures(path: Path, model: Any, searches: int) -> dict[str, Any]:
+    """Warm search in process (the in-memory index), the part after the query's embedding, and the
+    floor, interleaved query by query so that load changes hit both alike."""
+    from .store import Store
+
+    timed = Timed(model)
+    store = Store(path, embedder=timed, warm=True)
+    started = time.perf_counter()
+    store.warm_up()
+    figures: dict[str, Any] = {"warm_up_s": round(time.perf_counter() - started, 2)}
+    hot = store._rt.hot
+    index = hot.index if hot is not None else None
+    total, after, embed, topk, bm25 = [], [], [], [], []
+    for i in range(searches):
+        query = QUERIES[i % len(QUERIES)]
+        started = time.perf_counter()
+        store.search(query)
+        total.append((time.perf_counter() - started) * 1000)
+        after.append(total[-1] - timed.last * 1000)
+        started = time.perf_counter()
+        vector = model.embed([query])[0]
+        embed.append((time.perf_counter() - started) * 1000)
+        if index is not None:
+            topk.append(_numpy_topk(index.matrix.view, vector, 100))
+            bm25.append(_plain_bm25(index, query, 100))
+    figures["warm_search_p50_ms"], figures["warm_search_p95_ms"] = percentiles(total)
+    figures["warm_after_embedding_p50_ms"], figures["warm_after_embedding_p95_ms"] = percentiles(after)
+    figures["floor_embed_p50_ms"] = percentiles(embed)[0]
+    figures["floor_topk_p50_ms"] = percentiles(topk)[0] if topk else None
+    figures["floor_bm25_p50_ms"] = percentiles(bm25)[0] if bm25 else None
+    floor = figures["floor_embed_p50_ms"] + (figures["floor_topk_p50_ms"] or 0) + (figures["floor_bm25_p50_ms"] or 0)
+    figures["floor_p50_ms"] = round(floor, 2)
+    figures["warm_ratio_to_floor"] = round(figures["warm_search_p50_ms"] / floor, 2) if floor else None
+    figures["hot_index_mb"] = round(index.nbytes / 1e6, 1) if index is not None else None
+    figures["hot_bytes_per_memory"] = round(index.nbytes / max(index.live, 1)) if index is not None else None
+    return figures
+
+
+def _numpy_topk(matrix: Any, vector: Any, k: int) -> float:
+    """The vector floor: one product over every row and an unordered top k, sorted (ms)."""
+    import numpy as np
+
+    started = time.perf_counter()
+    scores = matrix @ vector
+    top = np.argpartition(-scores, min(k, len(scores) - 1))[:k]
+    top[np.argsort(-scores[top])]
+    return (time.perf_counter() - started) * 1000
+
+
+def _plain_bm25(index: Any, query: str, k: int) -> float:
+    """The keyword floor: BM25 over the same postings with no filters, statistics or tie rules (ms)."""
+    import numpy as np
+
+    from .text import terms
+
+    started = time.perf_counter()
+    doc_len = index.doc_len.view
+    n, avgdl = len(doc_len), max(float(doc_len.mean()), 1.0)
+    scores = np.zeros(n)
+    for term in set(terms(query)):
+        lists = index.postings.get(term)
+        if lists is None:
+            continue
+        slots, tf = np.frombuffer(lists[0], dtype=np.int32), np.frombuffer(lists[1], dtype=np.int32)
+        idf = math.log(1 + (n - len(slots) + 0.5) / (len(slots) + 0.5))
+        scores[slots] += idf * tf * 1.9 / (tf + 0.9 * (0.6 + 0.4 * doc_len[slots] / avgdl))
+    np.argpartition(-scores, min(k, n - 1))[:k]
+    return (time.perf_counter() - started) * 1000
+
+
+def embed_rate(model: Any, records: Sequence[dict[str, Any]], limit: int = 2000) -> float:
+    """The model's own batch rate on the import's texts (sorted by length, batches of 256, as import)."""
+    from .storage.rows import MemoryRow, embedding_text
+
+    texts = sorted((embedding_text(MemoryRow("", r["content"], resolution=r.get("resolution")))
+                    for r in records[:limit]), key=len)
+    started = time.perf_counter()
+    for start in range(0, len(texts), 256):
+        model.embed(texts[start : start + 256])
+    return round(len(texts) / (time.perf_counter() - started), 1)
+
+
+def storage_rate(root: Path, records: Sequence[dict[str, Any]]) -> float:
+    """Import with the stand-in embedder: what the store itself costs per memory."""
+    from .store import Store
+
+    store = Store(root / "stand-in", embedder=StandIn())
+    started = time.perf_counter()
+    store.import_records(records)
+    return round(len(records) / (time.perf_counter() - started), 1)
+
+
+def _rpc(proc: Any, message_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": message_id, "method": method, "params": params}) + "\n")
+    proc.stdin.flush()
+    while True:
+        line = proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the MCP server ended before answering {method}")
+        message: dict[str, Any] = json.loads(line)
+        if message.get("id") == message_id:
+            return message
+
+
+_SDK = "mcp.server.mcpserver"  # the MCP SDK's server, imported by a new interpreter for the floor
+_INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}
+
+
+def _server(cmd: Sequence[str], env: dict[str, str]) -> Any:
+    return subprocess.Popen(list(cmd), env=env, text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+
+
+def mcp_figures(cmd: Sequence[str], env: dict[str, str], runs: int, searches: int) -> dict[str, Any]:
+    """``hindsight mcp`` over stdio: start to a completed ``initialize`` and ``tools/list`` (median of
+    ``runs``), the first ``memory_search`` after ``initialize``, warm round trips, the server's peak RSS."""
+    from .benchmark import _hwm_mb, median_wall
+
+    starts, lists, firsts, sdk = [], [], [], []
+    for _ in range(runs):
+        sdk.append(median_wall([sys.executable, "-c", f"import {_SDK}"], env, 1)[0])  # in turns
+        started = time.perf_counter()
+        proc = _server(cmd, env)
+        try:
+            _rpc(proc, 1, "initialize", _INIT)
+            starts.append(time.perf_counter() - started)
+            proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+            listed = time.perf_counter()
+            _rpc(proc, 2, "tools/list", {})
+            lists.append(time.perf_counter() - listed)
+            call: dict[str, Any] = {"name": "memory_search", "arguments": {"query": "warm up", "budget_tokens": 400}}
+            _rpc(proc, 3, "tools/call", call)
+            firsts.append(time.perf_counter() - started)
+            times = []
+            for i in range(searches if len(firsts) == 1 else 0):
+                call["arguments"]["query"] = QUERIES[i % len(QUERIES)]
+                began = time.perf_counter()
+                reply = _rpc(proc, 4 + i, "tools/call", call)
+                times.append((time.perf_counter() - began) * 1000)
+                if reply.get("result", {}).get("isError"):
+                    raise RuntimeError(f"memory_search failed during the benchmark: {reply}")
+            if times:
+                p50, p95 = percentiles(times)
+                peak = _hwm_mb(proc.pid)
+        finally:
+            proc.kill()
+            proc.wait()
+    return {"mcp_initialize_s": round(statistics.median(starts), 3),
+            "floor_mcp_sdk_import_s": round(statistics.median(sdk), 3),
+            "mcp_tools_list_ms": round(statistics.median(lists) * 1000, 1),
+            "mcp_first_search_s": round(statistics.median(firsts), 3),
+            "mcp_search_p50_ms": p50, "mcp_search_p95_ms": p95, "mcp_peak_memory_mb": peak}

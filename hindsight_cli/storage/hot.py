@@ -1,0 +1,358 @@
+"""The in-memory index of a long-lived process: every ledger row, its vectors as one contiguous float32
+matrix, its keyword postings and its filter columns, searched the way the ledger engine searches.
+
+It reproduces the DuckDB ledger's candidates: cosine top-N (``ORDER BY cosine DESC, id``) and BM25 with
+the ledger's formula, whose statistics (rows, mean length, document frequencies) are those of the rows the
+filters select. Each change takes a new slot (the old one is marked dead), so postings and columns only
+ever grow until a compaction packs them; ``storage.hot_sync`` keeps it current from the ledger's change
+sequence. One memory may own several vector rows (``vector_slot`` maps a row to its memory), and
+``nearest`` gives each memory its best row's cosine.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from array import array
+from itertools import pairwise
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .base import Condition
+from .hot_columns import Grow, Labels, Numbers, Tags
+from .rows import COLUMNS, FILTER_COLUMNS, JSON_COLUMNS, LIST_COLUMNS, MemoryRow
+from .sql.duckdb_feed import Changes
+
+LABELS = ("agent_id", "task_id", "type", "status", "outcome", "trigger", "source")
+NUMBERS = ("event_at", "created_at", "expires_at", "step")
+FILTERABLE = FILTER_COLUMNS | {"id", "trigger", "created_at", "source", "step"}  # what the ledger can filter on
+_SLACK = 1e-5  # more than a float32 product's rounding of a cosine: rows this near the cut are scored again
+ROW_OVERHEAD = 1100  # bytes a decoded row's objects take besides its text (measured: docs/architecture.md)
+
+
+class HotIndex:
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self.ids: list[str] = []
+        self.stored: list[MemoryRow] = []
+        self.slot_of: dict[str, int] = {}  # each id's live slot
+        self.alive = Grow(np.bool_)
+        self.doc_len = Grow(np.int64)
+        self.labels = {name: Labels() for name in LABELS}
+        self.numbers = {name: Numbers() for name in NUMBERS}
+        self.tags = Tags()
+        self.postings: dict[str, tuple[array[int], array[int]]] = {}  # term → (slots, tf)
+        self.matrix = Grow(np.float32, dim)
+        self.norms = Grow(np.float64)  # each vector row's norm, as the ledger's cosine divides by it
+        self.vector_slot = Grow(np.int32)
+        self.first_vector = Grow(np.int32)  # per slot: its (whole-memory) vector row, or -1
+        self.extra = Grow(np.int32)  # per slot: how many further vector rows (a long memory's chunks) it owns
+        self.chunk_rows = 0  # the live slots' further vector rows
+        self.multi = False  # some memory owns more than one vector row
+        self.seq = 0  # the highest change sequence number applied
+        self.dead = 0
+        self._row_bytes = 0
+        self._lent: list[int] = []  # slots whose stored row holds a view of the matrix (``rows``)
+
+    @property
+    def live(self) -> int:
+        return len(self.slot_of)
+
+    # --- changes ------------------------------------------------------------------------------------
+
+    def apply(self, changes: Changes) -> None:
+        """Add (or replace) the rows of ``changes`` with their vectors and postings."""
+        table = changes.rows
+        count = table.num_rows
+        if not count:
+            return
+        first = len(self.ids)
+        rows = self._decode(table)
+        for row in rows:
+            old = self.slot_of.get(row.id)
+            if old is not None:
+                self._kill(old)
+        seqs = np.asarray(table.column("seq").to_numpy(), dtype=np.int64)
+        for offset, row in enumerate(rows):
+            self.slot_of[row.id] = first + offset
+            self._row_bytes += ROW_OVERHEAD + len(row.content) + len(row.resolution or "")
+        self.ids.extend(row.id for row in rows)
+        self.stored.extend(rows)
+        self.alive.extend(np.ones(count, dtype=bool))
+        self.doc_len.extend(table.column("doc_len").to_numpy(zero_copy_only=False))
+        self._columns(table, rows, first)
+        matrix = self.matrix.data
+        self.extra.extend(np.zeros(count, dtype=np.int32))
+        self._vectors(table, first)
+        self._chunks(changes.chunks, seqs, first)
+        if self.matrix.data is not matrix:
+            self._recall_lent()
+        self._postings(changes.postings, seqs, first)
+        self.seq = max(self.seq, int(seqs.max()))
+
+    def _chunks(self, chunks: Any, seqs: Any, first: int) -> None:
+        """A long memory's further windows: more vector rows for its slot (``nearest`` takes its best)."""
+        if chunks is None or not chunks.num_rows:
+            return
+        slots = (first + np.searchsorted(seqs, chunks.column("seq").to_numpy())).astype(np.int32)
+        values = chunks.column("embedding").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        self._add_rows(np.asarray(values, dtype=np.float32).reshape(len(slots), self.dim), slots)
+        np.add.at(self.extra.data, slots, 1)
+        self.chunk_rows += len(slots)
+        self.multi = True
+
+    def _add_rows(self, vectors: Any, slots: Any) -> None:
+        self.matrix.extend(vectors)
+        self.norms.extend(np.sqrt(np.einsum("ij,ij->i", vectors, vectors, dtype=np.float64)))
+        self.vector_slot.extend(slots)
+
+    def remove(self, ids: Sequence[str]) -> None:
+        for mid in ids:
+            slot = self.slot_of.get(mid)
+            if slot is not None:
+                self._kill(slot)
+
+    def _kill(self, slot: int) -> None:
+        del self.slot_of[self.ids[slot]]
+        self.alive.data[slot] = False
+        self.dead += 1
+        self.chunk_rows -= int(self.extra.data[slot])
+        row = self.stored[slot]
+        self._row_bytes -= ROW_OVERHEAD + len(row.content) + len(row.resolution or "")
+
+    def _decode(self, table: Any) -> list[MemoryRow]:
+        """The table's rows as ``MemoryRow``s (without vectors), column by column, labels interned."""
+        columns: list[list[Any]] = []
+        for name in COLUMNS:
+            if name in self.labels:
+                columns.append(self.labels[name].add(table.column(name)))
+                continue
+            values = table.column(name).to_pylist()
+            if name in JSON_COLUMNS:  # most are empty: a new {} each, without the parser
+                values = [{} if v == "{}" else json.loads(v) if isinstance(v, str) else v for v in values]
+            elif name in LIST_COLUMNS:
+                values = [v or [] for v in values]
+            columns.append(values)
+        rows = [MemoryRow(*values) for values in zip(*columns)]
+        for row, seq in zip(rows, table.column("seq").to_pylist()):
+            row.seq = seq
+        return rows
+
+    def _columns(self, table: Any, rows: Sequence[MemoryRow], first: int) -> None:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        for name, column in self.numbers.items():
+            values = table.column(name)
+            if pa.types.is_timestamp(values.type):
+                values = values.cast(pa.timestamp("us")).cast(pa.int64())
+            nulls = values.is_null().to_numpy(zero_copy_only=False)
+            column.add(pc.fill_null(values, 0).to_numpy(zero_copy_only=False), nulls)
+        self.tags.add(first, [row.tags for row in rows])
+
+    def _vectors(self, table: Any, first: int) -> None:
+        column = table.column("embedding").combine_chunks()
+        has = ~column.is_null().to_numpy(zero_copy_only=False)
+        present = np.flatnonzero(has)
+        starts = np.full(len(has), -1, dtype=np.int32)
+        if len(present):
+            kept = column if len(present) == len(has) else column.filter(has)
+            values = kept.flatten().to_numpy(zero_copy_only=False)
+            vectors = np.asarray(values, dtype=np.float32).reshape(len(present), self.dim)
+            starts[present] = np.arange(self.matrix.n, self.matrix.n + len(present), dtype=np.int32)
+            self._add_rows(vectors, first + present)
+        self.first_vector.extend(starts)
+
+    def _postings(self, postings: Any, seqs: Any, first: int) -> None:
+        """Append each posting to its term's lists, grouped by term in numpy (not a loop per posting)."""
+        if not postings.num_rows:
+            return
+        import pyarrow.compute as pc
+
+        terms = pc.dictionary_encode(postings.column("term").combine_chunks())
+        codes = np.asarray(terms.indices.to_numpy(zero_copy_only=False))
+        slots = (first + np.searchsorted(seqs, postings.column("seq").to_numpy())).astype(np.int32)
+        tf = np.asarray(postings.column("tf").to_numpy(), dtype=np.int32)
+        order = np.argsort(codes, kind="stable")
+        codes, slots, tf = codes[order], slots[order], tf[order]
+        bounds = [0, *(np.flatnonzero(np.diff(codes)) + 1).tolist(), len(codes)]
+        names = terms.dictionary.to_pylist()
+        for start, end in pairwise(bounds):
+            lists = self.postings.setdefault(names[codes[start]], (array("i"), array("i")))
+            lists[0].frombytes(slots[start:end].tobytes())
+            lists[1].frombytes(tf[start:end].tobytes())
+
+    def compact(self) -> None:
+        """Pack the live slots (and their vector rows) together, dropping dead ones everywhere."""
+        self._recall_lent()
+        live = np.flatnonzero(self.alive.view)
+        new_slot = np.full(len(self.ids), -1, dtype=np.int64)
+        new_slot[live] = np.arange(len(live))
+        self.ids = [self.ids[s] for s in live]
+        self.stored = [self.stored[s] for s in live]
+        self.slot_of = {mid: slot for slot, mid in enumerate(self.ids)}
+        for grown in (self.alive, self.doc_len, self.extra, *(c.codes for c in self.labels.values()),
+                      *(n for c in self.numbers.values() for n in (c.data, c.null))):
+            grown.keep(live)
+        self.tags.remap(new_slot)
+        for term, (slots, tf) in list(self.postings.items()):
+            moved = new_slot[np.frombuffer(slots, dtype=np.int32)]
+            keep = moved >= 0
+            if keep.any():
+                self.postings[term] = (array("i", moved[keep].astype(np.int32).tobytes()),
+                                       array("i", np.frombuffer(tf, dtype=np.int32)[keep].tobytes()))
+            else:
+                del self.postings[term]
+        self._compact_vectors(live, new_slot)
+        self.dead = 0
+
+    def _compact_vectors(self, live: Any, new_slot: Any) -> None:
+        rows = np.flatnonzero(new_slot[self.vector_slot.view] >= 0)
+        new_row = np.full(self.matrix.n, -1, dtype=np.int64)
+        new_row[rows] = np.arange(len(rows))
+        firsts = self.first_vector.view[live]
+        for grown in (self.matrix, self.norms, self.vector_slot):
+            grown.keep(rows)
+        self.vector_slot.data[: len(rows)] = new_slot[self.vector_slot.view]
+        self.first_vector.keep(live)
+        self.first_vector.data[: len(live)] = np.where(firsts >= 0, new_row[firsts], -1)
+
+    # --- search -------------------------------------------------------------------------------------
+
+    def mask(self, where: Sequence[Condition]) -> Any:
+        """The live slots that satisfy every condition."""
+        out = self.alive.view.copy()
+        for column, op, value in where:
+            if column not in FILTERABLE:
+                raise ValueError(f"cannot filter on {column!r}")
+            if column == "id" and op in ("in", "="):
+                wanted = np.zeros(len(out), dtype=bool)
+                found = [self.slot_of[m] for m in (value if op == "in" else [value]) if m in self.slot_of]
+                wanted[found] = True
+                out &= wanted
+            elif column == "id":
+                out &= np.array([_compare(op, mid, value) for mid in self.ids], dtype=bool)
+            elif column == "tags":
+                out &= self.tags.mask(op, value, len(out))
+            elif column in self.numbers:
+                out &= self.numbers[column].mask(op, value)
+            else:
+                out &= self.labels[column].mask(op, value)
+        return out
+
+    def nearest(self, vector: Sequence[float], mask: Any, limit: int) -> list[tuple[str, float]]:
+        """Cosine top-``limit`` among the masked memories, each scored by its best vector row."""
+        rows = np.flatnonzero(mask[self.vector_slot.view])
+        if not len(rows) or limit <= 0:
+            return []
+        query = np.asarray(vector, dtype=np.float32)
+        length = math.sqrt(float(np.dot(query.astype(np.float64), query)))
+        if len(rows) * 4 < self.matrix.n:  # a narrow filter: multiply only its rows
+            dots = self.matrix.data[rows] @ query
+        else:
+            dots = (self.matrix.view @ query)[rows]
+        cosine = self._cosine(rows, dots, length)
+        best = self._best(rows, cosine)[1]
+        if len(best) > limit:  # only the rows that may reach the top are scored again, exactly alike
+            rows = rows[cosine >= np.partition(best, len(best) - limit)[len(best) - limit] - _SLACK]
+        # BLAS rounds a row by its position in the matrix (its kernel differs at block edges), so equal
+        # vectors (the windows two long memories share) may differ in the last bit; einsum rounds equal
+        # rows alike, and they tie as in the ledger (then the id decides)
+        exact = self._cosine(rows, np.einsum("ij,j->i", self.matrix.data[rows], query), length)
+        return self._top(*self._best(rows, exact), limit)
+
+    def _cosine(self, rows: Any, dots: Any, length: float) -> Any:
+        denominator = self.norms.data[rows] * length
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cosine = np.where(denominator > 0, dots / denominator, 0.0)
+        return np.clip(cosine, -1.0, 1.0).astype(np.float32)
+
+    def _best(self, rows: Any, cosine: Any) -> tuple[Any, Any]:
+        """Each memory's slot and its best row's cosine (a long memory owns several rows)."""
+        slots = self.vector_slot.data[rows]
+        if not self.multi:
+            return slots, cosine
+        order = np.lexsort((slots, -cosine))
+        _, first = np.unique(slots[order], return_index=True)
+        return slots[order][first], cosine[order][first]
+
+    def keyword(self, terms: Sequence[str], mask: Any, limit: int, k1: float, b: float) -> list[tuple[str, float]]:
+        """BM25 over the postings with the ledger's formula and the masked rows' statistics."""
+        n = int(np.count_nonzero(mask))
+        if not n or limit <= 0:
+            return []
+        doc_len = self.doc_len.view
+        avgdl = max(float(int(doc_len[mask].sum())) / n, 1.0)
+        found, parts = [], []
+        for term in sorted(set(terms)):
+            lists = self.postings.get(term)
+            if lists is None:
+                continue
+            slots = np.frombuffer(lists[0], dtype=np.int32)
+            keep = mask[slots]
+            slots = slots[keep]
+            df = len(slots)
+            if not df:
+                continue
+            tf = np.frombuffer(lists[1], dtype=np.int32)[keep].astype(np.float64)
+            idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            parts.append(idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * doc_len[slots] / avgdl)))
+            found.append(slots)
+        if not found:
+            return []
+        unique, inverse = np.unique(np.concatenate(found), return_inverse=True)
+        return self._top(unique, np.bincount(inverse, weights=np.concatenate(parts)), limit)
+
+    def _top(self, slots: Any, scores: Any, limit: int) -> list[tuple[str, float]]:
+        """The ``limit`` best by score, ties by id (the ledger's ``ORDER BY score DESC, id``)."""
+        if len(scores) > limit:
+            threshold = np.partition(scores, len(scores) - limit)[len(scores) - limit]
+            chosen = np.flatnonzero(scores >= threshold)
+            slots, scores = slots[chosen], scores[chosen]
+        ranked = sorted(zip((-scores).tolist(), (self.ids[s] for s in slots.tolist())))
+        return [(mid, -negative) for negative, mid in ranked[:limit]]
+
+    def rows(self, ids: Sequence[str]) -> list[MemoryRow]:
+        """The rows of ``ids`` with their vectors, newest first as the ledger returns them.
+
+        They are the index's own objects, not copies (copying 150 rows cost more than the search): read
+        them, never change them. A row's vector is a view of the matrix, lent until the matrix moves."""
+        slots = sorted((self.slot_of[m] for m in ids if m in self.slot_of),
+                       key=lambda s: (self.stored[s].created_at, self.ids[s]), reverse=True)
+        out = []
+        for slot in slots:
+            row = self.stored[slot]
+            if row.embedding is None:
+                vector = int(self.first_vector.data[slot])
+                if vector >= 0:
+                    row.embedding = self.matrix.data[vector]
+                    self._lent.append(slot)
+            out.append(row)
+        return out
+
+    def _recall_lent(self) -> None:
+        """The matrix moved (it grew, or was packed): lent views would keep the old one alive."""
+        for slot in self._lent:
+            self.stored[slot].embedding = None
+        self._lent = []
+
+    @property
+    def nbytes(self) -> int:
+        """What the index holds, in bytes (the arrays' and postings' own sizes; rows by ``ROW_OVERHEAD``)."""
+        arrays = sum(g.nbytes for g in (self.alive, self.doc_len, self.matrix, self.norms, self.vector_slot,
+                                        self.first_vector, self.extra))
+        columns = sum(c.nbytes for c in self.labels.values()) + sum(c.nbytes for c in self.numbers.values())
+        postings = sum(130 + len(term) + 4 * (len(s) + len(t)) for term, (s, t) in self.postings.items())
+        return arrays + columns + postings + self.tags.nbytes + self._row_bytes + 100 * len(self.ids)
+
+
+def _compare(op: str, left: str, right: Any) -> bool:
+    if op == "is":
+        return right is not None and left == right
+    if op == "null_or_eq":
+        return right is None or left == right
+    if op in ("=", ">=", "<=", "<"):
+        return bool({"=": left == right, ">=": left >= right, "<=": left <= right, "<": left < right}[op])
+    raise ValueError(f"cannot apply {op!r} to id")

@@ -1,0 +1,192 @@
+"""The columns of the in-memory index (``storage.hot``), one value per slot, and the storage contract's
+conditions evaluated over them as boolean masks, with SQL's meaning: a comparison with NULL is false,
+``is`` matches NULL to NULL, ``null_or_eq`` keeps NULL rows, ``expired``/``unexpired`` read
+``expires_at`` as DuckDB does."""
+
+from __future__ import annotations
+
+import operator
+from array import array
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from . import codec
+
+_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "=": operator.eq, ">=": operator.ge, "<=": operator.le, "<": operator.lt}
+
+
+class Grow:
+    """A one-dimensional numpy array that grows by doubling (appends are amortised O(1))."""
+
+    def __init__(self, dtype: Any, width: int = 0) -> None:
+        self.width = width  # > 0: rows of ``width`` values (the vector matrix)
+        shape = (16, width) if width else (16,)
+        self.data = np.zeros(shape, dtype=dtype)
+        self.n = 0
+
+    @property
+    def view(self) -> Any:
+        return self.data[: self.n]
+
+    def extend(self, values: Any) -> None:
+        values = np.asarray(values, dtype=self.data.dtype)
+        needed = self.n + len(values)
+        if needed > len(self.data):
+            size = max(needed, 2 * len(self.data))
+            grown = np.zeros((size, self.width) if self.width else (size,), dtype=self.data.dtype)
+            grown[: self.n] = self.data[: self.n]
+            self.data = grown
+        self.data[self.n : needed] = values
+        self.n = needed
+
+    def keep(self, positions: Any) -> None:
+        """Keep only the values at ``positions`` (in that order): a compaction."""
+        kept = self.data[positions]
+        self.data = np.zeros((max(16, len(kept)), *self.data.shape[1:]), dtype=self.data.dtype)
+        self.data[: len(kept)] = kept
+        self.n = len(kept)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.data.nbytes)
+
+
+class Labels:
+    """A string column (agent, task, type, …) as codes into a vocabulary; NULL is code -1. Equal strings
+    are one object, so a hundred thousand rows of ``"episodic"`` hold one string."""
+
+    def __init__(self) -> None:
+        self.codes = Grow(np.int32)
+        self.code: dict[str, int] = {}
+        self.values: list[str] = []
+
+    def add(self, column: Any) -> list[str | None]:
+        """Append one value per new slot from an Arrow string column; returns the values, interned.
+        Each distinct value is looked up once (Arrow's dictionary encoding), not once per row."""
+        import pyarrow.compute as pc
+
+        encoded = pc.dictionary_encode(column).combine_chunks()
+        indices = encoded.indices
+        nulls = indices.is_null().to_numpy(zero_copy_only=False)
+        codes = np.full(len(indices), -1, dtype=np.int32)
+        distinct = encoded.dictionary.to_pylist()
+        if distinct:
+            known = np.array([self._intern(value) for value in distinct], dtype=np.int32)
+            codes = np.where(nulls, -1, known[pc.fill_null(indices, 0).to_numpy(zero_copy_only=False)])
+        self.codes.extend(codes)
+        vocabulary: list[str | None] = [*self.values, None]  # code -1: NULL
+        return [vocabulary[code] for code in codes.tolist()]
+
+    def _intern(self, value: str) -> int:
+        code = self.code.get(value)
+        if code is None:
+            code = self.code[value] = len(self.values)
+            self.values.append(value)
+        return code
+
+    def _of(self, values: Sequence[Any]) -> list[int]:
+        return [self.code[v] for v in map(_text, values) if v in self.code]
+
+    def mask(self, op: str, value: Any) -> Any:
+        codes = self.codes.view
+        if op == "in":
+            return np.isin(codes, self._of(value)) if value else np.zeros(len(codes), dtype=bool)
+        if op in ("is", "null_or_eq") and value is None:
+            return codes == -1 if op == "is" else np.ones(len(codes), dtype=bool)
+        if op in ("=", "is", "null_or_eq"):
+            found = self._of([value])
+            hit = codes == found[0] if found else np.zeros(len(codes), dtype=bool)
+            return hit | (codes == -1) if op == "null_or_eq" else hit
+        if op in _COMPARE:  # an ordering on text: decided once per distinct value
+            allowed = np.array([False] + [bool(_COMPARE[op](v, _text(value))) for v in self.values])
+            return allowed[codes + 1]
+        raise ValueError(f"cannot apply {op!r} to a text column")
+
+    @property
+    def nbytes(self) -> int:
+        return self.codes.nbytes + sum(49 + len(v) for v in self.values)
+
+
+class Numbers:
+    """A nullable number column: times as microseconds since the epoch (naive times are UTC), steps."""
+
+    def __init__(self) -> None:
+        self.data = Grow(np.int64)
+        self.null = Grow(np.bool_)
+
+    def add(self, values: Any, nulls: Any) -> None:
+        self.data.extend(values)
+        self.null.extend(nulls)
+
+    def mask(self, op: str, value: Any) -> Any:
+        data, null = self.data.view, self.null.view
+        if op in ("is", "null_or_eq") and value is None:
+            return null.copy() if op == "is" else np.ones(len(data), dtype=bool)
+        if op == "in":
+            return np.isin(data, [_number(v) for v in value]) & ~null
+        number = _number(value)
+        if op == "expired":
+            return ~null & (data <= number)
+        if op == "unexpired":
+            return null | (data > number)
+        if op == "null_or_eq":
+            return null | (data == number)
+        if op in ("=", "is") or op in _COMPARE:
+            compare = _COMPARE["=" if op == "is" else op]
+            return compare(data, number) & ~null
+        raise ValueError(f"cannot apply {op!r} to a number or time column")
+
+    @property
+    def nbytes(self) -> int:
+        return self.data.nbytes + self.null.nbytes
+
+
+class Tags:
+    """The tags column as postings (tag → slots), for ``has``."""
+
+    def __init__(self) -> None:
+        self.slots: dict[str, array[int]] = {}  # noqa: RUF012
+
+    def add(self, first: int, tag_lists: Sequence[Sequence[str]]) -> None:
+        for offset, tags in enumerate(tag_lists):
+            for tag in set(tags or ()):
+                self.slots.setdefault(tag, array("i")).append(first + offset)
+
+    def mask(self, op: str, value: Any, size: int) -> Any:
+        if op != "has":
+            raise ValueError(f"cannot apply {op!r} to tags")
+        out = np.zeros(size, dtype=bool)
+        found = self.slots.get(_text(value))
+        if found:
+            out[np.frombuffer(found, dtype=np.int32)] = True
+        return out
+
+    def remap(self, new_slot: Any) -> None:
+        for tag, slots in list(self.slots.items()):
+            moved = new_slot[np.frombuffer(slots, dtype=np.int32)]
+            kept = moved[moved >= 0].astype(np.int32)
+            if len(kept):
+                self.slots[tag] = array("i", kept.tobytes())
+            else:
+                del self.slots[tag]
+
+    @property
+    def nbytes(self) -> int:
+        return sum(120 + len(tag) + 4 * len(slots) for tag, slots in self.slots.items())
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else str(value)
+
+
+def _number(value: Any) -> int:
+    """A condition's value as the column holds it: a time as microseconds, a step as itself."""
+    if isinstance(value, datetime):
+        return int(codec.micros(value) or 0)
+    if isinstance(value, str):
+        return int(codec.micros(datetime.fromisoformat(value.replace("Z", "+00:00"))) or 0)
+    return int(value)
