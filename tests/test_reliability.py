@@ -81,9 +81,9 @@ mcp_server.run(Store({str(path)!r}, embedder=FakeEmbedder(), warm=True), agent=N
     memories = store.list(limit=None)
     assert len(memories) == 1000
     assert len({m.content for m in memories}) == 1000
-    # Once each: index writers take turns. (The server's last search may have run before the last
-    # import committed, so the index may still lack a few rows; none may be there twice.)
-    assert set(store.index().id_counts().values()) == {1}
+    # Once each: index writers take turns. (A warm server answers from its in-memory index and need not
+    # write the LanceDB one, so it may lack rows, or not be built yet; none may be there twice.)
+    assert set(store.index().id_counts().values()) <= {1}
     store.sync_index()
     assert store.stats()["index"]["rows"] == 1000 and len(store.index().ids()) == 1000
 
