@@ -124,8 +124,10 @@ def postgres18_url() -> Any:
 def postgres_store_dir(path: Path, url: str) -> Path:
     """A store directory whose config points at a fresh schema of the session's database."""
     path.mkdir(parents=True, exist_ok=True)
-    (path / "config.toml").write_text(
-        f'[storage]\nbackend = "postgres"\nurl = "{url}"\nschema = "t_{uuid.uuid4().hex[:16]}"\n')
+    path.chmod(0o700)  # private, as `hindsight init --backend postgres` makes it, whatever the umask
+    config = path / "config.toml"
+    config.write_text(f'[storage]\nbackend = "postgres"\nurl = "{url}"\nschema = "t_{uuid.uuid4().hex[:16]}"\n')
+    config.chmod(0o600)
     return path
 
 
