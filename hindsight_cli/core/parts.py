@@ -39,8 +39,8 @@ def pieces(text: str, max_bytes: int) -> list[str]:
     between two pieces is only the whitespace of the boundary."""
     out: list[str] = []
     rest = text
-    while len(rest.encode("utf-8")) > max_bytes:
-        room = len(rest.encode("utf-8")[:max_bytes].decode("utf-8", "ignore"))  # characters that fit
+    while len(encoded := rest.encode("utf-8")) > max_bytes:
+        room = len(encoded[:max_bytes].decode("utf-8", "ignore"))  # characters that fit
         head_end, next_start = _cut(rest, room)
         out.append(rest[:head_end])
         rest = rest[next_start:]
@@ -118,10 +118,15 @@ def ids(first: MemoryRow) -> list[str]:
 
 
 def whole(session: Reader, targets: Sequence[str]) -> list[str]:
-    """``targets`` with the other parts of every part among them: a memory's status changes as one."""
+    """``targets`` with the other parts of every part among them: a memory's status changes as one.
+    Two reads whatever the number of targets: the targets, then every row their parts name."""
     out = list(dict.fromkeys(targets))
-    for row in session.by_ids(out):
-        if is_part(row):
-            siblings = [r.id for r in session.by_ids(list(row.source_ids)) if is_part(r) and row.id in r.source_ids]
-            out += [s for s in siblings if s not in out]
+    named = {r.id: r for r in session.by_ids(out) if is_part(r)}
+    linked = list(dict.fromkeys(s for r in named.values() for s in r.source_ids if s not in out))
+    found = {r.id: r for r in session.by_ids(linked)} if linked else {}
+    for sibling in linked:  # a part that names one of the target parts that name it
+        row = found.get(sibling)
+        if row is not None and is_part(row) and any(t in row.source_ids and sibling in named[t].source_ids
+                                                     for t in named):
+            out.append(sibling)
     return out
