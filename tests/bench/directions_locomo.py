@@ -9,7 +9,8 @@ those held-out folds beats "off" measured the same way. Run:
     python tests/bench/directions_locomo.py DIR ../shared/bench/locomo/dev.json [DIRECTION ...]
 
 ``DIR`` is a store ``hindsight eval locomo FILE --store-dir DIR`` built. Directions: qwords, names_off,
-entities, temporal, neighbours, prf, prf_weighted.
+entities, temporal, neighbours, prf, prf_weighted, session_prior, windows (embeds each turn with the one
+before it once, cached beside ``DIR``), splade (``splade_tiny``; cached likewise).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 import folds_locomo  # noqa: E402
+from hindsight_cli.search import pipeline, relevance  # noqa: E402
 import tune_locomo  # noqa: E402
 
 from hindsight_cli.config import DEFAULT_MODEL, Config, Ranking  # noqa: E402
@@ -52,6 +54,9 @@ class Variant:
     terms: Callable[[str, set[str], Any], list[str]] = lambda q, speakers, corpus: keyword_terms(q)
     entities: Callable[[str, set[str]], tuple[str, ...]] | None = None
     neighbours: float = 0.0
+    session_prior: tuple[float, int] | None = None  # (weight, how many of a session's best candidates)
+    windows: str = ""  # "prev", "next" or "both": a turn's cosine is its best over its own and its pairs'
+    splade: float | None = None  # keyword score = BM25 + this × splade-tiny's (negative: splade-tiny alone)
 
 
 def speakers_of(corpus: tune_locomo.Corpus) -> set[str]:
@@ -126,6 +131,119 @@ def weighted_prf(count: int) -> Callable[[str, set[str], Any], list[str]]:
     return terms_
 
 
+def with_session_prior(weight: float, top: int) -> Callable[..., dict[str, float]]:
+    """``relevances`` plus a share of the candidate's session (task) score: the mean of the ``top`` best
+    base relevances among that session's candidates (missing ones count 0), relative to the best session's.
+    Two-stage retrieval in one pass: turns of the sessions that match best rise together."""
+    def patched(rows: Any, candidates: Any, weights: Ranking, lists: int, best_keyword: float) -> dict[str, float]:
+        out = relevance.relevances(rows, candidates, weights, lists, best_keyword)
+        base = relevance._base(rows, candidates, weights, lists, best_keyword)
+        groups: dict[Any, list[float]] = {}
+        for mid, row in rows.items():
+            groups.setdefault((row.agent_id, row.task_id), []).append(base[mid])
+        session = {g: sum(sorted(v, reverse=True)[:top]) / top for g, v in groups.items()}
+        best = max(session.values(), default=0.0) or 1.0
+        mixed = {m: out[m] + weight * session[(r.agent_id, r.task_id)] / best for m, r in rows.items()}
+        peak = max(mixed.values(), default=0.0)
+        return {m: v / peak for m, v in mixed.items()} if peak > 1.0 else mixed
+    return patched
+
+
+def pair_vectors(store_dir: Path, corpora: Mapping[str, tune_locomo.Corpus]) -> dict[str, np.ndarray]:
+    """Per conversation, row i: the vector of turn i-1's text and turn i's together (0 for a session's
+    first turn), embedded with the store's model once and cached beside the store."""
+    cache = store_dir.parent / (store_dir.name + "-pairs.npz")
+    if cache.exists():
+        return dict(np.load(cache))
+    from hindsight_cli.store import Store
+
+    embedder = Store(store_dir, config=Config()).embedder
+    out = {}
+    for agent, corpus in corpora.items():
+        rows = corpus.memories
+        texts = [f"{rows[i - 1].content}\n{r.content}" for i, r in enumerate(rows)
+                 if i and rows[i - 1].task_id == r.task_id and rows[i - 1].step == (r.step or 0) - 1]
+        matrix = np.asarray(embedder.embed(texts), dtype=np.float32) if texts else np.zeros((0, corpus.vectors.shape[1]))
+        full = np.zeros_like(corpus.vectors)
+        j = 0
+        for i, r in enumerate(rows):
+            if i and rows[i - 1].task_id == r.task_id and rows[i - 1].step == (r.step or 0) - 1:
+                full[i] = matrix[j]
+                j += 1
+        out[agent] = full
+    np.savez(cache, **out)
+    return out
+
+
+def splade_vectors(store_dir: Path, conversations: Sequence[Any]) -> dict[str, Any]:
+    """splade-tiny's kept entries for every turn (``turn:<agent>:<dia_id>``) and question, cached beside ``DIR``."""
+    import splade_tiny
+
+    cache = store_dir.parent / (store_dir.name + "-splade.npz")
+    if not cache.exists():
+        keys = [f"turn:{c.agent}:{r['metadata']['dia_id']}" for c in conversations for r in c.records]
+        ti, tv = splade_tiny.encode_all([r["content"] for c in conversations for r in c.records])
+        qs = list(dict.fromkeys(q.text for c in conversations for q in [*c.questions, *c.session_only]))
+        qi, qv = splade_tiny.encode_all(qs)
+        np.savez(cache, keys=np.array(keys), ti=ti, tv=tv, qs=np.array(qs), qi=qi, qv=qv)
+    data = np.load(cache)
+    turns = {k: i for i, k in enumerate(data["keys"].tolist())}
+    questions = {q: i for i, q in enumerate(data["qs"].tolist())}
+    return {"turns": turns, "ti": data["ti"], "tv": data["tv"], "questions": questions, "qi": data["qi"],
+            "qv": data["qv"]}
+
+
+class VariantCorpus(WeightedCorpus):
+    """A cosine that is a turn's best over its own vector and its windows' (with the turn before, after);
+    a keyword score that adds ``alpha`` × splade-tiny's (``alpha`` < 0: splade-tiny's alone)."""
+
+    windows: str = ""
+    pairs: np.ndarray
+    alpha: float | None = None
+    sparse: tuple[np.ndarray, np.ndarray]
+    question: tuple[np.ndarray, np.ndarray]
+
+    def nearest(self, vector: Sequence[float], where: Sequence[Any], limit: int) -> list[tuple[str, float]]:
+        q = np.asarray(vector, dtype=np.float32)
+        cos = self.vectors @ q
+        pair = self.pairs @ q if self.windows else cos  # row i: turns i-1 and i; 0 where there is no such pair
+        if self.windows in ("prev", "both"):
+            cos = np.maximum(cos, pair)
+        if self.windows in ("next", "both"):
+            cos = np.maximum(cos, np.append(pair[1:], 0.0))
+        return [(self.ids[i], float(cos[i])) for i in self._top(cos, limit)]
+
+    def keyword(self, query: Sequence[str], where: Sequence[Any], limit: int,
+                weights: Ranking) -> list[tuple[str, float]]:
+        if self.alpha is None:
+            return super().keyword(query, where, limit, weights)
+        import splade_tiny
+
+        learned = splade_tiny.scores(self.question, self.sparse)
+        if self.alpha < 0:
+            total = learned.astype(np.float64)
+        else:
+            bm25 = dict(super().keyword(query, where, len(self.ids), weights))
+            total = np.array([bm25.get(m, 0.0) for m in self.ids]) + self.alpha * learned
+        return [(self.ids[i], float(total[i])) for i in self._top(total, limit) if total[i] > 0]
+
+
+PAIRS: dict[str, np.ndarray] = {}
+SPLADE: dict[str, Any] = {}
+
+
+def variant_corpus(corpus: tune_locomo.Corpus, agent: str, variant: Variant) -> VariantCorpus:
+    out = VariantCorpus.__new__(VariantCorpus)
+    out.__dict__.update(weighted(with_neighbours(corpus, variant.neighbours)).__dict__)
+    out.windows = variant.windows
+    if variant.windows:
+        out.pairs = PAIRS[agent]
+    if variant.splade is not None:
+        rows = [SPLADE["turns"][f"turn:{agent}:{r.metadata['dia_id']}"] for r in corpus.memories]
+        out.alpha, out.sparse = variant.splade, (SPLADE["ti"][rows], SPLADE["tv"][rows])
+    return out
+
+
 def directions() -> dict[str, list[Variant]]:
     off = Variant("off")
     return {
@@ -138,6 +256,11 @@ def directions() -> dict[str, list[Variant]]:
         "neighbours": [off, *[Variant(f"neighbours {a}", neighbours=a) for a in (0.15, 0.3, 0.5)]],
         "prf": [off, *[Variant(f"prf {n} terms", prf_terms(n)) for n in (3, 6)]],
         "prf_weighted": [off, *[Variant(f"prf {n} terms x {EXPANSION_WEIGHT}", weighted_prf(n)) for n in (5, 10)]],
+        "session_prior": [off, *[Variant(f"session prior {w} top {t}", session_prior=(w, t))
+                                 for w, t in ((0.1, 1), (0.15, 1), (0.2, 1), (0.3, 1), (0.15, 2), (0.3, 3))]],
+        "windows": [off, *[Variant(f"best window {w}", windows=w) for w in ("prev", "both")]],
+        "splade": [off, *[Variant(f"BM25 + {a} splade-tiny" if a >= 0 else "splade-tiny instead of BM25", splade=a)
+                          for a in (0.3, -1.0)]],
     }
 
 
@@ -160,16 +283,31 @@ def hits_of(conversations: Sequence[Any], corpora: Mapping[str, tune_locomo.Corp
             variant: Variant) -> dict[str, list[tuple[Any, list[str]]]]:
     weights = Config().ranking
     out: dict[str, list[tuple[Any, list[str]]]] = {}
-    for conv in conversations:
-        corpus = weighted(with_neighbours(corpora[conv.agent], variant.neighbours))
-        out[conv.agent] = [(q, search(corpus, q, qvecs[q.text], conv, variant, weights) if q.evidence or q.sessions
-                            else []) for q in [*conv.questions, *conv.session_only]]
+    original = pipeline.relevances
+    if variant.session_prior:
+        pipeline.relevances = with_session_prior(*variant.session_prior)  # type: ignore[assignment]
+    try:
+        for conv in conversations:
+            corpus = variant_corpus(corpora[conv.agent], conv.agent, variant)
+            rows = out.setdefault(conv.agent, [])
+            for q in [*conv.questions, *conv.session_only]:
+                if variant.splade is not None:
+                    at = SPLADE["questions"][q.text]
+                    corpus.question = (SPLADE["qi"][at], SPLADE["qv"][at])
+                rows.append((q, search(corpus, q, qvecs[q.text], conv, variant, weights)
+                             if q.evidence or q.sessions else []))
+    finally:
+        pipeline.relevances = original  # type: ignore[assignment]
     return out
 
 
 def main() -> None:
     store_dir, data, *wanted = sys.argv[1:]
     conversations, corpora, qvecs = tune_locomo.load(Path(store_dir), Path(data))
+    if not wanted or "windows" in wanted:
+        PAIRS.update(pair_vectors(Path(store_dir), corpora))
+    if not wanted or "splade" in wanted:
+        SPLADE.update(splade_vectors(Path(store_dir), conversations))
     for name, variants in directions().items():
         if wanted and name not in wanted:
             continue
