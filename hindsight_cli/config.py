@@ -39,6 +39,8 @@ class Ranking:
     w_prev_step: float = _setting(0.6, "share of the relevance of the step before, same task, a memory inherits")
     w_next_step: float = _setting(0.3, "... of the step after (neighbour_steps = 2: how far, halving each step)")
     neighbour_steps: int = 2  # how far; each further step passes on half as much
+    w_task_match: float = _setting(0.15, "share of the relevance of its task's best-matching memory a memory "
+                                   "inherits (two-stage: the task that matches best lifts its memories)")
     derived_forms: bool = True  # the keyword side also asks for a query word's derived forms (connect: connection)
     bm25_k1: float = 0.9
     bm25_b: float = 0.4

@@ -98,11 +98,24 @@ def test_fusion_ranks_and_standardises_each_list() -> None:
 def test_a_memory_inherits_part_of_its_task_neighbours_relevance() -> None:
     rows = {"q": row("q", task_id="s", step=1), "a": row("a", task_id="s", step=2), "far": row("far", task_id="s", step=9)}
     found = relevance.fuse([], [("q", 10.0), ("a", 1.0), ("far", 1.0)])
-    weights = replace(WEIGHTS, fusion="weighted")
+    weights = replace(WEIGHTS, fusion="weighted", w_task_match=0.0)  # neighbours alone (one task here)
     plain = relevance.relevances(rows, found, replace(weights, w_prev_step=0.0, w_next_step=0.0), 1, 10.0)
     lifted = relevance.relevances(rows, found, weights, 1, 10.0)
     assert plain["a"] == plain["far"]  # equal on their own
     assert lifted["a"] > plain["a"] and lifted["a"] > 5 * lifted["far"]  # the answer after the question rises
+
+
+def test_a_memory_inherits_part_of_its_tasks_best_match() -> None:
+    # Steps far apart, so only the task's best match (not a neighbouring step) can lift "here".
+    rows = {"best": row("best", task_id="s", step=1), "here": row("here", task_id="s", step=9),
+            "elsewhere": row("elsewhere", task_id="t", step=9), "loose": row("loose")}
+    found = relevance.fuse([], [("best", 10.0), ("here", 2.0), ("elsewhere", 2.0), ("loose", 2.0)])
+    weights = replace(WEIGHTS, fusion="weighted")
+    lifted = relevance.relevances(rows, found, weights, 1, 10.0)
+    plain = relevance.relevances(rows, found, replace(weights, w_task_match=0.0), 1, 10.0)
+    assert plain["here"] == plain["elsewhere"] == plain["loose"]  # equal on their own
+    assert lifted["here"] > lifted["elsewhere"] > lifted["loose"]  # the best task lifts most; no task, nothing
+    assert lifted["best"] == 1.0 and max(lifted.values()) == 1.0
 
 
 def test_mmr_trades_score_for_novelty() -> None:

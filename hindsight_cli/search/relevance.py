@@ -1,5 +1,5 @@
 """Relevance: fuse the vector and keyword candidate lists into one score per candidate (DESIGN §5.2),
-and let a memory inherit part of its task neighbours' relevance."""
+and let a memory inherit part of its task neighbours' relevance and of its task's best match."""
 
 from __future__ import annotations
 
@@ -95,7 +95,7 @@ def _base(rows: Mapping[str, MemoryRow], candidates: Mapping[str, Candidate], we
 
 def relevances(rows: Mapping[str, MemoryRow], candidates: Mapping[str, Candidate], weights: Ranking, lists: int,
                best_keyword: float) -> dict[str, float]:
-    """Every candidate's relevance in [0, 1], with part of its task neighbours' added.
+    """Every candidate's relevance in [0, 1], with part of its task neighbours' and its task's best added.
 
     With ``zscore``, a candidate one standard deviation below the mean is 0 and the best is 1. A z-score
     needs a sample: with few candidates the raw evidence (``weighted``) counts most, with many the
@@ -105,11 +105,18 @@ def relevances(rows: Mapping[str, MemoryRow], candidates: Mapping[str, Candidate
     A memory one step after a strong match in the same task (the answer after the question, the fix after
     the error) inherits ``w_prev_step`` of that match's relevance; one step before it, ``w_next_step``;
     each further step up to ``neighbour_steps`` away half as much again. Measured on LoCoMo
-    (docs/benchmarks.md), this is the largest single gain.
+    (docs/benchmarks.md), this is the largest single gain. Then every memory of a task inherits
+    ``w_task_match`` of the task's best candidate (relative to the best task's): the task, or session,
+    that matches best lifts its other memories, a two-stage search in one pass.
     """
     base = _base(rows, candidates, weights, lists, best_keyword)
-    if not (weights.w_prev_step or weights.w_next_step):
-        return base
+    out = _with_neighbours(rows, base, weights) if weights.w_prev_step or weights.w_next_step else base
+    if weights.w_task_match:
+        out = _with_task_match(rows, base, out, weights.w_task_match)
+    return out
+
+
+def _with_neighbours(rows: Mapping[str, MemoryRow], base: Mapping[str, float], weights: Ranking) -> dict[str, float]:
     by_step = {(r.agent_id, r.task_id, r.step): base[m] for m, r in rows.items()
                if r.task_id is not None and r.step is not None}
     out = {}
@@ -121,8 +128,24 @@ def relevances(rows: Mapping[str, MemoryRow], candidates: Mapping[str, Candidate
                 value += share * weights.w_prev_step * by_step.get((row.agent_id, row.task_id, row.step - distance), 0.0)
                 value += share * weights.w_next_step * by_step.get((row.agent_id, row.task_id, row.step + distance), 0.0)
         out[mid] = value
-    top = max(out.values(), default=0.0)
-    return {m: v / top for m, v in out.items()} if top > 1.0 else out
+    return _capped(out)
+
+
+def _with_task_match(rows: Mapping[str, MemoryRow], base: Mapping[str, float], rel: Mapping[str, float],
+                     share: float) -> dict[str, float]:
+    best: dict[tuple[str, str], float] = {}
+    for mid, row in rows.items():
+        if row.task_id is not None:
+            task = (row.agent_id, row.task_id)
+            best[task] = max(best.get(task, 0.0), base[mid])
+    top = max(best.values(), default=0.0) or 1.0
+    return _capped({m: rel[m] + (share * best[(r.agent_id, r.task_id)] / top if r.task_id is not None else 0.0)
+                    for m, r in rows.items()})
+
+
+def _capped(values: dict[str, float]) -> dict[str, float]:
+    top = max(values.values(), default=0.0)
+    return {m: v / top for m, v in values.items()} if top > 1.0 else values
 
 
 def diversity_scores(groups: Sequence[Sequence[str]], scores: Mapping[str, float], vectors: Mapping[str, Any],
