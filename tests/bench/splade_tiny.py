@@ -80,7 +80,7 @@ def encode(text: str) -> np.ndarray:
         x = _norm(x + _linear(_gelu(_linear(x, p + "intermediate.dense")), p + "output.dense"), p + "output.LayerNorm")
     t = _norm(_gelu(_linear(x, "cls.predictions.transform.dense")), "cls.predictions.transform.LayerNorm")
     logits = t @ w["bert.embeddings.word_embeddings.weight"].T + w["cls.predictions.bias"]
-    return np.log1p(np.maximum(logits, 0)).max(0)
+    return np.log1p(np.maximum(logits.max(0), 0))  # log1p and relu are monotonic: pool first
 
 
 def encode_all(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
