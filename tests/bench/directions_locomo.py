@@ -319,7 +319,8 @@ def main() -> None:
         chosen = [variants[f["chosen"]].name for f in report["folds"]]
         print(f"{name}: held-out mean @10 {report['mean@10']:.4f} (sd {report['stdev@10']:.4f}) vs off "
               f"{baseline:.4f}: {report['mean@10'] - baseline:+.4f}; session@10 {report['session_mean@10']:.4f}; "
-              f"chosen {Counter(chosen)}", flush=True)
+              f"chosen {Counter(chosen)}; held-out " + ", ".join(f"{k} {m:.4f}" for k, (m, _) in report["by_k"].items()),
+              flush=True)
 
 
 if __name__ == "__main__":
