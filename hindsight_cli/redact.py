@@ -22,6 +22,8 @@ Which function for which field: ``redact_field(value, field)``; see ``FIELDS``.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from . import redact_cli, redact_generic, redact_prose, redact_providers
 from .redact_words import fold, is_reference, weak_gate, word_pattern
 
@@ -180,6 +182,20 @@ def _compiled(pattern: str, words: tuple[str, ...], folded: str) -> re.Pattern[s
 
 
 def _redact(text: str, label: bool) -> tuple[str, int]:
+    return _redact_label(text) if label and len(text) <= _SHORT else _redact_text(text, label)
+
+
+_SHORT = 200  # characters: a label's most
+
+
+@lru_cache(maxsize=4096)
+def _redact_label(text: str) -> tuple[str, int]:
+    """A short label's redaction, remembered: labels (agents, tasks, triggers, tags, metadata keys) repeat
+    row after row, and an import reads the same ones thousands of times."""
+    return _redact_text(text, label=True)
+
+
+def _redact_text(text: str, label: bool) -> tuple[str, int]:
     total = 0
     folded = fold(text)
     done: list[tuple[int, int]] = []  # the markers already in the text: never redacted again, even in part
