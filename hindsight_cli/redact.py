@@ -147,6 +147,35 @@ def _may_match(rule: _Rule, text: str, folded: str, seen: dict[bool, set[str]]) 
     return gate is None or gate(text)
 
 
+def _rules_for(text: str, folded: str, seen: dict[bool, set[str]]) -> list[int]:
+    """The positions in ``_RULES`` of the rules ``text`` may match, in order: those without words, and
+    those with a word the text holds (``_may_match`` reads their gates). A text holds few rules' words,
+    so most rules are passed over without a look."""
+    by_word, wordless = _rule_index()
+    chosen = set(wordless)
+    for blind, haystack in ((True, folded), (False, text)):
+        found = seen.get(blind)
+        if found is None:
+            found = seen[blind] = {word for word in _all_words(blind) if word in haystack}
+        for word in found:
+            chosen.update(by_word[blind][word])
+    return sorted(chosen)
+
+
+_INDEX: list[tuple[dict[bool, dict[str, list[int]]], tuple[int, ...]]] = []
+
+
+def _rule_index() -> tuple[dict[bool, dict[str, list[int]]], tuple[int, ...]]:
+    """Word → the positions of the rules with that word (case-blind rules apart), and the rules with none."""
+    if not _INDEX:
+        by_word: dict[bool, dict[str, list[int]]] = {True: {}, False: {}}
+        for position, (_, pattern, words, _, _) in enumerate(_RULES):
+            for word in words:
+                by_word[pattern.startswith("(?i")].setdefault(word, []).append(position)
+        _INDEX.append((by_word, tuple(i for i, rule in enumerate(_RULES) if not rule[2])))
+    return _INDEX[0]
+
+
 _WORDS: dict[bool, tuple[str, ...]] = {}
 
 
@@ -200,7 +229,10 @@ def _redact_text(text: str, label: bool) -> tuple[str, int]:
     folded = fold(text)
     done: list[tuple[int, int]] = []  # the markers already in the text: never redacted again, even in part
     seen: dict[bool, set[str]] = {}
-    for rule in _RULES:
+    rules = _rules_for(text, folded, seen)
+    while rules:
+        position = rules.pop(0)
+        rule = _RULES[position]
         if not _may_match(rule, text, folded, seen):
             continue
         kind, pattern, words, check, _ = rule
@@ -217,7 +249,8 @@ def _redact_text(text: str, label: bool) -> tuple[str, int]:
             text = "".join(pieces) + text[last:]
             folded = fold(text)
             done = _markers(text)
-            seen = {}  # the text changed
+            seen = {}  # the text changed: the rules after this one are chosen again
+            rules = [later for later in _rules_for(text, folded, seen) if later > position]
     return text, total
 
 
