@@ -62,6 +62,26 @@ class StandIn:
         return out
 
 
+class Seeded:
+    """Stand-in vectors under a real model's name: a random unit vector seeded by each text, so a store of
+    100,000 memories is built in minutes instead of the model's half hour here. Searches of such a store
+    still embed their queries with the real model (it has the same name and dimension)."""
+
+    def __init__(self, model: Any) -> None:
+        self.name, self.dim = model.name, model.dim
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        import hashlib
+
+        import numpy as np
+
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+            out[row] = np.random.default_rng(seed).standard_normal(self.dim)
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
 def warm_figures(path: Path, model: Any, searches: int) -> dict[str, Any]:
     """Warm search in process (the in-memory index), the part after the query's embedding, and the
     floor, interleaved query by query so that load changes hit both alike."""
@@ -154,7 +174,9 @@ def storage_rate(root: Path, records: Sequence[dict[str, Any]]) -> float:
     return round(len(records) / (time.perf_counter() - started), 1)
 
 
-def _rpc(proc: Any, message_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+def rpc(proc: Any, message_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Send one JSON-RPC request to a server on ``proc``'s stdio and return its answer (the whole message),
+    skipping notifications and other answers; a server that ends first is an error, not a hang."""
     proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": message_id, "method": method, "params": params}) + "\n")
     proc.stdin.flush()
     while True:
@@ -186,20 +208,20 @@ def mcp_figures(cmd: Sequence[str], env: dict[str, str], runs: int, searches: in
         started = time.perf_counter()
         proc = _server(cmd, env)
         try:
-            _rpc(proc, 1, "initialize", _INIT)
+            rpc(proc, 1, "initialize", _INIT)
             starts.append(time.perf_counter() - started)
             proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
             listed = time.perf_counter()
-            _rpc(proc, 2, "tools/list", {})
+            rpc(proc, 2, "tools/list", {})
             lists.append(time.perf_counter() - listed)
             call: dict[str, Any] = {"name": "memory_search", "arguments": {"query": "warm up", "budget_tokens": 400}}
-            _rpc(proc, 3, "tools/call", call)
+            rpc(proc, 3, "tools/call", call)
             firsts.append(time.perf_counter() - started)
             times = []
             for i in range(searches if len(firsts) == 1 else 0):
                 call["arguments"]["query"] = QUERIES[i % len(QUERIES)]
                 began = time.perf_counter()
-                reply = _rpc(proc, 4 + i, "tools/call", call)
+                reply = rpc(proc, 4 + i, "tools/call", call)
                 times.append((time.perf_counter() - began) * 1000)
                 if reply.get("result", {}).get("isError"):
                     raise RuntimeError(f"memory_search failed during the benchmark: {reply}")

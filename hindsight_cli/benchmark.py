@@ -130,8 +130,11 @@ def _peak_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
-def measure(size: int, *, runs: int = 5, searches: int = 60, progress: Progress | None = None) -> dict[str, Any]:
-    """Every figure for one store of ``size`` synthetic memories."""
+def measure(size: int, *, runs: int = 5, searches: int = 60, progress: Progress | None = None,
+            stand_in: bool = False) -> dict[str, Any]:
+    """Every figure for one store of ``size`` synthetic memories; with ``stand_in``, the memories' vectors
+    are ``bench_floor.Seeded`` ones (queries are still embedded by the model) and the import rate is not
+    compared with the model's."""
     from .store import Store
 
     def step(name: str, done: int) -> None:
@@ -141,12 +144,13 @@ def measure(size: int, *, runs: int = 5, searches: int = 60, progress: Progress 
     root = Path(tempfile.mkdtemp(prefix="hindsight-bench-"))
     env = {**os.environ, "HINDSIGHT_HOME": str(root / "home")}
     path = root / "store"
-    figures: dict[str, Any] = {"size": size}
+    figures: dict[str, Any] = {"size": size, "vectors": "stand-in" if stand_in else "model"}
     try:
         records = synthetic(size)
         step("import", 0)
         store = Store(path)
-        figures.update(_import_figures(store, records, root, progress))
+        importer = Store(path, embedder=bench_floor.Seeded(store.embedder)) if stand_in else store
+        figures.update(_import_figures(importer, records, root, progress, compare=not stand_in))
         step("record", 1)
         times = []
         for i in range(10):
@@ -172,16 +176,18 @@ def measure(size: int, *, runs: int = 5, searches: int = 60, progress: Progress 
     return figures
 
 
-def _import_figures(store: Any, records: list[dict[str, Any]], root: Path, progress: Progress | None) -> dict[str, Any]:
-    """The import rate, the model's own batch rate on the same texts, and the stand-in (storage alone) rate."""
+def _import_figures(store: Any, records: list[dict[str, Any]], root: Path, progress: Progress | None,
+                    compare: bool = True) -> dict[str, Any]:
+    """The import rate, the model's own batch rate on the same texts (unless not ``compare``: stand-in
+    vectors), and the stand-in (storage alone) rate."""
     size = len(records)
     started = time.perf_counter()
     store.import_records(records, progress=(lambda d, t: progress(f"{size:,} memories: import", d, t))
                          if progress else None)
     elapsed = time.perf_counter() - started
-    embed = bench_floor.embed_rate(store.embedder, records)
+    embed = bench_floor.embed_rate(store.embedder, records) if compare else None
     return {"import_s": round(elapsed, 2), "import_per_s": round(size / elapsed, 1), "embed_batch_per_s": embed,
-            "import_share_of_embed": round(size / elapsed / embed, 3),
+            "import_share_of_embed": round(size / elapsed / embed, 3) if embed else None,
             "storage_alone_per_s": bench_floor.storage_rate(root, records)}
 
 
@@ -309,12 +315,14 @@ def machine() -> dict[str, Any]:
             "processor": platform.processor() or platform.machine()}
 
 
-def run(sizes: Sequence[int], *, runs: int = 5, searches: int = 60,
-        progress: Progress | None = None) -> dict[str, Any]:
-    """Measure each size in turn; returns ``{"machine": …, "sizes": [figures, …]}``."""
+def run(sizes: Sequence[int], *, runs: int = 5, searches: int = 60, progress: Progress | None = None,
+        stand_in_above: int | None = None) -> dict[str, Any]:
+    """Measure each size in turn; returns ``{"machine": …, "sizes": [figures, …]}``. Sizes above
+    ``stand_in_above`` are stored with stand-in vectors (``measure``)."""
     from .config import DEFAULT_MODEL
 
     started = time.perf_counter()
-    results = [measure(size, runs=runs, searches=searches, progress=progress) for size in sizes]
+    results = [measure(size, runs=runs, searches=searches, progress=progress,
+                       stand_in=stand_in_above is not None and size > stand_in_above) for size in sizes]
     return {"machine": machine(), "model": DEFAULT_MODEL, "runs": runs, "sizes": results,
             "elapsed_s": round(time.perf_counter() - started, 1)}

@@ -22,6 +22,8 @@ Which function for which field: ``redact_field(value, field)``; see ``FIELDS``.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from . import redact_cli, redact_generic, redact_prose, redact_providers
 from .redact_words import fold, is_reference, weak_gate, word_pattern
 
@@ -145,6 +147,35 @@ def _may_match(rule: _Rule, text: str, folded: str, seen: dict[bool, set[str]]) 
     return gate is None or gate(text)
 
 
+def _rules_for(text: str, folded: str, seen: dict[bool, set[str]]) -> list[int]:
+    """The positions in ``_RULES`` of the rules ``text`` may match, in order: those without words, and
+    those with a word the text holds (``_may_match`` reads their gates). A text holds few rules' words,
+    so most rules are passed over without a look."""
+    by_word, wordless = _rule_index()
+    chosen = set(wordless)
+    for blind, haystack in ((True, folded), (False, text)):
+        found = seen.get(blind)
+        if found is None:
+            found = seen[blind] = {word for word in _all_words(blind) if word in haystack}
+        for word in found:
+            chosen.update(by_word[blind][word])
+    return sorted(chosen)
+
+
+_INDEX: list[tuple[dict[bool, dict[str, list[int]]], tuple[int, ...]]] = []
+
+
+def _rule_index() -> tuple[dict[bool, dict[str, list[int]]], tuple[int, ...]]:
+    """Word → the positions of the rules with that word (case-blind rules apart), and the rules with none."""
+    if not _INDEX:
+        by_word: dict[bool, dict[str, list[int]]] = {True: {}, False: {}}
+        for position, (_, pattern, words, _, _) in enumerate(_RULES):
+            for word in words:
+                by_word[pattern.startswith("(?i")].setdefault(word, []).append(position)
+        _INDEX.append((by_word, tuple(i for i, rule in enumerate(_RULES) if not rule[2])))
+    return _INDEX[0]
+
+
 _WORDS: dict[bool, tuple[str, ...]] = {}
 
 
@@ -180,11 +211,28 @@ def _compiled(pattern: str, words: tuple[str, ...], folded: str) -> re.Pattern[s
 
 
 def _redact(text: str, label: bool) -> tuple[str, int]:
+    return _redact_label(text) if label and len(text) <= _SHORT else _redact_text(text, label)
+
+
+_SHORT = 200  # characters: a label's most
+
+
+@lru_cache(maxsize=4096)
+def _redact_label(text: str) -> tuple[str, int]:
+    """A short label's redaction, remembered: labels (agents, tasks, triggers, tags, metadata keys) repeat
+    row after row, and an import reads the same ones thousands of times."""
+    return _redact_text(text, label=True)
+
+
+def _redact_text(text: str, label: bool) -> tuple[str, int]:
     total = 0
     folded = fold(text)
     done: list[tuple[int, int]] = []  # the markers already in the text: never redacted again, even in part
     seen: dict[bool, set[str]] = {}
-    for rule in _RULES:
+    rules = _rules_for(text, folded, seen)
+    while rules:
+        position = rules.pop(0)
+        rule = _RULES[position]
         if not _may_match(rule, text, folded, seen):
             continue
         kind, pattern, words, check, _ = rule
@@ -201,7 +249,8 @@ def _redact(text: str, label: bool) -> tuple[str, int]:
             text = "".join(pieces) + text[last:]
             folded = fold(text)
             done = _markers(text)
-            seen = {}  # the text changed
+            seen = {}  # the text changed: the rules after this one are chosen again
+            rules = [later for later in _rules_for(text, folded, seen) if later > position]
     return text, total
 
 

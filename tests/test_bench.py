@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from hindsight_cli import benchmark
+from hindsight_cli import bench_floor, benchmark
 from hindsight_cli.store import Store
 
 pytestmark = pytest.mark.no_store  # the CLI here never uses the fixture's store
 
-FIGURES = {"size", "import_s", "import_per_s", "embed_batch_per_s", "import_share_of_embed", "storage_alone_per_s",
+FIGURES = {"size", "vectors", "import_s", "import_per_s", "embed_batch_per_s", "import_share_of_embed", "storage_alone_per_s",
            "record_p50_ms", "warm_up_s", "warm_search_p50_ms", "warm_search_p95_ms", "warm_after_embedding_p50_ms",
            "warm_after_embedding_p95_ms", "floor_embed_p50_ms", "floor_topk_p50_ms", "floor_bm25_p50_ms",
            "floor_p50_ms", "warm_ratio_to_floor", "hot_index_mb", "hot_bytes_per_memory", "index_search_p50_ms",
@@ -45,8 +45,28 @@ def test_bench_json_has_every_figure_per_size(cli: Any) -> None:
     (figures,) = report["sizes"]
     assert set(figures) == FIGURES and figures["size"] == 30
     assert all(figures[name] is None for name in benchmark.VECTOR_FIGURES)  # 30 rows: flat search only
-    assert all(isinstance(value, (int, float)) and value >= 0 for value in figures.values() if value is not None)
+    assert all(isinstance(value, (int, float)) and value >= 0 for name, value in figures.items()
+               if value is not None and name != "vectors")
     assert figures["index_fragments_after_compaction"] <= figures["index_fragments_before_compaction"]
+    assert figures["vectors"] == "model" and figures["import_share_of_embed"] > 0
+
+
+def test_sizes_above_stand_in_above_are_stored_with_stand_in_vectors(cli: Any) -> None:
+    result = cli("bench", "--sizes", "20,30", "--runs", "1", "--stand-in-above", "20", "--json", store=False)
+    assert result.exit_code == 0, result.stderr
+    small, large = json.loads(result.stdout)["sizes"]
+    assert (small["vectors"], large["vectors"]) == ("model", "stand-in")
+    assert small["embed_batch_per_s"] > 0 and small["import_share_of_embed"] > 0
+    assert large["embed_batch_per_s"] is None and large["import_share_of_embed"] is None  # no model to compare with
+    assert large["storage_alone_per_s"] > 0 and large["warm_search_p50_ms"] > 0 and large["floor_embed_p50_ms"] > 0
+
+
+def test_seeded_vectors_are_unit_length_repeatable_and_named_as_the_model(fake: Any) -> None:
+    seeded = bench_floor.Seeded(fake)
+    first = seeded.embed(["weather API 401", "kubectl timed out"])
+    assert (seeded.name, seeded.dim, first.shape) == (fake.name, fake.dim, (2, fake.dim))
+    assert abs(float((first * first).sum(axis=1).max()) - 1.0) < 1e-5
+    assert (seeded.embed(["kubectl timed out"])[0] == first[1]).all() and not (first[0] == first[1]).all()
 
 
 def test_bench_table_names_each_figure(cli: Any) -> None:

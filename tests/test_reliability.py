@@ -10,7 +10,6 @@ import signal
 import stat
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -102,25 +101,29 @@ def test_an_import_killed_midway_resumes_with_exactly_the_missing_memories(tmp_p
     total = IMPORT_BATCH * 2 + 500
     data = tmp_path / "big.json"
     data.write_text(json.dumps(_records("k", total)))
+    # The second batch's rows are inserted, and then the importer says "gate" and waits on stdin, which
+    # never answers: the kill lands inside that batch's transaction (the third batch is being embedded
+    # meanwhile), at a point the test knows, instead of at whatever moment a timer picks.
     importer = subprocess.Popen(_python(f"""
-import json
+import json, os
+from hindsight_cli.storage.sql.duckdb_ledger import DuckDBSession
+real, calls = DuckDBSession.insert_many, []
+def gated(self, items):
+    real(self, items)
+    calls.append(len(items))
+    if len(calls) == 2:
+        print("gate", flush=True)
+        os.read(0, 1)
+DuckDBSession.insert_many = gated
 Store({str(path)!r}, embedder=FakeEmbedder()).import_records(json.load(open({str(data)!r})))
-"""))
-    probe = Store(path, embedder=fake)
-    deadline = time.time() + 120
-    committed = 0
-    while time.time() < deadline and committed == 0 and importer.poll() is None:
-        time.sleep(0.05)
-        try:
-            committed = probe.stats()["memories"]
-        except Exception:  # noqa: BLE001 - the importer holds the lock for a moment
-            continue
+"""), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert importer.stdout is not None
+    assert importer.stdout.readline().strip() == "gate"
     importer.send_signal(signal.SIGKILL)
     importer.wait()
-    assert 0 < committed < total, "the kill should land after the first batch and before the last"
     after_kill = Store(path, embedder=fake)
     kept = after_kill.stats()["memories"]
-    assert kept % IMPORT_BATCH == 0 and kept < total  # whole batches only: nothing half-written
+    assert kept == IMPORT_BATCH  # the first batch, whole; nothing of the second, half-written
     after_kill.sync_index()  # reconcile indexes exactly what the ledger holds
     assert after_kill.stats()["index"]["rows"] == kept
     result = after_kill.import_records(json.loads(data.read_text()))

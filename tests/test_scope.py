@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import FakeEmbedder
-from hindsight_cli import InvalidInput, MemoryNotFound
+from hindsight_cli import InvalidInput, MemoryNotFound, bench_floor
 from hindsight_cli.core.prepare import derived_key
 from hindsight_cli.store import Store
 from hindsight_cli.storage.sql.duckdb_ledger import SCHEMA_VERSION
@@ -135,13 +135,7 @@ from hindsight_cli import mcp_server
 
 
 def _rpc(proc: subprocess.Popen[str], number: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
-    assert proc.stdin and proc.stdout
-    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params}) + "\n")
-    proc.stdin.flush()
-    while True:
-        message = json.loads(proc.stdout.readline())
-        if message.get("id") == number:
-            return dict(message["result"])
+    return dict(bench_floor.rpc(proc, number, method, params)["result"])
 
 
 def _stdio_server(path: Path, agent: str, home: Path) -> subprocess.Popen[str]:

@@ -308,6 +308,20 @@ def obfuscation_kinds(text: str, visible: str) -> dict[str, int]:
     return found
 
 
+def label_kinds(text: str) -> dict[str, int]:
+    """``kinds`` of a label (an agent, a task, a trigger, tags, a metadata key or value), remembered when
+    short: labels repeat row after row, and an import reads the same ones thousands of times."""
+    return dict(_short_kinds(text)) if len(text) <= _SHORT else kinds(text)
+
+
+_SHORT = 200  # characters: a label's most
+
+
+@lru_cache(maxsize=4096)
+def _short_kinds(text: str) -> dict[str, int]:
+    return kinds(text)
+
+
 def kinds(text: str) -> dict[str, int]:
     """Every kind of signal in ``text`` with its weight: phrases, structure, obfuscation, hidden text."""
     visible = surface(text)

@@ -18,7 +18,7 @@ from ..storage import codec
 from ..storage.rows import MemoryRow
 from .budget import fit_budget
 from .relevance import Candidate, diversity_scores, relevance, relevances
-from .signals import Context, env_mismatches, score
+from .signals import Context, Scored, env_mismatches, explain, scored
 
 
 @dataclass
@@ -68,28 +68,28 @@ def split_fixes(order: Sequence[str], rows: Mapping[str, MemoryRow], evidence: M
 
 
 def _scored(rows: Mapping[str, MemoryRow], candidates: Mapping[str, Candidate], ctx: Context, weights: Ranking,
-            lists: int) -> dict[str, tuple[float, dict[str, Any]]]:
+            lists: int) -> dict[str, Scored]:
     best_keyword = max((c.keyword_score or 0.0 for c in candidates.values()), default=0.0)
     rel = relevances(rows, candidates, weights, lists, best_keyword)
-    return {mid: score(row, candidates[mid], ctx, weights, rel[mid]) for mid, row in rows.items()
+    return {mid: scored(row, ctx, weights, rel[mid]) for mid, row in rows.items()
             if not (weights.env_mismatch == "drop" and env_mismatches(row, ctx.env))}
 
 
 def rank(rows: Mapping[str, MemoryRow], candidates: Mapping[str, Candidate], ctx: Context, weights: Ranking,
          k: int, lists: int) -> list[Ranked]:
     """The top ``k`` candidates, in the order an agent should read them."""
-    scored = _scored(rows, candidates, ctx, weights, lists)
-    order = sorted(scored, key=lambda m: (-scored[m][0], m))
+    found = _scored(rows, candidates, ctx, weights, lists)
+    order = sorted(found, key=lambda m: (-found[m].final, m))
     rank_of = {m: i for i, m in enumerate(order, 1)}
     vectors = {m: rows[m].embedding for m in order if rows[m].embedding is not None}
-    scores = {m: scored[m][0] for m in order}
+    scores = {m: found[m].final for m in order}
     quarantined = [m for m in order if QUARANTINE_TAG in (rows[m].tags or [])]
     if quarantined:  # instruction-like text from untrusted sources ranks after everything else
         held_back = set(quarantined)
         order = [m for m in order if m not in held_back]
         for mid in quarantined:
             reason = (rows[mid].metadata or {}).get("quarantine", {}).get("reason", "untrusted")
-            scored[mid][1]["notes"].append(f"quarantined: {reason}; ranked after trusted memories")
+            found[mid].notes.append(f"quarantined: {reason}; ranked after trusted memories")
     if ctx.fixes_first:
         # Gate on the evidence itself (cosine, BM25 relative to the best), which does not stretch small
         # differences the way list-normalised fusion does on a handful of candidates.
@@ -100,17 +100,18 @@ def rank(rows: Mapping[str, MemoryRow], candidates: Mapping[str, Candidate], ctx
         groups = [mmr(fixes, scores, vectors, weights.mmr_lambda, k)]
         groups.append(mmr(rest, scores, vectors, weights.mmr_lambda, k - len(groups[0])))
         for mid in groups[0]:
-            scored[mid][1]["notes"].append("troubleshoot: a failure with a fix, ranked first")
+            found[mid].notes.append("troubleshoot: a failure with a fix, ranked first")
     else:
         groups = [mmr(order, scores, vectors, weights.mmr_lambda, k)]
     groups.append(mmr(quarantined, scores, vectors, weights.mmr_lambda, k - sum(map(len, groups))))
     shown = diversity_scores(groups, scores, vectors, weights.mmr_lambda)
     out = []
     for position, mid in enumerate([mid for group in groups for mid in group], 1):
-        scored[mid][1]["mmr_position"] = position
-        scored[mid][1]["score_rank"] = rank_of[mid]
-        scored[mid][1]["diversity"] = round(shown[mid] - scores[mid], 4)  # the MMR penalty, 0 or less
-        out.append(Ranked(rows[mid], shown[mid], scored[mid][1], candidates[mid].matched))
+        why = explain(found[mid], candidates[mid], weights)
+        why["mmr_position"] = position
+        why["score_rank"] = rank_of[mid]
+        why["diversity"] = round(shown[mid] - scores[mid], 4)  # the MMR penalty, 0 or less
+        out.append(Ranked(rows[mid], shown[mid], why, candidates[mid].matched))
     return out
 
 

@@ -156,12 +156,23 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
 
 
-def score(row: MemoryRow, candidate: Candidate, ctx: Context, weights: Ranking,
-          rel: float) -> tuple[float, dict[str, Any]]:
-    """The final score of one candidate and each signal's contribution (for ``--explain``); ``rel`` is its
-    entry of ``relevance.relevances``."""
+@dataclass
+class Scored:
+    """One candidate's final score and what made it: each signal's value and the factors' product and notes.
+
+    The ``--explain`` dictionary is built from it only for the hits a search returns (``explain``); building
+    it for every candidate cost more than the rest of the ranking."""
+
+    final: float
+    values: dict[str, float]
+    confidence_factor: float
+    factor: float
+    notes: list[str]
+
+
+def scored(row: MemoryRow, ctx: Context, weights: Ranking, rel: float) -> Scored:
+    """The final score of one candidate (``rel``: its entry of ``relevance.relevances``)."""
     values = {s.name: s.value(row, rel, ctx, weights) for s in SIGNALS}
-    parts = {s.name: float(getattr(weights, s.weight)) * values[s.name] for s in SIGNALS}
     confidence_factor = 0.5 + 0.5 * float(row.confidence)
     factor, notes = confidence_factor, []
     for apply in FACTORS:
@@ -169,15 +180,28 @@ def score(row: MemoryRow, candidate: Candidate, ctx: Context, weights: Ranking,
         factor *= value
         if note:
             notes.append(note)
-    final = sum(parts.values()) * factor
-    signals = {name: (round(v, 4) if name in ("relevance", "recency") else v) for name, v in values.items()}
-    return final, {
+    total = sum(float(getattr(weights, s.weight)) * values[s.name] for s in SIGNALS)
+    return Scored(total * factor, values, confidence_factor, factor, notes)
+
+
+def explain(found: Scored, candidate: Candidate, weights: Ranking) -> dict[str, Any]:
+    """Each signal's contribution to ``found`` (``--explain``, and every hit's ``explain``)."""
+    parts = {s.name: float(getattr(weights, s.weight)) * found.values[s.name] for s in SIGNALS}
+    signals = {name: (round(v, 4) if name in ("relevance", "recency") else v) for name, v in found.values.items()}
+    return {
         "vector": {"rank": candidate.vector_rank, "cosine": _round(candidate.vector_score)},
         "keyword": {"rank": candidate.keyword_rank, "bm25": _round(candidate.keyword_score)},
         "signals": signals,
         "contributions": {k: round(v, 4) for k, v in parts.items()},
-        "confidence_factor": round(confidence_factor, 4),
-        "factor": round(factor, 4),
-        "notes": notes,
-        "score": round(final, 6),
+        "confidence_factor": round(found.confidence_factor, 4),
+        "factor": round(found.factor, 4),
+        "notes": list(found.notes),
+        "score": round(found.final, 6),
     }
+
+
+def score(row: MemoryRow, candidate: Candidate, ctx: Context, weights: Ranking,
+          rel: float) -> tuple[float, dict[str, Any]]:
+    """The final score of one candidate and each signal's contribution (for ``--explain``)."""
+    found = scored(row, ctx, weights, rel)
+    return found.final, explain(found, candidate, weights)

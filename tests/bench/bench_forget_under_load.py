@@ -12,7 +12,6 @@ after the purge, search errors, writer errors, and what the forget said.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -20,6 +19,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from hindsight_cli import bench_floor
 
 REPO = Path(__file__).resolve().parents[2]
 PRELUDE = f"import sys\nsys.path.insert(0, {str(REPO / 'tests')!r})\nfrom conftest import FakeEmbedder\n" \
@@ -31,13 +32,8 @@ def _python(code: str) -> list[str]:
 
 
 def _rpc(proc: subprocess.Popen[str], number: int, method: str, params: dict) -> dict:
-    assert proc.stdin and proc.stdout
-    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params}) + "\n")
-    proc.stdin.flush()
-    while True:
-        message = json.loads(proc.stdout.readline())
-        if message.get("id") == number:
-            return message.get("result") or {"isError": True, "error": message.get("error")}
+    message = bench_floor.rpc(proc, number, method, params)
+    return message.get("result") or {"isError": True, "error": message.get("error")}
 
 
 def _percentiles(values: list[float]) -> str:

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -17,11 +18,13 @@ from hindsight_cli.store import Store
 
 REPO = Path(__file__).resolve().parents[2]
 
-# The real CLI in a process of its own, with the test's embedder. Once the first batch is embedded and
-# committed, the embedder says "gate" and waits on stdin, which never answers: the SIGINT lands there,
-# at a point the test knows, instead of at whatever moment a timer picks.
+# The real CLI in a process of its own, with the test's embedder. When the second batch's embedding
+# starts (in a thread, while the first batch is written), the embedder says "gate" and waits on stdin,
+# which never answers; once the first batch is committed the import has nothing left to do but wait for
+# that embedding, so the SIGINT lands there, at a point the test knows, instead of at whatever moment a
+# timer picks. (A raw read: a thread blocked in ``sys.stdin`` would hold its lock at the exit.)
 CHILD = f"""
-import sys
+import os, sys
 sys.path.insert(0, {str(REPO)!r})
 from tests.conftest import FakeEmbedder
 from hindsight_cli.core import runtime
@@ -31,7 +34,7 @@ class Gated(FakeEmbedder):
     def embed(self, texts):
         if self.done >= {IMPORT_BATCH}:
             print("gate", flush=True)
-            sys.stdin.readline()
+            os.read(0, 1)
         self.done += len(texts)
         return super().embed(texts)
 
@@ -57,7 +60,8 @@ def test_ctrl_c_keeps_the_finished_batches_and_says_what_was_kept(tmp_path: Path
     child = subprocess.Popen([sys.executable, "-c", CHILD, "import", str(data), "--store", str(store)],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     assert child.stdout is not None
-    assert child.stdout.readline().strip() == "gate"  # the first batch is in; the second is under way
+    assert child.stdout.readline().strip() == "gate"  # the second batch's embedding is under way
+    _await_count(Store(store, embedder=fake), IMPORT_BATCH, child)  # and the first batch is committed
     child.send_signal(signal.SIGINT)
     _, err = child.communicate(timeout=120)
     assert child.returncode == 130, err
@@ -67,6 +71,21 @@ def test_ctrl_c_keeps_the_finished_batches_and_says_what_was_kept(tmp_path: Path
     rerun = Store(store, embedder=fake).import_records(_records(total))
     assert (rerun.added, rerun.skipped) == (1000, IMPORT_BATCH)
     assert len({m.content for m in Store(store, embedder=fake).list(limit=None)}) == total
+
+
+def _await_count(store: Store, count: int, child: subprocess.Popen) -> None:
+    """Wait until ``store`` holds ``count`` memories (the child commits them; its lock may refuse a read)."""
+    from hindsight_cli.errors import StoreBusy
+
+    deadline = time.monotonic() + 120
+    while child.poll() is None and time.monotonic() < deadline:
+        try:
+            if store.stats()["memories"] == count:
+                return
+        except StoreBusy:
+            pass
+        time.sleep(0.02)
+    raise AssertionError(f"the store never held {count} memories while the import ran")
 
 
 def test_ctrl_c_through_python_raises_interrupted_with_the_count(tmp_path: Path, fake, monkeypatch) -> None:

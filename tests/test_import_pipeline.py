@@ -1,0 +1,123 @@
+"""Import embeds the next batch while it writes this one (issue 18): the overlap happens, and a Ctrl-C,
+an embedding error and the progress bar behave as they did one batch at a time. Events, not timers."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from conftest import FakeEmbedder
+from hindsight_cli.core import transfer
+from hindsight_cli.errors import EmbeddingUnavailable, Interrupted
+from hindsight_cli.models import part_position
+from hindsight_cli.store import Store
+
+BATCH = 40  # small batches: the behaviour is the same, the test is quicker
+
+
+@pytest.fixture(autouse=True)
+def _small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(transfer, "IMPORT_BATCH", BATCH)
+
+
+def _records(n: int) -> list[dict[str, str]]:
+    return [{"content": f"pipelined note {i}: the worker handled job {i} on queue {i % 5}"} for i in range(n)]
+
+
+class Counting(FakeEmbedder):
+    """Counts the texts it embedded; ``hook(done)`` runs before each call (``done``: texts so far)."""
+
+    def __init__(self, hook=None) -> None:  # noqa: ANN001
+        self.done, self.hook = 0, hook
+
+    def embed(self, texts):  # noqa: ANN001, ANN201
+        if self.hook is not None:
+            self.hook(self.done)
+        self.done += len(texts)
+        return super().embed(texts)
+
+
+def _new_threads(before: set[threading.Thread]) -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t not in before]
+
+
+def test_the_next_batch_is_embedded_while_this_one_is_written(tmp_path: Path, monkeypatch) -> None:
+    second_started = threading.Event()
+    embedder = Counting(lambda done: second_started.set() if done >= BATCH else None)
+    real, waited = transfer._write, []
+
+    def write(rt, chunk):  # noqa: ANN001, ANN202
+        if not waited:  # the first batch's write does not begin until the second batch's embedding has
+            waited.append(second_started.wait(timeout=120))
+        return real(rt, chunk)
+
+    monkeypatch.setattr(transfer, "_write", write)
+    result = Store(tmp_path / "store", embedder=embedder).import_records(_records(BATCH * 2 + 5))
+    assert waited == [True]
+    assert result.added == BATCH * 2 + 5
+
+
+def test_ctrl_c_after_a_commit_keeps_it_and_drops_the_batch_being_embedded(tmp_path: Path, monkeypatch) -> None:
+    release, second_started = threading.Event(), threading.Event()
+
+    def gate(done: int) -> None:
+        if done >= BATCH:
+            second_started.set()
+            release.wait(timeout=120)
+
+    embedder = Counting(gate)
+    real = transfer._write
+
+    def write_then_ctrl_c(rt, chunk):  # noqa: ANN001, ANN202
+        real(rt, chunk)  # committed, and the Ctrl-C comes before the import has counted it
+        assert second_started.wait(timeout=120)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(transfer, "_write", write_then_ctrl_c)
+    store = Store(tmp_path / "store", embedder=embedder)
+    before = set(threading.enumerate())
+    with pytest.raises(Interrupted, match=f"Interrupted: {BATCH} of {BATCH * 3} imported; rerun to finish"):
+        store.import_records(_records(BATCH * 3))
+    embedded = embedder.done
+    release.set()
+    for thread in _new_threads(before):  # the embedding under way ends by itself, writing nothing
+        thread.join(timeout=120)
+        assert not thread.is_alive() and thread.daemon
+    assert embedder.done == embedded + BATCH  # the call under way finished; no further one was made
+    assert store.stats()["memories"] == BATCH
+    monkeypatch.setattr(transfer, "_write", real)
+    rerun = store.import_records(_records(BATCH * 3))
+    assert (rerun.added, rerun.skipped) == (BATCH * 2, BATCH)
+
+
+def test_an_embedding_error_in_the_next_batch_is_raised_as_it_was(tmp_path: Path) -> None:
+    def fail_second(done: int) -> None:
+        if done >= BATCH:
+            raise EmbeddingUnavailable("The model is gone.")
+
+    store = Store(tmp_path / "store", embedder=Counting(fail_second))
+    with pytest.raises(EmbeddingUnavailable, match=r"^The model is gone\.$"):
+        store.import_records(_records(BATCH * 2))
+    assert store.stats()["memories"] == BATCH  # the batch before it was written
+
+
+def test_progress_counts_up_across_batches_and_the_phase_is_said_once(tmp_path: Path) -> None:
+    counts: list[tuple[int, int]] = []
+    phases: list[str] = []
+    total = BATCH * 3 + 7
+    store = Store(tmp_path / "store", embedder=FakeEmbedder())
+    store.import_records(_records(total), progress=lambda done, of: counts.append((done, of)), phase=phases.append)
+    assert phases.count("Embedding and writing") == 1
+    assert [c[0] for c in counts] == sorted(c[0] for c in counts) and counts[-1] == (total, total)
+    assert {c[1] for c in counts} == {total}
+
+
+def test_a_text_in_linked_parts_is_never_cut_apart_by_a_batch(tmp_path: Path) -> None:
+    store = Store(tmp_path / "store", embedder=FakeEmbedder())
+    long = {"content": " ".join(f"paragraph {i}: " + "the deploy log said " * 120 for i in range(24))}  # > 3 × 16 KB
+    prepared = transfer._prepared(store._rt, [*_records(BATCH - 2), long], store.scope)
+    parts = [i for i, p in enumerate(prepared) if part_position(p.row.metadata)]
+    assert len(parts) >= 3 and parts[0] == BATCH - 2  # across the first batch's end
+    assert list(transfer._batches(prepared)) == [(0, len(prepared))]
