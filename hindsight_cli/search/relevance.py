@@ -133,14 +133,14 @@ def _with_neighbours(rows: Mapping[str, MemoryRow], base: Mapping[str, float], w
 
 def _with_task_match(rows: Mapping[str, MemoryRow], base: Mapping[str, float], rel: Mapping[str, float],
                      share: float) -> dict[str, float]:
+    # A memory without a task is a task of its own: it inherits its own match, as a one-memory task does,
+    # so that memories with a task are not favoured over those without one.
+    group = {m: (r.agent_id, r.task_id) if r.task_id is not None else ("", m) for m, r in rows.items()}
     best: dict[tuple[str, str], float] = {}
-    for mid, row in rows.items():
-        if row.task_id is not None:
-            task = (row.agent_id, row.task_id)
-            best[task] = max(best.get(task, 0.0), base[mid])
+    for mid, task in group.items():
+        best[task] = max(best.get(task, 0.0), base[mid])
     top = max(best.values(), default=0.0) or 1.0
-    return _capped({m: rel[m] + (share * best[(r.agent_id, r.task_id)] / top if r.task_id is not None else 0.0)
-                    for m, r in rows.items()})
+    return _capped({m: rel[m] + share * best[group[m]] / top for m in rows})
 
 
 def _capped(values: dict[str, float]) -> dict[str, float]:
