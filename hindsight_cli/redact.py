@@ -26,6 +26,7 @@ from functools import lru_cache
 
 from . import redact_cli, redact_generic, redact_prose, redact_providers
 from .redact_words import fold, is_reference, weak_gate, word_pattern
+from .text import MAX_LABEL
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -211,10 +212,7 @@ def _compiled(pattern: str, words: tuple[str, ...], folded: str) -> re.Pattern[s
 
 
 def _redact(text: str, label: bool) -> tuple[str, int]:
-    return _redact_label(text) if label and len(text) <= _SHORT else _redact_text(text, label)
-
-
-_SHORT = 200  # characters: a label's most
+    return _redact_label(text) if label and len(text) <= MAX_LABEL else _redact_text(text, label)
 
 
 @lru_cache(maxsize=4096)

@@ -7,6 +7,8 @@ import re
 import unicodedata
 from collections import Counter
 
+MAX_LABEL = 200  # characters: the most an agent, task, trigger or tag may hold (core/prepare refuses more)
+
 # Han, Hiragana, Katakana, Hangul and their compatibility/extension blocks: scripts written without spaces.
 CJK = (
     "\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff"

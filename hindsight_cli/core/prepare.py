@@ -19,7 +19,7 @@ from ..models import MEMORY_TYPES, OUTCOMES, STATUSES, one_of
 from ..poisoning import DERIVED, QUARANTINE_CONFIDENCE, QUARANTINE_TAG, assess, trust
 from ..redact import redact_field
 from ..storage.rows import MemoryRow
-from ..text import clean, without_surrogates
+from ..text import MAX_LABEL, clean, without_surrogates
 from ..timeutil import parse_duration, parse_future, parse_time
 
 _IMPORTANCE_BY_TRIGGER = {
@@ -30,7 +30,6 @@ _CONFIDENCE_BY_SOURCE = {"user": 0.9, "tool": 0.8, "agent": 0.6, "import": 0.6, 
 TRIGGERS = tuple(_IMPORTANCE_BY_TRIGGER)  # the triggers with a default importance; any other text is allowed
 SOURCES = tuple(_CONFIDENCE_BY_SOURCE)
 _UNKNOWN_SOURCE_CONFIDENCE = 0.3  # a source name nobody listed is untrusted, like the web
-_MAX_LABEL = 200
 
 
 @dataclass(frozen=True)
@@ -81,8 +80,8 @@ def label(value: Any, name: str, required: bool = False) -> str | None:
         if required:
             raise InvalidInput(f"{name} must not be empty.")
         return None
-    if len(text) > _MAX_LABEL or "\n" in text:
-        raise InvalidInput(f"{name} must be one line of at most {_MAX_LABEL} characters.")
+    if len(text) > MAX_LABEL or "\n" in text:
+        raise InvalidInput(f"{name} must be one line of at most {MAX_LABEL} characters.")
     return text
 
 

@@ -12,6 +12,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache, cache
 
+from ..text import MAX_LABEL
 from . import languages, phrases
 from .spelling import _confusables, finish, fold, hidden_views, skeleton, surface, typo_view, unwrap
 
@@ -311,10 +312,7 @@ def obfuscation_kinds(text: str, visible: str) -> dict[str, int]:
 def label_kinds(text: str) -> dict[str, int]:
     """``kinds`` of a label (an agent, a task, a trigger, tags, a metadata key or value), remembered when
     short: labels repeat row after row, and an import reads the same ones thousands of times."""
-    return dict(_short_kinds(text)) if len(text) <= _SHORT else kinds(text)
-
-
-_SHORT = 200  # characters: a label's most
+    return dict(_short_kinds(text)) if len(text) <= MAX_LABEL else kinds(text)
 
 
 @lru_cache(maxsize=4096)
