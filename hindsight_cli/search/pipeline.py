@@ -107,7 +107,7 @@ def rank(rows: Mapping[str, MemoryRow], candidates: Mapping[str, Candidate], ctx
     shown = diversity_scores(groups, scores, vectors, weights.mmr_lambda)
     out = []
     for position, mid in enumerate([mid for group in groups for mid in group], 1):
-        why = explain(found[mid], candidates[mid], weights)
+        why = explain(found[mid], candidates[mid])
         why["mmr_position"] = position
         why["score_rank"] = rank_of[mid]
         why["diversity"] = round(shown[mid] - scores[mid], 4)  # the MMR penalty, 0 or less

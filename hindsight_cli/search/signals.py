@@ -165,6 +165,7 @@ class Scored:
 
     final: float
     values: dict[str, float]
+    parts: dict[str, float]  # each signal's value times its weight
     confidence_factor: float
     factor: float
     notes: list[str]
@@ -173,6 +174,7 @@ class Scored:
 def scored(row: MemoryRow, ctx: Context, weights: Ranking, rel: float) -> Scored:
     """The final score of one candidate (``rel``: its entry of ``relevance.relevances``)."""
     values = {s.name: s.value(row, rel, ctx, weights) for s in SIGNALS}
+    parts = {s.name: float(getattr(weights, s.weight)) * values[s.name] for s in SIGNALS}
     confidence_factor = 0.5 + 0.5 * float(row.confidence)
     factor, notes = confidence_factor, []
     for apply in FACTORS:
@@ -180,19 +182,17 @@ def scored(row: MemoryRow, ctx: Context, weights: Ranking, rel: float) -> Scored
         factor *= value
         if note:
             notes.append(note)
-    total = sum(float(getattr(weights, s.weight)) * values[s.name] for s in SIGNALS)
-    return Scored(total * factor, values, confidence_factor, factor, notes)
+    return Scored(sum(parts.values()) * factor, values, parts, confidence_factor, factor, notes)
 
 
-def explain(found: Scored, candidate: Candidate, weights: Ranking) -> dict[str, Any]:
+def explain(found: Scored, candidate: Candidate) -> dict[str, Any]:
     """Each signal's contribution to ``found`` (``--explain``, and every hit's ``explain``)."""
-    parts = {s.name: float(getattr(weights, s.weight)) * found.values[s.name] for s in SIGNALS}
     signals = {name: (round(v, 4) if name in ("relevance", "recency") else v) for name, v in found.values.items()}
     return {
         "vector": {"rank": candidate.vector_rank, "cosine": _round(candidate.vector_score)},
         "keyword": {"rank": candidate.keyword_rank, "bm25": _round(candidate.keyword_score)},
         "signals": signals,
-        "contributions": {k: round(v, 4) for k, v in parts.items()},
+        "contributions": {k: round(v, 4) for k, v in found.parts.items()},
         "confidence_factor": round(found.confidence_factor, 4),
         "factor": round(found.factor, 4),
         "notes": list(found.notes),
@@ -204,4 +204,4 @@ def score(row: MemoryRow, candidate: Candidate, ctx: Context, weights: Ranking,
           rel: float) -> tuple[float, dict[str, Any]]:
     """The final score of one candidate and each signal's contribution (for ``--explain``)."""
     found = scored(row, ctx, weights, rel)
-    return found.final, explain(found, candidate, weights)
+    return found.final, explain(found, candidate)
