@@ -26,7 +26,6 @@ from functools import lru_cache
 
 from . import redact_cli, redact_generic, redact_prose, redact_providers
 from .redact_words import fold, is_reference, weak_gate, word_pattern
-from .text import MAX_LABEL
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -212,7 +211,12 @@ def _compiled(pattern: str, words: tuple[str, ...], folded: str) -> re.Pattern[s
 
 
 def _redact(text: str, label: bool) -> tuple[str, int]:
-    return _redact_label(text) if label and len(text) <= MAX_LABEL else _redact_text(text, label)
+    return _redact_label(text) if label and len(text) <= _MAX_LABEL else _redact_text(text, label)
+
+
+# text.MAX_LABEL, not imported: a recording hook redacts with the standard library's smallest part loaded
+# (text.py brings re and more; tests/test_hooks.py)
+_MAX_LABEL = 200
 
 
 @lru_cache(maxsize=4096)
