@@ -22,8 +22,6 @@ Which function for which field: ``redact_field(value, field)``; see ``FIELDS``.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from . import redact_cli, redact_generic, redact_prose, redact_providers
 from .redact_words import fold, is_reference, weak_gate, word_pattern
 
@@ -211,19 +209,26 @@ def _compiled(pattern: str, words: tuple[str, ...], folded: str) -> re.Pattern[s
 
 
 def _redact(text: str, label: bool) -> tuple[str, int]:
-    return _redact_label(text) if label and len(text) <= _MAX_LABEL else _redact_text(text, label)
+    if not label or len(text) > _MAX_LABEL:
+        return _redact_text(text, label)
+    if text in _CLEAN_LABELS:
+        return text, 0
+    redacted, count = _redact_text(text, label=True)
+    if not count and redacted == text:
+        if len(_CLEAN_LABELS) >= 4096:
+            _CLEAN_LABELS.clear()
+        _CLEAN_LABELS[text] = None
+    return redacted, count
 
 
 # text.MAX_LABEL, not imported: a recording hook redacts with the standard library's smallest part loaded
 # (text.py brings re and more; tests/test_hooks.py)
 _MAX_LABEL = 200
-
-
-@lru_cache(maxsize=4096)
-def _redact_label(text: str) -> tuple[str, int]:
-    """A short label's redaction, remembered: labels (agents, tasks, triggers, tags, metadata keys) repeat
-    row after row, and an import reads the same ones thousands of times."""
-    return _redact_text(text, label=True)
+# Short labels redaction leaves as they are: labels (agents, tasks, triggers, tags, metadata keys) repeat
+# row after row, and an import reads the same ones thousands of times. Only clean ones are remembered: a
+# label that held a secret is not kept in the process's memory past its redaction (a long-lived MCP
+# server would otherwise hold the last 4,096 such secrets in clear).
+_CLEAN_LABELS: dict[str, None] = {}
 
 
 def _redact_text(text: str, label: bool) -> tuple[str, int]:

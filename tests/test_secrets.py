@@ -304,7 +304,7 @@ def test_the_word_filter_never_changes_a_result(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(module, "_may_match", lambda *args: True)
     monkeypatch.setattr(module, "_rules_for", lambda *args: list(range(len(module._RULES))))  # every rule
     monkeypatch.setattr(module, "_present", lambda words, folded: words)  # every word in every pattern
-    module._redact_label.cache_clear()  # the labels (the mappings' keys) are redacted again, unfiltered
+    module._CLEAN_LABELS.clear()  # the labels (the mappings' keys) are redacted again, unfiltered
     assert filtered == ([redact(t) for t in texts], [redact_value(v) for v in values])
     assert redact(UNICODE[0])[1] == 2  # and what needs the regex without the filter is redacted
 
@@ -413,3 +413,14 @@ async def test_mcp_write_and_its_log_keep_no_secret(store: Store, tmp_path: Path
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def test_a_label_that_held_a_secret_is_not_remembered_in_clear() -> None:
+    from hindsight_cli import redact as module
+
+    secret = "sk-ant-api03-" + "Zq7Lm2Xc9Vb4Nt6Rw1Ys8Pk3Hd5Jf0Ga2EuQ9Xm"
+    for _ in range(2):  # the second time it is redacted again, not answered from memory
+        value, count = redact_value({secret: "on", "deploy-agent": "on"})
+        assert count == 1 and secret not in str(value) and "deploy-agent" in value
+    assert "deploy-agent" in module._CLEAN_LABELS
+    assert not any(secret in label for label in module._CLEAN_LABELS)
