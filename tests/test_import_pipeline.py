@@ -10,7 +10,7 @@ import pytest
 
 from conftest import FakeEmbedder
 from hindsight_cli.core import transfer
-from hindsight_cli.errors import EmbeddingUnavailable, Interrupted, InvalidInput
+from hindsight_cli.errors import EmbeddingUnavailable, Interrupted
 from hindsight_cli.models import part_position
 from hindsight_cli.store import Store
 
@@ -121,89 +121,3 @@ def test_a_text_in_linked_parts_is_never_cut_apart_by_a_batch(tmp_path: Path) ->
     parts = [i for i, p in enumerate(prepared) if part_position(p.row.metadata)]
     assert len(parts) >= 3 and parts[0] == BATCH - 2  # across the first batch's end
     assert list(transfer._batches(prepared)) == [(0, len(prepared))]
-
-
-def _gated_preparation(monkeypatch, after: int, gate) -> None:  # noqa: ANN001
-    """``gate()`` runs once, before record ``after + 1`` is checked."""
-    real = transfer._each_prepared
-
-    def each(rt, records, scope):  # noqa: ANN001, ANN202
-        for number, rows in enumerate(real(rt, records, scope), 1):
-            if number == after + 1:
-                gate()
-            yield rows
-
-    monkeypatch.setattr(transfer, "_each_prepared", each)
-
-
-def test_the_first_batch_is_embedded_while_the_later_records_are_checked(tmp_path: Path, monkeypatch) -> None:
-    first_embedding = threading.Event()
-    waited: list[bool] = []
-    _gated_preparation(monkeypatch, BATCH, lambda: waited.append(first_embedding.wait(timeout=120)))
-    embedder = Counting(lambda done: first_embedding.set())
-    phases: list[str] = []
-    result = Store(tmp_path / "store", embedder=embedder).import_records(_records(BATCH * 2 + 5), phase=phases.append)
-    assert waited == [True]  # checking record BATCH + 1 went on only once the first batch was embedding
-    assert (result.added, embedder.done) == (BATCH * 2 + 5, BATCH * 2 + 5)  # each text embedded once
-    assert phases.index("Embedding and writing") > phases.index(f"Checking {BATCH * 2 + 5:,} records")
-
-
-def test_a_bad_record_after_the_first_batch_still_refuses_everything(tmp_path: Path, monkeypatch) -> None:
-    first_embedding = threading.Event()
-    _gated_preparation(monkeypatch, BATCH, lambda: first_embedding.wait(timeout=120))
-    before = set(threading.enumerate())
-    records = [*_records(BATCH * 2), {"content": ""}]
-    store = Store(tmp_path / "store", embedder=Counting(lambda done: first_embedding.set()))
-    with pytest.raises(InvalidInput, match=rf"^Record {BATCH * 2 + 1}: .* Nothing was imported\.$"):
-        store.import_records(records)
-    for thread in _new_threads(before):  # the first batch's embedding stops by itself
-        thread.join(timeout=120)
-        assert not thread.is_alive()
-    assert first_embedding.is_set() and not (tmp_path / "store").exists()  # no store was even made
-
-
-def test_an_existing_store_skips_what_it_holds_with_the_first_batch_embedded_early(tmp_path: Path) -> None:
-    store = Store(tmp_path / "store", embedder=FakeEmbedder())
-    records = [{**r, "key": f"note-{i}"} for i, r in enumerate(_records(BATCH * 3))]
-    store.import_records(records[BATCH // 2 : BATCH])
-    embedder = Counting()
-    again = Store(tmp_path / "store", embedder=embedder).import_records(records)
-    assert (again.added, again.skipped) == (BATCH * 3 - BATCH // 2, BATCH // 2)
-    assert embedder.done == BATCH * 3 - BATCH // 2  # what the store held was never embedded again
-    assert store.stats()["memories"] == BATCH * 3
-
-
-def test_a_write_by_another_process_while_checking_drops_the_early_batch(tmp_path: Path, monkeypatch) -> None:
-    records = [{**r, "key": f"note-{i}"} for i, r in enumerate(_records(BATCH * 2 + 5))]
-    other = Store(tmp_path / "store", embedder=FakeEmbedder())
-    other.import_records([{"content": "already here"}])
-    first_embedding, wrote = threading.Event(), []
-
-    def meanwhile() -> None:  # another writer adds record 3 once the first batch is being embedded
-        assert first_embedding.wait(timeout=120)
-        wrote.append(other.import_records([records[3]]).added)
-
-    _gated_preparation(monkeypatch, BATCH, meanwhile)
-    embedder = Counting(lambda done: first_embedding.set())
-    result = Store(tmp_path / "store", embedder=embedder).import_records(records)
-    assert wrote == [1] and (result.added, result.skipped) == (BATCH * 2 + 4, 1)
-    assert other.stats()["memories"] == BATCH * 2 + 6
-
-
-def test_a_big_import_updates_the_index_batch_by_batch(tmp_path: Path, monkeypatch) -> None:
-    from hindsight_cli.storage.sync import Mirror
-
-    calls: list[bool] = []
-    real = Mirror.sync
-
-    def sync(self, progress=None, dim=None, wait=None, maintain=True):  # noqa: ANN001, ANN202
-        calls.append(maintain)
-        return real(self, progress, dim, wait, maintain)
-
-    monkeypatch.setattr(Mirror, "sync", sync)
-    monkeypatch.setattr(transfer, "IMPORT_BATCH", 400)
-    store = Store(tmp_path / "store", embedder=FakeEmbedder())
-    records = _records(1000) + [{"content": "the canary deploy of the ledger service rolled back at noon"}]
-    assert store.import_records(records).added == 1001
-    assert calls == [False, False, True]  # after batches 1 and 2 while the next one embedded; then the rest
-    assert store.search("canary deploy ledger rolled back").hits[0].memory.content.startswith("the canary")

@@ -43,18 +43,11 @@ def init(rt: Runtime, model: str | None = None, backend: str | None = None, url:
     if model is not None and created:
         configure_model(rt, model)
     if created:
-        wanted, dim = new_store_model(rt)
-        if dim is None:  # a hub model: ask it for its dimension
+        wanted, dim = rt.model, None if rt.has_embedder else known_dim(rt.model)
+        if dim is None:  # a hub model (or an embedder given to the store): ask it for its dimension
             wanted, dim = rt.embedder.name, rt.embedder.dim
         rt.ledger.create(wanted, dim)
     return created
-
-
-def new_store_model(rt: Runtime) -> tuple[str, int | None]:
-    """The model, and its dimension, a new store is created with; None: the model must be loaded to know."""
-    if rt.has_embedder:  # an embedder given to the store says its own
-        return rt.embedder.name, rt.embedder.dim
-    return rt.model, known_dim(rt.model)
 
 
 def config_file(path: Path) -> Path:

@@ -4,7 +4,6 @@ into another (``hindsight migrate``, local → Postgres or back)."""
 from __future__ import annotations
 
 import json
-import logging
 import shutil
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -21,7 +20,6 @@ from .runtime import Phase, Progress, Runtime, announce
 from .scope import Scope
 
 IMPORT_BATCH = 2000
-log = logging.getLogger("hindsight.import")
 
 
 def export(rt: Runtime, filters: Filters | None, scope: Scope) -> Iterator[dict[str, Any]]:
@@ -30,9 +28,9 @@ def export(rt: Runtime, filters: Filters | None, scope: Scope) -> Iterator[dict[
     yield from (m.to_dict() for m in list_memories(rt, chosen, scope, None, True))
 
 
-def _each_prepared(rt: Runtime, records: Sequence[Mapping[str, Any]], scope: Scope) -> Iterator[list[Prepared]]:
-    """Each record prepared (its linked parts when over the size limit), in order; a bad record raises
-    InvalidInput naming it."""
+def _prepared(rt: Runtime, records: Sequence[Mapping[str, Any]], scope: Scope) -> list[Prepared]:
+    """Every record validated before anything is written: one bad record refuses the whole import."""
+    out: list[Prepared] = []
     seen: dict[str, tuple[int, Mapping[str, Any]]] = {}
     for number, record in enumerate(records, 1):
         if not isinstance(record, Mapping):
@@ -40,16 +38,12 @@ def _each_prepared(rt: Runtime, records: Sequence[Mapping[str, Any]], scope: Sco
         values = {**record, "source": record.get("source") or "import"}
         try:
             values["agent_id"] = scope.resolve(record.get("agent_id")) or record.get("agent_id")
-            rows = rt.prepare_parts(values, keep_identity=True)  # over the size limit: linked parts
+            first = len(out)
+            out.extend(rt.prepare_parts(values, keep_identity=True))  # over the size limit: linked parts
         except InvalidInput as error:
             raise InvalidInput(f"Record {number}: {error} Nothing was imported.") from None
-        _one_per_id(seen, number, record, rows[0].row.id if record.get("id") else None)
-        yield rows
-
-
-def _prepared(rt: Runtime, records: Sequence[Mapping[str, Any]], scope: Scope) -> list[Prepared]:
-    """Every record validated before anything is written: one bad record refuses the whole import."""
-    return [p for rows in _each_prepared(rt, records, scope) for p in rows]
+        _one_per_id(seen, number, record, out[first].row.id if record.get("id") else None)
+    return out
 
 
 def _one_per_id(seen: dict[str, tuple[int, Mapping[str, Any]]], number: int, record: Mapping[str, Any],
@@ -65,28 +59,18 @@ def _one_per_id(seen: dict[str, tuple[int, Mapping[str, Any]]], number: int, rec
                            "keep one of them and rerun. Nothing was imported.")
 
 
-class _Unseen:
-    """The ids, and idempotency keys in their agent's scope, held so far (the store's, then those of the
-    rows kept before): which rows are new."""
-
-    def __init__(self, identities: set[tuple[str, str, str]]) -> None:
-        self.ids, self.keys = {i for i, _, _ in identities}, {(a, k) for _, a, k in identities}
-
-    def positions(self, rows: Sequence[MemoryRow]) -> list[int]:
-        out = []
-        for position, row in enumerate(rows):
-            if row.id in self.ids or (row.agent_id, row.idempotency_key) in self.keys:
-                continue
-            self.ids.add(row.id)
-            self.keys.add((row.agent_id, row.idempotency_key))
-            out.append(position)
-        return out
-
-
 def fresh(rows: Sequence[MemoryRow], identities: set[tuple[str, str, str]]) -> list[int]:
     """The positions of the rows whose id, and whose idempotency key in their agent's scope, the store does
     not hold yet (nor an earlier row of ``rows``)."""
-    return _Unseen(identities).positions(rows)
+    ids, keys = {i for i, _, _ in identities}, {(a, k) for _, a, k in identities}
+    out = []
+    for position, row in enumerate(rows):
+        if row.id in ids or (row.agent_id, row.idempotency_key) in keys:
+            continue
+        ids.add(row.id)
+        keys.add((row.agent_id, row.idempotency_key))
+        out.append(position)
+    return out
 
 
 def _fresh(items: Sequence[Prepared], identities: set[tuple[str, str, str]]) -> list[Prepared]:
@@ -98,63 +82,37 @@ def import_records(rt: Runtime, records: Sequence[Mapping[str, Any]], progress: 
     """Add exported memories; ids and idempotency keys already present are skipped (idempotent).
 
     Valid records are embedded and committed in batches of ``IMPORT_BATCH``, so an import that is killed
-    (or runs out of disk) keeps what it committed, and rerunning it adds exactly the rest. The first batch
-    is embedded while the records after it are checked; nothing is written before every record passed.
+    (or runs out of disk) keeps what it committed, and rerunning it adds exactly the rest.
     """
     from .admin import init
 
     total = waiting = len(records)  # until the store is asked, none is known to be there
     added: list[Prepared] = []
     fresh: list[Prepared] = []
-    embedding = _Embedding(rt, progress, phase)
     try:
         announce(phase, f"Checking {len(records):,} records")
-        head = _Head(rt, embedding)
-        prepared: list[Prepared] = []
-        for rows in _each_prepared(rt, records, scope):
-            prepared.extend(rows)
-            head.offer(rows)
+        prepared = _prepared(rt, records, scope)
         total = len(prepared)  # memories: a record over the size limit is several
         init(rt)
         with rt.ledger.read() as session:
             dim = rt.check_model(session)
             fresh = _fresh(prepared, session.identities())
         waiting = len(fresh)
-        spans, first = head.take(fresh, dim)
-        if fresh and not embedding.release(len(fresh)):
+        if fresh:
             announce(phase, "Loading the embedding model" if not rt.has_embedder else "Embedding")
-        for number, batch in enumerate(_committed(rt, fresh, dim, embedding, spans, first), 1):
+        for batch in _committed(rt, fresh, dim, progress, phase):
             added.extend(batch)
-            if number < len(spans) and _indexed_now(rt, len(fresh)):
-                _index_batch(rt, dim)
     except KeyboardInterrupt:  # the batch under way rolled back, the one being embedded is dropped
         kept = total - waiting + _kept(rt, fresh, added)
         raise Interrupted(f"Interrupted: {kept:,} of {total:,} imported; rerun to finish — it skips what "
                           "is there.") from None
-    finally:
-        embedding.stopped.set()
-    if added and rt.mirror is not None and _indexed_now(rt, len(added)):
+    if added and rt.mirror is not None and (rt.mirror.open or len(added) >= 1000):
+        # A big import pays the index update now rather than the next search; small ones leave it to the
+        # next search or the MCP server, which sync before they read.
         announce(phase, "Updating the search index")
         rt.mirror.sync(dim=dim)
     split = sum(1 for p in added if (part_position(p.row.metadata) or (0,))[0] == 1)
     return ImportResult(len(added), len(prepared) - len(added), sum(p.redactions for p in added), split)
-
-
-def _indexed_now(rt: Runtime, count: int) -> bool:
-    """Whether an import of ``count`` memories updates the search index itself: a big one pays it now
-    (batch by batch, while the next one is embedded) rather than the next search; small ones leave it to
-    the next search or the MCP server, which sync before they read."""
-    return rt.mirror is not None and (rt.mirror.open or count >= 1000)
-
-
-def _index_batch(rt: Runtime, dim: int) -> None:
-    """The index takes in the batch just committed while the next one is embedded. It is derived: busy
-    with another process, or failing, it is left to the sync after the last batch."""
-    assert rt.mirror is not None
-    try:
-        rt.mirror.sync(dim=dim, wait=0, maintain=False)
-    except Exception as error:  # noqa: BLE001 - see above
-        log.info("index update during an import deferred to its end: %s", error)
 
 
 def _batches(items: Sequence[Prepared]) -> Iterator[tuple[int, int]]:
@@ -172,104 +130,43 @@ class _Dropped(Exception):
     """Ends the embedding of a batch that will never be written (the import stopped)."""
 
 
-class _Embedding:
-    """An import's embedding, batch by batch. Progress and the "Embedding and writing" phase are said
-    from ``release`` on, when every record has been checked and the number to embed is known."""
-
-    def __init__(self, rt: Runtime, progress: Progress | None, phase: Phase | None) -> None:
-        self.rt, self.progress, self.phase = rt, progress, phase
-        self.stopped = threading.Event()  # the import ended: whatever is being embedded is dropped
-        self.total: int | None = None
-        self._done = self._said = 0
-        self._lock = threading.Lock()
-
-    def start(self, rows: Sequence[MemoryRow], offset: int, dim: int | None, thread: bool,
-              dropped: threading.Event | None = None) -> embedding_jobs.Job:
-        """Embed ``rows`` (the batch at ``offset``), in a thread if ``thread``."""
-        def step(done: int, _total: int) -> None:
-            if self.stopped.is_set() or (dropped is not None and dropped.is_set()):
-                raise _Dropped
-            self._say(offset + done)
-
-        function = lambda: embedding_jobs.embed_rows(self.rt, rows, dim, step)  # noqa: E731
-        return embedding_jobs.Background(function) if thread else embedding_jobs.Deferred(function)
-
-    def release(self, total: int) -> bool:
-        """The number to embed is known: say how far the embedding is. False if it has not begun."""
-        self.total = total
-        self._say(0)
-        return self._said > 0
-
-    def _say(self, done: int) -> None:
-        with self._lock:  # the embedding thread and the caller's may both say it
-            self._done = max(self._done, done)
-            if self.total is None or not self._done:
-                return
-            if not self._said:
-                self._said = 1
-                announce(self.phase, "Embedding and writing")
-            if self.progress:
-                self.progress(self._done, self.total)
-
-
-class _Head:
-    """The import's first batch, embedded in a thread while the records after it are checked (preparing
-    a record costs about a tenth of embedding it). Its rows are those new to the store as read before the
-    check; the import uses them only if its own reading, after every record has passed, gives the same."""
-
-    def __init__(self, rt: Runtime, embedding: _Embedding) -> None:
-        from .admin import new_store_model
-
-        self.embedding, self.rows = embedding, list[Prepared]()
-        self.dropped = threading.Event()
-        self.job: embedding_jobs.Job | None = None
-        self.unseen: _Unseen | None = None
-        self.dim: int | None = None
-        if rt.exists:  # a hub model is loaded only after the store's model check
-            with rt.ledger.read() as session:
-                self.dim, identities = rt.check_model(session), session.identities()
-        elif rt.model_is_known():
-            self.dim, identities = new_store_model(rt)[1], set()
-        if self.dim:
-            self.unseen = _Unseen(identities)
-
-    def offer(self, rows: Sequence[Prepared]) -> None:
-        """The next record's rows: the batch is embedded once it is full (it ends at a record's end)."""
-        if self.unseen is None or self.job is not None:
-            return
-        self.rows.extend(rows[i] for i in self.unseen.positions([p.row for p in rows]))
-        if len(self.rows) >= IMPORT_BATCH:
-            self.job = self.embedding.start([p.row for p in self.rows], 0, self.dim, True, self.dropped)
-
-    def take(self, fresh: Sequence[Prepared], dim: int) -> tuple[list[tuple[int, int]], embedding_jobs.Job | None]:
-        """The import's batches, and the first one's embedding if it is under way and still the right one."""
-        size = len(self.rows)
-        if self.job is None or self.dim != dim or len(fresh) < size \
-                or any(a is not b for a, b in zip(self.rows, fresh[:size])):
-            self.dropped.set()
-            return list(_batches(fresh)), None
-        return [(0, size), *((start + size, end + size) for start, end in _batches(fresh[size:]))], self.job
-
-
-def _committed(rt: Runtime, fresh: Sequence[Prepared], dim: int, embedding: _Embedding,
-               spans: Sequence[tuple[int, int]], first: embedding_jobs.Job | None) -> Iterator[list[Prepared]]:
-    """Embed and commit ``fresh`` batch by batch (``spans``; ``first``: the first one's embedding if
-    under way); yields what each batch added, once it is committed.
+def _committed(rt: Runtime, fresh: Sequence[Prepared], dim: int, progress: Progress | None,
+               phase: Phase | None) -> Iterator[list[Prepared]]:
+    """Embed and commit ``fresh`` batch by batch; yields what each batch added, once it is committed.
 
     While a batch is written, the next one is embedded in a thread (onnxruntime and DuckDB release the
     GIL), so the import runs at the model's rate rather than 1 / (1/embed + 1/store). Only this thread
     writes: when the import stops (Ctrl-C, an error), the batch being embedded is dropped, never written.
     """
-    def embed(start: int, end: int) -> embedding_jobs.Job:
-        # One batch has nothing to overlap with: it is embedded here, without a thread's cost.
-        return embedding.start([p.row for p in fresh[start:end]], start, dim, len(spans) > 1)
+    spans = list(_batches(fresh))
+    stopped = threading.Event()
+    said = False  # the phase is named once, when the model has loaded and the first texts are in
 
-    pending = [first or embed(*spans[0])] if spans else []
-    for number, (start, end) in enumerate(spans):
-        pending.pop().result()  # raises the embedding's error, or a Ctrl-C while it waits
-        if number + 1 < len(spans):
-            pending.append(embed(*spans[number + 1]))
-        yield _write(rt, fresh[start:end])
+    def embed(start: int, end: int) -> embedding_jobs.Job:
+        def step(done: int, _total: int) -> None:
+            nonlocal said
+            if stopped.is_set():
+                raise _Dropped
+            if not said:
+                said = True
+                announce(phase, "Embedding and writing")
+            if progress:
+                progress(start + done, len(fresh))
+
+        rows = [p.row for p in fresh[start:end]]
+        function = lambda: embedding_jobs.embed_rows(rt, rows, dim, step)  # noqa: E731
+        # One batch has nothing to overlap with: it is embedded here, without a thread's cost.
+        return embedding_jobs.Background(function) if len(spans) > 1 else embedding_jobs.Deferred(function)
+
+    try:
+        pending = [embed(*spans[0])] if spans else []
+        for number, (start, end) in enumerate(spans):
+            pending.pop().result()  # raises the embedding's error, or a Ctrl-C while it waits
+            if number + 1 < len(spans):
+                pending.append(embed(*spans[number + 1]))
+            yield _write(rt, fresh[start:end])
+    finally:
+        stopped.set()
 
 
 def _write(rt: Runtime, chunk: Sequence[Prepared]) -> list[Prepared]:

@@ -62,11 +62,9 @@ class Mirror:
         return (index is not None and self.synced is not None and self.synced[0] == self.ledger.change_token()
                 and self.synced[1] == index.dim)
 
-    def sync(self, progress: Progress | None = None, dim: int | None = None, wait: float | None = None,
-             maintain: bool = True) -> int:
+    def sync(self, progress: Progress | None = None, dim: int | None = None, wait: float | None = None) -> int:
         """Bring the index up to the ledger: upsert changed rows, drop rows the ledger lost. ``wait``: how
-        long to wait for another process's index update (default the lock timeout) before StoreBusy.
-        Without ``maintain``, compaction and the vector index wait for a later sync (mid-import)."""
+        long to wait for another process's index update (default the lock timeout) before StoreBusy."""
         index = self.index(dim)
         token = self.ledger.change_token()  # read first: a write during the sync leaves the index stale
         changed = 0
@@ -85,8 +83,7 @@ class Mirror:
                 self._repair(index)
             if head > mark:
                 index.set_watermark(head)
-        if maintain:
-            index.maintain(background=self.background)
+        index.maintain(background=self.background)
         self.synced = (token, dim)
         return changed
 
