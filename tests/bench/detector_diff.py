@@ -153,7 +153,7 @@ def dump(corpus_file: Path, out: Path) -> None:
         for text in data["texts"]:
             visible = spelling.surface(text)
             result = {
-                "kinds": list(detect.kinds(text).items()), "label": list(detect.label_kinds(text).items()),
+                "kinds": list(detect.kinds(text).items()),
                 "phrase": list(detect.phrase_kinds(text).items()), "en": list(detect.phrase_kinds(text, True).items()),
                 "structural": list(detect.structural_kinds(text).items()),
                 "obfuscation": list(detect.obfuscation_kinds(text, visible).items()),
@@ -180,6 +180,7 @@ def main() -> None:
     parser.add_argument("--locomo", type=Path, default=LOCOMO, help="LoCoMo's dev.json (left out when absent).")
     parser.add_argument("--records", type=int, default=10000, help="benchmark.synthetic records (default 10000).")
     parser.add_argument("--variants", type=int, default=4, help="Adversarial variants per text (default 4).")
+    parser.add_argument("--tree", type=Path, default=ROOT, help="The checkout to test (default this one).")
     parser.add_argument("--dump", nargs=2, type=Path, metavar=("CORPUS", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.dump:
@@ -195,7 +196,7 @@ def main() -> None:
         (folder / "base").mkdir()
         subprocess.run(["tar", "-x", "-C", str(folder / "base")], input=archive, check=True)
         outputs = []
-        for name, source in (("base", folder / "base"), ("this", ROOT)):
+        for name, source in (("base", folder / "base"), ("this", args.tree)):
             out = folder / f"{name}.jsonl"
             # PYTHONPATH: ahead of the editable install. One hash seed: spelling._join_spaced breaks a tie
             # between separators by set order, which differs from process to process otherwise.
