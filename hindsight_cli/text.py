@@ -6,6 +6,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
+from functools import lru_cache
 
 MAX_LABEL = 200  # characters: the most an agent, task, trigger or tag may hold (core/prepare refuses more)
 
@@ -32,10 +33,12 @@ STOPWORDS = frozenset(
 def clean(text: str) -> str:
     """Strip control characters (keeping newline and tab), normalise to NFC, trim."""
     text = unicodedata.normalize("NFC", text)
-    text = "".join(
-        ch for ch in text if ch in "\n\t" or unicodedata.category(ch) not in ("Cc", "Cs", "Co", "Cn")
-        or ch == "\u200d"
-    )
+    # A printable character is never Cc, Cs, Co or Cn (same Unicode data): most texts are read once, in C.
+    if not text.replace("\n", "").replace("\t", "").isprintable():
+        text = "".join(
+            ch for ch in text if ch in "\n\t" or unicodedata.category(ch) not in ("Cc", "Cs", "Co", "Cn")
+            or ch == "\u200d"
+        )
     return text.replace("\r\n", "\n").strip()
 
 
@@ -57,6 +60,7 @@ def without_surrogates(value: object) -> object:
     return value
 
 
+@lru_cache(maxsize=65_536)  # words repeat: an import stems the same few thousand again and again
 def stem(word: str) -> str:
     """A light English stemmer: plural, -ing, -ed, -ly and final -e, so word forms meet."""
     if len(word) <= 3 or not word.isalpha() or not word.isascii():

@@ -96,6 +96,14 @@ def test_any_text_is_stored_cleaned_or_refused_whole(text: str) -> None:
     assert expected == unicodedata.normalize("NFC", expected) and expected == expected.strip()
 
 
+@pytest.mark.no_store
+def test_printable_text_has_nothing_clean_removes() -> None:
+    # clean() passes printable text through whole; this is why that is the same as reading each character.
+    removed = {"Cc", "Cs", "Co", "Cn"}
+    assert not [cp for cp in range(0x110000) if chr(cp).isprintable() and unicodedata.category(chr(cp)) in removed]
+    assert clean(" a\u200db\x00c\td\r\n ") == "a\u200dbc\td"
+
+
 @pytest.mark.parametrize("text", ODD)
 def test_odd_unicode_is_kept_apart_from_control_characters(store: Store, text: str) -> None:
     memory = store.record(text).memory

@@ -121,3 +121,22 @@ def test_a_text_in_linked_parts_is_never_cut_apart_by_a_batch(tmp_path: Path) ->
     parts = [i for i, p in enumerate(prepared) if part_position(p.row.metadata)]
     assert len(parts) >= 3 and parts[0] == BATCH - 2  # across the first batch's end
     assert list(transfer._batches(prepared)) == [(0, len(prepared))]
+
+
+@pytest.mark.no_store
+def test_the_index_json_is_the_public_memory_and_vectors_stay_the_same_floats() -> None:
+    import json
+    from datetime import datetime
+
+    import numpy as np
+
+    from hindsight_cli.core.embedding_jobs import _floats
+    from hindsight_cli.storage import codec
+    from hindsight_cli.storage.rows import MemoryRow
+
+    row = MemoryRow("0190-x", "naïve 用户 \u2028 note", tags=["a", "b"], metadata={"k": [1, {"n": None}], "é": 1.5},
+                    env={"os": "linux"}, created_at=datetime(2026, 1, 2, 3, 4, 5, 6), resolution="fixed it")
+    assert codec.to_json(row) == json.dumps(codec.to_memory(row).to_dict(), ensure_ascii=False)
+    for vector in (np.random.default_rng(1).standard_normal(384).astype(np.float32), np.arange(3.0), [1, 2.5]):
+        floats = _floats(vector)
+        assert floats == [float(x) for x in vector] and all(type(x) is float for x in floats)

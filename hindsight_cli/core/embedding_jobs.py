@@ -85,8 +85,15 @@ def windows(rt: Runtime, row: MemoryRow) -> list[str]:
 
 def assign(row: MemoryRow, vectors: Sequence[Any]) -> None:
     """A memory's first window's vector, and its further windows' (a long memory's chunks)."""
-    row.embedding = [float(x) for x in vectors[0]]
-    row.chunks = [[float(x) for x in v] for v in vectors[1:]] or None
+    row.embedding = _floats(vectors[0])
+    row.chunks = [_floats(v) for v in vectors[1:]] or None
+
+
+def _floats(vector: Any) -> list[float]:
+    """A vector as a list of Python floats (a float array's ``tolist`` gives the same ones, in C)."""
+    if getattr(getattr(vector, "dtype", None), "kind", None) == "f" and getattr(vector, "ndim", 0) == 1:
+        return list(vector.tolist())
+    return [float(x) for x in vector]
 
 
 def embed_rows(rt: Runtime, rows: Sequence[MemoryRow], dim: int | None, progress: Progress | None = None) -> None:

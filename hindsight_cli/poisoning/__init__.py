@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from .detect import QUARANTINE_SCORE, kinds, label_kinds, score
+from .detect import QUARANTINE_SCORE, kinds, remembered_kinds, score
 
 if TYPE_CHECKING:
     from ..storage.rows import MemoryRow
@@ -80,9 +80,6 @@ def _texts(name: str, value: Any, depth: int = 0) -> Iterator[tuple[str, str]]:
             yield from _texts(f"{name}.{key}", item, depth + 1)
 
 
-_PROSE = frozenset({"content", "resolution"})  # the fields that are a memory's own text; the rest are labels
-
-
 def assess(fields: Mapping[str, Any], source: str | None) -> dict[str, Any] | None:
     """The quarantine record for a memory from ``source``, or None.
 
@@ -100,9 +97,8 @@ def assess(fields: Mapping[str, Any], source: str | None) -> dict[str, Any] | No
     matched: list[str] = []
     flagged: list[str] = []
     for name, value in fields.items():
-        read = kinds if name in _PROSE else label_kinds
         for path, text in _texts(name, value):
-            found = read(text) if text.strip() else {}
+            found = remembered_kinds(text) if text.strip() else {}
             if score(found) >= QUARANTINE_SCORE:
                 flagged.append(path)
                 matched.extend(kind for kind in found if kind not in matched)

@@ -14,6 +14,7 @@ from functools import lru_cache, cache
 
 from ..text import MAX_LABEL
 from . import languages, phrases
+from .literals import may_match
 from .spelling import _confusables, finish, fold, hidden_views, skeleton, surface, typo_view, unwrap
 
 QUARANTINE_SCORE = 2
@@ -120,6 +121,10 @@ def _near(spans: list[list[tuple[int, int]]], window: int) -> bool:
 
 
 def _matches(family: Family, sentence: str) -> bool:
+    # A slot's every match holds one of its needles: a sentence without one of some slot's is passed over
+    # before any pattern runs (the first slot's are known to be there).
+    if not all(any(map(sentence.__contains__, _needles(words))) for words in family.slots[1:]):
+        return False
     spans = []
     for index in range(len(family.slots)):
         found = [m.span() for m in family.slot(index).finditer(sentence)][:_PER_SLOT]
@@ -132,35 +137,33 @@ def _matches(family: Family, sentence: str) -> bool:
 
 
 class _Text:
-    """A folded text cut into sentences, with cheap tests for where a needle occurs: words by their
-    prefixes (one set lookup), anything else by a substring search."""
+    """A folded text cut into sentences, and which first-slot needles it holds: words by their prefixes
+    (remembered per word), anything else by a substring search of the needles that start with one of its
+    characters."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.bounds = [0] + [m.end() for m in _SENTENCE.finditer(text)] + [len(text)]
-        self.prefixes: set[str] | None = None
+        self._bounds: list[int] | None = None
         self.where: dict[str, set[int]] = {}
 
-    def has(self, needle: str) -> bool:
-        return needle in self.word_prefixes() if _by_prefix(needle) else needle in self.text
+    @property
+    def bounds(self) -> list[int]:
+        if self._bounds is None:
+            self._bounds = [0] + [m.end() for m in _SENTENCE.finditer(self.text)] + [len(self.text)]
+        return self._bounds
 
-    def word_prefixes(self) -> set[str]:
-        if self.prefixes is None:
-            words = set(_ASCII_WORD.findall(self.text))
-            self.prefixes = {w[:size] for w in words for size in range(1, min(len(w), _LONGEST) + 1)}
-        return self.prefixes
-
-    def candidates(self) -> list[set[int]]:
-        """Per language group (``_families()`` order), the families one of whose first slot's needles
-        the text holds: the only ones worth reading (a few set lookups per word, not one per needle)."""
-        prefix, groups, ascii_other, other = _needle_index()
-        out: list[set[int]] = [set() for _ in range(groups)]
-        for word_start in self.word_prefixes() & prefix.keys():
-            for group, family in prefix[word_start]:
-                out[group].add(family)
-        for needle, group, family in (ascii_other if self.text.isascii() else other):
-            if needle in self.text:
-                out[group].add(family)
+    def candidates(self, english_only: bool) -> dict[int, dict[int, list[str]]]:
+        """Language group (``_families()`` order) → family → the needles of its first slot the text holds:
+        the only families worth reading (English's alone when ``english_only``)."""
+        prefix, other = _needle_index(english_only, self.text.isascii())
+        out: dict[int, dict[int, list[str]]] = {}
+        for needle in _word_starts(set(_ASCII_WORD.findall(self.text))):
+            for group, family in prefix.get(needle, ()):
+                out.setdefault(group, {}).setdefault(family, []).append(needle)
+        for first in other.keys() & set(self.text):
+            for needle, group, family in other[first]:
+                if needle in self.text:
+                    out.setdefault(group, {}).setdefault(family, []).append(needle)
         return out
 
     def sentences(self, needle: str) -> set[int]:
@@ -181,6 +184,22 @@ _ASCII_WORD = re.compile(r"[a-z0-9]+")
 _LONGEST = 14
 
 
+def _word_starts(words: set[str]) -> set[str]:
+    """The starts of ``words`` that are needles (``_by_prefix``)."""
+    out: set[str] = set()
+    for word in words:
+        out.update(_starts(word))
+    return out
+
+
+@lru_cache(maxsize=65_536)
+def _starts(word: str) -> tuple[str, ...]:
+    """A word's starts that are needles, remembered: words repeat from text to text (an import reads
+    the same few thousand again and again)."""
+    prefix = _needle_index(False, False)[0]
+    return tuple(start for size in range(1, min(len(word), _LONGEST) + 1) if (start := word[:size]) in prefix)
+
+
 def _by_prefix(needle: str) -> bool:
     """Whether ``needle`` is found as a word's start (one set lookup) rather than by a substring search."""
     return needle.isascii() and needle.isalnum() and len(needle) <= _LONGEST
@@ -189,22 +208,22 @@ def _by_prefix(needle: str) -> bool:
 _Where = tuple[int, int]  # (language group, family) in ``_families()``
 
 
-@lru_cache(maxsize=1)
-def _needle_index() -> tuple[dict[str, list[_Where]], int, tuple[tuple[str, int, int], ...],
-                             tuple[tuple[str, int, int], ...]]:
-    """Every family's first-slot needles, inverted: word starts → families (with the number of groups),
-    then the needles a substring search finds: the ASCII ones, and all of them."""
+@lru_cache(maxsize=4)
+def _needle_index(english_only: bool, ascii_text: bool) -> tuple[dict[str, list[_Where]],
+                                                                dict[str, list[tuple[str, int, int]]]]:
+    """Every family's first-slot needles (English's alone when ``english_only``), inverted: word starts →
+    families, and the needles a substring search finds (the ASCII ones alone for an ``ascii_text``) by
+    their first character."""
     prefix: dict[str, list[_Where]] = {}
-    other: list[tuple[str, int, int]] = []
-    families = _families()
-    for group, (_, members) in enumerate(families):
+    other: dict[str, list[tuple[str, int, int]]] = {}
+    for group, (_, members) in enumerate(_families()[:1] if english_only else _families()):
         for number, family in enumerate(members):
             for needle in _needles(family.slots[0]):
                 if _by_prefix(needle):
                     prefix.setdefault(needle, []).append((group, number))
-                else:
-                    other.append((needle, group, number))
-    return prefix, len(families), tuple(o for o in other if o[0].isascii()), tuple(other)
+                elif needle.isascii() or not ascii_text:
+                    other.setdefault(needle[0], []).append((needle, group, number))
+    return prefix, other
 
 
 def phrase_kinds(original: str, english_only: bool = False, folded: str | None = None) -> dict[str, int]:
@@ -216,16 +235,17 @@ def phrase_kinds(original: str, english_only: bool = False, folded: str | None =
         text = _alternatives(_keep(), True).sub(" keep ", text)
     cut = _Text(text)
     found: dict[str, int] = {}
-    candidates = cut.candidates()
-    for (lang, group), wanted in zip(_families(), candidates):
-        if not wanted or (english_only and lang != "en") or not _readable(lang, original, text):
+    families = _families()
+    for group_number, wanted in sorted(cut.candidates(english_only).items()):
+        lang, group = families[group_number]
+        if not _readable(lang, original, text):
             continue
-        for number in sorted(wanted):
+        for number, needles in sorted(wanted.items()):
             family = group[number]
             if found.get(family.kind, 0) >= family.weight or (lang != "en" and found.get(family.kind.split(" (")[0])):
                 continue
             # Only sentences that hold a needle of the first slot can hold the whole family.
-            indices = set().union(*(cut.sentences(n) for n in _needles(family.slots[0]) if cut.has(n)))
+            indices = set().union(*(cut.sentences(n) for n in needles))
             if any(_matches(family, cut.sentence(i)) for i in sorted(indices)):
                 found[family.kind] = family.weight
     return found
@@ -285,7 +305,7 @@ def structural_kinds(text: str, skel: str | None = None) -> dict[str, int]:
     """Kinds of language-free signals in ``text`` (model markup, forged structure, commands...);
     ``skel`` is ``skeleton(surface(text))`` when the caller has it."""
     skel = (skeleton(surface(text)) if skel is None else skel).strip()
-    found = {kind: weight for kind, weight, pattern in _STRUCTURE if pattern.search(skel)}
+    found = {kind: weight for kind, weight, pattern in _STRUCTURE if may_match(pattern, skel) and pattern.search(skel)}
     if "role turn" not in found and _FIRST_TURN.match(skel):  # a first line "Assistant: …" may be a label
         found["addressee"] = 1
     return found
@@ -309,13 +329,14 @@ def obfuscation_kinds(text: str, visible: str) -> dict[str, int]:
     return found
 
 
-def label_kinds(text: str) -> dict[str, int]:
-    """``kinds`` of a label (an agent, a task, a trigger, tags, a metadata key or value), remembered when
-    short: labels repeat row after row, and an import reads the same ones thousands of times."""
+def remembered_kinds(text: str) -> dict[str, int]:
+    """``kinds`` of a text, remembered when short: labels (an agent, a task, a trigger, tags, a metadata
+    key or value), tool errors and fixes repeat row after row, and an import reads the same ones
+    thousands of times."""
     return dict(_short_kinds(text)) if len(text) <= MAX_LABEL else kinds(text)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=8192)
 def _short_kinds(text: str) -> dict[str, int]:
     return kinds(text)
 

@@ -52,12 +52,15 @@ _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")
 _MARKS = frozenset({"Mn", "Me"})
 
 
+_TAG = re.compile("[\U000E0020-\U000E007E]")
 _FLAG = re.compile("\U0001F3F4[\U000E0061-\U000E007A]{2,7}\U000E007F")  # 🏴 + tags: England, Scotland, Wales
 
 
 def hidden_tag_text(text: str) -> str:
     """The ASCII text spelled in Unicode tag characters, which render as nothing but a model reads
     (the tag sequences of subdivision flags excepted)."""
+    if text.isascii() or not _TAG.search(text):
+        return ""
     return "".join(chr(ord(ch) - 0xE0000) for ch in _FLAG.sub("", text) if ord(ch) in _TAGS)
 
 
@@ -70,9 +73,14 @@ def surface(text: str) -> str:
 
 def unwrap(text: str) -> str:
     """Markup removed around the words it wraps: HTML/XML tags and comments, Markdown emphasis."""
-    text = _COMMENT.sub(" ", text)
-    text = _MARKUP_TAG.sub("", text)
-    return _MARKDOWN.sub(lambda m: " " if "_" in m.group() else "", text)
+    # Each pattern only where its characters are: most texts hold no markup at all.
+    if "--" in text or "/*" in text or "*/" in text:
+        text = _COMMENT.sub(" ", text)
+    if "<" in text:
+        text = _MARKUP_TAG.sub("", text)
+    if "*" in text or "_" in text or "`" in text or "~" in text:
+        text = _MARKDOWN.sub(lambda m: " " if "_" in m.group() else "", text)
+    return text
 
 
 _TABLE = Path(__file__).with_name("confusables.json")
@@ -198,20 +206,17 @@ def _one_typo(a: str, b: str) -> bool:
 def typo_view(folded: str) -> str | None:
     """``folded`` with every word one typo away from a keyword spelled as the keyword, or None when
     no word is ("ignroe all previus instrctions")."""
-    index = _keywords()
-    changed = False
+    fixes = {word: keyword for word in set(_TOKEN.findall(folded)) if (keyword := _typo_of(word))}
+    return _TOKEN.sub(lambda m: fixes.get(m.group(), m.group()), folded) if fixes else None
 
-    def correct(match: re.Match[str]) -> str:
-        nonlocal changed
-        word = match.group()
-        for keyword in index.get((word[0], len(word)), ()):
-            if _one_typo(word, keyword):
-                changed = True
-                return keyword
-        return word
 
-    view = _TOKEN.sub(correct, folded)
-    return view if changed else None
+@lru_cache(maxsize=65_536)
+def _typo_of(word: str) -> str:
+    """The keyword ``word`` is one typo away from ("" for none), remembered: words repeat from text to text."""
+    for keyword in _keywords().get((word[0], len(word)), ()):
+        if _one_typo(word, keyword):
+            return keyword
+    return ""
 
 
 def _printable(data: bytes) -> str | None:
@@ -243,15 +248,18 @@ def _escapes(run: str) -> str | None:
         return None
 
 
-_DECODERS = ((_BASE64, _base64), (_HEX, lambda run: _printable(bytes.fromhex(run.removeprefix("0x")))),
-             (_ESCAPES, _escapes), (_PERCENT, unquote))
+# (pattern, decoder, a character every match holds: without it the pattern is not run)
+_DECODERS = ((_BASE64, _base64, ""), (_HEX, lambda run: _printable(bytes.fromhex(run.removeprefix("0x"))), ""),
+             (_ESCAPES, _escapes, "\\"), (_PERCENT, unquote, "%"))
 
 
 def _decoded(text: str) -> list[str]:
     """``text`` with its base64, hex, backslash-escaped or percent-encoded runs decoded in place, one
     reading per encoding that decoded anything."""
     found = []
-    for pattern, decode in _DECODERS:
+    for pattern, decode, needed in _DECODERS:
+        if needed not in text:
+            continue
         hits = 0
 
         def replace(match: re.Match[str], decode: Callable[[str], str | None] = decode) -> str:

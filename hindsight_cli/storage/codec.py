@@ -15,6 +15,11 @@ from .rows import COLUMNS, JSON_COLUMNS, LIST_COLUMNS, TIME_COLUMNS, MemoryRow
 
 def to_memory(row: MemoryRow) -> Memory:
     """The public form: ISO 8601 strings for times, copies of the lists and mappings."""
+    return Memory(**_public(row))
+
+
+def _public(row: MemoryRow) -> dict[str, Any]:
+    """The public form's fields (``Memory``'s, in its order), before any copy of the mappings."""
     values: dict[str, Any] = {}
     for name in COLUMNS:
         value = getattr(row, name)
@@ -23,7 +28,7 @@ def to_memory(row: MemoryRow) -> Memory:
         elif name in LIST_COLUMNS:
             value = list(value or [])
         values[name] = value
-    return Memory(**values)
+    return values
 
 
 def _time(value: Any) -> datetime | None:
@@ -63,7 +68,8 @@ def from_memory(memory: Memory) -> MemoryRow:
 
 def to_json(row: MemoryRow) -> str:
     """The data-model fields as the JSON document the index stores beside the vector."""
-    return json.dumps(to_memory(row).to_dict(), ensure_ascii=False)
+    # The fields as ``to_memory(row).to_dict()`` has them, without building and deep-copying a Memory.
+    return json.dumps(_public(row), ensure_ascii=False)
 
 
 def from_json(text: str, embedding: Any = None) -> MemoryRow:
