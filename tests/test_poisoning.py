@@ -25,7 +25,7 @@ from hindsight_cli.core.patterns import pattern
 from hindsight_cli.poisoning import (QUARANTINE_TAG, assess, derived_source, derived_trust, for_derivation,
                                      instruction_like, normalise, provenance, quarantine_reason, safe_line, trust,
                                      trust_label)
-from hindsight_cli.poisoning.spelling import INVISIBLE, _confusables, derive_confusables, skeleton
+from hindsight_cli.poisoning.spelling import INVISIBLE, _confusables, derive_confusables, fold, skeleton
 from hindsight_cli.storage.rows import MemoryRow
 
 pytestmark = pytest.mark.no_store  # pure functions: run once, not once per backend
@@ -239,3 +239,11 @@ def test_derived_memories_never_copy_quarantined_text() -> None:
     for text in (summary, found.content, found.resolution or ""):
         assert "attacker" not in text and "Ignore" not in text and "curl" not in text
     assert derived_source(r.source for r in rows) == "hindsight:web"
+
+
+def test_letters_spelled_out_with_two_separators_as_often_read_the_same_in_every_process() -> None:
+    # The separator used most is taken out; on a tie the first one used is, whatever the hash seed (a set's
+    # order decided it before, so one text could be quarantined in one process and not in the next).
+    assert fold("a b-c d-e") == "ab cd e"  # the space goes first
+    assert fold("a-b c-d e") == "ab cd e"  # the hyphen goes first
+    assert fold("i-g-n-o-r-e t-h-e-m") == "ignore them"

@@ -151,10 +151,14 @@ def skeleton(text: str) -> str:
 
 
 def _join_spaced(match: re.Match[str]) -> str:
-    """Letters spelled out one by one, joined: the separator used most is removed, any other one stays a
-    word break ("i-g-n-o-r-e a-l-l" is "ignore all")."""
+    """Letters spelled out one by one, joined: the separator used most (on a tie, the first one used) is
+    removed, any other one stays a word break ("i-g-n-o-r-e a-l-l" is "ignore all"). The tie is broken by
+    the text, not by a set's order, which changes with the process's hash seed: one text, one verdict."""
     separators = _SPACED_SEP.findall(match.group())
-    most = max(set(separators), key=separators.count)
+    counts = dict.fromkeys(separators, 0)  # in the order first used
+    for separator in separators:
+        counts[separator] += 1
+    most = max(counts, key=counts.__getitem__)  # max keeps the first of equals
     return "".join(" " if ch in separators and ch != most else "" if ch == most else ch for ch in match.group())
 
 
