@@ -178,22 +178,15 @@ def measure(size: int, *, runs: int = 5, searches: int = 60, progress: Progress 
 
 def _import_figures(store: Any, records: list[dict[str, Any]], root: Path, progress: Progress | None,
                     compare: bool = True) -> dict[str, Any]:
-    """The import rate, the model's own batch rate on the same texts just before and just after it (unless
-    not ``compare``: stand-in vectors; the mean is the floor, since the machine's speed drifts over a
-    minute's import), and the stand-in (storage alone) rate. The model is loaded before the import."""
+    """The import rate, the model's own batch rate on the same texts (unless not ``compare``: stand-in
+    vectors), and the stand-in (storage alone) rate."""
     size = len(records)
-    before = None
-    if compare:
-        store.embedder.embed(["load the model"])  # its load is neither the model's rate nor the import's
-        before = bench_floor.embed_rate(store.embedder, records)
     started = time.perf_counter()
     store.import_records(records, progress=(lambda d, t: progress(f"{size:,} memories: import", d, t))
                          if progress else None)
     elapsed = time.perf_counter() - started
-    after = bench_floor.embed_rate(store.embedder, records) if compare else None
-    embed = round((before + after) / 2, 1) if before and after else None
+    embed = bench_floor.embed_rate(store.embedder, records) if compare else None
     return {"import_s": round(elapsed, 2), "import_per_s": round(size / elapsed, 1), "embed_batch_per_s": embed,
-            "embed_batch_before_per_s": before, "embed_batch_after_per_s": after,
             "import_share_of_embed": round(size / elapsed / embed, 3) if embed else None,
             "storage_alone_per_s": bench_floor.storage_rate(root, records)}
 
