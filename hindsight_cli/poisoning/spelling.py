@@ -159,7 +159,7 @@ def _join_spaced(match: re.Match[str]) -> str:
     for separator in separators:
         counts[separator] += 1
     most = max(counts, key=counts.__getitem__)  # max keeps the first of equals
-    return "".join(" " if ch in separators and ch != most else "" if ch == most else ch for ch in match.group())
+    return "".join(" " if ch in counts and ch != most else "" if ch == most else ch for ch in match.group())
 
 
 def finish(skel: str) -> str:
