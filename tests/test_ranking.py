@@ -76,14 +76,16 @@ def test_importance_and_same_task_signals() -> None:
 def test_score_sums_weighted_signals_then_applies_confidence_env_and_validity_factors() -> None:
     candidate = relevance.Candidate("a", vector_rank=1, vector_score=0.9)
     memory = row("a", confidence=1.0, importance=0.5)
-    base, explain = signals.score(memory, candidate, Context(NOW), WEIGHTS, 1.0)
+    found = signals.scored(memory, Context(NOW), WEIGHTS, 1.0)
+    base, explain = found.final, signals.explain(found, candidate)
     assert base == pytest.approx(sum(explain["contributions"].values()))
     assert explain["factor"] == 1.0 and explain["notes"] == []
     drifted = replace(memory, env={"tool_version": "v2"}, valid_until=NOW - timedelta(days=1))
-    lower, why = signals.score(drifted, candidate, Context(NOW, env={"tool_version": "v3"}), WEIGHTS, 1.0)
+    found = signals.scored(drifted, Context(NOW, env={"tool_version": "v3"}), WEIGHTS, 1.0)
+    lower, why = found.final, signals.explain(found, candidate)
     assert lower == pytest.approx(base * 0.5 * 0.5)
     assert why["notes"] == ["env differs: tool_version=v2 (now v3)", "past valid_until"]
-    unsure, _ = signals.score(replace(memory, confidence=0.0), candidate, Context(NOW), WEIGHTS, 1.0)
+    unsure = signals.scored(replace(memory, confidence=0.0), Context(NOW), WEIGHTS, 1.0).final
     assert unsure == pytest.approx(base * 0.5)
 
 

@@ -198,10 +198,3 @@ def explain(found: Scored, candidate: Candidate) -> dict[str, Any]:
         "notes": list(found.notes),
         "score": round(found.final, 6),
     }
-
-
-def score(row: MemoryRow, candidate: Candidate, ctx: Context, weights: Ranking,
-          rel: float) -> tuple[float, dict[str, Any]]:
-    """The final score of one candidate and each signal's contribution (for ``--explain``)."""
-    found = scored(row, ctx, weights, rel)
-    return found.final, explain(found, candidate)
