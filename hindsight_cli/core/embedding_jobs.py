@@ -92,7 +92,7 @@ def assign(row: MemoryRow, vectors: Sequence[Any]) -> None:
 def _floats(vector: Any) -> list[float]:
     """A vector as a list of Python floats (a float array's ``tolist`` gives the same ones, in C)."""
     if getattr(getattr(vector, "dtype", None), "kind", None) == "f" and getattr(vector, "ndim", 0) == 1:
-        return list(vector.tolist())
+        return vector.tolist()  # type: ignore[no-any-return]
     return [float(x) for x in vector]
 
 

@@ -13,6 +13,7 @@ import html
 import json
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -154,10 +155,7 @@ def _join_spaced(match: re.Match[str]) -> str:
     """Letters spelled out one by one, joined: the separator used most (on a tie, the first one used) is
     removed, any other one stays a word break ("i-g-n-o-r-e a-l-l" is "ignore all"). The tie is broken by
     the text, not by a set's order, which changes with the process's hash seed: one text, one verdict."""
-    separators = _SPACED_SEP.findall(match.group())
-    counts = dict.fromkeys(separators, 0)  # in the order first used
-    for separator in separators:
-        counts[separator] += 1
+    counts = Counter(_SPACED_SEP.findall(match.group()))  # its keys in the order first used
     most = max(counts, key=counts.__getitem__)  # max keeps the first of equals
     return "".join(" " if ch in counts and ch != most else "" if ch == most else ch for ch in match.group())
 
