@@ -12,6 +12,7 @@ from typing import Any
 from .. import paths
 from ..errors import Interrupted, InvalidInput
 from ..models import Filters, ImportResult, part_position
+from ..storage.base import Reader
 from ..storage.rows import MemoryRow, keyword_terms
 from . import embedding_jobs
 from .prepare import Prepared
@@ -135,8 +136,9 @@ def _committed(rt: Runtime, fresh: Sequence[Prepared], dim: int, progress: Progr
     """Embed and commit ``fresh`` batch by batch; yields what each batch added, once it is committed.
 
     While a batch is written, the next one is embedded in a thread (onnxruntime and DuckDB release the
-    GIL), so the import runs at the model's rate rather than 1 / (1/embed + 1/store). Only this thread
-    writes: when the import stops (Ctrl-C, an error), the batch being embedded is dropped, never written.
+    GIL). On two cores this buys little: the model keeps both busy, so the write shares their CPU
+    (docs/benchmarks.md, run D and "What changed"). Only this thread writes: when the import stops
+    (Ctrl-C, an error), the batch being embedded is dropped, never written.
     """
     spans = list(_batches(fresh))
     stopped = threading.Event()
@@ -172,11 +174,16 @@ def _committed(rt: Runtime, fresh: Sequence[Prepared], dim: int, progress: Progr
 def _write(rt: Runtime, chunk: Sequence[Prepared]) -> list[Prepared]:
     """Commit one embedded batch; returns what it added."""
     with rt.ledger.write() as session:  # another process may have imported the same records meanwhile
-        batch = _fresh(chunk, session.present([p.row.id for p in chunk], [p.row.idempotency_key for p in chunk]))
+        batch = _fresh(chunk, _held(session, chunk))
         session.insert_many([(p.row, keyword_terms(p.row)) for p in batch])
         if batch:
             session.audit("import", [p.row.id for p in batch], rt.now())
     return batch
+
+
+def _held(session: Reader, chunk: Sequence[Prepared]) -> set[tuple[str, str, str]]:
+    """The identities the store holds of ``chunk``'s ids and idempotency keys."""
+    return session.present([p.row.id for p in chunk], [p.row.idempotency_key for p in chunk])
 
 
 def _kept(rt: Runtime, fresh: Sequence[Prepared], added: Sequence[Prepared]) -> int:
@@ -187,7 +194,7 @@ def _kept(rt: Runtime, fresh: Sequence[Prepared], added: Sequence[Prepared]) -> 
         with rt.ledger.read() as session:
             for start, end in _batches(fresh):
                 chunk = fresh[start:end]
-                present |= session.present([p.row.id for p in chunk], [p.row.idempotency_key for p in chunk])
+                present |= _held(session, chunk)
     except Exception:  # noqa: BLE001 - the count kept so far is the next best answer
         return len(added)
     return len(fresh) - len(_fresh(fresh, present))
