@@ -140,3 +140,22 @@ def test_the_index_json_is_the_public_memory_and_vectors_stay_the_same_floats() 
     for vector in (np.random.default_rng(1).standard_normal(384).astype(np.float32), np.arange(3.0), [1, 2.5]):
         floats = _floats(vector)
         assert floats == [float(x) for x in vector] and all(type(x) is float for x in floats)
+
+
+@pytest.mark.parametrize(("ann_threshold", "updated"), [(50_000, False), (500, True)])
+def test_a_big_import_updates_the_search_index_only_when_searches_read_it(tmp_path: Path, ann_threshold: int,
+                                                                           updated: bool) -> None:
+    """1,200 memories: below ``ann_threshold`` a CLI search asks the ledger, so the import leaves the LanceDB
+    index to the first search that reads it; past it, the import brings the index up to date itself."""
+    from hindsight_cli.config import Config
+
+    store = Store(tmp_path / "store", embedder=FakeEmbedder(), config=Config(ann_threshold=ann_threshold))
+    assert store.import_records(_records(1200)).added == 1200
+    index = tmp_path / "store" / "index.lance"
+    assert (index / "hindsight-sync.json").exists() == updated
+    if updated:
+        assert store.index().watermark() == store.index().count() == 1200
+    for engine in ("ledger", "index"):  # either way, both engines find every memory
+        found = store.search("pipelined note 1103 job 1103", engine=engine, k=1)
+        assert found.hits[0].memory.content.startswith("pipelined note 1103:")
+    assert store.index().count() == 1200

@@ -38,6 +38,16 @@ def _engine(rt: Runtime, session: Reader, requested: str | None) -> str:
     return "index" if active > rt.config.ann_threshold else "ledger"
 
 
+def reads_index(rt: Runtime) -> bool:
+    """Whether this process's searches of the store read the LanceDB index (a long-lived process, the
+    ``index`` engine configured, or ``auto`` past ``ann_threshold``): only then does a big import bring it up
+    to date before it returns; otherwise the first search that reads it catches it up."""
+    if rt.mirror is None:
+        return False
+    with rt.ledger.read() as session:
+        return _engine(rt, session, None) == "index"
+
+
 def _index_is_current(rt: Runtime, requested: str | None) -> bool:
     """A long-lived process's index that matches the ledger's latest change needs no ledger read."""
     if not rt.profile.index_reads or rt.mirror is None or (requested or rt.config.search_engine) == "ledger":

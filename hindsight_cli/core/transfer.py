@@ -17,6 +17,7 @@ from ..storage.rows import MemoryRow, keyword_terms
 from . import embedding_jobs
 from .prepare import Prepared
 from .reading import list_memories
+from .recall import reads_index
 from .runtime import Phase, Progress, Runtime, announce
 from .scope import Scope
 
@@ -107,9 +108,9 @@ def import_records(rt: Runtime, records: Sequence[Mapping[str, Any]], progress: 
         kept = total - waiting + _kept(rt, fresh, added)
         raise Interrupted(f"Interrupted: {kept:,} of {total:,} imported; rerun to finish — it skips what "
                           "is there.") from None
-    if added and rt.mirror is not None and (rt.mirror.open or len(added) >= 1000):
-        # A big import pays the index update now rather than the next search; small ones leave it to the
-        # next search or the MCP server, which sync before they read.
+    if added and rt.mirror is not None and (rt.mirror.open or (len(added) >= 1000 and reads_index(rt))):
+        # A big import into a store whose searches read the LanceDB index pays its update now rather than
+        # the next search; otherwise the first search (or MCP server) that reads it syncs before it reads.
         announce(phase, "Updating the search index")
         rt.mirror.sync(dim=dim)
     split = sum(1 for p in added if (part_position(p.row.metadata) or (0,))[0] == 1)
