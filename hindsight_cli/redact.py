@@ -22,6 +22,9 @@ Which function for which field: ``redact_field(value, field)``; see ``FIELDS``.
 
 from __future__ import annotations
 
+import functools
+import operator
+
 from . import redact_cli, redact_generic, redact_prose, redact_providers
 from .redact_words import fold, is_reference, weak_gate, word_pattern
 
@@ -139,7 +142,7 @@ def _may_match(rule: _Rule, text: str, folded: str, seen: dict[bool, set[str]]) 
         haystack = folded if blind else text
         found = seen.get(blind)
         if found is None:
-            found = seen[blind] = {word for word in _all_words(blind) if word in haystack}
+            found = seen[blind] = _words_in(haystack, blind)
         if found.isdisjoint(words) or not weak_gate(haystack, words):
             return False
     return gate is None or gate(text)
@@ -154,7 +157,7 @@ def _rules_for(text: str, folded: str, seen: dict[bool, set[str]]) -> list[int]:
     for blind, haystack in ((True, folded), (False, text)):
         found = seen.get(blind)
         if found is None:
-            found = seen[blind] = {word for word in _all_words(blind) if word in haystack}
+            found = seen[blind] = _words_in(haystack, blind)
         for word in found:
             chosen.update(by_word[blind][word])
     return sorted(chosen)
@@ -183,6 +186,27 @@ def _all_words(blind: bool) -> tuple[str, ...]:
         _WORDS[blind] = tuple(sorted({w for _, pattern, words, _, _ in _RULES if words
                                       and pattern.startswith("(?i") == blind for w in words}))
     return _WORDS[blind]
+
+
+def _words_in(haystack: str, blind: bool) -> set[str]:
+    """The words of the case-blind rules (``blind``) or of the others that ``haystack`` holds. Only words
+    that start with one of its pairs of adjacent characters are looked for: a text holds few of them."""
+    by_pair, single = _word_pairs(blind)
+    found = {word for word in single if word in haystack}
+    for pair in by_pair.keys() & set(map(operator.add, haystack, haystack[1:])):
+        found.update(word for word in by_pair[pair] if word in haystack)
+    return found
+
+
+@functools.cache
+def _word_pairs(blind: bool) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
+    """The words of ``_all_words(blind)`` by their first two characters, and those of one character."""
+    by_pair: dict[str, list[str]] = {}
+    for word in _all_words(blind):
+        if len(word) > 1:
+            by_pair.setdefault(word[:2], []).append(word)
+    return ({pair: tuple(words) for pair, words in by_pair.items()},
+            tuple(word for word in _all_words(blind) if len(word) == 1))
 
 
 def _present(words: tuple[str, ...], folded: str) -> tuple[str, ...]:
