@@ -97,3 +97,27 @@ def test_vector_figures_compare_the_index_with_flat_search(tmp_path: Path, fake:
     assert set(figures) == set(benchmark.VECTOR_FIGURES) and figures["vector_index"] == "IVF_SQ"
     assert 0.9 <= figures["vector_recall_at_10"] <= 1 and 0.9 <= figures["vector_recall_at_100"] <= 1
     assert all(figures[name] > 0 for name in benchmark.VECTOR_FIGURES[1:])
+
+
+def test_the_model_floor_embeds_every_imported_text_as_import_batches_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The import's share is read against the model doing exactly the import's embedding: every record's
+    text once, in import batches sorted by length, a model batch per call (a sample of the first records
+    was shorter than the rest, so it flattered the model)."""
+    from hindsight_cli.core import embedding_jobs, transfer
+
+    monkeypatch.setattr(transfer, "IMPORT_BATCH", 10)
+    monkeypatch.setattr(embedding_jobs, "BATCH", 4)
+    calls: list[list[str]] = []
+
+    class Model:
+        def embed(self, texts: list[str]) -> None:
+            calls.append(list(texts))
+
+    records = [{"content": "x" * (25 - i), **({"resolution": "fixed"} if i == 3 else {})} for i in range(25)]
+    assert bench_floor.embed_rate(Model(), records) > 0
+    texts = [r["content"] + ("\nFix: fixed" if r.get("resolution") else "") for r in records]
+    assert sorted(t for call in calls for t in call) == sorted(texts)  # each text once, the fix included
+    assert [len(call) for call in calls] == [4, 4, 2] * 2 + [4, 1]  # batches of 10, 10, 5; calls of 4
+    for block in range(3):
+        embedded = [t for call in calls[3 * block : 3 * block + 3] for t in call]
+        assert embedded == sorted(texts[10 * block : 10 * block + 10], key=len)
