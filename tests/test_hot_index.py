@@ -329,3 +329,39 @@ def test_a_search_during_the_first_load_is_answered_by_the_ledger(pair) -> None:
     expected = store.search(QUERIES[0], engine="ledger", k=10)
     assert [h.memory.id for h in answers[0].hits] == [h.memory.id for h in expected.hits]
     assert warm.search(QUERIES[0], k=10).hits and hot.index is not None  # once free, the index loads
+
+
+@pytest.mark.no_store
+@pytest.mark.parametrize("warm", [True, False])
+def test_a_long_lived_process_warms_the_model_it_was_handed_once(tmp_path: Path, warm: bool) -> None:
+    """``Store(embedder=..., warm=True)`` (the bench, the evaluation, a library user) gets the optimised
+    model a loaded one gets: its ``warm`` runs once, before the first embedding; a CLI-like store never pays it."""
+    from conftest import FakeEmbedder
+
+    class Warmable(FakeEmbedder):
+        def __init__(self) -> None:
+            self.events: list[str] = []
+
+        def warm(self) -> None:
+            self.events.append("warm")
+
+        def embed(self, texts):  # noqa: ANN001, ANN201
+            self.events.append("embed")
+            return super().embed(texts)
+
+    model = Warmable()
+    store = Store(tmp_path / "store", embedder=model, warm=warm)
+    store.record("the nightly build runs at 02:00")
+    store.search("nightly build")
+    assert model.events == (["warm", "embed", "embed"] if warm else ["embed", "embed"])
+
+
+@pytest.mark.no_store
+def test_the_query_model_does_not_spin_after_a_run() -> None:
+    """The bundled model's query session lets its threads sleep after a run, so the search that follows
+    has the cores (benchmarks.md, run G: the part after the embedding at 10k 7.2 -> 2.9 ms p50)."""
+    from hindsight_cli.embedding import OnnxEmbedder, bundled_model_dir
+
+    for optimize in (False, True):
+        session = OnnxEmbedder(bundled_model_dir(), optimize=optimize)._session
+        assert session.get_session_options().get_session_config_entry("session.intra_op.allow_spinning") == "0"

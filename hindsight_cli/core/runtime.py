@@ -67,6 +67,7 @@ class Runtime:
         self.warm = warm
         self.profile = Profile.of(warm)
         self._embedder = embedder
+        self._warmed = False  # a long-lived process's model has been asked to pay its optimised load
         self.mirror = self._mirror()
         self.hot = self._hot()
 
@@ -119,6 +120,8 @@ class Runtime:
     def embedder(self) -> Embedder:
         if self._embedder is None:
             self._embedder = load_embedder(self.config.embedding_model)
+        if not self._warmed:  # a model handed in (``Store(embedder=...)``) as well as one loaded here
+            self._warmed = True
             warm = getattr(self._embedder, "warm", None)
             if self.profile.warm_model and warm is not None:
                 warm()
