@@ -188,7 +188,6 @@ class DuckDBSession(SqlSession):
         columns: dict[str, Any] = {c: [v[i] for v in values] for i, c in enumerate(COLUMNS)}
         columns["doc_len"] = [sum(t.values()) for _, t in items]
         size = len(items[0][0].embedding)
-        dim = integer(size)
         # one float32 matrix, not a Python float per element: a third of the time at 2,000 rows
         matrix = np.asarray([row.embedding for row, _ in items], dtype=np.float32).reshape(-1)
         columns["embedding"] = pa.FixedSizeListArray.from_arrays(pa.array(matrix), size)
@@ -205,7 +204,7 @@ class DuckDBSession(SqlSession):
         try:
             self.conn.execute(
                 f"INSERT INTO memories ({names}, seq, doc_len, embedding) SELECT {names}, nextval('change_seq'), "
-                f"doc_len, embedding::FLOAT[{dim}] FROM hindsight_incoming")
+                f"doc_len, embedding::FLOAT[{integer(size)}] FROM hindsight_incoming")
             self.conn.execute("INSERT INTO terms SELECT id, term, tf FROM hindsight_postings")
         finally:
             self.conn.unregister("hindsight_incoming")
