@@ -118,7 +118,8 @@ class OnnxEmbedder:
         )
         # A query's embedding is followed at once by the search's own work (numpy top-k, ranking in Python).
         # onnxruntime's pool threads spin after a run by default and took the cores that work needed: at 10k,
-        # the search after the embedding 7.2 -> 2.9 ms p50 (p95 17 -> 3.3) without, the embedding +0.3 ms.
+        # the search after the embedding 7.2 -> 2.9 ms p50 (p95 17 -> 3.3) without; the call itself is
+        # 0.4-0.9 ms slower (docs/benchmarks.md, run G).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(str(model_dir / "model.onnx"), options, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
