@@ -217,22 +217,31 @@ class BundledEmbedder:
         self._dir = bundled_model_dir()
         self._lite: OnnxEmbedder | None = None
         self._full: FastEmbedEmbedder | None = None
+        # Sessions are made under it: a query that arrives while the optimised graph is built waits for
+        # it, rather than building the plain one, which could be assigned last and serve every query after.
+        self._making = threading.Lock()
 
     def warm(self) -> None:
         """Load the optimised graph now (long-running processes): every later query is one onnxruntime
         call on it, ~2 ms less than through fastembed's batching; batches still go through fastembed."""
-        if self._lite is None or not self._lite.optimized:
-            self._lite = OnnxEmbedder(self._dir, optimize=True)
-        self._lite.embed(["warm up"])
+        with self._making:
+            if self._lite is None or not self._lite.optimized:
+                self._lite = OnnxEmbedder(self._dir, optimize=True)
+            lite = self._lite
+        lite.embed(["warm up"])
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if len(texts) <= _SMALL_BATCH:
-            if self._lite is None:
-                self._lite = OnnxEmbedder(self._dir)
-            return self._lite.embed(texts)
-        if self._full is None:
-            self._full = FastEmbedEmbedder(DEFAULT_MODEL, self._dir)
-        return self._full.embed(texts)
+            lite = self._lite
+            if lite is None:
+                with self._making:
+                    lite = self._lite = self._lite or OnnxEmbedder(self._dir)
+            return lite.embed(texts)
+        full = self._full
+        if full is None:
+            with self._making:
+                full = self._full = self._full or FastEmbedEmbedder(DEFAULT_MODEL, self._dir)
+        return full.embed(texts)
 
 
 class MultilingualEmbedder:
@@ -273,6 +282,7 @@ MULTILINGUAL_DIM = 512
 ALIASES = {"default": DEFAULT_MODEL, "minilm": DEFAULT_MODEL, "multilingual": MULTILINGUAL_MODEL}
 
 _CACHE: dict[str, Embedder] = {}
+_LOADING = threading.Lock()
 
 
 def model_name(name: str) -> str:
@@ -300,11 +310,12 @@ def known_dim(name: str) -> int | None:
 def load_embedder(name: str = DEFAULT_MODEL) -> Embedder:
     """The embedder for a model name (one instance per process)."""
     name = model_name(name)
-    if name not in _CACHE:
-        if name == DEFAULT_MODEL:
-            _CACHE[name] = BundledEmbedder()
-        elif name == MULTILINGUAL_MODEL:
-            _CACHE[name] = MultilingualEmbedder()
-        else:
-            _CACHE[name] = FastEmbedEmbedder(name)
-    return _CACHE[name]
+    with _LOADING:  # two threads loading at once (a server's warm-up and its first search) share one
+        if name not in _CACHE:
+            if name == DEFAULT_MODEL:
+                _CACHE[name] = BundledEmbedder()
+            elif name == MULTILINGUAL_MODEL:
+                _CACHE[name] = MultilingualEmbedder()
+            else:
+                _CACHE[name] = FastEmbedEmbedder(name)
+        return _CACHE[name]

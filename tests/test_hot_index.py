@@ -365,3 +365,76 @@ def test_the_query_model_does_not_spin_after_a_run() -> None:
     for optimize in (False, True):
         session = OnnxEmbedder(bundled_model_dir(), optimize=optimize)._session
         assert session.get_session_options().get_session_config_entry("session.intra_op.allow_spinning") == "0"
+
+
+@pytest.mark.no_store
+def test_threads_that_ask_for_the_model_at_once_share_one_warmed_model(tmp_path: Path, monkeypatch) -> None:
+    """An MCP server's warm-up and its first search ask for the model together. Each used to load its own
+    and the last one assigned stayed, unwarmed in half the starts (every query then 15 ms slower)."""
+    from conftest import FakeEmbedder
+    from hindsight_cli.core import runtime
+
+    loading, release = threading.Event(), threading.Event()
+    loaded: list[Any] = []
+
+    class Slow(FakeEmbedder):
+        def __init__(self) -> None:
+            self.warmed = 0
+
+        def warm(self) -> None:
+            self.warmed += 1
+
+    def load(name: str) -> Slow:
+        model = Slow()
+        loaded.append(model)
+        if len(loaded) == 1:  # the first loader holds on until the second thread has asked
+            loading.set()
+            release.wait(timeout=60)
+        return model
+
+    monkeypatch.setattr(runtime, "load_embedder", load)
+    store = Store(tmp_path / "store", warm=True)
+    got: list[Any] = []
+    first = threading.Thread(target=lambda: got.append(store.embedder))
+    first.start()
+    assert loading.wait(timeout=60)
+    second = threading.Thread(target=lambda: got.append(store.embedder))
+    second.start()
+    second.join(timeout=0.5)  # it waits for the first load (it must not start one of its own)
+    release.set()
+    first.join(timeout=60)
+    second.join(timeout=60)
+    assert len(loaded) == 1 and got == [loaded[0], loaded[0]] and loaded[0].warmed == 1
+
+
+@pytest.mark.no_store
+def test_a_query_during_the_warm_up_waits_for_the_optimised_graph(monkeypatch) -> None:
+    from hindsight_cli import embedding
+
+    building, release = threading.Event(), threading.Event()
+    made: list[bool] = []
+
+    class Session:
+        def __init__(self, model_dir: Path, optimize: bool = False) -> None:
+            made.append(optimize)
+            if optimize:
+                building.set()
+                release.wait(timeout=60)
+            self.optimized = optimize
+
+        def embed(self, texts: list[str]) -> np.ndarray:
+            return np.zeros((len(texts), 384), dtype=np.float32)
+
+    monkeypatch.setattr(embedding, "OnnxEmbedder", Session)
+    monkeypatch.setattr(embedding, "bundled_model_dir", lambda: Path("unused"))
+    model = embedding.BundledEmbedder()
+    warm = threading.Thread(target=model.warm)
+    warm.start()
+    assert building.wait(timeout=60)
+    query = threading.Thread(target=model.embed, args=(["why did the deploy fail"],))
+    query.start()
+    query.join(timeout=0.5)  # it waits for the optimised graph (it must not build the plain one)
+    release.set()
+    warm.join(timeout=60)
+    query.join(timeout=60)
+    assert made == [True] and model._lite is not None and model._lite.optimized
