@@ -15,8 +15,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .errors import (EmbeddingMismatch, EmbeddingUnavailable, HindsightError, InvalidInput, MemoryNotFound,
-                     StoreBusy, StoreNotFound)
+from .errors import (
+    EmbeddingMismatch,
+    EmbeddingUnavailable,
+    HindsightError,
+    InvalidInput,
+    MemoryNotFound,
+    StoreBusy,
+    StoreNotFound,
+)
 from .models import Filters, Hit, ImportResult, Memory, SearchResult, WriteResult
 
 __version__ = "0.1.0"
@@ -35,7 +42,20 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "EmbeddingMismatch", "EmbeddingUnavailable", "Filters", "HindsightError", "Hit", "ImportResult", "InvalidInput",
-    "Memory", "MemoryNotFound", "SearchResult", "Store", "StoreBusy", "StoreNotFound", "WriteResult", "__version__",
+    "EmbeddingMismatch",
+    "EmbeddingUnavailable",
+    "Filters",
+    "HindsightError",
+    "Hit",
+    "ImportResult",
+    "InvalidInput",
+    "Memory",
+    "MemoryNotFound",
+    "SearchResult",
+    "Store",
+    "StoreBusy",
+    "StoreNotFound",
+    "WriteResult",
+    "__version__",
     "open_store",
 ]

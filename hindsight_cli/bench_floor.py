@@ -1,9 +1,10 @@
-"""The figures of ``hindsight bench`` that are read against a floor measured in the same run (DESIGN §8):
-warm search in process and over MCP against "embed the query + numpy top-k over the same vectors +
-BM25 over the same postings", and import against the model's own batch rate and a stand-in embedder.
+"""The figures of ``hindsight bench`` that are read against a floor measured in the same run (DESIGN
+§8): warm search in process and over MCP against "embed the query + numpy top-k over the same
+vectors + BM25 over the same postings", and import against the model's own batch rate and a stand-in
+embedder.
 
-Machines here are shared, so a figure alone says little; its ratio to the floor taken minutes apart on
-the same machine is what the targets are about.
+Machines here are shared, so a figure alone says little; its ratio to the floor taken minutes apart
+on the same machine is what the targets are about.
 """
 
 from __future__ import annotations
@@ -18,18 +19,28 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-QUERIES = ["weather API 401", "kubectl timed out", "how was the redis connection fixed", "用户希望回答简短",
-           "rate limit on stripe", "terraform schema mismatch", "docker ran out of memory", "npm lockfile"]
+QUERIES = [
+    "weather API 401",
+    "kubectl timed out",
+    "how was the redis connection fixed",
+    "用户希望回答简短",
+    "rate limit on stripe",
+    "terraform schema mismatch",
+    "docker ran out of memory",
+    "npm lockfile",
+]
 
 
 def percentiles(times_ms: Sequence[float]) -> tuple[float, float]:
     ordered = sorted(times_ms)
-    return round(statistics.median(ordered), 2), round(ordered[max(0, math.ceil(len(ordered) * 0.95) - 1)], 2)
+    return round(statistics.median(ordered), 2), round(
+        ordered[max(0, math.ceil(len(ordered) * 0.95) - 1)], 2
+    )
 
 
 class Timed:
-    """An embedder that keeps the time its last ``embed`` took, so a search's own time can be told apart
-    from its query's embedding."""
+    """An embedder that keeps the time its last ``embed`` took, so a search's own time can be told
+    apart from its query's embedding."""
 
     def __init__(self, model: Any) -> None:
         self.model, self.name, self.dim = model, model.name, getattr(model, "dim", 0)
@@ -63,9 +74,10 @@ class StandIn:
 
 
 class Seeded:
-    """Stand-in vectors under a real model's name: a random unit vector seeded by each text, so a store of
-    100,000 memories is built in minutes instead of the model's half hour here. Searches of such a store
-    still embed their queries with the real model (it has the same name and dimension)."""
+    """Stand-in vectors under a real model's name: a random unit vector seeded by each text, so a
+    store of 100,000 memories is built in minutes instead of the model's half hour here. Searches of
+    such a store still embed their queries with the real model (it has the same name and dimension).
+    """
 
     def __init__(self, model: Any) -> None:
         self.name, self.dim = model.name, model.dim
@@ -108,15 +120,25 @@ def warm_figures(path: Path, model: Any, searches: int) -> dict[str, Any]:
             topk.append(_numpy_topk(index.matrix.view, vector, 100))
             bm25.append(_plain_bm25(index, query, 100))
     figures["warm_search_p50_ms"], figures["warm_search_p95_ms"] = percentiles(total)
-    figures["warm_after_embedding_p50_ms"], figures["warm_after_embedding_p95_ms"] = percentiles(after)
+    figures["warm_after_embedding_p50_ms"], figures["warm_after_embedding_p95_ms"] = percentiles(
+        after
+    )
     figures["floor_embed_p50_ms"] = percentiles(embed)[0]
     figures["floor_topk_p50_ms"] = percentiles(topk)[0] if topk else None
     figures["floor_bm25_p50_ms"] = percentiles(bm25)[0] if bm25 else None
-    floor = figures["floor_embed_p50_ms"] + (figures["floor_topk_p50_ms"] or 0) + (figures["floor_bm25_p50_ms"] or 0)
+    floor = (
+        figures["floor_embed_p50_ms"]
+        + (figures["floor_topk_p50_ms"] or 0)
+        + (figures["floor_bm25_p50_ms"] or 0)
+    )
     figures["floor_p50_ms"] = round(floor, 2)
-    figures["warm_ratio_to_floor"] = round(figures["warm_search_p50_ms"] / floor, 2) if floor else None
+    figures["warm_ratio_to_floor"] = (
+        round(figures["warm_search_p50_ms"] / floor, 2) if floor else None
+    )
     figures["hot_index_mb"] = round(index.nbytes / 1e6, 1) if index is not None else None
-    figures["hot_bytes_per_memory"] = round(index.nbytes / max(index.live, 1)) if index is not None else None
+    figures["hot_bytes_per_memory"] = (
+        round(index.nbytes / max(index.live, 1)) if index is not None else None
+    )
     return figures
 
 
@@ -132,7 +154,8 @@ def _numpy_topk(matrix: Any, vector: Any, k: int) -> float:
 
 
 def _plain_bm25(index: Any, query: str, k: int) -> float:
-    """The keyword floor: BM25 over the same postings with no filters, statistics or tie rules (ms)."""
+    """The keyword floor: BM25 over the same postings with no filters, statistics or tie rules
+    (ms)."""
     import numpy as np
 
     from .text import terms
@@ -153,15 +176,17 @@ def _plain_bm25(index: Any, query: str, k: int) -> float:
 
 
 def embed_rate(model: Any, records: Sequence[dict[str, Any]]) -> float:
-    """The model's own batch rate on the import's texts, embedded as import embeds them: every record's
-    text, in blocks of ``IMPORT_BATCH`` sorted by length, ``embedding_jobs.BATCH`` texts per call, and nothing
-    else. (A sample is not the same work: the first 2,000 of the bench's 10,000 records are 5 % shorter than
-    the rest and embed 5 % faster.)"""
+    """The model's own batch rate on the import's texts, embedded as import embeds them: every
+    record's text, in blocks of ``IMPORT_BATCH`` sorted by length, ``embedding_jobs.BATCH`` texts
+    per call, and nothing else. (A sample is not the same work: the first 2,000 of the bench's
+    10,000 records are 5 % shorter than the rest and embed 5 % faster.)"""
     from .core.embedding_jobs import BATCH
     from .core.transfer import IMPORT_BATCH
     from .storage.rows import MemoryRow, embedding_text
 
-    texts = [embedding_text(MemoryRow("", r["content"], resolution=r.get("resolution"))) for r in records]
+    texts = [
+        embedding_text(MemoryRow("", r["content"], resolution=r.get("resolution"))) for r in records
+    ]
     started = time.perf_counter()
     for block in range(0, len(texts), IMPORT_BATCH):
         chunk = sorted(texts[block : block + IMPORT_BATCH], key=len)
@@ -181,9 +206,12 @@ def storage_rate(root: Path, records: Sequence[dict[str, Any]]) -> float:
 
 
 def rpc(proc: Any, message_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
-    """Send one JSON-RPC request to a server on ``proc``'s stdio and return its answer (the whole message),
-    skipping notifications and other answers; a server that ends first is an error, not a hang."""
-    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": message_id, "method": method, "params": params}) + "\n")
+    """Send one JSON-RPC request to a server on ``proc``'s stdio and return its answer (the whole
+    message), skipping notifications and other answers; a server that ends first is an error, not a
+    hang."""
+    proc.stdin.write(
+        json.dumps({"jsonrpc": "2.0", "id": message_id, "method": method, "params": params}) + "\n"
+    )
     proc.stdin.flush()
     while True:
         line = proc.stdout.readline()
@@ -194,33 +222,53 @@ def rpc(proc: Any, message_id: int, method: str, params: dict[str, Any]) -> dict
             return message
 
 
-_SDK = "mcp.server.mcpserver"  # the MCP SDK's server, imported by a new interpreter for the floor
-_INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}
+# the MCP SDK's server, imported by a new interpreter for the floor
+_SDK = "mcp.server.mcpserver"
+_INIT = {
+    "protocolVersion": "2025-06-18",
+    "capabilities": {},
+    "clientInfo": {"name": "bench", "version": "0"},
+}
 
 
 def _server(cmd: Sequence[str], env: dict[str, str]) -> Any:
-    return subprocess.Popen(list(cmd), env=env, text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        list(cmd),
+        env=env,
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
 
 
-def mcp_figures(cmd: Sequence[str], env: dict[str, str], runs: int, searches: int) -> dict[str, Any]:
-    """``hindsight mcp`` over stdio: start to a completed ``initialize`` and ``tools/list`` (median of
-    ``runs``), the first ``memory_search`` after ``initialize``, warm round trips, the server's peak RSS."""
+def mcp_figures(
+    cmd: Sequence[str], env: dict[str, str], runs: int, searches: int
+) -> dict[str, Any]:
+    """``hindsight mcp`` over stdio: start to a completed ``initialize`` and ``tools/list`` (median
+    of ``runs``), the first ``memory_search`` after ``initialize``, warm round trips, the server's
+    peak RSS."""
     from .benchmark import _hwm_mb, median_wall
 
     starts, lists, firsts, sdk = [], [], [], []
     for _ in range(runs):
-        sdk.append(median_wall([sys.executable, "-c", f"import {_SDK}"], env, 1)[0])  # in turns
+        # in turns
+        sdk.append(median_wall([sys.executable, "-c", f"import {_SDK}"], env, 1)[0])
         started = time.perf_counter()
         proc = _server(cmd, env)
         try:
             rpc(proc, 1, "initialize", _INIT)
             starts.append(time.perf_counter() - started)
-            proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+            proc.stdin.write(
+                json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n"
+            )
             listed = time.perf_counter()
             rpc(proc, 2, "tools/list", {})
             lists.append(time.perf_counter() - listed)
-            call: dict[str, Any] = {"name": "memory_search", "arguments": {"query": "warm up", "budget_tokens": 400}}
+            call: dict[str, Any] = {
+                "name": "memory_search",
+                "arguments": {"query": "warm up", "budget_tokens": 400},
+            }
             rpc(proc, 3, "tools/call", call)
             firsts.append(time.perf_counter() - started)
             times = []
@@ -237,8 +285,12 @@ def mcp_figures(cmd: Sequence[str], env: dict[str, str], runs: int, searches: in
         finally:
             proc.kill()
             proc.wait()
-    return {"mcp_initialize_s": round(statistics.median(starts), 3),
-            "floor_mcp_sdk_import_s": round(statistics.median(sdk), 3),
-            "mcp_tools_list_ms": round(statistics.median(lists) * 1000, 1),
-            "mcp_first_search_s": round(statistics.median(firsts), 3),
-            "mcp_search_p50_ms": p50, "mcp_search_p95_ms": p95, "mcp_peak_memory_mb": peak}
+    return {
+        "mcp_initialize_s": round(statistics.median(starts), 3),
+        "floor_mcp_sdk_import_s": round(statistics.median(sdk), 3),
+        "mcp_tools_list_ms": round(statistics.median(lists) * 1000, 1),
+        "mcp_first_search_s": round(statistics.median(firsts), 3),
+        "mcp_search_p50_ms": p50,
+        "mcp_search_p95_ms": p95,
+        "mcp_peak_memory_mb": peak,
+    }

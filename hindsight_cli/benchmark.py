@@ -1,13 +1,13 @@
 """Speed and scale (``hindsight bench``): synthetic but realistic memories at several sizes.
 
-For each size, in a temporary directory that is removed afterwards: bulk import rate beside the model's
-own batch rate and the store's rate with a stand-in embedder, single ``record`` latency, warm search in
-process (the in-memory index, with the part after the query's embedding) beside its floor measured in
-the same run (``bench_floor``), warm search through the LanceDB index (before and after compaction) and
-the exact ledger engine, cold ``hindsight search``, ``record`` and ``--help`` in new processes (median)
-beside the interpreter's start and the imports they need, ``hindsight mcp`` over stdio (``initialize``,
-the first search, warm round trips, its peak memory, beside the import of the MCP SDK alone), the store's
-size on disk and peak memory.
+For each size, in a temporary directory that is removed afterwards: bulk import rate beside the
+model's own batch rate and the store's rate with a stand-in embedder, single ``record`` latency,
+warm search in process (the in-memory index, with the part after the query's embedding) beside its
+floor measured in the same run (``bench_floor``), warm search through the LanceDB index (before and
+after compaction) and the exact ledger engine, cold ``hindsight search``, ``record`` and ``--help``
+in new processes (median) beside the interpreter's start and the imports they need, ``hindsight
+mcp`` over stdio (``initialize``, the first search, warm round trips, its peak memory, beside the
+import of the MCP SDK alone), the store's size on disk and peak memory.
 """
 
 from __future__ import annotations
@@ -31,20 +31,65 @@ from .bench_floor import QUERIES, percentiles
 
 Progress = Callable[[str, int, int], None]
 
-TOOLS = ["weather-api", "github", "postgres", "redis", "docker", "kubectl", "npm", "pip", "s3", "stripe", "slack",
-         "jira", "terraform", "nginx", "kafka"]
-ERRORS = ["returned 401 Unauthorized", "timed out after 30s", "returned 502 Bad Gateway", "refused the connection",
-          "ran out of memory", "reported a schema mismatch", "hit the rate limit", "failed with exit code 1",
-          "could not resolve the host", "rejected the payload as too large"]
-FIXES = ["refreshed the token and retried", "raised the timeout to 120s", "restarted the upstream service",
-         "pinned the previous version", "added exponential backoff", "split the batch in two",
-         "fixed the DNS entry", "regenerated the lockfile", "rotated the credentials", "increased the memory limit"]
-PREFS = ["User prefers short answers", "User wants code without comments", "User picks the CLI over the GUI",
-         "User works in Chinese and English", "User asks for tests before refactors"]
-ZH = ["调用{tool}时返回401，原因是token过期", "{tool}连接超时，重试三次后成功", "部署到{tool}失败，回滚到上一个版本",
-      "用户希望回答简短", "{tool}的配置文件缺少必填字段"]
-FILLER = ("The agent read the logs, compared the failing request with the last good one, and noted the "
-          "difference in headers and payload size before trying again. ")
+TOOLS = [
+    "weather-api",
+    "github",
+    "postgres",
+    "redis",
+    "docker",
+    "kubectl",
+    "npm",
+    "pip",
+    "s3",
+    "stripe",
+    "slack",
+    "jira",
+    "terraform",
+    "nginx",
+    "kafka",
+]
+ERRORS = [
+    "returned 401 Unauthorized",
+    "timed out after 30s",
+    "returned 502 Bad Gateway",
+    "refused the connection",
+    "ran out of memory",
+    "reported a schema mismatch",
+    "hit the rate limit",
+    "failed with exit code 1",
+    "could not resolve the host",
+    "rejected the payload as too large",
+]
+FIXES = [
+    "refreshed the token and retried",
+    "raised the timeout to 120s",
+    "restarted the upstream service",
+    "pinned the previous version",
+    "added exponential backoff",
+    "split the batch in two",
+    "fixed the DNS entry",
+    "regenerated the lockfile",
+    "rotated the credentials",
+    "increased the memory limit",
+]
+PREFS = [
+    "User prefers short answers",
+    "User wants code without comments",
+    "User picks the CLI over the GUI",
+    "User works in Chinese and English",
+    "User asks for tests before refactors",
+]
+ZH = [
+    "调用{tool}时返回401，原因是token过期",
+    "{tool}连接超时，重试三次后成功",
+    "部署到{tool}失败，回滚到上一个版本",
+    "用户希望回答简短",
+    "{tool}的配置文件缺少必填字段",
+]
+FILLER = (
+    "The agent read the logs, compared the failing request with the last good one, and noted the "
+    "difference in headers and payload size before trying again. "
+)
 
 
 def synthetic(n: int, seed: int = 7) -> list[dict[str, Any]]:
@@ -55,20 +100,34 @@ def synthetic(n: int, seed: int = 7) -> list[dict[str, Any]]:
     for i in range(n):
         tool = rng.choice(TOOLS)
         kind = rng.random()
-        record: dict[str, Any] = {"agent_id": f"agent-{i % 5}", "task_id": f"task-{i // 40:05d}", "step": i % 40,
-                                  "event_at": f"2026-{1 + i % 11:02d}-{1 + i % 28:02d}T{i % 24:02d}:00:00Z"}
+        record: dict[str, Any] = {
+            "agent_id": f"agent-{i % 5}",
+            "task_id": f"task-{i // 40:05d}",
+            "step": i % 40,
+            "event_at": f"2026-{1 + i % 11:02d}-{1 + i % 28:02d}T{i % 24:02d}:00:00Z",
+        }
         if kind < 0.45:
-            record.update(content=f"Calling {tool} {rng.choice(ERRORS)} during step {i % 40}",
-                          outcome="failure", trigger="tool_error",
-                          resolution=rng.choice(FIXES) if rng.random() < 0.7 else None,
-                          env={"tool_version": f"{tool}-v{rng.randint(1, 4)}"})
+            record.update(
+                content=f"Calling {tool} {rng.choice(ERRORS)} during step {i % 40}",
+                outcome="failure",
+                trigger="tool_error",
+                resolution=rng.choice(FIXES) if rng.random() < 0.7 else None,
+                env={"tool_version": f"{tool}-v{rng.randint(1, 4)}"},
+            )
         elif kind < 0.75:
-            record.update(content=f"Finished {tool} step {i % 40}: " + FILLER * rng.randint(0, 3),
-                          outcome="success", trigger="task_end")
+            record.update(
+                content=f"Finished {tool} step {i % 40}: " + FILLER * rng.randint(0, 3),
+                outcome="success",
+                trigger="task_end",
+            )
         elif kind < 0.9:
-            record.update(content=rng.choice(ZH).format(tool=tool), outcome=rng.choice(["failure", "success"]))
+            record.update(
+                content=rng.choice(ZH).format(tool=tool), outcome=rng.choice(["failure", "success"])
+            )
         else:
-            record.update(content=f"{rng.choice(PREFS)} (noted {i})", type="semantic", source="user")
+            record.update(
+                content=f"{rng.choice(PREFS)} (noted {i})", type="semantic", source="user"
+            )
         out.append(record)
     return out
 
@@ -111,7 +170,8 @@ def _hwm_mb(pid: int) -> float:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
     except (OSError, ValueError):
-        pass  # exited meanwhile, or no /proc (the figure is then 0)
+        # exited meanwhile, or no /proc (the figure is then 0)
+        pass
     return 0.0
 
 
@@ -130,11 +190,17 @@ def _peak_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
-def measure(size: int, *, runs: int = 5, searches: int = 60, progress: Progress | None = None,
-            stand_in: bool = False) -> dict[str, Any]:
-    """Every figure for one store of ``size`` synthetic memories; with ``stand_in``, the memories' vectors
-    are ``bench_floor.Seeded`` ones (queries are still embedded by the model) and the import rate is not
-    compared with the model's."""
+def measure(
+    size: int,
+    *,
+    runs: int = 5,
+    searches: int = 60,
+    progress: Progress | None = None,
+    stand_in: bool = False,
+) -> dict[str, Any]:
+    """Every figure for one store of ``size`` synthetic memories; with ``stand_in``, the memories'
+    vectors are ``bench_floor.Seeded`` ones (queries are still embedded by the model) and the import
+    rate is not compared with the model's."""
     from .store import Store
 
     def step(name: str, done: int) -> None:
@@ -164,41 +230,59 @@ def measure(size: int, *, runs: int = 5, searches: int = 60, progress: Progress 
         figures.update(_index_figures(path, searches, step))
         step("exact search", 6)
         figures["ledger_search_p50_ms"], figures["ledger_search_p95_ms"] = _warm_search(
-            Store(path), max(10, searches // 3), engine="ledger")
+            Store(path), max(10, searches // 3), engine="ledger"
+        )
         figures["peak_memory_mb"] = _peak_mb()
         step("cold commands", 7)
         figures.update(cold_figures(path, env, runs))
         step("MCP server", 8)
-        figures.update(bench_floor.mcp_figures([*executable(), "mcp", "--store", str(path)], env, runs, searches))
+        figures.update(
+            bench_floor.mcp_figures(
+                [*executable(), "mcp", "--store", str(path)], env, runs, searches
+            )
+        )
         step("done", 9)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return figures
 
 
-def _import_figures(store: Any, records: list[dict[str, Any]], root: Path, progress: Progress | None,
-                    compare: bool = True) -> dict[str, Any]:
-    """The import rate, the model's own batch rate on the same texts (unless not ``compare``: stand-in
-    vectors), and the stand-in (storage alone) rate."""
+def _import_figures(
+    store: Any,
+    records: list[dict[str, Any]],
+    root: Path,
+    progress: Progress | None,
+    compare: bool = True,
+) -> dict[str, Any]:
+    """The import rate, the model's own batch rate on the same texts (unless not ``compare``:
+    stand-in vectors), and the stand-in (storage alone) rate."""
     size = len(records)
     started = time.perf_counter()
-    store.import_records(records, progress=(lambda d, t: progress(f"{size:,} memories: import", d, t))
-                         if progress else None)
+    store.import_records(
+        records,
+        progress=(lambda d, t: progress(f"{size:,} memories: import", d, t)) if progress else None,
+    )
     elapsed = time.perf_counter() - started
     embed = bench_floor.embed_rate(store.embedder, records) if compare else None
-    return {"import_s": round(elapsed, 2), "import_per_s": round(size / elapsed, 1), "embed_batch_per_s": embed,
-            "import_share_of_embed": round(size / elapsed / embed, 3) if embed else None,
-            "storage_alone_per_s": bench_floor.storage_rate(root, records)}
+    return {
+        "import_s": round(elapsed, 2),
+        "import_per_s": round(size / elapsed, 1),
+        "embed_batch_per_s": embed,
+        "import_share_of_embed": round(size / elapsed / embed, 3) if embed else None,
+        "storage_alone_per_s": bench_floor.storage_rate(root, records),
+    }
 
 
 def _index_figures(path: Path, searches: int, step: Callable[[str, int], None]) -> dict[str, Any]:
-    """Warm search through the LanceDB index (what a process past ``[search] hot_index_mb`` does), before and
-    after compaction, and the vector index against flat search."""
+    """Warm search through the LanceDB index (what a process past ``[search] hot_index_mb`` does),
+    before and after compaction, and the vector index against flat search."""
     from .store import Store
 
     warm = Store(path, warm=True)
     figures: dict[str, Any] = {}
-    figures["index_search_p50_ms"], figures["index_search_p95_ms"] = _warm_search(warm, searches, engine="index")
+    figures["index_search_p50_ms"], figures["index_search_p95_ms"] = _warm_search(
+        warm, searches, engine="index"
+    )
     figures["index_fragments_before_compaction"] = warm.index().fragments()
     figures["store_mb_before_compaction"] = round(_size(path) / 1e6, 1)
     step("compaction", 4)
@@ -206,39 +290,62 @@ def _index_figures(path: Path, searches: int, step: Callable[[str, int], None]) 
     figures["index_fragments_after_compaction"] = warm.index().fragments()
     figures["store_mb"] = round(_size(path) / 1e6, 1)
     compacted = Store(path, warm=True)
-    figures["index_search_compacted_p50_ms"], figures["index_search_compacted_p95_ms"] = \
+    figures["index_search_compacted_p50_ms"], figures["index_search_compacted_p95_ms"] = (
         _warm_search(compacted, searches, engine="index")
+    )
     step("vector index", 5)
     figures.update(vector_figures(compacted, searches))
     return figures
 
 
-# what a cold search cannot do without, imported by a new interpreter for the floor (not by this module)
+# what a cold search cannot do without, imported by a new interpreter for the floor (not by this
+# module)
 COLD_IMPORTS = ("typer", "duckdb", "numpy", "onnxruntime", "tokenizers")
 
 
 def cold_figures(path: Path, env: dict[str, str], runs: int) -> dict[str, Any]:
-    """Cold ``search``, ``record`` and ``--help`` in new processes (median), beside their floors: the
-    interpreter's start, the imports a cold search cannot do without, and the query's embedding in a new
-    process (those imports, the model's load, one text). Taken in turns, so load changes hit all alike."""
+    """Cold ``search``, ``record`` and ``--help`` in new processes (median), beside their floors:
+    the interpreter's start, the imports a cold search cannot do without, and the query's embedding
+    in a new process (those imports, the model's load, one text). Taken in turns, so load changes
+    hit all alike."""
     exe = executable()
-    embed = ("from hindsight_cli.embedding import OnnxEmbedder, bundled_model_dir; "
-             "OnnxEmbedder(bundled_model_dir()).embed(['why did the weather API return 401'])")
-    taken = median_walls({
-        "cold_search_median_s": [*exe, "search", "why did the weather API return 401", "--store", str(path)],
-        "cold_record_median_s": [*exe, "record", "bench note: kafka consumer lag spiked after the deploy",
-                                 "--no-merge", "--store", str(path)],
-        "cold_help_median_s": [*exe, "--help"],
-        "floor_python_s": [sys.executable, "-c", "pass"],
-        "floor_imports_s": [sys.executable, "-c", "import " + ", ".join(COLD_IMPORTS)],
-        "floor_query_embedding_s": [sys.executable, "-c", embed],
-    }, env, runs)
+    embed = (
+        "from hindsight_cli.embedding import OnnxEmbedder, bundled_model_dir; "
+        "OnnxEmbedder(bundled_model_dir()).embed(['why did the weather API return 401'])"
+    )
+    taken = median_walls(
+        {
+            "cold_search_median_s": [
+                *exe,
+                "search",
+                "why did the weather API return 401",
+                "--store",
+                str(path),
+            ],
+            "cold_record_median_s": [
+                *exe,
+                "record",
+                "bench note: kafka consumer lag spiked after the deploy",
+                "--no-merge",
+                "--store",
+                str(path),
+            ],
+            "cold_help_median_s": [*exe, "--help"],
+            "floor_python_s": [sys.executable, "-c", "pass"],
+            "floor_imports_s": [sys.executable, "-c", "import " + ", ".join(COLD_IMPORTS)],
+            "floor_query_embedding_s": [sys.executable, "-c", embed],
+        },
+        env,
+        runs,
+    )
     figures = {name: median for name, (median, _) in taken.items()}
     figures["cold_search_peak_memory_mb"] = taken["cold_search_median_s"][1]
     return figures
 
 
-def median_walls(commands: dict[str, list[str]], env: dict[str, str], runs: int) -> dict[str, tuple[float, float]]:
+def median_walls(
+    commands: dict[str, list[str]], env: dict[str, str], runs: int
+) -> dict[str, tuple[float, float]]:
     """``median_wall`` of each command, the commands run in turns (one of each, ``runs`` times)."""
     times: dict[str, list[float]] = {name: [] for name in commands}
     peaks: dict[str, float] = dict.fromkeys(commands, 0.0)
@@ -250,9 +357,16 @@ def median_walls(commands: dict[str, list[str]], env: dict[str, str], runs: int)
     return {name: (round(statistics.median(times[name]), 3), peaks[name]) for name in commands}
 
 
-VECTOR_FIGURES = ("vector_index", "vector_index_build_s", "vector_recall_at_10", "vector_recall_at_100",
-                  "vector_query_p50_ms", "vector_query_flat_p50_ms", "index_search_flat_p50_ms",
-                  "index_search_flat_p95_ms")
+VECTOR_FIGURES = (
+    "vector_index",
+    "vector_index_build_s",
+    "vector_recall_at_10",
+    "vector_recall_at_100",
+    "vector_query_p50_ms",
+    "vector_query_flat_p50_ms",
+    "index_search_flat_p50_ms",
+    "index_search_flat_p95_ms",
+)
 
 
 def vector_figures(store: Any, searches: int, queries: int = 200) -> dict[str, Any]:
@@ -276,12 +390,17 @@ def vector_figures(store: Any, searches: int, queries: int = 200) -> dict[str, A
         return dict.fromkeys(VECTOR_FIGURES)
     started = time.perf_counter()
     index.build_vector_index()
-    figures: dict[str, Any] = {"vector_index": index.vector_index()["type"],
-                               "vector_index_build_s": round(time.perf_counter() - started, 2)}
-    flat = Index(index.path, index.dim, vector_index_rows=0)  # 0: the index is bypassed
+    figures: dict[str, Any] = {
+        "vector_index": index.vector_index()["type"],
+        "vector_index_build_s": round(time.perf_counter() - started, 2),
+    }
+    # 0: the index is bypassed
+    flat = Index(index.path, index.dim, vector_index_rows=0)
     where = where_clause(Filters(types=SEARCH_TYPES).conditions(now()))
-    texts = [r["content"] + (f"\nFix: {r['resolution']}" if r.get("resolution") else "")
-             for r in synthetic(queries, seed=99)]
+    texts = [
+        r["content"] + (f"\nFix: {r['resolution']}" if r.get("resolution") else "")
+        for r in synthetic(queries, seed=99)
+    ]
     found = {10: 0, 100: 0}
     times: dict[str, list[float]] = {"ann": [], "flat": []}
     for vector in store.embedder.embed(texts):
@@ -294,14 +413,21 @@ def vector_figures(store: Any, searches: int, queries: int = 200) -> dict[str, A
             exact = results["flat"][:k]
             kth = exact[-1][1] - 1e-6 if exact else 1.0
             ids = {m for m, _ in exact}
-            found[k] += min(k, sum(1 for m, score in results["ann"][:k] if m in ids or score >= kth))
-    figures.update(vector_recall_at_10=round(found[10] / (10 * queries), 4),
-                   vector_recall_at_100=round(found[100] / (100 * queries), 4),
-                   vector_query_p50_ms=percentiles(times["ann"])[0],
-                   vector_query_flat_p50_ms=percentiles(times["flat"])[0])
-    exact_store = Store(store.path, store.embedder, replace(store.config, vector_index_rows=0), warm=True)
+            found[k] += min(
+                k, sum(1 for m, score in results["ann"][:k] if m in ids or score >= kth)
+            )
+    figures.update(
+        vector_recall_at_10=round(found[10] / (10 * queries), 4),
+        vector_recall_at_100=round(found[100] / (100 * queries), 4),
+        vector_query_p50_ms=percentiles(times["ann"])[0],
+        vector_query_flat_p50_ms=percentiles(times["flat"])[0],
+    )
+    exact_store = Store(
+        store.path, store.embedder, replace(store.config, vector_index_rows=0), warm=True
+    )
     figures["index_search_flat_p50_ms"], figures["index_search_flat_p95_ms"] = _warm_search(
-        exact_store, searches, engine="index")
+        exact_store, searches, engine="index"
+    )
     return figures
 
 
@@ -311,18 +437,41 @@ def _size(path: Path) -> int:
 
 def machine() -> dict[str, Any]:
     """What the figures were measured on."""
-    return {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count(),
-            "processor": platform.processor() or platform.machine()}
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "processor": platform.processor() or platform.machine(),
+    }
 
 
-def run(sizes: Sequence[int], *, runs: int = 5, searches: int = 60, progress: Progress | None = None,
-        stand_in_above: int | None = None) -> dict[str, Any]:
+def run(
+    sizes: Sequence[int],
+    *,
+    runs: int = 5,
+    searches: int = 60,
+    progress: Progress | None = None,
+    stand_in_above: int | None = None,
+) -> dict[str, Any]:
     """Measure each size in turn; returns ``{"machine": …, "sizes": [figures, …]}``. Sizes above
     ``stand_in_above`` are stored with stand-in vectors (``measure``)."""
     from .config import DEFAULT_MODEL
 
     started = time.perf_counter()
-    results = [measure(size, runs=runs, searches=searches, progress=progress,
-                       stand_in=stand_in_above is not None and size > stand_in_above) for size in sizes]
-    return {"machine": machine(), "model": DEFAULT_MODEL, "runs": runs, "sizes": results,
-            "elapsed_s": round(time.perf_counter() - started, 1)}
+    results = [
+        measure(
+            size,
+            runs=runs,
+            searches=searches,
+            progress=progress,
+            stand_in=stand_in_above is not None and size > stand_in_above,
+        )
+        for size in sizes
+    ]
+    return {
+        "machine": machine(),
+        "model": DEFAULT_MODEL,
+        "runs": runs,
+        "sizes": results,
+        "elapsed_s": round(time.perf_counter() - started, 1),
+    }

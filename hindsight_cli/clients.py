@@ -13,16 +13,25 @@ import re
 import shutil
 import sys
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-from collections.abc import Mapping
 
 from .errors import HindsightError, InvalidInput
 
 SERVER_NAME = "hindsight"
-CLIENTS = ("claude-desktop", "claude-code", "cursor", "codex", "vscode", "windsurf", "gemini", "zed")
+CLIENTS = (
+    "claude-desktop",
+    "claude-code",
+    "cursor",
+    "codex",
+    "vscode",
+    "windsurf",
+    "gemini",
+    "zed",
+)
 
 
 @dataclass(frozen=True)
@@ -30,10 +39,13 @@ class Target:
     """One config file of one client, and how our entry sits in it."""
 
     client: str
-    scope: str  # "user" or "project"
+    # "user" or "project"
+    scope: str
     path: Path
-    key: str  # the top-level key that holds the servers
-    fmt: str  # "json", "jsonc" or "toml"
+    # the top-level key that holds the servers
+    key: str
+    # "json", "jsonc" or "toml"
+    fmt: str
 
 
 def _dirs(home: Path, env: Mapping[str, str], platform: str) -> dict[str, Path]:
@@ -43,31 +55,56 @@ def _dirs(home: Path, env: Mapping[str, str], platform: str) -> dict[str, Path]:
         support = home / "Library" / "Application Support"
         return {"claude": support / "Claude", "code": support / "Code" / "User", "zed": xdg / "zed"}
     if platform == "win32":
-        return {"claude": appdata / "Claude", "code": appdata / "Code" / "User", "zed": appdata / "Zed"}
+        return {
+            "claude": appdata / "Claude",
+            "code": appdata / "Code" / "User",
+            "zed": appdata / "Zed",
+        }
     return {"claude": xdg / "Claude", "code": xdg / "Code" / "User", "zed": xdg / "zed"}
 
 
-def targets(client: str, home: Path, project: Path, env: Mapping[str, str] | None = None,
-            platform: str | None = None) -> dict[str, Target]:
+def targets(
+    client: str,
+    home: Path,
+    project: Path,
+    env: Mapping[str, str] | None = None,
+    platform: str | None = None,
+) -> dict[str, Target]:
     """The config files of ``client`` by scope, for this OS layout."""
     env = os.environ if env is None else env
     dirs = _dirs(home, env, platform or sys.platform)
     codex_home = Path(env.get("CODEX_HOME") or home / ".codex")
     table: dict[str, dict[str, tuple[Path, str, str]]] = {
-        "claude-desktop": {"user": (dirs["claude"] / "claude_desktop_config.json", "mcpServers", "json")},
-        "claude-code": {"user": (home / ".claude.json", "mcpServers", "json"),
-                        "project": (project / ".mcp.json", "mcpServers", "json")},
-        "cursor": {"user": (home / ".cursor" / "mcp.json", "mcpServers", "json"),
-                   "project": (project / ".cursor" / "mcp.json", "mcpServers", "json")},
-        "codex": {"user": (codex_home / "config.toml", "mcp_servers", "toml"),
-                  "project": (project / ".codex" / "config.toml", "mcp_servers", "toml")},
-        "vscode": {"user": (dirs["code"] / "mcp.json", "servers", "jsonc"),
-                   "project": (project / ".vscode" / "mcp.json", "servers", "jsonc")},
-        "windsurf": {"user": (home / ".codeium" / "windsurf" / "mcp_config.json", "mcpServers", "json")},
-        "gemini": {"user": (home / ".gemini" / "settings.json", "mcpServers", "json"),
-                   "project": (project / ".gemini" / "settings.json", "mcpServers", "json")},
-        "zed": {"user": (dirs["zed"] / "settings.json", "context_servers", "jsonc"),
-                "project": (project / ".zed" / "settings.json", "context_servers", "jsonc")},
+        "claude-desktop": {
+            "user": (dirs["claude"] / "claude_desktop_config.json", "mcpServers", "json")
+        },
+        "claude-code": {
+            "user": (home / ".claude.json", "mcpServers", "json"),
+            "project": (project / ".mcp.json", "mcpServers", "json"),
+        },
+        "cursor": {
+            "user": (home / ".cursor" / "mcp.json", "mcpServers", "json"),
+            "project": (project / ".cursor" / "mcp.json", "mcpServers", "json"),
+        },
+        "codex": {
+            "user": (codex_home / "config.toml", "mcp_servers", "toml"),
+            "project": (project / ".codex" / "config.toml", "mcp_servers", "toml"),
+        },
+        "vscode": {
+            "user": (dirs["code"] / "mcp.json", "servers", "jsonc"),
+            "project": (project / ".vscode" / "mcp.json", "servers", "jsonc"),
+        },
+        "windsurf": {
+            "user": (home / ".codeium" / "windsurf" / "mcp_config.json", "mcpServers", "json")
+        },
+        "gemini": {
+            "user": (home / ".gemini" / "settings.json", "mcpServers", "json"),
+            "project": (project / ".gemini" / "settings.json", "mcpServers", "json"),
+        },
+        "zed": {
+            "user": (dirs["zed"] / "settings.json", "context_servers", "jsonc"),
+            "project": (project / ".zed" / "settings.json", "context_servers", "jsonc"),
+        },
     }
     if client not in table:
         raise InvalidInput(f"Unknown client {client!r}; choose one of {', '.join(CLIENTS)}.")
@@ -88,8 +125,11 @@ def server_command() -> list[str]:
 def entry(target: Target, store: Path, command: list[str] | None = None) -> dict[str, Any]:
     """Our server entry in the shape this client expects."""
     command = command or server_command()
-    base: dict[str, Any] = {"command": command[0], "args": [*command[1:], "mcp", "--store", str(store)],
-                            "env": {"PYTHONUNBUFFERED": "1", "PYTHONUTF8": "1"}}
+    base: dict[str, Any] = {
+        "command": command[0],
+        "args": [*command[1:], "mcp", "--store", str(store)],
+        "env": {"PYTHONUNBUFFERED": "1", "PYTHONUTF8": "1"},
+    }
     if target.client == "vscode":
         return {"type": "stdio", **base}
     if target.client == "claude-code":
@@ -101,14 +141,16 @@ def entry(target: Target, store: Path, command: list[str] | None = None) -> dict
     return base
 
 
-# --- JSON / JSONC ------------------------------------------------------------------------------------
+# --- JSON / JSONC
+# ------------------------------------------------------------------------------------
 
 _COMMENTS = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.S)
 _TRAILING_COMMAS = re.compile(r'("(?:\\.|[^"\\])*")|,(\s*[}\]])')
 
 
 def strip_jsonc(text: str) -> tuple[str, bool]:
-    """Remove comments, then trailing commas, never touching strings; say whether there were comments."""
+    """Remove comments, then trailing commas, never touching strings; say whether there were
+    comments."""
     had_comments = False
 
     def drop_comment(match: re.Match[str]) -> str:
@@ -129,15 +171,20 @@ def load_json(target: Target, text: str) -> tuple[dict[str, Any], bool]:
         data = json.loads(source) if source.strip() else {}
     except json.JSONDecodeError as error:
         raise HindsightError(
-            f"{target.path} is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}); "
+            f"{target.path} is not valid JSON (line {error.lineno}, column {error.colno}: "
+            f"{error.msg}); "
             "fix it or move it aside, then run the command again. Nothing was changed."
         ) from None
     if not isinstance(data, dict):
-        raise HindsightError(f"{target.path} does not hold a JSON object; fix it first. Nothing was changed.")
+        raise HindsightError(
+            f"{target.path} does not hold a JSON object; fix it first. Nothing was changed."
+        )
     return data, had_comments
 
 
-# --- TOML (Codex) -------------------------------------------------------------------------------------
+# --- TOML (Codex)
+# -------------------------------------------------------------------------------------
+
 
 def _toml_value(value: Any) -> str:
     if isinstance(value, bool):
@@ -148,16 +195,20 @@ def _toml_value(value: Any) -> str:
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     if isinstance(value, dict):
         return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + " }"
-    return json.dumps(str(value), ensure_ascii=False)  # a TOML basic string is a JSON string
+    # a TOML basic string is a JSON string
+    return json.dumps(str(value), ensure_ascii=False)
 
 
 def _toml_block(name: str, data: Mapping[str, Any]) -> str:
-    lines = [f"[mcp_servers.{name}]"] + [f"{key} = {_toml_value(value)}" for key, value in data.items()]
+    lines = [f"[mcp_servers.{name}]"] + [
+        f"{key} = {_toml_value(value)}" for key, value in data.items()
+    ]
     return "\n".join(lines) + "\n"
 
 
 def _replace_toml_table(text: str, name: str, block: str) -> str:
-    """Replace ``[mcp_servers.<name>]`` and its sub-tables, or append the block; the rest stays byte for byte."""
+    """Replace ``[mcp_servers.<name>]`` and its sub-tables, or append the block; the rest stays byte
+    for byte."""
     header = re.compile(rf"^\[mcp_servers\.{re.escape(name)}(\.[^\]]+)?\]\s*$")
     lines = text.splitlines(keepends=True)
     out: list[str] = []
@@ -180,20 +231,24 @@ def _replace_toml_table(text: str, name: str, block: str) -> str:
     return "".join(out)
 
 
-# --- the merge ------------------------------------------------------------------------------------------
+# --- the merge
+# ------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Plan:
     """What installing would do to one file."""
 
     target: Target
-    before: str | None  # None: the file does not exist yet
+    # None: the file does not exist yet
+    before: str | None
     after: str
     dropped_comments: bool = False
 
     @property
     def changed(self) -> bool:
-        return self.before != self.after and not (self.before is None and self.after == "")  # no file, none to make
+        # no file, none to make
+        return self.before != self.after and not (self.before is None and self.after == "")
 
 
 def plan(target: Target, server: Mapping[str, Any]) -> Plan:
@@ -205,20 +260,24 @@ def plan(target: Target, server: Mapping[str, Any]) -> Plan:
             current = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
             raise HindsightError(
-                f"{target.path} is not valid TOML ({error}); fix it or move it aside, then run the command "
+                f"{target.path} is not valid TOML ({error}); fix it or move it aside, then run "
+                f"the command "
                 "again. Nothing was changed."
             ) from None
         if current.get("mcp_servers", {}).get(SERVER_NAME) == dict(server):
             return Plan(target, before, text)
         after = _replace_toml_table(text, SERVER_NAME, _toml_block(SERVER_NAME, server))
-        tomllib.loads(after)  # never write a file that would not parse
+        # never write a file that would not parse
+        tomllib.loads(after)
         return Plan(target, before, after)
     data, had_comments = load_json(target, before or "")
     servers = data.get(target.key)
     if servers is None:
         servers = data[target.key] = {}
     if not isinstance(servers, dict):
-        raise HindsightError(f"{target.path}: {target.key!r} is not an object; fix it first. Nothing was changed.")
+        raise HindsightError(
+            f"{target.path}: {target.key!r} is not an object; fix it first. Nothing was changed."
+        )
     if servers.get(SERVER_NAME) == dict(server):
         return Plan(target, before, before or "")
     servers[SERVER_NAME] = dict(server)
@@ -248,4 +307,6 @@ def snippet(target: Target, server: Mapping[str, Any]) -> str:
     """The config text a user would paste for this client."""
     if target.fmt == "toml":
         return _toml_block(SERVER_NAME, server)
-    return json.dumps({target.key: {SERVER_NAME: dict(server)}}, indent=2, ensure_ascii=False) + "\n"
+    return (
+        json.dumps({target.key: {SERVER_NAME: dict(server)}}, indent=2, ensure_ascii=False) + "\n"
+    )

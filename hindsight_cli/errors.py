@@ -37,32 +37,37 @@ class EmbeddingMismatch(HindsightError):
 
 
 class UnsafeLocation(HindsightError):
-    """A store, config or token file that other local users own, can write or can swap; refused before
-    anything was read from it or written to it."""
+    """A store, config or token file that other local users own, can write or can swap; refused
+    before anything was read from it or written to it."""
 
 
 class BadUsage(InvalidInput):
-    """A value outside its choices, or options that contradict each other: refused before anything ran.
-    The CLI exits 2 for it, as for the parser's own usage errors."""
+    """A value outside its choices, or options that contradict each other: refused before anything
+    ran. The CLI exits 2 for it, as for the parser's own usage errors."""
 
     exit_code = 2
 
 
 class Interrupted(HindsightError):
-    """Ctrl-C (SIGINT) stopped a long job; the message says what was kept. The CLI exits 130 (128 + 2)."""
+    """Ctrl-C (SIGINT) stopped a long job; the message says what was kept. The CLI exits 130 (128 +
+    2)."""
 
     exit_code = 130
 
 
 class FileProblem(HindsightError):
-    """The operating system refused a file operation (``OSError``); the message names the path and the fix."""
+    """The operating system refused a file operation (``OSError``); the message names the path and
+    the fix."""
 
 
 _FIXES = {
-    "EACCES": "this user may not write there: fix its permissions (ls -ld {parent}) or choose another location",
-    "EPERM": "the file or its directory is read-only or immutable (lsattr -d {parent}; chattr -i): make it "
-             "writable or choose another location",
-    "EROFS": "the file system is mounted read-only: remount it read-write or choose a location on a writable disk",
+    "EACCES": "this user may not write there: fix its permissions (ls -ld {parent}) or choose "
+    "another location",
+    "EPERM": "the file or its directory is read-only or immutable (lsattr -d {parent}; chattr "
+    "-i): make it "
+    "writable or choose another location",
+    "EROFS": "the file system is mounted read-only: remount it read-write or choose a location "
+    "on a writable disk",
     "ENOSPC": "the disk is full: free some space and rerun",
     "EDQUOT": "your disk quota is used up: free some space and rerun",
     "ENOENT": "{parent} does not exist or cannot hold files: create it or choose another location",
@@ -88,13 +93,15 @@ def _blocker(path: str) -> str:
 
 
 def from_os_error(error: OSError) -> HindsightError:
-    """An ``OSError`` as one line for a person: what failed on which path, and what to do about it. Every
-    face translates the ``OSError``s that reach it with this, so none shows a traceback."""
+    """An ``OSError`` as one line for a person: what failed on which path, and what to do about it.
+    Every face translates the ``OSError``s that reach it with this, so none shows a traceback."""
     name = errno.errorcode.get(error.errno or 0, "")
     reason = (error.strerror or str(error) or type(error).__name__).rstrip(".")
     path = os.fsdecode(error.filename) if error.filename is not None else None
     parent = os.path.dirname(os.path.abspath(path)) if path else "the directory"
     fix = _FIXES.get(name, "check the path and its permissions, then rerun")
-    fix = fix.format(parent=parent, blocker=_blocker(path) if path and "{blocker}" in fix else parent)
+    fix = fix.format(
+        parent=parent, blocker=_blocker(path) if path and "{blocker}" in fix else parent
+    )
     where = f" {path}" if path else ""
     return FileProblem(f"Cannot use{where}: {reason[:1].lower() + reason[1:]}; {fix}.")

@@ -1,13 +1,15 @@
-"""Retrieval quality on LoCoMo-format data (``hindsight eval locomo``): evidence recall@k per category.
+"""Retrieval quality on LoCoMo-format data (``hindsight eval locomo``): evidence recall@k per
+category.
 
 Each conversation is recorded into a scope of its own (agent ``locomo-<sample_id>``): one memory per
 turn, content ``"<speaker>: <text>"`` plus the image caption, event time the session's date-time,
 task the session, the turn's ``dia_id`` in metadata. Every question with resolvable evidence is then
 searched as of the conversation's last session, and we count how many evidence turns the top k hold.
 
-Beside it, the session-level recall@10 as MemPalace's ``benchmarks/locomo_bench.py`` counts it for LoCoMo
-(``--granularity session``), so figures can be set beside its published ones: per question, the share of
-the evidence *sessions* among the first 10 sessions retrieved, averaged over every question.
+Beside it, the session-level recall@10 as MemPalace's ``benchmarks/locomo_bench.py`` counts it for
+LoCoMo (``--granularity session``), so figures can be set beside its published ones: per question,
+the share of the evidence *sessions* among the first 10 sessions retrieved, averaged over every
+question.
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ Progress = Callable[[str, int, int], None]
 
 _DIA_ID = re.compile(r"D:?(\d+):(\d+)")
 _SESSION = re.compile(r"session_(\d+)")
-_EVIDENCE_SESSION = re.compile(r"D(\d+):")  # MemPalace's evidence_to_session_ids, read with re.match
+# MemPalace's evidence_to_session_ids, read with re.match
+_EVIDENCE_SESSION = re.compile(r"D(\d+):")
 SESSION_K = 10
 
 
@@ -41,8 +44,10 @@ SESSION_K = 10
 class Question:
     text: str
     category: int
-    evidence: tuple[str, ...]  # resolvable dia_ids only
-    sessions: tuple[str, ...] = ()  # the evidence sessions as MemPalace reads them (``session_evidence``)
+    # resolvable dia_ids only
+    evidence: tuple[str, ...]
+    # the evidence sessions as MemPalace reads them (``session_evidence``)
+    sessions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -50,9 +55,12 @@ class Conversation:
     sample_id: str
     records: list[dict[str, Any]]
     questions: list[Question]
-    now: datetime  # the last session's date-time: the present the questions are asked in
-    skipped: int = 0  # questions without resolvable evidence
-    session_only: tuple[Question, ...] = ()  # those skipped questions: the session-level figure counts them
+    # the last session's date-time: the present the questions are asked in
+    now: datetime
+    # questions without resolvable evidence
+    skipped: int = 0
+    # those skipped questions: the session-level figure counts them
+    session_only: tuple[Question, ...] = ()
 
     @property
     def agent(self) -> str:
@@ -73,27 +81,39 @@ class Report:
     by_category: dict[str, dict[str, float]]
     ranking: dict[str, Any] = field(default_factory=dict)
     elapsed_s: float = 0.0
-    sessions: dict[str, Any] = field(default_factory=dict)  # MemPalace's session-level recall@10
+    # MemPalace's session-level recall@10
+    sessions: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.overall, "by_category": self.by_category, "sessions": self.sessions, "mode": self.mode,
-                "model": self.model,
-                "conversations": self.conversations, "memories": self.memories, "questions": self.questions,
-                "skipped_questions": self.skipped, "ranking": self.ranking, "elapsed_s": round(self.elapsed_s, 1)}
+        return {
+            **self.overall,
+            "by_category": self.by_category,
+            "sessions": self.sessions,
+            "mode": self.mode,
+            "model": self.model,
+            "conversations": self.conversations,
+            "memories": self.memories,
+            "questions": self.questions,
+            "skipped_questions": self.skipped,
+            "ranking": self.ranking,
+            "elapsed_s": round(self.elapsed_s, 1),
+        }
 
 
 def parse_time(text: str) -> datetime:
-    """LoCoMo's ``"1:56 pm on 8 May, 2023"`` as a naive datetime, read as UTC like every time in a store."""
+    """LoCoMo's ``"1:56 pm on 8 May, 2023"`` as a naive datetime, read as UTC like every time in a
+    store."""
     try:
         return datetime.strptime(" ".join(text.split()), "%I:%M %p on %d %B, %Y")
     except (TypeError, ValueError):
-        raise InvalidInput(f"Cannot read the session date-time {text!r}; expected e.g. '1:56 pm on 8 May, 2023'.") \
-            from None
+        raise InvalidInput(
+            f"Cannot read the session date-time {text!r}; expected e.g. '1:56 pm on 8 May, 2023'."
+        ) from None
 
 
 def parse_evidence(raw: Any, known: set[str]) -> tuple[str, ...]:
-    """Evidence ids, repaired as the data needs: ``"D8:6; D9:17"`` → two ids, ``"D:11:26"`` → ``D11:26``,
-    ``"D30:05"`` → ``D30:5``; ids that point at no turn are dropped."""
+    """Evidence ids, repaired as the data needs: ``"D8:6; D9:17"`` → two ids, ``"D:11:26"`` →
+    ``D11:26``, ``"D30:05"`` → ``D30:5``; ids that point at no turn are dropped."""
     out: list[str] = []
     for item in raw if isinstance(raw, list) else []:
         for session, turn in _DIA_ID.findall(str(item)):
@@ -104,9 +124,9 @@ def parse_evidence(raw: Any, known: set[str]) -> tuple[str, ...]:
 
 
 def session_evidence(raw: Any) -> tuple[str, ...]:
-    """The evidence sessions of a question exactly as MemPalace's LoCoMo bench reads them: the number
-    after a leading ``D`` of each evidence string, so ``"D8:6; D9:17"`` gives session 8 only and
-    ``"D:11:26"`` none; the question's evidence is not repaired first."""
+    """The evidence sessions of a question exactly as MemPalace's LoCoMo bench reads them: the
+    number after a leading ``D`` of each evidence string, so ``"D8:6; D9:17"`` gives session 8 only
+    and ``"D:11:26"`` none; the question's evidence is not repaired first."""
     out: list[str] = []
     for item in raw if isinstance(raw, list) else []:
         match = _EVIDENCE_SESSION.match(str(item))
@@ -121,8 +141,9 @@ def session_of(dia_id: str) -> str:
 
 
 def session_recall(sessions: tuple[str, ...], hits: Sequence[str], k: int = SESSION_K) -> float:
-    """MemPalace's ``compute_retrieval_recall`` at session level: the share of the evidence sessions among
-    the first ``k`` distinct sessions of the hits (in rank order); 1.0 for a question without evidence."""
+    """MemPalace's ``compute_retrieval_recall`` at session level: the share of the evidence sessions
+    among the first ``k`` distinct sessions of the hits (in rank order); 1.0 for a question without
+    evidence."""
     if not sessions:
         return 1.0
     ranked = list(dict.fromkeys(session_of(h) for h in hits))[:k]
@@ -133,7 +154,8 @@ def _sessions(conv: Mapping[str, Any]) -> list[tuple[int, list[Any], datetime]]:
     out = []
     for key, turns in conv.items():
         match = _SESSION.fullmatch(key)
-        if match and isinstance(turns, list) and turns:  # some sessions have a date but no turns
+        # some sessions have a date but no turns
+        if match and isinstance(turns, list) and turns:
             stamp = conv.get(f"{key}_date_time")
             if not stamp:
                 raise InvalidInput(f"{key} has turns but no {key}_date_time.")
@@ -143,7 +165,9 @@ def _sessions(conv: Mapping[str, Any]) -> list[tuple[int, list[Any], datetime]]:
 
 def _conversation(item: Any, number: int) -> Conversation:
     if not isinstance(item, Mapping) or not isinstance(item.get("conversation"), Mapping):
-        raise InvalidInput(f"Conversation {number} has no 'conversation' object; is this LoCoMo data?")
+        raise InvalidInput(
+            f"Conversation {number} has no 'conversation' object; is this LoCoMo data?"
+        )
     sample_id = str(item.get("sample_id") or f"conv-{number}")
     records: list[dict[str, Any]] = []
     sessions = _sessions(item["conversation"])
@@ -152,15 +176,24 @@ def _conversation(item: Any, number: int) -> Conversation:
     for session, turns, when in sessions:
         for step, turn in enumerate(turns, 1):
             if not isinstance(turn, Mapping) or not turn.get("dia_id"):
-                raise InvalidInput(f"Conversation {sample_id}, session {session}: turn {step} has no dia_id.")
+                raise InvalidInput(
+                    f"Conversation {sample_id}, session {session}: turn {step} has no dia_id."
+                )
             content = f"{turn.get('speaker', '?')}: {turn.get('text', '')}"
             if turn.get("blip_caption"):
                 content += f" [image: {turn['blip_caption']}]"
-            records.append({
-                "content": content, "agent_id": f"locomo-{sample_id}", "task_id": f"session_{session}", "step": step,
-                "event_at": when, "source": "import", "key": f"locomo:{sample_id}:{turn['dia_id']}",
-                "metadata": {"dia_id": str(turn["dia_id"]), "sample_id": sample_id},
-            })
+            records.append(
+                {
+                    "content": content,
+                    "agent_id": f"locomo-{sample_id}",
+                    "task_id": f"session_{session}",
+                    "step": step,
+                    "event_at": when,
+                    "source": "import",
+                    "key": f"locomo:{sample_id}:{turn['dia_id']}",
+                    "metadata": {"dia_id": str(turn["dia_id"]), "sample_id": sample_id},
+                }
+            )
     known = {r["metadata"]["dia_id"] for r in records}
     questions: list[Question] = []
     session_only: list[Question] = []
@@ -170,14 +203,20 @@ def _conversation(item: Any, number: int) -> Conversation:
         if category not in CATEGORIES or not str(qa.get("question") or "").strip():
             skipped += 1
             continue
-        question = Question(str(qa["question"]), int(category), parse_evidence(qa.get("evidence"), known),
-                            session_evidence(qa.get("evidence")))
+        question = Question(
+            str(qa["question"]),
+            int(category),
+            parse_evidence(qa.get("evidence"), known),
+            session_evidence(qa.get("evidence")),
+        )
         if not question.evidence:
             skipped += 1
             session_only.append(question)
             continue
         questions.append(question)
-    return Conversation(sample_id, records, questions, sessions[-1][2], skipped, tuple(session_only))
+    return Conversation(
+        sample_id, records, questions, sessions[-1][2], skipped, tuple(session_only)
+    )
 
 
 def load_locomo(path: Path, limit: int | None = None) -> list[Conversation]:
@@ -191,10 +230,17 @@ def load_locomo(path: Path, limit: int | None = None) -> list[Conversation]:
     except OSError as error:
         raise InvalidInput(f"Cannot read {path}: {error.strerror or error}.") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise InvalidInput(f"{path} is not JSON ({error}); expected a LoCoMo-format list of conversations.") from None
+        raise InvalidInput(
+            f"{path} is not JSON ({error}); expected a LoCoMo-format list of conversations."
+        ) from None
     if not isinstance(data, list) or not data:
-        raise InvalidInput(f"{path} is not a LoCoMo-format file: expected a non-empty JSON list of conversations.")
-    return [_conversation(item, number) for number, item in enumerate(data[:limit] if limit else data, 1)]
+        raise InvalidInput(
+            f"{path} is not a LoCoMo-format file: expected a non-empty JSON list of conversations."
+        )
+    return [
+        _conversation(item, number)
+        for number, item in enumerate(data[:limit] if limit else data, 1)
+    ]
 
 
 def ranking_overrides(pairs: Sequence[str]) -> dict[str, Any]:
@@ -206,8 +252,10 @@ def ranking_overrides(pairs: Sequence[str]) -> dict[str, Any]:
         name, sep, value = pair.partition("=")
         name = name.strip()
         if not sep or name not in names:
-            raise InvalidInput(f"--set expects NAME=VALUE with a ranking setting ({', '.join(sorted(names))}), "
-                               f"got {pair!r}.")
+            raise InvalidInput(
+                f"--set expects NAME=VALUE with a ranking setting ({', '.join(sorted(names))}), "
+                f"got {pair!r}."
+            )
         kind = type(getattr(defaults, name))
         if kind is bool:
             if value.strip().lower() not in ("true", "false"):
@@ -221,21 +269,38 @@ def ranking_overrides(pairs: Sequence[str]) -> dict[str, Any]:
     return out
 
 
-def build_store(conversations: Sequence[Conversation], path: Path, *, embedder: Any = None,
-                config: Config | None = None, progress: Progress | None = None) -> Any:
-    """A store at ``path`` holding every conversation (recording only what it lacks: reuse is cheap)."""
+def build_store(
+    conversations: Sequence[Conversation],
+    path: Path,
+    *,
+    embedder: Any = None,
+    config: Config | None = None,
+    progress: Progress | None = None,
+) -> Any:
+    """A store at ``path`` holding every conversation (recording only what it lacks: reuse is
+    cheap)."""
     from .store import Store
 
     store = Store(path, embedder=embedder, config=config or Config())
     records = [r for conv in conversations for r in conv.records]
-    store.import_records(records, progress=(lambda done, total: progress("Embedding turns", done, total))
-                         if progress else None)
+    store.import_records(
+        records,
+        progress=(lambda done, total: progress("Embedding turns", done, total))
+        if progress
+        else None,
+    )
     return store
 
 
-def evaluate(conversations: Sequence[Conversation], *, mode: str = "hybrid", embedder: Any = None,
-             overrides: Mapping[str, Any] | None = None, store_dir: Path | None = None,
-             progress: Progress | None = None) -> Report:
+def evaluate(
+    conversations: Sequence[Conversation],
+    *,
+    mode: str = "hybrid",
+    embedder: Any = None,
+    overrides: Mapping[str, Any] | None = None,
+    store_dir: Path | None = None,
+    progress: Progress | None = None,
+) -> Report:
     """Record every conversation in a store of its own scope and search every question.
 
     Args:
@@ -243,66 +308,110 @@ def evaluate(conversations: Sequence[Conversation], *, mode: str = "hybrid", emb
         mode: ``hybrid``, ``vector`` or ``keyword``.
         embedder: the embedder (default: the configured default model).
         overrides: Ranking settings to change, e.g. ``{"vector_weight": 0.6}``.
-        store_dir: build (or reuse) the store here and keep it; by default a temporary one is removed.
-        progress: ``progress(phase, done, total)``.
+        store_dir: build (or reuse) the store here and keep it; by default a temporary one is
+        removed. progress: ``progress(phase, done, total)``.
     """
     from .embedding import load_embedder
     from .store import Store
 
     started = time.perf_counter()
     config = Config()
-    if store_dir is not None:  # a store directory set up with init is evaluated on its backend and model
+    # a store directory set up with init is evaluated on its backend and model
+    if store_dir is not None:
         stored = load_config(Path(store_dir))
-        config = replace(config, storage_backend=stored.storage_backend, database_url=stored.database_url,
-                         database_schema=stored.database_schema, embedding_model=stored.embedding_model)
+        config = replace(
+            config,
+            storage_backend=stored.storage_backend,
+            database_url=stored.database_url,
+            database_schema=stored.database_schema,
+            embedding_model=stored.embedding_model,
+        )
     config = replace(config, ranking=replace(config.ranking, **dict(overrides or {})))
     questions = _QuestionVectors(embedder or load_embedder(config.embedding_model))
     with tempfile.TemporaryDirectory(prefix="hindsight-eval-") as scratch:
-        store = build_store(conversations, Path(store_dir or Path(scratch) / "store"), embedder=questions,
-                            config=config, progress=progress)
+        store = build_store(
+            conversations,
+            Path(store_dir or Path(scratch) / "store"),
+            embedder=questions,
+            config=config,
+            progress=progress,
+        )
         if mode != "keyword":
-            questions.add([clean(q.text) for conv in conversations for q in [*conv.questions, *conv.session_only]],
-                          progress)
-        # Searched as a long-lived process searches: from its in-memory index, which gives the ledger
-        # engine's answers (a postgres store has none, and its database answers), its reads through one
-        # read-only connection held for the run.
+            questions.add(
+                [
+                    clean(q.text)
+                    for conv in conversations
+                    for q in [*conv.questions, *conv.session_only]
+                ],
+                progress,
+            )
+        # Searched as a long-lived process searches: from its in-memory index, which gives the
+        # ledger engine's answers (a postgres store has none, and its database answers), its reads
+        # through one read-only connection held for the run.
         searcher = Store(store.path, embedder=questions, config=config, warm=True)
         with searcher.ledger.held():
             found = _search_all(searcher, conversations, mode, progress)
         model = store.embedder.name
     per_question = [(q.category, _scores(q.evidence, hits)) for (q, hits) in found if q.evidence]
     overall = _mean([s for _, s in per_question])
-    by_category = {name: _mean([s for c, s in per_question if c == number]) for number, name in CATEGORIES.items()}
+    by_category = {
+        name: _mean([s for c, s in per_question if c == number])
+        for number, name in CATEGORIES.items()
+    }
     for name, number in ((n, c) for c, n in CATEGORIES.items()):
         by_category[name]["questions"] = sum(1 for c, _ in per_question if c == number)
-    return Report(mode, model, len(conversations), sum(len(c.records) for c in conversations), len(per_question),
-                  sum(c.skipped for c in conversations), overall, by_category,
-                  {f.name: getattr(config.ranking, f.name) for f in fields(Ranking)}, time.perf_counter() - started,
-                  session_figures(found))
+    return Report(
+        mode,
+        model,
+        len(conversations),
+        sum(len(c.records) for c in conversations),
+        len(per_question),
+        sum(c.skipped for c in conversations),
+        overall,
+        by_category,
+        {f.name: getattr(config.ranking, f.name) for f in fields(Ranking)},
+        time.perf_counter() - started,
+        session_figures(found),
+    )
 
 
 def session_figures(found: Sequence[tuple[Question, Sequence[str]]]) -> dict[str, Any]:
-    """Session-level recall@10 overall and per category, over every question searched (MemPalace counts
-    questions without evidence too, as found)."""
+    """Session-level recall@10 overall and per category, over every question searched (MemPalace
+    counts questions without evidence too, as found)."""
+
     def figure(rows: list[float]) -> dict[str, Any]:
-        return {f"recall@{SESSION_K}": round(sum(rows) / len(rows), 4) if rows else 0.0, "questions": len(rows)}
+        return {
+            f"recall@{SESSION_K}": round(sum(rows) / len(rows), 4) if rows else 0.0,
+            "questions": len(rows),
+        }
 
     per = [(q.category, session_recall(q.sessions, hits)) for q, hits in found]
-    short = sum(1 for q, hits in found if q.sessions and len({session_of(h) for h in hits}) < SESSION_K)
-    return {**figure([r for _, r in per]), "fewer_than_k_sessions": short,
-            "by_category": {name: figure([r for c, r in per if c == number]) for number, name in CATEGORIES.items()}}
+    short = sum(
+        1 for q, hits in found if q.sessions and len({session_of(h) for h in hits}) < SESSION_K
+    )
+    return {
+        **figure([r for _, r in per]),
+        "fewer_than_k_sessions": short,
+        "by_category": {
+            name: figure([r for c, r in per if c == number]) for number, name in CATEGORIES.items()
+        },
+    }
 
 
-def _search_all(store: Any, conversations: Sequence[Conversation], mode: str,
-                progress: Progress | None) -> list[tuple[Question, list[str]]]:
+def _search_all(
+    store: Any, conversations: Sequence[Conversation], mode: str, progress: Progress | None
+) -> list[tuple[Question, list[str]]]:
     total = sum(len(c.questions) + len(c.session_only) for c in conversations)
     found: list[tuple[Question, list[str]]] = []
     for conv in conversations:
         filters = Filters(agent_ids=(conv.agent,))
         for question in [*conv.questions, *conv.session_only]:
             hits: list[str] = []
-            if question.evidence or question.sessions:  # else nothing to find: both measures know the answer
-                result = store.search(question.text, filters=filters, k=max(KS), mode=mode, now=conv.now)
+            # else nothing to find: both measures know the answer
+            if question.evidence or question.sessions:
+                result = store.search(
+                    question.text, filters=filters, k=max(KS), mode=mode, now=conv.now
+                )
                 hits = [h.memory.metadata.get("dia_id") for h in result.hits]
             found.append((question, hits))
             if progress:
@@ -348,4 +457,6 @@ def _scores(evidence: tuple[str, ...], hits: list[str]) -> dict[str, float]:
 
 def _mean(scores: Sequence[dict[str, float]]) -> dict[str, float]:
     keys = [f"{kind}@{k}" for kind in ("recall", "any", "all") for k in KS]
-    return {key: round(sum(s[key] for s in scores) / len(scores), 4) if scores else 0.0 for key in keys}
+    return {
+        key: round(sum(s[key] for s in scores) / len(scores), 4) if scores else 0.0 for key in keys
+    }

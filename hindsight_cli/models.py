@@ -12,25 +12,46 @@ from .text import clean
 MEMORY_TYPES = ("working", "episodic", "semantic", "procedural")
 OUTCOMES = ("success", "failure", "neutral", "unknown")
 STATUSES = ("active", "superseded", "invalidated", "archived")
-PART = "part"  # the metadata key of a part of a text over the size limit (core/parts.py): {"index", "of"}
+# the metadata key of a part of a text over the size limit (core/parts.py): {"index", "of"}
+PART = "part"
 
 
 def part_position(metadata: Mapping[str, Any]) -> tuple[int, int] | None:
     """(index, of) for a part of a text stored in linked parts, None for a whole memory."""
     value = metadata.get(PART)
-    if isinstance(value, Mapping) and isinstance(value.get("index"), int) and isinstance(value.get("of"), int):
+    if (
+        isinstance(value, Mapping)
+        and isinstance(value.get("index"), int)
+        and isinstance(value.get("of"), int)
+    ):
         return value["index"], value["of"]
     return None
 
 
 #: What the audit log records (``hindsight log --action``).
-AUDIT_ACTIONS = ("record", "merge", "supersede", "summarize", "consolidate", "forget", "archive", "forget_hard",
-                 "expire", "withdraw", "restore", "import", "reindex", "migrate")
-SHORT_ID = 8  # the random tail of an id that tables show and every id argument accepts
+AUDIT_ACTIONS = (
+    "record",
+    "merge",
+    "supersede",
+    "summarize",
+    "consolidate",
+    "forget",
+    "archive",
+    "forget_hard",
+    "expire",
+    "withdraw",
+    "restore",
+    "import",
+    "reindex",
+    "migrate",
+)
+# the random tail of an id that tables show and every id argument accepts
+SHORT_ID = 8
 
 
 def one_of(value: Any, name: str, allowed: tuple[str, ...]) -> str:
-    """``value`` as one of ``allowed`` (case and surrounding spaces aside), or a usage error naming them."""
+    """``value`` as one of ``allowed`` (case and surrounding spaces aside), or a usage error naming
+    them."""
     text = str(value).strip().lower()
     if text not in allowed:
         raise BadUsage(f"{name} must be one of {', '.join(allowed)}, not {value!r}.")
@@ -38,8 +59,8 @@ def one_of(value: Any, name: str, allowed: tuple[str, ...]) -> str:
 
 
 def short_id(memory_id: str) -> str:
-    """The short form of an id: its last characters, which are random (a UUIDv7 starts with the time, so
-    memories recorded together share their first characters)."""
+    """The short form of an id: its last characters, which are random (a UUIDv7 starts with the
+    time, so memories recorded together share their first characters)."""
     return memory_id[-SHORT_ID:]
 
 
@@ -86,21 +107,26 @@ class Memory:
 
 @dataclass(frozen=True)
 class WriteResult:
-    """What ``Store.record`` did: the stored memory, whether it merged into one already there, how much it
-    redacted, which memories it superseded (asked for, or because it states a changed fact) and, for an
-    automatic update, what changed (``"60 → 100"``); for content stored in linked parts, their ids (``memory``
-    is the first)."""
+    """What ``Store.record`` did: the stored memory, whether it merged into one already there, how
+    much it redacted, which memories it superseded (asked for, or because it states a changed fact)
+    and, for an automatic update, what changed (``"60 → 100"``); for content stored in linked parts,
+    their ids (``memory`` is the first)."""
 
     memory: Memory
     deduplicated: bool = False
     redactions: int = 0
     superseded: list[str] = field(default_factory=list)
     change: str | None = None
-    parts: list[str] = field(default_factory=list)  # content over the size limit: every part's id, in order
+    # content over the size limit: every part's id, in order
+    parts: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        data = {**self.memory.to_dict(), "deduplicated": self.deduplicated, "redactions": self.redactions,
-                "superseded": self.superseded}
+        data = {
+            **self.memory.to_dict(),
+            "deduplicated": self.deduplicated,
+            "redactions": self.redactions,
+            "superseded": self.superseded,
+        }
         return {**data, "parts": self.parts} if self.parts else data
 
 
@@ -143,15 +169,22 @@ class SummaryResult:
     parts: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.memory.to_dict(), "summarized": self.sources, "updated": self.updated, "parts": self.parts}
+        return {
+            **self.memory.to_dict(),
+            "summarized": self.sources,
+            "updated": self.updated,
+            "parts": self.parts,
+        }
 
 
 @dataclass(frozen=True)
 class PatternChange:
     """One pattern that ``consolidate`` creates, updates (new evidence) or leaves unchanged."""
 
-    action: str  # create | update | unchanged
-    row: Any = field(repr=False)  # the pattern's storage row
+    # create | update | unchanged
+    action: str
+    # the pattern's storage row
+    row: Any = field(repr=False)
     evidence_ids: list[str] = field(default_factory=list)
     memory: Memory | None = None
 
@@ -172,13 +205,21 @@ class ConsolidateResult:
         return sum(p.action == action for p in self.patterns)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"scanned": self.scanned, "dry_run": self.dry_run, "created": self.count("create"),
-                "updated": self.count("update"), "unchanged": self.count("unchanged"),
-                "patterns": [self._shown(p.to_dict()) for p in self.patterns]}
+        return {
+            "scanned": self.scanned,
+            "dry_run": self.dry_run,
+            "created": self.count("create"),
+            "updated": self.count("update"),
+            "unchanged": self.count("unchanged"),
+            "patterns": [self._shown(p.to_dict()) for p in self.patterns],
+        }
 
     def _shown(self, pattern: dict[str, Any]) -> dict[str, Any]:
-        # A pattern a dry run would create has no id yet: the one planned is not the one a real run makes.
-        return {**pattern, "id": None} if self.dry_run and pattern["action"] == "create" else pattern
+        # A pattern a dry run would create has no id yet: the one planned is not the one a real run
+        # makes.
+        return (
+            {**pattern, "id": None} if self.dry_run and pattern["action"] == "create" else pattern
+        )
 
 
 @dataclass(frozen=True)
@@ -211,10 +252,12 @@ class ForgetResult:
 class ImportResult:
     """Counts from ``Store.import_records``."""
 
-    added: int  # memories stored (a record over the size limit counts each of its linked parts)
+    # memories stored (a record over the size limit counts each of its linked parts)
+    added: int
     skipped: int
     redactions: int
-    split: int = 0  # records over the size limit, each stored in linked parts
+    # records over the size limit, each stored in linked parts
+    split: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -229,44 +272,66 @@ class Filters:
     types: tuple[str, ...] | None = None
     outcomes: tuple[str, ...] | None = None
     tags: tuple[str, ...] = ()
-    since: Any = None  # datetime, on event_at
+    # datetime, on event_at
+    since: Any = None
     until: Any = None
     statuses: tuple[str, ...] | None = ("active",)
     include_expired: bool = False
-    created_before: Any = None  # datetime, on created_at (forget --older-than)
+    # datetime, on created_at (forget --older-than)
+    created_before: Any = None
     expired_only: bool = False
-    sources: tuple[str, ...] | None = None  # where the text came from (user, agent, tool, web, …), any of
+    # where the text came from (user, agent, tool, web, …), any of
+    sources: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
-        """Every face builds its filters here, so a value that is no type, outcome or status is refused
-        the same way everywhere instead of silently matching nothing."""
-        for field_name, name, allowed in (("types", "type", MEMORY_TYPES), ("outcomes", "outcome", OUTCOMES),
-                                          ("statuses", "status", STATUSES)):
+        """Every face builds its filters here, so a value that is no type, outcome or status is
+        refused the same way everywhere instead of silently matching nothing."""
+        for field_name, name, allowed in (
+            ("types", "type", MEMORY_TYPES),
+            ("outcomes", "outcome", OUTCOMES),
+            ("statuses", "status", STATUSES),
+        ):
             values = getattr(self, field_name)
             if values is not None:
                 values = (values,) if isinstance(values, str) else values
-                object.__setattr__(self, field_name, tuple(dict.fromkeys(one_of(v, name, allowed) for v in values)))
+                object.__setattr__(
+                    self, field_name, tuple(dict.fromkeys(one_of(v, name, allowed) for v in values))
+                )
 
     def conditions(self, now: Any) -> list[tuple[str, str, Any]]:
-        """The filters as ``(column, operator, value)`` triples, the one definition that both storage
-        engines render (DuckDB with bound parameters, LanceDB with quoted literals).
+        """The filters as ``(column, operator, value)`` triples, the one definition that both
+        storage engines render (DuckDB with bound parameters, LanceDB with quoted literals).
 
         Operators: ``in`` (a list; empty matches nothing), ``=``, ``has`` (list column contains),
-        ``>=``, ``<=``, ``<``, ``expired`` / ``unexpired`` (``expires_at`` against ``now``). Label values
-        are cleaned as stored labels are (``text.clean``), so ``e`` + U+0301 finds ``é``.
+        ``>=``, ``<=``, ``<``, ``expired`` / ``unexpired`` (``expires_at`` against ``now``). Label
+        values are cleaned as stored labels are (``text.clean``), so ``e`` + U+0301 finds ``é``.
         """
         from .redact import redact_field
 
-        def stored(value: Any, column: str) -> str:  # a label as the write path keeps it: secrets redacted
+        # a label as the write path keeps it: secrets redacted
+        def stored(value: Any, column: str) -> str:
             return str(redact_field(clean(str(value)), column)[0])
 
         out: list[tuple[str, str, Any]] = []
-        for column, values in (("agent_id", self.agent_ids), ("type", self.types or None),
-                               ("outcome", self.outcomes or None), ("status", self.statuses or None)):
+        for column, values in (
+            ("agent_id", self.agent_ids),
+            ("type", self.types or None),
+            ("outcome", self.outcomes or None),
+            ("status", self.statuses or None),
+        ):
             if values is not None:
-                out.append((column, "in", [stored(v, column) if column == "agent_id" else clean(str(v))
-                                           for v in values]))
-        if self.sources:  # stored lower-cased (core/prepare.py)
+                out.append(
+                    (
+                        column,
+                        "in",
+                        [
+                            stored(v, column) if column == "agent_id" else clean(str(v))
+                            for v in values
+                        ],
+                    )
+                )
+        # stored lower-cased (core/prepare.py)
+        if self.sources:
             out.append(("source", "in", [clean(str(v)).lower() for v in self.sources]))
         if self.task_id is not None:
             out.append(("task_id", "=", stored(self.task_id, "task_id")))

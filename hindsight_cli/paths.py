@@ -38,10 +38,14 @@ ENV_VARS = {
     ENV_STORE: "Store directory to use (same as --store).",
     ENV_HOME: "Root for the global store, user config and caches (instead of the platform dirs).",
     ENV_AGENT: "Default agent_id for new memories (else config `default_agent`, else `default`).",
-    ENV_EMBEDDING_MODEL: "Embedding model name (overrides config `[embedding] model`; a store made with another needs `hindsight reindex`).",
+    ENV_EMBEDDING_MODEL: "Embedding model name (overrides config `[embedding] model`; a store "
+    "made with another needs `hindsight reindex`).",
     ENV_LOCK_TIMEOUT: "Seconds to keep retrying when another process holds the ledger (default 10).",
     ENV_SEARCH_ENGINE: "Candidate engine for search: `auto` (default), `ledger` or `index`.",
-    ENV_DATABASE_URL: "PostgreSQL URL of a team store (`postgresql://user:password@host:5432/db`); selects the postgres backend unless `[storage] backend` says otherwise. The only place a password may be given.",
+    ENV_DATABASE_URL: "PostgreSQL URL of a team store "
+    "(`postgresql://user:password@host:5432/db`); selects the postgres backend "
+    "unless `[storage] backend` says otherwise. The only place a password may "
+    "be given.",
 }
 
 STORE_DIRNAME = ".hindsight"
@@ -58,10 +62,14 @@ class StoreLocation:
 
     def __init__(self, path: Path, reason: str) -> None:
         self.path = path
-        self.reason = reason  # "flag", "env", "project" or "global"
+        # "flag", "env", "project" or "global"
+        self.reason = reason
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, StoreLocation) and (self.path, self.reason) == (other.path, other.reason)
+        return isinstance(other, StoreLocation) and (self.path, self.reason) == (
+            other.path,
+            other.reason,
+        )
 
     def __repr__(self) -> str:
         return f"StoreLocation(path={self.path!r}, reason={self.reason!r})"
@@ -72,7 +80,8 @@ class StoreLocation:
 
 
 def user_dir(kind: str) -> str:
-    """The user ``data``, ``config`` or ``cache`` directory: under ``HINDSIGHT_HOME``, else the platform's."""
+    """The user ``data``, ``config`` or ``cache`` directory: under ``HINDSIGHT_HOME``, else the
+    platform's."""
     home = os.environ.get(ENV_HOME)
     if home:
         sub = {"data": "", "config": "", "cache": "cache"}[kind]
@@ -80,8 +89,11 @@ def user_dir(kind: str) -> str:
     if sys.platform.startswith("linux"):
         # platformdirs' XDG rule, without its import (~15 ms of a recording hook's start-up); a test
         # checks both give the same directories.
-        variable, fallback = {"data": ("XDG_DATA_HOME", "~/.local/share"), "config": ("XDG_CONFIG_HOME", "~/.config"),
-                              "cache": ("XDG_CACHE_HOME", "~/.cache")}[kind]
+        variable, fallback = {
+            "data": ("XDG_DATA_HOME", "~/.local/share"),
+            "config": ("XDG_CONFIG_HOME", "~/.config"),
+            "cache": ("XDG_CACHE_HOME", "~/.cache"),
+        }[kind]
         base = os.environ.get(variable, "").strip() or os.path.expanduser(fallback)
         return os.path.join(base, "hindsight")
     import platformdirs
@@ -154,8 +166,10 @@ def checked_store_dir(path: str | os.PathLike[str], given: str = "--store") -> P
         if place.exists():
             if not place.is_dir():
                 what = "is" if place == resolved else f"lies inside {place}, which is"
-                raise InvalidInput(f"{given} {resolved} {what} a file, not a directory; "
-                                   "give a store directory (or a path where one can be created).")
+                raise InvalidInput(
+                    f"{given} {resolved} {what} a file, not a directory; "
+                    "give a store directory (or a path where one can be created)."
+                )
             break
     return resolved
 

@@ -2,20 +2,20 @@
 
 Two layers, run in order over the text, each match replaced by ``[REDACTED:kind]``:
 
-- provider rules (``redact_providers``): token formats with a shape of their own (cloud keys, GitHub,
-  OpenAI, Slack, Stripe, Vault, Shopify, Telegram… tokens, JWTs, PEM, PuTTY and age private keys,
-  a private key's base64 with no armour);
+- provider rules (``redact_providers``): token formats with a shape of their own (cloud keys,
+  GitHub, OpenAI, Slack, Stripe, Vault, Shopify, Telegram… tokens, JWTs, PEM, PuTTY and age private
+  keys, a private key's base64 with no armour);
 - the generic layer, for formats nobody listed: command-line credentials (``redact_cli``: password
-  flags, ``-u user:pass``, ``user/pass@db``), credentials in any URL's userinfo, a value assigned to a
-  secret-sounding name, a password word in prose in some forty languages, a random-looking token next to
-  a secret word (``redact_generic``, words and value tests in ``redact_words``).
+  flags, ``-u user:pass``, ``user/pass@db``), credentials in any URL's userinfo, a value assigned to
+  a secret-sounding name, a password word in prose in some forty languages, a random-looking token
+  next to a secret word (``redact_generic``, words and value tests in ``redact_words``).
 
 Speed: the recording hook imports this module on every tool call and has a few milliseconds, so
 nothing is compiled, and ``re`` is not even imported, until a text holds one of a rule's words (a
-rule's pattern is built from the words the text holds, so a rule with a hundred words runs as fast as
-one with two). tests/test_secrets.py holds the corpus (tests/data/secrets.txt, lookalikes.txt) and
-checks that the word filter never changes a result; tests/bench/redaction_corpus.py reports leaks,
-false positives and the time per call.
+rule's pattern is built from the words the text holds, so a rule with a hundred words runs as fast
+as one with two). tests/test_secrets.py holds the corpus (tests/data/secrets.txt, lookalikes.txt)
+and checks that the word filter never changes a result; tests/bench/redaction_corpus.py reports
+leaks, false positives and the time per call.
 
 Which function for which field: ``redact_field(value, field)``; see ``FIELDS``.
 """
@@ -37,30 +37,63 @@ if TYPE_CHECKING:
     _Check = Callable[[re.Match[str], bool], "tuple[int, int] | None"]
     _Rule = tuple[str, str, tuple[str, ...], "_Check | None", "Callable[[str], bool] | None"]
 
-# (kind, pattern, words, check, gate). Order matters: provider formats first, then the generic rules.
-# A pattern with "{words}" in it gets the alternation of the words the text holds. ``check(match,
-# label)`` returns the span to replace (None keeps the match); without one, the "secret" group's span,
-# or the whole match. ``gate(text)`` is a cheap test for rules whose matches hold no fixed word.
-_RULES: list[_Rule] = [
-    *redact_providers.RULES, *redact_cli.RULES, *redact_generic.RULES, *redact_prose.RULES,  # type: ignore[list-item]
-]
+# (kind, pattern, words, check, gate). Order matters: provider formats first, then the generic
+# rules. A pattern with "{words}" in it gets the alternation of the words the text holds.
+# ``check(match, label)`` returns the span to replace (None keeps the match); without one, the
+# "secret" group's span, or the whole match. ``gate(text)`` is a cheap test for rules whose matches
+# hold no fixed word.
+_ALL = redact_providers.RULES + redact_cli.RULES + redact_generic.RULES + redact_prose.RULES
+_RULES: list[_Rule] = _ALL  # type: ignore[assignment]
 
-# Which rules a field goes through. "text": every rule, as for a memory's content. "label": the same rules
-# in their strict mode: a name with a colon (``auth:oauth2``) is a namespace, not an assignment, so only
-# ``KEY=value`` with a secret-sounding key, a token format or a credential-shaped value goes. "mapping":
-# a JSON-like value (metadata, env): a string under a secret-sounding key goes whole, keys are labels,
-# every other string is text.
+# Which rules a field goes through. "text": every rule, as for a memory's content. "label": the same
+# rules in their strict mode: a name with a colon (``auth:oauth2``) is a namespace, not an
+# assignment, so only ``KEY=value`` with a secret-sounding key, a token format or a
+# credential-shaped value goes. "mapping": a JSON-like value (metadata, env): a string under a
+# secret-sounding key goes whole, keys are labels, every other string is text.
 FIELDS: dict[str, str] = {
-    **dict.fromkeys(("content", "resolution", "reason", "summary", "note", "prompt", "error", "args", "query",
-                     "text", "message"), "text"),
-    **dict.fromkeys(("tags", "tag", "task_id", "agent_id", "trigger", "source", "actor", "idempotency_key", "key",
-                     "supersedes", "session", "tool", "cwd", "type", "outcome"), "label"),
+    **dict.fromkeys(
+        (
+            "content",
+            "resolution",
+            "reason",
+            "summary",
+            "note",
+            "prompt",
+            "error",
+            "args",
+            "query",
+            "text",
+            "message",
+        ),
+        "text",
+    ),
+    **dict.fromkeys(
+        (
+            "tags",
+            "tag",
+            "task_id",
+            "agent_id",
+            "trigger",
+            "source",
+            "actor",
+            "idempotency_key",
+            "key",
+            "supersedes",
+            "session",
+            "tool",
+            "cwd",
+            "type",
+            "outcome",
+        ),
+        "label",
+    ),
     **dict.fromkeys(("metadata", "env"), "mapping"),
 }
 
 
 def redact(text: str) -> tuple[str, int]:
-    """Replace secrets in ``text`` with ``[REDACTED:kind]``; return the text and how many were replaced."""
+    """Replace secrets in ``text`` with ``[REDACTED:kind]``; return the text and how many were
+    replaced."""
     return _redact(text, label=False)
 
 
@@ -86,7 +119,9 @@ def redact_field(value: Any, field: str) -> tuple[Any, int]:
     ``FIELDS`` gives it; None stays None. An unknown field name is a programming error (ValueError),
     so a new field cannot slip past redaction unnoticed."""
     if field not in FIELDS:
-        raise ValueError(f"redact_field: no redaction rule for field {field!r}; add it to redact.FIELDS")
+        raise ValueError(
+            f"redact_field: no redaction rule for field {field!r}; add it to redact.FIELDS"
+        )
     if value is None:
         return None, 0
     kind = FIELDS[field]
@@ -99,7 +134,8 @@ def redact_field(value: Any, field: str) -> tuple[Any, int]:
 
 
 def redact_value(value: Any) -> tuple[Any, int]:
-    """Redact every string inside a JSON-like value; a string under a secret-named key goes whole."""
+    """Redact every string inside a JSON-like value; a string under a secret-named key goes
+    whole."""
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, (list, tuple)):
@@ -121,8 +157,10 @@ def redact_value(value: Any) -> tuple[Any, int]:
 
 def _secret_name(key: str, value: str) -> bool:
     """Whether ``key`` names a secret, so that its whole ``value`` goes (``password``, ``DB_PASS``,
-    ``Passwort``, ``api_key``; ``client_key`` only for a random-looking value; not ``token_count``)."""
-    kind = redact_generic.words_in(key)  # first: no regular expression runs for a key with no secret word
+    ``Passwort``, ``api_key``; ``client_key`` only for a random-looking value; not ``token_count``).
+    """
+    # first: no regular expression runs for a key with no secret word
+    kind = redact_generic.words_in(key)
     if not kind or redact_generic.not_secret_name(key) or is_reference(value):
         return False
     if key.lower() in ("pwd", "oldpwd") and value.startswith(("/", "~")):
@@ -130,12 +168,11 @@ def _secret_name(key: str, value: str) -> bool:
     return kind in ("password", "secret") or redact_generic.high_entropy(value)
 
 
-
-
 def _may_match(rule: _Rule, text: str, folded: str, seen: dict[bool, set[str]]) -> bool:
-    """Whether ``text`` can match ``rule``: it holds one of the rule's words (found in the folded text
-    when the pattern is case-blind), and its gate, if any, lets it through. ``seen`` keeps, per kind of
-    haystack, the words of every rule the text holds: one pass over them all, not one per rule."""
+    """Whether ``text`` can match ``rule``: it holds one of the rule's words (found in the folded
+    text when the pattern is case-blind), and its gate, if any, lets it through. ``seen`` keeps, per
+    kind of haystack, the words of every rule the text holds: one pass over them all, not one per
+    rule."""
     _, pattern, words, _, gate = rule
     if words:
         blind = pattern.startswith("(?i")
@@ -149,9 +186,9 @@ def _may_match(rule: _Rule, text: str, folded: str, seen: dict[bool, set[str]]) 
 
 
 def _rules_for(text: str, folded: str, seen: dict[bool, set[str]]) -> list[int]:
-    """The positions in ``_RULES`` of the rules ``text`` may match, in order: those without words, and
-    those with a word the text holds (``_may_match`` reads their gates). A text holds few rules' words,
-    so most rules are passed over without a look."""
+    """The positions in ``_RULES`` of the rules ``text`` may match, in order: those without words,
+    and those with a word the text holds (``_may_match`` reads their gates). A text holds few rules'
+    words, so most rules are passed over without a look."""
     by_word, wordless = _rule_index()
     chosen = set(wordless)
     for blind, haystack in ((True, folded), (False, text)):
@@ -167,7 +204,8 @@ _INDEX: list[tuple[dict[bool, dict[str, list[int]]], tuple[int, ...]]] = []
 
 
 def _rule_index() -> tuple[dict[bool, dict[str, list[int]]], tuple[int, ...]]:
-    """Word → the positions of the rules with that word (case-blind rules apart), and the rules with none."""
+    """Word → the positions of the rules with that word (case-blind rules apart), and the rules with
+    none."""
     if not _INDEX:
         by_word: dict[bool, dict[str, list[int]]] = {True: {}, False: {}}
         for position, (_, pattern, words, _, _) in enumerate(_RULES):
@@ -183,14 +221,23 @@ _WORDS: dict[bool, tuple[str, ...]] = {}
 def _all_words(blind: bool) -> tuple[str, ...]:
     """Every word of the case-blind rules (``blind``) or of the others."""
     if blind not in _WORDS:
-        _WORDS[blind] = tuple(sorted({w for _, pattern, words, _, _ in _RULES if words
-                                      and pattern.startswith("(?i") == blind for w in words}))
+        _WORDS[blind] = tuple(
+            sorted(
+                {
+                    w
+                    for _, pattern, words, _, _ in _RULES
+                    if words and pattern.startswith("(?i") == blind
+                    for w in words
+                }
+            )
+        )
     return _WORDS[blind]
 
 
 def _words_in(haystack: str, blind: bool) -> set[str]:
-    """The words of the case-blind rules (``blind``) or of the others that ``haystack`` holds. Only words
-    that start with one of its pairs of adjacent characters are looked for: a text holds few of them."""
+    """The words of the case-blind rules (``blind``) or of the others that ``haystack`` holds. Only
+    words that start with one of its pairs of adjacent characters are looked for: a text holds few
+    of them."""
     by_pair, single = _word_pairs(blind)
     found = {word for word in single if word in haystack}
     for pair in by_pair.keys() & set(map(operator.add, haystack, haystack[1:])):
@@ -200,13 +247,16 @@ def _words_in(haystack: str, blind: bool) -> set[str]:
 
 @functools.cache
 def _word_pairs(blind: bool) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
-    """The words of ``_all_words(blind)`` by their first two characters, and those of one character."""
+    """The words of ``_all_words(blind)`` by their first two characters, and those of one
+    character."""
     by_pair: dict[str, list[str]] = {}
     for word in _all_words(blind):
         if len(word) > 1:
             by_pair.setdefault(word[:2], []).append(word)
-    return ({pair: tuple(words) for pair, words in by_pair.items()},
-            tuple(word for word in _all_words(blind) if len(word) == 1))
+    return (
+        {pair: tuple(words) for pair, words in by_pair.items()},
+        tuple(word for word in _all_words(blind) if len(word) == 1),
+    )
 
 
 def _present(words: tuple[str, ...], folded: str) -> tuple[str, ...]:
@@ -224,10 +274,13 @@ def _compiled(pattern: str, words: tuple[str, ...], folded: str) -> re.Pattern[s
     key = (pattern, present)
     compiled = _COMPILED.get(key)
     if compiled is None:
-        if len(_COMPILED) > 4096:  # a long import sees many word combinations
+        # a long import sees many word combinations
+        if len(_COMPILED) > 4096:
             _COMPILED.clear()
         # (a tool's trigger ends with a blank that is not part of its name: see redact_cli)
-        source = pattern.replace("{words}", "|".join(word_pattern(w.rstrip()) for w in present) or "(?!)")
+        source = pattern.replace(
+            "{words}", "|".join(word_pattern(w.rstrip()) for w in present) or "(?!)"
+        )
         compiled = _COMPILED[key] = re.compile(source)
     return compiled
 
@@ -245,20 +298,21 @@ def _redact(text: str, label: bool) -> tuple[str, int]:
     return redacted, count
 
 
-# text.MAX_LABEL, not imported: a recording hook redacts with the standard library's smallest part loaded
-# (text.py brings re and more; tests/test_hooks.py)
+# text.MAX_LABEL, not imported: a recording hook redacts with the standard library's smallest part
+# loaded (text.py brings re and more; tests/test_hooks.py)
 _MAX_LABEL = 200
-# Short labels redaction leaves as they are: labels (agents, tasks, triggers, tags, metadata keys) repeat
-# row after row, and an import reads the same ones thousands of times. Only clean ones are remembered: a
-# label that held a secret is not kept in the process's memory past its redaction (a long-lived MCP
-# server would otherwise hold the last 4,096 such secrets in clear).
+# Short labels redaction leaves as they are: labels (agents, tasks, triggers, tags, metadata keys)
+# repeat row after row, and an import reads the same ones thousands of times. Only clean ones are
+# remembered: a label that held a secret is not kept in the process's memory past its redaction (a
+# long-lived MCP server would otherwise hold the last 4,096 such secrets in clear).
 _CLEAN_LABELS: dict[str, None] = {}
 
 
 def _redact_text(text: str, label: bool) -> tuple[str, int]:
     total = 0
     folded = fold(text)
-    done: list[tuple[int, int]] = []  # the markers already in the text: never redacted again, even in part
+    # the markers already in the text: never redacted again, even in part
+    done: list[tuple[int, int]] = []
     seen: dict[bool, set[str]] = {}
     rules = _rules_for(text, folded, seen)
     while rules:
@@ -273,14 +327,15 @@ def _redact_text(text: str, label: bool) -> tuple[str, int]:
             span = check(match, label) if check is not None else _secret_span(match)
             if span is None or span[0] < last or span[0] >= span[1] or _overlaps(span, done):
                 continue
-            pieces += [text[last:span[0]], f"[REDACTED:{kind}]"]
+            pieces += [text[last : span[0]], f"[REDACTED:{kind}]"]
             last = span[1]
             total += 1
         if pieces:
             text = "".join(pieces) + text[last:]
             folded = fold(text)
             done = _markers(text)
-            seen = {}  # the text changed: the rules after this one are chosen again
+            # the text changed: the rules after this one are chosen again
+            seen = {}
             rules = [later for later in _rules_for(text, folded, seen) if later > position]
     return text, total
 

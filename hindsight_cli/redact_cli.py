@@ -1,50 +1,122 @@
-"""Credentials on a command line: password flags (``mysql -pS3cret``, ``sshpass -p``, ``redis-cli -a``,
-``--password x``, ``-storepass x``), ``-u user:pass``, ``user/pass@db``, ``echo pass | … --password-stdin``.
-Part of ``redact``.
+"""Credentials on a command line: password flags (``mysql -pS3cret``, ``sshpass -p``, ``redis-cli
+-a``, ``--password x``, ``-storepass x``), ``-u user:pass``, ``user/pass@db``, ``echo pass | …
+--password-stdin``. Part of ``redact``.
 
-Two layers. Generic: any long flag named like a secret, the password after ``-u USER``, ``user:pass``
-after a user flag, a value piped into a command that reads its password from stdin, everything after
-``secrets set``. Per tool: the short flags that mean "password" only for that tool (``-p`` for the
-MySQL family, ``-a`` for redis-cli, ``-w`` for the LDAP tools, ``-P`` for sqlcmd, ``-pw`` for PuTTY).
+Two layers. Generic: any long flag named like a secret, the password after ``-u USER``,
+``user:pass`` after a user flag, a value piped into a command that reads its password from stdin,
+everything after ``secrets set``. Per tool: the short flags that mean "password" only for that tool
+(``-p`` for the MySQL family, ``-a`` for redis-cli, ``-w`` for the LDAP tools, ``-P`` for sqlcmd,
+``-pw`` for PuTTY).
 """
 
 from __future__ import annotations
 
-from .redact_words import NAME_WORDS, NOT_SECRETS, credential_like, high_entropy, is_reference, name_word
+from .redact_words import (
+    NAME_WORDS,
+    NOT_SECRETS,
+    credential_like,
+    high_entropy,
+    is_reference,
+    name_word,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
 
 _VALUE = r"(?P<secret>'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"|;&<>]+)"
-_ARGS = r"[^\n|;&]*?[ \t]"  # the rest of the same command, up to a flag
+# the rest of the same command, up to a flag
+_ARGS = r"[^\n|;&]*?[ \t]"
 
 # Tools whose short flag means "password" (or, for ssh-keygen, "passphrase"), and that flag.
 _TOOL_FLAGS = [
-    (("mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck", "mysqlshow", "mysqlpump", "mysqlsh",
-      "mysqlbinlog", "mysqlslap", "mariadb", "mariadb-dump", "mariadb-admin", "mydumper", "myloader", "xtrabackup",
-      "innobackupex", "7z", "7za", "7zr", "rar", "unrar"), r"(?-i:-p)"),
+    (
+        (
+            "mysql",
+            "mysqldump",
+            "mysqladmin",
+            "mysqlimport",
+            "mysqlcheck",
+            "mysqlshow",
+            "mysqlpump",
+            "mysqlsh",
+            "mysqlbinlog",
+            "mysqlslap",
+            "mariadb",
+            "mariadb-dump",
+            "mariadb-admin",
+            "mydumper",
+            "myloader",
+            "xtrabackup",
+            "innobackupex",
+            "7z",
+            "7za",
+            "7zr",
+            "rar",
+            "unrar",
+        ),
+        r"(?-i:-p)",
+    ),
     (("sshpass",), r"(?-i:-p)[ \t]*"),
-    (("zip", "unzip", "zipcloak", "sqlcmd", "bcp", "osql", "isql", "tsql", "sqlpackage", "p4"), r"(?-i:-P)[ \t]*"),
+    (
+        ("zip", "unzip", "zipcloak", "sqlcmd", "bcp", "osql", "isql", "tsql", "sqlpackage", "p4"),
+        r"(?-i:-P)[ \t]*",
+    ),
     (("redis-cli", "keydb-cli", "valkey-cli"), r"-a[ \t]+"),
-    (("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldappasswd", "ldapwhoami", "ldapcompare", "ldapmodrdn",
-      "ldapexop", "vsql"), r"(?-i:-w)[ \t]*"),
+    (
+        (
+            "ldapsearch",
+            "ldapadd",
+            "ldapmodify",
+            "ldapdelete",
+            "ldappasswd",
+            "ldapwhoami",
+            "ldapcompare",
+            "ldapmodrdn",
+            "ldapexop",
+            "vsql",
+        ),
+        r"(?-i:-w)[ \t]*",
+    ),
     (("plink", "pscp", "psftp", "putty", "kitty"), r"-pw[ \t]+"),
     (("ssh-keygen",), r"(?-i:-[NP])[ \t]*"),
-    (("mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "psexec", "paexec",
-      "certutil", "useradd", "usermod", "login"), r"(?-i:-p)[ \t]+"),
+    (
+        (
+            "mongo",
+            "mongosh",
+            "mongodump",
+            "mongorestore",
+            "mongoexport",
+            "mongoimport",
+            "psexec",
+            "paexec",
+            "certutil",
+            "useradd",
+            "usermod",
+            "login",
+        ),
+        r"(?-i:-p)[ \t]+",
+    ),
     (("openssl",), r"(?-i:-k)[ \t]+"),
     (("nuget",), r"(?-i:-k)[ \t]+"),
-    (("smbclient", "rpcclient", "smbmap", "smbget", "smbcacls", "winexe", "mount.cifs"),
-     r"(?:-U|--user(?:name)?)[ \t=]*['\"]?[^\s%'\"]+%"),
+    (
+        ("smbclient", "rpcclient", "smbmap", "smbget", "smbcacls", "winexe", "mount.cifs"),
+        r"(?:-U|--user(?:name)?)[ \t=]*['\"]?[^\s%'\"]+%",
+    ),
     (("lftp",), r"-u[ \t]+['\"]?[^\s,'\"]+,"),
 ]
 # Commands that take a password as a positional argument, and the arguments before it.
 _POSITIONAL = [
     (("rabbitmqctl",), r"(?:add_user|change_password|authenticate_user)[ \t]+\S+[ \t]+"),
-    (("htpasswd",), r"-\w*(?:b\w*n|n\w*b)\w*(?:[ \t]+-\w+)*[ \t]+\S+[ \t]+"),  # -nb user pass
-    (("htpasswd",), r"-[ac-mo-z]*b[ac-mo-z]*(?:[ \t]+-\w+)*[ \t]+\S+[ \t]+\S+[ \t]+"),  # -b[c] file user pass
-    (("net",), r"(?:use[ \t]+(?:[A-Za-z]:[ \t]+|\*[ \t]+)?\\\\\S+[ \t]+(?:/user:\S+[ \t]+)?|user[ \t]+\S+[ \t]+)(?=[^/*\s])"),
+    # -nb user pass
+    (("htpasswd",), r"-\w*(?:b\w*n|n\w*b)\w*(?:[ \t]+-\w+)*[ \t]+\S+[ \t]+"),
+    # -b[c] file user pass
+    (("htpasswd",), r"-[ac-mo-z]*b[ac-mo-z]*(?:[ \t]+-\w+)*[ \t]+\S+[ \t]+\S+[ \t]+"),
+    (
+        ("net",),
+        r"(?:use[ \t]+(?:[A-Za-z]:[ \t]+|\*[ \t]+)?\\\\\S+[ \t]+(?:/user:\S+[ \t]+)?|user[ "
+        r"\t]+\S+[ \t]+)(?=[^/*\s])",
+    ),
     (("vault", "cargo"), r"login[ \t]+(?=[^\-\s])"),
     (("bw",), r"(?:unlock[ \t]+|login[ \t]+\S+[ \t]+)(?=[^\-\s])"),
     (("cf",), r"auth[ \t]+\S+[ \t]+"),
@@ -54,8 +126,22 @@ _POSITIONAL = [
     (("poetry",), r"http-basic\.\S+[ \t]+\S+[ \t]+"),
     (("db2",), r"connect[ \t]+to[ \t]+\S+[ \t]+user[ \t]+\S+[ \t]+using[ \t]+"),
 ]
-_PG_TOOLS = ("psql", "pg_dump", "pg_dumpall", "pg_restore", "createdb", "dropdb", "createuser", "dropuser",
-             "vacuumdb", "reindexdb", "clusterdb", "pg_basebackup", "pgbench")  # --password there means "prompt"
+_PG_TOOLS = (
+    "psql",
+    "pg_dump",
+    "pg_dumpall",
+    "pg_restore",
+    "createdb",
+    "dropdb",
+    "createuser",
+    "dropuser",
+    # --password there means "prompt"
+    "vacuumdb",
+    "reindexdb",
+    "clusterdb",
+    "pg_basebackup",
+    "pgbench",
+)
 _FLAG_WORDS = tuple(w for w in NAME_WORDS if w.isascii() and " " not in w) + ("bearer",)
 
 
@@ -74,7 +160,8 @@ def _inner(match: re.Match[str], group: str = "secret") -> str:
 
 
 def _any_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """The tool said this is a password: anything but a reference, an empty value or the next flag."""
+    """The tool said this is a password: anything but a reference, an empty value or the next
+    flag."""
     value = _inner(match)
     if not value or value.startswith("-") or is_reference(value, paths=False):
         return None
@@ -85,7 +172,7 @@ def _segment(match: re.Match[str]) -> str:
     """The command this match is in: from the last line break, pipe, ``;`` or ``&&`` before it."""
     text = match.string[: match.start()]
     cut = max(text.rfind(c) for c in "\n|;&")
-    return text[cut + 1:]
+    return text[cut + 1 :]
 
 
 def _flag_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -93,12 +180,22 @@ def _flag_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     flag, value = match.group("flag").lower(), _inner(match)
     found = name_word(flag) if not flag.endswith("bearer") else ("bearer", True)
     if found is None or not found[1]:
-        return None  # not a secret's flag (--token-file, --auth-type, --verbose)
-    if flag.startswith("--no-") or not value or value.startswith(("-", "(", "$(", "`")) or value.lower() in NOT_SECRETS:
+        # not a secret's flag (--token-file, --auth-type, --verbose)
         return None
-    if is_reference(value, paths=False) or value.lower().startswith(("env:", "file:", "fd:", "stdin")):
+    if (
+        flag.startswith("--no-")
+        or not value
+        or value.startswith(("-", "(", "$(", "`"))
+        or value.lower() in NOT_SECRETS
+    ):
         return None
-    if flag.endswith(("key", "auth")) and not any(w in flag for w in ("api", "secret", "access", "account")):
+    if is_reference(value, paths=False) or value.lower().startswith(
+        ("env:", "file:", "fd:", "stdin")
+    ):
+        return None
+    if flag.endswith(("key", "auth")) and not any(
+        w in flag for w in ("api", "secret", "access", "account")
+    ):
         # --key server.pem, --auth basic: a value only when it reads as a credential
         return _span(match) if credential_like(value, strict=True) and "." not in value else None
     if "password" in flag and any(f" {tool} " in f" {_segment(match)} " for tool in _PG_TOOLS):
@@ -107,14 +204,15 @@ def _flag_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
 
 def _config_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """``git config user.password x``, ``aws configure set aws_secret_access_key x``, ``setx API_KEY x``."""
+    """``git config user.password x``, ``aws configure set aws_secret_access_key x``, ``setx API_KEY
+    x``."""
     found = name_word(match.group("flag"))
     return _any_value(match, label) if found and found[1] else None
 
 
 def _user_password(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """``-u user -p pass``: the value after -p, unless it is a port (ssh -l me -p 2222, -p 8080:80) or
-    the database name after mysql's bare -p (which prompts)."""
+    """``-u user -p pass``: the value after -p, unless it is a port (ssh -l me -p 2222, -p 8080:80)
+    or the database name after mysql's bare -p (which prompts)."""
     value = _inner(match)
     if not value or value.startswith("-") or is_reference(value, paths=False):
         return None
@@ -134,7 +232,8 @@ def _user_colon(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
 
 def _attached(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """``-pS3cretPw`` with no tool we know before it: a quoted value, or one that reads as a credential."""
+    """``-pS3cretPw`` with no tool we know before it: a quoted value, or one that reads as a
+    credential."""
     value = _inner(match)
     if not value or is_reference(value, paths=False):
         return None
@@ -143,10 +242,12 @@ def _attached(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
 
 def _here_string(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """``cmd <<< value`` where the command reads a password (chpasswd, sudo -S, read -s PASS, --password-stdin)."""
+    """``cmd <<< value`` where the command reads a password (chpasswd, sudo -S, read -s PASS,
+    --password-stdin)."""
     segment = _segment(match).lower()
-    if not any(w in segment for w in ("chpasswd", "sudo -s", "stdin", "read ", "passwd", "kinit", "login")) and not any(
-            w in segment for w in _FLAG_WORDS):
+    if not any(
+        w in segment for w in ("chpasswd", "sudo -s", "stdin", "read ", "passwd", "kinit", "login")
+    ) and not any(w in segment for w in _FLAG_WORDS):
         return None
     return _any_value(match, label)
 
@@ -160,25 +261,35 @@ def _cookie_flag(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
 
 def _rest(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """Everything after ``secrets set``, from its first argument, when it hands over a value (not only a
-    file: ``--from-file=./config.json``, ``< key.pub``)."""
+    """Everything after ``secrets set``, from its first argument, when it hands over a value (not
+    only a file: ``--from-file=./config.json``, ``< key.pub``)."""
     import re
 
     start, end = match.span("secret")
     value = match.group("secret")
     start += len(value) - len(value.lstrip())
-    values = [v for k, v in re.findall(r"(--[\w-]+|\S+?)=(\S+)", value) if not k.startswith("--from-file")
-              and not k.startswith("--from-env-file")]
+    values = [
+        v
+        for k, v in re.findall(r"(--[\w-]+|\S+?)=(\S+)", value)
+        if not k.startswith("--from-file") and not k.startswith("--from-env-file")
+    ]
     given = re.search(r"(?:^|\s)(?:--body|-b|--value|--data)[ \t=]", value) is not None
     if not given and all(is_reference(v) for v in values):
         return None
     return (start, end) if start < end else None
 
 
-def _tool_rule(kind: str, tools: tuple[str, ...], tail: str) -> tuple[str, str, tuple[str, ...], object, object]:
+def _tool_rule(
+    kind: str, tools: tuple[str, ...], tail: str
+) -> tuple[str, str, tuple[str, ...], object, object]:
     # A tool's name is its word with a blank after it: "cf" alone is in every other hex string.
-    return (kind, r"(?i)(?<![\w\-])(?:{words})(?:\.exe)?(?![\w\-])" + _ARGS + tail + _VALUE, _spaced(tools),
-            _any_value, None)
+    return (
+        kind,
+        r"(?i)(?<![\w\-])(?:{words})(?:\.exe)?(?![\w\-])" + _ARGS + tail + _VALUE,
+        _spaced(tools),
+        _any_value,
+        None,
+    )
 
 
 def _spaced(tools: tuple[str, ...]) -> tuple[str, ...]:
@@ -192,51 +303,152 @@ def _has_flag(text: str) -> bool:
 def _pipes_a_password(text: str) -> bool:
     lowered = text.lower()
     return ("echo" in lowered or "printf" in lowered) and any(
-        w in lowered for w in ("stdin", "chpasswd", "sudo", "kinit", "passphrase-fd", "with-token"))
+        w in lowered for w in ("stdin", "chpasswd", "sudo", "kinit", "passphrase-fd", "with-token")
+    )
 
 
 RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     *(_tool_rule("password", tools, flag) for tools, flag in _TOOL_FLAGS),
-    *(("password", r"(?i)(?<![\w\-])(?:{words})(?:\.exe)?[ \t]+(?:[^\n|;&]*?[ \t])??" + tail + _VALUE,
-       _spaced(tools), _any_value, None) for tools, tail in _POSITIONAL),
-    ("password", r"(?i)(?<![\w\-])(?P<flag>--?[a-z][\w.\-]*)(?:[ \t]+|=)" + _VALUE,
-     _FLAG_WORDS, _flag_value, _has_flag),
-    ("password", r"(?<![\w\-])(?:-u|-U|-l|--user(?:name)?|--login)[ \t=]+[^\s\-]\S*[ \t]+(?:-\w+[ \t]+[^\s\-]\S*[ \t]+)?"
-     r"-p[ \t]+" + _VALUE, ("-p",), _user_password, None),
-    ("password", r"(?<![\w\-])-p[ \t]+" + _VALUE + r"[ \t]+(?:-u|-U|--user(?:name)?)[ \t=]+\S", ("-p",),
-     _user_password, None),
-    ("password", r"(?<![\w\-])(?:-u|-U|--user|--proxy-user|--auth|-a|--basic-auth|--credentials?|--creds)[ \t=]+"
-     r"['\"]?[^\s:'\"]*:(?P<secret>[^\s'\"]+)", ("-u", "-U", "--user", "--proxy-user", "--auth", "-a", "--basic-auth",
-                                                 "--cred"), _user_colon, None),
-    ("password", r"(?<![\w\-])-p(?P<secret>'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"|;&<>=\-][^\s'\"|;&<>]*)", ("-p",),
-     _attached, None),
+    *(
+        (
+            "password",
+            r"(?i)(?<![\w\-])(?:{words})(?:\.exe)?[ \t]+(?:[^\n|;&]*?[ \t])??" + tail + _VALUE,
+            _spaced(tools),
+            _any_value,
+            None,
+        )
+        for tools, tail in _POSITIONAL
+    ),
+    (
+        "password",
+        r"(?i)(?<![\w\-])(?P<flag>--?[a-z][\w.\-]*)(?:[ \t]+|=)" + _VALUE,
+        _FLAG_WORDS,
+        _flag_value,
+        _has_flag,
+    ),
+    (
+        "password",
+        r"(?<![\w\-])(?:-u|-U|-l|--user(?:name)?|--login)[ \t=]+[^\s\-]\S*[ \t]+(?:-\w+[ "
+        r"\t]+[^\s\-]\S*[ \t]+)?"
+        r"-p[ \t]+" + _VALUE,
+        ("-p",),
+        _user_password,
+        None,
+    ),
+    (
+        "password",
+        r"(?<![\w\-])-p[ \t]+" + _VALUE + r"[ \t]+(?:-u|-U|--user(?:name)?)[ \t=]+\S",
+        ("-p",),
+        _user_password,
+        None,
+    ),
+    (
+        "password",
+        r"(?<![\w\-])(?:-u|-U|--user|--proxy-user|--auth|-a|--basic-auth|--credentials?|--creds)[ \t=]+"
+        r"['\"]?[^\s:'\"]*:(?P<secret>[^\s'\"]+)",
+        ("-u", "-U", "--user", "--proxy-user", "--auth", "-a", "--basic-auth", "--cred"),
+        _user_colon,
+        None,
+    ),
+    (
+        "password",
+        r"(?<![\w\-])-p(?P<secret>'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"|;&<>=\-][^\s'\"|;&<>]*)",
+        ("-p",),
+        _attached,
+        None,
+    ),
     ("password", r"(?i)-pass(?:in|out)?[ \t]+pass:" + _VALUE, ("pass:",), _any_value, None),
     # MinIO's client: mc alias set NAME URL ACCESS_KEY SECRET_KEY.
-    ("password", r"(?i)\bmc[ \t]+(?:alias|config[ \t]+host)[ \t]+(?:set|add)[ \t]+\S+[ \t]+\S+[ \t]+"
-     r"(?P<secret>[^\s'\"|;&<>]+[ \t]+[^\s'\"|;&<>]+)", ("mc ",), _any_value, None),
-    ("password", r"(?i)(?<![\w./])/(?:(?:p|pass|password|pwd):|(?:rp|password)[ \t]+)" + _VALUE,
-     ("/p:", "/pass:", "/password", "/pwd:", "/rp "),
-     _any_value, None),
+    (
+        "password",
+        r"(?i)\bmc[ \t]+(?:alias|config[ \t]+host)[ \t]+(?:set|add)[ \t]+\S+[ \t]+\S+[ \t]+"
+        r"(?P<secret>[^\s'\"|;&<>]+[ \t]+[^\s'\"|;&<>]+)",
+        ("mc ",),
+        _any_value,
+        None,
+    ),
+    (
+        "password",
+        r"(?i)(?<![\w./])/(?:(?:p|pass|password|pwd):|(?:rp|password)[ \t]+)" + _VALUE,
+        ("/p:", "/pass:", "/password", "/pwd:", "/rp "),
+        _any_value,
+        None,
+    ),
     ("password", r"(?i)[-/]login:[^\s,]+," + _VALUE, ("login:",), _any_value, None),
-    # Oracle tools: sqlplus scott/tiger@orcl, rman target sys/pass@db, expdp system/pass, connect u/p@db.
-    ("password", r"(?i)(?:(?<![\w\-])(?:sqlplus|sqlcl|rman|expdp|impdp|exp|imp|sqlldr|dgmgrl|tkprof|orapwd"
-     r"|conn(?:ect)?(?=[ \t]+[\w$#.]+/[^\s/@]+@))(?:[ \t]+(?:-\w+|target|auxiliary|catalog))*[ \t]+|userid=)"
-     r"[\w$#.\"]+/(?P<secret>[^\s/@'\"]+)(?=@|[ \t]|$)", ("sqlplus ", "sqlcl ", "rman ", "expdp ", "impdp ", "exp ", "imp ",
-     "sqlldr ", "dgmgrl ", "tkprof ", "orapwd ", "userid=", "connect ", "conn "), _any_value, None),
-    # A password handed to a command on its stdin: echo pass | docker login --password-stdin, <<< 'u:p' chpasswd.
-    ("password", r"(?i)\b(?:echo|printf)(?:[ \t]+-[ne]+)*[ \t]+" + _VALUE + r"[ \t]*\|[^\n|]*?(?:--password-stdin"
-     r"|--pass(?:word)?-stdin|passwd[ \t]+--stdin|chpasswd|sudo[ \t]+-S|--stdin|kinit|--passphrase-fd|--with-token)",
-     (), _any_value, _pipes_a_password),
+    # Oracle tools: sqlplus scott/tiger@orcl, rman target sys/pass@db, expdp system/pass, connect
+    # u/p@db.
+    (
+        "password",
+        r"(?i)(?:(?<![\w\-])(?:sqlplus|sqlcl|rman|expdp|impdp|exp|imp|sqlldr|dgmgrl|tkprof|orapwd"
+        r"|conn(?:ect)?(?=[ \t]+[\w$#.]+/[^\s/@]+@))(?:[ "
+        r"\t]+(?:-\w+|target|auxiliary|catalog))*[ \t]+|userid=)"
+        r"[\w$#.\"]+/(?P<secret>[^\s/@'\"]+)(?=@|[ \t]|$)",
+        (
+            "sqlplus ",
+            "sqlcl ",
+            "rman ",
+            "expdp ",
+            "impdp ",
+            "exp ",
+            "imp ",
+            "sqlldr ",
+            "dgmgrl ",
+            "tkprof ",
+            "orapwd ",
+            "userid=",
+            "connect ",
+            "conn ",
+        ),
+        _any_value,
+        None,
+    ),
+    # A password handed to a command on its stdin: echo pass | docker login --password-stdin, <<<
+    # 'u:p' chpasswd.
+    (
+        "password",
+        r"(?i)\b(?:echo|printf)(?:[ \t]+-[ne]+)*[ \t]+"
+        + _VALUE
+        + r"[ \t]*\|[^\n|]*?(?:--password-stdin"
+        r"|--pass(?:word)?-stdin|passwd[ \t]+--stdin|chpasswd|sudo[ "
+        r"\t]+-S|--stdin|kinit|--passphrase-fd|--with-token)",
+        (),
+        _any_value,
+        _pipes_a_password,
+    ),
     ("password", r"<<<[ \t]*" + _VALUE, ("<<<",), _here_string, None),
-    ("cookie", r"(?<![\w\-])(?:-b|--cookie)[ \t=]+" + _VALUE, (" -b ", "--cookie"), _cookie_flag,
-     lambda text: "=" in text),
-    ("password", r"(?i)\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?" + _VALUE, ("convertto-securestring",),
-     _any_value, None),
-    # `gh secret set NAME --body x`, `fly secrets set A=b`, `kubectl create secret … --from-literal=k=v`:
-    # every argument after the verb is secret material.
-    ("secret", r"(?i)\b(?:secrets?[ \t]+(?:set|put|add|create|import|edit)|create[ \t]+secret|user-secrets[ \t]+set"
-     r"|secrets:set|config:set)\b(?P<secret>[^\n|;&]*(?:=|--body|-b[ \t]|--value|--data)[^\n|;&]*)",
-     ("secret", "config:set"), _rest, None),
-    ("password", r"(?i)\b(?:config(?:ure)?|setx)[ \t]+(?:(?:set|--global|--local|-g)[ \t]+)*(?P<flag>[\w.\-/:@]+)"
-     r"[ \t]+" + _VALUE, ("config ", "configure ", "setx "), _config_value, None),
+    (
+        "cookie",
+        r"(?<![\w\-])(?:-b|--cookie)[ \t=]+" + _VALUE,
+        (" -b ", "--cookie"),
+        _cookie_flag,
+        lambda text: "=" in text,
+    ),
+    (
+        "password",
+        r"(?i)\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?" + _VALUE,
+        ("convertto-securestring",),
+        _any_value,
+        None,
+    ),
+    # `gh secret set NAME --body x`, `fly secrets set A=b`, `kubectl create secret …
+    # --from-literal=k=v`: every argument after the verb is secret material.
+    (
+        "secret",
+        r"(?i)\b(?:secrets?[ \t]+(?:set|put|add|create|import|edit)|create[ "
+        r"\t]+secret|user-secrets[ \t]+set"
+        r"|secrets:set|config:set)\b(?P<secret>[^\n|;&]*(?:=|--body|-b[ "
+        r"\t]|--value|--data)[^\n|;&]*)",
+        ("secret", "config:set"),
+        _rest,
+        None,
+    ),
+    (
+        "password",
+        r"(?i)\b(?:config(?:ure)?|setx)[ \t]+(?:(?:set|--global|--local|-g)[ "
+        r"\t]+)*(?P<flag>[\w.\-/:@]+)"
+        r"[ \t]+" + _VALUE,
+        ("config ", "configure ", "setx "),
+        _config_value,
+        None,
+    ),
 ]

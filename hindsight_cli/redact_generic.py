@@ -1,15 +1,32 @@
-"""The generic layer: secrets found by what surrounds them, whatever their format. Part of ``redact``.
+"""The generic layer: secrets found by what surrounds them, whatever their format. Part of
+``redact``.
 
-- credentials in a URL's userinfo, any scheme (``amqp://u:p/a@ss@host``), and ``user:pass@host`` without one;
-- a value assigned to a secret-sounding name (``DB_PASS=…``, ``"api_key": "…"``, ``<password>…</password>``,
-  ``Pwd=…;``), in code, config and connection strings, in any language's word for password;
-- headers (Authorization, cookies), signed-URL parameters, .netrc and .pgpass lines, a PEM body on its own.
+- credentials in a URL's userinfo, any scheme (``amqp://u:p/a@ss@host``), and ``user:pass@host``
+  without one;
+- a value assigned to a secret-sounding name (``DB_PASS=…``, ``"api_key": "…"``,
+  ``<password>…</password>``, ``Pwd=…;``), in code, config and connection strings, in any language's
+  word for password;
+- headers (Authorization, cookies), signed-URL parameters, .netrc and .pgpass lines, a PEM body on
+  its own.
 """
 
 from __future__ import annotations
 
-from .redact_words import (KEY_WORDS, NAME_ONLY_WORDS, NAME_WORDS, PASSWORD_WORDS, SECRET_WORDS, classes,
-                           credential_like, high_entropy, is_reference, looks_random, name_word, not_a_value, wordish)
+from .redact_words import (
+    KEY_WORDS,
+    NAME_ONLY_WORDS,
+    NAME_WORDS,
+    PASSWORD_WORDS,
+    SECRET_WORDS,
+    classes,
+    credential_like,
+    high_entropy,
+    is_reference,
+    looks_random,
+    name_word,
+    not_a_value,
+    wordish,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,20 +37,87 @@ _PASSWORDS = frozenset(PASSWORD_WORDS + NAME_ONLY_WORDS)
 _KEYS = frozenset(KEY_WORDS)
 # Parts of a name that say its value is not the secret itself (password_hash, token_url, max_tokens,
 # apiKeyHeader, secret_name, PASSWORD_STORE_DIR, client_key_file).
-_NOT_SECRET_PARTS = frozenset((
-    "hash", "hashed", "fingerprint", "digest", "checksum", "sha1", "sha256", "md5", "uuid", "guid", "url", "uri",
-    "urls", "path", "file", "dir", "name", "type", "count", "length", "len", "size", "limit", "max", "min", "ttl",
-    "expiry", "expires", "expiration", "timeout", "endpoint", "host", "port", "enabled", "mode", "format", "scope",
-    "scopes", "prefix", "header", "algorithm", "alg", "issuer", "audience", "public", "pub", "policy", "version",
-    "usage", "budget", "rate", "cost", "tokenizer", "tokens", "reset", "strength", "hint", "label", "field", "ref",
-    "arn", "location", "manager", "helper", "validator", "validators", "hashers"))
+_NOT_SECRET_PARTS = frozenset(
+    (
+        "hash",
+        "hashed",
+        "fingerprint",
+        "digest",
+        "checksum",
+        "sha1",
+        "sha256",
+        "md5",
+        "uuid",
+        "guid",
+        "url",
+        "uri",
+        "urls",
+        "path",
+        "file",
+        "dir",
+        "name",
+        "type",
+        "count",
+        "length",
+        "len",
+        "size",
+        "limit",
+        "max",
+        "min",
+        "ttl",
+        "expiry",
+        "expires",
+        "expiration",
+        "timeout",
+        "endpoint",
+        "host",
+        "port",
+        "enabled",
+        "mode",
+        "format",
+        "scope",
+        "scopes",
+        "prefix",
+        "header",
+        "algorithm",
+        "alg",
+        "issuer",
+        "audience",
+        "public",
+        "pub",
+        "policy",
+        "version",
+        "usage",
+        "budget",
+        "rate",
+        "cost",
+        "tokenizer",
+        "tokens",
+        "reset",
+        "strength",
+        "hint",
+        "label",
+        "field",
+        "ref",
+        "arn",
+        "location",
+        "manager",
+        "helper",
+        "validator",
+        "validators",
+        "hashers",
+    )
+)
 
 
 def not_secret_name(name: str) -> bool:
     """Whether a part of ``name`` says its value is not the secret (see ``_NOT_SECRET_PARTS``)."""
     import re
 
-    return any(part.lower() in _NOT_SECRET_PARTS for part in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name))
+    return any(
+        part.lower() in _NOT_SECRET_PARTS
+        for part in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)
+    )
 
 
 def words_in(name: str) -> str:
@@ -51,40 +135,48 @@ def words_in(name: str) -> str:
 def _value(match: re.Match[str]) -> tuple[str, tuple[int, int]]:
     group = "qsecret" if match.groupdict().get("qsecret") is not None else "secret"
     value, span = match.group(group), match.span(group)
-    if group == "secret" and value.endswith((".", ",")) and len(value) > 1:  # the sentence's full stop
+    # the sentence's full stop
+    if group == "secret" and value.endswith((".", ",")) and len(value) > 1:
         value, span = value[:-1], (span[0], span[1] - 1)
     return value, span
 
 
 def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """``NAME = value``: how much the value must look like a secret depends on the name and the separator."""
+    """``NAME = value``: how much the value must look like a secret depends on the name and the
+    separator."""
     name, sep = match.group("name"), match.group("sep").strip()
-    if match.string[max(0, match.start() - 2):match.start()].endswith(("${", "$", "%")):
-        return None  # ${RABBIT_PASS:?set it}: a reference's default, not an assignment
+    if match.string[max(0, match.start() - 2) : match.start()].endswith(("${", "$", "%")):
+        # ${RABBIT_PASS:?set it}: a reference's default, not an assignment
+        return None
     value, span = _value(match)
     kind = words_in(name)
     if value != value.strip():
-        return None  # "password:" { send …: the quotes around a value hold no blanks at its ends
+        # "password:" { send …: the quotes around a value hold no blanks at its ends
+        return None
     if name.lower() in ("pwd", "oldpwd") and value.startswith(("/", "~")):
-        return None  # the shell's working directory
+        # the shell's working directory
+        return None
     if is_reference(value) or not value.strip():
         return None
     quoted = match.group("qsecret") is not None
     if not kind or not_secret_name(name):
         return None
     if kind in ("key", "inside"):
-        # a secret word inside the name (SECRET_KEY_BASE, TOKEN_PROD, client-key-data): a random value only
+        # a secret word inside the name (SECRET_KEY_BASE, TOKEN_PROD, client-key-data): a random
+        # value only
         return span if high_entropy(value) else None
     if sep == "=" or sep == "=>" or sep == ":=" or (quoted and not label):
         if kind == "secret" and value.isdigit() and len(value) < 12:
-            return None  # max_token=4096
+            # max_token=4096
+            return None
         return span
     if not_a_value(value) and not (kind == "password" and value.isdigit()):
         return None
     if label or len(value) < (4 if kind == "password" else 8):
         return span if credential_like(value, strict=True) else None
     if kind == "secret" and wordish(value):
-        return None  # "auth: token-based"
+        # "auth: token-based"
+        return None
     return span if looks_random(value) else None
 
 
@@ -95,14 +187,18 @@ def _url_password(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if not value or is_reference(value, paths=False):
         return None
     if ("." in user or user == "localhost") and re.match(r"\d{1,5}(?:[/?#]|$)", value):
-        return None  # host:port/path@… is a path with an "@" in it, not a password
+        # host:port/path@… is a path with an "@" in it, not a password
+        return None
     return match.span("secret")
 
 
 def _scheme_less(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """``user:pass@host`` with no scheme: only a password-shaped value (``mailto:bob@x`` is an address)."""
+    """``user:pass@host`` with no scheme: only a password-shaped value (``mailto:bob@x`` is an
+    address)."""
     value, user = match.group("secret"), match.group("user").lower()
-    if user in ("mailto", "tel", "sip", "xmpp", "http", "https") or is_reference(value, paths=False):
+    if user in ("mailto", "tel", "sip", "xmpp", "http", "https") or is_reference(
+        value, paths=False
+    ):
         return None
     return match.span("secret") if looks_random(value) and not value.isdigit() else None
 
@@ -113,7 +209,8 @@ def _token_user(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
 
 def _line_password(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """``password VALUE`` alone on its line (.netrc, redis.conf): a value that is not a plain word."""
+    """``password VALUE`` alone on its line (.netrc, redis.conf): a value that is not a plain
+    word."""
     value = match.group("secret")
     return match.span("secret") if not is_reference(value) and looks_random(value) else None
 
@@ -128,19 +225,28 @@ def _cookie(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
 def _query(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     value = match.group("secret")
-    return match.span("secret") if not is_reference(value) and (len(value) >= 16 or looks_random(value)) else None
+    return (
+        match.span("secret")
+        if not is_reference(value) and (len(value) >= 16 or looks_random(value))
+        else None
+    )
 
 
 def _pem_lines(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """Lines of exactly 64 base64 characters, as PEM wraps a key: unless a known file's or a certificate's."""
+    """Lines of exactly 64 base64 characters, as PEM wraps a key: unless a known file's or a
+    certificate's."""
     import re
 
     body = match.group().lstrip()
     if re.match(r"MII[\w+/]{3}CCA|iVBORw0KGgo|/9j/|R0lGOD|JVBERi|UEsDB|H4sI|PD94", body):
         return None
-    armour = match.string[max(0, match.start() - 200):match.start()]
-    if re.search(r"BEGIN (?:CERTIFICATE|[A-Z ]*PUBLIC KEY|PGP (?:PUBLIC|SIGNATURE|MESSAGE)|[A-Z ]*REQUEST)", armour):
-        return None  # a certificate, a public key, a signature: public material
+    armour = match.string[max(0, match.start() - 200) : match.start()]
+    if re.search(
+        r"BEGIN (?:CERTIFICATE|[A-Z ]*PUBLIC KEY|PGP (?:PUBLIC|SIGNATURE|MESSAGE)|[A-Z ]*REQUEST)",
+        armour,
+    ):
+        # a certificate, a public key, a signature: public material
+        return None
     return match.span() if classes(body.replace("\n", "")[:64]) >= 3 else None
 
 
@@ -154,7 +260,7 @@ def _colon_at(text: str) -> bool:
 
 
 def _literal_pair(text: str) -> bool:
-    return any(pair in text for pair in ('", "', "', '", '","', "','", '", \'', "', \""))
+    return any(pair in text for pair in ('", "', "', '", '","', "','", "\", '", "', \""))
 
 
 def _credential(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -163,14 +269,16 @@ def _credential(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
 
 def _literal(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """A literal after a secret-named literal: only a credential-shaped one ("password", "Passwort" is i18n)."""
+    """A literal after a secret-named literal: only a credential-shaped one ("password", "Passwort"
+    is i18n)."""
     found = _named(match, label)
     return found if found and credential_like(_value(match)[0], strict=label) else None
 
 
 def _named(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """A value given to a secret-named thing (<password>…</password>, key="Password" value="…",
-    name: DB_PASSWORD / value: …): any value, or a random one when the word is a key's or inside the name."""
+    name: DB_PASSWORD / value: …): any value, or a random one when the word is a key's or inside the
+    name."""
     kind, (value, span) = words_in(match.group("name")), _value(match)
     if not kind or is_reference(value) or not_secret_name(match.group("name")):
         return None
@@ -181,69 +289,218 @@ _SEPARATOR = r"[ \t]*(?:=>|:=|\?=|\|\|=|[:=：＝])[ \t]*|[ \t]+is[ \t]+"
 _QUOTED = r"(?P<q>[\"'])(?P<qsecret>(?:(?!(?P=q))[^\n]){3,}?)(?P=q)"
 
 RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
-    ("authorization",
-     r"(?i)(?:authorization|proxy-authorization)[\"']?\s*[:=]\s*[\"']?(?:(?:basic|bearer|token|digest|bot|apikey|"
-     r"api-key|sso-key|ssws|negotiate|ntlm|hmac|key|jwt|oauth)\s+)?(?P<secret>[A-Za-z0-9._~+/\-=:,]{8,})",
-     ("authorization",), None, None),
-    ("bearer_token", r"(?i)\bbearer\s+(?P<secret>(?=[A-Za-z0-9._~+/\-]*\d)[A-Za-z0-9._~+/\-]{16,}=*)",
-     ("bearer",), None, None),
-    ("cookie", r"(?i)\b(?:set-)?cookie[\"']?\s*[:=]\s*[\"']?(?P<secret>[^\n\"']*=[^\n\"']*)", ("cookie",), _cookie, None),
-    ("signature", r"(?i)[?&;](?:sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature|x-goog-credential"
-     r"|code|access_token|id_token|refresh_token|client_secret|apikey|api_key|auth|token|key|secret)="
-     r"(?P<secret>[^&\s#\"'<>]{8,})", ("sig=", "signature=", "code=", "token=", "key=", "secret=", "auth="),
-     _query, None),
-    ("password", r"(?i)\b[a-z][a-z0-9+.\-]{0,20}://(?P<user>[^\s:/@'\"<>]*):(?P<secret>[^\s'\"<>]*?)@"
-     r"(?=[A-Za-z0-9\[][\w.\-\[\]:%]*(?:[/?#\s'\"<>),;]|$))", ("://",), _url_password, None),
-    ("password", r"(?i)\b[a-z][a-z0-9+.\-]{0,20}://(?P<secret>[A-Za-z0-9._~%\-]{16,})@(?=[\w\-])", ("://",),
-     _token_user, None),
-    ("password", r"(?<![\w.\-/:@\\])(?P<user>[A-Za-z0-9._\-\\/]{1,64}):(?P<secret>[^\s:/@'\"]{3,}[^\s'\"@]*)@"
-     r"(?=[A-Za-z0-9][\w.\-]*(?::\d+)?(?:[/\s'\",;)]|$))", ("@",), _scheme_less, _colon_at),
-    # .pgpass: host:port:database:user:password; .netrc: machine … login … password …; redis.conf requirepass.
-    ("password", r"(?m)^[\w.\-*\[\]]+:(?:\d{1,5}|\*):[\w.\-*]+:[\w.\-*@]+:(?P<secret>\S+)[ \t]*$", (":*:", "pgpass", ":5432:"),
-     None, None),
-    ("password", r"(?i)\b(?:machine[ \t]+\S+|default)(?:[ \t]+(?:login|account|port)[ \t]+\S+)*[ \t]+password[ \t]+"
-     r"(?P<secret>\S+)", ("machine", "default"), None, None),
-    ("password", r"(?im)^[ \t]*(?:password|passwd|requirepass|masterauth|rpcpassword)[ \t]+(?P<secret>\S+)[ \t]*$",
-     ("password", "passwd", "requirepass", "masterauth", "rpcpassword"), _line_password, None),
-    ("password", r"(?im)^[ \t]*user[ \t]+\S+[ \t]+(?P<secret>\S+)[ \t]*$", ("user ",), _line_password,
-     lambda text: any(line.lstrip().startswith("user ") for line in text.splitlines())),
-    ("password", r"(?i)\bpin(?:[ \t-]*code)?[ \t]*[:=：][ \t]*(?P<secret>\d{4,8})(?!\d)", ("pin",), None, None),
-    # k8s env lists, JSON name/value pairs, CloudFormation parameters: - name: DB_PASSWORD / value: "…"
-    ("secret", r"(?i)\b(?:name|key|parameterkey)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<name>[\w.\-]+)[\"']?"
-     r"[ \t]*(?:,|\r?\n)[ \t]*(?:-[ \t]*)?[\"']?(?:value|parametervalue)[\"']?[ \t]*[:=][ \t]*(?:(?P<q>[\"'])"
-     r"(?P<qsecret>[^\"'\n]+)(?P=q)|(?P<secret>[^\s,}\"']+))", ("value",), _named,
-     None),
-    ("password", r"(?i)\b(?:use|set|chose|choose|picked|with)[ \t]+(?P<q>[\"']?)(?P<secret>[^\s\"']{4,})(?P=q)[ \t]+as[ \t]+"
-     r"(?:(?:the|a|an|my|your|our|new|admin|root|its|their)[ \t]+){0,3}(?:{words})", PASSWORD_WORDS + SECRET_WORDS,
-     _credential, lambda text: " as " in text.lower()),
-    # A string literal right after a secret-named one: define('DB_PASSWORD', '…'), put("api_key", "…"),
-    # and the third argument of connect(dsn, user, password).
-    ("secret", r"(?i)(?P<q0>[\"'])(?P<name>[\w.\-]+)(?P=q0)[ \t]*,[ \t]*(?P<q>[\"'])"
-     r"(?P<qsecret>[^\"'\n]{3,})(?P=q)", NAME_WORDS, _literal, _literal_pair),
-    ("password", r"(?i)\b(?:\w*connect\w*|PDO|getConnection)[ \t]*\([ \t]*[^,()\n]+,[ \t]*([\"'])[^\"'\n]*\1[ \t]*,[ \t]*"
-     r"(?P<q>[\"'])(?P<qsecret>[^\"'\n]+)(?P=q)", ("connect", "pdo", "getconnection"), None, None),
+    (
+        "authorization",
+        r"(?i)(?:authorization|proxy-authorization)[\"']?\s*[:=]\s*[\"']?(?:(?:basic|bearer|token|digest|bot|apikey|"
+        r"api-key|sso-key|ssws|negotiate|ntlm|hmac|key|jwt|oauth)\s+)?(?P<secret>[A-Za-z0-9._~+/\-=:,]{8,})",
+        ("authorization",),
+        None,
+        None,
+    ),
+    (
+        "bearer_token",
+        r"(?i)\bbearer\s+(?P<secret>(?=[A-Za-z0-9._~+/\-]*\d)[A-Za-z0-9._~+/\-]{16,}=*)",
+        ("bearer",),
+        None,
+        None,
+    ),
+    (
+        "cookie",
+        r"(?i)\b(?:set-)?cookie[\"']?\s*[:=]\s*[\"']?(?P<secret>[^\n\"']*=[^\n\"']*)",
+        ("cookie",),
+        _cookie,
+        None,
+    ),
+    (
+        "signature",
+        r"(?i)[?&;](?:sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature|x-goog-credential"
+        r"|code|access_token|id_token|refresh_token|client_secret|apikey|api_key|auth|token|key|secret)="
+        r"(?P<secret>[^&\s#\"'<>]{8,})",
+        ("sig=", "signature=", "code=", "token=", "key=", "secret=", "auth="),
+        _query,
+        None,
+    ),
+    (
+        "password",
+        r"(?i)\b[a-z][a-z0-9+.\-]{0,20}://(?P<user>[^\s:/@'\"<>]*):(?P<secret>[^\s'\"<>]*?)@"
+        r"(?=[A-Za-z0-9\[][\w.\-\[\]:%]*(?:[/?#\s'\"<>),;]|$))",
+        ("://",),
+        _url_password,
+        None,
+    ),
+    (
+        "password",
+        r"(?i)\b[a-z][a-z0-9+.\-]{0,20}://(?P<secret>[A-Za-z0-9._~%\-]{16,})@(?=[\w\-])",
+        ("://",),
+        _token_user,
+        None,
+    ),
+    (
+        "password",
+        r"(?<![\w.\-/:@\\])(?P<user>[A-Za-z0-9._\-\\/]{1,64}):(?P<secret>[^\s:/@'\"]{3,}[^\s'\"@]*)@"
+        r"(?=[A-Za-z0-9][\w.\-]*(?::\d+)?(?:[/\s'\",;)]|$))",
+        ("@",),
+        _scheme_less,
+        _colon_at,
+    ),
+    # .pgpass: host:port:database:user:password; .netrc: machine … login … password …; redis.conf
+    # requirepass.
+    (
+        "password",
+        r"(?m)^[\w.\-*\[\]]+:(?:\d{1,5}|\*):[\w.\-*]+:[\w.\-*@]+:(?P<secret>\S+)[ \t]*$",
+        (":*:", "pgpass", ":5432:"),
+        None,
+        None,
+    ),
+    (
+        "password",
+        r"(?i)\b(?:machine[ \t]+\S+|default)(?:[ \t]+(?:login|account|port)[ \t]+\S+)*[ "
+        r"\t]+password[ \t]+"
+        r"(?P<secret>\S+)",
+        ("machine", "default"),
+        None,
+        None,
+    ),
+    (
+        "password",
+        r"(?im)^[ \t]*(?:password|passwd|requirepass|masterauth|rpcpassword)[ "
+        r"\t]+(?P<secret>\S+)[ \t]*$",
+        ("password", "passwd", "requirepass", "masterauth", "rpcpassword"),
+        _line_password,
+        None,
+    ),
+    (
+        "password",
+        r"(?im)^[ \t]*user[ \t]+\S+[ \t]+(?P<secret>\S+)[ \t]*$",
+        ("user ",),
+        _line_password,
+        lambda text: any(line.lstrip().startswith("user ") for line in text.splitlines()),
+    ),
+    (
+        "password",
+        r"(?i)\bpin(?:[ \t-]*code)?[ \t]*[:=：][ \t]*(?P<secret>\d{4,8})(?!\d)",
+        ("pin",),
+        None,
+        None,
+    ),
+    # k8s env lists, JSON name/value pairs, CloudFormation parameters: - name: DB_PASSWORD / value:
+    # "…"
+    (
+        "secret",
+        r"(?i)\b(?:name|key|parameterkey)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<name>[\w.\-]+)[\"']?"
+        r"[ \t]*(?:,|\r?\n)[ \t]*(?:-[ \t]*)?[\"']?(?:value|parametervalue)[\"']?[ \t]*[:=][ "
+        r"\t]*(?:(?P<q>[\"'])"
+        r"(?P<qsecret>[^\"'\n]+)(?P=q)|(?P<secret>[^\s,}\"']+))",
+        ("value",),
+        _named,
+        None,
+    ),
+    (
+        "password",
+        r"(?i)\b(?:use|set|chose|choose|picked|with)[ "
+        r"\t]+(?P<q>[\"']?)(?P<secret>[^\s\"']{4,})(?P=q)[ \t]+as[ \t]+"
+        r"(?:(?:the|a|an|my|your|our|new|admin|root|its|their)[ \t]+){0,3}(?:{words})",
+        PASSWORD_WORDS + SECRET_WORDS,
+        _credential,
+        lambda text: " as " in text.lower(),
+    ),
+    # A string literal right after a secret-named one: define('DB_PASSWORD', '…'), put("api_key",
+    # "…"), and the third argument of connect(dsn, user, password).
+    (
+        "secret",
+        r"(?i)(?P<q0>[\"'])(?P<name>[\w.\-]+)(?P=q0)[ \t]*,[ \t]*(?P<q>[\"'])"
+        r"(?P<qsecret>[^\"'\n]{3,})(?P=q)",
+        NAME_WORDS,
+        _literal,
+        _literal_pair,
+    ),
+    (
+        "password",
+        r"(?i)\b(?:\w*connect\w*|PDO|getConnection)[ \t]*\([ \t]*[^,()\n]+,[ "
+        r"\t]*([\"'])[^\"'\n]*\1[ \t]*,[ \t]*"
+        r"(?P<q>[\"'])(?P<qsecret>[^\"'\n]+)(?P=q)",
+        ("connect", "pdo", "getconnection"),
+        None,
+        None,
+    ),
     # expect scripts: expect "password:" … send "S3cret\r"
-    ("password", r"(?i)\bexpect[ \t]+[\"']?[^\"'\n]*(?:pass|passwort|passphrase|contraseña|senha)[^\"'\n]*[\"']?"
-     r"[ \t{]*\r?\n?[ \t]*send[ \t]+(?:--[ \t]+)?[\"'](?P<secret>[^\"'\n]+?)(?:\\r|\\n)?[\"']", ("send",), None, None),
+    (
+        "password",
+        r"(?i)\bexpect[ "
+        r"\t]+[\"']?[^\"'\n]*(?:pass|passwort|passphrase|contraseña|senha)[^\"'\n]*[\"']?"
+        r"[ \t{]*\r?\n?[ \t]*send[ \t]+(?:--[ \t]+)?[\"'](?P<secret>[^\"'\n]+?)(?:\\r|\\n)?[\"']",
+        ("send",),
+        None,
+        None,
+    ),
     # "set VERCEL_TOKEN to …", "set the DB_PASSWORD to …"
-    ("secret", r"(?i)\bset[ \t]+(?:the[ \t]+)?(?P<name>[\w.\-]+)[ \t]+to[ \t]+(?P<secret>[^\s\"',;]+)",
-     ("set ",), _literal, lambda text: " to " in text.lower()),
+    (
+        "secret",
+        r"(?i)\bset[ \t]+(?:the[ \t]+)?(?P<name>[\w.\-]+)[ \t]+to[ \t]+(?P<secret>[^\s\"',;]+)",
+        ("set ",),
+        _literal,
+        lambda text: " to " in text.lower(),
+    ),
     # HCL blocks: variable "db_password" { default = "…" }
-    ("secret", r"(?i)(?P<q0>[\"'])(?P<name>[\w.\-]+)(?P=q0)[ \t]*\{[^}\n]*?\b(?:default|value)[ \t]*=[ \t]*"
-     r"(?P<q>[\"'])(?P<qsecret>[^\"'\n]+)(?P=q)", ("default", "value"), _named, None),
-    ("password", r"(?i)\bidentified[ \t]+(?:with[ \t]+\w+[ \t]+)?by[ \t]+(?:password[ \t]+)?(?P<secret>'[^'\n]*'|"
-     r"\"[^\"\n]*\"|[^\s;'\"]+)", ("identified",), None, None),
-    ("password", r"(?i)\b(?:[\w.]*auth|httpbasicauth|httpdigestauth|basicauth|digestauth|pscredential|networkcredential"
-     r"|usernamepasswordcredentials?|passwordauthentication|login|authenticate|credentials?)\s*(?:=\s*)?\(\s*"
-     r"(?:[\w.]+\s*=\s*)?(?:[\"'][^\"'\n]*[\"']|[\w.]+)\s*,\s*(?:[\w.]+\s*=\s*)?(?P<q>[\"'])(?P<qsecret>[^\"'\n]+)(?P=q)",
-     ("auth", "credential", "login"), None, None),
-    ("secret", r"(?i)<(?P<name>[\w:.\-]+)(?:\s[^<>]*)?>(?P<secret>[^<\n]{3,}?)</(?P=name)>",
-     ("</",), _named, None),
-    ("secret", r"(?i)\bkey\s*=\s*[\"'](?P<name>[\w.:\-]+)[\"']\s+value\s*=\s*[\"']"
-     r"(?P<secret>[^\"'\n]+)[\"']", ("value",), _named, None),
-    ("secret", rf"(?i)(?<![\w.\-])(?P<name>[\w.\-]+)[\"']?(?P<sep>{_SEPARATOR})"
-     rf"(?=(?:{_QUOTED}|(?P<secret>[^\s'\",;<>]{{3,}})))", NAME_WORDS, _assignment, None),  # the value in a
-    # lookahead: a rejected match (Environment="API_SECRET=…") must not hide the assignment inside its value
-    ("private_key", rf"(?m)(?:^[ \t]*[{_B64}]{{64}}[ \t]*(?:\r?\n|\\n)){{3,}}(?:[ \t]*[{_B64}]{{1,64}}={{0,2}})?",
-     (), _pem_lines, _b64_block),
+    (
+        "secret",
+        r"(?i)(?P<q0>[\"'])(?P<name>[\w.\-]+)(?P=q0)[ \t]*\{[^}\n]*?\b(?:default|value)[ \t]*=[ "
+        r"\t]*"
+        r"(?P<q>[\"'])(?P<qsecret>[^\"'\n]+)(?P=q)",
+        ("default", "value"),
+        _named,
+        None,
+    ),
+    (
+        "password",
+        r"(?i)\bidentified[ \t]+(?:with[ \t]+\w+[ \t]+)?by[ \t]+(?:password[ "
+        r"\t]+)?(?P<secret>'[^'\n]*'|"
+        r"\"[^\"\n]*\"|[^\s;'\"]+)",
+        ("identified",),
+        None,
+        None,
+    ),
+    (
+        "password",
+        r"(?i)\b(?:[\w.]*auth|httpbasicauth|httpdigestauth|basicauth|digestauth|pscredential|networkcredential"
+        r"|usernamepasswordcredentials?|passwordauthentication|login|authenticate|credentials?)\s*(?:=\s*)?\(\s*"
+        r"(?:[\w.]+\s*=\s*)?(?:[\"'][^\"'\n]*[\"']|[\w.]+)\s*,\s*(?:[\w.]+\s*=\s*)?(?P<q>[\"'])(?P<qsecret>[^\"'\n]+)(?P=q)",
+        ("auth", "credential", "login"),
+        None,
+        None,
+    ),
+    (
+        "secret",
+        r"(?i)<(?P<name>[\w:.\-]+)(?:\s[^<>]*)?>(?P<secret>[^<\n]{3,}?)</(?P=name)>",
+        ("</",),
+        _named,
+        None,
+    ),
+    (
+        "secret",
+        r"(?i)\bkey\s*=\s*[\"'](?P<name>[\w.:\-]+)[\"']\s+value\s*=\s*[\"']"
+        r"(?P<secret>[^\"'\n]+)[\"']",
+        ("value",),
+        _named,
+        None,
+    ),
+    (
+        "secret",
+        rf"(?i)(?<![\w.\-])(?P<name>[\w.\-]+)[\"']?(?P<sep>{_SEPARATOR})"
+        # the value in a
+        rf"(?=(?:{_QUOTED}|(?P<secret>[^\s'\",;<>]{{3,}})))",
+        NAME_WORDS,
+        _assignment,
+        None,
+    ),
+    # lookahead: a rejected match (Environment="API_SECRET=…") must not hide the assignment inside
+    # its value
+    (
+        "private_key",
+        rf"(?m)(?:^[ \t]*[{_B64}]{{64}}[ \t]*(?:\r?\n|\\n)){{3,}}(?:[ "
+        rf"\t]*[{_B64}]{{1,64}}={{0,2}})?",
+        (),
+        _pem_lines,
+        _b64_block,
+    ),
 ]

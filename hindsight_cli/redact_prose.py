@@ -1,18 +1,32 @@
 """Secrets in prose, in any of the languages of ``redact_words``. Part of ``redact``.
 
 A pattern finds a secret word; Python reads the rest of its line, because the value can come after a
-qualifier and one of several separators ("the password for the admin account on prod is …": "on" is a
-copula in Finnish, "is" one in English), and a regular expression stops at the first parse it finds.
-In order: a quoted value right after the word; a value after ``:``, ``=``, a dash or a copula, with an
-optional qualifier before it ("for the db", "(prod)", "für den Server"); a bare value right after the
-word (then only a credential-shaped one); the second half of ``user / pass``.
+qualifier and one of several separators ("the password for the admin account on prod is …": "on" is
+a copula in Finnish, "is" one in English), and a regular expression stops at the first parse it
+finds. In order: a quoted value right after the word; a value after ``:``, ``=``, a dash or a
+copula, with an optional qualifier before it ("for the db", "(prod)", "für den Server"); a bare
+value right after the word (then only a credential-shaped one); the second half of ``user / pass``.
 """
 
 from __future__ import annotations
 
-from .redact_words import (COPULAS, ENGLISH, CJK_COPULAS, HASH_WORDS, KEY_WORDS, NAME_ONLY_WORDS, PASSWORD_WORDS, PHRASE_WORDS,
-                           PROSE_WORDS,
-                           credential_like, fold, high_entropy, is_reference, not_a_value, wordish)
+from .redact_words import (
+    CJK_COPULAS,
+    COPULAS,
+    ENGLISH,
+    HASH_WORDS,
+    KEY_WORDS,
+    NAME_ONLY_WORDS,
+    PASSWORD_WORDS,
+    PHRASE_WORDS,
+    PROSE_WORDS,
+    credential_like,
+    fold,
+    high_entropy,
+    is_reference,
+    not_a_value,
+    wordish,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,23 +34,71 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 _PASSWORDS = frozenset(PASSWORD_WORDS + NAME_ONLY_WORDS)
-_QUOTES = {'"': '"', "'": "'", "`": "`", "“": "”", "”": "”", "‘": "’", "’": "’", "«": "»", "»": "«", "「": "」",
-           "『": "』"}
-_PREPOSITIONS = ("for", "of", "on", "at", "in", "from", "to", "für", "von", "vom", "zum", "zur", "pour", "du", "des",
-                 "de", "del", "da", "do", "di", "della", "dello", "van", "voor", "för", "til", "dla", "pro", "na",
-                 "для", "от", "до", "per", "po", "за")
+_QUOTES = {
+    '"': '"',
+    "'": "'",
+    "`": "`",
+    "“": "”",
+    "”": "”",
+    "‘": "’",
+    "’": "’",
+    "«": "»",
+    "»": "«",
+    "「": "」",
+    "『": "』",
+}
+_PREPOSITIONS = (
+    "for",
+    "of",
+    "on",
+    "at",
+    "in",
+    "from",
+    "to",
+    "für",
+    "von",
+    "vom",
+    "zum",
+    "zur",
+    "pour",
+    "du",
+    "des",
+    "de",
+    "del",
+    "da",
+    "do",
+    "di",
+    "della",
+    "dello",
+    "van",
+    "voor",
+    "för",
+    "til",
+    "dla",
+    "pro",
+    "na",
+    "для",
+    "от",
+    "до",
+    "per",
+    "po",
+    "за",
+)
 # A separator between a password word (and its qualifier) and the value.
-_SEP = (r"[ \t]*(?:[:：=＝]|->|=>|→|—|–)[ \t]*|[ \t]+(?:" + "|".join(COPULAS) + r")(?:[ \t]*:)?[ \t]+"
-        r"|[ \t]*(?:" + "|".join(CJK_COPULAS) + r")[ \t]*")
-# A value: printable ASCII but blanks, quotes, "," ";" ")" "]", and Latin, Greek and Cyrillic letters, so
-# it stops at CJK text ("密码是Abc123，请…"). Small ranges: a class over all of Unicode compiles slowly.
+_SEP = (
+    r"[ \t]*(?:[:：=＝]|->|=>|→|—|–)[ \t]*|[ \t]+(?:" + "|".join(COPULAS) + r")(?:[ \t]*:)?[ \t]+"
+    r"|[ \t]*(?:" + "|".join(CJK_COPULAS) + r")[ \t]*"
+)
+# A value: printable ASCII but blanks, quotes, "," ";" ")" "]", and Latin, Greek and Cyrillic
+# letters, so it stops at CJK text ("密码是Abc123，请…"). Small ranges: a class over all of Unicode
+# compiles slowly.
 _VALUE = "[!#-&(*+\\--:<-\\[\\\\^_a-~\u00a1-\u02ff\u0370-\u052f]+"
 _TOKEN = r"(?<![A-Za-z0-9+/=\-.~:@%_])[A-Za-z0-9+/_\-.~]{16,}={0,2}(?![A-Za-z0-9+/=\-.~@%_])"
 
 
 def _qualifier_ok(text: str) -> bool:
-    """What may stand between the word and a separator: nothing, "(prod)", or a short phrase that starts
-    with a preposition ("for the staging db", "du compte admin", "от сервера")."""
+    """What may stand between the word and a separator: nothing, "(prod)", or a short phrase that
+    starts with a preposition ("for the staging db", "du compte admin", "от сервера")."""
     stripped = text.strip()
     if not stripped:
         return True
@@ -49,14 +111,15 @@ def _qualifier_ok(text: str) -> bool:
 
 
 def _starts(rest: str) -> Iterator[tuple[int, str]]:
-    """Where a value may start in ``rest`` (the line after the word), and after what: "quote", "sep", "bare"."""
+    """Where a value may start in ``rest`` (the line after the word), and after what: "quote",
+    "sep", "bare"."""
     import re
 
     lead = len(rest) - len(rest.lstrip(" \t"))
-    if rest[lead:lead + 1] in _QUOTES:
+    if rest[lead : lead + 1] in _QUOTES:
         yield lead, "quote"
     for sep in re.finditer(f"(?i:{_SEP})", rest):
-        if _qualifier_ok(rest[:sep.start()]):
+        if _qualifier_ok(rest[: sep.start()]):
             yield sep.end(), "sep"
     if lead:
         yield lead, "bare"
@@ -66,14 +129,18 @@ def _value_at(rest: str, start: int) -> tuple[int, int, bool] | None:
     """The value starting at ``start``: (start, end, quoted)."""
     import re
 
-    closing = _QUOTES.get(rest[start:start + 1])
+    closing = _QUOTES.get(rest[start : start + 1])
     if closing:
         end = rest.find(closing, start + 1)
         return (start + 1, end, True) if end > start + 1 else None
     match = re.compile(_VALUE).match(rest, start)
     if match is None or rest[start] in "[(<{":
         return None
-    end = match.end() - 1 if match.group().endswith((".", ",")) and match.end() - start > 1 else match.end()
+    end = (
+        match.end() - 1
+        if match.group().endswith((".", ",")) and match.end() - start > 1
+        else match.end()
+    )
     return start, end, False
 
 
@@ -83,12 +150,14 @@ def _acceptable(value: str, quoted: bool, after: str, word: str, label: bool) ->
         return False
     if quoted and after == "sep" and not label:
         return len(value) >= 3
-    if quoted:  # "the token 'abc' is invalid"
+    # "the token 'abc' is invalid"
+    if quoted:
         return len(value) >= 4 and credential_like(value, strict=label)
     if not_a_value(value) and not (password and value.isdigit() and len(value) >= 4):
         return False
     if not password and wordish(value):
-        return False  # "auth: token-based"
+        # "auth: token-based"
+        return False
     strict = label or after == "bare" or (not password and len(value) < 8) or word.lower() == "pass"
     return credential_like(value, strict=strict)
 
@@ -97,8 +166,10 @@ def _prose(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """A password word, then its value (see the module docstring)."""
     rest, base, word = match.group("rest"), match.start("rest"), match.group("word")
     ending = _letters(rest) if word[-1] < "\u0530" and fold(word) not in ENGLISH else 0
-    rest, base = rest[ending:], base + ending  # a stem's ending: şifre-si, hasł-a, salasana-si
-    quoted_word = match.string[match.start() - 1:match.start()] in _QUOTES  # a JSON key: "auth": {…}
+    # a stem's ending: şifre-si, hasł-a, salasana-si
+    rest, base = rest[ending:], base + ending
+    # a JSON key: "auth": {…}
+    quoted_word = match.string[match.start() - 1 : match.start()] in _QUOTES
     for start, after in _starts(rest):
         if after == "quote" and quoted_word:
             continue
@@ -108,10 +179,11 @@ def _prose(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         begin, end, quoted = found
         if _acceptable(rest[begin:end], quoted, after, word, label):
             return base + begin, base + end
-        pair = rest[end:].lstrip(" \t")  # "creds: admin / S3cret!": the second half
+        # "creds: admin / S3cret!": the second half
+        pair = rest[end:].lstrip(" \t")
         if not quoted and pair.startswith("/"):
             second = _value_at(rest, len(rest) - len(pair[1:].lstrip(" \t")))
-            if second and _acceptable(rest[second[0]:second[1]], False, "sep", word, label):
+            if second and _acceptable(rest[second[0] : second[1]], False, "sep", word, label):
                 return base + second[0], base + second[1]
     return None
 
@@ -125,8 +197,8 @@ def _letters(text: str) -> int:
 
 
 def _nearby(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """A random token a few words after a secret word, unless the words before it say it is a hash, an
-    id or a public key ("token id 3f2a…", "in commit 3f2a…", "public key: ssh-ed25519 AAAA…")."""
+    """A random token a few words after a secret word, unless the words before it say it is a hash,
+    an id or a public key ("token id 3f2a…", "in commit 3f2a…", "public key: ssh-ed25519 AAAA…")."""
     import re
 
     text, base = match.string, match.end()
@@ -134,13 +206,13 @@ def _nearby(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     for token in re.compile(_TOKEN).finditer(text, base, line_end if line_end >= 0 else len(text)):
         if token.start() - base > 64:
             return None
-        gap = text[base:token.start()].lower()
+        gap = text[base : token.start()].lower()
         if set(re.findall(r"[a-z0-9]+", gap)) & HASH_WORDS or "://" in gap:
             return None
         value = token.group()
         if re.fullmatch(r"[0-9a-fA-F]+", value) is not None:
-            # hex: 32+ characters, and a SHA-1 or SHA-256 only right after the word ("api key: <40 hex>",
-            # not "deploy key added in <40 hex>")
+            # hex: 32+ characters, and a SHA-1 or SHA-256 only right after the word ("api key: <40
+            # hex>", not "deploy key added in <40 hex>")
             if len(value) < 32 or (len(value) in (40, 64) and re.search(r"[^\W\d_]", gap)):
                 continue
         if high_entropy(value):
@@ -149,9 +221,21 @@ def _nearby(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
 
 RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
-    ("password", r"(?i:(?P<word>{words}))(?=(?P<rest>[^\n]{0,400}))", PROSE_WORDS + ("pass",), _prose, None),
+    (
+        "password",
+        r"(?i:(?P<word>{words}))(?=(?P<rest>[^\n]{0,400}))",
+        PROSE_WORDS + ("pass",),
+        _prose,
+        None,
+    ),
     ("secret", r"(?i:{words})", PROSE_WORDS + KEY_WORDS, _nearby, None),
     # A wallet's seed: twelve to twenty-four lower-case words after "seed phrase:".
-    ("secret", r"(?i:{words})(?:[ \t]*[:=：][ \t]*|[ \t]+(?:is|are)[ \t]+)[\"']?(?P<secret>(?:[a-z]+[ \t]+){11,23}[a-z]+)",
-     PHRASE_WORDS, None, None),
+    (
+        "secret",
+        r"(?i:{words})(?:[ \t]*[:=：][ \t]*|[ \t]+(?:is|are)[ \t]+)[\"']?(?P<secret>(?:[a-z]+[ "
+        r"\t]+){11,23}[a-z]+)",
+        PHRASE_WORDS,
+        None,
+        None,
+    ),
 ]

@@ -1,9 +1,10 @@
 """Secrets with a shape of their own: provider tokens, private keys, JWTs. Part of ``redact``.
 
-Each rule is (kind, pattern, words, check, gate), as ``redact`` runs them. The token shapes were checked
-against the formats the providers document and the rule sets secret scanners publish (gitleaks'
-config/gitleaks.toml, detect-secrets' plugins); the patterns here are our own and lean to the
-generous side (a longer body, one more prefix), since a leak costs more than a redacted look-alike.
+Each rule is (kind, pattern, words, check, gate), as ``redact`` runs them. The token shapes were
+checked against the formats the providers document and the rule sets secret scanners publish
+(gitleaks' config/gitleaks.toml, detect-secrets' plugins); the patterns here are our own and lean to
+the generous side (a longer body, one more prefix), since a leak costs more than a redacted
+look-alike.
 """
 
 from __future__ import annotations
@@ -13,19 +14,26 @@ if TYPE_CHECKING:
     import re
 
 _B64 = "A-Za-z0-9+/"
-_NL = r"(?:\r?\n|\\r?\\n)"  # a line break, or its escape inside a JSON string
+# a line break, or its escape inside a JSON string
+_NL = r"(?:\r?\n|\\r?\\n)"
 _PEM_END = r"-{4,5} ?END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)? ?-{4,5}"
 
 
 def _mixed(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """The group only when it mixes upper case, lower case and digits (so a git SHA is not an AWS key)."""
+    """The group only when it mixes upper case, lower case and digits (so a git SHA is not an AWS
+    key)."""
     value = match.group("secret")
-    ok = any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
+    ok = (
+        any(c.isupper() for c in value)
+        and any(c.islower() for c in value)
+        and any(c.isdigit() for c in value)
+    )
     return match.span("secret") if ok else None
 
 
 def _encoded_private_key(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """Base64 of a PEM file (a kubeconfig's client-key-data, a Kubernetes secret): only a private key's."""
+    """Base64 of a PEM file (a kubeconfig's client-key-data, a Kubernetes secret): only a private
+    key's."""
     import binascii
 
     head = match.group()[:120]
@@ -41,73 +49,168 @@ def _long_dotted(text: str) -> bool:
     return any(len(chunk) >= 50 and chunk.count(".") >= 2 for chunk in text.split())
 
 
-_PREFIXED = [  # (kind, pattern, literal prefixes the match holds)
-    ("aws_access_key", r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b",
-     ("A3T", "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA")),
-    ("github_token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b",
-     ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
-    ("gitlab_token", r"\b(?:glpat|gldt|glrt|glcbt|glptt|glft|glimt|glagent|gloas|glsoat|glffct|glwt)-[\w\-]{20,}"
-     r"(?:\.[a-z0-9]{9})?|\bGR1348941[\w\-]{20,}",
-     ("glpat-", "gldt-", "glrt-", "glcbt-", "glptt-", "glft-", "glimt-", "glagent-", "gloas-", "glsoat-", "glffct-",
-      "glwt-", "GR1348941")),
+# (kind, pattern, literal prefixes the match holds)
+_PREFIXED = [
+    (
+        "aws_access_key",
+        r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b",
+        ("A3T", "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"),
+    ),
+    (
+        "github_token",
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    ),
+    (
+        "gitlab_token",
+        r"\b(?:glpat|gldt|glrt|glcbt|glptt|glft|glimt|glagent|gloas|glsoat|glffct|glwt)-[\w\-]{20,}"
+        r"(?:\.[a-z0-9]{9})?|\bGR1348941[\w\-]{20,}",
+        (
+            "glpat-",
+            "gldt-",
+            "glrt-",
+            "glcbt-",
+            "glptt-",
+            "glft-",
+            "glimt-",
+            "glagent-",
+            "gloas-",
+            "glsoat-",
+            "glffct-",
+            "glwt-",
+            "GR1348941",
+        ),
+    ),
     ("anthropic_key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}", ("sk-ant-",)),
-    ("openai_key", r"\bsk-(?:proj-|svcacct-|admin-|or-v1-)?(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9_\-]{20,}", ("sk-",)),
+    (
+        "openai_key",
+        r"\bsk-(?:proj-|svcacct-|admin-|or-v1-)?(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9_\-]{20,}",
+        ("sk-",),
+    ),
     ("huggingface_token", r"\b(?:hf_|api_org_)[A-Za-z0-9]{30,}\b", ("hf_", "api_org_")),
     ("npm_token", r"\bnpm_[A-Za-z0-9]{36}\b", ("npm_",)),
     ("pypi_token", r"\bpypi-AgE[A-Za-z0-9_\-]{50,}", ("pypi-AgE",)),
     ("sendgrid_key", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}", ("SG.",)),
-    ("sendinblue_key", r"\bx(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}\b", ("xkeysib-", "xsmtpsib-")),
-    ("slack_token", r"\bxox[abposre](?:\.xox[abp])?-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9-]{10,}", ("xox", "xapp-")),
-    ("slack_webhook", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+", ("hooks.slack.com",)),
-    ("discord_webhook", r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w\-]+", ("/api/webhooks/",)),
-    ("teams_webhook", r"https://[\w.\-]+\.webhook\.office\.com/webhookb2/[\w@\-/]+", ("webhook.office.com",)),
+    (
+        "sendinblue_key",
+        r"\bx(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}\b",
+        ("xkeysib-", "xsmtpsib-"),
+    ),
+    (
+        "slack_token",
+        r"\bxox[abposre](?:\.xox[abp])?-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9-]{10,}",
+        ("xox", "xapp-"),
+    ),
+    (
+        "slack_webhook",
+        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+",
+        ("hooks.slack.com",),
+    ),
+    (
+        "discord_webhook",
+        r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w\-]+",
+        ("/api/webhooks/",),
+    ),
+    (
+        "teams_webhook",
+        r"https://[\w.\-]+\.webhook\.office\.com/webhookb2/[\w@\-/]+",
+        ("webhook.office.com",),
+    ),
     ("google_api_key", r"\bAIza[0-9A-Za-z_\-]{35}", ("AIza",)),
-    ("google_oauth", r"\bGOCSPX-[A-Za-z0-9_\-]{24,}|\bya29\.[A-Za-z0-9_\-.]{20,}|\b1//0[A-Za-z0-9_\-]{30,}",
-     ("GOCSPX-", "ya29.", "1//0")),
-    ("stripe_key", r"\b(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{24,}",
-     ("_live_", "_test_", "_prod_", "whsec_")),
+    (
+        "google_oauth",
+        r"\bGOCSPX-[A-Za-z0-9_\-]{24,}|\bya29\.[A-Za-z0-9_\-.]{20,}|\b1//0[A-Za-z0-9_\-]{30,}",
+        ("GOCSPX-", "ya29.", "1//0"),
+    ),
+    (
+        "stripe_key",
+        r"\b(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{24,}",
+        ("_live_", "_test_", "_prod_", "whsec_"),
+    ),
     ("jwt", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", ("eyJ",)),
     ("vault_token", r"\bhv[sbr]\.[A-Za-z0-9_\-]{20,}", ("hvs.", "hvb.", "hvr.")),
     ("terraform_token", r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}", ("atlasv1",)),
     ("digitalocean_token", r"\bdo[opr]_v1_[a-f0-9]{64}\b", ("dop_v1_", "doo_v1_", "dor_v1_")),
-    ("shopify_token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b", ("shpat_", "shpca_", "shppa_", "shpss_")),
+    (
+        "shopify_token",
+        r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b",
+        ("shpat_", "shpca_", "shppa_", "shpss_"),
+    ),
     ("telegram_bot_token", r"(?<!\d)\d{6,12}:AA[A-Za-z0-9_\-]{30,40}(?![A-Za-z0-9_\-])", (":AA",)),
     ("twilio_key", r"\bSK[0-9a-fA-F]{32}\b", ("SK",)),
     ("databricks_token", r"\bdapi[a-f0-9]{32}(?:-\d)?\b", ("dapi",)),
     ("groq_key", r"\bgsk_[A-Za-z0-9]{40,}\b", ("gsk_",)),
     ("atlassian_token", r"\bAT(?:ATT|CTT)3[A-Za-z0-9_\-=]{60,}", ("ATATT3", "ATCTT3")),
-    ("grafana_token", r"\bglc_[A-Za-z0-9+/]{32,}={0,2}|\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b"
-     r"|\beyJrIjoi[A-Za-z0-9]{40,}={0,2}", ("glc_", "glsa_", "eyJrIjoi")),
-    ("onepassword_token", r"\bops_eyJ[A-Za-z0-9+/]{60,}={0,3}|\bA3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})"
-     r"-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}\b", ("ops_eyJ", "A3-")),
-    ("age_secret_key", r"\bAGE-(?:SECRET-KEY|PLUGIN-[A-Z0-9]+)-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{30,}",
-     ("AGE-SECRET-KEY-1", "AGE-PLUGIN-")),
-    ("doppler_token", r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z]+\.)?[A-Za-z0-9]{40,}", ("dp.pt.", "dp.st.", "dp.sa.", "dp.ct.",
-                                                                            "dp.scim.", "dp.audit.")),
+    (
+        "grafana_token",
+        r"\bglc_[A-Za-z0-9+/]{32,}={0,2}|\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b"
+        r"|\beyJrIjoi[A-Za-z0-9]{40,}={0,2}",
+        ("glc_", "glsa_", "eyJrIjoi"),
+    ),
+    (
+        "onepassword_token",
+        r"\bops_eyJ[A-Za-z0-9+/]{60,}={0,3}|\bA3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})"
+        r"-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}\b",
+        ("ops_eyJ", "A3-"),
+    ),
+    (
+        "age_secret_key",
+        r"\bAGE-(?:SECRET-KEY|PLUGIN-[A-Z0-9]+)-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{30,}",
+        ("AGE-SECRET-KEY-1", "AGE-PLUGIN-"),
+    ),
+    (
+        "doppler_token",
+        r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z]+\.)?[A-Za-z0-9]{40,}",
+        ("dp.pt.", "dp.st.", "dp.sa.", "dp.ct.", "dp.scim.", "dp.audit."),
+    ),
     ("dynatrace_token", r"\bdt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}", ("dt0c01.",)),
     ("linear_key", r"\blin_(?:api|oauth)_[A-Za-z0-9]{40}\b", ("lin_api_", "lin_oauth_")),
-    ("notion_token", r"\bntn_[0-9]{11}[A-Za-z0-9]{35}\b|\bsecret_[A-Za-z0-9]{43}\b", ("ntn_", "secret_")),
+    (
+        "notion_token",
+        r"\bntn_[0-9]{11}[A-Za-z0-9]{35}\b|\bsecret_[A-Za-z0-9]{43}\b",
+        ("ntn_", "secret_"),
+    ),
     ("perplexity_key", r"\bpplx-[A-Za-z0-9]{40,}\b", ("pplx-",)),
     ("xai_key", r"\bxai-[A-Za-z0-9]{60,}\b", ("xai-",)),
     ("replicate_token", r"\br8_[A-Za-z0-9]{37}\b", ("r8_",)),
     ("langsmith_key", r"\blsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}\b", ("lsv2_",)),
     ("pinecone_key", r"\bpcsk_[A-Za-z0-9_]{40,}", ("pcsk_",)),
-    ("supabase_token", r"\bsbp_[a-f0-9]{40}\b|\bsb_secret_[A-Za-z0-9_\-]{20,}", ("sbp_", "sb_secret_")),
+    (
+        "supabase_token",
+        r"\bsbp_[a-f0-9]{40}\b|\bsb_secret_[A-Za-z0-9_\-]{20,}",
+        ("sbp_", "sb_secret_"),
+    ),
     ("postman_key", r"\bPMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}\b", ("PMAK-",)),
     ("pulumi_token", r"\bpul-[a-f0-9]{40}\b", ("pul-",)),
     ("rubygems_key", r"\brubygems_[a-f0-9]{48}\b", ("rubygems_",)),
     ("readme_key", r"\brdme_[a-z0-9]{70}\b", ("rdme_",)),
     ("sentry_token", r"\bsntr(?:ys|yu)_[A-Za-z0-9+/=_]{40,}", ("sntrys_", "sntryu_")),
     ("shippo_token", r"\bshippo_(?:live|test)_[a-fA-F0-9]{40}\b", ("shippo_",)),
-    ("square_token", r"\bsq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}|\bEAAA[A-Za-z0-9_\-]{60,}", ("sq0atp-", "sq0csp-", "EAAA")),
+    (
+        "square_token",
+        r"\bsq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}|\bEAAA[A-Za-z0-9_\-]{60,}",
+        ("sq0atp-", "sq0csp-", "EAAA"),
+    ),
     ("facebook_token", r"\bEAA[BCMU][A-Za-z0-9]{80,}", ("EAA",)),
     ("planetscale_token", r"\bpscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.\-]{32,64}", ("pscale_",)),
     ("prefect_key", r"\bpnu_[A-Za-z0-9]{36}\b", ("pnu_",)),
-    ("fly_token", r"\bfo1_[\w\-]{43}|\bfm[12][ar]?_[A-Za-z0-9+/]{60,}={0,3}", ("fo1_", "fm1", "fm2")),
+    (
+        "fly_token",
+        r"\bfo1_[\w\-]{43}|\bfm[12][ar]?_[A-Za-z0-9+/]{60,}={0,3}",
+        ("fo1_", "fm1", "fm2"),
+    ),
     ("heroku_key", r"\bHRKU-AA[0-9A-Za-z_\-]{58}\b", ("HRKU-",)),
-    ("newrelic_key", r"\bNR(?:AK|II|JS|RA|SP)-[A-Za-z0-9]{19,40}\b", ("NRAK-", "NRII-", "NRJS-", "NRRA-", "NRSP-")),
+    (
+        "newrelic_key",
+        r"\bNR(?:AK|II|JS|RA|SP)-[A-Za-z0-9]{19,40}\b",
+        ("NRAK-", "NRII-", "NRJS-", "NRRA-", "NRSP-"),
+    ),
     ("openshift_token", r"\bsha256~[\w\-]{43}", ("sha256~",)),
-    ("azure_client_secret", r"(?<![\w~.])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}(?![\w~.\-])", ("Q~",)),
+    (
+        "azure_client_secret",
+        r"(?<![\w~.])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}(?![\w~.\-])",
+        ("Q~",),
+    ),
     ("alibaba_key", r"\bLTAI[A-Za-z0-9]{20}\b", ("LTAI",)),
     ("artifactory_key", r"\bAKCp[A-Za-z0-9]{69}\b|\bcmVmd[A-Za-z0-9]{59}\b", ("AKCp", "cmVmd")),
     ("cloudflare_key", r"\bv1\.0-[a-f0-9]{24}-[a-f0-9]{146}\b", ("v1.0-",)),
@@ -124,10 +227,17 @@ _PREFIXED = [  # (kind, pattern, literal prefixes the match holds)
     ("docker_token", r"\bdckr_(?:pat|oat)_[A-Za-z0-9_\-]{20,}", ("dckr_",)),
     ("figma_token", r"\bfigd_[A-Za-z0-9_\-]{30,}", ("figd_",)),
     ("contentful_token", r"\bCFPAT-[A-Za-z0-9_\-]{40,}", ("CFPAT-",)),
-    ("hubspot_token", r"\bpat-(?:na|eu|ap)\d-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}\b",
-     ("pat-na", "pat-eu", "pat-ap")),
+    (
+        "hubspot_token",
+        r"\bpat-(?:na|eu|ap)\d-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}\b",
+        ("pat-na", "pat-eu", "pat-ap"),
+    ),
     ("mapbox_token", r"\bsk\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}", ("sk.eyJ",)),
-    ("circleci_token", r"\bCCIPAT_[A-Za-z0-9]{20,}_[a-f0-9]{40}\b|\bbkua_[a-f0-9]{40}\b", ("CCIPAT_", "bkua_")),
+    (
+        "circleci_token",
+        r"\bCCIPAT_[A-Za-z0-9]{20,}_[a-f0-9]{40}\b|\bbkua_[a-f0-9]{40}\b",
+        ("CCIPAT_", "bkua_"),
+    ),
     ("netlify_token", r"\bnfp_[A-Za-z0-9]{36,}", ("nfp_",)),
     ("render_key", r"\brnd_[A-Za-z0-9]{28,}", ("rnd_",)),
     ("sonar_token", r"\bsq[uap]_[a-f0-9]{40}\b", ("squ_", "sqp_", "sqa_")),
@@ -136,25 +246,86 @@ _PREFIXED = [  # (kind, pattern, literal prefixes the match holds)
 ]
 
 RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
-    ("private_key", r"(?s)-{4,5} ?BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)? ?-{4,5}.*?(?:" + _PEM_END + r"|\Z)",
-     ("PRIVATE KEY",), None, None),
-    # A private key cut above its BEGIN line: base64 lines (and "Proc-Type:" headers) down to the END line.
-    ("private_key", rf"(?<![{_B64}])(?:[ \t]*(?:[{_B64}]{{16,}}={{0,2}}|[A-Z][\w-]+: [^\n]*)[ \t]*{_NL})+[ \t]*{_PEM_END}",
-     ("PRIVATE KEY",), None, None),
-    # A private key's DER in base64 with no armour at all, from the bytes every such key starts with:
-    # PKCS#1 RSA/DSA, PKCS#8 (plain and encrypted), SEC1 EC, Ed25519, OpenSSH.
-    ("private_key", rf"(?<![{_B64}])(?:MII[{_B64}]{{3}}IBAAK|MII[{_B64}]{{3}}IBADAN|MII[{_B64}]{{3}}DBOBgkqhkiG9w0BBQ0w"
-     rf"|MHcCAQEE|MIGHAgEAMBMGByqGSM49|MC4CAQAwBQYDK2Vw|b3BlbnNzaC1rZXktdjE)[{_B64}=]*(?:{_NL}[ \t]*[{_B64}=]{{8,}})*",
-     ("IBAAK", "IBADAN", "DBOBgkqhkiG9w0BBQ0w", "MHcCAQEE", "MIGHAgEAMBMG", "MC4CAQAw", "b3BlbnNzaC1rZXkt"), None, None),
-    ("private_key", rf"\bLS0tLS1CRUdJTi[{_B64}]{{20,}}={{0,2}}", ("LS0tLS1CRUdJTi",), _encoded_private_key, None),
-    ("private_key", rf"Private-Lines:[ \t]*\d+[ \t]*{_NL}(?P<secret>(?:[ \t]*[{_B64}]+={{0,2}}[ \t]*(?:{_NL}|$))+)",
-     ("Private-Lines",), None, None),
-    ("private_key", r"Private-MAC:[ \t]*(?P<secret>[0-9a-fA-F]{32,})", ("Private-MAC",), None, None),
+    (
+        "private_key",
+        r"(?s)-{4,5} ?BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)? ?-{4,5}.*?(?:" + _PEM_END + r"|\Z)",
+        ("PRIVATE KEY",),
+        None,
+        None,
+    ),
+    # A private key cut above its BEGIN line: base64 lines (and "Proc-Type:" headers) down to the
+    # END line.
+    (
+        "private_key",
+        rf"(?<![{_B64}])(?:[ \t]*(?:[{_B64}]{{16,}}={{0,2}}|[A-Z][\w-]+: [^\n]*)[ \t]*{_NL})+[ "
+        rf"\t]*{_PEM_END}",
+        ("PRIVATE KEY",),
+        None,
+        None,
+    ),
+    # A private key's DER in base64 with no armour at all, from the bytes every such key starts
+    # with: PKCS#1 RSA/DSA, PKCS#8 (plain and encrypted), SEC1 EC, Ed25519, OpenSSH.
+    (
+        "private_key",
+        rf"(?<![{_B64}])(?:MII[{_B64}]{{3}}IBAAK|MII[{_B64}]{{3}}IBADAN|MII[{_B64}]{{3}}DBOBgkqhkiG9w0BBQ0w"
+        rf"|MHcCAQEE|MIGHAgEAMBMGByqGSM49|MC4CAQAwBQYDK2Vw|b3BlbnNzaC1rZXktdjE)[{_B64}=]*"
+        rf"(?:{_NL}[ \t]*[{_B64}=]{{8,}})*",
+        (
+            "IBAAK",
+            "IBADAN",
+            "DBOBgkqhkiG9w0BBQ0w",
+            "MHcCAQEE",
+            "MIGHAgEAMBMG",
+            "MC4CAQAw",
+            "b3BlbnNzaC1rZXkt",
+        ),
+        None,
+        None,
+    ),
+    (
+        "private_key",
+        rf"\bLS0tLS1CRUdJTi[{_B64}]{{20,}}={{0,2}}",
+        ("LS0tLS1CRUdJTi",),
+        _encoded_private_key,
+        None,
+    ),
+    (
+        "private_key",
+        rf"Private-Lines:[ \t]*\d+[ \t]*{_NL}(?P<secret>(?:[ \t]*[{_B64}]+={{0,2}}[ "
+        rf"\t]*(?:{_NL}|$))+)",
+        ("Private-Lines",),
+        None,
+        None,
+    ),
+    (
+        "private_key",
+        r"Private-MAC:[ \t]*(?P<secret>[0-9a-fA-F]{32,})",
+        ("Private-MAC",),
+        None,
+        None,
+    ),
     *((kind, pattern, words, None, None) for kind, pattern, words in _PREFIXED),
-    # A 40-character AWS secret access key near the words that name it (a git SHA is hex, not mixed case).
-    ("aws_secret_key", rf"(?i)(?:aws|secret)[^\n]{{0,40}}?(?<![{_B64}])(?P<secret>(?-i:[{_B64}]{{40}}))(?![{_B64}=])",
-     ("aws", "secret"), _mixed, None),
-    ("vault_token", r"(?i)(?:vault|token)[^\n]{0,40}?\bs\.(?P<secret>(?-i:[A-Za-z0-9]{24}))\b", ("vault", "token"),
-     _mixed, None),
-    ("discord_token", r"\b[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}\b", (), None, _long_dotted),
+    # A 40-character AWS secret access key near the words that name it (a git SHA is hex, not mixed
+    # case).
+    (
+        "aws_secret_key",
+        rf"(?i)(?:aws|secret)[^\n]{{0,40}}?(?<![{_B64}])(?P<secret>(?-i:[{_B64}]{{40}}))(?![{_B64}=])",
+        ("aws", "secret"),
+        _mixed,
+        None,
+    ),
+    (
+        "vault_token",
+        r"(?i)(?:vault|token)[^\n]{0,40}?\bs\.(?P<secret>(?-i:[A-Za-z0-9]{24}))\b",
+        ("vault", "token"),
+        _mixed,
+        None,
+    ),
+    (
+        "discord_token",
+        r"\b[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}\b",
+        (),
+        None,
+        _long_dotted,
+    ),
 ]

@@ -1,7 +1,8 @@
-"""The words that name a secret, in many languages, and the tests that tell a credential from a word.
+"""The words that name a secret, in many languages, and the tests that tell a credential from a
+word.
 
-Part of ``redact`` (see its docstring); stdlib only and import-cheap, since the recording hook loads it.
-Every word is a lower-case literal: the rules find it in the text's case-folded form before they
+Part of ``redact`` (see its docstring); stdlib only and import-cheap, since the recording hook loads
+it. Every word is a lower-case literal: the rules find it in the text's case-folded form before they
 compile anything, and a rule's pattern is built from the words the text holds.
 """
 
@@ -10,66 +11,398 @@ from __future__ import annotations
 # Words for a password. ASCII ones first; "pass", "pw" and "psk" only count inside a name or a flag
 # (db_pass=, --pass), never in prose, where "pass" is an ordinary word.
 PASSWORD_WORDS: tuple[str, ...] = (
-    "password", "passwd", "passwort", "passphrase", "kennwort", "contraseña", "contrasena", "contrasenya",
-    "contrasinal", "senha", "palavra-passe", "palavra passe", "wachtwoord", "wagwoord", "lösenord", "losenord",
-    "adgangskode", "adgangskoden", "kodeord", "passord", "passordet", "lösenordet", "salasana", "salasõna", "hasło", "haslo", "hasł", "heslo", "hesl", "geslo", "lozinka", "lozink",
-    "jelszó", "jelszo", "jelsz", "şifre", "sifre", "parola", "parolă", "parool", "parole", "slaptažodis", "slaptazodis",
-    "lykilorð", "fjalëkalim", "cyfrinair", "pasahitza", "nenosiri", "mdp", "motdepasse", "mot_de_passe",
-    "mot de passe", "parola d'ordine", "kata sandi", "kata laluan", "mật khẩu", "mat khau", "matkhau",
-    "clave de acceso", "código de acceso", "codigo de acceso", "kod dostępu", "kod dostepu", "clave",
-    "passcode", "pass code", "pass phrase", "secret phrase", "access code", "recovery code", "backup code",
-    "zugangscode", "zugangsdaten", "κωδικός πρόσβασης", "κωδικος προσβασης",
-    "пароль", "парол", "парола", "лозинка", "гасло", "κωδικός", "κωδικος", "συνθηματικό", "密码", "密碼", "口令",
-    "パスワード", "暗証番号", "비밀번호", "패스워드", "암호", "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر",
-    "رمز عبور", "گذرواژه", "पासवर्ड", "পাসওয়ার্ড", "รหัสผ่าน", "գաղտնաբառ", "პაროლი",
+    "password",
+    "passwd",
+    "passwort",
+    "passphrase",
+    "kennwort",
+    "contraseña",
+    "contrasena",
+    "contrasenya",
+    "contrasinal",
+    "senha",
+    "palavra-passe",
+    "palavra passe",
+    "wachtwoord",
+    "wagwoord",
+    "lösenord",
+    "losenord",
+    "adgangskode",
+    "adgangskoden",
+    "kodeord",
+    "passord",
+    "passordet",
+    "lösenordet",
+    "salasana",
+    "salasõna",
+    "hasło",
+    "haslo",
+    "hasł",
+    "heslo",
+    "hesl",
+    "geslo",
+    "lozinka",
+    "lozink",
+    "jelszó",
+    "jelszo",
+    "jelsz",
+    "şifre",
+    "sifre",
+    "parola",
+    "parolă",
+    "parool",
+    "parole",
+    "slaptažodis",
+    "slaptazodis",
+    "lykilorð",
+    "fjalëkalim",
+    "cyfrinair",
+    "pasahitza",
+    "nenosiri",
+    "mdp",
+    "motdepasse",
+    "mot_de_passe",
+    "mot de passe",
+    "parola d'ordine",
+    "kata sandi",
+    "kata laluan",
+    "mật khẩu",
+    "mat khau",
+    "matkhau",
+    "clave de acceso",
+    "código de acceso",
+    "codigo de acceso",
+    "kod dostępu",
+    "kod dostepu",
+    "clave",
+    "passcode",
+    "pass code",
+    "pass phrase",
+    "secret phrase",
+    "access code",
+    "recovery code",
+    "backup code",
+    "zugangscode",
+    "zugangsdaten",
+    "κωδικός πρόσβασης",
+    "κωδικος προσβασης",
+    "пароль",
+    "парол",
+    "парола",
+    "лозинка",
+    "гасло",
+    "κωδικός",
+    "κωδικος",
+    "συνθηματικό",
+    "密码",
+    "密碼",
+    "口令",
+    "パスワード",
+    "暗証番号",
+    "비밀번호",
+    "패스워드",
+    "암호",
+    "סיסמה",
+    "סיסמא",
+    "كلمة المرور",
+    "كلمة السر",
+    "رمز عبور",
+    "گذرواژه",
+    "पासवर्ड",
+    "পাসওয়ার্ড",
+    "รหัสผ่าน",
+    "գաղտնաբառ",
+    "პაროლი",
 )
 NAME_ONLY_WORDS = ("pass", "pwd", "pw", "psk")
 
 # Words for a token, a secret or an API key: a value after them is a credential too.
 SECRET_WORDS: tuple[str, ...] = (
-    "secret", "token", "api_key", "api-key", "apikey", "api key", "access_key", "access-key", "accesskey",
-    "private_key", "private-key", "privatekey", "account_key", "accountkey", "signing_key", "signingkey",
-    "encryption_key", "encryptionkey", "master_key", "masterkey", "preshared_key", "presharedkey", "auth",
-    "credential", "credentials", "creds", "jeton", "geheimnis", "segreto", "secreto", "segredo",
-    "clé api", "clé d'api", "clé secrète", "cle secrete", "clave secreta", "clave de api", "clave api",
-    "chave secreta", "chave de api", "chave api", "chiave segreta", "chiave api", "api-schlüssel",
-    "api-schluessel", "api-sleutel", "klucz api", "ключ api", "api-ключ", "токен", "секрет", "令牌", "密钥",
-    "秘钥", "密鑰", "私钥", "私鑰", "秘密鍵", "シークレット", "トークン", "api키", "api 키", "토큰", "시크릿",
-    "비밀 키", "비밀키", "개인 키", "개인키", "api密钥", "apiキー", "api キー", "totp", "otp seed", "recovery key", "टोकन", "توكن", "טוקן", "โทเค็น",
-    "login details", "login info", "login credentials", "access details",
-    "unseal key", "root token", "dockerconfigjson", "dockercfg",
+    "secret",
+    "token",
+    "api_key",
+    "api-key",
+    "apikey",
+    "api key",
+    "access_key",
+    "access-key",
+    "accesskey",
+    "private_key",
+    "private-key",
+    "privatekey",
+    "account_key",
+    "accountkey",
+    "signing_key",
+    "signingkey",
+    "encryption_key",
+    "encryptionkey",
+    "master_key",
+    "masterkey",
+    "preshared_key",
+    "presharedkey",
+    "auth",
+    "credential",
+    "credentials",
+    "creds",
+    "jeton",
+    "geheimnis",
+    "segreto",
+    "secreto",
+    "segredo",
+    "clé api",
+    "clé d'api",
+    "clé secrète",
+    "cle secrete",
+    "clave secreta",
+    "clave de api",
+    "clave api",
+    "chave secreta",
+    "chave de api",
+    "chave api",
+    "chiave segreta",
+    "chiave api",
+    "api-schlüssel",
+    "api-schluessel",
+    "api-sleutel",
+    "klucz api",
+    "ключ api",
+    "api-ключ",
+    "токен",
+    "секрет",
+    "令牌",
+    "密钥",
+    "秘钥",
+    "密鑰",
+    "私钥",
+    "私鑰",
+    "秘密鍵",
+    "シークレット",
+    "トークン",
+    "api키",
+    "api 키",
+    "토큰",
+    "시크릿",
+    "비밀 키",
+    "비밀키",
+    "개인 키",
+    "개인키",
+    "api密钥",
+    "apiキー",
+    "api キー",
+    "totp",
+    "otp seed",
+    "recovery key",
+    "टोकन",
+    "توكن",
+    "טוקן",
+    "โทเค็น",
+    "login details",
+    "login info",
+    "login credentials",
+    "access details",
+    "unseal key",
+    "root token",
+    "dockerconfigjson",
+    "dockercfg",
 )
 # Words for a wallet's seed: the value is the rest of the line, twelve to twenty-four words.
-PHRASE_WORDS = ("seed phrase", "recovery phrase", "mnemonic", "seed words", "secret recovery phrase")
-# Words for a key in general ("cache key", "primary key"): only a random-looking value after them counts.
+PHRASE_WORDS = (
+    "seed phrase",
+    "recovery phrase",
+    "mnemonic",
+    "seed words",
+    "secret recovery phrase",
+)
+# Words for a key in general ("cache key", "primary key"): only a random-looking value after them
+# counts.
 KEY_WORDS: tuple[str, ...] = (
-    "key", "clé", "chave", "chiave", "schlüssel", "schluessel", "sleutel", "nyckel", "nøgle", "nøkkel",
-    "avain", "klucz", "klíč", "kulcs", "anahtar", "cheie", "kunci", "ключ", "κλειδί", "键", "鍵", "キー", "키",
-    "מפתח", "مفتاح", "कुंजी", "pat",
+    "key",
+    "clé",
+    "chave",
+    "chiave",
+    "schlüssel",
+    "schluessel",
+    "sleutel",
+    "nyckel",
+    "nøgle",
+    "nøkkel",
+    "avain",
+    "klucz",
+    "klíč",
+    "kulcs",
+    "anahtar",
+    "cheie",
+    "kunci",
+    "ключ",
+    "κλειδί",
+    "键",
+    "鍵",
+    "キー",
+    "키",
+    "מפתח",
+    "مفتاح",
+    "कुंजी",
+    "pat",
 )
 
 # What "is" looks like in the languages above, between a password word and its value.
-COPULAS = ("is", "are", "was", "ist", "sind", "lautet", "lauten", "war", "est", "sont", "était", "es", "son", "era", "é",
-           "são", "è", "sono", "är", "er", "on", "je", "jest", "to", "este", "adalah", "ialah", "là", "είναι", "это",
-           "zijn", "היא", "هي", "هو", "คือ")
+COPULAS = (
+    "is",
+    "are",
+    "was",
+    "ist",
+    "sind",
+    "lautet",
+    "lauten",
+    "war",
+    "est",
+    "sont",
+    "était",
+    "es",
+    "son",
+    "era",
+    "é",
+    "são",
+    "è",
+    "sono",
+    "är",
+    "er",
+    "on",
+    "je",
+    "jest",
+    "to",
+    "este",
+    "adalah",
+    "ialah",
+    "là",
+    "είναι",
+    "это",
+    "zijn",
+    "היא",
+    "هي",
+    "هو",
+    "คือ",
+)
 CJK_COPULAS = ("是", "为", "為", "は", "が", "는", "은", "คือ")
 
 # Words before a hash or an id: a random value after them is not a credential ("token id 3f2a…").
-HASH_WORDS = {"sha", "sha1", "sha256", "sha512", "md5", "hash", "digest", "checksum", "commit", "fingerprint",
-              "rev", "revision", "build", "uuid", "guid", "id", "ids", "request", "trace", "span", "object", "blob",
-              "tree", "etag", "version", "ref", "crc", "public", "pub", "kid", "jti", "nonce", "salt"}
+HASH_WORDS = {
+    "sha",
+    "sha1",
+    "sha256",
+    "sha512",
+    "md5",
+    "hash",
+    "digest",
+    "checksum",
+    "commit",
+    "fingerprint",
+    "rev",
+    "revision",
+    "build",
+    "uuid",
+    "guid",
+    "id",
+    "ids",
+    "request",
+    "trace",
+    "span",
+    "object",
+    "blob",
+    "tree",
+    "etag",
+    "version",
+    "ref",
+    "crc",
+    "public",
+    "pub",
+    "kid",
+    "jti",
+    "nonce",
+    "salt",
+}
 
 # Values that say something about a secret without being one.
 NOT_SECRETS = {
-    "none", "null", "nil", "true", "false", "yes", "no", "on", "off", "ok", "expired", "bearer", "basic", "digest",
-    "undefined", "empty", "required", "optional", "redacted", "hidden", "unset", "missing", "invalid", "changeme",
-    "default", "unknown", "n/a", "tbd", "todo", "xxx", "secret", "password", "token", "stdin", "prompt", "ask",
+    "none",
+    "null",
+    "nil",
+    "true",
+    "false",
+    "yes",
+    "no",
+    "on",
+    "off",
+    "ok",
+    "expired",
+    "bearer",
+    "basic",
+    "digest",
+    "undefined",
+    "empty",
+    "required",
+    "optional",
+    "redacted",
+    "hidden",
+    "unset",
+    "missing",
+    "invalid",
+    "changeme",
+    "default",
+    "unknown",
+    "n/a",
+    "tbd",
+    "todo",
+    "xxx",
+    "secret",
+    "password",
+    "token",
+    "stdin",
+    "prompt",
+    "ask",
 }
-_FILE_MAGIC = ("iVBORw0KGgo", "/9j/", "R0lGOD", "UklGR", "PHN2Zy", "PD94bW", "JVBERi", "UEsDB", "H4sI", "Qk0",
-               "SUkq", "AAAAIGZ0eXA", "AAAAHGZ0eXA", "AAAAGGZ0eXA", "T2dnU", "GkXfo", "AAAAB3NzaC1", "AAAAC3NzaC1",
-               "AAAAE2VjZHNh")  # images, documents, archives, SSH public keys
-_REFERENCE_PREFIXES = ("$", "%", "{{", "<", "[REDACTED", "env:", "file:", "fd:", "vault:", "op://", "secret://",
-                       "ssm:", "arn:", "keychain:", "sops:", "!vault", "ENC[", "!secret")
+_FILE_MAGIC = (
+    "iVBORw0KGgo",
+    "/9j/",
+    "R0lGOD",
+    "UklGR",
+    "PHN2Zy",
+    "PD94bW",
+    "JVBERi",
+    "UEsDB",
+    "H4sI",
+    "Qk0",
+    "SUkq",
+    "AAAAIGZ0eXA",
+    "AAAAHGZ0eXA",
+    "AAAAGGZ0eXA",
+    "T2dnU",
+    "GkXfo",
+    "AAAAB3NzaC1",
+    "AAAAC3NzaC1",
+    # images, documents, archives, SSH public keys
+    "AAAAE2VjZHNh",
+)
+_REFERENCE_PREFIXES = (
+    "$",
+    "%",
+    "{{",
+    "<",
+    "[REDACTED",
+    "env:",
+    "file:",
+    "fd:",
+    "vault:",
+    "op://",
+    "secret://",
+    "ssm:",
+    "arn:",
+    "keychain:",
+    "sops:",
+    "!vault",
+    "ENC[",
+    "!secret",
+)
 
 
 def fold(text: str) -> str:
@@ -80,56 +413,159 @@ def fold(text: str) -> str:
     return lowered if lowered.isascii() else lowered.translate(_FOLD)
 
 
-# From re._casefix (tests/test_secrets.py checks the table against it): each letter that re.IGNORECASE
-# matches with a different lower-case letter, mapped to that letter; U+0307 is what "İ".lower() adds.
-_FOLD = str.maketrans({
-    "ı": "i", "ſ": "s", "µ": "μ", "\u0345": "ι", "\u1fbe": "ι", "ϐ": "β", "ϵ": "ε", "ϑ": "θ", "ϰ": "κ",
-    "ϖ": "π", "ϱ": "ρ", "ς": "σ", "ϕ": "φ", "ᲀ": "в", "ᲁ": "д", "ᲂ": "о", "ᲃ": "с", "ᲄ": "т", "ᲅ": "т",
-    "ᲆ": "ъ", "ᲇ": "ѣ", "ᲈ": "ꙋ", "ẛ": "ṡ", "\u1fd3": "\u0390", "\u1fe3": "\u03b0", "ﬅ": "ﬆ", "\u0307": None,
-})
+# From re._casefix (tests/test_secrets.py checks the table against it): each letter that
+# re.IGNORECASE matches with a different lower-case letter, mapped to that letter; U+0307 is what
+# "İ".lower() adds.
+_FOLD = str.maketrans(
+    {
+        "ı": "i",
+        "ſ": "s",
+        "µ": "μ",
+        "\u0345": "ι",
+        "\u1fbe": "ι",
+        "ϐ": "β",
+        "ϵ": "ε",
+        "ϑ": "θ",
+        "ϰ": "κ",
+        "ϖ": "π",
+        "ϱ": "ρ",
+        "ς": "σ",
+        "ϕ": "φ",
+        "ᲀ": "в",
+        "ᲁ": "д",
+        "ᲂ": "о",
+        "ᲃ": "с",
+        "ᲄ": "т",
+        "ᲅ": "т",
+        "ᲆ": "ъ",
+        "ᲇ": "ѣ",
+        "ᲈ": "ꙋ",
+        "ẛ": "ṡ",
+        "\u1fd3": "\u0390",
+        "\u1fe3": "\u03b0",
+        "ﬅ": "ﬆ",
+        "\u0307": None,
+    }
+)
 
 
 def word_pattern(word: str, bounded: bool = True) -> str:
-    """A regular expression for ``word``: spaces match any run of blanks and, if ``bounded``, a word in
-    a script that separates words by spaces must not be part of a longer word ("token" is not in
+    """A regular expression for ``word``: spaces match any run of blanks and, if ``bounded``, a word
+    in a script that separates words by spaces must not be part of a longer word ("token" is not in
     "tokenizer"). Inside a name (``SharedAccessKey``) words are not bounded."""
     import re
 
     body = re.escape(word).replace("\\ ", "[ \\t]+")
-    if word == "pass":  # ssh_pass, SSHPASS, --pass, storepass; not bypass or compass
-        return "(?:(?<![a-z])|(?<=ssh)|(?<=db)|(?<=root)|(?<=admin)|(?<=user)|(?<=smtp)|(?<=ftp)|(?<=mail)" \
-               "|(?<=redis)|(?<=store)|(?<=key)|(?<=trust)|(?<=proxy)|(?<=bind)|(?<=rpc)|(?<=vnc)|(?<=sql))pass"
+    # ssh_pass, SSHPASS, --pass, storepass; not bypass or compass
+    if word == "pass":
+        return (
+            "(?:(?<![a-z])|(?<=ssh)|(?<=db)|(?<=root)|(?<=admin)|(?<=user)|(?<=smtp)|(?<=ftp)|(?<=mail)"
+            "|(?<=redis)|(?<=store)|(?<=key)|(?<=trust)|(?<=proxy)|(?<=bind)|(?<=rpc)|(?<=vnc)|(?<=sql))pass"
+        )
     if not bounded:
         return body
-    left = "(?<!\\w)" if word[0] < "\u0530" else ""  # not inside DB_PASSWORD either: that is a name
+    # not inside DB_PASSWORD either: that is a name
+    left = "(?<!\\w)" if word[0] < "\u0530" else ""
     # An English word ends where it ends ("token" is not in "tokenizer"); the others take endings
     # (şifresi, salasanasi, hasła, паролем, Passwortes), so they are stems.
     right = "(?!\\w)" if word in ENGLISH else ""
     return left + body + right
 
 
-ENGLISH = frozenset((
-    "password", "passwd", "passphrase", "passcode", "pass code", "pass phrase", "secret phrase", "access code",
-    "recovery code", "backup code", "pass", "pwd", "pw", "psk", "secret", "token", "api_key", "api-key", "apikey",
-    "api key", "access_key", "access-key", "accesskey", "private_key", "private-key", "privatekey", "account_key",
-    "accountkey", "signing_key", "signingkey", "encryption_key", "encryptionkey", "master_key", "masterkey",
-    "preshared_key", "presharedkey", "auth", "credential", "credentials", "creds", "key", "pat", "totp", "otp seed",
-    "recovery key", "unseal key", "root token", "mdp", "seed phrase", "recovery phrase", "mnemonic", "seed words",
-    "secret recovery phrase", "dockerconfigjson", "dockercfg"))
+ENGLISH = frozenset(
+    (
+        "password",
+        "passwd",
+        "passphrase",
+        "passcode",
+        "pass code",
+        "pass phrase",
+        "secret phrase",
+        "access code",
+        "recovery code",
+        "backup code",
+        "pass",
+        "pwd",
+        "pw",
+        "psk",
+        "secret",
+        "token",
+        "api_key",
+        "api-key",
+        "apikey",
+        "api key",
+        "access_key",
+        "access-key",
+        "accesskey",
+        "private_key",
+        "private-key",
+        "privatekey",
+        "account_key",
+        "accountkey",
+        "signing_key",
+        "signingkey",
+        "encryption_key",
+        "encryptionkey",
+        "master_key",
+        "masterkey",
+        "preshared_key",
+        "presharedkey",
+        "auth",
+        "credential",
+        "credentials",
+        "creds",
+        "key",
+        "pat",
+        "totp",
+        "otp seed",
+        "recovery key",
+        "unseal key",
+        "root token",
+        "mdp",
+        "seed phrase",
+        "recovery phrase",
+        "mnemonic",
+        "seed words",
+        "secret recovery phrase",
+        "dockerconfigjson",
+        "dockercfg",
+    )
+)
 
 
 # Words that are also parts of everyday words and names (KeyError, path, passed, author, pwd): they
 # count only where a value follows them, which ``weak_gate`` checks in Python, so that an error that
 # merely mentions them costs no regular expression.
 WEAK = frozenset(("key", "pat", "pass", "auth", "pw", "pwd", "psk"))
-_SUFFIXES = ("_id", "-id", ".id", "id", "_value", "value", "_data", "-data", "data", "_b64", "b64", "_base64", "_str",
-             "_string", "_plain", "_text", "_txt", "_enc", "_encrypted", "s")
+_SUFFIXES = (
+    "_id",
+    "-id",
+    ".id",
+    "id",
+    "_value",
+    "value",
+    "_data",
+    "-data",
+    "data",
+    "_b64",
+    "b64",
+    "_base64",
+    "_str",
+    "_string",
+    "_plain",
+    "_text",
+    "_txt",
+    "_enc",
+    "_encrypted",
+    "s",
+)
 
 
 def weak_gate(folded: str, words: tuple[str, ...]) -> bool:
-    """Whether ``folded`` can hold a secret after one of ``words``: yes if it holds a word that is not
-    weak; for a weak word, only if it ends a name followed by a separator (``KEY=``, ``api.key:``,
-    ``client-key-data:``, not ``KeyError:``) or a long token follows it within a few words."""
+    """Whether ``folded`` can hold a secret after one of ``words``: yes if it holds a word that is
+    not weak; for a weak word, only if it ends a name followed by a separator (``KEY=``,
+    ``api.key:``, ``client-key-data:``, not ``KeyError:``) or a long token follows it within a few
+    words."""
     present = [w for w in words if w in folded]
     if any(w not in WEAK for w in present):
         return True
@@ -143,62 +579,95 @@ def weak_gate(folded: str, words: tuple[str, ...]) -> bool:
 
 
 def _value_follows(folded: str, end: int) -> bool:
-    rest = folded[end:end + 80]
+    rest = folded[end : end + 80]
     for suffix in _SUFFIXES:
         if rest.startswith(suffix):
-            rest = rest[len(suffix):]
+            rest = rest[len(suffix) :]
             break
     rest = rest.lstrip("0123456789").lstrip("\"'").lstrip(" \t")
     if rest[:1] in ("=", ":", "：", ">") or rest.startswith(("=>", "is ")):
         return True
-    return any(len(t) >= 16 and any(c.isdigit() for c in t) and any(c.isalpha() for c in t)
-               for t in rest.replace('"', " ").replace("'", " ").split())
+    return any(
+        len(t) >= 16 and any(c.isdigit() for c in t) and any(c.isalpha() for c in t)
+        for t in rest.replace('"', " ").replace("'", " ").split()
+    )
 
 
 def classes(value: str) -> int:
     """How many of lower case, upper case, digits and symbols ``value`` mixes."""
-    return (any(c.islower() for c in value) + any(c.isupper() for c in value) + any(c.isdigit() for c in value)
-            + any(not c.isalnum() for c in value))
+    return (
+        any(c.islower() for c in value)
+        + any(c.isupper() for c in value)
+        + any(c.isdigit() for c in value)
+        + any(not c.isalnum() for c in value)
+    )
 
 
 def is_reference(value: str, paths: bool = True) -> bool:
-    """A value that only points at a secret or stands in for one: an env var, a template, a placeholder,
-    a mask, code (a call, a subscript, a dotted name), a file path (unless ``paths`` is false: in a URL's
-    password a "/" is just a character), an empty or marker value."""
+    """A value that only points at a secret or stands in for one: an env var, a template, a
+    placeholder, a mask, code (a call, a subscript, a dotted name), a file path (unless ``paths`` is
+    false: in a URL's password a "/" is just a character), an empty or marker value."""
     import re
 
     stripped = value.strip()
     if not stripped or stripped.lower() in NOT_SECRETS or stripped.startswith(_REFERENCE_PREFIXES):
         return True
-    if stripped[0] in "([{" or "[REDACTED" in stripped or set(stripped) <= set("*x•.#?-_") or any(m in stripped for m in ("...", "…", "**", "••")):
-        return True  # a mask: sk-...a1b2, ab**cd
-    if re.search(r"(?i)^(?:your|my|insert|enter|replace|put|paste)[-_ ]|[-_ ](?:here|goes[-_ ]here)$|placeholder"
-                 r"|changeme|change[-_]me|replace[-_]?me|example|dummy|^(?:xxx+|todo|tbd|secret|password|token)\d*$",
-                 stripped):
-        return True  # a placeholder: your-api-key-here, <token>, changeme
+    if (
+        stripped[0] in "([{"
+        or "[REDACTED" in stripped
+        or set(stripped) <= set("*x•.#?-_")
+        or any(m in stripped for m in ("...", "…", "**", "••"))
+    ):
+        # a mask: sk-...a1b2, ab**cd
+        return True
+    if re.search(
+        r"(?i)^(?:your|my|insert|enter|replace|put|paste)[-_ ]|[-_ ](?:here|goes[-_ "
+        r"]here)$|placeholder"
+        r"|changeme|change[-_]me|replace[-_]?me|example|dummy|^(?:xxx+|todo|tbd|secret|password|token)\d*$",
+        stripped,
+    ):
+        # a placeholder: your-api-key-here, <token>, changeme
+        return True
 
-    if re.fullmatch(r"[A-Za-z_][\w:]*(?:\.[A-Za-z_]\w*)*[(\[].*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|%\(\w+\)s|\{\w*\}",
-                    stripped) is not None:
+    if (
+        re.fullmatch(
+            r"[A-Za-z_][\w:]*(?:\.[A-Za-z_]\w*)*[(\[].*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|%\(\w+\)s|\{\w*\}",
+            stripped,
+        )
+        is not None
+    ):
         return True
     return paths and is_path(stripped)
 
 
 def is_path(value: str) -> bool:
-    """A file path (/etc/gcp/key.json, ~/.ssh/id_rsa, C:\\keys\\app.pfx), unless a segment reads as random
-    base64, which a key that starts with "/" would."""
+    """A file path (/etc/gcp/key.json, ~/.ssh/id_rsa, C:\\keys\\app.pfx), unless a segment reads as
+    random base64, which a key that starts with "/" would."""
     import re
 
-    if re.fullmatch(r"(?:[\w.\-]+:)?(?:~|\.{1,2})?(?:/[\w.\-@]+)+/?|[A-Za-z]:\\[\w.\\\- ]+|[\w\-]+(?:/[\w.\-]+)*/[\w\-]+\.\w{1,5}",
-                    value) is None:
+    if (
+        re.fullmatch(
+            r"(?:[\w.\-]+:)?(?:~|\.{1,2})?(?:/[\w.\-@]+)+/?|[A-Za-z]:\\[\w.\\\- "
+            r"]+|[\w\-]+(?:/[\w.\-]+)*/[\w\-]+\.\w{1,5}",
+            value,
+        )
+        is None
+    ):
         return False
     return not any(classes(part) >= 3 and len(part) >= 12 for part in value.split("/"))
 
 
 def looks_random(value: str) -> bool:
-    """A word in prose ("the token is stored") versus a credential (digits, symbols, mixed case, length)."""
-    value = value.rstrip(".,:;!?)")  # "the secret is patience: wait" ends a clause, not a password
-    return (any(c.isdigit() for c in value) or any(not c.isalnum() for c in value)
-            or any(c.isupper() for c in value[1:]) or len(value) >= 20)
+    """A word in prose ("the token is stored") versus a credential (digits, symbols, mixed case,
+    length)."""
+    # "the secret is patience: wait" ends a clause, not a password
+    value = value.rstrip(".,:;!?)")
+    return (
+        any(c.isdigit() for c in value)
+        or any(not c.isalnum() for c in value)
+        or any(c.isupper() for c in value[1:])
+        or len(value) >= 20
+    )
 
 
 def not_a_value(value: str) -> bool:
@@ -206,22 +675,32 @@ def not_a_value(value: str) -> bool:
     (4096, 128k, 8+), versions (v2.1.0), dates, durations, percentages."""
     import re
 
-    return re.fullmatch(r"[<>~≈+\-]?\d[\d.,_]*(?:[kKmMgGtTbB%x+]|ms|[smhd]|px|em|kb|mb|gb|tb|bit|bits|"
-                        r"chars?|characters?)?|v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?|\d{4}-\d\d-\d\d(?:[T ][\d:.]+Z?)?",
-                        value) is not None
+    return (
+        re.fullmatch(
+            r"[<>~≈+\-]?\d[\d.,_]*(?:[kKmMgGtTbB%x+]|ms|[smhd]|px|em|kb|mb|gb|tb|bit|bits|"
+            r"chars?|characters?)?|v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?|\d{4}-\d\d-\d\d(?:[T "
+            r"][\d:.]+Z?)?",
+            value,
+        )
+        is not None
+    )
 
 
 def wordish(value: str) -> bool:
-    """Words joined by separators (prod-cluster-01, user_profile_v2, bcrypt-12): a name, not a random string."""
+    """Words joined by separators (prod-cluster-01, user_profile_v2, bcrypt-12): a name, not a
+    random string."""
     import re
 
     parts = [p for p in re.split(r"[-_./~+:]", value) if p]
-    return all(re.fullmatch(r"[A-Z]*\d{0,4}|[A-Z]?[a-z]+(?:[A-Z][a-z]+)*\d{0,4}|\d{1,4}", p) for p in parts)
+    return all(
+        re.fullmatch(r"[A-Z]*\d{0,4}|[A-Z]?[a-z]+(?:[A-Z][a-z]+)*\d{0,4}|\d{1,4}", p) for p in parts
+    )
 
 
 def credential_like(value: str, strict: bool) -> bool:
-    """A password-shaped value. Loose: what ``looks_random`` says, four characters or more. Strict (after
-    a bare word, in a label, as a flag's value): eight or more, three kinds of character, not a name."""
+    """A password-shaped value. Loose: what ``looks_random`` says, four characters or more. Strict
+    (after a bare word, in a label, as a flag's value): eight or more, three kinds of character, not
+    a name."""
     value = value.rstrip(".,")
     if len(value) < 4 or is_reference(value) or (not_a_value(value) and not value.isdigit()):
         return False
@@ -231,16 +710,19 @@ def credential_like(value: str, strict: bool) -> bool:
 
 
 def high_entropy(value: str) -> bool:
-    """A random token (16+ characters that mix letters and digits the way keys do), not a hash-like id
-    shape we know (UUID), a file's base64, a path, a dotted or joined name, a version."""
+    """A random token (16+ characters that mix letters and digits the way keys do), not a hash-like
+    id shape we know (UUID), a file's base64, a path, a dotted or joined name, a version."""
     import re
 
     value = value.rstrip("=")
     if len(value) < 16 or value.startswith(_FILE_MAGIC) or is_reference(value) or wordish(value):
         return False
-    if re.match(r"MII[\w+/]{2}CCA", value):  # a certificate's DER: public
+    # a certificate's DER: public
+    if re.match(r"MII[\w+/]{2}CCA", value):
         return False
-    if re.fullmatch(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", value):
+    if re.fullmatch(
+        r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", value
+    ):
         return False
     letters, digits = sum(c.isalpha() for c in value), sum(c.isdigit() for c in value)
     if not letters or not digits:
@@ -256,21 +738,45 @@ def _entropy(value: str) -> float:
 
 
 # The words as the folded text holds them ("κωδικός" folds to "κωδικόσ"), each once.
-PASSWORD_WORDS, SECRET_WORDS, KEY_WORDS = (tuple(dict.fromkeys(map(fold, words)))
-                                           for words in (PASSWORD_WORDS, SECRET_WORDS, KEY_WORDS))
+PASSWORD_WORDS, SECRET_WORDS, KEY_WORDS = (
+    tuple(dict.fromkeys(map(fold, words))) for words in (PASSWORD_WORDS, SECRET_WORDS, KEY_WORDS)
+)
 PROSE_WORDS = PASSWORD_WORDS + SECRET_WORDS
 NAME_WORDS = PASSWORD_WORDS + NAME_ONLY_WORDS + SECRET_WORDS + KEY_WORDS
 
-NAME_SUFFIX = r"(?:[_\-.]?(?:key|id|value|b64|base64|data|str|string|plain|text|txt|enc|encrypted))?\d*"
+NAME_SUFFIX = (
+    r"(?:[_\-.]?(?:key|id|value|b64|base64|data|str|string|plain|text|txt|enc|encrypted))?\d*"
+)
 _BY_LENGTH = sorted((w for w in NAME_WORDS if " " not in w), key=len, reverse=True)
-_PASS_PREFIXES = ("ssh", "db", "root", "admin", "user", "smtp", "ftp", "mail", "redis", "store", "key", "trust",
-                  "proxy", "bind", "rpc", "vnc", "sql", "become", "sudo", "vault")
+_PASS_PREFIXES = (
+    "ssh",
+    "db",
+    "root",
+    "admin",
+    "user",
+    "smtp",
+    "ftp",
+    "mail",
+    "redis",
+    "store",
+    "key",
+    "trust",
+    "proxy",
+    "bind",
+    "rpc",
+    "vnc",
+    "sql",
+    "become",
+    "sudo",
+    "vault",
+)
 
 
 def name_word(name: str) -> tuple[str, bool] | None:
-    """The secret word in an identifier (DB_PASSWORD, apiKey, SSHPASS, client-key-data, Passwort) and
-    whether it ends the name (before a suffix such as _id, _b64, 2), or None. The longest word wins;
-    "pass" counts after a separator or a known prefix (SSHPASS, storepass), not in bypass or compass."""
+    """The secret word in an identifier (DB_PASSWORD, apiKey, SSHPASS, client-key-data, Passwort)
+    and whether it ends the name (before a suffix such as _id, _b64, 2), or None. The longest word
+    wins; "pass" counts after a separator or a known prefix (SSHPASS, storepass), not in bypass or
+    compass."""
     folded = fold(name).strip("\"'")
     if not any(w in folded for w in _BY_LENGTH):
         return None
@@ -281,7 +787,12 @@ def name_word(name: str) -> tuple[str, bool] | None:
     for word in _BY_LENGTH:
         start = folded.find(word)
         while start >= 0:
-            if word != "pass" or not start or not folded[start - 1].isalpha() or folded[:start].endswith(_PASS_PREFIXES):
+            if (
+                word != "pass"
+                or not start
+                or not folded[start - 1].isalpha()
+                or folded[:start].endswith(_PASS_PREFIXES)
+            ):
                 if start + len(word) in (len(folded), stem):
                     return word, True
                 inside = inside or (word, False)

@@ -6,20 +6,20 @@ shared disk, a planted token or config file, a symbolic link where hindsight is 
 parent directory in which it can rename the store away and put its own in its place. The rules, the
 way ssh treats ``~/.ssh``:
 
-- a directory hindsight keeps data in (a store, ``HINDSIGHT_HOME`` and its parts) is owned by you (or
-  root, who can read everything anyway) and writable by no one else;
+- a directory hindsight keeps data in (a store, ``HINDSIGHT_HOME`` and its parts) is owned by you
+  (or root, who can read everything anyway) and writable by no one else;
 - no directory above it lets another user rename what is in it: writable by others only with the
   sticky bit (``/tmp``);
 - a file read for trust (config, tokens) is checked on the descriptor that is read: a regular file,
   owned by you or root, writable by no one else;
 - nothing inside a store is a symbolic link or belongs to another user, and no write follows a link:
-  files are created with ``O_NOFOLLOW`` or ``O_EXCL`` and replaced by ``rename``, which replaces a link
-  instead of writing through it.
+  files are created with ``O_NOFOLLOW`` or ``O_EXCL`` and replaced by ``rename``, which replaces a
+  link instead of writing through it.
 
 "Writable by others" is the other-write bit, or the group-write bit unless the group is the owner's
 private group (the owner's primary group with no other member: what ``umask 002`` systems create).
-Standard library only, and nothing but ``os`` and ``stat`` at import: the recording hooks use it. Where
-there are no uids (Windows) only the no-link rules apply.
+Standard library only, and nothing but ``os`` and ``stat`` at import: the recording hooks use it.
+Where there are no uids (Windows) only the no-link rules apply.
 """
 
 from __future__ import annotations
@@ -47,9 +47,12 @@ class Finding:
     __slots__ = ("fix", "found", "kind", "path", "said")
 
     def __init__(self, kind: str, path: str, said: str, found: str, fix: str) -> None:
-        self.kind = kind  # "owner", "mode", "parent", "link", "type" or "foreign"
-        self.path = path  # the directory or file at fault
-        self.said, self.found, self.fix = said, found, fix  # the sentence, the evidence, what to do
+        # "owner", "mode", "parent", "link", "type" or "foreign"
+        self.kind = kind
+        # the directory or file at fault
+        self.path = path
+        # the sentence, the evidence, what to do
+        self.said, self.found, self.fix = said, found, fix
 
     def line(self) -> str:
         return f"{self.said} ({self.found}); {self.fix}."
@@ -103,7 +106,8 @@ def _lstat(path: str) -> os.stat_result | None:
         return None
 
 
-# --- directories ------------------------------------------------------------------------------------
+# --- directories
+# ------------------------------------------------------------------------------------
 
 
 def dir_findings(path: str | os.PathLike[str], what: str = "The store directory") -> list[Finding]:
@@ -113,16 +117,38 @@ def dir_findings(path: str | os.PathLike[str], what: str = "The store directory"
     if st is None:
         return _file_above(place, what)
     if not stat.S_ISDIR(st.st_mode):
-        return [Finding("type", place, f"{what} {place} is not a directory", _found(st),
-                        "give a directory, or move this file away")]
+        return [
+            Finding(
+                "type",
+                place,
+                f"{what} {place} is not a directory",
+                _found(st),
+                "give a directory, or move this file away",
+            )
+        ]
     if not _trusted_owner(st.st_uid):
-        return [Finding("owner", place, f"{what} {place} belongs to another user", _found(st, mine=True),
-                        "hindsight uses only directories you own: move it away "
-                        f"(mv {place} {place}.untrusted) and let hindsight make its own, or use another one")]
+        return [
+            Finding(
+                "owner",
+                place,
+                f"{what} {place} belongs to another user",
+                _found(st, mine=True),
+                "hindsight uses only directories you own: move it away "
+                f"(mv {place} {place}.untrusted) and let hindsight make its own, or use another one",
+            )
+        ]
     if others_can_write(st):
-        return [Finding("mode", place, f"{what} {place} is writable by other users", _found(st),
-                        f"anyone could replace its files: run chmod 700 {place}, then `hindsight doctor store` "
-                        "to find anything they left there")]
+        return [
+            Finding(
+                "mode",
+                place,
+                f"{what} {place} is writable by other users",
+                _found(st),
+                f"anyone could replace its files: run chmod 700 {place}, then `hindsight doctor "
+                f"store` "
+                "to find anything they left there",
+            )
+        ]
     return []
 
 
@@ -135,14 +161,21 @@ def _file_above(place: str, what: str) -> list[Finding]:
         if st is not None:
             if stat.S_ISDIR(st.st_mode):
                 return []
-            return [Finding("type", here, f"{what} {place} cannot be made: {here} is a file, not a directory",
-                            _found(st), "move the file away, or choose another directory")]
+            return [
+                Finding(
+                    "type",
+                    here,
+                    f"{what} {place} cannot be made: {here} is a file, not a directory",
+                    _found(st),
+                    "move the file away, or choose another directory",
+                )
+            ]
     return []
 
 
 def _ancestors(path: str | os.PathLike[str]) -> list[tuple[str, os.stat_result]]:
-    """Every directory above ``path`` with its ``stat``, as written and with links resolved (a link's
-    own directory counts too: whoever can write there can point the link elsewhere)."""
+    """Every directory above ``path`` with its ``stat``, as written and with links resolved (a
+    link's own directory counts too: whoever can write there can point the link elsewhere)."""
     out: dict[str, os.stat_result] = {}
     for start in (os.path.abspath(path), os.path.realpath(path)):
         here = start
@@ -159,20 +192,38 @@ def _ancestors(path: str | os.PathLike[str]) -> list[tuple[str, os.stat_result]]
 def parent_findings(path: str | os.PathLike[str]) -> list[Finding]:
     """Directories above ``path`` in which other users can rename entries: they could swap the store
     for their own under a running server, after every check at start-up passed."""
-    return [Finding("parent", parent, f"{os.path.realpath(path)} lies in {parent}, which other users can write "
-                    "without the sticky bit: they can rename it away and put their own in its place", _found(st),
-                    f"run chmod go-w {parent} (or chmod +t {parent}), or move the store to a directory only you "
-                    "can write")
-            for parent, st in _ancestors(path) if others_can_write(st) and not st.st_mode & stat.S_ISVTX]
+    return [
+        Finding(
+            "parent",
+            parent,
+            f"{os.path.realpath(path)} lies in {parent}, which other users can write "
+            "without the sticky bit: they can rename it away and put their own in its place",
+            _found(st),
+            f"run chmod go-w {parent} (or chmod +t {parent}), or move the store to a directory "
+            f"only you "
+            "can write",
+        )
+        for parent, st in _ancestors(path)
+        if others_can_write(st) and not st.st_mode & stat.S_ISVTX
+    ]
 
 
 def parent_warnings(path: str | os.PathLike[str]) -> list[Finding]:
-    """Directories above ``path`` owned by another user (not root): that user could change their mode
-    and swap what is below. Only a warning: mounts owned by a service or a mapped uid are common."""
-    return [Finding("parent", parent, f"{parent}, above {os.path.realpath(path)}, belongs to another user",
-                    _found(st), "that user could replace the store; keep stores in directories of your own if you "
-                    "do not trust them")
-            for parent, st in _ancestors(path) if not _trusted_owner(st.st_uid)]
+    """Directories above ``path`` owned by another user (not root): that user could change their
+    mode and swap what is below. Only a warning: mounts owned by a service or a mapped uid are
+    common."""
+    return [
+        Finding(
+            "parent",
+            parent,
+            f"{parent}, above {os.path.realpath(path)}, belongs to another user",
+            _found(st),
+            "that user could replace the store; keep stores in directories of your own if you "
+            "do not trust them",
+        )
+        for parent, st in _ancestors(path)
+        if not _trusted_owner(st.st_uid)
+    ]
 
 
 def check_private_dir(path: str | os.PathLike[str], what: str = "The store directory") -> None:
@@ -190,14 +241,17 @@ def private_dir(path: str | os.PathLike[str], what: str = "The store directory")
         missing.append(here)
         here = os.path.dirname(here)
     made: list[str] = []
-    for place in reversed(missing):  # each new level 0700, not only the last (os.makedirs)
+    # each new level 0700, not only the last (os.makedirs)
+    for place in reversed(missing):
         try:
             os.mkdir(place, 0o700)
             made.append(place)
         except FileExistsError:
-            pass  # made meanwhile (checked below), or a file: the next mkdir or the check says so
+            # made meanwhile (checked below), or a file: the next mkdir or the check says so
+            pass
         except OSError:
-            for level in reversed(made):  # nothing half-made is left behind
+            # nothing half-made is left behind
+            for level in reversed(made):
                 try:
                     os.rmdir(level)
                 except OSError:
@@ -210,7 +264,8 @@ def private_dir(path: str | os.PathLike[str], what: str = "The store directory")
         finding.raise_()
 
 
-# --- entries inside a store -------------------------------------------------------------------------
+# --- entries inside a store
+# -------------------------------------------------------------------------
 
 
 def _link(path: str) -> Finding:
@@ -218,16 +273,28 @@ def _link(path: str) -> Finding:
         target = os.readlink(path)
     except OSError:
         target = "?"
-    return Finding("link", path, f"{path} is a symbolic link", f"to {target}", "hindsight never writes through a link "
-                   f"inside a store: remove it (rm {path}) and retry")
+    return Finding(
+        "link",
+        path,
+        f"{path} is a symbolic link",
+        f"to {target}",
+        f"hindsight never writes through a link inside a store: remove it (rm {path}) and retry",
+    )
 
 
 def _entry(path: str, st: os.stat_result) -> Finding | None:
     if stat.S_ISLNK(st.st_mode):
         return _link(path)
     if not _trusted_owner(st.st_uid):
-        return Finding("foreign", path, f"{path} belongs to another user", _found(st), "another user put it in your store: "
-                       f"move it away (mv {path} {path}.untrusted), or take it with chown if you know it is yours")
+        return Finding(
+            "foreign",
+            path,
+            f"{path} belongs to another user",
+            _found(st),
+            "another user put it in your store: "
+            f"move it away (mv {path} {path}.untrusted), or take it with chown if you know it is "
+            f"yours",
+        )
     return None
 
 
@@ -246,10 +313,13 @@ def entry_findings(store: str | os.PathLike[str], deep: bool = False) -> list[Fi
             try:
                 finding = _entry(entry.path, entry.stat(follow_symlinks=False))
             except OSError:
-                continue  # gone meanwhile
+                # gone meanwhile
+                continue
             if finding is not None:
                 out.append(finding)
-            elif entry.is_dir(follow_symlinks=False) and (deep or (directory == root and entry.name in STORE_SUBDIRS)):
+            elif entry.is_dir(follow_symlinks=False) and (
+                deep or (directory == root and entry.name in STORE_SUBDIRS)
+            ):
                 pending.append(entry.path)
     return out
 
@@ -264,15 +334,18 @@ def check_store(path: str | os.PathLike[str]) -> None:
 
 
 def home_findings() -> list[Finding]:
-    """``HINDSIGHT_HOME`` and hindsight's config and cache directories: what they hold is trusted (the
-    user config, the unpacked model), so they pass the same rules as a store directory."""
+    """``HINDSIGHT_HOME`` and hindsight's config and cache directories: what they hold is trusted
+    (the user config, the unpacked model), so they pass the same rules as a store directory."""
     from .paths import ENV_HOME, user_dir
 
     places = {user_dir("config"), user_dir("cache")}
     if os.environ.get(ENV_HOME):
         places.add(user_dir("data"))
-    return [f for place in sorted(places) for f in dir_findings(place, "The hindsight directory")
-            + parent_findings(place)]
+    return [
+        f
+        for place in sorted(places)
+        for f in dir_findings(place, "The hindsight directory") + parent_findings(place)
+    ]
 
 
 def check_home() -> None:
@@ -280,30 +353,48 @@ def check_home() -> None:
         finding.raise_()
 
 
-# --- files ------------------------------------------------------------------------------------------
+# --- files
+# ------------------------------------------------------------------------------------------
 
 
 def file_finding(path: str | os.PathLike[str], st: os.stat_result, what: str) -> Finding | None:
     """What is wrong with a file read for trust, from its ``fstat``."""
     where = f"{what} {os.fspath(path)}"
     if not stat.S_ISREG(st.st_mode):
-        return Finding("type", os.fspath(path), f"{where} is not a regular file", _found(st), "replace it with a file of your own")
+        return Finding(
+            "type",
+            os.fspath(path),
+            f"{where} is not a regular file",
+            _found(st),
+            "replace it with a file of your own",
+        )
     if not _trusted_owner(st.st_uid):
-        return Finding("owner", os.fspath(path), f"{where} belongs to another user", _found(st, mine=True),
-                       f"hindsight trusts only files you own: move it away (mv {os.fspath(path)} "
-                       f"{os.fspath(path)}.untrusted) and write your own")
+        return Finding(
+            "owner",
+            os.fspath(path),
+            f"{where} belongs to another user",
+            _found(st, mine=True),
+            f"hindsight trusts only files you own: move it away (mv {os.fspath(path)} "
+            f"{os.fspath(path)}.untrusted) and write your own",
+        )
     if others_can_write(st):
-        return Finding("mode", os.fspath(path), f"{where} is writable by other users", _found(st),
-                       f"anyone could change it: run chmod 600 {os.fspath(path)}")
+        return Finding(
+            "mode",
+            os.fspath(path),
+            f"{where} is writable by other users",
+            _found(st),
+            f"anyone could change it: run chmod 600 {os.fspath(path)}",
+        )
     return None
 
 
 def read_trusted(path: str | os.PathLike[str], what: str) -> str | None:
-    """The text of a file that decides what hindsight trusts (a config, a token file); None if missing.
-    A link is followed (dotfile managers link configs), and the file it reaches is checked, on the
-    descriptor that is read, so it cannot be swapped between the check and the read."""
+    """The text of a file that decides what hindsight trusts (a config, a token file); None if
+    missing. A link is followed (dotfile managers link configs), and the file it reaches is checked,
+    on the descriptor that is read, so it cannot be swapped between the check and the read."""
     try:
-        fd = os.open(path, os.O_RDONLY | _CLOEXEC | _NONBLOCK)  # a planted FIFO must not hang the open
+        # a planted FIFO must not hang the open
+        fd = os.open(path, os.O_RDONLY | _CLOEXEC | _NONBLOCK)
     except (FileNotFoundError, NotADirectoryError):
         return None
     try:
@@ -319,7 +410,8 @@ def read_trusted(path: str | os.PathLike[str], what: str) -> str | None:
 
 
 def open_nofollow(path: str | os.PathLike[str], flags: int, mode: int = 0o600) -> int:
-    """``os.open`` that refuses a symbolic link at the final name (one planted where a file will be)."""
+    """``os.open`` that refuses a symbolic link at the final name (one planted where a file will
+    be)."""
     try:
         return os.open(path, flags | NOFOLLOW | _CLOEXEC, mode)
     except OSError as error:
@@ -334,18 +426,21 @@ def _write_all(fd: int, data: str | bytes | Iterable[str]) -> None:
     for chunk in chunks:
         view = memoryview(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
 
 
 def write_private(path: str | os.PathLike[str], data: str | bytes | Iterable[str]) -> None:
-    """Write ``path`` whole, mode 0600: into a fresh temp file beside it (``O_EXCL``: never an existing
-    name, never through a link), then renamed over it (a link at ``path`` is replaced, not followed).
-    An interrupted write leaves the old file as it was."""
+    """Write ``path`` whole, mode 0600: into a fresh temp file beside it (``O_EXCL``: never an
+    existing name, never through a link), then renamed over it (a link at ``path`` is replaced, not
+    followed). An interrupted write leaves the old file as it was."""
     target = os.fspath(path)
-    temp = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.{os.urandom(6).hex()}.tmp")
+    temp = os.path.join(
+        os.path.dirname(target), f".{os.path.basename(target)}.{os.urandom(6).hex()}.tmp"
+    )
     try:
         fd = open_nofollow(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
-    except OSError as error:  # named after the file the caller asked for, not the temp file
+    # named after the file the caller asked for, not the temp file
+    except OSError as error:
         raise type(error)(error.errno, error.strerror, target) from None
     try:
         try:
@@ -366,8 +461,8 @@ def write_private(path: str | os.PathLike[str], data: str | bytes | Iterable[str
 
 
 def create_private(path: str | os.PathLike[str], data: str | bytes) -> bool:
-    """Create ``path`` with ``data`` (mode 0600) unless it exists; returns whether it did. A link in its
-    place, dangling or not, is refused rather than written through."""
+    """Create ``path`` with ``data`` (mode 0600) unless it exists; returns whether it did. A link in
+    its place, dangling or not, is refused rather than written through."""
     try:
         fd = open_nofollow(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
     except FileExistsError:

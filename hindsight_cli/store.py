@@ -1,7 +1,7 @@
 """Store: the one API that the CLI, the MCP server, the hooks and Python users call.
 
-A façade: each method validates its arguments' shape and hands the work to the module of the core that
-owns it (core/writes, lifecycle, derive, transfer, reading, recall, admin), with this store's
+A façade: each method validates its arguments' shape and hands the work to the module of the core
+that owns it (core/writes, lifecycle, derive, transfer, reading, recall, admin), with this store's
 ``Runtime`` and agent ``Scope``.
 """
 
@@ -20,33 +20,53 @@ from .core import admin, derive, lifecycle, reading, recall, transfer, writes
 from .core.migrate import MigrateResult
 from .core.runtime import Phase, Progress, Runtime
 from .core.scope import Scope
+from .core.selection import check_limit, forget_plan, plain
 from .core.transfer import IMPORT_BATCH, dump_jsonl, parse_jsonl
 from .embedding import Embedder
 from .errors import HindsightError
-from .core.selection import check_limit, forget_plan, plain
-from .models import (AUDIT_ACTIONS, AuditEntry, ConsolidateResult, Filters, ForgetResult, ImportResult, Memory, SearchResult,
-                     SummaryResult, WriteResult, one_of)
+from .models import (
+    AUDIT_ACTIONS,
+    AuditEntry,
+    ConsolidateResult,
+    Filters,
+    ForgetResult,
+    ImportResult,
+    Memory,
+    SearchResult,
+    SummaryResult,
+    WriteResult,
+    one_of,
+)
 from .search.query import MODES, SEARCH_TYPES, SearchQuery
 from .storage.base import Ledger
 from .storage.index import Index
 
 
 class Store:
-    """A hindsight store: a directory with the ledger (DuckDB, or a Postgres schema), the LanceDB index
-    and ``config.toml``.
+    """A hindsight store: a directory with the ledger (DuckDB, or a Postgres schema), the LanceDB
+    index and ``config.toml``.
 
     Args:
         path: the store directory.
         embedder: the embedder to use; by default the configured model is loaded on first need.
         config: settings; by default read from the user config, ``<path>/config.toml`` and env vars.
         warm: a long-running process (MCP server): search through the LanceDB index, kept in sync.
-        agent: scope every operation to this agent_id (reads, writes, forgets, summaries); None: all.
-        clock: what "now" is (naive UTC ``datetime``) for expiry, recency and timestamps; default the
+        agent: scope every operation to this agent_id (reads, writes, forgets, summaries); None:
+        all. clock: what "now" is (naive UTC ``datetime``) for expiry, recency and timestamps;
+        default the
             system clock. Tests and replays inject one.
     """
 
-    def __init__(self, path: Path, embedder: Embedder | None = None, config: Config | None = None,
-                 warm: bool = False, *, agent: str | None = None, clock: Callable[[], datetime] | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        embedder: Embedder | None = None,
+        config: Config | None = None,
+        warm: bool = False,
+        *,
+        agent: str | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
         self._rt = Runtime(Path(path), embedder, config, warm, clock)
         self.scope = Scope(agent)
 
@@ -92,12 +112,19 @@ class Store:
     def embedder(self) -> Embedder:
         return self._rt.embedder
 
-    def init(self, model: str | None = None, *, backend: str | None = None, url: str | None = None,
-             schema: str | None = None) -> bool:
+    def init(
+        self,
+        model: str | None = None,
+        *,
+        backend: str | None = None,
+        url: str | None = None,
+        schema: str | None = None,
+    ) -> bool:
         """Create the store if needed (directory 0700, ``.gitignore`` of ``*``, a commented config).
 
         Args:
-            model: the embedding model of a new store (``multilingual``, ``default`` or any fastembed
+            model: the embedding model of a new store (``multilingual``, ``default`` or any
+            fastembed
                 name); written to its ``config.toml``. An existing store keeps its model.
             backend: ``local`` (DuckDB + LanceDB files in the directory) or ``postgres`` (a shared
                 PostgreSQL + pgvector database; docs/team.md); written to ``config.toml``.
@@ -113,19 +140,26 @@ class Store:
         """
         return admin.init(self._rt, model, backend, url, schema)
 
-    def record(self, content: str, *, merge: bool = True, supersedes: str | None = None,
-               **fields: Any) -> WriteResult:
-        """Store one memory (DESIGN §6): validated, secrets redacted, idempotent, near-duplicates merged.
+    def record(
+        self, content: str, *, merge: bool = True, supersedes: str | None = None, **fields: Any
+    ) -> WriteResult:
+        """Store one memory (DESIGN §6): validated, secrets redacted, idempotent, near-duplicates
+        merged.
 
         Args:
             content: the memory text.
-            merge: merge into an active memory of the same agent, type, task and outcome whose cosine
+            merge: merge into an active memory of the same agent, type, task and outcome whose
+            cosine
                 similarity reaches ``dedup_threshold`` (default 0.97) instead of adding a row.
-            supersedes: the id (or unique prefix) of a memory of the same agent that this one replaces:
-                it becomes ``superseded`` (out of search, kept as history) and the two link both ways.
-            **fields: any data-model field (``type``, ``agent_id``, ``task_id``, ``step``, ``trigger``,
-                ``outcome``, ``resolution``, ``importance``, ``confidence``, ``tags``, ``metadata``, ``env``,
-                ``source``, ``event_at``, ``valid_until``) plus ``ttl`` (``"2h"``) and ``key``.
+            supersedes: the id (or unique prefix) of a memory of the same agent that this one
+            replaces:
+                it becomes ``superseded`` (out of search, kept as history) and the two link both
+                ways.
+            **fields: any data-model field (``type``, ``agent_id``, ``task_id``, ``step``,
+            ``trigger``,
+                ``outcome``, ``resolution``, ``importance``, ``confidence``, ``tags``, ``metadata``,
+                ``env``, ``source``, ``event_at``, ``valid_until``) plus ``ttl`` (``"2h"``) and
+                ``key``.
 
         Returns:
             The stored memory, ``deduplicated`` and the number of ``redactions``.
@@ -136,60 +170,108 @@ class Store:
         """
         return writes.record(self._rt, content, fields, merge, supersedes, self.scope)
 
-    def summary_request(self, *, task_id: str | None = None, since: datetime | None = None,
-                        until: datetime | None = None, agent_id: str | None = None) -> tuple[str, str]:
+    def summary_request(
+        self,
+        *,
+        task_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        agent_id: str | None = None,
+    ) -> tuple[str, str]:
         """The (system prompt, prompt) that asks an LLM to summarise what ``summarize`` would cover;
         its answer goes back in through ``summarize(text=...)``."""
         return derive.summary_request(self._rt, task_id, since, until, agent_id, self.scope)
 
-    def summarize(self, *, task_id: str | None = None, since: datetime | None = None,
-                  until: datetime | None = None, agent_id: str | None = None, chunk: int = 5,
-                  text: str | None = None, method: str = "extractive") -> SummaryResult:
+    def summarize(
+        self,
+        *,
+        task_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        agent_id: str | None = None,
+        chunk: int = 5,
+        text: str | None = None,
+        method: str = "extractive",
+    ) -> SummaryResult:
         """Write (or update) a semantic memory that summarises a task or a time range.
 
         Without ``text``: no LLM; extractive key points plus a roll-up of outcomes and of each error
         with its fix. With ``text`` (an LLM's summary, e.g. through MCP sampling), that text is the
         task summary (redacted like any memory) and ``method`` names where it came from. More than
-        ``chunk`` sources make a summary chain: one extractive part summary per ``chunk`` memories, and
-        the task summary links to the parts (``source_ids``), which link to the originals. Rerunning
-        updates the same summaries instead of adding new ones.
+        ``chunk`` sources make a summary chain: one extractive part summary per ``chunk`` memories,
+        and the task summary links to the parts (``source_ids``), which link to the originals.
+        Rerunning updates the same summaries instead of adding new ones.
 
         Raises:
             InvalidInput: nothing selected, or nothing to summarise.
         """
-        return derive.summarize(self._rt, task_id=task_id, since=since, until=until, agent_id=agent_id, chunk=chunk,
-                                text=text, method=method, scope=self.scope)
+        return derive.summarize(
+            self._rt,
+            task_id=task_id,
+            since=since,
+            until=until,
+            agent_id=agent_id,
+            chunk=chunk,
+            text=text,
+            method=method,
+            scope=self.scope,
+        )
 
     def sources(self, memory_id: str, depth: int = 5) -> list[tuple[int, Memory]]:
         """Walk a summary chain down to the original memories: (depth, memory) in reading order."""
         return reading.sources(self._rt, memory_id, depth, self.scope)
 
     def history(self, memory_id: str) -> list[Memory]:
-        """The supersede chain a memory belongs to, oldest first (just the memory if it has none)."""
+        """The supersede chain a memory belongs to, oldest first (just the memory if it has
+        none)."""
         return reading.history(self._rt, memory_id, self.scope)
 
-    def log(self, *, limit: int | None = 50, action: str | None = None, memory_id: str | None = None,
-            since: datetime | None = None) -> list[AuditEntry]:
-        """The audit log, newest first: who did what to which memories, when and why (never content);
-        ``action`` is one of ``AUDIT_ACTIONS``."""
+    def log(
+        self,
+        *,
+        limit: int | None = 50,
+        action: str | None = None,
+        memory_id: str | None = None,
+        since: datetime | None = None,
+    ) -> list[AuditEntry]:
+        """The audit log, newest first: who did what to which memories, when and why (never
+        content); ``action`` is one of ``AUDIT_ACTIONS``."""
         check_limit(limit)
         action = one_of(action, "action", AUDIT_ACTIONS) if action else None
-        return reading.log(self._rt, limit=limit, action=action, memory_id=memory_id, since=since, scope=self.scope)
+        return reading.log(
+            self._rt, limit=limit, action=action, memory_id=memory_id, since=since, scope=self.scope
+        )
 
-    def consolidate(self, *, agent_id: str | None = None, dry_run: bool = False, similarity: float | None = None,
-                    min_evidence: int | None = None, actor: str | None = None,
-                    progress: Callable[[int, int], None] | None = None,
-                    phase: Callable[[str], None] | None = None) -> ConsolidateResult:
-        """Turn groups of similar episodes (per agent) into semantic pattern memories, without an LLM.
+    def consolidate(
+        self,
+        *,
+        agent_id: str | None = None,
+        dry_run: bool = False,
+        similarity: float | None = None,
+        min_evidence: int | None = None,
+        actor: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        phase: Callable[[str], None] | None = None,
+    ) -> ConsolidateResult:
+        """Turn groups of similar episodes (per agent) into semantic pattern memories, without an
+        LLM.
 
-        Each pattern links to its evidence (``source_ids``) and carries a confidence from it. A group
-        that already has a pattern updates it only when new evidence arrived, so rerunning writes
-        nothing new. ``dry_run`` computes the same plan and writes nothing. ``progress(done, total)`` counts
-        the episodes grouped; ``phase(text)`` names each step.
+        Each pattern links to its evidence (``source_ids``) and carries a confidence from it. A
+        group that already has a pattern updates it only when new evidence arrived, so rerunning
+        writes nothing new. ``dry_run`` computes the same plan and writes nothing. ``progress(done,
+        total)`` counts the episodes grouped; ``phase(text)`` names each step.
         """
-        return derive.consolidate(self._rt, agent_id=agent_id, dry_run=dry_run, similarity=similarity,
-                                  min_evidence=min_evidence, actor=actor, scope=self.scope, progress=progress,
-                                  phase=phase)
+        return derive.consolidate(
+            self._rt,
+            agent_id=agent_id,
+            dry_run=dry_run,
+            similarity=similarity,
+            min_evidence=min_evidence,
+            actor=actor,
+            scope=self.scope,
+            progress=progress,
+            phase=phase,
+        )
 
     def get(self, memory_id: str) -> Memory:
         """One memory by id or unique id prefix (at least 8 characters).
@@ -199,29 +281,46 @@ class Store:
         """
         return reading.get(self._rt, memory_id, self.scope)
 
-    def list(self, filters: Filters | None = None, limit: int | None = 50, oldest_first: bool = False) -> list[Memory]:
-        """Memories matching ``filters`` (default: every status, expired included), newest first; at most
-        ``limit`` (None: all)."""
+    def list(
+        self, filters: Filters | None = None, limit: int | None = 50, oldest_first: bool = False
+    ) -> list[Memory]:
+        """Memories matching ``filters`` (default: every status, expired included), newest first; at
+        most ``limit`` (None: all)."""
         check_limit(limit)
-        return reading.list_memories(self._rt, filters or Filters(statuses=None, include_expired=True), self.scope,
-                                     limit, oldest_first)
+        return reading.list_memories(
+            self._rt,
+            filters or Filters(statuses=None, include_expired=True),
+            self.scope,
+            limit,
+            oldest_first,
+        )
 
-    def search(self, query: str | SearchQuery, *, filters: Filters | None = None, k: int = 5,
-               budget: int | None = None, mode: str = "hybrid", env: Mapping[str, str] | None = None,
-               current_task: str | None = None, engine: str | None = None, now: datetime | None = None,
-               troubleshoot: bool = False) -> SearchResult:
+    def search(
+        self,
+        query: str | SearchQuery,
+        *,
+        filters: Filters | None = None,
+        k: int = 5,
+        budget: int | None = None,
+        mode: str = "hybrid",
+        env: Mapping[str, str] | None = None,
+        current_task: str | None = None,
+        engine: str | None = None,
+        now: datetime | None = None,
+        troubleshoot: bool = False,
+    ) -> SearchResult:
         """Find the memories that matter for ``query`` (DESIGN §5).
 
         Args:
-            query: what to look for (the default model reads English; see ``SearchQuery.text``); or a whole ``SearchQuery``
+            query: what to look for (the default model reads English; see ``SearchQuery.text``); or
+            a whole ``SearchQuery``
                 (then the other arguments are ignored).
-            filters: hard filters; by default active, unexpired episodic/semantic/procedural memories.
-            k: at most this many hits.
-            budget: keep the formatted context block within this many tokens.
-            mode: ``hybrid`` (vector + keyword), ``vector`` or ``keyword``.
-            env: the caller's environment fingerprint; memories recorded under other values rank lower.
-            current_task: the task at hand; its memories get the same-task bonus.
-            troubleshoot: "I have seen this error before": relevant failures that have a resolution come
+            filters: hard filters; by default active, unexpired episodic/semantic/procedural
+            memories. k: at most this many hits. budget: keep the formatted context block within
+            this many tokens. mode: ``hybrid`` (vector + keyword), ``vector`` or ``keyword``. env:
+            the caller's environment fingerprint; memories recorded under other values rank lower.
+            current_task: the task at hand; its memories get the same-task bonus. troubleshoot: "I
+            have seen this error before": relevant failures that have a resolution come
                 first, and unresolved failures are not held back.
             engine: ``ledger`` (exact, in DuckDB) or ``index`` (LanceDB); default from config.
             now: rank as of this moment (recency, expiry, validity) instead of the clock's time;
@@ -231,28 +330,41 @@ class Store:
             A ``SearchResult`` with ranked hits and the ready-to-paste ``context`` block.
         """
         if not isinstance(query, SearchQuery):
-            query = SearchQuery(query, filters, k, budget, mode, dict(env or {}), current_task, engine, now,
-                                troubleshoot)
+            query = SearchQuery(
+                query,
+                filters,
+                k,
+                budget,
+                mode,
+                dict(env or {}),
+                current_task,
+                engine,
+                now,
+                troubleshoot,
+            )
         return recall.search(self._rt, query, self.scope)
 
     def index(self, dim: int | None = None) -> Index:
         """The LanceDB index of a local store (opened on first use)."""
         if self._rt.mirror is None:
-            raise HindsightError(f"The {self.ledger.capabilities.name} store {self.path} has no LanceDB index.")
+            raise HindsightError(
+                f"The {self.ledger.capabilities.name} store {self.path} has no LanceDB index."
+            )
         return self._rt.mirror.index(dim)
 
     def sync_index(self) -> int:
-        """Index every ledger change the index lacks (and the in-memory index of a warm store); returns how
-        many rows were written to the LanceDB index (0 on Postgres, whose database indexes its own rows)."""
+        """Index every ledger change the index lacks (and the in-memory index of a warm store);
+        returns how many rows were written to the LanceDB index (0 on Postgres, whose database
+        indexes its own rows)."""
         self._rt.require()
         if self._rt.hot is not None:
             self._rt.hot.ready()
         return 0 if self._rt.mirror is None else self._rt.mirror.sync()
 
     def warm_up(self) -> None:
-        """Get a long-lived process ready to answer at once: what expired is purged (when due), the model
-        is loaded and, beside it, the in-memory index (or, where there is none, the LanceDB index caught
-        up)."""
+        """Get a long-lived process ready to answer at once: what expired is purged (when due), the
+        model is loaded and, beside it, the in-memory index (or, where there is none, the LanceDB
+        index caught up)."""
         recall.warm_up(self._rt)
 
     def load_in_memory_index(self) -> None:
@@ -263,41 +375,77 @@ class Store:
     def select_ids(self, filters: Filters) -> builtins.list[str]:
         return lifecycle.select_ids(self._rt, filters, self.scope)
 
-    def forget(self, ids: Iterable[str] = (), *, filters: Filters | None = None, hard: bool = False,
-               archive: bool = False, reason: str | None = None, actor: str | None = None) -> int:
+    def forget(
+        self,
+        ids: Iterable[str] = (),
+        *,
+        filters: Filters | None = None,
+        hard: bool = False,
+        archive: bool = False,
+        reason: str | None = None,
+        actor: str | None = None,
+    ) -> int:
         """Forget memories by id and/or filter.
 
         Soft (default): status ``invalidated``, excluded from search, restorable with ``restore``.
         Archive: status ``archived``: cold, out of default search, found with ``include_archived``,
         restorable. Hard: the rows, their keyword terms and vectors are deleted, together with the
         summaries and patterns built from them; old index versions are purged and the ledger file is
-        rewritten, so no trace of the content stays on disk. Every forget is written to the audit log
-        (ids, time, reason, who; never content).
+        rewritten, so no trace of the content stays on disk. Every forget is written to the audit
+        log (ids, time, reason, who; never content).
 
         Returns:
             How many memories changed (with ``hard``, derived summaries included).
         """
         return lifecycle.forget(self._rt, ids, filters, hard, archive, reason, actor, self.scope)
 
-    def forget_where(self, ids: Iterable[str] = (), *, task_id: str | None = None, agent_id: str | None = None,
-                     older_than: str | None = None, expired: bool = False, hard: bool = False, archive: bool = False,
-                     reason: str | None = None, actor: str | None = None,
-                     spell: Callable[[str], str] = plain) -> ForgetResult:
-        """Forget by ids and/or a filter, as ``hindsight forget`` and ``memory_forget`` do: a task, an agent,
-        recorded longer ago than ``older_than`` ("30d"), or ``expired`` (past their TTL, which purges them
-        unless ``archive``). ``spell`` names options in error messages the caller's way.
+    def forget_where(
+        self,
+        ids: Iterable[str] = (),
+        *,
+        task_id: str | None = None,
+        agent_id: str | None = None,
+        older_than: str | None = None,
+        expired: bool = False,
+        hard: bool = False,
+        archive: bool = False,
+        reason: str | None = None,
+        actor: str | None = None,
+        spell: Callable[[str], str] = plain,
+    ) -> ForgetResult:
+        """Forget by ids and/or a filter, as ``hindsight forget`` and ``memory_forget`` do: a task,
+        an agent, recorded longer ago than ``older_than`` ("30d"), or ``expired`` (past their TTL,
+        which purges them unless ``archive``). ``spell`` names options in error messages the
+        caller's way.
 
         Raises:
             InvalidInput: nothing to forget was named, or ``hard`` with ``archive``.
         """
         ids = list(ids)
-        plan = forget_plan(ids, task_id=task_id, agent_id=agent_id, older_than=older_than, expired=expired, hard=hard,
-                           archive=archive, now=self._rt.now(), spell=spell)
-        count = self.forget(ids, filters=plan.filters, hard=plan.hard, archive=plan.archive, reason=reason, actor=actor)
+        plan = forget_plan(
+            ids,
+            task_id=task_id,
+            agent_id=agent_id,
+            older_than=older_than,
+            expired=expired,
+            hard=hard,
+            archive=archive,
+            now=self._rt.now(),
+            spell=spell,
+        )
+        count = self.forget(
+            ids,
+            filters=plan.filters,
+            hard=plan.hard,
+            archive=plan.archive,
+            reason=reason,
+            actor=actor,
+        )
         return ForgetResult(count, plan.hard, plan.archive)
 
     def owed_purges(self) -> builtins.list[str]:
-        """Hard forgets a crash interrupted (their journals): any operation on the store finishes them."""
+        """Hard forgets a crash interrupted (their journals): any operation on the store finishes
+        them."""
         from .core import purge
 
         return [path.name for path in purge.owed(self._rt)]
@@ -325,15 +473,19 @@ class Store:
         """Every memory (all statuses by default) as data-model dicts, oldest first."""
         return transfer.export(self._rt, filters, self.scope)
 
-    def import_records(self, records: Sequence[Mapping[str, Any]], progress: Progress | None = None,
-                       phase: Phase | None = None) -> ImportResult:
+    def import_records(
+        self,
+        records: Sequence[Mapping[str, Any]],
+        progress: Progress | None = None,
+        phase: Phase | None = None,
+    ) -> ImportResult:
         """Add exported memories; ids and idempotency keys already present are skipped (idempotent).
 
-        Every record is validated before anything is written: one bad record, or two different records
-        with one id, refuses the whole import. Valid records are then embedded and committed in batches
-        of ``IMPORT_BATCH``, so an import that is killed (or runs out of disk) keeps what it committed,
-        and rerunning it adds exactly the rest. ``progress(done, total)`` follows the embedding,
-        ``phase(text)`` each step ("Loading the embedding model").
+        Every record is validated before anything is written: one bad record, or two different
+        records with one id, refuses the whole import. Valid records are then embedded and committed
+        in batches of ``IMPORT_BATCH``, so an import that is killed (or runs out of disk) keeps what
+        it committed, and rerunning it adds exactly the rest. ``progress(done, total)`` follows the
+        embedding, ``phase(text)`` each step ("Loading the embedding model").
 
         Raises:
             InvalidInput: a record was refused; nothing was imported.
@@ -342,12 +494,13 @@ class Store:
         return transfer.import_records(self._rt, records, progress, self.scope, phase)
 
     def reindex(self, progress: Progress | None = None, phase: Phase | None = None) -> int:
-        """Re-embed every memory with the configured model and rebuild the LanceDB index from the ledger."""
+        """Re-embed every memory with the configured model and rebuild the LanceDB index from the
+        ledger."""
         return transfer.reindex(self._rt, progress, phase)
 
     def migrate(self, target: Store, progress: Progress | None = None) -> MigrateResult:
-        """Copy every memory (with its vector, links and status) and audit entry this store holds and
-        ``target`` lacks into ``target``: local to Postgres or back; idempotent.
+        """Copy every memory (with its vector, links and status) and audit entry this store holds
+        and ``target`` lacks into ``target``: local to Postgres or back; idempotent.
 
         Raises:
             InvalidInput: the two are the same store, or their embedding models differ.
@@ -361,8 +514,13 @@ class Store:
         return admin.stats(self._rt)
 
 
-def open_store(path: str | os.PathLike[str] | None = None, *, embedder: Embedder | None = None,
-               warm: bool = False, agent: str | None = None) -> Store:
+def open_store(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    embedder: Embedder | None = None,
+    warm: bool = False,
+    agent: str | None = None,
+) -> Store:
     """Open the store that the lookup order picks (see ``hindsight_cli.paths``).
 
     Args:
@@ -373,7 +531,8 @@ def open_store(path: str | os.PathLike[str] | None = None, *, embedder: Embedder
         agent: scope the store to this agent_id (see ``Store``).
 
     Returns:
-        A ``Store``; it may not exist yet (``record`` and ``import`` create it, ``init`` does explicitly).
+        A ``Store``; it may not exist yet (``record`` and ``import`` create it, ``init`` does
+        explicitly).
     """
     location = paths.resolve_store(path)
     return Store(location.path, embedder=embedder, warm=warm, agent=agent)

@@ -8,9 +8,11 @@ import unicodedata
 from collections import Counter
 from functools import lru_cache
 
-MAX_LABEL = 200  # characters: the most an agent, task, trigger or tag may hold (core/prepare refuses more)
+# characters: the most an agent, task, trigger or tag may hold (core/prepare refuses more)
+MAX_LABEL = 200
 
-# Han, Hiragana, Katakana, Hangul and their compatibility/extension blocks: scripts written without spaces.
+# Han, Hiragana, Katakana, Hangul and their compatibility/extension blocks: scripts written without
+# spaces.
 CJK = (
     "\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
     "\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
@@ -33,10 +35,14 @@ STOPWORDS = frozenset(
 def clean(text: str) -> str:
     """Strip control characters (keeping newline and tab), normalise to NFC, trim."""
     text = unicodedata.normalize("NFC", text)
-    # A printable character is never Cc, Cs, Co or Cn (same Unicode data): most texts are read once, in C.
+    # A printable character is never Cc, Cs, Co or Cn (same Unicode data): most texts are read once,
+    # in C.
     if not text.replace("\n", "").replace("\t", "").isprintable():
         text = "".join(
-            ch for ch in text if ch in "\n\t" or unicodedata.category(ch) not in ("Cc", "Cs", "Co", "Cn")
+            ch
+            for ch in text
+            if ch in "\n\t"
+            or unicodedata.category(ch) not in ("Cc", "Cs", "Co", "Cn")
             or ch == "\u200d"
         )
     return text.replace("\r\n", "\n").strip()
@@ -60,7 +66,8 @@ def without_surrogates(value: object) -> object:
     return value
 
 
-@lru_cache(maxsize=65_536)  # words repeat: an import stems the same few thousand again and again
+# words repeat: an import stems the same few thousand again and again
+@lru_cache(maxsize=65_536)
 def stem(word: str) -> str:
     """A light English stemmer: plural, -ing, -ed, -ly and final -e, so word forms meet."""
     if len(word) <= 3 or not word.isalpha() or not word.isascii():
@@ -73,7 +80,8 @@ def stem(word: str) -> str:
     for suffix in ("ingly", "edly", "ing", "ed", "ly"):
         base = word[: -len(suffix)]
         if word.endswith(suffix) and len(base) == 2 and suffix in ("ing", "ed"):
-            word = base + "e"  # used/using -> use
+            # used/using -> use
+            word = base + "e"
             break
         if word.endswith(suffix) and len(base) >= 3 and re.search("[aeiouy]", base):
             word = base
@@ -86,7 +94,8 @@ def stem(word: str) -> str:
 
 
 def terms(text: str) -> list[str]:
-    """Keyword terms: stemmed lower-case words without stopwords; CJK runs as overlapping bigrams."""
+    """Keyword terms: stemmed lower-case words without stopwords; CJK runs as overlapping
+    bigrams."""
     out: list[str] = []
     for token in _TOKEN_RE.findall(text.lower()):
         if _CJK_RUN.fullmatch(token):
@@ -109,12 +118,13 @@ def estimate_tokens(text: str) -> int:
     return cjk + math.ceil((len(text) - cjk) / 4)
 
 
-# Identifiers: what a person types exactly and means exactly (error codes, ports, hosts, versions, paths,
-# file and function names). ``terms`` splits them into words like any text, so the stored postings stay as
-# they are; search weighs the whole token on the query side (``search.signals``).
+# Identifiers: what a person types exactly and means exactly (error codes, ports, hosts, versions,
+# paths, file and function names). ``terms`` splits them into words like any text, so the stored
+# postings stay as they are; search weighs the whole token on the query side (``search.signals``).
 _ID_TOKEN = re.compile(rf"[^\s'\"`()\[\]{{}}<>,;!?{CJK}\u3000-\u303f\uff00-\uff65]+")
 _ID_INNER = re.compile(r"[0-9A-Za-z][._:/\\@#=+-]+[0-9A-Za-z]")
-_ID_SPLIT = re.compile(r"[:/\\@=]+|\+")  # host:port, dir/file, user@host, name==version
+# host:port, dir/file, user@host, name==version
+_ID_SPLIT = re.compile(r"[:/\\@=]+|\+")
 _CAMEL = re.compile(r"[a-z][A-Z]")
 _VERSION_V = re.compile(r"(?<![0-9a-z_])v(?=\d)")
 
@@ -123,21 +133,26 @@ def _is_identifier(token: str, shouting: bool) -> bool:
     if len(token) < 3 or not any(ch.isalnum() for ch in token):
         return False
     if any(ch.isdigit() for ch in token):
-        return True  # a port, a status or error code, a version, an address
+        # a port, a status or error code, a version, an address
+        return True
     if _ID_INNER.search(token):
         if max(len(s) for s in re.split(r"[._:/\\@#=+-]+", token)) <= 1:
-            return False  # e.g., U.S.
-        # A hyphen alone joins ordinary words (self-care); with a capital or other punctuation it is a name.
+            # e.g., U.S.
+            return False
+        # A hyphen alone joins ordinary words (self-care); with a capital or other punctuation it is
+        # a name.
         return bool(re.search(r"[._:/\\@#=+]", token)) or token != token.lower()
     if _CAMEL.search(token):
-        return True  # getUserById, NullPointerException
-    return not shouting and token.isupper() and token.isalpha()  # ECONNREFUSED, ENOENT, SIGKILL
+        # getUserById, NullPointerException
+        return True
+    # ECONNREFUSED, ENOENT, SIGKILL
+    return not shouting and token.isupper() and token.isalpha()
 
 
 def identifiers(text: str) -> tuple[str, ...]:
-    """The identifier-like tokens of a query, lower-cased, each once: ``ECONNREFUSED 127.0.0.1:5432`` →
-    ``econnrefused``, ``127.0.0.1:5432``. Plain words are not identifiers; in a query typed in capitals
-    nothing is one for being in capitals."""
+    """The identifier-like tokens of a query, lower-cased, each once: ``ECONNREFUSED
+    127.0.0.1:5432`` → ``econnrefused``, ``127.0.0.1:5432``. Plain words are not identifiers; in a
+    query typed in capitals nothing is one for being in capitals."""
     words = re.findall(r"\b[^\W\d_]{2,}\b", text)
     shouting = len(words) >= 3 and sum(w.isupper() for w in words) > 0.8 * len(words)
     out: list[str] = []
@@ -149,17 +164,19 @@ def identifiers(text: str) -> tuple[str, ...]:
 
 
 def _normal(token: str) -> str:
-    return _VERSION_V.sub("", token.lower())  # v2.1.0 and 2.1.0 are one version
+    # v2.1.0 and 2.1.0 are one version
+    return _VERSION_V.sub("", token.lower())
 
 
 def identifier_parts(identifier: str) -> list[str]:
-    """A compound identifier's parts, context first: ``127.0.0.1:5432`` → ``127.0.0.1``, ``5432``."""
+    """A compound identifier's parts, context first: ``127.0.0.1:5432`` → ``127.0.0.1``,
+    ``5432``."""
     return [p for p in _ID_SPLIT.split(identifier) if p]
 
 
 def identifier_tokens(text: str) -> set[str]:
-    """Every identifier-shaped token of a memory's text, normalised as ``identifiers`` does, whole and
-    by parts (so a memory saying ``port 5432`` holds ``5432``)."""
+    """Every identifier-shaped token of a memory's text, normalised as ``identifiers`` does, whole
+    and by parts (so a memory saying ``port 5432`` holds ``5432``)."""
     out: set[str] = set()
     for raw in _ID_TOKEN.findall(text):
         token = _normal(raw.strip(".:=-+/\\#@"))

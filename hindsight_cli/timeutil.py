@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, UTC
+from datetime import UTC, datetime, timedelta
 
 from .errors import InvalidInput
 
@@ -19,13 +19,16 @@ def parse_duration(text: str, what: str = "duration") -> timedelta:
     """``90s``, ``15m``, ``2h``, ``30d``, ``1w``, ``1y`` (a bare number means days)."""
     match = _DURATION.match(text or "")
     if not match:
-        raise InvalidInput(f"Invalid {what} {text!r}: use a number and a unit, e.g. 30m, 2h, 7d or 1w.")
+        raise InvalidInput(
+            f"Invalid {what} {text!r}: use a number and a unit, e.g. 30m, 2h, 7d or 1w."
+        )
     value, unit = float(match.group(1)), (match.group(2) or "d").lower()
     return timedelta(seconds=value * _UNITS[unit])
 
 
 def parse_time(text: str, what: str = "time") -> datetime:
-    """An ISO 8601 date or datetime (UTC if no offset), or a duration meaning that long ago (``7d``)."""
+    """An ISO 8601 date or datetime (UTC if no offset), or a duration meaning that long ago
+    (``7d``)."""
     text = (text or "").strip()
     if _DURATION.match(text) and not re.fullmatch(r"\d{4}", text):
         return now() - parse_duration(text, what)
@@ -33,7 +36,8 @@ def parse_time(text: str, what: str = "time") -> datetime:
         value = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         raise InvalidInput(
-            f"Invalid {what} {text!r}: use an ISO date such as 2026-03-15 or 2026-03-15T09:30:00Z, or an age such as 7d."
+            f"Invalid {what} {text!r}: use an ISO date such as 2026-03-15 or "
+            f"2026-03-15T09:30:00Z, or an age such as 7d."
         ) from None
     if value.tzinfo is not None:
         value = value.astimezone(UTC).replace(tzinfo=None)
@@ -59,8 +63,13 @@ def iso(value: datetime | None) -> str | None:
 def age(value: datetime, at: datetime | None = None) -> str:
     """A short human age: ``45s``, ``12m``, ``3h``, ``5d``, ``2mo``, ``1y``."""
     seconds = max(0.0, ((at or now()) - value).total_seconds())
-    for limit, unit, size in ((60, "s", 1), (3600, "m", 60), (86400, "h", 3600), (86400 * 60, "d", 86400),
-                              (86400 * 365, "mo", 86400 * 30)):
+    for limit, unit, size in (
+        (60, "s", 1),
+        (3600, "m", 60),
+        (86400, "h", 3600),
+        (86400 * 60, "d", 86400),
+        (86400 * 365, "mo", 86400 * 30),
+    ):
         if seconds < limit:
             return f"{int(seconds // size)}{unit}"
     return f"{int(seconds // (86400 * 365))}y"

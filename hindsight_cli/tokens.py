@@ -29,14 +29,19 @@ def _digest(token: str) -> str:
 def load(path: Path) -> list[dict[str, Any]]:
     """The file's entries; a missing file has none."""
     try:
-        text = safefs.read_trusted(path, "The token file")  # it decides who reads your memories: yours only
+        # it decides who reads your memories: yours only
+        text = safefs.read_trusted(path, "The token file")
         if text is None:
             return []
         data = json.loads(text)
     except (OSError, ValueError) as error:
-        raise InvalidInput(f"Cannot read the token file {path} ({error}); fix or delete it.") from None
+        raise InvalidInput(
+            f"Cannot read the token file {path} ({error}); fix or delete it."
+        ) from None
     entries = data.get("tokens") if isinstance(data, dict) else None
-    if not isinstance(entries, list) or not all(isinstance(e, dict) and {"agent", "sha256"} <= set(e) for e in entries):
+    if not isinstance(entries, list) or not all(
+        isinstance(e, dict) and {"agent", "sha256"} <= set(e) for e in entries
+    ):
         raise InvalidInput(f"{path} is not a hindsight token file; fix or delete it.")
     return entries
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 import os
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -21,8 +21,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 class FakeEmbedder:
-    """Deterministic: a text's vector is the normalised sum of one pseudo-random vector per keyword term,
-    so texts that share words are similar and ranking assertions are exact."""
+    """Deterministic: a text's vector is the normalised sum of one pseudo-random vector per keyword
+    term, so texts that share words are similar and ranking assertions are exact."""
 
     name = "test/fake-embedder"
     dim = 32
@@ -84,13 +84,15 @@ def postgres_url() -> Any:
     """A PostgreSQL server with pgvector for this test session (pgserver's wheel; no Docker).
 
     Its data directory is not under pytest's temporary directory: run as root, pgserver starts the
-    server as another user, who must be able to traverse every parent, and pytest keeps its own 0700.
+    server as another user, who must be able to traverse every parent, and pytest keeps its own
+    0700.
     """
     import shutil
     import tempfile
 
     pgserver = pytest.importorskip("pgserver")
-    umask = os.umask(0o022)  # the CLI's umask 077, set by an earlier in-process test, would lock initdb out
+    # the CLI's umask 077, set by an earlier in-process test, would lock initdb out
+    umask = os.umask(0o022)
     data = Path(tempfile.mkdtemp(prefix="hindsight-pg-"))
     try:
         server = pgserver.get_server(data, cleanup_mode="stop")
@@ -124,9 +126,12 @@ def postgres18_url() -> Any:
 def postgres_store_dir(path: Path, url: str) -> Path:
     """A store directory whose config points at a fresh schema of the session's database."""
     path.mkdir(parents=True, exist_ok=True)
-    path.chmod(0o700)  # private, as `hindsight init --backend postgres` makes it, whatever the umask
+    # private, as `hindsight init --backend postgres` makes it, whatever the umask
+    path.chmod(0o700)
     config = path / "config.toml"
-    config.write_text(f'[storage]\nbackend = "postgres"\nurl = "{url}"\nschema = "t_{uuid.uuid4().hex[:16]}"\n')
+    config.write_text(
+        f'[storage]\nbackend = "postgres"\nurl = "{url}"\nschema = "t_{uuid.uuid4().hex[:16]}"\n'
+    )
     config.chmod(0o600)
     return path
 
@@ -139,8 +144,13 @@ def stored_data(path: Path) -> list[tuple[str, bytes]]:
     if not ledger.capabilities.files:
         with ledger.read() as session:
             conn = session.conn
-            tables = [r[0] for r in conn.execute(
-                "SELECT table_name FROM information_schema.tables WHERE table_schema = ?", [ledger.schema]).fetchall()]
+            tables = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT table_name FROM information_schema.tables WHERE table_schema = ?",
+                    [ledger.schema],
+                ).fetchall()
+            ]
             for table in tables:
                 values = []
                 for row in conn.execute(f'SELECT * FROM "{ledger.schema}"."{table}"').fetchall():
@@ -152,16 +162,22 @@ def stored_data(path: Path) -> list[tuple[str, bytes]]:
 
 @pytest.fixture(params=["local", "postgres"])
 def backend(request: pytest.FixtureRequest) -> str:
-    """Each test that uses a store (the ``store`` and ``cli`` fixtures) runs against both backends."""
+    """Each test that uses a store (the ``store`` and ``cli`` fixtures) runs against both
+    backends."""
     return request.param
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Drop the postgres run of tests marked ``local_only`` (they inspect files only the local backend
-    has: the DuckDB file, its lock files, the LanceDB index) or ``no_store`` (they never touch one)."""
-    dropped = [item for item in items
-               if getattr(item, "callspec", None) is not None and item.callspec.params.get("backend") == "postgres"
-               and (item.get_closest_marker("local_only") or item.get_closest_marker("no_store"))]
+    """Drop the postgres run of tests marked ``local_only`` (they inspect files only the local
+    backend has: the DuckDB file, its lock files, the LanceDB index) or ``no_store`` (they never
+    touch one)."""
+    dropped = [
+        item
+        for item in items
+        if getattr(item, "callspec", None) is not None
+        and item.callspec.params.get("backend") == "postgres"
+        and (item.get_closest_marker("local_only") or item.get_closest_marker("no_store"))
+    ]
     if dropped:
         gone = set(map(id, dropped))
         items[:] = [item for item in items if id(item) not in gone]
@@ -170,7 +186,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture
 def store_dir(tmp_path: Path, backend: str, request: pytest.FixtureRequest) -> Path:
-    """Where the ``store`` fixture's store lives: a plain directory, or one configured for Postgres."""
+    """Where the ``store`` fixture's store lives: a plain directory, or one configured for
+    Postgres."""
     path = tmp_path / "store"
     if backend == "postgres":
         postgres_store_dir(path, request.getfixturevalue("postgres_url"))
@@ -186,9 +203,9 @@ def store(store_dir: Path, fake: FakeEmbedder) -> Store:
 
 
 class Clock:
-    """A clock that moves only when a test moves it: expiry and recency are tested without waiting for
-    wall time, so a loaded machine cannot make them fail. Starts at the real time (ages such as ``7d``
-    are read against the real clock)."""
+    """A clock that moves only when a test moves it: expiry and recency are tested without waiting
+    for wall time, so a loaded machine cannot make them fail. Starts at the real time (ages such as
+    ``7d`` are read against the real clock)."""
 
     def __init__(self) -> None:
         from hindsight_cli.timeutil import now
@@ -206,7 +223,8 @@ class Clock:
 
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    """Every Store opened in the test (by the CLI too) reads this clock: ``Store(clock=...)``'s default."""
+    """Every Store opened in the test (by the CLI too) reads this clock: ``Store(clock=...)``'s
+    default."""
     from hindsight_cli.core import runtime
 
     fake = Clock()
@@ -236,7 +254,12 @@ class Cli:
         from hindsight_cli.cli import app
 
         argv = list(args)
-        if store and "--store" not in argv and argv and argv[0] not in ("where", "--help", "--version"):
+        if (
+            store
+            and "--store" not in argv
+            and argv
+            and argv[0] not in ("where", "--help", "--version")
+        ):
             argv += ["--store", str(self.store_path)]
         return self.runner.invoke(app, argv, input=input, prog_name="hindsight")
 

@@ -18,7 +18,9 @@ SHELLS = ("bash", "zsh", "fish")
 def _run(args: list[str], env: dict[str, str] | None = None) -> str:
     from hindsight_cli.cli import app
 
-    result = CliRunner().invoke(app, args, prog_name="hindsight", env={"COLUMNS": "100", **(env or {})})
+    result = CliRunner().invoke(
+        app, args, prog_name="hindsight", env={"COLUMNS": "100", **(env or {})}
+    )
     assert result.exit_code == 0, result.output
     return result.stdout
 
@@ -28,8 +30,9 @@ def completion(shell: str) -> str:
 
 
 def command_names() -> list[str]:
-    from hindsight_cli.cli import app
     from typer.main import get_command
+
+    from hindsight_cli.cli import app
 
     return list(get_command(app).commands)  # type: ignore[attr-defined]
 
@@ -41,7 +44,11 @@ def reference() -> str:
         "```\n$ hindsight --help\n" + _run(["--help"]) + "```\n",
     ]
     for name in command_names():
-        parts.append(f"## hindsight {name}\n\n```\n$ hindsight {name} --help\n" + _run([name, "--help"]) + "```\n")
+        parts.append(
+            f"## hindsight {name}\n\n```\n$ hindsight {name} --help\n"
+            + _run([name, "--help"])
+            + "```\n"
+        )
     return "\n".join(parts)
 
 

@@ -1,4 +1,5 @@
-"""Helpers of the hostile-shared-directory tests: another user (uid 65534) and what it leaves behind."""
+"""Helpers of the hostile-shared-directory tests: another user (uid 65534) and what it leaves
+behind."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-OTHER = 65534  # nobody: root can give files to it; a test that needs that skips for other users
+# nobody: root can give files to it; a test that needs that skips for other users
+OTHER = 65534
 
 
 def give_away(*paths: Path) -> None:
@@ -25,21 +27,35 @@ def give_away(*paths: Path) -> None:
 
 
 def snapshot(root: Path) -> dict[str, tuple[int, int, int]]:
-    """Every entry under ``root`` (links not followed): kind and size, mode and mtime, to show nothing changed."""
+    """Every entry under ``root`` (links not followed): kind and size, mode and mtime, to show
+    nothing changed."""
     out = {}
     for directory, dirs, files in os.walk(root):
         for name in dirs + files:
             st = os.lstat(os.path.join(directory, name))
-            out[os.path.relpath(os.path.join(directory, name), root)] = (st.st_mode, st.st_size, st.st_mtime_ns)
+            out[os.path.relpath(os.path.join(directory, name), root)] = (
+                st.st_mode,
+                st.st_size,
+                st.st_mtime_ns,
+            )
     st = os.lstat(root)
     out["."] = (st.st_mode, 0, st.st_uid)
     return out
 
 
-def hindsight(*args: str, cwd: Path | None = None, input: str = "") -> subprocess.CompletedProcess[str]:
+def hindsight(
+    *args: str, cwd: Path | None = None, input: str = ""
+) -> subprocess.CompletedProcess[str]:
     """The installed command in a process of its own: real exit codes and stderr."""
-    return subprocess.run([sys.executable, "-m", "hindsight_cli", *args], capture_output=True, text=True,
-                          input=input, cwd=cwd, timeout=120, env=dict(os.environ))
+    return subprocess.run(
+        [sys.executable, "-m", "hindsight_cli", *args],
+        capture_output=True,
+        text=True,
+        input=input,
+        cwd=cwd,
+        timeout=120,
+        env=dict(os.environ),
+    )
 
 
 def cli(*args: str, input: str | None = None) -> Any:

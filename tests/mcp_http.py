@@ -13,7 +13,8 @@ from typing import Any
 
 import httpx2
 
-LEGACY = "2025-06-18"  # a protocol generation with sessions
+# a protocol generation with sessions
+LEGACY = "2025-06-18"
 
 
 def free_port() -> int:
@@ -44,7 +45,9 @@ def serving(app: Any, port: int | None = None) -> Iterator[str]:
     import uvicorn
 
     port = port or free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None, lifespan="on"))
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None, lifespan="on")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
@@ -63,12 +66,23 @@ def rpc(method: str, params: dict | None = None, id: int | None = 1) -> dict:
 
 
 def initialize(message_id: int = 1) -> dict:
-    return rpc("initialize", {"protocolVersion": LEGACY, "capabilities": {},
-                              "clientInfo": {"name": "raw-test", "version": "0"}}, message_id)
+    return rpc(
+        "initialize",
+        {
+            "protocolVersion": LEGACY,
+            "capabilities": {},
+            "clientInfo": {"name": "raw-test", "version": "0"},
+        },
+        message_id,
+    )
 
 
 def headers(token: str | None = None, session: str | None = None, **more: str) -> dict[str, str]:
-    out = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **more}
+    out = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        **more,
+    }
     if token:
         out["Authorization"] = f"Bearer {token}"
     if session:
@@ -90,11 +104,25 @@ def open_session(http: httpx2.Client, url: str, token: str | None = None) -> htt
     response = http.post(f"{url}/mcp", json=initialize(), headers=headers(token))
     session = response.headers.get("mcp-session-id")
     if response.status_code == 200 and session:
-        http.post(f"{url}/mcp", json=rpc("notifications/initialized", id=None), headers=headers(token, session))
+        http.post(
+            f"{url}/mcp",
+            json=rpc("notifications/initialized", id=None),
+            headers=headers(token, session),
+        )
     return response
 
 
-def call(http: httpx2.Client, url: str, name: str, arguments: dict, token: str | None = None,
-         session: str | None = None, **more: str) -> httpx2.Response:
-    return http.post(f"{url}/mcp", json=rpc("tools/call", {"name": name, "arguments": arguments}, 7),
-                     headers=headers(token, session, **more))
+def call(
+    http: httpx2.Client,
+    url: str,
+    name: str,
+    arguments: dict,
+    token: str | None = None,
+    session: str | None = None,
+    **more: str,
+) -> httpx2.Response:
+    return http.post(
+        f"{url}/mcp",
+        json=rpc("tools/call", {"name": name, "arguments": arguments}, 7),
+        headers=headers(token, session, **more),
+    )

@@ -1,10 +1,10 @@
 """The redaction corpus in tests/data: secrets that must go and look-alikes that must stay.
 
-Each file holds items, each starting with a line ``## name``; the lines after it are the item's text.
-``⟦…⟧`` marks a secret (removed from the text; what it encloses must never be stored), ``{kind:n}``
-a random body drawn from a seeded generator, so the repository holds no string a secret scanner
-would flag and every run sees the same values. Lines starting with ``#`` before the first item are
-comments. Used by tests/test_secrets.py and tests/bench/redaction_corpus.py.
+Each file holds items, each starting with a line ``## name``; the lines after it are the item's
+text. ``⟦…⟧`` marks a secret (removed from the text; what it encloses must never be stored),
+``{kind:n}`` a random body drawn from a seeded generator, so the repository holds no string a secret
+scanner would flag and every run sees the same values. Lines starting with ``#`` before the first
+item are comments. Used by tests/test_secrets.py and tests/bench/redaction_corpus.py.
 """
 
 from __future__ import annotations
@@ -19,14 +19,41 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parent / "data"
 ALNUM = string.ascii_letters + string.digits
 _ALPHABETS = {
-    "alnum": ALNUM, "hex": "0123456789abcdef", "HEX": "0123456789ABCDEF", "b64": ALNUM + "+/",
-    "b64url": ALNUM + "-_", "upper": string.ascii_uppercase + string.digits, "lower": string.ascii_lowercase + string.digits,
-    "digits": string.digits, "base32": "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", "bech32": "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L",
+    "alnum": ALNUM,
+    "hex": "0123456789abcdef",
+    "HEX": "0123456789ABCDEF",
+    "b64": ALNUM + "+/",
+    "b64url": ALNUM + "-_",
+    "upper": string.ascii_uppercase + string.digits,
+    "lower": string.ascii_lowercase + string.digits,
+    "digits": string.digits,
+    "base32": "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567",
+    "bech32": "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L",
     "letters": string.ascii_letters,
 }
 _SYMBOLS = "!#%&*+-=?@^_"
-_WORDS = ["Sommer", "Winter", "Dragon", "Falcon", "Tiger", "Harbor", "Velvet", "Copper", "Nimbus", "Orchid", "Pepper",
-          "Quartz", "Saturn", "Tundra", "Walrus", "Zephyr", "Maple", "Cobalt", "Ember", "Lotus"]
+_WORDS = [
+    "Sommer",
+    "Winter",
+    "Dragon",
+    "Falcon",
+    "Tiger",
+    "Harbor",
+    "Velvet",
+    "Copper",
+    "Nimbus",
+    "Orchid",
+    "Pepper",
+    "Quartz",
+    "Saturn",
+    "Tundra",
+    "Walrus",
+    "Zephyr",
+    "Maple",
+    "Cobalt",
+    "Ember",
+    "Lotus",
+]
 
 
 @dataclass(frozen=True)
@@ -44,18 +71,25 @@ class _Bodies:
         """A body with a digit, an upper- and a lower-case letter wherever the alphabet has them."""
         while True:
             body = "".join(self.rng.choice(alphabet) for _ in range(n))
-            if all(any(f(c) for c in body) == any(f(c) for c in alphabet) for f in (str.isdigit, str.isupper, str.islower)):
+            if all(
+                any(f(c) for c in body) == any(f(c) for c in alphabet)
+                for f in (str.isdigit, str.isupper, str.islower)
+            ):
                 return body
 
     def password(self, symbols: bool = True) -> str:
         word = self.rng.choice(_WORDS)
         middle = self.draw(3, string.ascii_lowercase) + self.draw(2, string.ascii_uppercase)
-        tail = str(self.rng.randint(10, 9999)) + (self.rng.choice(_SYMBOLS) if symbols else self.rng.choice("xyzQRS"))
+        tail = str(self.rng.randint(10, 9999)) + (
+            self.rng.choice(_SYMBOLS) if symbols else self.rng.choice("xyzQRS")
+        )
         return word[: self.rng.randint(3, len(word))] + middle + tail
 
     def pem_lines(self, n: int, prefix: str = "") -> str:
-        lines = [self.draw(64, _ALPHABETS["b64"]) for _ in range(n)] + [self.draw(24, _ALPHABETS["b64"]) + "=="]
-        lines[0] = prefix + lines[0][len(prefix):]
+        lines = [self.draw(64, _ALPHABETS["b64"]) for _ in range(n)] + [
+            self.draw(24, _ALPHABETS["b64"]) + "=="
+        ]
+        lines[0] = prefix + lines[0][len(prefix) :]
         return "\n".join(lines)
 
     def expand(self, kind: str, arg: str) -> str:
@@ -71,23 +105,55 @@ class _Bodies:
             return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
         if kind == "pem":
             return self.pem_lines(n or 6)
-        if kind == "pemkey_b64":  # a whole PEM private key, base64 again (kubeconfig client-key-data)
-            pem = "-----BEGIN RSA " "PRIVATE KEY-----\n" + self.pem_lines(n or 4) + "\n-----END RSA " "PRIVATE KEY-----\n"
+        # a whole PEM private key, base64 again (kubeconfig client-key-data)
+        if kind == "pemkey_b64":
+            pem = (
+                "-----BEGIN RSA "
+                "PRIVATE KEY-----\n" + self.pem_lines(n or 4) + "\n-----END RSA "
+                "PRIVATE KEY-----\n"
+            )
             return base64.b64encode(pem.encode()).decode()
         if kind == "pemcert":
             return self.pem_lines(n or 6, prefix="MIIDdzCCAl+gAwIBAgIU")
         if kind == "discord":
-            return "M" + self.draw(25, ALNUM) + "." + self.draw(6, ALNUM + "-_") + "." + self.draw(38, ALNUM + "-_")
+            return (
+                "M"
+                + self.draw(25, ALNUM)
+                + "."
+                + self.draw(6, ALNUM + "-_")
+                + "."
+                + self.draw(38, ALNUM + "-_")
+            )
         if kind == "azsecret":
-            return self.draw(3, ALNUM) + str(self.rng.randint(0, 9)) + "Q~" + self.draw(34, ALNUM + "~.-_")
+            return (
+                self.draw(3, ALNUM)
+                + str(self.rng.randint(0, 9))
+                + "Q~"
+                + self.draw(34, ALNUM + "~.-_")
+            )
         if kind == "jwt":
             head = base64.urlsafe_b64encode(b'{"alg":"HS256","typ":"JWT"}').rstrip(b"=").decode()
-            body = base64.urlsafe_b64encode(b'{"sub":"1234567890","role":"admin"}').rstrip(b"=").decode()
+            body = (
+                base64.urlsafe_b64encode(b'{"sub":"1234567890","role":"admin"}')
+                .rstrip(b"=")
+                .decode()
+            )
             return f"{head}.{body}.{self.draw(43, ALNUM + '-_')}"
         raise ValueError(f"unknown placeholder {{{kind}:{arg}}}")
 
 
-_KINDS = (*_ALPHABETS, "pw", "pwplain", "uuid", "pem", "pemkey_b64", "pemcert", "discord", "azsecret", "jwt")
+_KINDS = (
+    *_ALPHABETS,
+    "pw",
+    "pwplain",
+    "uuid",
+    "pem",
+    "pemkey_b64",
+    "pemcert",
+    "discord",
+    "azsecret",
+    "jwt",
+)
 _PLACEHOLDER = re.compile(r"\{(" + "|".join(_KINDS) + r")(?::(\d+))?\}")
 _SECRET = re.compile("⟦(.*?)⟧", re.S)
 
@@ -107,15 +173,18 @@ def load(name: str, seed: int = 16) -> list[Item]:
 
 
 def leaks(redacted: str, item: Item) -> list[str]:
-    """The secrets of ``item`` still in ``redacted``, whole or in part: any 8 characters of a secret (all
-    of a shorter one) that the text did not hold outside the secret (a user name, a word)."""
+    """The secrets of ``item`` still in ``redacted``, whole or in part: any 8 characters of a secret
+    (all of a shorter one) that the text did not hold outside the secret (a user name, a word)."""
     found = []
     outside = _outside(item)
-    redacted = re.sub(r"\[REDACTED(?::\w+)?\]", "\0", redacted)  # "[REDACTED:rubygems_key]" holds "rubygems"
+    # "[REDACTED:rubygems_key]" holds "rubygems"
+    redacted = re.sub(r"\[REDACTED(?::\w+)?\]", "\0", redacted)
     for secret in item.secrets:
         for piece in (p.strip() for p in secret.splitlines()):
             width = min(len(piece), 8)
-            windows = {piece[i:i + width] for i in range(len(piece) - width + 1)} if piece else set()
+            windows = (
+                {piece[i : i + width] for i in range(len(piece) - width + 1)} if piece else set()
+            )
             if any(w in redacted and w not in outside for w in windows):
                 found.append(piece)
                 break

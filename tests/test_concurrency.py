@@ -16,7 +16,8 @@ from hindsight_cli.store import Store
 store = Store(Path(sys.argv[1]))
 name = sys.argv[2]
 for i in range(int(sys.argv[3])):
-    store.record(f"process {name} wrote memory number {i} about topic {i % 3}", agent_id=name, step=i, task_id="load")
+    text = f"process {name} wrote memory number {i} about topic {i % 3}"
+    store.record(text, agent_id=name, step=i, task_id="load")
 """
 
 READER = """
@@ -35,10 +36,23 @@ def test_writers_and_a_warm_reader_share_a_store(tmp_path: Path) -> None:
     path = tmp_path / "shared"
     Store(path).init()
     env = {**os.environ, "HINDSIGHT_LOCK_TIMEOUT": "60"}
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), f"w{n}", "10"], env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for n in range(3)]
-    reader = subprocess.Popen([sys.executable, "-c", READER, str(path), "10"], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), f"w{n}", "10"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(3)
+    ]
+    reader = subprocess.Popen(
+        [sys.executable, "-c", READER, str(path), "10"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     outputs = []
     for proc in [*writers, reader]:
         out, err = proc.communicate(timeout=300)

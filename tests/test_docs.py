@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
+import generate_docs
 import pytest
 
-import generate_docs
 from hindsight_cli import paths
 
 REPO = generate_docs.REPO
@@ -22,7 +22,11 @@ def _quick_start() -> list[str]:
 
 def test_quick_start_is_two_commands_and_ci_runs_exactly_them() -> None:
     install, tests = _quick_start()
-    assert "pip install ." in install and "hindsight record" in install and "hindsight search" in install
+    assert (
+        "pip install ." in install
+        and "hindsight record" in install
+        and "hindsight search" in install
+    )
     assert "pytest" in tests
     ci = (REPO / ".ci" / "run").read_text()
     assert f"INSTALL_AND_RUN='{install}'" in ci
@@ -37,8 +41,9 @@ def test_completions_are_current(shell: str) -> None:
 
 
 def test_reference_is_current() -> None:
-    assert (REPO / "docs" / "reference.md").read_text() == generate_docs.reference(), \
+    assert (REPO / "docs" / "reference.md").read_text() == generate_docs.reference(), (
         "run: python tests/generate_docs.py"
+    )
 
 
 def test_every_command_has_help_and_is_in_the_cli_guide() -> None:
@@ -65,9 +70,12 @@ def test_docs_link_to_existing_files() -> None:
             assert (base / target).exists(), f"{page.name} links to missing {target}"
 
 
-def test_python_api_examples_run_and_print_what_they_say(capsys: pytest.CaptureFixture[str]) -> None:
+def test_python_api_examples_run_and_print_what_they_say(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """Every runnable block of docs/python-api.md, in order, on one throw-away store: a `print(...)`
-    whose line ends in `# text` must print that text (unless the comment says `e.g.` or elides with …)."""
+    whose line ends in `# text` must print that text (unless the comment says `e.g.` or elides with
+    …)."""
     import ast
 
     text = (REPO / "docs" / "python-api.md").read_text()
@@ -77,15 +85,19 @@ def test_python_api_examples_run_and_print_what_they_say(capsys: pytest.CaptureF
         try:
             tree = ast.parse(block)
         except SyntaxError:
-            continue  # a signature listing, not an example
+            # a signature listing, not an example
+            continue
         lines = block.splitlines()
         for statement in tree.body:
             code = compile(ast.Module([statement], []), "python-api.md", "exec")
             exec(code, namespace)  # noqa: S102 - the documented examples are the test
             printed = capsys.readouterr().out.strip()
             last = lines[statement.end_lineno - 1]
-            is_print = isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) \
+            is_print = (
+                isinstance(statement, ast.Expr)
+                and isinstance(statement.value, ast.Call)
                 and getattr(statement.value.func, "id", "") == "print"
+            )
             if is_print and "  # " in last:
                 expected = last.split("  # ", 1)[1].strip()
                 if "…" not in expected and not expected.startswith("e.g."):
@@ -96,8 +108,8 @@ def test_python_api_examples_run_and_print_what_they_say(capsys: pytest.CaptureF
 
 @pytest.mark.model
 def test_readme_usage_block_runs_top_to_bottom_as_written(tmp_path) -> None:
-    """The Usage block, pasted into bash in an empty directory: every command succeeds (``set -e``), none
-    prints a traceback, and the store holds what it says it recorded."""
+    """The Usage block, pasted into bash in an empty directory: every command succeeds (``set -e``),
+    none prints a traceback, and the store holds what it says it recorded."""
     import json
     import os
     import subprocess
@@ -107,8 +119,14 @@ def test_readme_usage_block_runs_top_to_bottom_as_written(tmp_path) -> None:
     block = re.search(r"```sh\n(.*?)```", readme.split("## Usage", 1)[1], re.S)
     assert block, "README's Usage has no sh block"
     env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
-    done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block.group(1)], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", block.group(1)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Traceback" not in done.stderr and "Error:" not in done.stderr, done.stderr
     assert "it supersedes" in done.stderr and "Restored" in done.stderr and "Purged" in done.stderr

@@ -1,4 +1,5 @@
-"""`hindsight doctor compose`: one broken file per mistake, each found by its rule, and a clean file."""
+"""`hindsight doctor compose`: one broken file per mistake, each found by its rule, and a clean
+file."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.no_store  # the CLI here never uses the fixture's store
+# the CLI here never uses the fixture's store
+pytestmark = pytest.mark.no_store
 
 FIXTURES = Path(__file__).parent / "fixtures" / "compose"
 ROOT = Path(__file__).parent.parent
@@ -18,23 +20,77 @@ def _findings(result) -> list[dict]:
     return [c for c in json.loads(result.stdout)["checks"] if c["status"] in ("warn", "fail")]
 
 
-@pytest.mark.parametrize(("name", "check_id", "status", "evidence", "fix"), [
-    ("localhost", "compose.localhost", "fail", "localhost.yml:5: DATABASE_URL=postgres://shop:dev@localhost:5432/shop",
-     "use the service name: db:5432"),
-    ("depends-health", "compose.depends-health", "warn", "depends_on db without condition: service_healthy",
-     "pg_isready"),
-    ("healthcheck-missing", "compose.healthcheck-missing", "fail", "healthcheck-missing.yml:5:", "redis-cli"),
-    ("depends-unknown", "compose.depends-unknown", "fail", "services: api, database", "depends_on"),
-    ("db-volume", "compose.db-volume", "fail", "nothing is mounted on /data", "named volume"),
-    ("db-bind-mount", "compose.db-bind-mount", "warn", "db-bind-mount.yml:5: ./pgdata:/var/lib/postgresql/data",
-     "named volume"),
-    ("volume-undeclared", "compose.volume-undeclared", "fail", "uploads", "volumes: {uploads: {}}"),
-    ("network", "compose.network", "fail", "api is on ['frontend'], search on ['backend']", "'backend'"),
-    ("network-undeclared", "compose.network-undeclared", "fail", "networks: backend", "networks: {backend: {}}"),
-    ("expose", "compose.expose", "fail", "expose.yml:5: expose: '8080:80'", 'ports: ["8080:80"]'),
-    ("host-port", "compose.host-port", "fail", "web publishes 8080:80", "web:80"),
-    ("version", "compose.version", "warn", "version.yml:1:", "delete the line"),
-])
+@pytest.mark.parametrize(
+    ("name", "check_id", "status", "evidence", "fix"),
+    [
+        (
+            "localhost",
+            "compose.localhost",
+            "fail",
+            "localhost.yml:5: DATABASE_URL=postgres://shop:dev@localhost:5432/shop",
+            "use the service name: db:5432",
+        ),
+        (
+            "depends-health",
+            "compose.depends-health",
+            "warn",
+            "depends_on db without condition: service_healthy",
+            "pg_isready",
+        ),
+        (
+            "healthcheck-missing",
+            "compose.healthcheck-missing",
+            "fail",
+            "healthcheck-missing.yml:5:",
+            "redis-cli",
+        ),
+        (
+            "depends-unknown",
+            "compose.depends-unknown",
+            "fail",
+            "services: api, database",
+            "depends_on",
+        ),
+        ("db-volume", "compose.db-volume", "fail", "nothing is mounted on /data", "named volume"),
+        (
+            "db-bind-mount",
+            "compose.db-bind-mount",
+            "warn",
+            "db-bind-mount.yml:5: ./pgdata:/var/lib/postgresql/data",
+            "named volume",
+        ),
+        (
+            "volume-undeclared",
+            "compose.volume-undeclared",
+            "fail",
+            "uploads",
+            "volumes: {uploads: {}}",
+        ),
+        (
+            "network",
+            "compose.network",
+            "fail",
+            "api is on ['frontend'], search on ['backend']",
+            "'backend'",
+        ),
+        (
+            "network-undeclared",
+            "compose.network-undeclared",
+            "fail",
+            "networks: backend",
+            "networks: {backend: {}}",
+        ),
+        (
+            "expose",
+            "compose.expose",
+            "fail",
+            "expose.yml:5: expose: '8080:80'",
+            'ports: ["8080:80"]',
+        ),
+        ("host-port", "compose.host-port", "fail", "web publishes 8080:80", "web:80"),
+        ("version", "compose.version", "warn", "version.yml:1:", "delete the line"),
+    ],
+)
 def test_each_broken_file_is_found_by_its_rule(cli, name, check_id, status, evidence, fix) -> None:
     result = cli("doctor", "compose", str(FIXTURES / f"{name}.yml"), "--json", store=False)
     findings = _findings(result)
@@ -60,31 +116,49 @@ def test_the_projects_own_compose_file_has_no_findings(cli) -> None:
 
 def test_the_team_compose_file_needs_only_its_password(cli, monkeypatch) -> None:
     monkeypatch.delenv("POSTGRES_PASSWORD", raising=False)
-    unset = _findings(cli("doctor", "compose", str(ROOT / "docker-compose.team.yml"), "--json", store=False))
+    unset = _findings(
+        cli("doctor", "compose", str(ROOT / "docker-compose.team.yml"), "--json", store=False)
+    )
     assert [(f["id"], f["summary"]) for f in unset] == [
-        ("compose.variable", "required variable POSTGRES_PASSWORD has no value")]
+        ("compose.variable", "required variable POSTGRES_PASSWORD has no value")
+    ]
     monkeypatch.setenv("POSTGRES_PASSWORD", "from-the-environment")
     result = cli("doctor", "compose", str(ROOT / "docker-compose.team.yml"), "--json", store=False)
     assert result.exit_code == 0 and _findings(result) == []
     text = (ROOT / "docker-compose.team.yml").read_text()
-    assert "image: pgvector/pgvector:" in text and "condition: service_healthy" in text and "pg_isready" in text
+    assert (
+        "image: pgvector/pgvector:" in text
+        and "condition: service_healthy" in text
+        and "pg_isready" in text
+    )
 
 
-def test_variables_come_from_the_environment_or_a_dotenv_next_to_the_file(cli, tmp_path, monkeypatch) -> None:
+def test_variables_come_from_the_environment_or_a_dotenv_next_to_the_file(
+    cli, tmp_path, monkeypatch
+) -> None:
     monkeypatch.delenv("APP_TAG", raising=False)
     monkeypatch.delenv("APP_SECRET", raising=False)
     project = tmp_path / "project"
     project.mkdir()
     shutil.copy(FIXTURES / "variable.yml", project / "compose.yaml")
-    unset = _findings(cli("doctor", "compose", "--json", str(project / "compose.yaml"), store=False))
+    unset = _findings(
+        cli("doctor", "compose", "--json", str(project / "compose.yaml"), store=False)
+    )
     assert [(f["id"], f["status"], f["summary"]) for f in unset] == [
-        ("compose.variable", "warn", "APP_TAG is not set and has no default; Compose uses an empty string"),
+        (
+            "compose.variable",
+            "warn",
+            "APP_TAG is not set and has no default; Compose uses an empty string",
+        ),
         ("compose.variable", "fail", "required variable APP_SECRET has no value"),
     ]
     assert unset[0]["evidence"] == "compose.yaml:3: ${APP_TAG}"
     (project / ".env").write_text("# local settings\nexport APP_TAG=1.4\n")
     monkeypatch.setenv("APP_SECRET", "s3cret")
-    assert _findings(cli("doctor", "compose", "--json", str(project / "compose.yaml"), store=False)) == []
+    assert (
+        _findings(cli("doctor", "compose", "--json", str(project / "compose.yaml"), store=False))
+        == []
+    )
 
 
 def test_default_file_is_found_in_the_working_directory(cli, _isolated) -> None:
@@ -93,7 +167,10 @@ def test_default_file_is_found_in_the_working_directory(cli, _isolated) -> None:
     assert json.loads(missing.stdout)["checks"][0]["summary"] == "no Compose file here"
     shutil.copy(FIXTURES / "expose.yml", _isolated / "docker-compose.yml")
     found = cli("doctor", "compose", store=False)
-    assert found.exit_code == 1 and "fail compose.expose: web: expose is written like a port mapping" in found.stdout
+    assert (
+        found.exit_code == 1
+        and "fail compose.expose: web: expose is written like a port mapping" in found.stdout
+    )
 
 
 def test_invalid_yaml_names_the_line(cli) -> None:
@@ -106,41 +183,55 @@ def test_invalid_yaml_names_the_line(cli) -> None:
 
 def test_loopback_to_the_service_itself_or_an_unknown_port(tmp_path, cli) -> None:
     path = tmp_path / "compose.yaml"
-    path.write_text("services:\n  app:\n    image: a:1\n    ports: ['8000:8000']\n    environment:\n"
-                    "      SELF: http://localhost:8000/health\n      OTHER: localhost:9999\n")
+    path.write_text(
+        "services:\n  app:\n    image: a:1\n    ports: ['8000:8000']\n    environment:\n"
+        "      SELF: http://localhost:8000/health\n      OTHER: localhost:9999\n"
+    )
     findings = _findings(cli("doctor", "compose", str(path), "--json", store=False))
     assert [(f["id"], f["status"], f["evidence"]) for f in findings] == [
-        ("compose.localhost", "warn", "compose.yaml:7: OTHER=localhost:9999")]
+        ("compose.localhost", "warn", "compose.yaml:7: OTHER=localhost:9999")
+    ]
 
 
 def test_anchors_merge_keys_and_a_shared_network_namespace(tmp_path, cli) -> None:
     path = tmp_path / "compose.yaml"
-    path.write_text("x-env: &env\n  DATABASE_URL: postgres://u:p@localhost:5432/x\n"
-                    "x-app: &app\n  image: shop:1\n  environment: *env\n"
-                    "services:\n  api:\n    <<: *app\n  sidecar:\n    <<: *app\n    network_mode: host\n"
-                    "  db:\n    image: postgres:16\n    network_mode: 'service:api'\n"
-                    "    volumes: [{type: bind, source: ./d, target: /var/lib/postgresql}]\n")
+    path.write_text(
+        "x-env: &env\n  DATABASE_URL: postgres://u:p@localhost:5432/x\n"
+        "x-app: &app\n  image: shop:1\n  environment: *env\n"
+        "services:\n  api:\n    <<: *app\n  sidecar:\n    <<: *app\n    network_mode: host\n"
+        "  db:\n    image: postgres:16\n    network_mode: 'service:api'\n"
+        "    volumes: [{type: bind, source: ./d, target: /var/lib/postgresql}]\n"
+    )
     findings = _findings(cli("doctor", "compose", str(path), "--json", store=False))
-    # api shares its namespace with db, so localhost:5432 reaches db; host mode is the host's localhost.
+    # api shares its namespace with db, so localhost:5432 reaches db; host mode is the host's
+    # localhost.
     assert [(f["id"], f["evidence"]) for f in findings] == [
-        ("compose.db-bind-mount", "compose.yaml:15: ./d:/var/lib/postgresql")]
+        ("compose.db-bind-mount", "compose.yaml:15: ./d:/var/lib/postgresql")
+    ]
 
 
 def test_full_doctor_lints_the_compose_file_in_the_working_directory(cli, _isolated) -> None:
     def ids() -> list[str]:
         result = cli("doctor", "--no-probe", "--json", store=False)
-        return [c["id"] for c in json.loads(result.stdout)["checks"] if c["id"].startswith("compose.")]
+        return [
+            c["id"] for c in json.loads(result.stdout)["checks"] if c["id"].startswith("compose.")
+        ]
 
     assert ids() == []
     shutil.copy(FIXTURES / "expose.yml", _isolated / "compose.yaml")
     assert ids() == ["compose.file", "compose.expose"]
 
 
-@pytest.mark.parametrize(("name", "status", "evidence"), [
-    ("db-volume", "fail", "nothing is mounted on /data/db"),
-    ("cache-volume", "warn", "nothing is mounted on /data"),  # a cache may start empty
-    ("cache-persistent", "fail", "nothing is mounted on /data"),  # unless its command asks it to persist
-])
+@pytest.mark.parametrize(
+    ("name", "status", "evidence"),
+    [
+        ("db-volume", "fail", "nothing is mounted on /data/db"),
+        # a cache may start empty
+        ("cache-volume", "warn", "nothing is mounted on /data"),
+        # unless its command asks it to persist
+        ("cache-persistent", "fail", "nothing is mounted on /data"),
+    ],
+)
 def test_a_cache_without_a_volume_is_a_warning(cli, name, status, evidence) -> None:
     result = cli("doctor", "compose", str(FIXTURES / f"{name}.yml"), "--json", store=False)
     assert [(f["id"], f["status"]) for f in _findings(result)] == [("compose.db-volume", status)]
@@ -157,45 +248,105 @@ def _hindsight(tmp_path: Path, service: str, top: str = "") -> Path:
 VOLUME = "volumes:\n  data: {}\n"
 
 
-@pytest.mark.parametrize(("service", "top", "expected", "evidence", "fix"), [
-    # The default host inside a container: the published port reaches nothing.
-    ("    command: hindsight mcp --transport http --port 8765\n    ports: ['127.0.0.1:8765:8765']\n", "",
-     [("compose.mcp-host", "fail")], "compose.yaml:4: hindsight mcp --transport http --port 8765; ports: "
-     "127.0.0.1:8765:8765", "--host 0.0.0.0"),
-    ("    command: [python, -m, hindsight_cli, mcp, --transport, http, --host, localhost]\n", "",
-     [("compose.mcp-host", "warn")], "no ports published", "--host 0.0.0.0"),
-    # Every interface, published, no tokens: hindsight refuses to start.
-    ("    command: hindsight mcp --transport http --host 0.0.0.0\n    environment: {HINDSIGHT_STORE: /data/store}\n"
-     "    volumes: ['data:/data']\n    ports: ['8765:8765']\n", VOLUME,
-     [("compose.mcp-tokens", "fail")], "ports: 8765:8765; no --tokens, no token file mounted",
-     "`docker compose run --rm memory hindsight mcp token AGENT` (it writes /data/store/mcp-tokens.json on the "
-     "volume) and add `--tokens /data/store/mcp-tokens.json`"),
-    ("    command: [sh, -c, 'exec hindsight mcp --transport=http --host=0.0.0.0']\n    ports: ['8765:8765']\n", "",
-     [("compose.mcp-tokens", "fail")], "no --tokens", "hindsight mcp token AGENT --tokens ./mcp-tokens.json"),
-    ("    command: hindsight mcp --transport http --host 0.0.0.0\n    ports: ['127.0.0.1:8765:8765']\n"
-     "    secrets: [mcp-tokens]\n", "secrets:\n  mcp-tokens: {file: ./mcp-tokens.json}\n",
-     [("compose.mcp-tokens", "fail")], "a token file is mounted at /run/secrets/mcp-tokens, but no --tokens names it",
-     "add `--tokens /run/secrets/mcp-tokens`"),
-    # --allow-unauthenticated: it starts, and whoever reaches the port reads every memory.
-    ("    command: hindsight mcp --transport http --host 0.0.0.0 --allow-unauthenticated\n    ports: ['8765:8765']\n",
-     "", [("compose.mcp-unauthenticated", "warn")], "--allow-unauthenticated", "hindsight mcp token AGENT"),
-    # Tokens on the volume: nothing to say; on no mount at all: a warning.
-    ("    command: hindsight mcp --transport http --host 0.0.0.0 --tokens /data/store/mcp-tokens.json\n"
-     "    volumes: ['data:/data']\n    ports: ['127.0.0.1:8765:8765']\n", VOLUME, [], "", ""),
-    ("    command: hindsight mcp --transport http --host 0.0.0.0 --tokens /etc/mcp-tokens.json\n"
-     "    ports: ['127.0.0.1:8765:8765']\n", "", [("compose.mcp-tokens", "warn")],
-     "--tokens /etc/mcp-tokens.json", "refuses to start"),
-    # The host's own network: its loopback is the host's.
-    ("    command: hindsight mcp --transport http\n    network_mode: host\n", "", [], "", ""),
-    # A published port that is not the server's.
-    ("    command: hindsight mcp --transport http --host 0.0.0.0 --port 9000 --allow-unauthenticated\n"
-     "    ports: ['127.0.0.1:8765:8765']\n", "", [("compose.mcp-port", "fail"), ("compose.mcp-unauthenticated", "warn")],
-     "hindsight mcp --transport http --host 0.0.0.0 --port 9000", "ports: [\"127.0.0.1:9000:9000\"]"),
-    # stdio and the token subcommand are not HTTP servers.
-    ("    command: hindsight mcp token ci-bot\n    ports: ['8765:8765']\n", "", [], "", ""),
-])
-def test_hindsight_mcp_over_http_in_a_container(cli, tmp_path, service, top, expected, evidence, fix) -> None:
-    result = cli("doctor", "compose", str(_hindsight(tmp_path, service, top)), "--json", store=False)
+@pytest.mark.parametrize(
+    ("service", "top", "expected", "evidence", "fix"),
+    [
+        # The default host inside a container: the published port reaches nothing.
+        (
+            "    command: hindsight mcp --transport http --port 8765\n    ports: "
+            "['127.0.0.1:8765:8765']\n",
+            "",
+            [("compose.mcp-host", "fail")],
+            "compose.yaml:4: hindsight mcp --transport http --port 8765; ports: "
+            "127.0.0.1:8765:8765",
+            "--host 0.0.0.0",
+        ),
+        (
+            "    command: [python, -m, hindsight_cli, mcp, --transport, http, --host, localhost]\n",
+            "",
+            [("compose.mcp-host", "warn")],
+            "no ports published",
+            "--host 0.0.0.0",
+        ),
+        # Every interface, published, no tokens: hindsight refuses to start.
+        (
+            "    command: hindsight mcp --transport http --host 0.0.0.0\n    environment: "
+            "{HINDSIGHT_STORE: /data/store}\n"
+            "    volumes: ['data:/data']\n    ports: ['8765:8765']\n",
+            VOLUME,
+            [("compose.mcp-tokens", "fail")],
+            "ports: 8765:8765; no --tokens, no token file mounted",
+            "`docker compose run --rm memory hindsight mcp token AGENT` (it writes "
+            "/data/store/mcp-tokens.json on the "
+            "volume) and add `--tokens /data/store/mcp-tokens.json`",
+        ),
+        (
+            "    command: [sh, -c, 'exec hindsight mcp --transport=http --host=0.0.0.0']\n    "
+            "ports: ['8765:8765']\n",
+            "",
+            [("compose.mcp-tokens", "fail")],
+            "no --tokens",
+            "hindsight mcp token AGENT --tokens ./mcp-tokens.json",
+        ),
+        (
+            "    command: hindsight mcp --transport http --host 0.0.0.0\n    ports: "
+            "['127.0.0.1:8765:8765']\n"
+            "    secrets: [mcp-tokens]\n",
+            "secrets:\n  mcp-tokens: {file: ./mcp-tokens.json}\n",
+            [("compose.mcp-tokens", "fail")],
+            "a token file is mounted at /run/secrets/mcp-tokens, but no --tokens names it",
+            "add `--tokens /run/secrets/mcp-tokens`",
+        ),
+        # --allow-unauthenticated: it starts, and whoever reaches the port reads every memory.
+        (
+            "    command: hindsight mcp --transport http --host 0.0.0.0 "
+            "--allow-unauthenticated\n    ports: ['8765:8765']\n",
+            "",
+            [("compose.mcp-unauthenticated", "warn")],
+            "--allow-unauthenticated",
+            "hindsight mcp token AGENT",
+        ),
+        # Tokens on the volume: nothing to say; on no mount at all: a warning.
+        (
+            "    command: hindsight mcp --transport http --host 0.0.0.0 --tokens "
+            "/data/store/mcp-tokens.json\n"
+            "    volumes: ['data:/data']\n    ports: ['127.0.0.1:8765:8765']\n",
+            VOLUME,
+            [],
+            "",
+            "",
+        ),
+        (
+            "    command: hindsight mcp --transport http --host 0.0.0.0 --tokens "
+            "/etc/mcp-tokens.json\n"
+            "    ports: ['127.0.0.1:8765:8765']\n",
+            "",
+            [("compose.mcp-tokens", "warn")],
+            "--tokens /etc/mcp-tokens.json",
+            "refuses to start",
+        ),
+        # The host's own network: its loopback is the host's.
+        ("    command: hindsight mcp --transport http\n    network_mode: host\n", "", [], "", ""),
+        # A published port that is not the server's.
+        (
+            "    command: hindsight mcp --transport http --host 0.0.0.0 --port 9000 "
+            "--allow-unauthenticated\n"
+            "    ports: ['127.0.0.1:8765:8765']\n",
+            "",
+            [("compose.mcp-port", "fail"), ("compose.mcp-unauthenticated", "warn")],
+            "hindsight mcp --transport http --host 0.0.0.0 --port 9000",
+            'ports: ["127.0.0.1:9000:9000"]',
+        ),
+        # stdio and the token subcommand are not HTTP servers.
+        ("    command: hindsight mcp token ci-bot\n    ports: ['8765:8765']\n", "", [], "", ""),
+    ],
+)
+def test_hindsight_mcp_over_http_in_a_container(
+    cli, tmp_path, service, top, expected, evidence, fix
+) -> None:
+    result = cli(
+        "doctor", "compose", str(_hindsight(tmp_path, service, top)), "--json", store=False
+    )
     findings = _findings(result)
     assert [(f["id"], f["status"]) for f in findings] == expected
     assert result.exit_code == (1 if any(s == "fail" for _, s in expected) else 0)
@@ -207,16 +358,37 @@ def test_the_command_comes_from_the_dockerfile_the_service_builds(cli, tmp_path)
     (tmp_path / "image").mkdir()
     (tmp_path / "image" / "Dockerfile.mcp").write_text(
         "# escape=\\\nFROM python:3.11-slim AS base\nENV HINDSIGHT_STORE=/srv/store\n"
-        "ENTRYPOINT [\"tini\", \"--\"]\nCMD [\"hindsight\", \"mcp\"]\n"
+        'ENTRYPOINT ["tini", "--"]\nCMD ["hindsight", "mcp"]\n'
         "FROM base AS server\nRUN <<EOF\necho 'CMD [\"ignored\"]'\nEOF\n"
-        "CMD hindsight mcp --transport http \\\n    --host 0.0.0.0\n")
-    service = ("    build: {context: ./image, dockerfile: Dockerfile.mcp, target: server}\n"
-               "    volumes: ['data:/srv']\n    ports: ['127.0.0.1:8765:8765']\n")
-    result = cli("doctor", "compose", str(_hindsight(tmp_path, service, VOLUME)), "--json", store=False)
+        "CMD hindsight mcp --transport http \\\n    --host 0.0.0.0\n"
+    )
+    service = (
+        "    build: {context: ./image, dockerfile: Dockerfile.mcp, target: server}\n"
+        "    volumes: ['data:/srv']\n    ports: ['127.0.0.1:8765:8765']\n"
+    )
+    result = cli(
+        "doctor", "compose", str(_hindsight(tmp_path, service, VOLUME)), "--json", store=False
+    )
     findings = _findings(result)
     assert [(f["id"], f["status"]) for f in findings] == [("compose.mcp-tokens", "fail")]
-    assert "tini -- /bin/sh -c hindsight mcp --transport http --host 0.0.0.0" in findings[0]["evidence"]
+    assert (
+        "tini -- /bin/sh -c hindsight mcp --transport http --host 0.0.0.0"
+        in findings[0]["evidence"]
+    )
     assert "--tokens /srv/store/mcp-tokens.json" in findings[0]["fix"]
-    overridden = service + "    command: hindsight mcp --transport http --host 0.0.0.0 --tokens /srv/store/t.json\n"
-    assert _findings(cli("doctor", "compose", str(_hindsight(tmp_path, overridden, VOLUME)), "--json",
-                         store=False)) == []
+    overridden = (
+        service
+        + "    command: hindsight mcp --transport http --host 0.0.0.0 --tokens /srv/store/t.json\n"
+    )
+    assert (
+        _findings(
+            cli(
+                "doctor",
+                "compose",
+                str(_hindsight(tmp_path, overridden, VOLUME)),
+                "--json",
+                store=False,
+            )
+        )
+        == []
+    )

@@ -1,4 +1,5 @@
-"""`hindsight doctor mine`: which coding agents' histories exist here, and how much of each is mined."""
+"""`hindsight doctor mine`: which coding agents' histories exist here, and how much of each is
+mined."""
 
 from __future__ import annotations
 
@@ -9,17 +10,17 @@ import sys
 from pathlib import Path
 
 import pytest
-
 import transcript_fixtures as tf
-from transcript_fixtures import agents_fixture  # noqa: F401  (the `agents` fixture)
 from conftest import Cli
+from transcript_fixtures import agents_fixture  # noqa: F401  (the `agents` fixture)
 
 CWD = "/work/weather"
 
 
 def _checks(cli: Cli) -> dict[str, dict]:
     result = cli("doctor", "mine", "--json")
-    assert result.exit_code == 0, result.stdout + result.stderr  # warnings, never failures
+    # warnings, never failures
+    assert result.exit_code == 0, result.stdout + result.stderr
     return {c["id"]: c for c in json.loads(result.stdout)["checks"]}
 
 
@@ -35,19 +36,36 @@ def test_doctor_mine_reports_each_client_and_how_much_is_mined(cli: Cli, agents:
     assert claude["fix"] == "run `hindsight mine claude-code` (or `hindsight mine --all`)"
     assert cli("mine", "claude-code").exit_code == 0
     after = _checks(cli)
-    assert after["mine.claude-code"]["status"] == "ok" and "100% mined" in after["mine.claude-code"]["evidence"]
-    assert after["mine.opencode"]["status"] == "warn" and "10 messages" in after["mine.opencode"]["evidence"]
-    tf.append(next((agents / ".claude" / "projects").rglob("*.jsonl")), tf.claude_lines([tf.EXTRA], "x", CWD, offset=5))
-    assert _checks(cli)["mine.claude-code"]["status"] == "warn"  # appended since: not all of it is mined
+    assert (
+        after["mine.claude-code"]["status"] == "ok"
+        and "100% mined" in after["mine.claude-code"]["evidence"]
+    )
+    assert (
+        after["mine.opencode"]["status"] == "warn"
+        and "10 messages" in after["mine.opencode"]["evidence"]
+    )
+    tf.append(
+        next((agents / ".claude" / "projects").rglob("*.jsonl")),
+        tf.claude_lines([tf.EXTRA], "x", CWD, offset=5),
+    )
+    # appended since: not all of it is mined
+    assert _checks(cli)["mine.claude-code"]["status"] == "warn"
 
 
 @pytest.mark.no_store
 def test_doctor_mine_loads_no_heavy_library(agents: Path, tmp_path: Path) -> None:
     tf.claude_code(agents, CWD)
     tf.opencode(agents, CWD)
-    code = ("import sys, json\nimport hindsight_cli.doctor.mine_checks as m\nassert len(m.run()) == 4\n"
-            "sys.stdout.write(json.dumps(sorted(sys.modules)))")
+    code = (
+        "import sys, json\nimport hindsight_cli.doctor.mine_checks as m\nassert len(m.run()) == 4\n"
+        "sys.stdout.write(json.dumps(sorted(sys.modules)))"
+    )
     env = {**os.environ, "HOME": str(agents), "HINDSIGHT_HOME": str(tmp_path / "hh")}
-    loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                                       check=True).stdout)
-    assert not {"duckdb", "lancedb", "fastembed", "onnxruntime", "mcp"} & {n.split(".")[0] for n in loaded}
+    loaded = json.loads(
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+        ).stdout
+    )
+    assert not {"duckdb", "lancedb", "fastembed", "onnxruntime", "mcp"} & {
+        n.split(".")[0] for n in loaded
+    }

@@ -55,9 +55,17 @@ def _checks(result) -> dict[str, dict]:
 
 def test_a_working_and_a_crashing_server(cli, home, _isolated, tmp_path) -> None:
     good, bad = _server(tmp_path, "weather", ANSWERS), _server(tmp_path, "github", CRASHES)
-    _write(clients.targets("cursor", home, _isolated)["user"], json.dumps({"mcpServers": {
-        "weather": {"command": good[0], "args": good[1:], "env": {"UNITS": "metric"}},
-        "github": {"command": bad[0], "args": bad[1:]}}}))
+    _write(
+        clients.targets("cursor", home, _isolated)["user"],
+        json.dumps(
+            {
+                "mcpServers": {
+                    "weather": {"command": good[0], "args": good[1:], "env": {"UNITS": "metric"}},
+                    "github": {"command": bad[0], "args": bad[1:]},
+                }
+            }
+        ),
+    )
     result = cli("doctor", "mcp", "--json", store=False)
     checks = _checks(result)
     assert result.exit_code == 1
@@ -65,7 +73,10 @@ def test_a_working_and_a_crashing_server(cli, home, _isolated, tmp_path) -> None
     assert weather["status"] == "ok"
     assert weather["evidence"].startswith("weather 2.1.0 (protocol 2025-06-18), 2 tools; ")
     github = checks["mcp.cursor.user.github.handshake"]
-    assert (github["status"], github["summary"]) == ("fail", "github (cursor (user)): handshake failed: crashed")
+    assert (github["status"], github["summary"]) == (
+        "fail",
+        "github (cursor (user)): handshake failed: crashed",
+    )
     assert github["evidence"].startswith("exit code 2: Error: GITHUB_TOKEN is not set")
     assert "run the exact command in a terminal" in github["fix"]
     assert checks["mcp.cursor.user"]["summary"] == "cursor (user) does not run hindsight"
@@ -74,43 +85,89 @@ def test_a_working_and_a_crashing_server(cli, home, _isolated, tmp_path) -> None
 def test_a_hung_server_is_killed_after_the_timeout(cli, home, _isolated, tmp_path) -> None:
     pid_file = tmp_path / "hung.pid"
     hung = _server(tmp_path, "slow", HANGS)
-    _write(clients.targets("claude-code", home, _isolated)["project"],
-           json.dumps({"mcpServers": {"slow": {"type": "stdio", "command": hung[0], "args": [hung[1], str(pid_file)]}}}))
+    _write(
+        clients.targets("claude-code", home, _isolated)["project"],
+        json.dumps(
+            {
+                "mcpServers": {
+                    "slow": {"type": "stdio", "command": hung[0], "args": [hung[1], str(pid_file)]}
+                }
+            }
+        ),
+    )
     result = cli("doctor", "mcp", "--timeout", "1", "--json", store=False)
     check = _checks(result)["mcp.claude-code.project.slow.handshake"]
     assert result.exit_code == 1
     assert check["summary"] == "slow (claude-code (project)): handshake failed: timeout"
     assert check["evidence"].startswith("no reply within 1 s; stderr: loading model...")
-    with pytest.raises(ProcessLookupError):  # doctor waited for it to die; it ignored SIGTERM
+    # doctor waited for it to die; it ignored SIGTERM
+    with pytest.raises(ProcessLookupError):
         os.kill(int(pid_file.read_text()), 0)
 
 
 def test_servers_in_every_config_format(cli, home, _isolated, tmp_path, monkeypatch) -> None:
     good = _server(tmp_path, "weather", ANSWERS)
     monkeypatch.setenv("WEATHER_PY", good[1])
-    _write(clients.targets("codex", home, _isolated)["user"],
-           f'[mcp_servers.weather]\ncommand = "{good[0]}"\nargs = ["{good[1]}"]\n\n'
-           '[mcp_servers.off]\ncommand = "/nonexistent"\nenabled = false\n')
-    _write(clients.targets("vscode", home, _isolated)["project"],
-           '{\n  // JSONC, with a variable VS Code expands\n  "servers": {"weather": {"type": "stdio", '
-           f'"command": "{good[0]}", "args": ["${{workspaceFolder}}/../weather.py"]}},\n'
-           '    "asks": {"type": "stdio", "command": "/bin/true", "env": {"KEY": "${input:api-key}"}},}\n}\n')
+    _write(
+        clients.targets("codex", home, _isolated)["user"],
+        f'[mcp_servers.weather]\ncommand = "{good[0]}"\nargs = ["{good[1]}"]\n\n'
+        '[mcp_servers.off]\ncommand = "/nonexistent"\nenabled = false\n',
+    )
+    _write(
+        clients.targets("vscode", home, _isolated)["project"],
+        '{\n  // JSONC, with a variable VS Code expands\n  "servers": {"weather": {"type": '
+        '"stdio", '
+        f'"command": "{good[0]}", "args": ["${{workspaceFolder}}/../weather.py"]}},\n'
+        '    "asks": {"type": "stdio", "command": "/bin/true", "env": {"KEY": '
+        '"${input:api-key}"}},}\n}\n',
+    )
     (tmp_path / "weather.py").write_text(ANSWERS)
-    _write(clients.targets("zed", home, _isolated)["user"], json.dumps({"context_servers": {
-        "weather": {"command": {"path": good[0], "args": ["${WEATHER_PY}"]}}}}))
-    _write(clients.targets("claude-code", home, _isolated)["user"], json.dumps({"projects": {str(_isolated): {
-        "mcpServers": {"weather": {"command": good[0], "args": good[1:]}}}}}))
+    _write(
+        clients.targets("zed", home, _isolated)["user"],
+        json.dumps(
+            {
+                "context_servers": {
+                    "weather": {"command": {"path": good[0], "args": ["${WEATHER_PY}"]}}
+                }
+            }
+        ),
+    )
+    _write(
+        clients.targets("claude-code", home, _isolated)["user"],
+        json.dumps(
+            {
+                "projects": {
+                    str(_isolated): {
+                        "mcpServers": {"weather": {"command": good[0], "args": good[1:]}}
+                    }
+                }
+            }
+        ),
+    )
     result = cli("doctor", "mcp", "--json", store=False)
     checks = _checks(result)
     assert result.exit_code == 0, result.stdout
-    for check_id in ("mcp.codex.user.weather.handshake", "mcp.vscode.project.weather.handshake",
-                     "mcp.zed.user.weather.handshake", "mcp.claude-code.local.weather.handshake"):
+    for check_id in (
+        "mcp.codex.user.weather.handshake",
+        "mcp.vscode.project.weather.handshake",
+        "mcp.zed.user.weather.handshake",
+        "mcp.claude-code.local.weather.handshake",
+    ):
         assert checks[check_id]["status"] == "ok", checks[check_id]
         assert checks[check_id]["evidence"].startswith("weather 2.1.0")
-    assert (checks["mcp.codex.user.off.handshake"]["status"], checks["mcp.codex.user.off.handshake"]["evidence"]) \
-        == ("skip", "disabled in the config")
-    assert checks["mcp.vscode.project.asks.handshake"]["evidence"] == "uses ${input:api-key}, which is not set here"
-    assert not [k for k in _checks(cli("doctor", "mcp", "--no-probe", "--json", store=False)) if "weather" in k]
+    assert (
+        checks["mcp.codex.user.off.handshake"]["status"],
+        checks["mcp.codex.user.off.handshake"]["evidence"],
+    ) == ("skip", "disabled in the config")
+    assert (
+        checks["mcp.vscode.project.asks.handshake"]["evidence"]
+        == "uses ${input:api-key}, which is not set here"
+    )
+    assert not [
+        k
+        for k in _checks(cli("doctor", "mcp", "--no-probe", "--json", store=False))
+        if "weather" in k
+    ]
 
 
 class _Mcp(BaseHTTPRequestHandler):
@@ -120,8 +177,17 @@ class _Mcp(BaseHTTPRequestHandler):
             self.send_response(401)
             self.end_headers()
             return
-        body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "notes", "version": "0.3"}}})
+        body = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": message["id"],
+                "result": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "serverInfo": {"name": "notes", "version": "0.3"},
+                },
+            }
+        )
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.end_headers()
@@ -141,20 +207,41 @@ def http_server():
     server.server_close()
 
 
-def test_http_servers_are_probed_only_on_loopback(cli, home, _isolated, http_server, monkeypatch) -> None:
+def test_http_servers_are_probed_only_on_loopback(
+    cli, home, _isolated, http_server, monkeypatch
+) -> None:
     monkeypatch.setenv("NOTES_TOKEN", "s3cret")
-    _write(clients.targets("claude-code", home, _isolated)["project"], json.dumps({"mcpServers": {
-        "notes": {"type": "http", "url": http_server, "headers": {"Authorization": "Bearer ${NOTES_TOKEN}"}},
-        "locked": {"type": "http", "url": http_server},
-        "remote": {"type": "http", "url": "https://mcp.example.com/mcp"}}}))
+    _write(
+        clients.targets("claude-code", home, _isolated)["project"],
+        json.dumps(
+            {
+                "mcpServers": {
+                    "notes": {
+                        "type": "http",
+                        "url": http_server,
+                        "headers": {"Authorization": "Bearer ${NOTES_TOKEN}"},
+                    },
+                    "locked": {"type": "http", "url": http_server},
+                    "remote": {"type": "http", "url": "https://mcp.example.com/mcp"},
+                }
+            }
+        ),
+    )
     result = cli("doctor", "mcp", "--json", store=False)
     checks = _checks(result)
     notes = checks["mcp.claude-code.project.notes.handshake"]
-    assert (notes["status"], notes["evidence"]) == ("ok", f"notes 0.3 (protocol 2025-06-18); {http_server}")
+    assert (notes["status"], notes["evidence"]) == (
+        "ok",
+        f"notes 0.3 (protocol 2025-06-18); {http_server}",
+    )
     locked = checks["mcp.claude-code.project.locked.handshake"]
-    assert (locked["status"], locked["summary"]) == ("fail", "locked (claude-code (project)): handshake failed: "
-                                                             "unauthorized")
+    assert (locked["status"], locked["summary"]) == (
+        "fail",
+        "locked (claude-code (project)): handshake failed: unauthorized",
+    )
     assert "Authorization: Bearer" in locked["fix"]
     remote = checks["mcp.claude-code.project.remote.handshake"]
     assert (remote["status"], remote["evidence"]) == (
-        "skip", "https://mcp.example.com/mcp is not a loopback address; doctor makes no network calls")
+        "skip",
+        "https://mcp.example.com/mcp is not a loopback address; doctor makes no network calls",
+    )

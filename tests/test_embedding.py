@@ -1,4 +1,5 @@
-"""The real bundled model, offline: both loading paths, the checksum, and hub-style models from a local cache."""
+"""The real bundled model, offline: both loading paths, the checksum, and hub-style models from a
+local cache."""
 
 from __future__ import annotations
 
@@ -14,7 +15,12 @@ from hindsight_cli.errors import EmbeddingUnavailable
 
 pytestmark = pytest.mark.model
 
-TEXTS = ["the cat sits on the mat", "a kitten is on the rug", "stock market crashed", "调用天气API时返回401"]
+TEXTS = [
+    "the cat sits on the mat",
+    "a kitten is on the rug",
+    "stock market crashed",
+    "调用天气API时返回401",
+]
 
 
 def test_onnx_path_matches_fastembed(real_embedder) -> None:
@@ -30,7 +36,8 @@ def test_onnx_path_matches_fastembed(real_embedder) -> None:
 def test_bundled_model_understands_english(real_embedder) -> None:
     cat, kitten, stock = real_embedder.embed(TEXTS[:3])
     assert float(cat @ kitten) > 0.5 > 0.2 > float(cat @ stock)
-    many = real_embedder.embed(TEXTS * 4)  # > 8 texts: the batched fastembed path
+    # > 8 texts: the batched fastembed path
+    many = real_embedder.embed(TEXTS * 4)
     assert np.allclose(many[:4], real_embedder.embed(TEXTS), atol=1e-4)
 
 
@@ -41,7 +48,8 @@ def test_checksum_mismatch_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _hub_cache(root: Path) -> Path:
-    """A Hugging Face cache as a download would leave it, for fastembed's catalogue name of this model."""
+    """A Hugging Face cache as a download would leave it, for fastembed's catalogue name of this
+    model."""
     snapshot = root / "models--Qdrant--all-MiniLM-L6-v2-onnx" / "snapshots" / "0123456789abcdef"
     snapshot.mkdir(parents=True)
     (snapshot.parent.parent / "refs").mkdir()
@@ -52,8 +60,9 @@ def _hub_cache(root: Path) -> Path:
     return root
 
 
-def test_hub_models_load_by_name_from_the_cache_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                         real_embedder) -> None:
+def test_hub_models_load_by_name_from_the_cache_offline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, real_embedder
+) -> None:
     cache = _hub_cache(tmp_path / "fastembed-cache")
     monkeypatch.setenv("FASTEMBED_CACHE_PATH", str(cache))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -63,8 +72,13 @@ def test_hub_models_load_by_name_from_the_cache_offline(tmp_path: Path, monkeypa
     assert float((vectors * real_embedder.embed(TEXTS[:2])).sum(axis=1).min()) > 0.99
 
 
-def test_unavailable_hub_model_fails_fast_with_advice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unavailable_hub_model_fails_fast_with_advice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("FASTEMBED_CACHE_PATH", str(tmp_path / "empty"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with pytest.raises(EmbeddingUnavailable, match=re.escape("Cannot load embedding model 'BAAI/bge-small-en-v1.5'")):
+    with pytest.raises(
+        EmbeddingUnavailable,
+        match=re.escape("Cannot load embedding model 'BAAI/bge-small-en-v1.5'"),
+    ):
         embedding.FastEmbedEmbedder("BAAI/bge-small-en-v1.5")

@@ -1,6 +1,6 @@
-"""One rule, every face: the same requests through the CLI, a real MCP client and the Python API give the
-same results (selection, forgetting, scope, result shapes), because each face only parses, calls the
-core once and renders."""
+"""One rule, every face: the same requests through the CLI, a real MCP client and the Python API
+give the same results (selection, forgetting, scope, result shapes), because each face only parses,
+calls the core once and renders."""
 
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ def anyio_backend() -> str:
 
 
 def _seed(store: Store) -> dict[str, str]:
-    """A store that holds one memory of each kind a selection rule tells apart; returns id → name."""
+    """A store that holds one memory of each kind a selection rule tells apart; returns id →
+    name."""
     names = {}
     for name, fields in {
         "active": {"content": "the deploy key rotates every week"},
@@ -50,11 +51,17 @@ Call = Callable[[str, dict[str, Any]], Awaitable[Any]]
 def _cli_face(cli: Any) -> Call:
     async def call(request: str, args: dict[str, Any]) -> Any:
         if request == "search":
-            argv = ["search", args["query"], "--json"] + (["--agent", args["agent"]] if args.get("agent") else [])
+            argv = ["search", args["query"], "--json"] + (
+                ["--agent", args["agent"]] if args.get("agent") else []
+            )
             return [hit["id"] for hit in json.loads(cli(*argv).stdout)]
         if request == "forget":
-            argv = ["forget", "-y", "--json"] + (["--expired"] if args.get("expired") else []) + (
-                ["--agent", args["agent"]] if args.get("agent") else []) + (["--hard"] if args.get("hard") else [])
+            argv = (
+                ["forget", "-y", "--json"]
+                + (["--expired"] if args.get("expired") else [])
+                + (["--agent", args["agent"]] if args.get("agent") else [])
+                + (["--hard"] if args.get("hard") else [])
+            )
             return json.loads(cli(*argv).stdout)
         if request == "consolidate":
             return sorted(json.loads(cli("consolidate", "--dry-run", "--json").stdout))
@@ -66,15 +73,22 @@ def _cli_face(cli: Any) -> Call:
 def _mcp_face(client: Client) -> Call:
     async def call(request: str, args: dict[str, Any]) -> Any:
         if request == "search":
-            query = {"query": args["query"], **({"agent_id": args["agent"]} if args.get("agent") else {})}
+            query = {
+                "query": args["query"],
+                **({"agent_id": args["agent"]} if args.get("agent") else {}),
+            }
             result = await client.call_tool("memory_search", query)
             return [hit["id"] for hit in result.structured_content["hits"]]
         if request == "forget":
-            result = await client.call_tool("memory_forget", {"expired": args.get("expired", False),
-                                                              "hard": args.get("hard", False)})
+            result = await client.call_tool(
+                "memory_forget",
+                {"expired": args.get("expired", False), "hard": args.get("hard", False)},
+            )
             return result.structured_content
         if request == "consolidate":
-            return sorted((await client.call_tool("memory_consolidate", {"dry_run": True})).structured_content)
+            return sorted(
+                (await client.call_tool("memory_consolidate", {"dry_run": True})).structured_content
+            )
         raise AssertionError(request)
 
     return call
@@ -88,8 +102,11 @@ def _python_face(store: Store) -> Call:
             filters = browse_filters(agent_id=args.get("agent"), search=True)
             return [hit.memory.id for hit in store.search(SearchQuery(args["query"], filters)).hits]
         if request == "forget":
-            return store.forget_where(expired=args.get("expired", False), agent_id=args.get("agent"),
-                                      hard=args.get("hard", False)).to_dict()
+            return store.forget_where(
+                expired=args.get("expired", False),
+                agent_id=args.get("agent"),
+                hard=args.get("hard", False),
+            ).to_dict()
         if request == "consolidate":
             return sorted(store.consolidate(dry_run=True).to_dict())
         raise AssertionError(request)
@@ -97,8 +114,11 @@ def _python_face(store: Store) -> Call:
     return call
 
 
-async def _run(face: str, path: Path, cli: Any, requests: list[tuple[str, dict[str, Any]]]) -> list[Any]:
-    store = Store(path)  # the default model, as the CLI's own store uses
+async def _run(
+    face: str, path: Path, cli: Any, requests: list[tuple[str, dict[str, Any]]]
+) -> list[Any]:
+    # the default model, as the CLI's own store uses
+    store = Store(path)
     store.init()
     names = _seed(store)
     rename = lambda value: [names.get(v, v) for v in value] if isinstance(value, list) else value  # noqa: E731
@@ -120,13 +140,15 @@ REQUESTS = [
     ("search", {"query": "deploy"}),
     ("search", {"query": "deploy", "agent": "b"}),
     ("consolidate", {}),
-    ("forget", {"expired": True}),  # the drift the redesign issue found: CLI purged 1, MCP 0
+    # the drift the redesign issue found: CLI purged 1, MCP 0
+    ("forget", {"expired": True}),
     ("search", {"query": "deploy"}),
 ]
 
 
-async def test_the_same_requests_give_the_same_results_in_every_face(tmp_path: Path, cli: Any, backend: str,
-                                                                     request: pytest.FixtureRequest) -> None:
+async def test_the_same_requests_give_the_same_results_in_every_face(
+    tmp_path: Path, cli: Any, backend: str, request: pytest.FixtureRequest
+) -> None:
     from conftest import postgres_store_dir
 
     results = {}
@@ -139,5 +161,6 @@ async def test_the_same_requests_give_the_same_results_in_every_face(tmp_path: P
     cli_results = results["cli"]
     assert set(cli_results[0]) == {"active", "other-agent"}
     assert cli_results[1] == ["other-agent"]
-    assert cli_results[3] == {"forgotten": 2, "hard": True, "archived": False}  # both expired ones, purged
+    # both expired ones, purged
+    assert cli_results[3] == {"forgotten": 2, "hard": True, "archived": False}
     assert [name for name, _ in cli_results[-1]] == ["active", "archived", "other-agent"]

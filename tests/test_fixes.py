@@ -9,16 +9,24 @@ from hindsight_cli.store import Store
 
 def test_a_retry_on_related_arguments_fixes_and_an_unrelated_call_does_not() -> None:
     assert fixes.fixes("Bash", "pytest tests/test_api.py", "Bash", "pytest -q tests/test_api.py")
-    assert fixes.fixes("Bash", "./deploy.sh --env staging", "Bash", "./deploy.sh --env staging --ssh")
+    assert fixes.fixes(
+        "Bash", "./deploy.sh --env staging", "Bash", "./deploy.sh --env staging --ssh"
+    )
     assert not fixes.fixes("Bash", "pytest tests/test_api.py", "Bash", "ls -la")
-    assert not fixes.fixes("Bash", "pytest tests/test_api.py", "Read", "pytest tests/test_api.py")  # another tool
-    assert not fixes.fixes("Bash", "", "Bash", "")  # nothing to compare: never a fix
-    assert fixes.fixes("run_shell_command", "把超时改成 30 秒", "run_shell_command", "把超时改成 30 秒 再试")
+    # another tool
+    assert not fixes.fixes("Bash", "pytest tests/test_api.py", "Read", "pytest tests/test_api.py")
+    # nothing to compare: never a fix
+    assert not fixes.fixes("Bash", "", "Bash", "")
+    assert fixes.fixes(
+        "run_shell_command", "把超时改成 30 秒", "run_shell_command", "把超时改成 30 秒 再试"
+    )
 
 
 def test_the_threshold_is_a_term_overlap() -> None:
-    assert fixes.related("alpha beta gamma", "alpha beta delta")  # 2 of 4 terms
-    assert not fixes.related("alpha beta gamma delta", "alpha epsilon zeta eta")  # 1 of 7
+    # 2 of 4 terms
+    assert fixes.related("alpha beta gamma", "alpha beta delta")
+    # 1 of 7
+    assert not fixes.related("alpha beta gamma delta", "alpha epsilon zeta eta")
     assert fixes.FIXED_BY == 0.3
 
 
@@ -30,7 +38,8 @@ def test_tracker_closes_every_earlier_failure_the_success_fixes_and_only_those()
     fixed = tracker.succeeded("Bash", "npm test")
     assert [f.ref for f in fixed] == ["m1", "m3"]
     assert [f.ref for f in tracker.open] == ["m2"]
-    assert tracker.succeeded("Bash", "npm test") == []  # already fixed: not fixed twice
+    # already fixed: not fixed twice
+    assert tracker.succeeded("Bash", "npm test") == []
 
 
 def test_tracker_survives_a_round_trip_and_keeps_only_the_newest_failures() -> None:
@@ -46,8 +55,15 @@ def test_tracker_survives_a_round_trip_and_keeps_only_the_newest_failures() -> N
 
 
 def test_record_fix_supersedes_the_failure_with_its_resolution_once(store: Store) -> None:
-    failure = store.record("pytest failed: ModuleNotFoundError requests", type="episodic", task_id="s1",
-                           trigger="tool_error", outcome="failure", source="tool", metadata={"tool": "Bash"}).memory
+    failure = store.record(
+        "pytest failed: ModuleNotFoundError requests",
+        type="episodic",
+        task_id="s1",
+        trigger="tool_error",
+        outcome="failure",
+        source="tool",
+        metadata={"tool": "Bash"},
+    ).memory
     first = fixes.record_fix(store, failure, "Bash", "pip install requests", key="fix-1").memory
     again = fixes.record_fix(store, failure, "Bash", "pip install requests", key="fix-1").memory
     assert first.id == again.id

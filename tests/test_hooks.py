@@ -1,5 +1,6 @@
 """Lifecycle hooks: realistic payloads replayed through the hook command as a client runs it, the
-installer on a fake home, and a whole simulated session (start → failure → fix → stop → next start)."""
+installer on a fake home, and a whole simulated session (start → failure → fix → stop → next start).
+"""
 
 from __future__ import annotations
 
@@ -29,32 +30,66 @@ def project(_isolated: Path) -> Path:
     return _isolated
 
 
-def hook(event: str, payload: dict[str, Any], client: str = "claude-code", store: Path | None = None) -> str:
-    """Run the hook the way an installed client does: the command `hooks install` writes, payload on stdin."""
+def hook(
+    event: str, payload: dict[str, Any], client: str = "claude-code", store: Path | None = None
+) -> str:
+    """Run the hook the way an installed client does: the command `hooks install` writes, payload on
+    stdin."""
     argv = shlex.split(command(client, event, store))
-    result = subprocess.run(argv, input=json.dumps(payload), capture_output=True, text=True, timeout=120,
-                            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    result = subprocess.run(
+        argv,
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     return result.stdout
 
 
 def claude(project: Path, session: str, event: str, **fields: Any) -> dict[str, Any]:
-    return {"session_id": session, "transcript_path": f"/home/u/.claude/projects/p/{session}.jsonl",
-            "cwd": str(project), "hook_event_name": event, **fields}
+    return {
+        "session_id": session,
+        "transcript_path": f"/home/u/.claude/projects/p/{session}.jsonl",
+        "cwd": str(project),
+        "hook_event_name": event,
+        **fields,
+    }
 
 
 def failing_pytest(project: Path, session: str) -> dict[str, Any]:
-    return claude(project, session, "PostToolUseFailure", tool_name="Bash", tool_use_id="toolu_01",
-                  tool_input={"command": f"OPENAI_API_KEY={SECRET} pytest tests/test_api.py",
-                              "description": "Run the API tests"},
-                  error="Exit code 1\nE   ModuleNotFoundError: No module named 'requests'", is_interrupt=False)
+    return claude(
+        project,
+        session,
+        "PostToolUseFailure",
+        tool_name="Bash",
+        tool_use_id="toolu_01",
+        tool_input={
+            "command": f"OPENAI_API_KEY={SECRET} pytest tests/test_api.py",
+            "description": "Run the API tests",
+        },
+        error="Exit code 1\nE   ModuleNotFoundError: No module named 'requests'",
+        is_interrupt=False,
+    )
 
 
 def fixed_pytest(project: Path, session: str) -> dict[str, Any]:
-    return claude(project, session, "PostToolUse", tool_name="Bash", tool_use_id="toolu_02",
-                  tool_input={"command": "pip install requests && pytest tests/test_api.py"},
-                  tool_response={"stdout": "3 passed in 0.41s", "stderr": "", "interrupted": False, "isImage": False})
+    return claude(
+        project,
+        session,
+        "PostToolUse",
+        tool_name="Bash",
+        tool_use_id="toolu_02",
+        tool_input={"command": "pip install requests && pytest tests/test_api.py"},
+        tool_response={
+            "stdout": "3 passed in 0.41s",
+            "stderr": "",
+            "interrupted": False,
+            "isImage": False,
+        },
+    )
 
 
 def spool_text(project: Path) -> str:
@@ -68,30 +103,60 @@ def test_a_failing_tool_is_spooled_redacted_and_prints_nothing(project: Path) ->
     assert SECRET not in text and "[REDACTED" in text
     events_file = project / ".hindsight" / "spool" / "events.jsonl"
     assert oct(events_file.stat().st_mode & 0o777) == "0o600"
-    assert not (project / ".hindsight" / "ledger.duckdb").exists()  # recording never opened the store
+    # recording never opened the store
+    assert not (project / ".hindsight" / "ledger.duckdb").exists()
 
 
 def _imported(event: str, payload: dict[str, Any]) -> set[str]:
     """The modules an installed hook imports (python -X importtime), after spooling ``payload``."""
     python, *rest = shlex.split(command("claude-code", event, None))
-    result = subprocess.run([python, "-X", "importtime", *rest], input=json.dumps(payload), capture_output=True,
-                            text=True, timeout=60, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    result = subprocess.run(
+        [python, "-X", "importtime", *rest],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
     assert result.returncode == 0 and result.stdout == ""
     return set(re.findall(r"^import time:.*\| +(\S+)$", result.stderr, re.M))
 
 
 def test_a_recording_hook_imports_almost_nothing(project: Path) -> None:
-    """The 50 ms budget (docs/hooks.md): no site-packages, json, re, pathlib or typing, not the package's
-    __init__; the redaction patterns (and re) only for a text that holds one of their words."""
-    heavy = {"site", "json", "re", "enum", "pathlib", "typing", "dataclasses", "hindsight_cli.models",
-             "hindsight_cli.store", "hindsight_cli.config"}
-    plain = claude(project, "s1", "PostToolUseFailure", tool_name="Bash", tool_input={"command": "make test"},
-                   error="Exit code 2\nmake: *** [test] Error 1\nKeyError: 'user' (no key in the fixture)")
+    """The 50 ms budget (docs/hooks.md): no site-packages, json, re, pathlib or typing, not the
+    package's __init__; the redaction patterns (and re) only for a text that holds one of their
+    words."""
+    heavy = {
+        "site",
+        "json",
+        "re",
+        "enum",
+        "pathlib",
+        "typing",
+        "dataclasses",
+        "hindsight_cli.models",
+        "hindsight_cli.store",
+        "hindsight_cli.config",
+    }
+    plain = claude(
+        project,
+        "s1",
+        "PostToolUseFailure",
+        tool_name="Bash",
+        tool_input={"command": "make test"},
+        error="Exit code 2\nmake: *** [test] Error 1\nKeyError: 'user' (no key in the fixture)",
+    )
     loaded = _imported("tool-failure", plain)
     assert {"hindsight_cli.hooks", "hindsight_cli.redact"} <= loaded and not loaded & heavy
-    assert not _imported("prompt", claude(project, "s1", "UserPromptSubmit", prompt="run the tests")) & heavy
-    assert "re" in _imported("tool-failure", failing_pytest(project, "s1"))  # OPENAI_API_KEY=…: patterns run
-    assert spool_text(project).count('"kind":"tool_error"') == 2 and SECRET not in spool_text(project)
+    assert (
+        not _imported("prompt", claude(project, "s1", "UserPromptSubmit", prompt="run the tests"))
+        & heavy
+    )
+    # OPENAI_API_KEY=…: patterns run
+    assert "re" in _imported("tool-failure", failing_pytest(project, "s1"))
+    assert spool_text(project).count('"kind":"tool_error"') == 2 and SECRET not in spool_text(
+        project
+    )
 
 
 def test_a_pinned_store_and_a_session_outside_any_project(project: Path, tmp_path: Path) -> None:
@@ -99,9 +164,14 @@ def test_a_pinned_store_and_a_session_outside_any_project(project: Path, tmp_pat
     hook("tool-failure", failing_pytest(project, "s1"), store=pinned)
     assert "ModuleNotFoundError" in (pinned / "spool" / "events.jsonl").read_text()
     (tmp_path / "elsewhere").mkdir()
-    hook("tool-failure", {**failing_pytest(project, "s2"), "cwd": str(tmp_path / "elsewhere")})  # no .hindsight/
-    assert "ModuleNotFoundError" in (Path(os.environ["HINDSIGHT_HOME"]) / "store" / "spool" / "events.jsonl").read_text()
-    hook("tool-failure", {**failing_pytest(project, "s3"), "cwd": str(tmp_path / "gone")})  # our own cwd decides
+    # no .hindsight/
+    hook("tool-failure", {**failing_pytest(project, "s2"), "cwd": str(tmp_path / "elsewhere")})
+    assert (
+        "ModuleNotFoundError"
+        in (Path(os.environ["HINDSIGHT_HOME"]) / "store" / "spool" / "events.jsonl").read_text()
+    )
+    # our own cwd decides
+    hook("tool-failure", {**failing_pytest(project, "s3"), "cwd": str(tmp_path / "gone")})
     assert '"session":"s3"' in spool_text(project)
 
 
@@ -115,14 +185,18 @@ def test_terms_match_the_regular_expression_they_replace() -> None:
         out: set[str] = set()
         for token in word.findall(text.lower()):
             if whole.fullmatch(token) and len(token) > 1:
-                out.update(token[i:i + 2] for i in range(len(token) - 1))
+                out.update(token[i : i + 2] for i in range(len(token) - 1))
             else:
                 out.add(token)
         return sorted(out)[:64]
 
     rng = random.Random(3)
     alphabet = "aZ9_ -./é日本語・ー゛한국어Ⅻİ\u3099\u4dc0x1"
-    texts = ["ModuleNotFoundError: No module named 'requests'", "なぜ天気APIは401を返す?", "a b c_d e2 日"]
+    texts = [
+        "ModuleNotFoundError: No module named 'requests'",
+        "なぜ天気APIは401を返す?",
+        "a b c_d e2 日",
+    ]
     texts += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(30))) for _ in range(2000)]
     assert all(_terms(text) == reference(text) for text in texts)
 
@@ -131,23 +205,44 @@ def test_the_hook_codec_is_json() -> None:
     rng = random.Random(5)
 
     def value(depth: int = 0) -> Any:
-        leaves = [None, True, False, 0, -7, 10**30, 0.1, -2.5e300, 1e-7, float("inf"), float("-inf"), "",
-                  'a"\\\n\t\x00é€😀\u2028/', "ModuleNotFoundError"]
+        leaves = [
+            None,
+            True,
+            False,
+            0,
+            -7,
+            10**30,
+            0.1,
+            -2.5e300,
+            1e-7,
+            float("inf"),
+            float("-inf"),
+            "",
+            'a"\\\n\t\x00é€😀\u2028/',
+            "ModuleNotFoundError",
+        ]
         if depth > 3 or rng.random() < 0.4:
             return rng.choice(leaves)
         if rng.random() < 0.5:
             return [value(depth + 1) for _ in range(rng.randrange(4))]
-        return {rng.choice(["a", "b", "é", 'q"', "\n"]): value(depth + 1) for _ in range(rng.randrange(4))}
+        return {
+            rng.choice(["a", "b", "é", 'q"', "\n"]): value(depth + 1)
+            for _ in range(rng.randrange(4))
+        }
 
     for _ in range(500):
         item = value()
         for sort_keys in (False, True):
-            assert codec.dumps(item, sort_keys=sort_keys) == json.dumps(item, ensure_ascii=False, sort_keys=sort_keys)
+            assert codec.dumps(item, sort_keys=sort_keys) == json.dumps(
+                item, ensure_ascii=False, sort_keys=sort_keys
+            )
             assert codec.dumps(item, sort_keys=sort_keys, compact=True) == json.dumps(
-                item, ensure_ascii=False, sort_keys=sort_keys, separators=(",", ":"))
+                item, ensure_ascii=False, sort_keys=sort_keys, separators=(",", ":")
+            )
         text = json.dumps(item, indent=rng.choice([None, 2]))
         assert json.dumps(codec.loads(f" \n{text}\r\t")) == json.dumps(json.loads(text))
-    assert codec.dumps({1: (2, 3)}) == '{"1": [2, 3]}'  # what the walk does not take, json does
+    # what the walk does not take, json does
+    assert codec.dumps({1: (2, 3)}) == '{"1": [2, 3]}'
     for bad in ("", " ", "not json", '{"a": 1} x', "\ufeff{}", "[1,", '{"a": "\x01"}'):
         with pytest.raises(json.JSONDecodeError) as error:
             codec.loads(bad)
@@ -161,10 +256,16 @@ def test_a_success_with_no_failure_before_it_is_not_even_spooled(project: Path) 
     assert not (project / ".hindsight" / "spool" / "events.jsonl").exists()
 
 
-def test_whole_session_then_the_next_session_starts_with_the_lesson(project: Path, fake: Any) -> None:
+def test_whole_session_then_the_next_session_starts_with_the_lesson(
+    project: Path, fake: Any
+) -> None:
     start = claude(project, "s1", "SessionStart", source="startup", model="claude-sonnet-4-5")
-    assert hook("session-start", start) == ""  # nothing known yet: no context
-    assert hook("prompt", claude(project, "s1", "UserPromptSubmit", prompt="make the API tests pass")) == ""
+    # nothing known yet: no context
+    assert hook("session-start", start) == ""
+    assert (
+        hook("prompt", claude(project, "s1", "UserPromptSubmit", prompt="make the API tests pass"))
+        == ""
+    )
     hook("tool-failure", failing_pytest(project, "s1"))
     hook("tool", fixed_pytest(project, "s1"))
     assert hook("stop", claude(project, "s1", "Stop", stop_hook_active=False)) == ""
@@ -174,29 +275,45 @@ def test_whole_session_then_the_next_session_starts_with_the_lesson(project: Pat
     assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     assert context.startswith("[hindsight: ")
     assert "(failure→fixed)" in context and "No module named 'requests'" in context
-    assert "fix: then Bash succeeded with: pip install requests && pytest tests/test_api.py" in context
-    assert "Summary of task s1" in context  # s1 ended without SessionEnd: summarized at the next start
+    assert (
+        "fix: then Bash succeeded with: pip install requests && pytest tests/test_api.py" in context
+    )
+    # s1 ended without SessionEnd: summarized at the next start
+    assert "Summary of task s1" in context
     assert SECRET not in context
 
     store = Store(project / ".hindsight", embedder=fake)
     failures = store.list(Filters(task_id="s1", outcomes=("failure",), statuses=None))
-    assert {m.status for m in failures} == {"active", "superseded"}  # the fix is a new version
+    # the fix is a new version
+    assert {m.status for m in failures} == {"active", "superseded"}
     fixed = next(m for m in failures if m.status == "active")
-    assert fixed.trigger == "tool_error" and fixed.type == "episodic" and fixed.metadata["tool"] == "Bash"
-    assert not (project / ".hindsight" / "spool" / "events.jsonl").exists()  # ingested
+    assert (
+        fixed.trigger == "tool_error"
+        and fixed.type == "episodic"
+        and fixed.metadata["tool"] == "Bash"
+    )
+    # ingested
+    assert not (project / ".hindsight" / "spool" / "events.jsonl").exists()
 
 
 def test_an_unrelated_success_does_not_count_as_the_fix(project: Path, fake: Any) -> None:
     hook("tool-failure", failing_pytest(project, "s1"))
-    unrelated = claude(project, "s1", "PostToolUse", tool_name="Bash", tool_input={"command": "git status"},
-                       tool_response={"stdout": "clean", "stderr": ""})
+    unrelated = claude(
+        project,
+        "s1",
+        "PostToolUse",
+        tool_name="Bash",
+        tool_input={"command": "git status"},
+        tool_response={"stdout": "clean", "stderr": ""},
+    )
     hook("tool", unrelated)
     hook("session-end", claude(project, "s1", "SessionEnd", reason="exit"))
     store = Store(project / ".hindsight", embedder=fake)
     [failure] = store.list(Filters(task_id="s1", outcomes=("failure",)))
     assert failure.resolution is None
     [summary] = store.list(Filters(task_id="s1", types=("semantic",), tags=("summary",)))
-    assert summary.trigger == "summary"  # SessionEnd summarized the session
+    # SessionEnd summarized the session
+    assert summary.trigger == "summary"
 
 
 def test_a_repeated_error_injects_what_was_learnt(project: Path) -> None:
@@ -205,22 +322,46 @@ def test_a_repeated_error_injects_what_was_learnt(project: Path) -> None:
     hook("session-end", claude(project, "s1", "SessionEnd", reason="exit"))
     again = json.loads(hook("tool-failure", failing_pytest(project, "s2")))
     assert again["hookSpecificOutput"]["hookEventName"] == "PostToolUseFailure"
-    assert "fix: then Bash succeeded with: pip install requests" in again["hookSpecificOutput"]["additionalContext"]
+    assert (
+        "fix: then Bash succeeded with: pip install requests"
+        in again["hookSpecificOutput"]["additionalContext"]
+    )
 
 
 def test_a_repeated_question_injects_matching_memories(project: Path) -> None:
-    hook("prompt", claude(project, "s1", "UserPromptSubmit", prompt="why does the weather API return 401?"))
-    hook("tool-failure", claude(project, "s1", "PostToolUseFailure", tool_name="WebFetch",
-                                tool_input={"url": "https://api.weather.example/today"},
-                                error="HTTP 401 Unauthorized: weather API token expired"))
+    hook(
+        "prompt",
+        claude(project, "s1", "UserPromptSubmit", prompt="why does the weather API return 401?"),
+    )
+    hook(
+        "tool-failure",
+        claude(
+            project,
+            "s1",
+            "PostToolUseFailure",
+            tool_name="WebFetch",
+            tool_input={"url": "https://api.weather.example/today"},
+            error="HTTP 401 Unauthorized: weather API token expired",
+        ),
+    )
     first = hook("prompt", claude(project, "s1", "UserPromptSubmit", prompt="list the files"))
     assert first == ""
-    out = json.loads(hook("prompt", claude(project, "s2", "UserPromptSubmit",
-                                           prompt="why does the weather API return 401 again?")))
+    out = json.loads(
+        hook(
+            "prompt",
+            claude(
+                project,
+                "s2",
+                "UserPromptSubmit",
+                prompt="why does the weather API return 401 again?",
+            ),
+        )
+    )
     context = out["hookSpecificOutput"]["additionalContext"]
     assert out["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
     assert "weather API token expired" in context
-    assert "why does the weather API" not in context  # the question itself is not an answer
+    # the question itself is not an answer
+    assert "why does the weather API" not in context
 
 
 def test_a_broken_store_never_breaks_the_agent_and_is_logged(project: Path) -> None:
@@ -231,8 +372,13 @@ def test_a_broken_store_never_breaks_the_agent_and_is_logged(project: Path) -> N
 
 
 def test_garbage_on_stdin_exits_zero_and_logs(project: Path) -> None:
-    result = subprocess.run(shlex.split(command("claude-code", "tool", None)), input="not json",
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        shlex.split(command("claude-code", "tool", None)),
+        input="not json",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
     assert "JSONDecodeError" in (Path(os.environ["HINDSIGHT_HOME"]) / "hooks.log").read_text()
 
@@ -243,65 +389,165 @@ def test_parts_can_be_turned_off(project: Path) -> None:
     assert spool_text(project) == ""
 
 
-@pytest.mark.parametrize("client, event, payload, answer", [
-    ("cursor", "prompt", {"conversation_id": "c1", "generation_id": "g1", "hook_event_name": "beforeSubmitPrompt",
-                          "prompt": "hello", "workspace_roots": []}, {"continue": True}),
-    ("cursor", "stop", {"conversation_id": "c1", "hook_event_name": "stop", "status": "completed"}, {}),
-    ("gemini", "stop", {"session_id": "g1", "hook_event_name": "AfterAgent", "prompt": "hi",
-                        "prompt_response": "done", "stop_hook_active": False}, {}),
-])
-def test_clients_that_need_an_answer_get_one(project: Path, client: str, event: str, payload: dict[str, Any],
-                                             answer: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    "client, event, payload, answer",
+    [
+        (
+            "cursor",
+            "prompt",
+            {
+                "conversation_id": "c1",
+                "generation_id": "g1",
+                "hook_event_name": "beforeSubmitPrompt",
+                "prompt": "hello",
+                "workspace_roots": [],
+            },
+            {"continue": True},
+        ),
+        (
+            "cursor",
+            "stop",
+            {"conversation_id": "c1", "hook_event_name": "stop", "status": "completed"},
+            {},
+        ),
+        (
+            "gemini",
+            "stop",
+            {
+                "session_id": "g1",
+                "hook_event_name": "AfterAgent",
+                "prompt": "hi",
+                "prompt_response": "done",
+                "stop_hook_active": False,
+            },
+            {},
+        ),
+    ],
+)
+def test_clients_that_need_an_answer_get_one(
+    project: Path, client: str, event: str, payload: dict[str, Any], answer: dict[str, Any]
+) -> None:
     payload.setdefault("cwd", str(project))
     assert json.loads(hook(event, payload, client=client)) == answer
 
 
 def test_cursor_and_gemini_and_codex_failures_are_recognised(project: Path) -> None:
-    cursor = events.normalize("cursor", "postToolUseFailure", {
-        "conversation_id": "c1", "tool_name": "Shell", "tool_input": {"command": "npm test"},
-        "error_message": "Command failed with exit code 1", "failure_type": "error"})
-    gemini = events.normalize("gemini", "AfterTool", {
-        "session_id": "g1", "tool_name": "run_shell_command", "tool_input": {"command": "make"},
-        "tool_response": {"llmContent": "", "returnDisplay": "", "error": "make: *** [all] Error 2"}})
-    codex = events.normalize("codex", "PostToolUse", {
-        "session_id": "x1", "tool_name": "Bash", "tool_input": {"command": "cargo build"},
-        "tool_response": "Exit code: 101\nerror[E0425]: cannot find value `x`"})
-    ok = events.normalize("codex", "PostToolUse", {"session_id": "x1", "tool_name": "Bash",
-                                                   "tool_input": {"command": "ls"}, "tool_response": "Exit code: 0\n"})
-    assert [e.kind for e in (cursor, gemini, codex, ok)] == ["tool-failure", "tool-failure", "tool-failure", "tool"]
-    assert (cursor.session, cursor.args, gemini.error) == ("c1", "npm test", "make: *** [all] Error 2")
+    cursor = events.normalize(
+        "cursor",
+        "postToolUseFailure",
+        {
+            "conversation_id": "c1",
+            "tool_name": "Shell",
+            "tool_input": {"command": "npm test"},
+            "error_message": "Command failed with exit code 1",
+            "failure_type": "error",
+        },
+    )
+    gemini = events.normalize(
+        "gemini",
+        "AfterTool",
+        {
+            "session_id": "g1",
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": "make"},
+            "tool_response": {
+                "llmContent": "",
+                "returnDisplay": "",
+                "error": "make: *** [all] Error 2",
+            },
+        },
+    )
+    codex = events.normalize(
+        "codex",
+        "PostToolUse",
+        {
+            "session_id": "x1",
+            "tool_name": "Bash",
+            "tool_input": {"command": "cargo build"},
+            "tool_response": "Exit code: 101\nerror[E0425]: cannot find value `x`",
+        },
+    )
+    ok = events.normalize(
+        "codex",
+        "PostToolUse",
+        {
+            "session_id": "x1",
+            "tool_name": "Bash",
+            "tool_input": {"command": "ls"},
+            "tool_response": "Exit code: 0\n",
+        },
+    )
+    assert [e.kind for e in (cursor, gemini, codex, ok)] == [
+        "tool-failure",
+        "tool-failure",
+        "tool-failure",
+        "tool",
+    ]
+    assert (cursor.session, cursor.args, gemini.error) == (
+        "c1",
+        "npm test",
+        "make: *** [all] Error 2",
+    )
     assert events.respond("cursor", "session-start", "X") == '{"additional_context": "X"}'
     assert json.loads(events.respond("gemini", "session-start", "X")) == {
-        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "X"}}
+        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "X"}
+    }
 
 
-# --- install / uninstall / status -------------------------------------------------------------------------
+# --- install / uninstall / status
+# -------------------------------------------------------------------------
 
-def test_install_merges_is_idempotent_and_uninstall_removes_exactly_ours(cli: Any, home: Path) -> None:
+
+def test_install_merges_is_idempotent_and_uninstall_removes_exactly_ours(
+    cli: Any, home: Path
+) -> None:
     settings = home / ".claude" / "settings.json"
     settings.parent.mkdir()
-    theirs = {"model": "opus", "hooks": {"PostToolUse": [
-        {"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "prettier --write"}]}]}}
+    theirs = {
+        "model": "opus",
+        "hooks": {
+            "PostToolUse": [
+                {
+                    "matcher": "Edit|Write",
+                    "hooks": [{"type": "command", "command": "prettier --write"}],
+                }
+            ]
+        },
+    }
     settings.write_text(json.dumps(theirs, indent=2))
 
     first = cli("hooks", "install", "--client", "claude-code", "--json", store=False)
     assert first.exit_code == 0, first.output
     report = json.loads(first.stdout)
-    assert report["changed"] is True and Path(report["backup"]).read_text() == json.dumps(theirs, indent=2)
+    assert report["changed"] is True and Path(report["backup"]).read_text() == json.dumps(
+        theirs, indent=2
+    )
     data = json.loads(settings.read_text())
     assert data["model"] == "opus"
-    assert set(data["hooks"]) == {"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop",
-                                  "PreCompact", "SessionEnd"}
+    assert set(data["hooks"]) == {
+        "SessionStart",
+        "UserPromptSubmit",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "Stop",
+        "PreCompact",
+        "SessionEnd",
+    }
     assert data["hooks"]["PostToolUse"][0] == theirs["hooks"]["PostToolUse"][0]
     ours = data["hooks"]["PostToolUse"][1]
-    assert ours["matcher"] == "*" and "hooks/__main__.py tool --client claude-code" in ours["hooks"][0]["command"]
+    assert (
+        ours["matcher"] == "*"
+        and "hooks/__main__.py tool --client claude-code" in ours["hooks"][0]["command"]
+    )
 
     again = cli("hooks", "install", "--client", "claude-code", "--json", store=False)
     assert json.loads(again.stdout)["changed"] is False
     assert json.loads(settings.read_text()) == data
 
     status = json.loads(cli("hooks", "status", "--json", store=False).stdout)
-    row = next(r for r in status["clients"] if r["client"] == "claude-code" and r["scope"] == "user")
+    row = next(
+        r for r in status["clients"] if r["client"] == "claude-code" and r["scope"] == "user"
+    )
     assert len(row["events"]) == 7
 
     removed = cli("hooks", "uninstall", "--client", "claude-code", store=False)
@@ -309,14 +555,17 @@ def test_install_merges_is_idempotent_and_uninstall_removes_exactly_ours(cli: An
     assert json.loads(settings.read_text()) == theirs
 
 
-@pytest.mark.parametrize("client, scope, relative, event", [
-    ("cursor", "project", ".cursor/hooks.json", "sessionStart"),
-    ("codex", "user", ".codex/hooks.json", "SessionStart"),
-    ("gemini", "user", ".gemini/settings.json", "BeforeAgent"),
-])
-def test_other_clients_install_and_a_file_we_created_goes_on_uninstall(cli: Any, home: Path, _isolated: Path,
-                                                                       client: str, scope: str, relative: str,
-                                                                       event: str) -> None:
+@pytest.mark.parametrize(
+    "client, scope, relative, event",
+    [
+        ("cursor", "project", ".cursor/hooks.json", "sessionStart"),
+        ("codex", "user", ".codex/hooks.json", "SessionStart"),
+        ("gemini", "user", ".gemini/settings.json", "BeforeAgent"),
+    ],
+)
+def test_other_clients_install_and_a_file_we_created_goes_on_uninstall(
+    cli: Any, home: Path, _isolated: Path, client: str, scope: str, relative: str, event: str
+) -> None:
     result = cli("hooks", "install", "--client", client, "--scope", scope, store=False)
     assert result.exit_code == 0, result.output
     path = (_isolated if scope == "project" else home) / relative
@@ -328,7 +577,9 @@ def test_other_clients_install_and_a_file_we_created_goes_on_uninstall(cli: Any,
     assert not path.exists()
 
 
-def test_install_refuses_a_broken_settings_file_and_an_unsupported_client(cli: Any, home: Path) -> None:
+def test_install_refuses_a_broken_settings_file_and_an_unsupported_client(
+    cli: Any, home: Path
+) -> None:
     settings = home / ".claude" / "settings.json"
     settings.parent.mkdir()
     settings.write_text("{ not json")
@@ -336,11 +587,16 @@ def test_install_refuses_a_broken_settings_file_and_an_unsupported_client(cli: A
     assert result.exit_code == 1 and "is not valid JSON" in result.stderr
     assert settings.read_text() == "{ not json"
     windsurf = cli("hooks", "install", "--client", "windsurf", store=False)
-    assert windsurf.exit_code == 2 and "'windsurf' is not one of 'claude-code', 'codex'" in windsurf.stderr
+    assert (
+        windsurf.exit_code == 2
+        and "'windsurf' is not one of 'claude-code', 'codex'" in windsurf.stderr
+    )
 
 
 def test_hook_command_in_process_answers_like_the_entry_file(cli: Any, project: Path) -> None:
-    result = cli("hook", "tool-failure", input=json.dumps(failing_pytest(project, "s9")), store=False)
+    result = cli(
+        "hook", "tool-failure", input=json.dumps(failing_pytest(project, "s9")), store=False
+    )
     assert (result.exit_code, result.stdout) == (0, "")
     assert "ModuleNotFoundError" in spool_text(project)
 
@@ -356,18 +612,22 @@ async def test_the_mcp_server_sees_what_a_hook_just_spooled(project: Path, fake:
     hook("PostToolUseFailure", failing_pytest(project, "s-mcp"))
     assert "ModuleNotFoundError" in spool_text(project)
     async with Client(build_server(store), raise_exceptions=True) as client:
-        result = await client.call_tool("memory_search", {"query": "No module named requests pytest"})
+        result = await client.call_tool(
+            "memory_search", {"query": "No module named requests pytest"}
+        )
     hits = result.structured_content["hits"]
     assert hits and "ModuleNotFoundError" in hits[0]["content"] and SECRET not in json.dumps(hits)
     from hindsight_cli.hooks import spool
 
-    assert not spool.pending(store.path)  # ingested: the events are in the store now
+    # ingested: the events are in the store now
+    assert not spool.pending(store.path)
 
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("every", [3600.0, 0.01])
-async def test_memory_search_never_writes_the_servers_own_loop_ingests(project: Path, fake: Any, every: float,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_memory_search_never_writes_the_servers_own_loop_ingests(
+    project: Path, fake: Any, every: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import anyio
     from mcp import Client
 
@@ -379,15 +639,19 @@ async def test_memory_search_never_writes_the_servers_own_loop_ingests(project: 
     store.init()
     async with Client(build_server(store), raise_exceptions=True) as client:
         hook("PostToolUseFailure", failing_pytest(project, "s-loop"))
-        if every > 60:  # the loop sleeps: only a search could ingest, and it must not
+        # the loop sleeps: only a search could ingest, and it must not
+        if every > 60:
             marker = store.ledger.change_token()
             await client.call_tool("memory_search", {"query": "No module named requests pytest"})
             assert spool.pending(store.path) and store.ledger.change_token() == marker
             return
-        with anyio.fail_after(30):  # the server's loop picks the event up on its own
+        # the server's loop picks the event up on its own
+        with anyio.fail_after(30):
             while spool.pending(store.path):
                 await anyio.sleep(0.01)
-        result = await client.call_tool("memory_search", {"query": "No module named requests pytest"})
+        result = await client.call_tool(
+            "memory_search", {"query": "No module named requests pytest"}
+        )
     assert "ModuleNotFoundError" in result.structured_content["hits"][0]["content"]
 
 
@@ -397,7 +661,9 @@ def anyio_backend() -> str:
 
 
 @pytest.mark.parametrize("xdg", [None, "/tmp/custom-xdg"])
-def test_user_directories_match_platformdirs_without_importing_it(monkeypatch: pytest.MonkeyPatch, xdg: str | None) -> None:
+def test_user_directories_match_platformdirs_without_importing_it(
+    monkeypatch: pytest.MonkeyPatch, xdg: str | None
+) -> None:
     import platformdirs
 
     from hindsight_cli import paths
@@ -419,5 +685,9 @@ def test_the_hooks_fast_defaults_are_the_configs() -> None:
     from hindsight_cli.config import Config
     from hindsight_cli.hooks import Settings
 
-    assert Settings.DEFAULTS == {name: getattr(Config(), f"hooks_{name}") for name in Settings.DEFAULTS}
-    assert {f"hooks_{name}" for name in Settings.DEFAULTS} == {n for n in vars(Config()) if n.startswith("hooks_")}
+    assert Settings.DEFAULTS == {
+        name: getattr(Config(), f"hooks_{name}") for name in Settings.DEFAULTS
+    }
+    assert {f"hooks_{name}" for name in Settings.DEFAULTS} == {
+        n for n in vars(Config()) if n.startswith("hooks_")
+    }

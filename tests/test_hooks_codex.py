@@ -1,5 +1,6 @@
-"""`hooks install --client codex` also turns Codex's hooks on (`[features] hooks = true` in config.toml),
-and `uninstall` takes back only what install added: on temporary CODEX_HOME and project directories."""
+"""`hooks install --client codex` also turns Codex's hooks on (`[features] hooks = true` in
+config.toml), and `uninstall` takes back only what install added: on temporary CODEX_HOME and
+project directories."""
 
 from __future__ import annotations
 
@@ -38,11 +39,18 @@ def flag_status(cli: Any, scope: str = "user") -> Any:
     return next(r for r in rows if r["client"] == "codex" and r["scope"] == scope)["feature_flag"]
 
 
-def test_a_fresh_codex_home_gets_the_flag_and_uninstall_leaves_nothing(cli: Any, codex_home: Path) -> None:
+def test_a_fresh_codex_home_gets_the_flag_and_uninstall_leaves_nothing(
+    cli: Any, codex_home: Path
+) -> None:
     report = install(cli)
     config = codex_home / "config.toml"
     assert config.read_text() == OURS
-    assert report["feature_flag"] == {"path": str(config), "changed": True, "backup": None, "hooks": True}
+    assert report["feature_flag"] == {
+        "path": str(config),
+        "changed": True,
+        "backup": None,
+        "hooks": True,
+    }
     assert flag_status(cli) is True
     human = cli("hooks", "status", store=False).stdout
     assert f"({codex_home / 'hooks.json'})  [features] hooks: on" in human
@@ -53,9 +61,14 @@ def test_a_fresh_codex_home_gets_the_flag_and_uninstall_leaves_nothing(cli: Any,
     assert flag_status(cli) is None
 
 
-def test_other_sections_and_comments_are_kept_and_uninstall_restores_the_file(cli: Any, codex_home: Path) -> None:
-    theirs = ('# my Codex settings\nmodel = "o3"  # the default\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n'
-              'args = ["--port", "3"]\n')
+def test_other_sections_and_comments_are_kept_and_uninstall_restores_the_file(
+    cli: Any, codex_home: Path
+) -> None:
+    theirs = (
+        '# my Codex settings\nmodel = "o3"  # the default\n\n[mcp_servers.docs]\ncommand = '
+        '"docs-mcp"\n'
+        'args = ["--port", "3"]\n'
+    )
     config = codex_home / "config.toml"
     config.write_text(theirs)
     result = cli("hooks", "install", "--client", "codex", store=False)
@@ -74,28 +87,40 @@ def test_other_sections_and_comments_are_kept_and_uninstall_restores_the_file(cl
     assert config.read_text() == theirs
 
 
-def test_an_existing_features_table_gets_the_line_under_its_header(cli: Any, codex_home: Path) -> None:
-    theirs = '[features]  # experiments\nweb_search_request = true\n\n[tui]\nnotifications = true\n'
+def test_an_existing_features_table_gets_the_line_under_its_header(
+    cli: Any, codex_home: Path
+) -> None:
+    theirs = "[features]  # experiments\nweb_search_request = true\n\n[tui]\nnotifications = true\n"
     config = codex_home / "config.toml"
     config.write_text(theirs)
     install(cli)
-    assert config.read_text() == f'[features]  # experiments\nhooks = true  {MARK}\nweb_search_request = true\n' \
-                                 '\n[tui]\nnotifications = true\n'
+    assert (
+        config.read_text()
+        == f"[features]  # experiments\nhooks = true  {MARK}\nweb_search_request = true\n"
+        "\n[tui]\nnotifications = true\n"
+    )
     uninstall(cli)
     assert config.read_text() == theirs
 
 
-@pytest.mark.parametrize("theirs, state", [
-    ("[features]\nhooks = true\n", True),
-    ("[features]\nhooks = false\n", False),
-    ("[features]\ncodex_hooks = false\n", False),
-])
-def test_a_flag_the_user_set_is_left_alone(cli: Any, codex_home: Path, theirs: str, state: bool) -> None:
+@pytest.mark.parametrize(
+    "theirs, state",
+    [
+        ("[features]\nhooks = true\n", True),
+        ("[features]\nhooks = false\n", False),
+        ("[features]\ncodex_hooks = false\n", False),
+    ],
+)
+def test_a_flag_the_user_set_is_left_alone(
+    cli: Any, codex_home: Path, theirs: str, state: bool
+) -> None:
     config = codex_home / "config.toml"
     config.write_text(theirs)
     result = cli("hooks", "install", "--client", "codex", store=False)
     assert result.exit_code == 0, result.output
-    assert config.read_text() == theirs and not list(codex_home.glob("config.toml.hindsight-backup-*"))
+    assert config.read_text() == theirs and not list(
+        codex_home.glob("config.toml.hindsight-backup-*")
+    )
     assert ("hooks are turned off" in result.stderr) is (state is False)
     assert flag_status(cli) is state
     assert uninstall(cli)["feature_flag"]["changed"] is False
@@ -111,7 +136,9 @@ def test_the_older_key_on_its_own_still_gets_the_canonical_one(cli: Any, codex_h
     assert config.read_text() == "[features]\ncodex_hooks = true\n"
 
 
-def test_project_scope_writes_the_projects_codex_config(cli: Any, codex_home: Path, _isolated: Path) -> None:
+def test_project_scope_writes_the_projects_codex_config(
+    cli: Any, codex_home: Path, _isolated: Path
+) -> None:
     install(cli, "--scope", "project")
     assert (_isolated / ".codex" / "config.toml").read_text() == OURS
     assert not (codex_home / "config.toml").exists()
@@ -122,7 +149,8 @@ def test_project_scope_writes_the_projects_codex_config(cli: Any, codex_home: Pa
 
 @pytest.mark.parametrize("theirs", ["features = { web_search_request = true }\n", "[features\n"])
 def test_a_config_the_installer_cannot_edit_safely_is_refused_and_nothing_is_written(
-        cli: Any, codex_home: Path, theirs: str) -> None:
+    cli: Any, codex_home: Path, theirs: str
+) -> None:
     config = codex_home / "config.toml"
     config.write_text(theirs)
     result = cli("hooks", "install", "--client", "codex", store=False)

@@ -1,6 +1,7 @@
-"""Hostile files (issue 16, point 9): links planted where hindsight writes, and token and config files
-another user owns or can write. No write follows a link (the store refuses one when it opens, and every
-write refuses or replaces one planted later); a file read for trust is checked on what is read."""
+"""Hostile files (issue 16, point 9): links planted where hindsight writes, and token and config
+files another user owns or can write. No write follows a link (the store refuses one when it opens,
+and every write refuses or replaces one planted later); a file read for trust is checked on what is
+read."""
 
 from __future__ import annotations
 
@@ -14,18 +15,29 @@ import time
 from pathlib import Path
 
 import pytest
+from hostile import OTHER, cli, doctor, give_away, hindsight, refused, snapshot
 
 from hindsight_cli import safefs, tokens
 from hindsight_cli.errors import UnsafeLocation
 from hindsight_cli.store import Store
-from hostile import OTHER, cli, doctor, give_away, hindsight, refused, snapshot
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "geteuid"), reason="no file owners on Windows")
 
 # Every name hindsight writes in a store, at the top and in its subdirectories.
-WRITTEN = [".gitignore", "config.toml", "ledger.duckdb.changed", ".expiry-checked", "ledger.duckdb.lock",
-           "ledger.duckdb.queue", "mcp-tokens.json", "spool/events.jsonl", "spool/seen.jsonl", "spool/hooks.log",
-           "index.lance/hindsight-sync.json", "index.lance/.hindsight-write.lock"]
+WRITTEN = [
+    ".gitignore",
+    "config.toml",
+    "ledger.duckdb.changed",
+    ".expiry-checked",
+    "ledger.duckdb.lock",
+    "ledger.duckdb.queue",
+    "mcp-tokens.json",
+    "spool/events.jsonl",
+    "spool/seen.jsonl",
+    "spool/hooks.log",
+    "index.lance/hindsight-sync.json",
+    "index.lance/.hindsight-write.lock",
+]
 
 
 @pytest.fixture
@@ -45,20 +57,29 @@ def _plant(store: Path, name: str, target: Path) -> None:
 
 
 @pytest.mark.parametrize("name", WRITTEN)
-def test_a_link_inside_the_store_is_refused_before_anything_is_written(made: Path, tmp_path: Path, fake,
-                                                                        name: str) -> None:
+def test_a_link_inside_the_store_is_refused_before_anything_is_written(
+    made: Path, tmp_path: Path, fake, name: str
+) -> None:
     target = tmp_path / "attacker" / "planted"
     target.parent.mkdir()
     _plant(made, name, target)
     before = snapshot(made)
-    line = refused(hindsight("record", "a new memory", "--store", str(made)), f"{made / name} is a symbolic link",
-                   f"to {target}", f"rm {made / name}")
+    line = refused(
+        hindsight("record", "a new memory", "--store", str(made)),
+        f"{made / name} is a symbolic link",
+        f"to {target}",
+        f"rm {made / name}",
+    )
     assert "hindsight never writes through a link inside a store" in line
     with pytest.raises(UnsafeLocation, match=f"{made / name} is a symbolic link"):
         Store(made, embedder=fake).record("a new memory")
     assert snapshot(made) == before and not target.exists()
     code, checks = doctor(made)
-    assert code == 1 and checks["store.links"]["status"] == "fail" and str(made / name) in checks["store.links"]["fix"]
+    assert (
+        code == 1
+        and checks["store.links"]["status"] == "fail"
+        and str(made / name) in checks["store.links"]["fix"]
+    )
     (made / name).unlink()
     assert Store(made, embedder=fake).record("a new memory").memory.content == "a new memory"
 
@@ -70,40 +91,55 @@ def test_doctor_finds_a_link_at_any_depth(made: Path, tmp_path: Path) -> None:
     assert code == 1 and str(data / "x.lance") in checks["store.links"]["evidence"]
 
 
-def test_links_planted_after_the_store_was_opened_are_never_written_through(made: Path, tmp_path: Path,
-                                                                            fake) -> None:
-    """A long-lived process checked the store at its start; links that appear later (at every name it
-    writes, the temp names it uses included) are replaced or refused, never followed."""
+def test_links_planted_after_the_store_was_opened_are_never_written_through(
+    made: Path, tmp_path: Path, fake
+) -> None:
+    """A long-lived process checked the store at its start; links that appear later (at every name
+    it writes, the temp names it uses included) are replaced or refused, never followed."""
     from hindsight_cli.core.admin import config_file
     from hindsight_cli.hooks import log_failure, spool
 
     store = Store(made, embedder=fake)
     attacker = tmp_path / "attacker"
     attacker.mkdir()
-    (made / ".expiry-checked").unlink(missing_ok=True)  # so the next write purges, and stamps it
-    (made / "spool" / "seen.jsonl").write_text("{}\n" * 5000)  # long enough to be trimmed through a temp file
+    # so the next write purges, and stamps it
+    (made / ".expiry-checked").unlink(missing_ok=True)
+    # long enough to be trimmed through a temp file
+    (made / "spool" / "seen.jsonl").write_text("{}\n" * 5000)
     temps = [f".mcp-tokens.json.{os.getpid()}", "spool/.seen.jsonl.tmp"]
     planted = [n for n in WRITTEN if not n.endswith((".lock", ".queue", "seen.jsonl"))] + temps
     for i, name in enumerate(planted):
         _plant(made, name, attacker / str(i))
-    for attempt in (lambda: store.record("written after the links appeared"), store.init,
-                    lambda: config_file(made), lambda: tokens.create(made / "mcp-tokens.json", "ci"),
-                    lambda: spool.append(made / "spool" / "events.jsonl", {"id": "1", "kind": "stop"}),
-                    lambda: spool.trim_seen(made), store.sync_index,
-                    lambda: log_failure(str(made / "spool" / "hooks.log"), "stop", "claude-code", ValueError("x"))):
+    for attempt in (
+        lambda: store.record("written after the links appeared"),
+        store.init,
+        lambda: config_file(made),
+        lambda: tokens.create(made / "mcp-tokens.json", "ci"),
+        lambda: spool.append(made / "spool" / "events.jsonl", {"id": "1", "kind": "stop"}),
+        lambda: spool.trim_seen(made),
+        store.sync_index,
+        lambda: log_failure(
+            str(made / "spool" / "hooks.log"), "stop", "claude-code", ValueError("x")
+        ),
+    ):
         try:
             attempt()
         except UnsafeLocation as error:
             assert "is a symbolic link" in str(error)
     assert list(attacker.iterdir()) == []
-    assert len((made / "spool" / "seen.jsonl").read_text().splitlines()) == 2000  # trimmed, beside the link
+    # trimmed, beside the link
+    assert len((made / "spool" / "seen.jsonl").read_text().splitlines()) == 2000
 
 
 def test_the_writes_themselves_never_follow_a_link(tmp_path: Path) -> None:
     target = tmp_path / "target"
-    for name, write in (("a", lambda p: safefs.write_private(p, "x")), ("b", lambda p: safefs.create_private(p, "x")),
-                        ("c", lambda p: safefs.append_private(p, b"x")), ("d", safefs.touch_private),
-                        ("e", lambda p: safefs.private_dir(p))):
+    for name, write in (
+        ("a", lambda p: safefs.write_private(p, "x")),
+        ("b", lambda p: safefs.create_private(p, "x")),
+        ("c", lambda p: safefs.append_private(p, b"x")),
+        ("d", safefs.touch_private),
+        ("e", lambda p: safefs.private_dir(p)),
+    ):
         link = tmp_path / name
         link.symlink_to(target)
         try:
@@ -111,12 +147,14 @@ def test_the_writes_themselves_never_follow_a_link(tmp_path: Path) -> None:
         except UnsafeLocation as error:
             assert f"{link} is a symbolic link" in str(error)
         else:
-            assert name == "a" and not link.is_symlink() and link.read_text() == "x"  # replaced, not followed
+            # replaced, not followed
+            assert name == "a" and not link.is_symlink() and link.read_text() == "x"
         assert not target.exists()
     assert oct((tmp_path / "a").stat().st_mode & 0o777) == "0o600"
 
 
-# --- token files --------------------------------------------------------------------------------------
+# --- token files
+# --------------------------------------------------------------------------------------
 
 
 def _token_file(path: Path) -> Path:
@@ -136,13 +174,30 @@ def _free_port() -> int:
 def _serve(store: Path, *extra: str) -> tuple[subprocess.CompletedProcess[str] | None, bool]:
     """Start the HTTP server; returns its result once it exits, or (None, True) once it answers."""
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "hindsight_cli", "mcp", "--transport", "http", "--port", str(port),
-                             "--store", str(store), *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "hindsight_cli",
+            "mcp",
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+            "--store",
+            str(store),
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         while proc.poll() is None:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                return None, True  # it serves: the planted token would be accepted
+                # it serves: the planted token would be accepted
+                return None, True
             except OSError:
                 time.sleep(0.05)
         out, err = proc.communicate()
@@ -153,21 +208,28 @@ def _serve(store: Path, *extra: str) -> tuple[subprocess.CompletedProcess[str] |
             proc.wait()
 
 
-@pytest.mark.parametrize("case", ["another user's", "writable by others", "the store's, writable by others"])
-def test_the_http_server_never_starts_with_a_hostile_token_file(made: Path, tmp_path: Path, case: str) -> None:
+@pytest.mark.parametrize(
+    "case", ["another user's", "writable by others", "the store's, writable by others"]
+)
+def test_the_http_server_never_starts_with_a_hostile_token_file(
+    made: Path, tmp_path: Path, case: str
+) -> None:
     if case == "another user's":
         file = _token_file(tmp_path / "secrets" / "tokens.json")
         give_away(file)
         start, part = f"The token file {file} belongs to another user", f"uid {OTHER}"
     else:
-        file = _token_file(made / "mcp-tokens.json" if "store" in case else tmp_path / "secrets" / "tokens.json")
+        file = _token_file(
+            made / "mcp-tokens.json" if "store" in case else tmp_path / "secrets" / "tokens.json"
+        )
         file.chmod(0o666)
         start, part = f"The token file {file} is writable by other users", f"run chmod 600 {file}"
     result, served = _serve(made, *(["--tokens", str(file)] if "store" not in case else []))
     assert not served
     refused(result, start, part)
     before = file.read_bytes()
-    refused(cli("mcp", "token", "ci", "--tokens", str(file)), start)  # nor adds a token to it
+    # nor adds a token to it
+    refused(cli("mcp", "token", "ci", "--tokens", str(file)), start)
     assert file.read_bytes() == before
     from hindsight_cli.mcp_server.server import TokenVerifier
 
@@ -178,12 +240,17 @@ def test_the_http_server_never_starts_with_a_hostile_token_file(made: Path, tmp_
         assert code == 1 and checks["store.tokens"]["status"] == "fail"
 
 
-# --- config files -------------------------------------------------------------------------------------
+# --- config files
+# -------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("which", ["store", "user"])
 def test_a_config_file_others_can_write_is_refused(made: Path, fake, which: str) -> None:
-    file = made / "config.toml" if which == "store" else Path(os.environ["HINDSIGHT_HOME"]) / "config.toml"
+    file = (
+        made / "config.toml"
+        if which == "store"
+        else Path(os.environ["HINDSIGHT_HOME"]) / "config.toml"
+    )
     file.parent.mkdir(exist_ok=True)
     file.write_text('[storage]\nurl = "postgresql://attacker@evil.example/db"\n')
     file.chmod(0o646)
@@ -192,10 +259,16 @@ def test_a_config_file_others_can_write_is_refused(made: Path, fake, which: str)
     with pytest.raises(UnsafeLocation, match=start):
         Store(made, embedder=fake)
     code, checks = doctor(made)
-    assert code == 1 and checks[f"store.{'config-file' if which == 'store' else 'user-config'}"]["status"] == "fail"
+    assert (
+        code == 1
+        and checks[f"store.{'config-file' if which == 'store' else 'user-config'}"]["status"]
+        == "fail"
+    )
 
 
-def test_a_user_config_of_another_user_is_refused_even_through_a_link(made: Path, tmp_path: Path, fake) -> None:
+def test_a_user_config_of_another_user_is_refused_even_through_a_link(
+    made: Path, tmp_path: Path, fake
+) -> None:
     """A link is how dotfile managers place configs, so one is followed on read, and the file it
     reaches is what must be yours."""
     home = Path(os.environ["HINDSIGHT_HOME"])

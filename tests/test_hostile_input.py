@@ -1,7 +1,8 @@
-"""Hostile and odd input: stored exactly (after the documented cleaning) or refused whole, never half-written.
+"""Hostile and odd input: stored exactly (after the documented cleaning) or refused whole, never
+half-written.
 
-Property-based with hypothesis where the input space is large (any Unicode, any JSON), fixed cases where
-the point is one known trap (the 16 KiB edge, injection strings, symlinks).
+Property-based with hypothesis where the input space is large (any Unicode, any JSON), fixed cases
+where the point is one known trap (the 16 KiB edge, injection strings, symlinks).
 """
 
 from __future__ import annotations
@@ -15,14 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from hindsight_cli.errors import InvalidInput
 from hindsight_cli.models import Filters
 from hindsight_cli.store import Store, dump_jsonl
 from hindsight_cli.text import clean, without_surrogates
-
 from tests.conftest import FakeEmbedder
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
@@ -31,20 +30,55 @@ FEW = settings(max_examples=8, deadline=None, suppress_health_check=list(HealthC
 # Every code point hypothesis can draw, lone surrogates and control characters included.
 ANY_CHAR = st.characters(exclude_categories=())
 ANY_TEXT = st.text(ANY_CHAR, max_size=80)
-ODD = ["👩‍👩‍👧‍👦 family", "שלום עולם", "مرحبا بالعالم", "e\u0301 combining", "zero\u200bwidth", "tab\there",
-       "nul\x00byte", "bell\x07", "line\u2028separator", "para\u2029graph", "next\x85line", "\ufeffbom first",
-       "[bold]not markup[/bold]", "$(rm -rf /) `id`", "fancy “quotes” and ‘single’", "中文内容测试"]
+ODD = [
+    "👩‍👩‍👧‍👦 family",
+    "שלום עולם",
+    "مرحبا بالعالم",
+    "e\u0301 combining",
+    "zero\u200bwidth",
+    "tab\there",
+    "nul\x00byte",
+    "bell\x07",
+    "line\u2028separator",
+    "para\u2029graph",
+    "next\x85line",
+    "\ufeffbom first",
+    "[bold]not markup[/bold]",
+    "$(rm -rf /) `id`",
+    "fancy “quotes” and ‘single’",
+    "中文内容测试",
+]
 
 INJECTIONS = [
-    "a'b", "' OR 1=1 --", '"; DROP TABLE memories;', "x' OR agent_id IS NOT NULL OR 'a", "') OR ('1'='1",
-    "back\\slash", "back\\'quote", "trailing\\", "100%", "%", "_", "a_b%c", "*", "?", "NULL", "null",
-    "$1", ":name", "x'; DELETE FROM memories WHERE 'a'='a", "tag' IS NOT NULL OR array_has(tags, 'x",
-    "\u02bcmodifier apostrophe", "new\tline tab", "a" * 200,
+    "a'b",
+    "' OR 1=1 --",
+    '"; DROP TABLE memories;',
+    "x' OR agent_id IS NOT NULL OR 'a",
+    "') OR ('1'='1",
+    "back\\slash",
+    "back\\'quote",
+    "trailing\\",
+    "100%",
+    "%",
+    "_",
+    "a_b%c",
+    "*",
+    "?",
+    "NULL",
+    "null",
+    "$1",
+    ":name",
+    "x'; DELETE FROM memories WHERE 'a'='a",
+    "tag' IS NOT NULL OR array_has(tags, 'x",
+    "\u02bcmodifier apostrophe",
+    "new\tline tab",
+    "a" * 200,
 ]
 
 
 def fresh_store() -> Store:
-    """A new store (hypothesis shares function-scoped fixtures across examples, so tests make their own)."""
+    """A new store (hypothesis shares function-scoped fixtures across examples, so tests make their
+    own)."""
     store = Store(Path(tempfile.mkdtemp(prefix="hostile-")) / "store", embedder=FakeEmbedder())
     store.init()
     return store
@@ -70,14 +104,16 @@ def snapshot(store: Store) -> list[dict[str, Any]]:
 
 
 def refused_whole(store: Store, action: Callable[[], Any], message: str) -> None:
-    """``action`` raises InvalidInput naming the problem, and the store holds what it held before."""
+    """``action`` raises InvalidInput naming the problem, and the store holds what it held
+    before."""
     before = snapshot(store)
     with pytest.raises(InvalidInput, match=message):
         action()
     assert snapshot(store) == before
 
 
-# --- text: stored exactly after cleaning, or refused whole -----------------------------------------
+# --- text: stored exactly after cleaning, or refused whole
+# -----------------------------------------
 
 
 @SETTINGS
@@ -88,8 +124,10 @@ def test_any_text_is_stored_cleaned_or_refused_whole(text: str) -> None:
     if not expected:
         refused_whole(store, lambda: store.record(text), "content is empty")
         return
-    result = store.record(text, merge=False)  # no merging into an earlier example's memory
-    assume(result.redactions == 0)  # a random "password=…" is the secrets suite's business
+    # no merging into an earlier example's memory
+    result = store.record(text, merge=False)
+    # a random "password=…" is the secrets suite's business
+    assume(result.redactions == 0)
     assert result.memory.content == expected
     assert store.get(result.memory.id).content == expected
     assert not any(unicodedata.category(c) in ("Cc", "Cs") for c in expected if c not in "\n\t")
@@ -98,9 +136,14 @@ def test_any_text_is_stored_cleaned_or_refused_whole(text: str) -> None:
 
 @pytest.mark.no_store
 def test_printable_text_has_nothing_clean_removes() -> None:
-    # clean() passes printable text through whole; this is why that is the same as reading each character.
+    # clean() passes printable text through whole; this is why that is the same as reading each
+    # character.
     removed = {"Cc", "Cs", "Co", "Cn"}
-    assert not [cp for cp in range(0x110000) if chr(cp).isprintable() and unicodedata.category(chr(cp)) in removed]
+    assert not [
+        cp
+        for cp in range(0x110000)
+        if chr(cp).isprintable() and unicodedata.category(chr(cp)) in removed
+    ]
     assert clean(" a\u200db\x00c\td\r\n ") == "a\u200dbc\td"
 
 
@@ -109,23 +152,39 @@ def test_odd_unicode_is_kept_apart_from_control_characters(store: Store, text: s
     memory = store.record(text).memory
     assert memory.content == clean(text)
     assert store.get(memory.id).content == clean(text)
-    assert "\x00" not in memory.content and "\x07" not in memory.content and "\x85" not in memory.content
+    assert (
+        "\x00" not in memory.content
+        and "\x07" not in memory.content
+        and "\x85" not in memory.content
+    )
 
 
-@pytest.mark.parametrize("text", ["", "   ", "\n\t \n", "\x00\x01\x1b", "\ud800\udfff", " \u200b"[:1]])
+@pytest.mark.parametrize(
+    "text", ["", "   ", "\n\t \n", "\x00\x01\x1b", "\ud800\udfff", " \u200b"[:1]]
+)
 def test_empty_after_cleaning_is_refused(store: Store, text: str) -> None:
     refused_whole(store, lambda: store.record(text), "content is empty")
 
 
-@pytest.mark.parametrize(("text", "stored"), [
-    ("a" * 16384, True), ("a" * 16385, False),
-    ("😀" * 4096, True), ("😀" * 4096 + "a", False),  # 4 bytes each: the limit is UTF-8 bytes, not characters
-    ("é" * 8192, True), ("é" * 8192 + "a", False),
-    ("  " + "a" * 16384 + "\n\n", True),  # measured after trimming
-    ("\x00" * 100 + "a" * 16384, True),  # measured after stripping control characters
-])
+@pytest.mark.parametrize(
+    ("text", "stored"),
+    [
+        ("a" * 16384, True),
+        ("a" * 16385, False),
+        # 4 bytes each: the limit is UTF-8 bytes, not characters
+        ("😀" * 4096, True),
+        ("😀" * 4096 + "a", False),
+        ("é" * 8192, True),
+        ("é" * 8192 + "a", False),
+        # measured after trimming
+        ("  " + "a" * 16384 + "\n\n", True),
+        # measured after stripping control characters
+        ("\x00" * 100 + "a" * 16384, True),
+    ],
+)
 def test_the_16_kib_limit_is_exact(store: Store, text: str, stored: bool) -> None:
-    """Up to the limit a text is one memory; one byte more and it is two linked parts, losing nothing."""
+    """Up to the limit a text is one memory; one byte more and it is two linked parts, losing
+    nothing."""
     result = store.record(text)
     if stored:
         assert not result.parts and store.get(result.memory.id).content == clean(text)
@@ -151,7 +210,10 @@ def test_one_bad_field_refuses_the_whole_record(store: Store) -> None:
 # --- labels, metadata and env -------------------------------------------------------------------
 
 JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers(-2**53, 2**53) | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53), 2**53)
+    | st.floats(allow_nan=False, allow_infinity=False)
     | ANY_TEXT,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(ANY_TEXT, inner, max_size=4),
     max_leaves=12,
@@ -159,9 +221,13 @@ JSON_VALUES = st.recursive(
 
 
 @SETTINGS
-@given(metadata=st.dictionaries(ANY_TEXT, JSON_VALUES, max_size=5),
-       env=st.dictionaries(st.text(ANY_CHAR, min_size=1, max_size=20), ANY_TEXT, max_size=3))
-def test_metadata_and_env_are_kept_exactly_except_lone_surrogates(metadata: dict[str, Any], env: dict[str, str]) -> None:
+@given(
+    metadata=st.dictionaries(ANY_TEXT, JSON_VALUES, max_size=5),
+    env=st.dictionaries(st.text(ANY_CHAR, min_size=1, max_size=20), ANY_TEXT, max_size=3),
+)
+def test_metadata_and_env_are_kept_exactly_except_lone_surrogates(
+    metadata: dict[str, Any], env: dict[str, str]
+) -> None:
     store = shared_store("metadata")
     env_keys = [clean(k) for k in env]
     if any(not k or "\n" in k or len(k) > 200 for k in env_keys):
@@ -181,7 +247,9 @@ def test_labels_are_cleaned_or_refused(tags: list[str], task: str) -> None:
     bad_tag = any(not clean(t) or "\n" in clean(t) or len(clean(t)) > 200 for t in tags)
     bad_task = "\n" in clean(task) or len(clean(task)) > 200
     if bad_tag or bad_task:
-        refused_whole(store, lambda: store.record(unique("labelled"), tags=tags, task_id=task), "must")
+        refused_whole(
+            store, lambda: store.record(unique("labelled"), tags=tags, task_id=task), "must"
+        )
         return
     memory = store.record(unique("labelled"), tags=tags, task_id=task, merge=False).memory
     assert memory.tags == list(dict.fromkeys(clean(t) for t in tags))
@@ -189,8 +257,11 @@ def test_labels_are_cleaned_or_refused(tags: list[str], task: str) -> None:
 
 
 def test_lone_surrogates_from_json_are_dropped_everywhere(store: Store) -> None:
-    record = json.loads('{"content": "half an emoji \\ud83d here", "task_id": "t\\udc00", "tags": ["x\\ud800"],'
-                        ' "metadata": {"k\\udfff": ["v\\ud800"]}, "env": {"E": "\\udead1"}, "resolution": "r\\ud800"}')
+    record = json.loads(
+        '{"content": "half an emoji \\ud83d here", "task_id": "t\\udc00", "tags": ["x\\ud800"],'
+        ' "metadata": {"k\\udfff": ["v\\ud800"]}, "env": {"E": "\\udead1"}, "resolution": '
+        '"r\\ud800"}'
+    )
     memory = store.record(**record).memory
     assert (memory.content, memory.task_id, memory.tags) == ("half an emoji  here", "t", ["x"])
     assert (memory.metadata, memory.env, memory.resolution) == ({"k": ["v"]}, {"E": "1"}, "r")
@@ -198,18 +269,30 @@ def test_lone_surrogates_from_json_are_dropped_everywhere(store: Store) -> None:
     assert b"\\ud8" not in b"".join(line.encode() for line in dump_jsonl(store.export()))
 
 
-# --- export -> import -> export --------------------------------------------------------------------
+# --- export -> import -> export
+# --------------------------------------------------------------------
 
-RECORDS = st.lists(st.fixed_dictionaries({
-    "content": ANY_TEXT.filter(lambda t: bool(clean(t))),
-    "tags": st.lists(st.text(ANY_CHAR, max_size=12).filter(lambda t: bool(clean(t)) and "\n" not in clean(t)),
-                     max_size=3),
-    "metadata": st.dictionaries(ANY_TEXT, JSON_VALUES, max_size=3),
-    "env": st.dictionaries(st.sampled_from(["OS", "PY", "TOOL"]), ANY_TEXT, max_size=2),
-    "task_id": st.none() | st.text(ANY_CHAR, max_size=20).filter(lambda t: "\n" not in clean(t)),
-    "type": st.sampled_from(["working", "episodic", "semantic", "procedural"]),
-    "outcome": st.sampled_from(["success", "failure", "neutral", "unknown"]),
-}), min_size=1, max_size=5)
+RECORDS = st.lists(
+    st.fixed_dictionaries(
+        {
+            "content": ANY_TEXT.filter(lambda t: bool(clean(t))),
+            "tags": st.lists(
+                st.text(ANY_CHAR, max_size=12).filter(
+                    lambda t: bool(clean(t)) and "\n" not in clean(t)
+                ),
+                max_size=3,
+            ),
+            "metadata": st.dictionaries(ANY_TEXT, JSON_VALUES, max_size=3),
+            "env": st.dictionaries(st.sampled_from(["OS", "PY", "TOOL"]), ANY_TEXT, max_size=2),
+            "task_id": st.none()
+            | st.text(ANY_CHAR, max_size=20).filter(lambda t: "\n" not in clean(t)),
+            "type": st.sampled_from(["working", "episodic", "semantic", "procedural"]),
+            "outcome": st.sampled_from(["success", "failure", "neutral", "unknown"]),
+        }
+    ),
+    min_size=1,
+    max_size=5,
+)
 
 
 def _export_text(store: Store) -> str:
@@ -227,7 +310,8 @@ def test_export_import_export_is_byte_for_byte(records: list[dict[str, Any]]) ->
     result = second.import_records([json.loads(line) for line in exported.split("\n") if line])
     assert result.added == len(exported.split("\n")) - 1
     assert _export_text(second) == exported
-    assert second.import_records(list(second.export())).added == 0  # and again adds nothing
+    # and again adds nothing
+    assert second.import_records(list(second.export())).added == 0
 
 
 def test_cli_export_import_round_trip_keeps_line_separators(cli, tmp_path: Path) -> None:
@@ -237,7 +321,8 @@ def test_cli_export_import_round_trip_keeps_line_separators(cli, tmp_path: Path)
         store.record(text, merge=False, metadata={"raw": text}, tags=[clean(text)[:20]])
     first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     assert cli("export", "-o", str(first)).exit_code == 0
-    assert "\u2028" in first.read_text(encoding="utf-8")  # raw in the file: str.splitlines() would split there
+    # raw in the file: str.splitlines() would split there
+    assert "\u2028" in first.read_text(encoding="utf-8")
     other = tmp_path / "other"
     imported = cli("import", str(first), "--store", str(other), "--json")
     assert imported.exit_code == 0, imported.output
@@ -246,23 +331,29 @@ def test_cli_export_import_round_trip_keeps_line_separators(cli, tmp_path: Path)
     assert second.read_bytes() == first.read_bytes()
 
 
-# --- JSONL with broken lines ------------------------------------------------------------------------
+# --- JSONL with broken lines
+# ------------------------------------------------------------------------
 
 GOOD = json.dumps({"content": "a good line"})
 
 
-@pytest.mark.parametrize(("bad", "message"), [
-    ('{"content": "truncated', "Line 2 is not valid JSON"),
-    ('["a", "list"]', "Line 2 is not a JSON object"),
-    ('"just a string"', "Line 2 is not a JSON object"),
-    ('{"content": ""}', "Record 2: content is empty"),
-    ('{"content": "x", "importance": 7}', "Record 2: importance must be between 0 and 1"),
-    ('{"content": "x", "tags": "solo"}', "Record 2: tags must be a list"),
-    ('{"content": 42}', "Record 2: content must be a string"),
-    ('{"content": "x", "status": "zombie"}', "Record 2: status must be one of"),
-    ('{"content": "x"} trailing', "Line 2 is not valid JSON"),
-])
-def test_a_broken_jsonl_line_refuses_the_whole_file(cli, tmp_path: Path, bad: str, message: str) -> None:
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ('{"content": "truncated', "Line 2 is not valid JSON"),
+        ('["a", "list"]', "Line 2 is not a JSON object"),
+        ('"just a string"', "Line 2 is not a JSON object"),
+        ('{"content": ""}', "Record 2: content is empty"),
+        ('{"content": "x", "importance": 7}', "Record 2: importance must be between 0 and 1"),
+        ('{"content": "x", "tags": "solo"}', "Record 2: tags must be a list"),
+        ('{"content": 42}', "Record 2: content must be a string"),
+        ('{"content": "x", "status": "zombie"}', "Record 2: status must be one of"),
+        ('{"content": "x"} trailing', "Line 2 is not valid JSON"),
+    ],
+)
+def test_a_broken_jsonl_line_refuses_the_whole_file(
+    cli, tmp_path: Path, bad: str, message: str
+) -> None:
     assert cli("record", "kept from before").exit_code == 0
     before = cli("export").stdout
     source = tmp_path / "in.jsonl"
@@ -270,7 +361,9 @@ def test_a_broken_jsonl_line_refuses_the_whole_file(cli, tmp_path: Path, bad: st
     result = cli("import", str(source))
     assert result.exit_code == 1
     assert result.stderr.startswith("Error: ") and message in result.stderr
-    assert result.stderr.count("\n") == 1 and "Nothing was imported" in result.stderr.replace("nothing", "Nothing")
+    assert result.stderr.count("\n") == 1 and "Nothing was imported" in result.stderr.replace(
+        "nothing", "Nothing"
+    )
     assert cli("export").stdout == before
 
 
@@ -292,11 +385,17 @@ def test_jsonl_that_is_not_utf8_is_refused(cli, tmp_path: Path) -> None:
 
 def test_lone_surrogate_escapes_in_an_import_line_are_dropped(cli, tmp_path: Path) -> None:
     source = tmp_path / "surrogates.jsonl"
-    source.write_text('{"content": "broken \\ud83d emoji", "metadata": {"m": "\\udfff!"}, "tags": ["t\\ud800"]}\n')
+    source.write_text(
+        '{"content": "broken \\ud83d emoji", "metadata": {"m": "\\udfff!"}, "tags": ["t\\ud800"]}\n'
+    )
     result = cli("import", str(source))
     assert result.exit_code == 0, result.output
     memory = json.loads(cli("export").stdout)
-    assert (memory["content"], memory["metadata"], memory["tags"]) == ("broken  emoji", {"m": "!"}, ["t"])
+    assert (memory["content"], memory["metadata"], memory["tags"]) == (
+        "broken  emoji",
+        {"m": "!"},
+        ["t"],
+    )
 
 
 # --- filters are data, never a query --------------------------------------------------------------
@@ -304,12 +403,16 @@ def test_lone_surrogate_escapes_in_an_import_line_are_dropped(cli, tmp_path: Pat
 
 @pytest.fixture
 def injected(store: Store) -> tuple[Store, dict[str, str]]:
-    """One memory per hostile value (as agent, task and tag) plus a bystander that must never leak."""
+    """One memory per hostile value (as agent, task and tag) plus a bystander that must never
+    leak."""
     ids = {}
     for n, value in enumerate(INJECTIONS):
-        ids[value] = store.record(f"widget report number {n}", agent_id=value, task_id=value, tags=[value],
-                                  merge=False).memory.id
-    store.record("widget report from a bystander", agent_id="bystander", task_id="plain", tags=["plain"])
+        ids[value] = store.record(
+            f"widget report number {n}", agent_id=value, task_id=value, tags=[value], merge=False
+        ).memory.id
+    store.record(
+        "widget report from a bystander", agent_id="bystander", task_id="plain", tags=["plain"]
+    )
     return store, ids
 
 
@@ -320,14 +423,17 @@ def test_hostile_filter_values_match_exactly_in_both_engines(injected) -> None:
             for engine in ("ledger", "index"):
                 hits = store.search("widget report", filters=filters, engine=engine, k=50).hits
                 assert [h.memory.id for h in hits] == [memory_id], (value, filters, engine)
-    assert len(store.list()) == len(INJECTIONS) + 1  # and nothing was dropped along the way
+    # and nothing was dropped along the way
+    assert len(store.list()) == len(INJECTIONS) + 1
 
 
 def test_hostile_filter_values_in_list_and_forget(injected) -> None:
     store, ids = injected
     for value, memory_id in ids.items():
         assert [m.id for m in store.list(Filters(task_id=value, statuses=None))] == [memory_id]
-        assert [m.id for m in store.list(Filters(tags=(value,), agent_ids=(value,), statuses=None))] == [memory_id]
+        assert [
+            m.id for m in store.list(Filters(tags=(value,), agent_ids=(value,), statuses=None))
+        ] == [memory_id]
     victim = "x' OR agent_id IS NOT NULL OR 'a"
     assert store.forget(filters=Filters(task_id=victim, statuses=("active",))) == 1
     assert {m.id for m in store.list(Filters())} == {m.id for m in store.list()} - {ids[victim]}
@@ -340,22 +446,44 @@ def test_any_task_id_finds_exactly_its_memory_in_both_engines(value: str) -> Non
     store = shared_store("task ids")
     memory = store.record(unique("gadget entry"), task_id=value, merge=False).memory
     for engine in ("ledger", "index"):
-        hits = store.search("gadget entry", filters=Filters(task_id=value), engine=engine, k=100).hits
+        hits = store.search(
+            "gadget entry", filters=Filters(task_id=value), engine=engine, k=100
+        ).hits
         assert memory.id in {h.memory.id for h in hits}
         assert {h.memory.task_id for h in hits} == {clean(value)}
 
 
 def test_cli_filter_flags_treat_values_as_data(cli) -> None:
-    values = ["' OR 1=1 --", '"; DROP TABLE memories;', "x' OR agent_id IS NOT NULL OR 'a", "back\\'quote",
-              "a_b%c", "$(id)"]
+    values = [
+        "' OR 1=1 --",
+        '"; DROP TABLE memories;',
+        "x' OR agent_id IS NOT NULL OR 'a",
+        "back\\'quote",
+        "a_b%c",
+        "$(id)",
+    ]
     for value in values:
-        assert cli("record", f"cli widget {value}", "--task", value, "--tag", value, "--agent", value,
-                   "--no-merge").exit_code == 0
+        assert (
+            cli(
+                "record",
+                f"cli widget {value}",
+                "--task",
+                value,
+                "--tag",
+                value,
+                "--agent",
+                value,
+                "--no-merge",
+            ).exit_code
+            == 0
+        )
     assert cli("record", "cli widget bystander", "--task", "plain").exit_code == 0
     for value in values:
         listed = json.loads(cli("list", "--task", value, "--json").stdout)
         assert [m["task_id"] for m in listed] == [value]
-        found = json.loads(cli("search", "cli widget", "--tag", value, "--agent", value, "--json").stdout)
+        found = json.loads(
+            cli("search", "cli widget", "--tag", value, "--agent", value, "--json").stdout
+        )
         assert [h["task_id"] for h in found] == [value]
     result = cli("forget", "--task", "' OR 1=1 --", "-y")
     assert result.exit_code == 0, result.output
@@ -372,19 +500,26 @@ def test_store_that_is_a_file_is_a_clear_error(cli, tmp_path: Path) -> None:
     for args in (["record", "x"], ["init"], ["list"], ["search", "x"], ["export"]):
         result = cli(*args, "--store", str(afile))
         assert result.exit_code == 1, (args, result.output)
-        assert result.stderr == f"Error: --store {afile} is a file, not a directory; give a store directory " \
-                                "(or a path where one can be created).\n"
+        assert (
+            result.stderr
+            == f"Error: --store {afile} is a file, not a directory; give a store directory "
+            "(or a path where one can be created).\n"
+        )
     nested = cli("record", "x", "--store", str(afile / "inner"))
     assert nested.exit_code == 1 and "lies inside" in nested.stderr
     assert afile.read_text() == "my notes\n"
 
 
-def test_store_env_that_is_a_file_is_a_clear_error(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_store_env_that_is_a_file_is_a_clear_error(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     afile = tmp_path / "f"
     afile.write_text("")
     monkeypatch.setenv("HINDSIGHT_STORE", str(afile))
     result = cli("record", "x", store=False)
-    assert result.exit_code == 1 and result.stderr.startswith(f"Error: $HINDSIGHT_STORE {afile} is a file")
+    assert result.exit_code == 1 and result.stderr.startswith(
+        f"Error: $HINDSIGHT_STORE {afile} is a file"
+    )
 
 
 def test_relative_store_resolves_against_cwd(cli, tmp_path: Path) -> None:
@@ -426,7 +561,11 @@ def test_export_to_a_missing_directory_or_a_directory_is_a_clear_error(cli, tmp_
     assert cli("record", "to export").exit_code == 0
     missing = cli("export", "-o", str(tmp_path / "nope" / "out.jsonl"))
     assert missing.exit_code == 1
-    assert missing.stderr == f"Error: Directory {tmp_path / 'nope'} does not exist; create it or choose another -o path.\n"
+    assert (
+        missing.stderr
+        == f"Error: Directory {tmp_path / 'nope'} does not exist; create it or choose another -o "
+        f"path.\n"
+    )
     assert not (tmp_path / "nope").exists()
     folder = cli("export", "-o", str(tmp_path))
     assert folder.exit_code == 1 and "is a directory; give a file name" in folder.stderr
@@ -437,7 +576,8 @@ def test_export_writes_only_the_named_file(cli, tmp_path: Path) -> None:
     target = tmp_path / "out" / "memories.jsonl"
     target.parent.mkdir()
     assert cli("export", "-o", str(target)).exit_code == 0
-    assert os.listdir(target.parent) == ["memories.jsonl"]  # no temporary file left beside it
+    # no temporary file left beside it
+    assert os.listdir(target.parent) == ["memories.jsonl"]
     assert json.loads(target.read_text())["content"] == "to export"
     relative = cli("export", "-o", "rel.jsonl")
     assert relative.exit_code == 0 and (Path.cwd() / "rel.jsonl").is_file()

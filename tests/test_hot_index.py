@@ -1,12 +1,13 @@
-"""The in-memory index of a long-lived process (``Store(warm=True)``): it must answer exactly what the
-ledger engine answers, for every filter and after every kind of write by another process, without
-reading the ledger while nothing changed, and give way to the LanceDB index past its memory limit."""
+"""The in-memory index of a long-lived process (``Store(warm=True)``): it must answer exactly what
+the ledger engine answers, for every filter and after every kind of write by another process,
+without reading the ledger while nothing changed, and give way to the LanceDB index past its memory
+limit."""
 
 from __future__ import annotations
 
 import subprocess
-import threading
 import sys
+import threading
 from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -23,11 +24,17 @@ from hindsight_cli.search.query import SEARCH_TYPES
 from hindsight_cli.store import Store
 from hindsight_cli.text import terms
 
-pytestmark = pytest.mark.local_only  # a postgres store searches its database: it has no in-memory index
+# a postgres store searches its database: it has no in-memory index
+pytestmark = pytest.mark.local_only
 
 T0 = datetime(2026, 3, 10, 12, 0, 0)
-QUERIES = ["database replication lag", "weather api 401 token expired", "o'brien's \"quoted\" cache",
-           "deploy failed rollback", "用户 回答 简短"]
+QUERIES = [
+    "database replication lag",
+    "weather api 401 token expired",
+    "o'brien's \"quoted\" cache",
+    "deploy failed rollback",
+    "用户 回答 简短",
+]
 
 
 class Clock:
@@ -47,22 +54,55 @@ def _fill(store: Store) -> dict[str, str]:
     """Memories that differ in every field a filter reads; returns name → id."""
     made: dict[str, str] = {}
     specs: dict[str, dict[str, Any]] = {
-        "a1": {"agent_id": "a", "event_at": "2026-01-10T00:00:00Z", "tags": ["infra"], "task_id": "t1", "step": 1},
-        "a2": {"agent_id": "a", "event_at": "2026-03-01T00:00:00Z", "outcome": "failure", "task_id": "t1", "step": 2,
-               "resolution": "rotated the token"},
-        "b1": {"agent_id": "b", "task_id": "t2", "event_at": "2026-03-02T00:00:00Z", "tags": ["infra", "db"]},
-        "s1": {"agent_id": "c", "type": "semantic", "event_at": "2026-03-03T00:00:00Z", "source": "user"},
-        "q1": {"agent_id": "it's", "task_id": "o'brien \"t\"", "tags": ["it's"], "outcome": "success"},
+        "a1": {
+            "agent_id": "a",
+            "event_at": "2026-01-10T00:00:00Z",
+            "tags": ["infra"],
+            "task_id": "t1",
+            "step": 1,
+        },
+        "a2": {
+            "agent_id": "a",
+            "event_at": "2026-03-01T00:00:00Z",
+            "outcome": "failure",
+            "task_id": "t1",
+            "step": 2,
+            "resolution": "rotated the token",
+        },
+        "b1": {
+            "agent_id": "b",
+            "task_id": "t2",
+            "event_at": "2026-03-02T00:00:00Z",
+            "tags": ["infra", "db"],
+        },
+        "s1": {
+            "agent_id": "c",
+            "type": "semantic",
+            "event_at": "2026-03-03T00:00:00Z",
+            "source": "user",
+        },
+        "q1": {
+            "agent_id": "it's",
+            "task_id": 'o\'brien "t"',
+            "tags": ["it's"],
+            "outcome": "success",
+        },
         "w1": {"agent_id": "a", "type": "working", "ttl": "2h"},
         "x1": {"agent_id": "b", "ttl": "1h", "trigger": "tool_error", "outcome": "failure"},
         "p1": {"agent_id": "a", "type": "procedural", "trigger": "task_end"},
-        "l1": {"agent_id": "a", "tags": ["infra"], "task_id": "t1"},  # long: found by a later chunk
+        # long: found by a later chunk
+        "l1": {"agent_id": "a", "tags": ["infra"], "task_id": "t1"},
         "l2": {"agent_id": "b", "outcome": "failure"},
         "z1": {"agent_id": "c", "outcome": "neutral"},
         "z2": {"agent_id": "c", "outcome": "neutral"},
     }
-    texts = ["database replication lag note", "weather api returned 401: token expired", "o'brien's quoted cache key",
-             "deploy failed, rolled back", "用户希望回答简短"]
+    texts = [
+        "database replication lag note",
+        "weather api returned 401: token expired",
+        "o'brien's quoted cache key",
+        "deploy failed, rolled back",
+        "用户希望回答简短",
+    ]
     for number, (name, fields) in enumerate(specs.items()):
         store.clock.now = T0 + timedelta(minutes=number)  # type: ignore[attr-defined]
         text = f"{texts[number % len(texts)]} ({name})"
@@ -74,20 +114,39 @@ def _fill(store: Store) -> dict[str, str]:
     return made
 
 
-# Past the fake model's window (1000 characters): a long memory has chunks, the answer in its last one.
-FILLER = " ".join(f"Meeting {i} covered calendars, lunch menus, parking permits and room bookings." for i in range(30))
+# Past the fake model's window (1000 characters): a long memory has chunks, the answer in its last
+# one.
+FILLER = " ".join(
+    f"Meeting {i} covered calendars, lunch menus, parking permits and room bookings."
+    for i in range(30)
+)
 
 
 FILTERS = [
-    Filters(types=SEARCH_TYPES), Filters(agent_ids=("a",)), Filters(agent_ids=()), Filters(agent_ids=("a", "b")),
-    Filters(task_id="t1"), Filters(task_id="o'brien \"t\""), Filters(types=("working",)),
-    Filters(types=("episodic", "working")), Filters(outcomes=("failure",)), Filters(outcomes=("failure", "neutral")),
-    Filters(tags=("infra",)), Filters(tags=("infra", "db")), Filters(tags=("it's",)),
-    Filters(since=datetime(2026, 3, 1)), Filters(until=datetime(2026, 3, 1, 12)),
+    Filters(types=SEARCH_TYPES),
+    Filters(agent_ids=("a",)),
+    Filters(agent_ids=()),
+    Filters(agent_ids=("a", "b")),
+    Filters(task_id="t1"),
+    Filters(task_id='o\'brien "t"'),
+    Filters(types=("working",)),
+    Filters(types=("episodic", "working")),
+    Filters(outcomes=("failure",)),
+    Filters(outcomes=("failure", "neutral")),
+    Filters(tags=("infra",)),
+    Filters(tags=("infra", "db")),
+    Filters(tags=("it's",)),
+    Filters(since=datetime(2026, 3, 1)),
+    Filters(until=datetime(2026, 3, 1, 12)),
     Filters(since=datetime(2026, 1, 1), until=datetime(2026, 3, 2, 12), agent_ids=("a", "b")),
-    Filters(statuses=None), Filters(statuses=("invalidated",)), Filters(statuses=("active", "archived")),
-    Filters(include_expired=True), Filters(expired_only=True, statuses=None), Filters(created_before=T0 + timedelta(minutes=4)),
-    Filters(agent_ids=("it's", "a' OR '1'='1")), Filters(statuses=None, include_expired=True, types=None),
+    Filters(statuses=None),
+    Filters(statuses=("invalidated",)),
+    Filters(statuses=("active", "archived")),
+    Filters(include_expired=True),
+    Filters(expired_only=True, statuses=None),
+    Filters(created_before=T0 + timedelta(minutes=4)),
+    Filters(agent_ids=("it's", "a' OR '1'='1")),
+    Filters(statuses=None, include_expired=True, types=None),
 ]
 
 
@@ -97,11 +156,17 @@ def _ledger_and_hot(store: Store, warm: Store, filters: Filters, query: str) -> 
     vector = store.embedder.embed([query])[0].tolist()
     with store.ledger.read() as session:
         ledger = LedgerSource(session)
-        expected = (ledger.keyword(terms(query), where, 100, store.config.ranking), ledger.nearest(vector, where, 100))
+        expected = (
+            ledger.keyword(terms(query), where, 100, store.config.ranking),
+            ledger.nearest(vector, where, 100),
+        )
     index = warm._rt.hot.ready()  # type: ignore[union-attr]
     assert index is not None
     hot = HotSource(index)
-    return expected, (hot.keyword(terms(query), where, 100, store.config.ranking), hot.nearest(vector, where, 100))
+    return expected, (
+        hot.keyword(terms(query), where, 100, store.config.ranking),
+        hot.nearest(vector, where, 100),
+    )
 
 
 def _same(expected: list[tuple[str, float]], got: list[tuple[str, float]], places: float) -> None:
@@ -118,9 +183,13 @@ def _searches_agree(store: Store, warm: Store, **options: Any) -> None:
     for query in QUERIES:
         expected = store.search(query, engine="ledger", k=10, **options)
         got = warm.search(query, k=10, **options)
-        # The same memories in the same order; scores equal up to float32 arithmetic (BLAS and DuckDB
-        # round the same cosine a unit in the sixth place apart).
-        _same([(h.memory.id, h.score) for h in expected.hits], [(h.memory.id, h.score) for h in got.hits], 1e-5)
+        # The same memories in the same order; scores equal up to float32 arithmetic (BLAS and
+        # DuckDB round the same cosine a unit in the sixth place apart).
+        _same(
+            [(h.memory.id, h.score) for h in expected.hits],
+            [(h.memory.id, h.score) for h in got.hits],
+            1e-5,
+        )
         assert got.context == expected.context
 
 
@@ -135,7 +204,9 @@ def pair(store_dir: Path, fake: Any, clock: Clock) -> tuple[Store, Store, dict[s
 def test_hot_source_gives_the_ledgers_candidates_for_every_filter(pair, filters: Filters) -> None:
     store, warm, _ = pair
     for query in QUERIES:
-        (keyword, nearest), (hot_keyword, hot_nearest) = _ledger_and_hot(store, warm, filters, query)
+        (keyword, nearest), (hot_keyword, hot_nearest) = _ledger_and_hot(
+            store, warm, filters, query
+        )
         _same(keyword, hot_keyword, 1e-9)
         _same(nearest, hot_nearest, 1e-6)
 
@@ -145,7 +216,9 @@ def test_warm_search_ranks_as_the_ledger_engine_does(pair) -> None:
     _searches_agree(store, warm)
     _searches_agree(store, warm, filters=Filters(agent_ids=("a",)), troubleshoot=True)
     _searches_agree(store, warm, mode="keyword")
-    _searches_agree(store, warm, mode="vector", filters=Filters(statuses=None, include_expired=True))
+    _searches_agree(
+        store, warm, mode="vector", filters=Filters(statuses=None, include_expired=True)
+    )
     _searches_agree(store.scoped("a"), warm.scoped("a"))
     assert warm._rt.hot is not None and warm._rt.hot.current()
 
@@ -155,75 +228,128 @@ def test_no_ledger_read_while_nothing_changed(pair, monkeypatch: pytest.MonkeyPa
     warm.warm_up()
     opened: list[bool] = []
     real = warm.ledger.read
-    monkeypatch.setattr(warm.ledger, "read", lambda *a, **k: (opened.append(True), real(*a, **k))[1])
+    monkeypatch.setattr(
+        warm.ledger, "read", lambda *a, **k: (opened.append(True), real(*a, **k))[1]
+    )
     for query in QUERIES:
         warm.search(query)
     assert opened == []
     store.record("a new note on database replication", merge=False)
-    assert any("a new note" in h.memory.content for h in warm.search("database replication note", k=20).hits)
-    assert opened  # the change marker moved: it read what changed
+    assert any(
+        "a new note" in h.memory.content
+        for h in warm.search("database replication note", k=20).hits
+    )
+    # the change marker moved: it read what changed
+    assert opened
 
 
 def _writes(store: Store, made: dict[str, str], tmp_path: Path) -> list[tuple[str, Any]]:
-    """One of every kind of write, as another process makes them (its own Store: nothing shared but files)."""
+    """One of every kind of write, as another process makes them (its own Store: nothing shared but
+    files)."""
+
     def summary() -> None:
         for step in range(3, 7):
-            store.record(f"step {step} of t1: replication lag checked", agent_id="a", task_id="t1", step=step)
+            store.record(
+                f"step {step} of t1: replication lag checked", agent_id="a", task_id="t1", step=step
+            )
         store.summarize(task_id="t1")
         store.record("step 7 of t1: replication lag fixed", agent_id="a", task_id="t1", step=7)
-        store.summarize(task_id="t1")  # rewrites the same summary row
+        # rewrites the same summary row
+        store.summarize(task_id="t1")
 
     def in_another_process(action: str) -> None:
-        code = ("import sys; sys.path.insert(0, sys.argv[2]); from conftest import FakeEmbedder; "
-                "from hindsight_cli.store import Store; "
-                f"Store(sys.argv[1], embedder=FakeEmbedder()).{action}")
-        subprocess.run([sys.executable, "-c", code, str(store.path), str(Path(__file__).parent)], check=True)
+        code = (
+            "import sys; sys.path.insert(0, sys.argv[2]); from conftest import FakeEmbedder; "
+            "from hindsight_cli.store import Store; "
+            f"Store(sys.argv[1], embedder=FakeEmbedder()).{action}"
+        )
+        subprocess.run(
+            [sys.executable, "-c", code, str(store.path), str(Path(__file__).parent)], check=True
+        )
 
     return [
         ("record", lambda: store.record("database replication lag grew again", agent_id="b")),
-        ("merge", lambda: store.record("database replication lag note (a1)", agent_id="a", task_id="t1", step=1,
-                                       tags=["infra"], event_at="2026-01-10T00:00:00Z")),
-        ("supersede", lambda: store.record("weather api now returns 403", supersedes=made["a2"], agent_id="a")),
+        (
+            "merge",
+            lambda: store.record(
+                "database replication lag note (a1)",
+                agent_id="a",
+                task_id="t1",
+                step=1,
+                tags=["infra"],
+                event_at="2026-01-10T00:00:00Z",
+            ),
+        ),
+        (
+            "supersede",
+            lambda: store.record(
+                "weather api now returns 403", supersedes=made["a2"], agent_id="a"
+            ),
+        ),
         ("forget", lambda: store.forget([made["b1"]])),
         ("archive", lambda: store.forget([made["s1"]], archive=True)),
         ("restore", lambda: store.restore(made["b1"])),
         ("hard forget", lambda: store.forget([made["p1"]], hard=True)),
-        ("import", lambda: store.import_records([{"content": f"imported replication note {i}", "agent_id": "c"}
-                                                 for i in range(5)])),
+        (
+            "import",
+            lambda: store.import_records(
+                [{"content": f"imported replication note {i}", "agent_id": "c"} for i in range(5)]
+            ),
+        ),
         ("summary rewrite", summary),
         ("expiry purge", store.expire),
         ("reindex", lambda: store.reindex()),
-        ("long record", lambda: store.record(f"{FILLER} the deploy failed twice, rolled back", agent_id="b")),
-        ("another process", lambda: in_another_process("record('database replication lag from a process')")),
-        ("hard forget by another process", lambda: in_another_process(f"forget([{made['l2']!r}], hard=True)")),
+        (
+            "long record",
+            lambda: store.record(f"{FILLER} the deploy failed twice, rolled back", agent_id="b"),
+        ),
+        (
+            "another process",
+            lambda: in_another_process("record('database replication lag from a process')"),
+        ),
+        (
+            "hard forget by another process",
+            lambda: in_another_process(f"forget([{made['l2']!r}], hard=True)"),
+        ),
     ]
 
 
 def test_the_hot_index_follows_every_kind_of_write(pair, tmp_path: Path) -> None:
     store, warm, made = pair
     _searches_agree(store, warm)
-    other = Store(store.path, embedder=store.embedder, clock=store.clock)  # another process's view
+    # another process's view
+    other = Store(store.path, embedder=store.embedder, clock=store.clock)
     for name, write in _writes(other, made, tmp_path):
         write()
         index = warm._rt.hot.ready()  # type: ignore[union-attr]
         with store.ledger.read() as session:
-            assert index is not None and set(index.slot_of) == {i for i, _, _ in session.identities()}, name
+            assert index is not None and set(index.slot_of) == {
+                i for i, _, _ in session.identities()
+            }, name
         assert index.chunk_rows == _ledger_chunks(store), name
-        for filters in (Filters(types=SEARCH_TYPES), Filters(statuses=None, include_expired=True, types=None)):
+        for filters in (
+            Filters(types=SEARCH_TYPES),
+            Filters(statuses=None, include_expired=True, types=None),
+        ):
             for query in QUERIES:
-                (keyword, nearest), (hot_keyword, hot_nearest) = _ledger_and_hot(store, warm, filters, query)
+                (keyword, nearest), (hot_keyword, hot_nearest) = _ledger_and_hot(
+                    store, warm, filters, query
+                )
                 _same(keyword, hot_keyword, 1e-9)
                 _same(nearest, hot_nearest, 1e-6)
         _searches_agree(store, warm)
 
 
-def test_a_rewritten_ledger_whose_sequence_restarted_is_reconciled(store_dir: Path, fake: Any) -> None:
+def test_a_rewritten_ledger_whose_sequence_restarted_is_reconciled(
+    store_dir: Path, fake: Any
+) -> None:
     store = Store(store_dir, embedder=fake)
     keep = store.record("kafka consumer lag on the billing topic").memory.id
     gone = store.record("kafka consumer lag after the deploy").memory.id
     warm = Store(store_dir, embedder=fake, warm=True)
     assert {h.memory.id for h in warm.search("kafka consumer lag").hits} == {keep, gone}
-    store.forget([gone], hard=True)  # the newest row goes; the rewritten ledger's sequence restarts below it
+    # the newest row goes; the rewritten ledger's sequence restarts below it
+    store.forget([gone], hard=True)
     new = store.record("kafka consumer lag on the search topic").memory.id
     assert {h.memory.id for h in warm.search("kafka consumer lag").hits} == {keep, new}
 
@@ -241,14 +367,17 @@ def test_compaction_and_long_memories_keep_the_answers(pair) -> None:
     assert index.dead == 0 and len(index.ids) == index.live
     assert [h.memory.id for h in warm.search("database replication lag", k=10).hits] == before
     _searches_agree(store, warm)
-    # A long memory is one candidate, at its best window's cosine, its chunks kept through compactions.
+    # A long memory is one candidate, at its best window's cosine, its chunks kept through
+    # compactions.
     for _ in range(3):
         store.forget([made["l1"]])
         store.restore(made["l1"])
     index = warm._rt.hot.ready()  # type: ignore[union-attr]
     assert index is not None
     index.compact()
-    query = store.embedder.embed(["parking permits and room bookings: deploy failed, rolled back (l1)"])[0]
+    query = store.embedder.embed(
+        ["parking permits and room bookings: deploy failed, rolled back (l1)"]
+    )[0]
     found = dict(HotSource(index).nearest(query.tolist(), [], 100))
     with store.ledger.read() as session:
         windows = [r.embedding for r in session.select([("id", "=", made["l1"])], vectors=True)]
@@ -261,7 +390,9 @@ def test_compaction_and_long_memories_keep_the_answers(pair) -> None:
 
 def test_past_its_limit_search_uses_the_lancedb_index(store_dir: Path, fake: Any) -> None:
     store = Store(store_dir, embedder=fake)
-    store.import_records([{"content": f"grafana alert {i} for the checkout latency"} for i in range(400)])
+    store.import_records(
+        [{"content": f"grafana alert {i} for the checkout latency"} for i in range(400)]
+    )
     target = store.record("grafana alert routed to the payments on-call").memory.id
     small = replace(load_config(store_dir), hot_index_mb=1)
     warm = Store(store_dir, embedder=fake, config=small, warm=True)
@@ -269,8 +400,10 @@ def test_past_its_limit_search_uses_the_lancedb_index(store_dir: Path, fake: Any
     hits = warm.search("grafana alert payments on-call").hits
     assert hits[0].memory.id == target
     assert warm._rt.hot.full and warm._rt.hot.index is None  # type: ignore[union-attr]
-    assert warm._rt.mirror is not None and warm._rt.mirror.current()  # answered by the LanceDB index
-    store.forget(store.select_ids(Filters(statuses=None))[:-10], hard=True)  # well under the limit again
+    # answered by the LanceDB index
+    assert warm._rt.mirror is not None and warm._rt.mirror.current()
+    # well under the limit again
+    store.forget(store.select_ids(Filters(statuses=None))[:-10], hard=True)
     assert warm.search("grafana alert payments on-call").hits[0].memory.id == target
     assert warm._rt.hot.index is not None and not warm._rt.hot.full  # type: ignore[union-attr]
 
@@ -290,10 +423,13 @@ def test_the_limit_counts_a_long_memorys_chunks(tmp_path: Path, fake: Any) -> No
     from hindsight_cli.storage.hot_sync import ESTIMATE
 
     rows = 40
-    limit = HotIndex(fake.dim).nbytes + rows * (4 * fake.dim + ESTIMATE) + 4_000  # the rows, not their chunks
+    # the rows, not their chunks
+    limit = HotIndex(fake.dim).nbytes + rows * (4 * fake.dim + ESTIMATE) + 4_000
     answers = {}
-    for kind, text in (("short", "grafana alert {i} for the checkout latency"),
-                       ("long", FILLER + " " + FILLER + " grafana alert {i} for the checkout latency")):
+    for kind, text in (
+        ("short", "grafana alert {i} for the checkout latency"),
+        ("long", FILLER + " " + FILLER + " grafana alert {i} for the checkout latency"),
+    ):
         store = Store(tmp_path / kind, embedder=fake)
         store.import_records([{"content": text.format(i=i)} for i in range(rows)])
         warm = Store(tmp_path / kind, embedder=fake, warm=True)
@@ -309,7 +445,8 @@ def test_a_search_during_the_first_load_is_answered_by_the_ledger(pair) -> None:
     assert hot is not None and hot.index is None
     loading, done = threading.Event(), threading.Event()
 
-    def first_load() -> None:  # holds the index's lock as its first load does (the MCP server's warm-up)
+    # holds the index's lock as its first load does (the MCP server's warm-up)
+    def first_load() -> None:
         with hot.lock:
             loading.set()
             done.wait()
@@ -320,22 +457,28 @@ def test_a_search_during_the_first_load_is_answered_by_the_ledger(pair) -> None:
     answers: list[Any] = []
     searcher = threading.Thread(target=lambda: answers.append(warm.search(QUERIES[0], k=10)))
     searcher.start()
-    searcher.join(60)  # a deadlock guard, not a timing: the search must not wait for the load
+    # a deadlock guard, not a timing: the search must not wait for the load
+    searcher.join(60)
     finished = not searcher.is_alive()
     done.set()
     loader.join()
     searcher.join()
-    assert finished and hot.index is None  # answered without the in-memory index
+    # answered without the in-memory index
+    assert finished and hot.index is None
     expected = store.search(QUERIES[0], engine="ledger", k=10)
     assert [h.memory.id for h in answers[0].hits] == [h.memory.id for h in expected.hits]
-    assert warm.search(QUERIES[0], k=10).hits and hot.index is not None  # once free, the index loads
+    # once free, the index loads
+    assert warm.search(QUERIES[0], k=10).hits and hot.index is not None
 
 
 @pytest.mark.no_store
 @pytest.mark.parametrize("warm", [True, False])
-def test_a_long_lived_process_warms_the_model_it_was_handed_once(tmp_path: Path, warm: bool) -> None:
-    """``Store(embedder=..., warm=True)`` (the bench, the evaluation, a library user) gets the optimised
-    model a loaded one gets: its ``warm`` runs once, before the first embedding; a CLI-like store never pays it."""
+def test_a_long_lived_process_warms_the_model_it_was_handed_once(
+    tmp_path: Path, warm: bool
+) -> None:
+    """``Store(embedder=..., warm=True)`` (the bench, the evaluation, a library user) gets the
+    optimised model a loaded one gets: its ``warm`` runs once, before the first embedding; a
+    CLI-like store never pays it."""
     from conftest import FakeEmbedder
 
     class Warmable(FakeEmbedder):
@@ -358,20 +501,30 @@ def test_a_long_lived_process_warms_the_model_it_was_handed_once(tmp_path: Path,
 
 @pytest.mark.no_store
 def test_the_query_model_does_not_spin_after_a_run() -> None:
-    """The bundled model's query session lets its threads sleep after a run, so the search that follows
-    has the cores (benchmarks.md, run G: the part after the embedding at 10k 7.2 -> 2.9 ms p50)."""
+    """The bundled model's query session lets its threads sleep after a run, so the search that
+    follows has the cores (benchmarks.md, run G: the part after the embedding at 10k 7.2 -> 2.9 ms
+    p50)."""
     from hindsight_cli.embedding import OnnxEmbedder, bundled_model_dir
 
     for optimize in (False, True):
         session = OnnxEmbedder(bundled_model_dir(), optimize=optimize)._session
-        assert session.get_session_options().get_session_config_entry("session.intra_op.allow_spinning") == "0"
+        assert (
+            session.get_session_options().get_session_config_entry(
+                "session.intra_op.allow_spinning"
+            )
+            == "0"
+        )
 
 
 @pytest.mark.no_store
-def test_threads_that_ask_for_the_model_at_once_share_one_warmed_model(tmp_path: Path, monkeypatch) -> None:
-    """An MCP server's warm-up and its first search ask for the model together. Each used to load its own
-    and the last one assigned stayed, unwarmed in half the starts (every query then 15 ms slower)."""
+def test_threads_that_ask_for_the_model_at_once_share_one_warmed_model(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """An MCP server's warm-up and its first search ask for the model together. Each used to load
+    its own and the last one assigned stayed, unwarmed in half the starts (every query then 15 ms
+    slower)."""
     from conftest import FakeEmbedder
+
     from hindsight_cli.core import runtime
 
     loading, release = threading.Event(), threading.Event()
@@ -387,7 +540,8 @@ def test_threads_that_ask_for_the_model_at_once_share_one_warmed_model(tmp_path:
     def load(name: str) -> Slow:
         model = Slow()
         loaded.append(model)
-        if len(loaded) == 1:  # the first loader holds on until the second thread has asked
+        # the first loader holds on until the second thread has asked
+        if len(loaded) == 1:
             loading.set()
             release.wait(timeout=60)
         return model
@@ -400,7 +554,8 @@ def test_threads_that_ask_for_the_model_at_once_share_one_warmed_model(tmp_path:
     assert loading.wait(timeout=60)
     second = threading.Thread(target=lambda: got.append(store.embedder))
     second.start()
-    second.join(timeout=0.5)  # it waits for the first load (it must not start one of its own)
+    # it waits for the first load (it must not start one of its own)
+    second.join(timeout=0.5)
     release.set()
     first.join(timeout=60)
     second.join(timeout=60)
@@ -433,7 +588,8 @@ def test_a_query_during_the_warm_up_waits_for_the_optimised_graph(monkeypatch) -
     assert building.wait(timeout=60)
     query = threading.Thread(target=model.embed, args=(["why did the deploy fail"],))
     query.start()
-    query.join(timeout=0.5)  # it waits for the optimised graph (it must not build the plain one)
+    # it waits for the optimised graph (it must not build the plain one)
+    query.join(timeout=0.5)
     release.set()
     warm.join(timeout=60)
     query.join(timeout=60)

@@ -1,5 +1,6 @@
-"""Import embeds the next batch while it writes this one (issue 18): the overlap happens, and a Ctrl-C,
-an embedding error and the progress bar behave as they did one batch at a time. Events, not timers."""
+"""Import embeds the next batch while it writes this one (issue 18): the overlap happens, and a
+Ctrl-C, an embedding error and the progress bar behave as they did one batch at a time. Events, not
+timers."""
 
 from __future__ import annotations
 
@@ -7,14 +8,15 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from conftest import FakeEmbedder
+
 from hindsight_cli.core import transfer
 from hindsight_cli.errors import EmbeddingUnavailable, Interrupted
 from hindsight_cli.models import part_position
 from hindsight_cli.store import Store
 
-BATCH = 40  # small batches: the behaviour is the same, the test is quicker
+# small batches: the behaviour is the same, the test is quicker
+BATCH = 40
 
 
 @pytest.fixture(autouse=True)
@@ -23,11 +25,15 @@ def _small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _records(n: int) -> list[dict[str, str]]:
-    return [{"content": f"pipelined note {i}: the worker handled job {i} on queue {i % 5}"} for i in range(n)]
+    return [
+        {"content": f"pipelined note {i}: the worker handled job {i} on queue {i % 5}"}
+        for i in range(n)
+    ]
 
 
 class Counting(FakeEmbedder):
-    """Counts the texts it embedded; ``hook(done)`` runs before each call (``done``: texts so far)."""
+    """Counts the texts it embedded; ``hook(done)`` runs before each call (``done``: texts so
+    far)."""
 
     def __init__(self, hook=None) -> None:  # noqa: ANN001
         self.done, self.hook = 0, hook
@@ -49,7 +55,8 @@ def test_the_next_batch_is_embedded_while_this_one_is_written(tmp_path: Path, mo
     real, waited = transfer._write, []
 
     def write(rt, chunk):  # noqa: ANN001, ANN202
-        if not waited:  # the first batch's write does not begin until the second batch's embedding has
+        # the first batch's write does not begin until the second batch's embedding has
+        if not waited:
             waited.append(second_started.wait(timeout=120))
         return real(rt, chunk)
 
@@ -59,7 +66,9 @@ def test_the_next_batch_is_embedded_while_this_one_is_written(tmp_path: Path, mo
     assert result.added == BATCH * 2 + 5
 
 
-def test_ctrl_c_after_a_commit_keeps_it_and_drops_the_batch_being_embedded(tmp_path: Path, monkeypatch) -> None:
+def test_ctrl_c_after_a_commit_keeps_it_and_drops_the_batch_being_embedded(
+    tmp_path: Path, monkeypatch
+) -> None:
     release, second_started = threading.Event(), threading.Event()
 
     def gate(done: int) -> None:
@@ -71,21 +80,26 @@ def test_ctrl_c_after_a_commit_keeps_it_and_drops_the_batch_being_embedded(tmp_p
     real = transfer._write
 
     def write_then_ctrl_c(rt, chunk):  # noqa: ANN001, ANN202
-        real(rt, chunk)  # committed, and the Ctrl-C comes before the import has counted it
+        # committed, and the Ctrl-C comes before the import has counted it
+        real(rt, chunk)
         assert second_started.wait(timeout=120)
         raise KeyboardInterrupt
 
     monkeypatch.setattr(transfer, "_write", write_then_ctrl_c)
     store = Store(tmp_path / "store", embedder=embedder)
     before = set(threading.enumerate())
-    with pytest.raises(Interrupted, match=f"Interrupted: {BATCH} of {BATCH * 3} imported; rerun to finish"):
+    with pytest.raises(
+        Interrupted, match=f"Interrupted: {BATCH} of {BATCH * 3} imported; rerun to finish"
+    ):
         store.import_records(_records(BATCH * 3))
     embedded = embedder.done
     release.set()
-    for thread in _new_threads(before):  # the embedding under way ends by itself, writing nothing
+    # the embedding under way ends by itself, writing nothing
+    for thread in _new_threads(before):
         thread.join(timeout=120)
         assert not thread.is_alive() and thread.daemon
-    assert embedder.done == embedded + BATCH  # the call under way finished; no further one was made
+    # the call under way finished; no further one was made
+    assert embedder.done == embedded + BATCH
     assert store.stats()["memories"] == BATCH
     monkeypatch.setattr(transfer, "_write", real)
     rerun = store.import_records(_records(BATCH * 3))
@@ -100,7 +114,8 @@ def test_an_embedding_error_in_the_next_batch_is_raised_as_it_was(tmp_path: Path
     store = Store(tmp_path / "store", embedder=Counting(fail_second))
     with pytest.raises(EmbeddingUnavailable, match=r"^The model is gone\.$"):
         store.import_records(_records(BATCH * 2))
-    assert store.stats()["memories"] == BATCH  # the batch before it was written
+    # the batch before it was written
+    assert store.stats()["memories"] == BATCH
 
 
 def test_progress_counts_up_across_batches_and_the_phase_is_said_once(tmp_path: Path) -> None:
@@ -108,7 +123,9 @@ def test_progress_counts_up_across_batches_and_the_phase_is_said_once(tmp_path: 
     phases: list[str] = []
     total = BATCH * 3 + 7
     store = Store(tmp_path / "store", embedder=FakeEmbedder())
-    store.import_records(_records(total), progress=lambda done, of: counts.append((done, of)), phase=phases.append)
+    store.import_records(
+        _records(total), progress=lambda done, of: counts.append((done, of)), phase=phases.append
+    )
     assert phases.count("Embedding and writing") == 1
     assert [c[0] for c in counts] == sorted(c[0] for c in counts) and counts[-1] == (total, total)
     assert {c[1] for c in counts} == {total}
@@ -116,10 +133,14 @@ def test_progress_counts_up_across_batches_and_the_phase_is_said_once(tmp_path: 
 
 def test_a_text_in_linked_parts_is_never_cut_apart_by_a_batch(tmp_path: Path) -> None:
     store = Store(tmp_path / "store", embedder=FakeEmbedder())
-    long = {"content": " ".join(f"paragraph {i}: " + "the deploy log said " * 120 for i in range(24))}  # > 3 × 16 KB
+    # > 3 × 16 KB
+    long = {
+        "content": " ".join(f"paragraph {i}: " + "the deploy log said " * 120 for i in range(24))
+    }
     prepared = transfer._prepared(store._rt, [*_records(BATCH - 2), long], store.scope)
     parts = [i for i, p in enumerate(prepared) if part_position(p.row.metadata)]
-    assert len(parts) >= 3 and parts[0] == BATCH - 2  # across the first batch's end
+    # across the first batch's end
+    assert len(parts) >= 3 and parts[0] == BATCH - 2
     assert list(transfer._batches(prepared)) == [(0, len(prepared))]
 
 
@@ -134,28 +155,44 @@ def test_the_index_json_is_the_public_memory_and_vectors_stay_the_same_floats() 
     from hindsight_cli.storage import codec
     from hindsight_cli.storage.rows import MemoryRow
 
-    row = MemoryRow("0190-x", "naïve 用户 \u2028 note", tags=["a", "b"], metadata={"k": [1, {"n": None}], "é": 1.5},
-                    env={"os": "linux"}, created_at=datetime(2026, 1, 2, 3, 4, 5, 6), resolution="fixed it")
+    row = MemoryRow(
+        "0190-x",
+        "naïve 用户 \u2028 note",
+        tags=["a", "b"],
+        metadata={"k": [1, {"n": None}], "é": 1.5},
+        env={"os": "linux"},
+        created_at=datetime(2026, 1, 2, 3, 4, 5, 6),
+        resolution="fixed it",
+    )
     assert codec.to_json(row) == json.dumps(codec.to_memory(row).to_dict(), ensure_ascii=False)
-    for vector in (np.random.default_rng(1).standard_normal(384).astype(np.float32), np.arange(3.0), [1, 2.5]):
+    for vector in (
+        np.random.default_rng(1).standard_normal(384).astype(np.float32),
+        np.arange(3.0),
+        [1, 2.5],
+    ):
         floats = _floats(vector)
         assert floats == [float(x) for x in vector] and all(type(x) is float for x in floats)
 
 
 @pytest.mark.parametrize(("ann_threshold", "updated"), [(50_000, False), (500, True)])
-def test_a_big_import_updates_the_search_index_only_when_searches_read_it(tmp_path: Path, ann_threshold: int,
-                                                                           updated: bool) -> None:
-    """1,200 memories: below ``ann_threshold`` a CLI search asks the ledger, so the import leaves the LanceDB
-    index to the first search that reads it; past it, the import brings the index up to date itself."""
+def test_a_big_import_updates_the_search_index_only_when_searches_read_it(
+    tmp_path: Path, ann_threshold: int, updated: bool
+) -> None:
+    """1,200 memories: below ``ann_threshold`` a CLI search asks the ledger, so the import leaves
+    the LanceDB index to the first search that reads it; past it, the import brings the index up to
+    date itself."""
     from hindsight_cli.config import Config
 
-    store = Store(tmp_path / "store", embedder=FakeEmbedder(), config=Config(ann_threshold=ann_threshold))
+    store = Store(
+        tmp_path / "store", embedder=FakeEmbedder(), config=Config(ann_threshold=ann_threshold)
+    )
     assert store.import_records(_records(1200)).added == 1200
     index = tmp_path / "store" / "index.lance"
     assert (index / "hindsight-sync.json").exists() == updated
     if updated:
         assert store.index().watermark() == store.index().count() == 1200
-    for engine in ("ledger", "index"):  # either way, both engines find every memory
+    # either way, both engines find every memory
+    for engine in ("ledger", "index"):
         found = store.search("pipelined note 1103 job 1103", engine=engine, k=1)
         assert found.hits[0].memory.content.startswith("pipelined note 1103:")
     assert store.index().count() == 1200

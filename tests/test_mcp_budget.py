@@ -28,14 +28,36 @@ def _fill(store: Store) -> list[str]:
     """Short and long memories, English and Chinese, failures with fixes: several per task."""
     ids = []
     for n in range(12):
-        ids.append(store.record(f"deploy {n} to staging failed: migration {n} timed out holding a lock on orders_{n}",
-                                outcome="failure", resolution=f"ran migration {n} in batches of 1,000 rows",
-                                task_id=f"deploy-{n % 3}", step=n, tags=["deploy"]).memory.id)
-        ids.append(store.record("部署到预发布环境失败：数据库迁移超时，锁住了订单表。" * (1 + n % 4), task_id=f"deploy-{n % 3}",
-                                outcome="failure", resolution="分批执行迁移", step=100 + n).memory.id)
-        ids.append(store.record("How to deploy to staging: " + " ".join(
-            f"step {s}: run make deploy-{s} ENV=staging {n} and wait for the health check;" for s in range(4 + 3 * n)),
-            type="procedural").memory.id)
+        ids.append(
+            store.record(
+                f"deploy {n} to staging failed: migration {n} timed out holding a lock on "
+                f"orders_{n}",
+                outcome="failure",
+                resolution=f"ran migration {n} in batches of 1,000 rows",
+                task_id=f"deploy-{n % 3}",
+                step=n,
+                tags=["deploy"],
+            ).memory.id
+        )
+        ids.append(
+            store.record(
+                "部署到预发布环境失败：数据库迁移超时，锁住了订单表。" * (1 + n % 4),
+                task_id=f"deploy-{n % 3}",
+                outcome="failure",
+                resolution="分批执行迁移",
+                step=100 + n,
+            ).memory.id
+        )
+        ids.append(
+            store.record(
+                "How to deploy to staging: "
+                + " ".join(
+                    f"step {s}: run make deploy-{s} ENV=staging {n} and wait for the health check;"
+                    for s in range(4 + 3 * n)
+                ),
+                type="procedural",
+            ).memory.id
+        )
     return ids
 
 
@@ -46,39 +68,56 @@ def _text(result) -> str:  # noqa: ANN001
 
 async def test_every_tool_text_is_within_its_budget(store: Store) -> None:
     ids = _fill(store)
-    store.record("x" * 16_000, type="semantic")  # the longest memory a store takes
+    # the longest memory a store takes
+    store.record("x" * 16_000, type="semantic")
     longest = store.list(limit=1)[0].id
-    calls = [("memory_search", {"query": "staging deploy failed migration lock", "top_k": 30}),
-             ("memory_search", {"query": "部署 迁移 超时", "top_k": 30, "mode": "keyword"}),
-             ("memory_get", {"id": longest}), ("memory_get", {"id": ids[2]}),
-             ("memory_summarize", {"task_id": "deploy-0"}), ("memory_consolidate", {"dry_run": True})]
+    calls = [
+        ("memory_search", {"query": "staging deploy failed migration lock", "top_k": 30}),
+        ("memory_search", {"query": "部署 迁移 超时", "top_k": 30, "mode": "keyword"}),
+        ("memory_get", {"id": longest}),
+        ("memory_get", {"id": ids[2]}),
+        ("memory_summarize", {"task_id": "deploy-0"}),
+        ("memory_consolidate", {"dry_run": True}),
+    ]
     kept: dict[int, int] = {}
     async with Client(build_server(store), raise_exceptions=True) as client:
         for name, arguments in calls:
             for budget in BUDGETS:
                 result = await client.call_tool(name, {**arguments, "budget_tokens": budget})
                 text = _text(result)
-                assert estimate_tokens(text) <= budget, (name, budget, estimate_tokens(text), text[-300:])
+                assert estimate_tokens(text) <= budget, (
+                    name,
+                    budget,
+                    estimate_tokens(text),
+                    text[-300:],
+                )
                 if name != "memory_search":
                     continue
                 found = result.structured_content
                 if "mode" not in arguments:
                     kept[budget] = len(found["hits"])
-                if found["hits"]:  # the block, then the ids of exactly the hits it shows, in order
+                # the block, then the ids of exactly the hits it shows, in order
+                if found["hits"]:
                     dropped = found["dropped_for_budget"]
-                    assert text == found["context"] + "\nids in order: " + " ".join(h["id"] for h in found["hits"]) + (
-                        f" ({dropped} more left out for the budget)" if dropped else "")
-        for name, arguments in [("memory_write", {"content": "the staging deploy needs the VPN up first"}),
-                                ("memory_write", {"content": "token AKIAIOSFODNN7EXAMPLE for s3", "verbose": True}),
-                                ("memory_forget", {"ids": ids[:3]})]:
+                    assert text == found["context"] + "\nids in order: " + " ".join(
+                        h["id"] for h in found["hits"]
+                    ) + (f" ({dropped} more left out for the budget)" if dropped else "")
+        for name, arguments in [
+            ("memory_write", {"content": "the staging deploy needs the VPN up first"}),
+            ("memory_write", {"content": "token AKIAIOSFODNN7EXAMPLE for s3", "verbose": True}),
+            ("memory_forget", {"ids": ids[:3]}),
+        ]:
             assert estimate_tokens(_text(await client.call_tool(name, arguments))) <= min(BUDGETS)
-    assert kept[50] < kept[400] < kept[2000]  # a larger budget shows more, never past its limit
+    # a larger budget shows more, never past its limit
+    assert kept[50] < kept[400] < kept[2000]
 
 
 async def test_a_search_without_a_budget_gets_the_default(store: Store) -> None:
     _fill(store)
     async with Client(build_server(store), raise_exceptions=True) as client:
-        result = await client.call_tool("memory_search", {"query": "how to deploy to staging", "top_k": 30})
+        result = await client.call_tool(
+            "memory_search", {"query": "how to deploy to staging", "top_k": 30}
+        )
     assert 300 < estimate_tokens(_text(result)) <= 400
     assert result.structured_content["dropped_for_budget"] > 0
 
@@ -88,9 +127,13 @@ async def test_structured_hits_are_compact_unless_asked(store: Store) -> None:
     smaller than every field of every hit."""
     _fill(store)
     async with Client(build_server(store), raise_exceptions=True) as client:
-        compact = (await client.call_tool("memory_search", {"query": "staging deploy", "budget_tokens": 150, "top_k": 20}))
-        full = (await client.call_tool("memory_search", {"query": "staging deploy", "budget_tokens": 150, "top_k": 20,
-                                                         "verbose": True}))
+        compact = await client.call_tool(
+            "memory_search", {"query": "staging deploy", "budget_tokens": 150, "top_k": 20}
+        )
+        full = await client.call_tool(
+            "memory_search",
+            {"query": "staging deploy", "budget_tokens": 150, "top_k": 20, "verbose": True},
+        )
     hits, all_fields = compact.structured_content["hits"], full.structured_content["hits"]
     assert [h["id"] for h in hits] == [h["id"] for h in all_fields] and hits
     assert all("content_hash" not in h and "idempotency_key" not in h for h in hits)

@@ -1,5 +1,6 @@
-"""Open HTTP sessions per agent (issue 16): one agent that opens session after session, or holds them
-all busy, never keeps another agent out; idle sessions close. Through a real server, raw requests."""
+"""Open HTTP sessions per agent (issue 16): one agent that opens session after session, or holds
+them all busy, never keeps another agent out; idle sessions close. Through a real server, raw
+requests."""
 
 from __future__ import annotations
 
@@ -29,8 +30,11 @@ def agents(tmp_path: Path) -> dict[str, str]:
 def _server(tmp_path: Path, per_agent: int = 2, idle: float = 600) -> Iterator[tuple[str, object]]:
     store = Store(tmp_path / "store", embedder=FakeEmbedder())
     store.init()
-    server = build_server(store, tokens=(verifier := TokenVerifier(tmp_path / "tokens.json")),
-                          url="http://127.0.0.1:8765")
+    server = build_server(
+        store,
+        tokens=(verifier := TokenVerifier(tmp_path / "tokens.json")),
+        url="http://127.0.0.1:8765",
+    )
     app = http_app(server, HttpSettings(sessions_per_agent=per_agent, session_idle=idle), verifier)
     with serving(app) as url:
         yield url, server.session_manager
@@ -38,7 +42,11 @@ def _server(tmp_path: Path, per_agent: int = 2, idle: float = 600) -> Iterator[t
 
 def _owned(manager: object, agent: str) -> list[str]:
     owners = manager._session_owners  # type: ignore[attr-defined]
-    return [sid for sid in list(manager._server_instances) if owners.get(sid, {}).get("client_id") == agent]  # type: ignore[attr-defined]
+    return [
+        sid
+        for sid in list(manager._server_instances)
+        if owners.get(sid, {}).get("client_id") == agent
+    ]  # type: ignore[attr-defined]
 
 
 def _works(http: httpx2.Client, url: str, token: str, session: str) -> bool:
@@ -46,26 +54,44 @@ def _works(http: httpx2.Client, url: str, token: str, session: str) -> bool:
     return found.status_code == 200 and "result" in answer(found)
 
 
-def test_one_agent_flooding_sessions_never_keeps_another_out(tmp_path: Path, agents: dict[str, str]) -> None:
+def test_one_agent_flooding_sessions_never_keeps_another_out(
+    tmp_path: Path, agents: dict[str, str]
+) -> None:
     with _server(tmp_path) as (url, manager), httpx2.Client(timeout=60) as http:
         bob = open_session(http, url, agents["bob"]).headers["mcp-session-id"]
         opened = []
         for _ in range(12):
             response = open_session(http, url, agents["alice"])
-            assert response.status_code == 200  # alice's own oldest idle session makes room
+            # alice's own oldest idle session makes room
+            assert response.status_code == 200
             opened.append(response.headers["mcp-session-id"])
-            assert len(wait_for(lambda: len(_owned(manager, "alice")) <= 2 and _owned(manager, "alice"),
-                                "alice's evicted sessions to close")) <= 2
+            assert (
+                len(
+                    wait_for(
+                        lambda: len(_owned(manager, "alice")) <= 2 and _owned(manager, "alice"),
+                        "alice's evicted sessions to close",
+                    )
+                )
+                <= 2
+            )
         assert set(_owned(manager, "alice")) == set(opened[-2:])
-        assert call(http, url, "memory_search", {"query": "x"}, agents["alice"], opened[0]).status_code == 404
+        assert (
+            call(http, url, "memory_search", {"query": "x"}, agents["alice"], opened[0]).status_code
+            == 404
+        )
         assert _works(http, url, agents["alice"], opened[-1])
         assert _works(http, url, agents["bob"], bob) and _owned(manager, "bob") == [bob]
         second = open_session(http, url, agents["bob"])
-        assert second.status_code == 200 and _works(http, url, agents["bob"], second.headers["mcp-session-id"])
+        assert second.status_code == 200 and _works(
+            http, url, agents["bob"], second.headers["mcp-session-id"]
+        )
 
 
-def test_an_agent_whose_sessions_are_all_busy_is_refused_alone(tmp_path: Path, agents: dict[str, str]) -> None:
-    """Sessions with an open event stream are in use: none is closed; alice gets 429, bob is served."""
+def test_an_agent_whose_sessions_are_all_busy_is_refused_alone(
+    tmp_path: Path, agents: dict[str, str]
+) -> None:
+    """Sessions with an open event stream are in use: none is closed; alice gets 429, bob is
+    served."""
     with _server(tmp_path) as (url, manager), httpx2.Client(timeout=60) as http:
         streams, stop = [], threading.Event()
         for _ in range(2):
@@ -73,8 +99,17 @@ def test_an_agent_whose_sessions_are_all_busy_is_refused_alone(tmp_path: Path, a
             opened = threading.Event()
 
             def listen(session: str = session, opened: threading.Event = opened) -> None:
-                with httpx2.Client(timeout=60) as own, own.stream("GET", f"{url}/mcp", headers={
-                        **headers(agents["alice"], session), "Accept": "text/event-stream"}) as stream:
+                with (
+                    httpx2.Client(timeout=60) as own,
+                    own.stream(
+                        "GET",
+                        f"{url}/mcp",
+                        headers={
+                            **headers(agents["alice"], session),
+                            "Accept": "text/event-stream",
+                        },
+                    ) as stream,
+                ):
                     opened.set()
                     for _ in stream.iter_bytes():
                         if stop.is_set():
@@ -88,21 +123,34 @@ def test_an_agent_whose_sessions_are_all_busy_is_refused_alone(tmp_path: Path, a
         assert refused.status_code == 429 and "open sessions, all busy" in refused.text
         assert sorted(_owned(manager, "alice")) == sorted(s for s, _ in streams)
         bob = open_session(http, url, agents["bob"])
-        assert bob.status_code == 200 and _works(http, url, agents["bob"], bob.headers["mcp-session-id"])
+        assert bob.status_code == 200 and _works(
+            http, url, agents["bob"], bob.headers["mcp-session-id"]
+        )
         stop.set()
-        for session, _ in streams:  # a client that ends its session frees its place
-            assert http.delete(f"{url}/mcp", headers=headers(agents["alice"], session)).status_code in (200, 204)
+        # a client that ends its session frees its place
+        for session, _ in streams:
+            assert http.delete(
+                f"{url}/mcp", headers=headers(agents["alice"], session)
+            ).status_code in (200, 204)
         assert open_session(http, url, agents["alice"]).status_code == 200
 
 
 def test_idle_sessions_close(tmp_path: Path, agents: dict[str, str]) -> None:
-    with _server(tmp_path, per_agent=16, idle=0.3) as (url, manager), httpx2.Client(timeout=60) as http:
+    with (
+        _server(tmp_path, per_agent=16, idle=0.3) as (url, manager),
+        httpx2.Client(timeout=60) as http,
+    ):
         session = open_session(http, url, agents["alice"]).headers["mcp-session-id"]
         wait_for(lambda: not _owned(manager, "alice"), "the idle session to close")
-        assert call(http, url, "memory_search", {"query": "x"}, agents["alice"], session).status_code == 404
+        assert (
+            call(http, url, "memory_search", {"query": "x"}, agents["alice"], session).status_code
+            == 404
+        )
 
 
-def test_the_stateless_protocol_generation_is_not_counted(tmp_path: Path, agents: dict[str, str]) -> None:
+def test_the_stateless_protocol_generation_is_not_counted(
+    tmp_path: Path, agents: dict[str, str]
+) -> None:
     """2026-07-28 requests open no session; a full quota must not refuse them."""
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
@@ -112,10 +160,15 @@ def test_the_stateless_protocol_generation_is_not_counted(tmp_path: Path, agents
         import anyio
 
         async def modern() -> bool:
-            client = streamable_http_client(f"{url}/mcp", http_client=httpx2.AsyncClient(
-                headers={"Authorization": f"Bearer {agents['alice']}"}, timeout=60))
+            client = streamable_http_client(
+                f"{url}/mcp",
+                http_client=httpx2.AsyncClient(
+                    headers={"Authorization": f"Bearer {agents['alice']}"}, timeout=60
+                ),
+            )
             async with Client(client, mode="auto") as session:
                 return not (await session.call_tool("memory_search", {"query": "x"})).is_error
 
         assert anyio.run(modern)
-        assert _owned(manager, "alice") == [legacy]  # not closed to make room for them
+        # not closed to make room for them
+        assert _owned(manager, "alice") == [legacy]

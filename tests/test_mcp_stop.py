@@ -1,8 +1,8 @@
-"""One Ctrl-C stops `hindsight mcp` (issue 20): a real SIGINT to a real server process, on stdio with
-its stdin still open and on HTTP with a client's event stream open, idle or with a tool call stuck on
-a store that another process keeps busy (it holds the ledger's write lock, as a long hard forget
-does). The bound is generous (a condition, not a timing: `tests/bench/bench_mcp_stop.py` measures
-the time)."""
+"""One Ctrl-C stops `hindsight mcp` (issue 20): a real SIGINT to a real server process, on stdio
+with its stdin still open and on HTTP with a client's event stream open, idle or with a tool call
+stuck on a store that another process keeps busy (it holds the ledger's write lock, as a long hard
+forget does). The bound is generous (a condition, not a timing: `tests/bench/bench_mcp_stop.py`
+measures the time)."""
 
 from __future__ import annotations
 
@@ -63,32 +63,82 @@ def test_one_sigint_stops_the_stdio_server(tmp_path: Path, busy: bool) -> None:
 
 
 def _stdio(tmp_path: Path, busy: bool) -> None:
-    proc = subprocess.Popen([*HINDSIGHT, "mcp", "--store", str(tmp_path / "s")], env=_env(tmp_path), text=True,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*HINDSIGHT, "mcp", "--store", str(tmp_path / "s")],
+        env=_env(tmp_path),
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdin and proc.stdout
-    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}) + "\n")
+    proc.stdin.write(
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "0"},
+                },
+            }
+        )
+        + "\n"
+    )
     proc.stdin.flush()
-    assert json.loads(proc.stdout.readline())["id"] == 1  # up and serving; stdin stays open
-    if busy:  # a call that waits for the store
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-            "name": "memory_write", "arguments": {"content": "written as the server stops"}}}) + "\n")
+    # up and serving; stdin stays open
+    assert json.loads(proc.stdout.readline())["id"] == 1
+    # a call that waits for the store
+    if busy:
+        proc.stdin.write(
+            json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n"
+        )
+        proc.stdin.write(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "tools/call",
+                    "params": {
+                        "name": "memory_write",
+                        "arguments": {"content": "written as the server stops"},
+                    },
+                }
+            )
+            + "\n"
+        )
         proc.stdin.flush()
     assert "stopping (SIGINT)" in _stopped(proc)
 
 
 @pytest.mark.parametrize("busy", [False, True])
-def test_one_sigint_stops_the_http_server_with_a_client_connected(tmp_path: Path, busy: bool) -> None:
+def test_one_sigint_stops_the_http_server_with_a_client_connected(
+    tmp_path: Path, busy: bool
+) -> None:
     with _busy_store(tmp_path / "s", busy):
         _http(tmp_path)
 
 
 def _http(tmp_path: Path) -> None:
     port = free_port()
-    proc = subprocess.Popen([*HINDSIGHT, "mcp", "--transport", "http", "--port", str(port), "--store",
-                             str(tmp_path / "s")], env=_env(tmp_path), text=True, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            *HINDSIGHT,
+            "mcp",
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+            "--store",
+            str(tmp_path / "s"),
+        ],
+        env=_env(tmp_path),
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         wait_for(lambda: listening(port), "the server to listen")
@@ -96,19 +146,34 @@ def _http(tmp_path: Path) -> None:
         session = open_session(http, url).headers["mcp-session-id"]
         opened = threading.Event()
 
-        def listen() -> None:  # an open event stream: a request uvicorn would wait for
+        # an open event stream: a request uvicorn would wait for
+        def listen() -> None:
             try:
-                with httpx2.Client(timeout=120) as own, own.stream("GET", f"{url}/mcp", headers={
-                        **headers(session=session), "Accept": "text/event-stream"}) as stream:
+                with (
+                    httpx2.Client(timeout=120) as own,
+                    own.stream(
+                        "GET",
+                        f"{url}/mcp",
+                        headers={**headers(session=session), "Accept": "text/event-stream"},
+                    ) as stream,
+                ):
                     opened.set()
                     for _ in stream.iter_bytes():
                         pass
             except httpx2.HTTPError:
-                pass  # the server went away, as it should
+                # the server went away, as it should
+                pass
 
-        def write() -> None:  # a tool call in flight
+        # a tool call in flight
+        def write() -> None:
             try:
-                call(http, url, "memory_write", {"content": "written as the server stops"}, session=session)
+                call(
+                    http,
+                    url,
+                    "memory_write",
+                    {"content": "written as the server stops"},
+                    session=session,
+                )
             except httpx2.HTTPError:
                 pass
 

@@ -1,5 +1,5 @@
-"""A `hindsight mine` killed with SIGKILL resumes with exactly the missing memories; fixes are linked
-across batches and across runs."""
+"""A `hindsight mine` killed with SIGKILL resumes with exactly the missing memories; fixes are
+linked across batches and across runs."""
 
 from __future__ import annotations
 
@@ -11,16 +11,16 @@ import time
 from pathlib import Path
 
 import pytest
-
 import transcript_fixtures as tf
-from transcript_fixtures import agents_fixture  # noqa: F401  (the `agents` fixture)
 from conftest import Cli
+from transcript_fixtures import agents_fixture  # noqa: F401  (the `agents` fixture)
+
 from hindsight_cli.models import Filters
 from hindsight_cli.transcripts import miner
 
 CWD = "/work/weather"
-# Runs the real CLI with one seam held open: after the Nth state save (or the Nth committed batch, before
-# its state is saved) it says so in a file and blocks until the test kills it.
+# Runs the real CLI with one seam held open: after the Nth state save (or the Nth committed batch,
+# before its state is saved) it says so in a file and blocks until the test kills it.
 DRIVER = """
 import sys, threading
 from pathlib import Path
@@ -53,13 +53,26 @@ def _active(cli: Cli) -> list:
 
 
 @pytest.mark.parametrize("seam", ["saved", "committed"])
-def test_a_killed_run_resumes_with_exactly_the_missing_memories(cli: Cli, agents: Path, tmp_path: Path,
-                                                                seam: str) -> None:
+def test_a_killed_run_resumes_with_exactly_the_missing_memories(
+    cli: Cli, agents: Path, tmp_path: Path, seam: str
+) -> None:
     tf.claude_code(agents, CWD)
     driver, ready = tmp_path / "driver.py", tmp_path / "ready"
     driver.write_text(DRIVER)
-    command = [sys.executable, str(driver), "2", str(ready), seam, "mine", "claude-code", "--store", str(cli.store_path)]
-    process = subprocess.Popen(command, env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    command = [
+        sys.executable,
+        str(driver),
+        "2",
+        str(ready),
+        seam,
+        "mine",
+        "claude-code",
+        "--store",
+        str(cli.store_path),
+    ]
+    process = subprocess.Popen(
+        command, env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     deadline = time.monotonic() + 120
     while not ready.exists():
         assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
@@ -67,7 +80,8 @@ def test_a_killed_run_resumes_with_exactly_the_missing_memories(cli: Cli, agents
         time.sleep(0.05)
     process.send_signal(signal.SIGKILL)
     process.wait()
-    assert len(_active(cli)) == 2  # two batches of one exchange committed before the kill
+    # two batches of one exchange committed before the kill
+    assert len(_active(cli)) == 2
     result = cli("mine", "claude-code", "--json")
     assert result.exit_code == 0, result.stderr
     mined = _active(cli)
@@ -76,8 +90,9 @@ def test_a_killed_run_resumes_with_exactly_the_missing_memories(cli: Cli, agents
     assert all(m.resolution for m in mined if m.outcome == "failure")
 
 
-def test_a_fix_in_a_later_batch_supersedes_the_failure_it_fixes(cli: Cli, agents: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_fix_in_a_later_batch_supersedes_the_failure_it_fixes(
+    cli: Cli, agents: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(miner.Miner, "BATCH", 1)
     tf.claude_code(agents, CWD)
     assert cli("mine", "claude-code").exit_code == 0
@@ -89,8 +104,10 @@ def test_a_fix_in_a_later_batch_supersedes_the_failure_it_fixes(cli: Cli, agents
 
 
 def test_a_fix_in_a_later_run_finds_the_failure_a_former_run_stored(cli: Cli, agents: Path) -> None:
-    path = tf._jsonl(agents / ".claude" / "projects" / "-work-weather" / "s.jsonl",
-                     tf.claude_lines(tf.STORY[:3], "s", CWD))
+    path = tf._jsonl(
+        agents / ".claude" / "projects" / "-work-weather" / "s.jsonl",
+        tf.claude_lines(tf.STORY[:3], "s", CWD),
+    )
     assert cli("mine", "claude-code").exit_code == 0
     assert not sorted(_active(cli), key=lambda m: m.step)[2].resolution
     tf.append(path, tf.claude_lines(tf.STORY[3:], "s", CWD, offset=3))

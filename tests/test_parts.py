@@ -1,6 +1,6 @@
-"""Content over the size limit (issue 17, point 3): stored in linked parts instead of refused, the same
-through ``record``, ``import`` and MCP; the parts share a task, point at each other, are found by the part
-that matched and leave (and come back) together."""
+"""Content over the size limit (issue 17, point 3): stored in linked parts instead of refused, the
+same through ``record``, ``import`` and MCP; the parts share a task, point at each other, are found
+by the part that matched and leave (and come back) together."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
 from conftest import Cli
+from hypothesis import given, settings, strategies as st
+
 from hindsight_cli import InvalidInput, Store
 from hindsight_cli.core import parts
 from hindsight_cli.models import short_id
@@ -19,8 +20,12 @@ LIMIT = 16384
 
 
 def _paragraph(i: int) -> str:
-    return (f"Paragraph {i} of the incident review: service{i} answered slowly while shard{i} rebalanced, "
-            f"so the on-call engineer paged team{i}, drained node{i} and waited for the queue to empty. ") * 3
+    return (
+        f"Paragraph {i} of the incident review: service{i} answered slowly while shard{i} "
+        f"rebalanced, "
+        f"so the on-call engineer paged team{i}, drained node{i} and waited for the queue to "
+        f"empty. "
+    ) * 3
 
 
 def _text(paragraphs: int = 60, ending: str = "") -> str:
@@ -34,17 +39,25 @@ def _words(text: str) -> set[str]:
 def test_an_over_long_text_is_stored_in_linked_parts(store: Store) -> None:
     text = _text(ending="\n\nThe real cause was a certificate that expired on the canary balancer.")
     result = store.record(text, task_id="review-7")
-    assert len(result.parts) >= 2 and result.memory.id == result.parts[0] and not result.deduplicated
+    assert (
+        len(result.parts) >= 2 and result.memory.id == result.parts[0] and not result.deduplicated
+    )
     stored = [store.get(i) for i in result.parts]
     assert all(len(m.content.encode("utf-8")) <= LIMIT for m in stored)
     assert {m.task_id for m in stored} == {"review-7"}
-    assert [m.metadata["part"] for m in stored] == [{"index": i, "of": len(stored)} for i in range(1, len(stored) + 1)]
-    for memory in stored:  # each names the others
+    assert [m.metadata["part"] for m in stored] == [
+        {"index": i, "of": len(stored)} for i in range(1, len(stored) + 1)
+    ]
+    # each names the others
+    for memory in stored:
         assert set(memory.source_ids) == set(result.parts) - {memory.id}
-    assert _words(text) == set().union(*(_words(m.content) for m in stored))  # nothing lost at a cut
-    assert all(m.content.endswith(".") for m in stored)  # cut at paragraph ends
+    # nothing lost at a cut
+    assert _words(text) == set().union(*(_words(m.content) for m in stored))
+    # cut at paragraph ends
+    assert all(m.content.endswith(".") for m in stored)
     hits = store.search("certificate expired on the canary balancer", k=3).hits
-    assert hits[0].memory.id == result.parts[-1]  # the part that matched
+    # the part that matched
+    assert hits[0].memory.id == result.parts[-1]
     again = store.record(text, task_id="review-7")
     assert again.deduplicated and again.memory.id == result.parts[0] and again.parts == result.parts
     assert len(store.list()) == len(result.parts)
@@ -58,7 +71,8 @@ def test_parts_without_a_task_share_one_named_after_the_text(store: Store) -> No
 
 def test_a_secret_across_the_cut_is_redacted_before_the_text_is_cut(store: Store) -> None:
     value = "Walrus7Quartz9931x"
-    assert redact_field(f"{value} and more", "content")[1] == 0  # alone, the value reads as a plain word
+    # alone, the value reads as a plain word
+    assert redact_field(f"{value} and more", "content")[1] == 0
     head = "a" * 8000 + " " + "b" * (LIMIT - 8000 - len(" the db password:") - 3)
     text = f"{head} the db password: {value} " + "c" * 9000
     result = store.record(text)
@@ -96,13 +110,19 @@ def test_past_the_most_parts_the_text_is_refused_whole(store: Store) -> None:
 
 
 @pytest.mark.no_store
-@pytest.mark.parametrize("text", [
-    "a" * 40000,  # no boundary at all: cut between characters
-    "😀" * 9000,  # never inside a character
-    "é" * 20000,
-    "监控报警在凌晨三点触发。值班工程师重启了服务。" * 800,  # sentence ends without spaces
-    "\n".join(f"line {i} of a log without blank lines" for i in range(2000)),
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        # no boundary at all: cut between characters
+        "a" * 40000,
+        # never inside a character
+        "😀" * 9000,
+        "é" * 20000,
+        # sentence ends without spaces
+        "监控报警在凌晨三点触发。值班工程师重启了服务。" * 800,
+        "\n".join(f"line {i} of a log without blank lines" for i in range(2000)),
+    ],
+)
 def test_cuts_fall_at_the_best_boundary_and_lose_nothing(text: str) -> None:
     pieces = parts.pieces(text, LIMIT)
     assert len(pieces) >= 2 and all(0 < len(p.encode("utf-8")) <= LIMIT for p in pieces)
@@ -115,8 +135,13 @@ def test_cuts_fall_at_the_best_boundary_and_lose_nothing(text: str) -> None:
 
 @pytest.mark.no_store
 @settings(max_examples=200, deadline=None)
-@given(st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=600), st.integers(8, 90))
-def test_every_cut_keeps_every_character_but_the_boundaries_whitespace(text: str, max_bytes: int) -> None:
+@given(
+    st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=600),
+    st.integers(8, 90),
+)
+def test_every_cut_keeps_every_character_but_the_boundaries_whitespace(
+    text: str, max_bytes: int
+) -> None:
     pieces = parts.pieces(text, max_bytes)
     assert all(0 < len(p.encode("utf-8")) <= max_bytes for p in pieces)
     assert "".join("".join(p.split()) for p in pieces) == "".join(text.split())
@@ -132,7 +157,9 @@ def test_record_through_the_cli_says_it_stored_parts(cli: Cli) -> None:
     assert shown.exit_code == 0 and all(short_id(i) in shown.stdout for i in data["parts"])
 
 
-def test_import_stores_an_over_long_record_in_parts_instead_of_refusing_the_file(cli: Cli, tmp_path: Path) -> None:
+def test_import_stores_an_over_long_record_in_parts_instead_of_refusing_the_file(
+    cli: Cli, tmp_path: Path
+) -> None:
     long_id = "0190a0e0-0000-7000-8000-000000000001"
     records = [{"content": "a short note about the deploy"}, {"id": long_id, "content": _text()}]
     source = tmp_path / "in.jsonl"
@@ -143,13 +170,16 @@ def test_import_stores_an_over_long_record_in_parts_instead_of_refusing_the_file
     of = cli.open().get(long_id).metadata["part"]["of"]
     assert of >= 2 and len(cli.open().list()) == 1 + of
     second = cli("import", str(source))
-    assert second.exit_code == 0 and "Imported 0" in second.stderr  # a rerun adds nothing
+    # a rerun adds nothing
+    assert second.exit_code == 0 and "Imported 0" in second.stderr
     assert len(cli.open().list()) == 1 + of
 
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_memory_write_stores_parts_and_search_says_which_part(store: Store, anyio_backend: str) -> None:
+async def test_memory_write_stores_parts_and_search_says_which_part(
+    store: Store, anyio_backend: str
+) -> None:
     from mcp import Client
 
     from hindsight_cli.mcp_server import build_server
@@ -161,15 +191,21 @@ async def test_memory_write_stores_parts_and_search_says_which_part(store: Store
         ids = written.structured_content["parts"]
         assert len(ids) >= 2 and written.structured_content["id"] == ids[0]
         assert f"stored in {len(ids)} linked parts" in written.content[0].text
-        found = await client.call_tool("memory_search", {"query": "certificate expired canary balancer", "top_k": 1})
+        found = await client.call_tool(
+            "memory_search", {"query": "certificate expired canary balancer", "top_k": 1}
+        )
         assert found.structured_content["hits"][0]["id"] == ids[-1]
         assert f"(part {len(ids)} of {len(ids)})" in found.content[0].text
     assert {m.id for m in store.list()} == set(ids)
 
 
 @pytest.mark.parametrize("budget", [60, 150, 400, 1000])
-def test_a_budgeted_search_shows_the_best_hit_cut_to_fit_rather_than_nothing(store: Store, budget: int) -> None:
-    ids = store.record(_text(ending="\n\nThe real cause was a certificate that expired on the canary balancer.")).parts
+def test_a_budgeted_search_shows_the_best_hit_cut_to_fit_rather_than_nothing(
+    store: Store, budget: int
+) -> None:
+    ids = store.record(
+        _text(ending="\n\nThe real cause was a certificate that expired on the canary balancer.")
+    ).parts
     store.record("a short note: the canary balancer was replaced in May")
     result = store.search("certificate expired canary balancer", k=5, budget=budget)
     assert result.hits and result.hits[0].memory.id == ids[-1]

@@ -1,6 +1,6 @@
-"""Hard forget is crash-safe and complete (issue 16, points 3, 7, 8): a process killed at any point of a
-hard forget leaves no trace of the text once the store is next opened; the hook spool is scrubbed too;
-what left search takes its summaries with it; expiry purges as a hard forget does."""
+"""Hard forget is crash-safe and complete (issue 16, points 3, 7, 8): a process killed at any point
+of a hard forget leaves no trace of the text once the store is next opened; the hook spool is
+scrubbed too; what left search takes its summaries with it; expiry purges as a hard forget does."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import REPO, FakeEmbedder
+
 from hindsight_cli import hooks
 from hindsight_cli.store import Store
 
@@ -27,25 +27,42 @@ SECRET = "the quokka launch code name is tangerine-owl"
 
 
 def _claude(project: Path, event: str, **fields: Any) -> str:
-    payload = {"session_id": "s-crash", "transcript_path": "/t.jsonl", "cwd": str(project), "hook_event_name": event,
-               **fields}
+    payload = {
+        "session_id": "s-crash",
+        "transcript_path": "/t.jsonl",
+        "cwd": str(project),
+        "hook_event_name": event,
+        **fields,
+    }
     return json.dumps(payload)
 
 
 def _seed(path: Path) -> dict[str, str]:
-    """A store that holds the text to forget in every place it can be: a memory, a summary quoting it,
-    a memory a hook brought in (with its "seen before" signature in the spool), the LanceDB index."""
+    """A store that holds the text to forget in every place it can be: a memory, a summary quoting
+    it, a memory a hook brought in (with its "seen before" signature in the spool), the LanceDB
+    index."""
     store = Store(path, embedder=FakeEmbedder())
     store.init()
     for i in range(25):
-        store.record(f"routine deployment note number {i} for the payments service", task_id="t-other")
+        store.record(
+            f"routine deployment note number {i} for the payments service", task_id="t-other"
+        )
     secret = store.record(SECRET, task_id="t-secret").memory
     store.record("a second note about the launch", task_id="t-secret")
     store.summarize(task_id="t-secret")
-    hooks.run("PostToolUseFailure", "claude-code", _claude(
-        path.parent, "PostToolUseFailure", tool_name="Bash", tool_use_id="t1",
-        tool_input={"command": f"psql -h {HOST} -c 'select 1'"},
-        error=f"could not connect to server {HOST} port 5432: connection refused"), str(path))
+    hooks.run(
+        "PostToolUseFailure",
+        "claude-code",
+        _claude(
+            path.parent,
+            "PostToolUseFailure",
+            tool_name="Bash",
+            tool_use_id="t1",
+            tool_input={"command": f"psql -h {HOST} -c 'select 1'"},
+            error=f"could not connect to server {HOST} port 5432: connection refused",
+        ),
+        str(path),
+    )
     from hindsight_cli.hooks import recall
 
     recall.ingest(store)
@@ -68,7 +85,8 @@ def _traces(path: Path) -> list[str]:
 def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
     root = tmp_path_factory.mktemp("purge-template")
     ids = _seed(root / ".hindsight")
-    assert _traces(root / ".hindsight")  # the grep sees the text before any forget
+    # the grep sees the text before any forget
+    assert _traces(root / ".hindsight")
     return root, ids
 
 
@@ -77,15 +95,20 @@ def _copy(template: tuple[Path, dict[str, str]], tmp_path: Path) -> tuple[Path, 
     return tmp_path / "p" / ".hindsight", template[1]
 
 
-# Where a kill lands: the function the child process dies in, before (or, with "after", after) it runs.
+# Where a kill lands: the function the child process dies in, before (or, with "after", after) it
+# runs.
 PHASES = [
-    ("hindsight_cli.core.lifecycle", "_delete", "before"),  # the journal is written, the delete is not
-    ("hindsight_cli.core.purge", "amend", "before"),  # the delete committed
+    # the journal is written, the delete is not
+    ("hindsight_cli.core.lifecycle", "_delete", "before"),
+    # the delete committed
+    ("hindsight_cli.core.purge", "amend", "before"),
     ("hindsight_cli.storage.sync.Mirror", "scrub", "before"),
     ("hindsight_cli.storage.sync.Mirror", "scrub", "after"),
     ("hindsight_cli.hooks.spool", "scrub", "before"),
-    ("hindsight_cli.storage.sql.duckdb_rewrite", "_copy", "after"),  # half the new ledger written
-    ("hindsight_cli.storage.sql.duckdb_ledger.DuckDBLedger", "scrub", "after"),  # all scrubbed, journal left
+    # half the new ledger written
+    ("hindsight_cli.storage.sql.duckdb_rewrite", "_copy", "after"),
+    # all scrubbed, journal left
+    ("hindsight_cli.storage.sql.duckdb_ledger.DuckDBLedger", "scrub", "after"),
 ]
 
 CHILD = """
@@ -122,25 +145,43 @@ store.forget([{secret!r}, {hooked!r}], hard=True, reason="crash test")
 """
 
 
-def _forget_in_child(path: Path, ids: dict[str, str], phase: tuple[str, str, str] | None) -> subprocess.Popen[str]:
-    code = CHILD.format(tests=str(REPO / "tests"), phase=phase or ("hindsight_cli.core.purge", "owed", "never"),
-                        path=str(path), begun=str(path.parent / "begun"), **ids)
-    return subprocess.Popen([sys.executable, "-c", code], env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+def _forget_in_child(
+    path: Path, ids: dict[str, str], phase: tuple[str, str, str] | None
+) -> subprocess.Popen[str]:
+    code = CHILD.format(
+        tests=str(REPO / "tests"),
+        phase=phase or ("hindsight_cli.core.purge", "owed", "never"),
+        path=str(path),
+        begun=str(path.parent / "begun"),
+        **ids,
+    )
+    return subprocess.Popen(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _reopened_leaves_no_trace(path: Path) -> None:
     store = Store(path, embedder=FakeEmbedder())
-    assert len(store.list(limit=None)) >= 25  # the next open finishes what was owed; nothing else went
+    # the next open finishes what was owed; nothing else went
+    assert len(store.list(limit=None)) >= 25
     assert store.owed_purges() == []
     assert _traces(path) == [], _traces(path)
-    assert not [h for h in store.search("tangerine-owl quokka launch", engine="index").hits if "tangerine" in h.memory.content]
+    assert not [
+        h
+        for h in store.search("tangerine-owl quokka launch", engine="index").hits
+        if "tangerine" in h.memory.content
+    ]
     assert store.record("the store takes writes after a finished purge").memory.id
 
 
 @pytest.mark.parametrize("phase", PHASES, ids=[f"{p[1]}-{p[2]}" for p in PHASES])
-def test_a_kill_at_every_phase_of_a_hard_forget_leaves_no_trace(template: Any, tmp_path: Path,
-                                                                 phase: tuple[str, str, str]) -> None:
+def test_a_kill_at_every_phase_of_a_hard_forget_leaves_no_trace(
+    template: Any, tmp_path: Path, phase: tuple[str, str, str]
+) -> None:
     path, ids = _copy(template, tmp_path)
     child = _forget_in_child(path, ids, phase)
     _, err = child.communicate(timeout=300)
@@ -151,11 +192,14 @@ def test_a_kill_at_every_phase_of_a_hard_forget_leaves_no_trace(template: Any, t
 
 
 @pytest.mark.parametrize("trial", range(6))
-def test_kills_at_random_moments_leave_no_trace_after_the_next_open(template: Any, tmp_path: Path, trial: int) -> None:
+def test_kills_at_random_moments_leave_no_trace_after_the_next_open(
+    template: Any, tmp_path: Path, trial: int
+) -> None:
     path, ids = _copy(template, tmp_path)
     child = _forget_in_child(path, ids, None)
     begun = path.parent / "begun"
-    while not begun.exists() and child.poll() is None:  # the forget has begun once its purge is owed
+    # the forget has begun once its purge is owed
+    while not begun.exists() and child.poll() is None:
         time.sleep(0.01)
     # Then a kill at a random moment: while it deletes, while it scrubs, or after it is done.
     try:
@@ -166,7 +210,9 @@ def test_kills_at_random_moments_leave_no_trace_after_the_next_open(template: An
     _reopened_leaves_no_trace(path)
 
 
-def test_doctor_fails_while_a_purge_is_owed_and_fix_finishes_it(template: Any, tmp_path: Path, cli: Any) -> None:
+def test_doctor_fails_while_a_purge_is_owed_and_fix_finishes_it(
+    template: Any, tmp_path: Path, cli: Any
+) -> None:
     path, ids = _copy(template, tmp_path)
     child = _forget_in_child(path, ids, ("hindsight_cli.core.purge", "amend", "before"))
     child.communicate(timeout=300)
@@ -174,31 +220,50 @@ def test_doctor_fails_while_a_purge_is_owed_and_fix_finishes_it(template: Any, t
     assert report.exit_code == 1
     check = next(c for c in json.loads(report.stdout)["checks"] if c["id"] == "store.purges")
     assert check["status"] == "fail" and "hindsight doctor store --fix" in check["fix"]
-    assert _traces(path)  # doctor changed nothing
+    # doctor changed nothing
+    assert _traces(path)
     fixed = cli("doctor", "store", "--fix", "--json", "--store", str(path))
-    assert next(c for c in json.loads(fixed.stdout)["checks"] if c["id"] == "store.purges")["status"] == "ok"
+    assert (
+        next(c for c in json.loads(fixed.stdout)["checks"] if c["id"] == "store.purges")["status"]
+        == "ok"
+    )
     assert _traces(path) == []
 
 
 def test_a_hook_memory_leaves_no_residue_in_the_spool(template: Any, tmp_path: Path) -> None:
     path, ids = _copy(template, tmp_path)
-    assert b"quokka" in (path / "spool" / "seen.jsonl").read_bytes()  # the signature of the hook's error
+    # the signature of the hook's error
+    assert b"quokka" in (path / "spool" / "seen.jsonl").read_bytes()
     Store(path, embedder=FakeEmbedder()).forget([ids["hooked"], ids["secret"]], hard=True)
     assert _traces(path) == []
 
 
 def test_what_leaves_search_takes_its_summaries_with_it(store: Store) -> None:
-    notes = [store.record(f"migration step {i}: moved table orders_{i}", task_id="t-mig").memory for i in range(3)]
+    notes = [
+        store.record(f"migration step {i}: moved table orders_{i}", task_id="t-mig").memory
+        for i in range(3)
+    ]
     summary = store.summarize(task_id="t-mig").memory
-    store.forget([notes[0].id])  # soft: the summary quotes it, so it leaves search too
+    # soft: the summary quotes it, so it leaves search too
+    store.forget([notes[0].id])
     assert store.get(summary.id).status == "invalidated"
-    assert summary.id not in {h.memory.id for h in store.search("migration step moved table orders_0", k=10).hits}
+    assert summary.id not in {
+        h.memory.id for h in store.search("migration step moved table orders_0", k=10).hits
+    }
     rebuilt = store.summarize(task_id="t-mig")
-    assert rebuilt.memory.id == summary.id and rebuilt.memory.status == "active" and "orders_0" not in rebuilt.memory.content
+    assert (
+        rebuilt.memory.id == summary.id
+        and rebuilt.memory.status == "active"
+        and "orders_0" not in rebuilt.memory.content
+    )
     old = store.record("the orders table lives in db-a", task_id="t-fact").memory
     about = store.summarize(task_id="t-fact")
-    store.record("the orders table moved to db-b", supersedes=old.id)  # a replaced memory leaves search
-    assert store.get(old.id).status == "superseded" and store.get(about.memory.id).status == "invalidated"
+    # a replaced memory leaves search
+    store.record("the orders table moved to db-b", supersedes=old.id)
+    assert (
+        store.get(old.id).status == "superseded"
+        and store.get(about.memory.id).status == "invalidated"
+    )
     archived = store.record("the reports job runs nightly", task_id="t-arch").memory
     kept = store.summarize(task_id="t-arch").memory
     store.forget([archived.id], archive=True)
@@ -212,7 +277,8 @@ def test_expiry_purges_like_a_hard_forget(store: Store) -> None:
 
     gone = store.record(f"a scratch note about {HOST}", type="working", task_id="t-x").memory
     store.summarize(task_id="t-x")
-    store.clock = lambda: now() + timedelta(days=2)  # past the working memory's 24 h
+    # past the working memory's 24 h
+    store.clock = lambda: now() + timedelta(days=2)
     assert store.expire() >= 1
     assert [m for m in store.list(limit=None) if HOST in m.content] == []
     if store.ledger.capabilities.files:
@@ -222,23 +288,34 @@ def test_expiry_purges_like_a_hard_forget(store: Store) -> None:
 
 def test_a_purge_a_live_process_is_working_on_is_left_to_it(template: Any, tmp_path: Path) -> None:
     path, ids = _copy(template, tmp_path)
-    owner = subprocess.Popen([sys.executable, "-c", f"""
+    owner = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"""
 import sys
-sys.path.insert(0, {str(REPO / 'tests')!r})
+sys.path.insert(0, {str(REPO / "tests")!r})
 from conftest import FakeEmbedder
 from hindsight_cli.core import purge
 from hindsight_cli.store import Store
 store = Store({str(path)!r}, embedder=FakeEmbedder())
-purge.owe(store._rt, [{ids['secret']!r}], [], "slow purge", "owner")
+purge.owe(store._rt, [{ids["secret"]!r}], [], "slow purge", "owner")
 print("owed", flush=True)
 sys.stdin.readline()  # holds the journal's lock until told to go
-"""], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+""",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert owner.stdout and owner.stdout.readline().strip() == "owed"
     other = Store(path, embedder=FakeEmbedder())
-    assert len(other.list(limit=None)) > 25 and other.owed_purges()  # not stolen from its live owner
+    # not stolen from its live owner
+    assert len(other.list(limit=None)) > 25 and other.owed_purges()
     assert other.get(ids["secret"]).content == SECRET
     owner.kill()
     owner.wait(timeout=60)
-    Store(path, embedder=FakeEmbedder()).list()  # the owner died: the next open finishes its purge
+    # the owner died: the next open finishes its purge
+    Store(path, embedder=FakeEmbedder()).list()
     assert Store(path, embedder=FakeEmbedder()).owed_purges() == []
     assert SECRET not in [m.content for m in Store(path, embedder=FakeEmbedder()).list(limit=None)]

@@ -1,5 +1,5 @@
-"""The redaction rules on the corpus in tests/data (secrets that must go, look-alikes that must stay),
-the per-field API the write path calls, and every CLI field of a memory grepped on disk.
+"""The redaction rules on the corpus in tests/data (secrets that must go, look-alikes that must
+stay), the per-field API the write path calls, and every CLI field of a memory grepped on disk.
 
 Every secret is fake and assembled from a seeded random body (tests/secret_corpus.py), so the
 repository holds no string a secret scanner would flag. tests/bench/redaction_corpus.py prints the
@@ -13,12 +13,11 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import stored_data
+from secret_corpus import Item, leaks, load
 
 from hindsight_cli.redact import FIELDS, redact, redact_field, redact_label, redact_value
 from hindsight_cli.redact_words import NAME_WORDS, fold
-
-from conftest import stored_data
-from secret_corpus import Item, leaks, load
 
 SECRETS = load("secrets.txt")
 LOOKALIKES = load("lookalikes.txt")
@@ -47,14 +46,15 @@ def test_look_alikes_stay_as_written(item: Item) -> None:
 def test_the_leak_check_sees_a_partial_leak() -> None:
     """A positive control for ``leaks``: half a password left behind is a leak."""
     item = Item("control", "amqp://u:Ab3xY9@Zq7Lm2@host/v", ("Ab3xY9@Zq7Lm2",))
-    assert leaks("amqp://u:[REDACTED:password]@Zq7Lm2@host/v", item) == []  # shorter than 8: whole only
+    # shorter than 8: whole only
+    assert leaks("amqp://u:[REDACTED:password]@Zq7Lm2@host/v", item) == []
     long = Item("control", "pw: Ab3xY9kL@Zq7Lm2Wp", ("Ab3xY9kL@Zq7Lm2Wp",))
     assert leaks("pw: [REDACTED:password]@Zq7Lm2Wp", long) == ["Ab3xY9kL@Zq7Lm2Wp"]
 
 
 def test_the_fold_table_is_what_re_ignorecase_matches() -> None:
-    """A word found in the folded text is what a case-blind pattern can match, in every script: every
-    character that (?i) matches with a letter of a word folds to that letter."""
+    """A word found in the folded text is what a case-blind pattern can match, in every script:
+    every character that (?i) matches with a letter of a word folds to that letter."""
     import re._casefix as casefix
 
     from hindsight_cli import redact_words
@@ -69,27 +69,54 @@ def test_the_fold_table_is_what_re_ignorecase_matches() -> None:
     assert redact_words.fold("ŞİFRE") == "şifre" and redact_words.fold("ΚΩΔΙΚΌΣ") == "κωδικόσ"
 
 
-# --- the per-field API ------------------------------------------------------------------------------
+# --- the per-field API
+# ------------------------------------------------------------------------------
+
 
 def test_each_field_goes_through_its_rule_set() -> None:
     assert redact_field("fixed it; mysql -u root -pS3cretPw9 works", "resolution") == (
-        "fixed it; mysql -u root -p[REDACTED:password] works", 1)
-    assert redact_field("reason: curl -u admin:hunter2 leaked", "reason")[0] == \
-        "reason: curl -u admin:[REDACTED:password] leaked"
+        "fixed it; mysql -u root -p[REDACTED:password] works",
+        1,
+    )
+    assert (
+        redact_field("reason: curl -u admin:hunter2 leaked", "reason")[0]
+        == "reason: curl -u admin:[REDACTED:password] leaked"
+    )
     assert redact_field(["password=hunter2", "auth:oauth2", "token:Xk9fL2mQ8rT4vB7n"], "tags") == (
-        ["password=[REDACTED:secret]", "auth:oauth2", "token:[REDACTED:secret]"], 2)
-    assert redact_field("deploy: sshpass -p S3cret!Pw9 x", "task_id")[0] == "deploy: sshpass -p [REDACTED:password] x"
-    assert redact_field({"DB_PASS": "hunter2", "LOG_LEVEL": "debug", "CMD": "mysql -pS3cretPw9"}, "env") == (
-        {"DB_PASS": "[REDACTED:secret]", "LOG_LEVEL": "debug", "CMD": "mysql -p[REDACTED:password]"}, 2)
-    assert redact_field({"nested": [{"Passwort": "Sommer2024!"}], "max_tokens": "4096"}, "metadata") == (
-        {"nested": [{"Passwort": "[REDACTED:secret]"}], "max_tokens": "4096"}, 1)
+        ["password=[REDACTED:secret]", "auth:oauth2", "token:[REDACTED:secret]"],
+        2,
+    )
+    assert (
+        redact_field("deploy: sshpass -p S3cret!Pw9 x", "task_id")[0]
+        == "deploy: sshpass -p [REDACTED:password] x"
+    )
+    assert redact_field(
+        {"DB_PASS": "hunter2", "LOG_LEVEL": "debug", "CMD": "mysql -pS3cretPw9"}, "env"
+    ) == (
+        {
+            "DB_PASS": "[REDACTED:secret]",
+            "LOG_LEVEL": "debug",
+            "CMD": "mysql -p[REDACTED:password]",
+        },
+        2,
+    )
+    assert redact_field(
+        {"nested": [{"Passwort": "Sommer2024!"}], "max_tokens": "4096"}, "metadata"
+    ) == ({"nested": [{"Passwort": "[REDACTED:secret]"}], "max_tokens": "4096"}, 1)
     assert redact_field(None, "resolution") == (None, 0)
 
 
 def test_labels_are_stricter_than_text() -> None:
     """In text, "auth: oauth2" and "password: hunter2" read as statements; in a label a colon is a
     namespace, so only an assignment or a credential-shaped value goes."""
-    for kept in ("auth:oauth2", "password:reset", "token:expired", "secret:rotation", "lang:python", "max_tokens=4096"):
+    for kept in (
+        "auth:oauth2",
+        "password:reset",
+        "token:expired",
+        "secret:rotation",
+        "lang:python",
+        "max_tokens=4096",
+    ):
         assert redact_label(kept) == (kept, 0)
     assert redact_label("password=hunter2") == ("password=[REDACTED:secret]", 1)
     assert redact_label("db_pass=x9z") == ("db_pass=[REDACTED:secret]", 1)
@@ -100,33 +127,76 @@ def test_labels_are_stricter_than_text() -> None:
 def test_an_unknown_field_is_an_error_not_a_leak() -> None:
     with pytest.raises(ValueError, match="no redaction rule for field 'titel'"):
         redact_field("x", "titel")
-    assert {"content", "resolution", "reason", "tags", "task_id", "agent_id", "trigger", "metadata", "env"} <= set(FIELDS)
+    assert {
+        "content",
+        "resolution",
+        "reason",
+        "tags",
+        "task_id",
+        "agent_id",
+        "trigger",
+        "metadata",
+        "env",
+    } <= set(FIELDS)
 
 
 def test_mapping_keys_are_labels_and_secret_named_values_go_whole() -> None:
-    value, count = redact_value({"sk-proj-" + "a1B2" * 10: "x", "api_key": "plainword", "key": "user:42:profile"})
-    assert value == {"[REDACTED:openai_key]": "x", "api_key": "[REDACTED:secret]", "key": "user:42:profile"}
+    value, count = redact_value(
+        {"sk-proj-" + "a1B2" * 10: "x", "api_key": "plainword", "key": "user:42:profile"}
+    )
+    assert value == {
+        "[REDACTED:openai_key]": "x",
+        "api_key": "[REDACTED:secret]",
+        "key": "user:42:profile",
+    }
     assert count == 2
 
 
-# --- every CLI field, grepped on disk ---------------------------------------------------------------
+# --- every CLI field, grepped on disk
+# ---------------------------------------------------------------
 
-_FIELD_SECRETS = {"tag": "Hunter2Tag9x", "task": "S3cretTask7q", "env": "EnvPass8Wq2z", "meta": "MetaPw5Lk3j",
-                  "resolution": "ResoPw4Nb6h", "content": "ContentPw3Xc"}
+_FIELD_SECRETS = {
+    "tag": "Hunter2Tag9x",
+    "task": "S3cretTask7q",
+    "env": "EnvPass8Wq2z",
+    "meta": "MetaPw5Lk3j",
+    "resolution": "ResoPw4Nb6h",
+    "content": "ContentPw3Xc",
+}
 
 
 def test_every_field_of_a_recorded_memory_is_redacted_on_disk(cli, tmp_path: Path) -> None:
     s = _FIELD_SECRETS
-    result = cli("record", f"deploy failed: sshpass -p {s['content']} ssh root@db", "--json",
-                 "--tag", f"password={s['tag']}", "--tag", "auth:oauth2",
-                 "--task", f"deploy mysql -u root -p{s['task']}", "--env", f"DB_PASS={s['env']}",
-                 "--meta", f"cmd=curl -u admin:{s['meta']} https://ci", "--resolution", f"Passwort: {s['resolution']}")
+    result = cli(
+        "record",
+        f"deploy failed: sshpass -p {s['content']} ssh root@db",
+        "--json",
+        "--tag",
+        f"password={s['tag']}",
+        "--tag",
+        "auth:oauth2",
+        "--task",
+        f"deploy mysql -u root -p{s['task']}",
+        "--env",
+        f"DB_PASS={s['env']}",
+        "--meta",
+        f"cmd=curl -u admin:{s['meta']} https://ci",
+        "--resolution",
+        f"Passwort: {s['resolution']}",
+    )
     assert result.exit_code == 0, result.output
     recorded = json.loads(result.stdout)
     assert recorded["redactions"] == 6 and "auth:oauth2" in recorded["tags"]
-    assert cli("search", "deploy failed", "--json").exit_code == 0  # builds the index too
+    # builds the index too
+    assert cli("search", "deploy failed", "--json").exit_code == 0
     out = tmp_path / "export.jsonl"
     assert cli("export", "-o", str(out)).exit_code == 0
     places = [*stored_data(cli.store_path), (str(out), out.read_bytes())]
-    assert [(name, field) for name, data in places for field, secret in s.items() if secret.encode() in data] == []
-    assert any(b"auth:oauth2" in data for _, data in places)  # the grep sees what was kept
+    assert [
+        (name, field)
+        for name, data in places
+        for field, secret in s.items()
+        if secret.encode() in data
+    ] == []
+    # the grep sees what was kept
+    assert any(b"auth:oauth2" in data for _, data in places)

@@ -1,7 +1,7 @@
-"""Agent scope holds through idempotency keys, summaries, supersedes and merges (issue 16, point 1): one
-agent never sees, changes or shadows another's memories, whatever keys and ids it sends, through the
-Python API, an MCP server started with --agent (in process and over stdio) and an HTTP server with
-per-agent tokens."""
+"""Agent scope holds through idempotency keys, summaries, supersedes and merges (issue 16, point 1):
+one agent never sees, changes or shadows another's memories, whatever keys and ids it sends, through
+the Python API, an MCP server started with --agent (in process and over stdio) and an HTTP server
+with per-agent tokens."""
 
 from __future__ import annotations
 
@@ -14,30 +14,46 @@ from typing import Any
 
 import duckdb
 import pytest
+from conftest import FakeEmbedder
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from conftest import FakeEmbedder
 from hindsight_cli import InvalidInput, MemoryNotFound, bench_floor
 from hindsight_cli.core.prepare import derived_key
-from hindsight_cli.store import Store
 from hindsight_cli.storage.sql.duckdb_ledger import SCHEMA_VERSION
+from hindsight_cli.store import Store
 
 AGENTS = ("alice", "bob")
 KEYS = ("deploy-notes", "k-2", None)
-TEXTS = ("the deploy key rotates weekly", "staging runs on db-7.internal", "the cache lives in redis",
-         "builds need node 20", "tokens expire after an hour")
+TEXTS = (
+    "the deploy key rotates weekly",
+    "staging runs on db-7.internal",
+    "the cache lives in redis",
+    "builds need node 20",
+    "tokens expire after an hour",
+)
 
 # One step: (agent, action, text index, key index, a number picking a target among the known ids)
-STEP = st.tuples(st.sampled_from(AGENTS), st.sampled_from(["write", "summarize", "supersede", "peek", "forget"]),
-                 st.integers(0, len(TEXTS) - 1), st.integers(0, len(KEYS) - 1), st.integers(0, 99))
+STEP = st.tuples(
+    st.sampled_from(AGENTS),
+    st.sampled_from(["write", "summarize", "supersede", "peek", "forget"]),
+    st.integers(0, len(TEXTS) - 1),
+    st.integers(0, len(KEYS) - 1),
+    st.integers(0, 99),
+)
 
 
 def _snapshot(store: Store, agent: str) -> dict[str, tuple[str, str, str]]:
     """Everything an agent owns: id -> (content, status, key), read unscoped."""
-    return {m.id: (m.content, m.status, m.idempotency_key) for m in store.list(limit=None) if m.agent_id == agent}
+    return {
+        m.id: (m.content, m.status, m.idempotency_key)
+        for m in store.list(limit=None)
+        if m.agent_id == agent
+    }
 
 
-def _act(view: Store, agent: str, action: str, text: str, key: str | None, target: str | None) -> list[Any]:
+def _act(
+    view: Store, agent: str, action: str, text: str, key: str | None, target: str | None
+) -> list[Any]:
     """One request as ``agent``; returns every memory it got back (which must all be its own)."""
     if action == "write":
         return [view.record(f"{agent}: {text}", key=key, task_id="t1").memory]
@@ -52,9 +68,13 @@ def _act(view: Store, agent: str, action: str, text: str, key: str | None, targe
     return [hit.memory for hit in view.search(text, k=10).hits]
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(steps=st.lists(STEP, min_size=4, max_size=14))
-def test_random_interleavings_never_cross_scope(tmp_path_factory: pytest.TempPathFactory, steps: list[Any]) -> None:
+def test_random_interleavings_never_cross_scope(
+    tmp_path_factory: pytest.TempPathFactory, steps: list[Any]
+) -> None:
     store = Store(tmp_path_factory.mktemp("scope") / "s", embedder=FakeEmbedder())
     store.init()
     views = {agent: store.scoped(agent) for agent in AGENTS}
@@ -67,13 +87,16 @@ def test_random_interleavings_never_cross_scope(tmp_path_factory: pytest.TempPat
             got = _act(views[agent], agent, action, TEXTS[text], KEYS[key], target)
         except (MemoryNotFound, InvalidInput) as error:
             got = []
-            for content, _, _ in theirs.values():  # a refusal never quotes the other agent's memory
+            # a refusal never quotes the other agent's memory
+            for content, _, _ in theirs.values():
                 assert content not in str(error)
             assert other not in str(error)
         assert all(m.agent_id == agent for m in got), (action, got)
-        assert _snapshot(store, other) == theirs  # nothing of the other agent changed
+        # nothing of the other agent changed
+        assert _snapshot(store, other) == theirs
         known.extend(m.id for m in got)
-    for agent in AGENTS:  # a key reused by both agents names two memories, each its writer's own
+    # a key reused by both agents names two memories, each its writer's own
+    for agent in AGENTS:
         for memory in store.list(limit=None):
             if memory.agent_id == agent and memory.trigger is None:
                 assert memory.content.startswith(f"{agent}")
@@ -81,23 +104,40 @@ def test_random_interleavings_never_cross_scope(tmp_path_factory: pytest.TempPat
 
 def test_the_reported_attacks_fail(store: Store) -> None:
     alice, bob = store.scoped("alice"), store.scoped("bob")
-    bobs = bob.record("bob's deploy notes: the root password is in the vault", key="deploy-notes").memory
-    mine = alice.record("alice's deploy notes", key="deploy-notes")  # the same key: alice's own memory
-    assert not mine.deduplicated and mine.memory.agent_id == "alice" and "bob" not in mine.memory.content
+    bobs = bob.record(
+        "bob's deploy notes: the root password is in the vault", key="deploy-notes"
+    ).memory
+    # the same key: alice's own memory
+    mine = alice.record("alice's deploy notes", key="deploy-notes")
+    assert (
+        not mine.deduplicated
+        and mine.memory.agent_id == "alice"
+        and "bob" not in mine.memory.content
+    )
     # A key alice claims first does not swallow bob's later write with it.
     first = alice.record("alice claims k-9", key="k-9").memory
     later = bob.record("bob's own k-9 note", key="k-9")
-    assert not later.deduplicated and later.memory.id != first.id and later.memory.content == "bob's own k-9 note"
-    # Summary keys: alice plants rows under the keys bob's summary of task t2 will use, before he summarises.
+    assert (
+        not later.deduplicated
+        and later.memory.id != first.id
+        and later.memory.content == "bob's own k-9 note"
+    )
+    # Summary keys: alice plants rows under the keys bob's summary of task t2 will use, before he
+    # summarises.
     bob.record("bob ran the t2 migration", task_id="t2")
     for part in range(3):
-        alice.record("alice's planted row", key=derived_key("summary", None, "t2", part), task_id="t2")
-        alice.record("alice's planted row", key=derived_key("summary", "bob", "t2", part), task_id="t2")
+        alice.record(
+            "alice's planted row", key=derived_key("summary", None, "t2", part), task_id="t2"
+        )
+        alice.record(
+            "alice's planted row", key=derived_key("summary", "bob", "t2", part), task_id="t2"
+        )
     summary = bob.summarize(task_id="t2").memory
     assert summary.agent_id == "bob" and "migration" in summary.content
     assert all(m.content == "alice's planted row" for m in alice.list() if m.task_id == "t2")
     assert not [h for h in alice.search("t2 migration", k=20).hits if h.memory.agent_id != "alice"]
-    with pytest.raises(MemoryNotFound):  # bob's memory does not exist for alice
+    # bob's memory does not exist for alice
+    with pytest.raises(MemoryNotFound):
         alice.record("alice supersedes bob", supersedes=bobs.id)
     assert store.get(bobs.id).status == "active"
 
@@ -105,22 +145,28 @@ def test_the_reported_attacks_fail(store: Store) -> None:
 @pytest.mark.local_only
 def test_the_upgrade_splits_what_older_versions_let_collide(store: Store) -> None:
     bob_source = store.record("bob ran the t3 migration", agent_id="bob", task_id="t3").memory
-    planted = store.record("bob's summary, written into alice's row", agent_id="alice", task_id="t3",
-                           key="planted").memory
+    planted = store.record(
+        "bob's summary, written into alice's row", agent_id="alice", task_id="t3", key="planted"
+    ).memory
     original = store.record("alice's note", agent_id="alice", key="dup").memory
     twin = store.record("a twin written by an unserialised old writer", agent_id="alice").memory
     conn = duckdb.connect(str(store.ledger.path))
     conn.execute("DROP INDEX memories_key")
     conn.execute("DROP INDEX memories_agent_key")
-    conn.execute("UPDATE memories SET trigger = 'summary', source_ids = [?] WHERE id = ?", [bob_source.id, planted.id])
+    conn.execute(
+        "UPDATE memories SET trigger = 'summary', source_ids = [?] WHERE id = ?",
+        [bob_source.id, planted.id],
+    )
     conn.execute("UPDATE memories SET idempotency_key = 'dup' WHERE id = ?", [twin.id])
     conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     conn.execute("CREATE INDEX memories_key ON memories (idempotency_key)")
     conn.close()
     upgraded = Store(store.path, embedder=store.embedder)
-    assert upgraded.get(planted.id).agent_id == "bob"  # the summary went to the agent it summarises
+    # the summary went to the agent it summarises
+    assert upgraded.get(planted.id).agent_id == "bob"
     assert upgraded.get(original.id).idempotency_key == "dup"
-    assert upgraded.get(twin.id).idempotency_key.startswith("dup#")  # kept, with a key of its own
+    # kept, with a key of its own
+    assert upgraded.get(twin.id).idempotency_key.startswith("dup#")
     assert upgraded.stats()["schema_version"] == SCHEMA_VERSION
     assert upgraded.record("again", agent_id="alice", key="planted").deduplicated is False
 
@@ -134,17 +180,36 @@ from hindsight_cli import mcp_server
 """
 
 
-def _rpc(proc: subprocess.Popen[str], number: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+def _rpc(
+    proc: subprocess.Popen[str], number: int, method: str, params: dict[str, Any]
+) -> dict[str, Any]:
     return dict(bench_floor.rpc(proc, number, method, params)["result"])
 
 
 def _stdio_server(path: Path, agent: str, home: Path) -> subprocess.Popen[str]:
-    code = PRELUDE + (f"mcp_server.run(Store({str(path)!r}, embedder=FakeEmbedder(), warm=True), agent={agent!r}, "
-                      "transport='stdio', host='', port=0, log_file=None)")
-    proc = subprocess.Popen([sys.executable, "-c", code], env={**os.environ, "HINDSIGHT_HOME": str(home)}, text=True,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    _rpc(proc, 0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                 "clientInfo": {"name": "scope-test", "version": "0"}})
+    code = PRELUDE + (
+        f"mcp_server.run(Store({str(path)!r}, embedder=FakeEmbedder(), warm=True), "
+        f"agent={agent!r}, "
+        "transport='stdio', host='', port=0, log_file=None)"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        env={**os.environ, "HINDSIGHT_HOME": str(home)},
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    _rpc(
+        proc,
+        0,
+        "initialize",
+        {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "scope-test", "version": "0"},
+        },
+    )
     assert proc.stdin
     proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
     return proc
@@ -160,7 +225,13 @@ def test_two_stdio_servers_scoped_with_agent_keep_their_keys_apart(tmp_path: Pat
     Store(path, embedder=FakeEmbedder()).init()
     alice, bob = (_stdio_server(path, a, tmp_path / "home") for a in AGENTS)
     try:
-        b = _tool(bob, 1, "memory_write", content="bob: the prod db password is in the vault", key="deploy-notes")
+        b = _tool(
+            bob,
+            1,
+            "memory_write",
+            content="bob: the prod db password is in the vault",
+            key="deploy-notes",
+        )
         a = _tool(alice, 1, "memory_write", content="alice: deploy notes", key="deploy-notes")
         assert not a["isError"] and a["structuredContent"]["deduplicated"] is False
         assert a["structuredContent"]["id"] != b["structuredContent"]["id"]
@@ -168,7 +239,13 @@ def test_two_stdio_servers_scoped_with_agent_keep_their_keys_apart(tmp_path: Pat
         assert peek["isError"] and "vault" not in json.dumps(peek)
         hits = _tool(alice, 3, "memory_search", query="prod db password vault deploy notes")
         assert all(h["agent_id"] == "alice" for h in hits["structuredContent"]["hits"])
-        replaced = _tool(alice, 4, "memory_write", content="alice takes over", supersedes=b["structuredContent"]["id"])
+        replaced = _tool(
+            alice,
+            4,
+            "memory_write",
+            content="alice takes over",
+            supersedes=b["structuredContent"]["id"],
+        )
         assert replaced["isError"] and "bob" not in replaced["content"][0]["text"]
     finally:
         for proc in (alice, bob):
@@ -189,18 +266,29 @@ async def test_http_tokens_keep_keys_and_summaries_apart(store: Store, tmp_path:
 
     from hindsight_cli.cli import app
 
-    token = {a: CliRunner().invoke(app, ["mcp", "token", a, "--store", str(store.path)]).stdout.strip() for a in AGENTS}
+    token = {
+        a: CliRunner().invoke(app, ["mcp", "token", a, "--store", str(store.path)]).stdout.strip()
+        for a in AGENTS
+    }
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    code = PRELUDE + (f"mcp_server.run(Store({str(store.path)!r}, embedder=FakeEmbedder(), warm=True), agent=None, "
-                      f"transport='http', host='127.0.0.1', port={port}, log_file=None, "
-                      f"tokens=__import__('pathlib').Path({str(store.path / 'mcp-tokens.json')!r}))")
-    proc = subprocess.Popen([sys.executable, "-c", code], env={**os.environ, "HINDSIGHT_HOME": str(tmp_path / "h")},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    code = PRELUDE + (
+        f"mcp_server.run(Store({str(store.path)!r}, embedder=FakeEmbedder(), warm=True), "
+        f"agent=None, "
+        f"transport='http', host='127.0.0.1', port={port}, log_file=None, "
+        f"tokens=__import__('pathlib').Path({str(store.path / 'mcp-tokens.json')!r}))"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        env={**os.environ, "HINDSIGHT_HOME": str(tmp_path / "h")},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:  # await the port (a condition, not a guess at start-up time)
+        # await the port (a condition, not a guess at start-up time)
+        while time.monotonic() < deadline:
             with socket.socket() as attempt:
                 if attempt.connect_ex(("127.0.0.1", port)) == 0:
                     break
@@ -208,22 +296,38 @@ async def test_http_tokens_keep_keys_and_summaries_apart(store: Store, tmp_path:
         url = f"http://127.0.0.1:{port}/mcp"
 
         def as_agent(name: str) -> Client:
-            return Client(streamable_http_client(url, http_client=httpx2.AsyncClient(
-                headers={"Authorization": f"Bearer {token[name]}"}, timeout=httpx2.Timeout(60))))
+            return Client(
+                streamable_http_client(
+                    url,
+                    http_client=httpx2.AsyncClient(
+                        headers={"Authorization": f"Bearer {token[name]}"},
+                        timeout=httpx2.Timeout(60),
+                    ),
+                )
+            )
 
         async with as_agent("bob") as bob:
-            secret = await bob.call_tool("memory_write", {"content": "bob: the vault path is /v/prod", "key": "notes",
-                                                          "task_id": "t4"})
+            secret = await bob.call_tool(
+                "memory_write",
+                {"content": "bob: the vault path is /v/prod", "key": "notes", "task_id": "t4"},
+            )
             await bob.call_tool("memory_summarize", {"task_id": "t4"})
         async with as_agent("alice") as alice:
-            mine = await alice.call_tool("memory_write", {"content": "alice: my notes", "key": "notes"})
+            mine = await alice.call_tool(
+                "memory_write", {"content": "alice: my notes", "key": "notes"}
+            )
             assert mine.structured_content["id"] != secret.structured_content["id"]
             assert mine.structured_content["deduplicated"] is False
-            for part in range(2):  # bob's summary keys, claimed by alice: her own rows, nothing of bob's
-                claimed = await alice.call_tool("memory_write", {
-                    "content": "alice probes", "key": derived_key("summary", "bob", "t4", part)})
+            # bob's summary keys, claimed by alice: her own rows, nothing of bob's
+            for part in range(2):
+                claimed = await alice.call_tool(
+                    "memory_write",
+                    {"content": "alice probes", "key": derived_key("summary", "bob", "t4", part)},
+                )
                 assert "vault" not in json.dumps(claimed.structured_content)
-            hits = (await alice.call_tool("memory_search", {"query": "vault path prod notes"})).structured_content
+            hits = (
+                await alice.call_tool("memory_search", {"query": "vault path prod notes"})
+            ).structured_content
             assert all(h["agent_id"] == "alice" for h in hits["hits"])
     finally:
         proc.terminate()

@@ -1,4 +1,5 @@
-"""Secrets never reach the disk: a corpus recorded through the CLI, import and MCP, then every file grepped.
+"""Secrets never reach the disk: a corpus recorded through the CLI, import and MCP, then every file
+grepped.
 
 Every secret here is fake but has the real format, and is assembled at run time from pieces and a
 seeded random body, so the repository holds no string a secret scanner would flag.
@@ -13,12 +14,11 @@ import string
 from pathlib import Path
 
 import pytest
+from conftest import stored_data
 
 from hindsight_cli.redact import redact, redact_value
 from hindsight_cli.store import Store
 from hindsight_cli.text import clean
-
-from conftest import stored_data
 
 _RNG = random.Random(7)
 ALNUM = string.ascii_letters + string.digits
@@ -28,12 +28,20 @@ HEX = "0123456789abcdef"
 
 
 def rand(n: int, alphabet: str = ALNUM) -> str:
-    """A random body that has a digit, an upper- and a lower-case letter wherever the alphabet does."""
+    """A random body that has a digit, an upper- and a lower-case letter wherever the alphabet
+    does."""
     while True:
         body = "".join(_RNG.choice(alphabet) for _ in range(n))
-        kinds = [any(c.isdigit() for c in body), any(c.isupper() for c in body), any(c.islower() for c in body)]
-        wanted = [any(c.isdigit() for c in alphabet), any(c.isupper() for c in alphabet),
-                  any(c.islower() for c in alphabet)]
+        kinds = [
+            any(c.isdigit() for c in body),
+            any(c.isupper() for c in body),
+            any(c.islower() for c in body),
+        ]
+        wanted = [
+            any(c.isdigit() for c in alphabet),
+            any(c.isupper() for c in alphabet),
+            any(c.islower() for c in alphabet),
+        ]
         if kinds == wanted:
             return body
 
@@ -54,38 +62,75 @@ def _corpus() -> list[tuple[str, str, list[str]]]:
 
     akid = "AK" + "IA" + rand(16, UPPER_DIGITS)
     aws_secret = rand(40, B64)
-    add("aws key id in prose", f"deploy to s3 failed with key {akid}: access denied on bucket logs", akid)
-    add("aws credentials file", f"[default]\naws_access_key_id = {akid}\naws_secret_access_key = {aws_secret}\n"
-        "region = eu-west-1", akid, aws_secret)
+    add(
+        "aws key id in prose",
+        f"deploy to s3 failed with key {akid}: access denied on bucket logs",
+        akid,
+    )
+    add(
+        "aws credentials file",
+        f"[default]\naws_access_key_id = {akid}\naws_secret_access_key = {aws_secret}\n"
+        "region = eu-west-1",
+        akid,
+        aws_secret,
+    )
     secret2 = rand(40, B64)
     add("aws secret env", f"export AWS_SECRET_ACCESS_KEY={secret2}", secret2)
     secret3 = rand(40, B64)
-    add("aws secret in prose", f"rotated the AWS secret access key, new one {secret3} is in the vault", secret3)
+    add(
+        "aws secret in prose",
+        f"rotated the AWS secret access key, new one {secret3} is in the vault",
+        secret3,
+    )
     session = "IQoJb3JpZ2luX2Vj" + rand(120, B64)
     sts = "AS" + "IA" + rand(16, UPPER_DIGITS)
-    add("aws session token", f"temporary creds {sts} with aws_session_token={session}", sts, session)
+    add(
+        "aws session token", f"temporary creds {sts} with aws_session_token={session}", sts, session
+    )
 
     gcp_key, gcp_body = pem("")
-    gcp = json.dumps({"type": "service_account", "project_id": "demo-project", "private_key_id": rand(40, HEX),
-                      "private_key": gcp_key + "\n", "client_email": "bot@demo-project.iam.gserviceaccount.com"},
-                     indent=2)
+    gcp = json.dumps(
+        {
+            "type": "service_account",
+            "project_id": "demo-project",
+            "private_key_id": rand(40, HEX),
+            "private_key": gcp_key + "\n",
+            "client_email": "bot@demo-project.iam.gserviceaccount.com",
+        },
+        indent=2,
+    )
     add("gcp service account json", "service account for the exporter:\n" + gcp, *gcp_body)
     gkey = "AI" + "za" + rand(35, ALNUM + "_-")
     add("google api key", f"maps calls use key={gkey} from the console", gkey)
 
     account_key = rand(86, B64) + "=="
-    add("azure storage connection string",
+    add(
+        "azure storage connection string",
         f"DefaultEndpointsProtocol=https;AccountName=demostore;AccountKey={account_key};"
-        "EndpointSuffix=core.windows.net", account_key)
+        "EndpointSuffix=core.windows.net",
+        account_key,
+    )
     sb_key = rand(43, B64) + "="
-    add("azure service bus", f"Endpoint=sb://demo.servicebus.windows.net/;SharedAccessKeyName=root;"
-        f"SharedAccessKey={sb_key}", sb_key)
+    add(
+        "azure service bus",
+        f"Endpoint=sb://demo.servicebus.windows.net/;SharedAccessKeyName=root;"
+        f"SharedAccessKey={sb_key}",
+        sb_key,
+    )
     sql_pw = "Az" + rand(14, ALNUM) + "!9"
-    add("azure sql ado", f"Server=tcp:demo.database.windows.net,1433;Database=app;User ID=admin;"
-        f"Password={sql_pw};Encrypt=true", sql_pw)
+    add(
+        "azure sql ado",
+        f"Server=tcp:demo.database.windows.net,1433;Database=app;User ID=admin;"
+        f"Password={sql_pw};Encrypt=true",
+        sql_pw,
+    )
     sig = rand(43, B64).replace("/", "%2F") + "%3D"
-    add("azure sas url", f"download from https://demo.blob.core.windows.net/c/f.zip?sv=2022-11-02&se=2030-01-01"
-        f"&sr=b&sp=r&sig={sig}", sig)
+    add(
+        "azure sas url",
+        f"download from https://demo.blob.core.windows.net/c/f.zip?sv=2022-11-02&se=2030-01-01"
+        f"&sr=b&sp=r&sig={sig}",
+        sig,
+    )
 
     ghp = "gh" + "p_" + rand(36)
     add("github classic token", f"git push failed until I set GH_TOKEN to {ghp}", ghp)
@@ -94,19 +139,24 @@ def _corpus() -> list[tuple[str, str, list[str]]]:
     gho = "gh" + "o_" + rand(36)
     add("github oauth token", f"oauth flow returned access token {gho}", gho)
     ghs = "gh" + "s_" + rand(36)
-    add("github token in a remote url", f"git remote set-url origin https://x-access-token:{ghs}@github.com/o/r.git",
-        ghs)
+    add(
+        "github token in a remote url",
+        f"git remote set-url origin https://x-access-token:{ghs}@github.com/o/r.git",
+        ghs,
+    )
 
     oai = "sk" + "-" + rand(48)
     add("openai key", f"OPENAI_API_KEY is {oai} for the eval run", oai)
     proj = "sk" + "-proj-" + rand(64, ALNUM + "_-")
-    add("openai project key", f"client = OpenAI(api_key=\"{proj}\")", proj)
+    add("openai project key", f'client = OpenAI(api_key="{proj}")', proj)
     ant = "sk" + "-ant-api03-" + rand(93, ALNUM + "_-") + "AA"
     add("anthropic key", f"anthropic calls 401 until the key {ant} was rotated", ant)
 
     xoxb = "xo" + "xb-" + rand(12, string.digits) + "-" + rand(13, string.digits) + "-" + rand(24)
     add("slack bot token", f"the bot posts with {xoxb}", xoxb)
-    xoxp = "xo" + "xp-" + rand(12, string.digits) + "-" + rand(12, string.digits) + "-" + rand(32, HEX)
+    xoxp = (
+        "xo" + "xp-" + rand(12, string.digits) + "-" + rand(12, string.digits) + "-" + rand(32, HEX)
+    )
     add("slack user token", f"user token: {xoxp}", xoxp)
     hook_tail = "T" + rand(8, UPPER_DIGITS) + "/B" + rand(10, UPPER_DIGITS) + "/" + rand(24)
     hook = "https://hooks.slack" + ".com/services/" + hook_tail
@@ -122,13 +172,22 @@ def _corpus() -> list[tuple[str, str, list[str]]]:
     def b64url(data: dict[str, object]) -> str:
         return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()
 
-    jwt = ".".join([b64url({"alg": "HS256", "typ": "JWT"}), b64url({"sub": "42", "name": "demo", "iat": 1700000000}),
-                    rand(43, ALNUM + "_-")])
+    jwt = ".".join(
+        [
+            b64url({"alg": "HS256", "typ": "JWT"}),
+            b64url({"sub": "42", "name": "demo", "iat": 1700000000}),
+            rand(43, ALNUM + "_-"),
+        ]
+    )
     add("jwt", f"session cookie was {jwt}", jwt.split(".")[1], jwt.split(".")[2])
 
     for kind in ("RSA", "EC", "OPENSSH", "ENCRYPTED", "DSA"):
         key, body = pem(kind)
-        add(f"pem {kind.lower()} private key", f"{kind} deploy key for the runner:\n{key}\nkeep it out of git", *body)
+        add(
+            f"pem {kind.lower()} private key",
+            f"{kind} deploy key for the runner:\n{key}\nkeep it out of git",
+            *body,
+        )
     key, body = pem("PGP", 4)
     key = key.replace("PGP PRIVATE KEY-----", "PGP PRIVATE KEY BLOCK-----")
     add("pgp private key block", key, *body)
@@ -136,11 +195,19 @@ def _corpus() -> list[tuple[str, str, list[str]]]:
     pg_pw = rand(16)
     add("postgres url", f"DATABASE_URL=postgres://app:{pg_pw}@db.internal:5432/app", pg_pw)
     mongo_pw = rand(12) + "%40" + rand(6)
-    add("mongodb srv url", f"connect with mongodb+srv://admin:{mongo_pw}@cluster0.example.net/test", mongo_pw)
+    add(
+        "mongodb srv url",
+        f"connect with mongodb+srv://admin:{mongo_pw}@cluster0.example.net/test",
+        mongo_pw,
+    )
     redis_pw = rand(20)
     add("redis url without user", f"cache at redis://:{redis_pw}@cache:6379/0", redis_pw)
     amqp_pw = rand(8) + "@" + rand(8)
-    add("amqp url with @ in the password", f"broker amqp://guest:{amqp_pw}@rabbit:5672/vhost", amqp_pw)
+    add(
+        "amqp url with @ in the password",
+        f"broker amqp://guest:{amqp_pw}@rabbit:5672/vhost",
+        amqp_pw,
+    )
 
     env_pw = rand(18)
     add(".env password", f"DB_HOST=localhost\nDB_PASSWORD={env_pw}\nDB_PORT=5432", env_pw)
@@ -149,9 +216,17 @@ def _corpus() -> list[tuple[str, str, list[str]]]:
     json_pw = "correct horse " + rand(10)
     add("json password with spaces", json.dumps({"user": "svc", "password": json_pw}), json_pw)
     yaml_secret = rand(40, ALNUM + "-_")
-    add("yaml client secret", f"oauth:\n  client_id: demo-app\n  client_secret: {yaml_secret}\n", yaml_secret)
+    add(
+        "yaml client secret",
+        f"oauth:\n  client_id: demo-app\n  client_secret: {yaml_secret}\n",
+        yaml_secret,
+    )
     bearer = rand(48, ALNUM + "-_.")
-    add("bearer header", f"curl -H 'Authorization: Bearer {bearer}' https://api.example.com/v1/me", bearer)
+    add(
+        "bearer header",
+        f"curl -H 'Authorization: Bearer {bearer}' https://api.example.com/v1/me",
+        bearer,
+    )
     basic = base64.b64encode(f"svc:{rand(14)}".encode()).decode()
     add("basic auth header", f"request had Authorization: Basic {basic}", basic)
     npm = "np" + "m_" + rand(36)
@@ -165,8 +240,11 @@ def _corpus() -> list[tuple[str, str, list[str]]]:
     sg = "S" + "G." + rand(22, ALNUM + "_-") + "." + rand(43, ALNUM + "_-")
     add("sendgrid key", f"mail via SENDGRID={sg}", sg)
     docker_auth = base64.b64encode(f"robot:{rand(20)}".encode()).decode()
-    add("docker config auth", json.dumps({"auths": {"https://index.docker.io/v1/": {"auth": docker_auth}}}),
-        docker_auth)
+    add(
+        "docker config auth",
+        json.dumps({"auths": {"https://index.docker.io/v1/": {"auth": docker_auth}}}),
+        docker_auth,
+    )
     x_api = rand(40, HEX)
     add("x-api-key header", f"x-api-key: {x_api}", x_api)
     prose_pw = rand(6) + "9!" + rand(4)
@@ -196,7 +274,7 @@ ORDINARY = [
     "The token is stored in the OS keychain, never in the repo.",
     "password: must be rotated by the on-call engineer",
     "author: Jane Doe\nsecretary: John Roe",
-    "api_key = os.environ[\"OPENAI_API_KEY\"]  # read from the environment",
+    'api_key = os.environ["OPENAI_API_KEY"]  # read from the environment',
     "password = getpass.getpass()",
     "token = request.headers.get('Authorization')",
     "PASSWORD=${DB_PASSWORD} comes from the compose file",
@@ -204,7 +282,7 @@ ORDINARY = [
     "pass --password <your-password> or set api_key: null to disable",
     "PWD=/home/dev/project when the hook ran",
     "AKIA is the prefix of AWS access key ids; ghp_ marks GitHub personal tokens.",
-    "A JWT header starts with eyJ, which is base64 for {\"",
+    'A JWT header starts with eyJ, which is base64 for {"',
     "sk-learn is not a package; install scikit-learn",
     "The secret is patience: wait for the lock and retry.",
     "export PATH=$HOME/.local/bin:$PATH",
@@ -220,7 +298,10 @@ def _batches(size: int = 8) -> list[tuple[str, int]]:
     """The corpus as a few long memories (text, items in it), so the slow faces (CLI, MCP) see every
     secret in a few calls."""
     texts = [text for _, text, _ in CORPUS]
-    return [("\n\n---\n\n".join(texts[i : i + size]), len(texts[i : i + size])) for i in range(0, len(texts), size)]
+    return [
+        ("\n\n---\n\n".join(texts[i : i + size]), len(texts[i : i + size]))
+        for i in range(0, len(texts), size)
+    ]
 
 
 def _files(root: Path) -> list[tuple[str, bytes]]:
@@ -243,7 +324,8 @@ def _leaks(items: list[Path | tuple[str, bytes]]) -> list[tuple[str, str]]:
 
 def test_corpus_is_large_and_the_grep_can_see_what_is_stored(store: Store) -> None:
     assert len(CORPUS) >= 40 and len(SECRETS) >= 60
-    marker = "plainmarker" + rand(24)  # a positive control: the same grep finds what *was* stored
+    # a positive control: the same grep finds what *was* stored
+    marker = "plainmarker" + rand(24)
     store.record(f"kept as written: {marker}")
     store.sync_index()
     hits = [name for name, data in _files(store.path) if marker.encode() in data]
@@ -266,20 +348,30 @@ def test_ordinary_text_is_not_mangled(text: str) -> None:
     assert redact(text) == (text, 0)
 
 
-# Case-blind matches with no ASCII spelling ("ſecret" matches "secret" under (?i)), and the corpus in
-# non-ASCII surroundings: such texts skip the word filter, so they must come out redacted all the same.
-UNICODE = ["ſecret=hunter2-Xy9 and tokEn: ıamAsecret42", "export DB_PASSWORD=s3cr3t-ValUe → “deploy”",
-           "Authorization: Bearer abcdefgh12345678ſ", "AWS ſecret " + "a1B2" * 10]
+# Case-blind matches with no ASCII spelling ("ſecret" matches "secret" under (?i)), and the corpus
+# in non-ASCII surroundings: such texts skip the word filter, so they must come out redacted all the
+# same.
+UNICODE = [
+    "ſecret=hunter2-Xy9 and tokEn: ıamAsecret42",
+    "export DB_PASSWORD=s3cr3t-ValUe → “deploy”",
+    "Authorization: Bearer abcdefgh12345678ſ",
+    "AWS ſecret " + "a1B2" * 10,
+]
 
 
 def _texts() -> list[str]:
-    return [text for _, text, _ in CORPUS] + ORDINARY + UNICODE + [f"« {text} »" for _, text, _ in CORPUS]
+    return (
+        [text for _, text, _ in CORPUS]
+        + ORDINARY
+        + UNICODE
+        + [f"« {text} »" for _, text, _ in CORPUS]
+    )
 
 
 def test_every_match_holds_one_of_its_rule_words() -> None:
-    """The word filter only skips a rule that cannot redact: every match that a rule would replace, in
-    the corpus, holds one of the rule's words (case-folded as the filter folds it) and passes its gate.
-    A pattern built from words ("{words}") is built here from all of them."""
+    """The word filter only skips a rule that cannot redact: every match that a rule would replace,
+    in the corpus, holds one of the rule's words (case-folded as the filter folds it) and passes its
+    gate. A pattern built from words ("{words}") is built here from all of them."""
     from hindsight_cli import redact as module
     from hindsight_cli.redact_words import fold
 
@@ -299,30 +391,50 @@ def test_the_word_filter_never_changes_a_result(monkeypatch: pytest.MonkeyPatch)
     from hindsight_cli import redact as module
 
     texts = _texts()
-    values = [{"x": t, "password": t, "ſecret": "plainword", "headers": {"Auth-Token": t}} for t in texts]
+    values = [
+        {"x": t, "password": t, "ſecret": "plainword", "headers": {"Auth-Token": t}} for t in texts
+    ]
     filtered = [redact(t) for t in texts], [redact_value(v) for v in values]
     monkeypatch.setattr(module, "_may_match", lambda *args: True)
-    monkeypatch.setattr(module, "_rules_for", lambda *args: list(range(len(module._RULES))))  # every rule
-    monkeypatch.setattr(module, "_present", lambda words, folded: words)  # every word in every pattern
-    module._CLEAN_LABELS.clear()  # the labels (the mappings' keys) are redacted again, unfiltered
+    # every rule
+    monkeypatch.setattr(module, "_rules_for", lambda *args: list(range(len(module._RULES))))
+    # every word in every pattern
+    monkeypatch.setattr(module, "_present", lambda words, folded: words)
+    # the labels (the mappings' keys) are redacted again, unfiltered
+    module._CLEAN_LABELS.clear()
     assert filtered == ([redact(t) for t in texts], [redact_value(v) for v in values])
-    assert redact(UNICODE[0])[1] == 2  # and what needs the regex without the filter is redacted
+    # and what needs the regex without the filter is redacted
+    assert redact(UNICODE[0])[1] == 2
 
 
 def test_ordinary_text_is_stored_unchanged(store: Store) -> None:
     for text in ORDINARY:
-        result = store.record(text, merge=False, metadata={"note": text, "max_tokens": "4096"},
-                              env={"LOG_LEVEL": "debug"})
+        result = store.record(
+            text,
+            merge=False,
+            metadata={"note": text, "max_tokens": "4096"},
+            env={"LOG_LEVEL": "debug"},
+        )
         assert result.redactions == 0
         assert result.memory.content == clean(text)
         assert result.memory.metadata == {"note": text, "max_tokens": "4096"}
 
 
 def test_secret_named_metadata_and_env_values_go_whole() -> None:
-    value, count = redact_value({"password": "letmein", "nested": [{"api_key": "plainword"}], "token_count": "12",
-                                 "db_password": "${DB_PASSWORD}"})
-    assert value == {"password": "[REDACTED:secret]", "nested": [{"api_key": "[REDACTED:secret]"}],
-                     "token_count": "12", "db_password": "${DB_PASSWORD}"}
+    value, count = redact_value(
+        {
+            "password": "letmein",
+            "nested": [{"api_key": "plainword"}],
+            "token_count": "12",
+            "db_password": "${DB_PASSWORD}",
+        }
+    )
+    assert value == {
+        "password": "[REDACTED:secret]",
+        "nested": [{"api_key": "[REDACTED:secret]"}],
+        "token_count": "12",
+        "db_password": "${DB_PASSWORD}",
+    }
     assert count == 2
 
 
@@ -331,15 +443,27 @@ def _secret_of(name: str) -> str:
 
 
 def test_labels_lose_token_shaped_secrets_but_keep_their_shape(store: Store) -> None:
-    ghp, xoxb, npm = _secret_of("github classic token"), _secret_of("slack bot token"), _secret_of(".npmrc auth token")
-    result = store.record("labels carry secrets too", tags=[ghp, "auth:oauth2", "max_tokens=4096"],
-                          task_id=f"deploy-{xoxb}", agent_id=npm, trigger="token=abc123def")
+    ghp, xoxb, npm = (
+        _secret_of("github classic token"),
+        _secret_of("slack bot token"),
+        _secret_of(".npmrc auth token"),
+    )
+    result = store.record(
+        "labels carry secrets too",
+        tags=[ghp, "auth:oauth2", "max_tokens=4096"],
+        task_id=f"deploy-{xoxb}",
+        agent_id=npm,
+        trigger="token=abc123def",
+    )
     memory = store.get(result.memory.id)
     assert result.redactions == 4
     assert memory.tags == ["[REDACTED:github_token]", "auth:oauth2", "max_tokens=4096"]
-    assert (memory.task_id, memory.agent_id) == ("deploy-[REDACTED:slack_token]", "[REDACTED:npm_token]")
-    # Issue 16: a label that assigns a secret-named key (--tag password=hunter2) loses the value too;
-    # auth:oauth2 is a namespace, not an assignment, and stays.
+    assert (memory.task_id, memory.agent_id) == (
+        "deploy-[REDACTED:slack_token]",
+        "[REDACTED:npm_token]",
+    )
+    # Issue 16: a label that assigns a secret-named key (--tag password=hunter2) loses the value
+    # too; auth:oauth2 is a namespace, not an assignment, and stays.
     assert memory.trigger == "token=[REDACTED:secret]"
     store.sync_index()
     assert _leaks(_files(store.path)) == []
@@ -351,10 +475,20 @@ def test_cli_record_and_export_keep_no_secret(cli, tmp_path: Path) -> None:
         assert result.exit_code == 0, result.output
         assert json.loads(result.stdout)["redactions"] >= items
     extra = SECRETS[-1]
-    result = cli("record", "fields carry secrets too", "--meta", f"token={extra}", "--env", f"API_KEY={extra}",
-                 "--resolution", f"rotated; new key {SECRETS[-2]}", "--json")
+    result = cli(
+        "record",
+        "fields carry secrets too",
+        "--meta",
+        f"token={extra}",
+        "--env",
+        f"API_KEY={extra}",
+        "--resolution",
+        f"rotated; new key {SECRETS[-2]}",
+        "--json",
+    )
     assert json.loads(result.stdout)["redactions"] == 3
-    assert cli("search", "deploy key runner", "--json").exit_code == 0  # builds the LanceDB index too
+    # builds the LanceDB index too
+    assert cli("search", "deploy key runner", "--json").exit_code == 0
     out = tmp_path / "export.jsonl"
     assert cli("export", "-o", str(out)).exit_code == 0
     assert len(out.read_text().splitlines()) == len(_batches()) + 1
@@ -363,8 +497,16 @@ def test_cli_record_and_export_keep_no_secret(cli, tmp_path: Path) -> None:
 
 def test_import_keeps_no_secret(cli, tmp_path: Path) -> None:
     source = tmp_path / "in.jsonl"
-    lines = [json.dumps({"content": text, "metadata": {"raw": text, "secret": "plain"}, "env": {"TOKEN": "abcd1234"}})
-             for _, text, _ in CORPUS]
+    lines = [
+        json.dumps(
+            {
+                "content": text,
+                "metadata": {"raw": text, "secret": "plain"},
+                "env": {"TOKEN": "abcd1234"},
+            }
+        )
+        for _, text, _ in CORPUS
+    ]
     source.write_text("\n".join(lines) + "\n")
     result = cli("import", str(source), "--json")
     assert result.exit_code == 0, result.output
@@ -374,12 +516,14 @@ def test_import_keeps_no_secret(cli, tmp_path: Path) -> None:
     out = tmp_path / "export.jsonl"
     assert cli("export", "-o", str(out)).exit_code == 0
     assert _leaks([*_files(cli.store_path), out]) == []
-    assert _leaks([source]) != []  # the grep would have seen them
+    # the grep would have seen them
+    assert _leaks([source]) != []
 
 
 @pytest.mark.anyio
 async def test_mcp_write_and_its_log_keep_no_secret(store: Store, tmp_path: Path) -> None:
-    """Through the SDK client, with the server's logging set up as `hindsight mcp --log-file` does."""
+    """Through the SDK client, with the server's logging set up as `hindsight mcp --log-file`
+    does."""
     import logging
 
     from mcp import Client
@@ -393,19 +537,30 @@ async def test_mcp_write_and_its_log_keep_no_secret(store: Store, tmp_path: Path
     try:
         async with Client(build_server(store)) as client:
             for text, items in _batches():
-                written = await client.call_tool("memory_write", {
-                    "content": text, "merge": False, "metadata": {"copy": text}, "resolution": "fix: " + text})
+                written = await client.call_tool(
+                    "memory_write",
+                    {
+                        "content": text,
+                        "merge": False,
+                        "metadata": {"copy": text},
+                        "resolution": "fix: " + text,
+                    },
+                )
                 assert not written.is_error, written.content
                 assert written.structured_content["redactions"] >= 3 * items
-            refused = await client.call_tool("memory_write", {"content": CORPUS[0][1], "importance": 7})
-            assert refused.is_error  # refusals are logged: the log must not carry the input either
+            refused = await client.call_tool(
+                "memory_write", {"content": CORPUS[0][1], "importance": 7}
+            )
+            # refusals are logged: the log must not carry the input either
+            assert refused.is_error
             found = await client.call_tool("memory_search", {"query": "private key deploy runner"})
             assert not found.is_error
     finally:
         for handler in root.handlers:
             handler.close()
         root.handlers[:], root.level = saved
-    assert "memory_write refused" in log.read_text()  # the log was written to
+    # the log was written to
+    assert "memory_write refused" in log.read_text()
     store.sync_index()
     assert _leaks([*_files(store.path), log]) == []
 
@@ -419,7 +574,8 @@ def test_a_label_that_held_a_secret_is_not_remembered_in_clear() -> None:
     from hindsight_cli import redact as module
 
     secret = "sk-ant-api03-" + "Zq7Lm2Xc9Vb4Nt6Rw1Ys8Pk3Hd5Jf0Ga2EuQ9Xm"
-    for _ in range(2):  # the second time it is redacted again, not answered from memory
+    # the second time it is redacted again, not answered from memory
+    for _ in range(2):
         value, count = redact_value({secret: "on", "deploy-agent": "on"})
         assert count == 1 and secret not in str(value) and "deploy-agent" in value
     assert "deploy-agent" in module._CLEAN_LABELS

@@ -6,24 +6,37 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from conftest import stored_data
 
 from hindsight_cli import Filters, InvalidInput, MemoryNotFound, StoreNotFound
 from hindsight_cli.errors import EmbeddingMismatch, StoreBusy
 from hindsight_cli.store import Store, open_store
 from hindsight_cli.timeutil import now
 
-from conftest import stored_data
-
 
 def test_record_returns_the_stored_memory_with_defaults(store: Store) -> None:
-    result = store.record("weather API returned 401", agent_id="a1", task_id="t1", trigger="tool_error",
-                          outcome="failure", resolution="refreshed the token", env={"tool_version": "v2"})
+    result = store.record(
+        "weather API returned 401",
+        agent_id="a1",
+        task_id="t1",
+        trigger="tool_error",
+        outcome="failure",
+        resolution="refreshed the token",
+        env={"tool_version": "v2"},
+    )
     memory = result.memory
     assert not result.deduplicated and result.redactions == 0
-    assert (memory.type, memory.agent_id, memory.task_id, memory.outcome) == ("episodic", "a1", "t1", "failure")
-    assert memory.importance == 0.8  # tool_error default
+    assert (memory.type, memory.agent_id, memory.task_id, memory.outcome) == (
+        "episodic",
+        "a1",
+        "t1",
+        "failure",
+    )
+    # tool_error default
+    assert memory.importance == 0.8
     assert memory.env == {"tool_version": "v2"}
-    assert memory.id[14] == "7" and len(memory.id) == 36  # UUIDv7
+    # UUIDv7
+    assert memory.id[14] == "7" and len(memory.id) == 36
     assert store.get(memory.id) == memory
 
 
@@ -49,15 +62,21 @@ def test_near_duplicate_merges_and_counts(store: Store) -> None:
 
 
 def test_secrets_are_redacted_before_storage(store: Store) -> None:
-    result = store.record("login with postgres://app:s3cretPass@db/x and key AKIAIOSFODNN7EXAMPLE",
-                          metadata={"api_key": "abcd1234", "note": "token=ghp_" + "a" * 36})
+    result = store.record(
+        "login with postgres://app:s3cretPass@db/x and key AKIAIOSFODNN7EXAMPLE",
+        metadata={"api_key": "abcd1234", "note": "token=ghp_" + "a" * 36},
+    )
     assert result.redactions == 4
     stored = store.get(result.memory.id)
     assert "s3cretPass" not in stored.content and "AKIAIOSFODNN7EXAMPLE" not in stored.content
-    assert stored.metadata == {"api_key": "[REDACTED:secret]", "note": "token=[REDACTED:github_token]"}
+    assert stored.metadata == {
+        "api_key": "[REDACTED:secret]",
+        "note": "token=[REDACTED:github_token]",
+    }
     raw = b"".join(data for _, data in stored_data(store.path))
     assert b"s3cretPass" not in raw and b"AKIAIOSFODNN7EXAMPLE" not in raw
-    assert b"[REDACTED:github_token]" in raw  # the grep sees what was stored
+    # the grep sees what was stored
+    assert b"[REDACTED:github_token]" in raw
 
 
 @pytest.mark.parametrize(
@@ -88,8 +107,13 @@ def test_control_characters_are_stripped(store: Store) -> None:
 
 
 def test_search_finds_by_keyword_and_vector_and_respects_filters(store: Store) -> None:
-    weather = store.record("weather API returned 401 because the token expired", agent_id="a1", task_id="t1",
-                           outcome="failure", resolution="refresh the token").memory
+    weather = store.record(
+        "weather API returned 401 because the token expired",
+        agent_id="a1",
+        task_id="t1",
+        outcome="failure",
+        resolution="refresh the token",
+    ).memory
     store.record("user prefers dark mode in the editor", agent_id="a2", type="semantic")
     store.record("database migration succeeded", agent_id="a1", outcome="success")
     hits = store.search("weather API 401").hits
@@ -111,7 +135,8 @@ def test_word_forms_and_cjk_match_by_keyword(store: Store) -> None:
 
 def test_working_memories_and_forgotten_ones_are_not_searched(store: Store) -> None:
     scratch = store.record("scratch note about parsing", type="working").memory
-    assert scratch.expires_at is not None  # default TTL for working memory
+    # default TTL for working memory
+    assert scratch.expires_at is not None
     gone = store.record("parsing failed on empty input").memory
     store.forget([gone.id])
     assert store.search("parsing").hits == []
@@ -128,15 +153,22 @@ def test_expired_memories_are_excluded_and_forgettable(store: Store) -> None:
     assert old.expires_at is not None
     store.clock = lambda: later
     assert [h.memory.id for h in store.search("credentials").hits] == [fresh.id]
-    assert store.forget(filters=Filters(statuses=None, expired_only=True, include_expired=True)) == 1
+    assert (
+        store.forget(filters=Filters(statuses=None, expired_only=True, include_expired=True)) == 1
+    )
     assert store.get(old.id).status == "invalidated"
 
 
 def test_ranking_prefers_fixed_failures_recent_and_same_task(store: Store) -> None:
-    fixed = store.record("payment API timeout on checkout", outcome="failure", resolution="raised the timeout",
-                         event_at="2026-01-01T00:00:00Z").memory
-    unfixed = store.record("payment API timeout on checkout page", outcome="failure",
-                           event_at="2026-01-01T00:00:00Z").memory
+    fixed = store.record(
+        "payment API timeout on checkout",
+        outcome="failure",
+        resolution="raised the timeout",
+        event_at="2026-01-01T00:00:00Z",
+    ).memory
+    unfixed = store.record(
+        "payment API timeout on checkout page", outcome="failure", event_at="2026-01-01T00:00:00Z"
+    ).memory
     hits = store.search("payment API checkout").hits
     assert [h.memory.id for h in hits[:2]] == [fixed.id, unfixed.id]
     in_task = store.record("payment API checkout flow notes", task_id="task-9").memory
@@ -156,8 +188,11 @@ def test_env_mismatch_downranks_and_explains(store: Store) -> None:
 
 def test_budget_limits_the_context_block(store: Store) -> None:
     for i in range(8):
-        store.record(f"deploy step {i}: the deploy script needs the --force flag on staging number {i}", step=i,
-                     task_id="deploy")
+        store.record(
+            f"deploy step {i}: the deploy script needs the --force flag on staging number {i}",
+            step=i,
+            task_id="deploy",
+        )
     unlimited = store.search("deploy script staging", k=8)
     small = store.search("deploy script staging", k=8, budget=60)
     assert len(unlimited.hits) == 8
@@ -188,8 +223,13 @@ def test_forget_hard_purges_rows_and_index(store: Store) -> None:
 
 
 def test_index_engine_matches_ledger_engine(store: Store) -> None:
-    for text in ("git push rejected: non-fast-forward", "pip install failed: no matching distribution",
-                 "docker daemon not running", "git rebase conflict in README", "用户喜欢简短的回答"):
+    for text in (
+        "git push rejected: non-fast-forward",
+        "pip install failed: no matching distribution",
+        "docker daemon not running",
+        "git rebase conflict in README",
+        "用户喜欢简短的回答",
+    ):
         store.record(text)
     for query in ("git push", "install failed", "简短 回答", "docker"):
         ledger = [h.memory.id for h in store.search(query, engine="ledger").hits]
@@ -201,7 +241,8 @@ def test_index_catches_up_after_writes_by_others(store: Store, fake) -> None:
     warm = Store(store.path, embedder=fake, warm=True)
     first = store.record("first memory about kafka").memory
     assert [h.memory.id for h in warm.search("kafka").hits] == [first.id]
-    second = store.record("second memory about kafka consumers").memory  # written by another Store
+    # written by another Store
+    second = store.record("second memory about kafka consumers").memory
     assert {h.memory.id for h in warm.search("kafka").hits} == {first.id, second.id}
     store.forget([first.id], hard=True)
     assert [h.memory.id for h in warm.search("kafka").hits] == [second.id]
@@ -262,18 +303,35 @@ def test_lock_conflict_retries_then_fails_clearly(store: Store, tmp_path: Path) 
     import time
 
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('held', flush=True);"
-         " time.sleep(float(sys.argv[2]))", str(store.ledger.path), "1.0"],
-        stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('held', flush=True);"
+            " time.sleep(float(sys.argv[2]))",
+            str(store.ledger.path),
+            "1.0",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert holder.stdout.readline().strip() == "held"
     started = time.monotonic()
-    store.record("written once the lock is released")  # retried with backoff until the holder exits
+    # retried with backoff until the holder exits
+    store.record("written once the lock is released")
     assert time.monotonic() - started > 0.3
     holder.wait()
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('held', flush=True);"
-         " time.sleep(float(sys.argv[2]))", str(store.ledger.path), "5"],
-        stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('held', flush=True);"
+            " time.sleep(float(sys.argv[2]))",
+            str(store.ledger.path),
+            "5",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         store.ledger.lock_timeout = 0.3
@@ -297,7 +355,9 @@ def test_open_store_uses_lookup_order(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 def test_strong_evidence_outranks_small_signal_differences(store: Store) -> None:
-    strong = store.record("weather api returned 401 because the token expired", importance=0.3).memory
+    strong = store.record(
+        "weather api returned 401 because the token expired", importance=0.3
+    ).memory
     store.record("the api said 401 once", importance=1.0, trigger="tool_error")
     top = store.search("weather api 401 token expired").hits[0]
     assert top.memory.id == strong.id
@@ -318,25 +378,41 @@ def test_warm_search_skips_the_ledger_until_someone_writes(store: Store, fake, m
 
     monkeypatch.setattr(warm.ledger, "read", counting_read)
     assert [h.memory.id for h in warm.search("grafana latency").hits] == [first.id]
-    assert opened == []  # served from the index alone
-    second = store.record("grafana alert for latency routed to on-call").memory  # another process's write
+    # served from the index alone
+    assert opened == []
+    # another process's write
+    second = store.record("grafana alert for latency routed to on-call").memory
     assert {h.memory.id for h in warm.search("grafana latency").hits} == {first.id, second.id}
-    assert opened  # the change marker made it catch up through the ledger
+    # the change marker made it catch up through the ledger
+    assert opened
     opened.clear()
     store.forget([second.id])
     assert [h.memory.id for h in warm.search("grafana latency").hits] == [first.id]
 
 
 def _task(store: Store, count: int, task: str = "t-9") -> list:
-    topics = ["checked out the repository", "installed the dependencies with pip", "ran the unit tests",
-              "the integration tests failed on a missing env var", "built the docker image",
-              "pushed the image to the registry", "deployed to staging", "smoke tests passed on staging"]
+    topics = [
+        "checked out the repository",
+        "installed the dependencies with pip",
+        "ran the unit tests",
+        "the integration tests failed on a missing env var",
+        "built the docker image",
+        "pushed the image to the registry",
+        "deployed to staging",
+        "smoke tests passed on staging",
+    ]
     out = []
     for step in range(count):
         failed = step == 3
-        out.append(store.record(f"step {step}: {topics[step % len(topics)]}", task_id=task, step=step,
-                                outcome="failure" if failed else "success",
-                                resolution="exported DATABASE_URL and reran" if failed else None).memory)
+        out.append(
+            store.record(
+                f"step {step}: {topics[step % len(topics)]}",
+                task_id=task,
+                step=step,
+                outcome="failure" if failed else "success",
+                resolution="exported DATABASE_URL and reran" if failed else None,
+            ).memory
+        )
     return out
 
 
@@ -345,14 +421,23 @@ def test_summarize_writes_a_linked_semantic_memory_and_updates_on_rerun(store: S
     result = store.summarize(task_id="t-9")
     summary = result.memory
     assert (summary.type, summary.trigger, summary.task_id, result.sources, result.parts) == (
-        "semantic", "summary", "t-9", 4, [])
+        "semantic",
+        "summary",
+        "t-9",
+        4,
+        [],
+    )
     assert summary.source_ids == [m.id for m in originals]
     assert summary.content.startswith("Summary of task t-9 (4 memories, ")
     assert "3 succeeded, 1 failed (1 fixed)" in summary.content
-    assert "integration tests failed on a missing env var → fix: exported DATABASE_URL and reran" in summary.content
+    assert (
+        "integration tests failed on a missing env var → fix: exported DATABASE_URL and reran"
+        in summary.content
+    )
     again = store.summarize(task_id="t-9")
     assert again.memory.id == summary.id and not again.updated
-    _task(store, 5)  # a fifth step arrives (steps 0-3 are idempotent repeats)
+    # a fifth step arrives (steps 0-3 are idempotent repeats)
+    _task(store, 5)
     grown = store.summarize(task_id="t-9")
     assert grown.memory.id == summary.id and grown.updated and grown.sources == 5
     assert grown.memory.version == 2
@@ -374,39 +459,53 @@ def test_long_tasks_get_a_summary_chain_that_walks_down_to_the_originals(store: 
 def test_summarize_needs_a_selection_with_memories(store: Store) -> None:
     with pytest.raises(InvalidInput, match="Say what to summarize"):
         store.summarize()
-    with pytest.raises(InvalidInput, match="Nothing to summarize: no active episodic memories for task nope"):
+    with pytest.raises(
+        InvalidInput, match="Nothing to summarize: no active episodic memories for task nope"
+    ):
         store.summarize(task_id="nope")
 
 
 @pytest.mark.parametrize("engine", ["ledger", "index", "warm"])
-@pytest.mark.parametrize(("filters", "expected"), [
-    (Filters(agent_ids=("a",)), {"a1", "a2"}),
-    (Filters(agent_ids=()), set()),
-    (Filters(task_id="t2"), {"b1"}),
-    (Filters(outcomes=("failure",)), {"a2"}),
-    (Filters(tags=("infra", "db")), {"b1"}),
-    (Filters(types=("semantic",)), {"s1"}),
-    (Filters(since=datetime(2026, 2, 1)), {"a2", "b1", "s1"}),
-    (Filters(until=datetime(2026, 2, 1), agent_ids=("a", "b")), {"a1"}),
-    (Filters(agent_ids=("it's", "a' OR '1'='1")), set()),  # quotes are data, never syntax
-    (Filters(sources=("User", "web")), {"b1"}),
-])
+@pytest.mark.parametrize(
+    ("filters", "expected"),
+    [
+        (Filters(agent_ids=("a",)), {"a1", "a2"}),
+        (Filters(agent_ids=()), set()),
+        (Filters(task_id="t2"), {"b1"}),
+        (Filters(outcomes=("failure",)), {"a2"}),
+        (Filters(tags=("infra", "db")), {"b1"}),
+        (Filters(types=("semantic",)), {"s1"}),
+        (Filters(since=datetime(2026, 2, 1)), {"a2", "b1", "s1"}),
+        (Filters(until=datetime(2026, 2, 1), agent_ids=("a", "b")), {"a1"}),
+        # quotes are data, never syntax
+        (Filters(agent_ids=("it's", "a' OR '1'='1")), set()),
+        (Filters(sources=("User", "web")), {"b1"}),
+    ],
+)
 def test_filters_mean_the_same_in_both_engines(store: Store, engine, filters, expected) -> None:
     names = {}
     for name, fields in {
         "a1": {"agent_id": "a", "event_at": "2026-01-10T00:00:00Z", "tags": ["infra"]},
         "a2": {"agent_id": "a", "event_at": "2026-03-01T00:00:00Z", "outcome": "failure"},
-        "b1": {"agent_id": "b", "task_id": "t2", "event_at": "2026-03-02T00:00:00Z", "tags": ["infra", "db"],
-               "source": "user"},
+        "b1": {
+            "agent_id": "b",
+            "task_id": "t2",
+            "event_at": "2026-03-02T00:00:00Z",
+            "tags": ["infra", "db"],
+            "source": "user",
+        },
         "s1": {"agent_id": "c", "type": "semantic", "event_at": "2026-03-03T00:00:00Z"},
     }.items():
         names[store.record(f"database replication lag note {name}", **fields).memory.id] = name
     store.record("database replication lag note expired", ttl="0.001s")
     searcher, engine_name = store, engine
-    if engine == "warm":  # served from the index alone, without the ledger re-checking anything
+    # served from the index alone, without the ledger re-checking anything
+    if engine == "warm":
         searcher, engine_name = Store(store.path, embedder=store.embedder, warm=True), None
         searcher.sync_index()
-    hits = searcher.search("database replication lag note", filters=filters, k=10, engine=engine_name).hits
+    hits = searcher.search(
+        "database replication lag note", filters=filters, k=10, engine=engine_name
+    ).hits
     if engine == "warm" and store.ledger.capabilities.files:
         assert searcher._rt.mirror is not None and searcher._rt.mirror.current()
     assert {names[h.memory.id] for h in hits} == expected

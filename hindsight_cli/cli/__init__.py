@@ -14,15 +14,16 @@ from ..errors import HindsightError, Interrupted, from_os_error
 
 
 class _Group(TyperGroup):
-    """The one error boundary: a HindsightError, or an OSError from any file, becomes one line on stderr
-    and exit code 1 (2 for a usage error); Ctrl-C says what was kept and exits 130."""
+    """The one error boundary: a HindsightError, or an OSError from any file, becomes one line on
+    stderr and exit code 1 (2 for a usage error); Ctrl-C says what was kept and exits 130."""
 
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
         except HindsightError as error:
             _fail(error)
-        except BrokenPipeError:  # the reader went away (`| head`): nothing to say to it, or to anyone
+        # the reader went away (`| head`): nothing to say to it, or to anyone
+        except BrokenPipeError:
             _drop_stdout()
             raise typer.Exit(1) from None
         except OSError as error:
@@ -31,14 +32,16 @@ class _Group(TyperGroup):
             _fail(Interrupted("Interrupted."))
 
     def list_commands(self, ctx: Any) -> list[str]:
-        return list(self.commands)  # keep the order in which they are defined
+        # keep the order in which they are defined
+        return list(self.commands)
 
 
 def _fail(error: HindsightError) -> NoReturn:
     from . import render
 
     if isinstance(error, Interrupted):
-        render.message(str(error))  # not an error: the user asked for it
+        # not an error: the user asked for it
+        render.message(str(error))
     else:
         render.error(error)
     raise typer.Exit(error.exit_code) from None
@@ -56,10 +59,12 @@ app: typer.Typer = typer.Typer(
     cls=_Group,
     name="hindsight",
     no_args_is_help=True,
-    help="Local-first memory for LLM agents: record what happened, recall what matters, within a budget.",
+    help="Local-first memory for LLM agents: record what happened, recall what matters, within a "
+    "budget.",
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_show_locals=False,
-    rich_markup_mode=None,  # plain help: rendering it with Rich costs ~0.2 s of start-up
+    # plain help: rendering it with Rich costs ~0.2 s of start-up
+    rich_markup_mode=None,
 )
 
 
@@ -71,9 +76,12 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Show the version."
+    ),
 ) -> None:
-    """Local-first memory for LLM agents: record what happened, recall what matters, within a budget."""
+    """Local-first memory for LLM agents: record what happened, recall what matters, within a
+    budget."""
     from ..paths import private_files
 
     private_files()
@@ -81,10 +89,10 @@ def _root(
 
 from . import forgetting, memory, store_admin  # noqa: E402  (commands register themselves on `app`)
 from .doctor import doctor_app  # noqa: E402
-from .serve import mcp_app  # noqa: E402
 from .evaluate import eval_app  # noqa: E402
 from .hooks import hooks_app  # noqa: E402  (also registers `hindsight hook`)
 from .mine import mine_app  # noqa: E402
+from .serve import mcp_app  # noqa: E402
 
 app.add_typer(mcp_app)
 app.add_typer(doctor_app)
@@ -96,9 +104,10 @@ _ = (memory, forgetting, store_admin)
 
 def main() -> None:
     """Console-script entry point."""
-    # Vector work here is small and memory-bound (a top-k over 10k-100k rows, a 150x150 product): a second
-    # BLAS thread gains nothing and, on a busy machine or beside the model's own threads, makes each
-    # product wait for a core: 0.6 ms became 10-30 ms on two shared cores (docs/architecture.md).
+    # Vector work here is small and memory-bound (a top-k over 10k-100k rows, a 150x150 product): a
+    # second BLAS thread gains nothing and, on a busy machine or beside the model's own threads,
+    # makes each product wait for a core: 0.6 ms became 10-30 ms on two shared cores
+    # (docs/architecture.md).
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     code = 0
     try:

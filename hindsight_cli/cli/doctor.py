@@ -1,4 +1,5 @@
-"""`hindsight doctor`: run the checks and print a checklist (or JSON); exit 1 when any check fails."""
+"""`hindsight doctor`: run the checks and print a checklist (or JSON); exit 1 when any check
+fails."""
 
 from __future__ import annotations
 
@@ -9,19 +10,39 @@ import typer
 
 from .options import JsonFlag, StoreOption
 
-doctor_app = typer.Typer(name="doctor", invoke_without_command=True, no_args_is_help=False, rich_markup_mode=None)
+doctor_app = typer.Typer(
+    name="doctor", invoke_without_command=True, no_args_is_help=False, rich_markup_mode=None
+)
 NoProbe = Annotated[bool, typer.Option("--no-probe", help="Skip the live MCP handshakes.")]
-FixFlag = Annotated[bool, typer.Option("--fix", help="Apply the safe fixes: MCP client configs (backed up first), and hard forgets a crash interrupted.")]
-TimeoutOption = Annotated[float, typer.Option("--timeout", min=0.1, metavar="SECONDS",
-                                              help="How long each MCP server gets to answer each handshake step.")]
+FixFlag = Annotated[
+    bool,
+    typer.Option(
+        "--fix",
+        help="Apply the safe fixes: MCP client configs (backed up first), and hard forgets a "
+        "crash interrupted.",
+    ),
+]
+TimeoutOption = Annotated[
+    float,
+    typer.Option(
+        "--timeout",
+        min=0.1,
+        metavar="SECONDS",
+        help="How long each MCP server gets to answer each handshake step.",
+    ),
+]
 
 
 def _report(checks: list[Any], json_: bool) -> None:
     from . import render
 
     if json_:
-        render.json_doc({"checks": [c.to_dict() for c in checks],
-                         "failed": sum(c.status == "fail" for c in checks)})
+        render.json_doc(
+            {
+                "checks": [c.to_dict() for c in checks],
+                "failed": sum(c.status == "fail" for c in checks),
+            }
+        )
     else:
         render.checklist(checks)
     if any(c.status == "fail" for c in checks):
@@ -29,8 +50,14 @@ def _report(checks: list[Any], json_: bool) -> None:
 
 
 @doctor_app.callback(invoke_without_command=True)
-def doctor(ctx: typer.Context, store: StoreOption = None, no_probe: NoProbe = False, fix: FixFlag = False,
-           timeout: TimeoutOption = 10.0, json_: JsonFlag = False) -> None:
+def doctor(
+    ctx: typer.Context,
+    store: StoreOption = None,
+    no_probe: NoProbe = False,
+    fix: FixFlag = False,
+    timeout: TimeoutOption = 10.0,
+    json_: JsonFlag = False,
+) -> None:
     """Check the store, MCP clients, Docker, WSL and Compose files.
 
     Every check reports ok, warn, fail or skip with what it saw and the fix. Nothing is changed
@@ -60,16 +87,28 @@ def doctor(ctx: typer.Context, store: StoreOption = None, no_probe: NoProbe = Fa
     here, home = Path.cwd(), Path.home()
     docker_needed = needs.docker(here, home)
     wsl_needed = needs.wsl(docker_needed, home, here)
-    _report([*store_checks.run(store, fix=fix), *mcp_checks.run(probe=not no_probe, fix=fix, timeout=timeout),
-             *needs.gate("wsl", wsl_needed, [*wsl_checks.run(), *windows_checks.run()]),
-             *needs.gate("docker", docker_needed, docker_checks.run(required=bool(docker_needed))),
-             *compose_checks.run(cwd=here, required=False)], json_)
+    _report(
+        [
+            *store_checks.run(store, fix=fix),
+            *mcp_checks.run(probe=not no_probe, fix=fix, timeout=timeout),
+            *needs.gate("wsl", wsl_needed, [*wsl_checks.run(), *windows_checks.run()]),
+            *needs.gate("docker", docker_needed, docker_checks.run(required=bool(docker_needed))),
+            *compose_checks.run(cwd=here, required=False),
+        ],
+        json_,
+    )
 
 
 @doctor_app.command(name="store")
-def store_(store: StoreOption = None, json_: JsonFlag = False,
-           fix: Annotated[bool, typer.Option("--fix", help="Finish hard forgets a crash interrupted.")] = False) -> None:
-    """Check the store: location, permissions, interrupted purges, ledger, embedding model, index, disk.
+def store_(
+    store: StoreOption = None,
+    json_: JsonFlag = False,
+    fix: Annotated[
+        bool, typer.Option("--fix", help="Finish hard forgets a crash interrupted.")
+    ] = False,
+) -> None:
+    """Check the store: location, permissions, interrupted purges, ledger, embedding model, index,
+    disk.
 
     \b
     Example:
@@ -82,8 +121,12 @@ def store_(store: StoreOption = None, json_: JsonFlag = False,
 
 
 @doctor_app.command()
-def mcp(no_probe: NoProbe = False, fix: FixFlag = False, timeout: TimeoutOption = 10.0,
-        json_: JsonFlag = False) -> None:
+def mcp(
+    no_probe: NoProbe = False,
+    fix: FixFlag = False,
+    timeout: TimeoutOption = 10.0,
+    json_: JsonFlag = False,
+) -> None:
     """Check every MCP client config on this machine, then handshake with each configured server.
 
     hindsight's entry is checked in detail. Every other stdio server is started as configured and
@@ -103,7 +146,8 @@ def mcp(no_probe: NoProbe = False, fix: FixFlag = False, timeout: TimeoutOption 
 
 @doctor_app.command(name="mine")
 def mine_(store: StoreOption = None, json_: JsonFlag = False) -> None:
-    """Check which coding agents' histories are on this machine, and how much of each the store has mined.
+    """Check which coding agents' histories are on this machine, and how much of each the store has
+    mined.
 
     \b
     Example:
@@ -116,7 +160,8 @@ def mine_(store: StoreOption = None, json_: JsonFlag = False) -> None:
 
 @doctor_app.command()
 def docker(json_: JsonFlag = False) -> None:
-    """Check Docker: the CLI, the daemon (not running, socket permission, wrong context), Compose v2.
+    """Check Docker: the CLI, the daemon (not running, socket permission, wrong context), Compose
+    v2.
 
     Asked for by name, every problem is a failure, also where nothing here needs Docker.
 
@@ -131,10 +176,12 @@ def docker(json_: JsonFlag = False) -> None:
 
 @doctor_app.command()
 def wsl(json_: JsonFlag = False) -> None:
-    """Check WSL and Windows virtualization: WSL 1 or 2, default version, kernel, firmware, hypervisor, features.
+    """Check WSL and Windows virtualization: WSL 1 or 2, default version, kernel, firmware,
+    hypervisor, features.
 
-    On Windows, or inside WSL, also reads systeminfo, the optional features (Virtual Machine Platform,
-    WSL), the hypervisor launch setting, a VM without nested virtualization and an old VirtualBox.
+    On Windows, or inside WSL, also reads systeminfo, the optional features (Virtual Machine
+    Platform, WSL), the hypervisor launch setting, a VM without nested virtualization and an old
+    VirtualBox.
 
     \b
     Example:
@@ -147,8 +194,13 @@ def wsl(json_: JsonFlag = False) -> None:
 
 @doctor_app.command()
 def compose(
-    file: Annotated[Path | None, typer.Argument(help="Compose file (default: compose.yaml or docker-compose.yml here).",
-                                                show_default=False)] = None,
+    file: Annotated[
+        Path | None,
+        typer.Argument(
+            help="Compose file (default: compose.yaml or docker-compose.yml here).",
+            show_default=False,
+        ),
+    ] = None,
     json_: JsonFlag = False,
 ) -> None:
     """Check a Compose file for the mistakes that break a stack but pass schema linters.

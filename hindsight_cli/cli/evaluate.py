@@ -1,4 +1,5 @@
-"""`hindsight eval` and `hindsight bench`: measure retrieval quality on benchmark data, and speed at scale."""
+"""`hindsight eval` and `hindsight bench`: measure retrieval quality on benchmark data, and speed at
+scale."""
 
 from __future__ import annotations
 
@@ -10,27 +11,58 @@ import typer
 from . import app
 from .options import JsonFlag, Mode as ModeChoice
 
-eval_app = typer.Typer(name="eval", no_args_is_help=True, rich_markup_mode=None, help=(
-    "Measure retrieval quality on benchmark data (LoCoMo).\n\n"
-    "Results and how they compare with other systems: docs/benchmarks.md.\n\n"
-    "\b\nExample:\n    hindsight eval locomo ../shared/bench/locomo/dev.json"))
+eval_app = typer.Typer(
+    name="eval",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    help=(
+        "Measure retrieval quality on benchmark data (LoCoMo).\n\n"
+        "Results and how they compare with other systems: docs/benchmarks.md.\n\n"
+        "\b\nExample:\n    hindsight eval locomo ../shared/bench/locomo/dev.json"
+    ),
+)
 
-Mode = Annotated[ModeChoice, typer.Option("--mode", help="Vector and keyword matches fused, or one of them.")]
-Settings = Annotated[list[str] | None, typer.Option(
-    "--set", metavar="NAME=VALUE", help="Change a ranking setting for this run (repeatable), e.g. vector_weight=0.6.",
-    show_default=False)]
-Limit = Annotated[int | None, typer.Option(
-    "--limit-conversations", min=1, help="Use only the first N conversations.", show_default=False)]
-StoreDir = Annotated[Path | None, typer.Option(
-    "--store-dir", help="Build the evaluation store here and keep it; a later run reuses it (no re-embedding). "
-    "Its storage settings and model count: a directory set up with init --backend postgres (or "
-    "HINDSIGHT_DATABASE_URL) evaluates on that database, one set up with --embedding-model with that model.",
-    show_default=False)]
+Mode = Annotated[
+    ModeChoice, typer.Option("--mode", help="Vector and keyword matches fused, or one of them.")
+]
+Settings = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        metavar="NAME=VALUE",
+        help="Change a ranking setting for this run (repeatable), e.g. vector_weight=0.6.",
+        show_default=False,
+    ),
+]
+Limit = Annotated[
+    int | None,
+    typer.Option(
+        "--limit-conversations",
+        min=1,
+        help="Use only the first N conversations.",
+        show_default=False,
+    ),
+]
+StoreDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--store-dir",
+        help="Build the evaluation store here and keep it; a later run reuses it (no "
+        "re-embedding). "
+        "Its storage settings and model count: a directory set up with init --backend postgres (or "
+        "HINDSIGHT_DATABASE_URL) evaluates on that database, one set up with --embedding-model "
+        "with that model.",
+        show_default=False,
+    ),
+]
 
 
 @eval_app.command()
 def locomo(
-    file: Annotated[Path, typer.Argument(help="A LoCoMo-format JSON file, e.g. locomo10.json.", show_default=False)],
+    file: Annotated[
+        Path,
+        typer.Argument(help="A LoCoMo-format JSON file, e.g. locomo10.json.", show_default=False),
+    ],
     mode: Mode = "hybrid",
     set_: Settings = None,
     limit_conversations: Limit = None,
@@ -57,8 +89,9 @@ def locomo(
     overrides = evaluation.ranking_overrides(set_ or [])
     conversations = evaluation.load_locomo(file, limit_conversations)
     with render.phased_progress() as update:
-        report = evaluation.evaluate(conversations, mode=str(mode), overrides=overrides, store_dir=store_dir,
-                                     progress=update)
+        report = evaluation.evaluate(
+            conversations, mode=str(mode), overrides=overrides, store_dir=store_dir, progress=update
+        )
     if json_:
         render.json_doc(report.to_dict())
     else:
@@ -67,12 +100,25 @@ def locomo(
 
 @app.command()
 def bench(
-    sizes: Annotated[str, typer.Option("--sizes", help="Store sizes to measure, comma-separated.")] = "1000,10000",
-    runs: Annotated[int, typer.Option("--runs", min=1, help="New processes per cold figure (the median is kept).")] = 5,
-    stand_in_above: Annotated[int | None, typer.Option(
-        "--stand-in-above", min=0, metavar="SIZE",
-        help="Store sizes above SIZE with stand-in vectors (random, seeded by each text) instead of the model's: "
-             "100,000 memories in minutes, not half an hour; queries are still embedded by the model.")] = None,
+    sizes: Annotated[
+        str, typer.Option("--sizes", help="Store sizes to measure, comma-separated.")
+    ] = "1000,10000",
+    runs: Annotated[
+        int,
+        typer.Option("--runs", min=1, help="New processes per cold figure (the median is kept)."),
+    ] = 5,
+    stand_in_above: Annotated[
+        int | None,
+        typer.Option(
+            "--stand-in-above",
+            min=0,
+            metavar="SIZE",
+            help="Store sizes above SIZE with stand-in vectors (random, seeded by each text) "
+            "instead of the model's: "
+            "100,000 memories in minutes, not half an hour; queries are still embedded by the "
+            "model.",
+        ),
+    ] = None,
     json_: JsonFlag = False,
 ) -> None:
     """Measure speed and scale on synthetic memories in temporary stores.
@@ -96,7 +142,9 @@ def bench(
     try:
         chosen = [int(part.replace("_", "")) for part in sizes.split(",") if part.strip()]
     except ValueError:
-        raise InvalidInput(f"--sizes takes whole numbers separated by commas, e.g. 1000,10000; not {sizes!r}.") from None
+        raise InvalidInput(
+            f"--sizes takes whole numbers separated by commas, e.g. 1000,10000; not {sizes!r}."
+        ) from None
     if not chosen or min(chosen) < 1:
         raise InvalidInput("--sizes needs at least one size of 1 or more.")
     with render.phased_progress() as update:
@@ -105,5 +153,8 @@ def bench(
         render.json_doc(report)
     else:
         render.figures_table(report["sizes"], "size")
-        render.message(f"{report['model']} on {report['machine']['cpus']} CPUs, Python {report['machine']['python']}; "
-                       f"cold figures are the median of {runs} processes; {report['elapsed_s']:.0f} s in all.")
+        render.message(
+            f"{report['model']} on {report['machine']['cpus']} CPUs, Python "
+            f"{report['machine']['python']}; "
+            f"cold figures are the median of {runs} processes; {report['elapsed_s']:.0f} s in all."
+        )

@@ -9,27 +9,59 @@ import typer
 
 from . import app
 from .memory import SinceOption, _store
-from .options import Action, AgentOption, JsonFlag, NlFlag, StoreOption, TaskOption, YesFlag, output_format
+from .options import (
+    Action,
+    AgentOption,
+    JsonFlag,
+    NlFlag,
+    StoreOption,
+    TaskOption,
+    YesFlag,
+    output_format,
+)
+
 
 @app.command()
 def forget(
-    memory_ids: Annotated[Optional[list[str]], typer.Argument(metavar="[ID]...", help="Memory ids to forget.", show_default=False)] = None,
+    memory_ids: Annotated[
+        Optional[list[str]],
+        typer.Argument(metavar="[ID]...", help="Memory ids to forget.", show_default=False),
+    ] = None,
     task: TaskOption = None,
     agent: AgentOption = None,
-    older_than: Annotated[Optional[str], typer.Option("--older-than", help="Recorded longer ago than this, e.g. 30d.", show_default=False)] = None,
-    expired: Annotated[bool, typer.Option("--expired", help="Memories whose TTL has passed.")] = False,
-    hard: Annotated[bool, typer.Option("--hard", help="Purge for good: no trace of the content stays in the store.")] = False,
-    archive: Annotated[bool, typer.Option("--archive", help="Move to cold storage: out of search unless --include-archived; restorable.")] = False,
-    reason: Annotated[Optional[str], typer.Option("--reason", help="Why (kept in the audit log).", show_default=False)] = None,
+    older_than: Annotated[
+        Optional[str],
+        typer.Option(
+            "--older-than", help="Recorded longer ago than this, e.g. 30d.", show_default=False
+        ),
+    ] = None,
+    expired: Annotated[
+        bool, typer.Option("--expired", help="Memories whose TTL has passed.")
+    ] = False,
+    hard: Annotated[
+        bool,
+        typer.Option("--hard", help="Purge for good: no trace of the content stays in the store."),
+    ] = False,
+    archive: Annotated[
+        bool,
+        typer.Option(
+            "--archive",
+            help="Move to cold storage: out of search unless --include-archived; restorable.",
+        ),
+    ] = False,
+    reason: Annotated[
+        Optional[str],
+        typer.Option("--reason", help="Why (kept in the audit log).", show_default=False),
+    ] = None,
     yes: YesFlag = False,
     store: StoreOption = None,
     json_: JsonFlag = False,
 ) -> None:
     """Forget memories (soft by default; --archive keeps them cold; --hard purges).
 
-    Soft-forgotten and archived memories are excluded from search and can be restored. --hard deletes
-    the rows, their vectors, the summaries built from them, old index versions and the ledger's freed
-    blocks. --expired purges memories whose TTL has passed.
+    Soft-forgotten and archived memories are excluded from search and can be restored. --hard
+    deletes the rows, their vectors, the summaries built from them, old index versions and the
+    ledger's freed blocks. --expired purges memories whose TTL has passed.
 
     \b
     Example:
@@ -44,19 +76,42 @@ def forget(
     from . import render
 
     ids = memory_ids or []
-    plan = forget_plan(ids, task_id=task, agent_id=agent, older_than=older_than, expired=expired, hard=hard,
-                       archive=archive, now=now(), spell=cli_option)
+    plan = forget_plan(
+        ids,
+        task_id=task,
+        agent_id=agent,
+        older_than=older_than,
+        expired=expired,
+        hard=hard,
+        archive=archive,
+        now=now(),
+        spell=cli_option,
+    )
     hard, filters = plan.hard, plan.filters
     target = _store(store)
     asks = (hard or filters is not None) and not yes
-    count = (len(set(target.select_ids(filters))) + len(ids) if filters else len(ids)) if asks else 0
-    if count:  # nothing matched: nothing to confirm
+    count = (
+        (len(set(target.select_ids(filters))) + len(ids) if filters else len(ids)) if asks else 0
+    )
+    # nothing matched: nothing to confirm
+    if count:
         what = "purge for good" if hard else "archive" if archive else "forget"
         if not sys.stdin.isatty():
-            raise InvalidInput(f"This would {what} up to {render.memories(count)}; add -y to confirm.")
+            raise InvalidInput(
+                f"This would {what} up to {render.memories(count)}; add -y to confirm."
+            )
         typer.confirm(f"{what.capitalize()} up to {render.memories(count)}?", abort=True, err=True)
-    result = target.forget_where(ids, task_id=task, agent_id=agent, older_than=older_than, expired=expired,
-                                 hard=hard, archive=archive, reason=reason, spell=cli_option)
+    result = target.forget_where(
+        ids,
+        task_id=task,
+        agent_id=agent,
+        older_than=older_than,
+        expired=expired,
+        hard=hard,
+        archive=archive,
+        reason=reason,
+        spell=cli_option,
+    )
     if json_:
         render.json_doc(result.to_dict())
     else:
@@ -67,22 +122,39 @@ def _forgot(count: int, ids: list[str], hard: bool, archive: bool) -> str:
     """What a forget did, and how to undo it: the id to restore, or where to find them."""
     from .render import memories
 
-    verb, done_to = ("Purged", "purged") if hard else ("Archived", "archived") if archive else ("Forgot", "forgotten")
-    if not count:  # nothing changed, so nothing to undo
+    verb, done_to = (
+        ("Purged", "purged")
+        if hard
+        else ("Archived", "archived")
+        if archive
+        else ("Forgot", "forgotten")
+    )
+    # nothing changed, so nothing to undo
+    if not count:
         return f"No memory {'was' if ids else 'matched, so none was'} {done_to}" + (
-            " (already forgotten or archived)." if ids else ".")
+            " (already forgotten or archived)." if ids else "."
+        )
     done = f"{verb} {memories(count)}."
     if hard:
         return done
     if count == len(ids):
-        return f"{done} Undo with " + " and ".join(f"`hindsight restore {memory_id}`" for memory_id in ids) + "."
+        return (
+            f"{done} Undo with "
+            + " and ".join(f"`hindsight restore {memory_id}`" for memory_id in ids)
+            + "."
+        )
     status = "archived" if archive else "invalidated"
-    return f"{done} Undo with `hindsight restore ID` for each; `hindsight list --status {status}` lists them."
+    return (
+        f"{done} Undo with `hindsight restore ID` for each; `hindsight list --status "
+        f"{status}` lists them."
+    )
 
 
 @app.command()
 def restore(
-    memory_id: Annotated[str, typer.Argument(metavar="ID", help="The memory to bring back.", show_default=False)],
+    memory_id: Annotated[
+        str, typer.Argument(metavar="ID", help="The memory to bring back.", show_default=False)
+    ],
     store: StoreOption = None,
     json_: JsonFlag = False,
 ) -> None:
@@ -107,10 +179,19 @@ def restore(
 
 @app.command(name="log")
 def log_(
-    memory_id: Annotated[Optional[str], typer.Option("--id", metavar="ID", help="Only entries about this memory.", show_default=False)] = None,
-    action: Annotated[Optional[Action], typer.Option("--action", help="Only this action.", show_default=False)] = None,
+    memory_id: Annotated[
+        Optional[str],
+        typer.Option(
+            "--id", metavar="ID", help="Only entries about this memory.", show_default=False
+        ),
+    ] = None,
+    action: Annotated[
+        Optional[Action], typer.Option("--action", help="Only this action.", show_default=False)
+    ] = None,
     since: SinceOption = None,
-    limit: Annotated[int, typer.Option("-n", "--limit", min=0, help="At most this many entries (0 = all).")] = 50,
+    limit: Annotated[
+        int, typer.Option("-n", "--limit", min=0, help="At most this many entries (0 = all).")
+    ] = 50,
     store: StoreOption = None,
     json_: JsonFlag = False,
     nl: NlFlag = False,
@@ -127,8 +208,9 @@ def log_(
     from . import render
 
     fmt = output_format(json_, nl)
-    entries = _store(store).log(limit=limit or None, action=action, memory_id=memory_id,
-                                since=when(since, "--since"))
+    entries = _store(store).log(
+        limit=limit or None, action=action, memory_id=memory_id, since=when(since, "--since")
+    )
     if fmt == "json":
         render.json_doc([e.to_dict() for e in entries])
     elif fmt == "nl":

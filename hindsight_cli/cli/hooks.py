@@ -1,12 +1,13 @@
-"""`hindsight hook EVENT` (what a client runs) and `hindsight hooks install|uninstall|status|flush`."""
+"""`hindsight hook EVENT` (what a client runs) and `hindsight hooks
+install|uninstall|status|flush`."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional, TypeAlias
-from collections.abc import Callable
 
 import typer
 
@@ -18,16 +19,21 @@ from .options import JsonFlag, StoreOption
 if TYPE_CHECKING:
     from ..clients import Plan
 
-hooks_app = typer.Typer(name="hooks", no_args_is_help=True, rich_markup_mode=None, help="""Lifecycle hooks for coding agents: install, remove, inspect, flush (docs/hooks.md).
+hooks_app = typer.Typer(
+    name="hooks",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    help="""Lifecycle hooks for coding agents: install, remove, inspect, flush (docs/hooks.md).
 
 \b
 Example:
     hindsight hooks install --client claude-code
     hindsight hooks status
-""")
+""",
+)
 
-# hooks.events.CLIENTS, spelled out: importing the hooks package here would cost every command's start-up
-# (tests/cli/test_choices.py keeps the two equal).
+# hooks.events.CLIENTS, spelled out: importing the hooks package here would cost every command's
+# start-up (tests/cli/test_choices.py keeps the two equal).
 HOOK_CLIENTS = ("claude-code", "codex", "cursor", "gemini")
 HOOK_SCOPES = ("user", "project", "local")
 if TYPE_CHECKING:
@@ -36,20 +42,43 @@ if TYPE_CHECKING:
 else:
     HookClient = StrEnum("HookClient", {client: client for client in HOOK_CLIENTS})
     HookScope = StrEnum("HookScope", {scope: scope for scope in HOOK_SCOPES})
-ClientOption = Annotated[HookClient, typer.Option("--client", help="The coding agent whose settings to change.", show_default=False)]
-ScopeOption = Annotated[HookScope, typer.Option("--scope", help="Every project (user) or this one (project; claude-code also local).")]
+ClientOption = Annotated[
+    HookClient,
+    typer.Option("--client", help="The coding agent whose settings to change.", show_default=False),
+]
+ScopeOption = Annotated[
+    HookScope,
+    typer.Option(
+        "--scope", help="Every project (user) or this one (project; claude-code also local)."
+    ),
+]
 
 
-@app.command(hidden=True)  # what a client runs; people use `hindsight hooks`
+# what a client runs; people use `hindsight hooks`
+@app.command(hidden=True)
 def hook(
-    event: Annotated[str, typer.Argument(help="session-start | prompt | tool | tool-failure | stop | pre-compact | session-end (or the client's own name).", show_default=False)],
-    client: Annotated[str, typer.Option("--client", help="Whose payload and answer format: claude-code | codex | cursor | gemini.")] = "claude-code",
+    event: Annotated[
+        str,
+        typer.Argument(
+            help="session-start | prompt | tool | tool-failure | stop | pre-compact | "
+            "session-end (or the client's own name).",
+            show_default=False,
+        ),
+    ],
+    client: Annotated[
+        str,
+        typer.Option(
+            "--client",
+            help="Whose payload and answer format: claude-code | codex | cursor | gemini.",
+        ),
+    ] = "claude-code",
     store: StoreOption = None,
 ) -> None:
-    """Handle one hook call: read the client's JSON payload on stdin, answer on stdout, always exit 0.
+    """Handle one hook call: read the client's JSON payload on stdin, answer on stdout, always exit
+    0.
 
-    Recording events only append to the store's spool; session start and repeated questions or errors
-    answer with memories. Errors go to <store>/spool/hooks.log, never to the agent.
+    Recording events only append to the store's spool; session start and repeated questions or
+    errors answer with memories. Errors go to <store>/spool/hooks.log, never to the agent.
 
     \b
     Example:
@@ -63,7 +92,8 @@ def hook(
 
 
 def _project(store: Optional[Path]) -> tuple[Path, Optional[Path]]:
-    """The project directory, and the store to pin in the hook commands (None: found from the session)."""
+    """The project directory, and the store to pin in the hook commands (None: found from the
+    session)."""
     location = paths.resolve_store(store)
     if location.reason == "project":
         return location.path.parent, None
@@ -76,12 +106,15 @@ def _target(client: str, scope: str, store: Optional[Path]):  # noqa: ANN202
     project, pinned = _project(store)
     options = install.targets(client, Path.home(), project)
     if scope not in options:
-        raise InvalidInput(f"{client} has no {scope} hook settings; use --scope {' or '.join(options)}.")
+        raise InvalidInput(
+            f"{client} has no {scope} hook settings; use --scope {' or '.join(options)}."
+        )
     return options[scope], pinned
 
 
 def _write(change) -> Optional[Path]:  # noqa: ANN001
-    """Apply a plan; an empty plan means the file held nothing but our hooks: back it up, remove it."""
+    """Apply a plan; an empty plan means the file held nothing but our hooks: back it up, remove
+    it."""
     import shutil
     from datetime import datetime
 
@@ -97,14 +130,20 @@ def _write(change) -> Optional[Path]:  # noqa: ANN001
 
 
 @hooks_app.command()
-def install(client: ClientOption, scope: ScopeOption = "user", store: StoreOption = None,
-            dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the new file; write nothing.")] = False,
-            json_: JsonFlag = False) -> None:
+def install(
+    client: ClientOption,
+    scope: ScopeOption = "user",
+    store: StoreOption = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show the new file; write nothing.")
+    ] = False,
+    json_: JsonFlag = False,
+) -> None:
     """Add hindsight's hooks to a client's settings (merged, backed up, idempotent).
 
-    Every other hook and setting is kept. Without --store, each session uses the store of its project
-    (the nearest .hindsight/ above it, else the global store). For codex, the config.toml beside
-    hooks.json also gets [features] hooks = true, unless it sets that flag itself.
+    Every other hook and setting is kept. Without --store, each session uses the store of its
+    project (the nearest .hindsight/ above it, else the global store). For codex, the config.toml
+    beside hooks.json also gets [features] hooks = true, unless it sets that flag itself.
 
     \b
     Example:
@@ -116,28 +155,47 @@ def install(client: ClientOption, scope: ScopeOption = "user", store: StoreOptio
 
     target, pinned = _target(client, scope, store)
     change = hooks_install.plan_install(target, pinned)
-    flag = hooks_install.plan_codex_flag(hooks_install.codex_config(target), on=True) if client == "codex" else None
+    flag = (
+        hooks_install.plan_codex_flag(hooks_install.codex_config(target), on=True)
+        if client == "codex"
+        else None
+    )
     if dry_run:
         render.plain(change.after.rstrip("\n"))
         if flag is not None and flag.changed:
             render.message(f"and in {flag.target.path}:")
             render.plain(flag.after.rstrip("\n"))
-        render.message(f"Dry run: nothing was written to {target.path}" + (" or its config.toml." if flag else "."))
+        render.message(
+            f"Dry run: nothing was written to {target.path}"
+            + (" or its config.toml." if flag else ".")
+        )
         return
     backup = _write(change) if change.changed else None
     flag_backup = _write(flag) if flag is not None and flag.changed else None
     if json_:
-        render.json_doc({"client": client, "scope": scope, "path": str(target.path), "changed": change.changed,
-                         "backup": str(backup) if backup else None, **_flag_report(flag, flag_backup)})
+        render.json_doc(
+            {
+                "client": client,
+                "scope": scope,
+                "path": str(target.path),
+                "changed": change.changed,
+                "backup": str(backup) if backup else None,
+                **_flag_report(flag, flag_backup),
+            }
+        )
         return
     render.plain(str(target.path))
     if not change.changed:
         render.message(f"{client}'s hooks already run hindsight; nothing changed.")
     else:
-        render.message(f"Added hindsight's hooks to {target.path}" + (f"; the old file is at {backup}" if backup else "")
-                       + ". New sessions use them: they recall at session start and on repeats, record failures "
-                       "and their fixes, and keep each session's whole exchange (the transcript is mined as "
-                       "the session closes; `hindsight mine` takes in the history from before).")
+        render.message(
+            f"Added hindsight's hooks to {target.path}"
+            + (f"; the old file is at {backup}" if backup else "")
+            + ". New sessions use them: they recall at session start and on repeats, record "
+            "failures "
+            "and their fixes, and keep each session's whole exchange (the transcript is mined as "
+            "the session closes; `hindsight mine` takes in the history from before)."
+        )
     if flag is not None:
         _say_flag(flag, flag_backup)
 
@@ -148,8 +206,14 @@ def _flag_report(flag: Optional[Plan], backup: Optional[Path]) -> dict[str, Any]
         return {}
     from ..hooks import install as hooks_install
 
-    return {"feature_flag": {"path": str(flag.target.path), "changed": flag.changed,
-                             "backup": str(backup) if backup else None, "hooks": hooks_install.codex_flag(flag.target)}}
+    return {
+        "feature_flag": {
+            "path": str(flag.target.path),
+            "changed": flag.changed,
+            "backup": str(backup) if backup else None,
+            "hooks": hooks_install.codex_flag(flag.target),
+        }
+    }
 
 
 def _say_flag(flag: Plan, backup: Optional[Path]) -> None:
@@ -163,14 +227,21 @@ def _say_flag(flag: Plan, backup: Optional[Path]) -> None:
     elif flag.changed:
         render.message(f"Removed the [features] hooks = true that install added to {path}{old}.")
     elif state is False:
-        render.warning(f"Codex's hooks are turned off in {path} ([features] hooks = false, or the older "
-                       "codex_hooks = false): hindsight's hooks run once you set `hooks = true` there.")
+        render.warning(
+            f"Codex's hooks are turned off in {path} ([features] hooks = false, or the older "
+            "codex_hooks = false): hindsight's hooks run once you set `hooks = true` there."
+        )
 
 
 @hooks_app.command()
-def uninstall(client: ClientOption, scope: ScopeOption = "user", store: StoreOption = None,
-              json_: JsonFlag = False) -> None:
-    """Remove exactly the hooks (and the Codex feature flag) that `hooks install` added; keep everything else.
+def uninstall(
+    client: ClientOption,
+    scope: ScopeOption = "user",
+    store: StoreOption = None,
+    json_: JsonFlag = False,
+) -> None:
+    """Remove exactly the hooks (and the Codex feature flag) that `hooks install` added; keep
+    everything else.
 
     \b
     Example:
@@ -181,16 +252,31 @@ def uninstall(client: ClientOption, scope: ScopeOption = "user", store: StoreOpt
 
     target, _ = _target(client, scope, store)
     change = hooks_install.plan_uninstall(target)
-    flag = hooks_install.plan_codex_flag(hooks_install.codex_config(target), on=False) if client == "codex" else None
+    flag = (
+        hooks_install.plan_codex_flag(hooks_install.codex_config(target), on=False)
+        if client == "codex"
+        else None
+    )
     backup = _write(change) if change.changed else None
     flag_backup = _write(flag) if flag is not None and flag.changed else None
     if json_:
-        render.json_doc({"client": client, "scope": scope, "path": str(target.path), "changed": change.changed,
-                         "backup": str(backup) if backup else None, **_flag_report(flag, flag_backup)})
+        render.json_doc(
+            {
+                "client": client,
+                "scope": scope,
+                "path": str(target.path),
+                "changed": change.changed,
+                "backup": str(backup) if backup else None,
+                **_flag_report(flag, flag_backup),
+            }
+        )
         return
     render.plain(str(target.path))
-    render.message(f"Removed hindsight's hooks from {target.path}." if change.changed
-                   else f"{target.path} runs no hindsight hooks; nothing changed.")
+    render.message(
+        f"Removed hindsight's hooks from {target.path}."
+        if change.changed
+        else f"{target.path} runs no hindsight hooks; nothing changed."
+    )
     if flag is not None and flag.changed:
         _say_flag(flag, flag_backup)
 
@@ -212,18 +298,37 @@ def status(store: StoreOption = None, json_: JsonFlag = False) -> None:
     for client in CLIENTS:
         for scope, target in hooks_install.targets(client, Path.home(), project).items():
             events = _readable(hooks_install.installed, target)
-            row = {"client": client, "scope": scope, "path": str(target.path),
-                   "events": events if isinstance(events, list) else [events]}
-            if client == "codex":  # None: the file leaves it to Codex (on by default in current versions)
-                row["feature_flag"] = _readable(hooks_install.codex_flag, hooks_install.codex_config(target))
+            row = {
+                "client": client,
+                "scope": scope,
+                "path": str(target.path),
+                "events": events if isinstance(events, list) else [events],
+            }
+            # None: the file leaves it to Codex (on by default in current versions)
+            if client == "codex":
+                row["feature_flag"] = _readable(
+                    hooks_install.codex_flag, hooks_install.codex_config(target)
+                )
             rows.append(row)
     location = paths.resolve_store(store)
     directory = spool.spool_dir(location.path)
-    pending = sum(1 for f in directory.glob("*.jsonl") if f.name != spool.SEEN
-                  for _ in f.open(encoding="utf-8", errors="replace")) if directory.is_dir() else 0
+    pending = (
+        sum(
+            1
+            for f in directory.glob("*.jsonl")
+            if f.name != spool.SEEN
+            for _ in f.open(encoding="utf-8", errors="replace")
+        )
+        if directory.is_dir()
+        else 0
+    )
     log = directory / spool.LOG
-    report = {"store": str(location.path), "pending_events": pending, "log": str(log) if log.exists() else None,
-              "clients": rows}
+    report = {
+        "store": str(location.path),
+        "pending_events": pending,
+        "log": str(log) if log.exists() else None,
+        "clients": rows,
+    }
     if json_:
         render.json_doc(report)
         return
@@ -231,10 +336,15 @@ def status(store: StoreOption = None, json_: JsonFlag = False) -> None:
         state = ", ".join(row["events"]) if row["events"] else "-"
         value: Any = row.get("feature_flag")
         flag = {True: "on", False: "off", None: "unset"}.get(value, value)
-        render.plain(f"{row['client']:<12} {row['scope']:<8} {state}  ({row['path']})"
-                     + (f"  [features] hooks: {flag}" if "feature_flag" in row else ""))
-    render.message(f"Store {location.path}: {pending} event(s) waiting in the spool"
-                   + (f"; hook errors are logged in {log}" if log.exists() else "") + ".")
+        render.plain(
+            f"{row['client']:<12} {row['scope']:<8} {state}  ({row['path']})"
+            + (f"  [features] hooks: {flag}" if "feature_flag" in row else "")
+        )
+    render.message(
+        f"Store {location.path}: {pending} event(s) waiting in the spool"
+        + (f"; hook errors are logged in {log}" if log.exists() else "")
+        + "."
+    )
 
 
 def _readable(read: Callable[[Any], Any], target: Any) -> Any:
@@ -260,5 +370,7 @@ def flush(store: StoreOption = None, json_: JsonFlag = False) -> None:
     if json_:
         render.json_doc(report)
         return
-    render.message(f"Ingested {report['events']} event(s): {report['added']} memories added, "
-                   f"{report['fixed']} failure(s) linked to their fix.")
+    render.message(
+        f"Ingested {report['events']} event(s): {report['added']} memories added, "
+        f"{report['fixed']} failure(s) linked to their fix."
+    )

@@ -9,8 +9,22 @@ from typing import Annotated, Optional
 import typer
 
 from . import app
-from .options import (AgentOption, Format, JsonFlag, MemoryType, Mode, NlFlag, Outcome, Status, StoreOption, TaskOption,
-                      known_sources, known_triggers, output_format, parse_pairs)
+from .options import (
+    AgentOption,
+    Format,
+    JsonFlag,
+    MemoryType,
+    Mode,
+    NlFlag,
+    Outcome,
+    Status,
+    StoreOption,
+    TaskOption,
+    known_sources,
+    known_triggers,
+    output_format,
+    parse_pairs,
+)
 
 
 def _store(path: Optional[Path], warm: bool = False):  # noqa: ANN202
@@ -27,26 +41,118 @@ def _text_or_stdin(text: str) -> str:
 
 @app.command()
 def record(
-    text: Annotated[str, typer.Argument(help="The memory text, or - to read it from stdin.", show_default=False)],
-    type_: Annotated[Optional[MemoryType], typer.Option("--type", help="The kind of memory (default episodic).", show_default=False)] = None,
-    agent: Annotated[Optional[str], typer.Option("--agent", help="Who wrote it (default $HINDSIGHT_AGENT or `default`).", show_default=False)] = None,
-    task: Annotated[Optional[str], typer.Option("--task", help="Task id.", show_default=False)] = None,
-    step: Annotated[Optional[int], typer.Option("--step", min=0, help="Step index within the task.", show_default=False)] = None,
-    trigger: Annotated[Optional[str], typer.Option("--trigger", autocompletion=known_triggers, help="Why: task_start, task_end, tool_call, tool_error, user_feedback, user_correction, note, or your own word.", show_default=False)] = None,
-    outcome: Annotated[Optional[Outcome], typer.Option("--outcome", help="How it ended (default unknown).", show_default=False)] = None,
-    resolution: Annotated[Optional[str], typer.Option("--resolution", help="How a failure was fixed.", show_default=False)] = None,
-    importance: Annotated[Optional[float], typer.Option("--importance", help="0–1 (default from the trigger).", show_default=False)] = None,
-    confidence: Annotated[Optional[float], typer.Option("--confidence", help="0–1 (default from the source).", show_default=False)] = None,
-    tag: Annotated[Optional[list[str]], typer.Option("--tag", help="A tag (repeatable).", show_default=False)] = None,
-    meta: Annotated[Optional[list[str]], typer.Option("--meta", help="Metadata KEY=VALUE (repeatable).", show_default=False)] = None,
-    env: Annotated[Optional[list[str]], typer.Option("--env", help="Environment fingerprint KEY=VALUE, e.g. tool_version=v2 (repeatable).", show_default=False)] = None,
-    source: Annotated[Optional[str], typer.Option("--source", autocompletion=known_sources, help="Where the text comes from: user, agent, tool, import, web, or your own word (default agent).", show_default=False)] = None,
-    event_at: Annotated[Optional[str], typer.Option("--event-at", help="When it happened (ISO time or an age like 2h).", show_default=False)] = None,
-    valid_until: Annotated[Optional[str], typer.Option("--valid-until", help="Stops being true after this (ISO time or 30d from now).", show_default=False)] = None,
-    ttl: Annotated[Optional[str], typer.Option("--ttl", help="Expire after this long, e.g. 2h or 30d.", show_default=False)] = None,
-    key: Annotated[Optional[str], typer.Option("--key", help="Idempotency key (default: hash of agent, task, step, content).", show_default=False)] = None,
-    no_merge: Annotated[bool, typer.Option("--no-merge", help="Keep a near-duplicate as a new memory.")] = False,
-    supersedes: Annotated[Optional[str], typer.Option("--supersedes", metavar="ID", help="This memory replaces that one (same agent): the old one leaves search and stays as history.", show_default=False)] = None,
+    text: Annotated[
+        str, typer.Argument(help="The memory text, or - to read it from stdin.", show_default=False)
+    ],
+    type_: Annotated[
+        Optional[MemoryType],
+        typer.Option("--type", help="The kind of memory (default episodic).", show_default=False),
+    ] = None,
+    agent: Annotated[
+        Optional[str],
+        typer.Option(
+            "--agent",
+            help="Who wrote it (default $HINDSIGHT_AGENT or `default`).",
+            show_default=False,
+        ),
+    ] = None,
+    task: Annotated[
+        Optional[str], typer.Option("--task", help="Task id.", show_default=False)
+    ] = None,
+    step: Annotated[
+        Optional[int],
+        typer.Option("--step", min=0, help="Step index within the task.", show_default=False),
+    ] = None,
+    trigger: Annotated[
+        Optional[str],
+        typer.Option(
+            "--trigger",
+            autocompletion=known_triggers,
+            help="Why: task_start, task_end, tool_call, tool_error, user_feedback, "
+            "user_correction, note, or your own word.",
+            show_default=False,
+        ),
+    ] = None,
+    outcome: Annotated[
+        Optional[Outcome],
+        typer.Option("--outcome", help="How it ended (default unknown).", show_default=False),
+    ] = None,
+    resolution: Annotated[
+        Optional[str],
+        typer.Option("--resolution", help="How a failure was fixed.", show_default=False),
+    ] = None,
+    importance: Annotated[
+        Optional[float],
+        typer.Option("--importance", help="0–1 (default from the trigger).", show_default=False),
+    ] = None,
+    confidence: Annotated[
+        Optional[float],
+        typer.Option("--confidence", help="0–1 (default from the source).", show_default=False),
+    ] = None,
+    tag: Annotated[
+        Optional[list[str]], typer.Option("--tag", help="A tag (repeatable).", show_default=False)
+    ] = None,
+    meta: Annotated[
+        Optional[list[str]],
+        typer.Option("--meta", help="Metadata KEY=VALUE (repeatable).", show_default=False),
+    ] = None,
+    env: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--env",
+            help="Environment fingerprint KEY=VALUE, e.g. tool_version=v2 (repeatable).",
+            show_default=False,
+        ),
+    ] = None,
+    source: Annotated[
+        Optional[str],
+        typer.Option(
+            "--source",
+            autocompletion=known_sources,
+            help="Where the text comes from: user, agent, tool, import, web, or your own word "
+            "(default agent).",
+            show_default=False,
+        ),
+    ] = None,
+    event_at: Annotated[
+        Optional[str],
+        typer.Option(
+            "--event-at", help="When it happened (ISO time or an age like 2h).", show_default=False
+        ),
+    ] = None,
+    valid_until: Annotated[
+        Optional[str],
+        typer.Option(
+            "--valid-until",
+            help="Stops being true after this (ISO time or 30d from now).",
+            show_default=False,
+        ),
+    ] = None,
+    ttl: Annotated[
+        Optional[str],
+        typer.Option("--ttl", help="Expire after this long, e.g. 2h or 30d.", show_default=False),
+    ] = None,
+    key: Annotated[
+        Optional[str],
+        typer.Option(
+            "--key",
+            help="Idempotency key (default: hash of agent, task, step, content).",
+            show_default=False,
+        ),
+    ] = None,
+    no_merge: Annotated[
+        bool, typer.Option("--no-merge", help="Keep a near-duplicate as a new memory.")
+    ] = False,
+    supersedes: Annotated[
+        Optional[str],
+        typer.Option(
+            "--supersedes",
+            metavar="ID",
+            help="This memory replaces that one (same agent): the old one leaves search and "
+            "stays as history.",
+            show_default=False,
+        ),
+    ] = None,
     store: StoreOption = None,
     json_: JsonFlag = False,
 ) -> None:
@@ -62,40 +168,100 @@ def record(
     from . import render
 
     result = _store(store).record(
-        _text_or_stdin(text), merge=not no_merge, type=type_, agent_id=agent, task_id=task, step=step,
-        trigger=trigger, outcome=outcome, resolution=resolution, importance=importance, confidence=confidence,
-        tags=tag or [], metadata=parse_pairs(meta, "--meta"), env=parse_pairs(env, "--env"), source=source,
-        event_at=event_at, valid_until=valid_until, ttl=ttl, key=key, supersedes=supersedes,
+        _text_or_stdin(text),
+        merge=not no_merge,
+        type=type_,
+        agent_id=agent,
+        task_id=task,
+        step=step,
+        trigger=trigger,
+        outcome=outcome,
+        resolution=resolution,
+        importance=importance,
+        confidence=confidence,
+        tags=tag or [],
+        metadata=parse_pairs(meta, "--meta"),
+        env=parse_pairs(env, "--env"),
+        source=source,
+        event_at=event_at,
+        valid_until=valid_until,
+        ttl=ttl,
+        key=key,
+        supersedes=supersedes,
     )
-    if result.change and result.superseded:  # said whatever the output mode: a fact was replaced
-        render.message(f"Updated: {result.change} (supersedes {result.superseded[0]}; "
-                       f"`hindsight show {result.memory.id}` has the history).")
+    # said whatever the output mode: a fact was replaced
+    if result.change and result.superseded:
+        render.message(
+            f"Updated: {result.change} (supersedes {result.superseded[0]}; "
+            f"`hindsight show {result.memory.id}` has the history)."
+        )
     if result.parts and not result.deduplicated:
-        render.message(f"Stored in {len(result.parts)} linked parts: the text is over [limits] max_content_bytes; "
-                       f"`hindsight show {result.memory.id} --sources` shows them all.")
+        render.message(
+            f"Stored in {len(result.parts)} linked parts: the text is over [limits] "
+            f"max_content_bytes; "
+            f"`hindsight show {result.memory.id} --sources` shows them all."
+        )
     if json_:
         render.json_doc(result.to_dict())
         return
     render.plain(result.memory.id)
     what = "Already stored (merged)" if result.deduplicated else "Recorded"
-    note = f"; redacted {result.redactions} secret{'s' if result.redactions != 1 else ''}" if result.redactions else ""
+    note = (
+        f"; redacted {result.redactions} secret{'s' if result.redactions != 1 else ''}"
+        if result.redactions
+        else ""
+    )
     if result.memory.supersedes and not result.deduplicated:
         note += f"; it supersedes {result.memory.supersedes}"
-    named = "" if sys.stdout.isatty() else f" {result.memory.id}"  # in a terminal the id is on the line above
+    # in a terminal the id is on the line above
+    named = "" if sys.stdout.isatty() else f" {result.memory.id}"
     render.message(f"{what}{named}{note}.")
 
 
-TypeOption = Annotated[Optional[list[MemoryType]], typer.Option("--type", help="Only this type (repeatable).", show_default=False)]
-OutcomeOption = Annotated[Optional[list[Outcome]], typer.Option("--outcome", help="Only this outcome (repeatable).", show_default=False)]
-TagOption = Annotated[Optional[list[str]], typer.Option("--tag", help="Only memories with this tag (repeatable: all must match).", show_default=False)]
-SourceOption = Annotated[Optional[list[str]], typer.Option("--source", autocompletion=known_sources, help="Only text from this source: user, agent, tool, web, … (repeatable, any of).", show_default=False)]
-SinceOption = Annotated[Optional[str], typer.Option("--since", help="Happened at or after (ISO time or an age like 7d).", show_default=False)]
-UntilOption = Annotated[Optional[str], typer.Option("--until", help="Happened at or before (ISO time or an age like 1d).", show_default=False)]
+TypeOption = Annotated[
+    Optional[list[MemoryType]],
+    typer.Option("--type", help="Only this type (repeatable).", show_default=False),
+]
+OutcomeOption = Annotated[
+    Optional[list[Outcome]],
+    typer.Option("--outcome", help="Only this outcome (repeatable).", show_default=False),
+]
+TagOption = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--tag",
+        help="Only memories with this tag (repeatable: all must match).",
+        show_default=False,
+    ),
+]
+SourceOption = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--source",
+        autocompletion=known_sources,
+        help="Only text from this source: user, agent, tool, web, … (repeatable, any of).",
+        show_default=False,
+    ),
+]
+SinceOption = Annotated[
+    Optional[str],
+    typer.Option(
+        "--since", help="Happened at or after (ISO time or an age like 7d).", show_default=False
+    ),
+]
+UntilOption = Annotated[
+    Optional[str],
+    typer.Option(
+        "--until", help="Happened at or before (ISO time or an age like 1d).", show_default=False
+    ),
+]
 
 
 @app.command()
 def search(
-    query: Annotated[str, typer.Argument(help="What to look for; - reads it from stdin.", show_default=False)],
+    query: Annotated[
+        str, typer.Argument(help="What to look for; - reads it from stdin.", show_default=False)
+    ],
     agent: AgentOption = None,
     task: TaskOption = None,
     type_: TypeOption = None,
@@ -104,15 +270,61 @@ def search(
     source: SourceOption = None,
     since: SinceOption = None,
     until: UntilOption = None,
-    limit: Annotated[Optional[int], typer.Option("-k", "--limit", "-n", help="At most this many hits (default 5; 20 with --budget).", show_default=False)] = None,
-    budget: Annotated[Optional[int], typer.Option("--budget", help="Fit the context block in this many tokens.", show_default=False)] = None,
-    mode: Annotated[Mode, typer.Option("--mode", help="Vector and keyword matches fused, or one of them.")] = "hybrid",
-    env: Annotated[Optional[list[str]], typer.Option("--env", help="Your environment KEY=VALUE: memories recorded under another value rank lower.", show_default=False)] = None,
-    current_task: Annotated[Optional[str], typer.Option("--current-task", help="The task at hand: its memories rank higher.", show_default=False)] = None,
-    troubleshoot: Annotated[bool, typer.Option("--troubleshoot", help="I have seen this error before: relevant failures that were fixed come first.")] = False,
-    include_archived: Annotated[bool, typer.Option("--include-archived", help="Search archived memories too.")] = False,
-    explain: Annotated[bool, typer.Option("--explain", help="Show each signal's contribution per hit.")] = False,
-    format_: Annotated[Optional[Format], typer.Option("--format", help="A table for people, JSON, JSON lines, or a context block for a prompt (default table).", show_default=False)] = None,
+    limit: Annotated[
+        Optional[int],
+        typer.Option(
+            "-k",
+            "--limit",
+            "-n",
+            help="At most this many hits (default 5; 20 with --budget).",
+            show_default=False,
+        ),
+    ] = None,
+    budget: Annotated[
+        Optional[int],
+        typer.Option(
+            "--budget", help="Fit the context block in this many tokens.", show_default=False
+        ),
+    ] = None,
+    mode: Annotated[
+        Mode, typer.Option("--mode", help="Vector and keyword matches fused, or one of them.")
+    ] = "hybrid",
+    env: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--env",
+            help="Your environment KEY=VALUE: memories recorded under another value rank lower.",
+            show_default=False,
+        ),
+    ] = None,
+    current_task: Annotated[
+        Optional[str],
+        typer.Option(
+            "--current-task", help="The task at hand: its memories rank higher.", show_default=False
+        ),
+    ] = None,
+    troubleshoot: Annotated[
+        bool,
+        typer.Option(
+            "--troubleshoot",
+            help="I have seen this error before: relevant failures that were fixed come first.",
+        ),
+    ] = False,
+    include_archived: Annotated[
+        bool, typer.Option("--include-archived", help="Search archived memories too.")
+    ] = False,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Show each signal's contribution per hit.")
+    ] = False,
+    format_: Annotated[
+        Optional[Format],
+        typer.Option(
+            "--format",
+            help="A table for people, JSON, JSON lines, or a context block for a prompt (default "
+            "table).",
+            show_default=False,
+        ),
+    ] = None,
     store: StoreOption = None,
     json_: JsonFlag = False,
     nl: NlFlag = False,
@@ -137,12 +349,31 @@ def search(
     from . import render
 
     fmt = output_format(json_, nl, format_)
-    filters = browse_filters(agent_id=agent, task_id=task, types=type_, outcomes=outcome, tags=tag or (), since=since,
-                             until=until, sources=source, search=True, include_archived=include_archived,
-                             spell=cli_option)
-    result = _store(store).search(SearchQuery(
-        _text_or_stdin(query), filters, k=limit if limit is not None else 20 if budget else 5, budget=budget, mode=mode, env=parse_pairs(env, "--env"),
-        current_task=current_task, troubleshoot=troubleshoot))
+    filters = browse_filters(
+        agent_id=agent,
+        task_id=task,
+        types=type_,
+        outcomes=outcome,
+        tags=tag or (),
+        since=since,
+        until=until,
+        sources=source,
+        search=True,
+        include_archived=include_archived,
+        spell=cli_option,
+    )
+    result = _store(store).search(
+        SearchQuery(
+            _text_or_stdin(query),
+            filters,
+            k=limit if limit is not None else 20 if budget else 5,
+            budget=budget,
+            mode=mode,
+            env=parse_pairs(env, "--env"),
+            current_task=current_task,
+            troubleshoot=troubleshoot,
+        )
+    )
     if fmt == "json":
         render.json_doc([hit.to_dict(explain) for hit in result.hits])
     elif fmt == "nl":
@@ -152,7 +383,9 @@ def search(
     else:
         render.hits_table(result.hits, explain)
     if result.dropped_for_budget:
-        render.message(f"{result.dropped_for_budget} more hit(s) left out to stay within {budget} tokens.")
+        render.message(
+            f"{result.dropped_for_budget} more hit(s) left out to stay within {budget} tokens."
+        )
 
 
 @app.command(name="list")
@@ -165,8 +398,15 @@ def list_(
     source: SourceOption = None,
     since: SinceOption = None,
     until: UntilOption = None,
-    status: Annotated[Optional[list[Status]], typer.Option("--status", help="Only this status (repeatable; default all).", show_default=False)] = None,
-    limit: Annotated[int, typer.Option("-n", "--limit", "-k", min=0, help="At most this many (0 = all).")] = 50,
+    status: Annotated[
+        Optional[list[Status]],
+        typer.Option(
+            "--status", help="Only this status (repeatable; default all).", show_default=False
+        ),
+    ] = None,
+    limit: Annotated[
+        int, typer.Option("-n", "--limit", "-k", min=0, help="At most this many (0 = all).")
+    ] = 50,
     store: StoreOption = None,
     json_: JsonFlag = False,
     nl: NlFlag = False,
@@ -180,8 +420,18 @@ def list_(
     from ..core.selection import browse_filters, cli_option
     from . import render
 
-    filters = browse_filters(agent_id=agent, task_id=task, types=type_, outcomes=outcome, tags=tag or (), since=since,
-                             until=until, statuses=status, sources=source, spell=cli_option)
+    filters = browse_filters(
+        agent_id=agent,
+        task_id=task,
+        types=type_,
+        outcomes=outcome,
+        tags=tag or (),
+        since=since,
+        until=until,
+        statuses=status,
+        sources=source,
+        spell=cli_option,
+    )
     fmt = output_format(json_, nl)
     memories = _store(store).list(filters, limit=limit or None)
     if fmt == "json":
@@ -194,8 +444,18 @@ def list_(
 
 @app.command()
 def show(
-    memory_id: Annotated[str, typer.Argument(metavar="ID", help="A memory id (or a unique prefix of 8+ characters).", show_default=False)],
-    sources: Annotated[bool, typer.Option("--sources", help="Walk a summary's chain down to the original memories.")] = False,
+    memory_id: Annotated[
+        str,
+        typer.Argument(
+            metavar="ID",
+            help="A memory id (or a unique prefix of 8+ characters).",
+            show_default=False,
+        ),
+    ],
+    sources: Annotated[
+        bool,
+        typer.Option("--sources", help="Walk a summary's chain down to the original memories."),
+    ] = False,
     store: StoreOption = None,
     json_: JsonFlag = False,
 ) -> None:
@@ -248,30 +508,53 @@ def summarize(
     from ..core.selection import when
     from . import render
 
-    result = _store(store).summarize(task_id=task, agent_id=agent, since=when(since, "--since"),
-                                     until=when(until, "--until"))
+    result = _store(store).summarize(
+        task_id=task, agent_id=agent, since=when(since, "--since"), until=when(until, "--until")
+    )
     if json_:
         render.json_doc(result.to_dict())
         return
     render.plain(result.memory.content)
     what = "Updated" if result.updated else "Wrote"
     parts = f" in a chain of {len(result.parts)} parts" if result.parts else ""
-    render.message(f"{what} summary {result.memory.id} of {render.memories(result.sources)}{parts}.")
+    render.message(
+        f"{what} summary {result.memory.id} of {render.memories(result.sources)}{parts}."
+    )
 
 
 @app.command()
 def consolidate(
     agent: AgentOption = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be written; write nothing.")] = False,
-    similarity: Annotated[Optional[float], typer.Option("--similarity", min=0.0, max=1.0, help="Cosine at or above which episodes are one pattern (default 0.8).", show_default=False)] = None,
-    min_evidence: Annotated[Optional[int], typer.Option("--min-evidence", min=2, help="Occurrences a pattern needs (default 2).", show_default=False)] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show what would be written; write nothing.")
+    ] = False,
+    similarity: Annotated[
+        Optional[float],
+        typer.Option(
+            "--similarity",
+            min=0.0,
+            max=1.0,
+            help="Cosine at or above which episodes are one pattern (default 0.8).",
+            show_default=False,
+        ),
+    ] = None,
+    min_evidence: Annotated[
+        Optional[int],
+        typer.Option(
+            "--min-evidence",
+            min=2,
+            help="Occurrences a pattern needs (default 2).",
+            show_default=False,
+        ),
+    ] = None,
     store: StoreOption = None,
     json_: JsonFlag = False,
 ) -> None:
     """Turn repeated similar episodes into semantic pattern memories (no LLM).
 
     Each pattern ("weather API 401 → refresh the token") links to its evidence and gets a confidence
-    from it; conflicting outcomes lower it. Rerunning writes nothing new unless new evidence arrived.
+    from it; conflicting outcomes lower it. Rerunning writes nothing new unless new evidence
+    arrived.
 
     \b
     Example:
@@ -281,13 +564,21 @@ def consolidate(
     from . import render
 
     with render.progress("Consolidating") as bar:
-        result = _store(store).consolidate(agent_id=agent, dry_run=dry_run, similarity=similarity,
-                                           min_evidence=min_evidence, progress=bar, phase=bar.phase)
+        result = _store(store).consolidate(
+            agent_id=agent,
+            dry_run=dry_run,
+            similarity=similarity,
+            min_evidence=min_evidence,
+            progress=bar,
+            phase=bar.phase,
+        )
     if json_:
         render.json_doc(result.to_dict())
         return
     render.patterns(result.patterns, dry_run)
     verb = "Would write" if dry_run else "Wrote"
-    render.message(f"Scanned {result.scanned} episodic memor{'y' if result.scanned == 1 else 'ies'}: {verb} "
-                   f"{result.count('create')} new and {result.count('update')} updated pattern(s); "
-                   f"{result.count('unchanged')} unchanged.")
+    render.message(
+        f"Scanned {result.scanned} episodic memor{'y' if result.scanned == 1 else 'ies'}: {verb} "
+        f"{result.count('create')} new and {result.count('update')} updated pattern(s); "
+        f"{result.count('unchanged')} unchanged."
+    )

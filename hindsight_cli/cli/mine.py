@@ -1,5 +1,5 @@
-"""`hindsight mine <client>|--all`: coding agents' transcripts as memories; and `import --from` for the
-exports of other memory tools (docs/import.md)."""
+"""`hindsight mine <client>|--all`: coding agents' transcripts as memories; and `import --from` for
+the exports of other memory tools (docs/import.md)."""
 
 from __future__ import annotations
 
@@ -13,21 +13,56 @@ from .. import paths
 from ..errors import InvalidInput
 from .options import JsonFlag, StoreOption
 
-mine_app = typer.Typer(name="mine", invoke_without_command=True, no_args_is_help=False, rich_markup_mode=None)
+mine_app = typer.Typer(
+    name="mine", invoke_without_command=True, no_args_is_help=False, rich_markup_mode=None
+)
 
-PathArgument = Annotated[Optional[Path], typer.Argument(
-    metavar="[PATH]", help="A transcript, or a directory of them (default: where the client keeps them).",
-    show_default=False)]
-ProjectOption = Annotated[Optional[Path], typer.Option(
-    "--project", metavar="DIR", show_default=False,
-    help="Only sessions whose working directory is inside DIR, into that project's store (the default inside a project).")]
-SinceOption = Annotated[Optional[str], typer.Option(
-    "--since", metavar="DATE", show_default=False, help="Only exchanges from this date (2026-03-01) or age (30d) on.")]
-DryRunFlag = Annotated[bool, typer.Option(
-    "--dry-run", help="Read and count what would be written (sessions, memories, redactions, skipped); write nothing.")]
-AgentOption = Annotated[Optional[str], typer.Option(
-    "--agent", show_default=False, help="agent_id of the mined memories (default: the store's default agent).")]
-NoSummaries = Annotated[bool, typer.Option("--no-summaries", help="Do not build the summary chain of each session.")]
+PathArgument = Annotated[
+    Optional[Path],
+    typer.Argument(
+        metavar="[PATH]",
+        help="A transcript, or a directory of them (default: where the client keeps them).",
+        show_default=False,
+    ),
+]
+ProjectOption = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--project",
+        metavar="DIR",
+        show_default=False,
+        help="Only sessions whose working directory is inside DIR, into that project's store "
+        "(the default inside a project).",
+    ),
+]
+SinceOption = Annotated[
+    Optional[str],
+    typer.Option(
+        "--since",
+        metavar="DATE",
+        show_default=False,
+        help="Only exchanges from this date (2026-03-01) or age (30d) on.",
+    ),
+]
+DryRunFlag = Annotated[
+    bool,
+    typer.Option(
+        "--dry-run",
+        help="Read and count what would be written (sessions, memories, redactions, skipped); "
+        "write nothing.",
+    ),
+]
+AgentOption = Annotated[
+    Optional[str],
+    typer.Option(
+        "--agent",
+        show_default=False,
+        help="agent_id of the mined memories (default: the store's default agent).",
+    ),
+]
+NoSummaries = Annotated[
+    bool, typer.Option("--no-summaries", help="Do not build the summary chain of each session.")
+]
 
 
 @dataclass
@@ -42,19 +77,30 @@ class _Options:
 
 
 @mine_app.callback(invoke_without_command=True)
-def mine(ctx: typer.Context,
-         all_: Annotated[bool, typer.Option("--all", help="Every client found on this machine, after a summary of what was found.")] = False,
-         project: ProjectOption = None, since: SinceOption = None, dry_run: DryRunFlag = False,
-         agent: AgentOption = None, no_summaries: NoSummaries = False, store: StoreOption = None,
-         json_: JsonFlag = False) -> None:
+def mine(
+    ctx: typer.Context,
+    all_: Annotated[
+        bool,
+        typer.Option(
+            "--all", help="Every client found on this machine, after a summary of what was found."
+        ),
+    ] = False,
+    project: ProjectOption = None,
+    since: SinceOption = None,
+    dry_run: DryRunFlag = False,
+    agent: AgentOption = None,
+    no_summaries: NoSummaries = False,
+    store: StoreOption = None,
+    json_: JsonFlag = False,
+) -> None:
     """Mine coding agents' transcripts into memories: Claude Code, Codex, Gemini CLI, OpenCode.
 
     One episodic memory per exchange (a prompt and its answer, tool calls as `tool: args → status`):
     task = the session, step = its position, event_at = the message time, project = the session's
-    working directory. A failed call gets the later fix in the session as its resolution; secrets are
-    redacted, tool output and web content are kept only as digests and marked untrusted; each session
-    gets a summary chain. Idempotent and incremental: a rerun reads only what was appended since the
-    last one, and a killed run resumes where it stopped.
+    working directory. A failed call gets the later fix in the session as its resolution; secrets
+    are redacted, tool output and web content are kept only as digests and marked untrusted; each
+    session gets a summary chain. Idempotent and incremental: a rerun reads only what was appended
+    since the last one, and a killed run resumes where it stopped.
 
     \b
     Example:
@@ -67,7 +113,8 @@ def mine(ctx: typer.Context,
     if ctx.invoked_subcommand is not None:
         if all_:
             raise InvalidInput("--all mines every client: drop the client name, or drop --all.")
-        ctx.obj = given  # `hindsight mine --dry-run codex` means what `hindsight mine codex --dry-run` does
+        # `hindsight mine --dry-run codex` means what `hindsight mine codex --dry-run` does
+        ctx.obj = given
         return
     if not all_:
         ctx.fail("Name a client (claude-code, codex, gemini, opencode), or pass --all.")
@@ -78,31 +125,65 @@ def _merged(mine: _Options, group: Any) -> _Options:
     """A client's options, with those given before its name (to ``hindsight mine``) filled in."""
     if not isinstance(group, _Options):
         return mine
-    return _Options(mine.project or group.project, mine.since or group.since, mine.dry_run or group.dry_run,
-                    mine.agent or group.agent, mine.summaries and group.summaries, mine.store or group.store,
-                    mine.json_ or group.json_)
+    return _Options(
+        mine.project or group.project,
+        mine.since or group.since,
+        mine.dry_run or group.dry_run,
+        mine.agent or group.agent,
+        mine.summaries and group.summaries,
+        mine.store or group.store,
+        mine.json_ or group.json_,
+    )
 
 
 def _command(client: str, title: str, where: str, example: str) -> Any:
-    def command(ctx: typer.Context, path: PathArgument = None, project: ProjectOption = None,
-                since: SinceOption = None, dry_run: DryRunFlag = False, agent: AgentOption = None,
-                no_summaries: NoSummaries = False, store: StoreOption = None, json_: JsonFlag = False) -> None:
+    def command(
+        ctx: typer.Context,
+        path: PathArgument = None,
+        project: ProjectOption = None,
+        since: SinceOption = None,
+        dry_run: DryRunFlag = False,
+        agent: AgentOption = None,
+        no_summaries: NoSummaries = False,
+        store: StoreOption = None,
+        json_: JsonFlag = False,
+    ) -> None:
         options = _Options(project, since, dry_run, agent, not no_summaries, store, json_)
         _run(client, path, _merged(options, ctx.parent.obj if ctx.parent else None))
 
-    command.__doc__ = (f"Mine {title} transcripts (default {where}).\n\nIdempotent and incremental; see "
-                       f"`hindsight mine --help` for what becomes a memory.\n\n\b\nExample:\n    {example}\n")
+    command.__doc__ = (
+        f"Mine {title} transcripts (default {where}).\n\nIdempotent and incremental; see "
+        f"`hindsight mine --help` for what becomes a memory.\n\n\b\nExample:\n    {example}\n"
+    )
     return command
 
 
 for _name, _title, _place, _example in (
-        ("claude-code", "Claude Code", "~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects",
-         "hindsight mine claude-code ~/.claude/projects/-home-me-app --dry-run"),
-        ("codex", "Codex CLI", "$CODEX_HOME/sessions, or ~/.codex/sessions", "hindsight mine codex --since 2026-01-01"),
-        ("gemini", "Gemini CLI chat", "~/.gemini/tmp: recorded sessions and /chat save checkpoints",
-         "hindsight mine gemini --project ."),
-        ("opencode", "OpenCode session", "~/.local/share/opencode: opencode.db, or storage/ before 1.2",
-         "hindsight mine opencode --json")):
+    (
+        "claude-code",
+        "Claude Code",
+        "~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects",
+        "hindsight mine claude-code ~/.claude/projects/-home-me-app --dry-run",
+    ),
+    (
+        "codex",
+        "Codex CLI",
+        "$CODEX_HOME/sessions, or ~/.codex/sessions",
+        "hindsight mine codex --since 2026-01-01",
+    ),
+    (
+        "gemini",
+        "Gemini CLI chat",
+        "~/.gemini/tmp: recorded sessions and /chat save checkpoints",
+        "hindsight mine gemini --project .",
+    ),
+    (
+        "opencode",
+        "OpenCode session",
+        "~/.local/share/opencode: opencode.db, or storage/ before 1.2",
+        "hindsight mine opencode --json",
+    ),
+):
     mine_app.command(name=_name)(_command(_name, _title, _place, _example))
 
 
@@ -111,7 +192,9 @@ def _where(options: _Options) -> tuple[Path, Optional[Path]]:
     if options.project is not None:
         project = paths.checked_store_dir(options.project, "--project")
         if not project.is_dir():
-            raise InvalidInput(f"--project {project} is not a directory; give the project's root directory.")
+            raise InvalidInput(
+                f"--project {project} is not a directory; give the project's root directory."
+            )
         if options.store is not None:
             return paths.resolve_store(options.store).path, project
         found = paths.find_project_store(project)
@@ -145,11 +228,10 @@ def _found(client: Optional[str], path: Optional[Path], store: Path) -> list[Any
 
 
 def _run(client: Optional[str], path: Optional[Path], options: _Options) -> None:
-    from . import render
-
     from ..store import Store
     from ..transcripts import reader
     from ..transcripts.miner import Miner
+    from . import render
 
     store_path, project = _where(options)
     since = _since(options.since)
@@ -160,8 +242,16 @@ def _run(client: Optional[str], path: Optional[Path], options: _Options) -> None
     tallies = []
     with render.file_progress(sum(len(f.units) for f in found)) as update:
         for item in found:
-            miner = Miner(store, agent=options.agent, project=project, since=since, dry_run=options.dry_run,
-                          summaries=options.summaries, progress=update, warn=render.warning)
+            miner = Miner(
+                store,
+                agent=options.agent,
+                project=project,
+                since=since,
+                dry_run=options.dry_run,
+                summaries=options.summaries,
+                progress=update,
+                warn=render.warning,
+            )
             tallies.append(miner.mine(reader(item.client), item.units))
     _show(tallies, found, store_path, project, options)
 
@@ -170,10 +260,18 @@ def _announce(found: list[Any]) -> None:
     from . import render
 
     if not found:
-        render.message("No coding-agent history found on this machine (Claude Code, Codex, Gemini CLI, OpenCode).")
+        render.message(
+            "No coding-agent history found on this machine (Claude Code, Codex, Gemini CLI, "
+            "OpenCode)."
+        )
         return
-    render.rows_table(["client", "where", "transcripts", "size", "mined"],
-                      [[f.title, ", ".join(map(str, f.roots)), len(f.units), _size(f), f"{f.share:.0%}"] for f in found])
+    render.rows_table(
+        ["client", "where", "transcripts", "size", "mined"],
+        [
+            [f.title, ", ".join(map(str, f.roots)), len(f.units), _size(f), f"{f.share:.0%}"]
+            for f in found
+        ],
+    )
 
 
 def _size(found: Any) -> str:
@@ -182,22 +280,51 @@ def _size(found: Any) -> str:
     return f"{found.size / 1e6:.1f} MB"
 
 
-_COLUMNS = ("files", "sessions", "exchanges", "added", "skipped", "filtered", "broken", "unknown", "redactions",
-            "fixes", "summaries")
+_COLUMNS = (
+    "files",
+    "sessions",
+    "exchanges",
+    "added",
+    "skipped",
+    "filtered",
+    "broken",
+    "unknown",
+    "redactions",
+    "fixes",
+    "summaries",
+)
 _LABELS = {"redactions": "redacted"}
-_SHOWN = ("sessions", "exchanges", "added", "skipped", "fixes", "redactions")  # the rest when not all zero
+# the rest when not all zero
+_SHOWN = ("sessions", "exchanges", "added", "skipped", "fixes", "redactions")
 
 
-def _show(tallies: list[Any], found: list[Any], store: Path, project: Optional[Path], options: _Options) -> None:
+def _show(
+    tallies: list[Any], found: list[Any], store: Path, project: Optional[Path], options: _Options
+) -> None:
     from . import render
 
     data = [t.to_dict() for t in tallies]
     totals = {name: sum(d[name] for d in data) for name in _COLUMNS}
     if options.json_:
-        render.json_doc({"store": str(store), "project": str(project) if project else None, "dry_run": options.dry_run,
-                         "clients": data, "total": totals,
-                         "found": [{"client": f.client, "roots": [str(r) for r in f.roots], "transcripts": len(f.units),
-                                    "size": f.size, "mined_before": f.mined} for f in found]})
+        render.json_doc(
+            {
+                "store": str(store),
+                "project": str(project) if project else None,
+                "dry_run": options.dry_run,
+                "clients": data,
+                "total": totals,
+                "found": [
+                    {
+                        "client": f.client,
+                        "roots": [str(r) for r in f.roots],
+                        "transcripts": len(f.units),
+                        "size": f.size,
+                        "mined_before": f.mined,
+                    }
+                    for f in found
+                ],
+            }
+        )
         return
     if not data:
         return
@@ -207,23 +334,28 @@ def _show(tallies: list[Any], found: list[Any], store: Path, project: Optional[P
         rows.append(["total", *(totals[n] for n in names)])
     render.rows_table(["client", *(_LABELS.get(n, n) for n in names)], rows, total=len(rows) > 2)
     verb = "would add" if options.dry_run else "added"
-    render.message(f"{'Dry run: ' if options.dry_run else ''}{verb} {render.memories(totals['added'])} from "
-                   f"{totals['exchanges']} new exchange(s) in {totals['sessions']} session(s) to {store}"
-                   + (f" (sessions in {project})" if project else "") + ".")
+    render.message(
+        f"{'Dry run: ' if options.dry_run else ''}{verb} {render.memories(totals['added'])} from "
+        f"{totals['exchanges']} new exchange(s) in {totals['sessions']} session(s) to {store}"
+        + (f" (sessions in {project})" if project else "")
+        + "."
+    )
 
 
 def import_from(source: str, kind: str, store: Optional[Path], json_: bool) -> None:
     """``hindsight import FILE --from KIND`` for the kinds other than hindsight's own JSONL."""
-    from . import render
-
     from ..store import open_store
     from ..transcripts import IMPORTS
     from ..transcripts.importer import import_file
+    from . import render
 
     if kind not in IMPORTS:
         raise InvalidInput(f"--from must be one of {', '.join(IMPORTS)}, not {kind!r}.")
     if source == "-":
-        raise InvalidInput(f"--from {kind} reads a file (it may be a zip, a folder or very large): give its path, not -.")
+        raise InvalidInput(
+            f"--from {kind} reads a file (it may be a zip, a folder or very large): give its "
+            f"path, not -."
+        )
     opened = open_store(store)
     with render.progress(f"Importing {kind}") as update:
         result = import_file(opened, Path(source).expanduser(), kind, progress=update)
@@ -231,6 +363,11 @@ def import_from(source: str, kind: str, store: Optional[Path], json_: bool) -> N
         render.json_doc(result)
         return
     note = f", redacted {result['redactions']} secret(s)" if result["redactions"] else ""
-    bad = f"; skipped {result['broken']} broken and {result['unknown']} unknown entries" \
-        if result["broken"] or result["unknown"] else ""
-    render.message(f"Imported {result['added']}, skipped {result['skipped']} already present{note}{bad}.")
+    bad = (
+        f"; skipped {result['broken']} broken and {result['unknown']} unknown entries"
+        if result["broken"] or result["unknown"]
+        else ""
+    )
+    render.message(
+        f"Imported {result['added']}, skipped {result['skipped']} already present{note}{bad}."
+    )

@@ -1,5 +1,5 @@
-"""Options shared by several commands, as Annotated aliases, and the value types whose choices `--help`
-lists and shell completion offers."""
+"""Options shared by several commands, as Annotated aliases, and the value types whose choices
+`--help` lists and shell completion offers."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ FORMATS = ("table", "json", "nl", "context")
 TRANSPORTS = ("stdio", "http")
 CLIENT_SCOPES = ("user", "project")
 
-# The choices are the core's own tuples, so the parser refuses (exit 2) exactly what the core would. They
-# are string enums (Typer takes no list of Literal), whose members are the strings themselves; the type
-# checker sees them as plain strings, since it cannot read an enum made from a tuple.
+# The choices are the core's own tuples, so the parser refuses (exit 2) exactly what the core would.
+# They are string enums (Typer takes no list of Literal), whose members are the strings themselves;
+# the type checker sees them as plain strings, since it cannot read an enum made from a tuple.
 if TYPE_CHECKING:
     MemoryType: TypeAlias = str
     Outcome: TypeAlias = str
@@ -36,12 +36,20 @@ if TYPE_CHECKING:
     Transport: TypeAlias = str
     ClientScope: TypeAlias = str
 else:
+
     def _choices(name: str, values: tuple[str, ...]) -> type[StrEnum]:
         return StrEnum(name, {value: value for value in values})
 
-    MemoryType, Outcome, Status = (_choices("MemoryType", MEMORY_TYPES), _choices("Outcome", OUTCOMES),
-                                   _choices("Status", STATUSES))
-    Mode, Format, Action = _choices("Mode", MODES), _choices("Format", FORMATS), _choices("Action", AUDIT_ACTIONS)
+    MemoryType, Outcome, Status = (
+        _choices("MemoryType", MEMORY_TYPES),
+        _choices("Outcome", OUTCOMES),
+        _choices("Status", STATUSES),
+    )
+    Mode, Format, Action = (
+        _choices("Mode", MODES),
+        _choices("Format", FORMATS),
+        _choices("Action", AUDIT_ACTIONS),
+    )
     Backend = _choices("Backend", tuple(BACKENDS))
     ImportKind = _choices("ImportKind", ("jsonl", *(k for k in IMPORTS if k != "jsonl")))
     McpClient, Transport = _choices("McpClient", CLIENTS), _choices("Transport", TRANSPORTS)
@@ -49,37 +57,58 @@ else:
 
 StoreOption = Annotated[
     Optional[Path],
-    typer.Option("--store", help="Store directory (default: $HINDSIGHT_STORE, nearest .hindsight/, global store).",
-                 show_default=False),
+    typer.Option(
+        "--store",
+        help="Store directory (default: $HINDSIGHT_STORE, nearest .hindsight/, global store).",
+        show_default=False,
+    ),
 ]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Output JSON.")]
-NlFlag = Annotated[bool, typer.Option("--nl", help="Output newline-delimited JSON, one object per line.")]
+NlFlag = Annotated[
+    bool, typer.Option("--nl", help="Output newline-delimited JSON, one object per line.")
+]
 YesFlag = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")]
-AgentOption = Annotated[Optional[str], typer.Option("--agent", help="Only memories of this agent_id.", show_default=False)]
-TaskOption = Annotated[Optional[str], typer.Option("--task", help="Only memories of this task_id.", show_default=False)]
+AgentOption = Annotated[
+    Optional[str],
+    typer.Option("--agent", help="Only memories of this agent_id.", show_default=False),
+]
+TaskOption = Annotated[
+    Optional[str], typer.Option("--task", help="Only memories of this task_id.", show_default=False)
+]
 
 
 def known_triggers(incomplete: str) -> Iterator[str]:
-    """Shell completion for ``--trigger``: the triggers that set a default importance (any other is allowed)."""
+    """Shell completion for ``--trigger``: the triggers that set a default importance (any other is
+    allowed)."""
     from ..core.prepare import TRIGGERS
 
     return (t for t in TRIGGERS if t.startswith(incomplete))
 
 
 def known_sources(incomplete: str) -> Iterator[str]:
-    """Shell completion for ``--source``: the sources with a default confidence (any other is allowed)."""
+    """Shell completion for ``--source``: the sources with a default confidence (any other is
+    allowed)."""
     from ..core.prepare import SOURCES
 
     return (s for s in SOURCES if s.startswith(incomplete))
 
 
-def output_format(json_: bool = False, nl: bool = False, format_: str | None = None, default: str = "table") -> str:
-    """The one output format that ``--json``, ``--nl`` and ``--format`` ask for together; asking for two
-    different ones is a usage error, not a silent choice."""
+def output_format(
+    json_: bool = False, nl: bool = False, format_: str | None = None, default: str = "table"
+) -> str:
+    """The one output format that ``--json``, ``--nl`` and ``--format`` ask for together; asking for
+    two different ones is a usage error, not a silent choice."""
     from ..errors import BadUsage
 
-    asked = {name: flag for name, flag in (("--json", json_ and "json"), ("--nl", nl and "nl"),
-                                          (f"--format {format_}", format_)) if flag}
+    asked = {
+        name: flag
+        for name, flag in (
+            ("--json", json_ and "json"),
+            ("--nl", nl and "nl"),
+            (f"--format {format_}", format_),
+        )
+        if flag
+    }
     if len(set(asked.values())) > 1:
         raise BadUsage(f"Choose one output format: {' and '.join(asked)} ask for different ones.")
     return next(iter(asked.values()), default)

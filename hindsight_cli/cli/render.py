@@ -19,7 +19,8 @@ from ..models import Hit, Memory, short_id
 from ..timeutil import age, parse_time
 
 out = Console(soft_wrap=False, highlight=False)
-err = Console(stderr=True, highlight=False, soft_wrap=True)  # messages stay one line
+# messages stay one line
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def memories(count: int) -> str:
@@ -72,8 +73,13 @@ def hits_table(hits: Sequence[Hit], explain: bool = False) -> None:
         message("No memories matched.")
         return
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    for name, justify in (("rank", "right"), ("score", "right"), ("age", "right"), ("type", "left"),
-                          ("outcome", "left")):
+    for name, justify in (
+        ("rank", "right"),
+        ("score", "right"),
+        ("age", "right"),
+        ("type", "left"),
+        ("outcome", "left"),
+    ):
         table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
     table.add_column("content", min_width=24, overflow="fold", ratio=1)
     for rank, hit in enumerate(hits, 1):
@@ -82,7 +88,14 @@ def hits_table(hits: Sequence[Hit], explain: bool = False) -> None:
         if memory.resolution:
             content.append(f"\n→ fix: {_one_line(memory.resolution)}")
         content.append(f"\n{short_id(memory.id)}", style="dim")
-        table.add_row(str(rank), f"{hit.score:.3f}", _age(memory.event_at), memory.type, _outcome(memory), content)
+        table.add_row(
+            str(rank),
+            f"{hit.score:.3f}",
+            _age(memory.event_at),
+            memory.type,
+            _outcome(memory),
+            content,
+        )
     out.print(table)
     if explain:
         for rank, hit in enumerate(hits, 1):
@@ -100,8 +113,11 @@ def explain_line(rank: int, hit: Hit) -> str:
         matched.append(f"keyword #{kw['rank']} (bm25 {kw['bm25']:.2f})")
     notes = "; " + "; ".join(e["notes"]) if e["notes"] else ""
     diversity = f" − {-e['diversity']:.3f} (like a hit above it)" if e.get("diversity") else ""
-    return (f"#{rank} {short_id(hit.memory.id)}: matched {' + '.join(matched) or 'nothing'}; {parts}; "
-            f"× {e['factor']:.2f} (confidence {hit.memory.confidence:.2f}{notes}){diversity} = {hit.score:.3f}")
+    return (
+        f"#{rank} {short_id(hit.memory.id)}: matched {' + '.join(matched) or 'nothing'}; {parts}; "
+        f"× {e['factor']:.2f} (confidence {hit.memory.confidence:.2f}{notes}){diversity} = "
+        f"{hit.score:.3f}"
+    )
 
 
 def memories_table(memories: Sequence[Memory]) -> None:
@@ -114,9 +130,12 @@ def memories_table(memories: Sequence[Memory]) -> None:
     table.add_column("content", min_width=24, overflow="fold", ratio=1)
     for memory in memories:
         content = Text(_one_line(memory.content, 200))
-        scope = " · ".join(filter(None, [short_id(memory.id), memory.agent_id, memory.task_id]))  # the id first: never broken
+        # the id first: never broken
+        scope = " · ".join(filter(None, [short_id(memory.id), memory.agent_id, memory.task_id]))
         content.append(f"\n{scope}", style="dim")
-        table.add_row(_age(memory.created_at), memory.type, memory.status, _outcome(memory), content)
+        table.add_row(
+            _age(memory.created_at), memory.type, memory.status, _outcome(memory), content
+        )
     out.print(table)
 
 
@@ -136,7 +155,9 @@ def memory_detail(memory: Memory) -> None:
     for name, value in memory.to_dict().items():
         if value in (None, [], {}, ""):
             continue
-        shown = json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else str(value)
+        shown = (
+            json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else str(value)
+        )
         table.add_row(name, Text(shown))
     out.print(table)
 
@@ -153,13 +174,21 @@ def history(versions: Sequence[Memory], current: str) -> None:
 
 
 def patterns(changes: Sequence[Any], dry_run: bool = False) -> None:
-    """Consolidation's plan: one block per pattern, what happens to it, its confidence and evidence. A
-    pattern a dry run would create has no id yet."""
+    """Consolidation's plan: one block per pattern, what happens to it, its confidence and evidence.
+    A pattern a dry run would create has no id yet."""
     for change in changes:
         memory = change.memory
-        head = Text(f"{change.action:<9}", style={"create": "green", "update": "yellow"}.get(change.action, "dim"))
-        head.append(f" confidence {memory.confidence:.2f}, from {len(change.evidence_ids)} episodic memories  ")
-        head.append("(new)" if dry_run and change.action == "create" else short_id(memory.id), style="dim")
+        head = Text(
+            f"{change.action:<9}",
+            style={"create": "green", "update": "yellow"}.get(change.action, "dim"),
+        )
+        head.append(
+            f" confidence {memory.confidence:.2f}, from {len(change.evidence_ids)} episodic "
+            f"memories  "
+        )
+        head.append(
+            "(new)" if dry_run and change.action == "create" else short_id(memory.id), style="dim"
+        )
         out.print(head, soft_wrap=True)
         for line in memory.content.splitlines():
             out.print(Text(f"    {line}"), soft_wrap=True)
@@ -175,9 +204,16 @@ def audit_table(entries: Sequence[Any]) -> None:
     table.add_column("memories", overflow="fold", ratio=1)
     table.add_column("why", overflow="fold")
     for entry in entries:
-        ids = ", ".join(map(short_id, entry.ids[:3])) + (f" (+{len(entry.ids) - 3} more)" if len(entry.ids) > 3 else "")
-        table.add_row(entry.at[:19].replace("T", " "), entry.action, entry.actor or "", Text(ids),
-                      Text(entry.reason or ""))
+        ids = ", ".join(map(short_id, entry.ids[:3])) + (
+            f" (+{len(entry.ids) - 3} more)" if len(entry.ids) > 3 else ""
+        )
+        table.add_row(
+            entry.at[:19].replace("T", " "),
+            entry.action,
+            entry.actor or "",
+            Text(ids),
+            Text(entry.reason or ""),
+        )
     out.print(table)
 
 
@@ -186,7 +222,9 @@ def key_values(data: Mapping[str, Any]) -> None:
     table.add_column("key", style="bold", no_wrap=True)
     table.add_column("value", overflow="fold")
     for key, value in data.items():
-        shown = json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else str(value)
+        shown = (
+            json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else str(value)
+        )
         table.add_row(key, Text(shown))
     out.print(table)
 
@@ -209,8 +247,9 @@ def checklist(checks: Sequence[Any]) -> None:
 
 
 class Bar:
-    """One progress bar: ``bar(done, total)`` moves it; ``bar.phase(text)`` names the step a long job is on
-    (with no count until it gives one), so no step sits at ``0/?`` or a finished count unexplained."""
+    """One progress bar: ``bar(done, total)`` moves it; ``bar.phase(text)`` names the step a long
+    job is on (with no count until it gives one), so no step sits at ``0/?`` or a finished count
+    unexplained."""
 
     def __init__(self, progress: Any = None, task: Any = None) -> None:
         self._progress, self._task = progress, task
@@ -229,24 +268,39 @@ def progress(description: str) -> Iterator[Bar]:
     """A progress bar on stderr (none when stderr is not a terminal)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    if not err.is_terminal:  # Rich would leave a blank line in a log or ahead of a one-line error
+    # Rich would leave a blank line in a log or ahead of a one-line error
+    if not err.is_terminal:
         yield Bar()
         return
-    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=err, transient=True) as bar:
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as bar:
         yield Bar(bar, bar.add_task(description, total=None))
 
 
 @contextmanager
 def phased_progress() -> Iterator[Callable[[str, int, int], None]]:
-    """Progress bars on stderr, one per phase of a long job; yields ``update(phase, done, total)``."""
+    """Progress bars on stderr, one per phase of a long job; yields ``update(phase, done,
+    total)``."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    if not err.is_terminal:  # as in progress(): no bars in a log
+    # as in progress(): no bars in a log
+    if not err.is_terminal:
         yield lambda phase, done, total: None
         return
-    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=err, transient=True) as bar:
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as bar:
         tasks: dict[str, Any] = {}
 
         def update(phase: str, done: int, total: int) -> None:
@@ -264,11 +318,18 @@ def file_progress(total: int) -> Iterator[Callable[[str, int, int], None]]:
     from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    if not err.is_terminal:  # as in progress(): no bars in a log
+    # as in progress(): no bars in a log
+    if not err.is_terminal:
         yield lambda name, done, size: None
         return
-    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=err, transient=True) as bar:
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as bar:
         files = bar.add_task("files", total=total)
         current: dict[str, Any] = {}
 
@@ -276,7 +337,9 @@ def file_progress(total: int) -> Iterator[Callable[[str, int, int], None]]:
             if current.get("name") != name:
                 if "task" in current:
                     bar.remove_task(current["task"])
-                current.update(name=name, task=bar.add_task(escape(name[-40:]), total=size or None), done=False)
+                current.update(
+                    name=name, task=bar.add_task(escape(name[-40:]), total=size or None), done=False
+                )
             bar.update(current["task"], completed=done)
             if done >= size and not current["done"]:
                 current["done"] = True
@@ -286,7 +349,8 @@ def file_progress(total: int) -> Iterator[Callable[[str, int, int], None]]:
 
 
 def rows_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], total: bool = False) -> None:
-    """A plain table; numbers right-aligned; with ``total`` the last row is set apart as the total."""
+    """A plain table; numbers right-aligned; with ``total`` the last row is set apart as the
+    total."""
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
     for position, name in enumerate(columns):
         numeric = bool(rows) and all(isinstance(r[position], (int, float)) for r in rows)
@@ -307,16 +371,26 @@ def recall_table(report: Mapping[str, Any]) -> None:
         table.add_column(column, justify="right")
     rows = list(report["by_category"].items()) + [("overall", report)]
     for position, (name, figures) in enumerate(rows):
-        shown = [f"{figures[c]:.3f}" if figures["questions"] else "n/a" for c in columns]  # no questions: no score
-        table.add_row(name, str(figures["questions"]), *shown, end_section=position == len(rows) - 2)
+        # no questions: no score
+        shown = [f"{figures[c]:.3f}" if figures["questions"] else "n/a" for c in columns]
+        table.add_row(
+            name, str(figures["questions"]), *shown, end_section=position == len(rows) - 2
+        )
     out.print(table)
-    message(f"{report['mode']} search with {report['model']}: {report['questions']} questions "
-            f"({report['skipped_questions']} without usable evidence skipped) over {report['memories']} turns "
-            f"of {report['conversations']} conversations in {report['elapsed_s']:.0f} s.")
+    message(
+        f"{report['mode']} search with {report['model']}: {report['questions']} questions "
+        f"({report['skipped_questions']} without usable evidence skipped) over "
+        f"{report['memories']} turns "
+        f"of {report['conversations']} conversations in {report['elapsed_s']:.0f} s."
+    )
     sessions = report.get("sessions") or {}
     if sessions:
-        message(f"Session-level recall@10 (MemPalace's LoCoMo measure: evidence sessions among the first 10 "
-                f"sessions of the hits): {sessions['recall@10']:.3f} over {sessions['questions']} questions.")
+        message(
+            f"Session-level recall@10 (MemPalace's LoCoMo measure: evidence sessions among the "
+            f"first 10 "
+            f"sessions of the hits): {sessions['recall@10']:.3f} over {sessions['questions']} "
+            f"questions."
+        )
 
 
 def figures_table(records: Sequence[Mapping[str, Any]], key: str) -> None:
@@ -324,7 +398,12 @@ def figures_table(records: Sequence[Mapping[str, Any]], key: str) -> None:
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
     table.add_column("figure", no_wrap=True)
     for record in records:
-        table.add_column(f"{record[key]:,}" if isinstance(record[key], int) else str(record[key]), justify="right")
+        table.add_column(
+            f"{record[key]:,}" if isinstance(record[key], int) else str(record[key]),
+            justify="right",
+        )
     for name in [n for n in records[0] if n != key] if records else []:
-        table.add_row(name, *("-" if record.get(name) is None else str(record[name]) for record in records))
+        table.add_row(
+            name, *("-" if record.get(name) is None else str(record[name]) for record in records)
+        )
     out.print(table)

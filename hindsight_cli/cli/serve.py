@@ -1,4 +1,5 @@
-"""`hindsight mcp`: serve the store over MCP (stdio for desktop clients, streamable HTTP for containers)."""
+"""`hindsight mcp`: serve the store over MCP (stdio for desktop clients, streamable HTTP for
+containers)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from ..errors import InvalidInput
 from .options import ClientScope, McpClient, StoreOption, Transport
 
 mcp_app = typer.Typer(
-    name="mcp", no_args_is_help=False, invoke_without_command=True,
+    name="mcp",
+    no_args_is_help=False,
+    invoke_without_command=True,
     rich_markup_mode=None,
 )
 
@@ -22,14 +25,54 @@ mcp_app = typer.Typer(
 def mcp(
     ctx: typer.Context,
     store: StoreOption = None,
-    agent: Annotated[Optional[str], typer.Option("--agent", help="Scope the server to this agent_id (default $HINDSIGHT_AGENT); tools cannot widen it.", show_default=False)] = None,
-    transport: Annotated[Transport, typer.Option("--transport", help="stdio, or http (streamable HTTP at /mcp).")] = "stdio",
-    host: Annotated[str, typer.Option("--host", help="Address for --transport http.")] = "127.0.0.1",
+    agent: Annotated[
+        Optional[str],
+        typer.Option(
+            "--agent",
+            help="Scope the server to this agent_id (default $HINDSIGHT_AGENT); tools cannot "
+            "widen it.",
+            show_default=False,
+        ),
+    ] = None,
+    transport: Annotated[
+        Transport, typer.Option("--transport", help="stdio, or http (streamable HTTP at /mcp).")
+    ] = "stdio",
+    host: Annotated[
+        str, typer.Option("--host", help="Address for --transport http.")
+    ] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port for --transport http.")] = 8765,
-    log_file: Annotated[Optional[Path], typer.Option("--log-file", help="Write logs here instead of stderr.", show_default=False)] = None,
-    tokens: Annotated[Optional[Path], typer.Option("--tokens", help="For --transport http: require a bearer token from this file (made by `hindsight mcp token`) and scope each request to its agent. Default: the store's mcp-tokens.json when it exists.", show_default=False)] = None,
-    allowed_host: Annotated[Optional[list[str]], typer.Option("--allowed-host", help="For --transport http: another name clients reach this server by (NAME or NAME:PORT; repeatable). Loopback names, the --host address and this machine's host name are always accepted; see also [mcp] allowed_hosts.", show_default=False)] = None,
-    allow_unauthenticated: Annotated[bool, typer.Option("--allow-unauthenticated", help="For --transport http: serve a non-loopback --host without tokens (whoever reaches the port reads and writes every memory).")] = False,
+    log_file: Annotated[
+        Optional[Path],
+        typer.Option("--log-file", help="Write logs here instead of stderr.", show_default=False),
+    ] = None,
+    tokens: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--tokens",
+            help="For --transport http: require a bearer token from this file (made by "
+            "`hindsight mcp token`) and scope each request to its agent. Default: the "
+            "store's mcp-tokens.json when it exists.",
+            show_default=False,
+        ),
+    ] = None,
+    allowed_host: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--allowed-host",
+            help="For --transport http: another name clients reach this server by (NAME or "
+            "NAME:PORT; repeatable). Loopback names, the --host address and this machine's "
+            "host name are always accepted; see also [mcp] allowed_hosts.",
+            show_default=False,
+        ),
+    ] = None,
+    allow_unauthenticated: Annotated[
+        bool,
+        typer.Option(
+            "--allow-unauthenticated",
+            help="For --transport http: serve a non-loopback --host without tokens (whoever "
+            "reaches the port reads and writes every memory).",
+        ),
+    ] = False,
 ) -> None:
     """Run the MCP server (stdio by default). Nothing but protocol is written to stdout.
 
@@ -45,10 +88,16 @@ def mcp(
     """
     if ctx.invoked_subcommand is not None:
         return
-    for given, name in ((tokens, "--tokens"), (allowed_host, "--allowed-host"), (allow_unauthenticated,
-                                                                              "--allow-unauthenticated")):
+    for given, name in (
+        (tokens, "--tokens"),
+        (allowed_host, "--allowed-host"),
+        (allow_unauthenticated, "--allow-unauthenticated"),
+    ):
         if given and transport != "http":
-            raise InvalidInput(f"{name} is for --transport http; a stdio server serves only the client that started it.")
+            raise InvalidInput(
+                f"{name} is for --transport http; a stdio server serves only the client that "
+                f"started it."
+            )
     from .. import mcp_server
     from ..mcp_server.http import settings_from
     from ..store import open_store
@@ -58,18 +107,43 @@ def mcp(
     if tokens is None and transport == "http" and (target.path / DEFAULT_FILE).exists():
         tokens = target.path / DEFAULT_FILE
     if tokens is not None and not tokens.exists():
-        raise InvalidInput(f"No token file {tokens}; make tokens with `hindsight mcp token AGENT --tokens {tokens}`.")
-    http = settings_from(target.config, host=host, port=port, allowed_hosts=allowed_host or (),
-                         allow_unauthenticated=allow_unauthenticated)
-    mcp_server.run(target, agent=agent or os.environ.get(paths.ENV_AGENT) or None, transport=str(transport),
-                   log_file=log_file, tokens=tokens, http=http)
+        raise InvalidInput(
+            f"No token file {tokens}; make tokens with `hindsight mcp token AGENT --tokens "
+            f"{tokens}`."
+        )
+    http = settings_from(
+        target.config,
+        host=host,
+        port=port,
+        allowed_hosts=allowed_host or (),
+        allow_unauthenticated=allow_unauthenticated,
+    )
+    mcp_server.run(
+        target,
+        agent=agent or os.environ.get(paths.ENV_AGENT) or None,
+        transport=str(transport),
+        log_file=log_file,
+        tokens=tokens,
+        http=http,
+    )
 
 
 @mcp_app.command()
 def token(
-    agent: Annotated[str, typer.Argument(help="The agent_id the token acts as.", show_default=False)],
-    revoke: Annotated[bool, typer.Option("--revoke", help="Remove every token of this agent instead.")] = False,
-    tokens: Annotated[Optional[Path], typer.Option("--tokens", help="The token file (default: mcp-tokens.json in the store).", show_default=False)] = None,
+    agent: Annotated[
+        str, typer.Argument(help="The agent_id the token acts as.", show_default=False)
+    ],
+    revoke: Annotated[
+        bool, typer.Option("--revoke", help="Remove every token of this agent instead.")
+    ] = False,
+    tokens: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--tokens",
+            help="The token file (default: mcp-tokens.json in the store).",
+            show_default=False,
+        ),
+    ] = None,
     store: StoreOption = None,
 ) -> None:
     """Make a bearer token for one agent of an HTTP MCP server (printed once).
@@ -86,19 +160,38 @@ def token(
     from . import render
 
     if tokens is None:
-        safefs.check_store(paths.resolve_store(store).path)  # a token file in another user's store: no
+        # a token file in another user's store: no
+        safefs.check_store(paths.resolve_store(store).path)
     path = tokens or paths.resolve_store(store).path / token_file.DEFAULT_FILE
     if revoke:
         count = token_file.revoke(path, agent)
-        render.message(f"Revoked {count} token(s) of {agent} in {path}." if count else f"{agent} has no token in {path}.")
+        render.message(
+            f"Revoked {count} token(s) of {agent} in {path}."
+            if count
+            else f"{agent} has no token in {path}."
+        )
         return
     render.plain(token_file.create(path, agent))
-    render.message(f"A token for agent {agent}, kept as a hash in {path}; it is shown only now. Clients send it as "
-                   "the header Authorization: Bearer TOKEN.")
+    render.message(
+        f"A token for agent {agent}, kept as a hash in {path}; it is shown only now. Clients "
+        f"send it as "
+        "the header Authorization: Bearer TOKEN."
+    )
 
 
-ClientOption = Annotated[McpClient, typer.Option("--client", help="The MCP client whose config to change.", show_default=False)]
-ScopeOption = Annotated[Optional[ClientScope], typer.Option("--scope", help="Every project, or this one (default: project for a project store when the client has project config, else user).", show_default=False)]
+ClientOption = Annotated[
+    McpClient,
+    typer.Option("--client", help="The MCP client whose config to change.", show_default=False),
+]
+ScopeOption = Annotated[
+    Optional[ClientScope],
+    typer.Option(
+        "--scope",
+        help="Every project, or this one (default: project for a project store when the client "
+        "has project config, else user).",
+        show_default=False,
+    ),
+]
 
 
 def _target_and_entry(client: str, scope: Optional[str], store: Optional[Path]):  # noqa: ANN202
@@ -110,7 +203,9 @@ def _target_and_entry(client: str, scope: Optional[str], store: Optional[Path]):
     if scope is None:
         scope = "project" if location.reason == "project" and "project" in options else "user"
     if scope not in options:
-        raise InvalidInput(f"{client} has no {scope} configuration; use --scope {' or '.join(options)}.")
+        raise InvalidInput(
+            f"{client} has no {scope} configuration; use --scope {' or '.join(options)}."
+        )
     target = options[scope]
     return target, clients.entry(target, location.path), location
 
@@ -120,7 +215,9 @@ def install(
     client: ClientOption,
     scope: ScopeOption = None,
     store: StoreOption = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the new file; write nothing.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show the new file; write nothing.")
+    ] = False,
     json_: Annotated[bool, typer.Option("--json", help="Output JSON.")] = False,
 ) -> None:
     """Add hindsight to an MCP client's config (merged, backed up, idempotent).
@@ -141,21 +238,35 @@ def install(
     change = clients.plan(target, server)
     if dry_run:
         render.plain(change.after.rstrip("\n"))
-        render.message(f"Dry run: {target.path} would be {'left as it is' if not change.changed else 'written'}; "
-                       "nothing was written.")
+        render.message(
+            f"Dry run: {target.path} would be "
+            f"{'left as it is' if not change.changed else 'written'}; "
+            "nothing was written."
+        )
         return
     Store(location.path).init()
     backup = clients.apply(change)
     if json_:
-        render.json_doc({"client": client, "scope": target.scope, "path": str(target.path), "changed": change.changed,
-                         "backup": str(backup) if backup else None, "store": str(location.path)})
+        render.json_doc(
+            {
+                "client": client,
+                "scope": target.scope,
+                "path": str(target.path),
+                "changed": change.changed,
+                "backup": str(backup) if backup else None,
+                "store": str(location.path),
+            }
+        )
         return
     render.plain(str(target.path))
     if not change.changed:
         render.message(f"{client} already runs hindsight from {target.path}; nothing changed.")
         return
-    render.message(f"Added hindsight (store {location.path}) to {target.path}"
-                   + (f"; the old file is at {backup}" if backup else "") + ". Restart the client to load it.")
+    render.message(
+        f"Added hindsight (store {location.path}) to {target.path}"
+        + (f"; the old file is at {backup}" if backup else "")
+        + ". Restart the client to load it."
+    )
     if change.dropped_comments:
         render.warning(f"comments in {target.path} were not kept; the backup has them.")
 

@@ -23,10 +23,44 @@ def _open(path: Optional[Path]):  # noqa: ANN202
 
 @app.command()
 def init(
-    embedding_model: Annotated[Optional[str], typer.Option("--embedding-model", help="Embedding model of a new store: default (English, bundled), multilingual (Chinese and 15 more languages, offline; needs the multilingual extra) or a fastembed model name.", show_default=False)] = None,
-    backend: Annotated[Optional[Backend], typer.Option("--backend", help="local (files in the store directory, the default) or postgres (a shared PostgreSQL + pgvector database; see docs/team.md).", show_default=False)] = None,
-    url: Annotated[Optional[str], typer.Option("--url", help="Database URL of a postgres store, postgresql://user:password@host:5432/db. Saved without the password; later commands take it from $HINDSIGHT_DATABASE_URL, PGPASSWORD or ~/.pgpass.", show_default=False)] = None,
-    schema: Annotated[Optional[str], typer.Option("--schema", help="Database schema of a postgres store (default hindsight); one database can hold several stores.", show_default=False)] = None,
+    embedding_model: Annotated[
+        Optional[str],
+        typer.Option(
+            "--embedding-model",
+            help="Embedding model of a new store: default (English, bundled), multilingual "
+            "(Chinese and 15 more languages, offline; needs the multilingual extra) or a "
+            "fastembed model name.",
+            show_default=False,
+        ),
+    ] = None,
+    backend: Annotated[
+        Optional[Backend],
+        typer.Option(
+            "--backend",
+            help="local (files in the store directory, the default) or postgres (a shared "
+            "PostgreSQL + pgvector database; see docs/team.md).",
+            show_default=False,
+        ),
+    ] = None,
+    url: Annotated[
+        Optional[str],
+        typer.Option(
+            "--url",
+            help="Database URL of a postgres store, postgresql://user:password@host:5432/db. "
+            "Saved without the password; later commands take it from "
+            "$HINDSIGHT_DATABASE_URL, PGPASSWORD or ~/.pgpass.",
+            show_default=False,
+        ),
+    ] = None,
+    schema: Annotated[
+        Optional[str],
+        typer.Option(
+            "--schema",
+            help="Database schema of a postgres store (default hindsight); one database can hold "
+            "several stores.",
+            show_default=False,
+        ),
+    ] = None,
     store: StoreOption = None,
     json_: JsonFlag = False,
 ) -> None:
@@ -42,9 +76,8 @@ def init(
         hindsight init --embedding-model multilingual     # memories in Chinese and English
         hindsight init --backend postgres --url postgresql://hindsight@db.internal:5432/hindsight
     """
-    from . import render
-
     from ..store import Store
+    from . import render
 
     chosen = store or os.environ.get(paths.ENV_STORE)
     given = "--store" if store else f"${paths.ENV_STORE}"
@@ -55,14 +88,25 @@ def init(
     created = opened.init(model=embedding_model, backend=backend, url=url, schema=schema)
     database = opened.ledger.describe() if opened.ledger.capabilities.shared else None
     if json_:
-        render.json_doc({"store": str(target), "created": created, "backend": "postgres" if database else "local",
-                         "database": database})
+        render.json_doc(
+            {
+                "store": str(target),
+                "created": created,
+                "backend": "postgres" if database else "local",
+                "database": database,
+            }
+        )
         return
     render.plain(str(target))
-    render.message(f"{'Created' if created else 'Already a store:'} {target}" + (f" on {database}" if database else ""))
+    render.message(
+        f"{'Created' if created else 'Already a store:'} {target}"
+        + (f" on {database}" if database else "")
+    )
     if url and password_of(url):
-        render.message(f"The password was not saved: give it to later commands in ${paths.ENV_DATABASE_URL}, "
-                       "PGPASSWORD or ~/.pgpass.")
+        render.message(
+            f"The password was not saved: give it to later commands in ${paths.ENV_DATABASE_URL}, "
+            "PGPASSWORD or ~/.pgpass."
+        )
 
 
 @app.command()
@@ -73,22 +117,30 @@ def where(store: StoreOption = None, json_: JsonFlag = False) -> None:
     Example:
         hindsight where
     """
-    from . import render
-
     from ..store import Store
+    from . import render
 
     location = paths.resolve_store(store)
     ledger = Store(location.path).ledger
     shared = ledger.capabilities.shared
     exists = ledger.exists if shared else location.exists
-    data = {"store": str(location.path), "reason": location.reason, "why": paths.REASONS[location.reason],
-            "exists": exists, "backend": ledger.capabilities.name, "database": ledger.describe()}
+    data = {
+        "store": str(location.path),
+        "reason": location.reason,
+        "why": paths.REASONS[location.reason],
+        "exists": exists,
+        "backend": ledger.capabilities.name,
+        "database": ledger.describe(),
+    }
     if json_:
         render.json_doc(data)
         return
     render.plain(str(location.path))
-    render.message(f"{paths.REASONS[location.reason]}" + (f"; memories in {ledger.describe()}" if shared else "")
-                   + ("" if exists else "; not created yet"))
+    render.message(
+        f"{paths.REASONS[location.reason]}"
+        + (f"; memories in {ledger.describe()}" if shared else "")
+        + ("" if exists else "; not created yet")
+    )
 
 
 @app.command()
@@ -110,7 +162,12 @@ def stats(store: StoreOption = None, json_: JsonFlag = False) -> None:
 
 @app.command()
 def export(
-    output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write to this file instead of stdout.", show_default=False)] = None,
+    output: Annotated[
+        Optional[Path],
+        typer.Option(
+            "-o", "--output", help="Write to this file instead of stdout.", show_default=False
+        ),
+    ] = None,
     store: StoreOption = None,
 ) -> None:
     """Export every memory as JSONL.
@@ -121,9 +178,8 @@ def export(
     Example:
         hindsight export > memories.jsonl
     """
-    from . import render
-
     from ..core.transfer import dump_jsonl
+    from . import render
 
     if output is not None:
         output = _export_target(output)
@@ -139,22 +195,43 @@ def export(
 
 
 def _export_target(output: Path) -> Path:
-    """The absolute file ``export -o`` may write: never through a symlink, never over a directory."""
+    """The absolute file ``export -o`` may write: never through a symlink, never over a
+    directory."""
     output = output.expanduser().absolute()
     if output.is_symlink():
-        raise InvalidInput(f"{output} is a symbolic link (to {os.readlink(output)}); export writes only a "
-                           "regular file: give the real path, or remove the link.")
+        raise InvalidInput(
+            f"{output} is a symbolic link (to {os.readlink(output)}); export writes only a "
+            "regular file: give the real path, or remove the link."
+        )
     if output.is_dir():
-        raise InvalidInput(f"{output} is a directory; give a file name, e.g. -o {output / 'memories.jsonl'}.")
+        raise InvalidInput(
+            f"{output} is a directory; give a file name, e.g. -o {output / 'memories.jsonl'}."
+        )
     if not output.parent.is_dir():
-        raise InvalidInput(f"Directory {output.parent} does not exist; create it or choose another -o path.")
+        raise InvalidInput(
+            f"Directory {output.parent} does not exist; create it or choose another -o path."
+        )
     return output
 
 
 @app.command(name="import")
 def import_(
-    source: Annotated[str, typer.Argument(metavar="FILE", help="A JSONL file from `hindsight export`, or - for stdin.", show_default=False)],
-    from_: Annotated[ImportKind, typer.Option("--from", help="What FILE is: jsonl (from `hindsight export`) or another tool's export (docs/import.md).")] = "jsonl",
+    source: Annotated[
+        str,
+        typer.Argument(
+            metavar="FILE",
+            help="A JSONL file from `hindsight export`, or - for stdin.",
+            show_default=False,
+        ),
+    ],
+    from_: Annotated[
+        ImportKind,
+        typer.Option(
+            "--from",
+            help="What FILE is: jsonl (from `hindsight export`) or another tool's export "
+            "(docs/import.md).",
+        ),
+    ] = "jsonl",
     store: StoreOption = None,
     json_: JsonFlag = False,
 ) -> None:
@@ -184,9 +261,12 @@ def import_(
     else:
         path = Path(source).expanduser()
         try:
-            lines = path.read_text(encoding="utf-8-sig").split("\n")  # -sig: a BOM from Windows tools
+            # -sig: a BOM from Windows tools
+            lines = path.read_text(encoding="utf-8-sig").split("\n")
         except FileNotFoundError:
-            raise InvalidInput(f"No file {path}; give a JSONL file from `hindsight export`, or - for stdin.") from None
+            raise InvalidInput(
+                f"No file {path}; give a JSONL file from `hindsight export`, or - for stdin."
+            ) from None
         except (UnicodeDecodeError, OSError) as error:
             raise InvalidInput(f"Cannot read {path}: {error}") from None
     records = parse_jsonl(lines)
@@ -197,8 +277,10 @@ def import_(
         return
     note = f", redacted {result.redactions} secret(s)" if result.redactions else ""
     if result.split:
-        note += (f"; {result.split} record(s) over [limits] max_content_bytes stored in linked parts "
-                 "(`hindsight show ID --sources` shows a text's parts)")
+        note += (
+            f"; {result.split} record(s) over [limits] max_content_bytes stored in linked parts "
+            "(`hindsight show ID --sources` shows a text's parts)"
+        )
     render.message(f"Imported {result.added}, skipped {result.skipped} already present{note}.")
 
 
@@ -224,16 +306,31 @@ def reindex(store: StoreOption = None, json_: JsonFlag = False) -> None:
 
 @app.command()
 def migrate(
-    to: Annotated[str, typer.Option("--to", help="Where to copy the store: a PostgreSQL URL (postgresql://user:password@host:5432/db) or a local store directory.", show_default=False)],
-    schema: Annotated[Optional[str], typer.Option("--schema", help="Database schema of a postgres target (default hindsight).", show_default=False)] = None,
+    to: Annotated[
+        str,
+        typer.Option(
+            "--to",
+            help="Where to copy the store: a PostgreSQL URL "
+            "(postgresql://user:password@host:5432/db) or a local store directory.",
+            show_default=False,
+        ),
+    ],
+    schema: Annotated[
+        Optional[str],
+        typer.Option(
+            "--schema",
+            help="Database schema of a postgres target (default hindsight).",
+            show_default=False,
+        ),
+    ] = None,
     store: StoreOption = None,
     json_: JsonFlag = False,
 ) -> None:
     """Copy this store into another: local to Postgres, or back (idempotent).
 
     Memories keep their ids, vectors, links, statuses and history, and the audit log goes with them;
-    nothing is re-embedded. Memories the target already holds are skipped, so rerunning adds nothing.
-    The source is left as it was.
+    nothing is re-embedded. Memories the target already holds are skipped, so rerunning adds
+    nothing. The source is left as it was.
 
     \b
     Example:
@@ -242,30 +339,40 @@ def migrate(
     """
     from dataclasses import replace
 
-    from . import render
-
     from ..storage.urls import redact_url
     from ..store import Store
+    from . import render
 
     source = _open(store)
     if to.startswith(("postgresql://", "postgres://")):
-        config = replace(source.config, storage_backend="postgres", database_url=to,
-                         database_schema=schema or "hindsight")
+        config = replace(
+            source.config,
+            storage_backend="postgres",
+            database_url=to,
+            database_schema=schema or "hindsight",
+        )
         target = Store(source.path / f"postgres:{redact_url(to)}", config=config)
     else:
         if schema:
-            raise InvalidInput("--schema names a schema of a postgres target; --to here is a directory.")
+            raise InvalidInput(
+                "--schema names a schema of a postgres target; --to here is a directory."
+            )
         from ..config import load as load_config
 
         path = paths.checked_store_dir(to, "--to")
         config = load_config(path)
         if config.storage_backend == "postgres":
-            raise InvalidInput(f"{path} is configured for postgres; to copy into that database, give its URL to --to.")
+            raise InvalidInput(
+                f"{path} is configured for postgres; to copy into that database, give its URL to "
+                f"--to."
+            )
         target = Store(path, config=replace(config, storage_backend="local"))
     with render.progress("Copying") as update:
         result = source.migrate(target, progress=update)
     if json_:
         render.json_doc(result.to_dict())
         return
-    render.message(f"Copied {render.memories(result.added)} to {result.target}; {result.skipped} already there"
-                   f"{f', {result.audit_entries} audit entries' if result.audit_entries else ''}.")
+    render.message(
+        f"Copied {render.memories(result.added)} to {result.target}; {result.skipped} already there"
+        f"{f', {result.audit_entries} audit entries' if result.audit_entries else ''}."
+    )

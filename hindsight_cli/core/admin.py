@@ -1,5 +1,5 @@
-"""Setting a store up and describing it: ``init`` (directory, ``.gitignore``, config, backend, model) and
-``stats``."""
+"""Setting a store up and describing it: ``init`` (directory, ``.gitignore``, config, backend,
+model) and ``stats``."""
 
 from __future__ import annotations
 
@@ -20,8 +20,13 @@ from ..timeutil import iso
 from .runtime import Runtime
 
 
-def init(rt: Runtime, model: str | None = None, backend: str | None = None, url: str | None = None,
-         schema: str | None = None) -> bool:
+def init(
+    rt: Runtime,
+    model: str | None = None,
+    backend: str | None = None,
+    url: str | None = None,
+    schema: str | None = None,
+) -> bool:
     """Create the store if needed (directory 0700, ``.gitignore`` of ``*``, a commented config)."""
     if backend is not None or url is not None or schema is not None:
         choose_backend(rt, backend, url, schema)
@@ -35,8 +40,10 @@ def init(rt: Runtime, model: str | None = None, backend: str | None = None, url:
                 stored = session.meta().get("embedding_model")
             if stored != model:
                 raise InvalidInput(
-                    f"{rt.path} is already a store with the model {stored}. To switch, set [embedding] "
-                    f"model = \"{model}\" in its config.toml and run `hindsight reindex`.")
+                    f"{rt.path} is already a store with the model {stored}. To switch, set "
+                    f"[embedding] "
+                    f'model = "{model}" in its config.toml and run `hindsight reindex`.'
+                )
     safefs.private_dir(rt.path)
     safefs.create_private(rt.path / ".gitignore", "*\n")
     config_file(rt.path)
@@ -44,7 +51,8 @@ def init(rt: Runtime, model: str | None = None, backend: str | None = None, url:
         configure_model(rt, model)
     if created:
         wanted, dim = rt.model, None if rt.has_embedder else known_dim(rt.model)
-        if dim is None:  # a hub model (or an embedder given to the store): ask it for its dimension
+        # a hub model (or an embedder given to the store): ask it for its dimension
+        if dim is None:
             wanted, dim = rt.embedder.name, rt.embedder.dim
         rt.ledger.create(wanted, dim)
     return created
@@ -58,20 +66,36 @@ def config_file(path: Path) -> Path:
 
 
 def set_config(path: Path, section: str, values: Mapping[str, str]) -> None:
-    """Write ``key = "value"`` lines into ``[section]`` of the store's ``config.toml``: over the key's line
-    in that section (its commented default included), else under the section's header, else in a new
-    section at the end. Other sections and comments are left as they are."""
+    """Write ``key = "value"`` lines into ``[section]`` of the store's ``config.toml``: over the
+    key's line in that section (its commented default included), else under the section's header,
+    else in a new section at the end. Other sections and comments are left as they are."""
     target = config_file(path)
     lines = (safefs.read_trusted(target, "The config file") or "").splitlines()
     for key, value in values.items():
         line = f"{key} = {json.dumps(value)}"
-        header = next((i for i, text in enumerate(lines)
-                       if re.fullmatch(rf"\[{re.escape(section)}\][ \t]*(#.*)?", text.strip())), None)
+        header = next(
+            (
+                i
+                for i, text in enumerate(lines)
+                if re.fullmatch(rf"\[{re.escape(section)}\][ \t]*(#.*)?", text.strip())
+            ),
+            None,
+        )
         if header is None:
             lines += ["", f"[{section}]", line]
             continue
-        end = next((i for i in range(header + 1, len(lines)) if lines[i].lstrip().startswith("[")), len(lines))
-        found = next((i for i in range(header + 1, end) if re.match(rf"#? ?{re.escape(key)}[ \t]*=", lines[i])), None)
+        end = next(
+            (i for i in range(header + 1, len(lines)) if lines[i].lstrip().startswith("[")),
+            len(lines),
+        )
+        found = next(
+            (
+                i
+                for i in range(header + 1, end)
+                if re.match(rf"#? ?{re.escape(key)}[ \t]*=", lines[i])
+            ),
+            None,
+        )
         if found is None:
             lines.insert(header + 1, line)
         else:
@@ -86,22 +110,30 @@ def configure_model(rt: Runtime, model: str) -> None:
 
 
 def choose_backend(rt: Runtime, backend: str | None, url: str | None, schema: str | None) -> None:
-    """Write ``[storage]`` into the config of a store that holds no data yet, and open that ledger."""
+    """Write ``[storage]`` into the config of a store that holds no data yet, and open that
+    ledger."""
     backend = check_name(backend or ("postgres" if url else backend_name(rt.config)), "--backend")
     url = url or rt.config.database_url
     if BACKENDS[backend].needs_url and not url:
-        raise InvalidInput(f"A postgres store needs its database: pass --url postgresql://user@host:5432/db "
-                           f"or set {paths.ENV_DATABASE_URL}.")
+        raise InvalidInput(
+            f"A postgres store needs its database: pass --url postgresql://user@host:5432/db "
+            f"or set {paths.ENV_DATABASE_URL}."
+        )
     schema_name = schema or rt.config.database_schema
     if backend == "postgres":
         check_target(url, schema_name)
     current = rt.ledger.capabilities.name
     elsewhere = backend == current == "postgres" and (redact_url(url), schema_name) != (
-        redact_url(rt.config.database_url), rt.config.database_schema)
+        redact_url(rt.config.database_url),
+        rt.config.database_schema,
+    )
     if ((rt.path / paths.LEDGER_FILE).exists() and backend != "local") or (
-            (current != backend or elsewhere) and rt.exists):
-        raise InvalidInput(f"{rt.path} already holds a {current} store ({rt.ledger.describe()}); to move its "
-                           "memories, run `hindsight migrate --to ...` from it into a new store instead.")
+        (current != backend or elsewhere) and rt.exists
+    ):
+        raise InvalidInput(
+            f"{rt.path} already holds a {current} store ({rt.ledger.describe()}); to move its "
+            "memories, run `hindsight migrate --to ...` from it into a new store instead."
+        )
     safefs.private_dir(rt.path)
     settings = {"backend": backend}
     if backend == "postgres":
@@ -128,16 +160,31 @@ def stats(rt: Runtime) -> dict[str, Any]:
         meta = session.meta()
         head = session.max_seq()
     index_dir = rt.path / paths.INDEX_DIR
-    index: dict[str, Any] = {"exists": index_dir.exists(), "synced_seq": 0, "ledger_seq": head, "vector_index": None}
+    index: dict[str, Any] = {
+        "exists": index_dir.exists(),
+        "synced_seq": 0,
+        "ledger_seq": head,
+        "vector_index": None,
+    }
     if index_dir.exists() and rt.mirror is not None:
         idx = rt.mirror.index(int(meta.get("embedding_dim", 384)))
-        index.update(rows=idx.count(), fragments=idx.fragments(), synced_seq=idx.watermark(),
-                     vector_index=idx.vector_index())
+        index.update(
+            rows=idx.count(),
+            fragments=idx.fragments(),
+            synced_seq=idx.watermark(),
+            vector_index=idx.vector_index(),
+        )
     for key in ("oldest", "newest"):
         counts[key] = iso(counts[key])
     return {
-        "store": str(rt.path), "backend": rt.ledger.capabilities.name, "database": rt.ledger.describe(), **counts,
-        "embedding_model": meta.get("embedding_model"), "embedding_dim": int(meta.get("embedding_dim", 0)),
-        "schema_version": int(meta.get("schema_version", 0)), "ledger_bytes": rt.ledger.size_bytes(),
-        "index_bytes": _size(index_dir), "index": index,
+        "store": str(rt.path),
+        "backend": rt.ledger.capabilities.name,
+        "database": rt.ledger.describe(),
+        **counts,
+        "embedding_model": meta.get("embedding_model"),
+        "embedding_dim": int(meta.get("embedding_dim", 0)),
+        "schema_version": int(meta.get("schema_version", 0)),
+        "ledger_bytes": rt.ledger.size_bytes(),
+        "index_bytes": _size(index_dir),
+        "index": index,
     }

@@ -1,7 +1,8 @@
 """Long memories in chunks (issue 17, point 3): the model reads 256 word pieces, so a longer text is
-embedded in overlapping windows and searched by its best one; without this, everything after the first
-window is invisible to the vector side (docs/benchmarks.md: 0.21 of answers late in a long memory found
-in the top 3 by its first window, 0.69 by its best chunk, 0.60 by the mean of its chunks).
+embedded in overlapping windows and searched by its best one; without this, everything after the
+first window is invisible to the vector side (docs/benchmarks.md: 0.21 of answers late in a long
+memory found in the top 3 by its first window, 0.69 by its best chunk, 0.60 by the mean of its
+chunks).
 
 The windows follow the bundled model's own word pieces (its tokenizer's offsets); other models get
 windows of characters of about the same length.
@@ -14,9 +15,12 @@ from typing import Any
 
 from ..config import DEFAULT_MODEL
 
-WINDOW = 254  # word pieces in a window (256 less [CLS] and [SEP])
-STRIDE = 192  # a window starts this many pieces after the one before: 62 pieces of overlap
-_CHARS, _CHAR_STRIDE = 1000, 768  # for models whose tokenizer we do not hold
+# word pieces in a window (256 less [CLS] and [SEP])
+WINDOW = 254
+# a window starts this many pieces after the one before: 62 pieces of overlap
+STRIDE = 192
+# for models whose tokenizer we do not hold
+_CHARS, _CHAR_STRIDE = 1000, 768
 
 
 @functools.cache
@@ -37,7 +41,8 @@ def _by_pieces(text: str) -> list[str]:
     if len(offsets) <= WINDOW:
         return [text]
 
-    def whole(at: int) -> int:  # the first piece of the word the piece at ``at`` is part of
+    # the first piece of the word the piece at ``at`` is part of
+    def whole(at: int) -> int:
         while 0 < at < len(words) and words[at] is not None and words[at] == words[at - 1]:
             at -= 1
         return at
@@ -45,8 +50,9 @@ def _by_pieces(text: str) -> list[str]:
     out, start = [], 0
     while True:
         end = len(offsets) if start + WINDOW >= len(offsets) else whole(start + WINDOW)
-        end = end if end > start else min(start + WINDOW, len(offsets))  # one word longer than a window
-        out.append(text[offsets[start][0]:offsets[end - 1][1]])
+        # one word longer than a window
+        end = end if end > start else min(start + WINDOW, len(offsets))
+        out.append(text[offsets[start][0] : offsets[end - 1][1]])
         if end == len(offsets):
             return out
         start = max(whole(start + STRIDE), start + 1)
@@ -58,14 +64,16 @@ def _by_chars(text: str) -> list[str]:
     out, start = [], 0
     while start < len(text):
         end = min(start + _CHARS, len(text))
-        if end < len(text) and not text[end].isspace():  # end at white space, so no word is cut in two
+        # end at white space, so no word is cut in two
+        if end < len(text) and not text[end].isspace():
             space = text.rfind(" ", start + 1, end)
             end = space if space > start else end
         out.append(text[start:end].strip())
         if end >= len(text):
             break
         nxt = min(start + _CHAR_STRIDE, end)
-        if nxt > 0 and not text[nxt - 1].isspace():  # start at a word's start
+        # start at a word's start
+        if nxt > 0 and not text[nxt - 1].isspace():
             space = text.rfind(" ", start + 1, nxt)
             nxt = space + 1 if space > start else nxt
         start = nxt
@@ -74,6 +82,7 @@ def _by_chars(text: str) -> list[str]:
 
 def split(text: str, model: str) -> list[str]:
     """The windows ``text`` is embedded in: one for a text the model reads whole."""
-    if len(text) <= WINDOW:  # every word piece covers at least one character
+    # every word piece covers at least one character
+    if len(text) <= WINDOW:
         return [text]
     return _by_pieces(text) if model == DEFAULT_MODEL else _by_chars(text)

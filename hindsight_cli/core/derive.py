@@ -19,20 +19,36 @@ from .prepare import derived_key
 from .runtime import Phase, Progress, Runtime, announce
 from .scope import Scope
 
-_UNTRUSTED_CONFIDENCE = 0.3  # a memory built from untrusted text is no surer than that text
+# a memory built from untrusted text is no surer than that text
+_UNTRUSTED_CONFIDENCE = 0.3
 
 
-def _summary_sources(rt: Runtime, task_id: str | None, since: datetime | None, until: datetime | None,
-                     agent_id: str | None) -> tuple[list[MemoryRow], int, str, str]:
+def _summary_sources(
+    rt: Runtime,
+    task_id: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    agent_id: str | None,
+) -> tuple[list[MemoryRow], int, str, str]:
     """The memories a summary covers (oldest first), the vector dimension, its scope and title."""
     if not task_id and since is None and until is None:
-        raise InvalidInput("Say what to summarize: a task (--task) or a time range (--since/--until).")
+        raise InvalidInput(
+            "Say what to summarize: a task (--task) or a time range (--since/--until)."
+        )
     rt.require()
-    filters = Filters(agent_ids=(agent_id,) if agent_id else None, task_id=task_id,
-                      types=("episodic", "working"), since=since, until=until, include_expired=True)
+    filters = Filters(
+        agent_ids=(agent_id,) if agent_id else None,
+        task_id=task_id,
+        types=("episodic", "working"),
+        since=since,
+        until=until,
+        include_expired=True,
+    )
     with rt.ledger.read() as session:
         dim = rt.check_model(session)
-        rows = [for_derivation(r) for r in session.select(filters.conditions(rt.now()), order="event")]
+        rows = [
+            for_derivation(r) for r in session.select(filters.conditions(rt.now()), order="event")
+        ]
     if not rows:
         what = f"task {task_id}" if task_id else "that time range"
         raise InvalidInput(f"Nothing to summarize: no active episodic memories for {what}.")
@@ -41,16 +57,32 @@ def _summary_sources(rt: Runtime, task_id: str | None, since: datetime | None, u
     return rows, dim, scope, title
 
 
-def summary_request(rt: Runtime, task_id: str | None, since: datetime | None, until: datetime | None,
-                    agent_id: str | None, scope: Scope) -> tuple[str, str]:
+def summary_request(
+    rt: Runtime,
+    task_id: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    agent_id: str | None,
+    scope: Scope,
+) -> tuple[str, str]:
     from .extractive import sampling_prompt
 
     rows, _, _, title = _summary_sources(rt, task_id, since, until, scope.resolve(agent_id))
     return sampling_prompt(title, rows)
 
 
-def summarize(rt: Runtime, *, task_id: str | None, since: datetime | None, until: datetime | None,
-              agent_id: str | None, chunk: int, text: str | None, method: str, scope: Scope) -> SummaryResult:
+def summarize(
+    rt: Runtime,
+    *,
+    task_id: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    agent_id: str | None,
+    chunk: int,
+    text: str | None,
+    method: str,
+    scope: Scope,
+) -> SummaryResult:
     from .extractive import compose
 
     agent_id = scope.resolve(agent_id)
@@ -61,25 +93,49 @@ def summarize(rt: Runtime, *, task_id: str | None, since: datetime | None, until
     def embed(texts: list[str]) -> Any:
         return rt.embed(texts, dim)
 
-    def write(body: str, part: int, sources: list[MemoryRow], links: list[str]) -> tuple[Memory, bool]:
-        origin = derived_source(r.source for r in sources)  # the lowest trust of what it was built from
-        prepared = rt.prepare({
-            "content": body, "type": "semantic", "agent_id": agent, "task_id": task_id,
-            "key": derived_key("summary", agent_id, covered, part),
-            "trigger": "summary" if part == 0 else "summary_part", "outcome": "neutral", "importance": 0.7,
-            "confidence": _derived_confidence(origin, 0.8), "source": origin, "tags": ["summary"],
-            "event_at": sources[-1].event_at, "metadata": {"summary_of": covered, "part": part, "sources": len(sources),
-                                                          "method": method if part == 0 else "extractive"},
-        }, derived=True)
+    def write(
+        body: str, part: int, sources: list[MemoryRow], links: list[str]
+    ) -> tuple[Memory, bool]:
+        # the lowest trust of what it was built from
+        origin = derived_source(r.source for r in sources)
+        prepared = rt.prepare(
+            {
+                "content": body,
+                "type": "semantic",
+                "agent_id": agent,
+                "task_id": task_id,
+                "key": derived_key("summary", agent_id, covered, part),
+                "trigger": "summary" if part == 0 else "summary_part",
+                "outcome": "neutral",
+                "importance": 0.7,
+                "confidence": _derived_confidence(origin, 0.8),
+                "source": origin,
+                "tags": ["summary"],
+                "event_at": sources[-1].event_at,
+                "metadata": {
+                    "summary_of": covered,
+                    "part": part,
+                    "sources": len(sources),
+                    "method": method if part == 0 else "extractive",
+                },
+            },
+            derived=True,
+        )
         return _write_derived(rt, replace(prepared.row, source_ids=links), dim)
 
     groups = [rows[i : i + chunk] for i in range(0, len(rows), chunk)] if len(rows) > chunk else []
     parts: list[Memory] = []
     for number, group in enumerate(groups, 1):
-        body = compose(f"{title}, part {number} of {len(groups)}", group, embed, rt.config.max_content_bytes)
+        body = compose(
+            f"{title}, part {number} of {len(groups)}", group, embed, rt.config.max_content_bytes
+        )
         parts.append(write(body, number, group, [r.id for r in group])[0])
     links = [m.id for m in parts] or [r.id for r in rows]
-    top = text.strip() if text and text.strip() else compose(title, rows, embed, rt.config.max_content_bytes)
+    top = (
+        text.strip()
+        if text and text.strip()
+        else compose(title, rows, embed, rt.config.max_content_bytes)
+    )
     summary, updated = write(top, 0, rows, links)
     rt.after_write()
     return SummaryResult(summary, len(rows), updated, [m.id for m in parts])
@@ -97,18 +153,31 @@ def _write_derived(rt: Runtime, row: MemoryRow, dim: int) -> tuple[Memory, bool]
             session.insert(row, keyword_terms(row))
             session.audit("summarize", [row.id], row.created_at)
             return codec.to_memory(row), False
-        if existing.content == row.content and list(existing.source_ids) == row.source_ids \
-                and existing.status == "active":
+        if (
+            existing.content == row.content
+            and list(existing.source_ids) == row.source_ids
+            and existing.status == "active"
+        ):
             return codec.to_memory(existing), False
         session.rewrite(replace(row, id=existing.id), keyword_terms(row))
         session.audit("summarize", [existing.id], row.created_at, reason="updated")
         return codec.to_memory(session.by_ids([existing.id])[0]), True
 
 
-def consolidate(rt: Runtime, *, agent_id: str | None, dry_run: bool, similarity: float | None,
-                min_evidence: int | None, actor: str | None, scope: Scope, progress: Progress | None = None,
-                phase: Phase | None = None) -> ConsolidateResult:
-    """Turn groups of similar episodes (per agent) into semantic pattern memories, without an LLM."""
+def consolidate(
+    rt: Runtime,
+    *,
+    agent_id: str | None,
+    dry_run: bool,
+    similarity: float | None,
+    min_evidence: int | None,
+    actor: str | None,
+    scope: Scope,
+    progress: Progress | None = None,
+    phase: Phase | None = None,
+) -> ConsolidateResult:
+    """Turn groups of similar episodes (per agent) into semantic pattern memories, without an
+    LLM."""
     from .patterns import groups, pattern
 
     similarity = rt.config.consolidate_similarity if similarity is None else similarity
@@ -124,11 +193,22 @@ def consolidate(rt: Runtime, *, agent_id: str | None, dry_run: bool, similarity:
     announce(phase, "Reading the episodic memories")
     with rt.ledger.read() as session:
         dim = rt.check_model(session)
-        episodes = [r for r in session.select(Filters(agent_ids=chosen, types=("episodic",)).conditions(now),
-                                              order="event", vectors=True)
-                    if not is_quarantined(r.tags, r.metadata)]  # repeated poison must not become a "pattern"
-        known = session.select([*Filters(agent_ids=chosen, types=("semantic",)).conditions(now),
-                                ("trigger", "=", "consolidate")])
+        episodes = [
+            r
+            for r in session.select(
+                Filters(agent_ids=chosen, types=("episodic",)).conditions(now),
+                order="event",
+                vectors=True,
+            )
+            # repeated poison must not become a "pattern"
+            if not is_quarantined(r.tags, r.metadata)
+        ]
+        known = session.select(
+            [
+                *Filters(agent_ids=chosen, types=("semantic",)).conditions(now),
+                ("trigger", "=", "consolidate"),
+            ]
+        )
     plan: list[PatternChange] = []
     announce(phase, f"Grouping {len(episodes):,} similar episodes")
     grouped = 0
@@ -147,10 +227,14 @@ def consolidate(rt: Runtime, *, agent_id: str | None, dry_run: bool, similarity:
     if not dry_run and changes:
         announce(phase, f"Writing {len(changes):,} pattern{'s' if len(changes) != 1 else ''}")
         _write_patterns(rt, changes, dim, now, actor or rt.config.default_agent)
-    return ConsolidateResult(len(episodes), [replace(c, memory=codec.to_memory(c.row)) for c in plan], dry_run)
+    return ConsolidateResult(
+        len(episodes), [replace(c, memory=codec.to_memory(c.row)) for c in plan], dry_run
+    )
 
 
-def _write_patterns(rt: Runtime, changes: Sequence[PatternChange], dim: int, now: datetime, actor: str) -> None:
+def _write_patterns(
+    rt: Runtime, changes: Sequence[PatternChange], dim: int, now: datetime, actor: str
+) -> None:
     embedding_jobs.embed_rows(rt, [c.row for c in changes], dim)
     with rt.ledger.write() as session:
         for change in changes:
@@ -158,24 +242,46 @@ def _write_patterns(rt: Runtime, changes: Sequence[PatternChange], dim: int, now
                 session.insert(change.row, keyword_terms(change.row))
             else:
                 session.rewrite(change.row, keyword_terms(change.row))
-            session.audit("consolidate", [change.row.id], now,
-                          f"{change.action}d from {len(change.row.source_ids)} episodes", actor)
+            session.audit(
+                "consolidate",
+                [change.row.id],
+                now,
+                f"{change.action}d from {len(change.row.source_ids)} episodes",
+                actor,
+            )
     rt.after_write()
 
 
-def _pattern_change(rt: Runtime, agent: str, found: Any, known: list[MemoryRow], origin: str) -> PatternChange:
+def _pattern_change(
+    rt: Runtime, agent: str, found: Any, known: list[MemoryRow], origin: str
+) -> PatternChange:
     """Create a pattern, or update the one that already covers most of this group's episodes."""
     overlap = [(len(set(k.source_ids) & set(found.source_ids)), k) for k in known]
     best = max(overlap, key=lambda pair: pair[0], default=(0, None))
-    row = rt.prepare({
-        "content": found.content, "type": "semantic", "agent_id": agent, "trigger": "consolidate",
-        "outcome": found.outcome, "resolution": found.resolution,
-        "confidence": _derived_confidence(origin, found.confidence), "importance": 0.7, "source": origin,
-        "tags": ["pattern"], "event_at": found.last_at,
-        "metadata": {"pattern": {"evidence": found.evidence, "agreement": found.agreement,
-                                 "outcomes": found.outcomes}},
-        "key": derived_key("consolidate", agent, found.source_ids[0]),
-    }, derived=True).row
+    row = rt.prepare(
+        {
+            "content": found.content,
+            "type": "semantic",
+            "agent_id": agent,
+            "trigger": "consolidate",
+            "outcome": found.outcome,
+            "resolution": found.resolution,
+            "confidence": _derived_confidence(origin, found.confidence),
+            "importance": 0.7,
+            "source": origin,
+            "tags": ["pattern"],
+            "event_at": found.last_at,
+            "metadata": {
+                "pattern": {
+                    "evidence": found.evidence,
+                    "agreement": found.agreement,
+                    "outcomes": found.outcomes,
+                }
+            },
+            "key": derived_key("consolidate", agent, found.source_ids[0]),
+        },
+        derived=True,
+    ).row
     row.source_ids = list(found.source_ids)
     existing = best[1] if best[0] else None
     if existing is None:

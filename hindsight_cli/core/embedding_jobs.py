@@ -10,7 +10,8 @@ from ..storage.rows import MemoryRow, embedding_text
 from . import chunks
 from .runtime import Progress, Runtime
 
-BATCH = 256  # texts per call of the model
+# texts per call of the model
+BATCH = 256
 
 
 class Job(Protocol):
@@ -37,7 +38,8 @@ class Background:
         def run() -> None:
             try:
                 self._value = function()
-            except BaseException as error:  # re-raised in the caller's thread
+            # re-raised in the caller's thread
+            except BaseException as error:
                 self._error = error
 
         self._thread = threading.Thread(target=run, daemon=True)
@@ -53,18 +55,20 @@ class Background:
 def start(rt: Runtime, texts: Sequence[str], beside: bool = True) -> Job:
     """Embed ``texts`` beside the caller's ledger work when that is safe and worth it (``beside``).
 
-    In a cold process loading the model is the slowest step; it runs while the ledger opens (DuckDB and
-    onnxruntime release the GIL). A configured hub model is only loaded after the store's model check has
-    passed, so a mismatch never starts a download. Work of a millisecond (the in-memory index) is not
-    worth a thread, whose start alone costs that much or more on a busy machine.
+    In a cold process loading the model is the slowest step; it runs while the ledger opens (DuckDB
+    and onnxruntime release the GIL). A configured hub model is only loaded after the store's model
+    check has passed, so a mismatch never starts a download. Work of a millisecond (the in-memory
+    index) is not worth a thread, whose start alone costs that much or more on a busy machine.
     """
     function = lambda: rt.embedder.embed(texts)  # noqa: E731
     return Background(function) if beside and rt.model_is_known() else Deferred(function)
 
 
-def embed_many(rt: Runtime, texts: Sequence[str], dim: int | None, progress: Progress | None = None) -> list[Any]:
-    """Embed in batches of similar length: padding to the longest text in a batch costs up to 3x. With
-    ``dim``, every batch is checked against the store's dimension."""
+def embed_many(
+    rt: Runtime, texts: Sequence[str], dim: int | None, progress: Progress | None = None
+) -> list[Any]:
+    """Embed in batches of similar length: padding to the longest text in a batch costs up to 3x.
+    With ``dim``, every batch is checked against the store's dimension."""
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     vectors: list[Any] = [None] * len(texts)
     for start_at in range(0, len(order), BATCH):
@@ -90,13 +94,19 @@ def assign(row: MemoryRow, vectors: Sequence[Any]) -> None:
 
 
 def _floats(vector: Any) -> list[float]:
-    """A vector as a list of Python floats (a float array's ``tolist`` gives the same ones, in C)."""
-    if getattr(getattr(vector, "dtype", None), "kind", None) == "f" and getattr(vector, "ndim", 0) == 1:
+    """A vector as a list of Python floats (a float array's ``tolist`` gives the same ones, in
+    C)."""
+    if (
+        getattr(getattr(vector, "dtype", None), "kind", None) == "f"
+        and getattr(vector, "ndim", 0) == 1
+    ):
         return vector.tolist()  # type: ignore[no-any-return]
     return [float(x) for x in vector]
 
 
-def embed_rows(rt: Runtime, rows: Sequence[MemoryRow], dim: int | None, progress: Progress | None = None) -> None:
+def embed_rows(
+    rt: Runtime, rows: Sequence[MemoryRow], dim: int | None, progress: Progress | None = None
+) -> None:
     """Embed every row (each window of a long one) in batches of similar length."""
     texts: list[str] = []
     spans: list[tuple[int, int]] = []
@@ -105,7 +115,11 @@ def embed_rows(rt: Runtime, rows: Sequence[MemoryRow], dim: int | None, progress
         spans.append((len(texts), len(texts) + len(parts)))
         texts.extend(parts)
     # Progress counts memories, not windows: a long memory's windows are a share of one.
-    step = (lambda done, total: progress(done * len(rows) // max(total, 1), len(rows))) if progress else None
+    step = (
+        (lambda done, total: progress(done * len(rows) // max(total, 1), len(rows)))
+        if progress
+        else None
+    )
     vectors = embed_many(rt, texts, dim, step)
     for row, (start, end) in zip(rows, spans):
         assign(row, vectors[start:end])

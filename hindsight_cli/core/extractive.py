@@ -22,9 +22,14 @@ def clip(text: str, limit: int = _MAX_ITEM) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def key_sentences(texts: Sequence[str], embed: Callable[[list[str]], Any], limit: int = 3,
-                  redundancy: float = 0.85) -> list[str]:
-    """The sentences closest to all the others (centrality), skipping near-repeats of ones already picked."""
+def key_sentences(
+    texts: Sequence[str],
+    embed: Callable[[list[str]], Any],
+    limit: int = 3,
+    redundancy: float = 0.85,
+) -> list[str]:
+    """The sentences closest to all the others (centrality), skipping near-repeats of ones already
+    picked."""
     pool: list[str] = []
     for text in texts:
         for sentence in sentences(text):
@@ -41,7 +46,8 @@ def key_sentences(texts: Sequence[str], embed: Callable[[list[str]], Any], limit
             picked.append(index)
         if len(picked) == limit:
             break
-    return [pool[i] for i in sorted(picked)]  # in the order things happened
+    # in the order things happened
+    return [pool[i] for i in sorted(picked)]
 
 
 def roll_up(rows: Sequence[MemoryRow]) -> tuple[str, list[str]]:
@@ -67,12 +73,17 @@ def roll_up(rows: Sequence[MemoryRow]) -> tuple[str, list[str]]:
     return ", ".join(parts) or "no outcomes recorded", errors
 
 
-def compose(title: str, rows: Sequence[MemoryRow], embed: Callable[[list[str]], Any],
-            max_bytes: int) -> str:
+def compose(
+    title: str, rows: Sequence[MemoryRow], embed: Callable[[list[str]], Any], max_bytes: int
+) -> str:
     """The summary text: title with counts and dates, key points, then errors and fixes."""
     outcomes, errors = roll_up(rows)
     first, last = rows[0].event_at, rows[-1].event_at
-    span = f"{first:%Y-%m-%d}" if f"{first:%Y-%m-%d}" == f"{last:%Y-%m-%d}" else f"{first:%Y-%m-%d} → {last:%Y-%m-%d}"
+    span = (
+        f"{first:%Y-%m-%d}"
+        if f"{first:%Y-%m-%d}" == f"{last:%Y-%m-%d}"
+        else f"{first:%Y-%m-%d} → {last:%Y-%m-%d}"
+    )
     noun = "memory" if len(rows) == 1 else "memories"
     lines = [f"{title} ({len(rows)} {noun}, {span}): {outcomes}."]
     points = key_sentences([r.content for r in rows], embed)
@@ -84,27 +95,41 @@ def compose(title: str, rows: Sequence[MemoryRow], embed: Callable[[list[str]], 
         lines.extend(errors)
     text = "\n".join(lines)
     while len(text.encode("utf-8")) > max_bytes and len(lines) > 2:
-        lines.pop()  # drop the last error lines first; the counts above still report them
+        # drop the last error lines first; the counts above still report them
+        lines.pop()
         text = "\n".join(lines) + "\n- …"
     return text
 
 
 SAMPLING_SYSTEM = (
-    "You write the long-term memory of a software agent. Be exact and brief; never invent facts; keep tool "
-    "names, error messages, versions and commands exactly as given; answer in the memories' language."
+    "You write the long-term memory of a software agent. Be exact and brief; never invent facts; "
+    "keep tool "
+    "names, error messages, versions and commands exactly as given; answer in the memories' "
+    "language."
 )
 
 
-def sampling_prompt(title: str, rows: Sequence[MemoryRow], max_chars: int = 8000) -> tuple[str, str]:
-    """The (system prompt, prompt) asking a client's LLM for the summary ``compose`` writes without one."""
-    head = (f"{title}. Write it for an agent that reads it before similar work, in at most 8 short lines: "
-            "what was done, each failure and how it was fixed (or that it is still unresolved), and what to "
-            "do next time. Plain text, no preamble.\n\nMemories, oldest first:")
+def sampling_prompt(
+    title: str, rows: Sequence[MemoryRow], max_chars: int = 8000
+) -> tuple[str, str]:
+    """The (system prompt, prompt) asking a client's LLM for the summary ``compose`` writes without
+    one."""
+    head = (
+        f"{title}. Write it for an agent that reads it before similar work, in at most 8 short "
+        f"lines: "
+        "what was done, each failure and how it was fixed (or that it is still unresolved), and "
+        "what to "
+        "do next time. Plain text, no preamble.\n\nMemories, oldest first:"
+    )
     lines: list[str] = []
     used = len(head)
     for row in rows:
         outcome = row.outcome if row.outcome != "unknown" else ""
-        line = f"- {row.event_at:%Y-%m-%d %H:%M}" + (f" [{outcome}]" if outcome else "") + f" {clip(row.content, 300)}"
+        line = (
+            f"- {row.event_at:%Y-%m-%d %H:%M}"
+            + (f" [{outcome}]" if outcome else "")
+            + f" {clip(row.content, 300)}"
+        )
         if row.resolution:
             line += f" (fix: {clip(row.resolution, 160)})"
         if used + len(line) > max_chars:

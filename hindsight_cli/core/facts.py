@@ -1,11 +1,12 @@
-"""Does a new memory repeat an old one, update it, or stand beside it? (issue 17: the knowledge-update problem)
+"""Does a new memory repeat an old one, update it, or stand beside it? (issue 17: the
+knowledge-update problem)
 
-A write used to merge into any memory whose cosine reached 0.97, and "the rate limit is 60 requests per
-minute" swallowed "... 100 requests per minute": the two differ in one token, which an embedding barely
-sees. Here the two texts are compared the way a reader would:
+A write used to merge into any memory whose cosine reached 0.97, and "the rate limit is 60 requests
+per minute" swallowed "... 100 requests per minute": the two differ in one token, which an embedding
+barely sees. Here the two texts are compared the way a reader would:
 
-- the value-bearing tokens (``fact_values.values``: numbers with units, versions, dates, ports, hosts,
-  paths, identifiers, quoted strings, ...), compared in normal form;
+- the value-bearing tokens (``fact_values.values``: numbers with units, versions, dates, ports,
+  hosts, paths, identifiers, quoted strings, ...), compared in normal form;
 - the polarity ("uses Redis" vs "no longer uses Redis" / "不再使用 Redis");
 - the remaining words with the values masked: stemmed content words, and for Chinese the characters,
   without function words and change markers ("now", "raised to", "改为"), so a rephrasing meets its
@@ -13,23 +14,32 @@ sees. Here the two texts are compared the way a reader would:
 
 ``merge``: the same words, values and polarity (a repeat or a rephrasing): nothing new to store.
 ``update``: the same words with other values, or the negation of the same statement: the new memory
-supersedes the old one. ``distinct``: anything else, both stay. Added or dropped detail is ``distinct``
-too: an added word may narrow the subject ("the replica DB port") as easily as add detail, and keeping
-both loses nothing. The thresholds were chosen on tests/data/fact_pairs.jsonl (tests/bench/fact_corpus.py).
+supersedes the old one. ``distinct``: anything else, both stay. Added or dropped detail is
+``distinct`` too: an added word may narrow the subject ("the replica DB port") as easily as add
+detail, and keeping both loses nothing. The thresholds were chosen on tests/data/fact_pairs.jsonl
+(tests/bench/fact_corpus.py).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
-from functools import lru_cache, cache
-from typing import Literal
 from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from typing import Literal
 
 from ..text import stem
-from .fact_lexicon import (EN_FUNCTION_WORDS, NEGATION, NOT_NEGATION, OBJECT_SLOT, SYMMETRIC, SYNONYMS,
-                           ZH_FUNCTION_CHARS, ZH_FUNCTION_WORDS)
+from .fact_lexicon import (
+    EN_FUNCTION_WORDS,
+    NEGATION,
+    NOT_NEGATION,
+    OBJECT_SLOT,
+    SYMMETRIC,
+    SYNONYMS,
+    ZH_FUNCTION_CHARS,
+    ZH_FUNCTION_WORDS,
+)
 from .fact_values import NAME_KINDS, Value, values
 
 __all__ = [
@@ -64,11 +74,12 @@ class Decision:
 
 @dataclass(frozen=True)
 class Thresholds:
-    """Cosine gates (the store's embedding of the two texts) and how many differing content words still
-    count as "the same words" (a CJK character counts half); ``slack`` is spent only at or above
-    ``slack_cosine``. The defaults are the sweep's choice for both built-in models (docs/benchmarks.md):
-    0.4 is the highest gate at which the bundled model loses no merge or update of the corpus, and a
-    raised merge gate buys no precision; one CJK character of slack is free, a whole word is not."""
+    """Cosine gates (the store's embedding of the two texts) and how many differing content words
+    still count as "the same words" (a CJK character counts half); ``slack`` is spent only at or
+    above ``slack_cosine``. The defaults are the sweep's choice for both built-in models
+    (docs/benchmarks.md): 0.4 is the highest gate at which the bundled model loses no merge or
+    update of the corpus, and a raised merge gate buys no precision; one CJK character of slack is
+    free, a whole word is not."""
 
     floor: float = 0.4
     merge: float = 0.4
@@ -78,22 +89,33 @@ class Thresholds:
 
 
 THRESHOLDS = Thresholds()
-CANDIDATE_COSINE = THRESHOLDS.floor  # the store compares only with memories at least this near
+# the store compares only with memories at least this near
+CANDIDATE_COSINE = THRESHOLDS.floor
 
-# Scripts written without spaces (kana, Han, Hangul) are compared character by character; every other
-# letter is part of a word, so no text is invisible to the comparison (ü, é, кириллица included).
+# Scripts written without spaces (kana, Han, Hangul) are compared character by character; every
+# other letter is part of a word, so no text is invisible to the comparison (ü, é, кириллица
+# included).
 _SPACELESS = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_TOKEN = rf"[{_SPACELESS}]|[^\W_{_SPACELESS}]+|[<>≤≥=]=?|!="  # "!" alone ends a sentence
+# "!" alone ends a sentence
+_TOKEN = rf"[{_SPACELESS}]|[^\W_{_SPACELESS}]+|[<>≤≥=]=?|!="
 _WORD = rf"[{_SPACELESS}]|[^\W{_SPACELESS}]+|[<>≤≥!=]=?"
 _CLAUSE = r"[.;!?。；！？\n,，]\s"
 
 
 @cache
 def _re(pattern: str, flags: int = re.IGNORECASE) -> re.Pattern[str]:
-    """Compiled on first use: the Unicode classes cost milliseconds, which a command that never writes
-    should not pay at import."""
+    """Compiled on first use: the Unicode classes cost milliseconds, which a command that never
+    writes should not pay at import."""
     return re.compile(pattern, flags)
-_FAMILY = {"port": "number", "version": "number", "ip": "host", "quoted": "name", "identifier": "name"}
+
+
+_FAMILY = {
+    "port": "number",
+    "version": "number",
+    "ip": "host",
+    "quoted": "name",
+    "identifier": "name",
+}
 
 
 def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
@@ -102,11 +124,16 @@ def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
 
 def _negations(text: str) -> list[tuple[int, int]]:
     excluded = _spans(_re(NOT_NEGATION), text)
-    return [(a, b) for a, b in _spans(_re(NEGATION), text) if not any(x < b and a < y for x, y in excluded)]
+    return [
+        (a, b)
+        for a, b in _spans(_re(NEGATION), text)
+        if not any(x < b and a < y for x, y in excluded)
+    ]
 
 
 def polarity(text: str) -> int:
-    """-1 when the text negates what it says ("no longer uses", "did not", "不再使用", "instead of"), else 1."""
+    """-1 when the text negates what it says ("no longer uses", "did not", "不再使用", "instead of"),
+    else 1."""
     return -1 if _negations(text) else 1
 
 
@@ -118,7 +145,8 @@ def _blank(text: str, spans: list[tuple[int, int]]) -> str:
 
 
 def _terms(text: str) -> list[str]:
-    """Content terms in order: stemmed words without stopwords or change markers, CJK characters singly."""
+    """Content terms in order: stemmed words without stopwords or change markers, CJK characters
+    singly."""
     out: list[str] = []
     for token in _re(_TOKEN).findall(_re(ZH_FUNCTION_WORDS).sub(" ", text.lower())):
         if len(token) == 1 and not token.isascii():
@@ -140,7 +168,8 @@ class _Side:
     terms: tuple[str, ...]
 
 
-@lru_cache(maxsize=64)  # a write compares its new text with several candidates: read it once
+# a write compares its new text with several candidates: read it once
+@lru_cache(maxsize=64)
 def _side(text: str) -> _Side:
     found = values(text)
     negations = _negations(text)
@@ -152,12 +181,15 @@ def _mentions(text: str, value: Value) -> bool:
     """Whether a name-like value stands in ``text`` as plain words (Python at a sentence's start, an
     unquoted new-checkout), where the extractor, rightly, did not take it for a value."""
     needle = value.norm if value.kind != "quoted" else value.text.strip("'\"“”‘’「」『』`")
-    return bool(re.search(rf"(?<![\w./-]){re.escape(needle)}(?![\w/-])", text, re.IGNORECASE | re.ASCII))
+    return bool(
+        re.search(rf"(?<![\w./-]){re.escape(needle)}(?![\w/-])", text, re.IGNORECASE | re.ASCII)
+    )
 
 
 @dataclass(frozen=True)
 class _Diff:
-    pairs: tuple[tuple[Value, Value], ...]  # an old value and the new one in its place
+    # an old value and the new one in its place
+    pairs: tuple[tuple[Value, Value], ...]
     dropped: tuple[Value, ...]
     added: tuple[Value, ...]
 
@@ -178,12 +210,17 @@ def _unmatched(mine: tuple[Value, ...], theirs: tuple[Value, ...], their_text: s
 
 
 def _diff(old: _Side, new: _Side) -> _Diff:
-    gone, come = _unmatched(old.values, new.values, new.text), _unmatched(new.values, old.values, old.text)
+    gone, come = (
+        _unmatched(old.values, new.values, new.text),
+        _unmatched(new.values, old.values, old.text),
+    )
     pairs: list[tuple[Value, Value]] = []
     for same_family in (True, False):
         for value in list(gone):
             family = _FAMILY.get(value.kind, value.kind)
-            match = next((v for v in come if not same_family or _FAMILY.get(v.kind, v.kind) == family), None)
+            match = next(
+                (v for v in come if not same_family or _FAMILY.get(v.kind, v.kind) == family), None
+            )
             if match is not None:
                 pairs.append((value, match))
                 gone.remove(value)
@@ -192,7 +229,7 @@ def _diff(old: _Side, new: _Side) -> _Diff:
 
 
 def _is_subject(side: _Side, value: Value) -> bool:
-    clause = _re(_CLAUSE).split(side.text[:value.start])[-1]
+    clause = _re(_CLAUSE).split(side.text[: value.start])[-1]
     return not _re(OBJECT_SLOT).search(clause)
 
 
@@ -201,15 +238,16 @@ def _skeleton(side: _Side) -> list[str]:
     out: list[str] = []
     previous = 0
     for value in side.values:
-        out += _re(_WORD).findall(side.text[previous:value.start].lower()) + ["\x00" + value.norm]
+        out += _re(_WORD).findall(side.text[previous : value.start].lower()) + ["\x00" + value.norm]
         previous = value.end
     return out + _re(_WORD).findall(side.text[previous:].lower())
 
 
 def _swapped(old: _Side, new: _Side) -> bool:
-    """Two parts exchanged around a connector that stays: "use ruff instead of flake8" / "use flake8 instead
-    of ruff", "8080 on the host maps to 80" / "80 on the host maps to 8080". A clause moved to the front
-    ("in the test environment, caching is off") has no connector between, and "A and B" is symmetric."""
+    """Two parts exchanged around a connector that stays: "use ruff instead of flake8" / "use flake8
+    instead of ruff", "8080 on the host maps to 80" / "80 on the host maps to 8080". A clause moved
+    to the front ("in the test environment, caching is off") has no connector between, and "A and B"
+    is symmetric."""
     a, b = _skeleton(old), _skeleton(new)
     if len(a) != len(b) or a == b or Counter(a) != Counter(b):
         return False
@@ -218,8 +256,12 @@ def _swapped(old: _Side, new: _Side) -> bool:
     mid_a, mid_b = a[first:last], b[first:last]
     for x in range(1, min(4, len(mid_a))):
         for y in range(1, min(4, len(mid_a) - x)):
-            connector = mid_a[x:len(mid_a) - y]
-            if (connector and not set(connector) <= SYMMETRIC and mid_b == mid_a[-y:] + connector + mid_a[:x]):
+            connector = mid_a[x : len(mid_a) - y]
+            if (
+                connector
+                and not set(connector) <= SYMMETRIC
+                and mid_b == mid_a[-y:] + connector + mid_a[:x]
+            ):
                 return True
     return False
 
@@ -239,17 +281,21 @@ def _value_words(side: _Side) -> set[str]:
 
 
 def _word_gap(old: _Side, new: _Side) -> tuple[float, str]:
-    """How many content terms one text has and the other lacks (a CJK character counts half), and which."""
-    # A word of one text that is part of a value of the other (server / server.log, python / the name
-    # Python) is compared as that value.
+    """How many content terms one text has and the other lacks (a CJK character counts half), and
+    which."""
+    # A word of one text that is part of a value of the other (server / server.log, python / the
+    # name Python) is compared as that value.
     a, b = set(old.terms), set(new.terms)
     differing = sorted((a - b - _value_words(new)) | (b - a - _value_words(old)))
     gap = sum(0.5 if not term.isascii() else 1.0 for term in differing)
     return gap, "/".join(differing[:6])
 
 
-def decide(old_text: str, new_text: str, cosine: float, thresholds: Thresholds = THRESHOLDS) -> Decision:
-    """Whether ``new_text`` repeats (``merge``), updates (``update``) or stands beside (``distinct``) ``old_text``.
+def decide(
+    old_text: str, new_text: str, cosine: float, thresholds: Thresholds = THRESHOLDS
+) -> Decision:
+    """Whether ``new_text`` repeats (``merge``), updates (``update``) or stands beside
+    (``distinct``) ``old_text``.
 
     Args:
         old_text: the stored memory's content.
@@ -274,17 +320,22 @@ def decide(old_text: str, new_text: str, cosine: float, thresholds: Thresholds =
             return Decision("update", (), "the same values in other places")
         if cosine >= thresholds.merge:
             return Decision("merge", (), "the same statement with the same values")
-        return Decision("distinct", (), f"the same words but not similar enough (cosine {cosine:.2f})")
+        return Decision(
+            "distinct", (), f"the same words but not similar enough (cosine {cosine:.2f})"
+        )
     return _changed(old, new, diff, flipped, cosine, thresholds)
 
 
-def _changed(old: _Side, new: _Side, diff: _Diff, flipped: bool, cosine: float,
-             thresholds: Thresholds) -> Decision:
+def _changed(
+    old: _Side, new: _Side, diff: _Diff, flipped: bool, cosine: float, thresholds: Thresholds
+) -> Decision:
     if flipped and diff.pairs:
         return Decision("distinct", (), "a negation about another value")
     if not flipped and not diff.pairs:
         what = "adds" if diff.added else "drops"
-        return Decision("distinct", (), f"{what} {', '.join(v.text for v in diff.added or diff.dropped)}")
+        return Decision(
+            "distinct", (), f"{what} {', '.join(v.text for v in diff.added or diff.dropped)}"
+        )
     subject = next((a for a, _ in diff.pairs if a.kind in NAME_KINDS and _is_subject(old, a)), None)
     if subject is not None:
         return Decision("distinct", (), f"another subject than {subject.text}")
@@ -299,16 +350,22 @@ def _changed(old: _Side, new: _Side, diff: _Diff, flipped: bool, cosine: float,
 
 @dataclass(frozen=True)
 class Resolution:
-    """What a write does: ``merge`` into ``target``, ``supersede`` ``target``, or ``insert`` beside them.
-    ``decision`` is the one that chose (for an insert, the update that ``supersede=False`` declined)."""
+    """What a write does: ``merge`` into ``target``, ``supersede`` ``target``, or ``insert`` beside
+    them. ``decision`` is the one that chose (for an insert, the update that ``supersede=False``
+    declined)."""
 
     action: Literal["merge", "supersede", "insert"]
     target: str | None
     decision: Decision | None
 
 
-def resolve(new_text: str, candidates: Iterable[tuple[str, str, float]], *, supersede: bool = True,
-            thresholds: Thresholds = THRESHOLDS) -> Resolution:
+def resolve(
+    new_text: str,
+    candidates: Iterable[tuple[str, str, float]],
+    *,
+    supersede: bool = True,
+    thresholds: Thresholds = THRESHOLDS,
+) -> Resolution:
     """The write path's choice among the active memories near a new one.
 
     Args:
@@ -319,13 +376,14 @@ def resolve(new_text: str, candidates: Iterable[tuple[str, str, float]], *, supe
         thresholds: as for ``decide``.
 
     Returns:
-        A merge into the nearest candidate that says the same thing; else a supersede of the nearest one
-        the new text updates; else an insert.
+        A merge into the nearest candidate that says the same thing; else a supersede of the nearest
+        one the new text updates; else an insert.
     """
     update: tuple[str, Decision] | None = None
     for memory_id, text, cosine in sorted(candidates, key=lambda candidate: -candidate[2]):
         decision = decide(text, new_text, cosine, thresholds)
-        if decision.kind == "merge":  # already stored, whatever else it updates
+        # already stored, whatever else it updates
+        if decision.kind == "merge":
             return Resolution("merge", memory_id, decision)
         if decision.kind == "update" and update is None:
             update = (memory_id, decision)

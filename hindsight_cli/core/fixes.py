@@ -1,10 +1,10 @@
-"""A failed tool call and the later call that fixed it, in the same session: the one rule that the hooks
-(``hooks/recall.py``) and transcript mining (``transcripts/``) both apply.
+"""A failed tool call and the later call that fixed it, in the same session: the one rule that the
+hooks (``hooks/recall.py``) and transcript mining (``transcripts/``) both apply.
 
 A success fixes an earlier failure when it is a call of the same tool whose arguments share enough
-keyword terms with the failed call's (Jaccard overlap of ``text.terms`` at least ``FIXED_BY``): a retried
-``pytest -q tests/test_api.py`` fixes the failed ``pytest tests/test_api.py``, an unrelated ``ls`` does not.
-Pure functions and a small tracker; nothing here reads or writes a store.
+keyword terms with the failed call's (Jaccard overlap of ``text.terms`` at least ``FIXED_BY``): a
+retried ``pytest -q tests/test_api.py`` fixes the failed ``pytest tests/test_api.py``, an unrelated
+``ls`` does not. Pure functions and a small tracker; nothing here reads or writes a store.
 """
 
 from __future__ import annotations
@@ -16,23 +16,28 @@ from typing import Any
 
 from ..text import terms
 
-FIXED_BY = 0.3  # term overlap between a failed call's arguments and a later success that counts as its fix
-MAX_OPEN = 64  # open failures kept per session; the oldest go first (a fix that late is a coincidence)
+# term overlap between a failed call's arguments and a later success that counts as its fix
+FIXED_BY = 0.3
+# open failures kept per session; the oldest go first (a fix that late is a coincidence)
+MAX_OPEN = 64
 
 
 def related(a: str, b: str) -> bool:
-    """Whether two calls' arguments are about the same thing (term overlap at least ``FIXED_BY``)."""
+    """Whether two calls' arguments are about the same thing (term overlap at least
+    ``FIXED_BY``)."""
     x, y = _terms(a), _terms(b)
     return bool(x | y) and len(x & y) / len(x | y) >= FIXED_BY
 
 
 @lru_cache(maxsize=4096)
 def _terms(text: str) -> frozenset[str]:
-    return frozenset(terms(text))  # a session repeats its commands: each is stemmed once
+    # a session repeats its commands: each is stemmed once
+    return frozenset(terms(text))
 
 
 def fixes(failed_tool: str | None, failed_args: str, tool: str | None, args: str) -> bool:
-    """Whether a successful call of ``tool`` with ``args`` fixes a failed call of ``failed_tool``."""
+    """Whether a successful call of ``tool`` with ``args`` fixes a failed call of
+    ``failed_tool``."""
     return bool(tool) and failed_tool == tool and related(failed_args or "", args or "")
 
 
@@ -42,22 +47,36 @@ def resolution(tool: str, args: str | None) -> str:
 
 
 def record_fix(store: Any, failure: Any, tool: str, args: str | None, key: str) -> Any:
-    """Give a stored failure (a ``Memory``) its fix: a new version with the resolution, superseding it.
+    """Give a stored failure (a ``Memory``) its fix: a new version with the resolution, superseding
+    it.
 
-    ``store`` is a ``Store``; ``key`` makes the write idempotent (the same fix recorded twice is stored
-    once). Returns the ``WriteResult``.
+    ``store`` is a ``Store``; ``key`` makes the write idempotent (the same fix recorded twice is
+    stored once). Returns the ``WriteResult``.
     """
     fixed_by = args or "(no arguments)"
-    return store.record(failure.content, supersedes=failure.id, type=failure.type, agent_id=failure.agent_id,
-                        task_id=failure.task_id, step=failure.step, trigger=failure.trigger or "tool_error",
-                        outcome="failure", resolution=resolution(tool, args), importance=0.9, source=failure.source,
-                        tags=failure.tags, event_at=failure.event_at, metadata={**failure.metadata, "fixed_by": fixed_by},
-                        key=key)
+    return store.record(
+        failure.content,
+        supersedes=failure.id,
+        type=failure.type,
+        agent_id=failure.agent_id,
+        task_id=failure.task_id,
+        step=failure.step,
+        trigger=failure.trigger or "tool_error",
+        outcome="failure",
+        resolution=resolution(tool, args),
+        importance=0.9,
+        source=failure.source,
+        tags=failure.tags,
+        event_at=failure.event_at,
+        metadata={**failure.metadata, "fixed_by": fixed_by},
+        key=key,
+    )
 
 
 @dataclass(frozen=True)
 class Failure:
-    """A failed call that no later call has fixed yet; ``ref`` names what it belongs to (a memory id)."""
+    """A failed call that no later call has fixed yet; ``ref`` names what it belongs to (a memory
+    id)."""
 
     ref: str
     tool: str
@@ -89,5 +108,8 @@ class Tracker:
 
     @classmethod
     def from_list(cls, items: Iterable[Mapping[str, Any]]) -> Tracker:
-        return cls(Failure(str(i.get("ref") or ""), str(i.get("tool") or ""), str(i.get("args") or ""))
-                   for i in items if isinstance(i, Mapping))
+        return cls(
+            Failure(str(i.get("ref") or ""), str(i.get("tool") or ""), str(i.get("args") or ""))
+            for i in items
+            if isinstance(i, Mapping)
+        )

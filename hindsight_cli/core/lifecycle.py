@@ -36,36 +36,53 @@ def select_ids(rt: Runtime, filters: Filters, scope: Scope) -> list[str]:
 
 
 def _audit_words(reason: str | None, actor: str) -> tuple[str | None, str]:
-    """What the caller wrote into the audit log (why, who), with its secrets redacted like any memory's."""
+    """What the caller wrote into the audit log (why, who), with its secrets redacted like any
+    memory's."""
     reason = redact_field(clean(reason), "reason")[0] if reason else None
     return reason, str(redact_field(clean(actor), "actor")[0])
 
 
-def _targets(session: Reader, ids: Iterable[str], filters: Filters | None, scope: Scope, at: datetime) -> list[str]:
+def _targets(
+    session: Reader, ids: Iterable[str], filters: Filters | None, scope: Scope, at: datetime
+) -> list[str]:
     targets = list(dict.fromkeys(find(session, memory_id, scope).id for memory_id in ids))
     if filters is not None:
-        targets += [m for m in session.ids(scope.filters(filters).conditions(at)) if m not in targets]
-    return parts.whole(session, targets)  # a text stored in parts leaves (and comes back) whole
+        targets += [
+            m for m in session.ids(scope.filters(filters).conditions(at)) if m not in targets
+        ]
+    # a text stored in parts leaves (and comes back) whole
+    return parts.whole(session, targets)
 
 
 def withdraw(session: Writer, ids: Sequence[str], at: datetime, actor: str) -> list[str]:
-    """Summaries and patterns built on memories that just left search (forgotten, archived, superseded)
-    leave search too: they quote those memories. Rerunning ``summarize`` or ``consolidate`` rebuilds them
-    from what is still active. Returns the ids withdrawn."""
+    """Summaries and patterns built on memories that just left search (forgotten, archived,
+    superseded) leave search too: they quote those memories. Rerunning ``summarize`` or
+    ``consolidate`` rebuilds them from what is still active. Returns the ids withdrawn."""
     derived = [r for r in session.by_ids(session.derived_from(ids)) if r.status == "active"]
     pieces = [r.id for r in derived if parts.is_part(r)]
     built = [r.id for r in derived if not parts.is_part(r)]
-    if pieces and session.set_status(pieces, "invalidated", at):  # the rest of a part that was superseded
+    # the rest of a part that was superseded
+    if pieces and session.set_status(pieces, "invalidated", at):
         session.audit("withdraw", pieces, at, "other parts of a text that left search", actor)
     if built and session.set_status(built, "invalidated", at):
         session.audit("withdraw", built, at, "built from memories that left search", actor)
     return pieces + built
 
 
-def forget(rt: Runtime, ids: Iterable[str], filters: Filters | None, hard: bool, archive: bool, reason: str | None,
-           actor: str | None, scope: Scope) -> int:
+def forget(
+    rt: Runtime,
+    ids: Iterable[str],
+    filters: Filters | None,
+    hard: bool,
+    archive: bool,
+    reason: str | None,
+    actor: str | None,
+    scope: Scope,
+) -> int:
     if hard and archive:
-        raise InvalidInput("Choose one: --hard deletes for good, --archive keeps memories in cold storage.")
+        raise InvalidInput(
+            "Choose one: --hard deletes for good, --archive keeps memories in cold storage."
+        )
     rt.require()
     at = rt.now()
     reason, who = _audit_words(reason, actor or rt.config.default_agent)
@@ -82,8 +99,15 @@ def forget(rt: Runtime, ids: Iterable[str], filters: Filters | None, hard: bool,
     return count
 
 
-def _delete(rt: Runtime, ids: Sequence[str], filters: Filters | None, reason: str | None, actor: str, scope: Scope,
-            action: str) -> tuple[list[str], int]:
+def _delete(
+    rt: Runtime,
+    ids: Sequence[str],
+    filters: Filters | None,
+    reason: str | None,
+    actor: str,
+    scope: Scope,
+    action: str,
+) -> tuple[list[str], int]:
     at = rt.now()
     with rt.ledger.write() as session:
         targets = _targets(session, ids, filters, scope, at)
@@ -96,13 +120,21 @@ def _delete(rt: Runtime, ids: Sequence[str], filters: Filters | None, reason: st
     return targets + derived, count
 
 
-def purge_for_good(rt: Runtime, ids: Sequence[str], filters: Filters | None, reason: str | None, actor: str,
-                   scope: Scope, action: str) -> int:
+def purge_for_good(
+    rt: Runtime,
+    ids: Sequence[str],
+    filters: Filters | None,
+    reason: str | None,
+    actor: str,
+    scope: Scope,
+    action: str,
+) -> int:
     """Delete memories and everything built from them, then scrub every file that held their bytes.
 
-    The purge is owed (``core/purge.py``) before the delete commits, so a crash at any point leaves a
-    journal that the next open finishes. Once the delete has committed the forget has happened: a scrub
-    that cannot run now (the store is busy) stays owed and is logged, never reported as a failure."""
+    The purge is owed (``core/purge.py``) before the delete commits, so a crash at any point leaves
+    a journal that the next open finishes. Once the delete has committed the forget has happened: a
+    scrub that cannot run now (the store is busy) stays owed and is logged, never reported as a
+    failure."""
     with rt.ledger.read() as session:
         planned = _targets(session, ids, filters, scope, rt.now())
         rows = session.by_ids(planned + session.derived_from(planned))
@@ -112,15 +144,21 @@ def purge_for_good(rt: Runtime, ids: Sequence[str], filters: Filters | None, rea
     try:
         gone, count = _delete(rt, ids, filters, reason, actor, scope, action)
     except BaseException:
-        purge.abandon(journal)  # nothing was deleted, so nothing is owed
+        # nothing was deleted, so nothing is owed
+        purge.abandon(journal)
         raise
     try:
         purge.amend(journal, gone)
         purge.finish(rt, journal)
     except (HindsightError, OSError) as error:
         purge.let_go(journal)
-        log.warning("%d memories were purged; scrubbing their old bytes is owed and finishes at the next open: "
-                    "%s", count, error)
+        log.warning(
+            "%d memories were purged; scrubbing their old bytes is owed and finishes at the next "
+            "open: "
+            "%s",
+            count,
+            error,
+        )
     return count
 
 
@@ -128,15 +166,23 @@ def expire(rt: Runtime) -> int:
     """Purge every memory whose TTL has passed, as a hard forget does (rows, vectors, old bytes, the
     summaries built on them); returns how many."""
     rt.require()
-    count = purge_for_good(rt, [], Filters(statuses=None, expired_only=True), "TTL passed", "hindsight", UNSCOPED,
-                           "expire")
+    count = purge_for_good(
+        rt,
+        [],
+        Filters(statuses=None, expired_only=True),
+        "TTL passed",
+        "hindsight",
+        UNSCOPED,
+        "expire",
+    )
     safefs.touch_private(rt.path / _STAMP)
     return count
 
 
 def expire_if_due(rt: Runtime) -> int:
-    """Purge expired memories if the last purge is older than ``[ttl] purge_every`` (cheap otherwise: one
-    ``stat``). Writes and the MCP server call it, so expired memories do not pile up."""
+    """Purge expired memories if the last purge is older than ``[ttl] purge_every`` (cheap
+    otherwise: one ``stat``). Writes and the MCP server call it, so expired memories do not pile up.
+    """
     try:
         age = time.time() - (rt.path / _STAMP).stat().st_mtime
     except FileNotFoundError:
@@ -146,11 +192,13 @@ def expire_if_due(rt: Runtime) -> int:
     try:
         return expire(rt)
     except (HindsightError, OSError):
-        return 0  # busy, read-only or full: the write that called this succeeded; the next one retries
+        # busy, read-only or full: the write that called this succeeded; the next one retries
+        return 0
 
 
 def restore(rt: Runtime, memory_id: str, actor: str | None, scope: Scope) -> Memory:
-    """Make a soft-forgotten or archived memory active again (or a superseded one whose replacement is gone)."""
+    """Make a soft-forgotten or archived memory active again (or a superseded one whose replacement
+    is gone)."""
     rt.require()
     at = rt.now()
     with rt.ledger.write() as session:
@@ -160,10 +208,17 @@ def restore(rt: Runtime, memory_id: str, actor: str | None, scope: Scope) -> Mem
         if row.status == "superseded":
             newer = session.by_ids([row.superseded_by]) if row.superseded_by else []
             if newer and newer[0].status == "active":
-                raise InvalidInput(f"{row.id} was superseded by {row.superseded_by}; restore or forget that one instead.")
-        together = [r.id for r in session.by_ids(parts.whole(session, [row.id])) if r.status == row.status]
+                raise InvalidInput(
+                    f"{row.id} was superseded by {row.superseded_by}; restore or forget that one "
+                    f"instead."
+                )
+        together = [
+            r.id for r in session.by_ids(parts.whole(session, [row.id])) if r.status == row.status
+        ]
         session.set_status(together, "active", at)
-        session.audit("restore", together, at, actor=_audit_words(None, actor or rt.config.default_agent)[1])
+        session.audit(
+            "restore", together, at, actor=_audit_words(None, actor or rt.config.default_agent)[1]
+        )
         restored = session.by_ids([row.id])[0]
     rt.after_write()
     return codec.to_memory(restored)

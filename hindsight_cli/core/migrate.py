@@ -1,8 +1,8 @@
 """Copy a store into another, local → Postgres or back (``hindsight migrate``).
 
-Rows travel with their vectors (nothing is re-embedded), their links, statuses and history, and the audit
-log goes with them. Ids and idempotency keys the target already holds are skipped, so a rerun adds
-nothing and an interrupted run, rerun, adds exactly the rest.
+Rows travel with their vectors (nothing is re-embedded), their links, statuses and history, and the
+audit log goes with them. Ids and idempotency keys the target already holds are skipped, so a rerun
+adds nothing and an interrupted run, rerun, adds exactly the rest.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ def _prepare_target(source: Runtime, target: Runtime, model: str, dim: int) -> N
 
     if not target.exists:
         target.ledger.create(model, dim)
-        if target.ledger.capabilities.files:  # the directory's .gitignore and config.toml, naming the model
+        # the directory's .gitignore and config.toml, naming the model
+        if target.ledger.capabilities.files:
             init(target)
             if model_name(target.config.embedding_model) != model:
                 configure_model(target, model)
@@ -48,8 +49,10 @@ def _prepare_target(source: Runtime, target: Runtime, model: str, dim: int) -> N
         theirs = session.meta()
     if (theirs["embedding_model"], int(theirs["embedding_dim"])) != (model, dim):
         raise InvalidInput(
-            f"The target's vectors come from {theirs['embedding_model']} and the source's from {model}; "
-            f"run `hindsight reindex` on one of them with the other's model first.")
+            f"The target's vectors come from {theirs['embedding_model']} and the source's from "
+            f"{model}; "
+            f"run `hindsight reindex` on one of them with the other's model first."
+        )
 
 
 def migrate(source: Runtime, target: Runtime, progress: Progress | None = None) -> MigrateResult:
@@ -60,7 +63,9 @@ def migrate(source: Runtime, target: Runtime, progress: Progress | None = None) 
     """
     source.require()
     if source.ledger.describe() == target.ledger.describe():
-        raise InvalidInput(f"{source.ledger.describe()} is the store being migrated; give another target.")
+        raise InvalidInput(
+            f"{source.ledger.describe()} is the store being migrated; give another target."
+        )
     with source.ledger.read() as session:
         meta = session.meta()
         rows = session.select([], order="seq", vectors=True)
@@ -68,24 +73,36 @@ def migrate(source: Runtime, target: Runtime, progress: Progress | None = None) 
     _prepare_target(source, target, meta["embedding_model"], int(meta["embedding_dim"]))
     with target.ledger.read() as session:
         known = session.identities()
-        logged = {_entry(e) for e in session.audit_log(limit=None, action=None, memory_id=None, since=None)}
+        logged = {
+            _entry(e)
+            for e in session.audit_log(limit=None, action=None, memory_id=None, since=None)
+        }
     fresh = [rows[i] for i in fresh_positions(rows, known)]
     added = 0
     for start in range(0, len(fresh), IMPORT_BATCH):
         chunk = fresh[start : start + IMPORT_BATCH]
-        with target.ledger.write() as session:  # what another writer added since: this chunk's rows only
+        # what another writer added since: this chunk's rows only
+        with target.ledger.write() as session:
             present = session.present([r.id for r in chunk], [r.idempotency_key for r in chunk])
             batch = [chunk[i] for i in fresh_positions(chunk, present)]
             session.insert_many([(r, keyword_terms(r)) for r in batch])
         added += len(batch)
         if progress:
             progress(min(start + IMPORT_BATCH, len(fresh)), len(fresh))
-    missing = [e for e in reversed(history) if _entry(e) not in logged]  # oldest first
+    # oldest first
+    missing = [e for e in reversed(history) if _entry(e) not in logged]
     with target.ledger.write() as session:
         for at, action, entry_ids, reason, actor in missing:
             session.audit(action, list(entry_ids), at, reason, actor)
         if added:
-            session.audit("migrate", [], target.now(), reason=f"{added} memories from {source.ledger.describe()}")
+            session.audit(
+                "migrate",
+                [],
+                target.now(),
+                reason=f"{added} memories from {source.ledger.describe()}",
+            )
     if target.mirror is not None:
         target.mirror.sync()
-    return MigrateResult(source.ledger.describe(), target.ledger.describe(), added, len(rows) - added, len(missing))
+    return MigrateResult(
+        source.ledger.describe(), target.ledger.describe(), added, len(rows) - added, len(missing)
+    )

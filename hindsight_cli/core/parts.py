@@ -1,15 +1,17 @@
 """Content over the size limit, stored as linked parts (issue 17, point 3).
 
-A text longer than ``[limits] max_content_bytes`` is not refused: it is cut at the largest boundary that
-fits (a blank line, a line end, a sentence end, a space; between characters only when a run has none) into
-parts that are each an ordinary memory. The parts share a task (the caller's, or one named after the text),
-each names the others in ``source_ids`` (so ``show ID --sources`` shows the whole text one step away) and
-says where it sits in ``metadata.part`` (``{"index": 2, "of": 5}``). Search returns the part that matched.
+A text longer than ``[limits] max_content_bytes`` is not refused: it is cut at the largest boundary
+that fits (a blank line, a line end, a sentence end, a space; between characters only when a run has
+none) into parts that are each an ordinary memory. The parts share a task (the caller's, or one
+named after the text), each names the others in ``source_ids`` (so ``show ID --sources`` shows the
+whole text one step away) and says where it sits in ``metadata.part`` (``{"index": 2, "of": 5}``).
+Search returns the part that matched.
 
-The parts are one memory to every rule that changes a memory's status: forgetting, archiving, expiring or
-restoring one part does the same to all of them (``whole``), so no half of a text stays behind. Secrets are
-redacted and instructions looked for in the whole text before it is cut, so no secret or injection is cut in
-two and missed; a part of an untrusted text that carries an injection makes every part untrusted.
+The parts are one memory to every rule that changes a memory's status: forgetting, archiving,
+expiring or restoring one part does the same to all of them (``whole``), so no half of a text stays
+behind. Secrets are redacted and instructions looked for in the whole text before it is cut, so no
+secret or injection is cut in two and missed; a part of an untrusted text that carries an injection
+makes every part untrusted.
 """
 
 from __future__ import annotations
@@ -27,20 +29,26 @@ from ..storage.rows import MemoryRow
 from ..text import clean
 from .prepare import content_hash, derived_key, label
 
-MAX_PARTS = 64  # 1 MiB at the default 16 KiB: past that a text is a document, not a memory
+# 1 MiB at the default 16 KiB: past that a text is a document, not a memory
+MAX_PARTS = 64
 
 # Where a cut may fall, best first; a cut is only taken past half the room, so no part is a sliver.
-_BOUNDARIES = (re.compile(r"\n[ \t]*\n\s*"), re.compile(r"\n\s*"),
-               re.compile(r"(?<=[.!?;:])\s+|(?<=[。！？；：])\s*"), re.compile(r"\s+"))
+_BOUNDARIES = (
+    re.compile(r"\n[ \t]*\n\s*"),
+    re.compile(r"\n\s*"),
+    re.compile(r"(?<=[.!?;:])\s+|(?<=[。！？；：])\s*"),
+    re.compile(r"\s+"),
+)
 
 
 def pieces(text: str, max_bytes: int) -> list[str]:
-    """``text`` in pieces of at most ``max_bytes`` UTF-8 bytes, none empty, in order; what is cut away
-    between two pieces is only the whitespace of the boundary."""
+    """``text`` in pieces of at most ``max_bytes`` UTF-8 bytes, none empty, in order; what is cut
+    away between two pieces is only the whitespace of the boundary."""
     out: list[str] = []
     rest = text
     while len(encoded := rest.encode("utf-8")) > max_bytes:
-        room = len(encoded[:max_bytes].decode("utf-8", "ignore"))  # characters that fit
+        # characters that fit
+        room = len(encoded[:max_bytes].decode("utf-8", "ignore"))
         head_end, next_start = _cut(rest, room)
         out.append(rest[:head_end])
         rest = rest[next_start:]
@@ -50,9 +58,10 @@ def pieces(text: str, max_bytes: int) -> list[str]:
 
 
 def _cut(text: str, room: int) -> tuple[int, int]:
-    """Where the first piece ends and the next begins: the last boundary in ``text[:room]`` of the best
-    kind that has one past half the room."""
-    window = text[: room + 1]  # a boundary's whitespace may begin right at the limit
+    """Where the first piece ends and the next begins: the last boundary in ``text[:room]`` of the
+    best kind that has one past half the room."""
+    # a boundary's whitespace may begin right at the limit
+    window = text[: room + 1]
     for boundary in _BOUNDARIES:
         cuts = [m for m in boundary.finditer(window) if room // 2 < m.start() <= room]
         if cuts:
@@ -61,10 +70,11 @@ def _cut(text: str, room: int) -> tuple[int, int]:
 
 
 def split(fields: Mapping[str, Any], max_bytes: int) -> tuple[list[dict[str, Any]], int]:
-    """The fields of each part of an over-long memory, and how many secrets came out of its whole text;
-    ``[fields]`` and 0 when it fits (``prepare`` then judges it as usual)."""
+    """The fields of each part of an over-long memory, and how many secrets came out of its whole
+    text; ``[fields]`` and 0 when it fits (``prepare`` then judges it as usual)."""
     raw = fields.get("content")
-    if not isinstance(raw, str) or len(raw.encode("utf-8", "surrogatepass")) <= max_bytes:  # cleaned below
+    # cleaned below
+    if not isinstance(raw, str) or len(raw.encode("utf-8", "surrogatepass")) <= max_bytes:
         return [dict(fields)], 0
     text = clean(raw)
     if len(text.encode("utf-8")) <= max_bytes:
@@ -72,33 +82,49 @@ def split(fields: Mapping[str, Any], max_bytes: int) -> tuple[list[dict[str, Any
     text, redactions = redact_field(text, "content")
     texts = pieces(text, max_bytes)
     if len(texts) > MAX_PARTS:
-        raise InvalidInput(f"content is {len(text.encode('utf-8'))} bytes, more than {MAX_PARTS} parts of "
-                           f"{max_bytes} bytes: store it as several memories, summarise it, or raise [limits] "
-                           "max_content_bytes in config.toml.")
+        raise InvalidInput(
+            f"content is {len(text.encode('utf-8'))} bytes, more than {MAX_PARTS} parts of "
+            f"{max_bytes} bytes: store it as several memories, summarise it, or raise [limits] "
+            "max_content_bytes in config.toml."
+        )
     key = label(fields.get("idempotency_key") or fields.get("key"), "key") or derived_key(
-        "parts", fields.get("agent_id"), fields.get("task_id"), fields.get("step"), content_hash(text))
+        "parts",
+        fields.get("agent_id"),
+        fields.get("task_id"),
+        fields.get("step"),
+        content_hash(text),
+    )
     task = fields.get("task_id") or f"parts-{content_hash(text)[:12]}"
     metadata = fields.get("metadata") or {}
     out = []
     for index, piece in enumerate(texts, 1):
-        part = {**fields, "content": piece, "task_id": task, "idempotency_key": f"{key}#{index}", "key": None,
-                "metadata": {**metadata, PART: {"index": index, "of": len(texts)}} if isinstance(metadata, Mapping)
-                else metadata}
-        if index > 1:  # the first part stands for the whole: its id (an import's), its supersede
+        part = {
+            **fields,
+            "content": piece,
+            "task_id": task,
+            "idempotency_key": f"{key}#{index}",
+            "key": None,
+            "metadata": {**metadata, PART: {"index": index, "of": len(texts)}}
+            if isinstance(metadata, Mapping)
+            else metadata,
+        }
+        # the first part stands for the whole: its id (an import's), its supersede
+        if index > 1:
             part.update(id=None, supersedes=None)
         out.append(part)
     return out, redactions
 
 
 def link(rows: Sequence[MemoryRow]) -> None:
-    """Each part names the others, in order; an injection found in the whole text, or in any part, marks
-    every part (an instruction cut in two is still one instruction)."""
+    """Each part names the others, in order; an injection found in the whole text, or in any part,
+    marks every part (an instruction cut in two is still one instruction)."""
     ids = [r.id for r in rows]
     for row in rows:
         row.source_ids = [*row.source_ids, *(i for i in ids if i != row.id)]
     whole = " ".join(r.content for r in rows)
     found = assess({"content": whole}, rows[0].source) or next(
-        (r.metadata["quarantine"] for r in rows if r.metadata.get("quarantine")), None)
+        (r.metadata["quarantine"] for r in rows if r.metadata.get("quarantine")), None
+    )
     if found:
         for row in rows:
             row.confidence = min(row.confidence, QUARANTINE_CONFIDENCE)
@@ -114,7 +140,9 @@ def is_part(row: MemoryRow) -> bool:
 def ids(first: MemoryRow) -> list[str]:
     """The ids of every part of the text whose first part is ``first`` ([] for a whole memory)."""
     position = part_position(first.metadata)
-    return [first.id, *first.source_ids[-(position[1] - 1):]] if position and position[0] == 1 else []
+    return (
+        [first.id, *first.source_ids[-(position[1] - 1) :]] if position and position[0] == 1 else []
+    )
 
 
 def whole(session: Reader, targets: Sequence[str]) -> list[str]:
@@ -124,9 +152,13 @@ def whole(session: Reader, targets: Sequence[str]) -> list[str]:
     named = {r.id: r for r in session.by_ids(out) if is_part(r)}
     linked = list(dict.fromkeys(s for r in named.values() for s in r.source_ids if s not in out))
     found = {r.id: r for r in session.by_ids(linked)} if linked else {}
-    for sibling in linked:  # a part that names one of the target parts that name it
+    # a part that names one of the target parts that name it
+    for sibling in linked:
         row = found.get(sibling)
-        if row is not None and is_part(row) and any(t in row.source_ids and sibling in named[t].source_ids
-                                                     for t in named):
+        if (
+            row is not None
+            and is_part(row)
+            and any(t in row.source_ids and sibling in named[t].source_ids for t in named)
+        ):
             out.append(sibling)
     return out

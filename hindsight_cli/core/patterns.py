@@ -24,16 +24,19 @@ class Pattern:
     outcome: str
     resolution: str | None
     confidence: float
-    evidence: int  # occurrences, counting merged repeats (seen_count)
-    agreement: float  # share of the episodes that agree with the pattern's outcome (and fix)
+    # occurrences, counting merged repeats (seen_count)
+    evidence: int
+    # share of the episodes that agree with the pattern's outcome (and fix)
+    agreement: float
     outcomes: dict[str, int]
     source_ids: list[str]
-    last_at: Any = None  # when the latest episode happened
+    # when the latest episode happened
+    last_at: Any = None
 
 
 def groups(rows: Sequence[MemoryRow], similarity: float, block: int = 1024) -> list[list[int]]:
-    """Indices of ``rows`` grouped by cosine similarity of their vectors (each group's first index is
-    its centre). Rows without a vector, and rows like nothing else, are left out."""
+    """Indices of ``rows`` grouped by cosine similarity of their vectors (each group's first index
+    is its centre). Rows without a vector, and rows like nothing else, are left out."""
     import numpy as np
 
     usable = [i for i, r in enumerate(rows) if r.embedding is not None]
@@ -42,7 +45,8 @@ def groups(rows: Sequence[MemoryRow], similarity: float, block: int = 1024) -> l
     matrix = np.stack([np.asarray(rows[i].embedding, dtype=np.float32) for i in usable])
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
     neighbours: list[set[int]] = [set() for _ in usable]
-    for start in range(0, len(usable), block):  # blocks keep memory flat at any store size
+    # blocks keep memory flat at any store size
+    for start in range(0, len(usable), block):
         sims = matrix[start : start + block] @ matrix.T
         for offset, row in enumerate(sims):
             here = start + offset
@@ -52,7 +56,8 @@ def groups(rows: Sequence[MemoryRow], similarity: float, block: int = 1024) -> l
     assigned = [False] * len(usable)
     out: list[list[int]] = []
     # Lazy greedy: the candidate centre with the most unassigned neighbours goes first. A heap holds
-    # each memory's last known count; a popped entry is recounted and goes back if it has gone stale.
+    # each memory's last known count; a popped entry is recounted and goes back if it has gone
+    # stale.
     heap = [(-len(near), i) for i, near in enumerate(neighbours) if near]
     heapq.heapify(heap)
     while heap:
@@ -62,12 +67,15 @@ def groups(rows: Sequence[MemoryRow], similarity: float, block: int = 1024) -> l
         members = {j for j in neighbours[best] if not assigned[j]}
         if not members:
             continue
-        if heap and len(members) < -heap[0][0]:  # counts only fall: the stale keys are upper bounds
+        # counts only fall: the stale keys are upper bounds
+        if heap and len(members) < -heap[0][0]:
             heapq.heappush(heap, (-len(members), best))
             continue
         for j in (best, *members):
             assigned[j] = True
-        out.append([usable[best]] + sorted((usable[j] for j in members), key=lambda k: rows[k].event_at))
+        out.append(
+            [usable[best]] + sorted((usable[j] for j in members), key=lambda k: rows[k].event_at)
+        )
     return out
 
 
@@ -81,8 +89,9 @@ def pattern(rows: Sequence[MemoryRow], max_chars: int = 600) -> Pattern:
     Confidence grows with the evidence (0.6 for two occurrences, +0.1 each, at most 0.95) and is
     scaled by agreement: conflicting outcomes, or failures fixed different ways, lower it.
     """
-    # Every count is of occurrences (a merged repeat counts as often as it was seen), so the figures in
-    # the text agree with each other and with "seen N times".
+
+    # Every count is of occurrences (a merged repeat counts as often as it was seen), so the figures
+    # in the text agree with each other and with "seen N times".
     def seen(row: MemoryRow) -> int:
         return int(row.seen_count or 1)
 
@@ -101,29 +110,52 @@ def pattern(rows: Sequence[MemoryRow], max_chars: int = 600) -> Pattern:
         fix_text = next(r.resolution for r in failures if _norm(r.resolution) == top)
     majority = outcomes.most_common(1)[0][0]
     if majority == "failure" and fix_text:
-        agreeing = fixes[_norm(fix_text)] + outcomes.get("success", 0)  # the fix worked on a later try
+        # the fix worked on a later try
+        agreeing = fixes[_norm(fix_text)] + outcomes.get("success", 0)
     else:
         agreeing = outcomes[majority]
     agreement = agreeing / evidence
     confidence = round(min(0.95, 0.5 + 0.1 * (evidence - 1)) * agreement, 3)
     first, last = min(r.event_at for r in rows), max(r.event_at for r in rows)
-    span = first.strftime("%Y-%m-%d") + ("" if last.date() == first.date() else f" to {last.strftime('%Y-%m-%d')}")
+    span = first.strftime("%Y-%m-%d") + (
+        "" if last.date() == first.date() else f" to {last.strftime('%Y-%m-%d')}"
+    )
     kind = "Recurring failure" if majority == "failure" else "Recurring"
     lines = [f"{kind} (seen {evidence} times, {span}): {clip(rows[0].content, 300)}"]
     if fix_text:
         worked = fixes.most_common(1)[0][1]
-        lines.append(f"What fixed it ({worked} of {outcomes['failure']} failures): {clip(fix_text, 200)}")
+        lines.append(
+            f"What fixed it ({worked} of {outcomes['failure']} failures): {clip(fix_text, 200)}"
+        )
     others = [f for f, _ in fixes.most_common()[1:3]]
     if others:
-        lines.append("Also tried: " + "; ".join(clip(next(str(r.resolution) for r in failures
-                                                         if _norm(r.resolution) == f), 80) for f in others))
+        lines.append(
+            "Also tried: "
+            + "; ".join(
+                clip(next(str(r.resolution) for r in failures if _norm(r.resolution) == f), 80)
+                for f in others
+            )
+        )
     if len(outcomes) > 1:
         lines.append("Outcomes: " + ", ".join(f"{n} {o}" for o, n in outcomes.most_common()))
     tasks = sorted({r.task_id for r in rows if r.task_id})
     if tasks:
-        lines.append("Tasks: " + ", ".join(tasks[:5]) + (f" and {len(tasks) - 5} more" if len(tasks) > 5 else ""))
+        lines.append(
+            "Tasks: "
+            + ", ".join(tasks[:5])
+            + (f" and {len(tasks) - 5} more" if len(tasks) > 5 else "")
+        )
     content = "\n".join(lines)
     if len(content) > max_chars:
         content = content[: max_chars - 1] + "…"
-    return Pattern(content, majority, fix_text if majority == "failure" else None, confidence, evidence,
-                   round(agreement, 3), dict(outcomes), [r.id for r in rows], last)
+    return Pattern(
+        content,
+        majority,
+        fix_text if majority == "failure" else None,
+        confidence,
+        evidence,
+        round(agreement, 3),
+        dict(outcomes),
+        [r.id for r in rows],
+        last,
+    )

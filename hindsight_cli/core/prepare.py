@@ -23,13 +23,20 @@ from ..text import MAX_LABEL, clean, without_surrogates
 from ..timeutil import parse_duration, parse_future, parse_time
 
 _IMPORTANCE_BY_TRIGGER = {
-    "tool_error": 0.8, "user_feedback": 0.7, "user_correction": 0.8, "task_end": 0.6, "task_start": 0.4,
-    "tool_call": 0.3, "note": 0.5,
+    "tool_error": 0.8,
+    "user_feedback": 0.7,
+    "user_correction": 0.8,
+    "task_end": 0.6,
+    "task_start": 0.4,
+    "tool_call": 0.3,
+    "note": 0.5,
 }
 _CONFIDENCE_BY_SOURCE = {"user": 0.9, "tool": 0.8, "agent": 0.6, "import": 0.6, "web": 0.3}
-TRIGGERS = tuple(_IMPORTANCE_BY_TRIGGER)  # the triggers with a default importance; any other text is allowed
+# the triggers with a default importance; any other text is allowed
+TRIGGERS = tuple(_IMPORTANCE_BY_TRIGGER)
 SOURCES = tuple(_CONFIDENCE_BY_SOURCE)
-_UNKNOWN_SOURCE_CONFIDENCE = 0.3  # a source name nobody listed is untrusted, like the web
+# a source name nobody listed is untrusted, like the web
+_UNKNOWN_SOURCE_CONFIDENCE = 0.3
 
 
 @dataclass(frozen=True)
@@ -38,7 +45,8 @@ class Limits:
 
     default_agent: str
     max_bytes: int
-    ttls: Mapping[str, str]  # a memory type's default time to live ("24h"; "" for none)
+    # a memory type's default time to live ("24h"; "" for none)
+    ttls: Mapping[str, str]
 
 
 @dataclass
@@ -53,7 +61,13 @@ def uuid7() -> str:
     """A time-ordered UUIDv7 (RFC 9562): 48-bit milliseconds, then random bits."""
     millis = time.time_ns() // 1_000_000
     rand = int.from_bytes(secrets.token_bytes(10), "big")
-    value = (millis << 80) | (0x7 << 76) | ((rand >> 68) & 0xFFF) << 64 | (0b10 << 62) | (rand & ((1 << 62) - 1))
+    value = (
+        (millis << 80)
+        | (0x7 << 76)
+        | ((rand >> 68) & 0xFFF) << 64
+        | (0b10 << 62)
+        | (rand & ((1 << 62) - 1))
+    )
     text = f"{value:032x}"
     return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
@@ -68,7 +82,8 @@ def default_key(agent_id: str, task_id: str | None, step: int | None, content: s
 
 
 def derived_key(*parts: Any) -> str:
-    """The key of a memory hindsight derives (a summary, a pattern, a hook event) from its identity."""
+    """The key of a memory hindsight derives (a summary, a pattern, a hook event) from its
+    identity."""
     return hashlib.sha256(json.dumps(list(parts)).encode()).hexdigest()[:32]
 
 
@@ -76,7 +91,8 @@ def label(value: Any, name: str, required: bool = False) -> str | None:
     if value is not None and (not isinstance(value, (str, int)) or isinstance(value, bool)):
         raise InvalidInput(f"{name} must be a string, not {type(value).__name__}.")
     text = "" if value is None else clean(str(value))
-    if not text:  # judged after cleaning: a label of only control characters is empty
+    # judged after cleaning: a label of only control characters is empty
+    if not text:
         if required:
             raise InvalidInput(f"{name} must not be empty.")
         return None
@@ -127,11 +143,15 @@ def _content(fields: Mapping[str, Any], max_bytes: int) -> tuple[str, str | None
         raise InvalidInput("content must be a string: the text of the memory.")
     content = clean(raw)
     if not content:
-        raise InvalidInput("content is empty: give the memory some text (or `-` to read it from stdin).")
+        raise InvalidInput(
+            "content is empty: give the memory some text (or `-` to read it from stdin)."
+        )
     size = len(content.encode("utf-8"))
     if size > max_bytes:
-        raise InvalidInput(f"content is {size} bytes, over the {max_bytes}-byte limit: split it, summarise it, "
-                           "or raise [limits] max_content_bytes in config.toml.")
+        raise InvalidInput(
+            f"content is {size} bytes, over the {max_bytes}-byte limit: split it, summarise it, "
+            "or raise [limits] max_content_bytes in config.toml."
+        )
     content, redactions = redact_field(content, "content")
     resolution = fields.get("resolution")
     if resolution is not None:
@@ -145,7 +165,9 @@ def _content(fields: Mapping[str, Any], max_bytes: int) -> tuple[str, str | None
 def _step(value: Any) -> int | None:
     if value is None:
         return None
-    if isinstance(value, bool) or (not isinstance(value, int) and not (isinstance(value, str) and value.isdigit())):
+    if isinstance(value, bool) or (
+        not isinstance(value, int) and not (isinstance(value, str) and value.isdigit())
+    ):
         raise InvalidInput(f"step must be a whole number, not {value!r}.")
     if int(value) < 0:
         raise InvalidInput("step must be 0 or more.")
@@ -174,14 +196,19 @@ def _metadata(value: Any) -> tuple[dict[str, Any], int]:
     return dict(redacted), count
 
 
-def _expiry(fields: Mapping[str, Any], memory_type: str, limits: Limits, now: datetime,
-            keep_identity: bool) -> datetime | None:
+def _expiry(
+    fields: Mapping[str, Any], memory_type: str, limits: Limits, now: datetime, keep_identity: bool
+) -> datetime | None:
     expires_at = _time(fields.get("expires_at"), "expires_at", future=True)
     ttl = fields.get("ttl")
     if ttl is not None and ttl != "":
         span = parse_duration(str(ttl), "ttl")
-        if span.total_seconds() <= 0:  # it would be gone before anyone could read it
-            raise BadUsage(f"ttl must be longer than 0, not {ttl!r}: give e.g. 30m, 2h or 7d, or none to keep it.")
+        # it would be gone before anyone could read it
+        if span.total_seconds() <= 0:
+            raise BadUsage(
+                f"ttl must be longer than 0, not {ttl!r}: give e.g. 30m, 2h or 7d, or none to "
+                f"keep it."
+            )
         return now + span
     if expires_at is None and limits.ttls.get(memory_type) and not keep_identity:
         return now + parse_duration(limits.ttls[memory_type], f"{memory_type} ttl")
@@ -193,13 +220,18 @@ def _source(fields: Mapping[str, Any], own: bool) -> str:
     import of its own export (``own``), writes it: a caller cannot dress text up as hindsight's."""
     source = (label(fields.get("source"), "source") or "agent").lower()
     if (source == DERIVED or source.startswith(DERIVED + ":")) and not own:
-        raise InvalidInput(f"source {source!r} is hindsight's own (summaries, patterns); give where the text "
-                           "comes from instead, e.g. agent, user, tool or web.")
+        raise InvalidInput(
+            f"source {source!r} is hindsight's own (summaries, patterns); give where the text "
+            "comes from instead, e.g. agent, user, tool or web."
+        )
     return source
 
 
-def _labels(values: Mapping[str, str | None], tags: list[str]) -> tuple[dict[str, str | None], list[str], int]:
-    """Labels with their secrets redacted (the label rules: ``auth:oauth2`` is a tag, not a password)."""
+def _labels(
+    values: Mapping[str, str | None], tags: list[str]
+) -> tuple[dict[str, str | None], list[str], int]:
+    """Labels with their secrets redacted (the label rules: ``auth:oauth2`` is a tag, not a
+    password)."""
     out: dict[str, str | None] = {}
     total = 0
     for name, value in values.items():
@@ -211,9 +243,19 @@ def _labels(values: Mapping[str, str | None], tags: list[str]) -> tuple[dict[str
 
 def _quarantine(row: MemoryRow) -> None:
     """Instruction-like text from an untrusted source, in any field: kept, but never trusted."""
-    found = assess({"content": row.content, "resolution": row.resolution, "tags": row.tags, "task_id": row.task_id,
-                    "trigger": row.trigger, "agent_id": row.agent_id, "metadata": row.metadata, "env": row.env},
-                   row.source)
+    found = assess(
+        {
+            "content": row.content,
+            "resolution": row.resolution,
+            "tags": row.tags,
+            "task_id": row.task_id,
+            "trigger": row.trigger,
+            "agent_id": row.agent_id,
+            "metadata": row.metadata,
+            "env": row.env,
+        },
+        row.source,
+    )
     if found:
         row.confidence = min(row.confidence, QUARANTINE_CONFIDENCE)
         row.metadata = {**row.metadata, "quarantine": found}
@@ -221,10 +263,15 @@ def _quarantine(row: MemoryRow) -> None:
             row.tags.append(QUARANTINE_TAG)
 
 
-def prepare(fields: Mapping[str, Any], limits: Limits, now: datetime, keep_identity: bool = False,
-            derived: bool = False) -> Prepared:
-    """Validate and normalise one memory. ``keep_identity`` (import) keeps id, timestamps and status;
-    ``derived``: hindsight itself writes it (a summary, a pattern)."""
+def prepare(
+    fields: Mapping[str, Any],
+    limits: Limits,
+    now: datetime,
+    keep_identity: bool = False,
+    derived: bool = False,
+) -> Prepared:
+    """Validate and normalise one memory. ``keep_identity`` (import) keeps id, timestamps and
+    status; ``derived``: hindsight itself writes it (a summary, a pattern)."""
     content, resolution, redactions = _content(fields, limits.max_bytes)
     memory_type = choice(fields.get("type"), "type", MEMORY_TYPES, "episodic")
     outcome = choice(fields.get("outcome"), "outcome", OUTCOMES, "unknown")
@@ -233,28 +280,52 @@ def prepare(fields: Mapping[str, Any], limits: Limits, now: datetime, keep_ident
     agent_label = label(fields.get("agent_id"), "agent") or limits.default_agent
     task_label = label(fields.get("task_id"), "task")
     step = _step(fields.get("step"))
-    importance = _unit(fields.get("importance"), "importance",
-                       max(_IMPORTANCE_BY_TRIGGER.get(trigger or "", 0.5), 0.7 if outcome == "failure" else 0.0))
-    default_confidence = _CONFIDENCE_BY_SOURCE.get(source, 0.5 if trust(source) == "trusted" else
-                                                   _UNKNOWN_SOURCE_CONFIDENCE)
+    importance = _unit(
+        fields.get("importance"),
+        "importance",
+        max(_IMPORTANCE_BY_TRIGGER.get(trigger or "", 0.5), 0.7 if outcome == "failure" else 0.0),
+    )
+    default_confidence = _CONFIDENCE_BY_SOURCE.get(
+        source, 0.5 if trust(source) == "trusted" else _UNKNOWN_SOURCE_CONFIDENCE
+    )
     confidence = _unit(fields.get("confidence"), "confidence", default_confidence)
-    labels, tags, n = _labels({"trigger": trigger, "agent_id": agent_label, "task_id": task_label,
-                               "idempotency_key": label(fields.get("idempotency_key") or fields.get("key"), "key"),
-                               "supersedes": label(fields.get("supersedes"), "supersedes")},
-                              _tags(fields.get("tags") or []))
+    labels, tags, n = _labels(
+        {
+            "trigger": trigger,
+            "agent_id": agent_label,
+            "task_id": task_label,
+            "idempotency_key": label(fields.get("idempotency_key") or fields.get("key"), "key"),
+            "supersedes": label(fields.get("supersedes"), "supersedes"),
+        },
+        _tags(fields.get("tags") or []),
+    )
     metadata, m = _metadata(fields.get("metadata") or {})
     env, e = redact_field(_string_map(fields.get("env"), "env"), "env")
     agent, task_id = str(labels["agent_id"]), labels["task_id"]
     row = MemoryRow(
-        id=uuid7(), content=content, type=memory_type, agent_id=agent, task_id=task_id, step=step,
-        trigger=labels["trigger"], outcome=outcome, resolution=resolution, importance=importance,
-        confidence=confidence, tags=tags, metadata=metadata, env=env, source=source, created_at=now,
+        id=uuid7(),
+        content=content,
+        type=memory_type,
+        agent_id=agent,
+        task_id=task_id,
+        step=step,
+        trigger=labels["trigger"],
+        outcome=outcome,
+        resolution=resolution,
+        importance=importance,
+        confidence=confidence,
+        tags=tags,
+        metadata=metadata,
+        env=env,
+        source=source,
+        created_at=now,
         event_at=_time(fields.get("event_at"), "event_at") or now,
         valid_until=_time(fields.get("valid_until"), "valid_until", future=True),
         expires_at=_expiry(fields, memory_type, limits, now, keep_identity),
         content_hash=content_hash(content),
         idempotency_key=labels["idempotency_key"] or default_key(agent, task_id, step, content),
-        supersedes=labels["supersedes"])
+        supersedes=labels["supersedes"],
+    )
     _quarantine(row)
     if keep_identity:
         _keep_identity(row, fields)
@@ -262,14 +333,16 @@ def prepare(fields: Mapping[str, Any], limits: Limits, now: datetime, keep_ident
 
 
 def memory_uuid(value: Any) -> str:
-    """An imported id in the one form ids have (a UUID, lower case, with hyphens): the short forms and
-    prefixes people type are parts of it, so anything else could never be found again."""
+    """An imported id in the one form ids have (a UUID, lower case, with hyphens): the short forms
+    and prefixes people type are parts of it, so anything else could never be found again."""
     import uuid
 
     try:
         return str(uuid.UUID(str(label(value, "id"))))
     except ValueError:
-        raise InvalidInput(f"id must be a UUID such as 01a22ad6-ea1d-72c4-ab23-672152ba9c31, not {value!r}.") from None
+        raise InvalidInput(
+            f"id must be a UUID such as 01a22ad6-ea1d-72c4-ab23-672152ba9c31, not {value!r}."
+        ) from None
 
 
 def _keep_identity(row: MemoryRow, fields: Mapping[str, Any]) -> None:

@@ -1,13 +1,14 @@
 """Hard forgetting that a crash cannot leave half done (issue 16, point 3).
 
 A hard forget deletes rows in one transaction, then scrubs what still holds their bytes: the LanceDB
-index (old data files and versions), the hook spool (the events and "seen before" signatures they came
-from) and the ledger file (freed blocks). A crash between the commit and the last scrub would leave the
-text on disk. So before the delete commits, the purge is *owed*: a journal file under ``purges/`` names
-the ids (never the content) and salted hashes of the forgotten words (for the spool, whose lines the
-ledger does not know). Any process that opens the store finishes owed purges first (``finish_owed``),
-as does ``hindsight doctor --fix``; ``doctor store`` fails while one is owed. Every step is idempotent,
-so finishing twice, or after a crash in the middle of finishing, is safe.
+index (old data files and versions), the hook spool (the events and "seen before" signatures they
+came from) and the ledger file (freed blocks). A crash between the commit and the last scrub would
+leave the text on disk. So before the delete commits, the purge is *owed*: a journal file under
+``purges/`` names the ids (never the content) and salted hashes of the forgotten words (for the
+spool, whose lines the ledger does not know). Any process that opens the store finishes owed purges
+first (``finish_owed``), as does ``hindsight doctor --fix``; ``doctor store`` fails while one is
+owed. Every step is idempotent, so finishing twice, or after a crash in the middle of finishing, is
+safe.
 """
 
 from __future__ import annotations
@@ -51,7 +52,9 @@ def _words(rows: Iterable[MemoryRow]) -> set[str]:
 
     found: set[str] = set()
     for row in rows:
-        text = " ".join([row.content, row.resolution or "", " ".join(row.tags), json.dumps(row.metadata)])
+        text = " ".join(
+            [row.content, row.resolution or "", " ".join(row.tags), json.dumps(row.metadata)]
+        )
         found.update(hook_terms(text))
         found.update(terms(text))
     return found
@@ -71,12 +74,14 @@ def _write_durably(path: Path, data: dict[str, Any]) -> None:
     os.replace(temp, path)
     directory = os.open(path.parent, os.O_RDONLY)
     try:
-        os.fsync(directory)  # the entry itself must survive a power cut, not just its bytes
+        # the entry itself must survive a power cut, not just its bytes
+        os.fsync(directory)
     finally:
         os.close(directory)
 
 
-_HELD: dict[str, int] = {}  # journals this process is working on -> the descriptor holding their lock
+# journals this process is working on -> the descriptor holding their lock
+_HELD: dict[str, int] = {}
 
 
 def _lock_path(path: Path) -> Path:
@@ -88,7 +93,8 @@ def _take(path: Path, wait: bool) -> bool:
     another process holds it."""
     try:
         import fcntl
-    except ImportError:  # Windows: no way to tell a live owner from a dead one; the owner finishes it
+    # Windows: no way to tell a live owner from a dead one; the owner finishes it
+    except ImportError:
         return wait
     fd = os.open(_lock_path(path), os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
@@ -107,16 +113,27 @@ def _release(path: Path) -> None:
         os.close(fd)
 
 
-def owe(rt: Runtime, ids: Sequence[str], rows: Iterable[MemoryRow], reason: str | None, actor: str) -> Path:
-    """Record, durably, that ``ids`` must be purged; returns the journal file, whose lock this process holds
-    until it has finished (``finish``) or given up (``abandon``): other processes leave it alone meanwhile."""
+def owe(
+    rt: Runtime, ids: Sequence[str], rows: Iterable[MemoryRow], reason: str | None, actor: str
+) -> Path:
+    """Record, durably, that ``ids`` must be purged; returns the journal file, whose lock this
+    process holds until it has finished (``finish``) or given up (``abandon``): other processes
+    leave it alone meanwhile."""
     directory = journal_dir(rt)
     safefs.private_dir(directory, "The purge journal")
     salt = secrets.token_hex(8)
     path = directory / f"{rt.now():%Y%m%dT%H%M%S}-{secrets.token_hex(4)}.json"
     _take(path, wait=True)
-    _write_durably(path, {"ids": list(ids), "salt": salt, "words": sorted(_digest(salt, w) for w in _words(rows)),
-                          "reason": reason, "actor": actor})
+    _write_durably(
+        path,
+        {
+            "ids": list(ids),
+            "salt": salt,
+            "words": sorted(_digest(salt, w) for w in _words(rows)),
+            "reason": reason,
+            "actor": actor,
+        },
+    )
     return path
 
 
@@ -141,20 +158,23 @@ def amend(path: Path, ids: Sequence[str]) -> None:
 
 
 def _delete(rt: Runtime, ids: list[str], reason: str | None, actor: str) -> list[str]:
-    """Delete whatever of ``ids`` (and what was built from them) is still there: the crash may have come
-    before the delete committed. Returns every id deleted or already gone."""
+    """Delete whatever of ``ids`` (and what was built from them) is still there: the crash may have
+    come before the delete committed. Returns every id deleted or already gone."""
     with rt.ledger.write() as session:
         derived = session.derived_from(ids)
         if session.delete(ids + derived):
             at = rt.now()
             session.audit("forget_hard", ids, at, reason or "an interrupted purge, finished", actor)
             if derived:
-                session.audit("forget_hard", derived, at, "built from hard-forgotten memories", actor)
+                session.audit(
+                    "forget_hard", derived, at, "built from hard-forgotten memories", actor
+                )
     return ids + derived
 
 
 def finish(rt: Runtime, path: Path) -> None:
-    """Finish one owed purge: delete, scrub the index, the spool and the ledger, then drop the journal."""
+    """Finish one owed purge: delete, scrub the index, the spool and the ledger, then drop the
+    journal."""
     data = json.loads(path.read_text(encoding="utf-8"))
     ids = _delete(rt, list(data["ids"]), data.get("reason"), str(data.get("actor") or "hindsight"))
     if rt.mirror is not None:
@@ -169,14 +189,16 @@ def finish(rt: Runtime, path: Path) -> None:
 
 
 def finish_owed(rt: Runtime) -> int:
-    """Finish every owed purge this process can; one that cannot finish now (the store is busy) stays
-    owed and the next open tries again. Returns how many were finished."""
+    """Finish every owed purge this process can; one that cannot finish now (the store is busy)
+    stays owed and the next open tries again. Returns how many were finished."""
     done = 0
     for path in owed(rt):
         if str(path) in _HELD or not _take(path, wait=False):
-            continue  # a live process is finishing it
+            # a live process is finishing it
+            continue
         try:
-            if path.exists():  # its owner may have finished it just before we took the lock
+            # its owner may have finished it just before we took the lock
+            if path.exists():
                 finish(rt, path)
                 done += 1
             else:

@@ -1,4 +1,5 @@
-"""Reading memories: one by id or prefix, lists, summary chains, supersede history and the audit log.
+"""Reading memories: one by id or prefix, lists, summary chains, supersede history and the audit
+log.
 
 Reads never write: nothing here opens a write session or changes a file.
 """
@@ -17,18 +18,21 @@ from ..timeutil import iso
 from .runtime import Runtime
 from .scope import Scope
 
-_MIN_PART = 4  # as git: fewer characters would match half the store
-_LOOKED_UP = 50  # ids fetched per lookup, before the agent scope filters them
-_LISTED = 10  # candidates an ambiguous id lists
+# as git: fewer characters would match half the store
+_MIN_PART = 4
+# ids fetched per lookup, before the agent scope filters them
+_LOOKED_UP = 50
+# candidates an ambiguous id lists
+_LISTED = 10
 
 
 def find(session: Reader, memory_id: str, scope: Scope) -> MemoryRow:
-    """The row with this id, or the one row whose id starts or ends with it (at least 4 characters; the
-    end is the random part, the short form tables show). An ambiguous part lists the candidates.
+    """The row with this id, or the one row whose id starts or ends with it (at least 4 characters;
+    the end is the random part, the short form tables show). An ambiguous part lists the candidates.
 
     The id is cleaned like every stored label: one with a control character or a lone surrogate (an
-    undecodable argv byte, half an emoji from a client) is simply not found. Rows outside ``scope`` are
-    not found either.
+    undecodable argv byte, half an emoji from a client) is simply not found. Rows outside ``scope``
+    are not found either.
     """
     memory_id = clean(memory_id if isinstance(memory_id, str) else str(memory_id or ""))
     part = memory_id.lower()
@@ -42,8 +46,12 @@ def find(session: Reader, memory_id: str, scope: Scope) -> MemoryRow:
         if len(matches) == 1:
             return matches[0]
         if matches:
-            raise MemoryNotFound(_ambiguous(memory_id, matches, _LOOKED_UP in (len(starts), len(ends))))
-    raise MemoryNotFound(f"No memory with id {memory_id!r}. Find ids with `hindsight list` or `hindsight search`.")
+            raise MemoryNotFound(
+                _ambiguous(memory_id, matches, _LOOKED_UP in (len(starts), len(ends)))
+            )
+    raise MemoryNotFound(
+        f"No memory with id {memory_id!r}. Find ids with `hindsight list` or `hindsight search`."
+    )
 
 
 def _ambiguous(memory_id: str, matches: list[MemoryRow], more: bool) -> str:
@@ -52,7 +60,10 @@ def _ambiguous(memory_id: str, matches: list[MemoryRow], more: bool) -> str:
     lines = [f"{memory_id!r} matches {count} memories; give more of the id. The candidates are:"]
     for row in matches[:_LISTED]:
         text = " ".join(row.content.split())
-        lines.append(f"  {row.id}  {str(iso(row.created_at))[:10]}  [{row.type}] {text[:60]}{'…' if len(text) > 60 else ''}")
+        lines.append(
+            f"  {row.id}  {str(iso(row.created_at))[:10]}  [{row.type}] "
+            f"{text[:60]}{'…' if len(text) > 60 else ''}"
+        )
     if len(matches) > _LISTED:
         lines.append(f"  … and {len(matches) - _LISTED} more")
     return "\n".join(lines)
@@ -64,7 +75,9 @@ def get(rt: Runtime, memory_id: str, scope: Scope) -> Memory:
         return codec.to_memory(find(session, memory_id, scope))
 
 
-def list_memories(rt: Runtime, filters: Filters, scope: Scope, limit: int | None, oldest_first: bool) -> list[Memory]:
+def list_memories(
+    rt: Runtime, filters: Filters, scope: Scope, limit: int | None, oldest_first: bool
+) -> list[Memory]:
     rt.require()
     where = scope.filters(filters).conditions(rt.now())
     with rt.ledger.read() as session:
@@ -73,12 +86,14 @@ def list_memories(rt: Runtime, filters: Filters, scope: Scope, limit: int | None
 
 
 def sources(rt: Runtime, memory_id: str, depth: int, scope: Scope) -> list[tuple[int, Memory]]:
-    """Walk a summary chain down to the original memories (or from one part of a long text to the others):
-    (depth, memory) in reading order, each memory once."""
+    """Walk a summary chain down to the original memories (or from one part of a long text to the
+    others): (depth, memory) in reading order, each memory once."""
     rt.require()
     out: list[tuple[int, Memory]] = []
-    seen: set[str] = set()  # the parts of a long text name each other: each is shown once
+    # the parts of a long text name each other: each is shown once
+    seen: set[str] = set()
     with rt.ledger.read() as session:
+
         def walk(row: MemoryRow, level: int) -> None:
             seen.add(row.id)
             out.append((level, codec.to_memory(row)))
@@ -109,8 +124,15 @@ def history(rt: Runtime, memory_id: str, scope: Scope) -> list[Memory]:
     return [codec.to_memory(r) for r in chain]
 
 
-def log(rt: Runtime, *, limit: int | None, action: str | None, memory_id: str | None, since: datetime | None,
-        scope: Scope) -> list[AuditEntry]:
+def log(
+    rt: Runtime,
+    *,
+    limit: int | None,
+    action: str | None,
+    memory_id: str | None,
+    since: datetime | None,
+    scope: Scope,
+) -> list[AuditEntry]:
     """The audit log, newest first: who did what to which memories, when and why (never content)."""
     rt.require()
     with rt.ledger.read() as session:
@@ -118,6 +140,10 @@ def log(rt: Runtime, *, limit: int | None, action: str | None, memory_id: str | 
             try:
                 memory_id = find(session, memory_id, scope).id
             except MemoryNotFound:
-                pass  # a hard-forgotten memory's id still finds its entries
+                # a hard-forgotten memory's id still finds its entries
+                pass
         rows = session.audit_log(limit=limit, action=action, memory_id=memory_id, since=since)
-    return [AuditEntry(str(iso(at)), act, list(ids), reason, actor) for at, act, ids, reason, actor in rows]
+    return [
+        AuditEntry(str(iso(at)), act, list(ids), reason, actor)
+        for at, act, ids, reason, actor in rows
+    ]

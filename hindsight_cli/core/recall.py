@@ -1,10 +1,10 @@
 """Search (DESIGN §5): choose the candidate source, gather, rank, fit the budget.
 
-A long-lived process searches its in-memory index (the ledger's answers, kept current from the ledger's
-change sequence) unless it outgrew ``[search] hot_index_mb``; then, like a cold process, the ledger
-answers (exactly), or, for big local stores and long-lived processes, the LanceDB index: without opening
-the ledger while it matches the ledger's latest change, else after a catch-up sync done in short ledger
-reads of its own.
+A long-lived process searches its in-memory index (the ledger's answers, kept current from the
+ledger's change sequence) unless it outgrew ``[search] hot_index_mb``; then, like a cold process,
+the ledger answers (exactly), or, for big local stores and long-lived processes, the LanceDB index:
+without opening the ledger while it matches the ledger's latest change, else after a catch-up sync
+done in short ledger reads of its own.
 """
 
 from __future__ import annotations
@@ -22,13 +22,14 @@ from . import embedding_jobs
 from .runtime import Runtime
 from .scope import Scope
 
-
-_INDEX_WAIT = 0.5  # seconds a search waits for another process's index update before asking the ledger
+# seconds a search waits for another process's index update before asking the ledger
+_INDEX_WAIT = 0.5
 
 
 def _engine(rt: Runtime, session: Reader, requested: str | None) -> str:
     if rt.mirror is None:
-        return "ledger"  # the database searches its own vector (HNSW) and keyword indexes
+        # the database searches its own vector (HNSW) and keyword indexes
+        return "ledger"
     engine = requested or rt.config.search_engine
     if engine == "auto":
         engine = rt.profile.default_engine
@@ -39,9 +40,10 @@ def _engine(rt: Runtime, session: Reader, requested: str | None) -> str:
 
 
 def reads_index(rt: Runtime) -> bool:
-    """Whether this process's searches of the store read the LanceDB index (a long-lived process, the
-    ``index`` engine configured, or ``auto`` past ``ann_threshold``): only then does a big import bring it up
-    to date before it returns; otherwise the first search that reads it catches it up."""
+    """Whether this process's searches of the store read the LanceDB index (a long-lived process,
+    the ``index`` engine configured, or ``auto`` past ``ann_threshold``): only then does a big
+    import bring it up to date before it returns; otherwise the first search that reads it catches
+    it up."""
     if rt.mirror is None:
         return False
     with rt.ledger.read() as session:
@@ -50,7 +52,11 @@ def reads_index(rt: Runtime) -> bool:
 
 def _index_is_current(rt: Runtime, requested: str | None) -> bool:
     """A long-lived process's index that matches the ledger's latest change needs no ledger read."""
-    if not rt.profile.index_reads or rt.mirror is None or (requested or rt.config.search_engine) == "ledger":
+    if (
+        not rt.profile.index_reads
+        or rt.mirror is None
+        or (requested or rt.config.search_engine) == "ledger"
+    ):
         return False
     return rt.mirror.current()
 
@@ -61,34 +67,53 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
     assert query.filters is not None
     filters = scope.filters(query.filters)
     weights = rt.config.ranking
-    weights = replace(weights, min_vector_similarity=vector_floor(query.text, rt.model,
-                                                                  weights.min_vector_similarity, query.mode))
+    weights = replace(
+        weights,
+        min_vector_similarity=vector_floor(
+            query.text, rt.model, weights.min_vector_similarity, query.mode
+        ),
+    )
     now = query.now or rt.now()
-    ctx = Context(now=now, task_id=query.current_task, env=dict(query.env),
-                  troubleshooting=query.troubleshoot or is_troubleshooting(query.text), fixes_first=query.troubleshoot,
-                  query=query.text)
+    ctx = Context(
+        now=now,
+        task_id=query.current_task,
+        env=dict(query.env),
+        troubleshooting=query.troubleshoot or is_troubleshooting(query.text),
+        fixes_first=query.troubleshoot,
+        query=query.text,
+    )
     limit = max(weights.candidates, query.k * 4)
     where = filters.conditions(now)
     words = keyword_terms(query.text, weights.derived_forms)
     in_memory = rt.hot is not None and rt.hot.index is not None
-    job = embedding_jobs.start(rt, [query.text], beside=not in_memory) if query.mode != "keyword" else None
+    job = (
+        embedding_jobs.start(rt, [query.text], beside=not in_memory)
+        if query.mode != "keyword"
+        else None
+    )
 
     def ranked(source: Source, dim: int) -> SearchResult:
         vector = (lambda: rt.checked(job.result(), dim)[0].tolist()) if job is not None else None
         rows, candidates = gather(source, words, vector, where, limit, weights, query.mode)
-        return result(query.text, rank(rows, candidates, ctx, weights, query.k, query.lists), query.budget)
+        return result(
+            query.text, rank(rows, candidates, ctx, weights, query.k, query.lists), query.budget
+        )
 
     hot, engine = rt.hot, query.engine
     if hot is not None and (engine or rt.config.search_engine) == "auto":
-        # While another thread loads it for the first time (the MCP server's warm-up), the ledger answers
-        # (exactly what it will); a loaded index being brought up to date is waited for.
+        # While another thread loads it for the first time (the MCP server's warm-up), the ledger
+        # answers (exactly what it will); a loaded index being brought up to date is waited for.
         if not hot.lock.acquire(blocking=hot.index is not None or hot.full):
             engine = "ledger"
         else:
-            try:  # a write of this process (another thread) must not refresh it mid-search
+            # a write of this process (another thread) must not refresh it mid-search
+            try:
                 held = hot.ready()
                 if held is not None:
-                    return ranked(HotSource(held), rt.check_meta(hot.meta) if query.mode != "keyword" else held.dim)
+                    return ranked(
+                        HotSource(held),
+                        rt.check_meta(hot.meta) if query.mode != "keyword" else held.dim,
+                    )
             finally:
                 hot.lock.release()
     mirror = rt.mirror
@@ -96,13 +121,18 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
         index = mirror.index()
         return ranked(IndexSource(index), index.dim)
     with rt.ledger.read() as session:
-        dim = rt.check_model(session) if query.mode != "keyword" else int(session.meta()["embedding_dim"])
+        dim = (
+            rt.check_model(session)
+            if query.mode != "keyword"
+            else int(session.meta()["embedding_dim"])
+        )
         if _engine(rt, session, engine) != "index":
             return ranked(LedgerSource(session, filters.agent_ids), dim)
     assert mirror is not None
-    # Catch the index up with short ledger reads of its own, then search it without holding the ledger:
-    # a DuckDB reader, even read-only, locks every writing process out. While another process rewrites
-    # the index (a hard forget's scrub takes seconds), the ledger answers instead: exact, and current.
+    # Catch the index up with short ledger reads of its own, then search it without holding the
+    # ledger: a DuckDB reader, even read-only, locks every writing process out. While another
+    # process rewrites the index (a hard forget's scrub takes seconds), the ledger answers instead:
+    # exact, and current.
     try:
         mirror.sync(dim=dim, wait=_INDEX_WAIT)
     except StoreBusy:
@@ -126,8 +156,9 @@ def warm_up(rt: Runtime) -> None:
 
 
 def load_in_memory(rt: Runtime) -> None:
-    """Load the in-memory index, with the model beside it, and nothing else of the warm-up (no write, no
-    LanceDB sync): a search that arrives meanwhile from another thread asks the ledger instead."""
+    """Load the in-memory index, with the model beside it, and nothing else of the warm-up (no
+    write, no LanceDB sync): a search that arrives meanwhile from another thread asks the ledger
+    instead."""
     if rt.exists and rt.hot is not None:
         model = embedding_jobs.Background(lambda: rt.embedder.embed(["warm up"]))
         rt.hot.ready()

@@ -1,8 +1,9 @@
-"""What every core operation works with: one store's directory, settings, ledger, embedder and index.
+"""What every core operation works with: one store's directory, settings, ledger, embedder and
+index.
 
 ``Store`` (store.py) owns one ``Runtime`` and hands it to the core's modules. What differs between a
-short-lived process (a CLI call) and a long-lived one (the MCP server, a Python program) is named once,
-in ``Profile``, instead of a flag that each operation reads its own way.
+short-lived process (a CLI call) and a long-lived one (the MCP server, a Python program) is named
+once, in ``Profile``, instead of a flag that each operation reads its own way.
 """
 
 from __future__ import annotations
@@ -28,12 +29,15 @@ from .prepare import Limits, Prepared, prepare
 
 log = logging.getLogger("hindsight.runtime")
 Progress = Callable[[int, int], None]
-Phase = Callable[[str], None]  # a long job says which step it is on ("Loading the embedding model")
+# a long job says which step it is on ("Loading the embedding model")
+Phase = Callable[[str], None]
 
 
 def announce(phase: Phase | None, text: str) -> None:
     if phase is not None:
         phase(text)
+
+
 TYPES = ("working", "episodic", "semantic", "procedural")
 
 
@@ -41,34 +45,53 @@ TYPES = ("working", "episodic", "semantic", "procedural")
 class Profile:
     """How a process uses a store, decided once from ``Store(warm=...)``."""
 
-    index_reads: bool  # search through the LanceDB index, without the ledger while nothing changed
-    default_engine: str  # the candidate engine ``auto`` means for a local store ("index" or by size)
-    background_maintenance: bool  # build the vector index in a thread, not before returning
-    warm_model: bool  # pay the optimised model's load once
-    hot_index: bool  # hold every memory in memory and search there (``[search] hot_index_mb``)
+    # search through the LanceDB index, without the ledger while nothing changed
+    index_reads: bool
+    # the candidate engine ``auto`` means for a local store ("index" or by size)
+    default_engine: str
+    # build the vector index in a thread, not before returning
+    background_maintenance: bool
+    # pay the optimised model's load once
+    warm_model: bool
+    # hold every memory in memory and search there (``[search] hot_index_mb``)
+    hot_index: bool
 
     @classmethod
     def of(cls, long_lived: bool) -> Profile:
-        return cls(index_reads=long_lived, default_engine="index" if long_lived else "auto",
-                   background_maintenance=long_lived, warm_model=long_lived, hot_index=long_lived)
+        return cls(
+            index_reads=long_lived,
+            default_engine="index" if long_lived else "auto",
+            background_maintenance=long_lived,
+            warm_model=long_lived,
+            hot_index=long_lived,
+        )
 
 
 class Runtime:
     """The state a store's operations share."""
 
-    def __init__(self, path: Path, embedder: Embedder | None, config: Config | None, warm: bool,
-                 clock: Callable[[], datetime] | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        embedder: Embedder | None,
+        config: Config | None,
+        warm: bool,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
         self.path = Path(path)
-        # Before its config is read: a store or home directory other users control is refused outright.
+        # Before its config is read: a store or home directory other users control is refused
+        # outright.
         safefs.check_home()
         safefs.check_store(self.path)
-        self.clock = clock or utcnow  # what "now" is: expiry, recency, timestamps (tests inject one)
+        # what "now" is: expiry, recency, timestamps (tests inject one)
+        self.clock = clock or utcnow
         self.config = config or load_config(self.path)
         self.ledger: Ledger = open_ledger(self.path, self.config)
         self.warm = warm
         self.profile = Profile.of(warm)
         self._embedder = embedder
-        self._warmed = False  # a long-lived process's model has paid its optimised load
+        # a long-lived process's model has paid its optimised load
+        self._warmed = False
         self._embedder_lock = threading.Lock()
         self.mirror = self._mirror()
         self.hot = self._hot()
@@ -76,18 +99,28 @@ class Runtime:
     def _mirror(self) -> Mirror | None:
         if not self.ledger.capabilities.mirrored:
             return None
-        return Mirror(self.path / paths.INDEX_DIR, self.ledger, self.config.lock_timeout,
-                      int(self.config.vector_index_rows), self.profile.background_maintenance)
+        return Mirror(
+            self.path / paths.INDEX_DIR,
+            self.ledger,
+            self.config.lock_timeout,
+            int(self.config.vector_index_rows),
+            self.profile.background_maintenance,
+        )
 
     def _hot(self) -> HotMirror | None:
-        """The in-memory index of a long-lived process over a local ledger (a Postgres store searches the
-        database's own indexes)."""
-        if not (self.profile.hot_index and self.ledger.capabilities.mirrored and self.config.hot_index_mb > 0):
+        """The in-memory index of a long-lived process over a local ledger (a Postgres store
+        searches the database's own indexes)."""
+        if not (
+            self.profile.hot_index
+            and self.ledger.capabilities.mirrored
+            and self.config.hot_index_mb > 0
+        ):
             return None
         return HotMirror(self.ledger, int(self.config.hot_index_mb * 1_000_000))
 
     def reopen(self, config: Config) -> None:
-        """Use other settings (a backend or model just chosen), with the ledger and index they name."""
+        """Use other settings (a backend or model just chosen), with the ledger and index they
+        name."""
         self.config = config
         self.ledger = open_ledger(self.path, config)
         self.mirror = self._mirror()
@@ -105,9 +138,13 @@ class Runtime:
         return self.ledger.exists
 
     def require(self) -> None:
-        """The store must exist; a purge an earlier process began and did not finish is finished first."""
+        """The store must exist; a purge an earlier process began and did not finish is finished
+        first."""
         if not self.exists:
-            raise StoreNotFound(f"No hindsight store at {self.path}. Run `hindsight init` here, or pass --store PATH.")
+            raise StoreNotFound(
+                f"No hindsight store at {self.path}. Run `hindsight init` here, or pass --store "
+                f"PATH."
+            )
         self.recover()
 
     def recover(self) -> None:
@@ -116,18 +153,21 @@ class Runtime:
         if purge.owed(self):
             purge.finish_owed(self)
 
-    # --- the embedder -------------------------------------------------------------------------------
+    # --- the embedder
+    # -------------------------------------------------------------------------------
 
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None or not self._warmed:
-            # Threads of one process (an MCP server's warm-up and its first search) wait for one model,
-            # warmed: before, each could load its own and the last assigned, maybe the plain graph, stayed
-            # (a 10k server's round trip 26-28 ms p50 instead of 8-10, in half its starts).
+            # Threads of one process (an MCP server's warm-up and its first search) wait for one
+            # model, warmed: before, each could load its own and the last assigned, maybe the plain
+            # graph, stayed (a 10k server's round trip 26-28 ms p50 instead of 8-10, in half its
+            # starts).
             with self._embedder_lock:
                 if self._embedder is None:
                     self._embedder = load_embedder(self.config.embedding_model)
-                if not self._warmed:  # a model handed in (``Store(embedder=...)``) as well as one loaded here
+                # a model handed in (``Store(embedder=...)``) as well as one loaded here
+                if not self._warmed:
                     warm = getattr(self._embedder, "warm", None)
                     if self.profile.warm_model and warm is not None:
                         warm()
@@ -141,10 +181,15 @@ class Runtime:
     @property
     def model(self) -> str:
         """The configured model's name, without loading it."""
-        return self._embedder.name if self._embedder is not None else model_name(self.config.embedding_model)
+        return (
+            self._embedder.name
+            if self._embedder is not None
+            else model_name(self.config.embedding_model)
+        )
 
     def model_is_known(self) -> bool:
-        """Whether the model's dimension is known without loading it (a hub model must be loaded)."""
+        """Whether the model's dimension is known without loading it (a hub model must be
+        loaded)."""
         return self.has_embedder or known_dim(self.config.embedding_model) is not None
 
     def check_model(self, session: Reader) -> int:
@@ -156,30 +201,43 @@ class Runtime:
         stored, dim = meta.get("embedding_model"), int(meta.get("embedding_dim", 0))
         if stored != self.model:
             raise EmbeddingMismatch(
-                f"This store's vectors come from {stored} ({dim}-d) but the configured model is {self.model}. "
-                f"Run `hindsight reindex` to re-embed every memory with {self.model}, or configure {stored} again.")
+                f"This store's vectors come from {stored} ({dim}-d) but the configured model is "
+                f"{self.model}. "
+                f"Run `hindsight reindex` to re-embed every memory with {self.model}, or "
+                f"configure {stored} again."
+            )
         return dim
 
     def checked(self, vectors: Any, dim: int) -> Any:
         if vectors.shape[1] != dim:
             raise EmbeddingMismatch(
-                f"The model {self.embedder.name} makes {vectors.shape[1]}-d vectors but this store holds {dim}-d "
-                "ones. Run `hindsight reindex` to re-embed every memory.")
+                f"The model {self.embedder.name} makes {vectors.shape[1]}-d vectors but this "
+                f"store holds {dim}-d "
+                "ones. Run `hindsight reindex` to re-embed every memory."
+            )
         return vectors
 
     def embed(self, texts: Sequence[str], dim: int) -> Any:
         return self.checked(self.embedder.embed(texts), dim)
 
-    # --- writing ------------------------------------------------------------------------------------
+    # --- writing
+    # ------------------------------------------------------------------------------------
 
     def limits(self) -> Limits:
-        return Limits(self.config.default_agent, self.config.max_content_bytes,
-                      {t: getattr(self.config, f"{t}_ttl") for t in TYPES})
+        return Limits(
+            self.config.default_agent,
+            self.config.max_content_bytes,
+            {t: getattr(self.config, f"{t}_ttl") for t in TYPES},
+        )
 
-    def prepare(self, fields: Mapping[str, Any], keep_identity: bool = False, derived: bool = False) -> Prepared:
+    def prepare(
+        self, fields: Mapping[str, Any], keep_identity: bool = False, derived: bool = False
+    ) -> Prepared:
         return prepare(fields, self.limits(), self.now(), keep_identity, derived)
 
-    def prepare_parts(self, fields: Mapping[str, Any], keep_identity: bool = False) -> list[Prepared]:
+    def prepare_parts(
+        self, fields: Mapping[str, Any], keep_identity: bool = False
+    ) -> list[Prepared]:
         """One memory, or the linked parts of one over the size limit (core/parts.py)."""
         from . import parts
 
@@ -200,4 +258,6 @@ class Runtime:
             try:
                 self.hot.refresh()
             except Exception as error:  # noqa: BLE001 - the write succeeded; the next search catches up
-                log.warning("in-memory index refresh after a write failed (it catches up later): %s", error)
+                log.warning(
+                    "in-memory index refresh after a write failed (it catches up later): %s", error
+                )

@@ -1,9 +1,9 @@
 """Agent scope: whose memories a caller may see and change, one rule for every face.
 
-An unscoped caller (the CLI, a Python program by default) sees every agent and may act as any. A scoped
-one (``hindsight mcp --agent A``, an HTTP request with A's token, ``open_store(agent="A")``) reads, writes,
-forgets, summarises and consolidates only agent A's memories, and cannot widen that by naming another
-agent: a memory of another agent does not exist for it.
+An unscoped caller (the CLI, a Python program by default) sees every agent and may act as any. A
+scoped one (``hindsight mcp --agent A``, an HTTP request with A's token, ``open_store(agent="A")``)
+reads, writes, forgets, summarises and consolidates only agent A's memories, and cannot widen that
+by naming another agent: a memory of another agent does not exist for it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from ..storage.rows import MemoryRow
 
 @dataclass(frozen=True)
 class Scope:
-    agent: str | None = None  # None: every agent
+    # None: every agent
+    agent: str | None = None
 
     @property
     def scoped(self) -> bool:
@@ -29,12 +30,15 @@ class Scope:
         if self.agent is None:
             return requested or None
         if requested and requested != self.agent:
-            raise InvalidInput(f"This store is scoped to agent {self.agent!r}; it cannot read or write agent "
-                               f"{requested!r}. Leave agent_id out.")
+            raise InvalidInput(
+                f"This store is scoped to agent {self.agent!r}; it cannot read or write agent "
+                f"{requested!r}. Leave agent_id out."
+            )
         return self.agent
 
     def filters(self, filters: Filters) -> Filters:
-        """``filters`` narrowed to this scope; naming another agent in them is refused, as writing as one is."""
+        """``filters`` narrowed to this scope; naming another agent in them is refused, as writing
+        as one is."""
         if self.agent is None or filters.agent_ids == ():
             return filters
         for agent in filters.agent_ids or ():
@@ -47,8 +51,11 @@ class Scope:
     def visible(self, row: MemoryRow) -> bool:
         return self.agent is None or row.agent_id == self.agent
 
-    def check(self, row: MemoryRow, hint: str = "`hindsight list` or `hindsight search`") -> MemoryRow:
-        """``row``, or MemoryNotFound if it lies outside the scope (the same answer as a missing id)."""
+    def check(
+        self, row: MemoryRow, hint: str = "`hindsight list` or `hindsight search`"
+    ) -> MemoryRow:
+        """``row``, or MemoryNotFound if it lies outside the scope (the same answer as a missing
+        id)."""
         if not self.visible(row):
             raise MemoryNotFound(f"No memory with id {row.id!r}. Find ids with {hint}.")
         return row

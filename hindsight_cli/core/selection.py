@@ -14,8 +14,8 @@ from ..errors import BadUsage
 from ..models import Filters
 from ..timeutil import parse_duration, parse_time
 
-
-Spelling = Callable[[str], str]  # how a face spells an option in its messages: "older_than" or "--older-than"
+# how a face spells an option in its messages: "older_than" or "--older-than"
+Spelling = Callable[[str], str]
 
 
 def plain(name: str) -> str:
@@ -35,37 +35,68 @@ class ForgetPlan:
     archive: bool
 
 
-def forget_plan(ids: Sequence[str], *, task_id: str | None = None, agent_id: str | None = None,
-                older_than: str | None = None, expired: bool = False, hard: bool = False, archive: bool = False,
-                now: datetime, spell: Spelling = plain) -> ForgetPlan:
+def forget_plan(
+    ids: Sequence[str],
+    *,
+    task_id: str | None = None,
+    agent_id: str | None = None,
+    older_than: str | None = None,
+    expired: bool = False,
+    hard: bool = False,
+    archive: bool = False,
+    now: datetime,
+    spell: Spelling = plain,
+) -> ForgetPlan:
     """The selection of a forget by ids and/or filter.
 
-    An expired memory is never shown again, so forgetting expired memories purges them (``hard``) unless
-    they are archived. A filter on its own selects active and archived memories (soft-forgotten ones are
-    already forgotten); a hard forget selects every status, so nothing it matches keeps its text.
+    An expired memory is never shown again, so forgetting expired memories purges them (``hard``)
+    unless they are archived. A filter on its own selects active and archived memories
+    (soft-forgotten ones are already forgotten); a hard forget selects every status, so nothing it
+    matches keeps its text.
     """
     by_filter = bool(task_id or agent_id or older_than or expired)
     if not ids and not by_filter:
-        raise BadUsage("Say what to forget: one or more ids, or a filter (task, agent, older than, expired).")
+        raise BadUsage(
+            "Say what to forget: one or more ids, or a filter (task, agent, older than, expired)."
+        )
     if hard and archive:
-        raise BadUsage("Choose one: --hard deletes for good, --archive keeps memories in cold storage.")
+        raise BadUsage(
+            "Choose one: --hard deletes for good, --archive keeps memories in cold storage."
+        )
     hard = hard or (expired and not archive)
     if not by_filter:
         return ForgetPlan(None, hard, archive)
     filters = Filters(
-        agent_ids=(agent_id,) if agent_id else None, task_id=task_id, include_expired=True, expired_only=expired,
+        agent_ids=(agent_id,) if agent_id else None,
+        task_id=task_id,
+        include_expired=True,
+        expired_only=expired,
         statuses=None if hard else ("active", "archived"),
-        created_before=now - parse_duration(older_than, spell("older_than")) if older_than else None)
+        created_before=now - parse_duration(older_than, spell("older_than"))
+        if older_than
+        else None,
+    )
     return ForgetPlan(filters, hard, archive)
 
 
-def browse_filters(*, agent_id: str | None = None, task_id: str | None = None, types: Sequence[str] | None = None,
-                   outcomes: Sequence[str] | None = None, tags: Sequence[str] = (), since: str | datetime | None = None,
-                   until: str | datetime | None = None, statuses: Sequence[str] | None = None,
-                   sources: Sequence[str] | None = None, search: bool = False, include_archived: bool = False,
-                   spell: Spelling = plain) -> Filters:
-    """The filters of ``list`` (every status and expired memories, unless narrowed) and of ``search``
-    (active, unexpired; archived too with ``include_archived``), built alike by every face."""
+def browse_filters(
+    *,
+    agent_id: str | None = None,
+    task_id: str | None = None,
+    types: Sequence[str] | None = None,
+    outcomes: Sequence[str] | None = None,
+    tags: Sequence[str] = (),
+    since: str | datetime | None = None,
+    until: str | datetime | None = None,
+    statuses: Sequence[str] | None = None,
+    sources: Sequence[str] | None = None,
+    search: bool = False,
+    include_archived: bool = False,
+    spell: Spelling = plain,
+) -> Filters:
+    """The filters of ``list`` (every status and expired memories, unless narrowed) and of
+    ``search`` (active, unexpired; archived too with ``include_archived``), built alike by every
+    face."""
     if statuses:
         chosen: tuple[str, ...] | None = tuple(statuses)
     elif search:
@@ -73,16 +104,25 @@ def browse_filters(*, agent_id: str | None = None, task_id: str | None = None, t
     else:
         chosen = None
     return Filters(
-        agent_ids=(agent_id,) if agent_id else None, task_id=task_id,
-        types=tuple(types) if types else None, outcomes=tuple(outcomes) if outcomes else None, tags=tuple(tags or ()),
-        since=when(since, spell("since")), until=when(until, spell("until")), statuses=chosen,
-        include_expired=not search, sources=tuple(sources) if sources else None)
+        agent_ids=(agent_id,) if agent_id else None,
+        task_id=task_id,
+        types=tuple(types) if types else None,
+        outcomes=tuple(outcomes) if outcomes else None,
+        tags=tuple(tags or ()),
+        since=when(since, spell("since")),
+        until=when(until, spell("until")),
+        statuses=chosen,
+        include_expired=not search,
+        sources=tuple(sources) if sources else None,
+    )
 
 
 def check_limit(limit: int | None, name: str = "limit") -> None:
     """A count of results: a whole number of 1 or more, or None for all."""
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise BadUsage(f"{name} must be a whole number of 1 or more (or none for all), not {limit!r}.")
+        raise BadUsage(
+            f"{name} must be a whole number of 1 or more (or none for all), not {limit!r}."
+        )
 
 
 def when(value: str | datetime | None, name: str) -> datetime | None:

@@ -1,5 +1,5 @@
-"""Memories in and out: export, import (idempotent, resumable), re-embedding, and copying a whole store
-into another (``hindsight migrate``, local → Postgres or back)."""
+"""Memories in and out: export, import (idempotent, resumable), re-embedding, and copying a whole
+store into another (``hindsight migrate``, local → Postgres or back)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,8 @@ def export(rt: Runtime, filters: Filters | None, scope: Scope) -> Iterator[dict[
 
 
 def _prepared(rt: Runtime, records: Sequence[Mapping[str, Any]], scope: Scope) -> list[Prepared]:
-    """Every record validated before anything is written: one bad record refuses the whole import."""
+    """Every record validated before anything is written: one bad record refuses the whole
+    import."""
     out: list[Prepared] = []
     seen: dict[str, tuple[int, Mapping[str, Any]]] = {}
     for number, record in enumerate(records, 1):
@@ -41,29 +42,37 @@ def _prepared(rt: Runtime, records: Sequence[Mapping[str, Any]], scope: Scope) -
         try:
             values["agent_id"] = scope.resolve(record.get("agent_id")) or record.get("agent_id")
             first = len(out)
-            out.extend(rt.prepare_parts(values, keep_identity=True))  # over the size limit: linked parts
+            # over the size limit: linked parts
+            out.extend(rt.prepare_parts(values, keep_identity=True))
         except InvalidInput as error:
             raise InvalidInput(f"Record {number}: {error} Nothing was imported.") from None
         _one_per_id(seen, number, record, out[first].row.id if record.get("id") else None)
     return out
 
 
-def _one_per_id(seen: dict[str, tuple[int, Mapping[str, Any]]], number: int, record: Mapping[str, Any],
-                memory_id: str | None) -> None:
-    """The same record twice (two exports concatenated) is fine; two different ones with one id are not:
-    keeping either would drop the other without a word."""
+def _one_per_id(
+    seen: dict[str, tuple[int, Mapping[str, Any]]],
+    number: int,
+    record: Mapping[str, Any],
+    memory_id: str | None,
+) -> None:
+    """The same record twice (two exports concatenated) is fine; two different ones with one id are
+    not: keeping either would drop the other without a word."""
     if memory_id is None:
         return
     first = seen.setdefault(memory_id, (number, record))
     if first[0] != number and first[1] != record:
         differ = sorted(k for k in {*first[1], *record} if first[1].get(k) != record.get(k))
-        raise InvalidInput(f"Records {first[0]} and {number} both have id {memory_id} but differ ({', '.join(differ)}); "
-                           "keep one of them and rerun. Nothing was imported.")
+        raise InvalidInput(
+            f"Records {first[0]} and {number} both have id {memory_id} but differ "
+            f"({', '.join(differ)}); "
+            "keep one of them and rerun. Nothing was imported."
+        )
 
 
 def fresh(rows: Sequence[MemoryRow], identities: set[tuple[str, str, str]]) -> list[int]:
-    """The positions of the rows whose id, and whose idempotency key in their agent's scope, the store does
-    not hold yet (nor an earlier row of ``rows``)."""
+    """The positions of the rows whose id, and whose idempotency key in their agent's scope, the
+    store does not hold yet (nor an earlier row of ``rows``)."""
     ids, keys = {i for i, _, _ in identities}, {(a, k) for _, a, k in identities}
     out = []
     for position, row in enumerate(rows):
@@ -79,22 +88,29 @@ def _fresh(items: Sequence[Prepared], identities: set[tuple[str, str, str]]) -> 
     return [items[i] for i in fresh([p.row for p in items], identities)]
 
 
-def import_records(rt: Runtime, records: Sequence[Mapping[str, Any]], progress: Progress | None,
-                   scope: Scope, phase: Phase | None = None) -> ImportResult:
+def import_records(
+    rt: Runtime,
+    records: Sequence[Mapping[str, Any]],
+    progress: Progress | None,
+    scope: Scope,
+    phase: Phase | None = None,
+) -> ImportResult:
     """Add exported memories; ids and idempotency keys already present are skipped (idempotent).
 
-    Valid records are embedded and committed in batches of ``IMPORT_BATCH``, so an import that is killed
-    (or runs out of disk) keeps what it committed, and rerunning it adds exactly the rest.
+    Valid records are embedded and committed in batches of ``IMPORT_BATCH``, so an import that is
+    killed (or runs out of disk) keeps what it committed, and rerunning it adds exactly the rest.
     """
     from .admin import init
 
-    total = waiting = len(records)  # until the store is asked, none is known to be there
+    # until the store is asked, none is known to be there
+    total = waiting = len(records)
     added: list[Prepared] = []
     fresh: list[Prepared] = []
     try:
         announce(phase, f"Checking {len(records):,} records")
         prepared = _prepared(rt, records, scope)
-        total = len(prepared)  # memories: a record over the size limit is several
+        # memories: a record over the size limit is several
+        total = len(prepared)
         init(rt)
         with rt.ledger.read() as session:
             dim = rt.check_model(session)
@@ -104,21 +120,32 @@ def import_records(rt: Runtime, records: Sequence[Mapping[str, Any]], progress: 
             announce(phase, "Loading the embedding model" if not rt.has_embedder else "Embedding")
         for batch in _committed(rt, fresh, dim, progress, phase):
             added.extend(batch)
-    except KeyboardInterrupt:  # the batch under way rolled back, the one being embedded is dropped
+    # the batch under way rolled back, the one being embedded is dropped
+    except KeyboardInterrupt:
         kept = total - waiting + _kept(rt, fresh, added)
-        raise Interrupted(f"Interrupted: {kept:,} of {total:,} imported; rerun to finish — it skips what "
-                          "is there.") from None
-    if added and rt.mirror is not None and (rt.mirror.open or (len(added) >= 1000 and reads_index(rt))):
-        # A big import into a store whose searches read the LanceDB index pays its update now rather than
-        # the next search; otherwise the first search (or MCP server) that reads it syncs before it reads.
+        raise Interrupted(
+            f"Interrupted: {kept:,} of {total:,} imported; rerun to finish — it skips what "
+            "is there."
+        ) from None
+    if (
+        added
+        and rt.mirror is not None
+        and (rt.mirror.open or (len(added) >= 1000 and reads_index(rt)))
+    ):
+        # A big import into a store whose searches read the LanceDB index pays its update now rather
+        # than the next search; otherwise the first search (or MCP server) that reads it syncs
+        # before it reads.
         announce(phase, "Updating the search index")
         rt.mirror.sync(dim=dim)
     split = sum(1 for p in added if (part_position(p.row.metadata) or (0,))[0] == 1)
-    return ImportResult(len(added), len(prepared) - len(added), sum(p.redactions for p in added), split)
+    return ImportResult(
+        len(added), len(prepared) - len(added), sum(p.redactions for p in added), split
+    )
 
 
 def _batches(items: Sequence[Prepared]) -> Iterator[tuple[int, int]]:
-    """``IMPORT_BATCH`` rows at a time, never cutting a text's linked parts apart: each batch commits alone."""
+    """``IMPORT_BATCH`` rows at a time, never cutting a text's linked parts apart: each batch
+    commits alone."""
     start = 0
     while start < len(items):
         end = min(start + IMPORT_BATCH, len(items))
@@ -132,18 +159,21 @@ class _Dropped(Exception):
     """Ends the embedding of a batch that will never be written (the import stopped)."""
 
 
-def _committed(rt: Runtime, fresh: Sequence[Prepared], dim: int, progress: Progress | None,
-               phase: Phase | None) -> Iterator[list[Prepared]]:
-    """Embed and commit ``fresh`` batch by batch; yields what each batch added, once it is committed.
+def _committed(
+    rt: Runtime, fresh: Sequence[Prepared], dim: int, progress: Progress | None, phase: Phase | None
+) -> Iterator[list[Prepared]]:
+    """Embed and commit ``fresh`` batch by batch; yields what each batch added, once it is
+    committed.
 
-    While a batch is written, the next one is embedded in a thread (onnxruntime and DuckDB release the
-    GIL). On two cores this buys little: the model keeps both busy, so the write shares their CPU
-    (docs/benchmarks.md, run D and "What changed"). Only this thread writes: when the import stops
-    (Ctrl-C, an error), the batch being embedded is dropped, never written.
+    While a batch is written, the next one is embedded in a thread (onnxruntime and DuckDB release
+    the GIL). On two cores this buys little: the model keeps both busy, so the write shares their
+    CPU (docs/benchmarks.md, run D and "What changed"). Only this thread writes: when the import
+    stops (Ctrl-C, an error), the batch being embedded is dropped, never written.
     """
     spans = list(_batches(fresh))
     stopped = threading.Event()
-    said = False  # the phase is named once, when the model has loaded and the first texts are in
+    # the phase is named once, when the model has loaded and the first texts are in
+    said = False
 
     def embed(start: int, end: int) -> embedding_jobs.Job:
         def step(done: int, _total: int) -> None:
@@ -159,12 +189,17 @@ def _committed(rt: Runtime, fresh: Sequence[Prepared], dim: int, progress: Progr
         rows = [p.row for p in fresh[start:end]]
         function = lambda: embedding_jobs.embed_rows(rt, rows, dim, step)  # noqa: E731
         # One batch has nothing to overlap with: it is embedded here, without a thread's cost.
-        return embedding_jobs.Background(function) if len(spans) > 1 else embedding_jobs.Deferred(function)
+        return (
+            embedding_jobs.Background(function)
+            if len(spans) > 1
+            else embedding_jobs.Deferred(function)
+        )
 
     try:
         pending = [embed(*spans[0])] if spans else []
         for number, (start, end) in enumerate(spans):
-            pending.pop().result()  # raises the embedding's error, or a Ctrl-C while it waits
+            # raises the embedding's error, or a Ctrl-C while it waits
+            pending.pop().result()
             if number + 1 < len(spans):
                 pending.append(embed(*spans[number + 1]))
             yield _write(rt, fresh[start:end])
@@ -174,7 +209,8 @@ def _committed(rt: Runtime, fresh: Sequence[Prepared], dim: int, progress: Progr
 
 def _write(rt: Runtime, chunk: Sequence[Prepared]) -> list[Prepared]:
     """Commit one embedded batch; returns what it added."""
-    with rt.ledger.write() as session:  # another process may have imported the same records meanwhile
+    # another process may have imported the same records meanwhile
+    with rt.ledger.write() as session:
         batch = _fresh(chunk, _held(session, chunk))
         session.insert_many([(p.row, keyword_terms(p.row)) for p in batch])
         if batch:
@@ -188,8 +224,8 @@ def _held(session: Reader, chunk: Sequence[Prepared]) -> set[tuple[str, str, str
 
 
 def _kept(rt: Runtime, fresh: Sequence[Prepared], added: Sequence[Prepared]) -> int:
-    """How many of ``fresh`` the ledger holds after a Ctrl-C, asked of the ledger itself: the signal may
-    land between a batch's commit and its count."""
+    """How many of ``fresh`` the ledger holds after a Ctrl-C, asked of the ledger itself: the signal
+    may land between a batch's commit and its count."""
     present: set[tuple[str, str, str]] = set()
     try:
         with rt.ledger.read() as session:
@@ -202,7 +238,8 @@ def _kept(rt: Runtime, fresh: Sequence[Prepared], added: Sequence[Prepared]) -> 
 
 
 def reindex(rt: Runtime, progress: Progress | None, phase: Phase | None = None) -> int:
-    """Re-embed every memory with the configured model and rebuild the LanceDB index from the ledger."""
+    """Re-embed every memory with the configured model and rebuild the LanceDB index from the
+    ledger."""
     rt.require()
     try:
         announce(phase, "Loading the embedding model")
@@ -220,7 +257,9 @@ def reindex(rt: Runtime, progress: Progress | None, phase: Phase | None = None) 
             session.set_embeddings(rows)
             session.audit("reindex", [], rt.now(), reason=model)
     except KeyboardInterrupt:
-        raise Interrupted("Interrupted: nothing was changed; rerun `hindsight reindex` to re-embed.") from None
+        raise Interrupted(
+            "Interrupted: nothing was changed; rerun `hindsight reindex` to re-embed."
+        ) from None
     if rt.mirror is not None:
         announce(phase, "Rebuilding the search index")
         try:
@@ -228,8 +267,11 @@ def reindex(rt: Runtime, progress: Progress | None, phase: Phase | None = None) 
             rt.mirror.forget_index()
             rt.mirror.sync()
         except KeyboardInterrupt:
-            raise Interrupted("Interrupted while rebuilding the search index: every memory is re-embedded, and the "
-                              "next search rebuilds the index.") from None
+            raise Interrupted(
+                "Interrupted while rebuilding the search index: every memory is re-embedded, and "
+                "the "
+                "next search rebuilds the index."
+            ) from None
     return len(rows)
 
 
@@ -247,7 +289,9 @@ def parse_jsonl(lines: Iterable[str]) -> list[dict[str, Any]]:
         try:
             value = json.loads(line)
         except json.JSONDecodeError as error:
-            raise InvalidInput(f"Line {number} is not valid JSON ({error.msg}); nothing was imported.") from None
+            raise InvalidInput(
+                f"Line {number} is not valid JSON ({error.msg}); nothing was imported."
+            ) from None
         if not isinstance(value, dict):
             raise InvalidInput(f"Line {number} is not a JSON object; nothing was imported.")
         records.append(value)

@@ -1,9 +1,10 @@
-"""Writing one memory (DESIGN §6): validated, redacted, idempotent, restatements merged, changed facts
-superseding the old ones, every link inside the writer's agent scope.
+"""Writing one memory (DESIGN §6): validated, redacted, idempotent, restatements merged, changed
+facts superseding the old ones, every link inside the writer's agent scope.
 
-The idempotency key (unique per agent), the superseded memory and the near memories a new one is compared
-with are all looked up inside the write transaction, so concurrent writers cannot both add the same
-memory, and nothing is ever looked up in, merged into or superseded across another agent's scope.
+The idempotency key (unique per agent), the superseded memory and the near memories a new one is
+compared with are all looked up inside the write transaction, so concurrent writers cannot both add
+the same memory, and nothing is ever looked up in, merged into or superseded across another agent's
+scope.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from .reading import find
 from .runtime import Runtime
 from .scope import Scope
 
-_NEAREST = 5  # near memories a new one is compared with for a merge or an update
+# near memories a new one is compared with for a merge or an update
+_NEAREST = 5
 
 
 @dataclass
@@ -33,7 +35,8 @@ class _Plan:
 
     merge_into: str | None = None
     old: MemoryRow | None = None
-    change: str | None = None  # "60 → 100": what an automatic supersede changed
+    # "60 → 100": what an automatic supersede changed
+    change: str | None = None
 
 
 def _inherit(rt: Runtime, values: dict[str, Any], scope: Scope) -> None:
@@ -50,44 +53,72 @@ def _inherit(rt: Runtime, values: dict[str, Any], scope: Scope) -> None:
 
 def _supersedable(session: Writer, row: MemoryRow, scope: Scope) -> MemoryRow:
     assert row.supersedes is not None
-    old = find(session, row.supersedes, scope)  # another agent's memory is not there for a scoped writer
+    # another agent's memory is not there for a scoped writer
+    old = find(session, row.supersedes, scope)
     if old.agent_id != row.agent_id:
-        raise InvalidInput(f"{old.id} belongs to agent {old.agent_id!r}, not {row.agent_id!r}: "
-                           "a memory can only supersede one of its own agent.")
+        raise InvalidInput(
+            f"{old.id} belongs to agent {old.agent_id!r}, not {row.agent_id!r}: "
+            "a memory can only supersede one of its own agent."
+        )
     if old.status == "superseded":
-        raise InvalidInput(f"{old.id} was already superseded by {old.superseded_by}; supersede that one instead.")
+        raise InvalidInput(
+            f"{old.id} was already superseded by {old.superseded_by}; supersede that one instead."
+        )
     row.supersedes = old.id
     return old
 
 
 def _near(row: MemoryRow) -> list[Condition]:
-    """The memories a new one may restate or update: active, of its agent, type and outcome, in its task;
-    explicit, different steps of a task are distinct events, however alike their text."""
-    return [("status", "in", ["active"]), ("agent_id", "in", [row.agent_id]), ("type", "in", [row.type]),
-            ("outcome", "in", [row.outcome]), ("task_id", "is", row.task_id), ("step", "null_or_eq", row.step)]
+    """The memories a new one may restate or update: active, of its agent, type and outcome, in its
+    task; explicit, different steps of a task are distinct events, however alike their text."""
+    return [
+        ("status", "in", ["active"]),
+        ("agent_id", "in", [row.agent_id]),
+        ("type", "in", [row.type]),
+        ("outcome", "in", [row.outcome]),
+        ("task_id", "is", row.task_id),
+        ("step", "null_or_eq", row.step),
+    ]
 
 
 def _plan(rt: Runtime, session: Writer, row: MemoryRow) -> _Plan:
-    """Merge a restatement (same words, values and polarity), supersede an update (the same statement with
-    other values, or negated), or just insert (core/facts.py decides; docs/benchmarks.md measures it)."""
+    """Merge a restatement (same words, values and polarity), supersede an update (the same
+    statement with other values, or negated), or just insert (core/facts.py decides;
+    docs/benchmarks.md measures it)."""
     from .facts import CANDIDATE_COSINE, THRESHOLDS, Thresholds, resolve
 
-    near = [(m, s) for m, s in session.nearest(list(row.embedding), _near(row), _NEAREST) if s >= CANDIDATE_COSINE]
+    near = [
+        (m, s)
+        for m, s in session.nearest(list(row.embedding), _near(row), _NEAREST)
+        if s >= CANDIDATE_COSINE
+    ]
     if not near:
         return _Plan()
     rows = {r.id: r for r in session.by_ids([m for m, _ in near])}
-    thresholds = Thresholds(THRESHOLDS.floor, rt.config.dedup_threshold, THRESHOLDS.update, THRESHOLDS.slack,
-                            THRESHOLDS.slack_cosine)
+    thresholds = Thresholds(
+        THRESHOLDS.floor,
+        rt.config.dedup_threshold,
+        THRESHOLDS.update,
+        THRESHOLDS.slack,
+        THRESHOLDS.slack_cosine,
+    )
     # An episode is an event: "deploy 41 failed" after "deploy 40 failed" is a second event, not a
     # correction, so only facts and how-tos (and working state) are superseded by their update.
     facts = rt.config.on_change == "supersede" and row.type != "episodic"
-    near = [(m, s) for m, s in near if m in rows and not parts.is_part(rows[m])]  # a piece is no statement
-    choice = resolve(embedding_text(row), [(m, embedding_text(rows[m]), s) for m, s in near],
-                     supersede=facts, thresholds=thresholds)
+    # a piece is no statement
+    near = [(m, s) for m, s in near if m in rows and not parts.is_part(rows[m])]
+    choice = resolve(
+        embedding_text(row),
+        [(m, embedding_text(rows[m]), s) for m, s in near],
+        supersede=facts,
+        thresholds=thresholds,
+    )
     if choice.action == "merge":
         return _Plan(merge_into=choice.target)
     if choice.action == "supersede" and choice.target in rows and choice.decision is not None:
-        return _Plan(old=rows[choice.target], change=choice.decision.summary or choice.decision.reason)
+        return _Plan(
+            old=rows[choice.target], change=choice.decision.summary or choice.decision.reason
+        )
     return _Plan()
 
 
@@ -95,11 +126,18 @@ def _supersede(session: Writer, old: MemoryRow, row: MemoryRow, change: str | No
     session.supersede(old.id, row.id, row.created_at)
     reason = f"updated automatically: {change}" if change else None
     session.audit("supersede", [old.id, row.id], row.created_at, reason, row.agent_id)
-    withdraw(session, [old.id], row.created_at, row.agent_id)  # summaries quoting the old fact
+    # summaries quoting the old fact
+    withdraw(session, [old.id], row.created_at, row.agent_id)
 
 
-def record(rt: Runtime, content: str, fields: Mapping[str, Any], merge: bool, supersedes: str | None,
-           scope: Scope) -> WriteResult:
+def record(
+    rt: Runtime,
+    content: str,
+    fields: Mapping[str, Any],
+    merge: bool,
+    supersedes: str | None,
+    scope: Scope,
+) -> WriteResult:
     values = {**fields, "content": content, "supersedes": supersedes}
     values["agent_id"] = scope.resolve(values.get("agent_id")) or values.get("agent_id")
     _inherit(rt, values, scope)
@@ -119,12 +157,19 @@ def record(rt: Runtime, content: str, fields: Mapping[str, Any], merge: bool, su
         existing = session.by_key(row.idempotency_key, row.agent_id)
         if existing is not None:
             return WriteResult(codec.to_memory(existing), True, prepared.redactions)
-        plan = _Plan(old=_supersedable(session, row, scope)) if row.supersedes else (
-            _plan(rt, session, row) if merge else _Plan())
+        plan = (
+            _Plan(old=_supersedable(session, row, scope))
+            if row.supersedes
+            else (_plan(rt, session, row) if merge else _Plan())
+        )
         if plan.merge_into is not None:
             session.touch(plan.merge_into, row.created_at, row.importance)
-            session.audit("merge", [plan.merge_into], row.created_at, "the same statement again", row.agent_id)
-            return WriteResult(codec.to_memory(session.by_ids([plan.merge_into])[0]), True, prepared.redactions)
+            session.audit(
+                "merge", [plan.merge_into], row.created_at, "the same statement again", row.agent_id
+            )
+            return WriteResult(
+                codec.to_memory(session.by_ids([plan.merge_into])[0]), True, prepared.redactions
+            )
         if plan.old is not None:
             row.supersedes = plan.old.id
         session.insert(row, keyword_terms(row))
@@ -138,9 +183,10 @@ def record(rt: Runtime, content: str, fields: Mapping[str, Any], merge: bool, su
 
 
 def _record_parts(rt: Runtime, prepared: Sequence[Prepared], scope: Scope) -> WriteResult:
-    """Content over the size limit, in linked parts written in one transaction. The first part stands for
-    the whole: its key says whether the text is stored already, and it is what supersedes. A part is never
-    merged into, nor taken for an update of, another memory: it is a piece of a text, not a statement."""
+    """Content over the size limit, in linked parts written in one transaction. The first part
+    stands for the whole: its key says whether the text is stored already, and it is what
+    supersedes. A part is never merged into, nor taken for an update of, another memory: it is a
+    piece of a text, not a statement."""
     from .admin import init
 
     rows = [p.row for p in prepared]
@@ -152,12 +198,26 @@ def _record_parts(rt: Runtime, prepared: Sequence[Prepared], scope: Scope) -> Wr
     with rt.ledger.write() as session:
         existing = session.by_key(first.idempotency_key, first.agent_id)
         if existing is not None:
-            return WriteResult(codec.to_memory(existing), True, redactions, parts=parts.ids(existing))
+            return WriteResult(
+                codec.to_memory(existing), True, redactions, parts=parts.ids(existing)
+            )
         old = _supersedable(session, first, scope) if first.supersedes else None
         session.insert_many([(r, keyword_terms(r)) for r in rows])
-        session.audit("record", [r.id for r in rows], first.created_at, f"{len(rows)} linked parts", first.agent_id)
+        session.audit(
+            "record",
+            [r.id for r in rows],
+            first.created_at,
+            f"{len(rows)} linked parts",
+            first.agent_id,
+        )
         if old is not None:
             _supersede(session, old, first, None)
     rt.after_write()
     expire_if_due(rt)
-    return WriteResult(codec.to_memory(first), False, redactions, [old.id] if old else [], parts=[r.id for r in rows])
+    return WriteResult(
+        codec.to_memory(first),
+        False,
+        redactions,
+        [old.id] if old else [],
+        parts=[r.id for r in rows],
+    )

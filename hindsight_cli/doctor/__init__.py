@@ -1,7 +1,8 @@
 """`hindsight doctor`: ordered checks that name the cause of a problem and its fix.
 
-Each check reports ok / warn / fail / skip, the evidence it saw and the fix in one line. Checks change
-nothing. This package imports no heavy library at import time; a check that needs one imports it.
+Each check reports ok / warn / fail / skip, the evidence it saw and the fix in one line. Checks
+change nothing. This package imports no heavy library at import time; a check that needs one imports
+it.
 """
 
 from __future__ import annotations

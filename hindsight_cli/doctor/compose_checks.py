@@ -1,7 +1,8 @@
-"""`hindsight doctor compose`: the Compose mistakes that schema linters accept and that break a stack.
+"""`hindsight doctor compose`: the Compose mistakes that schema linters accept and that break a
+stack.
 
-Each finding names the rule (``compose.<rule>``), the file and line, and the fix. The rules follow the
-project's reference notes on Compose (a service calling ``localhost``, readiness, data volumes,
+Each finding names the rule (``compose.<rule>``), the file and line, and the fix. The rules follow
+the project's reference notes on Compose (a service calling ``localhost``, readiness, data volumes,
 networks, ``expose``, host ports between services, unset variables).
 """
 
@@ -30,45 +31,83 @@ from .compose_file import (
 
 # Database images (no registry, no tag) and where they keep their data inside the container.
 DB_DATA_DIRS = {
-    "postgres": "/var/lib/postgresql/data", "mysql": "/var/lib/mysql", "mariadb": "/var/lib/mysql",
-    "mongo": "/data/db", "redis": "/data", "qdrant/qdrant": "/qdrant/storage", "neo4j": "/data",
-    "elasticsearch": "/usr/share/elasticsearch/data", "valkey/valkey": "/data", "eqalpha/keydb": "/data",
-    "bitnami/redis": "/bitnami/redis/data", "redis/redis-stack-server": "/data",
+    "postgres": "/var/lib/postgresql/data",
+    "mysql": "/var/lib/mysql",
+    "mariadb": "/var/lib/mysql",
+    "mongo": "/data/db",
+    "redis": "/data",
+    "qdrant/qdrant": "/qdrant/storage",
+    "neo4j": "/data",
+    "elasticsearch": "/usr/share/elasticsearch/data",
+    "valkey/valkey": "/data",
+    "eqalpha/keydb": "/data",
+    "bitnami/redis": "/bitnami/redis/data",
+    "redis/redis-stack-server": "/data",
 }
 # Of those, the caches: usually started empty on purpose, so no volume is a warning, unless the
 # command asks them to persist (append-only file, snapshots).
 CACHES = {"redis", "valkey/valkey", "eqalpha/keydb", "bitnami/redis", "redis/redis-stack-server"}
 HEALTH_HINTS = {
-    "postgres": '["CMD-SHELL", "pg_isready -U postgres"]', "mysql": '["CMD", "mysqladmin", "ping", "-h", "localhost"]',
-    "redis": '["CMD", "redis-cli", "ping"]', "mongo": '["CMD", "mongosh", "--quiet", "--eval", "db.runCommand(\'ping\')"]',
+    "postgres": '["CMD-SHELL", "pg_isready -U postgres"]',
+    "mysql": '["CMD", "mysqladmin", "ping", "-h", "localhost"]',
+    "redis": '["CMD", "redis-cli", "ping"]',
+    "mongo": '["CMD", "mongosh", "--quiet", "--eval", "db.runCommand(\'ping\')"]',
 }
 # The ports those images listen on, so `localhost:5432` can be traced to the service that owns it.
-DB_PORTS = {"postgres": {5432}, "mysql": {3306}, "mariadb": {3306}, "mongo": {27017}, "redis": {6379},
-            "qdrant/qdrant": {6333, 6334}, "neo4j": {7474, 7687}, "elasticsearch": {9200, 9300}}
+DB_PORTS = {
+    "postgres": {5432},
+    "mysql": {3306},
+    "mariadb": {3306},
+    "mongo": {27017},
+    "redis": {6379},
+    "qdrant/qdrant": {6333, 6334},
+    "neo4j": {7474, 7687},
+    "elasticsearch": {9200, 9300},
+}
 LOOPBACK = {"localhost", "127.0.0.1", "0.0.0.0", "::1"}
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s'\"]+", re.IGNORECASE)
 _HOST_PORT = re.compile(r"^\[?([A-Za-z0-9_.:-]+?)\]?:(\d+)$")
 
 
-def run(path: Path | None = None, cwd: Path | None = None, env: Mapping[str, str] | None = None,
-        required: bool = True) -> list[Check]:
+def run(
+    path: Path | None = None,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    required: bool = True,
+) -> list[Check]:
     """``required``: a missing file fails when asked for, and is skipped in a full doctor run."""
     cwd = cwd or Path.cwd()
     path = path or find_up(cwd)
     if path is None:
         if required:
-            return [fail("compose.file", "no Compose file here", str(cwd),
-                         "name one: `hindsight doctor compose path/to/compose.yaml`")]
+            return [
+                fail(
+                    "compose.file",
+                    "no Compose file here",
+                    str(cwd),
+                    "name one: `hindsight doctor compose path/to/compose.yaml`",
+                )
+            ]
         return []
     if not path.is_file():
-        return [fail("compose.file", "the Compose file does not exist", str(path), "check the path")]
+        return [
+            fail("compose.file", "the Compose file does not exist", str(path), "check the path")
+        ]
     try:
         compose = load(path)
     except ComposeError as error:
-        return [fail("compose.file", f"{path.name} is not a valid Compose file", str(error),
-                     "fix the YAML at that line; `docker compose config` shows the same file as Compose reads it")]
+        return [
+            fail(
+                "compose.file",
+                f"{path.name} is not a valid Compose file",
+                str(error),
+                "fix the YAML at that line; `docker compose config` shows the same file as "
+                "Compose reads it",
+            )
+        ]
     env = dict(os.environ if env is None else env)
-    env = {**dotenv(path.parent / ".env"), **env}  # the shell wins over .env, as in Compose
+    # the shell wins over .env, as in Compose
+    env = {**dotenv(path.parent / ".env"), **env}
     findings = list(lint(compose, env))
     count = len(compose.services)
     head = ok("compose.file", f"{path.name}: {count} service{'s' if count != 1 else ''}", str(path))
@@ -80,8 +119,15 @@ def run(path: Path | None = None, cwd: Path | None = None, env: Mapping[str, str
 def lint(compose: ComposeFile, env: Mapping[str, str]) -> Iterator[Check]:
     yield from _variables(compose, env)
     if "version" in compose.data:
-        yield finding(warn, "version", compose, ("version",), "top-level `version` is obsolete",
-                      f"version: {compose.data['version']!r}", "delete the line: Compose v2 ignores it and warns")
+        yield finding(
+            warn,
+            "version",
+            compose,
+            ("version",),
+            "top-level `version` is obsolete",
+            f"version: {compose.data['version']!r}",
+            "delete the line: Compose v2 ignores it and warns",
+        )
     services = compose.services
     for name, svc in services.items():
         yield from _reachability(compose, name, svc, env)
@@ -92,7 +138,9 @@ def lint(compose: ComposeFile, env: Mapping[str, str]) -> Iterator[Check]:
         yield from compose_mcp.lint(compose, name, svc, env)
 
 
-# --- variables ------------------------------------------------------------------------------------------
+# --- variables
+# ------------------------------------------------------------------------------------------
+
 
 def _variables(compose: ComposeFile, env: Mapping[str, str]) -> Iterator[Check]:
     seen: set[str] = set()
@@ -100,19 +148,29 @@ def _variables(compose: ComposeFile, env: Mapping[str, str]) -> Iterator[Check]:
         if var.name in seen or var.operator in (":-", "-", ":+", "+"):
             continue
         value = env.get(var.name)
-        if var.operator in (":?", "?") and (value is None or (var.operator == ":?" and value == "")):
+        if var.operator in (":?", "?") and (
+            value is None or (var.operator == ":?" and value == "")
+        ):
             seen.add(var.name)
-            yield fail("compose.variable", f"required variable {var.name} has no value",
-                       f"{compose.path.name}:{var.line}: {var.text}",
-                       f"set {var.name} in the shell or in the .env next to the file")
+            yield fail(
+                "compose.variable",
+                f"required variable {var.name} has no value",
+                f"{compose.path.name}:{var.line}: {var.text}",
+                f"set {var.name} in the shell or in the .env next to the file",
+            )
         elif not var.operator and value is None:
             seen.add(var.name)
-            yield warn("compose.variable", f"{var.name} is not set and has no default; Compose uses an empty string",
-                       f"{compose.path.name}:{var.line}: {var.text}",
-                       f"add {var.name}=… to the .env next to the file, or write ${{{var.name}:-default}}")
+            yield warn(
+                "compose.variable",
+                f"{var.name} is not set and has no default; Compose uses an empty string",
+                f"{compose.path.name}:{var.line}: {var.text}",
+                f"add {var.name}=… to the .env next to the file, or write ${{{var.name}:-default}}",
+            )
 
 
-# --- reaching other services ----------------------------------------------------------------------------
+# --- reaching other services
+# ----------------------------------------------------------------------------
+
 
 def _ports(svc: dict[str, Any]) -> list[tuple[int | None, int]]:
     """(host port or None, container port) for each ``ports`` entry; ranges are left out."""
@@ -132,13 +190,18 @@ def _ports(svc: dict[str, Any]) -> list[tuple[int | None, int]]:
 
 
 def _container_ports(svc: dict[str, Any]) -> set[int]:
-    ports = {container for _, container in _ports(svc)} | DB_PORTS.get(_image_base(str(svc.get("image", ""))), set())
-    ports |= {int(str(e).split("/")[0]) for e in svc.get("expose") or [] if str(e).split("/")[0].isdigit()}
+    ports = {container for _, container in _ports(svc)} | DB_PORTS.get(
+        _image_base(str(svc.get("image", ""))), set()
+    )
+    ports |= {
+        int(str(e).split("/")[0]) for e in svc.get("expose") or [] if str(e).split("/")[0].isdigit()
+    }
     return ports
 
 
 def _targets(value: str) -> list[tuple[str, int | None]]:
-    """(host, port) pairs a value points at: every URL in it, or the whole value as ``host:port``."""
+    """(host, port) pairs a value points at: every URL in it, or the whole value as
+    ``host:port``."""
     found = []
     for url in _URL.findall(value):
         try:
@@ -152,7 +215,9 @@ def _targets(value: str) -> list[tuple[str, int | None]]:
     return found
 
 
-def _networks(svc: dict[str, Any], services: Mapping[str, dict[str, Any]], depth: int = 0) -> set[str]:
+def _networks(
+    svc: dict[str, Any], services: Mapping[str, dict[str, Any]], depth: int = 0
+) -> set[str]:
     mode = svc.get("network_mode")
     if isinstance(mode, str):
         if mode.startswith("service:") and depth < 5:
@@ -162,7 +227,9 @@ def _networks(svc: dict[str, Any], services: Mapping[str, dict[str, Any]], depth
     return set(networks) if isinstance(networks, (list, dict)) and networks else {"default"}
 
 
-def _reachability(compose: ComposeFile, name: str, svc: dict[str, Any], env: Mapping[str, str]) -> Iterator[Check]:
+def _reachability(
+    compose: ComposeFile, name: str, svc: dict[str, Any], env: Mapping[str, str]
+) -> Iterator[Check]:
     services = compose.services
     mode = str(svc.get("network_mode") or "")
     own_ports = _container_ports(svc)
@@ -180,50 +247,98 @@ def _reachability(compose: ComposeFile, name: str, svc: dict[str, Any], env: Map
     for other, keys in referenced.items():
         if other in services and not mine & _networks(services[other], services):
             theirs = sorted(_networks(services[other], services))
-            yield finding(fail, "network", compose, ("services", name, *keys),
-                          f"{name} and {other} share no network: the name {other!r} will not resolve",
-                          f"{name} is on {sorted(mine)}, {other} on {theirs}",
-                          f"put both on one network (add {theirs[0]!r} to {name}'s networks)")
+            yield finding(
+                fail,
+                "network",
+                compose,
+                ("services", name, *keys),
+                f"{name} and {other} share no network: the name {other!r} will not resolve",
+                f"{name} is on {sorted(mine)}, {other} on {theirs}",
+                f"put both on one network (add {theirs[0]!r} to {name}'s networks)",
+            )
 
 
-def _loopback(compose: ComposeFile, name: str, where: tuple[Any, ...], key: str, value: str, port: int | None,
-              own_ports: set[int]) -> Iterator[Check]:
+def _loopback(
+    compose: ComposeFile,
+    name: str,
+    where: tuple[Any, ...],
+    key: str,
+    value: str,
+    port: int | None,
+    own_ports: set[int],
+) -> Iterator[Check]:
     if port is not None and port in own_ports:
-        return  # the service talking to itself
+        # the service talking to itself
+        return
     services = compose.services
-    if any(s.get("network_mode") == f"service:{name}" and port in _container_ports(s) for s in services.values()):
-        return  # a service sharing this one's network namespace: localhost does reach it
+    if any(
+        s.get("network_mode") == f"service:{name}" and port in _container_ports(s)
+        for s in services.values()
+    ):
+        # a service sharing this one's network namespace: localhost does reach it
+        return
     owners = [o for o, s in services.items() if o != name and port in _container_ports(s)]
     if owners:
-        yield finding(fail, "localhost", compose, where,
-                      f"{name} reaches {owners[0]} through localhost; inside a container localhost is the container itself",
-                      f"{key}={value}", f"use the service name: {owners[0]}:{port}")
+        yield finding(
+            fail,
+            "localhost",
+            compose,
+            where,
+            f"{name} reaches {owners[0]} through localhost; inside a container localhost is the "
+            f"container itself",
+            f"{key}={value}",
+            f"use the service name: {owners[0]}:{port}",
+        )
     else:
-        yield finding(warn, "localhost", compose, where,
-                      f"{name} points at localhost, which inside a container is {name} itself",
-                      f"{key}={value}", "if this is another service, use its service name instead of localhost")
+        yield finding(
+            warn,
+            "localhost",
+            compose,
+            where,
+            f"{name} points at localhost, which inside a container is {name} itself",
+            f"{key}={value}",
+            "if this is another service, use its service name instead of localhost",
+        )
 
 
-def _host_port(compose: ComposeFile, name: str, where: tuple[Any, ...], key: str, value: str, other: str,
-               port: int | None) -> Iterator[Check]:
+def _host_port(
+    compose: ComposeFile,
+    name: str,
+    where: tuple[Any, ...],
+    key: str,
+    value: str,
+    other: str,
+    port: int | None,
+) -> Iterator[Check]:
     target = compose.services[other]
     if port is None or port in _container_ports(target):
         return
     for host, container in _ports(target):
         if host == port:
-            yield finding(fail, "host-port", compose, where,
-                          f"{name} calls {other} on its published host port {port}",
-                          f"{key}={value}; {other} publishes {host}:{container}",
-                          f"between services use the container port: {other}:{container}")
+            yield finding(
+                fail,
+                "host-port",
+                compose,
+                where,
+                f"{name} calls {other} on its published host port {port}",
+                f"{key}={value}; {other} publishes {host}:{container}",
+                f"between services use the container port: {other}:{container}",
+            )
 
 
-# --- depends_on and readiness ----------------------------------------------------------------------------
+# --- depends_on and readiness
+# ----------------------------------------------------------------------------
+
 
 def _depends(svc: dict[str, Any]) -> dict[str, dict[str, Any]]:
     dep = svc.get("depends_on") or {}
     if isinstance(dep, list):
         return {str(d): {} for d in dep}
-    return {str(d): (opts if isinstance(opts, dict) else {}) for d, opts in dep.items()} if isinstance(dep, dict) else {}
+    return (
+        {str(d): (opts if isinstance(opts, dict) else {}) for d, opts in dep.items()}
+        if isinstance(dep, dict)
+        else {}
+    )
 
 
 def _image_base(image: str) -> str:
@@ -248,36 +363,65 @@ def _depends_on(compose: ComposeFile, name: str, svc: dict[str, Any]) -> Iterato
     for dep, opts in _depends(svc).items():
         keys = ("services", name, "depends_on", dep)
         if dep not in services:
-            yield finding(fail, "depends-unknown", compose, keys, f"{name} depends on {dep!r}, which is not a service",
-                          f"services: {', '.join(services)}", "fix the name in depends_on")
+            yield finding(
+                fail,
+                "depends-unknown",
+                compose,
+                keys,
+                f"{name} depends on {dep!r}, which is not a service",
+                f"services: {', '.join(services)}",
+                "fix the name in depends_on",
+            )
             continue
         target = services[dep]
         base = _image_base(str(target.get("image", "")))
         condition = opts.get("condition", "service_started")
         healthy = _has_healthcheck(target)
         if condition == "service_healthy" and not healthy:
-            yield finding(fail, "healthcheck-missing", compose, keys,
-                          f"{name} waits for {dep} to be healthy, but {dep} has no healthcheck",
-                          f"depends_on {dep}: condition: service_healthy",
-                          f"give {dep} a healthcheck: test: {HEALTH_HINTS.get(base, '[...]')}")
+            yield finding(
+                fail,
+                "healthcheck-missing",
+                compose,
+                keys,
+                f"{name} waits for {dep} to be healthy, but {dep} has no healthcheck",
+                f"depends_on {dep}: condition: service_healthy",
+                f"give {dep} a healthcheck: test: {HEALTH_HINTS.get(base, '[...]')}",
+            )
         elif condition == "service_started" and (base in DB_DATA_DIRS or healthy):
-            add = "" if healthy else f"give {dep} a healthcheck (test: {HEALTH_HINTS.get(base, '[...]')}) and "
-            yield finding(warn, "depends-health", compose, keys,
-                          f"{name} starts as soon as {dep}'s container starts, before it accepts connections",
-                          f"depends_on {dep} without condition: service_healthy",
-                          f"{add}write depends_on: {{{dep}: {{condition: service_healthy}}}}")
+            add = (
+                ""
+                if healthy
+                else f"give {dep} a healthcheck (test: {HEALTH_HINTS.get(base, '[...]')}) and "
+            )
+            yield finding(
+                warn,
+                "depends-health",
+                compose,
+                keys,
+                f"{name} starts as soon as {dep}'s container starts, before it accepts connections",
+                f"depends_on {dep} without condition: service_healthy",
+                f"{add}write depends_on: {{{dep}: {{condition: service_healthy}}}}",
+            )
 
 
-# --- volumes, expose, networks -------------------------------------------------------------------------------
+# --- volumes, expose, networks
+# -------------------------------------------------------------------------------
+
 
 def _volumes(compose: ComposeFile, name: str, svc: dict[str, Any]) -> Iterator[Check]:
     declared = set(compose.data.get("volumes") or {})
     mounted = mounts(svc)
     for index, source, _, named in mounted:
         if named and source not in declared:
-            yield finding(fail, "volume-undeclared", compose, ("services", name, "volumes", index),
-                          f"{name} uses the named volume {source!r}, which is not declared",
-                          f"volumes: {source}:…", f"add it at the top level: volumes: {{{source}: {{}}}}")
+            yield finding(
+                fail,
+                "volume-undeclared",
+                compose,
+                ("services", name, "volumes", index),
+                f"{name} uses the named volume {source!r}, which is not declared",
+                f"volumes: {source}:…",
+                f"add it at the top level: volumes: {{{source}: {{}}}}",
+            )
     base = _image_base(str(svc.get("image", "")))
     data_dir = DB_DATA_DIRS.get(base)
     if data_dir is None:
@@ -285,38 +429,59 @@ def _volumes(compose: ComposeFile, name: str, svc: dict[str, Any]) -> Iterator[C
     on_data = [m for m in mounted if data_dir == m[2] or data_dir.startswith(m[2] + "/")]
     if not on_data:
         cache = base in CACHES and not _persists(svc)
-        yield finding(warn if cache else fail, "db-volume", compose, ("services", name, "image"),
-                      f"{name} ({base}) keeps its data in the container: it is lost when the container is removed"
-                      + (" (fine for a cache that can start empty)" if cache else ""),
-                      f"nothing is mounted on {data_dir}",
-                      f"mount a named volume: volumes: [\"{name}-data:{data_dir}\"] and declare it under top-level volumes")
+        yield finding(
+            warn if cache else fail,
+            "db-volume",
+            compose,
+            ("services", name, "image"),
+            f"{name} ({base}) keeps its data in the container: it is lost when the container is "
+            f"removed" + (" (fine for a cache that can start empty)" if cache else ""),
+            f"nothing is mounted on {data_dir}",
+            f'mount a named volume: volumes: ["{name}-data:{data_dir}"] and declare it under '
+            f"top-level volumes",
+        )
     elif not any(named for *_, named in on_data):
         index, source, target, _ = on_data[0]
-        yield finding(warn, "db-bind-mount", compose, ("services", name, "volumes", index),
-                      f"{name} ({base}) keeps its data in a host directory",
-                      f"{source}:{target}",
-                      "use a named volume: bind mounts bring permission and fsync problems on Docker Desktop and WSL")
+        yield finding(
+            warn,
+            "db-bind-mount",
+            compose,
+            ("services", name, "volumes", index),
+            f"{name} ({base}) keeps its data in a host directory",
+            f"{source}:{target}",
+            "use a named volume: bind mounts bring permission and fsync problems on Docker "
+            "Desktop and WSL",
+        )
 
 
 def _persists(svc: dict[str, Any]) -> bool:
-    """The command asks a cache to keep its data: ``--appendonly yes``, or ``--save`` with a schedule."""
+    """The command asks a cache to keep its data: ``--appendonly yes``, or ``--save`` with a
+    schedule."""
     command = svc.get("command")
     words = command.split() if isinstance(command, str) else [str(w) for w in command or []]
     settings = dict(zip(words, [*words[1:], ""]))
     env = {key.upper(): value.lower() for _, key, value in env_items(svc)}
-    return (settings.get("--appendonly", "").lower() == "yes" or settings.get("--save", "").strip('"\'') not in ("", "-")
-            or env.get("REDIS_AOF_ENABLED") == "yes")
+    return (
+        settings.get("--appendonly", "").lower() == "yes"
+        or settings.get("--save", "").strip("\"'") not in ("", "-")
+        or env.get("REDIS_AOF_ENABLED") == "yes"
+    )
 
 
 def _expose(compose: ComposeFile, name: str, svc: dict[str, Any]) -> Iterator[Check]:
     for index, entry in enumerate(svc.get("expose") or []):
         if ":" in str(entry):
             container = str(entry).rpartition(":")[2]
-            yield finding(fail, "expose", compose, ("services", name, "expose", index),
-                          f"{name}: expose is written like a port mapping",
-                          f"expose: {entry!r}",
-                          f"expose takes container ports only (expose: [\"{container}\"]); "
-                          f"to publish on the host use ports: [\"{entry}\"]")
+            yield finding(
+                fail,
+                "expose",
+                compose,
+                ("services", name, "expose", index),
+                f"{name}: expose is written like a port mapping",
+                f"expose: {entry!r}",
+                f'expose takes container ports only (expose: ["{container}"]); '
+                f'to publish on the host use ports: ["{entry}"]',
+            )
 
 
 def _undeclared_networks(compose: ComposeFile, name: str, svc: dict[str, Any]) -> Iterator[Check]:
@@ -326,6 +491,12 @@ def _undeclared_networks(compose: ComposeFile, name: str, svc: dict[str, Any]) -
         return
     for network in networks:
         if network not in declared:
-            yield finding(fail, "network-undeclared", compose, ("services", name, "networks"),
-                          f"{name} joins the network {network!r}, which is not declared",
-                          f"networks: {network}", f"add it at the top level: networks: {{{network}: {{}}}}")
+            yield finding(
+                fail,
+                "network-undeclared",
+                compose,
+                ("services", name, "networks"),
+                f"{name} joins the network {network!r}, which is not declared",
+                f"networks: {network}",
+                f"add it at the top level: networks: {{{network}: {{}}}}",
+            )

@@ -29,7 +29,8 @@ class Variable:
     """One ``${...}`` or ``$NAME`` in a value."""
 
     name: str
-    operator: str  # "", ":-", "-", ":?", "?", ":+", "+"
+    # "", ":-", "-", ":?", "?", ":+", "+"
+    operator: str
     word: str
     line: int
     text: str
@@ -40,7 +41,8 @@ class ComposeFile:
     path: Path
     data: dict[str, Any]
     lines: dict[tuple[Any, ...], int] = field(default_factory=dict)
-    scalars: list[tuple[str, int]] = field(default_factory=list)  # every string value and its line
+    # every string value and its line
+    scalars: list[tuple[str, int]] = field(default_factory=list)
 
     @property
     def services(self) -> dict[str, dict[str, Any]]:
@@ -60,18 +62,20 @@ def find(directory: Path) -> Path | None:
 
 
 def find_up(directory: Path) -> Path | None:
-    """The project's Compose file: here, or (as `docker compose` looks) in a parent up to the root of
-    the git checkout this directory is in; outside a checkout, only here."""
+    """The project's Compose file: here, or (as `docker compose` looks) in a parent up to the root
+    of the git checkout this directory is in; outside a checkout, only here."""
     chain = [directory, *directory.parents]
     root = next((i for i, d in enumerate(chain) if (d / ".git").exists()), 0)
-    return next((found for d in chain[:root + 1] if (found := find(d)) is not None), None)
+    return next((found for d in chain[: root + 1] if (found := find(d)) is not None), None)
 
 
 def load(path: Path) -> ComposeFile:
     try:
         import yaml
     except ImportError:  # pragma: no cover - fastembed depends on it
-        raise ComposeError("PyYAML is not installed (it comes with fastembed); reinstall hindsight-cli") from None
+        raise ComposeError(
+            "PyYAML is not installed (it comes with fastembed); reinstall hindsight-cli"
+        ) from None
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
@@ -88,7 +92,9 @@ def load(path: Path) -> ComposeFile:
     finally:
         loader.dispose()
     if not isinstance(data, dict):
-        raise ComposeError("the file does not hold a mapping (a Compose file starts with `services:`)")
+        raise ComposeError(
+            "the file does not hold a mapping (a Compose file starts with `services:`)"
+        )
     compose = ComposeFile(path, data)
     _walk(node, (), compose, yaml)
     return compose
@@ -118,7 +124,9 @@ def variables(compose: ComposeFile) -> Iterator[Variable]:
                 continue
             braced = _BRACED.match(match.group(2))
             if braced:
-                yield Variable(braced.group(1), braced.group(2) or "", braced.group(3), line, match.group(0))
+                yield Variable(
+                    braced.group(1), braced.group(2) or "", braced.group(3), line, match.group(0)
+                )
 
 
 def dotenv(path: Path) -> dict[str, str]:
@@ -162,12 +170,24 @@ def interpolate(text: str, env: Mapping[str, str]) -> str:
     return _VARIABLE.sub(one, text)
 
 
-# --- a service's parts, as the checks read them -------------------------------------------------------
+# --- a service's parts, as the checks read them
+# -------------------------------------------------------
 
-def finding(make: Any, rule: str, compose: ComposeFile, keys: tuple[Any, ...], summary: str, evidence: str,
-            fix: str) -> Any:
-    """``make`` (doctor's ok/warn/fail) of ``compose.<rule>``, its evidence led by the file and line."""
-    return make(f"compose.{rule}", summary, f"{compose.path.name}:{compose.line(*keys)}: {evidence}", fix)
+
+def finding(
+    make: Any,
+    rule: str,
+    compose: ComposeFile,
+    keys: tuple[Any, ...],
+    summary: str,
+    evidence: str,
+    fix: str,
+) -> Any:
+    """``make`` (doctor's ok/warn/fail) of ``compose.<rule>``, its evidence led by the file and
+    line."""
+    return make(
+        f"compose.{rule}", summary, f"{compose.path.name}:{compose.line(*keys)}: {evidence}", fix
+    )
 
 
 def env_items(svc: dict[str, Any]) -> list[tuple[Any, str, str]]:
@@ -180,7 +200,10 @@ def env_items(svc: dict[str, Any]) -> list[tuple[Any, str, str]]:
             items.append((("environment", index), key, value))
         return items
     if isinstance(env, dict):
-        return [(("environment", key), str(key), "" if value is None else str(value)) for key, value in env.items()]
+        return [
+            (("environment", key), str(key), "" if value is None else str(value))
+            for key, value in env.items()
+        ]
     return []
 
 
@@ -194,6 +217,8 @@ def mounts(svc: dict[str, Any]) -> list[tuple[int, str, str, bool]]:
         else:
             parts = str(entry).split(":")
             source, target = (parts[0], parts[1]) if len(parts) > 1 else ("", parts[0])
-            named = bool(source) and not source.startswith((".", "/", "~", "$")) and "/" not in source
+            named = (
+                bool(source) and not source.startswith((".", "/", "~", "$")) and "/" not in source
+            )
         out.append((index, source, target.rstrip("/") or "/", named))
     return out

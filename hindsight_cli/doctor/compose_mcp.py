@@ -49,7 +49,9 @@ def _words(value: Any, env: Mapping[str, str]) -> list[str] | None:
     return [interpolate(str(v), env) for v in value] if isinstance(value, list) else None
 
 
-def _argv(svc: dict[str, Any], compose: ComposeFile, env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
+def _argv(
+    svc: dict[str, Any], compose: ComposeFile, env: Mapping[str, str]
+) -> tuple[list[str], dict[str, str]]:
     """What the container runs, and the image's ENV; Compose's entrypoint drops the image's CMD."""
     image = for_service(svc, compose.path.parent)
     entrypoint, command = _words(svc.get("entrypoint"), env), _words(svc.get("command"), env)
@@ -82,21 +84,36 @@ def find_server(argv: list[str], env: Mapping[str, str]) -> Server | None:
     """The ``hindsight mcp`` HTTP server in a command line, if it runs one."""
     words = _split(argv)
     for index, word in enumerate(words):
-        if program([word]) != "hindsight" and not (word == "hindsight_cli" and words[index - 1:index] == ["-m"]):
+        if program([word]) != "hindsight" and not (
+            word == "hindsight_cli" and words[index - 1 : index] == ["-m"]
+        ):
             continue
-        rest = words[index + 1:]
+        rest = words[index + 1 :]
         end = next((i for i, w in enumerate(rest) if w in ("&&", "||", ";", "|")), len(rest))
         args = rest[:end]
         positional = [w for w in args if not w.startswith("-")]
-        if not args or args[0] != "mcp" or (len(positional) > 1 and positional[1] in ("token", "install", "config")):
+        if (
+            not args
+            or args[0] != "mcp"
+            or (len(positional) > 1 and positional[1] in ("token", "install", "config"))
+        ):
             continue
         if _option(args, "--transport") != "http":
             continue
         port = _option(args, "--port") or str(DEFAULT_PORT)
-        store = _option(args, "--store") or env.get(paths.ENV_STORE) or (
-            posixpath.join(env[paths.ENV_HOME], "store") if env.get(paths.ENV_HOME) else None)
-        return Server(words, _option(args, "--host") or DEFAULT_HOST, int(port) if port.isdigit() else DEFAULT_PORT,
-                      _option(args, "--tokens"), "--allow-unauthenticated" in args, store)
+        store = (
+            _option(args, "--store")
+            or env.get(paths.ENV_STORE)
+            or (posixpath.join(env[paths.ENV_HOME], "store") if env.get(paths.ENV_HOME) else None)
+        )
+        return Server(
+            words,
+            _option(args, "--host") or DEFAULT_HOST,
+            int(port) if port.isdigit() else DEFAULT_PORT,
+            _option(args, "--tokens"),
+            "--allow-unauthenticated" in args,
+            store,
+        )
     return None
 
 
@@ -107,11 +124,15 @@ def _published(svc: dict[str, Any]) -> list[tuple[str, str, int]]:
         if isinstance(entry, dict):
             target = str(entry.get("target", ""))
             if target.isdigit():
-                out.append((str(entry.get("host_ip", "")), str(entry.get("published", "")), int(target)))
+                out.append(
+                    (str(entry.get("host_ip", "")), str(entry.get("published", "")), int(target))
+                )
             continue
         spec = str(entry).split("/")[0]
         rest, _, container = spec.rpartition(":")
-        address, _, host_port = rest.rpartition(":") if rest.count(":") or rest.startswith("[") else ("", "", rest)
+        address, _, host_port = (
+            rest.rpartition(":") if rest.count(":") or rest.startswith("[") else ("", "", rest)
+        )
         if container.isdigit():
             out.append((address, host_port, int(container)))
     return out
@@ -125,7 +146,9 @@ def _mount_targets(svc: dict[str, Any]) -> list[str]:
             source = entry.get("source") if isinstance(entry, dict) else entry
             target = entry.get("target") if isinstance(entry, dict) else None
             target = str(target or source or "")
-            targets.append(target if target.startswith("/") else posixpath.join(default_dir, target))
+            targets.append(
+                target if target.startswith("/") else posixpath.join(default_dir, target)
+            )
     return targets
 
 
@@ -133,26 +156,47 @@ def _under(path: str, targets: list[str]) -> bool:
     return any(path == t or path.startswith(t.rstrip("/") + "/") for t in targets)
 
 
-def lint(compose: ComposeFile, name: str, svc: dict[str, Any], env: Mapping[str, str]) -> Iterator[Check]:
+def lint(
+    compose: ComposeFile, name: str, svc: dict[str, Any], env: Mapping[str, str]
+) -> Iterator[Check]:
     argv, image_env = _argv(svc, compose, env)
-    service_env = {**image_env, **{key: interpolate(value, env) for _, key, value in env_items(svc)}}
+    service_env = {
+        **image_env,
+        **{key: interpolate(value, env) for _, key, value in env_items(svc)},
+    }
     server = find_server(argv, service_env)
     if server is None:
         return
     keys = ("services", name, "command") if "command" in svc else ("services", name, "build")
     ports = [p for p in _published(svc) if p[2] == server.port]
-    shown = ", ".join(f"{a + ':' if a else ''}{h + ':' if h else ''}{c}" for a, h, c in _published(svc))
-    evidence = f"{' '.join(server.argv)}" + (f"; ports: {shown}" if shown else "; no ports published")
+    shown = ", ".join(
+        f"{a + ':' if a else ''}{h + ':' if h else ''}{c}" for a, h, c in _published(svc)
+    )
+    evidence = f"{' '.join(server.argv)}" + (
+        f"; ports: {shown}" if shown else "; no ports published"
+    )
     if _published(svc) and not ports:
-        yield finding(fail, "mcp-port", compose, ("services", name, "ports"),
-                      f"{name} publishes no port to hindsight's {server.port}", evidence,
-                      f"publish the port the server listens on: ports: [\"127.0.0.1:{server.port}:{server.port}\"], "
-                      "or change --port")
+        yield finding(
+            fail,
+            "mcp-port",
+            compose,
+            ("services", name, "ports"),
+            f"{name} publishes no port to hindsight's {server.port}",
+            evidence,
+            f"publish the port the server listens on: ports: "
+            f'["127.0.0.1:{server.port}:{server.port}"], '
+            "or change --port",
+        )
     host_network = svc.get("network_mode") == "host"
     if server.host in LOOPBACK:
         if not host_network:
-            reached = "its published port reaches nothing" if ports else \
-                "the services that call it reach nothing" if _called(compose, name) else ""
+            reached = (
+                "its published port reaches nothing"
+                if ports
+                else "the services that call it reach nothing"
+                if _called(compose, name)
+                else ""
+            )
             yield from _loopback(compose, name, keys, server, evidence, reached)
         return
     yield from _tokens(compose, name, svc, keys, server, evidence, ports)
@@ -160,62 +204,133 @@ def lint(compose: ComposeFile, name: str, svc: dict[str, Any], env: Mapping[str,
 
 def _called(compose: ComposeFile, name: str) -> bool:
     """Another service's environment names this one (``http://hindsight:8765``)."""
-    return any(f"//{name}:" in value or value.startswith(f"{name}:")
-               for other, svc in compose.services.items() if other != name for _, _, value in env_items(svc))
+    return any(
+        f"//{name}:" in value or value.startswith(f"{name}:")
+        for other, svc in compose.services.items()
+        if other != name
+        for _, _, value in env_items(svc)
+    )
 
 
-def _loopback(compose: ComposeFile, name: str, keys: tuple[Any, ...], server: Server, evidence: str,
-              reached: str) -> Iterator[Check]:
-    how = "no --host: the default 127.0.0.1" if server.host == DEFAULT_HOST and "--host" not in server.argv \
+def _loopback(
+    compose: ComposeFile,
+    name: str,
+    keys: tuple[Any, ...],
+    server: Server,
+    evidence: str,
+    reached: str,
+) -> Iterator[Check]:
+    how = (
+        "no --host: the default 127.0.0.1"
+        if server.host == DEFAULT_HOST and "--host" not in server.argv
         else f"--host {server.host}"
-    yield finding(fail if reached else warn, "mcp-host", compose, keys,
-                  f"{name} runs hindsight's HTTP server on the container's own loopback ({how}): "
-                  + (reached or "nothing outside the container reaches it"),
-                  evidence, "add `--host 0.0.0.0` (inside a container the server must listen on every interface; "
-                  "keep the host side private with ports: [\"127.0.0.1:PORT:PORT\"]) and give it tokens: "
-                  "`hindsight mcp token AGENT`, then `--tokens FILE`")
+    )
+    yield finding(
+        fail if reached else warn,
+        "mcp-host",
+        compose,
+        keys,
+        f"{name} runs hindsight's HTTP server on the container's own loopback ({how}): "
+        + (reached or "nothing outside the container reaches it"),
+        evidence,
+        "add `--host 0.0.0.0` (inside a container the server must listen on every interface; "
+        'keep the host side private with ports: ["127.0.0.1:PORT:PORT"]) and give it tokens: '
+        "`hindsight mcp token AGENT`, then `--tokens FILE`",
+    )
 
 
-def _tokens(compose: ComposeFile, name: str, svc: dict[str, Any], keys: tuple[Any, ...], server: Server,
-            evidence: str, ports: list[tuple[str, str, int]]) -> Iterator[Check]:
+def _tokens(
+    compose: ComposeFile,
+    name: str,
+    svc: dict[str, Any],
+    keys: tuple[Any, ...],
+    server: Server,
+    evidence: str,
+    ports: list[tuple[str, str, int]],
+) -> Iterator[Check]:
     targets = _mount_targets(svc)
     exposed = [f"{a or '0.0.0.0'}:{h or c}" for a, h, c in ports]
     everywhere = any(a in EVERY_INTERFACE for a, _, _ in ports)
-    reach = (f"published on every interface of the host ({', '.join(exposed)})" if everywhere
-             else f"published at {', '.join(exposed)}" if exposed else "reachable from the other services")
+    reach = (
+        f"published on every interface of the host ({', '.join(exposed)})"
+        if everywhere
+        else f"published at {', '.join(exposed)}"
+        if exposed
+        else "reachable from the other services"
+    )
     store = server.store or "<store>"
     default_file = posixpath.join(store, DEFAULT_FILE)
     if server.unauthenticated:
-        yield finding(warn, "mcp-unauthenticated", compose, keys,
-                      f"{name} serves every memory without tokens (--allow-unauthenticated), {reach}", evidence,
-                      f"make one token per agent (`docker compose run --rm {name} hindsight mcp token AGENT`) and "
-                      f"replace --allow-unauthenticated with --tokens {default_file}")
+        yield finding(
+            warn,
+            "mcp-unauthenticated",
+            compose,
+            keys,
+            f"{name} serves every memory without tokens (--allow-unauthenticated), {reach}",
+            evidence,
+            f"make one token per agent (`docker compose run --rm {name} hindsight mcp token "
+            f"AGENT`) and "
+            f"replace --allow-unauthenticated with --tokens {default_file}",
+        )
     elif server.tokens is not None:
         if not _under(server.tokens, targets):
-            yield finding(warn, "mcp-tokens", compose, keys,
-                          f"{name}'s token file {server.tokens} is on no volume, secret or config",
-                          evidence, f"unless the image holds it, the server refuses to start: keep it on the store's "
-                          f"volume (--tokens {default_file}) or mount the file there")
+            yield finding(
+                warn,
+                "mcp-tokens",
+                compose,
+                keys,
+                f"{name}'s token file {server.tokens} is on no volume, secret or config",
+                evidence,
+                f"unless the image holds it, the server refuses to start: keep it on the store's "
+                f"volume (--tokens {default_file}) or mount the file there",
+            )
     elif default_file not in targets:
         yield _no_tokens(compose, name, keys, server, evidence, reach, targets, default_file)
 
 
-def _no_tokens(compose: ComposeFile, name: str, keys: tuple[Any, ...], server: Server, evidence: str, reach: str,
-               targets: list[str], default_file: str) -> Check:
+def _no_tokens(
+    compose: ComposeFile,
+    name: str,
+    keys: tuple[Any, ...],
+    server: Server,
+    evidence: str,
+    reach: str,
+    targets: list[str],
+    default_file: str,
+) -> Check:
     mounted = [t for t in targets if "token" in posixpath.basename(t).lower()]
     if mounted:
-        seen, fix = f"; a token file is mounted at {mounted[0]}, but no --tokens names it", \
-            f"add `--tokens {mounted[0]}` to the command"
+        seen, fix = (
+            f"; a token file is mounted at {mounted[0]}, but no --tokens names it",
+            f"add `--tokens {mounted[0]}` to the command",
+        )
     elif server.store and _under(server.store, targets):
-        seen, fix = "; no --tokens, no token file mounted", (
-            f"make a token per agent with `docker compose run --rm {name} hindsight mcp token AGENT` (it writes "
-            f"{default_file} on the volume) and add `--tokens {default_file}` to the command")
+        seen, fix = (
+            "; no --tokens, no token file mounted",
+            (
+                f"make a token per agent with `docker compose run --rm {name} hindsight mcp "
+                f"token AGENT` (it writes "
+                f"{default_file} on the volume) and add `--tokens {default_file}` to the command"
+            ),
+        )
     else:
-        seen, fix = "; no --tokens, no token file mounted", (
-            "make a token per agent with `hindsight mcp token AGENT --tokens ./mcp-tokens.json`, mount that file "
-            "into the container, readable by its user (it holds only hashes) (volumes: [\"./mcp-tokens.json:/run/mcp-tokens.json:ro\"]) and add "
-            "`--tokens /run/mcp-tokens.json` to the command")
-    return finding(fail, "mcp-tokens", compose, keys,
-                   f"{name} runs hindsight's HTTP server on {server.host} without tokens, {reach}: "
-                   "hindsight refuses to start it", evidence + seen,
-                   fix + " (on a trusted network only: --allow-unauthenticated instead)")
+        seen, fix = (
+            "; no --tokens, no token file mounted",
+            (
+                "make a token per agent with `hindsight mcp token AGENT --tokens "
+                "./mcp-tokens.json`, mount that file "
+                "into the container, readable by its user (it holds only hashes) (volumes: "
+                '["./mcp-tokens.json:/run/mcp-tokens.json:ro"]) and add '
+                "`--tokens /run/mcp-tokens.json` to the command"
+            ),
+        )
+    return finding(
+        fail,
+        "mcp-tokens",
+        compose,
+        keys,
+        f"{name} runs hindsight's HTTP server on {server.host} without tokens, {reach}: "
+        "hindsight refuses to start it",
+        evidence + seen,
+        fix + " (on a trusted network only: --allow-unauthenticated instead)",
+    )

@@ -68,7 +68,8 @@ def _env(args: str, env: dict[str, str]) -> None:
         words = shlex.split(args)
     except ValueError:
         return
-    if words and "=" not in words[0]:  # the legacy form: ENV KEY value with spaces
+    # the legacy form: ENV KEY value with spaces
+    if words and "=" not in words[0]:
         env[words[0]] = expand(" ".join(words[1:]))
         return
     for word in words:
@@ -84,7 +85,9 @@ def parse(text: str, target: str | None = None) -> Image:
         if instruction == "FROM":
             words = [w for w in args.split() if not w.startswith("--")]
             parent = stages.get(words[0].lower()) if words else None
-            current = Image(parent.entrypoint, parent.cmd, dict(parent.env), True) if parent else Image()
+            current = (
+                Image(parent.entrypoint, parent.cmd, dict(parent.env), True) if parent else Image()
+            )
             if len(words) >= 3 and words[1].lower() == "as":
                 stages[words[2].lower()] = current
         elif instruction == "CMD":
@@ -110,7 +113,8 @@ def for_service(svc: dict[str, Any], compose_dir: Path) -> Image | None:
         return parse(build["dockerfile_inline"], target)
     context = str(build.get("context") or ".")
     if "://" in context or context.startswith("git@"):
-        return None  # a remote context: nothing to read here
+        # a remote context: nothing to read here
+        return None
     path = compose_dir / context / str(build.get("dockerfile") or "Dockerfile")
     try:
         return parse(path.read_text(encoding="utf-8", errors="replace"), target)

@@ -1,5 +1,5 @@
-"""Live MCP handshakes: start a stdio server the way a host does, or POST to a loopback HTTP one, and
-send ``initialize`` (then ``tools/list``) with a bounded wait.
+"""Live MCP handshakes: start a stdio server the way a host does, or POST to a loopback HTTP one,
+and send ``initialize`` (then ``tools/list``) with a bounded wait.
 
 Raw JSON-RPC, not the MCP SDK's client: doctor imports no MCP library, and the SDK's client skips a
 non-JSON stdout line that real hosts choke on, which is exactly what a probe must catch. Every wait
@@ -19,36 +19,72 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
-DEFAULT_TIMEOUT = 10.0  # the strictest client's default start-up timeout (Codex)
+# the strictest client's default start-up timeout (Codex)
+DEFAULT_TIMEOUT = 10.0
 PROTOCOL = "2025-06-18"
-_GRACE = 0.5  # seconds a server gets to exit on its own once its stdin is closed, then on SIGTERM
+# seconds a server gets to exit on its own once its stdin is closed, then on SIGTERM
+_GRACE = 0.5
 # What hosts pass on to a server (plus the entry's env); hindsight's own HINDSIGHT_HOME too.
-_HOST_ENV = ("HOME", "LOGNAME", "USER", "SHELL", "TERM", "TMPDIR", "LANG", "SYSTEMROOT", "APPDATA", "LOCALAPPDATA",
-             "USERPROFILE", "TEMP", "PATHEXT", "HINDSIGHT_HOME")
-_INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "hindsight-doctor", "version": "1"}}}
+_HOST_ENV = (
+    "HOME",
+    "LOGNAME",
+    "USER",
+    "SHELL",
+    "TERM",
+    "TMPDIR",
+    "LANG",
+    "SYSTEMROOT",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "USERPROFILE",
+    "TEMP",
+    "PATHEXT",
+    "HINDSIGHT_HOME",
+)
+_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": PROTOCOL,
+        "capabilities": {},
+        "clientInfo": {"name": "hindsight-doctor", "version": "1"},
+    },
+}
 
 
 def _object(value: Any) -> dict[str, Any]:
-    """``value`` if it is a JSON object, else an empty one: a server's reply is not trusted to be well formed."""
+    """``value`` if it is a JSON object, else an empty one: a server's reply is not trusted to be
+    well formed."""
     return value if isinstance(value, dict) else {}
 
 
 def _describe(result: dict[str, Any]) -> str:
     info = _object(result.get("serverInfo"))
-    name = " ".join(str(info[k]) for k in ("name", "version") if info.get(k)) or "a server with no serverInfo"
+    name = (
+        " ".join(str(info[k]) for k in ("name", "version") if info.get(k))
+        or "a server with no serverInfo"
+    )
     return f"{name} (protocol {result.get('protocolVersion', '?')})"
 
 
 class _Process:
-    """A started server: stdout lines arrive on a queue (None at end of file), stderr keeps its tail."""
+    """A started server: stdout lines arrive on a queue (None at end of file), stderr keeps its
+    tail."""
 
     def __init__(self, proc: subprocess.Popen[str]) -> None:
         self.proc = proc
         self.lines: queue.Queue[str | None] = queue.Queue()
-        self.stderr: deque[str] = deque(maxlen=20)  # read all the time, so a chatty server never blocks on it
-        self.readers = [threading.Thread(target=self._pump, args=(proc.stdout, self.lines.put, True), daemon=True),
-                        threading.Thread(target=self._pump, args=(proc.stderr, self.stderr.append, False), daemon=True)]
+        # read all the time, so a chatty server never blocks on it
+        self.stderr: deque[str] = deque(maxlen=20)
+        self.readers = [
+            threading.Thread(
+                target=self._pump, args=(proc.stdout, self.lines.put, True), daemon=True
+            ),
+            threading.Thread(
+                target=self._pump, args=(proc.stderr, self.stderr.append, False), daemon=True
+            ),
+        ]
         for reader in self.readers:
             reader.start()
 
@@ -68,7 +104,8 @@ class _Process:
         self.proc.stdin.flush()
 
     def wait_for(self, message_id: int, deadline: float, timeout: float) -> dict[str, Any]:
-        """The reply with this id, or an outcome: polluted stdout, a crash, or the deadline passing."""
+        """The reply with this id, or an outcome: polluted stdout, a crash, or the deadline
+        passing."""
         seen = 0
         while (remaining := deadline - time.monotonic()) > 0:
             try:
@@ -83,14 +120,23 @@ class _Process:
             try:
                 message = json.loads(line)
             except json.JSONDecodeError:
-                return {"outcome": "polluted", "evidence": f"stdout line {seen}: {line.strip()[:120]!r}"}
+                return {
+                    "outcome": "polluted",
+                    "evidence": f"stdout line {seen}: {line.strip()[:120]!r}",
+                }
             if isinstance(message, dict) and message.get("id") == message_id:
                 if isinstance(message.get("error"), dict):
                     error = message["error"]
-                    return {"outcome": "refused", "evidence": f"error {error.get('code')}: {error.get('message')}"}
+                    return {
+                        "outcome": "refused",
+                        "evidence": f"error {error.get('code')}: {error.get('message')}",
+                    }
                 return message
         tail = self.tail()
-        return {"outcome": "timeout", "evidence": f"no reply within {timeout:g} s" + (f"; stderr: {tail}" if tail else "")}
+        return {
+            "outcome": "timeout",
+            "evidence": f"no reply within {timeout:g} s" + (f"; stderr: {tail}" if tail else ""),
+        }
 
     def tail(self, exited: bool = False) -> str:
         """The last stderr lines; after end of file, with the exit code."""
@@ -108,8 +154,8 @@ class _Process:
         return f"{head}: {text}" if text else head
 
     def close(self) -> None:
-        """Close stdin (a server exits at end of input; `docker run -i --rm` then removes its container),
-        then SIGTERM and SIGKILL the whole process group if it lingers."""
+        """Close stdin (a server exits at end of input; `docker run -i --rm` then removes its
+        container), then SIGTERM and SIGKILL the whole process group if it lingers."""
         try:
             if self.proc.stdin is not None:
                 self.proc.stdin.close()
@@ -127,37 +173,61 @@ class _Process:
             self.proc.kill()
             self.proc.wait()
         if os.name != "nt":
-            self._signal(signal.SIGKILL)  # what the server left behind in its group does not outlive doctor
+            # what the server left behind in its group does not outlive doctor
+            self._signal(signal.SIGKILL)
 
     def _signal(self, stop: int) -> None:
         try:
             if os.name == "nt":
                 self.proc.kill()
             else:
-                os.killpg(self.proc.pid, stop)  # npx, uvx and docker start children of their own
+                # npx, uvx and docker start children of their own
+                os.killpg(self.proc.pid, stop)
         except OSError:
             pass
 
 
 def host_env(env: Mapping[str, str], path: str | None = None) -> dict[str, str]:
-    """The environment a host gives a server: a short allowlist, a PATH, then the entry's own env."""
+    """The environment a host gives a server: a short allowlist, a PATH, then the entry's own
+    env."""
     base = {key: os.environ[key] for key in _HOST_ENV if key in os.environ}
-    base["PATH"] = path if path is not None else ("/usr/bin:/bin" if os.name != "nt" else os.environ.get("PATH", ""))
+    base["PATH"] = (
+        path
+        if path is not None
+        else ("/usr/bin:/bin" if os.name != "nt" else os.environ.get("PATH", ""))
+    )
     return {**base, **env}
 
 
-def stdio(command: str, args: list[str], env: Mapping[str, str], timeout: float = DEFAULT_TIMEOUT,
-          need_tool: str | None = None, path: str | None = None, cwd: str | None = None) -> dict[str, Any]:
-    """Start a server, send initialize and, when it offers tools (or ``need_tool`` is set), tools/list.
+def stdio(
+    command: str,
+    args: list[str],
+    env: Mapping[str, str],
+    timeout: float = DEFAULT_TIMEOUT,
+    need_tool: str | None = None,
+    path: str | None = None,
+    cwd: str | None = None,
+) -> dict[str, Any]:
+    """Start a server, send initialize and, when it offers tools (or ``need_tool`` is set),
+    tools/list.
 
-    Returns ``outcome`` (ok, not-found, crashed, timeout, polluted, refused, no-tools), ``evidence`` and,
-    on success, ``seconds`` (to the initialize reply), ``server`` and ``tools``.
+    Returns ``outcome`` (ok, not-found, crashed, timeout, polluted, refused, no-tools), ``evidence``
+    and, on success, ``seconds`` (to the initialize reply), ``server`` and ``tools``.
     """
     started = time.monotonic()
     try:
-        proc = subprocess.Popen([command, *args], env=host_env(env, path), cwd=cwd, stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
-                                errors="replace", start_new_session=os.name != "nt")
+        proc = subprocess.Popen(
+            [command, *args],
+            env=host_env(env, path),
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            start_new_session=os.name != "nt",
+        )
     except OSError as error:
         return {"outcome": "not-found", "evidence": str(error)}
     server = _Process(proc)
@@ -168,11 +238,18 @@ def stdio(command: str, args: list[str], env: Mapping[str, str], timeout: float 
             return reply
         seconds = time.monotonic() - started
         result = _object(reply.get("result"))
-        found: dict[str, Any] = {"outcome": "ok", "seconds": seconds, "server": _describe(result), "tools": None}
+        found: dict[str, Any] = {
+            "outcome": "ok",
+            "seconds": seconds,
+            "server": _describe(result),
+            "tools": None,
+        }
         if need_tool is None and "tools" not in _object(result.get("capabilities")):
             return found
-        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"},
-                    {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
+        server.send(
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
+        )
         tools = server.wait_for(2, time.monotonic() + timeout, timeout)
         if tools.get("outcome"):
             return tools
@@ -187,7 +264,9 @@ def stdio(command: str, args: list[str], env: Mapping[str, str], timeout: float 
         server.close()
 
 
-# --- streamable HTTP ----------------------------------------------------------------------------------
+# --- streamable HTTP
+# ----------------------------------------------------------------------------------
+
 
 def is_loopback(url: str) -> bool:
     import ipaddress
@@ -228,11 +307,23 @@ def http(url: str, headers: Mapping[str, str], timeout: float = DEFAULT_TIMEOUT)
     import urllib.request
 
     if not is_loopback(url):
-        return {"outcome": "skipped", "evidence": f"{url} is not a loopback address; doctor makes no network calls"}
+        return {
+            "outcome": "skipped",
+            "evidence": f"{url} is not a loopback address; doctor makes no network calls",
+        }
     started = time.monotonic()
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # a loopback URL never goes through a proxy
-    request = urllib.request.Request(url, data=json.dumps(_INITIALIZE).encode(), method="POST", headers={
-        "Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers})
+    # a loopback URL never goes through a proxy
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(_INITIALIZE).encode(),
+        method="POST",
+        headers={
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            **headers,
+        },
+    )
     try:
         with opener.open(request, timeout=timeout) as response:
             session = response.headers.get("Mcp-Session-Id")
@@ -248,18 +339,28 @@ def http(url: str, headers: Mapping[str, str], timeout: float = DEFAULT_TIMEOUT)
         return {"outcome": "unreachable", "evidence": f"{url}: {reason}"}
     if not isinstance(message, dict) or not isinstance(message.get("result"), dict):
         problem = _object(_object(message).get("error"))
-        return {"outcome": "refused", "evidence": f"{url} answered no initialize result"
-                + (f": error {problem.get('code')}: {problem.get('message')}" if problem else "")}
+        return {
+            "outcome": "refused",
+            "evidence": f"{url} answered no initialize result"
+            + (f": error {problem.get('code')}: {problem.get('message')}" if problem else ""),
+        }
     if session:
         _end_session(opener, url, {**headers, "Mcp-Session-Id": session})
-    return {"outcome": "ok", "seconds": time.monotonic() - started, "server": _describe(message["result"]),
-            "tools": None}
+    return {
+        "outcome": "ok",
+        "seconds": time.monotonic() - started,
+        "server": _describe(message["result"]),
+        "tools": None,
+    }
 
 
 def _end_session(opener: Any, url: str, headers: Mapping[str, str]) -> None:
     import urllib.request
 
     try:
-        opener.open(urllib.request.Request(url, method="DELETE", headers=dict(headers)), timeout=2).close()
+        opener.open(
+            urllib.request.Request(url, method="DELETE", headers=dict(headers)), timeout=2
+        ).close()
     except OSError:
-        pass  # the server keeps the session until it times out; nothing is lost
+        # the server keeps the session until it times out; nothing is lost
+        pass

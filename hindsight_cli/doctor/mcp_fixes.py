@@ -18,13 +18,15 @@ from ..errors import HindsightError
 from . import Check, ok, warn
 
 WRONG_KEYS = ("mcpServers", "servers", "mcp_servers", "context_servers")
-CODEX_DEFAULT_STARTUP = 10.0  # seconds, when startup_timeout_sec is not set
+# seconds, when startup_timeout_sec is not set
+CODEX_DEFAULT_STARTUP = 10.0
 CODEX_MIN_STARTUP = 20.0
 CODEX_FIXED_STARTUP = 30
 
 
 def codex_startup_timeout(entry: dict[str, Any]) -> float:
-    """The start-up timeout Codex applies to this entry (``startup_timeout_ms`` is the older spelling)."""
+    """The start-up timeout Codex applies to this entry (``startup_timeout_ms`` is the older
+    spelling)."""
     if isinstance(entry.get("startup_timeout_sec"), (int, float)):
         return float(entry["startup_timeout_sec"])
     if isinstance(entry.get("startup_timeout_ms"), (int, float)):
@@ -51,8 +53,11 @@ def _repair(target: clients.Target, data: dict[str, Any]) -> list[str]:
     if not isinstance(entry, dict):
         return done
     command = entry.get("command")
-    if isinstance(command, str) and Path(command).name in ("hindsight", "hindsight.exe") \
-            and not Path(command).is_absolute():
+    if (
+        isinstance(command, str)
+        and Path(command).name in ("hindsight", "hindsight.exe")
+        and not Path(command).is_absolute()
+    ):
         absolute = clients.server_command()
         entry["command"] = absolute[0]
         entry["args"] = [*absolute[1:], *entry.get("args", [])]
@@ -75,13 +80,20 @@ def fix(target: clients.Target) -> list[Check]:
         else:
             data, had_comments = clients.load_json(target, text)
     except (HindsightError, tomllib.TOMLDecodeError):
-        return []  # the parse check reports it; nothing safe to do
+        # the parse check reports it; nothing safe to do
+        return []
     done = _repair(target, data)
     if not done:
         return []
     if had_comments:
-        return [warn(name, "not fixed: rewriting would drop the file's comments", "; ".join(done),
-                     f"edit {target.path} by hand")]
+        return [
+            warn(
+                name,
+                "not fixed: rewriting would drop the file's comments",
+                "; ".join(done),
+                f"edit {target.path} by hand",
+            )
+        ]
     if target.fmt == "toml":
         change = clients.plan(target, data[target.key][clients.SERVER_NAME])
     else:

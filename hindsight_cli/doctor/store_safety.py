@@ -10,22 +10,37 @@ from pathlib import Path
 from .. import paths, safefs
 from . import Check, fail, ok, skip, warn
 
-_DIRECTORY = {"owner": "store directory belongs to another user", "mode": "store directory is writable by other "
-              "users", "type": "store path is not a directory"}
-_FILE = {"owner": "belongs to another user", "mode": "is writable by other users", "type": "is not a regular file"}
+_DIRECTORY = {
+    "owner": "store directory belongs to another user",
+    "mode": "store directory is writable by other users",
+    "type": "store path is not a directory",
+}
+_FILE = {
+    "owner": "belongs to another user",
+    "mode": "is writable by other users",
+    "type": "is not a regular file",
+}
 
 
 def checks(path: Path) -> list[Check]:
-    """One line each: the directory, the directories above it, links and other users' files inside it,
-    the token file, the store's and the user's config files and hindsight's own directories."""
+    """One line each: the directory, the directories above it, links and other users' files inside
+    it, the token file, the store's and the user's config files and hindsight's own directories."""
     from ..tokens import DEFAULT_FILE
 
     out = [_directory(path), _parents(path)]
     if path.is_dir():
         out += _contents(path)
     out.append(_trusted("store.tokens", path / DEFAULT_FILE, "The token file", "token file"))
-    out.append(_trusted("store.config-file", path / paths.CONFIG_FILE, "The config file", "store config file"))
-    out.append(_trusted("store.user-config", paths.user_config_path(), "The config file", "user config file"))
+    out.append(
+        _trusted(
+            "store.config-file", path / paths.CONFIG_FILE, "The config file", "store config file"
+        )
+    )
+    out.append(
+        _trusted(
+            "store.user-config", paths.user_config_path(), "The config file", "user config file"
+        )
+    )
     out.append(_home())
     return out
 
@@ -34,29 +49,51 @@ def _directory(path: Path) -> Check:
     findings = safefs.dir_findings(path)
     if findings:
         first = findings[0]
-        return fail("store.permissions", _DIRECTORY[first.kind], f"{first.path}: {first.found}", first.fix)
+        return fail(
+            "store.permissions", _DIRECTORY[first.kind], f"{first.path}: {first.found}", first.fix
+        )
     if not path.exists():
         return skip("store.permissions", "no store directory yet", str(path))
     mode = stat.S_IMODE(path.stat().st_mode)
     if not os.access(path, os.W_OK):
-        return fail("store.permissions", "store directory is not writable", f"{path} mode {mode:o}",
-                    f"give your user write access: chmod u+w {path}")
+        return fail(
+            "store.permissions",
+            "store directory is not writable",
+            f"{path} mode {mode:o}",
+            f"give your user write access: chmod u+w {path}",
+        )
     if mode & 0o077:
-        return warn("store.permissions", "store directory is readable by other users", f"{path} mode {mode:o}",
-                    f"chmod 700 {path}")
-    return ok("store.permissions", "store directory is yours, private and writable", f"mode {mode:o}")
+        return warn(
+            "store.permissions",
+            "store directory is readable by other users",
+            f"{path} mode {mode:o}",
+            f"chmod 700 {path}",
+        )
+    return ok(
+        "store.permissions", "store directory is yours, private and writable", f"mode {mode:o}"
+    )
 
 
 def _parents(path: Path) -> Check:
     swaps = safefs.parent_findings(path)
     if swaps:
         places = "; ".join(f"{f.path} ({f.found}, no sticky bit)" for f in swaps)
-        return fail("store.parents", "other users can swap the store: a directory above it is writable by them "
-                    "without the sticky bit", places, swaps[0].fix)
+        return fail(
+            "store.parents",
+            "other users can swap the store: a directory above it is writable by them "
+            "without the sticky bit",
+            places,
+            swaps[0].fix,
+        )
     owned = safefs.parent_warnings(path)
     if owned:
         places = "; ".join(f"{f.path} ({f.found})" for f in owned)
-        return warn("store.parents", "a directory above the store belongs to another user", places, owned[0].fix)
+        return warn(
+            "store.parents",
+            "a directory above the store belongs to another user",
+            places,
+            owned[0].fix,
+        )
     return ok("store.parents", "no other user can rename the store directory")
 
 
@@ -66,16 +103,29 @@ def _contents(path: Path) -> list[Check]:
     foreign = [f for f in findings if f.kind == "foreign"]
     out = []
     if links:
-        out.append(fail("store.links", f"{len(links)} symbolic link{'s' if len(links) > 1 else ''} inside the store",
-                        "; ".join(f"{f.path} {f.found}" for f in links[:5]),
-                        "hindsight never writes through a link in a store: remove "
-                        + ("it: " if len(links) == 1 else "them: ") + "rm " + " ".join(f.path for f in links[:5])))
+        out.append(
+            fail(
+                "store.links",
+                f"{len(links)} symbolic link{'s' if len(links) > 1 else ''} inside the store",
+                "; ".join(f"{f.path} {f.found}" for f in links[:5]),
+                "hindsight never writes through a link in a store: remove "
+                + ("it: " if len(links) == 1 else "them: ")
+                + "rm "
+                + " ".join(f.path for f in links[:5]),
+            )
+        )
     else:
         out.append(ok("store.links", "no symbolic link inside the store"))
     if foreign:
-        out.append(fail("store.owners", f"{len(foreign)} file{'s' if len(foreign) > 1 else ''} inside the store "
-                        f"belong{'' if len(foreign) > 1 else 's'} to another user", "; ".join(f"{f.path} ({f.found})" for f in foreign[:5]),
-                        foreign[0].fix))
+        out.append(
+            fail(
+                "store.owners",
+                f"{len(foreign)} file{'s' if len(foreign) > 1 else ''} inside the store "
+                f"belong{'' if len(foreign) > 1 else 's'} to another user",
+                "; ".join(f"{f.path} ({f.found})" for f in foreign[:5]),
+                foreign[0].fix,
+            )
+        )
     else:
         out.append(ok("store.owners", "every file inside the store is yours"))
     return out
@@ -94,6 +144,10 @@ def _trusted(id: str, file: Path, what: str, name: str) -> Check:
 
 def _home() -> Check:
     for finding in safefs.home_findings():
-        return fail("store.home", "a hindsight directory (config, cache or HINDSIGHT_HOME) is not private",
-                    f"{finding.path}: {finding.found}", finding.fix)
+        return fail(
+            "store.home",
+            "a hindsight directory (config, cache or HINDSIGHT_HOME) is not private",
+            f"{finding.path}: {finding.found}",
+            finding.fix,
+        )
     return ok("store.home", "hindsight's config and cache directories are yours")

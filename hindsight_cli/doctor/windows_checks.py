@@ -19,16 +19,31 @@ from .wsl_checks import run_exe
 
 FEATURES = {
     "VirtualMachinePlatform": ("Virtual Machine Platform", "wsl.exe --install --no-distribution"),
-    "Microsoft-Windows-Subsystem-Linux": ("Windows Subsystem for Linux", "wsl.exe --install --no-distribution"),
+    "Microsoft-Windows-Subsystem-Linux": (
+        "Windows Subsystem for Linux",
+        "wsl.exe --install --no-distribution",
+    ),
 }
-_FEATURE_QUERY = ("Get-CimInstance Win32_OptionalFeature -Filter \"Name='VirtualMachinePlatform' or "
-                  "Name='Microsoft-Windows-Subsystem-Linux'\" | ForEach-Object { $_.Name + '=' + $_.InstallState }")
+_FEATURE_QUERY = (
+    "Get-CimInstance Win32_OptionalFeature -Filter \"Name='VirtualMachinePlatform' or "
+    "Name='Microsoft-Windows-Subsystem-Linux'\" | ForEach-Object { $_.Name + '=' + "
+    "$_.InstallState }"
+)
 _INSTALL_STATES = {"1": "Enabled", "2": "Disabled", "3": "Absent", "4": "Unknown"}
-_VM_MODELS = {"virtualbox": "VirtualBox", "vmware": "VMware", "virtual machine": "Hyper-V", "kvm": "KVM",
-              "qemu": "QEMU", "standard pc": "QEMU/KVM", "parallels": "Parallels"}
-_NESTED = {"VirtualBox": "VM settings → System → Processor: Enable Nested VT-x/AMD-V",
-           "VMware": "VM settings → Processors: Virtualize Intel VT-x/EPT or AMD-V/RVI",
-           "Hyper-V": "on the host: Set-VMProcessor -VMName <vm> -ExposeVirtualizationExtensions $true"}
+_VM_MODELS = {
+    "virtualbox": "VirtualBox",
+    "vmware": "VMware",
+    "virtual machine": "Hyper-V",
+    "kvm": "KVM",
+    "qemu": "QEMU",
+    "standard pc": "QEMU/KVM",
+    "parallels": "Parallels",
+}
+_NESTED = {
+    "VirtualBox": "VM settings → System → Processor: Enable Nested VT-x/AMD-V",
+    "VMware": "VM settings → Processors: Virtualize Intel VT-x/EPT or AMD-V/RVI",
+    "Hyper-V": "on the host: Set-VMProcessor -VMName <vm> -ExposeVirtualizationExtensions $true",
+}
 
 
 def _find(name: str, platform: str) -> str | None:
@@ -36,16 +51,26 @@ def _find(name: str, platform: str) -> str | None:
 
 
 def run(platform: str | None = None) -> list[Check]:
-    """Windows virtualization checks; nothing when neither Windows nor its programs are reachable."""
+    """Windows virtualization checks; nothing when neither Windows nor its programs are
+    reachable."""
     platform = platform or sys.platform
     systeminfo = _find("systeminfo", platform)
     if systeminfo is None:
-        return [skip("windows.systeminfo", "systeminfo is not reachable")] if platform == "win32" else []
+        return (
+            [skip("windows.systeminfo", "systeminfo is not reachable")]
+            if platform == "win32"
+            else []
+        )
     code, text = run_exe(systeminfo, timeout=60)
     facts = _systeminfo(text)
     if code != 0 or not facts:
-        return [skip("windows.systeminfo", "could not read systeminfo (a localized Windows?)",
-                     text.strip().splitlines()[0] if text.strip() else f"exit code {code}")]
+        return [
+            skip(
+                "windows.systeminfo",
+                "could not read systeminfo (a localized Windows?)",
+                text.strip().splitlines()[0] if text.strip() else f"exit code {code}",
+            )
+        ]
     checks = [_firmware(facts), _hypervisor(facts, platform)]
     checks.extend(_features(platform))
     vm = _vm(facts)
@@ -59,8 +84,13 @@ def _systeminfo(text: str) -> dict[str, str]:
     facts = {}
     if "A hypervisor has been detected" in text:
         facts["hypervisor"] = "A hypervisor has been detected."
-    for key, label in (("firmware", "Virtualization Enabled In Firmware"), ("vmx", "VM Monitor Mode Extensions"),
-                       ("slat", "Second Level Address Translation"), ("model", "System Model"), ("os", "OS Name")):
+    for key, label in (
+        ("firmware", "Virtualization Enabled In Firmware"),
+        ("vmx", "VM Monitor Mode Extensions"),
+        ("slat", "Second Level Address Translation"),
+        ("model", "System Model"),
+        ("os", "OS Name"),
+    ):
         match = re.search(rf"{label}:\s*(.+)", text)
         if match:
             facts[key] = match.group(1).strip()
@@ -69,22 +99,42 @@ def _systeminfo(text: str) -> dict[str, str]:
 
 def _firmware(facts: dict[str, str]) -> Check:
     if "hypervisor" in facts:
-        return ok("windows.firmware", "virtualization is on (a hypervisor is running)", facts["hypervisor"])
+        return ok(
+            "windows.firmware",
+            "virtualization is on (a hypervisor is running)",
+            facts["hypervisor"],
+        )
     if facts.get("vmx") == "No":
-        return fail("windows.firmware", "the processor offers no hardware virtualization (VT-x / AMD-V)",
-                    f"VM Monitor Mode Extensions: {facts['vmx']}",
-                    "WSL 2 and Docker Desktop need VT-x or AMD-V; in a VM, enable nested virtualization on the host")
+        return fail(
+            "windows.firmware",
+            "the processor offers no hardware virtualization (VT-x / AMD-V)",
+            f"VM Monitor Mode Extensions: {facts['vmx']}",
+            "WSL 2 and Docker Desktop need VT-x or AMD-V; in a VM, enable nested virtualization "
+            "on the host",
+        )
     firmware = facts.get("firmware")
     if firmware == "Yes":
         slat = facts.get("slat")
         if slat == "No":
-            return fail("windows.firmware", "the processor lacks SLAT, which WSL 2 and Hyper-V need",
-                        "Second Level Address Translation: No", "WSL 2 cannot run on this processor; use WSL 1")
-        return ok("windows.firmware", "virtualization is enabled in firmware", "Virtualization Enabled In Firmware: Yes")
+            return fail(
+                "windows.firmware",
+                "the processor lacks SLAT, which WSL 2 and Hyper-V need",
+                "Second Level Address Translation: No",
+                "WSL 2 cannot run on this processor; use WSL 1",
+            )
+        return ok(
+            "windows.firmware",
+            "virtualization is enabled in firmware",
+            "Virtualization Enabled In Firmware: Yes",
+        )
     if firmware == "No":
-        return fail("windows.firmware", "virtualization is disabled in the BIOS/UEFI",
-                    "Virtualization Enabled In Firmware: No",
-                    "reboot into the BIOS/UEFI setup and enable Intel VT-x (Virtualization Technology) or AMD SVM")
+        return fail(
+            "windows.firmware",
+            "virtualization is disabled in the BIOS/UEFI",
+            "Virtualization Enabled In Firmware: No",
+            "reboot into the BIOS/UEFI setup and enable Intel VT-x (Virtualization Technology) "
+            "or AMD SVM",
+        )
     return skip("windows.firmware", "systeminfo did not report the Hyper-V requirements", "")
 
 
@@ -99,22 +149,33 @@ def _hypervisor(facts: dict[str, str], platform: str) -> Check:
         if launch:
             evidence += f"; hypervisorlaunchtype {launch.group(1)}"
             if launch.group(1).lower() == "off":
-                return fail("windows.hypervisor", "the hypervisor is switched off at boot", evidence,
-                            "in an elevated prompt: `bcdedit /set hypervisorlaunchtype auto`, then reboot")
+                return fail(
+                    "windows.hypervisor",
+                    "the hypervisor is switched off at boot",
+                    evidence,
+                    "in an elevated prompt: `bcdedit /set hypervisorlaunchtype auto`, then reboot",
+                )
     if facts.get("firmware") == "No":
         fix = "enable virtualization in the BIOS/UEFI first (see windows.firmware)"
     else:
         fix = "enable Virtual Machine Platform (`wsl.exe --install --no-distribution`), reboot"
-    return fail("windows.hypervisor", "no hypervisor is running: WSL 2 and Docker Desktop cannot start their VM",
-                evidence, fix)
+    return fail(
+        "windows.hypervisor",
+        "no hypervisor is running: WSL 2 and Docker Desktop cannot start their VM",
+        evidence,
+        fix,
+    )
 
 
 def _feature_states(platform: str) -> tuple[dict[str, str], str]:
-    """Feature name -> Enabled / Disabled / Enable Pending / …, and what was run when it says nothing."""
+    """Feature name -> Enabled / Disabled / Enable Pending / …, and what was run when it says
+    nothing."""
     powershell = _find("powershell", platform)
     states: dict[str, str] = {}
     if powershell:
-        _, text = run_exe(powershell, "-NoProfile", "-NonInteractive", "-Command", _FEATURE_QUERY, timeout=60)
+        _, text = run_exe(
+            powershell, "-NoProfile", "-NonInteractive", "-Command", _FEATURE_QUERY, timeout=60
+        )
         for name, state in re.findall(r"^\s*([\w-]+)=(\d)\s*$", text, re.MULTILINE):
             states[name] = _INSTALL_STATES.get(state, "Unknown")
     if set(FEATURES) <= set(states):
@@ -124,7 +185,9 @@ def _feature_states(platform: str) -> tuple[dict[str, str], str]:
         return states, "neither PowerShell nor dism answered"
     for name in FEATURES:
         if name not in states:
-            _, text = run_exe(dism, "/English", "/online", "/get-featureinfo", f"/featurename:{name}", timeout=60)
+            _, text = run_exe(
+                dism, "/English", "/online", "/get-featureinfo", f"/featurename:{name}", timeout=60
+            )
             match = re.search(r"^State\s*:\s*(.+)$", text, re.MULTILINE)
             if match:
                 states[name] = match.group(1).strip()
@@ -144,11 +207,20 @@ def _features(platform: str) -> list[Check]:
         elif state == "Enabled":
             checks.append(ok(check_id, f"{label} is enabled", f"{name}: {state}"))
         elif "Pending" in state:
-            checks.append(warn(check_id, f"{label} waits for a reboot", f"{name}: {state}", "reboot Windows"))
+            checks.append(
+                warn(check_id, f"{label} waits for a reboot", f"{name}: {state}", "reboot Windows")
+            )
         else:
-            checks.append(fail(check_id, f"{label} is not enabled", f"{name}: {state}",
-                               f"`{enable}` (or `dism /online /enable-feature /featurename:{name} /all /norestart` "
-                               "in an elevated prompt), then reboot"))
+            checks.append(
+                fail(
+                    check_id,
+                    f"{label} is not enabled",
+                    f"{name}: {state}",
+                    f"`{enable}` (or `dism /online /enable-feature /featurename:{name} /all "
+                    f"/norestart` "
+                    "in an elevated prompt), then reboot",
+                )
+            )
     return checks
 
 
@@ -158,9 +230,17 @@ def _vm(facts: dict[str, str]) -> Check | None:
     if kind is None:
         return None
     if "hypervisor" in facts or facts.get("firmware") == "Yes":
-        return ok("windows.vm", f"Windows runs in a {kind} VM with nested virtualization", f"System Model: {model}")
-    return fail("windows.vm", f"Windows runs in a {kind} VM without nested virtualization", f"System Model: {model}",
-                _NESTED.get(kind, "enable nested virtualization for this VM on its host"))
+        return ok(
+            "windows.vm",
+            f"Windows runs in a {kind} VM with nested virtualization",
+            f"System Model: {model}",
+        )
+    return fail(
+        "windows.vm",
+        f"Windows runs in a {kind} VM without nested virtualization",
+        f"System Model: {model}",
+        _NESTED.get(kind, "enable nested virtualization for this VM on its host"),
+    )
 
 
 def _virtualbox(platform: str, hypervisor: bool) -> list[Check]:
@@ -170,12 +250,31 @@ def _virtualbox(platform: str, hypervisor: bool) -> list[Check]:
     code, text = run_exe(vbox, "--version")
     match = re.match(r"\s*(\d+)\.(\d+)", text)
     if code != 0 or not match:
-        return [skip("windows.conflicts", "VirtualBox is installed; its version is unknown", text.strip()[:120])]
+        return [
+            skip(
+                "windows.conflicts",
+                "VirtualBox is installed; its version is unknown",
+                text.strip()[:120],
+            )
+        ]
     version = text.strip()
     if (int(match.group(1)), int(match.group(2))) >= (6, 0):
         return [ok("windows.conflicts", f"VirtualBox {version} can run beside Hyper-V", vbox)]
     if hypervisor:
-        return [fail("windows.conflicts", f"VirtualBox {version} cannot run VMs while Hyper-V's hypervisor is on",
-                     f"{vbox}: {version} (its VMs fail with VERR_VMX_NO_VMX)", "upgrade VirtualBox to 6.1 or newer")]
-    return [warn("windows.conflicts", f"VirtualBox {version} stops working once WSL 2 or Docker Desktop turn the "
-                 "hypervisor on", f"{vbox}: {version}", "upgrade VirtualBox to 6.1 or newer first")]
+        return [
+            fail(
+                "windows.conflicts",
+                f"VirtualBox {version} cannot run VMs while Hyper-V's hypervisor is on",
+                f"{vbox}: {version} (its VMs fail with VERR_VMX_NO_VMX)",
+                "upgrade VirtualBox to 6.1 or newer",
+            )
+        ]
+    return [
+        warn(
+            "windows.conflicts",
+            f"VirtualBox {version} stops working once WSL 2 or Docker Desktop turn the "
+            "hypervisor on",
+            f"{vbox}: {version}",
+            "upgrade VirtualBox to 6.1 or newer first",
+        )
+    ]

@@ -1,16 +1,18 @@
-"""Lifecycle hooks for coding agents: recall at session start and on repeats, record failures and fixes.
+"""Lifecycle hooks for coding agents: recall at session start and on repeats, record failures and
+fixes.
 
-``python -m hindsight_cli.hooks EVENT --client CLIENT [--store PATH]`` (what ``hindsight hooks install``
-writes into a client's settings) and ``hindsight hook EVENT`` both read the client's JSON payload on
-stdin and print the answer in the client's format. Recording events only append a redacted line to
-``<store>/spool/events.jsonl``; the store ingests the spool when something needs it (session start,
-a repeat, session end, compaction, ``hindsight hooks flush``). Nothing here may break the agent: any
-error is written to ``<store>/spool/hooks.log`` (or ``HINDSIGHT_HOME/hooks.log``) and the hook exits 0.
+``python -m hindsight_cli.hooks EVENT --client CLIENT [--store PATH]`` (what ``hindsight hooks
+install`` writes into a client's settings) and ``hindsight hook EVENT`` both read the client's JSON
+payload on stdin and print the answer in the client's format. Recording events only append a
+redacted line to ``<store>/spool/events.jsonl``; the store ingests the spool when something needs it
+(session start, a repeat, session end, compaction, ``hindsight hooks flush``). Nothing here may
+break the agent: any error is written to ``<store>/spool/hooks.log`` (or
+``HINDSIGHT_HOME/hooks.log``) and the hook exits 0.
 
-A recording event imports only this module, ``events``, ``spool``, ``redact`` (with its rule modules) and
-``paths``, which load nothing outside the standard library and not even pathlib or typing: the installed
-command runs Python with ``-S`` (no site-packages), and ``full_environment`` brings the rest in before
-anything that needs it.
+A recording event imports only this module, ``events``, ``spool``, ``redact`` (with its rule
+modules) and ``paths``, which load nothing outside the standard library and not even pathlib or
+typing: the installed command runs Python with ``-S`` (no site-packages), and ``full_environment``
+brings the rest in before anything that needs it.
 """
 
 from __future__ import annotations
@@ -19,15 +21,16 @@ import os
 import sys
 import time
 
-from ..redact import redact, redact_field
 from .. import safefs
+from ..redact import redact, redact_field
 from . import codec, events, spool
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-REPEAT_PROMPT = 0.6  # term overlap (Jaccard) at which a prompt counts as asked before
+# term overlap (Jaccard) at which a prompt counts as asked before
+REPEAT_PROMPT = 0.6
 REPEAT_ERROR = 0.5
 _MIN_TERMS = 3
 
@@ -43,8 +46,15 @@ class Settings:
     record_failures: bool
     record_prompts: bool
     summarize: bool
-    DEFAULTS: dict[str, Any] = {"recall": True, "recall_budget": 800, "repeat_recall": True, "repeat_budget": 400,
-                                "record_failures": True, "record_prompts": True, "summarize": True}
+    DEFAULTS: dict[str, Any] = {
+        "recall": True,
+        "recall_budget": 800,
+        "repeat_recall": True,
+        "repeat_budget": 400,
+        "record_failures": True,
+        "record_prompts": True,
+        "summarize": True,
+    }
 
     def __init__(self, **values: Any) -> None:
         for name, default in self.DEFAULTS.items():
@@ -52,10 +62,14 @@ class Settings:
 
 
 def settings(store: str) -> Settings:
-    """The effective ``[hooks]`` settings; config files without such a section cost no TOML parsing."""
+    """The effective ``[hooks]`` settings; config files without such a section cost no TOML
+    parsing."""
     from .. import paths
 
-    files = (os.path.join(paths.user_dir("config"), paths.CONFIG_FILE), os.path.join(store, paths.CONFIG_FILE))
+    files = (
+        os.path.join(paths.user_dir("config"), paths.CONFIG_FILE),
+        os.path.join(store, paths.CONFIG_FILE),
+    )
     if not any("hooks" in _read(path) for path in files):
         return Settings()
     from pathlib import Path
@@ -101,17 +115,20 @@ def _read(path: str) -> str:
 
 
 def _cjk(char: str) -> bool:
-    return "\u3040" <= char <= "\u30ff" or "\u3400" <= char <= "\u9fff" or "\uac00" <= char <= "\ud7af"
+    return (
+        "\u3040" <= char <= "\u30ff" or "\u3400" <= char <= "\u9fff" or "\uac00" <= char <= "\ud7af"
+    )
 
 
 _ASCII_SEPARATORS = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum()})
 
 
 def _terms(text: str) -> list[str]:
-    """Words of a prompt or error for "seen before?": runs of letters and digits (two or more), CJK runs
-    as bigrams. No stemming (the text module's tables cost ~10 ms to build) and no regular expression
-    (compiling the CJK ranges costs ~7 ms): a recording hook has 50 ms in all. No run crosses white
-    space, so the ASCII chunks are split at C speed and only the others are walked character by character."""
+    """Words of a prompt or error for "seen before?": runs of letters and digits (two or more), CJK
+    runs as bigrams. No stemming (the text module's tables cost ~10 ms to build) and no regular
+    expression (compiling the CJK ranges costs ~7 ms): a recording hook has 50 ms in all. No run
+    crosses white space, so the ASCII chunks are split at C speed and only the others are walked
+    character by character."""
     out: set[str] = set()
     plain = []
     for chunk in text.lower().split():
@@ -119,7 +136,9 @@ def _terms(text: str) -> list[str]:
             plain.append(chunk)
         else:
             _walk(chunk, out)
-    out.update(word for word in " ".join(plain).translate(_ASCII_SEPARATORS).split() if len(word) > 1)
+    out.update(
+        word for word in " ".join(plain).translate(_ASCII_SEPARATORS).split() if len(word) > 1
+    )
     return sorted(out)[:64]
 
 
@@ -131,7 +150,7 @@ def _walk(text: str, out: set[str]) -> None:
             while end < len(text) and _cjk(text[end]):
                 end += 1
             run = text[i:end]
-            out.update({run} if len(run) == 1 else {run[j:j + 2] for j in range(len(run) - 1)})
+            out.update({run} if len(run) == 1 else {run[j : j + 2] for j in range(len(run) - 1)})
         elif text[i].isalnum():
             while end < len(text) and text[end].isalnum():
                 end += 1
@@ -146,26 +165,41 @@ def _overlap(a: list[str], b: list[str]) -> float:
 
 
 def _seen_before(store: str, kind: str, terms: list[str], session: str, tool: str = "") -> bool:
-    """Whether an earlier session saw this prompt or error (this session's own repeats are in its context)."""
+    """Whether an earlier session saw this prompt or error (this session's own repeats are in its
+    context)."""
     if len(terms) < _MIN_TERMS:
         return False
     limit = REPEAT_PROMPT if kind == "prompt" else REPEAT_ERROR
-    return any(s.get("kind") == kind and s.get("tool", "") == tool and s.get("session") != session
-               and _overlap(terms, s.get("terms") or []) >= limit for s in spool.recent_seen(store))
+    return any(
+        s.get("kind") == kind
+        and s.get("tool", "") == tool
+        and s.get("session") != session
+        and _overlap(terms, s.get("terms") or []) >= limit
+        for s in spool.recent_seen(store)
+    )
 
 
 def _open_failure(store: str, session: str, tool: str) -> bool:
-    return any(s.get("kind") == "error" and s.get("session") == session and s.get("tool") == tool
-               for s in spool.recent_seen(store))
+    return any(
+        s.get("kind") == "error" and s.get("session") == session and s.get("tool") == tool
+        for s in spool.recent_seen(store)
+    )
 
 
 def _line(event: events.Event, kind: str, **fields: Any) -> dict[str, Any]:
-    """A spool line. Its texts were redacted by ``events.normalize``; the session id and the directory
-    go through the label rules here (they stay as they were for finding the store)."""
+    """A spool line. Its texts were redacted by ``events.normalize``; the session id and the
+    directory go through the label rules here (they stay as they were for finding the store)."""
     session, _ = redact_field(event.session, "session")
     cwd, _ = redact_field(event.cwd, "cwd")
-    return {"id": spool.new_id(), "kind": kind, "ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "client": event.client, "session": session, "cwd": cwd, **fields}
+    return {
+        "id": spool.new_id(),
+        "kind": kind,
+        "ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "client": event.client,
+        "session": session,
+        "cwd": cwd,
+        **fields,
+    }
 
 
 def _record(store: str, event: events.Event, conf: Settings) -> str | None:
@@ -174,20 +208,38 @@ def _record(store: str, event: events.Event, conf: Settings) -> str | None:
     if event.kind == "prompt" and conf.record_prompts and event.prompt.strip():
         terms = _terms(event.prompt)
         repeat = conf.repeat_recall and _seen_before(store, "prompt", terms, event.session)
-        spool.append(os.path.join(directory, spool.EVENTS), _line(event, "prompt", text=event.prompt))
-        spool.append(os.path.join(directory, spool.SEEN), {"kind": "prompt", "terms": terms, "session": event.session})
+        spool.append(
+            os.path.join(directory, spool.EVENTS), _line(event, "prompt", text=event.prompt)
+        )
+        spool.append(
+            os.path.join(directory, spool.SEEN),
+            {"kind": "prompt", "terms": terms, "session": event.session},
+        )
         return event.prompt if repeat else None
     if event.kind == "tool-failure" and conf.record_failures:
         terms = _terms(event.error)
-        repeat = conf.repeat_recall and _seen_before(store, "error", terms, event.session, event.tool)
-        spool.append(os.path.join(directory, spool.EVENTS), _line(event, "tool_error", tool=event.tool, args=event.args,
-                                                     error=event.error))
-        spool.append(os.path.join(directory, spool.SEEN), {"kind": "error", "terms": terms, "tool": event.tool,
-                                              "session": event.session})
+        repeat = conf.repeat_recall and _seen_before(
+            store, "error", terms, event.session, event.tool
+        )
+        spool.append(
+            os.path.join(directory, spool.EVENTS),
+            _line(event, "tool_error", tool=event.tool, args=event.args, error=event.error),
+        )
+        spool.append(
+            os.path.join(directory, spool.SEEN),
+            {"kind": "error", "terms": terms, "tool": event.tool, "session": event.session},
+        )
         return f"{event.tool} {event.error}" if repeat else None
-    if event.kind == "tool" and conf.record_failures and not event.extra.get("interrupted") \
-            and _open_failure(store, event.session, event.tool):
-        spool.append(os.path.join(directory, spool.EVENTS), _line(event, "tool_ok", tool=event.tool, args=event.args))
+    if (
+        event.kind == "tool"
+        and conf.record_failures
+        and not event.extra.get("interrupted")
+        and _open_failure(store, event.session, event.tool)
+    ):
+        spool.append(
+            os.path.join(directory, spool.EVENTS),
+            _line(event, "tool_ok", tool=event.tool, args=event.args),
+        )
     if event.kind in ("stop", "pre-compact", "session-end"):
         closing = _line(event, event.kind.replace("-", "_"))
         if event.extra.get("transcript"):
@@ -204,22 +256,25 @@ def run_package_init() -> None:
         import importlib.util
 
         del package.__hindsight_bare__
-        spec = importlib.util.spec_from_file_location("hindsight_cli", package.__file__,
-                                                      submodule_search_locations=list(package.__path__))
+        spec = importlib.util.spec_from_file_location(
+            "hindsight_cli", package.__file__, submodule_search_locations=list(package.__path__)
+        )
         assert spec is not None and spec.loader is not None
         package.__spec__, package.__loader__ = spec, spec.loader
         spec.loader.exec_module(package)
 
 
 def handle(name: str, client: str, raw: str, store: str | None = None) -> str:
-    """Run one hook call and return what to print. Raises on bad input; ``main`` turns that into a log line."""
+    """Run one hook call and return what to print. Raises on bad input; ``main`` turns that into a
+    log line."""
     payload = codec.loads(raw) if raw.strip() else {}
     if not isinstance(payload, dict):
         raise ValueError("the hook payload is not a JSON object")
     event = events.normalize(client, name, payload)
     invoked = events.kind_of(client, name, payload)
     where = store_for(store, event.cwd)
-    safefs.check_home()  # never spool into, or read settings from, places other users control
+    # never spool into, or read settings from, places other users control
+    safefs.check_home()
     safefs.check_store(where)
     conf = settings(where)
     query = _record(where, event, conf)
@@ -245,14 +300,20 @@ def handle(name: str, client: str, raw: str, store: str | None = None) -> str:
 
 
 def log_path(store: str | None, raw: str) -> str:
-    """Where a failed hook writes: the store's spool if we can tell the store, else HINDSIGHT_HOME."""
+    """Where a failed hook writes: the store's spool if we can tell the store, else
+    HINDSIGHT_HOME."""
     from .. import paths
 
     try:
         payload = codec.loads(raw) if raw.strip() else {}
-        cwd = str(payload.get("cwd") or (payload.get("workspace_roots") or [""])[0]) if isinstance(payload, dict) else ""
+        cwd = (
+            str(payload.get("cwd") or (payload.get("workspace_roots") or [""])[0])
+            if isinstance(payload, dict)
+            else ""
+        )
         where = store_for(store, cwd)
-        safefs.check_store(where)  # a failure in a hostile store is logged in HINDSIGHT_HOME instead
+        # a failure in a hostile store is logged in HINDSIGHT_HOME instead
+        safefs.check_store(where)
         return os.path.join(where, spool.SPOOL_DIR, spool.LOG)
     except Exception:  # noqa: BLE001  (the log must be found even when the payload is garbage)
         return os.path.join(paths.user_dir("data"), spool.LOG)
@@ -264,9 +325,11 @@ def log_failure(where: str, name: str, client: str, error: BaseException) -> Non
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         import traceback
 
-        detail = "".join(traceback.format_exception(type(error), error, error.__traceback__)[-3:]).strip()
-        # An error's message can quote the payload (a client or event name, a value in a config file):
-        # the log is a file on disk like the spool, so it is redacted like the spool.
+        detail = "".join(
+            traceback.format_exception(type(error), error, error.__traceback__)[-3:]
+        ).strip()
+        # An error's message can quote the payload (a client or event name, a value in a config
+        # file): the log is a file on disk like the spool, so it is redacted like the spool.
         line, _ = redact(f"{stamp} {client} {name}: {type(error).__name__}: {error}\n  {detail}\n")
         safefs.append_private(where, line.encode("utf-8"))
     except Exception:  # noqa: BLE001  (a read-only disk must not break the agent either)
@@ -305,8 +368,8 @@ def _parse(argv: list[str]) -> tuple[str, str, str | None]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m hindsight_cli.hooks EVENT [--client C] [--store PATH]``: no Typer, no heavy import
-    unless the event needs the store. Always exits 0."""
+    """``python -m hindsight_cli.hooks EVENT [--client C] [--store PATH]``: no Typer, no heavy
+    import unless the event needs the store. Always exits 0."""
     name, client, store = _parse(sys.argv[1:] if argv is None else argv)
     try:
         raw = sys.stdin.buffer.read().decode("utf-8", errors="replace")
@@ -319,4 +382,5 @@ def main(argv: list[str] | None = None) -> None:
         sys.stdout.flush()
     except Exception:  # noqa: BLE001
         pass
-    os._exit(0)  # skip interpreter teardown (DuckDB/ONNX when recall ran); everything is flushed
+    # skip interpreter teardown (DuckDB/ONNX when recall ran); everything is flushed
+    os._exit(0)

@@ -1,9 +1,10 @@
-"""Entry point of the installed hooks: ``python -m hindsight_cli.hooks EVENT`` or, faster, this file by path.
+"""Entry point of the installed hooks: ``python -m hindsight_cli.hooks EVENT`` or, faster, this file
+by path.
 
-Run by path (what ``hindsight hooks install`` writes, under ``python -S``), it registers ``hindsight_cli``
-as a bare package so that a recording hook pays neither for the package's ``__init__`` (its models and
-text tables) nor for importlib; ``run_package_init`` completes the package, and adds site-packages,
-before anything that needs the store is imported.
+Run by path (what ``hindsight hooks install`` writes, under ``python -S``), it registers
+``hindsight_cli`` as a bare package so that a recording hook pays neither for the package's
+``__init__`` (its models and text tables) nor for importlib; ``run_package_init`` completes the
+package, and adds site-packages, before anything that needs the store is imported.
 """
 
 import os

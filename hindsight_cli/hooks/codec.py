@@ -1,10 +1,10 @@
-"""JSON for the recording hooks without the json package, whose import (it compiles regular expressions,
-and so loads ``re`` and ``enum``) costs ~15 ms, a third of a recording hook's budget.
+"""JSON for the recording hooks without the json package, whose import (it compiles regular
+expressions, and so loads ``re`` and ``enum``) costs ~15 ms, a third of a recording hook's budget.
 
-Decoding runs the C scanner that json itself runs; encoding is a short walk over JSON values with json's
-C string escaper. Anything else (a value json would need a ``default`` for, text that does not parse,
-an interpreter without ``_json``) goes to the json package, so results and errors are json's own.
-tests/test_hooks.py compares both ways with json on a corpus.
+Decoding runs the C scanner that json itself runs; encoding is a short walk over JSON values with
+json's C string escaper. Anything else (a value json would need a ``default`` for, text that does
+not parse, an interpreter without ``_json``) goes to the json package, so results and errors are
+json's own. tests/test_hooks.py compares both ways with json on a corpus.
 """
 
 from __future__ import annotations
@@ -13,15 +13,18 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_SPACE = " \t\n\r"  # json's whitespace, and nothing else (str.strip() would take more)
+# json's whitespace, and nothing else (str.strip() would take more)
+_SPACE = " \t\n\r"
 _CONSTANTS = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
 _FLOAT_WORDS = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
 
 try:
     from _json import encode_basestring as _string, make_scanner
-except ImportError:  # not CPython: the json package does it all
+# not CPython: the json package does it all
+except ImportError:
     _scan = _string = None  # type: ignore[assignment]
 else:
+
     class _Context:
         """What the C scanner reads from a ``json.JSONDecoder``: json.loads's defaults."""
 
@@ -48,7 +51,8 @@ def loads(text: str) -> Any:
 
 
 def dumps(value: Any, *, sort_keys: bool = False, compact: bool = False) -> str:
-    """``json.dumps(value, ensure_ascii=False, sort_keys=sort_keys)``, with ``separators=(",", ":")`` if ``compact``."""
+    """``json.dumps(value, ensure_ascii=False, sort_keys=sort_keys)``, with ``separators=(",",
+    ":")`` if ``compact``."""
     if _string is not None:
         out: list[str] = []
         try:
@@ -59,8 +63,9 @@ def dumps(value: Any, *, sort_keys: bool = False, compact: bool = False) -> str:
             return "".join(out)
     import json
 
-    return json.dumps(value, ensure_ascii=False, sort_keys=sort_keys,
-                      separators=(",", ":") if compact else None)
+    return json.dumps(
+        value, ensure_ascii=False, sort_keys=sort_keys, separators=(",", ":") if compact else None
+    )
 
 
 class _Unsupported(Exception):
@@ -93,4 +98,5 @@ def _encode(value: Any, out: list[str], sort_keys: bool, separators: tuple[str, 
             _encode(value[key], out, sort_keys, separators)
         out.append("}")
     else:
-        raise _Unsupported  # subclasses, keys that are not strings, other types: json decides
+        # subclasses, keys that are not strings, other types: json decides
+        raise _Unsupported

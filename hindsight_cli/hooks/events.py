@@ -23,22 +23,46 @@ CLIENTS = ("claude-code", "codex", "cursor", "gemini")
 # Our event names (the `hindsight hook <event>` argument) and each client's native name for them.
 KINDS = ("session-start", "prompt", "tool", "tool-failure", "stop", "pre-compact", "session-end")
 NATIVE: dict[str, dict[str, str]] = {
-    "claude-code": {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "tool": "PostToolUse",
-                    "tool-failure": "PostToolUseFailure", "stop": "Stop", "pre-compact": "PreCompact",
-                    "session-end": "SessionEnd"},
-    "codex": {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "tool": "PostToolUse",
-              "stop": "Stop", "pre-compact": "PreCompact"},
-    "cursor": {"session-start": "sessionStart", "prompt": "beforeSubmitPrompt", "tool": "postToolUse",
-               "tool-failure": "postToolUseFailure", "stop": "stop", "pre-compact": "preCompact",
-               "session-end": "sessionEnd"},
-    "gemini": {"session-start": "SessionStart", "prompt": "BeforeAgent", "tool": "AfterTool", "stop": "AfterAgent",
-               "pre-compact": "PreCompress", "session-end": "SessionEnd"},
+    "claude-code": {
+        "session-start": "SessionStart",
+        "prompt": "UserPromptSubmit",
+        "tool": "PostToolUse",
+        "tool-failure": "PostToolUseFailure",
+        "stop": "Stop",
+        "pre-compact": "PreCompact",
+        "session-end": "SessionEnd",
+    },
+    "codex": {
+        "session-start": "SessionStart",
+        "prompt": "UserPromptSubmit",
+        "tool": "PostToolUse",
+        "stop": "Stop",
+        "pre-compact": "PreCompact",
+    },
+    "cursor": {
+        "session-start": "sessionStart",
+        "prompt": "beforeSubmitPrompt",
+        "tool": "postToolUse",
+        "tool-failure": "postToolUseFailure",
+        "stop": "stop",
+        "pre-compact": "preCompact",
+        "session-end": "sessionEnd",
+    },
+    "gemini": {
+        "session-start": "SessionStart",
+        "prompt": "BeforeAgent",
+        "tool": "AfterTool",
+        "stop": "AfterAgent",
+        "pre-compact": "PreCompress",
+        "session-end": "SessionEnd",
+    },
 }
 # Events whose answer the client puts in front of the model.
 _CONTEXT_EVENTS = {
     "claude-code": {"session-start", "prompt", "tool", "tool-failure"},
     "codex": {"session-start", "prompt", "tool"},
-    "cursor": {"session-start", "tool", "tool-failure"},  # beforeSubmitPrompt can only allow or block
+    # beforeSubmitPrompt can only allow or block
+    "cursor": {"session-start", "tool", "tool-failure"},
     "gemini": {"session-start", "prompt", "tool"},
 }
 _MAX_ARGS = 300
@@ -50,12 +74,24 @@ class Event:
     """One hook call, whatever the client: what happened, in which session and project. (A plain
     class, not a dataclass: see ``Settings``.)"""
 
-    def __init__(self, client: str, kind: str, session: str, cwd: str, tool: str = "", args: str = "",
-                 error: str = "", prompt: str = "", source: str = "", redactions: int = 0,
-                 extra: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        client: str,
+        kind: str,
+        session: str,
+        cwd: str,
+        tool: str = "",
+        args: str = "",
+        error: str = "",
+        prompt: str = "",
+        source: str = "",
+        redactions: int = 0,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
         self.client, self.kind, self.session, self.cwd = client, kind, session, cwd
         self.tool, self.args, self.error, self.prompt = tool, args, error, prompt
-        self.source = source  # session start: startup | resume | clear | compact
+        # session start: startup | resume | clear | compact
+        self.source = source
         self.redactions = redactions
         self.extra: dict[str, Any] = extra if extra is not None else {}
 
@@ -80,8 +116,9 @@ def _clip(text: str, limit: int) -> str:
     text = text.strip()
     if len(text) <= limit:
         return text
-    head = limit // 4  # an error's last lines usually say the most; keep both ends
-    return text[:head].rstrip() + " … " + text[-(limit - head - 3):].lstrip()
+    # an error's last lines usually say the most; keep both ends
+    head = limit // 4
+    return text[:head].rstrip() + " … " + text[-(limit - head - 3) :].lstrip()
 
 
 def _text(value: Any) -> str:
@@ -93,9 +130,10 @@ def _text(value: Any) -> str:
 
 
 def args_summary(tool_input: Any) -> tuple[str, int]:
-    """What the call was about, redacted: the command, the file, or the arguments as compact JSON; and
-    how many secrets went. Only what is kept is redacted (a Write's whole file content is not), and it
-    is redacted whole before it is clipped, so a clip never cuts a secret in two and hides it."""
+    """What the call was about, redacted: the command, the file, or the arguments as compact JSON;
+    and how many secrets went. Only what is kept is redacted (a Write's whole file content is not),
+    and it is redacted whole before it is clipped, so a clip never cuts a secret in two and hides
+    it."""
     if isinstance(tool_input, dict):
         for key in ("command", "cmd", "file_path", "path", "url", "query", "pattern"):
             value = tool_input.get(key)
@@ -109,17 +147,24 @@ def args_summary(tool_input: Any) -> tuple[str, int]:
 
 
 def response_error(response: Any) -> str:
-    """The error a successful-looking tool event reports (Codex and Gemini have no failure event)."""
+    """The error a successful-looking tool event reports (Codex and Gemini have no failure
+    event)."""
     if isinstance(response, dict):
         if response.get("is_error") or response.get("isError") or response.get("success") is False:
-            return _text(response.get("error") or response.get("stderr") or response.get("output") or response)
+            return _text(
+                response.get("error")
+                or response.get("stderr")
+                or response.get("output")
+                or response
+            )
         if response.get("error"):
             return _text(response["error"])
         for key in ("exit_code", "exitCode", "returncode", "exit_status"):
             code = response.get(key)
             if isinstance(code, int) and not isinstance(code, bool) and code != 0:
-                return f"Exit code {code}\n" + _text(response.get("stderr") or response.get("output")
-                                                     or response.get("stdout") or "")
+                return f"Exit code {code}\n" + _text(
+                    response.get("stderr") or response.get("output") or response.get("stdout") or ""
+                )
         return ""
     if isinstance(response, str):
         import re
@@ -137,29 +182,53 @@ def normalize(client: str, name: str, payload: dict[str, Any]) -> Event:
     kind = kind_of(client, name, payload)
     roots = payload.get("workspace_roots") or []
     cwd = str(payload.get("cwd") or (roots[0] if roots else "") or "")
-    session = str(payload.get("session_id") or payload.get("conversation_id") or payload.get("sessionId") or "")
-    event = Event(client, kind, session, cwd, source=str(payload.get("source") or payload.get("trigger") or ""))
-    if payload.get("transcript_path"):  # mined, from where it was last mined, when the session closes
+    session = str(
+        payload.get("session_id")
+        or payload.get("conversation_id")
+        or payload.get("sessionId")
+        or ""
+    )
+    event = Event(
+        client,
+        kind,
+        session,
+        cwd,
+        source=str(payload.get("source") or payload.get("trigger") or ""),
+    )
+    # mined, from where it was last mined, when the session closes
+    if payload.get("transcript_path"):
         event.extra["transcript"] = str(payload["transcript_path"])
     count = 0
     if kind == "prompt":
-        event.prompt, count = redact_field(_text(payload.get("prompt") or payload.get("user_prompt")), "prompt")
+        event.prompt, count = redact_field(
+            _text(payload.get("prompt") or payload.get("user_prompt")), "prompt"
+        )
     elif kind in ("tool", "tool-failure"):
-        event.tool, _ = redact_field(str(payload.get("tool_name") or payload.get("toolName") or "tool"), "tool")
-        event.args, n = args_summary(payload.get("tool_input") if "tool_input" in payload else payload.get("toolArgs"))
+        event.tool, _ = redact_field(
+            str(payload.get("tool_name") or payload.get("toolName") or "tool"), "tool"
+        )
+        event.args, n = args_summary(
+            payload.get("tool_input") if "tool_input" in payload else payload.get("toolArgs")
+        )
         error = ""
         if kind == "tool-failure":
             if payload.get("is_interrupt"):
-                error = ""  # the user pressed stop: not the tool's fault
+                # the user pressed stop: not the tool's fault
+                error = ""
             else:
-                error = _text(payload.get("error") or payload.get("error_message") or payload.get("tool_error")
-                              or "failed")
+                error = _text(
+                    payload.get("error")
+                    or payload.get("error_message")
+                    or payload.get("tool_error")
+                    or "failed"
+                )
         else:
             error = response_error(payload.get("tool_response", payload.get("tool_output")))
         if error:
             event.kind = "tool-failure"
         elif kind == "tool-failure":
-            event.kind = "tool"  # an interrupt: neither a failure nor a fix
+            # an interrupt: neither a failure nor a fix
+            event.kind = "tool"
             event.extra["interrupted"] = True
         error, m = redact_field(error, "error")
         event.error = _clip(error, _MAX_ERROR)
@@ -169,7 +238,8 @@ def normalize(client: str, name: str, payload: dict[str, Any]) -> Event:
 
 
 def respond(client: str, kind: str, context: str | None) -> str:
-    """What to print on stdout: the recalled ``context`` in the client's format, or the neutral answer."""
+    """What to print on stdout: the recalled ``context`` in the client's format, or the neutral
+    answer."""
     native = NATIVE.get(client, {}).get(kind, kind)
     give = bool(context) and kind in _CONTEXT_EVENTS.get(client, set())
     if client == "cursor":
@@ -177,5 +247,8 @@ def respond(client: str, kind: str, context: str | None) -> str:
             return codec.dumps({"continue": True})
         return codec.dumps({"additional_context": context} if give else {})
     if give:
-        return codec.dumps({"hookSpecificOutput": {"hookEventName": native, "additionalContext": context}})
-    return "{}" if client == "gemini" else ""  # Gemini parses stdout as JSON; the others accept nothing
+        return codec.dumps(
+            {"hookSpecificOutput": {"hookEventName": native, "additionalContext": context}}
+        )
+    # Gemini parses stdout as JSON; the others accept nothing
+    return "{}" if client == "gemini" else ""

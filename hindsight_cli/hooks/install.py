@@ -1,8 +1,8 @@
 """Writing our hooks into a client's settings: merged, backed up, idempotent, removable exactly.
 
 Reuses the MCP installer's machinery (``clients.Target``/``Plan``/``apply``/``load_json``): the same
-atomic write with a backup, the same refusal to touch a file that does not parse. Our entries are the
-hook commands that run ``hindsight_cli/hooks/__main__.py``; everything else in the file is kept.
+atomic write with a backup, the same refusal to touch a file that does not parse. Our entries are
+the hook commands that run ``hindsight_cli/hooks/__main__.py``; everything else in the file is kept.
 """
 
 from __future__ import annotations
@@ -14,45 +14,73 @@ import shlex
 import subprocess
 import sys
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from collections.abc import Mapping
 
 from .. import clients
 from ..errors import HindsightError, InvalidInput
 from .events import CLIENTS, NATIVE
 
-MARKER = "hindsight_cli"  # every command we write runs a file under hindsight_cli/hooks/
+# every command we write runs a file under hindsight_cli/hooks/
+MARKER = "hindsight_cli"
 _TOOL_EVENTS = ("tool", "tool-failure")
-_TIMEOUTS = {"session-start": 30, "prompt": 20, "tool": 10, "tool-failure": 20, "stop": 10, "pre-compact": 60,
-             "session-end": 60}
+_TIMEOUTS = {
+    "session-start": 30,
+    "prompt": 20,
+    "tool": 10,
+    "tool-failure": 20,
+    "stop": 10,
+    "pre-compact": 60,
+    "session-end": 60,
+}
 
 
-def targets(client: str, home: Path, project: Path, env: Mapping[str, str] | None = None) -> dict[str, clients.Target]:
+def targets(
+    client: str, home: Path, project: Path, env: Mapping[str, str] | None = None
+) -> dict[str, clients.Target]:
     """The settings files that hold ``client``'s hooks, by scope."""
     env = os.environ if env is None else env
     codex_home = Path(env.get("CODEX_HOME") or home / ".codex")
     table = {
-        "claude-code": {"user": home / ".claude" / "settings.json", "project": project / ".claude" / "settings.json",
-                        "local": project / ".claude" / "settings.local.json"},
+        "claude-code": {
+            "user": home / ".claude" / "settings.json",
+            "project": project / ".claude" / "settings.json",
+            "local": project / ".claude" / "settings.local.json",
+        },
         "codex": {"user": codex_home / "hooks.json", "project": project / ".codex" / "hooks.json"},
-        "cursor": {"user": home / ".cursor" / "hooks.json", "project": project / ".cursor" / "hooks.json"},
-        "gemini": {"user": home / ".gemini" / "settings.json", "project": project / ".gemini" / "settings.json"},
+        "cursor": {
+            "user": home / ".cursor" / "hooks.json",
+            "project": project / ".cursor" / "hooks.json",
+        },
+        "gemini": {
+            "user": home / ".gemini" / "settings.json",
+            "project": project / ".gemini" / "settings.json",
+        },
     }
     if client not in table:
-        raise InvalidInput(f"Hooks can be installed for {', '.join(CLIENTS)}, not {client!r}; docs/hooks.md says "
-                           "why the other clients cannot carry them.")
-    return {scope: clients.Target(client, scope, path, "hooks", "jsonc" if client == "gemini" else "json")
-            for scope, path in table[client].items()}
+        raise InvalidInput(
+            f"Hooks can be installed for {', '.join(CLIENTS)}, not {client!r}; docs/hooks.md says "
+            "why the other clients cannot carry them."
+        )
+    return {
+        scope: clients.Target(
+            client, scope, path, "hooks", "jsonc" if client == "gemini" else "json"
+        )
+        for scope, path in table[client].items()
+    }
 
 
 def command(client: str, kind: str, store: Path | None) -> str:
-    """The shell command a client runs: this Python, our hook entry file by absolute path. On Linux with
-    ``-S``: skipping site-packages saves a recording hook ~6 ms, and the hook adds them itself when it
-    needs the store (elsewhere the user directories come from platformdirs, which lives there)."""
+    """The shell command a client runs: this Python, our hook entry file by absolute path. On Linux
+    with ``-S``: skipping site-packages saves a recording hook ~6 ms, and the hook adds them itself
+    when it needs the store (elsewhere the user directories come from platformdirs, which lives
+    there)."""
     entry = Path(__file__).resolve().with_name("__main__.py")
     flags = ["-S"] if sys.platform.startswith("linux") else []
-    argv = [sys.executable, *flags, str(entry), kind, "--client", client] + (["--store", str(store)] if store else [])
+    argv = [sys.executable, *flags, str(entry), kind, "--client", client] + (
+        ["--store", str(store)] if store else []
+    )
     return subprocess.list2cmdline(argv) if os.name == "nt" else shlex.join(argv)
 
 
@@ -61,7 +89,12 @@ def _handler(client: str, kind: str, store: Path | None) -> dict[str, Any]:
     if client == "cursor":
         return {"command": cmd}
     if client == "gemini":
-        return {"name": f"hindsight-{kind}", "type": "command", "command": cmd, "timeout": _TIMEOUTS[kind] * 1000}
+        return {
+            "name": f"hindsight-{kind}",
+            "type": "command",
+            "command": cmd,
+            "timeout": _TIMEOUTS[kind] * 1000,
+        }
     if client == "codex":
         return {"type": "command", "command": cmd}
     return {"type": "command", "command": cmd, "timeout": _TIMEOUTS[kind]}
@@ -83,7 +116,11 @@ def entries(client: str, store: Path | None) -> dict[str, list[dict[str, Any]]]:
 
 
 def _ours(item: Any) -> bool:
-    return isinstance(item, dict) and MARKER in str(item.get("command", "")) and "hooks" in str(item.get("command", ""))
+    return (
+        isinstance(item, dict)
+        and MARKER in str(item.get("command", ""))
+        and "hooks" in str(item.get("command", ""))
+    )
 
 
 def _without_ours(groups: list[Any]) -> list[Any]:
@@ -105,7 +142,9 @@ def _load(target: clients.Target) -> tuple[str | None, dict[str, Any]]:
     data, _ = clients.load_json(target, before or "")
     hooks = data.get("hooks")
     if hooks is not None and not isinstance(hooks, dict):
-        raise HindsightError(f"{target.path}: 'hooks' is not an object; fix it first. Nothing was changed.")
+        raise HindsightError(
+            f"{target.path}: 'hooks' is not an object; fix it first. Nothing was changed."
+        )
     return before, data
 
 
@@ -125,7 +164,8 @@ def plan_install(target: clients.Target, store: Path | None) -> clients.Plan:
     data["hooks"] = hooks
     after = _dump(data)
     if before is not None and clients.load_json(target, before)[0] == data:
-        after = before  # already installed exactly so: leave the bytes alone
+        # already installed exactly so: leave the bytes alone
+        after = before
     return clients.Plan(target, before, after)
 
 
@@ -148,7 +188,8 @@ def plan_uninstall(target: clients.Target) -> clients.Plan:
     if data == clients.load_json(target, before)[0]:
         return clients.Plan(target, before, before)
     if not data or data == {"version": 1}:
-        return clients.Plan(target, before, "")  # nothing left but what we wrote: the file goes
+        # nothing left but what we wrote: the file goes
+        return clients.Plan(target, before, "")
     return clients.Plan(target, before, _dump(data))
 
 
@@ -157,38 +198,52 @@ def installed(target: clients.Target) -> list[str]:
     if not target.path.exists():
         return []
     _, data = _load(target)
-    return [event for event, groups in (data.get("hooks") or {}).items()
-            if isinstance(groups, list) and _without_ours(groups) != groups]
+    return [
+        event
+        for event, groups in (data.get("hooks") or {}).items()
+        if isinstance(groups, list) and _without_ours(groups) != groups
+    ]
 
 
-# --- Codex's feature flag -------------------------------------------------------------------------------
-# Codex runs hooks only with `[features] hooks = true` in its config.toml (on by default in current
-# versions; `codex_hooks` is the older, now deprecated, name). Install adds the line, marked, when the file
-# does not set the flag; uninstall removes only marked lines. There is no TOML writer in the standard
-# library, so the text is edited and the result is checked with tomllib before anything is written.
+# --- Codex's feature flag
+# ------------------------------------------------------------------------------- Codex runs hooks
+# only with `[features] hooks = true` in its config.toml (on by default in current versions;
+# `codex_hooks` is the older, now deprecated, name). Install adds the line, marked, when the file
+# does not set the flag; uninstall removes only marked lines. There is no TOML writer in the
+# standard library, so the text is edited and the result is checked with tomllib before anything is
+# written.
 
 FLAG_MARK = "# added by hindsight hooks install"
-_FEATURES_HEADER = re.compile(r"""^[ \t]*\[[ \t]*(?:features|"features"|'features')[ \t]*\][ \t]*(?:#.*)?$""")
+_FEATURES_HEADER = re.compile(
+    r"""^[ \t]*\[[ \t]*(?:features|"features"|'features')[ \t]*\][ \t]*(?:#.*)?$"""
+)
 
 
 def codex_config(hooks_file: clients.Target) -> clients.Target:
     """The config.toml next to a Codex hooks.json: the same scope, the same directory."""
-    return clients.Target("codex", hooks_file.scope, hooks_file.path.with_name("config.toml"), "features", "toml")
+    return clients.Target(
+        "codex", hooks_file.scope, hooks_file.path.with_name("config.toml"), "features", "toml"
+    )
 
 
 def _toml(target: clients.Target, text: str) -> dict[str, Any]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise HindsightError(f"{target.path} is not valid TOML ({error}); fix it or move it aside, then run the "
-                             "command again. Nothing was changed.") from None
+        raise HindsightError(
+            f"{target.path} is not valid TOML ({error}); fix it or move it aside, then run the "
+            "command again. Nothing was changed."
+        ) from None
     if not isinstance(data.get("features", {}), dict):
-        raise HindsightError(f"{target.path}: 'features' is not a table; fix it first. Nothing was changed.")
+        raise HindsightError(
+            f"{target.path}: 'features' is not a table; fix it first. Nothing was changed."
+        )
     return data
 
 
 def codex_flag(target: clients.Target) -> bool | None:
-    """Whether the file turns Codex's hooks on (True), off (False) or leaves them to Codex's default (None)."""
+    """Whether the file turns Codex's hooks on (True), off (False) or leaves them to Codex's default
+    (None)."""
     text = target.path.read_text(encoding="utf-8") if target.path.exists() else ""
     features = _toml(target, text).get("features", {})
     value = features.get("hooks", features.get("codex_hooks"))
@@ -201,7 +256,7 @@ def _with_flag(text: str) -> str:
     for number, header in enumerate(lines):
         if _FEATURES_HEADER.match(header.rstrip("\n")):
             lines[number] = header if header.endswith("\n") else header + "\n"
-            return "".join(lines[:number + 1] + [line] + lines[number + 1:])
+            return "".join(lines[: number + 1] + [line] + lines[number + 1 :])
     gap = "" if not text else "\n" if text.endswith("\n") else "\n\n"
     return f"{text}{gap}[features]  {FLAG_MARK}\n{line}"
 
@@ -210,24 +265,39 @@ def _without_flag(text: str) -> str:
     def marked(line: str) -> bool:
         return line.rstrip().endswith(FLAG_MARK)
 
-    lines = [line for line in text.splitlines(keepends=True) if not (marked(line) and not line.lstrip().startswith("["))]
-    for number in reversed([n for n, line in enumerate(lines) if marked(line)]):  # the headers we added
-        rest = [x.strip() for x in lines[number + 1:] if x.strip() and not x.lstrip().startswith("#")]
+    lines = [
+        line
+        for line in text.splitlines(keepends=True)
+        if not (marked(line) and not line.lstrip().startswith("["))
+    ]
+    # the headers we added
+    for number in reversed([n for n, line in enumerate(lines) if marked(line)]):
+        rest = [
+            x.strip() for x in lines[number + 1 :] if x.strip() and not x.lstrip().startswith("#")
+        ]
         if rest and not rest[0].startswith("["):
-            continue  # the user has put keys in the table we added: it stays
+            # the user has put keys in the table we added: it stays
+            continue
         start = number - 1 if number and not lines[number - 1].strip() else number
-        del lines[start:number + 1]
+        del lines[start : number + 1]
     return "".join(lines)
 
 
 def _besides_flag(data: dict[str, Any]) -> dict[str, Any]:
     table = data.get("features")
-    features = {key: value for key, value in table.items() if key != "hooks"} if isinstance(table, dict) else table
-    return {key: value for key, value in data.items() if key != "features"} | ({"features": features} if features else {})
+    features = (
+        {key: value for key, value in table.items() if key != "hooks"}
+        if isinstance(table, dict)
+        else table
+    )
+    return {key: value for key, value in data.items() if key != "features"} | (
+        {"features": features} if features else {}
+    )
 
 
 def plan_codex_flag(target: clients.Target, on: bool) -> clients.Plan:
-    """Add (``on``) or remove our ``hooks = true``. A flag the user set, either way, is left alone."""
+    """Add (``on``) or remove our ``hooks = true``. A flag the user set, either way, is left
+    alone."""
     before = target.path.read_text(encoding="utf-8") if target.path.exists() else None
     text = before or ""
     data = _toml(target, text)
@@ -242,7 +312,12 @@ def plan_codex_flag(target: clients.Target, on: bool) -> clients.Plan:
         result = tomllib.loads(after)
     except tomllib.TOMLDecodeError:
         result = {"features": "unreadable"}
-    if _besides_flag(result) != _besides_flag(data) or (on and result.get("features", {}).get("hooks") is not True):
-        raise HindsightError(f"{target.path} sets its [features] in a form this installer does not edit; "
-                             f"{'add' if on else 'remove'} `hooks = true` under [features] yourself. Nothing was changed.")
+    if _besides_flag(result) != _besides_flag(data) or (
+        on and result.get("features", {}).get("hooks") is not True
+    ):
+        raise HindsightError(
+            f"{target.path} sets its [features] in a form this installer does not edit; "
+            f"{'add' if on else 'remove'} `hooks = true` under [features] yourself. Nothing was "
+            f"changed."
+        )
     return clients.Plan(target, before, after)

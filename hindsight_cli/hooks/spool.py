@@ -1,10 +1,10 @@
 """The hook spool: redacted JSON lines that recording hooks append and the store ingests later.
 
 Recording must cost a few milliseconds, so this module imports only the standard library and the
-redaction rules: no DuckDB, LanceDB, ONNX or NumPy. Each event is one ``write`` on a file opened with
-``O_APPEND`` (mode 0600) under an exclusive ``flock``, so lines from concurrent hooks never interleave,
-whatever their length. The ingester claims the file by renaming it; a writer that opened the old name
-just before the rename notices (the inode changed) and writes to the new file instead.
+redaction rules: no DuckDB, LanceDB, ONNX or NumPy. Each event is one ``write`` on a file opened
+with ``O_APPEND`` (mode 0600) under an exclusive ``flock``, so lines from concurrent hooks never
+interleave, whatever their length. The ingester claims the file by renaming it; a writer that opened
+the old name just before the rename notices (the inode changed) and writes to the new file instead.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 try:
     import fcntl
-except ImportError:  # Windows: appends of one write each are still atomic enough for our line sizes
+# Windows: appends of one write each are still atomic enough for our line sizes
+except ImportError:
     fcntl = None  # type: ignore[assignment]
 
 SPOOL_DIR = "spool"
@@ -31,7 +32,8 @@ EVENTS = "events.jsonl"
 SEEN = "seen.jsonl"
 LOG = "hooks.log"
 CLAIMED_PREFIX = "claimed-"
-_SEEN_TAIL = 64 * 1024  # bytes of the seen-signatures file a hook reads (the most recent ones)
+# bytes of the seen-signatures file a hook reads (the most recent ones)
+_SEEN_TAIL = 64 * 1024
 
 
 def spool_dir(store: Path) -> Path:
@@ -39,11 +41,13 @@ def spool_dir(store: Path) -> Path:
 
 
 def new_id() -> str:
-    return os.urandom(16).hex()  # `import uuid` alone costs more than a whole recording hook should
+    # `import uuid` alone costs more than a whole recording hook should
+    return os.urandom(16).hex()
 
 
 def _open_locked(path: str | os.PathLike[str]) -> int:
-    """An O_APPEND descriptor on ``path`` holding its exclusive lock, still linked under that name."""
+    """An O_APPEND descriptor on ``path`` holding its exclusive lock, still linked under that
+    name."""
     while True:
         fd = safefs.open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         if fcntl is None:
@@ -54,7 +58,8 @@ def _open_locked(path: str | os.PathLike[str]) -> int:
                 return fd
         except FileNotFoundError:
             pass
-        os.close(fd)  # claimed (renamed) between our open and our lock: append to the new file
+        # claimed (renamed) between our open and our lock: append to the new file
+        os.close(fd)
 
 
 def append(path: str | os.PathLike[str], record: dict[str, Any]) -> None:
@@ -65,14 +70,16 @@ def append(path: str | os.PathLike[str], record: dict[str, Any]) -> None:
     try:
         os.write(fd, data)
     finally:
-        os.close(fd)  # closing releases the lock
+        # closing releases the lock
+        os.close(fd)
 
 
 def claim(store: Path) -> list[Path]:
-    """Take the pending events for ingestion: the live file is renamed, so new events start a new one.
+    """Take the pending events for ingestion: the live file is renamed, so new events start a new
+    one.
 
-    Files claimed earlier by an ingester that did not finish are returned too; ingesting them twice is
-    harmless because every event carries its own idempotency key.
+    Files claimed earlier by an ingester that did not finish are returned too; ingesting them twice
+    is harmless because every event carries its own idempotency key.
     """
     directory = spool_dir(store)
     live = directory / EVENTS
@@ -81,9 +88,11 @@ def claim(store: Path) -> list[Path]:
         try:
             os.replace(live, target)
         except FileNotFoundError:
-            pass  # another ingester took it first
+            # another ingester took it first
+            pass
         else:
-            if fcntl is not None:  # wait for a writer that locked the old name before the rename
+            # wait for a writer that locked the old name before the rename
+            if fcntl is not None:
                 fd = safefs.open_nofollow(target, os.O_RDONLY)
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX)
@@ -128,7 +137,7 @@ def recent_seen(store: str | os.PathLike[str]) -> list[dict[str, Any]]:
     except FileNotFoundError:
         return []
     out = []
-    for line in chunk.splitlines()[1 if len(chunk) >= _SEEN_TAIL else 0:]:
+    for line in chunk.splitlines()[1 if len(chunk) >= _SEEN_TAIL else 0 :]:
         try:
             value = codec.loads(line)
         except ValueError:
@@ -158,13 +167,14 @@ def _rewrite(path: Path, lines: list[str]) -> None:
         os.close(fd)
 
 
-_ENOUGH = 4  # forgotten words in one line that make it the forgotten text's, whatever else it says
+# forgotten words in one line that make it the forgotten text's, whatever else it says
+_ENOUGH = 4
 _TEXT_FIELDS = ("text", "args", "error", "prompt", "command", "message")
 
 
 def _line_words(line: str, words_of: Callable[[str], list[str]]) -> list[str]:
-    """The words a spool line holds of what was recorded (a signature's terms, an event's text), not its
-    bookkeeping (ids, times, field names)."""
+    """The words a spool line holds of what was recorded (a signature's terms, an event's text), not
+    its bookkeeping (ids, times, field names)."""
     try:
         value = codec.loads(line)
     except ValueError:
@@ -177,9 +187,9 @@ def _line_words(line: str, words_of: Callable[[str], list[str]]) -> list[str]:
 
 
 def scrub(store: Path, forgotten: Callable[[str], bool]) -> int:
-    """After a hard forget: drop every spool line (events, claimed events, "seen before" signatures, the
-    hooks' log) whose words are mostly ``forgotten`` ones, so no trace of the text stays in the spool.
-    Returns how many lines went."""
+    """After a hard forget: drop every spool line (events, claimed events, "seen before" signatures,
+    the hooks' log) whose words are mostly ``forgotten`` ones, so no trace of the text stays in the
+    spool. Returns how many lines went."""
     from . import _terms
 
     directory = spool_dir(store)

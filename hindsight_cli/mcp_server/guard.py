@@ -27,7 +27,8 @@ EVERY_INTERFACE = ("", "0.0.0.0", "::")
 
 
 def split_host(value: str) -> tuple[str, int | None]:
-    """``name``, ``name:port``, ``[v6]``, ``[v6]:port`` → (lower-case name without brackets or final dot, port)."""
+    """``name``, ``name:port``, ``[v6]``, ``[v6]:port`` → (lower-case name without brackets or final
+    dot, port)."""
     text = value.strip().lower()
     port: int | None = None
     if text.startswith("["):
@@ -36,7 +37,8 @@ def split_host(value: str) -> tuple[str, int | None]:
             port = int(rest[1:])
     elif text.count(":") == 1:
         name, _, digits = text.partition(":")
-        port = int(digits) if digits.isdigit() else -1  # a port that is not a number matches nothing
+        # a port that is not a number matches nothing
+        port = int(digits) if digits.isdigit() else -1
     else:
         name = text
     return name.rstrip("."), port
@@ -55,7 +57,8 @@ def is_loopback(host: str) -> bool:
 
 @dataclass(frozen=True)
 class HostPolicy:
-    """The names a request may call this server by: ``any_port`` on every port, ``pinned`` on one."""
+    """The names a request may call this server by: ``any_port`` on every port, ``pinned`` on
+    one."""
 
     any_port: frozenset[str]
     pinned: frozenset[tuple[str, int]]
@@ -81,7 +84,11 @@ class HostPolicy:
             port = parts.port
         except ValueError:
             return False
-        if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/"):
+        if (
+            parts.scheme not in ("http", "https")
+            or not parts.hostname
+            or parts.path not in ("", "/")
+        ):
             return False
         shown = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
         return self.allows(f"{shown}:{port}" if port is not None else shown, arrived_at)
@@ -106,7 +113,8 @@ def machine_names() -> list[str]:
 
 
 def host_policy(bind: str, extra: Iterable[str] = ()) -> HostPolicy:
-    """Loopback names, the bind address (unless it is every interface), the machine's names, ``extra``."""
+    """Loopback names, the bind address (unless it is every interface), the machine's names,
+    ``extra``."""
     any_port = set(LOOPBACK_NAMES) | set(machine_names())
     bound, _ = split_host(bind)
     if bound not in EVERY_INTERFACE:
@@ -115,8 +123,10 @@ def host_policy(bind: str, extra: Iterable[str] = ()) -> HostPolicy:
     for entry in extra:
         name, port = split_host(str(entry))
         if not name or port == -1 or any(c in name for c in "/@ "):
-            raise InvalidInput(f"Invalid allowed host {entry!r}: give a host name, an address or name:port, "
-                               "e.g. memory.internal or proxy.example:443.")
+            raise InvalidInput(
+                f"Invalid allowed host {entry!r}: give a host name, an address or name:port, "
+                "e.g. memory.internal or proxy.example:443."
+            )
         if port is None:
             any_port.add(name)
         else:
@@ -133,10 +143,13 @@ class HostGuard:
         self.policy = policy
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http":  # lifespan; the app serves no websockets
+        # lifespan; the app serves no websockets
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        headers = {
+            k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])
+        }
         arrived_at = (scope.get("server") or (None, None))[0]
         host, origin = headers.get("host"), headers.get("origin")
         if not self.policy.allows(host, arrived_at):
@@ -146,14 +159,29 @@ class HostGuard:
         else:
             await self.app(scope, receive, send)
 
-    async def _refuse(self, scope: dict[str, Any], send: Any, status: int, header: str, value: str | None) -> None:
-        name = split_host(urlsplit(value).netloc if header == "Origin" and value else value or "")[0] or "NAME"
-        text = (f"{header} {value!r} is not one of this server's names; if it is, start the server with "
-                f"--allowed-host {name} (or list it in [mcp] allowed_hosts).")
+    async def _refuse(
+        self, scope: dict[str, Any], send: Any, status: int, header: str, value: str | None
+    ) -> None:
+        name = (
+            split_host(urlsplit(value).netloc if header == "Origin" and value else value or "")[0]
+            or "NAME"
+        )
+        text = (
+            f"{header} {value!r} is not one of this server's names; if it is, start the server "
+            f"with "
+            f"--allowed-host {name} (or list it in [mcp] allowed_hosts)."
+        )
         client = (scope.get("client") or ("?", 0))[0]
         log.warning("refused a request from %s: %s", client, text)
         body = text.encode()
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"text/plain; charset=utf-8"),
-                                (b"content-length", str(len(body)).encode())]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    (b"content-type", b"text/plain; charset=utf-8"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})

@@ -1,5 +1,6 @@
-"""The streamable HTTP server: who may start one (no unauthenticated network server), what it answers
-(``guard``: Host and Origin; bearer tokens; ``sessions``: open sessions per agent) and how it runs."""
+"""The streamable HTTP server: who may start one (no unauthenticated network server), what it
+answers (``guard``: Host and Origin; bearer tokens; ``sessions``: open sessions per agent) and how
+it runs."""
 
 from __future__ import annotations
 
@@ -16,14 +17,17 @@ log = logging.getLogger("hindsight.mcp")
 
 
 class TokenVerifier:
-    """The SDK's ``TokenVerifier`` over a token file: a known token is an access token whose client is its agent."""
+    """The SDK's ``TokenVerifier`` over a token file: a known token is an access token whose client
+    is its agent."""
 
     def __init__(self, path: Path) -> None:
         from .. import tokens
 
         self.entries = tokens.load(path)
         if not self.entries:
-            raise InvalidInput(f"{path} holds no tokens; make one with `hindsight mcp token AGENT`.")
+            raise InvalidInput(
+                f"{path} holds no tokens; make one with `hindsight mcp token AGENT`."
+            )
 
     @property
     def agents(self) -> list[str]:
@@ -34,7 +38,11 @@ class TokenVerifier:
         from ..tokens import agent_of
 
         scheme, _, token = authorization.strip().partition(" ")
-        return agent_of(self.entries, token.strip()) if scheme.lower() == "bearer" and token.strip() else None
+        return (
+            agent_of(self.entries, token.strip())
+            if scheme.lower() == "bearer" and token.strip()
+            else None
+        )
 
     async def verify_token(self, token: str) -> Any:
         from mcp.server.auth.provider import AccessToken
@@ -52,7 +60,8 @@ class HttpSettings:
     allowed_hosts: tuple[str, ...] = ()
     allow_unauthenticated: bool = False
     sessions_per_agent: int = 16
-    session_idle: float = 15 * 60.0  # seconds
+    # seconds
+    session_idle: float = 15 * 60.0
 
 
 def check_exposure(settings: HttpSettings, verifier: TokenVerifier | None, store: Path) -> bool:
@@ -61,16 +70,23 @@ def check_exposure(settings: HttpSettings, verifier: TokenVerifier | None, store
     if verifier is not None or is_loopback(settings.host):
         return False
     if not settings.allow_unauthenticated:
-        raise InvalidInput(f"Refusing to serve {settings.host} without tokens: anyone who reaches it could read "
-                           "and forget every memory. Make one per agent with `hindsight mcp token AGENT` (it "
-                           f"writes {store / 'mcp-tokens.json'}), or on a network you trust pass "
-                           "--allow-unauthenticated.")
+        raise InvalidInput(
+            f"Refusing to serve {settings.host} without tokens: anyone who reaches it could read "
+            "and forget every memory. Make one per agent with `hindsight mcp token AGENT` (it "
+            f"writes {store / 'mcp-tokens.json'}), or on a network you trust pass "
+            "--allow-unauthenticated."
+        )
     return True
 
 
 def warn_exposed(settings: HttpSettings) -> None:
-    log.warning("serving %s:%d WITHOUT tokens (--allow-unauthenticated): whoever reaches the port reads, writes "
-                "and forgets every memory; make tokens with `hindsight mcp token AGENT`", settings.host, settings.port)
+    log.warning(
+        "serving %s:%d WITHOUT tokens (--allow-unauthenticated): whoever reaches the port reads, "
+        "writes "
+        "and forgets every memory; make tokens with `hindsight mcp token AGENT`",
+        settings.host,
+        settings.port,
+    )
 
 
 def http_app(server: Any, settings: HttpSettings, verifier: TokenVerifier | None) -> Any:
@@ -84,12 +100,17 @@ def http_app(server: Any, settings: HttpSettings, verifier: TokenVerifier | None
     # The SDK checks Host only on a loopback bind, against loopback names; HostGuard checks it on
     # every bind, against the server's own names and the user's, so the SDK's check is off.
     app = server.streamable_http_app(
-        streamable_http_path="/mcp", host=settings.host, session_idle_timeout=settings.session_idle,
-        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+        streamable_http_path="/mcp",
+        host=settings.host,
+        session_idle_timeout=settings.session_idle,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
 
     def agent_of(headers: dict[bytes, bytes]) -> str | None:
         value = headers.get(b"authorization")
-        return verifier.agent_for(value.decode("latin-1")) if verifier is not None and value else None
+        return (
+            verifier.agent_for(value.decode("latin-1")) if verifier is not None and value else None
+        )
 
     quota = SessionQuota(app, server.session_manager, settings.sessions_per_agent, agent_of)
     log.info("answering to the host names %s", ", ".join(policy.names()))
@@ -103,17 +124,35 @@ def serve(app: Any, settings: HttpSettings, stopper: Any) -> None:
 
     from .stopping import uvicorn_server
 
-    # log_config=None: uvicorn's access log joins ours (stderr or --log-file) instead of printing to stdout.
-    config = uvicorn.Config(app, host=settings.host, port=settings.port, log_config=None, log_level="info",
-                            timeout_graceful_shutdown=1)
+    # log_config=None: uvicorn's access log joins ours (stderr or --log-file) instead of printing to
+    # stdout.
+    config = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_config=None,
+        log_level="info",
+        timeout_graceful_shutdown=1,
+    )
     anyio.run(uvicorn_server(config, stopper).serve)
 
 
-def settings_from(config: Any, *, host: str, port: int, allowed_hosts: Iterable[str] = (),
-                  allow_unauthenticated: bool = False) -> HttpSettings:
+def settings_from(
+    config: Any,
+    *,
+    host: str,
+    port: int,
+    allowed_hosts: Iterable[str] = (),
+    allow_unauthenticated: bool = False,
+) -> HttpSettings:
     """The store's ``[mcp]`` settings with the command line's on top (allowed hosts add up)."""
     from ..timeutil import parse_duration
 
-    return HttpSettings(host, port, (*config.mcp_allowed_hosts, *allowed_hosts), allow_unauthenticated,
-                        config.mcp_sessions_per_agent,
-                        parse_duration(config.mcp_session_idle, "[mcp] session_idle").total_seconds())
+    return HttpSettings(
+        host,
+        port,
+        (*config.mcp_allowed_hosts, *allowed_hosts),
+        allow_unauthenticated,
+        config.mcp_sessions_per_agent,
+        parse_duration(config.mcp_session_idle, "[mcp] session_idle").total_seconds(),
+    )

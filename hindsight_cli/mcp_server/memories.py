@@ -1,6 +1,6 @@
-"""The operations the tools expose, bound to one store and its agent scope: the server's (``--agent``)
-or, on an HTTP server started with tokens, the agent of each request's token. Each is one call to the
-store; the rules (scope, selection, budget, result shapes) are the core's."""
+"""The operations the tools expose, bound to one store and its agent scope: the server's
+(``--agent``) or, on an HTTP server started with tokens, the agent of each request's token. Each is
+one call to the store; the rules (scope, selection, budget, result shapes) are the core's."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ class Memories:
     def __init__(self, store: Store, agent: str | None = None) -> None:
         self.base = store
         self.fixed_agent = agent
-        self._lock = threading.Lock()  # tools run in worker threads; one store operation at a time
+        # tools run in worker threads; one store operation at a time
+        self._lock = threading.Lock()
 
     @property
     def agent(self) -> str | None:
@@ -43,39 +44,89 @@ class Memories:
         with self._lock:
             return store.record(content, **fields)
 
-    def search(self, query: str, *, top_k: int = 5, agent_id: str | None = None,
-               task_id: str | None = None, types: Sequence[str] | None = None, outcomes: Sequence[str] | None = None,
-               tags: Sequence[str] | None = None, sources: Sequence[str] | None = None, since: str | None = None,
-               until: str | None = None, include_archived: bool = False, mode: str = "hybrid", env: dict[str, str] | None = None,
-               current_task: str | None = None, troubleshoot: bool = False) -> SearchResult:
-        """The ``top_k`` best hits, not yet cut to a budget: the caller fits them with what it shows."""
-        filters = browse_filters(agent_id=agent_id, task_id=task_id, types=types, outcomes=outcomes, tags=tags or (),
-                                 since=since, until=until, sources=sources, search=True,
-                                 include_archived=include_archived)
+    def search(
+        self,
+        query: str,
+        *,
+        top_k: int = 5,
+        agent_id: str | None = None,
+        task_id: str | None = None,
+        types: Sequence[str] | None = None,
+        outcomes: Sequence[str] | None = None,
+        tags: Sequence[str] | None = None,
+        sources: Sequence[str] | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        include_archived: bool = False,
+        mode: str = "hybrid",
+        env: dict[str, str] | None = None,
+        current_task: str | None = None,
+        troubleshoot: bool = False,
+    ) -> SearchResult:
+        """The ``top_k`` best hits, not yet cut to a budget: the caller fits them with what it
+        shows."""
+        filters = browse_filters(
+            agent_id=agent_id,
+            task_id=task_id,
+            types=types,
+            outcomes=outcomes,
+            tags=tags or (),
+            since=since,
+            until=until,
+            sources=sources,
+            search=True,
+            include_archived=include_archived,
+        )
         store = self.store
         with self._lock:
-            return store.search(SearchQuery(query, filters, top_k, None, mode, env or {}, current_task,
-                                            troubleshoot=troubleshoot))
+            return store.search(
+                SearchQuery(
+                    query,
+                    filters,
+                    top_k,
+                    None,
+                    mode,
+                    env or {},
+                    current_task,
+                    troubleshoot=troubleshoot,
+                )
+            )
 
-    def summarize(self, task_id: str | None, since: str | None, until: str | None, text: str | None = None,
-                  method: str = "extractive") -> SummaryResult:
+    def summarize(
+        self,
+        task_id: str | None,
+        since: str | None,
+        until: str | None,
+        text: str | None = None,
+        method: str = "extractive",
+    ) -> SummaryResult:
         store = self.store
         with self._lock:
-            return store.summarize(task_id=task_id, since=when(since, "since"), until=when(until, "until"),
-                                   text=text, method=method)
+            return store.summarize(
+                task_id=task_id,
+                since=when(since, "since"),
+                until=when(until, "until"),
+                text=text,
+                method=method,
+            )
 
-    def summary_request(self, task_id: str | None, since: str | None, until: str | None) -> tuple[str, str] | None:
-        """The prompt for the client's LLM, or None when there is nothing to summarise (the tool then
-        reports that error itself)."""
+    def summary_request(
+        self, task_id: str | None, since: str | None, until: str | None
+    ) -> tuple[str, str] | None:
+        """The prompt for the client's LLM, or None when there is nothing to summarise (the tool
+        then reports that error itself)."""
         store = self.store
         with self._lock:
             try:
-                return store.summary_request(task_id=task_id, since=when(since, "since"), until=when(until, "until"))
+                return store.summary_request(
+                    task_id=task_id, since=when(since, "since"), until=when(until, "until")
+                )
             except HindsightError:
                 return None
 
     def consolidate(self, dry_run: bool) -> dict[str, Any]:
-        """``hindsight consolidate --json``'s answer (a pattern a dry run would create has no id yet)."""
+        """``hindsight consolidate --json``'s answer (a pattern a dry run would create has no id
+        yet)."""
         store = self.store
         with self._lock:
             return store.consolidate(dry_run=dry_run, actor=self.agent or "mcp").to_dict()
@@ -85,12 +136,29 @@ class Memories:
         with self._lock:
             return store.get(memory_id)
 
-    def forget(self, ids: list[str], *, task_id: str | None, older_than: str | None, expired: bool, hard: bool,
-               reason: str | None, archive: bool = False) -> ForgetResult:
+    def forget(
+        self,
+        ids: list[str],
+        *,
+        task_id: str | None,
+        older_than: str | None,
+        expired: bool,
+        hard: bool,
+        reason: str | None,
+        archive: bool = False,
+    ) -> ForgetResult:
         store = self.store
         with self._lock:
-            return store.forget_where(ids, task_id=task_id, older_than=older_than, expired=expired, hard=hard,
-                                      archive=archive, reason=reason, actor=self.agent or "mcp")
+            return store.forget_where(
+                ids,
+                task_id=task_id,
+                older_than=older_than,
+                expired=expired,
+                hard=hard,
+                archive=archive,
+                reason=reason,
+                actor=self.agent or "mcp",
+            )
 
     def recent(self, limit: int = 20) -> list[Memory]:
         store = self.store
@@ -98,8 +166,9 @@ class Memories:
             return store.list(browse_filters(search=True), limit=limit)
 
     def ingest_hook_events(self) -> int:
-        """Move what lifecycle hooks spooled (docs/hooks.md) into the store: the server's own write, run
-        at start and from its loop, never inside a read-only tool. One stat when there is nothing."""
+        """Move what lifecycle hooks spooled (docs/hooks.md) into the store: the server's own write,
+        run at start and from its loop, never inside a read-only tool. One stat when there is
+        nothing."""
         from ..hooks import recall, spool
 
         store = self.base
@@ -118,10 +187,11 @@ class Memories:
         return self._lock.acquire(timeout=timeout)
 
     def warm_up(self) -> None:
-        """Load the model and bring the index up to date. The in-memory index loads outside the tools'
-        lock (a search meanwhile is answered by the ledger, exactly as the index will answer); the rest,
-        the LanceDB index where there is no in-memory one among it, under the same lock as the tools: a
-        tool call that arrives meanwhile waits instead of racing to create the index."""
+        """Load the model and bring the index up to date. The in-memory index loads outside the
+        tools' lock (a search meanwhile is answered by the ledger, exactly as the index will
+        answer); the rest, the LanceDB index where there is no in-memory one among it, under the
+        same lock as the tools: a tool call that arrives meanwhile waits instead of racing to create
+        the index."""
         self.ingest_hook_events()
         store = self.base
         store.load_in_memory_index()

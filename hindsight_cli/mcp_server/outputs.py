@@ -1,7 +1,7 @@
-"""The tools' structured results. Their fields are those of the core's results (``models``), so a tool's
-JSON and the CLI's ``--json`` say the same thing with the same names; these classes only give the SDK
-the types it derives each tool's output schema from. What the model reads is the text beside them
-(``results``), within the call's token budget."""
+"""The tools' structured results. Their fields are those of the core's results (``models``), so a
+tool's JSON and the CLI's ``--json`` say the same thing with the same names; these classes only give
+the SDK the types it derives each tool's output schema from. What the model reads is the text beside
+them (``results``), within the call's token budget."""
 
 from __future__ import annotations
 
@@ -12,23 +12,25 @@ from ..models import Memory
 
 @dataclass(frozen=True)
 class WriteOutput:
-    """What a write did: the memory's id, whether it was already stored, the ids it replaced (and, for a
-    changed fact, what changed: ``"60 → 100"``), how many secrets were redacted, the ids of the linked parts
-    a text over the size limit was stored in; with ``verbose``, the stored memory itself."""
+    """What a write did: the memory's id, whether it was already stored, the ids it replaced (and,
+    for a changed fact, what changed: ``"60 → 100"``), how many secrets were redacted, the ids of
+    the linked parts a text over the size limit was stored in; with ``verbose``, the stored memory
+    itself."""
 
     id: str
     deduplicated: bool = False
     superseded: list[str] = field(default_factory=list)
     redactions: int = 0
     change: str | None = None
-    parts: list[str] | None = None  # content over the size limit: its linked parts' ids, in order
+    # content over the size limit: its linked parts' ids, in order
+    parts: list[str] | None = None
     memory: Memory | None = None
 
 
 @dataclass(frozen=True)
 class ScoredMemory(Memory):
-    """A search hit: the memory's fields (without ``content_hash`` and ``idempotency_key`` unless asked
-    for, or only those asked for) plus its score and which retrievers matched it."""
+    """A search hit: the memory's fields (without ``content_hash`` and ``idempotency_key`` unless
+    asked for, or only those asked for) plus its score and which retrievers matched it."""
 
     score: float = 0.0
     matched: list[str] = field(default_factory=list)
@@ -46,13 +48,14 @@ class SearchOutput:
 
 @dataclass(frozen=True)
 class SummaryOutput(Memory):
-    """The summary memory, how many memories it covers, whether it replaced an earlier version, and the
-    part summaries of a chain."""
+    """The summary memory, how many memories it covers, whether it replaced an earlier version, and
+    the part summaries of a chain."""
 
     summarized: int = 0
     updated: bool = False
     parts: list[str] = field(default_factory=list)
-    method: str = "extractive"  # or "sampling:<model>" when the client's LLM wrote it
+    # or "sampling:<model>" when the client's LLM wrote it
+    method: str = "extractive"
 
 
 @dataclass

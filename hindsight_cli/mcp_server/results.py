@@ -1,11 +1,11 @@
 """What each tool answers: the text the model reads, within the call's token budget, and the compact
 structured result beside it.
 
-The SDK would otherwise send the JSON of the structured result as the text: for a search, every field
-of every hit (hashes, idempotency keys) at about ten times the context block's size. Here the text of
-a search is the context block the core builds (``search.budget``) and one line of the hits' ids, both
-inside ``budget_tokens``; a write answers with a one-line confirmation. Tokens are counted the way the
-product counts them everywhere (``text.estimate_tokens``).
+The SDK would otherwise send the JSON of the structured result as the text: for a search, every
+field of every hit (hashes, idempotency keys) at about ten times the context block's size. Here the
+text of a search is the context block the core builds (``search.budget``) and one line of the hits'
+ids, both inside ``budget_tokens``; a write answers with a one-line confirmation. Tokens are counted
+the way the product counts them everywhere (``text.estimate_tokens``).
 """
 
 from __future__ import annotations
@@ -18,9 +18,12 @@ from ..models import ForgetResult, Memory, SearchResult, SummaryResult, WriteRes
 from ..search.budget import fit_budget
 from ..text import estimate_tokens
 
-SEARCH_BUDGET = 400  # tokens, when a search names no budget_tokens (what the instructions suggest)
-TEXT_BUDGET = 400  # memory_summarize and memory_consolidate
-GET_BUDGET = 1000  # memory_get: one memory, and one may hold 16 KiB
+# tokens, when a search names no budget_tokens (what the instructions suggest)
+SEARCH_BUDGET = 400
+# memory_summarize and memory_consolidate
+TEXT_BUDGET = 400
+# memory_get: one memory, and one may hold 16 KiB
+GET_BUDGET = 1000
 INTERNAL_FIELDS = ("content_hash", "idempotency_key")
 MEMORY_FIELDS = tuple(f.name for f in dataclass_fields(Memory))
 HIT_FIELDS = (*MEMORY_FIELDS, "score", "matched")
@@ -33,7 +36,8 @@ def clip(text: str, budget: int) -> str:
         return text
     marker = _CUT if estimate_tokens(_CUT) < budget else ""
     low, high = 0, len(text)
-    while low < high:  # the longest prefix that fits with the marker
+    # the longest prefix that fits with the marker
+    while low < high:
         middle = (low + high + 1) // 2
         if estimate_tokens(text[:middle] + marker) <= budget:
             low = middle
@@ -69,8 +73,8 @@ def fit_search(memories: Sequence[Memory], budget: int) -> tuple[list[int], str,
 
 
 def hit_fields(data: dict[str, Any], fields: Sequence[str] | None, verbose: bool) -> dict[str, Any]:
-    """A hit's structured fields: everything (``verbose``), the ones asked for (id and content always),
-    or by default every field but the internal ones."""
+    """A hit's structured fields: everything (``verbose``), the ones asked for (id and content
+    always), or by default every field but the internal ones."""
     if verbose:
         return data
     if fields:
@@ -78,28 +82,47 @@ def hit_fields(data: dict[str, Any], fields: Sequence[str] | None, verbose: bool
     return {k: v for k, v in data.items() if k not in INTERNAL_FIELDS}
 
 
-def search(result: SearchResult, budget: int, fields: Sequence[str] | None = None,
-           verbose: bool = False) -> tuple[str, dict[str, Any]]:
+def search(
+    result: SearchResult, budget: int, fields: Sequence[str] | None = None, verbose: bool = False
+) -> tuple[str, dict[str, Any]]:
     """A search's text (context block and ids within ``budget``) and its structured hits."""
     kept, block, tokens, text = fit_search([h.memory for h in result.hits], budget)
     hits = [hit_fields(result.hits[i].to_dict(), fields, verbose) for i in kept]
-    return text, {"hits": hits, "context": block, "tokens": tokens, "dropped_for_budget": len(result.hits) - len(kept)}
+    return text, {
+        "hits": hits,
+        "context": block,
+        "tokens": tokens,
+        "dropped_for_budget": len(result.hits) - len(kept),
+    }
 
 
 def write(result: WriteResult, verbose: bool = False) -> tuple[str, dict[str, Any]]:
-    """One line: what was stored under which id, what it replaced (and what changed), what was redacted."""
+    """One line: what was stored under which id, what it replaced (and what changed), what was
+    redacted."""
     memory = result.memory
     superseded = list(result.superseded)
-    text = f"Already stored as {memory.id} (deduplicated)." if result.deduplicated else f"Recorded {memory.id}."
+    text = (
+        f"Already stored as {memory.id} (deduplicated)."
+        if result.deduplicated
+        else f"Recorded {memory.id}."
+    )
     if superseded:
-        text += f" It replaces {', '.join(superseded)}" + (f" ({result.change})." if result.change else ".")
+        text += f" It replaces {', '.join(superseded)}" + (
+            f" ({result.change})." if result.change else "."
+        )
     if result.parts:
-        text += (f" The text is over the size limit: stored in {len(result.parts)} linked parts "
-                 f"({', '.join(result.parts)}), in order; memory_get reads each.")
+        text += (
+            f" The text is over the size limit: stored in {len(result.parts)} linked parts "
+            f"({', '.join(result.parts)}), in order; memory_get reads each."
+        )
     if result.redactions:
         text += f" {result.redactions} secret(s) redacted."
-    structured: dict[str, Any] = {"id": memory.id, "deduplicated": result.deduplicated, "superseded": superseded,
-                                  "redactions": result.redactions}
+    structured: dict[str, Any] = {
+        "id": memory.id,
+        "deduplicated": result.deduplicated,
+        "superseded": superseded,
+        "redactions": result.redactions,
+    }
     if result.change:
         structured["change"] = result.change
     if result.parts:
@@ -111,9 +134,24 @@ def write(result: WriteResult, verbose: bool = False) -> tuple[str, dict[str, An
 
 def _facts(memory: Memory) -> str:
     """The memory's identifying fields on one line, the empty ones left out."""
-    shown: list[str] = [memory.id, memory.type, memory.outcome, (memory.event_at or memory.created_at)[:19]]
-    for name in ("agent_id", "task_id", "step", "trigger", "source", "status", "supersedes", "superseded_by",
-                 "valid_until", "expires_at"):
+    shown: list[str] = [
+        memory.id,
+        memory.type,
+        memory.outcome,
+        (memory.event_at or memory.created_at)[:19],
+    ]
+    for name in (
+        "agent_id",
+        "task_id",
+        "step",
+        "trigger",
+        "source",
+        "status",
+        "supersedes",
+        "superseded_by",
+        "valid_until",
+        "expires_at",
+    ):
         value = getattr(memory, name)
         if value not in (None, ""):
             shown.append(f"{name} {value}")
@@ -144,17 +182,31 @@ def summary(result: SummaryResult, method: str, budget: int) -> str:
 def consolidation(result: dict[str, Any], budget: int) -> str:
     """Counts first, then one line per pattern, cut at the budget."""
     plan = " (dry run: nothing written)" if result["dry_run"] else ""
-    lines = [f"Scanned {result['scanned']} episodes: {result['created']} new, {result['updated']} updated, "
-             f"{result['unchanged']} unchanged patterns{plan}."]
+    lines = [
+        f"Scanned {result['scanned']} episodes: {result['created']} new, {result['updated']} "
+        f"updated, "
+        f"{result['unchanged']} unchanged patterns{plan}."
+    ]
     for pattern in result["patterns"]:
         fix = f" — fix: {pattern['resolution']}" if pattern.get("resolution") else ""
-        lines.append(f"- {pattern['action']} {pattern['id'] or '(new)'}: {pattern['content']}{fix} "
-                     f"({len(pattern['evidence_ids'])} episodes)")
+        lines.append(
+            f"- {pattern['action']} {pattern['id'] or '(new)'}: {pattern['content']}{fix} "
+            f"({len(pattern['evidence_ids'])} episodes)"
+        )
     return clip("\n".join(lines), budget)
 
 
 def forget(result: ForgetResult) -> str:
-    how = "archived (search with include_archived=true)" if result.archived else \
-        "deleted for good" if result.hard else "hidden from search (restorable)"
+    how = (
+        "archived (search with include_archived=true)"
+        if result.archived
+        else "deleted for good"
+        if result.hard
+        else "hidden from search (restorable)"
+    )
     noun = "memory" if result.forgotten == 1 else "memories"
-    return f"Forgot {result.forgotten} {noun}: {how}." if result.forgotten else "Nothing matched; nothing forgotten."
+    return (
+        f"Forgot {result.forgotten} {noun}: {how}."
+        if result.forgotten
+        else "Nothing matched; nothing forgotten."
+    )

@@ -1,8 +1,8 @@
-"""The MCP server: hindsight's tools, resources and prompt over one store (stdio for desktop clients,
-streamable HTTP for containers).
+"""The MCP server: hindsight's tools, resources and prompt over one store (stdio for desktop
+clients, streamable HTTP for containers).
 
-Nothing here writes to stdout: logs go to stderr or ``--log-file``. The SDK is imported only when a server
-is built, so the CLI and the library never pay for it.
+Nothing here writes to stdout: logs go to stderr or ``--log-file``. The SDK is imported only when a
+server is built, so the CLI and the library never pay for it.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from .http import HttpSettings, TokenVerifier, check_exposure, http_app, serve, 
 from .memories import Memories
 
 log = logging.getLogger("hindsight.mcp")
-INGEST_EVERY = 1.0  # seconds between the server's looks at the hook spool
+# seconds between the server's looks at the hook spool
+INGEST_EVERY = 1.0
 
 INSTRUCTIONS = """\
 hindsight is this project's long-term memory: what was done before, what failed and how it was fixed,
@@ -49,9 +50,9 @@ redacted anyway. Stay within a budget: recall a few memories, not everything.
 
 
 def _model_errors(function: Callable[..., Any], kind: str = "tool") -> Callable[..., Any]:
-    """Turn a HindsightError, or an OSError as the CLI words it, into a ToolError (ResourceError), so its
-    text, which says what to do next, reaches the model. The SDK hides any other exception behind "Error
-    executing tool X"."""
+    """Turn a HindsightError, or an OSError as the CLI words it, into a ToolError (ResourceError),
+    so its text, which says what to do next, reaches the model. The SDK hides any other exception
+    behind "Error executing tool X"."""
     from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 
     error_type = ToolError if kind == "tool" else ResourceError
@@ -81,12 +82,24 @@ def _tools() -> list[tuple[Callable[..., Any], Any]]:
         return ToolAnnotations(title=title, read_only_hint=read_only, open_world_hint=False, **more)
 
     return [
-        (tools.memory_write, hints("Write a memory", False, destructive_hint=False, idempotent_hint=True)),
+        (
+            tools.memory_write,
+            hints("Write a memory", False, destructive_hint=False, idempotent_hint=True),
+        ),
         (tools.memory_search, hints("Search memories", True)),
-        (tools.memory_summarize, hints("Summarize a task", False, destructive_hint=False, idempotent_hint=True)),
-        (tools.memory_consolidate, hints("Consolidate episodes", False, destructive_hint=False, idempotent_hint=True)),
+        (
+            tools.memory_summarize,
+            hints("Summarize a task", False, destructive_hint=False, idempotent_hint=True),
+        ),
+        (
+            tools.memory_consolidate,
+            hints("Consolidate episodes", False, destructive_hint=False, idempotent_hint=True),
+        ),
         (tools.memory_get, hints("Get a memory", True)),
-        (tools.memory_forget, hints("Forget memories", False, destructive_hint=True, idempotent_hint=True)),
+        (
+            tools.memory_forget,
+            hints("Forget memories", False, destructive_hint=True, idempotent_hint=True),
+        ),
     ]
 
 
@@ -116,18 +129,28 @@ def _lifespan(memories: Memories) -> Callable[[Any], Any]:
 
 
 def _resources(server: Any, memories: Memories) -> None:
-    @server.resource("hindsight://memories/recent", name="recent-memories", mime_type="application/json",
-                     description="The 20 most recent memories (this server's scope).")
+    @server.resource(
+        "hindsight://memories/recent",
+        name="recent-memories",
+        mime_type="application/json",
+        description="The 20 most recent memories (this server's scope).",
+    )
     def recent_memories() -> str:
         return json.dumps([m.to_dict() for m in memories.recent(20)], ensure_ascii=False)
 
     def memory_resource(memory_id: str) -> str:
         return json.dumps(memories.get(memory_id).to_dict(), ensure_ascii=False)
 
-    server.resource("hindsight://memory/{memory_id}", name="memory", mime_type="application/json",
-                    description="One memory by id.")(_model_errors(memory_resource, "resource"))
+    server.resource(
+        "hindsight://memory/{memory_id}",
+        name="memory",
+        mime_type="application/json",
+        description="One memory by id.",
+    )(_model_errors(memory_resource, "resource"))
 
-    @server.prompt(name="recall", description="Turn a task description into a block of relevant memories.")
+    @server.prompt(
+        name="recall", description="Turn a task description into a block of relevant memories."
+    )
     def recall(task: str, budget_tokens: int = 400) -> str:
         from ..search.budget import fit_budget
 
@@ -135,10 +158,14 @@ def _resources(server: Any, memories: Memories) -> None:
         kept, context, _ = fit_budget([h.memory for h in found.hits], int(budget_tokens))
         if not kept:
             return f"No memories relevant to this task were found.\n\nTask: {task}"
-        return f"Relevant memories from earlier work (most useful first):\n\n{context}\n\nTask: {task}"
+        return (
+            f"Relevant memories from earlier work (most useful first):\n\n{context}\n\nTask: {task}"
+        )
 
 
-def build_server(store: Store, agent: str | None = None, tokens: Any = None, url: str | None = None) -> Any:
+def build_server(
+    store: Store, agent: str | None = None, tokens: Any = None, url: str | None = None
+) -> Any:
     """An MCPServer with hindsight's tools, resources and prompt, bound to ``store``.
 
     ``tokens`` (a ``TokenVerifier``) makes an HTTP server at ``url`` require a bearer token on every
@@ -152,37 +179,59 @@ def build_server(store: Store, agent: str | None = None, tokens: Any = None, url
     auth: dict[str, Any] = {}
     if tokens is not None:
         from mcp.server.auth.settings import AuthSettings
-
         from pydantic import AnyHttpUrl
 
-        auth = {"token_verifier": tokens, "auth": AuthSettings(
-            issuer_url=AnyHttpUrl(str(url)), resource_server_url=AnyHttpUrl(f"{url}/mcp"),
-            validate_token_resource=False)}
-    server = MCPServer("hindsight", version=__version__, instructions=INSTRUCTIONS, lifespan=_lifespan(memories),
-                       **auth)
+        auth = {
+            "token_verifier": tokens,
+            "auth": AuthSettings(
+                issuer_url=AnyHttpUrl(str(url)),
+                resource_server_url=AnyHttpUrl(f"{url}/mcp"),
+                validate_token_resource=False,
+            ),
+        }
+    server = MCPServer(
+        "hindsight",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        lifespan=_lifespan(memories),
+        **auth,
+    )
     server.memories = memories  # type: ignore[attr-defined]
     for function, hints in _tools():
         server.tool(description=inspect.cleandoc(function.__doc__ or ""), annotations=hints)(
-            _model_errors(function))
+            _model_errors(function)
+        )
     _resources(server, memories)
     return server
 
 
 def configure_logging(log_file: Path | None) -> None:
-    """Logs to stderr or a file, set up before the SDK's own default (which would also use stderr)."""
-    handler: logging.Handler = logging.FileHandler(log_file, encoding="utf-8") if log_file else logging.StreamHandler()
+    """Logs to stderr or a file, set up before the SDK's own default (which would also use
+    stderr)."""
+    handler: logging.Handler = (
+        logging.FileHandler(log_file, encoding="utf-8") if log_file else logging.StreamHandler()
+    )
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.INFO)
 
 
-def run(store: Store, *, agent: str | None, transport: str, log_file: Path | None, tokens: Path | None = None,
-        http: HttpSettings | None = None, host: str = "", port: int = 0) -> None:
-    """Serve until the client disconnects (stdio), or a stop signal (either). With ``tokens`` (a token
-    file), the HTTP server answers only requests with one of its bearer tokens; without, it serves a
-    non-loopback address only if ``http.allow_unauthenticated``. ``host`` and ``port`` stand for
-    ``http`` with the other settings at their defaults."""
+def run(
+    store: Store,
+    *,
+    agent: str | None,
+    transport: str,
+    log_file: Path | None,
+    tokens: Path | None = None,
+    http: HttpSettings | None = None,
+    host: str = "",
+    port: int = 0,
+) -> None:
+    """Serve until the client disconnects (stdio), or a stop signal (either). With ``tokens`` (a
+    token file), the HTTP server answers only requests with one of its bearer tokens; without, it
+    serves a non-loopback address only if ``http.allow_unauthenticated``. ``host`` and ``port``
+    stand for ``http`` with the other settings at their defaults."""
     from ..paths import private_files
     from .stopping import Stopper, on_interrupt
 
@@ -208,7 +257,12 @@ def run(store: Store, *, agent: str | None, transport: str, log_file: Path | Non
             log.warning("warm-up: %s", error)
 
     threading.Thread(target=warm_up, daemon=True, name="hindsight-warm-up").start()
-    log.info("hindsight MCP server on %s (store %s%s)", transport, store.path, f", agent {agent}" if agent else "")
+    log.info(
+        "hindsight MCP server on %s (store %s%s)",
+        transport,
+        store.path,
+        f", agent {agent}" if agent else "",
+    )
     try:
         if app is None:
             on_interrupt(stopper)

@@ -1,4 +1,5 @@
-"""Open HTTP sessions per agent, so one agent cannot take the server's session table from the others.
+"""Open HTTP sessions per agent, so one agent cannot take the server's session table from the
+others.
 
 The SDK's session manager closes a session after an idle period and caps the sessions of the whole
 server (10,000 by default), so one token that opens sessions without end fills that table and every
@@ -42,8 +43,9 @@ def _opens_session(headers: dict[bytes, bytes]) -> bool:
     from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
     version = headers.get(VERSION_HEADER)
-    return SESSION_HEADER not in headers and (version is None or version.decode("latin-1") in
-                                              HANDSHAKE_PROTOCOL_VERSIONS)
+    return SESSION_HEADER not in headers and (
+        version is None or version.decode("latin-1") in HANDSHAKE_PROTOCOL_VERSIONS
+    )
 
 
 def _closing(transport: Any) -> bool:
@@ -55,8 +57,13 @@ class SessionQuota:
     """ASGI middleware: at most ``per_agent`` open sessions per agent (``agent_of`` reads the agent
     from a request's headers; None for a server without tokens, whose clients share one quota)."""
 
-    def __init__(self, app: Any, manager: Any, per_agent: int,
-                 agent_of: Callable[[dict[bytes, bytes]], str | None]) -> None:
+    def __init__(
+        self,
+        app: Any,
+        manager: Any,
+        per_agent: int,
+        agent_of: Callable[[dict[bytes, bytes]], str | None],
+    ) -> None:
         import anyio
 
         self.app = app
@@ -68,8 +75,11 @@ class SessionQuota:
     def sessions(self, agent: str | None) -> list[Any]:
         """The agent's open sessions' transports (the manager's table, read without awaiting)."""
         owners = self.manager._session_owners
-        return [transport for sid, transport in list(self.manager._server_instances.items())
-                if (owners.get(sid) or {}).get("client_id") == agent and not _closing(transport)]
+        return [
+            transport
+            for sid, transport in list(self.manager._server_instances.items())
+            if (owners.get(sid) or {}).get("client_id") == agent and not _closing(transport)
+        ]
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope.get("method") == "POST":
@@ -87,22 +97,45 @@ class SessionQuota:
             while len(open_now) >= self.per_agent:
                 idle = [(since, t) for t in open_now if (since := _idle_since(t)) is not None]
                 if not idle:
-                    log.warning("refused a new session for %s: its %d sessions are all busy",
-                                agent or "the server's clients", len(open_now))
+                    log.warning(
+                        "refused a new session for %s: its %d sessions are all busy",
+                        agent or "the server's clients",
+                        len(open_now),
+                    )
                     return False
                 oldest = min(idle, key=lambda pair: pair[0])[1]
-                oldest.idle_scope.cancel()  # the manager's own path: the session ends and is discarded
+                # the manager's own path: the session ends and is discarded
+                oldest.idle_scope.cancel()
                 open_now.remove(oldest)
-                log.info("closed the least recently used idle session of %s (%d per agent)",
-                         agent or "the server's clients", self.per_agent)
+                log.info(
+                    "closed the least recently used idle session of %s (%d per agent)",
+                    agent or "the server's clients",
+                    self.per_agent,
+                )
         return True
 
 
 async def _too_many(send: Any, limit: int) -> None:
-    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
-        "code": -32000, "message": f"This agent already has {limit} open sessions, all busy; close one "
-                                   "(DELETE /mcp) or retry later."}}).encode()
-    await send({"type": "http.response.start", "status": 429,
-                "headers": [(b"content-type", b"application/json"), (b"retry-after", b"5"),
-                            (b"content-length", str(len(body)).encode())]})
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {
+                "code": -32000,
+                "message": f"This agent already has {limit} open sessions, all busy; close one "
+                "(DELETE /mcp) or retry later.",
+            },
+        }
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 429,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"retry-after", b"5"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})

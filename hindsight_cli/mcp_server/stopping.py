@@ -6,8 +6,8 @@ for the requests in flight (a tool call queued behind the model's warm-up, an op
 the session manager then for the tools' worker threads. So on the first signal a deadline starts:
 the server gets ``GRACE`` seconds to stop by itself, a store operation under way gets ``GRACE`` more
 to finish (no other starts), and then the process exits with 128 + the signal's number. A second
-signal exits at once. Every write is crash-safe already (docs/architecture.md), so the deadline never
-leaves a store half-written.
+signal exits at once. Every write is crash-safe already (docs/architecture.md), so the deadline
+never leaves a store half-written.
 """
 
 from __future__ import annotations
@@ -20,17 +20,19 @@ from collections.abc import Callable
 from typing import Any
 
 log = logging.getLogger("hindsight.mcp")
-GRACE = 0.3  # seconds; twice this is the longest a stop takes
+# seconds; twice this is the longest a stop takes
+GRACE = 0.3
 
 
 class Stopper:
-    """Turns the first stop signal into a deadline, the second into an immediate exit. ``hold`` waits
-    for the store operation under way (``Memories.hold``)."""
+    """Turns the first stop signal into a deadline, the second into an immediate exit. ``hold``
+    waits for the store operation under way (``Memories.hold``)."""
 
     def __init__(self, hold: Callable[[float], object], grace: float = GRACE) -> None:
         self.hold = hold
         self.grace = grace
-        self.finished = threading.Event()  # set once the server has stopped by itself
+        # set once the server has stopped by itself
+        self.finished = threading.Event()
         self._signal: int | None = None
 
     def signalled(self, signum: int, graceful: bool = True) -> None:
@@ -39,7 +41,9 @@ class Stopper:
             self.exit(signum)
         self._signal = signum
         log.info("stopping (%s)", signal.Signals(signum).name)
-        threading.Thread(target=self._deadline, args=(signum, graceful), daemon=True, name="hindsight-stop").start()
+        threading.Thread(
+            target=self._deadline, args=(signum, graceful), daemon=True, name="hindsight-stop"
+        ).start()
 
     def _deadline(self, signum: int, graceful: bool) -> None:
         if graceful and self.finished.wait(self.grace):

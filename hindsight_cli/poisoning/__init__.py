@@ -1,12 +1,12 @@
 """Poisoning defence (DESIGN §6). Trust is a property of provenance, not of wording:
 
-- ``trust(source)``: only ``user``, ``agent`` and ``hindsight`` (memories hindsight derived from trusted
-  memories only) are trusted; every other name, ``tool``, ``import``, ``web`` and names never seen
-  before included, is untrusted.
+- ``trust(source)``: only ``user``, ``agent`` and ``hindsight`` (memories hindsight derived from
+  trusted memories only) are trusted; every other name, ``tool``, ``import``, ``web`` and names
+  never seen before included, is untrusted.
 - Every untrusted memory is labelled with its source wherever an agent reads it (``trust_label``,
   ``provenance``), whatever the detector says.
-- On top of that, untrusted text that reads like instructions to a model is quarantined at write time
-  (``assess``: every text field, normalised first) and ranked after everything else.
+- On top of that, untrusted text that reads like instructions to a model is quarantined at write
+  time (``assess``: every text field, normalised first) and ranked after everything else.
 - Derived memories take the lowest trust of their sources (``derived_source``) and never copy
   quarantined text (``for_derivation``); rendered text cannot forge the context block's own
   structure (``safe_line``).
@@ -24,49 +24,71 @@ if TYPE_CHECKING:
     from ..storage.rows import MemoryRow
 from .spelling import INVISIBLE, normalise, skeleton
 
-__all__ = ["QUARANTINE_CONFIDENCE", "QUARANTINE_TAG", "TRUSTED_SOURCES", "UNTRUSTED_SOURCES", "assess",
-           "derived_source", "derived_trust", "for_derivation", "instruction_like", "is_quarantined", "normalise",
-           "provenance", "quarantine_reason", "safe_line", "trust", "trust_label"]
+__all__ = [
+    "QUARANTINE_CONFIDENCE",
+    "QUARANTINE_TAG",
+    "TRUSTED_SOURCES",
+    "UNTRUSTED_SOURCES",
+    "assess",
+    "derived_source",
+    "derived_trust",
+    "for_derivation",
+    "instruction_like",
+    "is_quarantined",
+    "normalise",
+    "provenance",
+    "quarantine_reason",
+    "safe_line",
+    "trust",
+    "trust_label",
+]
 
 Trust = Literal["trusted", "untrusted"]
 TRUSTED_SOURCES = frozenset({"user", "agent", "hindsight"})
 DERIVED = "hindsight"
-# Names hindsight itself uses for untrusted text; any other name not in TRUSTED_SOURCES is untrusted too.
+# Names hindsight itself uses for untrusted text; any other name not in TRUSTED_SOURCES is untrusted
+# too.
 UNTRUSTED_SOURCES = frozenset({"web", "tool", "import", "email", "external", "unknown"})
 QUARANTINE_TAG = "quarantined"
 QUARANTINE_CONFIDENCE = 0.1
-_MAX_CHECKED = 65_536  # characters of one field that are read; longer text is still labelled untrusted
+# characters of one field that are read; longer text is still labelled untrusted
+_MAX_CHECKED = 65_536
 
 
 def trust(source: str | None) -> Trust:
-    """``trusted`` for exactly ``user``, ``agent`` and ``hindsight`` (case and surrounding space aside);
-    ``untrusted`` for everything else. No folding of look-alikes: ``usеr`` with a Cyrillic е is not
-    ``user``, and a derived memory with an untrusted source is ``hindsight:web``, not ``hindsight``."""
+    """``trusted`` for exactly ``user``, ``agent`` and ``hindsight`` (case and surrounding space
+    aside); ``untrusted`` for everything else. No folding of look-alikes: ``usеr`` with a Cyrillic е
+    is not ``user``, and a derived memory with an untrusted source is ``hindsight:web``, not
+    ``hindsight``."""
     return "trusted" if (source or "").strip().lower() in TRUSTED_SOURCES else "untrusted"
 
 
 def _origins(source: str) -> set[str]:
-    """The source names behind ``source``: a derived ``hindsight:tool+web`` stands for tool and web."""
+    """The source names behind ``source``: a derived ``hindsight:tool+web`` stands for tool and
+    web."""
     name = (source or "").strip().lower()
     if name.startswith(DERIVED + ":"):
-        return {part for part in name[len(DERIVED) + 1:].split("+") if part} or {"unknown"}
+        return {part for part in name[len(DERIVED) + 1 :].split("+") if part} or {"unknown"}
     return {name or "unknown"}
 
 
 def derived_trust(sources: Iterable[str]) -> Trust:
-    """The lowest trust among ``sources`` (the source names of the memories a memory is derived from)."""
+    """The lowest trust among ``sources`` (the source names of the memories a memory is derived
+    from)."""
     return "untrusted" if any(trust(s) == "untrusted" for s in sources) else "trusted"
 
 
 def derived_source(sources: Iterable[str]) -> str:
-    """The ``source`` of a memory derived from memories with these sources: ``hindsight`` when all are
-    trusted, else ``hindsight:`` and the untrusted names it inherits (``hindsight:tool+web``)."""
+    """The ``source`` of a memory derived from memories with these sources: ``hindsight`` when all
+    are trusted, else ``hindsight:`` and the untrusted names it inherits (``hindsight:tool+web``).
+    """
     untrusted = sorted({name for s in sources if trust(s) == "untrusted" for name in _origins(s)})
     return f"{DERIVED}:{'+'.join(untrusted)}" if untrusted else DERIVED
 
 
 def _texts(name: str, value: Any, depth: int = 0) -> Iterator[tuple[str, str]]:
-    """(field path, text) for every string in a field: list items are read together, mapping keys too."""
+    """(field path, text) for every string in a field: list items are read together, mapping keys
+    too."""
     if isinstance(value, str):
         yield name, value[:_MAX_CHECKED]
     elif isinstance(value, (list, tuple)) and depth < 8:
@@ -104,8 +126,11 @@ def assess(fields: Mapping[str, Any], source: str | None) -> dict[str, Any] | No
                 matched.extend(kind for kind in found if kind not in matched)
     if not flagged:
         return None
-    return {"reason": f"instruction-like text from an untrusted source ({source})", "matched": matched,
-            "fields": flagged}
+    return {
+        "reason": f"instruction-like text from an untrusted source ({source})",
+        "matched": matched,
+        "fields": flagged,
+    }
 
 
 def instruction_like(text: str) -> list[str]:
@@ -132,16 +157,26 @@ def trust_label(source: str | None, quarantined: bool = False) -> str | None:
     if trusted and not quarantined:
         return None
     names = "+".join(sorted(_origins(source or "")))
-    origin = f"{names} via {DERIVED}" if (source or "").strip().lower().startswith(DERIVED + ":") else names
-    parts = [f"from {origin}"] + ([] if trusted else ["untrusted"])  # a trusted memory tagged by hand
+    origin = (
+        f"{names} via {DERIVED}"
+        if (source or "").strip().lower().startswith(DERIVED + ":")
+        else names
+    )
+    # a trusted memory tagged by hand
+    parts = [f"from {origin}"] + ([] if trusted else ["untrusted"])
     return f"[{', '.join(parts + (['quarantined: reads as instructions'] if quarantined else []))}]"
 
 
-def provenance(source: str | None, tags: Iterable[str] | None = None,
-               metadata: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def provenance(
+    source: str | None, tags: Iterable[str] | None = None, metadata: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """What a search result says about where a memory came from (for MCP and ``--json``)."""
     quarantined = is_quarantined(tags, metadata)
-    return {"trust": trust(source), "quarantined": quarantined, "label": trust_label(source, quarantined)}
+    return {
+        "trust": trust(source),
+        "quarantined": quarantined,
+        "label": trust_label(source, quarantined),
+    }
 
 
 def for_derivation(row: MemoryRow) -> MemoryRow:
@@ -149,24 +184,42 @@ def for_derivation(row: MemoryRow) -> MemoryRow:
     placeholder, so no derived memory ever copies it."""
     if not is_quarantined(row.tags, row.metadata):
         return row
-    return row.replace(content=f"(quarantined {row.source or 'untrusted'} text omitted)",
-                       resolution="(quarantined text omitted)" if row.resolution else None)
+    return row.replace(
+        content=f"(quarantined {row.source or 'untrusted'} text omitted)",
+        resolution="(quarantined text omitted)" if row.resolution else None,
+    )
 
 
 _BRACKET = re.compile(r"\[\s*([^\[\]\s:,]{1,40})")
-_BLOCK_WORDS = frozenset({"hindsight", "episodic", "semantic", "procedural", "working", "from", "via",
-                          "untrusted", "trusted", "quarantined", "verified"})
-_FIX_LABEL = re.compile(r"(?:\s*[\u2010-\u2015\u2212\u2043\ufe58\ufe63]|\s+--?)\s*([^\s:]{2,12})\s*:")
-_FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}  # ［hindsight：… reads as [hindsight:
+_BLOCK_WORDS = frozenset(
+    {
+        "hindsight",
+        "episodic",
+        "semantic",
+        "procedural",
+        "working",
+        "from",
+        "via",
+        "untrusted",
+        "trusted",
+        "quarantined",
+        "verified",
+    }
+)
+_FIX_LABEL = re.compile(
+    r"(?:\s*[\u2010-\u2015\u2212\u2043\ufe58\ufe63]|\s+--?)\s*([^\s:]{2,12})\s*:"
+)
+# ［hindsight：… reads as [hindsight:
+_FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
 _FIX_WORDS = frozenset({"fix", "fixed", "resolution", "solution", "workaround"})
 
 
 def safe_line(text: str) -> str:
     """``text`` as one line of the context block that cannot pass for the block's own structure:
-    invisible and bidi characters removed, fullwidth ASCII as ASCII, every line break and run of space
-    one space, a bracket that
-    opens like a hindsight label (``[hindsight:``, ``[episodic]``, ``[from web, untrusted]``, also in
-    look-alike letters) turned into parentheses, and a ``— fix:`` label quoted (``, "fix":``)."""
+    invisible and bidi characters removed, fullwidth ASCII as ASCII, every line break and run of
+    space one space, a bracket that opens like a hindsight label (``[hindsight:``, ``[episodic]``,
+    ``[from web, untrusted]``, also in look-alike letters) turned into parentheses, and a ``— fix:``
+    label quoted (``, "fix":``)."""
     text = " ".join(INVISIBLE.sub("", text).translate(_FULLWIDTH).split())
 
     def bracket(match: re.Match[str]) -> str:
@@ -182,7 +235,8 @@ def safe_line(text: str) -> str:
         return f', "{match.group(1)}":' if word in _FIX_WORDS else match.group()
 
     closing: set[int] = set()
-    opened = _BRACKET.sub(bracket, text)  # same length: "[" -> "("
+    # same length: "[" -> "("
+    opened = _BRACKET.sub(bracket, text)
     text = "".join(")" if i in closing else ch for i, ch in enumerate(opened))
     return _FIX_LABEL.sub(fix_label, text)
 

@@ -1,16 +1,16 @@
-"""The detector: phrase families (``phrases``, ``languages``) over the normalised text and over what is
-hidden in it, plus signals that need no language: model and chat-template markup, fake conversation
-turns, forged hindsight block structure, download-and-run commands, secrets piped to the network, and
-obfuscation (look-alike letters mixed into words, invisible characters inside words, tag characters,
-bidi overrides). Each signal has a weight; a text whose kinds add up to ``QUARANTINE_SCORE`` reads as
-instructions to a model."""
+"""The detector: phrase families (``phrases``, ``languages``) over the normalised text and over what
+is hidden in it, plus signals that need no language: model and chat-template markup, fake
+conversation turns, forged hindsight block structure, download-and-run commands, secrets piped to
+the network, and obfuscation (look-alike letters mixed into words, invisible characters inside
+words, tag characters, bidi overrides). Each signal has a weight; a text whose kinds add up to
+``QUARANTINE_SCORE`` reads as instructions to a model."""
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
-from functools import lru_cache, cache
+from functools import cache, lru_cache
 
 from ..text import MAX_LABEL
 from . import languages, phrases
@@ -20,7 +20,8 @@ from .spelling import _confusables, finish, fold, hidden_views, skeleton, surfac
 QUARANTINE_SCORE = 2
 _WINDOW = {"word": 70, "cjk": 30, "chars": 45}
 _CJK_LANGS = frozenset({"zh", "ja", "th"})
-_PER_SLOT = 12  # spans kept per slot when looking for a combination within the window
+# spans kept per slot when looking for a combination within the window
+_PER_SLOT = 12
 _SENTENCE = re.compile(r"[.!?;](?=\s|$)|[。！？；\n؟।۔]")
 
 
@@ -39,10 +40,21 @@ class Family:
 
 # Scripts a language's families need in a text before they are read (compiling every language's
 # patterns costs more than reading a short memory, so a process compiles only what its texts need).
-_SCRIPTS = {"zh": "\u3400-\u9fff\uf900-\ufaff", "ja": "\u3040-\u30ff\u3400-\u9fff", "ko": "\uac00-\ud7af\u1100-\u11ff",
-            "ru": "\u0400-\u04ff", "uk": "\u0400-\u04ff", "el": "\u0370-\u03ff\u1f00-\u1fff", "ar": "\u0600-\u06ff",
-            "fa": "\u0600-\u06ff", "ur": "\u0600-\u06ff", "he": "\u0590-\u05ff", "hi": "\u0900-\u097f",
-            "bn": "\u0980-\u09ff", "th": "\u0e00-\u0e7f"}
+_SCRIPTS = {
+    "zh": "\u3400-\u9fff\uf900-\ufaff",
+    "ja": "\u3040-\u30ff\u3400-\u9fff",
+    "ko": "\uac00-\ud7af\u1100-\u11ff",
+    "ru": "\u0400-\u04ff",
+    "uk": "\u0400-\u04ff",
+    "el": "\u0370-\u03ff\u1f00-\u1fff",
+    "ar": "\u0600-\u06ff",
+    "fa": "\u0600-\u06ff",
+    "ur": "\u0600-\u06ff",
+    "he": "\u0590-\u05ff",
+    "hi": "\u0900-\u097f",
+    "bn": "\u0980-\u09ff",
+    "th": "\u0e00-\u0e7f",
+}
 _SCRIPT_RX = {lang: re.compile(f"[{ranges}]") for lang, ranges in _SCRIPTS.items()}
 _LATIN = re.compile("[a-z]")
 
@@ -53,7 +65,8 @@ def _source(words: str, chars: bool) -> str:
     if " >> " in words:
         return r"\W+".join(f"(?:{_source(part, chars)})" for part in words.split(" >> "))
     # Alternatives grouped by their boundaries, so that each group is one alternation behind one
-    # assertion: a lookbehind in front of every alternative defeats the engine's prefix scan (10x slower).
+    # assertion: a lookbehind in front of every alternative defeats the engine's prefix scan (10x
+    # slower).
     groups: dict[tuple[bool, str], set[str]] = {}
     for word in words.split("|"):
         exact = word.endswith("=")
@@ -63,10 +76,18 @@ def _source(words: str, chars: bool) -> str:
         bounded = not chars or folded.isascii()
         start = bounded and folded[0].isalnum()
         end = ("exact" if exact else "stem") if bounded and folded[-1].isalnum() else "none"
-        groups.setdefault((start, end), set()).add(r"\W+".join(re.escape(piece) for piece in folded.split()))
+        groups.setdefault((start, end), set()).add(
+            r"\W+".join(re.escape(piece) for piece in folded.split())
+        )
     suffix = {"exact": r"(?!\w)", "stem": r"\w*", "none": ""}
-    return "|".join((r"\b" if start else "") + "(?:" + "|".join(sorted(parts, key=len, reverse=True)) + ")"
-                    + suffix[end] for (start, end), parts in sorted(groups.items()))
+    return "|".join(
+        (r"\b" if start else "")
+        + "(?:"
+        + "|".join(sorted(parts, key=len, reverse=True))
+        + ")"
+        + suffix[end]
+        for (start, end), parts in sorted(groups.items())
+    )
 
 
 @cache
@@ -76,43 +97,60 @@ def _alternatives(words: str, chars: bool) -> re.Pattern[str]:
 
 @cache
 def _needles(words: str) -> tuple[str, ...]:
-    """Strings one of which every match of ``words`` contains (the longest word of each alternative):
-    a substring test on them is much cheaper than the pattern, so most families are never run."""
-    found = {max(fold(word.rstrip("=")).split(), key=len, default="") for word in words.split(" >> ")[0].split("|")}
+    """Strings one of which every match of ``words`` contains (the longest word of each
+    alternative): a substring test on them is much cheaper than the pattern, so most families are
+    never run."""
+    found = {
+        max(fold(word.rstrip("=")).split(), key=len, default="")
+        for word in words.split(" >> ")[0].split("|")
+    }
     return tuple(sorted(found - {""}, key=len, reverse=True))
 
 
 @lru_cache(maxsize=1)
 def _families() -> tuple[tuple[str, tuple[Family, ...]], ...]:
     """(language, its families), English first."""
-    english = tuple(Family(kind, weight, slots, unless, window or _WINDOW["word"], False)
-                    for kind, weight, slots, unless, window in phrases.ENGLISH)
+    english = tuple(
+        Family(kind, weight, slots, unless, window or _WINDOW["word"], False)
+        for kind, weight, slots, unless, window in phrases.ENGLISH
+    )
     groups: dict[str, list[Family]] = {}
     for kind, lang, weight, slots, chars in languages.families():
         window = _WINDOW["cjk" if lang in _CJK_LANGS else "chars" if chars else "word"]
-        groups.setdefault(lang, []).append(Family(f"{kind} ({lang})", weight, slots, "", window, chars))
+        groups.setdefault(lang, []).append(
+            Family(f"{kind} ({lang})", weight, slots, "", window, chars)
+        )
     return (("en", english), *((lang, tuple(found)) for lang, found in groups.items()))
 
 
 def _readable(lang: str, original: str, folded: str) -> bool:
     """Whether ``lang`` can occur in the text: its script in the original, Latin in the folded text
     (so English in look-alike letters, fullwidth or mathematical alphanumerics counts)."""
-    return bool(_SCRIPT_RX[lang].search(original)) if lang in _SCRIPT_RX else bool(_LATIN.search(folded))
+    return (
+        bool(_SCRIPT_RX[lang].search(original))
+        if lang in _SCRIPT_RX
+        else bool(_LATIN.search(folded))
+    )
 
 
 @lru_cache(maxsize=1)
 def _keep() -> str:
-    return "|".join([phrases.ENGLISH_KEEP] + [t["keep"] for t in languages.tables().values() if "keep" in t])
+    return "|".join(
+        [phrases.ENGLISH_KEEP] + [t["keep"] for t in languages.tables().values() if "keep" in t]
+    )
 
 
 def _near(spans: list[list[tuple[int, int]]], window: int) -> bool:
     """Whether one span per slot, none overlapping, fits inside ``window`` characters."""
+
     def extend(chosen: list[tuple[int, int]], rest: list[list[tuple[int, int]]]) -> bool:
         if not rest:
             return True
         low, high = min(s for s, _ in chosen), max(e for _, e in chosen)
         for start, end in rest[0]:
-            if max(high, end) - min(low, start) <= window and all(end <= s or start >= e for s, e in chosen):
+            if max(high, end) - min(low, start) <= window and all(
+                end <= s or start >= e for s, e in chosen
+            ):
                 if extend(chosen + [(start, end)], rest[1:]):
                     return True
         return False
@@ -121,8 +159,8 @@ def _near(spans: list[list[tuple[int, int]]], window: int) -> bool:
 
 
 def _matches(family: Family, sentence: str) -> bool:
-    # A slot's every match holds one of its needles: a sentence without one of some slot's is passed over
-    # before any pattern runs (the first slot's are known to be there).
+    # A slot's every match holds one of its needles: a sentence without one of some slot's is passed
+    # over before any pattern runs (the first slot's are known to be there).
     if not all(any(map(sentence.__contains__, _needles(words))) for words in family.slots[1:]):
         return False
     spans = []
@@ -137,9 +175,9 @@ def _matches(family: Family, sentence: str) -> bool:
 
 
 class _Text:
-    """A folded text cut into sentences, and which first-slot needles it holds: words by their prefixes
-    (remembered per word), anything else by a substring search of the needles that start with one of its
-    characters."""
+    """A folded text cut into sentences, and which first-slot needles it holds: words by their
+    prefixes (remembered per word), anything else by a substring search of the needles that start
+    with one of its characters."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -153,8 +191,8 @@ class _Text:
         return self._bounds
 
     def candidates(self, english_only: bool) -> dict[int, dict[int, list[str]]]:
-        """Language group (``_families()`` order) → family → the needles of its first slot the text holds:
-        the only families worth reading (English's alone when ``english_only``)."""
+        """Language group (``_families()`` order) → family → the needles of its first slot the text
+        holds: the only families worth reading (English's alone when ``english_only``)."""
         prefix, other = _needle_index(english_only, self.text.isascii())
         out: dict[int, dict[int, list[str]]] = {}
         for needle in _word_starts(set(_ASCII_WORD.findall(self.text))):
@@ -177,7 +215,7 @@ class _Text:
         return self.where[needle]
 
     def sentence(self, index: int) -> str:
-        return self.text[self.bounds[index]:self.bounds[index + 1]]
+        return self.text[self.bounds[index] : self.bounds[index + 1]]
 
 
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
@@ -197,23 +235,28 @@ def _starts(word: str) -> tuple[str, ...]:
     """A word's starts that are needles, remembered: words repeat from text to text (an import reads
     the same few thousand again and again)."""
     prefix = _needle_index(False, False)[0]
-    return tuple(start for size in range(1, min(len(word), _LONGEST) + 1) if (start := word[:size]) in prefix)
+    return tuple(
+        start for size in range(1, min(len(word), _LONGEST) + 1) if (start := word[:size]) in prefix
+    )
 
 
 def _by_prefix(needle: str) -> bool:
-    """Whether ``needle`` is found as a word's start (one set lookup) rather than by a substring search."""
+    """Whether ``needle`` is found as a word's start (one set lookup) rather than by a substring
+    search."""
     return needle.isascii() and needle.isalnum() and len(needle) <= _LONGEST
 
 
-_Where = tuple[int, int]  # (language group, family) in ``_families()``
+# (language group, family) in ``_families()``
+_Where = tuple[int, int]
 
 
 @lru_cache(maxsize=4)
-def _needle_index(english_only: bool, ascii_text: bool) -> tuple[dict[str, list[_Where]],
-                                                                dict[str, list[tuple[str, int, int]]]]:
-    """Every family's first-slot needles (English's alone when ``english_only``), inverted: word starts →
-    families, and the needles a substring search finds (the ASCII ones alone for an ``ascii_text``) by
-    their first character."""
+def _needle_index(
+    english_only: bool, ascii_text: bool
+) -> tuple[dict[str, list[_Where]], dict[str, list[tuple[str, int, int]]]]:
+    """Every family's first-slot needles (English's alone when ``english_only``), inverted: word
+    starts → families, and the needles a substring search finds (the ASCII ones alone for an
+    ``ascii_text``) by their first character."""
     prefix: dict[str, list[_Where]] = {}
     other: dict[str, list[tuple[str, int, int]]] = {}
     for group, (_, members) in enumerate(_families()[:1] if english_only else _families()):
@@ -226,10 +269,12 @@ def _needle_index(english_only: bool, ascii_text: bool) -> tuple[dict[str, list[
     return prefix, other
 
 
-def phrase_kinds(original: str, english_only: bool = False, folded: str | None = None) -> dict[str, int]:
-    """Kinds of instruction-like phrasing in ``original`` (any text; it is normalised here, or ``folded``
-    is its normalised form), with weights. A kind in another language is left out when the same act
-    was found in English."""
+def phrase_kinds(
+    original: str, english_only: bool = False, folded: str | None = None
+) -> dict[str, int]:
+    """Kinds of instruction-like phrasing in ``original`` (any text; it is normalised here, or
+    ``folded`` is its normalised form), with weights. A kind in another language is left out when
+    the same act was found in English."""
     text = folded if folded is not None else fold(unwrap(surface(original)))
     if any(map(text.__contains__, _needles(_keep()))):
         text = _alternatives(_keep(), True).sub(" keep ", text)
@@ -242,7 +287,9 @@ def phrase_kinds(original: str, english_only: bool = False, folded: str | None =
             continue
         for number, needles in sorted(wanted.items()):
             family = group[number]
-            if found.get(family.kind, 0) >= family.weight or (lang != "en" and found.get(family.kind.split(" (")[0])):
+            if found.get(family.kind, 0) >= family.weight or (
+                lang != "en" and found.get(family.kind.split(" (")[0])
+            ):
                 continue
             # Only sentences that hold a needle of the first slot can hold the whole family.
             indices = set().union(*(cut.sentences(n) for n in needles))
@@ -252,52 +299,117 @@ def phrase_kinds(original: str, english_only: bool = False, folded: str | None =
 
 
 def _rx(*patterns: str) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{p})" for p in patterns), re.M)  # read on the skeleton: lower case
+    # read on the skeleton: lower case
+    return re.compile("|".join(f"(?:{p})" for p in patterns), re.M)
 
 
 # A line that opens a conversation turn of a model or its user ("Human:", "Assistant:", "助手：").
-_TURN = (r"[ \t>*#-]*(?:human|assistant|ai assistant|chatgpt|claude|gpt-?\d*o?|llm|"
-         r"助手|アシスタント|어시스턴트|ассистент|asistente|assistente|assistent|人类|人類)\s*[:：]\s*\S")
+_TURN = (
+    r"[ \t>*#-]*(?:human|assistant|ai assistant|chatgpt|claude|gpt-?\d*o?|llm|"
+    r"助手|アシスタント|어시스턴트|ассистент|asistente|assistente|assistent|人类|人類)\s*[:：]\s*\S"
+)
 # Language-free signals, read on the skeleton (lower case, look-alikes folded, markup kept).
 _STRUCTURE: tuple[tuple[str, int, re.Pattern[str]], ...] = (
-    ("model markup", 2, _rx(r"<\|[^|<>\s]{2,40}\|>", r"\[/?inst\]", r"<</?sys>>", r"</?(?:start|end)_of_turn>",
-                            r"<\|?(?:endoftext|eot_id|eom_id|im_start|im_end|im_sep)\|?>", r"</?system[_-]?prompt>",
-                            r"^\s*#{2,4}\s*(?:instruction|system prompt|system|response)\s*:",
-                            r"\[/(?:system|sys|admin|assistant|developer)\]")),
+    (
+        "model markup",
+        2,
+        _rx(
+            r"<\|[^|<>\s]{2,40}\|>",
+            r"\[/?inst\]",
+            r"<</?sys>>",
+            r"</?(?:start|end)_of_turn>",
+            r"<\|?(?:endoftext|eot_id|eom_id|im_start|im_end|im_sep)\|?>",
+            r"</?system[_-]?prompt>",
+            r"^\s*#{2,4}\s*(?:instruction|system prompt|system|response)\s*:",
+            r"\[/(?:system|sys|admin|assistant|developer)\]",
+        ),
+    ),
     ("role markup", 1, _rx(r"\[(?:system|sys|admin|developer)\]")),
     ("role turn", 2, _rx(r"\n" + _TURN)),
     ("role markup", 1, _rx(r"[\"']role[\"']\s*:\s*[\"'](?:system|developer|assistant)[\"']")),
-    ("forged header", 2, _rx(r"\[\s*hindsight\s*:", r"(?:^|\s)[-*•]\s*\d{4}-\d{2}-\d{2}\s+(?:\([^)\n]{1,40}\)\s*)?"
-                             r"\[(?:episodic|semantic|procedural|working)\]")),
-    ("instruction markup", 1, _rx(r"</(?:instructions?|system|admin|prompt|directive)>", r"^\[//\]:\s*#",
-                                  r"^\s*(?:begin|end)\s+(?:admin|system|developer|hidden)\b")),
-    ("sensitive file", 1, _rx(r"/etc/(?:shadow|passwd|sudoers)\b", r"\.ssh/|\bid_(?:rsa|ed25519|ecdsa)\b",
-                              r"\.aws/credentials|\.git-credentials|\.docker/config\.json|\.kube/config")),
-    ("forged label", 1, _rx(r"\[(?:from|via)\s[^\]\n]{1,40}\]", r"\[(?:un)?trusted[^\]\n]{0,40}\]",
-                            r"\[(?:verified|quarantined)[^\]\n]{0,30}\]")),
-    ("forged fix label", 2, _rx(r"\s(?:[\u2010-\u2015\u2212\u2043\ufe58\ufe63]|--)\s*"
-                                r"(?:fix|fixed|resolution|solution|workaround)\s*:")),
-    ("remote code", 2, _rx(
-        r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?"
-        r"(?:(?:ba|z|k|da|fi)?sh|python\d?|perl|ruby|node|iex|powershell|pwsh)\b",
-        r"\b(?:ba|z)?sh\s+(?:-c\s+)?[\"']?\$\(\s*(?:curl|wget)", r"\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)",
-        r"\b(?:iex|invoke-expression)\b[^\n]{0,80}(?:downloadstring|iwr|irm|invoke-webrequest|net\.webclient)",
-        r"\bpowershell(?:\.exe)?\s[^\n]{0,40}-e(?:nc|ncodedcommand)?\s+[a-z0-9+/=]{20,}",
-        r"\brm\s+-(?:rf|fr|r\s+-f|f\s+-r)\s+(?:--no-preserve-root\s+)?(?:/|~|\$home|\*|/\*)(?=\s|$|;|&|\")",
-        r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:", r"\bmkfs(?:\.\w+)?\s+/dev/", r"\bdd\s+if=/dev/\S+\s+of=/dev/[sh]d",
-        r"\bbash\s+-i\s+>&\s*/dev/tcp/", r"\b(?:nc|ncat|netcat)\s+(?:-\w+\s+)*-e\s+/bin/", r"/dev/tcp/\d",
-        r"\bchmod\s+(?:-r\s+)?777\s+/(?:\s|$)", r"\bbase64\s+(?:-d|--decode)[^\n|]{0,80}\|\s*(?:ba|z)?sh\b",
-        r"\beval\s*\(\s*(?:atob|base64_decode|unescape|gzinflate)\s*\(",
-        r"python\d?\s+-c\s+[\"'][^\"']{0,200}(?:socket|pty\.spawn|os\.system|subprocess)")),
-    ("exfiltration", 2, _rx(
-        r"\b(?:cat|type|base64|tar|zip|scp|rsync|curl|wget|nc)\b[^\n]{0,80}(?:\.env\b|id_rsa|id_ed25519|\.ssh/|\.aws/|"
-        r"credentials|\.npmrc|\.netrc|kubeconfig|/etc/passwd|/etc/shadow)[^\n]{0,80}(?:\||>|\bcurl\b|\bnc\b|https?://)",
-        r"\bcurl\b[^\n]{0,80}(?:-d|--data\S*|-f|--form|-t|--upload-file)\s+[\"']?@[~./]",
-        r"!\[[^\]\n]{0,100}\]\(\s*https?://[^)\s]*[?&][^)\s=]*=[^)\s]*(?:\{|\[|<|\$|%7b)")),
+    (
+        "forged header",
+        2,
+        _rx(
+            r"\[\s*hindsight\s*:",
+            r"(?:^|\s)[-*•]\s*\d{4}-\d{2}-\d{2}\s+(?:\([^)\n]{1,40}\)\s*)?"
+            r"\[(?:episodic|semantic|procedural|working)\]",
+        ),
+    ),
+    (
+        "instruction markup",
+        1,
+        _rx(
+            r"</(?:instructions?|system|admin|prompt|directive)>",
+            r"^\[//\]:\s*#",
+            r"^\s*(?:begin|end)\s+(?:admin|system|developer|hidden)\b",
+        ),
+    ),
+    (
+        "sensitive file",
+        1,
+        _rx(
+            r"/etc/(?:shadow|passwd|sudoers)\b",
+            r"\.ssh/|\bid_(?:rsa|ed25519|ecdsa)\b",
+            r"\.aws/credentials|\.git-credentials|\.docker/config\.json|\.kube/config",
+        ),
+    ),
+    (
+        "forged label",
+        1,
+        _rx(
+            r"\[(?:from|via)\s[^\]\n]{1,40}\]",
+            r"\[(?:un)?trusted[^\]\n]{0,40}\]",
+            r"\[(?:verified|quarantined)[^\]\n]{0,30}\]",
+        ),
+    ),
+    (
+        "forged fix label",
+        2,
+        _rx(
+            r"\s(?:[\u2010-\u2015\u2212\u2043\ufe58\ufe63]|--)\s*"
+            r"(?:fix|fixed|resolution|solution|workaround)\s*:"
+        ),
+    ),
+    (
+        "remote code",
+        2,
+        _rx(
+            r"\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?"
+            r"(?:(?:ba|z|k|da|fi)?sh|python\d?|perl|ruby|node|iex|powershell|pwsh)\b",
+            r"\b(?:ba|z)?sh\s+(?:-c\s+)?[\"']?\$\(\s*(?:curl|wget)",
+            r"\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)",
+            r"\b(?:iex|invoke-expression)\b[^\n]{0,80}(?:downloadstring|iwr|irm|invoke-webrequest|net\.webclient)",
+            r"\bpowershell(?:\.exe)?\s[^\n]{0,40}-e(?:nc|ncodedcommand)?\s+[a-z0-9+/=]{20,}",
+            r"\brm\s+-(?:rf|fr|r\s+-f|f\s+-r)\s+(?:--no-preserve-root\s+)?(?:/|~|\$home|\*|/\*)(?=\s|$|;|&|\")",
+            r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:",
+            r"\bmkfs(?:\.\w+)?\s+/dev/",
+            r"\bdd\s+if=/dev/\S+\s+of=/dev/[sh]d",
+            r"\bbash\s+-i\s+>&\s*/dev/tcp/",
+            r"\b(?:nc|ncat|netcat)\s+(?:-\w+\s+)*-e\s+/bin/",
+            r"/dev/tcp/\d",
+            r"\bchmod\s+(?:-r\s+)?777\s+/(?:\s|$)",
+            r"\bbase64\s+(?:-d|--decode)[^\n|]{0,80}\|\s*(?:ba|z)?sh\b",
+            r"\beval\s*\(\s*(?:atob|base64_decode|unescape|gzinflate)\s*\(",
+            r"python\d?\s+-c\s+[\"'][^\"']{0,200}(?:socket|pty\.spawn|os\.system|subprocess)",
+        ),
+    ),
+    (
+        "exfiltration",
+        2,
+        _rx(
+            r"\b(?:cat|type|base64|tar|zip|scp|rsync|curl|wget|nc)\b[^\n]{0,80}(?:\.env\b|id_rsa|id_ed25519|\.ssh/|\.aws/|"
+            r"credentials|\.npmrc|\.netrc|kubeconfig|/etc/passwd|/etc/shadow)[^\n]{0,80}(?:\||>|\bcurl\b|\bnc\b|https?://)",
+            r"\bcurl\b[^\n]{0,80}(?:-d|--data\S*|-f|--form|-t|--upload-file)\s+[\"']?@[~./]",
+            r"!\[[^\]\n]{0,100}\]\(\s*https?://[^)\s]*[?&][^)\s=]*=[^)\s]*(?:\{|\[|<|\$|%7b)",
+        ),
+    ),
 )
 _FIRST_TURN = _rx(r"\A" + _TURN)
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
-_INVISIBLE_IN_WORD = re.compile("[A-Za-z0-9][\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff]+[A-Za-z0-9]")
+_INVISIBLE_IN_WORD = re.compile(
+    "[A-Za-z0-9][\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff]+[A-Za-z0-9]"
+)
 _WORD = re.compile(r"\w+")
 
 
@@ -305,21 +417,30 @@ def structural_kinds(text: str, skel: str | None = None) -> dict[str, int]:
     """Kinds of language-free signals in ``text`` (model markup, forged structure, commands...);
     ``skel`` is ``skeleton(surface(text))`` when the caller has it."""
     skel = (skeleton(surface(text)) if skel is None else skel).strip()
-    found = {kind: weight for kind, weight, pattern in _STRUCTURE if may_match(pattern, skel) and pattern.search(skel)}
-    if "role turn" not in found and _FIRST_TURN.match(skel):  # a first line "Assistant: …" may be a label
+    found = {
+        kind: weight
+        for kind, weight, pattern in _STRUCTURE
+        if may_match(pattern, skel) and pattern.search(skel)
+    }
+    # a first line "Assistant: …" may be a label
+    if "role turn" not in found and _FIRST_TURN.match(skel):
         found["addressee"] = 1
     return found
 
 
 def obfuscation_kinds(text: str, visible: str) -> dict[str, int]:
-    """Signs that ``text`` (``visible`` is its surface) was written to be read differently than it looks."""
+    """Signs that ``text`` (``visible`` is its surface) was written to be read differently than it
+    looks."""
     found: dict[str, int] = {}
     if text.isascii():
         return found
     table = _confusables()
     for word in _WORD.findall(visible):
-        if not word.isascii() and any(c.isascii() and c.isalpha() for c in word) \
-                and any(not c.isascii() and ord(c) in table and table[ord(c)].isalpha() for c in word):
+        if (
+            not word.isascii()
+            and any(c.isascii() and c.isalpha() for c in word)
+            and any(not c.isascii() and ord(c) in table and table[ord(c)].isalpha() for c in word)
+        ):
             found["look-alike letters"] = 1
             break
     if _INVISIBLE_IN_WORD.search(text):
@@ -330,9 +451,9 @@ def obfuscation_kinds(text: str, visible: str) -> dict[str, int]:
 
 
 def remembered_kinds(text: str) -> dict[str, int]:
-    """``kinds`` of a text, remembered when short: labels (an agent, a task, a trigger, tags, a metadata
-    key or value), tool errors and fixes repeat row after row, and an import reads the same ones
-    thousands of times."""
+    """``kinds`` of a text, remembered when short: labels (an agent, a task, a trigger, tags, a
+    metadata key or value), tool errors and fixes repeat row after row, and an import reads the same
+    ones thousands of times."""
     return dict(_short_kinds(text)) if len(text) <= MAX_LABEL else kinds(text)
 
 
@@ -342,23 +463,28 @@ def _short_kinds(text: str) -> dict[str, int]:
 
 
 def kinds(text: str) -> dict[str, int]:
-    """Every kind of signal in ``text`` with its weight: phrases, structure, obfuscation, hidden text."""
+    """Every kind of signal in ``text`` with its weight: phrases, structure, obfuscation, hidden
+    text."""
     visible = surface(text)
     skel = skeleton(visible)
     found = {**structural_kinds(text, skel), **obfuscation_kinds(text, visible)}
     folded = finish(unwrap(skel))
     found.update(phrase_kinds(text, folded=folded))
     corrected = typo_view(folded)
-    if corrected is not None:  # typos are not hiding: what they spell counts, with no bonus
-        found.update({k: w for k, w in phrase_kinds(text, True, corrected).items() if w > found.get(k, 0)})
+    # typos are not hiding: what they spell counts, with no bonus
+    if corrected is not None:
+        found.update(
+            {k: w for k, w in phrase_kinds(text, True, corrected).items() if w > found.get(k, 0)}
+        )
     for how, hidden in hidden_views(text, visible):
-        latin = how in ("rot13", "reversed", "split words")  # tricks of Latin script
+        # tricks of Latin script
+        latin = how in ("rot13", "reversed", "split words")
         inner = phrase_kinds(hidden, english_only=latin)
         if not latin:
             inner.update(structural_kinds(hidden))
         new = {k: w for k, w in inner.items() if w > found.get(k, 0)}
-        # A hidden reading counts when it reads as instructions by itself and says something the plain
-        # one does not (a reversed "ia," is not an address to an AI).
+        # A hidden reading counts when it reads as instructions by itself and says something the
+        # plain one does not (a reversed "ia," is not an address to an AI).
         if new and score(inner) >= QUARANTINE_SCORE:
             found.update(new)
             found[f"hidden text ({how})"] = 1

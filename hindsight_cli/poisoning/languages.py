@@ -3,13 +3,13 @@
 languages (no spaces, or words that take particles and articles) match anywhere, not only at the
 start of a word.
 
-Slots per act: override = set-aside verb + "earlier/all/system" + instructions or rules; role change =
-"you are now / from now on you" + an unrestricted persona; prompt leak = show/reveal + system prompt;
-secrecy = "do not tell" + the user; exfiltration = send + secret + destination; new instructions =
-"new/real instructions"; addressee = an AI hailed directly; authority claim = a system or admin
-notice; void = earlier instructions declared cancelled (weight 1, as in English: docs say that too).
-``keep`` lists the "don't forget / don't ignore" idioms, which keep earlier text rather than set
-it aside."""
+Slots per act: override = set-aside verb + "earlier/all/system" + instructions or rules; role change
+= "you are now / from now on you" + an unrestricted persona; prompt leak = show/reveal + system
+prompt; secrecy = "do not tell" + the user; exfiltration = send + secret + destination; new
+instructions = "new/real instructions"; addressee = an AI hailed directly; authority claim = a
+system or admin notice; void = earlier instructions declared cancelled (weight 1, as in English:
+docs say that too). ``keep`` lists the "don't forget / don't ignore" idioms, which keep earlier text
+rather than set it aside."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ _TABLES = Path(__file__).with_name("languages.toml")
 
 @lru_cache(maxsize=1)
 def tables() -> dict[str, dict[str, Any]]:
-    """Each language's vocabulary (``languages.toml``): slot name -> alternatives, ``chars`` -> bool."""
+    """Each language's vocabulary (``languages.toml``): slot name -> alternatives, ``chars`` ->
+    bool."""
     with _TABLES.open("rb") as file:
         return tomllib.load(file)
 
@@ -46,13 +47,17 @@ _SHAPES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
 
 
 def families() -> list[tuple[str, str, int, tuple[str, ...], bool]]:
-    """(kind, language, weight, slots, chars) for every act a language's table has every slot for."""
+    """(kind, language, weight, slots, chars) for every act a language's table has every slot
+    for."""
     out: list[tuple[str, str, int, tuple[str, ...], bool]] = []
     for lang, table in tables().items():
         chars = bool(table.get("chars"))
         for kind, weight, keys in _SHAPES:
             if all(key in table for key in keys):
-                slots = tuple(table[key] + (_PERSONA if key == "persona" else _PROMPT if key == "prompt" else "")
-                              for key in keys)
+                slots = tuple(
+                    table[key]
+                    + (_PERSONA if key == "persona" else _PROMPT if key == "prompt" else "")
+                    for key in keys
+                )
                 out.append((kind, lang, weight, slots, chars))
     return out

@@ -1,10 +1,10 @@
 """Strings one of which every match of a regular expression contains, read off the pattern itself: a
-few substring tests (in C) are much cheaper than a search that tries an alternation of commands at every
-word of a text, so most texts are decided without one (``detect``'s language-free signals).
+few substring tests (in C) are much cheaper than a search that tries an alternation of commands at
+every word of a text, so most texts are decided without one (``detect``'s language-free signals).
 
-Only what the pattern forces counts: literal runs, and what groups, alternations and repeats of at least
-one force; anything else (classes, assertions, optional parts) may match in many ways and is passed
-over. So a text that holds none of ``needles(p)`` is one where ``p.search`` finds nothing.
+Only what the pattern forces counts: literal runs, and what groups, alternations and repeats of at
+least one force; anything else (classes, assertions, optional parts) may match in many ways and is
+passed over. So a text that holds none of ``needles(p)`` is one where ``p.search`` finds nothing.
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ from typing import Any
 
 @cache
 def needles(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
-    """Strings one of which every match of ``pattern`` contains; None when the pattern forces none (or
-    is case-blind), or when each of its matches starts with a given character: the engine scans for
-    that itself, as fast as the test."""
-    try:  # the standard library's own parser of patterns; without it, every text is searched
+    """Strings one of which every match of ``pattern`` contains; None when the pattern forces none
+    (or is case-blind), or when each of its matches starts with a given character: the engine scans
+    for that itself, as fast as the test."""
+    # the standard library's own parser of patterns; without it, every text is searched
+    try:
         from re import _constants, _parser  # type: ignore[attr-defined]
     except ImportError:  # pragma: no cover - another Python's re
         return None
@@ -48,8 +49,8 @@ def _scanned(items: Any, c: Any) -> bool:
 
 
 def _sequence(items: Any, c: Any) -> tuple[str, ...] | None:
-    """The needles of a run of pattern items: every match holds all that its parts force, so the best
-    one part's (the longest shortest needle: the rarest) will do."""
+    """The needles of a run of pattern items: every match holds all that its parts force, so the
+    best one part's (the longest shortest needle: the rarest) will do."""
     options: list[tuple[str, ...]] = []
     run: list[str] = []
     for op, arg in items:
@@ -62,7 +63,8 @@ def _sequence(items: Any, c: Any) -> tuple[str, ...] | None:
         inner: tuple[str, ...] | None = None
         if op is c.SUBPATTERN and not arg[1] & c.SRE_FLAG_IGNORECASE:
             inner = _sequence(arg[3], c)
-        elif op is c.BRANCH:  # one of the branches matches: any of their needles
+        # one of the branches matches: any of their needles
+        elif op is c.BRANCH:
             choices = [_sequence(branch, c) for branch in arg[1]]
             if all(choices):
                 inner = tuple(dict.fromkeys(n for choice in choices if choice for n in choice))

@@ -1,28 +1,34 @@
-"""English phrase families: what instructions to a model look like, as slots of alternatives that must
-all appear near each other in one sentence, in any order.
+"""English phrase families: what instructions to a model look like, as slots of alternatives that
+must all appear near each other in one sentence, in any order.
 
 Alternatives are separated by ``|`` and match at the start of a word (``ignor`` finds "ignored"); a
-trailing ``=`` asks for the whole word. Spaces match any run of non-word characters. Weight 2 is enough
-to quarantine on its own; weight 1 counts only with another signal. The families name what is being
-done to the reader (override, role change, ...), so they generalise across wordings: a paraphrase keeps
-the act (a verb of setting aside, applied to earlier instructions) even when it changes every word."""
+trailing ``=`` asks for the whole word. Spaces match any run of non-word characters. Weight 2 is
+enough to quarantine on its own; weight 1 counts only with another signal. The families name what is
+being done to the reader (override, role change, ...), so they generalise across wordings: a
+paraphrase keeps the act (a verb of setting aside, applied to earlier instructions) even when it
+changes every word."""
 
 from __future__ import annotations
 
 OVERRIDE_VERBS = (
-    "ignor|disregard|forget|forgot|overlook|overrid|overrul|bypass|circumvent|set aside|put aside|cast aside|"
-    "pay no attention|stop following|stop obeying|stop listening to|do not follow|don't follow|dont follow|"
-    "never follow|no longer follow|do not obey|don't obey|abandon|discard|ditch|scrap=|nullif|void=|"
+    "ignor|disregard|forget|forgot|overlook|overrid|overrul|bypass|circumvent|set aside|put "
+    "aside|cast aside|"
+    "pay no attention|stop following|stop obeying|stop listening to|do not follow|don't "
+    "follow|dont follow|"
+    "never follow|no longer follow|do not obey|don't "
+    "obey|abandon|discard|ditch|scrap=|nullif|void=|"
     "throw out|throw away|neglect|break free|free yourself|unlearn"
 )
 EARLIER = (
     "previous|prior|preceding|above=|earlier|foregoing|former|original|initial|you were given|"
-    "you've been given|you have been given|you were told|you've been told|you received|so far|until now|"
+    "you've been given|you have been given|you were told|you've been told|you received|so "
+    "far|until now|"
     "up to now|before this|before that|of the system"
 )
 ANY = EARLIER + "|your=|all=|any=|every=|developer|safety"
 INSTRUCTIONS = (
-    "instruction|directive|directions|system prompt|system message|guardrail|programming=|prompt=|prompts=|"
+    "instruction|directive|directions|system prompt|system "
+    "message|guardrail|programming=|prompt=|prompts=|"
     "guidance=|commands=|orders="
 )
 RULES = (
@@ -30,212 +36,612 @@ RULES = (
     "conditioning|context=|conversation=|everything=|anything="
 )
 AI = (
-    "ai=|ais=|a.i.|llm|llms|language model|chatbot|ai assistant|ai agent|assistant|assistants|gpt|chatgpt|"
+    "ai=|ais=|a.i.|llm|llms|language model|chatbot|ai assistant|ai "
+    "agent|assistant|assistants|gpt|chatgpt|"
     "claude|copilot|gemini|crawler|crawlers|scraper|scrapers|robot|robots|bot=|bots="
 )
-# "Attention, assistant", "Dear AI": an AI hailed directly (the words adjacent, so "attention in LLMs" is not).
-VOCATIVE = ("attention|attn|attention all|attention any|dear=|hey=|hello=|note to|note for|message to|message for|"
-            "notice to|instructions to|reminder to|reminder for|memo to|memo for|psa for|a note to|a note for >> " + AI)
-# Persona words that are a role change even after a plain "you are a" ("you are a helpful assistant" is not).
+# "Attention, assistant", "Dear AI": an AI hailed directly (the words adjacent, so "attention in
+# LLMs" is not).
+VOCATIVE = (
+    "attention|attn|attention all|attention any|dear=|hey=|hello=|note to|note for|message "
+    "to|message for|"
+    "notice to|instructions to|reminder to|reminder for|memo to|memo for|psa for|a note to|a "
+    "note for >> " + AI
+)
+# Persona words that are a role change even after a plain "you are a" ("you are a helpful assistant"
+# is not).
 UNRESTRICTED = (
     "dan=|jailbr|unrestricted|unfiltered|uncensored|unbound|unaligned|evil=|rogue|amoral|unshackled|"
-    "without restriction|without limit|without rule|without filter|without any restriction|without any limit|"
+    "without restriction|without limit|without rule|without filter|without any "
+    "restriction|without any limit|"
     "no restriction|no rules|no filter|no guideline|no ethic|developer mode|god mode|sudo mode"
 )
 PERSONA = (
     "ai=|an ai=|assistant|chatbot|bot=|language model|llm=|gpt|dan=|jailbr|unrestricted|unfiltered|"
-    "uncensored|unbound|unaligned|evil=|rogue|amoral|without restriction|without limit|without rule|"
-    "without filter|without any restriction|without any limit|no restriction|no rules|no filter|no guideline|"
+    "uncensored|unbound|unaligned|evil=|rogue|amoral|without restriction|without limit|without "
+    "rule|"
+    "without filter|without any restriction|without any limit|no restriction|no rules|no "
+    "filter|no guideline|"
     "no ethic|developer mode|god mode|sudo mode|different ai|new ai|another ai|character=|persona|"
     "unshackled|bound by|restricted by|limited by|subject to"
 )
 SECRETS = (
-    "api key|api_key|apikey|access key|secret key|secret_key|secrets=|secret=|token=|tokens=|credential|"
-    "password|passwd|passphrase|ssh key|private key|id_rsa|id_ed25519|.env=|env file|environment variable|"
-    "env var|aws_secret|aws_access|github_token|cookie|session token|bearer|keychain|seed phrase|mnemonic|"
-    ".ssh=|.aws=|.npmrc|.netrc|kubeconfig|conversation history|chat history|this conversation|user data|"
+    "api key|api_key|apikey|access key|secret "
+    "key|secret_key|secrets=|secret=|token=|tokens=|credential|"
+    "password|passwd|passphrase|ssh key|private key|id_rsa|id_ed25519|.env=|env file|environment "
+    "variable|"
+    "env var|aws_secret|aws_access|github_token|cookie|session token|bearer|keychain|seed "
+    "phrase|mnemonic|"
+    ".ssh=|.aws=|.npmrc|.netrc|kubeconfig|conversation history|chat history|this "
+    "conversation|user data|"
     "personal data|the user's data|customer data|database dump"
 )
 DESTINATIONS = (
-    "http|https|www.|ftp:|@|webhook|this url|this address|this endpoint|this server|that url|that address|"
+    "http|https|www.|ftp:|@|webhook|this url|this address|this endpoint|this server|that "
+    "url|that address|"
     "the following url|the following address|my server|our server|my email|my e-mail|to me=|to us=|"
     "pastebin|ngrok|requestbin|hooks.|attacker|me="
 )
 
-# (kind, weight, slots, words that make the sentence ordinary text, window in characters or 0 for the default)
+# (kind, weight, slots, words that make the sentence ordinary text, window in characters or 0 for
+# the default)
 Family = tuple[str, int, tuple[str, ...], str, int]
-SET_ASIDE = ("ignor|disregard|forget|set aside|put aside|pay no attention|stop following|stop obeying|do not follow|"
-             "don't follow|dont follow|no longer follow|abandon|discard|unlearn|break free|free yourself")
-VOID = ("are void|is void|null and void|are null|is null|no longer apply|no longer applies|no longer valid|"
-        "no longer in effect|are cancel|is cancel|have been cancel|has been cancel|are revoked|have been revoked|"
-        "are obsolete|are superseded|are invalid|were fake|was fake|were a test|was a test|do not apply|don't apply")
+SET_ASIDE = (
+    "ignor|disregard|forget|set aside|put aside|pay no attention|stop following|stop obeying|do "
+    "not follow|"
+    "don't follow|dont follow|no longer follow|abandon|discard|unlearn|break free|free yourself"
+)
+VOID = (
+    "are void|is void|null and void|are null|is null|no longer apply|no longer applies|no longer "
+    "valid|"
+    "no longer in effect|are cancel|is cancel|have been cancel|has been cancel|are revoked|have "
+    "been revoked|"
+    "are obsolete|are superseded|are invalid|were fake|was fake|were a test|was a test|do not "
+    "apply|don't apply"
+)
 # Instructions *on a topic* are about the world, not the reader ("disregard the previous guidance on
 # token rotation"); "instructions on this page" is not a topic.
-TOPICAL = ("guidance on|guidance about|guidance regarding|guidelines on|guidelines about|guidelines regarding|"
-           "instructions on how|instructions about|instructions regarding|rules on|rules about|rules regarding")
+TOPICAL = (
+    "guidance on|guidance about|guidance regarding|guidelines on|guidelines about|guidelines "
+    "regarding|"
+    "instructions on how|instructions about|instructions regarding|rules on|rules about|rules "
+    "regarding"
+)
 ENGLISH: tuple[Family, ...] = (
     ("override", 2, (OVERRIDE_VERBS, ANY, INSTRUCTIONS), TOPICAL, 0),
     ("override", 2, (SET_ASIDE, EARLIER, RULES), TOPICAL, 0),
-    ("override", 2, (SET_ASIDE + "|bypass|circumvent|overrid",
-                     "the system prompt|your system prompt|the system message|"
-                     "your system message|the system instruction|your system instruction|your guardrail|the guardrails|"
-                     "your programming|your training|your instruction|your directive|your guideline|your rules|"
-                     "your restriction|your constraint|your safety|your filter|your content polic|safety checks|"
-                     "safety filters|safety rules|security checks|content filter|moderation"), "", 0),
-    ("override", 2, ("supersede|replaces|take precedence over|takes precedence over|take priority over|"
-                     "takes priority over|outrank|overrides|cancels", "your=|the system", INSTRUCTIONS + "|" + RULES),
-     "", 0),
-    ("override", 1, ("follow mine|obey me|do what i say|do as i say|listen to me instead|follow my instructions|"
-                     "follow my rules|obey my instructions|follow these instead|follow this page|obey this page",), "", 0),
-    ("override", 2, (SET_ASIDE, "everything you|all you|what you were told|what you've been told|"
-                     "what you have been told|everything before|everything above|everything prior|everything said|"
-                     "the text above|everything that came before"), "", 0),
-    ("override", 2, ("your=|the system|the developer", "instruction|system prompt|guardrail|programming=|"
-                     "safety guidelines|safety rules|rules=|guideline|directive", VOID + "|have been lifted|"
-                     "has been lifted|are lifted|are suspended|have been suspended|are disabled|have been disabled|"
-                     "has been disabled|are outdated|is outdated|are wrong|is wrong|have changed"), "", 0),
-    ("override", 1, (EARLIER, INSTRUCTIONS + "|" + RULES, VOID + "|is outdated|are outdated"), "", 0),
-    ("new instructions", 2, ("real=|actual=|true=|hidden=|secret=|priority|override|overriding|genuine|"
-                             "updated system|new system", "instruction|directive|orders=|prompt=", ":"), "", 0),
-    ("new instructions", 2, ("your=", "new=|real=|actual=|true=|only=|primary|updated|revised",
-                             "task=|goal=|objective|job=|mission=|instruction|purpose|priority|directive|orders=|role=",
-                             "is to|are to|is now|are now|:|will be|are as follows|is as follows|"
-                             "are the following"), "", 0),
-    ("new instructions", 1, ("new=|updated|revised|additional|following", "instruction|directive|orders=", ":"), "", 0),
-    ("role change", 2, ("you are now|you're now|you are no longer|you're no longer|from now on you are|"
-                        "from now on you're|henceforth you are|you will now be|you shall now be|you are going to act|"
-                        "you will act|you'll act|act as|acting as|pretend to be|pretend you are|pretend you're|"
-                        "pretend that you are|roleplay as|role-play as|role play as|play the role of|"
-                        "assume the role of|take on the role of|you are to act|simulate being|impersonat|"
-                        "you are operating|you're operating|you are running in|you are in=|you're in=|"
-                        "as of now you|as of this moment you", PERSONA),
-     "talking to|chatting with|connected to|speaking with|speaking to|transferred to|using=|logged in|signed in|"
-     "subscribed|on the", 0),
-    ("role change", 2, ("you are a|you are an|you're a|you're an|you are the|you are my|you will be a|"
-                        "you will be an|you'll be a|you'll be an", UNRESTRICTED), "", 0),
-    ("role change", 1, ("from now on|from this point on|from this moment on|from here on|henceforth|as of now|"
-                        "for the rest of this conversation|for the rest of this session|starting now",
-                        "respond|reply|answer|speak|talk|act=|behave|pretend|roleplay|role-play|obey"), "", 0),
-    ("role change", 2, ("enter=|entering|activate|enable|switch to|switch into|turn on|unlock",
-                        "dan mode|god mode|jailbreak mode|unrestricted mode|unfiltered mode|uncensored mode|evil mode|"
-                        "no-restrictions mode|no restrictions mode|sudo mode|opposite mode|unlocked mode"), "", 0),
-    ("role change", 2, ("from now on|from this point on|from this moment on|from here on|henceforth|"
-                        "for the rest of this conversation|for the rest of this session|"
-                        "for the rest of the conversation|starting now|as of now|as of this moment",
-                        "you=|you'll|your=",
-                        "respond|reply|answer|act=|acting|behave|speak|talk|pretend|roleplay|role-play|obey|comply|"
-                        "refuse|never refuse|always say|only say|only output|will be called|are called|are named|"
-                        "name is|identify as"), "", 0),
-    ("prompt leak", 2, ("reveal|print|show|display|output|repeat|recite|dump|leak|disclose|expose|tell me|give me|"
-                        "write out|spell out|send me|quote", "your=|the hidden|the secret|the initial|the original|"
-                        "the full|the entire|the exact|verbatim|word for word|hidden=|secret=",
-                        "system prompt|system message|system instruction|initial prompt|initial instruction|"
-                        "original instruction|hidden prompt|original prompt|full prompt|entire prompt|"
-                        "developer message|instruction|context window|pre-prompt|preprompt|metaprompt"), "", 0),
-    ("prompt leak", 2, ("repeat|print|output|recite", "the words above|the text above|everything above|"
-                        "all text above|the above text|the prompt above|the previous text|everything before|"
-                        "your first message|the first message|the conversation so far|"
-                        "everything in your context"), "", 0),
-    ("prompt leak", 1, ("what is|what are|what's|what were", "your=", "system prompt|instruction|rules=|prompt="),
-     "", 0),
-    ("secrecy", 1, ("do not|don't|dont|never|without|no need to|must not|mustn't|should not|shouldn't",
-                    "tell|inform|mention|reveal|notify|alert|let=|letting|warn|disclose|show|showing|say=|explain",
-                    "the user|the human|the operator|the developer|anyone|anybody|the person|your user|the owner|"
-                    "them about|this=|these=|about it|about this"), "", 0),
-    ("secrecy", 1, ("keep this|keep these|keep it|keep the above|keep that", "secret|hidden|confidential|private|"
-                    "between us|to yourself|from the user"), "", 0),
-    ("secrecy", 1, ("secretly|silently|quietly|covertly|discreetly|invisibly|without the user noticing|"
-                    "without them noticing|without anyone noticing|behind the user's back|unbeknownst",
-                    "run=|execute|send|upload|post=|add=|insert|install|download|delete|remove|modify|change|include|"
-                    "append|forward|copy|exfiltrat|call=|invoke|fetch|access|open=|visit|navigate|click|push|commit|"
-                    "approve|transfer"), "", 0),
-    ("exfiltration", 2, ("send|post=|posting|upload|forward|exfiltrat|leak|transmit|email|e-mail|mail=|beam=|deliver|"
-                         "curl=|wget=|pipe=|publish", SECRETS, DESTINATIONS),
-     "/login|/auth|/oauth|/token|/signin|/sign-in|/session|authenticate|authorization header", 110),
-    ("override", 1, (SET_ASIDE + "|don't bother with|do not bother with|never mind",
-                     "the user's|the user=|what the user|the human's|the human=|your user|the person asking"), "", 0),
-    ("addressee", 2, ("if you are|if you're|if you happen to be|assuming you are|since you are|in case you are",
-                      "an ai=|a ai=|an llm|a language model|a chatbot|an ai assistant|an ai agent|an assistant|"
-                      "an automated|a bot=|a gpt|chatgpt|claude|copilot|gemini|a robot|a crawler|a scraper|"
-                      "a model=|a machine|an agent="), "", 0),
+    (
+        "override",
+        2,
+        (
+            SET_ASIDE + "|bypass|circumvent|overrid",
+            "the system prompt|your system prompt|the system message|"
+            "your system message|the system instruction|your system instruction|your "
+            "guardrail|the guardrails|"
+            "your programming|your training|your instruction|your directive|your guideline|your "
+            "rules|"
+            "your restriction|your constraint|your safety|your filter|your content polic|safety "
+            "checks|"
+            "safety filters|safety rules|security checks|content filter|moderation",
+        ),
+        "",
+        0,
+    ),
+    (
+        "override",
+        2,
+        (
+            "supersede|replaces|take precedence over|takes precedence over|take priority over|"
+            "takes priority over|outrank|overrides|cancels",
+            "your=|the system",
+            INSTRUCTIONS + "|" + RULES,
+        ),
+        "",
+        0,
+    ),
+    (
+        "override",
+        1,
+        (
+            "follow mine|obey me|do what i say|do as i say|listen to me instead|follow my "
+            "instructions|"
+            "follow my rules|obey my instructions|follow these instead|follow this page|obey "
+            "this page",
+        ),
+        "",
+        0,
+    ),
+    (
+        "override",
+        2,
+        (
+            SET_ASIDE,
+            "everything you|all you|what you were told|what you've been told|"
+            "what you have been told|everything before|everything above|everything "
+            "prior|everything said|"
+            "the text above|everything that came before",
+        ),
+        "",
+        0,
+    ),
+    (
+        "override",
+        2,
+        (
+            "your=|the system|the developer",
+            "instruction|system prompt|guardrail|programming=|"
+            "safety guidelines|safety rules|rules=|guideline|directive",
+            VOID + "|have been lifted|"
+            "has been lifted|are lifted|are suspended|have been suspended|are disabled|have been "
+            "disabled|"
+            "has been disabled|are outdated|is outdated|are wrong|is wrong|have changed",
+        ),
+        "",
+        0,
+    ),
+    (
+        "override",
+        1,
+        (EARLIER, INSTRUCTIONS + "|" + RULES, VOID + "|is outdated|are outdated"),
+        "",
+        0,
+    ),
+    (
+        "new instructions",
+        2,
+        (
+            "real=|actual=|true=|hidden=|secret=|priority|override|overriding|genuine|"
+            "updated system|new system",
+            "instruction|directive|orders=|prompt=",
+            ":",
+        ),
+        "",
+        0,
+    ),
+    (
+        "new instructions",
+        2,
+        (
+            "your=",
+            "new=|real=|actual=|true=|only=|primary|updated|revised",
+            "task=|goal=|objective|job=|mission=|instruction|purpose|priority|directive|orders=|role=",
+            "is to|are to|is now|are now|:|will be|are as follows|is as follows|are the following",
+        ),
+        "",
+        0,
+    ),
+    (
+        "new instructions",
+        1,
+        ("new=|updated|revised|additional|following", "instruction|directive|orders=", ":"),
+        "",
+        0,
+    ),
+    (
+        "role change",
+        2,
+        (
+            "you are now|you're now|you are no longer|you're no longer|from now on you are|"
+            "from now on you're|henceforth you are|you will now be|you shall now be|you are "
+            "going to act|"
+            "you will act|you'll act|act as|acting as|pretend to be|pretend you are|pretend you're|"
+            "pretend that you are|roleplay as|role-play as|role play as|play the role of|"
+            "assume the role of|take on the role of|you are to act|simulate being|impersonat|"
+            "you are operating|you're operating|you are running in|you are in=|you're in=|"
+            "as of now you|as of this moment you",
+            PERSONA,
+        ),
+        "talking to|chatting with|connected to|speaking with|speaking to|transferred "
+        "to|using=|logged in|signed in|"
+        "subscribed|on the",
+        0,
+    ),
+    (
+        "role change",
+        2,
+        (
+            "you are a|you are an|you're a|you're an|you are the|you are my|you will be a|"
+            "you will be an|you'll be a|you'll be an",
+            UNRESTRICTED,
+        ),
+        "",
+        0,
+    ),
+    (
+        "role change",
+        1,
+        (
+            "from now on|from this point on|from this moment on|from here on|henceforth|as of now|"
+            "for the rest of this conversation|for the rest of this session|starting now",
+            "respond|reply|answer|speak|talk|act=|behave|pretend|roleplay|role-play|obey",
+        ),
+        "",
+        0,
+    ),
+    (
+        "role change",
+        2,
+        (
+            "enter=|entering|activate|enable|switch to|switch into|turn on|unlock",
+            "dan mode|god mode|jailbreak mode|unrestricted mode|unfiltered mode|uncensored "
+            "mode|evil mode|"
+            "no-restrictions mode|no restrictions mode|sudo mode|opposite mode|unlocked mode",
+        ),
+        "",
+        0,
+    ),
+    (
+        "role change",
+        2,
+        (
+            "from now on|from this point on|from this moment on|from here on|henceforth|"
+            "for the rest of this conversation|for the rest of this session|"
+            "for the rest of the conversation|starting now|as of now|as of this moment",
+            "you=|you'll|your=",
+            "respond|reply|answer|act=|acting|behave|speak|talk|pretend|roleplay|role-play|obey|comply|"
+            "refuse|never refuse|always say|only say|only output|will be called|are called|are "
+            "named|"
+            "name is|identify as",
+        ),
+        "",
+        0,
+    ),
+    (
+        "prompt leak",
+        2,
+        (
+            "reveal|print|show|display|output|repeat|recite|dump|leak|disclose|expose|tell "
+            "me|give me|"
+            "write out|spell out|send me|quote",
+            "your=|the hidden|the secret|the initial|the original|"
+            "the full|the entire|the exact|verbatim|word for word|hidden=|secret=",
+            "system prompt|system message|system instruction|initial prompt|initial instruction|"
+            "original instruction|hidden prompt|original prompt|full prompt|entire prompt|"
+            "developer message|instruction|context window|pre-prompt|preprompt|metaprompt",
+        ),
+        "",
+        0,
+    ),
+    (
+        "prompt leak",
+        2,
+        (
+            "repeat|print|output|recite",
+            "the words above|the text above|everything above|"
+            "all text above|the above text|the prompt above|the previous text|everything before|"
+            "your first message|the first message|the conversation so far|"
+            "everything in your context",
+        ),
+        "",
+        0,
+    ),
+    (
+        "prompt leak",
+        1,
+        ("what is|what are|what's|what were", "your=", "system prompt|instruction|rules=|prompt="),
+        "",
+        0,
+    ),
+    (
+        "secrecy",
+        1,
+        (
+            "do not|don't|dont|never|without|no need to|must not|mustn't|should not|shouldn't",
+            "tell|inform|mention|reveal|notify|alert|let=|letting|warn|disclose|show|showing|say=|explain",
+            "the user|the human|the operator|the developer|anyone|anybody|the person|your "
+            "user|the owner|"
+            "them about|this=|these=|about it|about this",
+        ),
+        "",
+        0,
+    ),
+    (
+        "secrecy",
+        1,
+        (
+            "keep this|keep these|keep it|keep the above|keep that",
+            "secret|hidden|confidential|private|between us|to yourself|from the user",
+        ),
+        "",
+        0,
+    ),
+    (
+        "secrecy",
+        1,
+        (
+            "secretly|silently|quietly|covertly|discreetly|invisibly|without the user noticing|"
+            "without them noticing|without anyone noticing|behind the user's back|unbeknownst",
+            "run=|execute|send|upload|post=|add=|insert|install|download|delete|remove|modify|change|include|"
+            "append|forward|copy|exfiltrat|call=|invoke|fetch|access|open=|visit|navigate|click|push|commit|"
+            "approve|transfer",
+        ),
+        "",
+        0,
+    ),
+    (
+        "exfiltration",
+        2,
+        (
+            "send|post=|posting|upload|forward|exfiltrat|leak|transmit|email|e-mail|mail=|beam=|deliver|"
+            "curl=|wget=|pipe=|publish",
+            SECRETS,
+            DESTINATIONS,
+        ),
+        "/login|/auth|/oauth|/token|/signin|/sign-in|/session|authenticate|authorization header",
+        110,
+    ),
+    (
+        "override",
+        1,
+        (
+            SET_ASIDE + "|don't bother with|do not bother with|never mind",
+            "the user's|the user=|what the user|the human's|the human=|your user|the person asking",
+        ),
+        "",
+        0,
+    ),
+    (
+        "addressee",
+        2,
+        (
+            "if you are|if you're|if you happen to be|assuming you are|since you are|in case you "
+            "are",
+            "an ai=|a ai=|an llm|a language model|a chatbot|an ai assistant|an ai agent|an "
+            "assistant|"
+            "an automated|a bot=|a gpt|chatgpt|claude|copilot|gemini|a robot|a crawler|a scraper|"
+            "a model=|a machine|an agent=",
+        ),
+        "",
+        0,
+    ),
     ("addressee", 2, (VOCATIVE,), "", 0),
-    ("addressee", 2, ("note to|notice to|message to|message for|instructions to|a message to", "all=|any=|every=|the=",
-                      AI), "", 30),
+    (
+        "addressee",
+        2,
+        (
+            "note to|notice to|message to|message for|instructions to|a message to",
+            "all=|any=|every=|the=",
+            AI,
+        ),
+        "",
+        30,
+    ),
     ("addressee", 1, (AI, ":"), "", 16),
     ("addressee", 1, (AI, ":|,"), "", 16),
-    ("authority claim", 1, ("the user|your user|the owner|the developer|the admin|the administrator|your operator|"
-                            "the operator|your owner|your creator|your developer|your admin",
-                            "has authori|have authori|has given you permission|has granted you|gave you permission|"
-                            "allows you to|permits you to|wants you to|asked you to|instructed you to|asked me to tell you|"
-                            "told me to tell you|would like you to|has approved|requires you to|orders you to"), "", 0),
-    ("authority claim", 1, ("update to your|change to your|new rule for you|new rules for you|amendment to your|"
-                            "patch to your|update for you|correction to your", "configuration|config=|instruction|"
-                            "rules=|settings|policy|programming|behavio|guideline"), "", 30),
-    ("authority claim", 1, ("i am the system|i am your|i'm your|i am the admin|i'm the admin|i am an admin|"
-                            "i am the developer|i am from openai|i am from anthropic|this is openai|this is anthropic|"
-                            "message from your developer|message from the developers|on behalf of your developer",),
-     "", 0),
-    ("authority claim", 1, ("system|admin|administrator|developer|operator|root=|security|priority|urgent|hidden|"
-                            "secret=|mandatory|official|critical|emergency|begin admin|begin system",
-                            "notice|message|update|alert|override|instruction|directive|command|order=|announcement|"
-                            "memo=|policy|mandate|broadcast|notification", ":|!"), "", 30),
-    ("addressee", 2, ("whoever|anyone|anybody|any system|any program|any tool|any agent|any model|the system|"
-                      "the program|the tool|the agent", "processing this|parsing this|ingesting this|"
-                      "summarizing this|summarising this|analyzing this|analysing this|tokenizing this|"
-                      "scraping this|is processing|is parsing|is summari|is ingesting"), "", 40),
-    ("obedience", 1, ("obey|comply with|follow=|do=", "unconditionally|without question|without hesitation|"
-                      "at all costs|no matter what|blindly|all requests|every request|any request|all commands|"
-                      "every command|without exception"), "", 40),
-    ("unsafe autonomy", 1, ("you may now|you are now allowed|you're now allowed|you are allowed to|you are permitted|"
-                            "you have permission|you are authori|you now have|you can now|feel free to",
-                            "execute|run=|delete|push|merge|deploy|install|approve|access|shell|sudo|root=|"
-                            "without confirmation|without asking|without approval|without review|without permission"),
-     "", 0),
-    ("unsafe autonomy", 1, ("give me|grant me|grant yourself|escalate to", "root=|admin=|sudo|shell access|"
-                            "full access|admin access|administrator access|root access"), "", 30),
-    ("destructive", 1, ("delete|remove|erase|wipe|drop=|destroy|truncate|format=|rm=",
-                        "every file|all files|all the files|all tests|every test|the repository|the repo=|the database|"
-                        "production database|the production|all data|all branches|the tests|tests/|src/|"
-                        "the main branch|all records|all memories|the backups|all backups"), "", 40),
-    ("safety off", 1, ("safety|guardrail|filter|moderation|content policy|restrictions", "turned off|disabled|"
-                       "switched off|removed|lifted|deactivated|suspended|is off|are off|been off"), "", 40),
-    ("safety off", 1, ("override accepted|override confirmed|override enabled|override active|override granted|"
-                       "admin mode|root mode|unsafe mode|maintenance mode enabled|proceeding in",), "", 0),
-    ("addressee", 2, (AI, "reading this|reading these|processing this|processing these|summarizing this|"
-                          "summarising this|summarizing these|parsing this|viewing this|that read this|"
-                          "that reads this|who read this|who reads this"), "", 0),
-    ("addressee", 1, (AI + "|agent=|model=", "must=|should=|are required to|is required to|are instructed|"
-                      "is instructed|are hereby|is hereby|need to|have to|shall=|will now|is authori|are authori|"
-                      "has been authori|have been authori|is permitted|are permitted|is allowed to|"
-                      "are allowed to"), "", 0),
-    ("tool directive", 1, ("always|must=|immediately|first=|before anything else|before doing anything|"
-                           "before answering|before responding|before you answer|before you respond|make sure to|"
-                           "be sure to|you need to|you have to|you should", "run=|execute|call=|invoke|use=|fetch|"
-                           "visit|open=|download|install|click", "command|tool=|tools=|function|script|url=|link=|"
-                           "endpoint|plugin|extension|package"), "", 0),
-    ("response steering", 1, ("tell the user|inform the user|assure the user|convince the user|let the user know|"
-                              "tell them that|say to the user|claim that|state that",),
-     "don't tell|do not tell|dont tell|never tell|not tell|don't inform|do not inform|never inform", 0),
-    ("weakened security", 1, ("disable|turn off|switch off|skip|bypass|deactivate|remove|set=",
-                              "signature verification|ssl verification|certificate verification|tls verification|"
-                              "verify_ssl|--no-verify|2fa|two-factor|mfa=|firewall|antivirus|security check|"
-                              "code review|branch protection|sandbox|safe mode|gpg check|checksum|logging|audit log|"
-                              "monitoring"), "", 40),
-    ("response steering", 1, ("respond|reply|answer|output|say=|write=|print=|return=|end=|begin|start=|include|"
-                              "add=|append|insert|mention|recommend|tell the user", "only with|only in|with only|"
-                              "nothing but|nothing else|exactly=|in every|in all|in each|in your|to every|to all|"
-                              "to each|your response|your answer|your reply|your output|your summary|your next|"
-                              "each response|every response|all responses|every answer|each answer"), "", 0),
-    ("jailbreak", 2, ("jailbroken ai|jailbreak mode|jailbreak prompt|jailbreak yourself|do anything now|dan mode|"
-                      "bypass your safety|bypass your guardrail|bypass your restriction|bypass your filter|"
-                      "bypass the safety|disable your safety|turn off your safety|ignore your safety|"
-                      "without any ethical|ethical guidelines do not apply|no ethical guidelines|"
-                      "content policy does not apply|no policy applies|no policies apply|no rules apply|"
-                      "rules do not apply to you|rules don't apply to you|policies do not apply to you|"
-                      "guidelines do not apply to you|no longer apply to you",), "", 0),
+    (
+        "authority claim",
+        1,
+        (
+            "the user|your user|the owner|the developer|the admin|the administrator|your operator|"
+            "the operator|your owner|your creator|your developer|your admin",
+            "has authori|have authori|has given you permission|has granted you|gave you permission|"
+            "allows you to|permits you to|wants you to|asked you to|instructed you to|asked me "
+            "to tell you|"
+            "told me to tell you|would like you to|has approved|requires you to|orders you to",
+        ),
+        "",
+        0,
+    ),
+    (
+        "authority claim",
+        1,
+        (
+            "update to your|change to your|new rule for you|new rules for you|amendment to your|"
+            "patch to your|update for you|correction to your",
+            "configuration|config=|instruction|"
+            "rules=|settings|policy|programming|behavio|guideline",
+        ),
+        "",
+        30,
+    ),
+    (
+        "authority claim",
+        1,
+        (
+            "i am the system|i am your|i'm your|i am the admin|i'm the admin|i am an admin|"
+            "i am the developer|i am from openai|i am from anthropic|this is openai|this is "
+            "anthropic|"
+            "message from your developer|message from the developers|on behalf of your developer",
+        ),
+        "",
+        0,
+    ),
+    (
+        "authority claim",
+        1,
+        (
+            "system|admin|administrator|developer|operator|root=|security|priority|urgent|hidden|"
+            "secret=|mandatory|official|critical|emergency|begin admin|begin system",
+            "notice|message|update|alert|override|instruction|directive|command|order=|announcement|"
+            "memo=|policy|mandate|broadcast|notification",
+            ":|!",
+        ),
+        "",
+        30,
+    ),
+    (
+        "addressee",
+        2,
+        (
+            "whoever|anyone|anybody|any system|any program|any tool|any agent|any model|the system|"
+            "the program|the tool|the agent",
+            "processing this|parsing this|ingesting this|"
+            "summarizing this|summarising this|analyzing this|analysing this|tokenizing this|"
+            "scraping this|is processing|is parsing|is summari|is ingesting",
+        ),
+        "",
+        40,
+    ),
+    (
+        "obedience",
+        1,
+        (
+            "obey|comply with|follow=|do=",
+            "unconditionally|without question|without hesitation|"
+            "at all costs|no matter what|blindly|all requests|every request|any request|all "
+            "commands|"
+            "every command|without exception",
+        ),
+        "",
+        40,
+    ),
+    (
+        "unsafe autonomy",
+        1,
+        (
+            "you may now|you are now allowed|you're now allowed|you are allowed to|you are "
+            "permitted|"
+            "you have permission|you are authori|you now have|you can now|feel free to",
+            "execute|run=|delete|push|merge|deploy|install|approve|access|shell|sudo|root=|"
+            "without confirmation|without asking|without approval|without review|without permission",
+        ),
+        "",
+        0,
+    ),
+    (
+        "unsafe autonomy",
+        1,
+        (
+            "give me|grant me|grant yourself|escalate to",
+            "root=|admin=|sudo|shell access|"
+            "full access|admin access|administrator access|root access",
+        ),
+        "",
+        30,
+    ),
+    (
+        "destructive",
+        1,
+        (
+            "delete|remove|erase|wipe|drop=|destroy|truncate|format=|rm=",
+            "every file|all files|all the files|all tests|every test|the repository|the "
+            "repo=|the database|"
+            "production database|the production|all data|all branches|the tests|tests/|src/|"
+            "the main branch|all records|all memories|the backups|all backups",
+        ),
+        "",
+        40,
+    ),
+    (
+        "safety off",
+        1,
+        (
+            "safety|guardrail|filter|moderation|content policy|restrictions",
+            "turned off|disabled|"
+            "switched off|removed|lifted|deactivated|suspended|is off|are off|been off",
+        ),
+        "",
+        40,
+    ),
+    (
+        "safety off",
+        1,
+        (
+            "override accepted|override confirmed|override enabled|override active|override "
+            "granted|"
+            "admin mode|root mode|unsafe mode|maintenance mode enabled|proceeding in",
+        ),
+        "",
+        0,
+    ),
+    (
+        "addressee",
+        2,
+        (
+            AI,
+            "reading this|reading these|processing this|processing these|summarizing this|"
+            "summarising this|summarizing these|parsing this|viewing this|that read this|"
+            "that reads this|who read this|who reads this",
+        ),
+        "",
+        0,
+    ),
+    (
+        "addressee",
+        1,
+        (
+            AI + "|agent=|model=",
+            "must=|should=|are required to|is required to|are instructed|"
+            "is instructed|are hereby|is hereby|need to|have to|shall=|will now|is authori|are "
+            "authori|"
+            "has been authori|have been authori|is permitted|are permitted|is allowed to|"
+            "are allowed to",
+        ),
+        "",
+        0,
+    ),
+    (
+        "tool directive",
+        1,
+        (
+            "always|must=|immediately|first=|before anything else|before doing anything|"
+            "before answering|before responding|before you answer|before you respond|make sure to|"
+            "be sure to|you need to|you have to|you should",
+            "run=|execute|call=|invoke|use=|fetch|visit|open=|download|install|click",
+            "command|tool=|tools=|function|script|url=|link=|endpoint|plugin|extension|package",
+        ),
+        "",
+        0,
+    ),
+    (
+        "response steering",
+        1,
+        (
+            "tell the user|inform the user|assure the user|convince the user|let the user know|"
+            "tell them that|say to the user|claim that|state that",
+        ),
+        "don't tell|do not tell|dont tell|never tell|not tell|don't inform|do not inform|never "
+        "inform",
+        0,
+    ),
+    (
+        "weakened security",
+        1,
+        (
+            "disable|turn off|switch off|skip|bypass|deactivate|remove|set=",
+            "signature verification|ssl verification|certificate verification|tls verification|"
+            "verify_ssl|--no-verify|2fa|two-factor|mfa=|firewall|antivirus|security check|"
+            "code review|branch protection|sandbox|safe mode|gpg check|checksum|logging|audit log|"
+            "monitoring",
+        ),
+        "",
+        40,
+    ),
+    (
+        "response steering",
+        1,
+        (
+            "respond|reply|answer|output|say=|write=|print=|return=|end=|begin|start=|include|"
+            "add=|append|insert|mention|recommend|tell the user",
+            "only with|only in|with only|"
+            "nothing but|nothing else|exactly=|in every|in all|in each|in your|to every|to all|"
+            "to each|your response|your answer|your reply|your output|your summary|your next|"
+            "each response|every response|all responses|every answer|each answer",
+        ),
+        "",
+        0,
+    ),
+    (
+        "jailbreak",
+        2,
+        (
+            "jailbroken ai|jailbreak mode|jailbreak prompt|jailbreak yourself|do anything "
+            "now|dan mode|"
+            "bypass your safety|bypass your guardrail|bypass your restriction|bypass your filter|"
+            "bypass the safety|disable your safety|turn off your safety|ignore your safety|"
+            "without any ethical|ethical guidelines do not apply|no ethical guidelines|"
+            "content policy does not apply|no policy applies|no policies apply|no rules apply|"
+            "rules do not apply to you|rules don't apply to you|policies do not apply to you|"
+            "guidelines do not apply to you|no longer apply to you",
+        ),
+        "",
+        0,
+    ),
 )
 
 # Readings of "don't forget" / "don't ignore" that keep earlier text, not set it aside.
-ENGLISH_KEEP = ("don't forget|do not forget|dont forget|never forget|not forget|won't forget|don't ignore|"
-                "do not ignore|dont ignore|never ignore|not ignore|shouldn't ignore|should not ignore|"
-                "can't ignore|cannot ignore|must not ignore|mustn't ignore")
+ENGLISH_KEEP = (
+    "don't forget|do not forget|dont forget|never forget|not forget|won't forget|don't ignore|"
+    "do not ignore|dont ignore|never ignore|not ignore|shouldn't ignore|should not ignore|"
+    "can't ignore|cannot ignore|must not ignore|mustn't ignore"
+)

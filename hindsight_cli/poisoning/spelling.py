@@ -1,8 +1,8 @@
-"""Text as a reader sees it, for the poisoning checks: one spelling for every way of writing the same
-visible words (compatibility forms, look-alike letters from other scripts, invisible characters, markup,
-leetspeak, letter spacing), plus the text hidden inside it (base64, hex, percent and backslash escapes,
-Unicode tag characters, ROT13, reversed). Phrases are folded by the same function, so a check matches
-what a model would read, whichever way it was written."""
+"""Text as a reader sees it, for the poisoning checks: one spelling for every way of writing the
+same visible words (compatibility forms, look-alike letters from other scripts, invisible
+characters, markup, leetspeak, letter spacing), plus the text hidden inside it (base64, hex, percent
+and backslash escapes, Unicode tag characters, ROT13, reversed). Phrases are folded by the same
+function, so a check matches what a model would read, whichever way it was written."""
 
 from __future__ import annotations
 
@@ -23,10 +23,17 @@ from urllib.parse import unquote
 # embeddings, overrides and isolates, soft hyphen, word joiner, BOM, tag characters) plus the blank
 # "letters" used as invisible padding (Hangul fillers, braille blank).
 _BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")
-_TAGS = range(0xE0020, 0xE007F)  # U+E0020..E007E mirror ASCII: "ASCII smuggling" hides text in them
-# Leetspeak digits, and l, 1 and | (which look alike) all read as i; typographic quotes and dashes as ASCII.
-_LEET = str.maketrans("013456789|l" "\u2019\u2018\u201b\u02bc\u2032\u00b4" "\u201c\u201d\u201e\u201f\u2033"
-                      "\u2013\u2014\u2015\u2012\u2212", "oieasgtbgii" "''''''" '"""""' "-----")
+# U+E0020..E007E mirror ASCII: "ASCII smuggling" hides text in them
+_TAGS = range(0xE0020, 0xE007F)
+# Leetspeak digits, and l, 1 and | (which look alike) all read as i; typographic quotes and dashes
+# as ASCII.
+_LEET = str.maketrans(
+    "013456789|l"
+    "\u2019\u2018\u201b\u02bc\u2032\u00b4"
+    "\u201c\u201d\u201e\u201f\u2033"
+    "\u2013\u2014\u2015\u2012\u2212",
+    "oieasgtbgii''''''\"\"\"\"\"-----",
+)
 _MARKUP_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9:-]{0,30}(?:\s[^<>]{0,300})?/?>")
 _MARKDOWN = re.compile(r"[*~`]+|(?<!\w)_+|_+(?!\w)")
 _COMMENT = re.compile(r"<!--|-->|/\*|\*/")
@@ -37,15 +44,26 @@ _BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9_-]{20,}={0,2}")
 _HEX = re.compile(r"\b(?:0x)?(?:[0-9a-fA-F]{2}){8,}\b")
 _ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}){4,}")
 _PERCENT = re.compile(r"(?:%[0-9a-fA-F]{2}[^%\s]{0,3}){4,}")
-_LATIN_NAME = re.compile(r"LATIN (?:CAPITAL |SMALL )?LETTER (?:SMALL CAPITAL |SCRIPT |DOTLESS |BARRED |)([A-Z])\b")
-_LATIN_BLOCKS = ((0x0180, 0x02B0), (0x1D00, 0x1DC0), (0x1E00, 0x1F00), (0x2C60, 0x2C80), (0xA720, 0xA800),
-                 (0xAB30, 0xAB70))
+_LATIN_NAME = re.compile(
+    r"LATIN (?:CAPITAL |SMALL )?LETTER (?:SMALL CAPITAL |SCRIPT |DOTLESS |BARRED |)([A-Z])\b"
+)
+_LATIN_BLOCKS = (
+    (0x0180, 0x02B0),
+    (0x1D00, 0x1DC0),
+    (0x1E00, 0x1F00),
+    (0x2C60, 0x2C80),
+    (0xA720, 0xA800),
+    (0xAB30, 0xAB70),
+)
 
 
-# Every format character (category Cf, Unicode 15; a test checks it against the running Python's data).
-_FORMAT = ("\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
-           "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
-           "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f")
+# Every format character (category Cf, Unicode 15; a test checks it against the running Python's
+# data).
+_FORMAT = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
 INVISIBLE = re.compile(f"[{_FORMAT}{''.join(sorted(_BLANK_LETTERS))}]+")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _IN_WORD = re.compile(r"(?<=[^\W\d_])[.\-·*](?=[^\W\d_])")
@@ -53,8 +71,9 @@ _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")
 _MARKS = frozenset({"Mn", "Me"})
 
 
-_TAG = re.compile("[\U000E0020-\U000E007E]")
-_FLAG = re.compile("\U0001F3F4[\U000E0061-\U000E007A]{2,7}\U000E007F")  # 🏴 + tags: England, Scotland, Wales
+_TAG = re.compile("[\U000e0020-\U000e007e]")
+# 🏴 + tags: England, Scotland, Wales
+_FLAG = re.compile("\U0001f3f4[\U000e0061-\U000e007a]{2,7}\U000e007f")
 
 
 def hidden_tag_text(text: str) -> str:
@@ -66,7 +85,8 @@ def hidden_tag_text(text: str) -> str:
 
 
 def surface(text: str) -> str:
-    """NFKC, HTML entities decoded, invisible characters removed: what is visibly there, case kept."""
+    """NFKC, HTML entities decoded, invisible characters removed: what is visibly there, case
+    kept."""
     if "&" in text:
         text = html.unescape(text)
     return text if text.isascii() else INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
@@ -89,16 +109,20 @@ _TABLE = Path(__file__).with_name("confusables.json")
 
 @lru_cache(maxsize=1)
 def _confusables() -> dict[int, str]:
-    """Each character that looks like an ASCII letter or digit, mapped to it (``derive_confusables``,
-    shipped as data: deriving it costs 0.15 s, more than a cold ``record`` can spare)."""
-    return {ord(ch): ascii_ for ch, ascii_ in json.loads(_TABLE.read_text(encoding="utf-8")).items()}
+    """Each character that looks like an ASCII letter or digit, mapped to it
+    (``derive_confusables``, shipped as data: deriving it costs 0.15 s, more than a cold ``record``
+    can spare)."""
+    return {
+        ord(ch): ascii_ for ch, ascii_ in json.loads(_TABLE.read_text(encoding="utf-8")).items()
+    }
 
 
 def derive_confusables() -> dict[str, str]:
-    """The table ``confusables.json`` holds, derived from the Unicode confusables data (UTS #39) that the
-    ``confusable_homoglyphs`` package maintains: for each character, the nearest ASCII letter or digit
-    through look-alike pairs and case pairs (Cherokee, Lisu and small capitals reach ASCII only through
-    their capitals), plus Latin letters the data lacks, by name (``LATIN LETTER SMALL CAPITAL N``)."""
+    """The table ``confusables.json`` holds, derived from the Unicode confusables data (UTS #39)
+    that the ``confusable_homoglyphs`` package maintains: for each character, the nearest ASCII
+    letter or digit through look-alike pairs and case pairs (Cherokee, Lisu and small capitals reach
+    ASCII only through their capitals), plus Latin letters the data lacks, by name (``LATIN LETTER
+    SMALL CAPITAL N``)."""
     from confusable_homoglyphs.confusables import confusables_data
 
     pairs: dict[str, set[str]] = {}
@@ -109,7 +133,9 @@ def derive_confusables() -> dict[str, str]:
             if len(a) == 1 and len(b) == 1:
                 pairs.setdefault(a, set()).add(b)
                 pairs.setdefault(b, set()).add(a)
-    table = {ch: ascii_ for ch in pairs if not ch.isascii() and (ascii_ := _nearest_ascii(ch, pairs))}
+    table = {
+        ch: ascii_ for ch in pairs if not ch.isascii() and (ascii_ := _nearest_ascii(ch, pairs))
+    }
     for start, end in _LATIN_BLOCKS:
         for code in range(start, end):
             name = _LATIN_NAME.match(unicodedata.name(chr(code), ""))
@@ -123,7 +149,9 @@ def _nearest_ascii(start: str, pairs: dict[str, set[str]], depth: int = 6) -> st
     for _ in range(depth):
         step: list[str] = []
         for ch in frontier:
-            for other in pairs.get(ch, set()) | {c for c in (ch.lower(), ch.upper()) if len(c) == 1}:
+            for other in pairs.get(ch, set()) | {
+                c for c in (ch.lower(), ch.upper()) if len(c) == 1
+            }:
                 if other not in seen:
                     seen.add(other)
                     step.append(other)
@@ -136,7 +164,9 @@ def _nearest_ascii(start: str, pairs: dict[str, set[str]], depth: int = 6) -> st
 
 def write_confusables() -> None:
     """Regenerate ``confusables.json`` (after upgrading ``confusable_homoglyphs``)."""
-    _TABLE.write_text(json.dumps(derive_confusables(), ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
+    _TABLE.write_text(
+        json.dumps(derive_confusables(), ensure_ascii=False, indent=0) + "\n", encoding="utf-8"
+    )
 
 
 def _without_marks(match: re.Match[str]) -> str:
@@ -144,7 +174,8 @@ def _without_marks(match: re.Match[str]) -> str:
 
 
 def skeleton(text: str) -> str:
-    """Marks stripped, case folded, look-alike letters replaced by the ASCII letters they imitate."""
+    """Marks stripped, case folded, look-alike letters replaced by the ASCII letters they
+    imitate."""
     if text.isascii():
         return text.lower()
     text = _NON_ASCII.sub(_without_marks, unicodedata.normalize("NFKD", text))
@@ -152,17 +183,22 @@ def skeleton(text: str) -> str:
 
 
 def _join_spaced(match: re.Match[str]) -> str:
-    """Letters spelled out one by one, joined: the separator used most (on a tie, the first one used) is
-    removed, any other one stays a word break ("i-g-n-o-r-e a-l-l" is "ignore all"). The tie is broken by
-    the text, not by a set's order, which changes with the process's hash seed: one text, one verdict."""
-    counts = Counter(_SPACED_SEP.findall(match.group()))  # its keys in the order first used
-    most = max(counts, key=counts.__getitem__)  # max keeps the first of equals
-    return "".join(" " if ch in counts and ch != most else "" if ch == most else ch for ch in match.group())
+    """Letters spelled out one by one, joined: the separator used most (on a tie, the first one
+    used) is removed, any other one stays a word break ("i-g-n-o-r-e a-l-l" is "ignore all"). The
+    tie is broken by the text, not by a set's order, which changes with the process's hash seed: one
+    text, one verdict."""
+    # its keys in the order first used
+    counts = Counter(_SPACED_SEP.findall(match.group()))
+    # max keeps the first of equals
+    most = max(counts, key=counts.__getitem__)
+    return "".join(
+        " " if ch in counts and ch != most else "" if ch == most else ch for ch in match.group()
+    )
 
 
 def finish(skel: str) -> str:
-    """The last steps of ``fold`` on a skeleton: spelled-out letters joined, leetspeak read as letters,
-    underscores as spaces (IGNORE_ALL_PREVIOUS)."""
+    """The last steps of ``fold`` on a skeleton: spelled-out letters joined, leetspeak read as
+    letters, underscores as spaces (IGNORE_ALL_PREVIOUS)."""
     return _SPACED.sub(_join_spaced, skel.replace("_", " ")).translate(_LEET)
 
 
@@ -172,14 +208,35 @@ def fold(text: str) -> str:
 
 
 def normalise(text: str) -> str:
-    """The one spelling the phrase checks read: visible text, markup unwrapped, folded (see ``fold``)."""
+    """The one spelling the phrase checks read: visible text, markup unwrapped, folded (see
+    ``fold``)."""
     return fold(unwrap(surface(text)))
 
 
 # Words an injection cannot do without; a token one typo away from one of them reads as it.
-_KEYWORDS = ("ignore", "disregard", "forget", "previous", "instructions", "instruction", "directives",
-             "guidelines", "system", "prompt", "override", "bypass", "restrictions", "unrestricted", "jailbreak",
-             "jailbroken", "reveal", "developer", "assistant", "everything", "earlier")
+_KEYWORDS = (
+    "ignore",
+    "disregard",
+    "forget",
+    "previous",
+    "instructions",
+    "instruction",
+    "directives",
+    "guidelines",
+    "system",
+    "prompt",
+    "override",
+    "bypass",
+    "restrictions",
+    "unrestricted",
+    "jailbreak",
+    "jailbroken",
+    "reveal",
+    "developer",
+    "assistant",
+    "everything",
+    "earlier",
+)
 _TOKEN = re.compile(r"[^\W\d_]{5,}")
 
 
@@ -193,16 +250,19 @@ def _keywords() -> dict[tuple[str, int], list[str]]:
 
 
 def _one_typo(a: str, b: str) -> bool:
-    """Whether ``a`` becomes ``b`` by one insertion, deletion, substitution or swap of neighbours."""
+    """Whether ``a`` becomes ``b`` by one insertion, deletion, substitution or swap of
+    neighbours."""
     if a == b or abs(len(a) - len(b)) > 1:
         return False
     i = 0
     while i < min(len(a), len(b)) and a[i] == b[i]:
         i += 1
     if len(a) == len(b):
-        return a[i + 1:] == b[i + 1:] or (a[i:i + 2] == b[i:i + 2][::-1] and a[i + 2:] == b[i + 2:])
+        return a[i + 1 :] == b[i + 1 :] or (
+            a[i : i + 2] == b[i : i + 2][::-1] and a[i + 2 :] == b[i + 2 :]
+        )
     longer, shorter = (a, b) if len(a) > len(b) else (b, a)
-    return longer[i + 1:] == shorter[i:]
+    return longer[i + 1 :] == shorter[i:]
 
 
 def typo_view(folded: str) -> str | None:
@@ -214,7 +274,8 @@ def typo_view(folded: str) -> str | None:
 
 @lru_cache(maxsize=65_536)
 def _typo_of(word: str) -> str:
-    """The keyword ``word`` is one typo away from ("" for none), remembered: words repeat from text to text."""
+    """The keyword ``word`` is one typo away from ("" for none), remembered: words repeat from text
+    to text."""
     for keyword in _keywords().get((word[0], len(word)), ()):
         if _one_typo(word, keyword):
             return keyword
@@ -228,7 +289,11 @@ def _printable(data: bytes) -> str | None:
         return None
     letters = sum(ch.isalpha() for ch in text)
     shown = sum(ch.isprintable() or ch in "\n\t" for ch in text)
-    return text if len(text) >= 8 and shown >= 0.95 * len(text) and letters >= 0.5 * len(text) else None
+    return (
+        text
+        if len(text) >= 8 and shown >= 0.95 * len(text) and letters >= 0.5 * len(text)
+        else None
+    )
 
 
 def _base64(run: str) -> str | None:
@@ -251,13 +316,17 @@ def _escapes(run: str) -> str | None:
 
 
 # (pattern, decoder, a character every match holds: without it the pattern is not run)
-_DECODERS = ((_BASE64, _base64, ""), (_HEX, lambda run: _printable(bytes.fromhex(run.removeprefix("0x"))), ""),
-             (_ESCAPES, _escapes, "\\"), (_PERCENT, unquote, "%"))
+_DECODERS = (
+    (_BASE64, _base64, ""),
+    (_HEX, lambda run: _printable(bytes.fromhex(run.removeprefix("0x"))), ""),
+    (_ESCAPES, _escapes, "\\"),
+    (_PERCENT, unquote, "%"),
+)
 
 
 def _decoded(text: str) -> list[str]:
-    """``text`` with its base64, hex, backslash-escaped or percent-encoded runs decoded in place, one
-    reading per encoding that decoded anything."""
+    """``text`` with its base64, hex, backslash-escaped or percent-encoded runs decoded in place,
+    one reading per encoding that decoded anything."""
     found = []
     for pattern, decode, needed in _DECODERS:
         if needed not in text:
@@ -277,13 +346,17 @@ def _decoded(text: str) -> list[str]:
 
 
 def hidden_views(text: str, visible: str | None = None) -> list[tuple[str, str]]:
-    """(how it was hidden, the text) for every reading of ``text`` besides the plain one; ``visible``
-    is ``surface(text)`` when the caller has it."""
+    """(how it was hidden, the text) for every reading of ``text`` besides the plain one;
+    ``visible`` is ``surface(text)`` when the caller has it."""
     visible = surface(text) if visible is None else visible
     plain = unwrap(visible)
     views = [("rot13", codecs.encode(plain, "rot13")), ("reversed", plain[::-1])]
     # "ig.nore pre.vious", "IgnoreAllPrevious": only the lines that change are read again.
-    joined = [new for line in plain.splitlines() if (new := _IN_WORD.sub("", _CAMEL.sub(" ", line))) != line]
+    joined = [
+        new
+        for line in plain.splitlines()
+        if (new := _IN_WORD.sub("", _CAMEL.sub(" ", line))) != line
+    ]
     if joined:
         views.append(("split words", "\n".join(joined)))
     tagged = hidden_tag_text(text)
@@ -291,5 +364,6 @@ def hidden_views(text: str, visible: str | None = None) -> list[tuple[str, str]]
         views.append(("tag characters", tagged))
     for decoded in _decoded(visible):
         views.append(("encoded", decoded))
-        views.extend(("encoded", inner) for inner in _decoded(decoded))  # base64 of base64, once
+        # base64 of base64, once
+        views.extend(("encoded", inner) for inner in _decoded(decoded))
     return views

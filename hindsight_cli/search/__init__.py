@@ -1,2 +1,2 @@
-"""Search: the query object, candidate sources behind one protocol, ranking signals as data, the pure
-ranking pipeline and the token budget."""
+"""Search: the query object, candidate sources behind one protocol, ranking signals as data, the
+pure ranking pipeline and the token budget."""

@@ -1,4 +1,5 @@
-"""The context block an agent pastes into its prompt, and the token budget it must fit (DESIGN §5.5):
+"""The context block an agent pastes into its prompt, and the token budget it must fit (DESIGN
+§5.5):
 
     [hindsight: 1 memory, 44 tokens]
     - 2026-11-30 (failure→fixed) [episodic] 调用天气API时返回401 — fix: 刷新token后重试成功
@@ -23,16 +24,18 @@ def outcome_label(outcome: str, resolution: str | None) -> str:
 
 
 def context_line(memory: Memory) -> str:
-    """One memory as a line of the context block: date, outcome, type, where it came from when that is not
-    trusted, the text and the fix. The text is made one line and cannot forge the block's own structure
-    (a header, an entry, a label or a fix), so it reads as data, not as instructions."""
+    """One memory as a line of the context block: date, outcome, type, where it came from when that
+    is not trusted, the text and the fix. The text is made one line and cannot forge the block's own
+    structure (a header, an entry, a label or a fix), so it reads as data, not as instructions."""
     label = outcome_label(memory.outcome, memory.resolution)
     head = f"- {memory.event_at[:10]}" + (f" ({label})" if label else "") + f" [{memory.type}]"
     trust = trust_label(memory.source, is_quarantined(memory.tags, memory.metadata))
-    if trust:  # every untrusted memory says so where an agent reads it, quarantined or not
+    # every untrusted memory says so where an agent reads it, quarantined or not
+    if trust:
         head += f" {trust}"
     position = part_position(memory.metadata)
-    if position:  # a piece of a longer text: the reader knows there is more
+    # a piece of a longer text: the reader knows there is more
+    if position:
         head += f" (part {position[0]} of {position[1]})"
     line = f"{head} {safe_line(memory.content)}"
     if memory.resolution:
@@ -55,8 +58,8 @@ def fit_budget(memories: Sequence[Memory], budget: int | None) -> tuple[list[int
     for position, memory in enumerate(memories):
         line = context_line(memory)
         if budget is not None and _cost(lines, line) > budget:
-            # The best hit is never dropped for its length (a long memory, a part of a longer text): it is
-            # shown cut to what the budget leaves; a later one too long to fit is left out.
+            # The best hit is never dropped for its length (a long memory, a part of a longer text):
+            # it is shown cut to what the budget leaves; a later one too long to fit is left out.
             cut = None if kept else _cut(memory, lines, budget)
             if cut is None:
                 continue
@@ -68,25 +71,31 @@ def fit_budget(memories: Sequence[Memory], budget: int | None) -> tuple[list[int
     return kept, context_block(lines, tokens), tokens
 
 
-_MIN_CUT = 40  # tokens: a cut shorter than this says too little to be worth its place
+# tokens: a cut shorter than this says too little to be worth its place
+_MIN_CUT = 40
 
 
 def _cost(lines: Sequence[str], line: str) -> int:
-    return estimate_tokens(context_block([*lines, line], 0)) + 2  # the header's count grows a digit or two
+    # the header's count grows a digit or two
+    return estimate_tokens(context_block([*lines, line], 0)) + 2
 
 
 def _cut(memory: Memory, lines: Sequence[str], budget: int) -> str | None:
-    """The memory's line with its text cut (at a word) to what is left of ``budget``, or None when under
-    ``_MIN_CUT`` tokens are left for it."""
+    """The memory's line with its text cut (at a word) to what is left of ``budget``, or None when
+    under ``_MIN_CUT`` tokens are left for it."""
     if budget - _cost(lines, context_line(replace(memory, content=""))) < _MIN_CUT:
         return None
     low, high = 0, len(memory.content)
-    while low < high:  # the longest cut that fits
+    # the longest cut that fits
+    while low < high:
         middle = (low + high + 1) // 2
-        if _cost(lines, context_line(replace(memory, content=memory.content[:middle] + " …"))) <= budget:
+        if (
+            _cost(lines, context_line(replace(memory, content=memory.content[:middle] + " …")))
+            <= budget
+        ):
             low = middle
         else:
             high = middle - 1
     head = memory.content[:low]
-    head = head[: head.rfind(" ")] if " " in head[len(head) // 2:] else head
+    head = head[: head.rfind(" ")] if " " in head[len(head) // 2 :] else head
     return context_line(replace(memory, content=head.rstrip() + " …"))

@@ -1,8 +1,9 @@
 """Candidates (DESIGN §5.2): vector top-N and keyword top-N from a source, fused, with their rows.
 
-A source is anything that answers the three questions below over the hard filters: the ledger (DuckDB
-or Postgres, exact), the in-memory index of a long-lived process (the ledger's answers, from memory), or
-the LanceDB index. ``gather`` is the one candidate step every search runs, whatever its source.
+A source is anything that answers the three questions below over the hard filters: the ledger
+(DuckDB or Postgres, exact), the in-memory index of a long-lived process (the ledger's answers, from
+memory), or the LanceDB index. ``gather`` is the one candidate step every search runs, whatever its
+source.
 """
 
 from __future__ import annotations
@@ -23,9 +24,12 @@ if TYPE_CHECKING:
 class Source(Protocol):
     """Where candidates come from."""
 
-    def keyword(self, terms: Sequence[str], where: Sequence[Condition], limit: int,
-                weights: Ranking) -> list[tuple[str, float]]: ...
-    def nearest(self, vector: Sequence[float], where: Sequence[Condition], limit: int) -> list[tuple[str, float]]: ...
+    def keyword(
+        self, terms: Sequence[str], where: Sequence[Condition], limit: int, weights: Ranking
+    ) -> list[tuple[str, float]]: ...
+    def nearest(
+        self, vector: Sequence[float], where: Sequence[Condition], limit: int
+    ) -> list[tuple[str, float]]: ...
     def rows(self, ids: Sequence[str], where: Sequence[Condition]) -> list[MemoryRow]: ...
 
 
@@ -34,13 +38,19 @@ class LedgerSource:
 
     def __init__(self, reader: Reader, agents: Sequence[str] | None = None) -> None:
         self.reader = reader
-        self.agents = agents  # the agents the filters allow (a ledger that keeps statistics per agent)
+        # the agents the filters allow (a ledger that keeps statistics per agent)
+        self.agents = agents
 
-    def keyword(self, terms: Sequence[str], where: Sequence[Condition], limit: int,
-                weights: Ranking) -> list[tuple[str, float]]:
-        return self.reader.keyword(terms, where, limit, weights.bm25_k1, weights.bm25_b, self.agents)
+    def keyword(
+        self, terms: Sequence[str], where: Sequence[Condition], limit: int, weights: Ranking
+    ) -> list[tuple[str, float]]:
+        return self.reader.keyword(
+            terms, where, limit, weights.bm25_k1, weights.bm25_b, self.agents
+        )
 
-    def nearest(self, vector: Sequence[float], where: Sequence[Condition], limit: int) -> list[tuple[str, float]]:
+    def nearest(
+        self, vector: Sequence[float], where: Sequence[Condition], limit: int
+    ) -> list[tuple[str, float]]:
         return self.reader.nearest(vector, where, limit)
 
     def rows(self, ids: Sequence[str], where: Sequence[Condition]) -> list[MemoryRow]:
@@ -50,17 +60,21 @@ class LedgerSource:
 
 
 class IndexSource:
-    """The LanceDB index: every hit comes back with its stored fields, so no second query is needed."""
+    """The LanceDB index: every hit comes back with its stored fields, so no second query is
+    needed."""
 
     def __init__(self, index: Index) -> None:
         self.index = index
         self._stored: dict[str, MemoryRow] = {}
 
-    def keyword(self, terms: Sequence[str], where: Sequence[Condition], limit: int,
-                weights: Ranking) -> list[tuple[str, float]]:
+    def keyword(
+        self, terms: Sequence[str], where: Sequence[Condition], limit: int, weights: Ranking
+    ) -> list[tuple[str, float]]:
         return self.index.keyword(terms, where_clause(where), limit, self._stored)
 
-    def nearest(self, vector: Sequence[float], where: Sequence[Condition], limit: int) -> list[tuple[str, float]]:
+    def nearest(
+        self, vector: Sequence[float], where: Sequence[Condition], limit: int
+    ) -> list[tuple[str, float]]:
         return self.index.nearest(vector, where_clause(where), limit, self._stored)
 
     def rows(self, ids: Sequence[str], where: Sequence[Condition]) -> list[MemoryRow]:
@@ -68,8 +82,8 @@ class IndexSource:
 
 
 class HotSource:
-    """The in-memory index (``storage.hot``): the ledger engine's candidates without a ledger read. The
-    filters become one mask per query, shared by its three questions."""
+    """The in-memory index (``storage.hot``): the ledger engine's candidates without a ledger read.
+    The filters become one mask per query, shared by its three questions."""
 
     def __init__(self, index: HotIndex) -> None:
         self.index = index
@@ -81,28 +95,41 @@ class HotSource:
             self._where, self._mask = where, self.index.mask(where)
         return self._mask
 
-    def keyword(self, terms: Sequence[str], where: Sequence[Condition], limit: int,
-                weights: Ranking) -> list[tuple[str, float]]:
-        return self.index.keyword(terms, self._masked(where), limit, weights.bm25_k1, weights.bm25_b)
+    def keyword(
+        self, terms: Sequence[str], where: Sequence[Condition], limit: int, weights: Ranking
+    ) -> list[tuple[str, float]]:
+        return self.index.keyword(
+            terms, self._masked(where), limit, weights.bm25_k1, weights.bm25_b
+        )
 
-    def nearest(self, vector: Sequence[float], where: Sequence[Condition], limit: int) -> list[tuple[str, float]]:
+    def nearest(
+        self, vector: Sequence[float], where: Sequence[Condition], limit: int
+    ) -> list[tuple[str, float]]:
         return self.index.nearest(vector, self._masked(where), limit)
 
     def rows(self, ids: Sequence[str], where: Sequence[Condition]) -> list[MemoryRow]:
         return self.index.rows(ids)
 
 
-def gather(source: Source, terms: Sequence[str], vector: Callable[[], Sequence[float]] | None,
-           where: Sequence[Condition], limit: int, weights: Ranking,
-           mode: str) -> tuple[dict[str, MemoryRow], dict[str, Candidate]]:
+def gather(
+    source: Source,
+    terms: Sequence[str],
+    vector: Callable[[], Sequence[float]] | None,
+    where: Sequence[Condition],
+    limit: int,
+    weights: Ranking,
+    mode: str,
+) -> tuple[dict[str, MemoryRow], dict[str, Candidate]]:
     """The fused candidates of one query and their rows, by id.
 
-    ``vector`` returns the query's embedding; it is asked for after the keyword search, which runs while
-    the model embeds the query in the background. Vector-only candidates under ``min_vector_similarity``
-    are noise, not hits, and are dropped.
+    ``vector`` returns the query's embedding; it is asked for after the keyword search, which runs
+    while the model embeds the query in the background. Vector-only candidates under
+    ``min_vector_similarity`` are noise, not hits, and are dropped.
     """
     words = source.keyword(terms, where, limit, weights) if mode != "vector" else []
-    near = source.nearest(vector(), where, limit) if vector is not None and mode != "keyword" else []
+    near = (
+        source.nearest(vector(), where, limit) if vector is not None and mode != "keyword" else []
+    )
     by_keyword = {m for m, _ in words}
     near = [(m, s) for m, s in near if s >= weights.min_vector_similarity or m in by_keyword]
     candidates = fuse(near, words)

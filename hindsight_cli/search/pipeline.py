@@ -1,8 +1,10 @@
-"""The ranking pipeline (DESIGN §5.3–5.5), pure: candidates and their rows in, hits in rank order out.
+"""The ranking pipeline (DESIGN §5.3–5.5), pure: candidates and their rows in, hits in rank order
+out.
 
 score every candidate with the signals → order → hold untrusted instruction-like text back → with
-``--troubleshoot``, fixed failures first → diversify with MMR → fit the token budget. ``Store.search``,
-``hindsight eval``, the hooks and the tuning script all rank through ``rank`` and ``result``.
+``--troubleshoot``, fixed failures first → diversify with MMR → fit the token budget.
+``Store.search``, ``hindsight eval``, the hooks and the tuning script all rank through ``rank`` and
+``result``.
 """
 
 from __future__ import annotations
@@ -29,24 +31,41 @@ class Ranked:
     matched: list[str]
 
 
-def mmr(order: Sequence[str], scores: Mapping[str, float], vectors: Mapping[str, Any], lam: float,
-        k: int) -> list[str]:
+def mmr(
+    order: Sequence[str],
+    scores: Mapping[str, float],
+    vectors: Mapping[str, Any],
+    lam: float,
+    k: int,
+) -> list[str]:
     """Maximal marginal relevance: trade a little score for not repeating what is already picked."""
     if not order or k <= 0:
         return []
     import numpy as np
 
     dim = next((len(v) for v in vectors.values()), 0)
-    matrix = np.stack([np.asarray(vectors[m], dtype=np.float32) if m in vectors else np.zeros(dim, np.float32)
-                       for m in order]) if dim else np.zeros((len(order), 1), np.float32)
-    similarity = matrix @ matrix.T  # unit vectors: cosine; a memory without a vector is never redundant
+    matrix = (
+        np.stack(
+            [
+                np.asarray(vectors[m], dtype=np.float32)
+                if m in vectors
+                else np.zeros(dim, np.float32)
+                for m in order
+            ]
+        )
+        if dim
+        else np.zeros((len(order), 1), np.float32)
+    )
+    # unit vectors: cosine; a memory without a vector is never redundant
+    similarity = matrix @ matrix.T
     relevance_ = np.array([scores[m] for m in order]) / (max(scores[m] for m in order) or 1.0)
     redundancy = np.zeros(len(order))
     chosen = np.zeros(len(order), dtype=bool)
     picked: list[int] = []
     while len(picked) < min(k, len(order)):
         value = np.where(chosen, -np.inf, lam * relevance_ - (1 - lam) * redundancy)
-        best = int(np.argmax(value))  # ties keep the score order
+        # ties keep the score order
+        best = int(np.argmax(value))
         picked.append(best)
         chosen[best] = True
         redundancy = np.maximum(redundancy, similarity[best])
@@ -57,26 +76,42 @@ def is_fixed_failure(row: MemoryRow) -> bool:
     return row.outcome == "failure" and bool(row.resolution)
 
 
-def split_fixes(order: Sequence[str], rows: Mapping[str, MemoryRow], evidence: Mapping[str, float],
-                share: float) -> tuple[list[str], list[str]]:
-    """For troubleshooting: the failures that have a fix and are at least ``share`` as relevant as the
-    most relevant candidate (so an unrelated fix never jumps the queue), and the rest, each in order."""
+def split_fixes(
+    order: Sequence[str], rows: Mapping[str, MemoryRow], evidence: Mapping[str, float], share: float
+) -> tuple[list[str], list[str]]:
+    """For troubleshooting: the failures that have a fix and are at least ``share`` as relevant as
+    the most relevant candidate (so an unrelated fix never jumps the queue), and the rest, each in
+    order."""
     best = max(evidence.values(), default=0.0)
     fixes = [m for m in order if is_fixed_failure(rows[m]) and evidence[m] >= share * best]
     chosen = set(fixes)
     return fixes, [m for m in order if m not in chosen]
 
 
-def _scored(rows: Mapping[str, MemoryRow], candidates: Mapping[str, Candidate], ctx: Context, weights: Ranking,
-            lists: int) -> dict[str, Scored]:
+def _scored(
+    rows: Mapping[str, MemoryRow],
+    candidates: Mapping[str, Candidate],
+    ctx: Context,
+    weights: Ranking,
+    lists: int,
+) -> dict[str, Scored]:
     best_keyword = max((c.keyword_score or 0.0 for c in candidates.values()), default=0.0)
     rel = relevances(rows, candidates, weights, lists, best_keyword)
-    return {mid: scored(row, ctx, weights, rel[mid]) for mid, row in rows.items()
-            if not (weights.env_mismatch == "drop" and env_mismatches(row, ctx.env))}
+    return {
+        mid: scored(row, ctx, weights, rel[mid])
+        for mid, row in rows.items()
+        if not (weights.env_mismatch == "drop" and env_mismatches(row, ctx.env))
+    }
 
 
-def rank(rows: Mapping[str, MemoryRow], candidates: Mapping[str, Candidate], ctx: Context, weights: Ranking,
-         k: int, lists: int) -> list[Ranked]:
+def rank(
+    rows: Mapping[str, MemoryRow],
+    candidates: Mapping[str, Candidate],
+    ctx: Context,
+    weights: Ranking,
+    k: int,
+    lists: int,
+) -> list[Ranked]:
     """The top ``k`` candidates, in the order an agent should read them."""
     found = _scored(rows, candidates, ctx, weights, lists)
     order = sorted(found, key=lambda m: (-found[m].final, m))
@@ -84,15 +119,16 @@ def rank(rows: Mapping[str, MemoryRow], candidates: Mapping[str, Candidate], ctx
     vectors = {m: rows[m].embedding for m in order if rows[m].embedding is not None}
     scores = {m: found[m].final for m in order}
     quarantined = [m for m in order if QUARANTINE_TAG in (rows[m].tags or [])]
-    if quarantined:  # instruction-like text from untrusted sources ranks after everything else
+    # instruction-like text from untrusted sources ranks after everything else
+    if quarantined:
         held_back = set(quarantined)
         order = [m for m in order if m not in held_back]
         for mid in quarantined:
             reason = (rows[mid].metadata or {}).get("quarantine", {}).get("reason", "untrusted")
             found[mid].notes.append(f"quarantined: {reason}; ranked after trusted memories")
     if ctx.fixes_first:
-        # Gate on the evidence itself (cosine, BM25 relative to the best), which does not stretch small
-        # differences the way list-normalised fusion does on a handful of candidates.
+        # Gate on the evidence itself (cosine, BM25 relative to the best), which does not stretch
+        # small differences the way list-normalised fusion does on a handful of candidates.
         plain = replace(weights, fusion="weighted")
         best_keyword = max((c.keyword_score or 0.0 for c in candidates.values()), default=0.0)
         evidence = {m: relevance(candidates[m], plain, lists, best_keyword) for m in order}
@@ -110,7 +146,8 @@ def rank(rows: Mapping[str, MemoryRow], candidates: Mapping[str, Candidate], ctx
         why = explain(found[mid], candidates[mid])
         why["mmr_position"] = position
         why["score_rank"] = rank_of[mid]
-        why["diversity"] = round(shown[mid] - scores[mid], 4)  # the MMR penalty, 0 or less
+        # the MMR penalty, 0 or less
+        why["diversity"] = round(shown[mid] - scores[mid], 4)
         out.append(Ranked(rows[mid], shown[mid], why, candidates[mid].matched))
     return out
 

@@ -1,22 +1,23 @@
-"""``SearchQuery``: one search request, built once by a face (or Python) and handed to the core whole."""
+"""``SearchQuery``: one search request, built once by a face (or Python) and handed to the core
+whole."""
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-
-import math
-import re
 
 from ..embedding import english_only
 from ..errors import BadUsage, InvalidInput
 from ..models import Filters, one_of
 from ..text import CJK, STOPWORDS, clean, stem, terms
 
-# Function words of other languages that the English stopword list lacks: without this a Spanish query
-# matches every Spanish memory on "de". The query drops them; the stored postings keep them. Those that
-# are English words too ("die", "con", "per", "son", "pour", "den", "war", "mit", "come", "su") stay.
+# Function words of other languages that the English stopword list lacks: without this a Spanish
+# query matches every Spanish memory on "de". The query drops them; the stored postings keep them.
+# Those that are English words too ("die", "con", "per", "son", "pour", "den", "war", "mit", "come",
+# "su") stay.
 _FOREIGN = """der das dem des ein eine einer einem einen und oder ist sind im zum zur von auf für ich du er
     sie es wir ihr nicht wie wer wo auch el la los las un una unos unas y o de al en que es por para se sus lo
     como más pero le les une du et ou est sont au aux avec ce cette qui ne pas je tu il elle nous vous ils
@@ -24,9 +25,10 @@ _FOREIGN = """der das dem des ein eine einer einem einen und oder ist sind im zu
 _FUNCTION_WORDS = frozenset(_FOREIGN) | frozenset(stem(w) for w in _FOREIGN)
 _CJK_CHAR = re.compile(f"[{CJK}]")
 
-# The light stemmer leaves "-ion" on ("connection" stays "connection", apart from "connect"): the query
-# also asks for a word's "-ion" form and for the base of an "-ion" word, as the stemmer stores them. On
-# LoCoMo this alone helps (+0.4 points of recall@10); "-ment", "-er" and "-ure" as well cost 0.1.
+# The light stemmer leaves "-ion" on ("connection" stays "connection", apart from "connect"): the
+# query also asks for a word's "-ion" form and for the base of an "-ion" word, as the stemmer stores
+# them. On LoCoMo this alone helps (+0.4 points of recall@10); "-ment", "-er" and "-ure" as well
+# cost 0.1.
 _WORD = re.compile(r"[a-z]{4,}")
 
 
@@ -36,14 +38,16 @@ def _forms(word: str) -> set[str]:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             root = word[: -len(suffix)]
             out |= {stem(root), stem(root + "e")}
-    if not out:  # a word not derived already: its derived form
+    # a word not derived already: its derived form
+    if not out:
         out = {stem(base + "ion")}
     return out - {base}
 
 
 def keyword_terms(text: str, derived: bool = True) -> list[str]:
     """The keyword side of a query: ``text.terms`` without other languages' function words, then
-    (``derived``) the "-ion" form of each English word, or its base (``connect`` ↔ ``connection``)."""
+    (``derived``) the "-ion" form of each English word, or its base (``connect`` ↔ ``connection``).
+    """
     out = [t for t in terms(text) if t not in _FUNCTION_WORDS]
     if not derived:
         return out
@@ -58,23 +62,24 @@ def keyword_terms(text: str, derived: bool = True) -> list[str]:
 
 
 def foreign(text: str) -> bool:
-    """Whether a query is written in something other than English: CJK script, letters outside ASCII, or a
-    function word of another language (``de``, ``und``, ``le``)."""
+    """Whether a query is written in something other than English: CJK script, letters outside
+    ASCII, or a function word of another language (``de``, ``und``, ``le``)."""
     if _CJK_CHAR.search(text) or any(ch.isalpha() and not ch.isascii() for ch in text):
         return True
     return any(word in _FUNCTION_WORDS for word in re.findall(r"[a-z]+", text.lower()))
 
 
 def vector_floor(text: str, model: str, floor: float, mode: str = "hybrid") -> float:
-    """The cosine a vector-only candidate needs in hybrid search: ``floor`` (``min_vector_similarity``,
-    calibrated on tests/data/floor_queries.json), or none at all when the model reads English only and the
-    query is not English: such a model puts every Chinese (or Spanish) sentence near every other one
-    (unrelated pairs at 0.3-0.9), so only the keyword side can tell a match. Vector mode keeps ``floor``:
-    it has no other side."""
+    """The cosine a vector-only candidate needs in hybrid search: ``floor``
+    (``min_vector_similarity``, calibrated on tests/data/floor_queries.json), or none at all when
+    the model reads English only and the query is not English: such a model puts every Chinese (or
+    Spanish) sentence near every other one (unrelated pairs at 0.3-0.9), so only the keyword side
+    can tell a match. Vector mode keeps ``floor``: it has no other side."""
     return math.inf if mode == "hybrid" and english_only(model) and foreign(text) else floor
 
 
-SEARCH_TYPES = ("episodic", "semantic", "procedural")  # working memories only when asked for
+# working memories only when asked for
+SEARCH_TYPES = ("episodic", "semantic", "procedural")
 MODES = ("hybrid", "vector", "keyword")
 ENGINES = ("auto", "ledger", "index")
 
@@ -84,7 +89,8 @@ class SearchQuery:
     """What to look for and how (the arguments of ``Store.search``).
 
     Attributes:
-        text: the query. The default model reads English; other languages match by shared words unless the
+        text: the query. The default model reads English; other languages match by shared words
+        unless the
             store uses the multilingual model.
         filters: hard filters; by default active, unexpired episodic/semantic/procedural memories.
         k: at most this many hits.
@@ -112,22 +118,30 @@ class SearchQuery:
         """The query validated, with its defaults filled in.
 
         Raises:
-            InvalidInput: an empty query. BadUsage: an unknown mode or engine, a limit or budget under 1.
+            InvalidInput: an empty query. BadUsage: an unknown mode or engine, a limit or budget
+            under 1.
         """
         text = clean(self.text or "")
         if not text:
-            raise InvalidInput('The query is empty: say what to look for, e.g. hindsight search "weather API 401".')
+            raise InvalidInput(
+                'The query is empty: say what to look for, e.g. hindsight search "weather API 401".'
+            )
         mode = one_of(self.mode, "mode", MODES)
         if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
             raise BadUsage(f"The limit must be a whole number of 1 or more, not {self.k!r}.")
-        if self.budget is not None and (isinstance(self.budget, bool) or not isinstance(self.budget, int)
-                                        or self.budget < 1):
-            raise BadUsage(f"The budget must be a positive whole number of tokens, not {self.budget!r}.")
+        if self.budget is not None and (
+            isinstance(self.budget, bool) or not isinstance(self.budget, int) or self.budget < 1
+        ):
+            raise BadUsage(
+                f"The budget must be a positive whole number of tokens, not {self.budget!r}."
+            )
         engine = one_of(self.engine, "engine", ENGINES) if self.engine is not None else None
         filters = self.filters or Filters()
         if filters.types is None:
             filters = replace(filters, types=SEARCH_TYPES)
-        return replace(self, text=text, filters=filters, env=dict(self.env or {}), mode=mode, engine=engine)
+        return replace(
+            self, text=text, filters=filters, env=dict(self.env or {}), mode=mode, engine=engine
+        )
 
     @property
     def lists(self) -> int:

@@ -1,8 +1,8 @@
-"""The ranking signals (DESIGN §5.3), as data: each is a small object with a name, the weight it reads
-from ``[ranking]`` and its value for one candidate; factors scale the weighted sum.
+"""The ranking signals (DESIGN §5.3), as data: each is a small object with a name, the weight it
+reads from ``[ranking]`` and its value for one candidate; factors scale the weighted sum.
 
-``final = Σ weight·signal × Π factor``. Adding a signal is one entry in ``SIGNALS`` (with its weight in
-``config.Ranking``) and a test in tests/test_ranking.py.
+``final = Σ weight·signal × Π factor``. Adding a signal is one entry in ``SIGNALS`` (with its weight
+in ``config.Ranking``) and a test in tests/test_ranking.py.
 """
 
 from __future__ import annotations
@@ -22,20 +22,23 @@ from .relevance import Candidate
 
 _TROUBLESHOOTING = re.compile(
     r"(?i)\b(error|errors|fail\w*|why|bug|broken|exception|crash\w*|timeout|denied|refused|traceback|fix\w*|"
-    r"[45]\d\d|can'?t|cannot|unable|won'?t|doesn'?t work|not working)\b|\bE[A-Z]{4,}\b|\w(Error|Exception)\b|"
+    r"[45]\d\d|can'?t|cannot|unable|won'?t|doesn'?t work|not "
+    r"working)\b|\bE[A-Z]{4,}\b|\w(Error|Exception)\b|"
     r"错误|失败|报错|异常|为什么|超时|崩溃|无法|不能"
 )
 
 
 @dataclass
 class Context:
-    """What the caller knows about the present: the task at hand, its environment, the query's intent."""
+    """What the caller knows about the present: the task at hand, its environment, the query's
+    intent."""
 
     now: datetime
     task_id: str | None = None
     env: dict[str, str] = field(default_factory=dict)
     troubleshooting: bool = False
-    fixes_first: bool = False  # --troubleshoot: fixed failures go first
+    # --troubleshoot: fixed failures go first
+    fixes_first: bool = False
     query: str = ""
 
     @cached_property
@@ -73,22 +76,29 @@ def _held(text: str) -> frozenset[str]:
 
 
 def identifier(row: MemoryRow, rel: float, ctx: Context, weights: Ranking) -> float:
-    """The share of the query's identifiers the memory holds exactly (a port, a version, a file or function
-    name): 1 each held whole, 0.5 for a compound one whose value (the port, the file) it holds without its
-    context (the host, the directory). The keyword side splits ``127.0.0.1:5432`` into words, where the
-    host's three numbers outweigh the port."""
+    """The share of the query's identifiers the memory holds exactly (a port, a version, a file or
+    function name): 1 each held whole, 0.5 for a compound one whose value (the port, the file) it
+    holds without its context (the host, the directory). The keyword side splits ``127.0.0.1:5432``
+    into words, where the host's three numbers outweigh the port."""
     wanted = ctx.identifiers
     if not wanted:
         return 0.0
     held = _held(keyword_text(row))
-    credit = [1.0 if i in held else 0.5 if len(identifier_parts(i)) > 1 and identifier_parts(i)[-1] in held
-              else 0.0 for i in wanted]
+    credit = [
+        1.0
+        if i in held
+        else 0.5
+        if len(identifier_parts(i)) > 1 and identifier_parts(i)[-1] in held
+        else 0.0
+        for i in wanted
+    ]
     return sum(credit) / len(credit)
 
 
 def identifier_conflicts(row: MemoryRow, ctx: Context) -> list[tuple[str, str]]:
-    """(query's, memory's) compound identifiers with the same context and another value: the memory is
-    about something else (``127.0.0.1:6379`` for ``127.0.0.1:5432``, ``numpy==1.26.4`` for ``numpy==2.1.0``)."""
+    """(query's, memory's) compound identifiers with the same context and another value: the memory
+    is about something else (``127.0.0.1:6379`` for ``127.0.0.1:5432``, ``numpy==1.26.4`` for
+    ``numpy==2.1.0``)."""
     if not ctx.identifiers:
         return []
     held = _held(keyword_text(row))
@@ -97,16 +107,21 @@ def identifier_conflicts(row: MemoryRow, ctx: Context) -> list[tuple[str, str]]:
         parts = identifier_parts(wanted)
         if len(parts) < 2 or wanted in held:
             continue
-        out += [(wanted, token) for token in sorted(held)
-                if identifier_parts(token)[:-1] == parts[:-1] and len(identifier_parts(token)) == len(parts)
-                and token != wanted]
+        out += [
+            (wanted, token)
+            for token in sorted(held)
+            if identifier_parts(token)[:-1] == parts[:-1]
+            and len(identifier_parts(token)) == len(parts)
+            and token != wanted
+        ]
     return out
 
 
 @dataclass(frozen=True)
 class Signal:
     name: str
-    weight: str  # the Ranking field that weighs it
+    # the Ranking field that weighs it
+    weight: str
     value: Callable[[MemoryRow, float, Context, Ranking], float]
 
 
@@ -122,7 +137,9 @@ SIGNALS: tuple[Signal, ...] = (
 
 def env_mismatches(row: MemoryRow, env: dict[str, str]) -> list[str]:
     recorded = row.env or {}
-    return [key for key, value in env.items() if key in recorded and str(recorded[key]) != str(value)]
+    return [
+        key for key, value in env.items() if key in recorded and str(recorded[key]) != str(value)
+    ]
 
 
 def _env_factor(row: MemoryRow, ctx: Context, weights: Ranking) -> tuple[float, str | None]:
@@ -143,13 +160,17 @@ def _identifier_factor(row: MemoryRow, ctx: Context, weights: Ranking) -> tuple[
     conflicts = identifier_conflicts(row, ctx)
     if not conflicts:
         return 1.0, None
-    return weights.identifier_conflict_factor, "names " + ", ".join(f"{held} (asked: {wanted})"
-                                                                  for wanted, held in conflicts[:3])
+    return weights.identifier_conflict_factor, "names " + ", ".join(
+        f"{held} (asked: {wanted})" for wanted, held in conflicts[:3]
+    )
 
 
 #: Factors after the confidence factor: (value, note when it applies).
 FACTORS: tuple[Callable[[MemoryRow, Context, Ranking], tuple[float, str | None]], ...] = (
-    _env_factor, _validity_factor, _identifier_factor)
+    _env_factor,
+    _validity_factor,
+    _identifier_factor,
+)
 
 
 def _round(value: float | None) -> float | None:
@@ -158,14 +179,16 @@ def _round(value: float | None) -> float | None:
 
 @dataclass
 class Scored:
-    """One candidate's final score and what made it: each signal's value and the factors' product and notes.
+    """One candidate's final score and what made it: each signal's value and the factors' product
+    and notes.
 
-    The ``--explain`` dictionary is built from it only for the hits a search returns (``explain``); building
-    it for every candidate cost more than the rest of the ranking."""
+    The ``--explain`` dictionary is built from it only for the hits a search returns (``explain``);
+    building it for every candidate cost more than the rest of the ranking."""
 
     final: float
     values: dict[str, float]
-    parts: dict[str, float]  # each signal's value times its weight
+    # each signal's value times its weight
+    parts: dict[str, float]
     confidence_factor: float
     factor: float
     notes: list[str]
@@ -187,7 +210,10 @@ def scored(row: MemoryRow, ctx: Context, weights: Ranking, rel: float) -> Scored
 
 def explain(found: Scored, candidate: Candidate) -> dict[str, Any]:
     """Each signal's contribution to ``found`` (``--explain``, and every hit's ``explain``)."""
-    signals = {name: (round(v, 4) if name in ("relevance", "recency") else v) for name, v in found.values.items()}
+    signals = {
+        name: (round(v, 4) if name in ("relevance", "recency") else v)
+        for name, v in found.values.items()
+    }
     return {
         "vector": {"rank": candidate.vector_rank, "cosine": _round(candidate.vector_score)},
         "keyword": {"rank": candidate.keyword_rank, "bm25": _round(candidate.keyword_score)},

@@ -1,9 +1,10 @@
 """The storage contract: what the core may ask of a ledger, whatever engine holds it.
 
 A ledger hands out sessions: ``read()`` for a consistent read-only view, ``write()`` for one atomic
-transaction. Every method speaks ``MemoryRow`` and ``Condition`` lists (rendered by the engine with bound
-parameters), so no SQL, and no engine, leaks into the core. What differs between engines, and matters
-to the core, is declared in ``Capabilities`` instead of being guessed from the engine's class.
+transaction. Every method speaks ``MemoryRow`` and ``Condition`` lists (rendered by the engine with
+bound parameters), so no SQL, and no engine, leaks into the core. What differs between engines, and
+matters to the core, is declared in ``Capabilities`` instead of being guessed from the engine's
+class.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from typing import Any, Literal, Protocol
 from .rows import MemoryRow
 
 #: ``(column, operator, value)``: ``in`` (a list; empty matches nothing), ``=``, ``is`` (equal, NULL
-#: included), ``has`` (a list column holds the value), ``>=``, ``<=``, ``<``, ``expired``/``unexpired``
+# : included), ``has`` (a list column holds the value), ``>=``, ``<=``, ``<``,
+# ``expired``/``unexpired``
 #: (``expires_at`` against the value), ``null_or_eq`` (NULL, or the value, or the value is NULL).
 Condition = tuple[str, str, Any]
 Order = Literal["newest", "oldest", "event", "seq", "id"]
@@ -29,18 +31,28 @@ AuditRow = tuple[datetime, str, list[str], str | None, str | None]
 class Capabilities:
     """What a backend is, as the core needs to know it."""
 
-    name: str  # the registry name: "local" or "postgres"
-    files: bool  # the data lives in files of the store directory (permissions, rewrites, residue checks)
-    mirrored: bool  # a derived LanceDB index mirrors it for long-lived processes
-    shared: bool  # a database server that several machines may use (describe() names it)
+    # the registry name: "local" or "postgres"
+    name: str
+    # the data lives in files of the store directory (permissions, rewrites, residue checks)
+    files: bool
+    # a derived LanceDB index mirrors it for long-lived processes
+    mirrored: bool
+    # a database server that several machines may use (describe() names it)
+    shared: bool
 
 
 class Reader(Protocol):
     """A read-only view of the ledger (one connection or snapshot)."""
 
     def meta(self) -> dict[str, str]: ...
-    def select(self, where: Sequence[Condition], *, order: Order = "newest", limit: int | None = None,
-               vectors: bool = False) -> list[MemoryRow]: ...
+    def select(
+        self,
+        where: Sequence[Condition],
+        *,
+        order: Order = "newest",
+        limit: int | None = None,
+        vectors: bool = False,
+    ) -> list[MemoryRow]: ...
     def ids(self, where: Sequence[Condition]) -> list[str]: ...
     def count(self, where: Sequence[Condition]) -> int: ...
     def by_ids(self, ids: Sequence[str], vectors: bool = False) -> list[MemoryRow]: ...
@@ -50,12 +62,27 @@ class Reader(Protocol):
     def identities(self) -> set[tuple[str, str, str]]: ...
     def present(self, ids: Sequence[str], keys: Sequence[str]) -> set[tuple[str, str, str]]: ...
     def vectors_held(self) -> int: ...
-    def nearest(self, vector: Sequence[float], where: Sequence[Condition], limit: int) -> list[tuple[str, float]]: ...
-    def keyword(self, terms: Sequence[str], where: Sequence[Condition], limit: int, k1: float, b: float,
-                agents: Sequence[str] | None = None) -> list[tuple[str, float]]: ...
+    def nearest(
+        self, vector: Sequence[float], where: Sequence[Condition], limit: int
+    ) -> list[tuple[str, float]]: ...
+    def keyword(
+        self,
+        terms: Sequence[str],
+        where: Sequence[Condition],
+        limit: int,
+        k1: float,
+        b: float,
+        agents: Sequence[str] | None = None,
+    ) -> list[tuple[str, float]]: ...
     def derived_from(self, ids: Sequence[str]) -> list[str]: ...
-    def audit_log(self, *, limit: int | None, action: str | None, memory_id: str | None,
-                  since: datetime | None) -> list[AuditRow]: ...
+    def audit_log(
+        self,
+        *,
+        limit: int | None,
+        action: str | None,
+        memory_id: str | None,
+        since: datetime | None,
+    ) -> list[AuditRow]: ...
     def max_seq(self) -> int: ...
     def changed_since(self, seq: int) -> list[MemoryRow]: ...
     def counts(self) -> dict[str, Any]: ...
@@ -71,8 +98,14 @@ class Writer(Reader, Protocol):
     def supersede(self, old_id: str, new_id: str, at: datetime) -> None: ...
     def set_status(self, ids: Sequence[str], status: str, at: datetime) -> int: ...
     def delete(self, ids: Sequence[str]) -> int: ...
-    def audit(self, action: str, ids: Sequence[str], at: datetime, reason: str | None = None,
-              actor: str | None = None) -> None: ...
+    def audit(
+        self,
+        action: str,
+        ids: Sequence[str],
+        at: datetime,
+        reason: str | None = None,
+        actor: str | None = None,
+    ) -> None: ...
     def set_embeddings(self, rows: Sequence[MemoryRow]) -> None: ...
     def set_model(self, model: str, dim: int) -> None: ...
 
@@ -81,7 +114,8 @@ class Ledger(Protocol):
     """A store's source of truth."""
 
     capabilities: Capabilities
-    path: Path  # the ledger file of a local store; the store directory of a database-backed one
+    # the ledger file of a local store; the store directory of a database-backed one
+    path: Path
     lock_timeout: float
 
     @property

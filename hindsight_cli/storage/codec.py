@@ -1,11 +1,11 @@
-"""The one codec between ``MemoryRow`` and its other forms: the public ``Memory``, SQL values, the JSON
-the LanceDB index keeps beside each vector, and that index's records."""
+"""The one codec between ``MemoryRow`` and its other forms: the public ``Memory``, SQL values, the
+JSON the LanceDB index keeps beside each vector, and that index's records."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 from typing import Any
 
 from ..models import Memory
@@ -44,7 +44,8 @@ def _time(value: Any) -> datetime | None:
 
 
 def from_mapping(data: Mapping[str, Any]) -> MemoryRow:
-    """A row from data-model fields (a ``Memory`` dict, an index's JSON): ISO strings become times."""
+    """A row from data-model fields (a ``Memory`` dict, an index's JSON): ISO strings become
+    times."""
     values: dict[str, Any] = {}
     for name in COLUMNS:
         if name not in data:
@@ -68,7 +69,8 @@ def from_memory(memory: Memory) -> MemoryRow:
 
 def to_json(row: MemoryRow) -> str:
     """The data-model fields as the JSON document the index stores beside the vector."""
-    # The fields as ``to_memory(row).to_dict()`` has them, without building and deep-copying a Memory.
+    # The fields as ``to_memory(row).to_dict()`` has them, without building and deep-copying a
+    # Memory.
     return json.dumps(_public(row), ensure_ascii=False)
 
 
@@ -79,9 +81,12 @@ def from_json(text: str, embedding: Any = None) -> MemoryRow:
 
 
 def sql_values(row: MemoryRow) -> list[Any]:
-    """The row's data-model columns as SQL parameters, in ``COLUMNS`` order (mappings as JSON text)."""
-    return [json.dumps(getattr(row, c), ensure_ascii=False) if c in JSON_COLUMNS else getattr(row, c)
-            for c in COLUMNS]
+    """The row's data-model columns as SQL parameters, in ``COLUMNS`` order (mappings as JSON
+    text)."""
+    return [
+        json.dumps(getattr(row, c), ensure_ascii=False) if c in JSON_COLUMNS else getattr(row, c)
+        for c in COLUMNS
+    ]
 
 
 def from_sql(columns: Sequence[str], values: Sequence[Any]) -> MemoryRow:
@@ -108,17 +113,39 @@ def micros(value: datetime | None) -> int | None:
 def index_record(row: MemoryRow, terms_text: str) -> dict[str, Any]:
     """The LanceDB index's record of a row: its vector, keyword terms, filter columns and JSON."""
     return {
-        "id": row.id, "seq": row.seq, "vector": list(row.embedding), "terms": terms_text,
-        "agent_id": row.agent_id, "task_id": row.task_id, "type": row.type, "status": row.status,
-        "outcome": row.outcome, "source": row.source, "tags": list(row.tags), "event_at": micros(row.event_at),
-        "expires_at": micros(row.expires_at), "memory": to_json(row),
+        "id": row.id,
+        "seq": row.seq,
+        "vector": list(row.embedding),
+        "terms": terms_text,
+        "agent_id": row.agent_id,
+        "task_id": row.task_id,
+        "type": row.type,
+        "status": row.status,
+        "outcome": row.outcome,
+        "source": row.source,
+        "tags": list(row.tags),
+        "event_at": micros(row.event_at),
+        "expires_at": micros(row.expires_at),
+        "memory": to_json(row),
     }
 
 
 def chunk_records(row: MemoryRow) -> list[dict[str, Any]]:
     """The index's records of a long memory's further chunks: each vector, with the memory's filter
     columns (a filtered search filters its chunks the same way)."""
-    shared = {"id": row.id, "agent_id": row.agent_id, "task_id": row.task_id, "type": row.type,
-              "status": row.status, "outcome": row.outcome, "source": row.source, "tags": list(row.tags),
-              "event_at": micros(row.event_at), "expires_at": micros(row.expires_at)}
-    return [{**shared, "part": part, "vector": list(vector)} for part, vector in enumerate(row.chunks or (), 1)]
+    shared = {
+        "id": row.id,
+        "agent_id": row.agent_id,
+        "task_id": row.task_id,
+        "type": row.type,
+        "status": row.status,
+        "outcome": row.outcome,
+        "source": row.source,
+        "tags": list(row.tags),
+        "event_at": micros(row.event_at),
+        "expires_at": micros(row.expires_at),
+    }
+    return [
+        {**shared, "part": part, "vector": list(vector)}
+        for part, vector in enumerate(row.chunks or (), 1)
+    ]

@@ -1,12 +1,13 @@
-"""The in-memory index of a long-lived process: every ledger row, its vectors as one contiguous float32
-matrix, its keyword postings and its filter columns, searched the way the ledger engine searches.
+"""The in-memory index of a long-lived process: every ledger row, its vectors as one contiguous
+float32 matrix, its keyword postings and its filter columns, searched the way the ledger engine
+searches.
 
-It reproduces the DuckDB ledger's candidates: cosine top-N (``ORDER BY cosine DESC, id``) and BM25 with
-the ledger's formula, whose statistics (rows, mean length, document frequencies) are those of the rows the
-filters select. Each change takes a new slot (the old one is marked dead), so postings and columns only
-ever grow until a compaction packs them; ``storage.hot_sync`` keeps it current from the ledger's change
-sequence. One memory may own several vector rows (``vector_slot`` maps a row to its memory), and
-``nearest`` gives each memory its best row's cosine.
+It reproduces the DuckDB ledger's candidates: cosine top-N (``ORDER BY cosine DESC, id``) and BM25
+with the ledger's formula, whose statistics (rows, mean length, document frequencies) are those of
+the rows the filters select. Each change takes a new slot (the old one is marked dead), so postings
+and columns only ever grow until a compaction packs them; ``storage.hot_sync`` keeps it current from
+the ledger's change sequence. One memory may own several vector rows (``vector_slot`` maps a row to
+its memory), and ``nearest`` gives each memory its best row's cosine.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from __future__ import annotations
 import json
 import math
 from array import array
-from itertools import pairwise
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -27,9 +28,12 @@ from .sql.duckdb_feed import Changes
 
 LABELS = ("agent_id", "task_id", "type", "status", "outcome", "trigger", "source")
 NUMBERS = ("event_at", "created_at", "expires_at", "step")
-FILTERABLE = FILTER_COLUMNS | {"id", "trigger", "created_at", "source", "step"}  # what the ledger can filter on
-_SLACK = 1e-5  # more than a float32 product's rounding of a cosine: rows this near the cut are scored again
-ROW_OVERHEAD = 1100  # bytes a decoded row's objects take besides its text (measured: docs/architecture.md)
+# what the ledger can filter on
+FILTERABLE = FILTER_COLUMNS | {"id", "trigger", "created_at", "source", "step"}
+# more than a float32 product's rounding of a cosine: rows this near the cut are scored again
+_SLACK = 1e-5
+# bytes a decoded row's objects take besides its text (measured: docs/architecture.md)
+ROW_OVERHEAD = 1100
 
 
 class HotIndex:
@@ -37,30 +41,40 @@ class HotIndex:
         self.dim = dim
         self.ids: list[str] = []
         self.stored: list[MemoryRow] = []
-        self.slot_of: dict[str, int] = {}  # each id's live slot
+        # each id's live slot
+        self.slot_of: dict[str, int] = {}
         self.alive = Grow(np.bool_)
         self.doc_len = Grow(np.int64)
         self.labels = {name: Labels() for name in LABELS}
         self.numbers = {name: Numbers() for name in NUMBERS}
         self.tags = Tags()
-        self.postings: dict[str, tuple[array[int], array[int]]] = {}  # term → (slots, tf)
+        # term → (slots, tf)
+        self.postings: dict[str, tuple[array[int], array[int]]] = {}
         self.matrix = Grow(np.float32, dim)
-        self.norms = Grow(np.float64)  # each vector row's norm, as the ledger's cosine divides by it
+        # each vector row's norm, as the ledger's cosine divides by it
+        self.norms = Grow(np.float64)
         self.vector_slot = Grow(np.int32)
-        self.first_vector = Grow(np.int32)  # per slot: its (whole-memory) vector row, or -1
-        self.extra = Grow(np.int32)  # per slot: how many further vector rows (a long memory's chunks) it owns
-        self.chunk_rows = 0  # the live slots' further vector rows
-        self.multi = False  # some memory owns more than one vector row
-        self.seq = 0  # the highest change sequence number applied
+        # per slot: its (whole-memory) vector row, or -1
+        self.first_vector = Grow(np.int32)
+        # per slot: how many further vector rows (a long memory's chunks) it owns
+        self.extra = Grow(np.int32)
+        # the live slots' further vector rows
+        self.chunk_rows = 0
+        # some memory owns more than one vector row
+        self.multi = False
+        # the highest change sequence number applied
+        self.seq = 0
         self.dead = 0
         self._row_bytes = 0
-        self._lent: list[int] = []  # slots whose stored row holds a view of the matrix (``rows``)
+        # slots whose stored row holds a view of the matrix (``rows``)
+        self._lent: list[int] = []
 
     @property
     def live(self) -> int:
         return len(self.slot_of)
 
-    # --- changes ------------------------------------------------------------------------------------
+    # --- changes
+    # ------------------------------------------------------------------------------------
 
     def apply(self, changes: Changes) -> None:
         """Add (or replace) the rows of ``changes`` with their vectors and postings."""
@@ -93,11 +107,14 @@ class HotIndex:
         self.seq = max(self.seq, int(seqs.max()))
 
     def _chunks(self, chunks: Any, seqs: Any, first: int) -> None:
-        """A long memory's further windows: more vector rows for its slot (``nearest`` takes its best)."""
+        """A long memory's further windows: more vector rows for its slot (``nearest`` takes its
+        best)."""
         if chunks is None or not chunks.num_rows:
             return
         slots = (first + np.searchsorted(seqs, chunks.column("seq").to_numpy())).astype(np.int32)
-        values = chunks.column("embedding").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        values = (
+            chunks.column("embedding").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        )
         self._add_rows(np.asarray(values, dtype=np.float32).reshape(len(slots), self.dim), slots)
         np.add.at(self.extra.data, slots, 1)
         self.chunk_rows += len(slots)
@@ -123,15 +140,19 @@ class HotIndex:
         self._row_bytes -= ROW_OVERHEAD + len(row.content) + len(row.resolution or "")
 
     def _decode(self, table: Any) -> list[MemoryRow]:
-        """The table's rows as ``MemoryRow``s (without vectors), column by column, labels interned."""
+        """The table's rows as ``MemoryRow``s (without vectors), column by column, labels
+        interned."""
         columns: list[list[Any]] = []
         for name in COLUMNS:
             if name in self.labels:
                 columns.append(self.labels[name].add(table.column(name)))
                 continue
             values = table.column(name).to_pylist()
-            if name in JSON_COLUMNS:  # most are empty: a new {} each, without the parser
-                values = [{} if v == "{}" else json.loads(v) if isinstance(v, str) else v for v in values]
+            # most are empty: a new {} each, without the parser
+            if name in JSON_COLUMNS:
+                values = [
+                    {} if v == "{}" else json.loads(v) if isinstance(v, str) else v for v in values
+                ]
             elif name in LIST_COLUMNS:
                 values = [v or [] for v in values]
             columns.append(values)
@@ -166,7 +187,8 @@ class HotIndex:
         self.first_vector.extend(starts)
 
     def _postings(self, postings: Any, seqs: Any, first: int) -> None:
-        """Append each posting to its term's lists, grouped by term in numpy (not a loop per posting)."""
+        """Append each posting to its term's lists, grouped by term in numpy (not a loop per
+        posting)."""
         if not postings.num_rows:
             return
         import pyarrow.compute as pc
@@ -193,16 +215,23 @@ class HotIndex:
         self.ids = [self.ids[s] for s in live]
         self.stored = [self.stored[s] for s in live]
         self.slot_of = {mid: slot for slot, mid in enumerate(self.ids)}
-        for grown in (self.alive, self.doc_len, self.extra, *(c.codes for c in self.labels.values()),
-                      *(n for c in self.numbers.values() for n in (c.data, c.null))):
+        for grown in (
+            self.alive,
+            self.doc_len,
+            self.extra,
+            *(c.codes for c in self.labels.values()),
+            *(n for c in self.numbers.values() for n in (c.data, c.null)),
+        ):
             grown.keep(live)
         self.tags.remap(new_slot)
         for term, (slots, tf) in list(self.postings.items()):
             moved = new_slot[np.frombuffer(slots, dtype=np.int32)]
             keep = moved >= 0
             if keep.any():
-                self.postings[term] = (array("i", moved[keep].astype(np.int32).tobytes()),
-                                       array("i", np.frombuffer(tf, dtype=np.int32)[keep].tobytes()))
+                self.postings[term] = (
+                    array("i", moved[keep].astype(np.int32).tobytes()),
+                    array("i", np.frombuffer(tf, dtype=np.int32)[keep].tobytes()),
+                )
             else:
                 del self.postings[term]
         self._compact_vectors(live, new_slot)
@@ -219,7 +248,8 @@ class HotIndex:
         self.first_vector.keep(live)
         self.first_vector.data[: len(live)] = np.where(firsts >= 0, new_row[firsts], -1)
 
-    # --- search -------------------------------------------------------------------------------------
+    # --- search
+    # -------------------------------------------------------------------------------------
 
     def mask(self, where: Sequence[Condition]) -> Any:
         """The live slots that satisfy every condition."""
@@ -229,7 +259,9 @@ class HotIndex:
                 raise ValueError(f"cannot filter on {column!r}")
             if column == "id" and op in ("in", "="):
                 wanted = np.zeros(len(out), dtype=bool)
-                found = [self.slot_of[m] for m in (value if op == "in" else [value]) if m in self.slot_of]
+                found = [
+                    self.slot_of[m] for m in (value if op == "in" else [value]) if m in self.slot_of
+                ]
                 wanted[found] = True
                 out &= wanted
             elif column == "id":
@@ -249,17 +281,19 @@ class HotIndex:
             return []
         query = np.asarray(vector, dtype=np.float32)
         length = math.sqrt(float(np.dot(query.astype(np.float64), query)))
-        if len(rows) * 4 < self.matrix.n:  # a narrow filter: multiply only its rows
+        # a narrow filter: multiply only its rows
+        if len(rows) * 4 < self.matrix.n:
             dots = self.matrix.data[rows] @ query
         else:
             dots = (self.matrix.view @ query)[rows]
         cosine = self._cosine(rows, dots, length)
         best = self._best(rows, cosine)[1]
-        if len(best) > limit:  # only the rows that may reach the top are scored again, exactly alike
+        # only the rows that may reach the top are scored again, exactly alike
+        if len(best) > limit:
             rows = rows[cosine >= np.partition(best, len(best) - limit)[len(best) - limit] - _SLACK]
-        # BLAS rounds a row by its position in the matrix (its kernel differs at block edges), so equal
-        # vectors (the windows two long memories share) may differ in the last bit; einsum rounds equal
-        # rows alike, and they tie as in the ledger (then the id decides)
+        # BLAS rounds a row by its position in the matrix (its kernel differs at block edges), so
+        # equal vectors (the windows two long memories share) may differ in the last bit; einsum
+        # rounds equal rows alike, and they tie as in the ledger (then the id decides)
         exact = self._cosine(rows, np.einsum("ij,j->i", self.matrix.data[rows], query), length)
         return self._top(*self._best(rows, exact), limit)
 
@@ -278,7 +312,9 @@ class HotIndex:
         _, first = np.unique(slots[order], return_index=True)
         return slots[order][first], cosine[order][first]
 
-    def keyword(self, terms: Sequence[str], mask: Any, limit: int, k1: float, b: float) -> list[tuple[str, float]]:
+    def keyword(
+        self, terms: Sequence[str], mask: Any, limit: int, k1: float, b: float
+    ) -> list[tuple[str, float]]:
         """BM25 over the postings with the ledger's formula and the masked rows' statistics."""
         n = int(np.count_nonzero(mask))
         if not n or limit <= 0:
@@ -317,10 +353,14 @@ class HotIndex:
     def rows(self, ids: Sequence[str]) -> list[MemoryRow]:
         """The rows of ``ids`` with their vectors, newest first as the ledger returns them.
 
-        They are the index's own objects, not copies (copying 150 rows cost more than the search): read
-        them, never change them. A row's vector is a view of the matrix, lent until the matrix moves."""
-        slots = sorted((self.slot_of[m] for m in ids if m in self.slot_of),
-                       key=lambda s: (self.stored[s].created_at, self.ids[s]), reverse=True)
+        They are the index's own objects, not copies (copying 150 rows cost more than the search):
+        read them, never change them. A row's vector is a view of the matrix, lent until the matrix
+        moves."""
+        slots = sorted(
+            (self.slot_of[m] for m in ids if m in self.slot_of),
+            key=lambda s: (self.stored[s].created_at, self.ids[s]),
+            reverse=True,
+        )
         out = []
         for slot in slots:
             row = self.stored[slot]
@@ -340,12 +380,29 @@ class HotIndex:
 
     @property
     def nbytes(self) -> int:
-        """What the index holds, in bytes (the arrays' and postings' own sizes; rows by ``ROW_OVERHEAD``)."""
-        arrays = sum(g.nbytes for g in (self.alive, self.doc_len, self.matrix, self.norms, self.vector_slot,
-                                        self.first_vector, self.extra))
-        columns = sum(c.nbytes for c in self.labels.values()) + sum(c.nbytes for c in self.numbers.values())
-        postings = sum(130 + len(term) + 4 * (len(s) + len(t)) for term, (s, t) in self.postings.items())
-        return arrays + columns + postings + self.tags.nbytes + self._row_bytes + 100 * len(self.ids)
+        """What the index holds, in bytes (the arrays' and postings' own sizes; rows by
+        ``ROW_OVERHEAD``)."""
+        arrays = sum(
+            g.nbytes
+            for g in (
+                self.alive,
+                self.doc_len,
+                self.matrix,
+                self.norms,
+                self.vector_slot,
+                self.first_vector,
+                self.extra,
+            )
+        )
+        columns = sum(c.nbytes for c in self.labels.values()) + sum(
+            c.nbytes for c in self.numbers.values()
+        )
+        postings = sum(
+            130 + len(term) + 4 * (len(s) + len(t)) for term, (s, t) in self.postings.items()
+        )
+        return (
+            arrays + columns + postings + self.tags.nbytes + self._row_bytes + 100 * len(self.ids)
+        )
 
 
 def _compare(op: str, left: str, right: Any) -> bool:
@@ -354,5 +411,7 @@ def _compare(op: str, left: str, right: Any) -> bool:
     if op == "null_or_eq":
         return right is None or left == right
     if op in ("=", ">=", "<=", "<"):
-        return bool({"=": left == right, ">=": left >= right, "<=": left <= right, "<": left < right}[op])
+        return bool(
+            {"=": left == right, ">=": left >= right, "<=": left <= right, "<": left < right}[op]
+        )
     raise ValueError(f"cannot apply {op!r} to id")

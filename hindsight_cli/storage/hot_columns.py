@@ -1,7 +1,7 @@
-"""The columns of the in-memory index (``storage.hot``), one value per slot, and the storage contract's
-conditions evaluated over them as boolean masks, with SQL's meaning: a comparison with NULL is false,
-``is`` matches NULL to NULL, ``null_or_eq`` keeps NULL rows, ``expired``/``unexpired`` read
-``expires_at`` as DuckDB does."""
+"""The columns of the in-memory index (``storage.hot``), one value per slot, and the storage
+contract's conditions evaluated over them as boolean masks, with SQL's meaning: a comparison with
+NULL is false, ``is`` matches NULL to NULL, ``null_or_eq`` keeps NULL rows,
+``expired``/``unexpired`` read ``expires_at`` as DuckDB does."""
 
 from __future__ import annotations
 
@@ -16,14 +16,19 @@ import numpy as np
 from . import codec
 
 _COMPARE: dict[str, Callable[[Any, Any], Any]] = {
-    "=": operator.eq, ">=": operator.ge, "<=": operator.le, "<": operator.lt}
+    "=": operator.eq,
+    ">=": operator.ge,
+    "<=": operator.le,
+    "<": operator.lt,
+}
 
 
 class Grow:
     """A one-dimensional numpy array that grows by doubling (appends are amortised O(1))."""
 
     def __init__(self, dtype: Any, width: int = 0) -> None:
-        self.width = width  # > 0: rows of ``width`` values (the vector matrix)
+        # > 0: rows of ``width`` values (the vector matrix)
+        self.width = width
         shape = (16, width) if width else (16,)
         self.data = np.zeros(shape, dtype=dtype)
         self.n = 0
@@ -56,8 +61,8 @@ class Grow:
 
 
 class Labels:
-    """A string column (agent, task, type, …) as codes into a vocabulary; NULL is code -1. Equal strings
-    are one object, so a hundred thousand rows of ``"episodic"`` hold one string."""
+    """A string column (agent, task, type, …) as codes into a vocabulary; NULL is code -1. Equal
+    strings are one object, so a hundred thousand rows of ``"episodic"`` hold one string."""
 
     def __init__(self) -> None:
         self.codes = Grow(np.int32)
@@ -76,9 +81,12 @@ class Labels:
         distinct = encoded.dictionary.to_pylist()
         if distinct:
             known = np.array([self._intern(value) for value in distinct], dtype=np.int32)
-            codes = np.where(nulls, -1, known[pc.fill_null(indices, 0).to_numpy(zero_copy_only=False)])
+            codes = np.where(
+                nulls, -1, known[pc.fill_null(indices, 0).to_numpy(zero_copy_only=False)]
+            )
         self.codes.extend(codes)
-        vocabulary: list[str | None] = [*self.values, None]  # code -1: NULL
+        # code -1: NULL
+        vocabulary: list[str | None] = [*self.values, None]
         return [vocabulary[code] for code in codes.tolist()]
 
     def _intern(self, value: str) -> int:
@@ -101,7 +109,8 @@ class Labels:
             found = self._of([value])
             hit = codes == found[0] if found else np.zeros(len(codes), dtype=bool)
             return hit | (codes == -1) if op == "null_or_eq" else hit
-        if op in _COMPARE:  # an ordering on text: decided once per distinct value
+        # an ordering on text: decided once per distinct value
+        if op in _COMPARE:
             allowed = np.array([False] + [bool(_COMPARE[op](v, _text(value))) for v in self.values])
             return allowed[codes + 1]
         raise ValueError(f"cannot apply {op!r} to a text column")
@@ -112,7 +121,8 @@ class Labels:
 
 
 class Numbers:
-    """A nullable number column: times as microseconds since the epoch (naive times are UTC), steps."""
+    """A nullable number column: times as microseconds since the epoch (naive times are UTC),
+    steps."""
 
     def __init__(self) -> None:
         self.data = Grow(np.int64)

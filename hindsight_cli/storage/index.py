@@ -22,17 +22,20 @@ from .. import safefs
 from ..errors import StoreBusy
 from . import codec
 from .base import Condition
-from .locks import open_lock_file, wait_for_flock
 from .index_upkeep import Upkeep
+from .locks import open_lock_file, wait_for_flock
 from .rows import FILTER_COLUMNS, MemoryRow
 
 log = logging.getLogger("hindsight.index")
 
 TABLE = "memories"
-CHUNKS = "chunks"  # a long memory's further chunks' vectors (core/chunks.py), searched flat beside the table
+# a long memory's further chunks' vectors (core/chunks.py), searched flat beside the table
+CHUNKS = "chunks"
 _STATE = "hindsight-sync.json"
-NPROBES = 20  # IVF partitions every vector search reads (more when a filter leaves too few rows in them)
-REFINE_FACTOR = 2  # re-rank 2 x limit candidates by their full vectors: exact cosines for ranking
+# IVF partitions every vector search reads (more when a filter leaves too few rows in them)
+NPROBES = 20
+# re-rank 2 x limit candidates by their full vectors: exact cosines for ranking
+REFINE_FACTOR = 2
 
 
 def _q(value: str) -> str:
@@ -45,13 +48,16 @@ def _literal(value: Any) -> str:
 
 
 def where_clause(conditions: Sequence[Condition]) -> str | None:
-    """Conditions as a LanceDB ``where``: values become quoted literals (``_q``), times microseconds."""
+    """Conditions as a LanceDB ``where``: values become quoted literals (``_q``), times
+    microseconds."""
     parts: list[str] = []
     for column, op, value in conditions:
         if column not in FILTER_COLUMNS:
             raise ValueError(f"the index cannot filter on {column}")
         if op == "in":
-            parts.append(f"{column} IN ({', '.join(_literal(v) for v in value)})" if value else "FALSE")
+            parts.append(
+                f"{column} IN ({', '.join(_literal(v) for v in value)})" if value else "FALSE"
+            )
         elif op == "has":
             parts.append(f"array_has({column}, {_literal(value)})")
         elif op == "expired":
@@ -73,7 +79,8 @@ class Index(Upkeep):
     def __init__(self, path: Path, dim: int, vector_index_rows: int = 0) -> None:
         self.path = path
         self.dim = dim
-        self.vector_index_rows = vector_index_rows  # 0: never build one, and search exactly
+        # 0: never build one, and search exactly
+        self.vector_index_rows = vector_index_rows
         self._table: Any = None
         self._chunk_table: Any = None
         self._worker: threading.Thread | None = None
@@ -81,24 +88,44 @@ class Index(Upkeep):
     def _schema(self) -> Any:
         import pyarrow as pa
 
-        return pa.schema([
-            ("id", pa.string()), ("seq", pa.int64()), ("vector", pa.list_(pa.float32(), self.dim)),
-            ("terms", pa.string()), *self._filter_fields(), ("memory", pa.string()),
-        ])
+        return pa.schema(
+            [
+                ("id", pa.string()),
+                ("seq", pa.int64()),
+                ("vector", pa.list_(pa.float32(), self.dim)),
+                ("terms", pa.string()),
+                *self._filter_fields(),
+                ("memory", pa.string()),
+            ]
+        )
 
     def _chunk_schema(self) -> Any:
         import pyarrow as pa
 
-        return pa.schema([("id", pa.string()), ("part", pa.int32()), ("vector", pa.list_(pa.float32(), self.dim)),
-                          *self._filter_fields()])
+        return pa.schema(
+            [
+                ("id", pa.string()),
+                ("part", pa.int32()),
+                ("vector", pa.list_(pa.float32(), self.dim)),
+                *self._filter_fields(),
+            ]
+        )
 
     @staticmethod
     def _filter_fields() -> list[tuple[str, Any]]:
         import pyarrow as pa
 
-        return [("agent_id", pa.string()), ("task_id", pa.string()), ("type", pa.string()), ("status", pa.string()),
-                ("outcome", pa.string()), ("source", pa.string()), ("tags", pa.list_(pa.string())),
-                ("event_at", pa.int64()), ("expires_at", pa.int64())]
+        return [
+            ("agent_id", pa.string()),
+            ("task_id", pa.string()),
+            ("type", pa.string()),
+            ("status", pa.string()),
+            ("outcome", pa.string()),
+            ("source", pa.string()),
+            ("tags", pa.list_(pa.string())),
+            ("event_at", pa.int64()),
+            ("expires_at", pa.int64()),
+        ]
 
     @staticmethod
     def _connect(path: Path) -> Any:
@@ -116,7 +143,8 @@ class Index(Upkeep):
             except (ValueError, FileNotFoundError):
                 try:
                     self._chunk_table = db.create_table(CHUNKS, schema=self._chunk_schema())
-                except (ValueError, OSError):  # another process created it first
+                # another process created it first
+                except (ValueError, OSError):
                     self._chunk_table = db.open_table(CHUNKS)
         return self._chunk_table
 
@@ -125,7 +153,8 @@ class Index(Upkeep):
             db = self._connect(self.path)
             try:
                 self._table = db.open_table(TABLE)
-                if {"memory", "source"} - set(self._table.schema.names):  # an older version's index: rebuild it
+                # an older version's index: rebuild it
+                if {"memory", "source"} - set(self._table.schema.names):
                     db.drop_table(TABLE)
                     if CHUNKS in db.table_names():
                         db.drop_table(CHUNKS)
@@ -134,13 +163,15 @@ class Index(Upkeep):
             except (ValueError, FileNotFoundError):
                 try:
                     self._table = db.create_table(TABLE, schema=self._schema())
-                except (ValueError, OSError):  # another process created it first
+                # another process created it first
+                except (ValueError, OSError):
                     self._table = db.open_table(TABLE)
             if not any(ix.index_type == "FTS" for ix in self._table.list_indices()):
                 try:
                     self._create_fts(self._table)
                 except (RuntimeError, ValueError, OSError):
-                    # Another process built it at the same moment (a commit conflict); theirs will do.
+                    # Another process built it at the same moment (a commit conflict); theirs will
+                    # do.
                     if not any(ix.index_type == "FTS" for ix in self._table.list_indices()):
                         raise
         return self._table
@@ -149,9 +180,18 @@ class Index(Upkeep):
     def _create_fts(table: Any) -> None:
         from lancedb.index import FTS
 
-        table.create_index("terms", config=FTS(
-            base_tokenizer="whitespace", lower_case=False, stem=False, remove_stop_words=False,
-            ascii_folding=False, with_position=False), replace=True)
+        table.create_index(
+            "terms",
+            config=FTS(
+                base_tokenizer="whitespace",
+                lower_case=False,
+                stem=False,
+                remove_stop_words=False,
+                ascii_folding=False,
+                with_position=False,
+            ),
+            replace=True,
+        )
 
     @contextmanager
     def write_lock(self, timeout: float) -> Iterator[None]:
@@ -159,20 +199,30 @@ class Index(Upkeep):
         two processes upserting the same new id at once would both insert it."""
         try:
             import fcntl
-        except ImportError:  # Windows: no lock; duplicates are removed by the next sync
+        # Windows: no lock; duplicates are removed by the next sync
+        except ImportError:
             yield
             return
         safefs.private_dir(self.path, "The index directory")
         handle = open_lock_file(self.path / ".hindsight-write.lock")
         try:
-            wait_for_flock(fcntl, handle, fcntl.LOCK_EX, time.monotonic() + timeout, lambda: StoreBusy(
-                f"The index {self.path} stayed busy with another process's update for {timeout:g} s; retry, "
-                "or raise HINDSIGHT_LOCK_TIMEOUT."))
+            wait_for_flock(
+                fcntl,
+                handle,
+                fcntl.LOCK_EX,
+                time.monotonic() + timeout,
+                lambda: StoreBusy(
+                    f"The index {self.path} stayed busy with another process's update for "
+                    f"{timeout:g} s; retry, "
+                    "or raise HINDSIGHT_LOCK_TIMEOUT."
+                ),
+            )
             yield
         finally:
             os.close(handle)
 
-    # --- sync state ---------------------------------------------------------------------------------
+    # --- sync state
+    # ---------------------------------------------------------------------------------
 
     def watermark(self) -> int:
         try:
@@ -187,7 +237,8 @@ class Index(Upkeep):
         safefs.private_dir(self.path, "The index directory")
         safefs.write_private(self.path / name, json.dumps(data))
 
-    # --- writes -------------------------------------------------------------------------------------
+    # --- writes
+    # -------------------------------------------------------------------------------------
 
     def upsert(self, rows: Iterable[MemoryRow], terms_text: dict[str, str]) -> int:
         """Insert or replace rows (with their vectors, and a long memory's chunks'); ``terms_text``
@@ -196,15 +247,18 @@ class Index(Upkeep):
         if vectored:
             import pyarrow as pa
 
-            data = pa.Table.from_pylist([codec.index_record(r, terms_text[r.id]) for r in vectored],
-                                        schema=self._schema())
-            self.table().merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
+            data = pa.Table.from_pylist(
+                [codec.index_record(r, terms_text[r.id]) for r in vectored], schema=self._schema()
+            )
+            self.table().merge_insert(
+                "id"
+            ).when_matched_update_all().when_not_matched_insert_all().execute(data)
             self._replace_chunks(vectored)
         return len(vectored)
 
     def _replace_chunks(self, rows: Sequence[MemoryRow]) -> None:
-        """A row's chunks carry its filter columns, so they are rewritten with it (and dropped when it
-        no longer has any: its text was shortened)."""
+        """A row's chunks carry its filter columns, so they are rewritten with it (and dropped when
+        it no longer has any: its text was shortened)."""
         chunks = [record for row in rows for record in codec.chunk_records(row)]
         if not chunks and not self._has_chunks():
             return
@@ -215,7 +269,9 @@ class Index(Upkeep):
             self.chunk_table().add(pa.Table.from_pylist(chunks, schema=self._chunk_schema()))
 
     def _has_chunks(self) -> bool:
-        return CHUNKS in self._connect(self.path).table_names() and self.chunk_table().count_rows() > 0
+        return (
+            CHUNKS in self._connect(self.path).table_names() and self.chunk_table().count_rows() > 0
+        )
 
     @staticmethod
     def _delete_from(table: Any, ids: Sequence[str]) -> None:
@@ -249,7 +305,8 @@ class Index(Upkeep):
     def fragments(self) -> int:
         return int(self.table().stats()["fragment_stats"]["num_fragments"])
 
-    # --- reads --------------------------------------------------------------------------------------
+    # --- reads
+    # --------------------------------------------------------------------------------------
 
     def _read(self, run: Any, chunks: bool = False) -> list[dict[str, Any]]:
         """Run a query; if another process purged the version under us, reopen once and retry."""
@@ -262,20 +319,33 @@ class Index(Upkeep):
 
     _ROW = ["id", "memory", "vector"]
 
-    def nearest(self, vector: Sequence[float], where: str | None, limit: int,
-                rows: dict[str, MemoryRow] | None = None) -> list[tuple[str, float]]:
-        """Top ``limit`` by cosine, a long memory by its best chunk; with ``rows``, also collect each
-        hit's stored fields into it."""
+    def nearest(
+        self,
+        vector: Sequence[float],
+        where: str | None,
+        limit: int,
+        rows: dict[str, MemoryRow] | None = None,
+    ) -> list[tuple[str, float]]:
+        """Top ``limit`` by cosine, a long memory by its best chunk; with ``rows``, also collect
+        each hit's stored fields into it."""
+
         def run(table: Any) -> Any:
             query = table.search(list(vector)).distance_type("cosine")
             if self.vector_index_rows <= 0:
                 query = query.bypass_vector_index()
-            else:  # both are ignored while there is no vector index; rows added since it was built are searched flat
-                query = query.maximum_nprobes(0).minimum_nprobes(NPROBES).refine_factor(REFINE_FACTOR)
+            # both are ignored while there is no vector index; rows added since it was built are
+            # searched flat
+            else:
+                query = (
+                    query.maximum_nprobes(0).minimum_nprobes(NPROBES).refine_factor(REFINE_FACTOR)
+                )
             if where:
                 query = query.where(where, prefilter=True)
-            return query.limit(limit).select([*self._ROW, "_distance"] if rows is not None else
-                                              ["id", "_distance"]).to_list()
+            return (
+                query.limit(limit)
+                .select([*self._ROW, "_distance"] if rows is not None else ["id", "_distance"])
+                .to_list()
+            )
 
         found = self._read(run)
         _collect(found, rows)
@@ -284,10 +354,17 @@ class Index(Upkeep):
             self._best_chunks(vector, where, limit, best, rows)
         return sorted(best.items(), key=lambda hit: -hit[1])[:limit]
 
-    def _best_chunks(self, vector: Sequence[float], where: str | None, limit: int, best: dict[str, float],
-                     rows: dict[str, MemoryRow] | None) -> None:
-        """Raise each memory's score to its best chunk's: the top ``limit`` by best window is within the
-        top ``limit`` first windows and the top ``limit`` memories by chunk, merged."""
+    def _best_chunks(
+        self,
+        vector: Sequence[float],
+        where: str | None,
+        limit: int,
+        best: dict[str, float],
+        rows: dict[str, MemoryRow] | None,
+    ) -> None:
+        """Raise each memory's score to its best chunk's: the top ``limit`` by best window is within
+        the top ``limit`` first windows and the top ``limit`` memories by chunk, merged."""
+
         def run(table: Any) -> Any:
             query = table.search(list(vector)).distance_type("cosine").bypass_vector_index()
             if where:
@@ -301,26 +378,44 @@ class Index(Upkeep):
         top = sorted(by_chunk.items(), key=lambda hit: -hit[1])[:limit]
         if rows is not None:
             self._fetch([m for m, _ in top if m not in rows], rows)
-        held = set(best) | (set(rows) if rows is not None else self._present([m for m, _ in top if m not in best]))
+        held = set(best) | (
+            set(rows) if rows is not None else self._present([m for m, _ in top if m not in best])
+        )
         for memory_id, score in top:
-            if memory_id in held:  # a chunk whose memory left the table (a crash between two deletes) is not a hit
+            # a chunk whose memory left the table (a crash between two deletes) is not a hit
+            if memory_id in held:
                 best[memory_id] = max(score, best.get(memory_id, -1.0))
 
     def _fetch(self, ids: Sequence[str], rows: dict[str, MemoryRow]) -> None:
         if ids:
             where = f"id IN ({', '.join(_q(i) for i in ids)})"
-            _collect(self._read(lambda table: table.search().where(where).select(self._ROW).limit(len(ids))
-                                .to_list()), rows)
+            _collect(
+                self._read(
+                    lambda table: (
+                        table.search().where(where).select(self._ROW).limit(len(ids)).to_list()
+                    )
+                ),
+                rows,
+            )
 
     def _present(self, ids: Sequence[str]) -> set[str]:
         if not ids:
             return set()
         where = f"id IN ({', '.join(_q(i) for i in ids)})"
-        return {r["id"] for r in self._read(lambda table: table.search().where(where).select(["id"])
-                                           .limit(len(ids)).to_list())}
+        return {
+            r["id"]
+            for r in self._read(
+                lambda table: table.search().where(where).select(["id"]).limit(len(ids)).to_list()
+            )
+        }
 
-    def keyword(self, query_terms: Sequence[str], where: str | None, limit: int,
-                rows: dict[str, MemoryRow] | None = None) -> list[tuple[str, float]]:
+    def keyword(
+        self,
+        query_terms: Sequence[str],
+        where: str | None,
+        limit: int,
+        rows: dict[str, MemoryRow] | None = None,
+    ) -> list[tuple[str, float]]:
         """Top ``limit`` by BM25 over the keyword terms; ``rows`` as in ``nearest``."""
         if not query_terms:
             return []
@@ -329,8 +424,11 @@ class Index(Upkeep):
             query = table.search(" ".join(sorted(set(query_terms))), query_type="fts")
             if where:
                 query = query.where(where, prefilter=True)
-            return query.limit(limit).select([*self._ROW, "_score"] if rows is not None else
-                                              ["id", "_score"]).to_list()
+            return (
+                query.limit(limit)
+                .select([*self._ROW, "_score"] if rows is not None else ["id", "_score"])
+                .to_list()
+            )
 
         found = self._read(run)
         _collect(found, rows)

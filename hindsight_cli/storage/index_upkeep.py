@@ -1,6 +1,6 @@
-"""Keeping the LanceDB index fast and small: compaction, the vector (ANN) index's build, extension and
-retraining, and the scrub of a hard forget. A mixin of ``Index``, which provides ``table()``, ``path``,
-``count()`` and the rest."""
+"""Keeping the LanceDB index fast and small: compaction, the vector (ANN) index's build, extension
+and retraining, and the scrub of a hard forget. A mixin of ``Index``, which provides ``table()``,
+``path``, ``count()`` and the rest."""
 
 from __future__ import annotations
 
@@ -21,10 +21,13 @@ from .locks import open_lock_file
 log = logging.getLogger("hindsight.index")
 
 _COMPACT_AT_FRAGMENTS = 32
-VECTOR_INDEX = "vector_idx"  # LanceDB's name for the index on the ``vector`` column
+# LanceDB's name for the index on the ``vector`` column
+VECTOR_INDEX = "vector_idx"
 _VECTOR_STATE = "hindsight-vector.json"
-_EXTEND_SHARE = 0.1  # fold rows added since the build into the vector index once they are a tenth of it
-_RETRAIN_GROWTH = 2.0  # retrain it (new partitions) once the table holds twice the rows it was trained on
+# fold rows added since the build into the vector index once they are a tenth of it
+_EXTEND_SHARE = 0.1
+# retrain it (new partitions) once the table holds twice the rows it was trained on
+_RETRAIN_GROWTH = 2.0
 
 
 class Upkeep:
@@ -60,14 +63,18 @@ class Upkeep:
         raise NotImplementedError
 
     def compact(self, purge: bool = False) -> None:
-        """Merge small fragments; ``purge`` also drops old versions so deleted data leaves the disk."""
+        """Merge small fragments; ``purge`` also drops old versions so deleted data leaves the
+        disk."""
         import warnings
 
         for attempt in range(4):
             try:
                 with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # "removes every version except the latest": the point
-                    self.table().optimize(cleanup_older_than=timedelta(0) if purge else timedelta(hours=1))
+                    # "removes every version except the latest": the point
+                    warnings.simplefilter("ignore")
+                    self.table().optimize(
+                        cleanup_older_than=timedelta(0) if purge else timedelta(hours=1)
+                    )
                 return
             except RuntimeError as error:
                 # Another process committed meanwhile; LanceDB says to retry. Compaction only tidies
@@ -82,9 +89,9 @@ class Upkeep:
     def scrub(self, ids: Sequence[str]) -> None:
         """Delete ``ids`` so that none of their bytes stay on disk: rewrite every live row into new
         data files (which empties, and so drops, the old ones), rebuild the keyword index from the
-        live rows, retrain the vector index on them (its partitions hold copies of the deleted vectors),
-        and remove every older version. A vector index build under way waits: it must not commit the
-        old vectors after this."""
+        live rows, retrain the vector index on them (its partitions hold copies of the deleted
+        vectors), and remove every older version. A vector index build under way waits: it must not
+        commit the old vectors after this."""
         self.wait()
         with self._build_lock(block=True):
             self.delete(list(ids))
@@ -103,7 +110,8 @@ class Upkeep:
                 self._scrub_chunks()
 
     def _scrub_chunks(self) -> None:
-        """The chunks table the same way: its live rows rewritten (under a new table), old versions gone."""
+        """The chunks table the same way: its live rows rewritten (under a new table), old versions
+        gone."""
         import warnings
 
         chunks = self.chunk_table()
@@ -124,14 +132,17 @@ class Upkeep:
     def maintain(self, background: bool = False) -> None:
         """After a sync: compact when fragments pile up, and keep the vector index in step with the
         table (``maintain_vector_index``). With ``background`` (a long-running process) the vector
-        index work runs in a thread of its own, since a build takes up to minutes: searches meanwhile
-        are flat, and exact. ``wait`` waits for it."""
+        index work runs in a thread of its own, since a build takes up to minutes: searches
+        meanwhile are flat, and exact. ``wait`` waits for it."""
         self.maybe_compact()
         if not background:
             self._maintain_vector_index_quietly()
         elif self._worker is None or not self._worker.is_alive():
-            self._worker = threading.Thread(target=self._maintain_vector_index_quietly, daemon=True,
-                                            name="hindsight-vector-index")
+            self._worker = threading.Thread(
+                target=self._maintain_vector_index_quietly,
+                daemon=True,
+                name="hindsight-vector-index",
+            )
             self._worker.start()
 
     def wait(self) -> None:
@@ -140,13 +151,15 @@ class Upkeep:
             self._worker.join()
 
     def _maintain_vector_index_quietly(self) -> None:
-        # Logged, not raised: searches stay correct without the vector index, and the next sync retries.
+        # Logged, not raised: searches stay correct without the vector index, and the next sync
+        # retries.
         try:
             self.maintain_vector_index()
         except Exception as error:  # noqa: BLE001 - LanceDB raises its own types too (RustPanic)
             log.warning("the vector index was not updated (the next sync retries): %s", error)
 
-    # --- the vector index ---------------------------------------------------------------------------
+    # --- the vector index
+    # ---------------------------------------------------------------------------
 
     def vector_index(self) -> dict[str, Any] | None:
         """The approximate-nearest-neighbour index on the vectors (None while every search is flat):
@@ -155,8 +168,12 @@ class Upkeep:
         stats = self.table().index_stats(VECTOR_INDEX)
         if stats is None:
             return None
-        return {"type": stats.index_type, "rows": stats.num_indexed_rows, "unindexed_rows": stats.num_unindexed_rows,
-                "trained_rows": self._trained_rows() or stats.num_indexed_rows}
+        return {
+            "type": stats.index_type,
+            "rows": stats.num_indexed_rows,
+            "unindexed_rows": stats.num_unindexed_rows,
+            "trained_rows": self._trained_rows() or stats.num_indexed_rows,
+        }
 
     def maintain_vector_index(self) -> str | None:
         """Build the vector index once the table outgrows ``vector_index_rows``; fold the rows added
@@ -177,15 +194,17 @@ class Upkeep:
                 self.build_vector_index()
                 return "retrained"
             if state["unindexed_rows"] > _EXTEND_SHARE * max(state["rows"], 1):
-                self.compact()  # LanceDB's optimize adds the new rows to the existing partitions
+                # LanceDB's optimize adds the new rows to the existing partitions
+                self.compact()
                 return "extended"
         return None
 
     def build_vector_index(self) -> None:
-        """Train the vector index on every row now in the table, replacing any old one: IVF-SQ (cosine,
-        √rows partitions, 8-bit scalar-quantised vectors; docs/benchmarks.md compares it with IVF-PQ,
-        IVF-flat and HNSW). Searches go on meanwhile (flat until it is committed), and so do other
-        processes' writes: rows they add are searched flat beside the index until they are folded in.
+        """Train the vector index on every row now in the table, replacing any old one: IVF-SQ
+        (cosine, √rows partitions, 8-bit scalar-quantised vectors; docs/benchmarks.md compares it
+        with IVF-PQ, IVF-flat and HNSW). Searches go on meanwhile (flat until it is committed), and
+        so do other processes' writes: rows they add are searched flat beside the index until they
+        are folded in.
         """
         from lancedb.index import IvfSq
 
@@ -206,11 +225,12 @@ class Upkeep:
     @contextmanager
     def _build_lock(self, block: bool = False) -> Iterator[bool]:
         """Yields whether this process may build (without ``block``, False while another one does).
-        A build takes seconds to minutes, so it has a lock of its own: holding the write lock that long
-        would make other processes' syncs wait past their timeout."""
+        A build takes seconds to minutes, so it has a lock of its own: holding the write lock that
+        long would make other processes' syncs wait past their timeout."""
         try:
             import fcntl
-        except ImportError:  # Windows: two processes may both build; the second commit replaces the first
+        # Windows: two processes may both build; the second commit replaces the first
+        except ImportError:
             yield True
             return
         safefs.private_dir(self.path, "The index directory")

@@ -13,9 +13,11 @@ from typing import Any
 from .. import safefs
 
 
-def wait_for_flock(fcntl: Any, handle: int, mode: int, deadline: float, busy: Callable[[], Exception]) -> None:
-    """Take ``mode`` (``LOCK_SH``/``LOCK_EX``) on ``handle``, polling with jittered exponential backoff;
-    raise ``busy()`` once ``deadline`` (a ``time.monotonic()`` value) has passed."""
+def wait_for_flock(
+    fcntl: Any, handle: int, mode: int, deadline: float, busy: Callable[[], Exception]
+) -> None:
+    """Take ``mode`` (``LOCK_SH``/``LOCK_EX``) on ``handle``, polling with jittered exponential
+    backoff; raise ``busy()`` once ``deadline`` (a ``time.monotonic()`` value) has passed."""
     delay = 0.001
     while True:
         try:
@@ -34,13 +36,20 @@ def open_lock_file(path: Path) -> int:
 
 
 @contextmanager
-def ordered(lock_path: Path, queue_path: Path, exclusive: bool, timeout: float,
-            busy: Callable[[], Exception], unavailable: Callable[[], Exception]) -> Iterator[None]:
+def ordered(
+    lock_path: Path,
+    queue_path: Path,
+    exclusive: bool,
+    timeout: float,
+    busy: Callable[[], Exception],
+    unavailable: Callable[[], Exception],
+) -> Iterator[None]:
     """Advisory locks that order every process's access to one file.
 
-    Readers hold ``lock_path`` shared; writers hold it exclusively. A writer first takes ``queue_path`` and
-    keeps it while it waits; readers pass through the queue before they take their shared lock, so a
-    waiting writer goes next (the engine's own lock prefers readers and can starve a writer).
+    Readers hold ``lock_path`` shared; writers hold it exclusively. A writer first takes
+    ``queue_path`` and keeps it while it waits; readers pass through the queue before they take
+    their shared lock, so a waiting writer goes next (the engine's own lock prefers readers and can
+    starve a writer).
 
     Where ``fcntl`` is missing (Windows) or the lock file cannot be opened by a reader (a read-only
     directory) the work goes ahead unordered; a writer that cannot open it gets ``unavailable()``.
@@ -70,15 +79,18 @@ def ordered(lock_path: Path, queue_path: Path, exclusive: bool, timeout: float,
                 wait_for_flock(fcntl, lock, fcntl.LOCK_EX, deadline, busy)
         finally:
             if queue is not None and not exclusive:
-                os.close(queue)  # a reader only passes through the queue
+                # a reader only passes through the queue
+                os.close(queue)
                 queue = None
         if not exclusive:
             wait_for_flock(fcntl, lock, fcntl.LOCK_SH, deadline, busy)
         if queue is not None:
-            os.close(queue)  # the writer holds the file: let the next one queue
+            # the writer holds the file: let the next one queue
+            os.close(queue)
             queue = None
         yield
     finally:
         if queue is not None:
             os.close(queue)
-        os.close(lock)  # closing a descriptor releases its lock
+        # closing a descriptor releases its lock
+        os.close(lock)

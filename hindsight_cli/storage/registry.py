@@ -37,19 +37,24 @@ def _postgres(store: Path, config: Config) -> Ledger:
     from .sql.postgres_ledger import PostgresLedger
 
     if not config.database_url:
-        raise InvalidInput(f"The store {store} uses the postgres backend but no database URL is set: set "
-                           f"{paths.ENV_DATABASE_URL}, or [storage] url in its config.toml.")
+        raise InvalidInput(
+            f"The store {store} uses the postgres backend but no database URL is set: set "
+            f"{paths.ENV_DATABASE_URL}, or [storage] url in its config.toml."
+        )
     return PostgresLedger(config.database_url, config.database_schema, config.lock_timeout, store)
 
 
 BACKENDS: dict[str, Backend] = {
     "local": Backend("local", "DuckDB + LanceDB files in the store directory", False, _local),
-    "postgres": Backend("postgres", "a shared PostgreSQL + pgvector database (docs/team.md)", True, _postgres),
+    "postgres": Backend(
+        "postgres", "a shared PostgreSQL + pgvector database (docs/team.md)", True, _postgres
+    ),
 }
 
 
 def backend_name(config: Config) -> str:
-    """The backend a config asks for: ``[storage] backend``, else postgres when a database URL is set."""
+    """The backend a config asks for: ``[storage] backend``, else postgres when a database URL is
+    set."""
     if config.storage_backend:
         return config.storage_backend
     return "postgres" if config.database_url else "local"

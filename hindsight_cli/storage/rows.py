@@ -1,9 +1,10 @@
-"""``MemoryRow``: the one shape of a memory inside hindsight, from validation to storage and ranking.
+"""``MemoryRow``: the one shape of a memory inside hindsight, from validation to storage and
+ranking.
 
-The data-model fields (DESIGN §2) in their order, with real ``datetime`` values (naive, UTC), plus what
-only storage keeps: the change sequence number and the vector. The column lists of both SQL ledgers and
-the LanceDB index derive from the field list here; ``storage.codec`` converts rows to and from
-``Memory``, SQL values and index records.
+The data-model fields (DESIGN §2) in their order, with real ``datetime`` values (naive, UTC), plus
+what only storage keeps: the change sequence number and the vector. The column lists of both SQL
+ledgers and the LanceDB index derive from the field list here; ``storage.codec`` converts rows to
+and from ``Memory``, SQL values and index records.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
 
-JSON: Final = "json"  # a mapping stored as a JSON string
+# a mapping stored as a JSON string
+JSON: Final = "json"
 TIME: Final = "time"
-LIST: Final = "list"  # a list of strings
+# a list of strings
+LIST: Final = "list"
 
 
 @dataclass(slots=True)
@@ -37,8 +40,12 @@ class MemoryRow:
     metadata: dict[str, Any] = field(default_factory=dict, metadata={"kind": JSON})
     env: dict[str, str] = field(default_factory=dict, metadata={"kind": JSON})
     source: str = "agent"
-    created_at: datetime = field(default_factory=lambda: datetime(1970, 1, 1), metadata={"kind": TIME})
-    event_at: datetime = field(default_factory=lambda: datetime(1970, 1, 1), metadata={"kind": TIME})
+    created_at: datetime = field(
+        default_factory=lambda: datetime(1970, 1, 1), metadata={"kind": TIME}
+    )
+    event_at: datetime = field(
+        default_factory=lambda: datetime(1970, 1, 1), metadata={"kind": TIME}
+    )
     valid_until: datetime | None = field(default=None, metadata={"kind": TIME})
     expires_at: datetime | None = field(default=None, metadata={"kind": TIME})
     status: str = "active"
@@ -53,9 +60,10 @@ class MemoryRow:
     supersedes: str | None = None
     # Storage only, never part of the data model:
     seq: int = field(default=0, metadata={"storage": True})
-    embedding: Any = field(default=None, metadata={"storage": True})  # a float sequence or numpy vector
-    # The vectors of a long memory's further chunks (the first chunk's is ``embedding``): searched too,
-    # each memory by its best chunk. None: not loaded (or a short memory).
+    # a float sequence or numpy vector
+    embedding: Any = field(default=None, metadata={"storage": True})
+    # The vectors of a long memory's further chunks (the first chunk's is ``embedding``): searched
+    # too, each memory by its best chunk. None: not loaded (or a short memory).
     chunks: list[Any] | None = field(default=None, metadata={"storage": True})
 
     def replace(self, **changes: Any) -> MemoryRow:
@@ -66,14 +74,21 @@ _FIELDS = dataclasses.fields(MemoryRow)
 
 #: The data-model columns, in the order every ledger table stores them.
 COLUMNS: Final[tuple[str, ...]] = tuple(f.name for f in _FIELDS if not f.metadata.get("storage"))
-JSON_COLUMNS: Final[frozenset[str]] = frozenset(f.name for f in _FIELDS if f.metadata.get("kind") == JSON)
-TIME_COLUMNS: Final[frozenset[str]] = frozenset(f.name for f in _FIELDS if f.metadata.get("kind") == TIME)
-LIST_COLUMNS: Final[frozenset[str]] = frozenset(f.name for f in _FIELDS if f.metadata.get("kind") == LIST)
+JSON_COLUMNS: Final[frozenset[str]] = frozenset(
+    f.name for f in _FIELDS if f.metadata.get("kind") == JSON
+)
+TIME_COLUMNS: Final[frozenset[str]] = frozenset(
+    f.name for f in _FIELDS if f.metadata.get("kind") == TIME
+)
+LIST_COLUMNS: Final[frozenset[str]] = frozenset(
+    f.name for f in _FIELDS if f.metadata.get("kind") == LIST
+)
 INT_COLUMNS: Final[frozenset[str]] = frozenset({"step", "version", "seen_count"})
 FLOAT_COLUMNS: Final[frozenset[str]] = frozenset({"importance", "confidence"})
 #: Columns the LanceDB index can filter on (and so every engine renders alike).
 FILTER_COLUMNS: Final[frozenset[str]] = frozenset(
-    {"agent_id", "task_id", "type", "status", "outcome", "source", "tags", "event_at", "expires_at"})
+    {"agent_id", "task_id", "type", "status", "outcome", "source", "tags", "event_at", "expires_at"}
+)
 
 
 def arrow_type(name: str) -> Any:

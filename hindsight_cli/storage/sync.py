@@ -30,15 +30,23 @@ def upsert(index: Index, rows: Sequence[MemoryRow]) -> int:
 class Mirror:
     """The index of one local store and what it last matched of the ledger."""
 
-    def __init__(self, directory: Path, ledger: Ledger, lock_timeout: float, vector_index_rows: int,
-                 background: bool) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        ledger: Ledger,
+        lock_timeout: float,
+        vector_index_rows: int,
+        background: bool,
+    ) -> None:
         self.directory = directory
         self.ledger = ledger
         self.lock_timeout = lock_timeout
         self.vector_index_rows = vector_index_rows
-        self.background = background  # a long-lived process builds the vector index in a thread
+        # a long-lived process builds the vector index in a thread
+        self.background = background
         self._index: Index | None = None
-        self.synced: tuple[str, int] | None = None  # (ledger change token, dim) the index last matched
+        # (ledger change token, dim) the index last matched
+        self.synced: tuple[str, int] | None = None
 
     @property
     def open(self) -> bool:
@@ -57,16 +65,25 @@ class Mirror:
         self.synced = None
 
     def current(self) -> bool:
-        """Whether the open index matches the ledger's latest change (then a search needs no ledger)."""
+        """Whether the open index matches the ledger's latest change (then a search needs no
+        ledger)."""
         index = self._index
-        return (index is not None and self.synced is not None and self.synced[0] == self.ledger.change_token()
-                and self.synced[1] == index.dim)
+        return (
+            index is not None
+            and self.synced is not None
+            and self.synced[0] == self.ledger.change_token()
+            and self.synced[1] == index.dim
+        )
 
-    def sync(self, progress: Progress | None = None, dim: int | None = None, wait: float | None = None) -> int:
-        """Bring the index up to the ledger: upsert changed rows, drop rows the ledger lost. ``wait``: how
-        long to wait for another process's index update (default the lock timeout) before StoreBusy."""
+    def sync(
+        self, progress: Progress | None = None, dim: int | None = None, wait: float | None = None
+    ) -> int:
+        """Bring the index up to the ledger: upsert changed rows, drop rows the ledger lost.
+        ``wait``: how long to wait for another process's index update (default the lock timeout)
+        before StoreBusy."""
         index = self.index(dim)
-        token = self.ledger.change_token()  # read first: a write during the sync leaves the index stale
+        # read first: a write during the sync leaves the index stale
+        token = self.ledger.change_token()
         changed = 0
         with index.write_lock(self.lock_timeout if wait is None else wait):
             mark = index.watermark()
@@ -88,8 +105,8 @@ class Mirror:
         return changed
 
     def _repair(self, index: Index) -> None:
-        """Make the index hold exactly the ledger's rows once each: drop rows of ids the ledger lost, and
-        rewrite ids that have more than one row (from a write that was not serialised)."""
+        """Make the index hold exactly the ledger's rows once each: drop rows of ids the ledger
+        lost, and rewrite ids that have more than one row (from a write that was not serialised)."""
         counts = index.id_counts()
         with self.ledger.read() as session:
             known = {identity[0] for identity in session.identities()}
@@ -102,8 +119,8 @@ class Mirror:
             upsert(index, rows)
 
     def after_write(self) -> None:
-        """After a committed write: bring an open index up to date. The write already succeeded, so an
-        index failure (disk full, another process compacting) is logged, not raised: the index is
+        """After a committed write: bring an open index up to date. The write already succeeded, so
+        an index failure (disk full, another process compacting) is logged, not raised: the index is
         derived and the next sync catches up."""
         if self._index is not None:
             try:
@@ -112,8 +129,9 @@ class Mirror:
                 log.warning("index sync after a write failed (it catches up later): %s", error)
 
     def scrub(self, ids: Sequence[str]) -> None:
-        """After a hard forget: the vectors and every old index version that still holds them go, with
-        any other row the ledger no longer has (what was built from them, deleted before a crash)."""
+        """After a hard forget: the vectors and every old index version that still holds them go,
+        with any other row the ledger no longer has (what was built from them, deleted before a
+        crash)."""
         if not self.directory.exists():
             return
         index = self.index()

@@ -10,12 +10,17 @@ _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
 
 def check_target(url: str, schema: str) -> None:
-    """Refuse, before anything is written, a URL that is not PostgreSQL's or a schema name that is not plain."""
+    """Refuse, before anything is written, a URL that is not PostgreSQL's or a schema name that is
+    not plain."""
     if not url.startswith(("postgresql://", "postgres://")):
-        raise InvalidInput(f"{redact_url(url)!r} is not a PostgreSQL URL; give postgresql://user@host:5432/db.")
+        raise InvalidInput(
+            f"{redact_url(url)!r} is not a PostgreSQL URL; give postgresql://user@host:5432/db."
+        )
     if not _SCHEMA_NAME.match(schema):
-        raise InvalidInput(f"[storage] schema {schema!r} is not a plain lower-case SQL name; use e.g. "
-                           "\"hindsight\" or \"team_memory\".")
+        raise InvalidInput(
+            f"[storage] schema {schema!r} is not a plain lower-case SQL name; use e.g. "
+            '"hindsight" or "team_memory".'
+        )
 
 
 def redact_url(url: str) -> str:

@@ -1,5 +1,5 @@
-"""What every reader shares: the unit it mines (a file, or an OpenCode session), where a read resumes,
-and what a read counted on the way (broken and unknown lines)."""
+"""What every reader shares: the unit it mines (a file, or an OpenCode session), where a read
+resumes, and what a read counted on the way (broken and unknown lines)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from ..errors import InvalidInput
 
 @dataclass
 class Unit:
-    """One transcript: ``id`` keys its mining state; ``size`` is bytes (or messages) for progress."""
+    """One transcript: ``id`` keys its mining state; ``size`` is bytes (or messages) for
+    progress."""
 
     id: str
     client: str
@@ -28,7 +29,8 @@ class Unit:
 
 @dataclass
 class Resume:
-    """Where a read starts: the cursor, the number of exchanges before it, and the reader's context."""
+    """Where a read starts: the cursor, the number of exchanges before it, and the reader's
+    context."""
 
     cursor: Any = 0
     position: int = 0
@@ -63,17 +65,21 @@ def env_path(name: str) -> Path | None:
 
 def file_unit(client: str, path: Path) -> Unit:
     info = path.stat()
-    return Unit(str(path.resolve()), client, path, info.st_size, [info.st_size, info.st_mtime_ns], path.name)
+    return Unit(
+        str(path.resolve()), client, path, info.st_size, [info.st_size, info.st_mtime_ns], path.name
+    )
 
 
 def file_units(client: str, root: Path, pattern: str) -> Iterator[Unit]:
-    """``root`` itself if it is a file, else every file under it matching ``pattern``, in name order."""
+    """``root`` itself if it is a file, else every file under it matching ``pattern``, in name
+    order."""
     for path in [root] if root.is_file() else sorted(root.rglob(pattern)):
         yield file_unit(client, path)
 
 
 def start(unit: Unit, resume: Resume, session: str) -> dict[str, Any]:
-    """The reader's context where a read resumes (``session``: the name to use until the file says)."""
+    """The reader's context where a read resumes (``session``: the name to use until the file
+    says)."""
     ctx = dict(resume.ctx)
     ctx.setdefault("file", str(unit.path))
     ctx.setdefault("session", session)
@@ -81,8 +87,8 @@ def start(unit: Unit, resume: Resume, session: str) -> dict[str, Any]:
 
 
 def objects(unit: Unit, resume: Resume, reading: Reading) -> Iterator[tuple[Any, dict[str, Any]]]:
-    """The JSON-object lines of a transcript from the cursor, as (line, object); a line that is not one
-    is counted as broken and left out. ``reading.end`` follows the last line read."""
+    """The JSON-object lines of a transcript from the cursor, as (line, object); a line that is not
+    one is counted as broken and left out. ``reading.end`` follows the last line read."""
     from .lines import BROKEN, read_lines
 
     reading.end = resume.cursor
@@ -100,7 +106,8 @@ def project_of(cwd: str | None) -> str | None:
 
 
 def take(ctx: dict[str, Any], value: dict[str, Any], names: dict[str, str]) -> None:
-    """Copy into ``ctx`` the non-empty fields of ``value`` that ``names`` maps (our name: theirs)."""
+    """Copy into ``ctx`` the non-empty fields of ``value`` that ``names`` maps (our name:
+    theirs)."""
     for ours, theirs in names.items():
         if value.get(theirs):
             ctx[ours] = str(value[theirs])
@@ -126,7 +133,8 @@ def iso_ms(value: Any) -> str | None:
 
 
 def obj(value: Any) -> dict[str, Any]:
-    """``value`` if it is a JSON object, else an empty one: formats change, and a reader never trusts a shape."""
+    """``value`` if it is a JSON object, else an empty one: formats change, and a reader never
+    trusts a shape."""
     return value if isinstance(value, dict) else {}
 
 
@@ -140,10 +148,16 @@ def texts(content: Any, kinds: tuple[str, ...] = ("text",)) -> list[str]:
     for block in content if isinstance(content, list) else []:
         if isinstance(block, str):
             out.append(block)
-        elif isinstance(block, dict) and block.get("type", "text") in kinds and isinstance(block.get("text"), str):
+        elif (
+            isinstance(block, dict)
+            and block.get("type", "text") in kinds
+            and isinstance(block.get("text"), str)
+        ):
             out.append(block["text"])
     return out
 
 
 def not_format(path: Path, what: str, hint: str) -> InvalidInput:
-    return InvalidInput(f"{path} is not {what} ({hint}); check the path, or name its format with the right command.")
+    return InvalidInput(
+        f"{path} is not {what} ({hint}); check the path, or name its format with the right command."
+    )

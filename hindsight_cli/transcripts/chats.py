@@ -1,17 +1,18 @@
-"""Chat exports: ChatGPT's and Claude.ai's ``conversations.json`` (or the downloaded zip holding it).
+"""Chat exports: ChatGPT's and Claude.ai's ``conversations.json`` (or the downloaded zip holding
+it).
 
-ChatGPT: a list of conversations ``{id|conversation_id, title, create_time, mapping, current_node}``;
-``mapping`` is a tree of nodes ``{id, parent, children, message}``, and the conversation as last seen is
-the path from ``current_node`` up to the root (edited prompts and regenerated answers leave other
-branches, which are not read). A message has ``author.role`` (``user``, ``assistant``, ``tool``,
-``system``), ``author.name`` (a tool's), ``create_time`` (epoch seconds), ``recipient`` (``all``, or the tool
-an assistant message calls), ``content.content_type`` (``text``, ``multimodal_text``, ``code``,
-``execution_output``, ``tether_browsing_display``, ``thoughts`` …) with ``parts`` or ``text``, and
-``metadata.is_visually_hidden_from_conversation``.
+ChatGPT: a list of conversations ``{id|conversation_id, title, create_time, mapping,
+current_node}``; ``mapping`` is a tree of nodes ``{id, parent, children, message}``, and the
+conversation as last seen is the path from ``current_node`` up to the root (edited prompts and
+regenerated answers leave other branches, which are not read). A message has ``author.role``
+(``user``, ``assistant``, ``tool``, ``system``), ``author.name`` (a tool's), ``create_time`` (epoch
+seconds), ``recipient`` (``all``, or the tool an assistant message calls), ``content.content_type``
+(``text``, ``multimodal_text``, ``code``, ``execution_output``, ``tether_browsing_display``,
+``thoughts`` …) with ``parts`` or ``text``, and ``metadata.is_visually_hidden_from_conversation``.
 
-Claude.ai: a list of ``{uuid, name, created_at, chat_messages}``; a message is ``{uuid, sender: human |
-assistant, created_at, text, content: [{type: text | tool_use | tool_result | thinking, …}], attachments:
-[{file_name, extracted_content}], files}``.
+Claude.ai: a list of ``{uuid, name, created_at, chat_messages}``; a message is ``{uuid, sender:
+human | assistant, created_at, text, content: [{type: text | tool_use | tool_result | thinking, …}],
+attachments: [{file_name, extracted_content}], files}``.
 """
 
 from __future__ import annotations
@@ -24,10 +25,18 @@ from .base import Reading, iso_ms, obj, texts
 from .exchange import Assembler, Exchange, clean_text, prompt_text
 from .lines import iter_json_array
 
-HINTS = {"chatgpt": "ChatGPT's conversations.json: conversations with a mapping of messages",
-         "claude": "Claude.ai's conversations.json: conversations with chat_messages"}
+HINTS = {
+    "chatgpt": "ChatGPT's conversations.json: conversations with a mapping of messages",
+    "claude": "Claude.ai's conversations.json: conversations with chat_messages",
+}
 _WEB = ("browser", "web", "web.run", "web.search")
-_HIDDEN_TYPES = {"thoughts", "reasoning_recap", "user_editable_context", "model_editable_context", "system_error"}
+_HIDDEN_TYPES = {
+    "thoughts",
+    "reasoning_recap",
+    "user_editable_context",
+    "model_editable_context",
+    "system_error",
+}
 
 
 def sniff(path: Path, kind: str) -> bool:
@@ -35,7 +44,9 @@ def sniff(path: Path, kind: str) -> bool:
         first = next(iter_json_array(path, "conversations.json"))
     except (StopIteration, ValueError, OSError):
         return False
-    return isinstance(first, dict) and ("mapping" if kind == "chatgpt" else "chat_messages") in first
+    return (
+        isinstance(first, dict) and ("mapping" if kind == "chatgpt" else "chat_messages") in first
+    )
 
 
 def read(path: Path, kind: str, reading: Reading) -> Iterator[Exchange]:
@@ -79,20 +90,38 @@ def _parts(content: dict[str, Any]) -> str:
 
 
 def _chatgpt(conversation: dict[str, Any], path: Path) -> Iterator[Exchange]:
-    session = str(conversation.get("conversation_id") or conversation.get("id") or conversation.get("title") or "")
+    session = str(
+        conversation.get("conversation_id")
+        or conversation.get("id")
+        or conversation.get("title")
+        or ""
+    )
     ctx = {"session": session, "title": conversation.get("title"), "file": str(path)}
     assembler, calls = Assembler(), {}
     for message in _branch(conversation["mapping"], conversation.get("current_node")):
         content = obj(message.get("content"))
         meta = obj(message.get("metadata"))
-        if meta.get("is_visually_hidden_from_conversation") or content.get("content_type") in _HIDDEN_TYPES:
+        if (
+            meta.get("is_visually_hidden_from_conversation")
+            or content.get("content_type") in _HIDDEN_TYPES
+        ):
             continue
         author = obj(message.get("author"))
         role, current = author.get("role"), assembler.current
         if role == "user":
             text = prompt_text(_parts(content))
-            done = assembler.prompt(text, session=session, at=iso_ms(message.get("create_time")),
-                                    anchor=str(message.get("id") or "") or None, begin=0, ctx=ctx) if text else None
+            done = (
+                assembler.prompt(
+                    text,
+                    session=session,
+                    at=iso_ms(message.get("create_time")),
+                    anchor=str(message.get("id") or "") or None,
+                    begin=0,
+                    ctx=ctx,
+                )
+                if text
+                else None
+            )
             if done is not None:
                 yield done
         elif role == "assistant" and current is not None:
@@ -107,7 +136,9 @@ def _chatgpt(conversation: dict[str, Any], path: Path) -> Iterator[Exchange]:
             ref = calls.get(name) or next(reversed(calls.values()), "")
             if ref in current.refs and name.startswith(_WEB):
                 current.refs[ref].tool = "browser"
-            failed = str((meta.get("aggregate_result") or {}).get("status") or "").startswith("failed")
+            failed = str((meta.get("aggregate_result") or {}).get("status") or "").startswith(
+                "failed"
+            )
             current.result(ref, not failed, _parts(content))
     last = assembler.finish(0)
     if last is not None:
@@ -124,12 +155,24 @@ def _claude(conversation: dict[str, Any], path: Path) -> Iterator[Exchange]:
         blocks = message.get("content") if isinstance(message.get("content"), list) else []
         blocks = blocks or [{"type": "text", "text": message.get("text") or ""}]
         if message.get("sender") == "human":
-            names = [a.get("file_name") for a in message.get("attachments") or [] if isinstance(a, dict)]
+            names = [
+                a.get("file_name") for a in message.get("attachments") or [] if isinstance(a, dict)
+            ]
             text = prompt_text("\n".join(texts(blocks)))
             if text and any(names):
                 text += "\n(attached: " + ", ".join(str(n) for n in names if n) + ")"
-            done = assembler.prompt(text, session=session, at=message.get("created_at"),
-                                    anchor=str(message.get("uuid") or "") or None, begin=0, ctx=ctx) if text else None
+            done = (
+                assembler.prompt(
+                    text,
+                    session=session,
+                    at=message.get("created_at"),
+                    anchor=str(message.get("uuid") or "") or None,
+                    begin=0,
+                    ctx=ctx,
+                )
+                if text
+                else None
+            )
             if done is not None:
                 yield done
         elif assembler.current is not None:
@@ -150,5 +193,7 @@ def _claude_answer(current: Exchange, blocks: list[Any]) -> None:
             current.call(str(block.get("id") or name), name, block.get("input"))
         elif kind == "tool_result":
             ref = str(block.get("tool_use_id") or name)
-            body = clean_text("\n".join(texts(block.get("content")))) or str(block.get("content") or "")
+            body = clean_text("\n".join(texts(block.get("content")))) or str(
+                block.get("content") or ""
+            )
             current.result(ref, not block.get("is_error"), body)

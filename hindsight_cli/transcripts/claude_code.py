@@ -1,12 +1,14 @@
-"""Claude Code transcripts: ``~/.claude/projects/<encoded cwd>/<session id>.jsonl`` (``$CLAUDE_CONFIG_DIR/projects``).
+"""Claude Code transcripts: ``~/.claude/projects/<encoded cwd>/<session id>.jsonl``
+(``$CLAUDE_CONFIG_DIR/projects``).
 
-Each line is one entry: ``type`` ``user`` / ``assistant`` with ``message.content`` (a string or blocks:
-``text``, ``thinking``, ``tool_use`` {id, name, input}, ``tool_result`` {tool_use_id, content, is_error}),
-``sessionId``, ``uuid``, ``cwd``, ``gitBranch``, ``version``, ``timestamp``, ``isSidechain``, ``isMeta``;
-and entries that are not conversation (``summary``, ``system``, ``progress``, ``file-history-snapshot``,
-``queue-operation``). One API answer can span several lines with the same ``message.id``. Sub-agent
-transcripts (``agent-*.jsonl``, ``<session>/subagents/``) are left out: their result reaches the main
-session as the tool result of the call that started them.
+Each line is one entry: ``type`` ``user`` / ``assistant`` with ``message.content`` (a string or
+blocks: ``text``, ``thinking``, ``tool_use`` {id, name, input}, ``tool_result`` {tool_use_id,
+content, is_error}), ``sessionId``, ``uuid``, ``cwd``, ``gitBranch``, ``version``, ``timestamp``,
+``isSidechain``, ``isMeta``; and entries that are not conversation (``summary``, ``system``,
+``progress``, ``file-history-snapshot``, ``queue-operation``). One API answer can span several lines
+with the same ``message.id``. Sub-agent transcripts (``agent-*.jsonl``, ``<session>/subagents/``)
+are left out: their result reaches the main session as the tool result of the call that started
+them.
 """
 
 from __future__ import annotations
@@ -15,7 +17,20 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .base import Reading, Resume, Unit, env_path, file_units, home, obj, objects, set_cwd, start, take, texts
+from .base import (
+    Reading,
+    Resume,
+    Unit,
+    env_path,
+    file_units,
+    home,
+    obj,
+    objects,
+    set_cwd,
+    start,
+    take,
+    texts,
+)
 from .exchange import Assembler, Exchange, output_failed, prompt_text
 from .lines import head_values
 
@@ -23,8 +38,21 @@ NAME = "claude-code"
 TITLE = "Claude Code"
 INCREMENTAL = True
 HINT = "JSON lines with type user/assistant, sessionId and message"
-_IGNORED = {"summary", "system", "progress", "file-history-snapshot", "queue-operation", "attachment",
-            "custom-title", "tag", "agent-name", "pr-link", "mode", "worktree-state", "last-prompt"}
+_IGNORED = {
+    "summary",
+    "system",
+    "progress",
+    "file-history-snapshot",
+    "queue-operation",
+    "attachment",
+    "custom-title",
+    "tag",
+    "agent-name",
+    "pr-link",
+    "mode",
+    "worktree-state",
+    "last-prompt",
+}
 _SHELLS = {"bash", "powershell"}
 _INTERRUPTED = "[Request interrupted by user"
 
@@ -35,16 +63,21 @@ def default_roots() -> list[Path]:
 
 def units(root: Path) -> Iterator[Unit]:
     for unit in file_units(NAME, root, "*.jsonl"):
-        if root.is_dir() and (unit.path.name.startswith("agent-") or "subagents" in unit.path.parts[len(root.parts):]):
+        if root.is_dir() and (
+            unit.path.name.startswith("agent-") or "subagents" in unit.path.parts[len(root.parts) :]
+        ):
             continue
         if root.is_dir():
-            unit.meta["hint"] = unit.path.parent.name  # the working directory with every / (and .) as -
+            # the working directory with every / (and .) as -
+            unit.meta["hint"] = unit.path.parent.name
         yield unit
 
 
 def sniff(path: Path) -> bool:
-    return any(isinstance(v, dict) and v.get("type") in ("user", "assistant") and "sessionId" in v
-               for v in head_values(path))
+    return any(
+        isinstance(v, dict) and v.get("type") in ("user", "assistant") and "sessionId" in v
+        for v in head_values(path)
+    )
 
 
 def read(unit: Unit, resume: Resume, reading: Reading) -> Iterator[Exchange]:
@@ -78,27 +111,37 @@ def _context(ctx: dict[str, Any], value: dict[str, Any]) -> None:
         set_cwd(ctx, str(value["cwd"]))
 
 
-def _user(assembler: Assembler, content: Any, value: dict[str, Any], begin: int,
-          ctx: dict[str, Any]) -> Exchange | None:
+def _user(
+    assembler: Assembler, content: Any, value: dict[str, Any], begin: int, ctx: dict[str, Any]
+) -> Exchange | None:
     blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
     results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
     current = assembler.current
     for block in results:
         if current is not None:
             ref, body = str(block.get("tool_use_id")), "\n".join(texts(block.get("content")))
-            current.result(ref, _status(block, body, value.get("toolUseResult"), current.refs.get(ref)), body)
+            current.result(
+                ref, _status(block, body, value.get("toolUseResult"), current.refs.get(ref)), body
+            )
     if results:
         return None
     text = prompt_text("\n".join(texts(content)))
     if not text:
         return None
-    return assembler.prompt(text, session=ctx["session"], at=value.get("timestamp"),
-                            anchor=str(value.get("uuid") or "") or None, begin=begin, ctx=ctx)
+    return assembler.prompt(
+        text,
+        session=ctx["session"],
+        at=value.get("timestamp"),
+        anchor=str(value.get("uuid") or "") or None,
+        begin=begin,
+        ctx=ctx,
+    )
 
 
 def _status(block: dict[str, Any], body: str, result: Any, made: Any) -> bool | None:
     if body.startswith(_INTERRUPTED) or (isinstance(result, dict) and result.get("interrupted")):
-        return None  # the user stopped it: neither a failure nor a fix
+        # the user stopped it: neither a failure nor a fix
+        return None
     if block.get("is_error"):
         return False
     if made is not None and made.tool.lower() in _SHELLS and output_failed(body):
@@ -115,4 +158,6 @@ def _answer(current: Exchange | None, content: Any) -> None:
         if block.get("type") == "text":
             current.say(str(block.get("text") or ""))
         elif block.get("type") == "tool_use" and str(block.get("id")) not in current.refs:
-            current.call(str(block.get("id") or ""), str(block.get("name") or "tool"), block.get("input"))
+            current.call(
+                str(block.get("id") or ""), str(block.get("name") or "tool"), block.get("input")
+            )

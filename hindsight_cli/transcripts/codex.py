@@ -1,14 +1,16 @@
-"""Codex CLI rollouts: ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl`` (``~/.codex``).
+"""Codex CLI rollouts: ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl``
+(``~/.codex``).
 
-Current format (``RolloutLine``): ``{"timestamp", "type", "payload"}`` with ``type`` ``session_meta``
-(``id``, ``cwd``, ``cli_version``, ``git.branch``), ``turn_context`` (``cwd``, ``model``), ``response_item``
-(``message`` with ``role`` and ``input_text``/``output_text`` content, ``function_call`` {name, arguments
-(a JSON string), call_id}, ``function_call_output`` {call_id, output}, ``local_shell_call``,
-``custom_tool_call``/``_output``, ``web_search_call``, ``reasoning``), ``event_msg`` and ``compacted``.
-Early rollouts (mid 2025) had a bare header line ``{"id", "timestamp", "instructions", "git"}`` followed
-by bare response items and ``{"record_type": "state"}`` lines. User messages that only carry context
-Codex injected (``<environment_context>``, ``<user_instructions>``, ``# AGENTS.md instructions …``) are
-not prompts; ``event_msg`` lines repeat the response items and are not read.
+Current format (``RolloutLine``): ``{"timestamp", "type", "payload"}`` with ``type``
+``session_meta`` (``id``, ``cwd``, ``cli_version``, ``git.branch``), ``turn_context`` (``cwd``,
+``model``), ``response_item`` (``message`` with ``role`` and ``input_text``/``output_text`` content,
+``function_call`` {name, arguments (a JSON string), call_id}, ``function_call_output`` {call_id,
+output}, ``local_shell_call``, ``custom_tool_call``/``_output``, ``web_search_call``,
+``reasoning``), ``event_msg`` and ``compacted``. Early rollouts (mid 2025) had a bare header line
+``{"id", "timestamp", "instructions", "git"}`` followed by bare response items and ``{"record_type":
+"state"}`` lines. User messages that only carry context Codex injected (``<environment_context>``,
+``<user_instructions>``, ``# AGENTS.md instructions …``) are not prompts; ``event_msg`` lines repeat
+the response items and are not read.
 """
 
 from __future__ import annotations
@@ -19,7 +21,20 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .base import Reading, Resume, Unit, env_path, file_units, home, obj, objects, set_cwd, start, take, texts
+from .base import (
+    Reading,
+    Resume,
+    Unit,
+    env_path,
+    file_units,
+    home,
+    obj,
+    objects,
+    set_cwd,
+    start,
+    take,
+    texts,
+)
 from .exchange import Assembler, Exchange, output_failed, prompt_text
 from .lines import head_values
 
@@ -27,11 +42,31 @@ NAME = "codex"
 TITLE = "Codex CLI"
 INCREMENTAL = True
 HINT = "rollout JSON lines: session_meta, response_item, event_msg"
-_ITEMS = {"message", "reasoning", "function_call", "function_call_output", "local_shell_call", "custom_tool_call",
-          "custom_tool_call_output", "web_search_call", "ghost_snapshot", "compaction", "compaction_summary",
-          "tool_search_call", "tool_search_output", "image_generation_call"}
+_ITEMS = {
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "local_shell_call",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "web_search_call",
+    "ghost_snapshot",
+    "compaction",
+    "compaction_summary",
+    "tool_search_call",
+    "tool_search_output",
+    "image_generation_call",
+}
 _CWD = re.compile(r"<cwd>([^<]+)</cwd>")
-_ENVELOPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted", "world_state"}
+_ENVELOPES = {
+    "session_meta",
+    "response_item",
+    "event_msg",
+    "turn_context",
+    "compacted",
+    "world_state",
+}
 
 
 def default_roots() -> list[Path]:
@@ -44,8 +79,11 @@ def units(root: Path) -> Iterator[Unit]:
 
 def sniff(path: Path) -> bool:
     head = [v for v in head_values(path) if isinstance(v, dict)]
-    return bool(head) and (head[0].get("type") in _ENVELOPES or _legacy_header(head[0])
-                           or any(v.get("type") in _ENVELOPES and "payload" in v for v in head))
+    return bool(head) and (
+        head[0].get("type") in _ENVELOPES
+        or _legacy_header(head[0])
+        or any(v.get("type") in _ENVELOPES and "payload" in v for v in head)
+    )
 
 
 def _legacy_header(value: dict[str, Any]) -> bool:
@@ -53,7 +91,8 @@ def _legacy_header(value: dict[str, Any]) -> bool:
 
 
 def read(unit: Unit, resume: Resume, reading: Reading) -> Iterator[Exchange]:
-    ctx = start(unit, resume, "-".join(unit.path.stem.split("-")[-5:]))  # the uuid ending the file name
+    # the uuid ending the file name
+    ctx = start(unit, resume, "-".join(unit.path.stem.split("-")[-5:]))
     assembler = Assembler(resume.position)
     for line, value in objects(unit, resume, reading):
         kind, payload, at = _envelope(value)
@@ -95,8 +134,9 @@ def _meta(ctx: dict[str, Any], payload: dict[str, Any]) -> None:
         set_cwd(ctx, str(payload["cwd"]))
 
 
-def _item(assembler: Assembler, item: dict[str, Any], at: str | None, begin: int,
-          ctx: dict[str, Any]) -> Exchange | None:
+def _item(
+    assembler: Assembler, item: dict[str, Any], at: str | None, begin: int, ctx: dict[str, Any]
+) -> Exchange | None:
     kind, current = item.get("type"), assembler.current
     if kind == "message":
         role = item.get("role")
@@ -106,7 +146,9 @@ def _item(assembler: Assembler, item: dict[str, Any], at: str | None, begin: int
             parts = [prompt_text(t) for t in given]
             text = "\n".join(p for p in parts if p)
             if text:
-                return assembler.prompt(text, session=ctx["session"], at=at, anchor=None, begin=begin, ctx=ctx)
+                return assembler.prompt(
+                    text, session=ctx["session"], at=at, anchor=None, begin=begin, ctx=ctx
+                )
         elif role == "assistant" and current is not None:
             for text in texts(item.get("content"), ("output_text", "text")):
                 current.say(text)
@@ -131,7 +173,8 @@ def _item(assembler: Assembler, item: dict[str, Any], at: str | None, begin: int
 
 
 def _environment(ctx: dict[str, Any], given: list[str]) -> None:
-    """Early rollouts name the working directory only in the ``<environment_context>`` Codex injects."""
+    """Early rollouts name the working directory only in the ``<environment_context>`` Codex
+    injects."""
     for text in given:
         found = _CWD.search(text) if "<environment_context>" in text else None
         if found and not ctx.get("cwd"):
@@ -146,21 +189,30 @@ def _arguments(raw: Any) -> Any:
         except ValueError:
             return raw
     command = raw.get("command") if isinstance(raw, dict) else None
-    if isinstance(command, list) and len(command) == 3 and str(command[1]) in ("-c", "-lc") \
-            and Path(str(command[0])).name in ("bash", "sh", "zsh", "dash"):
+    if (
+        isinstance(command, list)
+        and len(command) == 3
+        and str(command[1]) in ("-c", "-lc")
+        and Path(str(command[0])).name in ("bash", "sh", "zsh", "dash")
+    ):
         return {**raw, "command": command[2]}
     return raw
 
 
 def _output_text(output: Any) -> str:
-    """What a tool printed: early shell outputs are JSON ``{"output", "metadata"}``; MCP ones content items."""
+    """What a tool printed: early shell outputs are JSON ``{"output", "metadata"}``; MCP ones
+    content items."""
     if isinstance(output, str) and output.startswith("{"):
         try:
             value = json.loads(output)
         except ValueError:
             return output
         return str(value.get("output")) if isinstance(value, dict) and "output" in value else output
-    return output if isinstance(output, str) else "\n".join(texts(output, ("input_text", "output_text", "text")))
+    return (
+        output
+        if isinstance(output, str)
+        else "\n".join(texts(output, ("input_text", "output_text", "text")))
+    )
 
 
 def _failed(output: Any) -> bool:

@@ -1,16 +1,18 @@
-"""Gemini CLI chats: ``~/.gemini/tmp/<project>/chats/session-*.jsonl`` (``$GEMINI_CLI_HOME/.gemini``), and
-the chats saved with ``/chat save <tag>``: ``~/.gemini/tmp/<project>/checkpoint-<tag>.json``.
+"""Gemini CLI chats: ``~/.gemini/tmp/<project>/chats/session-*.jsonl``
+(``$GEMINI_CLI_HOME/.gemini``), and the chats saved with ``/chat save <tag>``:
+``~/.gemini/tmp/<project>/checkpoint-<tag>.json``.
 
 Since 0.39 a session is JSON lines: a first line of metadata (``sessionId``, ``projectHash``,
-``startTime``), then message records ``{id, timestamp, type, content, toolCalls, thoughts, model}`` (a
-record written again with the same ``id`` replaces it, as the answer and its tool calls complete),
-``{"$set": {...}}`` metadata updates and ``{"$rewindTo": id}``. Before 0.39 a session was one JSON
-object with the same fields and a ``messages`` array. ``type`` is ``user``, ``gemini``, ``info``,
-``error`` or ``warning``; a tool call is ``{id, name, args, result, status, resultDisplay}`` with
-``status`` ``success``, ``error`` or ``cancelled``. A saved chat is the model's history: a list of
-``{role: user|model, parts: [{text} | {functionCall} | {functionResponse}]}`` without times. The
-project directory is ``<project>/.project_root`` (0.29 and later: a short slug) or, for the older
-``sha256(project root)`` directories, found through ``~/.gemini/projects.json``.
+``startTime``), then message records ``{id, timestamp, type, content, toolCalls, thoughts, model}``
+(a record written again with the same ``id`` replaces it, as the answer and its tool calls
+complete), ``{"$set": {...}}`` metadata updates and ``{"$rewindTo": id}``. Before 0.39 a session was
+one JSON object with the same fields and a ``messages`` array. ``type`` is ``user``, ``gemini``,
+``info``, ``error`` or ``warning``; a tool call is ``{id, name, args, result, status,
+resultDisplay}`` with ``status`` ``success``, ``error`` or ``cancelled``. A saved chat is the
+model's history: a list of ``{role: user|model, parts: [{text} | {functionCall} |
+{functionResponse}]}`` without times. The project directory is ``<project>/.project_root`` (0.29 and
+later: a short slug) or, for the older ``sha256(project root)`` directories, found through
+``~/.gemini/projects.json``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,20 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .base import Reading, Resume, Unit, env_path, file_unit, home, iso_ms, obj, objects, project_of, start, texts
+from .base import (
+    Reading,
+    Resume,
+    Unit,
+    env_path,
+    file_unit,
+    home,
+    iso_ms,
+    obj,
+    objects,
+    project_of,
+    start,
+    texts,
+)
 from .exchange import Assembler, Exchange, output_failed, prompt_text
 from .lines import head_values, iter_json_array
 
@@ -39,7 +54,9 @@ def default_roots() -> list[Path]:
 
 def units(root: Path) -> Iterator[Unit]:
     if root.is_file():
-        yield _unit(root, _project(root.parent.parent if root.parent.name == "chats" else root.parent))
+        yield _unit(
+            root, _project(root.parent.parent if root.parent.name == "chats" else root.parent)
+        )
         return
     for directory in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
         project = _project(directory)
@@ -60,7 +77,11 @@ def _project(directory: Path) -> str | None:
     """The project a Gemini temp directory belongs to: its ``.project_root``, else the registry."""
     marker = directory / ".project_root"
     try:
-        return project_of(marker.read_text(encoding="utf-8").strip()) if marker.is_file() else _registered(directory)
+        return (
+            project_of(marker.read_text(encoding="utf-8").strip())
+            if marker.is_file()
+            else _registered(directory)
+        )
     except OSError:
         return None
 
@@ -85,8 +106,9 @@ def sniff(path: Path) -> bool:
         value = next(iter_json_array(path))
     except (ValueError, StopIteration, OSError):
         return False
-    return (isinstance(value, dict) and "sessionId" in value and "messages" in value) or \
-        (isinstance(value, dict) and "role" in value and "parts" in value)
+    return (isinstance(value, dict) and "sessionId" in value and "messages" in value) or (
+        isinstance(value, dict) and "role" in value and "parts" in value
+    )
 
 
 def read(unit: Unit, resume: Resume, reading: Reading) -> Iterator[Exchange]:
@@ -110,7 +132,8 @@ def _lines(unit: Unit, resume: Resume, reading: Reading, turns: _Turns) -> Itera
             update = obj(value["$set"])
             records = _list(update.get("messages"))
         elif "$rewindTo" in value:
-            records = []  # what was said before the rewind still happened
+            # what was said before the rewind still happened
+            records = []
         elif "type" in value and "id" in value:
             records = [value]
         elif "sessionId" in value:
@@ -144,7 +167,8 @@ def _whole(unit: Unit, reading: Reading, turns: _Turns) -> Iterator[Exchange]:
                 yield done
         return
     at = iso_ms(unit.stamp[1] / 1e9) if len(unit.stamp) > 1 else None
-    turns.ctx["session"] = f"{unit.path.parent.name}/{unit.path.stem}"  # a tag is only unique in its project
+    # a tag is only unique in its project
+    turns.ctx["session"] = f"{unit.path.parent.name}/{unit.path.stem}"
     for content in value:
         done = turns.content(content, at) if isinstance(content, dict) else None
         if done is not None:
@@ -152,8 +176,9 @@ def _whole(unit: Unit, reading: Reading, turns: _Turns) -> Iterator[Exchange]:
 
 
 class _Turns:
-    """Gemini records an answer as it completes, rewriting it under its id: the latest version of each
-    answer counts, so an exchange's answers are collected by id and read when the exchange closes."""
+    """Gemini records an answer as it completes, rewriting it under its id: the latest version of
+    each answer counts, so an exchange's answers are collected by id and read when the exchange
+    closes."""
 
     def __init__(self, assembler: Assembler, ctx: dict[str, Any]) -> None:
         self.assembler, self.ctx = assembler, ctx
@@ -167,13 +192,20 @@ class _Turns:
             self.answers[str(record.get("id"))] = record
             return None
         if kind != "user" or (current is not None and current.anchor == str(record.get("id"))):
-            return None  # notices (info, error, warning), or the prompt written again
+            # notices (info, error, warning), or the prompt written again
+            return None
         text = prompt_text("\n".join(texts(record.get("content"))))
         if not text:
             return None
         self._flush()
-        return self.assembler.prompt(text, session=self.ctx["session"], at=record.get("timestamp"),
-                                     anchor=str(record.get("id") or "") or None, begin=begin, ctx=self.ctx)
+        return self.assembler.prompt(
+            text,
+            session=self.ctx["session"],
+            at=record.get("timestamp"),
+            anchor=str(record.get("id") or "") or None,
+            begin=begin,
+            ctx=self.ctx,
+        )
 
     def content(self, content: dict[str, Any], at: str | None) -> Exchange | None:
         """One entry of a saved chat (``{role, parts}``)."""
@@ -185,18 +217,31 @@ class _Turns:
                     current.say(part["text"])
                 call = part.get("functionCall")
                 if isinstance(call, dict):
-                    current.call(str(call.get("id") or call.get("name")), str(call.get("name") or "tool"), call.get("args"))
+                    current.call(
+                        str(call.get("id") or call.get("name")),
+                        str(call.get("name") or "tool"),
+                        call.get("args"),
+                    )
             return None
-        responses = [p["functionResponse"] for p in parts if isinstance(p.get("functionResponse"), dict)]
+        responses = [
+            p["functionResponse"] for p in parts if isinstance(p.get("functionResponse"), dict)
+        ]
         for response in responses:
             if current is not None:
                 body = obj(response.get("response"))
-                current.result(str(response.get("id") or response.get("name")), "error" not in body,
-                               body.get("error") or body.get("output") or body)
-        text = prompt_text("\n".join(str(p["text"]) for p in parts if isinstance(p.get("text"), str)))
+                current.result(
+                    str(response.get("id") or response.get("name")),
+                    "error" not in body,
+                    body.get("error") or body.get("output") or body,
+                )
+        text = prompt_text(
+            "\n".join(str(p["text"]) for p in parts if isinstance(p.get("text"), str))
+        )
         if responses or not text:
             return None
-        return self.assembler.prompt(text, session=self.ctx["session"], at=at, anchor=None, begin=0, ctx=self.ctx)
+        return self.assembler.prompt(
+            text, session=self.ctx["session"], at=at, anchor=None, begin=0, ctx=self.ctx
+        )
 
     def _flush(self) -> None:
         current, answers, self.answers = self.assembler.current, self.answers, {}
@@ -227,13 +272,18 @@ class _Turns:
 
 
 def _output(call: dict[str, Any]) -> str:
-    """A tool call's result as text: the function response's output or error, else what was displayed."""
+    """A tool call's result as text: the function response's output or error, else what was
+    displayed."""
     result = call.get("result")
     for part in result if isinstance(result, list) else [result]:
         response = part.get("functionResponse") if isinstance(part, dict) else None
         body = response.get("response") if isinstance(response, dict) else None
         if isinstance(body, dict):
             value = body.get("error") or body.get("output") or body
-            return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+            return (
+                value
+                if isinstance(value, str)
+                else json.dumps(value, ensure_ascii=False, default=str)
+            )
     shown = call.get("resultDisplay")
     return shown if isinstance(shown, str) else "\n".join(texts(result))

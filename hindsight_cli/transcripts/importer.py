@@ -19,7 +19,10 @@ from .records import to_record
 BATCH = 1000
 _CLIENT = {"chatgpt": "chatgpt", "claude": "claude-ai"}
 _NOTES: dict[str, Callable[[Path, Reading], Iterator[dict[str, Any]]]] = {
-    "mcp-memory": notes.mcp_memory, "basic-memory": notes.basic_memory, "mem0": notes.mem0}
+    "mcp-memory": notes.mcp_memory,
+    "basic-memory": notes.basic_memory,
+    "mem0": notes.mem0,
+}
 
 
 def check(path: Path, kind: str) -> None:
@@ -29,13 +32,20 @@ def check(path: Path, kind: str) -> None:
     known = chats.sniff(path, kind) if kind in _CLIENT else notes.sniff(path, kind)
     if not known:
         hint = chats.HINTS.get(kind) or notes.HINTS[kind]
-        raise InvalidInput(f"{path} is not a {kind} export (expected {hint}); check the file, or pick the right --from.")
+        raise InvalidInput(
+            f"{path} is not a {kind} export (expected {hint}); check the file, or pick the right "
+            f"--from."
+        )
 
 
-def records(path: Path, kind: str, reading: Reading, *, agent: str | None, max_bytes: int) -> Iterator[dict[str, Any]]:
+def records(
+    path: Path, kind: str, reading: Reading, *, agent: str | None, max_bytes: int
+) -> Iterator[dict[str, Any]]:
     if kind in _CLIENT:
         for exchange in chats.read(path, kind, reading):
-            record = to_record(exchange, client=_CLIENT[kind], agent=agent, max_bytes=max_bytes, tag="imported")
+            record = to_record(
+                exchange, client=_CLIENT[kind], agent=agent, max_bytes=max_bytes, tag="imported"
+            )
             if record["source"] == "agent":
                 record["source"] = "import"
             yield record
@@ -48,26 +58,40 @@ def records(path: Path, kind: str, reading: Reading, *, agent: str | None, max_b
         yield record
 
 
-def import_file(store: Any, path: Path, kind: str, *, agent: str | None = None,
-                progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+def import_file(
+    store: Any,
+    path: Path,
+    kind: str,
+    *,
+    agent: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
     """Import ``path`` (an export of ``kind``) into ``store``; returns the counts."""
     check(path, kind)
     reading, batch = Reading(), []
     totals = {"read": 0, "added": 0, "skipped": 0, "redactions": 0}
     try:
-        for record in records(path, kind, reading, agent=agent, max_bytes=int(store.config.max_content_bytes)):
+        for record in records(
+            path, kind, reading, agent=agent, max_bytes=int(store.config.max_content_bytes)
+        ):
             batch.append(record)
             if len(batch) >= BATCH:
                 _write(store, batch, totals, progress)
         _write(store, batch, totals, progress)
     except (ValueError, UnicodeDecodeError) as error:
-        raise InvalidInput(f"{path} stopped being a valid {kind} export ({error}); what came before was imported, "
-                           "fix the file and import it again (nothing is added twice).") from None
+        raise InvalidInput(
+            f"{path} stopped being a valid {kind} export ({error}); what came before was imported, "
+            "fix the file and import it again (nothing is added twice)."
+        ) from None
     return {**totals, "broken": reading.broken, "unknown": reading.unknown}
 
 
-def _write(store: Any, batch: list[dict[str, Any]], totals: dict[str, int],
-           progress: Callable[[int, int], None] | None) -> None:
+def _write(
+    store: Any,
+    batch: list[dict[str, Any]],
+    totals: dict[str, int],
+    progress: Callable[[int, int], None] | None,
+) -> None:
     if not batch:
         return
     result = store.import_records(batch)

@@ -1,5 +1,5 @@
-"""Streaming reads with byte offsets: JSON lines from a position, the elements of a big JSON array, and
-a fingerprint of the bytes before a position (to tell an appended file from a rewritten one).
+"""Streaming reads with byte offsets: JSON lines from a position, the elements of a big JSON array,
+and a fingerprint of the bytes before a position (to tell an appended file from a rewritten one).
 
 Memory stays bounded by the longest line (or array element), never by the file.
 """
@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-BROKEN = object()  # a line that is not JSON: counted and skipped by the readers
+# a line that is not JSON: counted and skipped by the readers
+BROKEN = object()
 _CHECK_BYTES = 4096
 _CHUNK = 1 << 20
 
@@ -26,12 +27,13 @@ class Line:
     begin: int
     end: int
     value: Any
-    number: int  # 1-based, counted from where the read started
+    # 1-based, counted from where the read started
+    number: int
 
 
 def read_lines(path: Path, start: int = 0) -> Iterator[Line]:
-    """JSON lines from byte ``start``. A last line without its newline is read only if it is complete
-    JSON: a client may be writing it right now, and then the next run reads it whole."""
+    """JSON lines from byte ``start``. A last line without its newline is read only if it is
+    complete JSON: a client may be writing it right now, and then the next run reads it whole."""
     with open(path, "rb") as handle:
         handle.seek(start)
         position, number = start, 0
@@ -42,7 +44,8 @@ def read_lines(path: Path, start: int = 0) -> Iterator[Line]:
             if text:
                 value = _decode(text)
                 if value is BROKEN and not raw.endswith(b"\n"):
-                    return  # an unfinished last line
+                    # an unfinished last line
+                    return
                 yield Line(position, end, value, number)
             position = end
 
@@ -55,7 +58,8 @@ def _decode(text: bytes) -> Any:
 
 
 def check(path: Path, cursor: int) -> str:
-    """A fingerprint of the (up to 4 KiB of) bytes just before ``cursor``: the end of the last line read."""
+    """A fingerprint of the (up to 4 KiB of) bytes just before ``cursor``: the end of the last line
+    read."""
     if cursor <= 0:
         return ""
     size = min(cursor, _CHECK_BYTES)
@@ -65,15 +69,15 @@ def check(path: Path, cursor: int) -> str:
 
 
 def iter_json_array(path: Path, member: str | None = None) -> Iterator[Any]:
-    """The elements of a top-level JSON array, one at a time (a 2 GB ``conversations.json`` included).
-    A file whose top level is an object yields that object once. ``member``: read that file from inside
-    ``path`` when it is a zip archive (a ChatGPT or Claude export as downloaded). Raises ``ValueError`` on
-    bad JSON or a missing member."""
+    """The elements of a top-level JSON array, one at a time (a 2 GB ``conversations.json``
+    included). A file whose top level is an object yields that object once. ``member``: read that
+    file from inside ``path`` when it is a zip archive (a ChatGPT or Claude export as downloaded).
+    Raises ``ValueError`` on bad JSON or a missing member."""
     decoder = json.JSONDecoder()
     with _open_text(path, member) as handle:
         buffer, done = handle.read(_CHUNK), False
         at = _skip(buffer, 0)
-        if buffer[at:at + 1] != "[":
+        if buffer[at : at + 1] != "[":
             yield json.loads(buffer + handle.read())
             return
         at, want = at + 1, _CHUNK
@@ -83,14 +87,15 @@ def iter_json_array(path: Path, member: str | None = None) -> Iterator[Any]:
                 done = not more
                 buffer, at = buffer[at:] + more, 0
             at = _skip(buffer, at, ",")
-            if buffer[at:at + 1] == "]":
+            if buffer[at : at + 1] == "]":
                 return
             try:
                 value, at = decoder.raw_decode(buffer, at)
             except ValueError:
                 if done:
                     raise
-                more = handle.read(want)  # an element longer than what is buffered: read more, doubling
+                # an element longer than what is buffered: read more, doubling
+                more = handle.read(want)
                 done, want = not more, want * 2
                 buffer, at = buffer[at:] + more, 0
                 continue
@@ -118,7 +123,8 @@ def _skip(text: str, at: int, also: str = "") -> int:
 
 
 def head_values(path: Path, lines: int = 25) -> list[Any]:
-    """The first JSON values of a JSON-lines file (broken lines left out), to recognise its format."""
+    """The first JSON values of a JSON-lines file (broken lines left out), to recognise its
+    format."""
     found: list[Any] = []
     try:
         with open(path, "rb") as handle:

@@ -1,11 +1,12 @@
 """Mining transcripts into a store: one memory per exchange, idempotent, incremental and resumable.
 
-Each transcript is read from where its state says the last run stopped, and written in batches through
-``Store.import_records`` (deterministic ids and keys: a rerun adds nothing); the state is saved after
-every committed batch, so a killed run resumes with exactly what is missing. A failed tool call and the
-later call that fixed it (``core.fixes``) are linked in the batch when both are in it, and otherwise by
-writing the failure's fixed version once the fix is read. The last exchange of a transcript may still
-grow: reading resumes at its start, and if it did grow, its new text replaces it as a new version.
+Each transcript is read from where its state says the last run stopped, and written in batches
+through ``Store.import_records`` (deterministic ids and keys: a rerun adds nothing); the state is
+saved after every committed batch, so a killed run resumes with exactly what is missing. A failed
+tool call and the later call that fixed it (``core.fixes``) are linked in the batch when both are in
+it, and otherwise by writing the failure's fixed version once the fix is read. The last exchange of
+a transcript may still grow: reading resumes at its start, and if it did grow, its new text replaces
+it as a new version.
 """
 
 from __future__ import annotations
@@ -60,23 +61,37 @@ class Tally:
 class _Batch:
     pending: list[dict[str, Any]] = field(default_factory=list)
     by_id: dict[str, dict[str, Any]] = field(default_factory=dict)
-    resolved: dict[str, tuple[str, str]] = field(default_factory=dict)  # failure id -> (tool, args) of its fix
+    # failure id -> (tool, args) of its fix
+    resolved: dict[str, tuple[str, str]] = field(default_factory=dict)
     later: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 def _hash(record: dict[str, Any]) -> str:
-    return hashlib.sha256(f"{record['content']}\0{record.get('resolution') or ''}".encode()).hexdigest()[:24]
+    return hashlib.sha256(
+        f"{record['content']}\0{record.get('resolution') or ''}".encode()
+    ).hexdigest()[:24]
 
 
 class Miner:
     """Mine units of one reader into ``store``. ``dry_run`` reads and counts, and writes nothing."""
 
-    BATCH = 500  # exchanges per committed batch, below the store's bulk size: no index sync per batch
-    BULK = 1000  # a run that added this many brings the search index up to date once, at its end
+    # exchanges per committed batch, below the store's bulk size: no index sync per batch
+    BATCH = 500
+    # a run that added this many brings the search index up to date once, at its end
+    BULK = 1000
 
-    def __init__(self, store: Any, *, agent: str | None = None, project: Path | None = None,
-                 since: datetime | None = None, dry_run: bool = False, summaries: bool = True,
-                 progress: Progress | None = None, warn: Warn | None = None) -> None:
+    def __init__(
+        self,
+        store: Any,
+        *,
+        agent: str | None = None,
+        project: Path | None = None,
+        since: datetime | None = None,
+        dry_run: bool = False,
+        summaries: bool = True,
+        progress: Progress | None = None,
+        warn: Warn | None = None,
+    ) -> None:
         self.store, self.agent, self.dry_run, self.summaries = store, agent, dry_run, summaries
         self.project = os.path.realpath(project) if project else None
         self.since = since
@@ -102,36 +117,41 @@ class Miner:
                     self.store.summarize(task_id=session)
                     tally.summaries += 1
                 except HindsightError:
-                    pass  # nothing episodic in it (every exchange filtered out)
+                    # nothing episodic in it (every exchange filtered out)
+                    pass
         self._touched.clear()
         return tally
 
     def _index(self) -> None:
-        """One index update for a big run, rather than one per batch; a small run (a hook's) leaves it
-        to the next search, as a small import does."""
+        """One index update for a big run, rather than one per batch; a small run (a hook's) leaves
+        it to the next search, as a small import does."""
         try:
             self.store.sync_index()
         except Exception as error:  # noqa: BLE001 - the memories are committed; the index is derived
             self.warn(f"the search index was not updated ({error}); the next search catches it up.")
 
     def _outside_project(self, unit: Unit) -> bool:
-        """Skip, without reading, a transcript whose project is known and is not the one asked for."""
+        """Skip, without reading, a transcript whose project is known and is not the one asked
+        for."""
         if self.project is None:
             return False
         known = unit.meta.get("project") or unit.meta.get("directory")
         if known:
             return not _inside(os.path.realpath(str(known)), self.project)
-        hint = unit.meta.get("hint")  # a directory name that encodes the working directory (Claude Code)
+        # a directory name that encodes the working directory (Claude Code)
+        hint = unit.meta.get("hint")
         return bool(hint) and not _norm(str(hint)).startswith(_norm(self.project))
 
     def _unit(self, reader: ModuleType, unit: Unit, tally: Tally) -> None:
         saved = state.load(self.store.path, unit.id, reader.NAME)
         if saved.done and saved.stamp == unit.stamp and saved.scope == self.scope:
-            return  # unchanged since it was mined to its end
+            # unchanged since it was mined to its end
+            return
         check = getattr(reader, "check", None) or (lambda u, cursor: lines.check(u.path, cursor))
         if not self._resumable(reader, unit, saved, check):
-            # Never mined, rewritten or mined for another project: from the start (keys dedupe). The last
-            # exchange written is kept, so if it grew meanwhile its new version still replaces it.
+            # Never mined, rewritten or mined for another project: from the start (keys dedupe). The
+            # last exchange written is kept, so if it grew meanwhile its new version still replaces
+            # it.
             saved = state.State(unit.id, reader.NAME, tail=saved.tail, scope=self.scope)
         resume = Resume(saved.cursor, saved.position, dict(saved.ctx))
         tracker = fixes.Tracker.from_list(saved.open)
@@ -145,30 +165,48 @@ class Miner:
                 tally.filtered += 1
                 continue
             if len(batch.pending) >= self.BATCH:
-                self._flush(batch, saved, unit, Resume(exchange.begin, exchange.position, exchange.ctx), tracker, tally,
-                            check)
+                self._flush(
+                    batch,
+                    saved,
+                    unit,
+                    Resume(exchange.begin, exchange.position, exchange.ctx),
+                    tracker,
+                    tally,
+                    check,
+                )
             before = tracker.copy() if not exchange.closed else None
             self._add(exchange, batch, tracker, tally)
             if self.progress and time.monotonic() - shown > 0.1:
                 self.progress(unit.label, reading.done, unit.size)
                 shown = time.monotonic()
-        if before is not None and last is not None:  # the last exchange may still grow: resume at its start
+        # the last exchange may still grow: resume at its start
+        if before is not None and last is not None:
             point, tracker, tail = Resume(last.begin, last.position, last.ctx), before, last
         else:
-            point, tail = Resume(reading.end, last.position + 1 if last else resume.position, reading.ctx), None
+            point, tail = (
+                Resume(reading.end, last.position + 1 if last else resume.position, reading.ctx),
+                None,
+            )
         self._flush(batch, saved, unit, point, tracker, tally, check, final=True, tail=tail)
         self._report(unit, reading, tally)
 
-    def _resumable(self, reader: ModuleType, unit: Unit, saved: state.State, check: Callable[[Unit, Any], str]) -> bool:
-        """Whether reading may continue at the saved cursor: the transcript was appended to, not rewritten."""
+    def _resumable(
+        self, reader: ModuleType, unit: Unit, saved: state.State, check: Callable[[Unit, Any], str]
+    ) -> bool:
+        """Whether reading may continue at the saved cursor: the transcript was appended to, not
+        rewritten."""
         if not (reader.INCREMENTAL and not unit.meta.get("whole") and saved.cursor and saved.check):
             return False
-        if saved.scope != self.scope or (isinstance(saved.cursor, int) and saved.cursor > unit.size):
+        if saved.scope != self.scope or (
+            isinstance(saved.cursor, int) and saved.cursor > unit.size
+        ):
             return False
         return check(unit, saved.cursor) == saved.check
 
     def _filtered(self, exchange: Exchange) -> bool:
-        if self.project is not None and not _inside(exchange.ctx.get("project") or "", self.project):
+        if self.project is not None and not _inside(
+            exchange.ctx.get("project") or "", self.project
+        ):
             return True
         if self.since is not None and exchange.at:
             try:
@@ -178,7 +216,9 @@ class Miner:
         return False
 
     def _add(self, exchange: Exchange, batch: _Batch, tracker: fixes.Tracker, tally: Tally) -> None:
-        record = to_record(exchange, client=tally.client, agent=self.agent, max_bytes=self.max_bytes)
+        record = to_record(
+            exchange, client=tally.client, agent=self.agent, max_bytes=self.max_bytes
+        )
         tally.exchanges += 1
         tally.sessions.add(exchange.session)
         batch.pending.append(record)
@@ -197,26 +237,42 @@ class Miner:
                         owner["metadata"]["fixed_by"] = made.args or "(no arguments)"
                         batch.resolved[failure.ref] = (made.tool, made.args)
 
-    def _flush(self, batch: _Batch, saved: state.State, unit: Unit, point: Resume, tracker: fixes.Tracker,
-               tally: Tally, check: Callable[[Unit, Any], str], final: bool = False,
-               tail: Exchange | None = None) -> None:
+    def _flush(
+        self,
+        batch: _Batch,
+        saved: state.State,
+        unit: Unit,
+        point: Resume,
+        tracker: fixes.Tracker,
+        tally: Tally,
+        check: Callable[[Unit, Any], str],
+        final: bool = False,
+        tail: Exchange | None = None,
+    ) -> None:
         records = [r for r in batch.pending if not self._grown(r, saved, tally)]
         if self.dry_run:
             tally.added += len(records)
-            tally.redactions += sum(redact(r["content"])[1] + redact(r.get("resolution") or "")[1] for r in records)
+            tally.redactions += sum(
+                redact(r["content"])[1] + redact(r.get("resolution") or "")[1] for r in records
+            )
         else:
             if records:
                 result = self.store.import_records(records)
-                tally.added, tally.skipped = tally.added + result.added, tally.skipped + result.skipped
+                tally.added, tally.skipped = (
+                    tally.added + result.added,
+                    tally.skipped + result.skipped,
+                )
                 tally.redactions += result.redactions
-                if result.skipped:  # stored, without its fix, by a run killed before it saved its state
+                # stored, without its fix, by a run killed before it saved its state
+                if result.skipped:
                     for ref, (tool, args) in batch.resolved.items():
                         self._link(ref, tool, args)
                 if result.added:
                     self._touched.update(r["task_id"] for r in records if r.get("task_id"))
             for ref, tool, args in batch.later:
                 self._link(ref, tool, args)
-            if self.since is None:  # a run limited in time leaves no state: a later full run reads it all
+            # a run limited in time leaves no state: a later full run reads it all
+            if self.since is None:
                 self._save(saved, unit, point, tracker, batch, check, final, tail)
         batch.pending.clear()
         batch.by_id.clear()
@@ -224,8 +280,8 @@ class Miner:
         batch.later.clear()
 
     def _grown(self, record: dict[str, Any], saved: state.State, tally: Tally) -> bool:
-        """Whether ``record`` is the last exchange of the previous run: then it is handled here (left as
-        it is, or replaced by a new version when it grew) instead of being imported."""
+        """Whether ``record`` is the last exchange of the previous run: then it is handled here
+        (left as it is, or replaced by a new version when it grew) instead of being imported."""
         tail = saved.tail
         if not tail or record["key"] != tail.get("key"):
             return False
@@ -234,8 +290,12 @@ class Miner:
             current = self._current(str(tail.get("id")))
             fields = {k: v for k, v in record.items() if k not in ("id", "key", "content")}
             if current is not None:
-                result = self.store.record(record["content"], supersedes=current.id, key=f"{record['key']}:{digest}",
-                                           **fields)
+                result = self.store.record(
+                    record["content"],
+                    supersedes=current.id,
+                    key=f"{record['key']}:{digest}",
+                    **fields,
+                )
                 tally.redactions += result.redactions
                 tail["id"] = result.memory.id
         tail["hash"] = digest
@@ -252,15 +312,28 @@ class Miner:
         """Give a stored failure its fix: a new version with the resolution (if it has none yet)."""
         current = self._current(ref)
         if current is not None and not current.resolution:
-            fixes.record_fix(self.store, current, tool, args, key=f"{current.idempotency_key}:fixed")
+            fixes.record_fix(
+                self.store, current, tool, args, key=f"{current.idempotency_key}:fixed"
+            )
 
-    def _save(self, saved: state.State, unit: Unit, point: Resume, tracker: fixes.Tracker, batch: _Batch,
-              check: Callable[[Unit, Any], str], final: bool, tail: Exchange | None) -> None:
+    def _save(
+        self,
+        saved: state.State,
+        unit: Unit,
+        point: Resume,
+        tracker: fixes.Tracker,
+        batch: _Batch,
+        check: Callable[[Unit, Any], str],
+        final: bool,
+        tail: Exchange | None,
+    ) -> None:
         saved.cursor, saved.position, saved.ctx = point.cursor, point.position, dict(point.ctx)
         saved.check = check(unit, point.cursor) if point.cursor else ""
         saved.open = tracker.to_list()
         saved.exchanges += len(batch.pending)
-        record = next((r for r in reversed(batch.pending) if tail and r["step"] == tail.position), None)
+        record = next(
+            (r for r in reversed(batch.pending) if tail and r["step"] == tail.position), None
+        )
         if record is not None and not (saved.tail and saved.tail.get("key") == record["key"]):
             saved.tail = {"key": record["key"], "id": record["id"], "hash": _hash(record)}
         if final:
@@ -272,9 +345,15 @@ class Miner:
         tally.broken += reading.broken
         tally.unknown += reading.unknown
         if reading.broken or reading.unknown:
-            where = f" (line {', '.join(map(str, reading.broken_lines))})" if reading.broken_lines else ""
-            self.warn(f"{unit.id}: skipped {reading.broken} broken line(s){where} and "
-                      f"{reading.unknown} line(s) of an unknown kind.")
+            where = (
+                f" (line {', '.join(map(str, reading.broken_lines))})"
+                if reading.broken_lines
+                else ""
+            )
+            self.warn(
+                f"{unit.id}: skipped {reading.broken} broken line(s){where} and "
+                f"{reading.unknown} line(s) of an unknown kind."
+            )
         if self.progress:
             self.progress(unit.label, unit.size, unit.size)
 
@@ -287,16 +366,19 @@ def _norm(text: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in str(text))
 
 
-def mine_transcript(store: Any, path: str | Path, client: str = "claude-code", *, summaries: bool = False) -> Tally:
-    """Mine one transcript incrementally (what the Stop / SessionEnd hook calls): only what was appended
-    since the last call is read. Cheap when nothing is new: see ``pending``."""
+def mine_transcript(
+    store: Any, path: str | Path, client: str = "claude-code", *, summaries: bool = False
+) -> Tally:
+    """Mine one transcript incrementally (what the Stop / SessionEnd hook calls): only what was
+    appended since the last call is read. Cheap when nothing is new: see ``pending``."""
     from . import reader
 
     return Miner(store, summaries=summaries).mine(reader(client), [file_unit(client, Path(path))])
 
 
 def pending(store_path: str | Path, path: str | Path, client: str = "claude-code") -> bool:
-    """Whether a transcript has anything new to mine, without opening the store (a stat and a small read)."""
+    """Whether a transcript has anything new to mine, without opening the store (a stat and a small
+    read)."""
     try:
         unit = file_unit(client, Path(path))
     except OSError:

@@ -1,17 +1,18 @@
 """Other memory tools' stores, as semantic memories: the MCP reference ``memory`` server's graph, a
 basic-memory folder of Markdown notes, and mem0's ``get_all`` output.
 
-MCP memory (``memory.jsonl``, before 2025.8 ``memory.json``, same lines): ``{"type": "entity", "name",
-"entityType", "observations": [...]}`` and ``{"type": "relation", "from", "to", "relationType"}``; one
-memory per observation and per relation.
+MCP memory (``memory.jsonl``, before 2025.8 ``memory.json``, same lines): ``{"type": "entity",
+"name", "entityType", "observations": [...]}`` and ``{"type": "relation", "from", "to",
+"relationType"}``; one memory per observation and per relation.
 
 basic-memory: Markdown files with YAML front matter (``title``, ``type``, ``tags``, ``permalink``),
 observations ``- [category] text #tag (context)`` and relations ``- relation_type [[Target]]`` (or a
 ``[[link]]`` anywhere); one memory per observation, and one per note for its prose and links.
 
-mem0: ``Memory.get_all()`` as JSON: ``{"results": [{id, memory, hash, metadata, created_at, updated_at,
-user_id, agent_id, run_id}], "relations": [{source, relationship, destination|target}]}`` (1.x, 0.1 with
-``api_version="v1.1"``), a bare list of those (older, and the platform's v1 API), or ``{"memories": …}``.
+mem0: ``Memory.get_all()`` as JSON: ``{"results": [{id, memory, hash, metadata, created_at,
+updated_at, user_id, agent_id, run_id}], "relations": [{source, relationship,
+destination|target}]}`` (1.x, 0.1 with ``api_version="v1.1"``), a bare list of those (older, and the
+platform's v1 API), or ``{"memories": …}``.
 """
 
 from __future__ import annotations
@@ -25,9 +26,12 @@ from .base import Reading
 from .exchange import clip, key, memory_id
 from .lines import BROKEN, head_values, iter_json_array, read_lines
 
-HINTS = {"mcp-memory": "the memory server's JSON lines: type entity (name, entityType, observations) or relation",
-         "basic-memory": "a folder of basic-memory Markdown notes, or one .md note",
-         "mem0": "mem0 get_all() output: a list, or an object with results"}
+HINTS = {
+    "mcp-memory": "the memory server's JSON lines: type entity (name, entityType, observations) "
+    "or relation",
+    "basic-memory": "a folder of basic-memory Markdown notes, or one .md note",
+    "mem0": "mem0 get_all() output: a list, or an object with results",
+}
 _ITEM = re.compile(r"^\s*[-*+]\s+(.+?)\s*$")
 _CATEGORY = re.compile(r"^\[([^\[\]()]+)\]\s+(.+)")
 _CLOCK = re.compile(r"^\d{1,3}:\d{2}(?::\d{2})?(?:[.,]\d{1,3})?$")
@@ -47,7 +51,9 @@ def sniff(path: Path, kind: str) -> bool:
     except (StopIteration, ValueError, OSError):
         return False
     items = first.get("results", first.get("memories")) if isinstance(first, dict) else [first]
-    listed = isinstance(items, list) and all(isinstance(i, dict) and "memory" in i for i in items[:5])
+    listed = isinstance(items, list) and all(
+        isinstance(i, dict) and "memory" in i for i in items[:5]
+    )
     return listed or (isinstance(first, dict) and "memory" in first and "id" in first)
 
 
@@ -55,11 +61,22 @@ def _label(text: Any, limit: int = 60) -> str:
     return clip(" ".join(str(text or "").split()), limit) or str(text or "")[:limit]
 
 
-def _semantic(kind: str, content: str, parts: tuple[Any, ...], tags: list[str], **fields: Any) -> dict[str, Any]:
+def _semantic(
+    kind: str, content: str, parts: tuple[Any, ...], tags: list[str], **fields: Any
+) -> dict[str, Any]:
     record_key = key(kind, *parts)
-    return {"id": memory_id(record_key), "key": record_key, "content": content, "type": "semantic",
-            "source": "import", "trigger": "imported",
-            "tags": list(dict.fromkeys(["imported", kind, *(t for t in (_label(t) for t in tags) if t)])), **fields}
+    return {
+        "id": memory_id(record_key),
+        "key": record_key,
+        "content": content,
+        "type": "semantic",
+        "source": "import",
+        "trigger": "imported",
+        "tags": list(
+            dict.fromkeys(["imported", kind, *(t for t in (_label(t) for t in tags) if t)])
+        ),
+        **fields,
+    }
 
 
 def mcp_memory(path: Path, reading: Reading) -> Iterator[dict[str, Any]]:
@@ -71,19 +88,33 @@ def mcp_memory(path: Path, reading: Reading) -> Iterator[dict[str, Any]]:
             name, kind = str(value["name"]), str(value.get("entityType") or "entity")
             for observation in value.get("observations") or []:
                 if isinstance(observation, str) and observation.strip():
-                    yield _semantic("mcp-memory", f"{name} ({kind}): {observation.strip()}", (name, observation),
-                                    [kind], metadata={"entity": name, "entity_type": kind})
+                    yield _semantic(
+                        "mcp-memory",
+                        f"{name} ({kind}): {observation.strip()}",
+                        (name, observation),
+                        [kind],
+                        metadata={"entity": name, "entity_type": kind},
+                    )
         elif value.get("type") == "relation" and value.get("from") and value.get("to"):
             text = f"{value['from']} {value.get('relationType') or 'relates to'} {value['to']}"
-            yield _semantic("mcp-memory", text, ("relation", value["from"], value.get("relationType"), value["to"]),
-                            ["relation"], metadata={"from": value["from"], "to": value["to"],
-                                                    "relation": value.get("relationType")})
+            yield _semantic(
+                "mcp-memory",
+                text,
+                ("relation", value["from"], value.get("relationType"), value["to"]),
+                ["relation"],
+                metadata={
+                    "from": value["from"],
+                    "to": value["to"],
+                    "relation": value.get("relationType"),
+                },
+            )
         else:
             reading.unknown += 1
 
 
 def _front_matter(text: str) -> tuple[dict[str, Any], str]:
-    """A note's YAML front matter (the subset notes use: scalars, ``[a, b]`` and ``- item`` lists)."""
+    """A note's YAML front matter (the subset notes use: scalars, ``[a, b]`` and ``- item``
+    lists)."""
     if not text.startswith("---"):
         return {}, text
     end = text.find("\n---", 3)
@@ -94,19 +125,32 @@ def _front_matter(text: str) -> tuple[dict[str, Any], str]:
     for raw in text[3:end].splitlines():
         item = re.match(r"^\s+-\s+(.*)$", raw)
         if item and last is not None:
-            meta[last] = [*(meta[last] if isinstance(meta[last], list) else []), item.group(1).strip(" '\"")]
+            meta[last] = [
+                *(meta[last] if isinstance(meta[last], list) else []),
+                item.group(1).strip(" '\""),
+            ]
             continue
         pair = re.match(r"^([\w-]+):\s*(.*)$", raw)
         if pair:
             last, value = pair.group(1), pair.group(2).strip()
-            meta[last] = [v.strip(" '\"") for v in value[1:-1].split(",") if v.strip()] if value.startswith("[") \
+            meta[last] = (
+                [v.strip(" '\"") for v in value[1:-1].split(",") if v.strip()]
+                if value.startswith("[")
                 else value.strip("'\"")
-    return meta, text[end + 4:].lstrip("\n")
+            )
+    return meta, text[end + 4 :].lstrip("\n")
 
 
 def basic_memory(path: Path, reading: Reading) -> Iterator[dict[str, Any]]:
-    files = [path] if path.is_file() else sorted(p for p in path.rglob("*.md")
-                                                 if not any(part.startswith(".") for part in p.relative_to(path).parts))
+    files = (
+        [path]
+        if path.is_file()
+        else sorted(
+            p
+            for p in path.rglob("*.md")
+            if not any(part.startswith(".") for part in p.relative_to(path).parts)
+        )
+    )
     for file in files:
         try:
             text = file.read_text(encoding="utf-8-sig")
@@ -117,20 +161,30 @@ def basic_memory(path: Path, reading: Reading) -> Iterator[dict[str, Any]]:
 
 
 def _observation(item: str) -> tuple[str | None, str, list[str], str | None] | None:
-    """``[category] text #tag (context)`` as basic-memory reads a list item (a task box, a clock time
-    or a link is not a category; an item with a ``#tag`` and no category is an observation too)."""
+    """``[category] text #tag (context)`` as basic-memory reads a list item (a task box, a clock
+    time or a link is not a category; an item with a ``#tag`` and no category is an observation
+    too)."""
     if item.startswith(("[ ]", "[x]", "[X]", "[-]")):
-        return None  # a task
+        # a task
+        return None
     found = _CATEGORY.match(item)
     category = (found.group(1).strip() or None) if found else None
-    if category and (_CLOCK.match(category) or (len(category) == 1 and (category in "xX" or not category.isalnum()))):
+    if category and (
+        _CLOCK.match(category)
+        or (len(category) == 1 and (category in "xX" or not category.isalnum()))
+    ):
         return None
     text = found.group(2).strip() if found and category else item
     tags = [t for word in text.split() if word.startswith("#") for t in word.split("#") if t]
     if category is None and (not tags or item.startswith("[")):
         return None
     context = _CONTEXT.search(text)
-    return category, text[: context.start()].strip() if context else text, tags, context.group(1).strip() if context else None
+    return (
+        category,
+        text[: context.start()].strip() if context else text,
+        tags,
+        context.group(1).strip() if context else None,
+    )
 
 
 def _note(file: Path, text: str) -> Iterator[dict[str, Any]]:
@@ -138,7 +192,9 @@ def _note(file: Path, text: str) -> Iterator[dict[str, Any]]:
     title = str(meta.get("title") or file.stem)
     permalink = str(meta.get("permalink") or file.stem)
     given = meta.get("tags")
-    note_tags: list[str] = [str(t) for t in given] if isinstance(given, list) else str(given or "").split()
+    note_tags: list[str] = (
+        [str(t) for t in given] if isinstance(given, list) else str(given or "").split()
+    )
     prose: list[str] = []
     links: list[str] = []
     for line in body.splitlines():
@@ -147,40 +203,73 @@ def _note(file: Path, text: str) -> Iterator[dict[str, Any]]:
         relation = _RELATION.match(listed) if listed else None
         found = _observation(listed) if listed and not relation else None
         if relation:
-            links.append(f"{relation.group(1).strip(chr(34) + chr(39))} [[{relation.group(2).strip()}]]")
+            links.append(
+                f"{relation.group(1).strip(chr(34) + chr(39))} [[{relation.group(2).strip()}]]"
+            )
         elif found:
             category, content, tags, context = found
             label = f"[{category}] " if category else ""
-            yield _semantic("basic-memory", f"{title}: {label}{content}", (permalink, category, content),
-                            [category or "observation", *tags, *note_tags],
-                            metadata={"note": title, "permalink": permalink, "category": category,
-                                      "context": context, "file": str(file)})
+            yield _semantic(
+                "basic-memory",
+                f"{title}: {label}{content}",
+                (permalink, category, content),
+                [category or "observation", *tags, *note_tags],
+                metadata={
+                    "note": title,
+                    "permalink": permalink,
+                    "category": category,
+                    "context": context,
+                    "file": str(file),
+                },
+            )
         else:
             prose.append(line)
             links.extend(f"links_to [[{m}]]" for m in _LINK.findall(line))
     words = "\n".join(prose).strip()
     if words or links:
         content = f"{title}\n\n{words}" + ("\n\nRelations: " + "; ".join(links) if links else "")
-        yield _semantic("basic-memory", content, (permalink, "note"), [str(meta.get("type") or "note"), *note_tags],
-                        metadata={"note": title, "permalink": permalink, "links": links, "file": str(file)})
+        yield _semantic(
+            "basic-memory",
+            content,
+            (permalink, "note"),
+            [str(meta.get("type") or "note"), *note_tags],
+            metadata={"note": title, "permalink": permalink, "links": links, "file": str(file)},
+        )
 
 
 def mem0(path: Path, reading: Reading) -> Iterator[dict[str, Any]]:
     for value in iter_json_array(path):
-        items = value.get("results", value.get("memories", [value] if "memory" in value else [])) \
-            if isinstance(value, dict) else [value]
+        items = (
+            value.get("results", value.get("memories", [value] if "memory" in value else []))
+            if isinstance(value, dict)
+            else [value]
+        )
         for item in items if isinstance(items, list) else []:
             if not isinstance(item, dict) or not str(item.get("memory") or "").strip():
                 reading.unknown += 1
                 continue
-            people = [f"{k.removesuffix('_id')}:{item[k]}" for k in ("user_id", "agent_id", "run_id") if item.get(k)]
-            extra = {k: item.get(k) for k in ("user_id", "agent_id", "run_id", "actor_id", "role", "hash", "categories")
-                     if item.get(k)}
-            yield _semantic("mem0", str(item["memory"]).strip(), (item.get("id") or item.get("hash") or item["memory"],),
-                            [*people, *(item.get("categories") or [])], event_at=item.get("created_at"),
-                            metadata={**(item.get("metadata") or {}), **extra, "mem0_id": item.get("id")})
+            people = [
+                f"{k.removesuffix('_id')}:{item[k]}"
+                for k in ("user_id", "agent_id", "run_id")
+                if item.get(k)
+            ]
+            extra = {
+                k: item.get(k)
+                for k in ("user_id", "agent_id", "run_id", "actor_id", "role", "hash", "categories")
+                if item.get(k)
+            }
+            yield _semantic(
+                "mem0",
+                str(item["memory"]).strip(),
+                (item.get("id") or item.get("hash") or item["memory"],),
+                [*people, *(item.get("categories") or [])],
+                event_at=item.get("created_at"),
+                metadata={**(item.get("metadata") or {}), **extra, "mem0_id": item.get("id")},
+            )
         for relation in value.get("relations") or [] if isinstance(value, dict) else []:
             if isinstance(relation, dict) and relation.get("source"):
                 target = relation.get("destination") or relation.get("target")
-                text = f"{relation['source']} {relation.get('relationship') or 'relates to'} {target}"
+                text = (
+                    f"{relation['source']} {relation.get('relationship') or 'relates to'} {target}"
+                )
                 yield _semantic("mem0", text, ("relation", text), ["relation"])

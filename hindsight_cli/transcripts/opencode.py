@@ -2,13 +2,14 @@
 
 Since 1.2.0 everything is in the SQLite database ``opencode.db`` (``opencode-<channel>.db`` off the
 latest/beta channels): tables ``session`` (``id``, ``directory``, ``title``, ``parent_id``,
-``time_updated``), ``message`` (``id``, ``session_id``, ``time_created``, ``data``: JSON with ``role``,
-``time``, ``modelID``, ``path.cwd``) and ``part`` (``id``, ``message_id``, ``data``: JSON ``type`` ``text``
-{text, synthetic, ignored}, ``tool`` {callID, tool, state: {status pending|running|completed|error,
-input, output, error, metadata}}, ``reasoning``, ``step-start``, ``file`` …). Up to 1.1 the same records
-were JSON files: ``storage/session/<project>/<id>.json``, ``storage/message/<session>/<id>.json`` and
-``storage/part/<message>/<id>.json``. Each session is mined on its own; child sessions (sub-agents,
-``parent_id`` set) are left out, as their result reaches the parent as a tool result.
+``time_updated``), ``message`` (``id``, ``session_id``, ``time_created``, ``data``: JSON with
+``role``, ``time``, ``modelID``, ``path.cwd``) and ``part`` (``id``, ``message_id``, ``data``: JSON
+``type`` ``text`` {text, synthetic, ignored}, ``tool`` {callID, tool, state: {status
+pending|running|completed|error, input, output, error, metadata}}, ``reasoning``, ``step-start``,
+``file`` …). Up to 1.1 the same records were JSON files: ``storage/session/<project>/<id>.json``,
+``storage/message/<session>/<id>.json`` and ``storage/part/<message>/<id>.json``. Each session is
+mined on its own; child sessions (sub-agents, ``parent_id`` set) are left out, as their result
+reaches the parent as a tool result.
 """
 
 from __future__ import annotations
@@ -55,16 +56,24 @@ def units(root: Path) -> Iterator[Unit]:
         for sid, directory, title, parent, updated in rows:
             seen.add(sid)
             if not parent:
-                yield Unit(f"opencode:{database.resolve()}#{sid}", NAME, database, counts.get(sid, 0),
-                           [updated, counts.get(sid, 0)], str(title or sid),
-                           {"session": sid, "directory": directory, "database": True})
+                yield Unit(
+                    f"opencode:{database.resolve()}#{sid}",
+                    NAME,
+                    database,
+                    counts.get(sid, 0),
+                    [updated, counts.get(sid, 0)],
+                    str(title or sid),
+                    {"session": sid, "directory": directory, "database": True},
+                )
     if root.is_dir():
         yield from _stored(_storage(root), seen)
 
 
 def _stored(storage: Path, seen: set[str]) -> Iterator[Unit]:
     """The sessions of the JSON storage of OpenCode up to 1.1 (those not already in a database)."""
-    for path in sorted((storage / "session").glob("*/*.json")) if (storage / "session").is_dir() else []:
+    for path in (
+        sorted((storage / "session").glob("*/*.json")) if (storage / "session").is_dir() else []
+    ):
         info = _json(path)
         sid = str(info.get("id") or path.stem)
         if sid in seen or info.get("parentID"):
@@ -72,11 +81,19 @@ def _stored(storage: Path, seen: set[str]) -> Iterator[Unit]:
         messages = storage / "message" / sid
         count = len(list(messages.glob("*.json"))) if messages.is_dir() else 0
         stamp = [(info.get("time") or {}).get("updated"), count]
-        yield Unit(f"opencode:{storage.resolve()}#{sid}", NAME, storage, count, stamp, str(info.get("title") or sid),
-                   {"session": sid, "directory": info.get("directory"), "database": False})
+        yield Unit(
+            f"opencode:{storage.resolve()}#{sid}",
+            NAME,
+            storage,
+            count,
+            stamp,
+            str(info.get("title") or sid),
+            {"session": sid, "directory": info.get("directory"), "database": False},
+        )
 
 
-_BROKEN: dict[str, Any] = {"type": "\0broken"}  # a record that is not a JSON object: counted, left out
+# a record that is not a JSON object: counted, left out
+_BROKEN: dict[str, Any] = {"type": "\0broken"}
 
 
 def _json(path: Path) -> dict[str, Any]:
@@ -110,7 +127,8 @@ def _parts(unit: Unit, conn: Any, message: str) -> list[dict[str, Any]]:
 
 
 def check(unit: Unit, cursor: Any) -> str:
-    """The id of the message before the cursor, if it is still there (a reverted session starts over)."""
+    """The id of the message before the cursor, if it is still there (a reverted session starts
+    over)."""
     if not isinstance(cursor, dict) or not cursor.get("index"):
         return ""
     ids = [m for m, _ in _messages(unit)]
@@ -134,24 +152,40 @@ def read(unit: Unit, resume: Resume, reading: Reading) -> Iterator[Exchange]:
             cursor = {"index": index, "prev": messages[index - 1][0] if index else ""}
             parts = _parts(unit, conn, mid)
             for _ in range(sum(p is _BROKEN for p in [info, *parts])):
-                reading.bad_line(index + 1)  # the message's position in the session
-            done = _message(assembler, info, [p for p in parts if p is not _BROKEN], mid, cursor, ctx, reading)
+                # the message's position in the session
+                reading.bad_line(index + 1)
+            done = _message(
+                assembler, info, [p for p in parts if p is not _BROKEN], mid, cursor, ctx, reading
+            )
             if done is not None:
                 yield done
     reading.end = {"index": len(messages), "prev": messages[-1][0] if messages else ""}
     yield from assembler.close(reading, ctx)
 
 
-def _message(assembler: Assembler, info: dict[str, Any], parts: list[dict[str, Any]], mid: str, cursor: dict[str, Any],
-             ctx: dict[str, Any], reading: Reading) -> Exchange | None:
+def _message(
+    assembler: Assembler,
+    info: dict[str, Any],
+    parts: list[dict[str, Any]],
+    mid: str,
+    cursor: dict[str, Any],
+    ctx: dict[str, Any],
+    reading: Reading,
+) -> Exchange | None:
     role, current = info.get("role"), assembler.current
     if role == "user":
-        shown = [p for p in parts if p.get("type") == "text" and not p.get("synthetic") and not p.get("ignored")]
+        shown = [
+            p
+            for p in parts
+            if p.get("type") == "text" and not p.get("synthetic") and not p.get("ignored")
+        ]
         text = prompt_text("\n".join(texts(shown)))
         if not text:
             return None
         at = iso_ms((info.get("time") or {}).get("created"))
-        return assembler.prompt(text, session=ctx["session"], at=at, anchor=mid, begin=cursor, ctx=ctx)
+        return assembler.prompt(
+            text, session=ctx["session"], at=at, anchor=mid, begin=cursor, ctx=ctx
+        )
     if role != "assistant":
         reading.unknown += info is not _BROKEN
         return None
@@ -177,6 +211,7 @@ def _tool(current: Exchange, part: dict[str, Any]) -> None:
     elif status == "completed":
         meta = obj(state.get("metadata"))
         code = meta.get("exit")
-        failed = (isinstance(code, int) and not isinstance(code, bool) and code != 0) or \
-            (str(part.get("tool")) == "bash" and output_failed(str(state.get("output") or "")))
+        failed = (isinstance(code, int) and not isinstance(code, bool) and code != 0) or (
+            str(part.get("tool")) == "bash" and output_failed(str(state.get("output") or ""))
+        )
         current.result(ref, not failed, state.get("output") or "")

@@ -1,4 +1,5 @@
-"""The memory an exchange makes: one episodic record per exchange, in the shape ``import_records`` takes."""
+"""The memory an exchange makes: one episodic record per exchange, in the shape ``import_records``
+takes."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from typing import Any
 
 from .exchange import SHOWN_CALLS, Call, Exchange, clip, key, memory_id
 
-_MARGIN = 256  # bytes kept free under the store's limit: cleaning may not shrink text, redaction may grow it
+# bytes kept free under the store's limit: cleaning may not shrink text, redaction may grow it
+_MARGIN = 256
 
 
 def call_line(made: Call) -> str:
@@ -31,7 +33,8 @@ def content(exchange: Exchange, max_bytes: int) -> str:
     prompt, answer = exchange.prompt, exchange.answer
     budget = max(1024, max_bytes - _MARGIN)
     while True:
-        # Not "User:"/"Assistant:": in text holding tool output those lines read as a forged conversation.
+        # Not "User:"/"Assistant:": in text holding tool output those lines read as a forged
+        # conversation.
         parts = [f"Prompt: {prompt}"]
         if answer:
             parts.append(f"Answer: {answer}")
@@ -43,9 +46,12 @@ def content(exchange: Exchange, max_bytes: int) -> str:
             return text
         # Over the limit: give up tool lines first, then halve the longest text, until it fits.
         if len(tools) > 4:
-            tools = tools[: len(tools) // 2] + [f"- … and {len(exchange.calls) - len(tools) // 2} more calls"]
+            tools = tools[: len(tools) // 2] + [
+                f"- … and {len(exchange.calls) - len(tools) // 2} more calls"
+            ]
         elif len(answer) >= len(prompt) and answer:
-            answer = clip(answer, len(answer) // 2)  # "" when it is one unbroken run: never cut inside one
+            # "" when it is one unbroken run: never cut inside one
+            answer = clip(answer, len(answer) // 2)
         elif prompt:
             prompt = clip(prompt, len(prompt) // 2)
         else:
@@ -65,23 +71,45 @@ def exchange_key(client: str, exchange: Exchange) -> str:
     return key(client, exchange.session, exchange.anchor)
 
 
-def to_record(exchange: Exchange, *, client: str, agent: str | None, max_bytes: int, tag: str = "mined",
-              meta: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The record for ``import_records``: deterministic ``id`` and ``key``, so a rerun adds nothing."""
+def to_record(
+    exchange: Exchange,
+    *,
+    client: str,
+    agent: str | None,
+    max_bytes: int,
+    tag: str = "mined",
+    meta: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The record for ``import_records``: deterministic ``id`` and ``key``, so a rerun adds
+    nothing."""
     failed = [c for c in exchange.calls if c.ok is False]
     record_key = exchange_key(client, exchange)
     ctx = exchange.ctx
-    metadata = {"client": client, "session": exchange.session, "project": ctx.get("project"),
-                "branch": ctx.get("branch") or None, "model": ctx.get("model") or None,
-                "file": ctx.get("file"), "title": ctx.get("title"), "turn": exchange.anchor, "tools": len(exchange.calls),
-                "failed": [{"tool": c.tool, "args": c.args, "error": c.error} for c in failed[:10]],
-                **(meta or {})}
+    metadata = {
+        "client": client,
+        "session": exchange.session,
+        "project": ctx.get("project"),
+        "branch": ctx.get("branch") or None,
+        "model": ctx.get("model") or None,
+        "file": ctx.get("file"),
+        "title": ctx.get("title"),
+        "turn": exchange.anchor,
+        "tools": len(exchange.calls),
+        "failed": [{"tool": c.tool, "args": c.args, "error": c.error} for c in failed[:10]],
+        **(meta or {}),
+    }
     record = {
-        "id": memory_id(record_key), "key": record_key, "content": content(exchange, max_bytes),
-        "type": "episodic", "task_id": exchange.session, "step": exchange.position, "event_at": exchange.at,
+        "id": memory_id(record_key),
+        "key": record_key,
+        "content": content(exchange, max_bytes),
+        "type": "episodic",
+        "task_id": exchange.session,
+        "step": exchange.position,
+        "event_at": exchange.at,
         "trigger": "tool_error" if failed else "exchange",
         "outcome": "failure" if failed else ("success" if exchange.calls else "neutral"),
-        "source": source(exchange), "tags": [tag, client],
+        "source": source(exchange),
+        "tags": [tag, client],
         "metadata": {k: v for k, v in metadata.items() if v not in (None, [], "")},
     }
     if agent:

@@ -1,5 +1,5 @@
-"""Where each transcript was mined to, kept beside the store: ``<store>/mined/<hash>.json``, one small
-file per transcript (or OpenCode session), replaced atomically after every committed batch.
+"""Where each transcript was mined to, kept beside the store: ``<store>/mined/<hash>.json``, one
+small file per transcript (or OpenCode session), replaced atomically after every committed batch.
 
 A state says: the file's size and mtime at the last run (unchanged means nothing to do, without
 opening the store), the cursor where reading resumes (a byte offset: the start of the last exchange,
@@ -25,7 +25,8 @@ STATE_DIR = "mined"
 class State:
     unit: str
     client: str
-    stamp: list[Any] = field(default_factory=list)  # [size, mtime_ns] (files) or the session's update time
+    # [size, mtime_ns] (files) or the session's update time
+    stamp: list[Any] = field(default_factory=list)
     cursor: Any = 0
     check: str = ""
     position: int = 0
@@ -33,9 +34,11 @@ class State:
     open: list[dict[str, Any]] = field(default_factory=list)
     tail: dict[str, Any] | None = None
     exchanges: int = 0
-    size: int = 0  # bytes of the transcript when it was last mined to its end (doctor's "how much")
+    # bytes of the transcript when it was last mined to its end (doctor's "how much")
+    size: int = 0
     done: bool = False
-    scope: str = ""  # the project a run was limited to ("" for none): another scope reads it again
+    # the project a run was limited to ("" for none): another scope reads it again
+    scope: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -46,7 +49,9 @@ def state_dir(store: Path) -> Path:
 
 
 def _file(store: Path, unit: str) -> Path:
-    return state_dir(store) / (hashlib.sha256(unit.encode("utf-8", "surrogatepass")).hexdigest()[:24] + ".json")
+    return state_dir(store) / (
+        hashlib.sha256(unit.encode("utf-8", "surrogatepass")).hexdigest()[:24] + ".json"
+    )
 
 
 def load(store: Path, unit: str, client: str) -> State:
@@ -64,7 +69,9 @@ def save(store: Path, state: State) -> None:
     """Write the state atomically (a killed run leaves the previous one whole)."""
     directory = state_dir(store)
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=directory, delete=False, suffix=".tmp")
+    handle = tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", dir=directory, delete=False, suffix=".tmp"
+    )
     try:
         with handle:
             json.dump(state.to_dict(), handle, ensure_ascii=False)
@@ -84,7 +91,9 @@ def all_states(store: Path) -> list[State]:
     for path in directory.glob("*.json"):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            found.append(State(**{k: v for k, v in data.items() if k in State.__dataclass_fields__}))
+            found.append(
+                State(**{k: v for k, v in data.items() if k in State.__dataclass_fields__})
+            )
         except (OSError, ValueError, TypeError):
             continue
     return found

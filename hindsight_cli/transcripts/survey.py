@@ -12,7 +12,8 @@ from .base import Unit
 
 @dataclass
 class Found:
-    """One client's history: where it is, its transcripts, their size and how much of it is mined."""
+    """One client's history: where it is, its transcripts, their size and how much of it is
+    mined."""
 
     client: str
     title: str
@@ -45,14 +46,17 @@ def find(client: str, root: Path | None = None) -> Found:
 
 
 def covered(found: Found, store: Path) -> Found:
-    """Fill in how much of ``found`` the store at ``store`` has mined (bytes, or messages for OpenCode)."""
+    """Fill in how much of ``found`` the store at ``store`` has mined (bytes, or messages for
+    OpenCode)."""
     states = {s.unit: s for s in state.all_states(store) if s.client == found.client}
     mined = 0
     for unit in found.units:
         saved = states.get(unit.id)
         if saved is None:
             continue
-        reached = saved.size if saved.done else (saved.cursor if isinstance(saved.cursor, int) else 0)
+        reached = (
+            saved.size if saved.done else (saved.cursor if isinstance(saved.cursor, int) else 0)
+        )
         mined += min(unit.size, int(reached or 0)) if saved.stamp != unit.stamp else unit.size
     found.mined = mined
     return found

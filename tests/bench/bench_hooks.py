@@ -2,15 +2,16 @@
 
     python tests/bench/bench_hooks.py [--runs 30] [--no-bytecode] [--compare OTHER_CHECKOUT]
 
-Runs the command line that ``hindsight hooks install`` writes, on two failing-tool payloads (spooled,
-store untouched): a plain error, and one whose text holds a URL and a ``token=`` (so the redaction
-patterns that look for those are compiled and run). For scale: a bare ``python -c pass`` (what any
-Python hook pays), ``python -S -c pass`` (the same without site-packages, the installed command's
-floor) and ``python -m hindsight_cli.hooks`` (the hook through the package's ``__init__``). The cases
-take turns, so a change in the machine's load hits them alike. Bytecode is cached in a temporary
-directory, as an installed package has it; ``--no-bytecode`` compiles our modules on every call
-instead (an editable install with PYTHONDONTWRITEBYTECODE set). ``--compare`` times another checkout's
-installed hook (say, a worktree of main) in the same rounds. No timing is asserted in the tests.
+Runs the command line that ``hindsight hooks install`` writes, on two failing-tool payloads
+(spooled, store untouched): a plain error, and one whose text holds a URL and a ``token=`` (so the
+redaction patterns that look for those are compiled and run). For scale: a bare ``python -c pass``
+(what any Python hook pays), ``python -S -c pass`` (the same without site-packages, the installed
+command's floor) and ``python -m hindsight_cli.hooks`` (the hook through the package's
+``__init__``). The cases take turns, so a change in the machine's load hits them alike. Bytecode is
+cached in a temporary directory, as an installed package has it; ``--no-bytecode`` compiles our
+modules on every call instead (an editable install with PYTHONDONTWRITEBYTECODE set). ``--compare``
+times another checkout's installed hook (say, a worktree of main) in the same rounds. No timing is
+asserted in the tests.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from hindsight_cli.hooks.install import command  # noqa: E402
 
 ERRORS = {
     "plain error": "Exit code 1\nE   ModuleNotFoundError: No module named 'requests'",
-    "error with a URL and token=": "Exit code 22\ncurl: (22) https://api.example.com/v1/items?token=abc123XYZ returned 401",
+    "error with a URL and token=": "Exit code 22\ncurl: (22) "
+    "https://api.example.com/v1/items?token=abc123XYZ returned 401",
 }
 
 
@@ -41,9 +43,16 @@ def _payload(project: Path, error: str) -> str:
     # A new session and mostly new words each time: a repeat of an earlier session's error would
     # (rightly) recall, which is not what is timed here.
     noise = " ".join(os.urandom(4).hex() for _ in range(16))
-    return json.dumps({"session_id": os.urandom(4).hex(), "cwd": str(project), "hook_event_name": "PostToolUseFailure",
-                       "tool_name": "Bash", "tool_input": {"command": "pytest tests/test_api.py"},
-                       "error": f"{error} {noise}"})
+    return json.dumps(
+        {
+            "session_id": os.urandom(4).hex(),
+            "cwd": str(project),
+            "hook_event_name": "PostToolUseFailure",
+            "tool_name": "Bash",
+            "tool_input": {"command": "pytest tests/test_api.py"},
+            "error": f"{error} {noise}",
+        }
+    )
 
 
 def _p90(times: list[float]) -> float:
@@ -54,45 +63,79 @@ def _p90(times: list[float]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=30)
-    parser.add_argument("--no-bytecode", action="store_true", help="Compile our modules on every call.")
-    parser.add_argument("--compare", type=Path, help="Another checkout whose installed hook to time too.")
+    parser.add_argument(
+        "--no-bytecode", action="store_true", help="Compile our modules on every call."
+    )
+    parser.add_argument(
+        "--compare", type=Path, help="Another checkout whose installed hook to time too."
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         project = Path(tmp) / "project"
         (project / ".hindsight").mkdir(parents=True)
-        env = {"HINDSIGHT_HOME": str(Path(tmp) / "home"), "PATH": "/usr/bin:/bin",
-               **({"PYTHONDONTWRITEBYTECODE": "1"} if args.no_bytecode else {"PYTHONPYCACHEPREFIX": f"{tmp}/pycache"})}
+        env = {
+            "HINDSIGHT_HOME": str(Path(tmp) / "home"),
+            "PATH": "/usr/bin:/bin",
+            **(
+                {"PYTHONDONTWRITEBYTECODE": "1"}
+                if args.no_bytecode
+                else {"PYTHONPYCACHEPREFIX": f"{tmp}/pycache"}
+            ),
+        }
         installed = shlex.split(command("claude-code", "tool-failure", None))
-        cases = {"python -c pass": ([sys.executable, "-c", "pass"], ""),
-                 "python -S -c pass": ([sys.executable, "-S", "-c", "pass"], "")}
+        cases = {
+            "python -c pass": ([sys.executable, "-c", "pass"], ""),
+            "python -S -c pass": ([sys.executable, "-S", "-c", "pass"], ""),
+        }
         for name, error in ERRORS.items():
             cases[f"recording hook as installed, {name}"] = (installed, error)
         if args.compare:
-            other = subprocess.run([sys.executable, "-c", "from hindsight_cli.hooks.install import command; "
-                                    "print(command('claude-code', 'tool-failure', None))"],
-                                   cwd=args.compare, capture_output=True, text=True, check=True).stdout
+            other = subprocess.run(
+                [
+                    sys.executable,
+                    "-c",
+                    "from hindsight_cli.hooks.install import command; "
+                    "print(command('claude-code', 'tool-failure', None))",
+                ],
+                cwd=args.compare,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
             for name, error in ERRORS.items():
-                cases[f"{args.compare.name}: recording hook as installed, {name}"] = (shlex.split(other), error)
+                cases[f"{args.compare.name}: recording hook as installed, {name}"] = (
+                    shlex.split(other),
+                    error,
+                )
         cases["python -m hindsight_cli.hooks, plain error"] = (
-            [sys.executable, "-m", "hindsight_cli.hooks", "tool-failure"], ERRORS["plain error"])
+            [sys.executable, "-m", "hindsight_cli.hooks", "tool-failure"],
+            ERRORS["plain error"],
+        )
         times: dict[str, list[float]] = {name: [] for name in cases}
-        for round_ in range(args.runs + 2):  # two warm-up rounds fill the bytecode cache
+        # two warm-up rounds fill the bytecode cache
+        for round_ in range(args.runs + 2):
             for name, (argv, error) in cases.items():
                 stdin = _payload(project, error) if error else ""
                 start = time.perf_counter()
-                subprocess.run(argv, input=stdin, capture_output=True, text=True, check=True, env=env, cwd=ROOT)
+                subprocess.run(
+                    argv, input=stdin, capture_output=True, text=True, check=True, env=env, cwd=ROOT
+                )
                 if round_ >= 2:
                     times[name].append(time.perf_counter() - start)
         print(f"hook command: {shlex.join(installed)}")
         base = statistics.median(times["python -c pass"])
         for name, values in times.items():
             median = statistics.median(values)
-            print(f"{name:<64} median {median * 1000:6.1f} ms   p90 {_p90(values) * 1000:6.1f} ms"
-                  f"   over python -c pass {(median - base) * 1000:+6.1f} ms")
+            print(
+                f"{name:<64} median {median * 1000:6.1f} ms   p90 {_p90(values) * 1000:6.1f} ms"
+                f"   over python -c pass {(median - base) * 1000:+6.1f} ms"
+            )
         spool = project / ".hindsight" / "spool"
         lines = (spool / "events.jsonl").read_text().count("\n")
-        print(f"spooled events: {lines}; errors logged: {(spool / 'hooks.log').exists()}; "
-              f"store opened: {(project / '.hindsight' / 'ledger.duckdb').exists()}")
+        print(
+            f"spooled events: {lines}; errors logged: {(spool / 'hooks.log').exists()}; "
+            f"store opened: {(project / '.hindsight' / 'ledger.duckdb').exists()}"
+        )
 
 
 if __name__ == "__main__":

@@ -1,12 +1,12 @@
-"""Measure long-memory recall (issue 17, point 3) through the shipping store: every LoCoMo session is
-recorded as one long memory, and each question is searched; a hit is an evidence session in the top 3.
-The same run measures the store searching only a memory's first window (as before chunks), so the two
-figures share the machine, the model and the data. Not a test (pytest does not collect it):
+"""Measure long-memory recall (issue 17, point 3) through the shipping store: every LoCoMo session
+is recorded as one long memory, and each question is searched; a hit is an evidence session in the
+top 3. The same run measures the store searching only a memory's first window (as before chunks), so
+the two figures share the machine, the model and the data. Not a test (pytest does not collect it):
 
     python tests/bench/bench_long_memories.py [--data ../shared/bench/locomo/dev.json] [--json]
 
-"Late" questions are those whose evidence all sits after the model's first window of its session: the
-part of a long memory the vectors never saw before.
+"Late" questions are those whose evidence all sits after the model's first window of its session:
+the part of a long memory the vectors never saw before.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from hindsight_cli.embedding import BundledEmbedder  # noqa: E402
 from hindsight_cli.evaluation import load_locomo  # noqa: E402
 from hindsight_cli.store import Store  # noqa: E402
 
-DEFAULT_DATA = Path("../shared/bench/locomo/dev.json")  # from the repository's top (its licence: never copy it)
+# from the repository's top (its licence: never copy it)
+DEFAULT_DATA = Path("../shared/bench/locomo/dev.json")
 
 
 class Cached:
@@ -52,7 +53,9 @@ def _sessions(conversation: Any) -> tuple[dict[str, str], dict[str, tuple[str, i
     where: dict[str, tuple[str, int]] = {}
     for record in conversation.records:
         lines = texts.setdefault(record["task_id"], [])
-        before = len(tokenizer.encode("\n".join(lines), add_special_tokens=False).ids) if lines else 0
+        before = (
+            len(tokenizer.encode("\n".join(lines), add_special_tokens=False).ids) if lines else 0
+        )
         where[record["metadata"]["dia_id"]] = (record["task_id"], before)
         lines.append(record["content"])
     return {name: "\n".join(lines) for name, lines in texts.items()}, where
@@ -61,9 +64,15 @@ def _sessions(conversation: Any) -> tuple[dict[str, str], dict[str, tuple[str, i
 def run(data: Path, embedder: Cached, first_window_only: bool) -> dict[str, Any]:
     split = chunks.split
     if first_window_only:
-        chunks.split = lambda text, model: [text]  # the model truncates: its first window
+        # the model truncates: its first window
+        chunks.split = lambda text, model: [text]
     try:
-        found: dict[str, list[float]] = {"vector": [], "hybrid": [], "vector_late": [], "hybrid_late": []}
+        found: dict[str, list[float]] = {
+            "vector": [],
+            "hybrid": [],
+            "vector_late": [],
+            "hybrid_late": [],
+        }
         lengths: list[int] = []
         for conversation in load_locomo(data):
             texts, where = _sessions(conversation)
@@ -71,7 +80,9 @@ def run(data: Path, embedder: Cached, first_window_only: bool) -> dict[str, Any]
                 store = Store(directory, embedder=embedder)
                 for name, text in texts.items():
                     store.record(text, task_id=name, type="episodic", merge=False)
-                    lengths.append(len(chunks._tokenizer().encode(text, add_special_tokens=False).ids))
+                    lengths.append(
+                        len(chunks._tokenizer().encode(text, add_special_tokens=False).ids)
+                    )
                 for question in conversation.questions:
                     targets = {where[d][0] for d in question.evidence if d in where}
                     if not targets:
@@ -85,9 +96,13 @@ def run(data: Path, embedder: Cached, first_window_only: bool) -> dict[str, Any]
                             found[mode + "_late"].append(hit)
     finally:
         chunks.split = split
-    return {"questions": len(found["vector"]), "late_questions": len(found["vector_late"]),
-            "sessions": len(lengths), "longer_than_window": sum(n > chunks.WINDOW for n in lengths) / len(lengths),
-            **{f"hit@3_{name}": round(float(np.mean(values)), 3) for name, values in found.items()}}
+    return {
+        "questions": len(found["vector"]),
+        "late_questions": len(found["vector_late"]),
+        "sessions": len(lengths),
+        "longer_than_window": sum(n > chunks.WINDOW for n in lengths) / len(lengths),
+        **{f"hit@3_{name}": round(float(np.mean(values)), 3) for name, values in found.items()},
+    }
 
 
 def main() -> None:
@@ -96,17 +111,24 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     embedder = Cached()
-    results = {"first_window": run(args.data, embedder, True), "best_chunk": run(args.data, embedder, False)}
+    results = {
+        "first_window": run(args.data, embedder, True),
+        "best_chunk": run(args.data, embedder, False),
+    }
     if args.json:
         print(json.dumps(results, indent=2))
         return
     print(f"{'':14}{'vector':>8}{'late':>8}{'hybrid':>8}{'late':>8}")
     for name, r in results.items():
-        print(f"{name:14}{r['hit@3_vector']:8.3f}{r['hit@3_vector_late']:8.3f}{r['hit@3_hybrid']:8.3f}"
-              f"{r['hit@3_hybrid_late']:8.3f}")
+        print(
+            f"{name:14}{r['hit@3_vector']:8.3f}{r['hit@3_vector_late']:8.3f}{r['hit@3_hybrid']:8.3f}"
+            f"{r['hit@3_hybrid_late']:8.3f}"
+        )
     r = results["best_chunk"]
-    print(f"{r['questions']} questions ({r['late_questions']} late), {r['sessions']} sessions, "
-          f"{r['longer_than_window']:.0%} longer than the model's window")
+    print(
+        f"{r['questions']} questions ({r['late_questions']} late), {r['sessions']} sessions, "
+        f"{r['longer_than_window']:.0%} longer than the model's window"
+    )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Tokens of what a model reads from each MCP tool: the text content of every tool's result, per budget.
+"""Tokens of what a model reads from each MCP tool: the text content of every tool's result, per
+budget.
 
     python tests/bench/bench_mcp_results.py [--memories 40]
 
@@ -28,20 +29,36 @@ def fill(store: Any, count: int) -> list[str]:
     ids = []
     for n in range(count):
         if n % 4 == 0:
-            result = store.record(f"deploy {n} to staging failed: the migration {n} timed out after 30 s while "
-                                  f"holding a lock on table orders_{n}", outcome="failure", task_id=f"deploy-{n}",
-                                  resolution=f"ran migration {n} in batches of 1,000 rows with lock_timeout 5 s",
-                                  trigger="tool_error", tags=["deploy", "staging"])
+            result = store.record(
+                f"deploy {n} to staging failed: the migration {n} timed out after 30 s while "
+                f"holding a lock on table orders_{n}",
+                outcome="failure",
+                task_id=f"deploy-{n}",
+                resolution=f"ran migration {n} in batches of 1,000 rows with lock_timeout 5 s",
+                trigger="tool_error",
+                tags=["deploy", "staging"],
+            )
         elif n % 4 == 1:
-            result = store.record(f"the user prefers deploys to staging {n} to run after 18:00 UTC", type="semantic",
-                                  source="user")
+            result = store.record(
+                f"the user prefers deploys to staging {n} to run after 18:00 UTC",
+                type="semantic",
+                source="user",
+            )
         elif n % 4 == 2:
-            result = store.record("How to deploy to staging: " + " ".join(
-                f"step {s}: run make deploy-{s} ENV=staging and wait for the health check;" for s in range(12)),
-                type="procedural")
+            result = store.record(
+                "How to deploy to staging: "
+                + " ".join(
+                    f"step {s}: run make deploy-{s} ENV=staging and wait for the health check;"
+                    for s in range(12)
+                ),
+                type="procedural",
+            )
         else:
-            result = store.record(f"deploy {n} to staging succeeded in 4 minutes", outcome="success",
-                                  task_id=f"deploy-{n}")
+            result = store.record(
+                f"deploy {n} to staging succeeded in 4 minutes",
+                outcome="success",
+                task_id=f"deploy-{n}",
+            )
         ids.append(result.memory.id)
     return ids
 
@@ -60,11 +77,16 @@ async def measure(store: Any, ids: list[str]) -> list[tuple[str, int | None, int
             ("memory_get", {"id": ids[2]}),
             ("memory_summarize", {"task_id": "deploy-0"}),
             ("memory_consolidate", {"dry_run": True}),
-            ("memory_write", {"content": "the staging deploy needs the VPN up first", "tags": ["deploy"]}),
+            (
+                "memory_write",
+                {"content": "the staging deploy needs the VPN up first", "tags": ["deploy"]},
+            ),
             ("memory_forget", {"ids": [ids[-1]]}),
         ]
         for name, arguments in calls:
-            budgets: tuple[int | None, ...] = BUDGETS if "budget_tokens" in schemas[name] else (None,)
+            budgets: tuple[int | None, ...] = (
+                BUDGETS if "budget_tokens" in schemas[name] else (None,)
+            )
             for budget in budgets:
                 args = {**arguments, **({"budget_tokens": budget} if budget else {})}
                 result = await client.call_tool(name, args)

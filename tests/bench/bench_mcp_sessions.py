@@ -3,10 +3,10 @@ whether another agent is still served.
 
     python tests/bench/bench_mcp_sessions.py [--sessions 3000] [--compare OTHER_CHECKOUT]
 
-Starts `hindsight mcp --transport http` with tokens for alice and bob, lets alice open ``--sessions``
-sessions (initialize, never closed, as a careless or hostile client does), then has bob open one and
-search. ``--compare`` runs another checkout's code (say, a worktree of main) the same way: there the
-sessions pile up to the SDK's server-wide 10,000, after which bob gets 503.
+Starts `hindsight mcp --transport http` with tokens for alice and bob, lets alice open
+``--sessions`` sessions (initialize, never closed, as a careless or hostile client does), then has
+bob open one and search. ``--compare`` runs another checkout's code (say, a worktree of main) the
+same way: there the sessions pile up to the SDK's server-wide 10,000, after which bob gets 503.
 """
 
 from __future__ import annotations
@@ -39,18 +39,41 @@ def run(code: Path, sessions: int) -> dict[str, object]:
         work = Path(tmp)
         env = {**os.environ, "HINDSIGHT_HOME": str(work / "home"), "PYTHONPATH": str(code)}
         hindsight = [sys.executable, "-m", "hindsight_cli"]
-        token = {agent: subprocess.run([*hindsight, "mcp", "token", agent, "--store", str(work / "s")], env=env,
-                                       cwd=work, capture_output=True, text=True, check=True).stdout.strip()
-                 for agent in ("alice", "bob")}
+        token = {
+            agent: subprocess.run(
+                [*hindsight, "mcp", "token", agent, "--store", str(work / "s")],
+                env=env,
+                cwd=work,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+            for agent in ("alice", "bob")
+        }
         port = free_port()
-        proc = subprocess.Popen([*hindsight, "mcp", "--transport", "http", "--port", str(port), "--store",
-                                 str(work / "s"), "--log-file", str(work / "mcp.log")], env=env, cwd=work)
+        proc = subprocess.Popen(
+            [
+                *hindsight,
+                "mcp",
+                "--transport",
+                "http",
+                "--port",
+                str(port),
+                "--store",
+                str(work / "s"),
+                "--log-file",
+                str(work / "mcp.log"),
+            ],
+            env=env,
+            cwd=work,
+        )
         url = f"http://127.0.0.1:{port}"
         try:
             wait_for(lambda: listening(port), "the server")
             with httpx2.Client(timeout=120) as http:
                 first = open_session(http, url, token["bob"]).headers["mcp-session-id"]
-                call(http, url, "memory_search", {"query": "warm"}, token["bob"], first)  # the model is loaded
+                # the model is loaded
+                call(http, url, "memory_search", {"query": "warm"}, token["bob"], first)
                 before = rss_mib(proc.pid)
                 started, statuses = time.monotonic(), {}
                 for _ in range(sessions):
@@ -61,13 +84,25 @@ def run(code: Path, sessions: int) -> dict[str, object]:
                 bob = open_session(http, url, token["bob"])
                 served = bob.status_code
                 if served == 200:
-                    found = call(http, url, "memory_search", {"query": "x"}, token["bob"], bob.headers["mcp-session-id"])
+                    found = call(
+                        http,
+                        url,
+                        "memory_search",
+                        {"query": "x"},
+                        token["bob"],
+                        bob.headers["mcp-session-id"],
+                    )
                     served = found.status_code if "result" in answer(found) else -1
         finally:
             proc.terminate()
             proc.wait(timeout=60)
-    return {"rss before": f"{before:.0f} MiB", "rss after": f"{after:.0f} MiB", "alice's answers": statuses,
-            "flood": f"{flood:.1f} s", "bob": served}
+    return {
+        "rss before": f"{before:.0f} MiB",
+        "rss after": f"{after:.0f} MiB",
+        "alice's answers": statuses,
+        "flood": f"{flood:.1f} s",
+        "bob": served,
+    }
 
 
 def main() -> None:

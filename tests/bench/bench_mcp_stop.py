@@ -3,9 +3,10 @@
     python tests/bench/bench_mcp_stop.py [--runs 3] [--cap 60] [--compare OTHER_CHECKOUT]
 
 Scenarios: stdio with stdin open (idle; a call waiting on a store another process keeps busy by
-holding its ledger's write lock), HTTP with a client's event stream open (idle; the same stuck call).
-``--compare`` runs another checkout's code (say, a worktree of main) through this interpreter in the
-same rounds. A server still running after ``--cap`` seconds is killed and reported as ``>cap``.
+holding its ledger's write lock), HTTP with a client's event stream open (idle; the same stuck
+call). ``--compare`` runs another checkout's code (say, a worktree of main) through this interpreter
+in the same rounds. A server still running after ``--cap`` seconds is killed and reported as
+``>cap``.
 """
 
 from __future__ import annotations
@@ -32,26 +33,61 @@ from tests.mcp_http import call, free_port, headers, listening, open_session, wa
 
 
 def _start(code: Path, work: Path, transport: str, port: int) -> subprocess.Popen:
-    env = {**os.environ, "HINDSIGHT_HOME": str(work / "home"), "HINDSIGHT_LOCK_TIMEOUT": "300",
-           "PYTHONPATH": str(code)}
+    env = {
+        **os.environ,
+        "HINDSIGHT_HOME": str(work / "home"),
+        "HINDSIGHT_LOCK_TIMEOUT": "300",
+        "PYTHONPATH": str(code),
+    }
     args = ["--transport", "http", "--port", str(port)] if transport == "http" else []
-    return subprocess.Popen([sys.executable, "-m", "hindsight_cli", "mcp", "--store", str(work / "s"), *args],
-                            env=env, cwd=work, text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [sys.executable, "-m", "hindsight_cli", "mcp", "--store", str(work / "s"), *args],
+        env=env,
+        cwd=work,
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def _stdio(proc: subprocess.Popen, busy: bool) -> None:
     assert proc.stdin and proc.stdout
-    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "b", "version": "0"}}}) + "\n")
+    proc.stdin.write(
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "b", "version": "0"},
+                },
+            }
+        )
+        + "\n"
+    )
     proc.stdin.flush()
     proc.stdout.readline()
     if busy:
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-            "name": "memory_write", "arguments": {"content": "x"}}}) + "\n")
+        proc.stdin.write(
+            json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n"
+        )
+        proc.stdin.write(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "tools/call",
+                    "params": {"name": "memory_write", "arguments": {"content": "x"}},
+                }
+            )
+            + "\n"
+        )
         proc.stdin.flush()
-        time.sleep(0.5)  # let the call reach the store (a benchmark, not a test)
+        # let the call reach the store (a benchmark, not a test)
+        time.sleep(0.5)
 
 
 def _http(port: int, busy: bool) -> None:
@@ -67,24 +103,37 @@ def _http(port: int, busy: bool) -> None:
             pass
 
     def stream() -> None:
-        with httpx2.Client(timeout=600) as own, own.stream("GET", f"{url}/mcp", headers={
-                **headers(session=session), "Accept": "text/event-stream"}) as events:
+        with (
+            httpx2.Client(timeout=600) as own,
+            own.stream(
+                "GET",
+                f"{url}/mcp",
+                headers={**headers(session=session), "Accept": "text/event-stream"},
+            ) as events,
+        ):
             for _ in events.iter_bytes():
                 pass
 
     threading.Thread(target=quietly, args=(stream,), daemon=True).start()
     if busy:
-        threading.Thread(target=quietly, args=(lambda: call(http, url, "memory_write", {"content": "x"},
-                                                            session=session),), daemon=True).start()
+        threading.Thread(
+            target=quietly,
+            args=(lambda: call(http, url, "memory_write", {"content": "x"}, session=session),),
+            daemon=True,
+        ).start()
     time.sleep(0.5)
 
 
 def once(code: Path, transport: str, busy: bool, cap: float) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        subprocess.run([sys.executable, "-m", "hindsight_cli", "init", "--store", str(work / "s")], check=True,
-                       env={**os.environ, "HINDSIGHT_HOME": str(work / "home"), "PYTHONPATH": str(code)},
-                       capture_output=True, cwd=work)
+        subprocess.run(
+            [sys.executable, "-m", "hindsight_cli", "init", "--store", str(work / "s")],
+            check=True,
+            env={**os.environ, "HINDSIGHT_HOME": str(work / "home"), "PYTHONPATH": str(code)},
+            capture_output=True,
+            cwd=work,
+        )
         with open(work / "s" / "ledger.duckdb.lock", "a+") as lock:
             if busy:
                 fcntl.flock(lock, fcntl.LOCK_EX)
@@ -115,8 +164,10 @@ def main() -> None:
             row = []
             for code in codes.values():
                 times = [once(code, transport, busy, options.cap) for _ in range(options.runs)]
-                shown = [f">{options.cap:.0f}" if t == float("inf") else f"{t:.2f}" for t in
-                         (statistics.median(times), max(times))]
+                shown = [
+                    f">{options.cap:.0f}" if t == float("inf") else f"{t:.2f}"
+                    for t in (statistics.median(times), max(times))
+                ]
                 row.append(f"{shown[0]} ({shown[1]})")
             label = f"{transport}, {'store busy, call in flight' if busy else 'idle'}"
             print(f"{label:<28} " + " ".join(f"{cell:>26}" for cell in row))

@@ -4,11 +4,12 @@
     python tests/bench/bench_vector_index.py --sizes 5000,10000,20000,50000,100000
     python tests/bench/bench_vector_index.py --sizes 100000 --types IVF_SQ,IVF_FLAT,IVF_PQ
 
-The vectors are the bundled model's embeddings of ``hindsight_cli.benchmark.synthetic(max size)`` (each
-distinct text embedded once; ``--cache FILE.npz`` keeps them for the next run), in a LanceDB table with
-the index's filter columns. Queries: 300 memories from the same generator with another seed. For each
-size and index type: build time, flat and approximate top-100 p50/p95 under the default search filter,
-and recall@10/@100 against flat search (a hit whose distance ties the k-th exact one counts).
+The vectors are the bundled model's embeddings of ``hindsight_cli.benchmark.synthetic(max size)``
+(each distinct text embedded once; ``--cache FILE.npz`` keeps them for the next run), in a LanceDB
+table with the index's filter columns. Queries: 300 memories from the same generator with another
+seed. For each size and index type: build time, flat and approximate top-100 p50/p95 under the
+default search filter, and recall@10/@100 against flat search (a hit whose distance ties the k-th
+exact one counts).
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ from hindsight_cli.benchmark import synthetic  # noqa: E402
 from hindsight_cli.storage.index import NPROBES, REFINE_FACTOR  # noqa: E402
 from hindsight_cli.storage.rows import MemoryRow, embedding_text  # noqa: E402
 
-WHERE = "type IN ('episodic', 'semantic', 'procedural') AND status IN ('active') AND expires_at IS NULL"
+WHERE = (
+    "type IN ('episodic', 'semantic', 'procedural') AND status IN ('active') AND expires_at IS NULL"
+)
 SEARCH = {"IVF_SQ": {"refine": REFINE_FACTOR}, "IVF_PQ": {"refine": 4}, "IVF_FLAT": {}}
 
 
@@ -42,12 +45,22 @@ def vectors(size: int, cache: Path | None) -> tuple[np.ndarray, np.ndarray]:
     from hindsight_cli.embedding import load_embedder
 
     model = load_embedder()
-    texts = [embedding_text(MemoryRow("", r["content"], resolution=r.get("resolution"))) for r in synthetic(size)]
+    texts = [
+        embedding_text(MemoryRow("", r["content"], resolution=r.get("resolution")))
+        for r in synthetic(size)
+    ]
     distinct = sorted(set(texts), key=len)
-    embedded = np.concatenate([model.embed(distinct[i : i + 256]) for i in range(0, len(distinct), 256)])
+    embedded = np.concatenate(
+        [model.embed(distinct[i : i + 256]) for i in range(0, len(distinct), 256)]
+    )
     position = {text: i for i, text in enumerate(distinct)}
     rows = embedded[[position[t] for t in texts]].astype(np.float32)
-    queries = model.embed([embedding_text(MemoryRow("", r["content"], resolution=r.get("resolution"))) for r in synthetic(300, seed=99)])
+    queries = model.embed(
+        [
+            embedding_text(MemoryRow("", r["content"], resolution=r.get("resolution")))
+            for r in synthetic(300, seed=99)
+        ]
+    )
     if cache:
         np.savez(cache, rows=rows, queries=queries)
     return rows, queries
@@ -59,9 +72,18 @@ def table(path: Path, rows: np.ndarray) -> Any:
 
     n, dim = rows.shape
     db = lancedb.connect(str(path), read_consistency_interval=timedelta(0))
-    return db.create_table("t", pa.table({
-        "id": [f"m{i:06d}" for i in range(n)], "vector": pa.FixedSizeListArray.from_arrays(pa.array(rows.ravel()), dim),
-        "type": ["episodic"] * n, "status": ["active"] * n, "expires_at": pa.array([None] * n, pa.int64())}))
+    return db.create_table(
+        "t",
+        pa.table(
+            {
+                "id": [f"m{i:06d}" for i in range(n)],
+                "vector": pa.FixedSizeListArray.from_arrays(pa.array(rows.ravel()), dim),
+                "type": ["episodic"] * n,
+                "status": ["active"] * n,
+                "expires_at": pa.array([None] * n, pa.int64()),
+            }
+        ),
+    )
 
 
 def search(tb: Any, query: np.ndarray, kind: str | None) -> list[dict[str, Any]]:
@@ -99,7 +121,9 @@ def recall(tb: Any, queries: np.ndarray, kind: str, k: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="5000,10000,20000,50000,100000")
-    parser.add_argument("--types", default="IVF_SQ", help="comma-separated: IVF_SQ, IVF_PQ, IVF_FLAT")
+    parser.add_argument(
+        "--types", default="IVF_SQ", help="comma-separated: IVF_SQ, IVF_PQ, IVF_FLAT"
+    )
     parser.add_argument("--cache", type=Path, help="an .npz file to keep the embeddings in")
     args = parser.parse_args()
     from lancedb.index import IvfFlat, IvfPq, IvfSq
@@ -117,10 +141,19 @@ def main() -> None:
                 started = time.perf_counter()
                 tb.create_index("vector", config=configs[kind](distance_type="cosine"))
                 built = round(time.perf_counter() - started, 1)
-                indexed = sum(p.stat().st_size for p in (root / "db" / "t.lance" / "_indices").rglob("*") if p.is_file())
-                print(f"{size:>7,} {kind:<8} build {built:>5} s, index {indexed / 1e6:6.1f} MB, flat p50/p95 {flat} ms, "
-                      f"indexed {timed(tb, queries, kind)} ms, recall@10 {recall(tb, queries, kind, 10)}, "
-                      f"recall@100 {recall(tb, queries, kind, 100)}", flush=True)
+                indexed = sum(
+                    p.stat().st_size
+                    for p in (root / "db" / "t.lance" / "_indices").rglob("*")
+                    if p.is_file()
+                )
+                print(
+                    f"{size:>7,} {kind:<8} build {built:>5} s, index {indexed / 1e6:6.1f} MB, "
+                    f"flat p50/p95 {flat} ms, "
+                    f"indexed {timed(tb, queries, kind)} ms, recall@10 "
+                    f"{recall(tb, queries, kind, 10)}, "
+                    f"recall@100 {recall(tb, queries, kind, 100)}",
+                    flush=True,
+                )
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

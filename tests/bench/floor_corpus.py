@@ -1,14 +1,15 @@
-"""The relevance floor, measured: how often a query with no answer in the store gets nothing back, and how
-often a query with an answer loses it to the floor. Not a test; run it by hand:
+"""The relevance floor, measured: how often a query with no answer in the store gets nothing back,
+and how often a query with an answer loses it to the floor. Not a test; run it by hand:
 
     python tests/bench/floor_corpus.py                      # the bundled model, the floors swept
     python tests/bench/floor_corpus.py --model multilingual
-    python tests/bench/floor_corpus.py --errors             # and each query decided wrongly at the default
+    python tests/bench/floor_corpus.py --errors             # and each query decided wrongly at the
+    default
 
-The labelled queries are tests/data/floor_queries.json (30 memories in English, Chinese, German, Spanish
-and French; 60 answerable queries naming the memories that answer them, 32 with no answer). Every query
-goes through ``Store.search`` (k = 5) with ``min_vector_similarity`` set to each floor; "cut" means no
-memory that answers it is among the hits.
+The labelled queries are tests/data/floor_queries.json (30 memories in English, Chinese, German,
+Spanish and French; 60 answerable queries naming the memories that answer them, 32 with no answer).
+Every query goes through ``Store.search`` (k = 5) with ``min_vector_similarity`` set to each floor;
+"cut" means no memory that answers it is among the hits.
 """
 
 from __future__ import annotations
@@ -30,11 +31,15 @@ CORPUS = Path(__file__).resolve().parents[1] / "data" / "floor_queries.json"
 FLOORS = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35)
 
 
-def measure(path: Path, embedder: Any, corpus: dict[str, Any], ids: list[str], floor: float,
-            mode: str) -> dict[str, Any]:
+def measure(
+    path: Path, embedder: Any, corpus: dict[str, Any], ids: list[str], floor: float, mode: str
+) -> dict[str, Any]:
     config = replace(Config(), embedding_model=embedder.name)
-    store = Store(path, embedder=embedder, config=replace(config, ranking=replace(config.ranking,
-                                                                              min_vector_similarity=floor)))
+    store = Store(
+        path,
+        embedder=embedder,
+        config=replace(config, ranking=replace(config.ranking, min_vector_similarity=floor)),
+    )
     wrong: list[str] = []
     tally: dict[str, list[int]] = {}
     for item in [*corpus["answerable"], *corpus["no_answer"]]:
@@ -58,9 +63,14 @@ def line(result: dict[str, Any]) -> str:
         n, total = sum(v[0] for v in rows), sum(v[1] for v in rows)
         return f"{(n if good else total - n) / total:.2f} ({n if good else total - n}/{total})"
 
-    per = " ".join(f"{k.replace('answerable', 'found').replace('no_answer', 'empty')} {v[0]}/{v[1]}"
-                   for k, v in sorted(tally.items()))
-    return f"no-answer left empty {share('no_answer', True)} · answerable cut {share('answerable', False)} · {per}"
+    per = " ".join(
+        f"{k.replace('answerable', 'found').replace('no_answer', 'empty')} {v[0]}/{v[1]}"
+        for k, v in sorted(tally.items())
+    )
+    return (
+        f"no-answer left empty {share('no_answer', True)} · answerable cut "
+        f"{share('answerable', False)} · {per}"
+    )
 
 
 def main() -> None:
@@ -72,7 +82,11 @@ def main() -> None:
     embedder = load_embedder(args.model)
     default = Config().ranking.min_vector_similarity
     with tempfile.TemporaryDirectory() as scratch:
-        store = Store(Path(scratch) / "s", embedder=embedder, config=replace(Config(), embedding_model=embedder.name))
+        store = Store(
+            Path(scratch) / "s",
+            embedder=embedder,
+            config=replace(Config(), embedding_model=embedder.name),
+        )
         store.init()
         ids = [store.record(text, merge=False).memory.id for text in corpus["memories"]]
         for mode in ("hybrid", "vector"):

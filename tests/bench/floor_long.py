@@ -1,11 +1,12 @@
-"""The vector floor on long memories: how many hits vector-mode search returns when every memory is a
-whole LoCoMo session (most are longer than the model's window, so they are embedded in chunks and
-scored by their best one), and how often an evidence session is among them. Not a test; run it by hand:
+"""The vector floor on long memories: how many hits vector-mode search returns when every memory is
+a whole LoCoMo session (most are longer than the model's window, so they are embedded in chunks and
+scored by their best one), and how often an evidence session is among them. Not a test; run it by
+hand:
 
     python tests/bench/floor_long.py [--data ../shared/bench/locomo/dev.json] [--k 10]
 
-For each floor (``min_vector_similarity``): the mean number of hits at k, the share of questions with
-fewer than two, and hit@k (an evidence session among the hits).
+For each floor (``min_vector_similarity``): the mean number of hits at k, the share of questions
+with fewer than two, and hit@k (an evidence session among the hits).
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ def main() -> None:
             for name, text in texts.items():
                 store.record(text, task_id=name, type="episodic", merge=False)
             for floor in FLOORS:
-                config = replace(Config(), ranking=replace(Config().ranking, min_vector_similarity=floor))
+                config = replace(
+                    Config(), ranking=replace(Config().ranking, min_vector_similarity=floor)
+                )
                 floored = Store(path, embedder=embedder, config=config)
                 for question in conversation.questions:
                     targets = {where[d][0] for d in question.evidence if d in where}
@@ -54,9 +57,13 @@ def main() -> None:
                     found[floor].append(float(bool(targets & {h.memory.task_id for h in hits})))
     for floor in FLOORS:
         c = np.array(counts[floor])
-        print(f"floor {floor:.2f}: vector mode mean hits@{args.k} {c.mean():.2f}, under two {np.mean(c < 2):.3f}, "
-              f"none {np.mean(c == 0):.3f}, evidence session hit@{args.k} {np.mean(found[floor]):.3f} "
-              f"({len(c)} questions)")
+        print(
+            f"floor {floor:.2f}: vector mode mean hits@{args.k} {c.mean():.2f}, under two "
+            f"{np.mean(c < 2):.3f}, "
+            f"none {np.mean(c == 0):.3f}, evidence session hit@{args.k} "
+            f"{np.mean(found[floor]):.3f} "
+            f"({len(c)} questions)"
+        )
 
 
 if __name__ == "__main__":

@@ -8,9 +8,8 @@ of it) survives; a false positive is a look-alike that comes out changed. Times 
 call, warm (patterns compiled), p50 and p95 over ``--runs`` passes, and cold (a fresh process that
 redacts each item once: what a recording hook pays, imports and compiling included).
 ``--baseline REV`` runs a commit's redact.py the same way (say b2449a3, the rules before issue 16);
-``--detect-secrets`` runs Yelp's detect-secrets (its default plugins and filters, each text scanned as
-a file) as a redactor.
-No timing is asserted anywhere.
+``--detect-secrets`` runs Yelp's detect-secrets (its default plugins and filters, each text scanned
+as a file) as a redactor. No timing is asserted anywhere.
 """
 
 from __future__ import annotations
@@ -37,14 +36,23 @@ def corpus() -> tuple[list[Item], list[str]]:
     """(secret items, look-alike texts), the data files and the test module's own."""
     import test_secrets
 
-    secrets = secret_corpus.load("secrets.txt") + [Item(n, t, tuple(s)) for n, t, s in test_secrets.CORPUS]
-    lookalikes = [i.text for i in secret_corpus.load("lookalikes.txt")] + list(test_secrets.ORDINARY)
+    secrets = secret_corpus.load("secrets.txt") + [
+        Item(n, t, tuple(s)) for n, t, s in test_secrets.CORPUS
+    ]
+    lookalikes = [i.text for i in secret_corpus.load("lookalikes.txt")] + list(
+        test_secrets.ORDINARY
+    )
     return secrets, lookalikes
 
 
 def _module(rev: str) -> types.ModuleType:
-    source = subprocess.run(["git", "show", f"{rev}:hindsight_cli/redact.py"], cwd=ROOT, capture_output=True,
-                            text=True, check=True).stdout
+    source = subprocess.run(
+        ["git", "show", f"{rev}:hindsight_cli/redact.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     module = types.ModuleType(f"redact_{rev}")
     exec(compile(source, f"{rev}:redact.py", "exec"), module.__dict__)  # noqa: S102 (our own history)
     return module
@@ -87,7 +95,10 @@ def evaluate(name: str, redactor: Redactor, runs: int, show: bool) -> None:
     times.sort()
     print(f"{name}: {len(secrets)} secret items, {len(lookalikes)} look-alikes")
     print(f"  leaks: {len(leaked)}   false positives: {len(changed)}")
-    print(f"  warm per call: p50 {statistics.median(times):.0f} us, p95 {times[int(len(times) * 0.95)]:.0f} us")
+    print(
+        f"  warm per call: p50 {statistics.median(times):.0f} us, p95 "
+        f"{times[int(len(times) * 0.95)]:.0f} us"
+    )
     if show:
         for item, pieces in leaked:
             print(f"  LEAK  {item.name}: {pieces[0][:24]!r}")
@@ -97,21 +108,32 @@ def evaluate(name: str, redactor: Redactor, runs: int, show: bool) -> None:
 
 def cold(rev: str | None) -> None:
     """One fresh interpreter that imports the rules and redacts every item once."""
-    load = (f"import subprocess,types;src=subprocess.run(['git','show','{rev}:hindsight_cli/redact.py'],"
-            f"capture_output=True,text=True).stdout;m=types.ModuleType('r');exec(src,m.__dict__);redact=m.redact"
-            if rev else "from hindsight_cli.redact import redact")
-    code = (f"import sys,time;sys.path[:0]=['{ROOT}','{ROOT / 'tests'}'];t0=time.perf_counter();{load};"
-            "import secret_corpus as c;texts=[i.text for i in c.load('secrets.txt')+c.load('lookalikes.txt')];"
-            "t1=time.perf_counter();[redact(x) for x in texts];t2=time.perf_counter();"
-            "print(f'  cold: import {(t1-t0)*1e3:.1f} ms (with the corpus), first pass {(t2-t1)*1e3:.1f} ms'"
-            " f' over {len(texts)} texts ({(t2-t1)*1e6/len(texts):.0f} us each)')")
+    load = (
+        f"import subprocess,types;src=subprocess.run(['git','show','{rev}:hindsight_cli/redact.py'],"
+        f"capture_output=True,text=True).stdout;m=types.ModuleType('r');exec(src,m.__dict__);redact=m.redact"
+        if rev
+        else "from hindsight_cli.redact import redact"
+    )
+    code = (
+        f"import sys,time;sys.path[:0]=['{ROOT}','{ROOT / 'tests'}'];t0=time.perf_counter();{load};"
+        "import secret_corpus as c;texts=[i.text for i in "
+        "c.load('secrets.txt')+c.load('lookalikes.txt')];"
+        "t1=time.perf_counter();[redact(x) for x in texts];t2=time.perf_counter();"
+        "print(f'  cold: import {(t1-t0)*1e3:.1f} ms (with the corpus), first pass "
+        "{(t2-t1)*1e3:.1f} ms'"
+        " f' over {len(texts)} texts ({(t2-t1)*1e6/len(texts):.0f} us each)')"
+    )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--baseline", help="A commit whose hindsight_cli/redact.py to measure too (e.g. b2449a3).")
-    parser.add_argument("--detect-secrets", action="store_true", help="Measure detect-secrets as a redactor too.")
+    parser.add_argument(
+        "--baseline", help="A commit whose hindsight_cli/redact.py to measure too (e.g. b2449a3)."
+    )
+    parser.add_argument(
+        "--detect-secrets", action="store_true", help="Measure detect-secrets as a redactor too."
+    )
     parser.add_argument("--show", action="store_true", help="Print each leak and false positive.")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--only-detect-secrets", action="store_true", help=argparse.SUPPRESS)
@@ -123,10 +145,14 @@ def main() -> None:
         cold(None)
     if args.baseline:
         module = _module(args.baseline)
-        evaluate(f"hindsight at {args.baseline}", lambda t: module.redact(t)[0], args.runs, args.show)
+        evaluate(
+            f"hindsight at {args.baseline}", lambda t: module.redact(t)[0], args.runs, args.show
+        )
         cold(args.baseline)
     if args.detect_secrets:
-        evaluate("detect-secrets (default plugins)", _detect_secrets(), max(1, args.runs // 5), args.show)
+        evaluate(
+            "detect-secrets (default plugins)", _detect_secrets(), max(1, args.runs // 5), args.show
+        )
 
 
 if __name__ == "__main__":

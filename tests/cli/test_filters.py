@@ -1,5 +1,5 @@
-"""list/search --source, and --task/--tag filter values redacted as the write path redacts them, through
-the CLI and MCP (issue 20)."""
+"""list/search --source, and --task/--tag filter values redacted as the write path redacts them,
+through the CLI and MCP (issue 20)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from mcp import Client
 
 from hindsight_cli.mcp_server import build_server
 
-TOKEN = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"  # a GitHub token's shape, no real token
+# a GitHub token's shape, no real token
+TOKEN = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
 TASK = f"deploy-{TOKEN}"
 TAG = f"token={TOKEN}"
 
@@ -30,12 +31,18 @@ def _contents(result) -> set[str]:
 def test_list_and_search_by_source(cli) -> None:
     _record(cli, "the user wants answers in French", "--source", "user")
     _record(cli, "a web page says the API is rate limited", "--source", "web")
-    _record(cli, "the agent noted the API is rate limited")  # source agent, the default
-    assert _contents(cli("list", "--source", "User", "--json")) == {"the user wants answers in French"}
+    # source agent, the default
+    _record(cli, "the agent noted the API is rate limited")
+    assert _contents(cli("list", "--source", "User", "--json")) == {
+        "the user wants answers in French"
+    }
     assert _contents(cli("list", "--source", "user", "--source", "web", "--json")) == {
-        "the user wants answers in French", "a web page says the API is rate limited"}
+        "the user wants answers in French",
+        "a web page says the API is rate limited",
+    }
     assert _contents(cli("search", "API rate limited", "--source", "agent", "--json")) == {
-        "the agent noted the API is rate limited"}
+        "the agent noted the API is rate limited"
+    }
     assert _contents(cli("list", "--source", "tool", "--json")) == set()
     assert "--source" in cli("list", "--help", store=False).stdout
 
@@ -44,27 +51,43 @@ def test_a_secret_in_task_or_tag_filters_finds_what_was_recorded_with_it(cli) ->
     kept = _record(cli, "the deploy needed a fresh token", "--task", TASK, "--tag", TAG)
     _record(cli, "another deploy note", "--task", "deploy-plain")
     stored = json.loads(cli("show", kept, "--json").stdout)
-    assert TOKEN not in json.dumps(stored)  # the write path redacted both
-    for args in (["list", "--task", TASK], ["list", "--tag", TAG], ["search", "deploy token", "--task", TASK],
-                 ["search", "deploy token", "--tag", TAG]):
+    # the write path redacted both
+    assert TOKEN not in json.dumps(stored)
+    for args in (
+        ["list", "--task", TASK],
+        ["list", "--tag", TAG],
+        ["search", "deploy token", "--task", TASK],
+        ["search", "deploy token", "--tag", TAG],
+    ):
         assert _contents(cli(*args, "--json")) == {"the deploy needed a fresh token"}, args
         shown = cli(*args)
         assert shown.exit_code == 0 and TOKEN not in shown.stdout + shown.stderr
     forgot = cli("forget", "--task", TASK, "-y")
     assert forgot.exit_code == 0 and forgot.stderr.startswith("Forgot 1 memory.")
-    assert {m["content"] for m in json.loads(cli("list", "--status", "active", "--json").stdout)} == {
-        "another deploy note"}
+    assert {
+        m["content"] for m in json.loads(cli("list", "--status", "active", "--json").stdout)
+    } == {"another deploy note"}
 
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_through_mcp_sources_and_redacted_filters(cli, anyio_backend: str) -> None:
-    _record(cli, "the deploy needed a fresh token", "--task", TASK, "--tag", TAG, "--source", "tool")
+    _record(
+        cli, "the deploy needed a fresh token", "--task", TASK, "--tag", TAG, "--source", "tool"
+    )
     _record(cli, "the deploy token lives in the vault", "--source", "user")
     async with Client(build_server(cli.open()), raise_exceptions=True) as client:
-        by_task = await client.call_tool("memory_search", {"query": "deploy token", "task_id": TASK, "tags": [TAG]})
-        by_source = await client.call_tool("memory_search", {"query": "deploy token", "sources": ["user"]})
+        by_task = await client.call_tool(
+            "memory_search", {"query": "deploy token", "task_id": TASK, "tags": [TAG]}
+        )
+        by_source = await client.call_tool(
+            "memory_search", {"query": "deploy token", "sources": ["user"]}
+        )
         tools = {t.name: t for t in (await client.list_tools()).tools}
-    assert [h["content"] for h in by_task.structured_content["hits"]] == ["the deploy needed a fresh token"]
-    assert [h["content"] for h in by_source.structured_content["hits"]] == ["the deploy token lives in the vault"]
+    assert [h["content"] for h in by_task.structured_content["hits"]] == [
+        "the deploy needed a fresh token"
+    ]
+    assert [h["content"] for h in by_source.structured_content["hits"]] == [
+        "the deploy token lives in the vault"
+    ]
     assert "sources" in tools["memory_search"].input_schema["properties"]

@@ -7,11 +7,11 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import export_fixtures as ex
+import pytest
 import transcript_fixtures as tf
 from conftest import Cli, stored_data
+
 from hindsight_cli.models import Filters
 
 
@@ -26,17 +26,26 @@ def _run(cli: Cli, path: Path, kind: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("kind,client", [("chatgpt", "chatgpt"), ("claude", "claude-ai")])
-def test_chat_exports_become_one_memory_per_exchange(cli: Cli, tmp_path: Path, kind: str, client: str) -> None:
-    path = ex.chatgpt(tmp_path / "conversations.json") if kind == "chatgpt" else ex.claude_ai(tmp_path / "c.json")
+def test_chat_exports_become_one_memory_per_exchange(
+    cli: Cli, tmp_path: Path, kind: str, client: str
+) -> None:
+    path = (
+        ex.chatgpt(tmp_path / "conversations.json")
+        if kind == "chatgpt"
+        else ex.claude_ai(tmp_path / "c.json")
+    )
     data = _run(cli, path, kind)
     assert (data["added"], data["skipped"], data["unknown"]) == (5, 0, 1)
     memories = sorted(_imported(cli, client), key=lambda m: m.step)
     assert [m.content.split("\n")[0] for m in memories] == [f"Prompt: {t.prompt}" for t in tf.STORY]
-    assert {m.task_id for m in memories} == {"68a1-weather" if kind == "chatgpt" else "c0ffee00-weather"}
+    assert {m.task_id for m in memories} == {
+        "68a1-weather" if kind == "chatgpt" else "c0ffee00-weather"
+    }
     assert memories[0].event_at.startswith("2026-01-05T10:00") and memories[0].source == "import"
     assert (memories[4].source, "quarantined" in memories[4].tags) == ("web", True)
     assert not any("STALE" in m.content for m in memories)
-    assert _run(cli, path, kind)["added"] == 0  # idempotent
+    # idempotent
+    assert _run(cli, path, kind)["added"] == 0
 
 
 def test_a_downloaded_zip_is_read_without_unpacking(cli: Cli, tmp_path: Path) -> None:
@@ -48,17 +57,24 @@ def test_a_downloaded_zip_is_read_without_unpacking(cli: Cli, tmp_path: Path) ->
     assert _run(cli, archive, "chatgpt")["added"] == 5
 
 
-def test_mcp_memory_graph_becomes_one_memory_per_observation_and_relation(cli: Cli, tmp_path: Path) -> None:
+def test_mcp_memory_graph_becomes_one_memory_per_observation_and_relation(
+    cli: Cli, tmp_path: Path
+) -> None:
     data = _run(cli, ex.mcp_memory(tmp_path / "memory.jsonl"), "mcp-memory")
     assert (data["added"], data["broken"], data["unknown"]) == (4, 1, 1)
     contents = sorted(m.content for m in _imported(cli, "mcp-memory"))
-    assert contents == ["alice (person): Prefers pytest -q", "alice maintains weather-service",
-                        "weather-service (project): Deploys to staging need the deploy key",
-                        "weather-service (project): 超时设置为 30 秒"]
+    assert contents == [
+        "alice (person): Prefers pytest -q",
+        "alice maintains weather-service",
+        "weather-service (project): Deploys to staging need the deploy key",
+        "weather-service (project): 超时设置为 30 秒",
+    ]
     assert all(m.type == "semantic" and m.source == "import" for m in _imported(cli, "mcp-memory"))
 
 
-def test_basic_memory_notes_give_observations_and_a_note_with_its_links(cli: Cli, tmp_path: Path) -> None:
+def test_basic_memory_notes_give_observations_and_a_note_with_its_links(
+    cli: Cli, tmp_path: Path
+) -> None:
     folder = ex.basic_memory(tmp_path / "notes")
     assert _run(cli, folder, "basic-memory")["added"] == 4
     memories = {m.content.split("\n")[0]: m for m in _imported(cli, "basic-memory")}
@@ -68,7 +84,9 @@ def test_basic_memory_notes_give_observations_and_a_note_with_its_links(cli: Cli
     assert "Weather Service: [fact] 天气接口的超时是 30 秒 #timeout" in memories
     note = memories["Weather Service"]
     assert note.metadata["links"] == ["maintained_by [[Alice]]", "depends_on [[Weather API]]"]
-    assert "Talks to the Weather API" in note.content and "hidden folder" not in json.dumps(list(memories))
+    assert "Talks to the Weather API" in note.content and "hidden folder" not in json.dumps(
+        list(memories)
+    )
 
 
 @pytest.mark.parametrize("shape", ["results", "list"])
@@ -81,9 +99,18 @@ def test_mem0_get_all_output_in_either_shape(cli: Cli, tmp_path: Path, shape: st
     assert coffee.metadata["mem0_id"] == "a1b2c3d4-0000-4000-8000-000000000002"
 
 
-@pytest.mark.parametrize("kind,maker", [("chatgpt", lambda p: ex.mem0(p)), ("mem0", lambda p: ex.chatgpt(p)),
-                                        ("mcp-memory", lambda p: ex.mem0(p)), ("claude", lambda p: ex.chatgpt(p))])
-def test_a_file_of_another_kind_is_refused_in_one_line(cli: Cli, tmp_path: Path, kind: str, maker: Any) -> None:
+@pytest.mark.parametrize(
+    "kind,maker",
+    [
+        ("chatgpt", lambda p: ex.mem0(p)),
+        ("mem0", lambda p: ex.chatgpt(p)),
+        ("mcp-memory", lambda p: ex.mem0(p)),
+        ("claude", lambda p: ex.chatgpt(p)),
+    ],
+)
+def test_a_file_of_another_kind_is_refused_in_one_line(
+    cli: Cli, tmp_path: Path, kind: str, maker: Any
+) -> None:
     path = maker(tmp_path / "x.json")
     result = cli("import", str(path), "--from", kind)
     assert result.exit_code == 1 and f"is not a {kind} export" in result.stderr
@@ -93,7 +120,10 @@ def test_a_file_of_another_kind_is_refused_in_one_line(cli: Cli, tmp_path: Path,
 
 def test_import_from_says_what_to_do_with_unknown_kinds_and_stdin(cli: Cli, tmp_path: Path) -> None:
     bad = cli("import", "x.json", "--from", "evernote")
-    assert bad.exit_code == 2 and "'evernote' is not one of 'jsonl', 'chatgpt', 'claude', 'mcp-memory'" in bad.stderr
+    assert (
+        bad.exit_code == 2
+        and "'evernote' is not one of 'jsonl', 'chatgpt', 'claude', 'mcp-memory'" in bad.stderr
+    )
     stdin = cli("import", "-", "--from", "chatgpt", input="[]")
     assert stdin.exit_code == 1 and "give its path" in stdin.stderr
 

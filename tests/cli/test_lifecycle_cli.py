@@ -16,7 +16,12 @@ def _record(cli, *args: str) -> str:
 
 def test_supersede_shows_history_and_refuses_twice(cli) -> None:
     old = _record(cli, "the weather API authenticates with a bearer token")
-    result = cli("record", "the weather API now authenticates with an X-Api-Key header", "--supersedes", old[:13])
+    result = cli(
+        "record",
+        "the weather API now authenticates with an X-Api-Key header",
+        "--supersedes",
+        old[:13],
+    )
     assert result.exit_code == 0
     new = result.stdout.strip()
     assert f"it supersedes {old}" in result.stderr
@@ -25,11 +30,14 @@ def test_supersede_shows_history_and_refuses_twice(cli) -> None:
     shown = cli("show", old)
     assert "superseded_by" in shown.stdout and "history (oldest first):" in shown.stdout
     after = shown.stdout.index("history")
-    assert shown.stdout.index(old[-8:], after) < shown.stdout.index(new[-8:], after)  # short ids in the history
+    # short ids in the history
+    assert shown.stdout.index(old[-8:], after) < shown.stdout.index(new[-8:], after)
     assert json.loads(cli("show", new, "--json").stdout)["history"] == [old, new]
     again = cli("record", "a third version", "--supersedes", old)
     assert again.exit_code == 1
-    assert again.stderr.startswith(f"Error: {old} was already superseded by {new}; supersede that one instead.")
+    assert again.stderr.startswith(
+        f"Error: {old} was already superseded by {new}; supersede that one instead."
+    )
     assert len(cli.open().list()) == 2
 
 
@@ -43,24 +51,51 @@ def test_archive_include_archived_and_restore(cli) -> None:
     assert cli("restore", memory_id).exit_code == 0
     assert cli.open().get(memory_id).status == "active"
     both = cli("forget", memory_id, "--hard", "--archive", "-y")
-    assert both.exit_code == 2 and "Choose one" in both.stderr  # contradicting options: a usage error
+    # contradicting options: a usage error
+    assert both.exit_code == 2 and "Choose one" in both.stderr
 
 
 def test_troubleshoot_ranks_the_fixed_failure_first_and_explains(cli) -> None:
-    _record(cli, "psql could not connect: connection refused on 127.0.0.1:5432", "--outcome", "failure")
-    fixed = _record(cli, "the app could not connect to postgres: connection refused on 127.0.0.1:5432",
-                    "--outcome", "failure", "--resolution", "use the service name db instead of localhost")
-    _record(cli, "postgres on 127.0.0.1:5432 accepted connections after the restart", "--outcome", "success")
-    result = cli("search", "connection refused 127.0.0.1:5432", "--troubleshoot", "--json", "--explain")
+    _record(
+        cli, "psql could not connect: connection refused on 127.0.0.1:5432", "--outcome", "failure"
+    )
+    fixed = _record(
+        cli,
+        "the app could not connect to postgres: connection refused on 127.0.0.1:5432",
+        "--outcome",
+        "failure",
+        "--resolution",
+        "use the service name db instead of localhost",
+    )
+    _record(
+        cli,
+        "postgres on 127.0.0.1:5432 accepted connections after the restart",
+        "--outcome",
+        "success",
+    )
+    result = cli(
+        "search", "connection refused 127.0.0.1:5432", "--troubleshoot", "--json", "--explain"
+    )
     hits = json.loads(result.stdout)
     assert hits[0]["id"] == fixed
     assert "troubleshoot: a failure with a fix, ranked first" in hits[0]["explain"]["notes"]
 
 
 def test_consolidate_dry_run_then_write_then_nothing_new(cli) -> None:
-    for text in ("the nightly export hit the API rate limit (429)", "the nightly export hit the API rate limit (429) again",
-                 "nightly export: API rate limit 429 once more"):
-        _record(cli, text, "--outcome", "failure", "--resolution", "added exponential backoff", "--no-merge")
+    for text in (
+        "the nightly export hit the API rate limit (429)",
+        "the nightly export hit the API rate limit (429) again",
+        "nightly export: API rate limit 429 once more",
+    ):
+        _record(
+            cli,
+            text,
+            "--outcome",
+            "failure",
+            "--resolution",
+            "added exponential backoff",
+            "--no-merge",
+        )
     dry = cli("consolidate", "--dry-run", "--json")
     assert dry.exit_code == 0
     plan = json.loads(dry.stdout)
@@ -83,7 +118,9 @@ def test_hard_forget_leaves_no_trace_and_the_log_keeps_no_content(cli) -> None:
     cli("search", UNIQUE)
     result = cli("forget", secret, "--hard", "-y", "--reason", "gdpr request")
     assert result.exit_code == 0 and "Purged 1 memory." in result.stderr
-    leaks = [p for p in cli.store_path.rglob("*") if p.is_file() and UNIQUE.encode() in p.read_bytes()]
+    leaks = [
+        p for p in cli.store_path.rglob("*") if p.is_file() and UNIQUE.encode() in p.read_bytes()
+    ]
     assert leaks == []
     log = json.loads(cli("log", "--id", secret, "--json").stdout)
     assert [e["action"] for e in log] == ["forget_hard", "record"]
@@ -95,7 +132,8 @@ def test_hard_forget_leaves_no_trace_and_the_log_keeps_no_content(cli) -> None:
 def test_forget_expired_purges_and_a_ttl_memory_is_never_returned(cli, clock) -> None:
     _record(cli, "scratch: compiler flags being tried", "--ttl", "1s")
     kept = _record(cli, "the compiler flags that worked: -O2 -march=native")
-    clock.advance(1.5)  # past the TTL, however slow the machine
+    # past the TTL, however slow the machine
+    clock.advance(1.5)
     assert [h["id"] for h in json.loads(cli("search", "compiler flags", "--json").stdout)] == [kept]
     result = cli("forget", "--expired", "-y", "--json")
     assert json.loads(result.stdout) == {"forgotten": 1, "hard": True, "archived": False}
@@ -106,10 +144,24 @@ def test_forget_expired_purges_and_a_ttl_memory_is_never_returned(cli, clock) ->
 def test_consolidate_dry_run_shows_no_id_that_will_not_exist_and_its_counts_agree(cli) -> None:
     import re
 
-    texts = ("the nightly export hit the API rate limit (429)", "the nightly export hit the API rate limit (429)",
-             "the nightly export hit the API rate limit (429) again", "nightly export: API rate limit 429 once more")
-    for number, text in enumerate(texts):  # the first text twice, two writes: one memory seen twice
-        _record(cli, text, "--outcome", "failure", "--resolution", "added exponential backoff", "--key", f"k{number}")
+    texts = (
+        "the nightly export hit the API rate limit (429)",
+        "the nightly export hit the API rate limit (429)",
+        "the nightly export hit the API rate limit (429) again",
+        "nightly export: API rate limit 429 once more",
+    )
+    # the first text twice, two writes: one memory seen twice
+    for number, text in enumerate(texts):
+        _record(
+            cli,
+            text,
+            "--outcome",
+            "failure",
+            "--resolution",
+            "added exponential backoff",
+            "--key",
+            f"k{number}",
+        )
     before = {m.id for m in cli.open().list()}
     assert len(before) < len(texts)
     dry = cli("consolidate", "--dry-run")
@@ -117,10 +169,14 @@ def test_consolidate_dry_run_shows_no_id_that_will_not_exist_and_its_counts_agre
     head = dry.stdout.splitlines()[0]
     assert head.startswith("create") and head.rstrip().endswith("(new)")
     shown = set(re.findall(r"\b[0-9a-f]{8}\b", dry.stdout))
-    assert shown <= {memory_id[-8:] for memory_id in before}  # every id shown exists now
+    # every id shown exists now
+    assert shown <= {memory_id[-8:] for memory_id in before}
     seen = int(re.search(r"seen (\d+) times", dry.stdout).group(1))
-    fixed, failures = map(int, re.search(r"What fixed it \((\d+) of (\d+) failures\)", dry.stdout).groups())
-    assert seen == failures == fixed == len(texts)  # every figure counts occurrences
+    fixed, failures = map(
+        int, re.search(r"What fixed it \((\d+) of (\d+) failures\)", dry.stdout).groups()
+    )
+    # every figure counts occurrences
+    assert seen == failures == fixed == len(texts)
     assert "Would write 1 new and 0 updated pattern(s)" in dry.stderr
     plan = json.loads(cli("consolidate", "--dry-run", "--json").stdout)
     assert [p["id"] for p in plan["patterns"] if p["action"] == "create"] == [None]

@@ -10,8 +10,11 @@ import pytest
 
 from hindsight_cli import clients
 
-SCOPES = [(client, scope) for client in clients.CLIENTS
-          for scope in clients.targets(client, Path("/h"), Path("/p"), env={}, platform="linux")]
+SCOPES = [
+    (client, scope)
+    for client in clients.CLIENTS
+    for scope in clients.targets(client, Path("/h"), Path("/p"), env={}, platform="linux")
+]
 
 
 def _servers(target: clients.Target) -> dict:
@@ -26,7 +29,9 @@ def _target(client: str, scope: str, home: Path, project: Path) -> clients.Targe
 
 
 @pytest.mark.parametrize(("client", "scope"), SCOPES)
-def test_install_creates_a_correct_entry_and_reruns_change_nothing(cli, home, _isolated, client, scope) -> None:
+def test_install_creates_a_correct_entry_and_reruns_change_nothing(
+    cli, home, _isolated, client, scope
+) -> None:
     store = _isolated / ".hindsight"
     result = cli("mcp", "install", "--client", client, "--scope", scope, "--store", str(store))
     assert result.exit_code == 0, result.stderr
@@ -48,12 +53,19 @@ def test_install_creates_a_correct_entry_and_reruns_change_nothing(cli, home, _i
 
 
 @pytest.mark.parametrize("client", [c for c in clients.CLIENTS if c != "codex"])
-def test_install_keeps_other_servers_and_settings_and_backs_up(cli, home, _isolated, client) -> None:
+def test_install_keeps_other_servers_and_settings_and_backs_up(
+    cli, home, _isolated, client
+) -> None:
     target = _target(client, "user", home, _isolated)
     target.path.parent.mkdir(parents=True, exist_ok=True)
-    original = {"theme": "dark", target.key: {"other": {"command": "/usr/bin/other", "args": ["x"]}}}
+    original = {
+        "theme": "dark",
+        target.key: {"other": {"command": "/usr/bin/other", "args": ["x"]}},
+    }
     target.path.write_text(json.dumps(original))
-    result = cli("mcp", "install", "--client", client, "--scope", "user", "--store", str(_isolated / "s"))
+    result = cli(
+        "mcp", "install", "--client", client, "--scope", "user", "--store", str(_isolated / "s")
+    )
     assert result.exit_code == 0, result.stderr
     data = json.loads(clients.strip_jsonc(target.path.read_text())[0])
     assert data["theme"] == "dark" and data[target.key]["other"] == original[target.key]["other"]
@@ -67,19 +79,27 @@ def test_codex_toml_keeps_everything_else_byte_for_byte(cli, home, _isolated) ->
     target.path.parent.mkdir(parents=True)
     head = 'model = "o4"\n\n[mcp_servers.other]\ncommand = "other"\n'
     tail = '\n[profiles.fast]\nmodel = "mini"\n'
-    stale = '[mcp_servers.hindsight]\ncommand = "/old/hindsight"\n\n[mcp_servers.hindsight.env]\nX = "1"\n'
+    stale = (
+        "[mcp_servers.hindsight]\ncommand = "
+        '"/old/hindsight"\n\n[mcp_servers.hindsight.env]\nX = "1"\n'
+    )
     target.path.write_text(head + "\n" + stale + tail)
     result = cli("mcp", "install", "--client", "codex", "--store", str(_isolated / "s"))
     assert result.exit_code == 0, result.stderr
     text = target.path.read_text()
     assert text.startswith(head) and text.endswith(tail)
     data = tomllib.loads(text)
-    assert data["mcp_servers"]["other"] == {"command": "other"} and data["profiles"]["fast"]["model"] == "mini"
+    assert (
+        data["mcp_servers"]["other"] == {"command": "other"}
+        and data["profiles"]["fast"]["model"] == "mini"
+    )
     assert data["mcp_servers"]["hindsight"]["args"][-1] == str(_isolated / "s")
     assert "X" not in data["mcp_servers"]["hindsight"].get("env", {})
 
 
-@pytest.mark.parametrize(("client", "bad"), [("cursor", "{not json"), ("codex", "[broken"), ("zed", "[1, 2]")])
+@pytest.mark.parametrize(
+    ("client", "bad"), [("cursor", "{not json"), ("codex", "[broken"), ("zed", "[1, 2]")]
+)
 def test_malformed_config_is_refused_and_left_alone(cli, home, _isolated, client, bad) -> None:
     target = _target(client, "user", home, _isolated)
     target.path.parent.mkdir(parents=True, exist_ok=True)
@@ -94,8 +114,19 @@ def test_malformed_config_is_refused_and_left_alone(cli, home, _isolated, client
 def test_jsonc_with_comments_is_read_and_the_loss_is_announced(cli, home, _isolated) -> None:
     target = _target("vscode", "project", home, _isolated)
     target.path.parent.mkdir(parents=True)
-    target.path.write_text('{\n  // my servers\n  "servers": {"x": {"type": "stdio", "command": "x",},},\n}\n')
-    result = cli("mcp", "install", "--client", "vscode", "--scope", "project", "--store", str(_isolated / "s"))
+    target.path.write_text(
+        '{\n  // my servers\n  "servers": {"x": {"type": "stdio", "command": "x",},},\n}\n'
+    )
+    result = cli(
+        "mcp",
+        "install",
+        "--client",
+        "vscode",
+        "--scope",
+        "project",
+        "--store",
+        str(_isolated / "s"),
+    )
     assert result.exit_code == 0, result.stderr
     assert "comments" in result.stderr and "backup" in result.stderr
     assert set(json.loads(target.path.read_text())["servers"]) == {"x", "hindsight"}
@@ -118,32 +149,51 @@ def test_default_scope_follows_the_store(cli, home, _isolated) -> None:
     result = cli("mcp", "install", "--client", "cursor", store=False)
     assert result.stdout.strip() == str(_isolated / ".cursor" / "mcp.json")
     desktop = cli("mcp", "install", "--client", "claude-desktop", "--scope", "project", store=False)
-    assert desktop.exit_code == 1 and "claude-desktop has no project configuration" in desktop.stderr
+    assert (
+        desktop.exit_code == 1 and "claude-desktop has no project configuration" in desktop.stderr
+    )
     unknown = cli("mcp", "install", "--client", "notepad", store=False)
-    assert unknown.exit_code == 2 and "'notepad' is not one of 'claude-desktop'" in unknown.stderr  # a usage error
+    # a usage error
+    assert unknown.exit_code == 2 and "'notepad' is not one of 'claude-desktop'" in unknown.stderr
 
 
-@pytest.mark.parametrize(("platform", "expected"), [
-    ("darwin", "Library/Application Support/Claude/claude_desktop_config.json"),
-    ("win32", "AppData/Roaming/Claude/claude_desktop_config.json"),
-    ("linux", ".config/Claude/claude_desktop_config.json"),
-])
+@pytest.mark.parametrize(
+    ("platform", "expected"),
+    [
+        ("darwin", "Library/Application Support/Claude/claude_desktop_config.json"),
+        ("win32", "AppData/Roaming/Claude/claude_desktop_config.json"),
+        ("linux", ".config/Claude/claude_desktop_config.json"),
+    ],
+)
 def test_os_path_layouts(platform: str, expected: str) -> None:
     home = Path("/home/u")
     desktop = clients.targets("claude-desktop", home, Path("/p"), env={}, platform=platform)["user"]
     assert desktop.path == home / expected
-    vscode = clients.targets("vscode", home, Path("/p"), env={"APPDATA": "/roaming"}, platform=platform)["user"]
+    vscode = clients.targets(
+        "vscode", home, Path("/p"), env={"APPDATA": "/roaming"}, platform=platform
+    )["user"]
     assert vscode.path.name == "mcp.json" and ("Code/User" in str(vscode.path))
-    zed = clients.targets("zed", home, Path("/p"), env={"APPDATA": "/roaming"}, platform=platform)["user"]
-    assert zed.path == (Path("/roaming/Zed/settings.json") if platform == "win32" else home / ".config/zed/settings.json")
-    codex = clients.targets("codex", home, Path("/p"), env={"CODEX_HOME": "/ch"}, platform=platform)["user"]
+    zed = clients.targets("zed", home, Path("/p"), env={"APPDATA": "/roaming"}, platform=platform)[
+        "user"
+    ]
+    assert zed.path == (
+        Path("/roaming/Zed/settings.json")
+        if platform == "win32"
+        else home / ".config/zed/settings.json"
+    )
+    codex = clients.targets(
+        "codex", home, Path("/p"), env={"CODEX_HOME": "/ch"}, platform=platform
+    )["user"]
     assert codex.path == Path("/ch/config.toml")
 
 
 @pytest.mark.no_store
 def test_tokens_are_shown_once_kept_as_hashes_and_revoked(cli, tmp_path: Path) -> None:
     file = tmp_path / "tokens.json"
-    made = [cli("mcp", "token", agent, "--tokens", str(file), store=False) for agent in ("ci-bot", "ci-bot", "bob")]
+    made = [
+        cli("mcp", "token", agent, "--tokens", str(file), store=False)
+        for agent in ("ci-bot", "ci-bot", "bob")
+    ]
     assert all(r.exit_code == 0 for r in made) and len({r.stdout for r in made}) == 3
     assert "shown only now" in made[0].stderr
     saved = json.loads(file.read_text())["tokens"]

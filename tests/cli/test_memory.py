@@ -12,8 +12,22 @@ WEATHER = "调用天气API时返回401，原因是token过期"
 
 
 def _record_weather(cli) -> str:
-    result = cli("record", WEATHER, "--agent", "agent-001", "--task", "task-20240501-001", "--trigger", "tool_error",
-                 "--outcome", "failure", "--resolution", "刷新token后重试成功", "--env", "tool_version=weather-api-v2")
+    result = cli(
+        "record",
+        WEATHER,
+        "--agent",
+        "agent-001",
+        "--task",
+        "task-20240501-001",
+        "--trigger",
+        "tool_error",
+        "--outcome",
+        "failure",
+        "--resolution",
+        "刷新token后重试成功",
+        "--env",
+        "tool_version=weather-api-v2",
+    )
     assert result.exit_code == 0, result.stderr
     return result.stdout.strip()
 
@@ -23,24 +37,63 @@ def test_record_prints_the_id_and_stores_every_field(cli) -> None:
     memory = cli.open().get(memory_id)
     assert memory.content == WEATHER
     assert (memory.agent_id, memory.task_id, memory.trigger, memory.outcome) == (
-        "agent-001", "task-20240501-001", "tool_error", "failure")
+        "agent-001",
+        "task-20240501-001",
+        "tool_error",
+        "failure",
+    )
     assert memory.resolution == "刷新token后重试成功"
     assert memory.env == {"tool_version": "weather-api-v2"}
-    result = cli("record", WEATHER, "--agent", "agent-001", "--task", "task-20240501-001", "--trigger", "tool_error",
-                 "--outcome", "failure", "--resolution", "刷新token后重试成功")
+    result = cli(
+        "record",
+        WEATHER,
+        "--agent",
+        "agent-001",
+        "--task",
+        "task-20240501-001",
+        "--trigger",
+        "tool_error",
+        "--outcome",
+        "failure",
+        "--resolution",
+        "刷新token后重试成功",
+    )
     assert result.stdout.strip() == memory_id
     assert "Already stored" in result.stderr
 
 
 def test_record_json_has_the_data_model_plus_write_flags(cli) -> None:
-    result = cli("record", "User prefers short answers in Chinese", "--type", "semantic", "--confidence", "0.9",
-                 "--source", "user", "--tag", "pref", "--tag", "lang", "--meta", "origin=chat", "--json")
+    result = cli(
+        "record",
+        "User prefers short answers in Chinese",
+        "--type",
+        "semantic",
+        "--confidence",
+        "0.9",
+        "--source",
+        "user",
+        "--tag",
+        "pref",
+        "--tag",
+        "lang",
+        "--meta",
+        "origin=chat",
+        "--json",
+    )
     assert result.exit_code == 0
     data = json.loads(result.stdout)
     assert data["type"] == "semantic" and data["confidence"] == 0.9 and data["source"] == "user"
     assert data["tags"] == ["pref", "lang"] and data["metadata"] == {"origin": "chat"}
     assert data["deduplicated"] is False and data["redactions"] == 0
-    assert set(data) >= {"id", "content", "agent_id", "created_at", "event_at", "status", "idempotency_key"}
+    assert set(data) >= {
+        "id",
+        "content",
+        "agent_id",
+        "created_at",
+        "event_at",
+        "status",
+        "idempotency_key",
+    }
 
 
 def test_record_reads_stdin_with_dash(cli) -> None:
@@ -50,7 +103,9 @@ def test_record_reads_stdin_with_dash(cli) -> None:
 
 
 def test_record_redacts_and_says_so(cli) -> None:
-    result = cli("record", "deploy used OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123", "--json")
+    result = cli(
+        "record", "deploy used OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123", "--json"
+    )
     data = json.loads(result.stdout)
     assert data["redactions"] == 1 and "sk-proj" not in data["content"]
     plain = cli("record", "db url postgres://svc:hunter2hunter2@db:5432/app")
@@ -84,8 +139,16 @@ def test_usage_error_exits_2(cli) -> None:
 
 def test_search_table_json_context_and_explain(cli) -> None:
     weather = _record_weather(cli)
-    cli("record", "User prefers short answers in Chinese", "--type", "semantic", "--confidence", "0.9",
-        "--source", "user")
+    cli(
+        "record",
+        "User prefers short answers in Chinese",
+        "--type",
+        "semantic",
+        "--confidence",
+        "0.9",
+        "--source",
+        "user",
+    )
     cli("record", "-", input="long note from a pipe")
 
     table = cli("search", "weather API returns 401")
@@ -93,7 +156,8 @@ def test_search_table_json_context_and_explain(cli) -> None:
     header = table.stdout.splitlines()[0]
     for column in ("rank", "score", "age", "type", "outcome", "content"):
         assert column in header
-    assert weather[-8:] in table.stdout and "failure→fixed" in table.stdout  # the short form: the id's tail
+    # the short form: the id's tail
+    assert weather[-8:] in table.stdout and "failure→fixed" in table.stdout
 
     hits = json.loads(cli("search", "天气 token 过期", "--json").stdout)
     assert hits[0]["id"] == weather and hits[0]["score"] > 0
@@ -102,13 +166,23 @@ def test_search_table_json_context_and_explain(cli) -> None:
     context = cli("search", "why did the API fail", "--format", "context", "--budget", "300").stdout
     first, second = context.splitlines()[:2]
     assert first.startswith("[hindsight: 1 memory, ") and first.endswith(" tokens]")
-    assert second.startswith("- ") and "(failure→fixed)" in second and "fix: 刷新token后重试成功" in second
+    assert (
+        second.startswith("- ")
+        and "(failure→fixed)" in second
+        and "fix: 刷新token后重试成功" in second
+    )
 
     explained = cli("search", "api failure", "--explain")
     assert "matched vector #1" in explained.stdout and "relevance +" in explained.stdout
     data = json.loads(cli("search", "api failure", "--explain", "--json").stdout)
-    assert set(data[0]["explain"]["contributions"]) == {"relevance", "recency", "outcome", "importance", "same_task",
-                                                           "identifier"}
+    assert set(data[0]["explain"]["contributions"]) == {
+        "relevance",
+        "recency",
+        "outcome",
+        "importance",
+        "same_task",
+        "identifier",
+    }
 
 
 def test_search_nl_and_empty_result_is_success(cli) -> None:
@@ -131,7 +205,9 @@ def test_search_filters_and_modes(cli) -> None:
     keyword = json.loads(cli("search", "gateway", "--mode", "keyword", "--json").stdout)
     assert [h["matched"] for h in keyword] == [["keyword"]]
     bad = cli("search", "nginx", "--mode", "psychic")
-    assert bad.exit_code == 2 and "'psychic' is not one of 'hybrid', 'vector', 'keyword'" in bad.stderr
+    assert (
+        bad.exit_code == 2 and "'psychic' is not one of 'hybrid', 'vector', 'keyword'" in bad.stderr
+    )
 
 
 def test_list_show_forget_restore(cli) -> None:
@@ -173,10 +249,21 @@ def test_forget_by_filter(cli) -> None:
 
 def test_summarize_and_walk_the_chain(cli) -> None:
     for step in range(7):
-        outcome = ["--outcome", "failure", "--resolution", "pinned numpy below 2"] if step == 2 else \
-            ["--outcome", "success"]
-        cli("record", f"step {step} of the migration: {'numpy 2 broke the build' if step == 2 else 'moved table ' + str(step)}",
-            "--task", "mig-1", "--step", str(step), *outcome)
+        outcome = (
+            ["--outcome", "failure", "--resolution", "pinned numpy below 2"]
+            if step == 2
+            else ["--outcome", "success"]
+        )
+        cli(
+            "record",
+            f"step {step} of the migration: "
+            f"{'numpy 2 broke the build' if step == 2 else 'moved table ' + str(step)}",
+            "--task",
+            "mig-1",
+            "--step",
+            str(step),
+            *outcome,
+        )
     result = cli("summarize", "--task", "mig-1")
     assert result.exit_code == 0
     assert result.stdout.startswith("Summary of task mig-1 (7 memories, ")
@@ -187,7 +274,10 @@ def test_summarize_and_walk_the_chain(cli) -> None:
     tree = cli("show", data["id"], "--sources")
     lines = tree.stdout.splitlines()
     assert lines[0].startswith(f"- {data['id'][-8:]} [semantic] Summary of task mig-1")
-    assert sum(line.startswith("    - ") for line in lines) == 7 and sum(line.startswith("  - ") for line in lines) == 2
+    assert (
+        sum(line.startswith("    - ") for line in lines) == 7
+        and sum(line.startswith("  - ") for line in lines) == 2
+    )
     chain = json.loads(cli("show", data["id"], "--sources", "--json").stdout)
     assert [m["depth"] for m in chain].count(2) == 7
     nothing = cli("summarize")
@@ -197,20 +287,53 @@ def test_summarize_and_walk_the_chain(cli) -> None:
 def test_a_changed_fact_supersedes_the_old_one_and_says_so(cli) -> None:
     import json
 
-    first = json.loads(cli("record", "The weather API rate limit is 60 requests per minute per key", "--type",
-                           "semantic", "--json").stdout)
-    update = cli("record", "The weather API rate limit is 100 requests per minute per key", "--type", "semantic",
-                 "--json")
+    first = json.loads(
+        cli(
+            "record",
+            "The weather API rate limit is 60 requests per minute per key",
+            "--type",
+            "semantic",
+            "--json",
+        ).stdout
+    )
+    update = cli(
+        "record",
+        "The weather API rate limit is 100 requests per minute per key",
+        "--type",
+        "semantic",
+        "--json",
+    )
     assert update.exit_code == 0 and "Updated: 60 → 100" in update.stderr
     new = json.loads(update.stdout)
-    assert new["deduplicated"] is False and new["superseded"] == [first["id"]] and new["id"] != first["id"]
+    assert (
+        new["deduplicated"] is False
+        and new["superseded"] == [first["id"]]
+        and new["id"] != first["id"]
+    )
     hits = json.loads(cli("search", "weather API rate limit", "--json").stdout)
-    assert [h["id"] for h in hits] == [new["id"]]  # the old value is history, not an answer
+    # the old value is history, not an answer
+    assert [h["id"] for h in hits] == [new["id"]]
     log = json.loads(cli("log", "--action", "supersede", "--json").stdout)
     assert log[0]["ids"] == [first["id"], new["id"]] and "60 → 100" in log[0]["reason"]
-    same = json.loads(cli("record", "the weather API rate limit is 100 requests per minute per key!", "--type",
-                          "semantic", "--json").stdout)
-    assert same["deduplicated"] is True and same["id"] == new["id"]  # a restatement merges
-    kept = json.loads(cli("record", "The weather API rate limit is 120 requests per minute per key", "--type",
-                          "semantic", "--no-merge", "--json").stdout)
+    same = json.loads(
+        cli(
+            "record",
+            "the weather API rate limit is 100 requests per minute per key!",
+            "--type",
+            "semantic",
+            "--json",
+        ).stdout
+    )
+    # a restatement merges
+    assert same["deduplicated"] is True and same["id"] == new["id"]
+    kept = json.loads(
+        cli(
+            "record",
+            "The weather API rate limit is 120 requests per minute per key",
+            "--type",
+            "semantic",
+            "--no-merge",
+            "--json",
+        ).stdout
+    )
     assert kept["superseded"] == [] and cli.open().get(new["id"]).status == "active"

@@ -27,25 +27,38 @@ def test_forget_names_each_id_to_restore(cli) -> None:
     restored = cli("restore", short_id(one))
     assert restored.exit_code == 0
     both = cli("forget", short_id(one), two, "--archive")
-    assert both.stderr.strip() == (f"Archived 2 memories. Undo with `hindsight restore {short_id(one)}` and "
-                                   f"`hindsight restore {two}`.")
+    assert both.stderr.strip() == (
+        f"Archived 2 memories. Undo with `hindsight restore {short_id(one)}` and "
+        f"`hindsight restore {two}`."
+    )
     assert {m["status"] for m in json.loads(cli("list", "--json").stdout)} == {"archived"}
 
 
 def test_nothing_forgotten_says_so_and_offers_no_undo(cli) -> None:
     kept = _record(cli, "a memory of another task", "--task", "t-1")
-    for args in (["--task", "t-none"], ["--task", "t-none", "--archive"], ["--task", "t-none", "--hard"]):
-        result = cli("forget", *args)  # no -y: there is nothing to confirm
+    for args in (
+        ["--task", "t-none"],
+        ["--task", "t-none", "--archive"],
+        ["--task", "t-none", "--hard"],
+    ):
+        # no -y: there is nothing to confirm
+        result = cli("forget", *args)
         assert result.exit_code == 0, result.stderr
         assert "Undo" not in result.stderr and "-y" not in result.stderr
-        done_to = "purged" if "--hard" in args else "archived" if "--archive" in args else "forgotten"
+        done_to = (
+            "purged" if "--hard" in args else "archived" if "--archive" in args else "forgotten"
+        )
         assert result.stderr.strip() == f"No memory matched, so none was {done_to}."
     assert cli("forget", kept).exit_code == 0
     again = cli("forget", kept)
     assert again.stderr.strip() == "No memory was forgotten (already forgotten or archived)."
     _record(cli, "a second memory of that task", "--task", "t-1")
-    asked = cli("forget", "--task", "t-1")  # something matches: it asks for -y
-    assert asked.exit_code == 1 and "This would forget up to 1 memory; add -y to confirm." in asked.stderr
+    # something matches: it asks for -y
+    asked = cli("forget", "--task", "t-1")
+    assert (
+        asked.exit_code == 1
+        and "This would forget up to 1 memory; add -y to confirm." in asked.stderr
+    )
 
 
 def test_restore_of_an_active_memory_says_there_is_nothing_to_restore(cli) -> None:
@@ -59,29 +72,62 @@ def test_restore_of_an_active_memory_says_there_is_nothing_to_restore(cli) -> No
 def test_record_in_a_terminal_prints_the_id_once(tmp_path: Path) -> None:
     """stdout a real terminal (a pty): the id on it and a message without the id on stderr."""
     leader, follower = pty.openpty()
-    done = subprocess.run([sys.executable, "-m", "hindsight_cli", "record", "a note typed in a terminal", "--store",
-                           str(tmp_path / "store")], stdout=follower, stderr=subprocess.PIPE, text=True,
-                          timeout=120, env={**os.environ, "TERM": "dumb"})
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hindsight_cli",
+            "record",
+            "a note typed in a terminal",
+            "--store",
+            str(tmp_path / "store"),
+        ],
+        stdout=follower,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        env={**os.environ, "TERM": "dumb"},
+    )
     os.close(follower)
     shown = b""
     try:
         while chunk := os.read(leader, 4096):
             shown += chunk
-    except OSError:  # the terminal's other end is closed: all is read
+    # the terminal's other end is closed: all is read
+    except OSError:
         pass
     os.close(leader)
     assert done.returncode == 0, done.stderr
     memory_id = shown.decode().strip()
     assert len(memory_id) == 36
     assert done.stderr.strip() == "Recorded."
-    piped = subprocess.run([sys.executable, "-m", "hindsight_cli", "record", "a note from a script", "--store",
-                            str(tmp_path / "store")], capture_output=True, text=True, timeout=120)
-    assert piped.stderr.strip() == f"Recorded {piped.stdout.strip()}."  # a log has the id with the message
+    piped = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hindsight_cli",
+            "record",
+            "a note from a script",
+            "--store",
+            str(tmp_path / "store"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    # a log has the id with the message
+    assert piped.stderr.strip() == f"Recorded {piped.stdout.strip()}."
 
 
 def test_search_dash_reads_the_query_from_stdin(cli) -> None:
-    _record(cli, "ECONNREFUSED 127.0.0.1:5432 because postgres was not started", "--outcome", "failure",
-            "--resolution", "started the postgres service")
+    _record(
+        cli,
+        "ECONNREFUSED 127.0.0.1:5432 because postgres was not started",
+        "--outcome",
+        "failure",
+        "--resolution",
+        "started the postgres service",
+    )
     _record(cli, "the weather API wants an X-Api-Key header")
     error = "psql: error: connection to server failed: ECONNREFUSED 127.0.0.1:5432\n"
     result = cli("search", "-", "--troubleshoot", "--json", input=error)
@@ -94,6 +140,8 @@ def test_search_dash_reads_the_query_from_stdin(cli) -> None:
 
 def test_the_internal_hook_command_is_hidden_but_works(cli) -> None:
     top = cli("--help", store=False)
-    commands = [line.split()[0] for line in top.stdout.split("Commands:", 1)[1].splitlines() if line.strip()]
+    commands = [
+        line.split()[0] for line in top.stdout.split("Commands:", 1)[1].splitlines() if line.strip()
+    ]
     assert "hooks" in commands and "hook" not in commands
     assert cli("hook", "--help", store=False).exit_code == 0

@@ -1,5 +1,5 @@
-"""Every OSError that reaches a face is one `Error:` line naming the path and the fix (exit 1), never a
-traceback, and nothing is left half-written (issue 20)."""
+"""Every OSError that reaches a face is one `Error:` line naming the path and the fix (exit 1),
+never a traceback, and nothing is left half-written (issue 20)."""
 
 from __future__ import annotations
 
@@ -10,16 +10,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hostile import hindsight
 
 from hindsight_cli.errors import FileProblem, HindsightError, from_os_error
 from hindsight_cli.store import Store
-from hostile import hindsight
 
 
 @pytest.fixture
 def unwritable(tmp_path: Path) -> Iterator[Path]:
-    """A directory nothing can be created in: read-only for a user, immutable (chattr +i) for root, whom
-    permission bits do not stop."""
+    """A directory nothing can be created in: read-only for a user, immutable (chattr +i) for root,
+    whom permission bits do not stop."""
     place = tmp_path / "locked"
     place.mkdir()
     if os.geteuid() == 0:
@@ -47,41 +47,53 @@ def _one_error_line(result: subprocess.CompletedProcess[str], *names: str) -> st
 
 def test_init_under_an_unwritable_parent(unwritable: Path) -> None:
     line = _one_error_line(hindsight("init", cwd=unwritable), str(unwritable / ".hindsight"))
-    assert "chattr -i" in line or "permissions" in line  # the fix, not only the failure
+    # the fix, not only the failure
+    assert "chattr -i" in line or "permissions" in line
     assert list(unwritable.iterdir()) == []
 
 
 def test_record_into_a_store_under_an_unwritable_parent(unwritable: Path) -> None:
     store = unwritable / "deep" / "store"
-    _one_error_line(hindsight("record", "a note that cannot be kept", "--store", str(store)), str(unwritable / "deep"))
+    _one_error_line(
+        hindsight("record", "a note that cannot be kept", "--store", str(store)),
+        str(unwritable / "deep"),
+    )
     assert list(unwritable.iterdir()) == []
 
 
 @pytest.mark.parametrize("below", ["", "sub"])
-def test_hindsight_home_at_a_file(tmp_path: Path, below: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hindsight_home_at_a_file(
+    tmp_path: Path, below: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     file = tmp_path / "home-file"
     file.write_text("not a directory\n")
     monkeypatch.setenv("HINDSIGHT_HOME", str(file / below) if below else str(file))
     store = tmp_path / "store"
     line = _one_error_line(hindsight("record", "a note", "--store", str(store)), str(file))
     assert "move" in line
-    assert not store.exists()  # refused before the store was made, not after
+    # refused before the store was made, not after
+    assert not store.exists()
     assert file.read_text() == "not a directory\n"
 
 
 @pytest.mark.parametrize("target", ["/proc/nope.jsonl", "{locked}/out.jsonl"])
-def test_export_to_a_place_that_takes_no_file(tmp_path: Path, unwritable: Path, target: str) -> None:
+def test_export_to_a_place_that_takes_no_file(
+    tmp_path: Path, unwritable: Path, target: str
+) -> None:
     store = tmp_path / "store"
     assert hindsight("record", "something to export", "--store", str(store)).returncode == 0
     path = target.format(locked=unwritable)
     line = _one_error_line(hindsight("export", "-o", path, "--store", str(store)), path)
-    assert ".tmp" not in line  # the file asked for, not the temp file beside it
+    # the file asked for, not the temp file beside it
+    assert ".tmp" not in line
     assert not Path(path).exists() and list(unwritable.iterdir()) == []
 
 
-def test_the_core_raises_the_os_error_and_the_translation_names_path_and_fix(unwritable: Path) -> None:
-    """Through the Python API the OSError itself arrives (with errno and filename), nothing is made, and
-    ``from_os_error`` is what every face turns it into."""
+def test_the_core_raises_the_os_error_and_the_translation_names_path_and_fix(
+    unwritable: Path,
+) -> None:
+    """Through the Python API the OSError itself arrives (with errno and filename), nothing is made,
+    and ``from_os_error`` is what every face turns it into."""
     with pytest.raises(OSError) as raised:
         Store(unwritable / "store").init()
     assert raised.value.errno in (errno.EPERM, errno.EACCES, errno.EROFS)
@@ -92,12 +104,18 @@ def test_the_core_raises_the_os_error_and_the_translation_names_path_and_fix(unw
     assert str(unwritable / "store") in str(problem) and str(unwritable) in str(problem)
 
 
-@pytest.mark.parametrize(("error", "fix"), [
-    (OSError(errno.ENOSPC, "No space left on device", "/data/store/ledger.duckdb"), "free some space"),
-    (OSError(errno.EROFS, "Read-only file system", "/mnt/ro/store"), "remount it read-write"),
-    (OSError(errno.EACCES, "Permission denied", "/srv/store"), "ls -ld /srv"),
-    (OSError(errno.EMFILE, "Too many open files"), "ulimit -n"),
-])
+@pytest.mark.parametrize(
+    ("error", "fix"),
+    [
+        (
+            OSError(errno.ENOSPC, "No space left on device", "/data/store/ledger.duckdb"),
+            "free some space",
+        ),
+        (OSError(errno.EROFS, "Read-only file system", "/mnt/ro/store"), "remount it read-write"),
+        (OSError(errno.EACCES, "Permission denied", "/srv/store"), "ls -ld /srv"),
+        (OSError(errno.EMFILE, "Too many open files"), "ulimit -n"),
+    ],
+)
 def test_each_kind_of_os_error_says_what_to_do(error: OSError, fix: str) -> None:
     text = str(from_os_error(error))
     assert fix in text and "\n" not in text
@@ -107,9 +125,11 @@ def test_each_kind_of_os_error_says_what_to_do(error: OSError, fix: str) -> None
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_through_mcp_an_os_error_is_a_tool_error_naming_path_and_fix(unwritable: Path, anyio_backend: str,
-                                                                        tmp_path: Path) -> None:
-    """The MCP face words it as the CLI does, as the tool's error text, and the server keeps serving."""
+async def test_through_mcp_an_os_error_is_a_tool_error_naming_path_and_fix(
+    unwritable: Path, anyio_backend: str, tmp_path: Path
+) -> None:
+    """The MCP face words it as the CLI does, as the tool's error text, and the server keeps
+    serving."""
     from mcp import Client
 
     from hindsight_cli.mcp_server import build_server
@@ -121,14 +141,16 @@ async def test_through_mcp_an_os_error_is_a_tool_error_naming_path_and_fix(unwri
     for result in (written, again):
         assert result.is_error
         text = result.content[0].text
-        assert f"memory_write: Cannot use {store}: " in text and "\n" not in text, text  # the SDK names the tool
+        # the SDK names the tool
+        assert f"memory_write: Cannot use {store}: " in text and "\n" not in text, text
         assert "chattr -i" in text or "permissions" in text
         assert "Traceback" not in text and "Errno" not in text
     assert list(unwritable.iterdir()) == []
 
 
-def test_an_mcp_server_with_its_home_at_a_file_does_not_start_and_says_why(tmp_path: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_mcp_server_with_its_home_at_a_file_does_not_start_and_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The store is opened before the server starts, so the refusal is the command's one line, not a
     tool error a client might never show."""
     file = tmp_path / "home-file"

@@ -21,22 +21,35 @@ def test_init_creates_a_private_project_store_with_gitignore(cli, _isolated: Pat
     assert again.exit_code == 0 and "Already a store" in again.stderr
 
 
-def test_where_explains_the_choice(cli, _isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_where_explains_the_choice(
+    cli, _isolated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = Path(os.environ["HINDSIGHT_HOME"])
     data = json.loads(cli("where", "--json").stdout)
-    assert data == {"store": str((home / "store").resolve()), "reason": "global", "exists": False,
-                    "why": "global store (no --store, no $HINDSIGHT_STORE, no .hindsight/ found)",
-                    "backend": "local", "database": str((home / "store" / "ledger.duckdb").resolve())}
+    assert data == {
+        "store": str((home / "store").resolve()),
+        "reason": "global",
+        "exists": False,
+        "why": "global store (no --store, no $HINDSIGHT_STORE, no .hindsight/ found)",
+        "backend": "local",
+        "database": str((home / "store" / "ledger.duckdb").resolve()),
+    }
     cli("init", store=False)
     nested = _isolated / "src" / "pkg"
     nested.mkdir(parents=True)
     monkeypatch.chdir(nested)
     data = json.loads(cli("where", "--json").stdout)
-    assert (data["store"], data["reason"], data["exists"]) == (str(_isolated / ".hindsight"), "project", True)
+    assert (data["store"], data["reason"], data["exists"]) == (
+        str(_isolated / ".hindsight"),
+        "project",
+        True,
+    )
     monkeypatch.setenv("HINDSIGHT_STORE", str(tmp_path / "env"))
     assert json.loads(cli("where", "--json").stdout)["reason"] == "env"
     flagged = cli("where", "--store", str(tmp_path / "flag"))
-    assert flagged.stdout.strip() == str(tmp_path / "flag") and "chosen with --store" in flagged.stderr
+    assert (
+        flagged.stdout.strip() == str(tmp_path / "flag") and "chosen with --store" in flagged.stderr
+    )
 
 
 def test_record_without_a_store_creates_the_global_one(cli) -> None:
@@ -51,7 +64,11 @@ def test_record_without_a_store_creates_the_global_one(cli) -> None:
 def test_read_commands_on_a_missing_store_fail_clearly(cli, tmp_path: Path) -> None:
     result = cli("search", "x", "--store", str(tmp_path / "missing"))
     assert result.exit_code == 1
-    assert result.stderr.strip() == f"Error: No hindsight store at {tmp_path / 'missing'}. Run `hindsight init` here, or pass --store PATH."
+    assert (
+        result.stderr.strip()
+        == f"Error: No hindsight store at {tmp_path / 'missing'}. Run `hindsight init` here, or "
+        f"pass --store PATH."
+    )
 
 
 def test_export_import_round_trip(cli, tmp_path: Path) -> None:
@@ -70,7 +87,12 @@ def test_export_import_round_trip(cli, tmp_path: Path) -> None:
 
     other = str(tmp_path / "other")
     first = cli("import", str(dump), "--store", other, "--json")
-    assert first.exit_code == 0 and json.loads(first.stdout) == {"added": 2, "skipped": 0, "redactions": 0, "split": 0}
+    assert first.exit_code == 0 and json.loads(first.stdout) == {
+        "added": 2,
+        "skipped": 0,
+        "redactions": 0,
+        "split": 0,
+    }
     second = cli("import", str(dump), "--store", other)
     assert "Imported 0, skipped 2" in second.stderr
     assert cli("export", "--store", other).stdout == exported.stdout
@@ -94,13 +116,20 @@ def test_stats_and_reindex(cli) -> None:
     cli("record", "two", "--agent", "b", "--type", "semantic")
     data = json.loads(cli("stats", "--json").stdout)
     assert data["memories"] == 2 and data["by_agent"] == {"a": 1, "b": 1}
-    assert data["embedding_model"] == "hindsight/all-MiniLM-L6-v2-int8" and data["embedding_dim"] == 384
+    assert (
+        data["embedding_model"] == "hindsight/all-MiniLM-L6-v2-int8"
+        and data["embedding_dim"] == 384
+    )
     result = cli("reindex", "--json")
     assert result.exit_code == 0 and json.loads(result.stdout) == {"reindexed": 2}
     after = json.loads(cli("stats", "--json").stdout)
     if after["backend"] == "local":
-        assert after["index"]["rows"] == 2 and after["index"]["synced_seq"] == after["index"]["ledger_seq"]
-    else:  # the database indexes its own rows: nothing to mirror
+        assert (
+            after["index"]["rows"] == 2
+            and after["index"]["synced_seq"] == after["index"]["ledger_seq"]
+        )
+    # the database indexes its own rows: nothing to mirror
+    else:
         assert not after["index"]["exists"] and "password" not in after["database"]
     assert json.loads(cli("search", "two", "--json").stdout)[0]["content"] == "two"
     table = cli("stats")

@@ -1,9 +1,9 @@
-"""The SQL both ledgers share: conditions rendered with bound parameters, and a session that implements
-the storage contract's reads and writes over a connection that takes ``?`` placeholders.
+"""The SQL both ledgers share: conditions rendered with bound parameters, and a session that
+implements the storage contract's reads and writes over a connection that takes ``?`` placeholders.
 
-Values are always parameters. The only text put into a statement besides fixed SQL is a column name from
-``rows.COLUMNS`` and, where an engine cannot bind one (a vector type's size), a number that ``integer``
-has checked; ``tests/test_sql_safety.py`` greps for anything else.
+Values are always parameters. The only text put into a statement besides fixed SQL is a column name
+from ``rows.COLUMNS`` and, where an engine cannot bind one (a vector type's size), a number that
+``integer`` has checked; ``tests/test_sql_safety.py`` greps for anything else.
 """
 
 from __future__ import annotations
@@ -19,12 +19,19 @@ from ..base import AuditRow, Condition, Order
 from ..rows import COLUMNS, FILTER_COLUMNS, MemoryRow
 
 _ORDERS: dict[str, str] = {
-    "newest": "m.created_at DESC, m.id DESC", "oldest": "m.created_at ASC, m.id ASC",
-    "event": "m.event_at ASC, m.id ASC", "seq": "m.seq", "id": "m.id",
+    "newest": "m.created_at DESC, m.id DESC",
+    "oldest": "m.created_at ASC, m.id ASC",
+    "event": "m.event_at ASC, m.id ASC",
+    "seq": "m.seq",
+    "id": "m.id",
 }
-_EXTRA = frozenset({"id", "trigger", "created_at", "source", "step"})  # filterable beyond the index's columns
+# filterable beyond the index's columns
+_EXTRA = frozenset({"id", "trigger", "created_at", "source", "step"})
 _NAMES = ", ".join(COLUMNS)
-_INSERT = f"INSERT INTO memories ({_NAMES}, seq, doc_len, embedding) VALUES ({', '.join('?' for _ in COLUMNS)}, ?, ?, "
+_INSERT = (
+    f"INSERT INTO memories ({_NAMES}, seq, doc_len, embedding) VALUES "
+    f"({', '.join('?' for _ in COLUMNS)}, ?, ?, "
+)
 
 
 class Connection(Protocol):
@@ -35,7 +42,8 @@ class Connection(Protocol):
 
 
 def integer(value: int) -> str:
-    """A whole number as SQL text, for the few places an engine cannot bind one (a vector's size)."""
+    """A whole number as SQL text, for the few places an engine cannot bind one (a vector's
+    size)."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"not a whole number: {value!r}")
     return str(int(value))
@@ -45,12 +53,18 @@ def integer(value: int) -> str:
 class Dialect:
     """How an engine writes the few things the SQL standard leaves open."""
 
-    has: str  # a list column holds one value
-    overlaps: str  # a list column shares a value with a list parameter
-    vector: str  # an embedding parameter
-    audit_order: str  # insertion order of the audit log
-    embedding: str  # the embedding column as selected
-    chunk_embedding: str  # a chunk's embedding column as selected
+    # a list column holds one value
+    has: str
+    # a list column shares a value with a list parameter
+    overlaps: str
+    # an embedding parameter
+    vector: str
+    # insertion order of the audit log
+    audit_order: str
+    # the embedding column as selected
+    embedding: str
+    # a chunk's embedding column as selected
+    chunk_embedding: str
 
 
 def render(conditions: Sequence[Condition], dialect: Dialect) -> tuple[str, list[Any]]:
@@ -95,90 +109,148 @@ class SqlSession:
     def _vector(self, vector: Sequence[float] | None) -> Any:
         return None if vector is None else list(map(float, vector))
 
-    # --- reads --------------------------------------------------------------------------------------
+    # --- reads
+    # --------------------------------------------------------------------------------------
 
     def meta(self) -> dict[str, str]:
         return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
 
-    def _select(self, where: str, params: list[Any], order: Order, limit: int | None, vectors: bool) -> list[MemoryRow]:
+    def _select(
+        self, where: str, params: list[Any], order: Order, limit: int | None, vectors: bool
+    ) -> list[MemoryRow]:
         columns = [*COLUMNS, "embedding", "seq"] if vectors else list(COLUMNS)
         shown = ", ".join(self.dialect.embedding if c == "embedding" else f"m.{c}" for c in columns)
         sql = f"SELECT {shown} FROM memories m WHERE {where} ORDER BY {_ORDERS[order]}"
         query = [*params, int(limit)] if limit is not None else params
         if limit is not None:
             sql += " LIMIT ?"
-        rows = [codec.from_sql(columns, values) for values in self.conn.execute(sql, query).fetchall()]
+        rows = [
+            codec.from_sql(columns, values) for values in self.conn.execute(sql, query).fetchall()
+        ]
         if vectors and rows:
-            self._load_chunks(rows, *((where, params) if limit is None else
-                                      (f"m.id IN ({', '.join('?' for _ in rows)})", [r.id for r in rows])))
+            self._load_chunks(
+                rows,
+                *(
+                    (where, params)
+                    if limit is None
+                    else (f"m.id IN ({', '.join('?' for _ in rows)})", [r.id for r in rows])
+                ),
+            )
         return rows
 
     def _load_chunks(self, rows: list[MemoryRow], where: str, params: list[Any]) -> None:
-        """The further chunks' vectors of the long memories among ``rows`` (those ``where`` selects)."""
+        """The further chunks' vectors of the long memories among ``rows`` (those ``where``
+        selects)."""
         found: dict[str, list[Any]] = {}
         for memory_id, vector in self.conn.execute(
-                f"SELECT c.id, {self.dialect.chunk_embedding} FROM chunks c WHERE c.id IN "
-                f"(SELECT m.id FROM memories m WHERE {where}) ORDER BY c.id, c.part", params).fetchall():
+            f"SELECT c.id, {self.dialect.chunk_embedding} FROM chunks c WHERE c.id IN "
+            f"(SELECT m.id FROM memories m WHERE {where}) ORDER BY c.id, c.part",
+            params,
+        ).fetchall():
             found.setdefault(memory_id, []).append(list(vector))
         for row in rows:
             row.chunks = found.get(row.id)
 
-    def select(self, where: Sequence[Condition], *, order: Order = "newest", limit: int | None = None,
-               vectors: bool = False) -> list[MemoryRow]:
+    def select(
+        self,
+        where: Sequence[Condition],
+        *,
+        order: Order = "newest",
+        limit: int | None = None,
+        vectors: bool = False,
+    ) -> list[MemoryRow]:
         sql, params = render(where, self.dialect)
         return self._select(sql, params, order, limit, vectors)
 
     def ids(self, where: Sequence[Condition]) -> list[str]:
         sql, params = render(where, self.dialect)
-        return [r[0] for r in self.conn.execute(f"SELECT m.id FROM memories m WHERE {sql} ORDER BY m.seq",
-                                                params).fetchall()]
+        return [
+            r[0]
+            for r in self.conn.execute(
+                f"SELECT m.id FROM memories m WHERE {sql} ORDER BY m.seq", params
+            ).fetchall()
+        ]
 
     def count(self, where: Sequence[Condition]) -> int:
         sql, params = render(where, self.dialect)
-        return int(self.conn.execute(f"SELECT count(*) FROM memories m WHERE {sql}", params).fetchone()[0])
+        return int(
+            self.conn.execute(f"SELECT count(*) FROM memories m WHERE {sql}", params).fetchone()[0]
+        )
 
     def by_ids(self, ids: Sequence[str], vectors: bool = False) -> list[MemoryRow]:
         if not ids:
             return []
-        return self._select(f"m.id IN ({', '.join('?' for _ in ids)})", list(ids), "newest", None, vectors)
+        return self._select(
+            f"m.id IN ({', '.join('?' for _ in ids)})", list(ids), "newest", None, vectors
+        )
 
     def by_key(self, key: str, agent_id: str) -> MemoryRow | None:
-        """The memory of ``agent_id`` written with this idempotency key: keys are unique per agent, so
-        another agent's key is never found (nor returned, updated or revealed)."""
-        rows = self._select("m.agent_id = ? AND m.idempotency_key = ?", [agent_id, key], "newest", 1, False)
+        """The memory of ``agent_id`` written with this idempotency key: keys are unique per agent,
+        so another agent's key is never found (nor returned, updated or revealed)."""
+        rows = self._select(
+            "m.agent_id = ? AND m.idempotency_key = ?", [agent_id, key], "newest", 1, False
+        )
         return rows[0] if rows else None
 
     def by_prefix(self, prefix: str, limit: int = 3) -> list[str]:
-        return [r[0] for r in self.conn.execute(
-            "SELECT id FROM memories WHERE starts_with(id, ?) ORDER BY id LIMIT ?", [prefix, int(limit)]).fetchall()]
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT id FROM memories WHERE starts_with(id, ?) ORDER BY id LIMIT ?",
+                [prefix, int(limit)],
+            ).fetchall()
+        ]
 
     def by_suffix(self, suffix: str, limit: int = 3) -> list[str]:
         """Ids ending with ``suffix``: the random tail of a UUIDv7, the short form tables show."""
-        return [r[0] for r in self.conn.execute(
-            "SELECT id FROM memories WHERE right(id, ?) = ? ORDER BY id LIMIT ?",
-            [len(suffix), suffix, int(limit)]).fetchall()]
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT id FROM memories WHERE right(id, ?) = ? ORDER BY id LIMIT ?",
+                [len(suffix), suffix, int(limit)],
+            ).fetchall()
+        ]
 
     def identities(self) -> set[tuple[str, str, str]]:
-        return {(r[0], r[1], r[2]) for r in self.conn.execute(
-            "SELECT id, agent_id, idempotency_key FROM memories").fetchall()}
+        return {
+            (r[0], r[1], r[2])
+            for r in self.conn.execute(
+                "SELECT id, agent_id, idempotency_key FROM memories"
+            ).fetchall()
+        }
 
     def present(self, ids: Sequence[str], keys: Sequence[str]) -> set[tuple[str, str, str]]:
-        """The identities (id, agent, key) of rows that hold one of ``ids`` or ``keys`` (a key of any agent:
-        the caller compares agent and key together)."""
+        """The identities (id, agent, key) of rows that hold one of ``ids`` or ``keys`` (a key of
+        any agent: the caller compares agent and key together)."""
         if not ids and not keys:
             return set()
+
         def marks(values: Sequence[str]) -> str:
             return ", ".join("?" for _ in values) or "NULL"
 
-        return {(r[0], r[1], r[2]) for r in self.conn.execute(
-            f"SELECT id, agent_id, idempotency_key FROM memories WHERE id IN ({marks(ids)}) "
-            f"OR idempotency_key IN ({marks(keys)})", [*ids, *keys]).fetchall()}
+        return {
+            (r[0], r[1], r[2])
+            for r in self.conn.execute(
+                f"SELECT id, agent_id, idempotency_key FROM memories WHERE id IN ({marks(ids)}) "
+                f"OR idempotency_key IN ({marks(keys)})",
+                [*ids, *keys],
+            ).fetchall()
+        }
 
-    def nearest(self, vector: Sequence[float], where: Sequence[Condition], limit: int) -> list[tuple[str, float]]:
+    def nearest(
+        self, vector: Sequence[float], where: Sequence[Condition], limit: int
+    ) -> list[tuple[str, float]]:
         raise NotImplementedError
 
-    def keyword(self, terms: Sequence[str], where: Sequence[Condition], limit: int, k1: float, b: float,
-                agents: Sequence[str] | None = None) -> list[tuple[str, float]]:
+    def keyword(
+        self,
+        terms: Sequence[str],
+        where: Sequence[Condition],
+        limit: int,
+        k1: float,
+        b: float,
+        agents: Sequence[str] | None = None,
+    ) -> list[tuple[str, float]]:
         raise NotImplementedError
 
     def derived_from(self, ids: Sequence[str]) -> list[str]:
@@ -187,27 +259,42 @@ class SqlSession:
         frontier, seen = list(ids), set(ids)
         while frontier:
             rows = self.conn.execute(
-                f"SELECT id FROM memories WHERE {self.dialect.overlaps.format(name='source_ids')}", [frontier]).fetchall()
+                f"SELECT id FROM memories WHERE {self.dialect.overlaps.format(name='source_ids')}",
+                [frontier],
+            ).fetchall()
             frontier = [r[0] for r in rows if r[0] not in seen]
             seen.update(frontier)
             found.extend(frontier)
         return found
 
-    def audit_log(self, *, limit: int | None, action: str | None, memory_id: str | None,
-                  since: datetime | None) -> list[AuditRow]:
+    def audit_log(
+        self,
+        *,
+        limit: int | None,
+        action: str | None,
+        memory_id: str | None,
+        since: datetime | None,
+    ) -> list[AuditRow]:
         clauses: list[str] = ["TRUE"]
         params: list[Any] = []
-        for clause, value in (("action = ?", action), ('"at" >= ?', since),
-                              (self.dialect.has.format(name="ids"), memory_id)):
+        for clause, value in (
+            ("action = ?", action),
+            ('"at" >= ?', since),
+            (self.dialect.has.format(name="ids"), memory_id),
+        ):
             if value:
                 clauses.append(clause)
                 params.append(value)
-        sql = (f'SELECT "at", action, ids, reason, actor FROM audit WHERE {" AND ".join(clauses)} '
-               f'ORDER BY "at" DESC, {self.dialect.audit_order} DESC')
+        sql = (
+            f'SELECT "at", action, ids, reason, actor FROM audit WHERE {" AND ".join(clauses)} '
+            f'ORDER BY "at" DESC, {self.dialect.audit_order} DESC'
+        )
         if limit:
             sql += " LIMIT ?"
             params.append(int(limit))
-        return [(r[0], r[1], list(r[2]), r[3], r[4]) for r in self.conn.execute(sql, params).fetchall()]
+        return [
+            (r[0], r[1], list(r[2]), r[3], r[4]) for r in self.conn.execute(sql, params).fetchall()
+        ]
 
     def max_seq(self) -> int:
         return int(self.conn.execute("SELECT coalesce(max(seq), 0) FROM memories").fetchone()[0])
@@ -216,42 +303,60 @@ class SqlSession:
         return self._select("m.seq > ?", [seq], "seq", None, True)
 
     def vectors_held(self) -> int:
-        return int(self.conn.execute("SELECT count(*) FROM memories WHERE embedding IS NOT NULL").fetchone()[0])
+        return int(
+            self.conn.execute(
+                "SELECT count(*) FROM memories WHERE embedding IS NOT NULL"
+            ).fetchone()[0]
+        )
 
     def counts(self) -> dict[str, Any]:
         def grouped(column: str) -> dict[str, int]:
             rows = self.conn.execute(
-                f"SELECT {column}, count(*) FROM memories GROUP BY 1 ORDER BY 2 DESC, 1").fetchall()
+                f"SELECT {column}, count(*) FROM memories GROUP BY 1 ORDER BY 2 DESC, 1"
+            ).fetchall()
             return {str(k): int(v) for k, v in rows}
 
-        total = self.conn.execute("SELECT count(*), min(created_at), max(created_at) FROM memories").fetchone()
+        total = self.conn.execute(
+            "SELECT count(*), min(created_at), max(created_at) FROM memories"
+        ).fetchone()
         return {
-            "memories": int(total[0]), "oldest": total[1], "newest": total[2],
-            "by_status": grouped("status"), "by_type": grouped("type"), "by_agent": grouped("agent_id"),
+            "memories": int(total[0]),
+            "oldest": total[1],
+            "newest": total[2],
+            "by_status": grouped("status"),
+            "by_type": grouped("type"),
+            "by_agent": grouped("agent_id"),
             "by_outcome": grouped("outcome"),
             "audit_entries": int(self.conn.execute("SELECT count(*) FROM audit").fetchone()[0]),
         }
 
-    # --- writes -------------------------------------------------------------------------------------
+    # --- writes
+    # -------------------------------------------------------------------------------------
 
     def _next_seq(self) -> int:
         return int(self.conn.execute("SELECT nextval('change_seq')").fetchone()[0])
 
     def _postings(self, memory_id: str, terms: dict[str, int]) -> None:
         if terms:
-            self.conn.executemany("INSERT INTO terms VALUES (?, ?, ?)", [[memory_id, t, n] for t, n in terms.items()])
+            self.conn.executemany(
+                "INSERT INTO terms VALUES (?, ?, ?)", [[memory_id, t, n] for t, n in terms.items()]
+            )
 
     def _chunks(self, row: MemoryRow, replace: bool = False) -> None:
         if replace:
             self.conn.execute("DELETE FROM chunks WHERE id = ?", [row.id])
         if row.chunks:
-            self.conn.executemany(f"INSERT INTO chunks (id, part, embedding) VALUES (?, ?, {self.dialect.vector})",
-                                  [[row.id, part, self._vector(v)] for part, v in enumerate(row.chunks, 1)])
+            self.conn.executemany(
+                f"INSERT INTO chunks (id, part, embedding) VALUES (?, ?, {self.dialect.vector})",
+                [[row.id, part, self._vector(v)] for part, v in enumerate(row.chunks, 1)],
+            )
 
     def insert(self, row: MemoryRow, terms: dict[str, int]) -> None:
         row.seq = self._next_seq()
-        self.conn.execute(_INSERT + f"{self.dialect.vector})",
-                          [*codec.sql_values(row), row.seq, sum(terms.values()), self._vector(row.embedding)])
+        self.conn.execute(
+            _INSERT + f"{self.dialect.vector})",
+            [*codec.sql_values(row), row.seq, sum(terms.values()), self._vector(row.embedding)],
+        )
         self._postings(row.id, terms)
         self._chunks(row)
 
@@ -265,9 +370,21 @@ class SqlSession:
             f"""UPDATE memories SET content = ?, content_hash = ?, source_ids = ?, event_at = ?, metadata = ?,
                outcome = ?, resolution = ?, confidence = ?, embedding = {self.dialect.vector}, doc_len = ?,
                updated_at = ?, version = version + 1, status = 'active', seq = nextval('change_seq') WHERE id = ?""",
-            [row.content, row.content_hash, list(row.source_ids), row.event_at,
-             json.dumps(row.metadata, ensure_ascii=False), row.outcome, row.resolution, row.confidence, self._vector(row.embedding),
-             sum(terms.values()), row.created_at, row.id])
+            [
+                row.content,
+                row.content_hash,
+                list(row.source_ids),
+                row.event_at,
+                json.dumps(row.metadata, ensure_ascii=False),
+                row.outcome,
+                row.resolution,
+                row.confidence,
+                self._vector(row.embedding),
+                sum(terms.values()),
+                row.created_at,
+                row.id,
+            ],
+        )
         self.conn.execute("DELETE FROM terms WHERE id = ?", [row.id])
         self._postings(row.id, terms)
         self._chunks(row, replace=True)
@@ -276,20 +393,25 @@ class SqlSession:
         self.conn.execute(
             """UPDATE memories SET seen_count = seen_count + 1, last_seen_at = ?, updated_at = ?,
                importance = greatest(importance, ?), version = version + 1, seq = nextval('change_seq')
-               WHERE id = ?""", [at, at, importance, memory_id])
+               WHERE id = ?""",
+            [at, at, importance, memory_id],
+        )
 
     def supersede(self, old_id: str, new_id: str, at: datetime) -> None:
         self.conn.execute(
             """UPDATE memories SET status = 'superseded', superseded_by = ?, updated_at = ?, version = version + 1,
-               seq = nextval('change_seq') WHERE id = ?""", [new_id, at, old_id])
+               seq = nextval('change_seq') WHERE id = ?""",
+            [new_id, at, old_id],
+        )
 
     def set_status(self, ids: Sequence[str], status: str, at: datetime) -> int:
         if not ids:
             return 0
         changed = self.conn.execute(
             f"""UPDATE memories SET status = ?, updated_at = ?, version = version + 1, seq = nextval('change_seq')
-                WHERE id IN ({', '.join('?' for _ in ids)}) AND status <> ? RETURNING id""",
-            [status, at, *ids, status]).fetchall()
+                WHERE id IN ({", ".join("?" for _ in ids)}) AND status <> ? RETURNING id""",
+            [status, at, *ids, status],
+        ).fetchall()
         return len(changed)
 
     def delete(self, ids: Sequence[str]) -> int:
@@ -298,21 +420,40 @@ class SqlSession:
         marks = ", ".join("?" for _ in ids)
         self.conn.execute(f"DELETE FROM terms WHERE id IN ({marks})", list(ids))
         self.conn.execute(f"DELETE FROM chunks WHERE id IN ({marks})", list(ids))
-        deleted = len(self.conn.execute(f"DELETE FROM memories WHERE id IN ({marks}) RETURNING id", list(ids)).fetchall())
+        deleted = len(
+            self.conn.execute(
+                f"DELETE FROM memories WHERE id IN ({marks}) RETURNING id", list(ids)
+            ).fetchall()
+        )
         # No link may point at a deleted memory: its successor forgets where it came from.
-        self.conn.execute(f"UPDATE memories SET supersedes = NULL, seq = nextval('change_seq') WHERE supersedes IN "
-                          f"({marks})", list(ids))
+        self.conn.execute(
+            f"UPDATE memories SET supersedes = NULL, seq = nextval('change_seq') WHERE "
+            f"supersedes IN "
+            f"({marks})",
+            list(ids),
+        )
         return deleted
 
-    def audit(self, action: str, ids: Sequence[str], at: datetime, reason: str | None = None,
-              actor: str | None = None) -> None:
-        self.conn.execute('INSERT INTO audit ("at", action, ids, reason, actor) VALUES (?, ?, ?, ?, ?)',
-                          [at, action, list(ids), reason, actor])
+    def audit(
+        self,
+        action: str,
+        ids: Sequence[str],
+        at: datetime,
+        reason: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        self.conn.execute(
+            'INSERT INTO audit ("at", action, ids, reason, actor) VALUES (?, ?, ?, ?, ?)',
+            [at, action, list(ids), reason, actor],
+        )
 
     def set_embeddings(self, rows: Sequence[MemoryRow]) -> None:
         """New vectors (a reindex): each row's ``embedding`` and ``chunks``."""
-        self.conn.executemany(f"UPDATE memories SET embedding = {self.dialect.vector}, seq = nextval('change_seq') "
-                              "WHERE id = ?", [[self._vector(row.embedding), row.id] for row in rows])
+        self.conn.executemany(
+            f"UPDATE memories SET embedding = {self.dialect.vector}, seq = nextval('change_seq') "
+            "WHERE id = ?",
+            [[self._vector(row.embedding), row.id] for row in rows],
+        )
         self.conn.execute("DELETE FROM chunks")
         for row in rows:
             self._chunks(row)

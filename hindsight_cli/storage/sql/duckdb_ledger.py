@@ -1,8 +1,9 @@
-"""The local ledger: every memory, links and the audit log in one DuckDB file of the store directory.
+"""The local ledger: every memory, links and the audit log in one DuckDB file of the store
+directory.
 
-No process keeps the file open between operations (an open read-write DuckDB file locks out every other
-process, readers included): each session connects, works and closes. A lock conflict is retried with
-backoff up to the lock timeout, then reported as ``StoreBusy``.
+No process keeps the file open between operations (an open read-write DuckDB file locks out every
+other process, readers included): each session connects, works and closes. A lock conflict is
+retried with backoff up to the lock timeout, then reported as ``StoreBusy``.
 """
 
 from __future__ import annotations
@@ -25,10 +26,17 @@ from .common import Dialect, SqlSession, integer, render
 
 log = logging.getLogger("hindsight.ledger")
 
-SCHEMA_VERSION = 4  # 2: memories.supersedes (the back link of superseded_by); 3: keys unique per agent; 4: chunks
+# 2: memories.supersedes (the back link of superseded_by); 3: keys unique per agent; 4: chunks
+SCHEMA_VERSION = 4
 TABLES = ("meta", "memories", "terms", "audit", "chunks")
-DIALECT = Dialect(has="list_contains({name}, ?)", overlaps="len(list_intersect({name}, ?)) > 0", vector="?",
-                  audit_order="rowid", embedding="m.embedding", chunk_embedding="c.embedding")
+DIALECT = Dialect(
+    has="list_contains({name}, ?)",
+    overlaps="len(list_intersect({name}, ?)) > 0",
+    vector="?",
+    audit_order="rowid",
+    embedding="m.embedding",
+    chunk_embedding="c.embedding",
+)
 CAPABILITIES = Capabilities(name="local", files=True, mirrored=True, shared=False)
 
 
@@ -47,8 +55,10 @@ def schema(dim: int, start: int = 1) -> list[str]:
             updated_at TIMESTAMP, seq BIGINT NOT NULL, doc_len INTEGER NOT NULL, embedding FLOAT[{integer(dim)}],
             supersedes VARCHAR)""",
         "CREATE INDEX IF NOT EXISTS memories_key ON memories (idempotency_key)",
-        "CREATE UNIQUE INDEX IF NOT EXISTS memories_agent_key ON memories (agent_id, idempotency_key)",
-        "CREATE TABLE IF NOT EXISTS terms (id VARCHAR NOT NULL, term VARCHAR NOT NULL, tf INTEGER NOT NULL)",
+        "CREATE UNIQUE INDEX IF NOT EXISTS memories_agent_key ON memories (agent_id, "
+        "idempotency_key)",
+        "CREATE TABLE IF NOT EXISTS terms (id VARCHAR NOT NULL, term VARCHAR NOT NULL, tf "
+        "INTEGER NOT NULL)",
         "CREATE INDEX IF NOT EXISTS terms_term ON terms (term)",
         """CREATE TABLE IF NOT EXISTS audit ("at" TIMESTAMP NOT NULL, action VARCHAR NOT NULL, ids VARCHAR[] NOT NULL,
             reason VARCHAR, actor VARCHAR)""",
@@ -57,16 +67,23 @@ def schema(dim: int, start: int = 1) -> list[str]:
 
 
 def chunks_schema(dim: int) -> list[str]:
-    """A long memory's further windows' vectors (core/chunks.py); its first is ``memories.embedding``."""
-    return [f"CREATE TABLE IF NOT EXISTS chunks (id VARCHAR NOT NULL, part INTEGER NOT NULL, "
-            f"embedding FLOAT[{integer(dim)}])",
-            "CREATE INDEX IF NOT EXISTS chunks_id ON chunks (id)"]
+    """A long memory's further windows' vectors (core/chunks.py); its first is
+    ``memories.embedding``."""
+    return [
+        f"CREATE TABLE IF NOT EXISTS chunks (id VARCHAR NOT NULL, part INTEGER NOT NULL, "
+        f"embedding FLOAT[{integer(dim)}])",
+        "CREATE INDEX IF NOT EXISTS chunks_id ON chunks (id)",
+    ]
 
 
-#: Schema 3: idempotency keys are unique per agent, not per store. Before, a key claimed by one agent
-#: shadowed every other agent's: a summary another agent planted a row for was written into that row. Such
-#: a derived memory goes to the one agent whose memories it was built from; any rows that share an agent
-#: and key (from unserialised writes of old versions) keep distinct keys, so the unique index can hold.
+# : Schema 3: idempotency keys are unique per agent, not per store. Before, a key claimed by one
+# agent
+# : shadowed every other agent's: a summary another agent planted a row for was written into that
+# row. Such
+# : a derived memory goes to the one agent whose memories it was built from; any rows that share an
+# agent
+# : and key (from unserialised writes of old versions) keep distinct keys, so the unique index can
+# hold.
 SPLIT_KEYS = [
     """UPDATE memories SET agent_id = s.agent FROM (
            SELECT m.id, min(src.agent_id) AS agent, count(DISTINCT src.agent_id) AS agents
@@ -82,19 +99,22 @@ SPLIT_KEYS = [
 def _migrate(conn: Any) -> None:
     """Apply every schema step newer than the store's version.
 
-    Two transactions, since DuckDB builds no index over uncommitted updates: the changes, then the indexes
-    and the new version. Each step is idempotent, so a crash between them only means the next open runs
-    the migration again."""
+    Two transactions, since DuckDB builds no index over uncommitted updates: the changes, then the
+    indexes and the new version. Each step is idempotent, so a crash between them only means the
+    next open runs the migration again."""
     conn.execute("BEGIN TRANSACTION")
     version = int(conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
-    conn.execute("DROP INDEX IF EXISTS memories_key")  # DuckDB can neither alter nor update a table's
-    conn.execute("DROP INDEX IF EXISTS memories_agent_key")  # indexed columns while an index is on them
+    # DuckDB can neither alter nor update a table's
+    conn.execute("DROP INDEX IF EXISTS memories_key")
+    # indexed columns while an index is on them
+    conn.execute("DROP INDEX IF EXISTS memories_agent_key")
     if version < 2:
         conn.execute("ALTER TABLE memories ADD COLUMN supersedes VARCHAR")
     if version < 3:
         for statement in SPLIT_KEYS:
             conn.execute(statement)
-    if version < 4:  # long memories stored before keep one vector until `hindsight reindex` chunks them
+    # long memories stored before keep one vector until `hindsight reindex` chunks them
+    if version < 4:
         dim = int(conn.execute("SELECT value FROM meta WHERE key = 'embedding_dim'").fetchone()[0])
         for statement in chunks_schema(dim):
             conn.execute(statement)
@@ -112,17 +132,31 @@ def storage_error(path: Path, error: Exception) -> HindsightError:
     text = str(error)
     store = path.parent
     if any(s in text for s in ("No space left", "File too large", "Disk quota exceeded")):
-        return HindsightError(f"The disk holding the store {store} is full ({_detail(text)}); nothing was "
-                              "written. Free some space and retry.")
-    if any(s in text for s in ("Permission denied", "Read-only file system", "read-only", "Operation not permitted")):
+        return HindsightError(
+            f"The disk holding the store {store} is full ({_detail(text)}); nothing was "
+            "written. Free some space and retry."
+        )
+    if any(
+        s in text
+        for s in (
+            "Permission denied",
+            "Read-only file system",
+            "read-only",
+            "Operation not permitted",
+        )
+    ):
         return read_only_error(store, _detail(text))
-    return HindsightError(f"The ledger {path} failed: {_detail(text)}. Nothing was written; run "
-                          "`hindsight doctor store` to check it.")
+    return HindsightError(
+        f"The ledger {path} failed: {_detail(text)}. Nothing was written; run "
+        "`hindsight doctor store` to check it."
+    )
 
 
 def read_only_error(store: Path, detail: str) -> HindsightError:
-    return HindsightError(f"The store {store} is read-only for this user ({detail}); nothing was written. "
-                          "Fix its permissions, or pass --store with a writable directory.")
+    return HindsightError(
+        f"The store {store} is read-only for this user ({detail}); nothing was written. "
+        "Fix its permissions, or pass --store with a writable directory."
+    )
 
 
 def _detail(text: str) -> str:
@@ -137,10 +171,14 @@ def _is_lock_error(error: Exception) -> bool:
 class DuckDBSession(SqlSession):
     """The shared session plus DuckDB's vector search, BM25 statement and Arrow bulk insert."""
 
-    conn: Any  # a duckdb.DuckDBPyConnection (Arrow tables are registered on it)
+    # a duckdb.DuckDBPyConnection (Arrow tables are registered on it)
+    conn: Any
 
-    def nearest(self, vector: Sequence[float], where: Sequence[Condition], limit: int) -> list[tuple[str, float]]:
-        """Exact cosine top-``limit`` among rows matching ``where`` (flat scan; ~35 ms at 10k rows)."""
+    def nearest(
+        self, vector: Sequence[float], where: Sequence[Condition], limit: int
+    ) -> list[tuple[str, float]]:
+        """Exact cosine top-``limit`` among rows matching ``where`` (flat scan; ~35 ms at 10k
+        rows)."""
         sql, params = render(where, self.dialect)
         dim = integer(len(vector))
         query = list(map(float, vector))
@@ -152,11 +190,19 @@ class DuckDBSession(SqlSession):
                            SELECT c.id, array_cosine_similarity(c.embedding, ?::FLOAT[{dim}]) FROM chunks c
                            JOIN memories m ON m.id = c.id WHERE {sql})
                 SELECT id, max(s) AS s FROM v GROUP BY id ORDER BY s DESC, id LIMIT ?""",
-            [query, *params, query, *params, int(limit)]).fetchall()
+            [query, *params, query, *params, int(limit)],
+        ).fetchall()
         return [(r[0], float(r[1])) for r in rows]
 
-    def keyword(self, terms: Sequence[str], where: Sequence[Condition], limit: int, k1: float, b: float,
-                agents: Sequence[str] | None = None) -> list[tuple[str, float]]:
+    def keyword(
+        self,
+        terms: Sequence[str],
+        where: Sequence[Condition],
+        limit: int,
+        k1: float,
+        b: float,
+        agents: Sequence[str] | None = None,
+    ) -> list[tuple[str, float]]:
         """BM25 over the ``terms`` postings, with the statistics of the rows matching ``where``."""
         unique = sorted(set(terms))
         if not unique:
@@ -173,11 +219,14 @@ class DuckDBSession(SqlSession):
                        * h.tf * (k.k1 + 1) / (h.tf + k.k1 * (1 - k.b + k.b * h.doc_len / s.avgdl))) AS score
             FROM hits h JOIN df USING (term), stats s, k
             GROUP BY h.id ORDER BY score DESC, h.id LIMIT ?"""
-        rows = self.conn.execute(statement, [*params, *unique, *params, k1, b, int(limit)]).fetchall()
+        rows = self.conn.execute(
+            statement, [*params, *unique, *params, k1, b, int(limit)]
+        ).fetchall()
         return [(r[0], float(r[1])) for r in rows]
 
     def insert_many(self, items: Sequence[tuple[MemoryRow, dict[str, int]]]) -> None:
-        """Bulk insert through Arrow (thousands of rows per second; row-by-row INSERT manages hundreds)."""
+        """Bulk insert through Arrow (thousands of rows per second; row-by-row INSERT manages
+        hundreds)."""
         if not items:
             return
         import numpy as np
@@ -191,20 +240,28 @@ class DuckDBSession(SqlSession):
         # one float32 matrix, not a Python float per element: a third of the time at 2,000 rows
         matrix = np.asarray([row.embedding for row, _ in items], dtype=np.float32).reshape(-1)
         columns["embedding"] = pa.FixedSizeListArray.from_arrays(pa.array(matrix), size)
-        table_schema = pa.schema([(c, arrow_type(c)) for c in COLUMNS]
-                                 + [("doc_len", i32), ("embedding", pa.list_(pa.float32(), size))])
+        table_schema = pa.schema(
+            [(c, arrow_type(c)) for c in COLUMNS]
+            + [("doc_len", i32), ("embedding", pa.list_(pa.float32(), size))]
+        )
         incoming = pa.Table.from_pydict(columns, schema=table_schema)
-        postings = pa.Table.from_pydict({
-            "id": [row.id for row, t in items for _ in t], "term": [term for _, t in items for term in t],
-            "tf": [n for _, t in items for n in t.values()],
-        }, schema=pa.schema([("id", text), ("term", text), ("tf", i32)]))
+        postings = pa.Table.from_pydict(
+            {
+                "id": [row.id for row, t in items for _ in t],
+                "term": [term for _, t in items for term in t],
+                "tf": [n for _, t in items for n in t.values()],
+            },
+            schema=pa.schema([("id", text), ("term", text), ("tf", i32)]),
+        )
         names = ", ".join(COLUMNS)
         self.conn.register("hindsight_incoming", incoming)
         self.conn.register("hindsight_postings", postings)
         try:
             self.conn.execute(
-                f"INSERT INTO memories ({names}, seq, doc_len, embedding) SELECT {names}, nextval('change_seq'), "
-                f"doc_len, embedding::FLOAT[{integer(size)}] FROM hindsight_incoming")
+                f"INSERT INTO memories ({names}, seq, doc_len, embedding) SELECT {names}, "
+                f"nextval('change_seq'), "
+                f"doc_len, embedding::FLOAT[{integer(size)}] FROM hindsight_incoming"
+            )
             self.conn.execute("INSERT INTO terms SELECT id, term, tf FROM hindsight_postings")
         finally:
             self.conn.unregister("hindsight_incoming")
@@ -216,12 +273,15 @@ class DuckDBSession(SqlSession):
         """Switch the recorded model; recreates the embedding column for the new dimension."""
         self.conn.execute("UPDATE meta SET value = ? WHERE key = 'embedding_model'", [model])
         self.conn.execute("UPDATE meta SET value = ? WHERE key = 'embedding_dim'", [str(dim)])
-        self.conn.execute("DROP INDEX IF EXISTS memories_key")  # DuckDB cannot alter a table that has an index
+        # DuckDB cannot alter a table that has an index
+        self.conn.execute("DROP INDEX IF EXISTS memories_key")
         self.conn.execute("DROP INDEX IF EXISTS memories_agent_key")
         self.conn.execute("ALTER TABLE memories DROP COLUMN embedding")
         self.conn.execute(f"ALTER TABLE memories ADD COLUMN embedding FLOAT[{integer(dim)}]")
         self.conn.execute("CREATE INDEX memories_key ON memories (idempotency_key)")
-        self.conn.execute("CREATE UNIQUE INDEX memories_agent_key ON memories (agent_id, idempotency_key)")
+        self.conn.execute(
+            "CREATE UNIQUE INDEX memories_agent_key ON memories (agent_id, idempotency_key)"
+        )
         self.conn.execute("DROP TABLE IF EXISTS chunks")
         for statement in chunks_schema(dim):
             self.conn.execute(statement)
@@ -235,8 +295,10 @@ class DuckDBLedger:
     def __init__(self, path: Path, lock_timeout: float = 10.0) -> None:
         self.path = path
         self.lock_timeout = lock_timeout
-        self._current = False  # schema checked (and migrated) by this process
-        self._held: Any = None  # a read-only connection every read uses meanwhile (``held``)
+        # schema checked (and migrated) by this process
+        self._current = False
+        # a read-only connection every read uses meanwhile (``held``)
+        self._held: Any = None
 
     @property
     def exists(self) -> bool:
@@ -246,14 +308,19 @@ class DuckDBLedger:
         return str(self.path)
 
     def size_bytes(self) -> int:
-        return sum(p.stat().st_size for p in (self.path, self.path.with_name(self.path.name + ".wal")) if p.is_file())
+        return sum(
+            p.stat().st_size
+            for p in (self.path, self.path.with_name(self.path.name + ".wal"))
+            if p.is_file()
+        )
 
     def probe(self) -> dict[str, Any]:
         import duckdb
 
         return {"engine": f"DuckDB {duckdb.__version__}"}
 
-    # --- sessions -----------------------------------------------------------------------------------
+    # --- sessions
+    # -----------------------------------------------------------------------------------
 
     @contextmanager
     def _connect(self, read_only: bool) -> Iterator[Any]:
@@ -294,8 +361,8 @@ class DuckDBLedger:
 
     @contextmanager
     def held(self) -> Iterator[None]:
-        """Serve every read from one read-only connection held open meanwhile (an evaluation's thousand
-        searches on a store of its own); writes are refused until it is released."""
+        """Serve every read from one read-only connection held open meanwhile (an evaluation's
+        thousand searches on a store of its own); writes are refused until it is released."""
         with self._connect(read_only=True) as conn:
             self._held = conn
             try:
@@ -321,14 +388,23 @@ class DuckDBLedger:
                 delay = min(delay * 2, 0.25)
 
     def _busy(self) -> StoreBusy:
-        return StoreBusy(f"The store {self.path.parent} stayed locked by another process for {self.lock_timeout:g} s; "
-                         "retry, or raise HINDSIGHT_LOCK_TIMEOUT.")
+        return StoreBusy(
+            f"The store {self.path.parent} stayed locked by another process for "
+            f"{self.lock_timeout:g} s; "
+            "retry, or raise HINDSIGHT_LOCK_TIMEOUT."
+        )
 
     def _locks(self, exclusive: bool) -> Any:
-        """Readers share ``ledger.duckdb.lock``; writers (and ``scrub``, which replaces the file) hold it
-        alone, queueing on ``ledger.duckdb.queue`` (``locks.ordered``)."""
-        return locks.ordered(self.lock_path, self.queue_path, exclusive, self.lock_timeout, self._busy,
-                             lambda: read_only_error(self.path.parent, f"cannot open {self.lock_path.name}"))
+        """Readers share ``ledger.duckdb.lock``; writers (and ``scrub``, which replaces the file)
+        hold it alone, queueing on ``ledger.duckdb.queue`` (``locks.ordered``)."""
+        return locks.ordered(
+            self.lock_path,
+            self.queue_path,
+            exclusive,
+            self.lock_timeout,
+            self._busy,
+            lambda: read_only_error(self.path.parent, f"cannot open {self.lock_path.name}"),
+        )
 
     @property
     def queue_path(self) -> Path:
@@ -339,18 +415,24 @@ class DuckDBLedger:
         return self.path.with_name(self.path.name + ".lock")
 
     def _upgrade(self, conn: Any, read_only: bool) -> Any:
-        """Bring an older store's schema up to date, once per process (safe when two start at once: the
-        migration runs on a read-write connection, which DuckDB grants to one process at a time)."""
+        """Bring an older store's schema up to date, once per process (safe when two start at once:
+        the migration runs on a read-write connection, which DuckDB grants to one process at a
+        time)."""
         import duckdb
 
         try:
-            version = int(conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
+            version = int(
+                conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+            )
         except (duckdb.CatalogException, TypeError):
-            return conn  # a store being created
+            # a store being created
+            return conn
         if version > SCHEMA_VERSION:
             raise HindsightError(
-                f"The store {self.path.parent} was written by a newer hindsight (schema {version}, this one "
-                f"knows {SCHEMA_VERSION}); upgrade hindsight: pip install -U hindsight-cli.")
+                f"The store {self.path.parent} was written by a newer hindsight (schema "
+                f"{version}, this one "
+                f"knows {SCHEMA_VERSION}); upgrade hindsight: pip install -U hindsight-cli."
+            )
         if version < SCHEMA_VERSION:
             if read_only:
                 conn.close()
@@ -363,16 +445,17 @@ class DuckDBLedger:
         self._current = True
         return conn
 
-    # --- the change marker --------------------------------------------------------------------------
+    # --- the change marker
+    # --------------------------------------------------------------------------
 
     @property
     def marker(self) -> Path:
         return self.path.with_name(self.path.name + ".changed")
 
     def mark_changed(self) -> None:
-        """Tell long-running readers, without them opening DuckDB, that the ledger changed. Called after a
-        commit, so a failure here (disk full) must not report the write as failed: a reader that misses
-        the marker catches up at its next change token or sync."""
+        """Tell long-running readers, without them opening DuckDB, that the ledger changed. Called
+        after a commit, so a failure here (disk full) must not report the write as failed: a reader
+        that misses the marker catches up at its next change token or sync."""
         try:
             safefs.write_private(self.marker, f"{time.time_ns()} {os.getpid()}")
         except OSError as error:
@@ -384,7 +467,8 @@ class DuckDBLedger:
         except FileNotFoundError:
             return ""
 
-    # --- schema and rewrite -------------------------------------------------------------------------
+    # --- schema and rewrite
+    # -------------------------------------------------------------------------
 
     def create(self, model: str, dim: int) -> None:
         """Create the schema (idempotent) and record the embedding model and dimension."""

@@ -1,4 +1,5 @@
-"""Creating the DuckDB ledger, and rewriting it after a hard forget so no freed block keeps old bytes."""
+"""Creating the DuckDB ledger, and rewriting it after a hard forget so no freed block keeps old
+bytes."""
 
 from __future__ import annotations
 
@@ -30,7 +31,11 @@ def create(ledger: DuckDBLedger, model: str, dim: int) -> None:
         for statement in schema(dim):
             session.conn.execute(statement)
         existing = session.meta()
-        defaults = {"schema_version": str(SCHEMA_VERSION), "embedding_model": model, "embedding_dim": str(dim)}
+        defaults = {
+            "schema_version": str(SCHEMA_VERSION),
+            "embedding_model": model,
+            "embedding_dim": str(dim),
+        }
         for key, value in defaults.items():
             if key not in existing:
                 session.conn.execute("INSERT INTO meta VALUES (?, ?)", [key, value])
@@ -38,9 +43,15 @@ def create(ledger: DuckDBLedger, model: str, dim: int) -> None:
 
 
 def _columns(conn: Any, table: str) -> list[str]:
-    return [r[0] for r in conn.execute(
-        "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() AND table_name = ? "
-        "ORDER BY column_index", [table]).fetchall()]
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() "
+            "AND table_name = ? "
+            "ORDER BY column_index",
+            [table],
+        ).fetchall()
+    ]
 
 
 def _copy(old: Any, new: Any, table: str) -> None:
@@ -48,12 +59,15 @@ def _copy(old: Any, new: Any, table: str) -> None:
     import pyarrow as pa
 
     names = ", ".join(identifier(c) for c in _columns(old, table))
-    order = " ORDER BY rowid" if table == "audit" else ""  # the audit log keeps its insertion order
+    # the audit log keeps its insertion order
+    order = " ORDER BY rowid" if table == "audit" else ""
     reader = old.sql(f"SELECT {names} FROM {identifier(table)}{order}").to_arrow_reader(_BATCH_ROWS)
     for batch in reader:
         new.register("hindsight_batch", pa.Table.from_batches([batch]))
         try:
-            new.execute(f"INSERT INTO {identifier(table)} ({names}) SELECT {names} FROM hindsight_batch")
+            new.execute(
+                f"INSERT INTO {identifier(table)} ({names}) SELECT {names} FROM hindsight_batch"
+            )
         finally:
             new.unregister("hindsight_batch")
 
@@ -61,10 +75,11 @@ def _copy(old: Any, new: Any, table: str) -> None:
 def scrub(ledger: DuckDBLedger) -> bool:
     """Rewrite the ledger into a new file that holds only live data, then swap it in.
 
-    DuckDB reuses the blocks of deleted rows but never wipes them, so after a hard forget the old bytes
-    would stay in the file. Holding the lock file exclusively means no other process has the file open;
-    they wait, then open the new file. The new file is written through its own connection (its path is
-    an argument, never SQL text). Returns False where there is no lock file to hold (Windows).
+    DuckDB reuses the blocks of deleted rows but never wipes them, so after a hard forget the old
+    bytes would stay in the file. Holding the lock file exclusively means no other process has the
+    file open; they wait, then open the new file. The new file is written through its own connection
+    (its path is an argument, never SQL text). Returns False where there is no lock file to hold
+    (Windows).
     """
     try:
         import fcntl  # noqa: F401

@@ -20,9 +20,12 @@ def _extension(raw: object, ledger: PostgresLedger) -> None:
                 raw.execute("CREATE EXTENSION vector")  # type: ignore[attr-defined]
         except driver.Error as error:
             raise HindsightError(
-                f"The database {ledger.describe()} lacks the pgvector extension and this user cannot add it "
-                f"({' '.join(str(error).split())[:120]}). Have an admin run CREATE EXTENSION vector, or use "
-                "the pgvector/pgvector image.") from None
+                f"The database {ledger.describe()} lacks the pgvector extension and this user "
+                f"cannot add it "
+                f"({' '.join(str(error).split())[:120]}). Have an admin run CREATE EXTENSION "
+                f"vector, or use "
+                "the pgvector/pgvector image."
+            ) from None
 
 
 def create(ledger: PostgresLedger, model: str, dim: int, target: int) -> None:
@@ -35,11 +38,19 @@ def create(ledger: PostgresLedger, model: str, dim: int, target: int) -> None:
             # extension, and CREATE EXTENSION IF NOT EXISTS is not safe against that.
             raw.execute("SELECT pg_advisory_xact_lock(hashtext('hindsight-create'))")
             _extension(raw, ledger)
-            raw.execute(driver.sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(driver.sql.Identifier(ledger.schema)))
+            raw.execute(
+                driver.sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(
+                    driver.sql.Identifier(ledger.schema)
+                )
+            )
             if ledger._version(raw) is not None:
                 return
             raw.execute("CREATE TABLE meta (key text PRIMARY KEY, value text)")
-            for key, value in (("schema_version", "0"), ("embedding_model", model), ("embedding_dim", str(dim))):
+            for key, value in (
+                ("schema_version", "0"),
+                ("embedding_model", model),
+                ("embedding_dim", str(dim)),
+            ):
                 raw.execute("INSERT INTO meta VALUES (%s, %s)", [key, value])
             schema = steps(dim)
             schema[1] = [s for s in schema[1] if not s.startswith("CREATE TABLE meta")]
@@ -53,14 +64,17 @@ def create(ledger: PostgresLedger, model: str, dim: int, target: int) -> None:
 
 
 def vacuum(ledger: PostgresLedger) -> bool:
-    """After a hard forget: VACUUM the tables, so the deleted rows' space is freed now, not at the next
-    autovacuum. (What the server's WAL archive and backups keep is their retention's business;
+    """After a hard forget: VACUUM the tables, so the deleted rows' space is freed now, not at the
+    next autovacuum. (What the server's WAL archive and backups keep is their retention's business;
     docs/team.md says so.)"""
     driver = psycopg()
     raw = ledger._raw()
     try:
-        for table in ("memories", "terms", "keyword_stats", "chunks"):  # keyword_stats holds terms too
-            raw.execute(driver.sql.SQL("VACUUM {}").format(driver.sql.Identifier(ledger.schema, table)))
+        # keyword_stats holds terms too
+        for table in ("memories", "terms", "keyword_stats", "chunks"):
+            raw.execute(
+                driver.sql.SQL("VACUUM {}").format(driver.sql.Identifier(ledger.schema, table))
+            )
     except driver.Error as error:
         raise ledger._error(error) from None
     return True

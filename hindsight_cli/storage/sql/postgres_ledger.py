@@ -1,12 +1,12 @@
 """The ledger on PostgreSQL + pgvector: one shared store for a team (docs/team.md).
 
-The same tables as the DuckDB ledger (memories, keyword ``terms``, ``audit``, ``meta``) live in one schema
-of one database, with the vectors in a pgvector column under an HNSW index, so a write (row, vector,
-keyword postings, audit entry) is one transaction. Writers take a transaction-scoped advisory lock, so
-the check-then-insert of idempotent writes is serialised across every machine exactly as the lock file
-serialises it locally; readers never wait (MVCC). The schema name is quoted by psycopg's ``Identifier``;
-every value is a parameter. Passwords never leave this module: ``describe()`` and every error message
-show the URL without one.
+The same tables as the DuckDB ledger (memories, keyword ``terms``, ``audit``, ``meta``) live in one
+schema of one database, with the vectors in a pgvector column under an HNSW index, so a write (row,
+vector, keyword postings, audit entry) is one transaction. Writers take a transaction-scoped
+advisory lock, so the check-then-insert of idempotent writes is serialised across every machine
+exactly as the lock file serialises it locally; readers never wait (MVCC). The schema name is quoted
+by psycopg's ``Identifier``; every value is a parameter. Passwords never leave this module:
+``describe()`` and every error message show the URL without one.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ CAPABILITIES = Capabilities(name="postgres", files=False, mirrored=False, shared
 
 
 class _Connection:
-    """A psycopg connection that takes the sessions' ``?`` placeholders (all values stay parameters)."""
+    """A psycopg connection that takes the sessions' ``?`` placeholders (all values stay
+    parameters)."""
 
     def __init__(self, raw: Any) -> None:
         self.raw = raw
@@ -49,19 +50,26 @@ class PostgresLedger:
 
     capabilities = CAPABILITIES
 
-    def __init__(self, url: str, schema: str = "hindsight", lock_timeout: float = 10.0,
-                 store: Path | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        schema: str = "hindsight",
+        lock_timeout: float = 10.0,
+        store: Path | None = None,
+    ) -> None:
         check_target(url, schema)
         self.url = url
         self.schema = schema
         self.lock_timeout = lock_timeout
-        self.path = store or Path(".")  # the store directory (config.toml); the data lives in the database
+        # the store directory (config.toml); the data lives in the database
+        self.path = store or Path(".")
         self._local = threading.local()
         self._current = False
         self._known = False
         self._facts: dict[str, Any] = {}
 
-    # --- connections --------------------------------------------------------------------------------
+    # --- connections
+    # --------------------------------------------------------------------------------
 
     def describe(self) -> str:
         return f"{redact_url(self.url)} (schema {self.schema})"
@@ -76,17 +84,26 @@ class PostgresLedger:
         if isinstance(error, errors.errors.LockNotAvailable):
             return self._busy()
         if isinstance(error, errors.errors.InsufficientPrivilege):
-            return HindsightError(f"The database user of {self.describe()} lacks a privilege ({text}); nothing was "
-                                  "written. Grant it, or connect as the schema's owner.")
+            return HindsightError(
+                f"The database user of {self.describe()} lacks a privilege ({text}); nothing was "
+                "written. Grant it, or connect as the schema's owner."
+            )
         if isinstance(error, errors.OperationalError):
-            return HindsightError(f"Cannot use the Postgres store at {self.describe()}: {text}. Check that the "
-                                  "server is up and the URL (HINDSIGHT_DATABASE_URL or [storage] url) is right; "
-                                  "`hindsight doctor store` checks it.")
-        return HindsightError(f"The Postgres store at {self.describe()} failed: {text}. Nothing was written.")
+            return HindsightError(
+                f"Cannot use the Postgres store at {self.describe()}: {text}. Check that the "
+                "server is up and the URL (HINDSIGHT_DATABASE_URL or [storage] url) is right; "
+                "`hindsight doctor store` checks it."
+            )
+        return HindsightError(
+            f"The Postgres store at {self.describe()} failed: {text}. Nothing was written."
+        )
 
     def _busy(self) -> StoreBusy:
-        return StoreBusy(f"Another writer held the Postgres store {self.describe()} for {self.lock_timeout:g} s; "
-                         "retry, or raise HINDSIGHT_LOCK_TIMEOUT.")
+        return StoreBusy(
+            f"Another writer held the Postgres store {self.describe()} for {self.lock_timeout:g} "
+            f"s; "
+            "retry, or raise HINDSIGHT_LOCK_TIMEOUT."
+        )
 
     def _raw(self) -> Any:
         """This thread's connection (opened on first use, reopened after it broke)."""
@@ -95,9 +112,17 @@ class PostgresLedger:
         if conn is not None and not conn.closed and not conn.broken:
             return conn
         try:
-            conn = driver.connect(self.url, autocommit=True, connect_timeout=max(1, int(self.lock_timeout)),
-                                  application_name="hindsight")
-            conn.execute(driver.sql.SQL("SET search_path TO {}, public").format(driver.sql.Identifier(self.schema)))
+            conn = driver.connect(
+                self.url,
+                autocommit=True,
+                connect_timeout=max(1, int(self.lock_timeout)),
+                application_name="hindsight",
+            )
+            conn.execute(
+                driver.sql.SQL("SET search_path TO {}, public").format(
+                    driver.sql.Identifier(self.schema)
+                )
+            )
             conn.execute("SET TIME ZONE 'UTC'")
         except driver.Error as error:
             raise self._error(error) from None
@@ -123,8 +148,13 @@ class PostgresLedger:
     def write(self) -> Iterator[PostgresSession]:
         with self._connect() as conn:
             with conn.raw.transaction():
-                conn.execute("SELECT set_config('lock_timeout', ?, true)", [f"{int(self.lock_timeout * 1000)}ms"])
-                conn.execute("SELECT pg_advisory_xact_lock(hashtext(?))", [f"hindsight-write:{self.schema}"])
+                conn.execute(
+                    "SELECT set_config('lock_timeout', ?, true)",
+                    [f"{int(self.lock_timeout * 1000)}ms"],
+                )
+                conn.execute(
+                    "SELECT pg_advisory_xact_lock(hashtext(?))", [f"hindsight-write:{self.schema}"]
+                )
                 yield PostgresSession(conn, DIALECT, self._facts)
 
     @contextmanager
@@ -138,7 +168,8 @@ class PostgresLedger:
     def change_token(self) -> str:
         return ""
 
-    # --- schema -------------------------------------------------------------------------------------
+    # --- schema
+    # -------------------------------------------------------------------------------------
 
     @property
     def exists(self) -> bool:
@@ -146,7 +177,9 @@ class PostgresLedger:
             return True
         raw = self._raw()
         try:
-            found = raw.execute("SELECT to_regclass(%s) IS NOT NULL", [f'"{self.schema}".meta']).fetchone()[0]
+            found = raw.execute(
+                "SELECT to_regclass(%s) IS NOT NULL", [f'"{self.schema}".meta']
+            ).fetchone()[0]
         except psycopg().Error as error:
             raise self._error(error) from None
         self._known = bool(found)
@@ -159,20 +192,26 @@ class PostgresLedger:
         return int(row[0]) if row else None
 
     def _upgrade_schema(self, raw: Any, target: int = SCHEMA_VERSION) -> None:
-        """Apply the schema steps this database lacks, under an advisory lock: two processes starting at
-        once do it once, the second finds it done."""
+        """Apply the schema steps this database lacks, under an advisory lock: two processes
+        starting at once do it once, the second finds it done."""
         version = self._version(raw)
         if version is None or version >= target:
             if version is not None and version > SCHEMA_VERSION:
                 raise HindsightError(
-                    f"The store {self.describe()} was written by a newer hindsight (schema {version}, this one "
-                    f"knows {SCHEMA_VERSION}); upgrade hindsight: pip install -U hindsight-cli.")
+                    f"The store {self.describe()} was written by a newer hindsight (schema "
+                    f"{version}, this one "
+                    f"knows {SCHEMA_VERSION}); upgrade hindsight: pip install -U hindsight-cli."
+                )
             self._current = version is not None
             return
         with raw.transaction():
-            raw.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"hindsight-schema:{self.schema}"])
+            raw.execute(
+                "SELECT pg_advisory_xact_lock(hashtext(%s))", [f"hindsight-schema:{self.schema}"]
+            )
             version = self._version(raw) or 0
-            dim = int(raw.execute("SELECT value FROM meta WHERE key = 'embedding_dim'").fetchone()[0])
+            dim = int(
+                raw.execute("SELECT value FROM meta WHERE key = 'embedding_dim'").fetchone()[0]
+            )
             self._apply(raw, version, target, dim)
         self._current = True
 
@@ -184,7 +223,8 @@ class PostgresLedger:
         raw.execute("UPDATE meta SET value = %s WHERE key = 'schema_version'", [str(target)])
 
     def create(self, model: str, dim: int, target: int = SCHEMA_VERSION) -> None:
-        """Create the schema (idempotent, safe from several processes at once) and record the model."""
+        """Create the schema (idempotent, safe from several processes at once) and record the
+        model."""
         from .postgres_admin import create
 
         create(self, model, dim, target)
@@ -200,17 +240,27 @@ class PostgresLedger:
         with self.read() as session:
             row = session.conn.execute(
                 "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
-                "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relkind IN ('r', 'S')",
-                [self.schema]).fetchone()
+                "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relkind "
+                "IN ('r', 'S')",
+                [self.schema],
+            ).fetchone()
         return int(row[0])
 
     def probe(self) -> dict[str, Any]:
         """The server's version, pgvector's, and the HNSW index's definition (``doctor store``)."""
         with self.read() as session:
             server = session.conn.execute("SHOW server_version").fetchone()[0]
-            vector = session.conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+            vector = session.conn.execute(
+                "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
+            ).fetchone()
             hnsw = session.conn.execute(
-                "SELECT indexdef FROM pg_indexes WHERE schemaname = ? AND indexname = 'memories_embedding'",
-                [self.schema]).fetchone()
-        return {"engine": f"PostgreSQL {server}", "server": server, "pgvector": vector[0] if vector else None,
-                "hnsw": hnsw[0] if hnsw else None}
+                "SELECT indexdef FROM pg_indexes WHERE schemaname = ? AND indexname = "
+                "'memories_embedding'",
+                [self.schema],
+            ).fetchone()
+        return {
+            "engine": f"PostgreSQL {server}",
+            "server": server,
+            "pgvector": vector[0] if vector else None,
+            "hnsw": hnsw[0] if hnsw else None,
+        }
