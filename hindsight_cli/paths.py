@@ -52,6 +52,8 @@ STORE_DIRNAME = ".hindsight"
 LEDGER_FILE = "ledger.duckdb"
 INDEX_DIR = "index.lance"
 CONFIG_FILE = "config.toml"
+# The HTTP MCP server's bearer tokens (``hindsight mcp token``), when kept in the store.
+TOKENS_FILE = "mcp-tokens.json"
 
 
 class StoreLocation:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from hindsight_cli import bench_floor, benchmark
+from hindsight_cli.evals import benchmark, floor as bench_floor
 from hindsight_cli.store import Store
 
 # the CLI here never uses the fixture's store

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from hindsight_cli import evaluation
 from hindsight_cli.errors import InvalidInput
+from hindsight_cli.evals import locomo as evaluation
 
 # the CLI here never uses the fixture's store
 pytestmark = pytest.mark.no_store

@@ -12,8 +12,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from hindsight_cli import tokens
-from hindsight_cli.mcp_server import build_server
+from hindsight_cli.mcp_server import build_server, tokens
 from hindsight_cli.mcp_server.http import HttpSettings, TokenVerifier, http_app
 from hindsight_cli.store import Store
 from tests.conftest import FakeEmbedder

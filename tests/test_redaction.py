@@ -17,7 +17,7 @@ from conftest import stored_data
 from secret_corpus import Item, leaks, load
 
 from hindsight_cli.redact import FIELDS, redact, redact_field, redact_label, redact_value
-from hindsight_cli.redact_words import NAME_WORDS, fold
+from hindsight_cli.redact.words import NAME_WORDS, fold
 
 SECRETS = load("secrets.txt")
 LOOKALIKES = load("lookalikes.txt")
@@ -57,7 +57,7 @@ def test_the_fold_table_is_what_re_ignorecase_matches() -> None:
     every character that (?i) matches with a letter of a word folds to that letter."""
     import re._casefix as casefix
 
-    from hindsight_cli import redact_words
+    from hindsight_cli.redact import words as redact_words
 
     for low, others in casefix._EXTRA_CASES.items():
         assert len({fold(chr(low)), *(fold(chr(o)) for o in others)}) == 1, chr(low)

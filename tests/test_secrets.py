@@ -373,7 +373,7 @@ def test_every_match_holds_one_of_its_rule_words() -> None:
     in the corpus, holds one of the rule's words (case-folded as the filter folds it) and passes its
     gate. A pattern built from words ("{words}") is built here from all of them."""
     from hindsight_cli import redact as module
-    from hindsight_cli.redact_words import fold
+    from hindsight_cli.redact.words import fold
 
     for text in _texts():
         for kind, pattern, words, check, gate in module._RULES:

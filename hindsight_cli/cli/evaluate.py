@@ -83,7 +83,7 @@ def locomo(
         hindsight eval locomo ../shared/bench/locomo/dev.json
         hindsight eval locomo dev.json --mode keyword --set candidates=100 --json
     """
-    from .. import evaluation
+    from ..evals import locomo as evaluation
     from . import render
 
     overrides = evaluation.ranking_overrides(set_ or [])
@@ -135,8 +135,8 @@ def bench(
         hindsight bench
         hindsight bench --sizes 1000,10000,100000 --stand-in-above 10000 --json
     """
-    from .. import benchmark
     from ..errors import InvalidInput
+    from ..evals import benchmark
     from . import render
 
     try:

@@ -100,8 +100,8 @@ def mcp(
             )
     from .. import mcp_server
     from ..mcp_server.http import settings_from
+    from ..paths import TOKENS_FILE as DEFAULT_FILE
     from ..store import open_store
-    from ..tokens import DEFAULT_FILE
 
     target = open_store(store, warm=True)
     if tokens is None and transport == "http" and (target.path / DEFAULT_FILE).exists():
@@ -156,7 +156,8 @@ def token(
         hindsight mcp token ci-bot          # prints hst_...; give it to that agent's client
         hindsight mcp token ci-bot --revoke
     """
-    from .. import safefs, tokens as token_file
+    from .. import safefs
+    from ..mcp_server import tokens as token_file
     from . import render
 
     if tokens is None:

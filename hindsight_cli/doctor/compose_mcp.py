@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import paths
-from ..tokens import DEFAULT_FILE
+from ..paths import TOKENS_FILE as DEFAULT_FILE
 from . import Check, fail, warn
 from .compose_file import ComposeFile, env_items, finding, interpolate, mounts
 from .dockerfile import for_service

@@ -25,7 +25,7 @@ _FILE = {
 def checks(path: Path) -> list[Check]:
     """One line each: the directory, the directories above it, links and other users' files inside
     it, the token file, the store's and the user's config files and hindsight's own directories."""
-    from ..tokens import DEFAULT_FILE
+    from ..paths import TOKENS_FILE as DEFAULT_FILE
 
     out = [_directory(path), _parents(path)]
     if path.is_dir():

@@ -21,7 +21,7 @@ class TokenVerifier:
     is its agent."""
 
     def __init__(self, path: Path) -> None:
-        from .. import tokens
+        from . import tokens
 
         self.entries = tokens.load(path)
         if not self.entries:
@@ -35,7 +35,7 @@ class TokenVerifier:
 
     def agent_for(self, authorization: str) -> str | None:
         """The agent of an ``Authorization: Bearer …`` header's token, or None."""
-        from ..tokens import agent_of
+        from .tokens import agent_of
 
         scheme, _, token = authorization.strip().partition(" ")
         return (

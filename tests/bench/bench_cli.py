@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 # shared with `hindsight bench`
-from hindsight_cli.benchmark import synthetic
+from hindsight_cli.evals.benchmark import synthetic
 
 
 def median_wall(

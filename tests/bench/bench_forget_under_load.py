@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from hindsight_cli import bench_floor
+from hindsight_cli.evals import floor as bench_floor
 
 REPO = Path(__file__).resolve().parents[2]
 PRELUDE = (

@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from hindsight_cli.core import chunks  # noqa: E402
 from hindsight_cli.embedding import BundledEmbedder  # noqa: E402
-from hindsight_cli.evaluation import load_locomo  # noqa: E402
+from hindsight_cli.evals.locomo import load_locomo  # noqa: E402
 from hindsight_cli.store import Store  # noqa: E402
 
 # from the repository's top (its licence: never copy it)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from hindsight_cli.benchmark import synthetic  # noqa: E402
+from hindsight_cli.evals.benchmark import synthetic  # noqa: E402
 from hindsight_cli.storage.index import NPROBES, REFINE_FACTOR  # noqa: E402
 from hindsight_cli.storage.rows import MemoryRow, embedding_text  # noqa: E402
 

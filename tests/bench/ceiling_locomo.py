@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import tune_locomo  # noqa: E402
 
-from hindsight_cli import evaluation  # noqa: E402
 from hindsight_cli.config import DEFAULT_MODEL, Config, Ranking  # noqa: E402
+from hindsight_cli.evals import locomo as evaluation  # noqa: E402
 from hindsight_cli.search.candidates import gather  # noqa: E402
 from hindsight_cli.search.pipeline import rank  # noqa: E402
 from hindsight_cli.search.query import keyword_terms, vector_floor  # noqa: E402

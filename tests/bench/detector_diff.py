@@ -157,7 +157,7 @@ def _variants(text: str, rng: random.Random) -> list[str]:
 
 def corpus(records: int, variants: int, locomo: Path) -> dict[str, Any]:
     """{"texts": [...], "records": [...]} (every text once; records are whole synthetic records)."""
-    from hindsight_cli import benchmark
+    from hindsight_cli.evals import benchmark
 
     rng = random.Random(18)
     synthetic = benchmark.synthetic(records)

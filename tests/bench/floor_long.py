@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bench_long_memories import DEFAULT_DATA, Cached, _sessions  # noqa: E402
 
 from hindsight_cli.config import Config  # noqa: E402
-from hindsight_cli.evaluation import load_locomo  # noqa: E402
+from hindsight_cli.evals.locomo import load_locomo  # noqa: E402
 from hindsight_cli.store import Store  # noqa: E402
 
 FLOORS = (0.1, 0.15, 0.2, 0.25, 0.3)

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import tune_locomo  # noqa: E402
 
-from hindsight_cli import evaluation  # noqa: E402
+from hindsight_cli.evals import locomo as evaluation  # noqa: E402
 
 Hits = list[tuple[Any, list[str]]]
 

@@ -35,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 import folds_locomo  # noqa: E402
 import tune_locomo  # noqa: E402
 
-from hindsight_cli import evaluation  # noqa: E402
 from hindsight_cli.config import Config  # noqa: E402
+from hindsight_cli.evals import locomo as evaluation  # noqa: E402
 from hindsight_cli.store import Store  # noqa: E402
 
 Embed = Callable[[Sequence[str]], np.ndarray]

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import hindsight_cli
-from hindsight_cli.evaluation import load_locomo
+from hindsight_cli.evals.locomo import load_locomo
 from hindsight_cli.store import Store
 
 # read at run time, never copied (its licence)

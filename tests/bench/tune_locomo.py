@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from hindsight_cli import evaluation
 from hindsight_cli.config import DEFAULT_MODEL, Config, Ranking
+from hindsight_cli.evals import locomo as evaluation
 from hindsight_cli.search.candidates import gather
 from hindsight_cli.search.pipeline import rank
 from hindsight_cli.search.query import keyword_terms as query_terms, vector_floor

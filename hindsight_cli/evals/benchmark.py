@@ -3,7 +3,7 @@
 For each size, in a temporary directory that is removed afterwards: bulk import rate beside the
 model's own batch rate and the store's rate with a stand-in embedder, single ``record`` latency,
 warm search in process (the in-memory index, with the part after the query's embedding) beside its
-floor measured in the same run (``bench_floor``), warm search through the LanceDB index (before and
+floor measured in the same run (``floor``), warm search through the LanceDB index (before and
 after compaction) and the exact ledger engine, cold ``hindsight search``, ``record`` and ``--help``
 in new processes (median) beside the interpreter's start and the imports they need, ``hindsight
 mcp`` over stdio (``initialize``, the first search, warm round trips, its peak memory, beside the
@@ -13,12 +13,8 @@ import of the MCP SDK alone), the store's size on disk and peak memory.
 from __future__ import annotations
 
 import os
-import platform
 import random
-import resource
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,8 +22,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import bench_floor
-from .bench_floor import QUERIES, percentiles
+from . import floor
+from .floor import QUERIES
+from .measure import executable, machine, median_walls, peak_mb, percentiles
 
 Progress = Callable[[str, int, int], None]
 
@@ -132,49 +129,6 @@ def synthetic(n: int, seed: int = 7) -> list[dict[str, Any]]:
     return out
 
 
-def executable() -> list[str]:
-    """How to start ``hindsight`` in a new process: the console script beside this interpreter."""
-    script = Path(sys.executable).with_name("hindsight")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "hindsight_cli"]
-
-
-def median_wall(cmd: Sequence[str], env: dict[str, str], runs: int) -> tuple[float, float]:
-    """Median wall time (s) of ``runs`` new processes running ``cmd``, and their peak memory (MB).
-
-    The peak is the child's own ``VmHWM``, sampled while it runs: the rusage of a forked child also
-    counts the (much larger) benchmark process it was forked from.
-    """
-    times, peaks = [], []
-    for _ in range(runs):
-        with tempfile.TemporaryFile() as errors:
-            started = time.perf_counter()
-            child = subprocess.Popen(list(cmd), env=env, stdout=subprocess.DEVNULL, stderr=errors)
-            peak = 0.0
-            while child.poll() is None:
-                peak = max(peak, _hwm_mb(child.pid))
-                time.sleep(0.002)
-            times.append(time.perf_counter() - started)
-            peaks.append(peak)
-            if child.returncode != 0:
-                from .errors import HindsightError
-
-                errors.seek(0)
-                message = errors.read().decode(errors="replace").strip()[-300:]
-                raise HindsightError(f"`{' '.join(cmd)}` failed during the benchmark: {message}")
-    return round(statistics.median(times), 3), round(max(peaks), 1)
-
-
-def _hwm_mb(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except (OSError, ValueError):
-        # exited meanwhile, or no /proc (the figure is then 0)
-        pass
-    return 0.0
-
-
 def _warm_search(store: Any, searches: int, engine: str | None = None) -> tuple[float, float]:
     store.search("warm up", engine=engine)
     times = []
@@ -183,11 +137,6 @@ def _warm_search(store: Any, searches: int, engine: str | None = None) -> tuple[
         store.search(QUERIES[i % len(QUERIES)], engine=engine)
         times.append((time.perf_counter() - started) * 1000)
     return percentiles(times)
-
-
-def _peak_mb() -> float:
-    """This process's peak resident memory so far, in MB (kilobytes on Linux)."""
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 def measure(
@@ -199,9 +148,9 @@ def measure(
     stand_in: bool = False,
 ) -> dict[str, Any]:
     """Every figure for one store of ``size`` synthetic memories; with ``stand_in``, the memories'
-    vectors are ``bench_floor.Seeded`` ones (queries are still embedded by the model) and the import
+    vectors are ``floor.Seeded`` ones (queries are still embedded by the model) and the import
     rate is not compared with the model's."""
-    from .store import Store
+    from ..store import Store
 
     def step(name: str, done: int) -> None:
         if progress:
@@ -215,7 +164,7 @@ def measure(
         records = synthetic(size)
         step("import", 0)
         store = Store(path)
-        importer = Store(path, embedder=bench_floor.Seeded(store.embedder)) if stand_in else store
+        importer = Store(path, embedder=floor.Seeded(store.embedder)) if stand_in else store
         figures.update(_import_figures(importer, records, root, progress, compare=not stand_in))
         step("record", 1)
         times = []
@@ -225,21 +174,19 @@ def measure(
             times.append((time.perf_counter() - started) * 1000)
         figures["record_p50_ms"], _ = percentiles(times)
         step("warm search", 2)
-        figures.update(bench_floor.warm_figures(path, store.embedder, searches))
+        figures.update(floor.warm_figures(path, store.embedder, searches))
         step("index search", 3)
         figures.update(_index_figures(path, searches, step))
         step("exact search", 6)
         figures["ledger_search_p50_ms"], figures["ledger_search_p95_ms"] = _warm_search(
             Store(path), max(10, searches // 3), engine="ledger"
         )
-        figures["peak_memory_mb"] = _peak_mb()
+        figures["peak_memory_mb"] = peak_mb()
         step("cold commands", 7)
         figures.update(cold_figures(path, env, runs))
         step("MCP server", 8)
         figures.update(
-            bench_floor.mcp_figures(
-                [*executable(), "mcp", "--store", str(path)], env, runs, searches
-            )
+            floor.mcp_figures([*executable(), "mcp", "--store", str(path)], env, runs, searches)
         )
         step("done", 9)
     finally:
@@ -263,20 +210,20 @@ def _import_figures(
         progress=(lambda d, t: progress(f"{size:,} memories: import", d, t)) if progress else None,
     )
     elapsed = time.perf_counter() - started
-    embed = bench_floor.embed_rate(store.embedder, records) if compare else None
+    embed = floor.embed_rate(store.embedder, records) if compare else None
     return {
         "import_s": round(elapsed, 2),
         "import_per_s": round(size / elapsed, 1),
         "embed_batch_per_s": embed,
         "import_share_of_embed": round(size / elapsed / embed, 3) if embed else None,
-        "storage_alone_per_s": bench_floor.storage_rate(root, records),
+        "storage_alone_per_s": floor.storage_rate(root, records),
     }
 
 
 def _index_figures(path: Path, searches: int, step: Callable[[str, int], None]) -> dict[str, Any]:
     """Warm search through the LanceDB index (what a process past ``[search] hot_index_mb`` does),
     before and after compaction, and the vector index against flat search."""
-    from .store import Store
+    from ..store import Store
 
     warm = Store(path, warm=True)
     figures: dict[str, Any] = {}
@@ -343,20 +290,6 @@ def cold_figures(path: Path, env: dict[str, str], runs: int) -> dict[str, Any]:
     return figures
 
 
-def median_walls(
-    commands: dict[str, list[str]], env: dict[str, str], runs: int
-) -> dict[str, tuple[float, float]]:
-    """``median_wall`` of each command, the commands run in turns (one of each, ``runs`` times)."""
-    times: dict[str, list[float]] = {name: [] for name in commands}
-    peaks: dict[str, float] = dict.fromkeys(commands, 0.0)
-    for _ in range(runs):
-        for name, cmd in commands.items():
-            wall, peak = median_wall(cmd, env, 1)
-            times[name].append(wall)
-            peaks[name] = max(peaks[name], peak)
-    return {name: (round(statistics.median(times[name]), 3), peaks[name]) for name in commands}
-
-
 VECTOR_FIGURES = (
     "vector_index",
     "vector_index_build_s",
@@ -379,11 +312,11 @@ def vector_figures(store: Any, searches: int, queries: int = 200) -> dict[str, A
     """
     from dataclasses import replace
 
-    from .models import Filters
-    from .search.query import SEARCH_TYPES
-    from .storage.index import Index, where_clause
-    from .store import Store
-    from .timeutil import now
+    from ..models import Filters
+    from ..search.query import SEARCH_TYPES
+    from ..storage.index import Index, where_clause
+    from ..store import Store
+    from ..timeutil import now
 
     index = store.index()
     if index.vector_index() is None:
@@ -435,16 +368,6 @@ def _size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-def machine() -> dict[str, Any]:
-    """What the figures were measured on."""
-    return {
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "cpus": os.cpu_count(),
-        "processor": platform.processor() or platform.machine(),
-    }
-
-
 def run(
     sizes: Sequence[int],
     *,
@@ -455,7 +378,7 @@ def run(
 ) -> dict[str, Any]:
     """Measure each size in turn; returns ``{"machine": …, "sizes": [figures, …]}``. Sizes above
     ``stand_in_above`` are stored with stand-in vectors (``measure``)."""
-    from .config import DEFAULT_MODEL
+    from ..config import DEFAULT_MODEL
 
     started = time.perf_counter()
     results = [

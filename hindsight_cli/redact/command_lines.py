@@ -1,6 +1,6 @@
 """Credentials on a command line: password flags (``mysql -pS3cret``, ``sshpass -p``, ``redis-cli
 -a``, ``--password x``, ``-storepass x``), ``-u user:pass``, ``user/pass@db``, ``echo pass | …
---password-stdin``. Part of ``redact``.
+--password-stdin``.
 
 Two layers. Generic: any long flag named like a secret, the password after ``-u USER``,
 ``user:pass`` after a user flag, a value piped into a command that reads its password from stdin,
@@ -11,7 +11,7 @@ everything after ``secrets set``. Per tool: the short flags that mean "password"
 
 from __future__ import annotations
 
-from .redact_words import (
+from .words import (
     NAME_WORDS,
     NOT_SECRETS,
     credential_like,

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from .redact_words import (
+from .words import (
     KEY_WORDS,
     NAME_ONLY_WORDS,
     NAME_WORDS,

@@ -1,7 +1,7 @@
 """The words that name a secret, in many languages, and the tests that tell a credential from a
 word.
 
-Part of ``redact`` (see its docstring); stdlib only and import-cheap, since the recording hook loads
+Stdlib only and import-cheap, since the recording hook loads
 it. Every word is a lower-case literal: the rules find it in the text's case-folded form before they
 compile anything, and a rule's pattern is built from the words the text holds.
 """

@@ -1,4 +1,4 @@
-"""Secrets with a shape of their own: provider tokens, private keys, JWTs. Part of ``redact``.
+"""Secrets with a shape of their own: provider tokens, private keys, JWTs.
 
 Each rule is (kind, pattern, words, check, gate), as ``redact`` runs them. The token shapes were
 checked against the formats the providers document and the rule sets secret scanners publish

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .measure import hwm_mb, median_wall, percentiles
+
 QUERIES = [
     "weather API 401",
     "kubectl timed out",
@@ -29,13 +31,6 @@ QUERIES = [
     "docker ran out of memory",
     "npm lockfile",
 ]
-
-
-def percentiles(times_ms: Sequence[float]) -> tuple[float, float]:
-    ordered = sorted(times_ms)
-    return round(statistics.median(ordered), 2), round(
-        ordered[max(0, math.ceil(len(ordered) * 0.95) - 1)], 2
-    )
 
 
 class Timed:
@@ -97,7 +92,7 @@ class Seeded:
 def warm_figures(path: Path, model: Any, searches: int) -> dict[str, Any]:
     """Warm search in process (the in-memory index), the part after the query's embedding, and the
     floor, interleaved query by query so that load changes hit both alike."""
-    from .store import Store
+    from ..store import Store
 
     timed = Timed(model)
     store = Store(path, embedder=timed, warm=True)
@@ -158,7 +153,7 @@ def _plain_bm25(index: Any, query: str, k: int) -> float:
     (ms)."""
     import numpy as np
 
-    from .text import terms
+    from ..text import terms
 
     started = time.perf_counter()
     doc_len = index.doc_len.view
@@ -180,9 +175,9 @@ def embed_rate(model: Any, records: Sequence[dict[str, Any]]) -> float:
     record's text, in blocks of ``IMPORT_BATCH`` sorted by length, ``embedding_jobs.BATCH`` texts
     per call, and nothing else. (A sample is not the same work: the first 2,000 of the bench's
     10,000 records are 5 % shorter than the rest and embed 5 % faster.)"""
-    from .core.embedding_jobs import BATCH
-    from .core.transfer import IMPORT_BATCH
-    from .storage.rows import MemoryRow, embedding_text
+    from ..core.embedding_jobs import BATCH
+    from ..core.transfer import IMPORT_BATCH
+    from ..storage.rows import MemoryRow, embedding_text
 
     texts = [
         embedding_text(MemoryRow("", r["content"], resolution=r.get("resolution"))) for r in records
@@ -197,7 +192,7 @@ def embed_rate(model: Any, records: Sequence[dict[str, Any]]) -> float:
 
 def storage_rate(root: Path, records: Sequence[dict[str, Any]]) -> float:
     """Import with the stand-in embedder: what the store itself costs per memory."""
-    from .store import Store
+    from ..store import Store
 
     store = Store(root / "stand-in", embedder=StandIn())
     started = time.perf_counter()
@@ -248,8 +243,6 @@ def mcp_figures(
     """``hindsight mcp`` over stdio: start to a completed ``initialize`` and ``tools/list`` (median
     of ``runs``), the first ``memory_search`` after ``initialize``, warm round trips, the server's
     peak RSS."""
-    from .benchmark import _hwm_mb, median_wall
-
     starts, lists, firsts, sdk = [], [], [], []
     for _ in range(runs):
         # in turns
@@ -281,7 +274,7 @@ def mcp_figures(
                     raise RuntimeError(f"memory_search failed during the benchmark: {reply}")
             if times:
                 p50, p95 = percentiles(times)
-                peak = _hwm_mb(proc.pid)
+                peak = hwm_mb(proc.pid)
         finally:
             proc.kill()
             proc.wait()

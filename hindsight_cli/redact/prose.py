@@ -1,4 +1,4 @@
-"""Secrets in prose, in any of the languages of ``redact_words``. Part of ``redact``.
+"""Secrets in prose, in any of the languages of ``words``.
 
 A pattern finds a secret word; Python reads the rest of its line, because the value can come after a
 qualifier and one of several separators ("the password for the admin account on prod is …": "on" is
@@ -10,7 +10,7 @@ value right after the word (then only a credential-shaped one); the second half 
 
 from __future__ import annotations
 
-from .redact_words import (
+from .words import (
     CJK_COPULAS,
     COPULAS,
     ENGLISH,

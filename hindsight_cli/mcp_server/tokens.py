@@ -14,12 +14,13 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from . import safefs
-from .errors import InvalidInput
-from .timeutil import iso, now
+from .. import safefs
+from ..errors import InvalidInput
+from ..paths import TOKENS_FILE
+from ..timeutil import iso, now
 
 PREFIX = "hst_"
-DEFAULT_FILE = "mcp-tokens.json"
+DEFAULT_FILE = TOKENS_FILE
 
 
 def _digest(token: str) -> str:

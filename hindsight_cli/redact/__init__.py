@@ -2,13 +2,13 @@
 
 Two layers, run in order over the text, each match replaced by ``[REDACTED:kind]``:
 
-- provider rules (``redact_providers``): token formats with a shape of their own (cloud keys,
+- provider rules (``providers``): token formats with a shape of their own (cloud keys,
   GitHub, OpenAI, Slack, Stripe, Vault, Shopify, Telegram… tokens, JWTs, PEM, PuTTY and age private
   keys, a private key's base64 with no armour);
-- the generic layer, for formats nobody listed: command-line credentials (``redact_cli``: password
+- the generic layer, for formats nobody listed: command-line credentials (``command_lines``: password
   flags, ``-u user:pass``, ``user/pass@db``), credentials in any URL's userinfo, a value assigned to
   a secret-sounding name, a password word in prose in some forty languages, a random-looking token
-  next to a secret word (``redact_generic``, words and value tests in ``redact_words``).
+  next to a secret word (``generic``, words and value tests in ``words``).
 
 Speed: the recording hook imports this module on every tool call and has a few milliseconds, so
 nothing is compiled, and ``re`` is not even imported, until a text holds one of a rule's words (a
@@ -25,8 +25,8 @@ from __future__ import annotations
 import functools
 import operator
 
-from . import redact_cli, redact_generic, redact_prose, redact_providers
-from .redact_words import fold, is_reference, weak_gate, word_pattern
+from . import command_lines, generic, prose, providers
+from .words import fold, is_reference, weak_gate, word_pattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 # ``check(match, label)`` returns the span to replace (None keeps the match); without one, the
 # "secret" group's span, or the whole match. ``gate(text)`` is a cheap test for rules whose matches
 # hold no fixed word.
-_ALL = redact_providers.RULES + redact_cli.RULES + redact_generic.RULES + redact_prose.RULES
+_ALL = providers.RULES + command_lines.RULES + generic.RULES + prose.RULES
 _RULES: list[_Rule] = _ALL  # type: ignore[assignment]
 
 # Which rules a field goes through. "text": every rule, as for a memory's content. "label": the same
@@ -160,12 +160,12 @@ def _secret_name(key: str, value: str) -> bool:
     ``Passwort``, ``api_key``; ``client_key`` only for a random-looking value; not ``token_count``).
     """
     # first: no regular expression runs for a key with no secret word
-    kind = redact_generic.words_in(key)
-    if not kind or redact_generic.not_secret_name(key) or is_reference(value):
+    kind = generic.words_in(key)
+    if not kind or generic.not_secret_name(key) or is_reference(value):
         return False
     if key.lower() in ("pwd", "oldpwd") and value.startswith(("/", "~")):
         return False
-    return kind in ("password", "secret") or redact_generic.high_entropy(value)
+    return kind in ("password", "secret") or generic.high_entropy(value)
 
 
 def _may_match(rule: _Rule, text: str, folded: str, seen: dict[bool, set[str]]) -> bool:
@@ -277,7 +277,7 @@ def _compiled(pattern: str, words: tuple[str, ...], folded: str) -> re.Pattern[s
         # a long import sees many word combinations
         if len(_COMPILED) > 4096:
             _COMPILED.clear()
-        # (a tool's trigger ends with a blank that is not part of its name: see redact_cli)
+        # (a tool's trigger ends with a blank that is not part of its name: see command_lines)
         source = pattern.replace(
             "{words}", "|".join(word_pattern(w.rstrip()) for w in present) or "(?!)"
         )

@@ -24,10 +24,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .config import Config, Ranking, load as load_config
-from .errors import InvalidInput
-from .models import Filters
-from .text import clean
+from ..config import Config, Ranking, load as load_config
+from ..errors import InvalidInput
+from ..models import Filters
+from ..text import clean
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 KS = (5, 10, 25)
@@ -279,7 +279,7 @@ def build_store(
 ) -> Any:
     """A store at ``path`` holding every conversation (recording only what it lacks: reuse is
     cheap)."""
-    from .store import Store
+    from ..store import Store
 
     store = Store(path, embedder=embedder, config=config or Config())
     records = [r for conv in conversations for r in conv.records]
@@ -311,8 +311,8 @@ def evaluate(
         store_dir: build (or reuse) the store here and keep it; by default a temporary one is
         removed. progress: ``progress(phase, done, total)``.
     """
-    from .embedding import load_embedder
-    from .store import Store
+    from ..embedding import load_embedder
+    from ..store import Store
 
     started = time.perf_counter()
     config = Config()
