@@ -16,7 +16,7 @@ from typing import Any
 
 from . import paths
 from .config import Config
-from .core import admin, derive, lifecycle, reading, recall, transfer, writes
+from .core import admin, derive, events, lifecycle, reading, recall, transfer, writes
 from .core.migrate import MigrateResult
 from .core.runtime import Phase, Progress, Runtime
 from .core.scope import Scope
@@ -38,6 +38,7 @@ from .models import (
     one_of,
 )
 from .search.query import MODES, SEARCH_TYPES, SearchQuery
+from .storage import spool
 from .storage.base import Ledger
 from .storage.index import Index
 
@@ -493,6 +494,25 @@ class Store:
         """
         return transfer.import_records(self._rt, records, progress, self.scope, phase)
 
+    def events_pending(self) -> bool:
+        """Whether recording hooks spooled events this store has not ingested (one ``stat``)."""
+        return spool.pending(self.path)
+
+    def ingest_events(self) -> dict[str, Any]:
+        """Move what recording hooks spooled (docs/hooks.md) into the store: failures and prompts as
+        episodic memories, later successes as their fixes, and the transcripts that closing events
+        name, mined. Idempotent; a no-op (one ``stat``) when nothing is spooled.
+
+        Returns:
+            ``events`` read, memories ``added``, failures ``fixed``, ``transcripts`` mined and the
+            ``sessions`` the events came from.
+        """
+        if not spool.pending(self.path):
+            return {"events": 0, "added": 0, "fixed": 0, "transcripts": 0, "sessions": []}
+        from .transcripts.miner import mine_named
+
+        return events.ingest(self, mine_named)
+
     def reindex(self, progress: Progress | None = None, phase: Phase | None = None) -> int:
         """Re-embed every memory with the configured model and rebuild the LanceDB index from the
         ledger."""
@@ -538,13 +558,4 @@ def open_store(
     return Store(location.path, embedder=embedder, warm=warm, agent=agent)
 
 
-__all__ = [
-    "IMPORT_BATCH",
-    "MODES",
-    "SEARCH_TYPES",
-    "HindsightError",
-    "Store",
-    "dump_jsonl",
-    "open_store",
-    "parse_jsonl",
-]
+__all__ = ["Store", "open_store"]

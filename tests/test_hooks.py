@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
-from hindsight_cli.hooks import codec, events
+from hindsight_cli.hooks import events
 from hindsight_cli.hooks.install import command
 from hindsight_cli.models import Filters
+from hindsight_cli.storage import spool_json as codec
 from hindsight_cli.store import Store
 
 SECRET = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"
@@ -176,7 +177,7 @@ def test_a_pinned_store_and_a_session_outside_any_project(project: Path, tmp_pat
 
 
 def test_terms_match_the_regular_expression_they_replace() -> None:
-    from hindsight_cli.hooks import _terms
+    from hindsight_cli.storage.spool import terms as _terms
 
     cjk = "[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+"
     word, whole = re.compile(cjk + r"|[^\W_]{2,}"), re.compile(cjk)
@@ -617,7 +618,7 @@ async def test_the_mcp_server_sees_what_a_hook_just_spooled(project: Path, fake:
         )
     hits = result.structured_content["hits"]
     assert hits and "ModuleNotFoundError" in hits[0]["content"] and SECRET not in json.dumps(hits)
-    from hindsight_cli.hooks import spool
+    from hindsight_cli.storage import spool
 
     # ingested: the events are in the store now
     assert not spool.pending(store.path)
@@ -631,8 +632,8 @@ async def test_memory_search_never_writes_the_servers_own_loop_ingests(
     import anyio
     from mcp import Client
 
-    from hindsight_cli.hooks import spool
     from hindsight_cli.mcp_server import build_server, server
+    from hindsight_cli.storage import spool
 
     monkeypatch.setattr(server, "INGEST_EVERY", every)
     store = Store(project / ".hindsight", embedder=fake)

@@ -98,7 +98,8 @@ def test_links_planted_after_the_store_was_opened_are_never_written_through(
     """A long-lived process checked the store at its start; links that appear later (at every name
     it writes, the temp names it uses included) are replaced or refused, never followed."""
     from hindsight_cli.core.admin import config_file
-    from hindsight_cli.hooks import log_failure, spool
+    from hindsight_cli.hooks import log_failure
+    from hindsight_cli.storage import spool
 
     store = Store(made, embedder=fake)
     attacker = tmp_path / "attacker"

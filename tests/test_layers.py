@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 HEAVY = ("lancedb", "fastembed", "onnxruntime", "mcp", "duckdb", "pyarrow")
 
@@ -100,3 +102,47 @@ def test_modules_and_functions_stay_small() -> None:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and statements(node) > 45:
                 big_functions.append(f"{path.relative_to(root)}:{node.lineno} {node.name}")
     assert (big_modules, big_functions) == ([], [])
+
+
+def _package() -> Path:
+    return Path(__file__).resolve().parent.parent / "hindsight_cli"
+
+
+def test_only_the_cli_registration_imports_in_a_cycle() -> None:
+    """No two modules import each other, directly or through others (issue 29). Typer's add_typer
+    registration is the one cycle left: ``cli/__init__`` builds the app the command modules attach
+    to. An import under ``if TYPE_CHECKING:`` never runs and does not count."""
+    import grimp
+
+    graph = grimp.build_graph("hindsight_cli", exclude_type_checking_imports=True)
+    cycles = [
+        (importer, imported)
+        for importer in graph.modules
+        for imported in graph.find_modules_directly_imported_by(importer)
+        if graph.chain_exists(importer=imported, imported=importer)
+    ]
+    assert {a for pair in cycles for a in pair} <= {
+        "hindsight_cli.cli",
+        *(
+            f"hindsight_cli.cli.{name}"
+            for name in ("evaluate", "forgetting", "hooks", "memory", "store_admin")
+        ),
+    }, sorted(cycles)
+
+
+def test_the_top_level_reads_as_a_map() -> None:
+    """At most 12 modules beside the role packages (cli, mcp_server, hooks, doctor, evals, core,
+    search, storage, transcripts, redact, poisoning)."""
+    modules = sorted(p.name for p in _package().glob("*.py"))
+    assert len(modules) <= 12, modules
+
+
+def test_the_package_exports_the_documented_api() -> None:
+    """``hindsight_cli.__all__`` is the list docs/python-api.md gives, and every name resolves."""
+    import hindsight_cli
+
+    text = (_package().parent / "docs" / "python-api.md").read_text()
+    paragraph = text[text.index("The names `hindsight_cli` exports") :].split("\n\n")[0]
+    documented = set(re.findall(r"`(\w+)`", paragraph.split(":", 1)[1])) - {"__all__"}
+    assert set(hindsight_cli.__all__) == documented
+    assert all(getattr(hindsight_cli, name) is not None for name in hindsight_cli.__all__)

@@ -18,7 +18,7 @@ from conftest import REPO, stored_data
 from hindsight_cli import Filters
 from hindsight_cli.config import Config, Ranking
 from hindsight_cli.errors import InvalidInput, MemoryNotFound
-from hindsight_cli.storage.sql.duckdb_ledger import SCHEMA_VERSION
+from hindsight_cli.storage.sql.duckdb_schema import SCHEMA_VERSION
 from hindsight_cli.store import Store
 
 UNIQUE = "zebracorn-7f3a9c"

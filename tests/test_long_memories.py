@@ -110,7 +110,7 @@ def test_a_store_from_before_chunks_upgrades_and_reindex_chunks_its_long_memorie
 ) -> None:
     import duckdb
 
-    from hindsight_cli.storage.sql.duckdb_ledger import SCHEMA_VERSION
+    from hindsight_cli.storage.sql.duckdb_schema import SCHEMA_VERSION
 
     store = Store(store_dir, embedder=Truncating())
     long_id = _fill(store)

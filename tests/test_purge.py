@@ -63,9 +63,7 @@ def _seed(path: Path) -> dict[str, str]:
         ),
         str(path),
     )
-    from hindsight_cli.hooks import recall
-
-    recall.ingest(store)
+    store.ingest_events()
     store.sync_index()
     hooked = next(m for m in store.list(limit=None) if HOST in m.content)
     return {"secret": secret.id, "hooked": hooked.id}
@@ -104,7 +102,7 @@ PHASES = [
     ("hindsight_cli.core.purge", "amend", "before"),
     ("hindsight_cli.storage.sync.Mirror", "scrub", "before"),
     ("hindsight_cli.storage.sync.Mirror", "scrub", "after"),
-    ("hindsight_cli.hooks.spool", "scrub", "before"),
+    ("hindsight_cli.storage.spool", "scrub", "before"),
     # half the new ledger written
     ("hindsight_cli.storage.sql.duckdb_rewrite", "_copy", "after"),
     # all scrubbed, journal left

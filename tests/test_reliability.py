@@ -18,7 +18,8 @@ from conftest import REPO
 from mcp import Client, StdioServerParameters
 
 from hindsight_cli import Filters
-from hindsight_cli.store import IMPORT_BATCH, Store
+from hindsight_cli.core.transfer import IMPORT_BATCH
+from hindsight_cli.store import Store
 
 PRELUDE = f"""
 import sys

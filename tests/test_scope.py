@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from hindsight_cli import InvalidInput, MemoryNotFound
 from hindsight_cli.core.prepare import derived_key
 from hindsight_cli.evals import floor as bench_floor
-from hindsight_cli.storage.sql.duckdb_ledger import SCHEMA_VERSION
+from hindsight_cli.storage.sql.duckdb_schema import SCHEMA_VERSION
 from hindsight_cli.store import Store
 
 AGENTS = ("alice", "bob")

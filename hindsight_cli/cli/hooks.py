@@ -289,8 +289,9 @@ def status(store: StoreOption = None, json_: JsonFlag = False) -> None:
     Example:
         hindsight hooks status --json
     """
-    from ..hooks import install as hooks_install, spool
+    from ..hooks import install as hooks_install
     from ..hooks.events import CLIENTS
+    from ..storage import spool
     from . import render
 
     project, _ = _project(store)
@@ -362,11 +363,10 @@ def flush(store: StoreOption = None, json_: JsonFlag = False) -> None:
     Example:
         hindsight hooks flush
     """
-    from ..hooks.recall import ingest
     from ..store import open_store
     from . import render
 
-    report = ingest(open_store(store))
+    report = open_store(store).ingest_events()
     if json_:
         render.json_doc(report)
         return

@@ -1,5 +1,5 @@
 """A failed tool call and the later call that fixed it, in the same session: the one rule that the
-hooks (``hooks/recall.py``) and transcript mining (``transcripts/``) both apply.
+hooks (``core/events.py``) and transcript mining (``transcripts/``) both apply.
 
 A success fixes an earlier failure when it is a call of the same tool whose arguments share enough
 keyword terms with the failed call's (Jaccard overlap of ``text.terms`` at least ``FIXED_BY``): a

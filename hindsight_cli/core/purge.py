@@ -20,13 +20,16 @@ import os
 import secrets
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import safefs
 from ..errors import HindsightError
+from ..storage import spool
 from ..storage.rows import MemoryRow
 from ..text import terms
-from .runtime import Runtime
+
+if TYPE_CHECKING:
+    from .runtime import Runtime
 
 log = logging.getLogger("hindsight.purge")
 
@@ -48,14 +51,12 @@ def owed(rt: Runtime) -> list[Path]:
 
 def _words(rows: Iterable[MemoryRow]) -> set[str]:
     """The words of the forgotten memories, as the spool's signatures and events hold them."""
-    from ..hooks import _terms as hook_terms
-
     found: set[str] = set()
     for row in rows:
         text = " ".join(
             [row.content, row.resolution or "", " ".join(row.tags), json.dumps(row.metadata)]
         )
-        found.update(hook_terms(text))
+        found.update(spool.terms(text))
         found.update(terms(text))
     return found
 
@@ -179,8 +180,6 @@ def finish(rt: Runtime, path: Path) -> None:
     ids = _delete(rt, list(data["ids"]), data.get("reason"), str(data.get("actor") or "hindsight"))
     if rt.mirror is not None:
         rt.mirror.scrub(ids)
-    from ..hooks import spool
-
     words = set(data["words"])
     spool.scrub(rt.path, lambda word: _digest(data["salt"], word) in words)
     rt.ledger.scrub()

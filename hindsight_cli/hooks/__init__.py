@@ -23,7 +23,9 @@ import time
 
 from .. import safefs
 from ..redact import redact, redact_field
-from . import codec, events, spool
+from ..storage import spool, spool_json as codec
+from . import events
+from .settings import Settings, settings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,55 +35,6 @@ if TYPE_CHECKING:
 REPEAT_PROMPT = 0.6
 REPEAT_ERROR = 0.5
 _MIN_TERMS = 3
-
-
-class Settings:
-    """The ``[hooks]`` settings that decide what the hooks do. (A plain class: a recording hook
-    must start fast, and importing ``dataclasses`` alone costs it ~15 ms.)"""
-
-    recall: bool
-    recall_budget: int
-    repeat_recall: bool
-    repeat_budget: int
-    record_failures: bool
-    record_prompts: bool
-    summarize: bool
-    DEFAULTS: dict[str, Any] = {
-        "recall": True,
-        "recall_budget": 800,
-        "repeat_recall": True,
-        "repeat_budget": 400,
-        "record_failures": True,
-        "record_prompts": True,
-        "summarize": True,
-    }
-
-    def __init__(self, **values: Any) -> None:
-        for name, default in self.DEFAULTS.items():
-            setattr(self, name, values.get(name, default))
-
-
-def settings(store: str) -> Settings:
-    """The effective ``[hooks]`` settings; config files without such a section cost no TOML
-    parsing."""
-    from .. import paths
-
-    files = (
-        os.path.join(paths.user_dir("config"), paths.CONFIG_FILE),
-        os.path.join(store, paths.CONFIG_FILE),
-    )
-    if not any("hooks" in _read(path) for path in files):
-        return Settings()
-    from pathlib import Path
-
-    from ..config import load
-    from ..errors import InvalidInput
-
-    config = load(Path(store))
-    for name, default in Settings.DEFAULTS.items():
-        if type(getattr(config, f"hooks_{name}")) is not type(default):
-            raise InvalidInput(f"[hooks] {name} must be {type(default).__name__}, fix config.toml.")
-    return Settings(**{name: getattr(config, f"hooks_{name}") for name in Settings.DEFAULTS})
 
 
 def store_for(explicit: str | None, cwd: str) -> str:
@@ -104,59 +57,6 @@ def full_environment() -> None:
         import site
 
         site.main()
-
-
-def _read(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read()
-    except OSError:
-        return ""
-
-
-def _cjk(char: str) -> bool:
-    return (
-        "\u3040" <= char <= "\u30ff" or "\u3400" <= char <= "\u9fff" or "\uac00" <= char <= "\ud7af"
-    )
-
-
-_ASCII_SEPARATORS = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum()})
-
-
-def _terms(text: str) -> list[str]:
-    """Words of a prompt or error for "seen before?": runs of letters and digits (two or more), CJK
-    runs as bigrams. No stemming (the text module's tables cost ~10 ms to build) and no regular
-    expression (compiling the CJK ranges costs ~7 ms): a recording hook has 50 ms in all. No run
-    crosses white space, so the ASCII chunks are split at C speed and only the others are walked
-    character by character."""
-    out: set[str] = set()
-    plain = []
-    for chunk in text.lower().split():
-        if chunk.isascii():
-            plain.append(chunk)
-        else:
-            _walk(chunk, out)
-    out.update(
-        word for word in " ".join(plain).translate(_ASCII_SEPARATORS).split() if len(word) > 1
-    )
-    return sorted(out)[:64]
-
-
-def _walk(text: str, out: set[str]) -> None:
-    i = 0
-    while i < len(text):
-        end = i + 1
-        if _cjk(text[i]):
-            while end < len(text) and _cjk(text[end]):
-                end += 1
-            run = text[i:end]
-            out.update({run} if len(run) == 1 else {run[j : j + 2] for j in range(len(run) - 1)})
-        elif text[i].isalnum():
-            while end < len(text) and text[end].isalnum():
-                end += 1
-            if end - i > 1:
-                out.add(text[i:end])
-        i = end
 
 
 def _overlap(a: list[str], b: list[str]) -> float:
@@ -206,7 +106,7 @@ def _record(store: str, event: events.Event, conf: Settings) -> str | None:
     """Spool what this event tells; say whether it repeats something seen before (then recall)."""
     directory = os.path.join(store, spool.SPOOL_DIR)
     if event.kind == "prompt" and conf.record_prompts and event.prompt.strip():
-        terms = _terms(event.prompt)
+        terms = spool.terms(event.prompt)
         repeat = conf.repeat_recall and _seen_before(store, "prompt", terms, event.session)
         spool.append(
             os.path.join(directory, spool.EVENTS), _line(event, "prompt", text=event.prompt)
@@ -217,7 +117,7 @@ def _record(store: str, event: events.Event, conf: Settings) -> str | None:
         )
         return event.prompt if repeat else None
     if event.kind == "tool-failure" and conf.record_failures:
-        terms = _terms(event.error)
+        terms = spool.terms(event.error)
         repeat = conf.repeat_recall and _seen_before(
             store, "error", terms, event.session, event.tool
         )
@@ -285,15 +185,15 @@ def handle(name: str, client: str, raw: str, store: str | None = None) -> str:
 
     path, context = Path(where), None
     if event.kind == "session-start" and conf.recall:
-        from .recall import session_context
+        from .context import session_context
 
         context = session_context(path, event, conf)
     elif query and conf.repeat_recall:
-        from .recall import repeat_context
+        from .context import repeat_context
 
         context = repeat_context(path, event, query, conf)
     elif event.kind in ("pre-compact", "session-end"):
-        from .recall import close_session
+        from .context import close_session
 
         close_session(path, event, conf)
     return events.respond(client, invoked, context)

@@ -11,8 +11,9 @@ are JSON with ``additional_context`` / ``continue``); Gemini CLI (settings.json;
 
 from __future__ import annotations
 
-from ..redact import redact, redact_field, redact_value
-from . import codec
+from ..redact import redact_field
+from ..storage import spool_json as codec
+from ..transcripts.calls import args_summary, as_text as _text, clip as _clip, response_error
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -65,9 +66,7 @@ _CONTEXT_EVENTS = {
     "cursor": {"session-start", "tool", "tool-failure"},
     "gemini": {"session-start", "prompt", "tool"},
 }
-_MAX_ARGS = 300
 _MAX_ERROR = 1200
-_EXIT_CODE = r"(?im)^\s*(?:exit code|exit status|process exited with code)\s*:?\s*(-?\d+)"
 
 
 class Event:
@@ -110,69 +109,6 @@ def kind_of(client: str, name: str, payload: dict[str, Any]) -> str:
         if lowered in native:
             return native[lowered]
     raise ValueError(f"unknown hook event {name!r} for {client}")
-
-
-def _clip(text: str, limit: int) -> str:
-    text = text.strip()
-    if len(text) <= limit:
-        return text
-    # an error's last lines usually say the most; keep both ends
-    head = limit // 4
-    return text[:head].rstrip() + " … " + text[-(limit - head - 3) :].lstrip()
-
-
-def _text(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    return codec.dumps(value, sort_keys=True)
-
-
-def args_summary(tool_input: Any) -> tuple[str, int]:
-    """What the call was about, redacted: the command, the file, or the arguments as compact JSON;
-    and how many secrets went. Only what is kept is redacted (a Write's whole file content is not),
-    and it is redacted whole before it is clipped, so a clip never cuts a secret in two and hides
-    it."""
-    if isinstance(tool_input, dict):
-        for key in ("command", "cmd", "file_path", "path", "url", "query", "pattern"):
-            value = tool_input.get(key)
-            if isinstance(value, list):
-                value = " ".join(str(v) for v in value)
-            if isinstance(value, str) and value.strip():
-                text, count = redact(value)
-                return _clip(" ".join(text.split()), _MAX_ARGS), count
-    redacted, count = redact_value(tool_input)
-    return _clip(_text(redacted), _MAX_ARGS), count
-
-
-def response_error(response: Any) -> str:
-    """The error a successful-looking tool event reports (Codex and Gemini have no failure
-    event)."""
-    if isinstance(response, dict):
-        if response.get("is_error") or response.get("isError") or response.get("success") is False:
-            return _text(
-                response.get("error")
-                or response.get("stderr")
-                or response.get("output")
-                or response
-            )
-        if response.get("error"):
-            return _text(response["error"])
-        for key in ("exit_code", "exitCode", "returncode", "exit_status"):
-            code = response.get(key)
-            if isinstance(code, int) and not isinstance(code, bool) and code != 0:
-                return f"Exit code {code}\n" + _text(
-                    response.get("stderr") or response.get("output") or response.get("stdout") or ""
-                )
-        return ""
-    if isinstance(response, str):
-        import re
-
-        match = re.search(_EXIT_CODE, response[:400])
-        if match and int(match.group(1)) != 0:
-            return response
-    return ""
 
 
 def normalize(client: str, name: str, payload: dict[str, Any]) -> Event:

@@ -169,14 +169,12 @@ class Memories:
         """Move what lifecycle hooks spooled (docs/hooks.md) into the store: the server's own write,
         run at start and from its loop, never inside a read-only tool. One stat when there is
         nothing."""
-        from ..hooks import recall, spool
-
         store = self.base
-        if not (store.exists and spool.pending(store.path)):
+        if not (store.exists and store.events_pending()):
             return 0
         with self._lock:
             try:
-                return int(recall.ingest(store)["events"])
+                return int(store.ingest_events()["events"])
             except HindsightError as error:
                 log.warning("could not ingest hook events: %s", error)
                 return 0

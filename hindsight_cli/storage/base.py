@@ -18,10 +18,10 @@ from typing import Any, Literal, Protocol
 
 from .rows import MemoryRow
 
-#: ``(column, operator, value)``: ``in`` (a list; empty matches nothing), ``=``, ``is`` (equal, NULL
-# : included), ``has`` (a list column holds the value), ``>=``, ``<=``, ``<``,
-# ``expired``/``unexpired``
-#: (``expires_at`` against the value), ``null_or_eq`` (NULL, or the value, or the value is NULL).
+#: ``(column, operator, value)``: ``in`` (a list; empty matches nothing), ``=``, ``is`` (equal,
+#: NULL included), ``has`` (a list column holds the value), ``>=``, ``<=``, ``<``,
+#: ``expired``/``unexpired`` (``expires_at`` against the value), ``null_or_eq`` (NULL, or the
+#: value, or the value is NULL).
 Condition = tuple[str, str, Any]
 Order = Literal["newest", "oldest", "event", "seq", "id"]
 AuditRow = tuple[datetime, str, list[str], str | None, str | None]

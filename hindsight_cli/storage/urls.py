@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ..config import password_of
 from ..errors import InvalidInput
 
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
@@ -28,6 +29,4 @@ def redact_url(url: str) -> str:
     return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1@", url)
 
 
-def password_of(url: str) -> str | None:
-    match = re.search(r"://[^:/@]*:([^@/]*)@", url)
-    return match.group(1) if match and match.group(1) else None
+__all__ = ["check_target", "password_of", "redact_url"]

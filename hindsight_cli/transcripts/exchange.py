@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..hooks.events import args_summary, response_error
 from ..redact import redact
+from .calls import args_summary, response_error
 
 PROMPT_CHARS = 3000
 # an answer's last words say the most (the result), its first the plan

@@ -12,6 +12,7 @@ it as a new version.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import time
 from collections.abc import Callable, Iterable
@@ -31,6 +32,8 @@ from .exchange import Exchange
 from .records import to_record
 
 Progress = Callable[[str, int, int], None]
+# where the hooks' ingestion reports a transcript it could not mine
+_hook_log = logging.getLogger("hindsight.hooks")
 Warn = Callable[[str], None]
 
 
@@ -385,3 +388,26 @@ def pending(store_path: str | Path, path: str | Path, client: str = "claude-code
         return False
     saved = state.load(Path(store_path), unit.id, client)
     return not (saved.done and saved.stamp == unit.stamp)
+
+
+def mine_named(store: Any, lines: list[dict[str, Any]]) -> int:
+    """The transcripts that session-closing events named are mined (only what was appended since the
+    last time), so a session keeps its whole exchange, not only its errors. A missing or unreadable
+    transcript is skipped: it must not keep the spool from being ingested."""
+    from . import CLIENTS
+
+    mined = 0
+    for client, path in sorted(
+        {
+            (str(x.get("client")), str(x.get("transcript")))
+            for x in lines
+            if x.get("transcript") and x.get("client") in CLIENTS
+        }
+    ):
+        try:
+            if pending(store.path, path, client):
+                mine_transcript(store, path, client)
+                mined += 1
+        except (OSError, HindsightError) as error:
+            _hook_log.warning("could not mine %s: %s", path, error)
+    return mined

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ... import safefs
 from .common import integer
+from .duckdb_schema import SCHEMA_VERSION, TABLES, schema
 
 if TYPE_CHECKING:
     from .duckdb_ledger import DuckDBLedger
@@ -24,8 +25,6 @@ def identifier(name: str) -> str:
 
 
 def create(ledger: DuckDBLedger, model: str, dim: int) -> None:
-    from .duckdb_ledger import SCHEMA_VERSION, schema
-
     safefs.private_dir(ledger.path.parent)
     with ledger.write() as session:
         for statement in schema(dim):
@@ -86,8 +85,6 @@ def scrub(ledger: DuckDBLedger) -> bool:
     except ImportError:
         return False
     import duckdb
-
-    from .duckdb_ledger import TABLES, schema
 
     fresh = ledger.path.with_name(f".{ledger.path.name}.rewrite-{os.getpid()}")
     with ledger._locks(exclusive=True):

@@ -13,7 +13,7 @@ import os
 import time
 
 from .. import safefs
-from . import codec
+from . import spool_json as codec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -190,7 +190,6 @@ def scrub(store: Path, forgotten: Callable[[str], bool]) -> int:
     """After a hard forget: drop every spool line (events, claimed events, "seen before" signatures,
     the hooks' log) whose words are mostly ``forgotten`` ones, so no trace of the text stays in the
     spool. Returns how many lines went."""
-    from . import _terms
 
     directory = spool_dir(store)
     if not directory.is_dir():
@@ -202,7 +201,7 @@ def scrub(store: Path, forgotten: Callable[[str], bool]) -> int:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
         kept = []
         for line in lines:
-            words = _line_words(line, _terms)
+            words = _line_words(line, terms)
             hits = sum(1 for word in words if forgotten(word))
             if hits and (hits * 2 >= len(words) or hits >= _ENOUGH):
                 dropped += 1
@@ -211,3 +210,48 @@ def scrub(store: Path, forgotten: Callable[[str], bool]) -> int:
         if len(kept) != len(lines):
             _rewrite(path, kept)
     return dropped
+
+
+def _cjk(char: str) -> bool:
+    return (
+        "\u3040" <= char <= "\u30ff" or "\u3400" <= char <= "\u9fff" or "\uac00" <= char <= "\ud7af"
+    )
+
+
+_ASCII_SEPARATORS = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum()})
+
+
+def terms(text: str) -> list[str]:
+    """Words of a prompt or error for "seen before?": runs of letters and digits (two or more), CJK
+    runs as bigrams. No stemming (the text module's tables cost ~10 ms to build) and no regular
+    expression (compiling the CJK ranges costs ~7 ms): a recording hook has 50 ms in all. No run
+    crosses white space, so the ASCII chunks are split at C speed and only the others are walked
+    character by character."""
+    out: set[str] = set()
+    plain = []
+    for chunk in text.lower().split():
+        if chunk.isascii():
+            plain.append(chunk)
+        else:
+            _walk(chunk, out)
+    out.update(
+        word for word in " ".join(plain).translate(_ASCII_SEPARATORS).split() if len(word) > 1
+    )
+    return sorted(out)[:64]
+
+
+def _walk(text: str, out: set[str]) -> None:
+    i = 0
+    while i < len(text):
+        end = i + 1
+        if _cjk(text[i]):
+            while end < len(text) and _cjk(text[end]):
+                end += 1
+            run = text[i:end]
+            out.update({run} if len(run) == 1 else {run[j : j + 2] for j in range(len(run) - 1)})
+        elif text[i].isalnum():
+            while end < len(text) and text[end].isalnum():
+                end += 1
+            if end - i > 1:
+                out.add(text[i:end])
+        i = end

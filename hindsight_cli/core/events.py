@@ -1,0 +1,120 @@
+"""The hooks' events, ingested: what recording hooks spooled (``storage/spool``) becomes memories.
+
+Failures and prompts become episodic memories, a later success of the same tool fixes the failures
+before it, and the transcripts that session-closing events name are mined. ``Store.ingest_events``
+is the one way in: the hooks, the MCP server and ``hindsight hook ingest`` all call it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..models import Filters
+from ..storage import spool
+from . import fixes
+from .prepare import derived_key
+
+
+def _key(*parts: str) -> str:
+    return derived_key("hook", *parts)
+
+
+def _common(line: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "episodic",
+        "task_id": line.get("session") or None,
+        "event_at": line.get("ts"),
+        "tags": ["hook", str(line.get("client") or "agent")],
+        "metadata": {
+            "client": line.get("client"),
+            "session": line.get("session"),
+            "project": str(Path(line["cwd"]).resolve()) if line.get("cwd") else None,
+        },
+    }
+
+
+def _failure(line: dict[str, Any]) -> dict[str, Any]:
+    base = _common(line)
+    base["metadata"].update(tool=line.get("tool"), args=line.get("args"))
+    content = (
+        f"{line.get('tool')} failed: {line.get('args') or '(no arguments)'}\nError: "
+        f"{line.get('error')}"
+    )
+    return {
+        **base,
+        "content": content,
+        "trigger": "tool_error",
+        "outcome": "failure",
+        "source": "tool",
+        "importance": 0.8,
+        "key": _key("error", line["id"]),
+    }
+
+
+def _prompt(line: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **_common(line),
+        "content": line.get("text") or "",
+        "trigger": "user_prompt",
+        "outcome": "neutral",
+        "source": "user",
+        "importance": 0.3,
+        "key": _key("prompt", line["id"]),
+    }
+
+
+def _link_fix(store: Any, line: dict[str, Any], later: set[str]) -> int:
+    """A later success of the same tool in the same session, on related arguments, fixes the
+    failures before it: each becomes a new version with the fix as its resolution (the old one is
+    superseded). ``later``: keys of failures spooled after this success, which it cannot have fixed.
+    """
+    session, tool, args = line.get("session"), line.get("tool"), str(line.get("args") or "")
+    open_failures = [
+        m
+        for m in store.list(
+            Filters(task_id=session, types=("episodic",), outcomes=("failure",)), limit=None
+        )
+        if m.trigger == "tool_error"
+        and not m.resolution
+        and m.idempotency_key not in later
+        and fixes.fixes(m.metadata.get("tool"), str(m.metadata.get("args") or ""), tool, args)
+    ]
+    for old in open_failures:
+        fixes.record_fix(
+            store, old, str(tool), line.get("args"), key=_key("fixed", old.idempotency_key)
+        )
+    return len(open_failures)
+
+
+def ingest(store: Any, mine: Callable[[Any, list[dict[str, Any]]], int]) -> dict[str, Any]:
+    """Move the spool into the store: failures and prompts as episodic memories, fixes as
+    resolutions; ``mine(store, lines)`` mines the transcripts that session-closing lines name.
+    Idempotent: every line has its own key, so a line ingested twice is stored once. ``store`` is
+    the ``Store`` whose spool this is."""
+    claimed = spool.claim(store.path)
+    lines = list(spool.read(claimed))
+    records = [
+        _failure(x) if x["kind"] == "tool_error" else _prompt(x)
+        for x in lines
+        if x["kind"] in ("tool_error", "prompt")
+    ]
+    added = store.import_records(records).added if records else 0
+    fixed = 0
+    for position, line in enumerate(lines):
+        if line["kind"] == "tool_ok":
+            later = {
+                _key("error", x["id"]) for x in lines[position + 1 :] if x["kind"] == "tool_error"
+            }
+            fixed += _link_fix(store, line, later)
+    mined = mine(store, lines)
+    spool.done(claimed)
+    spool.trim_seen(store.path)
+    return {
+        "events": len(lines),
+        "added": added,
+        "fixed": fixed,
+        "transcripts": mined,
+        "sessions": sorted({str(x.get("session")) for x in lines if x.get("session")}),
+    }

@@ -1,0 +1,120 @@
+"""The slow side of the hooks: the spool ingested (``Store.ingest_events``), recall within a budget,
+summaries.
+
+Imported only by the events that need the store (session start, a repeat, compaction, session end).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from .. import paths
+from ..errors import HindsightError
+from ..models import Filters, Memory
+from ..search.budget import fit_budget
+from ..store import Store
+from .events import Event
+from .settings import Settings
+
+log = logging.getLogger("hindsight.hooks")
+_PER_GROUP = {"preference": 5, "lesson": 5, "unresolved": 3, "summary": 3}
+
+
+def _project(store: Store, cwd: str) -> str | None:
+    """The project a global store's memories are filtered by (a project store holds one project)."""
+    if store.path.name == paths.STORE_DIRNAME or not cwd:
+        return None
+    return str(Path(cwd).resolve())
+
+
+def summarize_session(store: Store, session: str) -> Memory | None:
+    try:
+        return store.summarize(task_id=session).memory
+    except HindsightError:
+        # nothing episodic in that session
+        return None
+
+
+def close_session(path: Path, event: Event, conf: Settings) -> None:
+    """Session end or compaction: everything spooled goes in, and the session gets its summary."""
+    store = Store(path)
+    store.ingest_events()
+    if conf.summarize and event.session and store.exists:
+        summarize_session(store, event.session)
+
+
+def _in_project(memory: Memory, project: str | None, tasks: set[str]) -> bool:
+    if project is None:
+        return True
+    owner = memory.metadata.get("project")
+    if owner:
+        return owner == project
+    return memory.task_id in tasks if memory.task_id else memory.source == "user"
+
+
+def _groups(store: Store, project: str | None) -> list[tuple[str, list[Memory]]]:
+    failures = store.list(Filters(types=("episodic",), outcomes=("failure",)), limit=200)
+    tasks = {m.task_id for m in failures if m.task_id and m.metadata.get("project") == project}
+    semantic = store.list(Filters(types=("semantic", "procedural")), limit=200)
+    keep = [m for m in failures + semantic if _in_project(m, project, tasks)]
+    return [
+        (
+            "preference",
+            [
+                m
+                for m in keep
+                if m.type != "episodic" and m.source == "user" and "summary" not in m.tags
+            ],
+        ),
+        ("lesson", [m for m in keep if m.type == "episodic" and m.resolution]),
+        ("unresolved", [m for m in keep if m.type == "episodic" and not m.resolution]),
+        ("summary", [m for m in keep if m.trigger == "summary"]),
+    ]
+
+
+def session_context(path: Path, event: Event, conf: Settings) -> str | None:
+    """The block injected at session start: user preferences, fixed failures (lessons), unresolved
+    failures and recent session summaries of this project, newest first, within the budget."""
+    store = Store(path)
+    report = store.ingest_events()
+    # sessions that ended without a session-end event (Codex, a crash)
+    if conf.summarize:
+        for session in report["sessions"]:
+            if session != event.session:
+                summarize_session(store, session)
+    if not store.exists:
+        return None
+    picked: list[Memory] = []
+    for name, members in _groups(store, _project(store, event.cwd)):
+        picked.extend(sorted(members, key=lambda m: m.event_at, reverse=True)[: _PER_GROUP[name]])
+    if not picked:
+        return None
+    _, block, _ = fit_budget(picked, conf.recall_budget)
+    return block if "\n" in block else None
+
+
+def repeat_context(path: Path, event: Event, query: str, conf: Settings) -> str | None:
+    """ "I have seen this before": the memories that match a repeated question or error, fixes
+    first."""
+    store = Store(path)
+    store.ingest_events()
+    if not store.exists:
+        return None
+    result = store.search(query, k=10, troubleshoot=True, current_task=event.session or None)
+    project = _project(store, event.cwd)
+    hits = [
+        h.memory
+        for h in result.hits
+        if h.memory.trigger != "user_prompt"
+        and _in_project(h.memory, project, set())
+        and not (
+            h.memory.task_id == event.session
+            and h.memory.outcome == "failure"
+            and not h.memory.resolution
+        )
+    ]
+    if not hits:
+        return None
+    _, block, _ = fit_budget(hits, conf.repeat_budget)
+    return block if "\n" in block else None
