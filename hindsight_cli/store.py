@@ -21,7 +21,6 @@ from .core.migrate import MigrateResult
 from .core.runtime import Phase, Progress, Runtime
 from .core.scope import Scope
 from .core.selection import check_limit, forget_plan, plain
-from .core.transfer import IMPORT_BATCH, dump_jsonl, parse_jsonl
 from .embedding import Embedder
 from .errors import HindsightError
 from .models import (
@@ -37,7 +36,7 @@ from .models import (
     WriteResult,
     one_of,
 )
-from .search.query import MODES, SEARCH_TYPES, SearchQuery
+from .search.query import SearchQuery
 from .storage import spool
 from .storage.base import Ledger
 from .storage.index import Index

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
+from hindsight_cli.core.transfer import dump_jsonl
 from hindsight_cli.errors import InvalidInput
 from hindsight_cli.models import Filters
-from hindsight_cli.core.transfer import dump_jsonl
 from hindsight_cli.store import Store
 from hindsight_cli.text import clean, without_surrogates
 from tests.conftest import FakeEmbedder

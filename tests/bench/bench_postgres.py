@@ -40,10 +40,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from hindsight_cli.core.transfer import IMPORT_BATCH  # noqa: E402
 from hindsight_cli.evals.benchmark import QUERIES, synthetic  # noqa: E402
 from hindsight_cli.storage.rows import embedding_text, keyword_terms  # noqa: E402
 from hindsight_cli.storage.sql.postgres_search import ef_search, vector_text  # noqa: E402
-from hindsight_cli.core.transfer import IMPORT_BATCH  # noqa: E402
 from hindsight_cli.store import Store  # noqa: E402
 
 POOL = 1000
