@@ -8,6 +8,7 @@ that owns it (core/writes, lifecycle, derive, transfer, reading, recall, admin),
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
@@ -40,6 +41,29 @@ from .models import (
 from .search.query import MODES, SEARCH_TYPES, SearchQuery
 from .storage.base import Ledger
 from .storage.index import Index
+
+# what Store.search takes beside the text: every other field of the request
+_SEARCH_OPTIONS = tuple(f.name for f in dataclasses.fields(SearchQuery) if f.name != "text")
+
+
+def _search_query(query: str | SearchQuery, options: Mapping[str, Any]) -> SearchQuery:
+    """The one request a search makes: the ``SearchQuery`` given, or one built from the text and the
+    options; never the two mixed, since one of them would be ignored."""
+    if isinstance(query, SearchQuery):
+        if options:
+            raise TypeError(
+                "Store.search() takes a SearchQuery or keyword arguments, not both: "
+                f"set {', '.join(sorted(options))} in the SearchQuery itself "
+                "(dataclasses.replace(query, ...))."
+            )
+        return query
+    unknown = sorted(set(options) - set(_SEARCH_OPTIONS))
+    if unknown:
+        raise TypeError(
+            f"Store.search() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}; "
+            f"it takes {', '.join(_SEARCH_OPTIONS)}."
+        )
+    return SearchQuery(query, **options)
 
 
 class Store:
@@ -295,54 +319,31 @@ class Store:
             oldest_first,
         )
 
-    def search(
-        self,
-        query: str | SearchQuery,
-        *,
-        filters: Filters | None = None,
-        k: int = 5,
-        budget: int | None = None,
-        mode: str = "hybrid",
-        env: Mapping[str, str] | None = None,
-        current_task: str | None = None,
-        engine: str | None = None,
-        now: datetime | None = None,
-        troubleshoot: bool = False,
-    ) -> SearchResult:
+    def search(self, query: str | SearchQuery, **options: Any) -> SearchResult:
         """Find the memories that matter for ``query`` (DESIGN §5).
 
         Args:
-            query: what to look for (the default model reads English; see ``SearchQuery.text``); or
-            a whole ``SearchQuery``
-                (then the other arguments are ignored).
-            filters: hard filters; by default active, unexpired episodic/semantic/procedural
-            memories. k: at most this many hits. budget: keep the formatted context block within
-            this many tokens. mode: ``hybrid`` (vector + keyword), ``vector`` or ``keyword``. env:
-            the caller's environment fingerprint; memories recorded under other values rank lower.
-            current_task: the task at hand; its memories get the same-task bonus. troubleshoot: "I
-            have seen this error before": relevant failures that have a resolution come
-                first, and unresolved failures are not held back.
-            engine: ``ledger`` (exact, in DuckDB) or ``index`` (LanceDB); default from config.
-            now: rank as of this moment (recency, expiry, validity) instead of the clock's time;
-                evaluations replay recorded conversations this way.
+            query: what to look for (the default model reads English; see ``SearchQuery.text``), or
+                a whole ``SearchQuery``, the request the CLI and the MCP server build.
+            **options: with a text query, any other field of ``SearchQuery``, whose defaults
+                apply to the rest: ``filters`` (hard filters; by default active, unexpired
+                episodic/semantic/procedural memories), ``k`` (at most this many hits; 5, or 20
+                with a budget), ``budget`` (keep the formatted context block within this many
+                tokens), ``mode`` (``hybrid``, ``vector`` or ``keyword``), ``env`` (the caller's
+                environment fingerprint; memories recorded under other values rank lower),
+                ``current_task`` (its memories get the same-task bonus), ``engine`` (``ledger`` or
+                ``index``; default from config), ``now`` (rank as of this moment instead of the
+                clock's; evaluations replay recorded conversations this way) and ``troubleshoot``
+                ("I have seen this error before": relevant failures that have a resolution come
+                first).
 
         Returns:
             A ``SearchResult`` with ranked hits and the ready-to-paste ``context`` block.
+
+        Raises:
+            TypeError: a ``SearchQuery`` and options together, or an option ``SearchQuery`` lacks.
         """
-        if not isinstance(query, SearchQuery):
-            query = SearchQuery(
-                query,
-                filters,
-                k,
-                budget,
-                mode,
-                dict(env or {}),
-                current_task,
-                engine,
-                now,
-                troubleshoot,
-            )
-        return recall.search(self._rt, query, self.scope)
+        return recall.search(self._rt, _search_query(query, options), self.scope)
 
     def index(self, dim: int | None = None) -> Index:
         """The LanceDB index of a local store (opened on first use)."""
