@@ -335,7 +335,8 @@ class Store:
                 ``index``; default from config), ``now`` (rank as of this moment instead of the
                 clock's; evaluations replay recorded conversations this way) and ``troubleshoot``
                 ("I have seen this error before": relevant failures that have a resolution come
-                first).
+                first) and ``listed`` (the budget holds the block and a line of its hits' ids, as
+                the MCP tool answers).
 
         Returns:
             A ``SearchResult`` with ranked hits and the ready-to-paste ``context`` block.

@@ -96,9 +96,7 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
     def ranked(source: Source, dim: int) -> SearchResult:
         vector = (lambda: rt.checked(job.result(), dim)[0].tolist()) if job is not None else None
         rows, candidates = gather(source, words, vector, where, limit, weights, query.mode)
-        return result(
-            query.text, rank(rows, candidates, ctx, weights, k, query.lists), query.budget
-        )
+        return result(query, rank(rows, candidates, ctx, weights, k, query.lists))
 
     hot, engine = rt.hot, query.engine
     if hot is not None and (engine or rt.config.search_engine) == "auto":

@@ -106,6 +106,8 @@ class SearchQuery:
         engine: ``ledger`` (exact, in the ledger) or ``index`` (LanceDB); default from config.
         now: rank as of this moment (recency, expiry, validity) instead of the clock's.
         troubleshoot: relevant failures that have a resolution come first.
+        listed: the block is read followed by its hits' ids (``budget.listed``, what the MCP
+            tool answers), and the budget holds the two together.
     """
 
     text: str
@@ -118,6 +120,7 @@ class SearchQuery:
     engine: str | None = None
     now: datetime | None = None
     troubleshoot: bool = False
+    listed: bool = False
 
     def checked(self) -> SearchQuery:
         """The query validated, with its defaults filled in.
