@@ -140,18 +140,18 @@ def purge_for_good(
         rows = session.by_ids(planned + session.derived_from(planned))
     if not planned:
         return 0
-    journal = purge.owe(rt, planned, rows, reason, actor)
+    journal = purge.begin(rt, planned, rows, reason, actor)
     try:
         gone, count = _delete(rt, ids, filters, reason, actor, scope, action)
     except BaseException:
         # nothing was deleted, so nothing is owed
-        purge.abandon(journal)
+        purge.cancel(journal)
         raise
     try:
-        purge.amend(journal, gone)
+        purge.add_ids(journal, gone)
         purge.finish(rt, journal)
     except (HindsightError, OSError) as error:
-        purge.let_go(journal)
+        purge.defer(journal)
         log.warning(
             "%d memories were purged; scrubbing their old bytes is owed and finishes at the next "
             "open: "
