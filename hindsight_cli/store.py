@@ -21,7 +21,7 @@ from .core import admin, derive, lifecycle, reading, recall, transfer, writes
 from .core.migrate import MigrateResult
 from .core.runtime import Phase, Progress, Runtime
 from .core.scope import Scope
-from .core.selection import check_limit, forget_plan, plain
+from .core.selection import check_limit, forget_filters, plain
 from .core.transfer import IMPORT_BATCH, dump_jsonl, parse_jsonl
 from .embedding import Embedder
 from .errors import HindsightError
@@ -30,6 +30,7 @@ from .models import (
     AuditEntry,
     ConsolidateResult,
     Filters,
+    ForgetPlan,
     ForgetResult,
     ImportResult,
     Memory,
@@ -399,7 +400,51 @@ class Store:
         Returns:
             How many memories changed (with ``hard``, derived summaries included).
         """
-        return lifecycle.forget(self._rt, ids, filters, hard, archive, reason, actor, self.scope)
+        plan = lifecycle.plan(self._rt, ids, filters, hard, archive, self.scope)
+        return lifecycle.forget(self._rt, plan, reason, actor, self.scope)
+
+    def plan_forget(
+        self,
+        ids: Iterable[str] = (),
+        *,
+        task_id: str | None = None,
+        agent_id: str | None = None,
+        older_than: str | None = None,
+        expired: bool = False,
+        hard: bool = False,
+        archive: bool = False,
+        spell: Callable[[str], str] = plain,
+    ) -> ForgetPlan:
+        """Decide what ``forget_where`` with these arguments would forget, and forget nothing: the
+        ids of exactly the memories it takes, resolved now with the store's clock (``older_than``'s
+        cutoff, what has expired). Show or count it, then hand it to ``forget_planned``.
+
+        Raises:
+            InvalidInput: nothing to forget was named, or ``hard`` with ``archive``.
+            MemoryNotFound: an id names no memory.
+        """
+        ids = list(ids)
+        at = self._rt.now()
+        filters, hard = forget_filters(
+            ids,
+            task_id=task_id,
+            agent_id=agent_id,
+            older_than=older_than,
+            expired=expired,
+            hard=hard,
+            archive=archive,
+            now=at,
+            spell=spell,
+        )
+        return lifecycle.plan(self._rt, ids, filters, hard, archive, self.scope, at)
+
+    def forget_planned(
+        self, plan: ForgetPlan, *, reason: str | None = None, actor: str | None = None
+    ) -> ForgetResult:
+        """Carry out a plan from ``plan_forget``: the memories it names and no other, even if more
+        match its filter by now (those purged meanwhile by another process are skipped)."""
+        count = lifecycle.forget(self._rt, plan, reason, actor, self.scope)
+        return ForgetResult(count, plan.hard, plan.archive)
 
     def forget_where(
         self,
@@ -418,13 +463,12 @@ class Store:
         """Forget by ids and/or a filter, as ``hindsight forget`` and ``memory_forget`` do: a task,
         an agent, recorded longer ago than ``older_than`` ("30d"), or ``expired`` (past their TTL,
         which purges them unless ``archive``). ``spell`` names options in error messages the
-        caller's way.
+        caller's way. The same as ``forget_planned(plan_forget(...))``.
 
         Raises:
             InvalidInput: nothing to forget was named, or ``hard`` with ``archive``.
         """
-        ids = list(ids)
-        plan = forget_plan(
+        plan = self.plan_forget(
             ids,
             task_id=task_id,
             agent_id=agent_id,
@@ -432,18 +476,9 @@ class Store:
             expired=expired,
             hard=hard,
             archive=archive,
-            now=self._rt.now(),
             spell=spell,
         )
-        count = self.forget(
-            ids,
-            filters=plan.filters,
-            hard=plan.hard,
-            archive=plan.archive,
-            reason=reason,
-            actor=actor,
-        )
-        return ForgetResult(count, plan.hard, plan.archive)
+        return self.forget_planned(plan, reason=reason, actor=actor)
 
     def owed_purges(self) -> builtins.list[str]:
         """Hard forgets a crash interrupted (their journals): any operation on the store finishes

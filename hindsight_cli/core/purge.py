@@ -155,7 +155,7 @@ def defer(path: Path) -> None:
 
 def add_ids(path: Path, ids: Sequence[str]) -> None:
     """Add to the journal every id the delete took that it does not name yet (the delete selects
-    again, in its own transaction, and can take more than the journal named)."""
+    again, in its own transaction: more may have expired, or been built on the memories)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     data["ids"] = sorted(set(data["ids"]) | set(ids))
     _write_durably(path, data)
