@@ -237,6 +237,21 @@ class AuditEntry:
 
 
 @dataclass(frozen=True)
+class ForgetPlan:
+    """One forget, decided once (``Store.plan_forget``, with the store's clock): exactly which
+    memories it takes, and how. What is shown (a confirmation prompt), counted and carried out
+    (``Store.forget_planned``) is this object, so a memory recorded meanwhile, or time passing, does
+    not change what is forgotten."""
+
+    # every memory it forgets (a text stored in parts, whole), resolved when it was planned
+    ids: tuple[str, ...]
+    hard: bool
+    archive: bool = False
+    # the filter that chose them beside the ids named (None: ids only), its cutoffs fixed
+    filters: Filters | None = None
+
+
+@dataclass(frozen=True)
 class ForgetResult:
     """What a forget did: how many memories changed, and whether they were purged or archived."""
 

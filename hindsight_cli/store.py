@@ -8,6 +8,7 @@ that owns it (core/writes, lifecycle, derive, transfer, reading, recall, admin),
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
@@ -20,7 +21,7 @@ from .core import admin, derive, events, lifecycle, reading, recall, transfer, w
 from .core.migrate import MigrateResult
 from .core.runtime import Phase, Progress, Runtime
 from .core.scope import Scope
-from .core.selection import check_limit, forget_plan, plain
+from .core.selection import check_limit, forget_filters, plain
 from .embedding import Embedder
 from .errors import HindsightError
 from .models import (
@@ -28,6 +29,7 @@ from .models import (
     AuditEntry,
     ConsolidateResult,
     Filters,
+    ForgetPlan,
     ForgetResult,
     ImportResult,
     Memory,
@@ -40,6 +42,29 @@ from .search.query import SearchQuery
 from .storage import spool
 from .storage.base import Ledger
 from .storage.index import Index
+
+# what Store.search takes beside the text: every other field of the request
+_SEARCH_OPTIONS = tuple(f.name for f in dataclasses.fields(SearchQuery) if f.name != "text")
+
+
+def _search_query(query: str | SearchQuery, options: Mapping[str, Any]) -> SearchQuery:
+    """The one request a search makes: the ``SearchQuery`` given, or one built from the text and the
+    options; never the two mixed, since one of them would be ignored."""
+    if isinstance(query, SearchQuery):
+        if options:
+            raise TypeError(
+                "Store.search() takes a SearchQuery or keyword arguments, not both: "
+                f"set {', '.join(sorted(options))} in the SearchQuery itself "
+                "(dataclasses.replace(query, ...))."
+            )
+        return query
+    unknown = sorted(set(options) - set(_SEARCH_OPTIONS))
+    if unknown:
+        raise TypeError(
+            f"Store.search() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}; "
+            f"it takes {', '.join(_SEARCH_OPTIONS)}."
+        )
+    return SearchQuery(query, **options)
 
 
 class Store:
@@ -295,54 +320,32 @@ class Store:
             oldest_first,
         )
 
-    def search(
-        self,
-        query: str | SearchQuery,
-        *,
-        filters: Filters | None = None,
-        k: int = 5,
-        budget: int | None = None,
-        mode: str = "hybrid",
-        env: Mapping[str, str] | None = None,
-        current_task: str | None = None,
-        engine: str | None = None,
-        now: datetime | None = None,
-        troubleshoot: bool = False,
-    ) -> SearchResult:
+    def search(self, query: str | SearchQuery, **options: Any) -> SearchResult:
         """Find the memories that matter for ``query`` (DESIGN §5).
 
         Args:
-            query: what to look for (the default model reads English; see ``SearchQuery.text``); or
-            a whole ``SearchQuery``
-                (then the other arguments are ignored).
-            filters: hard filters; by default active, unexpired episodic/semantic/procedural
-            memories. k: at most this many hits. budget: keep the formatted context block within
-            this many tokens. mode: ``hybrid`` (vector + keyword), ``vector`` or ``keyword``. env:
-            the caller's environment fingerprint; memories recorded under other values rank lower.
-            current_task: the task at hand; its memories get the same-task bonus. troubleshoot: "I
-            have seen this error before": relevant failures that have a resolution come
-                first, and unresolved failures are not held back.
-            engine: ``ledger`` (exact, in DuckDB) or ``index`` (LanceDB); default from config.
-            now: rank as of this moment (recency, expiry, validity) instead of the clock's time;
-                evaluations replay recorded conversations this way.
+            query: what to look for (the default model reads English; see ``SearchQuery.text``), or
+                a whole ``SearchQuery``, the request the CLI and the MCP server build.
+            **options: with a text query, any other field of ``SearchQuery``, whose defaults
+                apply to the rest: ``filters`` (hard filters; by default active, unexpired
+                episodic/semantic/procedural memories), ``k`` (at most this many hits; 5, or 20
+                with a budget), ``budget`` (keep the formatted context block within this many
+                tokens), ``mode`` (``hybrid``, ``vector`` or ``keyword``), ``env`` (the caller's
+                environment fingerprint; memories recorded under other values rank lower),
+                ``current_task`` (its memories get the same-task bonus), ``engine`` (``ledger`` or
+                ``index``; default from config), ``now`` (rank as of this moment instead of the
+                clock's; evaluations replay recorded conversations this way) and ``troubleshoot``
+                ("I have seen this error before": relevant failures that have a resolution come
+                first) and ``listed`` (the budget holds the block and a line of its hits' ids, as
+                the MCP tool answers).
 
         Returns:
             A ``SearchResult`` with ranked hits and the ready-to-paste ``context`` block.
+
+        Raises:
+            TypeError: a ``SearchQuery`` and options together, or an option ``SearchQuery`` lacks.
         """
-        if not isinstance(query, SearchQuery):
-            query = SearchQuery(
-                query,
-                filters,
-                k,
-                budget,
-                mode,
-                dict(env or {}),
-                current_task,
-                engine,
-                now,
-                troubleshoot,
-            )
-        return recall.search(self._rt, query, self.scope)
+        return recall.search(self._rt, _search_query(query, options), self.scope)
 
     def index(self, dim: int | None = None) -> Index:
         """The LanceDB index of a local store (opened on first use)."""
@@ -397,7 +400,51 @@ class Store:
         Returns:
             How many memories changed (with ``hard``, derived summaries included).
         """
-        return lifecycle.forget(self._rt, ids, filters, hard, archive, reason, actor, self.scope)
+        plan = lifecycle.plan(self._rt, ids, filters, hard, archive, self.scope)
+        return lifecycle.forget(self._rt, plan, reason, actor, self.scope)
+
+    def plan_forget(
+        self,
+        ids: Iterable[str] = (),
+        *,
+        task_id: str | None = None,
+        agent_id: str | None = None,
+        older_than: str | None = None,
+        expired: bool = False,
+        hard: bool = False,
+        archive: bool = False,
+        spell: Callable[[str], str] = plain,
+    ) -> ForgetPlan:
+        """Decide what ``forget_where`` with these arguments would forget, and forget nothing: the
+        ids of exactly the memories it takes, resolved now with the store's clock (``older_than``'s
+        cutoff, what has expired). Show or count it, then hand it to ``forget_planned``.
+
+        Raises:
+            InvalidInput: nothing to forget was named, or ``hard`` with ``archive``.
+            MemoryNotFound: an id names no memory.
+        """
+        ids = list(ids)
+        at = self._rt.now()
+        filters, hard = forget_filters(
+            ids,
+            task_id=task_id,
+            agent_id=agent_id,
+            older_than=older_than,
+            expired=expired,
+            hard=hard,
+            archive=archive,
+            now=at,
+            spell=spell,
+        )
+        return lifecycle.plan(self._rt, ids, filters, hard, archive, self.scope, at)
+
+    def forget_planned(
+        self, plan: ForgetPlan, *, reason: str | None = None, actor: str | None = None
+    ) -> ForgetResult:
+        """Carry out a plan from ``plan_forget``: the memories it names and no other, even if more
+        match its filter by now (those purged meanwhile by another process are skipped)."""
+        count = lifecycle.forget(self._rt, plan, reason, actor, self.scope)
+        return ForgetResult(count, plan.hard, plan.archive)
 
     def forget_where(
         self,
@@ -416,13 +463,12 @@ class Store:
         """Forget by ids and/or a filter, as ``hindsight forget`` and ``memory_forget`` do: a task,
         an agent, recorded longer ago than ``older_than`` ("30d"), or ``expired`` (past their TTL,
         which purges them unless ``archive``). ``spell`` names options in error messages the
-        caller's way.
+        caller's way. The same as ``forget_planned(plan_forget(...))``.
 
         Raises:
             InvalidInput: nothing to forget was named, or ``hard`` with ``archive``.
         """
-        ids = list(ids)
-        plan = forget_plan(
+        plan = self.plan_forget(
             ids,
             task_id=task_id,
             agent_id=agent_id,
@@ -430,18 +476,9 @@ class Store:
             expired=expired,
             hard=hard,
             archive=archive,
-            now=self._rt.now(),
             spell=spell,
         )
-        count = self.forget(
-            ids,
-            filters=plan.filters,
-            hard=plan.hard,
-            archive=plan.archive,
-            reason=reason,
-            actor=actor,
-        )
-        return ForgetResult(count, plan.hard, plan.archive)
+        return self.forget_planned(plan, reason=reason, actor=actor)
 
     def owed_purges(self) -> builtins.list[str]:
         """Hard forgets a crash interrupted (their journals): any operation on the store finishes

@@ -99,7 +99,7 @@ PHASES = [
     # the journal is written, the delete is not
     ("hindsight_cli.core.lifecycle", "_delete", "before"),
     # the delete committed
-    ("hindsight_cli.core.purge", "amend", "before"),
+    ("hindsight_cli.core.purge", "add_ids", "before"),
     ("hindsight_cli.storage.sync.Mirror", "scrub", "before"),
     ("hindsight_cli.storage.sync.Mirror", "scrub", "after"),
     ("hindsight_cli.storage.spool", "scrub", "before"),
@@ -132,12 +132,12 @@ def dying(*args, **kwargs):
 if when != "never":
     setattr(holder, name, dying)
 from hindsight_cli.core import purge
-owe = purge.owe
-def owing(*args, **kwargs):  # the parent waits for this file: the forget has begun
-    journal = owe(*args, **kwargs)
+begin = purge.begin
+def beginning(*args, **kwargs):  # the parent waits for this file: the forget has begun
+    journal = begin(*args, **kwargs)
     open({begun!r}, "w").close()
     return journal
-purge.owe = owing
+purge.begin = beginning
 store = Store({path!r}, embedder=FakeEmbedder())
 store.forget([{secret!r}, {hooked!r}], hard=True, reason="crash test")
 """
@@ -212,7 +212,7 @@ def test_doctor_fails_while_a_purge_is_owed_and_fix_finishes_it(
     template: Any, tmp_path: Path, cli: Any
 ) -> None:
     path, ids = _copy(template, tmp_path)
-    child = _forget_in_child(path, ids, ("hindsight_cli.core.purge", "amend", "before"))
+    child = _forget_in_child(path, ids, ("hindsight_cli.core.purge", "add_ids", "before"))
     child.communicate(timeout=300)
     report = cli("doctor", "store", "--json", "--store", str(path))
     assert report.exit_code == 1
@@ -297,7 +297,7 @@ from conftest import FakeEmbedder
 from hindsight_cli.core import purge
 from hindsight_cli.store import Store
 store = Store({str(path)!r}, embedder=FakeEmbedder())
-purge.owe(store._rt, [{ids["secret"]!r}], [], "slow purge", "owner")
+purge.begin(store._rt, [{ids["secret"]!r}], [], "slow purge", "owner")
 print("owed", flush=True)
 sys.stdin.readline()  # holds the journal's lock until told to go
 """,

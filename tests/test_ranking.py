@@ -14,7 +14,7 @@ from hindsight_cli.models import Memory
 from hindsight_cli.search import budget, pipeline, query, relevance, signals
 from hindsight_cli.search.signals import SIGNALS, Context
 from hindsight_cli.storage.rows import MemoryRow
-from hindsight_cli.text import identifiers
+from hindsight_cli.text import estimate_tokens, identifiers
 
 pytestmark = pytest.mark.no_store
 
@@ -230,6 +230,25 @@ def test_the_budget_counts_the_whole_block_and_skips_what_does_not_fit() -> None
     assert kept == [0, 2] and tokens <= 40
     assert block.splitlines()[0] == f"[hindsight: 2 memories, {tokens} tokens]"
     assert budget.fit_budget(memories, None)[0] == [0, 1, 2]
+
+
+def test_a_block_read_with_its_ids_fits_the_budget_together_with_them() -> None:
+    memories = [
+        _memory(f"{n} the deploy to staging failed on step {n} of the migration") for n in range(6)
+    ]
+    for limit in (60, 90, 120, 400):
+        kept, block, tokens = budget.fit_listed(memories, limit)
+        text = budget.listed(block, [memories[i].id for i in kept], len(memories) - len(kept))
+        assert kept and estimate_tokens(text) <= limit
+        assert (
+            block.splitlines()[0]
+            == f"[hindsight: {len(kept)} memor{'y' if len(kept) == 1 else 'ies'}, {tokens} tokens]"
+        )
+        # the best ones, in rank order
+        assert kept == list(range(len(kept)))
+    # the ids line takes its share: the block alone would have kept one more
+    assert (budget.fit_listed(memories, 60)[0], budget.fit_budget(memories, 60)[0]) == ([0], [0, 1])
+    assert budget.fit_listed(memories, 30)[0] == []
 
 
 def test_identifiers_are_the_tokens_typed_exactly() -> None:

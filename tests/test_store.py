@@ -10,6 +10,7 @@ from conftest import stored_data
 
 from hindsight_cli import Filters, InvalidInput, MemoryNotFound, StoreNotFound
 from hindsight_cli.errors import EmbeddingMismatch, StoreBusy
+from hindsight_cli.search.query import SearchQuery
 from hindsight_cli.store import Store, open_store
 from hindsight_cli.timeutil import now
 
@@ -199,6 +200,31 @@ def test_budget_limits_the_context_block(store: Store) -> None:
     assert 0 < len(small.hits) < 8 and small.tokens <= 60
     assert small.context.startswith(f"[hindsight: {len(small.hits)} memor")
     assert f"{small.tokens} tokens]" in small.context.splitlines()[0]
+
+
+def test_search_takes_a_query_object_or_keywords_not_both(store: Store) -> None:
+    for i in range(25):
+        store.record(f"staging deploy note {i}: the script takes flag {i}", merge=False, step=i)
+    text = "staging deploy script flag"
+    # the request's own defaults, whichever form asks: 5 hits, or 20 for a budget to choose from
+    assert len(store.search(text).hits) == len(store.search(SearchQuery(text)).hits) == 5
+    assert len(store.search(text, budget=10_000).hits) == 20
+    assert len(store.search(SearchQuery(text, budget=10_000)).hits) == 20
+    keywords = store.search(text, k=3, mode="keyword", troubleshoot=True)
+    whole = store.search(SearchQuery(text, k=3, mode="keyword", troubleshoot=True))
+    assert len(whole.hits) == 3
+    assert [h.memory.id for h in whole.hits] == [h.memory.id for h in keywords.hits]
+    # keywords beside a query object would be ignored: refused instead, saying what to do
+    with pytest.raises(TypeError) as both:
+        store.search(SearchQuery(text), k=3)
+    assert str(both.value) == (
+        "Store.search() takes a SearchQuery or keyword arguments, not both: set k in the "
+        "SearchQuery itself (dataclasses.replace(query, ...))."
+    )
+    with pytest.raises(
+        TypeError, match="unexpected keyword argument\\(s\\) 'top_k'; it takes filters, k,"
+    ):
+        store.search(text, top_k=3)
 
 
 def test_mmr_diversifies(store: Store) -> None:

@@ -70,13 +70,14 @@ def forget(
         hindsight forget --task task-42 --hard -y
         hindsight forget --expired -y
     """
-    from ..core.selection import cli_option, forget_plan
+    from ..core.selection import cli_option
     from ..errors import InvalidInput
-    from ..timeutil import now
     from . import render
 
     ids = memory_ids or []
-    plan = forget_plan(
+    target = _store(store)
+    # decided once: what the prompt counts is what is forgotten, however long it waits
+    plan = target.plan_forget(
         ids,
         task_id=task,
         agent_id=agent,
@@ -84,38 +85,22 @@ def forget(
         expired=expired,
         hard=hard,
         archive=archive,
-        now=now(),
         spell=cli_option,
-    )
-    hard, filters = plan.hard, plan.filters
-    target = _store(store)
-    asks = (hard or filters is not None) and not yes
-    count = (
-        (len(set(target.select_ids(filters))) + len(ids) if filters else len(ids)) if asks else 0
     )
     # nothing matched: nothing to confirm
-    if count:
-        what = "purge for good" if hard else "archive" if archive else "forget"
+    if plan.ids and (plan.hard or plan.filters is not None) and not yes:
+        what = "purge for good" if plan.hard else "archive" if archive else "forget"
+        count = render.memories(len(plan.ids))
         if not sys.stdin.isatty():
-            raise InvalidInput(
-                f"This would {what} up to {render.memories(count)}; add -y to confirm."
-            )
-        typer.confirm(f"{what.capitalize()} up to {render.memories(count)}?", abort=True, err=True)
-    result = target.forget_where(
-        ids,
-        task_id=task,
-        agent_id=agent,
-        older_than=older_than,
-        expired=expired,
-        hard=hard,
-        archive=archive,
-        reason=reason,
-        spell=cli_option,
-    )
+            raise InvalidInput(f"This would {what} up to {count}; add -y to confirm.")
+        typer.confirm(f"{what.capitalize()} up to {count}?", abort=True, err=True)
+    result = target.forget_planned(plan, reason=reason)
     if json_:
         render.json_doc(result.to_dict())
     else:
-        render.message(_forgot(result.forgotten, ids if filters is None else [], hard, archive))
+        render.message(
+            _forgot(result.forgotten, ids if plan.filters is None else [], plan.hard, archive)
+        )
 
 
 def _forgot(count: int, ids: list[str], hard: bool, archive: bool) -> str:

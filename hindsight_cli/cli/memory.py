@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..search.query import BUDGET_K, DEFAULT_K, DEFAULT_MODE
 from . import app
 from .options import (
     AgentOption,
@@ -276,7 +277,7 @@ def search(
             "-k",
             "--limit",
             "-n",
-            help="At most this many hits (default 5; 20 with --budget).",
+            help=f"At most this many hits (default {DEFAULT_K}; {BUDGET_K} with --budget).",
             show_default=False,
         ),
     ] = None,
@@ -288,7 +289,7 @@ def search(
     ] = None,
     mode: Annotated[
         Mode, typer.Option("--mode", help="Vector and keyword matches fused, or one of them.")
-    ] = "hybrid",
+    ] = DEFAULT_MODE,
     env: Annotated[
         Optional[list[str]],
         typer.Option(
@@ -366,7 +367,7 @@ def search(
         SearchQuery(
             _text_or_stdin(query),
             filters,
-            k=limit if limit is not None else 20 if budget else 5,
+            k=limit,
             budget=budget,
             mode=mode,
             env=parse_pairs(env, "--env"),

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
 from .. import safefs
 from ..errors import HindsightError, InvalidInput
-from ..models import Filters, Memory
+from ..models import Filters, ForgetPlan, Memory
 from ..redact import redact_field
 from ..storage import codec
 from ..storage.base import Reader, Writer
@@ -69,48 +69,68 @@ def withdraw(session: Writer, ids: Sequence[str], at: datetime, actor: str) -> l
     return pieces + built
 
 
-def forget(
+def plan(
     rt: Runtime,
     ids: Iterable[str],
     filters: Filters | None,
     hard: bool,
     archive: bool,
-    reason: str | None,
-    actor: str | None,
     scope: Scope,
-) -> int:
+    at: datetime | None = None,
+) -> ForgetPlan:
+    """Which memories a forget takes, resolved once: the ids named (MemoryNotFound for one that
+    names none) and what ``filters`` match as of ``at`` (default now), a text stored in parts
+    whole."""
     if hard and archive:
         raise InvalidInput(
             "Choose one: --hard deletes for good, --archive keeps memories in cold storage."
         )
     rt.require()
-    at = rt.now()
+    with rt.ledger.read() as session:
+        targets = _targets(session, ids, filters, scope, at or rt.now())
+    return ForgetPlan(tuple(targets), hard, archive, filters)
+
+
+def _planned(session: Reader, ids: Sequence[str], scope: Scope) -> list[str]:
+    """The planned memories that are still there, in the plan's order: another process may have
+    purged some since; nothing is added."""
+    if not ids:
+        return []
+    present = set(session.ids([("id", "in", list(ids)), *scope.conditions()]))
+    return [memory_id for memory_id in ids if memory_id in present]
+
+
+def forget(
+    rt: Runtime, plan: ForgetPlan, reason: str | None, actor: str | None, scope: Scope
+) -> int:
+    """Carry out ``plan``: exactly the memories it names, soft, archived or purged for good."""
+    rt.require()
     reason, who = _audit_words(reason, actor or rt.config.default_agent)
-    ids = list(ids)
-    if hard:
-        return purge_for_good(rt, ids, filters, reason, who, scope, "forget_hard")
+    if plan.hard:
+        return purge_for_good(
+            rt, lambda session: _planned(session, plan.ids, scope), reason, who, "forget_hard"
+        )
+    at = rt.now()
     with rt.ledger.write() as session:
-        targets = _targets(session, ids, filters, scope, at)
-        count = session.set_status(targets, "archived" if archive else "invalidated", at)
+        targets = _planned(session, plan.ids, scope)
+        count = session.set_status(targets, "archived" if plan.archive else "invalidated", at)
         if count:
-            session.audit("archive" if archive else "forget", targets, at, reason, who)
+            session.audit("archive" if plan.archive else "forget", targets, at, reason, who)
             withdraw(session, targets, at, who)
     rt.after_write()
     return count
 
 
+# which memories a purge takes, read again in the purge's own transaction
+Select = Callable[[Reader], list[str]]
+
+
 def _delete(
-    rt: Runtime,
-    ids: Sequence[str],
-    filters: Filters | None,
-    reason: str | None,
-    actor: str,
-    scope: Scope,
-    action: str,
+    rt: Runtime, select: Select, reason: str | None, actor: str, action: str
 ) -> tuple[list[str], int]:
     at = rt.now()
     with rt.ledger.write() as session:
-        targets = _targets(session, ids, filters, scope, at)
+        targets = select(session)
         derived = session.derived_from(targets)
         count = session.delete(targets + derived)
         if count:
@@ -120,38 +140,31 @@ def _delete(
     return targets + derived, count
 
 
-def purge_for_good(
-    rt: Runtime,
-    ids: Sequence[str],
-    filters: Filters | None,
-    reason: str | None,
-    actor: str,
-    scope: Scope,
-    action: str,
-) -> int:
-    """Delete memories and everything built from them, then scrub every file that held their bytes.
+def purge_for_good(rt: Runtime, select: Select, reason: str | None, actor: str, action: str) -> int:
+    """Delete the memories ``select`` picks and everything built from them, then scrub every file
+    that held their bytes.
 
-    The purge is owed (``core/purge.py``) before the delete commits, so a crash at any point leaves
+    The purge is begun (``core/purge.py``) before the delete commits, so a crash at any point leaves
     a journal that the next open finishes. Once the delete has committed the forget has happened: a
     scrub that cannot run now (the store is busy) stays owed and is logged, never reported as a
     failure."""
     with rt.ledger.read() as session:
-        planned = _targets(session, ids, filters, scope, rt.now())
+        planned = select(session)
         rows = session.by_ids(planned + session.derived_from(planned))
     if not planned:
         return 0
-    journal = purge.owe(rt, planned, rows, reason, actor)
+    journal = purge.begin(rt, planned, rows, reason, actor)
     try:
-        gone, count = _delete(rt, ids, filters, reason, actor, scope, action)
+        gone, count = _delete(rt, select, reason, actor, action)
     except BaseException:
         # nothing was deleted, so nothing is owed
-        purge.abandon(journal)
+        purge.cancel(journal)
         raise
     try:
-        purge.amend(journal, gone)
+        purge.add_ids(journal, gone)
         purge.finish(rt, journal)
     except (HindsightError, OSError) as error:
-        purge.let_go(journal)
+        purge.defer(journal)
         log.warning(
             "%d memories were purged; scrubbing their old bytes is owed and finishes at the next "
             "open: "
@@ -166,13 +179,12 @@ def expire(rt: Runtime) -> int:
     """Purge every memory whose TTL has passed, as a hard forget does (rows, vectors, old bytes, the
     summaries built on them); returns how many."""
     rt.require()
+    expired = Filters(statuses=None, expired_only=True)
     count = purge_for_good(
         rt,
-        [],
-        Filters(statuses=None, expired_only=True),
+        lambda session: _targets(session, (), expired, UNSCOPED, rt.now()),
         "TTL passed",
         "hindsight",
-        UNSCOPED,
         "expire",
     )
     safefs.touch_private(rt.path / _STAMP)

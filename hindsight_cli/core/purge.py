@@ -3,9 +3,10 @@
 A hard forget deletes rows in one transaction, then scrubs what still holds their bytes: the LanceDB
 index (old data files and versions), the hook spool (the events and "seen before" signatures they
 came from) and the ledger file (freed blocks). A crash between the commit and the last scrub would
-leave the text on disk. So before the delete commits, the purge is *owed*: a journal file under
-``purges/`` names the ids (never the content) and salted hashes of the forgotten words (for the
-spool, whose lines the ledger does not know). Any process that opens the store finishes owed purges
+leave the text on disk. So before the delete commits, the purge begins (``begin``): a journal file
+under ``purges/`` names the ids (never the content) and salted hashes of the forgotten words (for
+the spool, whose lines the ledger does not know), and from then until ``finish`` drops it the purge
+is *owed*. Any process that opens the store finishes owed purges
 first (``finish_owed``), as does ``hindsight doctor --fix``; ``doctor store`` fails while one is
 owed. Every step is idempotent, so finishing twice, or after a crash in the middle of finishing, is
 safe.
@@ -114,12 +115,13 @@ def _release(path: Path) -> None:
         os.close(fd)
 
 
-def owe(
+def begin(
     rt: Runtime, ids: Sequence[str], rows: Iterable[MemoryRow], reason: str | None, actor: str
 ) -> Path:
-    """Record, durably, that ``ids`` must be purged; returns the journal file, whose lock this
-    process holds until it has finished (``finish``) or given up (``abandon``): other processes
-    leave it alone meanwhile."""
+    """Write, durably, the journal that says ``ids`` must be purged: from now until ``finish`` the
+    purge is owed. Returns the journal file, whose lock this process holds until it has finished
+    the purge, cancelled it (``cancel``) or deferred it (``defer``): other processes leave it alone
+    meanwhile."""
     directory = journal_dir(rt)
     safefs.private_dir(directory, "The purge journal")
     salt = secrets.token_hex(8)
@@ -138,21 +140,23 @@ def owe(
     return path
 
 
-def abandon(path: Path) -> None:
-    """Nothing was deleted after all: nothing is owed."""
+def cancel(path: Path) -> None:
+    """Nothing was deleted after all: drop the journal, since nothing is owed."""
     path.unlink(missing_ok=True)
     _release(path)
 
 
-def let_go(path: Path) -> None:
-    """Leave a committed purge owed for the next open (this process could not finish it now)."""
+def defer(path: Path) -> None:
+    """Leave a committed purge owed, its journal kept, for the next open to finish: release this
+    process's lock (it could not finish it now)."""
     fd = _HELD.pop(str(path), None)
     if fd is not None:
         os.close(fd)
 
 
-def amend(path: Path, ids: Sequence[str]) -> None:
-    """The journal names every id the delete took (a filter may match more than was planned)."""
+def add_ids(path: Path, ids: Sequence[str]) -> None:
+    """Add to the journal every id the delete took that it does not name yet (the delete selects
+    again, in its own transaction: more may have expired, or been built on the memories)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     data["ids"] = sorted(set(data["ids"]) | set(ids))
     _write_durably(path, data)
@@ -203,6 +207,6 @@ def finish_owed(rt: Runtime) -> int:
             else:
                 _release(path)
         except (HindsightError, OSError) as error:
-            let_go(path)
+            defer(path)
             log.warning("an owed purge (%s) could not finish yet: %s", path.name, error)
     return done

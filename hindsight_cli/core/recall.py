@@ -64,7 +64,8 @@ def _index_is_current(rt: Runtime, requested: str | None) -> bool:
 def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
     query = query.checked()
     rt.require()
-    assert query.filters is not None
+    assert query.filters is not None and query.k is not None
+    k = query.k
     filters = scope.filters(query.filters)
     weights = rt.config.ranking
     weights = replace(
@@ -82,7 +83,7 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
         fixes_first=query.troubleshoot,
         query=query.text,
     )
-    limit = max(weights.candidates, query.k * 4)
+    limit = max(weights.candidates, k * 4)
     where = filters.conditions(now)
     words = keyword_terms(query.text, weights.derived_forms)
     in_memory = rt.hot is not None and rt.hot.index is not None
@@ -95,9 +96,7 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
     def ranked(source: Source, dim: int) -> SearchResult:
         vector = (lambda: rt.checked(job.result(), dim)[0].tolist()) if job is not None else None
         rows, candidates = gather(source, words, vector, where, limit, weights, query.mode)
-        return result(
-            query.text, rank(rows, candidates, ctx, weights, query.k, query.lists), query.budget
-        )
+        return result(query, rank(rows, candidates, ctx, weights, k, query.lists))
 
     hot, engine = rt.hot, query.engine
     if hot is not None and (engine or rt.config.search_engine) == "auto":

@@ -1,13 +1,13 @@
 """Which memories an operation selects: the one definition of every face's selection options.
 
 ``hindsight forget --task T --expired``, ``memory_forget(task_id=T, expired=true)`` and
-``Store.forget_where(...)`` all become the same ``Filters`` here, so the faces cannot drift apart.
+``Store.forget_where(...)`` all become the same ``Filters`` here (and then one ``ForgetPlan``, in
+``Store.plan_forget``), so the faces cannot drift apart.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
 from ..errors import BadUsage
@@ -26,16 +26,7 @@ def cli_option(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-@dataclass(frozen=True)
-class ForgetPlan:
-    """What a forget request means: the filter (None: ids only) and whether it purges for good."""
-
-    filters: Filters | None
-    hard: bool
-    archive: bool
-
-
-def forget_plan(
+def forget_filters(
     ids: Sequence[str],
     *,
     task_id: str | None = None,
@@ -46,8 +37,9 @@ def forget_plan(
     archive: bool = False,
     now: datetime,
     spell: Spelling = plain,
-) -> ForgetPlan:
-    """The selection of a forget by ids and/or filter.
+) -> tuple[Filters | None, bool]:
+    """What a forget by ids and/or filter selects: the filter (None: ids only), and whether it
+    purges for good.
 
     An expired memory is never shown again, so forgetting expired memories purges them (``hard``)
     unless they are archived. A filter on its own selects active and archived memories
@@ -65,7 +57,7 @@ def forget_plan(
         )
     hard = hard or (expired and not archive)
     if not by_filter:
-        return ForgetPlan(None, hard, archive)
+        return None, hard
     filters = Filters(
         agent_ids=(agent_id,) if agent_id else None,
         task_id=task_id,
@@ -76,7 +68,7 @@ def forget_plan(
         if older_than
         else None,
     )
-    return ForgetPlan(filters, hard, archive)
+    return filters, hard
 
 
 def browse_filters(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
 from typing import Any
 
 from ..core.selection import browse_filters, when
@@ -44,53 +43,10 @@ class Memories:
         with self._lock:
             return store.record(content, **fields)
 
-    def search(
-        self,
-        query: str,
-        *,
-        top_k: int = 5,
-        agent_id: str | None = None,
-        task_id: str | None = None,
-        types: Sequence[str] | None = None,
-        outcomes: Sequence[str] | None = None,
-        tags: Sequence[str] | None = None,
-        sources: Sequence[str] | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        include_archived: bool = False,
-        mode: str = "hybrid",
-        env: dict[str, str] | None = None,
-        current_task: str | None = None,
-        troubleshoot: bool = False,
-    ) -> SearchResult:
-        """The ``top_k`` best hits, not yet cut to a budget: the caller fits them with what it
-        shows."""
-        filters = browse_filters(
-            agent_id=agent_id,
-            task_id=task_id,
-            types=types,
-            outcomes=outcomes,
-            tags=tags or (),
-            since=since,
-            until=until,
-            sources=sources,
-            search=True,
-            include_archived=include_archived,
-        )
+    def search(self, query: SearchQuery) -> SearchResult:
         store = self.store
         with self._lock:
-            return store.search(
-                SearchQuery(
-                    query,
-                    filters,
-                    top_k,
-                    None,
-                    mode,
-                    env or {},
-                    current_task,
-                    troubleshoot=troubleshoot,
-                )
-            )
+            return store.search(query)
 
     def summarize(
         self,

@@ -3,9 +3,10 @@ structured result beside it.
 
 The SDK would otherwise send the JSON of the structured result as the text: for a search, every
 field of every hit (hashes, idempotency keys) at about ten times the context block's size. Here the
-text of a search is the context block the core builds (``search.budget``) and one line of the hits'
-ids, both inside ``budget_tokens``; a write answers with a one-line confirmation. Tokens are counted
-the way the product counts them everywhere (``text.estimate_tokens``).
+text of a search is the context block the core builds and one line of the hits' ids, which the core
+fitted inside ``budget_tokens`` together (``SearchQuery.listed``, ``search.budget``); a write
+answers with a one-line confirmation. Tokens are counted the way the product counts them everywhere
+(``text.estimate_tokens``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import fields as dataclass_fields
 from typing import Any
 
 from ..models import ForgetResult, Memory, SearchResult, SummaryResult, WriteResult
-from ..search.budget import fit_budget
+from ..search.budget import listed
 from ..text import estimate_tokens
 
 # tokens, when a search names no budget_tokens (what the instructions suggest)
@@ -46,32 +47,6 @@ def clip(text: str, budget: int) -> str:
     return text[:low].rstrip() + marker
 
 
-def _ids_line(ids: Sequence[str], dropped: int) -> str:
-    line = "ids in order: " + " ".join(ids)
-    return line + (f" ({dropped} more left out for the budget)" if dropped else "")
-
-
-def fit_search(memories: Sequence[Memory], budget: int) -> tuple[list[int], str, int, str]:
-    """The hits that fit ``budget`` together with their ids, as the core fits a context block.
-
-    Returns the kept positions, the context block, its tokens and the whole text (block, then the
-    ids line). The block gets the budget minus what the ids line costs; that cost only grows between
-    rounds, so the kept hits shrink until block and ids fit.
-    """
-    reserve = 0
-    for _ in range(len(memories) + 2):
-        kept, block, tokens = fit_budget(memories, max(budget - reserve, 1))
-        if not kept:
-            break
-        ids_line = _ids_line([memories[i].id for i in kept], len(memories) - len(kept))
-        text = f"{block}\n{ids_line}"
-        if estimate_tokens(text) <= budget:
-            return kept, block, tokens, text
-        reserve = max(reserve + 1, estimate_tokens(text) - tokens)
-    _, block, tokens = fit_budget([], budget)
-    return [], block, tokens, clip(block, budget)
-
-
 def hit_fields(data: dict[str, Any], fields: Sequence[str] | None, verbose: bool) -> dict[str, Any]:
     """A hit's structured fields: everything (``verbose``), the ones asked for (id and content
     always), or by default every field but the internal ones."""
@@ -83,16 +58,22 @@ def hit_fields(data: dict[str, Any], fields: Sequence[str] | None, verbose: bool
 
 
 def search(
-    result: SearchResult, budget: int, fields: Sequence[str] | None = None, verbose: bool = False
+    result: SearchResult, fields: Sequence[str] | None = None, verbose: bool = False
 ) -> tuple[str, dict[str, Any]]:
-    """A search's text (context block and ids within ``budget``) and its structured hits."""
-    kept, block, tokens, text = fit_search([h.memory for h in result.hits], budget)
-    hits = [hit_fields(result.hits[i].to_dict(), fields, verbose) for i in kept]
+    """A search's text and its structured hits. The core fitted the hits to the budget together
+    with their ids (``SearchQuery.listed``); when none fits, the text is the block's header, cut to
+    the budget if even that is over it."""
+    hits = [hit_fields(hit.to_dict(), fields, verbose) for hit in result.hits]
+    ids = [hit.memory.id for hit in result.hits]
+    if ids:
+        text = listed(result.context, ids, result.dropped_for_budget)
+    else:
+        text = clip(result.context, result.budget) if result.budget else result.context
     return text, {
         "hits": hits,
-        "context": block,
-        "tokens": tokens,
-        "dropped_for_budget": len(result.hits) - len(kept),
+        "context": result.context,
+        "tokens": result.tokens,
+        "dropped_for_budget": result.dropped_for_budget,
     }
 
 

@@ -152,14 +152,17 @@ def _resources(server: Any, memories: Memories) -> None:
         name="recall", description="Turn a task description into a block of relevant memories."
     )
     def recall(task: str, budget_tokens: int = 400) -> str:
-        from ..search.budget import fit_budget
+        from ..core.selection import browse_filters
+        from ..search.query import SearchQuery
 
-        found = memories.search(task, top_k=20)
-        kept, context, _ = fit_budget([h.memory for h in found.hits], int(budget_tokens))
-        if not kept:
+        found = memories.search(
+            SearchQuery(task, browse_filters(search=True), budget=int(budget_tokens))
+        )
+        if not found.hits:
             return f"No memories relevant to this task were found.\n\nTask: {task}"
         return (
-            f"Relevant memories from earlier work (most useful first):\n\n{context}\n\nTask: {task}"
+            "Relevant memories from earlier work (most useful first):\n\n"
+            f"{found.context}\n\nTask: {task}"
         )
 
 

@@ -11,9 +11,10 @@ from mcp.server.mcpserver import Context, Resolve, Sample
 from mcp.types import CallToolResult, CreateMessageResult, SamplingMessage, TextContent
 from pydantic import Field
 
+from ..core.selection import browse_filters
 from ..errors import HindsightError
 from ..models import MEMORY_TYPES, OUTCOMES, Memory
-from ..search.query import MODES
+from ..search.query import DEFAULT_K, DEFAULT_MODE, MODES, SearchQuery
 from . import results
 from .memories import Memories
 from .outputs import ConsolidateOutput, ForgetOutput, SearchOutput, SummaryOutput, WriteOutput
@@ -213,7 +214,7 @@ def memory_search(
     ],
     top_k: Annotated[
         int, Field(ge=1, description="At most this many hits, before the budget.")
-    ] = 5,
+    ] = DEFAULT_K,
     budget_tokens: Annotated[Optional[int], _budget(results.SEARCH_BUDGET)] = None,
     agent_id: AgentId = None,
     task_id: TaskId = None,
@@ -237,7 +238,7 @@ def memory_search(
         Field(
             description="hybrid: meaning and words; vector: meaning only; keyword: the words only."
         ),
-    ] = "hybrid",
+    ] = DEFAULT_MODE,
     env: Env = None,
     current_task: Annotated[
         Text, Field(description="The task at hand: its memories rank higher.")
@@ -263,24 +264,30 @@ def memory_search(
     to favour the task at hand, troubleshoot=true with an error text to get failures that were fixed
     first.
     """
-    found = memories(ctx).search(
-        query,
-        top_k=top_k,
+    filters = browse_filters(
         agent_id=agent_id,
         task_id=task_id,
         types=types,
         outcomes=outcomes,
-        tags=tags,
-        sources=sources,
+        tags=tags or (),
         since=since,
         until=until,
-        mode=mode,
-        env=env,
-        current_task=current_task,
-        troubleshoot=troubleshoot,
+        sources=sources,
+        search=True,
         include_archived=include_archived,
     )
-    return _say(*results.search(found, budget_tokens or results.SEARCH_BUDGET, fields, verbose))
+    request = SearchQuery(
+        query,
+        filters,
+        k=top_k,
+        budget=budget_tokens or results.SEARCH_BUDGET,
+        mode=mode,
+        env=env or {},
+        current_task=current_task,
+        troubleshoot=troubleshoot,
+        listed=True,
+    )
+    return _say(*results.search(memories(ctx).search(request), fields, verbose))
 
 
 async def sampled_summary(

@@ -71,6 +71,32 @@ def fit_budget(memories: Sequence[Memory], budget: int | None) -> tuple[list[int
     return kept, context_block(lines, tokens), tokens
 
 
+def listed(block: str, ids: Sequence[str], dropped: int) -> str:
+    """The block, then a line of the ids of its memories in order, and how many more the budget
+    left out: what an MCP client reads of a search."""
+    line = "ids in order: " + " ".join(ids)
+    return f"{block}\n{line}" + (f" ({dropped} more left out for the budget)" if dropped else "")
+
+
+def fit_listed(memories: Sequence[Memory], budget: int) -> tuple[list[int], str, int]:
+    """As ``fit_budget``, for a block that is followed by its ids (``listed``): the two together
+    stay within ``budget``.
+
+    The block gets the budget minus what the ids line costs; that cost only grows between rounds,
+    so the kept memories shrink until block and ids fit. When not even one fits, none is kept.
+    """
+    reserve = 0
+    for _ in range(len(memories) + 2):
+        kept, block, tokens = fit_budget(memories, max(budget - reserve, 1))
+        if not kept:
+            break
+        text = listed(block, [memories[i].id for i in kept], len(memories) - len(kept))
+        if estimate_tokens(text) <= budget:
+            return kept, block, tokens
+        reserve = max(reserve + 1, estimate_tokens(text) - tokens)
+    return fit_budget([], budget)
+
+
 # tokens: a cut shorter than this says too little to be worth its place
 _MIN_CUT = 40
 

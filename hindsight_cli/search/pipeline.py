@@ -18,7 +18,8 @@ from ..models import Hit, SearchResult
 from ..poisoning import QUARANTINE_TAG
 from ..storage import codec
 from ..storage.rows import MemoryRow
-from .budget import fit_budget
+from .budget import fit_budget, fit_listed
+from .query import SearchQuery
 from .relevance import Candidate, diversity_scores, relevance, relevances
 from .signals import Context, Scored, env_mismatches, explain, scored
 
@@ -152,9 +153,15 @@ def rank(
     return out
 
 
-def result(text: str, ranked: Sequence[Ranked], budget: int | None) -> SearchResult:
-    """The hits that fit the budget, with the context block."""
+def result(query: SearchQuery, ranked: Sequence[Ranked]) -> SearchResult:
+    """The hits that fit the query's budget (with their ids, ``listed``), with the context block:
+    the one place a search's budget is fitted."""
     memories = [codec.to_memory(r.row) for r in ranked]
-    kept, context, tokens = fit_budget(memories, budget)
+    budget = query.budget
+    kept, context, tokens = (
+        fit_listed(memories, budget)
+        if query.listed and budget is not None
+        else fit_budget(memories, budget)
+    )
     hits = [Hit(memories[i], ranked[i].score, ranked[i].matched, ranked[i].explain) for i in kept]
-    return SearchResult(text, hits, context, tokens, budget, len(ranked) - len(kept))
+    return SearchResult(query.text, hits, context, tokens, budget, len(ranked) - len(kept))

@@ -82,18 +82,23 @@ def vector_floor(text: str, model: str, floor: float, mode: str = "hybrid") -> f
 SEARCH_TYPES = ("episodic", "semantic", "procedural")
 MODES = ("hybrid", "vector", "keyword")
 ENGINES = ("auto", "ledger", "index")
+DEFAULT_MODE = "hybrid"
+# Hits a search returns when it names no k: a few, or, when a budget is given, enough for the
+# budget to choose from.
+DEFAULT_K = 5
+BUDGET_K = 20
 
 
 @dataclass(frozen=True)
 class SearchQuery:
-    """What to look for and how (the arguments of ``Store.search``).
+    """What to look for and how: every face (the CLI, the MCP tools, ``Store.search``) builds one
+    and hands it to the core whole, so the defaults below are the only ones.
 
     Attributes:
         text: the query. The default model reads English; other languages match by shared words
-        unless the
-            store uses the multilingual model.
+            unless the store uses the multilingual model.
         filters: hard filters; by default active, unexpired episodic/semantic/procedural memories.
-        k: at most this many hits.
+        k: at most this many hits; by default 5, or 20 when a budget is given.
         budget: keep the formatted context block within this many tokens.
         mode: ``hybrid`` (vector + keyword), ``vector`` or ``keyword``.
         env: the caller's environment fingerprint; memories recorded under other values rank lower.
@@ -101,18 +106,21 @@ class SearchQuery:
         engine: ``ledger`` (exact, in the ledger) or ``index`` (LanceDB); default from config.
         now: rank as of this moment (recency, expiry, validity) instead of the clock's.
         troubleshoot: relevant failures that have a resolution come first.
+        listed: the block is read followed by its hits' ids (``budget.listed``, what the MCP
+            tool answers), and the budget holds the two together.
     """
 
     text: str
     filters: Filters | None = None
-    k: int = 5
+    k: int | None = None
     budget: int | None = None
-    mode: str = "hybrid"
+    mode: str = DEFAULT_MODE
     env: Mapping[str, str] = field(default_factory=dict)
     current_task: str | None = None
     engine: str | None = None
     now: datetime | None = None
     troubleshoot: bool = False
+    listed: bool = False
 
     def checked(self) -> SearchQuery:
         """The query validated, with its defaults filled in.
@@ -127,8 +135,9 @@ class SearchQuery:
                 'The query is empty: say what to look for, e.g. hindsight search "weather API 401".'
             )
         mode = one_of(self.mode, "mode", MODES)
-        if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
-            raise BadUsage(f"The limit must be a whole number of 1 or more, not {self.k!r}.")
+        k = self.k if self.k is not None else DEFAULT_K if self.budget is None else BUDGET_K
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise BadUsage(f"The limit must be a whole number of 1 or more, not {k!r}.")
         if self.budget is not None and (
             isinstance(self.budget, bool) or not isinstance(self.budget, int) or self.budget < 1
         ):
@@ -140,7 +149,13 @@ class SearchQuery:
         if filters.types is None:
             filters = replace(filters, types=SEARCH_TYPES)
         return replace(
-            self, text=text, filters=filters, env=dict(self.env or {}), mode=mode, engine=engine
+            self,
+            text=text,
+            filters=filters,
+            k=k,
+            env=dict(self.env or {}),
+            mode=mode,
+            engine=engine,
         )
 
     @property
