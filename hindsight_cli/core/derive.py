@@ -12,7 +12,7 @@ from ..errors import InvalidInput
 from ..models import ConsolidateResult, Filters, Memory, PatternChange, SummaryResult
 from ..poisoning import derived_source, for_derivation, is_quarantined, trust
 from ..storage import codec
-from ..storage.rows import MemoryRow, keyword_terms
+from ..storage.rows import MemoryRow, row_term_counts
 from ..timeutil import iso
 from . import embedding_jobs
 from .prepare import derived_key
@@ -150,7 +150,7 @@ def _write_derived(rt: Runtime, row: MemoryRow, dim: int) -> tuple[Memory, bool]
     with rt.ledger.write() as session:
         existing = session.by_key(row.idempotency_key, row.agent_id)
         if existing is None:
-            session.insert(row, keyword_terms(row))
+            session.insert(row, row_term_counts(row))
             session.audit("summarize", [row.id], row.created_at)
             return codec.to_memory(row), False
         if (
@@ -159,7 +159,7 @@ def _write_derived(rt: Runtime, row: MemoryRow, dim: int) -> tuple[Memory, bool]
             and existing.status == "active"
         ):
             return codec.to_memory(existing), False
-        session.rewrite(replace(row, id=existing.id), keyword_terms(row))
+        session.rewrite(replace(row, id=existing.id), row_term_counts(row))
         session.audit("summarize", [existing.id], row.created_at, reason="updated")
         return codec.to_memory(session.by_ids([existing.id])[0]), True
 
@@ -239,9 +239,9 @@ def _write_patterns(
     with rt.ledger.write() as session:
         for change in changes:
             if change.action == "create":
-                session.insert(change.row, keyword_terms(change.row))
+                session.insert(change.row, row_term_counts(change.row))
             else:
-                session.rewrite(change.row, keyword_terms(change.row))
+                session.rewrite(change.row, row_term_counts(change.row))
             session.audit(
                 "consolidate",
                 [change.row.id],

@@ -13,7 +13,7 @@ from typing import Any
 from ..embedding import model_name
 from ..errors import InvalidInput
 from ..storage.base import AuditRow
-from ..storage.rows import keyword_terms
+from ..storage.rows import row_term_counts
 from .runtime import Progress, Runtime
 from .transfer import IMPORT_BATCH, fresh as fresh_positions
 
@@ -85,7 +85,7 @@ def migrate(source: Runtime, target: Runtime, progress: Progress | None = None) 
         with target.ledger.write() as session:
             present = session.present([r.id for r in chunk], [r.idempotency_key for r in chunk])
             batch = [chunk[i] for i in fresh_positions(chunk, present)]
-            session.insert_many([(r, keyword_terms(r)) for r in batch])
+            session.insert_many([(r, row_term_counts(r)) for r in batch])
         added += len(batch)
         if progress:
             progress(min(start + IMPORT_BATCH, len(fresh)), len(fresh))

@@ -116,7 +116,14 @@ def keyword_text(row: MemoryRow) -> str:
     return " ".join(filter(None, [row.content, row.resolution or "", " ".join(row.tags or [])]))
 
 
-def keyword_terms(row: MemoryRow) -> dict[str, int]:
+def row_term_counts(row: MemoryRow) -> dict[str, int]:
+    """How often each term occurs in the row's keyword text: the postings a ledger stores for it."""
     from ..text import term_counts
 
     return dict(term_counts(keyword_text(row)))
+
+
+# TODO(issue 29): the old name, kept while core/transfer.py (being changed in parallel) still
+# imports it; ``search.query.keyword_terms`` is a query's terms, this is a row's counts. Drop it
+# once transfer.py calls ``row_term_counts``.
+keyword_terms = row_term_counts
