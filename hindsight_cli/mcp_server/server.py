@@ -20,7 +20,7 @@ from typing import Any
 from ..errors import HindsightError, from_os_error
 from ..store import Store
 from .http import HttpSettings, TokenVerifier, check_exposure, http_app, serve, warn_exposed
-from .memories import Memories
+from .memories import ToolStore
 
 log = logging.getLogger("hindsight.mcp")
 # seconds between the server's looks at the hook spool
@@ -103,7 +103,7 @@ def _tools() -> list[tuple[Callable[..., Any], Any]]:
     ]
 
 
-def _lifespan(memories: Memories) -> Callable[[Any], Any]:
+def _lifespan(memories: ToolStore) -> Callable[[Any], Any]:
     """While a client is connected: what hooks spooled is ingested at once, then every INGEST_EVERY
     seconds, by the server's own loop (a read-only tool never writes)."""
 
@@ -128,7 +128,7 @@ def _lifespan(memories: Memories) -> Callable[[Any], Any]:
     return lifespan
 
 
-def _resources(server: Any, memories: Memories) -> None:
+def _resources(server: Any, memories: ToolStore) -> None:
     @server.resource(
         "hindsight://memories/recent",
         name="recent-memories",
@@ -175,7 +175,7 @@ def build_server(
 
     from .. import __version__
 
-    memories = Memories(store, agent)
+    memories = ToolStore(store, agent)
     auth: dict[str, Any] = {}
     if tokens is not None:
         from mcp.server.auth.settings import AuthSettings

@@ -26,7 +26,7 @@ GRACE = 0.3
 
 class Stopper:
     """Turns the first stop signal into a deadline, the second into an immediate exit. ``hold``
-    waits for the store operation under way (``Memories.hold``)."""
+    waits for the store operation under way (``ToolStore.hold``)."""
 
     def __init__(self, hold: Callable[[float], object], grace: float = GRACE) -> None:
         self.hold = hold
