@@ -174,13 +174,13 @@ def stats(rt: Runtime) -> dict[str, Any]:
             synced_seq=idx.watermark(),
             vector_index=idx.vector_index(),
         )
-    for key in ("oldest", "newest"):
-        counts[key] = iso(counts[key])
     return {
         "store": str(rt.path),
         "backend": rt.ledger.capabilities.name,
         "database": rt.ledger.describe(),
         **counts,
+        "oldest": iso(counts["oldest"]),
+        "newest": iso(counts["newest"]),
         "embedding_model": meta.get("embedding_model"),
         "embedding_dim": int(meta.get("embedding_dim", 0)),
         "schema_version": int(meta.get("schema_version", 0)),
