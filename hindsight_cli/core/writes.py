@@ -89,7 +89,7 @@ def _plan(rt: Runtime, session: Writer, row: MemoryRow) -> _Plan:
 
     near = [
         (m, s)
-        for m, s in session.nearest(list(row.embedding), _near(row), _NEAREST)
+        for m, s in session.nearest(list(row.vector()), _near(row), _NEAREST)
         if s >= CANDIDATE_COSINE
     ]
     if not near:

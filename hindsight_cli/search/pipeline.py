@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..config import Ranking
-from ..models import Hit, SearchResult
+from ..models import Explanation, Hit, SearchResult
 from ..poisoning import QUARANTINE_TAG
 from ..storage import codec
 from ..storage.rows import MemoryRow
@@ -27,7 +27,7 @@ from .signals import Context, Scored, env_mismatches, explain, scored
 class Ranked:
     row: MemoryRow
     score: float
-    explain: dict[str, Any]
+    explain: Explanation
     matched: list[str]
 
 
@@ -124,7 +124,12 @@ def rank(
         held_back = set(quarantined)
         order = [m for m in order if m not in held_back]
         for mid in quarantined:
-            reason = (rows[mid].metadata or {}).get("quarantine", {}).get("reason", "untrusted")
+            quarantine = (rows[mid].metadata or {}).get("quarantine")
+            reason = (
+                quarantine.get("reason", "untrusted")
+                if isinstance(quarantine, dict)
+                else "untrusted"
+            )
             found[mid].notes.append(f"quarantined: {reason}; ranked after trusted memories")
     if ctx.fixes_first:
         # Gate on the evidence itself (cosine, BM25 relative to the best), which does not stretch

@@ -12,11 +12,14 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from .. import codec
 from ..base import AuditRow, Condition, Counts, Order
 from ..rows import COLUMNS, FILTER_COLUMNS, MemoryRow
+
+if TYPE_CHECKING:
+    from ..rows import Vector
 
 _ORDERS: dict[str, str] = {
     "newest": "m.created_at DESC, m.id DESC",
@@ -128,7 +131,7 @@ class SqlSession:
         self.conn = conn
         self.dialect = dialect
 
-    def _vector(self, vector: Sequence[float] | None) -> object:
+    def _vector(self, vector: Vector | None) -> object:
         return None if vector is None else list(map(float, vector))
 
     # --- reads

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -18,6 +18,8 @@ from .postgres_schema import chunks_table
 if TYPE_CHECKING:
     from psycopg import Connection, Cursor
     from psycopg.rows import TupleRow
+
+    from ..rows import Vector
 
 DIALECT = Dialect(
     has="? = ANY({name})",
@@ -48,7 +50,7 @@ def ef_search(limit: int) -> int:
     return min(EF_MAX, max(100, 2 * int(limit)))
 
 
-def vector_text(vector: Sequence[float]) -> str:
+def vector_text(vector: Iterable[float]) -> str:
     return "[" + ",".join(repr(float(x)) for x in vector) + "]"
 
 
@@ -83,7 +85,7 @@ class PostgresSession(SqlSession):
         super().__init__(conn, dialect)
         self.facts = facts
 
-    def _vector(self, vector: Sequence[float] | None) -> str | None:
+    def _vector(self, vector: Vector | None) -> str | None:
         return None if vector is None else vector_text(vector)
 
     def _pgvector(self) -> tuple[int, ...]:
@@ -195,7 +197,7 @@ class PostgresSession(SqlSession):
                         else getattr(row, c)
                         for c in COLUMNS
                     ]
-                    copy.write_row([*values, seq, sum(terms.values()), vector_text(row.embedding)])
+                    copy.write_row([*values, seq, sum(terms.values()), vector_text(row.vector())])
                     row.seq = seq
             with cursor.copy("COPY terms (id, term, tf) FROM STDIN") as copy:
                 for row, terms in items:
