@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, Union
 
@@ -17,7 +17,9 @@ if TYPE_CHECKING:
 
 #: A JSON value as ``json.loads`` returns it (a transcript line, a settings file, a memory's
 #: metadata): whoever reads one narrows it with ``isinstance`` before using it.
-JSONValue: TypeAlias = Union[bool, int, float, str, list["JSONValue"], dict[str, "JSONValue"], None]
+JSONValue: TypeAlias = Union[
+    bool, int, float, str, Sequence["JSONValue"], Mapping[str, "JSONValue"], None
+]
 JSONObject: TypeAlias = dict[str, JSONValue]
 
 MEMORY_TYPES = ("working", "episodic", "semantic", "procedural")
