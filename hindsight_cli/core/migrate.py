@@ -8,7 +8,6 @@ adds nothing and an interrupted run, rerun, adds exactly the rest.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ..embedding import model_name
 from ..errors import InvalidInput
@@ -26,11 +25,11 @@ class MigrateResult:
     skipped: int
     audit_entries: int
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return dict(self.__dict__)
 
 
-def _entry(entry: AuditRow) -> tuple[Any, ...]:
+def _entry(entry: AuditRow) -> tuple[object, ...]:
     at, action, ids, reason, actor = entry
     return (at, action, tuple(ids), reason, actor)
 

@@ -72,7 +72,9 @@ def fit_search(memories: Sequence[Memory], budget: int) -> tuple[list[int], str,
     return [], block, tokens, clip(block, budget)
 
 
-def hit_fields(data: dict[str, Any], fields: Sequence[str] | None, verbose: bool) -> dict[str, Any]:
+def hit_fields(
+    data: dict[str, object], fields: Sequence[str] | None, verbose: bool
+) -> dict[str, object]:
     """A hit's structured fields: everything (``verbose``), the ones asked for (id and content
     always), or by default every field but the internal ones."""
     if verbose:
@@ -84,7 +86,7 @@ def hit_fields(data: dict[str, Any], fields: Sequence[str] | None, verbose: bool
 
 def search(
     result: SearchResult, budget: int, fields: Sequence[str] | None = None, verbose: bool = False
-) -> tuple[str, dict[str, Any]]:
+) -> tuple[str, dict[str, object]]:
     """A search's text (context block and ids within ``budget``) and its structured hits."""
     kept, block, tokens, text = fit_search([h.memory for h in result.hits], budget)
     hits = [hit_fields(result.hits[i].to_dict(), fields, verbose) for i in kept]
@@ -96,7 +98,7 @@ def search(
     }
 
 
-def write(result: WriteResult, verbose: bool = False) -> tuple[str, dict[str, Any]]:
+def write(result: WriteResult, verbose: bool = False) -> tuple[str, dict[str, object]]:
     """One line: what was stored under which id, what it replaced (and what changed), what was
     redacted."""
     memory = result.memory
@@ -117,7 +119,7 @@ def write(result: WriteResult, verbose: bool = False) -> tuple[str, dict[str, An
         )
     if result.redactions:
         text += f" {result.redactions} secret(s) redacted."
-    structured: dict[str, Any] = {
+    structured: dict[str, object] = {
         "id": memory.id,
         "deduplicated": result.deduplicated,
         "superseded": superseded,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..config import Ranking
 from ..models import Explanation, Hit, SearchResult
@@ -21,6 +21,9 @@ from ..storage.rows import MemoryRow
 from .budget import fit_budget
 from .relevance import Candidate, diversity_scores, relevance, relevances
 from .signals import Context, Scored, env_mismatches, explain, scored
+
+if TYPE_CHECKING:
+    from ..storage.rows import Vector
 
 
 @dataclass
@@ -34,7 +37,7 @@ class Ranked:
 def mmr(
     order: Sequence[str],
     scores: Mapping[str, float],
-    vectors: Mapping[str, Any],
+    vectors: Mapping[str, Vector],
     lam: float,
     k: int,
 ) -> list[str]:
@@ -116,7 +119,7 @@ def rank(
     found = _scored(rows, candidates, ctx, weights, lists)
     order = sorted(found, key=lambda m: (-found[m].final, m))
     rank_of = {m: i for i, m in enumerate(order, 1)}
-    vectors = {m: rows[m].embedding for m in order if rows[m].embedding is not None}
+    vectors = {m: vector for m in order if (vector := rows[m].embedding) is not None}
     scores = {m: found[m].final for m in order}
     quarantined = [m for m in order if QUARANTINE_TAG in (rows[m].tags or [])]
     # instruction-like text from untrusted sources ranks after everything else

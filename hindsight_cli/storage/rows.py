@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
     # an embedding: floats, or a row of the in-memory index's float32 matrix (``storage.hot``)
     Vector: TypeAlias = Sequence[float] | npt.NDArray[np.float32]
+    # embeddings, one row per text (what an embedder returns)
+    Vectors: TypeAlias = npt.NDArray[np.float32]
 
 # a mapping stored as a JSON string
 JSON: Final = "json"
