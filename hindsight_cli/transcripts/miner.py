@@ -64,7 +64,7 @@ class Tally:
     fixes: int = 0
     summaries: int = 0
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> dict[str, int | str]:
         data = dict(self.__dict__)
         data["sessions"] = len(self.sessions)
         return data
