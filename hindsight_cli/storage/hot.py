@@ -17,21 +17,18 @@ import math
 from array import array
 from collections.abc import Sequence
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
 
 from .base import Condition
-from .hot_columns import Grow, Labels, Mask, Numbers, Positions, Tags
+from .hot_columns import Floats, Grow, Labels, Mask, Numbers, Positions, Scores, Seqs, Tags
 from .rows import COLUMNS, FILTER_COLUMNS, JSON_COLUMNS, LIST_COLUMNS, MemoryRow
 from .sql.duckdb_feed import Changes
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-# one value per vector row, or per memory
-Scores: TypeAlias = npt.NDArray[np.number[Any]]
 
 LABELS = ("agent_id", "task_id", "type", "status", "outcome", "trigger", "source")
 NUMBERS = ("event_at", "created_at", "expires_at", "step")
@@ -113,7 +110,7 @@ class HotIndex:
         self._postings(changes.postings, seqs, first)
         self.seq = max(self.seq, int(seqs.max()))
 
-    def _chunks(self, chunks: pa.Table, seqs: npt.NDArray[np.int64], first: int) -> None:
+    def _chunks(self, chunks: pa.Table, seqs: Seqs, first: int) -> None:
         """A long memory's further windows: more vector rows for its slot (``nearest`` takes its
         best)."""
         if chunks is None or not chunks.num_rows:
@@ -127,7 +124,7 @@ class HotIndex:
         self.chunk_rows += len(slots)
         self.multi = True
 
-    def _add_rows(self, vectors: npt.NDArray[np.float32], slots: Positions) -> None:
+    def _add_rows(self, vectors: Floats, slots: Positions) -> None:
         self.matrix.extend(vectors)
         self.norms.extend(np.sqrt(np.einsum("ij,ij->i", vectors, vectors, dtype=np.float64)))
         self.vector_slot.extend(slots)
@@ -193,7 +190,7 @@ class HotIndex:
             self._add_rows(vectors, first + present)
         self.first_vector.extend(starts)
 
-    def _postings(self, postings: pa.Table, seqs: npt.NDArray[np.int64], first: int) -> None:
+    def _postings(self, postings: pa.Table, seqs: Seqs, first: int) -> None:
         """Append each posting to its term's lists, grouped by term in numpy (not a loop per
         posting)."""
         if not postings.num_rows:
@@ -304,15 +301,13 @@ class HotIndex:
         exact = self._cosine(rows, np.einsum("ij,j->i", self.matrix.data[rows], query), length)
         return self._top(*self._best(rows, exact), limit)
 
-    def _cosine(self, rows: Positions, dots: Scores, length: float) -> npt.NDArray[np.float32]:
+    def _cosine(self, rows: Positions, dots: Scores, length: float) -> Floats:
         denominator = self.norms.data[rows] * length
         with np.errstate(divide="ignore", invalid="ignore"):
             cosine = np.where(denominator > 0, dots / denominator, 0.0)
         return np.clip(cosine, -1.0, 1.0).astype(np.float32)
 
-    def _best(
-        self, rows: Positions, cosine: npt.NDArray[np.float32]
-    ) -> tuple[Positions, npt.NDArray[np.float32]]:
+    def _best(self, rows: Positions, cosine: Floats) -> tuple[Positions, Floats]:
         """Each memory's slot and its best row's cosine (a long memory owns several rows)."""
         slots = self.vector_slot.data[rows]
         if not self.multi:

@@ -25,6 +25,12 @@ Scalar = TypeVar("Scalar", bound=np.generic)
 Mask: TypeAlias = npt.NDArray[np.bool_]
 # positions (slots, vector rows) into the columns
 Positions: TypeAlias = npt.NDArray[np.signedinteger[Any]]
+# float32 rows and values: the vector matrix, cosines
+Floats: TypeAlias = npt.NDArray[np.float32]
+# change sequence numbers
+Seqs: TypeAlias = npt.NDArray[np.int64]
+# one score per vector row, or per memory
+Scores: TypeAlias = npt.NDArray[np.number[Any]]
 
 _COMPARE: dict[str, Callable[[Any, Any], Any]] = {
     "=": operator.eq,
