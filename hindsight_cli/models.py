@@ -177,7 +177,7 @@ class Hit:
     memory: Memory
     score: float
     matched: list[str] = field(default_factory=list)
-    explain: Explanation = field(default_factory=lambda: Explanation())
+    explain: Explanation = field(default_factory=Explanation)
 
     def to_dict(self, explain: bool = False) -> dict[str, object]:
         data = {**self.memory.to_dict(), "score": round(self.score, 6), "matched": self.matched}
@@ -254,7 +254,7 @@ class ConsolidateResult:
             "patterns": [self._shown(p.to_dict()) for p in self.patterns],
         }
 
-    def _shown(self, pattern: dict[str, Any]) -> dict[str, object]:
+    def _shown(self, pattern: dict[str, object]) -> dict[str, object]:
         # A pattern a dry run would create has no id yet: the one planned is not the one a real run
         # makes.
         return (
