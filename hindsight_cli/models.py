@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, Union
 
 from .errors import BadUsage
 from .text import clean
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from .storage.base import Condition
+    from .storage.rows import MemoryRow
+
+#: A JSON value as ``json.loads`` returns it (a transcript line, a settings file, a memory's
+#: metadata): whoever reads one narrows it with ``isinstance`` before using it.
+JSONValue: TypeAlias = Union[
+    bool, int, float, str, Sequence["JSONValue"], Mapping[str, "JSONValue"], None
+]
+JSONObject: TypeAlias = dict[str, JSONValue]
 
 MEMORY_TYPES = ("working", "episodic", "semantic", "procedural")
 OUTCOMES = ("success", "failure", "neutral", "unknown")
@@ -16,15 +29,13 @@ STATUSES = ("active", "superseded", "invalidated", "archived")
 PART = "part"
 
 
-def part_position(metadata: Mapping[str, Any]) -> tuple[int, int] | None:
+def part_position(metadata: Mapping[str, JSONValue]) -> tuple[int, int] | None:
     """(index, of) for a part of a text stored in linked parts, None for a whole memory."""
     value = metadata.get(PART)
-    if (
-        isinstance(value, Mapping)
-        and isinstance(value.get("index"), int)
-        and isinstance(value.get("of"), int)
-    ):
-        return value["index"], value["of"]
+    if isinstance(value, Mapping):
+        index, of = value.get("index"), value.get("of")
+        if isinstance(index, int) and isinstance(of, int):
+            return index, of
     return None
 
 
@@ -49,7 +60,7 @@ AUDIT_ACTIONS = (
 SHORT_ID = 8
 
 
-def one_of(value: Any, name: str, allowed: tuple[str, ...]) -> str:
+def one_of(value: object, name: str, allowed: tuple[str, ...]) -> str:
     """``value`` as one of ``allowed`` (case and surrounding spaces aside), or a usage error naming
     them."""
     text = str(value).strip().lower()
@@ -101,7 +112,7 @@ class Memory:
     updated_at: str | None = None
     supersedes: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
 
@@ -120,7 +131,7 @@ class WriteResult:
     # content over the size limit: every part's id, in order
     parts: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         data = {
             **self.memory.to_dict(),
             "deduplicated": self.deduplicated,
@@ -130,6 +141,35 @@ class WriteResult:
         return {**data, "parts": self.parts} if self.parts else data
 
 
+class VectorMatch(TypedDict):
+    # None: not among the vector search's candidates
+    rank: int | None
+    cosine: float | None
+
+
+class KeywordMatch(TypedDict):
+    rank: int | None
+    bm25: float | None
+
+
+class Explanation(TypedDict, total=False):
+    """Why a hit scored what it did (``search --explain``): each retriever's rank and score, each
+    signal's value and weighted contribution, the factors, and where diversity (MMR) placed it."""
+
+    vector: VectorMatch
+    keyword: KeywordMatch
+    signals: dict[str, float]
+    contributions: dict[str, float]
+    confidence_factor: float
+    factor: float
+    notes: list[str]
+    score: float
+    mmr_position: int
+    score_rank: int
+    # the MMR penalty, 0 or less
+    diversity: float
+
+
 @dataclass(frozen=True)
 class Hit:
     """A search result: the memory, its final score, which retrievers matched it and why."""
@@ -137,9 +177,9 @@ class Hit:
     memory: Memory
     score: float
     matched: list[str] = field(default_factory=list)
-    explain: dict[str, Any] = field(default_factory=dict)
+    explain: Explanation = field(default_factory=Explanation)
 
-    def to_dict(self, explain: bool = False) -> dict[str, Any]:
+    def to_dict(self, explain: bool = False) -> dict[str, object]:
         data = {**self.memory.to_dict(), "score": round(self.score, 6), "matched": self.matched}
         if explain:
             data["explain"] = self.explain
@@ -168,7 +208,7 @@ class SummaryResult:
     updated: bool
     parts: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             **self.memory.to_dict(),
             "summarized": self.sources,
@@ -184,11 +224,11 @@ class PatternChange:
     # create | update | unchanged
     action: str
     # the pattern's storage row
-    row: Any = field(repr=False)
+    row: MemoryRow = field(repr=False)
     evidence_ids: list[str] = field(default_factory=list)
     memory: Memory | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         memory = self.memory.to_dict() if self.memory else {}
         return {"action": self.action, **memory, "evidence_ids": self.evidence_ids}
 
@@ -204,7 +244,7 @@ class ConsolidateResult:
     def count(self, action: str) -> int:
         return sum(p.action == action for p in self.patterns)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "scanned": self.scanned,
             "dry_run": self.dry_run,
@@ -214,7 +254,7 @@ class ConsolidateResult:
             "patterns": [self._shown(p.to_dict()) for p in self.patterns],
         }
 
-    def _shown(self, pattern: dict[str, Any]) -> dict[str, Any]:
+    def _shown(self, pattern: dict[str, object]) -> dict[str, object]:
         # A pattern a dry run would create has no id yet: the one planned is not the one a real run
         # makes.
         return (
@@ -232,7 +272,7 @@ class AuditEntry:
     reason: str | None = None
     actor: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
 
@@ -259,7 +299,7 @@ class ForgetResult:
     hard: bool
     archived: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
 
@@ -274,7 +314,7 @@ class ImportResult:
     # records over the size limit, each stored in linked parts
     split: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
 
@@ -287,13 +327,13 @@ class Filters:
     types: tuple[str, ...] | None = None
     outcomes: tuple[str, ...] | None = None
     tags: tuple[str, ...] = ()
-    # datetime, on event_at
-    since: Any = None
-    until: Any = None
+    # on event_at
+    since: datetime | None = None
+    until: datetime | None = None
     statuses: tuple[str, ...] | None = ("active",)
     include_expired: bool = False
-    # datetime, on created_at (forget --older-than)
-    created_before: Any = None
+    # on created_at (forget --older-than)
+    created_before: datetime | None = None
     expired_only: bool = False
     # where the text came from (user, agent, tool, web, …), any of
     sources: tuple[str, ...] | None = None
@@ -313,7 +353,7 @@ class Filters:
                     self, field_name, tuple(dict.fromkeys(one_of(v, name, allowed) for v in values))
                 )
 
-    def conditions(self, now: Any) -> list[tuple[str, str, Any]]:
+    def conditions(self, now: datetime) -> list[Condition]:
         """The filters as ``(column, operator, value)`` triples, the one definition that both
         storage engines render (DuckDB with bound parameters, LanceDB with quoted literals).
 
@@ -324,10 +364,10 @@ class Filters:
         from .redact import redact_field
 
         # a label as the write path keeps it: secrets redacted
-        def stored(value: Any, column: str) -> str:
+        def stored(value: str, column: str) -> str:
             return str(redact_field(clean(str(value)), column)[0])
 
-        out: list[tuple[str, str, Any]] = []
+        out: list[Condition] = []
         for column, values in (
             ("agent_id", self.agent_ids),
             ("type", self.types or None),

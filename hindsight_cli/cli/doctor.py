@@ -4,11 +4,14 @@ fails."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from .options import JsonFlag, StoreOption
+
+if TYPE_CHECKING:
+    from ..doctor import Check
 
 doctor_app = typer.Typer(
     name="doctor", invoke_without_command=True, no_args_is_help=False, rich_markup_mode=None
@@ -33,7 +36,7 @@ TimeoutOption = Annotated[
 ]
 
 
-def _report(checks: list[Any], json_: bool) -> None:
+def _report(checks: list[Check], json_: bool) -> None:
     from . import render
 
     if json_:

@@ -3,15 +3,21 @@ the exports of other memory tools (docs/import.md)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from .. import paths
 from ..errors import InvalidInput
 from .options import JsonFlag, StoreOption
+
+if TYPE_CHECKING:
+    from ..transcripts.miner import Tally
+    from ..transcripts.survey import Found
 
 mine_app = typer.Typer(
     name="mine", invoke_without_command=True, no_args_is_help=False, rich_markup_mode=None
@@ -121,7 +127,7 @@ def mine(
     _run(None, None, given)
 
 
-def _merged(mine: _Options, group: Any) -> _Options:
+def _merged(mine: _Options, group: object) -> _Options:
     """A client's options, with those given before its name (to ``hindsight mine``) filled in."""
     if not isinstance(group, _Options):
         return mine
@@ -136,7 +142,7 @@ def _merged(mine: _Options, group: Any) -> _Options:
     )
 
 
-def _command(client: str, title: str, where: str, example: str) -> Any:
+def _command(client: str, title: str, where: str, example: str) -> Callable[..., None]:
     def command(
         ctx: typer.Context,
         path: PathArgument = None,
@@ -203,13 +209,13 @@ def _where(options: _Options) -> tuple[Path, Optional[Path]]:
     return location.path, (location.path.parent if location.reason == "project" else None)
 
 
-def _since(text: Optional[str]) -> Any:
+def _since(text: Optional[str]) -> Optional[datetime]:
     from ..timeutil import parse_time
 
     return parse_time(text, "--since") if text else None
 
 
-def _found(client: Optional[str], path: Optional[Path], store: Path) -> list[Any]:
+def _found(client: Optional[str], path: Optional[Path], store: Path) -> list[Found]:
     from .. import transcripts
     from ..transcripts import survey
     from ..transcripts.base import not_format
@@ -256,7 +262,7 @@ def _run(client: Optional[str], path: Optional[Path], options: _Options) -> None
     _show(tallies, found, store_path, project, options)
 
 
-def _announce(found: list[Any]) -> None:
+def _announce(found: list[Found]) -> None:
     from . import render
 
     if not found:
@@ -274,7 +280,7 @@ def _announce(found: list[Any]) -> None:
     )
 
 
-def _size(found: Any) -> str:
+def _size(found: Found) -> str:
     if found.client == "opencode":
         return f"{found.size} messages"
     return f"{found.size / 1e6:.1f} MB"
@@ -299,12 +305,16 @@ _SHOWN = ("sessions", "exchanges", "added", "skipped", "fixes", "redactions")
 
 
 def _show(
-    tallies: list[Any], found: list[Any], store: Path, project: Optional[Path], options: _Options
+    tallies: list[Tally],
+    found: list[Found],
+    store: Path,
+    project: Optional[Path],
+    options: _Options,
 ) -> None:
     from . import render
 
     data = [t.to_dict() for t in tallies]
-    totals = {name: sum(d[name] for d in data) for name in _COLUMNS}
+    totals = {name: sum(int(d[name]) for d in data) for name in _COLUMNS}
     if options.json_:
         render.json_doc(
             {

@@ -9,13 +9,19 @@ import json
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from ..models import Hit, Memory, short_id
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
+    from ..doctor import Check
+    from ..models import AuditEntry, PatternChange
 from ..timeutil import age, parse_time
 
 out = Console(soft_wrap=False, highlight=False)
@@ -40,11 +46,11 @@ def warning(text: str) -> None:
     err.print(Text(f"Warning: {text}", style="yellow"))
 
 
-def json_doc(value: Any) -> None:
+def json_doc(value: object) -> None:
     sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
 
 
-def json_lines(values: Iterable[Any]) -> None:
+def json_lines(values: Iterable[object]) -> None:
     for value in values:
         sys.stdout.write(json.dumps(value, ensure_ascii=False) + "\n")
 
@@ -173,11 +179,14 @@ def history(versions: Sequence[Memory], current: str) -> None:
         out.print(text, soft_wrap=True)
 
 
-def patterns(changes: Sequence[Any], dry_run: bool = False) -> None:
+def patterns(changes: Sequence[PatternChange], dry_run: bool = False) -> None:
     """Consolidation's plan: one block per pattern, what happens to it, its confidence and evidence.
     A pattern a dry run would create has no id yet."""
     for change in changes:
         memory = change.memory
+        # consolidate's result gives every pattern its memory
+        if memory is None:
+            continue
         head = Text(
             f"{change.action:<9}",
             style={"create": "green", "update": "yellow"}.get(change.action, "dim"),
@@ -194,7 +203,7 @@ def patterns(changes: Sequence[Any], dry_run: bool = False) -> None:
             out.print(Text(f"    {line}"), soft_wrap=True)
 
 
-def audit_table(entries: Sequence[Any]) -> None:
+def audit_table(entries: Sequence[AuditEntry]) -> None:
     if not entries:
         message("The audit log is empty.")
         return
@@ -217,7 +226,7 @@ def audit_table(entries: Sequence[Any]) -> None:
     out.print(table)
 
 
-def key_values(data: Mapping[str, Any]) -> None:
+def key_values(data: Mapping[str, object]) -> None:
     table = Table(show_header=False, show_edge=False, pad_edge=False, box=None)
     table.add_column("key", style="bold", no_wrap=True)
     table.add_column("value", overflow="fold")
@@ -232,7 +241,7 @@ def key_values(data: Mapping[str, Any]) -> None:
 _STATUS_STYLE = {"ok": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
 
 
-def checklist(checks: Sequence[Any]) -> None:
+def checklist(checks: Sequence[Check]) -> None:
     """Doctor's findings: one line each, then the evidence and the fix indented under it."""
     for check in checks:
         line = Text(f"{check.status:>4} ", style=_STATUS_STYLE[check.status])
@@ -251,15 +260,15 @@ class Bar:
     job is on (with no count until it gives one), so no step sits at ``0/?`` or a finished count
     unexplained."""
 
-    def __init__(self, progress: Any = None, task: Any = None) -> None:
+    def __init__(self, progress: Progress | None = None, task: TaskID | None = None) -> None:
         self._progress, self._task = progress, task
 
     def __call__(self, done: int, total: int) -> None:
-        if self._progress is not None:
+        if self._progress is not None and self._task is not None:
             self._progress.update(self._task, completed=done, total=total)
 
     def phase(self, text: str) -> None:
-        if self._progress is not None:
+        if self._progress is not None and self._task is not None:
             self._progress.update(self._task, description=text, completed=0, total=None)
 
 
@@ -301,7 +310,7 @@ def phased_progress() -> Iterator[Callable[[str, int, int], None]]:
         console=err,
         transient=True,
     ) as bar:
-        tasks: dict[str, Any] = {}
+        tasks: dict[str, TaskID] = {}
 
         def update(phase: str, done: int, total: int) -> None:
             if phase not in tasks:
@@ -348,7 +357,9 @@ def file_progress(total: int) -> Iterator[Callable[[str, int, int], None]]:
         yield update
 
 
-def rows_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], total: bool = False) -> None:
+def rows_table(
+    columns: Sequence[str], rows: Sequence[Sequence[object]], total: bool = False
+) -> None:
     """A plain table; numbers right-aligned; with ``total`` the last row is set apart as the
     total."""
     table = Table(show_edge=False, pad_edge=False, header_style="bold")

@@ -8,7 +8,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from .. import paths, safefs
 from ..config import DEFAULT_CONFIG_TOML, load as load_config
@@ -152,7 +151,7 @@ def _size(path: Path) -> int:
     return 0
 
 
-def stats(rt: Runtime) -> dict[str, Any]:
+def stats(rt: Runtime) -> dict[str, object]:
     """Counts by status, type, agent and outcome; model; sizes on disk; index state."""
     rt.require()
     with rt.ledger.read() as session:
@@ -160,7 +159,7 @@ def stats(rt: Runtime) -> dict[str, Any]:
         meta = session.meta()
         head = session.max_seq()
     index_dir = rt.path / paths.INDEX_DIR
-    index: dict[str, Any] = {
+    index: dict[str, object] = {
         "exists": index_dir.exists(),
         "synced_seq": 0,
         "ledger_seq": head,
@@ -174,13 +173,13 @@ def stats(rt: Runtime) -> dict[str, Any]:
             synced_seq=idx.watermark(),
             vector_index=idx.vector_index(),
         )
-    for key in ("oldest", "newest"):
-        counts[key] = iso(counts[key])
     return {
         "store": str(rt.path),
         "backend": rt.ledger.capabilities.name,
         "database": rt.ledger.describe(),
         **counts,
+        "oldest": iso(counts["oldest"]),
+        "newest": iso(counts["newest"]),
         "embedding_model": meta.get("embedding_model"),
         "embedding_dim": int(meta.get("embedding_dim", 0)),
         "schema_version": int(meta.get("schema_version", 0)),

@@ -11,9 +11,12 @@ windows of characters of about the same length.
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..config import DEFAULT_MODEL
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 # word pieces in a window (256 less [CLS] and [SEP])
 WINDOW = 254
@@ -24,7 +27,7 @@ _CHARS, _CHAR_STRIDE = 1000, 768
 
 
 @functools.cache
-def _tokenizer() -> Any:
+def _tokenizer() -> Tokenizer:
     from tokenizers import Tokenizer
 
     from ..embedding import bundled_model_dir

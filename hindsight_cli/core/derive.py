@@ -6,18 +6,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput
 from ..models import ConsolidateResult, Filters, Memory, PatternChange, SummaryResult
 from ..poisoning import derived_source, for_derivation, is_quarantined, trust
 from ..storage import codec
-from ..storage.rows import MemoryRow, keyword_terms
+from ..storage.rows import MemoryRow, row_term_counts
 from ..timeutil import iso
 from . import embedding_jobs
 from .prepare import derived_key
 from .runtime import Phase, Progress, Runtime, announce
 from .scope import Scope
+
+if TYPE_CHECKING:
+    from ..storage.rows import Vectors
+    from .patterns import Pattern
 
 # a memory built from untrusted text is no surer than that text
 _UNTRUSTED_CONFIDENCE = 0.3
@@ -90,8 +94,9 @@ def summarize(
     agents = {r.agent_id for r in rows}
     agent = agent_id or (next(iter(agents)) if len(agents) == 1 else rt.config.default_agent)
 
-    def embed(texts: list[str]) -> Any:
-        return rt.embed(texts, dim)
+    def embed(texts: list[str]) -> Vectors:
+        vectors: Vectors = rt.embed(texts, dim)
+        return vectors
 
     def write(
         body: str, part: int, sources: list[MemoryRow], links: list[str]
@@ -150,7 +155,7 @@ def _write_derived(rt: Runtime, row: MemoryRow, dim: int) -> tuple[Memory, bool]
     with rt.ledger.write() as session:
         existing = session.by_key(row.idempotency_key, row.agent_id)
         if existing is None:
-            session.insert(row, keyword_terms(row))
+            session.insert(row, row_term_counts(row))
             session.audit("summarize", [row.id], row.created_at)
             return codec.to_memory(row), False
         if (
@@ -159,7 +164,7 @@ def _write_derived(rt: Runtime, row: MemoryRow, dim: int) -> tuple[Memory, bool]
             and existing.status == "active"
         ):
             return codec.to_memory(existing), False
-        session.rewrite(replace(row, id=existing.id), keyword_terms(row))
+        session.rewrite(replace(row, id=existing.id), row_term_counts(row))
         session.audit("summarize", [existing.id], row.created_at, reason="updated")
         return codec.to_memory(session.by_ids([existing.id])[0]), True
 
@@ -239,9 +244,9 @@ def _write_patterns(
     with rt.ledger.write() as session:
         for change in changes:
             if change.action == "create":
-                session.insert(change.row, keyword_terms(change.row))
+                session.insert(change.row, row_term_counts(change.row))
             else:
-                session.rewrite(change.row, keyword_terms(change.row))
+                session.rewrite(change.row, row_term_counts(change.row))
             session.audit(
                 "consolidate",
                 [change.row.id],
@@ -253,7 +258,7 @@ def _write_patterns(
 
 
 def _pattern_change(
-    rt: Runtime, agent: str, found: Any, known: list[MemoryRow], origin: str
+    rt: Runtime, agent: str, found: Pattern, known: list[MemoryRow], origin: str
 ) -> PatternChange:
     """Create a pattern, or update the one that already covers most of this group's episodes."""
     overlap = [(len(set(k.source_ids) & set(found.source_ids)), k) for k in known]

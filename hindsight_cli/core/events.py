@@ -9,19 +9,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from ..models import Filters
+from ..models import Filters, JSONObject, JSONValue
 from ..storage import spool
 from . import fixes
 from .prepare import derived_key
 
+if TYPE_CHECKING:
+    from ..store import Store
 
-def _key(*parts: str) -> str:
+# Mines the transcripts that session-closing events name (``transcripts.miner.mine_named``).
+Mine = Callable[["Store", list[JSONObject]], int]
+
+
+def _key(*parts: object) -> str:
     return derived_key("hook", *parts)
 
 
-def _common(line: dict[str, Any]) -> dict[str, Any]:
+def _common(line: JSONObject, **metadata: JSONValue) -> JSONObject:
     return {
         "type": "episodic",
         "task_id": line.get("session") or None,
@@ -30,14 +36,14 @@ def _common(line: dict[str, Any]) -> dict[str, Any]:
         "metadata": {
             "client": line.get("client"),
             "session": line.get("session"),
-            "project": str(Path(line["cwd"]).resolve()) if line.get("cwd") else None,
+            "project": str(Path(str(line["cwd"])).resolve()) if line.get("cwd") else None,
+            **metadata,
         },
     }
 
 
-def _failure(line: dict[str, Any]) -> dict[str, Any]:
-    base = _common(line)
-    base["metadata"].update(tool=line.get("tool"), args=line.get("args"))
+def _failure(line: JSONObject) -> JSONObject:
+    base = _common(line, tool=line.get("tool"), args=line.get("args"))
     content = (
         f"{line.get('tool')} failed: {line.get('args') or '(no arguments)'}\nError: "
         f"{line.get('error')}"
@@ -53,7 +59,7 @@ def _failure(line: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _prompt(line: dict[str, Any]) -> dict[str, Any]:
+def _prompt(line: JSONObject) -> JSONObject:
     return {
         **_common(line),
         "content": line.get("text") or "",
@@ -65,12 +71,17 @@ def _prompt(line: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _link_fix(store: Any, line: dict[str, Any], later: set[str]) -> int:
+def _text(value: JSONValue) -> str | None:
+    return None if value is None else str(value)
+
+
+def _link_fix(store: Store, line: JSONObject, later: set[str]) -> int:
     """A later success of the same tool in the same session, on related arguments, fixes the
     failures before it: each becomes a new version with the fix as its resolution (the old one is
     superseded). ``later``: keys of failures spooled after this success, which it cannot have fixed.
     """
-    session, tool, args = line.get("session"), line.get("tool"), str(line.get("args") or "")
+    session, tool = _text(line.get("session")), _text(line.get("tool"))
+    args = str(line.get("args") or "")
     open_failures = [
         m
         for m in store.list(
@@ -82,13 +93,11 @@ def _link_fix(store: Any, line: dict[str, Any], later: set[str]) -> int:
         and fixes.fixes(m.metadata.get("tool"), str(m.metadata.get("args") or ""), tool, args)
     ]
     for old in open_failures:
-        fixes.record_fix(
-            store, old, str(tool), line.get("args"), key=_key("fixed", old.idempotency_key)
-        )
+        fixes.record_fix(store, old, str(tool), args, key=_key("fixed", old.idempotency_key))
     return len(open_failures)
 
 
-def ingest(store: Any, mine: Callable[[Any, list[dict[str, Any]]], int]) -> dict[str, Any]:
+def ingest(store: Store, mine: Mine) -> dict[str, object]:
     """Move the spool into the store: failures and prompts as episodic memories, fixes as
     resolutions; ``mine(store, lines)`` mines the transcripts that session-closing lines name.
     Idempotent: every line has its own key, so a line ingested twice is stored once. ``store`` is

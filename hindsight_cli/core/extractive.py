@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..storage.rows import MemoryRow
+
+if TYPE_CHECKING:
+    from ..storage.rows import Vectors
 
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])|\n+")
 _MAX_ITEM = 160
@@ -24,7 +27,7 @@ def clip(text: str, limit: int = _MAX_ITEM) -> str:
 
 def key_sentences(
     texts: Sequence[str],
-    embed: Callable[[list[str]], Any],
+    embed: Callable[[list[str]], Vectors],
     limit: int = 3,
     redundancy: float = 0.85,
 ) -> list[str]:
@@ -74,7 +77,7 @@ def roll_up(rows: Sequence[MemoryRow]) -> tuple[str, list[str]]:
 
 
 def compose(
-    title: str, rows: Sequence[MemoryRow], embed: Callable[[list[str]], Any], max_bytes: int
+    title: str, rows: Sequence[MemoryRow], embed: Callable[[list[str]], Vectors], max_bytes: int
 ) -> str:
     """The summary text: title with counts and dates, key points, then errors and fixes."""
     outcomes, errors = roll_up(rows)

@@ -12,9 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..text import terms
+
+if TYPE_CHECKING:
+    from ..models import Memory, WriteResult
+    from ..store import Store
 
 # term overlap between a failed call's arguments and a later success that counts as its fix
 FIXED_BY = 0.3
@@ -46,13 +50,9 @@ def resolution(tool: str, args: str | None) -> str:
     return f"then {tool} succeeded with: {args or '(no arguments)'}"
 
 
-def record_fix(store: Any, failure: Any, tool: str, args: str | None, key: str) -> Any:
-    """Give a stored failure (a ``Memory``) its fix: a new version with the resolution, superseding
-    it.
-
-    ``store`` is a ``Store``; ``key`` makes the write idempotent (the same fix recorded twice is
-    stored once). Returns the ``WriteResult``.
-    """
+def record_fix(store: Store, failure: Memory, tool: str, args: str | None, key: str) -> WriteResult:
+    """Give a stored failure its fix: a new version with the resolution, superseding it. ``key``
+    makes the write idempotent (the same fix recorded twice is stored once)."""
     fixed_by = args or "(no arguments)"
     return store.record(
         failure.content,
@@ -103,11 +103,11 @@ class Tracker:
     def copy(self) -> Tracker:
         return Tracker(self.open)
 
-    def to_list(self) -> list[dict[str, Any]]:
+    def to_list(self) -> list[dict[str, str]]:
         return [asdict(f) for f in self.open]
 
     @classmethod
-    def from_list(cls, items: Iterable[Mapping[str, Any]]) -> Tracker:
+    def from_list(cls, items: Iterable[object]) -> Tracker:
         return cls(
             Failure(str(i.get("ref") or ""), str(i.get("tool") or ""), str(i.get("args") or ""))
             for i in items

@@ -8,12 +8,11 @@ adds nothing and an interrupted run, rerun, adds exactly the rest.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ..embedding import model_name
 from ..errors import InvalidInput
 from ..storage.base import AuditRow
-from ..storage.rows import keyword_terms
+from ..storage.rows import row_term_counts
 from .runtime import Progress, Runtime
 from .transfer import IMPORT_BATCH, fresh as fresh_positions
 
@@ -26,11 +25,11 @@ class MigrateResult:
     skipped: int
     audit_entries: int
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return dict(self.__dict__)
 
 
-def _entry(entry: AuditRow) -> tuple[Any, ...]:
+def _entry(entry: AuditRow) -> tuple[object, ...]:
     at, action, ids, reason, actor = entry
     return (at, action, tuple(ids), reason, actor)
 
@@ -85,7 +84,7 @@ def migrate(source: Runtime, target: Runtime, progress: Progress | None = None) 
         with target.ledger.write() as session:
             present = session.present([r.id for r in chunk], [r.idempotency_key for r in chunk])
             batch = [chunk[i] for i in fresh_positions(chunk, present)]
-            session.insert_many([(r, keyword_terms(r)) for r in batch])
+            session.insert_many([(r, row_term_counts(r)) for r in batch])
         added += len(batch)
         if progress:
             progress(min(start + IMPORT_BATCH, len(fresh)), len(fresh))

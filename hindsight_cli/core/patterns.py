@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
 
 from ..storage.rows import MemoryRow
 from .extractive import clip
@@ -31,7 +31,7 @@ class Pattern:
     outcomes: dict[str, int]
     source_ids: list[str]
     # when the latest episode happened
-    last_at: Any = None
+    last_at: datetime | None = None
 
 
 def groups(rows: Sequence[MemoryRow], similarity: float, block: int = 1024) -> list[list[int]]:

@@ -107,7 +107,7 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
         else:
             # a write of this process (another thread) must not refresh it mid-search
             try:
-                held = hot.ready()
+                held = hot.synced_index()
                 if held is not None:
                     return ranked(
                         HotSource(held),
@@ -148,7 +148,7 @@ def warm_up(rt: Runtime) -> None:
     model = embedding_jobs.Background(lambda: rt.embedder.embed(["warm up"]))
     if rt.exists:
         expire_if_due(rt)
-        if rt.hot is None or rt.hot.ready() is None:
+        if rt.hot is None or rt.hot.synced_index() is None:
             if rt.mirror is not None:
                 rt.mirror.sync()
     model.result()
@@ -160,5 +160,5 @@ def load_in_memory(rt: Runtime) -> None:
     instead."""
     if rt.exists and rt.hot is not None:
         model = embedding_jobs.Background(lambda: rt.embedder.embed(["warm up"]))
-        rt.hot.ready()
+        rt.hot.synced_index()
         model.result()

@@ -17,7 +17,7 @@ from ..errors import InvalidInput
 from ..models import WriteResult
 from ..storage import codec
 from ..storage.base import Condition, Writer
-from ..storage.rows import MemoryRow, embedding_text, keyword_terms
+from ..storage.rows import MemoryRow, embedding_text, row_term_counts
 from . import embedding_jobs, parts
 from .lifecycle import expire_if_due, withdraw
 from .prepare import Prepared
@@ -89,7 +89,7 @@ def _plan(rt: Runtime, session: Writer, row: MemoryRow) -> _Plan:
 
     near = [
         (m, s)
-        for m, s in session.nearest(list(row.embedding), _near(row), _NEAREST)
+        for m, s in session.nearest(list(row.vector()), _near(row), _NEAREST)
         if s >= CANDIDATE_COSINE
     ]
     if not near:
@@ -172,7 +172,7 @@ def record(
             )
         if plan.old is not None:
             row.supersedes = plan.old.id
-        session.insert(row, keyword_terms(row))
+        session.insert(row, row_term_counts(row))
         session.audit("record", [row.id], row.created_at, actor=row.agent_id)
         if plan.old is not None:
             _supersede(session, plan.old, row, plan.change)
@@ -202,7 +202,7 @@ def _record_parts(rt: Runtime, prepared: Sequence[Prepared], scope: Scope) -> Wr
                 codec.to_memory(existing), True, redactions, parts=parts.ids(existing)
             )
         old = _supersedable(session, first, scope) if first.supersedes else None
-        session.insert_many([(r, keyword_terms(r)) for r in rows])
+        session.insert_many([(r, row_term_counts(r)) for r in rows])
         session.audit(
             "record",
             [r.id for r in rows],

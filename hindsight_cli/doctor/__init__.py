@@ -8,7 +8,6 @@ it.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
 
 STATUSES = ("ok", "warn", "fail", "skip")
 
@@ -23,7 +22,7 @@ class Check:
     evidence: str = ""
     fix: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, str]:
         return asdict(self)
 
 

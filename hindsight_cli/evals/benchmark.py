@@ -20,11 +20,14 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from . import floor
 from .floor import QUERIES
-from .measure import executable, machine, median_walls, peak_mb, percentiles
+from .measure import Figures, executable, machine, median_walls, peak_mb, percentiles
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 Progress = Callable[[str, int, int], None]
 
@@ -89,7 +92,7 @@ FILLER = (
 )
 
 
-def synthetic(n: int, seed: int = 7) -> list[dict[str, Any]]:
+def synthetic(n: int, seed: int = 7) -> list[dict[str, object]]:
     """``n`` memories like an agent's: 5 agents, tasks of 40 steps, tool errors (most with a fix),
     successes of varied length, Chinese notes, user preferences."""
     rng = random.Random(seed)
@@ -97,7 +100,7 @@ def synthetic(n: int, seed: int = 7) -> list[dict[str, Any]]:
     for i in range(n):
         tool = rng.choice(TOOLS)
         kind = rng.random()
-        record: dict[str, Any] = {
+        record: dict[str, object] = {
             "agent_id": f"agent-{i % 5}",
             "task_id": f"task-{i // 40:05d}",
             "step": i % 40,
@@ -129,7 +132,7 @@ def synthetic(n: int, seed: int = 7) -> list[dict[str, Any]]:
     return out
 
 
-def _warm_search(store: Any, searches: int, engine: str | None = None) -> tuple[float, float]:
+def _warm_search(store: Store, searches: int, engine: str | None = None) -> tuple[float, float]:
     store.search("warm up", engine=engine)
     times = []
     for i in range(searches):
@@ -146,7 +149,7 @@ def measure(
     searches: int = 60,
     progress: Progress | None = None,
     stand_in: bool = False,
-) -> dict[str, Any]:
+) -> Figures:
     """Every figure for one store of ``size`` synthetic memories; with ``stand_in``, the memories'
     vectors are ``floor.Seeded`` ones (queries are still embedded by the model) and the import
     rate is not compared with the model's."""
@@ -159,7 +162,7 @@ def measure(
     root = Path(tempfile.mkdtemp(prefix="hindsight-bench-"))
     env = {**os.environ, "HINDSIGHT_HOME": str(root / "home")}
     path = root / "store"
-    figures: dict[str, Any] = {"size": size, "vectors": "stand-in" if stand_in else "model"}
+    figures: Figures = {"size": size, "vectors": "stand-in" if stand_in else "model"}
     try:
         records = synthetic(size)
         step("import", 0)
@@ -195,12 +198,12 @@ def measure(
 
 
 def _import_figures(
-    store: Any,
-    records: list[dict[str, Any]],
+    store: Store,
+    records: list[dict[str, object]],
     root: Path,
     progress: Progress | None,
     compare: bool = True,
-) -> dict[str, Any]:
+) -> Figures:
     """The import rate, the model's own batch rate on the same texts (unless not ``compare``:
     stand-in vectors), and the stand-in (storage alone) rate."""
     size = len(records)
@@ -220,13 +223,13 @@ def _import_figures(
     }
 
 
-def _index_figures(path: Path, searches: int, step: Callable[[str, int], None]) -> dict[str, Any]:
+def _index_figures(path: Path, searches: int, step: Callable[[str, int], None]) -> Figures:
     """Warm search through the LanceDB index (what a process past ``[search] hot_index_mb`` does),
     before and after compaction, and the vector index against flat search."""
     from ..store import Store
 
     warm = Store(path, warm=True)
-    figures: dict[str, Any] = {}
+    figures: Figures = {}
     figures["index_search_p50_ms"], figures["index_search_p95_ms"] = _warm_search(
         warm, searches, engine="index"
     )
@@ -250,7 +253,7 @@ def _index_figures(path: Path, searches: int, step: Callable[[str, int], None]) 
 COLD_IMPORTS = ("typer", "duckdb", "numpy", "onnxruntime", "tokenizers")
 
 
-def cold_figures(path: Path, env: dict[str, str], runs: int) -> dict[str, Any]:
+def cold_figures(path: Path, env: dict[str, str], runs: int) -> Figures:
     """Cold ``search``, ``record`` and ``--help`` in new processes (median), beside their floors:
     the interpreter's start, the imports a cold search cannot do without, and the query's embedding
     in a new process (those imports, the model's load, one text). Taken in turns, so load changes
@@ -285,7 +288,7 @@ def cold_figures(path: Path, env: dict[str, str], runs: int) -> dict[str, Any]:
         env,
         runs,
     )
-    figures = {name: median for name, (median, _) in taken.items()}
+    figures: Figures = {name: median for name, (median, _) in taken.items()}
     figures["cold_search_peak_memory_mb"] = taken["cold_search_median_s"][1]
     return figures
 
@@ -302,7 +305,7 @@ VECTOR_FIGURES = (
 )
 
 
-def vector_figures(store: Any, searches: int, queries: int = 200) -> dict[str, Any]:
+def vector_figures(store: Store, searches: int, queries: int = 200) -> Figures:
     """The vector index of a warm ``store``, measured against flat search (None where it has none).
 
     Recall@k: the share of flat search's top k that the index's top k holds, over ``queries``
@@ -323,15 +326,16 @@ def vector_figures(store: Any, searches: int, queries: int = 200) -> dict[str, A
         return dict.fromkeys(VECTOR_FIGURES)
     started = time.perf_counter()
     index.build_vector_index()
-    figures: dict[str, Any] = {
-        "vector_index": index.vector_index()["type"],
+    built = index.vector_index()
+    figures: Figures = {
+        "vector_index": built["type"] if built is not None else None,
         "vector_index_build_s": round(time.perf_counter() - started, 2),
     }
     # 0: the index is bypassed
     flat = Index(index.path, index.dim, vector_index_rows=0)
     where = where_clause(Filters(types=SEARCH_TYPES).conditions(now()))
     texts = [
-        r["content"] + (f"\nFix: {r['resolution']}" if r.get("resolution") else "")
+        f"{r['content']}" + (f"\nFix: {r['resolution']}" if r.get("resolution") else "")
         for r in synthetic(queries, seed=99)
     ]
     found = {10: 0, 100: 0}
@@ -368,6 +372,16 @@ def _size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
+class Benchmark(TypedDict):
+    """``hindsight bench --json``: what it ran on, and each size's figures."""
+
+    machine: dict[str, str | int | None]
+    model: str
+    runs: int
+    sizes: list[Figures]
+    elapsed_s: float
+
+
 def run(
     sizes: Sequence[int],
     *,
@@ -375,7 +389,7 @@ def run(
     searches: int = 60,
     progress: Progress | None = None,
     stand_in_above: int | None = None,
-) -> dict[str, Any]:
+) -> Benchmark:
     """Measure each size in turn; returns ``{"machine": …, "sizes": [figures, …]}``. Sizes above
     ``stand_in_above`` are stored with stand-in vectors (``measure``)."""
     from ..config import DEFAULT_MODEL

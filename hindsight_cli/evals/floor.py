@@ -15,11 +15,21 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, TYPE_CHECKING
 
-from .measure import hwm_mb, median_wall, percentiles
+from .measure import Figures, hwm_mb, median_wall, percentiles
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from ..embedding import Embedder
+    from ..models import JSONObject
+    from ..storage.hot import HotIndex
+
+    Vectors = npt.NDArray[np.float32]
 
 QUERIES = [
     "weather API 401",
@@ -37,7 +47,7 @@ class Timed:
     """An embedder that keeps the time its last ``embed`` took, so a search's own time can be told
     apart from its query's embedding."""
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: Embedder) -> None:
         self.model, self.name, self.dim = model, model.name, getattr(model, "dim", 0)
         self.last = 0.0
 
@@ -46,7 +56,7 @@ class Timed:
         if warm is not None:
             warm()
 
-    def embed(self, texts: Sequence[str]) -> Any:
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
         started = time.perf_counter()
         try:
             return self.model.embed(texts)
@@ -59,7 +69,7 @@ class StandIn:
 
     name, dim = "bench/stand-in", 384
 
-    def embed(self, texts: Sequence[str]) -> Any:
+    def embed(self, texts: Sequence[str]) -> Vectors:
         import numpy as np
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -74,10 +84,10 @@ class Seeded:
     such a store still embed their queries with the real model (it has the same name and dimension).
     """
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: Embedder) -> None:
         self.name, self.dim = model.name, model.dim
 
-    def embed(self, texts: Sequence[str]) -> Any:
+    def embed(self, texts: Sequence[str]) -> Vectors:
         import hashlib
 
         import numpy as np
@@ -89,7 +99,7 @@ class Seeded:
         return out / np.linalg.norm(out, axis=1, keepdims=True)
 
 
-def warm_figures(path: Path, model: Any, searches: int) -> dict[str, Any]:
+def warm_figures(path: Path, model: Embedder, searches: int) -> Figures:
     """Warm search in process (the in-memory index), the part after the query's embedding, and the
     floor, interleaved query by query so that load changes hit both alike."""
     from ..store import Store
@@ -98,7 +108,7 @@ def warm_figures(path: Path, model: Any, searches: int) -> dict[str, Any]:
     store = Store(path, embedder=timed, warm=True)
     started = time.perf_counter()
     store.warm_up()
-    figures: dict[str, Any] = {"warm_up_s": round(time.perf_counter() - started, 2)}
+    figures: Figures = {"warm_up_s": round(time.perf_counter() - started, 2)}
     hot = store._rt.hot
     index = hot.index if hot is not None else None
     total, after, embed, topk, bm25 = [], [], [], [], []
@@ -114,22 +124,17 @@ def warm_figures(path: Path, model: Any, searches: int) -> dict[str, Any]:
         if index is not None:
             topk.append(_numpy_topk(index.matrix.view, vector, 100))
             bm25.append(_plain_bm25(index, query, 100))
-    figures["warm_search_p50_ms"], figures["warm_search_p95_ms"] = percentiles(total)
+    warm_p50, warm_p95 = percentiles(total)
+    figures["warm_search_p50_ms"], figures["warm_search_p95_ms"] = warm_p50, warm_p95
     figures["warm_after_embedding_p50_ms"], figures["warm_after_embedding_p95_ms"] = percentiles(
         after
     )
-    figures["floor_embed_p50_ms"] = percentiles(embed)[0]
-    figures["floor_topk_p50_ms"] = percentiles(topk)[0] if topk else None
-    figures["floor_bm25_p50_ms"] = percentiles(bm25)[0] if bm25 else None
-    floor = (
-        figures["floor_embed_p50_ms"]
-        + (figures["floor_topk_p50_ms"] or 0)
-        + (figures["floor_bm25_p50_ms"] or 0)
-    )
+    embed_p50 = figures["floor_embed_p50_ms"] = percentiles(embed)[0]
+    topk_p50 = figures["floor_topk_p50_ms"] = percentiles(topk)[0] if topk else None
+    bm25_p50 = figures["floor_bm25_p50_ms"] = percentiles(bm25)[0] if bm25 else None
+    floor = embed_p50 + (topk_p50 or 0) + (bm25_p50 or 0)
     figures["floor_p50_ms"] = round(floor, 2)
-    figures["warm_ratio_to_floor"] = (
-        round(figures["warm_search_p50_ms"] / floor, 2) if floor else None
-    )
+    figures["warm_ratio_to_floor"] = round(warm_p50 / floor, 2) if floor else None
     figures["hot_index_mb"] = round(index.nbytes / 1e6, 1) if index is not None else None
     figures["hot_bytes_per_memory"] = (
         round(index.nbytes / max(index.live, 1)) if index is not None else None
@@ -137,7 +142,7 @@ def warm_figures(path: Path, model: Any, searches: int) -> dict[str, Any]:
     return figures
 
 
-def _numpy_topk(matrix: Any, vector: Any, k: int) -> float:
+def _numpy_topk(matrix: Vectors, vector: Vectors, k: int) -> float:
     """The vector floor: one product over every row and an unordered top k, sorted (ms)."""
     import numpy as np
 
@@ -148,7 +153,7 @@ def _numpy_topk(matrix: Any, vector: Any, k: int) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def _plain_bm25(index: Any, query: str, k: int) -> float:
+def _plain_bm25(index: HotIndex, query: str, k: int) -> float:
     """The keyword floor: BM25 over the same postings with no filters, statistics or tie rules
     (ms)."""
     import numpy as np
@@ -170,7 +175,7 @@ def _plain_bm25(index: Any, query: str, k: int) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def embed_rate(model: Any, records: Sequence[dict[str, Any]]) -> float:
+def embed_rate(model: Embedder, records: Sequence[dict[str, object]]) -> float:
     """The model's own batch rate on the import's texts, embedded as import embeds them: every
     record's text, in blocks of ``IMPORT_BATCH`` sorted by length, ``embedding_jobs.BATCH`` texts
     per call, and nothing else. (A sample is not the same work: the first 2,000 of the bench's
@@ -180,7 +185,8 @@ def embed_rate(model: Any, records: Sequence[dict[str, Any]]) -> float:
     from ..storage.rows import MemoryRow, embedding_text
 
     texts = [
-        embedding_text(MemoryRow("", r["content"], resolution=r.get("resolution"))) for r in records
+        embedding_text(MemoryRow("", str(r["content"]), resolution=_text(r.get("resolution"))))
+        for r in records
     ]
     started = time.perf_counter()
     for block in range(0, len(texts), IMPORT_BATCH):
@@ -190,7 +196,11 @@ def embed_rate(model: Any, records: Sequence[dict[str, Any]]) -> float:
     return round(len(texts) / (time.perf_counter() - started), 1)
 
 
-def storage_rate(root: Path, records: Sequence[dict[str, Any]]) -> float:
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def storage_rate(root: Path, records: Sequence[dict[str, object]]) -> float:
     """Import with the stand-in embedder: what the store itself costs per memory."""
     from ..store import Store
 
@@ -200,19 +210,28 @@ def storage_rate(root: Path, records: Sequence[dict[str, Any]]) -> float:
     return round(len(records) / (time.perf_counter() - started), 1)
 
 
-def rpc(proc: Any, message_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+def _pipes(proc: subprocess.Popen[str]) -> tuple[IO[str], IO[str]]:
+    """The server's stdin and stdout (``_server`` opens both as pipes)."""
+    assert proc.stdin is not None and proc.stdout is not None
+    return proc.stdin, proc.stdout
+
+
+def rpc(
+    proc: subprocess.Popen[str], message_id: int, method: str, params: Mapping[str, object]
+) -> JSONObject:
     """Send one JSON-RPC request to a server on ``proc``'s stdio and return its answer (the whole
     message), skipping notifications and other answers; a server that ends first is an error, not a
     hang."""
-    proc.stdin.write(
+    stdin, stdout = _pipes(proc)
+    stdin.write(
         json.dumps({"jsonrpc": "2.0", "id": message_id, "method": method, "params": params}) + "\n"
     )
-    proc.stdin.flush()
+    stdin.flush()
     while True:
-        line = proc.stdout.readline()
+        line = stdout.readline()
         if not line:
             raise RuntimeError(f"the MCP server ended before answering {method}")
-        message: dict[str, Any] = json.loads(line)
+        message: JSONObject = json.loads(line)
         if message.get("id") == message_id:
             return message
 
@@ -226,7 +245,7 @@ _INIT = {
 }
 
 
-def _server(cmd: Sequence[str], env: dict[str, str]) -> Any:
+def _server(cmd: Sequence[str], env: dict[str, str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
         list(cmd),
         env=env,
@@ -237,9 +256,7 @@ def _server(cmd: Sequence[str], env: dict[str, str]) -> Any:
     )
 
 
-def mcp_figures(
-    cmd: Sequence[str], env: dict[str, str], runs: int, searches: int
-) -> dict[str, Any]:
+def mcp_figures(cmd: Sequence[str], env: dict[str, str], runs: int, searches: int) -> Figures:
     """``hindsight mcp`` over stdio: start to a completed ``initialize`` and ``tools/list`` (median
     of ``runs``), the first ``memory_search`` after ``initialize``, warm round trips, the server's
     peak RSS."""
@@ -252,25 +269,24 @@ def mcp_figures(
         try:
             rpc(proc, 1, "initialize", _INIT)
             starts.append(time.perf_counter() - started)
-            proc.stdin.write(
+            _pipes(proc)[0].write(
                 json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n"
             )
             listed = time.perf_counter()
             rpc(proc, 2, "tools/list", {})
             lists.append(time.perf_counter() - listed)
-            call: dict[str, Any] = {
-                "name": "memory_search",
-                "arguments": {"query": "warm up", "budget_tokens": 400},
-            }
+            arguments: dict[str, str | int] = {"query": "warm up", "budget_tokens": 400}
+            call = {"name": "memory_search", "arguments": arguments}
             rpc(proc, 3, "tools/call", call)
             firsts.append(time.perf_counter() - started)
             times = []
             for i in range(searches if len(firsts) == 1 else 0):
-                call["arguments"]["query"] = QUERIES[i % len(QUERIES)]
+                arguments["query"] = QUERIES[i % len(QUERIES)]
                 began = time.perf_counter()
                 reply = rpc(proc, 4 + i, "tools/call", call)
                 times.append((time.perf_counter() - began) * 1000)
-                if reply.get("result", {}).get("isError"):
+                result = reply.get("result")
+                if isinstance(result, dict) and result.get("isError"):
                     raise RuntimeError(f"memory_search failed during the benchmark: {reply}")
             if times:
                 p50, p95 = percentiles(times)

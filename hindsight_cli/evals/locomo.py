@@ -22,12 +22,19 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Config, Ranking, load as load_config
 from ..errors import InvalidInput
 from ..models import Filters
 from ..text import clean
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from ..embedding import Embedder
+    from ..store import Store
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 KS = (5, 10, 25)
@@ -53,7 +60,8 @@ class Question:
 @dataclass(frozen=True)
 class Conversation:
     sample_id: str
-    records: list[dict[str, Any]]
+    # for Store.import_records
+    records: list[dict[str, object]]
     questions: list[Question]
     # the last session's date-time: the present the questions are asked in
     now: datetime
@@ -79,12 +87,13 @@ class Report:
     skipped: int
     overall: dict[str, float]
     by_category: dict[str, dict[str, float]]
-    ranking: dict[str, Any] = field(default_factory=dict)
+    # the ranking settings used
+    ranking: dict[str, object] = field(default_factory=dict)
     elapsed_s: float = 0.0
     # MemPalace's session-level recall@10
-    sessions: dict[str, Any] = field(default_factory=dict)
+    sessions: dict[str, object] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             **self.overall,
             "by_category": self.by_category,
@@ -100,10 +109,12 @@ class Report:
         }
 
 
-def parse_time(text: str) -> datetime:
+def parse_time(text: object) -> datetime:
     """LoCoMo's ``"1:56 pm on 8 May, 2023"`` as a naive datetime, read as UTC like every time in a
     store."""
     try:
+        if not isinstance(text, str):
+            raise TypeError(text)
         return datetime.strptime(" ".join(text.split()), "%I:%M %p on %d %B, %Y")
     except (TypeError, ValueError):
         raise InvalidInput(
@@ -111,7 +122,7 @@ def parse_time(text: str) -> datetime:
         ) from None
 
 
-def parse_evidence(raw: Any, known: set[str]) -> tuple[str, ...]:
+def parse_evidence(raw: object, known: set[str]) -> tuple[str, ...]:
     """Evidence ids, repaired as the data needs: ``"D8:6; D9:17"`` → two ids, ``"D:11:26"`` →
     ``D11:26``, ``"D30:05"`` → ``D30:5``; ids that point at no turn are dropped."""
     out: list[str] = []
@@ -123,7 +134,7 @@ def parse_evidence(raw: Any, known: set[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def session_evidence(raw: Any) -> tuple[str, ...]:
+def session_evidence(raw: object) -> tuple[str, ...]:
     """The evidence sessions of a question exactly as MemPalace's LoCoMo bench reads them: the
     number after a leading ``D`` of each evidence string, so ``"D8:6; D9:17"`` gives session 8 only
     and ``"D:11:26"`` none; the question's evidence is not repaired first."""
@@ -150,7 +161,7 @@ def session_recall(sessions: tuple[str, ...], hits: Sequence[str], k: int = SESS
     return sum(1 for s in sessions if s in ranked) / len(sessions)
 
 
-def _sessions(conv: Mapping[str, Any]) -> list[tuple[int, list[Any], datetime]]:
+def _sessions(conv: Mapping[str, object]) -> list[tuple[int, list[object], datetime]]:
     out = []
     for key, turns in conv.items():
         match = _SESSION.fullmatch(key)
@@ -163,13 +174,14 @@ def _sessions(conv: Mapping[str, Any]) -> list[tuple[int, list[Any], datetime]]:
     return sorted(out, key=lambda s: s[0])
 
 
-def _conversation(item: Any, number: int) -> Conversation:
+def _conversation(item: object, number: int) -> Conversation:
     if not isinstance(item, Mapping) or not isinstance(item.get("conversation"), Mapping):
         raise InvalidInput(
             f"Conversation {number} has no 'conversation' object; is this LoCoMo data?"
         )
     sample_id = str(item.get("sample_id") or f"conv-{number}")
-    records: list[dict[str, Any]] = []
+    records: list[dict[str, object]] = []
+    known: set[str] = set()
     sessions = _sessions(item["conversation"])
     if not sessions:
         raise InvalidInput(f"Conversation {sample_id} has no sessions with turns.")
@@ -182,6 +194,7 @@ def _conversation(item: Any, number: int) -> Conversation:
             content = f"{turn.get('speaker', '?')}: {turn.get('text', '')}"
             if turn.get("blip_caption"):
                 content += f" [image: {turn['blip_caption']}]"
+            known.add(str(turn["dia_id"]))
             records.append(
                 {
                     "content": content,
@@ -194,7 +207,6 @@ def _conversation(item: Any, number: int) -> Conversation:
                     "metadata": {"dia_id": str(turn["dia_id"]), "sample_id": sample_id},
                 }
             )
-    known = {r["metadata"]["dia_id"] for r in records}
     questions: list[Question] = []
     session_only: list[Question] = []
     skipped = 0
@@ -243,11 +255,11 @@ def load_locomo(path: Path, limit: int | None = None) -> list[Conversation]:
     ]
 
 
-def ranking_overrides(pairs: Sequence[str]) -> dict[str, Any]:
+def ranking_overrides(pairs: Sequence[str]) -> dict[str, object]:
     """``NAME=VALUE`` strings as Ranking settings, each converted to the type of its default."""
     defaults = Ranking()
     names = {f.name for f in fields(Ranking)}
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
         name = name.strip()
@@ -273,10 +285,10 @@ def build_store(
     conversations: Sequence[Conversation],
     path: Path,
     *,
-    embedder: Any = None,
+    embedder: Embedder | None = None,
     config: Config | None = None,
     progress: Progress | None = None,
-) -> Any:
+) -> Store:
     """A store at ``path`` holding every conversation (recording only what it lacks: reuse is
     cheap)."""
     from ..store import Store
@@ -296,7 +308,8 @@ def evaluate(
     conversations: Sequence[Conversation],
     *,
     mode: str = "hybrid",
-    embedder: Any = None,
+    embedder: Embedder | None = None,
+    # Ranking fields and values of their types (``ranking_overrides``)
     overrides: Mapping[str, Any] | None = None,
     store_dir: Path | None = None,
     progress: Progress | None = None,
@@ -375,11 +388,11 @@ def evaluate(
     )
 
 
-def session_figures(found: Sequence[tuple[Question, Sequence[str]]]) -> dict[str, Any]:
+def session_figures(found: Sequence[tuple[Question, Sequence[str]]]) -> dict[str, object]:
     """Session-level recall@10 overall and per category, over every question searched (MemPalace
     counts questions without evidence too, as found)."""
 
-    def figure(rows: list[float]) -> dict[str, Any]:
+    def figure(rows: list[float]) -> dict[str, float]:
         return {
             f"recall@{SESSION_K}": round(sum(rows) / len(rows), 4) if rows else 0.0,
             "questions": len(rows),
@@ -399,7 +412,7 @@ def session_figures(found: Sequence[tuple[Question, Sequence[str]]]) -> dict[str
 
 
 def _search_all(
-    store: Any, conversations: Sequence[Conversation], mode: str, progress: Progress | None
+    store: Store, conversations: Sequence[Conversation], mode: str, progress: Progress | None
 ) -> list[tuple[Question, list[str]]]:
     total = sum(len(c.questions) + len(c.session_only) for c in conversations)
     found: list[tuple[Question, list[str]]] = []
@@ -412,7 +425,7 @@ def _search_all(
                 result = store.search(
                     question.text, filters=filters, k=max(KS), mode=mode, now=conv.now
                 )
-                hits = [h.memory.metadata.get("dia_id") for h in result.hits]
+                hits = [str(h.memory.metadata.get("dia_id")) for h in result.hits]
             found.append((question, hits))
             if progress:
                 progress("Searching questions", len(found), total)
@@ -424,9 +437,9 @@ class _QuestionVectors:
     and each search looks its vector up (the model gives the same vectors batched as one at a time);
     the turns and anything else go to the model."""
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: Embedder) -> None:
         self.model, self.name, self.dim = model, model.name, getattr(model, "dim", 0)
-        self._known: dict[str, Any] = {}
+        self._known: dict[str, npt.NDArray[np.float32]] = {}
 
     def add(self, texts: Sequence[str], progress: Progress | None = None) -> None:
         todo = sorted(set(texts) - set(self._known), key=len)
@@ -436,7 +449,7 @@ class _QuestionVectors:
             if progress:
                 progress("Embedding questions", start + len(batch), len(todo))
 
-    def embed(self, texts: Sequence[str]) -> Any:
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         if texts and all(text in self._known for text in texts):
             import numpy as np
 

@@ -14,7 +14,10 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TypeAlias
+
+# one measurement run's figures by name: times, rates and sizes, a few labels, None where not taken
+Figures: TypeAlias = dict[str, float | str | None]
 
 
 def percentiles(times_ms: Sequence[float]) -> tuple[float, float]:
@@ -86,7 +89,7 @@ def executable() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "hindsight_cli"]
 
 
-def machine() -> dict[str, Any]:
+def machine() -> dict[str, str | int | None]:
     """What the figures were measured on."""
     return {
         "python": platform.python_version(),

@@ -27,10 +27,6 @@ from ..storage import spool, spool_json as codec
 from . import events
 from .settings import Settings, settings
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
 # term overlap (Jaccard) at which a prompt counts as asked before
 REPEAT_PROMPT = 0.6
 REPEAT_ERROR = 0.5
@@ -59,6 +55,10 @@ def full_environment() -> None:
         site.main()
 
 
+def _terms(value: object) -> list[str]:
+    return [str(t) for t in value] if isinstance(value, list) else []
+
+
 def _overlap(a: list[str], b: list[str]) -> float:
     union = set(a) | set(b)
     return len(set(a) & set(b)) / len(union) if union else 0.0
@@ -74,7 +74,7 @@ def _seen_before(store: str, kind: str, terms: list[str], session: str, tool: st
         s.get("kind") == kind
         and s.get("tool", "") == tool
         and s.get("session") != session
-        and _overlap(terms, s.get("terms") or []) >= limit
+        and _overlap(terms, _terms(s.get("terms"))) >= limit
         for s in spool.recent_seen(store)
     )
 
@@ -86,7 +86,7 @@ def _open_failure(store: str, session: str, tool: str) -> bool:
     )
 
 
-def _line(event: events.Event, kind: str, **fields: Any) -> dict[str, Any]:
+def _line(event: events.Event, kind: str, **fields: str) -> dict[str, object]:
     """A spool line. Its texts were redacted by ``events.normalize``; the session id and the
     directory go through the label rules here (they stay as they were for finding the store)."""
     session, _ = redact_field(event.session, "session")

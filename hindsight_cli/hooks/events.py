@@ -17,7 +17,7 @@ from ..transcripts.calls import args_summary, as_text as _text, clip as _clip, r
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from ..models import JSONObject
 
 CLIENTS = ("claude-code", "codex", "cursor", "gemini")
 
@@ -85,21 +85,22 @@ class Event:
         prompt: str = "",
         source: str = "",
         redactions: int = 0,
-        extra: dict[str, Any] | None = None,
+        extra: dict[str, str | bool] | None = None,
     ) -> None:
         self.client, self.kind, self.session, self.cwd = client, kind, session, cwd
         self.tool, self.args, self.error, self.prompt = tool, args, error, prompt
         # session start: startup | resume | clear | compact
         self.source = source
         self.redactions = redactions
-        self.extra: dict[str, Any] = extra if extra is not None else {}
+        # the transcript's path; whether the user interrupted the call
+        self.extra: dict[str, str | bool] = extra if extra is not None else {}
 
     @property
     def failed(self) -> bool:
         return self.kind == "tool-failure"
 
 
-def kind_of(client: str, name: str, payload: dict[str, Any]) -> str:
+def kind_of(client: str, name: str, payload: JSONObject) -> str:
     """Our event name from the argument (ours or the client's), else from the payload."""
     native = {v.lower(): k for k, v in NATIVE.get(client, {}).items()}
     for candidate in (name, str(payload.get("hook_event_name") or "")):
@@ -111,13 +112,13 @@ def kind_of(client: str, name: str, payload: dict[str, Any]) -> str:
     raise ValueError(f"unknown hook event {name!r} for {client}")
 
 
-def normalize(client: str, name: str, payload: dict[str, Any]) -> Event:
+def normalize(client: str, name: str, payload: JSONObject) -> Event:
     """The client's payload as an ``Event``; every text that may be stored is redacted here."""
     if client not in CLIENTS:
         raise ValueError(f"unknown client {client!r}")
     kind = kind_of(client, name, payload)
-    roots = payload.get("workspace_roots") or []
-    cwd = str(payload.get("cwd") or (roots[0] if roots else "") or "")
+    roots = payload.get("workspace_roots")
+    cwd = str(payload.get("cwd") or (roots[0] if isinstance(roots, list) and roots else "") or "")
     session = str(
         payload.get("session_id")
         or payload.get("conversation_id")

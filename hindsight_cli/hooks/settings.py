@@ -7,7 +7,8 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    # each setting: a flag or a token budget
+    Value = bool | int
 
 
 class Settings:
@@ -21,7 +22,7 @@ class Settings:
     record_failures: bool
     record_prompts: bool
     summarize: bool
-    DEFAULTS: dict[str, Any] = {
+    DEFAULTS: dict[str, Value] = {
         "recall": True,
         "recall_budget": 800,
         "repeat_recall": True,
@@ -31,7 +32,7 @@ class Settings:
         "summarize": True,
     }
 
-    def __init__(self, **values: Any) -> None:
+    def __init__(self, **values: Value) -> None:
         for name, default in self.DEFAULTS.items():
             setattr(self, name, values.get(name, default))
 

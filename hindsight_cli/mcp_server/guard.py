@@ -16,10 +16,13 @@ import logging
 import socket
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from ..errors import InvalidInput
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 log = logging.getLogger("hindsight.mcp")
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
@@ -138,11 +141,11 @@ class HostGuard:
     """ASGI middleware: answers 421 to a request whose Host is not one of the server's names and 403
     to one whose Origin is not, before anything else runs (authentication, sessions, tools)."""
 
-    def __init__(self, app: Any, policy: HostPolicy) -> None:
+    def __init__(self, app: ASGIApp, policy: HostPolicy) -> None:
         self.app = app
         self.policy = policy
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         # lifespan; the app serves no websockets
         if scope["type"] != "http":
             await self.app(scope, receive, send)
@@ -160,7 +163,7 @@ class HostGuard:
             await self.app(scope, receive, send)
 
     async def _refuse(
-        self, scope: dict[str, Any], send: Any, status: int, header: str, value: str | None
+        self, scope: Scope, send: Send, status: int, header: str, value: str | None
     ) -> None:
         name = (
             split_host(urlsplit(value).netloc if header == "Origin" and value else value or "")[0]

@@ -8,10 +8,18 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput
 from .guard import HostGuard, host_policy, is_loopback
+
+if TYPE_CHECKING:
+    from mcp.server.auth.provider import AccessToken
+    from mcp.server.mcpserver import MCPServer
+    from starlette.types import ASGIApp
+
+    from ..config import Config
+    from .stopping import Stopper
 
 log = logging.getLogger("hindsight.mcp")
 
@@ -44,7 +52,7 @@ class TokenVerifier:
             else None
         )
 
-    async def verify_token(self, token: str) -> Any:
+    async def verify_token(self, token: str) -> AccessToken | None:
         from mcp.server.auth.provider import AccessToken
 
         agent = self.agent_for(f"Bearer {token}")
@@ -89,7 +97,7 @@ def warn_exposed(settings: HttpSettings) -> None:
     )
 
 
-def http_app(server: Any, settings: HttpSettings, verifier: TokenVerifier | None) -> Any:
+def http_app(server: MCPServer, settings: HttpSettings, verifier: TokenVerifier | None) -> ASGIApp:
     """The ASGI app: Host/Origin checks around the per-agent session quota around the SDK's app
     (bearer tokens and the session manager, which closes a session idle for ``session_idle``)."""
     from mcp.server.transport_security import TransportSecuritySettings
@@ -117,7 +125,7 @@ def http_app(server: Any, settings: HttpSettings, verifier: TokenVerifier | None
     return HostGuard(quota, policy)
 
 
-def serve(app: Any, settings: HttpSettings, stopper: Any) -> None:
+def serve(app: ASGIApp, settings: HttpSettings, stopper: Stopper) -> None:
     """Run uvicorn until a stop signal (``stopping``)."""
     import anyio
     import uvicorn
@@ -138,7 +146,7 @@ def serve(app: Any, settings: HttpSettings, stopper: Any) -> None:
 
 
 def settings_from(
-    config: Any,
+    config: Config,
     *,
     host: str,
     port: int,

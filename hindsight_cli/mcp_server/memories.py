@@ -1,6 +1,7 @@
-"""The operations the tools expose, bound to one store and its agent scope: the server's
-(``--agent``) or, on an HTTP server started with tokens, the agent of each request's token. Each is
-one call to the store; the rules (scope, selection, budget, result shapes) are the core's."""
+"""``ToolStore``: the store operations the MCP tools call, bound to one store and its agent scope:
+the server's (``--agent``) or, on an HTTP server started with tokens, the agent of each request's
+token. Each is one call to the store; the rules (scope, selection, budget, result shapes) are the
+core's."""
 
 from __future__ import annotations
 
@@ -17,7 +18,10 @@ from ..store import Store
 log = logging.getLogger("hindsight.mcp")
 
 
-class Memories:
+class ToolStore:
+    """The store as the MCP tools see it: scoped per request to its agent, one operation at a
+    time."""
+
     def __init__(self, store: Store, agent: str | None = None) -> None:
         self.base = store
         self.fixed_agent = agent
@@ -154,3 +158,8 @@ class Memories:
                 store.expire_if_due()
                 store.warm_up()
             store.embedder.embed(["warm up"])
+
+
+# TODO(issue 29): the old name, kept while mcp_server/tools.py (being changed in parallel) imports
+# it; drop it once tools.py names ``ToolStore``.
+Memories = ToolStore

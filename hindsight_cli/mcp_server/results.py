@@ -47,7 +47,9 @@ def clip(text: str, budget: int) -> str:
     return text[:low].rstrip() + marker
 
 
-def hit_fields(data: dict[str, Any], fields: Sequence[str] | None, verbose: bool) -> dict[str, Any]:
+def hit_fields(
+    data: dict[str, object], fields: Sequence[str] | None, verbose: bool
+) -> dict[str, object]:
     """A hit's structured fields: everything (``verbose``), the ones asked for (id and content
     always), or by default every field but the internal ones."""
     if verbose:
@@ -59,7 +61,7 @@ def hit_fields(data: dict[str, Any], fields: Sequence[str] | None, verbose: bool
 
 def search(
     result: SearchResult, fields: Sequence[str] | None = None, verbose: bool = False
-) -> tuple[str, dict[str, Any]]:
+) -> tuple[str, dict[str, object]]:
     """A search's text and its structured hits. The core fitted the hits to the budget together
     with their ids (``SearchQuery.listed``); when none fits, the text is the block's header, cut to
     the budget if even that is over it."""
@@ -77,7 +79,7 @@ def search(
     }
 
 
-def write(result: WriteResult, verbose: bool = False) -> tuple[str, dict[str, Any]]:
+def write(result: WriteResult, verbose: bool = False) -> tuple[str, dict[str, object]]:
     """One line: what was stored under which id, what it replaced (and what changed), what was
     redacted."""
     memory = result.memory
@@ -98,7 +100,7 @@ def write(result: WriteResult, verbose: bool = False) -> tuple[str, dict[str, An
         )
     if result.redactions:
         text += f" {result.redactions} secret(s) redacted."
-    structured: dict[str, Any] = {
+    structured: dict[str, object] = {
         "id": memory.id,
         "deduplicated": result.deduplicated,
         "superseded": superseded,

@@ -13,14 +13,21 @@ import json
 import logging
 import threading
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from ..errors import HindsightError, from_os_error
 from ..store import Store
 from .http import HttpSettings, TokenVerifier, check_exposure, http_app, serve, warn_exposed
-from .memories import Memories
+from .memories import ToolStore
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import ToolAnnotations
+
+Params = ParamSpec("Params")
+Result = TypeVar("Result")
 
 log = logging.getLogger("hindsight.mcp")
 # seconds between the server's looks at the hook spool
@@ -49,7 +56,9 @@ redacted anyway. Stay within a budget: recall a few memories, not everything.
 """
 
 
-def _model_errors(function: Callable[..., Any], kind: str = "tool") -> Callable[..., Any]:
+def _model_errors(
+    function: Callable[Params, Result], kind: str = "tool"
+) -> Callable[Params, Result]:
     """Turn a HindsightError, or an OSError as the CLI words it, into a ToolError (ResourceError),
     so its text, which says what to do next, reaches the model. The SDK hides any other exception
     behind "Error executing tool X"."""
@@ -58,7 +67,7 @@ def _model_errors(function: Callable[..., Any], kind: str = "tool") -> Callable[
     error_type = ToolError if kind == "tool" else ResourceError
 
     @functools.wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: Params.args, **kwargs: Params.kwargs) -> Result:
         try:
             return function(*args, **kwargs)
         except HindsightError as error:
@@ -72,7 +81,7 @@ def _model_errors(function: Callable[..., Any], kind: str = "tool") -> Callable[
     return wrapper
 
 
-def _tools() -> list[tuple[Callable[..., Any], Any]]:
+def _tools() -> list[tuple[Callable[..., object], ToolAnnotations]]:
     """Every tool with its annotations (the hints a client shows and acts on)."""
     from mcp.types import ToolAnnotations
 
@@ -103,12 +112,12 @@ def _tools() -> list[tuple[Callable[..., Any], Any]]:
     ]
 
 
-def _lifespan(memories: Memories) -> Callable[[Any], Any]:
+def _lifespan(memories: ToolStore) -> Callable[[MCPServer], AbstractAsyncContextManager[None]]:
     """While a client is connected: what hooks spooled is ingested at once, then every INGEST_EVERY
     seconds, by the server's own loop (a read-only tool never writes)."""
 
     @asynccontextmanager
-    async def lifespan(server: Any) -> AsyncIterator[None]:
+    async def lifespan(server: MCPServer) -> AsyncIterator[None]:
         import anyio
 
         async def loop() -> None:
@@ -128,7 +137,7 @@ def _lifespan(memories: Memories) -> Callable[[Any], Any]:
     return lifespan
 
 
-def _resources(server: Any, memories: Memories) -> None:
+def _resources(server: MCPServer, memories: ToolStore) -> None:
     @server.resource(
         "hindsight://memories/recent",
         name="recent-memories",
@@ -167,8 +176,11 @@ def _resources(server: Any, memories: Memories) -> None:
 
 
 def build_server(
-    store: Store, agent: str | None = None, tokens: Any = None, url: str | None = None
-) -> Any:
+    store: Store,
+    agent: str | None = None,
+    tokens: TokenVerifier | None = None,
+    url: str | None = None,
+) -> MCPServer:
     """An MCPServer with hindsight's tools, resources and prompt, bound to ``store``.
 
     ``tokens`` (a ``TokenVerifier``) makes an HTTP server at ``url`` require a bearer token on every
@@ -178,26 +190,24 @@ def build_server(
 
     from .. import __version__
 
-    memories = Memories(store, agent)
-    auth: dict[str, Any] = {}
+    memories = ToolStore(store, agent)
+    auth = None
     if tokens is not None:
         from mcp.server.auth.settings import AuthSettings
         from pydantic import AnyHttpUrl
 
-        auth = {
-            "token_verifier": tokens,
-            "auth": AuthSettings(
-                issuer_url=AnyHttpUrl(str(url)),
-                resource_server_url=AnyHttpUrl(f"{url}/mcp"),
-                validate_token_resource=False,
-            ),
-        }
+        auth = AuthSettings(
+            issuer_url=AnyHttpUrl(str(url)),
+            resource_server_url=AnyHttpUrl(f"{url}/mcp"),
+            validate_token_resource=False,
+        )
     server = MCPServer(
         "hindsight",
         version=__version__,
         instructions=INSTRUCTIONS,
         lifespan=_lifespan(memories),
-        **auth,
+        token_verifier=tokens,
+        auth=auth,
     )
     server.memories = memories  # type: ignore[attr-defined]
     for function, hints in _tools():
@@ -206,6 +216,12 @@ def build_server(
         )
     _resources(server, memories)
     return server
+
+
+def tool_store(server: MCPServer) -> ToolStore:
+    """The store operations ``build_server`` bound ``server``'s tools to."""
+    found: ToolStore = server.memories  # type: ignore[attr-defined]
+    return found
 
 
 def configure_logging(log_file: Path | None) -> None:
@@ -250,12 +266,13 @@ def run(
     shown = f"[{settings.host}]" if ":" in settings.host else settings.host
     server = build_server(store, agent, verifier, f"http://{shown}:{settings.port}")
     app = http_app(server, settings, verifier) if transport == "http" else None
-    stopper = Stopper(server.memories.hold)
+    memories = tool_store(server)
+    stopper = Stopper(memories.hold)
 
     def warm_up() -> None:
         # While the client initialises; the first tool call waits for it rather than racing it.
         try:
-            server.memories.warm_up()
+            memories.warm_up()
         except HindsightError as error:
             log.warning("warm-up: %s", error)
 

@@ -21,14 +21,20 @@ import json
 import logging
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
+    from mcp.server.streamable_http import StreamableHTTPServerTransport
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 log = logging.getLogger("hindsight.mcp")
 SESSION_HEADER = b"mcp-session-id"
 VERSION_HEADER = b"mcp-protocol-version"
 
 
-def _idle_since(transport: Any) -> float | None:
+def _idle_since(transport: StreamableHTTPServerTransport) -> float | None:
     """The deadline of an idle session's countdown (earlier = idle for longer), None if it is busy
     or already closing."""
     scope = getattr(transport, "idle_scope", None)
@@ -48,7 +54,12 @@ def _opens_session(headers: dict[bytes, bytes]) -> bool:
     )
 
 
-def _closing(transport: Any) -> bool:
+def _owner(context: AuthorizationContext | None) -> str | None:
+    """The agent a session was opened by (None on a server without tokens)."""
+    return context.get("client_id") if context else None
+
+
+def _closing(transport: StreamableHTTPServerTransport) -> bool:
     scope = getattr(transport, "idle_scope", None)
     return bool(transport.is_terminated or (scope is not None and scope.cancel_called))
 
@@ -59,8 +70,8 @@ class SessionQuota:
 
     def __init__(
         self,
-        app: Any,
-        manager: Any,
+        app: ASGIApp,
+        manager: StreamableHTTPSessionManager,
         per_agent: int,
         agent_of: Callable[[dict[bytes, bytes]], str | None],
     ) -> None:
@@ -72,16 +83,16 @@ class SessionQuota:
         self.agent_of = agent_of
         self._lock = anyio.Lock()
 
-    def sessions(self, agent: str | None) -> list[Any]:
+    def sessions(self, agent: str | None) -> list[StreamableHTTPServerTransport]:
         """The agent's open sessions' transports (the manager's table, read without awaiting)."""
         owners = self.manager._session_owners
         return [
             transport
             for sid, transport in list(self.manager._server_instances.items())
-            if (owners.get(sid) or {}).get("client_id") == agent and not _closing(transport)
+            if _owner(owners.get(sid)) == agent and not _closing(transport)
         ]
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope.get("method") == "POST":
             headers = dict(scope.get("headers") or [])
             if _opens_session(headers) and not await self._make_room(self.agent_of(headers)):
@@ -105,7 +116,8 @@ class SessionQuota:
                     return False
                 oldest = min(idle, key=lambda pair: pair[0])[1]
                 # the manager's own path: the session ends and is discarded
-                oldest.idle_scope.cancel()
+                if oldest.idle_scope is not None:
+                    oldest.idle_scope.cancel()
                 open_now.remove(oldest)
                 log.info(
                     "closed the least recently used idle session of %s (%d per agent)",
@@ -115,7 +127,7 @@ class SessionQuota:
         return True
 
 
-async def _too_many(send: Any, limit: int) -> None:
+async def _too_many(send: Send, limit: int) -> None:
     body = json.dumps(
         {
             "jsonrpc": "2.0",

@@ -17,7 +17,11 @@ import os
 import signal
 import threading
 from collections.abc import Callable
-from typing import Any
+from types import FrameType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import uvicorn
 
 log = logging.getLogger("hindsight.mcp")
 # seconds; twice this is the longest a stop takes
@@ -26,7 +30,7 @@ GRACE = 0.3
 
 class Stopper:
     """Turns the first stop signal into a deadline, the second into an immediate exit. ``hold``
-    waits for the store operation under way (``Memories.hold``)."""
+    waits for the store operation under way (``ToolStore.hold``)."""
 
     def __init__(self, hold: Callable[[float], object], grace: float = GRACE) -> None:
         self.hold = hold
@@ -64,12 +68,12 @@ def on_interrupt(stopper: Stopper) -> None:
     signal.signal(signal.SIGINT, lambda signum, frame: stopper.signalled(signum, graceful=False))
 
 
-def uvicorn_server(config: Any, stopper: Stopper) -> Any:
+def uvicorn_server(config: uvicorn.Config, stopper: Stopper) -> uvicorn.Server:
     """A uvicorn server whose stop signals also start the deadline."""
     import uvicorn
 
     class Server(uvicorn.Server):
-        def handle_exit(self, sig: int, frame: Any) -> None:
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
             stopper.signalled(sig)
             super().handle_exit(sig, frame)
 

@@ -12,7 +12,7 @@ import hmac
 import json
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from .. import safefs
 from ..errors import InvalidInput
@@ -23,11 +23,19 @@ PREFIX = "hst_"
 DEFAULT_FILE = TOKENS_FILE
 
 
+class Entry(TypedDict):
+    """One token of the file: its agent and its digest (the token itself is never stored)."""
+
+    agent: str
+    sha256: str
+    created_at: NotRequired[str | None]
+
+
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def load(path: Path) -> list[dict[str, Any]]:
+def load(path: Path) -> list[Entry]:
     """The file's entries; a missing file has none."""
     try:
         # it decides who reads your memories: yours only
@@ -47,7 +55,7 @@ def load(path: Path) -> list[dict[str, Any]]:
     return entries
 
 
-def _save(path: Path, entries: list[dict[str, Any]]) -> None:
+def _save(path: Path, entries: list[Entry]) -> None:
     if not path.parent.exists():
         safefs.private_dir(path.parent)
     safefs.write_private(path, json.dumps({"tokens": entries}, indent=2) + "\n")
@@ -74,7 +82,7 @@ def revoke(path: Path, agent: str) -> int:
     return len(entries) - len(kept)
 
 
-def agent_of(entries: list[dict[str, Any]], token: str) -> str | None:
+def agent_of(entries: list[Entry], token: str) -> str | None:
     """The agent whose token this is, or None (compared in constant time)."""
     digest = _digest(token)
     found = None

@@ -9,7 +9,7 @@ source.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..config import Ranking
 from ..storage.base import Condition, Reader
@@ -19,6 +19,7 @@ from .relevance import Candidate, fuse
 
 if TYPE_CHECKING:
     from ..storage.hot import HotIndex
+    from ..storage.hot_columns import Mask
 
 
 class Source(Protocol):
@@ -88,10 +89,10 @@ class HotSource:
     def __init__(self, index: HotIndex) -> None:
         self.index = index
         self._where: Sequence[Condition] | None = None
-        self._mask: Any = None
+        self._mask: Mask | None = None
 
-    def _masked(self, where: Sequence[Condition]) -> Any:
-        if where is not self._where:
+    def _masked(self, where: Sequence[Condition]) -> Mask:
+        if where is not self._where or self._mask is None:
             self._where, self._mask = where, self.index.mask(where)
         return self._mask
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..config import Ranking
-from ..models import Hit, SearchResult
+from ..models import Explanation, Hit, SearchResult
 from ..poisoning import QUARANTINE_TAG
 from ..storage import codec
 from ..storage.rows import MemoryRow
@@ -23,19 +23,22 @@ from .query import SearchQuery
 from .relevance import Candidate, diversity_scores, relevance, relevances
 from .signals import Context, Scored, env_mismatches, explain, scored
 
+if TYPE_CHECKING:
+    from ..storage.rows import Vector
+
 
 @dataclass
 class Ranked:
     row: MemoryRow
     score: float
-    explain: dict[str, Any]
+    explain: Explanation
     matched: list[str]
 
 
 def mmr(
     order: Sequence[str],
     scores: Mapping[str, float],
-    vectors: Mapping[str, Any],
+    vectors: Mapping[str, Vector],
     lam: float,
     k: int,
 ) -> list[str]:
@@ -117,7 +120,7 @@ def rank(
     found = _scored(rows, candidates, ctx, weights, lists)
     order = sorted(found, key=lambda m: (-found[m].final, m))
     rank_of = {m: i for i, m in enumerate(order, 1)}
-    vectors = {m: rows[m].embedding for m in order if rows[m].embedding is not None}
+    vectors = {m: vector for m in order if (vector := rows[m].embedding) is not None}
     scores = {m: found[m].final for m in order}
     quarantined = [m for m in order if QUARANTINE_TAG in (rows[m].tags or [])]
     # instruction-like text from untrusted sources ranks after everything else
@@ -125,7 +128,12 @@ def rank(
         held_back = set(quarantined)
         order = [m for m in order if m not in held_back]
         for mid in quarantined:
-            reason = (rows[mid].metadata or {}).get("quarantine", {}).get("reason", "untrusted")
+            quarantine = (rows[mid].metadata or {}).get("quarantine")
+            reason = (
+                quarantine.get("reason", "untrusted")
+                if isinstance(quarantine, dict)
+                else "untrusted"
+            )
             found[mid].notes.append(f"quarantined: {reason}; ranked after trusted memories")
     if ctx.fixes_first:
         # Gate on the evidence itself (cosine, BM25 relative to the best), which does not stretch

@@ -7,7 +7,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from ..storage.rows import Vector
 
 from ..config import Ranking
 from ..storage.rows import MemoryRow
@@ -203,7 +209,7 @@ def _capped(values: dict[str, float]) -> dict[str, float]:
 def diversity_scores(
     groups: Sequence[Sequence[str]],
     scores: Mapping[str, float],
-    vectors: Mapping[str, Any],
+    vectors: Mapping[str, Vector],
     lam: float,
 ) -> dict[str, float]:
     """Each picked hit's score after the diversity penalty MMR applied when it picked it: ``score −
@@ -219,7 +225,7 @@ def diversity_scores(
             continue
         # MMR's first pick is the group's best score
         top = scores[group[0]]
-        seen: list[Any] = []
+        seen: list[npt.NDArray[np.float32]] = []
         for mid in group:
             vector = vectors.get(mid)
             vec = np.asarray(vector, dtype=np.float32) if vector is not None else None

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property, lru_cache
-from typing import Any
 
 from ..config import Ranking
+from ..models import Explanation
 from ..storage.rows import MemoryRow, keyword_text
 from ..text import identifier_parts, identifier_tokens, identifiers
 from .relevance import Candidate
@@ -208,7 +208,7 @@ def scored(row: MemoryRow, ctx: Context, weights: Ranking, rel: float) -> Scored
     return Scored(sum(parts.values()) * factor, values, parts, confidence_factor, factor, notes)
 
 
-def explain(found: Scored, candidate: Candidate) -> dict[str, Any]:
+def explain(found: Scored, candidate: Candidate) -> Explanation:
     """Each signal's contribution to ``found`` (``--explain``, and every hit's ``explain``)."""
     signals = {
         name: (round(v, 4) if name in ("relevance", "recency") else v)

@@ -14,7 +14,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypedDict
 
 from .rows import MemoryRow
 
@@ -25,6 +25,20 @@ from .rows import MemoryRow
 Condition = tuple[str, str, Any]
 Order = Literal["newest", "oldest", "event", "seq", "id"]
 AuditRow = tuple[datetime, str, list[str], str | None, str | None]
+
+
+class Counts(TypedDict):
+    """The ledger's totals (``hindsight stats``)."""
+
+    memories: int
+    # created_at of the oldest and newest memory; None in an empty ledger
+    oldest: datetime | None
+    newest: datetime | None
+    by_status: dict[str, int]
+    by_type: dict[str, int]
+    by_agent: dict[str, int]
+    by_outcome: dict[str, int]
+    audit_entries: int
 
 
 @dataclass(frozen=True)
@@ -85,7 +99,7 @@ class Reader(Protocol):
     ) -> list[AuditRow]: ...
     def max_seq(self) -> int: ...
     def changed_since(self, seq: int) -> list[MemoryRow]: ...
-    def counts(self) -> dict[str, Any]: ...
+    def counts(self) -> Counts: ...
 
 
 class Writer(Reader, Protocol):
@@ -129,7 +143,8 @@ class Ledger(Protocol):
     def scrub(self) -> bool: ...
     def change_token(self) -> str: ...
     def mark_changed(self) -> None: ...
-    def probe(self) -> dict[str, Any]: ...
+    # what the engine is: ``engine`` (its name and version) and engine-specific facts
+    def probe(self) -> dict[str, str | None]: ...
 
 
 def conditions_of(*groups: Sequence[Condition]) -> list[Condition]:

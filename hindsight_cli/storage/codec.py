@@ -6,11 +6,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..models import Memory
 from ..timeutil import iso
 from .rows import COLUMNS, JSON_COLUMNS, LIST_COLUMNS, TIME_COLUMNS, MemoryRow
+
+if TYPE_CHECKING:
+    from .rows import Vector
 
 
 def to_memory(row: MemoryRow) -> Memory:
@@ -31,7 +34,7 @@ def _public(row: MemoryRow) -> dict[str, Any]:
     return values
 
 
-def _time(value: Any) -> datetime | None:
+def _time(value: object) -> datetime | None:
     if value is None or value == "":
         return None
     if isinstance(value, datetime):
@@ -74,13 +77,13 @@ def to_json(row: MemoryRow) -> str:
     return json.dumps(_public(row), ensure_ascii=False)
 
 
-def from_json(text: str, embedding: Any = None) -> MemoryRow:
+def from_json(text: str, embedding: Vector | None = None) -> MemoryRow:
     row = from_mapping(json.loads(text))
     row.embedding = embedding
     return row
 
 
-def sql_values(row: MemoryRow) -> list[Any]:
+def sql_values(row: MemoryRow) -> list[object]:
     """The row's data-model columns as SQL parameters, in ``COLUMNS`` order (mappings as JSON
     text)."""
     return [
@@ -110,12 +113,12 @@ def micros(value: datetime | None) -> int | None:
     return int(value.timestamp() * 1_000_000)
 
 
-def index_record(row: MemoryRow, terms_text: str) -> dict[str, Any]:
+def index_record(row: MemoryRow, terms_text: str) -> dict[str, object]:
     """The LanceDB index's record of a row: its vector, keyword terms, filter columns and JSON."""
     return {
         "id": row.id,
         "seq": row.seq,
-        "vector": list(row.embedding),
+        "vector": list(row.vector()),
         "terms": terms_text,
         "agent_id": row.agent_id,
         "task_id": row.task_id,
@@ -130,7 +133,7 @@ def index_record(row: MemoryRow, terms_text: str) -> dict[str, Any]:
     }
 
 
-def chunk_records(row: MemoryRow) -> list[dict[str, Any]]:
+def chunk_records(row: MemoryRow) -> list[dict[str, object]]:
     """The index's records of a long memory's further chunks: each vector, with the memory's filter
     columns (a filtered search filters its chunks the same way)."""
     shared = {

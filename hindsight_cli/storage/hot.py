@@ -17,14 +17,18 @@ import math
 from array import array
 from collections.abc import Sequence
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .base import Condition
-from .hot_columns import Grow, Labels, Numbers, Tags
+from .hot_columns import Floats, Grow, Labels, Mask, Numbers, Positions, Scores, Seqs, Tags
 from .rows import COLUMNS, FILTER_COLUMNS, JSON_COLUMNS, LIST_COLUMNS, MemoryRow
 from .sql.duckdb_feed import Changes
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 
 LABELS = ("agent_id", "task_id", "type", "status", "outcome", "trigger", "source")
 NUMBERS = ("event_at", "created_at", "expires_at", "step")
@@ -106,7 +110,7 @@ class HotIndex:
         self._postings(changes.postings, seqs, first)
         self.seq = max(self.seq, int(seqs.max()))
 
-    def _chunks(self, chunks: Any, seqs: Any, first: int) -> None:
+    def _chunks(self, chunks: pa.Table, seqs: Seqs, first: int) -> None:
         """A long memory's further windows: more vector rows for its slot (``nearest`` takes its
         best)."""
         if chunks is None or not chunks.num_rows:
@@ -120,7 +124,7 @@ class HotIndex:
         self.chunk_rows += len(slots)
         self.multi = True
 
-    def _add_rows(self, vectors: Any, slots: Any) -> None:
+    def _add_rows(self, vectors: Floats, slots: Positions) -> None:
         self.matrix.extend(vectors)
         self.norms.extend(np.sqrt(np.einsum("ij,ij->i", vectors, vectors, dtype=np.float64)))
         self.vector_slot.extend(slots)
@@ -139,10 +143,10 @@ class HotIndex:
         row = self.stored[slot]
         self._row_bytes -= ROW_OVERHEAD + len(row.content) + len(row.resolution or "")
 
-    def _decode(self, table: Any) -> list[MemoryRow]:
+    def _decode(self, table: pa.Table) -> list[MemoryRow]:
         """The table's rows as ``MemoryRow``s (without vectors), column by column, labels
         interned."""
-        columns: list[list[Any]] = []
+        columns: list[Sequence[object]] = []
         for name in COLUMNS:
             if name in self.labels:
                 columns.append(self.labels[name].add(table.column(name)))
@@ -161,7 +165,7 @@ class HotIndex:
             row.seq = seq
         return rows
 
-    def _columns(self, table: Any, rows: Sequence[MemoryRow], first: int) -> None:
+    def _columns(self, table: pa.Table, rows: Sequence[MemoryRow], first: int) -> None:
         import pyarrow as pa
         import pyarrow.compute as pc
 
@@ -173,7 +177,7 @@ class HotIndex:
             column.add(pc.fill_null(values, 0).to_numpy(zero_copy_only=False), nulls)
         self.tags.add(first, [row.tags for row in rows])
 
-    def _vectors(self, table: Any, first: int) -> None:
+    def _vectors(self, table: pa.Table, first: int) -> None:
         column = table.column("embedding").combine_chunks()
         has = ~column.is_null().to_numpy(zero_copy_only=False)
         present = np.flatnonzero(has)
@@ -186,7 +190,7 @@ class HotIndex:
             self._add_rows(vectors, first + present)
         self.first_vector.extend(starts)
 
-    def _postings(self, postings: Any, seqs: Any, first: int) -> None:
+    def _postings(self, postings: pa.Table, seqs: Seqs, first: int) -> None:
         """Append each posting to its term's lists, grouped by term in numpy (not a loop per
         posting)."""
         if not postings.num_rows:
@@ -237,7 +241,7 @@ class HotIndex:
         self._compact_vectors(live, new_slot)
         self.dead = 0
 
-    def _compact_vectors(self, live: Any, new_slot: Any) -> None:
+    def _compact_vectors(self, live: Positions, new_slot: Positions) -> None:
         rows = np.flatnonzero(new_slot[self.vector_slot.view] >= 0)
         new_row = np.full(self.matrix.n, -1, dtype=np.int64)
         new_row[rows] = np.arange(len(rows))
@@ -251,7 +255,7 @@ class HotIndex:
     # --- search
     # -------------------------------------------------------------------------------------
 
-    def mask(self, where: Sequence[Condition]) -> Any:
+    def mask(self, where: Sequence[Condition]) -> Mask:
         """The live slots that satisfy every condition."""
         out = self.alive.view.copy()
         for column, op, value in where:
@@ -274,7 +278,7 @@ class HotIndex:
                 out &= self.labels[column].mask(op, value)
         return out
 
-    def nearest(self, vector: Sequence[float], mask: Any, limit: int) -> list[tuple[str, float]]:
+    def nearest(self, vector: Sequence[float], mask: Mask, limit: int) -> list[tuple[str, float]]:
         """Cosine top-``limit`` among the masked memories, each scored by its best vector row."""
         rows = np.flatnonzero(mask[self.vector_slot.view])
         if not len(rows) or limit <= 0:
@@ -297,13 +301,13 @@ class HotIndex:
         exact = self._cosine(rows, np.einsum("ij,j->i", self.matrix.data[rows], query), length)
         return self._top(*self._best(rows, exact), limit)
 
-    def _cosine(self, rows: Any, dots: Any, length: float) -> Any:
+    def _cosine(self, rows: Positions, dots: Scores, length: float) -> Floats:
         denominator = self.norms.data[rows] * length
         with np.errstate(divide="ignore", invalid="ignore"):
             cosine = np.where(denominator > 0, dots / denominator, 0.0)
         return np.clip(cosine, -1.0, 1.0).astype(np.float32)
 
-    def _best(self, rows: Any, cosine: Any) -> tuple[Any, Any]:
+    def _best(self, rows: Positions, cosine: Floats) -> tuple[Positions, Floats]:
         """Each memory's slot and its best row's cosine (a long memory owns several rows)."""
         slots = self.vector_slot.data[rows]
         if not self.multi:
@@ -313,7 +317,7 @@ class HotIndex:
         return slots[order][first], cosine[order][first]
 
     def keyword(
-        self, terms: Sequence[str], mask: Any, limit: int, k1: float, b: float
+        self, terms: Sequence[str], mask: Mask, limit: int, k1: float, b: float
     ) -> list[tuple[str, float]]:
         """BM25 over the postings with the ledger's formula and the masked rows' statistics."""
         n = int(np.count_nonzero(mask))
@@ -341,7 +345,7 @@ class HotIndex:
         unique, inverse = np.unique(np.concatenate(found), return_inverse=True)
         return self._top(unique, np.bincount(inverse, weights=np.concatenate(parts)), limit)
 
-    def _top(self, slots: Any, scores: Any, limit: int) -> list[tuple[str, float]]:
+    def _top(self, slots: Positions, scores: Scores, limit: int) -> list[tuple[str, float]]:
         """The ``limit`` best by score, ties by id (the ledger's ``ORDER BY score DESC, id``)."""
         if len(scores) > limit:
             threshold = np.partition(scores, len(scores) - limit)[len(scores) - limit]

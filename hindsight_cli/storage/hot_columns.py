@@ -9,11 +9,28 @@ import operator
 from array import array
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from . import codec
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+# a numpy scalar type: a column's values
+Scalar = TypeVar("Scalar", bound=np.generic)
+# one boolean per slot: the slots a condition keeps
+Mask: TypeAlias = npt.NDArray[np.bool_]
+# positions (slots, vector rows) into the columns
+Positions: TypeAlias = npt.NDArray[np.signedinteger[Any]]
+# float32 rows and values: the vector matrix, cosines
+Floats: TypeAlias = npt.NDArray[np.float32]
+# change sequence numbers
+Seqs: TypeAlias = npt.NDArray[np.int64]
+# one score per vector row, or per memory
+Scores: TypeAlias = npt.NDArray[np.number[Any]]
 
 _COMPARE: dict[str, Callable[[Any, Any], Any]] = {
     "=": operator.eq,
@@ -23,21 +40,21 @@ _COMPARE: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
-class Grow:
+class Grow(Generic[Scalar]):
     """A one-dimensional numpy array that grows by doubling (appends are amortised O(1))."""
 
-    def __init__(self, dtype: Any, width: int = 0) -> None:
+    def __init__(self, dtype: type[Scalar], width: int = 0) -> None:
         # > 0: rows of ``width`` values (the vector matrix)
         self.width = width
         shape = (16, width) if width else (16,)
-        self.data = np.zeros(shape, dtype=dtype)
+        self.data: npt.NDArray[Scalar] = np.zeros(shape, dtype=dtype)
         self.n = 0
 
     @property
-    def view(self) -> Any:
+    def view(self) -> npt.NDArray[Scalar]:
         return self.data[: self.n]
 
-    def extend(self, values: Any) -> None:
+    def extend(self, values: npt.ArrayLike) -> None:
         values = np.asarray(values, dtype=self.data.dtype)
         needed = self.n + len(values)
         if needed > len(self.data):
@@ -48,7 +65,7 @@ class Grow:
         self.data[self.n : needed] = values
         self.n = needed
 
-    def keep(self, positions: Any) -> None:
+    def keep(self, positions: Positions) -> None:
         """Keep only the values at ``positions`` (in that order): a compaction."""
         kept = self.data[positions]
         self.data = np.zeros((max(16, len(kept)), *self.data.shape[1:]), dtype=self.data.dtype)
@@ -69,7 +86,7 @@ class Labels:
         self.code: dict[str, int] = {}
         self.values: list[str] = []
 
-    def add(self, column: Any) -> list[str | None]:
+    def add(self, column: pa.ChunkedArray) -> list[str | None]:
         """Append one value per new slot from an Arrow string column; returns the values, interned.
         Each distinct value is looked up once (Arrow's dictionary encoding), not once per row."""
         import pyarrow.compute as pc
@@ -96,10 +113,10 @@ class Labels:
             self.values.append(value)
         return code
 
-    def _of(self, values: Sequence[Any]) -> list[int]:
+    def _of(self, values: Sequence[object]) -> list[int]:
         return [self.code[v] for v in map(_text, values) if v in self.code]
 
-    def mask(self, op: str, value: Any) -> Any:
+    def mask(self, op: str, value: Any) -> Mask:
         codes = self.codes.view
         if op == "in":
             return np.isin(codes, self._of(value)) if value else np.zeros(len(codes), dtype=bool)
@@ -128,11 +145,11 @@ class Numbers:
         self.data = Grow(np.int64)
         self.null = Grow(np.bool_)
 
-    def add(self, values: Any, nulls: Any) -> None:
+    def add(self, values: npt.NDArray[np.int64], nulls: Mask) -> None:
         self.data.extend(values)
         self.null.extend(nulls)
 
-    def mask(self, op: str, value: Any) -> Any:
+    def mask(self, op: str, value: Any) -> Mask:
         data, null = self.data.view, self.null.view
         if op in ("is", "null_or_eq") and value is None:
             return null.copy() if op == "is" else np.ones(len(data), dtype=bool)
@@ -144,10 +161,11 @@ class Numbers:
         if op == "unexpired":
             return null | (data > number)
         if op == "null_or_eq":
-            return null | (data == number)
+            equal: Mask = data == number
+            return null | equal
         if op in ("=", "is") or op in _COMPARE:
-            compare = _COMPARE["=" if op == "is" else op]
-            return compare(data, number) & ~null
+            compared: Mask = _COMPARE["=" if op == "is" else op](data, number)
+            return compared & ~null
         raise ValueError(f"cannot apply {op!r} to a number or time column")
 
     @property
@@ -166,7 +184,7 @@ class Tags:
             for tag in set(tags or ()):
                 self.slots.setdefault(tag, array("i")).append(first + offset)
 
-    def mask(self, op: str, value: Any, size: int) -> Any:
+    def mask(self, op: str, value: Any, size: int) -> Mask:
         if op != "has":
             raise ValueError(f"cannot apply {op!r} to tags")
         out = np.zeros(size, dtype=bool)
@@ -175,7 +193,7 @@ class Tags:
             out[np.frombuffer(found, dtype=np.int32)] = True
         return out
 
-    def remap(self, new_slot: Any) -> None:
+    def remap(self, new_slot: Positions) -> None:
         for tag, slots in list(self.slots.items()):
             moved = new_slot[np.frombuffer(slots, dtype=np.int32)]
             kept = moved[moved >= 0].astype(np.int32)
@@ -189,11 +207,11 @@ class Tags:
         return sum(120 + len(tag) + 4 * len(slots) for tag, slots in self.slots.items())
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-def _number(value: Any) -> int:
+def _number(value: datetime | str | int) -> int:
     """A condition's value as the column holds it: a time as microseconds, a step as itself."""
     if isinstance(value, datetime):
         return int(codec.micros(value) or 0)

@@ -18,12 +18,14 @@ import logging
 import os
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .base import Ledger
+from .base import Ledger, Reader
 from .sql import duckdb_feed as feed
 
 if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
+
     from .hot import HotIndex
 
 log = logging.getLogger("hindsight.hot")
@@ -45,6 +47,15 @@ def _needed(index: HotIndex, count: int, chunks: int) -> int:
         + max(0, count - index.live) * (vector + ESTIMATE)
         + max(0, chunks - index.chunk_rows) * (vector + CHUNK_OVERHEAD)
     )
+
+
+def _connection(session: Reader) -> DuckDBPyConnection:
+    """The DuckDB connection of a session of the local ledger, the only one an index mirrors."""
+    from .sql.duckdb_ledger import DuckDBSession
+
+    if not isinstance(session, DuckDBSession):
+        raise TypeError(f"the in-memory index mirrors a local ledger, not {type(session)}")
+    return session.conn
 
 
 class HotMirror:
@@ -75,13 +86,18 @@ class HotMirror:
         """Whether the index matches the ledger's latest change (no ledger read needed)."""
         return self.index is not None and self._token == self.ledger.change_token()
 
-    def ready(self) -> HotIndex | None:
-        """The index, brought up to the ledger's latest change; None while it is over its limit."""
+    def synced_index(self) -> HotIndex | None:
+        """The index, brought up to the ledger's latest change (loaded first if it is not yet); None
+        while it is over its limit."""
         with self.lock:
             token = self.ledger.change_token()
             if self._token != token or (self.index is None and self._full_at is None):
                 self.refresh(token)
             return self.index
+
+    # TODO(issue 29): the old name, kept while store.py (being changed in parallel) calls it; drop
+    # it once store.py calls ``synced_index``.
+    ready = synced_index
 
     def refresh(self, token: str | None = None) -> int:
         """Read what changed since the index's sequence number; returns how many rows were
@@ -99,7 +115,7 @@ class HotMirror:
         where = self._ledger_file()
         index = self.index
         with self.ledger.read() as session:
-            conn: Any = session.conn  # type: ignore[attr-defined]  # a DuckDB session
+            conn = _connection(session)
             top, count, chunks, meta = feed.head(conn)
             if self._full_at is not None and count > _RETRY_SHARE * self._full_at:
                 self._token, self.meta = token, meta
@@ -162,7 +178,7 @@ class HotMirror:
         ]
         if stale:
             with self.ledger.read() as session:
-                more = feed.by_ids(session.conn, stale)  # type: ignore[attr-defined]
+                more = feed.by_ids(_connection(session), stale)
             index.apply(more)
             applied += int(more.rows.num_rows)
         return applied

@@ -12,11 +12,11 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import safefs
 from ..errors import StoreBusy
@@ -25,6 +25,14 @@ from .base import Condition
 from .index_upkeep import Upkeep
 from .locks import open_lock_file, wait_for_flock
 from .rows import FILTER_COLUMNS, MemoryRow
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from lancedb.db import LanceDBConnection
+    from lancedb.table import LanceTable
+
+# what a query returns: one record per row, of the columns it selects
+Records = list[dict[str, Any]]
 
 log = logging.getLogger("hindsight.index")
 
@@ -81,11 +89,11 @@ class Index(Upkeep):
         self.dim = dim
         # 0: never build one, and search exactly
         self.vector_index_rows = vector_index_rows
-        self._table: Any = None
-        self._chunk_table: Any = None
+        self._table: LanceTable | None = None
+        self._chunk_table: LanceTable | None = None
         self._worker: threading.Thread | None = None
 
-    def _schema(self) -> Any:
+    def _schema(self) -> pa.Schema:
         import pyarrow as pa
 
         return pa.schema(
@@ -99,7 +107,7 @@ class Index(Upkeep):
             ]
         )
 
-    def _chunk_schema(self) -> Any:
+    def _chunk_schema(self) -> pa.Schema:
         import pyarrow as pa
 
         return pa.schema(
@@ -112,7 +120,7 @@ class Index(Upkeep):
         )
 
     @staticmethod
-    def _filter_fields() -> list[tuple[str, Any]]:
+    def _filter_fields() -> list[tuple[str, pa.DataType]]:
         import pyarrow as pa
 
         return [
@@ -128,13 +136,17 @@ class Index(Upkeep):
         ]
 
     @staticmethod
-    def _connect(path: Path) -> Any:
+    def _connect(path: Path) -> LanceDBConnection:
         import lancedb
+        from lancedb.db import LanceDBConnection
 
         # Always read the newest version: other processes write and compact these tables too.
-        return lancedb.connect(str(path), read_consistency_interval=timedelta(0))
+        db = lancedb.connect(str(path), read_consistency_interval=timedelta(0))
+        # what a local directory gets
+        assert isinstance(db, LanceDBConnection)
+        return db
 
-    def chunk_table(self) -> Any:
+    def chunk_table(self) -> LanceTable:
         """The table of long memories' further chunks (created on first use)."""
         if self._chunk_table is None:
             db = self._connect(self.path)
@@ -148,7 +160,7 @@ class Index(Upkeep):
                     self._chunk_table = db.open_table(CHUNKS)
         return self._chunk_table
 
-    def table(self) -> Any:
+    def table(self) -> LanceTable:
         if self._table is None:
             db = self._connect(self.path)
             try:
@@ -177,7 +189,7 @@ class Index(Upkeep):
         return self._table
 
     @staticmethod
-    def _create_fts(table: Any) -> None:
+    def _create_fts(table: LanceTable) -> None:
         from lancedb.index import FTS
 
         table.create_index(
@@ -233,7 +245,7 @@ class Index(Upkeep):
     def set_watermark(self, seq: int) -> None:
         self._write_json(_STATE, {"seq": seq})
 
-    def _write_json(self, name: str, data: dict[str, Any]) -> None:
+    def _write_json(self, name: str, data: dict[str, int]) -> None:
         safefs.private_dir(self.path, "The index directory")
         safefs.write_private(self.path / name, json.dumps(data))
 
@@ -274,7 +286,7 @@ class Index(Upkeep):
         )
 
     @staticmethod
-    def _delete_from(table: Any, ids: Sequence[str]) -> None:
+    def _delete_from(table: LanceTable, ids: Sequence[str]) -> None:
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             table.delete(f"id IN ({', '.join(_q(i) for i in chunk)})")
@@ -303,15 +315,17 @@ class Index(Upkeep):
         return int(self._read(lambda table: [{"n": table.count_rows()}])[0]["n"])
 
     def fragments(self) -> int:
-        return int(self.table().stats()["fragment_stats"]["num_fragments"])
+        # LanceDB's annotation says a TableStatistics; it returns a dict
+        stats: dict[str, dict[str, int]] = self.table().stats()  # type: ignore[assignment]
+        return int(stats["fragment_stats"]["num_fragments"])
 
     # --- reads
     # --------------------------------------------------------------------------------------
 
-    def _read(self, run: Any, chunks: bool = False) -> list[dict[str, Any]]:
+    def _read(self, run: Callable[[LanceTable], Records], chunks: bool = False) -> Records:
         """Run a query; if another process purged the version under us, reopen once and retry."""
         try:
-            found: list[dict[str, Any]] = run(self.chunk_table() if chunks else self.table())
+            found = run(self.chunk_table() if chunks else self.table())
         except (RuntimeError, OSError, ValueError):
             self._table = self._chunk_table = None
             found = run(self.chunk_table() if chunks else self.table())
@@ -329,7 +343,7 @@ class Index(Upkeep):
         """Top ``limit`` by cosine, a long memory by its best chunk; with ``rows``, also collect
         each hit's stored fields into it."""
 
-        def run(table: Any) -> Any:
+        def run(table: LanceTable) -> Records:
             query = table.search(list(vector)).distance_type("cosine")
             if self.vector_index_rows <= 0:
                 query = query.bypass_vector_index()
@@ -365,7 +379,7 @@ class Index(Upkeep):
         """Raise each memory's score to its best chunk's: the top ``limit`` by best window is within
         the top ``limit`` first windows and the top ``limit`` memories by chunk, merged."""
 
-        def run(table: Any) -> Any:
+        def run(table: LanceTable) -> Records:
             query = table.search(list(vector)).distance_type("cosine").bypass_vector_index()
             if where:
                 query = query.where(where, prefilter=True)
@@ -420,7 +434,7 @@ class Index(Upkeep):
         if not query_terms:
             return []
 
-        def run(table: Any) -> Any:
+        def run(table: LanceTable) -> Records:
             query = table.search(" ".join(sorted(set(query_terms))), query_type="fts")
             if where:
                 query = query.where(where, prefilter=True)
@@ -435,7 +449,7 @@ class Index(Upkeep):
         return [(r["id"], float(r["_score"])) for r in found]
 
 
-def _collect(found: list[dict[str, Any]], rows: dict[str, MemoryRow] | None) -> None:
+def _collect(found: Records, rows: dict[str, MemoryRow] | None) -> None:
     if rows is None:
         return
     for record in found:

@@ -13,10 +13,13 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from .. import safefs
 from .locks import open_lock_file
+
+if TYPE_CHECKING:
+    from lancedb.table import LanceTable
 
 log = logging.getLogger("hindsight.index")
 
@@ -30,14 +33,24 @@ _EXTEND_SHARE = 0.1
 _RETRAIN_GROWTH = 2.0
 
 
+class VectorIndexState(TypedDict):
+    """The vector index as ``hindsight stats`` shows it."""
+
+    type: str
+    # rows it covers, rows added since (searched flat beside it), the table size it was trained at
+    rows: int
+    unindexed_rows: int
+    trained_rows: int
+
+
 class Upkeep:
     path: Path
     vector_index_rows: int
-    _table: Any
+    _table: LanceTable | None
     _worker: threading.Thread | None
 
     # Provided by Index:
-    def table(self) -> Any:
+    def table(self) -> LanceTable:
         raise NotImplementedError
 
     def count(self) -> int:
@@ -49,17 +62,17 @@ class Upkeep:
     def delete(self, ids: Sequence[str]) -> None:
         raise NotImplementedError
 
-    def chunk_table(self) -> Any:
+    def chunk_table(self) -> LanceTable:
         raise NotImplementedError
 
     def _has_chunks(self) -> bool:
         raise NotImplementedError
 
-    def _write_json(self, name: str, data: dict[str, Any]) -> None:
+    def _write_json(self, name: str, data: dict[str, int]) -> None:
         raise NotImplementedError
 
     @staticmethod
-    def _create_fts(table: Any) -> None:
+    def _create_fts(table: LanceTable) -> None:
         raise NotImplementedError
 
     def compact(self, purge: bool = False) -> None:
@@ -161,7 +174,7 @@ class Upkeep:
     # --- the vector index
     # ---------------------------------------------------------------------------
 
-    def vector_index(self) -> dict[str, Any] | None:
+    def vector_index(self) -> VectorIndexState | None:
         """The approximate-nearest-neighbour index on the vectors (None while every search is flat):
         its type, the rows it covers, the rows added since (searched flat beside it) and the table
         size it was trained at."""

@@ -8,13 +8,13 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from types import ModuleType
 
 from .. import safefs
 
 
 def wait_for_flock(
-    fcntl: Any, handle: int, mode: int, deadline: float, busy: Callable[[], Exception]
+    fcntl: ModuleType, handle: int, mode: int, deadline: float, busy: Callable[[], Exception]
 ) -> None:
     """Take ``mode`` (``LOCK_SH``/``LOCK_EX``) on ``handle``, polling with jittered exponential
     backoff; raise ``busy()`` once ``deadline`` (a ``time.monotonic()`` value) has passed."""

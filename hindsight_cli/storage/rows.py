@@ -10,9 +10,22 @@ and from ``Memory``, SQL values and index records.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+    import pyarrow as pa
+
+    from ..models import JSONValue
+
+    # an embedding: floats, or a row of the in-memory index's float32 matrix (``storage.hot``)
+    Vector: TypeAlias = Sequence[float] | npt.NDArray[np.float32]
+    # embeddings, one row per text (what an embedder returns)
+    Vectors: TypeAlias = npt.NDArray[np.float32]
 
 # a mapping stored as a JSON string
 JSON: Final = "json"
@@ -37,7 +50,7 @@ class MemoryRow:
     importance: float = 0.5
     confidence: float = 0.6
     tags: list[str] = field(default_factory=list, metadata={"kind": LIST})
-    metadata: dict[str, Any] = field(default_factory=dict, metadata={"kind": JSON})
+    metadata: dict[str, JSONValue] = field(default_factory=dict, metadata={"kind": JSON})
     env: dict[str, str] = field(default_factory=dict, metadata={"kind": JSON})
     source: str = "agent"
     created_at: datetime = field(
@@ -60,14 +73,20 @@ class MemoryRow:
     supersedes: str | None = None
     # Storage only, never part of the data model:
     seq: int = field(default=0, metadata={"storage": True})
-    # a float sequence or numpy vector
-    embedding: Any = field(default=None, metadata={"storage": True})
+    embedding: Vector | None = field(default=None, metadata={"storage": True})
     # The vectors of a long memory's further chunks (the first chunk's is ``embedding``): searched
     # too, each memory by its best chunk. None: not loaded (or a short memory).
-    chunks: list[Any] | None = field(default=None, metadata={"storage": True})
+    chunks: list[list[float]] | None = field(default=None, metadata={"storage": True})
 
     def replace(self, **changes: Any) -> MemoryRow:
         return dataclasses.replace(self, **changes)
+
+    def vector(self) -> Vector:
+        """The embedding of a row that has one (a row the write path embedded, a row stored with
+        its vector)."""
+        if self.embedding is None:
+            raise ValueError(f"the memory {self.id} has no vector")
+        return self.embedding
 
 
 _FIELDS = dataclasses.fields(MemoryRow)
@@ -91,7 +110,7 @@ FILTER_COLUMNS: Final[frozenset[str]] = frozenset(
 )
 
 
-def arrow_type(name: str) -> Any:
+def arrow_type(name: str) -> pa.DataType:
     """The Arrow type of a data-model column (for bulk inserts)."""
     import pyarrow as pa
 
@@ -116,7 +135,14 @@ def keyword_text(row: MemoryRow) -> str:
     return " ".join(filter(None, [row.content, row.resolution or "", " ".join(row.tags or [])]))
 
 
-def keyword_terms(row: MemoryRow) -> dict[str, int]:
+def row_term_counts(row: MemoryRow) -> dict[str, int]:
+    """How often each term occurs in the row's keyword text: the postings a ledger stores for it."""
     from ..text import term_counts
 
     return dict(term_counts(keyword_text(row)))
+
+
+# TODO(issue 29): the old name, kept while core/transfer.py (being changed in parallel) still
+# imports it; ``search.query.keyword_terms`` is a query's terms, this is a row's counts. Drop it
+# once transfer.py calls ``row_term_counts``.
+keyword_terms = row_term_counts

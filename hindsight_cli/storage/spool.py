@@ -17,9 +17,10 @@ from . import spool_json as codec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterator, Mapping
     from pathlib import Path
-    from typing import Any
+
+    from ..models import JSONObject
 
 try:
     import fcntl
@@ -62,7 +63,7 @@ def _open_locked(path: str | os.PathLike[str]) -> int:
         os.close(fd)
 
 
-def append(path: str | os.PathLike[str], record: dict[str, Any]) -> None:
+def append(path: str | os.PathLike[str], record: Mapping[str, object]) -> None:
     """Append one JSON line to ``path`` in a single write."""
     safefs.private_dir(os.path.dirname(path), "The spool directory")
     data = (codec.dumps(record, compact=True) + "\n").encode("utf-8")
@@ -101,7 +102,7 @@ def claim(store: Path) -> list[Path]:
     return sorted(directory.glob(f"{CLAIMED_PREFIX}*.jsonl")) if directory.is_dir() else []
 
 
-def read(paths: list[Path]) -> Iterator[dict[str, Any]]:
+def read(paths: list[Path]) -> Iterator[JSONObject]:
     """The events in ``paths``, in order; a torn or foreign line is skipped, not fatal."""
     for path in paths:
         try:
@@ -127,7 +128,7 @@ def done(paths: list[Path]) -> None:
         path.unlink(missing_ok=True)
 
 
-def recent_seen(store: str | os.PathLike[str]) -> list[dict[str, Any]]:
+def recent_seen(store: str | os.PathLike[str]) -> list[JSONObject]:
     """The most recent signatures of prompts and errors (for "have I seen this before?")."""
     try:
         with open(os.path.join(store, SPOOL_DIR, SEEN), "rb") as handle:

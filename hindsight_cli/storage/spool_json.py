@@ -11,7 +11,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from ..models import JSONValue
 
 # json's whitespace, and nothing else (str.strip() would take more)
 _SPACE = " \t\n\r"
@@ -34,11 +34,12 @@ else:
     _scan = make_scanner(_Context())  # type: ignore[arg-type]  # the C scanner reads these attributes
 
 
-def loads(text: str) -> Any:
+def loads(text: str) -> JSONValue:
     """``json.loads(text)``."""
     if _scan is not None:
         start = len(text) - len(text.lstrip(_SPACE))
         try:
+            value: JSONValue
             value, end = _scan(text, start)
         except Exception:  # noqa: BLE001  (not JSON: json.loads below raises its own error)
             pass
@@ -47,10 +48,11 @@ def loads(text: str) -> Any:
                 return value
     import json
 
-    return json.loads(text)
+    decoded: JSONValue = json.loads(text)
+    return decoded
 
 
-def dumps(value: Any, *, sort_keys: bool = False, compact: bool = False) -> str:
+def dumps(value: object, *, sort_keys: bool = False, compact: bool = False) -> str:
     """``json.dumps(value, ensure_ascii=False, sort_keys=sort_keys)``, with ``separators=(",",
     ":")`` if ``compact``."""
     if _string is not None:
@@ -72,7 +74,7 @@ class _Unsupported(Exception):
     pass
 
 
-def _encode(value: Any, out: list[str], sort_keys: bool, separators: tuple[str, str]) -> None:
+def _encode(value: object, out: list[str], sort_keys: bool, separators: tuple[str, str]) -> None:
     if isinstance(value, str):
         out.append(_string(value))
     elif value is None or value is True or value is False:
@@ -82,14 +84,14 @@ def _encode(value: Any, out: list[str], sort_keys: bool, separators: tuple[str, 
     elif type(value) is float:
         text = float.__repr__(value)
         out.append(_FLOAT_WORDS.get(text, text))
-    elif type(value) in (list, tuple):
+    elif isinstance(value, (list, tuple)) and type(value) in (list, tuple):
         out.append("[")
         for position, item in enumerate(value):
             if position:
                 out.append(separators[0])
             _encode(item, out, sort_keys, separators)
         out.append("]")
-    elif type(value) is dict and all(type(key) is str for key in value):
+    elif isinstance(value, dict) and type(value) is dict and all(type(key) is str for key in value):
         out.append("{")
         for position, key in enumerate(sorted(value) if sort_keys else value):
             if position:

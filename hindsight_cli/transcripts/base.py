@@ -8,9 +8,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias
 
 from ..errors import InvalidInput
+from ..models import JSONObject, JSONValue
+
+if TYPE_CHECKING:
+    from .lines import Line
+
+# Where a read resumes, as the mining state keeps it: a byte offset into a file, or a reader's own
+# position (OpenCode's: the message index and the id of the message before it).
+Cursor: TypeAlias = int | JSONObject
+# What a reader knows at a point of a transcript (session, cwd, project, branch, model …), as the
+# lines so far said it; kept in the mining state, so a resumed read starts from it.
+Context: TypeAlias = dict[str, JSONValue]
 
 
 @dataclass
@@ -22,9 +33,11 @@ class Unit:
     client: str
     path: Path
     size: int
-    stamp: list[Any]
+    # what tells an unchanged transcript: [size, mtime_ns] of a file, an OpenCode session's update
+    # time and message count
+    stamp: list[JSONValue]
     label: str
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: JSONObject = field(default_factory=dict)
 
 
 @dataclass
@@ -32,9 +45,10 @@ class Resume:
     """Where a read starts: the cursor, the number of exchanges before it, and the reader's
     context."""
 
-    cursor: Any = 0
+    # None: where a read that stopped before its first line was
+    cursor: Cursor | None = 0
     position: int = 0
-    ctx: dict[str, Any] = field(default_factory=dict)
+    ctx: Context = field(default_factory=dict)
 
 
 @dataclass
@@ -44,8 +58,8 @@ class Reading:
     broken: int = 0
     unknown: int = 0
     broken_lines: list[int] = field(default_factory=list)
-    end: Any = None
-    ctx: dict[str, Any] = field(default_factory=dict)
+    end: Cursor | None = None
+    ctx: Context = field(default_factory=dict)
     done: int = 0
 
     def bad_line(self, number: int) -> None:
@@ -77,7 +91,7 @@ def file_units(client: str, root: Path, pattern: str) -> Iterator[Unit]:
         yield file_unit(client, path)
 
 
-def start(unit: Unit, resume: Resume, session: str) -> dict[str, Any]:
+def start(unit: Unit, resume: Resume, session: str) -> Context:
     """The reader's context where a read resumes (``session``: the name to use until the file
     says)."""
     ctx = dict(resume.ctx)
@@ -86,13 +100,13 @@ def start(unit: Unit, resume: Resume, session: str) -> dict[str, Any]:
     return ctx
 
 
-def objects(unit: Unit, resume: Resume, reading: Reading) -> Iterator[tuple[Any, dict[str, Any]]]:
+def objects(unit: Unit, resume: Resume, reading: Reading) -> Iterator[tuple[Line, JSONObject]]:
     """The JSON-object lines of a transcript from the cursor, as (line, object); a line that is not
     one is counted as broken and left out. ``reading.end`` follows the last line read."""
     from .lines import BROKEN, read_lines
 
     reading.end = resume.cursor
-    for line in read_lines(unit.path, resume.cursor):
+    for line in read_lines(unit.path, resume.cursor if isinstance(resume.cursor, int) else 0):
         reading.end = reading.done = line.end
         if line.value is BROKEN or not isinstance(line.value, dict):
             reading.bad_line(line.number)
@@ -105,7 +119,7 @@ def project_of(cwd: str | None) -> str | None:
     return os.path.realpath(os.path.expanduser(cwd)) if cwd else None
 
 
-def take(ctx: dict[str, Any], value: dict[str, Any], names: dict[str, str]) -> None:
+def take(ctx: Context, value: JSONObject, names: dict[str, str]) -> None:
     """Copy into ``ctx`` the non-empty fields of ``value`` that ``names`` maps (our name:
     theirs)."""
     for ours, theirs in names.items():
@@ -113,7 +127,7 @@ def take(ctx: dict[str, Any], value: dict[str, Any], names: dict[str, str]) -> N
             ctx[ours] = str(value[theirs])
 
 
-def set_cwd(ctx: dict[str, Any], cwd: str) -> None:
+def set_cwd(ctx: Context, cwd: str) -> None:
     """The working directory where a session is now; its project is the first one, resolved once
     (resolving a path costs system calls, and a transcript repeats it on every line)."""
     ctx["cwd"] = cwd
@@ -121,7 +135,7 @@ def set_cwd(ctx: dict[str, Any], cwd: str) -> None:
         ctx["project"] = project_of(cwd)
 
 
-def iso_ms(value: Any) -> str | None:
+def iso_ms(value: object) -> str | None:
     """An epoch time (seconds or milliseconds) as ISO 8601 UTC."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return value if isinstance(value, str) and value else None
@@ -132,13 +146,18 @@ def iso_ms(value: Any) -> str | None:
         return None
 
 
-def obj(value: Any) -> dict[str, Any]:
+def obj(value: object) -> JSONObject:
     """``value`` if it is a JSON object, else an empty one: formats change, and a reader never
     trusts a shape."""
     return value if isinstance(value, dict) else {}
 
 
-def texts(content: Any, kinds: tuple[str, ...] = ("text",)) -> list[str]:
+def array(value: object) -> list[JSONValue]:
+    """``value`` if it is a JSON array, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
+def texts(content: object, kinds: tuple[str, ...] = ("text",)) -> list[str]:
     """The text of a message's content: a string, or the ``text`` of blocks of the given types."""
     if isinstance(content, str):
         return [content]

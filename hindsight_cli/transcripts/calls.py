@@ -7,10 +7,6 @@ from __future__ import annotations
 from ..redact import redact, redact_value
 from ..storage import spool_json as codec
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
 _MAX_ARGS = 300
 _EXIT_CODE = r"(?im)^\s*(?:exit code|exit status|process exited with code)\s*:?\s*(-?\d+)"
 
@@ -24,7 +20,7 @@ def clip(text: str, limit: int) -> str:
     return text[:head].rstrip() + " … " + text[-(limit - head - 3) :].lstrip()
 
 
-def as_text(value: Any) -> str:
+def as_text(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, str):
@@ -32,7 +28,7 @@ def as_text(value: Any) -> str:
     return codec.dumps(value, sort_keys=True)
 
 
-def args_summary(tool_input: Any) -> tuple[str, int]:
+def args_summary(tool_input: object) -> tuple[str, int]:
     """What the call was about, redacted: the command, the file, or the arguments as compact JSON;
     and how many secrets went. Only what is kept is redacted (a Write's whole file content is not),
     and it is redacted whole before it is clipped, so a clip never cuts a secret in two and hides
@@ -49,7 +45,7 @@ def args_summary(tool_input: Any) -> tuple[str, int]:
     return clip(as_text(redacted), _MAX_ARGS), count
 
 
-def response_error(response: Any) -> str:
+def response_error(response: object) -> str:
     """The error a successful-looking tool event reports (Codex and Gemini have no failure
     event)."""
     if isinstance(response, dict):

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-from .base import Reading, iso_ms, obj, texts
+from ..models import JSONObject, JSONValue
+from .base import Context, Reading, array, iso_ms, obj, texts
 from .exchange import Assembler, Exchange, clean_text, prompt_text
 from .lines import iter_json_array
 
@@ -63,42 +63,49 @@ def read(path: Path, kind: str, reading: Reading) -> Iterator[Exchange]:
             reading.unknown += 1
 
 
-def _branch(mapping: dict[str, Any], current: Any) -> list[dict[str, Any]]:
+def _branch(mapping: JSONObject, current: JSONValue) -> list[JSONObject]:
     """The messages from the root to ``current`` (else to the newest leaf), oldest first."""
-    if current not in mapping:
+
+    def node(key: JSONValue) -> JSONObject | None:
+        found = mapping.get(key) if isinstance(key, str) else None
+        return found if isinstance(found, dict) else None
+
+    if node(current) is None:
         roots = [n for n in mapping.values() if isinstance(n, dict) and not n.get("parent")]
         current = roots[0].get("id") if roots else None
-        while current in mapping and mapping[current].get("children"):
-            current = mapping[current]["children"][-1]
-    path, seen = [], set()
-    while current in mapping and current not in seen:
+        while (at := node(current)) is not None and (children := array(at.get("children"))):
+            current = children[-1]
+    path: list[JSONObject] = []
+    seen: set[str] = set()
+    while isinstance(current, str) and (at := node(current)) is not None and current not in seen:
         seen.add(current)
-        node = mapping[current]
-        if isinstance(node.get("message"), dict):
-            path.append(node["message"])
-        current = node.get("parent")
+        message = at.get("message")
+        if isinstance(message, dict):
+            path.append(message)
+        current = at.get("parent")
     return path[::-1]
 
 
-def _parts(content: dict[str, Any]) -> str:
-    parts = [p for p in content.get("parts") or [] if isinstance(p, str)]
-    if isinstance(content.get("text"), str):
-        parts.append(content["text"])
-    if isinstance(content.get("result"), str):
-        parts.append(content["result"])
+def _parts(content: JSONObject) -> str:
+    parts = [p for p in array(content.get("parts")) if isinstance(p, str)]
+    for name in ("text", "result"):
+        value = content.get(name)
+        if isinstance(value, str):
+            parts.append(value)
     return "\n".join(parts)
 
 
-def _chatgpt(conversation: dict[str, Any], path: Path) -> Iterator[Exchange]:
+def _chatgpt(conversation: JSONObject, path: Path) -> Iterator[Exchange]:
     session = str(
         conversation.get("conversation_id")
         or conversation.get("id")
         or conversation.get("title")
         or ""
     )
-    ctx = {"session": session, "title": conversation.get("title"), "file": str(path)}
-    assembler, calls = Assembler(), {}
-    for message in _branch(conversation["mapping"], conversation.get("current_node")):
+    ctx: Context = {"session": session, "title": conversation.get("title"), "file": str(path)}
+    assembler = Assembler()
+    calls: dict[str, str] = {}
+    for message in _branch(obj(conversation["mapping"]), conversation.get("current_node")):
         content = obj(message.get("content"))
         meta = obj(message.get("metadata"))
         if (
@@ -136,20 +143,18 @@ def _chatgpt(conversation: dict[str, Any], path: Path) -> Iterator[Exchange]:
             ref = calls.get(name) or next(reversed(calls.values()), "")
             if ref in current.refs and name.startswith(_WEB):
                 current.refs[ref].tool = "browser"
-            failed = str((meta.get("aggregate_result") or {}).get("status") or "").startswith(
-                "failed"
-            )
+            failed = str(obj(meta.get("aggregate_result")).get("status") or "").startswith("failed")
             current.result(ref, not failed, _parts(content))
     last = assembler.finish(0)
     if last is not None:
         yield last
 
 
-def _claude(conversation: dict[str, Any], path: Path) -> Iterator[Exchange]:
+def _claude(conversation: JSONObject, path: Path) -> Iterator[Exchange]:
     session = str(conversation.get("uuid") or conversation.get("name") or "")
-    ctx = {"session": session, "title": conversation.get("name"), "file": str(path)}
+    ctx: Context = {"session": session, "title": conversation.get("name"), "file": str(path)}
     assembler = Assembler()
-    for message in conversation["chat_messages"]:
+    for message in array(conversation["chat_messages"]):
         if not isinstance(message, dict):
             continue
         blocks = message.get("content") if isinstance(message.get("content"), list) else []
@@ -182,7 +187,7 @@ def _claude(conversation: dict[str, Any], path: Path) -> Iterator[Exchange]:
         yield last
 
 
-def _claude_answer(current: Exchange, blocks: list[Any]) -> None:
+def _claude_answer(current: Exchange, blocks: list[JSONValue]) -> None:
     for block in blocks:
         if not isinstance(block, dict):
             continue

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
+from ..models import JSONObject, JSONValue
 from .base import (
+    Context,
     Reading,
     Resume,
     Unit,
@@ -31,7 +32,7 @@ from .base import (
     take,
     texts,
 )
-from .exchange import Assembler, Exchange, output_failed, prompt_text
+from .exchange import Assembler, Call, Exchange, output_failed, prompt_text
 from .lines import head_values
 
 NAME = "claude-code"
@@ -105,16 +106,18 @@ def read(unit: Unit, resume: Resume, reading: Reading) -> Iterator[Exchange]:
     yield from assembler.close(reading, ctx)
 
 
-def _context(ctx: dict[str, Any], value: dict[str, Any]) -> None:
+def _context(ctx: Context, value: JSONObject) -> None:
     take(ctx, value, {"session": "sessionId", "branch": "gitBranch", "version": "version"})
     if value.get("cwd"):
         set_cwd(ctx, str(value["cwd"]))
 
 
 def _user(
-    assembler: Assembler, content: Any, value: dict[str, Any], begin: int, ctx: dict[str, Any]
+    assembler: Assembler, content: JSONValue, value: JSONObject, begin: int, ctx: Context
 ) -> Exchange | None:
-    blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+    blocks: list[JSONValue] = (
+        content if isinstance(content, list) else [{"type": "text", "text": content}]
+    )
     results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
     current = assembler.current
     for block in results:
@@ -130,7 +133,7 @@ def _user(
         return None
     return assembler.prompt(
         text,
-        session=ctx["session"],
+        session=str(ctx["session"]),
         at=value.get("timestamp"),
         anchor=str(value.get("uuid") or "") or None,
         begin=begin,
@@ -138,7 +141,7 @@ def _user(
     )
 
 
-def _status(block: dict[str, Any], body: str, result: Any, made: Any) -> bool | None:
+def _status(block: JSONObject, body: str, result: object, made: Call | None) -> bool | None:
     if body.startswith(_INTERRUPTED) or (isinstance(result, dict) and result.get("interrupted")):
         # the user stopped it: neither a failure nor a fix
         return None
@@ -149,7 +152,7 @@ def _status(block: dict[str, Any], body: str, result: Any, made: Any) -> bool | 
     return True
 
 
-def _answer(current: Exchange | None, content: Any) -> None:
+def _answer(current: Exchange | None, content: JSONValue) -> None:
     if current is None:
         return
     for block in content if isinstance(content, list) else [{"type": "text", "text": content}]:

@@ -19,9 +19,10 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
+from ..models import JSONObject, JSONValue
 from .base import (
+    Context,
     Reading,
     Resume,
     Unit,
@@ -86,7 +87,7 @@ def sniff(path: Path) -> bool:
     )
 
 
-def _legacy_header(value: dict[str, Any]) -> bool:
+def _legacy_header(value: JSONObject) -> bool:
     return "type" not in value and "id" in value and "timestamp" in value
 
 
@@ -113,11 +114,11 @@ def read(unit: Unit, resume: Resume, reading: Reading) -> Iterator[Exchange]:
     yield from assembler.close(reading, ctx)
 
 
-def _envelope(value: dict[str, Any]) -> tuple[str | None, dict[str, Any], str | None]:
+def _envelope(value: JSONObject) -> tuple[str | None, JSONObject, JSONValue]:
     """(kind, payload, time) of a current line or of an early-format one."""
-    kind = value.get("type")
-    if kind in _ENVELOPES and isinstance(value.get("payload"), dict):
-        return kind, value["payload"], value.get("timestamp")
+    kind, payload = value.get("type"), value.get("payload")
+    if kind in _ENVELOPES and isinstance(payload, dict):
+        return str(kind), payload, value.get("timestamp")
     if kind is None and _legacy_header(value):
         return "session_meta", value, value.get("timestamp")
     if kind in _ITEMS:
@@ -127,7 +128,7 @@ def _envelope(value: dict[str, Any]) -> tuple[str | None, dict[str, Any], str | 
     return None, {}, None
 
 
-def _meta(ctx: dict[str, Any], payload: dict[str, Any]) -> None:
+def _meta(ctx: Context, payload: JSONObject) -> None:
     take(ctx, payload, {"session": "id", "started": "timestamp", "version": "cli_version"})
     take(ctx, obj(payload.get("git")), {"branch": "branch"})
     if payload.get("cwd"):
@@ -135,7 +136,7 @@ def _meta(ctx: dict[str, Any], payload: dict[str, Any]) -> None:
 
 
 def _item(
-    assembler: Assembler, item: dict[str, Any], at: str | None, begin: int, ctx: dict[str, Any]
+    assembler: Assembler, item: JSONObject, at: JSONValue, begin: int, ctx: Context
 ) -> Exchange | None:
     kind, current = item.get("type"), assembler.current
     if kind == "message":
@@ -147,7 +148,7 @@ def _item(
             text = "\n".join(p for p in parts if p)
             if text:
                 return assembler.prompt(
-                    text, session=ctx["session"], at=at, anchor=None, begin=begin, ctx=ctx
+                    text, session=str(ctx["session"]), at=at, anchor=None, begin=begin, ctx=ctx
                 )
         elif role == "assistant" and current is not None:
             for text in texts(item.get("content"), ("output_text", "text")):
@@ -172,7 +173,7 @@ def _item(
     return None
 
 
-def _environment(ctx: dict[str, Any], given: list[str]) -> None:
+def _environment(ctx: Context, given: list[str]) -> None:
     """Early rollouts name the working directory only in the ``<environment_context>`` Codex
     injects."""
     for text in given:
@@ -181,7 +182,7 @@ def _environment(ctx: dict[str, Any], given: list[str]) -> None:
             set_cwd(ctx, found.group(1).strip())
 
 
-def _arguments(raw: Any) -> Any:
+def _arguments(raw: object) -> object:
     """A call's arguments (a JSON string), with a shell command's ``bash -lc`` wrapper taken off."""
     if isinstance(raw, str):
         try:
@@ -190,7 +191,8 @@ def _arguments(raw: Any) -> Any:
             return raw
     command = raw.get("command") if isinstance(raw, dict) else None
     if (
-        isinstance(command, list)
+        isinstance(raw, dict)
+        and isinstance(command, list)
         and len(command) == 3
         and str(command[1]) in ("-c", "-lc")
         and Path(str(command[0])).name in ("bash", "sh", "zsh", "dash")
@@ -199,7 +201,7 @@ def _arguments(raw: Any) -> Any:
     return raw
 
 
-def _output_text(output: Any) -> str:
+def _output_text(output: object) -> str:
     """What a tool printed: early shell outputs are JSON ``{"output", "metadata"}``; MCP ones
     content items."""
     if isinstance(output, str) and output.startswith("{"):
@@ -215,7 +217,7 @@ def _output_text(output: Any) -> str:
     )
 
 
-def _failed(output: Any) -> bool:
+def _failed(output: object) -> bool:
     if isinstance(output, dict) and output.get("success") is False:
         return True
     text = output if isinstance(output, str) else ""

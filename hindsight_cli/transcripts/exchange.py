@@ -16,9 +16,10 @@ import re
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
+from ..models import JSONValue
 from ..redact import redact
+from .base import Context, Cursor, Reading
 from .calls import args_summary, response_error
 
 PROMPT_CHARS = 3000
@@ -73,12 +74,13 @@ class Exchange:
     session: str
     position: int
     prompt: str
-    at: str | None
+    # as the transcript gives it (ISO 8601 text, mostly)
+    at: JSONValue
     # a stable id of the turn (the prompt message's id) or "#position"
     anchor: str
-    begin: Any
-    ctx: dict[str, Any]
-    end: Any = None
+    begin: Cursor
+    ctx: Context
+    end: Cursor | None = None
     closed: bool = False
     answer_head: str = ""
     answer_tail: str = ""
@@ -97,7 +99,7 @@ class Exchange:
         else:
             self.answer_tail = (self.answer_tail + "\n" + text)[-ANSWER_TAIL * 2 :]
 
-    def call(self, ref: str, tool: str, tool_input: Any) -> Call:
+    def call(self, ref: str, tool: str, tool_input: object) -> Call:
         # redacted already; the store counts it again
         made = Call(tool or "tool", args_summary(tool_input)[0])
         self.calls.append(made)
@@ -105,7 +107,7 @@ class Exchange:
             self.refs[ref] = made
         return made
 
-    def result(self, ref: str, ok: bool | None, output: Any = "") -> None:
+    def result(self, ref: str, ok: bool | None, output: object = "") -> None:
         made = self.refs.get(ref)
         if made is None:
             return
@@ -140,10 +142,10 @@ class Assembler:
         text: str,
         *,
         session: str,
-        at: str | None,
+        at: JSONValue,
         anchor: str | None,
-        begin: Any,
-        ctx: dict[str, Any],
+        begin: Cursor,
+        ctx: Context,
     ) -> Exchange | None:
         done = self.current
         if done is not None:
@@ -160,13 +162,13 @@ class Assembler:
         self.position += 1
         return done
 
-    def finish(self, end: Any) -> Exchange | None:
+    def finish(self, end: Cursor | None) -> Exchange | None:
         done, self.current = self.current, None
         if done is not None:
             done.end = end
         return done
 
-    def close(self, reading: Any, ctx: dict[str, Any]) -> Iterator[Exchange]:
+    def close(self, reading: Reading, ctx: Context) -> Iterator[Exchange]:
         """At the end of a read: note where it stopped, and yield the last exchange (still open)."""
         reading.ctx = ctx
         last = self.finish(reading.end)
@@ -174,7 +176,7 @@ class Assembler:
             yield last
 
 
-def clean_text(text: Any) -> str:
+def clean_text(text: object) -> str:
     """Text without system reminders; empty if it is only boilerplate the client injected."""
     if not isinstance(text, str):
         return ""
@@ -184,7 +186,7 @@ def clean_text(text: Any) -> str:
     return text
 
 
-def prompt_text(text: Any) -> str:
+def prompt_text(text: object) -> str:
     """What the user asked: a slash command as ``/name args``; wrapped context the client added
     (``<environment_context>``, ``<local-command-stdout>`` …) and reminders dropped."""
     text = clean_text(text)
@@ -200,7 +202,7 @@ def exit_failure(text: str) -> bool:
     return match is not None and int(match.group(1)) != 0
 
 
-def output_failed(output: Any) -> bool:
+def output_failed(output: object) -> bool:
     """Whether a tool's structured or JSON-encoded output reports an error or a non-zero exit."""
     value = output
     if isinstance(output, str) and output[:1] in "{[":
@@ -251,7 +253,7 @@ def digest(text: str, limit: int) -> str:
     return f"{clip(head, third)} … {clip(tail, limit - third - 3, keep='tail')} ({len(text)} chars)"
 
 
-def key(*parts: Any) -> str:
+def key(*parts: object) -> str:
     return hashlib.sha256(json.dumps(["mine", *parts], ensure_ascii=False).encode()).hexdigest()[
         :32
     ]

@@ -21,12 +21,15 @@ import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
+from ..models import JSONObject, JSONValue
 from .base import (
+    Context,
+    Cursor,
     Reading,
     Resume,
     Unit,
+    array,
     env_path,
     file_unit,
     home,
@@ -148,7 +151,7 @@ def _lines(unit: Unit, resume: Resume, reading: Reading, turns: _Turns) -> Itera
                 yield done
 
 
-def _list(value: Any) -> list[Any]:
+def _list(value: object) -> list[JSONValue]:
     return value if isinstance(value, list) else []
 
 
@@ -161,12 +164,13 @@ def _whole(unit: Unit, reading: Reading, turns: _Turns) -> Iterator[Exchange]:
         return
     if len(value) == 1 and isinstance(value[0], dict) and "messages" in value[0]:
         turns.ctx["session"] = str(value[0].get("sessionId") or turns.ctx["session"])
-        for record in value[0].get("messages") or []:
+        for record in array(value[0].get("messages")):
             done = turns.message(record, 0)
             if done is not None:
                 yield done
         return
-    at = iso_ms(unit.stamp[1] / 1e9) if len(unit.stamp) > 1 else None
+    modified = unit.stamp[1] if len(unit.stamp) > 1 else None
+    at = iso_ms(modified / 1e9) if isinstance(modified, (int, float)) else None
     # a tag is only unique in its project
     turns.ctx["session"] = f"{unit.path.parent.name}/{unit.path.stem}"
     for content in value:
@@ -180,11 +184,11 @@ class _Turns:
     each answer counts, so an exchange's answers are collected by id and read when the exchange
     closes."""
 
-    def __init__(self, assembler: Assembler, ctx: dict[str, Any]) -> None:
+    def __init__(self, assembler: Assembler, ctx: Context) -> None:
         self.assembler, self.ctx = assembler, ctx
-        self.answers: dict[str, dict[str, Any]] = {}
+        self.answers: dict[str, JSONObject] = {}
 
-    def message(self, record: Any, begin: Any) -> Exchange | None:
+    def message(self, record: object, begin: Cursor) -> Exchange | None:
         if not isinstance(record, dict):
             return None
         kind, current = record.get("type"), self.assembler.current
@@ -200,21 +204,22 @@ class _Turns:
         self._flush()
         return self.assembler.prompt(
             text,
-            session=self.ctx["session"],
+            session=str(self.ctx["session"]),
             at=record.get("timestamp"),
             anchor=str(record.get("id") or "") or None,
             begin=begin,
             ctx=self.ctx,
         )
 
-    def content(self, content: dict[str, Any], at: str | None) -> Exchange | None:
+    def content(self, content: JSONObject, at: str | None) -> Exchange | None:
         """One entry of a saved chat (``{role, parts}``)."""
-        parts = [p for p in content.get("parts") or [] if isinstance(p, dict)]
+        parts = [p for p in array(content.get("parts")) if isinstance(p, dict)]
         current = self.assembler.current
         if content.get("role") == "model" and current is not None:
             for part in parts:
-                if isinstance(part.get("text"), str) and not part.get("thought"):
-                    current.say(part["text"])
+                said = part.get("text")
+                if isinstance(said, str) and not part.get("thought"):
+                    current.say(said)
                 call = part.get("functionCall")
                 if isinstance(call, dict):
                     current.call(
@@ -223,9 +228,7 @@ class _Turns:
                         call.get("args"),
                     )
             return None
-        responses = [
-            p["functionResponse"] for p in parts if isinstance(p.get("functionResponse"), dict)
-        ]
+        responses = [r for p in parts if isinstance(r := p.get("functionResponse"), dict)]
         for response in responses:
             if current is not None:
                 body = obj(response.get("response"))
@@ -240,7 +243,7 @@ class _Turns:
         if responses or not text:
             return None
         return self.assembler.prompt(
-            text, session=self.ctx["session"], at=at, anchor=None, begin=0, ctx=self.ctx
+            text, session=str(self.ctx["session"]), at=at, anchor=None, begin=0, ctx=self.ctx
         )
 
     def _flush(self) -> None:
@@ -250,14 +253,14 @@ class _Turns:
         for record in answers.values():
             for text in texts(record.get("content")):
                 current.say(text)
-            for call in record.get("toolCalls") or []:
+            for call in array(record.get("toolCalls")):
                 if isinstance(call, dict):
                     self._call(current, call)
             if record.get("model"):
                 current.ctx.setdefault("model", str(record["model"]))
 
     @staticmethod
-    def _call(current: Exchange, call: dict[str, Any]) -> None:
+    def _call(current: Exchange, call: JSONObject) -> None:
         ref, name = str(call.get("id") or ""), str(call.get("name") or "tool")
         current.call(ref, name, call.get("args"))
         output = _output(call)
@@ -266,12 +269,12 @@ class _Turns:
             ok = False
         current.result(ref, ok, output)
 
-    def finish(self, end: Any) -> Exchange | None:
+    def finish(self, end: Cursor | None) -> Exchange | None:
         self._flush()
         return self.assembler.finish(end)
 
 
-def _output(call: dict[str, Any]) -> str:
+def _output(call: JSONObject) -> str:
     """A tool call's result as text: the function response's output or error, else what was
     displayed."""
     result = call.get("result")

@@ -8,17 +8,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput
 from . import chats, notes
 from .base import Reading
 from .exchange import clip
-from .records import to_record
+from .records import ExchangeRecord, Record, to_record
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 BATCH = 1000
 _CLIENT = {"chatgpt": "chatgpt", "claude": "claude-ai"}
-_NOTES: dict[str, Callable[[Path, Reading], Iterator[dict[str, Any]]]] = {
+_NOTES: dict[str, Callable[[Path, Reading], Iterator[Record]]] = {
     "mcp-memory": notes.mcp_memory,
     "basic-memory": notes.basic_memory,
     "mem0": notes.mem0,
@@ -40,32 +43,33 @@ def check(path: Path, kind: str) -> None:
 
 def records(
     path: Path, kind: str, reading: Reading, *, agent: str | None, max_bytes: int
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[ExchangeRecord | Record]:
     if kind in _CLIENT:
         for exchange in chats.read(path, kind, reading):
-            record = to_record(
+            made = to_record(
                 exchange, client=_CLIENT[kind], agent=agent, max_bytes=max_bytes, tag="imported"
             )
-            if record["source"] == "agent":
-                record["source"] = "import"
-            yield record
+            if made["source"] == "agent":
+                made["source"] = "import"
+            yield made
         return
     for record in _NOTES[kind](path, reading):
         if agent:
             record["agent_id"] = agent
-        if len(record["content"].encode("utf-8")) > max_bytes - 256:
-            record["content"] = clip(record["content"], (max_bytes - 256) // 4)
+        content = str(record["content"])
+        if len(content.encode("utf-8")) > max_bytes - 256:
+            record["content"] = clip(content, (max_bytes - 256) // 4)
         yield record
 
 
 def import_file(
-    store: Any,
+    store: Store,
     path: Path,
     kind: str,
     *,
     agent: str | None = None,
     progress: Callable[[int, int], None] | None = None,
-) -> dict[str, Any]:
+) -> dict[str, int]:
     """Import ``path`` (an export of ``kind``) into ``store``; returns the counts."""
     check(path, kind)
     reading, batch = Reading(), []
@@ -87,8 +91,8 @@ def import_file(
 
 
 def _write(
-    store: Any,
-    batch: list[dict[str, Any]],
+    store: Store,
+    batch: list[ExchangeRecord | Record],
     totals: dict[str, int],
     progress: Callable[[int, int], None] | None,
 ) -> None:

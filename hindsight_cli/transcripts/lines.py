@@ -12,7 +12,9 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
+
+from ..models import JSONValue
 
 # a line that is not JSON: counted and skipped by the readers
 BROKEN = object()
@@ -26,7 +28,8 @@ class Line:
 
     begin: int
     end: int
-    value: Any
+    # a JSON value, or BROKEN
+    value: object
     # 1-based, counted from where the read started
     number: int
 
@@ -50,7 +53,7 @@ def read_lines(path: Path, start: int = 0) -> Iterator[Line]:
             position = end
 
 
-def _decode(text: bytes) -> Any:
+def _decode(text: bytes) -> object:
     try:
         return json.loads(text)
     except (ValueError, RecursionError):
@@ -68,7 +71,7 @@ def check(path: Path, cursor: int) -> str:
         return hashlib.sha256(handle.read(size)).hexdigest()[:32]
 
 
-def iter_json_array(path: Path, member: str | None = None) -> Iterator[Any]:
+def iter_json_array(path: Path, member: str | None = None) -> Iterator[JSONValue]:
     """The elements of a top-level JSON array, one at a time (a 2 GB ``conversations.json``
     included). A file whose top level is an object yields that object once. ``member``: read that
     file from inside ``path`` when it is a zip archive (a ChatGPT or Claude export as downloaded).
@@ -122,10 +125,10 @@ def _skip(text: str, at: int, also: str = "") -> int:
     return at
 
 
-def head_values(path: Path, lines: int = 25) -> list[Any]:
+def head_values(path: Path, lines: int = 25) -> list[object]:
     """The first JSON values of a JSON-lines file (broken lines left out), to recognise its
     format."""
-    found: list[Any] = []
+    found: list[object] = []
     try:
         with open(path, "rb") as handle:
             for number, raw in enumerate(handle):

@@ -20,21 +20,31 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core import fixes
 from ..errors import HindsightError, MemoryNotFound
 from ..redact import redact
 from ..timeutil import parse_time
 from . import lines, state
-from .base import Reading, Resume, Unit, file_unit
+from .base import Cursor, Reading, Resume, Unit, file_unit
 from .exchange import Exchange
-from .records import to_record
+from .records import ExchangeRecord, to_record
+
+if TYPE_CHECKING:
+    from ..models import JSONObject, Memory
+    from ..store import Store
 
 Progress = Callable[[str, int, int], None]
 # where the hooks' ingestion reports a transcript it could not mine
 _hook_log = logging.getLogger("hindsight.hooks")
 Warn = Callable[[str], None]
+# a reader's fingerprint of what precedes a cursor (an appended transcript keeps it)
+Check = Callable[[Unit, Cursor], str]
+
+
+def _file_check(unit: Unit, cursor: Cursor) -> str:
+    return lines.check(unit.path, cursor) if isinstance(cursor, int) else ""
 
 
 @dataclass
@@ -54,7 +64,7 @@ class Tally:
     fixes: int = 0
     summaries: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, int | str]:
         data = dict(self.__dict__)
         data["sessions"] = len(self.sessions)
         return data
@@ -62,14 +72,14 @@ class Tally:
 
 @dataclass
 class _Batch:
-    pending: list[dict[str, Any]] = field(default_factory=list)
-    by_id: dict[str, dict[str, Any]] = field(default_factory=dict)
+    pending: list[ExchangeRecord] = field(default_factory=list)
+    by_id: dict[str, ExchangeRecord] = field(default_factory=dict)
     # failure id -> (tool, args) of its fix
     resolved: dict[str, tuple[str, str]] = field(default_factory=dict)
     later: list[tuple[str, str, str]] = field(default_factory=list)
 
 
-def _hash(record: dict[str, Any]) -> str:
+def _hash(record: ExchangeRecord) -> str:
     return hashlib.sha256(
         f"{record['content']}\0{record.get('resolution') or ''}".encode()
     ).hexdigest()[:24]
@@ -85,7 +95,7 @@ class Miner:
 
     def __init__(
         self,
-        store: Any,
+        store: Store,
         *,
         agent: str | None = None,
         project: Path | None = None,
@@ -150,7 +160,7 @@ class Miner:
         if saved.done and saved.stamp == unit.stamp and saved.scope == self.scope:
             # unchanged since it was mined to its end
             return
-        check = getattr(reader, "check", None) or (lambda u, cursor: lines.check(u.path, cursor))
+        check = getattr(reader, "check", None) or _file_check
         if not self._resumable(reader, unit, saved, check):
             # Never mined, rewritten or mined for another project: from the start (keys dedupe). The
             # last exchange written is kept, so if it grew meanwhile its new version still replaces
@@ -193,9 +203,7 @@ class Miner:
         self._flush(batch, saved, unit, point, tracker, tally, check, final=True, tail=tail)
         self._report(unit, reading, tally)
 
-    def _resumable(
-        self, reader: ModuleType, unit: Unit, saved: state.State, check: Callable[[Unit, Any], str]
-    ) -> bool:
+    def _resumable(self, reader: ModuleType, unit: Unit, saved: state.State, check: Check) -> bool:
         """Whether reading may continue at the saved cursor: the transcript was appended to, not
         rewritten."""
         if not (reader.INCREMENTAL and not unit.meta.get("whole") and saved.cursor and saved.check):
@@ -208,7 +216,7 @@ class Miner:
 
     def _filtered(self, exchange: Exchange) -> bool:
         if self.project is not None and not _inside(
-            exchange.ctx.get("project") or "", self.project
+            str(exchange.ctx.get("project") or ""), self.project
         ):
             return True
         if self.since is not None and exchange.at:
@@ -248,7 +256,7 @@ class Miner:
         point: Resume,
         tracker: fixes.Tracker,
         tally: Tally,
-        check: Callable[[Unit, Any], str],
+        check: Check,
         final: bool = False,
         tail: Exchange | None = None,
     ) -> None:
@@ -282,7 +290,7 @@ class Miner:
         batch.resolved.clear()
         batch.later.clear()
 
-    def _grown(self, record: dict[str, Any], saved: state.State, tally: Tally) -> bool:
+    def _grown(self, record: ExchangeRecord, saved: state.State, tally: Tally) -> bool:
         """Whether ``record`` is the last exchange of the previous run: then it is handled here
         (left as it is, or replaced by a new version when it grew) instead of being imported."""
         tail = saved.tail
@@ -291,7 +299,10 @@ class Miner:
         digest = _hash(record)
         if digest != tail.get("hash") and not self.dry_run:
             current = self._current(str(tail.get("id")))
-            fields = {k: v for k, v in record.items() if k not in ("id", "key", "content")}
+            # Store.record's keyword fields: the record's, but for those passed by name
+            fields: dict[str, Any] = {
+                k: v for k, v in record.items() if k not in ("id", "key", "content")
+            }
             if current is not None:
                 result = self.store.record(
                     record["content"],
@@ -304,7 +315,7 @@ class Miner:
         tail["hash"] = digest
         return True
 
-    def _current(self, memory_id: str) -> Any:
+    def _current(self, memory_id: str) -> Memory | None:
         try:
             chain = self.store.history(memory_id)
         except MemoryNotFound:
@@ -326,7 +337,7 @@ class Miner:
         point: Resume,
         tracker: fixes.Tracker,
         batch: _Batch,
-        check: Callable[[Unit, Any], str],
+        check: Check,
         final: bool,
         tail: Exchange | None,
     ) -> None:
@@ -370,7 +381,7 @@ def _norm(text: str) -> str:
 
 
 def mine_transcript(
-    store: Any, path: str | Path, client: str = "claude-code", *, summaries: bool = False
+    store: Store, path: str | Path, client: str = "claude-code", *, summaries: bool = False
 ) -> Tally:
     """Mine one transcript incrementally (what the Stop / SessionEnd hook calls): only what was
     appended since the last call is read. Cheap when nothing is new: see ``pending``."""
@@ -390,7 +401,7 @@ def pending(store_path: str | Path, path: str | Path, client: str = "claude-code
     return not (saved.done and saved.stamp == unit.stamp)
 
 
-def mine_named(store: Any, lines: list[dict[str, Any]]) -> int:
+def mine_named(store: Store, lines: list[JSONObject]) -> int:
     """The transcripts that session-closing events named are mined (only what was appended since the
     last time), so a session keeps its whole exchange, not only its errors. A missing or unreadable
     transcript is skipped: it must not keep the spool from being ingested."""

@@ -20,11 +20,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
+from ..models import JSONValue
 from .base import Reading
 from .exchange import clip, key, memory_id
 from .lines import BROKEN, head_values, iter_json_array, read_lines
+from .records import Record
 
 HINTS = {
     "mcp-memory": "the memory server's JSON lines: type entity (name, entityType, observations) "
@@ -57,13 +58,13 @@ def sniff(path: Path, kind: str) -> bool:
     return listed or (isinstance(first, dict) and "memory" in first and "id" in first)
 
 
-def _label(text: Any, limit: int = 60) -> str:
+def _label(text: object, limit: int = 60) -> str:
     return clip(" ".join(str(text or "").split()), limit) or str(text or "")[:limit]
 
 
 def _semantic(
-    kind: str, content: str, parts: tuple[Any, ...], tags: list[str], **fields: Any
-) -> dict[str, Any]:
+    kind: str, content: str, parts: tuple[object, ...], tags: list[object], **fields: JSONValue
+) -> Record:
     record_key = key(kind, *parts)
     return {
         "id": memory_id(record_key),
@@ -79,7 +80,7 @@ def _semantic(
     }
 
 
-def mcp_memory(path: Path, reading: Reading) -> Iterator[dict[str, Any]]:
+def mcp_memory(path: Path, reading: Reading) -> Iterator[Record]:
     for line in read_lines(path):
         value = line.value
         if value is BROKEN or not isinstance(value, dict):
@@ -112,7 +113,7 @@ def mcp_memory(path: Path, reading: Reading) -> Iterator[dict[str, Any]]:
             reading.unknown += 1
 
 
-def _front_matter(text: str) -> tuple[dict[str, Any], str]:
+def _front_matter(text: str) -> tuple[dict[str, str | list[str]], str]:
     """A note's YAML front matter (the subset notes use: scalars, ``[a, b]`` and ``- item``
     lists)."""
     if not text.startswith("---"):
@@ -120,7 +121,7 @@ def _front_matter(text: str) -> tuple[dict[str, Any], str]:
     end = text.find("\n---", 3)
     if end < 0:
         return {}, text
-    meta: dict[str, Any] = {}
+    meta: dict[str, str | list[str]] = {}
     last = None
     for raw in text[3:end].splitlines():
         item = re.match(r"^\s+-\s+(.*)$", raw)
@@ -141,7 +142,7 @@ def _front_matter(text: str) -> tuple[dict[str, Any], str]:
     return meta, text[end + 4 :].lstrip("\n")
 
 
-def basic_memory(path: Path, reading: Reading) -> Iterator[dict[str, Any]]:
+def basic_memory(path: Path, reading: Reading) -> Iterator[Record]:
     files = (
         [path]
         if path.is_file()
@@ -187,7 +188,7 @@ def _observation(item: str) -> tuple[str | None, str, list[str], str | None] | N
     )
 
 
-def _note(file: Path, text: str) -> Iterator[dict[str, Any]]:
+def _note(file: Path, text: str) -> Iterator[Record]:
     meta, body = _front_matter(text)
     title = str(meta.get("title") or file.stem)
     permalink = str(meta.get("permalink") or file.stem)
@@ -237,7 +238,7 @@ def _note(file: Path, text: str) -> Iterator[dict[str, Any]]:
         )
 
 
-def mem0(path: Path, reading: Reading) -> Iterator[dict[str, Any]]:
+def mem0(path: Path, reading: Reading) -> Iterator[Record]:
     for value in iter_json_array(path):
         items = (
             value.get("results", value.get("memories", [value] if "memory" in value else []))

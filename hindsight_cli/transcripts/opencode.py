@@ -18,11 +18,17 @@ import json
 from collections.abc import Iterator
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..storage import opencode_db
 from .base import Reading, Resume, Unit, env_path, home, iso_ms, obj, project_of, texts
 from .exchange import Assembler, Exchange, output_failed, prompt_text
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from ..models import JSONObject, JSONValue
+    from .base import Context, Cursor
 
 NAME = "opencode"
 TITLE = "OpenCode"
@@ -80,7 +86,7 @@ def _stored(storage: Path, seen: set[str]) -> Iterator[Unit]:
             continue
         messages = storage / "message" / sid
         count = len(list(messages.glob("*.json"))) if messages.is_dir() else 0
-        stamp = [(info.get("time") or {}).get("updated"), count]
+        stamp = [obj(info.get("time")).get("updated"), count]
         yield Unit(
             f"opencode:{storage.resolve()}#{sid}",
             NAME,
@@ -93,26 +99,30 @@ def _stored(storage: Path, seen: set[str]) -> Iterator[Unit]:
 
 
 # a record that is not a JSON object: counted, left out
-_BROKEN: dict[str, Any] = {"type": "\0broken"}
+_BROKEN: JSONObject = {"type": "\0broken"}
 
 
-def _json(path: Path) -> dict[str, Any]:
+def _json(path: Path) -> JSONObject:
     try:
         return _loads(path.read_text(encoding="utf-8"))
     except OSError:
         return _BROKEN
 
 
-def _messages(unit: Unit) -> list[tuple[str, dict[str, Any]]]:
+def _messages(unit: Unit) -> list[tuple[str, JSONObject]]:
     """The session's messages in order, as (id, info)."""
-    sid = unit.meta["session"]
+    sid = str(unit.meta["session"])
     if unit.meta.get("database"):
         return [(mid, _loads(data)) for mid, data in opencode_db.messages(unit.path, sid)]
     found = [(p.stem, _json(p)) for p in (unit.path / "message" / sid).glob("*.json")]
-    return sorted(found, key=lambda m: ((m[1].get("time") or {}).get("created") or 0, m[0]))
+    return sorted(found, key=lambda m: (_number(obj(m[1].get("time")).get("created")), m[0]))
 
 
-def _loads(data: Any) -> dict[str, Any]:
+def _number(value: JSONValue) -> float:
+    return value if isinstance(value, (int, float)) else 0
+
+
+def _loads(data: object) -> JSONObject:
     try:
         value = json.loads(data) if isinstance(data, (str, bytes)) else data
     except ValueError:
@@ -120,36 +130,44 @@ def _loads(data: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else _BROKEN
 
 
-def _parts(unit: Unit, conn: Any, message: str) -> list[dict[str, Any]]:
+def _parts(unit: Unit, conn: sqlite3.Connection | None, message: str) -> list[JSONObject]:
     if conn is not None:
         return [_loads(data) for data in opencode_db.parts(conn, message)]
     return [_json(p) for p in sorted((unit.path / "part" / message).glob("*.json"))]
 
 
-def check(unit: Unit, cursor: Any) -> str:
+def check(unit: Unit, cursor: Cursor) -> str:
     """The id of the message before the cursor, if it is still there (a reverted session starts
     over)."""
     if not isinstance(cursor, dict) or not cursor.get("index"):
         return ""
     ids = [m for m, _ in _messages(unit)]
-    index = int(cursor["index"])
+    index = cursor["index"]
+    if not isinstance(index, int):
+        return ""
     return ids[index - 1] if 0 < index <= len(ids) and ids[index - 1] == cursor.get("prev") else ""
+
+
+def _index(cursor: Cursor | None) -> int:
+    """The index of the message a read resumes at."""
+    index = cursor.get("index", 0) if isinstance(cursor, dict) else 0
+    return int(index) if isinstance(index, (int, float, str)) else 0
 
 
 def read(unit: Unit, resume: Resume, reading: Reading) -> Iterator[Exchange]:
     ctx = dict(resume.ctx)
-    ctx.setdefault("session", unit.meta["session"])
+    ctx.setdefault("session", str(unit.meta["session"]))
     ctx.setdefault("file", str(unit.path))
     if unit.meta.get("directory"):
-        ctx.setdefault("project", project_of(unit.meta["directory"]))
+        ctx.setdefault("project", project_of(str(unit.meta["directory"])))
     messages = _messages(unit)
-    start = int(resume.cursor.get("index", 0)) if isinstance(resume.cursor, dict) else 0
+    start = _index(resume.cursor)
     assembler = Assembler(resume.position)
     with opencode_db.opened(unit.path) if unit.meta.get("database") else nullcontext() as conn:
         for index in range(start, len(messages)):
             mid, info = messages[index]
             reading.done = index + 1
-            cursor = {"index": index, "prev": messages[index - 1][0] if index else ""}
+            cursor: JSONObject = {"index": index, "prev": messages[index - 1][0] if index else ""}
             parts = _parts(unit, conn, mid)
             for _ in range(sum(p is _BROKEN for p in [info, *parts])):
                 # the message's position in the session
@@ -165,11 +183,11 @@ def read(unit: Unit, resume: Resume, reading: Reading) -> Iterator[Exchange]:
 
 def _message(
     assembler: Assembler,
-    info: dict[str, Any],
-    parts: list[dict[str, Any]],
+    info: JSONObject,
+    parts: list[JSONObject],
     mid: str,
-    cursor: dict[str, Any],
-    ctx: dict[str, Any],
+    cursor: JSONObject,
+    ctx: Context,
     reading: Reading,
 ) -> Exchange | None:
     role, current = info.get("role"), assembler.current
@@ -182,9 +200,9 @@ def _message(
         text = prompt_text("\n".join(texts(shown)))
         if not text:
             return None
-        at = iso_ms((info.get("time") or {}).get("created"))
+        at = iso_ms(obj(info.get("time")).get("created"))
         return assembler.prompt(
-            text, session=ctx["session"], at=at, anchor=mid, begin=cursor, ctx=ctx
+            text, session=str(ctx["session"]), at=at, anchor=mid, begin=cursor, ctx=ctx
         )
     if role != "assistant":
         reading.unknown += info is not _BROKEN
@@ -201,7 +219,7 @@ def _message(
     return None
 
 
-def _tool(current: Exchange, part: dict[str, Any]) -> None:
+def _tool(current: Exchange, part: JSONObject) -> None:
     state = obj(part.get("state"))
     ref = str(part.get("callID") or part.get("id") or "")
     current.call(ref, str(part.get("tool") or "tool"), state.get("input"))

@@ -3,9 +3,34 @@ takes."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NotRequired, TypeAlias, TypedDict
 
+from ..models import JSONObject, JSONValue
 from .exchange import SHOWN_CALLS, Call, Exchange, clip, key, memory_id
+
+# A memory's fields, as ``Store.import_records`` takes them (and ``hindsight export`` writes them).
+Record: TypeAlias = JSONObject
+
+
+class ExchangeRecord(TypedDict):
+    """The record an exchange makes (``to_record``)."""
+
+    id: str
+    key: str
+    content: str
+    type: str
+    task_id: str
+    step: int
+    event_at: JSONValue
+    trigger: str
+    outcome: str
+    source: str
+    tags: list[str]
+    metadata: JSONObject
+    agent_id: NotRequired[str]
+    # a failure's fix, found later in the session
+    resolution: NotRequired[str]
+
 
 # bytes kept free under the store's limit: cleaning may not shrink text, redaction may grow it
 _MARGIN = 256
@@ -78,14 +103,14 @@ def to_record(
     agent: str | None,
     max_bytes: int,
     tag: str = "mined",
-    meta: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+    meta: JSONObject | None = None,
+) -> ExchangeRecord:
     """The record for ``import_records``: deterministic ``id`` and ``key``, so a rerun adds
     nothing."""
     failed = [c for c in exchange.calls if c.ok is False]
     record_key = exchange_key(client, exchange)
     ctx = exchange.ctx
-    metadata = {
+    metadata: JSONObject = {
         "client": client,
         "session": exchange.session,
         "project": ctx.get("project"),
@@ -98,7 +123,7 @@ def to_record(
         "failed": [{"tool": c.tool, "args": c.args, "error": c.error} for c in failed[:10]],
         **(meta or {}),
     }
-    record = {
+    record: ExchangeRecord = {
         "id": memory_id(record_key),
         "key": record_key,
         "content": content(exchange, max_bytes),

@@ -16,7 +16,11 @@ import os
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..models import JSONValue
+    from .base import Context, Cursor
 
 STATE_DIR = "mined"
 
@@ -26,13 +30,15 @@ class State:
     unit: str
     client: str
     # [size, mtime_ns] (files) or the session's update time
-    stamp: list[Any] = field(default_factory=list)
-    cursor: Any = 0
+    stamp: list[JSONValue] = field(default_factory=list)
+    cursor: Cursor | None = 0
     check: str = ""
     position: int = 0
-    ctx: dict[str, Any] = field(default_factory=dict)
-    open: list[dict[str, Any]] = field(default_factory=list)
-    tail: dict[str, Any] | None = None
+    ctx: Context = field(default_factory=dict)
+    # the session's failures still waiting for a fix (``fixes.Tracker.to_list``)
+    open: list[dict[str, str]] = field(default_factory=list)
+    # the last exchange written: its key, memory id and hash
+    tail: dict[str, str] | None = None
     exchanges: int = 0
     # bytes of the transcript when it was last mined to its end (doctor's "how much")
     size: int = 0
@@ -40,7 +46,7 @@ class State:
     # the project a run was limited to ("" for none): another scope reads it again
     scope: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
 

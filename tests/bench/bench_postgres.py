@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from hindsight_cli.core.transfer import IMPORT_BATCH  # noqa: E402
 from hindsight_cli.evals.benchmark import QUERIES, synthetic  # noqa: E402
-from hindsight_cli.storage.rows import embedding_text, keyword_terms  # noqa: E402
+from hindsight_cli.storage.rows import embedding_text, row_term_counts  # noqa: E402
 from hindsight_cli.storage.sql.postgres_search import ef_search, vector_text  # noqa: E402
 from hindsight_cli.store import Store  # noqa: E402
 
@@ -110,7 +110,7 @@ def write(
         for item, vector in zip(chunk, noisy):
             item.row.embedding = vector.tolist()
         with store.ledger.write() as session:
-            session.insert_many([(p.row, keyword_terms(p.row)) for p in chunk])
+            session.insert_many([(p.row, row_term_counts(p.row)) for p in chunk])
         done = begin + len(chunk)
         if done % 20000 == 0 or done == n:
             print(

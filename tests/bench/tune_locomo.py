@@ -32,7 +32,7 @@ from hindsight_cli.search.pipeline import rank
 from hindsight_cli.search.query import keyword_terms as query_terms, vector_floor
 from hindsight_cli.search.signals import Context, is_troubleshooting
 from hindsight_cli.storage.base import Condition
-from hindsight_cli.storage.rows import MemoryRow, keyword_terms
+from hindsight_cli.storage.rows import MemoryRow, row_term_counts
 from hindsight_cli.store import Store
 
 
@@ -47,7 +47,7 @@ class Corpus:
         self.by_id = {r.id: r for r in rows}
         self.ids = [r.id for r in rows]
         self.vectors = np.stack([np.asarray(r.embedding, dtype=np.float32) for r in rows])
-        self.tf = [Counter(keyword_terms(r)) for r in rows]
+        self.tf = [Counter(row_term_counts(r)) for r in rows]
         self.doc_len = np.array([sum(t.values()) for t in self.tf], dtype=np.float64)
         self.postings: dict[str, list[int]] = {}
         for i, t in enumerate(self.tf):

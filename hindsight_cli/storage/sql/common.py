@@ -12,11 +12,14 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from .. import codec
-from ..base import AuditRow, Condition, Order
+from ..base import AuditRow, Condition, Counts, Order
 from ..rows import COLUMNS, FILTER_COLUMNS, MemoryRow
+
+if TYPE_CHECKING:
+    from ..rows import Vector
 
 _ORDERS: dict[str, str] = {
     "newest": "m.created_at DESC, m.id DESC",
@@ -34,11 +37,33 @@ _INSERT = (
 )
 
 
-class Connection(Protocol):
-    """What the session needs of a connection: ``?`` placeholders, DB-API results."""
+# A result row: its values are of the types of the statement's columns.
+Row: TypeAlias = tuple[Any, ...]
+# A statement's values, every one a bound parameter.
+Params: TypeAlias = Sequence[object]
 
-    def execute(self, sql: str, params: Sequence[Any] = ...) -> Any: ...
-    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Any: ...
+
+class Cursor(Protocol):
+    """A statement's results, as DB-API hands them out."""
+
+    def fetchall(self) -> list[Row]: ...
+    def fetchone(self) -> Row | None: ...
+
+
+class Connection(Protocol):
+    """What the sessions need of a connection (DuckDB's, or psycopg's behind the Postgres ledger's
+    wrapper): ``?`` placeholders, DB-API results."""
+
+    def execute(self, sql: str, params: Params = ..., /) -> Cursor: ...
+    def executemany(self, sql: str, rows: Sequence[Params], /) -> object: ...
+
+
+def one(cursor: Cursor) -> Row:
+    """The row of a statement that always returns one (an aggregate, a key every ledger holds)."""
+    row = cursor.fetchone()
+    if row is None:
+        raise LookupError("the statement returned no row")
+    return row
 
 
 def integer(value: int) -> str:
@@ -67,10 +92,10 @@ class Dialect:
     chunk_embedding: str
 
 
-def render(conditions: Sequence[Condition], dialect: Dialect) -> tuple[str, list[Any]]:
+def render(conditions: Sequence[Condition], dialect: Dialect) -> tuple[str, list[object]]:
     """SQL for ``conditions`` over ``memories m``, every value a bound parameter."""
     clauses: list[str] = []
-    params: list[Any] = []
+    params: list[object] = []
     for column, op, value in conditions:
         if column not in FILTER_COLUMNS and column not in _EXTRA:
             raise ValueError(f"cannot filter on {column!r}")
@@ -106,7 +131,7 @@ class SqlSession:
         self.conn = conn
         self.dialect = dialect
 
-    def _vector(self, vector: Sequence[float] | None) -> Any:
+    def _vector(self, vector: Vector | None) -> object:
         return None if vector is None else list(map(float, vector))
 
     # --- reads
@@ -116,7 +141,7 @@ class SqlSession:
         return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
 
     def _select(
-        self, where: str, params: list[Any], order: Order, limit: int | None, vectors: bool
+        self, where: str, params: list[object], order: Order, limit: int | None, vectors: bool
     ) -> list[MemoryRow]:
         columns = [*COLUMNS, "embedding", "seq"] if vectors else list(COLUMNS)
         shown = ", ".join(self.dialect.embedding if c == "embedding" else f"m.{c}" for c in columns)
@@ -138,10 +163,10 @@ class SqlSession:
             )
         return rows
 
-    def _load_chunks(self, rows: list[MemoryRow], where: str, params: list[Any]) -> None:
+    def _load_chunks(self, rows: list[MemoryRow], where: str, params: list[object]) -> None:
         """The further chunks' vectors of the long memories among ``rows`` (those ``where``
         selects)."""
-        found: dict[str, list[Any]] = {}
+        found: dict[str, list[list[float]]] = {}
         for memory_id, vector in self.conn.execute(
             f"SELECT c.id, {self.dialect.chunk_embedding} FROM chunks c WHERE c.id IN "
             f"(SELECT m.id FROM memories m WHERE {where}) ORDER BY c.id, c.part",
@@ -174,7 +199,7 @@ class SqlSession:
     def count(self, where: Sequence[Condition]) -> int:
         sql, params = render(where, self.dialect)
         return int(
-            self.conn.execute(f"SELECT count(*) FROM memories m WHERE {sql}", params).fetchone()[0]
+            one(self.conn.execute(f"SELECT count(*) FROM memories m WHERE {sql}", params))[0]
         )
 
     def by_ids(self, ids: Sequence[str], vectors: bool = False) -> list[MemoryRow]:
@@ -276,7 +301,7 @@ class SqlSession:
         since: datetime | None,
     ) -> list[AuditRow]:
         clauses: list[str] = ["TRUE"]
-        params: list[Any] = []
+        params: list[object] = []
         for clause, value in (
             ("action = ?", action),
             ('"at" >= ?', since),
@@ -297,28 +322,26 @@ class SqlSession:
         ]
 
     def max_seq(self) -> int:
-        return int(self.conn.execute("SELECT coalesce(max(seq), 0) FROM memories").fetchone()[0])
+        return int(one(self.conn.execute("SELECT coalesce(max(seq), 0) FROM memories"))[0])
 
     def changed_since(self, seq: int) -> list[MemoryRow]:
         return self._select("m.seq > ?", [seq], "seq", None, True)
 
     def vectors_held(self) -> int:
         return int(
-            self.conn.execute(
-                "SELECT count(*) FROM memories WHERE embedding IS NOT NULL"
-            ).fetchone()[0]
+            one(self.conn.execute("SELECT count(*) FROM memories WHERE embedding IS NOT NULL"))[0]
         )
 
-    def counts(self) -> dict[str, Any]:
+    def counts(self) -> Counts:
         def grouped(column: str) -> dict[str, int]:
             rows = self.conn.execute(
                 f"SELECT {column}, count(*) FROM memories GROUP BY 1 ORDER BY 2 DESC, 1"
             ).fetchall()
             return {str(k): int(v) for k, v in rows}
 
-        total = self.conn.execute(
-            "SELECT count(*), min(created_at), max(created_at) FROM memories"
-        ).fetchone()
+        total = one(
+            self.conn.execute("SELECT count(*), min(created_at), max(created_at) FROM memories")
+        )
         return {
             "memories": int(total[0]),
             "oldest": total[1],
@@ -327,14 +350,14 @@ class SqlSession:
             "by_type": grouped("type"),
             "by_agent": grouped("agent_id"),
             "by_outcome": grouped("outcome"),
-            "audit_entries": int(self.conn.execute("SELECT count(*) FROM audit").fetchone()[0]),
+            "audit_entries": int(one(self.conn.execute("SELECT count(*) FROM audit"))[0]),
         }
 
     # --- writes
     # -------------------------------------------------------------------------------------
 
     def _next_seq(self) -> int:
-        return int(self.conn.execute("SELECT nextval('change_seq')").fetchone()[0])
+        return int(one(self.conn.execute("SELECT nextval('change_seq')"))[0])
 
     def _postings(self, memory_id: str, terms: dict[str, int]) -> None:
         if terms:

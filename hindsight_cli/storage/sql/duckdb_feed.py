@@ -7,9 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..rows import COLUMNS
+from .common import one
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from duckdb import DuckDBPyConnection
 
 _ROWS = (
     f"SELECT {', '.join('m.' + c for c in COLUMNS)}, m.seq, m.doc_len, m.embedding FROM "
@@ -27,24 +32,21 @@ class Changes:
     (ordered by seq); ``postings`` holds (seq, term, tf) and ``chunks`` (seq, embedding), the seq
     naming the row each belongs to."""
 
-    # pyarrow.Table
-    rows: Any
-    # pyarrow.Table
-    postings: Any
-    # pyarrow.Table
-    chunks: Any
+    rows: pa.Table
+    postings: pa.Table
+    chunks: pa.Table
 
 
-def head(conn: Any) -> tuple[int, int, int, dict[str, str]]:
+def head(conn: DuckDBPyConnection) -> tuple[int, int, int, dict[str, str]]:
     """The highest change sequence number, the number of rows and of chunks, and the ledger's meta
     table."""
-    top, count = conn.execute("SELECT coalesce(max(seq), 0), count(*) FROM memories").fetchone()
-    chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    top, count = one(conn.execute("SELECT coalesce(max(seq), 0), count(*) FROM memories"))
+    chunks = one(conn.execute("SELECT count(*) FROM chunks"))[0]
     meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
     return int(top), int(count), int(chunks), meta
 
 
-def changed_since(conn: Any, seq: int) -> Changes:
+def changed_since(conn: DuckDBPyConnection, seq: int) -> Changes:
     """Every row whose change sequence number is above ``seq``."""
     rows = conn.sql(_ROWS + "m.seq > ? ORDER BY m.seq", params=[int(seq)]).to_arrow_table()
     postings = conn.sql(_POSTINGS + "m.seq > ?", params=[int(seq)]).to_arrow_table()
@@ -54,7 +56,7 @@ def changed_since(conn: Any, seq: int) -> Changes:
     return Changes(rows, postings, chunks)
 
 
-def by_ids(conn: Any, ids: Sequence[str]) -> Changes:
+def by_ids(conn: DuckDBPyConnection, ids: Sequence[str]) -> Changes:
     """The rows with these ids (a reconciliation's missing or changed ones)."""
     wanted = [str(i) for i in ids]
     rows = conn.sql(
@@ -69,7 +71,7 @@ def by_ids(conn: Any, ids: Sequence[str]) -> Changes:
     return Changes(rows, postings, chunks)
 
 
-def versions(conn: Any) -> dict[str, int]:
+def versions(conn: DuckDBPyConnection) -> dict[str, int]:
     """Every row's id and change sequence number."""
     table = conn.sql("SELECT id, seq FROM memories").to_arrow_table()
     return dict(zip(table.column("id").to_pylist(), table.column("seq").to_pylist()))

@@ -13,9 +13,9 @@ import os
 import random
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import closing, contextmanager
+from contextlib import AbstractContextManager, closing, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ... import safefs
 from ...errors import HindsightError, StoreBusy
@@ -24,6 +24,9 @@ from ..base import Capabilities, Condition
 from ..rows import COLUMNS, MemoryRow, arrow_type
 from .common import Dialect, SqlSession, integer, render
 from .duckdb_schema import SCHEMA_VERSION, chunks_schema, migrate
+
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
 
 log = logging.getLogger("hindsight.ledger")
 
@@ -83,8 +86,8 @@ def _is_lock_error(error: Exception) -> bool:
 class DuckDBSession(SqlSession):
     """The shared session plus DuckDB's vector search, BM25 statement and Arrow bulk insert."""
 
-    # a duckdb.DuckDBPyConnection (Arrow tables are registered on it)
-    conn: Any
+    # Arrow tables are registered on it
+    conn: DuckDBPyConnection
 
     def nearest(
         self, vector: Sequence[float], where: Sequence[Condition], limit: int
@@ -146,9 +149,9 @@ class DuckDBSession(SqlSession):
 
         text, i32 = pa.string(), pa.int32()
         values = [codec.sql_values(row) for row, _ in items]
-        columns: dict[str, Any] = {c: [v[i] for v in values] for i, c in enumerate(COLUMNS)}
+        columns: dict[str, object] = {c: [v[i] for v in values] for i, c in enumerate(COLUMNS)}
         columns["doc_len"] = [sum(t.values()) for _, t in items]
-        size = len(items[0][0].embedding)
+        size = len(items[0][0].vector())
         # one float32 matrix, not a Python float per element: a third of the time at 2,000 rows
         matrix = np.asarray([row.embedding for row, _ in items], dtype=np.float32).reshape(-1)
         columns["embedding"] = pa.FixedSizeListArray.from_arrays(pa.array(matrix), size)
@@ -210,7 +213,7 @@ class DuckDBLedger:
         # schema checked (and migrated) by this process
         self._current = False
         # a read-only connection every read uses meanwhile (``held``)
-        self._held: Any = None
+        self._held: DuckDBPyConnection | None = None
 
     @property
     def exists(self) -> bool:
@@ -226,7 +229,7 @@ class DuckDBLedger:
             if p.is_file()
         )
 
-    def probe(self) -> dict[str, Any]:
+    def probe(self) -> dict[str, str | None]:
         import duckdb
 
         return {"engine": f"DuckDB {duckdb.__version__}"}
@@ -235,7 +238,7 @@ class DuckDBLedger:
     # -----------------------------------------------------------------------------------
 
     @contextmanager
-    def _connect(self, read_only: bool) -> Iterator[Any]:
+    def _connect(self, read_only: bool) -> Iterator[DuckDBPyConnection]:
         import duckdb
 
         with self._locks(exclusive=not read_only):
@@ -282,7 +285,7 @@ class DuckDBLedger:
             finally:
                 self._held = None
 
-    def _open(self, read_only: bool) -> Any:
+    def _open(self, read_only: bool) -> DuckDBPyConnection:
         """Connect, retrying with backoff while another process holds DuckDB's lock on the file."""
         import duckdb
 
@@ -306,7 +309,7 @@ class DuckDBLedger:
             "retry, or raise HINDSIGHT_LOCK_TIMEOUT."
         )
 
-    def _locks(self, exclusive: bool) -> Any:
+    def _locks(self, exclusive: bool) -> AbstractContextManager[None]:
         """Readers share ``ledger.duckdb.lock``; writers (and ``scrub``, which replaces the file)
         hold it alone, queueing on ``ledger.duckdb.queue`` (``locks.ordered``)."""
         return locks.ordered(
@@ -326,19 +329,20 @@ class DuckDBLedger:
     def lock_path(self) -> Path:
         return self.path.with_name(self.path.name + ".lock")
 
-    def _upgrade(self, conn: Any, read_only: bool) -> Any:
+    def _upgrade(self, conn: DuckDBPyConnection, read_only: bool) -> DuckDBPyConnection:
         """Bring an older store's schema up to date, once per process (safe when two start at once:
         the migration runs on a read-write connection, which DuckDB grants to one process at a
         time)."""
         import duckdb
 
         try:
-            version = int(
-                conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
-            )
-        except (duckdb.CatalogException, TypeError):
+            row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        except duckdb.CatalogException:
+            row = None
+        if row is None or row[0] is None:
             # a store being created
             return conn
+        version = int(row[0])
         if version > SCHEMA_VERSION:
             raise HindsightError(
                 f"The store {self.path.parent} was written by a newer hindsight (schema "

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import os
 from contextlib import closing
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ... import safefs
-from .common import integer
+from .common import integer, one
 from .duckdb_schema import SCHEMA_VERSION, TABLES, schema
 
 if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
+
     from .duckdb_ledger import DuckDBLedger
 
 _BATCH_ROWS = 4096
@@ -41,7 +43,7 @@ def create(ledger: DuckDBLedger, model: str, dim: int) -> None:
     os.chmod(ledger.path, 0o600)
 
 
-def _columns(conn: Any, table: str) -> list[str]:
+def _columns(conn: DuckDBPyConnection, table: str) -> list[str]:
     return [
         r[0]
         for r in conn.execute(
@@ -53,7 +55,7 @@ def _columns(conn: Any, table: str) -> list[str]:
     ]
 
 
-def _copy(old: Any, new: Any, table: str) -> None:
+def _copy(old: DuckDBPyConnection, new: DuckDBPyConnection, table: str) -> None:
     """Stream one table from ``old`` into ``new`` in Arrow batches (bounded memory at any size)."""
     import pyarrow as pa
 
@@ -93,7 +95,7 @@ def scrub(ledger: DuckDBLedger) -> bool:
         with closing(ledger._open(False)) as old:
             old.execute("CHECKPOINT")
             dim = int(dict(old.execute("SELECT key, value FROM meta").fetchall())["embedding_dim"])
-            head = int(old.execute("SELECT coalesce(max(seq), 0) FROM memories").fetchone()[0])
+            head = int(one(old.execute("SELECT coalesce(max(seq), 0) FROM memories"))[0])
             with closing(duckdb.connect(str(fresh))) as new:
                 for statement in schema(dim, start=head + 1):
                     new.execute(statement)

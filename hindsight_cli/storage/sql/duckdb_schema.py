@@ -5,9 +5,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from .common import integer
+from .common import integer, one
+
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
 
 # 2: memories.supersedes (the back link of superseded_by); 3: keys unique per agent; 4: chunks
 SCHEMA_VERSION = 4
@@ -67,14 +70,14 @@ SPLIT_KEYS = [
 ]
 
 
-def migrate(conn: Any) -> None:
+def migrate(conn: DuckDBPyConnection) -> None:
     """Apply every schema step newer than the store's version.
 
     Two transactions, since DuckDB builds no index over uncommitted updates: the changes, then the
     indexes and the new version. Each step is idempotent, so a crash between them only means the
     next open runs the migration again."""
     conn.execute("BEGIN TRANSACTION")
-    version = int(conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
+    version = int(one(conn.execute("SELECT value FROM meta WHERE key = 'schema_version'"))[0])
     # DuckDB can neither alter nor update a table's indexed columns while an index is on them
     conn.execute("DROP INDEX IF EXISTS memories_key")
     conn.execute("DROP INDEX IF EXISTS memories_agent_key")
@@ -85,7 +88,7 @@ def migrate(conn: Any) -> None:
             conn.execute(statement)
     # long memories stored before keep one vector until `hindsight reindex` chunks them
     if version < 4:
-        dim = int(conn.execute("SELECT value FROM meta WHERE key = 'embedding_dim'").fetchone()[0])
+        dim = int(one(conn.execute("SELECT value FROM meta WHERE key = 'embedding_dim'"))[0])
         for statement in chunks_schema(dim):
             conn.execute(statement)
     conn.execute("COMMIT")

@@ -9,15 +9,18 @@ from .postgres_schema import steps
 from .postgres_search import psycopg
 
 if TYPE_CHECKING:
+    from psycopg import Connection
+    from psycopg.rows import TupleRow
+
     from .postgres_ledger import PostgresLedger
 
 
-def _extension(raw: object, ledger: PostgresLedger) -> None:
+def _extension(raw: Connection[TupleRow], ledger: PostgresLedger) -> None:
     driver = psycopg()
-    if raw.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:  # type: ignore[attr-defined]
+    if raw.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
         try:
-            with raw.transaction():  # type: ignore[attr-defined]
-                raw.execute("CREATE EXTENSION vector")  # type: ignore[attr-defined]
+            with raw.transaction():
+                raw.execute("CREATE EXTENSION vector")
         except driver.Error as error:
             raise HindsightError(
                 f"The database {ledger.describe()} lacks the pgvector extension and this user "

@@ -15,34 +15,20 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ...errors import HindsightError, StoreBusy
 from ..base import Capabilities
 from ..urls import check_target, password_of, redact_url
+from .common import one
 from .postgres_schema import SCHEMA_VERSION, steps
-from .postgres_search import DIALECT, PostgresSession, psycopg
+from .postgres_search import DIALECT, PostgresSession, PsycopgConnection, psycopg
+
+if TYPE_CHECKING:
+    from psycopg import Connection
+    from psycopg.rows import TupleRow
 
 CAPABILITIES = Capabilities(name="postgres", files=False, mirrored=False, shared=True)
-
-
-class _Connection:
-    """A psycopg connection that takes the sessions' ``?`` placeholders (all values stay
-    parameters)."""
-
-    def __init__(self, raw: Any) -> None:
-        self.raw = raw
-
-    @staticmethod
-    def _sql(sql: str) -> str:
-        return sql.replace("%", "%%").replace("?", "%s")
-
-    def execute(self, sql: str, params: Any = None) -> Any:
-        return self.raw.execute(self._sql(sql), list(params) if params is not None else [])
-
-    def executemany(self, sql: str, rows: Any) -> None:
-        with self.raw.cursor() as cursor:
-            cursor.executemany(self._sql(sql), rows)
 
 
 class PostgresLedger:
@@ -66,7 +52,7 @@ class PostgresLedger:
         self._local = threading.local()
         self._current = False
         self._known = False
-        self._facts: dict[str, Any] = {}
+        self._facts: dict[str, tuple[int, ...]] = {}
 
     # --- connections
     # --------------------------------------------------------------------------------
@@ -105,10 +91,10 @@ class PostgresLedger:
             "retry, or raise HINDSIGHT_LOCK_TIMEOUT."
         )
 
-    def _raw(self) -> Any:
+    def _raw(self) -> Connection[TupleRow]:
         """This thread's connection (opened on first use, reopened after it broke)."""
         driver = psycopg()
-        conn = getattr(self._local, "conn", None)
+        conn: Connection[TupleRow] | None = getattr(self._local, "conn", None)
         if conn is not None and not conn.closed and not conn.broken:
             return conn
         try:
@@ -130,12 +116,12 @@ class PostgresLedger:
         return conn
 
     @contextmanager
-    def _connect(self) -> Iterator[_Connection]:
+    def _connect(self) -> Iterator[PsycopgConnection]:
         raw = self._raw()
         try:
             if not self._current:
                 self._upgrade_schema(raw)
-            yield _Connection(raw)
+            yield PsycopgConnection(raw)
         except psycopg().Error as error:
             raise self._error(error) from None
 
@@ -177,21 +163,21 @@ class PostgresLedger:
             return True
         raw = self._raw()
         try:
-            found = raw.execute(
-                "SELECT to_regclass(%s) IS NOT NULL", [f'"{self.schema}".meta']
-            ).fetchone()[0]
+            found = one(
+                raw.execute("SELECT to_regclass(%s) IS NOT NULL", [f'"{self.schema}".meta'])
+            )[0]
         except psycopg().Error as error:
             raise self._error(error) from None
         self._known = bool(found)
         return self._known
 
-    def _version(self, conn: Any) -> int | None:
-        if conn.execute("SELECT to_regclass(%s)", [f'"{self.schema}".meta']).fetchone()[0] is None:
+    def _version(self, conn: Connection[TupleRow]) -> int | None:
+        if one(conn.execute("SELECT to_regclass(%s)", [f'"{self.schema}".meta']))[0] is None:
             return None
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         return int(row[0]) if row else None
 
-    def _upgrade_schema(self, raw: Any, target: int = SCHEMA_VERSION) -> None:
+    def _upgrade_schema(self, raw: Connection[TupleRow], target: int = SCHEMA_VERSION) -> None:
         """Apply the schema steps this database lacks, under an advisory lock: two processes
         starting at once do it once, the second finds it done."""
         version = self._version(raw)
@@ -209,13 +195,11 @@ class PostgresLedger:
                 "SELECT pg_advisory_xact_lock(hashtext(%s))", [f"hindsight-schema:{self.schema}"]
             )
             version = self._version(raw) or 0
-            dim = int(
-                raw.execute("SELECT value FROM meta WHERE key = 'embedding_dim'").fetchone()[0]
-            )
+            dim = int(one(raw.execute("SELECT value FROM meta WHERE key = 'embedding_dim'"))[0])
             self._apply(raw, version, target, dim)
         self._current = True
 
-    def _apply(self, raw: Any, version: int, target: int, dim: int) -> None:
+    def _apply(self, raw: Connection[TupleRow], version: int, target: int, dim: int) -> None:
         for step, statements in sorted(steps(dim).items()):
             if version < step <= target:
                 for statement in statements:
@@ -238,18 +222,20 @@ class PostgresLedger:
 
     def size_bytes(self) -> int:
         with self.read() as session:
-            row = session.conn.execute(
-                "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
-                "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relkind "
-                "IN ('r', 'S')",
-                [self.schema],
-            ).fetchone()
+            row = one(
+                session.conn.execute(
+                    "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+                    "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND "
+                    "c.relkind IN ('r', 'S')",
+                    [self.schema],
+                )
+            )
         return int(row[0])
 
-    def probe(self) -> dict[str, Any]:
+    def probe(self) -> dict[str, str | None]:
         """The server's version, pgvector's, and the HNSW index's definition (``doctor store``)."""
         with self.read() as session:
-            server = session.conn.execute("SHOW server_version").fetchone()[0]
+            server = one(session.conn.execute("SHOW server_version"))[0]
             vector = session.conn.execute(
                 "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
             ).fetchone()

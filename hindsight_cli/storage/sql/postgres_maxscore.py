@@ -15,22 +15,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+
+from .common import Connection, one
 
 # k1 + 1, k1, b and the average length arrive as the parameters of q's CTE ``p``.
 _BM25 = "sum(q.idf * t.tf * p.k1p / (t.tf + p.k1 * (1 - p.b + p.b * m.doc_len / p.avgdl)))"
 
 
 def _weights(
-    conn: Any, unique: list[str], limit_agents: Sequence[str] | None, k1: float, b: float
+    conn: Connection, unique: list[str], limit_agents: Sequence[str] | None, k1: float, b: float
 ) -> tuple[float, list[tuple[float, str, float, int]]]:
     """The average length and, per term: (bound, term, idf, df), rarest first."""
     scope, scoped = ("agent_id = ANY(?)", [list(limit_agents)]) if limit_agents else ("TRUE", [])
-    docs, total_len = conn.execute(
-        f"SELECT coalesce(sum(docs), 0)::bigint, coalesce(sum(total_len), 0)::bigint "
-        f"FROM corpus WHERE {scope}",
-        scoped,
-    ).fetchone()
+    docs, total_len = one(
+        conn.execute(
+            f"SELECT coalesce(sum(docs), 0)::bigint, coalesce(sum(total_len), 0)::bigint "
+            f"FROM corpus WHERE {scope}",
+            scoped,
+        )
+    )
     if not docs:
         return 1.0, []
     avgdl = max(total_len / docs, 1.0)
@@ -51,10 +54,10 @@ def _weights(
 
 
 def maxscore(
-    conn: Any,
+    conn: Connection,
     unique: list[str],
     where: str,
-    params: list[Any],
+    params: list[object],
     limit: int,
     k1: float,
     b: float,

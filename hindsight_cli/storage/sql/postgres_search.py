@@ -5,14 +5,21 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from ...errors import HindsightError
 from ..base import Condition
 from ..rows import COLUMNS, JSON_COLUMNS, MemoryRow
-from .common import Dialect, SqlSession, integer, render
+from .common import Dialect, Params, Row, SqlSession, integer, render
 from .postgres_schema import chunks_table
+
+if TYPE_CHECKING:
+    from psycopg import Connection, Cursor
+    from psycopg.rows import TupleRow
+
+    from ..rows import Vector
 
 DIALECT = Dialect(
     has="? = ANY({name})",
@@ -26,7 +33,7 @@ DIALECT = Dialect(
 EF_MAX = 1000
 
 
-def psycopg() -> Any:
+def psycopg() -> ModuleType:
     try:
         import psycopg as driver
         import psycopg.sql  # noqa: F401  (Identifier, for the schema name)
@@ -43,19 +50,42 @@ def ef_search(limit: int) -> int:
     return min(EF_MAX, max(100, 2 * int(limit)))
 
 
-def vector_text(vector: Sequence[float]) -> str:
+def vector_text(vector: Iterable[float]) -> str:
     return "[" + ",".join(repr(float(x)) for x in vector) + "]"
+
+
+class PsycopgConnection:
+    """A psycopg connection that takes the sessions' ``?`` placeholders (all values stay
+    parameters)."""
+
+    def __init__(self, raw: Connection[TupleRow]) -> None:
+        self.raw = raw
+
+    @staticmethod
+    def _sql(sql: str) -> str:
+        return sql.replace("%", "%%").replace("?", "%s")
+
+    def execute(self, sql: str, params: Params | None = None) -> Cursor[TupleRow]:
+        return self.raw.execute(self._sql(sql), list(params) if params is not None else [])
+
+    def executemany(self, sql: str, rows: Sequence[Params]) -> None:
+        with self.raw.cursor() as cursor:
+            cursor.executemany(self._sql(sql), rows)
 
 
 class PostgresSession(SqlSession):
     """One connection (or transaction) of the Postgres ledger; ``facts`` is the ledger's cache of
     what the server is (its pgvector version), asked once per ledger."""
 
-    def __init__(self, conn: Any, dialect: Dialect, facts: dict[str, Any]) -> None:
+    conn: PsycopgConnection
+
+    def __init__(
+        self, conn: PsycopgConnection, dialect: Dialect, facts: dict[str, tuple[int, ...]]
+    ) -> None:
         super().__init__(conn, dialect)
         self.facts = facts
 
-    def _vector(self, vector: Sequence[float] | None) -> Any:
+    def _vector(self, vector: Vector | None) -> str | None:
         return None if vector is None else vector_text(vector)
 
     def _pgvector(self) -> tuple[int, ...]:
@@ -83,9 +113,9 @@ class PostgresSession(SqlSession):
         query = vector_text(vector)
         ef = ef_search(limit)
         iterative = self._pgvector() >= (0, 8)
-        rows: list[Any] = []
+        rows: list[Row] = []
         while True:
-            with self.conn.raw.transaction():  # type: ignore[attr-defined]
+            with self.conn.raw.transaction():
                 self.conn.execute("SELECT set_config('hnsw.ef_search', ?, true)", [str(ef)])
                 if iterative:
                     self.conn.execute(
@@ -114,10 +144,10 @@ class PostgresSession(SqlSession):
             best[memory_id] = max(best.get(memory_id, -1.0), float(cosine))
         return sorted(best.items(), key=lambda pair: (-pair[1], pair[0]))[:limit]
 
-    def exact_nearest(self, query: str, sql: str, params: list[Any], limit: int) -> list[Any]:
+    def exact_nearest(self, query: str, sql: str, params: list[object], limit: int) -> list[Row]:
         """Exact cosine top-``limit`` (a sequential scan: the ``+ 0`` keeps the planner off the HNSW
         index)."""
-        rows: list[Any] = self.conn.execute(
+        rows = self.conn.execute(
             f"SELECT m.id, 1 - (m.embedding <=> ?::vector) AS s FROM memories m WHERE "
             f"m.embedding IS NOT NULL "
             f"AND {sql} ORDER BY (m.embedding <=> ?::vector) + 0, m.id LIMIT ?",
@@ -155,7 +185,7 @@ class PostgresSession(SqlSession):
             ).fetchall()
         ]
         names = ", ".join(COLUMNS)
-        raw = self.conn.raw  # type: ignore[attr-defined]
+        raw = self.conn.raw
         with raw.cursor() as cursor:
             with cursor.copy(
                 f"COPY memories ({names}, seq, doc_len, embedding) FROM STDIN"
@@ -167,7 +197,7 @@ class PostgresSession(SqlSession):
                         else getattr(row, c)
                         for c in COLUMNS
                     ]
-                    copy.write_row([*values, seq, sum(terms.values()), vector_text(row.embedding)])
+                    copy.write_row([*values, seq, sum(terms.values()), vector_text(row.vector())])
                     row.seq = seq
             with cursor.copy("COPY terms (id, term, tf) FROM STDIN") as copy:
                 for row, terms in items:
