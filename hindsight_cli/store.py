@@ -361,7 +361,7 @@ class Store:
         indexes its own rows)."""
         self._rt.require()
         if self._rt.hot is not None:
-            self._rt.hot.ready()
+            self._rt.hot.synced_index()
         return 0 if self._rt.mirror is None else self._rt.mirror.sync()
 
     def warm_up(self) -> None:

@@ -160,7 +160,7 @@ def _ledger_and_hot(store: Store, warm: Store, filters: Filters, query: str) -> 
             ledger.keyword(terms(query), where, 100, store.config.ranking),
             ledger.nearest(vector, where, 100),
         )
-    index = warm._rt.hot.ready()  # type: ignore[union-attr]
+    index = warm._rt.hot.synced_index()  # type: ignore[union-attr]
     assert index is not None
     hot = HotSource(index)
     return expected, (
@@ -321,7 +321,7 @@ def test_the_hot_index_follows_every_kind_of_write(pair, tmp_path: Path) -> None
     other = Store(store.path, embedder=store.embedder, clock=store.clock)
     for name, write in _writes(other, made, tmp_path):
         write()
-        index = warm._rt.hot.ready()  # type: ignore[union-attr]
+        index = warm._rt.hot.synced_index()  # type: ignore[union-attr]
         with store.ledger.read() as session:
             assert index is not None and set(index.slot_of) == {
                 i for i, _, _ in session.identities()
@@ -360,7 +360,7 @@ def test_compaction_and_long_memories_keep_the_answers(pair) -> None:
     for _ in range(3):
         store.forget([made["a1"]])
         store.restore(made["a1"])
-    index = warm._rt.hot.ready()  # type: ignore[union-attr]
+    index = warm._rt.hot.synced_index()  # type: ignore[union-attr]
     assert index is not None and index.dead > 0
     before = [h.memory.id for h in warm.search("database replication lag", k=10).hits]
     index.compact()
@@ -372,7 +372,7 @@ def test_compaction_and_long_memories_keep_the_answers(pair) -> None:
     for _ in range(3):
         store.forget([made["l1"]])
         store.restore(made["l1"])
-    index = warm._rt.hot.ready()  # type: ignore[union-attr]
+    index = warm._rt.hot.synced_index()  # type: ignore[union-attr]
     assert index is not None
     index.compact()
     query = store.embedder.embed(

@@ -158,8 +158,3 @@ class ToolStore:
                 store.expire_if_due()
                 store.warm_up()
             store.embedder.embed(["warm up"])
-
-
-# TODO(issue 29): the old name, kept while mcp_server/tools.py (being changed in parallel) imports
-# it; drop it once tools.py names ``ToolStore``.
-Memories = ToolStore

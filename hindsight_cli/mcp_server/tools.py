@@ -1,4 +1,4 @@
-"""The MCP tools: each a module-level function over one ``Memories`` call. The SDK derives each
+"""The MCP tools: each a module-level function over one ``ToolStore`` call. The SDK derives each
 tool's input schema from its signature (the parameters' descriptions and enums included) and its
 description from its docstring: the model reads both. Each returns the text the model reads, within
 its token budget (``results``), beside the structured result its output schema describes."""
@@ -16,7 +16,7 @@ from ..errors import HindsightError
 from ..models import MEMORY_TYPES, OUTCOMES, Memory
 from ..search.query import DEFAULT_K, DEFAULT_MODE, MODES, SearchQuery
 from . import results
-from .memories import Memories
+from .memories import ToolStore
 from .outputs import ConsolidateOutput, ForgetOutput, SearchOutput, SummaryOutput, WriteOutput
 
 if TYPE_CHECKING:
@@ -36,8 +36,8 @@ def _say(text: str, structured: dict[str, Any]) -> CallToolResult:
     )
 
 
-def memories(ctx: Context) -> Memories:
-    found: Memories = ctx.mcp_server.memories  # type: ignore[attr-defined]
+def memories(ctx: Context) -> ToolStore:
+    found: ToolStore = ctx.mcp_server.memories  # type: ignore[attr-defined]
     return found
 
 

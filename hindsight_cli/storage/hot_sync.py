@@ -95,10 +95,6 @@ class HotMirror:
                 self.refresh(token)
             return self.index
 
-    # TODO(issue 29): the old name, kept while store.py (being changed in parallel) calls it; drop
-    # it once store.py calls ``synced_index``.
-    ready = synced_index
-
     def refresh(self, token: str | None = None) -> int:
         """Read what changed since the index's sequence number; returns how many rows were
         applied."""
