@@ -17,8 +17,9 @@ from typing import Any
 from . import paths
 from .config import Config
 from .core import admin, derive, lifecycle, reading, recall, transfer, writes
+from .core.jobs import Phase, Progress
 from .core.migrate import MigrateResult
-from .core.runtime import Phase, Progress, Runtime
+from .core.runtime import Runtime
 from .core.scope import Scope
 from .core.selection import check_limit, forget_plan, plain
 from .core.transfer import IMPORT_BATCH, dump_jsonl, parse_jsonl

@@ -15,8 +15,9 @@ from ..storage import codec
 from ..storage.rows import MemoryRow, keyword_terms
 from ..timeutil import iso
 from . import embedding_jobs
+from .jobs import Phase, Progress, announce
 from .prepare import derived_key
-from .runtime import Phase, Progress, Runtime, announce
+from .runtime import Runtime
 from .scope import Scope
 
 # a memory built from untrusted text is no surer than that text

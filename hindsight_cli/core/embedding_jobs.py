@@ -2,66 +2,36 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..storage.rows import MemoryRow, embedding_text
-from . import chunks
-from .runtime import Progress, Runtime
+from . import chunks, jobs
+from .jobs import Progress
+from .runtime import Runtime
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # texts per call of the model
 BATCH = 256
 
 
-class Job(Protocol):
-    def result(self) -> Any: ...
-
-
-class Deferred:
-    """Run one function when its result is asked for."""
-
-    def __init__(self, function: Callable[[], Any]) -> None:
-        self._function = function
-
-    def result(self) -> Any:
-        return self._function()
-
-
-class Background:
-    """Run one function in a thread; ``result()`` returns its value or raises its exception."""
-
-    def __init__(self, function: Callable[[], Any]) -> None:
-        self._value: Any = None
-        self._error: BaseException | None = None
-
-        def run() -> None:
-            try:
-                self._value = function()
-            # re-raised in the caller's thread
-            except BaseException as error:
-                self._error = error
-
-        self._thread = threading.Thread(target=run, daemon=True)
-        self._thread.start()
-
-    def result(self) -> Any:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._value
-
-
-def start(rt: Runtime, texts: Sequence[str], beside: bool = True) -> Job:
-    """Embed ``texts`` beside the caller's ledger work when that is safe and worth it (``beside``).
+def start(rt: Runtime, texts: Sequence[str], beside: bool = True) -> Callable[[], np.ndarray]:
+    """Embed ``texts`` beside the caller's ledger work when that is safe and worth it (``beside``);
+    calling what it returns gives the vectors (or raises the embedding's error).
 
     In a cold process loading the model is the slowest step; it runs while the ledger opens (DuckDB
     and onnxruntime release the GIL). A configured hub model is only loaded after the store's model
-    check has passed, so a mismatch never starts a download. Work of a millisecond (the in-memory
-    index) is not worth a thread, whose start alone costs that much or more on a busy machine.
+    check has passed, so a mismatch never starts a download: then the texts are embedded when their
+    vectors are asked for. Work of a millisecond (the in-memory index) is not worth a thread, whose
+    start alone costs that much or more on a busy machine.
     """
-    function = lambda: rt.embedder.embed(texts)  # noqa: E731
-    return Background(function) if beside and rt.model_is_known() else Deferred(function)
+
+    def embed() -> np.ndarray:
+        return rt.embedder.embed(texts)
+
+    return jobs.beside(embed).result if beside and rt.model_is_known() else embed
 
 
 def embed_many(

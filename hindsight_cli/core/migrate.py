@@ -14,7 +14,8 @@ from ..embedding import model_name
 from ..errors import InvalidInput
 from ..storage.base import AuditRow
 from ..storage.rows import keyword_terms
-from .runtime import Progress, Runtime
+from .jobs import Progress
+from .runtime import Runtime
 from .transfer import IMPORT_BATCH, fresh as fresh_positions
 
 

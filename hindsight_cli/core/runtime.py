@@ -28,16 +28,6 @@ from ..timeutil import now as utcnow
 from .prepare import Limits, Prepared, prepare
 
 log = logging.getLogger("hindsight.runtime")
-Progress = Callable[[int, int], None]
-# a long job says which step it is on ("Loading the embedding model")
-Phase = Callable[[str], None]
-
-
-def announce(phase: Phase | None, text: str) -> None:
-    if phase is not None:
-        phase(text)
-
-
 TYPES = ("working", "episodic", "semantic", "procedural")
 
 

@@ -152,7 +152,7 @@ def record(
     job = embedding_jobs.start(rt, embedding_jobs.windows(rt, row))
     with rt.ledger.read() as session:
         dim = rt.check_model(session)
-    embedding_jobs.assign(row, rt.checked(job.result(), dim))
+    embedding_jobs.assign(row, rt.checked(job(), dim))
     with rt.ledger.write() as session:
         existing = session.by_key(row.idempotency_key, row.agent_id)
         if existing is not None:
