@@ -16,7 +16,7 @@ from ..storage.rows import MemoryRow, keyword_terms
 from ..timeutil import iso
 from . import embedding_jobs
 from .jobs import Phase, Progress, announce
-from .prepare import derived_key
+from .prepare import Limits, derived_key, prepare
 from .runtime import Runtime
 from .scope import Scope
 
@@ -92,14 +92,14 @@ def summarize(
     agent = agent_id or (next(iter(agents)) if len(agents) == 1 else rt.config.default_agent)
 
     def embed(texts: list[str]) -> Any:
-        return rt.embed(texts, dim)
+        return embedding_jobs.embed(rt, texts, dim)
 
     def write(
         body: str, part: int, sources: list[MemoryRow], links: list[str]
     ) -> tuple[Memory, bool]:
         # the lowest trust of what it was built from
         origin = derived_source(r.source for r in sources)
-        prepared = rt.prepare(
+        prepared = prepare(
             {
                 "content": body,
                 "type": "semantic",
@@ -120,6 +120,8 @@ def summarize(
                     "method": method if part == 0 else "extractive",
                 },
             },
+            Limits.of(rt.config),
+            rt.now(),
             derived=True,
         )
         return _write_derived(rt, replace(prepared.row, source_ids=links), dim)
@@ -259,7 +261,7 @@ def _pattern_change(
     """Create a pattern, or update the one that already covers most of this group's episodes."""
     overlap = [(len(set(k.source_ids) & set(found.source_ids)), k) for k in known]
     best = max(overlap, key=lambda pair: pair[0], default=(0, None))
-    row = rt.prepare(
+    row = prepare(
         {
             "content": found.content,
             "type": "semantic",
@@ -281,6 +283,8 @@ def _pattern_change(
             },
             "key": derived_key("consolidate", agent, found.source_ids[0]),
         },
+        Limits.of(rt.config),
+        rt.now(),
         derived=True,
     ).row
     row.source_ids = list(found.source_ids)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..errors import EmbeddingMismatch
 from ..storage.rows import MemoryRow, embedding_text
 from . import chunks, jobs
 from .jobs import Progress
@@ -34,9 +35,24 @@ def start(rt: Runtime, texts: Sequence[str], beside: bool = True) -> Callable[[]
     return jobs.beside(embed).result if beside and rt.model_is_known() else embed
 
 
+def checked(rt: Runtime, vectors: np.ndarray, dim: int) -> np.ndarray:
+    """``vectors``, once their dimension is the store's."""
+    if vectors.shape[1] != dim:
+        raise EmbeddingMismatch(
+            f"The model {rt.embedder.name} makes {vectors.shape[1]}-d vectors but this "
+            f"store holds {dim}-d "
+            "ones. Run `hindsight reindex` to re-embed every memory."
+        )
+    return vectors
+
+
+def embed(rt: Runtime, texts: Sequence[str], dim: int) -> np.ndarray:
+    return checked(rt, rt.embedder.embed(texts), dim)
+
+
 def embed_many(
     rt: Runtime, texts: Sequence[str], dim: int | None, progress: Progress | None = None
-) -> list[Any]:
+) -> list[np.ndarray]:
     """Embed in batches of similar length: padding to the longest text in a batch costs up to 3x.
     With ``dim``, every batch is checked against the store's dimension."""
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
@@ -44,7 +60,7 @@ def embed_many(
     for start_at in range(0, len(order), BATCH):
         chunk = order[start_at : start_at + BATCH]
         batch = [texts[i] for i in chunk]
-        embedded = rt.embed(batch, dim) if dim is not None else rt.embedder.embed(batch)
+        embedded = embed(rt, batch, dim) if dim is not None else rt.embedder.embed(batch)
         for position, vector in zip(chunk, embedded):
             vectors[position] = vector
         if progress:
@@ -57,7 +73,7 @@ def windows(rt: Runtime, row: MemoryRow) -> list[str]:
     return chunks.split(embedding_text(row), rt.model)
 
 
-def assign(row: MemoryRow, vectors: Sequence[Any]) -> None:
+def assign(row: MemoryRow, vectors: np.ndarray | Sequence[np.ndarray]) -> None:
     """A memory's first window's vector, and its further windows' (a long memory's chunks)."""
     row.embedding = _floats(vectors[0])
     row.chunks = [_floats(v) for v in vectors[1:]] or None

@@ -93,7 +93,11 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
     )
 
     def ranked(source: Source, dim: int) -> SearchResult:
-        vector = (lambda: rt.checked(job(), dim)[0].tolist()) if job is not None else None
+        vector = (
+            (lambda: embedding_jobs.checked(rt, job(), dim)[0].tolist())
+            if job is not None
+            else None
+        )
         rows, candidates = gather(source, words, vector, where, limit, weights, query.mode)
         return result(
             query.text, rank(rows, candidates, ctx, weights, query.k, query.lists), query.budget

@@ -1,20 +1,21 @@
-"""What every core operation works with: one store's directory, settings, ledger, embedder and
-index.
+"""The context every core operation works in: one store's directory, clock, settings, ledger,
+indexes (the LanceDB mirror, the in-memory index) and embedder.
 
-``Store`` (store.py) owns one ``Runtime`` and hands it to the core's modules. What differs between a
-short-lived process (a CLI call) and a long-lived one (the MCP server, a Python program) is named
-once, in ``Profile``, instead of a flag that each operation reads its own way.
+``Store`` (store.py) owns one ``Runtime`` and hands it to the core's modules, which do the work:
+preparing input (prepare.py, parts.py), embedding it (embedding_jobs.py), running work beside the
+caller's (jobs.py). What differs between a short-lived process (a CLI call) and a long-lived one
+(the MCP server, a Python program) is named once, in ``Profile``, instead of a flag that each
+operation reads its own way.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from .. import paths, safefs
 from ..config import Config, load as load_config
@@ -25,10 +26,8 @@ from ..storage.hot_sync import HotMirror
 from ..storage.registry import open_ledger
 from ..storage.sync import Mirror
 from ..timeutil import now as utcnow
-from .prepare import Limits, Prepared, prepare
 
 log = logging.getLogger("hindsight.runtime")
-TYPES = ("working", "episodic", "semantic", "procedural")
 
 
 @dataclass(frozen=True)
@@ -58,7 +57,7 @@ class Profile:
 
 
 class Runtime:
-    """The state a store's operations share."""
+    """The context a store's operations share: what they work with, not the work."""
 
     def __init__(
         self,
@@ -198,47 +197,8 @@ class Runtime:
             )
         return dim
 
-    def checked(self, vectors: Any, dim: int) -> Any:
-        if vectors.shape[1] != dim:
-            raise EmbeddingMismatch(
-                f"The model {self.embedder.name} makes {vectors.shape[1]}-d vectors but this "
-                f"store holds {dim}-d "
-                "ones. Run `hindsight reindex` to re-embed every memory."
-            )
-        return vectors
-
-    def embed(self, texts: Sequence[str], dim: int) -> Any:
-        return self.checked(self.embedder.embed(texts), dim)
-
-    # --- writing
-    # ------------------------------------------------------------------------------------
-
-    def limits(self) -> Limits:
-        return Limits(
-            self.config.default_agent,
-            self.config.max_content_bytes,
-            {t: getattr(self.config, f"{t}_ttl") for t in TYPES},
-        )
-
-    def prepare(
-        self, fields: Mapping[str, Any], keep_identity: bool = False, derived: bool = False
-    ) -> Prepared:
-        return prepare(fields, self.limits(), self.now(), keep_identity, derived)
-
-    def prepare_parts(
-        self, fields: Mapping[str, Any], keep_identity: bool = False
-    ) -> list[Prepared]:
-        """One memory, or the linked parts of one over the size limit (core/parts.py)."""
-        from . import parts
-
-        limits, now = self.limits(), self.now()
-        pieces, redactions = parts.split(fields, limits.max_bytes)
-        if len(pieces) == 1:
-            return [prepare(pieces[0], limits, now, keep_identity)]
-        prepared = [prepare(piece, limits, now, keep_identity) for piece in pieces]
-        parts.link([p.row for p in prepared])
-        prepared[0].redactions += redactions
-        return prepared
+    # --- the indexes
+    # -------------------------------------------------------------------------------
 
     def after_write(self) -> None:
         """A committed write: an index this process holds open catches up now."""

@@ -14,9 +14,9 @@ from ..errors import Interrupted, InvalidInput
 from ..models import Filters, ImportResult, part_position
 from ..storage.base import Reader
 from ..storage.rows import MemoryRow, keyword_terms
-from . import embedding_jobs, jobs
+from . import embedding_jobs, jobs, parts
 from .jobs import Phase, Progress, announce
-from .prepare import Prepared
+from .prepare import Limits, Prepared
 from .reading import list_memories
 from .recall import reads_index
 from .runtime import Runtime
@@ -36,6 +36,7 @@ def _prepared(rt: Runtime, records: Sequence[Mapping[str, Any]], scope: Scope) -
     import."""
     out: list[Prepared] = []
     seen: dict[str, tuple[int, Mapping[str, Any]]] = {}
+    limits = Limits.of(rt.config)
     for number, record in enumerate(records, 1):
         if not isinstance(record, Mapping):
             raise InvalidInput(f"Record {number} is not a JSON object; nothing was imported.")
@@ -44,7 +45,7 @@ def _prepared(rt: Runtime, records: Sequence[Mapping[str, Any]], scope: Scope) -
             values["agent_id"] = scope.resolve(record.get("agent_id")) or record.get("agent_id")
             first = len(out)
             # over the size limit: linked parts
-            out.extend(rt.prepare_parts(values, keep_identity=True))
+            out.extend(parts.prepared(values, limits, rt.now(), keep_identity=True))
         except InvalidInput as error:
             raise InvalidInput(f"Record {number}: {error} Nothing was imported.") from None
         _one_per_id(seen, number, record, out[first].row.id if record.get("id") else None)

@@ -41,6 +41,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from hindsight_cli.benchmark import QUERIES, synthetic  # noqa: E402
+from hindsight_cli.core.prepare import Limits, prepare  # noqa: E402
 from hindsight_cli.storage.rows import embedding_text, keyword_terms  # noqa: E402
 from hindsight_cli.storage.sql.postgres_search import ef_search, vector_text  # noqa: E402
 from hindsight_cli.store import IMPORT_BATCH, Store  # noqa: E402
@@ -100,7 +101,9 @@ def write(
     n = len(records)
     for begin in range(0, n, IMPORT_BATCH):
         chunk = [
-            store._rt.prepare({**r, "source": r.get("source") or "import"})
+            prepare(
+                {**r, "source": r.get("source") or "import"}, Limits.of(store.config), store.clock()
+            )
             for r in records[begin : begin + IMPORT_BATCH]
         ]
         base = pool[np.arange(offset + begin, offset + begin + len(chunk)) % len(pool)]
@@ -120,7 +123,10 @@ def write(
 
 
 def pool_vectors(store: Store, records: list[dict]) -> tuple[np.ndarray, float]:
-    texts = [embedding_text(store._rt.prepare(r).row) for r in records[:POOL]]
+    texts = [
+        embedding_text(prepare(r, Limits.of(store.config), store.clock()).row)
+        for r in records[:POOL]
+    ]
     started = time.perf_counter()
     return store.embedder.embed(texts), time.perf_counter() - started
 
