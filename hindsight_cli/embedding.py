@@ -1,5 +1,5 @@
 """Embedders: the bundled offline all-MiniLM-L6-v2 (int8 ONNX), the offline multilingual USE v3
-(optional extra), and any fastembed model by name.
+(optional extra), and any fastembed model by name; embedding_models.py names them.
 
 The bundled model is run through fastembed's public API for batches (import, reindex). A few texts
 (a query, a record) run the same ONNX file and tokenizer with onnxruntime directly: fastembed's
@@ -21,13 +21,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from . import paths, safefs
-from .config import DEFAULT_MODEL
+from .embedding_models import (
+    BUNDLED_DIM,
+    DEFAULT_MODEL,
+    MULTILINGUAL_DIM,
+    MULTILINGUAL_MODEL,
+    resolve,
+)
 from .errors import EmbeddingUnavailable
 
 if TYPE_CHECKING:
     import numpy as np
 
-BUNDLED_DIM = 384
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_FILES = (
     "tokenizer.json",
@@ -310,60 +315,19 @@ class MultilingualEmbedder:
         return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
 
 
-MULTILINGUAL_MODEL = "hindsight/use-multilingual-v3"
-MULTILINGUAL_DIM = 512
-# Short names `hindsight init --embedding-model` accepts.
-ALIASES = {"default": DEFAULT_MODEL, "minilm": DEFAULT_MODEL, "multilingual": MULTILINGUAL_MODEL}
-
 _CACHE: dict[str, Embedder] = {}
 _LOADING = threading.Lock()
 
 
-def model_name(name: str) -> str:
-    """A model name with the short aliases (``multilingual``, ``default``) spelled out."""
-    return ALIASES.get(name.strip().lower(), name.strip())
-
-
-def english_only(name: str) -> bool:
-    """Whether a model reads English only: the bundled all-MiniLM-L6-v2 and fastembed's English
-    models. With one, every Chinese sentence lies near every other (unrelated pairs at cosine
-    0.4-0.9), so its vectors say nothing about a match in a script it cannot read. Unknown models
-    are taken to read it."""
-    lower = model_name(name).lower()
-    return lower == DEFAULT_MODEL.lower() or any(tag in lower for tag in _ENGLISH_MODELS)
-
-
-_ENGLISH_MODELS = (
-    "all-minilm",
-    "all-mpnet",
-    "paraphrase-minilm",
-    "-en-",
-    "-en.",
-    "bge-small-en",
-    "bge-base-en",
-    "bge-large-en",
-    "gte-small",
-    "gte-base",
-    "nomic-embed-text",
-    "snowflake-arctic-embed",
-)
-
-
-def known_dim(name: str) -> int | None:
-    """The dimension of a built-in model, known without loading it."""
-    return {DEFAULT_MODEL: BUNDLED_DIM, MULTILINGUAL_MODEL: MULTILINGUAL_DIM}.get(model_name(name))
-
-
 def load_embedder(name: str = DEFAULT_MODEL) -> Embedder:
-    """The embedder for a model name (one instance per process)."""
-    name = model_name(name)
+    """The embedder for a model's name or alias (one instance per process).
+
+    Raises:
+        InvalidInput: the name is no model's (embedding_models.resolve).
+    """
+    model = resolve(name)
     # two threads loading at once (a server's warm-up and its first search) share one
     with _LOADING:
-        if name not in _CACHE:
-            if name == DEFAULT_MODEL:
-                _CACHE[name] = BundledEmbedder()
-            elif name == MULTILINGUAL_MODEL:
-                _CACHE[name] = MultilingualEmbedder()
-            else:
-                _CACHE[name] = FastEmbedEmbedder(name)
-        return _CACHE[name]
+        if model.name not in _CACHE:
+            _CACHE[model.name] = model.load()
+        return _CACHE[model.name]

@@ -137,7 +137,8 @@ class Store:
             True if the store was created, False if it already existed.
 
         Raises:
-            InvalidInput: ``model`` or ``backend`` differs from those of an existing store.
+            InvalidInput: ``model`` or ``backend`` differs from those of an existing store, or
+                ``model`` names no model (embedding_models.py lists them).
         """
         return admin.init(self._rt, model, backend, url, schema)
 

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from .. import paths, safefs
 from ..config import Config, load as load_config
-from ..embedding import Embedder, known_dim, load_embedder, model_name
+from ..embedding import Embedder, load_embedder
+from ..embedding_models import resolve
 from ..errors import EmbeddingMismatch, StoreNotFound
 from ..storage.base import Ledger, Reader
 from ..storage.hot_sync import HotMirror
@@ -173,13 +174,13 @@ class Runtime:
         return (
             self._embedder.name
             if self._embedder is not None
-            else model_name(self.config.embedding_model)
+            else resolve(self.config.embedding_model).name
         )
 
     def model_is_known(self) -> bool:
         """Whether the model's dimension is known without loading it (a hub model must be
         loaded)."""
-        return self.has_embedder or known_dim(self.config.embedding_model) is not None
+        return self.has_embedder or resolve(self.config.embedding_model).dim is not None
 
     def check_model(self, session: Reader) -> int:
         """The store's vector dimension, after checking its model is the configured one."""
