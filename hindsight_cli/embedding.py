@@ -18,7 +18,7 @@ import threading
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from . import paths, safefs
 from .embedding_models import (
@@ -32,6 +32,7 @@ from .errors import EmbeddingUnavailable
 
 if TYPE_CHECKING:
     import numpy as np
+    from fastembed import TextEmbedding
 
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_FILES = (
@@ -177,7 +178,7 @@ class FastEmbedEmbedder:
         self.name = name
         self._model_dir = model_dir
         self._threads = threads
-        self._model: Any = None
+        self._model: TextEmbedding | None = None
         self.dim = BUNDLED_DIM if model_dir is not None else 0
         if model_dir is None:
             self.dim = self._load_dim()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput
 from ..models import ConsolidateResult, Filters, Memory, PatternChange, SummaryResult
@@ -19,6 +19,11 @@ from .jobs import Phase, Progress, announce
 from .prepare import Limits, derived_key, prepare
 from .runtime import Runtime
 from .scope import Scope
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .patterns import Pattern
 
 # a memory built from untrusted text is no surer than that text
 _UNTRUSTED_CONFIDENCE = 0.3
@@ -91,7 +96,7 @@ def summarize(
     agents = {r.agent_id for r in rows}
     agent = agent_id or (next(iter(agents)) if len(agents) == 1 else rt.config.default_agent)
 
-    def embed(texts: list[str]) -> Any:
+    def embed(texts: list[str]) -> np.ndarray:
         return embedding_jobs.embed(rt, texts, dim)
 
     def write(
@@ -256,7 +261,7 @@ def _write_patterns(
 
 
 def _pattern_change(
-    rt: Runtime, agent: str, found: Any, known: list[MemoryRow], origin: str
+    rt: Runtime, agent: str, found: Pattern, known: list[MemoryRow], origin: str
 ) -> PatternChange:
     """Create a pattern, or update the one that already covers most of this group's episodes."""
     overlap = [(len(set(k.source_ids) & set(found.source_ids)), k) for k in known]
