@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from . import paths, safefs
-from .embedding_models import DEFAULT_MODEL, resolve as resolve_model
+from .embedding import DEFAULT_MODEL, resolve_model
 from .errors import InvalidInput
 
 

@@ -1,5 +1,8 @@
 """Embedders: the bundled offline all-MiniLM-L6-v2 (int8 ONNX), the offline multilingual USE v3
-(optional extra), and any fastembed model by name; embedding_models.py names them.
+(optional extra), and any fastembed model by name; and the one registry of models by name
+(``MODELS``, ``resolve_model``) that config, ``init``, the runtime, search and ``doctor`` consult, as
+storage/registry.py is for backends. It sits beside the embedders it loads: a registry of its own
+would import them, and they it, for ``load_embedder``'s names.
 
 The bundled model is run through fastembed's public API for batches (import, reindex). A few texts
 (a query, a record) run the same ONNX file and tokenizer with onnxruntime directly: fastembed's
@@ -13,27 +16,26 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from . import paths, safefs
-from .embedding_models import (
-    BUNDLED_DIM,
-    DEFAULT_MODEL,
-    MULTILINGUAL_DIM,
-    MULTILINGUAL_MODEL,
-    resolve,
-)
-from .errors import EmbeddingUnavailable
+from .errors import EmbeddingUnavailable, InvalidInput
 
 if TYPE_CHECKING:
     import numpy as np
     from fastembed import TextEmbedding
 
+DEFAULT_MODEL = "hindsight/all-MiniLM-L6-v2-int8"
+BUNDLED_DIM = 384
+MULTILINGUAL_MODEL = "hindsight/use-multilingual-v3"
+MULTILINGUAL_DIM = 512
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_FILES = (
     "tokenizer.json",
@@ -316,6 +318,118 @@ class MultilingualEmbedder:
         return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
 
 
+# --- the models by name
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EmbeddingModel:
+    """A model as the registry knows it; ``load()`` makes its ``Embedder``."""
+
+    name: str
+    # short names taken wherever a model is named (``init --embedding-model multilingual``)
+    aliases: tuple[str, ...]
+    # None: a hub model's, known once it is loaded
+    dim: int | None
+    # the languages it reads (BCP 47); () when not known, which is taken to be any
+    languages: tuple[str, ...]
+    # how it is run, for ``doctor``
+    summary: str
+    loader: Callable[[str], Embedder]
+
+    def load(self) -> Embedder:
+        return self.loader(self.name)
+
+    @property
+    def english_only(self) -> bool:
+        return self.languages == ("en",)
+
+
+MODELS: dict[str, EmbeddingModel] = {
+    model.name: model
+    for model in (
+        EmbeddingModel(
+            DEFAULT_MODEL,
+            ("default", "minilm"),
+            BUNDLED_DIM,
+            ("en",),
+            "all-MiniLM-L6-v2, int8 ONNX, bundled: English, offline",
+            lambda name: BundledEmbedder(),
+        ),
+        EmbeddingModel(
+            MULTILINGUAL_MODEL,
+            ("multilingual",),
+            MULTILINGUAL_DIM,
+            # Universal Sentence Encoder multilingual v3's 16
+            tuple("ar de en es fr it ja ko nl pl pt ru th tr zh-Hans zh-Hant".split()),
+            "Universal Sentence Encoder multilingual v3, from the multilingual extra: 16 "
+            "languages, offline",
+            lambda name: MultilingualEmbedder(),
+        ),
+    )
+}
+# a model's name on the Hugging Face hub; hindsight's own names are not there
+_HUB_NAME = re.compile(r"(?!hindsight/)[\w.-]+/[\w.-]+", re.IGNORECASE)
+# Fastembed's English-only models, by a part of their name: with one, every Chinese sentence lies
+# near every other (unrelated pairs at cosine 0.4-0.9), so its vectors say nothing about a match in
+# a script it cannot read.
+_ENGLISH_MODELS = (
+    "all-minilm",
+    "all-mpnet",
+    "paraphrase-minilm",
+    "-en-",
+    "-en.",
+    "bge-small-en",
+    "bge-base-en",
+    "bge-large-en",
+    "gte-small",
+    "gte-base",
+    "nomic-embed-text",
+    "snowflake-arctic-embed",
+)
+
+
+def find_model(name: str) -> EmbeddingModel | None:
+    """A registered model by its name or one of its aliases, in any case."""
+    wanted = name.strip().lower()
+    return next(
+        (m for m in MODELS.values() if wanted == m.name.lower() or wanted in m.aliases), None
+    )
+
+
+def hub_model(name: str) -> EmbeddingModel:
+    """A fastembed model named as on the hub, with the languages its name tells."""
+    english = any(tag in name.lower() for tag in _ENGLISH_MODELS)
+    summary = "a fastembed model loaded from its cache"
+    return EmbeddingModel(name, (), None, ("en",) if english else (), summary, FastEmbedEmbedder)
+
+
+def resolve_model(name: str, option: str = "[embedding] model") -> EmbeddingModel:
+    """The model ``name`` names: a registered one (by its name or an alias), else a fastembed model
+    by its hub name (``owner/name``).
+
+    Raises:
+        InvalidInput: it is neither (``option`` says where the name was given).
+    """
+    found = find_model(name)
+    if found is not None:
+        return found
+    if _HUB_NAME.fullmatch(name.strip()):
+        return hub_model(name.strip())
+    known = ", ".join(f"{m.name} ({', '.join(m.aliases)})" for m in MODELS.values())
+    raise InvalidInput(
+        f"Unknown embedding model {name!r} ({option}). Known models: {known}; or any fastembed "
+        "model by its hub name, e.g. BAAI/bge-small-en-v1.5."
+    )
+
+
+def english_only(name: str) -> bool:
+    """Whether a model reads English only: the bundled all-MiniLM-L6-v2 and fastembed's English
+    models. Models of unknown languages (an embedder handed in, whatever its name) are taken to read
+    any."""
+    return (find_model(name) or hub_model(name)).english_only
+
+
 _CACHE: dict[str, Embedder] = {}
 _LOADING = threading.Lock()
 
@@ -324,9 +438,9 @@ def load_embedder(name: str = DEFAULT_MODEL) -> Embedder:
     """The embedder for a model's name or alias (one instance per process).
 
     Raises:
-        InvalidInput: the name is no model's (embedding_models.resolve).
+        InvalidInput: the name is no model's (``resolve_model``).
     """
-    model = resolve(name)
+    model = resolve_model(name)
     # two threads loading at once (a server's warm-up and its first search) share one
     with _LOADING:
         if model.name not in _CACHE:

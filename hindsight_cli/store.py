@@ -138,7 +138,7 @@ class Store:
 
         Raises:
             InvalidInput: ``model`` or ``backend`` differs from those of an existing store, or
-                ``model`` names no model (embedding_models.py lists them).
+                ``model`` names no model (``embedding.MODELS`` lists them).
         """
         return admin.init(self._rt, model, backend, url, schema)
 

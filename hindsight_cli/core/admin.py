@@ -12,7 +12,7 @@ from typing import Any
 
 from .. import paths, safefs
 from ..config import DEFAULT_CONFIG_TOML, load as load_config
-from ..embedding_models import resolve
+from ..embedding import resolve_model
 from ..errors import InvalidInput
 from ..storage.registry import BACKENDS, backend_name, check_name
 from ..storage.urls import check_target, redact_url
@@ -34,7 +34,7 @@ def init(
     if not created:
         rt.recover()
     if model is not None:
-        model = resolve(model, "--embedding-model").name
+        model = resolve_model(model, "--embedding-model").name
         if not created:
             with rt.ledger.read() as session:
                 stored = session.meta().get("embedding_model")
@@ -50,7 +50,7 @@ def init(
     if model is not None and created:
         configure_model(rt, model)
     if created:
-        wanted, dim = rt.model, None if rt.has_embedder else resolve(rt.model).dim
+        wanted, dim = rt.model, None if rt.has_embedder else resolve_model(rt.model).dim
         # a hub model (or an embedder given to the store): ask it for its dimension
         if dim is None:
             wanted, dim = rt.embedder.name, rt.embedder.dim

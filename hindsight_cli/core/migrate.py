@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..embedding_models import resolve
+from ..embedding import resolve_model
 from ..errors import InvalidInput
 from ..storage.base import AuditRow
 from ..storage.rows import keyword_terms
@@ -44,7 +44,7 @@ def _prepare_target(source: Runtime, target: Runtime, model: str, dim: int) -> N
         # the directory's .gitignore and config.toml, naming the model
         if target.ledger.capabilities.files:
             init(target)
-            if resolve(target.config.embedding_model).name != model:
+            if resolve_model(target.config.embedding_model).name != model:
                 configure_model(target, model)
     with target.ledger.read() as session:
         theirs = session.meta()

@@ -19,8 +19,7 @@ from pathlib import Path
 
 from .. import paths, safefs
 from ..config import Config, load as load_config
-from ..embedding import Embedder, load_embedder
-from ..embedding_models import resolve
+from ..embedding import Embedder, load_embedder, resolve_model
 from ..errors import EmbeddingMismatch, StoreNotFound
 from ..storage.base import Ledger, Reader
 from ..storage.hot_sync import HotMirror
@@ -174,13 +173,13 @@ class Runtime:
         return (
             self._embedder.name
             if self._embedder is not None
-            else resolve(self.config.embedding_model).name
+            else resolve_model(self.config.embedding_model).name
         )
 
     def model_is_known(self) -> bool:
         """Whether the model's dimension is known without loading it (a hub model must be
         loaded)."""
-        return self.has_embedder or resolve(self.config.embedding_model).dim is not None
+        return self.has_embedder or resolve_model(self.config.embedding_model).dim is not None
 
     def check_model(self, session: Reader) -> int:
         """The store's vector dimension, after checking its model is the configured one."""

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from ..embedding_models import english_only
+from ..embedding import english_only
 from ..errors import BadUsage, InvalidInput
 from ..models import Filters, one_of
 from ..text import CJK, STOPWORDS, clean, stem, terms

