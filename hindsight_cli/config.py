@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from . import paths, safefs
-from .embedding import DEFAULT_MODEL, resolve_model
 from .errors import InvalidInput
+
+DEFAULT_MODEL = "hindsight/all-MiniLM-L6-v2-int8"
 
 
 def _setting(default: Any, doc: str = "", toml: str | None = None) -> Any:
@@ -304,10 +305,6 @@ def load(store_path: Path | None) -> Config:
         from .storage.registry import check_name
 
         check_name(config.storage_backend)
-    resolve_model(
-        config.embedding_model,
-        paths.ENV_EMBEDDING_MODEL if "embedding_model" in env else "[embedding] model",
-    )
     if config.on_change not in ("supersede", "keep_both"):
         raise InvalidInput(
             f"[write] on_change must be supersede or keep_both, not {config.on_change!r}."

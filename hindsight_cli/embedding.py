@@ -1,7 +1,7 @@
 """Embedders: the bundled offline all-MiniLM-L6-v2 (int8 ONNX), the offline multilingual USE v3
 (optional extra), and any fastembed model by name; and the one registry of models by name
-(``MODELS``, ``resolve_model``) that config, ``init``, the runtime, search and ``doctor`` consult, as
-storage/registry.py is for backends. It sits beside the embedders it loads: a registry of its own
+(``MODELS``, ``resolve_model``) that the store as it opens, ``init``, search and ``doctor`` consult,
+as storage/registry.py is for backends. It sits beside the embedders it loads: a registry of its own
 would import them, and they it, for ``load_embedder``'s names.
 
 The bundled model is run through fastembed's public API for batches (import, reindex). A few texts
@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from . import paths, safefs
+from .config import DEFAULT_MODEL
 from .errors import EmbeddingUnavailable, InvalidInput
 
 if TYPE_CHECKING:
     import numpy as np
     from fastembed import TextEmbedding
 
-DEFAULT_MODEL = "hindsight/all-MiniLM-L6-v2-int8"
 BUNDLED_DIM = 384
 MULTILINGUAL_MODEL = "hindsight/use-multilingual-v3"
 MULTILINGUAL_DIM = 512
@@ -368,6 +368,8 @@ MODELS: dict[str, EmbeddingModel] = {
         ),
     )
 }
+# where a store's model is named
+_CONFIGURED = f"[embedding] model or {paths.ENV_EMBEDDING_MODEL}"
 # a model's name on the Hugging Face hub; hindsight's own names are not there
 _HUB_NAME = re.compile(r"(?!hindsight/)[\w.-]+/[\w.-]+", re.IGNORECASE)
 # Fastembed's English-only models, by a part of their name: with one, every Chinese sentence lies
@@ -404,7 +406,7 @@ def hub_model(name: str) -> EmbeddingModel:
     return EmbeddingModel(name, (), None, ("en",) if english else (), summary, FastEmbedEmbedder)
 
 
-def resolve_model(name: str, option: str = "[embedding] model") -> EmbeddingModel:
+def resolve_model(name: str, option: str = _CONFIGURED) -> EmbeddingModel:
     """The model ``name`` names: a registered one (by its name or an alias), else a fastembed model
     by its hub name (``owner/name``).
 

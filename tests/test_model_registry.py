@@ -11,7 +11,6 @@ import pytest
 from conftest import Cli
 
 from hindsight_cli import embedding
-from hindsight_cli.config import load as load_config
 from hindsight_cli.embedding import (
     DEFAULT_MODEL,
     MODELS,
@@ -67,7 +66,7 @@ def test_an_unknown_name_is_refused_in_one_line_naming_every_known_model(name: s
     for model in MODELS.values():
         assert f"{model.name} ({', '.join(model.aliases)})" in message
     with pytest.raises(
-        InvalidInput, match=r"^Unknown embedding model 'nope' \(\[embedding\] model\)"
+        InvalidInput, match=r"^Unknown embedding model 'nope' \(\[embedding\] model or HINDSIGHT_"
     ):
         embedding.load_embedder("nope")
 
@@ -109,21 +108,31 @@ def test_init_refuses_an_unknown_model_before_making_the_store(tmp_path: Path) -
     assert not (tmp_path / "s").exists()
 
 
-def test_a_configured_unknown_model_is_refused_naming_where_it_was_set(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_configured_unknown_model_is_refused_when_the_store_opens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake
 ) -> None:
+    """As an unknown backend is: before anything is read or written."""
     monkeypatch.setenv("HINDSIGHT_EMBEDDING_MODEL", "multilingal")
     with pytest.raises(InvalidInput) as refused:
-        load_config(None)
+        Store(tmp_path / "s")
     assert str(refused.value) == (
-        f"Unknown embedding model 'multilingal' (HINDSIGHT_EMBEDDING_MODEL). {KNOWN}"
+        "Unknown embedding model 'multilingal' ([embedding] model or HINDSIGHT_EMBEDDING_MODEL). "
+        + KNOWN
     )
+    assert not (tmp_path / "s").exists()
+    cli = Cli(tmp_path / "s")
+    result = cli("search", "why did the deploy fail")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: Unknown embedding model 'multilingal' (")
+    assert result.stderr.count("\n") == 1
     monkeypatch.delenv("HINDSIGHT_EMBEDDING_MODEL")
     store = tmp_path / "s"
-    store.mkdir(mode=0o700)
+    Store(store, embedder=fake).init()
     (store / "config.toml").write_text('[embedding]\nmodel = "bge-small"\n')
     with pytest.raises(InvalidInput, match=r"^Unknown embedding model 'bge-small' \(\[embedding\]"):
-        load_config(store)
+        Store(store)
+    # a model handed in is the store's whatever the config names
+    assert Store(store, embedder=fake).search("deploy").hits == []
 
 
 @pytest.mark.model

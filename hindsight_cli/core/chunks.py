@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ..embedding import DEFAULT_MODEL
+from ..config import DEFAULT_MODEL
 
 # word pieces in a window (256 less [CLS] and [SEP])
 WINDOW = 254

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .. import paths, safefs
 from ..config import Config, load as load_config
-from ..embedding import Embedder, load_embedder, resolve_model
+from ..embedding import Embedder, EmbeddingModel, load_embedder, resolve_model
 from ..errors import EmbeddingMismatch, StoreNotFound
 from ..storage.base import Ledger, Reader
 from ..storage.hot_sync import HotMirror
@@ -79,6 +79,8 @@ class Runtime:
         self.warm = warm
         self.profile = Profile.of(warm)
         self._embedder = embedder
+        # the configured model, its name checked when the store opens, as the backend's is
+        self._configured = self._configured_model()
         # a long-lived process's model has paid its optimised load
         self._warmed = False
         self._embedder_lock = threading.Lock()
@@ -107,10 +109,15 @@ class Runtime:
             return None
         return HotMirror(self.ledger, int(self.config.hot_index_mb * 1_000_000))
 
+    def _configured_model(self) -> EmbeddingModel | None:
+        """The model the config names; none is asked for when one was handed in."""
+        return resolve_model(self.config.embedding_model) if self._embedder is None else None
+
     def reopen(self, config: Config) -> None:
         """Use other settings (a backend or model just chosen), with the ledger and index they
         name."""
         self.config = config
+        self._configured = self._configured_model()
         self.ledger = open_ledger(self.path, config)
         self.mirror = self._mirror()
         self.hot = self._hot()
@@ -118,6 +125,7 @@ class Runtime:
     def reload_config(self) -> None:
         """Read ``config.toml`` again, keeping the database URL given to this process."""
         self.config = replace(load_config(self.path), database_url=self.config.database_url)
+        self._configured = self._configured_model()
 
     def now(self) -> datetime:
         return self.clock()
@@ -169,17 +177,20 @@ class Runtime:
 
     @property
     def model(self) -> str:
-        """The configured model's name, without loading it."""
-        return (
-            self._embedder.name
-            if self._embedder is not None
-            else resolve_model(self.config.embedding_model).name
-        )
+        """The model's name, without loading it: the one handed in or loaded, else the
+        configured one."""
+        if self._embedder is not None:
+            return self._embedder.name
+        # named whenever no model was handed in
+        assert self._configured is not None
+        return self._configured.name
 
     def model_is_known(self) -> bool:
         """Whether the model's dimension is known without loading it (a hub model must be
         loaded)."""
-        return self.has_embedder or resolve_model(self.config.embedding_model).dim is not None
+        return self._embedder is not None or (
+            self._configured is not None and self._configured.dim is not None
+        )
 
     def check_model(self, session: Reader) -> int:
         """The store's vector dimension, after checking its model is the configured one."""
