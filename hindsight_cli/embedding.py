@@ -1,5 +1,8 @@
 """Embedders: the bundled offline all-MiniLM-L6-v2 (int8 ONNX), the offline multilingual USE v3
-(optional extra), and any fastembed model by name.
+(optional extra), and any fastembed model by name; and the one registry of models by name
+(``MODELS``, ``resolve_model``) that the store as it opens, ``init``, search and ``doctor`` consult,
+as storage/registry.py is for backends. It sits beside the embedders it loads: a registry of its own
+would import them, and they it, for ``load_embedder``'s names.
 
 The bundled model is run through fastembed's public API for batches (import, reindex). A few texts
 (a query, a record) run the same ONNX file and tokenizer with onnxruntime directly: fastembed's
@@ -13,21 +16,26 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from . import paths, safefs
 from .config import DEFAULT_MODEL
-from .errors import EmbeddingUnavailable
+from .errors import EmbeddingUnavailable, InvalidInput
 
 if TYPE_CHECKING:
     import numpy as np
+    from fastembed import TextEmbedding
 
 BUNDLED_DIM = 384
+MULTILINGUAL_MODEL = "hindsight/use-multilingual-v3"
+MULTILINGUAL_DIM = 512
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_FILES = (
     "tokenizer.json",
@@ -172,7 +180,7 @@ class FastEmbedEmbedder:
         self.name = name
         self._model_dir = model_dir
         self._threads = threads
-        self._model: Any = None
+        self._model: TextEmbedding | None = None
         self.dim = BUNDLED_DIM if model_dir is not None else 0
         if model_dir is None:
             self.dim = self._load_dim()
@@ -310,29 +318,63 @@ class MultilingualEmbedder:
         return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
 
 
-MULTILINGUAL_MODEL = "hindsight/use-multilingual-v3"
-MULTILINGUAL_DIM = 512
-# Short names `hindsight init --embedding-model` accepts.
-ALIASES = {"default": DEFAULT_MODEL, "minilm": DEFAULT_MODEL, "multilingual": MULTILINGUAL_MODEL}
-
-_CACHE: dict[str, Embedder] = {}
-_LOADING = threading.Lock()
+# --- the models by name
+# ---------------------------------------------------------------------------------------
 
 
-def model_name(name: str) -> str:
-    """A model name with the short aliases (``multilingual``, ``default``) spelled out."""
-    return ALIASES.get(name.strip().lower(), name.strip())
+@dataclass(frozen=True)
+class EmbeddingModel:
+    """A model as the registry knows it; ``load()`` makes its ``Embedder``."""
+
+    name: str
+    # short names taken wherever a model is named (``init --embedding-model multilingual``)
+    aliases: tuple[str, ...]
+    # None: a hub model's, known once it is loaded
+    dim: int | None
+    # the languages it reads (BCP 47); () when not known, which is taken to be any
+    languages: tuple[str, ...]
+    # how it is run, for ``doctor``
+    summary: str
+    loader: Callable[[str], Embedder]
+
+    def load(self) -> Embedder:
+        return self.loader(self.name)
+
+    @property
+    def english_only(self) -> bool:
+        return self.languages == ("en",)
 
 
-def english_only(name: str) -> bool:
-    """Whether a model reads English only: the bundled all-MiniLM-L6-v2 and fastembed's English
-    models. With one, every Chinese sentence lies near every other (unrelated pairs at cosine
-    0.4-0.9), so its vectors say nothing about a match in a script it cannot read. Unknown models
-    are taken to read it."""
-    lower = model_name(name).lower()
-    return lower == DEFAULT_MODEL.lower() or any(tag in lower for tag in _ENGLISH_MODELS)
-
-
+MODELS: dict[str, EmbeddingModel] = {
+    model.name: model
+    for model in (
+        EmbeddingModel(
+            DEFAULT_MODEL,
+            ("default", "minilm"),
+            BUNDLED_DIM,
+            ("en",),
+            "all-MiniLM-L6-v2, int8 ONNX, bundled: English, offline",
+            lambda name: BundledEmbedder(),
+        ),
+        EmbeddingModel(
+            MULTILINGUAL_MODEL,
+            ("multilingual",),
+            MULTILINGUAL_DIM,
+            # Universal Sentence Encoder multilingual v3's 16
+            tuple("ar de en es fr it ja ko nl pl pt ru th tr zh-Hans zh-Hant".split()),
+            "Universal Sentence Encoder multilingual v3, from the multilingual extra: 16 "
+            "languages, offline",
+            lambda name: MultilingualEmbedder(),
+        ),
+    )
+}
+# where a store's model is named
+_CONFIGURED = f"[embedding] model or {paths.ENV_EMBEDDING_MODEL}"
+# a model's name on the Hugging Face hub; hindsight's own names are not there
+_HUB_NAME = re.compile(r"(?!hindsight/)[\w.-]+/[\w.-]+", re.IGNORECASE)
+# Fastembed's English-only models, by a part of their name: with one, every Chinese sentence lies
+# near every other (unrelated pairs at cosine 0.4-0.9), so its vectors say nothing about a match in
+# a script it cannot read.
 _ENGLISH_MODELS = (
     "all-minilm",
     "all-mpnet",
@@ -349,21 +391,60 @@ _ENGLISH_MODELS = (
 )
 
 
-def known_dim(name: str) -> int | None:
-    """The dimension of a built-in model, known without loading it."""
-    return {DEFAULT_MODEL: BUNDLED_DIM, MULTILINGUAL_MODEL: MULTILINGUAL_DIM}.get(model_name(name))
+def find_model(name: str) -> EmbeddingModel | None:
+    """A registered model by its name or one of its aliases, in any case."""
+    wanted = name.strip().lower()
+    return next(
+        (m for m in MODELS.values() if wanted == m.name.lower() or wanted in m.aliases), None
+    )
+
+
+def hub_model(name: str) -> EmbeddingModel:
+    """A fastembed model named as on the hub, with the languages its name tells."""
+    english = any(tag in name.lower() for tag in _ENGLISH_MODELS)
+    summary = "a fastembed model loaded from its cache"
+    return EmbeddingModel(name, (), None, ("en",) if english else (), summary, FastEmbedEmbedder)
+
+
+def resolve_model(name: str, option: str = _CONFIGURED) -> EmbeddingModel:
+    """The model ``name`` names: a registered one (by its name or an alias), else a fastembed model
+    by its hub name (``owner/name``).
+
+    Raises:
+        InvalidInput: it is neither (``option`` says where the name was given).
+    """
+    found = find_model(name)
+    if found is not None:
+        return found
+    if _HUB_NAME.fullmatch(name.strip()):
+        return hub_model(name.strip())
+    known = ", ".join(f"{m.name} ({', '.join(m.aliases)})" for m in MODELS.values())
+    raise InvalidInput(
+        f"Unknown embedding model {name!r} ({option}). Known models: {known}; or any fastembed "
+        "model by its hub name, e.g. BAAI/bge-small-en-v1.5."
+    )
+
+
+def english_only(name: str) -> bool:
+    """Whether a model reads English only: the bundled all-MiniLM-L6-v2 and fastembed's English
+    models. Models of unknown languages (an embedder handed in, whatever its name) are taken to read
+    any."""
+    return (find_model(name) or hub_model(name)).english_only
+
+
+_CACHE: dict[str, Embedder] = {}
+_LOADING = threading.Lock()
 
 
 def load_embedder(name: str = DEFAULT_MODEL) -> Embedder:
-    """The embedder for a model name (one instance per process)."""
-    name = model_name(name)
+    """The embedder for a model's name or alias (one instance per process).
+
+    Raises:
+        InvalidInput: the name is no model's (``resolve_model``).
+    """
+    model = resolve_model(name)
     # two threads loading at once (a server's warm-up and its first search) share one
     with _LOADING:
-        if name not in _CACHE:
-            if name == DEFAULT_MODEL:
-                _CACHE[name] = BundledEmbedder()
-            elif name == MULTILINGUAL_MODEL:
-                _CACHE[name] = MultilingualEmbedder()
-            else:
-                _CACHE[name] = FastEmbedEmbedder(name)
-        return _CACHE[name]
+        if model.name not in _CACHE:
+            _CACHE[model.name] = model.load()
+        return _CACHE[model.name]

@@ -18,8 +18,9 @@ from typing import Any
 from . import paths
 from .config import Config
 from .core import admin, derive, events, lifecycle, reading, recall, transfer, writes
+from .core.jobs import Phase, Progress
 from .core.migrate import MigrateResult
-from .core.runtime import Phase, Progress, Runtime
+from .core.runtime import Runtime
 from .core.scope import Scope
 from .core.selection import check_limit, forget_filters, plain
 from .embedding import Embedder
@@ -161,7 +162,8 @@ class Store:
             True if the store was created, False if it already existed.
 
         Raises:
-            InvalidInput: ``model`` or ``backend`` differs from those of an existing store.
+            InvalidInput: ``model`` or ``backend`` differs from those of an existing store, or
+                ``model`` names no model (``embedding.MODELS`` lists them).
         """
         return admin.init(self._rt, model, backend, url, schema)
 

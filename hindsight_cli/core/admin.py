@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .. import paths, safefs
 from ..config import DEFAULT_CONFIG_TOML, load as load_config
-from ..embedding import known_dim, model_name
+from ..embedding import resolve_model
 from ..errors import InvalidInput
 from ..storage.registry import BACKENDS, backend_name, check_name
 from ..storage.urls import check_target, redact_url
@@ -33,7 +33,7 @@ def init(
     if not created:
         rt.recover()
     if model is not None:
-        model = model_name(model)
+        model = resolve_model(model, "--embedding-model").name
         if not created:
             with rt.ledger.read() as session:
                 stored = session.meta().get("embedding_model")
@@ -49,7 +49,7 @@ def init(
     if model is not None and created:
         configure_model(rt, model)
     if created:
-        wanted, dim = rt.model, None if rt.has_embedder else known_dim(rt.model)
+        wanted, dim = rt.model, None if rt.has_embedder else resolve_model(rt.model).dim
         # a hub model (or an embedder given to the store): ask it for its dimension
         if dim is None:
             wanted, dim = rt.embedder.name, rt.embedder.dim

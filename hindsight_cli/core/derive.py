@@ -15,8 +15,9 @@ from ..storage import codec
 from ..storage.rows import MemoryRow, row_term_counts
 from ..timeutil import iso
 from . import embedding_jobs
-from .prepare import derived_key
-from .runtime import Phase, Progress, Runtime, announce
+from .jobs import Phase, Progress, announce
+from .prepare import Limits, derived_key, prepare
+from .runtime import Runtime
 from .scope import Scope
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ def summarize(
     agent = agent_id or (next(iter(agents)) if len(agents) == 1 else rt.config.default_agent)
 
     def embed(texts: list[str]) -> Vectors:
-        vectors: Vectors = rt.embed(texts, dim)
+        vectors: Vectors = embedding_jobs.embed(rt, texts, dim)
         return vectors
 
     def write(
@@ -103,7 +104,7 @@ def summarize(
     ) -> tuple[Memory, bool]:
         # the lowest trust of what it was built from
         origin = derived_source(r.source for r in sources)
-        prepared = rt.prepare(
+        prepared = prepare(
             {
                 "content": body,
                 "type": "semantic",
@@ -124,6 +125,8 @@ def summarize(
                     "method": method if part == 0 else "extractive",
                 },
             },
+            Limits.of(rt.config),
+            rt.now(),
             derived=True,
         )
         return _write_derived(rt, replace(prepared.row, source_ids=links), dim)
@@ -263,7 +266,7 @@ def _pattern_change(
     """Create a pattern, or update the one that already covers most of this group's episodes."""
     overlap = [(len(set(k.source_ids) & set(found.source_ids)), k) for k in known]
     best = max(overlap, key=lambda pair: pair[0], default=(0, None))
-    row = rt.prepare(
+    row = prepare(
         {
             "content": found.content,
             "type": "semantic",
@@ -285,6 +288,8 @@ def _pattern_change(
             },
             "key": derived_key("consolidate", agent, found.source_ids[0]),
         },
+        Limits.of(rt.config),
+        rt.now(),
         derived=True,
     ).row
     row.source_ids = list(found.source_ids)

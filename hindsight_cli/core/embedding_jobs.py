@@ -2,71 +2,57 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
+from ..errors import EmbeddingMismatch
 from ..storage.rows import MemoryRow, embedding_text
-from . import chunks
-from .runtime import Progress, Runtime
+from . import chunks, jobs
+from .jobs import Progress
+from .runtime import Runtime
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # texts per call of the model
 BATCH = 256
 
 
-class Job(Protocol):
-    def result(self) -> Any: ...
-
-
-class Deferred:
-    """Run one function when its result is asked for."""
-
-    def __init__(self, function: Callable[[], Any]) -> None:
-        self._function = function
-
-    def result(self) -> Any:
-        return self._function()
-
-
-class Background:
-    """Run one function in a thread; ``result()`` returns its value or raises its exception."""
-
-    def __init__(self, function: Callable[[], Any]) -> None:
-        self._value: Any = None
-        self._error: BaseException | None = None
-
-        def run() -> None:
-            try:
-                self._value = function()
-            # re-raised in the caller's thread
-            except BaseException as error:
-                self._error = error
-
-        self._thread = threading.Thread(target=run, daemon=True)
-        self._thread.start()
-
-    def result(self) -> Any:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._value
-
-
-def start(rt: Runtime, texts: Sequence[str], beside: bool = True) -> Job:
-    """Embed ``texts`` beside the caller's ledger work when that is safe and worth it (``beside``).
+def start(rt: Runtime, texts: Sequence[str], beside: bool = True) -> Callable[[], np.ndarray]:
+    """Embed ``texts`` beside the caller's ledger work when that is safe and worth it (``beside``);
+    calling what it returns gives the vectors (or raises the embedding's error).
 
     In a cold process loading the model is the slowest step; it runs while the ledger opens (DuckDB
     and onnxruntime release the GIL). A configured hub model is only loaded after the store's model
-    check has passed, so a mismatch never starts a download. Work of a millisecond (the in-memory
-    index) is not worth a thread, whose start alone costs that much or more on a busy machine.
+    check has passed, so a mismatch never starts a download: then the texts are embedded when their
+    vectors are asked for. Work of a millisecond (the in-memory index) is not worth a thread, whose
+    start alone costs that much or more on a busy machine.
     """
-    function = lambda: rt.embedder.embed(texts)  # noqa: E731
-    return Background(function) if beside and rt.model_is_known() else Deferred(function)
+
+    def embed() -> np.ndarray:
+        return rt.embedder.embed(texts)
+
+    return jobs.beside(embed).result if beside and rt.model_is_known() else embed
+
+
+def checked(rt: Runtime, vectors: np.ndarray, dim: int) -> np.ndarray:
+    """``vectors``, once their dimension is the store's."""
+    if vectors.shape[1] != dim:
+        raise EmbeddingMismatch(
+            f"The model {rt.embedder.name} makes {vectors.shape[1]}-d vectors but this "
+            f"store holds {dim}-d "
+            "ones. Run `hindsight reindex` to re-embed every memory."
+        )
+    return vectors
+
+
+def embed(rt: Runtime, texts: Sequence[str], dim: int) -> np.ndarray:
+    return checked(rt, rt.embedder.embed(texts), dim)
 
 
 def embed_many(
     rt: Runtime, texts: Sequence[str], dim: int | None, progress: Progress | None = None
-) -> list[Any]:
+) -> list[np.ndarray]:
     """Embed in batches of similar length: padding to the longest text in a batch costs up to 3x.
     With ``dim``, every batch is checked against the store's dimension."""
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
@@ -74,7 +60,7 @@ def embed_many(
     for start_at in range(0, len(order), BATCH):
         chunk = order[start_at : start_at + BATCH]
         batch = [texts[i] for i in chunk]
-        embedded = rt.embed(batch, dim) if dim is not None else rt.embedder.embed(batch)
+        embedded = embed(rt, batch, dim) if dim is not None else rt.embedder.embed(batch)
         for position, vector in zip(chunk, embedded):
             vectors[position] = vector
         if progress:
@@ -87,7 +73,7 @@ def windows(rt: Runtime, row: MemoryRow) -> list[str]:
     return chunks.split(embedding_text(row), rt.model)
 
 
-def assign(row: MemoryRow, vectors: Sequence[Any]) -> None:
+def assign(row: MemoryRow, vectors: np.ndarray | Sequence[np.ndarray]) -> None:
     """A memory's first window's vector, and its further windows' (a long memory's chunks)."""
     row.embedding = _floats(vectors[0])
     row.chunks = [_floats(v) for v in vectors[1:]] or None

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..embedding import model_name
+from ..embedding import resolve_model
 from ..errors import InvalidInput
 from ..storage.base import AuditRow
 from ..storage.rows import row_term_counts
-from .runtime import Progress, Runtime
+from .jobs import Progress
+from .runtime import Runtime
 from .transfer import IMPORT_BATCH, fresh as fresh_positions
 
 
@@ -42,7 +43,7 @@ def _prepare_target(source: Runtime, target: Runtime, model: str, dim: int) -> N
         # the directory's .gitignore and config.toml, naming the model
         if target.ledger.capabilities.files:
             init(target)
-            if model_name(target.config.embedding_model) != model:
+            if resolve_model(target.config.embedding_model).name != model:
                 configure_model(target, model)
     with target.ledger.read() as session:
         theirs = session.meta()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from ..errors import InvalidInput
@@ -27,7 +28,7 @@ from ..redact import redact_field
 from ..storage.base import Reader
 from ..storage.rows import MemoryRow
 from ..text import clean
-from .prepare import content_hash, derived_key, label
+from .prepare import Limits, Prepared, content_hash, derived_key, label, prepare
 
 # 1 MiB at the default 16 KiB: past that a text is a document, not a memory
 MAX_PARTS = 64
@@ -113,6 +114,19 @@ def split(fields: Mapping[str, Any], max_bytes: int) -> tuple[list[dict[str, Any
             part.update(id=None, supersedes=None)
         out.append(part)
     return out, redactions
+
+
+def prepared(
+    fields: Mapping[str, Any], limits: Limits, now: datetime, keep_identity: bool = False
+) -> list[Prepared]:
+    """One memory, or the linked parts of one over the size limit, validated (core/prepare.py)."""
+    pieces, redactions = split(fields, limits.max_bytes)
+    if len(pieces) == 1:
+        return [prepare(pieces[0], limits, now, keep_identity)]
+    out = [prepare(piece, limits, now, keep_identity) for piece in pieces]
+    link([p.row for p in out])
+    out[0].redactions += redactions
+    return out
 
 
 def link(rows: Sequence[MemoryRow]) -> None:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import BadUsage, InvalidInput
 from ..models import MEMORY_TYPES, OUTCOMES, STATUSES, one_of
@@ -21,6 +21,9 @@ from ..redact import redact_field
 from ..storage.rows import MemoryRow
 from ..text import MAX_LABEL, clean, without_surrogates
 from ..timeutil import parse_duration, parse_future, parse_time
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 _IMPORTANCE_BY_TRIGGER = {
     "tool_error": 0.8,
@@ -47,6 +50,14 @@ class Limits:
     max_bytes: int
     # a memory type's default time to live ("24h"; "" for none)
     ttls: Mapping[str, str]
+
+    @classmethod
+    def of(cls, config: Config) -> Limits:
+        return cls(
+            config.default_agent,
+            config.max_content_bytes,
+            {t: getattr(config, f"{t}_ttl") for t in MEMORY_TYPES},
+        )
 
 
 @dataclass

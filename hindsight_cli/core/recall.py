@@ -18,7 +18,7 @@ from ..search.pipeline import rank, result
 from ..search.query import SearchQuery, keyword_terms, vector_floor
 from ..search.signals import Context, is_troubleshooting
 from ..storage.base import Reader
-from . import embedding_jobs
+from . import embedding_jobs, jobs
 from .runtime import Runtime
 from .scope import Scope
 
@@ -94,7 +94,11 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
     )
 
     def ranked(source: Source, dim: int) -> SearchResult:
-        vector = (lambda: rt.checked(job.result(), dim)[0].tolist()) if job is not None else None
+        vector = (
+            (lambda: embedding_jobs.checked(rt, job(), dim)[0].tolist())
+            if job is not None
+            else None
+        )
         rows, candidates = gather(source, words, vector, where, limit, weights, query.mode)
         return result(query, rank(rows, candidates, ctx, weights, k, query.lists))
 
@@ -145,7 +149,7 @@ def warm_up(rt: Runtime) -> None:
     onnxruntime and DuckDB release the interpreter while they work."""
     from .lifecycle import expire_if_due
 
-    model = embedding_jobs.Background(lambda: rt.embedder.embed(["warm up"]))
+    model = jobs.beside(lambda: rt.embedder.embed(["warm up"]))
     if rt.exists:
         expire_if_due(rt)
         if rt.hot is None or rt.hot.synced_index() is None:
@@ -159,6 +163,6 @@ def load_in_memory(rt: Runtime) -> None:
     write, no LanceDB sync): a search that arrives meanwhile from another thread asks the ledger
     instead."""
     if rt.exists and rt.hot is not None:
-        model = embedding_jobs.Background(lambda: rt.embedder.embed(["warm up"]))
+        model = jobs.beside(lambda: rt.embedder.embed(["warm up"]))
         rt.hot.synced_index()
         model.result()

@@ -1,44 +1,33 @@
-"""What every core operation works with: one store's directory, settings, ledger, embedder and
-index.
+"""The context every core operation works in: one store's directory, clock, settings, ledger,
+indexes (the LanceDB mirror, the in-memory index) and embedder.
 
-``Store`` (store.py) owns one ``Runtime`` and hands it to the core's modules. What differs between a
-short-lived process (a CLI call) and a long-lived one (the MCP server, a Python program) is named
-once, in ``Profile``, instead of a flag that each operation reads its own way.
+``Store`` (store.py) owns one ``Runtime`` and hands it to the core's modules, which do the work:
+preparing input (prepare.py, parts.py), embedding it (embedding_jobs.py), running work beside the
+caller's (jobs.py). What differs between a short-lived process (a CLI call) and a long-lived one
+(the MCP server, a Python program) is named once, in ``Profile``, instead of a flag that each
+operation reads its own way.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from .. import paths, safefs
 from ..config import Config, load as load_config
-from ..embedding import Embedder, known_dim, load_embedder, model_name
+from ..embedding import Embedder, EmbeddingModel, load_embedder, resolve_model
 from ..errors import EmbeddingMismatch, StoreNotFound
 from ..storage.base import Ledger, Reader
 from ..storage.hot_sync import HotMirror
 from ..storage.registry import open_ledger
 from ..storage.sync import Mirror
 from ..timeutil import now as utcnow
-from .prepare import Limits, Prepared, prepare
 
 log = logging.getLogger("hindsight.runtime")
-Progress = Callable[[int, int], None]
-# a long job says which step it is on ("Loading the embedding model")
-Phase = Callable[[str], None]
-
-
-def announce(phase: Phase | None, text: str) -> None:
-    if phase is not None:
-        phase(text)
-
-
-TYPES = ("working", "episodic", "semantic", "procedural")
 
 
 @dataclass(frozen=True)
@@ -68,7 +57,7 @@ class Profile:
 
 
 class Runtime:
-    """The state a store's operations share."""
+    """The context a store's operations share: what they work with, not the work."""
 
     def __init__(
         self,
@@ -90,6 +79,8 @@ class Runtime:
         self.warm = warm
         self.profile = Profile.of(warm)
         self._embedder = embedder
+        # the configured model, its name checked when the store opens, as the backend's is
+        self._configured = self._configured_model()
         # a long-lived process's model has paid its optimised load
         self._warmed = False
         self._embedder_lock = threading.Lock()
@@ -118,10 +109,15 @@ class Runtime:
             return None
         return HotMirror(self.ledger, int(self.config.hot_index_mb * 1_000_000))
 
+    def _configured_model(self) -> EmbeddingModel | None:
+        """The model the config names; none is asked for when one was handed in."""
+        return resolve_model(self.config.embedding_model) if self._embedder is None else None
+
     def reopen(self, config: Config) -> None:
         """Use other settings (a backend or model just chosen), with the ledger and index they
         name."""
         self.config = config
+        self._configured = self._configured_model()
         self.ledger = open_ledger(self.path, config)
         self.mirror = self._mirror()
         self.hot = self._hot()
@@ -129,6 +125,7 @@ class Runtime:
     def reload_config(self) -> None:
         """Read ``config.toml`` again, keeping the database URL given to this process."""
         self.config = replace(load_config(self.path), database_url=self.config.database_url)
+        self._configured = self._configured_model()
 
     def now(self) -> datetime:
         return self.clock()
@@ -180,17 +177,20 @@ class Runtime:
 
     @property
     def model(self) -> str:
-        """The configured model's name, without loading it."""
-        return (
-            self._embedder.name
-            if self._embedder is not None
-            else model_name(self.config.embedding_model)
-        )
+        """The model's name, without loading it: the one handed in or loaded, else the
+        configured one."""
+        if self._embedder is not None:
+            return self._embedder.name
+        # named whenever no model was handed in
+        assert self._configured is not None
+        return self._configured.name
 
     def model_is_known(self) -> bool:
         """Whether the model's dimension is known without loading it (a hub model must be
         loaded)."""
-        return self.has_embedder or known_dim(self.config.embedding_model) is not None
+        return self._embedder is not None or (
+            self._configured is not None and self._configured.dim is not None
+        )
 
     def check_model(self, session: Reader) -> int:
         """The store's vector dimension, after checking its model is the configured one."""
@@ -208,47 +208,8 @@ class Runtime:
             )
         return dim
 
-    def checked(self, vectors: Any, dim: int) -> Any:
-        if vectors.shape[1] != dim:
-            raise EmbeddingMismatch(
-                f"The model {self.embedder.name} makes {vectors.shape[1]}-d vectors but this "
-                f"store holds {dim}-d "
-                "ones. Run `hindsight reindex` to re-embed every memory."
-            )
-        return vectors
-
-    def embed(self, texts: Sequence[str], dim: int) -> Any:
-        return self.checked(self.embedder.embed(texts), dim)
-
-    # --- writing
-    # ------------------------------------------------------------------------------------
-
-    def limits(self) -> Limits:
-        return Limits(
-            self.config.default_agent,
-            self.config.max_content_bytes,
-            {t: getattr(self.config, f"{t}_ttl") for t in TYPES},
-        )
-
-    def prepare(
-        self, fields: Mapping[str, Any], keep_identity: bool = False, derived: bool = False
-    ) -> Prepared:
-        return prepare(fields, self.limits(), self.now(), keep_identity, derived)
-
-    def prepare_parts(
-        self, fields: Mapping[str, Any], keep_identity: bool = False
-    ) -> list[Prepared]:
-        """One memory, or the linked parts of one over the size limit (core/parts.py)."""
-        from . import parts
-
-        limits, now = self.limits(), self.now()
-        pieces, redactions = parts.split(fields, limits.max_bytes)
-        if len(pieces) == 1:
-            return [prepare(pieces[0], limits, now, keep_identity)]
-        prepared = [prepare(piece, limits, now, keep_identity) for piece in pieces]
-        parts.link([p.row for p in prepared])
-        prepared[0].redactions += redactions
-        return prepared
+    # --- the indexes
+    # -------------------------------------------------------------------------------
 
     def after_write(self) -> None:
         """A committed write: an index this process holds open catches up now."""

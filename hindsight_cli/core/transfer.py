@@ -13,12 +13,13 @@ from .. import paths
 from ..errors import Interrupted, InvalidInput
 from ..models import Filters, ImportResult, part_position
 from ..storage.base import Reader
-from ..storage.rows import MemoryRow, keyword_terms
-from . import embedding_jobs
-from .prepare import Prepared
+from ..storage.rows import MemoryRow, row_term_counts
+from . import embedding_jobs, jobs, parts
+from .jobs import Phase, Progress, announce
+from .prepare import Limits, Prepared
 from .reading import list_memories
 from .recall import reads_index
-from .runtime import Phase, Progress, Runtime, announce
+from .runtime import Runtime
 from .scope import Scope
 
 IMPORT_BATCH = 2000
@@ -35,6 +36,7 @@ def _prepared(rt: Runtime, records: Sequence[Mapping[str, Any]], scope: Scope) -
     import."""
     out: list[Prepared] = []
     seen: dict[str, tuple[int, Mapping[str, Any]]] = {}
+    limits = Limits.of(rt.config)
     for number, record in enumerate(records, 1):
         if not isinstance(record, Mapping):
             raise InvalidInput(f"Record {number} is not a JSON object; nothing was imported.")
@@ -43,7 +45,7 @@ def _prepared(rt: Runtime, records: Sequence[Mapping[str, Any]], scope: Scope) -
             values["agent_id"] = scope.resolve(record.get("agent_id")) or record.get("agent_id")
             first = len(out)
             # over the size limit: linked parts
-            out.extend(rt.prepare_parts(values, keep_identity=True))
+            out.extend(parts.prepared(values, limits, rt.now(), keep_identity=True))
         except InvalidInput as error:
             raise InvalidInput(f"Record {number}: {error} Nothing was imported.") from None
         _one_per_id(seen, number, record, out[first].row.id if record.get("id") else None)
@@ -170,12 +172,13 @@ def _committed(
     CPU (docs/benchmarks.md, run D and "What changed"). Only this thread writes: when the import
     stops (Ctrl-C, an error), the batch being embedded is dropped, never written.
     """
-    spans = list(_batches(fresh))
     stopped = threading.Event()
     # the phase is named once, when the model has loaded and the first texts are in
     said = False
 
-    def embed(start: int, end: int) -> embedding_jobs.Job:
+    def embed(span: tuple[int, int]) -> None:
+        start, end = span
+
         def step(done: int, _total: int) -> None:
             nonlocal said
             if stopped.is_set():
@@ -186,23 +189,12 @@ def _committed(
             if progress:
                 progress(start + done, len(fresh))
 
-        rows = [p.row for p in fresh[start:end]]
-        function = lambda: embedding_jobs.embed_rows(rt, rows, dim, step)  # noqa: E731
-        # One batch has nothing to overlap with: it is embedded here, without a thread's cost.
-        return (
-            embedding_jobs.Background(function)
-            if len(spans) > 1
-            else embedding_jobs.Deferred(function)
-        )
+        embedding_jobs.embed_rows(rt, [p.row for p in fresh[start:end]], dim, step)
 
     try:
-        pending = [embed(*spans[0])] if spans else []
-        for number, (start, end) in enumerate(spans):
-            # raises the embedding's error, or a Ctrl-C while it waits
-            pending.pop().result()
-            if number + 1 < len(spans):
-                pending.append(embed(*spans[number + 1]))
-            yield _write(rt, fresh[start:end])
+        yield from jobs.pipelined(
+            list(_batches(fresh)), embed, lambda span: _write(rt, fresh[span[0] : span[1]])
+        )
     finally:
         stopped.set()
 
@@ -212,7 +204,7 @@ def _write(rt: Runtime, chunk: Sequence[Prepared]) -> list[Prepared]:
     # another process may have imported the same records meanwhile
     with rt.ledger.write() as session:
         batch = _fresh(chunk, _held(session, chunk))
-        session.insert_many([(p.row, keyword_terms(p.row)) for p in batch])
+        session.insert_many([(p.row, row_term_counts(p.row)) for p in batch])
         if batch:
             session.audit("import", [p.row.id for p in batch], rt.now())
     return batch

@@ -20,7 +20,7 @@ from ..storage.base import Condition, Writer
 from ..storage.rows import MemoryRow, embedding_text, row_term_counts
 from . import embedding_jobs, parts
 from .lifecycle import expire_if_due, withdraw
-from .prepare import Prepared
+from .prepare import Limits, Prepared
 from .reading import find
 from .runtime import Runtime
 from .scope import Scope
@@ -143,7 +143,7 @@ def record(
     _inherit(rt, values, scope)
     from .admin import init
 
-    every = rt.prepare_parts(values)
+    every = parts.prepared(values, Limits.of(rt.config), rt.now())
     if len(every) > 1:
         return _record_parts(rt, every, scope)
     prepared = every[0]
@@ -152,7 +152,7 @@ def record(
     job = embedding_jobs.start(rt, embedding_jobs.windows(rt, row))
     with rt.ledger.read() as session:
         dim = rt.check_model(session)
-    embedding_jobs.assign(row, rt.checked(job.result(), dim))
+    embedding_jobs.assign(row, embedding_jobs.checked(rt, job(), dim))
     with rt.ledger.write() as session:
         existing = session.by_key(row.idempotency_key, row.agent_id)
         if existing is not None:

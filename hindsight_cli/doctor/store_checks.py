@@ -207,10 +207,9 @@ def _database(store: Store) -> list[Check]:
 
 
 def _model(store: Store, stats: dict[str, Any]) -> Check:
-    from ..config import DEFAULT_MODEL
-    from ..embedding import bundled_model_dir
+    from ..embedding import DEFAULT_MODEL, bundled_model_dir, resolve_model
 
-    configured = store.config.embedding_model
+    configured = resolve_model(store.config.embedding_model).name
     recorded = stats["embedding_model"]
     if configured != recorded:
         return fail(
@@ -223,7 +222,7 @@ def _model(store: Store, stats: dict[str, Any]) -> Check:
         return ok(
             "store.model",
             f"embedding model {configured}",
-            "a fastembed model loaded from its cache",
+            resolve_model(configured).summary,
         )
     try:
         directory = bundled_model_dir()

@@ -140,9 +140,3 @@ def row_term_counts(row: MemoryRow) -> dict[str, int]:
     from ..text import term_counts
 
     return dict(term_counts(keyword_text(row)))
-
-
-# TODO(issue 29): the old name, kept while core/transfer.py (being changed in parallel) still
-# imports it; ``search.query.keyword_terms`` is a query's terms, this is a row's counts. Drop it
-# once transfer.py calls ``row_term_counts``.
-keyword_terms = row_term_counts

@@ -40,6 +40,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from hindsight_cli.core.prepare import Limits, prepare  # noqa: E402
 from hindsight_cli.core.transfer import IMPORT_BATCH  # noqa: E402
 from hindsight_cli.evals.benchmark import QUERIES, synthetic  # noqa: E402
 from hindsight_cli.storage.rows import embedding_text, row_term_counts  # noqa: E402
@@ -101,7 +102,9 @@ def write(
     n = len(records)
     for begin in range(0, n, IMPORT_BATCH):
         chunk = [
-            store._rt.prepare({**r, "source": r.get("source") or "import"})
+            prepare(
+                {**r, "source": r.get("source") or "import"}, Limits.of(store.config), store.clock()
+            )
             for r in records[begin : begin + IMPORT_BATCH]
         ]
         base = pool[np.arange(offset + begin, offset + begin + len(chunk)) % len(pool)]
@@ -121,7 +124,10 @@ def write(
 
 
 def pool_vectors(store: Store, records: list[dict]) -> tuple[np.ndarray, float]:
-    texts = [embedding_text(store._rt.prepare(r).row) for r in records[:POOL]]
+    texts = [
+        embedding_text(prepare(r, Limits.of(store.config), store.clock()).row)
+        for r in records[:POOL]
+    ]
     started = time.perf_counter()
     return store.embedder.embed(texts), time.perf_counter() - started
 
