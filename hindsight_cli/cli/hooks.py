@@ -17,7 +17,7 @@ from . import app
 from .options import JsonFlag, StoreOption
 
 if TYPE_CHECKING:
-    from ..clients import Plan
+    from ..clients import Plan, Target
 
 hooks_app = typer.Typer(
     name="hooks",
@@ -100,7 +100,7 @@ def _project(store: Optional[Path]) -> tuple[Path, Optional[Path]]:
     return Path.cwd(), location.path if store is not None else None
 
 
-def _target(client: str, scope: str, store: Optional[Path]):  # noqa: ANN202
+def _target(client: str, scope: str, store: Optional[Path]) -> tuple[Target, Optional[Path]]:
     from ..hooks import install
 
     project, pinned = _project(store)
@@ -112,7 +112,7 @@ def _target(client: str, scope: str, store: Optional[Path]):  # noqa: ANN202
     return options[scope], pinned
 
 
-def _write(change) -> Optional[Path]:  # noqa: ANN001
+def _write(change: Plan) -> Optional[Path]:
     """Apply a plan; an empty plan means the file held nothing but our hooks: back it up, remove
     it."""
     import shutil

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -27,8 +27,11 @@ from .options import (
     parse_pairs,
 )
 
+if TYPE_CHECKING:
+    from ..store import Store
 
-def _store(path: Optional[Path], warm: bool = False):  # noqa: ANN202
+
+def _store(path: Optional[Path], warm: bool = False) -> Store:
     from ..store import open_store
 
     return open_store(path, warm=warm)

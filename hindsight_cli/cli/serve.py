@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
 from .. import paths
 from ..errors import InvalidInput
 from .options import ClientScope, McpClient, StoreOption, Transport
+
+if TYPE_CHECKING:
+    from ..clients import Target
 
 mcp_app = typer.Typer(
     name="mcp",
@@ -195,7 +198,9 @@ ScopeOption = Annotated[
 ]
 
 
-def _target_and_entry(client: str, scope: Optional[str], store: Optional[Path]):  # noqa: ANN202
+def _target_and_entry(
+    client: str, scope: Optional[str], store: Optional[Path]
+) -> tuple[Target, dict[str, Any], paths.StoreLocation]:
     from .. import clients
 
     location = paths.resolve_store(store)

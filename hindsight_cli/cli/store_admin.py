@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -14,8 +14,11 @@ from ..errors import InvalidInput
 from . import app
 from .options import Backend, ImportKind, JsonFlag, StoreOption
 
+if TYPE_CHECKING:
+    from ..store import Store
 
-def _open(path: Optional[Path]):  # noqa: ANN202
+
+def _open(path: Optional[Path]) -> Store:
     from ..store import open_store
 
     return open_store(path)

@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .server import INSTRUCTIONS, TokenVerifier, build_server, configure_logging, run
+    from .http import TokenVerifier
+    from .server import INSTRUCTIONS, build_server, configure_logging, run
 
 __all__ = ["INSTRUCTIONS", "TokenVerifier", "build_server", "configure_logging", "run"]
 
