@@ -38,6 +38,9 @@ def _common(line: dict[str, Any]) -> dict[str, Any]:
 def _failure(line: dict[str, Any]) -> dict[str, Any]:
     base = _common(line)
     base["metadata"].update(tool=line.get("tool"), args=line.get("args"))
+    if line.get("call"):
+        # the client's id of the failed call (Claude Code's tool_use_id)
+        base["metadata"]["call"] = line["call"]
     content = (
         f"{line.get('tool')} failed: {line.get('args') or '(no arguments)'}\nError: "
         f"{line.get('error')}"
