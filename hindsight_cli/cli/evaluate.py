@@ -103,7 +103,8 @@ def replay(
     paths: Annotated[
         list[Path],
         typer.Argument(
-            help="mini-swe-agent trajectories (*.traj.json), or directories holding them.",
+            help="mini-swe-agent trajectories (*.traj.json), Claude Code transcripts (*.jsonl), "
+            "or directories holding them.",
             show_default=False,
         ),
     ],
@@ -126,18 +127,18 @@ def replay(
     ] = "hooks,mine,bm25,recency",
     json_: JsonFlag = False,
 ) -> None:
-    """Replay agent sessions and measure whether memory hands back an earlier fix at a repeated
-    error.
+    """Replay agent sessions: would memory have handed back the earlier fix at a repeated error?
 
-    Sessions are replayed project by project in the order they started, each project into new
-    temporary stores, through hindsight's real write paths. A probe is the first failure of its kind
-    in a session (command family and normalised error signature); it is positive when an earlier
-    session of the project fixed a failure of that kind, negative otherwise. At each probe every
-    system is asked with what the agent sees: hooks (the hook path as Claude Code calls it), mine
-    (earlier sessions mined, then search --troubleshoot), and two baselines over the earlier fixed
-    failures, bm25 and recency. Figures per system and project: hit@1, hit@3, the earlier fix in
-    the block, block tokens, false recall on new errors, p50 latency. Definition:
-    docs/benchmarks.md.
+    Sessions (mini-swe-agent trajectories: the project is the instance's repository; Claude Code
+    transcripts: the session's directory) are replayed project by project in the order they
+    started, each project into new temporary stores, through hindsight's real write paths. A probe
+    is the first failure of its kind in a session (command family and normalised error signature);
+    it is positive when an earlier session of the project fixed a failure of that kind, negative
+    otherwise. At each probe every system is asked with what the agent sees: hooks (the hook path as
+    Claude Code calls it), mine (earlier sessions mined, then search --troubleshoot), and two
+    baselines over the earlier fixed failures, bm25 and recency. Figures per system and project:
+    hit@1, hit@3, the earlier fix in the block, block tokens, false recall on new errors, p50
+    latency. Definition: docs/benchmarks.md.
 
     \b
     Example:
@@ -157,7 +158,10 @@ def replay(
         )
     found = sessions.load(paths, warn=render.warning)
     if not found:
-        raise InvalidInput("No sessions found: give *.traj.json files or directories holding them.")
+        raise InvalidInput(
+            "No sessions found: give *.traj.json or Claude Code *.jsonl files, or directories "
+            "holding them."
+        )
     with render.phased_progress() as update:
         report = replaying.replay(
             found,

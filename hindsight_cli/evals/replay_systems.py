@@ -86,6 +86,9 @@ class Hooks:
             "hook_event_name": event,
             **fields,
         }
+        # a Claude Code session's own transcript, which the hooks mine when it ends
+        if session.client == "claude-code" and session.source is not None:
+            payload["transcript_path"] = str(session.source)
         start = time.perf_counter()
         out, ok = self.send(event, payload, self.path)
         elapsed = _ms(start)

@@ -50,9 +50,19 @@ class Step:
 
 
 def default_roots() -> list[Path]:
+    """``$MSWEA_GLOBAL_CONFIG_DIR``, else its platform config directory (newer releases use
+    ``~/.config/mini-swe-agent`` on macOS too)."""
+    import sys
+
     from platformdirs import user_config_dir
 
-    return [env_path("MSWEA_GLOBAL_CONFIG_DIR") or Path(user_config_dir("mini-swe-agent"))]
+    given = env_path("MSWEA_GLOBAL_CONFIG_DIR")
+    if given is not None:
+        return [given]
+    roots = [Path(user_config_dir("mini-swe-agent"))]
+    if sys.platform == "darwin":
+        roots.append(Path.home() / ".config" / "mini-swe-agent")
+    return roots
 
 
 def units(root: Path) -> Iterator[Unit]:
