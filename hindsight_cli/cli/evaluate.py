@@ -1,5 +1,5 @@
-"""`hindsight eval` and `hindsight bench`: measure retrieval quality on benchmark data, and speed at
-scale."""
+"""`hindsight eval` and `hindsight bench`: measure retrieval quality on benchmark data and on replayed
+agent sessions, and speed at scale."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ eval_app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode=None,
     help=(
-        "Measure retrieval quality on benchmark data (LoCoMo) and on replayed agent sessions.\n\n"
+        "Measure retrieval quality on LoCoMo and on replayed sessions.\n\n"
         "Results and how they compare with other systems: docs/benchmarks.md.\n\n"
-        "\b\nExample:\n    hindsight eval locomo ../shared/bench/locomo/dev.json"
+        "\b\nExample:\n    hindsight eval locomo ../shared/bench/locomo/dev.json\n"
+        "    hindsight eval replay ~/runs/swebench/trajs"
     ),
 )
 
