@@ -19,7 +19,8 @@ import os
 import re
 import shutil
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -434,6 +435,47 @@ def english_only(name: str) -> bool:
 
 _CACHE: dict[str, Embedder] = {}
 _LOADING = threading.Lock()
+
+
+class Remembering:
+    """An embedder that runs each distinct text through ``inner`` once and remembers its vector (at
+    most ``limit`` of them): a replay of many sessions embeds the same sentences again and again.
+    The vectors are ``inner``'s."""
+
+    def __init__(self, inner: Embedder, limit: int = 100_000) -> None:
+        self.inner, self.name, self.dim, self.limit = inner, inner.name, inner.dim, limit
+        self.vectors: dict[str, np.ndarray] = {}
+        self.asked = self.embedded = 0
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
+        missing = list(dict.fromkeys(t for t in texts if t not in self.vectors))
+        self.asked += len(texts)
+        fresh = {}
+        if missing:
+            self.embedded += len(missing)
+            fresh = dict(zip(missing, self.inner.embed(missing), strict=True))
+            room = self.limit - len(self.vectors)
+            self.vectors.update(list(fresh.items())[: max(0, room)])
+        rows = [fresh[t] if t in fresh else self.vectors[t] for t in texts]
+        return np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dim)
+
+
+@contextmanager
+def remembered(name: str = DEFAULT_MODEL) -> Iterator[Remembering]:
+    """While it lasts, every store of this process that loads model ``name`` embeds each distinct
+    text once (``Remembering``); evaluations that write the same texts into many stores use it."""
+    name = resolve_model(name).name
+    inner = load_embedder(name)
+    memo = Remembering(inner)
+    with _LOADING:
+        _CACHE[name] = memo
+    try:
+        yield memo
+    finally:
+        with _LOADING:
+            _CACHE[name] = inner
 
 
 def load_embedder(name: str = DEFAULT_MODEL) -> Embedder:

@@ -57,7 +57,7 @@ def test_doctor_mine_loads_no_heavy_library(agents: Path, tmp_path: Path) -> Non
     tf.claude_code(agents, CWD)
     tf.opencode(agents, CWD)
     code = (
-        "import sys, json\nimport hindsight_cli.doctor.mine_checks as m\nassert len(m.run()) == 4\n"
+        "import sys, json\nimport hindsight_cli.doctor.mine_checks as m\nassert len(m.run()) == 5\n"
         "sys.stdout.write(json.dumps(sorted(sys.modules)))"
     )
     env = {**os.environ, "HOME": str(agents), "HINDSIGHT_HOME": str(tmp_path / "hh")}

@@ -1,10 +1,10 @@
-"""`hindsight eval` and `hindsight bench`: measure retrieval quality on benchmark data, and speed at
-scale."""
+"""`hindsight eval` and `hindsight bench`: measure retrieval quality on benchmark data and on replayed
+agent sessions, and speed at scale."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -16,9 +16,10 @@ eval_app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode=None,
     help=(
-        "Measure retrieval quality on benchmark data (LoCoMo).\n\n"
+        "Measure retrieval quality on LoCoMo and on replayed sessions.\n\n"
         "Results and how they compare with other systems: docs/benchmarks.md.\n\n"
-        "\b\nExample:\n    hindsight eval locomo ../shared/bench/locomo/dev.json"
+        "\b\nExample:\n    hindsight eval locomo ../shared/bench/locomo/dev.json\n"
+        "    hindsight eval replay ~/runs/swebench/trajs"
     ),
 )
 
@@ -96,6 +97,98 @@ def locomo(
         render.json_doc(report.to_dict())
     else:
         render.recall_table(report.to_dict())
+
+
+@eval_app.command()
+def replay(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="mini-swe-agent trajectories (*.traj.json), Claude Code transcripts (*.jsonl), "
+            "or directories holding them.",
+            show_default=False,
+        ),
+    ],
+    budget: Annotated[
+        int,
+        typer.Option(
+            "--budget",
+            min=50,
+            help="Tokens of the block for mine, bm25 and recency (the hooks use their own "
+            "[hooks] repeat_budget).",
+        ),
+    ] = 800,
+    systems: Annotated[
+        str,
+        typer.Option(
+            "--systems",
+            metavar="NAMES",
+            help="Systems to ask at each probe, comma-separated: hooks, mine, bm25, recency.",
+        ),
+    ] = "hooks,mine,bm25,recency",
+    json_: JsonFlag = False,
+) -> None:
+    """Replay agent sessions: would memory have handed back the earlier fix at a repeated error?
+
+    Sessions (mini-swe-agent trajectories: the project is the instance's repository; Claude Code
+    transcripts: the session's directory) are replayed project by project in the order they
+    started, each project into new temporary stores, through hindsight's real write paths. A probe
+    is the first failure of its kind in a session (command family and normalised error signature);
+    it is positive when an earlier session of the project fixed a failure of that kind, negative
+    otherwise. At each probe every system is asked with what the agent sees: hooks (the hook path as
+    Claude Code calls it), mine (earlier sessions mined, then search --troubleshoot), and two
+    baselines over the earlier fixed failures, bm25 and recency. Figures per system and project:
+    hit@1, hit@3, the earlier fix in the block, block tokens, false recall on new errors, p50
+    latency. Definition: docs/benchmarks.md.
+
+    \b
+    Example:
+        hindsight eval replay ~/runs/swebench/trajs
+        hindsight eval replay trajs --systems mine,bm25 --budget 400 --json
+    """
+    from ..errors import InvalidInput
+    from ..evals import replay as replaying, sessions
+    from . import render
+
+    chosen = [name.strip() for name in systems.split(",") if name.strip()]
+    unknown = sorted(set(chosen) - set(replaying.SYSTEMS))
+    if unknown or not chosen:
+        raise InvalidInput(
+            f"--systems takes some of {', '.join(replaying.SYSTEMS)}, comma-separated; "
+            f"not {systems!r}."
+        )
+    found = sessions.load(paths, warn=render.warning)
+    if not found:
+        raise InvalidInput(
+            "No sessions found: give *.traj.json or Claude Code *.jsonl files, or directories "
+            "holding them."
+        )
+    with render.phased_progress() as update:
+        report = replaying.replay(
+            found,
+            systems=[name for name in replaying.SYSTEMS if name in chosen],
+            budget=budget,
+            send=_hook_sender() if "hooks" in chosen else None,
+            progress=update,
+            log=render.message,
+        )
+    if json_:
+        render.json_doc(report)
+    else:
+        render.replay_table(report)
+
+
+def _hook_sender() -> Any:
+    """The hooks' own entry, called in this process as the installed command would be (a process
+    per event would take hours for thousands of steps)."""
+    import json
+
+    from .. import hooks
+
+    def send(event: str, payload: dict[str, Any], store: Path) -> tuple[str, bool]:
+        return hooks.run(event, "claude-code", json.dumps(payload), str(store))
+
+    return send
 
 
 @app.command()

@@ -99,7 +99,8 @@ def mine(
     store: StoreOption = None,
     json_: JsonFlag = False,
 ) -> None:
-    """Mine coding agents' transcripts into memories: Claude Code, Codex, Gemini CLI, OpenCode.
+    """Mine coding agents' transcripts into memories: Claude Code, Codex, Gemini CLI, OpenCode,
+    mini-swe-agent.
 
     One episodic memory per exchange (a prompt and its answer, tool calls as `tool: args → status`):
     task = the session, step = its position, event_at = the message time, project = the session's
@@ -123,7 +124,9 @@ def mine(
         ctx.obj = given
         return
     if not all_:
-        ctx.fail("Name a client (claude-code, codex, gemini, opencode), or pass --all.")
+        ctx.fail(
+            "Name a client (claude-code, codex, gemini, opencode, mini-swe-agent), or pass --all."
+        )
     _run(None, None, given)
 
 
@@ -188,6 +191,12 @@ for _name, _title, _place, _example in (
         "OpenCode session",
         "~/.local/share/opencode: opencode.db, or storage/ before 1.2",
         "hindsight mine opencode --json",
+    ),
+    (
+        "mini-swe-agent",
+        "mini-swe-agent trajectory",
+        "~/.config/mini-swe-agent, or $MSWEA_GLOBAL_CONFIG_DIR",
+        "hindsight mine mini-swe-agent ~/runs/swebench/trajs --dry-run",
     ),
 ):
     mine_app.command(name=_name)(_command(_name, _title, _place, _example))
@@ -268,7 +277,7 @@ def _announce(found: list[Found]) -> None:
     if not found:
         render.message(
             "No coding-agent history found on this machine (Claude Code, Codex, Gemini CLI, "
-            "OpenCode)."
+            "OpenCode, mini-swe-agent)."
         )
         return
     render.rows_table(

@@ -404,6 +404,56 @@ def recall_table(report: Mapping[str, Any]) -> None:
         )
 
 
+_REPLAY_COLUMNS = ("hit@1", "hit@3", "in_block", "block_tokens", "false_recall", "p50_ms")
+
+
+def _figure(value: Any, share: bool) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.0%}" if share else f"{value:g}"
+
+
+def replay_table(report: Mapping[str, Any]) -> None:
+    """``hindsight eval replay``: one row per system, then per project the earlier fix in the block
+    and the false recall of each system."""
+    systems = list(report["systems"])
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    for name in ("system", "positives", "negatives", *_REPLAY_COLUMNS):
+        table.add_column(name, justify="left" if name == "system" else "right", no_wrap=True)
+    for name, figures in report["systems"].items():
+        shown = [_figure(figures[c], c not in ("block_tokens", "p50_ms")) for c in _REPLAY_COLUMNS]
+        table.add_row(name, str(figures["positives"]), str(figures["negatives"]), *shown)
+    out.print(table)
+    projects = Table(show_edge=False, pad_edge=False, header_style="bold")
+    projects.add_column("project", no_wrap=True)
+    projects.add_column("sessions", justify="right")
+    projects.add_column("probes +/-", justify="right")
+    for name in systems:
+        projects.add_column(f"{name} in block / false", justify="right")
+    for project, data in report["projects"].items():
+        first = data["systems"][systems[0]]
+        projects.add_row(
+            Text(project),
+            str(data["sessions"]),
+            f"{first['positives']}/{first['negatives']}",
+            *(
+                f"{_figure(data['systems'][n]['in_block'], True)} / "
+                f"{_figure(data['systems'][n]['false_recall'], True)}"
+                for n in systems
+            ),
+        )
+    out.print(projects)
+    budgets = ", ".join(f"{k} {v}" for k, v in report["budgets"].items())
+    message(
+        f"{report['sessions']} sessions, {report['steps']} commands, {report['failures']} "
+        f"failures; block budgets (tokens): {budgets}; {report['seconds']['total']:.0f} s."
+    )
+    if report.get("hook_errors"):
+        warning(
+            f"{report['hook_errors']} hook calls failed (the hooks log them and print nothing)."
+        )
+
+
 def figures_table(records: Sequence[Mapping[str, Any]], key: str) -> None:
     """One column per record (headed by its ``key``), one row per figure."""
     table = Table(show_edge=False, pad_edge=False, header_style="bold")

@@ -43,7 +43,9 @@ def _common(line: JSONObject, **metadata: JSONValue) -> JSONObject:
 
 
 def _failure(line: JSONObject) -> JSONObject:
-    base = _common(line, tool=line.get("tool"), args=line.get("args"))
+    # ``call``: the client's id of the failed call (Claude Code's tool_use_id)
+    call: JSONObject = {"call": line["call"]} if line.get("call") else {}
+    base = _common(line, tool=line.get("tool"), args=line.get("args"), **call)
     content = (
         f"{line.get('tool')} failed: {line.get('args') or '(no arguments)'}\nError: "
         f"{line.get('error')}"

@@ -121,10 +121,10 @@ def _record(store: str, event: events.Event, conf: Settings) -> str | None:
         repeat = conf.repeat_recall and _seen_before(
             store, "error", terms, event.session, event.tool
         )
-        spool.append(
-            os.path.join(directory, spool.EVENTS),
-            _line(event, "tool_error", tool=event.tool, args=event.args, error=event.error),
-        )
+        failure = _line(event, "tool_error", tool=event.tool, args=event.args, error=event.error)
+        if event.extra.get("call"):
+            failure["call"] = event.extra["call"]
+        spool.append(os.path.join(directory, spool.EVENTS), failure)
         spool.append(
             os.path.join(directory, spool.SEEN),
             {"kind": "error", "terms": terms, "tool": event.tool, "session": event.session},

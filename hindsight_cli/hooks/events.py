@@ -147,6 +147,9 @@ def normalize(client: str, name: str, payload: JSONObject) -> Event:
         event.args, n = args_summary(
             payload.get("tool_input") if "tool_input" in payload else payload.get("toolArgs")
         )
+        if payload.get("tool_use_id"):
+            # the call a failure memory comes from (Claude Code's tool_use_id)
+            event.extra["call"], _ = redact_field(str(payload["tool_use_id"]), "call")
         error = ""
         if kind == "tool-failure":
             if payload.get("is_interrupt"):

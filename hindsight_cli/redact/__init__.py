@@ -81,6 +81,7 @@ FIELDS: dict[str, str] = {
             "supersedes",
             "session",
             "tool",
+            "call",
             "cwd",
             "type",
             "outcome",

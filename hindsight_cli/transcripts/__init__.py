@@ -1,12 +1,12 @@
 """Bringing the past in: coding-agent transcripts (``hindsight mine``) and other memory tools'
 exports (``hindsight import --from``) as memories, through the public ``Store`` API only.
 
-One reader module per transcript format (``claude_code``, ``codex``, ``gemini``, ``opencode``), each
-a streaming reader of ``Exchange`` objects with the same few names (``NAME``, ``TITLE``, ``HINT``,
-``default_roots``, ``units``, ``sniff``, ``read``, and ``check`` when its cursor is not a byte
-offset); ``miner`` writes them incrementally; ``chats`` and ``notes`` read the one-shot exports.
-docs/import.md lists, per source, where the files are, which fields are read and which client
-versions were checked.
+One reader module per transcript format (``claude_code``, ``codex``, ``gemini``, ``opencode``,
+``mini_swe_agent``), each a streaming reader of ``Exchange`` objects with the same few names
+(``NAME``, ``TITLE``, ``HINT``, ``default_roots``, ``units``, ``sniff``, ``read``, and ``check``
+when its cursor is not a byte offset); ``miner`` writes them incrementally; ``chats`` and
+``notes`` read the one-shot exports. docs/import.md lists, per source, where the files are, which
+fields are read and which client versions were checked.
 """
 
 from __future__ import annotations
@@ -19,11 +19,12 @@ CLIENTS = {
     "codex": "codex",
     "gemini": "gemini",
     "opencode": "opencode",
+    "mini-swe-agent": "mini_swe_agent",
 }
 IMPORTS = ("chatgpt", "claude", "mcp-memory", "basic-memory", "mem0", "jsonl")
 
 
 def reader(client: str) -> ModuleType:
-    """The reader module of a coding agent (``claude-code``, ``codex``, ``gemini``,
-    ``opencode``)."""
+    """The reader module of a coding agent (``claude-code``, ``codex``, ``gemini``, ``opencode``,
+    ``mini-swe-agent``)."""
     return importlib.import_module(f"{__name__}.{CLIENTS[client]}")

@@ -13,8 +13,12 @@ them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from ..models import JSONObject, JSONValue
 from .base import (
@@ -33,7 +37,7 @@ from .base import (
     texts,
 )
 from .exchange import Assembler, Call, Exchange, output_failed, prompt_text
-from .lines import head_values
+from .lines import head_values, read_lines
 
 NAME = "claude-code"
 TITLE = "Claude Code"
@@ -164,3 +168,69 @@ def _answer(current: Exchange | None, content: JSONValue) -> None:
             current.call(
                 str(block.get("id") or ""), str(block.get("name") or "tool"), block.get("input")
             )
+
+
+_EXIT_CODE = re.compile(r"(?im)^\W*(?:exit code|exit status)\W*(-?\d+)")
+
+
+@dataclass
+class ShellCalls:
+    """A transcript's Bash calls in order, as ``hindsight eval replay`` reads them: (command, exit
+    code, output, epoch seconds), with the session's id, working directory and first prompt."""
+
+    session: str
+    cwd: str = ""
+    prompt: str = ""
+    calls: list[tuple[str, int, str, float]] = field(default_factory=list)
+
+
+def shell_calls(path: Path) -> ShellCalls:
+    """Each ``Bash`` tool call of the main thread answered by its result: the exit code is the one
+    the result states (an ``Exit code N`` line near its start or end), else 1 for an error and 0
+    otherwise; an interrupted call is left out."""
+    found = ShellCalls(path.stem)
+    asked: dict[str, tuple[str, float]] = {}
+    for line in read_lines(path):
+        value = line.value
+        if not isinstance(value, dict) or value.get("isSidechain"):
+            continue
+        if value.get("sessionId"):
+            found.session = str(value["sessionId"])
+        found.cwd = found.cwd or str(value.get("cwd") or "")
+        content = obj(value.get("message")).get("content")
+        blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+        if value.get("type") == "assistant":
+            for block in blocks:
+                command = obj(block.get("input")).get("command")
+                if block.get("type") == "tool_use" and block.get("name") in ("Bash", "bash"):
+                    if isinstance(command, str):
+                        asked[str(block.get("id"))] = (command, _epoch(value.get("timestamp")))
+        elif value.get("type") == "user":
+            results = [b for b in blocks if b.get("type") == "tool_result"]
+            if not results and not found.prompt and not value.get("isMeta"):
+                found.prompt = prompt_text("\n".join(texts(content)))
+            for block in results:
+                call = asked.pop(str(block.get("tool_use_id")), None)
+                if call is not None:
+                    _result(found, call, block, value.get("toolUseResult"))
+    return found
+
+
+def _result(found: ShellCalls, call: tuple[str, float], block: dict[str, Any], result: Any) -> None:
+    body = "\n".join(texts(block.get("content")))
+    if body.startswith(_INTERRUPTED) or (isinstance(result, dict) and result.get("interrupted")):
+        return
+    stated = _EXIT_CODE.search(body[:400]) or _EXIT_CODE.search(body[-600:])
+    code = int(stated.group(1)) if stated else 0
+    if block.get("is_error") and not code:
+        code = 1
+    found.calls.append((call[0], code, body.strip(), call[1]))
+
+
+def _epoch(stamp: Any) -> float:
+    if not isinstance(stamp, str) or not stamp:
+        return 0.0
+    try:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
