@@ -168,7 +168,9 @@ def test_handshake_with_the_real_server(tmp_path: Path) -> None:
         ["-m", "hindsight_cli", "mcp", "--store", str(tmp_path / "s")],
         {"HINDSIGHT_HOME": str(tmp_path / "home")},
     )
-    assert result["outcome"] == "ok" and result["seconds"] < 10
+    # how long it took is benchmarks/bench_mcp_start.py's to measure, not a test's
+    assert result["outcome"] == "ok" and result["seconds"] > 0
+    assert "memory_search" in result["tools"]
 
 
 FAKE_DOCKER = """#!/bin/sh

@@ -285,7 +285,6 @@ def _rpc(message_id: int, method: str, params: dict | None = None) -> str:
 def test_stdout_carries_only_json_rpc(tmp_path: Path) -> None:
     """A raw session as a host drives it: every stdout line must be a JSON-RPC message."""
     env = {**os.environ, "HINDSIGHT_HOME": str(tmp_path / "home")}
-    started = time.monotonic()
     proc = subprocess.Popen(
         [*_hindsight_command(), "mcp", "--store", str(tmp_path / "s")],
         env=env,
@@ -307,9 +306,8 @@ def test_stdout_carries_only_json_rpc(tmp_path: Path) -> None:
         )
     )
     proc.stdin.flush()
+    # how soon it answers (within the strictest client's 10 s) is benchmarks/bench_mcp_start.py's
     first = json.loads(proc.stdout.readline())
-    # the strictest client's default start-up timeout
-    assert time.monotonic() - started < 10
     assert first["id"] == 1 and first["result"]["serverInfo"]["name"] == "hindsight"
     assert "memory_search" in first["result"]["instructions"]
     proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")

@@ -300,25 +300,24 @@ def test_missing_store_is_a_clear_error(tmp_path: Path) -> None:
 def test_lock_conflict_retries_then_fails_clearly(store: Store, tmp_path: Path) -> None:
     import subprocess
     import sys
-    import time
 
     holder = subprocess.Popen(
         [
             sys.executable,
             "-c",
             "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('held', flush=True);"
-            " time.sleep(float(sys.argv[2]))",
+            " time.sleep(1.0); open(sys.argv[2], 'w').close()",
             str(store.ledger.path),
-            "1.0",
+            str(tmp_path / "releasing"),
         ],
         stdout=subprocess.PIPE,
         text=True,
     )
     assert holder.stdout.readline().strip() == "held"
-    started = time.monotonic()
-    # retried with backoff until the holder exits
+    # retried with backoff until the holder exits: it marks the moment it lets go, and the write
+    # cannot have gone through before it
     store.record("written once the lock is released")
-    assert time.monotonic() - started > 0.3
+    assert (tmp_path / "releasing").exists()
     holder.wait()
     holder = subprocess.Popen(
         [
@@ -327,7 +326,8 @@ def test_lock_conflict_retries_then_fails_clearly(store: Store, tmp_path: Path) 
             "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('held', flush=True);"
             " time.sleep(float(sys.argv[2]))",
             str(store.ledger.path),
-            "5",
+            # held until killed below, however slowly this machine runs
+            "300",
         ],
         stdout=subprocess.PIPE,
         text=True,
