@@ -77,6 +77,7 @@ def test_synthetic_memories_are_varied_and_repeatable() -> None:
     )
 
 
+@pytest.mark.slow
 def test_bench_json_has_every_figure_per_size(cli: Any) -> None:
     result = cli("bench", "--sizes", "30", "--runs", "1", "--json", store=False)
     assert result.exit_code == 0, result.stderr
@@ -98,6 +99,7 @@ def test_bench_json_has_every_figure_per_size(cli: Any) -> None:
     assert figures["vectors"] == "model" and figures["import_share_of_embed"] > 0
 
 
+@pytest.mark.slow
 def test_sizes_above_stand_in_above_are_stored_with_stand_in_vectors(cli: Any) -> None:
     result = cli(
         "bench", "--sizes", "20,30", "--runs", "1", "--stand-in-above", "20", "--json", store=False
@@ -125,6 +127,7 @@ def test_seeded_vectors_are_unit_length_repeatable_and_named_as_the_model(fake: 
     ).all()
 
 
+@pytest.mark.slow
 def test_bench_table_names_each_figure(cli: Any) -> None:
     result = cli("bench", "--sizes", "20", "--runs", "1", store=False)
     assert result.exit_code == 0, result.stderr

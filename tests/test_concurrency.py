@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from hindsight_cli.store import Store
+
+pytestmark = pytest.mark.slow
 
 WRITER = """
 import sys

@@ -165,6 +165,7 @@ def test_codex_tool_timeout_too_short_for_the_first_search() -> None:
     ]
 
 
+@pytest.mark.slow
 def test_codex_timeout_uses_the_live_handshake(cli, home, _isolated) -> None:
     assert (
         cli(

@@ -314,6 +314,7 @@ def _writes(store: Store, made: dict[str, str], tmp_path: Path) -> list[tuple[st
     ]
 
 
+@pytest.mark.slow
 def test_the_hot_index_follows_every_kind_of_write(pair, tmp_path: Path) -> None:
     store, warm, made = pair
     _searches_agree(store, warm)

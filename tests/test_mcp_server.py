@@ -254,6 +254,7 @@ def _hindsight_command() -> list[str]:
     return [sys.executable, "-m", "hindsight_cli"]
 
 
+@pytest.mark.slow
 async def test_stdio_subprocess_with_the_sdk_client(tmp_path: Path) -> None:
     command = _hindsight_command()
     params = StdioServerParameters(
@@ -282,6 +283,7 @@ def _rpc(message_id: int, method: str, params: dict | None = None) -> str:
     )
 
 
+@pytest.mark.slow
 def test_stdout_carries_only_json_rpc(tmp_path: Path) -> None:
     """A raw session as a host drives it: every stdout line must be a JSON-RPC message."""
     env = {**os.environ, "HINDSIGHT_HOME": str(tmp_path / "home")}
@@ -401,6 +403,7 @@ class RawSession:
         self.proc.communicate(timeout=60)
 
 
+@pytest.mark.slow
 def test_two_servers_and_the_cli_share_a_store(tmp_path: Path) -> None:
     store = tmp_path / "shared"
     Store(store).init()
@@ -519,6 +522,7 @@ def _http_server(store: Path, tmp_path: Path) -> Iterator[str]:
     assert out == ""
 
 
+@pytest.mark.slow
 async def test_streamable_http_transport(tmp_path: Path) -> None:
     with _http_server(tmp_path / "s", tmp_path) as url:
         async with Client(url) as client:
@@ -664,6 +668,7 @@ async def test_a_changed_fact_says_what_it_replaced(store: Store) -> None:
     assert store.get(first["id"]).status == "superseded"
 
 
+@pytest.mark.slow
 async def test_http_tokens_scope_each_agent_on_one_shared_server(
     store_dir: Path, tmp_path: Path
 ) -> None:

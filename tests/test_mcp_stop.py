@@ -22,7 +22,7 @@ import pytest
 from tests.mcp_http import call, free_port, headers, listening, open_session, wait_for
 
 HINDSIGHT = [sys.executable, "-m", "hindsight_cli"]
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")]
 
 
 def _env(tmp_path: Path) -> dict[str, str]:

@@ -58,6 +58,7 @@ def _finish(procs: list[subprocess.Popen]) -> None:
         assert proc.returncode == 0, err
 
 
+@pytest.mark.slow
 def test_processes_creating_and_upgrading_one_schema_at_once(
     postgres_url: str, tmp_path: Path
 ) -> None:
@@ -75,6 +76,7 @@ def test_processes_creating_and_upgrading_one_schema_at_once(
     assert upgraded.get(first.id).superseded_by == newer.id and second.status == "active"
 
 
+@pytest.mark.slow
 def test_eight_writers_lose_nothing_and_duplicate_nothing(
     postgres_url: str, tmp_path: Path
 ) -> None:
@@ -210,8 +212,10 @@ def test_hnsw_serves_wide_searches_and_narrow_scopes_stay_exact(
     assert sorted(h.memory.id for h in hits) == sorted(few)
 
 
-# pgvector 0.6, 0.8
-@pytest.mark.parametrize("server", ["postgres_url", "postgres18_url"])
+# pgvector 0.6, 0.8 (a second server, started for this test alone)
+@pytest.mark.parametrize(
+    "server", ["postgres_url", pytest.param("postgres18_url", marks=pytest.mark.slow)]
+)
 def test_a_scoped_vector_search_stays_on_the_index(
     server: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:

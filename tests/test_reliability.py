@@ -48,6 +48,7 @@ def _records(prefix: str, n: int) -> list[dict]:
 # ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_four_importers_an_mcp_server_and_compaction_lose_nothing(
     tmp_path: Path, fake
@@ -130,6 +131,7 @@ def anyio_backend() -> str:
 # ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_an_import_killed_midway_resumes_with_exactly_the_missing_memories(
     tmp_path: Path, fake
 ) -> None:
@@ -187,6 +189,7 @@ def _hindsight(args: list[str], home: Path, preexec=None) -> subprocess.Complete
     )
 
 
+@pytest.mark.slow
 def test_a_full_disk_is_a_clear_error_and_the_store_stays_as_it_was(tmp_path: Path) -> None:
     store, home = tmp_path / "store", tmp_path / "home"
     assert (
@@ -230,6 +233,7 @@ def _read_only(root: Path) -> list[list[str]]:
     return undo
 
 
+@pytest.mark.slow
 def test_a_read_only_store_refuses_writes_clearly_and_still_answers_searches(
     tmp_path: Path,
 ) -> None:
@@ -262,6 +266,7 @@ def test_a_read_only_store_refuses_writes_clearly_and_still_answers_searches(
 # ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_the_mcp_server_survives_a_thousand_rapid_calls_and_bad_input(tmp_path: Path) -> None:
     path = tmp_path / "store"

@@ -69,6 +69,7 @@ def _act(
     return [hit.memory for hit in view.search(text, k=10).hits]
 
 
+@pytest.mark.slow
 @settings(
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -220,6 +221,7 @@ def _tool(proc: subprocess.Popen[str], number: int, name: str, **arguments: Any)
     return _rpc(proc, number, "tools/call", {"name": name, "arguments": arguments})
 
 
+@pytest.mark.slow
 @pytest.mark.local_only
 def test_two_stdio_servers_scoped_with_agent_keep_their_keys_apart(tmp_path: Path) -> None:
     path = tmp_path / "s"
@@ -254,6 +256,7 @@ def test_two_stdio_servers_scoped_with_agent_keep_their_keys_apart(tmp_path: Pat
     assert Store(path, embedder=FakeEmbedder()).get(b["structuredContent"]["id"]).status == "active"
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 @pytest.mark.local_only
 async def test_http_tokens_keep_keys_and_summaries_apart(store: Store, tmp_path: Path) -> None:

@@ -296,6 +296,7 @@ def test_missing_store_is_a_clear_error(tmp_path: Path) -> None:
         Store(tmp_path / "nowhere").search("x")
 
 
+@pytest.mark.slow
 @pytest.mark.local_only
 def test_lock_conflict_retries_then_fails_clearly(store: Store, tmp_path: Path) -> None:
     import subprocess
