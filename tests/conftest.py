@@ -27,6 +27,10 @@ class FakeEmbedder:
     name = "test/fake-embedder"
     dim = 32
 
+    def __init__(self, name: str | None = None, dim: int | None = None) -> None:
+        # under another model's name and dimension: a stand-in for it
+        self.name, self.dim = name or self.name, dim or self.dim
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         rows = []
         for text in texts:
@@ -69,9 +73,16 @@ def real_embedder(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 @pytest.fixture(autouse=True)
-def _share_model(real_embedder: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Every Store that loads the default model in this process gets the session's instance.
-    monkeypatch.setitem(embedding._CACHE, embedding.DEFAULT_MODEL, real_embedder)
+def _share_model(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every Store that loads the default model in this process (the CLI's, ``open_store``'s) gets
+    the session's real model in a test marked ``model``, and otherwise the fake embedder under the
+    model's name and dimension: a stand-in, where what the model understands proves nothing (the
+    text is still cut into the model's own windows, which follow its name)."""
+    if request.node.get_closest_marker("model"):
+        model = request.getfixturevalue("real_embedder")
+    else:
+        model = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)
+    monkeypatch.setitem(embedding._CACHE, embedding.DEFAULT_MODEL, model)
 
 
 @pytest.fixture
