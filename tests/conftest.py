@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import uuid
@@ -11,6 +12,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+import typer.testing
+from typer.main import get_command
 from typer.testing import CliRunner
 
 from hindsight_cli import embedding
@@ -18,6 +21,11 @@ from hindsight_cli.store import Store
 from hindsight_cli.text import terms
 
 REPO = Path(__file__).resolve().parent.parent
+
+# Every CliRunner call turns the Typer app into its command tree (0.15 s: Typer evaluates each
+# command's annotations); built once per test process instead, the same tree, error boundary and
+# all, nothing in it changing between calls.
+typer.testing._get_command = functools.cache(get_command)  # type: ignore[attr-defined]
 
 
 class FakeEmbedder:
