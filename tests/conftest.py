@@ -17,6 +17,7 @@ from typer.main import get_command
 from typer.testing import CliRunner
 
 from hindsight_cli import embedding
+from hindsight_cli.storage.registry import BACKENDS
 from hindsight_cli.store import Store
 from hindsight_cli.text import terms
 
@@ -179,10 +180,10 @@ def stored_data(path: Path) -> list[tuple[str, bytes]]:
     return found
 
 
-@pytest.fixture(params=["local", "postgres"])
+@pytest.fixture(params=list(BACKENDS))
 def backend(request: pytest.FixtureRequest) -> str:
-    """Each test that uses a store (the ``store`` and ``cli`` fixtures) runs against both
-    backends."""
+    """Each test that uses a store (the ``store`` and ``cli`` fixtures) runs against every
+    registered backend (``store_dir`` makes the store of each)."""
     return request.param
 
 
