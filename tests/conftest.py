@@ -6,7 +6,7 @@ import functools
 import hashlib
 import os
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,10 +51,9 @@ class FakeEmbedder:
         return np.asarray(rows, dtype=np.float32)
 
 
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    work = tmp_path / "work"
+def _isolate(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = root / "home"
+    work = root / "work"
     work.mkdir()
     for name in list(os.environ):
         if name.startswith("HINDSIGHT_"):
@@ -64,6 +63,26 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.chdir(work)
     return work
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return _isolate(tmp_path, monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def module_isolated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """What ``_isolated`` and ``_share_model`` give a test, for what a module builds once (a store
+    its tests only read): a home and a working directory of its own, the fake embedder standing in
+    for the model."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        work = _isolate(tmp_path_factory.mktemp("module"), monkeypatch)
+        monkeypatch.setitem(
+            embedding._CACHE,
+            embedding.DEFAULT_MODEL,
+            FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM),
+        )
+        yield work
 
 
 @pytest.fixture(scope="session")
@@ -180,17 +199,38 @@ def stored_data(path: Path) -> list[tuple[str, bytes]]:
     return found
 
 
-@pytest.fixture(params=list(BACKENDS))
+# A backend on a database server runs in the full suite, not the inner loop (-m "not slow"): its
+# server is started for the session.
+BACKEND_PARAMS = [
+    pytest.param(name, marks=pytest.mark.slow) if entry.needs_url else name
+    for name, entry in BACKENDS.items()
+]
+
+
+@pytest.fixture(params=BACKEND_PARAMS)
 def backend(request: pytest.FixtureRequest) -> str:
     """Each test that uses a store (the ``store`` and ``cli`` fixtures) runs against every
     registered backend (``store_dir`` makes the store of each)."""
     return request.param
 
 
+def shared_store_dir(request: pytest.FixtureRequest, root: Path) -> Path:
+    """``store_dir`` for a module-scoped fixture whose param is the backend's name."""
+    path = root / "store"
+    if request.param == "postgres":
+        postgres_store_dir(path, request.getfixturevalue("postgres_url"))
+    return path
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Drop the postgres run of tests marked ``local_only`` (they inspect files only the local
     backend has: the DuckDB file, its lock files, the LanceDB index) or ``no_store`` (they never
-    touch one)."""
+    touch one). Mark ``slow`` the tests that ask for a PostgreSQL server by name (before ``-m``
+    selects)."""
+    for item in items:
+        if {"postgres_url", "postgres18_url"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
     dropped = [
         item
         for item in items

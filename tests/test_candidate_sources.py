@@ -10,20 +10,19 @@ built once per module and per worker: the tests only read them.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FakeEmbedder, postgres_store_dir
+from conftest import BACKEND_PARAMS, FakeEmbedder, postgres_store_dir, shared_store_dir
 from filter_fixtures import FILTERS, QUERIES, Clock, fill
 
 from hindsight_cli.models import Filters
 from hindsight_cli.search.candidates import HotSource, IndexSource, LedgerSource, Source, gather
 from hindsight_cli.storage.index import where_clause
-from hindsight_cli.storage.registry import BACKENDS
 from hindsight_cli.store import Store
 from hindsight_cli.text import terms
 
@@ -32,45 +31,45 @@ FAKE = FakeEmbedder()
 LIMIT = 100
 
 
+Answers = tuple[list[tuple[str, float]], list[tuple[str, float]], list[str]]
+
+
 @dataclass
 class Sources:
-    """One set of memories written alike to a local and to a Postgres store; ``names`` maps the
-    ids of both to the memories' names."""
+    """``filter_fixtures.fill`` in a local store (with its LanceDB index, and a warm process's
+    in-memory index); ``names`` maps ids to the memories' names."""
 
     local: Store
     warm: Store
-    postgres: Store
     names: dict[str, str]
+    # the local ledger's answers per filter, asked once for every source
+    reference: dict[str, dict[str, Answers]] = field(default_factory=dict)
+
+    def expected(self, filters: Filters, where: list[Any]) -> dict[str, Answers]:
+        key = repr(filters)
+        if key not in self.reference:
+            self.reference[key] = _in_ledger(self.local, filters, where)
+        return self.reference[key]
 
 
 @pytest.fixture(scope="module")
-def _module_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """The isolation ``conftest._isolated`` gives each test, for what a module builds once."""
-    with pytest.MonkeyPatch.context() as patch:
-        for name in [n for n in os.environ if n.startswith("HINDSIGHT_")]:
-            patch.delenv(name)
-        patch.setenv("HINDSIGHT_HOME", str(tmp_path_factory.mktemp("home")))
-        yield
-
-
-@pytest.fixture(scope="module")
-def sources(
-    tmp_path_factory: pytest.TempPathFactory, postgres_url: str, _module_home: None
-) -> Sources:
-    root = tmp_path_factory.mktemp("sources")
-    local = Store(root / "local", embedder=FAKE, clock=Clock())
+def sources(tmp_path_factory: pytest.TempPathFactory, module_isolated: Path) -> Sources:
+    local = Store(tmp_path_factory.mktemp("sources") / "local", embedder=FAKE, clock=Clock())
     made = fill(local)
-    postgres = Store(postgres_store_dir(root / "pg", postgres_url), embedder=FAKE, clock=Clock())
-    made_pg = fill(postgres)
-    assert local.clock() == postgres.clock()
     # the LanceDB index holds every ledger row
     local.sync_index()
     warm = Store(local.path, embedder=FAKE, warm=True, clock=local.clock)
-    names = {i: n for n, i in made.items()} | {i: n for n, i in made_pg.items()}
-    return Sources(local, warm, postgres, names)
+    return Sources(local, warm, {i: n for n, i in made.items()})
 
 
-Answers = tuple[list[tuple[str, float]], list[tuple[str, float]], list[str]]
+@pytest.fixture(scope="module")
+def postgres(
+    tmp_path_factory: pytest.TempPathFactory, postgres_url: str, module_isolated: Path
+) -> tuple[Store, dict[str, str]]:
+    """The same memories, written alike to a Postgres store."""
+    path = postgres_store_dir(tmp_path_factory.mktemp("sources") / "pg", postgres_url)
+    store = Store(path, embedder=FAKE, clock=Clock())
+    return store, {i: n for n, i in fill(store).items()}
 
 
 def _answers(source: Source, query: str, where: list[Any], store: Store) -> Answers:
@@ -85,9 +84,11 @@ def _answers(source: Source, query: str, where: list[Any], store: Store) -> Answ
     return keyword, nearest, sorted(fused)
 
 
-def _in_ledger(store: Store, filters: Filters, query: str, where: list[Any]) -> Answers:
+def _in_ledger(store: Store, filters: Filters, where: list[Any]) -> dict[str, Answers]:
+    """The ledger's answers to every query, from one read."""
     with store.ledger.read() as session:
-        return _answers(LedgerSource(session, filters.agent_ids), query, where, store)
+        source = LedgerSource(session, filters.agent_ids)
+        return {query: _answers(source, query, where, store) for query in QUERIES}
 
 
 def _named(answers: Answers, names: dict[str, str]) -> Any:
@@ -119,53 +120,57 @@ def _hot(sources: Sources) -> Callable[[], Source]:
     return source
 
 
-@pytest.mark.parametrize("source", ["hot", "index", "postgres"])
+@pytest.mark.parametrize(
+    "source", ["hot", "index", pytest.param("postgres", marks=pytest.mark.slow)]
+)
 @pytest.mark.parametrize("filters", FILTERS, ids=[str(i) for i in range(len(FILTERS))])
 def test_every_source_gives_the_ledgers_candidates(
-    sources: Sources, filters: Filters, source: str
+    sources: Sources, filters: Filters, source: str, request: pytest.FixtureRequest
 ) -> None:
-    local, names = sources.local, sources.names
+    local = sources.local
     where = filters.conditions(local.clock())
     if source == "index" and any(column == "created_at" for column, _, _ in where):
         # a selection's filter (forget --older-than), never a search's: the ledger alone has it
         with pytest.raises(ValueError, match="cannot filter on created_at"):
             where_clause(where)
         return
-    for query in QUERIES:
-        expected = _in_ledger(local, filters, query, where)
-        if source == "hot":
-            keyword, nearest, fused = _answers(_hot(sources)(), query, where, local)
-            _same(expected[0], keyword, 1e-9)
-            _same(expected[1], nearest, 1e-6)
-            assert fused == expected[2]
-        elif source == "index":
-            keyword, nearest, fused = _answers(IndexSource(local.index()), query, where, local)
-            # LanceDB's full-text search scores with statistics of its own: the same ids
-            assert sorted(m for m, _ in keyword) == sorted(m for m, _ in expected[0])
-            _close(expected[1], nearest, 1e-5)
-            assert fused == expected[2]
-        else:
-            got = _in_ledger(sources.postgres, filters, query, where)
+    reference = sources.expected(filters, where)
+    if source == "postgres":
+        store, ids = request.getfixturevalue("postgres")
+        assert store.clock() == local.clock()
+        names = sources.names | ids
+        for query, got in _in_ledger(store, filters, where).items():
+            expected = reference[query]
             assert _named(got, names) == _named(expected, names)
             # cosine is cosine on every engine
             _close(
                 [(names[m], s) for m, s in expected[1]], [(names[m], s) for m, s in got[1]], 1e-5
             )
+        return
+    for query, expected in reference.items():
+        if source == "hot":
+            keyword, nearest, fused = _answers(_hot(sources)(), query, where, local)
+            _same(expected[0], keyword, 1e-9)
+            _same(expected[1], nearest, 1e-6)
+        else:
+            keyword, nearest, fused = _answers(IndexSource(local.index()), query, where, local)
+            # LanceDB's full-text search scores with statistics of its own: the same ids
+            assert sorted(m for m, _ in keyword) == sorted(m for m, _ in expected[0])
+            _close(expected[1], nearest, 1e-5)
+        assert fused == expected[2]
 
 
 # --- the same filters through search, on every engine and backend
 # --------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module", params=list(BACKENDS))
+@pytest.fixture(scope="module", params=BACKEND_PARAMS)
 def searched(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, _module_home: None
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, module_isolated: Path
 ) -> tuple[Store, dict[str, str]]:
     """Memories told apart by agent, task, outcome, tags, type, source and time, and one expired
     one, in a store of each backend."""
-    path = tmp_path_factory.mktemp("searched") / "store"
-    if request.param == "postgres":
-        postgres_store_dir(path, request.getfixturevalue("postgres_url"))
+    path = shared_store_dir(request, tmp_path_factory.mktemp("searched"))
     clock = Clock()
     store = Store(path, embedder=FAKE, clock=clock)
     names = {}
@@ -222,11 +227,15 @@ def test_filters_mean_the_same_in_every_engine(
     assert {names[h.memory.id] for h in hits} == expected
 
 
-def test_the_stores_hold_the_same_memories(sources: Sources) -> None:
+def test_the_stores_hold_the_same_memories(
+    sources: Sources, postgres: tuple[Store, dict[str, str]]
+) -> None:
+    names = sources.names | postgres[1]
+
     def held(store: Store) -> list[tuple[Any, ...]]:
         return sorted(
-            (sources.names[m.id], m.content, m.agent_id, m.status, m.expires_at, m.event_at)
+            (names[m.id], m.content, m.agent_id, m.status, m.expires_at, m.event_at)
             for m in store.list(Filters(statuses=None, include_expired=True, types=None))
         )
 
-    assert held(sources.local) == held(sources.postgres) and len(held(sources.local)) == 12
+    assert held(sources.local) == held(postgres[0]) and len(held(sources.local)) == 12

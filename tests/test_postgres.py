@@ -20,6 +20,8 @@ from hindsight_cli.storage.sql.postgres_search import vector_text
 from hindsight_cli.store import Store
 
 pytest.importorskip("pgserver")
+# every test here needs the session's PostgreSQL server
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
@@ -58,7 +60,6 @@ def _finish(procs: list[subprocess.Popen]) -> None:
         assert proc.returncode == 0, err
 
 
-@pytest.mark.slow
 def test_processes_creating_and_upgrading_one_schema_at_once(
     postgres_url: str, tmp_path: Path
 ) -> None:
@@ -76,7 +77,6 @@ def test_processes_creating_and_upgrading_one_schema_at_once(
     assert upgraded.get(first.id).superseded_by == newer.id and second.status == "active"
 
 
-@pytest.mark.slow
 def test_eight_writers_lose_nothing_and_duplicate_nothing(
     postgres_url: str, tmp_path: Path
 ) -> None:
@@ -213,9 +213,7 @@ def test_hnsw_serves_wide_searches_and_narrow_scopes_stay_exact(
 
 
 # pgvector 0.6, 0.8 (a second server, started for this test alone)
-@pytest.mark.parametrize(
-    "server", ["postgres_url", pytest.param("postgres18_url", marks=pytest.mark.slow)]
-)
+@pytest.mark.parametrize("server", ["postgres_url", "postgres18_url"])
 def test_a_scoped_vector_search_stays_on_the_index(
     server: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
