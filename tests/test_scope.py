@@ -43,13 +43,12 @@ STEP = st.tuples(
 )
 
 
-def _snapshot(store: Store, agent: str) -> dict[str, tuple[str, str, str]]:
-    """Everything an agent owns: id -> (content, status, key), read unscoped."""
-    return {
-        m.id: (m.content, m.status, m.idempotency_key)
-        for m in store.list(limit=None)
-        if m.agent_id == agent
-    }
+def _snapshot(store: Store) -> dict[str, dict[str, tuple[str, str, str]]]:
+    """Everything each agent owns: agent -> id -> (content, status, key), read unscoped."""
+    owned: dict[str, dict[str, tuple[str, str, str]]] = {agent: {} for agent in AGENTS}
+    for m in store.list(limit=None):
+        owned.setdefault(m.agent_id, {})[m.id] = (m.content, m.status, m.idempotency_key)
+    return owned
 
 
 def _act(
@@ -81,9 +80,11 @@ def test_random_interleavings_never_cross_scope(
     store.init()
     views = {agent: store.scoped(agent) for agent in AGENTS}
     known: list[str] = []
+    # one read per step: what a step leaves is what the next one starts from
+    owned = _snapshot(store)
     for agent, action, text, key, pick in steps:
         other = AGENTS[1 - AGENTS.index(agent)]
-        theirs = _snapshot(store, other)
+        theirs = owned[other]
         target = known[pick % len(known)] if known else None
         try:
             got = _act(views[agent], agent, action, TEXTS[text], KEYS[key], target)
@@ -95,7 +96,8 @@ def test_random_interleavings_never_cross_scope(
             assert other not in str(error)
         assert all(m.agent_id == agent for m in got), (action, got)
         # nothing of the other agent changed
-        assert _snapshot(store, other) == theirs
+        owned = _snapshot(store)
+        assert owned[other] == theirs
         known.extend(m.id for m in got)
     # a key reused by both agents names two memories, each its writer's own
     for agent in AGENTS:
