@@ -33,23 +33,32 @@ def clock() -> Clock:
     return Clock()
 
 
-def _ledger_and_hot(store: Store, warm: Store, filters: Filters, query: str) -> tuple[Any, Any]:
+def _ledger_and_hot(store: Store, warm: Store, filters: list[Filters]) -> list[tuple[Any, Any]]:
+    """The ledger's and the in-memory index's keyword and vector candidates, per filter and query;
+    the ledger's from one read."""
     now = store.clock()
-    where = filters.conditions(now)
-    vector = store.embedder.embed([query])[0].tolist()
+    asked = [(f.conditions(now), query) for f in filters for query in QUERIES]
+    vectors = {query: v.tolist() for query, v in zip(QUERIES, store.embedder.embed(QUERIES))}
     with store.ledger.read() as session:
         ledger = LedgerSource(session)
-        expected = (
-            ledger.keyword(terms(query), where, 100, store.config.ranking),
-            ledger.nearest(vector, where, 100),
-        )
+        expected = [
+            (
+                ledger.keyword(terms(query), where, 100, store.config.ranking),
+                ledger.nearest(vectors[query], where, 100),
+            )
+            for where, query in asked
+        ]
     index = warm._rt.hot.ready()  # type: ignore[union-attr]
     assert index is not None
     hot = HotSource(index)
-    return expected, (
-        hot.keyword(terms(query), where, 100, store.config.ranking),
-        hot.nearest(vector, where, 100),
-    )
+    got = [
+        (
+            hot.keyword(terms(query), where, 100, store.config.ranking),
+            hot.nearest(vectors[query], where, 100),
+        )
+        for where, query in asked
+    ]
+    return list(zip(expected, got, strict=True))
 
 
 def _same(expected: list[tuple[str, float]], got: list[tuple[str, float]], places: float) -> None:
@@ -200,16 +209,12 @@ def test_the_hot_index_follows_every_kind_of_write(pair, tmp_path: Path) -> None
                 i for i, _, _ in session.identities()
             }, name
         assert index.chunk_rows == _ledger_chunks(store), name
-        for filters in (
-            Filters(types=SEARCH_TYPES),
-            Filters(statuses=None, include_expired=True, types=None),
+        everything = Filters(statuses=None, include_expired=True, types=None)
+        for (keyword, nearest), (hot_keyword, hot_nearest) in _ledger_and_hot(
+            store, warm, [Filters(types=SEARCH_TYPES), everything]
         ):
-            for query in QUERIES:
-                (keyword, nearest), (hot_keyword, hot_nearest) = _ledger_and_hot(
-                    store, warm, filters, query
-                )
-                _same(keyword, hot_keyword, 1e-9)
-                _same(nearest, hot_nearest, 1e-6)
+            _same(keyword, hot_keyword, 1e-9)
+            _same(nearest, hot_nearest, 1e-6)
         _searches_agree(store, warm)
 
 
