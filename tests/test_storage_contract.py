@@ -4,18 +4,19 @@ What a write stores, a read returns field for field; a write that fails commits 
 and status changes touch exactly the rows they name and move the change sequence; every filter
 operator selects the same rows; keyword and vector search answer within the filters; a delete
 leaves no posting, chunk or link behind. Each test runs once per backend: the ``backend`` fixture's
-params are ``storage.registry.BACKENDS``' names, and the ``ledger`` fixture checks that each run
-holds that backend's ledger.
+params are ``storage.registry.BACKENDS``' names, and the fixtures check that each run holds that
+backend's ledger. The tests that only read share one filled ledger per backend.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FakeEmbedder
+from conftest import BACKEND_PARAMS, FakeEmbedder, shared_store_dir
 
 from hindsight_cli.config import Ranking
 from hindsight_cli.storage import base
@@ -123,8 +124,7 @@ def ledger(store: Store, backend: str) -> Ledger:
     return ledger
 
 
-@pytest.fixture
-def filled(ledger: Ledger) -> Ledger:
+def _fill(ledger: Ledger) -> Ledger:
     """Every row of ``SPECS``, ``a`` and ``b`` one by one and the rest in one bulk insert."""
     with ledger.write() as writer:
         for name in ("a", "b"):
@@ -132,6 +132,23 @@ def filled(ledger: Ledger) -> Ledger:
             writer.insert(row, keyword_terms(row))
         writer.insert_many([(row, keyword_terms(row)) for row in map(_row, ("c", "d", "e"))])
     return ledger
+
+
+@pytest.fixture
+def filled(ledger: Ledger) -> Ledger:
+    """A ledger of its own, for a test that writes."""
+    return _fill(ledger)
+
+
+@pytest.fixture(scope="module", params=BACKEND_PARAMS)
+def read_only(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, module_isolated: Path
+) -> Ledger:
+    """One filled ledger per backend, for the tests that only read it."""
+    store = Store(shared_store_dir(request, tmp_path_factory.mktemp("contract")), embedder=FAKE)
+    store.init()
+    assert store.ledger.capabilities.name == request.param
+    return _fill(store.ledger)
 
 
 def _declared(*protocols: type) -> set[str]:
@@ -159,9 +176,9 @@ def test_the_ledger_says_what_it_is_and_creating_it_again_keeps_the_rows(filled:
         assert reader.count([]) == len(SPECS)
 
 
-def test_a_row_reads_back_as_it_was_written(filled: Ledger) -> None:
+def test_a_row_reads_back_as_it_was_written(read_only: Ledger) -> None:
     written = {name: _row(name) for name in SPECS}
-    with filled.read() as reader:
+    with read_only.read() as reader:
         rows = reader.by_ids(list(NAMES))
         assert {NAMES[r.id]: r for r in rows} == {n: _stored(r) for n, r in written.items()}
         full = {NAMES[r.id]: r for r in reader.by_ids(list(NAMES), vectors=True)}
@@ -176,8 +193,8 @@ def test_a_row_reads_back_as_it_was_written(filled: Ledger) -> None:
     assert all(row.seq > 0 for row in full.values())
 
 
-def test_reads_order_count_and_find_by_id_key_prefix_and_suffix(filled: Ledger) -> None:
-    with filled.read() as reader:
+def test_reads_order_count_and_find_by_id_key_prefix_and_suffix(read_only: Ledger) -> None:
+    with read_only.read() as reader:
         assert _names(r.id for r in reader.select([])) == ["e", "d", "c", "b", "a"]
         assert _names(r.id for r in reader.select([], order="oldest", limit=2)) == ["a", "b"]
         assert _names(r.id for r in reader.select([], order="event")) == ["a", "b", "c", "d", "e"]
@@ -240,9 +257,9 @@ FILTERS: list[tuple[list[Condition], set[str]]] = [
 
 @pytest.mark.parametrize(("where", "expected"), FILTERS, ids=[str(i) for i in range(len(FILTERS))])
 def test_every_filter_operator_selects_the_same_rows(
-    filled: Ledger, where: list[Condition], expected: set[str]
+    read_only: Ledger, where: list[Condition], expected: set[str]
 ) -> None:
-    with filled.read() as reader:
+    with read_only.read() as reader:
         assert {NAMES[r.id] for r in reader.select(where)} == expected
         assert set(_names(reader.ids(where))) == expected
         assert reader.count(where) == len(expected)
@@ -336,8 +353,8 @@ def test_updates_touch_only_their_rows_and_move_the_change_sequence(filled: Ledg
     assert all(r.seq > before for r in changed)
 
 
-def test_searches_rank_within_the_filters(filled: Ledger) -> None:
-    with filled.read() as reader:
+def test_searches_rank_within_the_filters(read_only: Ledger) -> None:
+    with read_only.read() as reader:
         words = reader.keyword(terms("token expired"), [], 10, RANKING.bm25_k1, RANKING.bm25_b)
         assert [m for m, _ in words] == [_id(1)] and words[0][1] > 0
         # the fix and the tags are read too
