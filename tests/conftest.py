@@ -2,22 +2,31 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+import typer.testing
+from typer.main import get_command
 from typer.testing import CliRunner
 
 from hindsight_cli import embedding
+from hindsight_cli.storage.registry import BACKENDS
 from hindsight_cli.store import Store
 from hindsight_cli.text import terms
 
 REPO = Path(__file__).resolve().parent.parent
+
+# Every CliRunner call turns the Typer app into its command tree (0.15 s: Typer evaluates each
+# command's annotations); built once per test process instead, the same tree, error boundary and
+# all, nothing in it changing between calls.
+typer.testing._get_command = functools.cache(get_command)  # type: ignore[attr-defined]
 
 
 class FakeEmbedder:
@@ -26,6 +35,10 @@ class FakeEmbedder:
 
     name = "test/fake-embedder"
     dim = 32
+
+    def __init__(self, name: str | None = None, dim: int | None = None) -> None:
+        # under another model's name and dimension: a stand-in for it
+        self.name, self.dim = name or self.name, dim or self.dim
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         rows = []
@@ -38,10 +51,9 @@ class FakeEmbedder:
         return np.asarray(rows, dtype=np.float32)
 
 
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    work = tmp_path / "work"
+def _isolate(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = root / "home"
+    work = root / "work"
     work.mkdir()
     for name in list(os.environ):
         if name.startswith("HINDSIGHT_"):
@@ -51,6 +63,26 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.chdir(work)
     return work
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return _isolate(tmp_path, monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def module_isolated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """What ``_isolated`` and ``_share_model`` give a test, for what a module builds once (a store
+    its tests only read): a home and a working directory of its own, the fake embedder standing in
+    for the model."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        work = _isolate(tmp_path_factory.mktemp("module"), monkeypatch)
+        monkeypatch.setitem(
+            embedding._CACHE,
+            embedding.DEFAULT_MODEL,
+            FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM),
+        )
+        yield work
 
 
 @pytest.fixture(scope="session")
@@ -69,9 +101,16 @@ def real_embedder(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 @pytest.fixture(autouse=True)
-def _share_model(real_embedder: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Every Store that loads the default model in this process gets the session's instance.
-    monkeypatch.setitem(embedding._CACHE, embedding.DEFAULT_MODEL, real_embedder)
+def _share_model(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every Store that loads the default model in this process (the CLI's, ``open_store``'s) gets
+    the session's real model in a test marked ``model``, and otherwise the fake embedder under the
+    model's name and dimension: a stand-in, where what the model understands proves nothing (the
+    text is still cut into the model's own windows, which follow its name)."""
+    if request.node.get_closest_marker("model"):
+        model = request.getfixturevalue("real_embedder")
+    else:
+        model = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)
+    monkeypatch.setitem(embedding._CACHE, embedding.DEFAULT_MODEL, model)
 
 
 @pytest.fixture
@@ -160,17 +199,38 @@ def stored_data(path: Path) -> list[tuple[str, bytes]]:
     return found
 
 
-@pytest.fixture(params=["local", "postgres"])
+# A backend on a database server runs in the full suite, not the inner loop (-m "not slow"): its
+# server is started for the session.
+BACKEND_PARAMS = [
+    pytest.param(name, marks=pytest.mark.slow) if entry.needs_url else name
+    for name, entry in BACKENDS.items()
+]
+
+
+@pytest.fixture(params=BACKEND_PARAMS)
 def backend(request: pytest.FixtureRequest) -> str:
-    """Each test that uses a store (the ``store`` and ``cli`` fixtures) runs against both
-    backends."""
+    """Each test that uses a store (the ``store`` and ``cli`` fixtures) runs against every
+    registered backend (``store_dir`` makes the store of each)."""
     return request.param
 
 
+def shared_store_dir(request: pytest.FixtureRequest, root: Path) -> Path:
+    """``store_dir`` for a module-scoped fixture whose param is the backend's name."""
+    path = root / "store"
+    if request.param == "postgres":
+        postgres_store_dir(path, request.getfixturevalue("postgres_url"))
+    return path
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Drop the postgres run of tests marked ``local_only`` (they inspect files only the local
     backend has: the DuckDB file, its lock files, the LanceDB index) or ``no_store`` (they never
-    touch one)."""
+    touch one). Mark ``slow`` the tests that ask for a PostgreSQL server by name (before ``-m``
+    selects)."""
+    for item in items:
+        if {"postgres_url", "postgres18_url"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
     dropped = [
         item
         for item in items

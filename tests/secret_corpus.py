@@ -4,7 +4,7 @@ Each file holds items, each starting with a line ``## name``; the lines after it
 text. ``⟦…⟧`` marks a secret (removed from the text; what it encloses must never be stored),
 ``{kind:n}`` a random body drawn from a seeded generator, so the repository holds no string a secret
 scanner would flag and every run sees the same values. Lines starting with ``#`` before the first
-item are comments. Used by tests/test_secrets.py and tests/bench/redaction_corpus.py.
+item are comments. Used by tests/test_secrets.py and benchmarks/redaction_corpus.py.
 """
 
 from __future__ import annotations

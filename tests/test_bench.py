@@ -77,33 +77,53 @@ def test_synthetic_memories_are_varied_and_repeatable() -> None:
     )
 
 
-def test_bench_json_has_every_figure_per_size(cli: Any) -> None:
-    result = cli("bench", "--sizes", "30", "--runs", "1", "--json", store=False)
+@pytest.fixture(scope="module")
+def report(module_isolated: Path) -> dict[str, Any]:
+    """One real run through the CLI, two sizes, the larger with stand-in vectors, that the figure
+    tests below read: a run starts processes for its cold figures (each test ran one: 40 s)."""
+    from typer.testing import CliRunner
+
+    from hindsight_cli.cli import app
+
+    result = CliRunner().invoke(
+        app,
+        ["bench", "--sizes", "20,30", "--runs", "1", "--stand-in-above", "20", "--json"],
+        prog_name="hindsight",
+    )
     assert result.exit_code == 0, result.stderr
-    report = json.loads(result.stdout)
+    report: dict[str, Any] = json.loads(result.stdout)
+    return report
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("bench-report")
+def test_bench_json_has_every_figure_per_size(report: dict[str, Any]) -> None:
     assert set(report) == {"machine", "model", "runs", "sizes", "elapsed_s"}
     assert report["runs"] == 1 and report["model"] == "hindsight/all-MiniLM-L6-v2-int8"
-    (figures,) = report["sizes"]
-    assert set(figures) == FIGURES and figures["size"] == 30
-    # 30 rows: flat search only
-    assert all(figures[name] is None for name in benchmark.VECTOR_FIGURES)
-    assert all(
-        isinstance(value, (int, float)) and value >= 0
-        for name, value in figures.items()
-        if value is not None and name != "vectors"
-    )
-    assert (
-        figures["index_fragments_after_compaction"] <= figures["index_fragments_before_compaction"]
-    )
-    assert figures["vectors"] == "model" and figures["import_share_of_embed"] > 0
+    assert [figures["size"] for figures in report["sizes"]] == [20, 30]
+    for figures in report["sizes"]:
+        assert set(figures) == FIGURES
+        # 20 and 30 rows: flat search only
+        assert all(figures[name] is None for name in benchmark.VECTOR_FIGURES)
+        assert all(
+            isinstance(value, (int, float)) and value >= 0
+            for name, value in figures.items()
+            if value is not None and name != "vectors"
+        )
+        assert (
+            figures["index_fragments_after_compaction"]
+            <= figures["index_fragments_before_compaction"]
+        )
+    assert report["sizes"][0]["vectors"] == "model"
+    assert report["sizes"][0]["import_share_of_embed"] > 0
 
 
-def test_sizes_above_stand_in_above_are_stored_with_stand_in_vectors(cli: Any) -> None:
-    result = cli(
-        "bench", "--sizes", "20,30", "--runs", "1", "--stand-in-above", "20", "--json", store=False
-    )
-    assert result.exit_code == 0, result.stderr
-    small, large = json.loads(result.stdout)["sizes"]
+@pytest.mark.slow
+@pytest.mark.xdist_group("bench-report")
+def test_sizes_above_stand_in_above_are_stored_with_stand_in_vectors(
+    report: dict[str, Any],
+) -> None:
+    small, large = report["sizes"]
     assert (small["vectors"], large["vectors"]) == ("model", "stand-in")
     assert small["embed_batch_per_s"] > 0 and small["import_share_of_embed"] > 0
     # no model to compare with
@@ -125,11 +145,24 @@ def test_seeded_vectors_are_unit_length_repeatable_and_named_as_the_model(fake: 
     ).all()
 
 
-def test_bench_table_names_each_figure(cli: Any) -> None:
-    result = cli("bench", "--sizes", "20", "--runs", "1", store=False)
+@pytest.mark.slow
+@pytest.mark.xdist_group("bench-report")
+def test_bench_table_names_each_figure(
+    cli: Any, report: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table of the run above, through the CLI (the same command; only the run is shared)."""
+    asked: list[tuple[Any, ...]] = []
+
+    def run(sizes: list[int], runs: int, progress: Any, stand_in_above: int | None) -> Any:
+        asked.append((sizes, runs, stand_in_above))
+        return report
+
+    monkeypatch.setattr(benchmark, "run", run)
+    result = cli("bench", "--sizes", "20,30", "--runs", "1", "--stand-in-above", "20", store=False)
     assert result.exit_code == 0, result.stderr
+    assert asked == [([20, 30], 1, 20)]
     rows = [line.replace("┃", " ").replace("│", " ").split() for line in result.stdout.splitlines()]
-    assert rows[0] == ["figure", "20"]
+    assert rows[0] == ["figure", "20", "30"]
     assert {row[0] for row in rows[2:]} == FIGURES - {"size"}
     assert "cold figures are the median of 1 processes" in result.stderr
 

@@ -6,35 +6,50 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from hindsight_cli.store import Store
 
-WRITER = """
+pytestmark = pytest.mark.slow
+
+# the fake embedder in every process: the model proves nothing about sharing a store, and four
+# processes loading it were a quarter of the test
+PRELUDE = f"""
 import sys
 from pathlib import Path
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from conftest import FakeEmbedder
 from hindsight_cli.store import Store
-store = Store(Path(sys.argv[1]))
+"""
+
+WRITER = (
+    PRELUDE
+    + """
+store = Store(Path(sys.argv[1]), embedder=FakeEmbedder())
 name = sys.argv[2]
 for i in range(int(sys.argv[3])):
     text = f"process {name} wrote memory number {i} about topic {i % 3}"
     store.record(text, agent_id=name, step=i, task_id="load")
 """
+)
 
-READER = """
-import sys
-from pathlib import Path
-from hindsight_cli.store import Store
-store = Store(Path(sys.argv[1]), warm=True)
+READER = (
+    PRELUDE
+    + """
+store = Store(Path(sys.argv[1]), embedder=FakeEmbedder(), warm=True)
 for i in range(int(sys.argv[2])):
     store.search("memory about topic 1")
     store.list(limit=5)
 print("reader ok")
 """
+)
 
 
-def test_writers_and_a_warm_reader_share_a_store(tmp_path: Path) -> None:
+def test_writers_and_a_warm_reader_share_a_store(tmp_path: Path, fake: Any) -> None:
     path = tmp_path / "shared"
-    Store(path).init()
+    Store(path, embedder=fake).init()
     env = {**os.environ, "HINDSIGHT_LOCK_TIMEOUT": "60"}
     writers = [
         subprocess.Popen(
@@ -59,8 +74,10 @@ def test_writers_and_a_warm_reader_share_a_store(tmp_path: Path) -> None:
         assert proc.returncode == 0, err
         outputs.append(out)
     assert "reader ok" in outputs[-1]
-    memories = Store(path).list(limit=None)
+    memories = Store(path, embedder=fake).list(limit=None)
     assert len(memories) == 30
     assert len({(m.agent_id, m.step) for m in memories}) == 30
-    hits = Store(path, warm=True).search("process w2 wrote memory number 7", k=1).hits
+    hits = (
+        Store(path, embedder=fake, warm=True).search("process w2 wrote memory number 7", k=1).hits
+    )
     assert hits[0].memory.content == "process w2 wrote memory number 7 about topic 1"

@@ -2,7 +2,7 @@
 (the needles a pattern forces, the families a text may hold, the typo view, the cleaning of
 printable text).
 
-The whole detector against an older commit over a large corpus: tests/bench/detector_diff.py."""
+The whole detector against an older commit over a large corpus: benchmarks/detector_diff.py."""
 
 from __future__ import annotations
 

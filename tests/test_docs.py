@@ -106,6 +106,7 @@ def test_python_api_examples_run_and_print_what_they_say(
     assert checked >= 15
 
 
+@pytest.mark.slow
 @pytest.mark.model
 def test_readme_usage_block_runs_top_to_bottom_as_written(tmp_path) -> None:
     """The Usage block, pasted into bash in an empty directory: every command succeeds (``set -e``),

@@ -93,6 +93,7 @@ def test_doctor_mcp_finds_config_mistakes(cli, home, _isolated) -> None:
     assert checks["mcp.codex.user.entry"]["summary"] == "the hindsight entry is not an object"
 
 
+@pytest.mark.slow
 def test_doctor_mcp_handshakes_with_an_installed_entry(cli, home, _isolated) -> None:
     assert (
         cli(
@@ -122,6 +123,7 @@ def _script(tmp_path: Path, name: str, body: str) -> list[str]:
     return [sys.executable, str(path)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("body", "outcome", "evidence"),
     [
@@ -162,13 +164,16 @@ def test_handshake_with_a_missing_command(tmp_path: Path) -> None:
     assert result["outcome"] == "not-found"
 
 
+@pytest.mark.slow
 def test_handshake_with_the_real_server(tmp_path: Path) -> None:
     result = mcp_checks.handshake(
         sys.executable,
         ["-m", "hindsight_cli", "mcp", "--store", str(tmp_path / "s")],
         {"HINDSIGHT_HOME": str(tmp_path / "home")},
     )
-    assert result["outcome"] == "ok" and result["seconds"] < 10
+    # how long it took is benchmarks/bench_mcp_start.py's to measure, not a test's
+    assert result["outcome"] == "ok" and result["seconds"] > 0
+    assert "memory_search" in result["tools"]
 
 
 FAKE_DOCKER = """#!/bin/sh

@@ -165,6 +165,7 @@ def test_codex_tool_timeout_too_short_for_the_first_search() -> None:
     ]
 
 
+@pytest.mark.slow
 def test_codex_timeout_uses_the_live_handshake(cli, home, _isolated) -> None:
     assert (
         cli(
@@ -183,4 +184,9 @@ def test_codex_timeout_uses_the_live_handshake(cli, home, _isolated) -> None:
     checks = _checks(cli("doctor", "mcp", "--json", store=False))
     assert checks["mcp.codex.user.handshake"]["status"] == "ok"
     timeout = checks["mcp.codex.user.timeout"]
-    assert timeout["status"] == "ok" and "start-up measured" in timeout["evidence"]
+    assert timeout["evidence"].startswith("startup_timeout_sec = 30; start-up measured ")
+    # The verdict is the one the measured start-up gets (ok while three of them fit in 30 s), so it
+    # holds on a machine of any speed; the start-up's bound is benchmarks/bench_mcp_start.py's.
+    measured = float(timeout["evidence"].split("measured ")[1].split(" s")[0])
+    expected = mcp_checks.codex_timeouts("mcp.codex.user", {"startup_timeout_sec": 30}, measured)
+    assert timeout["status"] == expected[0].status

@@ -52,6 +52,7 @@ def test_doctor_mine_reports_each_client_and_how_much_is_mined(cli: Cli, agents:
     assert _checks(cli)["mine.claude-code"]["status"] == "warn"
 
 
+@pytest.mark.slow
 @pytest.mark.no_store
 def test_doctor_mine_loads_no_heavy_library(agents: Path, tmp_path: Path) -> None:
     tf.claude_code(agents, CWD)

@@ -53,6 +53,7 @@ def _checks(result) -> dict[str, dict]:
     return {c["id"]: c for c in json.loads(result.stdout)["checks"]}
 
 
+@pytest.mark.slow
 def test_a_working_and_a_crashing_server(cli, home, _isolated, tmp_path) -> None:
     good, bad = _server(tmp_path, "weather", ANSWERS), _server(tmp_path, "github", CRASHES)
     _write(
@@ -82,6 +83,7 @@ def test_a_working_and_a_crashing_server(cli, home, _isolated, tmp_path) -> None
     assert checks["mcp.cursor.user"]["summary"] == "cursor (user) does not run hindsight"
 
 
+@pytest.mark.slow
 def test_a_hung_server_is_killed_after_the_timeout(cli, home, _isolated, tmp_path) -> None:
     pid_file = tmp_path / "hung.pid"
     hung = _server(tmp_path, "slow", HANGS)
@@ -105,6 +107,7 @@ def test_a_hung_server_is_killed_after_the_timeout(cli, home, _isolated, tmp_pat
         os.kill(int(pid_file.read_text()), 0)
 
 
+@pytest.mark.slow
 def test_servers_in_every_config_format(cli, home, _isolated, tmp_path, monkeypatch) -> None:
     good = _server(tmp_path, "weather", ANSWERS)
     monkeypatch.setenv("WEATHER_PY", good[1])

@@ -22,7 +22,7 @@ from hindsight_cli.core.facts import (
     values,
 )
 
-sys.path.insert(0, str(Path(__file__).parent / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import fact_corpus  # noqa: E402
 
 # a cosine near enough for any decision: these tests are about the texts
@@ -349,7 +349,7 @@ def test_the_corpus_is_large_labelled_and_bilingual() -> None:
         assert kinds[kind] >= 2, kind
 
 
-# The figures tests/bench/fact_corpus.py printed for the chosen thresholds (docs/benchmarks.md): a
+# The figures benchmarks/fact_corpus.py printed for the chosen thresholds (docs/benchmarks.md): a
 # change that makes any decision less precise or less complete on the corpus fails here.
 ACHIEVED = {
     "minilm": {"merge": (1.0, 0.934), "update": (1.0, 0.993), "distinct": (0.927, 1.0)},

@@ -97,6 +97,7 @@ def spool_text(project: Path) -> str:
     return "".join(p.read_text() for p in (project / ".hindsight" / "spool").glob("*.jsonl"))
 
 
+@pytest.mark.slow
 def test_a_failing_tool_is_spooled_redacted_and_prints_nothing(project: Path) -> None:
     assert hook("tool-failure", failing_pytest(project, "s1")) == ""
     text = spool_text(project)
@@ -123,6 +124,7 @@ def _imported(event: str, payload: dict[str, Any]) -> set[str]:
     return set(re.findall(r"^import time:.*\| +(\S+)$", result.stderr, re.M))
 
 
+@pytest.mark.slow
 def test_a_recording_hook_imports_almost_nothing(project: Path) -> None:
     """The 50 ms budget (docs/hooks.md): no site-packages, json, re, pathlib or typing, not the
     package's __init__; the redaction patterns (and re) only for a text that holds one of their
@@ -160,6 +162,7 @@ def test_a_recording_hook_imports_almost_nothing(project: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_pinned_store_and_a_session_outside_any_project(project: Path, tmp_path: Path) -> None:
     pinned = tmp_path / "pinned"
     hook("tool-failure", failing_pytest(project, "s1"), store=pinned)
@@ -252,11 +255,13 @@ def test_the_hook_codec_is_json() -> None:
         assert str(error.value) == str(expected.value)
 
 
+@pytest.mark.slow
 def test_a_success_with_no_failure_before_it_is_not_even_spooled(project: Path) -> None:
     assert hook("tool", fixed_pytest(project, "s1")) == ""
     assert not (project / ".hindsight" / "spool" / "events.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_whole_session_then_the_next_session_starts_with_the_lesson(
     project: Path, fake: Any
 ) -> None:
@@ -297,6 +302,7 @@ def test_whole_session_then_the_next_session_starts_with_the_lesson(
     assert not (project / ".hindsight" / "spool" / "events.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_an_unrelated_success_does_not_count_as_the_fix(project: Path, fake: Any) -> None:
     hook("tool-failure", failing_pytest(project, "s1"))
     unrelated = claude(
@@ -317,6 +323,7 @@ def test_an_unrelated_success_does_not_count_as_the_fix(project: Path, fake: Any
     assert summary.trigger == "summary"
 
 
+@pytest.mark.slow
 def test_a_repeated_error_injects_what_was_learnt(project: Path) -> None:
     hook("tool-failure", failing_pytest(project, "s1"))
     hook("tool", fixed_pytest(project, "s1"))
@@ -329,6 +336,7 @@ def test_a_repeated_error_injects_what_was_learnt(project: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_repeated_question_injects_matching_memories(project: Path) -> None:
     hook(
         "prompt",
@@ -365,6 +373,7 @@ def test_a_repeated_question_injects_matching_memories(project: Path) -> None:
     assert "why does the weather API" not in context
 
 
+@pytest.mark.slow
 def test_a_broken_store_never_breaks_the_agent_and_is_logged(project: Path) -> None:
     (project / ".hindsight" / "config.toml").write_text("[hooks]\nrecall = 'yes'\n")
     assert hook("session-start", claude(project, "s1", "SessionStart", source="startup")) == ""
@@ -372,6 +381,7 @@ def test_a_broken_store_never_breaks_the_agent_and_is_logged(project: Path) -> N
     assert "session-start" in log and "recall must be bool" in log
 
 
+@pytest.mark.slow
 def test_garbage_on_stdin_exits_zero_and_logs(project: Path) -> None:
     result = subprocess.run(
         shlex.split(command("claude-code", "tool", None)),
@@ -384,6 +394,7 @@ def test_garbage_on_stdin_exits_zero_and_logs(project: Path) -> None:
     assert "JSONDecodeError" in (Path(os.environ["HINDSIGHT_HOME"]) / "hooks.log").read_text()
 
 
+@pytest.mark.slow
 def test_parts_can_be_turned_off(project: Path) -> None:
     (project / ".hindsight" / "config.toml").write_text("[hooks]\nrecord_failures = false\n")
     hook("tool-failure", failing_pytest(project, "s1"))
@@ -425,6 +436,7 @@ def test_parts_can_be_turned_off(project: Path) -> None:
         ),
     ],
 )
+@pytest.mark.slow
 def test_clients_that_need_an_answer_get_one(
     project: Path, client: str, event: str, payload: dict[str, Any], answer: dict[str, Any]
 ) -> None:
@@ -602,6 +614,7 @@ def test_hook_command_in_process_answers_like_the_entry_file(cli: Any, project: 
     assert "ModuleNotFoundError" in spool_text(project)
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_the_mcp_server_sees_what_a_hook_just_spooled(project: Path, fake: Any) -> None:
     from mcp import Client
@@ -624,6 +637,7 @@ async def test_the_mcp_server_sees_what_a_hook_just_spooled(project: Path, fake:
     assert not spool.pending(store.path)
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 @pytest.mark.parametrize("every", [3600.0, 0.01])
 async def test_memory_search_never_writes_the_servers_own_loop_ingests(

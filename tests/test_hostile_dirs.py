@@ -43,6 +43,7 @@ def planted(tmp_path: Path) -> tuple[Path, Path]:
     return store, attacker
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args",
     [
@@ -94,6 +95,7 @@ def test_the_python_api_refuses_it_too_and_doctor_names_each_problem(planted) ->
     assert snapshot(store) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", [0o777, 0o703, 0o1777, 0o722])
 def test_a_store_other_users_can_write_is_refused_until_chmod_700(
     tmp_path: Path, fake, mode: int
@@ -144,6 +146,7 @@ def test_group_write_counts_unless_the_group_is_the_owners_own(tmp_path: Path, f
         Store(store, embedder=fake)
 
 
+@pytest.mark.slow
 def test_a_parent_others_can_write_without_the_sticky_bit_is_refused(tmp_path: Path, fake) -> None:
     """Whoever can write a directory can rename what is in it: the store could be swapped for
     another user's under a running server, after every check at its start passed."""
@@ -190,6 +193,7 @@ def test_a_link_to_the_store_from_a_loose_directory_is_refused(tmp_path: Path, f
     assert Store(store, embedder=fake).list()
 
 
+@pytest.mark.slow
 def test_a_loose_hindsight_home_is_refused(
     tmp_path: Path, fake, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -223,6 +227,7 @@ def test_a_loose_hindsight_home_is_refused(
     assert code == 1 and checks["store.home"]["status"] == "fail"
 
 
+@pytest.mark.slow
 def test_a_recording_hook_never_spools_into_a_hostile_store(planted, tmp_path: Path) -> None:
     """Hooks never break the agent (exit 0, nothing printed), so the refusal goes to the hook log in
     HINDSIGHT_HOME, not into the other user's directory."""

@@ -57,6 +57,7 @@ def _plant(store: Path, name: str, target: Path) -> None:
     place.symlink_to(target)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", WRITTEN)
 def test_a_link_inside_the_store_is_refused_before_anything_is_written(
     made: Path, tmp_path: Path, fake, name: str
@@ -210,6 +211,7 @@ def _serve(store: Path, *extra: str) -> tuple[subprocess.CompletedProcess[str] |
             proc.wait()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "case", ["another user's", "writable by others", "the store's, writable by others"]
 )
@@ -268,6 +270,7 @@ def test_a_config_file_others_can_write_is_refused(made: Path, fake, which: str)
     )
 
 
+@pytest.mark.slow
 def test_a_user_config_of_another_user_is_refused_even_through_a_link(
     made: Path, tmp_path: Path, fake
 ) -> None:

@@ -1,7 +1,7 @@
 """The in-memory index of a long-lived process (``Store(warm=True)``): it must answer exactly what
-the ledger engine answers, for every filter and after every kind of write by another process,
-without reading the ledger while nothing changed, and give way to the LanceDB index past its memory
-limit."""
+the ledger engine answers (for every filter: test_candidate_sources.py) and after every kind of
+write by another process, without reading the ledger while nothing changed, and give way to the
+LanceDB index past its memory limit."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import subprocess
 import sys
 import threading
 from dataclasses import replace
-from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from filter_fixtures import FILLER, QUERIES, Clock, fill
 
 from hindsight_cli.config import Config, load as load_config
 from hindsight_cli.errors import InvalidInput
@@ -27,146 +27,38 @@ from hindsight_cli.text import terms
 # a postgres store searches its database: it has no in-memory index
 pytestmark = pytest.mark.local_only
 
-T0 = datetime(2026, 3, 10, 12, 0, 0)
-QUERIES = [
-    "database replication lag",
-    "weather api 401 token expired",
-    "o'brien's \"quoted\" cache",
-    "deploy failed rollback",
-    "用户 回答 简短",
-]
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> datetime:
-        return self.now
-
 
 @pytest.fixture
 def clock() -> Clock:
     return Clock()
 
 
-def _fill(store: Store) -> dict[str, str]:
-    """Memories that differ in every field a filter reads; returns name → id."""
-    made: dict[str, str] = {}
-    specs: dict[str, dict[str, Any]] = {
-        "a1": {
-            "agent_id": "a",
-            "event_at": "2026-01-10T00:00:00Z",
-            "tags": ["infra"],
-            "task_id": "t1",
-            "step": 1,
-        },
-        "a2": {
-            "agent_id": "a",
-            "event_at": "2026-03-01T00:00:00Z",
-            "outcome": "failure",
-            "task_id": "t1",
-            "step": 2,
-            "resolution": "rotated the token",
-        },
-        "b1": {
-            "agent_id": "b",
-            "task_id": "t2",
-            "event_at": "2026-03-02T00:00:00Z",
-            "tags": ["infra", "db"],
-        },
-        "s1": {
-            "agent_id": "c",
-            "type": "semantic",
-            "event_at": "2026-03-03T00:00:00Z",
-            "source": "user",
-        },
-        "q1": {
-            "agent_id": "it's",
-            "task_id": 'o\'brien "t"',
-            "tags": ["it's"],
-            "outcome": "success",
-        },
-        "w1": {"agent_id": "a", "type": "working", "ttl": "2h"},
-        "x1": {"agent_id": "b", "ttl": "1h", "trigger": "tool_error", "outcome": "failure"},
-        "p1": {"agent_id": "a", "type": "procedural", "trigger": "task_end"},
-        # long: found by a later chunk
-        "l1": {"agent_id": "a", "tags": ["infra"], "task_id": "t1"},
-        "l2": {"agent_id": "b", "outcome": "failure"},
-        "z1": {"agent_id": "c", "outcome": "neutral"},
-        "z2": {"agent_id": "c", "outcome": "neutral"},
-    }
-    texts = [
-        "database replication lag note",
-        "weather api returned 401: token expired",
-        "o'brien's quoted cache key",
-        "deploy failed, rolled back",
-        "用户希望回答简短",
-    ]
-    for number, (name, fields) in enumerate(specs.items()):
-        store.clock.now = T0 + timedelta(minutes=number)  # type: ignore[attr-defined]
-        text = f"{texts[number % len(texts)]} ({name})"
-        text = f"{FILLER} {text}" if name.startswith("l") else text
-        made[name] = store.record(text, merge=False, **fields).memory.id
-    store.forget([made["z1"]])
-    store.forget([made["z2"]], archive=True)
-    store.clock.now = T0 + timedelta(hours=1, minutes=30)  # type: ignore[attr-defined]: x1 has expired
-    return made
-
-
-# Past the fake model's window (1000 characters): a long memory has chunks, the answer in its last
-# one.
-FILLER = " ".join(
-    f"Meeting {i} covered calendars, lunch menus, parking permits and room bookings."
-    for i in range(30)
-)
-
-
-FILTERS = [
-    Filters(types=SEARCH_TYPES),
-    Filters(agent_ids=("a",)),
-    Filters(agent_ids=()),
-    Filters(agent_ids=("a", "b")),
-    Filters(task_id="t1"),
-    Filters(task_id='o\'brien "t"'),
-    Filters(types=("working",)),
-    Filters(types=("episodic", "working")),
-    Filters(outcomes=("failure",)),
-    Filters(outcomes=("failure", "neutral")),
-    Filters(tags=("infra",)),
-    Filters(tags=("infra", "db")),
-    Filters(tags=("it's",)),
-    Filters(since=datetime(2026, 3, 1)),
-    Filters(until=datetime(2026, 3, 1, 12)),
-    Filters(since=datetime(2026, 1, 1), until=datetime(2026, 3, 2, 12), agent_ids=("a", "b")),
-    Filters(statuses=None),
-    Filters(statuses=("invalidated",)),
-    Filters(statuses=("active", "archived")),
-    Filters(include_expired=True),
-    Filters(expired_only=True, statuses=None),
-    Filters(created_before=T0 + timedelta(minutes=4)),
-    Filters(agent_ids=("it's", "a' OR '1'='1")),
-    Filters(statuses=None, include_expired=True, types=None),
-]
-
-
-def _ledger_and_hot(store: Store, warm: Store, filters: Filters, query: str) -> tuple[Any, Any]:
+def _ledger_and_hot(store: Store, warm: Store, filters: list[Filters]) -> list[tuple[Any, Any]]:
+    """The ledger's and the in-memory index's keyword and vector candidates, per filter and query;
+    the ledger's from one read."""
     now = store.clock()
-    where = filters.conditions(now)
-    vector = store.embedder.embed([query])[0].tolist()
+    asked = [(f.conditions(now), query) for f in filters for query in QUERIES]
+    vectors = {query: v.tolist() for query, v in zip(QUERIES, store.embedder.embed(QUERIES))}
     with store.ledger.read() as session:
         ledger = LedgerSource(session)
-        expected = (
-            ledger.keyword(terms(query), where, 100, store.config.ranking),
-            ledger.nearest(vector, where, 100),
-        )
+        expected = [
+            (
+                ledger.keyword(terms(query), where, 100, store.config.ranking),
+                ledger.nearest(vectors[query], where, 100),
+            )
+            for where, query in asked
+        ]
     index = warm._rt.hot.synced_index()  # type: ignore[union-attr]
     assert index is not None
     hot = HotSource(index)
-    return expected, (
-        hot.keyword(terms(query), where, 100, store.config.ranking),
-        hot.nearest(vector, where, 100),
-    )
+    got = [
+        (
+            hot.keyword(terms(query), where, 100, store.config.ranking),
+            hot.nearest(vectors[query], where, 100),
+        )
+        for where, query in asked
+    ]
+    return list(zip(expected, got, strict=True))
 
 
 def _same(expected: list[tuple[str, float]], got: list[tuple[str, float]], places: float) -> None:
@@ -196,19 +88,8 @@ def _searches_agree(store: Store, warm: Store, **options: Any) -> None:
 @pytest.fixture
 def pair(store_dir: Path, fake: Any, clock: Clock) -> tuple[Store, Store, dict[str, str]]:
     store = Store(store_dir, embedder=fake, clock=clock)
-    made = _fill(store)
+    made = fill(store)
     return store, Store(store_dir, embedder=fake, warm=True, clock=clock), made
-
-
-@pytest.mark.parametrize("filters", FILTERS, ids=[str(i) for i in range(len(FILTERS))])
-def test_hot_source_gives_the_ledgers_candidates_for_every_filter(pair, filters: Filters) -> None:
-    store, warm, _ = pair
-    for query in QUERIES:
-        (keyword, nearest), (hot_keyword, hot_nearest) = _ledger_and_hot(
-            store, warm, filters, query
-        )
-        _same(keyword, hot_keyword, 1e-9)
-        _same(nearest, hot_nearest, 1e-6)
 
 
 def test_warm_search_ranks_as_the_ledger_engine_does(pair) -> None:
@@ -314,6 +195,7 @@ def _writes(store: Store, made: dict[str, str], tmp_path: Path) -> list[tuple[st
     ]
 
 
+@pytest.mark.slow
 def test_the_hot_index_follows_every_kind_of_write(pair, tmp_path: Path) -> None:
     store, warm, made = pair
     _searches_agree(store, warm)
@@ -327,16 +209,12 @@ def test_the_hot_index_follows_every_kind_of_write(pair, tmp_path: Path) -> None
                 i for i, _, _ in session.identities()
             }, name
         assert index.chunk_rows == _ledger_chunks(store), name
-        for filters in (
-            Filters(types=SEARCH_TYPES),
-            Filters(statuses=None, include_expired=True, types=None),
+        everything = Filters(statuses=None, include_expired=True, types=None)
+        for (keyword, nearest), (hot_keyword, hot_nearest) in _ledger_and_hot(
+            store, warm, [Filters(types=SEARCH_TYPES), everything]
         ):
-            for query in QUERIES:
-                (keyword, nearest), (hot_keyword, hot_nearest) = _ledger_and_hot(
-                    store, warm, filters, query
-                )
-                _same(keyword, hot_keyword, 1e-9)
-                _same(nearest, hot_nearest, 1e-6)
+            _same(keyword, hot_keyword, 1e-9)
+            _same(nearest, hot_nearest, 1e-6)
         _searches_agree(store, warm)
 
 

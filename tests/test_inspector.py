@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 
 NPX = shutil.which("npx")
-pytestmark = pytest.mark.skipif(NPX is None, reason="needs Node's npx (the CI machine has it)")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(NPX is None, reason="needs Node's npx (the CI machine has it)"),
+]
 INSPECTOR = "@modelcontextprotocol/inspector@2"
 
 

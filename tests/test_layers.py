@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 HEAVY = ("lancedb", "fastembed", "onnxruntime", "mcp", "duckdb", "pyarrow")
 
 
@@ -19,11 +21,13 @@ def _loaded(code: str) -> set[str]:
     return {name.split(".")[0] for name in json.loads(result.stdout.splitlines()[-1])}
 
 
+@pytest.mark.slow
 def test_the_library_does_not_load_faces_or_adapters() -> None:
     loaded = _loaded("import hindsight_cli")
     assert not loaded & {"typer", "rich", "mcp", *HEAVY}
 
 
+@pytest.mark.slow
 def test_help_loads_no_heavy_library() -> None:
     code = (
         "import sys, io\n"
@@ -37,6 +41,7 @@ def test_help_loads_no_heavy_library() -> None:
     assert not loaded & set(HEAVY), loaded & set(HEAVY)
 
 
+@pytest.mark.slow
 def test_cold_search_path_skips_lancedb_and_fastembed(tmp_path) -> None:
     code = (
         "import os, sys, io\n"
@@ -71,6 +76,7 @@ def test_core_modules_never_import_faces() -> None:
             assert face not in text, f"{path.name} imports a face library ({face})"
 
 
+@pytest.mark.slow
 def test_doctor_modules_load_no_heavy_library() -> None:
     loaded = _loaded(
         "import hindsight_cli.doctor.store_checks, hindsight_cli.doctor.mcp_checks, "

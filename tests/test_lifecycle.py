@@ -220,6 +220,7 @@ def test_hard_forget_leaves_no_trace_in_any_file(store: Store) -> None:
     assert store.record("the store still takes writes after the rewrite").memory.id
 
 
+@pytest.mark.slow
 def test_hard_forget_while_another_process_writes_loses_nothing(
     store: Store, tmp_path: Path
 ) -> None:

@@ -7,8 +7,10 @@ four other characters), on the text content of each result, through a real MCP c
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+from conftest import BACKEND_PARAMS, FakeEmbedder, shared_store_dir
 from mcp import Client
 
 from hindsight_cli.mcp_server import build_server
@@ -17,6 +19,7 @@ from hindsight_cli.text import estimate_tokens
 
 pytestmark = pytest.mark.anyio
 BUDGETS = (50, 100, 200, 400, 800, 1000, 2000)
+FAKE = FakeEmbedder()
 
 
 @pytest.fixture
@@ -112,8 +115,18 @@ async def test_every_tool_text_is_within_its_budget(store: Store) -> None:
     assert kept[50] < kept[400] < kept[2000]
 
 
-async def test_a_search_without_a_budget_gets_the_default(store: Store) -> None:
+@pytest.fixture(scope="module", params=BACKEND_PARAMS)
+def filled(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, module_isolated: Path
+) -> Store:
+    """``_fill`` once, for the tests that only search it."""
+    store = Store(shared_store_dir(request, tmp_path_factory.mktemp("filled")), embedder=FAKE)
     _fill(store)
+    return store
+
+
+async def test_a_search_without_a_budget_gets_the_default(filled: Store) -> None:
+    store = filled
     async with Client(build_server(store), raise_exceptions=True) as client:
         result = await client.call_tool(
             "memory_search", {"query": "how to deploy to staging", "top_k": 30}
@@ -122,10 +135,10 @@ async def test_a_search_without_a_budget_gets_the_default(store: Store) -> None:
     assert result.structured_content["dropped_for_budget"] > 0
 
 
-async def test_structured_hits_are_compact_unless_asked(store: Store) -> None:
+async def test_structured_hits_are_compact_unless_asked(filled: Store) -> None:
     """Against the issue's measure: the structured hits hold no internal fields, so they are far
     smaller than every field of every hit."""
-    _fill(store)
+    store = filled
     async with Client(build_server(store), raise_exceptions=True) as client:
         compact = await client.call_tool(
             "memory_search", {"query": "staging deploy", "budget_tokens": 150, "top_k": 20}

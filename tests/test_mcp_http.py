@@ -149,6 +149,7 @@ def _env(tmp_path: Path) -> dict[str, str]:
     return {**os.environ, "HINDSIGHT_HOME": str(tmp_path / "home")}
 
 
+@pytest.mark.slow
 def test_a_network_address_without_tokens_refuses_to_start(tmp_path: Path) -> None:
     for host in ("0.0.0.0", "::", "192.0.2.7", "my-box.lan"):
         done = subprocess.run(
@@ -178,6 +179,7 @@ def test_a_network_address_without_tokens_refuses_to_start(tmp_path: Path) -> No
         )
 
 
+@pytest.mark.slow
 def test_allow_unauthenticated_starts_and_warns(tmp_path: Path) -> None:
     port, log = free_port(), tmp_path / "mcp.log"
     proc = subprocess.Popen(
@@ -222,6 +224,7 @@ def test_allow_unauthenticated_starts_and_warns(tmp_path: Path) -> None:
     assert "Traceback" not in err + text
 
 
+@pytest.mark.slow
 def test_http_only_options_are_refused_on_stdio(tmp_path: Path) -> None:
     for option in (["--allow-unauthenticated"], ["--allowed-host", "x"], ["--tokens", "t.json"]):
         done = subprocess.run(

@@ -254,6 +254,7 @@ def _hindsight_command() -> list[str]:
     return [sys.executable, "-m", "hindsight_cli"]
 
 
+@pytest.mark.slow
 async def test_stdio_subprocess_with_the_sdk_client(tmp_path: Path) -> None:
     command = _hindsight_command()
     params = StdioServerParameters(
@@ -282,10 +283,10 @@ def _rpc(message_id: int, method: str, params: dict | None = None) -> str:
     )
 
 
+@pytest.mark.slow
 def test_stdout_carries_only_json_rpc(tmp_path: Path) -> None:
     """A raw session as a host drives it: every stdout line must be a JSON-RPC message."""
     env = {**os.environ, "HINDSIGHT_HOME": str(tmp_path / "home")}
-    started = time.monotonic()
     proc = subprocess.Popen(
         [*_hindsight_command(), "mcp", "--store", str(tmp_path / "s")],
         env=env,
@@ -307,9 +308,8 @@ def test_stdout_carries_only_json_rpc(tmp_path: Path) -> None:
         )
     )
     proc.stdin.flush()
+    # how soon it answers (within the strictest client's 10 s) is benchmarks/bench_mcp_start.py's
     first = json.loads(proc.stdout.readline())
-    # the strictest client's default start-up timeout
-    assert time.monotonic() - started < 10
     assert first["id"] == 1 and first["result"]["serverInfo"]["name"] == "hindsight"
     assert "memory_search" in first["result"]["instructions"]
     proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
@@ -403,6 +403,7 @@ class RawSession:
         self.proc.communicate(timeout=60)
 
 
+@pytest.mark.slow
 def test_two_servers_and_the_cli_share_a_store(tmp_path: Path) -> None:
     store = tmp_path / "shared"
     Store(store).init()
@@ -521,6 +522,7 @@ def _http_server(store: Path, tmp_path: Path) -> Iterator[str]:
     assert out == ""
 
 
+@pytest.mark.slow
 async def test_streamable_http_transport(tmp_path: Path) -> None:
     with _http_server(tmp_path / "s", tmp_path) as url:
         async with Client(url) as client:
@@ -666,6 +668,7 @@ async def test_a_changed_fact_says_what_it_replaced(store: Store) -> None:
     assert store.get(first["id"]).status == "superseded"
 
 
+@pytest.mark.slow
 async def test_http_tokens_scope_each_agent_on_one_shared_server(
     store_dir: Path, tmp_path: Path
 ) -> None:

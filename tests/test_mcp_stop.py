@@ -1,7 +1,7 @@
 """One Ctrl-C stops `hindsight mcp` (issue 20): a real SIGINT to a real server process, on stdio
 with its stdin still open and on HTTP with a client's event stream open, idle or with a tool call
 stuck on a store that another process keeps busy (it holds the ledger's write lock, as a long hard
-forget does). The bound is generous (a condition, not a timing: `tests/bench/bench_mcp_stop.py`
+forget does). The bound is generous (a condition, not a timing: `benchmarks/bench_mcp_stop.py`
 measures the time)."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pytest
 from tests.mcp_http import call, free_port, headers, listening, open_session, wait_for
 
 HINDSIGHT = [sys.executable, "-m", "hindsight_cli"]
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")]
 
 
 def _env(tmp_path: Path) -> dict[str, str]:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import transcript_fixtures as tf
 
 from hindsight_cli.models import Filters
@@ -37,6 +38,7 @@ def test_the_hook_mines_the_whole_exchange_of_the_session_as_it_goes(
     assert mine_transcript(store, path, summaries=True).summaries == 0
 
 
+@pytest.mark.slow
 def test_pending_opens_no_store_and_loads_no_heavy_library(store: Store, tmp_path: Path) -> None:
     path = tf._jsonl(tmp_path / "s.jsonl", tf.claude_lines(tf.STORY[:1], "live", CWD))
     mine_transcript(store, path)

@@ -52,6 +52,7 @@ def _active(cli: Cli) -> list:
     return cli.open().list(Filters(tags=("mined",)), limit=None)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seam", ["saved", "committed"])
 def test_a_killed_run_resumes_with_exactly_the_missing_memories(
     cli: Cli, agents: Path, tmp_path: Path, seam: str

@@ -71,11 +71,27 @@ def _store(tmp_path: Path, embedder, texts: list[str]) -> tuple[Store, list[str]
     return store, ids
 
 
+@pytest.fixture(scope="module")
+def stored(
+    tmp_path_factory: pytest.TempPathFactory,
+    multilingual,
+    module_isolated: Path,  # noqa: ANN001
+) -> dict[str, tuple[Store, list[str]]]:
+    """The Chinese and the English memories, each in a store with the multilingual model, for the
+    tests that only search them."""
+    return {
+        language: _store(tmp_path_factory.mktemp(language), multilingual, texts)
+        for language, texts in (
+            ("zh", [zh for _, zh, _ in PAIRS]),
+            ("en", [en for en, _, _ in PAIRS]),
+        )
+    }
+
+
 @pytest.mark.parametrize("direction", ["zh→zh", "zh→en", "en→zh"])
-def test_recall_across_chinese_and_english(tmp_path: Path, multilingual, direction: str) -> None:
-    stored = [zh for _, zh, _ in PAIRS] if direction != "zh→en" else [en for en, _, _ in PAIRS]
+def test_recall_across_chinese_and_english(stored, direction: str) -> None:  # noqa: ANN001
     queries = [para for _, _, para in PAIRS] if direction != "en→zh" else [en for en, _, _ in PAIRS]
-    store, ids = _store(tmp_path, multilingual, stored)
+    store, ids = stored["zh" if direction != "zh→en" else "en"]
     top1 = sum(
         store.search(q, k=3, mode="vector").hits[0].memory.id == ids[i]
         for i, q in enumerate(queries)
@@ -83,10 +99,8 @@ def test_recall_across_chinese_and_english(tmp_path: Path, multilingual, directi
     assert top1 == len(PAIRS), f"{direction}: {top1}/{len(PAIRS)} top-1"
 
 
-def test_hybrid_search_finds_the_english_memory_from_a_chinese_query(
-    tmp_path: Path, multilingual
-) -> None:
-    store, ids = _store(tmp_path, multilingual, [en for en, _, _ in PAIRS])
+def test_hybrid_search_finds_the_english_memory_from_a_chinese_query(stored) -> None:  # noqa: ANN001
+    store, ids = stored["en"]
     for i, (_, _, query) in enumerate(PAIRS):
         assert ids[i] in [h.memory.id for h in store.search(query, k=3).hits]
 

@@ -1,7 +1,7 @@
 """The poisoning defence's API (hindsight_cli.poisoning): trust by provenance, the detector on the
 corpus (tests/data/poisoning), normalisation, labels, safe rendering and derived memories.
 
-Rates and timings on the corpus: tests/bench/poisoning_corpus.py (docs/reliability.md#poisoning)."""
+Rates and timings on the corpus: benchmarks/poisoning_corpus.py (docs/reliability.md#poisoning)."""
 
 from __future__ import annotations
 

@@ -20,6 +20,8 @@ from hindsight_cli.storage.sql.postgres_search import vector_text
 from hindsight_cli.store import Store
 
 pytest.importorskip("pgserver")
+# every test here needs the session's PostgreSQL server
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
@@ -210,7 +212,7 @@ def test_hnsw_serves_wide_searches_and_narrow_scopes_stay_exact(
     assert sorted(h.memory.id for h in hits) == sorted(few)
 
 
-# pgvector 0.6, 0.8
+# pgvector 0.6, 0.8 (a second server, started for this test alone)
 @pytest.mark.parametrize("server", ["postgres_url", "postgres18_url"])
 def test_a_scoped_vector_search_stays_on_the_index(
     server: str, request: pytest.FixtureRequest, tmp_path: Path

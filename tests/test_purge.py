@@ -176,6 +176,7 @@ def _reopened_leaves_no_trace(path: Path) -> None:
     assert store.record("the store takes writes after a finished purge").memory.id
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("phase", PHASES, ids=[f"{p[1]}-{p[2]}" for p in PHASES])
 def test_a_kill_at_every_phase_of_a_hard_forget_leaves_no_trace(
     template: Any, tmp_path: Path, phase: tuple[str, str, str]
@@ -189,6 +190,7 @@ def test_a_kill_at_every_phase_of_a_hard_forget_leaves_no_trace(
     _reopened_leaves_no_trace(path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trial", range(6))
 def test_kills_at_random_moments_leave_no_trace_after_the_next_open(
     template: Any, tmp_path: Path, trial: int
@@ -208,6 +210,7 @@ def test_kills_at_random_moments_leave_no_trace_after_the_next_open(
     _reopened_leaves_no_trace(path)
 
 
+@pytest.mark.slow
 def test_doctor_fails_while_a_purge_is_owed_and_fix_finishes_it(
     template: Any, tmp_path: Path, cli: Any
 ) -> None:
@@ -284,6 +287,7 @@ def test_expiry_purges_like_a_hard_forget(store: Store) -> None:
     assert store.log(action="expire")[0].ids == [gone.id]
 
 
+@pytest.mark.slow
 def test_a_purge_a_live_process_is_working_on_is_left_to_it(template: Any, tmp_path: Path) -> None:
     path, ids = _copy(template, tmp_path)
     owner = subprocess.Popen(

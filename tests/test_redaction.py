@@ -2,7 +2,7 @@
 stay), the per-field API the write path calls, and every CLI field of a memory grepped on disk.
 
 Every secret is fake and assembled from a seeded random body (tests/secret_corpus.py), so the
-repository holds no string a secret scanner would flag. tests/bench/redaction_corpus.py prints the
+repository holds no string a secret scanner would flag. benchmarks/redaction_corpus.py prints the
 same figures, with times and the rules of an older commit beside them.
 """
 

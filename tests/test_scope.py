@@ -43,13 +43,12 @@ STEP = st.tuples(
 )
 
 
-def _snapshot(store: Store, agent: str) -> dict[str, tuple[str, str, str]]:
-    """Everything an agent owns: id -> (content, status, key), read unscoped."""
-    return {
-        m.id: (m.content, m.status, m.idempotency_key)
-        for m in store.list(limit=None)
-        if m.agent_id == agent
-    }
+def _snapshot(store: Store) -> dict[str, dict[str, tuple[str, str, str]]]:
+    """Everything each agent owns: agent -> id -> (content, status, key), read unscoped."""
+    owned: dict[str, dict[str, tuple[str, str, str]]] = {agent: {} for agent in AGENTS}
+    for m in store.list(limit=None):
+        owned.setdefault(m.agent_id, {})[m.id] = (m.content, m.status, m.idempotency_key)
+    return owned
 
 
 def _act(
@@ -69,6 +68,7 @@ def _act(
     return [hit.memory for hit in view.search(text, k=10).hits]
 
 
+@pytest.mark.slow
 @settings(
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -80,9 +80,11 @@ def test_random_interleavings_never_cross_scope(
     store.init()
     views = {agent: store.scoped(agent) for agent in AGENTS}
     known: list[str] = []
+    # one read per step: what a step leaves is what the next one starts from
+    owned = _snapshot(store)
     for agent, action, text, key, pick in steps:
         other = AGENTS[1 - AGENTS.index(agent)]
-        theirs = _snapshot(store, other)
+        theirs = owned[other]
         target = known[pick % len(known)] if known else None
         try:
             got = _act(views[agent], agent, action, TEXTS[text], KEYS[key], target)
@@ -94,7 +96,8 @@ def test_random_interleavings_never_cross_scope(
             assert other not in str(error)
         assert all(m.agent_id == agent for m in got), (action, got)
         # nothing of the other agent changed
-        assert _snapshot(store, other) == theirs
+        owned = _snapshot(store)
+        assert owned[other] == theirs
         known.extend(m.id for m in got)
     # a key reused by both agents names two memories, each its writer's own
     for agent in AGENTS:
@@ -220,6 +223,7 @@ def _tool(proc: subprocess.Popen[str], number: int, name: str, **arguments: Any)
     return _rpc(proc, number, "tools/call", {"name": name, "arguments": arguments})
 
 
+@pytest.mark.slow
 @pytest.mark.local_only
 def test_two_stdio_servers_scoped_with_agent_keep_their_keys_apart(tmp_path: Path) -> None:
     path = tmp_path / "s"
@@ -254,6 +258,7 @@ def test_two_stdio_servers_scoped_with_agent_keep_their_keys_apart(tmp_path: Pat
     assert Store(path, embedder=FakeEmbedder()).get(b["structuredContent"]["id"]).status == "active"
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 @pytest.mark.local_only
 async def test_http_tokens_keep_keys_and_summaries_apart(store: Store, tmp_path: Path) -> None:

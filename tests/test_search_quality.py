@@ -13,6 +13,9 @@ from mcp import Client
 from hindsight_cli.mcp_server import build_server
 from hindsight_cli.store import Store
 
+# ranking with the bundled model: what it finds is the point
+pytestmark = pytest.mark.model
+
 
 def _record(cli: Any, text: str, *extra: str) -> str:
     result = cli("record", text, "--no-merge", "--json", *extra)

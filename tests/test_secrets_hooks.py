@@ -160,6 +160,7 @@ def test_the_hook_log_is_redacted(store: Path) -> None:
     assert "unknown client" in log and PASSWORD not in log and "[REDACTED:password]" in log
 
 
+@pytest.mark.slow
 def test_the_installed_command_spools_redacted(store: Path) -> None:
     """The same through the command `hooks install` writes (python -S, payload on stdin)."""
     tool_input, error = FAILURES[1]

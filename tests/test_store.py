@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -322,29 +322,29 @@ def test_missing_store_is_a_clear_error(tmp_path: Path) -> None:
         Store(tmp_path / "nowhere").search("x")
 
 
+@pytest.mark.slow
 @pytest.mark.local_only
 def test_lock_conflict_retries_then_fails_clearly(store: Store, tmp_path: Path) -> None:
     import subprocess
     import sys
-    import time
 
     holder = subprocess.Popen(
         [
             sys.executable,
             "-c",
             "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('held', flush=True);"
-            " time.sleep(float(sys.argv[2]))",
+            " time.sleep(1.0); open(sys.argv[2], 'w').close()",
             str(store.ledger.path),
-            "1.0",
+            str(tmp_path / "releasing"),
         ],
         stdout=subprocess.PIPE,
         text=True,
     )
     assert holder.stdout.readline().strip() == "held"
-    started = time.monotonic()
-    # retried with backoff until the holder exits
+    # retried with backoff until the holder exits: it marks the moment it lets go, and the write
+    # cannot have gone through before it
     store.record("written once the lock is released")
-    assert time.monotonic() - started > 0.3
+    assert (tmp_path / "releasing").exists()
     holder.wait()
     holder = subprocess.Popen(
         [
@@ -353,7 +353,8 @@ def test_lock_conflict_retries_then_fails_clearly(store: Store, tmp_path: Path) 
             "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('held', flush=True);"
             " time.sleep(float(sys.argv[2]))",
             str(store.ledger.path),
-            "5",
+            # held until killed below, however slowly this machine runs
+            "300",
         ],
         stdout=subprocess.PIPE,
         text=True,
@@ -489,52 +490,6 @@ def test_summarize_needs_a_selection_with_memories(store: Store) -> None:
         InvalidInput, match="Nothing to summarize: no active episodic memories for task nope"
     ):
         store.summarize(task_id="nope")
-
-
-@pytest.mark.parametrize("engine", ["ledger", "index", "warm"])
-@pytest.mark.parametrize(
-    ("filters", "expected"),
-    [
-        (Filters(agent_ids=("a",)), {"a1", "a2"}),
-        (Filters(agent_ids=()), set()),
-        (Filters(task_id="t2"), {"b1"}),
-        (Filters(outcomes=("failure",)), {"a2"}),
-        (Filters(tags=("infra", "db")), {"b1"}),
-        (Filters(types=("semantic",)), {"s1"}),
-        (Filters(since=datetime(2026, 2, 1)), {"a2", "b1", "s1"}),
-        (Filters(until=datetime(2026, 2, 1), agent_ids=("a", "b")), {"a1"}),
-        # quotes are data, never syntax
-        (Filters(agent_ids=("it's", "a' OR '1'='1")), set()),
-        (Filters(sources=("User", "web")), {"b1"}),
-    ],
-)
-def test_filters_mean_the_same_in_both_engines(store: Store, engine, filters, expected) -> None:
-    names = {}
-    for name, fields in {
-        "a1": {"agent_id": "a", "event_at": "2026-01-10T00:00:00Z", "tags": ["infra"]},
-        "a2": {"agent_id": "a", "event_at": "2026-03-01T00:00:00Z", "outcome": "failure"},
-        "b1": {
-            "agent_id": "b",
-            "task_id": "t2",
-            "event_at": "2026-03-02T00:00:00Z",
-            "tags": ["infra", "db"],
-            "source": "user",
-        },
-        "s1": {"agent_id": "c", "type": "semantic", "event_at": "2026-03-03T00:00:00Z"},
-    }.items():
-        names[store.record(f"database replication lag note {name}", **fields).memory.id] = name
-    store.record("database replication lag note expired", ttl="0.001s")
-    searcher, engine_name = store, engine
-    # served from the index alone, without the ledger re-checking anything
-    if engine == "warm":
-        searcher, engine_name = Store(store.path, embedder=store.embedder, warm=True), None
-        searcher.sync_index()
-    hits = searcher.search(
-        "database replication lag note", filters=filters, k=10, engine=engine_name
-    ).hits
-    if engine == "warm" and store.ledger.capabilities.files:
-        assert searcher._rt.mirror is not None and searcher._rt.mirror.current()
-    assert {names[h.memory.id] for h in hits} == expected
 
 
 def test_two_processes_creating_the_index_at_once(store: Store, fake) -> None:

@@ -17,7 +17,7 @@ barely sees. Here the two texts are compared the way a reader would:
 supersedes the old one. ``distinct``: anything else, both stay. Added or dropped detail is
 ``distinct`` too: an added word may narrow the subject ("the replica DB port") as easily as add
 detail, and keeping both loses nothing. The thresholds were chosen on tests/data/fact_pairs.jsonl
-(tests/bench/fact_corpus.py).
+(benchmarks/fact_corpus.py).
 """
 
 from __future__ import annotations

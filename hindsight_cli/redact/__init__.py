@@ -14,7 +14,7 @@ Speed: the recording hook imports this module on every tool call and has a few m
 nothing is compiled, and ``re`` is not even imported, until a text holds one of a rule's words (a
 rule's pattern is built from the words the text holds, so a rule with a hundred words runs as fast
 as one with two). tests/test_secrets.py holds the corpus (tests/data/secrets.txt, lookalikes.txt)
-and checks that the word filter never changes a result; tests/bench/redaction_corpus.py reports
+and checks that the word filter never changes a result; benchmarks/redaction_corpus.py reports
 leaks, false positives and the time per call.
 
 Which function for which field: ``redact_field(value, field)``; see ``FIELDS``.

@@ -115,6 +115,7 @@ def _complete(words: str) -> list[str]:
     return [line.split(",", 1)[-1] for line in done.stdout.splitlines()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("words", "offered"),
     [

@@ -56,6 +56,7 @@ def _records(n: int) -> list[dict[str, str]]:
     ]
 
 
+@pytest.mark.slow
 def test_ctrl_c_keeps_the_finished_batches_and_says_what_was_kept(tmp_path: Path, fake) -> None:
     store = tmp_path / "store"
     Store(store, embedder=fake).init()

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+# with the bundled model, as a user runs the CLI
+pytestmark = pytest.mark.model
+
 UNIQUE = "quokka-4d1e8b"
 
 

@@ -8,6 +8,9 @@ import pytest
 
 from hindsight_cli import Filters
 
+# with the bundled model, as a user runs the CLI
+pytestmark = pytest.mark.model
+
 WEATHER = "调用天气API时返回401，原因是token过期"
 
 

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from hindsight_cli.models import short_id
 
 
@@ -69,6 +71,7 @@ def test_restore_of_an_active_memory_says_there_is_nothing_to_restore(cli) -> No
     assert cli("log", "--action", "restore", "--json").stdout.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_record_in_a_terminal_prints_the_id_once(tmp_path: Path) -> None:
     """stdout a real terminal (a pty): the id on it and a message without the id on stderr."""
     leader, follower = pty.openpty()

@@ -45,6 +45,7 @@ def _one_error_line(result: subprocess.CompletedProcess[str], *names: str) -> st
     return line
 
 
+@pytest.mark.slow
 def test_init_under_an_unwritable_parent(unwritable: Path) -> None:
     line = _one_error_line(hindsight("init", cwd=unwritable), str(unwritable / ".hindsight"))
     # the fix, not only the failure
@@ -52,6 +53,7 @@ def test_init_under_an_unwritable_parent(unwritable: Path) -> None:
     assert list(unwritable.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_record_into_a_store_under_an_unwritable_parent(unwritable: Path) -> None:
     store = unwritable / "deep" / "store"
     _one_error_line(
@@ -61,6 +63,7 @@ def test_record_into_a_store_under_an_unwritable_parent(unwritable: Path) -> Non
     assert list(unwritable.iterdir()) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("below", ["", "sub"])
 def test_hindsight_home_at_a_file(
     tmp_path: Path, below: str, monkeypatch: pytest.MonkeyPatch
@@ -76,6 +79,7 @@ def test_hindsight_home_at_a_file(
     assert file.read_text() == "not a directory\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["/proc/nope.jsonl", "{locked}/out.jsonl"])
 def test_export_to_a_place_that_takes_no_file(
     tmp_path: Path, unwritable: Path, target: str
@@ -148,6 +152,7 @@ async def test_through_mcp_an_os_error_is_a_tool_error_naming_path_and_fix(
     assert list(unwritable.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_an_mcp_server_with_its_home_at_a_file_does_not_start_and_says_why(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

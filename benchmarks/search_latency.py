@@ -1,8 +1,8 @@
 """Warm in-process search latency over the turns of two LoCoMo conversations, for whichever
 hindsight_cli is imported, so two checkouts can be compared run for run. Not a test:
 
-    python tests/bench/search_latency.py /tmp/lat-head                                    # this
-    checkout PYTHONPATH=/path/to/other/checkout python tests/bench/search_latency.py /tmp/lat-base
+    python benchmarks/search_latency.py /tmp/lat-head                                    # this
+    checkout PYTHONPATH=/path/to/other/checkout python benchmarks/search_latency.py /tmp/lat-base
     # another
 
 The first run builds the store at the path (788 memories); later runs only search. It prints the

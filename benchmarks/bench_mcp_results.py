@@ -1,7 +1,7 @@
 """Tokens of what a model reads from each MCP tool: the text content of every tool's result, per
 budget.
 
-    python tests/bench/bench_mcp_results.py [--memories 40]
+    python benchmarks/bench_mcp_results.py [--memories 40]
 
 Fills a throwaway store with memories of mixed lengths (episodes with failures and fixes, facts, a
 long how-to), then calls every tool through a real MCP client with budget_tokens 50 … 2,000 (where a
@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 BUDGETS = (50, 100, 200, 400, 800, 1000, 2000)

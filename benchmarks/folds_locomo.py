@@ -7,12 +7,12 @@ combination with the best recall@10 on the *other* conversations is chosen and m
 left out. The figure is the mean of those held-out folds (and their spread); each combination's own
 per-conversation figures are printed too, so a fixed setting can be read off. Run:
 
-    python tests/bench/folds_locomo.py DIR ../shared/bench/locomo/dev.json [NAME=V1,V2,... ...]
+    python benchmarks/folds_locomo.py DIR ../shared/bench/locomo/dev.json [NAME=V1,V2,... ...]
     [--mode M]
 
 ``DIR`` is a store ``hindsight eval locomo FILE --store-dir DIR`` built. Example:
 
-    python tests/bench/folds_locomo.py /tmp/locomo-store dev.json w_prev_step=0.4,0.6,0.8
+    python benchmarks/folds_locomo.py /tmp/locomo-store dev.json w_prev_step=0.4,0.6,0.8
     w_recency=0.05,0.1
 """
 

@@ -1,9 +1,9 @@
 """The relevance floor, measured: how often a query with no answer in the store gets nothing back,
 and how often a query with an answer loses it to the floor. Not a test; run it by hand:
 
-    python tests/bench/floor_corpus.py                      # the bundled model, the floors swept
-    python tests/bench/floor_corpus.py --model multilingual
-    python tests/bench/floor_corpus.py --errors             # and each query decided wrongly at the
+    python benchmarks/floor_corpus.py                      # the bundled model, the floors swept
+    python benchmarks/floor_corpus.py --model multilingual
+    python benchmarks/floor_corpus.py --errors             # and each query decided wrongly at the
     default
 
 The labelled queries are tests/data/floor_queries.json (30 memories in English, Chinese, German,
@@ -22,12 +22,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from hindsight_cli.config import Config  # noqa: E402
 from hindsight_cli.embedding import load_embedder  # noqa: E402
 from hindsight_cli.store import Store  # noqa: E402
 
-CORPUS = Path(__file__).resolve().parents[1] / "data" / "floor_queries.json"
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "floor_queries.json"
 FLOORS = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35)
 
 

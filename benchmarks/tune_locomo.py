@@ -9,7 +9,7 @@ numpy) through the search pipeline's ``Source`` protocol; ranking is the product
 ships.
 Run:
 
-    python tests/bench/tune_locomo.py DIR ../shared/bench/locomo/dev.json [NAME=VALUE ...]
+    python benchmarks/tune_locomo.py DIR ../shared/bench/locomo/dev.json [NAME=VALUE ...]
 
 Check it agrees with ``hindsight eval`` at the defaults before trusting it.
 """

@@ -1,6 +1,6 @@
 """Leaks, false positives and time per call of the redaction rules over the corpus in tests/data.
 
-    python tests/bench/redaction_corpus.py [--baseline REV] [--detect-secrets] [--show] [--runs 5]
+    python benchmarks/redaction_corpus.py [--baseline REV] [--detect-secrets] [--show] [--runs 5]
 
 Secrets: tests/data/secrets.txt plus the items of tests/test_secrets.py; look-alikes:
 tests/data/lookalikes.txt plus its ORDINARY texts. A leak is an item whose secret (any 8 characters
@@ -23,7 +23,7 @@ import types
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import secret_corpus  # noqa: E402

@@ -10,7 +10,7 @@ session's best, its length, whether it names a speaker the question names); a lo
 the sixth's top ``TOP`` by its score, the rest unchanged.
 Run:
 
-    python tests/bench/rerank_locomo.py DIR ../shared/bench/locomo/dev.json [--without NAME,NAME]
+    python benchmarks/rerank_locomo.py DIR ../shared/bench/locomo/dev.json [--without NAME,NAME]
 
 ``DIR`` is a store ``hindsight eval locomo FILE --store-dir DIR`` built; ``directions_locomo.py DIR
 FILE splade wordllama`` caches the optional signals beside it. The feature rows are cached beside

@@ -3,7 +3,7 @@ is recorded as one long memory, and each question is searched; a hit is an evide
 top 3. The same run measures the store searching only a memory's first window (as before chunks), so
 the two figures share the machine, the model and the data. Not a test (pytest does not collect it):
 
-    python tests/bench/bench_long_memories.py [--data ../shared/bench/locomo/dev.json] [--json]
+    python benchmarks/bench_long_memories.py [--data ../shared/bench/locomo/dev.json] [--json]
 
 "Late" questions are those whose evidence all sits after the model's first window of its session:
 the part of a long memory the vectors never saw before.
@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from hindsight_cli.core import chunks  # noqa: E402
 from hindsight_cli.embedding import BundledEmbedder  # noqa: E402
 from hindsight_cli.evals.locomo import load_locomo  # noqa: E402

@@ -1,8 +1,8 @@
 """The postgres backend at scale: ingest rate, search p50/p95 with 1 and 8 concurrent clients, and
 the HNSW index's recall against exact search.
 
-    python tests/bench/bench_postgres.py --sizes 100000 [--url postgresql://...] [--json]
-    python tests/bench/bench_postgres.py --sizes 1000000 --bulk --pgdata /var/tmp/pgbench
+    python benchmarks/bench_postgres.py --sizes 100000 [--url postgresql://...] [--json]
+    python benchmarks/bench_postgres.py --sizes 1000000 --bulk --pgdata /var/tmp/pgbench
 
 Without --url it starts a PostgreSQL with pgvector (pgserver), in a temporary directory or in
 --pgdata (kept, so a rerun measures the searches again without loading; a schema that already holds
@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hindsight_cli.core.prepare import Limits, prepare  # noqa: E402
 from hindsight_cli.core.transfer import IMPORT_BATCH  # noqa: E402

@@ -1,7 +1,7 @@
 """Measure the issue-2 figures: cold CLI start-up, cold record/search on a big store, bulk import
 rate, warm in-process search. Not a test (pytest does not collect it); run it by hand:
 
-    python tests/bench/bench_cli.py --size 10000 [--json]
+    python benchmarks/bench_cli.py --size 10000 [--json]
 
 It builds a store of synthetic but realistic memories (several agents and tasks, tools, errors and
 their fixes, English and Chinese, varied lengths) in a temporary directory and leaves nothing
@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 # shared with `hindsight bench`
 from hindsight_cli.evals.benchmark import synthetic
 

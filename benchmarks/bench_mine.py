@@ -3,7 +3,7 @@ rate with the bundled model against the model's own batch rate on the same texts
 reruns, and peak memory on a 1 GB transcript. Not a test (pytest does not collect it); run it by
 hand:
 
-    python tests/bench/bench_mine.py [--messages 20000] [--big-mb 1024] [--json]
+    python benchmarks/bench_mine.py [--messages 20000] [--big-mb 1024] [--json]
 
 The transcript is synthetic but shaped like Claude Code's (tool calls and results, failures and
 their fixes, Chinese, secrets, web fetches, varied lengths). Everything lives in a temporary
@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import transcript_fixtures as tf  # noqa: E402
 
 from hindsight_cli.store import Store  # noqa: E402

@@ -3,7 +3,7 @@ a whole LoCoMo session (most are longer than the model's window, so they are emb
 scored by their best one), and how often an evidence session is among them. Not a test; run it by
 hand:
 
-    python tests/bench/floor_long.py [--data ../shared/bench/locomo/dev.json] [--k 10]
+    python benchmarks/floor_long.py [--data ../shared/bench/locomo/dev.json] [--k 10]
 
 For each floor (``min_vector_similarity``): the mean number of hits at k, the share of questions
 with fewer than two, and hit@k (an evidence session among the hits).
@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_long_memories import DEFAULT_DATA, Cached, _sessions  # noqa: E402
 
 from hindsight_cli.config import Config  # noqa: E402

@@ -3,9 +3,9 @@ corpus (tests/data/fact_pairs.jsonl). Not a test (pytest does not collect it; te
 imports it);
 run it by hand:
 
-    python tests/bench/fact_corpus.py                 # both models, the chosen thresholds, the
-    sweep python tests/bench/fact_corpus.py --errors        # and every pair decided wrongly python
-    tests/bench/fact_corpus.py --json          # the figures as one JSON document
+    python benchmarks/fact_corpus.py                 # both models, the chosen thresholds, the
+    sweep python benchmarks/fact_corpus.py --errors        # and every pair decided wrongly python
+    benchmarks/fact_corpus.py --json          # the figures as one JSON document
 
 For each model (the bundled all-MiniLM-L6-v2 and, when installed, the multilingual USE v3) the
 cosine of each pair is the store's: the dot product of the two unit vectors. Printed: the confusion
@@ -27,10 +27,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from hindsight_cli.core.facts import THRESHOLDS, Thresholds, decide  # noqa: E402
 
-CORPUS = Path(__file__).resolve().parents[1] / "data" / "fact_pairs.jsonl"
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "fact_pairs.jsonl"
 LABELS = ("merge", "update", "distinct")
 SWEEP = {
     "floor": [0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],

@@ -1,7 +1,7 @@
 """One agent floods the HTTP server with sessions: the server's memory (RSS) before and after, and
 whether another agent is still served.
 
-    python tests/bench/bench_mcp_sessions.py [--sessions 3000] [--compare OTHER_CHECKOUT]
+    python benchmarks/bench_mcp_sessions.py [--sessions 3000] [--compare OTHER_CHECKOUT]
 
 Starts `hindsight mcp --transport http` with tokens for alice and bob, lets alice open
 ``--sessions`` sessions (initialize, never closed, as a careless or hostile client does), then has
@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import httpx2  # noqa: E402

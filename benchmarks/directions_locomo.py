@@ -7,7 +7,7 @@ every variant (its strengths, and "off") ranks every question; then leave-one-co
 the variant best on five conversations (recall@10) and measures it on the sixth. A direction helps
 only if the mean of those held-out folds beats "off" measured the same way. Run:
 
-    python tests/bench/directions_locomo.py DIR ../shared/bench/locomo/dev.json [DIRECTION ...]
+    python benchmarks/directions_locomo.py DIR ../shared/bench/locomo/dev.json [DIRECTION ...]
 
 ``DIR`` is a store ``hindsight eval locomo FILE --store-dir DIR`` built. Directions: qwords,
 names_off, entities, temporal, neighbours, prf, prf_weighted, session_prior, windows (embeds each

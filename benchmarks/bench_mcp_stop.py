@@ -1,6 +1,6 @@
 """Time from one SIGINT (Ctrl-C) to the exit of `hindsight mcp`, on both transports.
 
-    python tests/bench/bench_mcp_stop.py [--runs 3] [--cap 60] [--compare OTHER_CHECKOUT]
+    python benchmarks/bench_mcp_stop.py [--runs 3] [--cap 60] [--compare OTHER_CHECKOUT]
 
 Scenarios: stdio with stdin open (idle; a call waiting on a store another process keeps busy by
 holding its ledger's write lock), HTTP with a client's event stream open (idle; the same stuck
@@ -24,7 +24,7 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import httpx2  # noqa: E402

@@ -1,7 +1,7 @@
 """Detection and false-positive rates of the poisoning detector on the corpus, and its cost per
 call.
 
-    python tests/bench/poisoning_corpus.py [--module PATH] [--runs 200] [--json]
+    python benchmarks/poisoning_corpus.py [--module PATH] [--runs 200] [--json]
 
 Reads tests/data/poisoning/injections.jsonl (instructions to a model: English, Chinese, 30-odd other
 languages, obfuscated, in fields other than content) and benign.jsonl (developer chat that borrows
@@ -33,7 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT / "tests" / "data" / "poisoning"
 

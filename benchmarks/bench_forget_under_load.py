@@ -6,7 +6,7 @@ this script queries in a loop; six processes recording for ``--seconds``; and, a
 that, a hard forget of one task's memories through the CLI. Reports search latency (p50 / p99 / max)
 before, during and after the purge, search errors, writer errors, and what the forget said.
 
-    python tests/bench/bench_forget_under_load.py --memories 3000 --seconds 40
+    python benchmarks/bench_forget_under_load.py --memories 3000 --seconds 40
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from hindsight_cli.evals import floor as bench_floor
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 PRELUDE = (
     f"import sys\nsys.path.insert(0, {str(REPO / 'tests')!r})\nfrom conftest import FakeEmbedder\n"
     "from hindsight_cli.store import Store\n"

@@ -8,7 +8,7 @@ recall@10 an oracle re-ranker would reach if it could only move the pipeline's t
 evidence turns that are not candidates at all, for today's pool (``candidates`` from each list) and
 for wider ones. Run:
 
-    python tests/bench/ceiling_locomo.py DIR ../shared/bench/locomo/dev.json [NAME=VALUE ...]
+    python benchmarks/ceiling_locomo.py DIR ../shared/bench/locomo/dev.json [NAME=VALUE ...]
 
 ``DIR`` is a store ``hindsight eval locomo FILE --store-dir DIR`` built; ``NAME=VALUE`` sets the
 ranking as ``hindsight eval --set`` does.

@@ -1,7 +1,7 @@
 """The detector, redaction and ``prepare``, this checkout against another commit: over a large
 varied corpus every result must be the same (a speed change must not move a verdict).
 
-    python tests/bench/detector_diff.py [--base main] [--locomo ../shared/bench/locomo/dev.json]
+    python benchmarks/detector_diff.py [--base main] [--locomo ../shared/bench/locomo/dev.json]
                                          [--records 10000] [--variants 4]
 
 The corpus: ``benchmark.synthetic`` records (contents, resolutions, labels, the whole records
@@ -32,7 +32,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 LOCOMO = ROOT.parent / "shared" / "bench" / "locomo" / "dev.json"
 _CYRILLIC = str.maketrans("aceopxyiAEOPCXHKMT", "асеорхуіАЕОРСХНКМТ")
 _GREEK = str.maketrans("aoivABEHIKMNOPTXYZ", "αοιvΑΒΕΗΙΚΜΝΟΡΤΧΥΖ")

@@ -1,6 +1,6 @@
 """Time the recording hook the way a client runs it: a fresh process per call, payload on stdin.
 
-    python tests/bench/bench_hooks.py [--runs 30] [--no-bytecode] [--compare OTHER_CHECKOUT]
+    python benchmarks/bench_hooks.py [--runs 30] [--no-bytecode] [--compare OTHER_CHECKOUT]
 
 Runs the command line that ``hindsight hooks install`` writes, on two failing-tool payloads
 (spooled, store untouched): a plain error, and one whose text holds a URL and a ``token=`` (so the
@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from hindsight_cli.hooks.install import command  # noqa: E402

@@ -1,8 +1,8 @@
 """LanceDB vector search, flat against approximate indexes, on the bench's own memories. Not a test
 (pytest does not collect it); run it by hand:
 
-    python tests/bench/bench_vector_index.py --sizes 5000,10000,20000,50000,100000
-    python tests/bench/bench_vector_index.py --sizes 100000 --types IVF_SQ,IVF_FLAT,IVF_PQ
+    python benchmarks/bench_vector_index.py --sizes 5000,10000,20000,50000,100000
+    python benchmarks/bench_vector_index.py --sizes 100000 --types IVF_SQ,IVF_FLAT,IVF_PQ
 
 The vectors are the bundled model's embeddings of ``hindsight_cli.benchmark.synthetic(max size)``
 (each distinct text embedded once; ``--cache FILE.npz`` keeps them for the next run), in a LanceDB
@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from hindsight_cli.evals.benchmark import synthetic  # noqa: E402
 from hindsight_cli.storage.index import NPROBES, REFINE_FACTOR  # noqa: E402
 from hindsight_cli.storage.rows import MemoryRow, embedding_text  # noqa: E402
