@@ -404,7 +404,14 @@ def recall_table(report: Mapping[str, Any]) -> None:
         )
 
 
-_REPLAY_COLUMNS = ("hit@1", "hit@3", "in_block", "block_tokens", "false_recall", "p50_ms")
+_REPLAY_COLUMNS = {
+    "hit@1": "hit@1",
+    "hit@3": "hit@3",
+    "in_block": "in block",
+    "block_tokens": "tokens",
+    "false_recall": "false recall",
+    "p50_ms": "p50 ms",
+}
 
 
 def _figure(value: Any, share: bool) -> str:
@@ -414,22 +421,22 @@ def _figure(value: Any, share: bool) -> str:
 
 
 def replay_table(report: Mapping[str, Any]) -> None:
-    """``hindsight eval replay``: one row per system, then per project the earlier fix in the block
-    and the false recall of each system."""
+    """``hindsight eval replay``: one row per system, then per project each system's earlier fix
+    in the block and false recall."""
     systems = list(report["systems"])
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    for name in ("system", "positives", "negatives", *_REPLAY_COLUMNS):
+    for name in ("system", "pos", "neg", *_REPLAY_COLUMNS.values()):
         table.add_column(name, justify="left" if name == "system" else "right", no_wrap=True)
     for name, figures in report["systems"].items():
         shown = [_figure(figures[c], c not in ("block_tokens", "p50_ms")) for c in _REPLAY_COLUMNS]
         table.add_row(name, str(figures["positives"]), str(figures["negatives"]), *shown)
     out.print(table)
     projects = Table(show_edge=False, pad_edge=False, header_style="bold")
-    projects.add_column("project", no_wrap=True)
+    projects.add_column("project", overflow="fold")
     projects.add_column("sessions", justify="right")
-    projects.add_column("probes +/-", justify="right")
+    projects.add_column("pos/neg", justify="right")
     for name in systems:
-        projects.add_column(f"{name} in block / false", justify="right")
+        projects.add_column(name, justify="right", no_wrap=True)
     for project, data in report["projects"].items():
         first = data["systems"][systems[0]]
         projects.add_row(
@@ -445,8 +452,9 @@ def replay_table(report: Mapping[str, Any]) -> None:
     out.print(projects)
     budgets = ", ".join(f"{k} {v}" for k, v in report["budgets"].items())
     message(
-        f"{report['sessions']} sessions, {report['steps']} commands, {report['failures']} "
-        f"failures; block budgets (tokens): {budgets}; {report['seconds']['total']:.0f} s."
+        f"Per project: the earlier fix in the block / false recall. {report['sessions']} sessions, "
+        f"{report['steps']} commands, {report['failures']} failures; block budgets (tokens): "
+        f"{budgets}; {report['seconds']['total']:.0f} s."
     )
     if report.get("hook_errors"):
         warning(

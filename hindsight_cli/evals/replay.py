@@ -23,6 +23,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -156,7 +157,12 @@ def replay(
     done, total = 0, sum(len(g) for g in by_project.values())
     load = os.getloadavg()[0]
     # every store writes the same sentences (a session's prompt, its errors) again: embed each once
-    with embedding.remembered(load_config(None).embedding_model) as memo:
+    with ExitStack() as stack:
+        memo = (
+            stack.enter_context(embedding.remembered(load_config(None).embedding_model))
+            if {"hooks", "mine"} & set(systems)
+            else None
+        )
         for project, group in sorted(by_project.items()):
             begun = time.perf_counter()
             found, hook_errors = _project(project, group, systems, budget, send, clock, progress)
@@ -183,7 +189,10 @@ def replay(
         "steps": sum(p["steps"] for p in projects.values()),
         "failures": sum(p["failures"] for p in projects.values()),
         "hook_errors": errors,
-        "embeddings": {"asked": memo.asked, "embedded": memo.embedded},
+        "embeddings": {
+            "asked": memo.asked if memo else 0,
+            "embedded": memo.embedded if memo else 0,
+        },
         "seconds": clock.report(),
         "load": [round(load, 2), round(os.getloadavg()[0], 2)],
     }
