@@ -21,7 +21,7 @@ from conftest import BACKEND_PARAMS, FakeEmbedder, shared_store_dir
 from hindsight_cli.config import Ranking
 from hindsight_cli.storage import base
 from hindsight_cli.storage.base import Condition, Ledger
-from hindsight_cli.storage.rows import MemoryRow, embedding_text, keyword_terms
+from hindsight_cli.storage.rows import MemoryRow, embedding_text, row_term_counts
 from hindsight_cli.store import Store
 from hindsight_cli.text import terms
 
@@ -129,8 +129,8 @@ def _fill(ledger: Ledger) -> Ledger:
     with ledger.write() as writer:
         for name in ("a", "b"):
             row = _row(name)
-            writer.insert(row, keyword_terms(row))
-        writer.insert_many([(row, keyword_terms(row)) for row in map(_row, ("c", "d", "e"))])
+            writer.insert(row, row_term_counts(row))
+        writer.insert_many([(row, row_term_counts(row)) for row in map(_row, ("c", "d", "e"))])
     return ledger
 
 
@@ -282,7 +282,7 @@ def test_unknown_columns_and_operators_are_refused(ledger: Ledger) -> None:
 def test_a_write_that_fails_commits_nothing(filled: Ledger) -> None:
     extra = _row("a").replace(id=_id(99), idempotency_key="key-99")
     with pytest.raises(RuntimeError), filled.write() as writer:
-        writer.insert(extra, keyword_terms(extra))
+        writer.insert(extra, row_term_counts(extra))
         writer.set_status([_id(1)], "invalidated", T0)
         raise RuntimeError("the process fails mid-write")
     with filled.read() as reader:
@@ -316,7 +316,7 @@ def test_updates_touch_only_their_rows_and_move_the_change_sequence(filled: Ledg
         assert writer.set_status([_id(2), _id(5)], "invalidated", at) == 2
         # already so: not counted, not changed
         assert writer.set_status([_id(2)], "invalidated", at) == 0
-        writer.rewrite(rewritten, keyword_terms(rewritten))
+        writer.rewrite(rewritten, row_term_counts(rewritten))
     with filled.read() as reader:
         rows = {NAMES[r.id]: r for r in reader.by_ids(list(NAMES))}
         changed = reader.changed_since(before)
@@ -391,7 +391,7 @@ def test_a_delete_leaves_no_posting_chunk_or_link(filled: Ledger) -> None:
     )
     successor.supersedes = _id(1)
     with filled.write() as writer:
-        writer.insert(successor, keyword_terms(successor))
+        writer.insert(successor, row_term_counts(successor))
     with filled.write() as writer:
         assert writer.delete([_id(1), _id(5), "no-such-id"]) == 2
         assert writer.delete([_id(1)]) == 0 and writer.delete([]) == 0
@@ -414,7 +414,7 @@ def test_derived_memories_are_found_from_their_sources_transitively(filled: Ledg
     summary = _row("b").replace(id=_id(7), idempotency_key="key-7", source_ids=[_id(1), _id(5)])
     pattern = _row("b").replace(id=_id(8), idempotency_key="key-8", source_ids=[_id(7)])
     with filled.write() as writer:
-        writer.insert_many([(row, keyword_terms(row)) for row in (summary, pattern)])
+        writer.insert_many([(row, row_term_counts(row)) for row in (summary, pattern)])
     with filled.read() as reader:
         assert reader.derived_from([_id(1)]) == [_id(7), _id(8)]
         assert reader.derived_from([_id(8)]) == []
