@@ -8,9 +8,8 @@ import os
 import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pytest
 import typer.testing
 from typer.main import get_command
@@ -21,7 +20,15 @@ from hindsight_cli.storage.registry import BACKENDS
 from hindsight_cli.store import Store
 from hindsight_cli.text import terms
 
+if TYPE_CHECKING:
+    import numpy as np
+
 REPO = Path(__file__).resolve().parent.parent
+
+# One BLAS thread, as the CLI's main() sets (cli/__init__.py), which in-process tests never run
+# through: two xdist workers each starting a BLAS thread per core fought over the two cores (the
+# model tests took a quarter longer). Set before anything imports numpy (this module no longer does).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # Every CliRunner call turns the Typer app into its command tree (0.15 s: Typer evaluates each
 # command's annotations); built once per test process instead, the same tree, error boundary and
@@ -41,6 +48,8 @@ class FakeEmbedder:
         self.name, self.dim = name or self.name, dim or self.dim
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
         rows = []
         for text in texts:
             vec = np.zeros(self.dim, dtype=np.float64)
