@@ -16,6 +16,7 @@ from hindsight_cli import embedding
 from hindsight_cli.evals import probes, sessions
 from hindsight_cli.evals.bm25 import BM25
 from hindsight_cli.evals.probes import Session, Step
+from hindsight_cli.text import signatures
 from hindsight_cli.transcripts import mini_swe_agent as mini
 
 pytestmark = pytest.mark.no_store
@@ -54,19 +55,19 @@ pytestmark = pytest.mark.no_store
     ],
 )
 def test_command_family(command: str, family: str | None) -> None:
-    assert probes.family(command) == family
+    assert signatures.family(command) == family
 
 
 def test_heredoc_bodies_go_and_the_part_holding_the_operator_is_skipped() -> None:
     command = "cat <<'EOF' > fix.py\nimport os; print(os.sep)\nrm -rf x\nEOF\npython fix.py"
-    assert probes.strip_heredocs(command) == "cat <<'EOF' > fix.py\npython fix.py"
-    assert probes.family(command) == "python script"
+    assert signatures.strip_heredocs(command) == "cat <<'EOF' > fix.py\npython fix.py"
+    assert signatures.family(command) == "python script"
     # <<- allows tabs before the delimiter; <<"EOF" and << EOF are heredocs too
-    assert probes.family("cat <<-END > a\n\tgrep x\n\tEND\nsed -n 1p a") == "sed"
-    assert probes.family('cat << "EOF" > a.txt\nhello && ls\nEOF') is None
+    assert signatures.family("cat <<-END > a\n\tgrep x\n\tEND\nsed -n 1p a") == "sed"
+    assert signatures.family('cat << "EOF" > a.txt\nhello && ls\nEOF') is None
     # an unterminated heredoc swallows the rest; a here-string is not a heredoc
-    assert probes.family("cat <<EOF > a\npython x.py") is None
-    assert probes.family("grep x <<< 'some text'") == "grep"
+    assert signatures.family("cat <<EOF > a\npython x.py") is None
+    assert signatures.family("grep x <<< 'some text'") == "grep"
 
 
 # ---- error signature ------------------------------------------------------------------------
@@ -120,17 +121,17 @@ ModuleNotFoundError: No module named 'reproduce_app'
 )
 def test_error_signature(output: str, signature: str | None) -> None:
     if signature is None and "command not found" in output:
-        assert probes.signature(output) == "bash: line n: foo: command not found"
+        assert signatures.signature(output) == "bash: line n: foo: command not found"
         return
-    assert probes.signature(output) == signature
+    assert signatures.signature(output) == signature
 
 
 def test_signature_normalisation_order() -> None:
     # quotes first (a quoted path is not a path), then paths, hex, capitals, digits; lower case
-    assert probes.normalise("Bad 'x' in \"a long one\" at /a/b.py 0xFF MAX_SIZE 42  times") == (
+    assert signatures.normalise("Bad 'x' in \"a long one\" at /a/b.py 0xFF MAX_SIZE 42  times") == (
         "bad 'x' in q at p h c n times"
     )
-    assert probes.normalise(" ".join(f"w{i}" for i in range(20))) == " ".join(["wn"] * 12)
+    assert signatures.normalise(" ".join(f"w{i}" for i in range(20))) == " ".join(["wn"] * 12)
 
 
 # ---- failures, fixes, probes ----------------------------------------------------------------

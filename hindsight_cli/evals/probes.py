@@ -12,45 +12,15 @@ an earlier session of the project fixed a failure of that kind, negative otherwi
 
 from __future__ import annotations
 
-import re
-import shlex
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ..text.signatures import family, signature
 
 FIX_WINDOW = 10
 QUERY_COMMAND = 300
 QUERY_OUTPUT = 600
-SIGNATURE_WORDS = 12
-
-_TRIVIAL = frozenset("cd echo export source set true mkdir rm touch cp mv chmod pip".split())
-_PREFIXES = frozenset({"timeout", "sudo", "env"})
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_DURATION = re.compile(r"^\d+(?:\.\d+)?[smhd]?$")
-_PYTHON = re.compile(r"^python(?:\d+(?:\.\d+)*)?$")
-# python options that take a value
-_PYTHON_VALUED = frozenset({"-W", "-X", "-Q"})
-_HEREDOC = re.compile(r"(?<!<)<<(?!<)(-?)[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\2")
-_SUFFIXES = (
-    "Error Exception Configured DoesNotExist NotReady NotSupported Failure Exit Interrupt Warning "
-    "Invalid NotFound Found Denied Refused"
-).split()
-_EXCEPTION = re.compile(
-    r"^\s*(?:E\s+)?((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:"
-    + "|".join(_SUFFIXES)
-    + r"))(?::\s*(.*?))?\s*$"
-)
-_MESSAGE = re.compile(
-    r"error|not found|no such file|cannot|can't|unrecognized|invalid|unknown option"
-    r"|permission denied|failed|unterminated|unexpected",
-    re.I,
-)
-_SHORT_QUOTE = re.compile(r"'[^'\s]{1,40}'|\"[^\"\s]{1,40}\"")
-_QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
-_PATH = re.compile(r"(?:/[\w.-]+)+")
-_HEX = re.compile(r"0x[0-9a-fA-F]+")
-_CAPS = re.compile(r"(?<![\w])[A-Z][A-Z0-9_]{2,}(?![\w])")
-_DIGITS = re.compile(r"\d+")
 
 
 @dataclass(frozen=True)
@@ -124,136 +94,6 @@ class Probe:
     @property
     def query(self) -> str:
         return query_text(self.step)
-
-
-def strip_heredocs(command: str) -> str:
-    """The command without its heredoc bodies; the operators (``<<EOF``) stay."""
-    kept: list[str] = []
-    waiting: list[tuple[str, bool]] = []
-    for line in command.split("\n"):
-        if waiting:
-            delimiter, tabs = waiting[0]
-            if (line.lstrip("\t") if tabs else line).strip() == delimiter:
-                waiting.pop(0)
-            continue
-        kept.append(line)
-        waiting = [(m.group(3), bool(m.group(1))) for m in _HEREDOC.finditer(line)]
-    return "\n".join(kept)
-
-
-def _split(text: str, separators: tuple[str, ...]) -> list[str]:
-    """``text`` cut at every separator, quoted or not (the definition does not read quotes)."""
-    return re.split("|".join(re.escape(s) for s in separators), text)
-
-
-def _words(part: str) -> list[str]:
-    try:
-        return shlex.split(part, comments=False)
-    except ValueError:
-        return part.split()
-
-
-def _program(part: str) -> list[str]:
-    """The words of a part's first pipeline element, without leading assignments, ``timeout``,
-    ``sudo``, ``env`` and bare durations."""
-    words = _words(part.split("|", 1)[0])
-    while words and (
-        _ASSIGNMENT.match(words[0]) or words[0] in _PREFIXES or _DURATION.match(words[0])
-    ):
-        words.pop(0)
-    return words
-
-
-def _base(program: str) -> str:
-    return program.rstrip("/").rsplit("/", 1)[-1]
-
-
-def _python(args: Sequence[str]) -> str:
-    rest = iter(args)
-    for arg in rest:
-        if arg == "-m":
-            module = next(rest, "")
-            return f"python -m {module}".rstrip()
-        if arg.startswith("-m") and len(arg) > 2:
-            return f"python -m {arg[2:]}"
-        if arg == "-c" or arg.startswith("-c"):
-            return "python -c"
-        if arg in _PYTHON_VALUED:
-            next(rest, None)
-            continue
-        if arg.startswith("-"):
-            continue
-        return "runtests" if arg.endswith("runtests.py") else "python script"
-    return "python script"
-
-
-def family(command: str) -> str | None:
-    """The command family of a step: the program of its last non-trivial part (``python -m
-    pytest``, ``python -c``, ``python script``, ``runtests``, ``grep`` …), or None."""
-    chosen: list[str] | None = None
-    for raw in _split(strip_heredocs(command), ("&&", "||", ";", "\n")):
-        part = raw.strip()
-        if not part or "<<" in part.replace("<<<", "") or part[0] in "(#{}":
-            continue
-        words = _program(part)
-        if not words or _base(words[0]) in _TRIVIAL:
-            continue
-        chosen = words
-    if chosen is None:
-        return None
-    program = _base(chosen[0])
-    if program == "runtests.py":
-        return "runtests"
-    if _PYTHON.match(program):
-        return _python(chosen[1:])
-    return program
-
-
-def normalise(message: str) -> str:
-    """An error message without what changes between runs: long quotes, paths, hex, constants,
-    numbers; lower case, its first 12 words. A short quoted word (``'reproduce_app'``) is kept as
-    it is but for its digits: it names what went wrong."""
-    kept: list[str] = []
-
-    def keep(match: re.Match[str]) -> str:
-        kept.append(_DIGITS.sub("N", match.group(0)))
-        return "\0"
-
-    text = _SHORT_QUOTE.sub(keep, message.replace("\0", ""))
-    text = _QUOTED.sub("Q", text)
-    text = _PATH.sub("P", text)
-    text = _HEX.sub("H", text)
-    text = _CAPS.sub("C", text)
-    text = _DIGITS.sub("N", text)
-    restored = iter(kept)
-    text = re.sub("\0", lambda _: next(restored), text)
-    return " ".join(text.lower().split()[:SIGNATURE_WORDS])
-
-
-def error_line(output: str) -> str | None:
-    """The line an output's error signature is read from: its last exception line, else its first
-    line that says an error happened; None when it has neither."""
-    lines = [line for line in output.splitlines() if line.strip()]
-    last = None
-    for line in lines:
-        if not line.startswith("Traceback") and _EXCEPTION.match(line):
-            last = line
-    if last is not None:
-        return last
-    return next((line for line in lines if _MESSAGE.search(line)), None)
-
-
-def signature(output: str) -> str | None:
-    """The error signature of an output: ``Class: message`` from its last exception line (the
-    class without its module), else the first line that says an error happened, normalised; None
-    when it says neither."""
-    line = error_line(output)
-    if line is None:
-        return None
-    match = _EXCEPTION.match(line)
-    if match is None:
-        return normalise(line)
-    return f"{match.group(1).rsplit('.', 1)[-1]}: {normalise(match.group(2) or '')}"
 
 
 def failures(session: Session) -> list[Failure]:

@@ -21,7 +21,7 @@ from typing import Any
 from ..models import Memory
 from ..search.budget import context_line
 from ..store import Store
-from ..text import estimate_tokens
+from ..text import estimate_tokens, signatures
 from ..transcripts import reader
 from ..transcripts.calls import clip
 from ..transcripts.miner import Miner
@@ -243,7 +243,7 @@ def _one_line(text: str, limit: int) -> str:
 
 def lesson_line(step: probes.Step, failure: Failure) -> str:
     """``- command → error line — fix: commands``, each part cut to a length."""
-    error = probes.error_line(step.output) or ""
+    error = signatures.error_line(step.output) or ""
     fix = " ; ".join(failure.fix)
     return (
         f"- {_one_line(step.command, _COMMAND_CHARS)} → {_one_line(error, _ERROR_CHARS)}"
