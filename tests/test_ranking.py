@@ -224,12 +224,27 @@ def test_the_context_block_labels_outcomes_fixes_and_untrusted_text() -> None:
     assert "\n" not in forged and "[hindsight:" not in forged
 
 
-def test_the_budget_counts_the_whole_block_and_skips_what_does_not_fit() -> None:
+def test_the_budget_counts_the_whole_block_and_a_lower_hit_never_takes_a_higher_ones_place() -> (
+    None
+):
     memories = [_memory("short one"), _memory("a much longer memory " * 20), _memory("tiny")]
     kept, block, tokens = budget.fit_budget(memories, 40)
-    assert kept == [0, 2] and tokens <= 40
-    assert block.splitlines()[0] == f"[hindsight: 2 memories, {tokens} tokens]"
+    # too little is left for a useful cut of the second: the block ends there, "tiny" stays out
+    assert kept == [0] and tokens <= 40 and "tiny" not in block
+    assert block.splitlines()[0] == f"[hindsight: 1 memory, {tokens} tokens]"
+    # with room for a cut, the second is shown cut, and still not the third
+    kept, block, tokens = budget.fit_budget(memories, 80)
+    assert kept == [0, 1] and tokens <= 80 and block.endswith(" …") and "tiny" not in block
     assert budget.fit_budget(memories, None)[0] == [0, 1, 2]
+
+
+def test_the_best_hit_is_cut_to_fit_at_every_budget_never_dropped() -> None:
+    long_fix = _memory("the Redis cache timed out under load " * 8)
+    long_fix = replace(long_fix, outcome="failure", resolution="raised maxclients and " * 30)
+    for limit in range(40, 200, 7):
+        kept, block, tokens = budget.fit_budget([long_fix, _memory("an unrelated note")], limit)
+        assert kept[:1] == [0] and tokens <= limit, limit
+        assert "Redis" in block.splitlines()[1]
 
 
 def test_a_block_read_with_its_ids_fits_the_budget_together_with_them() -> None:
@@ -248,7 +263,10 @@ def test_a_block_read_with_its_ids_fits_the_budget_together_with_them() -> None:
         assert kept == list(range(len(kept)))
     # the ids line takes its share: the block alone would have kept one more
     assert (budget.fit_listed(memories, 60)[0], budget.fit_budget(memories, 60)[0]) == ([0], [0, 1])
-    assert budget.fit_listed(memories, 30)[0] == []
+    # at a budget that holds the ids line and little more, the best hit is shown cut
+    kept, block, _ = budget.fit_listed(memories, 30)
+    assert kept == [0] and block.endswith(" …")
+    assert estimate_tokens(budget.listed(block, [memories[0].id], 5)) <= 30
 
 
 def test_identifiers_are_the_tokens_typed_exactly() -> None:

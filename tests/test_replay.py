@@ -16,7 +16,7 @@ from hindsight_cli import embedding
 from hindsight_cli.evals import probes, sessions
 from hindsight_cli.evals.bm25 import BM25
 from hindsight_cli.evals.probes import Session, Step
-from hindsight_cli.text import signatures
+from hindsight_cli.lessons import signatures
 from hindsight_cli.transcripts import mini_swe_agent as mini
 
 pytestmark = pytest.mark.no_store

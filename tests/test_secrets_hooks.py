@@ -49,9 +49,9 @@ def _payload(
 
 def _on_disk(store: Path) -> str:
     """Everything the hooks wrote to the spool: events.jsonl, seen.jsonl, hooks.log, claimed
-    files."""
+    files, the open failures and the kinds fixed."""
     return "".join(
-        p.read_text(encoding="utf-8") for p in (store / "spool").iterdir() if p.is_file()
+        p.read_text(encoding="utf-8") for p in (store / "spool").rglob("*") if p.is_file()
     )
 
 
@@ -103,15 +103,22 @@ def test_a_failed_command_is_spooled_without_its_secrets(
 
 
 def test_a_command_that_fails_twice_in_two_sessions_repeats_no_secret(store: Path) -> None:
-    """The second failure is a repeat (the "seen before?" signatures match): the recall query is
-    built from the redacted text, and seen.jsonl holds only redacted terms."""
+    """s1 fails and fixes it; s2 fails the same way, a repeat: its kind, the fix and the recall are
+    built from the redacted text, and the spool (open failures, kinds) holds no secret."""
     tool_input, error = FAILURES[0]
-    for session in ("s1", "s2"):
-        hooks.run(
-            "tool-failure", "claude-code", _payload(store, session, tool_input, error), str(store)
-        )
-    seen = (store / "spool" / "seen.jsonl").read_text()
-    assert seen.count('"kind":"error"') == 2 and PASSWORD.lower() not in seen.lower()
+    hooks.run("tool-failure", "claude-code", _payload(store, "s1", tool_input, error), str(store))
+    assert PASSWORD not in _on_disk(store) and list((store / "spool" / "open").iterdir())
+    worked = {
+        **json.loads(_payload(store, "s1", tool_input, error)),
+        "hook_event_name": "PostToolUse",
+    }
+    del worked["error"]
+    worked["tool_response"] = {"stdout": "ok", "stderr": "", "interrupted": False}
+    hooks.run("tool", "claude-code", json.dumps(worked), str(store))
+    out, _ = hooks.run(
+        "tool-failure", "claude-code", _payload(store, "s2", tool_input, error), str(store)
+    )
+    assert "Access denied" in out and PASSWORD not in out
     assert PASSWORD not in _on_disk(store)
     # the repeat recalled, so the spool was ingested into the store
     stored = stored_data(store)

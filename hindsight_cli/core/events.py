@@ -43,22 +43,23 @@ def _common(line: JSONObject, **metadata: JSONValue) -> JSONObject:
 
 
 def _failure(line: JSONObject) -> JSONObject:
+    session = _text(line.get("session"))
     # ``call``: the client's id of the failed call (Claude Code's tool_use_id)
-    call: JSONObject = {"call": line["call"]} if line.get("call") else {}
-    base = _common(line, tool=line.get("tool"), args=line.get("args"), **call)
-    content = (
-        f"{line.get('tool')} failed: {line.get('args') or '(no arguments)'}\nError: "
-        f"{line.get('error')}"
+    call = _text(line.get("call"))
+    return fixes.failure_record(
+        tool=str(line.get("tool") or "tool"),
+        args=str(line.get("args") or ""),
+        error=str(line.get("error") or ""),
+        key=fixes.failure_key(session, call, str(line["id"])),
+        session=session,
+        event_at=line.get("ts"),
+        client=str(line.get("client") or "agent"),
+        project=str(Path(str(line["cwd"])).resolve()) if line.get("cwd") else None,
+        call=call,
+        family=_text(line.get("family")),
+        signature=_text(line.get("signature")),
+        error_line=_text(line.get("error_line")),
     )
-    return {
-        **base,
-        "content": content,
-        "trigger": "tool_error",
-        "outcome": "failure",
-        "source": "tool",
-        "importance": 0.8,
-        "key": _key("error", line["id"]),
-    }
 
 
 def _prompt(line: JSONObject) -> JSONObject:
@@ -78,12 +79,25 @@ def _text(value: JSONValue) -> str | None:
 
 
 def _link_fix(store: Store, line: JSONObject, later: set[str]) -> int:
-    """A later success of the same tool in the same session, on related arguments, fixes the
-    failures before it: each becomes a new version with the fix as its resolution (the old one is
-    superseded). ``later``: keys of failures spooled after this success, which it cannot have fixed.
-    """
+    """A success fixes failures before it in the same session, each becoming a new version with the
+    fix as its resolution (the old one is superseded). The recording hook named the failures of a
+    known family it fixes (``fixes``, with the commands that led there, ``fix``); a failure without a
+    family is fixed by a later success of the same tool on related arguments. ``later``: keys of
+    failures spooled after this success, which it cannot have fixed."""
     session, tool = _text(line.get("session")), _text(line.get("tool"))
     args = str(line.get("args") or "")
+    named = line.get("fixes")
+    wanted = (
+        {
+            fixes.failure_key(session, _text(f.get("call")), str(f.get("id")))
+            for f in named
+            if isinstance(f, dict)
+        }
+        if isinstance(named, list)
+        else set()
+    )
+    fix = line.get("fix")
+    trail = [str(x) for x in fix] if isinstance(fix, list) else []
     open_failures = [
         m
         for m in store.list(
@@ -92,10 +106,25 @@ def _link_fix(store: Store, line: JSONObject, later: set[str]) -> int:
         if m.trigger == "tool_error"
         and not m.resolution
         and m.idempotency_key not in later
-        and fixes.fixes(m.metadata.get("tool"), str(m.metadata.get("args") or ""), tool, args)
+        and (
+            m.idempotency_key in wanted
+            or (
+                not m.metadata.get("family")
+                and fixes.fixes(
+                    m.metadata.get("tool"), str(m.metadata.get("args") or ""), tool, args
+                )
+            )
+        )
     ]
     for old in open_failures:
-        fixes.record_fix(store, old, str(tool), args, key=_key("fixed", old.idempotency_key))
+        fixes.record_fix(
+            store,
+            old,
+            str(tool),
+            args,
+            key=_key("fixed", old.idempotency_key),
+            trail=trail if old.idempotency_key in wanted else (),
+        )
     return len(open_failures)
 
 
@@ -116,7 +145,9 @@ def ingest(store: Store, mine: Mine) -> dict[str, object]:
     for position, line in enumerate(lines):
         if line["kind"] == "tool_ok":
             later = {
-                _key("error", x["id"]) for x in lines[position + 1 :] if x["kind"] == "tool_error"
+                fixes.failure_key(_text(x.get("session")), _text(x.get("call")), str(x["id"]))
+                for x in lines[position + 1 :]
+                if x["kind"] == "tool_error"
             }
             fixed += _link_fix(store, line, later)
     mined = mine(store, lines)

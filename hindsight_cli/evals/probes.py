@@ -16,9 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..text.signatures import family, signature
+from ..lessons.signatures import FIX_WINDOW, family, signature
 
-FIX_WINDOW = 10
 QUERY_COMMAND = 300
 QUERY_OUTPUT = 600
 

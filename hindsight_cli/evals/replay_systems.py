@@ -18,10 +18,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..lessons import signatures
 from ..models import Memory
 from ..search.budget import context_line
 from ..store import Store
-from ..text import estimate_tokens, signatures
+from ..text import estimate_tokens
 from ..transcripts import reader
 from ..transcripts.calls import clip
 from ..transcripts.miner import Miner

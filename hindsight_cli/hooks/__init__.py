@@ -27,10 +27,15 @@ from ..storage import spool, spool_json as codec
 from . import events
 from .settings import Settings, settings
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 # term overlap (Jaccard) at which a prompt counts as asked before
 REPEAT_PROMPT = 0.6
-REPEAT_ERROR = 0.5
 _MIN_TERMS = 3
+# open failures a session keeps waiting for their fix
+_MAX_OPEN = 64
 
 
 def store_for(explicit: str | None, cwd: str) -> str:
@@ -64,29 +69,106 @@ def _overlap(a: list[str], b: list[str]) -> float:
     return len(set(a) & set(b)) / len(union) if union else 0.0
 
 
-def _seen_before(store: str, kind: str, terms: list[str], session: str, tool: str = "") -> bool:
-    """Whether an earlier session saw this prompt or error (this session's own repeats are in its
+def _seen_before(store: str, terms: list[str], session: str) -> bool:
+    """Whether an earlier session asked this prompt (this session's own repeats are in its
     context)."""
     if len(terms) < _MIN_TERMS:
         return False
-    limit = REPEAT_PROMPT if kind == "prompt" else REPEAT_ERROR
     return any(
-        s.get("kind") == kind
-        and s.get("tool", "") == tool
+        s.get("kind") == "prompt"
         and s.get("session") != session
-        and _overlap(terms, _terms(s.get("terms"))) >= limit
+        and _overlap(terms, _terms(s.get("terms"))) >= REPEAT_PROMPT
         for s in spool.recent_seen(store)
     )
 
 
-def _open_failure(store: str, session: str, tool: str) -> bool:
-    return any(
-        s.get("kind") == "error" and s.get("session") == session and s.get("tool") == tool
-        for s in spool.recent_seen(store)
-    )
+def _label(event: events.Event, name: str) -> str | None:
+    value = event.extra.get(name)
+    return value if isinstance(value, str) and value else None
 
 
-def _line(event: events.Event, kind: str, **fields: str) -> dict[str, object]:
+def _track_failure(store: str, event: events.Event, line: dict[str, Any]) -> bool:
+    """Open the failure for its fix (the session's later calls feed it); say whether its kind is
+    one this session has already met (then the agent has it in context: no recall)."""
+    failure_kind = event.failure_kind()
+    family = _label(event, "family")
+    met = False
+
+    def change(current: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        nonlocal met
+        met = bool(failure_kind) and any(f.get("kind") == failure_kind for f in current)
+        kept = _stepped(current, event.args)
+        kept.append(
+            {
+                "id": line["id"],
+                "call": line.get("call"),
+                "tool": event.tool,
+                "family": family or "",
+                "kind": failure_kind or "",
+                "trail": [],
+            }
+        )
+        return kept[-_MAX_OPEN:]
+
+    spool.update_open(store, event.session, change)
+    return met
+
+
+def _stepped(current: list[dict[str, Any]], args: str) -> list[dict[str, Any]]:
+    """The open failures after one more call: each with a family notes it in its trail, and is let
+    go once its fix window has passed."""
+    from ..lessons.signatures import FIX_WINDOW
+
+    out = []
+    for failure in current:
+        trail = failure.get("trail")
+        trail = list(trail) if isinstance(trail, list) else []
+        if failure.get("family"):
+            if len(trail) >= FIX_WINDOW:
+                continue
+            trail.append(args)
+        out.append({**failure, "trail": trail})
+    return out
+
+
+def _track_success(store: str, event: events.Event) -> None:
+    """A call that worked: the session's open failures of its family are fixed (spooled with the
+    commands that led there, and their kinds noted as fixed); one of the same tool without a family
+    is left to the ingester's related-arguments rule."""
+    if not event.session or not spool.has_open(store, event.session):
+        return
+    event.failure_kind()
+    family = _label(event, "family")
+    fixed: list[dict[str, Any]] = []
+    other_tool = False
+
+    def change(current: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        nonlocal other_tool
+        kept = []
+        for failure in _stepped(current, event.args):
+            if failure.get("family") and failure["family"] == family:
+                fixed.append(failure)
+                continue
+            if not failure.get("family") and failure.get("tool") == event.tool:
+                other_tool = True
+            kept.append(failure)
+        return kept
+
+    spool.update_open(store, event.session, change)
+    if not fixed and not other_tool:
+        return
+    line = _line(event, "tool_ok", tool=event.tool, args=event.args)
+    if fixed:
+        line["fixes"] = [{"id": f["id"], "call": f.get("call")} for f in fixed]
+        trail = fixed[0].get("trail")
+        line["fix"] = trail if isinstance(trail, list) else [event.args]
+    spool.append(os.path.join(store, spool.SPOOL_DIR, spool.EVENTS), line)
+    for failure in fixed:
+        if failure.get("kind"):
+            spool.note_fixed(store, str(failure["kind"]), event.session)
+
+
+def _line(event: events.Event, kind: str, **fields: str) -> dict[str, Any]:
     """A spool line. Its texts were redacted by ``events.normalize``; the session id and the
     directory go through the label rules here (they stay as they were for finding the store)."""
     session, _ = redact_field(event.session, "session")
@@ -107,7 +189,7 @@ def _record(store: str, event: events.Event, conf: Settings) -> str | None:
     directory = os.path.join(store, spool.SPOOL_DIR)
     if event.kind == "prompt" and conf.record_prompts and event.prompt.strip():
         terms = spool.terms(event.prompt)
-        repeat = conf.repeat_recall and _seen_before(store, "prompt", terms, event.session)
+        repeat = conf.repeat_recall and _seen_before(store, terms, event.session)
         spool.append(
             os.path.join(directory, spool.EVENTS), _line(event, "prompt", text=event.prompt)
         )
@@ -117,29 +199,23 @@ def _record(store: str, event: events.Event, conf: Settings) -> str | None:
         )
         return event.prompt if repeat else None
     if event.kind == "tool-failure" and conf.record_failures:
-        terms = spool.terms(event.error)
-        repeat = conf.repeat_recall and _seen_before(
-            store, "error", terms, event.session, event.tool
-        )
         failure = _line(event, "tool_error", tool=event.tool, args=event.args, error=event.error)
-        if event.extra.get("call"):
-            failure["call"] = event.extra["call"]
+        failure_kind = event.failure_kind()
+        for name in ("call", "family", "signature", "error_line"):
+            if event.extra.get(name):
+                failure[name] = event.extra[name]
         spool.append(os.path.join(directory, spool.EVENTS), failure)
-        spool.append(
-            os.path.join(directory, spool.SEEN),
-            {"kind": "error", "terms": terms, "tool": event.tool, "session": event.session},
+        met = event.session and _track_failure(store, event, failure)
+        # the gate: an earlier session met this kind of error and fixed it
+        repeat = (
+            conf.repeat_recall
+            and failure_kind is not None
+            and not met
+            and spool.fixed_elsewhere(store, failure_kind, event.session)
         )
-        return f"{event.tool} {event.error}" if repeat else None
-    if (
-        event.kind == "tool"
-        and conf.record_failures
-        and not event.extra.get("interrupted")
-        and _open_failure(store, event.session, event.tool)
-    ):
-        spool.append(
-            os.path.join(directory, spool.EVENTS),
-            _line(event, "tool_ok", tool=event.tool, args=event.args),
-        )
+        return f"{event.args}\n{event.error}" if repeat else None
+    if event.kind == "tool" and conf.record_failures and not event.extra.get("interrupted"):
+        _track_success(store, event)
     if event.kind in ("stop", "pre-compact", "session-end"):
         closing = _line(event, event.kind.replace("-", "_"))
         if event.extra.get("transcript"):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .. import paths
 from ..errors import HindsightError
+from ..lessons import signatures
 from ..models import Filters, Memory
 from ..search.budget import fit_budget
 from ..store import Store
@@ -95,25 +96,44 @@ def session_context(path: Path, event: Event, conf: Settings) -> str | None:
 
 
 def repeat_context(path: Path, event: Event, query: str, conf: Settings) -> str | None:
-    """ "I have seen this before": the memories that match a repeated question or error, fixes
-    first."""
+    """ "I have seen this before": for an error of a kind an earlier session fixed, its lessons (the
+    same family and signature, found by their tag), most recent first, as one line; for a repeated
+    prompt, the memories that match it, fixes first."""
     store = Store(path)
     store.ingest_events()
     if not store.exists:
         return None
-    result = store.search(query, k=10, troubleshoot=True, current_task=event.session or None)
     project = _project(store, event.cwd)
-    hits = [
-        h.memory
-        for h in result.hits
-        if h.memory.trigger != "user_prompt"
-        and _in_project(h.memory, project, set())
-        and not (
-            h.memory.task_id == event.session
-            and h.memory.outcome == "failure"
-            and not h.memory.resolution
+    if event.failed:
+        kind = event.failure_kind()
+        if kind is None:
+            return None
+        found = store.list(
+            Filters(types=("episodic",), outcomes=("failure",), tags=(signatures.tag(kind),)),
+            limit=200,
         )
-    ]
+        hits = sorted(
+            (
+                m
+                for m in found
+                if m.resolution and m.task_id != event.session and _in_project(m, project, set())
+            ),
+            key=lambda m: m.event_at,
+            reverse=True,
+        )
+    else:
+        result = store.search(query, k=10, troubleshoot=True, current_task=event.session or None)
+        hits = [
+            h.memory
+            for h in result.hits
+            if h.memory.trigger != "user_prompt"
+            and _in_project(h.memory, project, set())
+            and not (
+                h.memory.task_id == event.session
+                and h.memory.outcome == "failure"
+                and not h.memory.resolution
+            )
+        ]
     if not hits:
         return None
     _, block, _ = fit_budget(hits, conf.repeat_budget)

@@ -13,7 +13,12 @@ from __future__ import annotations
 
 from ..redact import redact_field
 from ..storage import spool_json as codec
-from ..transcripts.calls import args_summary, as_text as _text, clip as _clip, response_error
+from ..transcripts.calls import (
+    args_summary,
+    as_text as _text,
+    clip as _clip,
+    response_error,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -67,6 +72,7 @@ _CONTEXT_EVENTS = {
     "gemini": {"session-start", "prompt", "tool"},
 }
 _MAX_ERROR = 1200
+_MAX_ERROR_LINE = 300
 
 
 class Event:
@@ -92,8 +98,31 @@ class Event:
         # session start: startup | resume | clear | compact
         self.source = source
         self.redactions = redactions
-        # the transcript's path; whether the user interrupted the call
+        # the transcript's path; whether the user interrupted the call; the call's family, the
+        # error's signature and line (``kind``)
         self.extra: dict[str, str | bool] = extra if extra is not None else {}
+        # the call's input and its whole error (redacted), read for its kind
+        self.tool_input: object = None
+        self.full_error = ""
+
+    def failure_kind(self) -> str | None:
+        """``family | signature`` of a failed call (``lessons.signatures``), noting the parts in
+        ``extra``; only a failure, or a success that may fix one, pays for it (``re``)."""
+        from ..lessons import signatures
+        from ..transcripts.calls import clip, command_text
+
+        if "family" not in self.extra:
+            self.extra["family"] = (
+                signatures.call_family(self.tool, command_text(self.tool_input)) or ""
+            )
+        family = str(self.extra["family"])
+        if self.failed and family and "signature" not in self.extra:
+            self.extra["signature"] = signatures.signature(self.full_error) or ""
+            line = signatures.error_line(self.full_error) or ""
+            self.extra["error_line"] = (
+                clip(line, _MAX_ERROR_LINE) if self.extra["signature"] else ""
+            )
+        return signatures.kind(family, str(self.extra.get("signature") or ""))
 
     @property
     def failed(self) -> bool:
@@ -144,9 +173,12 @@ def normalize(client: str, name: str, payload: JSONObject) -> Event:
         event.tool, _ = redact_field(
             str(payload.get("tool_name") or payload.get("toolName") or "tool"), "tool"
         )
-        event.args, n = args_summary(
+        tool_input = (
             payload.get("tool_input") if "tool_input" in payload else payload.get("toolArgs")
         )
+        event.args, n = args_summary(tool_input)
+        # the failure's kind is read from the whole command and error, before they are clipped
+        event.tool_input = tool_input
         if payload.get("tool_use_id"):
             # the call a failure memory comes from (Claude Code's tool_use_id)
             event.extra["call"], _ = redact_field(str(payload["tool_use_id"]), "call")
@@ -171,6 +203,7 @@ def normalize(client: str, name: str, payload: JSONObject) -> Event:
             event.kind = "tool"
             event.extra["interrupted"] = True
         error, m = redact_field(error, "error")
+        event.full_error = error
         event.error = _clip(error, _MAX_ERROR)
         count = n + m
     event.redactions = count

@@ -1,16 +1,21 @@
 """The context block an agent pastes into its prompt, and the token budget it must fit (DESIGN
 §5.5):
 
-    [hindsight: 1 memory, 44 tokens]
+    [hindsight: 2 memories, 71 tokens]
     - 2026-11-30 (failure→fixed) [episodic] 调用天气API时返回401 — fix: 刷新token后重试成功
+    - fixed 3 times: [from tool, untrusted] ModuleNotFoundError: No module named 'app' — fix: …
 
-Every face and the hooks build it here, so the block reads the same wherever an agent meets it.
+A *lesson* (a failure of a known kind with its fix, ``lessons.signatures``) is one compact line:
+the error's line, then the fix; several lessons of the same kind are one line, "fixed N times",
+with the best-ranked one's fix. Memories are taken in rank order while they fit; the first that
+does not fit is cut to what is left (never dropped for its length) and ends the block, so a lower
+hit never takes a higher one's place. Every face and the hooks build it here, so the block reads
+the same wherever an agent meets it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from ..models import Memory, part_position
 from ..poisoning import is_quarantined, safe_line, trust_label
@@ -23,10 +28,42 @@ def outcome_label(outcome: str, resolution: str | None) -> str:
     return outcome if outcome in ("success", "neutral") else ""
 
 
+def is_lesson(memory: Memory) -> bool:
+    """A fixed failure of a known kind (``metadata.signature``)."""
+    return (
+        memory.outcome == "failure"
+        and bool(memory.resolution)
+        and bool(memory.metadata.get("signature"))
+    )
+
+
+def lesson_kind(memory: Memory) -> str | None:
+    """What groups lessons in a block: the same family and signature."""
+    if not is_lesson(memory):
+        return None
+    return f"{memory.metadata.get('family') or ''} | {memory.metadata.get('signature')}"
+
+
+def lesson_line(memory: Memory, times: int = 1) -> str:
+    """A lesson as one line: how often it was fixed, where it came from when that is not trusted,
+    the error's line, the fix."""
+    meta = memory.metadata
+    error = str(meta.get("error_line") or meta.get("signature") or "").strip()
+    # pytest's "E   " before an assertion's lines
+    error = error[2:].lstrip() if error.startswith("E ") else error
+    head = "- " + (f"fixed {times} times: " if times > 1 else "")
+    trust = trust_label(memory.source, is_quarantined(memory.tags, memory.metadata))
+    if trust:
+        head += f"{trust} "
+    return f"{head}{safe_line(error)} — fix: {safe_line(memory.resolution or '')}"
+
+
 def context_line(memory: Memory) -> str:
     """One memory as a line of the context block: date, outcome, type, where it came from when that
     is not trusted, the text and the fix. The text is made one line and cannot forge the block's own
     structure (a header, an entry, a label or a fix), so it reads as data, not as instructions."""
+    if is_lesson(memory):
+        return lesson_line(memory)
     label = outcome_label(memory.outcome, memory.resolution)
     head = f"- {memory.event_at[:10]}" + (f" ({label})" if label else "") + f" [{memory.type}]"
     trust = trust_label(memory.source, is_quarantined(memory.tags, memory.metadata))
@@ -51,24 +88,40 @@ def context_block(lines: Sequence[str], tokens: int) -> str:
 def fit_budget(memories: Sequence[Memory], budget: int | None) -> tuple[list[int], str, int]:
     """Pick memories in rank order while the whole formatted block stays within ``budget`` tokens.
 
-    Returns the kept positions, the block, and its token count (header included).
+    Lessons of one kind make one line (at the first one's place); the first memory that does not
+    fit is cut to what the budget leaves, or, when too little is left for a useful cut, left out
+    with everything after it. Returns the kept positions (a lesson grouped into another's line
+    counts as kept), the block, and its token count (header included).
     """
     kept: list[int] = []
     lines: list[str] = []
+    kinds: dict[str, list[int]] = {}
     for position, memory in enumerate(memories):
-        line = context_line(memory)
+        kind = lesson_kind(memory)
+        if kind is not None:
+            kinds.setdefault(kind, []).append(position)
+    grouped: set[int] = set()
+    for position, memory in enumerate(memories):
+        if position in grouped:
+            continue
+        kind = lesson_kind(memory)
+        group = kinds.get(kind, [position]) if kind is not None else [position]
+        line = lesson_line(memory, len(group)) if kind is not None else context_line(memory)
         if budget is not None and _cost(lines, line) > budget:
-            # The best hit is never dropped for its length (a long memory, a part of a longer text):
-            # it is shown cut to what the budget leaves; a later one too long to fit is left out.
-            cut = None if kept else _cut(memory, lines, budget)
+            # the best hit is always shown, cut to fit; a later one only if a useful cut fits
+            cut = _cut(line, lines, budget, 0 if not kept else _MIN_CUT)
             if cut is None:
-                continue
+                break
             line = cut
-        kept.append(position)
+            kept.extend(group)
+            lines.append(line)
+            break
+        kept.extend(group)
+        grouped.update(group)
         lines.append(line)
     tokens = estimate_tokens(context_block(lines, 0))
     tokens = estimate_tokens(context_block(lines, tokens))
-    return kept, context_block(lines, tokens), tokens
+    return sorted(kept), context_block(lines, tokens), tokens
 
 
 def listed(block: str, ids: Sequence[str], dropped: int) -> str:
@@ -97,8 +150,10 @@ def fit_listed(memories: Sequence[Memory], budget: int) -> tuple[list[int], str,
     return fit_budget([], budget)
 
 
-# tokens: a cut shorter than this says too little to be worth its place
-_MIN_CUT = 40
+# tokens: a cut of a later hit shorter than this says too little to be worth its place
+_MIN_CUT = 25
+# characters of a cut line always kept (its head: the date and labels, or "- ")
+_KEEP_HEAD = 2
 
 
 def _cost(lines: Sequence[str], line: str) -> int:
@@ -106,22 +161,23 @@ def _cost(lines: Sequence[str], line: str) -> int:
     return estimate_tokens(context_block([*lines, line], 0)) + 2
 
 
-def _cut(memory: Memory, lines: Sequence[str], budget: int) -> str | None:
-    """The memory's line with its text cut (at a word) to what is left of ``budget``, or None when
-    under ``_MIN_CUT`` tokens are left for it."""
-    if budget - _cost(lines, context_line(replace(memory, content=""))) < _MIN_CUT:
+def _cut(line: str, lines: Sequence[str], budget: int, least: int) -> str | None:
+    """``line`` cut (at a word, marked " …") to the longest that fits ``budget`` after ``lines``, or
+    None when that leaves under ``least`` tokens of it."""
+    room = budget - _cost(lines, "")
+    if room < max(least, 1):
         return None
-    low, high = 0, len(memory.content)
-    # the longest cut that fits
+    low, high = _KEEP_HEAD, len(line)
     while low < high:
         middle = (low + high + 1) // 2
-        if (
-            _cost(lines, context_line(replace(memory, content=memory.content[:middle] + " …")))
-            <= budget
-        ):
+        if _cost(lines, line[:middle] + " …") <= budget:
             low = middle
         else:
             high = middle - 1
-    head = memory.content[:low]
-    head = head[: head.rfind(" ")] if " " in head[len(head) // 2 :] else head
-    return context_line(replace(memory, content=head.rstrip() + " …"))
+    head = line[:low]
+    space = head.rfind(" ")
+    if space > max(_KEEP_HEAD, len(head) // 2):
+        head = head[:space]
+    if estimate_tokens(head) < least:
+        return None
+    return head.rstrip() + " …"

@@ -19,6 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
     from pathlib import Path
+    from typing import Any
 
     from ..models import JSONObject
 
@@ -33,6 +34,12 @@ EVENTS = "events.jsonl"
 SEEN = "seen.jsonl"
 LOG = "hooks.log"
 CLAIMED_PREFIX = "claimed-"
+# the kinds of failure fixed before, one file each (``kinds/<digest>``: the sessions that fixed it)
+KINDS = "kinds"
+# each session's failures still waiting for their fix (``open/<digest>.jsonl``)
+OPEN = "open"
+# sessions a kind's file keeps (the gate needs one that is not the asking session)
+_KIND_SESSIONS = 32
 # bytes of the seen-signatures file a hook reads (the most recent ones)
 _SEEN_TAIL = 64 * 1024
 
@@ -170,7 +177,7 @@ def _rewrite(path: Path, lines: list[str]) -> None:
 
 # forgotten words in one line that make it the forgotten text's, whatever else it says
 _ENOUGH = 4
-_TEXT_FIELDS = ("text", "args", "error", "prompt", "command", "message")
+_TEXT_FIELDS = ("text", "args", "error", "prompt", "command", "message", "trail", "fix", "kind")
 
 
 def _line_words(line: str, words_of: Callable[[str], list[str]]) -> list[str]:
@@ -184,7 +191,91 @@ def _line_words(line: str, words_of: Callable[[str], list[str]]) -> list[str]:
         return words_of(line)
     if isinstance(value.get("terms"), list):
         return [str(t) for t in value["terms"]]
-    return words_of(" ".join(str(value[k]) for k in _TEXT_FIELDS if value.get(k)))
+    return words_of(
+        " ".join(
+            " ".join(map(str, v)) if isinstance(v, list) else str(v)
+            for k in _TEXT_FIELDS
+            if (v := value.get(k))
+        )
+    )
+
+
+def _digest(text: str) -> str:
+    """A file name for ``text``: two checksums, 64 bits (hashlib costs a recording hook 3 ms). A
+    collision of two kinds only lets the gate ask the store, which finds lessons by the kind's
+    SHA-256 tag and so recalls nothing it should not."""
+    import zlib
+
+    data = text.encode("utf-8", "surrogatepass")
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
+
+
+def fixed_elsewhere(store: str, kind: str, session: str) -> bool:
+    """Whether a session other than ``session`` fixed a failure of ``kind`` (one small file read,
+    whatever the store holds)."""
+    try:
+        with open(os.path.join(store, SPOOL_DIR, KINDS, _digest(kind)), "rb") as handle:
+            data = handle.read(64 * 1024).decode("utf-8", errors="replace")
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    return any(line and line != session for line in data.split("\n"))
+
+
+def note_fixed(store: str, kind: str, session: str) -> None:
+    """Remember that ``session`` fixed a failure of ``kind``."""
+    directory = os.path.join(store, SPOOL_DIR, KINDS)
+    path = os.path.join(directory, _digest(kind))
+    safefs.private_dir(directory, "The spool directory")
+    fd = _open_locked(path)
+    try:
+        size = os.fstat(fd).st_size
+        if size < 4096:
+            with open(path, "rb") as handle:
+                known = handle.read().decode("utf-8", errors="replace").split("\n")
+            if session in known or len(known) > _KIND_SESSIONS:
+                return
+        os.write(fd, (session.replace("\n", " ") + "\n").encode("utf-8", "surrogatepass"))
+    finally:
+        os.close(fd)
+
+
+def _open_path(store: str, session: str) -> str:
+    return os.path.join(store, SPOOL_DIR, OPEN, _digest(session) + ".jsonl")
+
+
+def has_open(store: str, session: str) -> bool:
+    """Whether ``session`` has failures waiting for their fix (a ``stat``: the common case, a call
+    that follows no failure, costs nothing more)."""
+    return os.path.exists(_open_path(store, session))
+
+
+def update_open(
+    store: str, session: str, change: Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
+) -> None:
+    """Replace ``session``'s open failures by ``change(open failures)`` under the file's lock, so
+    concurrent calls of one session (parallel tool calls) never lose one; none left, the file
+    goes."""
+    path = _open_path(store, session)
+    safefs.private_dir(os.path.dirname(path), "The spool directory")
+    fd = _open_locked(path)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(256 * 1024).decode("utf-8", errors="replace")
+        current: list[dict[str, Any]] = []
+        for line in data.splitlines():
+            try:
+                value = codec.loads(line)
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                current.append(value)
+        kept = change(current)
+        if kept:
+            safefs.write_private(path, "".join(codec.dumps(f, compact=True) + "\n" for f in kept))
+        else:
+            os.unlink(path)
+    finally:
+        os.close(fd)
 
 
 def scrub(store: Path, forgotten: Callable[[str], bool]) -> int:
@@ -196,7 +287,11 @@ def scrub(store: Path, forgotten: Callable[[str], bool]) -> int:
     if not directory.is_dir():
         return 0
     dropped = 0
-    for path in sorted(directory.iterdir()):
+    open_dir = directory / OPEN
+    found = sorted(directory.iterdir()) + (
+        sorted(open_dir.iterdir()) if open_dir.is_dir() and not open_dir.is_symlink() else []
+    )
+    for path in found:
         if not path.is_file() or path.is_symlink() or path.name.startswith("."):
             continue
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()

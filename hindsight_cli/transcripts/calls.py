@@ -28,6 +28,22 @@ def as_text(value: object) -> str:
     return codec.dumps(value, sort_keys=True)
 
 
+_COMMAND_KEYS = ("command", "cmd")
+
+
+def command_text(tool_input: object) -> str:
+    """A shell call's command as it ran (new lines and heredocs kept, for its family), redacted; ""
+    when the call has none."""
+    if isinstance(tool_input, dict):
+        for key in _COMMAND_KEYS:
+            value = tool_input.get(key)
+            if isinstance(value, list):
+                value = " ".join(str(v) for v in value)
+            if isinstance(value, str) and value.strip():
+                return redact(value)[0]
+    return ""
+
+
 def args_summary(tool_input: object) -> tuple[str, int]:
     """What the call was about, redacted: the command, the file, or the arguments as compact JSON;
     and how many secrets went. Only what is kept is redacted (a Write's whole file content is not),

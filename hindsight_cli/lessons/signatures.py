@@ -8,14 +8,13 @@ the same mistake in different files, at different lines, read alike; two differe
 share words do not. The definition is ``bench/replay/PROBES.md``'s, so the product and its measure
 agree.
 
-Standard library only (``re``, ``shlex``, ``hashlib``): a recording hook loads it under ``python -S``.
+Standard library only (``re``; ``shlex`` and ``hashlib`` when needed): a recording hook loads it
+under ``python -S``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
-import shlex
 
 SIGNATURE_WORDS = 12
 # a lesson's tag: ``sig:`` and the first hex digits of its kind's digest
@@ -77,6 +76,10 @@ def _split(text: str, separators: tuple[str, ...]) -> list[str]:
 
 
 def _words(part: str) -> list[str]:
+    if not any(c in part for c in "'\"\\"):
+        return part.split()
+    import shlex
+
     try:
         return shlex.split(part, comments=False)
     except ValueError:
@@ -195,6 +198,8 @@ def kind(family_name: str | None, signature_text: str | None) -> str | None:
 
 def tag(kind_text: str) -> str:
     """The tag a lesson of this kind carries: its exact lookup key in every storage engine."""
+    import hashlib
+
     digest = hashlib.sha256(kind_text.encode("utf-8")).hexdigest()
     return TAG_PREFIX + digest[:_TAG_DIGITS]
 
@@ -210,3 +215,15 @@ def exception_class(signature_text: str | None) -> str | None:
 def of_call(command: str, output: str) -> tuple[str | None, str | None]:
     """A shell call's family and signature (either may be None)."""
     return family(command), signature(output)
+
+
+# calls after a failure within which a success of its family is its fix
+FIX_WINDOW = 10
+
+
+def call_family(tool: str, command: str | None) -> str | None:
+    """The family of a tool call: a shell call's command family, else the tool's own name (an
+    ``Edit`` that failed is fixed by a later ``Edit`` that worked)."""
+    if tool.lower() in SHELL_TOOLS:
+        return family(command) if command else None
+    return tool or None
