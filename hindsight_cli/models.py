@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, Union
 
 from .errors import BadUsage
 from .text import clean
+from .timeutil import as_utc_or_none
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -340,7 +341,10 @@ class Filters:
 
     def __post_init__(self) -> None:
         """Every face builds its filters here, so a value that is no type, outcome or status is
-        refused the same way everywhere instead of silently matching nothing."""
+        refused the same way everywhere instead of silently matching nothing, and a moment with a
+        time zone means the same moment in UTC."""
+        for moment in ("since", "until", "created_before"):
+            object.__setattr__(self, moment, as_utc_or_none(getattr(self, moment)))
         for field_name, name, allowed in (
             ("types", "type", MEMORY_TYPES),
             ("outcomes", "outcome", OUTCOMES),

@@ -43,6 +43,7 @@ from .search.query import SearchQuery
 from .storage import spool
 from .storage.base import Ledger
 from .storage.index import Index
+from .timeutil import as_utc_or_none
 
 # what Store.search takes beside the text: every other field of the request
 _SEARCH_OPTIONS = tuple(f.name for f in dataclasses.fields(SearchQuery) if f.name != "text")
@@ -207,7 +208,9 @@ class Store:
     ) -> tuple[str, str]:
         """The (system prompt, prompt) that asks an LLM to summarise what ``summarize`` would cover;
         its answer goes back in through ``summarize(text=...)``."""
-        return derive.summary_request(self._rt, task_id, since, until, agent_id, self.scope)
+        return derive.summary_request(
+            self._rt, task_id, as_utc_or_none(since), as_utc_or_none(until), agent_id, self.scope
+        )
 
     def summarize(
         self,
@@ -235,8 +238,8 @@ class Store:
         return derive.summarize(
             self._rt,
             task_id=task_id,
-            since=since,
-            until=until,
+            since=as_utc_or_none(since),
+            until=as_utc_or_none(until),
             agent_id=agent_id,
             chunk=chunk,
             text=text,
@@ -266,7 +269,12 @@ class Store:
         check_limit(limit)
         action = one_of(action, "action", AUDIT_ACTIONS) if action else None
         return reading.log(
-            self._rt, limit=limit, action=action, memory_id=memory_id, since=since, scope=self.scope
+            self._rt,
+            limit=limit,
+            action=action,
+            memory_id=memory_id,
+            since=as_utc_or_none(since),
+            scope=self.scope,
         )
 
     def consolidate(

@@ -15,6 +15,16 @@ def now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
+def as_utc(value: datetime) -> datetime:
+    """A moment as the store keeps moments, naive UTC: an aware one converted (``now=`` with any
+    time zone), a naive one taken as UTC already."""
+    return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo is not None else value
+
+
+def as_utc_or_none(value: datetime | None) -> datetime | None:
+    return None if value is None else as_utc(value)
+
+
 def parse_duration(text: str, what: str = "duration") -> timedelta:
     """``90s``, ``15m``, ``2h``, ``30d``, ``1w``, ``1y`` (a bare number means days)."""
     match = _DURATION.match(text or "")

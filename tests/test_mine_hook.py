@@ -25,15 +25,18 @@ def test_the_hook_mines_the_whole_exchange_of_the_session_as_it_goes(
     assert pending(store.path, path)
     first = mine_transcript(store, path)
     # the session-end hook summarises, not every stop
-    assert (first.added, first.summaries) == (2, 0)
+    lessons = [m for m in store.list(limit=None) if m.metadata.get("signature")]
+    assert (first.exchanges, first.added - len(lessons), first.summaries) == (2, 2, 0)
     assert not pending(store.path, path)
     tf.append(path, tf.claude_lines(tf.STORY[2:], "live", CWD, offset=2))
     assert pending(store.path, path)
     second = mine_transcript(store, path)
-    # the deploy; the test run was fixed in the first call
-    assert second.added == 3 and second.fixes == 1
+    # three exchanges and the deploy's lesson; the test run was fixed in the first call
+    assert (second.added, second.fixes) == (4, 1)
     mined = store.list(Filters(task_id="live", tags=("mined",)), limit=None)
-    assert sorted(m.step for m in mined) == [0, 1, 2, 3, 4]
+    assert sorted(m.step for m in mined if not m.metadata.get("signature")) == [0, 1, 2, 3, 4]
+    [deploy] = [m for m in mined if m.metadata.get("family") == "deploy.sh"]
+    assert deploy.resolution == "./deploy.sh --env staging --ssh"
     # nothing new: nothing to summarise
     assert mine_transcript(store, path, summaries=True).summaries == 0
 
@@ -79,4 +82,5 @@ def test_the_session_end_hook_mines_the_transcript_it_is_given(tmp_path: Path) -
         out, ok = hooks.run(event, "claude-code", json.dumps(payload), str(project / ".hindsight"))
         assert ok, out
     mined = store.list(Filters(task_id="hooked", tags=("mined",)), limit=None)
-    assert len(mined) == len(tf.STORY) and not pending(store.path, path)
+    exchanges = [m for m in mined if not m.metadata.get("signature")]
+    assert len(exchanges) == len(tf.STORY) and not pending(store.path, path)

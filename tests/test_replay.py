@@ -408,8 +408,9 @@ def test_eval_replay_json_on_three_sessions(
     assert "demo__demo-1#0" in positive["hooks"]["sources"]
     assert "reproduce_app" in positive["hooks"]["block"]
     assert report["systems"]["hooks"]["hit@1"] == 1.0
-    # a mined memory names its session
-    assert set(positive["mine"]["sources"]) <= {"demo__demo-1"}
+    # mined: the earlier failure's lesson first (named by its call), then its session's exchange
+    assert positive["mine"]["sources"][0] == "demo__demo-1#0"
+    assert set(positive["mine"]["sources"]) <= {"demo__demo-1#0", "demo__demo-1"}
     # a new kind of error: the hooks stay quiet
     assert probed["demo__demo-3#0"]["systems"]["hooks"]["block"] == ""
 

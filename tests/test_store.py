@@ -532,3 +532,25 @@ def test_a_scoped_store_sees_and_changes_only_its_agent(store: Store) -> None:
     assert mine.forget_where(agent_id="a").forgotten == 1
     assert store.get(theirs.id).status == "active"
     assert Store(store.path, embedder=store.embedder, agent="b").list()[0].id == theirs.id
+
+
+def test_a_time_zone_aware_now_works_everywhere_a_time_is_taken(store: Store) -> None:
+    """``now=``, filters and an injected clock with a time zone mean the same moment in UTC."""
+    from datetime import UTC, datetime, timezone
+
+    from hindsight_cli.models import Filters as F
+
+    old = store.record("the cache was flushed by hand", event_at="2026-01-10T08:00:00Z").memory
+    store.record("the cache was resized", event_at="2026-03-10T08:00:00Z")
+    tokyo = timezone(timedelta(hours=9))
+    aware = datetime(2026, 3, 11, 2, 0, tzinfo=tokyo)
+    naive = aware.astimezone(UTC).replace(tzinfo=None)
+    as_aware = [h.memory.id for h in store.search("cache", now=aware).hits]
+    assert as_aware == [h.memory.id for h in store.search("cache", now=naive).hits]
+    # 2026-01-10T17:00+09:00 is 08:00 UTC: the first memory is at the bound, the second after it
+    until = datetime(2026, 1, 10, 17, 0, tzinfo=tokyo)
+    assert [m.id for m in store.list(F(until=until))] == [old.id]
+    assert [m.id for m in store.list(F(since=datetime(2026, 2, 1, tzinfo=tokyo)))] != [old.id]
+    clocked = Store(store.path, embedder=store.embedder, clock=lambda: aware)
+    made = clocked.record("the cache was warmed").memory
+    assert made.created_at.startswith("2026-03-10T17:00")

@@ -25,7 +25,7 @@ from ..storage.base import Ledger, Reader
 from ..storage.hot_sync import HotMirror
 from ..storage.registry import open_ledger
 from ..storage.sync import Mirror
-from ..timeutil import now as utcnow
+from ..timeutil import as_utc, now as utcnow
 
 log = logging.getLogger("hindsight.runtime")
 
@@ -128,7 +128,8 @@ class Runtime:
         self._configured = self._configured_model()
 
     def now(self) -> datetime:
-        return self.clock()
+        # an injected clock may answer with a time zone
+        return as_utc(self.clock())
 
     @property
     def exists(self) -> bool:

@@ -11,6 +11,7 @@ the session for a memory of a whole session (an exchange, a summary).
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,6 +36,9 @@ Send = Callable[[str, dict[str, Any], Path], tuple[str, bool]]
 # the baselines' hits considered, and how long a lesson's line may grow
 _TOP = 10
 _COMMAND_CHARS, _ERROR_CHARS, _FIX_CHARS = 200, 200, 400
+# characters of a command's output a client hands its hooks (Claude Code cuts at 30,000)
+_CLIENT_OUTPUT = 30_000
+_TIMES = re.compile(r"^- fixed \d+ times: ")
 # characters a cut block line must share with a memory's line to be that memory
 _MIN_SHARED = 40
 
@@ -113,7 +117,7 @@ class Hooks:
                     "PostToolUseFailure",
                     session,
                     **call,
-                    error=f"Exit code {step.code}\n{clip(step.output, probes.QUERY_OUTPUT)}",
+                    error=f"Exit code {step.code}\n{clip(step.output, _CLIENT_OUTPUT)}",
                     is_interrupt=False,
                 )
             else:
@@ -138,6 +142,8 @@ class Hooks:
         """The memories a block line shows: those whose line it is (several when written alike),
         else, for a line cut to fit, those it shares the longest start with."""
         self._refresh()
+        # several sessions' lessons of one kind, as one line: its fix is the first one's
+        line = _TIMES.sub("- ", line)
         if line in self._lines:
             return tuple(self._lines[line])
         best, found = 0, []

@@ -13,6 +13,7 @@ from ..embedding import english_only
 from ..errors import BadUsage, InvalidInput
 from ..models import Filters, one_of
 from ..text import CJK, STOPWORDS, clean, stem, terms
+from ..timeutil import as_utc_or_none
 
 # Function words of other languages that the English stopword list lacks: without this a Spanish
 # query matches every Spanish memory on "de". The query drops them; the stored postings keep them.
@@ -156,6 +157,7 @@ class SearchQuery:
             env=dict(self.env or {}),
             mode=mode,
             engine=engine,
+            now=as_utc_or_none(self.now),
         )
 
     @property

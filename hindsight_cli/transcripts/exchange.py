@@ -17,15 +17,18 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from ..lessons.signatures import call_family, error_line, signature
 from ..models import JSONValue
 from ..redact import redact
 from .base import Context, Cursor, Reading
-from .calls import args_summary, response_error
+from .calls import args_summary, clip as clip_ends, command_text, response_error
 
 PROMPT_CHARS = 3000
 # an answer's last words say the most (the result), its first the plan
 ANSWER_HEAD, ANSWER_TAIL = 800, 2400
 DIGEST_CHARS = 400
+# characters of a failed call's output read for its signature (both ends, as a client hands it)
+WHOLE_ERROR = 30_000
 SHOWN_CALLS = 40
 WEB_TOOLS = frozenset(
     {
@@ -63,6 +66,11 @@ class Call:
     error: str = ""
     # a digest of fetched web content
     web: str = ""
+    # the client's id of the call; its family; a failure's signature and error line (its kind)
+    ref: str = ""
+    family: str = ""
+    signature: str = ""
+    error_line: str = ""
 
 
 @dataclass
@@ -101,7 +109,8 @@ class Exchange:
 
     def call(self, ref: str, tool: str, tool_input: object) -> Call:
         # redacted already; the store counts it again
-        made = Call(tool or "tool", args_summary(tool_input)[0])
+        made = Call(tool or "tool", args_summary(tool_input)[0], ref=ref)
+        made.family = call_family(made.tool, command_text(tool_input)) or ""
         self.calls.append(made)
         if ref:
             self.refs[ref] = made
@@ -118,7 +127,13 @@ class Exchange:
             else json.dumps(output, ensure_ascii=False, default=str)
         )
         if ok is False:
-            made.error = digest(clean_text(text), DIGEST_CHARS)
+            cleaned = clean_text(text)
+            made.error = digest(cleaned, DIGEST_CHARS)
+            if made.family:
+                # read whole, before the digest cuts it; redacted like the digest
+                whole = redact(clip_ends(cleaned, WHOLE_ERROR))[0]
+                made.signature = signature(whole) or ""
+                made.error_line = clip(error_line(whole) or "", 300) if made.signature else ""
         elif ok and made.tool.lower() in WEB_TOOLS:
             made.web = digest(clean_text(text), DIGEST_CHARS)
 

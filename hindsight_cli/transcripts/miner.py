@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..core import fixes
 from ..errors import HindsightError, MemoryNotFound
@@ -28,7 +28,7 @@ from ..redact import redact
 from ..timeutil import parse_time
 from . import lines, state
 from .base import Cursor, Reading, Resume, Unit, file_unit
-from .exchange import Exchange
+from .exchange import Call, Exchange, memory_id
 from .records import ExchangeRecord, to_record
 
 if TYPE_CHECKING:
@@ -74,9 +74,9 @@ class Tally:
 class _Batch:
     pending: list[ExchangeRecord] = field(default_factory=list)
     by_id: dict[str, ExchangeRecord] = field(default_factory=dict)
-    # failure id -> (tool, args) of its fix
-    resolved: dict[str, tuple[str, str]] = field(default_factory=dict)
-    later: list[tuple[str, str, str]] = field(default_factory=list)
+    # failure id -> (tool, args, trail) of its fix
+    resolved: dict[str, tuple[str, str, tuple[str, ...]]] = field(default_factory=dict)
+    later: list[tuple[str, str, str, tuple[str, ...]]] = field(default_factory=list)
 
 
 def _hash(record: ExchangeRecord) -> str:
@@ -112,6 +112,7 @@ class Miner:
         self.progress, self.warn = progress, warn or (lambda text: None)
         self.max_bytes = int(store.config.max_content_bytes)
         self._touched: set[str] = set()
+        self._lesson_ids: set[str] = set()
 
     def mine(self, reader: ModuleType, units: Iterable[Unit]) -> Tally:
         tally = Tally(reader.NAME)
@@ -234,19 +235,59 @@ class Miner:
         tally.sessions.add(exchange.session)
         batch.pending.append(record)
         batch.by_id[record["id"]] = record
-        for made in exchange.calls:
+        for number, made in enumerate(exchange.calls):
             if made.ok is False:
-                tracker.failed(record["id"], made.tool, made.args)
+                tracker.failed(record["id"], made.tool, made.args, made.family)
+                lesson = self._lesson(exchange, made, number, record["id"], tally.client)
+                if lesson is not None:
+                    batch.pending.append(lesson)
+                    batch.by_id[lesson["id"]] = lesson
+                    # its own fix, beside the exchange's
+                    self._lesson_ids.add(lesson["id"])
+                    tracker.open.append(
+                        fixes.Failure(lesson["id"], made.tool, made.args, made.family)
+                    )
             elif made.ok:
-                for failure in tracker.succeeded(made.tool, made.args):
-                    tally.fixes += 1
+                for failure in tracker.succeeded(made.tool, made.args, made.family):
+                    # a failure's lesson is fixed with it: counted once
+                    tally.fixes += failure.ref not in self._lesson_ids
                     owner = batch.by_id.get(failure.ref)
                     if owner is None:
-                        batch.later.append((failure.ref, made.tool, made.args))
+                        batch.later.append((failure.ref, made.tool, made.args, failure.trail))
                     elif not owner.get("resolution"):
-                        owner["resolution"] = fixes.resolution(made.tool, made.args)
+                        owner["resolution"] = fixes.resolution(made.tool, made.args, failure.trail)
                         owner["metadata"]["fixed_by"] = made.args or "(no arguments)"
-                        batch.resolved[failure.ref] = (made.tool, made.args)
+                        batch.resolved[failure.ref] = (made.tool, made.args, failure.trail)
+
+    def _lesson(
+        self, exchange: Exchange, made: Call, number: int, owner: str, client: str
+    ) -> ExchangeRecord | None:
+        """The memory of one failed call of a known kind, as the hooks spool it (the same key when
+        the call's id is known, so a session the hooks saw is stored once)."""
+        if not (made.family and made.signature):
+            return None
+        key = fixes.failure_key(exchange.session, made.ref, f"{owner}#{number}")
+        record = fixes.failure_record(
+            tool=made.tool,
+            args=made.args,
+            error=made.error,
+            key=key,
+            session=exchange.session,
+            event_at=exchange.at,
+            client=client,
+            project=str(exchange.ctx.get("project") or "") or None,
+            call=made.ref or None,
+            family=made.family,
+            signature=made.signature,
+            error_line=made.error_line,
+        )
+        record["id"] = memory_id(key)
+        record["step"] = exchange.position
+        tags = record["tags"]
+        record["tags"] = [*(tags if isinstance(tags, list) else []), "mined"]
+        if self.agent:
+            record["agent_id"] = self.agent
+        return cast("ExchangeRecord", record)
 
     def _flush(
         self,
@@ -276,12 +317,12 @@ class Miner:
                 tally.redactions += result.redactions
                 # stored, without its fix, by a run killed before it saved its state
                 if result.skipped:
-                    for ref, (tool, args) in batch.resolved.items():
-                        self._link(ref, tool, args)
+                    for ref, (tool, args, trail) in batch.resolved.items():
+                        self._link(ref, tool, args, trail)
                 if result.added:
                     self._touched.update(r["task_id"] for r in records if r.get("task_id"))
-            for ref, tool, args in batch.later:
-                self._link(ref, tool, args)
+            for ref, tool, args, trail in batch.later:
+                self._link(ref, tool, args, trail)
             # a run limited in time leaves no state: a later full run reads it all
             if self.since is None:
                 self._save(saved, unit, point, tracker, batch, check, final, tail)
@@ -322,12 +363,17 @@ class Miner:
             return None
         return chain[-1] if chain and chain[-1].status == "active" else None
 
-    def _link(self, ref: str, tool: str, args: str) -> None:
+    def _link(self, ref: str, tool: str, args: str, trail: tuple[str, ...] = ()) -> None:
         """Give a stored failure its fix: a new version with the resolution (if it has none yet)."""
         current = self._current(ref)
         if current is not None and not current.resolution:
             fixes.record_fix(
-                self.store, current, tool, args, key=f"{current.idempotency_key}:fixed"
+                self.store,
+                current,
+                tool,
+                args,
+                key=f"{current.idempotency_key}:fixed",
+                trail=trail,
             )
 
     def _save(

@@ -158,8 +158,9 @@ def read(unit: Unit, resume: Resume, reading: Reading) -> Iterator[Exchange]:
         return
     messages = data["messages"]
     ctx = start(unit, Resume(), instance(data, unit.path))
-    commands = {s.position: s for s in steps(messages)}
-    times = [s.at for s in commands.values() if s.at]
+    # a call is named <session>#<step index>, as the hooks' replay names it (bench PROBES.md)
+    commands = {s.position: (index, s) for index, s in enumerate(steps(messages))}
+    times = [s.at for _, s in commands.values() if s.at]
     assembler = Assembler(0)
     assembler.prompt(
         clean_text(task(messages)) or str(ctx["session"]),
@@ -176,9 +177,10 @@ def read(unit: Unit, resume: Resume, reading: Reading) -> Iterator[Exchange]:
             continue
         said = text(message.get("content"))
         current.say(_BASH.sub("", said).strip())
-        step = commands.get(position)
-        if step is not None:
-            ref = str(position)
+        found = commands.get(position)
+        if found is not None:
+            index, step = found
+            ref = f"{ctx['session']}#{index}"
             current.call(ref, TOOL, {"command": step.command})
             current.result(ref, step.code == 0, step.output)
     yield from assembler.close(reading, ctx)
