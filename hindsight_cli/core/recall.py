@@ -12,8 +12,16 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..errors import StoreBusy
+from ..lessons.signatures import of_query
 from ..models import SearchResult
-from ..search.candidates import HotSource, IndexSource, LedgerSource, Source, gather
+from ..search.candidates import (
+    HotSource,
+    IndexSource,
+    LedgerSource,
+    Source,
+    add_same_error,
+    gather,
+)
 from ..search.pipeline import rank, result
 from ..search.query import SearchQuery, keyword_terms, vector_floor
 from ..search.signals import Context, is_troubleshooting
@@ -75,6 +83,10 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
         ),
     )
     now = query.now or rt.now()
+    # what went wrong, read from the error itself (its signature), when troubleshooting
+    family, signature, error_line = (
+        of_query(query.text) if query.troubleshoot else (None, None, None)
+    )
     ctx = Context(
         now=now,
         task_id=query.current_task,
@@ -82,6 +94,8 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
         troubleshooting=query.troubleshoot or is_troubleshooting(query.text),
         fixes_first=query.troubleshoot,
         query=query.text,
+        family=family,
+        signature=signature,
     )
     limit = max(weights.candidates, k * 4)
     where = filters.conditions(now)
@@ -100,6 +114,9 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
             else None
         )
         rows, candidates = gather(source, words, vector, where, limit, weights, query.mode)
+        if signature and error_line:
+            error_words = keyword_terms(error_line, weights.derived_forms)
+            add_same_error(source, error_words, where, weights, signature, rows, candidates)
         return result(query, rank(rows, candidates, ctx, weights, k, query.lists))
 
     hot, engine = rt.hot, query.engine

@@ -227,3 +227,11 @@ def call_family(tool: str, command: str | None) -> str | None:
     if tool.lower() in SHELL_TOOLS:
         return family(command) if command else None
     return tool or None
+
+
+def of_query(text: str) -> tuple[str | None, str | None, str | None]:
+    """What a troubleshooting query says went wrong: the family of its first line (the command,
+    when the query is a command and its output), the signature of the whole, and the error's
+    line. Any may be None (a question in words has no signature)."""
+    first = text.strip().split("\n", 1)[0]
+    return family(first) if "\n" in text.strip() else None, signature(text), error_line(text)

@@ -136,3 +136,32 @@ def gather(
     candidates = fuse(near, words)
     rows = {r.id: r for r in source.rows(list(candidates), where)}
     return rows, candidates
+
+
+# failures matched by the error's own line that a troubleshooting search adds to its candidates
+SAME_ERROR = 50
+
+
+def add_same_error(
+    source: Source,
+    terms: Sequence[str],
+    where: Sequence[Condition],
+    weights: Ranking,
+    signature: str,
+    rows: dict[str, MemoryRow],
+    candidates: dict[str, Candidate],
+) -> None:
+    """Troubleshooting: the fixed failures of the query's error signature that the query's words as
+    a whole did not bring, found by the error line's words among failures, join the candidates
+    (the ranking puts the same error first; ``pipeline.same_error``)."""
+    if not terms:
+        return
+    found = source.keyword(terms, [*where, ("outcome", "in", ["failure"])], SAME_ERROR, weights)
+    new = [m for m, _ in found if m not in candidates]
+    if not new:
+        return
+    for row in source.rows(new, where):
+        meta = row.metadata or {}
+        if row.resolution and meta.get("signature") == signature:
+            rows[row.id] = row
+            candidates[row.id] = Candidate(row.id)

@@ -9,11 +9,13 @@ score every candidate with the signals → order → hold untrusted instruction-
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..config import Ranking
+from ..lessons.signatures import exception_class
 from ..models import Explanation, Hit, SearchResult
 from ..poisoning import QUARANTINE_TAG
 from ..storage import codec
@@ -92,6 +94,45 @@ def split_fixes(
     return fixes, [m for m in order if m not in chosen]
 
 
+def _meta(row: MemoryRow, name: str) -> str | None:
+    value = (row.metadata or {}).get(name)
+    return value if isinstance(value, str) and value else None
+
+
+def same_error(
+    order: Sequence[str], rows: Mapping[str, MemoryRow], ctx: Context
+) -> tuple[list[str], list[str]]:
+    """For a troubleshooting query whose error has a signature: the fixed failures of that signature
+    (the query's command family first, then the lessons fixed in most sessions, then score), then
+    those of its exception class, each ahead of every other candidate whatever its words; and the
+    rest in order."""
+    if not ctx.signature:
+        return [], list(order)
+    wanted_class = exception_class(ctx.signature)
+    tier: dict[str, int] = {}
+    for mid in order:
+        row = rows[mid]
+        signature = _meta(row, "signature")
+        if not (is_fixed_failure(row) and signature):
+            continue
+        if signature == ctx.signature:
+            tier[mid] = 0
+        elif wanted_class and exception_class(signature) == wanted_class:
+            tier[mid] = 1
+    kinds = Counter((_meta(rows[m], "family"), _meta(rows[m], "signature")) for m in tier)
+    position = {m: i for i, m in enumerate(order)}
+    first = sorted(
+        tier,
+        key=lambda m: (
+            tier[m],
+            ctx.family is not None and _meta(rows[m], "family") != ctx.family,
+            -kinds[(_meta(rows[m], "family"), _meta(rows[m], "signature"))],
+            position[m],
+        ),
+    )
+    return first, [m for m in order if m not in tier]
+
+
 def _scored(
     rows: Mapping[str, MemoryRow],
     candidates: Mapping[str, Candidate],
@@ -136,15 +177,20 @@ def rank(
             )
             found[mid].notes.append(f"quarantined: {reason}; ranked after trusted memories")
     if ctx.fixes_first:
+        # the same error fixed before, by its signature, before anything read by its words
+        known, order = same_error(order, rows, ctx)
+        known = known[:k]
+        for mid in known:
+            found[mid].notes.append("troubleshoot: the same error, fixed before, ranked first")
         # Gate on the evidence itself (cosine, BM25 relative to the best), which does not stretch
         # small differences the way list-normalised fusion does on a handful of candidates.
         plain = replace(weights, fusion="weighted")
         best_keyword = max((c.keyword_score or 0.0 for c in candidates.values()), default=0.0)
         evidence = {m: relevance(candidates[m], plain, lists, best_keyword) for m in order}
         fixes, rest = split_fixes(order, rows, evidence, weights.troubleshoot_share)
-        groups = [mmr(fixes, scores, vectors, weights.mmr_lambda, k)]
-        groups.append(mmr(rest, scores, vectors, weights.mmr_lambda, k - len(groups[0])))
-        for mid in groups[0]:
+        groups = [known, mmr(fixes, scores, vectors, weights.mmr_lambda, k - len(known))]
+        groups.append(mmr(rest, scores, vectors, weights.mmr_lambda, k - sum(map(len, groups))))
+        for mid in groups[1]:
             found[mid].notes.append("troubleshoot: a failure with a fix, ranked first")
     else:
         groups = [mmr(order, scores, vectors, weights.mmr_lambda, k)]

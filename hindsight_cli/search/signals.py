@@ -40,6 +40,9 @@ class Context:
     # --troubleshoot: fixed failures go first
     fixes_first: bool = False
     query: str = ""
+    # what the query says went wrong (``lessons.signatures.of_query``), for troubleshooting
+    family: str | None = None
+    signature: str | None = None
 
     @cached_property
     def identifiers(self) -> tuple[str, ...]:
