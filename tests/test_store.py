@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import stored_data
@@ -554,3 +555,28 @@ def test_a_time_zone_aware_now_works_everywhere_a_time_is_taken(store: Store) ->
     clocked = Store(store.path, embedder=store.embedder, clock=lambda: aware)
     made = clocked.record("the cache was warmed").memory
     assert made.created_at.startswith("2026-03-10T17:00")
+
+
+def test_a_long_session_is_summarised_from_a_sample_of_its_sentences(store: Store) -> None:
+    """A session of hundreds of lines (an autonomous agent's) is summarised by embedding at most
+    ``MAX_POOL`` of its sentences, sampled across it, not every one."""
+    from conftest import FakeEmbedder
+
+    from hindsight_cli.core.extractive import MAX_POOL, key_sentences
+
+    texts = [
+        f"Step {n}: ran check number {n} on module m{n % 7} and it passed." for n in range(300)
+    ]
+    asked: list[int] = []
+    fake = FakeEmbedder()
+
+    def embed(batch: list[str]) -> Any:
+        asked.append(len(batch))
+        return fake.embed(batch)
+
+    points = key_sentences(texts, embed)
+    assert asked == [MAX_POOL] and len(points) == 3
+    # and the store's summary of such a session still has its key points
+    store.record("\n".join(texts[:150]), task_id="long")
+    store.record("\n".join(texts[150:]), task_id="long")
+    assert "Key points:" in store.summarize(task_id="long").memory.content

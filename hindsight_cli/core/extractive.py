@@ -14,6 +14,9 @@ if TYPE_CHECKING:
 
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])|\n+")
 _MAX_ITEM = 160
+# sentences a summary embeds to find the central ones: a long session's are sampled evenly (its
+# centre does not move; a session of an autonomous agent has hundreds of lines, each a model call)
+MAX_POOL = 64
 
 
 def sentences(text: str) -> list[str]:
@@ -40,6 +43,9 @@ def key_sentences(
                 pool.append(sentence)
     if len(pool) <= limit:
         return pool
+    if len(pool) > MAX_POOL:
+        step = len(pool) / MAX_POOL
+        pool = [pool[int(i * step)] for i in range(MAX_POOL)]
     vectors = embed(pool)
     similarity = vectors @ vectors.T
     centrality = similarity.mean(axis=1)
