@@ -210,3 +210,20 @@ def test_mining_a_session_the_hooks_saw_stores_each_failure_once(store: Path) ->
         if m.metadata.get("signature")
     ]
     assert [m.metadata["call"] for m in lessons] == ["demo__demo-1#0"]
+
+
+def test_two_failures_fixed_by_one_success_each_keep_their_own_fix(store: Path) -> None:
+    fail(store, "s1", LOAD, _traceback("/srv/app", 41, "KeyError: 'customer_id'"))
+    second = "python tools/load.py --strict"
+    fail(store, "s1", second, _traceback("/srv/app", 41, "ValueError: empty row 7"))
+    ok(store, "s1", "vim tools/load.py")
+    ok(store, "s1", LOAD)
+    opened = Store(store)
+    opened.ingest_events()
+    fixes = {
+        m.metadata["signature"]: m.resolution for m in opened.list(Filters(outcomes=("failure",)))
+    }
+    assert fixes == {
+        "KeyError: 'customer_id'": f"{second} ; vim tools/load.py ; {LOAD}",
+        "ValueError: empty row n": f"vim tools/load.py ; {LOAD}",
+    }

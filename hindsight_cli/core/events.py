@@ -87,17 +87,13 @@ def _link_fix(store: Store, line: JSONObject, later: set[str]) -> int:
     session, tool = _text(line.get("session")), _text(line.get("tool"))
     args = str(line.get("args") or "")
     named = line.get("fixes")
-    wanted = (
-        {
-            fixes.failure_key(session, _text(f.get("call")), str(f.get("id")))
-            for f in named
-            if isinstance(f, dict)
-        }
-        if isinstance(named, list)
-        else set()
-    )
-    fix = line.get("fix")
-    trail = [str(x) for x in fix] if isinstance(fix, list) else []
+    # each failure the hook found fixed, by its key, with the commands that fixed it
+    wanted: dict[str, list[str]] = {}
+    for found in named if isinstance(named, list) else []:
+        if isinstance(found, dict):
+            key = fixes.failure_key(session, _text(found.get("call")), str(found.get("id")))
+            trail = found.get("fix")
+            wanted[key] = [str(x) for x in trail] if isinstance(trail, list) else []
     open_failures = [
         m
         for m in store.list(
@@ -123,7 +119,7 @@ def _link_fix(store: Store, line: JSONObject, later: set[str]) -> int:
             str(tool),
             args,
             key=_key("fixed", old.idempotency_key),
-            trail=trail if old.idempotency_key in wanted else (),
+            trail=wanted.get(old.idempotency_key, ()),
         )
     return len(open_failures)
 

@@ -159,13 +159,12 @@ def _track_success(store: str, event: events.Event) -> None:
         return
     line = _line(event, "tool_ok", tool=event.tool, args=event.args)
     if fixed:
-        line["fixes"] = [{"id": f["id"], "call": f.get("call")} for f in fixed]
-        trail = fixed[0].get("trail")
-        line["fix"] = trail if isinstance(trail, list) else [event.args]
+        # each failure with its own fix: the commands from the call after it to this one
+        line["fixes"] = [{"id": f["id"], "call": f.get("call"), "fix": f["trail"]} for f in fixed]
     spool.append(os.path.join(store, spool.SPOOL_DIR, spool.EVENTS), line)
     for failure in fixed:
         if failure.get("kind"):
-            spool.note_fixed(store, str(failure["kind"]), event.session)
+            spool.note_fixed(store, str(failure["kind"]), str(line["session"]))
 
 
 def _line(event: events.Event, kind: str, **fields: str) -> dict[str, Any]:
@@ -211,7 +210,7 @@ def _record(store: str, event: events.Event, conf: Settings) -> str | None:
             conf.repeat_recall
             and failure_kind is not None
             and not met
-            and spool.fixed_elsewhere(store, failure_kind, event.session)
+            and spool.fixed_elsewhere(store, failure_kind, str(failure["session"]))
         )
         return f"{event.args}\n{event.error}" if repeat else None
     if event.kind == "tool" and conf.record_failures and not event.extra.get("interrupted"):
