@@ -237,3 +237,22 @@ def test_eval_replay_counts_the_repeat_in_each_format(
         assert negative["kind"] == "negative" and positive["kind"] == "positive"
         assert positive["systems"]["bm25"]["sources"] == [negative["id"]]
 
+
+def test_eval_replay_mines_opencode_sessions_one_at_a_time(
+    tmp_path: Path, later: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hindsight_cli.cli import app
+
+    monkeypatch.setitem(embedding._CACHE, embedding.DEFAULT_MODEL, Fake384())
+    folder = _opencode(tmp_path, later)
+    result = CliRunner().invoke(app, ["eval", "replay", str(folder), "--json", "--systems", "mine"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    negative, positive = report["probes"]
+    assert (negative["id"], positive["id"]) == ("ses_a#0", "ses_b#0")
+    # nothing mined before the first session ended: the later one is not read ahead
+    assert negative["systems"]["mine"]["sources"] == []
+    # the first session's failure, named by its step, then its exchange
+    sources = positive["systems"]["mine"]["sources"]
+    assert sources[0] == "ses_a#0" and set(sources) <= {"ses_a#0", "ses_a"}
+    assert report["systems"]["mine"]["in_block"] == 1.0
