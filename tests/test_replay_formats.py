@@ -256,3 +256,23 @@ def test_eval_replay_mines_opencode_sessions_one_at_a_time(
     sources = positive["systems"]["mine"]["sources"]
     assert sources[0] == "ses_a#0" and set(sources) <= {"ses_a#0", "ses_a"}
     assert report["systems"]["mine"]["in_block"] == 1.0
+
+
+def test_eval_replay_sends_gemini_sessions_through_the_hooks(
+    tmp_path: Path, later: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hindsight_cli.cli import app
+
+    monkeypatch.setitem(embedding._CACHE, embedding.DEFAULT_MODEL, Fake384())
+    folder = _gemini(tmp_path, later)
+    result = CliRunner().invoke(
+        app, ["eval", "replay", str(folder), "--json", "--systems", "hooks"]
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["hook_errors"] == 0
+    negative, positive = report["probes"]
+    # the hooks are sent Claude Code's events, each step named <session>#<index>
+    assert negative["systems"]["hooks"]["block"] == ""
+    assert negative["id"] in positive["systems"]["hooks"]["sources"]
+    assert "requests" in positive["systems"]["hooks"]["block"]
