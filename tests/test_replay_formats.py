@@ -183,6 +183,11 @@ def test_each_format_is_recognised_by_its_content(tmp_path: Path, later: Any) ->
     assert warning.startswith(f"{tmp_path / 'notes.jsonl'}: not a mini-swe-agent trajectory")
     for name in ("Claude Code transcript", "Codex rollout", "Gemini CLI chat", "OpenCode"):
         assert name in warning
+    # a database that is not OpenCode's
+    with sqlite3.connect(tmp_path / "other.db") as conn:
+        conn.execute("CREATE TABLE t (x)")
+    assert sessions.load([tmp_path / "other.db"], warn=warned.append) == []
+    assert len(warned) == 2 and "other.db: not a mini-swe-agent" in warned[1]
 
 
 def test_exit_codes_from_results_texts_and_flags(tmp_path: Path) -> None:

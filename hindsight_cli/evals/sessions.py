@@ -105,8 +105,19 @@ def read(path: Path) -> Session | None:
 def read_all(path: Path) -> list[Session] | None:
     """The sessions in ``path`` (a session file, or an OpenCode database or folder); None when it
     is in none of the formats."""
-    session = read(path) if path.is_file() else None
-    return [session] if session is not None else read_opencode(path)
+    if path.is_dir() or _sqlite(path):
+        return read_opencode(path)
+    session = read(path)
+    return [session] if session is not None else None
+
+
+def _sqlite(path: Path) -> bool:
+    """Whether a file is a SQLite database (an OpenCode one is never read as text)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
 
 
 def load(paths: Iterable[Path], warn: Warn | None = None) -> list[Session]:
