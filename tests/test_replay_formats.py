@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -51,7 +52,7 @@ class Fake384(FakeEmbedder):
 
 
 @pytest.fixture(name="later")
-def later_fixture(monkeypatch: pytest.MonkeyPatch) -> Any:
+def later_fixture(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
     """Build the next session a day after the last one (the fixtures' clock starts at START)."""
 
     def shift() -> None:
@@ -60,14 +61,14 @@ def later_fixture(monkeypatch: pytest.MonkeyPatch) -> Any:
     return shift
 
 
-def _codex(home: Path, later: Any, legacy: bool = False) -> Path:
+def _codex(home: Path, later: Callable[[], None], legacy: bool = False) -> Path:
     tf.codex(home, CWD, session=FIRST, legacy=legacy, turns=[RUN])
     later()
     tf.codex(home, CWD, session=SECOND, legacy=legacy, turns=[AGAIN])
     return home / ".codex" / "sessions"
 
 
-def _gemini(home: Path, later: Any, version: str = "jsonl") -> Path:
+def _gemini(home: Path, later: Callable[[], None], version: str = "jsonl") -> Path:
     tf.gemini(
         home, CWD, session=FIRST.replace("0199a3f2", "1199a3f2"), version=version, turns=[RUN]
     )
@@ -91,7 +92,7 @@ def _opencode_messages(turns: list[Turn], session: str) -> list[tuple[dict, list
     return out
 
 
-def _opencode(home: Path, later: Any, version: str = "db") -> Path:
+def _opencode(home: Path, later: Callable[[], None], version: str = "db") -> Path:
     root = home / ".local" / "share" / "opencode"
     storage = root / "storage"
     root.mkdir(parents=True)
@@ -136,7 +137,7 @@ BUILD = {
 
 @pytest.mark.parametrize("name", list(BUILD))
 def test_sessions_load_the_shell_calls_of_each_format(
-    tmp_path: Path, later: Any, name: str
+    tmp_path: Path, later: Callable[[], None], name: str
 ) -> None:
     folder = BUILD[name](tmp_path, later)
     warned: list[str] = []
@@ -163,7 +164,9 @@ def test_sessions_load_the_shell_calls_of_each_format(
     assert repeat.earlier[0].fix == tuple(s.command for s in first.steps[1:])
 
 
-def test_each_format_is_recognised_by_its_content(tmp_path: Path, later: Any) -> None:
+def test_each_format_is_recognised_by_its_content(
+    tmp_path: Path, later: Callable[[], None]
+) -> None:
     _codex(tmp_path, later)
     rollout = next((tmp_path / ".codex" / "sessions").rglob("rollout-*.jsonl"))
     gemini = tf.gemini(tmp_path, CWD, turns=[RUN])
@@ -191,7 +194,7 @@ def test_each_format_is_recognised_by_its_content(tmp_path: Path, later: Any) ->
 
 
 def test_exit_codes_from_results_texts_and_flags(tmp_path: Path) -> None:
-    # Codex: the code the output states; a call without output is left out
+    # Codex: the code the output states, else its failure; a call without output is left out
     path = tmp_path / "rollout-x.jsonl"
     lines: list[Any] = [
         {"timestamp": tf.at(0), "type": "session_meta", "payload": {"id": "s", "cwd": CWD}},
@@ -201,6 +204,8 @@ def test_exit_codes_from_results_texts_and_flags(tmp_path: Path) -> None:
             ("shell_command", {"command": "make"}, "Exit code: 2\nOutput:\nmake: *** Error 2"),
             ("exec_command", {"cmd": "ls x"}, "Process exited with code 1\nls: x: not found"),
             ("shell", {"command": ["ls", "-la"]}, "total 0"),
+            # no code: the failure the output reports
+            ("shell", {"command": "git pushx"}, "error: 'pushx' is not a git command"),
             ("shell", {"command": "sleep 9"}, None),
         ]
     ):
@@ -217,12 +222,13 @@ def test_exit_codes_from_results_texts_and_flags(tmp_path: Path) -> None:
         ("make", 2, "c0"),
         ("ls x", 1, "c1"),
         ("ls -la", 0, "c2"),
+        ("git pushx", 1, "c3"),
     ]
     assert session.steps[1].at - session.steps[0].at == 60
 
 
 def test_eval_replay_counts_the_repeat_in_each_format(
-    tmp_path: Path, later: Any, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, later: Callable[[], None], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from hindsight_cli.cli import app
 
@@ -244,7 +250,7 @@ def test_eval_replay_counts_the_repeat_in_each_format(
 
 
 def test_eval_replay_mines_opencode_sessions_one_at_a_time(
-    tmp_path: Path, later: Any, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, later: Callable[[], None], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from hindsight_cli.cli import app
 
@@ -264,7 +270,7 @@ def test_eval_replay_mines_opencode_sessions_one_at_a_time(
 
 
 def test_eval_replay_sends_gemini_sessions_through_the_hooks(
-    tmp_path: Path, later: Any, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, later: Callable[[], None], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from hindsight_cli.cli import app
 
