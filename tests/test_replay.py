@@ -443,3 +443,5 @@ def test_eval_replay_reads_claude_code_transcripts(
         ("cc-2#0", "positive"),
     ]
     assert report["probes"][1]["systems"]["bm25"]["sources"] == ["cc-1#0"]
+    # a mined failure is named by its step, not by Claude Code's id of the call
+    assert report["probes"][1]["systems"]["mine"]["sources"][0] == "cc-1#0"

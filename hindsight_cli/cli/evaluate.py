@@ -130,9 +130,10 @@ def replay(
 ) -> None:
     """Replay agent sessions: would memory have handed back the earlier fix at a repeated error?
 
-    Sessions (mini-swe-agent trajectories: the project is the instance's repository; Claude Code
-    transcripts: the session's directory) are replayed project by project in the order they
-    started, each project into new temporary stores, through hindsight's real write paths. A probe
+    Sessions (mini-swe-agent trajectories: the project is the instance's repository; Claude Code,
+    Codex, Gemini CLI and OpenCode sessions: the session's directory; a client's folder is searched
+    for them) are replayed project by project in the order they started, each project into new
+    temporary stores, through hindsight's real write paths. A probe
     is the first failure of its kind in a session (command family and normalised error signature);
     it is positive when an earlier session of the project fixed a failure of that kind, negative
     otherwise. At each probe every system is asked with what the agent sees: hooks (the hook path as
@@ -144,6 +145,7 @@ def replay(
     \b
     Example:
         hindsight eval replay ~/runs/swebench/trajs
+        hindsight eval replay ~/.claude/projects ~/.codex/sessions --systems bm25,mine
         hindsight eval replay trajs --systems mine,bm25 --budget 400 --json
     """
     from ..errors import InvalidInput
@@ -160,8 +162,9 @@ def replay(
     found = sessions.load(paths, warn=render.warning)
     if not found:
         raise InvalidInput(
-            "No sessions found: give *.traj.json or Claude Code *.jsonl files, or directories "
-            "holding them."
+            "No sessions found: give mini-swe-agent *.traj.json files, Claude Code, Codex or "
+            "Gemini CLI session files, an OpenCode data folder or opencode.db, or folders holding "
+            "them."
         )
     with render.phased_progress() as update:
         report = replaying.replay(

@@ -24,13 +24,14 @@ QUERY_OUTPUT = 600
 
 @dataclass(frozen=True)
 class Step:
-    """One shell command of a session: its exit code, its output and when it was asked for (epoch
-    seconds; 0 when unknown)."""
+    """One shell command of a session: its exit code, its output, when it was asked for (epoch
+    seconds; 0 when unknown) and the client's id of the call ("" when unknown)."""
 
     command: str
     code: int
     output: str
     at: float = 0.0
+    call: str = ""
 
 
 @dataclass

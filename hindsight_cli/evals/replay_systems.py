@@ -179,12 +179,23 @@ class Mined:
 
     def __init__(self, root: Path) -> None:
         self.store = Store(root / ".hindsight")
+        # (session, the client's id of a call) -> the step it is, <session>#<index>
+        self.steps: dict[tuple[str, str], str] = {}
 
     def add(self, session: Session) -> None:
         if session.source is None:
             return
         module = reader(session.client)
-        Miner(self.store).mine(module, list(module.units(session.source)))
+        # the session's own unit: a file's, or one of the sessions of an OpenCode database
+        units = [
+            unit
+            for unit in module.units(session.source)
+            if unit.meta.get("session", session.id) == session.id
+        ]
+        Miner(self.store).mine(module, units)
+        for index, step in enumerate(session.steps):
+            if step.call:
+                self.steps[(session.id, step.call)] = f"{session.id}#{index}"
 
     def ask(self, probe: Probe, budget: int) -> Answer:
         start = time.perf_counter()
@@ -199,7 +210,7 @@ class Mined:
         ms = _ms(start)
         if not result.hits:
             return Answer(ms=ms)
-        ranked: list[tuple[str, ...]] = [(memory_source(h.memory),) for h in result.hits]
+        ranked: list[tuple[str, ...]] = [(self._source(h.memory),) for h in result.hits]
         return Answer(
             ranked,
             list(range(len(ranked))),
@@ -207,6 +218,12 @@ class Mined:
             estimate_tokens(result.context),
             ms,
         )
+
+    def _source(self, memory: Memory) -> str:
+        """A mined failure's step, ``<session>#<index>``, for the client's id of its call."""
+        meta = memory.metadata
+        found = self.steps.get((str(meta.get("session") or ""), str(meta.get("call") or "")))
+        return found or memory_source(memory)
 
 
 @dataclass(frozen=True)

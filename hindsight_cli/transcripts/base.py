@@ -4,11 +4,12 @@ resumes, and what a read counted on the way (broken and unknown lines)."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
 from ..errors import InvalidInput
 from ..models import JSONObject, JSONValue
@@ -180,3 +181,62 @@ def not_format(path: Path, what: str, hint: str) -> InvalidInput:
     return InvalidInput(
         f"{path} is not {what} ({hint}); check the path, or name its format with the right command."
     )
+
+
+class ShellCall(NamedTuple):
+    """One shell command a session ran, as ``hindsight eval replay`` reads it: its exit code, its
+    output, when it was asked for (epoch seconds, 0 when unknown) and the client's id of the
+    call."""
+
+    command: str
+    code: int
+    output: str
+    at: float
+    call: str = ""
+
+
+@dataclass
+class ShellCalls:
+    """A session's shell calls in order, with its id, working directory and first prompt."""
+
+    session: str
+    cwd: str = ""
+    prompt: str = ""
+    calls: list[ShellCall] = field(default_factory=list)
+
+
+_EXIT_CODE = re.compile(r"(?im)^\W*(?:exit code|exit status|process exited with code)\W*(-?\d+)")
+
+
+def stated_code(output: str) -> int | None:
+    """The exit code a shell result states (an ``Exit code N`` line near its start or end), if
+    any."""
+    found = _EXIT_CODE.search(output[:400]) or _EXIT_CODE.search(output[-600:])
+    return int(found.group(1)) if found else None
+
+
+def exit_code(output: str, failed: bool, given: object = None) -> int:
+    """A shell call's exit code: the one its result gives (``given``), else the one its output
+    states, else 1 when it failed and 0 otherwise."""
+    if isinstance(given, int) and not isinstance(given, bool):
+        return given
+    stated = stated_code(output)
+    if stated is not None:
+        return stated
+    return 1 if failed else 0
+
+
+def epoch(stamp: object) -> float:
+    """A time (ISO 8601, or epoch seconds or milliseconds) as epoch seconds; 0 when unknown."""
+    if isinstance(stamp, bool):
+        return 0.0
+    if isinstance(stamp, (int, float)):
+        return float(stamp) / 1000 if stamp > 1e11 else float(stamp)
+    if not isinstance(stamp, str) or not stamp:
+        return 0.0
+    try:
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return 0.0
+    # a time without its zone is UTC
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +23,11 @@ from .base import (
     Context,
     Reading,
     Resume,
+    ShellCall,
+    ShellCalls,
     Unit,
     env_path,
+    epoch,
     file_units,
     home,
     obj,
@@ -173,17 +174,6 @@ def _answer(current: Exchange | None, content: JSONValue) -> None:
 _EXIT_CODE = re.compile(r"(?im)^\W*(?:exit code|exit status)\W*(-?\d+)")
 
 
-@dataclass
-class ShellCalls:
-    """A transcript's Bash calls in order, as ``hindsight eval replay`` reads them: (command, exit
-    code, output, epoch seconds), with the session's id, working directory and first prompt."""
-
-    session: str
-    cwd: str = ""
-    prompt: str = ""
-    calls: list[tuple[str, int, str, float]] = field(default_factory=list)
-
-
 def shell_calls(path: Path) -> ShellCalls:
     """Each ``Bash`` tool call of the main thread answered by its result: the exit code is the one
     the result states (an ``Exit code N`` line near its start or end), else 1 for an error and 0
@@ -204,19 +194,22 @@ def shell_calls(path: Path) -> ShellCalls:
                 command = obj(block.get("input")).get("command")
                 if block.get("type") == "tool_use" and block.get("name") in ("Bash", "bash"):
                     if isinstance(command, str):
-                        asked[str(block.get("id"))] = (command, _epoch(value.get("timestamp")))
+                        asked[str(block.get("id"))] = (command, epoch(value.get("timestamp")))
         elif value.get("type") == "user":
             results = [b for b in blocks if b.get("type") == "tool_result"]
             if not results and not found.prompt and not value.get("isMeta"):
                 found.prompt = prompt_text("\n".join(texts(content)))
             for block in results:
-                call = asked.pop(str(block.get("tool_use_id")), None)
+                ref = str(block.get("tool_use_id"))
+                call = asked.pop(ref, None)
                 if call is not None:
-                    _result(found, call, block, value.get("toolUseResult"))
+                    _result(found, (*call, ref), block, value.get("toolUseResult"))
     return found
 
 
-def _result(found: ShellCalls, call: tuple[str, float], block: dict[str, Any], result: Any) -> None:
+def _result(
+    found: ShellCalls, call: tuple[str, float, str], block: dict[str, Any], result: Any
+) -> None:
     body = "\n".join(texts(block.get("content")))
     if body.startswith(_INTERRUPTED) or (isinstance(result, dict) and result.get("interrupted")):
         return
@@ -224,13 +217,4 @@ def _result(found: ShellCalls, call: tuple[str, float], block: dict[str, Any], r
     code = int(stated.group(1)) if stated else 0
     if block.get("is_error") and not code:
         code = 1
-    found.calls.append((call[0], code, body.strip(), call[1]))
-
-
-def _epoch(stamp: Any) -> float:
-    if not isinstance(stamp, str) or not stamp:
-        return 0.0
-    try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return 0.0
+    found.calls.append(ShellCall(call[0], code, body.strip(), call[1], call[2]))

@@ -25,8 +25,12 @@ from .base import (
     Context,
     Reading,
     Resume,
+    ShellCall,
+    ShellCalls,
     Unit,
     env_path,
+    epoch,
+    exit_code,
     file_units,
     home,
     obj,
@@ -37,7 +41,7 @@ from .base import (
     texts,
 )
 from .exchange import Assembler, Exchange, output_failed, prompt_text
-from .lines import head_values
+from .lines import head_values, read_lines
 
 NAME = "codex"
 TITLE = "Codex CLI"
@@ -224,3 +228,80 @@ def _failed(output: object) -> bool:
     if text.lstrip().lower().startswith(("error:", "apply_patch verification failed", "failed to")):
         return True
     return output_failed(output)
+
+
+_SHELL_TOOLS = {"shell", "container.exec", "shell_command", "exec_command", "local_shell"}
+
+
+def shell_calls(path: Path) -> ShellCalls:
+    """Each shell call of a rollout answered by its output (``hindsight eval replay``): a
+    ``function_call`` of a shell tool or a ``local_shell_call``, its command without the ``bash -lc``
+    wrapper. The exit code is the one the output gives (early rollouts: ``metadata.exit_code``) or
+    states (``Exit code: N``, ``Process exited with code N``), else 1 when it reports a failure; the
+    time is the call line's (early rollouts: the session's start)."""
+    # the uuid ending the file name, until the session says
+    found = ShellCalls("-".join(path.stem.split("-")[-5:]))
+    asked: dict[str, tuple[str, float]] = {}
+    now = 0.0
+    for line in read_lines(path):
+        if not isinstance(line.value, dict):
+            continue
+        kind, payload, at = _envelope(line.value)
+        now = epoch(at) or now
+        if kind == "session_meta":
+            found.session = str(payload.get("id") or found.session)
+            found.cwd = found.cwd or str(payload.get("cwd") or "")
+        elif kind == "turn_context":
+            found.cwd = found.cwd or str(payload.get("cwd") or "")
+        elif kind == "response_item":
+            _shell_item(found, asked, payload, now)
+    return found
+
+
+def _shell_item(
+    found: ShellCalls, asked: dict[str, tuple[str, float]], item: JSONObject, at: float
+) -> None:
+    kind, ref = item.get("type"), str(item.get("call_id") or item.get("id") or "")
+    if kind == "message" and item.get("role") == "user":
+        given = texts(item.get("content"), ("input_text", "text"))
+        for text in given:
+            cwd = _CWD.search(text) if "<environment_context>" in text else None
+            if cwd and not found.cwd:
+                found.cwd = cwd.group(1).strip()
+        if not found.prompt:
+            found.prompt = "\n".join(p for p in (prompt_text(t) for t in given) if p)
+    elif kind == "function_call" and item.get("name") in _SHELL_TOOLS:
+        command = _command(_arguments(item.get("arguments")))
+        if command:
+            asked[ref] = (command, at)
+    elif kind == "local_shell_call":
+        command = _command(_arguments(item.get("action")))
+        if command:
+            asked[ref] = (command, at)
+    elif kind == "function_call_output" and ref in asked:
+        command, when = asked.pop(ref)
+        output = item.get("output")
+        text = _output_text(output)
+        code = exit_code(text, _failed(output), _given_code(output))
+        found.calls.append(ShellCall(command, code, text.strip(), when, ref))
+
+
+def _command(arguments: object) -> str:
+    """A shell call's command as a string (``cmd`` for ``exec_command``; an argv list joined)."""
+    if not isinstance(arguments, dict):
+        return ""
+    value = arguments.get("command") or arguments.get("cmd")
+    if isinstance(value, list):
+        value = " ".join(str(v) for v in value)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _given_code(output: object) -> object:
+    """The exit code an early rollout's JSON output gives in its ``metadata``."""
+    if isinstance(output, str) and output.startswith("{"):
+        try:
+            output = json.loads(output)
+        except ValueError:
+            return None
+    meta = obj(output.get("metadata")) if isinstance(output, dict) else {}
+    return meta.get("exit_code")

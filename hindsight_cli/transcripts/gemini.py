@@ -28,9 +28,13 @@ from .base import (
     Cursor,
     Reading,
     Resume,
+    ShellCall,
+    ShellCalls,
     Unit,
     array,
     env_path,
+    epoch,
+    exit_code,
     file_unit,
     home,
     iso_ms,
@@ -41,7 +45,7 @@ from .base import (
     texts,
 )
 from .exchange import Assembler, Exchange, output_failed, prompt_text
-from .lines import head_values, iter_json_array
+from .lines import head_values, iter_json_array, read_lines
 
 NAME = "gemini"
 TITLE = "Gemini CLI"
@@ -290,3 +294,67 @@ def _output(call: JSONObject) -> str:
             )
     shown = call.get("resultDisplay")
     return shown if isinstance(shown, str) else "\n".join(texts(result))
+
+
+def shell_calls(path: Path) -> ShellCalls:
+    """Each finished shell call of a session recording (``hindsight eval replay``), in order, from
+    the latest version of each record: the exit code is the one the output states (``Exit Code:
+    N``), else 1 for a call whose status is ``error`` and 0 for ``success``; a cancelled call is
+    left out. The working directory is the project the chats folder belongs to."""
+    found = ShellCalls(path.stem)
+    records: dict[str, JSONObject] = {}
+    if path.suffix == ".jsonl":
+        for line in read_lines(path):
+            value = line.value
+            if not isinstance(value, dict):
+                continue
+            if "$set" in value:
+                _keep(records, _list(obj(value["$set"]).get("messages")))
+            elif "type" in value and "id" in value:
+                _keep(records, [value])
+            elif "sessionId" in value:
+                found.session = str(value["sessionId"])
+                _keep(records, _list(value.get("messages")))
+    else:
+        try:
+            value = next(iter_json_array(path))
+        except (ValueError, StopIteration, OSError):
+            return found
+        if isinstance(value, dict):
+            found.session = str(value.get("sessionId") or found.session)
+            _keep(records, array(value.get("messages")))
+    directory = path.parent.parent if path.parent.name == "chats" else path.parent
+    found.cwd = _project(directory) or ""
+    for record in records.values():
+        if record.get("type") == "user" and not found.prompt:
+            found.prompt = prompt_text("\n".join(texts(record.get("content"))))
+        elif record.get("type") == "gemini":
+            for call in array(record.get("toolCalls")):
+                made = _shell_call(call, record.get("timestamp"))
+                if made is not None:
+                    found.calls.append(made)
+    return found
+
+
+def _keep(records: dict[str, JSONObject], given: list[JSONValue]) -> None:
+    """The records so far, each at its first place with its latest version."""
+    for record in given:
+        if isinstance(record, dict) and record.get("id") is not None:
+            records[str(record["id"])] = record
+
+
+def _shell_call(call: object, at: JSONValue) -> ShellCall | None:
+    if not isinstance(call, dict) or str(call.get("name")) not in _SHELLS:
+        return None
+    ok = _STATUS.get(str(call.get("status")))
+    command = obj(call.get("args")).get("command")
+    if ok is None or not isinstance(command, str) or not command.strip():
+        return None
+    output = _output(call)
+    return ShellCall(
+        command,
+        exit_code(output, not ok),
+        output.strip(),
+        epoch(call.get("timestamp")) or epoch(at),
+        str(call.get("id") or ""),
+    )

@@ -21,7 +21,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..storage import opencode_db
-from .base import Reading, Resume, Unit, env_path, home, iso_ms, obj, project_of, texts
+from .base import (
+    Reading,
+    Resume,
+    ShellCall,
+    ShellCalls,
+    Unit,
+    env_path,
+    epoch,
+    exit_code,
+    home,
+    iso_ms,
+    obj,
+    project_of,
+    texts,
+)
 from .exchange import Assembler, Exchange, output_failed, prompt_text
 
 if TYPE_CHECKING:
@@ -233,3 +247,54 @@ def _tool(current: Exchange, part: JSONObject) -> None:
             str(part.get("tool")) == "bash" and output_failed(str(state.get("output") or ""))
         )
         current.result(ref, not failed, state.get("output") or "")
+
+
+def shell_calls(unit: Unit) -> ShellCalls:
+    """Each finished ``bash`` call of one session (a unit of ``units``), in order (``hindsight eval
+    replay``): the exit code is the one its metadata gives (``exit``), else the one its output
+    states, else 1 for a call in error and 0 for a completed one; the time is when it started. The
+    working directory is the session's."""
+    found = ShellCalls(str(unit.meta["session"]), str(unit.meta.get("directory") or ""))
+    messages = _messages(unit)
+    with opencode_db.opened(unit.path) if unit.meta.get("database") else nullcontext() as conn:
+        for mid, info in messages:
+            parts = [p for p in _parts(unit, conn, mid) if p is not _BROKEN]
+            if info.get("role") == "user" and not found.prompt:
+                shown = [
+                    p
+                    for p in parts
+                    if p.get("type") == "text" and not p.get("synthetic") and not p.get("ignored")
+                ]
+                found.prompt = prompt_text("\n".join(texts(shown)))
+            elif info.get("role") == "assistant":
+                found.cwd = found.cwd or str(obj(info.get("path")).get("cwd") or "")
+                for part in parts:
+                    made = _shell_call(part, obj(info.get("time")).get("created"))
+                    if made is not None:
+                        found.calls.append(made)
+    return found
+
+
+def _shell_call(part: JSONObject, at: JSONValue) -> ShellCall | None:
+    state = obj(part.get("state"))
+    command = obj(state.get("input")).get("command")
+    status = state.get("status")
+    if (
+        part.get("type") != "tool"
+        or part.get("tool") != "bash"
+        or status not in ("completed", "error")
+        or not isinstance(command, str)
+        or not command.strip()
+    ):
+        return None
+    meta = obj(state.get("metadata"))
+    output = str(state.get("output") or meta.get("output") or "")
+    if status == "error":
+        output = "\n".join(t for t in (output, str(state.get("error") or "")) if t)
+    return ShellCall(
+        command,
+        exit_code(output, status == "error", meta.get("exit")),
+        output.strip(),
+        epoch(obj(state.get("time")).get("start")) or epoch(at),
+        str(part.get("callID") or part.get("id") or ""),
+    )
