@@ -28,6 +28,7 @@ from .options import (
 )
 
 if TYPE_CHECKING:
+    from ..models import WriteResult
     from ..store import Store
 
 
@@ -193,7 +194,77 @@ def record(
         key=key,
         supersedes=supersedes,
     )
-    # said whatever the output mode: a fact was replaced
+    _say_written(result)
+    if json_:
+        render.json_doc(result.to_dict())
+        return
+    render.plain(result.memory.id)
+    what = (
+        "Already stored (merged)"
+        if result.deduplicated
+        else ("Stored as a new version" if result.updated else "Recorded")
+    )
+    note = (
+        f"; redacted {result.redactions} secret{'s' if result.redactions != 1 else ''}"
+        if result.redactions
+        else ""
+    )
+    if result.memory.supersedes and not result.deduplicated:
+        note += f"; it supersedes {result.memory.supersedes}"
+    # in a terminal the id is on the line above
+    named = "" if sys.stdout.isatty() else f" {result.memory.id}"
+    render.message(f"{what}{named}{note}.")
+
+
+@app.command()
+def edit(
+    memory_id: Annotated[
+        str, typer.Argument(metavar="ID", help="The memory (its id or a unique part of it).")
+    ],
+    resolution: Annotated[
+        Optional[str],
+        typer.Option("--resolution", help="How the failure was fixed.", show_default=False),
+    ] = None,
+    outcome: Annotated[
+        Optional[Outcome], typer.Option("--outcome", help="How it ended.", show_default=False)
+    ] = None,
+    confidence: Annotated[
+        Optional[float], typer.Option("--confidence", help="0–1.", show_default=False)
+    ] = None,
+    tag: Annotated[
+        Optional[list[str]],
+        typer.Option("--tag", help="A tag to add (repeatable).", show_default=False),
+    ] = None,
+    store: StoreOption = None,
+    json_: JsonFlag = False,
+) -> None:
+    """Give a stored memory what was learnt since: a new version that supersedes it.
+
+    The text stays; the old version leaves search and stays as history (`hindsight show ID`).
+
+    \b
+    Example:
+        hindsight edit 01a22ace --resolution "pinned pnpm to 9.15.1" --outcome failure
+        hindsight edit 01a22ace --tag ci --confidence 0.9
+    """
+    from . import render
+
+    result = _store(store).edit(
+        memory_id, resolution=resolution, outcome=outcome, confidence=confidence, tags=tag or []
+    )
+    _say_written(result)
+    if json_:
+        render.json_doc(result.to_dict())
+        return
+    render.plain(result.memory.id)
+    if result.deduplicated:
+        render.message(f"Unchanged: {result.memory.id} holds all of that already.")
+
+
+def _say_written(result: WriteResult) -> None:
+    """Said whatever the output mode: a memory was replaced, or stored in parts."""
+    from . import render
+
     if result.change and result.superseded:
         render.message(
             f"Updated: {result.change} (supersedes {result.superseded[0]}; "
@@ -205,21 +276,6 @@ def record(
             f"max_content_bytes; "
             f"`hindsight show {result.memory.id} --sources` shows them all."
         )
-    if json_:
-        render.json_doc(result.to_dict())
-        return
-    render.plain(result.memory.id)
-    what = "Already stored (merged)" if result.deduplicated else "Recorded"
-    note = (
-        f"; redacted {result.redactions} secret{'s' if result.redactions != 1 else ''}"
-        if result.redactions
-        else ""
-    )
-    if result.memory.supersedes and not result.deduplicated:
-        note += f"; it supersedes {result.memory.supersedes}"
-    # in a terminal the id is on the line above
-    named = "" if sys.stdout.isatty() else f" {result.memory.id}"
-    render.message(f"{what}{named}{note}.")
 
 
 TypeOption = Annotated[

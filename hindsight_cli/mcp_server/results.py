@@ -89,7 +89,12 @@ def write(result: WriteResult, verbose: bool = False) -> tuple[str, dict[str, ob
         if result.deduplicated
         else f"Recorded {memory.id}."
     )
-    if superseded:
+    if result.updated:
+        text = (
+            f"Updated: {result.change}. {memory.id} is the new version of "
+            f"{', '.join(superseded)}, which stays as history."
+        )
+    elif superseded:
         text += f" It replaces {', '.join(superseded)}" + (
             f" ({result.change})." if result.change else "."
         )
@@ -108,6 +113,8 @@ def write(result: WriteResult, verbose: bool = False) -> tuple[str, dict[str, ob
     }
     if result.change:
         structured["change"] = result.change
+    if result.updated:
+        structured["updated"] = True
     if result.parts:
         structured["parts"] = list(result.parts)
     if verbose:
