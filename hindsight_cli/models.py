@@ -134,6 +134,9 @@ class WriteResult:
     # content over the size limit: every part's id, in order
     parts: list[str] = field(default_factory=list)
     updated: bool = False
+    # stored beside this memory although it reads like an update of it (``change`` says why: two
+    # subjects, or ``[write] on_change = "keep_both"``); ``--supersedes`` it if it does replace it
+    beside: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         data = {
@@ -146,6 +149,8 @@ class WriteResult:
             data["change"] = self.change
         if self.updated:
             data["updated"] = True
+        if self.beside:
+            data["kept_beside"] = self.beside
         return {**data, "parts": self.parts} if self.parts else data
 
 

@@ -266,9 +266,16 @@ def _say_written(result: WriteResult) -> None:
     from . import render
 
     if result.change and result.superseded:
+        # an automatic supersede follows a setting the user may want to change
+        setting = "" if result.updated else '; [write] on_change = "keep_both" keeps both'
         render.message(
             f"Updated: {result.change} (supersedes {result.superseded[0]}; "
-            f"`hindsight show {result.memory.id}` has the history)."
+            f"`hindsight show {result.memory.id}` has the history{setting})."
+        )
+    elif result.beside:
+        render.message(
+            f"Kept both ({result.change}): --supersedes {result.beside} if this replaces "
+            f"{result.beside}."
         )
     if result.parts and not result.deduplicated:
         render.message(

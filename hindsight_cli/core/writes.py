@@ -37,6 +37,9 @@ class _Plan:
     old: MemoryRow | None = None
     # "60 → 100": what an automatic supersede changed
     change: str | None = None
+    # kept beside this memory, which it reads like an update of, and why
+    beside: str | None = None
+    why: str | None = None
 
 
 def _inherit(rt: Runtime, values: dict[str, Any], scope: Scope) -> None:
@@ -119,6 +122,16 @@ def _plan(rt: Runtime, session: Writer, row: MemoryRow) -> _Plan:
         return _Plan(
             old=rows[choice.target], change=choice.decision.summary or choice.decision.reason
         )
+    if choice.beside is not None and row.type != "episodic":
+        beside, decision = choice.beside
+        if decision.kind == "update":
+            why = f'{decision.summary} reads like an update, but [write] on_change = "keep_both"'
+        else:
+            why = (
+                f"{decision.reason}; [write] on_change supersedes only a changed value of the "
+                "same subject"
+            )
+        return _Plan(beside=beside, why=why)
     return _Plan()
 
 
@@ -169,7 +182,14 @@ def record(
     rt.after_write()
     expire_if_due(rt)
     superseded = [plan.old.id] if plan.old is not None else []
-    return WriteResult(codec.to_memory(row), False, prepared.redactions, superseded, plan.change)
+    return WriteResult(
+        codec.to_memory(row),
+        False,
+        prepared.redactions,
+        superseded,
+        plan.change or plan.why,
+        beside=plan.beside,
+    )
 
 
 def _answer(rt: Runtime, outcome: _Outcome, redactions: int) -> WriteResult:

@@ -24,6 +24,8 @@ class WriteOutput:
     change: str | None = None
     # a repeat (or an edit by id) that added what was learnt: ``id`` is the new version
     updated: bool = False
+    # kept beside this memory although it reads like an update of it; ``change`` says why
+    kept_beside: str | None = None
     # content over the size limit: its linked parts' ids, in order
     parts: list[str] | None = None
     memory: Memory | None = None

@@ -96,7 +96,14 @@ def write(result: WriteResult, verbose: bool = False) -> tuple[str, dict[str, ob
         )
     elif superseded:
         text += f" It replaces {', '.join(superseded)}" + (
-            f" ({result.change})." if result.change else "."
+            f' ({result.change}; [write] on_change = "keep_both" keeps both).'
+            if result.change
+            else "."
+        )
+    elif result.beside:
+        text += (
+            f" Kept both ({result.change}): write it with supersedes={result.beside} if it "
+            f"replaces {result.beside}."
         )
     if result.parts:
         text += (
@@ -115,6 +122,8 @@ def write(result: WriteResult, verbose: bool = False) -> tuple[str, dict[str, ob
         structured["change"] = result.change
     if result.updated:
         structured["updated"] = True
+    if result.beside:
+        structured["kept_beside"] = result.beside
     if result.parts:
         structured["parts"] = list(result.parts)
     if verbose:
