@@ -17,7 +17,7 @@ from ..errors import InvalidInput
 from ..models import WriteResult
 from ..storage import codec
 from ..storage.base import Condition, Writer
-from ..storage.rows import MemoryRow, embedding_text, row_term_counts
+from ..storage.rows import MemoryRow, row_term_counts
 from . import amend, embedding_jobs, parts
 from .lifecycle import expire_if_due, withdraw
 from .prepare import Limits, Prepared
@@ -110,9 +110,11 @@ def _plan(rt: Runtime, session: Writer, row: MemoryRow) -> _Plan:
     facts = rt.config.on_change == "supersede" and row.type != "episodic"
     # a piece is no statement
     near = [(m, s) for m, s in near if m in rows and not parts.is_part(rows[m])]
+    # The statements are compared, not their fixes: a repeat that brings a fix (or another one)
+    # merges into the memory it repeats, which then takes the fix as a new version (amend.py).
     choice = resolve(
-        embedding_text(row),
-        [(m, embedding_text(rows[m]), s) for m, s in near],
+        row.content,
+        [(m, rows[m].content, s) for m, s in near],
         supersede=facts,
         thresholds=thresholds,
     )

@@ -226,3 +226,21 @@ def test_a_restatement_that_adds_a_tag_updates_the_memory_it_repeats(cli) -> Non
     [memory] = _active(cli)
     assert memory.content == "the deploy failed because the disk was full"
     assert (memory.tags, memory.confidence) == (["disk"], 0.9)
+
+
+@pytest.mark.model
+def test_a_restatement_with_the_fix_gives_the_memory_its_fix(cli) -> None:
+    first = _record(cli, "the deploy failed because the disk was full", "--outcome", "failure")
+    result = cli(
+        "record",
+        "The deploy failed because the disk was full.",
+        "--outcome",
+        "failure",
+        "--resolution",
+        "cleaned /var/lib/docker",
+    )
+    assert result.exit_code == 0, result.stderr
+    assert f"Updated: resolution added (supersedes {first};" in result.stderr
+    [memory] = _active(cli)
+    assert memory.content == "the deploy failed because the disk was full"
+    assert memory.resolution == "cleaned /var/lib/docker"
