@@ -199,11 +199,15 @@ def record(
         render.json_doc(result.to_dict())
         return
     render.plain(result.memory.id)
-    what = (
-        "Already stored (merged)"
-        if result.deduplicated
-        else ("Stored as a new version" if result.updated else "Recorded")
-    )
+    if result.deduplicated:
+        # --no-merge keeps near-duplicates apart; the same key is the same memory all the same
+        what = (
+            "Already stored (the same text, task and step: --no-merge stores no memory twice)"
+            if no_merge
+            else "Already stored (merged)"
+        )
+    else:
+        what = "Stored as a new version" if result.updated else "Recorded"
     note = (
         f"; redacted {result.redactions} secret{'s' if result.redactions != 1 else ''}"
         if result.redactions

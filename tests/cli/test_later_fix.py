@@ -120,6 +120,7 @@ def test_no_merge_with_a_fix_is_refused_with_a_reason(cli) -> None:
     # the same call again is a retry, answered as before
     retry = cli("record", text, "--outcome", "failure", "--no-merge")
     assert retry.exit_code == 0 and retry.stdout.strip() == first
+    assert "--no-merge stores no memory twice" in retry.stderr
 
 
 def test_edit_gives_a_stored_memory_its_fix(cli) -> None:
