@@ -3,8 +3,11 @@ the fix, or with `id`, gives the stored memory a new version, through the SDK's 
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
 
 from hindsight_cli import Filters
 from hindsight_cli.mcp_server import build_server
@@ -75,3 +78,25 @@ async def test_memory_write_with_id_edits_what_was_learnt(store: Store) -> None:
     assert other_field.is_error and "task_id cannot be edited" in other_field.content[0].text
     assert nothing.is_error and "content is missing" in nothing.content[0].text
     assert [m.id for m in store.list(Filters(), limit=None)] == [memory.id]
+
+
+@pytest.mark.slow
+async def test_a_later_fix_through_a_stdio_server(tmp_path: Path) -> None:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "hindsight_cli", "mcp", "--store", str(tmp_path / "s")],
+        env={"HINDSIGHT_HOME": str(tmp_path / "home")},
+    )
+    async with Client(params) as client:
+        first = (await client.call_tool("memory_write", FAILURE)).structured_content["id"]
+        fixed = await client.call_tool(
+            "memory_write", {**FAILURE, "resolution": "renewed the profile"}
+        )
+        tagged = await client.call_tool(
+            "memory_write", {"id": fixed.structured_content["id"], "tags": ["ios"]}
+        )
+    assert fixed.content[0].text.startswith("Updated: resolution added.")
+    assert fixed.structured_content["superseded"] == [first]
+    assert tagged.structured_content["change"] == "tag added: ios"
+    [memory] = Store(tmp_path / "s").list(Filters(), limit=None)
+    assert (memory.resolution, memory.tags) == ("renewed the profile", ["ios"])
