@@ -107,6 +107,12 @@ CHANGES = [
     ("数据库连接池大小是 20", "数据库连接池大小是 50"),
     ("服务监听端口 8080", "服务监听端口 8081"),
     ("タイムアウトは 30 秒です", "タイムアウトは 60 秒です"),
+    # a word that names things, but the number is the value it now has
+    ("We are on sprint 14 now", "We are on sprint 15 now"),
+    ("The office is on floor 3", "The office is on floor 5"),
+    ("The current release is 2.3", "The current release is 2.4"),
+    ("Node 18 is required by the build", "Node 20 is required by the build"),
+    ("Python 3.11 is what CI uses", "Python 3.12 is what CI uses"),
 ]
 
 
