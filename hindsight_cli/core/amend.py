@@ -4,8 +4,9 @@ that repeats the memory, as ``edit`` of a memory named by id, or as an import of
 holds under the same idempotency key.
 
 The new version keeps the text, the agent, the task and every other field, takes what changed, and
-supersedes the old one (which stays as history: ``hindsight show ID``). Nothing stated is never a
-change: a repeat without ``--resolution`` keeps the resolution stored, and tags are only ever added.
+supersedes the old one (which stays as history: ``hindsight show ID``). What a write does not state
+does not change: a repeat without ``--resolution`` keeps the resolution stored, and tags are only
+ever added. What was learnt keeps the trust of whoever said it (``guarded``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from ..errors import BadUsage, InvalidInput
 from ..models import WriteResult
+from ..poisoning import QUARANTINE_CONFIDENCE, QUARANTINE_TAG, trust
 from ..storage import codec
 from ..storage.base import Reader, Writer
 from ..storage.rows import MemoryRow, embedding_text, row_term_counts
@@ -144,6 +146,21 @@ def new_version(old: MemoryRow, change: Amendment, at: Any) -> MemoryRow:
     )
 
 
+def guarded(new: MemoryRow, came: MemoryRow) -> None:
+    """A new version takes the trust of the write that brought what it learnt (``came``, as
+    validated): a fix from an untrusted source makes it untrusted (that source, the lower
+    confidence), and instruction-like text in it quarantines it, as it would a new memory."""
+    if trust(came.source) == "untrusted" and trust(new.source) == "trusted":
+        new.source = came.source
+        new.confidence = min(new.confidence, came.confidence)
+    found = (came.metadata or {}).get("quarantine")
+    if found and "quarantine" not in (new.metadata or {}):
+        new.metadata = {**new.metadata, "quarantine": found}
+        new.confidence = min(new.confidence, QUARANTINE_CONFIDENCE)
+        if QUARANTINE_TAG not in new.tags:
+            new.tags = [*new.tags, QUARANTINE_TAG]
+
+
 def embed(rt: Runtime, row: MemoryRow, like: MemoryRow | None, dim: int) -> None:
     """Give ``row`` its vectors: ``like``'s when it represents the same text, else the model's."""
     if (
@@ -212,6 +229,7 @@ def edit(
     if change is None:
         return WriteResult(codec.to_memory(old), True, checked.redactions)
     new = new_version(old, change, rt.now())
+    guarded(new, checked.row)
     embed(rt, new, None, dim)
     with rt.ledger.write() as session:
         now = session.by_ids([old.id])
@@ -253,6 +271,7 @@ def imported(rt: Runtime, records: Sequence[MemoryRow], dim: int) -> int:
             if change is None or old.status != "active" or parts.is_part(old):
                 continue
             new = new_version(old, change, rt.now())
+            guarded(new, record)
             embed(rt, new, None, dim)
             write(session, old, new, change, old.agent_id)
             count += 1

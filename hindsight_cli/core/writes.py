@@ -229,6 +229,7 @@ def _version(
         return _Outcome(old)
     new = amend.new_version(old, change, row.created_at)
     new.importance = max(old.importance, row.importance)
+    amend.guarded(new, row)
     amend.embed(rt, new, row, dim)
     amend.write(session, old, new, change, row.agent_id)
     return _Outcome(old, new, change.change)
