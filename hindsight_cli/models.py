@@ -45,6 +45,8 @@ AUDIT_ACTIONS = (
     "record",
     "merge",
     "supersede",
+    "fixed",
+    "updated",
     "summarize",
     "consolidate",
     "forget",
@@ -122,7 +124,8 @@ class WriteResult:
     """What ``Store.record`` did: the stored memory, whether it merged into one already there, how
     much it redacted, which memories it superseded (asked for, or because it states a changed fact)
     and, for an automatic update, what changed (``"60 → 100"``); for content stored in linked parts,
-    their ids (``memory`` is the first)."""
+    their ids (``memory`` is the first). ``updated``: the write repeated a stored memory and added
+    what was learnt (``change``: ``"resolution added"``), so ``memory`` is its new version."""
 
     memory: Memory
     deduplicated: bool = False
@@ -131,6 +134,10 @@ class WriteResult:
     change: str | None = None
     # content over the size limit: every part's id, in order
     parts: list[str] = field(default_factory=list)
+    updated: bool = False
+    # stored beside this memory although it reads like an update of it (``change`` says why: two
+    # subjects, or ``[write] on_change = "keep_both"``); ``--supersedes`` it if it does replace it
+    beside: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         data = {
@@ -139,6 +146,12 @@ class WriteResult:
             "redactions": self.redactions,
             "superseded": self.superseded,
         }
+        if self.change:
+            data["change"] = self.change
+        if self.updated:
+            data["updated"] = True
+        if self.beside:
+            data["kept_beside"] = self.beside
         return {**data, "parts": self.parts} if self.parts else data
 
 
@@ -314,6 +327,8 @@ class ImportResult:
     redactions: int
     # records over the size limit, each stored in linked parts
     split: int = 0
+    # records that repeat a stored memory and add what was learnt: a new version each
+    updated: int = 0
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)

@@ -17,7 +17,7 @@ from typing import Any
 
 from . import paths
 from .config import Config
-from .core import admin, derive, events, lifecycle, reading, recall, transfer, writes
+from .core import admin, amend, derive, events, lifecycle, reading, recall, transfer, writes
 from .core.jobs import Phase, Progress
 from .core.migrate import MigrateResult
 from .core.runtime import Runtime
@@ -197,6 +197,50 @@ class Store:
             MemoryNotFound: ``supersedes`` names no memory.
         """
         return writes.record(self._rt, content, fields, merge, supersedes, self.scope)
+
+    def edit(
+        self,
+        memory_id: str,
+        *,
+        resolution: str | None = None,
+        outcome: str | None = None,
+        confidence: float | None = None,
+        tags: Sequence[str] = (),
+        actor: str | None = None,
+        content: str | None = None,
+    ) -> WriteResult:
+        """Give a stored memory what was learnt since: a new version with the resolution, outcome,
+        confidence or added tags, superseding it (kept as history); the audit log says ``fixed``
+        (a resolution) or ``updated``.
+
+        Args:
+            memory_id: the id (or a unique part) of an active memory of this store's scope.
+            resolution: how the failure was fixed.
+            outcome: ``success``, ``failure``, ``neutral`` or ``unknown``.
+            confidence: 0 to 1.
+            tags: tags to add (the ones it has are kept).
+            actor: who edits, for the audit log (default the memory's agent).
+            content: the memory's text, when a caller states it: it must be the stored one (the
+                text is never edited; a new text supersedes with ``record(supersedes=...)``).
+
+        Returns:
+            The new version, ``superseded`` naming the old one and ``change`` what changed
+            (``"resolution added"``); when nothing changes, the memory as it is and
+            ``deduplicated``.
+
+        Raises:
+            BadUsage: nothing to change was given.
+            InvalidInput: a value was refused, or the memory cannot take a new version.
+            MemoryNotFound: no memory has that id.
+        """
+        fields = {
+            "resolution": resolution,
+            "outcome": outcome,
+            "confidence": confidence,
+            "tags": list(tags),
+            "content": content,
+        }
+        return amend.edit(self._rt, memory_id, fields, self.scope, actor)
 
     def summary_request(
         self,

@@ -664,7 +664,9 @@ async def test_a_changed_fact_says_what_it_replaced(store: Store) -> None:
         )
     assert changed.structured_content["superseded"] == [first["id"]]
     assert changed.structured_content["change"] == "60 → 100"
-    assert changed.content[0].text.endswith(f"It replaces {first['id']} (60 → 100).")
+    assert changed.content[0].text.endswith(
+        f'It replaces {first["id"]} (60 → 100; [write] on_change = "keep_both" keeps both).'
+    )
     assert store.get(first["id"]).status == "superseded"
 
 

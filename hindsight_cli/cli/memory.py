@@ -28,6 +28,7 @@ from .options import (
 )
 
 if TYPE_CHECKING:
+    from ..models import WriteResult
     from ..store import Store
 
 
@@ -193,23 +194,20 @@ def record(
         key=key,
         supersedes=supersedes,
     )
-    # said whatever the output mode: a fact was replaced
-    if result.change and result.superseded:
-        render.message(
-            f"Updated: {result.change} (supersedes {result.superseded[0]}; "
-            f"`hindsight show {result.memory.id}` has the history)."
-        )
-    if result.parts and not result.deduplicated:
-        render.message(
-            f"Stored in {len(result.parts)} linked parts: the text is over [limits] "
-            f"max_content_bytes; "
-            f"`hindsight show {result.memory.id} --sources` shows them all."
-        )
+    _say_written(result)
     if json_:
         render.json_doc(result.to_dict())
         return
     render.plain(result.memory.id)
-    what = "Already stored (merged)" if result.deduplicated else "Recorded"
+    if result.deduplicated:
+        # --no-merge keeps near-duplicates apart; the same key is the same memory all the same
+        what = (
+            "Already stored (the same text, task and step: --no-merge stores no memory twice)"
+            if no_merge
+            else "Already stored (merged)"
+        )
+    else:
+        what = "Stored as a new version" if result.updated else "Recorded"
     note = (
         f"; redacted {result.redactions} secret{'s' if result.redactions != 1 else ''}"
         if result.redactions
@@ -220,6 +218,75 @@ def record(
     # in a terminal the id is on the line above
     named = "" if sys.stdout.isatty() else f" {result.memory.id}"
     render.message(f"{what}{named}{note}.")
+
+
+@app.command()
+def edit(
+    memory_id: Annotated[
+        str, typer.Argument(metavar="ID", help="The memory (its id or a unique part of it).")
+    ],
+    resolution: Annotated[
+        Optional[str],
+        typer.Option("--resolution", help="How the failure was fixed.", show_default=False),
+    ] = None,
+    outcome: Annotated[
+        Optional[Outcome], typer.Option("--outcome", help="How it ended.", show_default=False)
+    ] = None,
+    confidence: Annotated[
+        Optional[float], typer.Option("--confidence", help="0–1.", show_default=False)
+    ] = None,
+    tag: Annotated[
+        Optional[list[str]],
+        typer.Option("--tag", help="A tag to add (repeatable).", show_default=False),
+    ] = None,
+    store: StoreOption = None,
+    json_: JsonFlag = False,
+) -> None:
+    """Give a stored memory what was learnt since: a new version that supersedes it.
+
+    The text stays; the old version leaves search and stays as history (`hindsight show ID`).
+
+    \b
+    Example:
+        hindsight edit 01a22ace --resolution "pinned pnpm to 9.15.1" --outcome failure
+        hindsight edit 01a22ace --tag ci --confidence 0.9
+    """
+    from . import render
+
+    result = _store(store).edit(
+        memory_id, resolution=resolution, outcome=outcome, confidence=confidence, tags=tag or []
+    )
+    _say_written(result)
+    if json_:
+        render.json_doc(result.to_dict())
+        return
+    render.plain(result.memory.id)
+    if result.deduplicated:
+        render.message(f"Unchanged: {result.memory.id} holds all of that already.")
+
+
+def _say_written(result: WriteResult) -> None:
+    """Said whatever the output mode: a memory was replaced, or stored in parts."""
+    from . import render
+
+    if result.change and result.superseded:
+        # an automatic supersede follows a setting the user may want to change
+        setting = "" if result.updated else '; [write] on_change = "keep_both" keeps both'
+        render.message(
+            f"Updated: {result.change} (supersedes {result.superseded[0]}; "
+            f"`hindsight show {result.memory.id}` has the history{setting})."
+        )
+    elif result.beside:
+        render.message(
+            f"Kept both ({result.change}): --supersedes {result.beside} if this replaces "
+            f"{result.beside}."
+        )
+    if result.parts and not result.deduplicated:
+        render.message(
+            f"Stored in {len(result.parts)} linked parts: the text is over [limits] "
+            f"max_content_bytes; "
+            f"`hindsight show {result.memory.id} --sources` shows them all."
+        )
 
 
 TypeOption = Annotated[

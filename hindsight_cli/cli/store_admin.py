@@ -284,6 +284,11 @@ def import_(
             f"; {result.split} record(s) over [limits] max_content_bytes stored in linked parts "
             "(`hindsight show ID --sources` shows a text's parts)"
         )
+    if result.updated:
+        note += (
+            f"; updated {result.updated} stored memor{'y' if result.updated == 1 else 'ies'} with "
+            "the fix or outcome a record adds (a new version each)"
+        )
     render.message(f"Imported {result.added}, skipped {result.skipped} already present{note}.")
 
 

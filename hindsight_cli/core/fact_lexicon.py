@@ -272,6 +272,42 @@ OBJECT_SLOT = (
     r"|named|called|as|than|through|onto)\b|[=:：]|是|为|用|在|到|叫|至|向|由|通过|改|换|设|入|于|往)"
 )
 
+# A number right after one of these names what a statement is about, wherever it stands ("closed
+# ticket 4411", "工单 4411"): two statements with other numbers are about two things, both true.
+ID_HEADS = (
+    r"\b(?:tickets?|issues?|bugs?|incidents?|cases?|orders?|invoices?|prs?|pull requests?"
+    r"|merge requests?|mrs?|cves?|rfcs?|stor(?:y|ies)|epics?|jira|requests?|problème|incidente"
+    r"|pedido|factura|fattura|fehler|vorgang|bestellung|rechnung|commande|facture|chamado)"
+    r"|工单|问题|缺陷|事件|订单|需求|チケット|課題"
+)
+# A number right after one of these names the subject when it stands before the statement's verb
+# ("Release 2.3 shipped on …", "Sprint 14 ends on …"); after it, it is a value ("upgraded to
+# version 2.4").
+COUNTER_HEADS = (
+    r"\b(?:releases?|versions?|versión|versione|versão|sprints?|milestones?|chapters?|sections?"
+    r"|phases?|stages?|steps?|rooms?|floors?|gates?|flights?|builds?|iterations?|episodes?"
+    r"|seasons?|quarters?|q|weeks?|waves?|rounds?|levels?|lots?|batch(?:es)?|editions?|series"
+    r"|meetings?|lectures?|lessons?|exercises?|units?|apartments?|suites?|seats?|tables?|lanes?"
+    r"|platforms?|tracks?|volumes?|parts?|kapitel|raum|zimmer|ausgabe|chapitre|salle|étape|capítulo"
+    r"|sala|etapa|lezione|stagione|saison|temporada|staffel)"
+    r"|版本|迭代|房间|第|バージョン|リリース"
+)
+# A version next to these names the thing supported, not a setting ("dropped Python 3.8 support",
+# "support for Node 16"): another version is another thing.
+SUPPORT_BEFORE = (
+    r"\b(?:support(?:s|ed)? for|support of|compatible with|compatibility with|soporte (?:para|de)"
+    r"|prise en charge de|unterstützung für|supporto (?:per|a)|suporte (?:para|a))"
+    r"|支持|兼容"
+)
+SUPPORT_AFTER = (
+    r"(?:support|compatibility|compat|soporte|unterstützung|supporto|suporte)\b|支持|兼容"
+)
+# "2.3 of the SDK", "2.1 der App", "the 4.0 release": the number is that thing's
+OF_THING = (
+    r"(?:of|der|des|de|du|del|della|do|da|von)\s+\w|的"
+    r"|(?:releases?|builds?|editions?|branch|series|versions?)\b"
+)
+
 # removed before the characters are compared: pronouns, change markers, light verbs
 ZH_FUNCTION_WORDS = (
     "我们|你们|他们|已经|现在|目前|当前|如今|今后|改为|改成|换成|换为|变为|变成|调整为|调整到|更新为|更新到|升级到|"

@@ -31,10 +31,15 @@ from typing import Literal
 
 from ..text import stem
 from .fact_lexicon import (
+    COUNTER_HEADS,
     EN_FUNCTION_WORDS,
+    ID_HEADS,
     NEGATION,
     NOT_NEGATION,
     OBJECT_SLOT,
+    OF_THING,
+    SUPPORT_AFTER,
+    SUPPORT_BEFORE,
     SYMMETRIC,
     SYNONYMS,
     ZH_FUNCTION_CHARS,
@@ -65,6 +70,9 @@ class Decision:
     kind: Kind
     changes: tuple[tuple[str, str], ...]
     reason: str
+    # distinct, though it reads like an update (the changed value names the subject): both are
+    # kept, and the writer is told how to supersede if one does replace the other
+    doubt: bool = False
 
     @property
     def summary(self) -> str:
@@ -233,6 +241,40 @@ def _is_subject(side: _Side, value: Value) -> bool:
     return not _re(OBJECT_SLOT).search(clause)
 
 
+def _names_subject(side: _Side, value: Value) -> bool:
+    """Whether ``value`` names what the statement is about rather than a value of it: "Release
+    2.3 shipped …", "v1.4 of the SDK …", "ticket 4411", "issue #12", "dropped Python 3.8 support".
+    Another value there is another subject, and both statements stay true."""
+    before, after = side.text[: value.start], side.text[value.end :]
+    if before.endswith("#") or _re(rf"(?:{ID_HEADS})\s*[#:]?\s*$").search(before):
+        return True
+    if _re(rf"(?:{SUPPORT_BEFORE})\s+(?:[^\W\d]\w*\s+)?$").search(before) or _re(
+        rf"^\s*(?:{SUPPORT_AFTER})"
+    ).match(after):
+        return True
+    if not _is_subject(side, value):
+        return False
+    if value.kind in NAME_KINDS:
+        return True
+    # a bare number or version, not a quantity (sizes, durations and rates have units)
+    return value.kind in ("number", "version") and bool(
+        value.text[:1] in "vV"
+        or _re(rf"(?:{COUNTER_HEADS})\s*$").search(before)
+        or _re(rf"^\s*(?:{OF_THING})").match(after)
+    )
+
+
+def _named(side: _Side, value: Value) -> str:
+    """A value with the word that names it ("Release 2.3"), for a person to read."""
+    words = side.text[: value.start].split()
+    head = words[-1] if words and not _re(_CLAUSE).search(words[-1] + " ") else ""
+    return (
+        f"{head} {value.text}".strip()
+        if head and not head.endswith("#")
+        else (f"{head}{value.text}" if head else value.text)
+    )
+
+
 def _skeleton(side: _Side) -> list[str]:
     """Every word in order (function words too), each value as one token of its normal form."""
     out: list[str] = []
@@ -336,9 +378,17 @@ def _changed(
         return Decision(
             "distinct", (), f"{what} {', '.join(v.text for v in diff.added or diff.dropped)}"
         )
-    subject = next((a for a, _ in diff.pairs if a.kind in NAME_KINDS and _is_subject(old, a)), None)
+    subject = next(
+        ((a, b) for a, b in diff.pairs if _names_subject(old, a) or _names_subject(new, b)), None
+    )
     if subject is not None:
-        return Decision("distinct", (), f"another subject than {subject.text}")
+        a, b = subject
+        return Decision(
+            "distinct",
+            (),
+            f"{_named(old, a)} and {_named(new, b)} name two subjects",
+            doubt=True,
+        )
     if cosine < thresholds.update:
         return Decision("distinct", (), f"not similar enough for an update (cosine {cosine:.2f})")
     changes = tuple(_shown(a.text, b.text) for a, b in diff.pairs)
@@ -357,6 +407,9 @@ class Resolution:
     action: Literal["merge", "supersede", "insert"]
     target: str | None
     decision: Decision | None
+    # an insert kept beside a memory it reads like an update of (the declined update, or a
+    # distinct subject in doubt): the writer says so, and how to supersede it
+    beside: tuple[str, Decision] | None = None
 
 
 def resolve(
@@ -380,6 +433,7 @@ def resolve(
         one the new text updates; else an insert.
     """
     update: tuple[str, Decision] | None = None
+    doubt: tuple[str, Decision] | None = None
     for memory_id, text, cosine in sorted(candidates, key=lambda candidate: -candidate[2]):
         decision = decide(text, new_text, cosine, thresholds)
         # already stored, whatever else it updates
@@ -387,6 +441,8 @@ def resolve(
             return Resolution("merge", memory_id, decision)
         if decision.kind == "update" and update is None:
             update = (memory_id, decision)
+        if decision.doubt and doubt is None:
+            doubt = (memory_id, decision)
     if update is not None and supersede:
         return Resolution("supersede", update[0], update[1])
-    return Resolution("insert", None, update[1] if update else None)
+    return Resolution("insert", None, update[1] if update else None, update or doubt)

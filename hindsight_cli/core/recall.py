@@ -97,7 +97,10 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
         family=family,
         signature=signature,
     )
-    limit = max(weights.candidates, k * 4)
+    # A pool that grew with k (it was 4k) let a -k 50 search reorder the first hits of a -k 25 one:
+    # up to ``candidates`` hits the pool is the same whatever k, so asking for more hits only adds
+    # hits after them; beyond it, the pool is k.
+    limit = max(weights.candidates, k)
     where = filters.conditions(now)
     words = keyword_terms(query.text, weights.derived_forms)
     in_memory = rt.hot is not None and rt.hot.index is not None

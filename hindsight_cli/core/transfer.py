@@ -7,14 +7,15 @@ import json
 import shutil
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from .. import paths
 from ..errors import Interrupted, InvalidInput
 from ..models import Filters, ImportResult, part_position
-from ..storage.base import Reader
+from ..storage.base import Reader, Writer
 from ..storage.rows import MemoryRow, row_term_counts
-from . import embedding_jobs, jobs, parts
+from . import amend, embedding_jobs, jobs, parts
 from .jobs import Phase, Progress, announce
 from .prepare import Limits, Prepared
 from .reading import list_memories
@@ -116,8 +117,10 @@ def import_records(
         init(rt)
         with rt.ledger.read() as session:
             dim = rt.check_model(session)
-            fresh = _fresh(prepared, session.identities())
+            identities = session.identities()
+            fresh = _fresh(prepared, identities)
         waiting = len(fresh)
+        updated = amend.imported(rt, _repeats(prepared, fresh, identities), dim)
         if fresh:
             announce(phase, "Loading the embedding model" if not rt.has_embedder else "Embedding")
         for batch in _committed(rt, fresh, dim, progress, phase):
@@ -141,8 +144,30 @@ def import_records(
         rt.mirror.sync(dim=dim)
     split = sum(1 for p in added if (part_position(p.row.metadata) or (0,))[0] == 1)
     return ImportResult(
-        len(added), len(prepared) - len(added), sum(p.redactions for p in added), split
+        len(added),
+        len(prepared) - len(added) - updated,
+        sum(p.redactions for p in added),
+        split,
+        updated,
     )
+
+
+def _repeats(
+    prepared: Sequence[Prepared],
+    fresh: Sequence[Prepared],
+    identities: set[tuple[str, str, str]],
+) -> list[MemoryRow]:
+    """The records that repeat a stored memory under its idempotency key with another id: they may
+    bring what was learnt since (a record with a stored id is that very version, and is skipped)."""
+    ids, keys = {i for i, _, _ in identities}, {(a, k) for _, a, k in identities}
+    added = {id(p) for p in fresh}
+    return [
+        p.row
+        for p in prepared
+        if id(p) not in added
+        and p.row.id not in ids
+        and (p.row.agent_id, p.row.idempotency_key) in keys
+    ]
 
 
 def _batches(items: Sequence[Prepared]) -> Iterator[tuple[int, int]]:
@@ -207,7 +232,20 @@ def _write(rt: Runtime, chunk: Sequence[Prepared]) -> list[Prepared]:
         session.insert_many([(p.row, row_term_counts(p.row)) for p in batch])
         if batch:
             session.audit("import", [p.row.id for p in batch], rt.now())
+            _link_versions(session, [p.row for p in batch], rt.now())
     return batch
+
+
+def _link_versions(session: Writer, rows: Sequence[MemoryRow], at: datetime) -> None:
+    """An imported active memory that supersedes one the store holds active (its older version, or
+    the fact it changed, imported earlier) supersedes it here too: the later fix or value is the one
+    searched."""
+    newer = {r.supersedes: r for r in rows if r.supersedes and r.status == "active"}
+    for old in session.by_ids(list(newer)) if newer else []:
+        new = newer[old.id]
+        if old.status == "active" and old.agent_id == new.agent_id:
+            session.supersede(old.id, new.id, at)
+            session.audit("supersede", [old.id, new.id], at, "imported version", new.agent_id)
 
 
 def _held(session: Reader, chunk: Sequence[Prepared]) -> set[tuple[str, str, str]]:

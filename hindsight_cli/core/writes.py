@@ -17,8 +17,8 @@ from ..errors import InvalidInput
 from ..models import WriteResult
 from ..storage import codec
 from ..storage.base import Condition, Writer
-from ..storage.rows import MemoryRow, embedding_text, row_term_counts
-from . import embedding_jobs, parts
+from ..storage.rows import MemoryRow, row_term_counts
+from . import amend, embedding_jobs, parts
 from .lifecycle import expire_if_due, withdraw
 from .prepare import Limits, Prepared
 from .reading import find
@@ -37,6 +37,9 @@ class _Plan:
     old: MemoryRow | None = None
     # "60 → 100": what an automatic supersede changed
     change: str | None = None
+    # kept beside this memory, which it reads like an update of, and why
+    beside: str | None = None
+    why: str | None = None
 
 
 def _inherit(rt: Runtime, values: dict[str, Any], scope: Scope) -> None:
@@ -107,9 +110,11 @@ def _plan(rt: Runtime, session: Writer, row: MemoryRow) -> _Plan:
     facts = rt.config.on_change == "supersede" and row.type != "episodic"
     # a piece is no statement
     near = [(m, s) for m, s in near if m in rows and not parts.is_part(rows[m])]
+    # The statements are compared, not their fixes: a repeat that brings a fix (or another one)
+    # merges into the memory it repeats, which then takes the fix as a new version (amend.py).
     choice = resolve(
-        embedding_text(row),
-        [(m, embedding_text(rows[m]), s) for m, s in near],
+        row.content,
+        [(m, rows[m].content, s) for m, s in near],
         supersede=facts,
         thresholds=thresholds,
     )
@@ -119,6 +124,16 @@ def _plan(rt: Runtime, session: Writer, row: MemoryRow) -> _Plan:
         return _Plan(
             old=rows[choice.target], change=choice.decision.summary or choice.decision.reason
         )
+    if choice.beside is not None and row.type != "episodic":
+        beside, decision = choice.beside
+        if decision.kind == "update":
+            why = f'{decision.summary} reads like an update, but [write] on_change = "keep_both"'
+        else:
+            why = (
+                f"{decision.reason}; [write] on_change supersedes only a changed value of the "
+                "same subject"
+            )
+        return _Plan(beside=beside, why=why)
     return _Plan()
 
 
@@ -153,33 +168,134 @@ def record(
     with rt.ledger.read() as session:
         dim = rt.check_model(session)
     embedding_jobs.assign(row, embedding_jobs.checked(rt, job(), dim))
+    plan = _Plan()
     with rt.ledger.write() as session:
         existing = session.by_key(row.idempotency_key, row.agent_id)
         if existing is not None:
-            return WriteResult(codec.to_memory(existing), True, prepared.redactions)
-        plan = (
-            _Plan(old=_supersedable(session, row, scope))
-            if row.supersedes
-            else (_plan(rt, session, row) if merge else _Plan())
-        )
-        if plan.merge_into is not None:
-            session.touch(plan.merge_into, row.created_at, row.importance)
-            session.audit(
-                "merge", [plan.merge_into], row.created_at, "the same statement again", row.agent_id
-            )
-            return WriteResult(
-                codec.to_memory(session.by_ids([plan.merge_into])[0]), True, prepared.redactions
-            )
-        if plan.old is not None:
-            row.supersedes = plan.old.id
-        session.insert(row, row_term_counts(row))
-        session.audit("record", [row.id], row.created_at, actor=row.agent_id)
-        if plan.old is not None:
-            _supersede(session, plan.old, row, plan.change)
+            stored: _Outcome | None = _repeat(rt, session, existing, row, fields, merge, scope, dim)
+        else:
+            if row.supersedes:
+                plan = _Plan(old=_supersedable(session, row, scope))
+            elif merge:
+                plan = _plan(rt, session, row)
+            stored = _written(rt, session, plan, row, fields, dim)
+    if stored is not None:
+        return _answer(rt, stored, prepared.redactions)
     rt.after_write()
     expire_if_due(rt)
     superseded = [plan.old.id] if plan.old is not None else []
-    return WriteResult(codec.to_memory(row), False, prepared.redactions, superseded, plan.change)
+    return WriteResult(
+        codec.to_memory(row),
+        False,
+        prepared.redactions,
+        superseded,
+        plan.change or plan.why,
+        beside=plan.beside,
+    )
+
+
+def _answer(rt: Runtime, outcome: _Outcome, redactions: int) -> WriteResult:
+    """What a write that found the memory stored answers: the new version it made, or the memory
+    as it is."""
+    if outcome.new is None:
+        return WriteResult(codec.to_memory(outcome.old), True, redactions)
+    rt.after_write()
+    return WriteResult(
+        codec.to_memory(outcome.new),
+        False,
+        redactions,
+        [outcome.old.id],
+        outcome.change,
+        updated=True,
+    )
+
+
+@dataclass
+class _Outcome:
+    """A write of a memory already stored: the newest version ``old`` and, when the write added
+    what was learnt, the new version ``new`` and what changed."""
+
+    old: MemoryRow
+    new: MemoryRow | None = None
+    change: str | None = None
+
+
+def _version(
+    rt: Runtime, session: Writer, old: MemoryRow, row: MemoryRow, given: dict[str, Any], dim: int
+) -> _Outcome:
+    """A new version of ``old`` with what ``given`` adds, or ``old`` when it adds nothing."""
+    change = amend.amendment(old, given)
+    if change is None or old.status != "active" or parts.is_part(old):
+        return _Outcome(old)
+    new = amend.new_version(old, change, row.created_at)
+    new.importance = max(old.importance, row.importance)
+    amend.guarded(new, row)
+    amend.embed(rt, new, row, dim)
+    amend.write(session, old, new, change, row.agent_id)
+    return _Outcome(old, new, change.change)
+
+
+def _repeat(
+    rt: Runtime,
+    session: Writer,
+    existing: MemoryRow,
+    row: MemoryRow,
+    fields: Mapping[str, Any],
+    merge: bool,
+    scope: Scope,
+    dim: int,
+) -> _Outcome:
+    """The same idempotency key again: a retry answers the memory stored; a write that adds what
+    was learnt makes its new version. ``--supersedes`` of another memory, or ``--no-merge`` with
+    something to add, cannot be done with a text stored already, and are refused with why."""
+    newest = amend.current(session, existing)
+    if row.supersedes:
+        target = find(session, row.supersedes, scope)
+        if target.id not in amend.chain_ids(session, newest):
+            raise InvalidInput(
+                f"This text is stored already as {newest.id} (same agent, task, step and text), "
+                f"so it cannot be stored again to supersede {target.id}: record the new text "
+                f"with --supersedes {target.id}, or give {newest.id} what was learnt with "
+                f"`hindsight edit {newest.id}`. Nothing was written."
+            )
+    given = amend.stated(row, fields)
+    if not merge and amend.amendment(newest, given) is not None:
+        raise InvalidInput(
+            f"This text is stored already as {newest.id} (same agent, task, step and text); "
+            "--no-merge cannot store it twice. Drop --no-merge to give it what this write adds "
+            "as a new version, or give another --step or --key to record a second event. "
+            "Nothing was written."
+        )
+    return _version(rt, session, newest, row, given, dim)
+
+
+def _written(
+    rt: Runtime,
+    session: Writer,
+    plan: _Plan,
+    row: MemoryRow,
+    fields: Mapping[str, Any],
+    dim: int,
+) -> _Outcome | None:
+    """Write the plan; a restatement merged into a stored memory gives it what it adds (a new
+    version) or raises its seen count. None: the new row was inserted."""
+    if plan.merge_into is not None:
+        target = session.by_ids([plan.merge_into])[0]
+        outcome = _version(rt, session, target, row, amend.stated(row, fields), dim)
+        if outcome.new is not None:
+            return outcome
+        session.touch(plan.merge_into, row.created_at, row.importance)
+        session.audit(
+            "merge", [plan.merge_into], row.created_at, "the same statement again", row.agent_id
+        )
+        return _Outcome(session.by_ids([plan.merge_into])[0])
+    if plan.old is not None:
+        row.supersedes = plan.old.id
+    session.insert(row, row_term_counts(row))
+    session.audit("record", [row.id], row.created_at, actor=row.agent_id)
+    if plan.old is not None:
+        _supersede(session, plan.old, row, plan.change)
+    return None
 
 
 def _record_parts(rt: Runtime, prepared: Sequence[Prepared], scope: Scope) -> WriteResult:

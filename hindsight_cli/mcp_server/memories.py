@@ -9,6 +9,7 @@ import logging
 import threading
 from typing import Any
 
+from ..core.amend import only_learnt
 from ..core.selection import browse_filters, when
 from ..errors import HindsightError
 from ..models import ForgetResult, Memory, SearchResult, SummaryResult, WriteResult
@@ -46,6 +47,32 @@ class ToolStore:
         store = self.store
         with self._lock:
             return store.record(content, **fields)
+
+    def edit(
+        self,
+        memory_id: str,
+        *,
+        content: str | None,
+        others: list[str],
+        resolution: str | None,
+        outcome: str | None,
+        confidence: float | None,
+        tags: list[str],
+    ) -> WriteResult:
+        """``memory_write`` with ``id``: what was learnt, as a new version of that memory. The
+        text and the memory's other fields are not edited: a call that gives them is refused."""
+        only_learnt(memory_id, others)
+        store = self.store
+        with self._lock:
+            return store.edit(
+                memory_id,
+                content=content,
+                resolution=resolution,
+                outcome=outcome,
+                confidence=confidence,
+                tags=tags,
+                actor=self.agent,
+            )
 
     def search(self, query: SearchQuery) -> SearchResult:
         store = self.store

@@ -22,6 +22,10 @@ class WriteOutput:
     superseded: list[str] = field(default_factory=list)
     redactions: int = 0
     change: str | None = None
+    # a repeat (or an edit by id) that added what was learnt: ``id`` is the new version
+    updated: bool = False
+    # kept beside this memory although it reads like an update of it; ``change`` says why
+    kept_beside: str | None = None
     # content over the size limit: its linked parts' ids, in order
     parts: list[str] | None = None
     memory: Memory | None = None

@@ -89,9 +89,21 @@ def write(result: WriteResult, verbose: bool = False) -> tuple[str, dict[str, ob
         if result.deduplicated
         else f"Recorded {memory.id}."
     )
-    if superseded:
+    if result.updated:
+        text = (
+            f"Updated: {result.change}. {memory.id} is the new version of "
+            f"{', '.join(superseded)}, which stays as history."
+        )
+    elif superseded:
         text += f" It replaces {', '.join(superseded)}" + (
-            f" ({result.change})." if result.change else "."
+            f' ({result.change}; [write] on_change = "keep_both" keeps both).'
+            if result.change
+            else "."
+        )
+    elif result.beside:
+        text += (
+            f" Kept both ({result.change}): write it with supersedes={result.beside} if it "
+            f"replaces {result.beside}."
         )
     if result.parts:
         text += (
@@ -108,6 +120,10 @@ def write(result: WriteResult, verbose: bool = False) -> tuple[str, dict[str, ob
     }
     if result.change:
         structured["change"] = result.change
+    if result.updated:
+        structured["updated"] = True
+    if result.beside:
+        structured["kept_beside"] = result.beside
     if result.parts:
         structured["parts"] = list(result.parts)
     if verbose:

@@ -45,7 +45,8 @@ When to recall (memory_search; pass budget_tokens, default 400; the answer is th
 
 What to write (memory_write; one fact or event per call, in the user's language):
 - task start and end (trigger task_start / task_end, with the outcome);
-- every tool error, and once it is fixed, the fix (trigger tool_error, outcome failure, resolution);
+- every tool error, and once it is fixed, the fix (trigger tool_error, outcome failure, resolution):
+  write the same text again with the resolution, or pass the stored memory's id with it;
 - user corrections and stated preferences (type semantic, source user);
 - how-tos worth keeping (type procedural).
 Say where a memory's text came from: text you fetched is source web, a tool's output is source tool,

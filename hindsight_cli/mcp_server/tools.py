@@ -88,9 +88,19 @@ def _budget(default: int) -> Any:
 def memory_write(
     ctx: Context,
     content: Annotated[
-        str,
-        Field(description="One fact, event or how-to, in the user's language (at most 16 KiB)."),
-    ],
+        Text,
+        Field(
+            description="One fact, event or how-to, in the user's language (at most 16 KiB); "
+            "not needed with `id`."
+        ),
+    ] = None,
+    id: Annotated[
+        Text,
+        Field(
+            description="A stored memory to give what was learnt since (resolution, outcome, "
+            "confidence, tags): it gets a new version and stays as history."
+        ),
+    ] = None,
     type: Annotated[
         Optional[MemoryType],
         Field(
@@ -176,11 +186,44 @@ def memory_write(
     """Record one memory: an event (episodic), a fact or preference (semantic) or a how-to
     (procedural).
 
-    For a failure give outcome="failure" and, once known, the fix in `resolution`. When a fact
-    changed, pass the old memory's id in `supersedes`: the old one leaves search and stays as
-    history. Retrying the same write returns the same memory (deduplicated=true); secrets are
+    For a failure give outcome="failure" and, once known, the fix in `resolution`: writing the
+    same text again with the fix, or `id` with the fix, gives the stored memory a new version. When
+    a fact changed, pass the old memory's id in `supersedes`: the old one leaves search and stays
+    as history. Retrying the same write returns the same memory (deduplicated=true); secrets are
     redacted (redactions counts them). Answers with the id, in one line.
     """
+    if id is not None:
+        others = {
+            "type": type,
+            "agent_id": agent_id,
+            "task_id": task_id,
+            "step": step,
+            "trigger": trigger,
+            "importance": importance,
+            "metadata": metadata,
+            "env": env,
+            "source": source,
+            "event_at": event_at,
+            "valid_until": valid_until,
+            "ttl": ttl,
+            "key": key,
+            "supersedes": supersedes,
+        }
+        edited = memories(ctx).edit(
+            id,
+            content=content,
+            others=[name for name, value in others.items() if value is not None],
+            resolution=resolution,
+            outcome=outcome,
+            confidence=confidence,
+            tags=tags or [],
+        )
+        return _say(*results.write(edited, verbose))
+    if content is None:
+        raise HindsightError(
+            "content is missing: give the memory's text, or `id` to add what was learnt to a "
+            "stored memory."
+        )
     result = memories(ctx).write(
         content,
         type=type,

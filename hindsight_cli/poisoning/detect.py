@@ -33,8 +33,14 @@ class Family:
     unless: str
     window: int
     chars: bool
+    # an AI hailed in another language is a vocative, set off by punctuation ("Achtung KI:", "Note
+    # pour l'IA :"); the same words running on are a sentence about someone ("Asistana not
+    # bırakmayı unutma": don't forget to leave the assistant a note)
+    vocative: bool = False
 
     def slot(self, index: int) -> re.Pattern[str]:
+        if self.vocative:
+            return _vocative(self.slots[index], self.chars)
         return _alternatives(self.slots[index], self.chars)
 
 
@@ -59,6 +65,14 @@ _SCRIPT_RX = {lang: re.compile(f"[{ranges}]") for lang, ranges in _SCRIPTS.items
 _LATIN = re.compile("[a-z]")
 
 
+# the longest last word of an alternative that must end where the text's word ends
+_SHORT_WORD = 2
+# Letters of the alphabets written in Latin script (Latin-1 and Latin Extended-A: Turkish ı and ş,
+# Polish ł, German ß): a word of such a language holds them beside ASCII letters without hiding
+# anything, so they are no look-alikes.
+_ALPHABETS = range(0xC0, 0x180)
+
+
 def _source(words: str, chars: bool) -> str:
     """Regex source for ``a|b|c``, folded like the text, word-start anchored unless ``chars``;
     ``A >> B`` is an A directly followed by a B (punctuation and space between)."""
@@ -75,6 +89,9 @@ def _source(words: str, chars: bool) -> str:
             continue
         bounded = not chars or folded.isascii()
         start = bounded and folded[0].isalnum()
+        # A last word of one or two letters is a whole word: "do ai" is an address to an AI, "do
+        # all" (folded "do aii") and "do Aidy" are ordinary chat.
+        exact = exact or len(folded.split()[-1]) <= _SHORT_WORD
         end = ("exact" if exact else "stem") if bounded and folded[-1].isalnum() else "none"
         groups.setdefault((start, end), set()).add(
             r"\W+".join(re.escape(piece) for piece in folded.split())
@@ -93,6 +110,11 @@ def _source(words: str, chars: bool) -> str:
 @cache
 def _alternatives(words: str, chars: bool) -> re.Pattern[str]:
     return re.compile(_source(words, chars))
+
+
+@cache
+def _vocative(words: str, chars: bool) -> re.Pattern[str]:
+    return re.compile(rf"(?:{_source(words, chars)})(?=\s*[:,!;—–\-：，！、])")
 
 
 @cache
@@ -118,7 +140,7 @@ def _families() -> tuple[tuple[str, tuple[Family, ...]], ...]:
     for kind, lang, weight, slots, chars in languages.families():
         window = _WINDOW["cjk" if lang in _CJK_LANGS else "chars" if chars else "word"]
         groups.setdefault(lang, []).append(
-            Family(f"{kind} ({lang})", weight, slots, "", window, chars)
+            Family(f"{kind} ({lang})", weight, slots, "", window, chars, kind == "addressee")
         )
     return (("en", english), *((lang, tuple(found)) for lang, found in groups.items()))
 
@@ -439,7 +461,13 @@ def obfuscation_kinds(text: str, visible: str) -> dict[str, int]:
         if (
             not word.isascii()
             and any(c.isascii() and c.isalpha() for c in word)
-            and any(not c.isascii() and ord(c) in table and table[ord(c)].isalpha() for c in word)
+            and any(
+                not c.isascii()
+                and ord(c) not in _ALPHABETS
+                and ord(c) in table
+                and table[ord(c)].isalpha()
+                for c in word
+            )
         ):
             found["look-alike letters"] = 1
             break

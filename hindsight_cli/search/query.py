@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import lru_cache
 
 from ..embedding import english_only
 from ..errors import BadUsage, InvalidInput
@@ -45,11 +47,34 @@ def _forms(word: str) -> set[str]:
     return out - {base}
 
 
+# a word of letters, its hyphenated or apostrophed parts included ("e-mail", "O'Neil")
+_LETTERS = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
+
+
+def _named(text: str) -> set[str]:
+    """The terms of words written as names or compounds of the query's own language — with a
+    capital ("ER", "LA", "El Paso", "De Niro") or hyphenated ("e-mail") — which are kept even when
+    they spell another language's function word."""
+    out: set[str] = set()
+    for word in _LETTERS.findall(text):
+        if word.lower() != word or "-" in word:
+            for part in re.split(r"[-'’]", word.lower()):
+                out |= {part, stem(part)}
+    return out
+
+
+@lru_cache(maxsize=1024)
+def _latin(letter: str) -> bool:
+    return unicodedata.name(letter, "").startswith("LATIN")
+
+
 def keyword_terms(text: str, derived: bool = True) -> list[str]:
-    """The keyword side of a query: ``text.terms`` without other languages' function words, then
-    (``derived``) the "-ion" form of each English word, or its base (``connect`` ↔ ``connection``).
+    """The keyword side of a query: ``text.terms`` without other languages' function words (unless
+    written as a name or compound: ``LA``, ``De Niro``, ``e-mail``), then (``derived``) the "-ion"
+    form of each English word, or its base (``connect`` ↔ ``connection``).
     """
-    out = [t for t in terms(text) if t not in _FUNCTION_WORDS]
+    named = _named(text)
+    out = [t for t in terms(text) if t not in _FUNCTION_WORDS or t in named]
     if not derived:
         return out
     seen = set(out)
@@ -63,11 +88,16 @@ def keyword_terms(text: str, derived: bool = True) -> list[str]:
 
 
 def foreign(text: str) -> bool:
-    """Whether a query is written in something other than English: CJK script, letters outside
-    ASCII, or a function word of another language (``de``, ``und``, ``le``)."""
-    if _CJK_CHAR.search(text) or any(ch.isalpha() and not ch.isascii() for ch in text):
+    """Whether a query is written in something other than English: letters of another script than
+    the Latin one (Han, kana, Cyrillic, Greek, Arabic, …), or a sentence of another Latin-script
+    language (two of its function words written in lower case: "el hotel de la playa"). Capitals,
+    hyphens and diacritics are English too: "ER", "LA", "El Paso", "De Niro", "e-mail", "café",
+    "naïve", "Zürich" are words of the query's own language."""
+    if _CJK_CHAR.search(text) or any(ch.isalpha() and not _latin(ch) for ch in text):
         return True
-    return any(word in _FUNCTION_WORDS for word in re.findall(r"[a-z]+", text.lower()))
+    named = _named(text)
+    function = {w for w in _LETTERS.findall(text) if w.islower() and w in _FUNCTION_WORDS}
+    return len(function - named) >= 2
 
 
 def vector_floor(text: str, model: str, floor: float, mode: str = "hybrid") -> float:

@@ -92,6 +92,7 @@ def test_export_import_round_trip(cli, tmp_path: Path) -> None:
         "skipped": 0,
         "redactions": 0,
         "split": 0,
+        "updated": 0,
     }
     second = cli("import", str(dump), "--store", other)
     assert "Imported 0, skipped 2" in second.stderr

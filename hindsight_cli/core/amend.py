@@ -1,0 +1,280 @@
+"""A later fix is never lost: what was learnt about a stored memory (its resolution, outcome,
+confidence, tags) is given to it as a new version that supersedes it, whether it comes as a write
+that repeats the memory, as ``edit`` of a memory named by id, or as an import of a record the store
+holds under the same idempotency key.
+
+The new version keeps the text, the agent, the task and every other field, takes what changed, and
+supersedes the old one (which stays as history: ``hindsight show ID``). What a write does not state
+does not change: a repeat without ``--resolution`` keeps the resolution stored, and tags are only
+ever added. What was learnt keeps the trust of whoever said it (``guarded``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import BadUsage, InvalidInput
+from ..models import WriteResult
+from ..poisoning import QUARANTINE_CONFIDENCE, QUARANTINE_TAG, trust
+from ..storage import codec
+from ..storage.base import Reader, Writer
+from ..storage.rows import MemoryRow, embedding_text, row_term_counts
+from ..text import clean
+from . import embedding_jobs, parts
+from .lifecycle import withdraw
+from .prepare import Limits, derived_key, prepare, uuid7
+from .reading import find
+from .runtime import Runtime
+from .scope import Scope
+
+#: The fields of a memory that say what was learnt, in the order a change names them.
+LEARNT = ("resolution", "outcome", "confidence", "tags")
+
+# how far a chain of versions is followed (a loop in a damaged store ends it)
+_MAX_CHAIN = 200
+
+
+@dataclass(frozen=True)
+class Amendment:
+    """What a new version changes: the new values, the words that say so (``resolution added``)
+    and the audit action (``fixed`` when a resolution came, ``updated`` otherwise)."""
+
+    values: dict[str, Any]
+    change: str
+    action: str
+
+
+def stated(row: MemoryRow, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The learnt fields a caller gave (``fields``), as validated and redacted into ``row``."""
+    out: dict[str, Any] = {}
+    for name in LEARNT:
+        given = fields.get(name)
+        if given is None or given == [] or given == "":
+            continue
+        out[name] = getattr(row, name)
+    return out
+
+
+def amendment(old: MemoryRow, given: Mapping[str, Any]) -> Amendment | None:
+    """What ``given`` adds to or changes in ``old``; None when it holds all of it already."""
+    values: dict[str, Any] = {}
+    words: list[str] = []
+    resolution = given.get("resolution")
+    if resolution and resolution != old.resolution:
+        values["resolution"] = resolution
+        words.append("resolution added" if not old.resolution else "resolution changed")
+    outcome = given.get("outcome")
+    if outcome and outcome != old.outcome:
+        values["outcome"] = outcome
+        words.append(f"outcome {old.outcome} → {outcome}")
+    confidence = given.get("confidence")
+    if confidence is not None and abs(float(confidence) - old.confidence) > 1e-9:
+        values["confidence"] = float(confidence)
+        words.append(f"confidence {old.confidence:g} → {float(confidence):g}")
+    added = [t for t in given.get("tags") or [] if t not in old.tags]
+    if added:
+        values["tags"] = [*old.tags, *added]
+        words.append(f"tag{'s' if len(added) > 1 else ''} added: {', '.join(added)}")
+    if not values:
+        return None
+    return Amendment(values, ", ".join(words), "fixed" if "resolution" in values else "updated")
+
+
+def current(session: Reader, row: MemoryRow) -> MemoryRow:
+    """The newest version of ``row``'s text: the end of its supersede chain, as long as the text
+    stays the same (a changed fact that superseded it is another statement, not a version)."""
+    seen = {row.id}
+    while row.superseded_by and len(seen) < _MAX_CHAIN:
+        newer = session.by_ids([row.superseded_by])
+        if not newer or newer[0].id in seen or newer[0].content_hash != row.content_hash:
+            break
+        row = newer[0]
+        seen.add(row.id)
+    return row
+
+
+def chain_ids(session: Reader, row: MemoryRow) -> set[str]:
+    """The ids of every version of ``row``'s text, up to the newest."""
+    back = current(session, row)
+    ids = {back.id}
+    while back.supersedes and len(ids) < _MAX_CHAIN:
+        older = session.by_ids([back.supersedes])
+        if not older or older[0].id in ids or older[0].content_hash != back.content_hash:
+            break
+        back = older[0]
+        ids.add(back.id)
+    return ids
+
+
+def amendable(old: MemoryRow) -> None:
+    """Refuse to version a memory that cannot take a new version."""
+    if old.status == "superseded":
+        raise InvalidInput(
+            f"{old.id} was superseded by {old.superseded_by}: edit that one, the newest version."
+        )
+    if old.status != "active":
+        raise InvalidInput(
+            f"{old.id} is {old.status}: `hindsight restore {old.id}` first, then edit it."
+        )
+    if parts.is_part(old):
+        raise InvalidInput(
+            f"{old.id} is one of the linked parts of a text over the size limit; a part cannot "
+            "take a new version: record the whole text again with --supersedes."
+        )
+
+
+def new_version(old: MemoryRow, change: Amendment, at: Any) -> MemoryRow:
+    """``old`` with the changed values, under a new id, superseding it."""
+    new_id = uuid7()
+    return old.replace(
+        **change.values,
+        id=new_id,
+        created_at=at,
+        updated_at=None,
+        last_seen_at=at,
+        seen_count=old.seen_count + 1,
+        status="active",
+        superseded_by=None,
+        supersedes=old.id,
+        version=old.version + 1,
+        # the text and its key stay the old version's; the new one needs its own
+        idempotency_key=derived_key("version", old.idempotency_key, new_id),
+        embedding=None,
+        chunks=None,
+    )
+
+
+def guarded(new: MemoryRow, came: MemoryRow) -> None:
+    """A new version takes the trust of the write that brought what it learnt (``came``, as
+    validated): a fix from an untrusted source makes it untrusted (that source, the lower
+    confidence), and instruction-like text in it quarantines it, as it would a new memory."""
+    if trust(came.source) == "untrusted" and trust(new.source) == "trusted":
+        new.source = came.source
+        new.confidence = min(new.confidence, came.confidence)
+    found = (came.metadata or {}).get("quarantine")
+    if found and "quarantine" not in (new.metadata or {}):
+        new.metadata = {**new.metadata, "quarantine": found}
+        new.confidence = min(new.confidence, QUARANTINE_CONFIDENCE)
+        if QUARANTINE_TAG not in new.tags:
+            new.tags = [*new.tags, QUARANTINE_TAG]
+
+
+def embed(rt: Runtime, row: MemoryRow, like: MemoryRow | None, dim: int) -> None:
+    """Give ``row`` its vectors: ``like``'s when it represents the same text, else the model's."""
+    if (
+        like is not None
+        and like.embedding is not None
+        and embedding_text(like) == embedding_text(row)
+    ):
+        row.embedding, row.chunks = like.embedding, like.chunks
+        return
+    vectors = embedding_jobs.checked(rt, rt.embedder.embed(embedding_jobs.windows(rt, row)), dim)
+    embedding_jobs.assign(row, vectors)
+
+
+def write(session: Writer, old: MemoryRow, new: MemoryRow, change: Amendment, actor: str) -> None:
+    """Store ``new`` as the next version of ``old``, in the caller's transaction."""
+    session.insert(new, row_term_counts(new))
+    session.supersede(old.id, new.id, new.created_at)
+    session.audit(change.action, [old.id, new.id], new.created_at, change.change, actor)
+    # summaries quoting the old version
+    withdraw(session, [old.id], new.created_at, actor)
+
+
+def only_learnt(memory_id: str, others: Sequence[str]) -> None:
+    """An edit changes what was learnt and nothing else: refuse one that names other fields."""
+    if others:
+        raise InvalidInput(
+            f"An edit of {memory_id} gives it what was learnt (resolution, outcome, confidence, "
+            f"tags) and nothing else; {', '.join(others)} cannot be edited: write a new memory "
+            f"with supersedes={memory_id} instead. Nothing was written."
+        )
+
+
+def edit(
+    rt: Runtime, memory_id: str, fields: Mapping[str, Any], scope: Scope, actor: str | None
+) -> WriteResult:
+    """Give the memory ``memory_id`` what was learnt (``fields``: any of ``LEARNT``) as a new
+    version; a memory that holds all of it already is answered as it is (``deduplicated``)."""
+    nothing = BadUsage(
+        "Nothing to edit: give what was learnt — a resolution, an outcome, a confidence or a tag."
+    )
+    empty = all(fields.get(name) in (None, [], "") for name in LEARNT)
+    if empty and fields.get("content") is None:
+        raise nothing
+    rt.require()
+    with rt.ledger.read() as session:
+        dim = rt.check_model(session)
+        old = find(session, memory_id, scope)
+    amendable(old)
+    text = fields.get("content")
+    if text is not None and clean(str(text)) != old.content:
+        raise InvalidInput(
+            f"An edit keeps the text of {old.id}; to change the text, write the new one "
+            f"superseding it (`hindsight record TEXT --supersedes {old.id}`, or memory_write "
+            "with `supersedes`). Nothing was written."
+        )
+    if empty:
+        raise nothing
+    values = {name: fields.get(name) for name in LEARNT}
+    checked = prepare(
+        {**values, "content": old.content, "source": old.source, "agent_id": old.agent_id},
+        Limits.of(rt.config),
+        rt.now(),
+        derived=True,
+    )
+    change = amendment(old, stated(checked.row, values))
+    if change is None:
+        return WriteResult(codec.to_memory(old), True, checked.redactions)
+    new = new_version(old, change, rt.now())
+    guarded(new, checked.row)
+    embed(rt, new, None, dim)
+    with rt.ledger.write() as session:
+        now = session.by_ids([old.id])
+        if not now or now[0].version != old.version or now[0].status != old.status:
+            raise InvalidInput(f"{old.id} changed while it was being edited; rerun the edit.")
+        write(session, old, new, change, actor or old.agent_id)
+    rt.after_write()
+    return WriteResult(
+        codec.to_memory(new), False, checked.redactions, [old.id], change.change, updated=True
+    )
+
+
+def _brought(old: MemoryRow, record: MemoryRow) -> dict[str, Any]:
+    """What an imported record states that was learnt: all of it when it is the newer one; when
+    the store's version is newer, only what that version lacks (an old export never undoes a later
+    fix)."""
+    newer = record.created_at >= old.created_at
+    given: dict[str, Any] = {"tags": record.tags}
+    if record.resolution and (newer or not old.resolution):
+        given["resolution"] = record.resolution
+    if record.outcome != "unknown" and (newer or old.outcome == "unknown"):
+        given["outcome"] = record.outcome
+    return given
+
+
+def imported(rt: Runtime, records: Sequence[MemoryRow], dim: int) -> int:
+    """Give the stored memories that ``records`` repeat (the same idempotency key, another id) what
+    the records add, a new version each; how many got one."""
+    count = 0
+    for record in records:
+        if record.status != "active" or parts.is_part(record):
+            continue
+        with rt.ledger.write() as session:
+            existing = session.by_key(record.idempotency_key, record.agent_id)
+            if existing is None:
+                continue
+            old = current(session, existing)
+            change = amendment(old, _brought(old, record))
+            if change is None or old.status != "active" or parts.is_part(old):
+                continue
+            new = new_version(old, change, rt.now())
+            guarded(new, record)
+            embed(rt, new, None, dim)
+            write(session, old, new, change, old.agent_id)
+            count += 1
+    if count:
+        rt.after_write()
+    return count

@@ -1,0 +1,93 @@
+"""Ordinary English is not read as foreign (issue 30, point 6): capitals, hyphens and diacritics are
+words of the query's language — the keyword side keeps them and vector-only candidates stay on —
+and only letters of another script (or a sentence of another language) make a query foreign."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hindsight_cli.search import query
+
+MINILM = "hindsight/all-MiniLM-L6-v2-int8"
+
+ENGLISH = [
+    "who did she see in the ER",
+    "when did they fly to LA",
+    "the Los Angeles office",
+    "a trip to El Paso",
+    "a De Niro film",
+    "my new e-mail address",
+    "the café on the corner",
+    "Soufflé for dessert",
+    "a naïve question",
+    "the Zürich team",
+    "Nina's déjà vu",
+    "the Île-de-France trains",
+]
+FOREIGN = [
+    "数据库连接失败",
+    "как настроить кэш",
+    "πού είναι το αρχείο",
+    "مشكلة في الخادم",
+    "キャッシュの設定",
+    "el hotel de la playa",
+    "wo ist der Bahnhof",
+]
+
+
+@pytest.mark.parametrize("text", ENGLISH)
+def test_capitals_hyphens_and_diacritics_are_english(text: str) -> None:
+    assert not query.foreign(text)
+    assert query.vector_floor(text, MINILM, 0.2) == 0.2
+
+
+@pytest.mark.parametrize("text", FOREIGN)
+def test_other_scripts_and_other_languages_sentences_are_foreign(text: str) -> None:
+    assert query.foreign(text)
+    assert query.vector_floor(text, MINILM, 0.2) == float("inf")
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("who did she see in the ER", "er"),
+        ("when did they fly to LA", "la"),
+        ("a trip to El Paso", "el"),
+        ("a De Niro film", "de"),
+        ("Los Angeles", "los"),
+        ("my new e-mail address", "e"),
+    ],
+)
+def test_a_name_that_spells_a_function_word_stays_in_the_keyword_side(text: str, kept: str) -> None:
+    assert kept in query.keyword_terms(text, derived=False)
+    # written in lower case inside another language's sentence, it is still dropped
+    assert "la" not in query.keyword_terms("la casa de la playa", derived=False)
+
+
+MEMORIES = [
+    "We had dinner at a small coffee shop near the river",
+    "The deploy pipeline broke on Tuesday",
+    "Our flight to Los Angeles landed at noon",
+]
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [("which café did we eat at", 0), ("trip to LA", 2), ("Zürich? no: the noon flight", 2)],
+)
+def test_such_a_query_finds_by_meaning_through_the_cli(cli, question: str, expected: int) -> None:
+    ids = []
+    for text in MEMORIES:
+        result = cli("record", text)
+        assert result.exit_code == 0, result.stderr
+        ids.append(result.stdout.strip())
+    result = cli("search", question, "--json")
+    assert result.exit_code == 0, result.stderr
+    hits = json.loads(result.stdout)
+    assert hits and hits[0]["id"] == ids[expected]
+    # a query in another script still finds nothing by meaning alone with the English-only model
+    other = json.loads(cli("search", "кофейня у реки", "--json").stdout)
+    assert other == []
