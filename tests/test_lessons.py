@@ -227,3 +227,16 @@ def test_two_failures_fixed_by_one_success_each_keep_their_own_fix(store: Path) 
         "KeyError: 'customer_id'": f"{second} ; vim tools/load.py ; {LOAD}",
         "ValueError: empty row n": f"vim tools/load.py ; {LOAD}",
     }
+
+
+def test_a_fix_ingested_after_its_failure_makes_a_new_version(store: Path) -> None:
+    fail(store, "s1", LOAD, _traceback("/srv/app", 41, "KeyError: 'customer_id'"))
+    opened = Store(store)
+    opened.ingest_events()
+    [failure] = opened.list(Filters(outcomes=("failure",)))
+    assert failure.resolution is None
+    ok(store, "s1", LOAD)
+    opened.ingest_events()
+    versions = opened.history(failure.id)
+    assert [m.status for m in versions] == ["superseded", "active"]
+    assert versions[-1].resolution == LOAD

@@ -124,6 +124,35 @@ def _link_fix(store: Store, line: JSONObject, later: set[str]) -> int:
     return len(open_failures)
 
 
+def _fix_in_batch(lines: list[JSONObject], by_key: dict[str, JSONObject]) -> int:
+    """Give the failures that a success of the same batch fixed (``fixes``, named by the recording
+    hook) their resolution before they are written; how many."""
+    done = 0
+    for line in lines:
+        named = line.get("fixes") if line["kind"] == "tool_ok" else None
+        for found in named if isinstance(named, list) else []:
+            if not isinstance(found, dict):
+                continue
+            session = _text(line.get("session"))
+            record = by_key.get(
+                fixes.failure_key(session, _text(found.get("call")), str(found.get("id")))
+            )
+            metadata = record.get("metadata") if record is not None else None
+            if record is None or record.get("resolution") or not isinstance(metadata, dict):
+                continue
+            trail = found.get("fix")
+            args = str(line.get("args") or "")
+            record["resolution"] = fixes.resolution(
+                str(line.get("tool") or "tool"),
+                args,
+                [str(x) for x in trail] if isinstance(trail, list) else (),
+            )
+            record["importance"] = 0.9
+            metadata["fixed_by"] = args or "(no arguments)"
+            done += 1
+    return done
+
+
 def ingest(store: Store, mine: Mine) -> dict[str, object]:
     """Move the spool into the store: failures and prompts as episodic memories, fixes as
     resolutions; ``mine(store, lines)`` mines the transcripts that session-closing lines name.
@@ -136,8 +165,9 @@ def ingest(store: Store, mine: Mine) -> dict[str, object]:
         for x in lines
         if x["kind"] in ("tool_error", "prompt")
     ]
+    # a failure fixed within this batch is written once, with its fix (one embedding, no version)
+    fixed = _fix_in_batch(lines, {str(r["key"]): r for r in records})
     added = store.import_records(records).added if records else 0
-    fixed = 0
     for position, line in enumerate(lines):
         if line["kind"] == "tool_ok":
             later = {
