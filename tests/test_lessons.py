@@ -178,6 +178,18 @@ def test_troubleshooting_search_reads_the_error_not_the_command(store: Path, cli
     hits = hits["hits"] if isinstance(hits, dict) else hits
     first = hits[0].get("memory", hits[0])
     assert "the-right-one.patch" in first["resolution"], [h.get("resolution") for h in hits]
+    # the same error as a test runner's summary shows it (clipped output, no traceback): its own
+    # signature reads otherwise, yet it shows every word of the lesson's
+    summary = (
+        "cd /srv/app && python -m pytest tests/test_load.py -q\n..F.\n"
+        "=========================== short test summary info ===========================\n"
+        "FAILED tests/test_load.py::test_rows - KeyError: 'customer_id'\n1 failed, 3 passed"
+    )
+    result = cli("search", summary, "--troubleshoot", "--json", "--store", str(store), store=False)
+    hits = json.loads(result.stdout)
+    hits = hits["hits"] if isinstance(hits, dict) else hits
+    first = hits[0].get("memory", hits[0])
+    assert "the-right-one.patch" in first["resolution"], [h.get("resolution") for h in hits]
 
 
 def test_mining_a_session_the_hooks_saw_stores_each_failure_once(store: Path) -> None:

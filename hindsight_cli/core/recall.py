@@ -119,7 +119,9 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
         rows, candidates = gather(source, words, vector, where, limit, weights, query.mode)
         if signature and error_line:
             error_words = keyword_terms(error_line, weights.derived_forms)
-            add_same_error(source, error_words, where, weights, signature, rows, candidates)
+            add_same_error(
+                source, error_words, where, weights, signature, rows, candidates, query.text
+            )
         return result(query, rank(rows, candidates, ctx, weights, k, query.lists))
 
     hot, engine = rt.hot, query.engine

@@ -235,3 +235,22 @@ def of_query(text: str) -> tuple[str | None, str | None, str | None]:
     line. Any may be None (a question in words has no signature)."""
     first = text.strip().split("\n", 1)[0]
     return family(first) if "\n" in text.strip() else None, signature(text), error_line(text)
+
+
+_WORD = re.compile(r"[a-z_][a-z0-9_]{2,}")
+# words a signature must hold to be recognised inside another text: fewer say too little
+NEAR_WORDS = 2
+
+
+def words(text: str) -> frozenset[str]:
+    """The informative words of a text, lower case: three or more letters, digits or ``_`` (a
+    signature's placeholders ``n``, ``q``, ``p``, ``c`` are not)."""
+    return frozenset(_WORD.findall(text.lower()))
+
+
+def near(signature_text: str, text_words: frozenset[str]) -> bool:
+    """Whether a text shows the error of ``signature_text``, though its own signature reads
+    otherwise (a clipped output, pytest's summary line instead of the traceback's): every
+    informative word of the signature is in it, and there are at least ``NEAR_WORDS``."""
+    wanted = words(signature_text)
+    return len(wanted) >= NEAR_WORDS and wanted <= text_words

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from ..config import Ranking
+from ..lessons.signatures import near, words
 from ..storage.base import Condition, Reader
 from ..storage.index import Index, where_clause
 from ..storage.rows import MemoryRow
@@ -150,18 +151,25 @@ def add_same_error(
     signature: str,
     rows: dict[str, MemoryRow],
     candidates: dict[str, Candidate],
+    query: str = "",
 ) -> None:
-    """Troubleshooting: the fixed failures of the query's error signature that the query's words as
-    a whole did not bring, found by the error line's words among failures, join the candidates
-    (the ranking puts the same error first; ``pipeline.same_error``)."""
+    """Troubleshooting: the fixed failures of the query's error signature (or one the query shows
+    in other words, ``lessons.signatures.near``) that the query's words as a whole did not bring,
+    found by the error line's words among failures, join the candidates (the ranking puts the same
+    error first; ``pipeline.same_error``)."""
     if not terms:
         return
     found = source.keyword(terms, [*where, ("outcome", "in", ["failure"])], SAME_ERROR, weights)
     new = [m for m, _ in found if m not in candidates]
     if not new:
         return
+    shown = words(query)
     for row in source.rows(new, where):
-        meta = row.metadata or {}
-        if row.resolution and meta.get("signature") == signature:
+        found_signature = (row.metadata or {}).get("signature")
+        if (
+            row.resolution
+            and isinstance(found_signature, str)
+            and (found_signature == signature or near(found_signature, shown))
+        ):
             rows[row.id] = row
             candidates[row.id] = Candidate(row.id)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..config import Ranking
-from ..lessons.signatures import exception_class
+from ..lessons.signatures import exception_class, near, words
 from ..models import Explanation, Hit, SearchResult
 from ..poisoning import QUARANTINE_TAG
 from ..storage import codec
@@ -102,13 +102,16 @@ def _meta(row: MemoryRow, name: str) -> str | None:
 def same_error(
     order: Sequence[str], rows: Mapping[str, MemoryRow], ctx: Context
 ) -> tuple[list[str], list[str]]:
-    """For a troubleshooting query whose error has a signature: the fixed failures of that signature
-    (the query's command family first, then the lessons fixed in most sessions, then score), then
-    those of its exception class, each ahead of every other candidate whatever its words; and the
-    rest in order."""
-    if not ctx.signature:
+    """For a troubleshooting query that shows an error: the fixed failures of a known kind
+    (lessons) of the same signature; then those whose signature the query shows in other words
+    (every informative word of it in the query: a clipped output, a test runner's summary line);
+    then those of the same exception class; each tier with the query's command family first, then
+    the kinds fixed in most sessions, then by score, ahead of every other candidate whatever its
+    words. The rest in order."""
+    if not ctx.query or not ctx.fixes_first:
         return [], list(order)
     wanted_class = exception_class(ctx.signature)
+    query_words = words(ctx.query)
     tier: dict[str, int] = {}
     for mid in order:
         row = rows[mid]
@@ -117,8 +120,10 @@ def same_error(
             continue
         if signature == ctx.signature:
             tier[mid] = 0
-        elif wanted_class and exception_class(signature) == wanted_class:
+        elif near(signature, query_words):
             tier[mid] = 1
+        elif wanted_class and exception_class(signature) == wanted_class:
+            tier[mid] = 2
     kinds = Counter((_meta(rows[m], "family"), _meta(rows[m], "signature")) for m in tier)
     position = {m: i for i, m in enumerate(order)}
     first = sorted(
@@ -188,9 +193,15 @@ def rank(
         best_keyword = max((c.keyword_score or 0.0 for c in candidates.values()), default=0.0)
         evidence = {m: relevance(candidates[m], plain, lists, best_keyword) for m in order}
         fixes, rest = split_fixes(order, rows, evidence, weights.troubleshoot_share)
-        groups = [known, mmr(fixes, scores, vectors, weights.mmr_lambda, k - len(known))]
-        groups.append(mmr(rest, scores, vectors, weights.mmr_lambda, k - sum(map(len, groups))))
-        for mid in groups[1]:
+        # a lesson (one failure and its fix) before a memory of a whole exchange that had one
+        lessons = [m for m in fixes if _meta(rows[m], "signature")]
+        others = [m for m in fixes if not _meta(rows[m], "signature")]
+        groups = [known]
+        for group in (lessons, others, rest):
+            groups.append(
+                mmr(group, scores, vectors, weights.mmr_lambda, k - sum(map(len, groups)))
+            )
+        for mid in groups[1] + groups[2]:
             found[mid].notes.append("troubleshoot: a failure with a fix, ranked first")
     else:
         groups = [mmr(order, scores, vectors, weights.mmr_lambda, k)]
