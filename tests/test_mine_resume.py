@@ -19,8 +19,9 @@ from hindsight_cli.models import Filters
 from hindsight_cli.transcripts import miner
 
 CWD = "/work/weather"
-# Runs the real CLI with one seam held open: after the Nth state save (or the Nth committed batch,
-# before its state is saved) it says so in a file and blocks until the test kills it.
+# Runs the real CLI with one seam held open: after the Nth state save (or the Nth committed batch
+# of exchanges, before its state is saved; a batch's lessons, failed calls, are committed after its
+# exchanges) it says so in a file and blocks until the test kills it.
 DRIVER = """
 import sys, threading
 from pathlib import Path
@@ -29,9 +30,14 @@ from hindsight_cli.store import Store
 pause, ready, seam = int(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 miner.Miner.BATCH = 1
 seen = [0]
+def lessons(args):
+    records = args[1] if len(args) > 1 and isinstance(args[1], list) else []
+    return bool(records) and all(r.get("metadata", {}).get("signature") for r in records)
 def held(original):
     def run(*args, **kwargs):
         result = original(*args, **kwargs)
+        if lessons(args):
+            return result
         seen[0] += 1
         if seen[0] == pause:
             ready.write_text("paused")

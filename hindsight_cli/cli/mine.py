@@ -306,6 +306,7 @@ _COLUMNS = (
     "unknown",
     "redactions",
     "fixes",
+    "lessons",
     "summaries",
 )
 _LABELS = {"redactions": "redacted"}
@@ -357,6 +358,11 @@ def _show(
         f"{'Dry run: ' if options.dry_run else ''}{verb} {render.memories(totals['added'])} from "
         f"{totals['exchanges']} new exchange(s) in {totals['sessions']} session(s) to {store}"
         + (f" (sessions in {project})" if project else "")
+        + (
+            f", and {totals['lessons']} lesson(s): failed calls and their fixes"
+            if totals["lessons"]
+            else ""
+        )
         + "."
     )
 

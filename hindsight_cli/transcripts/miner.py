@@ -63,6 +63,8 @@ class Tally:
     redactions: int = 0
     fixes: int = 0
     summaries: int = 0
+    # failed calls of a known kind, each a memory of its own (the hooks' lesson)
+    lessons: int = 0
 
     def to_dict(self) -> dict[str, int | str]:
         data = dict(self.__dict__)
@@ -284,7 +286,7 @@ class Miner:
         record["id"] = memory_id(key)
         record["step"] = exchange.position
         tags = record["tags"]
-        record["tags"] = [*(tags if isinstance(tags, list) else []), "mined"]
+        record["tags"] = [*(tags if isinstance(tags, list) else [])]
         if self.agent:
             record["agent_id"] = self.agent
         return cast("ExchangeRecord", record)
@@ -302,12 +304,17 @@ class Miner:
         tail: Exchange | None = None,
     ) -> None:
         records = [r for r in batch.pending if not self._grown(r, saved, tally)]
+        # the lessons mined beside the exchanges, counted apart
+        lessons = [r for r in records if r["id"] in self._lesson_ids]
+        records = [r for r in records if r["id"] not in self._lesson_ids]
         if self.dry_run:
             tally.added += len(records)
+            tally.lessons += len(lessons)
             tally.redactions += sum(
                 redact(r["content"])[1] + redact(r.get("resolution") or "")[1] for r in records
             )
         else:
+            skipped = added = False
             if records:
                 result = self.store.import_records(records)
                 tally.added, tally.skipped = (
@@ -315,12 +322,18 @@ class Miner:
                     tally.skipped + result.skipped,
                 )
                 tally.redactions += result.redactions
-                # stored, without its fix, by a run killed before it saved its state
-                if result.skipped:
-                    for ref, (tool, args, trail) in batch.resolved.items():
-                        self._link(ref, tool, args, trail)
-                if result.added:
-                    self._touched.update(r["task_id"] for r in records if r.get("task_id"))
+                skipped, added = bool(result.skipped), bool(result.added)
+            if lessons:
+                # one failed call each: the memory its tool-failure hook would have written
+                result = self.store.import_records(lessons)
+                tally.lessons += result.added
+                skipped = skipped or bool(result.skipped)
+            # stored, without its fix, by a run killed before it saved its state
+            if skipped:
+                for ref, (tool, args, trail) in batch.resolved.items():
+                    self._link(ref, tool, args, trail)
+            if added:
+                self._touched.update(r["task_id"] for r in records if r.get("task_id"))
             for ref, tool, args, trail in batch.later:
                 self._link(ref, tool, args, trail)
             # a run limited in time leaves no state: a later full run reads it all

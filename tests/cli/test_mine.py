@@ -61,7 +61,8 @@ def test_each_client_is_mined_from_where_it_keeps_its_history(
     ] or client == "codex"
     assert all(m.metadata["project"] == CWD and m.metadata["client"] == client for m in mined)
     assert [m.outcome for m in mined] == ["failure", "success", "failure", "success", "success"]
-    assert mined[0].resolution.endswith("succeeded with: pytest -q tests/test_weather.py")
+    # the fix: the commands from the failed call to the success of its family
+    assert mined[0].resolution.endswith("pytest -q tests/test_weather.py")
     # fixed in a later exchange
     assert "./deploy.sh --env staging --ssh" in mined[2].resolution
     assert "天气接口的超时" in mined[1].content
@@ -70,7 +71,9 @@ def test_each_client_is_mined_from_where_it_keeps_its_history(
         ("agent", False) if client == "codex" else ("web", True)
     )
     summary = cli.open().list(Filters(task_id=SESSIONS[client], types=("semantic",)))
-    assert [m.trigger for m in summary] == ["summary"]
+    # one summary of the session (in linked parts when its errors and fixes run long)
+    assert [m.trigger for m in summary][:1] == ["summary"]
+    assert {m.trigger for m in summary} <= {"summary", "summary_part"}
 
 
 @pytest.mark.parametrize("client", list(WRITERS))
@@ -252,7 +255,7 @@ def test_a_fix_from_an_old_session_answers_search(cli: Cli, agents: Path) -> Non
         )
         first = hits["hits"][0] if isinstance(hits, dict) else hits[0]
         assert first["task_id"] == SESSIONS["claude-code"] and first["outcome"] == "failure"
-        assert first["resolution"] == "then Bash succeeded with: pytest -q tests/test_weather.py"
+        assert first["resolution"] == "pip install requests ; pytest -q tests/test_weather.py"
         assert first["event_at"].startswith("2026-01-05") and "quarantined" not in first["tags"]
 
 
