@@ -17,13 +17,13 @@ LONG_FIX = "raised maxclients to 20000, moved the session keys to their own inst
 
 def _fill(record: Any) -> None:
     record(
-        "The Redis cache timed out under load during the Friday sale: every checkout waited on "
+        "During the Friday sale the Redis cache timed out under load: every checkout waited on "
         "GET session:* until the pool ran dry",
         outcome="failure",
         resolution=LONG_FIX,
     )
     for n in range(6):
-        record(f"Redis note {n}: the cache holds the session keys for {n} hours")
+        record(f"The Redis cache timed out under load again on day {n}: replica {n} lagged")
     record("The CI runner image moved to Ubuntu 24.04")
 
 
@@ -41,21 +41,24 @@ def test_the_cli_block_holds_the_best_hit_at_every_budget_and_counts_what_it_lef
     cli: Any,
 ) -> None:
     _fill(_cli_record(cli))
-    query = "Redis cache timed out under load"
+    query = "Redis cache timed out under load during the Friday sale"
     best = json.loads(cli("search", query, "--json").stdout)[0]
     assert "Friday sale" in best["content"]
+    left_out = 0
     for budget in range(40, 260, 11):
         result = cli("search", query, "--format", "context", "--budget", str(budget))
         assert result.exit_code == 0, result.stderr
         lines = result.stdout.splitlines()
-        assert "The Redis cache timed out" in lines[1], (budget, result.stdout)
+        assert "During the Friday sale" in lines[1], (budget, result.stdout)
         shown = len(lines) - 1
         assert lines[0].startswith(f"[hindsight: {shown} memor")
         # what the budget left out is in the block, not on stderr alone
         if "more hit(s) left out" in result.stderr:
             assert "more did not fit]" in lines[0], (budget, lines[0])
+            left_out += 1
+    assert left_out > 5
     # a budget too small for any line: the header says so
-    result = cli("search", query, "--format", "context", "--budget", "12")
+    result = cli("search", query, "--format", "context", "--budget", "5")
     assert result.exit_code == 0, result.stderr
     header = result.stdout.splitlines()[0]
     assert header.startswith("[hindsight: 0 memories, ") and "more did not fit]" in header
@@ -74,7 +77,8 @@ async def test_an_mcp_search_holds_the_best_hit_at_every_budget(store: Store) ->
         store.record(text, outcome=outcome or "neutral", resolution=resolution, merge=False)
 
     _fill(record)
-    query = "Redis cache timed out under load"
+    query = "Redis cache timed out under load during the Friday sale"
+    left_out = 0
     async with Client(build_server(store), raise_exceptions=True) as client:
         for budget in range(40, 260, 11):
             result = await client.call_tool(
@@ -83,10 +87,12 @@ async def test_an_mcp_search_holds_the_best_hit_at_every_budget(store: Store) ->
             assert not result.is_error
             text = "".join(block.text for block in result.content)
             lines = text.splitlines()
-            assert "The Redis cache timed out" in lines[1], (budget, text)
+            assert "During the Friday sale" in lines[1], (budget, text)
             found = result.structured_content
+            left_out += bool(found["dropped_for_budget"])
             if found["dropped_for_budget"]:
                 assert f"; {found['dropped_for_budget']} more did not fit]" in lines[0]
+        assert left_out > 5
         result = await client.call_tool("memory_search", {"query": query, "budget_tokens": 20})
         text = "".join(block.text for block in result.content)
         assert text.startswith("[hindsight: 0 memories") and "more did not fit" in text

@@ -120,7 +120,7 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
         if signature and error_line:
             error_words = keyword_terms(error_line, weights.derived_forms)
             add_same_error(source, error_words, where, weights, signature, rows, candidates)
-        return result(query, rank(rows, candidates, ctx, weights, k, query.lists))
+        return result(query, rank(rows, candidates, ctx, weights, k, query.lists), weights)
 
     hot, engine = rt.hot, query.engine
     if hot is not None and (engine or rt.config.search_engine) == "auto":
