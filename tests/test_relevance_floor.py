@@ -92,6 +92,9 @@ def test_blocks_of_the_labelled_store_are_relevant_and_keep_their_first_hit(cli:
         # the floor only takes away: the first hit stays the search's first
         assert block and block[0]["id"] == plain[0]["id"], item["query"]
         names = [label.get(h["id"], "?") for h in block]
+        # a user's preference (source user, confidence 1.0) enters only the blocks it answers:
+        # its priors never lift it over the floor
+        assert all(n in item["relevant"] for n in names if n.startswith("pref-")), names
         lines += len(names)
         good += sum(_relevant(n, set(item["relevant"])) for n in names)
         # a budget is a ceiling: the block holds fewer lines than the budget had room for
