@@ -49,9 +49,11 @@ def _build(cli: Any) -> dict[str, str]:
 
 
 def _beside(ids: dict[str, str], found: list[str]) -> list[str]:
-    """The summaries in ``found`` shown beside a memory they cover."""
+    """The summaries in ``found`` shown beside a memory they cover, or beside each other (both
+    cover the release's memories)."""
     episodes = {v for k, v in ids.items() if k.startswith("episode")}
-    return [s for s in ("task", "range") if ids[s] in found and episodes & set(found)]
+    beside = [s for s in ("task", "range") if ids[s] in found and episodes & set(found)]
+    return beside + (["both"] if {ids["task"], ids["range"]} <= set(found) else [])
 
 
 QUERIES = (
@@ -112,3 +114,9 @@ async def test_an_mcp_search_holds_a_summary_or_its_sources(store: Store) -> Non
             )
             found = [h["id"] for h in result.structured_content["hits"]]
             assert found and not _beside(ids, found), (query, found)
+        # the recall prompt opens with the memories, not with a summary repeating them
+        prompt = await client.get_prompt("recall", {"task": QUERIES[1]})
+        text = prompt.messages[0].content.text
+        assert "Release 9 build failed" in text and ".000000" not in text
+        # one summary of the release's memories, not two repeating each other
+        assert text.count("Summary of") <= 1, text

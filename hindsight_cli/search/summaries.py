@@ -60,18 +60,36 @@ def covers(summary: MemoryRow, row: MemoryRow, rows: dict[str, MemoryRow]) -> bo
     return (since is None or at >= since) and (until is None or at <= until)
 
 
+def _named(summary: MemoryRow, rows: dict[str, MemoryRow]) -> set[str]:
+    """The memories a summary names, through its parts when they are among ``rows``."""
+    out = set(summary.source_ids)
+    for part in summary.source_ids:
+        found = rows.get(part)
+        if found is not None and summary_of(found) is not None:
+            out |= set(found.source_ids)
+    return out
+
+
+def _repeats(this: MemoryRow, other: MemoryRow, rows: dict[str, MemoryRow]) -> bool:
+    if summary_of(other) is not None and covers(other, this, rows):
+        return True
+    if summary_of(this) is None:
+        return False
+    if covers(this, other, rows):
+        return True
+    # two summaries of the same memories (a task's and a range's)
+    return summary_of(other) is not None and bool(_named(this, rows) & _named(other, rows))
+
+
 def one_of_each(items: Sequence[T], row: Callable[[T], MemoryRow]) -> list[T]:
     """``items`` in rank order without a summary below a memory it covers, nor a memory below a
-    summary that covers it (a top summary and its parts alike): the higher one stays."""
+    summary that covers it (a top summary and its parts alike), nor a summary below another of the
+    same memories: the higher one stays."""
     rows = {row(item).id: row(item) for item in items}
     kept: list[T] = []
     for item in items:
         this = row(item)
-        if any(
-            (summary_of(other) is not None and covers(other, this, rows))
-            or (summary_of(this) is not None and covers(this, other, rows))
-            for other in map(row, kept)
-        ):
+        if any(_repeats(this, other, rows) for other in map(row, kept)):
             continue
         kept.append(item)
     return kept
