@@ -64,6 +64,15 @@ class Ranking:
     bm25_b: float = 0.4
     # a vector-only candidate below this cosine is noise, not a hit
     min_vector_similarity: float = 0.2
+    min_relevance: float = _setting(
+        0.6,
+        "the relevance floor of a block (--budget, --min-score): share of the best "
+        "hit's relevance (before priors) a hit needs",
+    )
+    min_vector_only: float = _setting(0.35, "... and a cosine of this (found by meaning) ...")
+    min_keyword_only: float = _setting(
+        0.5, "... or this share of the query's words (found by its words)"
+    )
     half_life_working: float = 1.0
     half_life_episodic: float = _setting(7.0, "days")
     half_life_semantic: float = 90.0

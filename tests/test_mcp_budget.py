@@ -104,7 +104,9 @@ async def test_every_tool_text_is_within_its_budget(store: Store) -> None:
                     dropped = found["dropped_for_budget"]
                     assert text == found["context"] + "\nids in order: " + " ".join(
                         h["id"] for h in found["hits"]
-                    ) + (f" ({dropped} more left out for the budget)" if dropped else "")
+                    )
+                    # what the budget left out, the header says
+                    assert (f"; {dropped} more did not fit]" in text) == bool(dropped)
         for name, arguments in [
             ("memory_write", {"content": "the staging deploy needs the VPN up first"}),
             ("memory_write", {"content": "token AKIAIOSFODNN7EXAMPLE for s3", "verbose": True}),

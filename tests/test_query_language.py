@@ -91,3 +91,27 @@ def test_such_a_query_finds_by_meaning_through_the_cli(cli, question: str, expec
     # a query in another script still finds nothing by meaning alone with the English-only model
     other = json.loads(cli("search", "кофейня у реки", "--json").stdout)
     assert other == []
+
+
+def test_the_digits_of_an_address_match_nothing_through_the_cli(cli) -> None:  # noqa: ANN001
+    """Keyword matches on bare one- and two-digit numbers carry no weight (issue 30, point 4): the
+    0 and 1 of 127.0.0.1 matched every memory with a number in it."""
+    for text in (
+        "Task summary: step 1 of 3 done, 10 files changed",
+        "Moved the nightly job to 0 2 * * * (02:00)",
+    ):
+        assert cli("record", text, "--type", "semantic").exit_code == 0
+    for extra in ([], ["--troubleshoot"]):
+        result = cli("search", "ECONNREFUSED 127.0.0.1:5432", "--mode", "keyword", "--json", *extra)
+        assert result.exit_code == 0, result.stderr
+        assert json.loads(result.stdout) == []
+    # the words around the numbers still match
+    found = json.loads(
+        cli("search", "0 2 * * * cron 02:00 nightly", "--mode", "keyword", "--json").stdout
+    )
+    assert [h["content"][:10] for h in found] == ["Moved the "]
+    assert query.keyword_terms("ECONNREFUSED 127.0.0.1:5432", derived=False) == [
+        "econnrefus",
+        "127",
+        "5432",
+    ]

@@ -231,7 +231,8 @@ def test_the_budget_counts_the_whole_block_and_a_lower_hit_never_takes_a_higher_
     kept, block, tokens = budget.fit_budget(memories, 40)
     # too little is left for a useful cut of the second: the block ends there, "tiny" stays out
     assert kept == [0] and tokens <= 40 and "tiny" not in block
-    assert block.splitlines()[0] == f"[hindsight: 1 memory, {tokens} tokens]"
+    # the header says what the budget left out
+    assert block.splitlines()[0] == f"[hindsight: 1 memory, {tokens} tokens; 2 more did not fit]"
     # with room for a cut, the second is shown cut, and still not the third
     kept, block, tokens = budget.fit_budget(memories, 80)
     assert kept == [0, 1] and tokens <= 80 and block.endswith(" …") and "tiny" not in block
@@ -255,9 +256,10 @@ def test_a_block_read_with_its_ids_fits_the_budget_together_with_them() -> None:
         kept, block, tokens = budget.fit_listed(memories, limit)
         text = budget.listed(block, [memories[i].id for i in kept], len(memories) - len(kept))
         assert kept and estimate_tokens(text) <= limit
-        assert (
-            block.splitlines()[0]
-            == f"[hindsight: {len(kept)} memor{'y' if len(kept) == 1 else 'ies'}, {tokens} tokens]"
+        left = len(memories) - len(kept)
+        assert block.splitlines()[0] == (
+            f"[hindsight: {len(kept)} memor{'y' if len(kept) == 1 else 'ies'}, {tokens} tokens"
+            + (f"; {left} more did not fit]" if left else "]")
         )
         # the best ones, in rank order
         assert kept == list(range(len(kept)))

@@ -354,7 +354,20 @@ def search(
     budget: Annotated[
         Optional[int],
         typer.Option(
-            "--budget", help="Fit the context block in this many tokens.", show_default=False
+            "--budget",
+            help="Fit the context block in this many tokens, with only the hits above the "
+            "relevance floor (a ceiling, not a target).",
+            show_default=False,
+        ),
+    ] = None,
+    min_score: Annotated[
+        Optional[float],
+        typer.Option(
+            "--min-score",
+            min=0.0,
+            max=1.0,
+            help="Only hits scoring at least this (0-1), above the relevance floor.",
+            show_default=False,
         ),
     ] = None,
     mode: Annotated[
@@ -443,6 +456,7 @@ def search(
             env=parse_pairs(env, "--env"),
             current_task=current_task,
             troubleshoot=troubleshoot,
+            min_score=min_score,
         )
     )
     if fmt == "json":

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput
@@ -58,8 +58,24 @@ def _summary_sources(
         what = f"task {task_id}" if task_id else "that time range"
         raise InvalidInput(f"Nothing to summarize: no active episodic memories for {what}.")
     scope = task_id or f"{iso(since) or 'start'}..{iso(until) or 'now'}"
-    title = f"Summary of task {task_id}" if task_id else f"Summary of {scope.replace('..', ' to ')}"
+    title = f"Summary of task {task_id}" if task_id else range_title(since, until)
     return rows, dim, scope, title
+
+
+def range_title(since: datetime | None, until: datetime | None) -> str:
+    """A time range's summary title a person reads: minutes, UTC, the end's date only when it is
+    another day (``Summary of 2026-11-30 14:05 → 16:40``)."""
+    first, last = _utc(since), _utc(until)
+    start = first.strftime("%Y-%m-%d %H:%M") if first else "the start"
+    if last is None:
+        return f"Summary of {start} → now"
+    same_day = first is not None and first.date() == last.date()
+    return f"Summary of {start} → {last.strftime('%H:%M' if same_day else '%Y-%m-%d %H:%M')}"
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    # naive times are UTC already (``timeutil``)
+    return value.astimezone(UTC) if value is not None and value.tzinfo is not None else value
 
 
 def summary_request(

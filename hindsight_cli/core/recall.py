@@ -10,6 +10,7 @@ done in short ledger reads of its own.
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 
 from ..errors import StoreBusy
 from ..lessons.signatures import of_query
@@ -69,21 +70,9 @@ def _index_is_current(rt: Runtime, requested: str | None) -> bool:
     return rt.mirror.current()
 
 
-def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
-    query = query.checked()
-    rt.require()
-    assert query.filters is not None and query.k is not None
-    k = query.k
-    filters = scope.filters(query.filters)
-    weights = rt.config.ranking
-    weights = replace(
-        weights,
-        min_vector_similarity=vector_floor(
-            query.text, rt.model, weights.min_vector_similarity, query.mode
-        ),
-    )
-    now = query.now or rt.now()
-    # what went wrong, read from the error itself (its signature), when troubleshooting
+def _context(query: SearchQuery, now: datetime) -> tuple[Context, str | None]:
+    """What the ranking knows of the present, and the query's error line when troubleshooting
+    (what went wrong, read from the error itself: its signature)."""
     family, signature, error_line = (
         of_query(query.text) if query.troubleshoot else (None, None, None)
     )
@@ -97,6 +86,23 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
         family=family,
         signature=signature,
     )
+    return ctx, error_line
+
+
+def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
+    query = query.checked()
+    rt.require()
+    assert query.filters is not None and query.k is not None
+    k = query.k
+    filters = scope.filters(query.filters)
+    weights = replace(
+        rt.config.ranking,
+        min_vector_similarity=vector_floor(
+            query.text, rt.model, rt.config.ranking.min_vector_similarity, query.mode
+        ),
+    )
+    now = query.now or rt.now()
+    ctx, error_line = _context(query, now)
     # A pool that grew with k (it was 4k) let a -k 50 search reorder the first hits of a -k 25 one:
     # up to ``candidates`` hits the pool is the same whatever k, so asking for more hits only adds
     # hits after them; beyond it, the pool is k.
@@ -117,12 +123,12 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
             else None
         )
         rows, candidates = gather(source, words, vector, where, limit, weights, query.mode)
-        if signature and error_line:
+        if ctx.signature and error_line:
             error_words = keyword_terms(error_line, weights.derived_forms)
             add_same_error(
-                source, error_words, where, weights, signature, rows, candidates, query.text
+                source, error_words, where, weights, ctx.signature, rows, candidates, query.text
             )
-        return result(query, rank(rows, candidates, ctx, weights, k, query.lists))
+        return result(query, rank(rows, candidates, ctx, weights, k, query.lists), weights)
 
     hot, engine = rt.hot, query.engine
     if hot is not None and (engine or rt.config.search_engine) == "auto":

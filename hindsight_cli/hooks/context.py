@@ -122,7 +122,13 @@ def repeat_context(path: Path, event: Event, query: str, conf: Settings) -> str 
             reverse=True,
         )
     else:
-        result = store.search(query, k=10, troubleshoot=True, current_task=event.session or None)
+        result = store.search(
+            query,
+            k=10,
+            troubleshoot=True,
+            current_task=event.session or None,
+            budget=conf.repeat_budget,
+        )
         hits = [
             h.memory
             for h in result.hits

@@ -293,6 +293,15 @@ def memory_search(
         ),
     ] = False,
     include_archived: Annotated[bool, Field(description="Search archived memories too.")] = False,
+    min_score: Annotated[
+        Optional[float],
+        Field(
+            ge=0,
+            le=1,
+            description="Only hits scoring at least this (0-1); the answer holds only hits above "
+            "the relevance floor either way.",
+        ),
+    ] = None,
     fields: Annotated[
         Optional[list[HitField]],
         Field(description="Structured hits carry only these fields (and id and content)."),
@@ -329,6 +338,7 @@ def memory_search(
         current_task=current_task,
         troubleshoot=troubleshoot,
         listed=True,
+        min_score=min_score,
     )
     return _say(*results.search(memories(ctx).search(request), fields, verbose))
 

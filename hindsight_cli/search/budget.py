@@ -1,7 +1,7 @@
 """The context block an agent pastes into its prompt, and the token budget it must fit (DESIGN
 §5.5):
 
-    [hindsight: 2 memories, 71 tokens]
+    [hindsight: 2 memories, 71 tokens; 1 more did not fit]
     - 2026-11-30 (failure→fixed) [episodic] 调用天气API时返回401 — fix: 刷新token后重试成功
     - fixed 3 times: [from tool, untrusted] ModuleNotFoundError: No module named 'app' — fix: …
 
@@ -9,8 +9,9 @@ A *lesson* (a failure of a known kind with its fix, ``lessons.signatures``) is o
 the error's line, then the fix; several lessons of the same kind are one line, "fixed N times",
 with the best-ranked one's fix. Memories are taken in rank order while they fit; the first that
 does not fit is cut to what is left (never dropped for its length) and ends the block, so a lower
-hit never takes a higher one's place. Every face and the hooks build it here, so the block reads
-the same wherever an agent meets it.
+hit never takes a higher one's place. The header counts the hits the budget left out ("N more did
+not fit"), so a block that could show none still says there were some. Every face and the hooks
+build it here, so the block reads the same wherever an agent meets it.
 """
 
 from __future__ import annotations
@@ -58,14 +59,21 @@ def lesson_line(memory: Memory, times: int = 1) -> str:
     return f"{head}{safe_line(error)} — fix: {safe_line(memory.resolution or '')}"
 
 
-def context_line(memory: Memory) -> str:
+def context_line(memory: Memory, compact: bool = False) -> str:
     """One memory as a line of the context block: date, outcome, type, where it came from when that
     is not trusted, the text and the fix. The text is made one line and cannot forge the block's own
-    structure (a header, an entry, a label or a fix), so it reads as data, not as instructions."""
+    structure (a header, an entry, a label or a fix), so it reads as data, not as instructions.
+    ``compact``: without the date and type (a best hit cut to a small budget keeps its words)."""
     if is_lesson(memory):
         return lesson_line(memory)
+    return _head(memory, compact) + " " + _body(memory)
+
+
+def _head(memory: Memory, compact: bool = False) -> str:
     label = outcome_label(memory.outcome, memory.resolution)
-    head = f"- {memory.event_at[:10]}" + (f" ({label})" if label else "") + f" [{memory.type}]"
+    head = "-" if compact else f"- {memory.event_at[:10]}"
+    head += f" ({label})" if label else ""
+    head += "" if compact else f" [{memory.type}]"
     trust = trust_label(memory.source, is_quarantined(memory.tags, memory.metadata))
     # every untrusted memory says so where an agent reads it, quarantined or not
     if trust:
@@ -74,15 +82,22 @@ def context_line(memory: Memory) -> str:
     # a piece of a longer text: the reader knows there is more
     if position:
         head += f" (part {position[0]} of {position[1]})"
-    line = f"{head} {safe_line(memory.content)}"
+    return head
+
+
+def _body(memory: Memory) -> str:
+    line = safe_line(memory.content)
     if memory.resolution:
         line += f" — fix: {safe_line(memory.resolution)}"
     return line
 
 
-def context_block(lines: Sequence[str], tokens: int) -> str:
+def context_block(lines: Sequence[str], tokens: int, unfit: int = 0) -> str:
+    """The header, then the lines; ``unfit``: how many more hits the budget left out, which the
+    header says (an agent reading only the block knows there is more)."""
     noun = "memory" if len(lines) == 1 else "memories"
-    return "\n".join([f"[hindsight: {len(lines)} {noun}, {tokens} tokens]", *lines])
+    more = f"; {unfit} more did not fit" if unfit else ""
+    return "\n".join([f"[hindsight: {len(lines)} {noun}, {tokens} tokens{more}]", *lines])
 
 
 def fit_budget(memories: Sequence[Memory], budget: int | None) -> tuple[list[int], str, int]:
@@ -107,9 +122,14 @@ def fit_budget(memories: Sequence[Memory], budget: int | None) -> tuple[list[int
         kind = lesson_kind(memory)
         group = kinds.get(kind, [position]) if kind is not None else [position]
         line = lesson_line(memory, len(group)) if kind is not None else context_line(memory)
-        if budget is not None and _cost(lines, line) > budget:
+        # the header's "N more did not fit": the hits after this line, at most
+        unfit = len(memories) - len({*kept, *group})
+        if budget is not None and _cost(lines, line, unfit) > budget:
             # the best hit is always shown, cut to fit; a later one only if a useful cut fits
-            cut = _cut(line, lines, budget, 0 if not kept else _MIN_CUT)
+            cut = _cut(line, lines, budget, 0 if not kept else _MIN_CUT, unfit)
+            if not kept and kind is None and _words_kept(cut, _head(memory)) < _MIN_WORDS:
+                # too small a budget for the date and type and the words too: the words win
+                cut = _cut(context_line(memory, compact=True), lines, budget, 0, unfit) or cut
             if cut is None:
                 break
             line = cut
@@ -119,16 +139,16 @@ def fit_budget(memories: Sequence[Memory], budget: int | None) -> tuple[list[int
         kept.extend(group)
         grouped.update(group)
         lines.append(line)
-    tokens = estimate_tokens(context_block(lines, 0))
-    tokens = estimate_tokens(context_block(lines, tokens))
-    return sorted(kept), context_block(lines, tokens), tokens
+    left = len(memories) - len(set(kept)) if budget is not None else 0
+    tokens = estimate_tokens(context_block(lines, 0, left))
+    tokens = estimate_tokens(context_block(lines, tokens, left))
+    return sorted(kept), context_block(lines, tokens, left), tokens
 
 
 def listed(block: str, ids: Sequence[str], dropped: int) -> str:
-    """The block, then a line of the ids of its memories in order, and how many more the budget
-    left out: what an MCP client reads of a search."""
-    line = "ids in order: " + " ".join(ids)
-    return f"{block}\n{line}" + (f" ({dropped} more left out for the budget)" if dropped else "")
+    """The block, then a line of the ids of its memories in order: what an MCP client reads of a
+    search. (How many more the budget left out, ``dropped``, the block's header says.)"""
+    return f"{block}\nids in order: " + " ".join(ids)
 
 
 def fit_listed(memories: Sequence[Memory], budget: int) -> tuple[list[int], str, int]:
@@ -147,30 +167,38 @@ def fit_listed(memories: Sequence[Memory], budget: int) -> tuple[list[int], str,
         if estimate_tokens(text) <= budget:
             return kept, block, tokens
         reserve = max(reserve + 1, estimate_tokens(text) - tokens)
-    return fit_budget([], budget)
+    # none fits: the header says how many did not
+    tokens = estimate_tokens(context_block([], 0, len(memories)))
+    return [], context_block([], tokens, len(memories)), tokens
 
 
+# tokens of its text a cut best hit keeps, or it drops its date and type for more of them
+_MIN_WORDS = 8
 # tokens: a cut of a later hit shorter than this says too little to be worth its place
 _MIN_CUT = 25
 # characters of a cut line always kept (its head: the date and labels, or "- ")
 _KEEP_HEAD = 2
 
 
-def _cost(lines: Sequence[str], line: str) -> int:
+def _words_kept(cut: str | None, head: str) -> int:
+    return 0 if cut is None else estimate_tokens(cut[len(head) :].removesuffix(" …").strip())
+
+
+def _cost(lines: Sequence[str], line: str, unfit: int = 0) -> int:
     # the header's count grows a digit or two
-    return estimate_tokens(context_block([*lines, line], 0)) + 2
+    return estimate_tokens(context_block([*lines, line], 0, unfit)) + 2
 
 
-def _cut(line: str, lines: Sequence[str], budget: int, least: int) -> str | None:
+def _cut(line: str, lines: Sequence[str], budget: int, least: int, unfit: int = 0) -> str | None:
     """``line`` cut (at a word, marked " …") to the longest that fits ``budget`` after ``lines``, or
     None when that leaves under ``least`` tokens of it."""
-    room = budget - _cost(lines, "")
+    room = budget - _cost(lines, "", unfit)
     if room < max(least, 1):
         return None
     low, high = _KEEP_HEAD, len(line)
     while low < high:
         middle = (low + high + 1) // 2
-        if _cost(lines, line[:middle] + " …") <= budget:
+        if _cost(lines, line[:middle] + " …", unfit) <= budget:
             low = middle
         else:
             high = middle - 1

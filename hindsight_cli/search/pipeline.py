@@ -19,11 +19,13 @@ from ..lessons.signatures import exception_class, near, words
 from ..models import Explanation, Hit, SearchResult
 from ..poisoning import QUARANTINE_TAG
 from ..storage import codec
-from ..storage.rows import MemoryRow
+from ..storage.rows import MemoryRow, keyword_text
+from ..text import terms
 from .budget import fit_budget, fit_listed
-from .query import SearchQuery
+from .query import SearchQuery, keyword_terms
 from .relevance import Candidate, diversity_scores, relevance, relevances
 from .signals import Context, Scored, env_mismatches, explain, scored
+from .summaries import one_of_each, ranges_after_facts
 
 if TYPE_CHECKING:
     from ..storage.rows import Vector
@@ -35,6 +37,11 @@ class Ranked:
     score: float
     explain: Explanation
     matched: list[str]
+    # how well it matches on its own (the relevance signal, before any prior), its cosine when
+    # the vector search found it, and whether it is the query's own error fixed before
+    relevance: float = 0.0
+    cosine: float | None = None
+    same_error: bool = False
 
 
 def mmr(
@@ -181,10 +188,12 @@ def rank(
                 else "untrusted"
             )
             found[mid].notes.append(f"quarantined: {reason}; ranked after trusted memories")
+    known_ids: set[str] = set()
     if ctx.fixes_first:
         # the same error fixed before, by its signature, before anything read by its words
         known, order = same_error(order, rows, ctx)
         known = known[:k]
+        known_ids = set(known)
         for mid in known:
             found[mid].notes.append("troubleshoot: the same error, fixed before, ranked first")
         # Gate on the evidence itself (cosine, BM25 relative to the best), which does not stretch
@@ -214,13 +223,93 @@ def rank(
         why["score_rank"] = rank_of[mid]
         # the MMR penalty, 0 or less
         why["diversity"] = round(shown[mid] - scores[mid], 4)
-        out.append(Ranked(rows[mid], shown[mid], why, candidates[mid].matched))
+        candidate = candidates[mid]
+        out.append(
+            Ranked(
+                rows[mid],
+                shown[mid],
+                why,
+                candidate.matched,
+                found[mid].values["relevance"],
+                candidate.vector_score if candidate.vector_rank else None,
+                mid in known_ids,
+            )
+        )
     return out
 
 
-def result(query: SearchQuery, ranked: Sequence[Ranked]) -> SearchResult:
+def above_floor(query: SearchQuery, ranked: Sequence[Ranked], weights: Ranking) -> list[Ranked]:
+    """The hits worth an agent's attention (the relevance floor, docs/storage.md).
+
+    Relative: each at least ``min_relevance`` of the best hit's relevance, which no prior (source,
+    confidence, importance, recency, a summary's standing) enters, so a prior may reorder close hits
+    but never lifts an unrelated one in. Absolute: its meaning or its words must carry it, a cosine
+    of ``min_vector_only`` or ``min_keyword_only`` of the query's words (bare one- and two-digit
+    numbers and stopwords are no words); so a hit found by the vector search alone needs the cosine,
+    one found by its words alone the words, and a store without a matching memory gives nothing.
+    With the English-only model and a query in another language the cosine says nothing, so the
+    words decide. And each at least ``query.min_score``. The query's own error fixed before
+    (``--troubleshoot``) is matched by its signature and always passes."""
+    best = max((r.relevance for r in ranked), default=0.0)
+    wanted = set(keyword_terms(query.text, derived=False))
+    # the cosine counts where the vector search takes candidates (``query.vector_floor``)
+    meaning = query.mode != "keyword" and weights.min_vector_similarity <= 1.0
+    out = []
+    for r in ranked:
+        if query.min_score is not None and r.score < query.min_score:
+            continue
+        if r.same_error:
+            out.append(r)
+            continue
+        if r.relevance < weights.min_relevance * best:
+            continue
+        by_meaning = meaning and (r.cosine or 0.0) >= weights.min_vector_only
+        by_words = (
+            query.mode != "vector"
+            and bool(wanted)
+            and len(wanted & set(terms(keyword_text(r.row))))
+            >= weights.min_keyword_only * len(wanted)
+        )
+        if by_meaning or by_words:
+            out.append(r)
+    return out
+
+
+def _row(ranked: Ranked) -> MemoryRow:
+    return ranked.row
+
+
+def _in_order(ranked: Sequence[Ranked]) -> list[Ranked]:
+    """The scores a reader sees fall in rank order: a hit moved down (a time-range summary) shows
+    at most the score of the hit above it."""
+    out: list[Ranked] = []
+    for r in ranked:
+        if out and r.score > out[-1].score:
+            r = replace(r, score=out[-1].score)
+            r.explain = {**r.explain, "notes": [*r.explain.get("notes", []), _AFTER_FACTS]}
+        out.append(r)
+    return out
+
+
+_AFTER_FACTS = "a summary of a time range: ranked after the precise memories"
+
+
+def result(
+    query: SearchQuery, ranked: Sequence[Ranked], weights: Ranking | None = None
+) -> SearchResult:
     """The hits that fit the query's budget (with their ids, ``listed``), with the context block:
-    the one place a search's budget is fitted."""
+    the one place a search's budget is fitted. A time-range summary comes after the precise hits
+    (``summaries.ranges_after_facts``). A block (a budget), a troubleshooting search and a
+    ``min_score`` hold a summary or the memories it covers, whichever ranks higher
+    (``summaries.one_of_each``), and only the hits above the relevance floor (``above_floor``;
+    ``weights``: the ranking's floors); a plain hit list (``--json`` without them, the evaluations)
+    is every hit ranked."""
+    ranked = ranges_after_facts(ranked, _row)
+    if weights is not None and (
+        query.budget is not None or query.min_score is not None or query.troubleshoot
+    ):
+        ranked = above_floor(query, one_of_each(ranked, _row), weights)
+    ranked = _in_order(ranked)
     memories = [codec.to_memory(r.row) for r in ranked]
     budget = query.budget
     kept, context, tokens = (

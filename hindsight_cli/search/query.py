@@ -68,13 +68,23 @@ def _latin(letter: str) -> bool:
     return unicodedata.name(letter, "").startswith("LATIN")
 
 
+def _bare_number(term: str) -> bool:
+    """One or two digits: a piece of an address, a date or a version ("127.0.0.1" gives "0" and
+    "1"), which matches nearly any memory with a number in it. Longer numbers (a port, a status, a
+    year) stay; the identifier signal weighs the whole address or version."""
+    return term.isdigit() and len(term) <= 2
+
+
 def keyword_terms(text: str, derived: bool = True) -> list[str]:
     """The keyword side of a query: ``text.terms`` without other languages' function words (unless
-    written as a name or compound: ``LA``, ``De Niro``, ``e-mail``), then (``derived``) the "-ion"
+    written as a name or compound: ``LA``, ``De Niro``, ``e-mail``) and without bare one- and
+    two-digit numbers (``_bare_number``), then (``derived``) the "-ion"
     form of each English word, or its base (``connect`` ↔ ``connection``).
     """
     named = _named(text)
-    out = [t for t in terms(text) if t not in _FUNCTION_WORDS or t in named]
+    out = [
+        t for t in terms(text) if (t not in _FUNCTION_WORDS or t in named) and not _bare_number(t)
+    ]
     if not derived:
         return out
     seen = set(out)
@@ -139,6 +149,8 @@ class SearchQuery:
         troubleshoot: relevant failures that have a resolution come first.
         listed: the block is read followed by its hits' ids (``budget.listed``, what the MCP
             tool answers), and the budget holds the two together.
+        min_score: only hits of at least this score, above the relevance floor; a budget applies
+            the floor too (``pipeline.above_floor``).
     """
 
     text: str
@@ -152,6 +164,7 @@ class SearchQuery:
     now: datetime | None = None
     troubleshoot: bool = False
     listed: bool = False
+    min_score: float | None = None
 
     def checked(self) -> SearchQuery:
         """The query validated, with its defaults filled in.
@@ -175,6 +188,12 @@ class SearchQuery:
             raise BadUsage(
                 f"The budget must be a positive whole number of tokens, not {self.budget!r}."
             )
+        if self.min_score is not None and (
+            isinstance(self.min_score, bool)
+            or not isinstance(self.min_score, (int, float))
+            or not 0 <= self.min_score <= 1
+        ):
+            raise BadUsage(f"The minimum score must be between 0 and 1, not {self.min_score!r}.")
         engine = one_of(self.engine, "engine", ENGINES) if self.engine is not None else None
         filters = self.filters or Filters()
         if filters.types is None:
