@@ -212,11 +212,6 @@ def exception_class(signature_text: str | None) -> str | None:
     return head if _EXCEPTION.match(head) else None
 
 
-def of_call(command: str, output: str) -> tuple[str | None, str | None]:
-    """A shell call's family and signature (either may be None)."""
-    return family(command), signature(output)
-
-
 # calls after a failure within which a success of its family is its fix
 FIX_WINDOW = 10
 
