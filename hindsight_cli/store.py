@@ -104,7 +104,10 @@ class Store:
 
     def scoped(self, agent: str | None) -> Store:
         """This store seen as one agent (``None``: this store's own scope), sharing its state."""
-        return self if agent is None else Store._view(self._rt, Scope(self.scope.resolve(agent)))
+        if agent is None:
+            return self
+        # a name with nothing visible in it is refused (Scope), never read as "every agent"
+        return Store._view(self._rt, Scope(self.scope.resolve(Scope(agent).agent)))
 
     @property
     def path(self) -> Path:

@@ -32,8 +32,8 @@ def mcp(
         Optional[str],
         typer.Option(
             "--agent",
-            help="Scope the server to this agent_id (default $HINDSIGHT_AGENT); tools cannot "
-            "widen it.",
+            help="Scope the server to this agent_id (stdio: default $HINDSIGHT_AGENT); tools "
+            "cannot widen it. Over HTTP with tokens each request acts as its token's agent.",
             show_default=False,
         ),
     ] = None,
@@ -123,7 +123,8 @@ def mcp(
     )
     mcp_server.run(
         target,
-        agent=agent or os.environ.get(paths.ENV_AGENT) or None,
+        # an environment default is never an identity on a server others reach
+        agent=agent or (os.environ.get(paths.ENV_AGENT) if transport == "stdio" else None) or None,
         transport=str(transport),
         log_file=log_file,
         tokens=tokens,

@@ -1,0 +1,203 @@
+"""Trust, round three (issue 31): identity comes only from credentials, installers never follow a
+planted link, and a store that arrived with a repository is not trusted until this user allows it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import FakeEmbedder
+from typer.testing import CliRunner
+
+from hindsight_cli import HindsightError, InvalidInput, embedding
+from hindsight_cli.cli import app
+from hindsight_cli.core.scope import Scope
+from hindsight_cli.mcp_server import tokens as token_file
+from hindsight_cli.mcp_server.memories import ToolStore
+from hindsight_cli.search.query import SearchQuery
+from hindsight_cli.store import Store
+from tests.mcp_http import free_port, listening, wait_for
+
+# the stand-in the command line below loads under the bundled model's name
+MODEL = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)
+
+# the real command line, with the fake embedder standing in for the model
+CLI = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from conftest import FakeEmbedder
+from hindsight_cli import embedding
+embedding._CACHE[embedding.DEFAULT_MODEL] = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)
+from hindsight_cli.cli import main
+sys.argv = ["hindsight", *sys.argv[1:]]
+main()
+"""
+
+
+def _invoke(*args: str, env: dict[str, str] | None = None) -> Any:
+    return CliRunner().invoke(app, list(args), env=env)
+
+
+def _token(store: Path, agent: str) -> str:
+    done = _invoke("mcp", "token", agent, "--store", str(store))
+    assert done.exit_code == 0, done.output
+    return str(done.stdout.strip())
+
+
+@pytest.fixture
+def shared(tmp_path: Path) -> tuple[Path, str]:
+    """A store holding one memory of bob's; returns its path and the memory's id."""
+    path = tmp_path / "shared"
+    store = Store(path, embedder=MODEL)
+    store.init()
+    return path, store.record("bob: the vault path is /v/prod", agent_id="bob").memory.id
+
+
+# -- 1. identity only from credentials ----------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+@pytest.mark.local_only
+async def test_an_environment_agent_is_never_a_tokens_identity(
+    shared: tuple[Path, str], tmp_path: Path
+) -> None:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    path, secret = shared
+    token = {agent: _token(path, agent) for agent in ("alice", "bob")}
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLI, "mcp", "--transport", "http", "--port", str(port)]
+        + ["--store", str(path)],
+        env={**os.environ, "HINDSIGHT_HOME": str(tmp_path / "h"), "HINDSIGHT_AGENT": "ops"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(lambda: listening(port) or proc.poll() is not None, "the server to listen")
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+
+        def as_agent(name: str) -> Client:
+            return Client(
+                streamable_http_client(
+                    f"http://127.0.0.1:{port}/mcp",
+                    http_client=httpx2.AsyncClient(
+                        headers={"Authorization": f"Bearer {token[name]}"},
+                        timeout=httpx2.Timeout(60),
+                    ),
+                )
+            )
+
+        async with as_agent("bob") as bob:
+            written = await bob.call_tool(
+                "memory_write", {"content": "bob: the deploy key is under ops/deploy"}
+            )
+            assert not written.is_error, written.content
+            secrets = [secret, written.structured_content["id"]]
+        async with as_agent("alice") as alice:
+            hits = await alice.call_tool("memory_search", {"query": "vault deploy key ops prod"})
+            assert not hits.is_error and "bob" not in json.dumps(hits.structured_content)
+            for memory in secrets:
+                peek = await alice.call_tool("memory_get", {"id": memory})
+                assert peek.is_error and "bob" not in json.dumps(peek.content[0].model_dump())
+            gone = await alice.call_tool("memory_forget", {"ids": secrets, "hard": True})
+            assert gone.is_error or not gone.structured_content.get("forgotten")
+            wrote = await alice.call_tool("memory_write", {"content": "alice: my own notes"})
+            assert not wrote.is_error, wrote.content
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    owners = {
+        m.content: (m.agent_id, m.status) for m in Store(path, embedder=MODEL).list(limit=None)
+    }
+    assert owners == {
+        "bob: the vault path is /v/prod": ("bob", "active"),
+        "bob: the deploy key is under ops/deploy": ("bob", "active"),
+        "alice: my own notes": ("alice", "active"),
+    }
+
+
+def _serve(path: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``hindsight mcp --transport http`` that is expected to refuse (a server that starts instead
+    fails the test at the timeout)."""
+    return subprocess.run(
+        [sys.executable, "-c", CLI, "mcp", "--transport", "http", "--port", str(free_port())]
+        + ["--store", str(path), *args],
+        env={**os.environ, "HINDSIGHT_HOME": str(tmp_path / "h"), "HINDSIGHT_AGENT": "ops"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_an_agent_that_disagrees_with_the_token_file_is_refused(
+    shared: tuple[Path, str], tmp_path: Path
+) -> None:
+    path, _ = shared
+    for name in ("alice", "bob"):
+        _token(path, name)
+    for agent in ("ops", "alice", "bob", "alice\x07"):
+        done = _serve(path, tmp_path, "--agent", agent)
+        assert done.returncode == 2, done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and "--agent" in lines[0] and "token" in lines[0], lines
+    # a file elsewhere, named with --tokens, is the same credential
+    tokens = tmp_path / "elsewhere.json"
+    done = _invoke("mcp", "token", "ci", "--tokens", str(tokens), "--store", str(path))
+    assert done.exit_code == 0
+    done = _serve(path, tmp_path, "--agent", "ops", "--tokens", str(tokens))
+    assert done.returncode == 2 and "disagrees with the token file" in done.stderr
+
+
+def test_agent_names_are_compared_as_they_are_stored(shared: tuple[Path, str]) -> None:
+    path, secret = shared
+    store = Store(path, embedder=MODEL)
+    # a control character does not make another agent: it is bob, as the write would store it
+    for raw in ("bob\x07", "bob\x1b", " bob\u200b"[:-1], "bo\x00b"[:2] + "b"):
+        view = store.scoped(raw)
+        assert view.scope.agent == "bob"
+        assert view.get(secret).agent_id == "bob"
+    alice = store.scoped("alice")
+    with pytest.raises(InvalidInput):
+        alice.record("x", agent_id="bob\x07")
+    assert alice.record("mine", agent_id="alice\x1b").memory.agent_id == "alice"
+    # a name of nothing visible never widens a scope to every agent
+    for empty in ("\x00", "\x07\x1b", "   "):
+        with pytest.raises(InvalidInput):
+            Scope(empty)
+    with pytest.raises(InvalidInput):
+        store.scoped("\x00\x01")
+
+
+def test_tokens_keep_the_cleaned_agent_name(shared: tuple[Path, str]) -> None:
+    path, _ = shared
+    _token(path, "bob\x07")
+    assert [e["agent"] for e in token_file.load(path / "mcp-tokens.json")] == ["bob"]
+    done = _invoke("mcp", "token", "bob\x1b", "--revoke", "--store", str(path))
+    assert done.exit_code == 0 and "Revoked 1" in done.stderr
+    done = _invoke("mcp", "token", "\x07\x00", "--store", str(path))
+    assert done.exit_code == 1 and "Name the agent" in done.stderr
+    # a file whose agent is nothing visible is not a token file
+    (path / "mcp-tokens.json").write_text(
+        json.dumps({"tokens": [{"agent": "\x07", "sha256": "0"}]})
+    )
+    with pytest.raises(InvalidInput, match="not a hindsight token file"):
+        token_file.load(path / "mcp-tokens.json")
+
+
+def test_a_token_server_is_never_unscoped_for_want_of_a_token(shared: tuple[Path, str]) -> None:
+    path, _ = shared
+    tools = ToolStore(Store(path, embedder=MODEL), "ops", per_request=True)
+    with pytest.raises(HindsightError, match="no token"):
+        tools.search(SearchQuery("vault"))
