@@ -201,3 +201,114 @@ def test_a_token_server_is_never_unscoped_for_want_of_a_token(shared: tuple[Path
     tools = ToolStore(Store(path, embedder=MODEL), "ops", per_request=True)
     with pytest.raises(HindsightError, match="no token"):
         tools.search(SearchQuery("vault"))
+
+
+# -- 2. installers never follow a planted link ---------------------------------------------------
+
+INSTALLS = {
+    # command, the file it writes (project scope), the fixed temp name older versions used
+    "mcp": (["mcp", "install", "--client", "cursor"], ".cursor/mcp.json"),
+    "hooks": (["hooks", "install", "--client", "claude-code"], ".claude/settings.json"),
+    "codex": (["mcp", "install", "--client", "codex"], ".codex/config.toml"),
+}
+
+
+def _victim(home: Path) -> tuple[Path, str]:
+    victim = home / ".bashrc"
+    text = "export PATH=$HOME/bin:$PATH\n"
+    victim.write_text(text)
+    return victim, text
+
+
+def _install(kind: str, *more: str) -> Any:
+    return _invoke(*INSTALLS[kind][0], "--scope", "project", *more)
+
+
+@pytest.mark.parametrize("kind", INSTALLS)
+def test_a_planted_temp_name_is_never_written_through(
+    kind: str, home: Path, _isolated: Path
+) -> None:
+    victim, text = _victim(home)
+    target = _isolated / INSTALLS[kind][1]
+    target.parent.mkdir()
+    for name in (f".{target.name}.hindsight-tmp", f"{target.name}.hindsight-tmp", ".tmp"):
+        (target.parent / name).symlink_to(victim)
+    done = _install(kind)
+    assert done.exit_code == 0, done.output
+    assert victim.read_text() == text
+    assert target.is_file() and not target.is_symlink() and "hindsight" in target.read_text()
+    assert sorted(p.name for p in target.parent.iterdir() if not p.is_symlink()) == [target.name]
+
+
+@pytest.mark.parametrize("kind", INSTALLS)
+def test_a_link_that_leaves_the_project_is_refused(kind: str, home: Path, _isolated: Path) -> None:
+    victim, text = _victim(home)
+    target = _isolated / INSTALLS[kind][1]
+    # the file itself, then its directory, is a link out of the project
+    target.parent.mkdir()
+    target.symlink_to(victim)
+    done = _install(kind)
+    assert done.exit_code == 1 and "symbolic link" in done.stderr, done.output
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.output
+    assert victim.read_text() == text and list(home.iterdir()) == [victim]
+    target.unlink()
+    target.parent.rmdir()
+    elsewhere = home / "elsewhere"
+    elsewhere.mkdir()
+    target.parent.symlink_to(elsewhere)
+    done = _install(kind)
+    assert done.exit_code == 1 and "outside" in done.stderr, done.output
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_link_that_stays_inside_the_project_is_followed(home: Path, _isolated: Path) -> None:
+    (_isolated / "config" / "cursor").mkdir(parents=True)
+    (_isolated / ".cursor").symlink_to(_isolated / "config" / "cursor")
+    done = _install("mcp")
+    assert done.exit_code == 0, done.output
+    assert "hindsight" in (_isolated / "config" / "cursor" / "mcp.json").read_text()
+
+
+@pytest.mark.parametrize("kind", INSTALLS)
+def test_a_planted_backup_name_is_never_written_through(
+    kind: str, home: Path, _isolated: Path
+) -> None:
+    import datetime
+
+    victim, text = _victim(home)
+    target = _isolated / INSTALLS[kind][1]
+    target.parent.mkdir()
+    target.write_text("{}\n" if target.suffix == ".json" else "[other]\nkey = 1\n")
+    now = datetime.datetime.now()
+    for second in range(-2, 30):
+        stamp = (now + datetime.timedelta(seconds=second)).strftime("%Y%m%d-%H%M%S")
+        (target.parent / f"{target.name}.hindsight-backup-{stamp}").symlink_to(victim)
+    before = target.read_text()
+    done = _install(kind)
+    # refused in one line before anything is written: the file, the victim, as they were
+    assert done.exit_code == 1 and "symbolic link" in done.stderr, done.output
+    assert victim.read_text() == text and target.read_text() == before
+    assert [p for p in target.parent.iterdir() if not p.is_symlink()] == [target]
+
+
+def test_hooks_uninstall_backs_up_without_following_a_link(home: Path, _isolated: Path) -> None:
+    victim, text = _victim(home)
+    assert _install("hooks").exit_code == 0
+    settings = _isolated / ".claude" / "settings.json"
+    settings.unlink()
+    settings.symlink_to(victim)
+    done = _invoke("hooks", "uninstall", "--client", "claude-code", "--scope", "project")
+    assert done.exit_code == 1 and "symbolic link" in done.stderr
+    assert victim.read_text() == text
+
+
+def test_a_repository_store_does_not_choose_project_scope(home: Path, _isolated: Path) -> None:
+    (_isolated / ".hindsight").mkdir()
+    for command in (
+        ["mcp", "install", "--client", "cursor"],
+        ["hooks", "install", "--client", "cursor"],
+    ):
+        done = _invoke(*command)
+        assert done.exit_code == 0, done.output
+    assert not (_isolated / ".cursor").exists()
+    assert (home / ".cursor" / "mcp.json").is_file() and (home / ".cursor" / "hooks.json").is_file()

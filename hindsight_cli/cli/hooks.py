@@ -115,15 +115,11 @@ def _target(client: str, scope: str, store: Optional[Path]) -> tuple[Target, Opt
 def _write(change: Plan) -> Optional[Path]:
     """Apply a plan; an empty plan means the file held nothing but our hooks: back it up, remove
     it."""
-    import shutil
-    from datetime import datetime
-
     from .. import clients
 
     path = change.target.path
     if change.after == "" and change.before is not None:
-        backup = path.with_name(f"{path.name}.hindsight-backup-{datetime.now():%Y%m%d-%H%M%S}")
-        shutil.copy2(path, backup)
+        backup = clients.backup_of(change.target)
         path.unlink()
         return backup
     return clients.apply(change)

@@ -192,8 +192,8 @@ ScopeOption = Annotated[
     Optional[ClientScope],
     typer.Option(
         "--scope",
-        help="Every project, or this one (default: project for a project store when the client "
-        "has project config, else user).",
+        help="Every project (user, the default), or this one (project): chosen by you, never by "
+        "what the repository holds.",
         show_default=False,
     ),
 ]
@@ -207,8 +207,8 @@ def _target_and_entry(
     location = paths.resolve_store(store)
     project = location.path.parent if location.path.name == paths.STORE_DIRNAME else Path.cwd()
     options = clients.targets(client, Path.home(), project)
-    if scope is None:
-        scope = "project" if location.reason == "project" and "project" in options else "user"
+    # a repository holding .hindsight/ does not choose project scope by itself
+    scope = scope or "user"
     if scope not in options:
         raise InvalidInput(
             f"{client} has no {scope} configuration; use --scope {' or '.join(options)}."
