@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from conftest import stored_data
 
-from hindsight_cli import hooks
+from hindsight_cli import hooks, trust
 from hindsight_cli.hooks.install import command
 
 PASSWORD = "S3cretPw9x"
@@ -25,6 +25,8 @@ TOKEN = "Zq8Lm2Wp4Kx7Nb3Vt6Rc"
 def store(_isolated: Path) -> Path:
     path = _isolated / ".hindsight"
     path.mkdir()
+    # made by hand: approved, as `hindsight init` approves the stores it makes
+    trust.allow(path)
     return path
 
 

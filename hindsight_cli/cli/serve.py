@@ -107,6 +107,10 @@ def mcp(
     from ..store import open_store
 
     target = open_store(store, warm=True)
+    from .. import trust
+
+    # a store that came with a repository is not served until the user allows it (issue 31)
+    trust.check(target.path, create=True)
     if tokens is None and transport == "http" and (target.path / DEFAULT_FILE).exists():
         tokens = target.path / DEFAULT_FILE
     if tokens is not None and not tokens.exists():
@@ -167,6 +171,10 @@ def token(
     if tokens is None:
         # a token file in another user's store: no
         safefs.check_store(paths.resolve_store(store).path)
+        from .. import trust
+
+        # the store the token file makes is this user's (issue 31)
+        trust.adopt(paths.resolve_store(store).path)
     path = tokens or paths.resolve_store(store).path / token_file.DEFAULT_FILE
     if revoke:
         count = token_file.revoke(path, agent)

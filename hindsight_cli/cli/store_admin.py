@@ -146,6 +146,70 @@ def where(store: StoreOption = None, json_: JsonFlag = False) -> None:
     )
 
 
+StorePath = Annotated[
+    Optional[Path],
+    typer.Argument(
+        help="The store, or a project directory holding .hindsight/ (default: the store "
+        "`hindsight where` names).",
+        show_default=False,
+    ),
+]
+
+
+def _trust_target(path: Optional[Path]) -> Path:
+    if path is None:
+        return paths.resolve_store(None).path
+    path = path.expanduser()
+    if (path / paths.STORE_DIRNAME).is_dir():
+        path = path / paths.STORE_DIRNAME
+    if not path.is_dir():
+        raise InvalidInput(f"No store at {path}; name a store directory or a project holding one.")
+    return path.resolve()
+
+
+@app.command()
+def allow(path: StorePath = None) -> None:
+    """Trust a store that came with a repository, on this machine, at this path.
+
+    Until then the hooks neither record into it nor inject from it, `hindsight mcp` does not serve
+    it, and its config.toml cannot send memories to a database. Stores you create with hindsight are
+    allowed already.
+
+    \b
+    Example:
+        hindsight allow                 # the store here (the nearest .hindsight/)
+        hindsight allow ~/src/project
+    """
+    from .. import trust
+    from . import render
+
+    target = _trust_target(path)
+    trust.allow(target)
+    render.plain(str(target))
+    render.message(f"Allowed {target}: hooks and the MCP server now use it.")
+
+
+@app.command()
+def deny(path: StorePath = None) -> None:
+    """Withdraw your trust in a store: hooks and the MCP server leave it alone again.
+
+    \b
+    Example:
+        hindsight deny ~/src/project
+    """
+    from .. import trust
+    from . import render
+
+    target = _trust_target(path)
+    was = trust.deny(target)
+    render.plain(str(target))
+    render.message(
+        f"Denied {target}: hooks and the MCP server leave it alone"
+        + ("." if was else " (it was not allowed).")
+        + (" It is the global store, which is always trusted." if trust.builtin(target) else "")
+    )
+
+
 @app.command()
 def stats(store: StoreOption = None, json_: JsonFlag = False) -> None:
     """Show counts, the embedding model and sizes on disk.
