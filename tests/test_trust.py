@@ -481,3 +481,74 @@ def test_allow_and_deny_name_a_store_or_say_why_not(tmp_path: Path) -> None:
     done = _invoke("deny", str(plain))
     assert done.exit_code == 0 and "Denied" in done.stderr
     assert "not allowed" in _invoke("deny", str(plain)).stderr
+
+
+# -- medium 4: one refused spool line never blocks the others ------------------------------------
+
+
+@pytest.fixture
+def project(_isolated: Path) -> Path:
+    """A project with a store made by `hindsight init` (so trusted)."""
+    assert _invoke("init").exit_code == 0
+    return _isolated
+
+
+def _prompt(project: Path, session: str, text: str) -> dict[str, Any]:
+    return _session(project, session, "UserPromptSubmit", prompt=text)
+
+
+def _stored(project: Path) -> list[str]:
+    return sorted(m.content for m in Store(project / ".hindsight", embedder=MODEL).list(limit=None))
+
+
+@pytest.mark.slow
+def test_bad_events_are_set_aside_and_the_good_ones_still_go_in(project: Path) -> None:
+    bad = {
+        "a 300-character session id": _prompt(project, "s" * 300, "first bad prompt"),
+        "a multi-line session id": _prompt(project, "s1\ns2", "second bad prompt"),
+        "a 1.2 MB prompt": _prompt(project, "s3", "x" * 1_200_000),
+    }
+    good = [f"good prompt number {n} about the deploy" for n in range(7)]
+    for n, text in enumerate(good):
+        _hook("prompt", _prompt(project, f"ok{n}", text))
+        if n < len(bad):
+            _hook("prompt", list(bad.values())[n])
+    done = _invoke("hooks", "flush")
+    assert done.exit_code == 0, done.output
+    assert _stored(project) == sorted(good)
+    status = _invoke("hooks", "status", "--json")
+    report = json.loads(status.stdout)
+    assert report["rejected_events"] == 3 and report["pending_events"] == 0
+    assert "byte" in report["rejected_reason"]
+    assert "set aside" in _invoke("hooks", "status").stderr
+    checks = json.loads(_invoke("doctor", "store", "--json").stdout)["checks"]
+    spool_check = next(c for c in checks if c["id"] == "store.spool")
+    assert spool_check["status"] == "warn" and "rejected.jsonl" in spool_check["evidence"]
+    # the rejected file keeps each reason and only the start of a long text
+    rejected = (project / ".hindsight" / "spool" / "rejected.jsonl").read_text()
+    assert rejected.count('"reason"') == 3 and len(rejected) < 10_000
+
+
+def test_a_line_the_store_refuses_at_ingestion_is_set_aside(project: Path) -> None:
+    """Lines spooled by an older version, or ones only the store refuses (a text that is not one, a
+    directory no path can name): set aside with the reason, the rest ingested, nothing left
+    pending."""
+    from hindsight_cli.storage import spool
+
+    events = project / ".hindsight" / "spool" / "events.jsonl"
+    events.parent.mkdir(exist_ok=True)
+    lines = [
+        {"id": "a1", "kind": "prompt", "session": "s1", "text": "kept before"},
+        {"id": "a2", "kind": "prompt", "session": "s1", "text": ["not", "text"]},
+        {"id": "a3", "kind": "prompt", "session": "x" * 300, "text": "an old line"},
+        {"id": "a4", "kind": "tool_error", "session": "s1", "cwd": "bad\x00dir", "error": "boom"},
+        {"id": "a5", "kind": "prompt", "session": "s1", "text": "kept after"},
+    ]
+    events.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    for _ in range(2):
+        done = _invoke("hooks", "flush")
+        assert done.exit_code == 0 and "Traceback" not in done.output, done.output
+    assert _stored(project) == ["kept after", "kept before"]
+    count, reason = spool.rejected(project / ".hindsight")
+    assert count == 3 and reason is not None
+    assert not spool.pending(project / ".hindsight")

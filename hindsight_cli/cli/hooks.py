@@ -313,16 +313,19 @@ def status(store: StoreOption = None, json_: JsonFlag = False) -> None:
         sum(
             1
             for f in directory.glob("*.jsonl")
-            if f.name != spool.SEEN
+            if f.name not in (spool.SEEN, spool.REJECTED)
             for _ in f.open(encoding="utf-8", errors="replace")
         )
         if directory.is_dir()
         else 0
     )
     log = directory / spool.LOG
+    refused, reason = spool.rejected(location.path)
     report = {
         "store": str(location.path),
         "pending_events": pending,
+        "rejected_events": refused,
+        "rejected_reason": reason,
         "log": str(log) if log.exists() else None,
         "clients": rows,
     }
@@ -342,6 +345,11 @@ def status(store: StoreOption = None, json_: JsonFlag = False) -> None:
         + (f"; hook errors are logged in {log}" if log.exists() else "")
         + "."
     )
+    if refused:
+        render.warning(
+            f"{refused} event(s) the store refused were set aside in "
+            f"{directory / spool.REJECTED} (latest: {reason})."
+        )
 
 
 def _readable(read: Callable[[Any], Any], target: Any) -> Any:
