@@ -520,6 +520,8 @@ class Store:
         records: Sequence[Mapping[str, Any]],
         progress: Progress | None = None,
         phase: Phase | None = None,
+        *,
+        provenance: str | None = None,
     ) -> ImportResult:
         """Add exported memories; ids and idempotency keys already present are skipped (idempotent).
 
@@ -529,11 +531,17 @@ class Store:
         it committed, and rerunning it adds exactly the rest. ``progress(done, total)`` follows the
         embedding, ``phase(text)`` each step ("Loading the embedding model").
 
+        ``provenance`` (``hindsight import`` passes ``import``) is the source every record gets,
+        whatever it claims; the claimed one is kept as ``metadata.claimed_source``. Without it a
+        record keeps its own source (the hooks' ingestion, which wrote it).
+
         Raises:
             InvalidInput: a record was refused; nothing was imported.
             Interrupted: KeyboardInterrupt (Ctrl-C); the message says how many were kept.
         """
-        return transfer.import_records(self._rt, records, progress, self.scope, phase)
+        return transfer.import_records(
+            self._rt, records, progress, self.scope, phase, provenance
+        )
 
     def events_pending(self) -> bool:
         """Whether recording hooks spooled events this store has not ingested (one ``stat``)."""

@@ -338,7 +338,10 @@ def import_(
             raise InvalidInput(f"Cannot read {path}: {error}") from None
     records = parse_jsonl(lines)
     with render.progress("Importing") as bar:
-        result = _open(store).import_records(records, progress=bar, phase=bar.phase)
+        # the file does not choose its own trust: provenance is the writer's (issue 31)
+        result = _open(store).import_records(
+            records, progress=bar, phase=bar.phase, provenance="import"
+        )
     if json_:
         render.json_doc(result.to_dict())
         return
