@@ -539,9 +539,7 @@ class Store:
             InvalidInput: a record was refused; nothing was imported.
             Interrupted: KeyboardInterrupt (Ctrl-C); the message says how many were kept.
         """
-        return transfer.import_records(
-            self._rt, records, progress, self.scope, phase, provenance
-        )
+        return transfer.import_records(self._rt, records, progress, self.scope, phase, provenance)
 
     def events_pending(self) -> bool:
         """Whether recording hooks spooled events this store has not ingested (one ``stat``)."""
