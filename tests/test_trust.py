@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from conftest import FakeEmbedder
+from transcript_fixtures import agents_fixture  # noqa: F401  (the `agents` fixture)
 from typer.testing import CliRunner
 
 from hindsight_cli import HindsightError, InvalidInput, embedding
@@ -592,3 +593,60 @@ def test_an_import_records_provenance_import_whatever_the_file_claims(tmp_path: 
     assert _invoke("import", str(tmp_path / "round.jsonl"), "--store", str(again)).exit_code == 0
     back = {m.idempotency_key: m for m in Store(again, embedder=MODEL).list(limit=None)}
     assert back["k0"].source == "import" and back["k0"].metadata["claimed_source"] == "user"
+
+
+# -- medium 6: a hard forget leaves nothing of a failed command in the mining state ---------------
+
+
+def test_hard_forget_scrubs_the_mining_state(tmp_path: Path, agents: Path) -> None:
+    import transcript_fixtures as tf
+
+    secret_command = "deploy-cluster flamingo-east moonbase"
+    turns = [
+        tf.Turn(
+            "Deploy the moonbase cluster",
+            "The deploy failed; I stopped there.",
+            [tf.Call("shell", {"command": secret_command}, False, "Error: moonbase unreachable")],
+        ),
+        tf.Turn(
+            "Now check the weather tests",
+            "They pass.",
+            [tf.Call("shell", {"command": "pytest tests/weather"}, True, "3 passed")],
+        ),
+    ]
+    tf.claude_code(agents, "/work/moon", turns=turns)
+    store = tmp_path / "s"
+    done = _invoke("mine", "claude-code", "--store", str(store))
+    assert done.exit_code == 0, done.output
+
+    def holding() -> list[str]:
+        return [
+            str(p.relative_to(store))
+            for p in store.rglob("*")
+            if p.is_file() and "flamingo" in p.read_bytes().decode("utf-8", "replace")
+        ]
+
+    # the open failure is kept in mined/ to link a later fix
+    assert any(name.startswith("mined/") for name in holding()), (
+        holding(),
+        [x.read_text() for x in (store / "mined").glob("*.json")],
+    )
+    failed = [m for m in Store(store, embedder=MODEL).list(limit=None) if "flamingo" in m.content]
+    assert failed
+    done = _invoke("forget", *[m.id for m in failed], "--hard", "-y", "--store", str(store))
+    assert done.exit_code == 0, done.output
+    assert holding() == []
+    # mining again adds nothing back and finds nothing broken
+    assert _invoke("mine", "claude-code", "--store", str(store)).exit_code == 0
+    assert holding() == []
+
+
+def test_hard_forget_scrubs_events_set_aside(project: Path) -> None:
+    text = "the flamingo moonbase launch codes sit in the blue binder"
+    _hook("prompt", _prompt(project, "s" * 300, text))
+    rejected = project / ".hindsight" / "spool" / "rejected.jsonl"
+    assert "flamingo" in rejected.read_text()
+    memory = _invoke("record", text).stdout.strip()
+    done = _invoke("forget", memory, "--hard", "-y")
+    assert done.exit_code == 0, done.output
+    assert "flamingo" not in rejected.read_text()

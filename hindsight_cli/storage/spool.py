@@ -245,9 +245,19 @@ def _line_words(line: str, words_of: Callable[[str], list[str]]) -> list[str]:
         return words_of(line)
     if not isinstance(value, dict):
         return words_of(line)
+    # a line set aside (``REJECTED``) holds its event whole
+    if isinstance(value.get("event"), dict):
+        value = value["event"]
     if isinstance(value.get("terms"), list):
         return [str(t) for t in value["terms"]]
     return words_of(" ".join(str(value[k]) for k in _TEXT_FIELDS if value.get(k)))
+
+
+def mostly(words: list[str], forgotten: Callable[[str], bool]) -> bool:
+    """Whether ``words`` are mostly forgotten ones (or hold enough of them): the spool's rule for a
+    line to go after a hard forget."""
+    hits = sum(1 for word in words if forgotten(word))
+    return bool(hits) and (hits * 2 >= len(words) or hits >= _ENOUGH)
 
 
 def scrub(store: Path, forgotten: Callable[[str], bool]) -> int:
