@@ -650,3 +650,53 @@ def test_hard_forget_scrubs_events_set_aside(project: Path) -> None:
     done = _invoke("forget", memory, "--hard", "-y")
     assert done.exit_code == 0, done.output
     assert "flamingo" not in rejected.read_text()
+
+
+# -- medium 5: derived memories never cross agents ------------------------------------------------
+
+
+def test_a_summary_never_mixes_agents(tmp_path: Path) -> None:
+    store = str(tmp_path / "s")
+
+    def record(text: str, *agent: str) -> None:
+        done = _invoke("record", text, "--task", "t1", "--store", store, *agent)
+        assert done.exit_code == 0, done.output
+
+    record("bob: the vault path is /v/prod", "--agent", "bob")
+    record("alice: the staging db is db-7", "--agent", "alice")
+    done = _invoke("summarize", "--task", "t1", "--store", store)
+    # no agent of its own there: refused, in one line, naming the agents and --agent
+    assert done.exit_code == 1 and len(done.stderr.strip().splitlines()) == 1, done.output
+    assert "alice, bob" in done.stderr and "--agent" in done.stderr
+    record("mine: deploys go out on tuesdays")
+    done = _invoke("summarize", "--task", "t1", "--store", store, "--json")
+    assert done.exit_code == 0, done.output
+    summary = json.loads(done.stdout)
+    # built from the one memory of its own agent
+    assert summary["agent_id"] == "default" and summary["metadata"]["sources"] == 1
+    assert "vault" not in summary["content"] and "db-7" not in summary["content"]
+    owners = {m.id: m.agent_id for m in Store(tmp_path / "s", embedder=MODEL).list(limit=None)}
+    assert {owners[i] for i in summary["source_ids"]} == {"default"}
+    done = _invoke("summarize", "--task", "t1", "--agent", "bob", "--store", store, "--json")
+    bob = json.loads(done.stdout)
+    assert bob["agent_id"] == "bob" and {owners[i] for i in bob["source_ids"]} == {"bob"}
+
+
+def test_a_hook_session_never_fixes_another_agents_task(project: Path) -> None:
+    store = Store(project / ".hindsight", embedder=MODEL)
+    bob = store.record(
+        "Bash failed: make test\nError: bob's secret failure",
+        agent_id="bob",
+        task_id="S1",
+        outcome="failure",
+        trigger="tool_error",
+        metadata={"tool": "Bash", "args": "make test"},
+    ).memory
+    events = project / ".hindsight" / "spool" / "events.jsonl"
+    events.parent.mkdir(exist_ok=True)
+    line = {"id": "e1", "kind": "tool_ok", "session": "S1", "tool": "Bash", "args": "make test"}
+    events.write_text(json.dumps(line) + "\n")
+    assert _invoke("hooks", "flush").exit_code == 0
+    after = Store(project / ".hindsight", embedder=MODEL).get(bob.id)
+    assert after.status == "active" and not after.resolution
+

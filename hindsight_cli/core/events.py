@@ -87,8 +87,16 @@ def _link_fix(store: Store, line: JSONObject, later: set[str]) -> int:
     args = str(line.get("args") or "")
     open_failures = [
         m
+        # failures of the agent the hooks record as: a task id is matched within one agent, never
+        # another agent's memory of the same id (issue 31)
         for m in store.list(
-            Filters(task_id=session, types=("episodic",), outcomes=("failure",)), limit=None
+            Filters(
+                agent_ids=(store.config.default_agent,),
+                task_id=session,
+                types=("episodic",),
+                outcomes=("failure",),
+            ),
+            limit=None,
         )
         if m.trigger == "tool_error"
         and not m.resolution
