@@ -700,3 +700,21 @@ def test_a_hook_session_never_fixes_another_agents_task(project: Path) -> None:
     after = Store(project / ".hindsight", embedder=MODEL).get(bob.id)
     assert after.status == "active" and not after.resolution
 
+
+# -- low: a duration too long for a date is refused in one line -----------------------------------
+
+
+@pytest.mark.parametrize("value", ["99999999999999999999d", "1001y", "9" * 400 + "s", "1e30w"])
+def test_a_duration_past_any_date_is_refused_in_one_line(tmp_path: Path, value: str) -> None:
+    store = str(tmp_path / "s")
+    for command in (
+        ["record", "x", "--ttl", value],
+        ["list", "--since", value],
+        ["forget", "--older-than", value, "-y"],
+    ):
+        done = _invoke(*command, "--store", store)
+        assert done.exit_code == 1, (command, done.output)
+        assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.output
+        assert "Invalid" in done.stderr
+    assert _invoke("record", "y", "--ttl", "999y", "--store", store).exit_code == 0
+
