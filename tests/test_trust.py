@@ -718,3 +718,21 @@ def test_a_duration_past_any_date_is_refused_in_one_line(tmp_path: Path, value: 
         assert "Invalid" in done.stderr
     assert _invoke("record", "y", "--ttl", "999y", "--store", store).exit_code == 0
 
+
+# -- medium 10 (part): import reads only a regular file --------------------------------------------
+
+
+def test_import_refuses_a_fifo_a_device_and_a_link_to_one(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    link = tmp_path / "zero.jsonl"
+    link.symlink_to("/dev/zero")
+    for source in (fifo, link, Path("/dev/zero"), tmp_path):
+        done = subprocess.run(
+            [sys.executable, "-c", CLI, "import", str(source), "--store", str(tmp_path / "s")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 1, done.stderr
+        assert "not a regular file" in done.stderr and len(done.stderr.strip().splitlines()) == 1

@@ -329,7 +329,7 @@ def import_(
         path = Path(source).expanduser()
         try:
             # -sig: a BOM from Windows tools
-            lines = path.read_text(encoding="utf-8-sig").split("\n")
+            lines = _read_regular(path).decode("utf-8-sig").split("\n")
         except FileNotFoundError:
             raise InvalidInput(
                 f"No file {path}; give a JSONL file from `hindsight export`, or - for stdin."
@@ -352,6 +352,26 @@ def import_(
             "(`hindsight show ID --sources` shows a text's parts)"
         )
     render.message(f"Imported {result.added}, skipped {result.skipped} already present{note}.")
+
+
+def _read_regular(path: Path) -> bytes:
+    """A file's bytes, refusing what is not a regular file (a FIFO would hang the read, a device
+    such as /dev/zero would never end), checked on the descriptor that is read."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InvalidInput(
+                f"{path} is not a regular file (a pipe, a device or a directory); import reads a "
+                "JSONL file, or - for stdin."
+            )
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
 
 
 @app.command()
