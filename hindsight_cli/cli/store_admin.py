@@ -363,8 +363,8 @@ def _read_regular(path: Path) -> bytes:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise InvalidInput(
-                f"{path} is not a regular file (a pipe, a device or a directory); import reads a "
-                "JSONL file, or - for stdin."
+                f"Cannot read {path}: not a regular file (a pipe, a device or a directory); "
+                "import reads a JSONL file, or - for stdin."
             )
         chunks = []
         while chunk := os.read(fd, 1 << 20):
