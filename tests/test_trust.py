@@ -736,3 +736,24 @@ def test_import_refuses_a_fifo_a_device_and_a_link_to_one(tmp_path: Path) -> Non
         )
         assert done.returncode == 1, done.stderr
         assert "not a regular file" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+# -- low: a scoped audit log holds only its agent's entries ---------------------------------------
+
+
+def test_a_scoped_audit_log_shows_only_its_agents_entries(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s", embedder=MODEL)
+    store.init()
+    alice, bob = store.scoped("alice"), store.scoped("bob")
+    gone = bob.record("bob: rotate the deploy key").memory.id
+    bob.forget([gone], reason="bob's private reason")
+    kept = alice.record("alice: the cache is redis").memory.id
+    alice.forget([kept], reason="alice's own reason")
+    for view, me, other in ((alice, "alice", "bob"), (bob, "bob", "alice")):
+        entries = view.log(limit=None)
+        assert entries and {e.actor for e in entries} == {me}
+        assert all(other not in (e.reason or "") for e in entries)
+        assert len(view.log(limit=1)) == 1 and view.log(limit=1)[0].actor == me
+        assert view.scoped(me).log(memory_id=gone if me == "alice" else kept, limit=None) == []
+    # unscoped, everything
+    assert {e.actor for e in store.log(limit=None)} >= {"alice", "bob"}
