@@ -757,3 +757,33 @@ def test_a_scoped_audit_log_shows_only_its_agents_entries(tmp_path: Path) -> Non
         assert view.scoped(me).log(memory_id=gone if me == "alice" else kept, limit=None) == []
     # unscoped, everything
     assert {e.actor for e in store.log(limit=None)} >= {"alice", "bob"}
+
+
+# -- medium 10 (part): a transcript that is a FIFO or a device is never read ----------------------
+
+
+def test_a_spooled_transcript_that_is_a_fifo_or_a_device_never_hangs_ingestion(
+    project: Path, tmp_path: Path
+) -> None:
+    fifo = tmp_path / "session.jsonl"
+    os.mkfifo(fifo)
+    zero = tmp_path / "zero.jsonl"
+    zero.symlink_to("/dev/zero")
+    events = project / ".hindsight" / "spool" / "events.jsonl"
+    events.parent.mkdir(exist_ok=True)
+    CC = "claude-code"  # noqa: N806
+    lines = [
+        {"id": "c1", "kind": "session_end", "session": "s1", "client": CC, "transcript": str(fifo)},
+        {"id": "c2", "kind": "session_end", "session": "s2", "client": CC, "transcript": str(zero)},
+        {"id": "c3", "kind": "prompt", "session": "s1", "text": "this prompt is still ingested"},
+    ]
+    events.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    done = subprocess.run(
+        [sys.executable, "-c", CLI, "hooks", "flush"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "not a regular file" in done.stderr
+    assert _stored(project) == ["this prompt is still ingested"]
