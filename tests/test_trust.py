@@ -787,3 +787,31 @@ def test_a_spooled_transcript_that_is_a_fifo_or_a_device_never_hangs_ingestion(
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert "not a regular file" in done.stderr
     assert _stored(project) == ["this prompt is still ingested"]
+
+
+# -- medium 10 (part): a line longer than any exchange is skipped, never held whole ---------------
+
+
+def test_an_over_long_transcript_line_is_skipped_as_broken(
+    tmp_path: Path, agents: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import transcript_fixtures as tf
+
+    from hindsight_cli.transcripts import lines as transcript_lines
+
+    path = tf.claude_code(agents, "/work/long")
+    normal = tmp_path / "normal"
+    done = _invoke("mine", "claude-code", "--store", str(normal), "--json")
+    assert done.exit_code == 0, done.output
+    expected = sorted(m.content for m in Store(normal, embedder=MODEL).list(limit=None))
+    broken = json.loads(done.stdout)["total"]["broken"]
+    # a 3 MB line among them (the limit made 1 MiB here; 64 MiB for real)
+    monkeypatch.setattr(transcript_lines, "MAX_LINE", 1 << 20)
+    text = path.read_text().splitlines(keepends=True)
+    huge = json.dumps({"type": "progress", "data": "x" * 3_000_000}) + "\n"
+    path.write_text("".join(text[:3]) + huge + "".join(text[3:]))
+    store = tmp_path / "s"
+    done = _invoke("mine", "claude-code", "--store", str(store), "--json")
+    assert done.exit_code == 0 and "Traceback" not in done.output, done.output
+    assert json.loads(done.stdout)["total"]["broken"] == broken + 1
+    assert sorted(m.content for m in Store(store, embedder=MODEL).list(limit=None)) == expected

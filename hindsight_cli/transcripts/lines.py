@@ -20,6 +20,9 @@ from ..models import JSONValue
 BROKEN = object()
 _CHECK_BYTES = 4096
 _CHUNK = 1 << 20
+# bytes: the longest line read as JSON; a longer one is skipped as broken (a 300 MB line must not
+# take 300 MB)
+MAX_LINE = 64 << 20
 
 
 @dataclass
@@ -60,8 +63,16 @@ def read_lines(path: Path, start: int = 0) -> Iterator[Line]:
     with open_regular(path) as handle:
         handle.seek(start)
         position, number = start, 0
-        for raw in handle:
+        while raw := handle.readline(MAX_LINE):
             number += 1
+            if len(raw) == MAX_LINE and not raw.endswith(b"\n"):
+                # longer than any exchange: skipped to its end, never held whole
+                end = _past_line(handle, position + len(raw))
+                if end is None:
+                    return
+                yield Line(position, end, BROKEN, number)
+                position = end
+                continue
             end = position + len(raw)
             text = raw.strip()
             if text:
@@ -71,6 +82,16 @@ def read_lines(path: Path, start: int = 0) -> Iterator[Line]:
                     return
                 yield Line(position, end, value, number)
             position = end
+
+
+def _past_line(handle: IO[bytes], end: int) -> int | None:
+    """Read on to the end of an over-long line; where the next one starts, or None when the file
+    ends first (a line still being written)."""
+    while more := handle.readline(_CHUNK):
+        end += len(more)
+        if more.endswith(b"\n"):
+            return end
+    return None
 
 
 def _decode(text: bytes) -> object:
