@@ -815,3 +815,31 @@ def test_an_over_long_transcript_line_is_skipped_as_broken(
     assert done.exit_code == 0 and "Traceback" not in done.output, done.output
     assert json.loads(done.stdout)["total"]["broken"] == broken + 1
     assert sorted(m.content for m in Store(store, embedder=MODEL).list(limit=None)) == expected
+
+
+# -- low: import --from basic-memory keeps to its folder ------------------------------------------
+
+
+def test_basic_memory_import_keeps_to_its_folder(tmp_path: Path) -> None:
+    import export_fixtures as ex
+
+    folder = ex.basic_memory(tmp_path / "notes")
+    outside = tmp_path / "private"
+    outside.mkdir()
+    (outside / "keys.md").write_text("# Keys\n\nThe vault passphrase is mauve-otter-lantern.\n")
+    (outside / "more").mkdir()
+    (outside / "more" / "diary.md").write_text("# Diary\n\nmauve-otter-lantern again.\n")
+    (folder / "linked-note.md").symlink_to(outside / "keys.md")
+    (folder / "linked-dir").symlink_to(outside / "more")
+    os.mkfifo(folder / "pipe.md")
+    store = tmp_path / "s"
+    done = subprocess.run(
+        [sys.executable, "-c", CLI, "import", str(folder), "--from", "basic-memory"]
+        + ["--store", str(store), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    contents = " ".join(m.content for m in Store(store, embedder=MODEL).list(limit=None))
+    assert "Weather" in contents and "mauve" not in contents
