@@ -843,3 +843,11 @@ def test_basic_memory_import_keeps_to_its_folder(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     contents = " ".join(m.content for m in Store(store, embedder=MODEL).list(limit=None))
     assert "Weather" in contents and "mauve" not in contents
+
+
+def test_init_on_a_cloned_store_says_it_is_not_allowed(cloned: Path) -> None:
+    from hindsight_cli import trust
+
+    done = _invoke("init", "--store", str(cloned / ".hindsight"))
+    assert done.exit_code == 0 and "hindsight allow" in done.stderr
+    assert not trust.trusted(cloned / ".hindsight")

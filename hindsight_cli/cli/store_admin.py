@@ -90,6 +90,12 @@ def init(
     opened = Store(target)
     created = opened.init(model=embedding_model, backend=backend, url=url, schema=schema)
     database = opened.ledger.describe() if opened.ledger.capabilities.shared else None
+    from .. import trust
+
+    # a store that was already there (one that came with a repository) is not approved by init
+    untrusted = trust.why(target)
+    if untrusted is not None:
+        render.warning(untrusted)
     if json_:
         render.json_doc(
             {
