@@ -51,9 +51,9 @@ class Target:
 
     def read(self) -> str | None:
         """The file's text (None: no file), read without following a link out of ``root``."""
-        from . import safefs
+        from .safefs import outside
 
-        data = safefs.read_outside(self.path, self.root)
+        data = outside.read_outside(self.path, self.root)
         # as read_text reads it: universal newlines
         text = None if data is None else data.decode("utf-8")
         return None if text is None else text.replace("\r\n", "\n").replace("\r", "\n")
@@ -303,23 +303,23 @@ def apply(change: Plan) -> Path | None:
     if not change.changed:
         return None
     backup = backup_of(change.target) if change.before is not None else None
-    from . import safefs
+    from .safefs import outside
 
-    safefs.write_outside(change.target.path, change.after, change.target.root)
+    outside.write_outside(change.target.path, change.after, change.target.root)
     return backup
 
 
 def backup_of(target: Target) -> Path | None:
     """A copy of ``target``'s file beside it, named for now (None: no file), written as the file
     itself is: never through a link, never from one that leaves the project."""
-    from . import safefs
+    from .safefs import outside
 
-    data = safefs.read_outside(target.path, target.root)
+    data = outside.read_outside(target.path, target.root)
     if data is None:
         return None
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     backup = target.path.with_name(f"{target.path.name}.hindsight-backup-{stamp}")
-    safefs.write_outside(backup, data, target.root)
+    outside.write_outside(backup, data, target.root)
     return backup
 
 

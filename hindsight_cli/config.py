@@ -210,7 +210,7 @@ def _check_redirect(store: Path, data: dict[str, Any]) -> None:
         return
     if storage.get("backend") in (None, "", "local") and not storage.get("url"):
         return
-    from . import trust
+    from .safefs import trust
 
     if not trust.trusted(store):
         raise trust.UntrustedStore(

@@ -16,7 +16,8 @@ import typer.testing
 from typer.main import get_command
 from typer.testing import CliRunner
 
-from hindsight_cli import embedding, trust
+from hindsight_cli import embedding
+from hindsight_cli.safefs import trust
 from hindsight_cli.storage.registry import BACKENDS
 from hindsight_cli.store import Store
 from hindsight_cli.text import terms

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from hindsight_cli import trust
 from hindsight_cli.hooks import events
 from hindsight_cli.hooks.install import command
 from hindsight_cli.models import Filters
+from hindsight_cli.safefs import trust
 from hindsight_cli.storage import spool_json as codec
 from hindsight_cli.store import Store
 

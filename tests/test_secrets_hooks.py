@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 from conftest import stored_data
 
-from hindsight_cli import hooks, trust
+from hindsight_cli import hooks
 from hindsight_cli.hooks.install import command
+from hindsight_cli.safefs import trust
 
 PASSWORD = "S3cretPw9x"
 TOKEN = "Zq8Lm2Wp4Kx7Nb3Vt6Rc"

@@ -403,7 +403,7 @@ def test_hooks_neither_inject_from_nor_write_to_a_cloned_store(cloned: Path) -> 
 def test_a_copy_of_an_allowed_store_elsewhere_is_not_allowed(tmp_path: Path) -> None:
     import shutil
 
-    from hindsight_cli import trust
+    from hindsight_cli.safefs import trust
 
     mine = tmp_path / "mine" / ".hindsight"
     assert _invoke("init", "--store", str(mine)).exit_code == 0
@@ -846,7 +846,7 @@ def test_basic_memory_import_keeps_to_its_folder(tmp_path: Path) -> None:
 
 
 def test_init_on_a_cloned_store_says_it_is_not_allowed(cloned: Path) -> None:
-    from hindsight_cli import trust
+    from hindsight_cli.safefs import trust
 
     done = _invoke("init", "--store", str(cloned / ".hindsight"))
     assert done.exit_code == 0 and "hindsight allow" in done.stderr

@@ -107,7 +107,7 @@ def mcp(
     from ..store import open_store
 
     target = open_store(store, warm=True)
-    from .. import trust
+    from ..safefs import trust
 
     # a store that came with a repository is not served until the user allows it (issue 31)
     trust.check(target.path, create=True)
@@ -171,7 +171,7 @@ def token(
     if tokens is None:
         # a token file in another user's store: no
         safefs.check_store(paths.resolve_store(store).path)
-        from .. import trust
+        from ..safefs import trust
 
         # the store the token file makes is this user's (issue 31)
         trust.adopt(paths.resolve_store(store).path)

@@ -90,7 +90,7 @@ def init(
     opened = Store(target)
     created = opened.init(model=embedding_model, backend=backend, url=url, schema=schema)
     database = opened.ledger.describe() if opened.ledger.capabilities.shared else None
-    from .. import trust
+    from ..safefs import trust
 
     # a store that was already there (one that came with a repository) is not approved by init
     untrusted = trust.why(target)
@@ -186,7 +186,7 @@ def allow(path: StorePath = None) -> None:
         hindsight allow                 # the store here (the nearest .hindsight/)
         hindsight allow ~/src/project
     """
-    from .. import trust
+    from ..safefs import trust
     from . import render
 
     target = _trust_target(path)
@@ -203,7 +203,7 @@ def deny(path: StorePath = None) -> None:
     Example:
         hindsight deny ~/src/project
     """
-    from .. import trust
+    from ..safefs import trust
     from . import render
 
     target = _trust_target(path)

@@ -9,10 +9,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from .. import paths, safefs, trust
+from .. import paths, safefs
 from ..config import DEFAULT_CONFIG_TOML, load as load_config
 from ..embedding import resolve_model
 from ..errors import InvalidInput
+from ..safefs import trust
 from ..storage.registry import BACKENDS, backend_name, check_name
 from ..storage.urls import check_target, redact_url
 from ..timeutil import iso

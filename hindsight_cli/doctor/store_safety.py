@@ -49,7 +49,7 @@ def checks(path: Path) -> list[Check]:
 def _trust(path: Path) -> Check:
     """Whether this user created or approved the store here (a store can arrive with a
     repository)."""
-    from .. import trust
+    from ..safefs import trust
 
     if not path.exists():
         return skip("store.trust", "no store directory yet", str(path))

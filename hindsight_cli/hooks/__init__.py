@@ -21,8 +21,9 @@ import os
 import sys
 import time
 
-from .. import safefs, trust
+from .. import safefs
 from ..redact import redact, redact_field
+from ..safefs import trust
 from ..storage import spool, spool_json as codec
 from . import events
 from .settings import Settings, settings

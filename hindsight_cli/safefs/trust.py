@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import os
 
-from . import paths, safefs
-from .errors import UnsafeLocation
+from .. import paths, safefs
+from ..errors import UnsafeLocation
 
 ID_FILE = "store-id"
 ALLOWED_DIR = "allowed"
