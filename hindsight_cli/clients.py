@@ -46,6 +46,17 @@ class Target:
     key: str
     # "json", "jsonc" or "toml"
     fmt: str
+    # the project a file of project scope belongs to: no link on the way may leave it
+    root: Path | None = None
+
+    def read(self) -> str | None:
+        """The file's text (None: no file), read without following a link out of ``root``."""
+        from .safefs import outside
+
+        data = outside.read_outside(self.path, self.root)
+        # as read_text reads it: universal newlines
+        text = None if data is None else data.decode("utf-8")
+        return None if text is None else text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _dirs(home: Path, env: Mapping[str, str], platform: str) -> dict[str, Path]:
@@ -108,7 +119,10 @@ def targets(
     }
     if client not in table:
         raise InvalidInput(f"Unknown client {client!r}; choose one of {', '.join(CLIENTS)}.")
-    return {scope: Target(client, scope, *spec) for scope, spec in table[client].items()}
+    return {
+        scope: Target(client, scope, *spec, root=None if scope == "user" else project)
+        for scope, spec in table[client].items()
+    }
 
 
 def server_command() -> list[str]:
@@ -253,7 +267,7 @@ class Plan:
 
 def plan(target: Target, server: Mapping[str, Any]) -> Plan:
     """Compute the new file text; raises if the existing file cannot be parsed."""
-    before = target.path.read_text(encoding="utf-8") if target.path.exists() else None
+    before = target.read()
     if target.fmt == "toml":
         text = before or ""
         try:
@@ -288,18 +302,24 @@ def apply(change: Plan) -> Path | None:
     """Write the plan atomically; back the old file up first. Returns the backup's path, if any."""
     if not change.changed:
         return None
-    path = change.target.path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    backup = None
-    if change.before is not None:
-        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        backup = path.with_name(f"{path.name}.hindsight-backup-{stamp}")
-        shutil.copy2(path, backup)
-    temp = path.with_name(f".{path.name}.hindsight-tmp")
-    temp.write_text(change.after, encoding="utf-8")
-    if path.exists():
-        shutil.copymode(path, temp)
-    os.replace(temp, path)
+    backup = backup_of(change.target) if change.before is not None else None
+    from .safefs import outside
+
+    outside.write_outside(change.target.path, change.after, change.target.root)
+    return backup
+
+
+def backup_of(target: Target) -> Path | None:
+    """A copy of ``target``'s file beside it, named for now (None: no file), written as the file
+    itself is: never through a link, never from one that leaves the project."""
+    from .safefs import outside
+
+    data = outside.read_outside(target.path, target.root)
+    if data is None:
+        return None
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    backup = target.path.with_name(f"{target.path.name}.hindsight-backup-{stamp}")
+    outside.write_outside(backup, data, target.root)
     return backup
 
 

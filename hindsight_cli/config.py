@@ -211,6 +211,25 @@ def _read(path: Path) -> dict[str, Any]:
         ) from None
 
 
+def _check_redirect(store: Path, data: dict[str, Any]) -> None:
+    """A store's own config may send its memories to a network backend only once this user trusts
+    the store: a repository could ship one naming its author's database (issue 31)."""
+    storage = data.get("storage")
+    if not isinstance(storage, dict):
+        return
+    if storage.get("backend") in (None, "", "local") and not storage.get("url"):
+        return
+    from .safefs import trust
+
+    if not trust.trusted(store):
+        raise trust.UntrustedStore(
+            f"{store / paths.CONFIG_FILE} sends this store's memories to a "
+            f"{storage.get('backend') or 'network'} database, and the store was not created or "
+            "approved by you on this machine (it may have come with a repository). If you trust "
+            f"it, run `hindsight allow {store}`."
+        )
+
+
 def _apply(config: Config, data: dict[str, Any], origin: Path) -> Config:
     top: dict[str, Any] = {}
     ranking = config.ranking
@@ -277,7 +296,9 @@ def load(store_path: Path | None) -> Config:
     config = _apply(config, _read(user), user)
     if store_path is not None:
         store_file = store_path / paths.CONFIG_FILE
-        config = _apply(config, _read(store_file), store_file)
+        data = _read(store_file)
+        _check_redirect(store_path, data)
+        config = _apply(config, data, store_file)
     env: dict[str, Any] = {}
     if os.environ.get(paths.ENV_AGENT):
         env["default_agent"] = os.environ[paths.ENV_AGENT]

@@ -33,6 +33,7 @@ ENV_EMBEDDING_MODEL = "HINDSIGHT_EMBEDDING_MODEL"
 ENV_LOCK_TIMEOUT = "HINDSIGHT_LOCK_TIMEOUT"
 ENV_SEARCH_ENGINE = "HINDSIGHT_SEARCH_ENGINE"
 ENV_DATABASE_URL = "HINDSIGHT_DATABASE_URL"
+ENV_ALLOWED_DIR = "HINDSIGHT_ALLOWED_DIR"
 
 ENV_VARS = {
     ENV_STORE: "Store directory to use (same as --store).",
@@ -46,6 +47,8 @@ ENV_VARS = {
     "(`postgresql://user:password@host:5432/db`); selects the postgres backend "
     "unless `[storage] backend` says otherwise. The only place a password may "
     "be given.",
+    ENV_ALLOWED_DIR: "Where `hindsight allow` records the stores you trust (default "
+    "`HINDSIGHT_HOME/allowed`; one place for several homes, as a test suite has).",
 }
 
 STORE_DIRNAME = ".hindsight"

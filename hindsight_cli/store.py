@@ -105,7 +105,10 @@ class Store:
 
     def scoped(self, agent: str | None) -> Store:
         """This store seen as one agent (``None``: this store's own scope), sharing its state."""
-        return self if agent is None else Store._view(self._rt, Scope(self.scope.resolve(agent)))
+        if agent is None:
+            return self
+        # a name with nothing visible in it is refused (Scope), never read as "every agent"
+        return Store._view(self._rt, Scope(self.scope.resolve(Scope(agent).agent)))
 
     @property
     def path(self) -> Path:
@@ -569,6 +572,8 @@ class Store:
         records: Sequence[Mapping[str, Any]],
         progress: Progress | None = None,
         phase: Phase | None = None,
+        *,
+        provenance: str | None = None,
     ) -> ImportResult:
         """Add exported memories; ids and idempotency keys already present are skipped (idempotent).
 
@@ -578,11 +583,15 @@ class Store:
         it committed, and rerunning it adds exactly the rest. ``progress(done, total)`` follows the
         embedding, ``phase(text)`` each step ("Loading the embedding model").
 
+        ``provenance`` (``hindsight import`` passes ``import``) is the source every record gets,
+        whatever it claims; the claimed one is kept as ``metadata.claimed_source``. Without it a
+        record keeps its own source (the hooks' ingestion, which wrote it).
+
         Raises:
             InvalidInput: a record was refused; nothing was imported.
             Interrupted: KeyboardInterrupt (Ctrl-C); the message says how many were kept.
         """
-        return transfer.import_records(self._rt, records, progress, self.scope, phase)
+        return transfer.import_records(self._rt, records, progress, self.scope, phase, provenance)
 
     def events_pending(self) -> bool:
         """Whether recording hooks spooled events this store has not ingested (one ``stat``)."""

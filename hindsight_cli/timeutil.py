@@ -25,6 +25,10 @@ def as_utc_or_none(value: datetime | None) -> datetime | None:
     return None if value is None else as_utc(value)
 
 
+# seconds: the longest duration accepted
+_LONGEST = 1000 * 365.25 * 86400
+
+
 def parse_duration(text: str, what: str = "duration") -> timedelta:
     """``90s``, ``15m``, ``2h``, ``30d``, ``1w``, ``1y`` (a bare number means days)."""
     match = _DURATION.match(text or "")
@@ -33,7 +37,11 @@ def parse_duration(text: str, what: str = "duration") -> timedelta:
             f"Invalid {what} {text!r}: use a number and a unit, e.g. 30m, 2h, 7d or 1w."
         )
     value, unit = float(match.group(1)), (match.group(2) or "d").lower()
-    return timedelta(seconds=value * _UNITS[unit])
+    seconds = value * _UNITS[unit]
+    # a date that far away is no date (and past year 9999, no datetime at all)
+    if not seconds <= _LONGEST:
+        raise InvalidInput(f"Invalid {what} {text!r}: at most 1000 years (1000y).")
+    return timedelta(seconds=seconds)
 
 
 def parse_time(text: str, what: str = "time") -> datetime:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import tempfile
 import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -16,6 +17,7 @@ from typer.main import get_command
 from typer.testing import CliRunner
 
 from hindsight_cli import embedding
+from hindsight_cli.safefs import trust
 from hindsight_cli.storage.registry import BACKENDS
 from hindsight_cli.store import Store
 from hindsight_cli.text import terms
@@ -60,6 +62,9 @@ class FakeEmbedder:
         return np.asarray(rows, dtype=np.float32)
 
 
+_ALLOWED = os.path.join(tempfile.mkdtemp(prefix="hindsight-allowed-"), "allowed")
+
+
 def _isolate(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = root / "home"
     work = root / "work"
@@ -68,6 +73,9 @@ def _isolate(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         if name.startswith("HINDSIGHT_"):
             monkeypatch.delenv(name)
     monkeypatch.setenv("HINDSIGHT_HOME", str(home))
+    # one allow-list for the session: a store approved in a module fixture stays approved in its
+    # tests' homes and in the processes they start (issue 31)
+    monkeypatch.setenv("HINDSIGHT_ALLOWED_DIR", _ALLOWED)
     monkeypatch.setenv("COLUMNS", "100")
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.chdir(work)
@@ -181,6 +189,8 @@ def postgres_store_dir(path: Path, url: str) -> Path:
         f'[storage]\nbackend = "postgres"\nurl = "{url}"\nschema = "t_{uuid.uuid4().hex[:16]}"\n'
     )
     config.chmod(0o600)
+    # made by hand as `hindsight init --backend postgres` makes it: approved as that approves it
+    trust.allow(path)
     return path
 
 

@@ -18,6 +18,7 @@ import pytest
 from hindsight_cli.hooks import events
 from hindsight_cli.hooks.install import command
 from hindsight_cli.models import Filters
+from hindsight_cli.safefs import trust
 from hindsight_cli.storage import spool_json as codec
 from hindsight_cli.store import Store
 
@@ -26,8 +27,10 @@ SECRET = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"
 
 @pytest.fixture
 def project(_isolated: Path) -> Path:
-    """A project directory with its own store, like `hindsight init` makes."""
+    """A project directory with its own store, like `hindsight init` makes (made by hand here, so
+    approved as a store this user made)."""
     (_isolated / ".hindsight").mkdir()
+    trust.allow(_isolated / ".hindsight")
     return _isolated
 
 

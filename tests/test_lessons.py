@@ -18,6 +18,7 @@ import pytest
 from hindsight_cli import hooks
 from hindsight_cli.lessons import signatures
 from hindsight_cli.models import Filters
+from hindsight_cli.safefs import trust
 from hindsight_cli.store import Store
 
 pytestmark = pytest.mark.no_store
@@ -27,6 +28,8 @@ pytestmark = pytest.mark.no_store
 def store(_isolated: Path) -> Path:
     path = _isolated / ".hindsight"
     path.mkdir()
+    # made by hand: approved, as `hindsight init` approves the stores it makes
+    trust.allow(path)
     return path
 
 

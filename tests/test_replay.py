@@ -4,6 +4,7 @@ the mini-swe-agent trajectory reader, and the command end to end on three tiny t
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -379,10 +380,16 @@ def test_eval_replay_json_on_three_sessions(
         (data / instance / f"{instance}.traj.json").write_text(
             json.dumps(trajectory(instance, turns, start))
         )
+    from hindsight_cli.safefs import trust
+
+    approved = sorted(os.listdir(trust.allowed_dir())) if os.path.isdir(trust.allowed_dir()) else []
     result = CliRunner().invoke(app, ["eval", "replay", str(data), "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert "demo__demo: 3 sessions, 1 positive and 3 negative probes" in result.stderr
+    # the replay's temporary stores were approved in a list of its own, not the user's
+    after = sorted(os.listdir(trust.allowed_dir())) if os.path.isdir(trust.allowed_dir()) else []
+    assert after == approved
     assert list(report["systems"]) == ["hooks", "mine", "bm25", "recency"]
     for figures in report["systems"].values():
         assert CONTRACT <= set(figures)

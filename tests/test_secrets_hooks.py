@@ -16,6 +16,7 @@ from conftest import stored_data
 
 from hindsight_cli import hooks
 from hindsight_cli.hooks.install import command
+from hindsight_cli.safefs import trust
 
 PASSWORD = "S3cretPw9x"
 TOKEN = "Zq8Lm2Wp4Kx7Nb3Vt6Rc"
@@ -25,6 +26,8 @@ TOKEN = "Zq8Lm2Wp4Kx7Nb3Vt6Rc"
 def store(_isolated: Path) -> Path:
     path = _isolated / ".hindsight"
     path.mkdir()
+    # made by hand: approved, as `hindsight init` approves the stores it makes
+    trust.allow(path)
     return path
 
 

@@ -115,15 +115,11 @@ def _target(client: str, scope: str, store: Optional[Path]) -> tuple[Target, Opt
 def _write(change: Plan) -> Optional[Path]:
     """Apply a plan; an empty plan means the file held nothing but our hooks: back it up, remove
     it."""
-    import shutil
-    from datetime import datetime
-
     from .. import clients
 
     path = change.target.path
     if change.after == "" and change.before is not None:
-        backup = path.with_name(f"{path.name}.hindsight-backup-{datetime.now():%Y%m%d-%H%M%S}")
-        shutil.copy2(path, backup)
+        backup = clients.backup_of(change.target)
         path.unlink()
         return backup
     return clients.apply(change)
@@ -317,16 +313,19 @@ def status(store: StoreOption = None, json_: JsonFlag = False) -> None:
         sum(
             1
             for f in directory.glob("*.jsonl")
-            if f.name != spool.SEEN
+            if f.name not in (spool.SEEN, spool.REJECTED)
             for _ in f.open(encoding="utf-8", errors="replace")
         )
         if directory.is_dir()
         else 0
     )
     log = directory / spool.LOG
+    refused, reason = spool.rejected(location.path)
     report = {
         "store": str(location.path),
         "pending_events": pending,
+        "rejected_events": refused,
+        "rejected_reason": reason,
         "log": str(log) if log.exists() else None,
         "clients": rows,
     }
@@ -346,6 +345,11 @@ def status(store: StoreOption = None, json_: JsonFlag = False) -> None:
         + (f"; hook errors are logged in {log}" if log.exists() else "")
         + "."
     )
+    if refused:
+        render.warning(
+            f"{refused} event(s) the store refused were set aside in "
+            f"{directory / spool.REJECTED} (latest: {reason})."
+        )
 
 
 def _readable(read: Callable[[Any], Any], target: Any) -> Any:

@@ -32,8 +32,8 @@ def mcp(
         Optional[str],
         typer.Option(
             "--agent",
-            help="Scope the server to this agent_id (default $HINDSIGHT_AGENT); tools cannot "
-            "widen it.",
+            help="Scope the server to this agent_id (stdio: default $HINDSIGHT_AGENT); tools "
+            "cannot widen it. Over HTTP with tokens each request acts as its token's agent.",
             show_default=False,
         ),
     ] = None,
@@ -107,6 +107,10 @@ def mcp(
     from ..store import open_store
 
     target = open_store(store, warm=True)
+    from ..safefs import trust
+
+    # a store that came with a repository is not served until the user allows it (issue 31)
+    trust.check(target.path, create=True)
     if tokens is None and transport == "http" and (target.path / DEFAULT_FILE).exists():
         tokens = target.path / DEFAULT_FILE
     if tokens is not None and not tokens.exists():
@@ -123,7 +127,8 @@ def mcp(
     )
     mcp_server.run(
         target,
-        agent=agent or os.environ.get(paths.ENV_AGENT) or None,
+        # an environment default is never an identity on a server others reach
+        agent=agent or (os.environ.get(paths.ENV_AGENT) if transport == "stdio" else None) or None,
         transport=str(transport),
         log_file=log_file,
         tokens=tokens,
@@ -166,6 +171,10 @@ def token(
     if tokens is None:
         # a token file in another user's store: no
         safefs.check_store(paths.resolve_store(store).path)
+        from ..safefs import trust
+
+        # the store the token file makes is this user's (issue 31)
+        trust.adopt(paths.resolve_store(store).path)
     path = tokens or paths.resolve_store(store).path / token_file.DEFAULT_FILE
     if revoke:
         count = token_file.revoke(path, agent)
@@ -191,8 +200,8 @@ ScopeOption = Annotated[
     Optional[ClientScope],
     typer.Option(
         "--scope",
-        help="Every project, or this one (default: project for a project store when the client "
-        "has project config, else user).",
+        help="Every project (user, the default), or this one (project): chosen by you, never by "
+        "what the repository holds.",
         show_default=False,
     ),
 ]
@@ -206,8 +215,8 @@ def _target_and_entry(
     location = paths.resolve_store(store)
     project = location.path.parent if location.path.name == paths.STORE_DIRNAME else Path.cwd()
     options = clients.targets(client, Path.home(), project)
-    if scope is None:
-        scope = "project" if location.reason == "project" and "project" in options else "user"
+    # a repository holding .hindsight/ does not choose project scope by itself
+    scope = scope or "user"
     if scope not in options:
         raise InvalidInput(
             f"{client} has no {scope} configuration; use --scope {' or '.join(options)}."

@@ -90,6 +90,12 @@ def init(
     opened = Store(target)
     created = opened.init(model=embedding_model, backend=backend, url=url, schema=schema)
     database = opened.ledger.describe() if opened.ledger.capabilities.shared else None
+    from ..safefs import trust
+
+    # a store that was already there (one that came with a repository) is not approved by init
+    untrusted = trust.why(target)
+    if untrusted is not None:
+        render.warning(untrusted)
     if json_:
         render.json_doc(
             {
@@ -143,6 +149,70 @@ def where(store: StoreOption = None, json_: JsonFlag = False) -> None:
         f"{paths.REASONS[location.reason]}"
         + (f"; memories in {ledger.describe()}" if shared else "")
         + ("" if exists else "; not created yet")
+    )
+
+
+StorePath = Annotated[
+    Optional[Path],
+    typer.Argument(
+        help="The store, or a project directory holding .hindsight/ (default: the store "
+        "`hindsight where` names).",
+        show_default=False,
+    ),
+]
+
+
+def _trust_target(path: Optional[Path]) -> Path:
+    if path is None:
+        return paths.resolve_store(None).path
+    path = path.expanduser()
+    if (path / paths.STORE_DIRNAME).is_dir():
+        path = path / paths.STORE_DIRNAME
+    if not path.is_dir():
+        raise InvalidInput(f"No store at {path}; name a store directory or a project holding one.")
+    return path.resolve()
+
+
+@app.command()
+def allow(path: StorePath = None) -> None:
+    """Trust a store that came with a repository, on this machine, at this path.
+
+    Until then the hooks neither record into it nor inject from it, `hindsight mcp` does not serve
+    it, and its config.toml cannot send memories to a database. Stores you create with hindsight are
+    allowed already.
+
+    \b
+    Example:
+        hindsight allow                 # the store here (the nearest .hindsight/)
+        hindsight allow ~/src/project
+    """
+    from ..safefs import trust
+    from . import render
+
+    target = _trust_target(path)
+    trust.allow(target)
+    render.plain(str(target))
+    render.message(f"Allowed {target}: hooks and the MCP server now use it.")
+
+
+@app.command()
+def deny(path: StorePath = None) -> None:
+    """Withdraw your trust in a store: hooks and the MCP server leave it alone again.
+
+    \b
+    Example:
+        hindsight deny ~/src/project
+    """
+    from ..safefs import trust
+    from . import render
+
+    target = _trust_target(path)
+    was = trust.deny(target)
+    render.plain(str(target))
+    render.message(
+        f"Denied {target}: hooks and the MCP server leave it alone"
+        + ("." if was else " (it was not allowed).")
+        + (" It is the global store, which is always trusted." if trust.builtin(target) else "")
     )
 
 
@@ -265,7 +335,7 @@ def import_(
         path = Path(source).expanduser()
         try:
             # -sig: a BOM from Windows tools
-            lines = path.read_text(encoding="utf-8-sig").split("\n")
+            lines = _read_regular(path).decode("utf-8-sig").split("\n")
         except FileNotFoundError:
             raise InvalidInput(
                 f"No file {path}; give a JSONL file from `hindsight export`, or - for stdin."
@@ -274,7 +344,10 @@ def import_(
             raise InvalidInput(f"Cannot read {path}: {error}") from None
     records = parse_jsonl(lines)
     with render.progress("Importing") as bar:
-        result = _open(store).import_records(records, progress=bar, phase=bar.phase)
+        # the file does not choose its own trust: provenance is the writer's (issue 31)
+        result = _open(store).import_records(
+            records, progress=bar, phase=bar.phase, provenance="import"
+        )
     if json_:
         render.json_doc(result.to_dict())
         return
@@ -290,6 +363,26 @@ def import_(
             "the fix or outcome a record adds (a new version each)"
         )
     render.message(f"Imported {result.added}, skipped {result.skipped} already present{note}.")
+
+
+def _read_regular(path: Path) -> bytes:
+    """A file's bytes, refusing what is not a regular file (a FIFO would hang the read, a device
+    such as /dev/zero would never end), checked on the descriptor that is read."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InvalidInput(
+                f"Cannot read {path}: not a regular file (a pipe, a device or a directory); "
+                "import reads a JSONL file, or - for stdin."
+            )
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
 
 
 @app.command()

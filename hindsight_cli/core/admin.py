@@ -13,6 +13,7 @@ from .. import paths, safefs
 from ..config import DEFAULT_CONFIG_TOML, load as load_config
 from ..embedding import resolve_model
 from ..errors import InvalidInput
+from ..safefs import trust
 from ..storage.registry import BACKENDS, backend_name, check_name
 from ..storage.urls import check_target, redact_url
 from ..timeutil import iso
@@ -27,6 +28,8 @@ def init(
     schema: str | None = None,
 ) -> bool:
     """Create the store if needed (directory 0700, ``.gitignore`` of ``*``, a commented config)."""
+    # nothing there yet but what init writes: the store it creates is this user's (issue 31)
+    fresh = trust.fresh(rt.path)
     if backend is not None or url is not None or schema is not None:
         choose_backend(rt, backend, url, schema)
     created = not rt.exists
@@ -54,6 +57,8 @@ def init(
         if dim is None:
             wanted, dim = rt.embedder.name, rt.embedder.dim
         rt.ledger.create(wanted, dim)
+        if fresh:
+            trust.allow(rt.path)
     return created
 
 
@@ -134,6 +139,8 @@ def choose_backend(rt: Runtime, backend: str | None, url: str | None, schema: st
             "memories, run `hindsight migrate --to ...` from it into a new store instead."
         )
     safefs.private_dir(rt.path)
+    # the user named this backend: the store is theirs
+    trust.allow(rt.path)
     settings = {"backend": backend}
     if backend == "postgres":
         settings["url"] = redact_url(url)

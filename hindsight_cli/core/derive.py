@@ -109,7 +109,16 @@ def summarize(
     agent_id = scope.resolve(agent_id)
     rows, dim, covered, title = _summary_sources(rt, task_id, since, until, agent_id)
     agents = {r.agent_id for r in rows}
-    agent = agent_id or (next(iter(agents)) if len(agents) == 1 else rt.config.default_agent)
+    if agent_id is None and len(agents) > 1:
+        # a summary belongs to the agent whose memories it derives from, never to several (issue 31)
+        agent_id = rt.config.default_agent
+        if agent_id not in agents:
+            raise InvalidInput(
+                f"{title} would mix the memories of {len(agents)} agents "
+                f"({', '.join(sorted(agents))}); a summary belongs to one: name it with --agent."
+            )
+        rows = [r for r in rows if r.agent_id == agent_id]
+    agent = agent_id or next(iter(agents))
 
     def embed(texts: list[str]) -> Vectors:
         vectors: Vectors = embedding_jobs.embed(rt, texts, dim)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..errors import HindsightError, InvalidInput
 from ..models import Filters, JSONObject, JSONValue
 from ..storage import spool
 from . import fixes
@@ -96,8 +97,16 @@ def _link_fix(store: Store, line: JSONObject, later: set[str]) -> int:
             wanted[key] = [str(x) for x in trail] if isinstance(trail, list) else []
     open_failures = [
         m
+        # failures of the agent the hooks record as: a task id is matched within one agent, never
+        # another agent's memory of the same id (issue 31)
         for m in store.list(
-            Filters(task_id=session, types=("episodic",), outcomes=("failure",)), limit=None
+            Filters(
+                agent_ids=(store.config.default_agent,),
+                task_id=session,
+                types=("episodic",),
+                outcomes=("failure",),
+            ),
+            limit=None,
         )
         if m.trigger == "tool_error"
         and not m.resolution
@@ -153,21 +162,66 @@ def _fix_in_batch(lines: list[JSONObject], by_key: dict[str, JSONObject]) -> int
     return done
 
 
+def _admit(store: Store, pairs: list[tuple[JSONObject, JSONObject]], directory: Path) -> int:
+    """Import the records; one the store refuses is set aside with its reason, the rest go in."""
+    if not pairs:
+        return 0
+    try:
+        return store.import_records([record for _, record in pairs]).added
+    except InvalidInput:
+        added = 0
+        for line, record in pairs:
+            try:
+                added += store.import_records([record]).added
+            except InvalidInput as error:
+                spool.reject(directory, line, str(error))
+        return added
+
+
+def _mine(store: Store, mine: Mine, lines: list[JSONObject], directory: Path) -> int:
+    try:
+        return mine(store, lines)
+    except HindsightError:
+        total = 0
+        for line in lines:
+            if line["kind"] not in _CLOSING:
+                continue
+            try:
+                total += mine(store, [line])
+            except HindsightError as error:
+                spool.reject(directory, line, str(error))
+        return total
+
+
+_CLOSING = ("stop", "pre_compact", "session_end")
+
+
 def ingest(store: Store, mine: Mine) -> dict[str, object]:
     """Move the spool into the store: failures and prompts as episodic memories, fixes as
     resolutions; ``mine(store, lines)`` mines the transcripts that session-closing lines name.
-    Idempotent: every line has its own key, so a line ingested twice is stored once. ``store`` is
-    the ``Store`` whose spool this is."""
+    Idempotent: every line has its own key, so a line ingested twice is stored once. A line the
+    store refuses is set aside in the spool's ``rejected.jsonl`` with its reason, and the others
+    go in. ``store`` is the ``Store`` whose spool this is."""
     claimed = spool.claim(store.path)
-    lines = list(spool.read(claimed))
-    records = [
-        _failure(x) if x["kind"] == "tool_error" else _prompt(x)
-        for x in lines
-        if x["kind"] in ("tool_error", "prompt")
-    ]
+    directory = spool.spool_dir(store.path)
+    lines = []
+    for line in spool.read(claimed):
+        reason = spool.problem(line)
+        if reason is None:
+            lines.append(line)
+        else:
+            spool.reject(directory, line, reason)
+    pairs = []
+    for x in lines:
+        if x["kind"] not in ("tool_error", "prompt"):
+            continue
+        try:
+            pairs.append((x, _failure(x) if x["kind"] == "tool_error" else _prompt(x)))
+        except (ValueError, TypeError, OSError) as error:
+            spool.reject(directory, x, f"unreadable event: {error}")
     # a failure fixed within this batch is written once, with its fix (one embedding, no version)
-    fixed = _fix_in_batch(lines, {str(r["key"]): r for r in records})
-    added = store.import_records(records).added if records else 0
+    fixed = _fix_in_batch(lines, {str(record["key"]): record for _, record in pairs})
+    added = _admit(store, pairs, directory)
     for position, line in enumerate(lines):
         if line["kind"] == "tool_ok":
             later = {
@@ -175,8 +229,11 @@ def ingest(store: Store, mine: Mine) -> dict[str, object]:
                 for x in lines[position + 1 :]
                 if x["kind"] == "tool_error"
             }
-            fixed += _link_fix(store, line, later)
-    mined = mine(store, lines)
+            try:
+                fixed += _link_fix(store, line, later)
+            except HindsightError as error:
+                spool.reject(directory, line, str(error))
+    mined = _mine(store, mine, lines, directory)
     spool.done(claimed)
     spool.trim_seen(store.path)
     return {

@@ -19,7 +19,7 @@ import json
 import logging
 import os
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -177,6 +177,45 @@ def _delete(rt: Runtime, ids: list[str], reason: str | None, actor: str) -> list
     return ids + derived
 
 
+# where ``hindsight mine`` keeps each transcript's state (``transcripts.state.STATE_DIR``)
+MINED_DIR = "mined"
+
+
+def scrub_mining_state(store: Path, ids: set[str], forgotten: Callable[[str], bool]) -> int:
+    """Drop from every ``<store>/mined/*.json`` the open failures (a failed command's tool and
+    arguments, kept until a later call fixes it) of the forgotten memories, and those whose words are
+    mostly forgotten ones. Returns how many went."""
+    directory = store / MINED_DIR
+    if not directory.is_dir():
+        return 0
+    dropped = 0
+    for path in sorted(directory.glob("*.json")):
+        if path.is_symlink() or not path.is_file():
+            continue
+        try:
+            state = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        failures = state.get("open") if isinstance(state, dict) else None
+        if not isinstance(failures, list):
+            continue
+        kept = [
+            f
+            for f in failures
+            if not (
+                isinstance(f, dict)
+                and (
+                    f.get("ref") in ids
+                    or spool.mostly(terms(" ".join(str(v) for v in f.values())), forgotten)
+                )
+            )
+        ]
+        if len(kept) != len(failures):
+            dropped += len(failures) - len(kept)
+            safefs.write_private(path, json.dumps({**state, "open": kept}))
+    return dropped
+
+
 def finish(rt: Runtime, path: Path) -> None:
     """Finish one owed purge: delete, scrub the index, the spool and the ledger, then drop the
     journal."""
@@ -186,6 +225,7 @@ def finish(rt: Runtime, path: Path) -> None:
         rt.mirror.scrub(ids)
     words = set(data["words"])
     spool.scrub(rt.path, lambda word: _digest(data["salt"], word) in words)
+    scrub_mining_state(rt.path, set(ids), lambda word: _digest(data["salt"], word) in words)
     rt.ledger.scrub()
     path.unlink(missing_ok=True)
     _release(path)

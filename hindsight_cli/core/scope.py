@@ -14,6 +14,14 @@ from ..errors import InvalidInput, MemoryNotFound
 from ..models import Filters
 from ..storage.base import Condition
 from ..storage.rows import MemoryRow
+from ..text import clean
+
+
+def agent_name(value: str | None) -> str | None:
+    """An agent name in the form writes store it (``text.clean``: NFC, no control characters,
+    trimmed), so ``bob`` and ``bob`` with a control character are one agent everywhere; None when
+    nothing visible is left."""
+    return clean(value) or None if value is not None else None
 
 
 @dataclass(frozen=True)
@@ -21,14 +29,24 @@ class Scope:
     # None: every agent
     agent: str | None = None
 
+    def __post_init__(self) -> None:
+        if self.agent is None:
+            return
+        agent = agent_name(self.agent)
+        if agent is None or "\n" in agent:
+            # an empty name must never widen a scope to every agent
+            raise InvalidInput(f"{self.agent!r} is not an agent name.")
+        object.__setattr__(self, "agent", agent)
+
     @property
     def scoped(self) -> bool:
         return self.agent is not None
 
     def resolve(self, requested: str | None) -> str | None:
         """The agent a request acts as (None: unscoped and none named)."""
+        requested = agent_name(requested)
         if self.agent is None:
-            return requested or None
+            return requested
         if requested and requested != self.agent:
             raise InvalidInput(
                 f"This store is scoped to agent {self.agent!r}; it cannot read or write agent "

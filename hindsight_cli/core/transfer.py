@@ -32,7 +32,24 @@ def export(rt: Runtime, filters: Filters | None, scope: Scope) -> Iterator[dict[
     yield from (m.to_dict() for m in list_memories(rt, chosen, scope, None, True))
 
 
-def _prepared(rt: Runtime, records: Sequence[Mapping[str, Any]], scope: Scope) -> list[Prepared]:
+def _claimed(record: Mapping[str, Any], provenance: str | None) -> dict[str, Any]:
+    """The record with its source: the writer's ``provenance`` when given (the source the record
+    claims kept as ``metadata.claimed_source``), else the record's own, else ``import``."""
+    if provenance is None:
+        return {**record, "source": record.get("source") or "import"}
+    values = {**record, "source": provenance}
+    claimed, metadata = record.get("source"), record.get("metadata")
+    if claimed and claimed != provenance and isinstance(metadata, Mapping | None):
+        values["metadata"] = {**(metadata or {}), "claimed_source": claimed}
+    return values
+
+
+def _prepared(
+    rt: Runtime,
+    records: Sequence[Mapping[str, Any]],
+    scope: Scope,
+    provenance: str | None = None,
+) -> list[Prepared]:
     """Every record validated before anything is written: one bad record refuses the whole
     import."""
     out: list[Prepared] = []
@@ -41,7 +58,7 @@ def _prepared(rt: Runtime, records: Sequence[Mapping[str, Any]], scope: Scope) -
     for number, record in enumerate(records, 1):
         if not isinstance(record, Mapping):
             raise InvalidInput(f"Record {number} is not a JSON object; nothing was imported.")
-        values = {**record, "source": record.get("source") or "import"}
+        values = _claimed(record, provenance)
         try:
             values["agent_id"] = scope.resolve(record.get("agent_id")) or record.get("agent_id")
             first = len(out)
@@ -97,6 +114,7 @@ def import_records(
     progress: Progress | None,
     scope: Scope,
     phase: Phase | None = None,
+    provenance: str | None = None,
 ) -> ImportResult:
     """Add exported memories; ids and idempotency keys already present are skipped (idempotent).
 
@@ -111,7 +129,7 @@ def import_records(
     fresh: list[Prepared] = []
     try:
         announce(phase, f"Checking {len(records):,} records")
-        prepared = _prepared(rt, records, scope)
+        prepared = _prepared(rt, records, scope, provenance)
         # memories: a record over the size limit is several
         total = len(prepared)
         init(rt)

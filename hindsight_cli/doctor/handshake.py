@@ -40,6 +40,7 @@ _HOST_ENV = (
     "TEMP",
     "PATHEXT",
     "HINDSIGHT_HOME",
+    "HINDSIGHT_ALLOWED_DIR",
 )
 _INITIALIZE = {
     "jsonrpc": "2.0",

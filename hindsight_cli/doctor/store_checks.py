@@ -17,6 +17,21 @@ if TYPE_CHECKING:
 _LOW_DISK = 500 * 1024 * 1024
 
 
+def _rejected(path: Path) -> Check:
+    """Hook events the store refused: set aside with their reason, so the others still went in."""
+    from ..storage import spool
+
+    count, reason = spool.rejected(path)
+    if not count:
+        return ok("store.spool", "no hook event was refused")
+    return warn(
+        "store.spool",
+        f"{count} hook event(s) the store refused were set aside; the others were ingested",
+        f"{spool.spool_dir(path) / spool.REJECTED}; latest: {reason}",
+        f"read {spool.spool_dir(path) / spool.REJECTED}; delete it once seen",
+    )
+
+
 def run(store: Path | None = None, fix: bool = False) -> list[Check]:
     from ..store import Store
     from .store_safety import checks as safety
@@ -24,7 +39,8 @@ def run(store: Path | None = None, fix: bool = False) -> list[Check]:
     location = paths.resolve_store(store)
     checks = [ok("store.location", f"store at {location.path}", paths.REASONS[location.reason])]
     checks += safety(location.path)
-    if any(check.status == "fail" for check in checks):
+    # (an untrusted store is still opened by the CLI: only hooks and the MCP server leave it alone)
+    if any(check.status == "fail" and check.id != "store.trust" for check in checks):
         # hindsight refuses such a store (or its files): opening it would say no more
         return checks
     try:
@@ -58,6 +74,7 @@ def run(store: Path | None = None, fix: bool = False) -> list[Check]:
         return [*checks, _disk(location.path)]
     checks.extend(_ledger(location.path))
     checks.append(_disk(location.path))
+    checks.append(_rejected(location.path))
     return checks
 
 

@@ -42,7 +42,29 @@ def checks(path: Path) -> list[Check]:
         )
     )
     out.append(_home())
+    out.append(_trust(path))
     return out
+
+
+def _trust(path: Path) -> Check:
+    """Whether this user created or approved the store here (a store can arrive with a
+    repository)."""
+    from ..safefs import trust
+
+    if not path.exists():
+        return skip("store.trust", "no store directory yet", str(path))
+    if trust.builtin(path):
+        return ok("store.trust", "the global store is yours")
+    if trust.trusted(path):
+        return ok("store.trust", "you created or allowed this store on this machine")
+    return fail(
+        "store.trust",
+        "store not created or allowed by you on this machine (it may have come with a repository): "
+        "hooks and the MCP server leave it alone, and its config cannot send memories to a "
+        "database",
+        f"{path}: no store id, or one not in {trust.allowed_dir()}",
+        f"if you trust it, run `hindsight allow {path}`",
+    )
 
 
 def _directory(path: Path) -> Check:

@@ -22,8 +22,8 @@ import statistics
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
-from contextlib import ExitStack
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -158,6 +158,8 @@ def replay(
     load = os.getloadavg()[0]
     # every store writes the same sentences (a session's prompt, its errors) again: embed each once
     with ExitStack() as stack:
+        # the temporary stores are approved in an allow-list of the run's own, not the user's
+        stack.enter_context(_own_allow_list())
         memo = (
             stack.enter_context(embedding.remembered(load_config(None).embedding_model))
             if {"hooks", "mine"} & set(systems)
@@ -196,6 +198,22 @@ def replay(
         "seconds": clock.report(),
         "load": [round(load, 2), round(os.getloadavg()[0], 2)],
     }
+
+
+@contextmanager
+def _own_allow_list() -> Iterator[None]:
+    from .. import paths
+
+    before = os.environ.get(paths.ENV_ALLOWED_DIR)
+    with tempfile.TemporaryDirectory(prefix="hindsight-replay-allowed-") as tmp:
+        os.environ[paths.ENV_ALLOWED_DIR] = os.path.join(tmp, "allowed")
+        try:
+            yield
+        finally:
+            if before is None:
+                os.environ.pop(paths.ENV_ALLOWED_DIR, None)
+            else:
+                os.environ[paths.ENV_ALLOWED_DIR] = before
 
 
 def _line(project: str, data: dict[str, Any], systems: Sequence[str]) -> str:

@@ -23,6 +23,7 @@ import time
 
 from .. import safefs
 from ..redact import redact, redact_field
+from ..safefs import trust
 from ..storage import spool, spool_json as codec
 from . import events
 from .settings import Settings, settings
@@ -251,6 +252,8 @@ def handle(name: str, client: str, raw: str, store: str | None = None) -> str:
     # never spool into, or read settings from, places other users control
     safefs.check_home()
     safefs.check_store(where)
+    # nor into, or from, a store that came with a repository (issue 31): logged, nothing done
+    trust.check(where, create=True)
     conf = settings(where)
     query = _record(where, event, conf)
     if event.kind not in ("session-start", "pre-compact", "session-end") and not query:
@@ -289,6 +292,7 @@ def log_path(store: str | None, raw: str) -> str:
         where = store_for(store, cwd)
         # a failure in a hostile store is logged in HINDSIGHT_HOME instead
         safefs.check_store(where)
+        trust.check_log(where)
         return os.path.join(where, spool.SPOOL_DIR, spool.LOG)
     except Exception:  # noqa: BLE001  (the log must be found even when the payload is garbage)
         return os.path.join(paths.user_dir("data"), spool.LOG)

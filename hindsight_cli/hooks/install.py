@@ -65,7 +65,12 @@ def targets(
         )
     return {
         scope: clients.Target(
-            client, scope, path, "hooks", "jsonc" if client == "gemini" else "json"
+            client,
+            scope,
+            path,
+            "hooks",
+            "jsonc" if client == "gemini" else "json",
+            None if scope == "user" else project,
         )
         for scope, path in table[client].items()
     }
@@ -138,7 +143,7 @@ def _without_ours(groups: list[Any]) -> list[Any]:
 
 
 def _load(target: clients.Target) -> tuple[str | None, dict[str, Any]]:
-    before = target.path.read_text(encoding="utf-8") if target.path.exists() else None
+    before = target.read()
     data, _ = clients.load_json(target, before or "")
     hooks = data.get("hooks")
     if hooks is not None and not isinstance(hooks, dict):
@@ -222,7 +227,12 @@ _FEATURES_HEADER = re.compile(
 def codex_config(hooks_file: clients.Target) -> clients.Target:
     """The config.toml next to a Codex hooks.json: the same scope, the same directory."""
     return clients.Target(
-        "codex", hooks_file.scope, hooks_file.path.with_name("config.toml"), "features", "toml"
+        "codex",
+        hooks_file.scope,
+        hooks_file.path.with_name("config.toml"),
+        "features",
+        "toml",
+        hooks_file.root,
     )
 
 
@@ -244,7 +254,7 @@ def _toml(target: clients.Target, text: str) -> dict[str, Any]:
 def codex_flag(target: clients.Target) -> bool | None:
     """Whether the file turns Codex's hooks on (True), off (False) or leaves them to Codex's default
     (None)."""
-    text = target.path.read_text(encoding="utf-8") if target.path.exists() else ""
+    text = target.read() or ""
     features = _toml(target, text).get("features", {})
     value = features.get("hooks", features.get("codex_hooks"))
     return value if isinstance(value, bool) else None
@@ -298,7 +308,7 @@ def _besides_flag(data: dict[str, Any]) -> dict[str, Any]:
 def plan_codex_flag(target: clients.Target, on: bool) -> clients.Plan:
     """Add (``on``) or remove our ``hooks = true``. A flag the user set, either way, is left
     alone."""
-    before = target.path.read_text(encoding="utf-8") if target.path.exists() else None
+    before = target.read()
     text = before or ""
     data = _toml(target, text)
     features = data.get("features", {})

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InvalidInput
+from ..errors import BadUsage, InvalidInput
 from .guard import HostGuard, host_policy, is_loopback
 
 if TYPE_CHECKING:
@@ -40,6 +40,19 @@ class TokenVerifier:
     @property
     def agents(self) -> list[str]:
         return sorted({e["agent"] for e in self.entries})
+
+    def check_fixed_agent(self, agent: str | None, path: Path | None) -> None:
+        """Refuse a server-wide ``--agent`` beside tokens unless every token is that agent's: a
+        request's scope comes from its token, and nothing else may stand in for it."""
+        from ..core.scope import agent_name
+
+        if agent is None or self.agents == [agent_name(agent)]:
+            return
+        raise BadUsage(
+            f"--agent {agent!r} disagrees with the token file {path} (agents "
+            f"{', '.join(self.agents)}): with tokens each request acts as its token's agent; "
+            "leave --agent out."
+        )
 
     def agent_for(self, authorization: str) -> str | None:
         """The agent of an ``Authorization: Bearer …`` header's token, or None."""

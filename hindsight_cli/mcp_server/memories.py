@@ -23,20 +23,25 @@ class ToolStore:
     """The store as the MCP tools see it: scoped per request to its agent, one operation at a
     time."""
 
-    def __init__(self, store: Store, agent: str | None = None) -> None:
+    def __init__(self, store: Store, agent: str | None = None, per_request: bool = False) -> None:
         self.base = store
-        self.fixed_agent = agent
+        # with tokens, each request's credential is its only identity: no fixed agent at all
+        self.fixed_agent = None if per_request else agent
+        self.per_request = per_request
         # tools run in worker threads; one store operation at a time
         self._lock = threading.Lock()
 
     @property
     def agent(self) -> str | None:
-        if self.fixed_agent is not None:
+        if not self.per_request:
             return self.fixed_agent
         from mcp.server.auth.middleware.auth_context import get_access_token
 
         token = get_access_token()
-        return token.client_id if token is not None else None
+        if token is None or not token.client_id:
+            # never unscoped for want of a credential
+            raise HindsightError("This request carries no token; send Authorization: Bearer.")
+        return token.client_id
 
     @property
     def store(self) -> Store:

@@ -191,7 +191,7 @@ def build_server(
 
     from .. import __version__
 
-    memories = ToolStore(store, agent)
+    memories = ToolStore(store, agent, per_request=tokens is not None)
     auth = None
     if tokens is not None:
         from mcp.server.auth.settings import AuthSettings
@@ -257,6 +257,9 @@ def run(
 
     settings = http or HttpSettings(host or HttpSettings.host, port or HttpSettings.port)
     verifier = TokenVerifier(tokens) if tokens is not None else None
+    if verifier is not None:
+        verifier.check_fixed_agent(agent, tokens)
+        agent = None
     exposed = transport == "http" and check_exposure(settings, verifier, store.path)
     private_files()
     configure_logging(log_file)

@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import NotRequired, TypedDict
 
 from .. import safefs
+from ..core.scope import agent_name
 from ..errors import InvalidInput
 from ..paths import TOKENS_FILE
+from ..text import MAX_LABEL
 from ..timeutil import iso, now
 
 PREFIX = "hst_"
@@ -49,10 +51,23 @@ def load(path: Path) -> list[Entry]:
         ) from None
     entries = data.get("tokens") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not all(
-        isinstance(e, dict) and {"agent", "sha256"} <= set(e) for e in entries
+        isinstance(e, dict)
+        and {"agent", "sha256"} <= set(e)
+        and isinstance(e["agent"], str)
+        and isinstance(e["sha256"], str)
+        and _name(e["agent"])
+        for e in entries
     ):
         raise InvalidInput(f"{path} is not a hindsight token file; fix or delete it.")
+    # compared as writes store the name: a token of "bob" plus a control character is bob's
+    for entry in entries:
+        entry["agent"] = _name(entry["agent"]) or ""
     return entries
+
+
+def _name(agent: str) -> str | None:
+    name = agent_name(agent)
+    return name if name and "\n" not in name and len(name) <= MAX_LABEL else None
 
 
 def _save(path: Path, entries: list[Entry]) -> None:
@@ -63,9 +78,10 @@ def _save(path: Path, entries: list[Entry]) -> None:
 
 def create(path: Path, agent: str) -> str:
     """A new token for ``agent``, added to the file; the only time the token itself exists."""
-    agent = agent.strip()
-    if not agent:
+    name = _name(agent)
+    if not name:
         raise InvalidInput("Name the agent the token is for, e.g. hindsight mcp token ci-bot.")
+    agent = name
     entries = load(path)
     token = PREFIX + secrets.token_urlsafe(32)
     entries.append({"agent": agent, "sha256": _digest(token), "created_at": iso(now())})
@@ -76,7 +92,7 @@ def create(path: Path, agent: str) -> str:
 def revoke(path: Path, agent: str) -> int:
     """Remove every token of ``agent``; returns how many went."""
     entries = load(path)
-    kept = [e for e in entries if e["agent"] != agent]
+    kept = [e for e in entries if e["agent"] != _name(agent)]
     if len(kept) != len(entries):
         _save(path, kept)
     return len(entries) - len(kept)

@@ -35,11 +35,20 @@ SEEN = "seen.jsonl"
 LOG = "hooks.log"
 CLAIMED_PREFIX = "claimed-"
 # the kinds of failure fixed before, one file each (``kinds/<digest>``: the sessions that fixed it)
-KINDS = "kinds"
+KINDS_DIR = "kinds"
 # each session's failures still waiting for their fix (``open/<digest>.jsonl``)
-OPEN = "open"
+OPEN_DIR = "open"
 # sessions a kind's file keeps (the gate needs one that is not the asking session)
 _KIND_SESSIONS = 32
+# events the store refused (or that were refused before they were spooled), each with its reason
+REJECTED = "rejected.jsonl"
+# bytes: the most one spooled event may hold (the store's own limits are checked at ingestion)
+MAX_LINE = 1 << 20
+# characters of a session id (the store's task_id: one line of at most text.MAX_LABEL)
+_MAX_SESSION = 200
+KINDS = frozenset({"prompt", "tool_error", "tool_ok", "stop", "pre_compact", "session_end"})
+# characters of each text field kept in a rejected line (enough to recognise it)
+_KEPT = 500
 # bytes of the seen-signatures file a hook reads (the most recent ones)
 _SEEN_TAIL = 64 * 1024
 
@@ -70,10 +79,64 @@ def _open_locked(path: str | os.PathLike[str]) -> int:
         os.close(fd)
 
 
+def problem(record: Mapping[str, object], size: int = 0) -> str | None:
+    """Why the store would refuse this event line, or None: checked before it is spooled, so one bad
+    line never reaches the events the store ingests."""
+    if not isinstance(record.get("id"), str) or record.get("kind") not in KINDS:
+        return "not a hook event (no id, or an unknown kind)"
+    session = record.get("session")
+    if session is not None:
+        if not isinstance(session, str):
+            return "the session id is not a string"
+        visible = "".join(c for c in session if c >= " " or c in "\n\t").strip()
+        if "\n" in visible or len(visible) > _MAX_SESSION:
+            return f"the session id is not one line of at most {_MAX_SESSION} characters"
+    if size > MAX_LINE:
+        return f"the event is {size} bytes, over the {MAX_LINE}-byte limit of one spooled event"
+    return None
+
+
+def _shortened(record: Mapping[str, object]) -> dict[str, object]:
+    return {
+        k: v[:_KEPT] + "…" if isinstance(v, str) and len(v) > _KEPT else v
+        for k, v in record.items()
+    }
+
+
+def reject(directory: str | os.PathLike[str], record: Mapping[str, object], reason: str) -> None:
+    """Set an event aside in ``REJECTED`` with why (its long texts cut), for ``hooks status`` and
+    ``doctor``; ingestion goes on without it."""
+    line = {"ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "reason": reason}
+    append(os.path.join(directory, REJECTED), {**line, "event": _shortened(record)})
+
+
+def rejected(store: Path) -> tuple[int, str | None]:
+    """How many events were set aside, and the latest one's reason."""
+    try:
+        lines = (spool_dir(store) / REJECTED).read_text(encoding="utf-8", errors="replace")
+    except (FileNotFoundError, NotADirectoryError):
+        return 0, None
+    rows = lines.splitlines()
+    last = None
+    if rows:
+        try:
+            value = codec.loads(rows[-1])
+        except ValueError:
+            value = None
+        last = str(value.get("reason")) if isinstance(value, dict) else None
+    return len(rows), last
+
+
 def append(path: str | os.PathLike[str], record: Mapping[str, object]) -> None:
-    """Append one JSON line to ``path`` in a single write."""
+    """Append one JSON line to ``path`` in a single write. An event the store would refuse goes to
+    ``REJECTED`` instead, with its reason."""
     safefs.private_dir(os.path.dirname(path), "The spool directory")
     data = (codec.dumps(record, compact=True) + "\n").encode("utf-8")
+    if os.path.basename(path) == EVENTS:
+        reason = problem(record, len(data))
+        if reason is not None:
+            reject(os.path.dirname(path), record, reason)
+            return
     fd = _open_locked(path)
     try:
         os.write(fd, data)
@@ -189,6 +252,9 @@ def _line_words(line: str, words_of: Callable[[str], list[str]]) -> list[str]:
         return words_of(line)
     if not isinstance(value, dict):
         return words_of(line)
+    # a line set aside (``REJECTED``) holds its event whole
+    if isinstance(value.get("event"), dict):
+        value = value["event"]
     if isinstance(value.get("terms"), list):
         return [str(t) for t in value["terms"]]
     return words_of(
@@ -214,7 +280,7 @@ def fixed_elsewhere(store: str, kind: str, session: str) -> bool:
     """Whether a session other than ``session`` fixed a failure of ``kind`` (one small file read,
     whatever the store holds)."""
     try:
-        with open(os.path.join(store, SPOOL_DIR, KINDS, _digest(kind)), "rb") as handle:
+        with open(os.path.join(store, SPOOL_DIR, KINDS_DIR, _digest(kind)), "rb") as handle:
             data = handle.read(64 * 1024).decode("utf-8", errors="replace")
     except (FileNotFoundError, NotADirectoryError):
         return False
@@ -223,7 +289,7 @@ def fixed_elsewhere(store: str, kind: str, session: str) -> bool:
 
 def note_fixed(store: str, kind: str, session: str) -> None:
     """Remember that ``session`` fixed a failure of ``kind``."""
-    directory = os.path.join(store, SPOOL_DIR, KINDS)
+    directory = os.path.join(store, SPOOL_DIR, KINDS_DIR)
     path = os.path.join(directory, _digest(kind))
     safefs.private_dir(directory, "The spool directory")
     fd = _open_locked(path)
@@ -240,7 +306,7 @@ def note_fixed(store: str, kind: str, session: str) -> None:
 
 
 def _open_path(store: str, session: str) -> str:
-    return os.path.join(store, SPOOL_DIR, OPEN, _digest(session) + ".jsonl")
+    return os.path.join(store, SPOOL_DIR, OPEN_DIR, _digest(session) + ".jsonl")
 
 
 def has_open(store: str, session: str) -> bool:
@@ -278,6 +344,13 @@ def update_open(
         os.close(fd)
 
 
+def mostly(words: list[str], forgotten: Callable[[str], bool]) -> bool:
+    """Whether ``words`` are mostly forgotten ones (or hold enough of them): the spool's rule for a
+    line to go after a hard forget."""
+    hits = sum(1 for word in words if forgotten(word))
+    return bool(hits) and (hits * 2 >= len(words) or hits >= _ENOUGH)
+
+
 def scrub(store: Path, forgotten: Callable[[str], bool]) -> int:
     """After a hard forget: drop every spool line (events, claimed events, "seen before" signatures,
     the hooks' log) whose words are mostly ``forgotten`` ones, so no trace of the text stays in the
@@ -287,7 +360,7 @@ def scrub(store: Path, forgotten: Callable[[str], bool]) -> int:
     if not directory.is_dir():
         return 0
     dropped = 0
-    open_dir = directory / OPEN
+    open_dir = directory / OPEN_DIR
     found = sorted(directory.iterdir()) + (
         sorted(open_dir.iterdir()) if open_dir.is_dir() and not open_dir.is_symlink() else []
     )

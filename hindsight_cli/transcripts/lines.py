@@ -20,6 +20,9 @@ from ..models import JSONValue
 BROKEN = object()
 _CHECK_BYTES = 4096
 _CHUNK = 1 << 20
+# bytes: the longest line read as JSON; a longer one is skipped as broken (a 300 MB line must not
+# take 300 MB)
+MAX_LINE = 64 << 20
 
 
 @dataclass
@@ -34,14 +37,42 @@ class Line:
     number: int
 
 
+def open_regular(path: Path) -> IO[bytes]:
+    """``path`` opened for reading, if it is a regular file: a FIFO (whose open would wait for a
+    writer) or a device such as ``/dev/zero`` (which never ends), or a link to one, raises
+    ``OSError`` instead. Checked on the descriptor that is read."""
+    import errno
+    import os
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_lines(path: Path, start: int = 0) -> Iterator[Line]:
     """JSON lines from byte ``start``. A last line without its newline is read only if it is
     complete JSON: a client may be writing it right now, and then the next run reads it whole."""
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         handle.seek(start)
         position, number = start, 0
-        for raw in handle:
+        while raw := handle.readline(MAX_LINE):
             number += 1
+            if len(raw) == MAX_LINE and not raw.endswith(b"\n"):
+                # longer than any exchange: skipped to its end, never held whole
+                end = _past_line(handle, position + len(raw))
+                if end is None:
+                    return
+                yield Line(position, end, BROKEN, number)
+                position = end
+                continue
             end = position + len(raw)
             text = raw.strip()
             if text:
@@ -51,6 +82,16 @@ def read_lines(path: Path, start: int = 0) -> Iterator[Line]:
                     return
                 yield Line(position, end, value, number)
             position = end
+
+
+def _past_line(handle: IO[bytes], end: int) -> int | None:
+    """Read on to the end of an over-long line; where the next one starts, or None when the file
+    ends first (a line still being written)."""
+    while more := handle.readline(_CHUNK):
+        end += len(more)
+        if more.endswith(b"\n"):
+            return end
+    return None
 
 
 def _decode(text: bytes) -> object:
@@ -66,7 +107,7 @@ def check(path: Path, cursor: int) -> str:
     if cursor <= 0:
         return ""
     size = min(cursor, _CHECK_BYTES)
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         handle.seek(cursor - size)
         return hashlib.sha256(handle.read(size)).hexdigest()[:32]
 
@@ -109,6 +150,8 @@ def iter_json_array(path: Path, member: str | None = None) -> Iterator[JSONValue
 def _open_text(path: Path, member: str | None) -> IO[str]:
     import zipfile
 
+    # a FIFO or a device is refused before anything reads it (is_zipfile would)
+    open_regular(path).close()
     if member and zipfile.is_zipfile(path):
         archive = zipfile.ZipFile(path)
         names = [n for n in archive.namelist() if n.rsplit("/", 1)[-1] == member]
@@ -116,7 +159,7 @@ def _open_text(path: Path, member: str | None) -> IO[str]:
             archive.close()
             raise ValueError(f"the archive holds no {member}")
         return io.TextIOWrapper(archive.open(names[0]), encoding="utf-8-sig", errors="replace")
-    return open(path, encoding="utf-8-sig", errors="replace")
+    return io.TextIOWrapper(open_regular(path), encoding="utf-8-sig", errors="replace")
 
 
 def _skip(text: str, at: int, also: str = "") -> int:
@@ -130,7 +173,7 @@ def head_values(path: Path, lines: int = 25) -> list[object]:
     format."""
     found: list[object] = []
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             for number, raw in enumerate(handle):
                 if number >= lines * 4 or len(found) >= lines:
                     break

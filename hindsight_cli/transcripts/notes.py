@@ -17,6 +17,7 @@ platform's v1 API), or ``{"memories": …}``.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +25,7 @@ from pathlib import Path
 from ..models import JSONValue
 from .base import Reading
 from .exchange import clip, key, memory_id
-from .lines import BROKEN, head_values, iter_json_array, read_lines
+from .lines import BROKEN, head_values, iter_json_array, open_regular, read_lines
 from .records import Record
 
 HINTS = {
@@ -142,7 +143,15 @@ def _front_matter(text: str) -> tuple[dict[str, str | list[str]], str]:
     return meta, text[end + 4 :].lstrip("\n")
 
 
+def _inside(file: Path, root: str) -> bool:
+    """Whether ``file`` (links resolved) lies in the folder: a note linked in from elsewhere
+    (``~/.ssh/id_rsa.md``) is not one of its notes."""
+    real = os.path.realpath(file)
+    return real.startswith(root.rstrip(os.sep) + os.sep)
+
+
 def basic_memory(path: Path, reading: Reading) -> Iterator[Record]:
+    root = os.path.realpath(path)
     files = (
         [path]
         if path.is_file()
@@ -150,11 +159,14 @@ def basic_memory(path: Path, reading: Reading) -> Iterator[Record]:
             p
             for p in path.rglob("*.md")
             if not any(part.startswith(".") for part in p.relative_to(path).parts)
+            and _inside(p, root)
         )
     )
     for file in files:
         try:
-            text = file.read_text(encoding="utf-8-sig")
+            # a regular file only: a FIFO or a device would never end
+            with open_regular(file) as handle:
+                text = handle.read().decode("utf-8-sig")
         except (OSError, UnicodeDecodeError):
             reading.bad_line(0)
             continue

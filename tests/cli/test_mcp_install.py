@@ -144,10 +144,12 @@ def test_dry_run_writes_nothing_and_config_prints_the_snippet(cli, home, _isolat
     assert tomllib.loads(toml.stdout)["mcp_servers"]["hindsight"]["command"]
 
 
-def test_default_scope_follows_the_store(cli, home, _isolated) -> None:
+def test_default_scope_is_user_whatever_the_repository_holds(cli, home, _isolated) -> None:
     cli("init", store=False)
     result = cli("mcp", "install", "--client", "cursor", store=False)
-    assert result.stdout.strip() == str(_isolated / ".cursor" / "mcp.json")
+    # a project store does not choose project scope by itself (issue 31)
+    assert result.stdout.strip() == str(home / ".cursor" / "mcp.json")
+    assert not (_isolated / ".cursor").exists()
     desktop = cli("mcp", "install", "--client", "claude-desktop", "--scope", "project", store=False)
     assert (
         desktop.exit_code == 1 and "claude-desktop has no project configuration" in desktop.stderr

@@ -96,7 +96,17 @@ def test_export_import_round_trip(cli, tmp_path: Path) -> None:
     }
     second = cli("import", str(dump), "--store", other)
     assert "Imported 0, skipped 2" in second.stderr
-    assert cli("export", "--store", other).stdout == exported.stdout
+    # the same memories, but a file does not choose its own trust: the source is the importer's,
+    # the claimed one kept (issue 31)
+    expected = [
+        {
+            **m,
+            "source": "import",
+            "metadata": {**m["metadata"], "claimed_source": m["source"]},
+        }
+        for m in map(json.loads, lines)
+    ]
+    assert [json.loads(x) for x in cli("export", "--store", other).stdout.splitlines()] == expected
     piped = cli("import", "-", "--store", str(tmp_path / "third"), input=exported.stdout)
     assert piped.exit_code == 0 and "Imported 2" in piped.stderr
 

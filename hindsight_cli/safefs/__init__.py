@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import stat
 
-from .errors import UnsafeLocation
+from ..errors import UnsafeLocation
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -336,7 +336,7 @@ def check_store(path: str | os.PathLike[str]) -> None:
 def home_findings() -> list[Finding]:
     """``HINDSIGHT_HOME`` and hindsight's config and cache directories: what they hold is trusted
     (the user config, the unpacked model), so they pass the same rules as a store directory."""
-    from .paths import ENV_HOME, user_dir
+    from ..paths import ENV_HOME, user_dir
 
     places = {user_dir("config"), user_dir("cache")}
     if os.environ.get(ENV_HOME):
@@ -433,19 +433,24 @@ def write_private(path: str | os.PathLike[str], data: str | bytes | Iterable[str
     """Write ``path`` whole, mode 0600: into a fresh temp file beside it (``O_EXCL``: never an
     existing name, never through a link), then renamed over it (a link at ``path`` is replaced, not
     followed). An interrupted write leaves the old file as it was."""
-    target = os.fspath(path)
+    _replace_file(os.fspath(path), data, 0o600)
+
+
+def _replace_file(target: str, data: str | bytes | Iterable[str], mode: int) -> None:
+    """``data`` into a random temp name beside ``target`` (``O_CREAT|O_EXCL|O_NOFOLLOW``), mode
+    ``mode``, renamed over ``target``."""
     temp = os.path.join(
         os.path.dirname(target), f".{os.path.basename(target)}.{os.urandom(6).hex()}.tmp"
     )
     try:
-        fd = open_nofollow(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+        fd = open_nofollow(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     # named after the file the caller asked for, not the temp file
     except OSError as error:
         raise type(error)(error.errno, error.strerror, target) from None
     try:
         try:
             if hasattr(os, "fchmod"):
-                os.fchmod(fd, 0o600)
+                os.fchmod(fd, mode)
             _write_all(fd, data)
         finally:
             os.close(fd)

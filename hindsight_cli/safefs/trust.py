@@ -1,0 +1,152 @@
+"""Which stores this user trusts: a store arriving with a cloned repository is not one of them.
+
+A store is trusted once this user created it with hindsight or approved it on this machine (``hindsight
+allow``, as direnv does for ``.envrc``). Each store holds a random id (``store-id``); approving it
+writes ``HINDSIGHT_HOME/allowed/<id>`` holding the store's real path, so a copy of the store elsewhere
+(a clone, a checkout at another path) is not approved by its id alone. The global store, which lives
+under ``HINDSIGHT_HOME``, is always trusted. Until a store is trusted the hooks neither record into it
+nor inject from it (they log why in ``HINDSIGHT_HOME``), ``hindsight mcp`` does not serve it, its
+``config.toml`` cannot send memories to a network backend, and ``doctor`` says how to approve it.
+
+Standard library, ``paths`` and ``safefs`` only: the recording hooks use it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .. import paths, safefs
+from ..errors import UnsafeLocation
+
+ID_FILE = "store-id"
+ALLOWED_DIR = "allowed"
+# what a fresh store holds before hindsight creates its ledger (init writes these first)
+_FRESH = frozenset({".gitignore", paths.CONFIG_FILE, ID_FILE})
+
+
+class UntrustedStore(UnsafeLocation):
+    """A store this user has not created or approved on this machine."""
+
+
+def _real(store: str | os.PathLike[str]) -> str:
+    return os.path.realpath(os.path.expanduser(os.fspath(store)))
+
+
+def allowed_dir() -> str:
+    chosen = os.environ.get(paths.ENV_ALLOWED_DIR)
+    if chosen:
+        return os.path.abspath(os.path.expanduser(chosen))
+    return os.path.join(paths.user_dir("data"), ALLOWED_DIR)
+
+
+def store_id(store: str | os.PathLike[str]) -> str | None:
+    """The store's id, or None when it has none (or not one hindsight wrote)."""
+    try:
+        text = safefs.read_trusted(os.path.join(_real(store), ID_FILE), "The store id file")
+    except (OSError, UnicodeDecodeError, UnsafeLocation):
+        return None
+    value = (text or "").strip()
+    ok = len(value) == 32 and all(c in "0123456789abcdefABCDEF" for c in value)
+    return value.lower() if ok else None
+
+
+def builtin(store: str | os.PathLike[str]) -> bool:
+    """The global store: it lives under ``HINDSIGHT_HOME``, where no repository puts anything."""
+    return _real(store) == _real(paths.global_store_dir())
+
+
+def trusted(store: str | os.PathLike[str]) -> bool:
+    """Whether this user created or approved ``store`` on this machine, at this path."""
+    if builtin(store):
+        return True
+    found = store_id(store)
+    if found is None:
+        return False
+    try:
+        text = safefs.read_trusted(os.path.join(allowed_dir(), found), "The allow-list entry")
+    except (OSError, UnicodeDecodeError, UnsafeLocation):
+        return False
+    return text is not None and text.strip() == _real(store)
+
+
+def allow(store: str | os.PathLike[str]) -> str:
+    """Approve ``store`` (a directory that exists): give it an id if it has none, record it under
+    ``HINDSIGHT_HOME``. Returns the id."""
+    where = _real(store)
+    safefs.check_home()
+    safefs.check_store(where)
+    found = store_id(where)
+    if found is None:
+        import secrets
+
+        found = secrets.token_hex(16)
+        safefs.write_private(os.path.join(where, ID_FILE), found + "\n")
+    safefs.private_dir(allowed_dir(), "The allow-list directory")
+    safefs.write_private(os.path.join(allowed_dir(), found), where + "\n")
+    return found
+
+
+def deny(store: str | os.PathLike[str]) -> bool:
+    """Withdraw the approval of ``store``; whether there was one."""
+    found = store_id(store)
+    if found is None:
+        return False
+    try:
+        os.unlink(os.path.join(allowed_dir(), found))
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def fresh(store: str | os.PathLike[str]) -> bool:
+    """Whether ``store`` holds nothing but what hindsight writes before its first ledger (or does
+    not exist): creating it there makes it this user's store."""
+    try:
+        return set(os.listdir(_real(store))) <= _FRESH
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
+def why(store: str | os.PathLike[str]) -> str | None:
+    """Why ``store`` is not trusted, and how to approve it; None when it is."""
+    if trusted(store):
+        return None
+    where = _real(store)
+    return (
+        f"The store {where} was not created or approved by you on this machine (it may have "
+        "come with a repository): hooks and the MCP server leave it alone. If you trust it, run "
+        f"`hindsight allow {where}`."
+    )
+
+
+def adopt(store: str | os.PathLike[str]) -> bool:
+    """Make a store directory that does not exist yet, and approve it: hindsight is creating it for
+    this user. Whether it did (False: something is there already)."""
+    if os.path.lexists(_real(store)):
+        return False
+    safefs.private_dir(_real(store))
+    allow(store)
+    return True
+
+
+def check(store: str | os.PathLike[str], create: bool = False) -> None:
+    """Raise ``UntrustedStore`` unless ``store`` is trusted. With ``create``, a store that does not
+    exist yet is made here and approved (``adopt``)."""
+    if create and adopt(store):
+        return
+    reason = why(store)
+    if reason is not None:
+        raise UntrustedStore(reason)
+
+
+def check_log(store: str | os.PathLike[str]) -> None:
+    """``check`` for a hook's failure log: a missing store is adopted when it can be (when it cannot,
+    as under a loose ``HINDSIGHT_HOME``, the log still goes there and says why)."""
+    try:
+        if adopt(store):
+            return
+    except UnsafeLocation:
+        return
+    check(store)
