@@ -53,7 +53,8 @@ async def test_the_mcp_search_answers_what_the_core_fitted(store: Store) -> None
                 found.tokens,
                 found.dropped_for_budget,
             )
-            assert 0 < len(found.hits) < 12 and found.dropped_for_budget == 12 - len(found.hits)
+            # what is not shown was left out for the budget or under the relevance floor
+            assert 0 < len(found.hits) < 12 and 0 < found.dropped_for_budget <= 12 - len(found.hits)
 
 
 DAY = 24 * 3600

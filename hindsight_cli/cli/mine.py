@@ -348,7 +348,9 @@ def _show(
         return
     if not data:
         return
-    names = [n for n in _COLUMNS if n in _SHOWN or (totals[n] and n not in ("files", "summaries"))]
+    # lessons are told in the closing line: the table stays within a narrow terminal
+    hidden = ("files", "summaries", "lessons")
+    names = [n for n in _COLUMNS if n in _SHOWN or (totals[n] and n not in hidden)]
     rows = [[d["client"], *(d[n] for n in names)] for d in data]
     if len(rows) > 1:
         rows.append(["total", *(totals[n] for n in names)])
