@@ -98,16 +98,12 @@ def keyword_terms(text: str, derived: bool = True) -> list[str]:
 
 
 def foreign(text: str) -> bool:
-    """Whether a query is written in something other than English: letters of another script than
-    the Latin one (Han, kana, Cyrillic, Greek, Arabic, …), or a sentence of another Latin-script
-    language (two of its function words written in lower case: "el hotel de la playa"). Capitals,
-    hyphens and diacritics are English too: "ER", "LA", "El Paso", "De Niro", "e-mail", "café",
-    "naïve", "Zürich" are words of the query's own language."""
-    if _CJK_CHAR.search(text) or any(ch.isalpha() and not _latin(ch) for ch in text):
-        return True
-    named = _named(text)
-    function = {w for w in _LETTERS.findall(text) if w.islower() and w in _FUNCTION_WORDS}
-    return len(function - named) >= 2
+    """Whether a query is written in another script than the Latin one (Han, kana, Cyrillic,
+    Greek, Arabic, …). Every Latin-script word is a word of the query's own language, capitals,
+    hyphens and diacritics included: "ER", "LA", "El Paso", "De Niro", "e-mail", "café", "naïve",
+    "Zürich", "crème de la crème". (A whole sentence of another Latin-script language keeps the
+    vector side too; the relevance floor, ``min_vector_only``, keeps its noise out of blocks.)"""
+    return bool(_CJK_CHAR.search(text)) or any(ch.isalpha() and not _latin(ch) for ch in text)
 
 
 def vector_floor(text: str, model: str, floor: float, mode: str = "hybrid") -> float:
