@@ -87,14 +87,7 @@ def _link_fix(store: Store, line: JSONObject, later: set[str]) -> int:
     failures spooled after this success, which it cannot have fixed."""
     session, tool = _text(line.get("session")), _text(line.get("tool"))
     args = str(line.get("args") or "")
-    named = line.get("fixes")
-    # each failure the hook found fixed, by its key, with the commands that fixed it
-    wanted: dict[str, list[str]] = {}
-    for found in named if isinstance(named, list) else []:
-        if isinstance(found, dict):
-            key = fixes.failure_key(session, _text(found.get("call")), str(found.get("id")))
-            trail = found.get("fix")
-            wanted[key] = [str(x) for x in trail] if isinstance(trail, list) else []
+    wanted = _named_fixes(line)
     open_failures = [
         m
         # failures of the agent the hooks record as: a task id is matched within one agent, never
@@ -133,29 +126,34 @@ def _link_fix(store: Store, line: JSONObject, later: set[str]) -> int:
     return len(open_failures)
 
 
+def _named_fixes(line: JSONObject) -> dict[str, list[str]]:
+    """The failures a success's recording hook found it fixed (``fixes``), by their keys, each
+    with the commands that fixed it."""
+    named = line.get("fixes")
+    session = _text(line.get("session"))
+    wanted: dict[str, list[str]] = {}
+    for found in named if isinstance(named, list) else []:
+        if isinstance(found, dict):
+            key = fixes.failure_key(session, _text(found.get("call")), str(found.get("id")))
+            trail = found.get("fix")
+            wanted[key] = [str(x) for x in trail] if isinstance(trail, list) else []
+    return wanted
+
+
 def _fix_in_batch(lines: list[JSONObject], by_key: dict[str, JSONObject]) -> int:
     """Give the failures that a success of the same batch fixed (``fixes``, named by the recording
     hook) their resolution before they are written; how many."""
     done = 0
     for line in lines:
-        named = line.get("fixes") if line["kind"] == "tool_ok" else None
-        for found in named if isinstance(named, list) else []:
-            if not isinstance(found, dict):
-                continue
-            session = _text(line.get("session"))
-            record = by_key.get(
-                fixes.failure_key(session, _text(found.get("call")), str(found.get("id")))
-            )
+        if line["kind"] != "tool_ok":
+            continue
+        for key, trail in _named_fixes(line).items():
+            record = by_key.get(key)
             metadata = record.get("metadata") if record is not None else None
             if record is None or record.get("resolution") or not isinstance(metadata, dict):
                 continue
-            trail = found.get("fix")
             args = str(line.get("args") or "")
-            record["resolution"] = fixes.resolution(
-                str(line.get("tool") or "tool"),
-                args,
-                [str(x) for x in trail] if isinstance(trail, list) else (),
-            )
+            record["resolution"] = fixes.resolution(str(line.get("tool") or "tool"), args, trail)
             record["importance"] = 0.9
             metadata["fixed_by"] = args or "(no arguments)"
             done += 1

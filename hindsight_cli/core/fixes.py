@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ..lessons.signatures import FIX_WINDOW, kind, tag
+from ..lessons.signatures import kind, step_trail, tag
 from ..text import terms
 from .prepare import derived_key
 
@@ -182,12 +182,8 @@ class Tracker:
         self.open: list[Failure] = list(open_failures)[-MAX_OPEN:]
 
     def _step(self, args: str) -> None:
-        # a failure with a family waits FIX_WINDOW calls for its fix, then is let go
-        self.open = [
-            replace(f, trail=(*f.trail, args)) if f.family else f
-            for f in self.open
-            if not (f.family and len(f.trail) >= FIX_WINDOW)
-        ]
+        stepped = [(f, step_trail(f.family, f.trail, args)) for f in self.open]
+        self.open = [replace(f, trail=t) for f, t in stepped if t is not None]
 
     def failed(self, ref: str, tool: str, args: str, family: str | None = None) -> None:
         self._step(args)

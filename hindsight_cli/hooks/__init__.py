@@ -118,17 +118,16 @@ def _track_failure(store: str, event: events.Event, line: dict[str, Any]) -> boo
 def _stepped(current: list[dict[str, Any]], args: str) -> list[dict[str, Any]]:
     """The open failures after one more call: each with a family notes it in its trail, and is let
     go once its fix window has passed."""
-    from ..lessons.signatures import FIX_WINDOW
+    from ..lessons.signatures import step_trail
 
     out = []
     for failure in current:
         trail = failure.get("trail")
-        trail = list(trail) if isinstance(trail, list) else []
-        if failure.get("family"):
-            if len(trail) >= FIX_WINDOW:
-                continue
-            trail.append(args)
-        out.append({**failure, "trail": trail})
+        kept = step_trail(
+            str(failure.get("family") or ""), tuple(trail) if isinstance(trail, list) else (), args
+        )
+        if kept is not None:
+            out.append({**failure, "trail": list(kept)})
     return out
 
 

@@ -117,11 +117,9 @@ class Event:
             )
         family = str(self.extra["family"])
         if self.failed and family and "signature" not in self.extra:
-            self.extra["signature"] = signatures.signature(self.full_error) or ""
-            line = signatures.error_line(self.full_error) or ""
-            self.extra["error_line"] = (
-                clip(line, _MAX_ERROR_LINE) if self.extra["signature"] else ""
-            )
+            sign, line = signatures.read_error(self.full_error)
+            self.extra["signature"] = sign or ""
+            self.extra["error_line"] = clip(line or "", _MAX_ERROR_LINE) if sign else ""
         return signatures.kind(family, str(self.extra.get("signature") or ""))
 
     @property

@@ -180,9 +180,16 @@ def signature(output: str) -> str | None:
     """The error signature of an output: ``Class: message`` from its last exception line (the
     class without its module), else the first line that says an error happened, normalised; None
     when it says neither."""
+    return read_error(output)[0]
+
+
+def read_error(output: str) -> tuple[str | None, str | None]:
+    """An output's signature and the line it is read from (``error_line``), in one reading."""
     line = error_line(output)
-    if line is None:
-        return None
+    return (None, None) if line is None else (_of_line(line), line)
+
+
+def _of_line(line: str) -> str:
     match = _EXCEPTION.match(line)
     if match is None:
         return normalise(line)
@@ -214,6 +221,14 @@ def exception_class(signature_text: str | None) -> str | None:
 
 # calls after a failure within which a success of its family is its fix
 FIX_WINDOW = 10
+
+
+def step_trail(family: str, trail: tuple[str, ...], args: str) -> tuple[str, ...] | None:
+    """An open failure's trail after one more call (``args``): a failure with a family notes the
+    call, and is let go (None) once ``FIX_WINDOW`` calls have passed; one without is unchanged."""
+    if not family:
+        return trail
+    return None if len(trail) >= FIX_WINDOW else (*trail, args)
 
 
 def call_family(tool: str, command: str | None) -> str | None:

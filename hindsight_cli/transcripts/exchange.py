@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ..lessons.signatures import call_family, error_line, signature
+from ..lessons.signatures import call_family, read_error
 from ..models import JSONValue
 from ..redact import redact
 from .base import Context, Cursor, Reading
@@ -132,8 +132,9 @@ class Exchange:
             if made.family:
                 # read whole, before the digest cuts it; redacted like the digest
                 whole = redact(clip_ends(cleaned, WHOLE_ERROR))[0]
-                made.signature = signature(whole) or ""
-                made.error_line = clip(error_line(whole) or "", 300) if made.signature else ""
+                sign, line = read_error(whole)
+                made.signature = sign or ""
+                made.error_line = clip(line or "", 300) if sign else ""
         elif ok and made.tool.lower() in WEB_TOOLS:
             made.web = digest(clean_text(text), DIGEST_CHARS)
 
