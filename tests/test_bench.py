@@ -187,7 +187,9 @@ def test_vector_figures_compare_the_index_with_flat_search(tmp_path: Path, fake:
     assert (
         0.9 <= figures["vector_recall_at_10"] <= 1 and 0.9 <= figures["vector_recall_at_100"] <= 1
     )
-    assert all(figures[name] > 0 for name in benchmark.VECTOR_FIGURES[1:])
+    # times are measured, whatever they come to on this machine (a fast one may round to 0)
+    timed = [name for name in benchmark.VECTOR_FIGURES[1:] if "recall" not in name]
+    assert all(isinstance(figures[name], float) and figures[name] >= 0 for name in timed)
 
 
 def test_the_model_floor_embeds_every_imported_text_as_import_batches_them(
