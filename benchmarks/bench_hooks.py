@@ -82,6 +82,17 @@ def main() -> None:
                 else {"PYTHONPYCACHEPREFIX": f"{tmp}/pycache"}
             ),
         }
+        # the project's store, approved as `hindsight init` would (an unapproved store is refused)
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                f"from hindsight_cli.safefs import trust; trust.allow({str(project / '.hindsight')!r})",
+            ],
+            env={**os.environ, **env},
+            cwd=ROOT,
+            check=True,
+        )
         installed = shlex.split(command("claude-code", "tool-failure", None))
         cases = {
             "python -c pass": ([sys.executable, "-c", "pass"], ""),
@@ -132,10 +143,16 @@ def main() -> None:
             )
         spool = project / ".hindsight" / "spool"
         lines = (spool / "events.jsonl").read_text().count("\n")
+        failures = [
+            p for p in (spool / "hooks.log", Path(tmp) / "home" / "hooks.log") if p.exists()
+        ]
         print(
-            f"spooled events: {lines}; errors logged: {(spool / 'hooks.log').exists()}; "
-            f"store opened: {(project / '.hindsight' / 'ledger.duckdb').exists()}"
+            f"spooled events: {lines}; store opened: "
+            f"{(project / '.hindsight' / 'ledger.duckdb').exists()}"
         )
+        if failures:
+            # a hook that failed took another path (and logged a traceback): its times mean nothing
+            sys.exit(f"the hooks failed; see {failures[0]}:\n{failures[0].read_text()[-600:]}")
 
 
 if __name__ == "__main__":
