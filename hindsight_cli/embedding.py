@@ -245,7 +245,13 @@ class FastEmbedEmbedder:
 
         self._ensure()
         assert self._model is not None
-        vectors = np.asarray(list(self._model.embed(list(texts), batch_size=32)), dtype=np.float32)
+        # Batches of texts of like length: a batch is padded to its longest text, and a summary's
+        # short sentences batched with one long line cost as much as that many long lines.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        batched = self._model.embed([texts[i] for i in order], batch_size=32)
+        rows = np.asarray(list(batched), dtype=np.float32)
+        vectors = np.empty_like(rows)
+        vectors[order] = rows
         norms = np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
         return vectors / norms
 

@@ -120,8 +120,18 @@ def summarize(
         rows = [r for r in rows if r.agent_id == agent_id]
     agent = agent_id or next(iter(agents))
 
+    # a sentence's vector, embedded once though the whole summary and its parts all rank it
+    known: dict[str, Vectors] = {}
+
     def embed(texts: list[str]) -> Vectors:
-        vectors: Vectors = embedding_jobs.embed(rt, texts, dim)
+        import numpy as np
+
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        if missing:
+            known.update(zip(missing, embedding_jobs.embed(rt, missing, dim), strict=True))
+        vectors: Vectors = (
+            np.stack([known[t] for t in texts]) if texts else np.empty((0, dim), np.float32)
+        )
         return vectors
 
     def write(
