@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..core.amend import only_learnt
@@ -19,17 +22,67 @@ from ..store import Store
 log = logging.getLogger("hindsight.mcp")
 
 
+class Gate:
+    """Who may use the store at once: any number of readers (searches, reads by id, listings),
+    beside one writer at a time. A reader never waits for a writer: on a shared server, one agent's
+    long write (its embedding) must not stall another agent's search (the store's own locks keep a
+    read and a write of the ledger apart; the in-memory index has its own lock). ``exclusive``
+    waits for the readers and keeps new ones out: the index's first build, the process's exit."""
+
+    def __init__(self) -> None:
+        self.writes = threading.Lock()
+        self._changed = threading.Condition()
+        self._readers = 0
+        self._closed = False
+
+    @contextmanager
+    def read(self) -> Iterator[None]:
+        with self._changed:
+            self._changed.wait_for(lambda: not self._closed)
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._readers -= 1
+                self._changed.notify_all()
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        with self.writes:
+            self._close(None)
+            try:
+                yield
+            finally:
+                with self._changed:
+                    self._closed = False
+                    self._changed.notify_all()
+
+    def hold(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` for the operations under way, then keep every other one from
+        starting, for good. Whether the wait ended in time."""
+        deadline = time.monotonic() + timeout
+        if not self.writes.acquire(timeout=timeout):
+            return False
+        return self._close(max(0.0, deadline - time.monotonic()))
+
+    def _close(self, timeout: float | None) -> bool:
+        with self._changed:
+            self._closed = True
+            return self._changed.wait_for(lambda: self._readers == 0, timeout)
+
+
 class ToolStore:
-    """The store as the MCP tools see it: scoped per request to its agent, one operation at a
-    time."""
+    """The store as the MCP tools see it: scoped per request to its agent; reads at any time, one
+    write at a time (``Gate``)."""
 
     def __init__(self, store: Store, agent: str | None = None, per_request: bool = False) -> None:
         self.base = store
         # with tokens, each request's credential is its only identity: no fixed agent at all
         self.fixed_agent = None if per_request else agent
         self.per_request = per_request
-        # tools run in worker threads; one store operation at a time
-        self._lock = threading.Lock()
+        # tools run in worker threads
+        self.gate = Gate()
 
     @property
     def agent(self) -> str | None:
@@ -50,7 +103,7 @@ class ToolStore:
 
     def write(self, content: str, **fields: Any) -> WriteResult:
         store = self.store
-        with self._lock:
+        with self.gate.writes:
             return store.record(content, **fields)
 
     def edit(
@@ -68,7 +121,7 @@ class ToolStore:
         text and the memory's other fields are not edited: a call that gives them is refused."""
         only_learnt(memory_id, others)
         store = self.store
-        with self._lock:
+        with self.gate.writes:
             return store.edit(
                 memory_id,
                 content=content,
@@ -81,7 +134,7 @@ class ToolStore:
 
     def search(self, query: SearchQuery) -> SearchResult:
         store = self.store
-        with self._lock:
+        with self.gate.read():
             return store.search(query)
 
     def summarize(
@@ -93,7 +146,7 @@ class ToolStore:
         method: str = "extractive",
     ) -> SummaryResult:
         store = self.store
-        with self._lock:
+        with self.gate.writes:
             return store.summarize(
                 task_id=task_id,
                 since=when(since, "since"),
@@ -108,7 +161,7 @@ class ToolStore:
         """The prompt for the client's LLM, or None when there is nothing to summarise (the tool
         then reports that error itself)."""
         store = self.store
-        with self._lock:
+        with self.gate.read():
             try:
                 return store.summary_request(
                     task_id=task_id, since=when(since, "since"), until=when(until, "until")
@@ -120,12 +173,12 @@ class ToolStore:
         """``hindsight consolidate --json``'s answer (a pattern a dry run would create has no id
         yet)."""
         store = self.store
-        with self._lock:
+        with self.gate.writes:
             return store.consolidate(dry_run=dry_run, actor=self.agent or "mcp").to_dict()
 
     def get(self, memory_id: str) -> Memory:
         store = self.store
-        with self._lock:
+        with self.gate.read():
             return store.get(memory_id)
 
     def forget(
@@ -140,7 +193,7 @@ class ToolStore:
         archive: bool = False,
     ) -> ForgetResult:
         store = self.store
-        with self._lock:
+        with self.gate.writes:
             return store.forget_where(
                 ids,
                 task_id=task_id,
@@ -154,7 +207,7 @@ class ToolStore:
 
     def recent(self, limit: int = 20) -> list[Memory]:
         store = self.store
-        with self._lock:
+        with self.gate.read():
             return store.list(browse_filters(search=True), limit=limit)
 
     def ingest_hook_events(self) -> int:
@@ -164,7 +217,7 @@ class ToolStore:
         store = self.base
         if not (store.exists and store.events_pending()):
             return 0
-        with self._lock:
+        with self.gate.writes:
             try:
                 return int(store.ingest_events()["events"])
             except HindsightError as error:
@@ -174,7 +227,7 @@ class ToolStore:
     def hold(self, timeout: float) -> bool:
         """Wait up to ``timeout`` for the store operation under way, then keep every other one from
         starting: the process is about to exit. Whether the wait ended in time."""
-        return self._lock.acquire(timeout=timeout)
+        return self.gate.hold(timeout)
 
     def warm_up(self) -> None:
         """Load the model and bring the index up to date. The in-memory index loads outside the
@@ -185,7 +238,7 @@ class ToolStore:
         self.ingest_hook_events()
         store = self.base
         store.load_in_memory_index()
-        with self._lock:
+        with self.gate.exclusive():
             if store.exists:
                 store.expire_if_due()
                 store.warm_up()
