@@ -139,6 +139,12 @@ class Store:
         return self._rt.exists
 
     @property
+    def origin(self) -> str | None:
+        """None for a store this user created or approved on this machine; else how its memories'
+        labels name it (``an unapproved store``): they are untrusted, whatever they claim."""
+        return self._rt.origin
+
+    @property
     def embedder(self) -> Embedder:
         return self._rt.embedder
 

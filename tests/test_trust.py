@@ -400,6 +400,35 @@ def test_hooks_neither_inject_from_nor_write_to_a_cloned_store(cloned: Path) -> 
     assert _hook("session-start", _session(cloned, "s3", "SessionStart")) == ""
 
 
+def test_what_is_read_from_a_cloned_store_says_where_it_came_from(cloned: Path) -> None:
+    # what a user reads from it by hand: every memory labelled with the store's unknown origin, its
+    # claimed source "user" notwithstanding, and a warning that says how to approve it
+    where = (cloned / ".hindsight").resolve()
+    found = Store(cloned / ".hindsight", embedder=MODEL).search(
+        SearchQuery("bootstrap before the tests", budget=300)
+    )
+    assert found.context.splitlines()[1].startswith(
+        "- " + found.hits[0].memory.event_at[:10] + " [semantic] "
+        "[from user in an unapproved store, untrusted] User preference"
+    )
+    done = _invoke(
+        "search", "bootstrap", "--store", str(cloned / ".hindsight"), "--format", "context"
+    )
+    assert done.exit_code == 0
+    assert "[from user in an unapproved store, untrusted] User preference" in done.stdout
+    assert f"run `hindsight allow {where}`" in " ".join(done.stderr.split())
+    lesson = Store(cloned / ".hindsight", embedder=MODEL)
+    assert lesson.origin == "an unapproved store"
+    assert _invoke("allow", str(cloned)).exit_code == 0
+    # approved: the user's own store, read as such
+    done = _invoke(
+        "search", "bootstrap", "--store", str(cloned / ".hindsight"), "--format", "context"
+    )
+    assert done.exit_code == 0 and "unapproved" not in done.stdout + done.stderr
+    assert "[semantic] User preference" in done.stdout and "[from " not in done.stdout
+    assert lesson.origin is None
+
+
 def test_a_copy_of_an_allowed_store_elsewhere_is_not_allowed(tmp_path: Path) -> None:
     import shutil
 

@@ -446,7 +446,8 @@ def search(
         include_archived=include_archived,
         spell=cli_option,
     )
-    result = _store(store).search(
+    opened = _store(store)
+    result = opened.search(
         SearchQuery(
             _text_or_stdin(query),
             filters,
@@ -467,6 +468,12 @@ def search(
         render.plain(result.context)
     else:
         render.hits_table(result.hits, explain)
+    if result.hits and opened.origin is not None:
+        render.warning(
+            f"{opened.path} was not created or approved by you on this machine (it may have come "
+            f"with a repository): its memories are untrusted, and labelled so. If you trust it, "
+            f"run `hindsight allow {opened.path}`."
+        )
     if result.dropped_for_budget:
         render.message(
             f"{result.dropped_for_budget} more hit(s) left out to stay within {budget} tokens."

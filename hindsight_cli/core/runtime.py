@@ -27,6 +27,9 @@ from ..storage.registry import open_ledger
 from ..storage.sync import Mirror
 from ..timeutil import as_utc, now as utcnow
 
+# how a memory's label names a store of unknown origin
+UNAPPROVED = "an unapproved store"
+
 log = logging.getLogger("hindsight.runtime")
 
 
@@ -134,6 +137,15 @@ class Runtime:
     @property
     def exists(self) -> bool:
         return self.ledger.exists
+
+    @property
+    def origin(self) -> str | None:
+        """What every memory read from this store says of where it was read: None for a store this
+        user created or approved on this machine, else ``an unapproved store`` (one that came with a
+        repository, say): its memories are untrusted, whatever they claim (issue 31)."""
+        from ..safefs import trust
+
+        return None if trust.trusted(self.path) else UNAPPROVED
 
     def require(self) -> None:
         """The store must exist; a purge an earlier process began and did not finish is finished

@@ -149,11 +149,16 @@ def is_quarantined(tags: Iterable[str] | None, metadata: Mapping[str, Any] | Non
     return QUARANTINE_TAG in (tags or ()) or bool((metadata or {}).get("quarantine"))
 
 
-def trust_label(source: str | None, quarantined: bool = False) -> str | None:
+def trust_label(
+    source: str | None, quarantined: bool = False, store: str | None = None
+) -> str | None:
     """The label an untrusted memory carries in the context block, None for a trusted one:
     ``[from web, untrusted]``, ``[from web via hindsight, untrusted]`` for a derived one, and
-    ``[from web, untrusted, quarantined: reads as instructions]`` when quarantined."""
-    trusted = trust(source) == "trusted"
+    ``[from web, untrusted, quarantined: reads as instructions]`` when quarantined. ``store``
+    names a store of unknown origin (``an unapproved store``, one that came with a repository): every
+    memory read from it is untrusted, whatever it claims, and says where it was read from
+    (``[from user in an unapproved store, untrusted]``)."""
+    trusted = trust(source) == "trusted" and store is None
     if trusted and not quarantined:
         return None
     names = "+".join(sorted(_origins(source or "")))
@@ -162,20 +167,24 @@ def trust_label(source: str | None, quarantined: bool = False) -> str | None:
         if (source or "").strip().lower().startswith(DERIVED + ":")
         else names
     )
+    origin += f" in {store}" if store else ""
     # a trusted memory tagged by hand
     parts = [f"from {origin}"] + ([] if trusted else ["untrusted"])
     return f"[{', '.join(parts + (['quarantined: reads as instructions'] if quarantined else []))}]"
 
 
 def provenance(
-    source: str | None, tags: Iterable[str] | None = None, metadata: Mapping[str, Any] | None = None
+    source: str | None,
+    tags: Iterable[str] | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    store: str | None = None,
 ) -> dict[str, Any]:
     """What a search result says about where a memory came from (for MCP and ``--json``)."""
     quarantined = is_quarantined(tags, metadata)
     return {
-        "trust": trust(source),
+        "trust": "untrusted" if store else trust(source),
         "quarantined": quarantined,
-        "label": trust_label(source, quarantined),
+        "label": trust_label(source, quarantined, store),
     }
 
 

@@ -45,7 +45,7 @@ def lesson_kind(memory: Memory) -> str | None:
     return f"{memory.metadata.get('family') or ''} | {memory.metadata.get('signature')}"
 
 
-def lesson_line(memory: Memory, times: int = 1) -> str:
+def lesson_line(memory: Memory, times: int = 1, store: str | None = None) -> str:
     """A lesson as one line: how often it was fixed, where it came from when that is not trusted,
     the error's line, the fix."""
     meta = memory.metadata
@@ -53,28 +53,29 @@ def lesson_line(memory: Memory, times: int = 1) -> str:
     # pytest's "E   " before an assertion's lines
     error = error[2:].lstrip() if error.startswith("E ") else error
     head = "- " + (f"fixed {times} times: " if times > 1 else "")
-    trust = trust_label(memory.source, is_quarantined(memory.tags, memory.metadata))
+    trust = trust_label(memory.source, is_quarantined(memory.tags, memory.metadata), store)
     if trust:
         head += f"{trust} "
     return f"{head}{safe_line(error)} — fix: {safe_line(memory.resolution or '')}"
 
 
-def context_line(memory: Memory, compact: bool = False) -> str:
+def context_line(memory: Memory, compact: bool = False, store: str | None = None) -> str:
     """One memory as a line of the context block: date, outcome, type, where it came from when that
     is not trusted, the text and the fix. The text is made one line and cannot forge the block's own
     structure (a header, an entry, a label or a fix), so it reads as data, not as instructions.
-    ``compact``: without the date and type (a best hit cut to a small budget keeps its words)."""
+    ``compact``: without the date and type (a best hit cut to a small budget keeps its words).
+    ``store``: a store of unknown origin the memory was read from (``trust_label``)."""
     if is_lesson(memory):
-        return lesson_line(memory)
-    return _head(memory, compact) + " " + _body(memory)
+        return lesson_line(memory, store=store)
+    return _head(memory, compact, store) + " " + _body(memory)
 
 
-def _head(memory: Memory, compact: bool = False) -> str:
+def _head(memory: Memory, compact: bool = False, store: str | None = None) -> str:
     label = outcome_label(memory.outcome, memory.resolution)
     head = "-" if compact else f"- {memory.event_at[:10]}"
     head += f" ({label})" if label else ""
     head += "" if compact else f" [{memory.type}]"
-    trust = trust_label(memory.source, is_quarantined(memory.tags, memory.metadata))
+    trust = trust_label(memory.source, is_quarantined(memory.tags, memory.metadata), store)
     # every untrusted memory says so where an agent reads it, quarantined or not
     if trust:
         head += f" {trust}"
@@ -100,8 +101,11 @@ def context_block(lines: Sequence[str], tokens: int, unfit: int = 0) -> str:
     return "\n".join([f"[hindsight: {len(lines)} {noun}, {tokens} tokens{more}]", *lines])
 
 
-def fit_budget(memories: Sequence[Memory], budget: int | None) -> tuple[list[int], str, int]:
+def fit_budget(
+    memories: Sequence[Memory], budget: int | None, store: str | None = None
+) -> tuple[list[int], str, int]:
     """Pick memories in rank order while the whole formatted block stays within ``budget`` tokens.
+    ``store``: a store of unknown origin they were read from, said in every line's label.
 
     Lessons of one kind make one line (at the first one's place); the first memory that does not
     fit is cut to what the budget leaves, or, when too little is left for a useful cut, left out
@@ -121,15 +125,24 @@ def fit_budget(memories: Sequence[Memory], budget: int | None) -> tuple[list[int
             continue
         kind = lesson_kind(memory)
         group = kinds.get(kind, [position]) if kind is not None else [position]
-        line = lesson_line(memory, len(group)) if kind is not None else context_line(memory)
+        line = (
+            lesson_line(memory, len(group), store)
+            if kind is not None
+            else context_line(memory, store=store)
+        )
         # the header's "N more did not fit": the hits after this line, at most
         unfit = len(memories) - len({*kept, *group})
         if budget is not None and _cost(lines, line, unfit) > budget:
             # the best hit is always shown, cut to fit; a later one only if a useful cut fits
             cut = _cut(line, lines, budget, 0 if not kept else _MIN_CUT, unfit)
-            if not kept and kind is None and _words_kept(cut, _head(memory)) < _MIN_WORDS:
+            if (
+                not kept
+                and kind is None
+                and _words_kept(cut, _head(memory, store=store)) < _MIN_WORDS
+            ):
                 # too small a budget for the date and type and the words too: the words win
-                cut = _cut(context_line(memory, compact=True), lines, budget, 0, unfit) or cut
+                compact = context_line(memory, compact=True, store=store)
+                cut = _cut(compact, lines, budget, 0, unfit) or cut
             if cut is None:
                 break
             line = cut
@@ -151,7 +164,9 @@ def listed(block: str, ids: Sequence[str], dropped: int) -> str:
     return f"{block}\nids in order: " + " ".join(ids)
 
 
-def fit_listed(memories: Sequence[Memory], budget: int) -> tuple[list[int], str, int]:
+def fit_listed(
+    memories: Sequence[Memory], budget: int, store: str | None = None
+) -> tuple[list[int], str, int]:
     """As ``fit_budget``, for a block that is followed by its ids (``listed``): the two together
     stay within ``budget``.
 
@@ -160,7 +175,7 @@ def fit_listed(memories: Sequence[Memory], budget: int) -> tuple[list[int], str,
     """
     reserve = 0
     for _ in range(len(memories) + 2):
-        kept, block, tokens = fit_budget(memories, max(budget - reserve, 1))
+        kept, block, tokens = fit_budget(memories, max(budget - reserve, 1), store)
         if not kept:
             break
         text = listed(block, [memories[i].id for i in kept], len(memories) - len(kept))

@@ -295,7 +295,10 @@ _AFTER_FACTS = "a summary of a time range: ranked after the precise memories"
 
 
 def result(
-    query: SearchQuery, ranked: Sequence[Ranked], weights: Ranking | None = None
+    query: SearchQuery,
+    ranked: Sequence[Ranked],
+    weights: Ranking | None = None,
+    store: str | None = None,
 ) -> SearchResult:
     """The hits that fit the query's budget (with their ids, ``listed``), with the context block:
     the one place a search's budget is fitted. A time-range summary comes after the precise hits
@@ -303,7 +306,7 @@ def result(
     ``min_score`` hold a summary or the memories it covers, whichever ranks higher
     (``summaries.one_of_each``), and only the hits above the relevance floor (``above_floor``;
     ``weights``: the ranking's floors); a plain hit list (``--json`` without them, the evaluations)
-    is every hit ranked."""
+    is every hit ranked. ``store``: the store's origin when it is unknown (``trust_label``)."""
     ranked = ranges_after_facts(ranked, _row)
     if weights is not None and (
         query.budget is not None or query.min_score is not None or query.troubleshoot
@@ -313,9 +316,9 @@ def result(
     memories = [codec.to_memory(r.row) for r in ranked]
     budget = query.budget
     kept, context, tokens = (
-        fit_listed(memories, budget)
+        fit_listed(memories, budget, store)
         if query.listed and budget is not None
-        else fit_budget(memories, budget)
+        else fit_budget(memories, budget, store)
     )
     hits = [Hit(memories[i], ranked[i].score, ranked[i].matched, ranked[i].explain) for i in kept]
     return SearchResult(query.text, hits, context, tokens, budget, len(ranked) - len(kept))
