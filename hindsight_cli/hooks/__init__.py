@@ -349,6 +349,8 @@ def main(argv: list[str] | None = None) -> None:
     """``python -m hindsight_cli.hooks EVENT [--client C] [--store PATH]``: no Typer, no heavy
     import unless the event needs the store. Always exits 0."""
     name, client, store = _parse(sys.argv[1:] if argv is None else argv)
+    # a recall's vector products are small: one BLAS thread, as the CLI's main() says why
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
         raw = sys.stdin.buffer.read().decode("utf-8", errors="replace")
     except Exception:  # noqa: BLE001

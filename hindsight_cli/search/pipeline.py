@@ -69,8 +69,9 @@ def mmr(
         if dim
         else np.zeros((len(order), 1), np.float32)
     )
-    # unit vectors: cosine; a memory without a vector is never redundant
-    similarity = matrix @ matrix.T
+    # unit vectors: cosine; a memory without a vector is never redundant. Only the picked rows'
+    # similarities are needed (k x n dot products, not the n x n matrix): a product that small never
+    # waits for a second BLAS thread on a busy machine (a 150 x 150 matrix did: 0.1 ms became 26)
     relevance_ = np.array([scores[m] for m in order]) / (max(scores[m] for m in order) or 1.0)
     redundancy = np.zeros(len(order))
     chosen = np.zeros(len(order), dtype=bool)
@@ -81,7 +82,7 @@ def mmr(
         best = int(np.argmax(value))
         picked.append(best)
         chosen[best] = True
-        redundancy = np.maximum(redundancy, similarity[best])
+        redundancy = np.maximum(redundancy, matrix @ matrix[best])
     return [order[i] for i in picked]
 
 
