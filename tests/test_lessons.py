@@ -134,6 +134,29 @@ def test_a_fix_learnt_in_several_sessions_is_one_line(store: Path) -> None:
     assert lines[1].endswith("— fix: npm install left-pad")
 
 
+def test_a_repeat_is_answered_from_the_store_without_waiting_for_this_sessions_spool(
+    store: Path,
+) -> None:
+    fail(store, "s1", LOAD, _traceback("/srv/app", 41, "KeyError: 'customer_id'"))
+    ok(store, "s1", "vim tools/load.py")
+    ok(store, "s1", LOAD)
+    # s1's lesson reaches the store as a new session starts, as Claude Code's SessionStart does
+    Store(store).ingest_events()
+    # s2 works a while: its calls are spooled, not yet stored
+    for n in range(5):
+        ok(store, "s2", f"cat notes/{n}.md")
+    block = fail(store, "s2", LOAD, _traceback("/tmp/x", 9, "KeyError: 'customer_id'"))
+    assert "KeyError: 'customer_id' — fix: vim tools/load.py" in block
+    # the agent was answered by a lookup: s2's spool is still waiting for its ingestion
+    assert Store(store).events_pending()
+    # a session that fixed it but whose lesson is still spooled is worth the wait
+    ok(store, "s2", "vim tools/load.py")
+    ok(store, "s2", LOAD)
+    block = fail(store, "s3", LOAD, _traceback("/tmp/y", 7, "KeyError: 'customer_id'"))
+    assert block.splitlines()[1].startswith("- fixed 2 times: ")
+    assert not Store(store).events_pending()
+
+
 def test_a_fix_more_than_ten_calls_later_is_not_its_fix(store: Path) -> None:
     fail(store, "s1", "make lint", "ruff: error: unrecognized arguments: --fast")
     for n in range(10):

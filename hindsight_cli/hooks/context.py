@@ -14,6 +14,7 @@ from ..errors import HindsightError
 from ..lessons import signatures
 from ..models import Filters, Memory
 from ..search.budget import fit_budget
+from ..storage import spool
 from ..store import Store
 from .events import Event
 from .settings import Settings
@@ -100,28 +101,24 @@ def repeat_context(path: Path, event: Event, query: str, conf: Settings) -> str 
     same family and signature, found by their tag), most recent first, as one line; for a repeated
     prompt, the memories that match it, fixes first."""
     store = Store(path)
-    store.ingest_events()
-    if not store.exists:
-        return None
-    project = _project(store, event.cwd)
     if event.failed:
         kind = event.failure_kind()
         if kind is None:
             return None
-        found = store.list(
-            Filters(types=("episodic",), outcomes=("failure",), tags=(signatures.tag(kind),)),
-            limit=200,
-        )
-        hits = sorted(
-            (
-                m
-                for m in found
-                if m.resolution and m.task_id != event.session and _in_project(m, project, set())
-            ),
-            key=lambda m: m.event_at,
-            reverse=True,
-        )
+        hits = _lessons(store, event, kind) if store.exists else []
+        # The lessons are other sessions' and were ingested when those sessions ended or this one
+        # started: the agent waits for a lookup by tag, not for this session's spool to be embedded
+        # (a second in the replay of real sessions). Only a session that fixed it and whose lesson
+        # is still in the spool (one without session hooks, one still running) is worth the wait.
+        fixed = spool.fixed_by(str(store.path), kind) - {event.session}
+        if not fixed <= {m.task_id for m in hits} and store.events_pending():
+            store.ingest_events()
+            hits = _lessons(store, event, kind) if store.exists else []
     else:
+        store.ingest_events()
+        if not store.exists:
+            return None
+        project = _project(store, event.cwd)
         result = store.search(
             query,
             k=10,
@@ -144,3 +141,22 @@ def repeat_context(path: Path, event: Event, query: str, conf: Settings) -> str 
         return None
     _, block, _ = fit_budget(hits, conf.repeat_budget)
     return block if "\n" in block else None
+
+
+def _lessons(store: Store, event: Event, kind: str) -> list[Memory]:
+    """Other sessions' fixed failures of ``kind`` in this project (by the kind's tag), the most
+    recent first."""
+    project = _project(store, event.cwd)
+    found = store.list(
+        Filters(types=("episodic",), outcomes=("failure",), tags=(signatures.tag(kind),)),
+        limit=200,
+    )
+    return sorted(
+        (
+            m
+            for m in found
+            if m.resolution and m.task_id != event.session and _in_project(m, project, set())
+        ),
+        key=lambda m: m.event_at,
+        reverse=True,
+    )

@@ -276,15 +276,20 @@ def _digest(text: str) -> str:
     return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
 
 
-def fixed_elsewhere(store: str, kind: str, session: str) -> bool:
-    """Whether a session other than ``session`` fixed a failure of ``kind`` (one small file read,
-    whatever the store holds)."""
+def fixed_by(store: str, kind: str) -> set[str]:
+    """The sessions that fixed a failure of ``kind`` (one small file read, whatever the store
+    holds)."""
     try:
         with open(os.path.join(store, SPOOL_DIR, KINDS_DIR, _digest(kind)), "rb") as handle:
             data = handle.read(64 * 1024).decode("utf-8", errors="replace")
     except (FileNotFoundError, NotADirectoryError):
-        return False
-    return any(line and line != session for line in data.split("\n"))
+        return set()
+    return {line for line in data.split("\n") if line}
+
+
+def fixed_elsewhere(store: str, kind: str, session: str) -> bool:
+    """Whether a session other than ``session`` fixed a failure of ``kind``."""
+    return bool(fixed_by(store, kind) - {session})
 
 
 def note_fixed(store: str, kind: str, session: str) -> None:
