@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
-from .errors import InvalidInput
+from .errors import BadUsage
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|d|w|y)?\s*$", re.I)
 _UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
@@ -33,14 +33,12 @@ def parse_duration(text: str, what: str = "duration") -> timedelta:
     """``90s``, ``15m``, ``2h``, ``30d``, ``1w``, ``1y`` (a bare number means days)."""
     match = _DURATION.match(text or "")
     if not match:
-        raise InvalidInput(
-            f"Invalid {what} {text!r}: use a number and a unit, e.g. 30m, 2h, 7d or 1w."
-        )
+        raise BadUsage(f"Invalid {what} {text!r}: use a number and a unit, e.g. 30m, 2h, 7d or 1w.")
     value, unit = float(match.group(1)), (match.group(2) or "d").lower()
     seconds = value * _UNITS[unit]
     # a date that far away is no date (and past year 9999, no datetime at all)
     if not seconds <= _LONGEST:
-        raise InvalidInput(f"Invalid {what} {text!r}: at most 1000 years (1000y).")
+        raise BadUsage(f"Invalid {what} {text!r}: at most 1000 years (1000y).")
     return timedelta(seconds=seconds)
 
 
@@ -53,7 +51,7 @@ def parse_time(text: str, what: str = "time") -> datetime:
     try:
         value = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        raise InvalidInput(
+        raise BadUsage(
             f"Invalid {what} {text!r}: use an ISO date such as 2026-03-15 or "
             f"2026-03-15T09:30:00Z, or an age such as 7d."
         ) from None

@@ -116,12 +116,12 @@ def output_format(
 
 def parse_pairs(pairs: list[str] | None, option: str) -> dict[str, str]:
     """``KEY=VALUE`` strings (from ``--meta``/``--env``) as a dict."""
-    from ..errors import InvalidInput
+    from ..errors import BadUsage
 
     out: dict[str, str] = {}
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise InvalidInput(f"{option} expects KEY=VALUE, got {pair!r}.")
+            raise BadUsage(f"{option} expects KEY=VALUE, got {pair!r}.")
         out[key.strip()] = value.strip()
     return out

@@ -8,7 +8,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from ..errors import InvalidInput
+from ..errors import BadUsage, InvalidInput
 from ..models import ConsolidateResult, Filters, Memory, PatternChange, SummaryResult
 from ..poisoning import derived_source, for_derivation, is_quarantined, trust
 from ..storage import codec
@@ -226,7 +226,7 @@ def consolidate(
     similarity = rt.config.consolidate_similarity if similarity is None else similarity
     min_evidence = rt.config.consolidate_min_evidence if min_evidence is None else min_evidence
     if not 0 < similarity <= 1:
-        raise InvalidInput("similarity must be between 0 and 1 (cosine), e.g. 0.8.")
+        raise BadUsage("similarity must be between 0 and 1 (cosine), e.g. 0.8.")
     if min_evidence < 2:
         raise InvalidInput("min_evidence must be at least 2: a pattern needs repeated episodes.")
     rt.require()

@@ -100,15 +100,15 @@ def derived_key(*parts: Any) -> str:
 
 def label(value: Any, name: str, required: bool = False) -> str | None:
     if value is not None and (not isinstance(value, (str, int)) or isinstance(value, bool)):
-        raise InvalidInput(f"{name} must be a string, not {type(value).__name__}.")
+        raise BadUsage(f"{name} must be a string, not {type(value).__name__}.")
     text = "" if value is None else clean(str(value))
     # judged after cleaning: a label of only control characters is empty
     if not text:
         if required:
-            raise InvalidInput(f"{name} must not be empty.")
+            raise BadUsage(f"{name} must not be empty.")
         return None
     if len(text) > MAX_LABEL or "\n" in text:
-        raise InvalidInput(f"{name} must be one line of at most {MAX_LABEL} characters.")
+        raise BadUsage(f"{name} must be one line of at most {MAX_LABEL} characters.")
     return text
 
 
@@ -118,9 +118,9 @@ def _unit(value: Any, name: str, default: float) -> float:
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise InvalidInput(f"{name} must be a number between 0 and 1, not {value!r}.") from None
+        raise BadUsage(f"{name} must be a number between 0 and 1, not {value!r}.") from None
     if not 0.0 <= number <= 1.0 or number != number:
-        raise InvalidInput(f"{name} must be between 0 and 1, not {value!r}.")
+        raise BadUsage(f"{name} must be between 0 and 1, not {value!r}.")
     return number
 
 
@@ -140,7 +140,7 @@ def _string_map(value: Any, name: str) -> dict[str, str]:
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise InvalidInput(f"{name} must be an object of key=value pairs.")
+        raise BadUsage(f"{name} must be an object of key=value pairs.")
     out: dict[str, str] = {}
     for key, item in value.items():
         out[str(label(key, f"{name} key", required=True))] = clean(str(item))
@@ -151,10 +151,10 @@ def _content(fields: Mapping[str, Any], max_bytes: int) -> tuple[str, str | None
     """The content and resolution, cleaned, size-checked and redacted; and how many secrets went."""
     raw = fields.get("content")
     if not isinstance(raw, str):
-        raise InvalidInput("content must be a string: the text of the memory.")
+        raise BadUsage("content must be a string: the text of the memory.")
     content = clean(raw)
     if not content:
-        raise InvalidInput(
+        raise BadUsage(
             "content is empty: give the memory some text (or `-` to read it from stdin)."
         )
     size = len(content.encode("utf-8"))
@@ -167,7 +167,7 @@ def _content(fields: Mapping[str, Any], max_bytes: int) -> tuple[str, str | None
     resolution = fields.get("resolution")
     if resolution is not None:
         if not isinstance(resolution, str):
-            raise InvalidInput("resolution must be a string.")
+            raise BadUsage("resolution must be a string.")
         resolution, n = redact_field(clean(resolution), "resolution")
         redactions += n
     return content, resolution or None, redactions
@@ -179,15 +179,15 @@ def _step(value: Any) -> int | None:
     if isinstance(value, bool) or (
         not isinstance(value, int) and not (isinstance(value, str) and value.isdigit())
     ):
-        raise InvalidInput(f"step must be a whole number, not {value!r}.")
+        raise BadUsage(f"step must be a whole number, not {value!r}.")
     if int(value) < 0:
-        raise InvalidInput("step must be 0 or more.")
+        raise BadUsage("step must be 0 or more.")
     return int(value)
 
 
 def _tags(value: Any) -> list[str]:
     if isinstance(value, str) or not isinstance(value, (list, tuple)):
-        raise InvalidInput("tags must be a list of strings.")
+        raise BadUsage("tags must be a list of strings.")
     tags: list[str] = []
     for tag in value:
         text = str(label(tag, "tag", required=True))
@@ -198,11 +198,11 @@ def _tags(value: Any) -> list[str]:
 
 def _metadata(value: Any) -> tuple[dict[str, Any], int]:
     if not isinstance(value, Mapping):
-        raise InvalidInput("metadata must be an object (use --meta KEY=VALUE).")
+        raise BadUsage("metadata must be an object (use --meta KEY=VALUE).")
     try:
         metadata = json.loads(json.dumps(without_surrogates(value), ensure_ascii=False))
     except (TypeError, ValueError):
-        raise InvalidInput("metadata must contain only JSON values.") from None
+        raise BadUsage("metadata must contain only JSON values.") from None
     redacted, count = redact_field(metadata, "metadata")
     return dict(redacted), count
 
@@ -231,7 +231,7 @@ def _source(fields: Mapping[str, Any], own: bool) -> str:
     import of its own export (``own``), writes it: a caller cannot dress text up as hindsight's."""
     source = (label(fields.get("source"), "source") or "agent").lower()
     if (source == DERIVED or source.startswith(DERIVED + ":")) and not own:
-        raise InvalidInput(
+        raise BadUsage(
             f"source {source!r} is hindsight's own (summaries, patterns); give where the text "
             "comes from instead, e.g. agent, user, tool or web."
         )

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ..errors import MemoryNotFound
+from ..errors import BadUsage, MemoryNotFound
 from ..models import AuditEntry, Filters, Memory
+from ..search.query import MAX_COUNT
 from ..storage import codec
 from ..storage.base import Reader
 from ..storage.rows import MemoryRow
@@ -78,6 +79,10 @@ def get(rt: Runtime, memory_id: str, scope: Scope) -> Memory:
 def list_memories(
     rt: Runtime, filters: Filters, scope: Scope, limit: int | None, oldest_first: bool
 ) -> list[Memory]:
+    if limit is not None and not 0 <= limit <= MAX_COUNT:
+        raise BadUsage(
+            f"The limit must be a whole number from 0 (all) to {MAX_COUNT:,}, not {limit!r}."
+        )
     rt.require()
     where = scope.filters(filters).conditions(rt.now())
     with rt.ledger.read() as session:

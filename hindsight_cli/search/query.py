@@ -123,6 +123,9 @@ DEFAULT_MODE = "hybrid"
 # Hits a search returns when it names no k: a few, or, when a budget is given, enough for the
 # budget to choose from.
 DEFAULT_K = 5
+# the most hits, or memories listed, one call may ask for (a count past it is a typo, and past 2**63
+# the engines cannot even read it)
+MAX_COUNT = 1_000_000
 BUDGET_K = 20
 
 
@@ -176,8 +179,8 @@ class SearchQuery:
             )
         mode = one_of(self.mode, "mode", MODES)
         k = self.k if self.k is not None else DEFAULT_K if self.budget is None else BUDGET_K
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise BadUsage(f"The limit must be a whole number of 1 or more, not {k!r}.")
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_COUNT:
+            raise BadUsage(f"The limit must be a whole number from 1 to {MAX_COUNT:,}, not {k!r}.")
         if self.budget is not None and (
             isinstance(self.budget, bool) or not isinstance(self.budget, int) or self.budget < 1
         ):

@@ -57,8 +57,25 @@ def test_a_value_outside_its_choices_is_a_usage_error_naming_them(cli, args: lis
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["search", "weather", "-k", "0"], "The limit must be a whole number of 1 or more"),
-        (["search", "weather", "-k", "-3"], "The limit must be a whole number of 1 or more"),
+        (["search", "weather", "-k", "0"], "The limit must be a whole number from 1 to 1,000,000"),
+        (["search", "weather", "-k", "-3"], "The limit must be a whole number from 1 to 1,000,000"),
+        # past what the engines can even read (it was DuckDB's Conversion Error, exit 1)
+        (["search", "weather", "-k", "99999999999999999999"], "The limit must be a whole number"),
+        (["list", "-n", "99999999999999999999"], "The limit must be a whole number from 0 (all)"),
+        (["list", "-n", "1000001"], "The limit must be a whole number from 0 (all)"),
+        # a value of the wrong shape is a usage error whichever option it is given to
+        (["record", "x", "--ttl", "forever"], "Invalid ttl 'forever'"),
+        (["record", "x", "--event-at", "yesterday"], "Invalid event_at 'yesterday'"),
+        (["record", "x", "--event-at", "2026-13-45"], "Invalid event_at '2026-13-45'"),
+        (["record", "x", "--env", "novalue"], "--env expects KEY=VALUE"),
+        (["record", "x", "--meta", "=v"], "--meta expects KEY=VALUE"),
+        (["record", "x", "--importance", "2"], "importance must be between 0 and 1"),
+        (["record", "x", "--confidence", "-1"], "confidence must be between 0 and 1"),
+        (["record", "x", "--task", "a\nb"], "task must be one line"),
+        (["record", "x", "--source", "hindsight"], "source 'hindsight' is hindsight's own"),
+        (["search", "weather", "--since", "tomorrowish"], "Invalid --since 'tomorrowish'"),
+        (["search", "weather", "--until", "2026-02-30"], "Invalid --until '2026-02-30'"),
+        (["list", "--since", "last week"], "Invalid --since 'last week'"),
         (["search", "weather", "--budget", "0"], "The budget must be a positive whole number"),
         (["search", "weather", "--json", "--nl"], "Choose one output format: --json and --nl"),
         (["search", "weather", "--format", "json", "--nl"], "Choose one output format"),

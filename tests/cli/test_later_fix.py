@@ -153,7 +153,7 @@ def test_edit_gives_a_stored_memory_its_fix(cli) -> None:
     [
         ([], 2, "Nothing to edit"),
         (["--outcome", "maybe"], 2, "Invalid value for '--outcome'"),
-        (["--confidence", "7"], 1, "confidence must be between 0 and 1"),
+        (["--confidence", "7"], 2, "confidence must be between 0 and 1"),
     ],
 )
 def test_edit_refuses_bad_input_in_one_line(cli, args: list, code: int, says: str) -> None:

@@ -124,10 +124,11 @@ def test_record_redacts_and_says_so(cli) -> None:
         (["record", "x", "--ttl", "forever"], "Invalid ttl"),
     ],
 )
-def test_bad_record_input_exits_1_with_one_line_and_writes_nothing(cli, args, message) -> None:
+def test_bad_record_input_exits_2_with_one_line_and_writes_nothing(cli, args, message) -> None:
     cli("record", "seed memory")
     result = cli(*args)
-    assert result.exit_code == 1
+    # a value of the wrong shape or range is a usage error (docs/cli.md)
+    assert result.exit_code == 2
     assert result.stdout == ""
     assert message in result.stderr and result.stderr.startswith("Error: ")
     assert len(result.stderr.strip().splitlines()) == 1
