@@ -159,6 +159,20 @@ def find_project_store(start: Path | None = None) -> Path | None:
     return _path(found) if found is not None else None
 
 
+def refuse_url(text: str, given: str) -> None:
+    """A store directory given as a URL is refused (``BadUsage``): ``mysql://x`` made a store in
+    ``./mysql:/x``."""
+    from .errors import BadUsage
+
+    scheme, sep, _ = text.partition("://")
+    if sep and scheme and scheme[0].isalpha() and all(c.isalnum() or c in "+.-" for c in scheme):
+        raise BadUsage(
+            f"{given} is a {scheme}:// URL, not a directory: hindsight stores memories in a local "
+            "directory or in PostgreSQL (a postgresql:// URL, for `hindsight init --backend "
+            "postgres` and `hindsight migrate --to`)."
+        )
+
+
 def checked_store_dir(path: str | os.PathLike[str], given: str = "--store") -> Path:
     """``path`` made absolute (relative to the cwd, symlinks resolved), refused if it or a parent is
     not a directory: a store is never created over, or inside, a regular file."""
@@ -166,6 +180,7 @@ def checked_store_dir(path: str | os.PathLike[str], given: str = "--store") -> P
 
     from .errors import InvalidInput
 
+    refuse_url(os.fspath(path), given)
     resolved = Path(path).expanduser().resolve()
     for place in (resolved, *resolved.parents):
         if place.exists():

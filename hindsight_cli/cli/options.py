@@ -55,10 +55,21 @@ else:
     McpClient, Transport = _choices("McpClient", CLIENTS), _choices("Transport", TRANSPORTS)
     ClientScope = _choices("ClientScope", CLIENT_SCOPES)
 
+
+def _store_path(text: str) -> Path:
+    """``--store``'s value as typed: a URL is refused before it becomes a path (a ``Path`` would
+    have made ``mysql://x`` a directory ``mysql:/x``)."""
+    from .. import paths
+
+    paths.refuse_url(text, "--store")
+    return Path(text)
+
+
 StoreOption = Annotated[
     Optional[Path],
     typer.Option(
         "--store",
+        parser=_store_path,
         help="Store directory (default: $HINDSIGHT_STORE, nearest .hindsight/, global store).",
         show_default=False,
     ),

@@ -43,7 +43,9 @@ def mcp(
     host: Annotated[
         str, typer.Option("--host", help="Address for --transport http.")
     ] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="Port for --transport http.")] = 8765,
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, help="Port for --transport http.")
+    ] = 8765,
     log_file: Annotated[
         Optional[Path],
         typer.Option("--log-file", help="Write logs here instead of stderr.", show_default=False),

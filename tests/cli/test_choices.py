@@ -204,3 +204,24 @@ def test_the_hook_clients_of_the_cli_are_those_of_the_hooks() -> None:
     from hindsight_cli.hooks.events import CLIENTS
 
     assert HOOK_CLIENTS == CLIENTS
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["mcp", "--transport", "http", "--port", "99999"], "is not in the range 0<=x<=65535"),
+        (["mcp", "--transport", "http", "--port", "-1"], "is not in the range 0<=x<=65535"),
+        (["migrate", "--to", "mysql://x"], "--to is a mysql:// URL, not a directory"),
+        (["migrate", "--to", "sqlite:///tmp/x.db"], "--to is a sqlite:// URL, not a directory"),
+        (["list", "--store", "redis://cache:6379/0"], "--store is a redis:// URL"),
+    ],
+)
+def test_a_value_refused_as_typed_is_a_usage_error_and_creates_nothing(
+    cli, tmp_path: Path, args: list[str], says: str
+) -> None:
+    before = sorted(p.name for p in Path.cwd().iterdir())
+    result = cli(*args, store=args[0] == "migrate")
+    assert result.exit_code == 2, result.output
+    assert says in result.stderr and "Traceback" not in result.stderr
+    # a URL did not become a directory (`./mysql:/x`)
+    assert sorted(p.name for p in Path.cwd().iterdir()) == before
