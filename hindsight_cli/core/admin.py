@@ -46,6 +46,12 @@ def init(
                     f"[embedding] "
                     f'model = "{model}" in its config.toml and run `hindsight reindex`.'
                 )
+    if model is not None and created and not rt.has_embedder and resolve_model(model).dim is None:
+        # a hub model: loaded before anything is written, so a name that cannot be loaded leaves
+        # no store behind naming it
+        from ..embedding import load_embedder
+
+        load_embedder(model)
     safefs.private_dir(rt.path)
     safefs.create_private(rt.path / ".gitignore", "*\n")
     config_file(rt.path)

@@ -20,7 +20,7 @@ from pathlib import Path
 from .. import paths, safefs
 from ..config import Config, load as load_config
 from ..embedding import Embedder, EmbeddingModel, load_embedder, resolve_model
-from ..errors import EmbeddingMismatch, StoreNotFound
+from ..errors import EmbeddingMismatch, EmbeddingUnavailable, StoreNotFound
 from ..storage.base import Ledger, Reader
 from ..storage.hot_sync import HotMirror
 from ..storage.registry import open_ledger
@@ -112,6 +112,20 @@ class Runtime:
             return None
         return HotMirror(self.ledger, int(self.config.hot_index_mb * 1_000_000))
 
+    def _load_configured(self) -> Embedder:
+        """The model the config names, loaded; when it cannot be, the error says which file names
+        it (a store's own config.toml keeps a model until someone edits it)."""
+        try:
+            return load_embedder(self.config.embedding_model)
+        except EmbeddingUnavailable as error:
+            named = self.path / paths.CONFIG_FILE
+            if named.is_file() and "model" in named.read_text(errors="replace"):
+                raise EmbeddingUnavailable(
+                    f"{str(error).rstrip('.')}. The model is named in {named} ([embedding] model): "
+                    "correct it there, or delete that line for the bundled default."
+                ) from None
+            raise
+
     def _configured_model(self) -> EmbeddingModel | None:
         """The model the config names; none is asked for when one was handed in."""
         return resolve_model(self.config.embedding_model) if self._embedder is None else None
@@ -175,7 +189,7 @@ class Runtime:
             # starts).
             with self._embedder_lock:
                 if self._embedder is None:
-                    self._embedder = load_embedder(self.config.embedding_model)
+                    self._embedder = self._load_configured()
                 # a model handed in (``Store(embedder=...)``) as well as one loaded here
                 if not self._warmed:
                     warm = getattr(self._embedder, "warm", None)

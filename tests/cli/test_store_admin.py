@@ -153,3 +153,29 @@ def test_configured_model_mismatch_names_reindex(cli, monkeypatch: pytest.Monkey
     result = cli("search", "bundled")
     assert result.exit_code == 1
     assert "Run `hindsight reindex`" in result.stderr and "BAAI/bge-small-en-v1.5" in result.stderr
+
+
+@pytest.mark.local_only
+def test_init_with_a_model_that_cannot_load_leaves_no_store_behind(
+    cli, _isolated: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "fresh" / ".hindsight"
+    for name in ("example-org/no-such-model", "BAAI/bge-small-en-v1.6"):
+        done = cli("init", "--store", str(target), "--embedding-model", name, store=False)
+        assert done.exit_code == 1 and "Cannot load embedding model" in done.stderr
+        # nothing naming the model that later commands would trip on
+        assert not target.exists()
+    assert cli("init", "--store", str(target), store=False).exit_code == 0
+
+
+@pytest.mark.local_only
+def test_a_store_whose_config_names_a_model_that_cannot_load_says_where(
+    cli, tmp_path: Path
+) -> None:
+    target = tmp_path / "broken" / ".hindsight"
+    target.mkdir(parents=True)
+    (target / "config.toml").write_text('[embedding]\nmodel = "example-org/no-such-model"\n')
+    for args in (["record", "x"], ["init"]):
+        done = cli(*args, "--store", str(target), store=False)
+        assert done.exit_code == 1 and len(done.stderr.strip().splitlines()) == 1
+        assert f"named in {target.resolve() / 'config.toml'} ([embedding] model)" in done.stderr
