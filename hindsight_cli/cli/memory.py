@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
+from ..core.parts import MAX_PARTS
+from ..core.prepare import FAR_OVER
 from ..search.query import BUDGET_K, DEFAULT_K, DEFAULT_MODE
 from . import app
 from .options import (
@@ -38,10 +40,22 @@ def _store(path: Optional[Path], warm: bool = False) -> Store:
     return open_store(path, warm=warm)
 
 
-def _text_or_stdin(text: str) -> str:
-    if text == "-":
-        return sys.stdin.read()
-    return text
+def _text_or_stdin(text: str, limit: int, refused_over: bool) -> str:
+    """``text``, or stdin's for ``-``, read no further than ``limit`` bytes and one more: a pipe
+    longer than that is refused there (a 50 MB pipe was read, cleaned and redacted for 4 minutes
+    before the size limit refused it), never passed on cut; unless the core refuses any text over
+    ``limit`` itself (``refused_over``: a query), which then says so."""
+    if text != "-":
+        return text
+    data = sys.stdin.buffer.read(limit + 1)
+    if len(data) > limit and not refused_over:
+        from ..errors import InvalidInput
+
+        raise InvalidInput(
+            f"stdin holds more than {limit:,} bytes, more than one memory or query can hold: "
+            "split it, or give the part that matters."
+        )
+    return data.decode(sys.stdin.encoding or "utf-8", errors="replace")
 
 
 @app.command()
@@ -172,8 +186,11 @@ def record(
     """
     from . import render
 
-    result = _store(store).record(
-        _text_or_stdin(text),
+    opened = _store(store)
+    result = opened.record(
+        _text_or_stdin(
+            text, FAR_OVER * MAX_PARTS * opened.config.max_content_bytes, refused_over=False
+        ),
         merge=not no_merge,
         type=type_,
         agent_id=agent,
@@ -429,7 +446,7 @@ def search(
         pytest 2>&1 | tail -1 | hindsight search - --troubleshoot
     """
     from ..core.selection import browse_filters, cli_option
-    from ..search.query import SearchQuery
+    from ..search.query import MAX_QUERY_BYTES, SearchQuery
     from . import render
 
     fmt = output_format(json_, nl, format_)
@@ -449,7 +466,7 @@ def search(
     opened = _store(store)
     result = opened.search(
         SearchQuery(
-            _text_or_stdin(query),
+            _text_or_stdin(query, MAX_QUERY_BYTES, refused_over=True),
             filters,
             k=limit,
             budget=budget,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NoReturn
 
 from ..errors import InvalidInput
 from ..models import PART, part_position
@@ -28,7 +28,7 @@ from ..redact import redact_field
 from ..storage.base import Reader
 from ..storage.rows import MemoryRow
 from ..text import clean
-from .prepare import Limits, Prepared, content_hash, derived_key, label, prepare
+from .prepare import FAR_OVER, Limits, Prepared, content_hash, derived_key, label, prepare
 
 # 1 MiB at the default 16 KiB: past that a text is a document, not a memory
 MAX_PARTS = 64
@@ -70,6 +70,13 @@ def _cut(text: str, room: int) -> tuple[int, int]:
     return room, room
 
 
+def _too_long(size: str, max_bytes: int) -> NoReturn:
+    raise InvalidInput(
+        f"content is {size}, more than {MAX_PARTS} parts of {max_bytes} bytes: store it as "
+        "several memories, summarise it, or raise [limits] max_content_bytes in config.toml."
+    )
+
+
 def split(fields: Mapping[str, Any], max_bytes: int) -> tuple[list[dict[str, Any]], int]:
     """The fields of each part of an over-long memory, and how many secrets came out of its whole
     text; ``[fields]`` and 0 when it fits (``prepare`` then judges it as usual)."""
@@ -77,17 +84,21 @@ def split(fields: Mapping[str, Any], max_bytes: int) -> tuple[list[dict[str, Any
     # cleaned below
     if not isinstance(raw, str) or len(raw.encode("utf-8", "surrogatepass")) <= max_bytes:
         return [dict(fields)], 0
+    most = MAX_PARTS * max_bytes
+    # more bytes than MAX_PARTS parts can hold is refused before the whole is cleaned and redacted
+    # (cleaning only drops characters; redaction hardly shortens a text)
+    if len(raw) > FAR_OVER * most:
+        _too_long(f"over {FAR_OVER * most} characters", max_bytes)
     text = clean(raw)
-    if len(text.encode("utf-8")) <= max_bytes:
+    size = len(text.encode("utf-8"))
+    if size <= max_bytes:
         return [dict(fields)], 0
+    if size > most:
+        _too_long(f"{size} bytes", max_bytes)
     text, redactions = redact_field(text, "content")
     texts = pieces(text, max_bytes)
     if len(texts) > MAX_PARTS:
-        raise InvalidInput(
-            f"content is {len(text.encode('utf-8'))} bytes, more than {MAX_PARTS} parts of "
-            f"{max_bytes} bytes: store it as several memories, summarise it, or raise [limits] "
-            "max_content_bytes in config.toml."
-        )
+        _too_long(f"{len(text.encode('utf-8'))} bytes", max_bytes)
     key = label(fields.get("idempotency_key") or fields.get("key"), "key") or derived_key(
         "parts",
         fields.get("agent_id"),

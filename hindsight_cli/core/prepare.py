@@ -147,11 +147,22 @@ def _string_map(value: Any, name: str) -> dict[str, str]:
     return out
 
 
+# how far over the byte limit a text's length refuses it before it is cleaned
+FAR_OVER = 4
+
+
 def _content(fields: Mapping[str, Any], max_bytes: int) -> tuple[str, str | None, int]:
     """The content and resolution, cleaned, size-checked and redacted; and how many secrets went."""
     raw = fields.get("content")
     if not isinstance(raw, str):
         raise BadUsage("content must be a string: the text of the memory.")
+    # Cleaning only drops characters: a text this far over cannot fit, and is refused before a
+    # cleaning and a redaction of all of it (50 MB took 4 minutes to be refused)
+    if len(raw) > FAR_OVER * max_bytes:
+        raise InvalidInput(
+            f"content is over {FAR_OVER * max_bytes} characters, far over the {max_bytes}-byte "
+            "limit: split it, summarise it, or raise [limits] max_content_bytes in config.toml."
+        )
     content = clean(raw)
     if not content:
         raise BadUsage(

@@ -126,6 +126,9 @@ DEFAULT_K = 5
 # the most hits, or memories listed, one call may ask for (a count past it is a typo, and past 2**63
 # the engines cannot even read it)
 MAX_COUNT = 1_000_000
+# a query's bytes: an error's own lines fit many times over; a whole log is refused at once (50 MB
+# piped in took 79 s and 4 GB before)
+MAX_QUERY_BYTES = 64 * 1024
 BUDGET_K = 20
 
 
@@ -172,7 +175,16 @@ class SearchQuery:
             InvalidInput: an empty query. BadUsage: an unknown mode or engine, a limit or budget
             under 1.
         """
-        text = clean(self.text or "")
+        raw = self.text or ""
+        if (
+            len(raw) > MAX_QUERY_BYTES
+            or len(raw.encode("utf-8", "surrogatepass")) > MAX_QUERY_BYTES
+        ):
+            raise BadUsage(
+                f"The query is over {MAX_QUERY_BYTES:,} bytes: give the error's own lines, not a "
+                "whole log (e.g. its last 50 lines)."
+            )
+        text = clean(raw)
         if not text:
             raise InvalidInput(
                 'The query is empty: say what to look for, e.g. hindsight search "weather API 401".'

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -341,3 +342,66 @@ def test_a_changed_fact_supersedes_the_old_one_and_says_so(cli) -> None:
         ).stdout
     )
     assert kept["superseded"] == [] and cli.open().get(new["id"]).status == "active"
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "says"),
+    [
+        (["record", "-"], 1, "stdin holds more than 4,194,304 bytes"),
+        (["search", "-"], 2, "The query is over 65,536 bytes"),
+        (["search", "-", "--troubleshoot"], 2, "The query is over 65,536 bytes"),
+    ],
+)
+def test_a_pipe_too_long_for_a_memory_or_a_query_is_refused_in_one_line(
+    cli, args: list[str], code: int, says: str
+) -> None:
+    cli("record", "seed memory")
+    result = cli(*args, input="an error line\n" * 400_000)
+    assert result.exit_code == code and result.stdout == ""
+    assert result.stderr.startswith(f"Error: {says}") and len(result.stderr.splitlines()) == 1
+    assert [m.content for m in cli.open().list()] == ["seed memory"]
+
+
+@pytest.mark.local_only
+def test_content_over_its_parts_is_refused_before_it_is_cleaned(cli) -> None:
+    cli("record", "seed memory")
+    # 1 MiB and a bit: 64 parts of 16 KiB cannot hold it; nothing is stored, not even a part
+    result = cli("record", "-", input="word " * 220_000)
+    assert result.exit_code == 1 and "more than 64 parts of 16384 bytes" in result.stderr
+    assert [m.content for m in cli.open().list()] == ["seed memory"]
+    # what fits in parts is stored whole, in parts, as before
+    result = cli("record", "-", input="word " * 20_000)
+    assert result.exit_code == 0 and "linked parts" in result.stderr
+
+
+@pytest.mark.slow
+def test_a_refused_pipe_is_not_read_to_its_end(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import threading
+
+    done: list[BaseException] = []
+    command = [sys.executable, "-m", "hindsight_cli", "record", "-", "--store", str(tmp_path)]
+    proc = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+
+    def feed() -> None:
+        assert proc.stdin is not None
+        try:
+            for _ in range(50):
+                proc.stdin.write(b"a" * 1_000_000)
+            proc.stdin.close()
+        except BrokenPipeError as error:
+            done.append(error)
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    # stdin is the writer's alone (communicate() would close it under the writer)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    proc.wait(120)
+    writer.join(120)
+    assert proc.returncode == 1 and b"stdin holds more than" in err
+    # hindsight stopped reading after its limit: the writer's 50 MB met a closed pipe
+    assert done and isinstance(done[0], BrokenPipeError)
