@@ -263,6 +263,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         config.hook.pytest_deselected(items=dropped)
 
 
+class _GroupIds:
+    """Make ``xdist_group`` group again: ``--dist loadgroup`` sends a group's tests to one worker
+    by the ``@group`` its worker appends to their node ids, which it writes to ``item._nodeid``;
+    pytest 9 reads a node's id from ``item._id`` instead, so the suffix was lost and every test
+    was a group of its own (a module's shared store was built on each worker)."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        from _pytest.nodeid import NodeId
+
+        for item in items:
+            suffixed = item.__dict__.get("_nodeid")
+            if isinstance(suffixed, str) and suffixed != item.nodeid:
+                item._id = NodeId.parse(suffixed)  # type: ignore[attr-defined]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(_GroupIds(), "hindsight-xdist-group-ids")
+
+
 @pytest.fixture
 def store_dir(tmp_path: Path, backend: str, request: pytest.FixtureRequest) -> Path:
     """Where the ``store`` fixture's store lives: a plain directory, or one configured for
