@@ -17,7 +17,8 @@ from hindsight_cli.mcp_server import build_server
 from hindsight_cli.store import Store
 from hindsight_cli.text import estimate_tokens
 
-pytestmark = pytest.mark.anyio
+# one xdist group: the module's filled store is built once, on one worker
+pytestmark = [pytest.mark.anyio, pytest.mark.xdist_group("mcp-budget")]
 BUDGETS = (50, 100, 200, 400, 800, 1000, 2000)
 FAKE = FakeEmbedder()
 
