@@ -241,6 +241,17 @@ def shared_store_dir(request: pytest.FixtureRequest, root: Path) -> Path:
     return path
 
 
+def copy_store(path: Path, to: Path) -> Path:
+    """A copy of a local store that a module fixture built, for one test to search or change as it
+    was built: its directory, with an id of its own, approved as ``init`` approves a store."""
+    import shutil
+
+    shutil.copytree(path, to, symlinks=True)
+    (to / trust.ID_FILE).unlink(missing_ok=True)
+    trust.allow(to)
+    return to
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Drop the postgres run of tests marked ``local_only`` (they inspect files only the local

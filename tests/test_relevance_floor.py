@@ -12,19 +12,17 @@ store.
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import BACKEND_PARAMS, Cli, shared_store_dir
+from conftest import BACKEND_PARAMS, Cli, copy_store, shared_store_dir
 from mcp import Client
 
 from hindsight_cli import embedding
 from hindsight_cli.mcp_server import build_server
-from hindsight_cli.safefs import trust
 from hindsight_cli.store import Store
 
 pytestmark = [pytest.mark.model, pytest.mark.xdist_group("relevance-floor")]
@@ -92,11 +90,7 @@ def built(labelled: tuple[Path, dict[str, str]], tmp_path: Path) -> tuple[Cli, d
     path, label = labelled
     if not Store(path).ledger.capabilities.files:
         return Cli(path), label
-    copy = tmp_path / "labelled"
-    shutil.copytree(path, copy, symlinks=True)
-    (copy / trust.ID_FILE).unlink()
-    trust.allow(copy)
-    return Cli(copy), label
+    return Cli(copy_store(path, tmp_path / "labelled")), label
 
 
 def _covered(store: Store, mid: str, label: dict[str, str]) -> set[str]:
