@@ -287,7 +287,7 @@ class _GroupIds:
         for item in items:
             suffixed = item.__dict__.get("_nodeid")
             if isinstance(suffixed, str) and suffixed != item.nodeid:
-                item._id = NodeId.parse(suffixed)  # type: ignore[attr-defined]
+                item._id = NodeId.parse(suffixed)
 
 
 def pytest_configure(config: pytest.Config) -> None:
