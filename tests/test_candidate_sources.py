@@ -26,6 +26,8 @@ from hindsight_cli.storage.index import where_clause
 from hindsight_cli.store import Store
 from hindsight_cli.text import terms
 
+# one xdist group: the module's stores (and the ledger's reference answers) are built once
+pytestmark = pytest.mark.xdist_group("candidate-sources")
 FAKE = FakeEmbedder()
 # past every row: each answer is every matching row, not a top few
 LIMIT = 100

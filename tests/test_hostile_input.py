@@ -23,7 +23,7 @@ from hindsight_cli.errors import InvalidInput
 from hindsight_cli.models import Filters
 from hindsight_cli.store import Store
 from hindsight_cli.text import clean, without_surrogates
-from tests.conftest import FakeEmbedder
+from tests.conftest import FakeEmbedder, fresh_local_store
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 FEW = settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
@@ -79,10 +79,9 @@ INJECTIONS = [
 
 def fresh_store() -> Store:
     """A new store (hypothesis shares function-scoped fixtures across examples, so tests make their
-    own)."""
-    store = Store(Path(tempfile.mkdtemp(prefix="hostile-")) / "store", embedder=FakeEmbedder())
-    store.init()
-    return store
+    own), as the ``store`` fixture makes it."""
+    path = Path(tempfile.mkdtemp(prefix="hostile-")) / "store"
+    return Store(fresh_local_store(path), embedder=FakeEmbedder())
 
 
 _STORES: dict[str, Store] = {}

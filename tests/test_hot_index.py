@@ -1,7 +1,10 @@
 """The in-memory index of a long-lived process (``Store(warm=True)``): it must answer exactly what
 the ledger engine answers (for every filter: test_candidate_sources.py) and after every kind of
 write by another process, without reading the ledger while nothing changed, and give way to the
-LanceDB index past its memory limit."""
+LanceDB index past its memory limit.
+
+The filled store of ``pair`` is filled once per module (one xdist group) and copied for each test,
+its clock where the fill left it."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import FakeEmbedder, copy_store
 from filter_fixtures import FILLER, QUERIES, Clock, fill
 
 from hindsight_cli.config import Config, load as load_config
@@ -25,7 +29,7 @@ from hindsight_cli.store import Store
 from hindsight_cli.text import terms
 
 # a postgres store searches its database: it has no in-memory index
-pytestmark = pytest.mark.local_only
+pytestmark = [pytest.mark.local_only, pytest.mark.xdist_group("hot-index")]
 
 
 @pytest.fixture
@@ -85,10 +89,26 @@ def _searches_agree(store: Store, warm: Store, **options: Any) -> None:
         assert got.context == expected.context
 
 
-@pytest.fixture
-def pair(store_dir: Path, fake: Any, clock: Clock) -> tuple[Store, Store, dict[str, str]]:
-    store = Store(store_dir, embedder=fake, clock=clock)
+@pytest.fixture(scope="module")
+def filled(
+    tmp_path_factory: pytest.TempPathFactory, module_isolated: Path
+) -> tuple[Path, dict[str, str], Any]:
+    """``fill`` once: the store's directory, the names' ids and where the fill left its clock."""
+    clock = Clock()
+    store = Store(tmp_path_factory.mktemp("hot") / "store", embedder=FakeEmbedder(), clock=clock)
     made = fill(store)
+    return store.path, made, clock.now
+
+
+@pytest.fixture
+def pair(
+    filled: tuple[Path, dict[str, str], Any], store_dir: Path, fake: Any, clock: Clock
+) -> tuple[Store, Store, dict[str, str]]:
+    """A cold and a warm view of a copy of the filled store, on a clock where the fill left it."""
+    path, made, now = filled
+    copy_store(path, store_dir)
+    clock.now = now
+    store = Store(store_dir, embedder=fake, clock=clock)
     return store, Store(store_dir, embedder=fake, warm=True, clock=clock), made
 
 

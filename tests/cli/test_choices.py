@@ -12,13 +12,44 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import BACKEND_PARAMS, Cli, copy_store, postgres_store_dir
 
 from hindsight_cli.errors import BadUsage, InvalidInput
 from hindsight_cli.models import AUDIT_ACTIONS, MEMORY_TYPES, OUTCOMES, STATUSES, Filters
 from hindsight_cli.search.query import MODES
+from hindsight_cli.storage.registry import BACKENDS
 from hindsight_cli.store import Store
 
 REPO = Path(__file__).resolve().parents[2]
+SEEDS = ("seed memory", "seed memory about the weather")
+pytestmark = pytest.mark.xdist_group("choices")
+
+
+@pytest.fixture(scope="module", params=BACKEND_PARAMS)
+def seeded(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, module_isolated: Path
+) -> dict[str, Path]:
+    """A local store per seed, each made by ``hindsight record SEED`` once per module (one xdist
+    group); none for a database's."""
+    made = {}
+    if not BACKENDS[request.param].needs_url:
+        for seed in SEEDS:
+            cli = Cli(tmp_path_factory.mktemp("seeded") / "store")
+            assert cli("record", seed).exit_code == 0
+            made[seed] = cli.store_path
+    return made
+
+
+def _seeded(
+    seeded: dict[str, Path], seed: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> Cli:
+    """A CLI on a store that holds ``seed`` alone, as ``hindsight record`` left it: a copy of the
+    module's local store, or a database's recorded here."""
+    if seed in seeded:
+        return Cli(copy_store(seeded[seed], tmp_path / "cli-store"))
+    cli = Cli(postgres_store_dir(tmp_path / "cli-store", request.getfixturevalue("postgres_url")))
+    assert cli("record", seed).exit_code == 0
+    return cli
 
 
 @pytest.mark.parametrize(
@@ -45,8 +76,13 @@ REPO = Path(__file__).resolve().parents[2]
         ["eval", "locomo", "x.json", "--mode", "psychic"],
     ],
 )
-def test_a_value_outside_its_choices_is_a_usage_error_naming_them(cli, args: list[str]) -> None:
-    cli("record", "seed memory")
+def test_a_value_outside_its_choices_is_a_usage_error_naming_them(
+    seeded: dict[str, Path],
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    args: list[str],
+) -> None:
+    cli = _seeded(seeded, "seed memory", tmp_path, request)
     # eval builds a store of its own
     result = cli(*args, store=args[0] != "eval")
     assert result.exit_code == 2, result.output
@@ -87,8 +123,14 @@ def test_a_value_outside_its_choices_is_a_usage_error_naming_them(cli, args: lis
         (["forget", "x", "--hard", "--archive", "-y"], "Choose one"),
     ],
 )
-def test_bad_and_contradicting_values_are_usage_errors(cli, args: list[str], message: str) -> None:
-    cli("record", "seed memory about the weather")
+def test_bad_and_contradicting_values_are_usage_errors(
+    seeded: dict[str, Path],
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    args: list[str],
+    message: str,
+) -> None:
+    cli = _seeded(seeded, "seed memory about the weather", tmp_path, request)
     result = cli(*args)
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith(f"Error: {message}"), result.stderr
