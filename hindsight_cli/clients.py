@@ -220,29 +220,65 @@ def _toml_block(name: str, data: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _replace_toml_table(text: str, name: str, block: str) -> str:
-    """Replace ``[mcp_servers.<name>]`` and its sub-tables, or append the block; the rest stays byte
-    for byte."""
-    header = re.compile(rf"^\[mcp_servers\.{re.escape(name)}(\.[^\]]+)?\]\s*$")
-    lines = text.splitlines(keepends=True)
-    out: list[str] = []
-    inside = False
-    replaced = False
-    for line in lines:
-        if line.lstrip().startswith("["):
-            inside = bool(header.match(line.strip()))
-            if inside and not replaced:
-                out.append(block)
-                replaced = True
-        if not inside:
-            out.append(line)
-    if not replaced:
-        if out and not out[-1].endswith("\n"):
-            out.append("\n")
-        if out and out[-1].strip():
-            out.append("\n")
-        out.append(block)
-    return "".join(out)
+def _update(container: Any, values: Mapping[str, Any]) -> None:
+    """Make a TOML table (or inline table) hold ``values``, key by key, in place."""
+    import tomlkit
+    from tomlkit.items import InlineTable, Table
+
+    for key in [k for k in container if k not in values]:
+        del container[key]
+    for key, value in values.items():
+        current = container.get(key)
+        if isinstance(value, Mapping) and isinstance(current, (Table, InlineTable)):
+            _update(current, value)
+        elif isinstance(value, Mapping):
+            inline = tomlkit.inline_table()
+            inline.update(dict(value))
+            container[key] = inline
+        elif current != value:
+            container[key] = value
+
+
+def _with_server(text: str, name: str, server: Mapping[str, Any]) -> str:
+    """``text`` with ``mcp_servers.<name>`` set to ``server``, edited through a model of the document
+    (tomlkit) so that everything else stays as it was: comments, order, other servers, and the style
+    of the entry replaced (``hindsight = { … }`` under ``[mcp_servers]`` stays an inline table; a hand
+    edit of the text took that for no entry, and the check of the result failed with a traceback)."""
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+    from tomlkit.items import InlineTable, Table
+
+    try:
+        doc = tomlkit.parse(text)
+    except TOMLKitError as error:
+        raise HindsightError(
+            f"is TOML this installer cannot edit ({error}); add the server by hand (hindsight mcp "
+            "config prints it). Nothing was changed."
+        ) from None
+    servers = doc.get("mcp_servers")
+    if servers is None:
+        servers = tomlkit.table(is_super_table=True)
+        doc.append("mcp_servers", servers)
+    elif not isinstance(servers, dict):
+        raise HindsightError("'mcp_servers' is not a table; fix it first. Nothing was changed.")
+    existing = servers.get(name)
+    if isinstance(existing, (Table, InlineTable)):
+        # in place: its comments, its style (inline, dotted keys, sub-tables) and its place stay
+        _update(existing, server)
+    elif isinstance(servers, InlineTable) or any(
+        isinstance(v, InlineTable) for v in servers.values()
+    ):
+        entry = tomlkit.inline_table()
+        entry.update(dict(server))
+        servers[name] = entry
+    else:
+        table = tomlkit.table()
+        _update(table, server)
+        # a blank line before whatever follows
+        table.add(tomlkit.nl())
+        servers[name] = table
+    after = tomlkit.dumps(doc)
+    return after.rstrip("\n") + "\n"
 
 
 # --- the merge
@@ -278,9 +314,13 @@ def plan(target: Target, server: Mapping[str, Any]) -> Plan:
                 f"the command "
                 "again. Nothing was changed."
             ) from None
-        if current.get("mcp_servers", {}).get(SERVER_NAME) == dict(server):
+        servers = current.get("mcp_servers", {})
+        if isinstance(servers, dict) and servers.get(SERVER_NAME) == dict(server):
             return Plan(target, before, text)
-        after = _replace_toml_table(text, SERVER_NAME, _toml_block(SERVER_NAME, server))
+        try:
+            after = _with_server(text, SERVER_NAME, server)
+        except HindsightError as error:
+            raise HindsightError(f"{target.path}: {error}") from None
         # never write a file that would not parse
         tomllib.loads(after)
         return Plan(target, before, after)

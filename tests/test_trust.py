@@ -740,6 +740,7 @@ def test_a_hook_session_never_fixes_another_agents_task(project: Path) -> None:
 
 @pytest.mark.parametrize("value", ["99999999999999999999d", "1001y", "9" * 400 + "s", "1e30w"])
 def test_a_duration_past_any_date_is_refused_in_one_line(tmp_path: Path, value: str) -> None:
+    # a usage error, as every value of the wrong shape or range (docs/cli.md)
     store = str(tmp_path / "s")
     for command in (
         ["record", "x", "--ttl", value],
@@ -747,7 +748,7 @@ def test_a_duration_past_any_date_is_refused_in_one_line(tmp_path: Path, value: 
         ["forget", "--older-than", value, "-y"],
     ):
         done = _invoke(*command, "--store", store)
-        assert done.exit_code == 1, (command, done.output)
+        assert done.exit_code == 2, (command, done.output)
         assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.output
         assert "Invalid" in done.stderr
     assert _invoke("record", "y", "--ttl", "999y", "--store", store).exit_code == 0

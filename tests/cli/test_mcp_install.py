@@ -210,3 +210,64 @@ def test_tokens_are_shown_once_kept_as_hashes_and_revoked(cli, tmp_path: Path) -
     assert broken.exit_code == 1 and "Cannot read the token file" in broken.stderr
     stdio = cli("mcp", "--tokens", str(file))
     assert stdio.exit_code == 1 and "--tokens is for --transport http" in stdio.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        # the case: the entry as an inline table under [mcp_servers]
+        ('[mcp_servers]\nhindsight = { command = "old", args = [] }  # mine\n', ["[mcp_servers]"]),
+        # every server inline, at the top level
+        ('# top\nmcp_servers = { docs = { command = "docs" } }\n', ["# top", 'command = "docs"']),
+        # dotted keys, and a table of the entry's own env
+        (
+            'model = "o3" # keep me\nmcp_servers.hindsight.command = "old"\n\n[profiles.x]\nk = 1\n',
+            ["# keep me", "[profiles.x]"],
+        ),
+        (
+            "[mcp_servers.hindsight]\ncommand = 'old'\n\n[mcp_servers.hindsight.env]\nX = '1'\n"
+            "\n# after\n[mcp_servers.docs]\ncommand = 'docs'\n",
+            ["# after", "[mcp_servers.docs]"],
+        ),
+    ],
+)
+def test_codex_config_of_any_valid_shape_is_edited_as_a_document(
+    cli, home, _isolated, text: str, kept: list[str]
+) -> None:
+    target = _target("codex", "user", home, _isolated)
+    target.path.parent.mkdir(parents=True)
+    target.path.write_text(text)
+    before = tomllib.loads(text)
+    result = cli("mcp", "install", "--client", "codex", "--store", str(_isolated / "s"))
+    assert result.exit_code == 0 and "Traceback" not in result.output, result.output
+    after_text = target.path.read_text()
+    after = tomllib.loads(after_text)
+    assert after["mcp_servers"]["hindsight"]["args"][-1] == str(_isolated / "s")
+    assert "env" not in after["mcp_servers"]["hindsight"] or "X" not in after["mcp_servers"][
+        "hindsight"
+    ].get("env", {})
+    # everything else as it was: other servers, other tables, comments
+    for name, value in before.get("mcp_servers", {}).items():
+        if name != "hindsight":
+            assert after["mcp_servers"][name] == value
+    assert {k: v for k, v in after.items() if k != "mcp_servers"} == {
+        k: v for k, v in before.items() if k != "mcp_servers"
+    }
+    assert all(piece in after_text for piece in kept)
+    # and a second install changes nothing
+    assert (
+        cli("mcp", "install", "--client", "codex", "--store", str(_isolated / "s")).exit_code == 0
+    )
+    assert target.path.read_text() == after_text
+
+
+def test_codex_config_whose_servers_are_not_a_table_is_refused_in_one_line(
+    cli, home, _isolated
+) -> None:
+    target = _target("codex", "user", home, _isolated)
+    target.path.parent.mkdir(parents=True)
+    target.path.write_text('mcp_servers = "none"\n')
+    result = cli("mcp", "install", "--client", "codex", "--store", str(_isolated / "s"))
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "'mcp_servers' is not a table" in result.stderr
+    assert target.path.read_text() == 'mcp_servers = "none"\n'
