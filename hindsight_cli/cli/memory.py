@@ -184,8 +184,12 @@ def record(
         echo "long note" | hindsight record -
         hindsight record "the weather API now wants an API key header" --supersedes 01a22ace
     """
+    from .. import paths
     from . import render
 
+    location = paths.resolve_store(store)
+    # the first memory of a machine with no project store goes to the global one: say where
+    first = location.reason == "global" and not location.exists
     opened = _store(store)
     result = opened.record(
         _text_or_stdin(
@@ -214,6 +218,7 @@ def record(
     _say_written(result)
     if json_:
         render.json_doc(result.to_dict())
+        _first_store(first, location.path)
         return
     render.plain(result.memory.id)
     if result.deduplicated:
@@ -235,6 +240,17 @@ def record(
     # in a terminal the id is on the line above
     named = "" if sys.stdout.isatty() else f" {result.memory.id}"
     render.message(f"{what}{named}{note}.")
+    _first_store(first, location.path)
+
+
+def _first_store(first: bool, path: Path) -> None:
+    if first:
+        from . import render
+
+        render.message(
+            f"It is in the global store {path}, made now: there is no .hindsight/ here or above "
+            "(`hindsight init` makes one for this project)."
+        )
 
 
 @app.command()

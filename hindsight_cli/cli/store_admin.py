@@ -116,6 +116,25 @@ def init(
             f"The password was not saved: give it to later commands in ${paths.ENV_DATABASE_URL}, "
             "PGPASSWORD or ~/.pgpass."
         )
+    if created:
+        _mention_the_global_store(target)
+
+
+def _mention_the_global_store(target: Path) -> None:
+    """What was recorded before there was a project store is in the global one: say so, or a search
+    here answers "No memories matched" for a memory the user has just recorded."""
+    from ..store import Store
+    from . import render
+
+    earlier = Path(paths.global_store_dir())
+    if earlier.resolve() == target.resolve() or not (earlier / paths.LEDGER_FILE).exists():
+        return
+    held = Store(earlier).stats().get("memories", 0)
+    if held:
+        render.message(
+            f"Commands here now use this store; the {held} memories recorded before are in the "
+            f"global store {earlier} (hindsight search … --store {earlier})."
+        )
 
 
 @app.command()

@@ -14,6 +14,8 @@ def test_init_creates_a_private_project_store_with_gitignore(cli, _isolated: Pat
     result = cli("init", store=False)
     target = _isolated / ".hindsight"
     assert result.exit_code == 0 and result.stdout.strip() == str(target)
+    # nothing was recorded anywhere before: nothing to point at
+    assert "global store" not in result.stderr
     assert (target / ".gitignore").read_text() == "*\n"
     assert stat.S_IMODE(target.stat().st_mode) == 0o700
     assert stat.S_IMODE((target / "ledger.duckdb").stat().st_mode) == 0o600
@@ -59,6 +61,23 @@ def test_record_without_a_store_creates_the_global_one(cli) -> None:
     assert (home / "store" / "ledger.duckdb").exists()
     hits = json.loads(cli("search", "first memory", "--json", store=False).stdout)
     assert [h["content"] for h in hits] == ["first memory anywhere"]
+    # the README's order: the first record says where it went and how to have a project store
+    assert f"It is in the global store {home / 'store'}, made now" in result.stderr
+    assert "`hindsight init` makes one for this project" in result.stderr
+    again = cli("record", "second memory anywhere", "--json", store=False)
+    assert again.exit_code == 0 and "global store" not in again.stderr
+
+
+def test_init_after_records_in_the_global_store_says_where_they_are(cli, _isolated: Path) -> None:
+    for text in ("the deploy key lives in the vault", "staging runs on port 8443"):
+        assert cli("record", text, store=False).exit_code == 0
+    home = Path(os.environ["HINDSIGHT_HOME"])
+    done = cli("init", store=False)
+    assert done.exit_code == 0 and done.stdout.strip() == str(_isolated / ".hindsight")
+    assert (
+        f"the 2 memories recorded before are in the global store {home / 'store'} "
+        f"(hindsight search … --store {home / 'store'})" in " ".join(done.stderr.split())
+    )
 
 
 def test_read_commands_on_a_missing_store_fail_clearly(cli, tmp_path: Path) -> None:
