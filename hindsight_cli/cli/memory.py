@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
+from ..errors import InvalidInput
 from ..search.query import BUDGET_K, DEFAULT_K, DEFAULT_MODE
 from . import app
 from .options import (
@@ -39,9 +40,16 @@ def _store(path: Optional[Path], warm: bool = False) -> Store:
 
 
 def _text_or_stdin(text: str) -> str:
-    if text == "-":
-        return sys.stdin.read()
-    return text
+    if text != "-":
+        return text
+    from ..safefs.reading import MAX_LINE, read_at_most
+
+    try:
+        return read_at_most(sys.stdin.buffer, MAX_LINE, "stdin").decode("utf-8", "replace")
+    except OSError as error:
+        raise InvalidInput(
+            f"Cannot read stdin: {error.strerror}; a memory is at most 1 MiB (64 parts)."
+        ) from None
 
 
 @app.command()

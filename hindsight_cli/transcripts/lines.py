@@ -12,17 +12,26 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from ..models import JSONValue
+from ..safefs.reading import MAX_DOCUMENT, MAX_LINE, open_regular, size_text
+
+if TYPE_CHECKING:
+    import zipfile
 
 # a line that is not JSON: counted and skipped by the readers
 BROKEN = object()
 _CHECK_BYTES = 4096
 _CHUNK = 1 << 20
-# bytes: the longest line read as JSON; a longer one is skipped as broken (a 300 MB line must not
-# take 300 MB)
-MAX_LINE = 64 << 20
+# a member of an archive: what it may unpack to, and how many times its packed size (JSON packs
+# about 5 to 20 times; a zip bomb a thousand)
+MAX_UNZIPPED = 8 << 30
+MAX_RATIO = 200
+
+
+class TooLarge(ValueError):
+    """Input past one of the reading limits: refused as it is, not read as a broken file."""
 
 
 @dataclass
@@ -35,26 +44,6 @@ class Line:
     value: object
     # 1-based, counted from where the read started
     number: int
-
-
-def open_regular(path: Path) -> IO[bytes]:
-    """``path`` opened for reading, if it is a regular file: a FIFO (whose open would wait for a
-    writer) or a device such as ``/dev/zero`` (which never ends), or a link to one, raises
-    ``OSError`` instead. Checked on the descriptor that is read."""
-    import errno
-    import os
-    import stat
-
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(path))
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 def read_lines(path: Path, start: int = 0) -> Iterator[Line]:
@@ -116,13 +105,18 @@ def iter_json_array(path: Path, member: str | None = None) -> Iterator[JSONValue
     """The elements of a top-level JSON array, one at a time (a 2 GB ``conversations.json``
     included). A file whose top level is an object yields that object once. ``member``: read that
     file from inside ``path`` when it is a zip archive (a ChatGPT or Claude export as downloaded).
-    Raises ``ValueError`` on bad JSON or a missing member."""
+    Raises ``ValueError`` on bad JSON, nesting too deep, an element over ``MAX_LINE`` or a document
+    over ``MAX_DOCUMENT`` (elements are never held whole past their limit), or a missing or
+    oversized member."""
     decoder = json.JSONDecoder()
     with _open_text(path, member) as handle:
         buffer, done = handle.read(_CHUNK), False
         at = _skip(buffer, 0)
         if buffer[at : at + 1] != "[":
-            yield json.loads(buffer + handle.read())
+            rest = handle.read(MAX_DOCUMENT + 1 - len(buffer))
+            if len(buffer) + len(rest) > MAX_DOCUMENT:
+                raise TooLarge(f"a JSON document larger than {size_text(MAX_DOCUMENT)}")
+            yield _loads(buffer + rest)
             return
         at, want = at + 1, _CHUNK
         while True:
@@ -135,9 +129,13 @@ def iter_json_array(path: Path, member: str | None = None) -> Iterator[JSONValue
                 return
             try:
                 value, at = decoder.raw_decode(buffer, at)
+            except RecursionError:
+                raise ValueError("JSON nested too deeply") from None
             except ValueError:
                 if done:
                     raise
+                if len(buffer) - at > MAX_LINE:
+                    raise TooLarge(f"an array element larger than {size_text(MAX_LINE)}") from None
                 # an element longer than what is buffered: read more, doubling
                 more = handle.read(want)
                 done, want = not more, want * 2
@@ -147,6 +145,14 @@ def iter_json_array(path: Path, member: str | None = None) -> Iterator[JSONValue
             yield value
 
 
+def _loads(text: str) -> JSONValue:
+    try:
+        value: JSONValue = json.loads(text)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    return value
+
+
 def _open_text(path: Path, member: str | None) -> IO[str]:
     import zipfile
 
@@ -154,12 +160,38 @@ def _open_text(path: Path, member: str | None) -> IO[str]:
     open_regular(path).close()
     if member and zipfile.is_zipfile(path):
         archive = zipfile.ZipFile(path)
-        names = [n for n in archive.namelist() if n.rsplit("/", 1)[-1] == member]
-        if not names:
+        try:
+            raw = archive.open(_member(archive, member))
+        except BaseException:
             archive.close()
-            raise ValueError(f"the archive holds no {member}")
-        return io.TextIOWrapper(archive.open(names[0]), encoding="utf-8-sig", errors="replace")
+            raise
+        return io.TextIOWrapper(raw, encoding="utf-8-sig", errors="replace")
     return io.TextIOWrapper(open_regular(path), encoding="utf-8-sig", errors="replace")
+
+
+def _member(archive: zipfile.ZipFile, member: str) -> zipfile.ZipInfo:
+    """The archive's ``member``, if it passes the limits that refuse a zip bomb before a byte of it
+    is inflated: only stored or deflated (whose output the reader caps at the declared size), at
+    most ``MAX_UNZIPPED`` declared, and at most ``MAX_RATIO`` times its compressed size."""
+    import zipfile
+
+    found = [i for i in archive.infolist() if i.filename.rsplit("/", 1)[-1] == member]
+    if not found:
+        raise ValueError(f"the archive holds no {member}")
+    info = found[0]
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise TooLarge(f"{info.filename} is compressed in a way hindsight does not read")
+    if info.file_size > MAX_UNZIPPED:
+        raise TooLarge(
+            f"{info.filename} unpacks to {info.file_size} bytes, more than the "
+            f"{size_text(MAX_UNZIPPED)} hindsight unpacks"
+        )
+    if info.file_size > _CHUNK and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+        raise TooLarge(
+            f"{info.filename} unpacks to {info.file_size // max(info.compress_size, 1)} times its "
+            f"packed size, more than the {MAX_RATIO} of any real export (a zip bomb?)"
+        )
+    return info
 
 
 def _skip(text: str, at: int, also: str = "") -> int:
@@ -174,8 +206,10 @@ def head_values(path: Path, lines: int = 25) -> list[object]:
     found: list[object] = []
     try:
         with open_regular(path) as handle:
-            for number, raw in enumerate(handle):
-                if number >= lines * 4 or len(found) >= lines:
+            for _ in range(lines * 4):
+                # a line past the limit is not one of a transcript's
+                raw = handle.readline(MAX_LINE)
+                if not raw or len(found) >= lines:
                     break
                 if raw.strip():
                     value = _decode(raw.strip())

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..safefs.reading import MAX_DOCUMENT, read_regular
 from .base import Reading, Resume, Unit, env_path, file_units, iso_ms, start
 from .exchange import Assembler, Exchange, clean_text
 
@@ -34,7 +35,6 @@ _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _TAGS = re.compile(r"</?(?:output|output_head|output_tail|warning|elided_chars)>")
 _INSTANCE_NUMBER = re.compile(r"-\d+$")
 # a trajectory is read whole; bigger files are not trajectories
-_MAX_BYTES = 256 << 20
 
 
 @dataclass(frozen=True)
@@ -79,9 +79,7 @@ def sniff(path: Path) -> bool:
 def load(path: Path) -> dict[str, Any] | None:
     """The trajectory object, or None when the file is not one."""
     try:
-        if path.stat().st_size > _MAX_BYTES:
-            return None
-        data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        data = json.loads(read_regular(path, MAX_DOCUMENT).decode("utf-8", errors="replace"))
     except (OSError, ValueError, RecursionError):
         return None
     messages = data.get("messages") if isinstance(data, dict) else None
