@@ -128,15 +128,21 @@ class Miner:
         if tally.added >= self.BULK and not self.dry_run:
             self._index()
         if self.summaries and not self.dry_run:
-            for session in sorted(self._touched):
-                try:
-                    self.store.summarize(task_id=session)
-                    tally.summaries += 1
-                except HindsightError:
-                    # nothing episodic in it (every exchange filtered out)
-                    pass
+            self._summarize(tally)
         self._touched.clear()
         return tally
+
+    def _summarize(self, tally: Tally) -> None:
+        """Summarise the sessions this run added to, and those a killed run still owes."""
+        owed = set(state.owed_summaries(self.store.path))
+        for session in sorted(self._touched | owed):
+            try:
+                self.store.summarize(task_id=session)
+                tally.summaries += 1
+            except HindsightError:
+                # nothing episodic in it (every exchange filtered out)
+                pass
+            state.owe_summaries(self.store.path, set(), {session})
 
     def _index(self) -> None:
         """One index update for a big run, rather than one per batch; a small run (a hook's) leaves
@@ -315,6 +321,11 @@ class Miner:
             )
         else:
             skipped = added = False
+            if records and self.summaries:
+                # owed before they are written: a run killed after the write still owes them
+                state.owe_summaries(
+                    self.store.path, {str(r["task_id"]) for r in records if r.get("task_id")}
+                )
             if records:
                 result = self.store.import_records(records)
                 tally.added, tally.skipped = (
