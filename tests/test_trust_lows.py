@@ -1,0 +1,155 @@
+"""Issue 31's lows that were still open: store paths the engines misread, a killed `mine` that
+owed summaries, a key that collides with a part's, and one odd field in a transcript."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import transcript_fixtures as tf
+from conftest import FakeEmbedder
+from transcript_fixtures import agents_fixture  # noqa: F401  (the `agents` fixture)
+from typer.testing import CliRunner
+
+from hindsight_cli import InvalidInput, embedding
+from hindsight_cli.cli import app
+from hindsight_cli.errors import BadUsage
+from hindsight_cli.models import Filters
+from hindsight_cli.store import Store
+
+MODEL = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)
+CWD = "/work/weather"
+
+
+def _invoke(*args: str) -> Any:
+    return CliRunner().invoke(app, list(args))
+
+
+def _one_line(stderr: str) -> str:
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in stderr, stderr
+    return lines[0]
+
+
+# -- store paths: refused in one line (exit 2) when an engine would misread them ------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("a\\b", "a backslash"),
+        ("a?b", "'?'"),
+        ("a\nb", "a control character"),
+        ("a\tb", "a control character"),
+        ("a\x1bb", "a control character"),
+    ],
+)
+def test_a_store_path_the_engines_misread_is_refused(tmp_path: Path, name: str, said: str) -> None:
+    # what DuckDB opened for `a\b`: another directory's ledger
+    other = Store(tmp_path / "a" / "b", embedder=MODEL)
+    other.init()
+    other.record("the other directory's memory")
+    path = tmp_path / name
+    for command in (["record", "x"], ["init"], ["list"], ["search", "memory"]):
+        done = _invoke(*command, "--store", str(path))
+        assert done.exit_code == 2, (command, done.output)
+        line = _one_line(done.stderr)
+        assert said in line and "choose a directory" in line
+    assert not path.exists()
+    with pytest.raises(BadUsage):
+        Store(path, embedder=MODEL)
+    assert [m.content for m in other.list(limit=None)] == ["the other directory's memory"]
+
+
+@pytest.mark.parametrize("name", ["a*b", "a[x]b", "a{b,c}", "a%41b", "a#b", "a b", "é~$"])
+def test_a_store_path_with_glob_and_other_characters_works(tmp_path: Path, name: str) -> None:
+    store = str(tmp_path / name)
+    for text in ("the cache is redis", "the queue is rabbitmq", "deploys run on fridays"):
+        assert _invoke("record", text, "--store", store).exit_code == 0
+    assert "redis" in _invoke("search", "cache redis", "--store", store).stdout
+    assert _invoke("reindex", "--store", store).exit_code == 0
+    gone = Store(Path(store), embedder=MODEL).list(Filters(), limit=None)[0].id
+    done = _invoke("forget", gone, "--hard", "-y", "--store", store)
+    assert done.exit_code == 0, done.output
+    assert len(Store(Path(store), embedder=MODEL).list(limit=None)) == 2
+
+
+# -- a mine killed before its summaries writes them on the next run -------------------------------
+
+
+class _Killed(BaseException):
+    """Stands for SIGKILL at a seam: nothing after it runs (no handler catches a BaseException)."""
+
+
+def _summaries(store: Path) -> list[str]:
+    found = Store(store, embedder=MODEL).list(Filters(tags=("summary",)), limit=None)
+    return sorted(str(m.task_id) for m in found)
+
+
+@pytest.mark.parametrize("seam", ["summarising", "before-state"])
+def test_a_mine_killed_before_its_summaries_writes_them_when_rerun(
+    tmp_path: Path, agents: Path, monkeypatch: pytest.MonkeyPatch, seam: str
+) -> None:
+    from hindsight_cli.transcripts import state
+
+    tf.claude_code(agents, CWD)
+    full = tmp_path / "full"
+    assert _invoke("mine", "claude-code", "--store", str(full)).exit_code == 0
+    expected = _summaries(full)
+    assert expected
+
+    store = tmp_path / "s"
+    with monkeypatch.context() as patch:
+        if seam == "summarising":
+            # killed as the first summary is being written: every exchange is in
+            def kill(*args: Any, **kwargs: Any) -> Any:
+                raise _Killed
+
+            patch.setattr(Store, "summarize", kill)
+        else:
+            # killed after the exchanges were committed, before the state that says so was saved
+            patch.setattr(state, "save", lambda *a, **k: (_ for _ in ()).throw(_Killed()))
+        with pytest.raises(_Killed):
+            CliRunner().invoke(
+                app, ["mine", "claude-code", "--store", str(store)], catch_exceptions=False
+            )
+    assert _summaries(store) == []
+    done = _invoke("mine", "claude-code", "--store", str(store), "--json")
+    assert done.exit_code == 0, done.output
+    assert _summaries(store) == expected
+    # owed once: a third run writes none again
+    done = _invoke("mine", "claude-code", "--store", str(store), "--json")
+    assert json.loads(done.stdout)["total"]["summaries"] == 0
+    assert _summaries(store) == expected
+
+
+# -- a key that collides with a part's derived key is refused, never half-written -----------------
+
+
+@pytest.mark.parametrize("taken", ["k#1", "k#2"])
+def test_a_key_that_collides_with_a_parts_key_is_refused_in_one_line(
+    tmp_path: Path, taken: str
+) -> None:
+    store = Store(tmp_path / "s", embedder=MODEL)
+    store.init()
+    store.record("the short memory", idempotency_key=taken)
+    long = "the long text, word after word. " * 1000
+    with pytest.raises(InvalidInput, match="another memory's"):
+        store.record(long, idempotency_key="k")
+    with pytest.raises(InvalidInput, match="Nothing was imported"):
+        store.import_records([{"content": long, "idempotency_key": "k"}])
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps({"content": long, "idempotency_key": "k"}) + "\n")
+    done = _invoke("import", str(path), "--store", str(tmp_path / "s"))
+    assert done.exit_code == 1 and "another memory's" in _one_line(done.stderr)
+    assert [m.content for m in store.list(limit=None)] == ["the short memory"]
+    # every memory reads back whole: no ledger damage
+    assert _invoke("doctor", "store", "--store", str(tmp_path / "s")).exit_code == 0
+    # the same long text twice is one memory, as before
+    other = Store(tmp_path / "t", embedder=MODEL)
+    first = other.record(long, idempotency_key="k")
+    again = other.record(long, idempotency_key="k")
+    assert again.memory.id == first.memory.id and not first.deduplicated and again.deduplicated
+    assert other.import_records([{"content": long, "idempotency_key": "k"}]).added == 0
