@@ -4,6 +4,7 @@ owed summaries, a key that collides with a part's, and one odd field in a transc
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -153,3 +154,94 @@ def test_a_key_that_collides_with_a_parts_key_is_refused_in_one_line(
     again = other.record(long, idempotency_key="k")
     assert again.memory.id == first.memory.id and not first.deduplicated and again.deduplicated
     assert other.import_records([{"content": long, "idempotency_key": "k"}]).added == 0
+
+
+# -- one odd field in a transcript: that exchange is cleaned (or skipped, and said so), never the run
+
+
+def _oddly(path: Path, field: str, odd: Any) -> None:
+    """Every ``field`` of every line of ``path`` (at any depth) set to ``odd``."""
+
+    def put(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: (odd if k == field else put(v)) for k, v in value.items()}
+        if isinstance(value, list):
+            return [put(v) for v in value]
+        return value
+
+    lines = []
+    for line in path.read_text().splitlines():
+        try:
+            lines.append(json.dumps(put(json.loads(line))))
+        except ValueError:
+            lines.append(line)
+    path.write_text("\n".join(lines) + "\n")
+
+
+_MAKE: dict[str, tuple[Callable[..., Path], str, str, str]] = {
+    "claude-code": (tf.claude_code, "timestamp", "sessionId", "text"),
+    "codex": (tf.codex, "timestamp", "id", "text"),
+    "gemini": (tf.gemini, "timestamp", "sessionId", "text"),
+}
+_ODD: list[tuple[str, Any]] = [
+    ("time", {"$date": 1}),
+    ("time", 10**400),
+    ("time", 1e308),
+    ("time", "2026-99-99T99:99:99Z"),
+    ("time", ["2026-01-05"]),
+    ("session", "s" * 300),
+    ("session", "two\nlines"),
+    ("text", "half an emoji \ud83d"),
+    ("session", "\udc00"),
+]
+
+
+@pytest.mark.parametrize("client", sorted(_MAKE))
+@pytest.mark.parametrize(("kind", "odd"), _ODD, ids=[f"{k}-{repr(v)[:12]}" for k, v in _ODD])
+def test_one_odd_field_never_aborts_a_mine_run(
+    tmp_path: Path, agents: Path, client: str, kind: str, odd: Any
+) -> None:
+    make, time_field, session_field, text_field = _MAKE[client]
+    path = make(agents, CWD)
+    clean = _invoke("mine", client, "--store", str(tmp_path / "clean"), "--json")
+    assert clean.exit_code == 0, clean.output
+    expected = json.loads(clean.stdout)["total"]["added"]
+    field = {"time": time_field, "session": session_field, "text": text_field}[kind]
+    _oddly(path, field, odd)
+    store = tmp_path / "s"
+    done = _invoke("mine", client, "--store", str(store), "--json")
+    assert done.exit_code == 0 and "Traceback" not in done.output, done.output
+    total = json.loads(done.stdout)["total"]
+    # cleaned, not lost: the time left out, a session id made a task id, the half emoji dropped
+    assert total["added"] + total["refused"] >= expected - 1 and total["added"] > 0
+    stored = Store(store, embedder=MODEL).list(limit=None)
+    assert all("\ud83d" not in m.content and "\n" not in (m.task_id or "") for m in stored)
+
+
+def test_an_exchange_the_store_refuses_is_skipped_and_named(
+    tmp_path: Path, agents: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hindsight_cli.transcripts import miner
+
+    tf.claude_code(agents, CWD)
+    clean = _invoke("mine", "claude-code", "--store", str(tmp_path / "clean"), "--json")
+    expected = json.loads(clean.stdout)["total"]["added"]
+    made = miner.to_record
+
+    def odd(exchange: Any, **kwargs: Any) -> Any:
+        record = made(exchange, **kwargs)
+        if exchange.position == 2:
+            # a field the store refuses and mining does not clean
+            record["tags"] = ["two\nlines"]
+        return record
+
+    monkeypatch.setattr(miner, "to_record", odd)
+    done = _invoke("mine", "claude-code", "--store", str(tmp_path / "s"), "--json")
+    assert done.exit_code == 0 and "Traceback" not in done.output, done.output
+    total = json.loads(done.stdout)["total"]
+    assert total["refused"] == 1 and total["added"] == expected - 1
+    assert "skipped exchange 2: tag must be one line" in done.stderr
+    stored = Store(tmp_path / "s", embedder=MODEL).list(limit=None)
+    # the exchanges, not the lessons mined beside them (a failed call of a known kind)
+    steps = {m.step for m in stored if not m.metadata.get("signature")}
+    assert 2 not in steps and {0, 1, 3} <= steps

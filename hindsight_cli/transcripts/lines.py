@@ -9,10 +9,11 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from ..models import JSONValue
 from ..safefs.reading import MAX_DOCUMENT, MAX_LINE, open_regular, size_text
@@ -85,9 +86,27 @@ def _past_line(handle: IO[bytes], end: int) -> int | None:
 
 def _decode(text: bytes) -> object:
     try:
-        return json.loads(text)
+        return scrub(json.loads(text), text)
     except (ValueError, RecursionError):
         return BROKEN
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def scrub(value: Any, text: str | bytes = "\\u") -> Any:
+    """``value`` decoded from JSON ``text`` without lone surrogates (``"\\ud800"``, half an emoji),
+    which no UTF-8 store, path or hash takes: one would abort a whole run. Only text with a ``\\u``
+    escape can hold one, so most values are not walked."""
+    if (text.find(b"\\u") if isinstance(text, bytes) else text.find("\\u")) < 0:
+        return value
+    if isinstance(value, str):
+        return _SURROGATE.sub("", value)
+    if isinstance(value, list):
+        return [scrub(item) for item in value]
+    if isinstance(value, dict):
+        return {scrub(k): scrub(v) for k, v in value.items()}
+    return value
 
 
 def check(path: Path, cursor: int) -> str:
@@ -128,7 +147,9 @@ def iter_json_array(path: Path, member: str | None = None) -> Iterator[JSONValue
             if buffer[at : at + 1] == "]":
                 return
             try:
+                begin = at
                 value, at = decoder.raw_decode(buffer, at)
+                value = scrub(value, buffer[begin:at])
             except RecursionError:
                 raise ValueError("JSON nested too deeply") from None
             except ValueError:
@@ -147,7 +168,7 @@ def iter_json_array(path: Path, member: str | None = None) -> Iterator[JSONValue
 
 def _loads(text: str) -> JSONValue:
     try:
-        value: JSONValue = json.loads(text)
+        value: JSONValue = scrub(json.loads(text), text)
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
     return value

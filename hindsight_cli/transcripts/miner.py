@@ -23,13 +23,14 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core import fixes
-from ..errors import HindsightError, MemoryNotFound
+from ..errors import HindsightError, InvalidInput, MemoryNotFound
+from ..models import ImportResult
 from ..redact import redact
 from ..timeutil import parse_time
 from . import lines, state
 from .base import Cursor, Reading, Resume, Unit, file_unit
 from .exchange import Call, Exchange, memory_id
-from .records import ExchangeRecord, to_record
+from .records import ExchangeRecord, task_of, time_of, to_record
 
 if TYPE_CHECKING:
     from ..models import JSONObject, Memory
@@ -65,6 +66,8 @@ class Tally:
     summaries: int = 0
     # failed calls of a known kind, each a memory of its own (the hooks' lesson)
     lessons: int = 0
+    # exchanges the store refused (one odd field): skipped, each named in a warning
+    refused: int = 0
 
     def to_dict(self) -> dict[str, int | str]:
         data = dict(self.__dict__)
@@ -280,8 +283,8 @@ class Miner:
             args=made.args,
             error=made.error,
             key=key,
-            session=exchange.session,
-            event_at=exchange.at,
+            session=task_of(exchange.session),
+            event_at=time_of(exchange.at),
             client=client,
             project=str(exchange.ctx.get("project") or "") or None,
             call=made.ref or None,
@@ -327,7 +330,7 @@ class Miner:
                     self.store.path, {str(r["task_id"]) for r in records if r.get("task_id")}
                 )
             if records:
-                result = self.store.import_records(records)
+                result = self._import(records, unit, tally)
                 tally.added, tally.skipped = (
                     tally.added + result.added,
                     tally.skipped + result.skipped,
@@ -336,7 +339,7 @@ class Miner:
                 skipped, added = bool(result.skipped), bool(result.added)
             if lessons:
                 # one failed call each: the memory its tool-failure hook would have written
-                result = self.store.import_records(lessons)
+                result = self._import(lessons, unit, tally)
                 tally.lessons += result.added
                 skipped = skipped or bool(result.skipped)
             # stored, without its fix, by a run killed before it saved its state
@@ -354,6 +357,28 @@ class Miner:
         batch.by_id.clear()
         batch.resolved.clear()
         batch.later.clear()
+
+    def _import(self, records: list[ExchangeRecord], unit: Unit, tally: Tally) -> ImportResult:
+        """A batch into the store; when the store refuses it, each record alone, so one exchange
+        with an odd field is skipped, and said so, and the rest go in."""
+        try:
+            return self.store.import_records(records)
+        except InvalidInput:
+            pass
+        added = skipped = redactions = 0
+        for record in records:
+            try:
+                one = self.store.import_records([record])
+            except InvalidInput as error:
+                tally.refused += 1
+                reason = (
+                    str(error).removeprefix("Record 1: ").removesuffix(" Nothing was imported.")
+                )
+                self.warn(f"{unit.id}: skipped exchange {record.get('step')}: {reason}")
+                continue
+            added, skipped = added + one.added, skipped + one.skipped
+            redactions += one.redactions
+        return ImportResult(added, skipped, redactions)
 
     def _grown(self, record: ExchangeRecord, saved: state.State, tally: Tally) -> bool:
         """Whether ``record`` is the last exchange of the previous run: then it is handled here

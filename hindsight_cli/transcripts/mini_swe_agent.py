@@ -24,6 +24,7 @@ from typing import Any
 from ..safefs.reading import MAX_DOCUMENT, read_regular
 from .base import Reading, Resume, Unit, env_path, file_units, iso_ms, start
 from .exchange import Assembler, Exchange, clean_text
+from .lines import scrub
 
 NAME = "mini-swe-agent"
 TITLE = "mini-swe-agent"
@@ -79,7 +80,8 @@ def sniff(path: Path) -> bool:
 def load(path: Path) -> dict[str, Any] | None:
     """The trajectory object, or None when the file is not one."""
     try:
-        data = json.loads(read_regular(path, MAX_DOCUMENT).decode("utf-8", errors="replace"))
+        text = read_regular(path, MAX_DOCUMENT).decode("utf-8", errors="replace")
+        data = scrub(json.loads(text), text)
     except (OSError, ValueError, RecursionError):
         return None
     messages = data.get("messages") if isinstance(data, dict) else None

@@ -38,6 +38,7 @@ from .base import (
     texts,
 )
 from .exchange import Assembler, Exchange, output_failed, prompt_text
+from .lines import scrub
 
 if TYPE_CHECKING:
     import sqlite3
@@ -139,7 +140,7 @@ def _number(value: JSONValue) -> float:
 
 def _loads(data: object) -> JSONObject:
     try:
-        value = json.loads(data) if isinstance(data, (str, bytes)) else data
+        value = scrub(json.loads(data), data) if isinstance(data, (str, bytes)) else data
     except (ValueError, RecursionError):
         return _BROKEN
     return value if isinstance(value, dict) else _BROKEN

@@ -3,6 +3,7 @@ takes."""
 
 from __future__ import annotations
 
+import hashlib
 from typing import NotRequired, TypeAlias, TypedDict
 
 from ..models import JSONObject, JSONValue
@@ -128,9 +129,9 @@ def to_record(
         "key": record_key,
         "content": content(exchange, max_bytes),
         "type": "episodic",
-        "task_id": exchange.session,
+        "task_id": task_of(exchange.session),
         "step": exchange.position,
-        "event_at": exchange.at,
+        "event_at": time_of(exchange.at),
         "trigger": "tool_error" if failed else "exchange",
         "outcome": "failure" if failed else ("success" if exchange.calls else "neutral"),
         "source": source(exchange),
@@ -140,3 +141,30 @@ def to_record(
     if agent:
         record["agent_id"] = agent
     return record
+
+
+def time_of(value: object) -> str | None:
+    """The exchange's time if the store reads it as one (an ISO string); anything else (an object,
+    a number past any date, text) is left out rather than refusing the exchange."""
+    from ..errors import InvalidInput
+    from ..timeutil import parse_time
+
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        parse_time(value, "event_at")
+    except (InvalidInput, ValueError, OverflowError):
+        return None
+    return value
+
+
+def task_of(session: str) -> str:
+    """The session id as a task id, or, when it cannot be one (over 200 characters, several lines),
+    a stable name made from it."""
+    from ..core.prepare import label
+    from ..errors import InvalidInput
+
+    try:
+        return label(session, "task") or session
+    except InvalidInput:
+        return "session-" + hashlib.sha256(session.encode("utf-8", "replace")).hexdigest()[:16]
