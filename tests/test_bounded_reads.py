@@ -172,6 +172,34 @@ def test_import_stops_at_its_byte_limits(tmp_path: Path, monkeypatch: pytest.Mon
     assert _contents(tmp_path / "s") == ["the cache is redis"]
 
 
+def test_record_from_stdin_stops_at_its_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hindsight_cli.safefs import reading
+
+    monkeypatch.setattr(reading, "MAX_LINE", 1 << 10)
+    store = str(tmp_path / "s")
+    done = _invoke("record", "-", "--store", store, input="y" * 4096)
+    assert done.exit_code == 1 and "Cannot read stdin" in _one_line(done.stderr)
+    assert _contents(tmp_path / "s") == []
+    assert _invoke("record", "-", "--store", store, input="the cache is redis").exit_code == 0
+    assert _contents(tmp_path / "s") == ["the cache is redis"]
+
+
+def test_a_client_config_past_its_limit_is_refused_whole(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hindsight_cli.safefs import outside
+
+    monkeypatch.setattr(outside, "CONFIG_LIMIT", 1 << 10)
+    settings = home / ".claude.json"
+    settings.write_text(json.dumps({"pad": "x" * 4096}))
+    before = settings.read_text()
+    done = _invoke("mcp", "install", "--client", "claude-code", "--scope", "user")
+    assert done.exit_code == 1 and "larger than 1 KiB" in _one_line(done.stderr)
+    assert settings.read_text() == before
+
+
 # -- notes: one over-long note is skipped, the others imported ----------------------------------
 
 

@@ -46,10 +46,12 @@ def not_regular(path: str | os.PathLike[str]) -> OSError:
     return OSError(errno.EINVAL, "not a regular file (a pipe, a device or a directory)", path)
 
 
-def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
-    """``path`` opened for reading if it is a regular file (a link to one is followed); a FIFO, a
-    device or a directory, or a link to one, raises ``OSError`` without waiting."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+def open_regular(path: str | os.PathLike[str], nofollow: bool = False) -> BinaryIO:
+    """``path`` opened for reading if it is a regular file (a link to one is followed, unless
+    ``nofollow``); a FIFO, a device or a directory, or a link to one, raises ``OSError`` without
+    waiting."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags | (getattr(os, "O_NOFOLLOW", 0) if nofollow else 0))
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise not_regular(path)
