@@ -23,14 +23,14 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core import fixes
-from ..errors import HindsightError, InvalidInput, MemoryNotFound
+from ..errors import HindsightError, MemoryNotFound
 from ..models import ImportResult
 from ..redact import redact
 from ..timeutil import parse_time
 from . import lines, state
 from .base import Cursor, Reading, Resume, Unit, file_unit
 from .exchange import Call, Exchange, memory_id
-from .records import ExchangeRecord, task_of, time_of, to_record
+from .records import ExchangeRecord, import_each, task_of, time_of, to_record
 
 if TYPE_CHECKING:
     from ..models import JSONObject, Memory
@@ -359,26 +359,12 @@ class Miner:
         batch.later.clear()
 
     def _import(self, records: list[ExchangeRecord], unit: Unit, tally: Tally) -> ImportResult:
-        """A batch into the store; when the store refuses it, each record alone, so one exchange
-        with an odd field is skipped, and said so, and the rest go in."""
-        try:
-            return self.store.import_records(records)
-        except InvalidInput:
-            pass
-        added = skipped = redactions = 0
-        for record in records:
-            try:
-                one = self.store.import_records([record])
-            except InvalidInput as error:
-                tally.refused += 1
-                reason = (
-                    str(error).removeprefix("Record 1: ").removesuffix(" Nothing was imported.")
-                )
-                self.warn(f"{unit.id}: skipped exchange {record.get('step')}: {reason}")
-                continue
-            added, skipped = added + one.added, skipped + one.skipped
-            redactions += one.redactions
-        return ImportResult(added, skipped, redactions)
+        where = f"{unit.id}: skipped exchange"
+        result, refused = import_each(
+            self.store, records, lambda step, why: self.warn(f"{where} {step}: {why}")
+        )
+        tally.refused += refused
+        return result
 
     def _grown(self, record: ExchangeRecord, saved: state.State, tally: Tally) -> bool:
         """Whether ``record`` is the last exchange of the previous run: then it is handled here

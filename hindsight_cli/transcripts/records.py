@@ -4,10 +4,15 @@ takes."""
 from __future__ import annotations
 
 import hashlib
-from typing import NotRequired, TypeAlias, TypedDict
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, NotRequired, TypeAlias, TypedDict
 
 from ..models import JSONObject, JSONValue
 from .exchange import SHOWN_CALLS, Call, Exchange, clip, key, memory_id
+
+if TYPE_CHECKING:
+    from ..models import ImportResult
+    from ..store import Store
 
 # A memory's fields, as ``Store.import_records`` takes them (and ``hindsight export`` writes them).
 Record: TypeAlias = JSONObject
@@ -168,3 +173,29 @@ def task_of(session: str) -> str:
         return label(session, "task") or session
     except InvalidInput:
         return "session-" + hashlib.sha256(session.encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def import_each(
+    store: Store, records: Sequence[ExchangeRecord], skipped: Callable[[object, str], None]
+) -> tuple[ImportResult, int]:
+    """A batch into the store; when the store refuses it, each record alone, so one exchange with
+    an odd field is skipped (``skipped(step, reason)`` says so) and the rest go in. Returns the
+    counts and how many were refused."""
+    from ..errors import InvalidInput
+    from ..models import ImportResult
+
+    try:
+        return store.import_records(records), 0
+    except InvalidInput:
+        pass
+    added = kept = redactions = refused = 0
+    for record in records:
+        try:
+            one = store.import_records([record])
+        except InvalidInput as error:
+            refused += 1
+            reason = str(error).removeprefix("Record 1: ")
+            skipped(record.get("step"), reason.removesuffix(" Nothing was imported."))
+            continue
+        added, kept, redactions = added + one.added, kept + one.skipped, redactions + one.redactions
+    return ImportResult(added, kept, redactions), refused
