@@ -245,3 +245,34 @@ def test_an_exchange_the_store_refuses_is_skipped_and_named(
     # the exchanges, not the lessons mined beside them (a failed call of a known kind)
     steps = {m.step for m in stored if not m.metadata.get("signature")}
     assert 2 not in steps and {0, 1, 3} <= steps
+
+
+@pytest.mark.parametrize(
+    "odd", [{"$date": 1}, 10**400, "2026-99-99", "\ud800"], ids=["object", "huge", "bad", "half"]
+)
+def test_one_odd_time_in_an_export_never_aborts_an_import(tmp_path: Path, odd: Any) -> None:
+    import export_fixtures as ex
+
+    path = ex.mem0(tmp_path / "mem0.json", "list")
+    clean = _invoke("import", str(path), "--from", "mem0", "--store", str(tmp_path / "c"), "--json")
+    expected = json.loads(clean.stdout)["added"]
+    items = json.loads(path.read_text())
+    items[0]["created_at"] = odd
+    path.write_text(json.dumps(items))
+    done = _invoke("import", str(path), "--from", "mem0", "--store", str(tmp_path / "s"), "--json")
+    assert done.exit_code == 0 and "Traceback" not in done.output, done.output
+    assert json.loads(done.stdout)["added"] == expected
+
+
+def test_agent_names_are_compared_cleaned_through_the_cli(tmp_path: Path) -> None:
+    """Already held (tests/test_trust.py covers the Python API): through the command line too, bob
+    plus a control character is bob, as the write stores it, and nobody else."""
+    store = str(tmp_path / "s")
+    assert _invoke("record", "bob: the vault is /v/prod", "--agent", "bob", "--store", store)
+    for raw in ("bob\x07", "bob\x1b", "bo\x00b"):
+        done = _invoke("list", "--agent", raw, "--store", store, "--json")
+        assert [m["agent_id"] for m in json.loads(done.stdout)] == ["bob"]
+    done = _invoke("list", "--agent", "alice", "--store", store, "--json")
+    assert json.loads(done.stdout) == []
+    done = _invoke("record", "mine", "--agent", "alice\x07", "--store", store, "--json")
+    assert json.loads(done.stdout)["agent_id"] == "alice"

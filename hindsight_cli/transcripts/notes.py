@@ -27,7 +27,7 @@ from ..safefs.reading import MAX_LINE, open_regular, read_at_most
 from .base import Reading
 from .exchange import clip, key, memory_id
 from .lines import BROKEN, TooLarge, head_values, iter_json_array, read_lines
-from .records import Record
+from .records import Record, time_of
 
 HINTS = {
     "mcp-memory": "the memory server's JSON lines: type entity (name, entityType, observations) "
@@ -279,7 +279,7 @@ def mem0(path: Path, reading: Reading) -> Iterator[Record]:
                 str(item["memory"]).strip(),
                 (item.get("id") or item.get("hash") or item["memory"],),
                 [*people, *(item.get("categories") or [])],
-                event_at=item.get("created_at"),
+                event_at=time_of(item.get("created_at")),
                 metadata={**(item.get("metadata") or {}), **extra, "mem0_id": item.get("id")},
             )
         for relation in value.get("relations") or [] if isinstance(value, dict) else []:
