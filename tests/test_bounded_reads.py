@@ -324,6 +324,21 @@ def test_a_mini_swe_agent_trajectory_that_is_a_fifo_or_a_device_is_skipped(
     assert _contents(tmp_path / "s") == []
 
 
+def test_a_gemini_project_registry_that_is_a_fifo_is_never_read(
+    tmp_path: Path, agents: Path
+) -> None:
+    import transcript_fixtures as tf
+
+    tf.gemini(agents, "/work/weather", version="json")
+    registry = agents / ".gemini" / "projects.json"
+    registry.unlink()
+    os.mkfifo(registry)
+    done = _run("mine", "gemini", "--store", str(tmp_path / "s"), "--json")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    # read, without its project (the registry that names it is not a file)
+    assert _contents(tmp_path / "s")
+
+
 # -- small files that decide things: config, tokens ---------------------------------------------
 
 
