@@ -173,6 +173,31 @@ def refuse_url(text: str, given: str) -> None:
         )
 
 
+def unopenable(path: str | os.PathLike[str]) -> str | None:
+    """What in a store path the database engines cannot open, or None: DuckDB reads a backslash as
+    a separator (another directory's ledger) and ``?`` as the start of its options; LanceDB refuses
+    control characters (a newline, a tab)."""
+    text = os.fspath(path)
+    for ch in text:
+        if ord(ch) < 0x20 or ord(ch) == 0x7F:
+            return "a control character (a newline, a tab)"
+        if ch == "?" or (ch == "\\" and os.sep == "/"):
+            return f"a {'backslash' if ch == chr(92) else repr(ch)}"
+    return None
+
+
+def check_openable(path: str | os.PathLike[str], given: str = "The store path") -> None:
+    """Refuse, as a usage error, a store path the engines would misread or refuse."""
+    found = unopenable(path)
+    if found is not None:
+        from .errors import BadUsage
+
+        raise BadUsage(
+            f"{given} {os.fspath(path)!a} holds {found}, which the database engines cannot "
+            "open; choose a directory whose path has none."
+        )
+
+
 def checked_store_dir(path: str | os.PathLike[str], given: str = "--store") -> Path:
     """``path`` made absolute (relative to the cwd, symlinks resolved), refused if it or a parent is
     not a directory: a store is never created over, or inside, a regular file."""
@@ -182,6 +207,7 @@ def checked_store_dir(path: str | os.PathLike[str], given: str = "--store") -> P
 
     refuse_url(os.fspath(path), given)
     resolved = Path(path).expanduser().resolve()
+    check_openable(resolved, given)
     for place in (resolved, *resolved.parents):
         if place.exists():
             if not place.is_dir():

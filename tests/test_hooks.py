@@ -672,6 +672,8 @@ async def test_memory_search_never_writes_the_servers_own_loop_ingests(
     store = Store(project / ".hindsight", embedder=fake)
     store.init()
     async with Client(build_server(store), raise_exceptions=True) as client:
+        # a tool call waits for the server's start-up look at the spool (beside the handshake)
+        await client.call_tool("memory_search", {"query": "nothing yet"})
         hook("PostToolUseFailure", failing_pytest(project, "s-loop"))
         # the loop sleeps: only a search could ingest, and it must not
         if every > 60:

@@ -84,9 +84,9 @@ def hook(
     Example:
         echo '{"session_id":"s1","cwd":"'$PWD'"}' | hindsight hook session-start --client claude-code
     """
-    from ..hooks import run
+    from ..hooks import read_payload, run
 
-    out, _ = run(event, client, sys.stdin.read(), str(store) if store else None)
+    out, _ = run(event, client, read_payload(), str(store) if store else None)
     if out:
         sys.stdout.write(out + "\n")
 

@@ -304,6 +304,7 @@ _COLUMNS = (
     "filtered",
     "broken",
     "unknown",
+    "refused",
     "redactions",
     "fixes",
     "lessons",

@@ -348,20 +348,7 @@ def import_(
 
     # Lines end at "\n" only: str.splitlines() would also split at U+2028, U+0085 and others, which
     # JSON strings written by export hold unescaped.
-    if source == "-":
-        lines = sys.stdin.read().removeprefix("\ufeff").split("\n")
-    else:
-        path = Path(source).expanduser()
-        try:
-            # -sig: a BOM from Windows tools
-            lines = _read_regular(path).decode("utf-8-sig").split("\n")
-        except FileNotFoundError:
-            raise InvalidInput(
-                f"No file {path}; give a JSONL file from `hindsight export`, or - for stdin."
-            ) from None
-        except (UnicodeDecodeError, OSError) as error:
-            raise InvalidInput(f"Cannot read {path}: {error}") from None
-    records = parse_jsonl(lines)
+    records = parse_jsonl(_import_lines(source))
     with render.progress("Importing") as bar:
         # the file does not choose its own trust: provenance is the writer's (issue 31)
         result = _open(store).import_records(
@@ -384,24 +371,48 @@ def import_(
     render.message(f"Imported {result.added}, skipped {result.skipped} already present{note}.")
 
 
-def _read_regular(path: Path) -> bytes:
-    """A file's bytes, refusing what is not a regular file (a FIFO would hang the read, a device
-    such as /dev/zero would never end), checked on the descriptor that is read."""
-    import stat
+def _import_lines(source: str) -> list[str]:
+    """The lines of an import file, or of stdin for ``-``: a regular file only (a FIFO would hang
+    the read, a device such as /dev/zero never end), at most ``MAX_IMPORT`` bytes in all and
+    ``MAX_LINE`` a line, checked as it is read."""
+    from ..safefs.reading import MAX_IMPORT, MAX_LINE, open_regular, size_text
 
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    path = Path(source).expanduser()
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise InvalidInput(
-                f"Cannot read {path}: not a regular file (a pipe, a device or a directory); "
-                "import reads a JSONL file, or - for stdin."
-            )
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
+        handle = sys.stdin.buffer if source == "-" else open_regular(path)
+    except FileNotFoundError:
+        raise InvalidInput(
+            f"No file {path}; give a JSONL file from `hindsight export`, or - for stdin."
+        ) from None
+    except OSError as error:
+        raise InvalidInput(
+            f"Cannot read {path}: {error.strerror}; import reads a JSONL file, or - for stdin."
+        ) from None
+    where = "stdin" if source == "-" else str(path)
+    lines: list[str] = []
+    total = 0
+    try:
+        while raw := handle.readline(MAX_LINE + 1):
+            total += len(raw)
+            if len(raw) > MAX_LINE or total > MAX_IMPORT:
+                limit = (
+                    f"a line over {size_text(MAX_LINE)}"
+                    if len(raw) > MAX_LINE
+                    else (f"more than {size_text(MAX_IMPORT)}")
+                )
+                raise InvalidInput(
+                    f"{where} holds {limit}; nothing was imported. Split it (split -l 100000 "
+                    "FILE part-) and import each part: nothing is added twice."
+                )
+            # -sig: a BOM from Windows tools. Lines end at "\n" only (not U+2028 or U+0085, which
+            # JSON strings written by export hold unescaped).
+            lines.append(raw.decode("utf-8-sig" if not lines else "utf-8").rstrip("\n"))
+    except UnicodeDecodeError as error:
+        raise InvalidInput(f"Cannot read {where}: {error}") from None
     finally:
-        os.close(fd)
-    return b"".join(chunks)
+        if source != "-":
+            handle.close()
+    return lines
 
 
 @app.command()

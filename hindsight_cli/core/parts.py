@@ -127,6 +127,27 @@ def split(fields: Mapping[str, Any], max_bytes: int) -> tuple[list[dict[str, Any
     return out, redactions
 
 
+def key_taken(key: str) -> InvalidInput:
+    """A part's key (``KEY#N``) that another memory holds: the whole is refused, never written in
+    part (a whole missing a part would read as a damaged ledger)."""
+    return InvalidInput(
+        f"key {key!r} is another memory's, and a text over the size limit keeps its parts under "
+        "KEY#1, KEY#2, …: give this one another idempotency key (or none)."
+    )
+
+
+def wholes(rows: Sequence[MemoryRow]) -> list[range]:
+    """The positions of each text in ``rows``: one for a whole memory, N for its linked parts."""
+    out: list[range] = []
+    for position, row in enumerate(rows):
+        place = part_position(row.metadata)
+        if place is None or place[0] == 1 or not out:
+            out.append(range(position, position + 1))
+        else:
+            out[-1] = range(out[-1].start, position + 1)
+    return out
+
+
 def prepared(
     fields: Mapping[str, Any], limits: Limits, now: datetime, keep_identity: bool = False
 ) -> list[Prepared]:

@@ -71,6 +71,7 @@ class Runtime:
         clock: Callable[[], datetime] | None = None,
     ) -> None:
         self.path = Path(path)
+        paths.check_openable(self.path.absolute())
         # Before its config is read: a store or home directory other users control is refused
         # outright.
         safefs.check_home()

@@ -105,7 +105,22 @@ def fresh(rows: Sequence[MemoryRow], identities: set[tuple[str, str, str]]) -> l
 
 
 def _fresh(items: Sequence[Prepared], identities: set[tuple[str, str, str]]) -> list[Prepared]:
-    return [items[i] for i in fresh([p.row for p in items], identities)]
+    """The items not stored yet. A text in linked parts is new or stored, as a whole: some of its
+    parts' keys held and others not means another memory holds one (written in part, the text would
+    read as damage), and it is refused."""
+    rows = [p.row for p in items]
+    new = set(fresh(rows, identities))
+    out: list[Prepared] = []
+    for whole in parts.wholes(rows):
+        if not any(i in new for i in whole):
+            continue
+        taken = next((i for i in whole if i not in new), None)
+        if taken is not None:
+            raise InvalidInput(
+                f"{parts.key_taken(rows[taken].idempotency_key)} Nothing was imported."
+            )
+        out.extend(items[i] for i in whole)
+    return out
 
 
 def import_records(

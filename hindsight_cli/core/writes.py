@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidInput
-from ..models import WriteResult
+from ..models import WriteResult, part_position
 from ..storage import codec
 from ..storage.base import Condition, Writer
 from ..storage.rows import MemoryRow, row_term_counts
@@ -314,9 +314,15 @@ def _record_parts(rt: Runtime, prepared: Sequence[Prepared], scope: Scope) -> Wr
     with rt.ledger.write() as session:
         existing = session.by_key(first.idempotency_key, first.agent_id)
         if existing is not None:
+            # the text stored already (under its first part's key), or another memory's key
+            if (part_position(existing.metadata) or (0,))[0] != 1:
+                raise parts.key_taken(first.idempotency_key)
             return WriteResult(
                 codec.to_memory(existing), True, redactions, parts=parts.ids(existing)
             )
+        for row in rows[1:]:
+            if session.by_key(row.idempotency_key, row.agent_id) is not None:
+                raise parts.key_taken(row.idempotency_key)
         old = _supersedable(session, first, scope) if first.supersedes else None
         session.insert_many([(r, row_term_counts(r)) for r in rows])
         session.audit(

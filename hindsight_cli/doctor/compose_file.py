@@ -76,8 +76,10 @@ def load(path: Path) -> ComposeFile:
         raise ComposeError(
             "PyYAML is not installed (it comes with fastembed); reinstall hindsight-cli"
         ) from None
+    from ..safefs.reading import MAX_DOCUMENT, read_regular
+
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path, MAX_DOCUMENT).decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise ComposeError(f"cannot read {path}: {error}") from None
     loader = yaml.SafeLoader(text)
@@ -132,8 +134,10 @@ def variables(compose: ComposeFile) -> Iterator[Variable]:
 def dotenv(path: Path) -> dict[str, str]:
     """``KEY=VALUE`` lines of a ``.env`` file (``export`` prefixes, comments and quotes allowed)."""
     values: dict[str, str] = {}
+    from ..safefs.reading import MAX_SMALL, read_regular
+
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path, MAX_SMALL).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return values
     for raw in text.splitlines():

@@ -117,6 +117,8 @@ def for_service(svc: dict[str, Any], compose_dir: Path) -> Image | None:
         return None
     path = compose_dir / context / str(build.get("dockerfile") or "Dockerfile")
     try:
-        return parse(path.read_text(encoding="utf-8", errors="replace"), target)
+        from ..safefs.reading import MAX_DOCUMENT, read_regular
+
+        return parse(read_regular(path, MAX_DOCUMENT).decode("utf-8", "replace"), target)
     except OSError:
         return None

@@ -73,7 +73,10 @@ def _repair(target: clients.Target, data: dict[str, Any]) -> list[str]:
 def fix(target: clients.Target) -> list[Check]:
     """Repair one config file if a safe fix applies; report what changed and where the backup is."""
     name = f"mcp.{target.client}.{target.scope}.fixed"
-    text = target.path.read_text(encoding="utf-8", errors="replace")
+    from ..safefs.outside import read_outside
+
+    # bounded, a regular file, no link out of the project
+    text = (read_outside(target.path, target.root) or b"").decode("utf-8", "replace")
     try:
         if target.fmt == "toml":
             data, had_comments = tomllib.loads(text), False

@@ -52,11 +52,12 @@ def _cleanup(client: str) -> str:
     """Why waiting loses history: Claude Code's retention of transcripts."""
     if client != "claude-code":
         return ""
+    from ..safefs.reading import MAX_DOCUMENT, read_regular
     from ..transcripts.claude_code import default_roots
 
     settings = default_roots()[0].parent / "settings.json"
     try:
-        days = json.loads(settings.read_text(encoding="utf-8")).get(
+        days = json.loads(read_regular(settings, MAX_DOCUMENT)).get(
             "cleanupPeriodDays", _CLEANUP_DAYS
         )
     except (OSError, ValueError, AttributeError):

@@ -60,7 +60,10 @@ class Server:
 
 def read(target: clients.Target) -> dict[str, Any]:
     """The parsed file; raises HindsightError (JSON) or TOMLDecodeError with the line."""
-    text = target.path.read_text(encoding="utf-8", errors="replace")
+    from ..safefs.outside import read_outside
+
+    # bounded, a regular file, no link out of the project
+    text = (read_outside(target.path, target.root) or b"").decode("utf-8", "replace")
     if target.fmt == "toml":
         return tomllib.loads(text)
     return clients.load_json(target, text)[0]

@@ -345,16 +345,24 @@ def _parse(argv: list[str]) -> tuple[str, str, str | None]:
     return name, client, store
 
 
+def read_payload() -> str:
+    """The event's JSON from stdin, at most ``MAX_LINE`` bytes (a client never sends more; stdin
+    that never ends, ``/dev/zero``, must not hold the agent up): nothing past it, then, is read."""
+    from ..safefs.reading import MAX_LINE, read_at_most
+
+    try:
+        return read_at_most(sys.stdin.buffer, MAX_LINE, "stdin").decode("utf-8", errors="replace")
+    except Exception:  # noqa: BLE001 - a hook never fails its agent
+        return ""
+
+
 def main(argv: list[str] | None = None) -> None:
     """``python -m hindsight_cli.hooks EVENT [--client C] [--store PATH]``: no Typer, no heavy
     import unless the event needs the store. Always exits 0."""
     name, client, store = _parse(sys.argv[1:] if argv is None else argv)
     # a recall's vector products are small: one BLAS thread, as the CLI's main() says why
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    try:
-        raw = sys.stdin.buffer.read().decode("utf-8", errors="replace")
-    except Exception:  # noqa: BLE001
-        raw = ""
+    raw = read_payload()
     out, _ = run(name, client, raw, store)
     try:
         if out:

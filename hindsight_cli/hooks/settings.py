@@ -61,8 +61,9 @@ def settings(store: str) -> Settings:
 
 
 def _read(path: str) -> str:
+    from ..safefs.reading import MAX_SMALL, read_regular
+
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read()
+        return read_regular(path, MAX_SMALL).decode("utf-8", errors="replace")
     except OSError:
         return ""

@@ -83,6 +83,10 @@ class ToolStore:
         self.per_request = per_request
         # tools run in worker threads
         self.gate = Gate()
+        # cleared while the server's first look at the hook spool runs beside the handshake: a
+        # tool call waits for it, the handshake does not
+        self._ingested = threading.Event()
+        self._ingested.set()
 
     @property
     def agent(self) -> str | None:
@@ -98,8 +102,17 @@ class ToolStore:
 
     @property
     def store(self) -> Store:
-        """The store as this request's agent sees it."""
+        """The store as this request's agent sees it (once what hooks spooled before the server
+        started is in)."""
+        self._ingested.wait()
         return self.base.scoped(self.agent)
+
+    def starting(self) -> None:
+        """Tool calls wait from now until ``started``."""
+        self._ingested.clear()
+
+    def started(self) -> None:
+        self._ingested.set()
 
     def write(self, content: str, **fields: Any) -> WriteResult:
         store = self.store

@@ -115,7 +115,8 @@ def _tools() -> list[tuple[Callable[..., object], ToolAnnotations]]:
 
 def _lifespan(memories: ToolStore) -> Callable[[MCPServer], AbstractAsyncContextManager[None]]:
     """While a client is connected: what hooks spooled is ingested at once, then every INGEST_EVERY
-    seconds, by the server's own loop (a read-only tool never writes)."""
+    seconds, by the server's own loop (a read-only tool never writes). The loop runs beside the
+    session, never before it: the server answers ``initialize`` whatever the spool holds."""
 
     @asynccontextmanager
     async def lifespan(server: MCPServer) -> AsyncIterator[None]:
@@ -123,17 +124,22 @@ def _lifespan(memories: ToolStore) -> Callable[[MCPServer], AbstractAsyncContext
 
         async def loop() -> None:
             while True:
-                await anyio.sleep(INGEST_EVERY)
                 try:
                     await anyio.to_thread.run_sync(memories.ingest_hook_events)
                 except Exception as error:  # noqa: BLE001 - the server must outlive a bad spool line or disk
                     log.warning("hook spool ingestion failed (retried): %s", error)
+                finally:
+                    memories.started()
+                await anyio.sleep(INGEST_EVERY)
 
-        await anyio.to_thread.run_sync(memories.ingest_hook_events)
-        async with anyio.create_task_group() as group:
-            group.start_soon(loop)
-            yield
-            group.cancel_scope.cancel()
+        memories.starting()
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(loop)
+                yield
+                group.cancel_scope.cancel()
+        finally:
+            memories.started()
 
     return lifespan
 

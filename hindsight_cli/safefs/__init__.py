@@ -27,7 +27,8 @@ from __future__ import annotations
 import os
 import stat
 
-from ..errors import UnsafeLocation
+from ..errors import InvalidInput, UnsafeLocation
+from .reading import MAX_SMALL, size_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -401,8 +402,14 @@ def read_trusted(path: str | os.PathLike[str], what: str) -> str | None:
         finding = file_finding(path, os.fstat(fd), what)
         if finding is not None:
             finding.raise_()
-        chunks = []
+        chunks, size = [], 0
         while chunk := os.read(fd, 1 << 16):
+            size += len(chunk)
+            if size > MAX_SMALL:
+                raise InvalidInput(
+                    f"{what} {os.fspath(path)} is larger than {size_text(MAX_SMALL)}: not one "
+                    "hindsight wrote; move it away and write your own"
+                )
             chunks.append(chunk)
     finally:
         os.close(fd)

@@ -4,11 +4,13 @@ no symbolic link on the way from the project root followed out of the project (i
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 
 from ..errors import UnsafeLocation
-from . import _CLOEXEC, _NONBLOCK, NOFOLLOW, _lstat, _replace_file
+from . import _lstat, _replace_file
+from .reading import open_regular, read_at_most, size_text
 
 # bytes: the most a client config or settings file read by an installer may hold
 CONFIG_LIMIT = 16 << 20
@@ -62,26 +64,23 @@ def read_outside(
     # checked: any link on the way stays inside the root
     real = os.path.realpath(os.fspath(path))
     try:
-        fd = os.open(real, os.O_RDONLY | _NONBLOCK | _CLOEXEC | NOFOLLOW)
+        handle = open_regular(real, nofollow=True)
     except FileNotFoundError:
         return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise UnsafeLocation(f"{os.fspath(path)} is not a regular file; move it aside.")
-        if st.st_size > CONFIG_LIMIT:
+    except OSError as error:
+        if error.errno != errno.EINVAL:
+            raise
+        raise UnsafeLocation(f"{os.fspath(path)} is not a regular file; move it aside.") from None
+    with handle:
+        try:
+            return read_at_most(handle, CONFIG_LIMIT, path)
+        except OSError as error:
+            if error.errno != errno.EFBIG:
+                raise
             raise UnsafeLocation(
-                f"{os.fspath(path)} holds {st.st_size} bytes, more than a config file does "
-                f"({CONFIG_LIMIT}); move it aside."
-            )
-        chunks = []
-        size = 0
-        while (chunk := os.read(fd, 1 << 16)) and size <= CONFIG_LIMIT:
-            chunks.append(chunk)
-            size += len(chunk)
-    finally:
-        os.close(fd)
-    return b"".join(chunks)
+                f"{os.fspath(path)} is larger than {size_text(CONFIG_LIMIT)}, more than a config "
+                "file holds; move it aside."
+            ) from None
 
 
 def write_outside(

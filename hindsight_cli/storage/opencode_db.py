@@ -8,37 +8,90 @@ checked."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput
+from ..safefs.reading import MAX_LINE, open_regular
 
 Error = sqlite3.Error
 
 
+# rows one query may return (sessions of a database, messages of a session, parts of a message)
+MAX_ROWS = 1_000_000
+# SQLite virtual-machine steps one connection may take (about a minute of work): a bound that holds
+# whatever the file holds, though only real tables are read
+MAX_STEPS = 4_000_000_000
+_STEP = 10_000
+_TABLES = ("session", "message", "part")
+
+
 @contextmanager
 def opened(path: Path) -> Iterator[sqlite3.Connection]:
-    """A read-only connection (OpenCode may be writing: WAL readers see a consistent snapshot)."""
+    """A read-only connection (OpenCode may be writing: WAL readers see a consistent snapshot), to a
+    regular file (SQLite's open of a FIFO would wait for a writer), with a value at most
+    ``MAX_LINE`` long and at most ``MAX_STEPS`` of work."""
     try:
+        open_regular(path).close()
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
-    except sqlite3.Error as error:
+    except (OSError, sqlite3.Error) as error:
         raise InvalidInput(f"Cannot open the OpenCode database {path}: {error}") from None
+    conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_LINE)
+    steps = [0]
+
+    def tick() -> int:
+        steps[0] += _STEP
+        return int(steps[0] > MAX_STEPS)
+
+    conn.set_progress_handler(tick, _STEP)
     try:
         yield conn
     finally:
         conn.close()
 
 
+def _tables(conn: sqlite3.Connection, path: Path, names: tuple[str, ...] = _TABLES) -> None:
+    """Refuse a database whose ``session``, ``message`` or ``part`` is not a real table: a view can
+    be made to compute forever (an endless recursive one), a table cannot."""
+    marks = ", ".join("?" * len(names))
+    kinds = dict(
+        _rows(conn, path, f"SELECT name, type FROM sqlite_master WHERE name IN ({marks})", names)
+    )
+    for name in names:
+        if kinds.get(name) != "table":
+            raise InvalidInput(
+                f"{path} is not an OpenCode database hindsight reads: its {name} is "
+                f"{'a ' + kinds[name] if name in kinds else 'missing'}, not a table; give the "
+                "opencode.db OpenCode wrote."
+            )
+
+
+def _rows(conn: sqlite3.Connection, path: Path, sql: str, args: Sequence[Any]) -> list[Any]:
+    """A query's rows, at most ``MAX_ROWS`` of them (and its work bounded by the connection)."""
+    try:
+        rows = conn.execute(sql, args).fetchmany(MAX_ROWS + 1)
+    except sqlite3.OperationalError as error:
+        if "interrupted" not in str(error):
+            raise
+        raise InvalidInput(
+            f"Reading {path} took more work than any OpenCode database needs; check the file."
+        ) from None
+    if len(rows) > MAX_ROWS:
+        raise InvalidInput(
+            f"{path} holds more than {MAX_ROWS:,} rows where OpenCode writes far fewer; check the "
+            "file."
+        )
+    return rows
+
+
 def is_opencode(path: Path) -> bool:
     """Whether ``path`` is a SQLite database with OpenCode's ``part`` table."""
     try:
         with opened(path) as conn:
-            return (
-                conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'part'").fetchone()
-                is not None
-            )
+            _tables(conn, path, ("part",))
+            return True
     except (sqlite3.Error, InvalidInput):
         return False
 
@@ -47,32 +100,38 @@ def sessions(path: Path) -> tuple[list[tuple[Any, ...]], dict[str, int]]:
     """Every session as (id, directory, title, parent_id, time_updated), oldest first, and each
     session's number of messages."""
     with opened(path) as conn:
+        _tables(conn, path)
         counts = dict(
-            conn.execute("SELECT session_id, count(*) FROM message GROUP BY session_id").fetchall()
+            _rows(conn, path, "SELECT session_id, count(*) FROM message GROUP BY session_id", [])
         )
-        rows = conn.execute(
+        rows = _rows(
+            conn,
+            path,
             "SELECT id, directory, title, parent_id, time_updated FROM session "
-            "ORDER BY time_created, id"
-        ).fetchall()
+            "ORDER BY time_created, id",
+            [],
+        )
     return rows, counts
 
 
 def messages(path: Path, session: str) -> list[tuple[str, Any]]:
     """A session's messages in order, as (id, data)."""
     with opened(path) as conn:
-        return list(
-            conn.execute(
-                "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id",
-                [session],
-            ).fetchall()
+        _tables(conn, path)
+        return _rows(
+            conn,
+            path,
+            "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id",
+            [session],
         )
 
 
-def parts(conn: sqlite3.Connection, message: str) -> list[Any]:
-    """A message's parts' data, in order."""
+def parts(conn: sqlite3.Connection, message: str, path: Path) -> list[Any]:
+    """A message's parts' data, in order (the connection's database was checked when its messages
+    were read)."""
     return [
         row[0]
-        for row in conn.execute(
-            "SELECT data FROM part WHERE message_id = ? ORDER BY id", [message]
-        ).fetchall()
+        for row in _rows(
+            conn, path, "SELECT data FROM part WHERE message_id = ? ORDER BY id", [message]
+        )
     ]

@@ -23,7 +23,7 @@ from pathlib import Path
 from ..models import JSONObject, JSONValue
 from .base import Context, Reading, array, iso_ms, obj, texts
 from .exchange import Assembler, Exchange, clean_text, prompt_text
-from .lines import iter_json_array
+from .lines import TooLarge, iter_json_array
 
 HINTS = {
     "chatgpt": "ChatGPT's conversations.json: conversations with a mapping of messages",
@@ -42,6 +42,8 @@ _HIDDEN_TYPES = {
 def sniff(path: Path, kind: str) -> bool:
     try:
         first = next(iter_json_array(path, "conversations.json"))
+    except TooLarge:
+        raise
     except (StopIteration, ValueError, OSError):
         return False
     return (

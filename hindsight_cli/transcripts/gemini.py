@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..models import JSONObject, JSONValue
+from ..safefs.reading import MAX_SMALL, read_regular
 from .base import (
     Context,
     Cursor,
@@ -85,7 +86,7 @@ def _project(directory: Path) -> str | None:
     marker = directory / ".project_root"
     try:
         return (
-            project_of(marker.read_text(encoding="utf-8").strip())
+            project_of(read_regular(marker, MAX_SMALL).decode("utf-8", "replace").strip())
             if marker.is_file()
             else _registered(directory)
         )
@@ -96,8 +97,8 @@ def _project(directory: Path) -> str | None:
 def _registered(directory: Path) -> str | None:
     registry = directory.parent.parent / "projects.json"
     try:
-        projects = json.loads(registry.read_text(encoding="utf-8")).get("projects") or {}
-    except (OSError, ValueError, AttributeError):
+        projects = json.loads(read_regular(registry, MAX_SMALL)).get("projects") or {}
+    except (OSError, ValueError, RecursionError, AttributeError):
         return None
     for root, slug in projects.items():
         if directory.name in (slug, hashlib.sha256(str(root).encode()).hexdigest()):

@@ -14,6 +14,7 @@ from ..errors import InvalidInput
 from . import chats, notes
 from .base import Reading
 from .exchange import clip
+from .lines import TooLarge
 from .records import ExchangeRecord, Record, to_record
 
 if TYPE_CHECKING:
@@ -32,7 +33,10 @@ def check(path: Path, kind: str) -> None:
     """Refuse, before anything is written, a file that is not what ``kind`` says."""
     if not path.exists():
         raise InvalidInput(f"No file {path}; give the path of the export to import.")
-    known = chats.sniff(path, kind) if kind in _CLIENT else notes.sniff(path, kind)
+    try:
+        known = chats.sniff(path, kind) if kind in _CLIENT else notes.sniff(path, kind)
+    except TooLarge as error:
+        raise InvalidInput(f"Cannot import {path}: {error}; nothing was imported.") from None
     if not known:
         hint = chats.HINTS.get(kind) or notes.HINTS[kind]
         raise InvalidInput(

@@ -9,20 +9,30 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING, Any
 
 from ..models import JSONValue
+from ..safefs.reading import MAX_DOCUMENT, MAX_LINE, open_regular, size_text
+
+if TYPE_CHECKING:
+    import zipfile
 
 # a line that is not JSON: counted and skipped by the readers
 BROKEN = object()
 _CHECK_BYTES = 4096
 _CHUNK = 1 << 20
-# bytes: the longest line read as JSON; a longer one is skipped as broken (a 300 MB line must not
-# take 300 MB)
-MAX_LINE = 64 << 20
+# a member of an archive: what it may unpack to, and how many times its packed size (JSON packs
+# about 5 to 20 times; a zip bomb a thousand)
+MAX_UNZIPPED = 8 << 30
+MAX_RATIO = 200
+
+
+class TooLarge(ValueError):
+    """Input past one of the reading limits: refused as it is, not read as a broken file."""
 
 
 @dataclass
@@ -35,26 +45,6 @@ class Line:
     value: object
     # 1-based, counted from where the read started
     number: int
-
-
-def open_regular(path: Path) -> IO[bytes]:
-    """``path`` opened for reading, if it is a regular file: a FIFO (whose open would wait for a
-    writer) or a device such as ``/dev/zero`` (which never ends), or a link to one, raises
-    ``OSError`` instead. Checked on the descriptor that is read."""
-    import errno
-    import os
-    import stat
-
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(path))
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 def read_lines(path: Path, start: int = 0) -> Iterator[Line]:
@@ -96,9 +86,27 @@ def _past_line(handle: IO[bytes], end: int) -> int | None:
 
 def _decode(text: bytes) -> object:
     try:
-        return json.loads(text)
+        return scrub(json.loads(text), text)
     except (ValueError, RecursionError):
         return BROKEN
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def scrub(value: Any, text: str | bytes = "\\u") -> Any:
+    """``value`` decoded from JSON ``text`` without lone surrogates (``"\\ud800"``, half an emoji),
+    which no UTF-8 store, path or hash takes: one would abort a whole run. Only text with a ``\\u``
+    escape can hold one, so most values are not walked."""
+    if (text.find(b"\\u") if isinstance(text, bytes) else text.find("\\u")) < 0:
+        return value
+    if isinstance(value, str):
+        return _SURROGATE.sub("", value)
+    if isinstance(value, list):
+        return [scrub(item) for item in value]
+    if isinstance(value, dict):
+        return {scrub(k): scrub(v) for k, v in value.items()}
+    return value
 
 
 def check(path: Path, cursor: int) -> str:
@@ -116,13 +124,18 @@ def iter_json_array(path: Path, member: str | None = None) -> Iterator[JSONValue
     """The elements of a top-level JSON array, one at a time (a 2 GB ``conversations.json``
     included). A file whose top level is an object yields that object once. ``member``: read that
     file from inside ``path`` when it is a zip archive (a ChatGPT or Claude export as downloaded).
-    Raises ``ValueError`` on bad JSON or a missing member."""
+    Raises ``ValueError`` on bad JSON, nesting too deep, an element over ``MAX_LINE`` or a document
+    over ``MAX_DOCUMENT`` (elements are never held whole past their limit), or a missing or
+    oversized member."""
     decoder = json.JSONDecoder()
     with _open_text(path, member) as handle:
         buffer, done = handle.read(_CHUNK), False
         at = _skip(buffer, 0)
         if buffer[at : at + 1] != "[":
-            yield json.loads(buffer + handle.read())
+            rest = handle.read(MAX_DOCUMENT + 1 - len(buffer))
+            if len(buffer) + len(rest) > MAX_DOCUMENT:
+                raise TooLarge(f"a JSON document larger than {size_text(MAX_DOCUMENT)}")
+            yield _loads(buffer + rest)
             return
         at, want = at + 1, _CHUNK
         while True:
@@ -134,10 +147,16 @@ def iter_json_array(path: Path, member: str | None = None) -> Iterator[JSONValue
             if buffer[at : at + 1] == "]":
                 return
             try:
+                begin = at
                 value, at = decoder.raw_decode(buffer, at)
+                value = scrub(value, buffer[begin:at])
+            except RecursionError:
+                raise ValueError("JSON nested too deeply") from None
             except ValueError:
                 if done:
                     raise
+                if len(buffer) - at > MAX_LINE:
+                    raise TooLarge(f"an array element larger than {size_text(MAX_LINE)}") from None
                 # an element longer than what is buffered: read more, doubling
                 more = handle.read(want)
                 done, want = not more, want * 2
@@ -147,6 +166,14 @@ def iter_json_array(path: Path, member: str | None = None) -> Iterator[JSONValue
             yield value
 
 
+def _loads(text: str) -> JSONValue:
+    try:
+        value: JSONValue = scrub(json.loads(text), text)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    return value
+
+
 def _open_text(path: Path, member: str | None) -> IO[str]:
     import zipfile
 
@@ -154,12 +181,38 @@ def _open_text(path: Path, member: str | None) -> IO[str]:
     open_regular(path).close()
     if member and zipfile.is_zipfile(path):
         archive = zipfile.ZipFile(path)
-        names = [n for n in archive.namelist() if n.rsplit("/", 1)[-1] == member]
-        if not names:
+        try:
+            raw = archive.open(_member(archive, member))
+        except BaseException:
             archive.close()
-            raise ValueError(f"the archive holds no {member}")
-        return io.TextIOWrapper(archive.open(names[0]), encoding="utf-8-sig", errors="replace")
+            raise
+        return io.TextIOWrapper(raw, encoding="utf-8-sig", errors="replace")
     return io.TextIOWrapper(open_regular(path), encoding="utf-8-sig", errors="replace")
+
+
+def _member(archive: zipfile.ZipFile, member: str) -> zipfile.ZipInfo:
+    """The archive's ``member``, if it passes the limits that refuse a zip bomb before a byte of it
+    is inflated: only stored or deflated (whose output the reader caps at the declared size), at
+    most ``MAX_UNZIPPED`` declared, and at most ``MAX_RATIO`` times its compressed size."""
+    import zipfile
+
+    found = [i for i in archive.infolist() if i.filename.rsplit("/", 1)[-1] == member]
+    if not found:
+        raise ValueError(f"the archive holds no {member}")
+    info = found[0]
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise TooLarge(f"{info.filename} is compressed in a way hindsight does not read")
+    if info.file_size > MAX_UNZIPPED:
+        raise TooLarge(
+            f"{info.filename} unpacks to {info.file_size} bytes, more than the "
+            f"{size_text(MAX_UNZIPPED)} hindsight unpacks"
+        )
+    if info.file_size > _CHUNK and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+        raise TooLarge(
+            f"{info.filename} unpacks to {info.file_size // max(info.compress_size, 1)} times its "
+            f"packed size, more than the {MAX_RATIO} of any real export (a zip bomb?)"
+        )
+    return info
 
 
 def _skip(text: str, at: int, also: str = "") -> int:
@@ -174,8 +227,10 @@ def head_values(path: Path, lines: int = 25) -> list[object]:
     found: list[object] = []
     try:
         with open_regular(path) as handle:
-            for number, raw in enumerate(handle):
-                if number >= lines * 4 or len(found) >= lines:
+            for _ in range(lines * 4):
+                # a line past the limit is not one of a transcript's
+                raw = handle.readline(MAX_LINE)
+                if not raw or len(found) >= lines:
                     break
                 if raw.strip():
                     value = _decode(raw.strip())

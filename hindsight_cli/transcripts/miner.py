@@ -24,12 +24,13 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..core import fixes
 from ..errors import HindsightError, MemoryNotFound
+from ..models import ImportResult
 from ..redact import redact
 from ..timeutil import parse_time
 from . import lines, state
 from .base import Cursor, Reading, Resume, Unit, file_unit
 from .exchange import Call, Exchange, memory_id
-from .records import ExchangeRecord, to_record
+from .records import ExchangeRecord, import_each, task_of, time_of, to_record
 
 if TYPE_CHECKING:
     from ..models import JSONObject, Memory
@@ -65,6 +66,8 @@ class Tally:
     summaries: int = 0
     # failed calls of a known kind, each a memory of its own (the hooks' lesson)
     lessons: int = 0
+    # exchanges the store refused (one odd field): skipped, each named in a warning
+    refused: int = 0
 
     def to_dict(self) -> dict[str, int | str]:
         data = dict(self.__dict__)
@@ -128,15 +131,21 @@ class Miner:
         if tally.added >= self.BULK and not self.dry_run:
             self._index()
         if self.summaries and not self.dry_run:
-            for session in sorted(self._touched):
-                try:
-                    self.store.summarize(task_id=session)
-                    tally.summaries += 1
-                except HindsightError:
-                    # nothing episodic in it (every exchange filtered out)
-                    pass
+            self._summarize(tally)
         self._touched.clear()
         return tally
+
+    def _summarize(self, tally: Tally) -> None:
+        """Summarise the sessions this run added to, and those a killed run still owes."""
+        owed = set(state.owed_summaries(self.store.path))
+        for session in sorted(self._touched | owed):
+            try:
+                self.store.summarize(task_id=session)
+                tally.summaries += 1
+            except HindsightError:
+                # nothing episodic in it (every exchange filtered out)
+                pass
+            state.owe_summaries(self.store.path, set(), {session})
 
     def _index(self) -> None:
         """One index update for a big run, rather than one per batch; a small run (a hook's) leaves
@@ -274,8 +283,8 @@ class Miner:
             args=made.args,
             error=made.error,
             key=key,
-            session=exchange.session,
-            event_at=exchange.at,
+            session=task_of(exchange.session),
+            event_at=time_of(exchange.at),
             client=client,
             project=str(exchange.ctx.get("project") or "") or None,
             call=made.ref or None,
@@ -315,8 +324,13 @@ class Miner:
             )
         else:
             skipped = added = False
+            if records and self.summaries:
+                # owed before they are written: a run killed after the write still owes them
+                state.owe_summaries(
+                    self.store.path, {str(r["task_id"]) for r in records if r.get("task_id")}
+                )
             if records:
-                result = self.store.import_records(records)
+                result = self._import(records, unit, tally)
                 tally.added, tally.skipped = (
                     tally.added + result.added,
                     tally.skipped + result.skipped,
@@ -325,7 +339,7 @@ class Miner:
                 skipped, added = bool(result.skipped), bool(result.added)
             if lessons:
                 # one failed call each: the memory its tool-failure hook would have written
-                result = self.store.import_records(lessons)
+                result = self._import(lessons, unit, tally)
                 tally.lessons += result.added
                 skipped = skipped or bool(result.skipped)
             # stored, without its fix, by a run killed before it saved its state
@@ -343,6 +357,14 @@ class Miner:
         batch.by_id.clear()
         batch.resolved.clear()
         batch.later.clear()
+
+    def _import(self, records: list[ExchangeRecord], unit: Unit, tally: Tally) -> ImportResult:
+        where = f"{unit.id}: skipped exchange"
+        result, refused = import_each(
+            self.store, records, lambda step, why: self.warn(f"{where} {step}: {why}")
+        )
+        tally.refused += refused
+        return result
 
     def _grown(self, record: ExchangeRecord, saved: state.State, tally: Tally) -> bool:
         """Whether ``record`` is the last exchange of the previous run: then it is handled here

@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..safefs.reading import MAX_DOCUMENT, read_regular
 from .base import Reading, Resume, Unit, env_path, file_units, iso_ms, start
 from .exchange import Assembler, Exchange, clean_text
+from .lines import scrub
 
 NAME = "mini-swe-agent"
 TITLE = "mini-swe-agent"
@@ -34,7 +36,6 @@ _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _TAGS = re.compile(r"</?(?:output|output_head|output_tail|warning|elided_chars)>")
 _INSTANCE_NUMBER = re.compile(r"-\d+$")
 # a trajectory is read whole; bigger files are not trajectories
-_MAX_BYTES = 256 << 20
 
 
 @dataclass(frozen=True)
@@ -79,9 +80,8 @@ def sniff(path: Path) -> bool:
 def load(path: Path) -> dict[str, Any] | None:
     """The trajectory object, or None when the file is not one."""
     try:
-        if path.stat().st_size > _MAX_BYTES:
-            return None
-        data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        text = read_regular(path, MAX_DOCUMENT).decode("utf-8", errors="replace")
+        data = scrub(json.loads(text), text)
     except (OSError, ValueError, RecursionError):
         return None
     messages = data.get("messages") if isinstance(data, dict) else None

@@ -23,10 +23,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..models import JSONValue
+from ..safefs.reading import MAX_LINE, open_regular, read_at_most
 from .base import Reading
 from .exchange import clip, key, memory_id
-from .lines import BROKEN, head_values, iter_json_array, open_regular, read_lines
-from .records import Record
+from .lines import BROKEN, TooLarge, head_values, iter_json_array, read_lines
+from .records import Record, time_of
 
 HINTS = {
     "mcp-memory": "the memory server's JSON lines: type entity (name, entityType, observations) "
@@ -50,6 +51,8 @@ def sniff(path: Path, kind: str) -> bool:
         return path.is_dir() or path.suffix.lower() == ".md"
     try:
         first = next(iter_json_array(path))
+    except TooLarge:
+        raise
     except (StopIteration, ValueError, OSError):
         return False
     items = first.get("results", first.get("memories")) if isinstance(first, dict) else [first]
@@ -166,7 +169,7 @@ def basic_memory(path: Path, reading: Reading) -> Iterator[Record]:
         try:
             # a regular file only: a FIFO or a device would never end
             with open_regular(file) as handle:
-                text = handle.read().decode("utf-8-sig")
+                text = read_at_most(handle, MAX_LINE, file).decode("utf-8-sig")
         except (OSError, UnicodeDecodeError):
             reading.bad_line(0)
             continue
@@ -276,7 +279,7 @@ def mem0(path: Path, reading: Reading) -> Iterator[Record]:
                 str(item["memory"]).strip(),
                 (item.get("id") or item.get("hash") or item["memory"],),
                 [*people, *(item.get("categories") or [])],
-                event_at=item.get("created_at"),
+                event_at=time_of(item.get("created_at")),
                 metadata={**(item.get("metadata") or {}), **extra, "mem0_id": item.get("id")},
             )
         for relation in value.get("relations") or [] if isinstance(value, dict) else []:

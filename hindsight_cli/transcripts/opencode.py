@@ -20,6 +20,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..safefs.reading import MAX_LINE, read_regular
 from ..storage import opencode_db
 from .base import (
     Reading,
@@ -37,6 +38,7 @@ from .base import (
     texts,
 )
 from .exchange import Assembler, Exchange, output_failed, prompt_text
+from .lines import scrub
 
 if TYPE_CHECKING:
     import sqlite3
@@ -118,8 +120,8 @@ _BROKEN: JSONObject = {"type": "\0broken"}
 
 def _json(path: Path) -> JSONObject:
     try:
-        return _loads(path.read_text(encoding="utf-8"))
-    except OSError:
+        return _loads(read_regular(path, MAX_LINE).decode("utf-8"))
+    except (OSError, UnicodeDecodeError):
         return _BROKEN
 
 
@@ -138,15 +140,15 @@ def _number(value: JSONValue) -> float:
 
 def _loads(data: object) -> JSONObject:
     try:
-        value = json.loads(data) if isinstance(data, (str, bytes)) else data
-    except ValueError:
+        value = scrub(json.loads(data), data) if isinstance(data, (str, bytes)) else data
+    except (ValueError, RecursionError):
         return _BROKEN
     return value if isinstance(value, dict) else _BROKEN
 
 
 def _parts(unit: Unit, conn: sqlite3.Connection | None, message: str) -> list[JSONObject]:
     if conn is not None:
-        return [_loads(data) for data in opencode_db.parts(conn, message)]
+        return [_loads(data) for data in opencode_db.parts(conn, message, unit.path)]
     return [_json(p) for p in sorted((unit.path / "part" / message).glob("*.json"))]
 
 

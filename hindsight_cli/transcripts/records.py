@@ -3,10 +3,16 @@ takes."""
 
 from __future__ import annotations
 
-from typing import NotRequired, TypeAlias, TypedDict
+import hashlib
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, NotRequired, TypeAlias, TypedDict
 
 from ..models import JSONObject, JSONValue
 from .exchange import SHOWN_CALLS, Call, Exchange, clip, key, memory_id
+
+if TYPE_CHECKING:
+    from ..models import ImportResult
+    from ..store import Store
 
 # A memory's fields, as ``Store.import_records`` takes them (and ``hindsight export`` writes them).
 Record: TypeAlias = JSONObject
@@ -128,9 +134,9 @@ def to_record(
         "key": record_key,
         "content": content(exchange, max_bytes),
         "type": "episodic",
-        "task_id": exchange.session,
+        "task_id": task_of(exchange.session),
         "step": exchange.position,
-        "event_at": exchange.at,
+        "event_at": time_of(exchange.at),
         "trigger": "tool_error" if failed else "exchange",
         "outcome": "failure" if failed else ("success" if exchange.calls else "neutral"),
         "source": source(exchange),
@@ -140,3 +146,56 @@ def to_record(
     if agent:
         record["agent_id"] = agent
     return record
+
+
+def time_of(value: object) -> str | None:
+    """The exchange's time if the store reads it as one (an ISO string); anything else (an object,
+    a number past any date, text) is left out rather than refusing the exchange."""
+    from ..errors import InvalidInput
+    from ..timeutil import parse_time
+
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        parse_time(value, "event_at")
+    except (InvalidInput, ValueError, OverflowError):
+        return None
+    return value
+
+
+def task_of(session: str) -> str:
+    """The session id as a task id, or, when it cannot be one (over 200 characters, several lines),
+    a stable name made from it."""
+    from ..core.prepare import label
+    from ..errors import InvalidInput
+
+    try:
+        return label(session, "task") or session
+    except InvalidInput:
+        return "session-" + hashlib.sha256(session.encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def import_each(
+    store: Store, records: Sequence[ExchangeRecord], skipped: Callable[[object, str], None]
+) -> tuple[ImportResult, int]:
+    """A batch into the store; when the store refuses it, each record alone, so one exchange with
+    an odd field is skipped (``skipped(step, reason)`` says so) and the rest go in. Returns the
+    counts and how many were refused."""
+    from ..errors import InvalidInput
+    from ..models import ImportResult
+
+    try:
+        return store.import_records(records), 0
+    except InvalidInput:
+        pass
+    added = kept = redactions = refused = 0
+    for record in records:
+        try:
+            one = store.import_records([record])
+        except InvalidInput as error:
+            refused += 1
+            reason = str(error).removeprefix("Record 1: ")
+            skipped(record.get("step"), reason.removesuffix(" Nothing was imported."))
+            continue
+        added, kept, redactions = added + one.added, kept + one.skipped, redactions + one.redactions
+    return ImportResult(added, kept, redactions), refused

@@ -88,6 +88,31 @@ def save(store: Path, state: State) -> None:
         raise
 
 
+# the sessions whose summary is owed: written before their exchanges are, dropped once summarised,
+# so a run killed in between summarises them when it is run again
+_SUMMARIES = "summaries.pending"
+
+
+def owed_summaries(store: Path) -> list[str]:
+    try:
+        data = json.loads((state_dir(store) / _SUMMARIES).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return sorted({s for s in data if isinstance(s, str)}) if isinstance(data, list) else []
+
+
+def owe_summaries(store: Path, sessions: set[str], done: set[str] | None = None) -> None:
+    """Add ``sessions`` to the owed summaries and drop ``done`` (one atomic write, and none when
+    nothing changes)."""
+    from ..safefs import write_private
+
+    before = set(owed_summaries(store))
+    after = (before | sessions) - (done or set())
+    if after != before:
+        state_dir(store).mkdir(mode=0o700, parents=True, exist_ok=True)
+        write_private(state_dir(store) / _SUMMARIES, json.dumps(sorted(after)))
+
+
 def all_states(store: Path) -> list[State]:
     """Every state kept for ``store`` (for ``doctor mine``)."""
     found: list[State] = []

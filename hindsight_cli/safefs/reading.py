@@ -1,0 +1,77 @@
+"""The one rule for reading a file that came from outside (a transcript, an export, a note, a client's
+settings, a config or token file): a regular file only, and never more than a stated number of
+bytes (docs/reliability.md, "Bounded reads").
+
+A FIFO's open waits for a writer and a device such as ``/dev/zero`` never ends, so the file is opened
+without blocking and checked on the descriptor that is then read (a link to either is caught too).
+A read that would pass its limit stops there and raises instead of growing without end. Errors are
+``OSError``, which every reader already reports as "cannot read". Standard library only: the
+recording hooks use it.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+# not `typing`: the recording hooks must not import it
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import BinaryIO
+
+# a line of a transcript or an import file, one JSON array element, one note
+MAX_LINE = 64 << 20
+# a JSON document read whole (a Gemini session, a mini-swe-agent trajectory, a client's settings)
+MAX_DOCUMENT = 256 << 20
+# a `hindsight import` JSONL file or stream (split a bigger one: its lines are independent)
+MAX_IMPORT = 1 << 30
+# a config, token, allow-list or marker file
+MAX_SMALL = 1 << 20
+
+
+def size_text(limit: int) -> str:
+    """``limit`` bytes as people read it (64 MiB, 1 GiB)."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if limit >= 1 << shift and limit % (1 << shift) == 0:
+            return f"{limit >> shift} {unit}"
+    return f"{limit} bytes"
+
+
+def too_large(path: str | os.PathLike[str], limit: int) -> OSError:
+    return OSError(errno.EFBIG, f"larger than {size_text(limit)}, more than hindsight reads", path)
+
+
+def not_regular(path: str | os.PathLike[str]) -> OSError:
+    return OSError(errno.EINVAL, "not a regular file (a pipe, a device or a directory)", path)
+
+
+def open_regular(path: str | os.PathLike[str], nofollow: bool = False) -> BinaryIO:
+    """``path`` opened for reading if it is a regular file (a link to one is followed, unless
+    ``nofollow``); a FIFO, a device or a directory, or a link to one, raises ``OSError`` without
+    waiting."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags | (getattr(os, "O_NOFOLLOW", 0) if nofollow else 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise not_regular(path)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_at_most(handle: BinaryIO, limit: int, path: str | os.PathLike[str]) -> bytes:
+    """The rest of ``handle``, or ``OSError`` (too large) as soon as it passes ``limit`` bytes."""
+    data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise too_large(path, limit)
+    return data
+
+
+def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes; ``OSError`` otherwise."""
+    with open_regular(path) as handle:
+        return read_at_most(handle, limit, path)

@@ -1,0 +1,483 @@
+"""Every reader of outside data is bounded (issue 31, medium 10): a FIFO or a device is refused
+before it is read, a read stops at its limit (bytes, lines, elements, nesting, unpacked size, SQL
+rows and work), and the MCP server answers ``initialize`` whatever the hook spool holds.
+
+"Never hangs" is asserted by the call returning: the code refuses a FIFO before it opens it. The
+subprocess timeouts are guards for a regression (today's code hangs there), never measurements.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import FakeEmbedder
+from transcript_fixtures import agents_fixture  # noqa: F401  (the `agents` fixture)
+from typer.testing import CliRunner
+
+from hindsight_cli import embedding
+from hindsight_cli.cli import app
+from hindsight_cli.store import Store
+
+MODEL = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)
+# generous: only a regression (a read that never ends) reaches it
+GUARD = 120
+CLI = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from conftest import FakeEmbedder
+from transcript_fixtures import agents_fixture  # noqa: F401  (the `agents` fixture)
+from hindsight_cli import embedding
+embedding._CACHE[embedding.DEFAULT_MODEL] = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)
+from hindsight_cli.cli import main
+sys.argv = ["hindsight", *sys.argv[1:]]
+main()
+"""
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", CLI, *args], capture_output=True, text=True, timeout=GUARD
+    )
+
+
+def _invoke(*args: str, input: str | bytes | None = None) -> Any:
+    return CliRunner().invoke(app, list(args), input=input)
+
+
+def _one_line(stderr: str) -> str:
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in stderr, stderr
+    return lines[0]
+
+
+def _contents(store: Path) -> list[str]:
+    if not store.exists():
+        return []
+    return sorted(m.content for m in Store(store, embedder=MODEL).list(limit=None))
+
+
+# -- archives: a zip bomb is refused by its declared size and ratio, before it is inflated --------
+
+
+def _chatgpt_zip(tmp_path: Path, name: str, padding: int, method: int) -> Path:
+    import export_fixtures as ex
+
+    plain = json.loads(ex.chatgpt(tmp_path / "conversations.json").read_text())
+    # valid JSON that unpacks to far more than it packs: whitespace between the elements
+    data = "[" + json.dumps(plain[0]) + " " * padding + "]"
+    path = tmp_path / name
+    with zipfile.ZipFile(path, "w", compression=method) as archive:
+        archive.writestr("conversations.json", data)
+    return path
+
+
+def test_a_zip_bomb_is_refused_by_its_ratio(tmp_path: Path) -> None:
+    bomb = _chatgpt_zip(tmp_path, "bomb.zip", 8 << 20, zipfile.ZIP_DEFLATED)
+    store = tmp_path / "s"
+    done = _invoke("import", str(bomb), "--from", "chatgpt", "--store", str(store))
+    assert done.exit_code == 1
+    line = _one_line(done.stderr)
+    assert "zip bomb" in line and "nothing was imported" in line
+    assert _contents(store) == []
+
+
+def test_an_archive_member_past_the_unpacked_limit_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hindsight_cli.transcripts import lines
+
+    # stored, ratio 1: only its size is at fault (the limit made 1 MiB here; 8 GiB for real)
+    monkeypatch.setattr(lines, "MAX_UNZIPPED", 1 << 20)
+    big = _chatgpt_zip(tmp_path, "big.zip", 2 << 20, zipfile.ZIP_STORED)
+    done = _invoke("import", str(big), "--from", "chatgpt", "--store", str(tmp_path / "s"))
+    assert done.exit_code == 1 and "unpacks to" in _one_line(done.stderr)
+    assert _contents(tmp_path / "s") == []
+
+
+def test_an_archive_member_compressed_other_than_deflate_is_refused(tmp_path: Path) -> None:
+    # bzip2 and lzma inflate a whole block at once, past any cap on what is read
+    odd = _chatgpt_zip(tmp_path, "odd.zip", 10, zipfile.ZIP_BZIP2)
+    done = _invoke("import", str(odd), "--from", "chatgpt", "--store", str(tmp_path / "s"))
+    assert done.exit_code == 1 and "compressed in a way" in _one_line(done.stderr)
+
+
+def test_a_small_real_archive_still_imports(tmp_path: Path) -> None:
+    fine = _chatgpt_zip(tmp_path, "fine.zip", 4 << 10, zipfile.ZIP_DEFLATED)
+    done = _invoke("import", str(fine), "--from", "chatgpt", "--store", str(tmp_path / "s"))
+    assert done.exit_code == 0, done.output
+    assert _contents(tmp_path / "s")
+
+
+# -- JSON documents: nesting and element size ----------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["mem0", "chatgpt", "claude"])
+def test_json_nested_past_the_interpreters_depth_is_one_line(tmp_path: Path, kind: str) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 200_000 + "]" * 200_000)
+    done = _invoke("import", str(deep), "--from", kind, "--store", str(tmp_path / "s"))
+    assert done.exit_code == 1
+    _one_line(done.stderr)
+    assert _contents(tmp_path / "s") == []
+
+
+def test_an_array_element_past_the_limit_is_refused_not_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import export_fixtures as ex
+
+    from hindsight_cli.transcripts import lines
+
+    monkeypatch.setattr(lines, "MAX_LINE", 1 << 20)
+    path = ex.mem0(tmp_path / "mem0.json", "list")
+    items = json.loads(path.read_text())
+    items[0]["metadata"] = {"blob": "x" * (3 << 20)}
+    path.write_text(json.dumps(items))
+    done = _invoke("import", str(path), "--from", "mem0", "--store", str(tmp_path / "s"))
+    assert done.exit_code == 1 and "larger than 1 MiB" in _one_line(done.stderr)
+    assert _contents(tmp_path / "s") == []
+
+
+# -- import JSONL: bytes in all and per line, file or stdin -------------------------------------
+
+
+def test_import_stops_at_its_byte_limits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hindsight_cli.safefs import reading
+
+    line = json.dumps({"content": "the cache is redis"}) + "\n"
+    path = tmp_path / "in.jsonl"
+    path.write_text(line * 100)
+    monkeypatch.setattr(reading, "MAX_IMPORT", 1 << 10)
+    for source, given in ((str(path), None), ("-", line * 100)):
+        done = _invoke("import", source, "--store", str(tmp_path / "s"), input=given)
+        assert done.exit_code == 1
+        assert "more than 1 KiB" in _one_line(done.stderr) and "Split it" in done.stderr
+    monkeypatch.setattr(reading, "MAX_IMPORT", 1 << 30)
+    monkeypatch.setattr(reading, "MAX_LINE", 1 << 10)
+    path.write_text(line + json.dumps({"content": "y" * 2000}) + "\n")
+    done = _invoke("import", str(path), "--store", str(tmp_path / "s"))
+    assert done.exit_code == 1 and "a line over 1 KiB" in _one_line(done.stderr)
+    assert _contents(tmp_path / "s") == []
+    path.write_text(line)
+    assert _invoke("import", str(path), "--store", str(tmp_path / "s")).exit_code == 0
+    assert _contents(tmp_path / "s") == ["the cache is redis"]
+
+
+def test_record_from_stdin_stops_at_its_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hindsight_cli.cli import memory
+
+    # a memory of one part of 16 KiB: stdin is read no further than 4 times that, and one byte
+    monkeypatch.setattr(memory, "MAX_PARTS", 1)
+    store = str(tmp_path / "s")
+    done = _invoke("record", "-", "--store", store, input="y" * (4 * 16384 + 1))
+    assert done.exit_code == 1
+    assert "stdin holds more than 65,536 bytes" in _one_line(done.stderr)
+    assert _contents(tmp_path / "s") == []
+    assert _invoke("record", "-", "--store", store, input="the cache is redis").exit_code == 0
+    assert _contents(tmp_path / "s") == ["the cache is redis"]
+
+
+def test_a_client_config_past_its_limit_is_refused_whole(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hindsight_cli.safefs import outside
+
+    monkeypatch.setattr(outside, "CONFIG_LIMIT", 1 << 10)
+    settings = home / ".claude.json"
+    settings.write_text(json.dumps({"pad": "x" * 4096}))
+    before = settings.read_text()
+    done = _invoke("mcp", "install", "--client", "claude-code", "--scope", "user")
+    assert done.exit_code == 1 and "larger than 1 KiB" in _one_line(done.stderr)
+    assert settings.read_text() == before
+
+
+# -- notes: one over-long note is skipped, the others imported ----------------------------------
+
+
+def test_a_note_past_the_limit_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import export_fixtures as ex
+
+    from hindsight_cli.transcripts import notes
+
+    folder = ex.basic_memory(tmp_path / "notes")
+    (folder / "huge.md").write_text("# Huge\n\nmauve-otter " * 200)
+    monkeypatch.setattr(notes, "MAX_LINE", 1 << 10)
+    done = _invoke(
+        "import", str(folder), "--from", "basic-memory", "--store", str(tmp_path / "s"), "--json"
+    )
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["broken"] >= 1
+    contents = " ".join(_contents(tmp_path / "s"))
+    assert "Weather" in contents and "mauve-otter" not in contents
+
+
+# -- OpenCode's database: real tables only, rows and work bounded -------------------------------
+
+_ENDLESS = (
+    "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
+    "SELECT 'm' || n AS id, 's1' AS session_id, n AS time_created, n AS time_updated, "
+    "'{}' AS data FROM r"
+)
+
+
+def _opencode_db(path: Path, view: str) -> Path:
+    """OpenCode's three tables, ``view`` an endless recursive view in place of its table."""
+    tables = {
+        "session": "id TEXT, project_id TEXT, parent_id TEXT, slug TEXT, directory TEXT, "
+        "title TEXT, version TEXT, time_created INTEGER, time_updated INTEGER",
+        "message": "id TEXT, session_id TEXT, time_created INTEGER, time_updated INTEGER, "
+        "data TEXT",
+        "part": "id TEXT, message_id TEXT, session_id TEXT, time_created INTEGER, "
+        "time_updated INTEGER, data TEXT",
+    }
+    with sqlite3.connect(path) as conn:
+        for name, columns in tables.items():
+            if name != view:
+                conn.execute(f"CREATE TABLE {name} ({columns})")
+        endless = _ENDLESS
+        if view == "session":
+            endless = (
+                "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT 's' || n "
+                "AS id, 'p' AS project_id, NULL AS parent_id, 'x' AS slug, '/w' AS directory, "
+                "'t' AS title, '1' AS version, n AS time_created, n AS time_updated FROM r"
+            )
+        elif view == "part":
+            endless = (
+                "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT 'p' || n "
+                "AS id, 'm1' AS message_id, 's1' AS session_id, n AS time_created, "
+                "n AS time_updated, '{}' AS data FROM r"
+            )
+        conn.execute(f"CREATE VIEW {view} AS {endless}")
+        if view != "session":
+            conn.execute("INSERT INTO session VALUES ('s1', 'p', NULL, 'x', '/w', 't', '1', 1, 1)")
+        if view != "message":
+            conn.execute("INSERT INTO message VALUES ('m1', 's1', 1, 1, '{\"role\": \"user\"}')")
+    return path
+
+
+@pytest.mark.parametrize("view", ["message", "session", "part"])
+def test_an_opencode_table_that_is_an_endless_view_is_refused(tmp_path: Path, view: str) -> None:
+    folder = tmp_path / "opencode"
+    folder.mkdir()
+    _opencode_db(folder / "opencode.db", view)
+    done = _run("mine", "opencode", str(folder), "--store", str(tmp_path / "s"))
+    if view == "part":
+        # not OpenCode's at all (its part is what marks one): nothing to mine, said so
+        assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr
+    else:
+        assert done.returncode == 1
+        assert f"its {view} is a view, not a table" in _one_line(done.stderr)
+    assert _contents(tmp_path / "s") == []
+
+
+def test_opencode_rows_and_work_are_bounded(
+    tmp_path: Path, agents: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import transcript_fixtures as tf
+
+    from hindsight_cli.storage import opencode_db
+
+    root = tf.opencode(agents, "/work/oc")
+    monkeypatch.setattr(opencode_db, "MAX_ROWS", 1)
+    done = _invoke("mine", "opencode", str(root), "--store", str(tmp_path / "a"))
+    assert done.exit_code == 1 and "more than 1 rows" in _one_line(done.stderr)
+    monkeypatch.setattr(opencode_db, "MAX_ROWS", 1_000_000)
+    monkeypatch.setattr(opencode_db, "MAX_STEPS", 10)
+    monkeypatch.setattr(opencode_db, "_STEP", 1)
+    done = _invoke("mine", "opencode", str(root), "--store", str(tmp_path / "b"))
+    assert done.exit_code == 1 and "more work" in _one_line(done.stderr)
+    monkeypatch.setattr(opencode_db, "MAX_STEPS", 4_000_000_000)
+    done = _invoke("mine", "opencode", str(root), "--store", str(tmp_path / "c"))
+    assert done.exit_code == 0 and _contents(tmp_path / "c")
+
+
+def test_an_opencode_database_that_is_a_fifo_is_never_opened(tmp_path: Path) -> None:
+    folder = tmp_path / "opencode"
+    folder.mkdir()
+    os.mkfifo(folder / "opencode.db")
+    done = _run("mine", "opencode", str(folder), "--store", str(tmp_path / "s"))
+    assert "Traceback" not in done.stderr, done.stderr
+    assert "not a regular file" in done.stderr or done.returncode == 0
+
+
+# -- transcripts read whole: a FIFO or a device is never read ----------------------------------
+
+
+def test_a_mini_swe_agent_trajectory_that_is_a_fifo_or_a_device_is_skipped(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "trajectories"
+    folder.mkdir()
+    os.mkfifo(folder / "a.traj.json")
+    (folder / "b.traj.json").symlink_to("/dev/zero")
+    done = _run("mine", "mini-swe-agent", str(folder), "--store", str(tmp_path / "s"))
+    assert "Traceback" not in done.stderr, done.stderr
+    assert _contents(tmp_path / "s") == []
+
+
+def test_a_gemini_project_registry_that_is_a_fifo_is_never_read(
+    tmp_path: Path, agents: Path
+) -> None:
+    import transcript_fixtures as tf
+
+    tf.gemini(agents, "/work/weather", version="json")
+    registry = agents / ".gemini" / "projects.json"
+    registry.unlink()
+    os.mkfifo(registry)
+    done = _run("mine", "gemini", "--store", str(tmp_path / "s"), "--json")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    # read, without its project (the registry that names it is not a file)
+    assert _contents(tmp_path / "s")
+
+
+# -- small files that decide things: config, tokens ---------------------------------------------
+
+
+def test_a_config_file_past_its_limit_is_one_line(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    assert _invoke("init", "--store", str(store)).exit_code == 0
+    config = store / "config.toml"
+    config.write_text(config.read_text() + "# padding\n" * 200_000)
+    done = _invoke("list", "--store", str(store))
+    assert done.exit_code == 1 and "larger than 1 MiB" in _one_line(done.stderr)
+
+
+def test_a_token_file_past_its_limit_is_one_line(tmp_path: Path) -> None:
+    from hindsight_cli.errors import InvalidInput
+    from hindsight_cli.mcp_server import tokens
+
+    path = tmp_path / "tokens.json"
+    path.write_text(json.dumps({"tokens": [], "pad": "x" * (2 << 20)}))
+    path.chmod(0o600)
+    with pytest.raises(InvalidInput, match="larger than 1 MiB"):
+        tokens.load(path)
+
+
+# -- the hooks' stdin -----------------------------------------------------------------------------
+
+
+def test_a_hook_reads_at_most_its_limit_from_a_stdin_that_never_ends(project: Path) -> None:
+    """The writer keeps stdin open after more than the limit: the hook stops reading and exits 0
+    (it would wait for an end that never comes)."""
+    from hindsight_cli.safefs.reading import MAX_LINE
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hindsight_cli.hooks", "prompt", "--client", "claude-code"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=project,
+    )
+    assert proc.stdin is not None
+    stdin = proc.stdin
+
+    def feed() -> None:
+        chunk = b" " * (1 << 20)
+        try:
+            for _ in range(MAX_LINE // len(chunk) + 2):
+                stdin.write(chunk)
+            stdin.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    try:
+        code = proc.wait(timeout=GUARD)
+    finally:
+        proc.kill()
+        writer.join(GUARD)
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            try:
+                stream.close()  # type: ignore[union-attr]
+            except OSError:
+                pass
+    assert code == 0
+
+
+@pytest.fixture
+def project(_isolated: Path) -> Path:
+    assert _invoke("init").exit_code == 0
+    return _isolated
+
+
+# -- the MCP server answers initialize whatever the spool holds ---------------------------------
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_the_mcp_server_answers_initialize_while_the_spool_is_read(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import anyio
+    from mcp import Client
+
+    from hindsight_cli.mcp_server import build_server
+    from hindsight_cli.mcp_server.memories import ToolStore
+
+    release, entered = threading.Event(), threading.Event()
+    original = ToolStore.ingest_hook_events
+
+    def slow(self: ToolStore) -> int:
+        # a spool whose reading does not end until the test says so
+        entered.set()
+        release.wait(GUARD)
+        return original(self)
+
+    monkeypatch.setattr(ToolStore, "ingest_hook_events", slow)
+    store = Store(project / ".hindsight", embedder=MODEL)
+    try:
+        with anyio.fail_after(GUARD):
+            async with Client(build_server(store), raise_exceptions=True) as client:
+                names = {tool.name for tool in (await client.list_tools()).tools}
+                assert "memory_search" in names
+                # a tool call waits for the start-up ingestion, then answers
+                release.set()
+                result = await client.call_tool("memory_search", {"query": "anything"})
+                assert not result.is_error
+    finally:
+        release.set()
+    assert entered.is_set()
+
+
+@pytest.mark.anyio
+async def test_a_spool_naming_a_fifo_transcript_never_holds_the_server(
+    project: Path, tmp_path: Path
+) -> None:
+    import anyio
+    from mcp import Client
+
+    from hindsight_cli.mcp_server import build_server
+
+    fifo = tmp_path / "session.jsonl"
+    os.mkfifo(fifo)
+    events = project / ".hindsight" / "spool" / "events.jsonl"
+    events.parent.mkdir(exist_ok=True)
+    lines = [
+        {"id": "f1", "kind": "session_end", "session": "s1", "client": "claude-code"}
+        | {"transcript": str(fifo)},
+        {"id": "f2", "kind": "prompt", "session": "s1", "text": "the prompt after it"},
+    ]
+    events.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    store = Store(project / ".hindsight", embedder=MODEL)
+    with anyio.fail_after(GUARD):
+        async with Client(build_server(store), raise_exceptions=True) as client:
+            await client.list_tools()
+            result = await client.call_tool("memory_search", {"query": "prompt after it"})
+    assert not result.is_error
+    assert "the prompt after it" in _contents(project / ".hindsight")
