@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import operator
 
-from . import command_lines, generic, prose, providers
+from . import command_lines, contexts, generic, prose, providers
 from .words import fold, is_reference, weak_gate, word_pattern
 
 TYPE_CHECKING = False
@@ -42,7 +42,14 @@ if TYPE_CHECKING:
 # ``check(match, label)`` returns the span to replace (None keeps the match); without one, the
 # "secret" group's span, or the whole match. ``gate(text)`` is a cheap test for rules whose matches
 # hold no fixed word.
-_ALL = providers.RULES + command_lines.RULES + generic.RULES + prose.RULES
+_ALL = (
+    providers.RULES
+    + contexts.WEBHOOKS
+    + command_lines.RULES
+    + generic.RULES
+    + contexts.RULES
+    + prose.RULES
+)
 _RULES: list[_Rule] = _ALL  # type: ignore[assignment]
 
 # Which rules a field goes through. "text": every rule, as for a memory's content. "label": the same
@@ -310,6 +317,19 @@ _CLEAN_LABELS: dict[str, None] = {}
 
 
 def _redact_text(text: str, label: bool) -> tuple[str, int]:
+    """The rules over ``text``, and over its NFKC form when that differs (``ＴＯＫＥＮ＝…``): a text
+    with a secret comes out in that form, one without comes out as it came."""
+    if not text.isascii():
+        import unicodedata
+
+        if not unicodedata.is_normalized("NFKC", text):
+            redacted, count = _apply(unicodedata.normalize("NFKC", text), label)
+            if count:
+                return redacted, count
+    return _apply(text, label)
+
+
+def _apply(text: str, label: bool) -> tuple[str, int]:
     total = 0
     folded = fold(text)
     # the markers already in the text: never redacted again, even in part

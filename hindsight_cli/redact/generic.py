@@ -21,7 +21,9 @@ from .words import (
     classes,
     credential_like,
     high_entropy,
+    inside_uri,
     is_reference,
+    public_before,
     looks_random,
     name_word,
     not_a_value,
@@ -148,6 +150,9 @@ def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if match.string[max(0, match.start() - 2) : match.start()].endswith(("${", "$", "%")):
         # ${RABBIT_PASS:?set it}: a reference's default, not an assignment
         return None
+    if sep == ":" and inside_uri(match.string, match.start()):
+        # arn:aws:secretsmanager:…:secret:prod/db
+        return None
     value, span = _value(match)
     kind = words_in(name)
     if value != value.strip():
@@ -163,8 +168,8 @@ def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         return None
     if kind in ("key", "inside"):
         # a secret word inside the name (SECRET_KEY_BASE, TOKEN_PROD, client-key-data): a random
-        # value only
-        return span if high_entropy(value) else None
+        # value only, and not a key said to be public ("Public key: 7xKX…")
+        return span if high_entropy(value) and not public_before(match.string, match.start()) else None
     if sep == "=" or sep == "=>" or sep == ":=" or (quoted and not label):
         if kind == "secret" and value.isdigit() and len(value) < 12:
             # max_token=4096

@@ -23,7 +23,9 @@ from .words import (
     credential_like,
     fold,
     high_entropy,
+    inside_uri,
     is_reference,
+    public_before,
     not_a_value,
     wordish,
 )
@@ -165,6 +167,8 @@ def _acceptable(value: str, quoted: bool, after: str, word: str, label: bool) ->
 def _prose(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """A password word, then its value (see the module docstring)."""
     rest, base, word = match.group("rest"), match.start("rest"), match.group("word")
+    if inside_uri(match.string, match.start()):
+        return None
     ending = _letters(rest) if word[-1] < "\u0530" and fold(word) not in ENGLISH else 0
     # a stem's ending: şifre-si, hasł-a, salasana-si
     rest, base = rest[ending:], base + ending
@@ -202,6 +206,8 @@ def _nearby(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     import re
 
     text, base = match.string, match.end()
+    if public_before(text, match.start()):
+        return None
     line_end = text.find("\n", base)
     for token in re.compile(_TOKEN).finditer(text, base, line_end if line_end >= 0 else len(text)):
         if token.start() - base > 64:
@@ -220,6 +226,46 @@ def _nearby(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return None
 
 
+_EMAIL = r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+"
+# Closing punctuation a value does not end with in prose.
+_TRAILING = ".,;:)]}>\"'`”’»」』。，、"
+
+
+def _password_nearby(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A password-shaped word (eight or more characters, three kinds, not a name) among the few
+    words after a password word, whatever stands between them: a qualifier, a copula, a particle,
+    in any order ("heslo k wifi je …", "รหัสผ่าน wifi คือ …", "رمز عبور وای‌فای … است")."""
+    import re
+
+    text, base = match.string, match.end()
+    line_end = text.find("\n", base)
+    rest = text[base : line_end if line_end >= 0 else len(text)][:80]
+    if inside_uri(text, match.start()):
+        return None
+    for number, token in enumerate(re.finditer(r"\S+", rest)):
+        if number >= 6:
+            break
+        gap = rest[: token.start()].lower()
+        if set(re.findall(r"[a-z0-9]+", gap)) & HASH_WORDS or "://" in gap:
+            return None
+        # value="…": the attribute's value
+        value = re.sub(r"^[A-Za-z_]+=", "", token.group()).lstrip("\"'`(“‘«「『")
+        value = value.rstrip(_TRAILING) or value
+        start = base + token.start() + token.group().find(value)
+        if not token.start() or re.fullmatch(_EMAIL, value) or is_reference(value) or "://" in value:
+            # glued to the word (password-reset-2024, <password>), an address, a reference
+            continue
+        if re.fullmatch(r"\d{1,4}[A-Z]?[a-z]+(?:[A-Z][a-z]+)*", value):
+            # a product's name: 1Password
+            continue
+        if credential_like(value, strict=True):
+            return start, start + len(value)
+        if token.group()[-1:] in ".!?。！？" and not value[-1:] in "!?":
+            # the sentence ended
+            return None
+    return None
+
+
 RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     (
         "password",
@@ -229,6 +275,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         None,
     ),
     ("secret", r"(?i:{words})", PROSE_WORDS + KEY_WORDS, _nearby, None),
+    ("password", r"(?i:{words})", PASSWORD_WORDS, _password_nearby, None),
     # A wallet's seed: twelve to twenty-four lower-case words after "seed phrase:".
     (
         "secret",

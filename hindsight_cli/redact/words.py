@@ -113,6 +113,45 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "รหัสผ่าน",
     "գաղտնաբառ",
     "პაროლი",
+    "pre-shared key",
+    "pre-shared-key",
+    "pre_shared_key",
+    "preshared key",
+    "psksecret",
+    "šifra",
+    "sifra",
+    "šifru",
+    "шифра",
+    "шифру",
+    "neno la siri",
+    "nywila",
+    "sandi",
+    "kontrasenya",
+    "şifrə",
+    "pasfhocal",
+    "iphasiwedi",
+    "kalmar sirri",
+    "mật mã",
+    "비번",
+    "合言葉",
+    "パスコード",
+    "کلمه عبور",
+    "پسورد",
+    "پاس ورڈ",
+    "الرقم السري",
+    "கடவுச்சொல்",
+    "பாஸ்வேர்டு",
+    "పాస్‌వర్డ్",
+    "పాస్వర్డ్",
+    "संकेतशब्द",
+    "कूटशब्द",
+    "የይለፍ ቃል",
+    "စကားဝှက်",
+    "ពាក្យសម្ងាត់",
+    "ລະຫັດຜ່ານ",
+    "මුරපදය",
+    "нууц үг",
+    "құпия сөз",
 )
 NAME_ONLY_WORDS = ("pass", "pwd", "pw", "psk")
 
@@ -144,6 +183,9 @@ SECRET_WORDS: tuple[str, ...] = (
     "credential",
     "credentials",
     "creds",
+    "erlang_cookie",
+    "erlang cookie",
+    "setcookie",
     "jeton",
     "geheimnis",
     "segreto",
@@ -243,6 +285,10 @@ KEY_WORDS: tuple[str, ...] = (
     "مفتاح",
     "कुंजी",
     "pat",
+    "encrypt",
+    "wif",
+    "priv",
+    "privkey",
 )
 
 # What "is" looks like in the languages above, between a password word and its value.
@@ -529,6 +575,18 @@ ENGLISH = frozenset(
         "secret recovery phrase",
         "dockerconfigjson",
         "dockercfg",
+        "pre-shared key",
+        "pre-shared-key",
+        "pre_shared_key",
+        "preshared key",
+        "psksecret",
+        "erlang_cookie",
+        "erlang cookie",
+        "setcookie",
+        "encrypt",
+        "wif",
+        "priv",
+        "privkey",
     )
 )
 
@@ -536,7 +594,7 @@ ENGLISH = frozenset(
 # Words that are also parts of everyday words and names (KeyError, path, passed, author, pwd): they
 # count only where a value follows them, which ``weak_gate`` checks in Python, so that an error that
 # merely mentions them costs no regular expression.
-WEAK = frozenset(("key", "pat", "pass", "auth", "pw", "pwd", "psk"))
+WEAK = frozenset(("key", "pat", "pass", "auth", "pw", "pwd", "psk", "encrypt", "wif", "priv"))
 _SUFFIXES = (
     "_id",
     "-id",
@@ -587,10 +645,31 @@ def _value_follows(folded: str, end: int) -> bool:
     rest = rest.lstrip("0123456789").lstrip("\"'").lstrip(" \t")
     if rest[:1] in ("=", ":", "：", ">") or rest.startswith(("=>", "is ")):
         return True
-    return any(
-        len(t) >= 16 and any(c.isdigit() for c in t) and any(c.isalpha() for c in t)
-        for t in rest.replace('"', " ").replace("'", " ").split()
-    )
+    tokens = rest.replace('"', " ").replace("'", " ").split()
+    # the next word: a flag's or a command's value (-storepass S3cr3t-x, AUTH S3cr3t-x)
+    if tokens and len(tokens[0]) >= 8 and _mixed(tokens[0]):
+        return True
+    return any(len(t) >= 16 and _mixed(t) for t in tokens)
+
+
+def _mixed(token: str) -> bool:
+    return any(c.isdigit() for c in token) and any(c.isalpha() for c in token)
+
+
+def inside_uri(text: str, start: int) -> bool:
+    """Whether position ``start`` is inside an ARN or a URL, whose parts (``…:secret:prod/db``,
+    ``/secrets/``) name a secret without holding one."""
+    token = text[max(0, start - 200) : start]
+    for blank in " \t\n\"'`(<[=":
+        token = token.rpartition(blank)[2]
+    return token.startswith("arn:") or "://" in token
+
+
+def public_before(text: str, start: int) -> bool:
+    """Whether the word before ``start`` says the key or token named there is public or an id
+    ("Public key: 7xKX…", "commit token …")."""
+    before = text[max(0, start - 12) : start].lower().split()
+    return bool(before) and before[-1].strip("-_:") in HASH_WORDS
 
 
 def classes(value: str) -> int:
