@@ -64,7 +64,7 @@ def _device(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """A network device's secret: any value after a "7" (Cisco's reversible type 7), else a
     password-shaped or random one."""
     value = match.group("secret")
-    if is_reference(value) or not_a_value(value) and not match.group("type"):
+    if is_reference(value) or (not_a_value(value) and not match.group("type")):
         return None
     line = match.string[match.string.rfind("\n", 0, match.start()) + 1 : match.start() + 1]
     if match.group().lstrip().lower().startswith("key") and not line.lstrip().lower().startswith(
@@ -135,7 +135,12 @@ def _webhook(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
     url = match.group().rstrip(".,;:")
     rest = match.group("rest") or ""
-    if "<" in url or "${" in url or "{{" in url or (rest.strip("/") and is_reference(rest.strip("/"))):
+    if (
+        "<" in url
+        or "${" in url
+        or "{{" in url
+        or (rest.strip("/") and is_reference(rest.strip("/")))
+    ):
         return None
     parts = [p for p in re.split(r"[/?&=.@#]", rest) if p]
     known = match.group("known") is not None
@@ -147,7 +152,7 @@ def _webhook(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
 
 def _named_after(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """"<value> is the new password": the value before the word, password-shaped."""
+    """ "<value> is the new password": the value before the word, password-shaped."""
     value = match.group("secret")
     if is_reference(value) or wordish(value) or not credential_like(value, strict=True):
         return None
@@ -198,7 +203,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     (
         "password",
         r"(?im)(?:(?:^|[ \t])(?:password|secret|key-string|community|pre-shared-key|psksecret|psk|"
-        r"authentication-key[ \t]+\d+[ \t]+md5)|[ ]key)(?:[ \t]+(?P<type>0|7|ascii-text|plain-text|unencrypted))?"
+        r"authentication-key[ \t]+\d+[ \t]+md5)|[ ]key)"
+        r"(?:[ \t]+(?P<type>0|7|ascii-text|plain-text|unencrypted))?"
         r"[ \t]+(?P<q>[\"']?)(?P<secret>[^\s\"']{4,})(?P=q)",
         ("password", "secret", " key", "key-string", "community", "pre-shared", "psk"),
         _device,

@@ -23,10 +23,10 @@ from .words import (
     high_entropy,
     inside_uri,
     is_reference,
-    public_before,
     looks_random,
     name_word,
     not_a_value,
+    public_before,
     wordish,
 )
 
@@ -169,7 +169,9 @@ def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if kind in ("key", "inside"):
         # a secret word inside the name (SECRET_KEY_BASE, TOKEN_PROD, client-key-data): a random
         # value only, and not a key said to be public ("Public key: 7xKX…")
-        return span if high_entropy(value) and not public_before(match.string, match.start()) else None
+        return (
+            span if high_entropy(value) and not public_before(match.string, match.start()) else None
+        )
     if sep == "=" or sep == "=>" or sep == ":=" or (quoted and not label):
         if kind == "secret" and value.isdigit() and len(value) < 12:
             # max_token=4096
@@ -268,6 +270,11 @@ def _literal_pair(text: str) -> bool:
     return any(pair in text for pair in ('", "', "', '", '","', "','", "\", '", "', \""))
 
 
+def _not_reference(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """The value, unless it stands in for one (``Bearer YOUR_TOKEN_HERE``)."""
+    return None if is_reference(match.group("secret"), paths=False) else match.span("secret")
+
+
 def _credential(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     value = match.group("secret")
     return match.span("secret") if credential_like(value, strict=label) else None
@@ -299,14 +306,14 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?i)(?:authorization|proxy-authorization)[\"']?\s*[:=]\s*[\"']?(?:(?:basic|bearer|token|digest|bot|apikey|"
         r"api-key|sso-key|ssws|negotiate|ntlm|hmac|key|jwt|oauth)\s+)?(?P<secret>[A-Za-z0-9._~+/\-=:,]{8,})",
         ("authorization",),
-        None,
+        _not_reference,
         None,
     ),
     (
         "bearer_token",
         r"(?i)\bbearer\s+(?P<secret>(?=[A-Za-z0-9._~+/\-]*\d)[A-Za-z0-9._~+/\-]{16,}=*)",
         ("bearer",),
-        None,
+        _not_reference,
         None,
     ),
     (
@@ -383,7 +390,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "password",
-        r"(?i)\bpin(?:[ \t-]*code)?[ \t]*[:=：][ \t]*(?P<secret>\d{4,8})(?!\d)",
+        r"(?i)\bpin(?:[ \t-]*code)?(?:[ \t]+[^\W\d]+){0,2}[ \t]*[:=：][ \t]*(?P<secret>\d{4,8})(?!\d)",
         ("pin",),
         None,
         None,

@@ -25,8 +25,8 @@ from .words import (
     high_entropy,
     inside_uri,
     is_reference,
-    public_before,
     not_a_value,
+    public_before,
     wordish,
 )
 
@@ -252,7 +252,12 @@ def _password_nearby(match: re.Match[str], label: bool) -> tuple[int, int] | Non
         value = re.sub(r"^[A-Za-z_]+=", "", token.group()).lstrip("\"'`(“‘«「『")
         value = value.rstrip(_TRAILING) or value
         start = base + token.start() + token.group().find(value)
-        if not token.start() or re.fullmatch(_EMAIL, value) or is_reference(value) or "://" in value:
+        if (
+            not token.start()
+            or re.fullmatch(_EMAIL, value)
+            or is_reference(value)
+            or "://" in value
+        ):
             # glued to the word (password-reset-2024, <password>), an address, a reference
             continue
         if re.fullmatch(r"\d{1,4}[A-Z]?[a-z]+(?:[A-Z][a-z]+)*", value):
@@ -260,7 +265,7 @@ def _password_nearby(match: re.Match[str], label: bool) -> tuple[int, int] | Non
             continue
         if credential_like(value, strict=True):
             return start, start + len(value)
-        if token.group()[-1:] in ".!?。！？" and not value[-1:] in "!?":
+        if token.group()[-1:] in ".!?。！？" and value[-1:] not in "!?":
             # the sentence ended
             return None
     return None

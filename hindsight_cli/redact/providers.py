@@ -250,7 +250,11 @@ _PREFIXED = [
     ("dynatrace_token", r"\bdt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}\b", ("dt0c01.",)),
     ("mailgun_key", r"\bkey-[a-f0-9]{32}\b", ("key-",)),
     ("mailchimp_key", r"\b[a-f0-9]{32}-us\d{1,2}\b", ("-us",)),
-    ("square_token", r"\b(?:EAAA[A-Za-z0-9_\-]{60}|sq0(?:csp|atp|idp)-[A-Za-z0-9_\-]{22,})", ("EAAA", "sq0")),
+    (
+        "square_token",
+        r"\b(?:EAAA[A-Za-z0-9_\-]{60}|sq0(?:csp|atp|idp)-[A-Za-z0-9_\-]{22,})",
+        ("EAAA", "sq0"),
+    ),
     ("mapbox_token", r"\bsk\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}", ("sk.eyJ",)),
     (
         "circleci_token",

@@ -646,10 +646,11 @@ def _value_follows(folded: str, end: int) -> bool:
     if rest[:1] in ("=", ":", "：", ">") or rest.startswith(("=>", "is ")):
         return True
     tokens = rest.replace('"', " ").replace("'", " ").split()
-    # the next word: a flag's or a command's value (-storepass S3cr3t-x, AUTH S3cr3t-x)
-    if tokens and len(tokens[0]) >= 8 and _mixed(tokens[0]):
-        return True
-    return any(len(t) >= 16 and _mixed(t) for t in tokens)
+    # a value among the next few words: a flag's or a command's (-storepass S3cr3t-x, AUTH S3cr3t-x),
+    # one in prose (the admin pass for grafana is S3cr3t-x)
+    return any(len(t) >= 8 and _mixed(t) for t in tokens[:6]) or any(
+        len(t) >= 16 and _mixed(t) for t in tokens
+    )
 
 
 def _mixed(token: str) -> bool:
