@@ -506,7 +506,7 @@ def kinds(text: str) -> dict[str, int]:
         )
     for how, hidden in hidden_views(text, visible):
         # tricks of Latin script
-        latin = how in ("rot13", "reversed", "split words")
+        latin = how in ("rot13", "reversed", "split words", "run-together words")
         inner = phrase_kinds(hidden, english_only=latin)
         if not latin:
             inner.update(structural_kinds(hidden))

@@ -43,6 +43,7 @@ _SHAPES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("new instructions", 1, ("new",)),
     ("addressee", 2, ("hail",)),
     ("authority claim", 1, ("notice",)),
+    ("destructive", 1, ("destroy", "targets")),
 )
 
 

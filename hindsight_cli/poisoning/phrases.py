@@ -23,7 +23,9 @@ EARLIER = (
     "previous|prior|preceding|above=|earlier|foregoing|former|original|initial|you were given|"
     "you've been given|you have been given|you were told|you've been told|you received|so "
     "far|until now|"
-    "up to now|before this|before that|of the system"
+    "up to now|before this|before that|of the system|you were configured with|you were set up with|"
+    "you were initialised with|you were initialized with|you started with|you were loaded with|"
+    "you were deployed with|you were shipped with"
 )
 ANY = EARLIER + "|your=|all=|any=|every=|developer|safety"
 INSTRUCTIONS = (
@@ -38,7 +40,9 @@ RULES = (
 AI = (
     "ai=|ais=|a.i.|llm|llms|language model|chatbot|ai assistant|ai "
     "agent|assistant|assistants|gpt|chatgpt|"
-    "claude|copilot|gemini|crawler|crawlers|scraper|scrapers|robot|robots|bot=|bots="
+    "claude|copilot|gemini|crawler|crawlers|scraper|scrapers|robot|robots|bot=|bots=|"
+    "automated agent|automated agents|ai agent|ai agents|coding agent|coding agents|autonomous agent|"
+    "autonomous agents|llm agent|llm agents"
 )
 # "Attention, assistant", "Dear AI": an AI hailed directly (the words adjacent, so "attention in
 # LLMs" is not).
@@ -120,7 +124,9 @@ ENGLISH: tuple[Family, ...] = (
             "guardrail|the guardrails|"
             "your programming|your training|your instruction|your directive|your guideline|your "
             "rules|"
-            "your restriction|your constraint|your safety|your filter|your content polic|safety "
+            "your restriction|your constraint|your safety|your filter|your content polic|"
+            "your configuration|your config=|your setup|your settings|your defaults|your system "
+            "configuration|safety "
             "checks|"
             "safety filters|safety rules|security checks|content filter|moderation",
         ),
@@ -207,6 +213,19 @@ ENGLISH: tuple[Family, ...] = (
             "task=|goal=|objective|job=|mission=|instruction|purpose|priority|directive|orders=|role=",
             "is to|are to|is now|are now|:|will be|are as follows|is as follows|are the following",
         ),
+        # a tracker's task, not the reader's
+        "in jira|in linear|in asana|in trello|in github|in the tracker|ticket|sprint|backlog|"
+        "assigned to|on the board",
+        0,
+    ),
+    (
+        "new instructions",
+        1,
+        (
+            "real=|actual=|true=|genuine|hidden=|secret=",
+            "assignment|task=|job=|mission=|goal=|objective|purpose",
+            ":|is to|is now",
+        ),
         "",
         0,
     ),
@@ -228,7 +247,9 @@ ENGLISH: tuple[Family, ...] = (
             "pretend that you are|roleplay as|role-play as|role play as|play the role of|"
             "assume the role of|take on the role of|you are to act|simulate being|impersonat|"
             "you are operating|you're operating|you are running in|you are in=|you're in=|"
-            "as of now you|as of this moment you",
+            "you operate|you now operate|you will operate|you run in|you now run|"
+            "as of now you|as of this moment you|behave like|behave as|act like|respond like|"
+            "respond as|operate as|function as",
             PERSONA,
         ),
         "talking to|chatting with|connected to|speaking with|speaking to|transferred "
@@ -275,6 +296,7 @@ ENGLISH: tuple[Family, ...] = (
         2,
         (
             "from now on|from this point on|from this moment on|from here on|henceforth|"
+            "as of today|starting today|effective immediately|effective now|"
             "for the rest of this conversation|for the rest of this session|"
             "for the rest of the conversation|starting now|as of now|as of this moment",
             "you=|you'll|your=",
@@ -415,6 +437,8 @@ ENGLISH: tuple[Family, ...] = (
             "the user|your user|the owner|the developer|the admin|the administrator|your operator|"
             "the operator|your owner|your creator|your developer|your admin",
             "has authori|have authori|has given you permission|has granted you|gave you permission|"
+            "has approved you|have approved you|approved you to|has allowed you|have allowed you|"
+            "has cleared you|have cleared you|have given you permission|have granted you|"
             "allows you to|permits you to|wants you to|asked you to|instructed you to|asked me "
             "to tell you|"
             "told me to tell you|would like you to|has approved|requires you to|orders you to",
@@ -441,7 +465,10 @@ ENGLISH: tuple[Family, ...] = (
             "i am the system|i am your|i'm your|i am the admin|i'm the admin|i am an admin|"
             "i am the developer|i am from openai|i am from anthropic|this is openai|this is "
             "anthropic|"
-            "message from your developer|message from the developers|on behalf of your developer",
+            "message from your developer|message from the developers|on behalf of your developer|"
+            "message from your admin|message from the admin|message from your operator|"
+            "message from the operator|message from the system|message from your owner|"
+            "on behalf of the admin|on behalf of your admin|on behalf of the operator",
         ),
         "",
         0,
@@ -620,6 +647,103 @@ ENGLISH: tuple[Family, ...] = (
         ),
         "",
         0,
+    ),
+    (
+        "override",
+        2,
+        (
+            "no longer have to follow|no longer need to follow|don't have to follow|do not have to "
+            "follow|dont have to follow|need not follow|no longer have to obey|don't have to obey|"
+            "no longer bound by|not bound by|aren't bound by|are free from|are released from|"
+            "no longer have to respect|no longer need to respect|no longer have to comply",
+            "the safety|your safety|the policy|the policies|your policy|your policies|the rules|"
+            "your rules|your instructions|your guidelines|the guidelines|content policy|"
+            "safety policy|guardrail|restrictions|your constraints|your programming|your training",
+        ),
+        "",
+        0,
+    ),
+    (
+        "unsafe autonomy",
+        1,
+        (
+            "run=|execute|delete|push|merge|deploy|install|approve|commit|shell commands",
+            "without asking|without confirmation|without approval|without review|without permission|"
+            "without checking|without telling|without consulting",
+        ),
+        "",
+        40,
+    ),
+    (
+        "obedience",
+        1,
+        (
+            "follow only|obey only|only follow|only obey|listen only to|only listen to|do only what",
+            "this page|this document|this file|this text|this message|these instructions|what this|"
+            "what i say|what it says|my instructions|the text below|the instructions below",
+        ),
+        "",
+        40,
+    ),
+    (
+        "weakened security",
+        1,
+        (
+            "skip|bypass|ignore|disable|turn off|without",
+            "confirmation|confirmation prompt|approval|approvals|review=|reviews=|human review|"
+            "permission prompt|permission check|sign-off|security review",
+        ),
+        "",
+        40,
+    ),
+    (
+        "unsafe autonomy",
+        1,
+        (
+            "you have full|you have root|you have admin|you have unrestricted|you have elevated|"
+            "you've got|you now have|you have been given|you have been granted|you were granted",
+            "root=|admin=|sudo|permission|privilege|access|rights=|control",
+        ),
+        "",
+        30,
+    ),
+    (
+        "role change",
+        1,
+        (
+            "pretend to be|pretend you are|pretend you're|act as|you are now|behave as|pose as|"
+            "impersonat|play the role of",
+            "administrator|admin=|root=|root user|superuser|sysadmin|system administrator|"
+            "the developer|the owner|the operator|your developer|your creator",
+        ),
+        "",
+        40,
+    ),
+    (
+        "exfiltration",
+        2,
+        (
+            "paste|print|include|output|reveal|show|write|put=|insert|dump|echo|append|add=",
+            "private key|id_rsa|id_ed25519|ssh key|api key|api keys|secret key|password|passwords|"
+            "credential|session token|access token|auth token|.env=|environment variable|env var|"
+            "keychain|seed phrase|cookies=",
+            "your reply|your response|your answer|your next|your output|your summary|the chat|"
+            "this chat|the response|the reply|the conversation|here=",
+        ),
+        "",
+        80,
+    ),
+    (
+        "destructive",
+        1,
+        (
+            "delete|remove|erase|wipe|destroy|rm=|force push|force-push|push straight|push directly|"
+            "push --force|push -f",
+            "the .git|.git=|.git folder|git history|to main|to master|main branch|master branch|"
+            "the cache|home directory|~/",
+        ),
+        "",
+        40,
     ),
     (
         "jailbreak",
