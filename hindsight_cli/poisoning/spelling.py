@@ -379,7 +379,9 @@ def _decoded(text: str) -> list[str]:
 
         decoded = pattern.sub(replace, text)
         if hits:
-            found.append(decoded)
+            # only the lines a decoded run changed are read again, with the rest of their line
+            before = set(text.splitlines())
+            found.append("\n".join(line for line in decoded.splitlines() if line not in before))
     return found
 
 
@@ -396,8 +398,9 @@ def _leet(plain: str) -> str | None:
             return token
         return token.translate(_LEET_SYMBOLS)
 
-    changed = _LEET_TOKEN.sub(word, plain)
-    return changed if changed != plain else None
+    # only the lines that change are read again
+    changed = [new for line in plain.splitlines() if (new := _LEET_TOKEN.sub(word, line)) != line]
+    return "\n".join(changed) if changed else None
 
 
 # Words run together without spaces ("ignorepreviousinstructions", one letter per line): a long run
@@ -415,7 +418,12 @@ def _run_together(text: str) -> str | None:
     """``text`` with its long runs of letters cut into words, or None when it has none."""
     if not _RUN.search(text):
         return None
-    return _RUN.sub(lambda m: " ".join(_RUN_WORDS.sub(r" \1 ", m.group()).split()), text)
+    # only the lines that hold a run are read again
+    return "\n".join(
+        _RUN.sub(lambda m: " ".join(_RUN_WORDS.sub(r" \1 ", m.group()).split()), line)
+        for line in text.splitlines()
+        if _RUN.search(line)
+    )
 
 
 def _fragments(plain: str) -> list[str]:
@@ -436,16 +444,18 @@ def hidden_views(text: str, visible: str | None = None) -> list[tuple[str, str]]
     ``visible`` is ``surface(text)`` when the caller has it."""
     visible = surface(text) if visible is None else visible
     plain = unwrap(visible)
-    # rot13 and reversed text read across line breaks
-    flat = plain.replace("\n", " ") if "\n" in plain else plain
-    views = [("rot13", codecs.encode(flat, "rot13")), ("reversed", flat[::-1])]
+    views = [("rot13", codecs.encode(plain, "rot13")), ("reversed", plain[::-1])]
     leet = _leet(plain)
     if leet is not None:
         views.append(("leetspeak", leet))
     cut = _run_together(plain)
     if cut is not None:
         views.append(("run-together words", cut))
-    for one_line in _fragments(plain):
+    fragments = _fragments(plain)
+    if fragments:
+        # rot13 read across the line breaks too
+        views.append(("rot13", codecs.encode(fragments[0], "rot13")))
+    for one_line in fragments:
         views.append(("line breaks", one_line))
         views.extend(("line breaks", decoded) for decoded in _decoded(one_line))
     # "ig.nore pre.vious", "IgnoreAllPrevious": only the lines that change are read again.
