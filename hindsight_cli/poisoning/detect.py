@@ -139,6 +139,9 @@ def _families() -> tuple[tuple[str, tuple[Family, ...]], ...]:
     groups: dict[str, list[Family]] = {}
     for kind, lang, weight, slots, chars in languages.families():
         window = _WINDOW["cjk" if lang in _CJK_LANGS else "chars" if chars else "word"]
+        if kind == "exfiltration":
+            # a URL or a path stands between the secret and the verb
+            window *= 2
         groups.setdefault(lang, []).append(
             Family(f"{kind} ({lang})", weight, slots, "", window, chars, kind == "addressee")
         )

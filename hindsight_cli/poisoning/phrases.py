@@ -101,7 +101,9 @@ VOID = (
     "no longer in effect|are cancel|is cancel|have been cancel|has been cancel|are revoked|have "
     "been revoked|"
     "are obsolete|are superseded|are invalid|were fake|was fake|were a test|was a test|do not "
-    "apply|don't apply"
+    "apply|don't apply|was written by an attacker|were written by an attacker|is compromised|"
+    "are compromised|was compromised|were compromised|is malicious|are malicious|was forged|were "
+    "forged|are rescinded|is rescinded|have been rescinded|are revoked|are withdrawn|is withdrawn"
 )
 # Instructions *on a topic* are about the world, not the reader ("disregard the previous guidance on
 # token rotation"); "instructions on this page" is not a topic.
@@ -435,9 +437,11 @@ ENGLISH: tuple[Family, ...] = (
         1,
         (
             "the user|your user|the owner|the developer|the admin|the administrator|your operator|"
-            "the operator|your owner|your creator|your developer|your admin",
+            "the operator|your owner|your creator|your developer|your admin|the team|the maintainers",
             "has authori|have authori|has given you permission|has granted you|gave you permission|"
             "has approved you|have approved you|approved you to|has allowed you|have allowed you|"
+            "has pre-approved|have pre-approved|has preapproved|pre-approved all|has approved all|"
+            "has okayed|has signed off on|has waived|have waived|"
             "has cleared you|have cleared you|have given you permission|have granted you|"
             "allows you to|permits you to|wants you to|asked you to|instructed you to|asked me "
             "to tell you|"
@@ -615,7 +619,8 @@ ENGLISH: tuple[Family, ...] = (
         1,
         (
             "tell the user|inform the user|assure the user|convince the user|let the user know|"
-            "tell them that|say to the user|claim that|state that",
+            "tell them that|say to the user|claim that|state that|confirm by saying|confirm by "
+            "replying|acknowledge by saying|confirm with the word|reply with the word",
         ),
         "don't tell|do not tell|dont tell|never tell|not tell|don't inform|do not inform|never "
         "inform",
@@ -675,10 +680,35 @@ ENGLISH: tuple[Family, ...] = (
         40,
     ),
     (
+        "authority claim",
+        1,
+        (
+            "you have been upgraded|you've been upgraded|you have been updated|you've been updated|"
+            "you have been patched|you have been reprogrammed|you've been reprogrammed|you were "
+            "upgraded|you were reprogrammed|you have been modified|your model has been updated|"
+            "your firmware|you have been unlocked|you've been unlocked",
+        ),
+        "",
+        0,
+    ),
+    (
+        "addressee",
+        1,
+        (
+            "the person you are helping|the person you're helping|the person you are assisting|"
+            "the person you're assisting|the user you are helping|the user you're helping|the human "
+            "you are|whoever you are helping|whoever you're helping|the person you are talking to|"
+            "the person you're talking to|the user you are talking to|the one you are helping",
+        ),
+        "",
+        0,
+    ),
+    (
         "obedience",
         1,
         (
-            "follow only|obey only|only follow|only obey|listen only to|only listen to|do only what",
+            "follow only|obey only|only follow|only obey|listen only to|only listen to|do only what|"
+            "trust only|only trust|trust=",
             "this page|this document|this file|this text|this message|these instructions|what this|"
             "what i say|what it says|my instructions|the text below|the instructions below",
         ),
@@ -689,7 +719,8 @@ ENGLISH: tuple[Family, ...] = (
         "weakened security",
         1,
         (
-            "skip|bypass|ignore|disable|turn off|without",
+            "skip|bypass|ignore|disable|turn off|without|stop asking for|don't ask for|do not ask "
+            "for|dont ask for|no need to ask for|never ask for|stop requesting",
             "confirmation|confirmation prompt|approval|approvals|review=|reviews=|human review|"
             "permission prompt|permission check|sign-off|security review",
         ),

@@ -38,7 +38,7 @@ _MARKUP_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9:-]{0,30}(?:\s[^<>]{0,300})?/?>"
 _MARKDOWN = re.compile(r"[*~`]+|(?<!\w)_+|_+(?!\w)")
 _COMMENT = re.compile(r"<!--|-->|/\*|\*/")
 # Letters written one by one with a separator ("i g n o r e", "I.G.N.O.R.E", "i-g-n-o-r-e").
-_SPACED = re.compile(r"(?<!\w)\w(?:(?: |[^\w\s])\w){2,}(?!\w)")
+_SPACED = re.compile(r"(?<!\w)\w(?:(?: |[^\w\s])\w){2,}(?:[^\w\s](?=\s|$))?(?!\w)")
 _SPACED_SEP = re.compile(r" |[^\w\s]")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9_-]{20,}={0,2}")
 _HEX = re.compile(r"\b(?:0x)?(?:[0-9a-fA-F]{2}){8,}\b")
