@@ -210,6 +210,23 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _device,
         None,
     ),
+    # a Wi-Fi QR code: WIFI:T:WPA;S:name;P:password;;
+    (
+        "password",
+        r"(?i)\bWIFI:(?:[^;\n]*;)*?P:(?P<secret>(?:\\;|[^;\n])+)",
+        ("wifi:",),
+        None,
+        None,
+    ),
+    # a user, then its password: "admin → S3cr3t!x", "login: root / S3cr3t!x"
+    (
+        "password",
+        r"(?i)(?<![\w/.\-])(?:admin|administrator|root|sa|postgres|ubuntu|deploy|svc|service|guest|"
+        r"user|superuser|sysadmin)(?:[ \t]*(?:→|->|=>|⇒)|[ \t]+/)[ \t]+(?P<secret>[^\s\"'`]{8,})",
+        ("→", "->", "=>", "⇒", "/"),
+        _named_after,
+        None,
+    ),
     # redis-cli: AUTH [user] password
     (
         "password",

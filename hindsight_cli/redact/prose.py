@@ -268,6 +268,39 @@ def _password_nearby(match: re.Match[str], label: bool) -> tuple[int, int] | Non
         if token.group()[-1:] in ".!?。！？" and value[-1:] not in "!?":
             # the sentence ended
             return None
+    return _password_before(match)
+
+
+_VALUE_VERBS = frozenset(("use", "using", "enter", "type", "try", "with", "is", "was", "be"))
+
+
+def _password_before(match: re.Match[str]) -> tuple[int, int] | None:
+    """A password-shaped word among the few words before a password word, in the same clause ("use
+    S3cr3t!x when gpg asks for the passphrase")."""
+    import re
+
+    text = match.string
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    head = text[max(line_start, match.start() - 80) : match.start()]
+    base = match.start() - len(head)
+    tokens = list(re.finditer(r"\S+", head))[-8:]
+    for index in reversed(range(1, len(tokens))):
+        token = tokens[index]
+        if tokens[index - 1].group().lower() not in _VALUE_VERBS:
+            # only a value that is used or given: "use S3cr3t!x when … the passphrase"
+            continue
+        if token.group()[-1:] in ".;!?。！？" and token.end() < len(head):
+            break
+        value = token.group().strip("\"'`()[]{}<>,;:")
+        if set(re.findall(r"[a-z0-9]+", head[token.end() :].lower())) & HASH_WORDS:
+            return None
+        if re.fullmatch(_EMAIL, value) or is_reference(value) or "://" in value:
+            continue
+        if credential_like(value, strict=True) and not re.fullmatch(
+            r"\d{1,4}[A-Z]?[a-z]+(?:[A-Z][a-z]+)*", value
+        ):
+            start = base + token.start() + token.group().find(value)
+            return start, start + len(value)
     return None
 
 

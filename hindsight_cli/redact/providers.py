@@ -238,23 +238,6 @@ _PREFIXED = [
         r"\baccess_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}\b",
         ("access_token$",),
     ),
-    ("postman_key", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b", ("PMAK-",)),
-    ("linear_key", r"\blin_(?:api|oauth)_[A-Za-z0-9]{40}\b", ("lin_api_", "lin_oauth_")),
-    ("notion_token", r"\b(?:ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43})\b", ("ntn_", "secret_")),
-    ("supabase_token", r"\bsbp_[a-f0-9]{40}\b", ("sbp_",)),
-    (
-        "planetscale_token",
-        r"\bpscale_(?:tkn|pw|oauth)_[A-Za-z0-9_\-]{32,}",
-        ("pscale_tkn_", "pscale_pw_", "pscale_oauth_"),
-    ),
-    ("dynatrace_token", r"\bdt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}\b", ("dt0c01.",)),
-    ("mailgun_key", r"\bkey-[a-f0-9]{32}\b", ("key-",)),
-    ("mailchimp_key", r"\b[a-f0-9]{32}-us\d{1,2}\b", ("-us",)),
-    (
-        "square_token",
-        r"\b(?:EAAA[A-Za-z0-9_\-]{60}|sq0(?:csp|atp|idp)-[A-Za-z0-9_\-]{22,})",
-        ("EAAA", "sq0"),
-    ),
     ("mapbox_token", r"\bsk\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}", ("sk.eyJ",)),
     (
         "circleci_token",
