@@ -226,6 +226,7 @@ def _nearby(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return None
 
 
+_PRODUCT = r"\d{1,4}[A-Z]?[a-z]+(?:[A-Z][a-z]+)*"
 _EMAIL = r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+"
 # Closing punctuation a value does not end with in prose.
 _TRAILING = ".,;:)]}>\"'`”’»」』。，、"
@@ -260,7 +261,7 @@ def _password_nearby(match: re.Match[str], label: bool) -> tuple[int, int] | Non
         ):
             # glued to the word (password-reset-2024, <password>), an address, a reference
             continue
-        if re.fullmatch(r"\d{1,4}[A-Z]?[a-z]+(?:[A-Z][a-z]+)*", value):
+        if re.fullmatch(_PRODUCT, value):
             # a product's name: 1Password
             continue
         if credential_like(value, strict=True):
