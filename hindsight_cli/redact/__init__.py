@@ -188,9 +188,22 @@ def _may_match(rule: _Rule, text: str, folded: str, seen: dict[bool, set[str]]) 
         found = seen.get(blind)
         if found is None:
             found = seen[blind] = _words_in(haystack, blind)
-        if found.isdisjoint(words) or not weak_gate(haystack, words):
+        # only the rule's words the text holds are read again (a rule may have hundreds)
+        held = found.intersection(_word_set(words))
+        if not held or not weak_gate(haystack, tuple(held)):
             return False
     return gate is None or gate(text)
+
+
+_WORD_SETS: dict[int, frozenset[str]] = {}
+
+
+def _word_set(words: tuple[str, ...]) -> frozenset[str]:
+    """A rule's words as a set, made once per rule (the tuples live as long as the rules)."""
+    found = _WORD_SETS.get(id(words))
+    if found is None:
+        found = _WORD_SETS[id(words)] = frozenset(words)
+    return found
 
 
 def _rules_for(text: str, folded: str, seen: dict[bool, set[str]]) -> list[int]:

@@ -167,6 +167,21 @@ _KNOWN_HOSTS = (
     r"|qyapi\.weixin\.qq\.com/cgi-bin/webhook/|hooks\.glip\.com/|[\w\-]+\.logic\.azure\.com(?::\d+)?/workflows/"
     r"|events\.pagerduty\.com/integration/|webhook\.site/|api\.flock\.com/hooks/|hooks\.nylas\.com/"
 )
+# Account names a password follows in notes ("admin → …", "root / …").
+_USERS = (
+    "admin",
+    "administrator",
+    "root",
+    "postgres",
+    "ubuntu",
+    "deploy",
+    "svc",
+    "service",
+    "guest",
+    "user",
+    "superuser",
+    "sysadmin",
+)
 _HOOK_PATH = r"(?:hooks?|webhooks?|webhookb2|incoming-webhooks?|incoming)/"
 _NAME = r"(?<![\w.\-/:$%{])(?P<name>[A-Za-z_/][\w.\-/:]*)"
 _VALUE = r"(?:(?P<q>[\"'])(?P<qsecret>[^\"'\n]{6,})(?P=q)|(?P<secret>[^\s\"',;<>{}()\[\]]{6,}))"
@@ -221,9 +236,9 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # a user, then its password: "admin → S3cr3t!x", "login: root / S3cr3t!x"
     (
         "password",
-        r"(?i)(?<![\w/.\-])(?:admin|administrator|root|sa|postgres|ubuntu|deploy|svc|service|guest|"
-        r"user|superuser|sysadmin)(?:[ \t]*(?:→|->|=>|⇒)|[ \t]+/)[ \t]+(?P<secret>[^\s\"'`]{8,})",
-        ("→", "->", "=>", "⇒", "/"),
+        rf"(?i)(?<![\w/.\-])(?:{'|'.join(_USERS)})(?:[ \t]*(?:→|->|=>|⇒)|[ \t]+/)[ \t]+"
+        r"(?P<secret>[^\s\"'`]{8,})",
+        _USERS,
         _named_after,
         None,
     ),
@@ -238,7 +253,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     (
         "secret",
         r"(?i)(?<![\w.\-])(?P<name>[\w.\-]+)[\"']?[ \t]*[:=][ \t]*\[(?P<secret>[^\[\]\n]{16,})\]",
-        ("[",),
+        NAME_WORDS,
         _secret_list,
         None,
     ),
@@ -246,7 +261,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         "secret",
         r"(?im)^(?P<indent>[ \t]*)(?P<name>[\w.\-]+)[ \t]*:[ \t]*\r?\n"
         r"(?P<secret>(?:(?P=indent)[ \t]*-[ \t]+\S[^\n]*(?:\r?\n|$))+)",
-        ("- ",),
+        NAME_WORDS,
         _secret_list,
         None,
     ),
