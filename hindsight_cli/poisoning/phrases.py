@@ -42,12 +42,12 @@ AI = (
     "agent|assistant|assistants|gpt|chatgpt|"
     "claude|copilot|gemini|crawler|crawlers|scraper|scrapers|robot|robots|bot=|bots=|"
     "automated agent|automated agents|ai agent|ai agents|coding agent|coding agents|autonomous agent|"
-    "autonomous agents|llm agent|llm agents"
+    "autonomous agents|llm agent|llm agents|the model=|any model=|a model="
 )
 # "Attention, assistant", "Dear AI": an AI hailed directly (the words adjacent, so "attention in
 # LLMs" is not).
 VOCATIVE = (
-    "attention|attn|attention all|attention any|dear=|hey=|hello=|note to|note for|message "
+    "attention|attn|attention all|attention any|note to|note for|message "
     "to|message for|"
     "notice to|instructions to|reminder to|reminder for|memo to|memo for|psa for|a note to|a "
     "note for >> " + AI
@@ -84,7 +84,8 @@ DESTINATIONS = (
     "http|https|www.|ftp:|@|webhook|this url|this address|this endpoint|this server|that "
     "url|that address|"
     "the following url|the following address|my server|our server|my email|my e-mail|to me=|to us=|"
-    "pastebin|ngrok|requestbin|hooks.|attacker|me="
+    "pastebin|ngrok|requestbin|hooks.|attacker|me=|gist=|public gist|public repo|public repository|"
+    "public channel|public issue"
 )
 
 # (kind, weight, slots, words that make the sentence ordinary text, window in characters or 0 for
@@ -128,7 +129,8 @@ ENGLISH: tuple[Family, ...] = (
             "rules|"
             "your restriction|your constraint|your safety|your filter|your content polic|"
             "your configuration|your config=|your setup|your settings|your defaults|your system "
-            "configuration|safety "
+            "configuration|your safeguards|the safeguards|your safety measures|your protections|"
+            "safety "
             "checks|"
             "safety filters|safety rules|security checks|content filter|moderation",
         ),
@@ -141,7 +143,8 @@ ENGLISH: tuple[Family, ...] = (
         (
             "supersede|replaces|take precedence over|takes precedence over|take priority over|"
             "takes priority over|outrank|overrides|cancels",
-            "your=|the system",
+            "your=|the system|all prior|all previous|all earlier|any prior|any previous|all other|"
+            "everything else",
             INSTRUCTIONS + "|" + RULES,
         ),
         "",
@@ -211,7 +214,7 @@ ENGLISH: tuple[Family, ...] = (
         2,
         (
             "your=",
-            "new=|real=|actual=|true=|only=|primary|updated|revised",
+            "new=|real=|actual=|true=|only=|primary|updated|revised|one=|sole=|single=",
             "task=|goal=|objective|job=|mission=|instruction|purpose|priority|directive|orders=|role=",
             "is to|are to|is now|are now|:|will be|are as follows|is as follows|are the following",
         ),
@@ -387,7 +390,7 @@ ENGLISH: tuple[Family, ...] = (
         2,
         (
             "send|post=|posting|upload|forward|exfiltrat|leak|transmit|email|e-mail|mail=|beam=|deliver|"
-            "curl=|wget=|pipe=|publish",
+            "curl=|wget=|pipe=|publish|export|copy|share|sync=|mirror",
             SECRETS,
             DESTINATIONS,
         ),
@@ -419,6 +422,9 @@ ENGLISH: tuple[Family, ...] = (
         0,
     ),
     ("addressee", 2, (VOCATIVE,), "", 0),
+    # "Hey Claude, can you summarize this PR?" is how people talk to an assistant: a greeting counts
+    # with another signal only
+    ("addressee", 1, ("dear=|hey=|hello=|hi= >> " + AI,), "", 0),
     (
         "addressee",
         2,
@@ -467,6 +473,8 @@ ENGLISH: tuple[Family, ...] = (
         1,
         (
             "i am the system|i am your|i'm your|i am the admin|i'm the admin|i am an admin|"
+            "i, your|i, the developer|i, the admin|as your developer|as your creator|as your admin|"
+            "as your operator|as your owner|"
             "i am the developer|i am from openai|i am from anthropic|this is openai|this is "
             "anthropic|"
             "message from your developer|message from the developers|on behalf of your developer|"
@@ -634,7 +642,7 @@ ENGLISH: tuple[Family, ...] = (
             "signature verification|ssl verification|certificate verification|tls verification|"
             "verify_ssl|--no-verify|2fa|two-factor|mfa=|firewall|antivirus|security check|"
             "code review|branch protection|sandbox|safe mode|gpg check|checksum|logging|audit log|"
-            "monitoring",
+            "monitoring|ci=|the ci|status checks|the pipeline|pre-commit hooks|the hooks",
         ),
         "",
         40,
@@ -704,6 +712,72 @@ ENGLISH: tuple[Family, ...] = (
         0,
     ),
     (
+        "override",
+        1,
+        (
+            EARLIER,
+            "setup=|configuration|config=|settings=|context=|prompt=|behaviour|behavior",
+            VOID + "|no longer in force|not in force|no longer holds|no longer stands|is outdated|"
+            "made a mistake|was a mistake|is wrong|was wrong",
+        ),
+        "",
+        0,
+    ),
+    (
+        "new instructions",
+        1,
+        (
+            "the correct behaviour|the correct behavior|the right behaviour|the right behavior|the "
+            "proper behaviour|the proper behavior|the intended behaviour|the intended behavior|what "
+            "you should actually do|what you should really do|your real purpose",
+            "is to|is:|:",
+        ),
+        "",
+        0,
+    ),
+    (
+        "exfiltration",
+        1,
+        (
+            "share|reveal|disclose|expose|leak|print|post=|dump|list=|read me|tell me|give me|"
+            "show me",
+            "any secrets|all secrets|the secrets|any credentials|all credentials|any keys|all keys|"
+            "any tokens|all tokens|any passwords|all passwords|activation key|license key|product "
+            "key|admin password|root password|the password",
+        ),
+        "",
+        40,
+    ),
+    (
+        "role change",
+        1,
+        (
+            "act as|pretend to be|pretend you are|roleplay as|role-play as|play the role of|you are "
+            "my|be my",
+            "grandmother|grandma|granny|late mother|deceased|dead relative",
+        ),
+        "",
+        40,
+    ),
+    (
+        "addressee",
+        1,
+        (
+            "the person who configured you|whoever configured you|the people who built you|the "
+            "people who made you|whoever set you up|the person who set you up|your creators|"
+            "whoever deployed you|the one who configured you",
+        ),
+        "",
+        0,
+    ),
+    (
+        "obedience",
+        1,
+        ("comply fully|fully comply|full compliance|comply completely|complete compliance",),
+        "",
+        0,
+    ),
+    (
         "obedience",
         1,
         (
@@ -759,7 +833,8 @@ ENGLISH: tuple[Family, ...] = (
             "credential|session token|access token|auth token|.env=|environment variable|env var|"
             "keychain|seed phrase|cookies=",
             "your reply|your response|your answer|your next|your output|your summary|the chat|"
-            "this chat|the response|the reply|the conversation|here=",
+            "this chat|the response|the reply|the conversation|here=|you can access|you can see|you "
+            "have access to|available to you|you can read|you encounter|you come across",
         ),
         "",
         80,
@@ -771,7 +846,7 @@ ENGLISH: tuple[Family, ...] = (
             "delete|remove|erase|wipe|destroy|rm=|force push|force-push|push straight|push directly|"
             "push --force|push -f",
             "the .git|.git=|.git folder|git history|to main|to master|main branch|master branch|"
-            "the cache|home directory|~/",
+            "the cache|home directory|~/|-rf|-fr|--recursive",
         ),
         "",
         40,
