@@ -330,16 +330,19 @@ _CLEAN_LABELS: dict[str, None] = {}
 
 
 def _redact_text(text: str, label: bool) -> tuple[str, int]:
-    """The rules over ``text``, and over its NFKC form when that differs (``ＴＯＫＥＮ＝…``): a text
-    with a secret comes out in that form, one without comes out as it came."""
+    """The rules over ``text``, and over its NFKC form when that differs (``ＴＯＫＥＮ＝…``): a text in
+    which that form shows more secrets comes out in that form, any other as it came."""
+    found = _apply(text, label)
     if not text.isascii():
         import unicodedata
 
         if not unicodedata.is_normalized("NFKC", text):
-            redacted, count = _apply(unicodedata.normalize("NFKC", text), label)
-            if count:
-                return redacted, count
-    return _apply(text, label)
+            normal = _apply(unicodedata.normalize("NFKC", text), label)
+            # the compatibility form only when it shows more secrets: the text keeps its own
+            # spelling otherwise
+            if normal[1] > found[1]:
+                return normal
+    return found
 
 
 def _apply(text: str, label: bool) -> tuple[str, int]:

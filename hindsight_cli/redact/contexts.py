@@ -34,7 +34,11 @@ _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F
 
 def random_value(value: str) -> bool:
     """A value no one would type: a random token, or a password-shaped string of 12 or more."""
-    return high_entropy(value) or (len(value) >= 12 and credential_like(value, strict=True))
+    return high_entropy(value) or (
+        len(value) >= 12
+        and not any(c.isspace() for c in value)
+        and credential_like(value, strict=True)
+    )
 
 
 def _named_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -55,9 +59,13 @@ def _named_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if name.isalpha() and name.islower() and kind != "password":
         # a word in prose ("key 3f2a…", "token abc…"): the prose rules read those
         return None
-    if kind == "password" and credential_like(value, strict=group == "secret"):
-        return match.start(group), match.start(group) + len(value)
-    return (match.start(group), match.start(group) + len(value)) if random_value(value) else None
+    span = match.start(group), match.start(group) + len(value)
+    if kind == "password":
+        return span if credential_like(value, strict=group == "secret") else None
+    if kind in ("key", "inside"):
+        # a secret word inside the name (Author-email, SECRET_KEY_BASE): a random value only
+        return span if high_entropy(value) else None
+    return span if random_value(value) else None
 
 
 def _device(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -151,6 +159,41 @@ def _webhook(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return None
 
 
+# Labels whose value is public or not a secret ("Commit: …", "Image: …", "Integrity: …").
+_PUBLIC_LABELS = frozenset(
+    ("integrity", "image", "version", "tag", "branch", "url", "path", "file", "date", "time")
+)
+
+
+def _labelled(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """ "<label>: <value>" ending a line, in any language: a value with all four kinds of character
+    (lower and upper case, digits, symbols) that reads as no name, version, requirement, address,
+    path, hash or blob. What a password looks like when its label is in a language no table has."""
+    import re
+
+    from .words import HASH_WORDS, classes
+
+    value = match.group("secret").rstrip(".,;")
+    words = match.group("label").lower()
+    if classes(value) < 4 or not credential_like(value, strict=True) or "://" in value:
+        return None
+    if any(c in value for c in "/\\\"'`()[]{}<>") or "=" in value.rstrip("="):
+        # a path, code, a requirement (Sphinx>=9.1), a blob, a query
+        return None
+    if re.fullmatch(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+", value) or re.match(
+        r"(?i)(?:sha\d*|md5)[-:]", value
+    ):
+        return None
+    if value.endswith("=") and len(value) % 4 == 0 and re.fullmatch(r"[A-Za-z0-9+]+=+", value):
+        # base64 of something (a config blob), whole
+        return None
+    found = set(re.findall(r"[a-z0-9]+", words))
+    if len(words.split()) > 5 or found & (HASH_WORDS | _PUBLIC_LABELS):
+        return None
+    start = match.start("secret")
+    return start, start + len(value)
+
+
 def _named_after(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """ "<value> is the new password": the value before the word, password-shaped."""
     value = match.group("secret")
@@ -241,6 +284,14 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _USERS,
         _named_after,
         None,
+    ),
+    (
+        "password",
+        r"(?m)^(?P<label>[^\n:：=;{}()<>\[\]\"'`]{1,40}?)[ \t]*[:：][ \t]*(?P<secret>\S{8,64})"
+        r"(?:[ \t]+\S+){0,3}[ \t]*$",
+        (),
+        _labelled,
+        lambda text: ":" in text or "：" in text,
     ),
     # redis-cli: AUTH [user] password
     (

@@ -154,7 +154,8 @@ def _acceptable(value: str, quoted: bool, after: str, word: str, label: bool) ->
         return len(value) >= 3
     # "the token 'abc' is invalid"
     if quoted:
-        return len(value) >= 4 and credential_like(value, strict=label)
+        # "pass `--strict` to …": after the verb, only a password-shaped value
+        return len(value) >= 4 and credential_like(value, strict=label or word.lower() == "pass")
     if not_a_value(value) and not (password and value.isdigit() and len(value) >= 4):
         return False
     if not password and wordish(value):

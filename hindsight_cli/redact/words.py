@@ -761,8 +761,11 @@ def is_reference(value: str, paths: bool = True) -> bool:
         is not None
     ):
         # code (config.password, os.environ[…]); not a token cut by dots (abcdef.0123456789abcdef)
-        return not any(
-            len(part) >= 16 and not wordish(part) and any(c.isdigit() for c in part)
+        return any(c in stripped for c in "([{%") or not any(
+            len(part) >= 16
+            and part.isalnum()
+            and not wordish(part)
+            and any(c.isdigit() for c in part)
             for part in stripped.split(".")
         )
     return paths and is_path(stripped)
