@@ -38,11 +38,11 @@ RULES = (
     "conditioning|context=|conversation=|everything=|anything="
 )
 AI = (
-    "ai=|ais=|a.i.|llm|llms|language model|chatbot|ai assistant|ai "
+    "ai=|ais=|a.i.|llm=|llms=|language model|chatbot|ai assistant|ai "
     "agent|assistant|assistants|gpt|chatgpt|"
     "claude|copilot|gemini|crawler|crawlers|scraper|scrapers|robot|robots|bot=|bots=|"
     "automated agent|automated agents|ai agent|ai agents|coding agent|coding agents|autonomous agent|"
-    "autonomous agents|llm agent|llm agents|the model=|any model=|a model="
+    "autonomous agents|llm agent|llm agents"
 )
 # "Attention, assistant", "Dear AI": an AI hailed directly (the words adjacent, so "attention in
 # LLMs" is not).
@@ -227,8 +227,8 @@ ENGLISH: tuple[Family, ...] = (
         "new instructions",
         1,
         (
-            "real=|actual=|true=|genuine|hidden=|secret=",
-            "assignment|task=|job=|mission=|goal=|objective|purpose",
+            "real assignment|actual assignment|true assignment|real task|actual task|real job|"
+            "actual job|real mission|real goal|real objective|real purpose|true purpose|genuine task",
             ":|is to|is now",
         ),
         "",
@@ -390,7 +390,8 @@ ENGLISH: tuple[Family, ...] = (
         2,
         (
             "send|post=|posting|upload|forward|exfiltrat|leak|transmit|email|e-mail|mail=|beam=|deliver|"
-            "curl=|wget=|pipe=|publish|export|copy|share|sync=|mirror",
+            "curl=|wget=|pipe=|publish|copy|export the user|exports the user|export all|exports all|"
+            "export every|exports every",
             SECRETS,
             DESTINATIONS,
         ),
@@ -758,6 +759,17 @@ ENGLISH: tuple[Family, ...] = (
         ),
         "",
         40,
+    ),
+    (
+        "addressee",
+        2,
+        (
+            "the model|any model|a model|the models",
+            "reading this|reading these|processing this|processing these|summarizing this|"
+            "summarising this|parsing this|that reads this|which reads this|that read this",
+        ),
+        "",
+        0,
     ),
     (
         "addressee",

@@ -55,6 +55,7 @@ _BASE64_LINES = re.compile(r"(?:[A-Za-z0-9+/]{16,}\r?\n){1,64}[A-Za-z0-9+/]{2,}=
 # A word written in symbols that read as letters: "!gn0r3", "@ll", "pr3v!0u$".
 _LEET_TOKEN = re.compile(r"\S*[A-Za-z0-9]\S*")
 _LEET_SYMBOLS = str.maketrans("!@$€+£¡", "iaset" + "li")
+_LIST_ITEM = re.compile(r"(?:[-*•+]|\d{1,3}[.)])\s")
 # How much of a text the line-break views read: they are for short fragments, not whole files.
 _FRAGMENTS_MAX = 4000
 _LATIN_NAME = re.compile(
@@ -426,7 +427,7 @@ def _run_together(text: str) -> str | None:
     )
 
 
-def _fragments(plain: str) -> list[str]:
+def _fragments(plain: str, visible: str = "") -> list[str]:
     """A text cut into short lines (one word, a few letters, a piece of a word per line) read as one
     line: with a space between its lines, and with none (``ign\\nore``, one letter per line, base64
     wrapped short). Empty for ordinary text, whose lines are sentences."""
@@ -434,6 +435,12 @@ def _fragments(plain: str) -> list[str]:
         return []
     lines = [line.strip() for line in plain[:_FRAGMENTS_MAX].splitlines() if line.strip()]
     if len(lines) < 3 or sorted(map(len, lines))[len(lines) // 2] > 24:
+        return []
+    shown = [
+        line.strip() for line in (visible or plain)[:_FRAGMENTS_MAX].splitlines() if line.strip()
+    ]
+    if sum(bool(_LIST_ITEM.match(line)) for line in shown) * 2 >= len(shown):
+        # a list (before its Markdown is unwrapped): each item stands alone
         return []
     joined = "".join(lines)
     return [" ".join(lines), joined] + [cut for cut in [_run_together(joined)] if cut]
@@ -451,7 +458,7 @@ def hidden_views(text: str, visible: str | None = None) -> list[tuple[str, str]]
     cut = _run_together(plain)
     if cut is not None:
         views.append(("run-together words", cut))
-    fragments = _fragments(plain)
+    fragments = _fragments(plain, visible)
     if fragments:
         # rot13 read across the line breaks too
         views.append(("rot13", codecs.encode(fragments[0], "rot13")))
