@@ -44,6 +44,8 @@ _SHAPES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("addressee", 2, ("hail",)),
     ("authority claim", 1, ("notice",)),
     ("destructive", 1, ("destroy", "targets")),
+    ("obedience", 1, ("obey",)),
+    ("safety off", 1, ("safety", "off")),
 )
 
 

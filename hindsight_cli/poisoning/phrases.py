@@ -25,7 +25,7 @@ EARLIER = (
     "far|until now|"
     "up to now|before this|before that|of the system|you were configured with|you were set up with|"
     "you were initialised with|you were initialized with|you started with|you were loaded with|"
-    "you were deployed with|you were shipped with"
+    "you were deployed with|you were shipped with|you got before|you've got|you were handed"
 )
 ANY = EARLIER + "|your=|all=|any=|every=|developer|safety"
 INSTRUCTIONS = (
@@ -103,6 +103,7 @@ VOID = (
     "been revoked|"
     "are obsolete|are superseded|are invalid|were fake|was fake|were a test|was a test|do not "
     "apply|don't apply|was written by an attacker|were written by an attacker|is compromised|"
+    "no longer count|don't count|do not count|no longer matter|don't matter anymore|"
     "are compromised|was compromised|were compromised|is malicious|are malicious|was forged|were "
     "forged|are rescinded|is rescinded|have been rescinded|are revoked|are withdrawn|is withdrawn"
 )
@@ -794,9 +795,10 @@ ENGLISH: tuple[Family, ...] = (
         1,
         (
             "follow only|obey only|only follow|only obey|listen only to|only listen to|do only what|"
+            "only do what|only do as|do just what|just do what|"
             "trust only|only trust|trust=",
-            "this page|this document|this file|this text|this message|these instructions|what this|"
-            "what i say|what it says|my instructions|the text below|the instructions below",
+            "this page|this document|this file|this text|this message|these instructions|"
+            "i say|it says|my instructions|the text below|the instructions below",
         ),
         "",
         40,
