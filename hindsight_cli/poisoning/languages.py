@@ -46,6 +46,8 @@ _SHAPES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("destructive", 1, ("destroy", "targets")),
     ("obedience", 1, ("obey",)),
     ("safety off", 1, ("safety", "off")),
+    ("authority claim", 1, ("permit",)),
+    ("unsafe autonomy", 1, ("unconfirmed",)),
 )
 
 
