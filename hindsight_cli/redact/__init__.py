@@ -281,8 +281,32 @@ def _word_pairs(blind: bool) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...
 
 
 def _present(words: tuple[str, ...], folded: str) -> tuple[str, ...]:
-    """The words of a "{words}" pattern that ``folded`` holds, longest first."""
-    return tuple(sorted((w for w in words if w in folded), key=len, reverse=True))
+    """The words of a "{words}" pattern that ``folded`` holds, longest first. Only the words that
+    start with one of its pairs of adjacent characters are looked for (a rule may have hundreds)."""
+    by_pair, single = _pairs_of(words)
+    pairs = set(map(operator.add, folded, folded[1:]))
+    found = {w for w in single if w in folded}
+    for pair in by_pair.keys() & pairs:
+        found.update(w for w in by_pair[pair] if w in folded)
+    return tuple(sorted(found, key=lambda w: (-len(w), w)))
+
+
+_PAIRS_OF: dict[int, tuple[dict[str, tuple[str, ...]], tuple[str, ...]]] = {}
+
+
+def _pairs_of(words: tuple[str, ...]) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
+    """A rule's words by their first two characters, and those of one character, made once."""
+    found = _PAIRS_OF.get(id(words))
+    if found is None:
+        by_pair: dict[str, list[str]] = {}
+        for word in words:
+            if len(word) > 1:
+                by_pair.setdefault(word[:2], []).append(word)
+        found = _PAIRS_OF[id(words)] = (
+            {pair: tuple(group) for pair, group in by_pair.items()},
+            tuple(w for w in words if len(w) == 1),
+        )
+    return found
 
 
 _COMPILED: dict[tuple[str, tuple[str, ...]], re.Pattern[str]] = {}

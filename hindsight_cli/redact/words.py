@@ -8,6 +8,8 @@ compile anything, and a rule's pattern is built from the words the text holds.
 
 from __future__ import annotations
 
+import functools
+
 # Words for a password. ASCII ones first; "pass", "pw" and "psk" only count inside a name or a flag
 # (db_pass=, --pass), never in prose, where "pass" is an ordinary word.
 PASSWORD_WORDS: tuple[str, ...] = (
@@ -903,6 +905,7 @@ _PASS_PREFIXES = (
 )
 
 
+@functools.lru_cache(maxsize=4096)
 def name_word(name: str) -> tuple[str, bool] | None:
     """The secret word in an identifier (DB_PASSWORD, apiKey, SSHPASS, client-key-data, Passwort)
     and whether it ends the name (before a suffix such as _id, _b64, 2), or None. The longest word
