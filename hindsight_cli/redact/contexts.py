@@ -283,7 +283,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?P<secret>[^\s\"'`]{8,})",
         _USERS,
         _named_after,
-        None,
+        # "root" and "user" are in most paths: the arrow or the spaced slash first
+        lambda text: any(a in text for a in ("→", "->", "=>", "⇒", " / ")),
     ),
     (
         "password",
