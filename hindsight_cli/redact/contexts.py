@@ -71,8 +71,8 @@ def _named_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 def _device(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """A network device's secret: any value after a "7" (Cisco's reversible type 7), else a
     password-shaped or random one."""
-    value = match.group("secret")
-    if is_reference(value) or (not_a_value(value) and not match.group("type")):
+    value, kind = match.group("secret"), match.groupdict().get("type")
+    if is_reference(value) or (not_a_value(value) and not kind):
         return None
     line = match.string[match.string.rfind("\n", 0, match.start()) + 1 : match.start() + 1]
     if match.group().lstrip().lower().startswith("key") and not line.lstrip().lower().startswith(
@@ -80,7 +80,7 @@ def _device(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     ):
         # "gpg: key 3F2A… imported", "idempotency key …": not a device's key
         return None
-    if match.group("type") in ("7", "ascii-text") or credential_like(value, strict=True):
+    if kind in ("7", "ascii-text") or credential_like(value, strict=True):
         return match.span("secret")
     return match.span("secret") if high_entropy(value) else None
 
@@ -125,6 +125,22 @@ def _secret_list(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     body = match.group("secret")
     end = span[0] + len(body.rstrip("\r\n"))
     return (span[0], end) if any(random_value(i) for i in items) else None
+
+
+def _block_scalar(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A YAML block scalar under a secret-named key: all of it, when it is a password's or random."""
+    from .generic import not_secret_name, words_in
+
+    name = match.group("name")
+    kind = words_in(name)
+    body = match.group("secret").rstrip("\r\n")
+    value = "".join(body.split())
+    if not kind or not_secret_name(name) or is_reference(value):
+        return None
+    if kind != "password" and not high_entropy(value) and "PRIVATE KEY" not in body:
+        return None
+    start = match.start("secret")
+    return start, start + len(body)
 
 
 def _byte_list(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -293,6 +309,24 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         (),
         _labelled,
         lambda text: ":" in text or "：" in text,
+    ),
+    # SNMPv3: … auth sha <password> priv aes 128 <password>
+    (
+        "password",
+        r"(?i)\b(?:auth[ \t]+(?:md5|sha\d*)|priv[ \t]+(?:des|3des|aes)(?:[ \t]+\d+)?)[ \t]+"
+        r"(?P<secret>[^\s\"']+)",
+        ("auth ", "priv "),
+        _device,
+        None,
+    ),
+    # a YAML block scalar under a secret's name: password: |\n    …
+    (
+        "secret",
+        r"(?m)^(?P<indent>[ \t]*)(?P<name>[\w.\-]+)[ \t]*:[ \t]*[|>][-+]?[ \t]*\r?\n"
+        r"(?P<secret>(?:(?P=indent)[ \t]+\S[^\n]*(?:\r?\n|$))+)",
+        NAME_WORDS,
+        _block_scalar,
+        None,
     ),
     # redis-cli: AUTH [user] password
     (
