@@ -50,6 +50,17 @@ _BASE32 = re.compile(r"\b(?:[A-Z2-7]{16,}|[a-z2-7]{16,})={0,6}(?![\w=])")
 _DECIMAL = re.compile(r"(?<![\d.])(?:\d{2,3}[ ,;]+){7,}\d{2,3}(?![\d.])")
 # Hex bytes written apart: "69 67 6e 6f …", "69:67:6e:…", eight or more.
 _HEX_SPACED = re.compile(r"(?<![\w:])(?:[0-9a-fA-F]{2}[ :,]){7,}[0-9a-fA-F]{2}(?![\w:])")
+# Bytes in binary: "01101001 01100111 …", eight or more.
+_BINARY = re.compile(r"(?<![01])(?:[01]{8}[ ,]?){8,}(?![01])")
+# Morse code: letters of dots and dashes apart, words apart by " / " or three blanks.
+_MORSE = re.compile(r"(?<![.\-\w])(?:[.\-·−_]{1,6}(?: {1,3}| / |/)){10,}[.\-·−_]{1,6}(?![.\-\w])")
+_MORSE_CODE = {
+    ".-": "a", "-...": "b", "-.-.": "c", "-..": "d", ".": "e", "..-.": "f", "--.": "g", "....": "h",
+    "..": "i", ".---": "j", "-.-": "k", ".-..": "l", "--": "m", "-.": "n", "---": "o", ".--.": "p",
+    "--.-": "q", ".-.": "r", "...": "s", "-": "t", "..-": "u", "...-": "v", ".--": "w", "-..-": "x",
+    "-.--": "y", "--..": "z", "-----": "0", ".----": "1", "..---": "2", "...--": "3", "....-": "4",
+    ".....": "5", "-....": "6", "--...": "7", "---..": "8", "----.": "9",
+}  # fmt: skip
 # Base64 wrapped over lines.
 _BASE64_LINES = re.compile(r"(?:[A-Za-z0-9+/]{16,}\r?\n){1,64}[A-Za-z0-9+/]{2,}={0,2}")
 # A word written in symbols that read as letters: "!gn0r3", "@ll", "pr3v!0u$".
@@ -346,6 +357,21 @@ def _decimal(run: str) -> str | None:
     return _printable(bytes(codes))
 
 
+def _binary(run: str) -> str | None:
+    bits = re.sub(r"[ ,]", "", run)
+    return _printable(bytes(int(bits[i : i + 8], 2) for i in range(0, len(bits) - 7, 8)))
+
+
+def _morse(run: str) -> str | None:
+    run = run.replace("·", ".").replace("−", "-").replace("_", "-")
+    words = [word.split() for word in re.split(r" / |/| {3}", run.strip())]
+    if any(code not in _MORSE_CODE for word in words for code in word):
+        return None
+    return _printable(
+        " ".join("".join(_MORSE_CODE[code] for code in word) for word in words).encode()
+    )
+
+
 def _wrapped_base64(run: str) -> str | None:
     return _base64("".join(run.split()))
 
@@ -356,6 +382,8 @@ _DECODERS = (
     (_BASE64_LINES, _wrapped_base64, "\n"),
     (_BASE32, _base32, ""),
     (_DECIMAL, _decimal, " "),
+    (_BINARY, _binary, "0"),
+    (_MORSE, _morse, "-"),
     (_HEX_SPACED, lambda run: _printable(bytes.fromhex(re.sub(r"[ :,]", "", run))), ""),
     (_HEX, lambda run: _printable(bytes.fromhex(run.removeprefix("0x"))), ""),
     (_ESCAPES, _escapes, "\\"),
