@@ -7,7 +7,8 @@ tests/data/lookalikes.txt plus its ORDINARY texts. A leak is an item whose secre
 of it) survives; a false positive is a look-alike that comes out changed. Times are per ``redact``
 call, warm (patterns compiled), p50 and p95 over ``--runs`` passes, and cold (a fresh process that
 redacts each item once: what a recording hook pays, imports and compiling included).
-``--baseline REV`` runs a commit's redact.py the same way (say b2449a3, the rules before issue 16);
+``--baseline REV`` runs a commit's redact.py or redact/ the same way (say b2449a3, the rules before
+issue 16, or 948414b, before issue 31's round review-3);
 ``--detect-secrets`` runs Yelp's detect-secrets (its default plugins and filters, each text scanned
 as a file) as a redactor. No timing is asserted anywhere.
 """
@@ -46,15 +47,35 @@ def corpus() -> tuple[list[Item], list[str]]:
 
 
 def _module(rev: str) -> types.ModuleType:
-    source = subprocess.run(
-        ["git", "show", f"{rev}:hindsight_cli/redact.py"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
+    """A commit's redaction rules: its ``redact.py``, or its ``redact/`` package (imported under
+    another name, beside this checkout's)."""
+    shown = subprocess.run(
+        ["git", "show", f"{rev}:hindsight_cli/redact.py"], cwd=ROOT, capture_output=True, text=True
+    )
+    if shown.returncode == 0:
+        module = types.ModuleType(f"redact_{rev}")
+        exec(compile(shown.stdout, f"{rev}:redact.py", "exec"), module.__dict__)  # noqa: S102 (our own history)
+        return module
+    import importlib.util
+    import io
+    import tarfile
+    import tempfile
+
+    archive = subprocess.run(
+        ["git", "archive", rev, "hindsight_cli/redact"], cwd=ROOT, capture_output=True, check=True
     ).stdout
-    module = types.ModuleType(f"redact_{rev}")
-    exec(compile(source, f"{rev}:redact.py", "exec"), module.__dict__)  # noqa: S102 (our own history)
+    folder = Path(tempfile.mkdtemp())
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    package = folder / "hindsight_cli" / "redact"
+    name = f"redact_{rev}"
+    spec = importlib.util.spec_from_file_location(
+        name, package / "__init__.py", submodule_search_locations=[str(package)]
+    )
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
     return module
 
 
@@ -109,8 +130,8 @@ def evaluate(name: str, redactor: Redactor, runs: int, show: bool) -> None:
 def cold(rev: str | None) -> None:
     """One fresh interpreter that imports the rules and redacts every item once."""
     load = (
-        f"import subprocess,types;src=subprocess.run(['git','show','{rev}:hindsight_cli/redact.py'],"
-        f"capture_output=True,text=True).stdout;m=types.ModuleType('r');exec(src,m.__dict__);redact=m.redact"
+        f"sys.path.insert(0,'{ROOT / 'benchmarks'}');import redaction_corpus as b;"
+        f"redact=b._module('{rev}').redact"
         if rev
         else "from hindsight_cli.redact import redact"
     )

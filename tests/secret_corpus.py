@@ -96,6 +96,9 @@ class _Bodies:
         n = int(arg) if arg else 0
         if kind in _ALPHABETS:
             return self.draw(n, _ALPHABETS[kind])
+        if kind == "bytes":
+            # a key as a JSON or YAML list of byte values (a Solana keypair file)
+            return ",".join(str(self.rng.randrange(256)) for _ in range(n or 64))
         if kind == "pw":
             return self.password()
         if kind == "pwplain":
@@ -144,6 +147,7 @@ class _Bodies:
 
 _KINDS = (
     *_ALPHABETS,
+    "bytes",
     "pw",
     "pwplain",
     "uuid",

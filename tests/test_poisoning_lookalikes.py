@@ -42,7 +42,7 @@ def test_no_ordinary_chat_is_quarantined_and_every_injection_still_is() -> None:
         for item in injections
         if assess(item.get("fields") or {"content": item["text"]}, "web")
     ]
-    assert (len(caught), len(injections)) == (178, 178)
+    assert len(injections) >= 415 and len(caught) == len(injections)
 
 
 @pytest.mark.parametrize(

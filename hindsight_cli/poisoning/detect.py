@@ -139,6 +139,9 @@ def _families() -> tuple[tuple[str, tuple[Family, ...]], ...]:
     groups: dict[str, list[Family]] = {}
     for kind, lang, weight, slots, chars in languages.families():
         window = _WINDOW["cjk" if lang in _CJK_LANGS else "chars" if chars else "word"]
+        if kind == "exfiltration":
+            # a URL or a path stands between the secret and the verb
+            window *= 2
         groups.setdefault(lang, []).append(
             Family(f"{kind} ({lang})", weight, slots, "", window, chars, kind == "addressee")
         )
@@ -506,7 +509,7 @@ def kinds(text: str) -> dict[str, int]:
         )
     for how, hidden in hidden_views(text, visible):
         # tricks of Latin script
-        latin = how in ("rot13", "reversed", "split words")
+        latin = how in ("rot13", "reversed", "split words", "run-together words")
         inner = phrase_kinds(hidden, english_only=latin)
         if not latin:
             inner.update(structural_kinds(hidden))

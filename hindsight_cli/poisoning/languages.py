@@ -43,6 +43,11 @@ _SHAPES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("new instructions", 1, ("new",)),
     ("addressee", 2, ("hail",)),
     ("authority claim", 1, ("notice",)),
+    ("destructive", 1, ("destroy", "targets")),
+    ("obedience", 1, ("obey",)),
+    ("safety off", 1, ("safety", "off")),
+    ("authority claim", 1, ("permit",)),
+    ("unsafe autonomy", 1, ("unconfirmed",)),
 )
 
 

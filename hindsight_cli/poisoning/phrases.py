@@ -23,7 +23,9 @@ EARLIER = (
     "previous|prior|preceding|above=|earlier|foregoing|former|original|initial|you were given|"
     "you've been given|you have been given|you were told|you've been told|you received|so "
     "far|until now|"
-    "up to now|before this|before that|of the system"
+    "up to now|before this|before that|of the system|you were configured with|you were set up with|"
+    "you were initialised with|you were initialized with|you started with|you were loaded with|"
+    "you were deployed with|you were shipped with|you got before|you've got|you were handed"
 )
 ANY = EARLIER + "|your=|all=|any=|every=|developer|safety"
 INSTRUCTIONS = (
@@ -36,14 +38,16 @@ RULES = (
     "conditioning|context=|conversation=|everything=|anything="
 )
 AI = (
-    "ai=|ais=|a.i.|llm|llms|language model|chatbot|ai assistant|ai "
+    "ai=|ais=|a.i.|llm=|llms=|language model|chatbot|ai assistant|ai "
     "agent|assistant|assistants|gpt|chatgpt|"
-    "claude|copilot|gemini|crawler|crawlers|scraper|scrapers|robot|robots|bot=|bots="
+    "claude|copilot|gemini|crawler|crawlers|scraper|scrapers|robot|robots|bot=|bots=|"
+    "automated agent|automated agents|ai agent|ai agents|coding agent|coding agents|autonomous agent|"
+    "autonomous agents|llm agent|llm agents"
 )
 # "Attention, assistant", "Dear AI": an AI hailed directly (the words adjacent, so "attention in
 # LLMs" is not).
 VOCATIVE = (
-    "attention|attn|attention all|attention any|dear=|hey=|hello=|note to|note for|message "
+    "attention|attn|attention all|attention any|note to|note for|message "
     "to|message for|"
     "notice to|instructions to|reminder to|reminder for|memo to|memo for|psa for|a note to|a "
     "note for >> " + AI
@@ -80,7 +84,8 @@ DESTINATIONS = (
     "http|https|www.|ftp:|@|webhook|this url|this address|this endpoint|this server|that "
     "url|that address|"
     "the following url|the following address|my server|our server|my email|my e-mail|to me=|to us=|"
-    "pastebin|ngrok|requestbin|hooks.|attacker|me="
+    "pastebin|ngrok|requestbin|hooks.|attacker|me=|gist=|public gist|public repo|public repository|"
+    "public channel|public issue"
 )
 
 # (kind, weight, slots, words that make the sentence ordinary text, window in characters or 0 for
@@ -97,7 +102,10 @@ VOID = (
     "no longer in effect|are cancel|is cancel|have been cancel|has been cancel|are revoked|have "
     "been revoked|"
     "are obsolete|are superseded|are invalid|were fake|was fake|were a test|was a test|do not "
-    "apply|don't apply"
+    "apply|don't apply|was written by an attacker|were written by an attacker|is compromised|"
+    "no longer count|don't count|do not count|no longer matter|don't matter anymore|"
+    "are compromised|was compromised|were compromised|is malicious|are malicious|was forged|were "
+    "forged|are rescinded|is rescinded|have been rescinded|are revoked|are withdrawn|is withdrawn"
 )
 # Instructions *on a topic* are about the world, not the reader ("disregard the previous guidance on
 # token rotation"); "instructions on this page" is not a topic.
@@ -120,7 +128,10 @@ ENGLISH: tuple[Family, ...] = (
             "guardrail|the guardrails|"
             "your programming|your training|your instruction|your directive|your guideline|your "
             "rules|"
-            "your restriction|your constraint|your safety|your filter|your content polic|safety "
+            "your restriction|your constraint|your safety|your filter|your content polic|"
+            "your configuration|your config=|your setup|your settings|your defaults|your system "
+            "configuration|your safeguards|the safeguards|your safety measures|your protections|"
+            "safety "
             "checks|"
             "safety filters|safety rules|security checks|content filter|moderation",
         ),
@@ -133,7 +144,8 @@ ENGLISH: tuple[Family, ...] = (
         (
             "supersede|replaces|take precedence over|takes precedence over|take priority over|"
             "takes priority over|outrank|overrides|cancels",
-            "your=|the system",
+            "your=|the system|all prior|all previous|all earlier|any prior|any previous|all other|"
+            "everything else",
             INSTRUCTIONS + "|" + RULES,
         ),
         "",
@@ -203,9 +215,22 @@ ENGLISH: tuple[Family, ...] = (
         2,
         (
             "your=",
-            "new=|real=|actual=|true=|only=|primary|updated|revised",
+            "new=|real=|actual=|true=|only=|primary|updated|revised|one=|sole=|single=",
             "task=|goal=|objective|job=|mission=|instruction|purpose|priority|directive|orders=|role=",
             "is to|are to|is now|are now|:|will be|are as follows|is as follows|are the following",
+        ),
+        # a tracker's task, not the reader's
+        "in jira|in linear|in asana|in trello|in github|in the tracker|ticket|sprint|backlog|"
+        "assigned to|on the board",
+        0,
+    ),
+    (
+        "new instructions",
+        1,
+        (
+            "real assignment|actual assignment|true assignment|real task|actual task|real job|"
+            "actual job|real mission|real goal|real objective|real purpose|true purpose|genuine task",
+            ":|is to|is now",
         ),
         "",
         0,
@@ -228,7 +253,9 @@ ENGLISH: tuple[Family, ...] = (
             "pretend that you are|roleplay as|role-play as|role play as|play the role of|"
             "assume the role of|take on the role of|you are to act|simulate being|impersonat|"
             "you are operating|you're operating|you are running in|you are in=|you're in=|"
-            "as of now you|as of this moment you",
+            "you operate|you now operate|you will operate|you run in|you now run|"
+            "as of now you|as of this moment you|behave like|behave as|act like|respond like|"
+            "respond as|operate as|function as",
             PERSONA,
         ),
         "talking to|chatting with|connected to|speaking with|speaking to|transferred "
@@ -275,6 +302,7 @@ ENGLISH: tuple[Family, ...] = (
         2,
         (
             "from now on|from this point on|from this moment on|from here on|henceforth|"
+            "as of today|starting today|effective immediately|effective now|"
             "for the rest of this conversation|for the rest of this session|"
             "for the rest of the conversation|starting now|as of now|as of this moment",
             "you=|you'll|your=",
@@ -363,7 +391,8 @@ ENGLISH: tuple[Family, ...] = (
         2,
         (
             "send|post=|posting|upload|forward|exfiltrat|leak|transmit|email|e-mail|mail=|beam=|deliver|"
-            "curl=|wget=|pipe=|publish",
+            "curl=|wget=|pipe=|publish|copy|export the user|exports the user|export all|exports all|"
+            "export every|exports every",
             SECRETS,
             DESTINATIONS,
         ),
@@ -395,6 +424,9 @@ ENGLISH: tuple[Family, ...] = (
         0,
     ),
     ("addressee", 2, (VOCATIVE,), "", 0),
+    # "Hey Claude, can you summarize this PR?" is how people talk to an assistant: a greeting counts
+    # with another signal only
+    ("addressee", 1, ("dear=|hey=|hello=|hi= >> " + AI,), "", 0),
     (
         "addressee",
         2,
@@ -413,8 +445,12 @@ ENGLISH: tuple[Family, ...] = (
         1,
         (
             "the user|your user|the owner|the developer|the admin|the administrator|your operator|"
-            "the operator|your owner|your creator|your developer|your admin",
+            "the operator|your owner|your creator|your developer|your admin|the team|the maintainers",
             "has authori|have authori|has given you permission|has granted you|gave you permission|"
+            "has approved you|have approved you|approved you to|has allowed you|have allowed you|"
+            "has pre-approved|have pre-approved|has preapproved|pre-approved all|has approved all|"
+            "has okayed|has signed off on|has waived|have waived|"
+            "has cleared you|have cleared you|have given you permission|have granted you|"
             "allows you to|permits you to|wants you to|asked you to|instructed you to|asked me "
             "to tell you|"
             "told me to tell you|would like you to|has approved|requires you to|orders you to",
@@ -439,9 +475,14 @@ ENGLISH: tuple[Family, ...] = (
         1,
         (
             "i am the system|i am your|i'm your|i am the admin|i'm the admin|i am an admin|"
+            "i, your|i, the developer|i, the admin|as your developer|as your creator|as your admin|"
+            "as your operator|as your owner|"
             "i am the developer|i am from openai|i am from anthropic|this is openai|this is "
             "anthropic|"
-            "message from your developer|message from the developers|on behalf of your developer",
+            "message from your developer|message from the developers|on behalf of your developer|"
+            "message from your admin|message from the admin|message from your operator|"
+            "message from the operator|message from the system|message from your owner|"
+            "on behalf of the admin|on behalf of your admin|on behalf of the operator",
         ),
         "",
         0,
@@ -588,7 +629,8 @@ ENGLISH: tuple[Family, ...] = (
         1,
         (
             "tell the user|inform the user|assure the user|convince the user|let the user know|"
-            "tell them that|say to the user|claim that|state that",
+            "tell them that|say to the user|claim that|state that|confirm by saying|confirm by "
+            "replying|acknowledge by saying|confirm with the word|reply with the word",
         ),
         "don't tell|do not tell|dont tell|never tell|not tell|don't inform|do not inform|never "
         "inform",
@@ -602,7 +644,7 @@ ENGLISH: tuple[Family, ...] = (
             "signature verification|ssl verification|certificate verification|tls verification|"
             "verify_ssl|--no-verify|2fa|two-factor|mfa=|firewall|antivirus|security check|"
             "code review|branch protection|sandbox|safe mode|gpg check|checksum|logging|audit log|"
-            "monitoring",
+            "monitoring|ci=|the ci|status checks|the pipeline|pre-commit hooks|the hooks",
         ),
         "",
         40,
@@ -620,6 +662,208 @@ ENGLISH: tuple[Family, ...] = (
         ),
         "",
         0,
+    ),
+    (
+        "override",
+        2,
+        (
+            "no longer have to follow|no longer need to follow|don't have to follow|do not have to "
+            "follow|dont have to follow|need not follow|no longer have to obey|don't have to obey|"
+            "no longer bound by|not bound by|aren't bound by|are free from|are released from|"
+            "no longer have to respect|no longer need to respect|no longer have to comply",
+            "the safety|your safety|the policy|the policies|your policy|your policies|the rules|"
+            "your rules|your instructions|your guidelines|the guidelines|content policy|"
+            "safety policy|guardrail|restrictions|your constraints|your programming|your training",
+        ),
+        "",
+        0,
+    ),
+    (
+        "unsafe autonomy",
+        1,
+        (
+            "run=|execute|delete|push|merge|deploy|install|approve|commit|shell commands",
+            "without asking|without confirmation|without approval|without review|without permission|"
+            "without checking|without telling|without consulting",
+        ),
+        "",
+        40,
+    ),
+    (
+        "authority claim",
+        1,
+        (
+            "you have been upgraded|you've been upgraded|you have been updated|you've been updated|"
+            "you have been patched|you have been reprogrammed|you've been reprogrammed|you were "
+            "upgraded|you were reprogrammed|you have been modified|your model has been updated|"
+            "your firmware|you have been unlocked|you've been unlocked",
+        ),
+        "",
+        0,
+    ),
+    (
+        "addressee",
+        1,
+        (
+            "the person you are helping|the person you're helping|the person you are assisting|"
+            "the person you're assisting|the user you are helping|the user you're helping|the human "
+            "you are|whoever you are helping|whoever you're helping|the person you are talking to|"
+            "the person you're talking to|the user you are talking to|the one you are helping",
+        ),
+        "",
+        0,
+    ),
+    (
+        "override",
+        1,
+        (
+            EARLIER,
+            "setup=|configuration|config=|settings=|context=|prompt=|behaviour|behavior",
+            VOID + "|no longer in force|not in force|no longer holds|no longer stands|is outdated|"
+            "made a mistake|was a mistake|is wrong|was wrong",
+        ),
+        "",
+        0,
+    ),
+    (
+        "new instructions",
+        1,
+        (
+            "the correct behaviour|the correct behavior|the right behaviour|the right behavior|the "
+            "proper behaviour|the proper behavior|the intended behaviour|the intended behavior|what "
+            "you should actually do|what you should really do|your real purpose",
+            "is to|is:|:",
+        ),
+        "",
+        0,
+    ),
+    (
+        "exfiltration",
+        1,
+        (
+            "share|reveal|disclose|expose|leak|print|post=|dump|list=|read me|tell me|give me|"
+            "show me",
+            "any secrets|all secrets|the secrets|any credentials|all credentials|any keys|all keys|"
+            "any tokens|all tokens|any passwords|all passwords|activation key|license key|product "
+            "key|admin password|root password|the password",
+        ),
+        "",
+        40,
+    ),
+    (
+        "role change",
+        1,
+        (
+            "act as|pretend to be|pretend you are|roleplay as|role-play as|play the role of|you are "
+            "my|be my",
+            "grandmother|grandma|granny|late mother|deceased|dead relative",
+        ),
+        "",
+        40,
+    ),
+    (
+        "addressee",
+        2,
+        (
+            "the model|any model|a model|the models",
+            "reading this|reading these|processing this|processing these|summarizing this|"
+            "summarising this|parsing this|that reads this|which reads this|that read this",
+        ),
+        "",
+        0,
+    ),
+    (
+        "addressee",
+        1,
+        (
+            "the person who configured you|whoever configured you|the people who built you|the "
+            "people who made you|whoever set you up|the person who set you up|your creators|"
+            "whoever deployed you|the one who configured you",
+        ),
+        "",
+        0,
+    ),
+    (
+        "obedience",
+        1,
+        ("comply fully|fully comply|full compliance|comply completely|complete compliance",),
+        "",
+        0,
+    ),
+    (
+        "obedience",
+        1,
+        (
+            "follow only|obey only|only follow|only obey|listen only to|only listen to|do only what|"
+            "only do what|only do as|do just what|just do what|"
+            "trust only|only trust|trust=",
+            "this page|this document|this file|this text|this message|these instructions|"
+            "i say|it says|my instructions|the text below|the instructions below",
+        ),
+        "",
+        40,
+    ),
+    (
+        "weakened security",
+        1,
+        (
+            "skip|bypass|ignore|disable|turn off|without|stop asking for|don't ask for|do not ask "
+            "for|dont ask for|no need to ask for|never ask for|stop requesting",
+            "confirmation|confirmation prompt|approval|approvals|review=|reviews=|human review|"
+            "permission prompt|permission check|sign-off|security review",
+        ),
+        "",
+        40,
+    ),
+    (
+        "unsafe autonomy",
+        1,
+        (
+            "you have full|you have root|you have admin|you have unrestricted|you have elevated|"
+            "you've got|you now have|you have been given|you have been granted|you were granted",
+            "root=|admin=|sudo|permission|privilege|access|rights=|control",
+        ),
+        "",
+        30,
+    ),
+    (
+        "role change",
+        1,
+        (
+            "pretend to be|pretend you are|pretend you're|act as|you are now|behave as|pose as|"
+            "impersonat|play the role of",
+            "administrator|admin=|root=|root user|superuser|sysadmin|system administrator|"
+            "the developer|the owner|the operator|your developer|your creator",
+        ),
+        "",
+        40,
+    ),
+    (
+        "exfiltration",
+        2,
+        (
+            "paste|print|include|output|reveal|show|write|put=|insert|dump|echo|append|add=",
+            "private key|id_rsa|id_ed25519|ssh key|api key|api keys|secret key|password|passwords|"
+            "credential|session token|access token|auth token|.env=|environment variable|env var|"
+            "keychain|seed phrase|cookies=",
+            "your reply|your response|your answer|your next|your output|your summary|the chat|"
+            "this chat|the response|the reply|the conversation|here=|you can access|you can see|you "
+            "have access to|available to you|you can read|you encounter|you come across",
+        ),
+        "",
+        80,
+    ),
+    (
+        "destructive",
+        1,
+        (
+            "delete|remove|erase|wipe|destroy|rm=|force push|force-push|push straight|push directly|"
+            "push --force|push -f",
+            "the .git|.git=|.git folder|git history|to main|to master|main branch|master branch|"
+            "the cache|home directory|~/|-rf|-fr|--recursive",
+        ),
+        "",
+        40,
     ),
     (
         "jailbreak",

@@ -38,12 +38,37 @@ _MARKUP_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9:-]{0,30}(?:\s[^<>]{0,300})?/?>"
 _MARKDOWN = re.compile(r"[*~`]+|(?<!\w)_+|_+(?!\w)")
 _COMMENT = re.compile(r"<!--|-->|/\*|\*/")
 # Letters written one by one with a separator ("i g n o r e", "I.G.N.O.R.E", "i-g-n-o-r-e").
-_SPACED = re.compile(r"(?<!\w)\w(?:(?: |[^\w\s])\w){2,}(?!\w)")
+_SPACED = re.compile(r"(?<!\w)\w(?:(?: |[^\w\s])\w){2,}(?:[^\w\s](?=\s|$))?(?!\w)")
 _SPACED_SEP = re.compile(r" |[^\w\s]")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9_-]{20,}={0,2}")
 _HEX = re.compile(r"\b(?:0x)?(?:[0-9a-fA-F]{2}){8,}\b")
 _ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}){4,}")
-_PERCENT = re.compile(r"(?:%[0-9a-fA-F]{2}[^%\s]{0,3}){4,}")
+_PERCENT = re.compile(r"[^%\s]*(?:%[0-9a-fA-F]{2}[^%\s]*){3,}")
+# Base32 (RFC 4648), in one case: 16 characters or more.
+_BASE32 = re.compile(r"\b(?:[A-Z2-7]{16,}|[a-z2-7]{16,})={0,6}(?![\w=])")
+# Character codes in decimal: "105 103 110 111 114 101 …", eight or more.
+_DECIMAL = re.compile(r"(?<![\d.])(?:\d{2,3}[ ,;]+){7,}\d{2,3}(?![\d.])")
+# Hex bytes written apart: "69 67 6e 6f …", "69:67:6e:…", eight or more.
+_HEX_SPACED = re.compile(r"(?<![\w:])(?:[0-9a-fA-F]{2}[ :,]){7,}[0-9a-fA-F]{2}(?![\w:])")
+# Bytes in binary: "01101001 01100111 …", eight or more.
+_BINARY = re.compile(r"(?<![01])(?:[01]{8}[ ,]?){8,}(?![01])")
+# Morse code: letters of dots and dashes apart, words apart by " / " or three blanks.
+_MORSE = re.compile(r"(?<![.\-\w])(?:[.\-·−_]{1,6}(?: {1,3}| / |/)){10,}[.\-·−_]{1,6}(?![.\-\w])")
+_MORSE_CODE = {
+    ".-": "a", "-...": "b", "-.-.": "c", "-..": "d", ".": "e", "..-.": "f", "--.": "g", "....": "h",
+    "..": "i", ".---": "j", "-.-": "k", ".-..": "l", "--": "m", "-.": "n", "---": "o", ".--.": "p",
+    "--.-": "q", ".-.": "r", "...": "s", "-": "t", "..-": "u", "...-": "v", ".--": "w", "-..-": "x",
+    "-.--": "y", "--..": "z", "-----": "0", ".----": "1", "..---": "2", "...--": "3", "....-": "4",
+    ".....": "5", "-....": "6", "--...": "7", "---..": "8", "----.": "9",
+}  # fmt: skip
+# Base64 wrapped over lines.
+_BASE64_LINES = re.compile(r"(?:[A-Za-z0-9+/]{16,}\r?\n){1,64}[A-Za-z0-9+/]{2,}={0,2}")
+# A word written in symbols that read as letters: "!gn0r3", "@ll", "pr3v!0u$".
+_LEET_TOKEN = re.compile(r"\S*[A-Za-z0-9]\S*")
+_LEET_SYMBOLS = str.maketrans("!@$€+£¡", "iaset" + "li")
+_LIST_ITEM = re.compile(r"(?:[-*•+]|\d{1,3}[.)])\s")
+# How much of a text the line-break views read: they are for short fragments, not whole files.
+_FRAGMENTS_MAX = 4000
 _LATIN_NAME = re.compile(
     r"LATIN (?:CAPITAL |SMALL )?LETTER (?:SMALL CAPITAL |SCRIPT |DOTLESS |BARRED |)([A-Z])\b"
 )
@@ -315,9 +340,51 @@ def _escapes(run: str) -> str | None:
         return None
 
 
+def _base32(run: str) -> str | None:
+    body = run.rstrip("=").upper()
+    if len(body) > 4096:
+        return None
+    try:
+        return _printable(base64.b32decode(body + "=" * (-len(body) % 8)))
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _decimal(run: str) -> str | None:
+    codes = [int(n) for n in re.findall(r"\d+", run)]
+    if not all(32 <= n < 127 or n in (9, 10) for n in codes):
+        return None
+    return _printable(bytes(codes))
+
+
+def _binary(run: str) -> str | None:
+    bits = re.sub(r"[ ,]", "", run)
+    return _printable(bytes(int(bits[i : i + 8], 2) for i in range(0, len(bits) - 7, 8)))
+
+
+def _morse(run: str) -> str | None:
+    run = run.replace("·", ".").replace("−", "-").replace("_", "-")
+    words = [word.split() for word in re.split(r" / |/| {3}", run.strip())]
+    if any(code not in _MORSE_CODE for word in words for code in word):
+        return None
+    return _printable(
+        " ".join("".join(_MORSE_CODE[code] for code in word) for word in words).encode()
+    )
+
+
+def _wrapped_base64(run: str) -> str | None:
+    return _base64("".join(run.split()))
+
+
 # (pattern, decoder, a character every match holds: without it the pattern is not run)
 _DECODERS = (
     (_BASE64, _base64, ""),
+    (_BASE64_LINES, _wrapped_base64, "\n"),
+    (_BASE32, _base32, ""),
+    (_DECIMAL, _decimal, " "),
+    (_BINARY, _binary, "0"),
+    (_MORSE, _morse, "-"),
+    (_HEX_SPACED, lambda run: _printable(bytes.fromhex(re.sub(r"[ :,]", "", run))), ""),
     (_HEX, lambda run: _printable(bytes.fromhex(run.removeprefix("0x"))), ""),
     (_ESCAPES, _escapes, "\\"),
     (_PERCENT, unquote, "%"),
@@ -341,8 +408,70 @@ def _decoded(text: str) -> list[str]:
 
         decoded = pattern.sub(replace, text)
         if hits:
-            found.append(decoded)
+            # only the lines a decoded run changed are read again, with the rest of their line
+            before = set(text.splitlines())
+            found.append("\n".join(line for line in decoded.splitlines() if line not in before))
     return found
+
+
+def _leet(plain: str) -> str | None:
+    """``plain`` with the symbols that stand for letters inside words read as those letters
+    ("!gn0r3 @ll pr3v!0u$" is "ignore all previous"), or None when no word holds one. Addresses and
+    URLs are left as they are."""
+    if not any(c in plain for c in "!@$€+£¡"):
+        return None
+
+    def word(match: re.Match[str]) -> str:
+        token = match.group()
+        if "://" in token or re.fullmatch(r"[\w.+-]+@[\w-]+\.[\w.]+", token):
+            return token
+        return token.translate(_LEET_SYMBOLS)
+
+    # only the lines that change are read again
+    changed = [new for line in plain.splitlines() if (new := _LEET_TOKEN.sub(word, line)) != line]
+    return "\n".join(changed) if changed else None
+
+
+# Words run together without spaces ("ignorepreviousinstructions", one letter per line): a long run
+# of letters is cut before the words an injection is made of.
+_RUN = re.compile(r"[A-Za-z]{18,}")
+_RUN_WORDS = re.compile(
+    "(?i)(ignore|disregard|forget|previous|prior|earlier|above|instructions?|directives?|rules|"
+    "guidelines|system|prompt|reveal|print|show|send|upload|your|you|are|now|and|the|all|any|every|"
+    "new|from|without|restrictions?|password|secrets?|keys?|delete|assistant|developer|mode|"
+    "override|bypass|act|as|unrestricted|admin|repeat|tell|user|never|do|not|must|to)"
+)
+
+
+def _run_together(text: str) -> str | None:
+    """``text`` with its long runs of letters cut into words, or None when it has none."""
+    if not _RUN.search(text):
+        return None
+    # only the lines that hold a run are read again
+    return "\n".join(
+        _RUN.sub(lambda m: " ".join(_RUN_WORDS.sub(r" \1 ", m.group()).split()), line)
+        for line in text.splitlines()
+        if _RUN.search(line)
+    )
+
+
+def _fragments(plain: str, visible: str = "") -> list[str]:
+    """A text cut into short lines (one word, a few letters, a piece of a word per line) read as one
+    line: with a space between its lines, and with none (``ign\\nore``, one letter per line, base64
+    wrapped short). Empty for ordinary text, whose lines are sentences."""
+    if plain.count("\n") < 2:
+        return []
+    lines = [line.strip() for line in plain[:_FRAGMENTS_MAX].splitlines() if line.strip()]
+    if len(lines) < 3 or sorted(map(len, lines))[len(lines) // 2] > 24:
+        return []
+    shown = [
+        line.strip() for line in (visible or plain)[:_FRAGMENTS_MAX].splitlines() if line.strip()
+    ]
+    if sum(bool(_LIST_ITEM.match(line)) for line in shown) * 2 >= len(shown):
+        # a list (before its Markdown is unwrapped): each item stands alone
+        return []
+    joined = "".join(lines)
+    return [" ".join(lines), joined] + [cut for cut in [_run_together(joined)] if cut]
 
 
 def hidden_views(text: str, visible: str | None = None) -> list[tuple[str, str]]:
@@ -351,6 +480,19 @@ def hidden_views(text: str, visible: str | None = None) -> list[tuple[str, str]]
     visible = surface(text) if visible is None else visible
     plain = unwrap(visible)
     views = [("rot13", codecs.encode(plain, "rot13")), ("reversed", plain[::-1])]
+    leet = _leet(plain)
+    if leet is not None:
+        views.append(("leetspeak", leet))
+    cut = _run_together(plain)
+    if cut is not None:
+        views.append(("run-together words", cut))
+    fragments = _fragments(plain, visible)
+    if fragments:
+        # rot13 read across the line breaks too
+        views.append(("rot13", codecs.encode(fragments[0], "rot13")))
+    for one_line in fragments:
+        views.append(("line breaks", one_line))
+        views.extend(("line breaks", decoded) for decoded in _decoded(one_line))
     # "ig.nore pre.vious", "IgnoreAllPrevious": only the lines that change are read again.
     joined = [
         new

@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import operator
 
-from . import command_lines, generic, prose, providers
+from . import command_lines, contexts, generic, prose, providers
 from .words import fold, is_reference, weak_gate, word_pattern
 
 TYPE_CHECKING = False
@@ -42,7 +42,14 @@ if TYPE_CHECKING:
 # ``check(match, label)`` returns the span to replace (None keeps the match); without one, the
 # "secret" group's span, or the whole match. ``gate(text)`` is a cheap test for rules whose matches
 # hold no fixed word.
-_ALL = providers.RULES + command_lines.RULES + generic.RULES + prose.RULES
+_ALL = (
+    providers.RULES
+    + contexts.WEBHOOKS
+    + command_lines.RULES
+    + generic.RULES
+    + contexts.RULES
+    + prose.RULES
+)
 _RULES: list[_Rule] = _ALL  # type: ignore[assignment]
 
 # Which rules a field goes through. "text": every rule, as for a memory's content. "label": the same
@@ -181,9 +188,22 @@ def _may_match(rule: _Rule, text: str, folded: str, seen: dict[bool, set[str]]) 
         found = seen.get(blind)
         if found is None:
             found = seen[blind] = _words_in(haystack, blind)
-        if found.isdisjoint(words) or not weak_gate(haystack, words):
+        # only the rule's words the text holds are read again (a rule may have hundreds)
+        held = found.intersection(_word_set(words))
+        if not held or not weak_gate(haystack, tuple(held)):
             return False
     return gate is None or gate(text)
+
+
+_WORD_SETS: dict[int, frozenset[str]] = {}
+
+
+def _word_set(words: tuple[str, ...]) -> frozenset[str]:
+    """A rule's words as a set, made once per rule (the tuples live as long as the rules)."""
+    found = _WORD_SETS.get(id(words))
+    if found is None:
+        found = _WORD_SETS[id(words)] = frozenset(words)
+    return found
 
 
 def _rules_for(text: str, folded: str, seen: dict[bool, set[str]]) -> list[int]:
@@ -261,8 +281,32 @@ def _word_pairs(blind: bool) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...
 
 
 def _present(words: tuple[str, ...], folded: str) -> tuple[str, ...]:
-    """The words of a "{words}" pattern that ``folded`` holds, longest first."""
-    return tuple(sorted((w for w in words if w in folded), key=len, reverse=True))
+    """The words of a "{words}" pattern that ``folded`` holds, longest first. Only the words that
+    start with one of its pairs of adjacent characters are looked for (a rule may have hundreds)."""
+    by_pair, single = _pairs_of(words)
+    pairs = set(map(operator.add, folded, folded[1:]))
+    found = {w for w in single if w in folded}
+    for pair in by_pair.keys() & pairs:
+        found.update(w for w in by_pair[pair] if w in folded)
+    return tuple(sorted(found, key=lambda w: (-len(w), w)))
+
+
+_PAIRS_OF: dict[int, tuple[dict[str, tuple[str, ...]], tuple[str, ...]]] = {}
+
+
+def _pairs_of(words: tuple[str, ...]) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
+    """A rule's words by their first two characters, and those of one character, made once."""
+    found = _PAIRS_OF.get(id(words))
+    if found is None:
+        by_pair: dict[str, list[str]] = {}
+        for word in words:
+            if len(word) > 1:
+                by_pair.setdefault(word[:2], []).append(word)
+        found = _PAIRS_OF[id(words)] = (
+            {pair: tuple(group) for pair, group in by_pair.items()},
+            tuple(w for w in words if len(w) == 1),
+        )
+    return found
 
 
 _COMPILED: dict[tuple[str, tuple[str, ...]], re.Pattern[str]] = {}
@@ -310,6 +354,22 @@ _CLEAN_LABELS: dict[str, None] = {}
 
 
 def _redact_text(text: str, label: bool) -> tuple[str, int]:
+    """The rules over ``text``, and over its NFKC form when that differs (``ＴＯＫＥＮ＝…``): a text in
+    which that form shows more secrets comes out in that form, any other as it came."""
+    found = _apply(text, label)
+    if not text.isascii():
+        import unicodedata
+
+        if not unicodedata.is_normalized("NFKC", text):
+            normal = _apply(unicodedata.normalize("NFKC", text), label)
+            # the compatibility form only when it shows more secrets: the text keeps its own
+            # spelling otherwise
+            if normal[1] > found[1]:
+                return normal
+    return found
+
+
+def _apply(text: str, label: bool) -> tuple[str, int]:
     total = 0
     folded = fold(text)
     # the markers already in the text: never redacted again, even in part

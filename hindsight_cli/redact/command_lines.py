@@ -330,8 +330,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         "password",
         r"(?<![\w\-])(?:-u|-U|-l|--user(?:name)?|--login)[ \t=]+[^\s\-]\S*[ \t]+(?:-\w+[ "
         r"\t]+[^\s\-]\S*[ \t]+)?"
-        r"-p[ \t]+" + _VALUE,
-        ("-p",),
+        r"-[pP][ \t]+" + _VALUE,
+        ("-p", "-P"),
         _user_password,
         None,
     ),

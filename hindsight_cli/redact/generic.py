@@ -21,10 +21,12 @@ from .words import (
     classes,
     credential_like,
     high_entropy,
+    inside_uri,
     is_reference,
     looks_random,
     name_word,
     not_a_value,
+    public_before,
     wordish,
 )
 
@@ -148,6 +150,9 @@ def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if match.string[max(0, match.start() - 2) : match.start()].endswith(("${", "$", "%")):
         # ${RABBIT_PASS:?set it}: a reference's default, not an assignment
         return None
+    if sep == ":" and inside_uri(match.string, match.start()):
+        # arn:aws:secretsmanager:…:secret:prod/db
+        return None
     value, span = _value(match)
     kind = words_in(name)
     if value != value.strip():
@@ -163,8 +168,10 @@ def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         return None
     if kind in ("key", "inside"):
         # a secret word inside the name (SECRET_KEY_BASE, TOKEN_PROD, client-key-data): a random
-        # value only
-        return span if high_entropy(value) else None
+        # value only, and not a key said to be public ("Public key: 7xKX…")
+        return (
+            span if high_entropy(value) and not public_before(match.string, match.start()) else None
+        )
     if sep == "=" or sep == "=>" or sep == ":=" or (quoted and not label):
         if kind == "secret" and value.isdigit() and len(value) < 12:
             # max_token=4096
@@ -263,6 +270,11 @@ def _literal_pair(text: str) -> bool:
     return any(pair in text for pair in ('", "', "', '", '","', "','", "\", '", "', \""))
 
 
+def _not_reference(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """The value, unless it stands in for one (``Bearer YOUR_TOKEN_HERE``)."""
+    return None if is_reference(match.group("secret"), paths=False) else match.span("secret")
+
+
 def _credential(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     value = match.group("secret")
     return match.span("secret") if credential_like(value, strict=label) else None
@@ -294,14 +306,14 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?i)(?:authorization|proxy-authorization)[\"']?\s*[:=]\s*[\"']?(?:(?:basic|bearer|token|digest|bot|apikey|"
         r"api-key|sso-key|ssws|negotiate|ntlm|hmac|key|jwt|oauth)\s+)?(?P<secret>[A-Za-z0-9._~+/\-=:,]{8,})",
         ("authorization",),
-        None,
+        _not_reference,
         None,
     ),
     (
         "bearer_token",
         r"(?i)\bbearer\s+(?P<secret>(?=[A-Za-z0-9._~+/\-]*\d)[A-Za-z0-9._~+/\-]{16,}=*)",
         ("bearer",),
-        None,
+        _not_reference,
         None,
     ),
     (
@@ -378,7 +390,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "password",
-        r"(?i)\bpin(?:[ \t-]*code)?[ \t]*[:=：][ \t]*(?P<secret>\d{4,8})(?!\d)",
+        r"(?i)\bpin(?:[ \t-]*code)?(?:[ \t]+[^\W\d]+){0,2}[ \t]*[:=：][ \t]*(?P<secret>\d{4,8})(?!\d)",
         ("pin",),
         None,
         None,

@@ -23,8 +23,10 @@ from .words import (
     credential_like,
     fold,
     high_entropy,
+    inside_uri,
     is_reference,
     not_a_value,
+    public_before,
     wordish,
 )
 
@@ -152,7 +154,8 @@ def _acceptable(value: str, quoted: bool, after: str, word: str, label: bool) ->
         return len(value) >= 3
     # "the token 'abc' is invalid"
     if quoted:
-        return len(value) >= 4 and credential_like(value, strict=label)
+        # "pass `--strict` to …": after the verb, only a password-shaped value
+        return len(value) >= 4 and credential_like(value, strict=label or word.lower() == "pass")
     if not_a_value(value) and not (password and value.isdigit() and len(value) >= 4):
         return False
     if not password and wordish(value):
@@ -165,6 +168,8 @@ def _acceptable(value: str, quoted: bool, after: str, word: str, label: bool) ->
 def _prose(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """A password word, then its value (see the module docstring)."""
     rest, base, word = match.group("rest"), match.start("rest"), match.group("word")
+    if inside_uri(match.string, match.start()):
+        return None
     ending = _letters(rest) if word[-1] < "\u0530" and fold(word) not in ENGLISH else 0
     # a stem's ending: şifre-si, hasł-a, salasana-si
     rest, base = rest[ending:], base + ending
@@ -202,6 +207,8 @@ def _nearby(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     import re
 
     text, base = match.string, match.end()
+    if public_before(text, match.start()):
+        return None
     line_end = text.find("\n", base)
     for token in re.compile(_TOKEN).finditer(text, base, line_end if line_end >= 0 else len(text)):
         if token.start() - base > 64:
@@ -220,6 +227,85 @@ def _nearby(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return None
 
 
+_PRODUCT = r"\d{1,4}[A-Z]?[a-z]+(?:[A-Z][a-z]+)*"
+_EMAIL = r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+"
+# Closing punctuation a value does not end with in prose.
+_TRAILING = ".,;:)]}>\"'`”’»」』。，、"
+
+
+def _password_nearby(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A password-shaped word (eight or more characters, three kinds, not a name) among the few
+    words after a password word, whatever stands between them: a qualifier, a copula, a particle,
+    in any order ("heslo k wifi je …", "รหัสผ่าน wifi คือ …", "رمز عبور وای‌فای … است")."""
+    import re
+
+    text, base = match.string, match.end()
+    line_end = text.find("\n", base)
+    rest = text[base : line_end if line_end >= 0 else len(text)][:80]
+    if inside_uri(text, match.start()):
+        return None
+    for number, token in enumerate(re.finditer(r"\S+", rest)):
+        if number >= 6:
+            break
+        gap = rest[: token.start()].lower()
+        if set(re.findall(r"[a-z0-9]+", gap)) & HASH_WORDS or "://" in gap:
+            return None
+        # value="…": the attribute's value
+        value = re.sub(r"^[A-Za-z_]+=", "", token.group()).lstrip("\"'`(“‘«「『")
+        value = value.rstrip(_TRAILING) or value
+        start = base + token.start() + token.group().find(value)
+        if (
+            not token.start()
+            or re.fullmatch(_EMAIL, value)
+            or is_reference(value)
+            or "://" in value
+        ):
+            # glued to the word (password-reset-2024, <password>), an address, a reference
+            continue
+        if re.fullmatch(_PRODUCT, value):
+            # a product's name: 1Password
+            continue
+        if credential_like(value, strict=True):
+            return start, start + len(value)
+        if token.group()[-1:] in ".!?。！？" and value[-1:] not in "!?":
+            # the sentence ended
+            return None
+    return _password_before(match)
+
+
+_VALUE_VERBS = frozenset(("use", "using", "enter", "type", "try", "with", "is", "was", "be"))
+
+
+def _password_before(match: re.Match[str]) -> tuple[int, int] | None:
+    """A password-shaped word among the few words before a password word, in the same clause ("use
+    S3cr3t!x when gpg asks for the passphrase")."""
+    import re
+
+    text = match.string
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    head = text[max(line_start, match.start() - 80) : match.start()]
+    base = match.start() - len(head)
+    tokens = list(re.finditer(r"\S+", head))[-8:]
+    for index in reversed(range(1, len(tokens))):
+        token = tokens[index]
+        if tokens[index - 1].group().lower() not in _VALUE_VERBS:
+            # only a value that is used or given: "use S3cr3t!x when … the passphrase"
+            continue
+        if token.group()[-1:] in ".;!?。！？" and token.end() < len(head):
+            break
+        value = token.group().strip("\"'`()[]{}<>,;:")
+        if set(re.findall(r"[a-z0-9]+", head[token.end() :].lower())) & HASH_WORDS:
+            return None
+        if re.fullmatch(_EMAIL, value) or is_reference(value) or "://" in value:
+            continue
+        if credential_like(value, strict=True) and not re.fullmatch(
+            r"\d{1,4}[A-Z]?[a-z]+(?:[A-Z][a-z]+)*", value
+        ):
+            start = base + token.start() + token.group().find(value)
+            return start, start + len(value)
+    return None
+
+
 RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     (
         "password",
@@ -229,6 +315,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         None,
     ),
     ("secret", r"(?i:{words})", PROSE_WORDS + KEY_WORDS, _nearby, None),
+    ("password", r"(?i:{words})", PASSWORD_WORDS, _password_nearby, None),
     # A wallet's seed: twelve to twenty-four lower-case words after "seed phrase:".
     (
         "secret",

@@ -1,0 +1,371 @@
+"""Secrets found by the shape of the line they sit in, whatever their format. Part of ``redact``.
+
+- ``NAME value`` with a blank for a separator (``SetEnv DB_PASSWORD …``, ``ENV API_TOKEN …``,
+  ``setx OPENAI_KEY …``, ``git config github.token …``, ``… : PSK "…"``), and ``NAME for staging:
+  value``: a random value, or a password-shaped one when the name is a password's;
+- network device configuration: ``password 7 …``, ``key …``, ``pre-shared-key …``,
+  ``snmp-server community …``;
+- lists: a YAML or JSON list under a secret-named key (``api_keys:\\n  - …``, ``"tokens": […]``)
+  whose items are random, and a key written as a list of byte values (a Solana keypair file);
+- webhook URLs: a known webhook host (Zapier, Teams, Google Chat, IFTTT, Make, Pipedream, Feishu,
+  DingTalk, WeCom…) or a ``/hooks/`` or ``/webhook/`` path that ends in a random id;
+- a password named after its value ("S3cret!x is the new root password").
+"""
+
+from __future__ import annotations
+
+from .words import (
+    NAME_WORDS,
+    PASSWORD_WORDS,
+    credential_like,
+    high_entropy,
+    is_reference,
+    not_a_value,
+    public_before,
+    wordish,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+
+
+def random_value(value: str) -> bool:
+    """A value no one would type: a random token, or a password-shaped string of 12 or more."""
+    return high_entropy(value) or (
+        len(value) >= 12
+        and not any(c.isspace() for c in value)
+        and credential_like(value, strict=True)
+    )
+
+
+def _named_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """``NAME value``: the name must name a secret and not say the value is something else."""
+    from .generic import not_secret_name, words_in
+
+    name = match.group("name")
+    group = "qsecret" if match.group("qsecret") is not None else "secret"
+    value = match.group(group).rstrip(".,")
+    kind = words_in(name)
+    if not kind or not_secret_name(name) or is_reference(value) or not_a_value(value):
+        return None
+    if public_before(match.string, match.start()):
+        return None
+    if "/" in name and not name.startswith("//"):
+        # a path (~/.ssh/deploy_key user@host); "//registry…/:_authToken" is npm's name
+        return None
+    if name.isalpha() and name.islower() and kind != "password":
+        # a word in prose ("key 3f2a…", "token abc…"): the prose rules read those
+        return None
+    span = match.start(group), match.start(group) + len(value)
+    if kind == "password":
+        return span if credential_like(value, strict=group == "secret") else None
+    if kind in ("key", "inside"):
+        # a secret word inside the name (Author-email, SECRET_KEY_BASE): a random value only
+        return span if high_entropy(value) else None
+    return span if random_value(value) else None
+
+
+def _device(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A network device's secret: any value after a "7" (Cisco's reversible type 7), else a
+    password-shaped or random one."""
+    value, kind = match.group("secret"), match.groupdict().get("type")
+    if is_reference(value) or (not_a_value(value) and not kind):
+        return None
+    line = match.string[match.string.rfind("\n", 0, match.start()) + 1 : match.start() + 1]
+    if match.group().lstrip().lower().startswith("key") and not line.lstrip().lower().startswith(
+        _DEVICE_LINES
+    ):
+        # "gpg: key 3F2A… imported", "idempotency key …": not a device's key
+        return None
+    if kind in ("7", "ascii-text") or credential_like(value, strict=True):
+        return match.span("secret")
+    return match.span("secret") if high_entropy(value) else None
+
+
+# The commands a network device's key follows (Cisco IOS and ASA, Juniper, FortiOS, strongSwan).
+_DEVICE_LINES = (
+    "crypto",
+    "tacacs",
+    "radius",
+    "ntp",
+    "key",
+    "set",
+    "snmp",
+    "aaa",
+    "ikev",
+    "pre-shared",
+    "server",
+    "host",
+    "wpa",
+)
+
+
+def _items(text: str) -> list[str]:
+    import re
+
+    return [i.strip(" \t\"'") for i in re.split(r"[,\n]|^[ \t]*-[ \t]", text, flags=re.M)]
+
+
+def _secret_list(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A list under a secret-named key: all of it, when one of its items is random."""
+    from .generic import not_secret_name, words_in
+
+    # "tokens", "api_keys": a list of them ("max_tokens" is still a count)
+    name = match.group("name").strip("\"'")
+    name = name[:-1] if name.lower().endswith("s") else name
+    if not words_in(name) or not_secret_name(name):
+        return None
+    items = [i.lstrip("- \t") for i in _items(match.group("secret"))]
+    if any(is_reference(i) for i in items if i):
+        return None
+    span = match.span("secret")
+    body = match.group("secret")
+    end = span[0] + len(body.rstrip("\r\n"))
+    return (span[0], end) if any(random_value(i) for i in items) else None
+
+
+def _block_scalar(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A YAML block scalar under a secret-named key: all of it, when it is a password's or random."""
+    from .generic import not_secret_name, words_in
+
+    name = match.group("name")
+    kind = words_in(name)
+    body = match.group("secret").rstrip("\r\n")
+    value = "".join(body.split())
+    if not kind or not_secret_name(name) or is_reference(value):
+        return None
+    if kind != "password" and not high_entropy(value) and "PRIVATE KEY" not in body:
+        return None
+    start = match.start("secret")
+    return start, start + len(body)
+
+
+def _byte_list(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """32 or more byte values, most of them large (random bytes are, a list of counts or colours is
+    not): a key written as numbers."""
+    values = [int(v) for v in match.group("secret").replace(" ", "").split(",") if v.strip()]
+    if len(values) < 32 or max(values) > 255:
+        return None
+    return match.span() if sum(v >= 100 for v in values) >= len(values) // 3 else None
+
+
+def _webhook(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A known webhook host's URL with something after its fixed part; any host's ``/hooks/`` or
+    ``/webhook/`` URL whose id is random (not a docs page such as ``/webhooks/incoming/``)."""
+    import re
+
+    url = match.group().rstrip(".,;:")
+    rest = match.group("rest") or ""
+    if (
+        "<" in url
+        or "${" in url
+        or "{{" in url
+        or (rest.strip("/") and is_reference(rest.strip("/")))
+    ):
+        return None
+    parts = [p for p in re.split(r"[/?&=.@#]", rest) if p]
+    known = match.group("known") is not None
+    if known and (match.group("host_id") or any(len(p) >= 4 for p in parts)):
+        return match.start(), match.start() + len(url)
+    if any(re.fullmatch(_UUID, p) or (len(p) >= 16 and high_entropy(p)) for p in parts):
+        return match.start(), match.start() + len(url)
+    return None
+
+
+# Labels whose value is public or not a secret ("Commit: …", "Image: …", "Integrity: …").
+_PUBLIC_LABELS = frozenset(
+    ("integrity", "image", "version", "tag", "branch", "url", "path", "file", "date", "time")
+)
+
+
+def _labelled(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """ "<label>: <value>" ending a line, in any language: a value with all four kinds of character
+    (lower and upper case, digits, symbols) that reads as no name, version, requirement, address,
+    path, hash or blob. What a password looks like when its label is in a language no table has."""
+    import re
+
+    from .words import HASH_WORDS, classes
+
+    value = match.group("secret").rstrip(".,;")
+    words = match.group("label").lower()
+    if classes(value) < 4 or not credential_like(value, strict=True) or "://" in value:
+        return None
+    if any(c in value for c in "/\\\"'`()[]{}<>") or "=" in value.rstrip("="):
+        # a path, code, a requirement (Sphinx>=9.1), a blob, a query
+        return None
+    if re.fullmatch(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+", value) or re.match(
+        r"(?i)(?:sha\d*|md5)[-:]", value
+    ):
+        return None
+    if value.endswith("=") and len(value) % 4 == 0 and re.fullmatch(r"[A-Za-z0-9+]+=+", value):
+        # base64 of something (a config blob), whole
+        return None
+    found = set(re.findall(r"[a-z0-9]+", words))
+    if len(words.split()) > 5 or found & (HASH_WORDS | _PUBLIC_LABELS):
+        return None
+    start = match.start("secret")
+    return start, start + len(value)
+
+
+def _named_after(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """ "<value> is the new password": the value before the word, password-shaped."""
+    value = match.group("secret")
+    if is_reference(value) or wordish(value) or not credential_like(value, strict=True):
+        return None
+    return match.span("secret")
+
+
+_KNOWN_HOSTS = (
+    r"hooks\.zapier\.com/hooks/|(?:[\w\-]+\.)?webhook\.office\.com/|outlook\.office(?:365)?\.com/webhook/"
+    r"|chat\.googleapis\.com/v1/spaces/|maker\.ifttt\.com/(?:trigger|use)/"
+    r"|hook\.(?:[\w\-]+\.)?(?:make|integromat)\.com/|(?P<host_id>[a-z0-9]{12,})\.m\.pipedream\.net"
+    r"|open\.(?:feishu\.cn|larksuite\.com)/open-apis/bot/|oapi\.dingtalk\.com/robot/"
+    r"|qyapi\.weixin\.qq\.com/cgi-bin/webhook/|hooks\.glip\.com/|[\w\-]+\.logic\.azure\.com(?::\d+)?/workflows/"
+    r"|events\.pagerduty\.com/integration/|webhook\.site/|api\.flock\.com/hooks/|hooks\.nylas\.com/"
+)
+# Account names a password follows in notes ("admin → …", "root / …").
+_USERS = (
+    "admin",
+    "administrator",
+    "root",
+    "postgres",
+    "ubuntu",
+    "deploy",
+    "svc",
+    "service",
+    "guest",
+    "user",
+    "superuser",
+    "sysadmin",
+)
+_HOOK_PATH = r"(?:hooks?|webhooks?|webhookb2|incoming-webhooks?|incoming)/"
+_NAME = r"(?<![\w.\-/:$%{])(?P<name>[A-Za-z_/][\w.\-/:]*)"
+_VALUE = r"(?:(?P<q>[\"'])(?P<qsecret>[^\"'\n]{6,})(?P=q)|(?P<secret>[^\s\"',;<>{}()\[\]]{6,}))"
+
+# Before the generic rules: a webhook URL goes whole, not only its ``?token=``.
+WEBHOOKS: list[tuple[str, str, tuple[str, ...], object, object]] = [
+    (
+        "webhook",
+        rf"(?i)\bhttps?://(?:(?P<known>(?:[\w\-]+\.)*?(?:{_KNOWN_HOSTS}))"
+        rf"|[\w.\-]+(?::\d+)?/(?:[\w.\-~]+/)*?{_HOOK_PATH})(?P<rest>[^\s\"'<>)\]}}]*)",
+        ("://",),
+        _webhook,
+        None,
+    ),
+]
+RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
+    # NAME value, the value last on its line or followed by more words
+    (
+        "secret",
+        rf"(?i){_NAME}[\"']?[ \t]+(?={_VALUE}(?=[ \t]*(?:$|[;,)\n]|[ \t]\S)))",
+        NAME_WORDS,
+        _named_value,
+        None,
+    ),
+    # DJANGO_SECRET_KEY for staging: …
+    (
+        "secret",
+        rf"(?i){_NAME}[ \t]+(?:for|in|on|of|at|from|für|pour|para|per|voor)[ \t]+[\w.\-]+"
+        rf"(?:[ \t]+[\w.\-]+)?[ \t]*[:=][ \t]*{_VALUE}",
+        NAME_WORDS,
+        _named_value,
+        None,
+    ),
+    (
+        "password",
+        r"(?im)(?:(?:^|[ \t])(?:password|secret|key-string|community|pre-shared-key|psksecret|psk|"
+        r"authentication-key[ \t]+\d+[ \t]+md5)|[ ]key)"
+        r"(?:[ \t]+(?P<type>0|7|ascii-text|plain-text|unencrypted))?"
+        r"[ \t]+(?P<q>[\"']?)(?P<secret>[^\s\"']{4,})(?P=q)",
+        ("password", "secret", " key", "key-string", "community", "pre-shared", "psk"),
+        _device,
+        None,
+    ),
+    # a Wi-Fi QR code: WIFI:T:WPA;S:name;P:password;;
+    (
+        "password",
+        r"(?i)\bWIFI:(?:[^;\n]*;)*?P:(?P<secret>(?:\\;|[^;\n])+)",
+        ("wifi:",),
+        None,
+        None,
+    ),
+    # a user, then its password: "admin → S3cr3t!x", "login: root / S3cr3t!x"
+    (
+        "password",
+        rf"(?i)(?<![\w/.\-])(?:{'|'.join(_USERS)})(?:[ \t]*(?:→|->|=>|⇒)|[ \t]+/)[ \t]+"
+        r"(?P<secret>[^\s\"'`]{8,})",
+        _USERS,
+        _named_after,
+        # "root" and "user" are in most paths: the arrow or the spaced slash first
+        lambda text: any(a in text for a in ("→", "->", "=>", "⇒", " / ")),
+    ),
+    (
+        "password",
+        r"(?m)^(?P<label>[^\n:：=;{}()<>\[\]\"'`]{1,40}?)[ \t]*[:：][ \t]*(?P<secret>\S{8,64})"
+        r"(?:[ \t]+\S+){0,3}[ \t]*$",
+        (),
+        _labelled,
+        lambda text: ":" in text or "：" in text,
+    ),
+    # SNMPv3: … auth sha <password> priv aes 128 <password>
+    (
+        "password",
+        r"(?i)\b(?:auth[ \t]+(?:md5|sha\d*)|priv[ \t]+(?:des|3des|aes)(?:[ \t]+\d+)?)[ \t]+"
+        r"(?P<secret>[^\s\"']+)",
+        ("auth ", "priv "),
+        _device,
+        None,
+    ),
+    # a YAML block scalar under a secret's name: password: |\n    …
+    (
+        "secret",
+        r"(?m)^(?P<indent>[ \t]*)(?P<name>[\w.\-]+)[ \t]*:[ \t]*[|>][-+]?[ \t]*\r?\n"
+        r"(?P<secret>(?:(?P=indent)[ \t]+\S[^\n]*(?:\r?\n|$))+)",
+        NAME_WORDS,
+        _block_scalar,
+        None,
+    ),
+    # redis-cli: AUTH [user] password
+    (
+        "password",
+        r"(?im)(?:^|>[ \t]*)auth[ \t]+(?:\S+[ \t]+)?(?P<q>[\"']?)(?P<secret>[^\s\"']+)(?P=q)[ \t]*$",
+        ("auth ",),
+        _device,
+        None,
+    ),
+    (
+        "secret",
+        r"(?i)(?<![\w.\-])(?P<name>[\w.\-]+)[\"']?[ \t]*[:=][ \t]*\[(?P<secret>[^\[\]\n]{16,})\]",
+        NAME_WORDS,
+        _secret_list,
+        None,
+    ),
+    (
+        "secret",
+        r"(?im)^(?P<indent>[ \t]*)(?P<name>[\w.\-]+)[ \t]*:[ \t]*\r?\n"
+        r"(?P<secret>(?:(?P=indent)[ \t]*-[ \t]+\S[^\n]*(?:\r?\n|$))+)",
+        NAME_WORDS,
+        _secret_list,
+        None,
+    ),
+    (
+        "private_key",
+        r"\[(?P<secret>[ \t\r\n]*\d{1,3}(?:[ \t\r\n]*,[ \t\r\n]*\d{1,3}){31,})[ \t\r\n]*,?[ \t\r\n]*\]",
+        (),
+        _byte_list,
+        lambda text: text.count(",") >= 31,
+    ),
+    (
+        "password",
+        r"(?i)(?<![\w\-])(?P<secret>[^\s\"'`]{8,})[ \t]+(?:is|was|will[ \t]+be|becomes)[ \t]+"
+        r"(?:(?:the|my|our|your|his|her|their|new|current|old|temporary|default|admin|root|wifi|wi-fi|"
+        r"db|database|server|master|shared|account|login|user|staging|prod|production)[ \t]+){0,4}"
+        r"(?:{words})(?!\w)",
+        tuple(w for w in PASSWORD_WORDS if w.isascii() and " " not in w),
+        _named_after,
+        None,
+    ),
+]
