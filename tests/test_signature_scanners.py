@@ -10,11 +10,11 @@ import shlex
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from hindsight_cli.lessons import signatures
+from hindsight_cli.lessons import scanning, signatures
 
 pytestmark = pytest.mark.no_store
 
-_SUFFIXES = "|".join(signatures._SUFFIXES)
+_SUFFIXES = "|".join(scanning.SUFFIXES)
 EXCEPTION = re.compile(
     r"^\s*(?:E\s+)?((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:" + _SUFFIXES + r"))(?::\s*(.*?))?\s*$"
 )
@@ -150,8 +150,8 @@ def _exception(line: str) -> tuple[str, str | None] | None:
 @given(MIXED)
 def test_the_exception_scanner_reads_as_its_pattern(line: str) -> None:
     for text in line.splitlines() or [line]:
-        assert signatures._exception(text) == _exception(text)
-        assert signatures._says_error(text) == bool(MESSAGE.search(text))
+        assert scanning.exception(text) == _exception(text)
+        assert scanning.says_error(text) == bool(MESSAGE.search(text))
 
 
 @settings(max_examples=400, deadline=None)
@@ -171,15 +171,15 @@ def test_words_split_as_shlex_splits_them(command: str) -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.text(st.sampled_from(list("python3.1-_=smhd0Aa5٣²")), max_size=12))
 def test_word_tests_read_as_their_patterns(word: str) -> None:
-    assert signatures._is_assignment(word) == bool(ASSIGNMENT.match(word))
-    assert signatures._is_duration(word) == bool(DURATION.match(word))
-    assert signatures._is_python(word) == bool(PYTHON.match(word))
+    assert scanning.is_assignment(word) == bool(ASSIGNMENT.match(word))
+    assert scanning.is_duration(word) == bool(DURATION.match(word))
+    assert scanning.is_python(word) == bool(PYTHON.match(word))
 
 
 @pytest.mark.parametrize("line", REAL)
 def test_real_errors_read_as_the_patterns_read_them(line: str) -> None:
-    assert signatures._exception(line) == _exception(line)
-    assert signatures._says_error(line) == bool(MESSAGE.search(line))
+    assert scanning.exception(line) == _exception(line)
+    assert scanning.says_error(line) == bool(MESSAGE.search(line))
     assert signatures.normalise(line) == normalise(line)
 
 

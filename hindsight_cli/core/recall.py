@@ -102,7 +102,6 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
         ),
     )
     now = query.now or rt.now()
-    origin = rt.origin
     ctx, error_line = _context(query, now)
     # A pool that grew with k (it was 4k) let a -k 50 search reorder the first hits of a -k 25 one:
     # up to ``candidates`` hits the pool is the same whatever k, so asking for more hits only adds
@@ -129,8 +128,9 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
             add_same_error(
                 source, error_words, where, weights, ctx.signature, rows, candidates, query.text
             )
-        ranking = rank(rows, candidates, ctx, weights, k, query.lists)
-        return result(query, ranking, weights, origin)
+        return result(
+            query, rank(rows, candidates, ctx, weights, k, query.lists), weights, rt.origin
+        )
 
     hot, engine = rt.hot, query.engine
     if hot is not None and (engine or rt.config.search_engine) == "auto":

@@ -75,9 +75,7 @@ def _device(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if is_reference(value) or (not_a_value(value) and not kind):
         return None
     line = match.string[match.string.rfind("\n", 0, match.start()) + 1 : match.start() + 1]
-    if match.group().lstrip().lower().startswith("key") and not line.lstrip().lower().startswith(
-        _DEVICE_LINES
-    ):
+    if match.group().lstrip().lower().startswith("key") and not _device_line(line):
         # "gpg: key 3F2A… imported", "idempotency key …": not a device's key
         return None
     if kind in ("7", "ascii-text") or credential_like(value, strict=True):
@@ -86,6 +84,19 @@ def _device(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
 
 # The commands a network device's key follows (Cisco IOS and ASA, Juniper, FortiOS, strongSwan).
+def _device_line(line: str) -> bool:
+    """Whether a line starts as a device's configuration does: its first word (its letters before a
+    digit or a sign: ``ikev2``, ``tacacs-server``, ``wpa-psk``) is one of ``_DEVICE_LINES``, not a
+    longer word that starts alike (``KeyError:``, ``settings``)."""
+    low = line.lstrip().lower()
+    if low.startswith("pre-shared"):
+        return True
+    end = 0
+    while end < len(low) and "a" <= low[end] <= "z":
+        end += 1
+    return low[:end] in _DEVICE_LINES
+
+
 _DEVICE_LINES = (
     "crypto",
     "tacacs",
@@ -96,7 +107,6 @@ _DEVICE_LINES = (
     "snmp",
     "aaa",
     "ikev",
-    "pre-shared",
     "server",
     "host",
     "wpa",
@@ -210,6 +220,31 @@ def _labelled(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return start, start + len(value)
 
 
+def _may_be_device(text: str) -> bool:
+    """``_device``'s gate, without ``re``: a bare " key" counts only on a line that starts as a
+    device's does (what ``_device`` then asks), so "no key in the fixture" compiles nothing."""
+    from .words import fold
+
+    low = fold(text)
+    if any(
+        w in low for w in ("password", "secret", "key-string", "community", "pre-shared", "psk")
+    ):
+        return True
+    return any(_device_line(line) for line in low.split("\n") if " key" in line)
+
+
+def _may_be_labelled(text: str) -> bool:
+    """``_labelled``'s gate, without ``re``: a colon, and a word of 8 characters or more that mixes
+    all four kinds, as the value it looks for must (the value is part of a word, so the word mixes
+    them too). An error line, ``ModuleNotFoundError: No module named 'x'``, has none, and a recording
+    hook does not pay for compiling the rule."""
+    if ":" not in text and "：" not in text:
+        return False
+    from .words import classes
+
+    return any(len(word) >= 8 and classes(word) == 4 for word in text.split())
+
+
 def _named_after(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """ "<value> is the new password": the value before the word, password-shaped."""
     value = match.group("secret")
@@ -282,7 +317,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"[ \t]+(?P<q>[\"']?)(?P<secret>[^\s\"']{4,})(?P=q)",
         ("password", "secret", " key", "key-string", "community", "pre-shared", "psk"),
         _device,
-        None,
+        _may_be_device,
     ),
     # a Wi-Fi QR code: WIFI:T:WPA;S:name;P:password;;
     (
@@ -308,7 +343,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?:[ \t]+\S+){0,3}[ \t]*$",
         (),
         _labelled,
-        lambda text: ":" in text or "：" in text,
+        _may_be_labelled,
     ),
     # SNMPv3: … auth sha <password> priv aes 128 <password>
     (
