@@ -70,7 +70,7 @@ StoreOption = Annotated[
     typer.Option(
         "--store",
         parser=_store_path,
-        metavar="path",
+        metavar="<path>",
         help="Store directory (default: $HINDSIGHT_STORE, nearest .hindsight/, global store).",
         show_default=False,
     ),
