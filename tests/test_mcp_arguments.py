@@ -185,6 +185,15 @@ async def test_the_core_s_messages_name_the_tool_s_arguments_not_the_cli_s(store
         assert "stdin" not in answer.content[0].text
 
 
+async def test_an_unknown_id_points_to_the_search_tool(store: Store) -> None:
+    async with Client(build_server(store)) as client:
+        answer = await client.call_tool("memory_get", {"id": "0123abcd"})
+    assert answer.is_error and answer.content[0].text == (
+        "Error executing tool memory_get: No memory with id '0123abcd'. Find ids with "
+        "memory_search."
+    )
+
+
 async def test_an_unknown_tool_names_the_ones_offered(store: Store) -> None:
     async with Client(build_server(store, tools=["search", "get"])) as client:
         answer = await client.call_tool("memory_forget", {"ids": ["x"]})

@@ -161,6 +161,7 @@ def unknown(what: str, given: Iterable[str], accepted: Sequence[str]) -> str | N
 _COMMANDS = (
     (re.compile(r"`hindsight record TEXT --supersedes (\S+)`"), r"memory_write with supersedes \1"),
     (re.compile(r"`hindsight edit (\S+)`"), r"memory_write with id \1"),
+    (re.compile(r"`hindsight list` or `hindsight search`"), "memory_search"),
     (re.compile(r" \(or `-` to read it from stdin\)"), ""),
     (re.compile(r"\(use --meta KEY=VALUE\)"), '(e.g. {"key": "value"})'),
 )

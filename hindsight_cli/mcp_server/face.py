@@ -84,8 +84,10 @@ class HindsightServer(MCPServer):
         self._lowlevel_server.add_request_handler(
             "logging/setLevel", SetLevelRequestParams, self._set_level
         )
-        listener = _Listener(logging.DEBUG)
-        logging.getLogger("hindsight").addHandler(listener)
+        logger = logging.getLogger("hindsight")
+        # one per process, however many servers it builds
+        if not any(isinstance(handler, _Listener) for handler in logger.handlers):
+            logger.addHandler(_Listener(logging.DEBUG))
 
     async def _set_level(
         self, ctx: ServerRequestContext[Any, Any], params: SetLevelRequestParams
@@ -93,6 +95,19 @@ class HindsightServer(MCPServer):
         state = _connection_state(ctx)
         if state is not None:
             state[_LEVEL_KEY] = params.level
+        # records below the logger's level are never made; the server's own log keeps its level
+        # on its handlers (configure_logging)
+        wanted = max(
+            (
+                n
+                for n, name in _FROM_PYTHON.items()
+                if LEVELS.index(name) <= LEVELS.index(params.level)
+            ),
+            default=logging.DEBUG,
+        )
+        logger = logging.getLogger("hindsight")
+        if logger.getEffectiveLevel() > wanted:
+            logger.setLevel(wanted)
         return EmptyResult()
 
     async def call_tool(

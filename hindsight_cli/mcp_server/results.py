@@ -196,13 +196,16 @@ def memory_json(memory: Memory, budget: int) -> dict[str, object]:
     """The memory's fields, its content and resolution cut so that its JSON fits ``budget`` tokens
     when it can."""
     data = memory.to_dict()
-    over = estimate_tokens(json.dumps(data, ensure_ascii=False)) - budget
     for name in ("content", "resolution"):
         value = data.get(name)
-        if over > 0 and isinstance(value, str) and value:
-            kept = clip(value, max(estimate_tokens(value) - over, 4), " …")
-            over -= estimate_tokens(value) - estimate_tokens(kept)
-            data[name] = kept
+        over = estimate_tokens(json.dumps(data, ensure_ascii=False)) - budget
+        # JSON escapes make the text's share a little more than its own count
+        while over > 0 and isinstance(value, str) and len(value) > 4:
+            value = clip(value, max(estimate_tokens(value) - over, 4), " …")
+            data[name] = value
+            over = estimate_tokens(json.dumps(data, ensure_ascii=False)) - budget
+            if estimate_tokens(value) <= 4:
+                break
     return data
 
 

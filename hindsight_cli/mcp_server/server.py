@@ -206,6 +206,8 @@ def configure_logging(log_file: Path | None) -> None:
         logging.FileHandler(log_file, encoding="utf-8") if log_file else logging.StreamHandler()
     )
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    # a client's logging/setLevel debug may lower hindsight's loggers; this log stays at INFO
+    handler.setLevel(logging.INFO)
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.INFO)
