@@ -4,6 +4,7 @@ budget, each scoped to the requesting agent (``ToolStore``)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 from pydantic import Field
@@ -24,9 +25,13 @@ OFFERED = 100
 BUDGETS = ("200", "400", "800", "1600")
 
 
-def register(server: MCPServer, memories: ToolStore) -> None:
-    """The resources, the prompt and the completions, on ``server``."""
-    from .server import _model_errors
+def register(
+    server: MCPServer,
+    memories: ToolStore,
+    model_errors: Callable[[Callable[..., str], str], Callable[..., str]],
+) -> None:
+    """The resources, the prompt and the completions, on ``server``; ``model_errors`` turns a
+    resource's refusal into the error its reader sees."""
 
     def recent_memories() -> str:
         return json.dumps(
@@ -41,7 +46,7 @@ def register(server: MCPServer, memories: ToolStore) -> None:
         mime_type="application/json",
         description=f"The {RECENT} most recent memories in this server's scope, as many as fit "
         f"{results.RECENT_BUDGET} tokens of JSON (long contents cut).",
-    )(_model_errors(recent_memories, "resource"))
+    )(model_errors(recent_memories, "resource"))
 
     def memory_resource(memory_id: str) -> str:
         memory = memories.get(memory_id)
@@ -53,7 +58,7 @@ def register(server: MCPServer, memories: ToolStore) -> None:
         title="A memory",
         mime_type="application/json",
         description=f"One memory by id, its content cut to fit {results.GET_BUDGET} tokens.",
-    )(_model_errors(memory_resource, "resource"))
+    )(model_errors(memory_resource, "resource"))
 
     def recall(
         task: Annotated[str, Field(description="What the task is about, in a sentence.")],

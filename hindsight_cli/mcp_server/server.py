@@ -189,7 +189,7 @@ def build_server(
             annotations=hints,
         )(_model_errors(function))
     profiles.apply(server, profiles.tool_names(tools), profiles.check_schema(schema))
-    resources.register(server, memories)
+    resources.register(server, memories, _model_errors)
     return server
 
 
