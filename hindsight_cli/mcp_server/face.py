@@ -117,7 +117,9 @@ class HindsightServer(MCPServer):
         if tool is None:
             offered = ", ".join(t.name for t in self._tool_manager.list_tools())
             raise ToolError(f"Unknown tool: {name}; this server offers {offered}.")
-        accepted = list(tool.fn_metadata.arg_model.model_fields)
+        fields = tool.fn_metadata.arg_model.model_fields
+        # the names on the wire (an alias where the SDK gave one), every argument, listed or not
+        accepted = [field.alias or name for name, field in fields.items()]
         problem = unknown(name, arguments, accepted)
         if problem is not None:
             raise ToolError(problem)
