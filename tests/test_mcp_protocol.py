@@ -62,6 +62,17 @@ async def test_set_level_decides_what_the_server_logs_to_the_client(store: Store
     assert heard[0].data.startswith("memory_get refused: No memory with id '0123abcd'.")
 
 
+async def test_a_2026_request_opts_in_to_the_log_itself(store: Store) -> None:
+    heard: list = []
+
+    async def listen(params) -> None:  # type: ignore[no-untyped-def]
+        heard.append(params)
+
+    async with Client(build_server(store), logging_callback=listen, log_level="info") as client:
+        await client.call_tool("memory_get", {"id": "0123abcd"})
+    assert [(p.level, p.logger) for p in heard] == [("info", "hindsight.mcp")]
+
+
 async def test_completion_offers_the_requesting_agent_s_ids_and_tasks(store: Store) -> None:
     mine = [
         store.record(f"step {i} of the deploy", agent_id="a", task_id=f"deploy-{i % 2}").memory

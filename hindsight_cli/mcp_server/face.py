@@ -17,6 +17,7 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     INVALID_PARAMS,
+    LOG_LEVEL_META_KEY,
     CallToolResult,
     EmptyResult,
     GetPromptResult,
@@ -95,19 +96,7 @@ class HindsightServer(MCPServer):
         state = _connection_state(ctx)
         if state is not None:
             state[_LEVEL_KEY] = params.level
-        # records below the logger's level are never made; the server's own log keeps its level
-        # on its handlers (configure_logging)
-        wanted = max(
-            (
-                n
-                for n, name in _FROM_PYTHON.items()
-                if LEVELS.index(name) <= LEVELS.index(params.level)
-            ),
-            default=logging.DEBUG,
-        )
-        logger = logging.getLogger("hindsight")
-        if logger.getEffectiveLevel() > wanted:
-            logger.setLevel(wanted)
+        _let_through(params.level)
         return EmptyResult()
 
     async def call_tool(
@@ -124,6 +113,9 @@ class HindsightServer(MCPServer):
         if problem is not None:
             raise ToolError(problem)
         heard: list[logging.LogRecord] = []
+        level = _asked_level(context)
+        if level is not None:
+            _let_through(level)
         token = _heard.set(heard)
         try:
             return await super().call_tool(name, arguments, context)
@@ -184,23 +176,50 @@ def _connection_state(ctx: ServerRequestContext[Any, Any]) -> dict[str, Any] | N
     return state if isinstance(state, dict) else None
 
 
-async def _send_heard(context: Context[Any, Any] | None, heard: list[logging.LogRecord]) -> None:
-    """What the server logged while serving the request, sent to a client that set a level, at
-    that level and above (nothing before it sets one)."""
-    if not heard or context is None:
-        return
+def _asked_level(context: Context[Any, Any] | None) -> str | None:
+    """The level the client asked for: a 2026-07-28 request in its own _meta, an older connection
+    with logging/setLevel; None (send nothing) when it asked for none."""
+    if context is None:
+        return None
     try:
         ctx = context.request_context
     except ValueError:
         # called outside a request (the Python API's MCPServer.call_tool)
-        return
+        return None
     state = _connection_state(ctx)
-    level = state.get(_LEVEL_KEY) if state is not None else None
-    if not heard or level not in LEVELS:
+    level = (ctx.meta or {}).get(LOG_LEVEL_META_KEY) or (
+        state.get(_LEVEL_KEY) if state is not None else None
+    )
+    return level if level in LEVELS else None
+
+
+def _let_through(level: str) -> None:
+    """Records below the logger's level are never made: lower hindsight's loggers to ``level``
+    when it is below theirs. The server's own log keeps its level on its handler
+    (configure_logging)."""
+    wanted = max(
+        (
+            number
+            for number, name in _FROM_PYTHON.items()
+            if LEVELS.index(name) <= LEVELS.index(level)
+        ),
+        default=logging.DEBUG,
+    )
+    logger = logging.getLogger("hindsight")
+    if logger.getEffectiveLevel() > wanted:
+        logger.setLevel(wanted)
+
+
+async def _send_heard(context: Context[Any, Any] | None, heard: list[logging.LogRecord]) -> None:
+    """What the server logged while serving the request, sent to a client that asked for a level,
+    at that level and above."""
+    level = _asked_level(context)
+    if not heard or level is None or context is None:
         return
+    ctx = context.request_context
     floor = LEVELS.index(level)
     with warnings.catch_warnings():
-        # the logging capability is deprecated for 2026-07-28 connections (which cannot set it)
+        # the SDK marks the logging capability deprecated (SEP-2577); clients still ask for it
         warnings.simplefilter("ignore")
         for record in heard:
             name = _level_of(record)
