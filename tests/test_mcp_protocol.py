@@ -78,6 +78,11 @@ async def test_completion_offers_the_requesting_agent_s_ids_and_tasks(store: Sto
         store.record(f"step {i} of the deploy", agent_id="a", task_id=f"deploy-{i % 2}").memory
         for i in range(3)
     ]
+    mine.append(
+        store.record(
+            "Ship the release notes\nfor 2.0", agent_id="a", task_id="notes", trigger="task_start"
+        ).memory
+    )
     other = store.record("b's secret plan", agent_id="b", task_id="heist").memory
     template = ResourceTemplateReference(type="ref/resource", uri="hindsight://memory/{memory_id}")
     recall = PromptReference(type="ref/prompt", name="recall")
@@ -86,6 +91,7 @@ async def test_completion_offers_the_requesting_agent_s_ids_and_tasks(store: Sto
         start = mine[0].id[:30]
         typed = (await client.complete(template, {"name": "memory_id", "value": start})).completion
         tasks = (await client.complete(recall, {"name": "task_id", "value": "dep"})).completion
+        goals = (await client.complete(recall, {"name": "task", "value": "Ship"})).completion
         budgets = (
             await client.complete(recall, {"name": "budget_tokens", "value": "4"})
         ).completion
@@ -95,9 +101,11 @@ async def test_completion_offers_the_requesting_agent_s_ids_and_tasks(store: Sto
             {"name": "arg1", "value": "test"},
         )
     assert sorted(ids.values) == sorted(m.id for m in mine) and other.id not in ids.values
-    assert ids.total == 3 and ids.has_more is False
+    assert ids.total == 4 and ids.has_more is False
     assert typed.values == [m.id for m in mine if m.id.startswith(start)]
     assert sorted(tasks.values) == ["deploy-0", "deploy-1"]
+    # a task's goal, from its task_start memory
+    assert goals.values == ["Ship the release notes"]
     assert budgets.values == ["400"]
     assert stranger.completion.values == []
 
@@ -192,6 +200,32 @@ async def test_the_compact_schema_costs_fewer_tokens_and_accepts_every_argument(
     }
     assert sizes["compact"] < sizes["full"] * 0.6
     assert store.get(written.structured_content["id"]).importance == 0.9
+
+
+@pytest.mark.slow
+async def test_the_command_line_serves_the_profile(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`hindsight mcp --tools search,get --schema compact`, started by a client over stdio."""
+    import sys
+
+    from mcp import StdioServerParameters
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "hindsight_cli", "mcp", "--store", str(tmp_path / "s")]
+        + ["--tools", "search,get", "--schema", "compact"],
+        env={"HINDSIGHT_HOME": str(tmp_path / "home")},
+    )
+    async with Client(params) as client:
+        tools = (await client.list_tools()).tools
+        refused = await client.call_tool("memory_write", {"content": "x"})
+    assert [(t.name, t.title) for t in tools] == [
+        ("memory_search", "Search memories"),
+        ("memory_get", "Get a memory"),
+    ]
+    assert set(tools[1].input_schema["properties"]) == {"id", "budget_tokens"}
+    assert refused.is_error and refused.content[0].text == (
+        "Unknown tool: memory_write; this server offers memory_search, memory_get."
+    )
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,8 @@ RECENT = 20
 SCANNED = 500
 OFFERED = 100
 BUDGETS = ("200", "400", "800", "1600")
+# characters of a task's goal offered for the prompt's task
+GOAL = 120
 
 
 def register(
@@ -94,9 +96,9 @@ def register(
 
 
 class Completer:
-    """What a client may offer as the user types: memory ids for ``hindsight://memory/{id}``, task
-    ids and budgets for the ``recall`` prompt; only the requesting agent's memories, newest first,
-    at most OFFERED values."""
+    """What a client may offer as the user types: memory ids for ``hindsight://memory/{id}``; for
+    the ``recall`` prompt, recent tasks' goals (their task_start memories), task ids and budgets;
+    only the requesting agent's memories, newest first, at most OFFERED values."""
 
     def __init__(self, memories: ToolStore) -> None:
         self.memories = memories
@@ -120,6 +122,14 @@ class Completer:
             if name == "task_id":
                 tasks = (m.task_id for m in self.memories.recent(SCANNED) if m.task_id)
                 return list(dict.fromkeys(tasks))
+            if name == "task":
+                # the goals of recent tasks: their task_start memories' first lines
+                goals = (
+                    m.content.splitlines()[0][:GOAL]
+                    for m in self.memories.recent(SCANNED)
+                    if m.trigger == "task_start" and m.content.strip()
+                )
+                return list(dict.fromkeys(goals))
             if name == "budget_tokens":
                 return list(BUDGETS)
         return []
