@@ -194,6 +194,16 @@ async def test_an_unknown_id_points_to_the_search_tool(store: Store) -> None:
     )
 
 
+async def test_an_unknown_memory_resource_is_not_found(store: Store) -> None:
+    async with Client(build_server(store)) as client:
+        with pytest.raises(MCPError) as raised:
+            await client.read_resource("hindsight://memory/0123abcd")
+    assert raised.value.error.code == -32602
+    assert raised.value.error.message == (
+        "No memory with id '0123abcd'. Find ids with memory_search."
+    )
+
+
 async def test_an_unknown_tool_names_the_ones_offered(store: Store) -> None:
     async with Client(build_server(store, tools=["search", "get"])) as client:
         answer = await client.call_tool("memory_forget", {"ids": ["x"]})

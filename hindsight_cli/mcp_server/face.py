@@ -13,7 +13,13 @@ from typing import Any
 
 from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.exceptions import (
+    ResourceError,
+    ResourceNotFoundError,
+    ToolError,
+    UnexpectedResourceError,
+    UnexpectedToolError,
+)
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     INVALID_PARAMS,
@@ -26,7 +32,7 @@ from mcp.types import (
 )
 from pydantic import ValidationError
 
-from ..errors import HindsightError
+from ..errors import HindsightError, MemoryNotFound
 from .arguments import explain, tool_words, unknown
 
 # RFC 5424 levels, least severe first (the protocol's LoggingLevel)
@@ -131,6 +137,16 @@ class HindsightServer(MCPServer):
         finally:
             _heard.reset(token)
             await _send_heard(context, heard)
+
+    async def read_resource(self, uri: Any, context: Context[Any, Any] | None = None) -> Any:
+        try:
+            return await super().read_resource(uri, context)
+        except (UnexpectedResourceError, ResourceNotFoundError):
+            raise
+        except ResourceError as error:
+            # an unknown memory is a resource not found (INVALID_PARAMS), not a server error
+            kind = ResourceNotFoundError if _cause(error, MemoryNotFound) else ResourceError
+            raise kind(tool_words(str(error), ())) from None
 
     async def get_prompt(
         self,
