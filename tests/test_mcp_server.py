@@ -678,6 +678,7 @@ async def test_http_tokens_scope_each_agent_on_one_shared_server(
     memories."""
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
+    from mcp.types import ResourceTemplateReference
     from typer.testing import CliRunner
 
     from hindsight_cli.cli import app
@@ -732,6 +733,14 @@ async def test_http_tokens_scope_each_agent_on_one_shared_server(
                 await bob.call_tool("memory_search", {"query": "launch", "agent_id": "alice"})
             ).is_error
             assert (await bob.call_tool("memory_get", {"id": plan})).is_error
+            # completion offers only the requesting token's agent's ids (issue 34)
+            offered = await bob.complete(
+                ResourceTemplateReference(
+                    type="ref/resource", uri="hindsight://memory/{memory_id}"
+                ),
+                {"name": "memory_id", "value": ""},
+            )
+            assert offered.completion.values and plan not in offered.completion.values
             assert (await bob.call_tool("memory_forget", {"ids": [plan], "hard": True})).is_error
             assert (
                 await bob.call_tool("memory_write", {"content": "sneaky", "agent_id": "alice"})

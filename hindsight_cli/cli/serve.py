@@ -78,6 +78,23 @@ def mcp(
             "reaches the port reads and writes every memory).",
         ),
     ] = False,
+    tools: Annotated[
+        Optional[str],
+        typer.Option(
+            "--tools",
+            help="Offer only these tools (comma-separated: write, search, summarize, "
+            "consolidate, get, forget); the others are neither listed nor callable.",
+            show_default=False,
+        ),
+    ] = None,
+    schema: Annotated[
+        str,
+        typer.Option(
+            "--schema",
+            help="full, or compact: one-sentence descriptions and each tool's common "
+            "arguments only (the others are still accepted), for fewer tokens per turn.",
+        ),
+    ] = "full",
 ) -> None:
     """Run the MCP server (stdio by default). Nothing but protocol is written to stdout.
 
@@ -90,9 +107,15 @@ def mcp(
         hindsight mcp --store ~/project/.hindsight
         hindsight mcp token ci-bot            # a token per agent, then:
         hindsight mcp --transport http --host 0.0.0.0 --port 8765
+        hindsight mcp --tools search,write,get --schema compact
     """
     if ctx.invoked_subcommand is not None:
         return
+    from ..mcp_server.profiles import check_schema, tool_names
+
+    # refused before the store opens (exit 2)
+    offered = tool_names(tools)
+    check_schema(schema)
     for given, name in (
         (tokens, "--tokens"),
         (allowed_host, "--allowed-host"),
@@ -135,6 +158,8 @@ def mcp(
         log_file=log_file,
         tokens=tokens,
         http=http,
+        tools=offered,
+        schema=schema,
     )
 
 

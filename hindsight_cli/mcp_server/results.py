@@ -11,6 +11,7 @@ answers with a one-line confirmation. Tokens are counted the way the product cou
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import fields as dataclass_fields
 from typing import Any
@@ -25,17 +26,20 @@ SEARCH_BUDGET = 400
 TEXT_BUDGET = 400
 # memory_get: one memory, and one may hold 16 KiB
 GET_BUDGET = 1000
+# the recent-memories resource: the JSON of the newest memories
+RECENT_BUDGET = 2000
 INTERNAL_FIELDS = ("content_hash", "idempotency_key")
 MEMORY_FIELDS = tuple(f.name for f in dataclass_fields(Memory))
 HIT_FIELDS = (*MEMORY_FIELDS, "score", "matched")
 _CUT = " … [cut at budget_tokens]"
 
 
-def clip(text: str, budget: int) -> str:
-    """``text``, cut at the end (with a note saying so) to fit ``budget`` tokens."""
+def clip(text: str, budget: int, marker: str | None = None) -> str:
+    """``text``, cut at the end (with a note saying so, ``marker``) to fit ``budget`` tokens."""
     if estimate_tokens(text) <= budget:
         return text
-    marker = _CUT if estimate_tokens(_CUT) < budget else ""
+    if marker is None:
+        marker = _CUT if estimate_tokens(_CUT) < budget else ""
     low, high = 0, len(text)
     # the longest prefix that fits with the marker
     while low < high:
@@ -167,7 +171,54 @@ def memory_text(memory: Memory) -> str:
 
 
 def get(memory: Memory, budget: int) -> str:
-    return clip(memory_text(memory), budget)
+    """The memory's facts, content and fix within ``budget``. When they do not fit, the content
+    is what counts: the facts line gives way first (to the id alone, then its last 8 characters),
+    so a small budget still reads the start of the text, never only a header."""
+    text = memory_text(memory)
+    if estimate_tokens(text) <= budget:
+        return text
+    body = memory.content + (f"\nfix: {memory.resolution}" if memory.resolution else "")
+    head = next(
+        (
+            line
+            for line, share in ((_facts(memory), 3), (memory.id, 2), (memory.id[-8:], 1))
+            if estimate_tokens(line) * share <= budget
+        ),
+        "",
+    )
+    room = budget - (estimate_tokens(head + "\n") if head else 0)
+    # the long note would take what little room there is from the text itself
+    marker = None if room >= 4 * estimate_tokens(_CUT) else " …"
+    return (head + "\n" if head else "") + clip(body, room, marker)
+
+
+def memory_json(memory: Memory, budget: int) -> dict[str, object]:
+    """The memory's fields, its content and resolution cut so that its JSON fits ``budget`` tokens
+    when it can."""
+    data = memory.to_dict()
+    for name in ("content", "resolution"):
+        value = data.get(name)
+        over = estimate_tokens(json.dumps(data, ensure_ascii=False)) - budget
+        # JSON escapes make the text's share a little more than its own count
+        while over > 0 and isinstance(value, str) and len(value) > 4:
+            value = clip(value, max(estimate_tokens(value) - over, 4), " …")
+            data[name] = value
+            over = estimate_tokens(json.dumps(data, ensure_ascii=False)) - budget
+            if estimate_tokens(value) <= 4:
+                break
+    return data
+
+
+def recent_json(memories: Sequence[Memory], budget: int) -> list[dict[str, object]]:
+    """The newest memories first, as many as fit ``budget`` tokens of JSON, each cut to a fair
+    share of it (a long one never crowds out the rest); at least the newest one."""
+    shown: list[dict[str, object]] = []
+    for count in range(len(memories), 0, -1):
+        share = budget // count
+        shown = [memory_json(m, share) for m in memories[:count]]
+        if estimate_tokens(json.dumps(shown, ensure_ascii=False)) <= budget:
+            return shown
+    return shown
 
 
 def summary(result: SummaryResult, method: str, budget: int) -> str:

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import functools
 import inspect
-import json
 import logging
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
@@ -144,58 +143,24 @@ def _lifespan(memories: ToolStore) -> Callable[[MCPServer], AbstractAsyncContext
     return lifespan
 
 
-def _resources(server: MCPServer, memories: ToolStore) -> None:
-    @server.resource(
-        "hindsight://memories/recent",
-        name="recent-memories",
-        mime_type="application/json",
-        description="The 20 most recent memories (this server's scope).",
-    )
-    def recent_memories() -> str:
-        return json.dumps([m.to_dict() for m in memories.recent(20)], ensure_ascii=False)
-
-    def memory_resource(memory_id: str) -> str:
-        return json.dumps(memories.get(memory_id).to_dict(), ensure_ascii=False)
-
-    server.resource(
-        "hindsight://memory/{memory_id}",
-        name="memory",
-        mime_type="application/json",
-        description="One memory by id.",
-    )(_model_errors(memory_resource, "resource"))
-
-    @server.prompt(
-        name="recall", description="Turn a task description into a block of relevant memories."
-    )
-    def recall(task: str, budget_tokens: int = 400) -> str:
-        from ..core.selection import browse_filters
-        from ..search.query import SearchQuery
-
-        found = memories.search(
-            SearchQuery(task, browse_filters(search=True), budget=int(budget_tokens))
-        )
-        if not found.hits:
-            return f"No memories relevant to this task were found.\n\nTask: {task}"
-        return (
-            "Relevant memories from earlier work (most useful first):\n\n"
-            f"{found.context}\n\nTask: {task}"
-        )
-
-
 def build_server(
     store: Store,
     agent: str | None = None,
     tokens: TokenVerifier | None = None,
     url: str | None = None,
+    *,
+    tools: Sequence[str] | None = None,
+    schema: str = "full",
 ) -> MCPServer:
     """An MCPServer with hindsight's tools, resources and prompt, bound to ``store``.
 
     ``tokens`` (a ``TokenVerifier``) makes an HTTP server at ``url`` require a bearer token on every
-    request and scope each request to its token's agent.
+    request and scope each request to its token's agent. ``tools`` (names, default all) are the
+    tools it offers, ``schema`` (``full`` or ``compact``) how much of their schemas it lists.
     """
-    from mcp.server.mcpserver import MCPServer
-
     from .. import __version__
+    from . import profiles, resources
+    from .face import HindsightServer
 
     memories = ToolStore(store, agent, per_request=tokens is not None)
     auth = None
@@ -208,7 +173,7 @@ def build_server(
             resource_server_url=AnyHttpUrl(f"{url}/mcp"),
             validate_token_resource=False,
         )
-    server = MCPServer(
+    server = HindsightServer(
         "hindsight",
         version=__version__,
         instructions=INSTRUCTIONS,
@@ -218,10 +183,13 @@ def build_server(
     )
     server.memories = memories  # type: ignore[attr-defined]
     for function, hints in _tools():
-        server.tool(description=inspect.cleandoc(function.__doc__ or ""), annotations=hints)(
-            _model_errors(function)
-        )
-    _resources(server, memories)
+        server.tool(
+            title=hints.title,
+            description=inspect.cleandoc(function.__doc__ or ""),
+            annotations=hints,
+        )(_model_errors(function))
+    profiles.apply(server, profiles.tool_names(tools), profiles.check_schema(schema))
+    resources.register(server, memories, _model_errors)
     return server
 
 
@@ -238,6 +206,8 @@ def configure_logging(log_file: Path | None) -> None:
         logging.FileHandler(log_file, encoding="utf-8") if log_file else logging.StreamHandler()
     )
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    # a client's logging/setLevel debug may lower hindsight's loggers; this log stays at INFO
+    handler.setLevel(logging.INFO)
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.INFO)
@@ -253,11 +223,14 @@ def run(
     http: HttpSettings | None = None,
     host: str = "",
     port: int = 0,
+    tools: Sequence[str] | None = None,
+    schema: str = "full",
 ) -> None:
     """Serve until the client disconnects (stdio), or a stop signal (either). With ``tokens`` (a
     token file), the HTTP server answers only requests with one of its bearer tokens; without, it
     serves a non-loopback address only if ``http.allow_unauthenticated``. ``host`` and ``port``
-    stand for ``http`` with the other settings at their defaults."""
+    stand for ``http`` with the other settings at their defaults; ``tools`` and ``schema`` are
+    ``build_server``'s."""
     from ..paths import private_files
     from .stopping import Stopper, on_interrupt
 
@@ -274,7 +247,9 @@ def run(
     if verifier is not None:
         log.info("bearer tokens required (%s); agents: %s", tokens, ", ".join(verifier.agents))
     shown = f"[{settings.host}]" if ":" in settings.host else settings.host
-    server = build_server(store, agent, verifier, f"http://{shown}:{settings.port}")
+    server = build_server(
+        store, agent, verifier, f"http://{shown}:{settings.port}", tools=tools, schema=schema
+    )
     app = http_app(server, settings, verifier) if transport == "http" else None
     memories = tool_store(server)
     stopper = Stopper(memories.hold)
