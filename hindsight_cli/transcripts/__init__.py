@@ -11,8 +11,10 @@ fields are read and which client versions were checked.
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
+# typing.TYPE_CHECKING without importing typing (a recording hook imports this package)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
 
 CLIENTS = {
     "claude-code": "claude_code",
@@ -27,4 +29,8 @@ IMPORTS = ("chatgpt", "claude", "mcp-memory", "basic-memory", "mem0", "jsonl")
 def reader(client: str) -> ModuleType:
     """The reader module of a coding agent (``claude-code``, ``codex``, ``gemini``, ``opencode``,
     ``mini-swe-agent``)."""
+    # here, not at the top: a recording hook reads ``transcripts.calls`` and never a reader, and
+    # importlib (with warnings) cost it 1 ms
+    import importlib
+
     return importlib.import_module(f"{__name__}.{CLIENTS[client]}")
