@@ -110,7 +110,7 @@ def set_config(path: Path, section: str, values: Mapping[str, str]) -> None:
             lines.insert(header + 1, line)
         else:
             lines[found] = line
-    safefs.write_private(target, "\n".join(lines) + "\n")
+    safefs.write_private(target, "\n".join(lines) + "\n", durable=True)
 
 
 def configure_model(rt: Runtime, model: str) -> None:

@@ -73,7 +73,7 @@ def _name(agent: str) -> str | None:
 def _save(path: Path, entries: list[Entry]) -> None:
     if not path.parent.exists():
         safefs.private_dir(path.parent)
-    safefs.write_private(path, json.dumps({"tokens": entries}, indent=2) + "\n")
+    safefs.write_private(path, json.dumps({"tokens": entries}, indent=2) + "\n", durable=True)
 
 
 def create(path: Path, agent: str) -> str:

@@ -436,16 +436,24 @@ def _write_all(fd: int, data: str | bytes | Iterable[str]) -> None:
             view = view[os.write(fd, view) :]
 
 
-def write_private(path: str | os.PathLike[str], data: str | bytes | Iterable[str]) -> None:
+def write_private(
+    path: str | os.PathLike[str], data: str | bytes | Iterable[str], durable: bool = False
+) -> None:
     """Write ``path`` whole, mode 0600: into a fresh temp file beside it (``O_EXCL``: never an
     existing name, never through a link), then renamed over it (a link at ``path`` is replaced, not
-    followed). An interrupted write leaves the old file as it was."""
-    _replace_file(os.fspath(path), data, 0o600)
+    followed). An interrupted write leaves the old file as it was. ``durable``: the file and its
+    directory are flushed to the disk before this returns (a config or a token file: a power cut
+    must not leave it empty, as a rename without them can on several file systems); the store's
+    own markers and caches, rewritten on every write, are not."""
+    _replace_file(os.fspath(path), data, 0o600, durable)
 
 
-def _replace_file(target: str, data: str | bytes | Iterable[str], mode: int) -> None:
+def _replace_file(
+    target: str, data: str | bytes | Iterable[str], mode: int, durable: bool = False
+) -> None:
     """``data`` into a random temp name beside ``target`` (``O_CREAT|O_EXCL|O_NOFOLLOW``), mode
-    ``mode``, renamed over ``target``."""
+    ``mode``, renamed over ``target``; with ``durable``, fsync'd, and its directory after the
+    rename."""
     temp = os.path.join(
         os.path.dirname(target), f".{os.path.basename(target)}.{os.urandom(6).hex()}.tmp"
     )
@@ -459,9 +467,13 @@ def _replace_file(target: str, data: str | bytes | Iterable[str], mode: int) -> 
             if hasattr(os, "fchmod"):
                 os.fchmod(fd, mode)
             _write_all(fd, data)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(temp, target)
+        if durable:
+            _sync_directory(os.path.dirname(target) or ".")
     except BaseException as error:
         try:
             os.unlink(temp)
@@ -470,6 +482,21 @@ def _replace_file(target: str, data: str | bytes | Iterable[str], mode: int) -> 
         if isinstance(error, OSError) and error.errno is not None:
             raise type(error)(error.errno, error.strerror, target) from None
         raise
+
+
+def _sync_directory(directory: str) -> None:
+    """Flush a directory's entries (a rename in it) to the disk, where the system allows it."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        # some file systems (and Windows) cannot fsync a directory: the rename is what they keep
+        pass
+    finally:
+        os.close(fd)
 
 
 def create_private(path: str | os.PathLike[str], data: str | bytes) -> bool:

@@ -105,4 +105,5 @@ def write_outside(
     check_outside(target, root)
     st = _lstat(target)
     mode = stat.S_IMODE(st.st_mode) if st is not None and stat.S_ISREG(st.st_mode) else 0o644
-    _replace_file(target, data, mode)
+    # a client's config: on the disk before this returns, its directory too (docs/reliability.md)
+    _replace_file(target, data, mode, durable=True)

@@ -79,9 +79,9 @@ def allow(store: str | os.PathLike[str]) -> str:
     if found is None:
         # os.urandom is what secrets.token_hex reads; importing secrets costs a hook 20 ms
         found = os.urandom(16).hex()
-        safefs.write_private(os.path.join(where, ID_FILE), found + "\n")
+        safefs.write_private(os.path.join(where, ID_FILE), found + "\n", durable=True)
     safefs.private_dir(allowed_dir(), "The allow-list directory")
-    safefs.write_private(os.path.join(allowed_dir(), found), where + "\n")
+    safefs.write_private(os.path.join(allowed_dir(), found), where + "\n", durable=True)
     return found
 
 
