@@ -346,14 +346,23 @@ def import_(
 
     from ..core.transfer import parse_jsonl
 
-    # Lines end at "\n" only: str.splitlines() would also split at U+2028, U+0085 and others, which
-    # JSON strings written by export hold unescaped.
-    records = parse_jsonl(_import_lines(source))
-    with render.progress("Importing") as bar:
-        # the file does not choose its own trust: provenance is the writer's (issue 31)
-        result = _open(store).import_records(
-            records, progress=bar, phase=bar.phase, provenance="import"
-        )
+    try:
+        # Lines end at "\n" only: str.splitlines() would also split at U+2028, U+0085 and others,
+        # which JSON strings written by export hold unescaped.
+        records = parse_jsonl(_import_lines(source))
+        with render.progress("Importing") as bar:
+            # the file does not choose its own trust: provenance is the writer's (issue 31)
+            result = _open(store).import_records(
+                records, progress=bar, phase=bar.phase, provenance="import"
+            )
+    except InvalidInput as error:
+        kind = _export_kind(source)
+        if kind is None:
+            raise
+        raise InvalidInput(
+            f"{str(error).rstrip('.')}. {source} looks like {kind[1]}: run `hindsight import "
+            f"{source} --from {kind[0]}`."
+        ) from None
     if json_:
         render.json_doc(result.to_dict())
         return
@@ -369,6 +378,30 @@ def import_(
             "the fix or outcome a record adds (a new version each)"
         )
     render.message(f"Imported {result.added}, skipped {result.skipped} already present{note}.")
+
+
+def _export_kind(source: str) -> tuple[str, str] | None:
+    """The ``--from`` whose export ``source`` looks like, and what that export is, or None (a file
+    given without ``--from`` is read as hindsight's own JSONL)."""
+    from ..transcripts import chats, notes
+
+    path = Path(source).expanduser()
+    if source == "-" or not path.is_file():
+        return None
+    if path.suffix.lower() == ".zip":
+        return "chatgpt", "an export archive (ChatGPT's; Claude.ai's takes --from claude)"
+    for kind, module in (
+        ("chatgpt", chats),
+        ("claude", chats),
+        ("mcp-memory", notes),
+        ("mem0", notes),
+    ):
+        try:
+            if module.sniff(path, kind):
+                return kind, module.HINTS[kind].split(":")[0]
+        except Exception:  # noqa: BLE001 - a guess for a hint, never a second error
+            continue
+    return None
 
 
 def _import_lines(source: str) -> list[str]:

@@ -198,3 +198,33 @@ def test_a_store_whose_config_names_a_model_that_cannot_load_says_where(
         done = cli(*args, "--store", str(target), store=False)
         assert done.exit_code == 1 and len(done.stderr.strip().splitlines()) == 1
         assert f"named in {target.resolve() / 'config.toml'} ([embedding] model)" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "kind"),
+    [
+        ("conversations.json", '[{"uuid": "c1", "name": "x", "chat_messages": []}]', "claude"),
+        ("claude.json", '[{"uuid": "c1", "chat_messages": [{"sender": "human"}]}]', "claude"),
+        ("export.json", '[{"id": "c1", "title": "t", "mapping": {}}]', "chatgpt"),
+        ("mem0.json", '{"results": [{"id": "1", "memory": "likes tea"}]}', "mem0"),
+        ("memory.jsonl", '{"type": "entity", "name": "a", "entityType": "x"}\n', "mcp-memory"),
+        ("chatgpt-export.zip", "PK\x03\x04 not really", "chatgpt"),
+    ],
+)
+def test_import_of_another_tools_export_without_from_names_the_from(
+    cli, tmp_path: Path, name: str, text: str, kind: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    done = cli("import", str(path))
+    assert done.exit_code == 1 and len(done.stderr.strip().splitlines()) == 1
+    assert f"run `hindsight import {path} --from {kind}`" in done.stderr
+    # nothing imported
+    assert not cli.open().exists or cli.open().list() == []
+
+
+def test_import_of_a_broken_file_of_no_known_kind_suggests_nothing(cli, tmp_path: Path) -> None:
+    path = tmp_path / "notes.json"
+    path.write_text('{"a": 1}\n')
+    done = cli("import", str(path))
+    assert done.exit_code == 1 and "--from" not in done.stderr
