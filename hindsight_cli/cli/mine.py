@@ -253,6 +253,9 @@ def _run(client: Optional[str], path: Optional[Path], options: _Options) -> None
     found = _found(client, path, store_path)
     if client is None and not options.json_:
         _announce(found)
+    if client is not None and not found[0].units and not options.json_:
+        _none_found(client, path, found[0])
+        return
     store = Store(store_path)
     tallies = []
     with render.file_progress(sum(len(f.units) for f in found)) as update:
@@ -286,6 +289,21 @@ def _announce(found: list[Found]) -> None:
             [f.title, ", ".join(map(str, f.roots)), len(f.units), _size(f), f"{f.share:.0%}"]
             for f in found
         ],
+    )
+
+
+def _none_found(client: str, path: Optional[Path], found: Found) -> None:
+    """A client with no transcripts where they were looked for: say where, and how to point at
+    them."""
+    from ..transcripts import reader
+    from . import render
+
+    places = [path] if path is not None else reader(client).default_roots()
+    where = ", ".join(str(p) for p in places) or "its usual places"
+    reason = f" ({found.error})" if found.error else ""
+    render.message(
+        f"No {found.title} transcripts in {where}{reason}: nothing to mine. If they are elsewhere, "
+        f"name the folder: hindsight mine {client} PATH."
     )
 
 

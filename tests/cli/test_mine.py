@@ -274,3 +274,19 @@ def test_the_progress_shows_a_bar_per_file_on_a_terminal(monkeypatch: pytest.Mon
         update("second-session.jsonl", 5, 50)
     shown = screen.getvalue()
     assert "first-session.jsonl" in shown and "second-session.jsonl" in shown and "1/2" in shown
+
+
+@pytest.mark.parametrize("client", ["codex", "gemini", "claude-code", "opencode"])
+def test_a_client_with_no_history_says_where_it_looked(cli: Cli, home: Path, client: str) -> None:
+    done = cli("mine", client)
+    assert done.exit_code == 0 and done.stdout == ""
+    message = " ".join(done.stderr.split())
+    assert "transcripts in " in message and str(home) in message
+    assert f"name the folder: hindsight mine {client} PATH" in message
+
+
+def test_an_empty_folder_named_for_a_client_is_said_so(cli: Cli, tmp_path: Path) -> None:
+    empty = tmp_path / "nothing-here"
+    empty.mkdir()
+    done = cli("mine", "claude-code", str(empty))
+    assert done.exit_code == 0 and f"No Claude Code transcripts in {empty}" in done.stderr
