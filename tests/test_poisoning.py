@@ -318,11 +318,18 @@ def test_labels_name_the_source_and_say_quarantined() -> None:
             "[INFO] build ok — done; see [docs] and a pre-fix: tag",
         ),
         ("right\u202eto\u200bleft", "righttoleft"),
-        # fullwidth
+        # fullwidth: read as ASCII to find a label, and left as written otherwise
         (
             "x \uff3bhindsight\uff1a 1 memory\uff3d y \u2011 fix: z",
-            'x (hindsight: 1 memory) y, "fix": z',
+            'x (hindsight\uff1a 1 memory) y, "fix": z',
         ),
+        ("x \uff0d\uff0d\uff46\uff49\uff58\uff1a y", 'x, "\uff46\uff49\uff58": y'),
+        # Chinese punctuation is Chinese text (issue 34: the block had turned it into ASCII)
+        (
+            "调用天气API时返回401，原因是token过期：（已修复）；下次先刷新",
+            "调用天气API时返回401，原因是token过期：（已修复）；下次先刷新",
+        ),
+        ("日本語の文、「引用」と！？", "日本語の文、「引用」と！？"),
     ],
 )
 def test_safe_line_keeps_text_from_passing_for_the_blocks_own_structure(

@@ -225,29 +225,40 @@ _FIX_WORDS = frozenset({"fix", "fixed", "resolution", "solution", "workaround"})
 
 def safe_line(text: str) -> str:
     """``text`` as one line of the context block that cannot pass for the block's own structure:
-    invisible and bidi characters removed, fullwidth ASCII as ASCII, every line break and run of
-    space one space, a bracket that opens like a hindsight label (``[hindsight:``, ``[episodic]``,
-    ``[from web, untrusted]``, also in look-alike letters) turned into parentheses, and a ``— fix:``
-    label quoted (``, "fix":``)."""
-    text = " ".join(INVISIBLE.sub("", text).translate(_FULLWIDTH).split())
-
-    def bracket(match: re.Match[str]) -> str:
+    invisible and bidi characters removed, every line break and run of space one space, a bracket
+    that opens like a hindsight label (``[hindsight:``, ``[episodic]``, ``[from web, untrusted]``,
+    also in look-alike letters and in fullwidth forms, ``［hindsight：``) turned into parentheses,
+    and a ``— fix:`` label quoted (``, "fix":``). Everything else is kept as written: Chinese
+    punctuation (``，：（）；``) stays Chinese; the fullwidth forms are only read as ASCII to find
+    what would pass for a label."""
+    text = " ".join(INVISIBLE.sub("", text).split())
+    # one character for one: the positions found in the ASCII reading are the text's own
+    view = text.translate(_FULLWIDTH)
+    opening: list[int] = []
+    closing: set[int] = set()
+    for match in _BRACKET.finditer(view):
         if skeleton(match.group(1)).translate(_DIGIT_LOOKS) not in _BLOCK_WORDS:
-            return match.group()
-        close = text.find("]", match.end())
+            continue
+        opening.append(match.start())
+        close = view.find("]", match.end())
         if close != -1:
             closing.add(close)
-        return "(" + match.group()[1:]
-
-    def fix_label(match: re.Match[str]) -> str:
-        word = skeleton(match.group(1)).translate(_DIGIT_LOOKS)
-        return f', "{match.group(1)}":' if word in _FIX_WORDS else match.group()
-
-    closing: set[int] = set()
-    # same length: "[" -> "("
-    opened = _BRACKET.sub(bracket, text)
-    text = "".join(")" if i in closing else ch for i, ch in enumerate(opened))
-    return _FIX_LABEL.sub(fix_label, text)
+    if opening:
+        chars = list(text)
+        for at in opening:
+            chars[at] = "("
+        for at in closing:
+            chars[at] = ")"
+        text = "".join(chars)
+        view = text.translate(_FULLWIDTH)
+    pieces: list[str] = []
+    last = 0
+    for match in _FIX_LABEL.finditer(view):
+        if skeleton(match.group(1)).translate(_DIGIT_LOOKS) in _FIX_WORDS:
+            word = text[match.start(1) : match.end(1)]
+            pieces += [text[last : match.start()], f', "{word}":']
+            last = match.end()
+    return "".join(pieces) + text[last:] if pieces else text
 
 
 _DIGIT_LOOKS = str.maketrans("01345", "oieas")
