@@ -71,7 +71,6 @@ class Runtime:
         clock: Callable[[], datetime] | None = None,
     ) -> None:
         self.path = Path(path)
-        paths.check_openable(self.path.absolute())
         # Before its config is read: a store or home directory other users control is refused
         # outright.
         safefs.check_home()
@@ -79,6 +78,9 @@ class Runtime:
         # what "now" is: expiry, recency, timestamps (tests inject one)
         self.clock = clock or utcnow
         self.config = config or load_config(self.path)
+        if self.config.storage_backend in ("", "local"):
+            # the engines open files under it (a database's store keeps only its config there)
+            paths.check_openable(self.path.absolute())
         self.ledger: Ledger = open_ledger(self.path, self.config)
         self.warm = warm
         self.profile = Profile.of(warm)
