@@ -74,9 +74,40 @@ def _one_line(text: str, limit: int = 300) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+# below this many columns a table's content column would be a few letters wide (it was 2 at 50):
+# each row is printed as a short head line and its text below, wrapped at words
+_NARROW = 80
+
+
+def _rows(rows: Sequence[tuple[str, Text]]) -> None:
+    """Rows for a narrow terminal: the head on its line, the content below it, indented."""
+    for head, content in rows:
+        for line in Text(head, style="bold").wrap(out, out.width):
+            line.rstrip()
+            out.print(line, soft_wrap=True)
+        for line in content.wrap(out, max(out.width - 3, 20)):
+            line.rstrip()
+            out.print(Text("   ") + line, soft_wrap=True)
+
+
 def hits_table(hits: Sequence[Hit], explain: bool = False) -> None:
     if not hits:
         message("No memories matched.")
+        return
+    if out.width < _NARROW:
+        _rows(
+            [
+                (
+                    f"{rank}. {_outcome(hit.memory)} · {hit.memory.type} · "
+                    f"{_age(hit.memory.event_at)} · score {hit.score:.3f}",
+                    _hit_text(hit.memory, explain),
+                )
+                for rank, hit in enumerate(hits, 1)
+            ]
+        )
+        if explain:
+            for rank, hit in enumerate(hits, 1):
+                out.print(Text(explain_line(rank, hit)), soft_wrap=True)
         return
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
     for name, justify in (
@@ -90,22 +121,26 @@ def hits_table(hits: Sequence[Hit], explain: bool = False) -> None:
     table.add_column("content", min_width=24, overflow="fold", ratio=1)
     for rank, hit in enumerate(hits, 1):
         memory = hit.memory
-        content = Text(_one_line(memory.content) if not explain else memory.content)
-        if memory.resolution:
-            content.append(f"\n→ fix: {_one_line(memory.resolution)}")
-        content.append(f"\n{short_id(memory.id)}", style="dim")
         table.add_row(
             str(rank),
             f"{hit.score:.3f}",
             _age(memory.event_at),
             memory.type,
             _outcome(memory),
-            content,
+            _hit_text(memory, explain),
         )
     out.print(table)
     if explain:
         for rank, hit in enumerate(hits, 1):
             out.print(Text(explain_line(rank, hit)), soft_wrap=True)
+
+
+def _hit_text(memory: Memory, explain: bool) -> Text:
+    content = Text(_one_line(memory.content) if not explain else memory.content)
+    if memory.resolution:
+        content.append(f"\n→ fix: {_one_line(memory.resolution)}")
+    content.append(f"\n{short_id(memory.id)}", style="dim")
+    return content
 
 
 def explain_line(rank: int, hit: Hit) -> str:
@@ -130,19 +165,38 @@ def memories_table(memories: Sequence[Memory]) -> None:
     if not memories:
         message("No memories.")
         return
+    if out.width < _NARROW:
+        _rows(
+            [
+                (
+                    f"{_outcome(m)} · {m.type} · {m.status} · {_age(m.created_at)}",
+                    _memory_text(m),
+                )
+                for m in memories
+            ]
+        )
+        return
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
     for name in ("age", "type", "status", "outcome"):
         table.add_column(name, no_wrap=True)
     table.add_column("content", min_width=24, overflow="fold", ratio=1)
     for memory in memories:
-        content = Text(_one_line(memory.content, 200))
-        # the id first: never broken
-        scope = " · ".join(filter(None, [short_id(memory.id), memory.agent_id, memory.task_id]))
-        content.append(f"\n{scope}", style="dim")
         table.add_row(
-            _age(memory.created_at), memory.type, memory.status, _outcome(memory), content
+            _age(memory.created_at),
+            memory.type,
+            memory.status,
+            _outcome(memory),
+            _memory_text(memory),
         )
     out.print(table)
+
+
+def _memory_text(memory: Memory) -> Text:
+    content = Text(_one_line(memory.content, 200))
+    # the id first: never broken
+    scope = " · ".join(filter(None, [short_id(memory.id), memory.agent_id, memory.task_id]))
+    content.append(f"\n{scope}", style="dim")
+    return content
 
 
 def chain(levels: Sequence[tuple[int, Memory]]) -> None:

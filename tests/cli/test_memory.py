@@ -405,3 +405,38 @@ def test_a_refused_pipe_is_not_read_to_its_end(tmp_path: Path) -> None:
     assert proc.returncode == 1 and b"stdin holds more than" in err
     # hindsight stopped reading after its limit: the writer's 50 MB met a closed pipe
     assert done and isinstance(done[0], BrokenPipeError)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("columns", [40, 50, 64])
+def test_a_narrow_terminal_gets_rows_whose_words_are_whole(tmp_path: Path, columns: int) -> None:
+    import os
+    import subprocess
+    import sys
+
+    text = (
+        "The deployment pipeline failed because the container registry credentials expired "
+        "during the nightly rotation"
+    )
+    env = {**os.environ, "COLUMNS": str(columns), "HINDSIGHT_HOME": str(tmp_path / "home")}
+    store = ["--store", str(tmp_path / "s")]
+
+    def run(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "hindsight_cli", *args, *store],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    run("record", text, "--outcome", "failure", "--resolution", "rotated the credentials again")
+    for output in (run("search", "deployment registry credentials"), run("list")):
+        lines = output.splitlines()
+        assert all(len(line) <= columns for line in lines), output
+        # every word of the text on one line, none cut in two (a table's column was 2 letters)
+        assert all(word in output.split() for word in text.split()), output
+        assert not any(line != line.rstrip() for line in lines)
+    assert "1. failure→fixed · episodic" in run("search", "deployment registry credentials")
