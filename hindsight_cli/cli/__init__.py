@@ -18,6 +18,10 @@ class _Group(TyperGroup):
     stderr and exit code 1 (2 for a usage error); Ctrl-C says what was kept and exits 130."""
 
     def invoke(self, ctx: Any) -> Any:
+        from .options import FIELDS, QUIET
+
+        # each run starts with its own -q and --fields (a test runs many in one process)
+        QUIET[0], FIELDS[0] = False, []
         try:
             return super().invoke(ctx)
         except HindsightError as error:
@@ -34,6 +38,58 @@ class _Group(TyperGroup):
     def list_commands(self, ctx: Any) -> list[str]:
         # keep the order in which they are defined
         return list(self.commands)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _common_options(command)
+        return command
+
+
+def _common_options(command: Any) -> None:
+    """Options every command of its kind takes, added in one place: ``-q/--quiet`` to every command
+    (no messages on stderr; warnings and errors still), ``--fields a,b`` to every one with
+    ``--json`` (only those keys of each object, as ``gh``'s ``--json`` takes fields)."""
+    from typer.core import TyperOption
+
+    for sub in getattr(command, "commands", {}).values():
+        _common_options(sub)
+    names = {opt for param in command.params for opt in getattr(param, "opts", ())}
+    if "--quiet" not in names:
+        command.params.append(
+            TyperOption(
+                param_decls=["-q", "--quiet"],
+                is_flag=True,
+                default=False,
+                expose_value=False,
+                callback=_quiet,
+                help="No messages on stderr (warnings and errors still).",
+            )
+        )
+    if "--json" in names and "--fields" not in names:
+        command.params.append(
+            TyperOption(
+                param_decls=["--fields"],
+                type=str,
+                metavar="<a,b,…>",
+                expose_value=False,
+                callback=_fields,
+                help="With --json or --nl: only these keys of each object.",
+            )
+        )
+
+
+def _quiet(ctx: Any, param: Any, value: bool) -> None:
+    from .options import QUIET
+
+    QUIET[0] = QUIET[0] or bool(value)
+
+
+def _fields(ctx: Any, param: Any, value: str | None) -> None:
+    from .options import FIELDS
+
+    if value:
+        FIELDS[0] = [f.strip() for f in value.split(",") if f.strip()]
 
 
 def _fail(error: HindsightError) -> NoReturn:

@@ -56,6 +56,12 @@ else:
     ClientScope = _choices("ClientScope", CLIENT_SCOPES)
 
 
+# -q/--quiet and --fields, which every command takes (cli/__init__.py adds them): set while the
+# command line is parsed, read by render; here, so that parsing imports no Rich
+QUIET: list[bool] = [False]
+FIELDS: list[list[str]] = [[]]
+
+
 def _store_path(text: str) -> Path:
     """``--store``'s value as typed: a URL is refused before it becomes a path (a ``Path`` would
     have made ``mysql://x`` a directory ``mysql:/x``)."""
