@@ -14,8 +14,15 @@ from .options import JsonFlag, StoreOption
 
 config_app = typer.Typer(
     name="config",
-    help="See each setting's effective value and where it came from; set one.",
     no_args_is_help=True,
+    rich_markup_mode=None,
+    help="""See each setting's effective value and where it came from; set one (docs/storage.md).
+
+\b
+Example:
+    hindsight config list --show-origin
+    hindsight config set write.on_change keep_both
+""",
 )
 
 UserFlag = Annotated[bool, typer.Option("--user", help="The user config file.")]
