@@ -200,7 +200,8 @@ _SECTION_NOTES = {
 }
 
 
-def _read(path: Path) -> dict[str, Any]:
+def read(path: Path) -> dict[str, Any]:
+    """A config file's TOML document as data ({} if missing)."""
     try:
         # it says where memories go: yours only
         text = safefs.read_trusted(path, "The config file")
@@ -211,7 +212,7 @@ def _read(path: Path) -> dict[str, Any]:
         ) from None
 
 
-def _check_redirect(store: Path, data: dict[str, Any]) -> None:
+def check_redirect(store: Path, data: dict[str, Any]) -> None:
     """A store's own config may send its memories to a network backend only once this user trusts
     the store: a repository could ship one naming its author's database (issue 31)."""
     storage = data.get("storage")
@@ -230,7 +231,8 @@ def _check_redirect(store: Path, data: dict[str, Any]) -> None:
         )
 
 
-def _apply(config: Config, data: dict[str, Any], origin: Path) -> Config:
+def apply(config: Config, data: dict[str, Any], origin: Path) -> Config:
+    """``config`` with a config file's ``data`` over it (unknown keys and passwords refused)."""
     top: dict[str, Any] = {}
     ranking = config.ranking
     known_top = {f.name for f in fields(Config)} - {"ranking"}
@@ -289,31 +291,41 @@ def _check_types(config: Config) -> None:
                 )
 
 
+# env var -> the Config field it sets, over both files
+ENV_SETTINGS = {
+    paths.ENV_AGENT: "default_agent",
+    paths.ENV_EMBEDDING_MODEL: "embedding_model",
+    paths.ENV_SEARCH_ENGINE: "search_engine",
+    paths.ENV_DATABASE_URL: "database_url",
+    paths.ENV_LOCK_TIMEOUT: "lock_timeout",
+}
+
+
 def load(store_path: Path | None) -> Config:
     """The effective config for a store (``store_path`` may not exist yet)."""
     config = Config()
     user = paths.user_config_path()
-    config = _apply(config, _read(user), user)
+    config = apply(config, read(user), user)
     if store_path is not None:
         store_file = store_path / paths.CONFIG_FILE
-        data = _read(store_file)
-        _check_redirect(store_path, data)
-        config = _apply(config, data, store_file)
+        data = read(store_file)
+        check_redirect(store_path, data)
+        config = apply(config, data, store_file)
     env: dict[str, Any] = {}
-    if os.environ.get(paths.ENV_AGENT):
-        env["default_agent"] = os.environ[paths.ENV_AGENT]
-    if os.environ.get(paths.ENV_EMBEDDING_MODEL):
-        env["embedding_model"] = os.environ[paths.ENV_EMBEDDING_MODEL]
-    if os.environ.get(paths.ENV_SEARCH_ENGINE):
-        env["search_engine"] = os.environ[paths.ENV_SEARCH_ENGINE]
-    if os.environ.get(paths.ENV_DATABASE_URL):
-        env["database_url"] = os.environ[paths.ENV_DATABASE_URL]
-    if os.environ.get(paths.ENV_LOCK_TIMEOUT):
+    for name, setting in ENV_SETTINGS.items():
+        if os.environ.get(name):
+            env[setting] = os.environ[name]
+    if env.get("lock_timeout"):
         try:
-            env["lock_timeout"] = float(os.environ[paths.ENV_LOCK_TIMEOUT])
+            env["lock_timeout"] = float(env["lock_timeout"])
         except ValueError:
             raise InvalidInput(f"{paths.ENV_LOCK_TIMEOUT} must be a number of seconds.") from None
-    config = replace(config, **env)
+    return check(replace(config, **env))
+
+
+def check(config: Config) -> Config:
+    """``config`` with each value's type and choices checked (InvalidInput names the first bad
+    one)."""
     _check_types(config)
     config = replace(config, mcp_allowed_hosts=tuple(config.mcp_allowed_hosts))
     for name in (

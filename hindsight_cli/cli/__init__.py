@@ -144,6 +144,7 @@ def _root(
 
 
 from . import forgetting, memory, store_admin  # noqa: E402  (commands register themselves on `app`)
+from .config_cmd import config_app  # noqa: E402
 from .doctor import doctor_app  # noqa: E402
 from .evaluate import eval_app  # noqa: E402
 from .hooks import hooks_app  # noqa: E402  (also registers `hindsight hook`)
@@ -153,6 +154,7 @@ from .serve import mcp_app  # noqa: E402
 app.add_typer(mcp_app)
 app.add_typer(doctor_app)
 app.add_typer(eval_app)
+app.add_typer(config_app)
 app.add_typer(hooks_app)
 app.add_typer(mine_app)
 _ = (memory, forgetting, store_admin)
