@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +23,10 @@ if TYPE_CHECKING:
     from ..doctor import Check
     from ..models import AuditEntry, PatternChange
 from ..timeutil import age, parse_time
-from .options import FIELDS, QUIET
+
+# what prints JSON lives beside (no Rich there); commands call it as render.json_doc
+from .json_output import json_doc as json_doc, json_lines as json_lines
+from .options import QUIET
 
 out = Console(soft_wrap=False, highlight=False)
 # messages stay one line
@@ -46,38 +49,6 @@ def message(text: str) -> None:
 
 def warning(text: str) -> None:
     err.print(Text(f"Warning: {text}", style="yellow"))
-
-
-def json_doc(value: object) -> None:
-    sys.stdout.write(json.dumps(_only_fields(value), ensure_ascii=False, indent=2) + "\n")
-
-
-def json_lines(values: Iterable[object]) -> None:
-    for value in values:
-        sys.stdout.write(json.dumps(_only_fields(value), ensure_ascii=False) + "\n")
-
-
-def _only_fields(value: object) -> object:
-    """``value`` with only the ``--fields`` keys of each object (the object, or a list's objects);
-    an unknown field is a usage error that lists the known ones."""
-    fields = FIELDS[0]
-    if not fields:
-        return value
-    objects = [value] if isinstance(value, dict) else value if isinstance(value, list) else []
-    known = list(dict.fromkeys(k for o in objects if isinstance(o, dict) for k in o))
-    unknown = [f for f in fields if f not in known]
-    if unknown and known:
-        from ..errors import BadUsage
-
-        raise BadUsage(
-            f"Unknown field{'s' if len(unknown) > 1 else ''} for --fields: {', '.join(unknown)}. "
-            f"The fields are: {', '.join(known)}."
-        )
-
-    def only(item: object) -> object:
-        return {k: item[k] for k in fields if k in item} if isinstance(item, dict) else item
-
-    return [only(v) for v in value] if isinstance(value, list) else only(value)
 
 
 def plain(text: str) -> None:
