@@ -252,6 +252,13 @@ def test_http_servers_are_probed_only_on_loopback(
 
 ECHOES = "import sys\nfor line in sys.stdin:\n    sys.stdout.write(line); sys.stdout.flush()\n"
 GARBAGE = "import sys\nsys.stdin.readline()\nprint('hello from a shell rc', flush=True)\n"
+PINGS_FIRST = """import json, sys
+message = json.loads(sys.stdin.readline())
+print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "method": "ping"}), flush=True)
+result = {"protocolVersion": "2025-06-18", "capabilities": {},
+          "serverInfo": {"name": "pinger", "version": "1"}}
+print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+"""
 EMPTY_RESULT = """import json, sys
 message = json.loads(sys.stdin.readline())
 print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {}}), flush=True)
@@ -298,3 +305,17 @@ def test_cat_as_the_server_fails(cli, home, _isolated) -> None:
     check = _checks(result)["mcp.cursor.user.cat.handshake"]
     assert (result.exit_code, check["status"]) == (1, "fail")
     assert check["summary"] == "cat (cursor (user)): handshake failed: not-mcp"
+
+
+@pytest.mark.slow
+def test_a_server_request_under_the_same_id_is_not_taken_for_an_echo(
+    cli, home, _isolated, tmp_path
+) -> None:
+    pinger = _server(tmp_path, "pinger", PINGS_FIRST)
+    _write(
+        clients.targets("cursor", home, _isolated)["user"],
+        json.dumps({"mcpServers": {"pinger": {"command": pinger[0], "args": pinger[1:]}}}),
+    )
+    check = _checks(cli("doctor", "mcp", "--json", store=False))["mcp.cursor.user.pinger.handshake"]
+    assert check["status"] == "ok"
+    assert check["evidence"].startswith("pinger 1 (protocol 2025-06-18)")

@@ -54,6 +54,10 @@ _INITIALIZE = {
 }
 
 
+# the methods doctor sends, which only a client sends
+_OURS = ("initialize", "tools/list")
+
+
 def _object(value: Any) -> dict[str, Any]:
     """``value`` if it is a JSON object, else an empty one: a server's reply is not trusted to be
     well formed."""
@@ -141,14 +145,16 @@ class _Process:
                     "evidence": f"stdout line {seen}: {line.strip()[:120]!r}",
                 }
             if isinstance(message, dict) and message.get("id") == message_id:
-                if "method" in message:
-                    # a request under our id: our own, echoed (`cat`), or a server's request
-                    # that reused the id; either way no reply to what we sent
+                if message.get("method") in _OURS:
+                    # a server never sends these: this is our own request, echoed (`cat`)
                     return {
                         "outcome": "not-mcp",
                         "evidence": f"stdout line {seen} is a request ({message['method']!r}), "
                         f"not a reply: the command echoes its input",
                     }
+                if "method" in message:
+                    # the server's own request (a ping) that happens to use our id: not the reply
+                    continue
                 if isinstance(message.get("error"), dict):
                     error = message["error"]
                     return {
