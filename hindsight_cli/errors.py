@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import sys
 
 
 class HindsightError(Exception):
@@ -63,9 +64,10 @@ class FileProblem(HindsightError):
 _FIXES = {
     "EACCES": "this user may not write there: fix its permissions (ls -ld {parent}) or choose "
     "another location",
-    "EPERM": "the file or its directory is read-only or immutable (lsattr -d {parent}; chattr "
-    "-i): make it "
-    "writable or choose another location",
+    # Linux gives EPERM (not EACCES) for a write under an immutable or append-only attribute;
+    # chmod cannot help, the attribute must come off
+    "EPERM": "{parent} or the file is immutable or append-only (`lsattr -d {parent}` shows an i or "
+    "a): `sudo chattr -i -a {parent}`, or choose another location",
     "EROFS": "the file system is mounted read-only: remount it read-write or choose a location "
     "on a writable disk",
     "ENOSPC": "the disk is full: free some space and rerun",
@@ -92,16 +94,31 @@ def _blocker(path: str) -> str:
     return os.path.dirname(os.path.abspath(path))
 
 
-def from_os_error(error: OSError) -> HindsightError:
-    """An ``OSError`` as one line for a person: what failed on which path, and what to do about it.
-    Every face translates the ``OSError``s that reach it with this, so none shows a traceback."""
+def os_error_fix(error: OSError) -> str:
+    """What to do about ``error``, naming its path (doctor's checks and :func:`from_os_error`)."""
     name = errno.errorcode.get(error.errno or 0, "")
-    reason = (error.strerror or str(error) or type(error).__name__).rstrip(".")
     path = os.fsdecode(error.filename) if error.filename is not None else None
     parent = os.path.dirname(os.path.abspath(path)) if path else "the directory"
     fix = _FIXES.get(name, "check the path and its permissions, then rerun")
-    fix = fix.format(
+    if name == "EPERM" and sys.platform == "darwin":
+        fix = _EPERM_MACOS
+    return fix.format(
         parent=parent, blocker=_blocker(path) if path and "{blocker}" in fix else parent
     )
+
+
+# macOS has no chattr: its immutable flag is uchg, and privacy protection (TCC) also gives EPERM
+_EPERM_MACOS = (
+    "{parent} or the file is locked (`ls -ldO {parent}` shows uchg: `chflags nouchg {parent}`), or "
+    "macOS privacy protection keeps this program out (give the terminal Full Disk Access)"
+)
+
+
+def from_os_error(error: OSError) -> HindsightError:
+    """An ``OSError`` as one line for a person: what failed on which path, and what to do about it.
+    Every face translates the ``OSError``s that reach it with this, so none shows a traceback."""
+    reason = (error.strerror or str(error) or type(error).__name__).rstrip(".")
+    path = os.fsdecode(error.filename) if error.filename is not None else None
+    fix = os_error_fix(error)
     where = f" {path}" if path else ""
     return FileProblem(f"Cannot use{where}: {reason[:1].lower() + reason[1:]}; {fix}.")

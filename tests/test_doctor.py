@@ -140,7 +140,8 @@ def _script(tmp_path: Path, name: str, body: str) -> list[str]:
         ("import time; time.sleep(30)\n", "timeout", "no reply within 2 s"),
         (
             "import sys, json\nline = sys.stdin.readline()\n"
-            "print(json.dumps({'jsonrpc': '2.0', 'id': 1, 'result': {}}), "
+            "print(json.dumps({'jsonrpc': '2.0', 'id': 1, 'result': {'protocolVersion': "
+            "'2025-06-18', 'capabilities': {}, 'serverInfo': {'name': 'x'}}}), "
             "flush=True)\nsys.stdin.readline()\n"
             "sys.stdin.readline()\nprint(json.dumps({'jsonrpc': '2.0', 'id': 2, 'result': "
             "{'tools': [{'name': 'x'}]}}), "

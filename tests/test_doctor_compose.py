@@ -4,6 +4,7 @@ file."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -392,3 +393,192 @@ def test_the_command_comes_from_the_dockerfile_the_service_builds(cli, tmp_path)
         )
         == []
     )
+
+
+BASE = """services:
+  api:
+    image: example/api:1
+    environment:
+      - DATABASE_URL=postgres://app@db:5432/app
+    depends_on:
+      db:
+        condition: service_healthy
+  db:
+    image: postgres:16
+    healthcheck:
+      test: ["CMD-SHELL", "pg_isready -U postgres"]
+"""
+OVERRIDE = """services:
+  db:
+    volumes:
+      - pgdata:/var/lib/postgresql/data
+volumes:
+  pgdata: {}
+"""
+
+
+def _project(tmp_path: Path, files: dict[str, str]) -> Path:
+    project = tmp_path / "project"
+    project.mkdir()
+    for name, text in files.items():
+        (project / name).write_text(text)
+    return project
+
+
+@pytest.fixture
+def no_docker(tmp_path, monkeypatch) -> None:
+    """A PATH without docker, so the merge is hindsight's own."""
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    monkeypatch.delenv("COMPOSE_FILE", raising=False)
+
+
+@pytest.mark.parametrize(
+    ("base", "override"),
+    [
+        ("compose.yaml", "compose.override.yaml"),
+        ("compose.yml", "compose.override.yml"),
+        ("docker-compose.yml", "docker-compose.override.yml"),
+        ("docker-compose.yaml", "compose.override.yaml"),
+    ],
+)
+def test_the_volume_in_the_override_file_counts(
+    cli, tmp_path, monkeypatch, no_docker, base, override
+) -> None:
+    project = _project(tmp_path, {base: BASE, override: OVERRIDE})
+    monkeypatch.chdir(project)
+    result = cli("doctor", "compose", store=False)
+    assert result.exit_code == 0, result.stdout
+    assert result.stdout.splitlines()[:3] == [
+        f"  ok compose.file: {base} + {override}: 2 services",
+        f"     saw: {project / base}; {project / override} (merged by hindsight)",
+        "  ok compose.lint: none of the classic mistakes found",
+    ]
+    # the base file alone is still the failure it was
+    alone = cli("doctor", "compose", str(project / base), store=False)
+    assert alone.exit_code == 1
+    assert "fail compose.db-volume: db (postgres) keeps its data in the container" in alone.stdout
+
+
+def test_a_finding_names_the_file_and_line_it_comes_from(
+    cli, tmp_path, monkeypatch, no_docker
+) -> None:
+    override = OVERRIDE.replace("pgdata:/var", "./pgdata:/var").replace(
+        "volumes:\n  pgdata",
+        "  api:\n    environment:\n      DATABASE_URL: postgres://app@localhost:5432/app\n"
+        "volumes:\n  pgdata",
+    )
+    project = _project(tmp_path, {"compose.yaml": BASE, "compose.override.yaml": override})
+    monkeypatch.chdir(project)
+    findings = {f["id"]: f for f in _findings(cli("doctor", "compose", "--json", store=False))}
+    assert findings["compose.db-bind-mount"]["evidence"] == (
+        "compose.override.yaml:4: ./pgdata:/var/lib/postgresql/data"
+    )
+    # the override's mapping entry replaces the base file's list entry of the same name
+    assert findings["compose.localhost"]["evidence"] == (
+        "compose.override.yaml:7: DATABASE_URL=postgres://app@localhost:5432/app"
+    )
+
+
+def test_volumes_merge_by_target_and_ports_append(cli, tmp_path, monkeypatch, no_docker) -> None:
+    base = BASE + "    volumes:\n      - ./old:/var/lib/postgresql/data\n    ports: ['5432:5432']\n"
+    override = OVERRIDE.replace(
+        "    volumes:\n", "    ports: ['5432:5432', '6432:5432']\n    volumes:\n", 1
+    )
+    project = _project(tmp_path, {"compose.yaml": base, "compose.override.yaml": override})
+    monkeypatch.chdir(project)
+    result = cli("doctor", "compose", "--json", store=False)
+    # the named volume on the same target replaced the bind mount: no db-bind-mount warning
+    assert _findings(result) == [], result.stdout
+    from hindsight_cli.doctor import compose_merge
+
+    merged = compose_merge.load_project(
+        compose_merge.files(project, [], {"PATH": ""}), {"PATH": ""}
+    )
+    assert merged.data["services"]["db"]["volumes"] == ["pgdata:/var/lib/postgresql/data"]
+    assert merged.data["services"]["db"]["ports"] == ["5432:5432", "6432:5432"]
+
+
+def test_f_files_and_compose_file_choose_the_files(cli, tmp_path, monkeypatch, no_docker) -> None:
+    project = _project(
+        tmp_path,
+        {"base.yml": BASE, "prod.yml": OVERRIDE, "compose.override.yaml": "services: {}\n"},
+    )
+    monkeypatch.chdir(project)
+    given = cli("doctor", "compose", "-f", "base.yml", "-f", "prod.yml", store=False)
+    assert given.exit_code == 0, given.stdout
+    assert given.stdout.startswith("  ok compose.file: base.yml + prod.yml: 2 services\n")
+    monkeypatch.setenv("COMPOSE_FILE", os.pathsep.join(["base.yml", "prod.yml"]))
+    listed = cli("doctor", "compose", store=False)
+    assert listed.stdout.startswith("  ok compose.file: base.yml + prod.yml: 2 services\n")
+    monkeypatch.setenv("COMPOSE_FILE", "base.yml")
+    only = cli("doctor", "compose", store=False)
+    assert only.exit_code == 1 and "fail compose.db-volume" in only.stdout
+
+
+FAKE_DOCKER_CONFIG = """#!/bin/sh
+# `docker compose -f … config`: prints a merged model (as Compose would) and records its arguments
+echo "$@" > "$(dirname "$0")/args"
+cat <<'YAML'
+name: project
+services:
+  api:
+    image: example/api:1
+    environment:
+      DATABASE_URL: postgres://app@db:5432/app
+  db:
+    image: postgres:16
+    volumes:
+      - type: volume
+        source: pgdata
+        target: /var/lib/postgresql/data
+volumes:
+  pgdata:
+    name: project_pgdata
+YAML
+"""
+
+
+def test_docker_compose_config_is_preferred_when_it_answers(cli, tmp_path, monkeypatch) -> None:
+    monkeypatch.delenv("COMPOSE_FILE", raising=False)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    docker = bin_dir / "docker"
+    docker.write_text(FAKE_DOCKER_CONFIG)
+    docker.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    # hindsight's own merge would find no volume: only docker's model has it
+    project = _project(
+        tmp_path, {"compose.yaml": BASE, "compose.override.yaml": "services:\n  db: {}\n"}
+    )
+    monkeypatch.chdir(project)
+    result = cli("doctor", "compose", store=False)
+    assert result.exit_code == 0, result.stdout
+    assert result.stdout.splitlines()[1].endswith("(as `docker compose config` merges them)")
+    assert (bin_dir / "args").read_text().split() == [
+        "compose",
+        "-f",
+        str(project / "compose.yaml"),
+        "-f",
+        str(project / "compose.override.yaml"),
+        "config",
+    ]
+    # a docker that fails: hindsight merges, and finds what the files say
+    docker.write_text("#!/bin/sh\necho 'unknown command: docker compose' >&2\nexit 1\n")
+    fallback = cli("doctor", "compose", store=False)
+    assert fallback.exit_code == 1
+    assert "(merged by hindsight)" in fallback.stdout
+    assert "fail compose.db-volume" in fallback.stdout
+
+
+def test_an_empty_service_in_the_base_file_takes_the_overrides(
+    cli, tmp_path, monkeypatch, no_docker
+) -> None:
+    base = "services:\n  db:\n    image: postgres:16\n  cache:\n"
+    override = "services:\n  cache:\n    image: redis:7\n    expose: ['6379:6379']\n"
+    project = _project(tmp_path, {"compose.yaml": base, "compose.override.yaml": override})
+    monkeypatch.chdir(project)
+    findings = _findings(cli("doctor", "compose", "--json", store=False))
+    expose = [f for f in findings if f["id"] == "compose.expose"]
+    assert [f["evidence"] for f in expose] == ["compose.override.yaml:4: expose: '6379:6379'"]

@@ -190,3 +190,55 @@ def test_codex_timeout_uses_the_live_handshake(cli, home, _isolated) -> None:
     measured = float(timeout["evidence"].split("measured ")[1].split(" s")[0])
     expected = mcp_checks.codex_timeouts("mcp.codex.user", {"startup_timeout_sec": 30}, measured)
     assert timeout["status"] == expected[0].status
+
+
+@pytest.mark.no_store
+def test_fix_names_the_servers_left_under_the_ignored_key(cli, home, _isolated) -> None:
+    """VS Code reads `servers`; the fix moves hindsight's entry only and says which others VS Code
+    still ignores, so a user does not think the file is now right."""
+    others = {"github": {"command": "/bin/true"}, "weather": {"command": "/bin/false"}}
+    path = _write(
+        clients.targets("vscode", home, _isolated)["project"],
+        json.dumps({"mcpServers": {"hindsight": _entry(_isolated / "store"), **others}}),
+    )
+    result = cli("doctor", "mcp", "--fix", "--no-probe", store=False)
+    assert "'mcpServers' still holds github, weather: vscode ignores them too" in result.stdout, (
+        result.stdout
+    )
+    assert "move them under 'servers' by hand" in result.stdout
+    data = json.loads(path.read_text())
+    assert data["mcpServers"] == others
+    assert list(data["servers"]) == ["hindsight"]
+    checks = _checks(cli("doctor", "mcp", "--no-probe", "--json", store=False))
+    assert checks["mcp.vscode.project.entry"]["status"] == "ok"
+
+
+@pytest.mark.no_store
+def test_fix_with_only_hindsight_under_the_ignored_key_reports_nothing_left(
+    cli, home, _isolated
+) -> None:
+    path = _write(
+        clients.targets("vscode", home, _isolated)["project"],
+        json.dumps({"mcpServers": {"hindsight": _entry(_isolated / "store")}}),
+    )
+    result = cli("doctor", "mcp", "--fix", "--no-probe", "--json", store=False)
+    checks = _checks(result)
+    assert checks["mcp.vscode.project.fixed"]["status"] == "ok"
+    assert "mcp.vscode.project.ignored" not in checks
+    assert json.loads(path.read_text()) == {"servers": {"hindsight": _entry(_isolated / "store")}}
+
+
+@pytest.mark.no_store
+def test_fix_names_one_server_left_in_the_singular(cli, home, _isolated) -> None:
+    _write(
+        clients.targets("vscode", home, _isolated)["project"],
+        json.dumps(
+            {"mcpServers": {"hindsight": _entry(_isolated / "store"), "db": {"command": "x"}}}
+        ),
+    )
+    checks = _checks(cli("doctor", "mcp", "--fix", "--no-probe", "--json", store=False))
+    ignored = checks["mcp.vscode.project.ignored"]
+    assert (ignored["status"], ignored["summary"]) == (
+        "warn",
+        "'mcpServers' still holds db: vscode ignores it too",
+    )

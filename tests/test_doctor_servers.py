@@ -248,3 +248,74 @@ def test_http_servers_are_probed_only_on_loopback(
         "skip",
         "https://mcp.example.com/mcp is not a loopback address; doctor makes no network calls",
     )
+
+
+ECHOES = "import sys\nfor line in sys.stdin:\n    sys.stdout.write(line); sys.stdout.flush()\n"
+GARBAGE = "import sys\nsys.stdin.readline()\nprint('hello from a shell rc', flush=True)\n"
+PINGS_FIRST = """import json, sys
+message = json.loads(sys.stdin.readline())
+print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "method": "ping"}), flush=True)
+result = {"protocolVersion": "2025-06-18", "capabilities": {},
+          "serverInfo": {"name": "pinger", "version": "1"}}
+print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+"""
+EMPTY_RESULT = """import json, sys
+message = json.loads(sys.stdin.readline())
+print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {}}), flush=True)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("body", "evidence"),
+    [
+        (ECHOES, "stdout line 1 is a request ('initialize'), not a reply: the command echoes"),
+        (EMPTY_RESULT, "the initialize result lacks protocolVersion, capabilities, serverInfo"),
+        (GARBAGE, "stdout line 1: 'hello from a shell rc'"),
+    ],
+    ids=["echo", "empty-result", "garbage"],
+)
+def test_a_command_that_is_not_an_mcp_server_fails(
+    cli, home, _isolated, tmp_path, body, evidence
+) -> None:
+    fake = _server(tmp_path, "fake", body)
+    _write(
+        clients.targets("cursor", home, _isolated)["user"],
+        json.dumps({"mcpServers": {"fake": {"command": fake[0], "args": fake[1:]}}}),
+    )
+    result = cli("doctor", "mcp", "--json", store=False)
+    check = _checks(result)["mcp.cursor.user.fake.handshake"]
+    assert result.exit_code == 1
+    assert check["status"] == "fail"
+    assert check["evidence"].startswith(evidence)
+    if body is not GARBAGE:
+        assert check["summary"] == "fake (cursor (user)): handshake failed: not-mcp"
+        assert check["fix"].startswith("the command is not an MCP server")
+    human = cli("doctor", "mcp", store=False)
+    assert human.exit_code == 1
+    assert "fake (cursor (user)): handshake failed:" in human.stdout
+
+
+def test_cat_as_the_server_fails(cli, home, _isolated) -> None:
+    _write(
+        clients.targets("cursor", home, _isolated)["user"],
+        json.dumps({"mcpServers": {"cat": {"command": "cat"}}}),
+    )
+    result = cli("doctor", "mcp", "--json", store=False)
+    check = _checks(result)["mcp.cursor.user.cat.handshake"]
+    assert (result.exit_code, check["status"]) == (1, "fail")
+    assert check["summary"] == "cat (cursor (user)): handshake failed: not-mcp"
+
+
+@pytest.mark.slow
+def test_a_server_request_under_the_same_id_is_not_taken_for_an_echo(
+    cli, home, _isolated, tmp_path
+) -> None:
+    pinger = _server(tmp_path, "pinger", PINGS_FIRST)
+    _write(
+        clients.targets("cursor", home, _isolated)["user"],
+        json.dumps({"mcpServers": {"pinger": {"command": pinger[0], "args": pinger[1:]}}}),
+    )
+    check = _checks(cli("doctor", "mcp", "--json", store=False))["mcp.cursor.user.pinger.handshake"]
+    assert check["status"] == "ok"
+    assert check["evidence"].startswith("pinger 1 (protocol 2025-06-18)")

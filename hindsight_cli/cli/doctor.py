@@ -200,7 +200,17 @@ def compose(
     file: Annotated[
         Path | None,
         typer.Argument(
-            help="Compose file (default: compose.yaml or docker-compose.yml here).",
+            help="Compose file (default: the files Compose reads here: compose.yaml or "
+            "docker-compose.yml and its override, or $COMPOSE_FILE).",
+            show_default=False,
+        ),
+    ] = None,
+    files: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "-f",
+            "--file",
+            help="A Compose file, as `docker compose -f`; repeat to merge several in order.",
             show_default=False,
         ),
     ] = None,
@@ -211,13 +221,16 @@ def compose(
     A service calling another through localhost, depends_on without a health condition, a database
     without a named volume, services on no shared network, expose written like a port mapping, host
     ports between services, ${VAR} with no value or default; and a hindsight MCP server over HTTP
-    that listens on the container's loopback or serves a reachable port without tokens.
+    that listens on the container's loopback or serves a reachable port without tokens. Several
+    files (an override, -f files, $COMPOSE_FILE) are merged as Compose merges them, by `docker
+    compose config` when Docker answers.
 
     \b
     Example:
         hindsight doctor compose
         hindsight doctor compose deploy/docker-compose.yml --json
+        hindsight doctor compose -f compose.yaml -f compose.prod.yaml
     """
     from ..doctor import compose_checks
 
-    _report(compose_checks.run(file), json_)
+    _report(compose_checks.run(file, files=files), json_)

@@ -15,16 +15,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from . import Check, compose_mcp, fail, ok, warn
+from . import Check, compose_mcp, compose_merge, fail, ok, warn
 from .compose_file import (
     ComposeError,
     ComposeFile,
     dotenv,
     env_items,
-    find_up,
     finding,
     interpolate,
-    load,
     mounts,
     variables,
 )
@@ -74,11 +72,16 @@ def run(
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
     required: bool = True,
+    files: list[Path] | None = None,
 ) -> list[Check]:
-    """``required``: a missing file fails when asked for, and is skipped in a full doctor run."""
+    """``path`` and ``files``: the files to read (``-f``); none: the ones Compose would read here
+    (:mod:`compose_merge`). ``required``: no file fails when asked for, and is skipped in a full
+    doctor run."""
     cwd = cwd or Path.cwd()
-    path = path or find_up(cwd)
-    if path is None:
+    env = dict(os.environ if env is None else env)
+    given = [*([path] if path else []), *(files or [])]
+    paths = compose_merge.files(cwd, given, {**dotenv(cwd / ".env"), **env})
+    if not paths:
         if required:
             return [
                 fail(
@@ -89,45 +92,51 @@ def run(
                 )
             ]
         return []
-    if not path.is_file():
-        return [
-            fail("compose.file", "the Compose file does not exist", str(path), "check the path")
-        ]
+    for each in paths:
+        if not each.is_file():
+            return [
+                fail("compose.file", "the Compose file does not exist", str(each), "check the path")
+            ]
+    # the shell wins over .env, as in Compose; .env sits in the project directory (the first file's)
+    env = {**dotenv(paths[0].parent / ".env"), **env}
     try:
-        compose = load(path)
+        compose = compose_merge.load_project(paths, env)
     except ComposeError as error:
         return [
             fail(
                 "compose.file",
-                f"{path.name} is not a valid Compose file",
+                f"{' + '.join(p.name for p in paths)} is not a valid Compose file",
                 str(error),
                 "fix the YAML at that line; `docker compose config` shows the same file as "
                 "Compose reads it",
             )
         ]
-    env = dict(os.environ if env is None else env)
-    # the shell wins over .env, as in Compose
-    env = {**dotenv(path.parent / ".env"), **env}
     findings = list(lint(compose, env))
     count = len(compose.services)
-    head = ok("compose.file", f"{path.name}: {count} service{'s' if count != 1 else ''}", str(path))
+    source = getattr(compose, "source", "")
+    head = ok(
+        "compose.file",
+        f"{compose.label}: {count} service{'s' if count != 1 else ''}",
+        "; ".join(str(p) for p in paths) + (f" ({source})" if source else ""),
+    )
     if not findings:
         return [head, ok("compose.lint", "none of the classic mistakes found")]
     return [head, *findings]
 
 
 def lint(compose: ComposeFile, env: Mapping[str, str]) -> Iterator[Check]:
-    yield from _variables(compose, env)
-    if "version" in compose.data:
-        yield finding(
-            warn,
-            "version",
-            compose,
-            ("version",),
-            "top-level `version` is obsolete",
-            f"version: {compose.data['version']!r}",
-            "delete the line: Compose v2 ignores it and warns",
-        )
+    for part in compose.parts:
+        yield from _variables(part, env)
+        if "version" in part.data:
+            yield finding(
+                warn,
+                "version",
+                part,
+                ("version",),
+                "top-level `version` is obsolete",
+                f"version: {part.data['version']!r}",
+                "delete the line: Compose v2 ignores it and warns",
+            )
     services = compose.services
     for name, svc in services.items():
         yield from _reachability(compose, name, svc, env)

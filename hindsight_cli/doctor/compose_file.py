@@ -49,6 +49,18 @@ class ComposeFile:
         services = self.data.get("services") or {}
         return {str(name): (svc if isinstance(svc, dict) else {}) for name, svc in services.items()}
 
+    @property
+    def label(self) -> str:
+        return self.path.name
+
+    @property
+    def parts(self) -> list[ComposeFile]:
+        return [self]
+
+    def where(self, *keys: Any) -> str:
+        """``file:line`` of the deepest of ``keys`` in the file."""
+        return f"{self.path.name}:{self.line(*keys)}"
+
     def line(self, *keys: Any) -> int:
         """The line of the deepest of ``keys`` that is in the file (1 when none is)."""
         for end in range(len(keys), 0, -1):
@@ -189,9 +201,7 @@ def finding(
 ) -> Any:
     """``make`` (doctor's ok/warn/fail) of ``compose.<rule>``, its evidence led by the file and
     line."""
-    return make(
-        f"compose.{rule}", summary, f"{compose.path.name}:{compose.line(*keys)}: {evidence}", fix
-    )
+    return make(f"compose.{rule}", summary, f"{compose.where(*keys)}: {evidence}", fix)
 
 
 def env_items(svc: dict[str, Any]) -> list[tuple[Any, str, str]]:

@@ -54,10 +54,29 @@ _INITIALIZE = {
 }
 
 
+# the methods doctor sends, which only a client sends
+_OURS = ("initialize", "tools/list")
+
+
 def _object(value: Any) -> dict[str, Any]:
     """``value`` if it is a JSON object, else an empty one: a server's reply is not trusted to be
     well formed."""
     return value if isinstance(value, dict) else {}
+
+
+def not_initialize_result(message: Mapping[str, Any]) -> str | None:
+    """Why a reply to ``initialize`` is not one an MCP server gives (None when it is)."""
+    result = message.get("result")
+    if not isinstance(result, dict):
+        return "the reply has no result object"
+    missing = [
+        key
+        for key, kind in (("protocolVersion", str), ("capabilities", dict), ("serverInfo", dict))
+        if not isinstance(result.get(key), kind)
+    ]
+    if missing:
+        return f"the initialize result lacks {', '.join(missing)}"
+    return None
 
 
 def _describe(result: dict[str, Any]) -> str:
@@ -126,6 +145,16 @@ class _Process:
                     "evidence": f"stdout line {seen}: {line.strip()[:120]!r}",
                 }
             if isinstance(message, dict) and message.get("id") == message_id:
+                if message.get("method") in _OURS:
+                    # a server never sends these: this is our own request, echoed (`cat`)
+                    return {
+                        "outcome": "not-mcp",
+                        "evidence": f"stdout line {seen} is a request ({message['method']!r}), "
+                        f"not a reply: the command echoes its input",
+                    }
+                if "method" in message:
+                    # the server's own request (a ping) that happens to use our id: not the reply
+                    continue
                 if isinstance(message.get("error"), dict):
                     error = message["error"]
                     return {
@@ -212,8 +241,8 @@ def stdio(
     """Start a server, send initialize and, when it offers tools (or ``need_tool`` is set),
     tools/list.
 
-    Returns ``outcome`` (ok, not-found, crashed, timeout, polluted, refused, no-tools), ``evidence``
-    and, on success, ``seconds`` (to the initialize reply), ``server`` and ``tools``.
+    Returns ``outcome`` (ok, not-found, crashed, timeout, polluted, refused, not-mcp, no-tools),
+    ``evidence`` and, on success, ``seconds`` (to the initialize reply), ``server`` and ``tools``.
     """
     started = time.monotonic()
     try:
@@ -237,6 +266,8 @@ def stdio(
         reply = server.wait_for(1, started + timeout, timeout)
         if reply.get("outcome"):
             return reply
+        if (problem := not_initialize_result(reply)) is not None:
+            return {"outcome": "not-mcp", "evidence": f"{problem}: {json.dumps(reply)[:120]}"}
         seconds = time.monotonic() - started
         result = _object(reply.get("result"))
         found: dict[str, Any] = {
@@ -347,6 +378,8 @@ def http(url: str, headers: Mapping[str, str], timeout: float = DEFAULT_TIMEOUT)
         }
     if session:
         _end_session(opener, url, {**headers, "Mcp-Session-Id": session})
+    if (wrong := not_initialize_result(message)) is not None:
+        return {"outcome": "not-mcp", "evidence": f"{url}: {wrong}"}
     return {
         "outcome": "ok",
         "seconds": time.monotonic() - started,

@@ -319,6 +319,8 @@ _FIXES = {
     "no-tools": "the server answered but hindsight's tools are missing: the command starts "
     "another program",
     "refused": "the server answered with an error; see the evidence",
+    "not-mcp": "the command is not an MCP server (a real one answers initialize with "
+    "protocolVersion, capabilities and serverInfo): point the entry at the server's executable",
     "unauthorized": "the server wants credentials: put the token in the entry's headers "
     "(Authorization: Bearer …)",
     "unreachable": "nothing answers at that URL: start the server, or fix the host and port",

@@ -4,6 +4,10 @@ Safe means the meaning of the entry is clear and only hindsight's own entry chan
 from a key the client ignores to the one it reads, a bare ``hindsight`` command made absolute (this
 installation's), and Codex's start-up timeout raised when it is below 20 s. Every other server and
 setting is kept; a JSONC file whose comments a rewrite would lose is left alone.
+
+Other servers under the ignored key stay where they are, and the fix names them: moving them would
+make the client start programs it has never run (often pasted from another client's file, with
+commands or env that only work there), which is the user's call, not a repair.
 """
 
 from __future__ import annotations
@@ -34,9 +38,11 @@ def codex_startup_timeout(entry: dict[str, Any]) -> float:
     return CODEX_DEFAULT_STARTUP
 
 
-def _repair(target: clients.Target, data: dict[str, Any]) -> list[str]:
-    """Change ``data`` in place; say what changed."""
+def _repair(target: clients.Target, data: dict[str, Any]) -> tuple[list[str], Check | None]:
+    """Change ``data`` in place; say what changed, and which other servers the client still
+    ignores."""
     done = []
+    ignored = None
     servers = data.get(target.key)
     if target.fmt != "toml" and not (isinstance(servers, dict) and clients.SERVER_NAME in servers):
         for wrong in WRONG_KEYS:
@@ -47,11 +53,13 @@ def _repair(target: clients.Target, data: dict[str, Any]) -> list[str]:
                 servers[clients.SERVER_NAME] = moved.pop(clients.SERVER_NAME)
                 if not moved:
                     del data[wrong]
+                else:
+                    ignored = _still_ignored(target, wrong, list(moved))
                 done.append(f"moved hindsight from {wrong!r} to {target.key!r}")
                 break
     entry = servers.get(clients.SERVER_NAME) if isinstance(servers, dict) else None
     if not isinstance(entry, dict):
-        return done
+        return done, ignored
     command = entry.get("command")
     if (
         isinstance(command, str)
@@ -67,7 +75,19 @@ def _repair(target: clients.Target, data: dict[str, Any]) -> list[str]:
         entry.pop("startup_timeout_ms", None)
         entry["startup_timeout_sec"] = CODEX_FIXED_STARTUP
         done.append(f"startup_timeout_sec {was:g} → {CODEX_FIXED_STARTUP}")
-    return done
+    return done, ignored
+
+
+def _still_ignored(target: clients.Target, wrong: str, names: list[str]) -> Check:
+    listed = ", ".join(names)
+    them = "it" if len(names) == 1 else "them"
+    return warn(
+        f"mcp.{target.client}.{target.scope}.ignored",
+        f"{wrong!r} still holds {listed}: {target.client} ignores {them} too",
+        f"{target.path}: {wrong}: {listed}",
+        f"if {target.client} should start {them}, move {them} under {target.key!r} by hand "
+        "(doctor moves only hindsight's own entry)",
+    )
 
 
 def fix(target: clients.Target) -> list[Check]:
@@ -85,7 +105,7 @@ def fix(target: clients.Target) -> list[Check]:
     except (HindsightError, tomllib.TOMLDecodeError):
         # the parse check reports it; nothing safe to do
         return []
-    done = _repair(target, data)
+    done, ignored = _repair(target, data)
     if not done:
         return []
     if had_comments:
@@ -102,4 +122,5 @@ def fix(target: clients.Target) -> list[Check]:
     else:
         change = clients.Plan(target, text, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     backup = clients.apply(change)
-    return [ok(name, "fixed: " + "; ".join(done), f"{target.path}; backup {backup}")]
+    fixed = ok(name, "fixed: " + "; ".join(done), f"{target.path}; backup {backup}")
+    return [fixed, ignored] if ignored else [fixed]

@@ -58,14 +58,7 @@ def run(store: Path | None = None, fix: bool = False) -> list[Check]:
     if not opened.ledger.capabilities.files:
         return checks + _database(opened)
     if not location.exists:
-        checks.append(
-            warn(
-                "store.exists",
-                "no store there yet",
-                f"{location.path / paths.LEDGER_FILE} is missing",
-                "run `hindsight init` (or record a memory, which creates it)",
-            )
-        )
+        checks.append(_missing(location))
         return checks
     purges = _purges(opened, fix)
     checks.append(purges)
@@ -76,6 +69,35 @@ def run(store: Path | None = None, fix: bool = False) -> list[Check]:
     checks.append(_disk(location.path))
     checks.append(_rejected(location.path))
     return checks
+
+
+def _missing(location: paths.StoreLocation) -> Check:
+    """No store where the lookup points: name the path and how it was chosen, so a typo in
+    ``--store`` or ``$HINDSIGHT_STORE`` is told apart from a store not created yet."""
+    path = location.path
+    ledger = f"{path / paths.LEDGER_FILE} is missing"
+    if location.reason in ("flag", "env"):
+        given = "--store" if location.reason == "flag" else f"${paths.ENV_STORE}"
+        return warn(
+            "store.exists",
+            f"no store at the path {given} names",
+            ledger if path.exists() else f"{path} does not exist",
+            f"if {given} has a typo, fix it; to create a store there, run "
+            f"`hindsight init --store {path}`",
+        )
+    if location.reason == "project":
+        return warn(
+            "store.exists",
+            "the .hindsight/ directory holds no store yet",
+            ledger,
+            f"run `hindsight init --store {path}` (or record a memory, which creates it)",
+        )
+    return warn(
+        "store.exists",
+        "no global store yet",
+        ledger,
+        "record a memory, which creates it; or `hindsight init` for a store in this project",
+    )
 
 
 def _purges(store: Store, fix: bool) -> Check:

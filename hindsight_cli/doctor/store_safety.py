@@ -3,6 +3,7 @@ in it, and the files it trusts (``safefs`` holds the rules; a store that fails o
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -78,12 +79,7 @@ def _directory(path: Path) -> Check:
         return skip("store.permissions", "no store directory yet", str(path))
     mode = stat.S_IMODE(path.stat().st_mode)
     if not os.access(path, os.W_OK):
-        return fail(
-            "store.permissions",
-            "store directory is not writable",
-            f"{path} mode {mode:o}",
-            f"give your user write access: chmod u+w {path}",
-        )
+        return _not_writable(path, mode)
     if mode & 0o077:
         return warn(
             "store.permissions",
@@ -93,6 +89,37 @@ def _directory(path: Path) -> Check:
         )
     return ok(
         "store.permissions", "store directory is yours, private and writable", f"mode {mode:o}"
+    )
+
+
+def _not_writable(path: Path, mode: int) -> Check:
+    """Why a store directory refuses writes, from the error a write gets: the mode bits (EACCES),
+    an immutable or append-only attribute (EPERM, which chmod cannot fix) or a read-only mount."""
+    from ..errors import os_error_fix
+
+    probe = path / f".hindsight-doctor-{os.getpid()}"
+    try:
+        # access() said no, so this fails and changes nothing; its errno names the cause
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError as error:
+        reason = (error.strerror or type(error).__name__).lower()
+        fix = (
+            f"give your user write access: chmod u+w {path}"
+            if error.errno == errno.EACCES
+            else os_error_fix(error)
+        )
+        return fail(
+            "store.permissions",
+            f"store directory is not writable: {reason}",
+            f"{path} mode {mode:o}",
+            fix,
+        )
+    probe.unlink(missing_ok=True)
+    return warn(
+        "store.permissions",
+        "store directory looks read-only to access() but a file could be created in it",
+        f"{path} mode {mode:o}",
+        "check its ACLs (getfacl) and the security policy (SELinux, AppArmor)",
     )
 
 
