@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, example, given, settings, strategies as st
 
 from hindsight_cli.core.transfer import dump_jsonl
 from hindsight_cli.errors import InvalidInput
@@ -242,6 +242,8 @@ def test_metadata_and_env_are_kept_exactly_except_lone_surrogates(
 
 @SETTINGS
 @given(tags=st.lists(ANY_TEXT, max_size=4), task=ANY_TEXT)
+# a label's colon is a namespace: a value of every kind of character after it is no password
+@example(tags=["0:00000A.a", "build:Xy7k2Lmq.9"], task="ns:00000A.a")
 def test_labels_are_cleaned_or_refused(tags: list[str], task: str) -> None:
     store = shared_store("labels")
     bad_tag = any(not clean(t) or "\n" in clean(t) or len(clean(t)) > 200 for t in tags)

@@ -199,6 +199,10 @@ def _labelled(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
     from .words import HASH_WORDS, classes
 
+    if label:
+        # a label's colon is a namespace (``build:00000A.a``, ``auth:oauth2``), not a language's
+        # "password:"
+        return None
     value = match.group("secret").rstrip(".,;")
     words = match.group("label").lower()
     if classes(value) < 4 or not credential_like(value, strict=True) or "://" in value:
