@@ -190,7 +190,7 @@ def record(
     location = paths.resolve_store(store)
     # the first memory of a machine with no project store goes to the global one: say where
     first = location.reason == "global" and not location.exists
-    opened = _store(store)
+    opened = _store(location.path)
     result = opened.record(
         _text_or_stdin(
             text, FAR_OVER * MAX_PARTS * opened.config.max_content_bytes, refused_over=False

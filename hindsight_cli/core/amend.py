@@ -85,27 +85,27 @@ def amendment(old: MemoryRow, given: Mapping[str, Any]) -> Amendment | None:
 def current(session: Reader, row: MemoryRow) -> MemoryRow:
     """The newest version of ``row``'s text: the end of its supersede chain, as long as the text
     stays the same (a changed fact that superseded it is another statement, not a version)."""
-    seen = {row.id}
-    while row.superseded_by and len(seen) < _MAX_CHAIN:
-        newer = session.by_ids([row.superseded_by])
-        if not newer or newer[0].id in seen or newer[0].content_hash != row.content_hash:
-            break
-        row = newer[0]
-        seen.add(row.id)
-    return row
+    return _walk(session, row, "superseded_by", {row.id})
 
 
 def chain_ids(session: Reader, row: MemoryRow) -> set[str]:
     """The ids of every version of ``row``'s text, up to the newest."""
-    back = current(session, row)
-    ids = {back.id}
-    while back.supersedes and len(ids) < _MAX_CHAIN:
-        older = session.by_ids([back.supersedes])
-        if not older or older[0].id in ids or older[0].content_hash != back.content_hash:
-            break
-        back = older[0]
-        ids.add(back.id)
+    newest = current(session, row)
+    ids = {newest.id}
+    _walk(session, newest, "supersedes", ids)
     return ids
+
+
+def _walk(session: Reader, row: MemoryRow, link: str, seen: set[str]) -> MemoryRow:
+    """Follow ``link`` (``superseded_by``: newer, ``supersedes``: older) while the text stays the
+    same, at most ``_MAX_CHAIN`` versions, adding each id to ``seen``; the last version reached."""
+    while (target := getattr(row, link)) and len(seen) < _MAX_CHAIN:
+        found = session.by_ids([target])
+        if not found or found[0].id in seen or found[0].content_hash != row.content_hash:
+            break
+        row = found[0]
+        seen.add(row.id)
+    return row
 
 
 def amendable(old: MemoryRow) -> None:

@@ -84,6 +84,10 @@ def _device(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
 
 # The commands a network device's key follows (Cisco IOS and ASA, Juniper, FortiOS, strongSwan).
+# the words of a device's secret setting; a bare " key" besides them counts on a device's line only
+_DEVICE_WORDS = ("password", "secret", "key-string", "community", "pre-shared", "psk")
+
+
 def _device_line(line: str) -> bool:
     """Whether a line starts as a device's configuration does: its first word (its letters before a
     digit or a sign: ``ikev2``, ``tacacs-server``, ``wpa-psk``) is one of ``_DEVICE_LINES``, not a
@@ -230,9 +234,7 @@ def _may_be_device(text: str) -> bool:
     from .words import fold
 
     low = fold(text)
-    if any(
-        w in low for w in ("password", "secret", "key-string", "community", "pre-shared", "psk")
-    ):
+    if any(word in low for word in _DEVICE_WORDS):
         return True
     return any(_device_line(line) for line in low.split("\n") if " key" in line)
 
@@ -319,7 +321,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"authentication-key[ \t]+\d+[ \t]+md5)|[ ]key)"
         r"(?:[ \t]+(?P<type>0|7|ascii-text|plain-text|unencrypted))?"
         r"[ \t]+(?P<q>[\"']?)(?P<secret>[^\s\"']{4,})(?P=q)",
-        ("password", "secret", " key", "key-string", "community", "pre-shared", "psk"),
+        (*_DEVICE_WORDS, " key"),
         _device,
         _may_be_device,
     ),
