@@ -192,7 +192,7 @@ def token(
         hindsight mcp token ci-bot --revoke
     """
     from .. import safefs
-    from ..mcp_server import tokens as token_file
+    from ..core import tokens as token_file
     from . import render
 
     if tokens is None:
