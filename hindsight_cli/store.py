@@ -417,7 +417,7 @@ class Store:
         )
 
     def per_day(self, filters: Filters | None = None) -> builtins.list[tuple[str, int]]:
-        """(UTC day ``YYYY-MM-DD``, memories recorded that day) for the memories matching
+        """(UTC day ``YYYY-MM-DD``, memories that happened that day: ``event_at``) for the memories matching
         ``filters`` (default: all), oldest day first; days without any are left out."""
         return reading.per_day(
             self._rt, filters or Filters(statuses=None, include_expired=True), self.scope
@@ -675,7 +675,7 @@ class Store:
         return migrate(self._rt, target._rt, progress)
 
     def stats(self) -> dict[str, Any]:
-        """Counts by status, type, agent and outcome; model; sizes on disk; index state."""
+        """Counts by status, type, source, agent and outcome; model; sizes on disk; index state."""
         return admin.stats(self._rt)
 
 

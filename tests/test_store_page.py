@@ -59,12 +59,14 @@ def test_a_bad_sort_or_page_is_a_usage_error(
         store.page(sort=sort, limit=limit, offset=offset)
 
 
-def test_per_day_counts_what_was_recorded_each_day(store: Store) -> None:
+def test_per_day_counts_what_happened_each_day(store: Store) -> None:
     _fill(store)
-    days = store.per_day()
-    assert sum(n for _, n in days) == 5
-    assert all(len(day) == 10 and day[4] == "-" for day, _ in days)
-    assert store.per_day(Filters(outcomes=("neutral",), statuses=None)) == [(days[-1][0], 1)]
+    assert store.per_day() == [(f"2026-03-0{i}", 1) for i in range(1, 6)]
+    assert store.per_day(Filters(outcomes=("failure",), statuses=None)) == [
+        ("2026-03-01", 1),
+        ("2026-03-04", 1),
+    ]
+    assert store.stats()["by_source"] == {"agent": 5}
 
 
 def test_built_on_walks_a_summary_chain_up_one_level(store: Store) -> None:

@@ -143,7 +143,7 @@ def _root(
     private_files()
 
 
-from . import forgetting, memory, store_admin  # noqa: E402  (commands register themselves on `app`)
+from . import forgetting, memory, store_admin, ui_cmd  # noqa: E402  (commands register themselves on `app`)
 from .config_cmd import config_app  # noqa: E402
 from .doctor import doctor_app  # noqa: E402
 from .evaluate import eval_app  # noqa: E402
@@ -157,7 +157,7 @@ app.add_typer(eval_app)
 app.add_typer(config_app)
 app.add_typer(hooks_app)
 app.add_typer(mine_app)
-_ = (memory, forgetting, store_admin)
+_ = (memory, forgetting, store_admin, ui_cmd)
 
 
 def main() -> None:

@@ -114,7 +114,7 @@ def page(
 
 
 def per_day(rt: Runtime, filters: Filters, scope: Scope) -> list[tuple[str, int]]:
-    """(UTC day, memories recorded that day) for the memories ``filters`` select, oldest first."""
+    """(UTC day, memories that happened that day) for the memories ``filters`` select, oldest first."""
     rt.require()
     where = scope.filters(filters).conditions(rt.now())
     with rt.ledger.read() as session:

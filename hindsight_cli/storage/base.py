@@ -49,6 +49,7 @@ class Counts(TypedDict):
     newest: datetime | None
     by_status: dict[str, int]
     by_type: dict[str, int]
+    by_source: dict[str, int]
     by_agent: dict[str, int]
     by_outcome: dict[str, int]
     audit_entries: int

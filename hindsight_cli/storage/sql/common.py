@@ -205,11 +205,11 @@ class SqlSession:
         return [codec.from_sql(list(COLUMNS), values) for values in rows]
 
     def per_day(self, where: Sequence[Condition]) -> list[tuple[str, int]]:
-        """How many rows were recorded each day (UTC), oldest day first; days without any are left
-        out."""
+        """How many rows happened (``event_at``) each day (UTC), oldest day first; days without any
+        are left out."""
         sql, params = render(where, self.dialect)
         rows = self.conn.execute(
-            f"SELECT CAST(CAST(m.created_at AS DATE) AS VARCHAR), count(*) FROM memories m "
+            f"SELECT CAST(CAST(m.event_at AS DATE) AS VARCHAR), count(*) FROM memories m "
             f"WHERE {sql} GROUP BY 1 ORDER BY 1",
             params,
         ).fetchall()
@@ -376,6 +376,7 @@ class SqlSession:
             "newest": total[2],
             "by_status": grouped("status"),
             "by_type": grouped("type"),
+            "by_source": grouped("source"),
             "by_agent": grouped("agent_id"),
             "by_outcome": grouped("outcome"),
             "audit_entries": int(one(self.conn.execute("SELECT count(*) FROM audit"))[0]),

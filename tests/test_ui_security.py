@@ -1,0 +1,155 @@
+"""``hindsight ui``'s security model over plain HTTP (issue 32): a login token exchanged for an
+HttpOnly, SameSite=Strict cookie; Host and Origin checked on every request; a CSRF token on every
+change; no change on GET; a CSP without inline script. Each refusal changes nothing."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from conftest import FakeEmbedder, fresh_local_store
+from ui_support import base, running
+
+from hindsight_cli.core import tokens
+from hindsight_cli.errors import InvalidInput
+from hindsight_cli.store import Store
+from hindsight_cli.ui import Served, prepare
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    opened = Store(fresh_local_store(tmp_path / "store"), embedder=FakeEmbedder())
+    opened.record("the disk filled up during the nightly backup", outcome="failure")
+    return opened
+
+
+@pytest.fixture
+def served(store: Store) -> Iterator[Served]:
+    with running([store]) as served:
+        yield served
+
+
+def _logged_in(served: Served) -> httpx.Client:
+    client = httpx.Client(base_url=base(served))
+    answer = client.get(served.url.removeprefix(base(served)))
+    assert answer.status_code == 200
+    return client
+
+
+def _csrf(client: httpx.Client, memory_id: str) -> str:
+    page = client.get(f"/m/{memory_id}").text
+    found = re.search(r'name="csrf" value="([^"]+)"', page)
+    assert found
+    return found.group(1)
+
+
+def test_login_sets_a_strict_http_only_cookie_and_pages_carry_the_csp(served: Served) -> None:
+    client = httpx.Client(base_url=base(served))
+    answer = client.get(served.url.removeprefix(base(served)))
+    cookie = answer.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
+    page = client.get("/")
+    assert page.status_code == 200
+    csp = page.headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+    assert "frame-ancestors 'none'" in csp
+    assert page.headers["referrer-policy"] == "no-referrer"
+    # the only script is the package's file
+    assert re.findall(r"<script[^>]*>", page.text) == ['<script src="/static/ui.js" defer>']
+    assert client.get("/static/ui.js").headers["content-type"].startswith("text/javascript")
+
+
+def test_a_wrong_login_token_gets_no_session(served: Served) -> None:
+    client = httpx.Client(base_url=base(served))
+    answer = client.get("/login", params={"token": "guessed"})
+    assert answer.status_code == 403 and "set-cookie" not in answer.headers
+    assert client.get("/").status_code == 401
+
+
+@pytest.mark.parametrize("path", ["/", "/search?q=disk", "/stats", "/timeline"])
+def test_pages_need_the_session_cookie(served: Served, path: str) -> None:
+    answer = httpx.get(base(served) + path)
+    assert answer.status_code == 401
+    assert "disk filled" not in answer.text
+
+
+def test_a_foreign_host_or_origin_is_refused_and_changes_nothing(
+    served: Served, store: Store
+) -> None:
+    client = _logged_in(served)
+    memory = store.list()[0]
+    csrf = _csrf(client, memory.id)
+    assert client.get("/", headers={"host": "evil.example"}).status_code == 421
+    refused = client.post(
+        f"/m/{memory.id}/forget",
+        data={"csrf": csrf},
+        headers={"origin": "http://evil.example"},
+    )
+    assert refused.status_code == 403
+    assert store.get(memory.id).status == "active"
+
+
+def test_a_change_without_the_cookie_or_the_csrf_token_is_refused(
+    served: Served, store: Store
+) -> None:
+    client = _logged_in(served)
+    memory = store.list()[0]
+    csrf = _csrf(client, memory.id)
+    no_cookie = httpx.post(f"{base(served)}/m/{memory.id}/forget", data={"csrf": csrf})
+    assert no_cookie.status_code == 401
+    for data in ({}, {"csrf": "forged"}):
+        assert client.post(f"/m/{memory.id}/purge", data=data).status_code == 403
+    assert store.get(memory.id).status == "active"
+    assert [e.action for e in store.log(memory_id=memory.id)] == ["record"]
+
+
+def test_no_get_changes_a_memory(served: Served, store: Store) -> None:
+    client = _logged_in(served)
+    memory = store.list()[0]
+    for verb in ("forget", "archive", "purge", "restore", "edit"):
+        assert client.get(f"/m/{memory.id}/{verb}").status_code == 405
+    assert store.get(memory.id).status == "active"
+
+
+def test_an_action_is_recorded_as_the_uis(served: Served, store: Store) -> None:
+    client = _logged_in(served)
+    memory = store.list()[0]
+    answer = client.post(
+        f"/m/{memory.id}/forget", data={"csrf": _csrf(client, memory.id), "reason": "stale"}
+    )
+    assert answer.status_code == 303
+    assert store.get(memory.id).status == "invalidated"
+    entry = store.log(memory_id=memory.id, limit=1)[0]
+    assert (entry.action, entry.actor, entry.reason) == ("forget", "ui", "stale")
+
+
+def test_a_hard_forget_without_the_typed_id_purges_nothing(served: Served, store: Store) -> None:
+    client = _logged_in(served)
+    memory = store.list()[0]
+    answer = client.post(
+        f"/m/{memory.id}/purge", data={"csrf": _csrf(client, memory.id), "confirm": "yes"}
+    )
+    assert answer.status_code == 400
+    assert f"short id {memory.id[-8:]} to purge it for good; nothing was purged" in answer.text
+    assert store.get(memory.id).status == "active"
+
+
+def test_beyond_loopback_it_needs_tokens_and_a_token_sees_its_agent(
+    store: Store, tmp_path: Path
+) -> None:
+    with pytest.raises(InvalidInput, match="without tokens"):
+        prepare([store], host="0.0.0.0", port=0)
+    store.record("bob's note about the printer", agent_id="bob")
+    token_file = tmp_path / "tokens.json"
+    token = tokens.create(token_file, "bob")
+    with running([store], token_file=token_file) as served:
+        client = httpx.Client(base_url=base(served))
+        assert client.get("/login", params={"token": "hst_wrong"}).status_code == 403
+        assert client.get("/login", params={"token": token}).status_code == 200
+        page = client.get("/").text
+    assert "printer" in page and "disk filled" not in page
+    assert json.loads(token_file.read_text())["tokens"][0]["agent"] == "bob"
