@@ -57,7 +57,7 @@ def test_login_sets_a_strict_http_only_cookie_and_pages_carry_the_csp(served: Se
     csp = page.headers["content-security-policy"]
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp
     assert "frame-ancestors 'none'" in csp
-    assert page.headers["referrer-policy"] == "no-referrer"
+    assert page.headers["referrer-policy"] == "same-origin"
     # the only script is the package's file
     assert re.findall(r"<script[^>]*>", page.text) == ['<script src="/static/ui.js" defer>']
     assert client.get("/static/ui.js").headers["content-type"].startswith("text/javascript")
@@ -153,3 +153,28 @@ def test_beyond_loopback_it_needs_tokens_and_a_token_sees_its_agent(
         page = client.get("/").text
     assert "printer" in page and "disk filled" not in page
     assert json.loads(token_file.read_text())["tokens"][0]["agent"] == "bob"
+
+
+def _files(path: Path) -> dict[str, tuple[int, int]]:
+    return {
+        str(p.relative_to(path)): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in sorted(path.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_reading_every_page_writes_nothing(served: Served, store: Store) -> None:
+    client = _logged_in(served)
+    memory = store.list()[0]
+    before = _files(store.path)
+    for path in (
+        "/",
+        "/?outcome=failure&sort=importance&dir=asc",
+        f"/m/{memory.id}",
+        "/search?q=disk+backup&troubleshoot=1&budget=200",
+        "/timeline",
+        f"/timeline?day={memory.event_at[:10]}",
+        "/stats",
+    ):
+        assert client.get(path).status_code == 200, path
+    assert _files(store.path) == before

@@ -143,13 +143,14 @@ def _root(
     private_files()
 
 
-from . import forgetting, memory, store_admin, ui_cmd  # noqa: E402  (commands register themselves on `app`)
+from . import forgetting, memory, store_admin  # noqa: E402  (commands register themselves on `app`)
 from .config_cmd import config_app  # noqa: E402
 from .doctor import doctor_app  # noqa: E402
 from .evaluate import eval_app  # noqa: E402
 from .hooks import hooks_app  # noqa: E402  (also registers `hindsight hook`)
 from .mine import mine_app  # noqa: E402
 from .serve import mcp_app  # noqa: E402
+from .ui_cmd import ui  # noqa: E402
 
 app.add_typer(mcp_app)
 app.add_typer(doctor_app)
@@ -157,7 +158,8 @@ app.add_typer(eval_app)
 app.add_typer(config_app)
 app.add_typer(hooks_app)
 app.add_typer(mine_app)
-_ = (memory, forgetting, store_admin, ui_cmd)
+app.command()(ui)
+_ = (memory, forgetting, store_admin)
 
 
 def main() -> None:

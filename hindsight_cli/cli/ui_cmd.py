@@ -1,4 +1,4 @@
-"""`hindsight ui`: the local web app."""
+"""`hindsight ui`: the local web app (registered by ``cli/__init__``)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from . import app
+from .options import AllowedHostOption
 
 
-@app.command()
 def ui(
     store: Annotated[
         Optional[list[Path]],
@@ -46,21 +45,13 @@ def ui(
             show_default=False,
         ),
     ] = None,
-    allowed_host: Annotated[
-        Optional[list[str]],
-        typer.Option(
-            "--allowed-host",
-            help="Another name the browser reaches this server by (NAME or NAME:PORT; "
-            "repeatable); loopback names, --host and this machine's name are always accepted.",
-            show_default=False,
-        ),
-    ] = None,
+    allowed_host: AllowedHostOption = None,
 ) -> None:
     """Serve a local web page to browse, search and curate the memory (Ctrl-C stops it).
 
-    It prints an address with a one-time login token; opening it logs the browser in. Every
-    change is a form you confirm, written to the audit log as done by `ui`. The model loads on
-    the first search.
+    It prints an address with a login token (new at each start); opening it logs the browser
+    in. Every change is a form you confirm, written to the audit log as done by `ui`. The model
+    loads on the first search.
 
     \b
     Example:

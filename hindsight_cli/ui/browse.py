@@ -177,14 +177,16 @@ def form(params: Mapping[str, str]) -> Html:
             control = H(
                 '<input name="{}" id="f-{}" value="{}" placeholder="{}">', name, name, value, hint
             )
-        fields.append(H('<label for="f-{}">{}</label>{}', name, name, control))
+        fields.append(
+            H('<span class="field"><label for="f-{}">{}</label>{}</span>', name, name, control)
+        )
     kept = join(
         H('<input type="hidden" name="{}" value="{}">', k, params[k])
         for k in ("sort", "dir", "n")
         if params.get(k)
     )
     return H(
-        '<form class="filters" method="get" action="/" id="filters"><div class="grid">{}</div>'
+        '<form class="filters" method="get" action="/" id="filters"><div class="fields">{}</div>'
         '{}<button type="submit">Filter</button> {}</form>',
         join(fields),
         kept,

@@ -30,11 +30,11 @@ def render(store: Store, memory_id: str, done: str | None, csrf: str) -> tuple[s
         notice,
         memory.content,
         _trust(store, memory),
+        curate(memory, csrf),
         _fields(memory),
         _chains(store, memory),
         _versions(store, memory),
         _audit(store, memory),
-        curate(memory, csrf),
     )
 
 
@@ -70,7 +70,10 @@ def memory_ref(memory_id: str) -> Html:
 
 
 def _fields(memory: Memory) -> Html:
-    rows = [(name, _value(name, value)) for name, value in memory.to_dict().items()]
+    # the content is shown whole above
+    rows = [
+        (name, _value(name, value)) for name, value in memory.to_dict().items() if name != "content"
+    ]
     position = part_position(memory.metadata)
     if position:
         rows.insert(2, ("part", f"{position[0]} of {position[1]}"))

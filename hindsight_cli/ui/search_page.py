@@ -35,14 +35,17 @@ def render(store: Store, params: Mapping[str, str]) -> Html:
 
 def form(params: Mapping[str, str]) -> Html:
     return H(
-        '<form method="get" action="/search" class="search" id="search">'
-        '<label for="q">query</label><input id="q" name="q" value="{}" autofocus>'
-        '<label for="mode">mode</label><select id="mode" name="mode">{}</select>'
-        '<label for="budget">budget (tokens)</label><input id="budget" name="budget" value="{}" '
-        'inputmode="numeric">'
-        '<label for="k">hits</label><input id="k" name="k" value="{}" inputmode="numeric">'
+        '<form method="get" action="/search" class="search" id="search"><div class="fields">'
+        '<span class="field wide"><label for="q">query</label><input id="q" name="q" value="{}" '
+        "autofocus></span>"
+        '<span class="field"><label for="mode">mode</label><select id="mode" name="mode">{}'
+        "</select></span>"
+        '<span class="field"><label for="budget">budget (tokens)</label><input id="budget" '
+        'name="budget" value="{}" inputmode="numeric"></span>'
+        '<span class="field"><label for="k">hits</label><input id="k" name="k" value="{}" '
+        'inputmode="numeric"></span></div>'
         '<label class="check"><input type="checkbox" name="troubleshoot" value="1"{}> '
-        "troubleshoot (fixes of failures first)</label>"
+        "troubleshoot (fixes of failures first)</label> "
         '<button type="submit">Search</button></form>',
         params.get("q", ""),
         options(MODES, params.get("mode") or "hybrid", blank=None),
@@ -58,7 +61,7 @@ def _hit(rank: int, hit: Hit) -> Html:
     notes = "; ".join(explain.get("notes", []))
     return H(
         '<li class="hit"><div><span class="score">{}</span> {} · {} · {} · matched {}</div>'
-        "<p>{}</p><details><summary>why #{}: each signal's contribution</summary>{}"
+        "<p>{}</p>{}<details><summary>why #{}: each signal's contribution</summary>{}"
         '<p class="muted">{}</p></details></li>',
         f"{hit.score:.3f}",
         memory_link(hit.memory),
@@ -66,6 +69,7 @@ def _hit(rank: int, hit: Hit) -> Html:
         hit.memory.outcome,
         ", ".join(hit.matched) or "—",
         snippet(hit.memory.content, 240),
+        H('<p class="fix">fix: {}</p>', hit.memory.resolution) if hit.memory.resolution else "",
         rank,
         bars(contributions),
         notes,
@@ -82,10 +86,10 @@ def _result(result: SearchResult) -> Html:
         else ""
     )
     return H(
-        '<p class="count" id="count">{} hits</p><ol class="hits">{}</ol>'
+        '<p class="count" id="count">{}</p><ol class="hits">{}</ol>'
         '<h2>Context block as an agent receives it</h2><p class="muted" id="tokens">{} tokens{}'
         '{}</p><pre class="context" id="context">{}</pre>',
-        len(result.hits),
+        "1 hit" if len(result.hits) == 1 else f"{len(result.hits)} hits",
         join(_hit(i + 1, h) for i, h in enumerate(result.hits)),
         result.tokens,
         budget,

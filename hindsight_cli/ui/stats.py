@@ -32,7 +32,8 @@ def render(store: Store) -> Html:
     stats = store.stats()
     facts = [
         ("store", stats.get("store")),
-        ("backend", stats.get("database") or stats.get("backend")),
+        ("backend", stats.get("backend")),
+        ("database", stats.get("database")),
         ("memories", f"{stats.get('memories', 0):,}"),
         ("oldest · newest", f"{stats.get('oldest') or '—'} · {stats.get('newest') or '—'}"),
         ("embedding model", f"{stats.get('embedding_model')} ({stats.get('embedding_dim')}-d)"),

@@ -25,6 +25,10 @@ def injections(store: Store, session: str) -> list[tuple[str, str, int]]:
     return []
 
 
+def _count(n: int) -> str:
+    return "1 memory" if n == 1 else f"{n:,} memories"
+
+
 def render(store: Store, params: Mapping[str, str]) -> tuple[str, Html]:
     day = params.get("day", "")
     try:
@@ -43,8 +47,7 @@ def _days(store: Store) -> Html:
     return H(
         '<ul class="days" id="days">{}</ul>',
         join(
-            H("<li>{} · {} memories</li>", link(url("/timeline", {"day": d}), d), n)
-            for d, n in days
+            H("<li>{} · {}</li>", link(url("/timeline", {"day": d}), d), _count(n)) for d, n in days
         ),
     )
 
