@@ -176,6 +176,7 @@ def test_hard_forget_needs_the_short_id_typed(page: Any, store: Store, served: S
     page.fill("#purge-confirm", short_id(memory.id))
     page.click("#do-purge")
     page.wait_for_url("**/?purged=1")
+    assert page.inner_text(".notice").startswith("Purged for good")
     with pytest.raises(MemoryNotFound):
         store.get(memory.id)
 

@@ -25,6 +25,7 @@ log = logging.getLogger("hindsight.ui")
 # who the audit log names for an action taken in the UI
 ACTOR = "ui"
 STATIC = {"ui.js": "text/javascript", "ui.css": "text/css"}
+PURGED = "Purged for good: the memory, its vectors and what was built from it are gone."
 
 
 @dataclass
@@ -137,7 +138,9 @@ def action_route(ui: Ui, fn: ActionFn) -> Callable[[Request], object]:
 
 
 def _browse(ui: Ui, session: Session, store: Store, request: Request) -> tuple[str, Html]:
-    return "Memories", browse.render(store, dict(request.query_params))
+    purged = request.query_params.get("purged") == "1"
+    notice = H('<p class="notice" role="status">{}</p>', PURGED) if purged else Html("")
+    return "Memories", H("{}{}", notice, browse.render(store, dict(request.query_params)))
 
 
 def _search(ui: Ui, session: Session, store: Store, request: Request) -> tuple[str, Html]:
