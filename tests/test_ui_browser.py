@@ -5,7 +5,10 @@ gets a fresh browser context (its own cookies) and changes memories of its own."
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -219,6 +222,52 @@ def test_hostile_text_in_every_field_renders_as_text(
     page.goto(f"{base(served)}/m/{memory.id}")
     assert page.inner_text("#content") == memory.content
     assert page.dialogs == []
+
+
+@contextmanager
+def attacker(html: str) -> Iterator[str]:
+    """Another local web server (127.0.0.1, another port: the same site as the UI) serving
+    ``html``."""
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+            body = html.encode()
+            self.send_response(200)
+            self.send_header("content-type", "text/html")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_a_page_of_another_local_server_cannot_forget_a_memory(
+    page: Any, store: Store, served: Served
+) -> None:
+    """The browser sends the session cookie with it (same site: another port of 127.0.0.1) and the
+    Host/Origin guard lets a loopback origin through; the change is still refused."""
+    memory = _memory(store, "a note called keep-me")
+    form = (
+        f'<form method="post" action="{base(served)}/m/{memory.id}/forget">'
+        '<input name="csrf" value="guessed"><input name="reason" value="csrf"></form>'
+        "<script>document.forms[0].submit()</script>"
+    )
+    with attacker(form) as url:
+        page.goto(url)
+        page.wait_for_url(f"**/m/{memory.id}/forget")
+    assert "must come from this server" in page.inner_text("main")
+    assert store.get(memory.id).status == "active"
+    assert [e.action for e in store.log(memory_id=memory.id)] == ["record"]
 
 
 def test_timeline_and_stats(page: Any, served: Served) -> None:

@@ -34,7 +34,8 @@ def served(store: Store) -> Iterator[Served]:
 
 
 def _logged_in(served: Served) -> httpx.Client:
-    client = httpx.Client(base_url=base(served))
+    # as a browser posts this server's own forms
+    client = httpx.Client(base_url=base(served), headers={"origin": base(served)})
     answer = client.get(served.url.removeprefix(base(served)))
     assert answer.status_code == 200
     return client
@@ -105,6 +106,23 @@ def test_a_change_without_the_cookie_or_the_csrf_token_is_refused(
         assert client.post(f"/m/{memory.id}/purge", data=data).status_code == 403
     assert store.get(memory.id).status == "active"
     assert [e.action for e in store.log(memory_id=memory.id)] == ["record"]
+
+
+@pytest.mark.parametrize("origin", [None, "http://127.0.0.1:3000", "null"])
+def test_a_change_from_any_other_origin_is_refused_even_with_the_csrf_token(
+    served: Served, store: Store, origin: str | None
+) -> None:
+    """A page of another local server is same-site (a cookie goes to every port of its host) and
+    passes the Host/Origin guard; a change must come from this server's own origin."""
+    client = _logged_in(served)
+    memory = store.list()[0]
+    csrf = _csrf(client, memory.id)
+    headers = {"origin": origin} if origin else {}
+    if origin is None:
+        client.headers.pop("origin")
+    answer = client.post(f"/m/{memory.id}/forget", data={"csrf": csrf}, headers=headers)
+    assert answer.status_code == 403
+    assert store.get(memory.id).status == "active"
 
 
 def test_no_get_changes_a_memory(served: Served, store: Store) -> None:

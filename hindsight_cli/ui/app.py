@@ -14,7 +14,7 @@ from ..models import short_id
 from ..store import Store
 from . import browse, memory_page, search_page, stats, timeline
 from .html import H, Html, csrf_field, esc, join, page, segment
-from .security import HEADERS, Gate, Session, cookie_name, csrf_ok
+from .security import HEADERS, Gate, Session, cookie_name, csrf_ok, same_origin
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -124,6 +124,8 @@ def action_route(ui: Ui, fn: ActionFn) -> Callable[[Request], object]:
         session = _session(ui, request)
         if session is None:
             return _login_first()
+        if not same_origin(request.headers.get("origin"), request.headers.get("host")):
+            return _refused(403, "A change must come from this server's own pages; reload it.")
         form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
         if not csrf_ok(session, form.get("csrf")):
             return _refused(403, "This form is stale or did not come from this page; reload it.")

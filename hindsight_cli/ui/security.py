@@ -5,7 +5,8 @@
   theirs apart) that scripts cannot read and other sites' pages cannot send.
 - Served beyond loopback (``--host``), the MCP HTTP server's rule holds: a token file is required,
   the login token is one of its bearer tokens, and the session sees only that token's agent.
-- Every state change is a POST carrying the session's CSRF token; no GET changes a memory.
+- Every state change is a POST from this server's own origin (exactly: scheme, host and port)
+  carrying the session's CSRF token; no GET changes a memory.
 - ``hostguard`` checks Host and Origin on every request before any of this runs.
 """
 
@@ -16,6 +17,7 @@ import secrets
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from ..core import tokens
 from ..errors import InvalidInput
@@ -86,6 +88,20 @@ class Gate:
 
 def csrf_ok(session: Session, given: object) -> bool:
     return isinstance(given, str) and hmac.compare_digest(given.encode(), session.csrf.encode())
+
+
+def same_origin(origin: str | None, host: str | None) -> bool:
+    """Whether a POST comes from a page of this very server: its ``Origin`` names the ``Host`` it
+    was sent to, port included. The Host/Origin guard accepts a loopback name on any port, and a
+    cookie is sent to every port of its host, so a page of another local server (a dev server on
+    127.0.0.1:3000) is same-site; only the exact origin tells our own pages apart from it."""
+    if not origin or not host:
+        return False
+    try:
+        parts = urlsplit(origin.strip())
+    except ValueError:
+        return False
+    return parts.scheme == "http" and parts.netloc.lower() == host.strip().lower()
 
 
 def cookie_name(port: int) -> str:
