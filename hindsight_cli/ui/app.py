@@ -13,8 +13,8 @@ from ..errors import HindsightError, InvalidInput, MemoryNotFound
 from ..models import short_id
 from ..store import Store
 from . import browse, memory_page, search_page, stats, timeline
-from .html import H, Html, csrf_field, esc, join, page, segment
-from .security import HEADERS, Gate, Session, cookie_name, csrf_ok, same_origin
+from .html import H, Html, csrf_field, join, page, segment
+from .security import HEADERS, Gate, Session, csrf_ok, same_origin
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -299,4 +299,4 @@ def build(ui: Ui) -> ASGIApp:
     return SecurityHeaders(Starlette(routes=routes))
 
 
-__all__ = ["Ui", "build", "cookie_name", "esc"]
+__all__ = ["Ui", "build"]

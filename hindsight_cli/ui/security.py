@@ -101,7 +101,7 @@ def same_origin(origin: str | None, host: str | None) -> bool:
         parts = urlsplit(origin.strip())
     except ValueError:
         return False
-    return parts.scheme == "http" and parts.netloc.lower() == host.strip().lower()
+    return parts.scheme in ("http", "https") and parts.netloc.lower() == host.strip().lower()
 
 
 def cookie_name(port: int) -> str:
