@@ -11,15 +11,15 @@ import sys
 import tempfile
 from pathlib import Path
 
+from hindsight_cli.store import Store
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 OUT = HERE.parent / "docs" / "ui"
 WIDTHS = (1280, 390)
 
 
-def demo_store(root: Path) -> object:
-    from hindsight_cli.store import Store
-
+def demo_store(root: Path) -> Store:
     store = Store(root / "store")
     store.init()
     store.record(
@@ -71,7 +71,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["HINDSIGHT_HOME"] = str(Path(tmp) / "home")
         store = demo_store(Path(tmp))
-        summary = next(m for m in store.list() if m.trigger == "summary")  # type: ignore[attr-defined]
+        summary = next(m for m in store.list() if m.trigger == "summary")
         day = summary.created_at[:10]
         pages = {
             "browse": "/",

@@ -79,4 +79,4 @@ def ui(
     render.message("Serving hindsight ui; Ctrl-C stops it.")
     if not no_open:
         webbrowser.open(served.url)
-    server(served).run(sockets=[served.sock])  # type: ignore[attr-defined]
+    server(served).run(sockets=[served.sock])

@@ -20,6 +20,7 @@ from .app import Ui, build
 from .security import cookie_name, gate_for
 
 if TYPE_CHECKING:
+    import uvicorn
     from starlette.types import ASGIApp
 
 log = logging.getLogger("hindsight.ui")
@@ -68,7 +69,7 @@ def prepare(
     return Served(HostGuard(build(ui), policy, log), sock, url, ui)
 
 
-def server(served: Served) -> object:
+def server(served: Served) -> uvicorn.Server:
     """The uvicorn server for ``served`` (``.run(sockets=[served.sock])``; ``.should_exit`` stops
     it)."""
     import uvicorn

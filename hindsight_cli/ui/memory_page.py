@@ -58,8 +58,8 @@ def _trust(store: Store, memory: Memory) -> Html:
 def _value(name: str, value: object) -> object:
     if name in ("superseded_by", "supersedes") and value:
         return memory_ref(str(value))
-    if name == "source_ids" and value:
-        return join((memory_ref(str(v)) for v in value), " ")  # type: ignore[attr-defined]
+    if name == "source_ids" and isinstance(value, list) and value:
+        return join((memory_ref(str(v)) for v in value), " ")
     if isinstance(value, (dict, list)):
         return H("<code>{}</code>", json.dumps(value, ensure_ascii=False)) if value else ""
     return "" if value is None else value
