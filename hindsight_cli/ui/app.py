@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from ..errors import HindsightError, InvalidInput, MemoryNotFound
+from ..errors import BadUsage, HindsightError, InvalidInput, MemoryNotFound
 from ..models import short_id
 from ..store import Store
 from . import browse, memory_page, search_page, stats, timeline
@@ -159,10 +159,14 @@ def _timeline(ui: Ui, session: Session, store: Store, request: Request) -> tuple
 
 
 def _stats(ui: Ui, session: Session, store: Store, request: Request) -> tuple[str, Html]:
+    if session.agent:
+        return "Stats", stats.scoped(store, session.agent)
     return "Stats", stats.render(store)
 
 
 def _doctor(ui: Ui, session: Session, store: Store, request: Request) -> tuple[str, Html]:
+    if session.agent:
+        raise BadUsage("The store's checks are shown to its owner only.")
     return "hindsight doctor store", stats.doctor(store)
 
 
