@@ -173,7 +173,8 @@ def test_beyond_loopback_it_needs_tokens_and_a_token_sees_its_agent(
         doctor = client.get("/doctor")
     assert "printer" in page and "disk filled" not in page
     # the store's counts would name the other agents
-    assert "1 memory of bob" in stats and "default" not in stats
+    assert "1 memory of bob" in stats, stats[stats.find("<main>") :]
+    assert "default" not in stats
     assert doctor.status_code == 400 and "owner only" in doctor.text
     assert json.loads(token_file.read_text())["tokens"][0]["agent"] == "bob"
 

@@ -33,7 +33,7 @@ def scoped(store: Store, agent: str) -> Html:
     counts name every agent, and its files and checks are its owner's business."""
     total = store.page(limit=1).total
     return H(
-        '<p>{} memories of {}.</p><h2>Memories per day</h2><div id="per-day">{}</div>'
+        '<p>{} of {}.</p><h2>Memories per day</h2><div id="per-day">{}</div>'
         '<p class="muted">The whole store\'s counts and checks are shown to its owner, who '
         "starts hindsight ui on its machine.</p>",
         "1 memory" if total == 1 else f"{total:,} memories",
