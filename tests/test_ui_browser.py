@@ -21,6 +21,9 @@ from hindsight_cli.models import short_id
 from hindsight_cli.store import Store
 from hindsight_cli.ui import Served
 
+# they start a server (and here a browser): out of the inner loop
+pytestmark = pytest.mark.slow
+
 XSS = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
 LINK = '[click me](javascript:window.__pwned=3) <a href="javascript:window.__pwned=4">x</a>'
 

@@ -19,6 +19,9 @@ from hindsight_cli.errors import InvalidInput
 from hindsight_cli.store import Store
 from hindsight_cli.ui import Served, prepare
 
+# they start a server (and here a browser): out of the inner loop
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
