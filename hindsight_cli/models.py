@@ -120,6 +120,19 @@ class Memory:
 
 
 @dataclass(frozen=True)
+class MemoryPage:
+    """One page of a sorted list (``Store.page``): its memories, how many match in all, and where
+    the page starts."""
+
+    memories: list[Memory]
+    total: int
+    offset: int
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
 class WriteResult:
     """What ``Store.record`` did: the stored memory, whether it merged into one already there, how
     much it redacted, which memories it superseded (asked for, or because it states a changed fact)

@@ -34,6 +34,7 @@ from .models import (
     ForgetResult,
     ImportResult,
     Memory,
+    MemoryPage,
     SearchResult,
     SummaryResult,
     WriteResult,
@@ -304,6 +305,11 @@ class Store:
         """Walk a summary chain down to the original memories: (depth, memory) in reading order."""
         return reading.sources(self._rt, memory_id, depth, self.scope)
 
+    def built_on(self, memory_id: str) -> list[Memory]:
+        """The memories built directly on this one (the summaries above it, a pattern, another part
+        of its text), oldest first: ``sources`` walks the other way."""
+        return reading.built_on(self._rt, memory_id, self.scope)
+
     def history(self, memory_id: str) -> list[Memory]:
         """The supersede chain a memory belongs to, oldest first (just the memory if it has
         none)."""
@@ -381,6 +387,40 @@ class Store:
             self.scope,
             limit,
             oldest_first,
+        )
+
+    def page(
+        self,
+        filters: Filters | None = None,
+        *,
+        sort: str = "created_at",
+        descending: bool = True,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> MemoryPage:
+        """One page of the memories matching ``filters`` (default: every status, expired included),
+        sorted by ``sort`` (``created_at``, ``event_at``, ``type``, ``outcome``, ``agent_id``,
+        ``task_id``, ``source``, ``status``, ``importance`` or ``confidence``; ties by id), with the
+        total that match.
+
+        Raises:
+            BadUsage: an unknown sort column, a limit outside 1 to 100,000 or a negative offset.
+        """
+        return reading.page(
+            self._rt,
+            filters or Filters(statuses=None, include_expired=True),
+            self.scope,
+            sort,
+            descending,
+            limit,
+            offset,
+        )
+
+    def per_day(self, filters: Filters | None = None) -> builtins.list[tuple[str, int]]:
+        """(UTC day ``YYYY-MM-DD``, memories that happened that day: ``event_at``) for the memories matching
+        ``filters`` (default: all), oldest day first; days without any are left out."""
+        return reading.per_day(
+            self._rt, filters or Filters(statuses=None, include_expired=True), self.scope
         )
 
     def search(self, query: str | SearchQuery, **options: Any) -> SearchResult:
@@ -635,7 +675,7 @@ class Store:
         return migrate(self._rt, target._rt, progress)
 
     def stats(self) -> dict[str, Any]:
-        """Counts by status, type, agent and outcome; model; sizes on disk; index state."""
+        """Counts by status, type, source, agent and outcome; model; sizes on disk; index state."""
         return admin.stats(self._rt)
 
 

@@ -150,6 +150,7 @@ from .evaluate import eval_app  # noqa: E402
 from .hooks import hooks_app  # noqa: E402  (also registers `hindsight hook`)
 from .mine import mine_app  # noqa: E402
 from .serve import mcp_app  # noqa: E402
+from .ui_cmd import ui  # noqa: E402
 
 app.add_typer(mcp_app)
 app.add_typer(doctor_app)
@@ -157,6 +158,7 @@ app.add_typer(eval_app)
 app.add_typer(config_app)
 app.add_typer(hooks_app)
 app.add_typer(mine_app)
+app.command()(ui)
 _ = (memory, forgetting, store_admin)
 
 

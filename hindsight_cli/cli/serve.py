@@ -11,7 +11,7 @@ import typer
 
 from .. import paths
 from ..errors import InvalidInput
-from .options import ClientScope, McpClient, StoreOption, Transport
+from .options import AllowedHostOption, ClientScope, McpClient, StoreOption, Transport
 
 if TYPE_CHECKING:
     from ..clients import Target
@@ -60,16 +60,7 @@ def mcp(
             show_default=False,
         ),
     ] = None,
-    allowed_host: Annotated[
-        Optional[list[str]],
-        typer.Option(
-            "--allowed-host",
-            help="For --transport http: another name clients reach this server by (NAME or "
-            "NAME:PORT; repeatable). Loopback names, the --host address and this machine's "
-            "host name are always accepted; see also [mcp] allowed_hosts.",
-            show_default=False,
-        ),
-    ] = None,
+    allowed_host: AllowedHostOption = None,
     allow_unauthenticated: Annotated[
         bool,
         typer.Option(
@@ -192,7 +183,7 @@ def token(
         hindsight mcp token ci-bot --revoke
     """
     from .. import safefs
-    from ..mcp_server import tokens as token_file
+    from ..core import tokens as token_file
     from . import render
 
     if tokens is None:
