@@ -47,6 +47,7 @@ AUDIT_ACTIONS = (
     "supersede",
     "fixed",
     "updated",
+    "released",
     "summarize",
     "consolidate",
     "forget",

@@ -17,7 +17,18 @@ from typing import Any
 
 from . import paths
 from .config import Config
-from .core import admin, amend, derive, events, lifecycle, reading, recall, transfer, writes
+from .core import (
+    admin,
+    amend,
+    derive,
+    events,
+    lifecycle,
+    reading,
+    recall,
+    review,
+    transfer,
+    writes,
+)
 from .core.jobs import Phase, Progress
 from .core.migrate import MigrateResult
 from .core.runtime import Runtime
@@ -218,10 +229,11 @@ class Store:
         tags: Sequence[str] = (),
         actor: str | None = None,
         content: str | None = None,
+        importance: float | None = None,
     ) -> WriteResult:
         """Give a stored memory what was learnt since: a new version with the resolution, outcome,
-        confidence or added tags, superseding it (kept as history); the audit log says ``fixed``
-        (a resolution) or ``updated``.
+        confidence, importance or added tags, superseding it (kept as history); the audit log says
+        ``fixed`` (a resolution) or ``updated``.
 
         Args:
             memory_id: the id (or a unique part) of an active memory of this store's scope.
@@ -232,6 +244,7 @@ class Store:
             actor: who edits, for the audit log (default the memory's agent).
             content: the memory's text, when a caller states it: it must be the stored one (the
                 text is never edited; a new text supersedes with ``record(supersedes=...)``).
+            importance: 0 to 1, how much the memory matters (a person's call).
 
         Returns:
             The new version, ``superseded`` naming the old one and ``change`` what changed
@@ -249,6 +262,7 @@ class Store:
             "confidence": confidence,
             "tags": list(tags),
             "content": content,
+            "importance": importance,
         }
         return amend.edit(self._rt, memory_id, fields, self.scope, actor)
 
@@ -603,6 +617,31 @@ class Store:
     def expire_if_due(self) -> int:
         """Purge expired memories if the last purge is older than ``[ttl] purge_every``."""
         return lifecycle.expire_if_due(self._rt)
+
+    def release(
+        self, memory_id: str, *, reason: str | None = None, actor: str | None = None
+    ) -> WriteResult:
+        """Release a quarantined memory someone read and found harmless: a new version without the
+        quarantine, at its source's usual confidence (its trust label stays); the audit log says
+        ``released``.
+
+        Raises:
+            InvalidInput: the memory is not quarantined, or cannot take a new version.
+            MemoryNotFound: no memory has that id.
+        """
+        return review.release(self._rt, memory_id, self.scope, actor, reason)
+
+    def confirm(
+        self, memory_id: str, *, reason: str | None = None, actor: str | None = None
+    ) -> Memory:
+        """Confirm a quarantined memory as an attack: it is forgotten (``restore`` brings it back)
+        and the audit log gives the quarantine's reason.
+
+        Raises:
+            InvalidInput: the memory is not quarantined.
+            MemoryNotFound: no memory has that id.
+        """
+        return review.confirm(self._rt, memory_id, self.scope, actor, reason)
 
     def restore(self, memory_id: str, actor: str | None = None) -> Memory:
         """Make a soft-forgotten or archived memory active again (or a superseded one whose

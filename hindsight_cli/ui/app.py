@@ -199,25 +199,39 @@ def _restore(ui: Ui, session: Session, store: Store, memory_id: str, form: dict[
     return _shown(memory.id, "restore")
 
 
+def _unit(form: dict[str, str], name: str, was: float) -> float | None:
+    """A 0-1 field of the edit form: None when empty or as it was."""
+    given = form.get(name, "").strip()
+    try:
+        value = float(given) if given else None
+    except ValueError:
+        raise InvalidInput(f"{name} must be a number from 0 to 1, not {given!r}.") from None
+    return value if value is not None and value != was else None
+
+
 def _edit(ui: Ui, session: Session, store: Store, memory_id: str, form: dict[str, str]) -> str:
     memory = store.get(memory_id)
-    confidence = form.get("confidence", "").strip()
-    try:
-        value = float(confidence) if confidence else None
-    except ValueError:
-        raise InvalidInput(
-            f"confidence must be a number from 0 to 1, not {confidence!r}."
-        ) from None
     resolution = form.get("resolution", "").strip()
     result = store.edit(
         memory.id,
         resolution=resolution if resolution and resolution != (memory.resolution or "") else None,
         outcome=form.get("outcome") or None,
-        confidence=value if value is not None and value != memory.confidence else None,
+        confidence=_unit(form, "confidence", memory.confidence),
+        importance=_unit(form, "importance", memory.importance),
         tags=[t.strip() for t in form.get("tags", "").split(",") if t.strip()],
         actor=ui.actor(session),
     )
     return _shown(result.memory.id, "unchanged" if result.deduplicated else "edit")
+
+
+def _release(ui: Ui, session: Session, store: Store, memory_id: str, form: dict[str, str]) -> str:
+    result = store.release(memory_id, reason=form.get("reason") or None, actor=ui.actor(session))
+    return _shown(result.memory.id, "release")
+
+
+def _confirm(ui: Ui, session: Session, store: Store, memory_id: str, form: dict[str, str]) -> str:
+    memory = store.confirm(memory_id, reason=form.get("reason") or None, actor=ui.actor(session))
+    return _shown(memory.id, "confirm")
 
 
 def _switch(ui: Ui, session: Session, store: Store, memory_id: str, form: dict[str, str]) -> str:
@@ -292,6 +306,8 @@ def build(ui: Ui) -> ASGIApp:
         ("/m/{memory_id}/restore", _restore),
         ("/m/{memory_id}/purge", _purge),
         ("/m/{memory_id}/edit", _edit),
+        ("/m/{memory_id}/release", _release),
+        ("/m/{memory_id}/confirm", _confirm),
         ("/switch", _switch),
     ]
     routes = [Route(path, page_route(ui, here, fn), methods=["GET"]) for path, here, fn in pages]

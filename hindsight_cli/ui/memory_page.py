@@ -18,6 +18,8 @@ DONE = {
     "archive": "Archived: out of default search. Restore brings it back.",
     "restore": "Restored: active again.",
     "edit": "Saved as a new version; the old one is kept as history.",
+    "release": "Released from quarantine as a new version; the old one is kept as history.",
+    "confirm": "Confirmed as an attack and forgotten. Restore brings it back.",
     "unchanged": "Nothing changed.",
 }
 
@@ -155,6 +157,27 @@ def curate(memory: Memory, csrf: str) -> Html:
     if memory.status == "active":
         actions.append(_action(memory, csrf, "forget", "Forget", "Forget this memory?", reason))
         actions.append(_action(memory, csrf, "archive", "Archive", "Archive this memory?", reason))
+    if memory.status == "active" and quarantined(memory):
+        actions.append(
+            _action(
+                memory,
+                csrf,
+                "release",
+                "Release from quarantine",
+                "You read it and it is harmless: release it from quarantine?",
+                reason,
+            )
+        )
+        actions.append(
+            _action(
+                memory,
+                csrf,
+                "confirm",
+                "Confirm as an attack",
+                "Confirm it as an attack and forget it?",
+                reason,
+            )
+        )
     if memory.status in ("invalidated", "archived"):
         actions.append(
             _action(memory, csrf, "restore", "Restore", "Restore this memory?", Html(""))
@@ -188,6 +211,8 @@ def _edit_form(memory: Memory, csrf: str) -> Html:
         '<label for="e-outcome">outcome</label><select id="e-outcome" name="outcome">{}</select>'
         '<label for="e-confidence">confidence</label><input id="e-confidence" name="confidence" '
         'value="{}" inputmode="decimal">'
+        '<label for="e-importance">importance</label><input id="e-importance" '
+        'name="importance" value="{}" inputmode="decimal">'
         '<label for="e-tags">add tags</label><input id="e-tags" name="tags" '
         'placeholder="comma-separated">'
         '<button type="submit" id="do-edit">Save as a new version</button></form>',
@@ -196,4 +221,5 @@ def _edit_form(memory: Memory, csrf: str) -> Html:
         memory.resolution or "",
         options(OUTCOMES, memory.outcome, blank="(unchanged)"),
         f"{memory.confidence:g}",
+        f"{memory.importance:g}",
     )
