@@ -210,6 +210,31 @@ def token(
     )
 
 
+@mcp_app.command()
+def health(
+    port: Annotated[
+        int, typer.Option("--port", min=1, max=65535, help="The server's port.")
+    ] = 8765,
+    host: Annotated[str, typer.Option("--host", help="The address to ask.")] = "127.0.0.1",
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=0.1, help="Seconds to wait for the answer.")
+    ] = 3.0,
+) -> None:
+    """Check that an HTTP MCP server answers (exit 0), else exit 1: a container's health check.
+
+    Any HTTP answer below 500 counts, such as the 401 a request without a token gets.
+
+    \b
+    Example:
+        hindsight mcp health                  # the server on 127.0.0.1:8765
+        hindsight mcp health --port 9000
+    """
+    from ..mcp_server.health import probe
+    from . import render
+
+    render.message(probe(host, port, timeout))
+
+
 ClientOption = Annotated[
     McpClient,
     typer.Option("--client", help="The MCP client whose config to change.", show_default=False),
