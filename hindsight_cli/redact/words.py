@@ -491,6 +491,7 @@ _REFERENCE_PREFIXES = (
     "!vault",
     "ENC[",
     "!secret",
+    "`",
 )
 
 
@@ -740,7 +741,8 @@ def is_reference(value: str, paths: bool = True) -> bool:
         return True
     if (
         stripped[0] in "([{"
-        or "[REDACTED" in stripped
+        or "[redacted" in stripped.lower()
+        or (stripped.endswith(">") and "<" not in stripped)
         or set(stripped) <= set("*x•.#?-_")
         or any(m in stripped for m in ("...", "…", "**", "••"))
     ):
@@ -749,7 +751,8 @@ def is_reference(value: str, paths: bool = True) -> bool:
     if re.search(
         r"(?i)^(?:your|my|insert|enter|replace|put|paste)[-_ ]|[-_ ](?:here|goes[-_ "
         r"]here)$|placeholder"
-        r"|changeme|change[-_]me|replace[-_]?me|example|dummy|^(?:xxx+|todo|tbd|secret|password|token)\d*$",
+        r"|changeme|change[-_]me|replace[-_]?me|example|dummy|^(?:xxx+|yyy+|todo|tbd|secret|password|pass|token)\d*$"
+        r"|^[A-Z]+(?:_[A-Z]+)+$",
         stripped,
     ):
         # a placeholder: your-api-key-here, <token>, changeme
@@ -787,7 +790,11 @@ def is_path(value: str) -> bool:
         is None
     ):
         return False
-    return not any(classes(part) >= 3 and len(part) >= 12 for part in value.split("/"))
+    # a file's extension is no part of its name's randomness (…/1e44dd70….png)
+    return not any(
+        classes(re.sub(r"\.\w{1,5}$", "", part)) >= 3 and len(part) >= 12
+        for part in value.split("/")
+    )
 
 
 def looks_random(value: str) -> bool:
