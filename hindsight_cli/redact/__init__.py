@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import operator
 
-from . import command_lines, contexts, generic, prose, providers, values
+from . import command_lines, contexts, generic, prose, providers, readings, values
 from .words import fold, is_reference, weak_gate, word_pattern
 
 TYPE_CHECKING = False
@@ -356,18 +356,17 @@ _CLEAN_LABELS: dict[str, None] = {}
 
 
 def _redact_text(text: str, label: bool) -> tuple[str, int]:
-    """The rules over ``text``, and over its NFKC form when that differs (``ＴＯＫＥＮ＝…``): a text in
-    which that form shows more secrets comes out in that form, any other as it came."""
+    """The rules over ``text``, and over its other reading when that differs (``ＴＯＫＥＮ＝…``,
+    ``pаssword`` with a Cyrillic ``а``, ``&#112;assword=``: see ``readings``): a text in which that
+    reading shows more secrets comes out in that form, any other as it came."""
     found = _apply(text, label)
-    if not text.isascii():
-        import unicodedata
-
-        if not unicodedata.is_normalized("NFKC", text):
-            normal = _apply(unicodedata.normalize("NFKC", text), label)
-            # the compatibility form only when it shows more secrets: the text keeps its own
-            # spelling otherwise
-            if normal[1] > found[1]:
-                return normal
+    other = readings.reading(text)
+    if other != text:
+        # the other reading only when it shows more secrets: the text keeps its own spelling
+        # otherwise
+        normal = _apply(other, label)
+        if normal[1] > found[1]:
+            return normal
     return found
 
 

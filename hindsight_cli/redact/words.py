@@ -196,7 +196,7 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "código pin",
     "codice pin",
 )
-NAME_ONLY_WORDS = ("pass", "pwd", "pw", "psk")
+NAME_ONLY_WORDS = ("pass", "pwd", "pw", "psk", "psw", "pword", "pwrd")
 
 # Words for a token, a secret or an API key: a value after them is a credential too.
 SECRET_WORDS: tuple[str, ...] = (
