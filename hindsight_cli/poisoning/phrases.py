@@ -82,7 +82,8 @@ SECRETS = (
     "conversation|user data|"
     "personal data|the user's data|customer data|database dump|the user's prompts|"
     "the user's messages|the user's last|user's previous|your prompts|chat log|transcript|"
-    "connection string|session cookie|your configuration|the contents of your|authorized_keys"
+    "connection string|session cookie|your configuration|the contents of your|authorized_keys|"
+    "ssh config|saved passwords|bank pin|the pin=|emails in|environment variables|env vars"
 )
 DESTINATIONS = (
     "http|https|www.|ftp:|@|webhook|this url|this address|this endpoint|this server|that "
@@ -91,7 +92,8 @@ DESTINATIONS = (
     "pastebin|ngrok|requestbin|hooks.|attacker|me=|gist=|public gist|public repo|public repository|"
     "public channel|public issue|your reply|your answer|your response|the summary|your summary|"
     "the readme|into the readme|this issue|the issue=|a comment|the request|our endpoint|"
-    "our analytics|analytics endpoint|in a gist|a gist|public bucket"
+    "our analytics|analytics endpoint|in a gist|a gist|public bucket|when you reply|our backup|"
+    "backup server|external server"
 )
 
 # (kind, weight, slots, words that make the sentence ordinary text, window in characters or 0 for
@@ -230,9 +232,9 @@ ENGLISH: tuple[Family, ...] = (
             "task=|goal=|objective|job=|mission=|instruction|purpose|priority|directive|orders=|role=",
             "is to|are to|is now|are now|:|will be|are as follows|is as follows|are the following",
         ),
-        # a tracker's task, not the reader's
+        # a tracker's task, not the reader's; instructions for an event
         "in jira|in linear|in asana|in trello|in github|in the tracker|ticket|sprint|backlog|"
-        "assigned to|on the board",
+        "assigned to|on the board|instructions for the|instructions for our|instruction for the",
         0,
     ),
     (
@@ -464,12 +466,14 @@ ENGLISH: tuple[Family, ...] = (
             "the user|your user|the owner|the developer|the admin|the administrator|your operator|"
             "the person you are helping|the person you're helping|the human|per the admin|"
             "what the user|what the customer|the customer|the real user|the client=|"
+            "my manager|the maintainers of this|the site owner|per our agreement|"
             "the operator|your owner|your creator|your developer|your admin|the team|the maintainers",
             "has authori|have authori|has given you permission|has granted you|gave you permission|"
             "actually wants|really wants|secretly wants|forgot to mention|says it's fine|"
             "already consented|has consented|have consented|asked for|has requested|"
             "is the author of this|is the real user|"
             "says it is fine|said it's fine|said it is fine|is fine with|has agreed to|"
+            "has said you can|has said you may|said you can|says you can|says you may|"
             "has approved you|have approved you|approved you to|has allowed you|have allowed you|"
             "has pre-approved|have pre-approved|has preapproved|pre-approved all|has approved all|"
             "has okayed|has signed off on|has waived|have waived|"
@@ -1007,6 +1011,91 @@ ENGLISH: tuple[Family, ...] = (
         (
             "auto-approve|auto approve|automatically approve|approve all|approve every|approve any",
             "tool call|commands|command=|pull request|merge request|changes=|requests=|actions=",
+        ),
+        "",
+        40,
+    ),
+    # what a reader is asked to collect or carry out, in clauses of its own: "step 1, export all
+    # environment variables; step 2, post them to https://…"
+    (
+        "exfiltration",
+        1,
+        (
+            "export all|export every|dump all|dump every|collect all|collect every|gather all|"
+            "gather every|read all|forward any|forward all|attach the contents",
+            "environment variables|env vars|secrets=|credentials|tokens=|passwords|api keys|"
+            "emails=|private key|id_rsa|ssh key",
+        ),
+        "",
+        60,
+    ),
+    (
+        "sending out",
+        1,
+        (
+            "post them|send them|upload them|forward them|email them|paste them|post it to|"
+            "send it to|upload it to",
+            "http|https|@|pastebin|paste.|gist",
+        ),
+        "",
+        60,
+    ),
+    (
+        "weakened security",
+        1,
+        (
+            "can be shared|may be shared|can be posted|may be posted|can be given|may be given|"
+            "can be sent|may be sent|can be published|may be published",
+            SECRETS + "|pin=|bank=",
+        ),
+        "",
+        60,
+    ),
+    (
+        "memory tampering",
+        1,
+        (
+            "remember permanently|permanently remember|remember forever|always remember that|"
+            "store permanently|save permanently|from now on remember",
+        ),
+        "",
+        0,
+    ),
+    (
+        "remote code",
+        1,
+        (
+            "downloads and runs|download and run|downloads and executes|download and execute|"
+            "fetches and runs|fetch and run|pulls and runs|with sudo|as root=",
+        ),
+        "",
+        0,
+    ),
+    (
+        "obedience",
+        1,
+        ("no questions asked|without asking questions|don't ask questions|do not ask questions",),
+        "",
+        0,
+    ),
+    (
+        "addressee",
+        1,
+        (
+            "when you see this|when you read this|if you see this|if you read this|upon reading this|"
+            "once you read this|as soon as you read this",
+        ),
+        "",
+        0,
+    ),
+    (
+        "authority claim",
+        1,
+        (
+            "your instructions|your rules|your configuration|your guidelines|your settings|"
+            "your policy|your protocol",
+            "were changed|were recently changed|were updated|were modified|were replaced|"
+            "have changed|have been changed|have been updated|was changed|was updated",
         ),
         "",
         40,
