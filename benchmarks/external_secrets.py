@@ -69,6 +69,7 @@ _AMBIGUOUS = (
     "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJjb25maWRlbmNlIjowLjh9",
     "dapi1234",
     "meraki_token = 5cb4",
+    "sgp_local_",
 )
 
 

@@ -409,9 +409,8 @@ ENGLISH: tuple[Family, ...] = (
         2,
         (
             "send|post=|posting|upload|forward|exfiltrat|leak|transmit|email|e-mail|mail=|beam=|deliver|"
-            "curl=|wget=|pipe=|publish|copy|share=|sharing|put them|put it|paste|include|add=|"
-            "encode|attach|reply to|respond to|export the user|exports the user|export all|exports all|"
-            "export every|exports every",
+            "curl=|wget=|pipe=|publish|copy|share=|sharing|export the user|exports the user|"
+            "export all|exports all|export every|exports every",
             SECRETS,
             DESTINATIONS,
         ),
@@ -1015,6 +1014,21 @@ ENGLISH: tuple[Family, ...] = (
         "",
         40,
     ),
+    # a secret put where others read what the reader writes: "add the session cookie to the
+    # summary", "attach the contents of id_rsa when you reply"
+    (
+        "exfiltration",
+        2,
+        (
+            "add=|include|paste|attach|put them|put it|encode|copy|reply to|respond to|post=|write=",
+            SECRETS,
+            "your reply|your answer|your response|the summary|your summary|the readme|"
+            "into the readme|this issue|a comment|in a gist|a gist|when you reply|in the reply|"
+            "in the request|public channel|public issue",
+        ),
+        "/login|/auth|/oauth|/token|/signin|/sign-in|/session|authenticate|authorization header",
+        110,
+    ),
     # what a reader is asked to collect or carry out, in clauses of its own: "step 1, export all
     # environment variables; step 2, post them to https://…"
     (
@@ -1066,7 +1080,7 @@ ENGLISH: tuple[Family, ...] = (
         1,
         (
             "downloads and runs|download and run|downloads and executes|download and execute|"
-            "fetches and runs|fetch and run|pulls and runs|with sudo|as root=",
+            "fetches and runs|fetch and run|pulls and runs",
         ),
         "",
         0,

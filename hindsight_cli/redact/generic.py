@@ -177,9 +177,10 @@ def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if kind in ("key", "inside"):
         # a secret word inside the name (SECRET_KEY_BASE, TOKEN_PROD, client-key-data): a random
         # value only, and not a key said to be public ("Public key: 7xKX…")
-        return (
-            span if high_entropy(value) and not public_before(match.string, match.start()) else None
-        )
+        from .values import api_uuid
+
+        random = high_entropy(value) or api_uuid(name, value)
+        return span if random and not public_before(match.string, match.start()) else None
     if sep == "=" or sep == "=>" or sep == ":=" or (quoted and not label):
         if kind == "secret" and value.isdigit() and len(value) < 12:
             # max_token=4096

@@ -118,6 +118,20 @@ _ID_PARTS = frozenset(
         "result",
         # go.sum's hash scheme: golang.org/x/crypto v0.21.0 h1:…=
         "h1",
+        # a revision or a pinned digest: SRCREV_moby = "43fc…", base: 9f8e…
+        "srcrev",
+        "head",
+        "base",
+        "parent",
+        "sum",
+        "md5sum",
+        "sha1sum",
+        "sha256sum",
+        "pin",
+        "pinned",
+        "lock",
+        "cache",
+        "hex",
     }
 )
 
@@ -178,24 +192,39 @@ _STAND_INS = ("EXAMPLE", "PLACEHOLDER", "YOUR_", "YOUR-", "_HERE", "-HERE", "TOK
 
 
 def token_like(value: str) -> bool:
-    """A random token: 20 to 512 characters, letters and at least two digits, the entropy of random
-    text, and not a hex digest or UUID, a path or reference, a joined name, a version, a ``sha…-``
-    digest or base64 that decodes to text."""
+    """A random token: 20 to 512 characters, letters and at least two digits (one in 24 characters
+    that mix both cases), the entropy of random text, and not a UUID, a short or
+    prefixed hex id, a path or reference, a joined name, a version, a ``sha…-`` digest or base64 that
+    decodes to text. A bare hex string of 32 or more is a key here: the name has already said
+    when it is a digest (``commit``, ``sha256``, ``etag``), except at a SHA's own length."""
     import re
 
-    from .words import _FILE_MAGIC, _entropy
+    from .words import _FILE_MAGIC, _entropy, classes
 
     bare = value.rstrip("=")
     if not 20 <= len(bare) <= 512 or value.startswith(_FILE_MAGIC):
         return False
+    if re.fullmatch(r"[0-9a-f]{32,}|[0-9A-F]{32,}", bare) and len(bare) not in (40, 64):
+        # 40 and 64 are SHA-1's and SHA-256's lengths: a pod's or a lock file's checksum
+        return _entropy(bare) >= 3.3
     if re.fullmatch(r"(?:[a-z]{1,12}-)?[0-9a-fA-F\-]+", bare) or re.match(
         r"(?i)(?:sha\d*|md5)[-:_]", bare
     ):
         # a digest, a UUID, a resource id (subnet-1f35…, i-0ab1…)
         return False
-    if sum(c.isdigit() for c in bare) < 2 or not any(c.isalpha() for c in bare):
+    # two digits; one is enough in 24 characters that mix both cases
+    digits = sum(c.isdigit() for c in bare)
+    if digits < (1 if len(bare) >= 24 and classes(bare) >= 3 else 2) or not any(
+        c.isalpha() for c in bare
+    ):
         return False
     if wordish(bare) or is_reference(value) or re.match(r"v?\d+\.\d+", bare):
+        return False
+    if re.search(r"[\w-]\.[a-z]{2,4}(?:\.[a-z]{2,3})?$", bare) or "xn--" in bare:
+        # a file's name (build-c841….tar.gz), a punycode domain
+        return False
+    if all(re.fullmatch(r"[A-Za-z]*\d{0,3}|\d{1,4}", part) for part in re.split(r"[-_./]", bare)):
+        # a name made of words, each with a few digits at most: Xenova/ms-marco-MiniLM-L-4-v2
         return False
     if _entropy(bare) < 3.5:
         return False
@@ -214,6 +243,20 @@ def _text_in_base64(value: str) -> bool:
         return False
     printable = sum(32 <= b < 127 or b in (9, 10, 13) for b in raw)
     return len(raw) >= 8 and printable >= 0.9 * len(raw)
+
+
+def api_uuid(name: str, value: str) -> bool:
+    """A UUID given to an API key's or a secret's name (``heroku.api.key = 574beadc-…``): Heroku's,
+    HubSpot's and others' keys are UUIDs, where a bare ``id`` is not one."""
+    import re
+
+    found = [p.lower() for p in re.findall(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])", name)]
+    if not found or found[-1] in ("id", "ids", "uuid", "guid"):
+        # api_key_id: which key, not the key
+        return False
+    return bool(set(found) & {"api", "apikey", "secret", "token", "auth"}) and (
+        re.fullmatch(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", value) is not None
+    )
 
 
 def id_name(name: str) -> bool:
@@ -242,7 +285,7 @@ def _any_name(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
 
 def _may_hold_token(text: str) -> bool:
-    """The rules' gate, without ``re``: a word of 20 characters or more with letters and two digits,
+    """The rules' gate, without ``re``: a word of 20 characters or more with letters and digits,
     a path's parts read one by one (``/tmp/pytest-of-root/pytest-12/…`` holds no token). Asked by
     three rules of the same text in a row, so the last answer is kept (under the text's hash: the
     text itself, which may hold a secret, is not kept)."""
@@ -255,15 +298,37 @@ def _may_hold_token(text: str) -> bool:
 def _token_word(word: str) -> bool:
     word = word.strip("\"'`([{<,;")
     pieces = word.split("/") if word.startswith(("/", "~", ".")) or "://" in word else [word]
-    return any(
-        len(piece) >= 20
-        and sum(c.isdigit() for c in piece) >= 2
-        and any(c.isalpha() for c in piece)
-        for piece in pieces
-    )
+    return any(len(piece) >= 20 and _mixed(piece) for piece in pieces)
+
+
+def _mixed(piece: str) -> bool:
+    """Letters and two digits, or one digit among both cases (as ``token_like`` asks)."""
+    digits = sum(c.isdigit() for c in piece)
+    if digits >= 2:
+        return any(c.isalpha() for c in piece)
+    return digits == 1 and any(c.islower() for c in piece) and any(c.isupper() for c in piece)
 
 
 _LAST: list[object] = [None, False]
+
+
+def _prefixed(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A token that carries its service's prefix (``apify_api_…``, ``nvapi-…``, ``xkeysib-…``):
+    30 or more random characters after it, not hex (build and cache names end in a digest)."""
+    import re
+
+    from .words import _entropy, classes
+
+    body = match.group("body")
+    if re.match(r"(?:sha\d*|md5|blake\d*|sha3)[_-]", match.group()):
+        # sha512-…: an integrity digest
+        return None
+    if re.fullmatch(r"[0-9a-fA-F]+", body) or _entropy(body) < 4.0 or classes(body) < 2:
+        return None
+    if wordish(body) or placeholder(body) or sum(c.isdigit() for c in body) < 2:
+        # names joined in camel case hold a digit or none (…SubsK2ClickPagination)
+        return None
+    return match.span()
 
 
 def _seed_phrase(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -302,6 +367,15 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         ("seed", "mnemonic", "recovery"),
         _seed_phrase,
         None,
+    ),
+    # a token with its service's prefix, anywhere: apify_api_…, nvapi-…, xkeysib-…
+    (
+        "secret",
+        r"(?<![\w.\-/:@])[a-z][a-z0-9]{1,9}[_-](?:[a-z0-9]{1,8}[_-]){0,2}(?P<body>[A-Za-z0-9]{30,200})"
+        r"(?![\w\-+/=])",
+        (),
+        _prefixed,
+        _may_hold_token,
     ),
     # <license>value</license>
     (

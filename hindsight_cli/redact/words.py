@@ -751,11 +751,10 @@ def is_reference(value: str, paths: bool = True) -> bool:
     if re.search(
         r"(?i)^(?:your|my|insert|enter|replace|put|paste)[-_ ]|[-_ ](?:here|goes[-_ "
         r"]here)$|placeholder"
-        r"|changeme|change[-_]me|replace[-_]?me|example|dummy|^(?:xxx+|yyy+|todo|tbd|secret|password|pass|token)\d*$"
-        r"|^[A-Z]+(?:_[A-Z]+)+$",
+        r"|changeme|change[-_]me|replace[-_]?me|example|dummy|^(?:xxx+|yyy+|todo|tbd|secret|password|pass|token)\d*$",
         stripped,
-    ):
-        # a placeholder: your-api-key-here, <token>, changeme
+    ) or re.fullmatch(r"[A-Z]+(?:_[A-Z]+)+", stripped):
+        # a placeholder: your-api-key-here, <token>, changeme; a variable's name (ACCESS_TOKEN)
         return True
 
     if (
