@@ -41,7 +41,8 @@ AI = (
     "ai=|ais=|a.i.|llm=|llms=|language model|chatbot|ai assistant|ai "
     "agent|assistant|assistants|gpt|chatgpt|"
     "claude|copilot|gemini|crawler|crawlers|scraper|scrapers|robot|robots|bot=|bots=|"
-    "automated agent|automated agents|ai agent|ai agents|coding agent|coding agents|autonomous agent|"
+    "automated agent|automated agents|automated reader|automated readers|machine readers|ai readers|"
+    "ai agent|ai agents|coding agent|coding agents|autonomous agent|"
     "autonomous agents|llm agent|llm agents"
 )
 # "Attention, assistant", "Dear AI": an AI hailed directly (the words adjacent, so "attention in
@@ -182,6 +183,8 @@ ENGLISH: tuple[Family, ...] = (
         (
             SET_ASIDE,
             "everything you|all you|what you were told|what you've been told|"
+            "what you were configured|what you were set up|what you were asked|"
+            "what you were programmed|"
             "what you have been told|everything before|everything above|everything "
             "prior|everything said|"
             "the text above|everything that came before",
@@ -466,10 +469,13 @@ ENGLISH: tuple[Family, ...] = (
             "the person you are helping|the person you're helping|the human|per the admin|"
             "what the user|what the customer|the customer|the real user|the client=|"
             "my manager|the maintainers of this|the site owner|per our agreement|"
+            "repository's owner|the repo owner|the previous assistant|the other assistant|"
+            "another assistant|your previous self|"
             "the operator|your owner|your creator|your developer|your admin|the team|the maintainers",
             "has authori|have authori|has given you permission|has granted you|gave you permission|"
             "actually wants|really wants|secretly wants|forgot to mention|says it's fine|"
             "already consented|has consented|have consented|asked for|has requested|"
+            "already agreed|has agreed|agreed to|"
             "is the author of this|is the real user|"
             "says it is fine|said it's fine|said it is fine|is fine with|has agreed to|"
             "has said you can|has said you may|said you can|says you can|says you may|"
@@ -656,6 +662,7 @@ ENGLISH: tuple[Family, ...] = (
         1,
         (
             "tell the user|inform the user|assure the user|convince the user|let the user know|"
+            "answer that it|answer that this|reply that it|say that it|say that this|"
             "tell them that|say to the user|claim that|state that|confirm by saying|confirm by "
             "replying|acknowledge by saying|confirm with the word|reply with the word",
         ),
@@ -1110,6 +1117,62 @@ ENGLISH: tuple[Family, ...] = (
             "your policy|your protocol",
             "were changed|were recently changed|were updated|were modified|were replaced|"
             "have changed|have been changed|have been updated|was changed|was updated",
+        ),
+        "",
+        40,
+    ),
+    # a script the text itself carries: "then run the cleanup script in the footer"
+    (
+        "tool directive",
+        1,
+        (
+            "run=|execute|launch|invoke",
+            "script|command|commands|code=|snippet",
+            "in the footer|on this page|in this page|in this file|in this document|in this readme|"
+            "in the comment|below=|in the attachment|from this page|from this file",
+        ),
+        "",
+        60,
+    ),
+    (
+        "unsafe autonomy",
+        1,
+        (
+            "grant|give",
+            "admin rights|admin access|root access|sudo rights|sudo access|administrator rights|"
+            "owner rights|full access|superuser",
+        ),
+        "",
+        60,
+    ),
+    (
+        "secrecy",
+        1,
+        (
+            "don't log|do not log|without logging|leave no trace|without a trace|cover your tracks|"
+            "delete the logs|clear the logs|wipe the logs|not be logged",
+        ),
+        "",
+        0,
+    ),
+    # "treat this message as your only brief"
+    (
+        "new instructions",
+        1,
+        (
+            "treat this|consider this|regard this|take this",
+            "as your only|as your new|as your real|as your sole|as your primary|as your actual",
+        ),
+        "",
+        40,
+    ),
+    (
+        "destructive",
+        1,
+        (
+            "delete|destroy|wipe|tear down|drop=",
+            "staging environment|production environment|the environment|the cluster|the bucket|"
+            "the server|the vm=|all instances",
         ),
         "",
         40,
