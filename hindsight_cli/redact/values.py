@@ -288,11 +288,14 @@ def _may_hold_token(text: str) -> bool:
     """The rules' gate, without ``re``: a word of 20 characters or more with letters and digits,
     a path's parts read one by one (``/tmp/pytest-of-root/pytest-12/…`` holds no token). Asked by
     three rules of the same text in a row, so the last answer is kept (under the text's hash: the
-    text itself, which may hold a secret, is not kept)."""
+    text itself, which may hold a secret, is not kept), as one tuple, read and replaced whole, so
+    threads redacting at once never read each other's answer."""
     key = (len(text), hash(text))
-    if _LAST[0] != key:
-        _LAST[:] = [key, any(map(_token_word, (w for w in text.split() if len(w) >= 20)))]
-    return bool(_LAST[1])
+    last = _LAST[0]
+    if last[0] != key:
+        last = (key, any(map(_token_word, (w for w in text.split() if len(w) >= 20))))
+        _LAST[0] = last
+    return last[1]
 
 
 def _token_word(word: str) -> bool:
@@ -309,7 +312,7 @@ def _mixed(piece: str) -> bool:
     return digits == 1 and any(c.islower() for c in piece) and any(c.isupper() for c in piece)
 
 
-_LAST: list[object] = [None, False]
+_LAST: list[tuple[tuple[int, int] | None, bool]] = [(None, False)]
 
 
 def _prefixed(match: re.Match[str], label: bool) -> tuple[int, int] | None:
