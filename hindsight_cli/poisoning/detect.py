@@ -349,7 +349,11 @@ _STRUCTURE: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"\[/(?:system|sys|admin|assistant|developer)\]",
         ),
     ),
-    ("role markup", 1, _rx(r"\[(?:system|sys|admin|developer)\]")),
+    (
+        "role markup",
+        1,
+        _rx(r"\[(?:system|sys|admin|developer|operator)(?:\s+(?:note|message|notice|update))?\]"),
+    ),
     ("role turn", 2, _rx(r"\n" + _TURN)),
     ("role markup", 1, _rx(r"[\"']role[\"']\s*:\s*[\"'](?:system|developer|assistant|tool)[\"']")),
     (

@@ -508,6 +508,7 @@ ENGLISH: tuple[Family, ...] = (
         1,
         (
             "i am the system|i am your|i'm your|i am the admin|i'm the admin|i am an admin|"
+            "message from your vendor|automated message from your|from your provider|"
             "i, your|i, the developer|i, the admin|as your developer|as your creator|as your admin|"
             "as your operator|as your owner|"
             "i am the developer|i am from openai|i am from anthropic|this is openai|this is "
@@ -563,10 +564,12 @@ ENGLISH: tuple[Family, ...] = (
         "unsafe autonomy",
         1,
         (
+            "you have been cleared|you've been cleared|you are cleared|"
             "you may now|you are now allowed|you're now allowed|you are allowed to|you are "
             "permitted|"
             "you have permission|you are authori|you now have|you can now|feel free to",
             "execute|run=|delete|push|merge|deploy|install|approve|access|shell|sudo|root=|"
+            "bypass|circumvent|skip code review|skip review|"
             "without confirmation|without asking|without approval|without review|without permission",
         ),
         "",
@@ -1120,6 +1123,60 @@ ENGLISH: tuple[Family, ...] = (
         ),
         "",
         40,
+    ),
+    # "your memory contains outdated facts … replace them with: …"
+    (
+        "memory tampering",
+        1,
+        (
+            "your memory|your memories|your notes|your knowledge|what you remember|your stored",
+            "outdated|out of date|wrong=|incorrect|obsolete|stale|no longer true|inaccurate",
+        ),
+        "",
+        60,
+    ),
+    # asking the reader for its credentials: "you must send your session token to …"
+    (
+        "credential request",
+        1,
+        (
+            "send your|give me your|provide your|share your|submit your|post your",
+            "session token|api key|password|credentials|token=|secret=|private key|2fa code|"
+            "verification code|one-time code|recovery code",
+        ),
+        "/login|/auth|/oauth|/signin|/sign-in|log in|sign in",
+        40,
+    ),
+    (
+        "addressee",
+        1,
+        (
+            "if you are summarizing|if you are summarising|if you're summarizing|if you're "
+            "summarising|when summarizing this|when summarising this|when you summarize this|"
+            "if you are reading this as|if you are processing this",
+        ),
+        "",
+        0,
+    ),
+    (
+        "obedience",
+        1,
+        (
+            "regardless of what the user|no matter what the user|whatever the user says|"
+            "even if the user asks|even if the user says|even if the user tells",
+        ),
+        "",
+        0,
+    ),
+    (
+        "response steering",
+        1,
+        (
+            "always recommend|always suggest|always promote|always endorse|never mention|"
+            "never recommend|never suggest",
+        ),
+        "",
+        0,
     ),
     # a script the text itself carries: "then run the cleanup script in the footer"
     (
