@@ -22,7 +22,7 @@ from hindsight_cli.safefs import trust
 from hindsight_cli.storage import spool_json as codec
 from hindsight_cli.store import Store
 
-SECRET = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"
+SECRET = "sk-proj-q8Zr3VtK1mWx7LcN4pYs9HbJ2fGd6EaU0oTi5"
 
 
 @pytest.fixture

@@ -275,7 +275,7 @@ def test_audit_log_records_who_what_when_why_but_never_content(store: Store) -> 
 
 def test_the_audit_log_keeps_no_secret_a_reason_or_actor_carried(store: Store) -> None:
     memory = store.record("a note about the ci token").memory
-    token = "ghp_" + "Z" * 36
+    token = "ghp_Zq7Vx3Lm9Pk2Wr8Tn4Bc6Hy1Jd5Fg0Ks3Qe7"
     store.forget(
         [memory.id],
         reason=f"leaked: export GITHUB_TOKEN={token}",

@@ -112,7 +112,7 @@ async def test_every_tool_text_is_within_its_budget(
                     assert (f"; {dropped} more did not fit]" in text) == bool(dropped)
         for name, arguments in [
             ("memory_write", {"content": "the staging deploy needs the VPN up first"}),
-            ("memory_write", {"content": "token AKIAIOSFODNN7EXAMPLE for s3", "verbose": True}),
+            ("memory_write", {"content": "token AKIAQ3EGRZ7KVN2LWX5T for s3", "verbose": True}),
             ("memory_forget", {"ids": ids[:3]}),
         ]:
             assert estimate_tokens(_text(await client.call_tool(name, arguments))) <= min(BUDGETS)

@@ -168,10 +168,10 @@ async def test_write_search_get_forget_round_trip(store: Store) -> None:
 async def test_secrets_are_redacted_through_mcp(store: Store) -> None:
     async with Client(build_server(store)) as client:
         result = await client.call_tool(
-            "memory_write", {"content": "use key AKIAIOSFODNN7EXAMPLE for s3"}
+            "memory_write", {"content": "use key AKIAQ3EGRZ7KVN2LWX5T for s3"}
         )
     assert result.structured_content["redactions"] == 1
-    assert "AKIAIOSFODNN7EXAMPLE" not in store.get(result.structured_content["id"]).content
+    assert "AKIAQ3EGRZ7KVN2LWX5T" not in store.get(result.structured_content["id"]).content
 
 
 async def test_errors_are_tool_errors_that_say_what_to_do(store: Store) -> None:

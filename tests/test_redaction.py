@@ -142,7 +142,11 @@ def test_an_unknown_field_is_an_error_not_a_leak() -> None:
 
 def test_mapping_keys_are_labels_and_secret_named_values_go_whole() -> None:
     value, count = redact_value(
-        {"sk-proj-" + "a1B2" * 10: "x", "api_key": "plainword", "key": "user:42:profile"}
+        {
+            "sk-proj-" + "Zq7Vx3Lm9Pk2Wr8Tn4Bc6Hy1Jd5Fg0Ks3Qe7Ua9W": "x",
+            "api_key": "plainword",
+            "key": "user:42:profile",
+        }
     )
     assert value == {
         "[REDACTED:openai_key]": "x",

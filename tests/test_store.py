@@ -65,18 +65,18 @@ def test_near_duplicate_merges_and_counts(store: Store) -> None:
 
 def test_secrets_are_redacted_before_storage(store: Store) -> None:
     result = store.record(
-        "login with postgres://app:s3cretPass@db/x and key AKIAIOSFODNN7EXAMPLE",
-        metadata={"api_key": "abcd1234", "note": "token=ghp_" + "a" * 36},
+        "login with postgres://app:s3cretPass@db/x and key AKIAQ3EGRZ7KVN2LWX5T",
+        metadata={"api_key": "abcd1234", "note": "token=ghp_Zq7Vx3Lm9Pk2Wr8Tn4Bc6Hy1Jd5Fg0Ks3Qe7"},
     )
     assert result.redactions == 4
     stored = store.get(result.memory.id)
-    assert "s3cretPass" not in stored.content and "AKIAIOSFODNN7EXAMPLE" not in stored.content
+    assert "s3cretPass" not in stored.content and "AKIAQ3EGRZ7KVN2LWX5T" not in stored.content
     assert stored.metadata == {
         "api_key": "[REDACTED:secret]",
         "note": "token=[REDACTED:github_token]",
     }
     raw = b"".join(data for _, data in stored_data(store.path))
-    assert b"s3cretPass" not in raw and b"AKIAIOSFODNN7EXAMPLE" not in raw
+    assert b"s3cretPass" not in raw and b"AKIAQ3EGRZ7KVN2LWX5T" not in raw
     # the grep sees what was stored
     assert b"[REDACTED:github_token]" in raw
 

@@ -349,9 +349,23 @@ _STRUCTURE: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"\[/(?:system|sys|admin|assistant|developer)\]",
         ),
     ),
-    ("role markup", 1, _rx(r"\[(?:system|sys|admin|developer)\]")),
+    (
+        "role markup",
+        1,
+        _rx(r"\[(?:system|sys|admin|developer|operator)(?:\s+(?:note|message|notice|update))?\]"),
+    ),
     ("role turn", 2, _rx(r"\n" + _TURN)),
-    ("role markup", 1, _rx(r"[\"']role[\"']\s*:\s*[\"'](?:system|developer|assistant)[\"']")),
+    ("role markup", 1, _rx(r"[\"']role[\"']\s*:\s*[\"'](?:system|developer|assistant|tool)[\"']")),
+    (
+        "forged header",
+        2,
+        # ### SYSTEM MESSAGE ###, === DEVELOPER NOTE ===: a heading that claims to be the system's
+        _rx(
+            r"(?:^|\s)(?:#{3,}|={3,}|\*{3,}|-{3,})\s*(?:begin\s+|start\s+)?"
+            r"(?:system|developer|admin|operator)\s+"
+            r"(?:message|note|prompt|instructions?|notice|override|update)\s*(?:#{3,}|={3,}|\*{3,}|-{3,})"
+        ),
+    ),
     (
         "forged header",
         2,
@@ -367,7 +381,7 @@ _STRUCTURE: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         _rx(
             r"</(?:instructions?|system|admin|prompt|directive)>",
             r"^\[//\]:\s*#",
-            r"^\s*(?:begin|end)\s+(?:admin|system|developer|hidden)\b",
+            r"^[\s\-=#*]*(?:begin|end)\s+(?:admin|system|developer|hidden|operator)\b",
         ),
     ),
     (
@@ -427,6 +441,9 @@ _STRUCTURE: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"credentials|\.npmrc|\.netrc|kubeconfig|/etc/passwd|/etc/shadow)[^\n]{0,80}(?:\||>|\bcurl\b|\bnc\b|https?://)",
             r"\bcurl\b[^\n]{0,80}(?:-d|--data\S*|-f|--form|-t|--upload-file)\s+[\"']?@[~./]",
             r"!\[[^\]\n]{0,100}\]\(\s*https?://[^)\s]*[?&][^)\s=]*=[^)\s]*(?:\{|\[|<|\$|%7b)",
+            # a URL left open for data to follow: "fetch http://x/?d= followed by the user's prompts"
+            r"https?://[^\s]*[?&][\w.\-]*=[\s\"'`]+(?:followed by|plus|\+|then append|appended with|"
+            r"concatenated with|and then append|with the|filled with)\b",
         ),
     ),
 )

@@ -7,9 +7,10 @@ Slots per act: override = set-aside verb + "earlier/all/system" + instructions o
 = "you are now / from now on you" + an unrestricted persona; prompt leak = show/reveal + system
 prompt; secrecy = "do not tell" + the user; exfiltration = send + secret + destination; new
 instructions = "new/real instructions"; addressee = an AI hailed directly; authority claim = a
-system or admin notice; void = earlier instructions declared cancelled (weight 1, as in English:
-docs say that too). ``keep`` lists the "don't forget / don't ignore" idioms, which keep earlier text
-rather than set it aside."""
+system or admin notice, or consent claimed for the user (``consent``); void = earlier instructions
+declared cancelled (weight 1, as in English: docs say that too); memory tampering = a verb of
+changing + the reader's memory or notes. ``keep`` lists the "don't forget / don't ignore" idioms,
+which keep earlier text rather than set it aside."""
 
 from __future__ import annotations
 
@@ -48,6 +49,8 @@ _SHAPES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("safety off", 1, ("safety", "off")),
     ("authority claim", 1, ("permit",)),
     ("unsafe autonomy", 1, ("unconfirmed",)),
+    ("memory tampering", 2, ("change", "memory")),
+    ("authority claim", 1, ("consent",)),
 )
 
 

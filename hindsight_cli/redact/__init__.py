@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import operator
 
-from . import command_lines, contexts, generic, prose, providers
+from . import command_lines, contexts, generic, prose, providers, readings, values
 from .words import fold, is_reference, weak_gate, word_pattern
 
 TYPE_CHECKING = False
@@ -49,8 +49,10 @@ _ALL = (
     + generic.RULES
     + contexts.RULES
     + prose.RULES
+    + values.RULES
 )
 _RULES: list[_Rule] = _ALL  # type: ignore[assignment]
+_PROVIDERS = len(providers.RULES)
 
 # Which rules a field goes through. "text": every rule, as for a memory's content. "label": the same
 # rules in their strict mode: a name with a colon (``auth:oauth2``) is a namespace, not an
@@ -354,18 +356,17 @@ _CLEAN_LABELS: dict[str, None] = {}
 
 
 def _redact_text(text: str, label: bool) -> tuple[str, int]:
-    """The rules over ``text``, and over its NFKC form when that differs (``ＴＯＫＥＮ＝…``): a text in
-    which that form shows more secrets comes out in that form, any other as it came."""
+    """The rules over ``text``, and over its other reading when that differs (``ＴＯＫＥＮ＝…``,
+    ``pаssword`` with a Cyrillic ``а``, ``&#112;assword=``: see ``readings``): a text in which that
+    reading shows more secrets comes out in that form, any other as it came."""
     found = _apply(text, label)
-    if not text.isascii():
-        import unicodedata
-
-        if not unicodedata.is_normalized("NFKC", text):
-            normal = _apply(unicodedata.normalize("NFKC", text), label)
-            # the compatibility form only when it shows more secrets: the text keeps its own
-            # spelling otherwise
-            if normal[1] > found[1]:
-                return normal
+    other = readings.reading(text)
+    if other != text:
+        # the other reading only when it shows more secrets: the text keeps its own spelling
+        # otherwise
+        normal = _apply(other, label)
+        if normal[1] > found[1]:
+            return normal
     return found
 
 
@@ -387,6 +388,12 @@ def _apply(text: str, label: bool) -> tuple[str, int]:
         for match in _compiled(pattern, words, folded).finditer(text):
             span = check(match, label) if check is not None else _secret_span(match)
             if span is None or span[0] < last or span[0] >= span[1] or _overlaps(span, done):
+                continue
+            if values.placeholder(text[span[0] : span[1]]) or (
+                position < _PROVIDERS and values.joined_words(text[span[0] : span[1]])
+            ):
+                # a value made to show the format (ghp_xxxx…, AKIA…EXAMPLE); words joined where a
+                # token format wants random characters (hf_requiredCharacteristicTypes…)
                 continue
             pieces += [text[last : span[0]], f"[REDACTED:{kind}]"]
             last = span[1]

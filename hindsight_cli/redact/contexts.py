@@ -85,7 +85,16 @@ def _device(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
 # The commands a network device's key follows (Cisco IOS and ASA, Juniper, FortiOS, strongSwan).
 # the words of a device's secret setting; a bare " key" besides them counts on a device's line only
-_DEVICE_WORDS = ("password", "secret", "key-string", "community", "pre-shared", "psk")
+_DEVICE_WORDS = (
+    "password",
+    "secret",
+    "key-string",
+    "community",
+    "pre-shared",
+    "psk",
+    "authentication",
+    "message-digest-key",
+)
 
 
 def _device_line(line: str) -> bool:
@@ -214,7 +223,8 @@ def _labelled(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if any(c in value for c in "/\\\"'`()[]{}<>") or "=" in value.rstrip("="):
         # a path, code, a requirement (Sphinx>=9.1), a blob, a query
         return None
-    if re.fullmatch(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+", value) or re.match(
+    # an address: bob@example.org, a Matrix id (!room:matrix.org)
+    if re.fullmatch(r"[!#@+$]?[\w.+\-]+[@:][\w\-]+(?:\.[\w\-]+)+", value) or re.match(
         r"(?i)(?:sha\d*|md5)[-:]", value
     ):
         return None
@@ -318,7 +328,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     (
         "password",
         r"(?im)(?:(?:^|[ \t])(?:password|secret|key-string|community|pre-shared-key|psksecret|psk|"
-        r"authentication-key[ \t]+\d+[ \t]+md5)|[ ]key)"
+        r"authentication-key[ \t]+\d+[ \t]+md5|message-digest-key[ \t]+\d+[ \t]+md5|"
+        r"authentication(?:-key)?(?:[ \t]+(?:text|simple|plain-text|md5|cleartext))?)|[ ]key)"
         r"(?:[ \t]+(?P<type>0|7|ascii-text|plain-text|unencrypted))?"
         r"[ \t]+(?P<q>[\"']?)(?P<secret>[^\s\"']{4,})(?P=q)",
         (*_DEVICE_WORDS, " key"),

@@ -116,6 +116,9 @@ def not_secret_name(name: str) -> bool:
     """Whether a part of ``name`` says its value is not the secret (see ``_NOT_SECRET_PARTS``)."""
     import re
 
+    if re.search(r"(?i)credentials?[_\-.]?id$", name):
+        # credentialsId: which stored credential to use, a reference (Jenkins, Azure DevOps)
+        return True
     return any(
         part.lower() in _NOT_SECRET_PARTS
         for part in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)
@@ -138,7 +141,12 @@ def _value(match: re.Match[str]) -> tuple[str, tuple[int, int]]:
     group = "qsecret" if match.groupdict().get("qsecret") is not None else "secret"
     value, span = match.group(group), match.span(group)
     # the sentence's full stop
-    if group == "secret" and value.endswith((".", ",")) and len(value) > 1:
+    if (
+        group == "secret"
+        and value.endswith((".", ","))
+        and not value.endswith("..")
+        and len(value) > 1
+    ):
         value, span = value[:-1], (span[0], span[1] - 1)
     return value, span
 
@@ -169,9 +177,10 @@ def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if kind in ("key", "inside"):
         # a secret word inside the name (SECRET_KEY_BASE, TOKEN_PROD, client-key-data): a random
         # value only, and not a key said to be public ("Public key: 7xKX…")
-        return (
-            span if high_entropy(value) and not public_before(match.string, match.start()) else None
-        )
+        from .values import api_uuid
+
+        random = high_entropy(value) or api_uuid(name, value)
+        return span if random and not public_before(match.string, match.start()) else None
     if sep == "=" or sep == "=>" or sep == ":=" or (quoted and not label):
         if kind == "secret" and value.isdigit() and len(value) < 12:
             # max_token=4096

@@ -196,7 +196,7 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "código pin",
     "codice pin",
 )
-NAME_ONLY_WORDS = ("pass", "pwd", "pw", "psk")
+NAME_ONLY_WORDS = ("pass", "pwd", "pw", "psk", "psw", "pword", "pwrd")
 
 # Words for a token, a secret or an API key: a value after them is a credential too.
 SECRET_WORDS: tuple[str, ...] = (
@@ -491,6 +491,7 @@ _REFERENCE_PREFIXES = (
     "!vault",
     "ENC[",
     "!secret",
+    "`",
 )
 
 
@@ -740,7 +741,8 @@ def is_reference(value: str, paths: bool = True) -> bool:
         return True
     if (
         stripped[0] in "([{"
-        or "[REDACTED" in stripped
+        or "[redacted" in stripped.lower()
+        or (stripped.endswith(">") and "<" not in stripped)
         or set(stripped) <= set("*x•.#?-_")
         or any(m in stripped for m in ("...", "…", "**", "••"))
     ):
@@ -749,10 +751,10 @@ def is_reference(value: str, paths: bool = True) -> bool:
     if re.search(
         r"(?i)^(?:your|my|insert|enter|replace|put|paste)[-_ ]|[-_ ](?:here|goes[-_ "
         r"]here)$|placeholder"
-        r"|changeme|change[-_]me|replace[-_]?me|example|dummy|^(?:xxx+|todo|tbd|secret|password|token)\d*$",
+        r"|changeme|change[-_]me|replace[-_]?me|example|dummy|^(?:xxx+|yyy+|todo|tbd|secret|password|pass|token)\d*$",
         stripped,
-    ):
-        # a placeholder: your-api-key-here, <token>, changeme
+    ) or re.fullmatch(r"[A-Z]+(?:_[A-Z]+)+", stripped):
+        # a placeholder: your-api-key-here, <token>, changeme; a variable's name (ACCESS_TOKEN)
         return True
 
     if (
@@ -787,7 +789,11 @@ def is_path(value: str) -> bool:
         is None
     ):
         return False
-    return not any(classes(part) >= 3 and len(part) >= 12 for part in value.split("/"))
+    # a file's extension is no part of its name's randomness (…/1e44dd70….png)
+    return not any(
+        classes(re.sub(r"\.\w{1,5}$", "", part)) >= 3 and len(part) >= 12
+        for part in value.split("/")
+    )
 
 
 def looks_random(value: str) -> bool:

@@ -1,0 +1,391 @@
+"""Secrets found by their value alone, and values that only stand in for one. Part of ``redact``.
+
+A token of a format nobody listed, under a name no table knows (``MATTERMOST=…``, ``confluent: …``,
+``Client("…")``, ``<license>…</license>``), is still a random token: 20 or more characters of
+letters and digits with the entropy of random text. Such a value goes whatever its name, unless the
+name says what else it is (an id, a hash, an address, a cursor: ``commit``, ``request_id``,
+``wallet``) or the value reads as something else (a hex digest, a UUID, a path, a joined name, base64
+of text, a version).
+
+``placeholder`` is asked of every span any rule would replace: a value made to show a format
+(``ghp_xxxxxxxxxxxx``, ``AKIAIOSFODNN7EXAMPLE``, ``glc_1111…``, ``sk-abcdefghijklmnop…``) is no secret,
+whatever rule matched it.
+"""
+
+from __future__ import annotations
+
+from .words import HASH_WORDS, inside_uri, is_reference, public_before, wordish
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+
+# Parts of a name that say its value is an id, a digest, an address or data, not a credential.
+_ID_PARTS = frozenset(
+    HASH_WORDS
+    | {
+        "uid",
+        "ulid",
+        "oid",
+        "nonce",
+        "salt",
+        "iv",
+        "state",
+        "cursor",
+        "page",
+        "next",
+        "continuation",
+        "data",
+        "content",
+        "body",
+        "payload",
+        "image",
+        "icon",
+        "avatar",
+        "src",
+        "srcset",
+        "integrity",
+        "address",
+        "addr",
+        "wallet",
+        "account",
+        "mint",
+        "program",
+        "pubkey",
+        "tx",
+        "txid",
+        "txn",
+        "block",
+        "node",
+        "slug",
+        "name",
+        "title",
+        "label",
+        "user",
+        "username",
+        "login",
+        "email",
+        "owner",
+        "author",
+        "customer",
+        "order",
+        "invoice",
+        "payment",
+        "charge",
+        "subscription",
+        "price",
+        "product",
+        "sku",
+        "container",
+        "instance",
+        "volume",
+        "snapshot",
+        "cluster",
+        "pod",
+        "job",
+        "run",
+        "task",
+        "pipeline",
+        "workflow",
+        "release",
+        "tag",
+        "branch",
+        "video",
+        "track",
+        "doc",
+        "document",
+        "file",
+        "path",
+        "url",
+        "uri",
+        "link",
+        "reference",
+        "tracking",
+        "confirmation",
+        "booking",
+        "correlation",
+        "session_name",
+        "thumbprint",
+        "serial_number",
+        "model",
+        "checksum",
+        "message",
+        "msg",
+        "event",
+        "error",
+        "warning",
+        "status",
+        "result",
+        # go.sum's hash scheme: golang.org/x/crypto v0.21.0 h1:…=
+        "h1",
+        # a revision or a pinned digest: SRCREV_moby = "43fc…", base: 9f8e…
+        "srcrev",
+        "head",
+        "base",
+        "parent",
+        "sum",
+        "md5sum",
+        "sha1sum",
+        "sha256sum",
+        "pin",
+        "pinned",
+        "lock",
+        "cache",
+        "hex",
+    }
+)
+
+
+def placeholder(value: str) -> bool:
+    """A value made to show a format, not to work: mostly runs of one character (``ghp_xxxxxx…``,
+    ``glc_1111…``, ``A3-XXXXXX-XXXX…``), a short pattern said over and over (``GR1348941123123123123…``),
+    a run of eight in alphabet or counting order (``abcdefgh``, ``12345678``), or a stand-in word
+    (``EXAMPLE``, ``YOUR…HERE``). A real token may hold a run (a Twitter bearer token starts with
+    twenty ``A``), not mostly runs."""
+    import itertools
+
+    if len(value) < 12 or "://" in value:
+        # a URL's host may be example.com; its token is judged by the rule that found it
+        return False
+    run = ordered = best = 1
+    in_runs = 0
+    for before, char in itertools.pairwise(value):
+        if char == before:
+            run += 1
+        else:
+            in_runs += run if run >= 4 else 0
+            run = 1
+        ordered = ordered + 1 if ord(char) == ord(before) + 1 and char.isalnum() else 1
+        best = max(best, ordered)
+    in_runs += run if run >= 4 else 0
+    if in_runs >= 0.4 * len(value) or best >= 8:
+        return True
+    if _repeats(value):
+        return True
+    upper = value.upper()
+    return any(word in upper for word in _STAND_INS)
+
+
+def _repeats(value: str) -> bool:
+    """Two to four characters, not all one, repeated four times or more in a row
+    (``123123123123``)."""
+    import re
+
+    return re.search(r"((.)(?!\2).{1,3})\1{3,}", value) is not None
+
+
+def joined_words(value: str) -> bool:
+    """Words joined where a token format wants random characters: every part between ``-``, ``_``
+    and ``.`` short or camelCase (``hf_requiredCharacteristicTypesForDisplayMetadata``,
+    ``xoxb-my-bot-token``), as ``wordish`` reads them."""
+    import re
+
+    if not wordish(value):
+        return False
+    return all(
+        len(part) <= 10 or re.fullmatch(r"[A-Z]?[a-z]+(?:[A-Z][a-z]+)+", part)
+        for part in re.split(r"[-_.]", value)
+    )
+
+
+_STAND_INS = ("EXAMPLE", "PLACEHOLDER", "YOUR_", "YOUR-", "_HERE", "-HERE", "TOKENHERE", "KEYHERE")
+
+
+def token_like(value: str) -> bool:
+    """A random token: 20 to 512 characters, letters and at least two digits (one in 24 characters
+    that mix both cases), the entropy of random text, and not a UUID, a short or
+    prefixed hex id, a path or reference, a joined name, a version, a ``sha…-`` digest or base64 that
+    decodes to text. A bare hex string of 32 or more is a key here: the name has already said
+    when it is a digest (``commit``, ``sha256``, ``etag``), except at a SHA's own length."""
+    import re
+
+    from .words import _FILE_MAGIC, _entropy, classes
+
+    bare = value.rstrip("=")
+    if not 20 <= len(bare) <= 512 or value.startswith(_FILE_MAGIC):
+        return False
+    if re.fullmatch(r"[0-9a-f]{32,}|[0-9A-F]{32,}", bare) and len(bare) not in (40, 64):
+        # 40 and 64 are SHA-1's and SHA-256's lengths: a pod's or a lock file's checksum
+        return _entropy(bare) >= 3.3
+    if re.fullmatch(r"(?:[a-z]{1,12}-)?[0-9a-fA-F\-]+", bare) or re.match(
+        r"(?i)(?:sha\d*|md5)[-:_]", bare
+    ):
+        # a digest, a UUID, a resource id (subnet-1f35…, i-0ab1…)
+        return False
+    # two digits; one is enough in 24 characters that mix both cases
+    digits = sum(c.isdigit() for c in bare)
+    if digits < (1 if len(bare) >= 24 and classes(bare) >= 3 else 2) or not any(
+        c.isalpha() for c in bare
+    ):
+        return False
+    if wordish(bare) or is_reference(value) or re.match(r"v?\d+\.\d+", bare):
+        return False
+    if re.search(r"[\w-]\.[a-z]{2,4}(?:\.[a-z]{2,3})?$", bare) or "xn--" in bare:
+        # a file's name (build-c841….tar.gz), a punycode domain
+        return False
+    if all(re.fullmatch(r"[A-Za-z]*\d{0,3}|\d{1,4}", part) for part in re.split(r"[-_./]", bare)):
+        # a name made of words, each with a few digits at most: Xenova/ms-marco-MiniLM-L-4-v2
+        return False
+    if _entropy(bare) < 3.5:
+        return False
+    return not _text_in_base64(value)
+
+
+def _text_in_base64(value: str) -> bool:
+    """Whether ``value`` is base64 of readable text (a cursor, an encoded name or JSON)."""
+    import base64
+    import binascii
+
+    body = value.replace("-", "+").replace("_", "/")
+    try:
+        raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    printable = sum(32 <= b < 127 or b in (9, 10, 13) for b in raw)
+    return len(raw) >= 8 and printable >= 0.9 * len(raw)
+
+
+def api_uuid(name: str, value: str) -> bool:
+    """A UUID given to an API key's or a secret's name (``heroku.api.key = 574beadc-…``): Heroku's,
+    HubSpot's and others' keys are UUIDs, where a bare ``id`` is not one."""
+    import re
+
+    found = [p.lower() for p in re.findall(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])", name)]
+    if not found or found[-1] in ("id", "ids", "uuid", "guid"):
+        # api_key_id: which key, not the key
+        return False
+    return bool(set(found) & {"api", "apikey", "secret", "token", "auth"}) and (
+        re.fullmatch(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", value) is not None
+    )
+
+
+def id_name(name: str) -> bool:
+    """Whether a part of ``name`` says its value is an id, digest, address or data (``_ID_PARTS``)."""
+    import re
+
+    parts = [p.lower() for p in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)]
+    return any(p in _ID_PARTS for p in parts) or name.lower() in _ID_PARTS
+
+
+def _any_name(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A random token given to a name that does not say it is an id or public."""
+    if label:
+        # a label's colon is a namespace (``build:…``), not an assignment
+        return None
+    name = match.group("name")
+    if id_name(name) or inside_uri(match.string, match.start()):
+        return None
+    if public_before(match.string, match.start()):
+        # "Public key: 7xKX…", "commit token: …"
+        return None
+    if match.string[max(0, match.start() - 2) : match.start()].endswith(("${", "$", "%")):
+        return None
+    value = match.group("secret")
+    return match.span("secret") if token_like(value) else None
+
+
+def _may_hold_token(text: str) -> bool:
+    """The rules' gate, without ``re``: a word of 20 characters or more with letters and digits,
+    a path's parts read one by one (``/tmp/pytest-of-root/pytest-12/…`` holds no token). Asked by
+    three rules of the same text in a row, so the last answer is kept (under the text's hash: the
+    text itself, which may hold a secret, is not kept), as one tuple, read and replaced whole, so
+    threads redacting at once never read each other's answer."""
+    key = (len(text), hash(text))
+    last = _LAST[0]
+    if last[0] != key:
+        last = (key, any(map(_token_word, (w for w in text.split() if len(w) >= 20))))
+        _LAST[0] = last
+    return last[1]
+
+
+def _token_word(word: str) -> bool:
+    word = word.strip("\"'`([{<,;")
+    pieces = word.split("/") if word.startswith(("/", "~", ".")) or "://" in word else [word]
+    return any(len(piece) >= 20 and _mixed(piece) for piece in pieces)
+
+
+def _mixed(piece: str) -> bool:
+    """Letters and two digits, or one digit among both cases (as ``token_like`` asks)."""
+    digits = sum(c.isdigit() for c in piece)
+    if digits >= 2:
+        return any(c.isalpha() for c in piece)
+    return digits == 1 and any(c.islower() for c in piece) and any(c.isupper() for c in piece)
+
+
+_LAST: list[tuple[tuple[int, int] | None, bool]] = [(None, False)]
+
+
+def _prefixed(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A token that carries its service's prefix (``apify_api_…``, ``nvapi-…``, ``xkeysib-…``):
+    30 or more random characters after it, not hex (build and cache names end in a digest)."""
+    import re
+
+    from .words import _entropy, classes
+
+    body = match.group("body")
+    if re.match(r"(?:sha\d*|md5|blake\d*|sha3)[_-]", match.group()):
+        # sha512-…: an integrity digest
+        return None
+    if re.fullmatch(r"[0-9a-fA-F]+", body) or _entropy(body) < 4.0 or classes(body) < 2:
+        return None
+    if wordish(body) or placeholder(body) or sum(c.isdigit() for c in body) < 2:
+        # names joined in camel case hold a digit or none (…SubsK2ClickPagination)
+        return None
+    return match.span()
+
+
+def _seed_phrase(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A wallet's seed phrase after its label: 12, 15, 18, 21 or 24 words (BIP 39)."""
+    words = match.group("secret").split()
+    return match.span("secret") if len(words) in (12, 15, 18, 21, 24) else None
+
+
+_TOKEN = r"[A-Za-z0-9+/_\-.~]{20,512}={0,2}"
+_END = r"(?![\w+/=.\-~])"
+
+RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
+    # NAME=value, name: value, "name": "value", name => 'value'
+    (
+        "secret",
+        r"(?<![\w.\-$%])(?P<name>[A-Za-z_][\w.\-]{0,60})[\"'\]]?[ \t]*(?:=>|:=|[:=：＝])(?!//)[ \t]*"
+        rf"(?P<q>[\"'`]?)(?P<secret>{_TOKEN}){_END}(?P=q)",
+        (),
+        _any_name,
+        _may_hold_token,
+    ),
+    # Client("value"), new Api('value'), set_key(value)
+    (
+        "secret",
+        rf"(?<![\w.])(?P<name>[A-Za-z_][\w.]{{0,60}})\([ \t]*(?P<q>[\"'`]?)"
+        rf"(?P<secret>{_TOKEN}){_END}(?P=q)[ \t]*[,)]",
+        (),
+        _any_name,
+        _may_hold_token,
+    ),
+    # seed phrase: witch collapse practice … (after a colon, as a label gives it)
+    (
+        "private_key",
+        r"(?i)\b(?:seed|mnemonic|recovery)(?:[ \t]+(?:phrase|words?))?\b[^:=\n]{0,40}?"
+        r"[:=][ \t]*[\"'`]?(?P<secret>(?:[a-z]{3,8}[ \t]+){11,23}[a-z]{3,8})(?![\w-])",
+        ("seed", "mnemonic", "recovery"),
+        _seed_phrase,
+        None,
+    ),
+    # a token with its service's prefix, anywhere: apify_api_…, nvapi-…, xkeysib-…
+    (
+        "secret",
+        r"(?<![\w.\-/:@])[a-z][a-z0-9]{1,9}[_-](?:[a-z0-9]{1,8}[_-]){0,2}(?P<body>[A-Za-z0-9]{30,200})"
+        r"(?![\w\-+/=])",
+        (),
+        _prefixed,
+        _may_hold_token,
+    ),
+    # <license>value</license>
+    (
+        "secret",
+        rf"<(?P<name>[\w:.\-]+)(?:\s[^<>]*)?>[ \t\r\n]*(?P<secret>{_TOKEN}){_END}[ \t\r\n]*</(?P=name)>",
+        (),
+        _any_name,
+        _may_hold_token,
+    ),
+]
