@@ -164,6 +164,21 @@ class Config:
     hooks_summarize: bool = _setting(
         True, "summarize sessions at session end / compaction", "hooks.summarize"
     )
+    hooks_daily_budget: int = _setting(
+        0,
+        "tokens all automatic injections (session start, repeats) may spend per UTC day; 0 = no cap",
+        "hooks.daily_budget",
+    )
+    hooks_session_budget: int = _setting(
+        0,
+        "tokens automatic injections may spend in one session; 0 = no cap",
+        "hooks.session_budget",
+    )
+    injections_keep_days: int = _setting(
+        30,
+        "days the injection record (`hindsight stats --recall`) keeps; 0 = record nothing",
+        "injections.keep_days",
+    )
     mcp_allowed_hosts: tuple[str, ...] = _setting(
         (),
         'more Host names the HTTP server answers to, e.g. ["memory.internal", "proxy:443"]',
@@ -196,6 +211,7 @@ _SECTION_NOTES = {
     "embedding": "Any fastembed model name works for users who can download it; changing it "
     "needs `hindsight reindex`.",
     "hooks": "lifecycle hooks (docs/hooks.md)",
+    "injections": "the record of what recall injected (docs/hooks.md)",
     "mcp": "the HTTP MCP server (docs/mcp.md)",
 }
 
@@ -360,6 +376,13 @@ def check(config: Config) -> Config:
         raise InvalidInput(
             "[index] vector_index_rows must be 0 (never) or a number of rows, e.g. 20000."
         )
+    for name, place in (
+        ("hooks_daily_budget", "[hooks] daily_budget"),
+        ("hooks_session_budget", "[hooks] session_budget"),
+        ("injections_keep_days", "[injections] keep_days"),
+    ):
+        if getattr(config, name) < 0:
+            raise InvalidInput(f"{place} must be 0 (none) or a positive whole number.")
     return config
 
 

@@ -17,7 +17,20 @@ from typing import Any
 
 from . import paths
 from .config import Config
-from .core import admin, amend, derive, events, lifecycle, reading, recall, transfer, writes
+from .core import (
+    admin,
+    amend,
+    derive,
+    events,
+    injections as record,
+    lifecycle,
+    reading,
+    recall,
+    recall_report,
+    transfer,
+    writes,
+)
+from .core.injections import Injection, Verdict
 from .core.jobs import Phase, Progress
 from .core.migrate import MigrateResult
 from .core.runtime import Runtime
@@ -43,7 +56,7 @@ from .search.query import SearchQuery
 from .storage import spool
 from .storage.base import Ledger
 from .storage.index import Index
-from .timeutil import as_utc_or_none
+from .timeutil import as_utc_or_none, iso
 
 # what Store.search takes beside the text: every other field of the request
 _SEARCH_OPTIONS = tuple(f.name for f in dataclasses.fields(SearchQuery) if f.name != "text")
@@ -637,6 +650,77 @@ class Store:
     def stats(self) -> dict[str, Any]:
         """Counts by status, type, agent and outcome; model; sizes on disk; index state."""
         return admin.stats(self._rt)
+
+    def record_injection(
+        self, event: str, ids: Sequence[str], tokens: int, **fields: Any
+    ) -> Injection | None:
+        """Add one injection to the record (``core/injections.py``); nothing is written to a store
+        directory that does not exist, or with ``[injections] keep_days = 0``.
+
+        Args:
+            event: ``session-start``, ``repeat-error``, ``repeat-prompt``, ``mcp-search`` or
+                ``recall-prompt``.
+            ids: the memories injected, in the block's order.
+            tokens: the block's tokens.
+            **fields: ``session``, ``ms`` (latency), ``budget``, ``dropped`` (ids the budget left
+                out), ``skipped`` (why nothing was injected: ``daily cap``, ``session cap``).
+
+        Returns:
+            The entry recorded, or None.
+        """
+        now = self._rt.now()
+        entry = record.make(event, ids, tokens, at=now, **fields)
+        if not self.path.is_dir() or self.config.injections_keep_days <= 0:
+            return None
+        record.append(self.path, entry, self.config.injections_keep_days, now)
+        return entry
+
+    def record_verdict(
+        self, injection: str, memory: str, verdict: str, session: str | None = None
+    ) -> None:
+        """Record whether the agent ``used``, ``ignored`` or was misled by (``misleading``) a
+        memory of an injection."""
+        if verdict not in record.VERDICTS:
+            raise ValueError(f"unknown verdict {verdict!r}")
+        if not self.path.is_dir():
+            return
+        now = self._rt.now()
+        entry = Verdict(
+            at=iso(now) or "", injection=injection, memory=memory, verdict=verdict, session=session
+        )
+        record.append(self.path, entry, self.config.injections_keep_days, now)
+
+    def injections(
+        self, since: datetime | None = None, session: str | None = None
+    ) -> tuple[builtins.list[Injection], builtins.list[Verdict]]:
+        """The injection record since ``since`` (of one ``session``), oldest first: the injections
+        (each with its memory ids, tokens, latency, budget and what it dropped or why it was
+        skipped) and the use verdicts."""
+        return record.read(self.path, as_utc_or_none(since), session)
+
+    def injection_spend(self, session: str | None) -> tuple[int, int]:
+        """Tokens automatic injections spent today (UTC) and in ``session``: what the caps
+        count."""
+        return record.spent(self.path, session, self._rt.now())
+
+    def flagged(self) -> builtins.list[str]:
+        """Memories flagged as misleading by the injection record (out of automatic injection)."""
+        return recall_report.flagged(self.injections()[1])
+
+    def list_flagged(
+        self, filters: Filters | None = None, limit: int | None = 50
+    ) -> builtins.list[Memory]:
+        """The memories of ``list(filters)`` that the injection record flags as misleading."""
+        check_limit(limit)
+        ids = set(self.flagged())
+        if not ids:
+            return []
+        found = [m for m in self.list(filters, limit=None) if m.id in ids]
+        return found if limit is None else found[:limit]
+
+    def recall_stats(self, since: datetime | None = None) -> dict[str, Any]:
+        """What recall cost and bought since ``since`` (``hindsight stats --recall``)."""
+        return recall_report.report(self.path, as_utc_or_none(since))
 
 
 def open_store(
