@@ -705,7 +705,7 @@ class Store:
 
     def flagged(self) -> builtins.list[str]:
         """Memories flagged as misleading by the injection record (out of automatic injection)."""
-        return recall_report.flagged(self.injections()[1])
+        return recall_report.flagged(record.read(self.path, verdicts_only=True)[1])
 
     def list_flagged(
         self, filters: Filters | None = None, limit: int | None = 50

@@ -12,12 +12,13 @@ from typing import Any
 
 import pytest
 from conftest import Clock
+from hook_calls import fail, learnt, run
 
-from hindsight_cli import hooks
 from hindsight_cli.safefs import trust
 from hindsight_cli.store import Store
 
 pytestmark = pytest.mark.local_only
+# a word of the failing command (hook_calls.TEST_FILE): never in the record
 SECRET_WORD = "zanzibar"
 
 
@@ -26,43 +27,6 @@ def project(_isolated: Path) -> Path:
     (_isolated / ".hindsight").mkdir()
     trust.allow(_isolated / ".hindsight")
     return _isolated
-
-
-def run(project: Path, event: str, session: str, **fields: Any) -> str:
-    payload = {"session_id": session, "cwd": str(project), "hook_event_name": event, **fields}
-    out, ok = hooks.run(event, "claude-code", json.dumps(payload))
-    assert ok
-    return out
-
-
-def fail(project: Path, session: str) -> str:
-    return run(
-        project,
-        "PostToolUseFailure",
-        session,
-        tool_name="Bash",
-        tool_input={"command": f"pytest tests/test_{SECRET_WORD}.py"},
-        error="Exit code 1\nE   ModuleNotFoundError: No module named 'requests'",
-    )
-
-
-def fix(project: Path, session: str) -> str:
-    return run(
-        project,
-        "PostToolUse",
-        session,
-        tool_name="Bash",
-        tool_input={"command": f"pip install requests && pytest tests/test_{SECRET_WORD}.py"},
-        tool_response={"stdout": "3 passed", "stderr": ""},
-    )
-
-
-def learnt(project: Path) -> Store:
-    """Session s1 failed and fixed a pytest run, and ended."""
-    fail(project, "s1")
-    fix(project, "s1")
-    run(project, "SessionEnd", "s1", reason="exit")
-    return Store(project / ".hindsight")
 
 
 def record_lines(project: Path) -> list[dict[str, Any]]:
@@ -139,6 +103,9 @@ def test_a_misleading_memory_is_flagged_and_no_longer_injected(project: Path, cl
     entry = store.injections()[0][-1]
     lesson = next(m for m in store.list() if m.resolution)
     store.record_verdict(entry.id, lesson.id, "misleading", session="s2")
+    # one verdict is a hint, not yet a flag
+    assert store.flagged() == []
+    store.record_verdict(entry.id, lesson.id, "misleading", session="s2")
     listed = cli("list", "--flagged", "--json", "--store", str(store.path))
     assert [m["id"] for m in json.loads(listed.stdout)] == [lesson.id]
     assert json.loads(cli("list", "--json", "--store", str(store.path)).stdout)
@@ -149,7 +116,7 @@ def test_a_misleading_memory_is_flagged_and_no_longer_injected(project: Path, cl
     assert fail(project, "s4") == ""
     data = json.loads(cli("stats", "--recall", "--json", "--store", str(store.path)).stdout)
     assert data["flagged"] == [lesson.id]
-    assert data["verdicts"] == {"used": 0, "ignored": 0, "misleading": 1}
+    assert data["verdicts"] == {"used": 0, "ignored": 0, "misleading": 2}
     # a later use clears the flag
     store.record_verdict(entry.id, lesson.id, "used", session="s5")
     assert store.flagged() == []

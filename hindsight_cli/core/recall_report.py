@@ -17,13 +17,22 @@ from .injections import Verdict, read
 TOP = 5
 
 
+# misleading verdicts (with no use since) that flag a memory: the detector's precision is modest
+# (docs/benchmarks.md), so one verdict is a hint, two are a pattern
+FLAG_AFTER = 2
+
+
 def flagged(verdicts: Sequence[Verdict]) -> list[str]:
-    """Memories whose latest verdict is ``misleading`` (applied, and the same error came back):
-    out of automatic injection until a later use clears them or the record forgets them."""
-    latest: dict[str, str] = {}
+    """Memories judged ``misleading`` (applied, and the same error came back) ``FLAG_AFTER`` times
+    since they were last used: out of automatic injection until a use clears them or the record
+    forgets the verdicts."""
+    misled: Counter[str] = Counter()
     for verdict in verdicts:
-        latest[verdict.memory] = verdict.verdict
-    return sorted(m for m, v in latest.items() if v == "misleading")
+        if verdict.verdict == "misleading":
+            misled[verdict.memory] += 1
+        elif verdict.verdict == "used":
+            misled.pop(verdict.memory, None)
+    return sorted(m for m, n in misled.items() if n >= FLAG_AFTER)
 
 
 def report(store: Path, since: datetime | None) -> dict[str, Any]:

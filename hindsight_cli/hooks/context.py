@@ -47,6 +47,13 @@ def close_session(path: Path, event: Event, conf: Settings) -> None:
     store.ingest_events()
     if conf.summarize and event.session and store.exists:
         summarize_session(store, event.session)
+    if store.exists and event.kind == "session-end":
+        from .verdicts import judge_session
+
+        transcript = event.extra.get("transcript")
+        judge_session(
+            store, event.session, event.client, transcript if isinstance(transcript, str) else None
+        )
 
 
 def _in_project(memory: Memory, project: str | None, tasks: set[str]) -> bool:
