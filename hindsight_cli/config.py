@@ -84,6 +84,17 @@ class Ranking:
     past_validity_factor: float = 0.5
     # a memory naming the same host, package or path with another value
     identifier_conflict_factor: float = 0.5
+    use_factor: float = _setting(
+        0.15,
+        "reinforcement: how far the agent's use of a memory (the injection record's verdicts) "
+        "moves its score, at most ±this share; 0 = off",
+    )
+    use_half_life: float = _setting(30.0, "days a verdict's weight takes to halve")
+    ignored_cutoff: float = _setting(
+        -0.5,
+        "standing (-1 to 1) at or below which the hooks stop injecting a memory the agent keeps "
+        "ignoring; -1 = never",
+    )
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from .core import (
     recall,
     recall_report,
     transfer,
+    verdicts,
     writes,
 )
 from .core.injections import Injection, Verdict
@@ -698,14 +699,38 @@ class Store:
         skipped) and the use verdicts."""
         return record.read(self.path, as_utc_or_none(since), session)
 
+    def judge_session(self, session: str, calls: Sequence[verdicts.Call]) -> int:
+        """Record whether the agent used each memory of ``session``'s injections not judged yet,
+        from the shell calls the session ran (``core/verdicts.py``); returns how many verdicts were
+        recorded."""
+        entries, judged = self.injections(session=session)
+        done = {v.injection for v in judged}
+        todo = [e for e in entries if e.event in verdicts.JUDGED and e.ids and e.id not in done]
+        if not todo:
+            return 0
+        wanted = {i for e in todo for i in e.ids}
+        memories = {m.id: m for m in reading.by_ids(self._rt, sorted(wanted), self.scope)}
+        found = verdicts.judge(todo, memories, calls)
+        for entry, memory_id, verdict in found:
+            self.record_verdict(entry.id, memory_id, verdict, session=entry.session)
+        return len(found)
+
     def injection_spend(self, session: str | None) -> tuple[int, int]:
         """Tokens automatic injections spent today (UTC) and in ``session``: what the caps
         count."""
         return record.spent(self.path, session, self._rt.now())
 
+    def standing(self) -> dict[str, float]:
+        """Each judged memory's standing from -1 (ignored, misleading) to 1 (used), from the
+        injection record's verdicts, decaying with ``[ranking] use_half_life``: what
+        reinforcement ranks by."""
+        return record.standing(
+            record.verdicts(self.path), self._rt.now(), self.config.ranking.use_half_life
+        )
+
     def flagged(self) -> builtins.list[str]:
         """Memories flagged as misleading by the injection record (out of automatic injection)."""
-        return recall_report.flagged(record.read(self.path, verdicts_only=True)[1])
+        return recall_report.flagged(record.verdicts(self.path))
 
     def list_flagged(
         self, filters: Filters | None = None, limit: int | None = 50

@@ -22,7 +22,8 @@ def run(project: Path, event: str, session: str, **fields: Any) -> str:
     return out
 
 
-def fail(project: Path, session: str) -> str:
+def fail(project: Path, session: str, call: str = "") -> str:
+    """The failing run; ``call``: the client's id of the call (``tool_use_id``)."""
     return run(
         project,
         "PostToolUseFailure",
@@ -30,6 +31,7 @@ def fail(project: Path, session: str) -> str:
         tool_name="Bash",
         tool_input={"command": FAILED},
         error=ERROR,
+        **({"tool_use_id": call} if call else {}),
     )
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -84,29 +83,14 @@ def project(_isolated: Path) -> Path:
     return _isolated
 
 
-def transcript(path: Path, session: str, calls: list[tuple[str, str, datetime]]) -> str:
-    """A Claude Code transcript of Bash calls: (command, output, when)."""
+def transcript(path: Path, session: str, calls: list[tuple[str, str, str]]) -> str:
+    """A Claude Code transcript of Bash calls: (the client's call id, command, output)."""
     lines = []
-    for n, (command, output, when) in enumerate(calls):
-        stamp = when.strftime("%Y-%m-%dT%H:%M:%S.000Z")
-        use = {"type": "tool_use", "id": f"t{n}", "name": "Bash", "input": {"command": command}}
-        result = {"type": "tool_result", "tool_use_id": f"t{n}", "content": output}
-        lines.append(
-            {
-                "type": "assistant",
-                "sessionId": session,
-                "timestamp": stamp,
-                "message": {"content": [use]},
-            }
-        )
-        lines.append(
-            {
-                "type": "user",
-                "sessionId": session,
-                "timestamp": stamp,
-                "message": {"content": [result]},
-            }
-        )
+    for call, command, output in calls:
+        use = {"type": "tool_use", "id": call, "name": "Bash", "input": {"command": command}}
+        result = {"type": "tool_result", "tool_use_id": call, "content": output}
+        for kind, block in (("assistant", use), ("user", result)):
+            lines.append({"type": kind, "sessionId": session, "message": {"content": [block]}})
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return str(path)
 
@@ -123,13 +107,11 @@ def test_session_end_records_whether_the_repeat_recall_was_used(
     project: Path, tmp_path: Path, after: list[tuple[str, str]], verdict: str
 ) -> None:
     store = learnt(project)
-    assert "pip install requests" in fail(project, "s2")
+    assert "pip install requests" in fail(project, "s2", call="c-fail")
     [injection] = [i for i in store.injections()[0] if i.event == "repeat-error"]
-    now = datetime.fromisoformat(injection.at.replace("Z", "+00:00"))
-    calls = [(FAILED, ERROR, now - timedelta(seconds=5))] + [
-        (command, output, now + timedelta(seconds=5 + i))
-        for i, (command, output) in enumerate(after)
-    ]
+    assert injection.call == "c-fail"
+    calls = [("c-start", "ls", ""), ("c-fail", FAILED, ERROR)]
+    calls += [(f"c{i}", command, output) for i, (command, output) in enumerate(after)]
     path = transcript(tmp_path / "s2.jsonl", "s2", calls)
     run(project, "SessionEnd", "s2", reason="exit", transcript_path=path)
     verdicts = store.injections()[1]

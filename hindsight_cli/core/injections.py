@@ -13,6 +13,7 @@ than ``[injections] keep_days`` go when the next injection is appended.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -49,6 +50,9 @@ class Injection:
     skipped: str | None = None
     # how many hits the budget left out (their ids are ``dropped`` where the caller knew them)
     left_out: int = 0
+    # the client's id of the failing call a repeat recall answered (its verdict reads what came
+    # after that call)
+    call: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -86,6 +90,7 @@ def make(
     dropped: Sequence[str] = (),
     skipped: str | None = None,
     left_out: int | None = None,
+    call: str | None = None,
 ) -> Injection:
     if event not in EVENTS:
         raise ValueError(f"unknown injection event {event!r}")
@@ -101,6 +106,7 @@ def make(
         dropped=list(dropped),
         skipped=skipped,
         left_out=len(dropped) if left_out is None else int(left_out),
+        call=redact_field(call, "call")[0] if call else None,
     )
 
 
@@ -182,6 +188,7 @@ def _injection(value: dict[str, Any]) -> Injection:
         dropped=[str(i) for i in known["dropped"] or []],
         skipped=known["skipped"],
         left_out=int(known["left_out"] or 0),
+        call=known["call"],
     )
 
 
@@ -264,3 +271,42 @@ def scrub(store: Path, ids: set[str]) -> int:
     if changed:
         spool.rewrite(target, kept)
     return changed
+
+
+# what a verdict adds to a memory's standing: a use counts as three ignores
+_WEIGHT = {"used": 1.0, "ignored": -0.34, "misleading": -1.0}
+
+
+def standing(verdicts: Iterable[Verdict], now: datetime, half_life: float) -> dict[str, float]:
+    """Each judged memory's standing, from -1 to 1: its verdicts weighed (used +1, ignored -0.34,
+    misleading -1), each halving every ``half_life`` days, and bounded (``tanh``)."""
+    raw: dict[str, float] = {}
+    for verdict in verdicts:
+        try:
+            at = datetime.fromisoformat(verdict.at.replace("Z", "+00:00")).replace(tzinfo=None)
+        except ValueError:
+            continue
+        age = max(0.0, (now - at).total_seconds() / 86400)
+        decay = 0.5 ** (age / max(half_life, 1e-6))
+        raw[verdict.memory] = raw.get(verdict.memory, 0.0) + _WEIGHT[verdict.verdict] * decay
+    return {memory: math.tanh(value) for memory, value in raw.items()}
+
+
+# a long-lived process ranks by the verdicts at every search: read again only when the file changed
+_VERDICTS: dict[str, tuple[tuple[int, int], list[Verdict]]] = {}
+
+
+def verdicts(store: Path) -> list[Verdict]:
+    """Every verdict of the record (cached while the file is unchanged)."""
+    target = path_of(store)
+    try:
+        st = target.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    key = (st.st_mtime_ns, st.st_size)
+    held = _VERDICTS.get(str(target))
+    if held is not None and held[0] == key:
+        return held[1]
+    found = read(store, verdicts_only=True)[1]
+    _VERDICTS[str(target)] = (key, found)
+    return found

@@ -98,12 +98,25 @@ def session_context(path: Path, event: Event, conf: Settings) -> str | None:
     if not store.exists:
         return None
     started = time.perf_counter()
-    flagged = set(store.flagged())
     picked: list[Memory] = []
     for name, members in _groups(store, _project(store, event.cwd)):
-        members = [m for m in members if m.id not in flagged]
-        picked.extend(sorted(members, key=lambda m: m.event_at, reverse=True)[: _PER_GROUP[name]])
+        newest = sorted(members, key=lambda m: m.event_at, reverse=True)
+        picked.extend(reinforced(store, newest)[: _PER_GROUP[name]])
     return inject(store, event, conf, "session-start", picked, conf.recall_budget, started)
+
+
+def reinforced(store: Store, memories: list[Memory]) -> list[Memory]:
+    """``memories`` as automatic injection takes them: without the flagged ones (misleading) and,
+    with reinforcement on (``[ranking] use_factor``), without those the agent keeps ignoring
+    (standing at or below ``ignored_cutoff``), the ones it used first."""
+    flagged = set(store.flagged())
+    kept = [m for m in memories if m.id not in flagged]
+    weights = store.config.ranking
+    if not weights.use_factor:
+        return kept
+    standing = store.standing()
+    kept = [m for m in kept if standing.get(m.id, 0.0) > weights.ignored_cutoff]
+    return sorted(kept, key=lambda m: -max(0.0, standing.get(m.id, 0.0)))
 
 
 def _cap(store: Store, event: Event, conf: Settings, budget: int) -> tuple[int, str | None]:
@@ -146,6 +159,7 @@ def inject(
         budget=budget,
         dropped=dropped if given else [m.id for m in memories],
         skipped=None if given else cut or "nothing fit",
+        call=str(event.extra.get("call") or "") or None,
     )
     return block if given else None
 
@@ -192,8 +206,7 @@ def repeat_context(path: Path, event: Event, query: str, conf: Settings) -> str 
                 and not h.memory.resolution
             )
         ]
-    flagged = set(store.flagged())
-    hits = [m for m in hits if m.id not in flagged]
+    hits = reinforced(store, hits)
     name = "repeat-error" if event.failed else "repeat-prompt"
     return inject(store, event, conf, name, hits, conf.repeat_budget, started)
 
