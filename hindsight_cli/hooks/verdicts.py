@@ -20,13 +20,16 @@ def judge_session(store: Store, session: str, client: str, transcript: str | Non
     many. Never raises for a transcript it cannot read."""
     if not session or not transcript or client not in CLIENTS or client == "opencode":
         return 0
+    if not Path(transcript).is_file():
+        return 0
     module = reader(client)
     if not hasattr(module, "shell_calls"):
         return 0
     try:
         found = module.shell_calls(Path(transcript))
     except (OSError, ValueError, HindsightError) as error:
-        log.warning("the transcript %s could not be read for verdicts: %s", transcript, error)
+        # a hook prints nothing on stderr (WARNING would reach it through logging's last resort)
+        log.debug("the transcript %s could not be read for verdicts: %s", transcript, error)
         return 0
     calls = [Call(c.command, c.code, c.output, c.call) for c in found.calls]
     return store.judge_session(session, calls)
