@@ -101,3 +101,38 @@ def test_used_lessons_come_first_at_session_start(project: Path) -> None:
     older = next(m for m in store.list() if m.resolution and "requests" in m.resolution)
     store.record_verdict("i5", older.id, "used")
     assert "requests" in lessons("s4")[0]
+
+
+def test_the_replay_judges_each_session_when_reinforcing(_isolated: Path) -> None:
+    """``hindsight eval replay --reinforce``: each replayed session's injections are judged from
+    its own steps, as the hooks judge a transcript; without it nothing is."""
+    from hindsight_cli import hooks as hook_entry
+    from hindsight_cli.evals.probes import Session, Step
+    from hindsight_cli.evals.replay_systems import Hooks
+
+    def send(event: str, payload: dict[str, object], where: Path) -> tuple[str, bool]:
+        return hook_entry.run(event, "claude-code", json.dumps(payload), str(where))
+
+    missing = "ModuleNotFoundError: No module named 'requests'"
+    first = Session(
+        "demo-1",
+        "demo",
+        [Step("python app.py", 1, missing, 1.0), Step("pip install requests", 0, "", 2.0)]
+        + [Step("python app.py", 0, "ok", 3.0)],
+    )
+    second = Session(
+        "demo-2",
+        "demo",
+        [Step("python app.py", 1, missing, 10.0), Step("pip install requests", 0, "", 11.0)]
+        + [Step("python app.py", 0, "ok", 12.0)],
+    )
+    for reinforce, expected in ((False, []), (True, ["used"])):
+        root = _isolated / f"replay-{reinforce}"
+        (root / ".hindsight").mkdir(parents=True)
+        trust.allow(root / ".hindsight")
+        system = Hooks(root, send, reinforce)
+        system.replay(first, {})
+        system.replay(second, {})
+        verdicts = Store(root / ".hindsight").injections()[1]
+        repeat = [v.verdict for v in verdicts if v.session == "demo-2"]
+        assert repeat[-1:] == expected
