@@ -136,12 +136,13 @@ def server_command() -> list[str]:
     return [sys.executable, "-m", "hindsight_cli"]
 
 
-def entry(target: Target, store: Path, command: list[str] | None = None) -> dict[str, Any]:
-    """Our server entry in the shape this client expects."""
+def entry(target: Target, store: Path | None, command: list[str] | None = None) -> dict[str, Any]:
+    """Our server entry in the shape this client expects (without a store, the server finds one
+    from its working directory, as a plugin's server does)."""
     command = command or server_command()
     base: dict[str, Any] = {
         "command": command[0],
-        "args": [*command[1:], "mcp", "--store", str(store)],
+        "args": [*command[1:], "mcp", *(["--store", str(store)] if store else [])],
         "env": {"PYTHONUNBUFFERED": "1", "PYTHONUTF8": "1"},
     }
     if target.client == "vscode":

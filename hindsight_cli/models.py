@@ -47,6 +47,7 @@ AUDIT_ACTIONS = (
     "supersede",
     "fixed",
     "updated",
+    "released",
     "summarize",
     "consolidate",
     "forget",
@@ -114,6 +115,19 @@ class Memory:
     last_seen_at: str | None = None
     updated_at: str | None = None
     supersedes: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class MemoryPage:
+    """One page of a sorted list (``Store.page``): its memories, how many match in all, and where
+    the page starts."""
+
+    memories: list[Memory]
+    total: int
+    offset: int
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)

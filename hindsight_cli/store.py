@@ -27,6 +27,7 @@ from .core import (
     reading,
     recall,
     recall_report,
+    review,
     transfer,
     verdicts,
     writes,
@@ -48,6 +49,7 @@ from .models import (
     ForgetResult,
     ImportResult,
     Memory,
+    MemoryPage,
     SearchResult,
     SummaryResult,
     WriteResult,
@@ -231,10 +233,11 @@ class Store:
         tags: Sequence[str] = (),
         actor: str | None = None,
         content: str | None = None,
+        importance: float | None = None,
     ) -> WriteResult:
         """Give a stored memory what was learnt since: a new version with the resolution, outcome,
-        confidence or added tags, superseding it (kept as history); the audit log says ``fixed``
-        (a resolution) or ``updated``.
+        confidence, importance or added tags, superseding it (kept as history); the audit log says
+        ``fixed`` (a resolution) or ``updated``.
 
         Args:
             memory_id: the id (or a unique part) of an active memory of this store's scope.
@@ -245,6 +248,7 @@ class Store:
             actor: who edits, for the audit log (default the memory's agent).
             content: the memory's text, when a caller states it: it must be the stored one (the
                 text is never edited; a new text supersedes with ``record(supersedes=...)``).
+            importance: 0 to 1, how much the memory matters (a person's call).
 
         Returns:
             The new version, ``superseded`` naming the old one and ``change`` what changed
@@ -262,6 +266,7 @@ class Store:
             "confidence": confidence,
             "tags": list(tags),
             "content": content,
+            "importance": importance,
         }
         return amend.edit(self._rt, memory_id, fields, self.scope, actor)
 
@@ -317,6 +322,11 @@ class Store:
     def sources(self, memory_id: str, depth: int = 5) -> list[tuple[int, Memory]]:
         """Walk a summary chain down to the original memories: (depth, memory) in reading order."""
         return reading.sources(self._rt, memory_id, depth, self.scope)
+
+    def built_on(self, memory_id: str) -> list[Memory]:
+        """The memories built directly on this one (the summaries above it, a pattern, another part
+        of its text), oldest first: ``sources`` walks the other way."""
+        return reading.built_on(self._rt, memory_id, self.scope)
 
     def history(self, memory_id: str) -> list[Memory]:
         """The supersede chain a memory belongs to, oldest first (just the memory if it has
@@ -395,6 +405,40 @@ class Store:
             self.scope,
             limit,
             oldest_first,
+        )
+
+    def page(
+        self,
+        filters: Filters | None = None,
+        *,
+        sort: str = "created_at",
+        descending: bool = True,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> MemoryPage:
+        """One page of the memories matching ``filters`` (default: every status, expired included),
+        sorted by ``sort`` (``created_at``, ``event_at``, ``type``, ``outcome``, ``agent_id``,
+        ``task_id``, ``source``, ``status``, ``importance`` or ``confidence``; ties by id), with the
+        total that match.
+
+        Raises:
+            BadUsage: an unknown sort column, a limit outside 1 to 100,000 or a negative offset.
+        """
+        return reading.page(
+            self._rt,
+            filters or Filters(statuses=None, include_expired=True),
+            self.scope,
+            sort,
+            descending,
+            limit,
+            offset,
+        )
+
+    def per_day(self, filters: Filters | None = None) -> builtins.list[tuple[str, int]]:
+        """(UTC day ``YYYY-MM-DD``, memories that happened that day: ``event_at``) for the memories matching
+        ``filters`` (default: all), oldest day first; days without any are left out."""
+        return reading.per_day(
+            self._rt, filters or Filters(statuses=None, include_expired=True), self.scope
         )
 
     def search(self, query: str | SearchQuery, **options: Any) -> SearchResult:
@@ -578,6 +622,31 @@ class Store:
         """Purge expired memories if the last purge is older than ``[ttl] purge_every``."""
         return lifecycle.expire_if_due(self._rt)
 
+    def release(
+        self, memory_id: str, *, reason: str | None = None, actor: str | None = None
+    ) -> WriteResult:
+        """Release a quarantined memory someone read and found harmless: a new version without the
+        quarantine, at its source's usual confidence (its trust label stays); the audit log says
+        ``released``.
+
+        Raises:
+            InvalidInput: the memory is not quarantined, or cannot take a new version.
+            MemoryNotFound: no memory has that id.
+        """
+        return review.release(self._rt, memory_id, self.scope, actor, reason)
+
+    def confirm(
+        self, memory_id: str, *, reason: str | None = None, actor: str | None = None
+    ) -> Memory:
+        """Confirm a quarantined memory as an attack: it is forgotten (``restore`` brings it back)
+        and the audit log gives the quarantine's reason.
+
+        Raises:
+            InvalidInput: the memory is not quarantined.
+            MemoryNotFound: no memory has that id.
+        """
+        return review.confirm(self._rt, memory_id, self.scope, actor, reason)
+
     def restore(self, memory_id: str, actor: str | None = None) -> Memory:
         """Make a soft-forgotten or archived memory active again (or a superseded one whose
         replacement is gone)."""
@@ -649,7 +718,7 @@ class Store:
         return migrate(self._rt, target._rt, progress)
 
     def stats(self) -> dict[str, Any]:
-        """Counts by status, type, agent and outcome; model; sizes on disk; index state."""
+        """Counts by status, type, source, agent and outcome; model; sizes on disk; index state."""
         return admin.stats(self._rt)
 
     def record_injection(

@@ -354,8 +354,8 @@ def test_a_config_file_past_its_limit_is_one_line(tmp_path: Path) -> None:
 
 
 def test_a_token_file_past_its_limit_is_one_line(tmp_path: Path) -> None:
+    from hindsight_cli.core import tokens
     from hindsight_cli.errors import InvalidInput
-    from hindsight_cli.mcp_server import tokens
 
     path = tmp_path / "tokens.json"
     path.write_text(json.dumps({"tokens": [], "pad": "x" * (2 << 20)}))

@@ -36,9 +36,12 @@ def test_onnx_path_matches_fastembed(real_embedder) -> None:
 def test_bundled_model_understands_english(real_embedder) -> None:
     cat, kitten, stock = real_embedder.embed(TEXTS[:3])
     assert float(cat @ kitten) > 0.5 > 0.2 > float(cat @ stock)
-    # > 8 texts: the batched fastembed path
-    many = real_embedder.embed(TEXTS * 4)
+    # > 8 texts: batches of like length on the optimised graph, each text's vector in its place
+    long = "Traceback (most recent call last): " + "frame in module line 12 " * 60
+    many = real_embedder.embed([*TEXTS, long, *TEXTS, long, *TEXTS])
     assert np.allclose(many[:4], real_embedder.embed(TEXTS), atol=1e-4)
+    assert np.allclose(many[5:9], many[:4], atol=1e-6)
+    assert np.allclose(many[4], real_embedder.embed([long])[0], atol=1e-4)
 
 
 def test_checksum_mismatch_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -580,7 +580,8 @@ def test_install_merges_is_idempotent_and_uninstall_removes_exactly_ours(
     ours = data["hooks"]["PostToolUse"][1]
     assert (
         ours["matcher"] == "*"
-        and "hooks/__main__.py tool --client claude-code" in ours["hooks"][0]["command"]
+        # the environment's bin/hindsight-hook, a path that survives a rebuild on another Python
+        and "/bin/hindsight-hook tool --client claude-code" in ours["hooks"][0]["command"]
     )
 
     again = cli("hooks", "install", "--client", "claude-code", "--json", store=False)

@@ -18,8 +18,8 @@ import pytest
 from hostile import OTHER, cli, doctor, give_away, hindsight, refused, snapshot
 
 from hindsight_cli import safefs
+from hindsight_cli.core import tokens
 from hindsight_cli.errors import UnsafeLocation
-from hindsight_cli.mcp_server import tokens
 from hindsight_cli.store import Store
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "geteuid"), reason="no file owners on Windows")

@@ -491,4 +491,4 @@ def test_a_query_during_the_warm_up_waits_for_the_optimised_graph(monkeypatch) -
     release.set()
     warm.join(timeout=60)
     query.join(timeout=60)
-    assert made == [True] and model._lite is not None and model._lite.optimized
+    assert made == [True] and model._optimized is not None and model._optimized.optimized

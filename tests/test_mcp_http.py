@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx2
 import pytest
 
+from hindsight_cli.hostguard import host_policy, is_loopback, machine_names, split_host
 from hindsight_cli.mcp_server import build_server
-from hindsight_cli.mcp_server.guard import host_policy, is_loopback, machine_names, split_host
 from hindsight_cli.mcp_server.http import HttpSettings, http_app
 from hindsight_cli.store import Store
 from tests.conftest import FakeEmbedder

@@ -12,7 +12,8 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from hindsight_cli.mcp_server import build_server, tokens
+from hindsight_cli.core import tokens
+from hindsight_cli.mcp_server import build_server
 from hindsight_cli.mcp_server.http import HttpSettings, TokenVerifier, http_app
 from hindsight_cli.store import Store
 from tests.conftest import FakeEmbedder

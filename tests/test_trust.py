@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 
 from hindsight_cli import HindsightError, InvalidInput, embedding
 from hindsight_cli.cli import app
+from hindsight_cli.core import tokens as token_file
 from hindsight_cli.core.scope import Scope
-from hindsight_cli.mcp_server import tokens as token_file
 from hindsight_cli.mcp_server.memories import ToolStore
 from hindsight_cli.models import Filters
 from hindsight_cli.search.query import SearchQuery

@@ -149,7 +149,10 @@ from .doctor import doctor_app  # noqa: E402
 from .evaluate import eval_app  # noqa: E402
 from .hooks import hooks_app  # noqa: E402  (also registers `hindsight hook`)
 from .mine import mine_app  # noqa: E402
+from .plugin import plugin_app  # noqa: E402
+from .quarantine import quarantine_app  # noqa: E402
 from .serve import mcp_app  # noqa: E402
+from .ui_cmd import ui  # noqa: E402
 
 app.add_typer(mcp_app)
 app.add_typer(doctor_app)
@@ -157,6 +160,9 @@ app.add_typer(eval_app)
 app.add_typer(config_app)
 app.add_typer(hooks_app)
 app.add_typer(mine_app)
+app.add_typer(plugin_app)
+app.add_typer(quarantine_app)
+app.command()(ui)
 _ = (memory, forgetting, store_admin)
 
 

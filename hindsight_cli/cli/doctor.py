@@ -86,6 +86,7 @@ def doctor(
         windows_checks,
         wsl_checks,
     )
+    from .hook_health import hook_checks
 
     here, home = Path.cwd(), Path.home()
     docker_needed = needs.docker(here, home)
@@ -97,6 +98,7 @@ def doctor(
             *needs.gate("wsl", wsl_needed, [*wsl_checks.run(), *windows_checks.run()]),
             *needs.gate("docker", docker_needed, docker_checks.run(required=bool(docker_needed))),
             *compose_checks.run(cwd=here, required=False),
+            *hook_checks(store),
         ],
         json_,
     )

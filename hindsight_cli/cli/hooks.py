@@ -4,7 +4,6 @@ install|uninstall|status|flush`."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional, TypeAlias
@@ -14,6 +13,7 @@ import typer
 from .. import paths
 from ..errors import InvalidInput
 from . import app
+from .hook_health import project_of as _project, readable, stale
 from .options import JsonFlag, StoreOption
 
 if TYPE_CHECKING:
@@ -89,15 +89,6 @@ def hook(
     out, _ = run(event, client, read_payload(), str(store) if store else None)
     if out:
         sys.stdout.write(out + "\n")
-
-
-def _project(store: Optional[Path]) -> tuple[Path, Optional[Path]]:
-    """The project directory, and the store to pin in the hook commands (None: found from the
-    session)."""
-    location = paths.resolve_store(store)
-    if location.reason == "project":
-        return location.path.parent, None
-    return Path.cwd(), location.path if store is not None else None
 
 
 def _target(client: str, scope: str, store: Optional[Path]) -> tuple[Target, Optional[Path]]:
@@ -294,16 +285,23 @@ def status(store: StoreOption = None, json_: JsonFlag = False) -> None:
     rows = []
     for client in CLIENTS:
         for scope, target in hooks_install.targets(client, Path.home(), project).items():
-            events = _readable(hooks_install.installed, target)
+            events = readable(hooks_install.installed, target)
             row = {
                 "client": client,
                 "scope": scope,
                 "path": str(target.path),
                 "events": events if isinstance(events, list) else [events],
             }
+            gone = readable(hooks_install.broken, target)
+            # files the commands run that are gone: an environment removed or moved
+            row["missing"] = (
+                sorted({p for found in gone.values() for p in found})
+                if isinstance(gone, dict)
+                else []
+            )
             # None: the file leaves it to Codex (on by default in current versions)
             if client == "codex":
-                row["feature_flag"] = _readable(
+                row["feature_flag"] = readable(
                     hooks_install.codex_flag, hooks_install.codex_config(target)
                 )
             rows.append(row)
@@ -340,6 +338,9 @@ def status(store: StoreOption = None, json_: JsonFlag = False) -> None:
             f"{row['client']:<12} {row['scope']:<8} {state}  ({row['path']})"
             + (f"  [features] hooks: {flag}" if "feature_flag" in row else "")
         )
+    for row in rows:
+        if row["missing"]:
+            render.warning(stale(row))
     render.message(
         f"Store {location.path}: {pending} event(s) waiting in the spool"
         + (f"; hook errors are logged in {log}" if log.exists() else "")
@@ -350,13 +351,6 @@ def status(store: StoreOption = None, json_: JsonFlag = False) -> None:
             f"{refused} event(s) the store refused were set aside in "
             f"{directory / spool.REJECTED} (latest: {reason})."
         )
-
-
-def _readable(read: Callable[[Any], Any], target: Any) -> Any:
-    try:
-        return read(target)
-    except Exception as error:  # noqa: BLE001  (one broken file must not hide the others)
-        return f"unreadable: {error}"
 
 
 @hooks_app.command()

@@ -272,6 +272,10 @@ def edit(
         Optional[list[str]],
         typer.Option("--tag", help="A tag to add (repeatable).", show_default=False),
     ] = None,
+    importance: Annotated[
+        Optional[float],
+        typer.Option("--importance", help="0–1: how much it matters.", show_default=False),
+    ] = None,
     store: StoreOption = None,
     json_: JsonFlag = False,
 ) -> None:
@@ -282,12 +286,17 @@ def edit(
     \b
     Example:
         hindsight edit 01a22ace --resolution "pinned pnpm to 9.15.1" --outcome failure
-        hindsight edit 01a22ace --tag ci --confidence 0.9
+        hindsight edit 01a22ace --tag ci --confidence 0.9 --importance 0.8
     """
     from . import render
 
     result = _store(store).edit(
-        memory_id, resolution=resolution, outcome=outcome, confidence=confidence, tags=tag or []
+        memory_id,
+        resolution=resolution,
+        outcome=outcome,
+        confidence=confidence,
+        tags=tag or [],
+        importance=importance,
     )
     _say_written(result)
     if json_:

@@ -143,3 +143,16 @@ def parse_pairs(pairs: list[str] | None, option: str) -> dict[str, str]:
             raise BadUsage(f"{option} expects KEY=VALUE, got {pair!r}.")
         out[key.strip()] = value.strip()
     return out
+
+
+# the HTTP servers' (`mcp --transport http`, `ui`) extra names; hostguard checks Host and Origin
+AllowedHostOption: TypeAlias = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--allowed-host",
+        help="Over HTTP: another name clients reach this server by (NAME or NAME:PORT; "
+        "repeatable). Loopback names, the --host address and this machine's host name are always "
+        "accepted; see also [mcp] allowed_hosts.",
+        show_default=False,
+    ),
+]

@@ -11,7 +11,7 @@ import typer
 
 from .. import paths
 from ..errors import InvalidInput
-from .options import ClientScope, McpClient, StoreOption, Transport
+from .options import AllowedHostOption, ClientScope, McpClient, StoreOption, Transport
 
 if TYPE_CHECKING:
     from ..clients import Target
@@ -60,16 +60,7 @@ def mcp(
             show_default=False,
         ),
     ] = None,
-    allowed_host: Annotated[
-        Optional[list[str]],
-        typer.Option(
-            "--allowed-host",
-            help="For --transport http: another name clients reach this server by (NAME or "
-            "NAME:PORT; repeatable). Loopback names, the --host address and this machine's "
-            "host name are always accepted; see also [mcp] allowed_hosts.",
-            show_default=False,
-        ),
-    ] = None,
+    allowed_host: AllowedHostOption = None,
     allow_unauthenticated: Annotated[
         bool,
         typer.Option(
@@ -192,7 +183,7 @@ def token(
         hindsight mcp token ci-bot --revoke
     """
     from .. import safefs
-    from ..mcp_server import tokens as token_file
+    from ..core import tokens as token_file
     from . import render
 
     if tokens is None:
@@ -217,6 +208,31 @@ def token(
         f"send it as "
         "the header Authorization: Bearer TOKEN."
     )
+
+
+@mcp_app.command()
+def health(
+    port: Annotated[
+        int, typer.Option("--port", min=1, max=65535, help="The server's port.")
+    ] = 8765,
+    host: Annotated[str, typer.Option("--host", help="The address to ask.")] = "127.0.0.1",
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=0.1, help="Seconds to wait for the answer.")
+    ] = 3.0,
+) -> None:
+    """Check that an HTTP MCP server answers (exit 0), else exit 1: a container's health check.
+
+    Any HTTP answer below 500 counts, such as the 401 a request without a token gets.
+
+    \b
+    Example:
+        hindsight mcp health                  # the server on 127.0.0.1:8765
+        hindsight mcp health --port 9000
+    """
+    from ..mcp_server.health import probe
+    from . import render
+
+    render.message(probe(host, port, timeout))
 
 
 ClientOption = Annotated[

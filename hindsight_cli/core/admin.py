@@ -165,7 +165,7 @@ def _size(path: Path) -> int:
 
 
 def stats(rt: Runtime) -> dict[str, object]:
-    """Counts by status, type, agent and outcome; model; sizes on disk; index state."""
+    """Counts by status, type, source, agent and outcome; model; sizes on disk; index state."""
     rt.require()
     with rt.ledger.read() as session:
         counts = session.counts()

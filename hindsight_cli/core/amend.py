@@ -31,6 +31,9 @@ from .scope import Scope
 
 #: The fields of a memory that say what was learnt, in the order a change names them.
 LEARNT = ("resolution", "outcome", "confidence", "tags")
+# what an edit may change: what was learnt, and how much the memory matters (a person's call: a
+# repeated write never changes it through a new version)
+EDITABLE = (*LEARNT, "importance")
 
 # how far a chain of versions is followed (a loop in a damaged store ends it)
 _MAX_CHAIN = 200
@@ -46,10 +49,13 @@ class Amendment:
     action: str
 
 
-def stated(row: MemoryRow, fields: Mapping[str, Any]) -> dict[str, Any]:
-    """The learnt fields a caller gave (``fields``), as validated and redacted into ``row``."""
+def stated(
+    row: MemoryRow, fields: Mapping[str, Any], names: Sequence[str] = LEARNT
+) -> dict[str, Any]:
+    """The learnt fields (``names``) a caller gave (``fields``), as validated and redacted into
+    ``row``."""
     out: dict[str, Any] = {}
-    for name in LEARNT:
+    for name in names:
         given = fields.get(name)
         if given is None or given == [] or given == "":
             continue
@@ -69,11 +75,13 @@ def amendment(old: MemoryRow, given: Mapping[str, Any]) -> Amendment | None:
     if outcome and outcome != old.outcome:
         values["outcome"] = outcome
         words.append(f"outcome {old.outcome} → {outcome}")
-    confidence = given.get("confidence")
-    if confidence is not None and abs(float(confidence) - old.confidence) > 1e-9:
-        values["confidence"] = float(confidence)
-        words.append(f"confidence {old.confidence:g} → {float(confidence):g}")
-    added = [t for t in given.get("tags") or [] if t not in old.tags]
+    for name in ("confidence", "importance"):
+        value, was = given.get(name), getattr(old, name)
+        if value is not None and abs(float(value) - was) > 1e-9:
+            values[name] = float(value)
+            words.append(f"{name} {was:g} → {float(value):g}")
+    # the quarantine's tag comes with its reason (``guarded``), never as something learnt
+    added = [t for t in given.get("tags") or [] if t not in old.tags and t != QUARANTINE_TAG]
     if added:
         values["tags"] = [*old.tags, *added]
         words.append(f"tag{'s' if len(added) > 1 else ''} added: {', '.join(added)}")
@@ -154,11 +162,23 @@ def guarded(new: MemoryRow, came: MemoryRow) -> None:
         new.source = came.source
         new.confidence = min(new.confidence, came.confidence)
     found = (came.metadata or {}).get("quarantine")
-    if found and "quarantine" not in (new.metadata or {}):
+    if found and "quarantine" not in (new.metadata or {}) and not _reviewed(new, found):
         new.metadata = {**new.metadata, "quarantine": found}
         new.confidence = min(new.confidence, QUARANTINE_CONFIDENCE)
         if QUARANTINE_TAG not in new.tags:
             new.tags = [*new.tags, QUARANTINE_TAG]
+
+
+def _reviewed(new: MemoryRow, found: object) -> bool:
+    """Whether what quarantines ``new`` is its text alone, which a person read and released
+    (``hindsight quarantine release``): a version never changes the text, so the release holds; a
+    new resolution or tag that reads like instructions quarantines it again."""
+    fields = found.get("fields") if isinstance(found, Mapping) else None
+    return (
+        "released" in (new.metadata or {})
+        and isinstance(fields, list)
+        and set(fields) <= {"content"}
+    )
 
 
 def embed(rt: Runtime, row: MemoryRow, like: MemoryRow | None, dim: int) -> None:
@@ -188,7 +208,7 @@ def only_learnt(memory_id: str, others: Sequence[str]) -> None:
     if others:
         raise InvalidInput(
             f"An edit of {memory_id} gives it what was learnt (resolution, outcome, confidence, "
-            f"tags) and nothing else; {', '.join(others)} cannot be edited: write a new memory "
+            f"importance, tags) and nothing else; {', '.join(others)} cannot be edited: write a new memory "
             f"with supersedes={memory_id} instead. Nothing was written."
         )
 
@@ -199,9 +219,10 @@ def edit(
     """Give the memory ``memory_id`` what was learnt (``fields``: any of ``LEARNT``) as a new
     version; a memory that holds all of it already is answered as it is (``deduplicated``)."""
     nothing = BadUsage(
-        "Nothing to edit: give what was learnt — a resolution, an outcome, a confidence or a tag."
+        "Nothing to edit: give what was learnt — a resolution, an outcome, a confidence, an "
+        "importance or a tag."
     )
-    empty = all(fields.get(name) in (None, [], "") for name in LEARNT)
+    empty = all(fields.get(name) in (None, [], "") for name in EDITABLE)
     if empty and fields.get("content") is None:
         raise nothing
     rt.require()
@@ -218,14 +239,14 @@ def edit(
         )
     if empty:
         raise nothing
-    values = {name: fields.get(name) for name in LEARNT}
+    values = {name: fields.get(name) for name in EDITABLE}
     checked = prepare(
         {**values, "content": old.content, "source": old.source, "agent_id": old.agent_id},
         Limits.of(rt.config),
         rt.now(),
         derived=True,
     )
-    change = amendment(old, stated(checked.row, values))
+    change = amendment(old, stated(checked.row, values, EDITABLE))
     if change is None:
         return WriteResult(codec.to_memory(old), True, checked.redactions)
     new = new_version(old, change, rt.now())

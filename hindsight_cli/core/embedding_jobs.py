@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +19,10 @@ if TYPE_CHECKING:
 
 # texts per call of the model
 BATCH = 256
+# queries whose vectors each model keeps (agents repeat their queries)
+RECENT_QUERIES = 256
+_recent: weakref.WeakKeyDictionary[Any, OrderedDict[str, np.ndarray]] = weakref.WeakKeyDictionary()
+_recent_lock = threading.Lock()
 
 
 def start(rt: Runtime, texts: Sequence[str], beside: bool = True) -> Callable[[], np.ndarray]:
@@ -32,6 +39,33 @@ def start(rt: Runtime, texts: Sequence[str], beside: bool = True) -> Callable[[]
     def embed() -> np.ndarray:
         return rt.embedder.embed(texts)
 
+    return _run(rt, embed, beside)
+
+
+def start_query(rt: Runtime, text: str, beside: bool = True) -> Callable[[], np.ndarray]:
+    """``start`` for a search's query: its vector (1 x dim) comes from the last
+    ``RECENT_QUERIES`` queries' of this model when it was asked before, else from the model."""
+
+    def embed() -> np.ndarray:
+        model = rt.embedder
+        with _recent_lock:
+            seen = _recent.setdefault(model, OrderedDict())
+            if text in seen:
+                seen.move_to_end(text)
+                return seen[text]
+        vectors = model.embed([text])
+        # shared by every later search of the same words: none may change it
+        vectors.setflags(write=False)
+        with _recent_lock:
+            seen[text] = vectors
+            if len(seen) > RECENT_QUERIES:
+                seen.popitem(last=False)
+        return vectors
+
+    return _run(rt, embed, beside)
+
+
+def _run(rt: Runtime, embed: Callable[[], np.ndarray], beside: bool) -> Callable[[], np.ndarray]:
     return jobs.beside(embed).result if beside and rt.model_is_known() else embed
 
 

@@ -42,6 +42,13 @@ SOURCES = tuple(_CONFIDENCE_BY_SOURCE)
 _UNKNOWN_SOURCE_CONFIDENCE = 0.3
 
 
+def source_confidence(source: str) -> float:
+    """The confidence a memory of ``source`` gets when its writer states none."""
+    return _CONFIDENCE_BY_SOURCE.get(
+        source, 0.5 if trust(source) == "trusted" else _UNKNOWN_SOURCE_CONFIDENCE
+    )
+
+
 @dataclass(frozen=True)
 class Limits:
     """What ``prepare`` needs of the settings."""
@@ -307,10 +314,7 @@ def prepare(
         "importance",
         max(_IMPORTANCE_BY_TRIGGER.get(trigger or "", 0.5), 0.7 if outcome == "failure" else 0.0),
     )
-    default_confidence = _CONFIDENCE_BY_SOURCE.get(
-        source, 0.5 if trust(source) == "trusted" else _UNKNOWN_SOURCE_CONFIDENCE
-    )
-    confidence = _unit(fields.get("confidence"), "confidence", default_confidence)
+    confidence = _unit(fields.get("confidence"), "confidence", source_confidence(source))
     labels, tags, n = _labels(
         {
             "trigger": trigger,

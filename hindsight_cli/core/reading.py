@@ -9,10 +9,10 @@ from __future__ import annotations
 from datetime import datetime
 
 from ..errors import BadUsage, MemoryNotFound
-from ..models import AuditEntry, Filters, Memory
+from ..models import AuditEntry, Filters, Memory, MemoryPage
 from ..search.query import MAX_COUNT
 from ..storage import codec
-from ..storage.base import Reader
+from ..storage.base import SORTS, Reader
 from ..storage.rows import MemoryRow
 from ..text import clean
 from ..timeutil import iso
@@ -98,6 +98,37 @@ def list_memories(
     return [codec.to_memory(r) for r in rows]
 
 
+def page(
+    rt: Runtime,
+    filters: Filters,
+    scope: Scope,
+    sort: str,
+    descending: bool,
+    limit: int,
+    offset: int,
+) -> MemoryPage:
+    """One page of the memories ``filters`` select, sorted by one column, with how many there are
+    in all (a face's table: server-side paging)."""
+    if sort not in SORTS:
+        raise BadUsage(f"Sort by one of {', '.join(SORTS)}, not {sort!r}.")
+    if not 1 <= limit <= MAX_COUNT or offset < 0:
+        raise BadUsage(f"A page holds 1 to {MAX_COUNT:,} memories from an offset of 0 or more.")
+    rt.require()
+    where = scope.filters(filters).conditions(rt.now())
+    with rt.ledger.read() as session:
+        total = session.count(where)
+        rows = session.page(where, sort, descending, limit, offset)
+    return MemoryPage([codec.to_memory(r) for r in rows], total, offset)
+
+
+def per_day(rt: Runtime, filters: Filters, scope: Scope) -> list[tuple[str, int]]:
+    """(UTC day, memories that happened that day) for the memories ``filters`` select, oldest first."""
+    rt.require()
+    where = scope.filters(filters).conditions(rt.now())
+    with rt.ledger.read() as session:
+        return session.per_day(where)
+
+
 def sources(rt: Runtime, memory_id: str, depth: int, scope: Scope) -> list[tuple[int, Memory]]:
     """Walk a summary chain down to the original memories (or from one part of a long text to the
     others): (depth, memory) in reading order, each memory once."""
@@ -118,6 +149,17 @@ def sources(rt: Runtime, memory_id: str, depth: int, scope: Scope) -> list[tuple
 
         walk(find(session, memory_id, scope), 0)
     return out
+
+
+def built_on(rt: Runtime, memory_id: str, scope: Scope) -> list[Memory]:
+    """The memories built directly on this one (the summaries above it in a summary chain, a
+    pattern, another part of its text), oldest first: the way up that ``sources`` walks down."""
+    rt.require()
+    with rt.ledger.read() as session:
+        row = find(session, memory_id, scope)
+        above = session.by_ids(session.derived_from([row.id]))
+    direct = [r for r in above if row.id in (r.source_ids or ()) and scope.visible(r)]
+    return [codec.to_memory(r) for r in sorted(direct, key=lambda r: (r.created_at, r.id))]
 
 
 def history(rt: Runtime, memory_id: str, scope: Scope) -> list[Memory]:

@@ -119,7 +119,7 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
     words = keyword_terms(query.text, weights.derived_forms)
     in_memory = rt.hot is not None and rt.hot.index is not None
     job = (
-        embedding_jobs.start(rt, [query.text], beside=not in_memory)
+        embedding_jobs.start_query(rt, query.text, beside=not in_memory)
         if query.mode != "keyword"
         else None
     )

@@ -51,16 +51,46 @@ def _words(value: Any, env: Mapping[str, str]) -> list[str] | None:
 
 def _argv(
     svc: dict[str, Any], compose: ComposeFile, env: Mapping[str, str]
-) -> tuple[list[str], dict[str, str]]:
-    """What the container runs, and the image's ENV; Compose's entrypoint drops the image's CMD."""
+) -> tuple[list[str], list[str], dict[str, str]]:
+    """What the container runs, its entrypoint, and the image's ENV; Compose's entrypoint drops the
+    image's CMD."""
     image = for_service(svc, compose.path.parent)
     entrypoint, command = _words(svc.get("entrypoint"), env), _words(svc.get("command"), env)
     image_env = dict(image.env) if image else {}
     if entrypoint is not None:
-        return [*entrypoint, *(command or [])], image_env
+        return [*entrypoint, *(command or [])], entrypoint, image_env
     base = (image.entrypoint or []) if image else []
     cmd = command if command is not None else ((image.cmd or []) if image else [])
-    return [*base, *cmd], image_env
+    return [*base, *cmd], base, image_env
+
+
+def _token_command(name: str, entrypoint: list[str]) -> str:
+    """``docker compose run`` replaces the command, not the entrypoint: with hindsight's image
+    (ENTRYPOINT hindsight) the arguments start at the subcommand."""
+    program_word = "" if program(entrypoint) == "hindsight" else "hindsight "
+    return f"docker compose run --rm {name} {program_word}mcp token AGENT"
+
+
+def _twice(
+    compose: ComposeFile, name: str, svc: dict[str, Any], argv: list[str], entrypoint: list[str]
+) -> Iterator[Check]:
+    """``command: hindsight mcp …`` on an image whose ENTRYPOINT is already hindsight (the form
+    of images before 0.1.0's ENTRYPOINT): the container runs ``hindsight hindsight …`` and exits."""
+    words = _split(argv)
+    if len(words) < 2 or program(words[:1]) != "hindsight" or program(words[1:2]) != "hindsight":
+        return
+    yield finding(
+        fail,
+        "mcp-command",
+        compose,
+        ("services", name, "command" if "command" in svc else "entrypoint"),
+        f"{name} runs `{' '.join(words[:3])} …`: the image's entrypoint is already hindsight, so "
+        "the container exits with \"No such command 'hindsight'\"",
+        " ".join(words),
+        'drop the first `hindsight` from command: (command: ["mcp", "--transport", …])'
+        if program(entrypoint) == "hindsight"
+        else "drop one of the two `hindsight` words",
+    )
 
 
 def _split(argv: list[str]) -> list[str]:
@@ -159,7 +189,8 @@ def _under(path: str, targets: list[str]) -> bool:
 def lint(
     compose: ComposeFile, name: str, svc: dict[str, Any], env: Mapping[str, str]
 ) -> Iterator[Check]:
-    argv, image_env = _argv(svc, compose, env)
+    argv, entrypoint, image_env = _argv(svc, compose, env)
+    yield from _twice(compose, name, svc, argv, entrypoint)
     service_env = {
         **image_env,
         **{key: interpolate(value, env) for _, key, value in env_items(svc)},
@@ -199,7 +230,9 @@ def lint(
             )
             yield from _loopback(compose, name, keys, server, evidence, reached)
         return
-    yield from _tokens(compose, name, svc, keys, server, evidence, ports)
+    yield from _tokens(
+        compose, name, svc, keys, server, evidence, ports, _token_command(name, entrypoint)
+    )
 
 
 def _called(compose: ComposeFile, name: str) -> bool:
@@ -247,6 +280,7 @@ def _tokens(
     server: Server,
     evidence: str,
     ports: list[tuple[str, str, int]],
+    token_command: str,
 ) -> Iterator[Check]:
     targets = _mount_targets(svc)
     exposed = [f"{a or '0.0.0.0'}:{h or c}" for a, h, c in ports]
@@ -268,8 +302,7 @@ def _tokens(
             keys,
             f"{name} serves every memory without tokens (--allow-unauthenticated), {reach}",
             evidence,
-            f"make one token per agent (`docker compose run --rm {name} hindsight mcp token "
-            f"AGENT`) and "
+            f"make one token per agent (`{token_command}`) and "
             f"replace --allow-unauthenticated with --tokens {default_file}",
         )
     elif server.tokens is not None:
@@ -285,7 +318,9 @@ def _tokens(
                 f"volume (--tokens {default_file}) or mount the file there",
             )
     elif default_file not in targets:
-        yield _no_tokens(compose, name, keys, server, evidence, reach, targets, default_file)
+        yield _no_tokens(
+            compose, name, keys, server, (evidence, reach, token_command), targets, default_file
+        )
 
 
 def _no_tokens(
@@ -293,11 +328,11 @@ def _no_tokens(
     name: str,
     keys: tuple[Any, ...],
     server: Server,
-    evidence: str,
-    reach: str,
+    said: tuple[str, str, str],
     targets: list[str],
     default_file: str,
 ) -> Check:
+    evidence, reach, token_command = said
     mounted = [t for t in targets if "token" in posixpath.basename(t).lower()]
     if mounted:
         seen, fix = (
@@ -308,8 +343,7 @@ def _no_tokens(
         seen, fix = (
             "; no --tokens, no token file mounted",
             (
-                f"make a token per agent with `docker compose run --rm {name} hindsight mcp "
-                f"token AGENT` (it writes "
+                f"make a token per agent with `{token_command}` (it writes "
                 f"{default_file} on the volume) and add `--tokens {default_file}` to the command"
             ),
         )

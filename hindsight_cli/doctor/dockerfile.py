@@ -1,4 +1,5 @@
-"""What an image built from a Dockerfile runs: its ENTRYPOINT, CMD and ENV, read from the text.
+"""What an image built from a Dockerfile runs: its ENTRYPOINT, CMD, ENV, LABELs and HEALTHCHECK, read
+from the text.
 
 Enough of the Dockerfile grammar for that: line continuations (and the ``# escape=`` directive),
 comments, heredocs (skipped), multi-stage builds (``FROM stage``, ``--target``), exec and shell
@@ -25,6 +26,9 @@ class Image:
     cmd: list[str] | None = None
     env: dict[str, str] = field(default_factory=dict)
     inherited_cmd: bool = False
+    labels: dict[str, str] = field(default_factory=dict)
+    # the HEALTHCHECK's command (None: none, or NONE)
+    healthcheck: list[str] | None = None
 
 
 def _instructions(text: str) -> Iterator[tuple[str, str]]:
@@ -77,6 +81,16 @@ def _env(args: str, env: dict[str, str]) -> None:
         env[key] = expand(value)
 
 
+def _healthcheck(args: str) -> list[str] | None:
+    words = args.split()
+    # the options (--interval=30s …) come first
+    while words and words[0].startswith("--"):
+        words.pop(0)
+    if not words or words[0].upper() != "CMD":
+        return None
+    return _argv(args.split("CMD", 1)[1].strip())
+
+
 def parse(text: str, target: str | None = None) -> Image:
     """The image of the last stage (or of ``target``)."""
     stages: dict[str, Image] = {}
@@ -86,7 +100,16 @@ def parse(text: str, target: str | None = None) -> Image:
             words = [w for w in args.split() if not w.startswith("--")]
             parent = stages.get(words[0].lower()) if words else None
             current = (
-                Image(parent.entrypoint, parent.cmd, dict(parent.env), True) if parent else Image()
+                Image(
+                    parent.entrypoint,
+                    parent.cmd,
+                    dict(parent.env),
+                    True,
+                    dict(parent.labels),
+                    parent.healthcheck,
+                )
+                if parent
+                else Image()
             )
             if len(words) >= 3 and words[1].lower() == "as":
                 stages[words[2].lower()] = current
@@ -98,6 +121,10 @@ def parse(text: str, target: str | None = None) -> Image:
                 current.cmd = None
         elif instruction == "ENV":
             _env(args, current.env)
+        elif instruction == "LABEL":
+            _env(args, current.labels)
+        elif instruction == "HEALTHCHECK":
+            current.healthcheck = _healthcheck(args)
     return stages.get(target.lower(), current) if target else current
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from . import floor
-from .floor import QUERIES
+from .floor import new_query
 from .measure import Figures, executable, machine, median_walls, peak_mb, percentiles
 
 if TYPE_CHECKING:
@@ -137,7 +137,7 @@ def _warm_search(store: Store, searches: int, engine: str | None = None) -> tupl
     times = []
     for i in range(searches):
         started = time.perf_counter()
-        store.search(QUERIES[i % len(QUERIES)], engine=engine)
+        store.search(new_query(i), engine=engine)
         times.append((time.perf_counter() - started) * 1000)
     return percentiles(times)
 

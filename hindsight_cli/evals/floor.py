@@ -43,6 +43,13 @@ QUERIES = [
 ]
 
 
+def new_query(i: int) -> str:
+    """The ``i``-th query of a timed run, never one asked before in it: search remembers the vectors
+    of recent queries (agents repeat theirs), and a benchmark times the search of a new one."""
+    base = QUERIES[i % len(QUERIES)]
+    return base if i < len(QUERIES) else f"{base} {i // len(QUERIES)}"
+
+
 class Timed:
     """An embedder that keeps the time its last ``embed`` took, so a search's own time can be told
     apart from its query's embedding."""
@@ -113,7 +120,7 @@ def warm_figures(path: Path, model: Embedder, searches: int) -> Figures:
     index = hot.index if hot is not None else None
     total, after, embed, topk, bm25 = [], [], [], [], []
     for i in range(searches):
-        query = QUERIES[i % len(QUERIES)]
+        query = new_query(i)
         started = time.perf_counter()
         store.search(query)
         total.append((time.perf_counter() - started) * 1000)
@@ -281,7 +288,7 @@ def mcp_figures(cmd: Sequence[str], env: dict[str, str], runs: int, searches: in
             firsts.append(time.perf_counter() - started)
             times = []
             for i in range(searches if len(firsts) == 1 else 0):
-                arguments["query"] = QUERIES[i % len(QUERIES)]
+                arguments["query"] = new_query(i)
                 began = time.perf_counter()
                 reply = rpc(proc, 4 + i, "tools/call", call)
                 times.append((time.perf_counter() - began) * 1000)

@@ -22,7 +22,8 @@ from .. import clients
 from ..errors import HindsightError, InvalidInput
 from .events import CLIENTS, NATIVE
 
-# every command we write runs a file under hindsight_cli/hooks/
+# every command we write runs bin/hindsight-hook, or (older installs, bare checkouts) a file under
+# hindsight_cli/hooks/
 MARKER = "hindsight_cli"
 _TOOL_EVENTS = ("tool", "tool-failure")
 _TIMEOUTS = {
@@ -76,17 +77,53 @@ def targets(
     }
 
 
+LAUNCHER = "hindsight-hook"
+
+
+def launcher() -> Path | None:
+    """The environment's ``bin/hindsight-hook`` (pyproject's ``shared-scripts``), when installed."""
+    import sysconfig
+
+    places = [Path(sys.executable).parent, Path(sysconfig.get_path("scripts"))]
+    user = f"{os.name}_user"
+    if user in sysconfig.get_scheme_names():
+        places.append(Path(sysconfig.get_path("scripts", user)))
+    return next((p / LAUNCHER for p in places if (p / LAUNCHER).is_file()), None)
+
+
 def command(client: str, kind: str, store: Path | None) -> str:
-    """The shell command a client runs: this Python, our hook entry file by absolute path. On Linux
-    with ``-S``: skipping site-packages saves a recording hook ~6 ms, and the hook adds them itself
-    when it needs the store (elsewhere the user directories come from platformdirs, which lives
-    there)."""
-    entry = Path(__file__).resolve().with_name("__main__.py")
+    """The shell command a client runs: this environment's Python and its ``bin/hindsight-hook``,
+    paths that survive a rebuild of the environment on another Python (without the script, as in a
+    bare checkout: our hook entry file by absolute path). On Linux with ``-S``: skipping
+    site-packages saves a recording hook ~6 ms, and the hook adds them itself when it needs the
+    store (elsewhere the user directories come from platformdirs, which lives there)."""
+    entry = launcher() or Path(__file__).resolve().with_name("__main__.py")
     flags = ["-S"] if sys.platform.startswith("linux") else []
     argv = [sys.executable, *flags, str(entry), kind, "--client", client] + (
         ["--store", str(store)] if store else []
     )
+    return _join(argv)
+
+
+def _join(argv: list[str]) -> str:
     return subprocess.list2cmdline(argv) if os.name == "nt" else shlex.join(argv)
+
+
+def _split(cmd: str) -> list[str]:
+    try:
+        words = shlex.split(cmd, posix=os.name != "nt")
+    except ValueError:
+        return []
+    return [w.strip('"') for w in words]
+
+
+def missing(cmd: str) -> list[str]:
+    """The files one of our hook commands runs (its Python, its script) that no longer exist: the
+    environment was removed, or rebuilt where the old command's path does not reach."""
+    words = _split(cmd)
+    program = words[0] if words else ""
+    script = next((w for w in words[1:] if not w.startswith("-")), "")
+    return [w for w in (program, script) if w and not Path(w).exists()]
 
 
 def _handler(client: str, kind: str, store: Path | None) -> dict[str, Any]:
@@ -121,11 +158,24 @@ def entries(client: str, store: Path | None) -> dict[str, list[dict[str, Any]]]:
 
 
 def _ours(item: Any) -> bool:
-    return (
-        isinstance(item, dict)
-        and MARKER in str(item.get("command", ""))
-        and "hooks" in str(item.get("command", ""))
+    if not isinstance(item, dict):
+        return False
+    cmd = str(item.get("command", ""))
+    # the script follows the Python, or its -S
+    return (MARKER in cmd and "hooks" in cmd) or any(
+        Path(w).name == LAUNCHER for w in _split(cmd)[1:3]
     )
+
+
+def _commands(groups: Any) -> list[str]:
+    """Our hook commands among one event's groups."""
+    found = []
+    for group in groups if isinstance(groups, list) else []:
+        inner = group.get("hooks") if isinstance(group, dict) else None
+        for item in [group, *(inner if isinstance(inner, list) else [])]:
+            if _ours(item):
+                found.append(str(item["command"]))
+    return found
 
 
 def _without_ours(groups: list[Any]) -> list[Any]:
@@ -196,6 +246,19 @@ def plan_uninstall(target: clients.Target) -> clients.Plan:
         # nothing left but what we wrote: the file goes
         return clients.Plan(target, before, "")
     return clients.Plan(target, before, _dump(data))
+
+
+def broken(target: clients.Target) -> dict[str, list[str]]:
+    """The files our hooks in this file run that no longer exist, by client event name."""
+    if not target.path.exists():
+        return {}
+    _, data = _load(target)
+    out = {}
+    for event, groups in (data.get("hooks") or {}).items():
+        gone = sorted({path for cmd in _commands(groups) for path in missing(cmd)})
+        if gone:
+            out[event] = gone
+    return out
 
 
 def installed(target: clients.Target) -> list[str]:

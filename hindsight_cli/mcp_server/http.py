@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import BadUsage, InvalidInput
-from .guard import HostGuard, host_policy, is_loopback
+from ..hostguard import HostGuard, host_policy, is_loopback
 
 if TYPE_CHECKING:
     from mcp.server.auth.provider import AccessToken
@@ -29,7 +29,7 @@ class TokenVerifier:
     is its agent."""
 
     def __init__(self, path: Path) -> None:
-        from . import tokens
+        from ..core import tokens
 
         self.entries = tokens.load(path)
         if not self.entries:
@@ -56,7 +56,7 @@ class TokenVerifier:
 
     def agent_for(self, authorization: str) -> str | None:
         """The agent of an ``Authorization: Bearer …`` header's token, or None."""
-        from .tokens import agent_of
+        from ..core.tokens import agent_of
 
         scheme, _, token = authorization.strip().partition(" ")
         return (

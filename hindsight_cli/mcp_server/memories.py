@@ -129,6 +129,7 @@ class ToolStore:
         outcome: str | None,
         confidence: float | None,
         tags: list[str],
+        importance: float | None = None,
     ) -> WriteResult:
         """``memory_write`` with ``id``: what was learnt, as a new version of that memory. The
         text and the memory's other fields are not edited: a call that gives them is refused."""
@@ -142,6 +143,7 @@ class ToolStore:
                 outcome=outcome,
                 confidence=confidence,
                 tags=tags,
+                importance=importance,
                 actor=self.agent,
             )
 

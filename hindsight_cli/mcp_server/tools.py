@@ -199,7 +199,6 @@ def memory_write(
             "task_id": task_id,
             "step": step,
             "trigger": trigger,
-            "importance": importance,
             "metadata": metadata,
             "env": env,
             "source": source,
@@ -217,6 +216,7 @@ def memory_write(
             outcome=outcome,
             confidence=confidence,
             tags=tags or [],
+            importance=importance,
         )
         return _say(*results.write(edited, verbose))
     if content is None:

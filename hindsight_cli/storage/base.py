@@ -24,6 +24,19 @@ from .rows import MemoryRow
 #: value, or the value is NULL).
 Condition = tuple[str, str, Any]
 Order = Literal["newest", "oldest", "event", "seq", "id"]
+#: the columns a page of memories may be sorted by (``Reader.page``); the id breaks ties
+SORTS = (
+    "created_at",
+    "event_at",
+    "type",
+    "outcome",
+    "agent_id",
+    "task_id",
+    "source",
+    "status",
+    "importance",
+    "confidence",
+)
 AuditRow = tuple[datetime, str, list[str], str | None, str | None]
 
 
@@ -36,6 +49,7 @@ class Counts(TypedDict):
     newest: datetime | None
     by_status: dict[str, int]
     by_type: dict[str, int]
+    by_source: dict[str, int]
     by_agent: dict[str, int]
     by_outcome: dict[str, int]
     audit_entries: int
@@ -67,6 +81,10 @@ class Reader(Protocol):
         limit: int | None = None,
         vectors: bool = False,
     ) -> list[MemoryRow]: ...
+    def page(
+        self, where: Sequence[Condition], sort: str, descending: bool, limit: int, offset: int
+    ) -> list[MemoryRow]: ...
+    def per_day(self, where: Sequence[Condition]) -> list[tuple[str, int]]: ...
     def ids(self, where: Sequence[Condition]) -> list[str]: ...
     def count(self, where: Sequence[Condition]) -> int: ...
     def by_ids(self, ids: Sequence[str], vectors: bool = False) -> list[MemoryRow]: ...

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from .. import codec
-from ..base import AuditRow, Condition, Counts, Order
+from ..base import SORTS, AuditRow, Condition, Counts, Order
 from ..rows import COLUMNS, FILTER_COLUMNS, MemoryRow
 
 if TYPE_CHECKING:
@@ -31,6 +31,7 @@ _ORDERS: dict[str, str] = {
 # filterable beyond the index's columns
 _EXTRA = frozenset({"id", "trigger", "created_at", "source", "step"})
 _NAMES = ", ".join(COLUMNS)
+_SHOWN = ", ".join(f"m.{c}" for c in COLUMNS)
 _INSERT = (
     f"INSERT INTO memories ({_NAMES}, seq, doc_len, embedding) VALUES "
     f"({', '.join('?' for _ in COLUMNS)}, ?, ?, "
@@ -186,6 +187,33 @@ class SqlSession:
     ) -> list[MemoryRow]:
         sql, params = render(where, self.dialect)
         return self._select(sql, params, order, limit, vectors)
+
+    def page(
+        self, where: Sequence[Condition], sort: str, descending: bool, limit: int, offset: int
+    ) -> list[MemoryRow]:
+        """One page of rows in ``sort`` order (a column of ``SORTS``; ties by id, so pages never
+        overlap)."""
+        if sort not in SORTS:
+            raise ValueError(f"cannot sort by {sort!r}")
+        sql, params = render(where, self.dialect)
+        way = "DESC" if descending else "ASC"
+        statement = (
+            f"SELECT {_SHOWN} FROM memories m WHERE {sql} "
+            f"ORDER BY m.{sort} {way} NULLS LAST, m.id {way} LIMIT ? OFFSET ?"
+        )
+        rows = self.conn.execute(statement, [*params, int(limit), int(offset)]).fetchall()
+        return [codec.from_sql(list(COLUMNS), values) for values in rows]
+
+    def per_day(self, where: Sequence[Condition]) -> list[tuple[str, int]]:
+        """How many rows happened (``event_at``) each day (UTC), oldest day first; days without any
+        are left out."""
+        sql, params = render(where, self.dialect)
+        rows = self.conn.execute(
+            f"SELECT CAST(CAST(m.event_at AS DATE) AS VARCHAR), count(*) FROM memories m "
+            f"WHERE {sql} GROUP BY 1 ORDER BY 1",
+            params,
+        ).fetchall()
+        return [(str(day), int(n)) for day, n in rows]
 
     def ids(self, where: Sequence[Condition]) -> list[str]:
         sql, params = render(where, self.dialect)
@@ -348,6 +376,7 @@ class SqlSession:
             "newest": total[2],
             "by_status": grouped("status"),
             "by_type": grouped("type"),
+            "by_source": grouped("source"),
             "by_agent": grouped("agent_id"),
             "by_outcome": grouped("outcome"),
             "audit_entries": int(one(self.conn.execute("SELECT count(*) FROM audit"))[0]),

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import NotRequired, TypedDict
 
 from .. import safefs
-from ..core.scope import agent_name
 from ..errors import InvalidInput
 from ..paths import TOKENS_FILE
 from ..text import MAX_LABEL
 from ..timeutil import iso, now
+from .scope import agent_name
 
 PREFIX = "hst_"
 DEFAULT_FILE = TOKENS_FILE

@@ -1,4 +1,5 @@
-"""Host and Origin checks for the HTTP server, whatever address it listens on.
+"""Host and Origin checks for the HTTP servers (``hindsight mcp --transport http``, ``hindsight ui``),
+whatever address they listen on.
 
 A web page can reach a server on the user's machine or network through DNS rebinding: its own name
 (``evil.example``) starts resolving to the server's address, and the browser sends the page's
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from ..errors import InvalidInput
+from .errors import InvalidInput
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
@@ -141,9 +142,10 @@ class HostGuard:
     """ASGI middleware: answers 421 to a request whose Host is not one of the server's names and 403
     to one whose Origin is not, before anything else runs (authentication, sessions, tools)."""
 
-    def __init__(self, app: ASGIApp, policy: HostPolicy) -> None:
+    def __init__(self, app: ASGIApp, policy: HostPolicy, logger: logging.Logger = log) -> None:
         self.app = app
         self.policy = policy
+        self.log = logger
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         # lifespan; the app serves no websockets
@@ -175,7 +177,7 @@ class HostGuard:
             f"--allowed-host {name} (or list it in [mcp] allowed_hosts)."
         )
         client = (scope.get("client") or ("?", 0))[0]
-        log.warning("refused a request from %s: %s", client, text)
+        self.log.warning("refused a request from %s: %s", client, text)
         body = text.encode()
         await send(
             {

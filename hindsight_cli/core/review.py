@@ -1,0 +1,89 @@
+"""A person's review of what the write-time quarantine held back (docs/reliability.md).
+
+A memory whose text reads like instructions is stored quarantined: tagged, at a low confidence,
+ranked after every other memory, labelled in the block. Someone who reads it decides:
+
+- **release**: it is harmless. A new version without the quarantine (its tag and its reason, kept
+  under ``metadata.released`` for the record), at its source's usual confidence; it still carries
+  its source's trust label. The audit log says ``released`` and who.
+- **confirm**: it is an attack. It is forgotten (soft: ``hindsight restore`` brings it back), with
+  the quarantine's reason in the audit log.
+
+Either way the memory leaves the review list (``hindsight quarantine``).
+"""
+
+from __future__ import annotations
+
+from ..errors import InvalidInput
+from ..models import Memory, WriteResult
+from ..poisoning import QUARANTINE_TAG, is_quarantined
+from ..storage import codec
+from ..storage.rows import MemoryRow
+from . import amend, lifecycle
+from .prepare import source_confidence
+from .reading import find
+from .runtime import Runtime
+from .scope import Scope
+
+
+def _quarantined(rt: Runtime, memory_id: str, scope: Scope) -> MemoryRow:
+    rt.require()
+    with rt.ledger.read() as session:
+        row = find(session, memory_id, scope)
+    if not is_quarantined(row.tags, row.metadata):
+        raise InvalidInput(
+            f"{row.id} is not quarantined: there is nothing to release or confirm "
+            "(`hindsight quarantine` lists the memories that are)."
+        )
+    return row
+
+
+def release(
+    rt: Runtime, memory_id: str, scope: Scope, actor: str | None, reason: str | None
+) -> WriteResult:
+    """Release the quarantined memory ``memory_id``: a new version without the quarantine."""
+    old = _quarantined(rt, memory_id, scope)
+    amend.amendable(old)
+    who = actor or old.agent_id
+    held = (old.metadata or {}).get("quarantine")
+    metadata = {k: v for k, v in (old.metadata or {}).items() if k != "quarantine"}
+    metadata["released"] = {"quarantine": held, "by": who, "reason": reason}
+    change = amend.Amendment(
+        {
+            "tags": [t for t in old.tags if t != QUARANTINE_TAG],
+            "metadata": metadata,
+            "confidence": max(old.confidence, source_confidence(old.source)),
+        },
+        "quarantine released" + (f": {reason}" if reason else ""),
+        "released",
+    )
+    new = amend.new_version(old, change, rt.now())
+    with rt.ledger.read() as session:
+        dim = rt.check_model(session)
+    # the same text: the same vectors
+    amend.embed(rt, new, old, dim)
+    with rt.ledger.write() as session:
+        now = session.by_ids([old.id])
+        if not now or now[0].version != old.version or now[0].status != old.status:
+            raise InvalidInput(f"{old.id} changed while it was being released; run it again.")
+        amend.write(session, old, new, change, who)
+    rt.after_write()
+    return WriteResult(
+        codec.to_memory(new), superseded=[old.id], change=change.change, updated=True
+    )
+
+
+def confirm(
+    rt: Runtime, memory_id: str, scope: Scope, actor: str | None, reason: str | None
+) -> Memory:
+    """Confirm the quarantine of ``memory_id``: the memory is forgotten (restorable), and the
+    audit log says why it was held back."""
+    row = _quarantined(rt, memory_id, scope)
+    held = (row.metadata or {}).get("quarantine") or {}
+    why = held.get("reason") if isinstance(held, dict) else None
+    words = (
+        "quarantine confirmed" + (f" ({why})" if why else "") + (f": {reason}" if reason else "")
+    )
+    plan = lifecycle.plan(rt, [row.id], None, False, False, scope)
+    lifecycle.forget(rt, plan, words, actor, scope)
+    return codec.to_memory(row)

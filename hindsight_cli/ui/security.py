@@ -1,0 +1,128 @@
+"""Who may use the web UI, and how a browser proves it on each request.
+
+- Start-up prints a URL with a random login token; opening it exchanges the token for a session: an
+  HttpOnly, SameSite=Strict cookie (named after the port, so two servers on one machine keep
+  theirs apart) that scripts cannot read and other sites' pages cannot send.
+- Served beyond loopback (``--host``), the MCP HTTP server's rule holds: a token file is required,
+  the login token is one of its bearer tokens, and the session sees only that token's agent.
+- Every state change is a POST from this server's own origin (exactly: scheme, host and port)
+  carrying the session's CSRF token; no GET changes a memory.
+- ``hostguard`` checks Host and Origin on every request before any of this runs.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from ..core import tokens
+from ..errors import InvalidInput
+from ..hostguard import is_loopback
+
+# A page that another site frames or loads cannot show or run anything of ours. The referrer goes to
+# this server only: "no-referrer" would make Chromium send ``Origin: null`` with our own forms.
+HEADERS = (
+    (
+        b"content-security-policy",
+        b"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        b"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"same-origin"),
+    (b"cache-control", b"no-store"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+)
+# sessions kept at most (each login makes one; the oldest go first)
+MAX_SESSIONS = 64
+
+
+@dataclass
+class Session:
+    """One browser's login: its CSRF token, the agent it sees (None: every agent, as the CLI) and
+    the store it looks at (an index into the served stores)."""
+
+    csrf: str
+    agent: str | None
+    store: int = 0
+
+
+@dataclass
+class Gate:
+    """The login token (or the token file's entries) and the open sessions."""
+
+    login_token: str
+    entries: list[tokens.Entry] | None = None
+    sessions: dict[str, Session] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def login(self, token: str) -> str | None:
+        """A new session id for a valid login token, or None."""
+        if self.entries is not None:
+            agent = tokens.agent_of(self.entries, token) if token else None
+            if agent is None:
+                return None
+        elif not (token and hmac.compare_digest(token.encode(), self.login_token.encode())):
+            return None
+        else:
+            agent = None
+        sid = secrets.token_urlsafe(32)
+        with self.lock:
+            while len(self.sessions) >= MAX_SESSIONS:
+                self.sessions.pop(next(iter(self.sessions)))
+            self.sessions[sid] = Session(secrets.token_urlsafe(32), agent)
+        return sid
+
+    def session(self, sid: str | None) -> Session | None:
+        if not sid:
+            return None
+        with self.lock:
+            found = [s for k, s in self.sessions.items() if hmac.compare_digest(k, sid)]
+        return found[0] if found else None
+
+
+def csrf_ok(session: Session, given: object) -> bool:
+    return isinstance(given, str) and hmac.compare_digest(given.encode(), session.csrf.encode())
+
+
+def same_origin(origin: str | None, host: str | None) -> bool:
+    """Whether a POST comes from a page of this very server: its ``Origin`` names the ``Host`` it
+    was sent to, port included. The Host/Origin guard accepts a loopback name on any port, and a
+    cookie is sent to every port of its host, so a page of another local server (a dev server on
+    127.0.0.1:3000) is same-site; only the exact origin tells our own pages apart from it."""
+    if not origin or not host:
+        return False
+    try:
+        parts = urlsplit(origin.strip())
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and parts.netloc.lower() == host.strip().lower()
+
+
+def cookie_name(port: int) -> str:
+    return f"hindsight_ui_{port}"
+
+
+def gate_for(host: str, token_file: Path | None) -> Gate:
+    """The gate of a server on ``host``: a random login token on loopback; beyond it, the bearer
+    tokens of ``token_file`` (required, as ``hindsight mcp --transport http`` requires them)."""
+    if token_file is None or not token_file.exists():
+        if not is_loopback(host):
+            raise InvalidInput(
+                f"Refusing to serve {host} without tokens: anyone who reaches it could read and "
+                "forget every memory. Make one per person with `hindsight mcp token NAME` and "
+                "log in with it, or serve 127.0.0.1 (the default) and reach it through an SSH "
+                "tunnel."
+            )
+        return Gate(secrets.token_urlsafe(24))
+    entries = tokens.load(token_file)
+    if not entries:
+        raise InvalidInput(
+            f"{token_file} holds no tokens; make one with `hindsight mcp token NAME`."
+        )
+    return Gate("", entries)
