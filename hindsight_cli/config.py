@@ -84,6 +84,17 @@ class Ranking:
     past_validity_factor: float = 0.5
     # a memory naming the same host, package or path with another value
     identifier_conflict_factor: float = 0.5
+    use_factor: float = _setting(
+        0.15,
+        "reinforcement: how far the agent's use of a memory (the injection record's verdicts) "
+        "moves its score, at most ±this share; 0 = off",
+    )
+    use_half_life: float = _setting(30.0, "days a verdict's weight takes to halve")
+    ignored_cutoff: float = _setting(
+        -1.0,
+        "standing (-1 to 1) at or below which the hooks stop injecting a memory the agent keeps "
+        "ignoring; -1 = never (the default: at -0.5 the replay lost a third of its earlier fixes)",
+    )
 
 
 @dataclass(frozen=True)
@@ -164,6 +175,21 @@ class Config:
     hooks_summarize: bool = _setting(
         True, "summarize sessions at session end / compaction", "hooks.summarize"
     )
+    hooks_daily_budget: int = _setting(
+        0,
+        "tokens all automatic injections (session start, repeats) may spend per UTC day; 0 = no cap",
+        "hooks.daily_budget",
+    )
+    hooks_session_budget: int = _setting(
+        0,
+        "tokens automatic injections may spend in one session; 0 = no cap",
+        "hooks.session_budget",
+    )
+    injections_keep_days: int = _setting(
+        30,
+        "days the injection record (`hindsight stats --recall`) keeps; 0 = record nothing",
+        "injections.keep_days",
+    )
     mcp_allowed_hosts: tuple[str, ...] = _setting(
         (),
         'more Host names the HTTP server answers to, e.g. ["memory.internal", "proxy:443"]',
@@ -196,6 +222,7 @@ _SECTION_NOTES = {
     "embedding": "Any fastembed model name works for users who can download it; changing it "
     "needs `hindsight reindex`.",
     "hooks": "lifecycle hooks (docs/hooks.md)",
+    "injections": "the record of what recall injected (docs/hooks.md)",
     "mcp": "the HTTP MCP server (docs/mcp.md)",
 }
 
@@ -360,6 +387,13 @@ def check(config: Config) -> Config:
         raise InvalidInput(
             "[index] vector_index_rows must be 0 (never) or a number of rows, e.g. 20000."
         )
+    for name, place in (
+        ("hooks_daily_budget", "[hooks] daily_budget"),
+        ("hooks_session_budget", "[hooks] session_budget"),
+        ("injections_keep_days", "[injections] keep_days"),
+    ):
+        if getattr(config, name) < 0:
+            raise InvalidInput(f"{place} must be 0 (none) or a positive whole number.")
     return config
 
 

@@ -22,13 +22,17 @@ from .core import (
     amend,
     derive,
     events,
+    injections as record,
     lifecycle,
     reading,
     recall,
+    recall_report,
     review,
     transfer,
+    verdicts,
     writes,
 )
+from .core.injections import Injection, Verdict
 from .core.jobs import Phase, Progress
 from .core.migrate import MigrateResult
 from .core.runtime import Runtime
@@ -55,7 +59,7 @@ from .search.query import SearchQuery
 from .storage import spool
 from .storage.base import Ledger
 from .storage.index import Index
-from .timeutil import as_utc_or_none
+from .timeutil import as_utc_or_none, iso
 
 # what Store.search takes beside the text: every other field of the request
 _SEARCH_OPTIONS = tuple(f.name for f in dataclasses.fields(SearchQuery) if f.name != "text")
@@ -716,6 +720,101 @@ class Store:
     def stats(self) -> dict[str, Any]:
         """Counts by status, type, source, agent and outcome; model; sizes on disk; index state."""
         return admin.stats(self._rt)
+
+    def record_injection(
+        self, event: str, ids: Sequence[str], tokens: int, **fields: Any
+    ) -> Injection | None:
+        """Add one injection to the record (``core/injections.py``); nothing is written to a store
+        directory that does not exist, or with ``[injections] keep_days = 0``.
+
+        Args:
+            event: ``session-start``, ``repeat-error``, ``repeat-prompt``, ``mcp-search`` or
+                ``recall-prompt``.
+            ids: the memories injected, in the block's order.
+            tokens: the block's tokens.
+            **fields: ``session``, ``ms`` (latency), ``budget``, ``dropped`` (ids the budget left
+                out), ``skipped`` (why nothing was injected: ``daily cap``, ``session cap``).
+
+        Returns:
+            The entry recorded, or None.
+        """
+        now = self._rt.now()
+        entry = record.make(event, ids, tokens, at=now, **fields)
+        if not self.path.is_dir() or self.config.injections_keep_days <= 0:
+            return None
+        record.append(self.path, entry, self.config.injections_keep_days, now)
+        return entry
+
+    def record_verdict(
+        self, injection: str, memory: str, verdict: str, session: str | None = None
+    ) -> None:
+        """Record whether the agent ``used``, ``ignored`` or was misled by (``misleading``) a
+        memory of an injection."""
+        if verdict not in record.VERDICTS:
+            raise ValueError(f"unknown verdict {verdict!r}")
+        if not self.path.is_dir():
+            return
+        now = self._rt.now()
+        entry = Verdict(
+            at=iso(now) or "", injection=injection, memory=memory, verdict=verdict, session=session
+        )
+        record.append(self.path, entry, self.config.injections_keep_days, now)
+
+    def injections(
+        self, since: datetime | None = None, session: str | None = None
+    ) -> tuple[builtins.list[Injection], builtins.list[Verdict]]:
+        """The injection record since ``since`` (of one ``session``), oldest first: the injections
+        (each with its memory ids, tokens, latency, budget and what it dropped or why it was
+        skipped) and the use verdicts."""
+        return record.read(self.path, as_utc_or_none(since), session)
+
+    def judge_session(self, session: str, calls: Sequence[verdicts.Call]) -> int:
+        """Record whether the agent used each memory of ``session``'s injections not judged yet,
+        from the shell calls the session ran (``core/verdicts.py``); returns how many verdicts were
+        recorded."""
+        entries, judged = self.injections(session=session)
+        done = {v.injection for v in judged}
+        todo = [e for e in entries if e.event in verdicts.JUDGED and e.ids and e.id not in done]
+        if not todo:
+            return 0
+        wanted = {i for e in todo for i in e.ids}
+        memories = {m.id: m for m in reading.by_ids(self._rt, sorted(wanted), self.scope)}
+        found = verdicts.judge(todo, memories, calls)
+        for entry, memory_id, verdict in found:
+            self.record_verdict(entry.id, memory_id, verdict, session=entry.session)
+        return len(found)
+
+    def injection_spend(self, session: str | None) -> tuple[int, int]:
+        """Tokens automatic injections spent today (UTC) and in ``session``: what the caps
+        count."""
+        return record.spent(self.path, session, self._rt.now())
+
+    def standing(self) -> dict[str, float]:
+        """Each judged memory's standing from -1 (ignored, misleading) to 1 (used), from the
+        injection record's verdicts, decaying with ``[ranking] use_half_life``: what
+        reinforcement ranks by."""
+        return record.standing(
+            record.verdicts(self.path), self._rt.now(), self.config.ranking.use_half_life
+        )
+
+    def flagged(self) -> builtins.list[str]:
+        """Memories flagged as misleading by the injection record (out of automatic injection)."""
+        return recall_report.flagged(record.verdicts(self.path))
+
+    def list_flagged(
+        self, filters: Filters | None = None, limit: int | None = 50
+    ) -> builtins.list[Memory]:
+        """The memories of ``list(filters)`` that the injection record flags as misleading."""
+        check_limit(limit)
+        ids = set(self.flagged())
+        if not ids:
+            return []
+        found = [m for m in self.list(filters, limit=None) if m.id in ids]
+        return found if limit is None else found[:limit]
+
+    def recall_stats(self, since: datetime | None = None) -> dict[str, Any]:
+        """What recall cost and bought since ``since`` (``hindsight stats --recall``)."""
+        return recall_report.report(self.path, as_utc_or_none(since))
 
 
 def open_store(

@@ -126,6 +126,15 @@ def replay(
             help="Systems to ask at each probe, comma-separated: hooks, mine, bm25, recency.",
         ),
     ] = "hooks,mine,bm25,recency",
+    reinforce: Annotated[
+        bool,
+        typer.Option(
+            "--reinforce",
+            help="Judge each session's injections when it ends, as the hooks do from a "
+            "transcript, so reinforcement ranks the later sessions (off: figures comparable with "
+            "earlier runs).",
+        ),
+    ] = False,
     json_: JsonFlag = False,
 ) -> None:
     """Replay agent sessions: would memory have handed back the earlier fix at a repeated error?
@@ -174,6 +183,7 @@ def replay(
             send=_hook_sender() if "hooks" in chosen else None,
             progress=update,
             log=render.message,
+            reinforce=reinforce,
         )
     if json_:
         render.json_doc(report)

@@ -541,6 +541,14 @@ def list_(
     limit: Annotated[
         int, typer.Option("-n", "--limit", "-k", min=0, help="At most this many (0 = all).")
     ] = 50,
+    flagged: Annotated[
+        bool,
+        typer.Option(
+            "--flagged",
+            help="Only memories flagged as misleading (applied, and the same error came back); "
+            "they are not injected automatically.",
+        ),
+    ] = False,
     store: StoreOption = None,
     json_: JsonFlag = False,
     nl: NlFlag = False,
@@ -567,7 +575,11 @@ def list_(
         spell=cli_option,
     )
     fmt = output_format(json_, nl)
-    memories = _store(store).list(filters, limit=limit or None)
+    opened = _store(store)
+    if flagged:
+        memories = opened.list_flagged(filters, limit=limit or None)
+    else:
+        memories = opened.list(filters, limit=limit or None)
     if fmt == "json":
         render.json_doc([m.to_dict() for m in memories])
     elif fmt == "nl":

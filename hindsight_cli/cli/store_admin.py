@@ -236,16 +236,40 @@ def deny(path: StorePath = None) -> None:
 
 
 @app.command()
-def stats(store: StoreOption = None, json_: JsonFlag = False) -> None:
-    """Show counts, the embedding model and sizes on disk.
+def stats(
+    recall: Annotated[
+        bool,
+        typer.Option(
+            "--recall",
+            help="What recall injected, what it cost and whether the agent used it (the "
+            "injection record).",
+        ),
+    ] = False,
+    since: Annotated[
+        Optional[str],
+        typer.Option(
+            "--since", help="With --recall: since (ISO time or an age like 7d).", show_default=False
+        ),
+    ] = None,
+    store: StoreOption = None,
+    json_: JsonFlag = False,
+) -> None:
+    """Show counts, the embedding model and sizes on disk; with --recall, what recall cost and
+    bought.
 
     \b
     Example:
         hindsight stats --json
+        hindsight stats --recall --since 7d
     """
+    from ..core.selection import when
+    from ..errors import BadUsage
     from . import render
 
-    data = _open(store).stats()
+    if since is not None and not recall:
+        raise BadUsage("--since goes with --recall: hindsight stats --recall --since 7d.")
+    opened = _open(store)
+    data = opened.recall_stats(when(since, "--since")) if recall else opened.stats()
     if json_:
         render.json_doc(data)
     else:

@@ -2,11 +2,11 @@
 
 A hard forget deletes rows in one transaction, then scrubs what still holds their bytes: the LanceDB
 index (old data files and versions), the hook spool (the events and "seen before" signatures they
-came from) and the ledger file (freed blocks). A crash between the commit and the last scrub would
-leave the text on disk. So before the delete commits, the purge begins (``begin``): a journal file
-under ``purges/`` names the ids (never the content) and salted hashes of the forgotten words (for
-the spool, whose lines the ledger does not know), and from then until ``finish`` drops it the purge
-is *owed*. Any process that opens the store finishes owed purges
+came from), the injection record (their ids) and the ledger file (freed blocks). A crash between the
+commit and the last scrub would leave the text on disk. So before the delete commits, the purge
+begins (``begin``): a journal file under ``purges/`` names the ids (never the content) and salted
+hashes of the forgotten words (for the spool, whose lines the ledger does not know), and from then
+until ``finish`` drops it the purge is *owed*. Any process that opens the store finishes owed purges
 first (``finish_owed``), as does ``hindsight doctor --fix``; ``doctor store`` fails while one is
 owed. Every step is idempotent, so finishing twice, or after a crash in the middle of finishing, is
 safe.
@@ -28,6 +28,7 @@ from ..errors import HindsightError
 from ..storage import spool
 from ..storage.rows import MemoryRow
 from ..text import terms
+from . import injections
 
 if TYPE_CHECKING:
     from .runtime import Runtime
@@ -226,6 +227,7 @@ def finish(rt: Runtime, path: Path) -> None:
     words = set(data["words"])
     spool.scrub(rt.path, lambda word: _digest(data["salt"], word) in words)
     scrub_mining_state(rt.path, set(ids), lambda word: _digest(data["salt"], word) in words)
+    injections.scrub(rt.path, set(ids))
     rt.ledger.scrub()
     path.unlink(missing_ok=True)
     _release(path)

@@ -76,6 +76,14 @@ def get(rt: Runtime, memory_id: str, scope: Scope) -> Memory:
         return codec.to_memory(find(session, memory_id, scope))
 
 
+def by_ids(rt: Runtime, ids: list[str], scope: Scope) -> list[Memory]:
+    """The memories with these exact ids that ``scope`` sees (missing ones are left out)."""
+    if not ids or not rt.exists:
+        return []
+    with rt.ledger.read() as session:
+        return [codec.to_memory(r) for r in session.by_ids(ids) if scope.visible(r)]
+
+
 def list_memories(
     rt: Runtime, filters: Filters, scope: Scope, limit: int | None, oldest_first: bool
 ) -> list[Memory]:

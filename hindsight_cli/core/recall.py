@@ -27,7 +27,7 @@ from ..search.pipeline import rank, result
 from ..search.query import SearchQuery, keyword_terms, vector_floor
 from ..search.signals import Context, is_troubleshooting
 from ..storage.base import Reader
-from . import embedding_jobs, jobs
+from . import embedding_jobs, injections, jobs
 from .runtime import Runtime
 from .scope import Scope
 
@@ -70,7 +70,9 @@ def _index_is_current(rt: Runtime, requested: str | None) -> bool:
     return rt.mirror.current()
 
 
-def _context(query: SearchQuery, now: datetime) -> tuple[Context, str | None]:
+def _context(
+    query: SearchQuery, now: datetime, standing: dict[str, float] | None = None
+) -> tuple[Context, str | None]:
     """What the ranking knows of the present, and the query's error line when troubleshooting
     (what went wrong, read from the error itself: its signature)."""
     family, signature, error_line = (
@@ -85,6 +87,7 @@ def _context(query: SearchQuery, now: datetime) -> tuple[Context, str | None]:
         query=query.text,
         family=family,
         signature=signature,
+        standing=standing or {},
     )
     return ctx, error_line
 
@@ -102,7 +105,12 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
         ),
     )
     now = query.now or rt.now()
-    ctx, error_line = _context(query, now)
+    standing = (
+        injections.standing(injections.verdicts(rt.path), now, weights.use_half_life)
+        if weights.use_factor
+        else None
+    )
+    ctx, error_line = _context(query, now, standing)
     # A pool that grew with k (it was 4k) let a -k 50 search reorder the first hits of a -k 25 one:
     # up to ``candidates`` hits the pool is the same whatever k, so asking for more hits only adds
     # hits after them; beyond it, the pool is k.

@@ -143,8 +143,10 @@ def replay(
     send: Send | None = None,
     progress: Progress | None = None,
     log: Log | None = None,
+    reinforce: bool = False,
 ) -> dict[str, Any]:
-    """Replay ``sessions`` project by project and return the report (``--json``)."""
+    """Replay ``sessions`` project by project and return the report (``--json``); ``reinforce``:
+    each session's injections are judged when it ends, so reinforcement ranks the later ones."""
     if "hooks" in systems and send is None:
         raise ValueError("the hooks system needs a way to call the hooks (send)")
     by_project: dict[str, list[Session]] = defaultdict(list)
@@ -167,7 +169,9 @@ def replay(
         )
         for project, group in sorted(by_project.items()):
             begun = time.perf_counter()
-            found, hook_errors = _project(project, group, systems, budget, send, clock, progress)
+            found, hook_errors = _project(
+                project, group, systems, budget, send, clock, progress, reinforce
+            )
             errors += hook_errors
             outcomes.extend(found)
             done += len(group)
@@ -241,6 +245,7 @@ def _project(
     send: Send | None,
     clock: _Clock,
     progress: Progress | None,
+    reinforce: bool = False,
 ) -> tuple[list[Outcome], int]:
     """One project's replay in temporary stores; its outcomes and how many hook calls failed."""
     found = probes.probes(group)
@@ -251,7 +256,7 @@ def _project(
     with tempfile.TemporaryDirectory(prefix="hindsight-replay-") as tmp:
         root = Path(tmp)
         (root / "project").mkdir()
-        hooks = Hooks(root / "project", send) if "hooks" in systems and send else None
+        hooks = Hooks(root / "project", send, reinforce) if "hooks" in systems and send else None
         mined = Mined(root / "mined") if "mine" in systems else None
         lessons = Lessons()
         ordered = probes.ordered(group)

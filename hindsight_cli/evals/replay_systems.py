@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..core.verdicts import Call
 from ..lessons import signatures
 from ..models import Memory
 from ..search.budget import context_line
@@ -74,10 +75,12 @@ def memory_source(memory: Memory) -> str:
 class Hooks:
     """One project's store fed by the hooks, as Claude Code would call them."""
 
-    def __init__(self, root: Path, send: Send) -> None:
+    def __init__(self, root: Path, send: Send, reinforce: bool = False) -> None:
         self.cwd = root
         self.path = root / ".hindsight"
         self.send = send
+        # judge each session's injections when it ends (what reinforcement ranks by)
+        self.reinforce = reinforce
         self.errors = 0
         # each memory's line in a block, and the sources of the memories that read so
         self._lines: dict[str, list[str]] = {}
@@ -126,6 +129,10 @@ class Hooks:
             if index in at:
                 answers[at[index].id] = self._answer(out, ms)
         self._call("SessionEnd", session, reason="other")
+        if self.reinforce:
+            steps = enumerate(session.steps)
+            calls = [Call(s.command, s.code, s.output, f"{session.id}#{i}") for i, s in steps]
+            Store(self.path).judge_session(session.id, calls)
         return answers
 
     def _answer(self, out: str, ms: float) -> Answer:

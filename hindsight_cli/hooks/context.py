@@ -7,6 +7,7 @@ Imported only by the events that need the store (session start, a repeat, compac
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 
 from .. import paths
@@ -20,6 +21,8 @@ from .events import Event
 from .settings import Settings
 
 log = logging.getLogger("hindsight.hooks")
+# tokens below which a capped block is not worth injecting
+MIN_BLOCK = 40
 _PER_GROUP = {"preference": 5, "lesson": 5, "unresolved": 3, "summary": 3}
 
 
@@ -44,6 +47,13 @@ def close_session(path: Path, event: Event, conf: Settings) -> None:
     store.ingest_events()
     if conf.summarize and event.session and store.exists:
         summarize_session(store, event.session)
+    if store.exists and event.kind == "session-end":
+        from .verdicts import judge_session
+
+        transcript = event.extra.get("transcript")
+        judge_session(
+            store, event.session, event.client, transcript if isinstance(transcript, str) else None
+        )
 
 
 def _in_project(memory: Memory, project: str | None, tasks: set[str]) -> bool:
@@ -87,19 +97,78 @@ def session_context(path: Path, event: Event, conf: Settings) -> str | None:
                 summarize_session(store, session)
     if not store.exists:
         return None
+    started = time.perf_counter()
     picked: list[Memory] = []
     for name, members in _groups(store, _project(store, event.cwd)):
-        picked.extend(sorted(members, key=lambda m: m.event_at, reverse=True)[: _PER_GROUP[name]])
-    if not picked:
+        newest = sorted(members, key=lambda m: m.event_at, reverse=True)
+        picked.extend(reinforced(store, newest)[: _PER_GROUP[name]])
+    return inject(store, event, conf, "session-start", picked, conf.recall_budget, started)
+
+
+def reinforced(store: Store, memories: list[Memory]) -> list[Memory]:
+    """``memories`` as automatic injection takes them: without the flagged ones (misleading) and,
+    with reinforcement on (``[ranking] use_factor``), without those the agent keeps ignoring
+    (standing at or below ``ignored_cutoff``), the ones it used first."""
+    flagged = set(store.flagged())
+    kept = [m for m in memories if m.id not in flagged]
+    weights = store.config.ranking
+    if not weights.use_factor:
+        return kept
+    standing = store.standing()
+    kept = [m for m in kept if standing.get(m.id, 0.0) > weights.ignored_cutoff]
+    return sorted(kept, key=lambda m: -max(0.0, standing.get(m.id, 0.0)))
+
+
+def _cap(store: Store, event: Event, conf: Settings, budget: int) -> tuple[int, str | None]:
+    """The budget left under the daily and per-session caps, and which cap cut it."""
+    if not conf.daily_budget and not conf.session_budget:
+        return budget, None
+    daily, in_session = store.injection_spend(event.session or None)
+    cut: str | None = None
+    if conf.daily_budget and conf.daily_budget - daily < budget:
+        budget, cut = max(0, conf.daily_budget - daily), "daily cap"
+    if conf.session_budget and event.session and conf.session_budget - in_session < budget:
+        budget, cut = max(0, conf.session_budget - in_session), "session cap"
+    return budget, cut
+
+
+def inject(
+    store: Store,
+    event: Event,
+    conf: Settings,
+    name: str,
+    memories: list[Memory],
+    budget: int,
+    started: float,
+) -> str | None:
+    """The block of ``memories`` within ``budget`` and the caps, recorded in the injection record
+    with what it cost and what the budget left out (or that a cap skipped it)."""
+    if not memories:
         return None
-    _, block, _ = fit_budget(picked, conf.recall_budget)
-    return block if "\n" in block else None
+    budget, cut = _cap(store, event, conf, budget)
+    kept, block, tokens = fit_budget(memories, budget) if budget >= MIN_BLOCK else ([], "", 0)
+    shown = [memories[i].id for i in kept]
+    dropped = [m.id for i, m in enumerate(memories) if i not in set(kept)]
+    given = bool(shown) and "\n" in block
+    store.record_injection(
+        name,
+        shown if given else [],
+        tokens if given else 0,
+        session=event.session or None,
+        ms=(time.perf_counter() - started) * 1000,
+        budget=budget,
+        dropped=dropped if given else [m.id for m in memories],
+        skipped=None if given else cut or "nothing fit",
+        call=str(event.extra.get("call") or "") or None,
+    )
+    return block if given else None
 
 
 def repeat_context(path: Path, event: Event, query: str, conf: Settings) -> str | None:
     """ "I have seen this before": for an error of a kind an earlier session fixed, its lessons (the
     same family and signature, found by their tag), most recent first, as one line; for a repeated
     prompt, the memories that match it, fixes first."""
+    started = time.perf_counter()
     store = Store(path)
     if event.failed:
         kind = event.failure_kind()
@@ -137,10 +206,9 @@ def repeat_context(path: Path, event: Event, query: str, conf: Settings) -> str 
                 and not h.memory.resolution
             )
         ]
-    if not hits:
-        return None
-    _, block, _ = fit_budget(hits, conf.repeat_budget)
-    return block if "\n" in block else None
+    hits = reinforced(store, hits)
+    name = "repeat-error" if event.failed else "repeat-prompt"
+    return inject(store, event, conf, name, hits, conf.repeat_budget, started)
 
 
 def _lessons(store: Store, event: Event, kind: str) -> list[Memory]:

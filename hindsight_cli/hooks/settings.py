@@ -22,6 +22,8 @@ class Settings:
     record_failures: bool
     record_prompts: bool
     summarize: bool
+    daily_budget: int
+    session_budget: int
     DEFAULTS: dict[str, Value] = {
         "recall": True,
         "recall_budget": 800,
@@ -30,6 +32,8 @@ class Settings:
         "record_failures": True,
         "record_prompts": True,
         "summarize": True,
+        "daily_budget": 0,
+        "session_budget": 0,
     }
 
     def __init__(self, **values: Value) -> None:

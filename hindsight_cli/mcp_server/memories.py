@@ -147,10 +147,27 @@ class ToolStore:
                 actor=self.agent,
             )
 
-    def search(self, query: SearchQuery) -> SearchResult:
+    def search(self, query: SearchQuery, event: str = "mcp-search") -> SearchResult:
+        """A search, recorded in the injection record as ``event`` (``mcp-search`` or
+        ``recall-prompt``); a record that cannot be written is logged, never the search's
+        failure."""
         store = self.store
+        started = time.perf_counter()
         with self.gate.read():
-            return store.search(query)
+            found = store.search(query)
+        try:
+            store.record_injection(
+                event,
+                [hit.memory.id for hit in found.hits],
+                found.tokens,
+                session=query.current_task,
+                ms=(time.perf_counter() - started) * 1000,
+                budget=found.budget,
+                left_out=found.dropped_for_budget,
+            )
+        except (OSError, HindsightError) as error:
+            log.warning("the injection record could not be written: %s", error)
+        return found
 
     def summarize(
         self,

@@ -77,7 +77,8 @@ def register(
         found = memories.search(
             SearchQuery(
                 task, browse_filters(search=True), budget=budget_tokens, current_task=task_id
-            )
+            ),
+            event="recall-prompt",
         )
         if not found.hits:
             return f"No memories relevant to this task were found.\n\nTask: {task}"

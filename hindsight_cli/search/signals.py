@@ -43,6 +43,8 @@ class Context:
     # what the query says went wrong (``lessons.signatures.of_query``), for troubleshooting
     family: str | None = None
     signature: str | None = None
+    # reinforcement: each judged memory's standing, -1 to 1 (``core.injections.standing``)
+    standing: dict[str, float] = field(default_factory=dict)
 
     @cached_property
     def identifiers(self) -> tuple[str, ...]:
@@ -168,11 +170,22 @@ def _identifier_factor(row: MemoryRow, ctx: Context, weights: Ranking) -> tuple[
     )
 
 
+def _use_factor(row: MemoryRow, ctx: Context, weights: Ranking) -> tuple[float, str | None]:
+    """Reinforcement: a memory the agent used ranks higher, one it ignored or was misled by lower,
+    by at most ``use_factor``."""
+    standing = ctx.standing.get(row.id)
+    if standing is None or not weights.use_factor:
+        return 1.0, None
+    factor = 1.0 + weights.use_factor * standing
+    return factor, f"reinforcement: standing {standing:+.2f} from its use (×{factor:.3f})"
+
+
 #: Factors after the confidence factor: (value, note when it applies).
 FACTORS: tuple[Callable[[MemoryRow, Context, Ranking], tuple[float, str | None]], ...] = (
     _env_factor,
     _validity_factor,
     _identifier_factor,
+    _use_factor,
 )
 
 

@@ -229,7 +229,7 @@ def trim_seen(store: Path, keep: int = 2000) -> None:
         safefs.write_private(path, "\n".join(lines[-keep:]) + "\n")
 
 
-def _rewrite(path: Path, lines: list[str]) -> None:
+def rewrite(path: Path, lines: list[str]) -> None:
     """Replace ``path`` with ``lines`` under its lock, through a private temporary file."""
     fd = _open_locked(path)
     try:
@@ -382,7 +382,7 @@ def scrub(store: Path, forgotten: Callable[[str], bool]) -> int:
             else:
                 kept.append(line)
         if len(kept) != len(lines):
-            _rewrite(path, kept)
+            rewrite(path, kept)
     return dropped
 
 

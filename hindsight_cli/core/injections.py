@@ -1,0 +1,312 @@
+"""The injection record (issue 36): what recall put in front of an agent, what it cost, what the
+budget left out, and later whether the agent used it.
+
+One JSON line per injection in ``<store>/injections.jsonl`` (mode 0600, appended in one write under
+the file's lock, as the hook spool is), content-free: memory ids, the event, the session, tokens,
+latency, the budget, the ids dropped for it, and why an injection was skipped (a daily or session
+cap). A use verdict (``lessons.usage``) is a line of its own naming its injection and memory. The
+record lives beside the ledger, not in it: a hook that injects appends a line without opening the
+ledger's write lock, and a hard forget strips the forgotten ids from it (``scrub``). Lines older
+than ``[injections] keep_days`` go when the next injection is appended.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from ..redact import redact_field
+from ..storage import spool
+from ..timeutil import iso
+
+FILE = "injections.jsonl"
+# injections no one asked for: what the daily and per-session caps limit
+AUTOMATIC = frozenset({"session-start", "repeat-error", "repeat-prompt"})
+EVENTS = AUTOMATIC | {"mcp-search", "recall-prompt"}
+VERDICTS = ("used", "ignored", "misleading")
+# bytes read back from the end of the record for today's spending (a day of heavy use is ~200 KB)
+_TAIL = 1 << 20
+
+
+@dataclass(frozen=True)
+class Injection:
+    """One injection, or one skipped for a cap (``skipped``), as the record keeps it."""
+
+    id: str
+    at: str
+    event: str
+    session: str | None
+    ids: list[str]
+    tokens: int
+    ms: float
+    budget: int | None
+    dropped: list[str] = field(default_factory=list)
+    skipped: str | None = None
+    # how many hits the budget left out (their ids are ``dropped`` where the caller knew them)
+    left_out: int = 0
+    # the client's id of the failing call a repeat recall answered (its verdict reads what came
+    # after that call)
+    call: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether the agent used one memory of an injection: ``used``, ``ignored`` or
+    ``misleading``."""
+
+    at: str
+    injection: str
+    memory: str
+    verdict: str
+    session: str | None = None
+
+
+def path_of(store: Path) -> Path:
+    return store / FILE
+
+
+def _session(session: str | None) -> str | None:
+    return redact_field(session, "session")[0] if session else None
+
+
+def make(
+    event: str,
+    ids: Sequence[str],
+    tokens: int,
+    *,
+    at: datetime,
+    session: str | None = None,
+    ms: float = 0.0,
+    budget: int | None = None,
+    dropped: Sequence[str] = (),
+    skipped: str | None = None,
+    left_out: int | None = None,
+    call: str | None = None,
+) -> Injection:
+    if event not in EVENTS:
+        raise ValueError(f"unknown injection event {event!r}")
+    return Injection(
+        id=spool.new_id(),
+        at=iso(at) or "",
+        event=event,
+        session=_session(session),
+        ids=list(ids),
+        tokens=int(tokens),
+        ms=round(float(ms), 2),
+        budget=budget,
+        dropped=list(dropped),
+        skipped=skipped,
+        left_out=len(dropped) if left_out is None else int(left_out),
+        call=redact_field(call, "call")[0] if call else None,
+    )
+
+
+def append(store: Path, entry: Injection | Verdict, keep_days: int, now: datetime) -> None:
+    """Add one line; the lines past ``keep_days`` go first (0 keeps nothing)."""
+    if keep_days <= 0:
+        return
+    target = path_of(store)
+    spool.append(
+        target,
+        {"kind": "injection", **asdict(entry)}
+        if isinstance(entry, Injection)
+        else {"kind": "verdict", **asdict(entry)},
+    )
+    _expire(target, now - timedelta(days=keep_days))
+
+
+def _expire(target: Path, before: datetime) -> None:
+    """Drop the lines older than ``before`` when the oldest is (one read of the first line)."""
+    try:
+        with open(target, "rb") as handle:
+            first = handle.readline(4096)
+    except FileNotFoundError:
+        return
+    if _at(first) >= (iso(before) or ""):
+        return
+    limit = iso(before) or ""
+    lines = target.read_text(encoding="utf-8", errors="replace").splitlines()
+    spool.rewrite(target, [line for line in lines if _at(line.encode()) >= limit])
+
+
+def _at(line: bytes) -> str:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return ""
+    return str(value.get("at") or "") if isinstance(value, dict) else ""
+
+
+def _lines(text: str, only: str | None = None) -> Iterable[dict[str, Any]]:
+    for line in text.splitlines():
+        # a cheap test first: the hooks read only the verdicts, at every injection
+        if only is not None and f'"kind":"{only}"' not in line:
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and value.get("kind") in ("injection", "verdict"):
+            yield value
+
+
+def _read(store: Path, tail: int | None = None, only: str | None = None) -> list[dict[str, Any]]:
+    try:
+        with open(path_of(store), "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            start = max(0, size - tail) if tail else 0
+            handle.seek(start)
+            data = handle.read().decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    if start:
+        # the first line read is likely cut
+        data = data.partition("\n")[2]
+    return list(_lines(data, only))
+
+
+def _injection(value: dict[str, Any]) -> Injection:
+    known = {name: value.get(name) for name in Injection.__dataclass_fields__}
+    return Injection(
+        id=str(known["id"] or ""),
+        at=str(known["at"] or ""),
+        event=str(known["event"] or ""),
+        session=known["session"],
+        ids=[str(i) for i in known["ids"] or []],
+        tokens=int(known["tokens"] or 0),
+        ms=float(known["ms"] or 0.0),
+        budget=known["budget"],
+        dropped=[str(i) for i in known["dropped"] or []],
+        skipped=known["skipped"],
+        left_out=int(known["left_out"] or 0),
+        call=known["call"],
+    )
+
+
+def read(
+    store: Path,
+    since: datetime | None = None,
+    session: str | None = None,
+    verdicts_only: bool = False,
+) -> tuple[list[Injection], list[Verdict]]:
+    """The injections and verdicts recorded since ``since`` (in ``session``), oldest first."""
+    limit = iso(since) or "" if since is not None else ""
+    wanted = _session(session)
+    injections, verdicts = [], []
+    for value in _read(store, only="verdict" if verdicts_only else None):
+        if str(value.get("at") or "") < limit or (wanted and value.get("session") != wanted):
+            continue
+        if value["kind"] == "injection":
+            injections.append(_injection(value))
+        elif value.get("verdict") in VERDICTS:
+            verdicts.append(
+                Verdict(
+                    at=str(value.get("at") or ""),
+                    injection=str(value.get("injection") or ""),
+                    memory=str(value.get("memory") or ""),
+                    verdict=str(value["verdict"]),
+                    session=value.get("session"),
+                )
+            )
+    return injections, verdicts
+
+
+def spent(store: Path, session: str | None, now: datetime) -> tuple[int, int]:
+    """Tokens automatic injections spent today (UTC) and in ``session`` over the last day: what
+    the daily and per-session caps count."""
+    today = iso(now.replace(hour=0, minute=0, second=0, microsecond=0)) or ""
+    day_ago = iso(now - timedelta(days=1)) or ""
+    wanted = _session(session)
+    daily = in_session = 0
+    for value in _read(store, _TAIL):
+        if value["kind"] != "injection" or value.get("event") not in AUTOMATIC:
+            continue
+        at, tokens = str(value.get("at") or ""), int(value.get("tokens") or 0)
+        if at >= today:
+            daily += tokens
+        if wanted and value.get("session") == wanted and at >= day_ago:
+            in_session += tokens
+    return daily, in_session
+
+
+def scrub(store: Path, ids: set[str]) -> int:
+    """After a hard forget: strip ``ids`` from every injection and drop their verdicts, so no trace
+    of them stays in the record. Returns how many lines changed."""
+    target = path_of(store)
+    if not ids or not target.is_file() or target.is_symlink():
+        return 0
+    changed, kept = 0, []
+    for line in target.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            value = json.loads(line)
+        except ValueError:
+            value = None
+        if not isinstance(value, dict):
+            kept.append(line)
+            continue
+        if value.get("memory") in ids:
+            changed += 1
+            continue
+        cleaned = {
+            **value,
+            **{
+                name: [i for i in value[name] if i not in ids]
+                for name in ("ids", "dropped")
+                if isinstance(value.get(name), list)
+            },
+        }
+        if cleaned != value:
+            changed += 1
+            line = json.dumps(cleaned, ensure_ascii=False, separators=(",", ":"))
+        kept.append(line)
+    if changed:
+        spool.rewrite(target, kept)
+    return changed
+
+
+# what a verdict adds to a memory's standing: a use counts as three ignores
+_WEIGHT = {"used": 1.0, "ignored": -0.34, "misleading": -1.0}
+
+
+def standing(verdicts: Iterable[Verdict], now: datetime, half_life: float) -> dict[str, float]:
+    """Each judged memory's standing, from -1 to 1: its verdicts weighed (used +1, ignored -0.34,
+    misleading -1), each halving every ``half_life`` days, and bounded (``tanh``)."""
+    raw: dict[str, float] = {}
+    for verdict in verdicts:
+        try:
+            at = datetime.fromisoformat(verdict.at.replace("Z", "+00:00")).replace(tzinfo=None)
+        except ValueError:
+            continue
+        age = max(0.0, (now - at).total_seconds() / 86400)
+        decay = 0.5 ** (age / max(half_life, 1e-6))
+        raw[verdict.memory] = raw.get(verdict.memory, 0.0) + _WEIGHT[verdict.verdict] * decay
+    return {memory: math.tanh(value) for memory, value in raw.items()}
+
+
+# a long-lived process ranks by the verdicts at every search: read again only when the file changed
+_VERDICTS: dict[str, tuple[tuple[int, int], list[Verdict]]] = {}
+
+
+def verdicts(store: Path) -> list[Verdict]:
+    """Every verdict of the record (cached while the file is unchanged)."""
+    target = path_of(store)
+    try:
+        st = target.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    key = (st.st_mtime_ns, st.st_size)
+    held = _VERDICTS.get(str(target))
+    if held is not None and held[0] == key:
+        return held[1]
+    found = read(store, verdicts_only=True)[1]
+    _VERDICTS[str(target)] = (key, found)
+    return found

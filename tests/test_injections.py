@@ -1,0 +1,189 @@
+"""The injection record (issue 36): every hook injection, MCP search and ``recall`` prompt leaves a
+content-free line (ids, event, session, tokens, latency, budget, what was dropped); the daily and
+per-session caps skip what would go over them and say so; ``hindsight stats --recall`` reports it;
+a misleading memory is flagged and no longer injected; old lines go after ``keep_days``."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Clock
+from hook_calls import fail, learnt, run
+
+from hindsight_cli.safefs import trust
+from hindsight_cli.store import Store
+
+pytestmark = pytest.mark.local_only
+# a word of the failing command (hook_calls.TEST_FILE): never in the record
+SECRET_WORD = "zanzibar"
+
+
+@pytest.fixture
+def project(_isolated: Path) -> Path:
+    (_isolated / ".hindsight").mkdir()
+    trust.allow(_isolated / ".hindsight")
+    return _isolated
+
+
+def record_lines(project: Path) -> list[dict[str, Any]]:
+    text = (project / ".hindsight" / "injections.jsonl").read_text()
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def context_of(out: str) -> str:
+    return str(json.loads(out)["hookSpecificOutput"]["additionalContext"]) if out else ""
+
+
+def test_hook_injections_are_recorded_without_their_content(project: Path, cli: Any) -> None:
+    store = learnt(project)
+    block = context_of(run(project, "SessionStart", "s2", source="startup"))
+    assert "No module named 'requests'" in block
+    again = context_of(fail(project, "s3"))
+    assert "pip install requests" in again
+    injections, verdicts = store.injections()
+    assert [i.event for i in injections] == ["session-start", "repeat-error"]
+    start, repeat = injections
+    assert start.session == "s2" and repeat.session == "s3"
+    assert start.tokens > 0 and start.budget == 800 and start.skipped is None
+    lesson = next(m for m in store.list() if m.resolution)
+    assert lesson.id in start.ids and repeat.ids == [lesson.id]
+    assert repeat.budget == 400 and 0 < repeat.tokens <= 400
+    # content-free: ids, numbers and labels, never a memory's words
+    text = (project / ".hindsight" / "injections.jsonl").read_text()
+    assert SECRET_WORD not in text and "requests" not in text
+    assert verdicts == []
+    report = cli("stats", "--recall", "--json", "--store", str(project / ".hindsight"))
+    assert report.exit_code == 0, report.stderr
+    data = json.loads(report.stdout)
+    assert data["injections"] == 2
+    assert data["tokens"] == start.tokens + repeat.tokens
+    assert set(data["by_event"]) == {"session-start", "repeat-error"}
+    assert data["skipped"] == 0 and data["judged"] == 0
+
+
+def test_a_daily_cap_skips_what_would_go_over_it_and_says_so(project: Path, cli: Any) -> None:
+    store = learnt(project)
+    first = context_of(run(project, "SessionStart", "s2", source="startup"))
+    spent = store.injections()[0][0].tokens
+    (project / ".hindsight" / "config.toml").write_text(f"[hooks]\ndaily_budget = {spent + 10}\n")
+    # the budget left (10 tokens) holds no useful block: nothing is injected, and the record says
+    # why and what was left out
+    assert run(project, "SessionStart", "s3", source="startup") == ""
+    skipped = store.injections()[0][-1]
+    assert skipped.skipped == "daily cap" and skipped.ids == [] and skipped.tokens == 0
+    assert skipped.dropped and skipped.budget == 10
+    assert first
+    data = json.loads(cli("stats", "--recall", "--json", "--store", str(store.path)).stdout)
+    assert data["skipped"] == 1 and data["skipped_by_reason"] == {"daily cap": 1}
+    assert data["tokens"] == spent
+
+
+def test_a_session_cap_counts_one_session_only(project: Path) -> None:
+    store = learnt(project)
+    (project / ".hindsight" / "config.toml").write_text("[hooks]\nsession_budget = 120\n")
+    assert context_of(run(project, "SessionStart", "s2", source="startup"))
+    spent = store.injections()[0][-1].tokens
+    assert 0 < spent <= 120
+    # the same session's next repeat has what is left of its 120 tokens
+    fail(project, "s2")
+    last = store.injections()[0][-1]
+    assert last.session == "s2" and last.tokens + spent <= 120
+    assert last.budget == 120 - spent
+    # another session starts with its whole cap
+    assert context_of(run(project, "SessionStart", "s9", source="startup"))
+
+
+def test_a_misleading_memory_is_flagged_and_no_longer_injected(project: Path, cli: Any) -> None:
+    store = learnt(project)
+    context_of(run(project, "SessionStart", "s2", source="startup"))
+    entry = store.injections()[0][-1]
+    lesson = next(m for m in store.list() if m.resolution)
+    store.record_verdict(entry.id, lesson.id, "misleading", session="s2")
+    # one verdict is a hint, not yet a flag
+    assert store.flagged() == []
+    store.record_verdict(entry.id, lesson.id, "misleading", session="s2")
+    listed = cli("list", "--flagged", "--json", "--store", str(store.path))
+    assert [m["id"] for m in json.loads(listed.stdout)] == [lesson.id]
+    assert json.loads(cli("list", "--json", "--store", str(store.path)).stdout)
+    assert store.flagged() == [lesson.id]
+    # neither at session start nor on the repeated error
+    run(project, "SessionStart", "s3", source="startup")
+    assert lesson.id not in store.injections()[0][-1].ids
+    assert fail(project, "s4") == ""
+    data = json.loads(cli("stats", "--recall", "--json", "--store", str(store.path)).stdout)
+    assert data["flagged"] == [lesson.id]
+    assert data["verdicts"] == {"used": 0, "ignored": 0, "misleading": 2}
+    # a later use clears the flag
+    store.record_verdict(entry.id, lesson.id, "used", session="s5")
+    assert store.flagged() == []
+
+
+def test_old_lines_go_after_keep_days_and_zero_records_nothing(project: Path, clock: Clock) -> None:
+    store = Store(project / ".hindsight")
+    store.init()
+    store.record_injection("mcp-search", ["a"], 10)
+    clock.advance(31 * 86400)
+    store.record_injection("mcp-search", ["b"], 20)
+    assert [i.ids for i in store.injections()[0]] == [["b"]]
+    assert [line["ids"] for line in record_lines(project)] == [["b"]]
+    (project / ".hindsight" / "config.toml").write_text("[injections]\nkeep_days = 0\n")
+    assert Store(project / ".hindsight").record_injection("mcp-search", ["c"], 5) is None
+    assert [line["ids"] for line in record_lines(project)] == [["b"]]
+    # --since reads only what is newer
+    since = clock.at - timedelta(days=1)
+    assert [i.ids for i in store.injections(since=since)[0]] == [["b"]]
+    assert store.injections(since=clock.at + timedelta(seconds=1))[0] == []
+
+
+def test_stats_since_without_recall_is_a_usage_error(cli: Any) -> None:
+    result = cli("stats", "--since", "7d")
+    assert result.exit_code == 2
+    assert "--since goes with --recall" in result.stderr
+    assert result.stdout == ""
+
+
+def test_a_hard_forget_strips_the_ids_from_the_record(project: Path) -> None:
+    store = learnt(project)
+    run(project, "SessionStart", "s2", source="startup")
+    fail(project, "s3")
+    lesson = next(m for m in store.list() if m.resolution)
+    entry = store.injections()[0][-1]
+    store.record_verdict(entry.id, lesson.id, "used", session="s3")
+    before = (project / ".hindsight" / "injections.jsonl").read_text()
+    assert lesson.id in before
+    store.forget([lesson.id], hard=True)
+    after = (project / ".hindsight" / "injections.jsonl").read_text()
+    assert lesson.id not in after
+    # the injections themselves (and the other memories' ids) stay: what was spent was spent
+    injections, verdicts = store.injections()
+    assert len(injections) == 2 and verdicts == []
+    live = {m.id for m in store.list(limit=None)}
+    assert set(injections[0].ids) <= live and set(injections[1].ids) <= live
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_mcp_searches_and_the_recall_prompt_are_recorded(
+    project: Path, anyio_backend: str
+) -> None:
+    from mcp import Client
+
+    from hindsight_cli.mcp_server import build_server
+
+    store = Store(project / ".hindsight")
+    memory = store.record("deploys to staging need make deploy ENV=staging").memory
+    async with Client(build_server(store), raise_exceptions=True) as client:
+        await client.call_tool(
+            "memory_search", {"query": "deploy to staging", "current_task": "t-7"}
+        )
+        await client.get_prompt("recall", {"task": "deploy to staging"})
+    injections, _ = store.injections()
+    assert [(i.event, i.ids, i.session) for i in injections] == [
+        ("mcp-search", [memory.id], "t-7"),
+        ("recall-prompt", [memory.id], None),
+    ]
+    assert all(i.tokens > 0 and i.budget == 400 and i.ms > 0 for i in injections)
