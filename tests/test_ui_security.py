@@ -281,3 +281,32 @@ def test_the_edit_form_sets_importance(served: Served, store: Store) -> None:
         f"/m/{newest.id}/edit", data={"csrf": _csrf(client, newest.id), "importance": "many"}
     )
     assert answer.status_code == 400 and store.get(newest.id).status == "active"
+
+
+def test_the_timeline_and_stats_show_what_was_injected(served: Served, store: Store) -> None:
+    from hindsight_cli.core import injections
+    from hindsight_cli.timeutil import now
+
+    memory = store.record("pip install requests fixed it", task_id="sess-7").memory
+    at = now()
+    injections.append(
+        store.path,
+        injections.make("repeat-error", [memory.id], 42, at=at, session="sess-7", left_out=2),
+        30,
+        at,
+    )
+    injections.append(
+        store.path,
+        injections.make("session-start", [], 0, at=at, session="sess-7", skipped="daily cap"),
+        30,
+        at,
+    )
+    client = _logged_in(served)
+    day = client.get(f"/timeline?day={memory.event_at[:10]}").text
+    assert "injected (repeat-error)" in day and "42 tokens" in day
+    assert f'href="/m/{memory.id}"' in day and "2 left out for the budget" in day
+    assert "skipped: daily cap" in day
+    page = client.get("/stats").text
+    chart = page.split('id="recalls-per-day"')[1].split("</div>")[0]
+    # one recall that day (the skip is not one)
+    assert f"<title>{at.strftime('%Y-%m-%d')}: 1</title>" in chart

@@ -4,6 +4,7 @@ files and the model, which takes a moment)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 
 from ..store import Store
@@ -42,6 +43,14 @@ def scoped(store: Store, agent: str) -> Html:
     )
 
 
+def recalls_per_day(store: Store) -> list[tuple[str, int]]:
+    """(UTC day, recalls: hook injections, MCP searches, recall prompts) from the injection
+    record, oldest day first; caps' skips are not recalls."""
+    entries, _ = store.injections()
+    days = Counter(e.at[:10] for e in entries if not e.skipped)
+    return sorted(days.items())
+
+
 def render(store: Store) -> Html:
     stats = store.stats()
     facts = [
@@ -66,9 +75,12 @@ def render(store: Store) -> Html:
         )
     )
     return H(
-        '{}<h2>Memories per day</h2><div id="per-day">{}</div><div class="grid2">{}</div><p>{}</p>',
+        '{}<h2>Memories per day</h2><div id="per-day">{}</div>'
+        '<h2>Recalls per day</h2><div id="recalls-per-day">{}</div>'
+        '<div class="grid2">{}</div><p>{}</p>',
         table(("", ""), facts, "facts"),
         columns(store.per_day()),
+        columns(recalls_per_day(store)),
         groups,
         link("/doctor", "What hindsight doctor store says →"),
     )

@@ -10,6 +10,7 @@ from ..models import Filters, Memory
 from ..store import Store
 from .browse import memory_link, snippet
 from .html import H, Html, join, link, url
+from .memory_page import memory_ref
 
 # days listed on the timeline's first page, newest first
 DAYS_SHOWN = 90
@@ -17,12 +18,22 @@ DAYS_SHOWN = 90
 DAY_LIMIT = 2000
 
 
-def injections(store: Store, session: str) -> list[tuple[str, str, int]]:
-    """What the hooks injected into ``session``: (when, the context block as sent, its tokens).
-
-    The store keeps no record of injections yet (issue 36 adds one); until then a session shows
-    what the hooks recorded, and this returns nothing."""
-    return []
+def injections(store: Store, session: str) -> list[tuple[str, str, list[str], int, str]]:
+    """What was injected into ``session`` (the hooks, an MCP search, the recall prompt), from the
+    store's injection record: (time, event, memory ids, tokens, what a cap skipped or the budget
+    left out). The record keeps ids, never text: each memory links to its page."""
+    entries, _ = store.injections(session=session)
+    out = []
+    for entry in entries:
+        note = (
+            f"skipped: {entry.skipped}"
+            if entry.skipped
+            else f"{entry.left_out} left out for the budget"
+            if entry.left_out
+            else ""
+        )
+        out.append((entry.at[11:19], entry.event, entry.ids, entry.tokens, note))
+    return out
 
 
 def _count(n: int) -> str:
@@ -74,10 +85,17 @@ def _day(store: Store, start: datetime) -> Html:
 
 def _group(store: Store, task: str, memories: list[Memory]) -> Html:
     title = H("task / session {}", task) if task else H("without a task")
-    sent = injections(store, task) if task else []
+    sent = injections(store, task) if task and not store.scope.agent else []
     injected = join(
-        H("<details><summary>injected {} · {} tokens</summary><pre>{}</pre></details>", at, n, b)
-        for at, b, n in sent
+        H(
+            '<p class="injected"><time>{}</time> injected ({}) {} · {} tokens {}</p>',
+            at,
+            event,
+            join(H("{} ", memory_ref(i)) for i in ids) if ids else H("nothing"),
+            n,
+            H('<span class="muted">{}</span>', note) if note else Html(""),
+        )
+        for at, event, ids, n, note in sent
     )
     rows = join(
         H(
