@@ -177,6 +177,12 @@ def _tell_the_story(guide: _Guide) -> None:
 def test_the_guides_examples_are_the_real_output(
     _isolated: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from hindsight_cli.cli import render
+
+    # the guide's terminal is 100 columns wide (COLUMNS, as _isolated sets it); a console that fixed
+    # its width when it was made, in an earlier test of this process, would wrap at another
+    for console in (render.out, render.err):
+        monkeypatch.setattr(console, "_width", 100)
     project = _isolated / "proj"
     project.mkdir()
     guide = _Guide(project, monkeypatch)

@@ -108,7 +108,7 @@ def test_record_reads_stdin_with_dash(cli) -> None:
 
 def test_record_redacts_and_says_so(cli) -> None:
     result = cli(
-        "record", "deploy used OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123", "--json"
+        "record", "deploy used OPENAI_API_KEY=sk-proj-Q7vN2kLp9XwR4tYb8ZcM3dFh6JsA1gUe", "--json"
     )
     data = json.loads(result.stdout)
     assert data["redactions"] == 1 and "sk-proj" not in data["content"]
