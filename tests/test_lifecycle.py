@@ -70,7 +70,7 @@ def test_supersede_refusals_write_nothing(store: Store) -> None:
 def test_superseded_memory_comes_back_when_its_replacement_is_purged(store: Store) -> None:
     old = store.record("the cache lives in redis").memory
     new = store.record("the cache lives in memcached", supersedes=old.id).memory
-    with pytest.raises(InvalidInput, match="restore or forget that one instead"):
+    with pytest.raises(InvalidInput, match="which is active: forget that one first"):
         store.restore(old.id)
     store.forget([new.id], hard=True)
     assert store.restore(old.id).status == "active"
