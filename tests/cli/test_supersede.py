@@ -134,3 +134,16 @@ def test_a_supersede_that_would_make_a_loop_is_refused(cli) -> None:
     # the same link made again is fine
     assert cli("supersede", old, "--by", new).exit_code == 0
     assert _shown(cli, old)["status"] == "superseded"
+
+
+def test_a_part_of_a_long_text_neither_supersedes_nor_is_superseded(cli) -> None:
+    new = _recorded(cli, NEW)
+    stored = cli("record", "-", "--json", input="step by step the deploy runbook says " * 800)
+    assert stored.exit_code == 0, stored.stderr
+    pieces = json.loads(stored.stdout)["parts"]
+    assert len(pieces) >= 2
+    for argv in ((pieces[0], "--by", new), (new, "--by", pieces[-1])):
+        result = cli("supersede", *argv)
+        assert result.exit_code == 1 and "linked parts of a text" in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+    assert {_shown(cli, i)["status"] for i in [new, *pieces]} == {"active"}
