@@ -28,6 +28,7 @@ from .core import (
     recall,
     recall_report,
     review,
+    supersession,
     transfer,
     verdicts,
     writes,
@@ -646,6 +647,31 @@ class Store:
             MemoryNotFound: no memory has that id.
         """
         return review.confirm(self._rt, memory_id, self.scope, actor, reason)
+
+    def supersede(
+        self, old_id: str, new_id: str, *, reason: str | None = None, actor: str | None = None
+    ) -> Memory:
+        """Mark a stored memory as superseded by another stored one that replaces it (a person
+        curating the store): the older leaves search and stays as history, the two link both ways,
+        the audit log says ``supersede``, and summaries quoting the older leave search with it.
+        Forgetting the newer lets ``restore`` bring the older back.
+
+        Args:
+            old_id: the id (or a unique part) of the active memory that is out of date.
+            new_id: the id (or a unique part) of the active memory that replaces it, of the same
+                agent.
+            reason: why, for the audit log.
+            actor: who, for the audit log (default the configured default agent).
+
+        Returns:
+            The older memory as it is now (``superseded``, ``superseded_by`` the newer).
+
+        Raises:
+            InvalidInput: the two are the same memory, not both active, of two agents, a part of a
+                long text, or the newer supersedes another memory already (or would make a loop).
+            MemoryNotFound: an id names no memory of this store's scope.
+        """
+        return supersession.supersede(self._rt, old_id, new_id, self.scope, actor, reason)
 
     def restore(self, memory_id: str, actor: str | None = None) -> Memory:
         """Make a soft-forgotten or archived memory active again (or a superseded one whose

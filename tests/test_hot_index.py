@@ -252,6 +252,19 @@ def test_a_rewritten_ledger_whose_sequence_restarted_is_reconciled(
     assert {h.memory.id for h in warm.search("kafka consumer lag").hits} == {keep, new}
 
 
+def test_a_supersede_of_two_stored_memories_reaches_the_warm_index(
+    store_dir: Path, fake: Any
+) -> None:
+    store = Store(store_dir, embedder=fake)
+    old = store.record("kafka consumer lag on the billing topic").memory.id
+    new = store.record("kafka consumer lag alerts page the billing team now").memory.id
+    warm = Store(store_dir, embedder=fake, warm=True)
+    assert {h.memory.id for h in warm.search("kafka consumer lag").hits} == {old, new}
+    assert store.supersede(old, new, reason="the alerts replace the note").status == "superseded"
+    assert {h.memory.id for h in warm.search("kafka consumer lag").hits} == {new}
+    assert warm.get(new).supersedes == old and warm.get(old).superseded_by == new
+
+
 def test_compaction_and_long_memories_keep_the_answers(pair) -> None:
     store, warm, made = pair
     warm.warm_up()

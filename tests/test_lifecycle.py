@@ -10,6 +10,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -70,10 +71,31 @@ def test_supersede_refusals_write_nothing(store: Store) -> None:
 def test_superseded_memory_comes_back_when_its_replacement_is_purged(store: Store) -> None:
     old = store.record("the cache lives in redis").memory
     new = store.record("the cache lives in memcached", supersedes=old.id).memory
-    with pytest.raises(InvalidInput, match="restore or forget that one instead"):
+    with pytest.raises(InvalidInput, match="which is active: forget that one first"):
         store.restore(old.id)
     store.forget([new.id], hard=True)
     assert store.restore(old.id).status == "active"
+
+
+def test_a_supersede_checks_both_memories_again_in_its_write(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = store.record("the cache lives in redis").memory
+    new = store.record("session data moved to the postgres cluster").memory
+    ledger = store.ledger
+    write = ledger.write
+
+    def meanwhile() -> Any:
+        # another process forgets the newer memory between the checks and the write
+        monkeypatch.setattr(ledger, "write", write)
+        store.forget([new.id])
+        return write()
+
+    monkeypatch.setattr(ledger, "write", meanwhile)
+    with pytest.raises(InvalidInput, match=f"{new.id} is invalidated"):
+        store.supersede(old.id, new.id)
+    assert store.get(old.id).status == "active" and store.get(new.id).supersedes is None
+    assert not store.log(action="supersede")
 
 
 # --- validity and environment

@@ -353,6 +353,24 @@ def test_updates_touch_only_their_rows_and_move_the_change_sequence(filled: Ledg
     assert all(r.seq > before for r in changed)
 
 
+def test_the_back_link_of_a_supersede_is_set_on_an_existing_row(filled: Ledger) -> None:
+    at = T0 + timedelta(hours=3)
+    with filled.read() as reader:
+        before = reader.max_seq()
+        was = reader.by_ids([_id(1)])[0]
+    with filled.write() as writer:
+        writer.supersede(_id(3), _id(1), at)
+        writer.link_supersedes(_id(1), _id(3), at)
+    with filled.read() as reader:
+        a, c = reader.by_ids([_id(1)])[0], reader.by_ids([_id(3)])[0]
+        changed = reader.changed_since(before)
+    assert (a.supersedes, a.updated_at, a.version) == (_id(3), at, was.version + 1)
+    assert (a.status, a.content) == (was.status, was.content)
+    assert (c.status, c.superseded_by) == ("superseded", _id(1))
+    # the index of a long-lived process notices both rows
+    assert _names(r.id for r in changed) == ["c", "a"]
+
+
 def test_searches_rank_within_the_filters(read_only: Ledger) -> None:
     with read_only.read() as reader:
         words = reader.keyword(terms("token expired"), [], 10, RANKING.bm25_k1, RANKING.bm25_b)

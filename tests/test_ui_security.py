@@ -310,3 +310,34 @@ def test_the_timeline_and_stats_show_what_was_injected(served: Served, store: St
     chart = page.split('id="recalls-per-day"')[1].split("</div>")[0]
     # one recall that day (the skip is not one)
     assert f"<title>{at.strftime('%Y-%m-%d')}: 1</title>" in chart
+
+
+def test_a_memory_is_marked_superseded_by_another_from_its_page(
+    served: Served, store: Store
+) -> None:
+    old = store.list()[0]
+    new = store.record("the backups now go to a second disk, so the nightly one has room").memory
+    client = _logged_in(served)
+    assert 'id="supersede-by"' in client.get(f"/m/{old.id}").text
+    # a bad id, or none: refused, nothing changes
+    for by in ("0000dead", "", old.id):
+        answer = client.post(
+            f"/m/{old.id}/supersede", data={"csrf": _csrf(client, old.id), "by": by}
+        )
+        assert answer.status_code in (400, 404), by
+        assert 'id="error"' in answer.text
+    assert store.get(old.id).status == "active" and store.get(new.id).supersedes is None
+    # no CSRF token: refused
+    assert client.post(f"/m/{old.id}/supersede", data={"by": new.id}).status_code == 403
+    assert store.get(old.id).status == "active"
+
+    answer = client.post(
+        f"/m/{old.id}/supersede",
+        data={"csrf": _csrf(client, old.id), "by": new.id[-8:], "reason": "a second disk"},
+    )
+    assert answer.status_code == 303 and "done=supersede" in answer.headers["location"]
+    assert store.get(old.id).superseded_by == new.id and store.get(new.id).supersedes == old.id
+    entry = store.log(memory_id=old.id, limit=1)[0]
+    assert (entry.action, entry.actor, entry.reason) == ("supersede", "ui", "a second disk")
+    shown = client.get(answer.headers["location"]).text
+    assert "Superseded: out of search" in shown and 'id="supersede-by"' not in shown

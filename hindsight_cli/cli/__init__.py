@@ -152,8 +152,10 @@ from .mine import mine_app  # noqa: E402
 from .plugin import plugin_app  # noqa: E402
 from .quarantine import quarantine_app  # noqa: E402
 from .serve import mcp_app  # noqa: E402
+from .supersede_cmd import supersede  # noqa: E402
 from .ui_cmd import ui  # noqa: E402
 
+app.command()(supersede)
 app.add_typer(mcp_app)
 app.add_typer(doctor_app)
 app.add_typer(eval_app)

@@ -35,7 +35,7 @@ def select_ids(rt: Runtime, filters: Filters, scope: Scope) -> list[str]:
         return session.ids(scope.filters(filters).conditions(rt.now()))
 
 
-def _audit_words(reason: str | None, actor: str) -> tuple[str | None, str]:
+def audit_words(reason: str | None, actor: str) -> tuple[str | None, str]:
     """What the caller wrote into the audit log (why, who), with its secrets redacted like any
     memory's."""
     reason = redact_field(clean(reason), "reason")[0] if reason else None
@@ -105,7 +105,7 @@ def forget(
 ) -> int:
     """Carry out ``plan``: exactly the memories it names, soft, archived or purged for good."""
     rt.require()
-    reason, who = _audit_words(reason, actor or rt.config.default_agent)
+    reason, who = audit_words(reason, actor or rt.config.default_agent)
     if plan.hard:
         return purge_for_good(
             rt, lambda session: _planned(session, plan.ids, scope), reason, who, "forget_hard"
@@ -221,15 +221,16 @@ def restore(rt: Runtime, memory_id: str, actor: str | None, scope: Scope) -> Mem
             newer = session.by_ids([row.superseded_by]) if row.superseded_by else []
             if newer and newer[0].status == "active":
                 raise InvalidInput(
-                    f"{row.id} was superseded by {row.superseded_by}; restore or forget that one "
-                    f"instead."
+                    f"{row.id} was superseded by {row.superseded_by}, which is active: forget "
+                    f"that one first (`hindsight forget {row.superseded_by}`), then restore this "
+                    "one."
                 )
         together = [
             r.id for r in session.by_ids(parts.whole(session, [row.id])) if r.status == row.status
         ]
         session.set_status(together, "active", at)
         session.audit(
-            "restore", together, at, actor=_audit_words(None, actor or rt.config.default_agent)[1]
+            "restore", together, at, actor=audit_words(None, actor or rt.config.default_agent)[1]
         )
         restored = session.by_ids([row.id])[0]
     rt.after_write()

@@ -234,6 +234,16 @@ def _confirm(ui: Ui, session: Session, store: Store, memory_id: str, form: dict[
     return _shown(memory.id, "confirm")
 
 
+def _supersede(ui: Ui, session: Session, store: Store, memory_id: str, form: dict[str, str]) -> str:
+    by = form.get("by", "").strip()
+    if not by:
+        raise InvalidInput("Give the id of the memory that replaces this one; nothing was changed.")
+    memory = store.supersede(
+        memory_id, by, reason=form.get("reason") or None, actor=ui.actor(session)
+    )
+    return _shown(memory.id, "supersede")
+
+
 def _switch(ui: Ui, session: Session, store: Store, memory_id: str, form: dict[str, str]) -> str:
     chosen = form.get("store", "")
     if not chosen.isdigit() or int(chosen) >= len(ui.stores):
@@ -308,6 +318,7 @@ def build(ui: Ui) -> ASGIApp:
         ("/m/{memory_id}/edit", _edit),
         ("/m/{memory_id}/release", _release),
         ("/m/{memory_id}/confirm", _confirm),
+        ("/m/{memory_id}/supersede", _supersede),
         ("/switch", _switch),
     ]
     routes = [Route(path, page_route(ui, here, fn), methods=["GET"]) for path, here, fn in pages]

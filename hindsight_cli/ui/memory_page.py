@@ -20,6 +20,8 @@ DONE = {
     "edit": "Saved as a new version; the old one is kept as history.",
     "release": "Released from quarantine as a new version; the old one is kept as history.",
     "confirm": "Confirmed as an attack and forgotten. Restore brings it back.",
+    "supersede": "Superseded: out of search, kept as history, linked to the memory that replaces "
+    "it (see Fields). Forget that one, then Restore, to bring it back.",
     "unchanged": "Nothing changed.",
 }
 
@@ -157,6 +159,21 @@ def curate(memory: Memory, csrf: str) -> Html:
     if memory.status == "active":
         actions.append(_action(memory, csrf, "forget", "Forget", "Forget this memory?", reason))
         actions.append(_action(memory, csrf, "archive", "Archive", "Archive this memory?", reason))
+        by = H(
+            '<label for="supersede-by">Superseded by:</label><input id="supersede-by" name="by" '
+            'placeholder="id of the memory that replaces it" autocomplete="off" required>{}',
+            reason,
+        )
+        actions.append(
+            _action(
+                memory,
+                csrf,
+                "supersede",
+                "Mark superseded",
+                "Mark this memory superseded by that one? It leaves search and stays as history.",
+                by,
+            )
+        )
     if memory.status == "active" and quarantined(memory):
         actions.append(
             _action(

@@ -456,6 +456,13 @@ class SqlSession:
             [new_id, at, old_id],
         )
 
+    def link_supersedes(self, new_id: str, old_id: str, at: datetime) -> None:
+        self.conn.execute(
+            """UPDATE memories SET supersedes = ?, updated_at = ?, version = version + 1,
+               seq = nextval('change_seq') WHERE id = ?""",
+            [old_id, at, new_id],
+        )
+
     def set_status(self, ids: Sequence[str], status: str, at: datetime) -> int:
         if not ids:
             return 0
