@@ -119,6 +119,16 @@ def _tell_the_story(guide: _Guide) -> None:
     guide.seen[ambiguous] = guide.seen.pop(ambiguous.replace("01a2", first[:4]))
     guide.run(f"hindsight show {first[-8:]}", cwd=other)
     guide.seen["hindsight show 442aacdd"] = guide.seen.pop(f"hindsight show {first[-8:]}")
+    # two memories where the newer replaced the older, in a store of their own
+    deploys = project.parent / "deploys"
+    deploys.mkdir()
+    guide.run("hindsight init", cwd=deploys)
+    jenkins = guide.run('hindsight record "we deploy with Jenkins"', cwd=deploys).stdout.strip()
+    argo = guide.run('hindsight record "we deploy with Argo now"', cwd=deploys).stdout.strip()
+    documented = 'hindsight supersede 4be1c0d5 --by 9c1e77a4 --reason "Argo replaced Jenkins"'
+    run = documented.replace("4be1c0d5", jenkins[-8:]).replace("9c1e77a4", argo[-8:])
+    guide.run(run, cwd=deploys)
+    guide.seen[documented] = guide.seen.pop(run)
     guide.run("hindsight init")
     guide.run("cd sub/deeper && hindsight where", cwd=project / "sub" / "deeper")
     guide.run("hindsight show nope")
