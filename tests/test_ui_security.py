@@ -306,6 +306,8 @@ def test_the_timeline_and_stats_show_what_was_injected(served: Served, store: St
     assert "injected (repeat-error)" in day and "42 tokens" in day
     assert f'href="/m/{memory.id}"' in day and "2 left out for the budget" in day
     assert "skipped: daily cap" in day
+    # the block's line for the memory, as the store holds it, escaped like all memory text
+    assert "pip install requests fixed it" in day.split('class="injected"')[1]
     page = client.get("/stats").text
     chart = page.split('id="recalls-per-day"')[1].split("</div>")[0]
     # one recall that day (the skip is not one)

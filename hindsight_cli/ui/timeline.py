@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 
+from ..errors import MemoryNotFound
 from ..models import Filters, Memory
+from ..search.budget import context_line
 from ..store import Store
 from .browse import memory_link, snippet
 from .html import H, Html, join, link, url
@@ -18,10 +20,11 @@ DAYS_SHOWN = 90
 DAY_LIMIT = 2000
 
 
-def injections(store: Store, session: str) -> list[tuple[str, str, list[str], int, str]]:
+def injections(store: Store, session: str) -> list[tuple[str, str, list[str], int, str, str]]:
     """What was injected into ``session`` (the hooks, an MCP search, the recall prompt), from the
     store's injection record: (time, event, memory ids, tokens, what a cap skipped or the budget
-    left out). The record keeps ids, never text: each memory links to its page."""
+    left out, the block's lines). The record keeps ids, never text: the lines are the memories' as
+    the store holds them now (one purged since is gone from the record too)."""
     entries, _ = store.injections(session=session)
     out = []
     for entry in entries:
@@ -32,7 +35,13 @@ def injections(store: Store, session: str) -> list[tuple[str, str, list[str], in
             if entry.left_out
             else ""
         )
-        out.append((entry.at[11:19], entry.event, entry.ids, entry.tokens, note))
+        lines = []
+        for memory_id in entry.ids:
+            try:
+                lines.append(context_line(store.get(memory_id), store=store.origin))
+            except MemoryNotFound:
+                continue
+        out.append((entry.at[11:19], entry.event, entry.ids, entry.tokens, note, "\n".join(lines)))
     return out
 
 
@@ -88,14 +97,16 @@ def _group(store: Store, task: str, memories: list[Memory]) -> Html:
     sent = injections(store, task) if task and not store.scope.agent else []
     injected = join(
         H(
-            '<p class="injected"><time>{}</time> injected ({}) {} · {} tokens {}</p>',
+            '<details class="injected"><summary><time>{}</time> injected ({}) {} · {} tokens {}'
+            "</summary><pre>{}</pre></details>",
             at,
             event,
             join(H("{} ", memory_ref(i)) for i in ids) if ids else H("nothing"),
             n,
             H('<span class="muted">{}</span>', note) if note else Html(""),
+            block,
         )
-        for at, event, ids, n, note in sent
+        for at, event, ids, n, note, block in sent
     )
     rows = join(
         H(
