@@ -19,23 +19,30 @@ from hindsight_cli.store import Store
 REPO = Path(__file__).resolve().parents[2]
 
 # The real CLI in a process of its own, with the test's embedder. When the second batch's embedding
-# starts (in a thread, while the first batch is written), the embedder says "gate" and waits on
-# stdin, which never answers; once the first batch is committed the import has nothing left to do
-# but wait for that embedding, so the SIGINT lands there, at a point the test knows, instead of at
-# whatever moment a timer picks. (A raw read: a thread blocked in ``sys.stdin`` would hold its lock
-# at the exit.)
+# starts (in a thread, while the first batch is written), the embedder says "gate" and waits until
+# the main thread has taken the SIGINT: the test sends it once the first batch is committed, so the
+# interrupt lands while the second batch is held, at a point the test knows, and that batch cannot
+# be embedded (and written) before the interrupt is raised, however loaded the machine.
 CHILD = f"""
-import os, sys
+import os, signal, sys, threading
 sys.path.insert(0, {str(REPO)!r})
 from tests.conftest import FakeEmbedder
 from hindsight_cli.core import runtime
+
+interrupted = threading.Event()
+
+def on_interrupt(signum, frame):
+    interrupted.set()
+    raise KeyboardInterrupt
+
+signal.signal(signal.SIGINT, on_interrupt)
 
 class Gated(FakeEmbedder):
     done = 0
     def embed(self, texts):
         if self.done >= {IMPORT_BATCH}:
             print("gate", flush=True)
-            os.read(0, 1)
+            interrupted.wait()
         self.done += len(texts)
         return super().embed(texts)
 
@@ -78,15 +85,8 @@ def test_ctrl_c_keeps_the_finished_batches_and_says_what_was_kept(tmp_path: Path
     # and the first batch is committed
     _await_count(Store(store, embedder=fake), IMPORT_BATCH, child)
     child.send_signal(signal.SIGINT)
-    # the gate stays shut until the child has exited: closing stdin (as communicate() does) would
-    # let the second batch through, and on a loaded machine the import could finish before the
-    # interrupt is handled (the gated embedding runs in a daemon thread: the exit does not wait)
-    assert child.wait(timeout=120) == 130, child.stderr.read() if child.stderr else ""
-    assert child.stderr is not None and child.stdin is not None
-    err = child.stderr.read()
-    child.stdin.close()
-    child.stdout.close()
-    child.stderr.close()
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == 130, err
     assert err.strip() == (
         f"Interrupted: {IMPORT_BATCH:,} of {total:,} imported; rerun to finish — it skips what "
         "is there."
