@@ -93,23 +93,30 @@ def amendment(old: MemoryRow, given: Mapping[str, Any]) -> Amendment | None:
 def current(session: Reader, row: MemoryRow) -> MemoryRow:
     """The newest version of ``row``'s text: the end of its supersede chain, as long as the text
     stays the same (a changed fact that superseded it is another statement, not a version)."""
-    return _walk(session, row, "superseded_by", {row.id})
+    return walk(session, row, "superseded_by", {row.id})
 
 
 def chain_ids(session: Reader, row: MemoryRow) -> set[str]:
     """The ids of every version of ``row``'s text, up to the newest."""
     newest = current(session, row)
     ids = {newest.id}
-    _walk(session, newest, "supersedes", ids)
+    walk(session, newest, "supersedes", ids)
     return ids
 
 
-def _walk(session: Reader, row: MemoryRow, link: str, seen: set[str]) -> MemoryRow:
+def walk(
+    session: Reader, row: MemoryRow, link: str, seen: set[str], same_text: bool = True
+) -> MemoryRow:
     """Follow ``link`` (``superseded_by``: newer, ``supersedes``: older) while the text stays the
-    same, at most ``_MAX_CHAIN`` versions, adding each id to ``seen``; the last version reached."""
+    same (with ``same_text``; else across changed facts too), at most ``_MAX_CHAIN`` memories,
+    adding each id to ``seen``; the last one reached. A loop in a damaged store ends it."""
     while (target := getattr(row, link)) and len(seen) < _MAX_CHAIN:
         found = session.by_ids([target])
-        if not found or found[0].id in seen or found[0].content_hash != row.content_hash:
+        if (
+            not found
+            or found[0].id in seen
+            or (same_text and found[0].content_hash != row.content_hash)
+        ):
             break
         row = found[0]
         seen.add(row.id)
@@ -203,6 +210,23 @@ def write(session: Writer, old: MemoryRow, new: MemoryRow, change: Amendment, ac
     withdraw(session, [old.id], new.created_at, actor)
 
 
+def write_unchanged(
+    session: Writer,
+    old: MemoryRow,
+    new: MemoryRow,
+    change: Amendment,
+    actor: str,
+    doing: str,
+    again: str,
+) -> None:
+    """``write``, once ``old`` is still as it was read (another process may have versioned or
+    forgotten it since): else refused, ``"<id> changed while it was being <doing>; <again>"``."""
+    now = session.by_ids([old.id])
+    if not now or now[0].version != old.version or now[0].status != old.status:
+        raise InvalidInput(f"{old.id} changed while it was being {doing}; {again}")
+    write(session, old, new, change, actor)
+
+
 def only_learnt(memory_id: str, others: Sequence[str]) -> None:
     """An edit changes what was learnt and nothing else: refuse one that names other fields."""
     if others:
@@ -253,10 +277,9 @@ def edit(
     guarded(new, checked.row)
     embed(rt, new, None, dim)
     with rt.ledger.write() as session:
-        now = session.by_ids([old.id])
-        if not now or now[0].version != old.version or now[0].status != old.status:
-            raise InvalidInput(f"{old.id} changed while it was being edited; rerun the edit.")
-        write(session, old, new, change, actor or old.agent_id)
+        write_unchanged(
+            session, old, new, change, actor or old.agent_id, "edited", "rerun the edit."
+        )
     rt.after_write()
     return WriteResult(
         codec.to_memory(new), False, checked.redactions, [old.id], change.change, updated=True

@@ -18,6 +18,7 @@ from ..errors import InvalidInput
 from ..models import Memory, WriteResult
 from ..poisoning import QUARANTINE_TAG, is_quarantined
 from ..storage import codec
+from ..storage.base import Reader
 from ..storage.rows import MemoryRow
 from . import amend, lifecycle
 from .prepare import source_confidence
@@ -26,10 +27,8 @@ from .runtime import Runtime
 from .scope import Scope
 
 
-def _quarantined(rt: Runtime, memory_id: str, scope: Scope) -> MemoryRow:
-    rt.require()
-    with rt.ledger.read() as session:
-        row = find(session, memory_id, scope)
+def _quarantined(session: Reader, memory_id: str, scope: Scope) -> MemoryRow:
+    row = find(session, memory_id, scope)
     if not is_quarantined(row.tags, row.metadata):
         raise InvalidInput(
             f"{row.id} is not quarantined: there is nothing to release or confirm "
@@ -42,7 +41,10 @@ def release(
     rt: Runtime, memory_id: str, scope: Scope, actor: str | None, reason: str | None
 ) -> WriteResult:
     """Release the quarantined memory ``memory_id``: a new version without the quarantine."""
-    old = _quarantined(rt, memory_id, scope)
+    rt.require()
+    with rt.ledger.read() as session:
+        old = _quarantined(session, memory_id, scope)
+        dim = rt.check_model(session)
     amend.amendable(old)
     who = actor or old.agent_id
     held = (old.metadata or {}).get("quarantine")
@@ -58,15 +60,10 @@ def release(
         "released",
     )
     new = amend.new_version(old, change, rt.now())
-    with rt.ledger.read() as session:
-        dim = rt.check_model(session)
     # the same text: the same vectors
     amend.embed(rt, new, old, dim)
     with rt.ledger.write() as session:
-        now = session.by_ids([old.id])
-        if not now or now[0].version != old.version or now[0].status != old.status:
-            raise InvalidInput(f"{old.id} changed while it was being released; run it again.")
-        amend.write(session, old, new, change, who)
+        amend.write_unchanged(session, old, new, change, who, "released", "run it again.")
     rt.after_write()
     return WriteResult(
         codec.to_memory(new), superseded=[old.id], change=change.change, updated=True
@@ -78,7 +75,9 @@ def confirm(
 ) -> Memory:
     """Confirm the quarantine of ``memory_id``: the memory is forgotten (restorable), and the
     audit log says why it was held back."""
-    row = _quarantined(rt, memory_id, scope)
+    rt.require()
+    with rt.ledger.read() as session:
+        row = _quarantined(session, memory_id, scope)
     held = (row.metadata or {}).get("quarantine") or {}
     why = held.get("reason") if isinstance(held, dict) else None
     words = (

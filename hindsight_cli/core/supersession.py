@@ -16,30 +16,18 @@ from ..models import Memory
 from ..storage import codec
 from ..storage.base import Reader
 from ..storage.rows import MemoryRow
-from . import parts
+from . import amend, parts
 from .lifecycle import audit_words, withdraw
 from .reading import find
 from .runtime import Runtime
 from .scope import Scope
 
-# how far a chain of supersedes is followed looking for a loop (a damaged store ends it)
-_MAX_CHAIN = 200
-
 
 def _reaches(session: Reader, start: MemoryRow, link: str, target: str) -> bool:
-    """Whether following ``link`` from ``start`` (at most ``_MAX_CHAIN`` steps) reaches
-    ``target``."""
+    """Whether following ``link`` from ``start``, across changed facts too, reaches ``target``."""
     seen = {start.id}
-    row: MemoryRow | None = start
-    while row is not None and (next_id := getattr(row, link)) and len(seen) < _MAX_CHAIN:
-        if next_id == target:
-            return True
-        if next_id in seen:
-            return False
-        seen.add(next_id)
-        found = session.by_ids([next_id])
-        row = found[0] if found else None
-    return False
+    amend.walk(session, start, link, seen, same_text=False)
+    return target in seen
 
 
 def _standing(row: MemoryRow, role: str) -> None:
