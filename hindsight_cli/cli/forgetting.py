@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from . import app
-from .memory import SinceOption, _store
+from .memory import SinceOption
 from .options import (
     Action,
     AgentOption,
@@ -17,6 +17,7 @@ from .options import (
     StoreOption,
     TaskOption,
     YesFlag,
+    open_at,
     output_format,
 )
 
@@ -75,7 +76,7 @@ def forget(
     from . import render
 
     ids = memory_ids or []
-    target = _store(store)
+    target = open_at(store)
     # decided once: what the prompt counts is what is forgotten, however long it waits
     plan = target.plan_forget(
         ids,
@@ -151,7 +152,7 @@ def restore(
     """
     from . import render
 
-    target = _store(store)
+    target = open_at(store)
     before = target.get(memory_id).status
     memory = target.restore(memory_id) if before != "active" else target.get(memory_id)
     if json_:
@@ -193,7 +194,7 @@ def log_(
     from . import render
 
     fmt = output_format(json_, nl)
-    entries = _store(store).log(
+    entries = open_at(store).log(
         limit=limit or None, action=action, memory_id=memory_id, since=when(since, "--since")
     )
     if fmt == "json":

@@ -25,19 +25,13 @@ from .options import (
     TaskOption,
     known_sources,
     known_triggers,
+    open_at,
     output_format,
     parse_pairs,
 )
 
 if TYPE_CHECKING:
     from ..models import WriteResult
-    from ..store import Store
-
-
-def _store(path: Optional[Path], warm: bool = False) -> Store:
-    from ..store import open_store
-
-    return open_store(path, warm=warm)
 
 
 def _text_or_stdin(text: str, limit: int, refused_over: bool) -> str:
@@ -190,7 +184,7 @@ def record(
     location = paths.resolve_store(store)
     # the first memory of a machine with no project store goes to the global one: say where
     first = location.reason == "global" and not location.exists
-    opened = _store(location.path)
+    opened = open_at(location.path)
     result = opened.record(
         _text_or_stdin(
             text, FAR_OVER * MAX_PARTS * opened.config.max_content_bytes, refused_over=False
@@ -290,7 +284,7 @@ def edit(
     """
     from . import render
 
-    result = _store(store).edit(
+    result = open_at(store).edit(
         memory_id,
         resolution=resolution,
         outcome=outcome,
@@ -488,7 +482,7 @@ def search(
         include_archived=include_archived,
         spell=cli_option,
     )
-    opened = _store(store)
+    opened = open_at(store)
     result = opened.search(
         SearchQuery(
             _text_or_stdin(query, MAX_QUERY_BYTES, refused_over=True),
@@ -575,7 +569,7 @@ def list_(
         spell=cli_option,
     )
     fmt = output_format(json_, nl)
-    opened = _store(store)
+    opened = open_at(store)
     if flagged:
         memories = opened.list_flagged(filters, limit=limit or None)
     else:
@@ -615,13 +609,13 @@ def show(
     from . import render
 
     if sources:
-        chain = _store(store).sources(memory_id)
+        chain = open_at(store).sources(memory_id)
         if json_:
             render.json_doc([{**m.to_dict(), "depth": depth} for depth, m in chain])
         else:
             render.chain(chain)
         return
-    target = _store(store)
+    target = open_at(store)
     memory = target.get(memory_id)
     versions = target.history(memory.id) if memory.supersedes or memory.superseded_by else [memory]
     if json_:
@@ -654,7 +648,7 @@ def summarize(
     from ..core.selection import when
     from . import render
 
-    result = _store(store).summarize(
+    result = open_at(store).summarize(
         task_id=task, agent_id=agent, since=when(since, "--since"), until=when(until, "--until")
     )
     if json_:
@@ -710,7 +704,7 @@ def consolidate(
     from . import render
 
     with render.progress("Consolidating") as bar:
-        result = _store(store).consolidate(
+        result = open_at(store).consolidate(
             agent_id=agent,
             dry_run=dry_run,
             similarity=similarity,

@@ -24,6 +24,8 @@ CLIENT_SCOPES = ("user", "project")
 # They are string enums (Typer takes no list of Literal), whose members are the strings themselves;
 # the type checker sees them as plain strings, since it cannot read an enum made from a tuple.
 if TYPE_CHECKING:
+    from ..store import Store
+
     MemoryType: TypeAlias = str
     Outcome: TypeAlias = str
     Status: TypeAlias = str
@@ -156,3 +158,11 @@ AllowedHostOption: TypeAlias = Annotated[
         show_default=False,
     ),
 ]
+
+
+def open_at(path: Optional[Path], warm: bool = False) -> Store:
+    """The store a command works on: ``--store``, else the one ``hindsight where`` names (the
+    store module is imported only when a command runs, not to build the command tree)."""
+    from ..store import open_store
+
+    return open_store(path, warm=warm)

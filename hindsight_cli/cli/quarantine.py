@@ -3,15 +3,14 @@ memory found harmless, confirm one as an attack (docs/reliability.md)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from .options import JsonFlag, StoreOption
+from .options import JsonFlag, StoreOption, open_at
 
 if TYPE_CHECKING:
-    from ..store import Store
+    pass
 
 quarantine_app = typer.Typer(
     name="quarantine",
@@ -29,12 +28,6 @@ Example:
     hindsight quarantine confirm 01a22ace
 """,
 )
-
-
-def _store(path: Path | None) -> Store:
-    from ..store import open_store
-
-    return open_store(path)
 
 
 IdArgument = Annotated[
@@ -56,7 +49,7 @@ def quarantined(ctx: typer.Context, store: StoreOption = None, json_: JsonFlag =
     from . import render
 
     filters = browse_filters(tags=[QUARANTINE_TAG], statuses=["active"])
-    memories = _store(store).list(filters, limit=None)
+    memories = open_at(store).list(filters, limit=None)
     if json_:
         render.json_doc(
             [{**m.to_dict(), "quarantine": m.metadata.get("quarantine")} for m in memories]
@@ -87,7 +80,7 @@ def release(
     """
     from . import render
 
-    result = _store(store).release(memory_id, reason=reason)
+    result = open_at(store).release(memory_id, reason=reason)
     if json_:
         render.json_doc(result.to_dict())
         return
@@ -113,7 +106,7 @@ def confirm(
     """
     from . import render
 
-    memory = _store(store).confirm(memory_id, reason=reason)
+    memory = open_at(store).confirm(memory_id, reason=reason)
     if json_:
         render.json_doc({"id": memory.id, "forgotten": True})
         return

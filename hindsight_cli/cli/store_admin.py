@@ -12,16 +12,10 @@ import typer
 from .. import paths
 from ..errors import InvalidInput
 from . import app
-from .options import Backend, ImportKind, JsonFlag, StoreOption
+from .options import Backend, ImportKind, JsonFlag, StoreOption, open_at
 
 if TYPE_CHECKING:
-    from ..store import Store
-
-
-def _open(path: Optional[Path]) -> Store:
-    from ..store import open_store
-
-    return open_store(path)
+    pass
 
 
 @app.command()
@@ -268,7 +262,7 @@ def stats(
 
     if since is not None and not recall:
         raise BadUsage("--since goes with --recall: hindsight stats --recall --since 7d.")
-    opened = _open(store)
+    opened = open_at(store)
     data = opened.recall_stats(when(since, "--since")) if recall else opened.stats()
     if json_:
         render.json_doc(data)
@@ -299,7 +293,7 @@ def export(
 
     if output is not None:
         output = _export_target(output)
-    records = list(_open(store).export())
+    records = list(open_at(store).export())
     if output is None:
         sys.stdout.writelines(dump_jsonl(records))
     else:
@@ -376,7 +370,7 @@ def import_(
         records = parse_jsonl(_import_lines(source))
         with render.progress("Importing") as bar:
             # the file does not choose its own trust: provenance is the writer's (issue 31)
-            result = _open(store).import_records(
+            result = open_at(store).import_records(
                 records, progress=bar, phase=bar.phase, provenance="import"
             )
     except InvalidInput as error:
@@ -485,7 +479,7 @@ def reindex(store: StoreOption = None, json_: JsonFlag = False) -> None:
     from . import render
 
     with render.progress("Re-embedding") as bar:
-        count = _open(store).reindex(progress=bar, phase=bar.phase)
+        count = open_at(store).reindex(progress=bar, phase=bar.phase)
     if json_:
         render.json_doc({"reindexed": count})
     else:
@@ -531,7 +525,7 @@ def migrate(
     from ..store import Store
     from . import render
 
-    source = _open(store)
+    source = open_at(store)
     if to.startswith(("postgresql://", "postgres://")):
         config = replace(
             source.config,
