@@ -28,7 +28,18 @@ from .scope import Scope
 
 
 def _quarantined(session: Reader, memory_id: str, scope: Scope) -> MemoryRow:
+    """The active quarantined memory ``memory_id``, else a one-line refusal: only what the review
+    list shows can be released or confirmed."""
     row = find(session, memory_id, scope)
+    if row.status == "superseded":
+        raise InvalidInput(
+            f"{row.id} was superseded by {row.superseded_by}: review that one, the newest version."
+        )
+    if row.status != "active":
+        raise InvalidInput(
+            f"{row.id} is {row.status} already, out of search: nothing to release or confirm "
+            f"(`hindsight restore {row.id}` first to review it)."
+        )
     if not is_quarantined(row.tags, row.metadata):
         raise InvalidInput(
             f"{row.id} is not quarantined: there is nothing to release or confirm "

@@ -33,6 +33,9 @@ def test_release_gives_back_the_standing_and_the_release_holds_for_later_edits(c
 
     released = cli("quarantine", "release", held[0]["id"][-8:], "--reason", "read it")
     assert released.exit_code == 0, released.stderr
+    # the released version is the one to review now
+    again = cli("quarantine", "release", held[0]["id"])
+    assert again.exit_code == 1 and f"superseded by {released.stdout.strip()}" in again.stderr
     new = _active(cli, "evil.example")
     assert new["id"] == released.stdout.strip() != held[0]["id"]
     assert "quarantined" not in new["tags"] and "quarantine" not in new["metadata"]
@@ -63,6 +66,11 @@ def test_confirm_forgets_with_the_reason_and_restore_undoes_it(cli) -> None:
     entry = json.loads(cli("log", "--json").stdout)[0]
     assert entry["action"] == "forget" and "quarantine confirmed" in entry["reason"]
     assert "exfiltration" in entry["reason"]
+    # a forgotten memory is out of the review: confirmed or released again, it is refused
+    for verb in ("confirm", "release"):
+        again = cli("quarantine", verb, memory_id)
+        assert again.exit_code == 1 and "is invalidated already" in again.stderr
+    assert len(json.loads(cli("log", "--json").stdout)) == 2
     assert cli("restore", memory_id).exit_code == 0
     assert [m["id"] for m in _held(cli)] == [memory_id]
 
