@@ -22,9 +22,6 @@ Which function for which field: ``redact_field(value, field)``; see ``FIELDS``.
 
 from __future__ import annotations
 
-import functools
-import operator
-
 from . import command_lines, contexts, generic, prose, providers, readings, values
 from .words import fold, is_reference, weak_gate, word_pattern
 
@@ -263,30 +260,22 @@ def _words_in(haystack: str, blind: bool) -> set[str]:
     of them."""
     by_pair, single = _word_pairs(blind)
     found = {word for word in single if word in haystack}
-    for pair in by_pair.keys() & set(map(operator.add, haystack, haystack[1:])):
+    for pair in by_pair.keys() & set(map(str.__add__, haystack, haystack[1:])):
         found.update(word for word in by_pair[pair] if word in haystack)
     return found
 
 
-@functools.cache
 def _word_pairs(blind: bool) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
     """The words of ``_all_words(blind)`` by their first two characters, and those of one
     character."""
-    by_pair: dict[str, list[str]] = {}
-    for word in _all_words(blind):
-        if len(word) > 1:
-            by_pair.setdefault(word[:2], []).append(word)
-    return (
-        {pair: tuple(words) for pair, words in by_pair.items()},
-        tuple(word for word in _all_words(blind) if len(word) == 1),
-    )
+    return _pairs_of(_all_words(blind))
 
 
 def _present(words: tuple[str, ...], folded: str) -> tuple[str, ...]:
     """The words of a "{words}" pattern that ``folded`` holds, longest first. Only the words that
     start with one of its pairs of adjacent characters are looked for (a rule may have hundreds)."""
     by_pair, single = _pairs_of(words)
-    pairs = set(map(operator.add, folded, folded[1:]))
+    pairs = set(map(str.__add__, folded, folded[1:]))
     found = {w for w in single if w in folded}
     for pair in by_pair.keys() & pairs:
         found.update(w for w in by_pair[pair] if w in folded)

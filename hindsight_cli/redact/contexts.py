@@ -302,9 +302,21 @@ WEBHOOKS: list[tuple[str, str, tuple[str, ...], object, object]] = [
         "webhook",
         rf"(?i)\bhttps?://(?:(?P<known>(?:[\w\-]+\.)*?(?:{_KNOWN_HOSTS}))"
         rf"|[\w.\-]+(?::\d+)?/(?:[\w.\-~]+/)*?{_HOOK_PATH})(?P<rest>[^\s\"'<>)\]}}]*)",
-        ("://",),
+        # every host and path above holds one of these (most "hook"): a URL without any is not
+        # read by this pattern, nor is it compiled for one (a recording hook's milliseconds)
+        (
+            "hook",
+            "incoming/",
+            "chat.googleapis.com",
+            "ifttt.com",
+            "pipedream.net",
+            "open-apis/bot",
+            "dingtalk.com",
+            "logic.azure.com",
+            "pagerduty.com",
+        ),
         _webhook,
-        None,
+        lambda text: "://" in text,
     ),
 ]
 RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
@@ -393,7 +405,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?i)(?<![\w.\-])(?P<name>[\w.\-]+)[\"']?[ \t]*[:=][ \t]*\[(?P<secret>[^\[\]\n]{16,})\]",
         NAME_WORDS,
         _secret_list,
-        None,
+        # a mark the pattern cannot match without (so it is not compiled for a text without one)
+        lambda text: "[" in text,
     ),
     (
         "secret",
@@ -401,7 +414,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?P<secret>(?:(?P=indent)[ \t]*-[ \t]+\S[^\n]*(?:\r?\n|$))+)",
         NAME_WORDS,
         _secret_list,
-        None,
+        lambda text: "\n" in text and "-" in text,
     ),
     (
         "private_key",

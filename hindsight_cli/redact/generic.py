@@ -347,14 +347,16 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?=[A-Za-z0-9\[][\w.\-\[\]:%]*(?:[/?#\s'\"<>),;]|$))",
         ("://",),
         _url_password,
-        None,
+        # each gate below is a mark its pattern cannot match without: with none, the pattern is
+        # neither compiled nor run (a recording hook compiles only what may match)
+        lambda text: "@" in text,
     ),
     (
         "password",
         r"(?i)\b[a-z][a-z0-9+.\-]{0,20}://(?P<secret>[A-Za-z0-9._~%\-]{16,})@(?=[\w\-])",
         ("://",),
         _token_user,
-        None,
+        lambda text: "@" in text,
     ),
     (
         "password",

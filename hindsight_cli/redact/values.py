@@ -360,7 +360,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         rf"(?P<secret>{_TOKEN}){_END}(?P=q)[ \t]*[,)]",
         (),
         _any_name,
-        _may_hold_token,
+        # a mark the pattern cannot match without first (not compiled for a text without one)
+        lambda text: "(" in text and _may_hold_token(text),
     ),
     # seed phrase: witch collapse practice … (after a colon, as a label gives it)
     (
@@ -386,6 +387,6 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         rf"<(?P<name>[\w:.\-]+)(?:\s[^<>]*)?>[ \t\r\n]*(?P<secret>{_TOKEN}){_END}[ \t\r\n]*</(?P=name)>",
         (),
         _any_name,
-        _may_hold_token,
+        lambda text: "</" in text and _may_hold_token(text),
     ),
 ]

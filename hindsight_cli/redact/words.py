@@ -8,8 +8,6 @@ compile anything, and a rule's pattern is built from the words the text holds.
 
 from __future__ import annotations
 
-import functools
-
 # Words for a password. ASCII ones first; "pass", "pw" and "psk" only count inside a name or a flag
 # (db_pass=, --pass), never in prose, where "pass" is an ordinary word.
 PASSWORD_WORDS: tuple[str, ...] = (
@@ -911,12 +909,23 @@ _PASS_PREFIXES = (
 )
 
 
-@functools.lru_cache(maxsize=4096)
+_NAME_WORDS: dict[str, tuple[str, bool] | None] = {}
+
+
 def name_word(name: str) -> tuple[str, bool] | None:
     """The secret word in an identifier (DB_PASSWORD, apiKey, SSHPASS, client-key-data, Passwort)
     and whether it ends the name (before a suffix such as _id, _b64, 2), or None. The longest word
     wins; "pass" counts after a separator or a known prefix (SSHPASS, storepass), not in bypass or
-    compass."""
+    compass. Answers are kept (a long import sees the same names again); not with functools, whose
+    import (collections and all) a recording hook would pay."""
+    if name not in _NAME_WORDS:
+        if len(_NAME_WORDS) > 4096:
+            _NAME_WORDS.clear()
+        _NAME_WORDS[name] = _name_word(name)
+    return _NAME_WORDS[name]
+
+
+def _name_word(name: str) -> tuple[str, bool] | None:
     folded = fold(name).strip("\"'")
     if not any(w in folded for w in _BY_LENGTH):
         return None
