@@ -7,8 +7,9 @@ its path when the environment is rebuilt, on another Python too (``uv tool upgra
 reinstall``), where ``lib/python3.X/site-packages/…`` moves. Run as ``python -S hindsight-hook
 EVENT …``, it finds ``hindsight_cli`` beside itself without loading site-packages (the environment's
 ``lib/python3.X/site-packages``, or the checkout an editable install's ``.pth`` names) and runs the
-hooks' entry file, which keeps a recording hook off the package's ``__init__``. Anything else: the
-full site, then ``python -m hindsight_cli.hooks``.
+hooks from there off the package's ``__init__``, as the entry file ``hooks/__main__.py`` does when
+run by path, but from cached bytecode. Anything else: the full site, then ``python -m
+hindsight_cli.hooks``.
 """
 
 import os
@@ -49,8 +50,9 @@ def _entry() -> str | None:
 
 def _run() -> None:
     here = os.path.dirname(os.path.realpath(__file__))
-    # bin/ is no place to import from
-    sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != here]
+    # bin/ is no place to import from (sys.path[0] is this script's directory, links resolved)
+    if sys.path and os.path.realpath(sys.path[0] or ".") == here:
+        del sys.path[0]
     entry = _entry()
     if entry is None:
         if sys.flags.no_site and "site" not in sys.modules:
@@ -61,10 +63,20 @@ def _run() -> None:
 
         runpy.run_module("hindsight_cli.hooks", run_name="__main__", alter_sys=True)
         return
+    # What the entry file does when run by path (hooks/__main__.py), but imported from the
+    # package's cached bytecode instead of compiled from source on every call: a bare package,
+    # without its __init__, which hooks.run_package_init completes when the store is needed.
+    package_dir = os.path.dirname(os.path.dirname(entry))
+    if "hindsight_cli" not in sys.modules:
+        package = type(sys)("hindsight_cli")
+        package.__path__ = [package_dir]
+        package.__file__ = os.path.join(package_dir, "__init__.py")
+        package.__hindsight_bare__ = True  # type: ignore[attr-defined]
+        sys.modules["hindsight_cli"] = package
     sys.argv[0] = entry
-    with open(entry, encoding="utf-8") as source:
-        code = compile(source.read(), entry, "exec")
-    exec(code, {"__name__": "__main__", "__file__": entry, "__package__": None})
+    from hindsight_cli.hooks import main
+
+    main()
 
 
 if __name__ == "__main__":
