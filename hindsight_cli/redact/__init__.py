@@ -225,12 +225,19 @@ _INDEX: list[tuple[dict[bool, dict[str, list[int]]], tuple[int, ...]]] = []
 
 def _rule_index() -> tuple[dict[bool, dict[str, list[int]]], tuple[int, ...]]:
     """Word → the positions of the rules with that word (case-blind rules apart), and the rules with
-    none."""
+    none. Rules that share their words (seven share the 300 secret names) are indexed once: a
+    recording hook builds this in every new process."""
     if not _INDEX:
-        by_word: dict[bool, dict[str, list[int]]] = {True: {}, False: {}}
+        shared: dict[tuple[int, bool], tuple[tuple[str, ...], list[int]]] = {}
         for position, (_, pattern, words, _, _) in enumerate(_RULES):
+            if words:
+                key = (id(words), pattern.startswith("(?i"))
+                shared.setdefault(key, (words, []))[1].append(position)
+        by_word: dict[bool, dict[str, list[int]]] = {True: {}, False: {}}
+        for (_, blind), (words, positions) in shared.items():
+            index = by_word[blind]
             for word in words:
-                by_word[pattern.startswith("(?i")].setdefault(word, []).append(position)
+                index.setdefault(word, []).extend(positions)
         _INDEX.append((by_word, tuple(i for i, rule in enumerate(_RULES) if not rule[2])))
     return _INDEX[0]
 
@@ -241,16 +248,7 @@ _WORDS: dict[bool, tuple[str, ...]] = {}
 def _all_words(blind: bool) -> tuple[str, ...]:
     """Every word of the case-blind rules (``blind``) or of the others."""
     if blind not in _WORDS:
-        _WORDS[blind] = tuple(
-            sorted(
-                {
-                    w
-                    for _, pattern, words, _, _ in _RULES
-                    if words and pattern.startswith("(?i") == blind
-                    for w in words
-                }
-            )
-        )
+        _WORDS[blind] = tuple(sorted(_rule_index()[0][blind]))
     return _WORDS[blind]
 
 
