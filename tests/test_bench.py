@@ -85,11 +85,14 @@ def report(module_isolated: Path) -> dict[str, Any]:
 
     from hindsight_cli.cli import app
 
-    result = CliRunner().invoke(
-        app,
-        ["bench", "--sizes", "20,30", "--runs", "1", "--stand-in-above", "20", "--json"],
-        prog_name="hindsight",
-    )
+    # without the suite's shared allow-list: the bench's processes must find their store approved
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("HINDSIGHT_ALLOWED_DIR", raising=False)
+        result = CliRunner().invoke(
+            app,
+            ["bench", "--sizes", "20,30", "--runs", "1", "--stand-in-above", "20", "--json"],
+            prog_name="hindsight",
+        )
     assert result.exit_code == 0, result.stderr
     report: dict[str, Any] = json.loads(result.stdout)
     return report

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -169,6 +170,11 @@ def measure(
         store = Store(path)
         importer = Store(path, embedder=floor.Seeded(store.embedder)) if stand_in else store
         figures.update(_import_figures(importer, records, root, progress, compare=not stand_in))
+        # approved where the measured processes look (their own HINDSIGHT_HOME), as a user who
+        # made it elsewhere would: the MCP server leaves an unapproved store alone
+        subprocess.run(
+            [*executable(), "allow", str(path)], env=env, check=True, capture_output=True
+        )
         step("record", 1)
         times = []
         for i in range(10):
