@@ -298,9 +298,19 @@ def _may_hold_token(text: str) -> bool:
     return last[1]
 
 
+# a URL's query and fragment separators, read as its path's: a token the rules redact is a run of
+# token characters, never across them (``items?token=abc123XYZ`` holds no word of 20)
+_URL_PARTS = str.maketrans("?&=#;", "/////")
+
+
 def _token_word(word: str) -> bool:
     word = word.strip("\"'`([{<,;")
-    pieces = word.split("/") if word.startswith(("/", "~", ".")) or "://" in word else [word]
+    if "://" in word:
+        pieces = word.translate(_URL_PARTS).split("/")
+    elif word.startswith(("/", "~", ".")):
+        pieces = word.split("/")
+    else:
+        pieces = [word]
     return any(len(piece) >= 20 and _mixed(piece) for piece in pieces)
 
 
