@@ -13,12 +13,13 @@ import pytest
 HEAVY = ("lancedb", "fastembed", "onnxruntime", "mcp", "duckdb", "pyarrow")
 
 
-def _loaded(code: str) -> set[str]:
+def _loaded(code: str, top: bool = True) -> set[str]:
     probe = code + "\nimport sys, json\nsys.stdout.write(json.dumps(sorted(sys.modules)))"
     result = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     )
-    return {name.split(".")[0] for name in json.loads(result.stdout.splitlines()[-1])}
+    names = json.loads(result.stdout.splitlines()[-1])
+    return {name.split(".")[0] if top else name for name in names}
 
 
 @pytest.mark.slow
@@ -54,6 +55,12 @@ def test_cold_search_path_skips_lancedb_and_fastembed(tmp_path) -> None:
     loaded = _loaded(code)
     assert "duckdb" in loaded and "onnxruntime" in loaded
     assert not loaded & {"lancedb", "fastembed", "mcp", "typer", "rich"}
+    # the injection detector's hundred-odd patterns are for untrusted writes only (issue 35)
+    modules = _loaded(code, top=False)
+    assert "hindsight_cli.poisoning" in modules
+    assert "hindsight_cli.poisoning.detect" not in modules
+    untrusted = code + "s.record('a memory from a web page', source='web')\n"
+    assert "hindsight_cli.poisoning.detect" in _loaded(untrusted, top=False)
 
 
 def test_core_modules_never_import_faces() -> None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 from typing import Any, NoReturn
 
 import typer
 from typer.core import TyperGroup
+from typer.main import get_command_name
+from typer.models import CommandInfo, TyperInfo
 
 from .. import __version__
 from ..errors import HindsightError, Interrupted, from_os_error
@@ -168,6 +171,34 @@ app.command()(ui)
 _ = (memory, forgetting, store_admin)
 
 
+def for_command(argv: list[str]) -> typer.Typer:
+    """``app`` with only the command ``argv`` names first: Typer builds the parameters of every
+    command it holds, and the fifty-odd of the whole tree cost a cold start ~50 ms, most of it
+    reading their annotations. The whole ``app`` for anything else (root options or help first,
+    shell completion, a name that is no command's: its error suggests the near ones)."""
+    if not argv or argv[0].startswith("-") or os.environ.get("_HINDSIGHT_COMPLETE"):
+        return app
+    commands = [c for c in app.registered_commands if _command_name(c) == argv[0]]
+    # a group without a name of its own lends its commands to the root: kept whatever is run
+    groups = [g for g in app.registered_groups if _group_name(g) in (argv[0], None)]
+    if not commands and not any(_group_name(g) for g in groups):
+        return app
+    picked = copy.copy(app)
+    picked.registered_commands, picked.registered_groups = commands, groups
+    return picked
+
+
+def _command_name(info: CommandInfo) -> str:
+    return info.name or get_command_name(getattr(info.callback, "__name__", ""))
+
+
+def _group_name(info: TyperInfo) -> str | None:
+    for name in (info.name, info.typer_instance.info.name if info.typer_instance else None):
+        if isinstance(name, str):
+            return name
+    return None
+
+
 def main() -> None:
     """Console-script entry point."""
     # Vector work here is small and memory-bound (a top-k over 10k-100k rows, a 150x150 product): a
@@ -177,7 +208,7 @@ def main() -> None:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     code = 0
     try:
-        app(prog_name="hindsight", standalone_mode=True)
+        for_command(sys.argv[1:])(prog_name="hindsight", standalone_mode=True)
     except SystemExit as exit_:
         code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
     # Interpreter teardown after lancedb/fastembed costs 0.1-0.3 s; every file and connection is

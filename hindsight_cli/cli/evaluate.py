@@ -85,7 +85,7 @@ def locomo(
         hindsight eval locomo dev.json --mode keyword --set candidates=100 --json
     """
     from ..evals import locomo as evaluation
-    from . import render
+    from . import render, report_tables
 
     overrides = evaluation.ranking_overrides(set_ or [])
     conversations = evaluation.load_locomo(file, limit_conversations)
@@ -96,7 +96,7 @@ def locomo(
     if json_:
         render.json_doc(report.to_dict())
     else:
-        render.recall_table(report.to_dict())
+        report_tables.recall_table(report.to_dict())
 
 
 @eval_app.command()
@@ -159,7 +159,7 @@ def replay(
     """
     from ..errors import InvalidInput
     from ..evals import replay as replaying, sessions
-    from . import render
+    from . import render, report_tables
 
     chosen = [name.strip() for name in systems.split(",") if name.strip()]
     unknown = sorted(set(chosen) - set(replaying.SYSTEMS))
@@ -188,7 +188,7 @@ def replay(
     if json_:
         render.json_doc(report)
     else:
-        render.replay_table(report)
+        report_tables.replay_table(report)
 
 
 def _hook_sender() -> Any:
@@ -243,7 +243,7 @@ def bench(
     """
     from ..errors import InvalidInput
     from ..evals import benchmark
-    from . import render
+    from . import render, report_tables
 
     try:
         chosen = [int(part.replace("_", "")) for part in sizes.split(",") if part.strip()]
@@ -258,7 +258,7 @@ def bench(
     if json_:
         render.json_doc(report)
     else:
-        render.figures_table(report["sizes"], "size")
+        report_tables.figures_table(report["sizes"], "size")
         render.message(
             f"{report['model']} on {report['machine']['cpus']} CPUs, Python "
             f"{report['machine']['python']}; "

@@ -275,7 +275,7 @@ def _run(client: Optional[str], path: Optional[Path], options: _Options) -> None
 
 
 def _announce(found: list[Found]) -> None:
-    from . import render
+    from . import render, report_tables
 
     if not found:
         render.message(
@@ -283,7 +283,7 @@ def _announce(found: list[Found]) -> None:
             "OpenCode, mini-swe-agent)."
         )
         return
-    render.rows_table(
+    report_tables.rows_table(
         ["client", "where", "transcripts", "size", "mined"],
         [
             [f.title, ", ".join(map(str, f.roots)), len(f.units), _size(f), f"{f.share:.0%}"]
@@ -340,7 +340,7 @@ def _show(
     project: Optional[Path],
     options: _Options,
 ) -> None:
-    from . import render
+    from . import render, report_tables
 
     data = [t.to_dict() for t in tallies]
     totals = {name: sum(int(d[name]) for d in data) for name in _COLUMNS}
@@ -373,7 +373,9 @@ def _show(
     rows = [[d["client"], *(d[n] for n in names)] for d in data]
     if len(rows) > 1:
         rows.append(["total", *(totals[n] for n in names)])
-    render.rows_table(["client", *(_LABELS.get(n, n) for n in names)], rows, total=len(rows) > 2)
+    report_tables.rows_table(
+        ["client", *(_LABELS.get(n, n) for n in names)], rows, total=len(rows) > 2
+    )
     verb = "would add" if options.dry_run else "added"
     render.message(
         f"{'Dry run: ' if options.dry_run else ''}{verb} {render.memories(totals['added'])} from "

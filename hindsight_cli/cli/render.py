@@ -1,24 +1,24 @@
 """All terminal output: Rich tables on stdout for people, JSON for scripts, messages on stderr.
 
-The only module of hindsight that imports Rich. User text is never parsed as markup.
+The only module of hindsight that imports Rich, and only when it prints with it: a message to a
+file or a pipe is written as it is. User text is never parsed as markup.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
-
 from ..models import Hit, Memory, short_id
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.progress import Progress, TaskID
+    from rich.text import Text
 
     from ..doctor import Check
     from ..models import AuditEntry, PatternChange
@@ -28,9 +28,33 @@ from ..timeutil import age, parse_time
 from .json_output import json_doc as json_doc, json_lines as json_lines
 from .options import QUIET
 
-out = Console(soft_wrap=False, highlight=False)
-# messages stay one line
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+# Rich is imported when a table (or a styled line) is printed, not by every command: it costs a
+# cold start ~35 ms, and a message to a file or pipe is the same bytes without it
+_CONSOLES: dict[str, Console] = {}
+
+
+def out_console() -> Console:
+    if "out" not in _CONSOLES:
+        from rich.console import Console
+
+        _CONSOLES["out"] = Console(soft_wrap=False, highlight=False)
+    return _CONSOLES["out"]
+
+
+def err_console() -> Console:
+    if "err" not in _CONSOLES:
+        from rich.console import Console
+
+        # messages stay one line
+        _CONSOLES["err"] = Console(stderr=True, highlight=False, soft_wrap=True)
+    return _CONSOLES["err"]
+
+
+def __getattr__(name: str) -> Console:
+    # ``render.out`` and ``render.err``, the two consoles
+    if name in ("out", "err"):
+        return out_console() if name == "out" else err_console()
+    raise AttributeError(name)
 
 
 def memories(count: int) -> str:
@@ -39,16 +63,43 @@ def memories(count: int) -> str:
 
 
 def error(exc: BaseException) -> None:
-    err.print(Text(f"Error: {exc}", style="bold red"))
+    _say(f"Error: {exc}", "bold red")
 
 
 def message(text: str) -> None:
     if not QUIET[0]:
-        err.print(Text(text))
+        _say(text)
 
 
 def warning(text: str) -> None:
-    err.print(Text(f"Warning: {text}", style="yellow"))
+    _say(f"Warning: {text}", "yellow")
+
+
+def _say(text: str, style: str = "") -> None:
+    """One line on stderr: as it is where Rich would write the same bytes (no terminal, nothing
+    forcing one, no character Rich rewrites), else through Rich (styled, or cleaned)."""
+    if text.isprintable() and not _terminal(sys.stderr):
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+        return
+    from rich.text import Text
+
+    err_console().print(Text(text, style=style))
+
+
+def _terminal(stream: Any) -> bool:
+    """Rich's own answer (``Console.is_terminal``): ``TTY_COMPATIBLE``, then ``FORCE_COLOR``,
+    then the stream."""
+    compatible = os.environ.get("TTY_COMPATIBLE", "")
+    if compatible in ("0", "1"):
+        return compatible == "1"
+    force = os.environ.get("FORCE_COLOR")
+    if force is not None:
+        return force != ""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 def plain(text: str) -> None:
@@ -77,6 +128,9 @@ _NARROW = 80
 
 def _rows(rows: Sequence[tuple[str, Text]]) -> None:
     """Rows for a narrow terminal: the head on its line, the content below it, indented."""
+    from rich.text import Text
+
+    out = out_console()
     for head, content in rows:
         for line in Text(head, style="bold").wrap(out, out.width):
             line.rstrip()
@@ -90,7 +144,10 @@ def hits_table(hits: Sequence[Hit], explain: bool = False) -> None:
     if not hits:
         message("No memories matched.")
         return
-    if out.width < _NARROW:
+    from rich.table import Table
+    from rich.text import Text
+
+    if out_console().width < _NARROW:
         _rows(
             [
                 (
@@ -103,7 +160,7 @@ def hits_table(hits: Sequence[Hit], explain: bool = False) -> None:
         )
         if explain:
             for rank, hit in enumerate(hits, 1):
-                out.print(Text(explain_line(rank, hit)), soft_wrap=True)
+                out_console().print(Text(explain_line(rank, hit)), soft_wrap=True)
         return
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
     for name, justify in (
@@ -125,13 +182,15 @@ def hits_table(hits: Sequence[Hit], explain: bool = False) -> None:
             _outcome(memory),
             _hit_text(memory, explain),
         )
-    out.print(table)
+    out_console().print(table)
     if explain:
         for rank, hit in enumerate(hits, 1):
-            out.print(Text(explain_line(rank, hit)), soft_wrap=True)
+            out_console().print(Text(explain_line(rank, hit)), soft_wrap=True)
 
 
 def _hit_text(memory: Memory, explain: bool) -> Text:
+    from rich.text import Text
+
     content = Text(_one_line(memory.content) if not explain else memory.content)
     if memory.resolution:
         content.append(f"\n→ fix: {_one_line(memory.resolution)}")
@@ -161,7 +220,9 @@ def memories_table(memories: Sequence[Memory]) -> None:
     if not memories:
         message("No memories.")
         return
-    if out.width < _NARROW:
+    from rich.table import Table
+
+    if out_console().width < _NARROW:
         _rows(
             [
                 (
@@ -184,10 +245,12 @@ def memories_table(memories: Sequence[Memory]) -> None:
             _outcome(memory),
             _memory_text(memory),
         )
-    out.print(table)
+    out_console().print(table)
 
 
 def _memory_text(memory: Memory) -> Text:
+    from rich.text import Text
+
     content = Text(_one_line(memory.content, 200))
     # the id first: never broken
     scope = " · ".join(filter(None, [short_id(memory.id), memory.agent_id, memory.task_id]))
@@ -197,14 +260,19 @@ def _memory_text(memory: Memory) -> Text:
 
 def chain(levels: Sequence[tuple[int, Memory]]) -> None:
     """A summary and its sources as an indented outline."""
+    from rich.text import Text
+
     for depth, memory in levels:
         text = Text("  " * depth + "- ")
         text.append(short_id(memory.id), style="dim")
         text.append(f" [{memory.type}] {_one_line(memory.content, 160)}")
-        out.print(text, soft_wrap=True)
+        out_console().print(text, soft_wrap=True)
 
 
 def memory_detail(memory: Memory) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(show_header=False, show_edge=False, pad_edge=False, box=None)
     table.add_column("field", style="bold", no_wrap=True)
     table.add_column("value", overflow="fold")
@@ -215,23 +283,27 @@ def memory_detail(memory: Memory) -> None:
             json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else str(value)
         )
         table.add_row(name, Text(shown))
-    out.print(table)
+    out_console().print(table)
 
 
 def history(versions: Sequence[Memory], current: str) -> None:
     """A supersede chain, oldest first; the memory being shown is marked."""
-    out.print(Text("history (oldest first):", style="bold"))
+    from rich.text import Text
+
+    out_console().print(Text("history (oldest first):", style="bold"))
     for memory in versions:
         text = Text("→ " if memory.id == current else "  ")
         text.append(f"{memory.created_at[:19].replace('T', ' ')} ")
         text.append(short_id(memory.id), style="dim")
         text.append(f" [{memory.status}] {_one_line(memory.content, 120)}")
-        out.print(text, soft_wrap=True)
+        out_console().print(text, soft_wrap=True)
 
 
 def patterns(changes: Sequence[PatternChange], dry_run: bool = False) -> None:
     """Consolidation's plan: one block per pattern, what happens to it, its confidence and evidence.
     A pattern a dry run would create has no id yet."""
+    from rich.text import Text
+
     for change in changes:
         memory = change.memory
         # consolidate's result gives every pattern its memory
@@ -248,12 +320,15 @@ def patterns(changes: Sequence[PatternChange], dry_run: bool = False) -> None:
         head.append(
             "(new)" if dry_run and change.action == "create" else short_id(memory.id), style="dim"
         )
-        out.print(head, soft_wrap=True)
+        out_console().print(head, soft_wrap=True)
         for line in memory.content.splitlines():
-            out.print(Text(f"    {line}"), soft_wrap=True)
+            out_console().print(Text(f"    {line}"), soft_wrap=True)
 
 
 def audit_table(entries: Sequence[AuditEntry]) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
     if not entries:
         message("The audit log is empty.")
         return
@@ -273,10 +348,13 @@ def audit_table(entries: Sequence[AuditEntry]) -> None:
             Text(ids),
             Text(entry.reason or ""),
         )
-    out.print(table)
+    out_console().print(table)
 
 
 def key_values(data: Mapping[str, object]) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(show_header=False, show_edge=False, pad_edge=False, box=None)
     table.add_column("key", style="bold", no_wrap=True)
     table.add_column("value", overflow="fold")
@@ -285,7 +363,7 @@ def key_values(data: Mapping[str, object]) -> None:
             json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else str(value)
         )
         table.add_row(key, Text(shown))
-    out.print(table)
+    out_console().print(table)
 
 
 _STATUS_STYLE = {"ok": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
@@ -293,14 +371,16 @@ _STATUS_STYLE = {"ok": "green", "warn": "yellow", "fail": "bold red", "skip": "d
 
 def checklist(checks: Sequence[Check]) -> None:
     """Doctor's findings: one line each, then the evidence and the fix indented under it."""
+    from rich.text import Text
+
     for check in checks:
         line = Text(f"{check.status:>4} ", style=_STATUS_STYLE[check.status])
         line.append(f"{check.id}: {check.summary}")
-        out.print(line, soft_wrap=True)
+        out_console().print(line, soft_wrap=True)
         if check.evidence:
-            out.print(Text(f"     saw: {check.evidence}", style="dim"), soft_wrap=True)
+            out_console().print(Text(f"     saw: {check.evidence}", style="dim"), soft_wrap=True)
         if check.fix:
-            out.print(Text(f"     fix: {check.fix}"), soft_wrap=True)
+            out_console().print(Text(f"     fix: {check.fix}"), soft_wrap=True)
     counts = {s: sum(c.status == s for c in checks) for s in ("ok", "warn", "fail", "skip")}
     message(", ".join(f"{n} {s}" for s, n in counts.items()))
 
@@ -328,7 +408,7 @@ def progress(description: str) -> Iterator[Bar]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     # Rich would leave a blank line in a log or ahead of a one-line error
-    if not err.is_terminal:
+    if not err_console().is_terminal:
         yield Bar()
         return
     with Progress(
@@ -336,7 +416,7 @@ def progress(description: str) -> Iterator[Bar]:
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=err,
+        console=err_console(),
         transient=True,
     ) as bar:
         yield Bar(bar, bar.add_task(description, total=None))
@@ -349,7 +429,7 @@ def phased_progress() -> Iterator[Callable[[str, int, int], None]]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     # as in progress(): no bars in a log
-    if not err.is_terminal:
+    if not err_console().is_terminal:
         yield lambda phase, done, total: None
         return
     with Progress(
@@ -357,7 +437,7 @@ def phased_progress() -> Iterator[Callable[[str, int, int], None]]:
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=err,
+        console=err_console(),
         transient=True,
     ) as bar:
         tasks: dict[str, TaskID] = {}
@@ -378,7 +458,7 @@ def file_progress(total: int) -> Iterator[Callable[[str, int, int], None]]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     # as in progress(): no bars in a log
-    if not err.is_terminal:
+    if not err_console().is_terminal:
         yield lambda name, done, size: None
         return
     with Progress(
@@ -386,7 +466,7 @@ def file_progress(total: int) -> Iterator[Callable[[str, int, int], None]]:
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=err,
+        console=err_console(),
         transient=True,
     ) as bar:
         files = bar.add_task("files", total=total)
@@ -405,124 +485,3 @@ def file_progress(total: int) -> Iterator[Callable[[str, int, int], None]]:
                 bar.advance(files)
 
         yield update
-
-
-def rows_table(
-    columns: Sequence[str], rows: Sequence[Sequence[object]], total: bool = False
-) -> None:
-    """A plain table; numbers right-aligned; with ``total`` the last row is set apart as the
-    total."""
-    table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    for position, name in enumerate(columns):
-        numeric = bool(rows) and all(isinstance(r[position], (int, float)) for r in rows)
-        table.add_column(name, justify="right" if numeric else "left", no_wrap=position == 0)
-    for number, row in enumerate(rows):
-        table.add_row(*(Text(str(v)) for v in row), end_section=total and number == len(rows) - 2)
-    out.print(table)
-
-
-def recall_table(report: Mapping[str, Any]) -> None:
-    """``hindsight eval``'s figures per category and overall: recall at each k, any and all at 10
-    (``--json`` has any and all at every k)."""
-    columns = [key for key in report if key.startswith("recall@")] + ["any@10", "all@10"]
-    table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    table.add_column("category", no_wrap=True)
-    table.add_column("questions", justify="right")
-    for column in columns:
-        table.add_column(column, justify="right")
-    rows = list(report["by_category"].items()) + [("overall", report)]
-    for position, (name, figures) in enumerate(rows):
-        # no questions: no score
-        shown = [f"{figures[c]:.3f}" if figures["questions"] else "n/a" for c in columns]
-        table.add_row(
-            name, str(figures["questions"]), *shown, end_section=position == len(rows) - 2
-        )
-    out.print(table)
-    message(
-        f"{report['mode']} search with {report['model']}: {report['questions']} questions "
-        f"({report['skipped_questions']} without usable evidence skipped) over "
-        f"{report['memories']} turns "
-        f"of {report['conversations']} conversations in {report['elapsed_s']:.0f} s."
-    )
-    sessions = report.get("sessions") or {}
-    if sessions:
-        message(
-            f"Session-level recall@10 (MemPalace's LoCoMo measure: evidence sessions among the "
-            f"first 10 "
-            f"sessions of the hits): {sessions['recall@10']:.3f} over {sessions['questions']} "
-            f"questions."
-        )
-
-
-_REPLAY_COLUMNS = {
-    "hit@1": "hit@1",
-    "hit@3": "hit@3",
-    "in_block": "in block",
-    "block_tokens": "tokens",
-    "false_recall": "false recall",
-    "p50_ms": "p50 ms",
-}
-
-
-def _figure(value: Any, share: bool) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.0%}" if share else f"{value:g}"
-
-
-def replay_table(report: Mapping[str, Any]) -> None:
-    """``hindsight eval replay``: one row per system, then per project each system's earlier fix
-    in the block and false recall."""
-    systems = list(report["systems"])
-    table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    for name in ("system", "pos", "neg", *_REPLAY_COLUMNS.values()):
-        table.add_column(name, justify="left" if name == "system" else "right", no_wrap=True)
-    for name, figures in report["systems"].items():
-        shown = [_figure(figures[c], c not in ("block_tokens", "p50_ms")) for c in _REPLAY_COLUMNS]
-        table.add_row(name, str(figures["positives"]), str(figures["negatives"]), *shown)
-    out.print(table)
-    projects = Table(show_edge=False, pad_edge=False, header_style="bold")
-    projects.add_column("project", overflow="fold")
-    projects.add_column("sessions", justify="right")
-    projects.add_column("pos/neg", justify="right")
-    for name in systems:
-        projects.add_column(name, justify="right", no_wrap=True)
-    for project, data in report["projects"].items():
-        first = data["systems"][systems[0]]
-        projects.add_row(
-            Text(project),
-            str(data["sessions"]),
-            f"{first['positives']}/{first['negatives']}",
-            *(
-                f"{_figure(data['systems'][n]['in_block'], True)} / "
-                f"{_figure(data['systems'][n]['false_recall'], True)}"
-                for n in systems
-            ),
-        )
-    out.print(projects)
-    budgets = ", ".join(f"{k} {v}" for k, v in report["budgets"].items())
-    message(
-        f"Per project: the earlier fix in the block / false recall. {report['sessions']} sessions, "
-        f"{report['steps']} commands, {report['failures']} failures; block budgets (tokens): "
-        f"{budgets}; {report['seconds']['total']:.0f} s."
-    )
-    if report.get("hook_errors"):
-        warning(
-            f"{report['hook_errors']} hook calls failed (the hooks log them and print nothing)."
-        )
-
-
-def figures_table(records: Sequence[Mapping[str, Any]], key: str) -> None:
-    """One column per record (headed by its ``key``), one row per figure."""
-    table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    table.add_column("figure", no_wrap=True)
-    for record in records:
-        table.add_column(
-            f"{record[key]:,}" if isinstance(record[key], int) else str(record[key]),
-            justify="right",
-        )
-    for name in [n for n in records[0] if n != key] if records else []:
-        table.add_row(
-            name, *("-" if record.get(name) is None else str(record[name]) for record in records)
-        )
-    out.print(table)

@@ -231,6 +231,7 @@ def run(
     serves a non-loopback address only if ``http.allow_unauthenticated``. ``host`` and ``port``
     stand for ``http`` with the other settings at their defaults; ``tools`` and ``schema`` are
     ``build_server``'s."""
+    from ..core.jobs import beside
     from ..paths import private_files
     from .stopping import Stopper, on_interrupt
 
@@ -246,6 +247,11 @@ def run(
         warn_exposed(settings)
     if verifier is not None:
         log.info("bearer tokens required (%s); agents: %s", tokens, ", ".join(verifier.agents))
+    # The model loads while the SDK is imported and the server built, not after them: a first
+    # search then pays at most what is left of the in-memory index's load (the ledger answers
+    # meanwhile), not the model's load on top. The index still loads from initialize on: beside
+    # the SDK's import it slowed the handshake by more than it gained (docs/benchmarks.md).
+    beside(lambda: store.embedder.embed(["warm up"]))
     shown = f"[{settings.host}]" if ":" in settings.host else settings.host
     server = build_server(
         store, agent, verifier, f"http://{shown}:{settings.port}", tools=tools, schema=schema

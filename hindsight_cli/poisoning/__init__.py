@@ -18,8 +18,6 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from .detect import QUARANTINE_SCORE, kinds, remembered_kinds, score
-
 if TYPE_CHECKING:
     from ..storage.rows import MemoryRow
 from .spelling import INVISIBLE, normalise, skeleton
@@ -116,6 +114,9 @@ def assess(fields: Mapping[str, Any], source: str | None) -> dict[str, Any] | No
     """
     if trust(source) == "trusted":
         return None
+    # the detector's patterns compile on import: a process that only reads never pays for them
+    from .detect import QUARANTINE_SCORE, remembered_kinds, score
+
     matched: list[str] = []
     flagged: list[str] = []
     for name, value in fields.items():
@@ -136,6 +137,8 @@ def assess(fields: Mapping[str, Any], source: str | None) -> dict[str, Any] | No
 def instruction_like(text: str) -> list[str]:
     """The kinds of instruction-like signal in ``text`` when together they are enough to quarantine;
     empty otherwise."""
+    from .detect import QUARANTINE_SCORE, kinds, score
+
     found = kinds(text)
     return list(found) if score(found) >= QUARANTINE_SCORE else []
 

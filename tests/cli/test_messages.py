@@ -148,3 +148,81 @@ def test_the_internal_hook_command_is_hidden_but_works(cli) -> None:
     ]
     assert "hooks" in commands and "hook" not in commands
     assert cli("hook", "--help", store=False).exit_code == 0
+
+
+_LINES = [
+    "Recorded 01a2f3c4.",
+    "",
+    "  leading and trailing spaces  ",
+    "[bold]not markup[/bold] :smile: $HOME \\n",
+    "错误：连接被拒绝 — café — 🚀 — שלום",
+    "a long line " * 40,
+    "a tab\there",
+    "a carriage\rreturn and a bell\a",
+    "zero\u200bwidth",
+]
+
+
+@pytest.mark.parametrize("text", _LINES)
+@pytest.mark.parametrize("kind", ["message", "warning", "error"])
+def test_a_message_to_a_file_is_the_bytes_rich_writes(
+    text: str, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Messages to a pipe or file are written without Rich (a cold start ~35 ms less), and are
+    exactly what Rich wrote, whatever the text; FORCE_COLOR still styles them."""
+    import io
+
+    from rich.console import Console
+    from rich.text import Text
+
+    from hindsight_cli.cli import render
+
+    style = {"message": "", "warning": "yellow", "error": "bold red"}[kind]
+    shown = {"message": text, "warning": f"Warning: {text}", "error": f"Error: {text}"}[kind]
+    for force in (None, "1"):
+        if force:
+            monkeypatch.setenv("FORCE_COLOR", force)
+        expected = io.StringIO()
+        Console(file=expected, highlight=False, soft_wrap=True).print(Text(shown, style=style))
+        written = io.StringIO()
+        monkeypatch.setattr(sys, "stderr", written)
+        monkeypatch.setattr(render, "_CONSOLES", {})
+        if kind == "error":
+            render.error(RuntimeError(text))
+        else:
+            getattr(render, kind)(text)
+        monkeypatch.undo()
+        assert written.getvalue() == expected.getvalue(), (kind, text, force)
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_record_and_a_search_for_scripts_load_no_rich(tmp_path: Path) -> None:
+    """A cold record, and a search printed as JSON, context or "No memories matched.", print
+    without importing Rich; a table still uses it."""
+    env = {**os.environ, "HINDSIGHT_HOME": str(tmp_path / "home")}
+    store = str(tmp_path / "s")
+    probe = (
+        "import sys, json; sys.argv = ['hindsight', *json.loads(sys.argv[1])]\n"
+        "from hindsight_cli import cli\n"
+        "try:\n    cli.app(prog_name='hindsight', standalone_mode=False)\n"
+        "finally:\n    sys.stderr.write('RICH=%s\\n' % ('rich' in sys.modules))\n"
+    )
+
+    def run(*argv: str) -> tuple[str, bool]:
+        done = subprocess.run(
+            [sys.executable, "-c", probe, json.dumps([*argv, "--store", store])],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stderr, "RICH=True" in done.stderr
+
+    said, rich = run("record", "the nightly backup runs at 02:00 UTC")
+    assert said.startswith("Recorded ") and not rich
+    assert not run("search", "nightly backup", "--json")[1]
+    assert not run("search", "nightly backup", "--format", "context")[1]
+    said, rich = run("search", "zzyzx qwv")
+    assert said.startswith("No memories matched.") and not rich
+    assert run("search", "nightly backup")[1]

@@ -267,7 +267,9 @@ def test_the_progress_shows_a_bar_per_file_on_a_terminal(monkeypatch: pytest.Mon
     from hindsight_cli.cli import render
 
     screen = io.StringIO()
-    monkeypatch.setattr(render, "err", Console(file=screen, force_terminal=True, width=100))
+    monkeypatch.setitem(
+        render._CONSOLES, "err", Console(file=screen, force_terminal=True, width=100)
+    )
     with render.file_progress(2) as update:
         update("first-session.jsonl", 10, 100)
         update("first-session.jsonl", 100, 100)
