@@ -52,6 +52,11 @@ class Context:
         return identifiers(self.query)
 
     @cached_property
+    def signals(self) -> tuple[Signal, ...]:
+        """The signals that apply to this query (``applying``), chosen once per search."""
+        return applying(self)
+
+    @cached_property
     def asked(self) -> Asked | None:
         """What the query asks of time (``text.when.asked``), read once per search."""
         return asked(self.query, self.now) if self.query else None
@@ -272,9 +277,8 @@ class Scored:
 
 def scored(row: MemoryRow, ctx: Context, weights: Ranking, rel: float) -> Scored:
     """The final score of one candidate (``rel``: its entry of ``relevance.relevances``)."""
-    signals = applying(ctx)
-    values = {s.name: s.value(row, rel, ctx, weights) for s in signals}
-    parts = {s.name: float(getattr(weights, s.weight)) * values[s.name] for s in signals}
+    values = {s.name: s.value(row, rel, ctx, weights) for s in ctx.signals}
+    parts = {s.name: float(getattr(weights, s.weight)) * values[s.name] for s in ctx.signals}
     confidence_factor = 0.5 + 0.5 * float(row.confidence)
     factor, notes = confidence_factor, []
     for apply in FACTORS:
