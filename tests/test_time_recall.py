@@ -80,9 +80,7 @@ def test_a_query_without_time_ranks_exactly_as_without_the_time_signals(
 ) -> None:
     _record(store)
     with_time = store.search(query, now=NOW, k=10)
-    monkeypatch.setattr(
-        signals, "SIGNALS", tuple(s for s in signals.SIGNALS if s.applies is None)
-    )
+    monkeypatch.setattr(signals, "SIGNALS", tuple(s for s in signals.SIGNALS if s.applies is None))
     without = store.search(query, now=NOW, k=10)
     assert [(h.memory.id, h.score, h.explain) for h in with_time.hits] == [
         (h.memory.id, h.score, h.explain) for h in without.hits
@@ -95,9 +93,30 @@ def test_search_explain_shows_the_window_and_the_boost(cli) -> None:  # noqa: AN
     cli("record", "went hiking at the lake with friends", "--event-at", "2026-05-30T09:00:00Z")
     result = cli("search", "hiking at the lake on 2026-03-15", "--explain")
     assert result.exit_code == 0, result.stderr
-    first = [line for line in result.stdout.splitlines() if line.startswith("#1 ")][0]
+    first = next(line for line in result.stdout.splitlines() if line.startswith("#1 "))
     assert "time_window +0.300" in first
     assert "time: asked 2026-03-15 (2026-03-15); this memory: 2026-03-15 (yesterday)" in first
     data = json.loads(cli("search", "hiking at the lake on 2026-03-15", "--json").stdout)
     assert data[0]["content"] == "went hiking at the lake yesterday"
     assert data[0]["metadata"][EVENT_TIME][0]["from"] == "2026-03-15"
+
+
+def test_an_error_with_a_timestamp_searched_with_troubleshoot_gets_no_time_window(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store.record(
+        "pytest failed: ModuleNotFoundError: No module named 'yaml'",
+        outcome="failure",
+        resolution="pip install pyyaml",
+        event_at="2026-05-30T09:00:00",
+    )
+    store.record("ModuleNotFoundError in the build yesterday", event_at="2026-05-31T09:00:00")
+    # the error's own log line names when it happened, not a time it asks about
+    query = "2026-05-30 09:12:01 ERROR ModuleNotFoundError: No module named 'yaml'"
+    with_time = store.search(query, now=NOW, troubleshoot=True)
+    monkeypatch.setattr(signals, "SIGNALS", tuple(s for s in signals.SIGNALS if s.applies is None))
+    without = store.search(query, now=NOW, troubleshoot=True)
+    assert [(h.memory.id, h.score, h.explain) for h in with_time.hits] == [
+        (h.memory.id, h.score, h.explain) for h in without.hits
+    ]
+    assert with_time.hits

@@ -58,8 +58,10 @@ class Context:
 
     @cached_property
     def asked(self) -> Asked | None:
-        """What the query asks of time (``text.when.asked``), read once per search."""
-        return asked(self.query, self.now) if self.query else None
+        """What the query asks of time (``text.when.asked``), read once per search. Not for
+        ``--troubleshoot``: an error's own text names when it happened (a log line's timestamp),
+        not a time it asks about."""
+        return asked(self.query, self.now) if self.query and not self.fixes_first else None
 
 
 def is_troubleshooting(query: str) -> bool:

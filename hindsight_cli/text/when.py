@@ -291,16 +291,17 @@ def _query_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]
         r"(?P<dir>before|after|prior\s+to|since|until|till|by|as\s+of)\s+(?:the\s+)?(?:on\s+)?$"
     )
     chinese = re.compile(r"^(?:的)?(?P<dir>之前|以前|之后|以后)")
+    # a question: "when did …", "since when", "what date …"; not "failed when connecting"
     when = re.compile(
-        r"(?i)\b(?:when|what\s+(?:time|date|day|month|year)|which\s+(?:day|date|month|year)|"
-        r"how\s+long\s+ago)\b|什么时候|何时|哪天|哪一天|几号|几月|哪年|哪一年|多久以前"
+        r"(?i)(?:^|[.?!;:]\s*|\bsince\s+)when\b|\bwhen\s+(?:did|do|does|is|was|were|are|will|would|"
+        r"has|have|had|can|could|should)\b|\b(?:what|which)\s+(?:time|date|day|month|year)\b|"
+        r"\bhow\s+long\s+ago\b|什么时候|何时|哪天|哪一天|几号|几月|哪年|哪一年|多久以前"
     )
     return relation, chinese, when
 
 
-def _related(span: Span, unit: str | None, direction: str) -> Span:
-    """``the week before X``, ``after X``, ``as of X``: the window the relation names."""
-    words = span.said
+def _related(span: Span, unit: str | None, direction: str, words: str) -> Span:
+    """``the week before X``, ``after X``, ``as of X``: the window the relation names (``words``)."""
     later = direction in ("after", "since", "之后", "以后")
     unit = (unit or "").lower()
     edge = span.start if direction == "since" or not later else span.end
@@ -345,10 +346,12 @@ def asked(query: str, now: datetime) -> Asked | None:
         after = chinese.match(query[match.end() :])
         if before:
             direction = " ".join(before.group("dir").lower().split())
-            window = _related(window, before.group("unit"), direction)
+            words = query[before.start() : match.end()]
+            window = _related(window, before.group("unit"), direction, words)
         elif own:
-            window = _related(window, None, own.group(1).lower())
+            window = _related(window, None, own.group(1).lower(), match.group(0))
         elif after:
-            window = _related(window, None, after.group("dir"))
+            words = query[match.start() : match.end() + after.end()]
+            window = _related(window, None, after.group("dir"), words)
     out = Asked(window, bool(when_.search(query)))
     return out if out.window or out.when else None
