@@ -43,6 +43,15 @@ def test_a_memory_keeps_the_event_time_its_text_speaks_of(store: Store) -> None:
     assert EVENT_TIME not in store.get(ids["plain"]).metadata
 
 
+def test_yesterday_is_a_day_of_the_writers_own_calendar(store: Store) -> None:
+    # 01:00 on 8 May in Shanghai is 17:00 on 7 May in UTC, as the store keeps event_at
+    memory = store.record(
+        "the deploy failed yesterday", event_at="2023-05-08T01:00:00+08:00"
+    ).memory
+    assert memory.event_at.startswith("2023-05-07T17:00")
+    assert store.get(memory.id).metadata[EVENT_TIME][0]["from"] == "2023-05-07"
+
+
 def test_a_query_naming_a_day_ranks_the_memory_of_that_day_first(store: Store) -> None:
     ids = _record(store)
     plain = store.search("hiking at the lake", now=NOW)
@@ -89,15 +98,22 @@ def test_a_query_without_time_ranks_exactly_as_without_the_time_signals(
 
 
 def test_search_explain_shows_the_window_and_the_boost(cli) -> None:  # noqa: ANN001
-    cli("record", "went hiking at the lake yesterday", "--event-at", "2026-03-16T09:00:00Z")
-    cli("record", "went hiking at the lake with friends", "--event-at", "2026-05-30T09:00:00Z")
+    cli(
+        "record",
+        "yesterday we went hiking by the lake, a long detour",
+        "--event-at",
+        "2026-03-16T09:00:00Z",
+    )
+    cli("record", "hiking at the lake", "--event-at", "2026-05-30T09:00:00Z")
     result = cli("search", "hiking at the lake on 2026-03-15", "--explain")
     assert result.exit_code == 0, result.stderr
     first = next(line for line in result.stdout.splitlines() if line.startswith("#1 "))
     assert "time_window +0.300" in first
     assert "time: asked 2026-03-15 (2026-03-15); this memory: 2026-03-15 (yesterday)" in first
+    plain = json.loads(cli("search", "hiking at the lake", "--json").stdout)
+    assert plain[0]["content"] == "hiking at the lake"
     data = json.loads(cli("search", "hiking at the lake on 2026-03-15", "--json").stdout)
-    assert data[0]["content"] == "went hiking at the lake yesterday"
+    assert data[0]["content"] == "yesterday we went hiking by the lake, a long detour"
     assert data[0]["metadata"][EVENT_TIME][0]["from"] == "2026-03-15"
 
 
