@@ -136,3 +136,30 @@ def test_an_error_with_a_timestamp_searched_with_troubleshoot_gets_no_time_windo
         (h.memory.id, h.score, h.explain) for h in without.hits
     ]
     assert with_time.hits
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_a_time_anchored_search_through_an_mcp_client(
+    store: Store, anyio_backend: str
+) -> None:
+    from mcp import Client
+
+    from hindsight_cli.mcp_server import build_server
+
+    async with Client(build_server(store), raise_exceptions=True) as client:
+        for content, said in [
+            ("yesterday we went hiking by the lake, a long detour", "2026-03-16T09:00:00Z"),
+            ("hiking at the lake", "2026-05-30T09:00:00Z"),
+        ]:
+            written = await client.call_tool("memory_write", {"content": content, "event_at": said})
+            assert not written.is_error
+        plain = await client.call_tool("memory_search", {"query": "hiking at the lake"})
+        dated = await client.call_tool(
+            "memory_search", {"query": "hiking at the lake on 2026-03-15"}
+        )
+    first = [r.structured_content["hits"][0]["content"] for r in (plain, dated)]
+    assert first == [
+        "hiking at the lake",
+        "yesterday we went hiking by the lake, a long detour",
+    ]
