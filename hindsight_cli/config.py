@@ -36,6 +36,14 @@ class Ranking:
         "share of the query's identifiers (ports, versions, file and function "
         "names, error codes) a memory holds exactly",
     )
+    w_time_window: float = _setting(
+        0.3,
+        'for a query that names a time (a date, a month, "last week", 上周): how near the time a '
+        "memory speaks of, or was said, is to it (a soft window, never a filter)",
+    )
+    w_dated: float = _setting(
+        0.15, 'for a query that asks when: a memory that says when (a date, "yesterday")'
+    )
     fusion: str = _setting(
         "zscore", 'or "weighted" (raw cosine and BM25) or "rrf" (reciprocal-rank fusion)'
     )

@@ -45,11 +45,14 @@ def test_every_signal_reads_a_weight_that_exists_and_the_weights_sum_to_one() ->
         "importance",
         "same_task",
         "identifier",
+        "time_window",
+        "dated",
     ]
     assert all(hasattr(WEIGHTS, s.weight) for s in SIGNALS)
-    # identifier is a bonus: 0 for every memory unless the query names an identifier
+    # identifier is a bonus: 0 for every memory unless the query names an identifier; the time
+    # signals apply only to a query that speaks of time
     assert sum(
-        getattr(WEIGHTS, s.weight) for s in SIGNALS if s.name != "identifier"
+        getattr(WEIGHTS, s.weight) for s in SIGNALS if s.name != "identifier" and s.applies is None
     ) == pytest.approx(0.95)
 
 

@@ -5,20 +5,6 @@ from __future__ import annotations
 
 from ..text import STOPWORDS
 
-ZH_DIGIT = {
-    "零": 0,
-    "〇": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
 ZH_UNIT = {"十": 10, "百": 100, "千": 1000}
 ZH_NUMERAL = "[零〇一二两三四五六七八九十][零〇一二两三四五六七八九十百千万]*"
 NUMBER_WORDS = {

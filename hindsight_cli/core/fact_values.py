@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..text.spans import ZH_DIGIT
 from .fact_lexicon import (
     ABBREVIATIONS,
     AFTERNOON,
@@ -29,7 +30,6 @@ from .fact_lexicon import (
     TLDS,
     UNITS,
     WEEKDAYS,
-    ZH_DIGIT,
     ZH_NUMERAL,
     ZH_UNIT,
 )

@@ -20,6 +20,7 @@ from ..poisoning import DERIVED, QUARANTINE_CONFIDENCE, QUARANTINE_TAG, assess, 
 from ..redact import redact_field
 from ..storage.rows import MemoryRow
 from ..text import MAX_LABEL, clean, without_surrogates
+from ..text.when import EVENT_TIME, spoken
 from ..timeutil import parse_duration, parse_future, parse_time
 
 if TYPE_CHECKING:
@@ -292,6 +293,27 @@ def _quarantine(row: MemoryRow) -> None:
             row.tags.append(QUARANTINE_TAG)
 
 
+def _said_at(value: Any, stored: datetime) -> datetime:
+    """When the text was said, in the writer's own time zone when it gave one (its "yesterday" is
+    a day of that calendar)."""
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            pass
+    return stored
+
+
+def _event_time(row: MemoryRow, said_at: Any) -> None:
+    """The times the text speaks of ("yesterday", "last week", "in March", 昨天), resolved against
+    when it was said (``text.when``): what a time-anchored search matches."""
+    spans = spoken(row.content, _said_at(said_at, row.event_at))
+    if spans:
+        row.metadata = {**row.metadata, EVENT_TIME: [s.to_json() for s in spans]}
+
+
 def prepare(
     fields: Mapping[str, Any],
     limits: Limits,
@@ -353,6 +375,7 @@ def prepare(
         supersedes=labels["supersedes"],
     )
     _quarantine(row)
+    _event_time(row, fields.get("event_at"))
     if keep_identity:
         _keep_identity(row, fields)
     return Prepared(row, redactions + n + m + e)

@@ -24,7 +24,7 @@ from ..text import terms
 from .budget import fit_budget, fit_listed
 from .query import SearchQuery, keyword_terms
 from .relevance import Candidate, diversity_scores, relevance, relevances
-from .signals import Context, Scored, env_mismatches, explain, scored
+from .signals import Context, Scored, env_mismatches, explain, scored, time_note
 from .summaries import one_of_each, ranges_after_facts
 
 if TYPE_CHECKING:
@@ -219,7 +219,7 @@ def rank(
     shown = diversity_scores(groups, scores, vectors, weights.mmr_lambda)
     out = []
     for position, mid in enumerate([mid for group in groups for mid in group], 1):
-        why = explain(found[mid], candidates[mid])
+        why = explain(found[mid], candidates[mid], time_note(rows[mid], ctx))
         why["mmr_position"] = position
         why["score_rank"] = rank_of[mid]
         # the MMR penalty, 0 or less

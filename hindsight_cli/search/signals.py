@@ -18,6 +18,7 @@ from ..config import Ranking
 from ..models import Explanation
 from ..storage.rows import MemoryRow, keyword_text
 from ..text import identifier_parts, identifier_tokens, identifiers
+from ..text.when import Asked, Span, asked, day, local_day, spans_of
 from .relevance import Candidate
 
 _TROUBLESHOOTING = re.compile(
@@ -49,6 +50,18 @@ class Context:
     @cached_property
     def identifiers(self) -> tuple[str, ...]:
         return identifiers(self.query)
+
+    @cached_property
+    def signals(self) -> tuple[Signal, ...]:
+        """The signals that apply to this query (``applying``), chosen once per search."""
+        return applying(self)
+
+    @cached_property
+    def asked(self) -> Asked | None:
+        """What the query asks of time (``text.when.asked``), read once per search. Not for
+        ``--troubleshoot``: an error's own text names when it happened (a log line's timestamp),
+        not a time it asks about."""
+        return asked(self.query, self.now) if self.query and not self.fixes_first else None
 
 
 def is_troubleshooting(query: str) -> bool:
@@ -122,12 +135,46 @@ def identifier_conflicts(row: MemoryRow, ctx: Context) -> list[tuple[str, str]]:
     return out
 
 
+def _times(row: MemoryRow) -> tuple[Span, ...]:
+    """The times a memory speaks of, or, when it names none, the day it was said."""
+    return spans_of(row.metadata) or (day(local_day(row.event_at)),)
+
+
+def closeness(span: Span, window: Span) -> float:
+    """1 inside the window, then halving every ``window.days`` days (at least one) away from it."""
+    gap = span.gap(window)
+    return 1.0 if gap == 0 else 0.5 ** (gap / window.days)
+
+
+def in_window(row: MemoryRow, rel: float, ctx: Context, weights: Ranking) -> float:
+    """How near the time a memory speaks of (or was said) is to the window the query names."""
+    assert ctx.asked is not None and ctx.asked.window is not None
+    window = ctx.asked.window
+    return max(closeness(span, window) for span in _times(row))
+
+
+def dated(row: MemoryRow, rel: float, ctx: Context, weights: Ranking) -> float:
+    """For a query that asks when: 1 for a memory that says when (a date, "yesterday", 上周)."""
+    return 1.0 if spans_of(row.metadata) else 0.0
+
+
+def _has_window(ctx: Context) -> bool:
+    return ctx.asked is not None and ctx.asked.window is not None
+
+
+def _asks_when(ctx: Context) -> bool:
+    return ctx.asked is not None and ctx.asked.when
+
+
 @dataclass(frozen=True)
 class Signal:
     name: str
     # the Ranking field that weighs it
     weight: str
     value: Callable[[MemoryRow, float, Context, Ranking], float]
+    # whether it applies to this query at all (None: always); one that does not apply neither
+    # scores nor shows in --explain, so a query without its cue ranks exactly as without it
+    applies: Callable[[Context], bool] | None = None
 
 
 SIGNALS: tuple[Signal, ...] = (
@@ -137,7 +184,27 @@ SIGNALS: tuple[Signal, ...] = (
     Signal("importance", "w_importance", lambda row, rel, ctx, weights: float(row.importance)),
     Signal("same_task", "w_same_task", same_task),
     Signal("identifier", "w_identifier", identifier),
+    Signal("time_window", "w_time_window", in_window, _has_window),
+    Signal("dated", "w_dated", dated, _asks_when),
 )
+
+
+def applying(ctx: Context) -> tuple[Signal, ...]:
+    """The signals that apply to this query."""
+    return tuple(s for s in SIGNALS if s.applies is None or s.applies(ctx))
+
+
+def time_note(row: MemoryRow, ctx: Context) -> str | None:
+    """For ``--explain``: the window the query names and the times the memory speaks of."""
+    if ctx.asked is None:
+        return None
+    spans = spans_of(row.metadata)
+    memory = (
+        ", ".join(f"{s.label()} ({s.said})" for s in spans)
+        if spans
+        else f"said {local_day(row.event_at)}"
+    )
+    return f"time: asked {ctx.asked.label()}; this memory: {memory}"
 
 
 def env_mismatches(row: MemoryRow, env: dict[str, str]) -> list[str]:
@@ -212,8 +279,8 @@ class Scored:
 
 def scored(row: MemoryRow, ctx: Context, weights: Ranking, rel: float) -> Scored:
     """The final score of one candidate (``rel``: its entry of ``relevance.relevances``)."""
-    values = {s.name: s.value(row, rel, ctx, weights) for s in SIGNALS}
-    parts = {s.name: float(getattr(weights, s.weight)) * values[s.name] for s in SIGNALS}
+    values = {s.name: s.value(row, rel, ctx, weights) for s in ctx.signals}
+    parts = {s.name: float(getattr(weights, s.weight)) * values[s.name] for s in ctx.signals}
     confidence_factor = 0.5 + 0.5 * float(row.confidence)
     factor, notes = confidence_factor, []
     for apply in FACTORS:
@@ -224,10 +291,11 @@ def scored(row: MemoryRow, ctx: Context, weights: Ranking, rel: float) -> Scored
     return Scored(sum(parts.values()) * factor, values, parts, confidence_factor, factor, notes)
 
 
-def explain(found: Scored, candidate: Candidate) -> Explanation:
-    """Each signal's contribution to ``found`` (``--explain``, and every hit's ``explain``)."""
+def explain(found: Scored, candidate: Candidate, note: str | None = None) -> Explanation:
+    """Each signal's contribution to ``found`` (``--explain``, and every hit's ``explain``), with
+    a ``note`` of its own (``time_note``)."""
     signals = {
-        name: (round(v, 4) if name in ("relevance", "recency") else v)
+        name: (round(v, 4) if name in ("relevance", "recency", "time_window") else v)
         for name, v in found.values.items()
     }
     return {
@@ -237,6 +305,6 @@ def explain(found: Scored, candidate: Candidate) -> Explanation:
         "contributions": {k: round(v, 4) for k, v in found.parts.items()},
         "confidence_factor": round(found.confidence_factor, 4),
         "factor": round(found.factor, 4),
-        "notes": list(found.notes),
+        "notes": [*found.notes, note] if note else list(found.notes),
         "score": round(found.final, 6),
     }
