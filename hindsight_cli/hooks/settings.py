@@ -19,6 +19,7 @@ class Settings:
     recall_budget: int
     repeat_recall: bool
     repeat_budget: int
+    warm_recall: bool
     record_failures: bool
     record_prompts: bool
     summarize: bool
@@ -29,6 +30,7 @@ class Settings:
         "recall_budget": 800,
         "repeat_recall": True,
         "repeat_budget": 400,
+        "warm_recall": True,
         "record_failures": True,
         "record_prompts": True,
         "summarize": True,
