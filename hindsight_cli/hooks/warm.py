@@ -37,6 +37,9 @@ _TEXTS = ("client", "kind", "session", "cwd", "tool", "args", "error", "prompt",
 
 def request(where: str, event: events.Event, query: str, conf: Settings) -> bytes:
     """The request line: what the cold path would run."""
+    if event.failed:
+        # the kind the server looks up is the one read here, from the whole error and command
+        event.failure_kind()
     sent = {name: getattr(event, name) for name in _TEXTS}
     sent["redactions"], sent["extra"] = event.redactions, event.extra
     body = {
@@ -51,9 +54,6 @@ def request(where: str, event: events.Event, query: str, conf: Settings) -> byte
 
 def ask(where: str, event: events.Event, query: str, conf: Settings) -> tuple[bool, str | None]:
     """(whether a server answered, its block). Never raises."""
-    if event.failed:
-        # the kind the server looks up is the one read here, from the whole error
-        event.failure_kind()
     try:
         line = request(where, event, query, conf)
         conn = rendezvous.connect(where, TIMEOUT)

@@ -62,7 +62,7 @@ class Stopper:
         for handler in logging.getLogger().handlers:
             handler.flush()
         # the hooks' socket goes with the process (os._exit runs no ``finally``)
-        rendezvous.close_all()
+        rendezvous.close_all(GRACE)
         os._exit(128 + signum)
 
 

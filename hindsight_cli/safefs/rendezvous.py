@@ -149,8 +149,10 @@ class Listener:
         self.path: str | None = None
         self._sock: socket.socket | None = None
         self._inode: tuple[int, int] | None = None
-        self._slots = threading.BoundedSemaphore(WORKERS)
         self._closed = threading.Event()
+        # connections being answered
+        self._busy = threading.Condition()
+        self._active = 0
 
     def start(self) -> str | None:
         """Listen; the reason it does not (another server answers there, no safe place), or None."""
@@ -195,7 +197,10 @@ class Listener:
                 continue
             except OSError:
                 return
-            if peer_uid(conn) != _EUID or not self._slots.acquire(blocking=False):
+            with self._busy:
+                admitted = peer_uid(conn) == _EUID and self._active < WORKERS
+                self._active += admitted
+            if not admitted:
                 conn.close()
                 continue
             conn.settimeout(REQUEST_TIMEOUT)
@@ -208,13 +213,19 @@ class Listener:
         except Exception:  # noqa: BLE001 - one bad connection never stops the server
             pass
         finally:
-            self._slots.release()
+            with self._busy:
+                self._active -= 1
+                self._busy.notify_all()
 
-    def close(self) -> None:
-        """Stop accepting and remove the socket, if it is still this listener's."""
+    def close(self, wait: float = REQUEST_TIMEOUT) -> None:
+        """Stop accepting, let the answers under way finish (for ``wait`` seconds at most) and
+        remove the socket, if it is still this listener's."""
         if self._closed.is_set():
             return
         self._closed.set()
+        # a hook's answer under way finishes (its injection record is written) before the exit
+        with self._busy:
+            self._busy.wait_for(lambda: self._active == 0, wait)
         if self.path is not None:
             st = _ours(self.path)
             if st is not None and (st.st_dev, st.st_ino) == self._inode:
@@ -228,7 +239,8 @@ class Listener:
             _LISTENERS.remove(self)
 
 
-def close_all() -> None:
-    """Remove every socket this process listens at (before an ``os._exit``)."""
+def close_all(wait: float) -> None:
+    """Remove every socket this process listens at (before an ``os._exit``), after ``wait`` seconds
+    at most for the answers under way."""
     for listener in list(_LISTENERS):
-        listener.close()
+        listener.close(wait)
