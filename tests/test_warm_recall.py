@@ -31,6 +31,13 @@ BLOCK_LINE = (
 )
 
 
+@pytest.fixture(autouse=True)
+def _patient(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hook here waits as long as the server takes: these tests are about answers, not speed (a
+    loaded machine must not send a hook down the cold path where the test expects the warm)."""
+    monkeypatch.setattr(warm, "TIMEOUT", 60.0)
+
+
 @pytest.fixture
 def project(_isolated: Path) -> Path:
     (_isolated / ".hindsight").mkdir()

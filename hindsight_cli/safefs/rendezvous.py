@@ -16,20 +16,19 @@ does the work itself. The rules, against another local user and against a reposi
 - a socket left by a killed server refuses at once (the hook goes cold); the next server replaces
   it only if it is a socket of this user's that nobody answers, by renaming its own over it.
 
-Standard library only: a hook imports this before the rest of the package.
+Standard library only, and only ``os`` and ``stat`` at import: a hook without a server pays for
+nothing more than two ``lstat`` calls (``socket`` and the rest load once there is a socket).
 """
 
 from __future__ import annotations
 
 import os
-import socket
 import stat
-import struct
 import sys
-import threading
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import socket
     from collections.abc import Callable
 
 _EUID = os.geteuid() if hasattr(os, "geteuid") else None
@@ -59,7 +58,7 @@ def _private(directory: str, create: bool) -> bool:
 
 def runtime_dir(create: bool = False) -> str | None:
     """This user's directory for sockets, or None where there is none that is safe."""
-    if _EUID is None or not hasattr(socket, "AF_UNIX"):
+    if _EUID is None or sys.platform == "win32":
         return None
     base = os.environ.get("XDG_RUNTIME_DIR", "")
     if base and os.path.isabs(base) and _private(base, create=False):
@@ -71,17 +70,24 @@ def runtime_dir(create: bool = False) -> str | None:
 
 def socket_path(store: str, create: bool = False) -> str | None:
     """Where the server of ``store`` listens (None: nowhere safe)."""
-    import hashlib
+    try:
+        # the same digest as hashlib's, without loading OpenSSL (2.5 ms of a hook)
+        from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        from hashlib import sha256
 
     directory = runtime_dir(create)
     if directory is None:
         return None
-    key = hashlib.sha256(os.path.realpath(store).encode("utf-8", "surrogateescape")).hexdigest()
+    key = sha256(os.path.realpath(store).encode("utf-8", "surrogateescape")).hexdigest()
     return os.path.join(directory, key[:24] + ".sock")
 
 
 def peer_uid(conn: socket.socket) -> int | None:
     """The uid of the process at the other end of ``conn`` (None: the platform cannot tell)."""
+    import socket
+    import struct
+
     try:
         option = getattr(socket, "SO_PEERCRED", None)
         if option is not None:
@@ -91,7 +97,7 @@ def peer_uid(conn: socket.socket) -> int | None:
             # struct xucred: cr_version, cr_uid, ... (SOL_LOCAL 0, LOCAL_PEERCRED 1)
             data = conn.getsockopt(0, 1, 76)
             return int(struct.unpack("Ii", data[:8])[1])
-    except (OSError, struct.error):
+    except (OSError, ValueError):
         return None
     return None
 
@@ -109,6 +115,10 @@ def connect(store: str, timeout: float) -> socket.socket | None:
     """A connection to the server of ``store``, or None (no server, or not one to trust)."""
     path = socket_path(store)
     if path is None or _ours(path) is None:
+        return None
+    import socket
+
+    if not hasattr(socket, "AF_UNIX"):
         return None
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.settimeout(timeout)
@@ -145,6 +155,8 @@ class Listener:
     a thread of its own (at most ``WORKERS`` at once); ``close`` removes the socket."""
 
     def __init__(self, store: str, handle: Callable[[socket.socket], None]) -> None:
+        import threading
+
         self.store, self.handle = store, handle
         self.path: str | None = None
         self._sock: socket.socket | None = None
@@ -156,8 +168,11 @@ class Listener:
 
     def start(self) -> str | None:
         """Listen; the reason it does not (another server answers there, no safe place), or None."""
+        import socket
+        import threading
+
         path = socket_path(self.store, create=True)
-        if path is None:
+        if path is None or not hasattr(socket, "AF_UNIX"):
             return "no private runtime directory for the socket"
         if os.path.lexists(path):
             if _ours(path) is None:
@@ -189,6 +204,8 @@ class Listener:
         return None
 
     def _accept(self) -> None:
+        import threading
+
         assert self._sock is not None
         while not self._closed.is_set():
             try:
