@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import Cli
 from hook_calls import ERROR, FAILED, fail, learnt
 
 from hindsight_cli import hooks
@@ -333,3 +334,14 @@ def test_a_killed_server_leaves_the_hook_working(store: Store, project: Path) ->
         assert _ask(store, "s4") == (True, cold)
     finally:
         _stop(server)
+
+
+def test_hooks_status_says_whether_a_server_answers(store: Store, home: Path) -> None:
+    cli = Cli(store.path)
+    quiet = cli("hooks", "status")
+    assert quiet.exit_code == 0
+    assert "a repeat recall starts cold" in quiet.stderr
+    assert json.loads(cli("hooks", "status", "--json").stdout)["warm_server"] is False
+    with warm.listening(store):
+        assert json.loads(cli("hooks", "status", "--json").stdout)["warm_server"] is True
+        assert "answers the hooks' repeat recall (warm)" in cli("hooks", "status").stderr
