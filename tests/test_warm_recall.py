@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from conftest import Cli
-from hook_calls import ERROR, FAILED, fail, learnt
+from hook_calls import ERROR, FAILED, fail, learnt, run
 
 from hindsight_cli import hooks
 from hindsight_cli.hooks import context, events, warm
@@ -345,3 +345,48 @@ def test_hooks_status_says_whether_a_server_answers(store: Store, home: Path) ->
     with warm.listening(store):
         assert json.loads(cli("hooks", "status", "--json").stdout)["warm_server"] is True
         assert "answers the hooks' repeat recall (warm)" in cli("hooks", "status").stderr
+
+
+def _asked_before(project: Path) -> str:
+    """Session s1 asked about a 401 and met the error; the question that repeats it."""
+    run(project, "UserPromptSubmit", "s1", prompt="why does the weather API return 401?")
+    run(
+        project,
+        "PostToolUseFailure",
+        "s1",
+        tool_name="WebFetch",
+        tool_input={"url": "https://api.weather.example/today"},
+        error="HTTP 401 Unauthorized: weather API token expired",
+    )
+    run(project, "UserPromptSubmit", "s1", prompt="list the files")
+    return "why does the weather API return 401 again?"
+
+
+@pytest.mark.model
+def test_a_repeated_question_gets_the_cold_block_from_a_warm_server(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked = _asked_before(project)
+    cold = _block(run(project, "UserPromptSubmit", "s2", prompt=asked))
+    assert cold is not None and "weather API token expired" in cold
+    # the same history in a twin project, whose repeat a warm server answers (an answer changes
+    # what the next one finds: the question itself is a memory then)
+    twin = tmp_path / "twin"
+    (twin / ".hindsight").mkdir(parents=True)
+    trust.allow(twin / ".hindsight")
+    _asked_before(twin)
+    answered: list[bool] = []
+
+    def spy(*args: Any) -> tuple[bool, str | None]:
+        found = real(*args)
+        answered.append(found[0])
+        return found
+
+    real = warm.ask
+    monkeypatch.setattr(warm, "ask", spy)
+    # the server's store searches its in-memory index; the hook's cold one, the ledger
+    server_store = Store(twin / ".hindsight", warm=True)
+    server_store.warm_up()
+    with warm.listening(server_store):
+        assert _block(run(twin, "UserPromptSubmit", "s2", prompt=asked)) == cold
+    assert answered == [True]
