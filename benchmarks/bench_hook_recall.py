@@ -16,9 +16,10 @@ error) once per case, the cases taking turns:
 - with ``--compare``, **OTHER cold**: another checkout's hook entry file (say a worktree of main:
   the cold path as it was), same interpreter, same store.
 
-Every case must print the same block. Bytecode is cached in a temporary directory, as an installed
-package has it. The server stays up throughout (it ingests what the hooks spool, as it would).
-No timing is asserted in the tests.
+For scale, ``python -S -c pass`` and the same hook on an error of a new kind (spooled, nothing
+recalled: the warm case's floor). Every recalling case must print the same block. Bytecode is
+cached in a temporary directory, as an installed package has it. The server stays up throughout
+(it ingests what the hooks spool, as it would). No timing is asserted in the tests.
 """
 
 from __future__ import annotations
@@ -44,9 +45,11 @@ from hindsight_cli.safefs import rendezvous  # noqa: E402
 
 FAILED = "pytest tests/test_api.py"
 ERROR = "Exit code 1\nE   ModuleNotFoundError: No module named 'requests'"
+FLOOR = "python -S -c pass"
+RECORDING = "the hook, an error of a new kind (no recall)"
 
 
-def _payload(project: Path, session: str, fixed: bool = False) -> str:
+def _payload(project: Path, session: str, fixed: bool = False, new_kind: bool = False) -> str:
     call: dict[str, object] = {
         "session_id": session,
         "cwd": str(project),
@@ -57,7 +60,7 @@ def _payload(project: Path, session: str, fixed: bool = False) -> str:
     if fixed:
         call["tool_response"] = {"stdout": "3 passed", "stderr": ""}
     else:
-        call["error"] = ERROR
+        call["error"] = ERROR.replace("requests", f"pkg_{session}") if new_kind else ERROR
     return json.dumps(call)
 
 
@@ -172,6 +175,10 @@ def main() -> None:
                 [installed[0], "-S", str(entry), *installed[-3:]],
                 template,
             )
+        # for scale: the interpreter, and the same hook on an error of a new kind (spooled, no
+        # recall): what any failing call costs, the floor of the warm case
+        cases[FLOOR] = ([installed[0], "-S", "-c", "pass"], template)
+        cases[RECORDING] = (installed, template)
         times: dict[str, list[float]] = {name: [] for name in cases}
         blocks: dict[str, set[str]] = {name: set() for name in cases}
         session = 0
@@ -180,7 +187,7 @@ def main() -> None:
                 config.write_text(conf)
                 time.sleep(args.gap)
                 session += 1
-                stdin = _payload(project, f"r{session}")
+                stdin = _payload(project, f"r{session}", new_kind=name == RECORDING)
                 started = time.perf_counter()
                 done = subprocess.run(argv, input=stdin, capture_output=True, text=True, env=env)
                 elapsed = time.perf_counter() - started
@@ -194,10 +201,10 @@ def main() -> None:
         )
         for name, values in times.items():
             print(
-                f"{name:<40} p50 {statistics.median(values) * 1000:7.1f} ms"
+                f"{name:<46} p50 {statistics.median(values) * 1000:7.1f} ms"
                 f"   p95 {_quantile(values, 0.95) * 1000:7.1f} ms"
             )
-        answers = {b for found in blocks.values() for b in found}
+        answers = {b for n, found in blocks.items() if n not in (FLOOR, RECORDING) for b in found}
         if len(answers) != 1 or not next(iter(answers)):
             raise SystemExit(f"the cases answered differently: {blocks}")
         print(f"every case printed the same block: {json.loads(answers.pop())}")
