@@ -242,10 +242,10 @@ def _hook(project: Path, session: str) -> str | None:
     return _block(result.stdout)
 
 
-def _serve(store: Path, *args: str) -> subprocess.Popen[bytes]:
-    """``hindsight mcp`` over stdio, once its socket answers."""
+def _serve(store: Path, *args: str, face: str = "mcp") -> subprocess.Popen[bytes]:
+    """``hindsight mcp`` over stdio (or another ``face``), once its socket answers."""
     server = subprocess.Popen(
-        [sys.executable, "-m", "hindsight_cli", "mcp", "--store", str(store), *args],
+        [sys.executable, "-m", "hindsight_cli", face, "--store", str(store), *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -390,3 +390,22 @@ def test_a_repeated_question_gets_the_cold_block_from_a_warm_server(
     with warm.listening(server_store):
         assert _block(run(twin, "UserPromptSubmit", "s2", prompt=asked)) == cold
     assert answered == [True]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("face", "args"), [("ui", ("--no-open", "--port", "0")), ("mcp", ())], ids=["ui", "mcp"]
+)
+def test_a_server_answers_and_removes_its_socket_on_ctrl_c(
+    store: Store, project: Path, face: str, args: tuple[str, ...]
+) -> None:
+    cold = _block(fail(project, "s2"))
+    server = _serve(store.path, *args, face=face)
+    try:
+        assert _ask(store, "s3") == (True, cold)
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(60)
+    assert rendezvous.connect(str(store.path), 1.0) is None
+    assert not os.path.lexists(str(rendezvous.socket_path(str(store.path))))
+    assert _records(store, "s3") == 1
