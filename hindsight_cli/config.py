@@ -176,6 +176,11 @@ class Config:
         True, "inject on a repeated question or error", "hooks.repeat_recall"
     )
     hooks_repeat_budget: int = _setting(400, " ", "hooks.repeat_budget")
+    hooks_warm_recall: bool = _setting(
+        True,
+        "ask a running `hindsight mcp` / `hindsight ui` of the store for a repeat recall",
+        "hooks.warm_recall",
+    )
     hooks_record_failures: bool = _setting(
         True, "spool failing tool calls and their fixes", "hooks.record_failures"
     )

@@ -739,3 +739,24 @@ def test_the_hooks_fast_defaults_are_the_configs() -> None:
     assert {f"hooks_{name}" for name in Settings.DEFAULTS} == {
         n for n in vars(Config()) if n.startswith("hooks_")
     }
+
+
+def test_a_config_that_sets_no_hooks_key_is_not_parsed_by_a_hook() -> None:
+    """The file a new store gets names [hooks] with every key commented out: reading it as the
+    defaults saves every hook the TOML parser; anything that may set a hooks key is parsed."""
+    from hindsight_cli.config import default_config_toml
+    from hindsight_cli.hooks.settings import sets_hooks
+
+    assert not sets_hooks(default_config_toml())
+    assert not sets_hooks("[search]\nengine = 'auto'\n# hooks are off\n")
+    for text in (
+        "[hooks]\nrecall = false\n",
+        "[hooks] # mine\n\n# note\nrepeat_budget = 100\n",
+        "[ hooks ]\nrecall = false\n",
+        "hooks.recall = false\n",
+        "hooks = { recall = false }\n",
+        "[hooks.extra]\nx = 1\n",
+        "[[hooks]]\n",
+        default_config_toml().replace("[hooks]", "[hooks]\nsummarize = false", 1),
+    ):
+        assert sets_hooks(text), text

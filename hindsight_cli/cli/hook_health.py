@@ -70,3 +70,13 @@ def hook_checks(store: Optional[Path]) -> list[Check]:
                     ok("hooks.command", f"{where}: {len(events)} hook(s)", str(target.path))
                 )
     return checks
+
+
+def warm_server(store: Path) -> bool:
+    """Whether a server of ``store`` answers on its socket (the hooks' warm recall)."""
+    from ..safefs import rendezvous
+
+    conn = rendezvous.connect(str(store), 1.0)
+    if conn is not None:
+        conn.close()
+    return conn is not None

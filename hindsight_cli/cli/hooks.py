@@ -13,7 +13,7 @@ import typer
 from .. import paths
 from ..errors import InvalidInput
 from . import app
-from .hook_health import project_of as _project, readable, stale
+from .hook_health import project_of as _project, readable, stale, warm_server
 from .options import JsonFlag, StoreOption
 
 if TYPE_CHECKING:
@@ -325,6 +325,7 @@ def status(store: StoreOption = None, json_: JsonFlag = False) -> None:
         "rejected_events": refused,
         "rejected_reason": reason,
         "log": str(log) if log.exists() else None,
+        "warm_server": warm_server(location.path),
         "clients": rows,
     }
     if json_:
@@ -345,6 +346,11 @@ def status(store: StoreOption = None, json_: JsonFlag = False) -> None:
         f"Store {location.path}: {pending} event(s) waiting in the spool"
         + (f"; hook errors are logged in {log}" if log.exists() else "")
         + "."
+    )
+    render.message(
+        "A hindsight mcp / ui of this store answers the hooks' repeat recall (warm)."
+        if report["warm_server"]
+        else "No hindsight mcp / ui of this store is listening: a repeat recall starts cold."
     )
     if refused:
         render.warning(

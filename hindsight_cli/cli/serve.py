@@ -141,17 +141,23 @@ def mcp(
         allowed_hosts=allowed_host or (),
         allow_unauthenticated=allow_unauthenticated,
     )
-    mcp_server.run(
-        target,
-        # an environment default is never an identity on a server others reach
-        agent=agent or (os.environ.get(paths.ENV_AGENT) if transport == "stdio" else None) or None,
-        transport=str(transport),
-        log_file=log_file,
-        tokens=tokens,
-        http=http,
-        tools=offered,
-        schema=schema,
-    )
+    from ..hooks import warm
+
+    # the hooks' repeat recall, answered warm from here while the server runs
+    with warm.listening(target):
+        mcp_server.run(
+            target,
+            # an environment default is never an identity on a server others reach
+            agent=agent
+            or (os.environ.get(paths.ENV_AGENT) if transport == "stdio" else None)
+            or None,
+            transport=str(transport),
+            log_file=log_file,
+            tokens=tokens,
+            http=http,
+            tools=offered,
+            schema=schema,
+        )
 
 
 @mcp_app.command()

@@ -79,4 +79,12 @@ def ui(
     render.message("Serving hindsight ui; Ctrl-C stops it.")
     if not no_open:
         webbrowser.open(served.url)
-    server(served).run(sockets=[served.sock])
+    from contextlib import ExitStack
+
+    from ..hooks import warm
+
+    with ExitStack() as listening:
+        for target in opened:
+            # the hooks' repeat recall of each store, answered warm from here
+            listening.enter_context(warm.listening(target))
+        server(served).run(sockets=[served.sock])

@@ -257,6 +257,13 @@ def handle(name: str, client: str, raw: str, store: str | None = None) -> str:
     query = _record(where, event, conf)
     if event.kind not in ("session-start", "pre-compact", "session-end") and not query:
         return events.respond(client, invoked, None)
+    if query and conf.repeat_recall and conf.warm_recall:
+        from . import warm
+
+        # a server of the store answers in milliseconds what a cold start takes a second for
+        answered, block = warm.ask(where, event, query, conf)
+        if answered:
+            return events.respond(client, invoked, block)
     run_package_init()
     from pathlib import Path
 
@@ -266,9 +273,10 @@ def handle(name: str, client: str, raw: str, store: str | None = None) -> str:
 
         context = session_context(path, event, conf)
     elif query and conf.repeat_recall:
+        from ..store import Store
         from .context import repeat_context
 
-        context = repeat_context(path, event, query, conf)
+        context = repeat_context(Store(path), event, query, conf)
     elif event.kind in ("pre-compact", "session-end"):
         from .context import close_session
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from .. import paths
@@ -21,6 +22,8 @@ from .events import Event
 from .settings import Settings
 
 log = logging.getLogger("hindsight.hooks")
+# hands a block (or None: nothing fit) to the hook that waits for it; whether it took it
+Confirm = Callable[[str | None], bool]
 # tokens below which a capped block is not worth injecting
 MIN_BLOCK = 40
 _PER_GROUP = {"preference": 5, "lesson": 5, "unresolved": 3, "summary": 3}
@@ -140,9 +143,11 @@ def inject(
     memories: list[Memory],
     budget: int,
     started: float,
+    confirm: Confirm | None = None,
 ) -> str | None:
     """The block of ``memories`` within ``budget`` and the caps, recorded in the injection record
-    with what it cost and what the budget left out (or that a cap skipped it)."""
+    with what it cost and what the budget left out (or that a cap skipped it). ``confirm`` (a warm
+    recall's) hands the answer over first: the record is written only once it is taken."""
     if not memories:
         return None
     budget, cut = _cap(store, event, conf, budget)
@@ -150,6 +155,8 @@ def inject(
     shown = [memories[i].id for i in kept]
     dropped = [m.id for i, m in enumerate(memories) if i not in set(kept)]
     given = bool(shown) and "\n" in block
+    if confirm is not None and not confirm(block if given else None):
+        return None
     store.record_injection(
         name,
         shown if given else [],
@@ -164,12 +171,15 @@ def inject(
     return block if given else None
 
 
-def repeat_context(path: Path, event: Event, query: str, conf: Settings) -> str | None:
+def repeat_context(
+    store: Store, event: Event, query: str, conf: Settings, confirm: Confirm | None = None
+) -> str | None:
     """ "I have seen this before": for an error of a kind an earlier session fixed, its lessons (the
     same family and signature, found by their tag), most recent first, as one line; for a repeated
-    prompt, the memories that match it, fixes first."""
+    prompt, the memories that match it, fixes first. The hook's cold path and a warm server
+    (``warm``) both run this, on their own ``store`` of the same directory; ``confirm`` is
+    ``inject``'s."""
     started = time.perf_counter()
-    store = Store(path)
     if event.failed:
         kind = event.failure_kind()
         if kind is None:
@@ -208,7 +218,7 @@ def repeat_context(path: Path, event: Event, query: str, conf: Settings) -> str 
         ]
     hits = reinforced(store, hits)
     name = "repeat-error" if event.failed else "repeat-prompt"
-    return inject(store, event, conf, name, hits, conf.repeat_budget, started)
+    return inject(store, event, conf, name, hits, conf.repeat_budget, started, confirm)
 
 
 def _lessons(store: Store, event: Event, kind: str) -> list[Memory]:

@@ -57,8 +57,12 @@ class Stopper:
 
     @staticmethod
     def exit(signum: int) -> None:
+        from ..safefs import rendezvous
+
         for handler in logging.getLogger().handlers:
             handler.flush()
+        # the hooks' socket goes with the process (os._exit runs no ``finally``)
+        rendezvous.close_all(GRACE)
         os._exit(128 + signum)
 
 
