@@ -5,6 +5,7 @@ compact schema; through the SDK's real client."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from mcp import Client
@@ -121,7 +122,16 @@ async def test_completion_is_bounded(store: Store) -> None:
 
 async def test_resources_answer_within_a_budget(store: Store) -> None:
     long = "the deploy log says: " + "step ok, " * 1000
-    ids = [store.record(f"{i}: {long}", step=i).memory.id for i in range(25)]
+    # in one import (25 long records took seconds), a minute apart: the newest is the last
+    start = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
+    store.import_records(
+        [
+            {"content": f"{i}: {long}", "step": i, "source": "agent"}
+            | {"created_at": (start + timedelta(minutes=i)).isoformat()}
+            for i in range(25)
+        ]
+    )
+    ids = [m.id for m in sorted(store.list(limit=None), key=lambda m: m.step or 0)]
     async with Client(build_server(store)) as client:
         recent = (await client.read_resource("hindsight://memories/recent")).contents[0].text
         one = (await client.read_resource(f"hindsight://memory/{ids[0]}")).contents[0].text
