@@ -266,6 +266,8 @@ def _opencode_db(path: Path, view: str) -> Path:
     return path
 
 
+# run in a hindsight process, whose timeout catches a read that never ends: the full suite's
+@pytest.mark.slow
 @pytest.mark.parametrize("view", ["message", "session", "part"])
 def test_an_opencode_table_that_is_an_endless_view_is_refused(tmp_path: Path, view: str) -> None:
     folder = tmp_path / "opencode"
@@ -302,6 +304,7 @@ def test_opencode_rows_and_work_are_bounded(
     assert done.exit_code == 0 and _contents(tmp_path / "c")
 
 
+@pytest.mark.slow
 def test_an_opencode_database_that_is_a_fifo_is_never_opened(tmp_path: Path) -> None:
     folder = tmp_path / "opencode"
     folder.mkdir()
@@ -314,6 +317,7 @@ def test_an_opencode_database_that_is_a_fifo_is_never_opened(tmp_path: Path) -> 
 # -- transcripts read whole: a FIFO or a device is never read ----------------------------------
 
 
+@pytest.mark.slow
 def test_a_mini_swe_agent_trajectory_that_is_a_fifo_or_a_device_is_skipped(
     tmp_path: Path,
 ) -> None:
@@ -326,6 +330,7 @@ def test_a_mini_swe_agent_trajectory_that_is_a_fifo_or_a_device_is_skipped(
     assert _contents(tmp_path / "s") == []
 
 
+@pytest.mark.slow
 def test_a_gemini_project_registry_that_is_a_fifo_is_never_read(
     tmp_path: Path, agents: Path
 ) -> None:
@@ -367,6 +372,7 @@ def test_a_token_file_past_its_limit_is_one_line(tmp_path: Path) -> None:
 # -- the hooks' stdin -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_hook_reads_at_most_its_limit_from_a_stdin_that_never_ends(project: Path) -> None:
     """The writer keeps stdin open after more than the limit: the hook stops reading and exits 0
     (it would wait for an end that never comes)."""

@@ -23,6 +23,8 @@ TEXTS = [
 ]
 
 
+# loads fastembed's runtime and the model a second time (seconds): the full suite's
+@pytest.mark.slow
 def test_onnx_path_matches_fastembed(real_embedder) -> None:
     model_dir = embedding.bundled_model_dir()
     lite = embedding.OnnxEmbedder(model_dir).embed(TEXTS)

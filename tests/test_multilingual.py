@@ -90,6 +90,9 @@ def stored(
     }
 
 
+# the multilingual model's recall (a second model loaded, and searched per pair): an evaluation,
+# the full suite's
+@pytest.mark.slow
 @pytest.mark.parametrize("direction", ["zh→zh", "zh→en", "en→zh"])
 def test_recall_across_chinese_and_english(stored, direction: str) -> None:  # noqa: ANN001
     queries = [para for _, _, para in PAIRS] if direction != "en→zh" else [en for en, _, _ in PAIRS]
@@ -101,12 +104,14 @@ def test_recall_across_chinese_and_english(stored, direction: str) -> None:  # n
     assert top1 == len(PAIRS), f"{direction}: {top1}/{len(PAIRS)} top-1"
 
 
+@pytest.mark.slow
 def test_hybrid_search_finds_the_english_memory_from_a_chinese_query(stored) -> None:  # noqa: ANN001
     store, ids = stored["en"]
     for i, (_, _, query) in enumerate(PAIRS):
         assert ids[i] in [h.memory.id for h in store.search(query, k=3).hits]
 
 
+@pytest.mark.slow
 def test_the_default_model_does_not_understand_chinese(tmp_path: Path, real_embedder) -> None:
     """Why the option exists: MiniLM misses most of these (measured, not assumed)."""
     store, ids = _store(tmp_path, real_embedder, [en for en, _, _ in PAIRS])

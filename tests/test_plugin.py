@@ -98,6 +98,8 @@ def _skill(text: str) -> None:
         assert any(argument in arguments for arguments in COMMON.values()) and argument in body
 
 
+# runs the plugin's `hindsight mcp --help` as a process: the full suite's
+@pytest.mark.slow
 def test_claude_code_plugin_is_its_own_marketplace_with_the_installed_hooks(
     cli: Any, home: Path, tmp_path: Path
 ) -> None:
@@ -145,6 +147,7 @@ def test_a_pinned_store_is_in_the_server_and_every_hook(cli: Any, tmp_path: Path
     assert len(commands) == 7 and all(c.endswith(f"--store {store}") for c in commands)
 
 
+@pytest.mark.slow
 def test_codex_plugin_sits_in_a_marketplace_and_names_its_parts(
     cli: Any, home: Path, tmp_path: Path
 ) -> None:
@@ -181,6 +184,7 @@ def test_a_bundle_is_written_like_a_client_config(cli: Any, tmp_path: Path) -> N
     assert list(elsewhere.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_server_json_describes_the_pypi_package_for_the_registry(cli: Any, tmp_path: Path) -> None:
     result = cli(
         "plugin",

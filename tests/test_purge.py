@@ -43,10 +43,16 @@ def _seed(path: Path) -> dict[str, str]:
     index."""
     store = Store(path, embedder=FakeEmbedder())
     store.init()
-    for i in range(25):
-        store.record(
-            f"routine deployment note number {i} for the payments service", task_id="t-other"
-        )
+    store.import_records(
+        [
+            {
+                "content": f"routine deployment note number {i} for the payments service",
+                "task_id": "t-other",
+                "source": "agent",
+            }
+            for i in range(25)
+        ]
+    )
     secret = store.record(SECRET, task_id="t-secret").memory
     store.record("a second note about the launch", task_id="t-secret")
     store.summarize(task_id="t-secret")

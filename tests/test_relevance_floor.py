@@ -25,7 +25,9 @@ from hindsight_cli import embedding
 from hindsight_cli.mcp_server import build_server
 from hindsight_cli.store import Store
 
-pytestmark = [pytest.mark.model, pytest.mark.xdist_group("relevance-floor")]
+# an evaluation of the bundled model's relevance over a labelled corpus, which takes seconds to build
+# and search: the full suite's (tests/cli/test_filters.py checks --min-score in the inner loop)
+pytestmark = [pytest.mark.model, pytest.mark.slow, pytest.mark.xdist_group("relevance-floor")]
 CORPUS = json.loads(
     (Path(__file__).parent / "data" / "labelled_store.json").read_text(encoding="utf-8")
 )

@@ -196,16 +196,44 @@ _ODD: list[tuple[str, Any]] = [
 ]
 
 
-@pytest.mark.parametrize("client", sorted(_MAKE))
-@pytest.mark.parametrize(("kind", "odd"), _ODD, ids=[f"{k}-{repr(v)[:12]}" for k, v in _ODD])
+_CLEAN: dict[str, int] = {}
+
+
+def _clean_added(client: str, store: Path) -> int:
+    """What mining the client's unchanged transcript (just written to the test's home) adds: the
+    same fixed story every time, so mined once per test process and client."""
+    if client not in _CLEAN:
+        clean = _invoke("mine", client, "--store", str(store), "--json")
+        assert clean.exit_code == 0, clean.output
+        _CLEAN[client] = json.loads(clean.stdout)["total"]["added"]
+    return _CLEAN[client]
+
+
+def _odd_runs() -> list[Any]:
+    """Each odd field in each client's transcript: the inner loop mines every odd field in one
+    client's (the clients in turn, each three times), the full suite every pair (a mine run takes
+    a second)."""
+    clients = sorted(_MAKE)
+    return [
+        pytest.param(
+            client,
+            kind,
+            odd,
+            id=f"{kind}-{repr(odd)[:12]}-{client}",
+            marks=() if m == n % len(clients) else pytest.mark.slow,
+        )
+        for n, (kind, odd) in enumerate(_ODD)
+        for m, client in enumerate(clients)
+    ]
+
+
+@pytest.mark.parametrize(("client", "kind", "odd"), _odd_runs())
 def test_one_odd_field_never_aborts_a_mine_run(
     tmp_path: Path, agents: Path, client: str, kind: str, odd: Any
 ) -> None:
     make, time_field, session_field, text_field = _MAKE[client]
     path = make(agents, CWD)
-    clean = _invoke("mine", client, "--store", str(tmp_path / "clean"), "--json")
-    assert clean.exit_code == 0, clean.output
-    expected = json.loads(clean.stdout)["total"]["added"]
+    expected = _clean_added(client, tmp_path / "clean")
     field = {"time": time_field, "session": session_field, "text": text_field}[kind]
     _oddly(path, field, odd)
     store = tmp_path / "s"
@@ -224,8 +252,7 @@ def test_an_exchange_the_store_refuses_is_skipped_and_named(
     from hindsight_cli.transcripts import miner
 
     tf.claude_code(agents, CWD)
-    clean = _invoke("mine", "claude-code", "--store", str(tmp_path / "clean"), "--json")
-    expected = json.loads(clean.stdout)["total"]["added"]
+    expected = _clean_added("claude-code", tmp_path / "clean")
     made = miner.to_record
 
     def odd(exchange: Any, **kwargs: Any) -> Any:

@@ -59,6 +59,8 @@ def test_the_labelled_cases_hold_what_the_benchmark_says() -> None:
     assert not any("django" in c["id"] for c in cases)
 
 
+# runs the benchmark script as a process: the full suite's
+@pytest.mark.slow
 def test_the_benchmark_script_reports_precision_and_recall() -> None:
     out = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_use_detector.py"), "--json"],

@@ -72,6 +72,9 @@ def _exact(store: Store) -> Any:
     return flat
 
 
+# The next four train an IVF index over hundreds of vectors (seconds each): the full suite's; the
+# inner loop keeps the threshold's rules and a built index in stats (the last two tests).
+@pytest.mark.slow
 def test_the_vector_index_is_built_past_the_threshold_and_search_stays_exact(
     tmp_path: Path, fake: Any
 ) -> None:
@@ -107,6 +110,7 @@ def test_the_vector_index_is_built_past_the_threshold_and_search_stays_exact(
     assert found / 400 >= 0.9
 
 
+@pytest.mark.slow
 def test_filters_hold_and_rows_added_after_the_build_are_found(tmp_path: Path, fake: Any) -> None:
     records = _records(400, seed=3)
     writer, warm = _writer_and_server(tmp_path / "s", fake, 200, records)
@@ -166,6 +170,7 @@ def test_filters_hold_and_rows_added_after_the_build_are_found(tmp_path: Path, f
     assert state["unindexed_rows"] == 0 and state["rows"] == 461
 
 
+@pytest.mark.slow
 def test_the_index_is_retrained_when_the_table_doubles(tmp_path: Path, fake: Any) -> None:
     writer, warm = _writer_and_server(tmp_path / "s", fake, 200, _records(300, seed=5))
     assert warm.stats()["index"]["vector_index"]["trained_rows"] == 300
@@ -179,6 +184,7 @@ def test_the_index_is_retrained_when_the_table_doubles(tmp_path: Path, fake: Any
     }
 
 
+@pytest.mark.slow
 def test_hard_forget_retrains_the_index_without_the_forgotten_vectors(
     tmp_path: Path, fake: Any
 ) -> None:

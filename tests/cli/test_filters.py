@@ -91,3 +91,20 @@ async def test_through_mcp_sources_and_redacted_filters(cli, anyio_backend: str)
         "the deploy token lives in the vault"
     ]
     assert "sources" in tools["memory_search"].input_schema["properties"]
+
+
+def test_min_score_cuts_what_scores_under_it_and_is_checked(cli) -> None:
+    for text in (
+        "users get logged out randomly: the session cookie expired",
+        "sessions disappear after a deploy",
+        "the billing export runs nightly",
+    ):
+        _record(cli, text)
+    query = "users get logged out randomly, sessions disappear"
+    hits = json.loads(cli("search", query, "-k", "10", "--json").stdout)
+    assert len(hits) > 1
+    floor = hits[0]["score"] - 0.01
+    kept = json.loads(cli("search", query, "--min-score", str(floor), "--json").stdout)
+    assert [h["id"] for h in kept] == [hits[0]["id"]]
+    result = cli("search", query, "--min-score", "1.5")
+    assert result.exit_code == 2 and "1.5" in result.stderr

@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import FakeEmbedder
 
-from hindsight_cli import Filters
+from hindsight_cli import Filters, embedding
 
 # with the bundled model, as a user runs the CLI
 pytestmark = pytest.mark.model
@@ -363,7 +364,14 @@ def test_a_pipe_too_long_for_a_memory_or_a_query_is_refused_in_one_line(
 
 
 @pytest.mark.local_only
-def test_content_over_its_parts_is_refused_before_it_is_cleaned(cli) -> None:
+def test_content_over_its_parts_is_refused_before_it_is_cleaned(cli, monkeypatch) -> None:
+    # what the parts hold and refuse, not what they mean: the stand-in embeds 100 KB in a blink
+    # where the bundled model took seconds
+    monkeypatch.setitem(
+        embedding._CACHE,
+        embedding.DEFAULT_MODEL,
+        FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM),
+    )
     cli("record", "seed memory")
     # 1 MiB and a bit: 64 parts of 16 KiB cannot hold it; nothing is stored, not even a part
     result = cli("record", "-", input="word " * 220_000)
