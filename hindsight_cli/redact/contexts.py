@@ -269,6 +269,8 @@ def _named_after(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return match.span("secret")
 
 
+# A host added here needs one of the webhook rule's words below (most hold "hook"), or the rule is
+# never asked to read its URLs.
 _KNOWN_HOSTS = (
     r"hooks\.zapier\.com/hooks/|(?:[\w\-]+\.)?webhook\.office\.com/|outlook\.office(?:365)?\.com/webhook/"
     r"|chat\.googleapis\.com/v1/spaces/|maker\.ifttt\.com/(?:trigger|use)/"

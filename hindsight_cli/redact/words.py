@@ -909,7 +909,8 @@ _PASS_PREFIXES = (
 )
 
 
-_NAME_WORDS: dict[str, tuple[str, bool] | None] = {}
+# each answer in a 1-tuple, so that None (no word) is an answer too
+_NAME_WORDS: dict[str, tuple[tuple[str, bool] | None]] = {}
 
 
 def name_word(name: str) -> tuple[str, bool] | None:
@@ -918,11 +919,14 @@ def name_word(name: str) -> tuple[str, bool] | None:
     wins; "pass" counts after a separator or a known prefix (SSHPASS, storepass), not in bypass or
     compass. Answers are kept (a long import sees the same names again); not with functools, whose
     import (collections and all) a recording hook would pay."""
-    if name not in _NAME_WORDS:
+    # one read and one write, never a read after a write: another thread may clear the dict between
+    # them (an HTTP server redacts on several threads)
+    found = _NAME_WORDS.get(name)
+    if found is None:
         if len(_NAME_WORDS) > 4096:
             _NAME_WORDS.clear()
-        _NAME_WORDS[name] = _name_word(name)
-    return _NAME_WORDS[name]
+        found = _NAME_WORDS[name] = (_name_word(name),)
+    return found[0]
 
 
 def _name_word(name: str) -> tuple[str, bool] | None:
