@@ -242,6 +242,24 @@ def _hook(project: Path, session: str) -> str | None:
     return _block(result.stdout)
 
 
+def _initialized(server: subprocess.Popen[bytes]) -> None:
+    """Wait for ``hindsight mcp`` over stdio to answer ``initialize``."""
+    assert server.stdin is not None and server.stdout is not None
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    }
+    server.stdin.write(json.dumps(request).encode() + b"\n")
+    server.stdin.flush()
+    assert json.loads(server.stdout.readline())["id"] == 1
+
+
 def _serve(store: Path, *args: str, face: str = "mcp") -> subprocess.Popen[bytes]:
     """``hindsight mcp`` over stdio (or another ``face``), once its socket answers."""
     server = subprocess.Popen(
@@ -403,6 +421,9 @@ def test_a_server_answers_and_removes_its_socket_on_ctrl_c(
     server = _serve(store.path, *args, face=face)
     try:
         assert _ask(store, "s3") == (True, cold)
+        if face == "mcp":
+            # the socket answers before the MCP server is up; Ctrl-C here is the serving one's
+            _initialized(server)
     finally:
         server.send_signal(signal.SIGINT)
         server.wait(60)
