@@ -20,6 +20,7 @@ from conftest import Cli
 from hook_calls import ERROR, FAILED, fail, learnt, run
 
 from hindsight_cli import hooks
+from hindsight_cli.evals import floor
 from hindsight_cli.hooks import context, events, warm
 from hindsight_cli.hooks.install import command
 from hindsight_cli.hooks.settings import Settings
@@ -242,31 +243,19 @@ def _hook(project: Path, session: str) -> str | None:
     return _block(result.stdout)
 
 
-def _initialized(server: subprocess.Popen[bytes]) -> None:
+def _initialized(server: subprocess.Popen[str]) -> None:
     """Wait for ``hindsight mcp`` over stdio to answer ``initialize``."""
-    assert server.stdin is not None and server.stdout is not None
-    request = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        },
-    }
-    server.stdin.write(json.dumps(request).encode() + b"\n")
-    server.stdin.flush()
-    assert json.loads(server.stdout.readline())["id"] == 1
+    floor.rpc(server, 1, "initialize", floor.INITIALIZE)
 
 
-def _serve(store: Path, *args: str, face: str = "mcp") -> subprocess.Popen[bytes]:
+def _serve(store: Path, *args: str, face: str = "mcp") -> subprocess.Popen[str]:
     """``hindsight mcp`` over stdio (or another ``face``), once its socket answers."""
     server = subprocess.Popen(
         [sys.executable, "-m", "hindsight_cli", face, "--store", str(store), *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
+        text=True,
     )
     ready = threading.Event()
 

@@ -245,7 +245,7 @@ def rpc(
 
 # the MCP SDK's server, imported by a new interpreter for the floor
 _SDK = "mcp.server.mcpserver"
-_INIT = {
+INITIALIZE = {
     "protocolVersion": "2025-06-18",
     "capabilities": {},
     "clientInfo": {"name": "bench", "version": "0"},
@@ -274,7 +274,7 @@ def mcp_figures(cmd: Sequence[str], env: dict[str, str], runs: int, searches: in
         started = time.perf_counter()
         proc = _server(cmd, env)
         try:
-            rpc(proc, 1, "initialize", _INIT)
+            rpc(proc, 1, "initialize", INITIALIZE)
             starts.append(time.perf_counter() - started)
             _pipes(proc)[0].write(
                 json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n"
