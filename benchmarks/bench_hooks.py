@@ -151,7 +151,6 @@ def _project(project: Path, checkout: Path, env: dict[str, str], bare: bool) -> 
     project.mkdir()
     if bare:
         (project / ".hindsight").mkdir()
-        (project / ".hindsight" / "ledger.duckdb").touch()
         code = (
             f"from hindsight_cli.safefs import trust; trust.allow({str(project / '.hindsight')!r})"
         )
@@ -183,10 +182,13 @@ def _hook_command(checkout: Path) -> str:
     ).stdout
 
 
-def _ledger_state(project: Path) -> tuple[int, int]:
-    """The ledger's size and change time: a recording hook never opens the store."""
-    found = project / ".hindsight" / "ledger.duckdb"
-    st = found.stat()
+def _ledger_state(project: Path) -> tuple[int, int] | None:
+    """The ledger's size and change time (None: there is none): a recording hook never opens the
+    store."""
+    try:
+        st = (project / ".hindsight" / "ledger.duckdb").stat()
+    except FileNotFoundError:
+        return None
     return st.st_size, st.st_mtime_ns
 
 
