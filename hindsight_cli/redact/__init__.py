@@ -22,7 +22,18 @@ Which function for which field: ``redact_field(value, field)``; see ``FIELDS``.
 
 from __future__ import annotations
 
-from . import command_lines, contexts, generic, prose, providers, readings, values
+from . import (
+    command_lines,
+    contexts,
+    generic,
+    keyfiles,
+    prose,
+    providers,
+    public,
+    readings,
+    services,
+    values,
+)
 from .words import fold, is_reference, weak_gate, word_pattern
 
 TYPE_CHECKING = False
@@ -47,6 +58,8 @@ _ALL = (
     + contexts.RULES
     + prose.RULES
     + values.RULES
+    + keyfiles.RULES
+    + services.RULES
 )
 _RULES: list[_Rule] = _ALL  # type: ignore[assignment]
 _PROVIDERS = len(providers.RULES)
@@ -377,10 +390,13 @@ def _apply(text: str, label: bool) -> tuple[str, int]:
             if span is None or span[0] < last or span[0] >= span[1] or _overlaps(span, done):
                 continue
             if values.placeholder(text[span[0] : span[1]]) or (
-                position < _PROVIDERS and values.joined_words(text[span[0] : span[1]])
+                values.joined_words(text[span[0] : span[1]])
+                if position < _PROVIDERS
+                else public.public(text, *span)
             ):
                 # a value made to show the format (ghp_xxxx…, AKIA…EXAMPLE); words joined where a
-                # token format wants random characters (hf_requiredCharacteristicTypes…)
+                # token format wants random characters (hf_requiredCharacteristicTypes…); a public
+                # value under a key-like name (RECAPTCHA_SITE_KEY=…, a JWK's "n")
                 continue
             pieces += [text[last : span[0]], f"[REDACTED:{kind}]"]
             last = span[1]

@@ -75,7 +75,8 @@ def _device(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if is_reference(value) or (not_a_value(value) and not kind):
         return None
     line = match.string[match.string.rfind("\n", 0, match.start()) + 1 : match.start() + 1]
-    if match.group().lstrip().lower().startswith("key") and not _device_line(line):
+    head = match.group().lstrip().lower()
+    if head.startswith("key") and not head.startswith("key-string") and not _device_line(line):
         # "gpg: key 3F2A… imported", "idempotency key …": not a device's key
         return None
     if kind in ("7", "ascii-text") or credential_like(value, strict=True):
@@ -345,7 +346,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"authentication-key[ \t]+\d+[ \t]+md5|message-digest-key[ \t]+\d+[ \t]+md5|"
         r"authentication(?:-key)?(?:[ \t]+(?:text|simple|plain-text|md5|cleartext))?)|[ ]key)"
         r"(?:[ \t]+(?P<type>0|7|ascii-text|plain-text|unencrypted))?"
-        r"[ \t]+(?P<q>[\"']?)(?P<secret>[^\s\"']{4,})(?P=q)",
+        r"[ \t]+(?P<q>[\"']?)(?!key-string\b)(?P<secret>[^\s\"']{4,})(?P=q)",
         (*_DEVICE_WORDS, " key"),
         _device,
         _may_be_device,

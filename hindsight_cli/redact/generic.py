@@ -180,6 +180,11 @@ def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         from .values import api_uuid
 
         random = high_entropy(value) or api_uuid(name, value)
+        if sep == "is" and kind == "key" and not random:
+            # "the kanban key is Q8325KKGPC7O": a service's key said in prose
+            from .services import service_credential
+
+            random = service_credential(value)
         return span if random and not public_before(match.string, match.start()) else None
     if sep == "=" or sep == "=>" or sep == ":=" or (quoted and not label):
         if kind == "secret" and value.isdigit() and len(value) < 12:
@@ -320,7 +325,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "bearer_token",
-        r"(?i)\bbearer\s+(?P<secret>(?=[A-Za-z0-9._~+/\-]*\d)[A-Za-z0-9._~+/\-]{16,}=*)",
+        r"(?i)\bbearer\s+(?P<secret>(?:\d{1,9}\|)?(?=[A-Za-z0-9._~+/\-]*\d)[A-Za-z0-9._~+/\-]{16,}=*)",
         ("bearer",),
         _not_reference,
         None,

@@ -27,6 +27,8 @@ _ID_PARTS = frozenset(
         "uid",
         "ulid",
         "oid",
+        # a content id (IPFS)
+        "cid",
         "nonce",
         "salt",
         "iv",

@@ -1,0 +1,67 @@
+"""Secrets found by the structure of the file that holds them. Part of ``redact``.
+
+A key file says where its secret is whatever the service calls it: the body of any armoured block
+whose label names a key, a seed or a credential (``-----BEGIN OpenVPN Static key V1-----``,
+``-----BEGIN USER NKEY SEED-----``; a public key's or a certificate's armour is kept), and the
+content of a file shown with ``cat`` or written with ``echo … >`` when the file's name says it
+holds a secret (``~/.erlang.cookie``, ``config/master.key``, a MongoDB keyfile).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+
+# words of an armour's label or a file's name that say it holds a secret
+_SECRET_LABEL = r"(?i:KEY|SEED|SECRET|CREDENTIALS?|TOKEN|PASSWORD|COOKIE|JWT)"
+_PUBLIC_LABEL = ("PUBLIC", "CERTIFICATE", "SIGNATURE", "MESSAGE", "SIGNED", "REQUEST", "CRL")
+
+
+def _armoured(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """The body of an armoured key, seed or credential; not a public key's or a certificate's."""
+    head = match.group("label").upper()
+    if any(word in head for word in _PUBLIC_LABEL):
+        return None
+    body = match.group("secret").strip()
+    if len(body) < 16 or " " in body.replace("\n", ""):
+        return None
+    return match.span("secret")
+
+
+def _file_content(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A random value written to or shown from a file whose name says it holds a secret."""
+    from .words import high_entropy
+
+    value = match.group("secret")
+    if len(value) < 12 or (not high_entropy(value) and not _cookie(value)):
+        return None
+    return match.span("secret")
+
+
+def _cookie(value: str) -> bool:
+    """An Erlang cookie: 20 upper-case letters (and digits), not a word."""
+    return len(value) >= 16 and value.isupper() and len(set(value)) >= 10
+
+
+_FILE = rf"[\w./~\-]*(?i:{_SECRET_LABEL[4:-1]}|keyfile|master\.key|\.pem|\.key)[\w.\-]*"
+
+RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
+    (
+        "private_key",
+        rf"-{{4,5}} ?BEGIN (?P<label>[A-Za-z0-9 _.\-]*?{_SECRET_LABEL}[A-Za-z0-9 _.\-]*?) ?-{{4,6}}"
+        r"[ \t]*\r?\n(?P<secret>(?:(?!-{4,6} ?END)[^\n]*\n){1,80}?)[ \t]*-{4,6} ?END",
+        ("BEGIN",),
+        _armoured,
+        None,
+    ),
+    (
+        "secret",
+        rf"(?m)(?:\bcat[ \t]+{_FILE}[ \t]*\r?\n(?:[$#>][^\n]*\n)?[ \t]*"
+        rf"|\becho[ \t]+(?:-n[ \t]+)?(?=[\"']?[^\s\"']+[\"']?[ \t]*>>?[ \t]*{_FILE}))"
+        r"[\"']?(?P<secret>[A-Za-z0-9+/=_\-.:]{12,512})[\"']?",
+        ("cat ", "echo "),
+        _file_content,
+        None,
+    ),
+]

@@ -1,0 +1,135 @@
+"""Values that are public by what their name or their own shape says. Part of ``redact``.
+
+Random-looking public values sit under key-like names as often as secrets do: a Stripe publishable
+key, a reCAPTCHA site key, a WireGuard peer's public key, a DKIM record's or a JWK's public key, an
+age recipient, a donation address, a SealedSecret's or a SOPS file's ciphertext. The generic rules
+judge a value by its name and its randomness, so they would take these too; ``public`` is asked of
+every span a generic rule would replace (as ``values.placeholder`` is) and keeps the value when
+
+- the name it is given (the words just before it on its line) holds a word of the public vocabulary
+  (``publishable``, ``public``, ``site``, ``recipient``, ``fingerprint``, ``checksum``…) and no word
+  that makes it a secret (``secret``, ``private``, ``password``…): ``RECAPTCHA_SITE_KEY`` is public,
+  ``RECAPTCHA_SECRET_KEY`` is not;
+- the value carries a public key's or an address's own prefix (``pk_live_``, ``pk.eyJ``,
+  ``age1``, ``bc1q``, ``npub1``, ``0x`` and 40 hex digits);
+- it is the public half of a key's structure: ``p=`` in a DKIM record, ``n``/``e``/``x``/``y`` in a
+  JWK (never ``d``, ``p``, ``q``: a private JWK's primes);
+- a parent key above it in YAML says it is ciphertext (``encryptedData:``, ``sealed…``).
+
+Provider formats are never kept this way: a token of a secret format under a public name is still
+that secret.
+"""
+
+from __future__ import annotations
+
+# Words of a name that say the value is public, a digest or ciphertext.
+PUBLIC_PARTS = frozenset(
+    (
+        "public",
+        "pub",
+        "publishable",
+        "site",
+        "sitekey",
+        "recipient",
+        "recipients",
+        # a WireGuard peer is named by its public key (wg show: "peer: …")
+        "peer",
+        "fingerprint",
+        "donate",
+        "donation",
+        "donations",
+        "checksum",
+        "integrity",
+        "etag",
+        "ciphertext",
+        "encrypted",
+        "sealed",
+        "onion",
+        "vapid",
+        "measurement",
+    )
+)
+# Words of a name that make it a secret whatever else it says (RECAPTCHA_SECRET_KEY,
+# WG_PRIVATE_KEY, SITE_PASSWORD).
+_SECRET_PARTS = frozenset(
+    (
+        "secret",
+        "secrets",
+        "private",
+        "priv",
+        "password",
+        "passwd",
+        "pass",
+        "pwd",
+        "passphrase",
+        "seed",
+        "mnemonic",
+        "credential",
+        "credentials",
+        "preshared",
+        "psk",
+        "sk",
+    )
+)
+_PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.ey", "age1", "npub1", "bc1q", "bc1p", "tb1q")
+# the public members of a JWK: RSA modulus and exponent, an EC point
+_JWK_PUBLIC = frozenset(("n", "e", "x", "y", "crv", "kid", "kty", "alg", "use"))
+
+
+def public(text: str, start: int, end: int) -> bool:
+    """Whether the value at ``text[start:end]`` is public (see the module's docstring)."""
+    import re
+
+    value = text[start:end]
+    if value.startswith(_PUBLIC_PREFIXES) or re.fullmatch(r"0x[0-9a-fA-F]{40}", value):
+        return True
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[line_start:start]
+    # the name: the last two words before the value, flags left out (curl --digest --user a:b)
+    named = [w for w in before.split() if any(c.isalnum() for c in w)][-2:]
+    parts = _parts(" ".join(w for w in named if not w.startswith("-")))
+    if parts & PUBLIC_PARTS and not parts & _SECRET_PARTS:
+        return True
+    if _key_structure(text, before, line_start):
+        return True
+    return _ciphertext_parent(text, before, line_start)
+
+
+def _parts(name: str) -> set[str]:
+    """The words of a name, split at case changes, digits and punctuation, lower case."""
+    import re
+
+    return {p.lower() for p in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])", name)}
+
+
+def _key_structure(text: str, before: str, line_start: int) -> bool:
+    """``p=`` of a DKIM record; a public member of a JWK."""
+    import re
+
+    line_end = text.find("\n", line_start)
+    line = text[line_start : line_end if line_end >= 0 else len(text)]
+    if re.search(r"(?i)\bv=DKIM1\b|\bk=(?:rsa|ed25519)\b", line) and re.search(
+        r"\bp=[\"']?$", before
+    ):
+        return True
+    member = re.search(r"[\"']?(\w+)[\"']?\s*:\s*[\"']?$", before)
+    return bool(member and member.group(1) in _JWK_PUBLIC and '"kty"' in text)
+
+
+def _ciphertext_parent(text: str, before: str, line_start: int) -> bool:
+    """A YAML key whose parent (a line above, indented less) says its children are ciphertext."""
+    indent = len(before) - len(before.lstrip(" "))
+    if not indent:
+        return False
+    end = line_start - 1
+    seen = 0
+    while end > 0 and seen < 20:
+        start = text.rfind("\n", 0, end) + 1
+        line = text[start:end]
+        end, seen = start - 1, seen + 1
+        stripped = line.lstrip(" ")
+        if not stripped or len(line) - len(stripped) >= indent:
+            continue
+        key = stripped.split(":", 1)[0]
+        return bool(_parts(key) & {"encrypted", "sealed", "ciphertext"})
+    return False

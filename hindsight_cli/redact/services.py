@@ -1,0 +1,284 @@
+"""A value given to a service's name alone, and a random token standing bare in prose. Part of
+``redact``.
+
+``CIRCLECI: <40 hex>``, ``"cloudinary": "<64 hex>"``, ``newrelic: <uuid>``, ``vonage: <16
+characters>``: a config line that gives a value to one bare word names a service, and a service's
+value there is its credential. The general value rule (``values``) leaves such values alone where
+their shape is also an id's (a SHA's length, a UUID, a short token); here the name is one word
+that is no id, digest, entity or public word, and the line holds nothing but the name and the value.
+
+A token in prose with no name at all (``I pasted <40 characters> into the dashboard``) goes when it
+is long and as random as a generated key: 24 or more letters and digits mixing both cases and
+digits, nothing else, no word inside it.
+"""
+
+from __future__ import annotations
+
+from .public import PUBLIC_PARTS
+from .values import id_name
+from .words import HASH_WORDS, wordish
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+
+# One-word names that name a thing, not a service: their values are ids or digests.
+_ENTITIES = frozenset(
+    (
+        "tenant",
+        "project",
+        "workspace",
+        "org",
+        "organization",
+        "team",
+        "app",
+        "application",
+        "client",
+        "device",
+        "environment",
+        "env",
+        "region",
+        "zone",
+        "space",
+        "group",
+        "folder",
+        "directory",
+        "dataset",
+        "table",
+        "database",
+        "db",
+        "schema",
+        "collection",
+        "index",
+        "bucket",
+        "queue",
+        "topic",
+        "channel",
+        "room",
+        "server",
+        "service",
+        "resource",
+        "item",
+        "entity",
+        "record",
+        "row",
+        "member",
+        "host",
+        "machine",
+        "agent",
+        "session",
+        "transaction",
+        "player",
+        "game",
+        "post",
+        "comment",
+        "thread",
+        "note",
+        "board",
+        "card",
+        "category",
+        "key",
+        "value",
+        "expected",
+        "actual",
+        "got",
+        "received",
+        "old",
+        "new",
+        "before",
+        "after",
+        "upstream",
+        "origin",
+        "remote",
+        "local",
+        "latest",
+        "current",
+        "previous",
+        "source",
+        "target",
+        "from",
+        "to",
+        "in",
+        "at",
+        "see",
+        "fixed",
+        "merged",
+        "reverted",
+        "hex",
+        "base",
+        "color",
+        "colour",
+        "accessor",
+        # package managers, build and version-control tools: their hex values are digests
+        "yarn",
+        "npm",
+        "pnpm",
+        "pip",
+        "cargo",
+        "go",
+        "gem",
+        "bundler",
+        "composer",
+        "nuget",
+        "maven",
+        "gradle",
+        "docker",
+        "git",
+        "hg",
+        "svn",
+        "nix",
+        "brew",
+        "conda",
+        "poetry",
+        "layer",
+        "manifest",
+        "tarball",
+        "archive",
+        "artifact",
+        "asset",
+        "download",
+        "package",
+        "module",
+        "lockfile",
+    )
+)
+
+
+def _service_name(name: str) -> bool:
+    """One word of letters and digits, no id, digest, entity or public word."""
+    low = name.lower()
+    if not name.isalnum() or not any(c.isalpha() for c in name) or len(name) < 3:
+        return False
+    if low in _ENTITIES or low in HASH_WORDS or low in PUBLIC_PARTS or id_name(name):
+        return False
+    # one word: all lower, all upper or capitalised (no camelCase parts: runId, buildSha)
+    return name.islower() or name.isupper() or name[1:].islower()
+
+
+def _service_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    if label or not _service_name(match.group("name").split(".")[0]):
+        return None
+    return match.span("secret") if service_credential(match.group("secret")) else None
+
+
+def service_credential(value: str) -> bool:
+    """A value that is a credential when a service's name is all it is given: hex of 24 or more
+    (a SHA's lengths too), a UUID, a short random token (12 to 19 letters and digits), or a longer
+    one mixing three kinds of character (``7|…``, ``u+2n…``)."""
+    import re
+
+    from .words import _entropy, classes, is_reference
+
+    if re.fullmatch(r"[0-9a-f]{24,128}|[0-9A-F]{24,128}", value):
+        return _entropy(value) >= 3.3
+    if re.fullmatch(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", value):
+        return True
+    if wordish(value) or is_reference(value) or re.match(r"v?\d+\.\d+", value):
+        return False
+    if re.fullmatch(r"[a-z]{1,12}-[0-9a-f]{6,}", value) or "--" in value:
+        # a resource id: subnet-0a1b…, i-0ab1…; punycode (xn--knigsgchen-b4a3dun)
+        return False
+    letters, digits = sum(c.isalpha() for c in value), sum(c.isdigit() for c in value)
+    if value.isalnum() and len(value) < 20:
+        mixed = classes(value) == 3 or digits >= 3
+        return len(value) >= 12 and mixed and letters >= 4 and _entropy(value) >= 3.2
+    return (
+        len(value) >= 20
+        and classes(value) >= 3
+        and digits >= 1
+        and _entropy(value) >= 3.5
+        and "/" not in value.strip("/")[:-1]
+        and ".." not in value
+    )
+
+
+def _bare_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    import re
+
+    from .values import _text_in_base64
+    from .words import _entropy
+
+    value = match.group("secret")
+    if label or _entropy(value) < (4.3 if len(value) >= 32 else 4.1) or wordish(value):
+        return None
+    if _text_in_base64(value):
+        return None
+    text = match.string
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    line_end = text.find("\n", match.end())
+    if text[line_start : line_end if line_end >= 0 else len(text)].strip() == value and (
+        len(value) in (60, 64, 76) or "-----BEGIN" in text
+    ):
+        # a line of a wrapped base64 body (PEM, PGP, MIME)
+        return None
+    before = text[max(0, match.start() - 40) : match.start()].split()[-2:]
+    if any(id_name(w.strip(":=\"'")) or w.strip(":").lower() in PUBLIC_PARTS for w in before):
+        # "wallet address …", "commit …", "public key: …"
+        return None
+    if re.search(r"[a-z]{6}|[A-Z]{6}|\d{6}", value) or sum(c.isdigit() for c in value) < 2:
+        # a word, an acronym or a number inside it: a joined name, not a generated key
+        return None
+    return match.span("secret")
+
+
+def _may_hold_short(text: str) -> bool:
+    """The service rule's gate, without ``re``: a separator and a word of 12 or more characters
+    with letters and digits, a path's parts read one by one."""
+    if ":" not in text and "=" not in text:
+        return False
+    return any(
+        any(c.isdigit() for c in piece) and any(c.isalpha() for c in piece)
+        for piece in _pieces(text, 12)
+    )
+
+
+def _may_hold_bare(text: str) -> bool:
+    """The bare-token rule's gate: a run of 24 or more letters and digits, two of them digits."""
+    return any(
+        piece.isalnum() and sum(c.isdigit() for c in piece) >= 2 for piece in _pieces(text, 24)
+    )
+
+
+def _pieces(text: str, least: int) -> list[str]:
+    """The parts of ``text``'s words of ``least`` characters or more, a path's or a URL's parts
+    apart (``/tmp/pytest-of-root/pytest-12/…`` holds no token), quotes and brackets stripped."""
+    found = []
+    for word in text.split():
+        if len(word) < least:
+            continue
+        for piece in word.translate(_SPLIT).split("/"):
+            piece = piece.strip("\"'`([{<>}]),;.!?")
+            if len(piece) >= least:
+                found.append(piece)
+    return found
+
+
+_SPLIT = str.maketrans("?&=#;:", "//////")
+
+
+RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
+    (
+        "secret",
+        r"(?m)(?:^[ \t]*|[{,][ \t]*)[\"']?(?P<name>[A-Za-z][A-Za-z0-9]{2,30})[\"']?[ \t]*[:=][ \t]*"
+        r"[\"']?(?P<secret>(?:\d{1,6}\|)?[A-Za-z0-9\-+=_~]{12,128})[\"']?[ \t]*(?=[,}]|$)",
+        (),
+        _service_value,
+        _may_hold_short,
+    ),
+    # captaindata.Client("…"), twist.Api('…'): a service's client given its key
+    (
+        "secret",
+        r"(?<![\w.])(?P<name>[A-Za-z][A-Za-z0-9]{2,30}\.[A-Za-z_]\w{0,30})\([ \t]*(?P<q>[\"'])"
+        r"(?P<secret>[A-Za-z0-9\-+=_~|]{12,128})(?P=q)[ \t]*[,)]",
+        (),
+        _service_value,
+        lambda text: "(" in text and _may_hold_short(text.replace("(", " ")),
+    ),
+    (
+        "secret",
+        r"(?:(?<=[\s\"'`(\[<>])|^)(?P<secret>[A-Za-z0-9]{24,128})(?=[\s\"'`)\]<>,;!?]|\.(?!\w)|$)",
+        (),
+        _bare_token,
+        _may_hold_bare,
+    ),
+]
