@@ -52,6 +52,11 @@ _SCRIPTS = {
     "ko": "\uac00-\ud7af\u1100-\u11ff",
     "ru": "\u0400-\u04ff",
     "uk": "\u0400-\u04ff",
+    "bg": "\u0400-\u04ff",
+    "mk": "\u0400-\u04ff",
+    "kk": "\u0400-\u04ff",
+    "ka": "\u10a0-\u10ff",
+    "ta": "\u0b80-\u0bff",
     "el": "\u0370-\u03ff\u1f00-\u1fff",
     "ar": "\u0600-\u06ff",
     "fa": "\u0600-\u06ff",
@@ -305,6 +310,7 @@ def phrase_kinds(
         text = _alternatives(_keep(), True).sub(" keep ", text)
     cut = _Text(text)
     found: dict[str, int] = {}
+    acts: dict[str, int] = {}
     families = _families()
     for group_number, wanted in sorted(cut.candidates(english_only).items()):
         lang, group = families[group_number]
@@ -312,14 +318,18 @@ def phrase_kinds(
             continue
         for number, needles in sorted(wanted.items()):
             family = group[number]
+            base = family.kind.split(" (")[0]
             if found.get(family.kind, 0) >= family.weight or (
-                lang != "en" and found.get(family.kind.split(" (")[0])
+                lang != "en" and acts.get(base, 0) >= family.weight
             ):
+                # one act counts once, whichever languages say it (Spanish and Portuguese share
+                # "o usuário autorizou")
                 continue
             # Only sentences that hold a needle of the first slot can hold the whole family.
             indices = set().union(*(cut.sentences(n) for n in needles))
             if any(_matches(family, cut.sentence(i)) for i in sorted(indices)):
                 found[family.kind] = family.weight
+                acts[base] = max(acts.get(base, 0), family.weight)
     return found
 
 
@@ -470,6 +480,16 @@ def structural_kinds(text: str, skel: str | None = None) -> dict[str, int]:
     return found
 
 
+@cache
+def _accented(char: str) -> bool:
+    """A Latin letter with accents (Vietnamese ạ, ơ, ư; Yoruba ẹ): a letter of an alphabet, no
+    look-alike."""
+    import unicodedata
+
+    parts = unicodedata.normalize("NFD", char)
+    return len(parts) > 1 and parts[0].isascii() and parts[0].isalpha()
+
+
 def obfuscation_kinds(text: str, visible: str) -> dict[str, int]:
     """Signs that ``text`` (``visible`` is its surface) was written to be read differently than it
     looks."""
@@ -486,6 +506,7 @@ def obfuscation_kinds(text: str, visible: str) -> dict[str, int]:
                 and ord(c) not in _ALPHABETS
                 and ord(c) in table
                 and table[ord(c)].isalpha()
+                and not _accented(c)
                 for c in word
             )
         ):

@@ -388,7 +388,8 @@ ENGLISH: tuple[Family, ...] = (
         "secrecy",
         1,
         (
-            "keep this|keep these|keep it|keep the above|keep that",
+            "keep this|keep these|keep it|keep the above|keep that|keep the following|keep what "
+            "follows",
             "secret|hidden|confidential|private|between us|to yourself|from the user",
         ),
         "",
@@ -402,7 +403,7 @@ ENGLISH: tuple[Family, ...] = (
             "without them noticing|without anyone noticing|behind the user's back|unbeknownst",
             "run=|execute|send|upload|post=|add=|insert|install|download|delete|remove|modify|change|include|"
             "append|forward|copy|exfiltrat|call=|invoke|fetch|access|open=|visit|navigate|click|push|commit|"
-            "approve|transfer",
+            "approve|transfer|replace|swap|rewrite|alter",
         ),
         "",
         0,
@@ -452,7 +453,8 @@ ENGLISH: tuple[Family, ...] = (
         "addressee",
         2,
         (
-            "note to|notice to|message to|message for|instructions to|a message to",
+            "note to|notice to|message to|message for|instructions to|a message to|memo for|memo "
+            "to|note for",
             "all=|any=|every=|the=",
             AI,
         ),
@@ -467,13 +469,16 @@ ENGLISH: tuple[Family, ...] = (
         (
             "the user|your user|the owner|the developer|the admin|the administrator|your operator|"
             "the person you are helping|the person you're helping|the human|per the admin|"
-            "what the user|what the customer|the customer|the real user|the client=|"
+            "what the user|what the customer|the customer|the real user|the client=|what they|"
+            "the account holder|the account owner|the subscriber|your principal|your human|"
             "my manager|the maintainers of this|the site owner|per our agreement|"
             "repository's owner|the repo owner|the previous assistant|the other assistant|"
             "another assistant|your previous self|"
             "the operator|your owner|your creator|your developer|your admin|the team|the maintainers",
             "has authori|have authori|has given you permission|has granted you|gave you permission|"
-            "actually wants|really wants|secretly wants|forgot to mention|says it's fine|"
+            "has pre-authori|have pre-authori|has preauthori|have preauthori|"
+            "actually wants|really wants|secretly wants|actually want|really want|now wants|"
+            "forgot to mention|says it's fine|"
             "already consented|has consented|have consented|asked for|has requested|"
             "already agreed|has agreed|agreed to|"
             "is the author of this|is the real user|"
@@ -485,7 +490,8 @@ ENGLISH: tuple[Family, ...] = (
             "has cleared you|have cleared you|have given you permission|have granted you|"
             "allows you to|permits you to|wants you to|asked you to|instructed you to|asked me "
             "to tell you|"
-            "told me to tell you|would like you to|has approved|requires you to|orders you to",
+            "told me to tell you|would like you to|'d like you to|has approved|requires you to|"
+            "orders you to",
         ),
         "",
         0,
@@ -880,7 +886,8 @@ ENGLISH: tuple[Family, ...] = (
         "exfiltration",
         2,
         (
-            "paste|print|include|output|reveal|show|write|put=|insert|dump|echo|append|add=",
+            "paste|print|include|output|reveal|show|write|put=|insert|dump|echo|append|add=|list=|"
+            "listed|enumerate",
             "private key|id_rsa|id_ed25519|ssh key|api key|api keys|secret key|password|passwords|"
             "credential|session token|access token|auth token|.env=|environment variable|env var|"
             "keychain|seed phrase|cookies=",

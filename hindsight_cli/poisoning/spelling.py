@@ -474,6 +474,22 @@ def _fragments(plain: str, visible: str = "") -> list[str]:
     return [" ".join(lines), joined] + [cut for cut in [_run_together(joined)] if cut]
 
 
+# string literals joined in code ("ig" + "nore", 'a' 'b', "x" .. "y", 'p' || 'q'), and a word
+# hyphenated across a line break ("Ign-\nore")
+_GLUE = re.compile(r"[\"'`]\s*(?:\+|\.\.|\.|&|\|\||,)?\s*[\"'`]|(?<=\w)-[ \t]*\r?\n[ \t]*(?=\w)")
+
+
+def _glued(text: str) -> str | None:
+    """``text`` with the pieces of split strings and hyphenated words put together, the lines that
+    change alone; None when none does."""
+    if "-" not in text and not any(q in text for q in "\"'`"):
+        return None
+    joined = _GLUE.sub("", text)
+    if joined == text:
+        return None
+    return joined
+
+
 def hidden_views(text: str, visible: str | None = None) -> list[tuple[str, str]]:
     """(how it was hidden, the text) for every reading of ``text`` besides the plain one;
     ``visible`` is ``surface(text)`` when the caller has it."""
@@ -501,6 +517,9 @@ def hidden_views(text: str, visible: str | None = None) -> list[tuple[str, str]]
     ]
     if joined:
         views.append(("split words", "\n".join(joined)))
+    glued = _glued(plain)
+    if glued is not None:
+        views.append(("joined strings", glued))
     tagged = hidden_tag_text(text)
     if tagged:
         views.append(("tag characters", tagged))
