@@ -1,0 +1,65 @@
+"""Random-looking values whose name or shape says they are public are stored as written, while the
+same shapes under a secret's name, in a key file or given to a service's bare name are redacted
+(``redact/public.py``, ``keyfiles.py``, ``services.py``). The corpus in tests/data holds more of
+each kind; these pin the pairs a user would notice side by side."""
+
+from __future__ import annotations
+
+import random
+import string
+
+import pytest
+
+from hindsight_cli.redact import redact
+
+_RNG = random.Random(31)
+
+
+def _token(n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
+    while True:
+        value = "".join(_RNG.choice(alphabet) for _ in range(n))
+        if sum(c.isdigit() for c in value) >= 3 and any(c.isupper() for c in value):
+            return value
+
+
+KEY = _token(40)
+HEX40 = "".join(_RNG.choice("0123456789abcdef") for _ in range(40))
+
+
+@pytest.mark.parametrize(
+    ("public", "secret"),
+    [
+        (f"RECAPTCHA_SITE_KEY={KEY}", f"RECAPTCHA_SECRET_KEY={KEY}"),
+        (f"STRIPE_PUBLISHABLE_KEY=pk_live_{KEY[:24]}", f"STRIPE_KEY={KEY}"),
+        (f"[Peer]\nPublicKey = {KEY[:43]}=", f"[Interface]\nPrivateKey = {KEY[:43]}="),
+        (f"CIRCLE_SHA1={HEX40}", f"circleci: {HEX40}"),
+        (
+            f"spec:\n  encryptedData:\n    password: AgB{KEY}",
+            f"spec:\n  stringData:\n    password: {KEY}",
+        ),
+    ],
+)
+def test_a_public_value_stays_where_its_secret_sibling_goes(public: str, secret: str) -> None:
+    assert redact(public) == (public, 0)
+    assert redact(secret)[1] >= 1
+
+
+def test_an_armoured_key_file_goes_and_a_public_armour_stays() -> None:
+    body = "\n".join("".join(_RNG.choice("0123456789abcdef") for _ in range(32)) for _ in range(4))
+    label = "OpenVPN Static key V1"
+    static = f"<tls-auth>\n-----BEGIN {label}-----\n{body}\n-----END {label}-----\n</tls-auth>"
+    out, count = redact(static)
+    assert count >= 1 and body.splitlines()[1] not in out
+    public = f"-----BEGIN PGP PUBLIC KEY BLOCK-----\n{body}\n-----END PGP PUBLIC KEY BLOCK-----"
+    assert redact(public) == (public, 0)
+
+
+def test_a_file_shown_with_cat_goes_when_its_name_says_secret() -> None:
+    cookie = "".join(_RNG.choice(string.ascii_uppercase) for _ in range(20))
+    assert cookie not in redact(f"$ cat ~/.erlang.cookie\n{cookie}")[0]
+    assert redact(f"$ cat notes.txt\n{cookie}")[1] == 0
+
+
+def test_a_bare_token_in_prose_goes_but_an_address_after_its_word_stays() -> None:
+    assert KEY not in redact(f"I pasted {KEY} into the dashboard")[0]
+    assert redact(f"send it to wallet address {KEY} on devnet")[1] == 0
