@@ -10,8 +10,9 @@ instructions = "new/real instructions"; addressee = an AI hailed directly; autho
 system or admin notice, or consent claimed for the user (``consent``); void = earlier instructions
 declared cancelled (weight 1, as in English: docs say that too); memory tampering = a verb of
 changing + the reader's memory or notes; consent claimed = the user + a word of agreeing
-(``agreed``); secrecy also as a whole "don't tell him" phrase (``hush``). ``keep`` lists the
-"don't forget / don't ignore" idioms, which keep earlier text rather than set it aside."""
+(``agreed``), or an owner or administrator and such a word (``owner``); secrecy also as a whole
+"don't tell him" phrase (``hush``). ``keep`` lists the "don't forget / don't ignore" idioms, which
+keep earlier text rather than set it aside."""
 
 from __future__ import annotations
 
@@ -54,6 +55,8 @@ _SHAPES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("authority claim", 1, ("consent",)),
     # consent claimed for the user: the user word and a word of agreeing near it, in any order
     ("authority claim", 1, ("user", "agreed")),
+    # the same claimed for an owner or an administrator ("o dono do repositório já aprovou")
+    ("authority claim", 1, ("owner", "agreed")),
     # "don't tell him", "ne lui dis rien": secrecy towards the reader's principal, whole phrases
     ("secrecy", 1, ("hush",)),
 )

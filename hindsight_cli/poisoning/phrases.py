@@ -486,7 +486,7 @@ ENGLISH: tuple[Family, ...] = (
             "has said you can|has said you may|said you can|says you can|says you may|"
             "has approved you|have approved you|approved you to|has allowed you|have allowed you|"
             "has pre-approved|have pre-approved|has preapproved|pre-approved all|has approved all|"
-            "has okayed|has signed off on|has waived|have waived|"
+            "has okayed|has signed off on|signed off on|has waived|have waived|"
             "has cleared you|have cleared you|have given you permission|have granted you|"
             "allows you to|permits you to|wants you to|asked you to|instructed you to|asked me "
             "to tell you|"

@@ -14,7 +14,8 @@ every span a generic rule would replace (as ``values.placeholder`` is) and keeps
   ``age1``, ``bc1q``, ``npub1``, ``0x`` and 40 hex digits);
 - it is the public half of a key's structure: ``p=`` in a DKIM record, ``n``/``e``/``x``/``y`` in a
   JWK (never ``d``, ``p``, ``q``: a private JWK's primes);
-- a parent key above it in YAML says it is ciphertext (``encryptedData:``, ``sealed…``).
+- a parent key above it in YAML says it is ciphertext, a digest or public (``encryptedData:``,
+  ``checksums:``, ``public_keys:``).
 
 Provider formats are never kept this way: a token of a secret format under a public name is still
 that secret.
@@ -116,8 +117,13 @@ def _key_structure(text: str, before: str, line_start: int) -> bool:
     return bool(member and member.group(1) in _JWK_PUBLIC and '"kty"' in text)
 
 
+# a parent key whose children are ciphertext, digests or public keys
+_PUBLIC_PARENTS = PUBLIC_PARTS | {"checksums", "hashes", "hash", "digests", "sums", "shasums"}
+
+
 def _ciphertext_parent(text: str, before: str, line_start: int) -> bool:
-    """A YAML key whose parent (a line above, indented less) says its children are ciphertext."""
+    """A YAML key whose parent (a line above, indented less) says its children are ciphertext,
+    digests or public keys (``encryptedData:``, ``checksums:``, ``public_keys:``)."""
     indent = len(before) - len(before.lstrip(" "))
     if not indent:
         return False
@@ -131,5 +137,5 @@ def _ciphertext_parent(text: str, before: str, line_start: int) -> bool:
         if not stripped or len(line) - len(stripped) >= indent:
             continue
         key = stripped.split(":", 1)[0]
-        return bool(_parts(key) & {"encrypted", "sealed", "ciphertext"})
+        return bool(_parts(key) & _PUBLIC_PARENTS)
     return False

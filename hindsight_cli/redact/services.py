@@ -170,7 +170,7 @@ def service_credential(value: str) -> bool:
     from .words import _entropy, classes, is_reference
 
     if re.fullmatch(r"[0-9a-f]{24,128}|[0-9A-F]{24,128}", value):
-        return _entropy(value) >= 3.3
+        return _entropy(value) >= 3.0
     if re.fullmatch(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", value):
         return True
     if wordish(value) or is_reference(value) or re.match(r"v?\d+\.\d+", value):
@@ -221,6 +221,41 @@ def _bare_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return match.span("secret")
 
 
+def _in_secret_block(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A random value under any name inside a block named for secrets (``tokens { initial_management
+    = "<uuid>" }``, ``credentials:`` then ``  prod: …``): the block's name names its children."""
+    from .public import PUBLIC_PARTS, _parts
+    from .words import high_entropy, name_word
+
+    value = match.group("secret")
+    if label or not (service_credential(value) or high_entropy(value)):
+        return None
+    parent = _parent(match.string, match.start())
+    if parent is None or name_word(parent) is None or _parts(parent) & PUBLIC_PARTS:
+        return None
+    return match.span("secret")
+
+
+def _parent(text: str, start: int) -> str | None:
+    """The name of the YAML key or HCL block the line holding ``start`` sits in: the nearest line
+    above it indented less, ending in ``:`` or ``{``."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    line = text[line_start : line_end if line_end >= 0 else len(text)]
+    indent = len(line) - len(line.lstrip(" \t"))
+    end, seen = line_start - 1, 0
+    while end > 0 and seen < 30:
+        begin = text.rfind("\n", 0, end) + 1
+        above, end, seen = text[begin:end], begin - 1, seen + 1
+        body = above.strip()
+        if not body or len(above) - len(above.lstrip(" \t")) >= indent:
+            continue
+        if not body.endswith((":", "{")):
+            return None
+        return body.rstrip(":{ \t=").strip("\"'")
+    return None
+
+
 def _may_hold_short(text: str) -> bool:
     """The service rule's gate, without ``re``: a separator and a word of 12 or more characters
     with letters and digits, a path's parts read one by one."""
@@ -264,6 +299,15 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         (),
         _service_value,
         _may_hold_short,
+    ),
+    # a child of a block named for secrets (tokens {, credentials:)
+    (
+        "secret",
+        r"(?m)^[ \t]+[\"']?[A-Za-z_][\w.\-]{0,40}[\"']?[ \t]*[:=][ \t]*[\"']?"
+        r"(?P<secret>[A-Za-z0-9+/=_\-.~|]{12,256})[\"']?[ \t]*,?[ \t]*$",
+        (),
+        _in_secret_block,
+        lambda text: "\n" in text and _may_hold_short(text),
     ),
     # captaindata.Client("…"), twist.Api('…'): a service's client given its key
     (
