@@ -1,15 +1,17 @@
 """Precision and recall of the use detector (``hindsight_cli.lessons.usage``) on hand-labelled cases
 from real sessions (issue 36).
 
-    python benchmarks/bench_use_detector.py [--split test|tune|all] [--json] [--show-errors]
+    python benchmarks/bench_use_detector.py [--split test|tune|all] [--cases repeats|pairs]
+        [--json] [--show-errors]
 
-The cases (``benchmarks/use_detector/cases.json``, built by ``build_cases.py`` from mini-swe-agent
-trajectories and labelled by reading each one) pair a failure of a session with a memory that could
-have been injected for it (another session's fix of the same error or the same command family, or
-the session's own earlier fix of it) and the session's commands before and after. The detector was
-tuned on the ``tune`` projects only; ``test`` is the figure to report. Precision and recall are those
-of the ``used`` verdict (``misleading`` counts as a positive detection of application, reported
-apart).
+The cases are built by ``benchmarks/use_detector/build_cases.py`` from mini-swe-agent trajectories
+and labelled by reading each one. ``repeats`` (``repeats.json``, the default): a failure whose kind
+was fixed before, paired with the fix of an earlier occurrence (one the agent could really apply
+again) or, as a decoy, with the fix of another error of the project. ``pairs`` (``cases.json``,
+the first set): a session's first failure of a kind paired with another session's fix. The
+detector is tuned on the ``tune`` projects only; ``test`` is the figure to report. Precision and
+recall are those of the ``used`` verdict; ``applied_*`` are those of *applied* (``used`` or
+``misleading``: the fix was carried out, whether or not the error came back).
 """
 
 from __future__ import annotations
@@ -23,14 +25,25 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hindsight_cli.lessons.usage import USED, judge  # noqa: E402
+from hindsight_cli.lessons.usage import IGNORED, USED, judge  # noqa: E402
 
-CASES = ROOT / "benchmarks" / "use_detector" / "cases.json"
+CASES = {
+    "repeats": ROOT / "benchmarks" / "use_detector" / "repeats.json",
+    "pairs": ROOT / "benchmarks" / "use_detector" / "cases.json",
+}
 
 
 def verdict(case: dict) -> str:
     later = [(step["command"], bool(step["same_error"])) for step in case["later"]]
-    return judge(case["fix"], later, case["earlier"])
+    return judge(case["fix"], later, case["failed"])
+
+
+def _share(pairs: Counter, among: str) -> float | None:
+    """Precision (``among="got"``) or recall (``"label"``) of *applied* (used or misleading)."""
+    both = sum(n for (label, got), n in pairs.items() if label != IGNORED and got != IGNORED)
+    side = 1 if among == "got" else 0
+    total = sum(n for pair, n in pairs.items() if pair[side] != IGNORED)
+    return round(both / total, 3) if total else None
 
 
 def score(cases: list[dict]) -> dict:
@@ -48,6 +61,8 @@ def score(cases: list[dict]) -> dict:
         "true_positives": tp,
         "false_positives": predicted - tp,
         "false_negatives": actual - tp,
+        "applied_precision": _share(pairs, "got"),
+        "applied_recall": _share(pairs, "label"),
         "agreement": round(agree / len(cases), 3) if cases else None,
         "confusion": {f"{label}->{got}": n for (label, got), n in sorted(pairs.items())},
     }
@@ -56,10 +71,11 @@ def score(cases: list[dict]) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", choices=("test", "tune", "all"), default="test")
+    parser.add_argument("--cases", choices=tuple(CASES), default="repeats")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--show-errors", action="store_true")
     args = parser.parse_args()
-    data = json.loads(CASES.read_text(encoding="utf-8"))
+    data = json.loads(CASES[args.cases].read_text(encoding="utf-8"))
     cases = [c for c in data["cases"] if args.split in ("all", c["split"])]
     result = score(cases)
     if args.json:

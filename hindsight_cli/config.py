@@ -101,7 +101,7 @@ class Ranking:
     ignored_cutoff: float = _setting(
         -1.0,
         "standing (-1 to 1) at or below which the hooks stop injecting a memory the agent keeps "
-        "ignoring; -1 = never (the default: at -0.5 the replay lost a third of its earlier fixes)",
+        "ignoring; -1 = never (the default: at -0.5 the replay lost 9 of its 12 earlier fixes)",
     )
 
 

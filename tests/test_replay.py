@@ -209,6 +209,35 @@ def test_first_failure_of_a_kind_per_session_positive_and_negative() -> None:
     assert query.startswith("python other.py\nTraceback") and "reproduce_app" in query
 
 
+def test_repeats_pair_each_failure_with_the_earlier_fixes_of_its_kind() -> None:
+    earlier = _session(
+        "demo-1",
+        [_step("python repro.py", 1, MISSING), _step("pip install -e ."), _step("python repro.py")],
+        start=100.0,
+    )
+    later = _session(
+        "demo-2",
+        [
+            _step("python repro.py", 1, MISSING),
+            _step("pip install -e ."),
+            _step("python repro.py"),
+            # the same error again, after this session's own fix of it
+            _step("python repro.py", 1, MISSING),
+            # the same error while its fix is still under way is no repeat of a fixed one
+            _step("python -m pytest", 1, "E   KeyError: 'a'"),
+            _step("python -m pytest", 1, "E   KeyError: 'a'"),
+            _step("python -m pytest"),
+        ],
+        start=200.0,
+    )
+    found = probes.repeats([later, earlier])
+    # latest first: the same session's fix, then the earlier session's
+    assert [(f.id, [e.id for e in fixes]) for _, f, fixes in found] == [
+        ("demo-2#0", ["demo-1#0"]),
+        ("demo-2#3", ["demo-2#0", "demo-1#0"]),
+    ]
+
+
 def test_the_query_is_the_command_then_both_ends_of_the_output() -> None:
     step = _step("x" * 400, 1, "HEAD " + "a " * 1000 + "TAIL")
     query = probes.query_text(step)

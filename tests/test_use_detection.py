@@ -13,43 +13,65 @@ import pytest
 from conftest import REPO
 from hook_calls import ERROR, FAILED, fail, learnt, run
 
-from hindsight_cli.lessons.usage import IGNORED, MISLEADING, USED, judge, marks
+from hindsight_cli.lessons.usage import IGNORED, MISLEADING, USED, actions, judge
 from hindsight_cli.safefs import trust
 
-CASES = REPO / "benchmarks" / "use_detector" / "cases.json"
+CASES = REPO / "benchmarks" / "use_detector"
 FIX = [f"pip install requests ; {FAILED}"]
 
 
 def test_a_fix_applied_then_no_error_is_used() -> None:
     later = [("pip install requests", False), (FAILED, False)]
-    assert judge(FIX, later, [FAILED]) == USED
+    assert judge(FIX, later, FAILED) == USED
 
 
 def test_a_fix_applied_then_the_same_error_is_misleading() -> None:
     later = [("pip install requests", False), (FAILED, True)]
-    assert judge(FIX, later, [FAILED]) == MISLEADING
+    assert judge(FIX, later, FAILED) == MISLEADING
 
 
 def test_nothing_of_the_fix_is_ignored() -> None:
     later = [("sed -i 's/a/b/' src/app.py", False), (FAILED, False)]
-    assert judge(FIX, later, [FAILED]) == IGNORED
+    assert judge(FIX, later, FAILED) == IGNORED
 
 
-def test_only_what_the_agent_did_not_already_have_counts() -> None:
-    # the agent ran the test file itself before: re-running it is not using the memory
-    assert marks(FIX, [FAILED]) == {"requests"}
-    assert judge(FIX, [(FAILED, False)], [FAILED]) == IGNORED
-    # a command that only reads a file names it without acting on it
-    assert marks(["cat docs/conf.py ; grep -n extensions docs/index.rst"], []) == {
-        "docs/conf.py",
-        "conf.py",
-        "docs/index.rst",
-        "index.rst",
-    }
+def test_running_the_failing_command_again_is_not_using_the_fix() -> None:
+    assert actions(FIX, FAILED) == [("pip", frozenset({"requests"}))]
+    assert judge(FIX, [(FAILED, False)], FAILED) == IGNORED
 
 
-def test_the_labelled_cases_hold_what_the_benchmark_says() -> None:
-    data = json.loads(CASES.read_text(encoding="utf-8"))
+def test_reading_is_weak_evidence_and_an_action_is_its_program_and_words() -> None:
+    fix = ["cat docs/conf.py ; python -m pip install furo --upgrade"]
+    # the reading part gives nothing; the install is known by its program and words
+    assert actions(fix) == [("python", frozenset({"furo", "--upgrade"}))]
+    assert judge(fix, [("grep -n furo docs/conf.py", False)]) == IGNORED
+    assert judge(fix, [("python -m pip install sphinx-rtd-theme --upgrade", False)]) == IGNORED
+    # another program carrying the same words is not the same action
+    assert judge(fix, [("echo furo --upgrade > notes.txt", False)]) == IGNORED
+    assert judge(fix, [("python -m pip install --upgrade furo", False)]) == USED
+
+
+def test_an_edit_known_only_by_its_file_is_not_repeated_by_another_edit_of_it() -> None:
+    fix = ["sed -i '/DEBUG:/d' src/app.py"]
+    assert actions(fix) == []
+    assert judge(fix, [("sed -i '/DEBUG:/d' src/app.py", False)]) == IGNORED
+    # an edit with words of its own is repeated only by an edit carrying them
+    fix = ["sed -i 's;old_name;new_name;g' src/app.py"]
+    assert judge(fix, [("sed -i 's;other;new_name;g' src/app.py", False)]) == IGNORED
+    assert judge(fix, [("sed -i 's;old_name;new_name;g' src/app.py", False)]) == USED
+
+
+def test_separators_inside_quotes_do_not_split_a_command() -> None:
+    fix = ["sed -i 's;old_name;new_name;g' src/main.py ; python -m pytest tests/test_names.py"]
+    assert actions(fix) == [
+        ("sed", frozenset({"old_name", "new_name", "main.py"})),
+        ("python", frozenset({"test_names.py"})),
+    ]
+
+
+@pytest.mark.parametrize("name", ["repeats.json", "cases.json"])
+def test_the_labelled_cases_hold_what_the_benchmark_says(name: str) -> None:
+    data = json.loads((CASES / name).read_text(encoding="utf-8"))
     cases = data["cases"]
     test = [c for c in cases if c["split"] == "test"]
     assert len(test) >= 200
@@ -57,6 +79,12 @@ def test_the_labelled_cases_hold_what_the_benchmark_says() -> None:
     assert not {c["project"] for c in test} & set(data["tune_projects"])
     assert all(c["label"] in (USED, IGNORED, MISLEADING) for c in cases)
     assert not any("django" in c["id"] for c in cases)
+    # commands and exit codes only: no outputs kept
+    assert {key for c in cases for step in c["later"] for key in step} == {
+        "command",
+        "code",
+        "same_error",
+    }
 
 
 # runs the benchmark script as a process: the full suite's

@@ -36,14 +36,15 @@ def _kind(call: Call) -> str | None:
     return signatures.kind(family, signatures.signature(call.output) if family else None)
 
 
-def _split(entry: Injection, calls: Sequence[Call]) -> tuple[list[str], list[Call]]:
-    """The commands before the injection, and those after it that are read."""
+def _split(entry: Injection, calls: Sequence[Call]) -> tuple[str, list[Call]]:
+    """The failing command the injection answered ("" after a session start), and the commands
+    after it that are read."""
     if entry.event != "repeat-error":
-        return [], list(calls)
+        return "", list(calls)
     at = next((n for n, c in enumerate(calls) if entry.call and c.call == entry.call), None)
     if at is None:
-        return [], []
-    return [c.command for c in calls[: at + 1]], list(calls[at + 1 : at + 1 + usage.WINDOW])
+        return "", []
+    return calls[at].command, list(calls[at + 1 : at + 1 + usage.WINDOW])
 
 
 def judge(
@@ -53,7 +54,7 @@ def judge(
     be placed."""
     out = []
     for entry in entries:
-        before, after = _split(entry, calls)
+        failed, after = _split(entry, calls)
         if not after:
             continue
         for memory_id in entry.ids:
@@ -66,6 +67,6 @@ def judge(
             )
             repeat = entry.event == "repeat-error" and wanted is not None
             later = [(c.command, repeat and _kind(c) == wanted) for c in after]
-            verdict = usage.judge([memory.resolution], later, before)
+            verdict = usage.judge([memory.resolution], later, failed)
             out.append((entry, memory_id, verdict))
     return out

@@ -137,6 +137,27 @@ def probes(sessions: Iterable[Session]) -> list[Probe]:
     return out
 
 
+def repeats(sessions: Iterable[Session]) -> list[tuple[Session, Failure, list[Failure]]]:
+    """Every failure of one project's sessions (replayed in start order) whose kind was fixed
+    before it, with those earlier fixed failures, latest first: one earlier in the same session
+    whose fix ended before it, or one of an earlier session. The fix a memory would hand back at
+    that failure is one the agent could really apply again."""
+    fixed: dict[str, list[Failure]] = {}
+    out: list[tuple[Session, Failure, list[Failure]]] = []
+    for session in ordered(sessions):
+        here: dict[str, list[Failure]] = {}
+        for failure in failures(session):
+            done = [f for f in here.get(failure.kind, []) if f.index + len(f.fix) < failure.index]
+            earlier = done[::-1] + fixed.get(failure.kind, [])[::-1]
+            if earlier:
+                out.append((session, failure, earlier))
+            if failure.fixed:
+                here.setdefault(failure.kind, []).append(failure)
+        for kind, found in here.items():
+            fixed.setdefault(kind, []).extend(found)
+    return out
+
+
 def ordered(sessions: Iterable[Session]) -> list[Session]:
     """Sessions in the order they started (ties by id)."""
     return sorted(sessions, key=lambda s: (s.start, s.id))

@@ -1,13 +1,14 @@
 """Did the agent use what was injected? Read from its commands, without an LLM (issue 36).
 
-A memory's fix is a few commands. What it *tells* an agent is what in them is new to the agent: the
-files and packages it names, the flags and words of its commands that the agent's own commands
-before the injection did not hold (``marks``). After the injection, the memory counts as **used**
-when one of the agent's next commands carries enough of those marks (``applied``) and the same kind
-of error does not come back after it; **misleading** when it was applied and the same error came
-back; **ignored** when no command carries them. A command that only reads (``cat``, ``grep``,
-``sed -n``, ``ls``) names files without acting on them, so a memory's reading commands give marks
-only through the paths they name.
+A memory's fix is a few commands; each part of them that acts (not ``cd``, not a command that only
+reads: ``cat``, ``grep``, ``sed -n``, ``ls``) is an **action**, known by its distinctive normalised
+words: the files and packages it names, the words of its edit, its longer flags. Words of the
+failing command the memory answers are left out, so running the failing test again is not using
+the memory. After the injection, the memory counts as **used** when one of the agent's next
+commands repeats an action (an acting part carrying all of a one- or two-word action's words,
+else at least ``SHARE`` of them and never fewer than two) and the same kind of error does not come
+back after it; **misleading** when it was repeated and the same error came back; **ignored** when
+no command repeats one. A command that only reads is weak evidence and never counts.
 
 Pure functions over command strings: the hooks' session-end pass and the benchmark
 (``benchmarks/use_detector``) call the same ``judge``.
@@ -15,13 +16,16 @@ Pure functions over command strings: the hooks' session-end pass and the benchma
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Sequence
 
 from .signatures import strip_heredocs
 
 USED, IGNORED, MISLEADING = "used", "ignored", "misleading"
 # the commands after the injection that are read for a verdict
 WINDOW = 10
+# the share of an action's words a later command must carry to repeat it
+SHARE = 0.7
 _SEPARATORS = " \t\n;|&<>(){}[]\"'`=,:$\\"
 # programs and words every session says: never a sign that a memory was used
 _COMMON = frozenset(
@@ -33,10 +37,13 @@ _COMMON = frozenset(
     reproduce_issue.py install checkout status stash show apply main
     """.split()
 )
-# programs whose arguments are only read
-_READERS = frozenset({"cat", "nl", "grep", "head", "tail", "ls", "find", "less", "more", "wc"})
-# fewest marks a command must carry when the memory has many
-_ENOUGH = 2
+# programs whose arguments are only read, or that only move the shell
+_READERS = frozenset(
+    {"cat", "nl", "grep", "head", "tail", "ls", "find", "less", "more", "wc", "cd", "pwd", "which"}
+)
+
+# programs that change a file in place
+_EDITORS = frozenset({"sed", "awk", "perl", "patch", "ed"})
 
 
 def _words(command: str) -> list[str]:
@@ -56,59 +63,83 @@ def _distinctive(word: str) -> bool:
 
 
 def tokens(command: str) -> set[str]:
-    """The normalised words of a command (heredoc bodies left out), paths also by their base
-    name."""
-    out: set[str] = set()
-    for word in _words(strip_heredocs(command)):
-        out.add(word)
-        if _is_path(word):
-            out.add(word.rsplit("/", 1)[-1])
-    return out
+    """The normalised words of a command (heredoc bodies left out), a path by its base name."""
+    return {w.rsplit("/", 1)[-1] if _is_path(w) else w for w in _words(strip_heredocs(command))}
 
 
-def _acting(command: str) -> set[str]:
-    """A command's words that say what it does: every word of a command that acts, only the paths
-    of one that reads (``sed -n`` reads; ``sed -i`` acts)."""
-    found: set[str] = set()
-    for part in strip_heredocs(command).replace("&&", ";").replace("||", ";").split(";"):
-        words = tokens(part)
-        head = _words(part)[:1]
-        reads = bool(head) and (
-            head[0] in _READERS or (head[0] == "sed" and "-i" not in _words(part))
-        )
-        found |= {w for w in words if _is_path(w)} if reads else words
+def _split(command: str) -> list[str]:
+    """The parts of a command between ``;``, ``&&``, ``||`` and line ends outside quotes."""
+    parts: list[str] = []
+    current: list[str] = []
+    quote = ""
+    text = strip_heredocs(command)
+    index = 0
+    while index < len(text):
+        char = text[index]
+        pair = text[index : index + 2]
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in ";\n" or pair in ("&&", "||"):
+            parts.append("".join(current))
+            current = []
+            index += 2 if pair in ("&&", "||") else 1
+            continue
+        current.append(char)
+        index += 1
+    return [*parts, "".join(current)]
+
+
+Action = tuple[str, frozenset[str]]
+
+
+def _acting_parts(command: str) -> list[Action]:
+    """The program and words of each part of ``command`` that acts (``sed -n`` reads; ``sed -i``
+    acts)."""
+    found = []
+    for part in _split(command):
+        words = _words(part)
+        if not words or words[0] in _READERS or (words[0] == "sed" and "-i" not in words):
+            continue
+        found.append((words[0], frozenset(tokens(part))))
     return found
 
 
-def marks(fix: Sequence[str], before: Iterable[str] = ()) -> set[str]:
-    """What a memory's fix tells an agent that its commands before the injection did not hold."""
-    known: set[str] = set()
-    for command in before:
-        known |= tokens(command)
-    told: set[str] = set()
+def actions(fix: Sequence[str], failed: str = "") -> list[Action]:
+    """What a memory's fix tells an agent to do: the program and distinctive words of each acting
+    part of its commands, less the words of the failing command it answers."""
+    known = tokens(failed)
+    out: list[Action] = []
     for command in fix:
-        told |= _acting(command)
-    return {w for w in told - known if _distinctive(w)}
+        for program, words in _acting_parts(command):
+            told = (program, frozenset(w for w in words - known if _distinctive(w)))
+            # an edit known only by the file it touches: another edit of that file is not it
+            edit_of_a_file = program in _EDITORS and all(_is_path(w) for w in told[1])
+            if told[1] and not edit_of_a_file and told not in out:
+                out.append(told)
+    return out
 
 
-def applied(told: set[str], command: str) -> bool:
-    """Whether ``command`` carries the memory's marks: all of them when it has one or two, else at
-    least ``_ENOUGH``."""
-    if not told:
-        return False
-    carried = len(told & tokens(command))
-    return carried >= min(len(told), _ENOUGH)
+def _needed(action: frozenset[str]) -> int:
+    return len(action) if len(action) <= 2 else max(2, math.ceil(SHARE * len(action)))
 
 
-def judge(
-    fix: Sequence[str],
-    later: Sequence[tuple[str, bool]],
-    before: Iterable[str] = (),
-) -> str:
+def applied(told: Sequence[Action], command: str) -> bool:
+    """Whether an acting part of ``command`` repeats one of the memory's actions: the same program
+    with enough of its words."""
+    return any(
+        program == wanted and len(action & words) >= _needed(action)
+        for program, words in _acting_parts(command)
+        for wanted, action in told
+    )
+
+
+def judge(fix: Sequence[str], later: Sequence[tuple[str, bool]], failed: str = "") -> str:
     """``used``, ``ignored`` or ``misleading``: ``later`` holds the agent's commands after the
-    injection, each with whether it failed with the same kind of error again; ``before``, its
-    commands before the injection."""
-    told = marks(fix, before)
+    injection, each with whether it failed with the same kind of error again; ``failed``, the
+    failing command the memory was injected for (none after a session-start injection)."""
+    told = actions(fix, failed)
     for index, (command, _) in enumerate(later[:WINDOW]):
         if applied(told, command):
             again = any(same for _, same in later[index + 1 : WINDOW])
