@@ -33,6 +33,8 @@ FIGURES = {
     "floor_bm25_p50_ms",
     "floor_p50_ms",
     "warm_ratio_to_floor",
+    "floor_p95_ms",
+    "warm_p95_ratio_to_floor_p95",
     "hot_index_mb",
     "hot_bytes_per_memory",
     "index_search_p50_ms",

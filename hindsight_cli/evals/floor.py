@@ -142,6 +142,10 @@ def warm_figures(path: Path, model: Embedder, searches: int) -> Figures:
     floor = embed_p50 + (topk_p50 or 0) + (bm25_p50 or 0)
     figures["floor_p50_ms"] = round(floor, 2)
     figures["warm_ratio_to_floor"] = round(warm_p50 / floor, 2) if floor else None
+    # the floor of each query (its embedding, top-k and BM25 together), for the p95
+    floors = [e + (topk[i] if topk else 0) + (bm25[i] if bm25 else 0) for i, e in enumerate(embed)]
+    floor_p95 = figures["floor_p95_ms"] = percentiles(floors)[1]
+    figures["warm_p95_ratio_to_floor_p95"] = round(warm_p95 / floor_p95, 2) if floor_p95 else None
     figures["hot_index_mb"] = round(index.nbytes / 1e6, 1) if index is not None else None
     figures["hot_bytes_per_memory"] = (
         round(index.nbytes / max(index.live, 1)) if index is not None else None

@@ -23,8 +23,8 @@ from ..storage.rows import MemoryRow, keyword_text
 from ..text import terms
 from .budget import fit_budget, fit_listed
 from .query import SearchQuery, keyword_terms
-from .relevance import Candidate, diversity_scores, relevance, relevances
-from .signals import Context, Scored, env_mismatches, explain, scored, time_note
+from .relevance import Candidate, diversity_scores, relevance_column, relevances
+from .signals import Context, Found, Scores, env_mismatches, explain, score, time_note
 from .summaries import one_of_each, ranges_after_facts
 
 if TYPE_CHECKING:
@@ -57,15 +57,10 @@ def mmr(
     import numpy as np
 
     dim = next((len(v) for v in vectors.values()), 0)
+    none = np.zeros(dim, np.float32)
+    # one array built from the rows' vectors at once (np.stack of each converted took 3x as long)
     matrix = (
-        np.stack(
-            [
-                np.asarray(vectors[m], dtype=np.float32)
-                if m in vectors
-                else np.zeros(dim, np.float32)
-                for m in order
-            ]
-        )
+        np.array([vectors.get(m, none) for m in order], dtype=np.float32)
         if dim
         else np.zeros((len(order), 1), np.float32)
     )
@@ -76,11 +71,14 @@ def mmr(
     redundancy = np.zeros(len(order))
     chosen = np.zeros(len(order), dtype=bool)
     picked: list[int] = []
-    while len(picked) < min(k, len(order)):
+    wanted = min(k, len(order))
+    while True:
         value = np.where(chosen, -np.inf, lam * relevance_ - (1 - lam) * redundancy)
         # ties keep the score order
         best = int(np.argmax(value))
         picked.append(best)
+        if len(picked) == wanted:
+            break
         chosen[best] = True
         redundancy = np.maximum(redundancy, matrix @ matrix[best])
     return [order[i] for i in picked]
@@ -152,14 +150,27 @@ def _scored(
     ctx: Context,
     weights: Ranking,
     lists: int,
-) -> dict[str, Scored]:
+) -> Scores:
     best_keyword = max((c.keyword_score or 0.0 for c in candidates.values()), default=0.0)
     rel = relevances(rows, candidates, weights, lists, best_keyword)
-    return {
-        mid: scored(row, ctx, weights, rel[mid])
-        for mid, row in rows.items()
+    kept = [
+        row
+        for row in rows.values()
         if not (weights.env_mismatch == "drop" and env_mismatches(row, ctx.env))
-    }
+    ]
+    return score(kept, [rel[row.id] for row in kept], ctx, weights)
+
+
+def _evidence(
+    order: Sequence[str], candidates: Mapping[str, Candidate], weights: Ranking, lists: int
+) -> dict[str, float]:
+    """For troubleshooting: each candidate's evidence itself (cosine, BM25 relative to the best),
+    which does not stretch small differences the way list-normalised fusion does on a handful of
+    candidates."""
+    plain = replace(weights, fusion="weighted")
+    best_keyword = max((c.keyword_score or 0.0 for c in candidates.values()), default=0.0)
+    found = [candidates[m] for m in order]
+    return dict(zip(order, relevance_column(found, plain, lists, best_keyword).tolist()))
 
 
 def rank(
@@ -171,11 +182,13 @@ def rank(
     lists: int,
 ) -> list[Ranked]:
     """The top ``k`` candidates, in the order an agent should read them."""
-    found = _scored(rows, candidates, ctx, weights, lists)
-    order = sorted(found, key=lambda m: (-found[m].final, m))
+    table = _scored(rows, candidates, ctx, weights, lists)
+    # every candidate's score at once; the explanation of the few shown is built when asked for
+    scores = dict(zip([row.id for row in table.rows], table.final.tolist()))
+    found = Found(table)
+    order = sorted(scores, key=lambda m: (-scores[m], m))
     rank_of = {m: i for i, m in enumerate(order, 1)}
     vectors = {m: vector for m in order if (vector := rows[m].embedding) is not None}
-    scores = {m: found[m].final for m in order}
     quarantined = [m for m in order if QUARANTINE_TAG in (rows[m].tags or [])]
     # instruction-like text from untrusted sources ranks after everything else
     if quarantined:
@@ -197,11 +210,8 @@ def rank(
         known_ids = set(known)
         for mid in known:
             found[mid].notes.append("troubleshoot: the same error, fixed before, ranked first")
-        # Gate on the evidence itself (cosine, BM25 relative to the best), which does not stretch
-        # small differences the way list-normalised fusion does on a handful of candidates.
-        plain = replace(weights, fusion="weighted")
-        best_keyword = max((c.keyword_score or 0.0 for c in candidates.values()), default=0.0)
-        evidence = {m: relevance(candidates[m], plain, lists, best_keyword) for m in order}
+        # gate on the evidence itself, not on the fused relevance
+        evidence = _evidence(order, candidates, weights, lists)
         fixes, rest = split_fixes(order, rows, evidence, weights.troubleshoot_share)
         # a lesson (one failure and its fix) before a memory of a whole exchange that had one
         lessons = [m for m in fixes if _meta(rows[m], "signature")]

@@ -1,18 +1,21 @@
 """The ranking signals (DESIGN §5.3), as data: each is a small object with a name, the weight it
-reads from ``[ranking]`` and its value for one candidate; factors scale the weighted sum.
+reads from ``[ranking]`` and its values for the candidates, one column over all of them (numpy, not
+a Python call per candidate); factors scale the weighted sum.
 
 ``final = Σ weight·signal × Π factor``. Adding a signal is one entry in ``SIGNALS`` (with its weight
-in ``config.Ranking``) and a test in tests/test_ranking.py.
+in ``config.Ranking``) and a test in tests/test_ranking.py. A signal that reads a memory's text is
+computed one memory at a time (``each``); ``Signal.value`` is any signal's value for one memory.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING, TypeAlias
 
 from ..config import Ranking
 from ..models import Explanation
@@ -20,6 +23,13 @@ from ..storage.rows import MemoryRow, keyword_text
 from ..text import identifier_parts, identifier_tokens, identifiers
 from ..text.when import Asked, Span, asked, day, local_day, spans_of
 from .relevance import Candidate
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+# one float per candidate
+Floats: TypeAlias = "npt.NDArray[np.float64]"
 
 _TROUBLESHOOTING = re.compile(
     r"(?i)\b(error|errors|fail\w*|why|bug|broken|exception|crash\w*|timeout|denied|refused|traceback|fix\w*|"
@@ -64,28 +74,71 @@ class Context:
         return asked(self.query, self.now) if self.query and not self.fixes_first else None
 
 
+# a signal's values for the candidates' rows, given their relevances
+Column: TypeAlias = Callable[[Sequence[MemoryRow], Floats, Context, Ranking], Floats]
+
+
 def is_troubleshooting(query: str) -> bool:
     return bool(_TROUBLESHOOTING.search(query))
 
 
-def recency(row: MemoryRow, rel: float, ctx: Context, weights: Ranking) -> float:
+def recency(rows: Sequence[MemoryRow], rel: Floats, ctx: Context, weights: Ranking) -> Floats:
     """Exponential decay with the half-life of the memory's type."""
-    age_days = max(0.0, (ctx.now - row.event_at).total_seconds() / 86400)
-    half_life = float(getattr(weights, f"half_life_{row.type}", weights.half_life_episodic))
-    return math.exp(-math.log(2) * age_days / max(half_life, 1e-6))
+    import numpy as np
+
+    days = np.array([(ctx.now - row.event_at).total_seconds() for row in rows]) / 86400
+    half_life = {
+        kind: max(float(getattr(weights, f"half_life_{kind}", weights.half_life_episodic)), 1e-6)
+        for kind in {row.type for row in rows}
+    }
+    exponent = -math.log(2) * np.maximum(0.0, days) / np.array([half_life[r.type] for r in rows])
+    # math.exp, not numpy's: numpy's differs from it in the last bit for about one value in twenty,
+    # and a memory's score must not depend on how many memories were scored with it
+    return np.array([math.exp(value) for value in exponent.tolist()])
 
 
-def outcome(row: MemoryRow, rel: float, ctx: Context, weights: Ranking) -> float:
+# a memory's outcome, unless it is a failure
+_OUTCOMES = {"success": 0.8, "neutral": 0.5}
+
+
+def outcome(rows: Sequence[MemoryRow], rel: Floats, ctx: Context, weights: Ranking) -> Floats:
     """A fixed failure is a lesson (1.0); an unfixed one only helps someone troubleshooting."""
-    if row.outcome == "failure":
-        if row.resolution:
-            return 1.0
-        return 0.6 if ctx.troubleshooting else 0.1
-    return {"success": 0.8, "neutral": 0.5}.get(row.outcome, 0.5)
+    import numpy as np
+
+    unfixed = 0.6 if ctx.troubleshooting else 0.1
+    return np.array(
+        [
+            (1.0 if row.resolution else unfixed)
+            if row.outcome == "failure"
+            else _OUTCOMES.get(row.outcome, 0.5)
+            for row in rows
+        ]
+    )
 
 
-def same_task(row: MemoryRow, rel: float, ctx: Context, weights: Ranking) -> float:
-    return 1.0 if ctx.task_id and row.task_id == ctx.task_id else 0.0
+def importance(rows: Sequence[MemoryRow], rel: Floats, ctx: Context, weights: Ranking) -> Floats:
+    import numpy as np
+
+    return np.array([row.importance for row in rows], dtype=np.float64)
+
+
+def same_task(rows: Sequence[MemoryRow], rel: Floats, ctx: Context, weights: Ranking) -> Floats:
+    import numpy as np
+
+    task = ctx.task_id
+    return np.array([1.0 if task and row.task_id == task else 0.0 for row in rows])
+
+
+def each(value: Callable[[MemoryRow, float, Context, Ranking], float]) -> Column:
+    """The column of a signal whose ``value`` reads one memory at a time (its text, its times)."""
+
+    def column(rows: Sequence[MemoryRow], rel: Floats, ctx: Context, weights: Ranking) -> Floats:
+        import numpy as np
+
+        values = [value(row, r, ctx, weights) for row, r in zip(rows, rel.tolist())]
+        return np.array(values, dtype=np.float64)
+
+    return column
 
 
 @lru_cache(maxsize=4096)
@@ -158,6 +211,12 @@ def dated(row: MemoryRow, rel: float, ctx: Context, weights: Ranking) -> float:
     return 1.0 if spans_of(row.metadata) else 0.0
 
 
+def _identifiers(rows: Sequence[MemoryRow], rel: Floats, ctx: Context, weights: Ranking) -> Floats:
+    import numpy as np
+
+    return each(identifier)(rows, rel, ctx, weights) if ctx.identifiers else np.zeros(len(rows))
+
+
 def _has_window(ctx: Context) -> bool:
     return ctx.asked is not None and ctx.asked.window is not None
 
@@ -171,21 +230,28 @@ class Signal:
     name: str
     # the Ranking field that weighs it
     weight: str
-    value: Callable[[MemoryRow, float, Context, Ranking], float]
+    # its values for the candidates' rows, given their relevances
+    column: Column
     # whether it applies to this query at all (None: always); one that does not apply neither
     # scores nor shows in --explain, so a query without its cue ranks exactly as without it
     applies: Callable[[Context], bool] | None = None
 
+    def value(self, row: MemoryRow, rel: float, ctx: Context, weights: Ranking) -> float:
+        """Its value for one memory of relevance ``rel``."""
+        import numpy as np
+
+        return float(self.column([row], np.array([rel], dtype=np.float64), ctx, weights)[0])
+
 
 SIGNALS: tuple[Signal, ...] = (
-    Signal("relevance", "w_relevance", lambda row, rel, ctx, weights: rel),
+    Signal("relevance", "w_relevance", lambda rows, rel, ctx, weights: rel),
     Signal("recency", "w_recency", recency),
     Signal("outcome", "w_outcome", outcome),
-    Signal("importance", "w_importance", lambda row, rel, ctx, weights: float(row.importance)),
+    Signal("importance", "w_importance", importance),
     Signal("same_task", "w_same_task", same_task),
-    Signal("identifier", "w_identifier", identifier),
-    Signal("time_window", "w_time_window", in_window, _has_window),
-    Signal("dated", "w_dated", dated, _asks_when),
+    Signal("identifier", "w_identifier", _identifiers),
+    Signal("time_window", "w_time_window", each(in_window), _has_window),
+    Signal("dated", "w_dated", each(dated), _asks_when),
 )
 
 
@@ -247,12 +313,20 @@ def _use_factor(row: MemoryRow, ctx: Context, weights: Ranking) -> tuple[float, 
     return factor, f"reinforcement: standing {standing:+.2f} from its use (×{factor:.3f})"
 
 
-#: Factors after the confidence factor: (value, note when it applies).
-FACTORS: tuple[Callable[[MemoryRow, Context, Ranking], tuple[float, str | None]], ...] = (
-    _env_factor,
-    _validity_factor,
-    _identifier_factor,
-    _use_factor,
+@dataclass(frozen=True)
+class Factor:
+    # its value for one memory, and a note for --explain when it is not 1
+    value: Callable[[MemoryRow, Context, Ranking], tuple[float, str | None]]
+    # whether it can be other than 1 for any of these memories: when not, it is not computed
+    applies: Callable[[Sequence[MemoryRow], Context, Ranking], bool]
+
+
+#: Factors after the confidence factor.
+FACTORS: tuple[Factor, ...] = (
+    Factor(_env_factor, lambda rows, ctx, weights: bool(ctx.env)),
+    Factor(_validity_factor, lambda rows, ctx, weights: any(r.valid_until for r in rows)),
+    Factor(_identifier_factor, lambda rows, ctx, weights: bool(ctx.identifiers)),
+    Factor(_use_factor, lambda rows, ctx, weights: bool(ctx.standing and weights.use_factor)),
 )
 
 
@@ -277,18 +351,79 @@ class Scored:
     notes: list[str]
 
 
+@dataclass
+class Scores:
+    """Every candidate's score as columns, one entry per row: each signal's values, the confidence
+    factor, the product of all factors and the final score."""
+
+    rows: Sequence[MemoryRow]
+    values: dict[str, Floats]
+    confidence_factor: Floats
+    factor: Floats
+    final: Floats
+    ctx: Context
+    weights: Ranking
+
+    def scored(self, i: int) -> Scored:
+        """The ``i``-th row's ``Scored``, with its factors' notes."""
+        row, ctx, weights = self.rows[i], self.ctx, self.weights
+        values = {name: float(column[i]) for name, column in self.values.items()}
+        parts = {s.name: float(getattr(weights, s.weight)) * values[s.name] for s in ctx.signals}
+        notes = [
+            note
+            for factor in FACTORS
+            if factor.applies([row], ctx, weights)
+            for note in (factor.value(row, ctx, weights)[1],)
+            if note
+        ]
+        return Scored(
+            float(self.final[i]),
+            values,
+            parts,
+            float(self.confidence_factor[i]),
+            float(self.factor[i]),
+            notes,
+        )
+
+
+class Found(dict[str, Scored]):
+    """Each candidate's ``Scored`` by id, built when first asked for: only the hits a search shows
+    need one."""
+
+    def __init__(self, scores: Scores) -> None:
+        super().__init__()
+        self.scores = scores
+        self.position = {row.id: i for i, row in enumerate(scores.rows)}
+
+    def __missing__(self, mid: str) -> Scored:
+        found = self[mid] = self.scores.scored(self.position[mid])
+        return found
+
+
+def score(
+    rows: Sequence[MemoryRow], rel: Sequence[float], ctx: Context, weights: Ranking
+) -> Scores:
+    """Every candidate's final score (``rel``: their entries of ``relevance.relevances``): each
+    signal and factor one column over all of them. In the order of ``scored``'s arithmetic, so a
+    score is the same to the last bit whichever way it is computed."""
+    import numpy as np
+
+    relevances = np.asarray(rel, dtype=np.float64)
+    values = {s.name: s.column(rows, relevances, ctx, weights) for s in ctx.signals}
+    total = np.zeros(len(rows))
+    for s in ctx.signals:
+        total = total + float(getattr(weights, s.weight)) * values[s.name]
+    confidence_factor = 0.5 + 0.5 * np.array([row.confidence for row in rows], dtype=np.float64)
+    factor = confidence_factor
+    for apply in FACTORS:
+        if apply.applies(rows, ctx, weights):
+            factor = factor * np.array([apply.value(row, ctx, weights)[0] for row in rows])
+    return Scores(rows, values, confidence_factor, factor, total * factor, ctx, weights)
+
+
 def scored(row: MemoryRow, ctx: Context, weights: Ranking, rel: float) -> Scored:
     """The final score of one candidate (``rel``: its entry of ``relevance.relevances``)."""
-    values = {s.name: s.value(row, rel, ctx, weights) for s in ctx.signals}
-    parts = {s.name: float(getattr(weights, s.weight)) * values[s.name] for s in ctx.signals}
-    confidence_factor = 0.5 + 0.5 * float(row.confidence)
-    factor, notes = confidence_factor, []
-    for apply in FACTORS:
-        value, note = apply(row, ctx, weights)
-        factor *= value
-        if note:
-            notes.append(note)
-    return Scored(sum(parts.values()) * factor, values, parts, confidence_factor, factor, notes)
+    return score([row], [rel], ctx, weights).scored(0)
 
 
 def explain(found: Scored, candidate: Candidate, note: str | None = None) -> Explanation:

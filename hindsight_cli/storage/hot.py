@@ -17,12 +17,23 @@ import math
 from array import array
 from collections.abc import Sequence
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .base import Condition
-from .hot_columns import Floats, Grow, Labels, Mask, Numbers, Positions, Scores, Seqs, Tags
+from .hot_columns import (
+    Floats,
+    Grow,
+    Labels,
+    Mask,
+    Numbers,
+    Positions,
+    Scores,
+    Seqs,
+    Tags,
+    compare_id,
+)
 from .rows import COLUMNS, FILTER_COLUMNS, JSON_COLUMNS, LIST_COLUMNS, MemoryRow
 from .sql.duckdb_feed import Changes
 
@@ -269,7 +280,7 @@ class HotIndex:
                 wanted[found] = True
                 out &= wanted
             elif column == "id":
-                out &= np.array([_compare(op, mid, value) for mid in self.ids], dtype=bool)
+                out &= np.array([compare_id(op, mid, value) for mid in self.ids], dtype=bool)
             elif column == "tags":
                 out &= self.tags.mask(op, value, len(out))
             elif column in self.numbers:
@@ -280,21 +291,27 @@ class HotIndex:
 
     def nearest(self, vector: Sequence[float], mask: Mask, limit: int) -> list[tuple[str, float]]:
         """Cosine top-``limit`` among the masked memories, each scored by its best vector row."""
-        rows = np.flatnonzero(mask[self.vector_slot.view])
+        # every slot owns one vector row, its own number: the slots' mask is the rows' mask
+        plain = not self.multi and self.matrix.n == len(self.ids)
+        rows = np.flatnonzero(mask if plain else mask[self.vector_slot.view])
         if not len(rows) or limit <= 0:
             return []
         query = np.asarray(vector, dtype=np.float32)
         length = math.sqrt(float(np.dot(query.astype(np.float64), query)))
+        if len(rows) == self.matrix.n:
+            dots, norms = self.matrix.view @ query, self.norms.view
         # a narrow filter: multiply only its rows
-        if len(rows) * 4 < self.matrix.n:
-            dots = self.matrix.data[rows] @ query
+        elif len(rows) * 4 < self.matrix.n:
+            dots, norms = self.matrix.data[rows] @ query, self.norms.data[rows]
         else:
-            dots = (self.matrix.view @ query)[rows]
-        cosine = self._cosine(rows, dots, length)
-        best = self._best(rows, cosine)[1]
-        # only the rows that may reach the top are scored again, exactly alike
+            dots, norms = (self.matrix.view @ query)[rows], self.norms.data[rows]
+        # A first pass finds the rows that may reach the top: the product over the norms orders
+        # them as their cosines do. Only they are scored again, exactly alike.
+        rough = np.divide(dots, norms, out=np.zeros(len(rows)), where=norms > 0)
+        best = self._best(rows, rough)[1]
         if len(best) > limit:
-            rows = rows[cosine >= np.partition(best, len(best) - limit)[len(best) - limit] - _SLACK]
+            cut = np.partition(best, len(best) - limit)[len(best) - limit]
+            rows = rows[rough >= cut - _SLACK * length]
         # BLAS rounds a row by its position in the matrix (its kernel differs at block edges), so
         # equal vectors (the windows two long memories share) may differ in the last bit; einsum
         # rounds equal rows alike, and they tie as in the ledger (then the id decides)
@@ -307,7 +324,7 @@ class HotIndex:
             cosine = np.where(denominator > 0, dots / denominator, 0.0)
         return np.clip(cosine, -1.0, 1.0).astype(np.float32)
 
-    def _best(self, rows: Positions, cosine: Floats) -> tuple[Positions, Floats]:
+    def _best(self, rows: Positions, cosine: Scores) -> tuple[Positions, Scores]:
         """Each memory's slot and its best row's cosine (a long memory owns several rows)."""
         slots = self.vector_slot.data[rows]
         if not self.multi:
@@ -407,15 +424,3 @@ class HotIndex:
         return (
             arrays + columns + postings + self.tags.nbytes + self._row_bytes + 100 * len(self.ids)
         )
-
-
-def _compare(op: str, left: str, right: Any) -> bool:
-    if op == "is":
-        return right is not None and left == right
-    if op == "null_or_eq":
-        return right is None or left == right
-    if op in ("=", ">=", "<=", "<"):
-        return bool(
-            {"=": left == right, ">=": left >= right, "<=": left <= right, "<": left < right}[op]
-        )
-    raise ValueError(f"cannot apply {op!r} to id")

@@ -119,7 +119,10 @@ class Labels:
     def mask(self, op: str, value: Any) -> Mask:
         codes = self.codes.view
         if op == "in":
-            return np.isin(codes, self._of(value)) if value else np.zeros(len(codes), dtype=bool)
+            # one lookup per slot in a table of the codes; NULL (-1) reads its last entry, False
+            allowed = np.zeros(len(self.values) + 1, dtype=bool)
+            allowed[self._of(value or [])] = True
+            return allowed[codes]
         if op in ("is", "null_or_eq") and value is None:
             return codes == -1 if op == "is" else np.ones(len(codes), dtype=bool)
         if op in ("=", "is", "null_or_eq"):
@@ -205,6 +208,19 @@ class Tags:
     @property
     def nbytes(self) -> int:
         return sum(120 + len(tag) + 4 * len(slots) for tag, slots in self.slots.items())
+
+
+def compare_id(op: str, left: str, right: Any) -> bool:
+    """An id (``left``) against a condition's value, as the ledger compares them."""
+    if op == "is":
+        return right is not None and left == right
+    if op == "null_or_eq":
+        return right is None or left == right
+    if op in ("=", ">=", "<=", "<"):
+        return bool(
+            {"=": left == right, ">=": left >= right, "<=": left <= right, "<": left < right}[op]
+        )
+    raise ValueError(f"cannot apply {op!r} to id")
 
 
 def _text(value: object) -> str:
