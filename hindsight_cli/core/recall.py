@@ -23,6 +23,7 @@ from ..search.candidates import (
     add_same_error,
     gather,
 )
+from ..search.expansion import search_terms
 from ..search.pipeline import rank, result
 from ..search.query import SearchQuery, keyword_terms, vector_floor
 from ..search.signals import Context, is_troubleshooting
@@ -116,7 +117,7 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
     # hits after them; beyond it, the pool is k.
     limit = max(weights.candidates, k)
     where = filters.conditions(now)
-    words = keyword_terms(query.text, weights.derived_forms)
+    words = search_terms(query.text, weights)
     in_memory = rt.hot is not None and rt.hot.index is not None
     job = (
         embedding_jobs.start_query(rt, query.text, beside=not in_memory)
