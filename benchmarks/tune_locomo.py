@@ -28,10 +28,9 @@ import numpy as np
 from hindsight_cli.config import DEFAULT_MODEL, Config, Ranking
 from hindsight_cli.evals import locomo as evaluation
 from hindsight_cli.search.candidates import gather
-from hindsight_cli.search.expansion import search_terms
 from hindsight_cli.search.neighbours import Step
 from hindsight_cli.search.pipeline import rank
-from hindsight_cli.search.query import vector_floor
+from hindsight_cli.search.query import keyword_terms as query_terms, vector_floor
 from hindsight_cli.search.signals import Context, is_troubleshooting
 from hindsight_cli.storage.base import Condition
 from hindsight_cli.storage.rows import MemoryRow, row_term_counts
@@ -111,7 +110,7 @@ def search(
     )
     vector = (lambda: qvec.tolist()) if mode != "keyword" else None
     rows, candidates = gather(
-        corpus, search_terms(query, weights), vector, [], limit, weights, mode
+        corpus, query_terms(query, weights.derived_forms), vector, [], limit, weights, mode
     )
     ranked = rank(rows, candidates, ctx, weights, k, 2 if mode == "hybrid" else 1)
     return [r.row.metadata["dia_id"] for r in ranked]

@@ -68,14 +68,11 @@ class Ranking:
     )
     # the keyword side also asks for a query word's derived forms (connect: connection)
     derived_forms: bool = True
-    # the keyword side also asks for a category word's instances (hobbies: photography, piano)
-    expand_categories: bool = False
-    # a query asking for several things: at most this many of the first hits from one task (0: off)
-    list_per_task: int = 0
-    # the steps beside each of this many best candidates join the candidates (0: none) ...
-    neighbour_pool: int = 0
-    # ... the step "before", "after" or "both"
-    neighbour_sides: str = "before"
+    neighbour_pool: int = _setting(
+        10,
+        "the steps before and after each of this many most relevant candidates join the "
+        "candidates (the answer after a question); 0 = none",
+    )
     bm25_k1: float = 0.9
     bm25_b: float = 0.4
     # a vector-only candidate below this cosine is noise, not a hit

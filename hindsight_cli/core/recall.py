@@ -23,7 +23,6 @@ from ..search.candidates import (
     add_same_error,
     gather,
 )
-from ..search.expansion import search_terms
 from ..search.pipeline import rank, result
 from ..search.query import SearchQuery, keyword_terms, vector_floor
 from ..search.signals import Context, is_troubleshooting
@@ -117,7 +116,7 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
     # hits after them; beyond it, the pool is k.
     limit = max(weights.candidates, k)
     where = filters.conditions(now)
-    words = search_terms(query.text, weights)
+    words = keyword_terms(query.text, weights.derived_forms)
     in_memory = rt.hot is not None and rt.hot.index is not None
     job = (
         embedding_jobs.start_query(rt, query.text, beside=not in_memory)
@@ -131,7 +130,9 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
             if job is not None
             else None
         )
-        rows, candidates = gather(source, words, vector, where, limit, weights, query.mode)
+        rows, candidates = gather(
+            source, words, vector, where, limit, weights, query.mode, not query.troubleshoot
+        )
         if ctx.signature and error_line:
             error_words = keyword_terms(error_line, weights.derived_forms)
             add_same_error(

@@ -88,8 +88,7 @@ class IndexSource:
         return [self._stored[m] for m in ids]
 
     def at_steps(self, steps: Sequence[Step], where: Sequence[Condition]) -> list[MemoryRow]:
-        # the LanceDB index answers only the two searches: no neighbours from it
-        return []
+        return exact(self.index.select(where_clause([*where, *steps_where(steps, False)])), steps)
 
 
 class HotSource:
@@ -134,12 +133,14 @@ def gather(
     limit: int,
     weights: Ranking,
     mode: str,
+    neighbours: bool = True,
 ) -> tuple[dict[str, MemoryRow], dict[str, Candidate]]:
     """The fused candidates of one query and their rows, by id.
 
     ``vector`` returns the query's embedding; it is asked for after the keyword search, which runs
     while the model embeds the query in the background. Vector-only candidates under
-    ``min_vector_similarity`` are noise, not hits, and are dropped.
+    ``min_vector_similarity`` are noise, not hits, and are dropped. With ``neighbours`` (every search
+    but ``--troubleshoot``), the steps beside the best candidates join them (``neighbours``).
     """
     words = source.keyword(terms, where, limit, weights) if mode != "vector" else []
     near = (
@@ -149,7 +150,7 @@ def gather(
     near = [(m, s) for m, s in near if s >= weights.min_vector_similarity or m in by_keyword]
     candidates = fuse(near, words)
     rows = {r.id: r for r in source.rows(list(candidates), where)}
-    if weights.neighbour_pool:
+    if neighbours and weights.neighbour_pool:
         add_neighbours(source, where, weights, 2 if mode == "hybrid" else 1, rows, candidates)
     return rows, candidates
 

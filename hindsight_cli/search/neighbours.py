@@ -1,8 +1,10 @@
-"""Neighbours (the answer after a question, the turn that names what "it" is): the steps beside
-the best candidates join the candidates even when no list found them. A neighbour brings no
-evidence of its own (its relevance before the neighbour signal is 0), so it ranks by what it
-inherits from the hit beside it (``w_prev_step``, ``w_next_step``: the hit's relevance times a
-decay) and its task's best match, through the same scorer as every candidate."""
+"""Neighbours (the answer after a question, the turn that says what "it" is): the steps just before
+and after the ``Ranking.neighbour_pool`` most relevant candidates join the candidates even when
+neither list found them. A neighbour brings no evidence of its own (its relevance before the
+neighbour signal is 0), so it ranks by what it inherits from the hit beside it (``w_prev_step``,
+``w_next_step``: the hit's relevance times a decay) and from its task's best match, through the same
+scorer as every candidate. Not for ``--troubleshoot`` (``candidates.gather``): there the query's own
+error, fixed before, is what counts."""
 
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ from .relevance import Candidate, relevance
 
 # a place in a task: (agent, task, step)
 Step = tuple[str | None, str, int]
-_SIDES = {"before": (-1,), "after": (1,), "both": (-1, 1), "two": (-2, -1, 1, 2)}
+# the step before and the step after
+_SIDES = (-1, 1)
 
 
 class StepSource(Protocol):
@@ -29,7 +32,8 @@ def wanted(
     weights: Ranking,
     lists: int,
 ) -> list[Step]:
-    """The steps beside the ``neighbour_pool`` most relevant candidates that are not candidates."""
+    """The steps beside the ``neighbour_pool`` most relevant candidates (of a task, with a step)
+    that are not candidates, most relevant first."""
     best_keyword = max((c.keyword_score or 0.0 for c in candidates.values()), default=0.0)
     scored = sorted(
         (m for m, r in rows.items() if r.task_id is not None and r.step is not None),
@@ -40,7 +44,7 @@ def wanted(
     for mid in scored:
         row = rows[mid]
         assert row.task_id is not None and row.step is not None
-        for offset in _SIDES.get(weights.neighbour_sides, ()):
+        for offset in _SIDES:
             step = (row.agent_id, row.task_id, row.step + offset)
             if step not in have:
                 have.add(step)
@@ -71,13 +75,12 @@ def add_neighbours(
 _NO_EVIDENCE = 1.0
 
 
-def steps_where(steps: Sequence[Step]) -> list[Condition]:
-    """Conditions that hold every step of ``steps`` (and possibly a few others: the caller keeps
-    only the exact steps, ``exact``)."""
-    return [
-        ("task_id", "in", sorted({task for _, task, _ in steps})),
-        ("step", "in", sorted({step for _, _, step in steps})),
-    ]
+def steps_where(steps: Sequence[Step], by_step: bool = True) -> list[Condition]:
+    """Conditions that hold every step of ``steps`` (and possibly others of their tasks: the caller
+    keeps only the exact steps, ``exact``); without ``by_step``, every memory of their tasks (the
+    LanceDB index cannot filter on a step)."""
+    tasks: list[Condition] = [("task_id", "in", sorted({task for _, task, _ in steps}))]
+    return [*tasks, ("step", "in", sorted({step for _, _, step in steps}))] if by_step else tasks
 
 
 def exact(found: Sequence[MemoryRow], steps: Sequence[Step]) -> list[MemoryRow]:

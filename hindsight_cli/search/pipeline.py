@@ -22,7 +22,6 @@ from ..storage import codec
 from ..storage.rows import MemoryRow, keyword_text
 from ..text import terms
 from .budget import fit_budget, fit_listed
-from .lists import as_list
 from .query import SearchQuery, keyword_terms
 from .relevance import Candidate, diversity_scores, relevance, relevances
 from .signals import Context, Scored, env_mismatches, explain, scored, time_note
@@ -215,8 +214,7 @@ def rank(
         for mid in groups[1] + groups[2]:
             found[mid].notes.append("troubleshoot: a failure with a fix, ranked first")
     else:
-        picked = mmr(order, scores, vectors, weights.mmr_lambda, k)
-        groups = [as_list(picked, lambda m: rows[m].task_id or m, ctx.query, weights.list_per_task)]
+        groups = [mmr(order, scores, vectors, weights.mmr_lambda, k)]
     groups.append(mmr(quarantined, scores, vectors, weights.mmr_lambda, k - sum(map(len, groups))))
     shown = diversity_scores(groups, scores, vectors, weights.mmr_lambda)
     out = []
