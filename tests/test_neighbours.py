@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 
+from hindsight_cli.models import Hit
 from hindsight_cli.search.candidates import HotSource, IndexSource, LedgerSource
 from hindsight_cli.store import Store
 
@@ -35,6 +36,13 @@ def _conversation(store: Store) -> dict[str, str]:
     return ids
 
 
+def _same(got: list[Hit], expected: list[Hit]) -> None:
+    """The same hits in the same order with the same scores (two searches are a moment apart:
+    recency moves in the eighth decimal)."""
+    assert [h.memory.id for h in got] == [h.memory.id for h in expected]
+    assert [h.score for h in got] == pytest.approx([h.score for h in expected], abs=1e-6)
+
+
 def _without_neighbours(store: Store) -> Store:
     config = replace(store.config, ranking=replace(store.config.ranking, neighbour_pool=0))
     return Store(store.path, embedder=store.embedder, config=config)
@@ -53,15 +61,15 @@ def test_the_answer_after_a_matching_question_joins_the_hits(store: Store) -> No
 @pytest.mark.parametrize("engine", ["ledger", "index", "warm"])
 def test_every_engine_brings_the_same_neighbours(store: Store, engine: str) -> None:
     ids = _conversation(store)
-    expected = [(h.memory.id, round(h.score, 6)) for h in store.search(QUERY, engine="ledger").hits]
+    expected = store.search(QUERY, engine="ledger").hits
     if engine == "warm":
         searcher = Store(store.path, embedder=store.embedder, warm=True)
         got = searcher.search(QUERY)
     else:
         store.sync_index()
         got = store.search(QUERY, engine=engine)
-    assert [(h.memory.id, round(h.score, 6)) for h in got.hits] == expected
-    assert ids[ANSWER] in {m for m, _ in expected}
+    _same(got.hits, expected)
+    assert ids[ANSWER] in {h.memory.id for h in expected}
 
 
 @pytest.mark.local_only
@@ -88,7 +96,4 @@ def test_a_troubleshooting_search_ranks_as_without_neighbours(store: Store) -> N
     for query in (QUERY, "printer jams again error"):
         expected = plain.search(query, troubleshoot=True, k=10)
         got = store.search(query, troubleshoot=True, k=10)
-        # (the two searches are a moment apart: recency moves in the eighth decimal)
-        assert [(h.memory.id, round(h.score, 6)) for h in got.hits] == [
-            (h.memory.id, round(h.score, 6)) for h in expected.hits
-        ]
+        _same(got.hits, expected.hits)
