@@ -121,7 +121,8 @@ class HotSource:
         return self.index.rows(ids)
 
     def at_steps(self, steps: Sequence[Step], where: Sequence[Condition]) -> list[MemoryRow]:
-        found = self.index.mask([*where, *steps_where(steps)])
+        # the filters' mask of this query's searches, narrowed to the tasks and steps
+        found = self._masked(where) & self.index.mask(steps_where(steps))
         return exact(self.index.rows([self.index.ids[s] for s in found.nonzero()[0]]), steps)
 
 
