@@ -28,6 +28,7 @@ import numpy as np
 from hindsight_cli.config import DEFAULT_MODEL, Config, Ranking
 from hindsight_cli.evals import locomo as evaluation
 from hindsight_cli.search.candidates import gather
+from hindsight_cli.search.neighbours import Step
 from hindsight_cli.search.pipeline import rank
 from hindsight_cli.search.query import keyword_terms as query_terms, vector_floor
 from hindsight_cli.search.signals import Context, is_troubleshooting
@@ -45,6 +46,7 @@ class Corpus:
         rows = [replace(r, embedding=np.asarray(r.embedding, dtype=np.float32)) for r in rows]
         self.memories = rows
         self.by_id = {r.id: r for r in rows}
+        self.by_step = {(r.agent_id, r.task_id, r.step): r for r in rows if r.task_id is not None}
         self.ids = [r.id for r in rows]
         self.vectors = np.stack([np.asarray(r.embedding, dtype=np.float32) for r in rows])
         self.tf = [Counter(row_term_counts(r)) for r in rows]
@@ -84,6 +86,9 @@ class Corpus:
 
     def rows(self, ids: Sequence[str], where: Sequence[Condition]) -> list[MemoryRow]:
         return [self.by_id[m] for m in ids]
+
+    def at_steps(self, steps: Sequence[Step], where: Sequence[Condition]) -> list[MemoryRow]:
+        return [self.by_step[s] for s in steps if s in self.by_step]
 
 
 def search(

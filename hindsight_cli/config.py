@@ -68,6 +68,11 @@ class Ranking:
     )
     # the keyword side also asks for a query word's derived forms (connect: connection)
     derived_forms: bool = True
+    neighbour_pool: int = _setting(
+        10,
+        "the steps before and after each of this many most relevant candidates join the "
+        "candidates (the answer after a question); 0 = none",
+    )
     bm25_k1: float = 0.9
     bm25_b: float = 0.4
     # a vector-only candidate below this cosine is noise, not a hit

@@ -130,7 +130,9 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
             if job is not None
             else None
         )
-        rows, candidates = gather(source, words, vector, where, limit, weights, query.mode)
+        rows, candidates = gather(
+            source, words, vector, where, limit, weights, query.mode, not query.troubleshoot
+        )
         if ctx.signature and error_line:
             error_words = keyword_terms(error_line, weights.derived_forms)
             add_same_error(

@@ -16,6 +16,7 @@ from ..lessons.signatures import near, words
 from ..storage.base import Condition, Reader
 from ..storage.index import Index, where_clause
 from ..storage.rows import MemoryRow
+from .neighbours import Step, add_neighbours, exact, steps_where
 from .relevance import Candidate, fuse
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ class Source(Protocol):
         self, vector: Sequence[float], where: Sequence[Condition], limit: int
     ) -> list[tuple[str, float]]: ...
     def rows(self, ids: Sequence[str], where: Sequence[Condition]) -> list[MemoryRow]: ...
+    def at_steps(self, steps: Sequence[Step], where: Sequence[Condition]) -> list[MemoryRow]: ...
 
 
 class LedgerSource:
@@ -60,6 +62,9 @@ class LedgerSource:
             return []
         return self.reader.select([*where, ("id", "in", list(ids))], vectors=True)
 
+    def at_steps(self, steps: Sequence[Step], where: Sequence[Condition]) -> list[MemoryRow]:
+        return exact(self.reader.select([*where, *steps_where(steps)], vectors=True), steps)
+
 
 class IndexSource:
     """The LanceDB index: every hit comes back with its stored fields, so no second query is
@@ -81,6 +86,9 @@ class IndexSource:
 
     def rows(self, ids: Sequence[str], where: Sequence[Condition]) -> list[MemoryRow]:
         return [self._stored[m] for m in ids]
+
+    def at_steps(self, steps: Sequence[Step], where: Sequence[Condition]) -> list[MemoryRow]:
+        return exact(self.index.select(where_clause([*where, *steps_where(steps, False)])), steps)
 
 
 class HotSource:
@@ -112,6 +120,11 @@ class HotSource:
     def rows(self, ids: Sequence[str], where: Sequence[Condition]) -> list[MemoryRow]:
         return self.index.rows(ids)
 
+    def at_steps(self, steps: Sequence[Step], where: Sequence[Condition]) -> list[MemoryRow]:
+        # the filters' mask of this query's searches, narrowed to the tasks and steps
+        found = self._masked(where) & self.index.mask(steps_where(steps))
+        return exact(self.index.rows([self.index.ids[s] for s in found.nonzero()[0]]), steps)
+
 
 def gather(
     source: Source,
@@ -121,12 +134,14 @@ def gather(
     limit: int,
     weights: Ranking,
     mode: str,
+    neighbours: bool = True,
 ) -> tuple[dict[str, MemoryRow], dict[str, Candidate]]:
     """The fused candidates of one query and their rows, by id.
 
     ``vector`` returns the query's embedding; it is asked for after the keyword search, which runs
     while the model embeds the query in the background. Vector-only candidates under
-    ``min_vector_similarity`` are noise, not hits, and are dropped.
+    ``min_vector_similarity`` are noise, not hits, and are dropped. With ``neighbours`` (every search
+    but ``--troubleshoot``), the steps beside the best candidates join them (``neighbours``).
     """
     words = source.keyword(terms, where, limit, weights) if mode != "vector" else []
     near = (
@@ -136,6 +151,8 @@ def gather(
     near = [(m, s) for m, s in near if s >= weights.min_vector_similarity or m in by_keyword]
     candidates = fuse(near, words)
     rows = {r.id: r for r in source.rows(list(candidates), where)}
+    if neighbours and weights.neighbour_pool:
+        add_neighbours(source, where, weights, 2 if mode == "hybrid" else 1, rows, candidates)
     return rows, candidates
 
 

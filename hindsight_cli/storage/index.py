@@ -412,6 +412,17 @@ class Index(Upkeep):
                 rows,
             )
 
+    def select(self, where: str | None, limit: int = 100_000) -> list[MemoryRow]:
+        """The stored rows of the memories ``where`` holds (at most ``limit``, in no order)."""
+        rows: dict[str, MemoryRow] = {}
+
+        def run(table: LanceTable) -> Records:
+            query = table.search()
+            return (query.where(where) if where else query).select(self._ROW).limit(limit).to_list()
+
+        _collect(self._read(run), rows)
+        return list(rows.values())
+
     def _present(self, ids: Sequence[str]) -> set[str]:
         if not ids:
             return set()

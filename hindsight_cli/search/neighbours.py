@@ -1,0 +1,88 @@
+"""Neighbours (the answer after a question, the turn that says what "it" is): the steps just before
+and after the ``Ranking.neighbour_pool`` most relevant candidates join the candidates even when
+neither list found them. A neighbour brings no evidence of its own (its relevance before the
+neighbour signal is 0), so it ranks by what it inherits from the hit beside it (``w_prev_step``,
+``w_next_step``: the hit's relevance times a decay) and from its task's best match, through the same
+scorer as every candidate. Not for ``--troubleshoot`` (``candidates.gather``): there the query's own
+error, fixed before, is what counts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+from ..config import Ranking
+from ..storage.base import Condition
+from ..storage.rows import MemoryRow
+from .relevance import Candidate, relevance
+
+# a place in a task: (agent, task, step)
+Step = tuple[str | None, str, int]
+# the step before and the step after
+_SIDES = (-1, 1)
+
+
+class StepSource(Protocol):
+    def at_steps(self, steps: Sequence[Step], where: Sequence[Condition]) -> list[MemoryRow]: ...
+
+
+def wanted(
+    rows: Mapping[str, MemoryRow],
+    candidates: Mapping[str, Candidate],
+    weights: Ranking,
+    lists: int,
+) -> list[Step]:
+    """The steps beside the ``neighbour_pool`` most relevant candidates (of a task, with a step)
+    that are not candidates, most relevant first."""
+    best_keyword = max((c.keyword_score or 0.0 for c in candidates.values()), default=0.0)
+    scored = sorted(
+        (m for m, r in rows.items() if r.task_id is not None and r.step is not None),
+        key=lambda m: (-relevance(candidates[m], weights, lists, best_keyword), m),
+    )[: weights.neighbour_pool]
+    have = {(r.agent_id, r.task_id, r.step) for r in rows.values()}
+    out: list[Step] = []
+    for mid in scored:
+        row = rows[mid]
+        assert row.task_id is not None and row.step is not None
+        for offset in _SIDES:
+            step = (row.agent_id, row.task_id, row.step + offset)
+            if step not in have:
+                have.add(step)
+                out.append(step)
+    return out
+
+
+def add_neighbours(
+    source: StepSource,
+    where: Sequence[Condition],
+    weights: Ranking,
+    lists: int,
+    rows: dict[str, MemoryRow],
+    candidates: dict[str, Candidate],
+) -> None:
+    """The steps ``wanted`` names join ``rows`` and ``candidates`` (below every list's mean in each,
+    so their own relevance is 0)."""
+    steps = wanted(rows, candidates, weights, lists)
+    if not steps:
+        return
+    for row in source.at_steps(steps, where):
+        if row.id not in rows:
+            rows[row.id] = row
+            candidates[row.id] = Candidate(row.id, vector_z=-_NO_EVIDENCE, keyword_z=-_NO_EVIDENCE)
+
+
+# standard deviations below a list's mean: relevance 0 however the lists are weighed
+_NO_EVIDENCE = 1.0
+
+
+def steps_where(steps: Sequence[Step], by_step: bool = True) -> list[Condition]:
+    """Conditions that hold every step of ``steps`` (and possibly others of their tasks: the caller
+    keeps only the exact steps, ``exact``); without ``by_step``, every memory of their tasks (the
+    LanceDB index cannot filter on a step)."""
+    tasks: list[Condition] = [("task_id", "in", sorted({task for _, task, _ in steps}))]
+    return [*tasks, ("step", "in", sorted({step for _, _, step in steps}))] if by_step else tasks
+
+
+def exact(found: Sequence[MemoryRow], steps: Sequence[Step]) -> list[MemoryRow]:
+    wanted_steps = set(steps)
+    return [r for r in found if (r.agent_id, r.task_id, r.step) in wanted_steps]
