@@ -17,6 +17,7 @@ from ..safefs import trust
 from ..storage.registry import BACKENDS, backend_name, check_name
 from ..storage.urls import check_target, redact_url
 from ..timeutil import iso
+from .lifecycle import expiry_checked
 from .runtime import Runtime
 
 
@@ -63,6 +64,7 @@ def init(
         if dim is None:
             wanted, dim = rt.embedder.name, rt.embedder.dim
         rt.ledger.create(wanted, dim)
+        expiry_checked(rt)
         if fresh:
             trust.allow(rt.path)
     return created

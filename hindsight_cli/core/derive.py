@@ -21,6 +21,7 @@ from .runtime import Runtime
 from .scope import Scope
 
 if TYPE_CHECKING:
+    from ..storage.base import Writer
     from ..storage.rows import Vectors
     from .patterns import Pattern
 
@@ -134,9 +135,7 @@ def summarize(
         )
         return vectors
 
-    def write(
-        body: str, part: int, sources: list[MemoryRow], links: list[str]
-    ) -> tuple[Memory, bool]:
+    def derived(body: str, part: int, sources: list[MemoryRow], links: list[str]) -> MemoryRow:
         # the lowest trust of what it was built from
         origin = derived_source(r.source for r in sources)
         prepared = prepare(
@@ -164,22 +163,38 @@ def summarize(
             rt.now(),
             derived=True,
         )
-        return _write_derived(rt, replace(prepared.row, source_ids=links), dim)
+        return replace(prepared.row, source_ids=links)
 
     groups = [rows[i : i + chunk] for i in range(0, len(rows), chunk)] if len(rows) > chunk else []
-    parts: list[Memory] = []
-    for number, group in enumerate(groups, 1):
-        body = compose(
-            f"{title}, part {number} of {len(groups)}", group, embed, rt.config.max_content_bytes
+    part_rows = [
+        derived(
+            compose(
+                f"{title}, part {number} of {len(groups)}",
+                group,
+                embed,
+                rt.config.max_content_bytes,
+            ),
+            number,
+            group,
+            [r.id for r in group],
         )
-        parts.append(write(body, number, group, [r.id for r in group])[0])
-    links = [m.id for m in parts] or [r.id for r in rows]
+        for number, group in enumerate(groups, 1)
+    ]
     top = (
         text.strip()
         if text and text.strip()
         else compose(title, rows, embed, rt.config.max_content_bytes)
     )
-    summary, updated = write(top, 0, rows, links)
+    # linked below to its parts as they are stored (a part written before keeps its id)
+    top_row = derived(top, 0, rows, [r.id for r in rows])
+    # embedded before the ledger opens; the parts and the summary are then written in one
+    # transaction (one ledger open, and a crash leaves no summary without its parts)
+    embedding_jobs.embed_rows(rt, [*part_rows, top_row], dim)
+    with rt.ledger.write() as session:
+        parts = [_write_derived(session, row)[0] for row in part_rows]
+        if parts:
+            top_row.source_ids = [m.id for m in parts]
+        summary, updated = _write_derived(session, top_row)
     rt.after_write()
     return SummaryResult(summary, len(rows), updated, [m.id for m in parts])
 
@@ -188,23 +203,22 @@ def _derived_confidence(origin: str, trusted: float) -> float:
     return trusted if trust(origin) == "trusted" else min(trusted, _UNTRUSTED_CONFIDENCE)
 
 
-def _write_derived(rt: Runtime, row: MemoryRow, dim: int) -> tuple[Memory, bool]:
-    embedding_jobs.embed_rows(rt, [row], dim)
-    with rt.ledger.write() as session:
-        existing = session.by_key(row.idempotency_key, row.agent_id)
-        if existing is None:
-            session.insert(row, row_term_counts(row))
-            session.audit("summarize", [row.id], row.created_at)
-            return codec.to_memory(row), False
-        if (
-            existing.content == row.content
-            and list(existing.source_ids) == row.source_ids
-            and existing.status == "active"
-        ):
-            return codec.to_memory(existing), False
-        session.rewrite(replace(row, id=existing.id), row_term_counts(row))
-        session.audit("summarize", [existing.id], row.created_at, reason="updated")
-        return codec.to_memory(session.by_ids([existing.id])[0]), True
+def _write_derived(session: Writer, row: MemoryRow) -> tuple[Memory, bool]:
+    """Write an embedded summary (or part): added, kept as stored, or rewritten under its key."""
+    existing = session.by_key(row.idempotency_key, row.agent_id)
+    if existing is None:
+        session.insert(row, row_term_counts(row))
+        session.audit("summarize", [row.id], row.created_at)
+        return codec.to_memory(row), False
+    if (
+        existing.content == row.content
+        and list(existing.source_ids) == row.source_ids
+        and existing.status == "active"
+    ):
+        return codec.to_memory(existing), False
+    session.rewrite(replace(row, id=existing.id), row_term_counts(row))
+    session.audit("summarize", [existing.id], row.created_at, reason="updated")
+    return codec.to_memory(session.by_ids([existing.id])[0]), True
 
 
 def consolidate(

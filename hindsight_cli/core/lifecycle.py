@@ -187,8 +187,14 @@ def expire(rt: Runtime) -> int:
         "hindsight",
         "expire",
     )
-    safefs.touch_private(rt.path / _STAMP)
+    expiry_checked(rt)
     return count
+
+
+def expiry_checked(rt: Runtime) -> None:
+    """Stamp the check for expired memories as done now: after a purge, and when a store is created
+    (it holds none), so the first write into a new store does not open its ledger again to look."""
+    safefs.touch_private(rt.path / _STAMP)
 
 
 def expire_if_due(rt: Runtime) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput
 from ..models import WriteResult, part_position
@@ -24,6 +24,9 @@ from .prepare import Limits, Prepared
 from .reading import find
 from .runtime import Runtime
 from .scope import Scope
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # near memories a new one is compared with for a merge or an update
 _NEAREST = 5
@@ -164,12 +167,12 @@ def record(
     prepared = every[0]
     row = prepared.row
     init(rt)
-    job = embedding_jobs.start(rt, embedding_jobs.windows(rt, row))
-    with rt.ledger.read() as session:
-        dim = rt.check_model(session)
-    embedding_jobs.assign(row, embedding_jobs.checked(rt, job(), dim))
+    vectors = _embedded(rt, row)
     plan = _Plan()
     with rt.ledger.write() as session:
+        # checked in the write's own transaction: one ledger open per write, not two
+        dim = rt.check_model(session)
+        embedding_jobs.assign(row, embedding_jobs.checked(rt, vectors, dim))
         existing = session.by_key(row.idempotency_key, row.agent_id)
         if existing is not None:
             stored: _Outcome | None = _repeat(rt, session, existing, row, fields, merge, scope, dim)
@@ -192,6 +195,23 @@ def record(
         plan.change or plan.why,
         beside=plan.beside,
     )
+
+
+def _embedded(rt: Runtime, row: MemoryRow) -> np.ndarray:
+    """The memory's vectors, made before the write opens the ledger (the write lock is never held
+    while a model loads or embeds). A hub model is loaded only once the store is known to hold its
+    vectors, so a mismatch never starts a download; when embedding fails, a store of another model
+    is the error said, as it was before any embedding."""
+    job = embedding_jobs.start(rt, embedding_jobs.windows(rt, row))
+    if not rt.model_is_known():
+        with rt.ledger.read() as session:
+            rt.check_model(session)
+    try:
+        return job()
+    except Exception:
+        with rt.ledger.read() as session:
+            rt.check_model(session)
+        raise
 
 
 def _answer(rt: Runtime, outcome: _Outcome, redactions: int) -> WriteResult:
