@@ -180,6 +180,19 @@ class KeywordMatch(TypedDict):
     bm25: float | None
 
 
+class BesideMatch(TypedDict):
+    """A memory next to this one in its task, whose relevance this one inherits a share of."""
+
+    id: str
+    # this memory's step relative to that one: 1, the step after it; -1, the step before
+    step: int
+    # the share of that memory's relevance (before inheritance) passed on: w_prev_step or
+    # w_next_step
+    share: float
+    relevance: float
+    inherited: float
+
+
 class Explanation(TypedDict, total=False):
     """Why a hit scored what it did (``search --explain``): each retriever's rank and score, each
     signal's value and weighted contribution, the factors, and where diversity (MMR) placed it."""
@@ -196,6 +209,8 @@ class Explanation(TypedDict, total=False):
     score_rank: int
     # the MMR penalty, 0 or less
     diversity: float
+    # the memories one step before and after it that pass it relevance, the largest share first
+    beside: list[BesideMatch]
 
 
 @dataclass(frozen=True)

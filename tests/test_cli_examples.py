@@ -78,6 +78,15 @@ def _without_key_points(lines: list[str]) -> list[str]:
     return lines[: lines.index("Key points:") + 1] + lines[lines.index("Errors and fixes:") :]
 
 
+TRIP = [
+    "Morning! Coffee first, then emails.",
+    "I booked the flights for the spring holiday.",
+    "Which glacier did you hike on the Iceland trip?",
+    "Solheimajokull, with crampons and a guide",
+    "Then we drove back to Reykjavik for dinner.",
+]
+
+
 class _Guide:
     """Runs the guide's commands in one project, as a reader typing them would."""
 
@@ -182,6 +191,12 @@ def _tell_the_story(guide: _Guide) -> None:
             + f" --task t-7 --step {step}"
         )
     guide.run("hindsight summarize --task t-7")
+    # a conversation's turns: the answer after the question joins the block under it
+    for step, turn in enumerate(TRIP, 1):
+        guide.run(f'hindsight record "{turn}" --task trip-planning --step {step}')
+    guide.run(
+        'hindsight search "Which glacier did she hike in Iceland?" --format context --budget 300'
+    )
 
 
 def test_the_guides_examples_are_the_real_output(

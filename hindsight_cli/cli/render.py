@@ -209,8 +209,15 @@ def explain_line(rank: int, hit: Hit) -> str:
         matched.append(f"keyword #{kw['rank']} (bm25 {kw['bm25']:.2f})")
     notes = "; " + "; ".join(e["notes"]) if e["notes"] else ""
     diversity = f" − {-e['diversity']:.3f} (like a hit above it)" if e.get("diversity") else ""
+    # the memories one step before and after it whose relevance it inherits a share of
+    beside = "".join(
+        f"; beside {short_id(b['id'])} (step {b['step']:+d}): inherits {b['share']:g} × "
+        f"{b['relevance']:.3f} = {b['inherited']:.3f} relevance"
+        for b in e.get("beside", [])
+    )
+    found = " + ".join(matched) or ("nothing itself" if beside else "nothing")
     return (
-        f"#{rank} {short_id(hit.memory.id)}: matched {' + '.join(matched) or 'nothing'}; {parts}; "
+        f"#{rank} {short_id(hit.memory.id)}: matched {found}{beside}; {parts}; "
         f"× {e['factor']:.2f} (confidence {hit.memory.confidence:.2f}{notes}){diversity} = "
         f"{hit.score:.3f}"
     )

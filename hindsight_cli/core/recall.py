@@ -139,7 +139,10 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
                 source, error_words, where, weights, ctx.signature, rows, candidates, query.text
             )
         return result(
-            query, rank(rows, candidates, ctx, weights, k, query.lists), weights, rt.origin
+            query,
+            rank(rows, candidates, ctx, weights, k, query.lists, query.groups_neighbours),
+            weights,
+            rt.origin,
         )
 
     hot, engine = rt.hot, query.engine

@@ -12,11 +12,19 @@ does not fit is cut to what is left (never dropped for its length) and ends the 
 hit never takes a higher one's place. The header counts the hits the budget left out ("N more did
 not fit"), so a block that could show none still says there were some. Every face and the hooks
 build it here, so the block reads the same wherever an agent meets it.
+
+A hit's neighbour (the answer after a question, the turn before that says what "it" is) is an
+indented line under it, and the two are one entry: kept whole while they fit, else the hit alone
+(or with those of its neighbours that fit, the most valuable first):
+
+    [hindsight: 2 memories, 38 tokens]
+    - 2026-11-30 [episodic] Which glacier did you hike on the Iceland trip?
+      next: Solheimajokull, with crampons and a guide
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..models import Memory, part_position
 from ..poisoning import is_quarantined, safe_line, trust_label
@@ -101,25 +109,48 @@ def context_block(lines: Sequence[str], tokens: int, unfit: int = 0) -> str:
     return "\n".join([f"[hindsight: {len(lines)} {noun}, {tokens} tokens{more}]", *lines])
 
 
+def neighbour_line(memory: Memory, side: str, store: str | None = None) -> str:
+    """A neighbour as an indented line under the hit it sits beside: ``side`` is "before" (the
+    step before the hit) or "next" (the step after), then its outcome and labels and its text; the
+    date and type are its hit's."""
+    # the entry's own "-" belongs to the hit
+    labels = _head(memory, compact=True, store=store)[1:]
+    return f"  {side}:{labels} {_body(memory)}"
+
+
+def _kinds(memories: Sequence[Memory]) -> dict[str, list[int]]:
+    kinds: dict[str, list[int]] = {}
+    for position, memory in enumerate(memories):
+        kind = lesson_kind(memory)
+        if kind is not None:
+            kinds.setdefault(kind, []).append(position)
+    return kinds
+
+
 def fit_budget(
-    memories: Sequence[Memory], budget: int | None, store: str | None = None
+    memories: Sequence[Memory],
+    budget: int | None,
+    store: str | None = None,
+    groups: Mapping[int, Sequence[tuple[int, str]]] | None = None,
 ) -> tuple[list[int], str, int]:
     """Pick memories in rank order while the whole formatted block stays within ``budget`` tokens.
     ``store``: a store of unknown origin they were read from, said in every line's label.
 
     Lessons of one kind make one line (at the first one's place); the first memory that does not
     fit is cut to what the budget leaves, or, when too little is left for a useful cut, left out
-    with everything after it. Returns the kept positions (a lesson grouped into another's line
-    counts as kept), the block, and its token count (header included).
+    with everything after it. ``groups``: a hit's position → its neighbours' positions and sides
+    (``pipeline.grouped``), the most valuable first: each neighbour is a line under its hit
+    (``neighbour_line``), its tokens counted with the hit's, and the group keeps those that fit
+    with the hit, best first (when the budget is tight, the hit alone); a neighbour never shows
+    without its hit. Returns the kept positions (a lesson grouped into another's line counts as kept), the
+    block, and its token count (header included).
     """
+    groups = groups or {}
     kept: list[int] = []
     lines: list[str] = []
-    kinds: dict[str, list[int]] = {}
-    for position, memory in enumerate(memories):
-        kind = lesson_kind(memory)
-        if kind is not None:
-            kinds.setdefault(kind, []).append(position)
-    grouped: set[int] = set()
+    kinds = _kinds(memories)
+    # a neighbour shows only in its hit's group
+    grouped = {p for members in groups.values() for p, _ in members}
     for position, memory in enumerate(memories):
         if position in grouped:
             continue
@@ -130,24 +161,21 @@ def fit_budget(
             if kind is not None
             else context_line(memory, store=store)
         )
+        chosen = _beside_that_fit(
+            line, groups.get(position, ()), memories, lines, {*kept, *group}, budget, store
+        )
+        if chosen:
+            kept.extend([*group, *(p for p, _ in chosen)])
+            grouped.update(group)
+            lines.extend([line, *(neighbour_line(memories[p], side, store) for p, side in chosen)])
+            continue
         # the header's "N more did not fit": the hits after this line, at most
         unfit = len(memories) - len({*kept, *group})
         if budget is not None and _cost(lines, line, unfit) > budget:
-            # the best hit is always shown, cut to fit; a later one only if a useful cut fits
-            cut = _cut(line, lines, budget, 0 if not kept else _MIN_CUT, unfit)
-            if (
-                not kept
-                and kind is None
-                and _words_kept(cut, _head(memory, store=store)) < _MIN_WORDS
-            ):
-                # too small a budget for the date and type and the words too: the words win
-                compact = context_line(memory, compact=True, store=store)
-                cut = _cut(compact, lines, budget, 0, unfit) or cut
-            if cut is None:
-                break
-            line = cut
-            kept.extend(group)
-            lines.append(line)
+            cut = _last(memory, line, lines, budget, bool(kept), kind is not None, unfit, store)
+            if cut is not None:
+                kept.extend(group)
+                lines.append(cut)
             break
         kept.extend(group)
         grouped.update(group)
@@ -158,6 +186,52 @@ def fit_budget(
     return sorted(kept), context_block(lines, tokens, left), tokens
 
 
+def _beside_that_fit(
+    line: str,
+    near: Sequence[tuple[int, str]],
+    memories: Sequence[Memory],
+    lines: Sequence[str],
+    kept: set[int],
+    budget: int | None,
+    store: str | None,
+) -> list[tuple[int, str]]:
+    """The neighbours (``near``, the most valuable first) that fit under the hit's ``line`` after
+    ``lines``, each tried in turn, in the block's order (by position)."""
+    chosen: list[tuple[int, str]] = []
+    for member in near:
+        trial = sorted([*chosen, member])
+        entry = [line, *(neighbour_line(memories[p], side, store) for p, side in trial)]
+        # the header's "N more did not fit": the hits after this entry, at most
+        unfit = len(memories) - len({*kept, *(p for p, _ in trial)})
+        if budget is None or _cost([*lines, *entry[:-1]], entry[-1], unfit) <= budget:
+            chosen = trial
+    return chosen
+
+
+def _last(
+    memory: Memory,
+    line: str,
+    lines: Sequence[str],
+    budget: int,
+    after_others: bool,
+    lesson: bool,
+    unfit: int,
+    store: str | None,
+) -> str | None:
+    """The line of the first memory that does not fit, cut to what the budget leaves, or None."""
+    # the best hit is always shown, cut to fit; a later one only if a useful cut fits
+    cut = _cut(line, lines, budget, _MIN_CUT if after_others else 0, unfit)
+    if (
+        not after_others
+        and not lesson
+        and _words_kept(cut, _head(memory, store=store)) < _MIN_WORDS
+    ):
+        # too small a budget for the date and type and the words too: the words win
+        compact = context_line(memory, compact=True, store=store)
+        cut = _cut(compact, lines, budget, 0, unfit) or cut
+    return cut
+
+
 def listed(block: str, ids: Sequence[str], dropped: int) -> str:
     """The block, then a line of the ids of its memories in order: what an MCP client reads of a
     search. (How many more the budget left out, ``dropped``, the block's header says.)"""
@@ -165,7 +239,10 @@ def listed(block: str, ids: Sequence[str], dropped: int) -> str:
 
 
 def fit_listed(
-    memories: Sequence[Memory], budget: int, store: str | None = None
+    memories: Sequence[Memory],
+    budget: int,
+    store: str | None = None,
+    groups: Mapping[int, Sequence[tuple[int, str]]] | None = None,
 ) -> tuple[list[int], str, int]:
     """As ``fit_budget``, for a block that is followed by its ids (``listed``): the two together
     stay within ``budget``.
@@ -175,7 +252,7 @@ def fit_listed(
     """
     reserve = 0
     for _ in range(len(memories) + 2):
-        kept, block, tokens = fit_budget(memories, max(budget - reserve, 1), store)
+        kept, block, tokens = fit_budget(memories, max(budget - reserve, 1), store, groups)
         if not kept:
             break
         text = listed(block, [memories[i].id for i in kept], len(memories) - len(kept))

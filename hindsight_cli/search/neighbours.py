@@ -4,7 +4,10 @@ neither list found them. A neighbour brings no evidence of its own (its relevanc
 neighbour signal is 0), so it ranks by what it inherits from the hit beside it (``w_prev_step``,
 ``w_next_step``: the hit's relevance times a decay) and from its task's best match, through the same
 scorer as every candidate. Not for ``--troubleshoot`` (``candidates.gather``): there the query's own
-error, fixed before, is what counts."""
+error, fixed before, is what counts.
+
+``--explain`` names the memory a hit sits beside and what it inherits from it (``beside``); a block
+holds a neighbour only grouped with an admitted hit beside it (``pipeline.grouped``)."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from ..config import Ranking
+from ..models import BesideMatch
 from ..storage.base import Condition
 from ..storage.rows import MemoryRow
 from .relevance import Candidate, relevance
@@ -86,3 +90,46 @@ def steps_where(steps: Sequence[Step], by_step: bool = True) -> list[Condition]:
 def exact(found: Sequence[MemoryRow], steps: Sequence[Step]) -> list[MemoryRow]:
     wanted_steps = set(steps)
     return [r for r in found if (r.agent_id, r.task_id, r.step) in wanted_steps]
+
+
+def places(rows: Mapping[str, MemoryRow]) -> dict[Step, str]:
+    """Each candidate's place in its task (of those with a task and a step), the last of equal
+    ones as the relevance's inheritance reads them."""
+    return {
+        (r.agent_id, r.task_id, r.step): mid
+        for mid, r in rows.items()
+        if r.task_id is not None and r.step is not None
+    }
+
+
+def step_of(row: MemoryRow, offset: int) -> Step | None:
+    """The place ``offset`` steps from ``row`` in its task, or None without a task and a step."""
+    if row.task_id is None or row.step is None:
+        return None
+    return (row.agent_id, row.task_id, row.step + offset)
+
+
+def beside(
+    row: MemoryRow, at: Mapping[Step, str], base: Mapping[str, float], weights: Ranking
+) -> list[BesideMatch]:
+    """The candidates one step before and after ``row`` that pass it a share of their relevance
+    (``base``: before any inheritance), the largest first: ``w_prev_step`` of the step before's,
+    ``w_next_step`` of the step after's (``relevance.relevances``)."""
+    out: list[BesideMatch] = []
+    # offset: this memory's step relative to the one it inherits from
+    for offset, share in ((1, weights.w_prev_step), (-1, weights.w_next_step)):
+        place = step_of(row, -offset)
+        other = at.get(place) if place is not None else None
+        if other is None or other == row.id or not share or base.get(other, 0.0) <= 0:
+            continue
+        relevance = base[other]
+        out.append(
+            {
+                "id": other,
+                "step": offset,
+                "share": share,
+                "relevance": round(relevance, 4),
+                "inherited": round(share * relevance, 4),
+            }
+        )
+    return sorted(out, key=lambda b: -b["inherited"])

@@ -10,22 +10,24 @@ score every candidate with the signals → order → hold untrusted instruction-
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
 from ..config import Ranking
 from ..lessons.signatures import exception_class, near, words
-from ..models import Explanation, Hit, SearchResult
+from ..models import BesideMatch, Explanation, Hit, SearchResult
 from ..poisoning import QUARANTINE_TAG
 from ..storage import codec
 from ..storage.rows import MemoryRow, keyword_text
 from ..text import terms
 from .budget import fit_budget, fit_listed
+from .neighbours import beside, places, step_of
 from .query import SearchQuery, keyword_terms
 from .relevance import Candidate, diversity_scores, relevance_column, relevances
 from .signals import Context, Found, Scores, env_mismatches, explain, score, time_note
-from .summaries import one_of_each, ranges_after_facts
+from .summaries import one_of_each, ranges_after_facts, summary_of
 
 if TYPE_CHECKING:
     from ..storage.rows import Vector
@@ -42,6 +44,9 @@ class Ranked:
     relevance: float = 0.0
     cosine: float | None = None
     same_error: bool = False
+    # for a block: the candidates one step before and after it in its task ("before", "next"),
+    # built when asked for (only an admitted hit's are)
+    neighbours: Callable[[], list[tuple[str, Ranked]]] = lambda: []
 
 
 def mmr(
@@ -173,6 +178,85 @@ def _evidence(
     return dict(zip(order, relevance_column(found, plain, lists, best_keyword).tolist()))
 
 
+class _Hits:
+    """Builds the ``Ranked`` of any scored candidate: its explanation, with the memories beside it
+    that pass it relevance (``neighbours.beside``)."""
+
+    def __init__(
+        self,
+        rows: Mapping[str, MemoryRow],
+        candidates: Mapping[str, Candidate],
+        ctx: Context,
+        weights: Ranking,
+        lists: int,
+        table: Scores,
+    ) -> None:
+        self.rows, self.candidates, self.ctx = rows, candidates, ctx
+        self.weights, self.lists = weights, lists
+        self.found = Found(table)
+        self.scores = dict(zip([row.id for row in table.rows], table.final.tolist()))
+        self.at = places(rows)
+        self.built: dict[str, Ranked] = {}
+
+    @cached_property
+    def base(self) -> dict[str, float]:
+        """Every candidate's relevance before any inheritance, computed only when a hit sits
+        beside another candidate."""
+        alone = replace(self.weights, w_prev_step=0.0, w_next_step=0.0, w_task_match=0.0)
+        best = max((c.keyword_score or 0.0 for c in self.candidates.values()), default=0.0)
+        return relevances(self.rows, self.candidates, alone, self.lists, best)
+
+    def _beside(self, row: MemoryRow) -> list[BesideMatch]:
+        around = [self.at.get(p) for o in (-1, 1) if (p := step_of(row, o)) is not None]
+        if not any(m is not None and m != row.id for m in around):
+            return []
+        return beside(row, self.at, self.base, self.weights)
+
+    def ranked(self, mid: str, score: float, same_error: bool = False) -> Ranked:
+        row, candidate = self.rows[mid], self.candidates[mid]
+        why = explain(self.found[mid], candidate, time_note(row, self.ctx))
+        if found_beside := self._beside(row):
+            why["beside"] = found_beside
+        out = Ranked(
+            row,
+            score,
+            why,
+            candidate.matched,
+            self.found[mid].values["relevance"],
+            candidate.vector_score if candidate.vector_rank else None,
+            same_error,
+        )
+        self.built[mid] = out
+        return out
+
+    def neighbours(self, row: MemoryRow, rank_of: Mapping[str, int]) -> list[tuple[str, Ranked]]:
+        """The scored candidates one step before and after ``row`` in its task."""
+        out = []
+        for side, offset in (("before", -1), ("next", 1)):
+            place = step_of(row, offset)
+            mid = self.at.get(place) if place is not None else None
+            if mid is None or mid == row.id or mid not in self.scores:
+                continue
+            other = self.built.get(mid)
+            if other is None:
+                other = self.ranked(mid, self.scores[mid])
+                other.explain["score_rank"] = rank_of[mid]
+            out.append((side, other))
+        return out
+
+
+def _held_back(order: Sequence[str], rows: Mapping[str, MemoryRow], found: Found) -> list[str]:
+    """The quarantined candidates (instruction-like text from untrusted sources), each noted."""
+    quarantined = [m for m in order if QUARANTINE_TAG in (rows[m].tags or [])]
+    for mid in quarantined:
+        quarantine = (rows[mid].metadata or {}).get("quarantine")
+        reason = (
+            quarantine.get("reason", "untrusted") if isinstance(quarantine, dict) else "untrusted"
+        )
+        found[mid].notes.append(f"quarantined: {reason}; ranked after trusted memories")
+    return quarantined
+
+
 def rank(
     rows: Mapping[str, MemoryRow],
     candidates: Mapping[str, Candidate],
@@ -180,28 +264,24 @@ def rank(
     weights: Ranking,
     k: int,
     lists: int,
+    neighbours: bool = False,
 ) -> list[Ranked]:
-    """The top ``k`` candidates, in the order an agent should read them."""
-    table = _scored(rows, candidates, ctx, weights, lists)
+    """The top ``k`` candidates, in the order an agent should read them. With ``neighbours`` (a
+    block's search, ``SearchQuery.groups_neighbours``), each carries the candidates one step
+    before and after it in its task (``Ranked.neighbours``)."""
+    hits = _Hits(
+        rows, candidates, ctx, weights, lists, _scored(rows, candidates, ctx, weights, lists)
+    )
     # every candidate's score at once; the explanation of the few shown is built when asked for
-    scores = dict(zip([row.id for row in table.rows], table.final.tolist()))
-    found = Found(table)
+    scores, found = hits.scores, hits.found
     order = sorted(scores, key=lambda m: (-scores[m], m))
     rank_of = {m: i for i, m in enumerate(order, 1)}
     vectors = {m: vector for m in order if (vector := rows[m].embedding) is not None}
-    quarantined = [m for m in order if QUARANTINE_TAG in (rows[m].tags or [])]
     # instruction-like text from untrusted sources ranks after everything else
+    quarantined = _held_back(order, rows, found)
     if quarantined:
         held_back = set(quarantined)
         order = [m for m in order if m not in held_back]
-        for mid in quarantined:
-            quarantine = (rows[mid].metadata or {}).get("quarantine")
-            reason = (
-                quarantine.get("reason", "untrusted")
-                if isinstance(quarantine, dict)
-                else "untrusted"
-            )
-            found[mid].notes.append(f"quarantined: {reason}; ranked after trusted memories")
     known_ids: set[str] = set()
     if ctx.fixes_first:
         # the same error fixed before, by its signature, before anything read by its words
@@ -229,24 +309,61 @@ def rank(
     shown = diversity_scores(groups, scores, vectors, weights.mmr_lambda)
     out = []
     for position, mid in enumerate([mid for group in groups for mid in group], 1):
-        why = explain(found[mid], candidates[mid], time_note(rows[mid], ctx))
-        why["mmr_position"] = position
-        why["score_rank"] = rank_of[mid]
+        hit = hits.ranked(mid, shown[mid], mid in known_ids)
+        hit.explain["mmr_position"] = position
+        hit.explain["score_rank"] = rank_of[mid]
         # the MMR penalty, 0 or less
-        why["diversity"] = round(shown[mid] - scores[mid], 4)
-        candidate = candidates[mid]
-        out.append(
-            Ranked(
-                rows[mid],
-                shown[mid],
-                why,
-                candidate.matched,
-                found[mid].values["relevance"],
-                candidate.vector_score if candidate.vector_rank else None,
-                mid in known_ids,
-            )
-        )
+        hit.explain["diversity"] = round(shown[mid] - scores[mid], 4)
+        out.append(hit)
+    if neighbours:
+        for hit in out:
+            hit.neighbours = partial(hits.neighbours, hit.row, rank_of)
     return out
+
+
+def grouped(
+    admitted: Sequence[Ranked], min_score: float | None = None
+) -> tuple[list[Ranked], dict[int, list[tuple[int, str]]]]:
+    """A block's hits with their neighbours: each neighbour (the step before or after an admitted
+    hit in its task, not admitted on its own) right after the first admitted hit it sits beside,
+    grouped with it by position, the best-scored first (``budget.fit_budget`` keeps those that fit
+    with the hit). A neighbour is never admitted on its own: it inherits its hit's place. Neither a
+    quarantined memory nor a lesson (one compact line) is grouped; a neighbour under ``min_score``,
+    or one that repeats a summary in the block (``summaries.one_of_each``), stays out."""
+    placed = {r.row.id for r in admitted}
+    # only a summary repeats what another memory says (one_of_each, which is slow to ask)
+    summaries = any(summary_of(r.row) is not None for r in admitted)
+    out: list[Ranked] = []
+    groups: dict[int, list[tuple[int, str]]] = {}
+    for hit in admitted:
+        at = len(out)
+        out.append(hit)
+        if not _groups(hit.row):
+            continue
+        for side, other in hit.neighbours():
+            if (
+                other.row.id in placed
+                or not _groups(other.row)
+                or (min_score is not None and other.score < min_score)
+                or (
+                    (summaries or summary_of(other.row) is not None)
+                    and len(one_of_each([*out, other], _row)) <= len(out)
+                )
+            ):
+                continue
+            summaries = summaries or summary_of(other.row) is not None
+            placed.add(other.row.id)
+            groups.setdefault(at, []).append((len(out), side))
+            out.append(other)
+        # the most valuable first, for a budget too tight for all (shown in the block's order)
+        groups.get(at, []).sort(key=lambda member: -out[member[0]].score)
+    return out, groups
+
+
+def _groups(row: MemoryRow) -> bool:
+    """Whether a memory may be grouped with the one beside it in a block."""
+    lesson = is_fixed_failure(row) and _meta(row, "signature") is not None
+    return not lesson and QUARANTINE_TAG not in (row.tags or [])
 
 
 def above_floor(query: SearchQuery, ranked: Sequence[Ranked], weights: Ranking) -> list[Ranked]:
@@ -317,19 +434,26 @@ def result(
     ``min_score`` hold a summary or the memories it covers, whichever ranks higher
     (``summaries.one_of_each``), and only the hits above the relevance floor (``above_floor``;
     ``weights``: the ranking's floors); a plain hit list (``--json`` without them, the evaluations)
-    is every hit ranked. ``store``: the store's origin when it is unknown (``trust_label``)."""
+    is every hit ranked. Such a block, but for troubleshooting, holds each hit's neighbours
+    grouped with it (``grouped``). ``store``: the store's origin when it is unknown
+    (``trust_label``)."""
     ranked = ranges_after_facts(ranked, _row)
-    if weights is not None and (
+    floored = weights is not None and (
         query.budget is not None or query.min_score is not None or query.troubleshoot
-    ):
+    )
+    if floored:
+        assert weights is not None
         ranked = above_floor(query, one_of_each(ranked, _row), weights)
     ranked = _in_order(ranked)
+    groups: dict[int, list[tuple[int, str]]] = {}
+    if floored and query.groups_neighbours:
+        ranked, groups = grouped(ranked, query.min_score)
     memories = [codec.to_memory(r.row) for r in ranked]
     budget = query.budget
     kept, context, tokens = (
-        fit_listed(memories, budget, store)
+        fit_listed(memories, budget, store, groups)
         if query.listed and budget is not None
-        else fit_budget(memories, budget, store)
+        else fit_budget(memories, budget, store, groups)
     )
     hits = [Hit(memories[i], ranked[i].score, ranked[i].matched, ranked[i].explain) for i in kept]
     return SearchResult(query.text, hits, context, tokens, budget, len(ranked) - len(kept))

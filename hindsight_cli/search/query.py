@@ -221,6 +221,12 @@ class SearchQuery:
         )
 
     @property
+    def groups_neighbours(self) -> bool:
+        """Whether its block holds each hit above the relevance floor with the steps beside it (a
+        budget or a minimum score, and not ``troubleshoot``: ``pipeline.grouped``)."""
+        return (self.budget is not None or self.min_score is not None) and not self.troubleshoot
+
+    @property
     def lists(self) -> int:
         """How many candidate lists the mode fuses."""
         return 2 if self.mode == "hybrid" else 1
