@@ -102,7 +102,7 @@ class HotSource:
 
     def _masked(self, where: Sequence[Condition]) -> Mask:
         if where is not self._where or self._mask is None:
-            self._where, self._mask = where, self.index.mask(where)
+            self._where, self._mask = where, self.index.filter_mask(where)
         return self._mask
 
     def keyword(
@@ -123,7 +123,10 @@ class HotSource:
     def at_steps(self, steps: Sequence[Step], where: Sequence[Condition]) -> list[MemoryRow]:
         # the filters' mask of this query's searches, narrowed to the tasks and steps
         found = self._masked(where) & self.index.mask(steps_where(steps))
-        return exact(self.index.rows([self.index.ids[s] for s in found.nonzero()[0]]), steps)
+        # the exact steps first (the tasks' other steps are many), then their rows
+        stored = self.index.stored
+        kept = exact([stored[s] for s in found.nonzero()[0].tolist()], steps)
+        return self.index.rows([r.id for r in kept])
 
 
 def gather(
