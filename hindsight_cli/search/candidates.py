@@ -122,11 +122,17 @@ class HotSource:
 
     def at_steps(self, steps: Sequence[Step], where: Sequence[Condition]) -> list[MemoryRow]:
         # the filters' mask of this query's searches, narrowed to the tasks and steps
-        found = self._masked(where) & self.index.mask(steps_where(steps))
-        # the exact steps first (the tasks' other steps are many), then their rows
-        stored = self.index.stored
-        kept = exact([stored[s] for s in found.nonzero()[0].tolist()], steps)
-        return self.index.rows([r.id for r in kept])
+        import numpy as np
+
+        index = self.index
+        slots = np.flatnonzero(self._masked(where) & index.mask(steps_where(steps, False)))
+        # the steps among those tasks' slots only (not a pass over every slot), then the exact
+        # steps, then their rows
+        step = index.numbers["step"]
+        wanted = sorted({s for _, _, s in steps})
+        slots = slots[np.isin(step.data.view[slots], wanted) & ~step.null.view[slots]]
+        kept = exact([index.stored[s] for s in slots.tolist()], steps)
+        return index.rows([r.id for r in kept])
 
 
 def gather(
