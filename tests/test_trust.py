@@ -478,6 +478,21 @@ def test_a_long_lived_store_follows_its_approval(tmp_path: Path) -> None:
     assert store.origin == "an unapproved store"
 
 
+def test_a_relative_store_path_follows_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    mine = tmp_path / "mine" / ".hindsight"
+    assert _invoke("init", "--store", str(mine)).exit_code == 0
+    shutil.copytree(mine, tmp_path / "copy" / ".hindsight")
+    monkeypatch.chdir(tmp_path / "mine")
+    store = Store(Path(".hindsight"), embedder=MODEL)
+    assert store.origin is None
+    monkeypatch.chdir(tmp_path / "copy")
+    assert store.origin == "an unapproved store"
+
+
 @pytest.mark.slow
 def test_the_mcp_server_does_not_serve_a_cloned_store(cloned: Path, tmp_path: Path) -> None:
     store = cloned / ".hindsight"
