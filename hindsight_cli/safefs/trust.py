@@ -72,9 +72,9 @@ def trusted(store: str | os.PathLike[str]) -> bool:
 class Trusted:
     """``trusted(store)`` for a long-lived process that asks at every search: asked again only when
     a file it reads changed (the store directory, its id file, the allow-list directory and entry,
-    the global store: their inode, owner, mode, size and times; the working directory for a relative
-    path), so ``hindsight deny``, a moved or
-    swapped store, a rewritten id or entry take effect at the next search."""
+    the global store: their inode, owner, mode, size and times; where ``HINDSIGHT_HOME`` puts them;
+    the working directory for a relative path), so ``hindsight deny``, a moved or swapped store, a
+    rewritten id or entry take effect at the next search."""
 
     def __init__(self, store: str | os.PathLike[str]) -> None:
         self.store = os.path.expanduser(os.fspath(store))
@@ -103,7 +103,7 @@ class Trusted:
         )
         # a relative path names another store once the working directory changes
         here = None if os.path.isabs(self.store) else os.getcwd()
-        return (here, *map(_stat, files))
+        return (here, where, *map(_stat, files))
 
 
 def _stat(path: str) -> tuple[int, ...] | None:
