@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -505,3 +506,19 @@ def test_a_query_during_the_warm_up_waits_for_the_optimised_graph(monkeypatch) -
     warm.join(timeout=60)
     query.join(timeout=60)
     assert made == [True] and model._optimized is not None and model._optimized.optimized
+
+
+def test_a_warm_search_drops_a_memory_the_moment_it_expires(
+    store_dir: Path, fake: Any, clock: Clock
+) -> None:
+    # the same filters search after search, while time moves past a memory's expiry
+    warm = Store(store_dir, embedder=fake, warm=True, clock=clock)
+    kept = warm.record("the staging database password rotates on mondays").memory.id
+    brief = warm.record("the staging database is read-only this afternoon", ttl="2h").memory.id
+    found = [h.memory.id for h in warm.search("staging database").hits]
+    assert kept in found and brief in found
+    clock.now += timedelta(hours=1)
+    assert brief in [h.memory.id for h in warm.search("staging database").hits]
+    clock.now += timedelta(hours=1, seconds=1)
+    found = [h.memory.id for h in warm.search("staging database").hits]
+    assert kept in found and brief not in found

@@ -449,6 +449,50 @@ def test_a_copy_of_an_allowed_store_elsewhere_is_not_allowed(tmp_path: Path) -> 
     assert not trust.trusted(copy)
 
 
+def test_a_long_lived_store_follows_its_approval(tmp_path: Path) -> None:
+    # an open store (an MCP server's) asks at every read: a withdrawn approval, a writable entry or
+    # the path moved onto a copy of the store count from the next read on
+    import shutil
+
+    from hindsight_cli.safefs import trust
+
+    mine = tmp_path / "mine" / ".hindsight"
+    assert _invoke("init", "--store", str(mine)).exit_code == 0
+    link = tmp_path / "current"
+    link.symlink_to(mine)
+    store = Store(link, embedder=MODEL)
+    assert store.origin is None and store.origin is None
+    assert _invoke("deny", str(mine)).exit_code == 0
+    assert store.origin == "an unapproved store"
+    assert _invoke("allow", str(mine)).exit_code == 0
+    assert store.origin is None
+    entry = Path(trust.allowed_dir()) / str(trust.store_id(mine))
+    entry.chmod(0o666)
+    assert store.origin == "an unapproved store"
+    entry.chmod(0o600)
+    assert store.origin is None
+    copy = tmp_path / "copy" / ".hindsight"
+    shutil.copytree(mine, copy)
+    link.unlink()
+    link.symlink_to(copy)
+    assert store.origin == "an unapproved store"
+
+
+def test_a_relative_store_path_follows_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    mine = tmp_path / "mine" / ".hindsight"
+    assert _invoke("init", "--store", str(mine)).exit_code == 0
+    shutil.copytree(mine, tmp_path / "copy" / ".hindsight")
+    monkeypatch.chdir(tmp_path / "mine")
+    store = Store(Path(".hindsight"), embedder=MODEL)
+    assert store.origin is None
+    monkeypatch.chdir(tmp_path / "copy")
+    assert store.origin == "an unapproved store"
+
+
 @pytest.mark.slow
 def test_the_mcp_server_does_not_serve_a_cloned_store(cloned: Path, tmp_path: Path) -> None:
     store = cloned / ".hindsight"

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import paths, safefs
 from ..config import Config, load as load_config
@@ -26,6 +27,9 @@ from ..storage.hot_sync import HotMirror
 from ..storage.registry import open_ledger
 from ..storage.sync import Mirror
 from ..timeutil import as_utc, now as utcnow
+
+if TYPE_CHECKING:
+    from ..safefs.trust import Trusted
 
 # how a memory's label names a store of unknown origin
 UNAPPROVED = "an unapproved store"
@@ -92,6 +96,8 @@ class Runtime:
         self._embedder_lock = threading.Lock()
         self.mirror = self._mirror()
         self.hot = self._hot()
+        # ``origin``'s answer, asked again when the files it reads change
+        self._trusted: Trusted | None = None
 
     def _mirror(self) -> Mirror | None:
         if not self.ledger.capabilities.mirrored:
@@ -162,7 +168,9 @@ class Runtime:
         repository, say): its memories are untrusted, whatever they claim (issue 31)."""
         from ..safefs import trust
 
-        return None if trust.trusted(self.path) else UNAPPROVED
+        if self._trusted is None:
+            self._trusted = trust.Trusted(self.path)
+        return None if self._trusted() else UNAPPROVED
 
     def require(self) -> None:
         """The store must exist; a purge an earlier process began and did not finish is finished

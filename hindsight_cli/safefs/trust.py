@@ -69,6 +69,51 @@ def trusted(store: str | os.PathLike[str]) -> bool:
     return text is not None and text.strip() == _real(store)
 
 
+class Trusted:
+    """``trusted(store)`` for a long-lived process that asks at every search: asked again only when
+    a file it reads changed (the store directory, its id file, the allow-list directory and entry,
+    the global store: their inode, owner, mode, size and times; where ``HINDSIGHT_HOME`` puts them;
+    the working directory for a relative path), so ``hindsight deny``, a moved or swapped store, a
+    rewritten id or entry take effect at the next search."""
+
+    def __init__(self, store: str | os.PathLike[str]) -> None:
+        self.store = os.path.expanduser(os.fspath(store))
+        # (the files' state, the store's id then, the answer)
+        self._known: tuple[tuple[object, ...], str | None, bool] | None = None
+
+    def __call__(self) -> bool:
+        known = self._known
+        if known is not None and self._state(known[1]) == known[0]:
+            return known[2]
+        found = store_id(self.store)
+        state = self._state(found)
+        answer = trusted(self.store)
+        # an id that changed meanwhile: its entry's state was not the one read
+        self._known = (state, found, answer) if store_id(self.store) == found else None
+        return answer
+
+    def _state(self, found: str | None) -> tuple[object, ...]:
+        where = allowed_dir()
+        files = (
+            self.store,
+            os.path.join(self.store, ID_FILE),
+            where,
+            os.path.join(where, found or ID_FILE),
+            paths.global_store_dir(),
+        )
+        # a relative path names another store once the working directory changes
+        here = None if os.path.isabs(self.store) else os.getcwd()
+        return (here, where, *map(_stat, files))
+
+
+def _stat(path: str) -> tuple[int, ...] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_mode, st.st_uid, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
 def allow(store: str | os.PathLike[str]) -> str:
     """Approve ``store`` (a directory that exists): give it an id if it has none, record it under
     ``HINDSIGHT_HOME``. Returns the id."""

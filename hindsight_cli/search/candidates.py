@@ -102,7 +102,7 @@ class HotSource:
 
     def _masked(self, where: Sequence[Condition]) -> Mask:
         if where is not self._where or self._mask is None:
-            self._where, self._mask = where, self.index.mask(where)
+            self._where, self._mask = where, self.index.filter_mask(where)
         return self._mask
 
     def keyword(
@@ -122,8 +122,17 @@ class HotSource:
 
     def at_steps(self, steps: Sequence[Step], where: Sequence[Condition]) -> list[MemoryRow]:
         # the filters' mask of this query's searches, narrowed to the tasks and steps
-        found = self._masked(where) & self.index.mask(steps_where(steps))
-        return exact(self.index.rows([self.index.ids[s] for s in found.nonzero()[0]]), steps)
+        import numpy as np
+
+        index = self.index
+        slots = np.flatnonzero(self._masked(where) & index.mask(steps_where(steps, False)))
+        # the steps among those tasks' slots only (not a pass over every slot), then the exact
+        # steps, then their rows
+        step = index.numbers["step"]
+        wanted = sorted({s for _, _, s in steps})
+        slots = slots[np.isin(step.data.view[slots], wanted) & ~step.null.view[slots]]
+        kept = exact([index.stored[s] for s in slots.tolist()], steps)
+        return index.rows([r.id for r in kept])
 
 
 def gather(

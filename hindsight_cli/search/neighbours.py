@@ -11,6 +11,7 @@ holds a neighbour only grouped with an admitted hit beside it (``pipeline.groupe
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
@@ -18,7 +19,7 @@ from ..config import Ranking
 from ..models import BesideMatch
 from ..storage.base import Condition
 from ..storage.rows import MemoryRow
-from .relevance import Candidate, relevance
+from .relevance import Candidate, relevance_column
 
 # a place in a task: (agent, task, step)
 Step = tuple[str | None, str, int]
@@ -39,10 +40,14 @@ def wanted(
     """The steps beside the ``neighbour_pool`` most relevant candidates (of a task, with a step)
     that are not candidates, most relevant first."""
     best_keyword = max((c.keyword_score or 0.0 for c in candidates.values()), default=0.0)
-    scored = sorted(
-        (m for m, r in rows.items() if r.task_id is not None and r.step is not None),
-        key=lambda m: (-relevance(candidates[m], weights, lists, best_keyword), m),
-    )[: weights.neighbour_pool]
+    placed = [m for m, r in rows.items() if r.task_id is not None and r.step is not None]
+    if not placed:
+        return []
+    # one column for all of them: each value is the one a candidate alone would get
+    column = relevance_column([candidates[m] for m in placed], weights, lists, best_keyword)
+    scored = [
+        m for _, m in heapq.nsmallest(weights.neighbour_pool, zip((-column).tolist(), placed))
+    ]
     have = {(r.agent_id, r.task_id, r.step) for r in rows.values()}
     out: list[Step] = []
     for mid in scored:

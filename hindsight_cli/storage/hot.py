@@ -12,7 +12,6 @@ its memory), and ``nearest`` gives each memory its best row's cosine.
 
 from __future__ import annotations
 
-import json
 import math
 from array import array
 from collections.abc import Sequence
@@ -23,6 +22,7 @@ import numpy as np
 
 from .base import Condition
 from .hot_columns import (
+    FilterMasks,
     Floats,
     Grow,
     Labels,
@@ -33,8 +33,9 @@ from .hot_columns import (
     Seqs,
     Tags,
     compare_id,
+    decode,
 )
-from .rows import COLUMNS, FILTER_COLUMNS, JSON_COLUMNS, LIST_COLUMNS, MemoryRow
+from .rows import FILTER_COLUMNS, MemoryRow
 from .sql.duckdb_feed import Changes
 
 if TYPE_CHECKING:
@@ -83,6 +84,8 @@ class HotIndex:
         self._row_bytes = 0
         # slots whose stored row holds a view of the matrix (``rows``)
         self._lent: list[int] = []
+        # changes applied (rows added, killed or packed): what ``filter_mask`` keeps is of one
+        self.version, self._masks = 0, FilterMasks()
 
     @property
     def live(self) -> int:
@@ -98,7 +101,8 @@ class HotIndex:
         if not count:
             return
         first = len(self.ids)
-        rows = self._decode(table)
+        self.version += 1
+        rows = decode(table, self.labels)
         for row in rows:
             old = self.slot_of.get(row.id)
             if old is not None:
@@ -148,33 +152,12 @@ class HotIndex:
 
     def _kill(self, slot: int) -> None:
         del self.slot_of[self.ids[slot]]
+        self.version += 1
         self.alive.data[slot] = False
         self.dead += 1
         self.chunk_rows -= int(self.extra.data[slot])
         row = self.stored[slot]
         self._row_bytes -= ROW_OVERHEAD + len(row.content) + len(row.resolution or "")
-
-    def _decode(self, table: pa.Table) -> list[MemoryRow]:
-        """The table's rows as ``MemoryRow``s (without vectors), column by column, labels
-        interned."""
-        columns: list[Sequence[object]] = []
-        for name in COLUMNS:
-            if name in self.labels:
-                columns.append(self.labels[name].add(table.column(name)))
-                continue
-            values = table.column(name).to_pylist()
-            # most are empty: a new {} each, without the parser
-            if name in JSON_COLUMNS:
-                values = [
-                    {} if v == "{}" else json.loads(v) if isinstance(v, str) else v for v in values
-                ]
-            elif name in LIST_COLUMNS:
-                values = [v or [] for v in values]
-            columns.append(values)
-        rows = [MemoryRow(*values) for values in zip(*columns)]
-        for row, seq in zip(rows, table.column("seq").to_pylist()):
-            row.seq = seq
-        return rows
 
     def _columns(self, table: pa.Table, rows: Sequence[MemoryRow], first: int) -> None:
         import pyarrow as pa
@@ -224,6 +207,7 @@ class HotIndex:
     def compact(self) -> None:
         """Pack the live slots (and their vector rows) together, dropping dead ones everywhere."""
         self._recall_lent()
+        self.version += 1
         live = np.flatnonzero(self.alive.view)
         new_slot = np.full(len(self.ids), -1, dtype=np.int64)
         new_slot[live] = np.arange(len(live))
@@ -288,6 +272,10 @@ class HotIndex:
             else:
                 out &= self.labels[column].mask(op, value)
         return out
+
+    def filter_mask(self, where: Sequence[Condition]) -> Mask:
+        # ``mask``, kept while the index does not change (``FilterMasks``): read it, never change it
+        return self._masks.get(self.version, where, self.mask)
 
     def nearest(self, vector: Sequence[float], mask: Mask, limit: int) -> list[tuple[str, float]]:
         """Cosine top-``limit`` among the masked memories, each scored by its best vector row."""

@@ -5,9 +5,10 @@ NULL is false, ``is`` matches NULL to NULL, ``null_or_eq`` keeps NULL rows,
 
 from __future__ import annotations
 
+import json
 import operator
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
@@ -15,9 +16,12 @@ import numpy as np
 import numpy.typing as npt
 
 from . import codec
+from .rows import COLUMNS, JSON_COLUMNS, LIST_COLUMNS, MemoryRow
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from .base import Condition
 
 # a numpy scalar type: a column's values
 Scalar = TypeVar("Scalar", bound=np.generic)
@@ -234,3 +238,56 @@ def _number(value: datetime | str | int) -> int:
     if isinstance(value, str):
         return int(codec.micros(datetime.fromisoformat(value.replace("Z", "+00:00"))) or 0)
     return int(value)
+
+
+# conditions against the present time (``FilterMasks`` applies them afresh)
+_NOW_OPS = frozenset({"expired", "unexpired"})
+# filter masks kept at once
+_KEPT = 8
+
+
+class FilterMasks:
+    """The filters' masks of one state of an index (most searches filter alike), each without its
+    conditions on the present time (expiry), which apply afresh at every search."""
+
+    def __init__(self) -> None:
+        self.masks: dict[str, Mask] = {}
+        self.version = -1
+
+    def get(
+        self, version: int, where: Sequence[Condition], mask: Callable[[Sequence[Condition]], Mask]
+    ) -> Mask:
+        """``mask(where)``; ``version`` names the index's state."""
+        fixed = [c for c in where if c[1] not in _NOW_OPS]
+        if self.version != version or len(self.masks) >= _KEPT:
+            self.masks, self.version = {}, version
+        key = repr(fixed)
+        found = self.masks.get(key)
+        if found is None:
+            found = self.masks[key] = mask(fixed)
+            found.flags.writeable = False
+        timed = [c for c in where if c[1] in _NOW_OPS]
+        return found & mask(timed) if timed else found
+
+
+def decode(table: pa.Table, labels: Mapping[str, Labels]) -> list[MemoryRow]:
+    """The table's rows as ``MemoryRow``s (without vectors), column by column, ``labels``
+    interned."""
+    columns: list[Sequence[object]] = []
+    for name in COLUMNS:
+        if name in labels:
+            columns.append(labels[name].add(table.column(name)))
+            continue
+        values = table.column(name).to_pylist()
+        # most are empty: a new {} each, without the parser
+        if name in JSON_COLUMNS:
+            values = [
+                {} if v == "{}" else json.loads(v) if isinstance(v, str) else v for v in values
+            ]
+        elif name in LIST_COLUMNS:
+            values = [v or [] for v in values]
+        columns.append(values)
+    rows = [MemoryRow(*values) for values in zip(*columns)]
+    for row, seq in zip(rows, table.column("seq").to_pylist()):
+        row.seq = seq
+    return rows
