@@ -294,6 +294,9 @@ RECORDS = st.lists(
     ),
     min_size=1,
     max_size=5,
+    # merge=False refuses a text stored already with the same agent, task and step (by design): the
+    # round trip is of distinct memories
+    unique_by=lambda r: (clean(r["content"]), clean(r["task_id"] or "")),
 )
 
 
