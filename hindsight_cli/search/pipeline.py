@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property, partial
+from functools import partial
 from typing import TYPE_CHECKING
 
 from ..config import Ranking
@@ -25,7 +25,7 @@ from ..text import terms
 from .budget import fit_budget, fit_listed
 from .neighbours import beside, places, step_of
 from .query import SearchQuery, keyword_terms
-from .relevance import Candidate, diversity_scores, relevance_column, relevances
+from .relevance import Candidate, diversity_scores, relevance_column, relevances_and_base
 from .signals import Context, Found, Scores, env_mismatches, explain, score, time_note
 from .summaries import one_of_each, ranges_after_facts, summary_of
 
@@ -155,15 +155,16 @@ def _scored(
     ctx: Context,
     weights: Ranking,
     lists: int,
-) -> Scores:
+) -> tuple[Scores, dict[str, float]]:
+    """Every kept candidate's scores, and every candidate's relevance before it inherits any."""
     best_keyword = max((c.keyword_score or 0.0 for c in candidates.values()), default=0.0)
-    rel = relevances(rows, candidates, weights, lists, best_keyword)
+    rel, base = relevances_and_base(rows, candidates, weights, lists, best_keyword)
     kept = [
         row
         for row in rows.values()
         if not (weights.env_mismatch == "drop" and env_mismatches(row, ctx.env))
     ]
-    return score(kept, [rel[row.id] for row in kept], ctx, weights)
+    return score(kept, [rel[row.id] for row in kept], ctx, weights), base
 
 
 def _evidence(
@@ -189,22 +190,16 @@ class _Hits:
         ctx: Context,
         weights: Ranking,
         lists: int,
-        table: Scores,
+        scored: tuple[Scores, dict[str, float]],
     ) -> None:
         self.rows, self.candidates, self.ctx = rows, candidates, ctx
         self.weights, self.lists = weights, lists
+        # every candidate's relevance before any inheritance (``neighbours.beside``)
+        table, self.base = scored
         self.found = Found(table)
         self.scores = dict(zip([row.id for row in table.rows], table.final.tolist()))
         self.at = places(rows)
         self.built: dict[str, Ranked] = {}
-
-    @cached_property
-    def base(self) -> dict[str, float]:
-        """Every candidate's relevance before any inheritance, computed only when a hit sits
-        beside another candidate."""
-        alone = replace(self.weights, w_prev_step=0.0, w_next_step=0.0, w_task_match=0.0)
-        best = max((c.keyword_score or 0.0 for c in self.candidates.values()), default=0.0)
-        return relevances(self.rows, self.candidates, alone, self.lists, best)
 
     def _beside(self, row: MemoryRow) -> list[BesideMatch]:
         around = [self.at.get(p) for o in (-1, 1) if (p := step_of(row, o)) is not None]

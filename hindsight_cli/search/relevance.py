@@ -151,7 +151,20 @@ def relevances(
     best_keyword: float,
 ) -> dict[str, float]:
     """Every candidate's relevance in [0, 1], with part of its task neighbours' and its task's best
-    added.
+    added (``relevances_and_base``)."""
+    return relevances_and_base(rows, candidates, weights, lists, best_keyword)[0]
+
+
+def relevances_and_base(
+    rows: Mapping[str, MemoryRow],
+    candidates: Mapping[str, Candidate],
+    weights: Ranking,
+    lists: int,
+    best_keyword: float,
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Every candidate's relevance in [0, 1], with part of its task neighbours' and its task's best
+    added; and beside it the relevance before anything is inherited (its own evidence: what a
+    neighbour inherits a share of, which ``--explain`` shows).
 
     With ``zscore``, a candidate one standard deviation below the mean is 0 and the best is 1. A
     z-score needs a sample: with few candidates the raw evidence (``weighted``) counts most, with
@@ -177,7 +190,7 @@ def relevances(
     )
     if weights.w_task_match:
         out = _with_task_match(tasks, base, out, weights.w_task_match)
-    return dict(zip(rows, out.tolist()))
+    return dict(zip(rows, out.tolist())), dict(zip(rows, base.tolist()))
 
 
 def _tasks(rows: Sequence[MemoryRow]) -> list[int]:
