@@ -48,14 +48,12 @@ def wanted(
     scored = [
         m for _, m in heapq.nsmallest(weights.neighbour_pool, zip((-column).tolist(), placed))
     ]
-    have = {(r.agent_id, r.task_id, r.step) for r in rows.values()}
+    have: set[tuple[object, ...]] = {(r.agent_id, r.task_id, r.step) for r in rows.values()}
     out: list[Step] = []
     for mid in scored:
-        row = rows[mid]
-        assert row.task_id is not None and row.step is not None
         for offset in _SIDES:
-            step = (row.agent_id, row.task_id, row.step + offset)
-            if step not in have:
+            step = step_of(rows[mid], offset)
+            if step is not None and step not in have:
                 have.add(step)
                 out.append(step)
     return out

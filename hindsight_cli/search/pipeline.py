@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..config import Ranking
 from ..lessons.signatures import exception_class, near, words
-from ..models import BesideMatch, Explanation, Hit, SearchResult
+from ..models import Explanation, Hit, SearchResult
 from ..poisoning import QUARANTINE_TAG
 from ..storage import codec
 from ..storage.rows import MemoryRow, keyword_text
@@ -201,16 +201,10 @@ class _Hits:
         self.at = places(rows)
         self.built: dict[str, Ranked] = {}
 
-    def _beside(self, row: MemoryRow) -> list[BesideMatch]:
-        around = [self.at.get(p) for o in (-1, 1) if (p := step_of(row, o)) is not None]
-        if not any(m is not None and m != row.id for m in around):
-            return []
-        return beside(row, self.at, self.base, self.weights)
-
     def ranked(self, mid: str, score: float, same_error: bool = False) -> Ranked:
         row, candidate = self.rows[mid], self.candidates[mid]
         why = explain(self.found[mid], candidate, time_note(row, self.ctx))
-        if found_beside := self._beside(row):
+        if found_beside := beside(row, self.at, self.base, self.weights):
             why["beside"] = found_beside
         out = Ranked(
             row,
