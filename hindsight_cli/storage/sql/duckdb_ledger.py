@@ -2,7 +2,8 @@
 directory.
 
 No process keeps the file open between operations (an open read-write DuckDB file locks out every
-other process, readers included): each session connects, works and closes. A lock conflict is
+other process, readers included): each session attaches it to the process's DuckDB, works and
+detaches it (``duckdb_instance``). A lock conflict is
 retried with backoff up to the lock timeout, then reported as ``StoreBusy``.
 """
 
@@ -13,7 +14,7 @@ import os
 import random
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, closing, contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,7 @@ from ...errors import HindsightError, StoreBusy
 from .. import codec, locks
 from ..base import Capabilities, Condition
 from ..rows import COLUMNS, MemoryRow, arrow_type
+from . import duckdb_instance
 from .common import Dialect, SqlSession, integer, render
 from .duckdb_schema import SCHEMA_VERSION, chunks_schema, migrate
 
@@ -250,7 +252,7 @@ class DuckDBLedger:
             except duckdb.Error as error:
                 raise storage_error(self.path, error) from None
             finally:
-                conn.close()
+                self._close(conn)
 
     @contextmanager
     def read(self) -> Iterator[DuckDBSession]:
@@ -293,14 +295,18 @@ class DuckDBLedger:
         delay = 0.01
         while True:
             try:
-                return duckdb.connect(str(self.path), read_only=read_only)
-            except duckdb.IOException as error:
+                return duckdb_instance.connect(self.path, read_only)
+            except (duckdb.IOException, duckdb_instance.AttachedReadOnly) as error:
                 if not _is_lock_error(error):
                     raise storage_error(self.path, error) from None
                 if time.monotonic() >= deadline:
                     raise self._busy() from None
                 time.sleep(delay * (0.5 + random.random()))
                 delay = min(delay * 2, 0.25)
+
+    def _close(self, conn: DuckDBPyConnection) -> None:
+        """Give back a connection from ``_open`` (the last one on the file detaches it)."""
+        duckdb_instance.close(conn, self.path)
 
     def _busy(self) -> StoreBusy:
         return StoreBusy(
@@ -351,9 +357,12 @@ class DuckDBLedger:
             )
         if version < SCHEMA_VERSION:
             if read_only:
-                conn.close()
-                with closing(self._open(False)) as writer:
+                self._close(conn)
+                writer = self._open(False)
+                try:
                     migrate(writer)
+                finally:
+                    self._close(writer)
                 self.mark_changed()
                 conn = self._open(True)
             else:

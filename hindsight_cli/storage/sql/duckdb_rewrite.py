@@ -92,7 +92,8 @@ def scrub(ledger: DuckDBLedger) -> bool:
     with ledger._locks(exclusive=True):
         for leftover in (fresh, fresh.with_name(fresh.name + ".wal")):
             leftover.unlink(missing_ok=True)
-        with closing(ledger._open(False)) as old:
+        old = ledger._open(False)
+        try:
             old.execute("CHECKPOINT")
             dim = int(dict(old.execute("SELECT key, value FROM meta").fetchall())["embedding_dim"])
             head = int(one(old.execute("SELECT coalesce(max(seq), 0) FROM memories"))[0])
@@ -102,6 +103,9 @@ def scrub(ledger: DuckDBLedger) -> bool:
                 for table in TABLES:
                     _copy(old, new, table)
                 new.execute("CHECKPOINT")
+        finally:
+            # detached before the new file takes its place
+            ledger._close(old)
         os.chmod(fresh, 0o600)
         with open(fresh, "rb") as handle:
             os.fsync(handle.fileno())

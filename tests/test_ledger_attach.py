@@ -1,0 +1,116 @@
+"""The ledger is attached to one DuckDB database per process for each session, never held: between
+operations another process opens the file read-write at once; threads of one process share it; a
+child forked between operations works on a database of its own. (A child forked while a session of
+its parent has the file attached cannot attach it: DuckDB's registry of attached files is
+process-wide and the child inherits it, as it inherited DuckDB's cache of open files before.)"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from hindsight_cli.storage.sql import duckdb_instance
+from hindsight_cli.store import Store
+
+pytestmark = pytest.mark.local_only
+
+# opens the file read-write with DuckDB's own connect, no retry: fails while anything holds it
+OPEN_READ_WRITE = """
+import sys, duckdb
+conn = duckdb.connect(sys.argv[1])
+print(conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+conn.close()
+"""
+
+
+def _attached() -> list[str]:
+    return sorted(duckdb_instance._PROCESS[0].attached) if duckdb_instance._PROCESS else []
+
+
+def test_between_operations_another_process_opens_the_file_read_write(store: Store) -> None:
+    store.record("the nightly export failed on a full disk", merge=False)
+    store.search("nightly export")
+    store.list()
+    with store.ledger.read():
+        assert _attached() == [str(store.ledger.path)]  # type: ignore[attr-defined]
+    assert _attached() == []
+    opened = subprocess.run(
+        [sys.executable, "-c", OPEN_READ_WRITE, str(store.ledger.path)],  # type: ignore[attr-defined]
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (opened.returncode, opened.stdout.strip()) == (0, "1"), opened.stderr
+
+
+def test_threads_read_and_write_one_store_at_once(store: Store) -> None:
+    errors: list[BaseException] = []
+    found: list[int] = []
+
+    def write(n: int) -> None:
+        try:
+            for i in range(5):
+                store.record(f"thread {n} wrote memory {i} about the cache", merge=False)
+        except BaseException as error:  # noqa: BLE001 - collected for the assertion
+            errors.append(error)
+
+    def read() -> None:
+        try:
+            for _ in range(10):
+                found.append(len(store.list(limit=None)))
+        except BaseException as error:  # noqa: BLE001
+            errors.append(error)
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(3)]
+    threads += [threading.Thread(target=read) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(store.list(limit=None)) == 15
+    assert len(found) == 30 and all(0 <= n <= 15 for n in found)
+    assert _attached() == []
+
+
+def test_closing_a_session_twice_leaves_the_others_attached(store: Store) -> None:
+    path = store.ledger.path  # type: ignore[attr-defined]
+    with store.ledger.read() as first:
+        second = duckdb_instance.connect(path, read_only=True)
+        duckdb_instance.close(second, path)
+        duckdb_instance.close(second, path)
+        assert first.conn.execute("SELECT count(*) FROM memories").fetchone() == (0,)
+    assert _attached() == []
+
+
+def _child(path: str, embedder: object, queue: multiprocessing.Queue[object]) -> None:
+    try:
+        store = Store(Path(path), embedder=embedder)  # type: ignore[arg-type]
+        store.record("the forked child recorded this", merge=False)
+        own = duckdb_instance._PROCESS[0].pid == os.getpid()
+        queue.put((len(store.list(limit=None)), own))
+    except BaseException as error:  # noqa: BLE001 - reported to the parent
+        queue.put(repr(error))
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="fork")
+def test_a_forked_child_works_on_a_database_of_its_own(store: Store, fake: object) -> None:
+    store.record("the parent recorded this first", merge=False)
+    parent = duckdb_instance._PROCESS[0]
+    context = multiprocessing.get_context("fork")
+    queue: multiprocessing.Queue[object] = context.Queue()
+    child = context.Process(target=_child, args=(str(store.path), fake, queue))
+    child.start()
+    # the parent goes on with its own database while the child writes through one of its own
+    assert len(store.list(limit=None)) >= 1
+    assert queue.get(timeout=120) == (2, True)
+    child.join(timeout=120)
+    assert child.exitcode == 0
+    assert duckdb_instance._PROCESS[0] is parent
+    assert len(store.list(limit=None)) == 2
