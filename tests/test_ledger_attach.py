@@ -49,6 +49,18 @@ def test_between_operations_another_process_opens_the_file_read_write(store: Sto
     assert (opened.returncode, opened.stdout.strip()) == (0, "1"), opened.stderr
 
 
+def test_a_query_larger_than_memory_spills_into_the_users_cache_not_the_working_directory(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hindsight_cli import paths
+
+    # this test's own database, started under this test's home
+    monkeypatch.setattr(duckdb_instance, "_PROCESS", [])
+    with store.ledger.read() as session:
+        setting = session.conn.execute("SELECT current_setting('temp_directory')").fetchone()
+    assert setting == (str(paths.user_cache_dir() / "duckdb-spill"),)
+
+
 def test_threads_read_and_write_one_store_at_once(store: Store) -> None:
     errors: list[BaseException] = []
     found: list[int] = []

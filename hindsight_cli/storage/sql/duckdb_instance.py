@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ... import paths
 from .duckdb_rewrite import identifier
 
 if TYPE_CHECKING:
@@ -64,7 +65,11 @@ def _process() -> _Process:
     if not _PROCESS or _PROCESS[0].pid != os.getpid():
         import duckdb
 
-        _PROCESS[:] = [_Process(os.getpid(), duckdb.connect(":memory:"))]
+        # where a query larger than memory spills: the user's own cache directory (an in-memory
+        # database would use ``.tmp`` in the working directory; a file's own was beside it)
+        spill = str(paths.user_cache_dir() / "duckdb-spill")
+        database = duckdb.connect(":memory:", config={"temp_directory": spill})
+        _PROCESS[:] = [_Process(os.getpid(), database)]
     return _PROCESS[0]
 
 
