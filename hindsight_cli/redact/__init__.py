@@ -25,6 +25,7 @@ from __future__ import annotations
 from . import (
     command_lines,
     contexts,
+    formats,
     generic,
     keyfiles,
     prose,
@@ -56,6 +57,7 @@ _ALL = (
     + command_lines.RULES
     + generic.RULES
     + contexts.RULES
+    + formats.RULES
     + prose.RULES
     + values.RULES
     + keyfiles.RULES

@@ -342,10 +342,11 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "password",
-        r"(?im)(?:(?:^|[ \t])(?:password|secret|key-string|community|pre-shared-key|psksecret|psk|"
+        r"(?im)(?:(?:^|[ \t])(?:wpa2?-)?(?:password|secret|key-string|community|pre-shared-key|psksecret|psk|"
         r"authentication-key[ \t]+\d+[ \t]+md5|message-digest-key[ \t]+\d+[ \t]+md5|"
         r"authentication(?:-key)?(?:[ \t]+(?:text|simple|plain-text|md5|cleartext))?)|[ ]key)"
-        r"(?:[ \t]+(?P<type>0|7|ascii-text|plain-text|unencrypted))?"
+        # the form before the value: "ascii 0", "hex", "7" (Cisco's reversible type 7)
+        r"(?:[ \t]+(?:ascii|hex|raw))?(?:[ \t]+(?P<type>0|7|ascii-text|plain-text|unencrypted))?"
         r"[ \t]+(?P<q>[\"']?)(?!key-string\b)(?P<secret>[^\s\"']{4,})(?P=q)",
         (*_DEVICE_WORDS, " key"),
         _device,
