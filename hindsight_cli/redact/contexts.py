@@ -74,7 +74,8 @@ def _device(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     value, kind = match.group("secret"), match.groupdict().get("type")
     if is_reference(value) or (not_a_value(value) and not kind):
         return None
-    line = match.string[match.string.rfind("\n", 0, match.start()) + 1 : match.start() + 1]
+    # the line up to the word (a match may start at the blank that indents it: " key 0 …")
+    line = match.string[match.string.rfind("\n", 0, match.start()) + 1 : match.end("secret")]
     head = match.group().lstrip().lower()
     if head.startswith("key") and not head.startswith("key-string") and not _device_line(line):
         # "gpg: key 3F2A… imported", "idempotency key …": not a device's key

@@ -267,9 +267,61 @@ def _nearby(match: re.Match[str], label: bool) -> tuple[int, int] | None:
             # hex>", not "deploy key added in <40 hex>")
             if len(value) < 32 or (len(value) in (40, 64) and re.search(r"[^\W\d_]", gap)):
                 continue
-        if high_entropy(value):
+        before = text[max(0, match.start() - 24) : match.start()].lower().split()[-1:]
+        if high_entropy(value) or (
+            _uuid_key(match.group(), value, gap) and not set(before) & _DATA_KEYS
+        ):
             return token.span()
     return None
+
+
+# The keys of data, not of access: "idempotency key <uuid>", "partition key <uuid>".
+_DATA_KEYS = frozenset(
+    (
+        "idempotency",
+        "cache",
+        "primary",
+        "foreign",
+        "partition",
+        "sort",
+        "routing",
+        "composite",
+        "unique",
+        "lookup",
+        "dedup",
+        "dedupe",
+        "deduplication",
+        "correlation",
+        "tracking",
+        "row",
+        "index",
+        "shard",
+        "object",
+        "message",
+        "event",
+        "entity",
+        "record",
+        "natural",
+        "surrogate",
+        "join",
+        "group",
+    )
+)
+
+
+def _uuid_key(word: str, value: str, gap: str) -> bool:
+    """A UUID a few words after a key's or a token's word ("the mailgun key for staging is <uuid>",
+    "auth:token says <uuid>": Heroku's, Mailgun's and others' keys are UUIDs), unless a word between
+    says it names something ("key for the job <uuid>", "token of customer <uuid>")."""
+    import re
+
+    from .values import id_name
+
+    if " ".join(fold(word).split()) in _PASSWORDS or not re.fullmatch(
+        r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", value
+    ):
+        return False
+    return not any(id_name(w) for w in re.findall(r"[A-Za-z]+", gap))
 
 
 _PRODUCT = r"\d{1,4}[A-Z]?[a-z]+(?:[A-Z][a-z]+)*"

@@ -402,6 +402,8 @@ SECRET_WORDS: tuple[str, ...] = (
     "unseal key",
     "root token",
     "dockerconfigjson",
+    # sssd's ldap_default_authtok
+    "authtok",
     "dockercfg",
 )
 # Words for a wallet's seed: the value is the rest of the line, twelve to twenty-four words.
@@ -446,6 +448,8 @@ KEY_WORDS: tuple[str, ...] = (
     "wif",
     "priv",
     "privkey",
+    # a cookie that signs or authenticates (RELEASE_COOKIE=…, a node's cookie): random values only
+    "cookie",
 )
 
 # What "is" looks like in the languages above, between a password word and its value.
@@ -748,6 +752,7 @@ ENGLISH = frozenset(
         "wif",
         "priv",
         "privkey",
+        "cookie",
     )
 )
 
