@@ -367,9 +367,17 @@ def _redact_text(text: str, label: bool) -> tuple[str, int]:
         # the other reading only when it shows more secrets: the text keeps its own spelling
         # otherwise
         normal = _apply(other, label)
-        if normal[1] > found[1]:
+        if normal[1] > found[1] or (
+            normal[1] == found[1] > 0 and _left(normal[0]) < _left(found[0]) - 8
+        ):
+            # more secrets, or as many but longer ones ("abc…" + "def…": one token, not half)
             return normal
     return found
+
+
+def _left(redacted: str) -> int:
+    """How many characters a redacted text keeps, its markers aside."""
+    return len(redacted) - sum(end - start for start, end in _markers(redacted))
 
 
 def _apply(text: str, label: bool) -> tuple[str, int]:
