@@ -192,6 +192,8 @@ def _value_at(rest: str, start: int) -> tuple[int, int, bool] | None:
 
 
 def _acceptable(value: str, quoted: bool, after: str, word: str, label: bool) -> bool:
+    import re
+
     password = " ".join(fold(word).split()) in _PASSWORDS
     if not value or value != value.strip() or is_reference(value):
         return False
@@ -205,6 +207,9 @@ def _acceptable(value: str, quoted: bool, after: str, word: str, label: bool) ->
         return False
     if not password and wordish(value):
         # "auth: token-based"
+        return False
+    if value[:1].isdigit() and re.fullmatch(_PRODUCT, value):
+        # a product's name: "パスワードは1Passwordで管理"
         return False
     strict = label or after == "bare" or (not password and len(value) < 8) or word.lower() == "pass"
     return credential_like(value, strict=strict)

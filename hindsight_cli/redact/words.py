@@ -868,7 +868,7 @@ def is_reference(value: str, paths: bool = True) -> bool:
         # a mask: sk-...a1b2, ab**cd
         return True
     if re.search(
-        r"(?i)^(?:your|my|insert|enter|replace|put|paste)[-_ ]|[-_ ](?:here|goes[-_ "
+        r"(?i)^(?:your|my|insert|enter|replace|put|paste|sample)[-_ ]|[-_ ](?:here|goes[-_ "
         r"]here)$|placeholder"
         r"|changeme|change[-_]me|replace[-_]?me|example|dummy|^(?:xxx+|yyy+|todo|tbd|secret|password|pass|token)\d*$",
         stripped,
