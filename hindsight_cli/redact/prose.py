@@ -20,6 +20,7 @@ from .words import (
     PASSWORD_WORDS,
     PHRASE_WORDS,
     PROSE_WORDS,
+    SOV_COPULAS,
     credential_like,
     fold,
     high_entropy,
@@ -232,6 +233,9 @@ def _prose(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         if found is None:
             continue
         begin, end, quoted = found
+        if after == "bare" and rest[end:].strip().rstrip("।.!。").strip() in SOV_COPULAS:
+            # the verb after the value: "पासवर्ड ghar1234 है"
+            after = "sep"
         if _acceptable(rest[begin:end], quoted, after, word, label):
             return base + begin, base + end
         # "creds: admin / S3cret!": the second half

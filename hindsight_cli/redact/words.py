@@ -489,6 +489,43 @@ COPULAS = (
     "هي",
     "هو",
     "คือ",
+    # more languages' "is": Latvian, Lithuanian, Esperanto, Welsh, Swahili, Somali, Tagalog,
+    # Yoruba, Zulu, Macedonian and Bulgarian, Georgian, Hindi, Nepali, Bengali
+    "ir",
+    "yra",
+    "estas",
+    "yw",
+    "ni",
+    "waa",
+    "ay",
+    "jẹ",
+    "ngu",
+    "е",
+    "არის",
+    "है",
+    "हो",
+    "হল",
+)
+# "is" at a clause's end, after the value, in languages that put the verb last ("पासवर्ड ghar1234
+# है", "パスワードは sakura2024 です", "şifre kedi1234 dir")
+SOV_COPULAS = (
+    "है",
+    "हो",
+    "হয়",
+    "হল",
+    "ആണ്",
+    "છે",
+    "ਹੈ",
+    "da",
+    "است",
+    "ہے",
+    "です",
+    "입니다",
+    "이다",
+    "dir",
+    "dır",
+    "է",
+    "ದೆ",
 )
 CJK_COPULAS = ("是", "为", "為", "は", "が", "는", "은", "คือ")
 
