@@ -7,8 +7,10 @@ Two layers, run in order over the text, each match replaced by ``[REDACTED:kind]
   keys, a private key's base64 with no armour);
 - the generic layer, for formats nobody listed: command-line credentials (``command_lines``: password
   flags, ``-u user:pass``, ``user/pass@db``), credentials in any URL's userinfo, a value assigned to
-  a secret-sounding name, a password word in prose in some forty languages, a random-looking token
-  next to a secret word (``generic``, words and value tests in ``words``).
+  a secret-sounding name, a password word in prose in over seventy languages, a random-looking token
+  next to a secret word (``generic``, words and value tests in ``words``), a setter's argument, a
+  table's secret column and a CI mask (``formats``), and a text's disguises read past
+  (``readings``).
 
 Speed: the recording hook imports this module on every tool call and has a few milliseconds, so
 nothing is compiled, and ``re`` is not even imported, until a text holds one of a rule's words (a
