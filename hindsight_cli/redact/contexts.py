@@ -236,6 +236,9 @@ def _labelled(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     found = set(re.findall(r"[a-z0-9]+", words))
     if len(words.split()) > 5 or found & (HASH_WORDS | _PUBLIC_LABELS):
         return None
+    if re.search(r"(?:^|[\s,;|])(?:arn|urn)$", words) and value.count(":") >= 2:
+        # an ARN's or a URN's parts (db,arn:aws:secretsmanager:…:secret:db-AbC123)
+        return None
     start = match.start("secret")
     return start, start + len(value)
 

@@ -140,6 +140,22 @@ _ENTITIES = frozenset(
         "package",
         "module",
         "lockfile",
+        # the name of a network, a host, a place for data
+        "ssid",
+        "essid",
+        "hostname",
+        "host",
+        "realm",
+        "domain",
+        "bucket",
+        "queue",
+        "topic",
+        "channel",
+        "database",
+        "schema",
+        "namespace",
+        "repo",
+        "repository",
     )
 )
 
@@ -200,10 +216,13 @@ def _bare_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     import re
 
     from .values import _text_in_base64
-    from .words import _entropy
+    from .words import _FILE_MAGIC, _entropy
 
     value = match.group("secret")
     if label or _entropy(value) < (4.3 if len(value) >= 32 else 4.1) or wordish(value):
+        return None
+    if value.startswith(_FILE_MAGIC):
+        # an image's or an SSH public key's base64 (ssh-ed25519 AAAAC3Nza…)
         return None
     if any(_text_in_base64(part) for part in re.split(r"[-_]", value) if len(part) >= 20):
         # base64 of a name, alone or after words (bedrock-api-key-<base64 of a host>)

@@ -641,6 +641,8 @@ _REFERENCE_PREFIXES = (
     "secret://",
     "ssm:",
     "arn:",
+    # the rest of a URL after its scheme's colon (otpauth://totp/…)
+    "//",
     "keychain:",
     "sops:",
     "!vault",
@@ -864,7 +866,7 @@ def inside_uri(text: str, start: int) -> bool:
     """Whether position ``start`` is inside an ARN or a URL, whose parts (``…:secret:prod/db``,
     ``/secrets/``) name a secret without holding one."""
     token = text[max(0, start - 200) : start]
-    for blank in " \t\n\"'`(<[=":
+    for blank in " \t\n\"'`(<[=,|":
         token = token.rpartition(blank)[2]
     return token.startswith("arn:") or "://" in token
 
