@@ -370,7 +370,8 @@ def _redact_text(text: str, label: bool) -> tuple[str, int]:
         # otherwise
         normal = _apply(other, label)
         if normal[1] > found[1] or (
-            normal[1] == found[1] > 0 and _left(normal[0]) < _left(found[0]) - 8
+            normal[1] == found[1] > 0
+            and len(other) - _left(normal[0]) > len(text) - _left(found[0]) + 8
         ):
             # more secrets, or as many but longer ones ("abc…" + "def…": one token, not half)
             return normal
@@ -378,7 +379,8 @@ def _redact_text(text: str, label: bool) -> tuple[str, int]:
 
 
 def _left(redacted: str) -> int:
-    """How many characters a redacted text keeps, its markers aside."""
+    """How many characters a redacted text keeps, its markers aside (its input's length less this is
+    how much was redacted)."""
     return len(redacted) - sum(end - start for start, end in _markers(redacted))
 
 

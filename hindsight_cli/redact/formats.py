@@ -107,10 +107,10 @@ def _parse_header(line: str) -> tuple[str, int, int] | None:
 
 
 class _Cell:
-    __slots__ = ("end", "start", "text")
+    __slots__ = ("start", "text")
 
-    def __init__(self, text: str, start: int, end: int) -> None:
-        self.text, self.start, self.end = text, start, end
+    def __init__(self, text: str, start: int) -> None:
+        self.text, self.start = text, start
 
 
 def _cells(line: str, sep: str) -> list[_Cell]:
@@ -128,7 +128,7 @@ def _cells(line: str, sep: str) -> list[_Cell]:
         text = piece.group()
         body = text.strip()
         start = piece.start() + len(text) - len(text.lstrip())
-        out.append(_Cell(body, start, start + len(body)))
+        out.append(_Cell(body, start))
     return out
 
 
