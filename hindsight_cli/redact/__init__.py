@@ -371,7 +371,7 @@ def _redact_text(text: str, label: bool) -> tuple[str, int]:
         normal = _apply(other, label)
         if normal[1] > found[1] or (
             normal[1] == found[1] > 0
-            and len(other) - _left(normal[0]) > len(text) - _left(found[0]) + 8
+            and len(other) - _left(normal[0]) > len(text) - _left(found[0])
         ):
             # more secrets, or as many but longer ones ("abc…" + "def…": one token, not half)
             return normal
