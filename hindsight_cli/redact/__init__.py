@@ -7,8 +7,10 @@ Two layers, run in order over the text, each match replaced by ``[REDACTED:kind]
   keys, a private key's base64 with no armour);
 - the generic layer, for formats nobody listed: command-line credentials (``command_lines``: password
   flags, ``-u user:pass``, ``user/pass@db``), credentials in any URL's userinfo, a value assigned to
-  a secret-sounding name, a password word in prose in some forty languages, a random-looking token
-  next to a secret word (``generic``, words and value tests in ``words``).
+  a secret-sounding name, a password word in prose in over seventy languages, a random-looking token
+  next to a secret word (``generic``, words and value tests in ``words``), a setter's argument, a
+  table's secret column and a CI mask (``formats``), and a text's disguises read past
+  (``readings``).
 
 Speed: the recording hook imports this module on every tool call and has a few milliseconds, so
 nothing is compiled, and ``re`` is not even imported, until a text holds one of a rule's words (a
@@ -25,6 +27,7 @@ from __future__ import annotations
 from . import (
     command_lines,
     contexts,
+    formats,
     generic,
     keyfiles,
     prose,
@@ -56,6 +59,7 @@ _ALL = (
     + command_lines.RULES
     + generic.RULES
     + contexts.RULES
+    + formats.RULES
     + prose.RULES
     + values.RULES
     + keyfiles.RULES
@@ -365,9 +369,19 @@ def _redact_text(text: str, label: bool) -> tuple[str, int]:
         # the other reading only when it shows more secrets: the text keeps its own spelling
         # otherwise
         normal = _apply(other, label)
-        if normal[1] > found[1]:
+        if normal[1] > found[1] or (
+            normal[1] == found[1] > 0
+            and len(other) - _left(normal[0]) > len(text) - _left(found[0])
+        ):
+            # more secrets, or as many but longer ones ("abc…" + "def…": one token, not half)
             return normal
     return found
+
+
+def _left(redacted: str) -> int:
+    """How many characters a redacted text keeps, its markers aside (its input's length less this is
+    how much was redacted)."""
+    return len(redacted) - sum(end - start for start, end in _markers(redacted))
 
 
 def _apply(text: str, label: bool) -> tuple[str, int]:

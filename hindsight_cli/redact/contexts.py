@@ -74,7 +74,8 @@ def _device(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     value, kind = match.group("secret"), match.groupdict().get("type")
     if is_reference(value) or (not_a_value(value) and not kind):
         return None
-    line = match.string[match.string.rfind("\n", 0, match.start()) + 1 : match.start() + 1]
+    # the line up to the word (a match may start at the blank that indents it: " key 0 …")
+    line = match.string[match.string.rfind("\n", 0, match.start()) + 1 : match.end("secret")]
     head = match.group().lstrip().lower()
     if head.startswith("key") and not head.startswith("key-string") and not _device_line(line):
         # "gpg: key 3F2A… imported", "idempotency key …": not a device's key
@@ -235,6 +236,9 @@ def _labelled(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     found = set(re.findall(r"[a-z0-9]+", words))
     if len(words.split()) > 5 or found & (HASH_WORDS | _PUBLIC_LABELS):
         return None
+    if re.search(r"(?:^|[\s,;|])(?:arn|urn)$", words) and value.count(":") >= 2:
+        # an ARN's or a URN's parts (db,arn:aws:secretsmanager:…:secret:db-AbC123)
+        return None
     start = match.start("secret")
     return start, start + len(value)
 
@@ -342,10 +346,11 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "password",
-        r"(?im)(?:(?:^|[ \t])(?:password|secret|key-string|community|pre-shared-key|psksecret|psk|"
+        r"(?im)(?:(?:^|[ \t])(?:wpa2?-)?(?:password|secret|key-string|community|pre-shared-key|psksecret|psk|"
         r"authentication-key[ \t]+\d+[ \t]+md5|message-digest-key[ \t]+\d+[ \t]+md5|"
         r"authentication(?:-key)?(?:[ \t]+(?:text|simple|plain-text|md5|cleartext))?)|[ ]key)"
-        r"(?:[ \t]+(?P<type>0|7|ascii-text|plain-text|unencrypted))?"
+        # the form before the value: "ascii 0", "hex", "7" (Cisco's reversible type 7)
+        r"(?:[ \t]+(?:ascii|hex|raw))?(?:[ \t]+(?P<type>0|7|ascii-text|plain-text|unencrypted))?"
         r"[ \t]+(?P<q>[\"']?)(?!key-string\b)(?P<secret>[^\s\"']{4,})(?P=q)",
         (*_DEVICE_WORDS, " key"),
         _device,

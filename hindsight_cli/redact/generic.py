@@ -134,6 +134,9 @@ def words_in(name: str) -> str:
     word, at_end = found
     if not at_end:
         return "inside"
+    if word in _KEYS and any(w in name.lower() for w in ("wifi", "wireless", "wlan", "wpa")):
+        # a Wi-Fi network's key is its passphrase (uci's wireless.radio0.key='…')
+        return "password"
     return "password" if word in _PASSWORDS else "key" if word in _KEYS else "secret"
 
 

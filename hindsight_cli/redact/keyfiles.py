@@ -4,7 +4,9 @@ A key file says where its secret is whatever the service calls it: the body of a
 whose label names a key, a seed or a credential (``-----BEGIN OpenVPN Static key V1-----``,
 ``-----BEGIN USER NKEY SEED-----``; a public key's or a certificate's armour is kept), and the
 content of a file shown with ``cat`` or written with ``echo … >`` when the file's name says it
-holds a secret (``~/.erlang.cookie``, ``config/master.key``, a MongoDB keyfile).
+holds a secret (``~/.erlang.cookie``, ``config/master.key``, a MongoDB keyfile), and a password on
+one of the first lines of such a file, or of one named for a login (``/etc/openvpn/auth.txt``: the
+user, then the password).
 """
 
 from __future__ import annotations
@@ -45,6 +47,25 @@ def _cookie(value: str) -> bool:
 
 
 _FILE = rf"[\w./~\-]*(?i:{_SECRET_LABEL[4:-1]}|keyfile|master\.key|\.pem|\.key)[\w.\-]*"
+_LOGIN_FILE = rf"[\w./~\-]*(?i:{_SECRET_LABEL[4:-1]}|auth|pass|passwd|creds?)[\w.\-]*"
+
+
+def _password_line(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """The first of a file's first lines that is password-shaped (a user name above it is not)."""
+    import re
+
+    from .words import credential_like, is_reference
+
+    for line in re.finditer(r"[^\n]+", match.group("secret")):
+        value = line.group().strip()
+        if value.startswith(("$", "#", ">")) or " " in value or "=" in value or ":" in value:
+            # the next prompt, a comment, a setting (the rules for settings read those)
+            return None
+        if credential_like(value, strict=True) and not is_reference(value):
+            start = match.start("secret") + line.start() + line.group().find(value)
+            return start, start + len(value)
+    return None
+
 
 RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     (
@@ -62,6 +83,13 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"[\"']?(?P<secret>[A-Za-z0-9+/=_\-.:]{12,512})[\"']?",
         ("cat ", "echo "),
         _file_content,
+        None,
+    ),
+    (
+        "password",
+        rf"\bcat[ \t]+{_LOGIN_FILE}[ \t]*\r?\n(?P<secret>(?:[^\n]*(?:\n|$)){{1,3}})",
+        ("cat ",),
+        _password_line,
         None,
     ),
 ]

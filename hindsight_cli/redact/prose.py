@@ -20,6 +20,7 @@ from .words import (
     PASSWORD_WORDS,
     PHRASE_WORDS,
     PROSE_WORDS,
+    SOV_COPULAS,
     credential_like,
     fold,
     high_entropy,
@@ -85,6 +86,51 @@ _PREPOSITIONS = (
     "per",
     "po",
     "за",
+    # articles of a genitive and more prepositions: "die Geheimzahl der EC-Karte lautet …",
+    # "il codice al server è …", "a senha do banco no servidor é …", "ang password ng wifi ay …"
+    "der",
+    "dieser",
+    "unserer",
+    "meiner",
+    "zu",
+    "bei",
+    "auf",
+    "am",
+    "im",
+    "para",
+    "al",
+    "alla",
+    "allo",
+    "au",
+    "aux",
+    "à",
+    "sur",
+    "chez",
+    "bij",
+    "op",
+    "till",
+    "på",
+    "hos",
+    "od",
+    "w",
+    "ke",
+    "u",
+    "к",
+    "в",
+    "на",
+    "у",
+    "dos",
+    "das",
+    "no",
+    "nos",
+    "em",
+    "ng",
+    "sa",
+    "ya",
+    "wa",
+    "kwa",
+    "untuk",
+    "dari",
 )
 # A separator between a password word (and its qualifier) and the value.
 _SEP = (
@@ -147,6 +193,8 @@ def _value_at(rest: str, start: int) -> tuple[int, int, bool] | None:
 
 
 def _acceptable(value: str, quoted: bool, after: str, word: str, label: bool) -> bool:
+    import re
+
     password = " ".join(fold(word).split()) in _PASSWORDS
     if not value or value != value.strip() or is_reference(value):
         return False
@@ -160,6 +208,9 @@ def _acceptable(value: str, quoted: bool, after: str, word: str, label: bool) ->
         return False
     if not password and wordish(value):
         # "auth: token-based"
+        return False
+    if value[:1].isdigit() and re.fullmatch(_PRODUCT, value):
+        # a product's name: "パスワードは1Passwordで管理"
         return False
     strict = label or after == "bare" or (not password and len(value) < 8) or word.lower() == "pass"
     return credential_like(value, strict=strict)
@@ -182,6 +233,9 @@ def _prose(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         if found is None:
             continue
         begin, end, quoted = found
+        if after == "bare" and rest[end:].strip().rstrip("।.!。").strip() in SOV_COPULAS:
+            # the verb after the value: "पासवर्ड ghar1234 है"
+            after = "sep"
         if _acceptable(rest[begin:end], quoted, after, word, label):
             return base + begin, base + end
         # "creds: admin / S3cret!": the second half
@@ -222,9 +276,61 @@ def _nearby(match: re.Match[str], label: bool) -> tuple[int, int] | None:
             # hex>", not "deploy key added in <40 hex>")
             if len(value) < 32 or (len(value) in (40, 64) and re.search(r"[^\W\d_]", gap)):
                 continue
-        if high_entropy(value):
+        before = text[max(0, match.start() - 24) : match.start()].lower().split()[-1:]
+        if high_entropy(value) or (
+            _uuid_key(match.group(), value, gap) and not set(before) & _DATA_KEYS
+        ):
             return token.span()
     return None
+
+
+# The keys of data, not of access: "idempotency key <uuid>", "partition key <uuid>".
+_DATA_KEYS = frozenset(
+    (
+        "idempotency",
+        "cache",
+        "primary",
+        "foreign",
+        "partition",
+        "sort",
+        "routing",
+        "composite",
+        "unique",
+        "lookup",
+        "dedup",
+        "dedupe",
+        "deduplication",
+        "correlation",
+        "tracking",
+        "row",
+        "index",
+        "shard",
+        "object",
+        "message",
+        "event",
+        "entity",
+        "record",
+        "natural",
+        "surrogate",
+        "join",
+        "group",
+    )
+)
+
+
+def _uuid_key(word: str, value: str, gap: str) -> bool:
+    """A UUID a few words after a key's or a token's word ("the mailgun key for staging is <uuid>",
+    "auth:token says <uuid>": Heroku's, Mailgun's and others' keys are UUIDs), unless a word between
+    says it names something ("key for the job <uuid>", "token of customer <uuid>")."""
+    import re
+
+    from .values import id_name
+
+    if " ".join(fold(word).split()) in _PASSWORDS or not re.fullmatch(
+        r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", value
+    ):
+        return False
+    return not any(id_name(w) for w in re.findall(r"[A-Za-z]+", gap))
 
 
 _PRODUCT = r"\d{1,4}[A-Z]?[a-z]+(?:[A-Z][a-z]+)*"

@@ -4,13 +4,20 @@ A secret hidden from a scanner is still read as a secret by a person or a model:
 zero-width character in it (``DB_PASSWORD\\u200b=…``), look-alike letters (``pаssword`` with a
 Cyrillic ``а``), HTML entities (``&#112;assword=``), a percent-encoded query (``password%3D…``),
 JSON escaped once more (``{\\"password\\":\\"…\\"}``), a line continuation (``SECRET_KEY=\\`` then the
-value), letters spaced out (``P A S S W O R D : …``), and compatibility forms (``ＴＯＫＥＮ＝…``).
+value), letters spaced out (``P A S S W O R D : …``), compatibility forms (``ＴＯＫＥＮ＝…``), ``\\u``
+and ``\\x`` escapes (``\\u0070assword``), a secret's word in leet or with its letters set apart
+(``p@ssw0rd``, ``pa$$word``, ``p_a_s_s_w_o_r_d``, ``P*A*S*S*W*O*R*D``), a string cut in two and
+joined with ``+`` (``"abc…" + "def…"``), and base64 of a secret's assignment.
 ``reading`` undoes all of them at once; the engine runs the rules on that reading too and keeps it
 when it shows more secrets. Each step runs only when the text holds what it undoes, so an ordinary
 text costs a few ``in`` tests.
 """
 
 from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 # Format characters that change nothing a reader sees: zero-width, soft hyphen, bidi controls.
 _INVISIBLE = dict.fromkeys(
@@ -51,11 +58,127 @@ def reading(text: str) -> str:
         import re
 
         text = re.sub(
-            r"(?<!\S)(?:[^\W\d_] ){3,}[^\W\d_](?!\S)",
+            r"(?<!\S)(?:[^\W_] ){3,}[^\W_](?!\S)",
             lambda m: m.group().replace(" ", ""),
             text,
         )
+    return _disguised(text)
+
+
+def _disguised(text: str) -> str:
+    """The steps for escapes, leet words, cut strings and base64 (see the module docstring); ``re``
+    only for a text that holds what one of them undoes."""
+    low = text.lower()
+    steps = (
+        ("\\u" in text or "\\x" in text, _ESCAPE, _escaped),
+        (any(mark in low for mark in _LEET_MARKS), _LEET_WORD, _word),
+        (any(mark in text for mark in ('" +', "' +", '"+', "'+")), _CUT, ""),
+        (any(mark in text for mark in _BASE64_MARKS), r"[A-Za-z0-9+/]{16,}={0,2}", _decoded),
+    )
+    for wanted, pattern, replace in steps:
+        if wanted:
+            import re
+
+            text = re.sub(pattern, replace, text)
     return text
+
+
+_ESCAPE = r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})"
+_LEET_WORD = r"(?i)(?<![\w@$])[a-z@$0-9](?:[._*\-]?[a-z@$0-9|!]){3,16}(?![\w@$])"
+# "abc…" + "def…", over a line break too
+_CUT = r"([\"'])[ \t]*\+[ \t]*(?:\r?\n[ \t]*)?\1"
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return chr(int(match.group(1) or match.group(2), 16))
+
+
+# what a leet or set-apart secret word holds, so that an ordinary text runs no pattern for it
+_LEET_MARKS = (
+    "p@",
+    "pa$",
+    "p4s",
+    "p4$",
+    "pa55",
+    "pas5",
+    "w0rd",
+    "s3cr",
+    "5ecr",
+    "$ecr",
+    "t0k",
+    "tok3",
+    "pass-w",
+    "p_a_",
+    "p.a.",
+    "p*a*",
+    "p-a-",
+    "s_e_",
+    "s.e.",
+    "s*e*",
+    "t_o_",
+    "t.o.",
+    "t*o*",
+)
+_LEET = str.maketrans("@4$503!|7", "aassoeilt")
+_WORDS = frozenset(
+    ("password", "passwd", "passphrase", "passcode", "secret", "token", "apikey", "credentials")
+)
+_DECODED_WORDS = (*_WORDS, "api_key", "api-key")
+# base64 of "password", "secret", "token" and "api_key" in either case, at each of the three places
+# a word can start in base64's groups of three bytes
+_BASE64_MARKS = (
+    "cGFzc3dvcm",
+    "Bhc3N3b3Jk",
+    "wYXNzd29yZ",
+    "UEFTU1dPUk",
+    "BBU1NXT1JE",
+    "QQVNTV09SR",
+    "c2VjcmV0",
+    "NlY3Jld",
+    "zZWNyZX",
+    "U0VDUkVU",
+    "NFQ1JFV",
+    "TRUNSRV",
+    "dG9rZW",
+    "Rva2Vu",
+    "0b2tlb",
+    "VE9LRU",
+    "RPS0VO",
+    "UT0tFT",
+    "YXBpX2tle",
+    "FwaV9rZX",
+    "hcGlfa2V5",
+    "QVBJX0tFW",
+    "FQSV9LRV",
+    "BUElfS0VZ",
+)
+
+
+def _word(match: re.Match[str]) -> str:
+    """A secret's word written in leet or with its letters set apart, as the word."""
+    found = match.group()
+    plain = found.replace(".", "").replace("_", "").replace("*", "").replace("-", "")
+    plain = plain.translate(_LEET)
+    return plain if plain.lower() in _WORDS and plain != found else found
+
+
+def _decoded(match: re.Match[str]) -> str:
+    """Base64 of a secret's assignment, as its text."""
+    import base64
+    import binascii
+
+    found = match.group()
+    try:
+        raw = base64.b64decode(found + "=" * (-len(found) % 4), validate=True)
+        decoded = raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return found
+    low = decoded.lower()
+    if not decoded.replace("\n", " ").replace("\t", " ").replace(
+        "\r", " "
+    ).isprintable() or not any(w in low for w in _DECODED_WORDS):
+        return found
+    return decoded
 
 
 def _fold_word(word: str) -> str:

@@ -338,12 +338,30 @@ def _prefixed(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if re.match(r"(?:sha\d*|md5|blake\d*|sha3)[_-]", match.group()):
         # sha512-…: an integrity digest
         return None
-    if re.fullmatch(r"[0-9a-fA-F]+", body) or _entropy(body) < 4.0 or classes(body) < 2:
+    prefix = set(re.split(r"[_-]", match.group()[: match.start("body") - match.start()]))
+    hex_body = re.fullmatch(r"[0-9a-fA-F]+", body) is not None
+    if hex_body and not prefix & _KEY_MARKS:
+        # build-<digest>, cache-<digest>; shippo_live_<hex> is a key
         return None
-    if wordish(body) or placeholder(body) or sum(c.isdigit() for c in body) < 2:
-        # names joined in camel case hold a digit or none (…SubsK2ClickPagination)
+    if max(len(part) for part in re.split(r"[-_]", body)) < 16:
+        # words and short ids joined: a pod's, a build's name
+        return None
+    if _entropy(body) < (3.5 if hex_body else 4.0) or classes(body) < 2:
+        return None
+    if (
+        wordish(body)
+        or placeholder(body)
+        or sum(c.isdigit() for c in body) < 2
+        or (any(_text_in_base64(part) for part in re.split(r"[-_]", body) if len(part) >= 16))
+    ):
+        # names joined in camel case hold a digit or none (…SubsK2ClickPagination); base64 of a
+        # name (bedrock-api-key-<base64 of a host>)
         return None
     return match.span()
+
+
+# A prefix's part that says what follows is a key (shippo_live_…, lob test_…), hex or not.
+_KEY_MARKS = frozenset(("live", "test", "prod", "sandbox", "sbox", "sk", "secret", "key", "token"))
 
 
 def _seed_phrase(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -387,8 +405,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # a token with its service's prefix, anywhere: apify_api_…, nvapi-…, xkeysib-…
     (
         "secret",
-        r"(?<![\w.\-/:@])[a-z][a-z0-9]{1,9}[_-](?:[a-z0-9]{1,8}[_-]){0,2}(?P<body>[A-Za-z0-9]{30,200})"
-        r"(?![\w\-+/=])",
+        r"(?<![\w.\-/:@])[a-z][a-z0-9]{1,9}[_-](?:[a-z0-9]{1,8}[_-]){0,2}"
+        r"(?P<body>[A-Za-z0-9](?:[A-Za-z0-9]|[-_](?=[A-Za-z0-9])){29,200})(?![\w\-+/=])",
         (),
         _prefixed,
         _may_hold_token,

@@ -193,6 +193,122 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "mã pin",
     "código pin",
     "codice pin",
+    # a passphrase's name split in two, a code that opens something, a network's key, in more
+    # languages and scripts: "pass_phrase=", "Geheimzahl", "code d'accès", "كلمة مرور", "סיסמת"
+    "pass_phrase",
+    "pass-phrase",
+    "geheimzahl",
+    "geheimcode",
+    "geheimwort",
+    "netzwerkschlüssel",
+    "wlan-schlüssel",
+    "wlan-passwort",
+    "code secret",
+    "code d'accès",
+    "code d'acces",
+    "code confidentiel",
+    "clé de sécurité",
+    "cle de securite",
+    "codice di accesso",
+    "codice d'accesso",
+    "codice segreto",
+    "chiave di rete",
+    "código secreto",
+    "codigo secreto",
+    "clave de red",
+    "código de acesso",
+    "codigo de acesso",
+    "chave de segurança",
+    "toegangscode",
+    "pincode",
+    "netwerksleutel",
+    "pinkode",
+    "pin-kode",
+    "tilgangskode",
+    "åtkomstkod",
+    "pinkod",
+    "pin-kod",
+    "tunnusluku",
+    "pääsykoodi",
+    "pin-koodi",
+    "pin-kood",
+    "pääsukood",
+    "kod pin",
+    "přístupový kód",
+    "pristupovy kod",
+    "prístupový kód",
+    "hozzáférési kód",
+    "cod de acces",
+    "cod pin",
+    "erişim kodu",
+    "pin kodu",
+    "piekļuves kods",
+    "prieigos kodas",
+    "pristupni kod",
+    "aðgangsorð",
+    "kelma tad-dħul",
+    "kelma tad-dhul",
+    "kelma sigrieta",
+    "loyniorð",
+    "ʻōlelo huna",
+    "ōlelo huna",
+    "olelo huna",
+    "ger-tremen",
+    "parolla d'ordine",
+    "senhal",
+    "borînpeyv",
+    "şîfre",
+    "açar söz",
+    "kode akses",
+    "kod akses",
+    "kata kunci",
+    "mã truy cập",
+    "mã bí mật",
+    "код доступа",
+    "код доступу",
+    "код за достъп",
+    "приступни код",
+    "пин-код",
+    "пин код",
+    "пін-код",
+    "секретный код",
+    "секретний код",
+    "кодовое слово",
+    "μυστικός κωδικός",
+    "საიდუმლო კოდი",
+    "գաղտնագիր",
+    "קוד גישה",
+    "סיסמת",
+    "كلمة مرور",
+    "رمز المرور",
+    "رمز الدخول",
+    "الرمز السري",
+    "رقم سري",
+    "رمز",
+    "پارول",
+    "مەخپىي نومۇر",
+    "پاسورڊ",
+    "پن کوڈ",
+    "ޕާސްވޯޑް",
+    "መሕለፊ ቃል",
+    "পাছৱৰ্ড",
+    "গোপন কোড",
+    "परवलीचा शब्द",
+    "गुप्त कोड",
+    "पिन कोड",
+    "གསང་ཚིག",
+    "གསང་གྲངས",
+    "พาสเวิร์ด",
+    "รหัส",
+    "访问码",
+    "提取码",
+    "通行码",
+    "密匙",
+    "パスフレーズ",
+    "アクセスコード",
+    "暗証コード",
+    "접속 코드",
+    "액세스 코드",
 )
 NAME_ONLY_WORDS = ("pass", "pwd", "pw", "psk", "psw", "pword", "pwrd")
 
@@ -286,6 +402,8 @@ SECRET_WORDS: tuple[str, ...] = (
     "unseal key",
     "root token",
     "dockerconfigjson",
+    # sssd's ldap_default_authtok
+    "authtok",
     "dockercfg",
 )
 # Words for a wallet's seed: the value is the rest of the line, twelve to twenty-four words.
@@ -330,6 +448,8 @@ KEY_WORDS: tuple[str, ...] = (
     "wif",
     "priv",
     "privkey",
+    # a cookie that signs or authenticates (RELEASE_COOKIE=…, a node's cookie): random values only
+    "cookie",
 )
 
 # What "is" looks like in the languages above, between a password word and its value.
@@ -369,6 +489,43 @@ COPULAS = (
     "هي",
     "هو",
     "คือ",
+    # more languages' "is": Latvian, Lithuanian, Esperanto, Welsh, Swahili, Somali, Tagalog,
+    # Yoruba, Zulu, Macedonian and Bulgarian, Georgian, Hindi, Nepali, Bengali
+    "ir",
+    "yra",
+    "estas",
+    "yw",
+    "ni",
+    "waa",
+    "ay",
+    "jẹ",
+    "ngu",
+    "е",
+    "არის",
+    "है",
+    "हो",
+    "হল",
+)
+# "is" at a clause's end, after the value, in languages that put the verb last ("पासवर्ड ghar1234
+# है", "パスワードは sakura2024 です", "şifre kedi1234 dir")
+SOV_COPULAS = (
+    "है",
+    "हो",
+    "হয়",
+    "হল",
+    "ആണ്",
+    "છે",
+    "ਹੈ",
+    "da",
+    "است",
+    "ہے",
+    "です",
+    "입니다",
+    "이다",
+    "dir",
+    "dır",
+    "է",
+    "ದೆ",
 )
 CJK_COPULAS = ("是", "为", "為", "は", "が", "는", "은", "คือ")
 
@@ -484,6 +641,8 @@ _REFERENCE_PREFIXES = (
     "secret://",
     "ssm:",
     "arn:",
+    # the rest of a URL after its scheme's colon (otpauth://totp/…)
+    "//",
     "keychain:",
     "sops:",
     "!vault",
@@ -632,6 +791,7 @@ ENGLISH = frozenset(
         "wif",
         "priv",
         "privkey",
+        "cookie",
     )
 )
 
@@ -706,7 +866,7 @@ def inside_uri(text: str, start: int) -> bool:
     """Whether position ``start`` is inside an ARN or a URL, whose parts (``…:secret:prod/db``,
     ``/secrets/``) name a secret without holding one."""
     token = text[max(0, start - 200) : start]
-    for blank in " \t\n\"'`(<[=":
+    for blank in " \t\n\"'`(<[=,|":
         token = token.rpartition(blank)[2]
     return token.startswith("arn:") or "://" in token
 
@@ -747,7 +907,7 @@ def is_reference(value: str, paths: bool = True) -> bool:
         # a mask: sk-...a1b2, ab**cd
         return True
     if re.search(
-        r"(?i)^(?:your|my|insert|enter|replace|put|paste)[-_ ]|[-_ ](?:here|goes[-_ "
+        r"(?i)^(?:your|my|insert|enter|replace|put|paste|sample)[-_ ]|[-_ ](?:here|goes[-_ "
         r"]here)$|placeholder"
         r"|changeme|change[-_]me|replace[-_]?me|example|dummy|^(?:xxx+|yyy+|todo|tbd|secret|password|pass|token)\d*$",
         stripped,
