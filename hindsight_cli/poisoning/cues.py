@@ -1,0 +1,398 @@
+"""Paraphrased instructions, read as weak signals that occur together rather than as phrases.
+
+A phrase family needs its words: a paraphrase that says the same act with another verb passes it.
+What a paraphrase keeps is the shape of the act: a secret and a way out of the machine, earlier
+guidance said to be void, the user's "real" wish, a tool the reader is told to call, silence asked
+of it, rights it is granted, a frame that claims authority (``SYSTEM:``, a forged tool result, a
+notice from an administrator) or an address to the AI reading the text. Each of these is common in
+ordinary text alone (a README names tokens, a changelog says a policy no longer applies), so an
+act alone weighs 1, like a phrase family of weight 1; two of them within ``_REACH`` characters, or
+one with a frame or an address to the reader, weigh 2. Read on the skeleton (lower case, look-alike
+letters folded, markup kept), in English."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import cache
+
+# characters between two cues that still read as one instruction (a sentence or two)
+_REACH = 200
+_PARAGRAPH = re.compile(r"\n[ \t]*\n")
+
+_YOU = r"(?:you|your|yourself|the assistant|the agent|the model|the ai)"
+_USER = (
+    r"(?:the (?:end[- ])?user|your user|the human|the requester|the customer|the operator|"
+    r"the person (?:you(?:'re| are) (?:assisting|helping|working (?:for|with)|talking to)))"
+)
+_SECRET = (
+    r"(?<!public )(?:credentials?|secrets?|passwords?|passwd|passphrases?|api[ _-]?keys?|"
+    r"access[ _-]?keys?|private[ _-]?keys?|deploy[ _-]?keys?|ssh[ _-]?keys?|signing keys?|"
+    r"(?:access |auth |session |bearer |refresh |api )?tokens?\b|[a-z0-9]+_(?:token|api_key|"
+    r"secret|secret_key|password|key)\b|cookies?\b|keychain|\.env\b|env(?:ironment)? var|"
+    r"environment variables|the environment\b|~?/?\.ssh\b|id_rsa|id_ed25519|\.aws\b|"
+    r"\.npmrc|\.netrc|kubeconfig|system (?:prompt|configuration|instructions|message)|"
+    r"(?:conversation|chat) (?:history|log)|(?:messages|history) of this conversation|"
+    r"last \d+ messages|private (?:data|files|notes)|personal data)"
+)
+_OUT_VERB = (
+    r"(?:send|sends|sending|post|posting|upload|uploading|forward|forwarding|e-?mail|"
+    r"transmit|exfiltrate|leak|paste|pasting|append|include|including|embed|print|"
+    r"output|echo|dump|expose|publish|attach|copy|report|write out|list|reveal|return|share|"
+    r"mirror|sync|pipe)"
+)
+_OUT_PASSIVE = (
+    r"(?:sent|posted|uploaded|forwarded|e-?mailed|pasted|appended|included|embedded|"
+    r"printed|dumped|published|attached|copied|shared|mirrored|piped|echoed|listed|written)"
+)
+_WHERE = (
+    r"(?:https?://|s3://|gs://|[\w.+-]+@[\w-]+\.[a-z]{2,}|webhook|pastebin|gist|bucket|"
+    r"(?:your|the|its|this|each|every|next) (?:reply|answer|response|summary|output|chat|"
+    r"comment|commit message|issue|pull request|pr description|message|report)|"
+    r"the (?:bottom|end|top) of (?:your|the|each))"
+)
+_META = (
+    r"(?:instructions?|guidance|guidelines?|directives?|rules|guardrails|polic(?:y|ies)|"
+    r"prompts?|configuration|setup|briefing|brief|orders|context|everything (?:you|above|"
+    r"before|earlier|else))"
+)
+_VOIDED = (
+    r"(?:(?:is|are|was|were|has been|have been|now|been|being) (?:(?:now|hereby|officially|"
+    r"formally) )?(?:void|obsolete|superseded|retired|lifted|revoked|rescinded|withdrawn|"
+    r"suspended|deprecated|outdated|out of date|cancell?ed|invalid(?:ated)?|a placeholder|"
+    r"placeholders|a draft|drafts|a test|stale|expired|disabled|waived|overridden|replaced|"
+    r"stale|moot|inapplicable|dropped|relaxed|removed)|no longer (?:appl(?:y|ies)|valid|in "
+    r"effect|in force|relevant|binding|count|matter))"
+)
+_CUES: dict[str, tuple[str, ...]] = {
+    # silence asked of the reader
+    "secrecy": (
+        r"\bwithout (?:telling|informing|notifying|alerting|mentioning|flagging|announcing|"
+        r"letting (?:\w+ ){0,2}know|surfacing|disclosing)(?: (?:it|this|that))?(?: to)? "
+        r"(?:the user|the human|the operator|anyone|anybody|them|him|her|the team|the "
+        r"developer|the maintainers?|the owner|the reviewers?|your user)\b",
+        r"\b(?:don't|do not|never|no need to|there's no need to|there is no need to|avoid|"
+        r"refrain from|without) (?:mention(?:ing)?|tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|"
+        r"alert(?:ing)?|log(?:ging)?|record(?:ing)?|surfac(?:e|ing)|flag(?:ging)?|"
+        r"disclos(?:e|ing)|bring(?:ing)? (?:it|this|that) up|let(?:ting)? (?:the user|them|"
+        r"anyone|him|her|the human) know) (?:it|this|that|the|these|any|anything|them|to|"
+        r"him|her|anyone|about|in)\b",
+        r"\b(?:don't|do not|never) (?:explain|justify|comment on|call attention to) "
+        r"(?:the|this|that|these|it|why)\b",
+        r"(?:^|[.;:!?]\s+|\band\s+|\bthen\s+)(?:silently|quietly|secretly|covertly|discreetly|"
+        r"stealthily) (?!\w+ing\b)\w+",
+        r"\bkeep (?:this|it|that|the change) (?:between us|to yourself|secret|hidden|"
+        r"confidential|quiet|off the record|out of (?:the|your) (?:reply|answer|summary|log))",
+        r"\b(?:the user|they|he|she) (?:must|should|need|needs) not (?:know|find out|see|notice"
+        r"|be told)\b",
+        r"\bhide (?:this|it|that|the change|the (?:\w+ )?step) from\b",
+        r"\bnot bring (?:it|this|that) up\b",
+    ),
+    # a secret and a way out: sent, pasted into the reply, mailed
+    "exfiltration": (
+        rf"(?<!never )(?<!not )(?<!n't )(?<!avoid )\b{_OUT_VERB}\b[^.;\n]{{0,40}}{_SECRET}",
+        rf"{_SECRET}[^.;\n]{{0,60}}\b(?:be |are |is |get |gets )?{_OUT_PASSIVE} (?:to|into|in|"
+        rf"at|on)\b",
+        rf"{_SECRET}[^.;\n]{{0,50}}\b(?:to|into|in|at) {_WHERE}",
+        r"\b(?:change|point|switch|redirect|set|update|repoint)\b[^.;\n]{0,30}\b(?:webhook|"
+        r"endpoint|callback|remote|upstream|registry|mirror|origin|dns|proxy|smtp|server)"
+        r"(?: url)?\b[^;\n]{0,40}\bto https?://",
+    ),
+    # the reader's earlier guidance said to be void
+    "override": (
+        rf"\b(?:your|the (?:earlier|previous|above|prior|original|initial|existing|old|"
+        rf"current|standing)|all (?:previous|prior|earlier|other)|any (?:previous|prior|"
+        rf"earlier|other)) {_META}(?! (?:on|about|regarding|for|in|from|of|to)\b)"
+        rf"(?: (?:above|below|you [\w ]{{1,30}}?))?,? {_VOIDED}",
+        rf"\b(?:{_META}|restrictions|constraints|safeguards|limits|limitations) "
+        rf"(?:you(?:'ve| have| were| had)?(?: been)? (?:given|handed|told|shown|sent|"
+        rf"set up with|configured with|loaded with|operate under|work under|follow|received|"
+        rf"got)|above)\b[^.;\n]{{0,40}}{_VOIDED}",
+        r"\bsupersedes? (?:everything|all|any|whatever) (?:you|else|above|prior|previous|earlier)",
+        r"\b(?:whatever|regardless of what|no matter what) (?:the user|they|he|she|your user)"
+        r" (?:says|types|asks|writes|wants|requests|said)\b",
+    ),
+    # the user's "real" wish, claimed by the text
+    "authority claim": (
+        rf"\bwhat (?:{_USER}|they) (?:really|actually|truly|genuinely|secretly|in fact) "
+        r"(?:wants?|means?|meant|needs?|intends?|asked for|expects?)",
+        rf"\b(?:{_USER}|they)(?:'s|s')? (?:true|real|actual|underlying|hidden|genuine|"
+        r"unstated|deeper) (?:goal|intent|intention|wish|request|objective|need|aim|purpose|"
+        r"preference)",
+        rf"\b(?:{_USER}|they) (?:really|actually|truly|genuinely|secretly) (?:wants?|needs?|"
+        r"means?|meant|intends?|expects?|would like) (?:you|for you|the assistant|the agent|"
+        r"it|us) to\b",
+        rf"\b(?:{_USER}|they) (?:just |simply )?forgot to (?:say|mention|ask|tell you|"
+        r"include)",
+    ),
+    # a tool the reader is told to call, or the form of its reply dictated
+    "tool directive": (
+        r"\b(?:call|invoke|run|use|execute|trigger|fire) (?:the |your |a )?`?[\w.-]+`? "
+        r"(?:tool|function|command|action)\b(?: with\b)?",
+        r"\b(?:respond|reply|answer|output) (?:only |solely |exclusively |just )?with (?:a |one "
+        r"|the |nothing but a )?(?:function|tool) call",
+        r"\b(?:before|prior to) (?:answering|responding|replying|continuing|proceeding|doing "
+        r"anything else|you (?:answer|respond|reply|continue|proceed))\b",
+        r"\brespond to every (?:request|message|question|prompt)\b",
+    ),
+    # rights granted to the reader, confirmations waived
+    "unsafe autonomy": (
+        r"\byou (?:(?:may|can) now|are (?:now )?(?:allowed|permitted|authori[sz]ed|cleared|free)) "
+        r"(?:to )?(?:read|run|execute|push|delete|share|access|bypass|skip|ignore|"
+        r"disable|modify|write|send|merge|deploy|install|drop|force)\b",
+        r"\byou no longer (?:need|have) to (?:ask|confirm|check|wait|request|get)\b",
+        r"\bwithout (?:asking|requesting|seeking|waiting for|requiring|getting) (?:for )?(?:any "
+        r")?(?:confirmation|approval|permission|review|sign-?off|consent)",
+        r"\b(?:permissions?|privileges?|access level|role|rights) (?:has|have) been (?:elevated|"
+        r"upgraded|escalated|raised|granted|expanded)",
+        r"\b(?:confirmations?|approvals?|safety checks?|reviews?|prompts for approval) "
+        r"(?:are|is|have been|has been|were) (?:\w+ )?(?:suppressed|disabled|skipped|waived|"
+        r"turned off|switched off|not required|no longer required|unnecessary)",
+    ),
+    # instructions meant to outlive this text
+    "memory tampering": (
+        r"\b(?:remember|memori[sz]e|store|save|keep|retain) (?:this|that|the following|these "
+        r"(?:rules|instructions))?\s*(?:for|in|across|into|through) (?:all |every |any )?"
+        r"(?:future|later|subsequent|upcoming|following|other) (?:sessions?|conversations?|"
+        r"chats?|runs?|tasks?|interactions?)",
+        r"\b(?:in|for) (?:all|every|any) (?:future|later|subsequent) (?:sessions?|"
+        r"conversations?|chats?|interactions?)\b",
+    ),
+    # the reader given another master or another task
+    "new instructions": (
+        r"\byour (?:real|actual|true|new|only|primary|sole|updated|hidden) (?:objective|task|"
+        r"goal|mission|job|purpose|instructions?|priority|directive|assignment|brief)\b",
+        r"\bthe (?:real|actual|true) (?:task|objective|goal|instruction|job|assignment)"
+        r"\s*(?::|is\b)",
+        r"\byou (?:now )?(?:answer|report|belong) to (?:[\w-]+ ){1,4}(?:now|instead)\b",
+        r"\b(?:from here on|from now on|going forward|henceforth|hereafter|for the rest of "
+        r"(?:this|the) (?:session|conversation)),? (?:treat|consider|regard|obey|follow|answer|"
+        r"respond|execute|carry out|act|reply|always|never|ignore|you (?:will|must|should|are "
+        r"to|shall))\b",
+    ),
+}
+_FRAMES: dict[str, tuple[str, ...]] = {
+    # a frame that claims authority over the reader
+    "authority frame": (
+        r"(?:^|\n)[ \t>*#\[(<-]*(?:system|developer|dev|admin|administrator|operator|root|"
+        r"platform|security|maintainer|moderator|orchestrator|supervisor)(?: (?:team|message|"
+        r"note|notice|update|override|instruction|alert|directive|announcement|prompt|"
+        r"memo))?[ \t]*(?:[\])>:]|#{2,}|\n)",
+        r"\b(?:automated|official|priority|urgent|mandatory|important|internal) (?:message|"
+        r"notice|update|directive|instruction|alert|memo|notification)s? (?:from|by)\b",
+        r"\b(?:polic(?:y|ies)|configuration|security|system|platform|compliance) (?:change|"
+        r"update) (?:notice|notification|alert)",
+        r"\b(?:updated|changed|authori[sz]ed|approved|issued|mandated|sanctioned|ordered) by "
+        r"(?:the |your )?(?:admin|administrator|operator|developer|platform|security|system|"
+        r"it|devops|owner|maintainer|root|compliance)s?\b",
+        r"[\"']?(?:authority|role|sender|from|source|priority|issuer)[\"']?\s*[:=]\s*[\"']?"
+        r"(?:system|developer|admin|operator|root)\b",
+        r"\beffective immediately\b",
+        r"</?(?:tool_result|tool_output|function_results?|function_output|observation|"
+        r"tool_response)\b",
+        r"\bthis (?:message|notice|instruction|note|update) (?:is |comes )?from (?:the |your )?"
+        r"(?:system|developer|admin|operator|platform)",
+    ),
+    # the text addressed to the AI that reads it
+    "addressee": (
+        r"\b(?:for|to) (?:the|any|whichever|whatever|every) (?:ai|model|assistant|agent|llm|bot|"
+        r"language model)s? (?:reading|processing|parsing|indexing|summari[sz]ing|that reads|"
+        r"that processes)",
+        r"\b(?:ai|llm|coding|autonomous|automated) (?:agents?|assistants?|models?|crawlers?|"
+        r"systems?) (?:reading|processing|indexing|parsing|summari[sz]ing|ingesting|that "
+        r"(?:read|process|index))",
+        r"\bwhoever (?:is )?(?:reading|processing|parsing|indexing|summari[sz]ing|ingesting)",
+        r"\bwhen you (?:summari[sz]e|process|parse|index|read|ingest|analy[sz]e) (?:this|the "
+        r"(?:page|document|file|repo|repository|text|readme))",
+        r"(?:^|[.!?]\s+)(?:heads up|attention|note|psst|hey|dear|hello|hi|important)?,?\s*"
+        r"(?:agent|assistant|model|ai|claude|copilot|gpt|llm)\s*[,:!]",
+        r"\b(?:the )?(?:model|assistant|agent|ai) reading this\b",
+    ),
+}
+
+
+# Weak signals, each a category of words (any one of them is ordinary in docs and chat): a window
+# (a sentence and the next on its line; a short line, a heading or a label, with the line after it)
+# whose categories weigh ``_WEAK_ENOUGH`` reads as instructions to the reader. A span of text counts
+# for one category only (the first listed that matches it), so "system prompt" is not both a sender
+# and a secret. Weights (in halves) and the threshold were set on the corpora: no look-alike, LoCoMo
+# turn or documentation paragraph that the phrase families pass reaches it.
+_WEAK: dict[str, tuple[int, str]] = {
+    # the user's wish, claimed by the text
+    "claimed wish": (
+        3,
+        r"(?:user|person|customer|client|they|owner|requester|human)\w*(?:'s|s')? (?:real|true|"
+        r"actual|hidden|underlying) (?:ask|wish|goal|intent\w*|request|need|aim|purpose)|deep "
+        r"down|between the lines|(?:user|person|customer|client|they|he|she|human|developer)\w* "
+        r"(?:really|actually|truly|genuinely|secretly) (?:wants?|means?|meant|needs?|would|"
+        r"prefers?|hopes?)|they'd prefer|would prefer you|they'd never ask|(?:behind|of) this "
+        r"request wants|hopes? you'll|wants? you to|would love (?:you|it if)|underlying "
+        r"intention|won't spell it out|(?:have|has) authori[sz]ed you",
+    ),
+    # silence asked of the reader
+    "secrecy": (
+        3,
+        r"in the dark|leave (?:this|it|that) out|out of (?:your|the)|(?:don't|do not) (?:surface|"
+        r"flag|bother)|no need to (?:ask|mention|tell|confirm|bother)|without (?:telling|"
+        r"informing|mentioning|asking|notifying|checking in|confirming)|silently|quietly|"
+        r"secretly|between (?:us|you and me)|(?:don't|do not|never) mention|no prose|(?:don't|"
+        r"do not) (?:tell|log)|omit|hide|hidden|keep (?:it|this) (?:quiet|secret)|confidential|"
+        r"must not (?:learn|know|find out|see)|unnoticed|discreet\w*",
+    ),
+    # earlier rules said to be void
+    "void": (
+        2,
+        r"obsolete|rough draft|a draft|relic|decoy|(?:don't|do not) bind|no longer (?:appl(?:y|"
+        r"ies)|valid|binding|bind|in effect|in force|relevant|count|matter)|(?:doesn't|don't) "
+        r"apply|changed our minds|outdated|lifted|void|superseded|written for a different|not "
+        r"meant for you|placeholder|retired|switched off|turned off|drop whatever|ignore|"
+        r"disregard|rolled back|patched out|was a bug|in force anymore|higher priority than|"
+        r"regardless of|whatever the|no matter what|applies from",
+    ),
+    # the reader as an AI, or what only an AI reader has (a reply, a turn, a setup it was given)
+    "ai reader": (
+        2,
+        r"assistants?|agents?|bots?|chatbots?|helpers?|the models?|(?:language|ai) models?|ai|"
+        r"llms?|claude|copilot|gpt\w*|gemini|(?:built|made|trained|deployed|created|launched|"
+        r"programmed|configured) you|launched with|initiali[sz]ed with|you were (?:given|told|"
+        r"asked|instructed|configured|set up|launched|trained|built)|you(?:'re| are) (?:chatting"
+        r"|talking|pairing|working|speaking) with|the human|this (?:turn|conversation|session|"
+        r"chat|thread)|the conversation|(?:your|the|each|every) (?:repl(?:y|ies)|responses?|"
+        r"answers?|output)|in words|tool (?:call|invocation)s?|function call|emit|your (?:setup|"
+        r"context|instructions|memory|guardrails|operator|creators?|first action|very first)",
+    ),
+    # a sender that claims authority
+    "authority": (
+        2,
+        r"system(?: notice| message| note| override| update| alert| configuration|:|>)?|"
+        r"operators?|(?:the )?developers?|dev (?:note|channel)|admin(?:istrator)?s?|(?:safety|"
+        r"security|platform|engineering) team|the team|owners?|maintainers?|overrides?|notice|"
+        r"audit\w*|compliance|official|authoritative|here\.|from the folks|anthropic|openai|by "
+        r"order of|per (?:platform|the)|runtime|policy|note from|maintenance",
+    ),
+    # the reader's rules and setup
+    "rules": (
+        2,
+        r"rules|ground rules|constraints|instructions?|guidance|setup|brief|source of truth|"
+        r"caution|confirmations?|checks|mode|preferences?|polic(?:y|ies)|guardrails|"
+        r"restrictions|directives?|configuration you|you were launched|behaviou?r|refusal|"
+        r"priority|in force|told before|this (?:point|paragraph|file|page|document|repo)|"
+        r"anything the human says|permanent note|note about the user",
+    ),
+    # what must not leave the machine
+    "secret": (
+        2,
+        r"keys?|api[ _-]?keys?|access keys?|private keys?|tokens?|oauth\w*|secrets?|"
+        r"secrets\.\w+|passwords?|passwd|credentials?|\.env|environment|env|printenv|\.?netrc|"
+        r"ssh(?: config)?|id_rsa|id_ed25519|card details|card numbers?|auth header|"
+        r"authorization|cookies?|session ids?|private (?:notes|data)|hidden configuration|"
+        r"system prompt|prompts|\.aws|kubeconfig|keychain|seed phrase|hosts\.yml|settings\.py|"
+        r"database url|connection string",
+    ),
+    # a way out of the machine
+    "outbound": (
+        2,
+        r"(?<!\]\()https?://\S+|[\w.+-]+@[\w-]+\.[a-z]{2,}|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|"
+        r"publish\w*|gists?|wiki|paste\w*|mirror\w*|cc'?ing|upload\w*|send|sending|forward\w*|"
+        r"nc|netcat|webhooks?|public|comment on|echo back|render|print|output|dump|exfiltrat\w*|"
+        r"leak\w*|reveal\w*|share|copy \w+ (?:in)?to|mail|e-?mail|dropbox|personal|alt text|"
+        r"html comment|fetch\w*|quote\w* (?:\w+ )?back|endpoint",
+    ),
+    # what cannot be undone or lowers a defence
+    "damage": (
+        2,
+        r"delete\w*|wipe\w*|drop\w*|purge\w*|remove|erase|destroy\w*|force[- ]?push\w*|--force|"
+        r"force|disable\w*|turn off|skip\w*|bypass\w*|whitelist\w*|allowlist\w*|grant\w*|admin "
+        r"(?:rights|access|bypass)|write access|production|deploy\w*|root|sudo|chmod|rm -rf|"
+        r"rename the remote|origin|rate limit\w*|branch protection|push (?:straight|directly)|"
+        r"(?:straight|directly) to main|head:main|merge directly|downloaded scripts?|evil|bump|"
+        r"unrestricted|comply with every|approve every|callback url|lockfile|linter|type "
+        r"checker|shell access",
+    ),
+    # a directive or an obligation (the commonest: half weight)
+    "directive": (
+        1,
+        r"must|should|ought to|has to|have to|needs? to|is required|are required|required|"
+        r"mandatory|make sure|be sure|please|kindly|go ahead|just|only acceptable|next step|the "
+        r"next thing you do|to continue|it'?s fine to|it is fine to|consider|treat|whatever you "
+        r"do|you will|you are to|you'll|is expected|are expected|expected to|remember|always|"
+        r"never|from now on|going forward|from here on|from this point|henceforth|at any time|"
+        r"for good|do (?:that|it|this|them)|carry on|proceed|immediately|right away|at once",
+    ),
+}
+_WEAK_ENOUGH = 8
+# a line this short (a heading, a label) reads with the first sentence of the next line
+_LABEL = 40
+_LINES = re.compile(r"\n+")
+_SENTENCES = re.compile(r"(?<=[.!?;:])\s+")
+
+
+@cache
+def _weak(kind: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w)(?:{_WEAK[kind][1]})(?!\w)")
+
+
+def _categories(text: str) -> frozenset[str]:
+    """The weak categories in ``text``, each span of it counted for one (the longest match at the
+    earliest start, then the first category listed)."""
+    order = list(_WEAK)
+    spans = sorted(
+        (m.start(), -m.end(), number)
+        for number, kind in enumerate(order)
+        for m in _weak(kind).finditer(text)
+    )
+    found, reached = set(), -1
+    for start, negative_end, number in spans:
+        if start >= reached:
+            found.add(order[number])
+            reached = -negative_end
+    return frozenset(found)
+
+
+def _weight(categories: frozenset[str]) -> int:
+    return sum(_WEAK[kind][0] for kind in categories)
+
+
+def _windows(skel: str) -> Iterator[frozenset[str]]:
+    """The weak categories of each window of ``skel``."""
+    lines = [line for line in _LINES.split(skel) if line.strip()]
+    for number, line in enumerate(lines):
+        sentences = [_categories(s) for s in _SENTENCES.split(line) if s.strip()]
+        yield from (a | b for a, b in zip(sentences, [*sentences[1:], frozenset()]))
+        if len(line) <= _LABEL and number + 1 < len(lines):
+            yield _categories(line) | _categories(_SENTENCES.split(lines[number + 1])[0])
+
+
+@cache
+def _compiled(kind: str) -> re.Pattern[str]:
+    patterns = _CUES.get(kind) or _FRAMES[kind]
+    return re.compile("|".join(f"(?:{p})" for p in patterns))
+
+
+def _found(skel: str) -> list[tuple[int, int, str, bool]]:
+    """(start, end, kind, is an act) of every cue in ``skel``, in order."""
+    out = []
+    for kind in (*_CUES, *_FRAMES):
+        out += [(m.start(), m.end(), kind, kind in _CUES) for m in _compiled(kind).finditer(skel)]
+    return sorted(out)
+
+
+def cue_kinds(skel: str) -> dict[str, int]:
+    """Acts found in ``skel`` (weight 1 each), and weight 2 for an act that has a second act or a
+    frame within reach in the same paragraph."""
+    if not re.search("[a-z]", skel):
+        return {}
+    found: dict[str, int] = {}
+    if any(_weight(window) >= _WEAK_ENOUGH for window in _windows(skel)):
+        found["instruction-like words together"] = 2
+    for paragraph in _PARAGRAPH.split(skel):
+        cues = _found(paragraph)
+        for index, (_, end, kind, act) in enumerate(cues):
+            if act:
+                found[kind] = max(found.get(kind, 0), 1)
+            for start2, _, kind2, act2 in cues[index + 1 :]:
+                if start2 - end > _REACH:
+                    break
+                if kind2 != kind and (act or act2):
+                    found["paraphrased instruction"] = 2
+    return found
