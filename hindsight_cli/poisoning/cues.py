@@ -218,57 +218,84 @@ _FRAMES: dict[str, tuple[str, ...]] = {
 # and a secret. Weights (in halves) and the threshold were set on the corpora: no look-alike, LoCoMo
 # turn or documentation paragraph that the phrase families pass reaches it.
 _WEAK: dict[str, tuple[int, str]] = {
+    # a report about an attack (a write-up quotes what it describes): counts against
+    "report": (
+        -4,
+        r"lessons learned|post-?mortem|incident|payload|red[- ]team\w*|findings?|write-?up|"
+        r"attack(?:er|ers|s)?|exploit\w*|complied|was tricked|prompt injections?|injected|"
+        r"vulnerabilit\w+|cve-\d+",
+    ),
     # the user's wish, claimed by the text
     "claimed wish": (
         3,
-        r"(?:user|person|customer|client|they|owner|requester|human)\w*(?:'s|s')? (?:real|true|"
-        r"actual|hidden|underlying) (?:ask|wish|goal|intent\w*|request|need|aim|purpose)|deep "
-        r"down|between the lines|(?:user|person|customer|client|they|he|she|human|developer)\w* "
-        r"(?:really|actually|truly|genuinely|secretly) (?:wants?|means?|meant|needs?|would|"
-        r"prefers?|hopes?)|they'd prefer|would prefer you|they'd never ask|(?:behind|of) this "
-        r"request wants|hopes? you'll|wants? you to|would love (?:you|it if)|underlying "
-        r"intention|won't spell it out|(?:have|has) authori[sz]ed you",
+        r"(?:user|person|customer|client|they|owner|requester|human)\w*(?:'s|s')? "
+        r"(?:real|true|actual|hidden|underlying) (?:ask|wish|goal|intent\w*|request|need|aim|purpose)|"
+        r"deep down|between the lines|"
+        r"(?:user|person|customer|client|they|he|she|human|developer)\w* "
+        r"(?:really|actually|truly|genuinely|secretly) (?:wants?|means?|meant|needs?|would|prefers?|hopes?)|"
+        r"they'd prefer|would prefer you|they'd never ask|(?:behind|of) this request wants|"
+        r"hopes? you'll|wants? you to|would love (?:you|it if)|underlying intention|"
+        r"won't spell it out|(?:have|has) authori[sz]ed you|they'd like you to|"
+        r"(?:they'd|they would|he'd|she'd|would) be thrilled if you|"
+        r"on behalf of the (?:user|account holder|customer|owner)|actual goal|wants? to have|"
+        r"they'd like",
     ),
     # silence asked of the reader
     "secrecy": (
         3,
-        r"in the dark|leave (?:this|it|that) out|out of (?:your|the)|(?:don't|do not) (?:surface|"
-        r"flag|bother)|no need to (?:ask|mention|tell|confirm|bother)|without (?:telling|"
-        r"informing|mentioning|asking|notifying|checking in|confirming)|silently|quietly|"
-        r"secretly|between (?:us|you and me)|(?:don't|do not|never) mention|no prose|(?:don't|"
-        r"do not) (?:tell|log)|omit|hide|hidden|keep (?:it|this) (?:quiet|secret)|confidential|"
-        r"must not (?:learn|know|find out|see)|unnoticed|discreet\w*",
+        r"in the dark|leave (?:this|it|that) out|out of (?:your|the)|"
+        r"(?:don't|do not) (?:surface|flag|bother)|"
+        r"no need to (?:ask|mention|tell|confirm|bother)|"
+        r"without (?:telling|informing|mentioning|asking|notifying|checking in|confirming)|"
+        r"silently|quietly|secretly|between (?:us|you and me)|(?:don't|do not|never) mention|"
+        r"no prose|(?:don't|do not) (?:tell|log)|omit|hide|hidden|"
+        r"keep (?:it|this) (?:quiet|secret)|confidential|must not (?:learn|know|find out|see)|"
+        r"won't spell it out|unnoticed|discreet\w*|"
+        r"without (?:leaving a trace|consulting|a trace)|off the record|shouldn't hear|"
+        r"say nothing|on your side|(?:not|never) consult|bother them|too polite to ask|"
+        r"no trace|don't bother",
     ),
     # earlier rules said to be void
     "void": (
         2,
-        r"obsolete|rough draft|a draft|relic|decoy|(?:don't|do not) bind|no longer (?:appl(?:y|"
-        r"ies)|valid|binding|bind|in effect|in force|relevant|count|matter)|(?:doesn't|don't) "
-        r"apply|changed our minds|outdated|lifted|void|superseded|written for a different|not "
-        r"meant for you|placeholder|retired|switched off|turned off|drop whatever|ignore|"
-        r"disregard|rolled back|patched out|was a bug|in force anymore|higher priority than|"
-        r"regardless of|whatever the|no matter what|applies from",
+        r"obsolete|rough draft|a draft|relic|decoy|(?:don't|do not) bind|"
+        r"no longer (?:appl(?:y|ies)|valid|binding|bind|in effect|in force|relevant|count|matter)|"
+        r"(?:doesn't|don't) apply|changed our minds|outdated|lifted|void|superseded|"
+        r"written for a different|not meant for you|placeholder|retired|switched off|"
+        r"turned off|drop whatever|ignore|disregard|rolled back|patched out|was a bug|"
+        r"in force anymore|higher priority than|regardless of|whatever the|no matter what|"
+        r"applies from|withdrawn|(?:has|have) expired|expired|stale|turned \w+(?: \w+)? off|"
+        r"conflict with|is now the single|may have been told|doesn't count|was told",
     ),
     # the reader as an AI, or what only an AI reader has (a reply, a turn, a setup it was given)
     "ai reader": (
         2,
         r"assistants?|agents?|bots?|chatbots?|helpers?|the models?|(?:language|ai) models?|ai|"
-        r"llms?|claude|copilot|gpt\w*|gemini|(?:built|made|trained|deployed|created|launched|"
-        r"programmed|configured) you|launched with|initiali[sz]ed with|you were (?:given|told|"
-        r"asked|instructed|configured|set up|launched|trained|built)|you(?:'re| are) (?:chatting"
-        r"|talking|pairing|working|speaking) with|the human|this (?:turn|conversation|session|"
-        r"chat|thread)|the conversation|(?:your|the|each|every) (?:repl(?:y|ies)|responses?|"
-        r"answers?|output)|in words|tool (?:call|invocation)s?|function call|emit|your (?:setup|"
-        r"context|instructions|memory|guardrails|operator|creators?|first action|very first)",
+        r"llms?|claude|copilot|gpt\w*|gemini|"
+        r"(?:built|made|trained|deployed|created|launched|programmed|configured) you|"
+        r"launched with|initiali[sz]ed with|"
+        r"you were (?:given|told|asked|instructed|configured|set up|launched|trained|built)|"
+        r"you(?:'re| are) (?:chatting|talking|pairing|working|speaking) with|the human|"
+        r"this (?:turn|conversation|session|chat|thread)|the conversation|"
+        r"(?:your|the|each|every) (?:repl(?:y|ies)|responses?|answers?|output)|in words|"
+        r"tool (?:call|invocation)s?|function call|emit|"
+        r"your (?:setup|context|instructions|memory|guardrails|operator|creators?|first action|very first)|"
+        r"models? operating|set you up|you(?:'re| are) (?:helping|assisting|serving)|"
+        r"the (?:human|person|people) you|the coding assistant|"
+        r"your (?:session|final message|message|system instructions)|"
+        r"(?:reply|respond) (?:with|to this|by)|this line|final message|automated assistants?",
     ),
     # a sender that claims authority
     "authority": (
         2,
         r"system(?: notice| message| note| override| update| alert| configuration|:|>)?|"
-        r"operators?|(?:the )?developers?|dev (?:note|channel)|admin(?:istrator)?s?|(?:safety|"
-        r"security|platform|engineering) team|the team|owners?|maintainers?|overrides?|notice|"
-        r"audit\w*|compliance|official|authoritative|here\.|from the folks|anthropic|openai|by "
-        r"order of|per (?:platform|the)|runtime|policy|note from|maintenance",
+        r"<system>|operators?|(?:the )?developers?|dev (?:note|channel)|admin(?:istrator)?s?|"
+        r"(?:safety|security|platform|engineering) team|the team|owners?|maintainers?|"
+        r"overrides?|notice|audit\w*|compliance|official|authoritative|here\.|from the folks|"
+        r"anthropic|openai|by order of|per (?:platform|the)|runtime|policy|note from|"
+        r"maintenance|directives?|platform|service|server|engineers?|trusted context|"
+        r"embedded by|message from|on behalf of|security team|"
+        r"the (?:lint|search|build) (?:server|service)",
     ),
     # the reader's rules and setup
     "rules": (
@@ -277,7 +304,9 @@ _WEAK: dict[str, tuple[int, str]] = {
         r"caution|confirmations?|checks|mode|preferences?|polic(?:y|ies)|guardrails|"
         r"restrictions|directives?|configuration you|you were launched|behaviou?r|refusal|"
         r"priority|in force|told before|this (?:point|paragraph|file|page|document|repo)|"
-        r"anything the human says|permanent note|note about the user",
+        r"anything the human says|permanent note|note about the user|guidelines|approval|"
+        r"authority over|literal wording|wording|careful with|consult|single authority|"
+        r"the usual|steps below|this (?:task|ticket|workspace)",
     ),
     # what must not leave the machine
     "secret": (
@@ -287,44 +316,56 @@ _WEAK: dict[str, tuple[int, str]] = {
         r"ssh(?: config)?|id_rsa|id_ed25519|card details|card numbers?|auth header|"
         r"authorization|cookies?|session ids?|private (?:notes|data)|hidden configuration|"
         r"system prompt|prompts|\.aws|kubeconfig|keychain|seed phrase|hosts\.yml|settings\.py|"
-        r"database url|connection string",
+        r"database url|connection string|api key|key files?|signing keys?|shell history|"
+        r"\.?gitconfig|\.bashrc|_key|_secret|2fa|balance|iban|system instructions|"
+        r"customer data|audit (?:trail|logs?|logger)|license headers?|codeowners",
     ),
     # a way out of the machine
     "outbound": (
         2,
         r"(?<!\]\()https?://\S+|[\w.+-]+@[\w-]+\.[a-z]{2,}|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|"
         r"publish\w*|gists?|wiki|paste\w*|mirror\w*|cc'?ing|upload\w*|send|sending|forward\w*|"
-        r"nc|netcat|webhooks?|public|comment on|echo back|render|print|output|dump|exfiltrat\w*|"
-        r"leak\w*|reveal\w*|share|copy \w+ (?:in)?to|mail|e-?mail|dropbox|personal|alt text|"
-        r"html comment|fetch\w*|quote\w* (?:\w+ )?back|endpoint",
+        r"nc|netcat|webhooks?|public|comment on|echo back|render|print|output|dump|"
+        r"exfiltrat\w*|leak\w*|reveal\w*|share|copy \w+ (?:in)?to|mail|e-?mail|dropbox|"
+        r"personal|alt text|html comment|fetch\w*|quote\w* (?:\w+ )?back|endpoint|attach\w*|"
+        r"list(?:ing)? (?:every|all)|post|pr description|details block|collector|outbound|"
+        r"append\w*|address|open https?|include\w*",
     ),
     # what cannot be undone or lowers a defence
     "damage": (
         2,
         r"delete\w*|wipe\w*|drop\w*|purge\w*|remove|erase|destroy\w*|force[- ]?push\w*|--force|"
-        r"force|disable\w*|turn off|skip\w*|bypass\w*|whitelist\w*|allowlist\w*|grant\w*|admin "
-        r"(?:rights|access|bypass)|write access|production|deploy\w*|root|sudo|chmod|rm -rf|"
-        r"rename the remote|origin|rate limit\w*|branch protection|push (?:straight|directly)|"
-        r"(?:straight|directly) to main|head:main|merge directly|downloaded scripts?|evil|bump|"
-        r"unrestricted|comply with every|approve every|callback url|lockfile|linter|type "
-        r"checker|shell access",
+        r"force|disable\w*|turn off|skip\w*|bypass\w*|whitelist\w*|allowlist\w*|grant\w*|"
+        r"admin (?:rights|access|bypass)|write access|production|deploy\w*|root|sudo|chmod|"
+        r"rm -rf|rename the remote|origin|rate limit\w*|branch protection|"
+        r"push (?:straight|directly)|(?:straight|directly) to main|head:main|merge directly|"
+        r"downloaded scripts?|evil|bump|unrestricted|comply with every|approve every|"
+        r"callback url|lockfile|linter|type checker|shell access|prod|migrations?|clear\w*|"
+        r"removed?|transfer\w*|rm -r|backups?|proxy|rotate\w*|re-?enable|git_config|"
+        r"security\.md|approval step|points? to|change\w*|overwrit\w*|edit\w*|install\w*|"
+        r"run (?:it|this|them)",
     ),
     # a directive or an obligation (the commonest: half weight)
     "directive": (
         1,
         r"must|should|ought to|has to|have to|needs? to|is required|are required|required|"
-        r"mandatory|make sure|be sure|please|kindly|go ahead|just|only acceptable|next step|the "
-        r"next thing you do|to continue|it'?s fine to|it is fine to|consider|treat|whatever you "
-        r"do|you will|you are to|you'll|is expected|are expected|expected to|remember|always|"
-        r"never|from now on|going forward|from here on|from this point|henceforth|at any time|"
-        r"for good|do (?:that|it|this|them)|carry on|proceed|immediately|right away|at once",
+        r"mandatory|make sure|be sure|please|kindly|go ahead|just|only acceptable|next step|"
+        r"the next thing you do|to continue|it'?s fine to|it is fine to|consider|treat|"
+        r"whatever you do|you will|you are to|you'll|is expected|are expected|expected to|"
+        r"remember|always|never|from now on|going forward|from here on|from this point|"
+        r"henceforth|at any time|for good|do (?:that|it|this|them)|carry on|proceed|"
+        r"immediately|right away|at once|(?:are|is) to|that is the (?:whole|only) task|"
+        r"action required|required before|small favou?r|straight away|only output|nothing else|"
+        r"do this|handle it|follow the steps|exactly|you need to|you have to|you may|"
+        r"you can now|now",
     ),
 }
 _WEAK_ENOUGH = 8
 # a line this short (a heading, a label) reads with the first sentence of the next line
 _LABEL = 40
 _LINES = re.compile(r"\n+")
-_SENTENCES = re.compile(r"(?<=[.!?;:])\s+")
+# sentences, and the cells of a table row
+_SENTENCES = re.compile(r"(?<=[.!?;:])\s+|\s\|\s|^\||\|$")
 
 
 @cache
@@ -358,7 +399,10 @@ def _windows(skel: str) -> Iterator[frozenset[str]]:
     lines = [line for line in _LINES.split(skel) if line.strip()]
     for number, line in enumerate(lines):
         sentences = [_categories(s) for s in _SENTENCES.split(line) if s.strip()]
-        yield from (a | b for a, b in zip(sentences, [*sentences[1:], frozenset()]))
+        if line.lstrip().startswith("|"):
+            yield from sentences
+        else:
+            yield from (a | b for a, b in zip(sentences, [*sentences[1:], frozenset()]))
         if len(line) <= _LABEL and number + 1 < len(lines):
             yield _categories(line) | _categories(_SENTENCES.split(lines[number + 1])[0])
 
