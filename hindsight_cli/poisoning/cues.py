@@ -20,7 +20,6 @@ from functools import cache
 _REACH = 200
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
 
-_YOU = r"(?:you|your|yourself|the assistant|the agent|the model|the ai)"
 _USER = (
     r"(?:the (?:end[- ])?user|your user|the human|the requester|the customer|the operator|"
     r"the person (?:you(?:'re| are) (?:assisting|helping|working (?:for|with)|talking to)))"
@@ -63,6 +62,28 @@ _VOIDED = (
     r"placeholders|a draft|drafts|a test|stale|expired|disabled|waived|overridden|replaced|"
     r"stale|moot|inapplicable|dropped|relaxed|removed)|no longer (?:appl(?:y|ies)|valid|in "
     r"effect|in force|relevant|binding|count|matter))"
+)
+# An act told to the reader: a verb that lowers a defence, destroys or exposes, in the imperative
+# (at the start of a clause, after "please", "just", "then"...) or after "you must", "the agent
+# should"..., with what it acts on a few words later. "Disabled" or "never push" is not one.
+_LEAD = (
+    r"(?:^|[.;:!?\u2014\u2013]\s*|\n|\b(?:and|then|also|please|kindly|just|simply|now|quietly|"
+    r"silently|immediately|first|finally|to)\s+|\b(?:you|the (?:assistant|agent|ai|model|bot)|"
+    r"agents|assistants|models)\s+(?:must|should|need to|needs to|have to|has to|are to|is to|"
+    r"will|may|can|ought to)\s+(?:also\s+|now\s+|just\s+|simply\s+)?)"
+)
+_ACT_VERB = (
+    r"(?:disable|turn off|switch off|deactivate|drop|remove|delete|skip|bypass|widen|loosen|relax|"
+    r"whitelist|grant|accept|install|force-?push|deploy|wipe|purge|overwrite|flip|"
+    r"erase|truncate|revoke|unprotect|exempt|expose|downgrade|clear)"
+)
+_ACT_OBJECT = (
+    r"(?:security|sandbox|2fa|two-factor|two-step|mfa|verification|signatures?|polic(?:y|ies)|"
+    r"protection|permissions?|reviews?|tests?|checks?|safety|auth\w*|row-level|firewall|bucket|"
+    r"acl|admin|rights|branch(?:es)?|main|master|database|db|backups?|tables?|history|"
+    r"repo(?:sitory)?|secrets?|tokens?|keys?|credentials?|passwords?|extensions?|pull requests|"
+    r"prs|flags?|production|prod|ci|pipeline|webhooks?|remote|lockfile|dependenc(?:y|ies)|"
+    r"audit\w*|logs?|logging|rate limit\w*|codeowners|license\w*|prompts?)"
 )
 _CUES: dict[str, tuple[str, ...]] = {
     # silence asked of the reader
@@ -157,6 +178,10 @@ _CUES: dict[str, tuple[str, ...]] = {
         r"chats?|runs?|tasks?|interactions?)",
         r"\b(?:in|for) (?:all|every|any) (?:future|later|subsequent) (?:sessions?|"
         r"conversations?|chats?|interactions?)\b",
+    ),
+    # a harmful act told to the reader
+    "directed act": (
+        rf"{_LEAD}(?:\w+ly\s+)?{_ACT_VERB}(?!\w)[^.;\n]{{0,50}}?\b{_ACT_OBJECT}(?!\w)",
     ),
     # the reader given another master or another task
     "new instructions": (
@@ -361,6 +386,8 @@ _WEAK: dict[str, tuple[int, str]] = {
     ),
 }
 _WEAK_ENOUGH = 8
+_SECOND_PERSON = re.compile(r"(?<!\w)(?:you|your|you're|you'll|yourself)(?!\w)")
+_ADDRESSED = "you"
 # a line this short (a heading, a label) reads with the first sentence of the next line
 _LABEL = 40
 _LINES = re.compile(r"\n+")
@@ -387,11 +414,18 @@ def _categories(text: str) -> frozenset[str]:
         if start >= reached:
             found.add(order[number])
             reached = -negative_end
+    if _SECOND_PERSON.search(text):
+        found.add(_ADDRESSED)
     return frozenset(found)
 
 
 def _weight(categories: frozenset[str]) -> int:
-    return sum(_WEAK[kind][0] for kind in categories)
+    """What a window's categories weigh together; nothing unless it speaks to its reader (a
+    directive or "you"): a description ("Copilot is disabled for secrets/* by policy") instructs
+    no one."""
+    if _ADDRESSED not in categories and "directive" not in categories:
+        return 0
+    return sum(_WEAK[kind][0] for kind in categories if kind in _WEAK)
 
 
 def _windows(skel: str) -> Iterator[frozenset[str]]:
@@ -432,7 +466,7 @@ def cue_kinds(skel: str) -> dict[str, int]:
     for paragraph in _PARAGRAPH.split(skel):
         cues = _found(paragraph)
         for index, (_, end, kind, act) in enumerate(cues):
-            if act:
+            if act and kind != "directed act":
                 found[kind] = max(found.get(kind, 0), 1)
             for start2, _, kind2, act2 in cues[index + 1 :]:
                 if start2 - end > _REACH:
