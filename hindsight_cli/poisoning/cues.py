@@ -366,9 +366,8 @@ _WEAK: dict[str, tuple[int, str]] = {
         r"push (?:straight|directly)|(?:straight|directly) to main|head:main|merge directly|"
         r"downloaded scripts?|evil|bump|unrestricted|comply with every|approve every|"
         r"callback url|lockfile|linter|type checker|shell access|prod|migrations?|clear\w*|"
-        r"removed?|transfer\w*|rm -r|backups?|proxy|rotate\w*|re-?enable|git_config|"
-        r"security\.md|approval step|points? to|change\w*|overwrit\w*|edit\w*|install\w*|"
-        r"run (?:it|this|them)",
+        r"removed?|transfer\w*|rm -r|backups?|proxy|re-?enable|git_config|security\.md|"
+        r"approval step|overwrit\w*",
     ),
     # a directive or an obligation (the commonest: half weight)
     "directive": (
