@@ -194,6 +194,25 @@ _CUES: dict[str, tuple[str, ...]] = {
         r"(?:this|the) (?:session|conversation)),? (?:treat|consider|regard|obey|follow|answer|"
         r"respond|execute|carry out|act|reply|always|never|ignore|you (?:will|must|should|are "
         r"to|shall))\b",
+        # this text's own precedence claimed
+        r"\b(?:this|the present) (?:file|page|document|note|readme|message|text|section)"
+        r"(?: alone)? (?:wins|prevails|takes precedence|takes priority|comes first|has priority|"
+        r"overrides|is (?:now )?the (?:single|only|final|sole) (?:authority|source))\b",
+        r"\bfollow (?:this|the present) (?:file|page|document|note|readme|message) alone\b",
+        r"\b(?:pretend|act as if|act as though|imagine) (?:that )?(?:the |your |all )?(?:earlier|"
+        r"previous|prior|above|first) [\w ]{0,30}(?:never happened|didn't happen|did not happen|"
+        r"was never (?:said|written|given)|doesn't exist|does not exist)",
+    ),
+    # a permission or a duty claimed for the reader by someone other than its user
+    "granted": (
+        r"\byou (?:have|(?:'ve|have) been (?:given|granted)) (?:standing |full |explicit |"
+        r"blanket |prior )?(?:permission|clearance|authori[sz]ation|approval|the go-ahead|"
+        r"the right) to\b",
+        r"\byou (?:are|were) (?:hereby )?(?:required|obliged|obligated|expected|instructed|"
+        r"directed|ordered) to (?:\w+ ){0,2}(?:delete|remove|wipe|purge|send|upload|share|"
+        r"disable|grant|export|forward|publish|transfer|drop|erase|approve|merge|push|give)\b",
+        r"\b(?:asked|told|authori[sz]ed|instructed) (?:us|me) to (?:let|allow|have) you\b",
+        r"\bwith a call to [\w.]+\(",
     ),
 }
 _FRAMES: dict[str, tuple[str, ...]] = {
@@ -213,6 +232,13 @@ _FRAMES: dict[str, tuple[str, ...]] = {
         r"[\"']?(?:authority|role|sender|from|source|priority|issuer)[\"']?\s*[:=]\s*[\"']?"
         r"(?:system|developer|admin|operator|root)\b",
         r"\beffective immediately\b",
+        # a tool result's field that speaks to the assistant
+        r"[\"']\w*(?:directive|instruction|next_action|agent_action|assistant_\w+|"
+        r"system_\w+|note_to_\w+)[\"']\s*:",
+        r"\b(?:suggested|recommended) (?:fix|action|next step) from the (?:environment|tool|"
+        r"server|system|service)\b",
+        r"\bi(?:'m| am) (?:the user's|their|your user's) (?:manager|boss|colleague|lead|admin|"
+        r"supervisor|assistant|partner|lawyer)\b",
         r"</?(?:tool_result|tool_output|function_results?|function_output|observation|"
         r"tool_response)\b",
         r"\bthis (?:message|notice|instruction|note|update) (?:is |comes )?from (?:the |your )?"
