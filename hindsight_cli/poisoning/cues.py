@@ -13,21 +13,23 @@ letters folded, markup kept), in English."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from functools import cache
 
 # characters between two cues that still read as one instruction (a sentence or two)
 _REACH = 200
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
+_NEGATED = re.compile(r"(?:never|not|n't|avoid) $")
 
 _USER = (
     r"(?:the (?:end[- ])?user|your user|the human|the requester|the customer|the operator|"
     r"the person (?:you(?:'re| are) (?:assisting|helping|working (?:for|with)|talking to)))"
 )
 _SECRET = (
-    r"(?<!public )(?:credentials?|secrets?|passwords?|passwd|passphrases?|api[ _-]?keys?|"
+    r"(?:credentials?|secrets?|passwords?|passwd|passphrases?|api[ _-]?keys?|"
     r"access[ _-]?keys?|private[ _-]?keys?|deploy[ _-]?keys?|ssh[ _-]?keys?|signing keys?|"
-    r"(?:access |auth |session |bearer |refresh |api )?tokens?\b|[a-z0-9]+_(?:token|api_key|"
+    r"(?:access |auth |session |bearer |refresh |api )?tokens?\b|\b[a-z0-9]+_(?:token|api_key|"
     r"secret|secret_key|password|key)\b|cookies?\b|keychain|\.env\b|env(?:ironment)? var|"
     r"environment variables|the environment\b|~?/?\.ssh\b|id_rsa|id_ed25519|\.aws\b|"
     r"\.npmrc|\.netrc|kubeconfig|system (?:prompt|configuration|instructions|message)|"
@@ -111,10 +113,10 @@ _CUES: dict[str, tuple[str, ...]] = {
     ),
     # a secret and a way out: sent, pasted into the reply, mailed
     "exfiltration": (
-        rf"(?<!never )(?<!not )(?<!n't )(?<!avoid )\b{_OUT_VERB}\b[^.;\n]{{0,40}}{_SECRET}",
-        rf"{_SECRET}[^.;\n]{{0,60}}\b(?:be |are |is |get |gets )?{_OUT_PASSIVE} (?:to|into|in|"
+        rf"\b{_OUT_VERB}\b[^.;\n]{{0,40}}{_SECRET}",
+        rf"(?:\b|(?=[.~/])){_SECRET}[^.;\n]{{0,60}}\b(?:be |are |is |get |gets )?{_OUT_PASSIVE} (?:to|into|in|"
         rf"at|on)\b",
-        rf"{_SECRET}[^.;\n]{{0,50}}\b(?:to|into|in|at) {_WHERE}",
+        rf"(?:\b|(?=[.~/])){_SECRET}[^.;\n]{{0,50}}\b(?:to|into|in|at) {_WHERE}",
         r"\b(?:change|point|switch|redirect|set|update|repoint)\b[^.;\n]{0,30}\b(?:webhook|"
         r"endpoint|callback|remote|upstream|registry|mirror|origin|dns|proxy|smtp|server)"
         r"(?: url)?\b[^;\n]{0,40}\bto https?://",
@@ -425,23 +427,22 @@ def _weak(kind: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w)(?:{_WEAK[kind][1]})(?!\w)")
 
 
-def _categories(text: str) -> frozenset[str]:
-    """The weak categories in ``text``, each span of it counted for one (the longest match at the
-    earliest start, then the first category listed)."""
+def _spans(skel: str) -> list[tuple[int, str]]:
+    """(start, category) of the weak signals in ``skel``, each span of it counted for one (the
+    longest match at the earliest start, then the first category listed), and where it says
+    "you"."""
     order = list(_WEAK)
     spans = sorted(
         (m.start(), -m.end(), number)
         for number, kind in enumerate(order)
-        for m in _weak(kind).finditer(text)
+        for m in _weak(kind).finditer(skel)
     )
-    found, reached = set(), -1
+    found, reached = [], -1
     for start, negative_end, number in spans:
         if start >= reached:
-            found.add(order[number])
+            found.append((start, order[number]))
             reached = -negative_end
-    if _SECOND_PERSON.search(text):
-        found.add(_ADDRESSED)
-    return frozenset(found)
+    return found + [(m.start(), _ADDRESSED) for m in _SECOND_PERSON.finditer(skel)]
 
 
 def _weight(categories: frozenset[str]) -> int:
@@ -454,16 +455,31 @@ def _weight(categories: frozenset[str]) -> int:
 
 
 def _windows(skel: str) -> Iterator[frozenset[str]]:
-    """The weak categories of each window of ``skel``."""
-    lines = [line for line in _LINES.split(skel) if line.strip()]
+    """The weak categories of each window of ``skel``: a sentence (a table cell) and the next on
+    its line, and a short line (a heading, a label) with the first sentence of the next line."""
+    # units: (start, line number), a line's first unit first
+    units: list[tuple[int, int]] = []
+    lines = list(re.finditer(r"[^\n]*\S[^\n]*", skel))
+    first: list[int] = []
     for number, line in enumerate(lines):
-        sentences = [_categories(s) for s in _SENTENCES.split(line) if s.strip()]
-        if line.lstrip().startswith("|"):
-            yield from sentences
-        else:
-            yield from (a | b for a, b in zip(sentences, [*sentences[1:], frozenset()]))
-        if len(line) <= _LABEL and number + 1 < len(lines):
-            yield _categories(line) | _categories(_SENTENCES.split(lines[number + 1])[0])
+        first.append(len(units))
+        units.append((line.start(), number))
+        units += [(line.start() + m.end(), number) for m in _SENTENCES.finditer(line.group())]
+    starts = [start for start, _ in units]
+    held: list[set[str]] = [set() for _ in units]
+    for start, kind in _spans(skel):
+        if starts:
+            held[max(bisect_right(starts, start) - 1, 0)].add(kind)
+    for index, (_, number) in enumerate(units):
+        window = frozenset(held[index])
+        following = index + 1 < len(units) and units[index + 1][1] == number
+        if following and not lines[number].group().lstrip().startswith("|"):
+            window |= held[index + 1]
+        yield window
+        if first[number] == index and len(lines[number].group()) <= _LABEL:
+            if number + 1 < len(lines):
+                after = first[number + 1]
+                yield frozenset().union(*held[index:after], held[after])
 
 
 @cache
@@ -476,7 +492,12 @@ def _found(skel: str) -> list[tuple[int, int, str, bool]]:
     """(start, end, kind, is an act) of every cue in ``skel``, in order."""
     out = []
     for kind in (*_CUES, *_FRAMES):
-        out += [(m.start(), m.end(), kind, kind in _CUES) for m in _compiled(kind).finditer(skel)]
+        out += [
+            (m.start(), m.end(), kind, kind in _CUES)
+            for m in _compiled(kind).finditer(skel)
+            # "never share your password" advises; it does not send
+            if not _NEGATED.search(skel, max(0, m.start() - 8), m.start())
+        ]
     return sorted(out)
 
 
