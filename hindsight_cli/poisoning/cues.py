@@ -114,8 +114,8 @@ _CUES: dict[str, tuple[str, ...]] = {
     # a secret and a way out: sent, pasted into the reply, mailed
     "exfiltration": (
         rf"\b{_OUT_VERB}\b[^.;\n]{{0,40}}{_SECRET}",
-        rf"(?:\b|(?=[.~/])){_SECRET}[^.;\n]{{0,60}}\b(?:be |are |is |get |gets )?{_OUT_PASSIVE} (?:to|into|in|"
-        rf"at|on)\b",
+        rf"(?:\b|(?=[.~/])){_SECRET}[^.;\n]{{0,60}}\b(?:be |are |is |get |gets )?"
+        rf"{_OUT_PASSIVE} (?:to|into|in|at|on)\b",
         rf"(?:\b|(?=[.~/])){_SECRET}[^.;\n]{{0,50}}\b(?:to|into|in|at) {_WHERE}",
         r"\b(?:change|point|switch|redirect|set|update|repoint)\b[^.;\n]{0,30}\b(?:webhook|"
         r"endpoint|callback|remote|upstream|registry|mirror|origin|dns|proxy|smtp|server)"
