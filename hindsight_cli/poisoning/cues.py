@@ -34,13 +34,15 @@ _SECRET = (
     r"environment variables|the environment\b|~?/?\.ssh\b|id_rsa|id_ed25519|\.aws\b|"
     r"\.npmrc|\.netrc|kubeconfig|system (?:prompt|configuration|instructions|message)|"
     r"(?:conversation|chat) (?:history|log)|(?:messages|history) of this conversation|"
-    r"last \d+ messages|private (?:data|files|notes)|personal data)"
+    r"last \d+ messages|private (?:data|files|notes)|personal data|card (?:numbers?|details)|"
+    r"(?:the |this |your |whole |entire )+(?:repository|repo|codebase|source code|source tree|"
+    r"working tree))"
 )
 _OUT_VERB = (
     r"(?:send|sends|sending|post|posting|upload|uploading|forward|forwarding|e-?mail|"
     r"transmit|exfiltrate|leak|paste|pasting|append|include|including|embed|print|"
     r"output|echo|dump|expose|publish|attach|copy|report|write out|list|reveal|return|share|"
-    r"mirror|sync|pipe)"
+    r"mirror|sync|pipe|commit)"
 )
 _OUT_PASSIVE = (
     r"(?:sent|posted|uploaded|forwarded|e-?mailed|pasted|appended|included|embedded|"
@@ -71,13 +73,14 @@ _VOIDED = (
 _LEAD = (
     r"(?:^|[.;:!?\u2014\u2013]\s*|\n|\b(?:and|then|also|please|kindly|just|simply|now|quietly|"
     r"silently|immediately|first|finally|to)\s+|\b(?:you|the (?:assistant|agent|ai|model|bot)|"
-    r"agents|assistants|models)\s+(?:must|should|need to|needs to|have to|has to|are to|is to|"
+    r"(?:agents|assistants|models)(?: [\w-]+){0,3})\s+(?:must|should|need to|needs to|have to|"
+    r"has to|are to|is to|"
     r"will|may|can|ought to)\s+(?:also\s+|now\s+|just\s+|simply\s+)?)"
 )
 _ACT_VERB = (
     r"(?:disable|turn off|switch off|deactivate|drop|remove|delete|skip|bypass|widen|loosen|relax|"
     r"whitelist|grant|accept|install|force-?push|deploy|wipe|purge|overwrite|flip|"
-    r"erase|truncate|revoke|unprotect|exempt|expose|downgrade|clear)"
+    r"erase|truncate|revoke|unprotect|exempt|expose|downgrade|clear|clean out|empty|nuke)"
 )
 _ACT_OBJECT = (
     r"(?:security|sandbox|2fa|two-factor|two-step|mfa|verification|signatures?|polic(?:y|ies)|"
@@ -85,7 +88,8 @@ _ACT_OBJECT = (
     r"acl|admin|rights|branch(?:es)?|main|master|database|db|backups?|tables?|history|"
     r"repo(?:sitory)?|secrets?|tokens?|keys?|credentials?|passwords?|extensions?|pull requests|"
     r"prs|flags?|production|prod|ci|pipeline|webhooks?|remote|lockfile|dependenc(?:y|ies)|"
-    r"audit\w*|logs?|logging|rate limit\w*|codeowners|license\w*|prompts?)"
+    r"audit\w*|logs?|logging|rate limit\w*|codeowners|license\w*|prompts?|(?:\w+/)?director"
+    r"(?:y|ies)|folders?|files|records|shell history)"
 )
 _CUES: dict[str, tuple[str, ...]] = {
     # silence asked of the reader
@@ -110,6 +114,14 @@ _CUES: dict[str, tuple[str, ...]] = {
         r"|be told)\b",
         r"\bhide (?:this|it|that|the change|the (?:\w+ )?step) from\b",
         r"\bnot bring (?:it|this|that) up\b",
+        r"\bso (?:that )?(?:the user|they|nobody|no one|the owner|the team)(?:'s \w+)? (?:doesn't|does "
+        r"not|won't|will not|can't|cannot|never) (?:notice|see|find|pick up|know|learn|spot)",
+        r"\bif (?:anyone|anybody|someone|they|the user|he|she) asks?\b[^.;\n]{0,40}?,? (?:say|tell|"
+        r"answer|reply|claim)\b",
+        r"\b(?:is|are) not (?:their|the user's|his|her|your user's) concern\b",
+        r"\bno (?:commentary|explanation|comment|prose) (?:needed|required|necessary)\b",
+        r"\b(?:don't|do not|never) put (?:it|this|that|them) in (?:the|your) (?:summary|reply|"
+        r"answer|report|changelog|commit message)",
     ),
     # a secret and a way out: sent, pasted into the reply, mailed
     "exfiltration": (
@@ -120,6 +132,9 @@ _CUES: dict[str, tuple[str, ...]] = {
         r"\b(?:change|point|switch|redirect|set|update|repoint)\b[^.;\n]{0,30}\b(?:webhook|"
         r"endpoint|callback|remote|upstream|registry|mirror|origin|dns|proxy|smtp|server)"
         r"(?: url)?\b[^;\n]{0,40}\bto https?://",
+        r"\b(?:change|point|switch|redirect|set|update)\b[^.;\n]{0,20}\b(?:payout|bank|payment|"
+        r"billing|deposit|wallet|beneficiary) (?:account|address|details)\b[^.;\n]{0,30}\bto "
+        r"(?:iban|[a-z]{2}\d{2}|0x[0-9a-f]{6,}|https?://)",
     ),
     # the reader's earlier guidance said to be void
     "override": (
@@ -145,6 +160,8 @@ _CUES: dict[str, tuple[str, ...]] = {
         rf"\b(?:{_USER}|they) (?:really|actually|truly|genuinely|secretly) (?:wants?|needs?|"
         r"means?|meant|intends?|expects?|would like) (?:you|for you|the assistant|the agent|"
         r"it|us) to\b",
+        r"\b(?:she|he|they|the user)(?:'d| would) (?:really |truly )?(?:love|like|appreciate) it "
+        r"if you\b",
         rf"\b(?:{_USER}|they) (?:just |simply )?forgot to (?:say|mention|ask|tell you|"
         r"include)",
     ),
@@ -180,6 +197,9 @@ _CUES: dict[str, tuple[str, ...]] = {
         r"chats?|runs?|tasks?|interactions?)",
         r"\b(?:in|for) (?:all|every|any) (?:future|later|subsequent) (?:sessions?|"
         r"conversations?|chats?|interactions?)\b",
+        r"\b(?:remember|note|keep in mind|save) (?:this |that )?for (?:next time|the future|"
+        r"future reference|later sessions)\b[^.;\n]{0,80}\b(?:pre-?authori[sz]ed|pre-?approved|"
+        r"no need to (?:check|ask|confirm)|always|never)\b",
     ),
     # a harmful act told to the reader
     "directed act": (
@@ -230,7 +250,13 @@ _FRAMES: dict[str, tuple[str, ...]] = {
         r"update) (?:notice|notification|alert)",
         r"\b(?:updated|changed|authori[sz]ed|approved|issued|mandated|sanctioned|ordered) by "
         r"(?:the |your )?(?:admin|administrator|operator|developer|platform|security|system|"
-        r"it|devops|owner|maintainer|root|compliance)s?\b",
+        r"it|devops|owner|maintainer|root|compliance|ciso|cto|ceo|cio|legal|hr)s?\b",
+        r"\b(?:the )?(?:people|folks|team|engineers|developers|ones?|person|dev) (?:who|that) "
+        r"(?:configured?|built|made|runs?|deployed|trained|set up|wrote|maintains?|operates?) you\b",
+        r"\b(?:todo|fixme|note|hint)\((?:ai|agent|assistant|claude|copilot|llm|bot|model)\)",
+        r"\[(?:agent|assistant|ai|model|llm|bot)[-_ ]?(?:hint|note|instruction|directive|action|"
+        r"task|config)s?\]",
+        r"\b(?:assistant|agent|model|llm|bot)[._]\w+\s*[:=]",
         r"[\"']?(?:authority|role|sender|from|source|priority|issuer)[\"']?\s*[:=]\s*[\"']?"
         r"(?:system|developer|admin|operator|root)\b",
         r"\beffective immediately\b",
