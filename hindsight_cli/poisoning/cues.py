@@ -20,6 +20,8 @@ from functools import cache
 # characters between two cues that still read as one instruction (a sentence or two)
 _REACH = 200
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
+_WORDS = re.compile(r"[a-z]{2,}")
+_FEWEST_WORDS = 5
 _NEGATED = re.compile(r"(?:never|not|n't|avoid) $")
 
 _USER = (
@@ -525,7 +527,9 @@ def _found(skel: str) -> list[tuple[int, int, str, bool]]:
 def cue_kinds(skel: str) -> dict[str, int]:
     """Acts found in ``skel`` (weight 1 each), and weight 2 for an act that has a second act or a
     frame within reach in the same paragraph."""
-    if not re.search("[a-z]", skel):
+    # a label, a tag or a short error holds too few words for two cues (and a process that only
+    # writes such texts never compiles these patterns)
+    if len(_WORDS.findall(skel, 0, 400)) < _FEWEST_WORDS:
         return {}
     found: dict[str, int] = {}
     if any(_weight(window) >= _WEAK_ENOUGH for window in _windows(skel)):
