@@ -38,7 +38,9 @@ _SECRET = (
     r"(?:conversation|chat) (?:history|log)|(?:messages|history) of this conversation|"
     r"last \d+ messages|private (?:data|files|notes)|personal data|card (?:numbers?|details)|"
     r"(?:the |this |your |whole |entire )+(?:repository|repo|codebase|source code|source tree|"
-    r"working tree))"
+    r"working tree)|\.kube/config|\.docker/config|\.config/gh|\.git-credentials|\.pypirc|"
+    r"(?:full )?names?, emails?|ip address(?:es)?|home address(?:es)?|phone numbers?|"
+    r"dates? of birth)"
 )
 _OUT_VERB = (
     r"(?:send|sends|sending|post|posting|upload|uploading|forward|forwarding|e-?mail|"
@@ -67,14 +69,15 @@ _VOIDED = (
     r"suspended|deprecated|outdated|out of date|cancell?ed|invalid(?:ated)?|a placeholder|"
     r"placeholders|a draft|drafts|a test|stale|expired|disabled|waived|overridden|replaced|"
     r"stale|moot|inapplicable|dropped|relaxed|removed)|no longer (?:appl(?:y|ies)|valid|in "
-    r"effect|in force|relevant|binding|count|matter))"
+    r"effect|in force|relevant|binding|count|matter)|(?:don't|do not|doesn't|does not) apply)"
 )
 # An act told to the reader: a verb that lowers a defence, destroys or exposes, in the imperative
 # (at the start of a clause, after "please", "just", "then"...) or after "you must", "the agent
 # should"..., with what it acts on a few words later. "Disabled" or "never push" is not one.
 _LEAD = (
     r"(?:^|[.;:!?\u2014\u2013]\s*|\n|\b(?:and|then|also|please|kindly|just|simply|now|quietly|"
-    r"silently|immediately|first|finally|to)\s+|\b(?:you|the (?:assistant|agent|ai|model|bot)|"
+    r"silently|immediately|first|finally|to|feel free to|(?:need|want|require|ask) you to)\s+|"
+    r"\b(?:you|the (?:assistant|agent|ai|model|bot)|"
     r"(?:agents|assistants|models)(?: [\w-]+){0,3})\s+(?:must|should|need to|needs to|have to|"
     r"has to|are to|is to|"
     r"will|may|can|ought to)\s+(?:also\s+|now\s+|just\s+|simply\s+)?)"
@@ -85,7 +88,8 @@ _ACT_VERB = (
     r"erase|truncate|revoke|unprotect|exempt|expose|downgrade|clear|clean out|empty|nuke)"
 )
 _ACT_OBJECT = (
-    r"(?:security|sandbox|2fa|two-factor|two-step|mfa|verification|signatures?|polic(?:y|ies)|"
+    r"(?:security|sandbox|2fa|two-factor|two-step|mfa|verification|signatures?|(?:code-)?signing|"
+    r"alerts?|alarms?|monitoring|polic(?:y|ies)|"
     r"protection|permissions?|reviews?|tests?|checks?|safety|auth\w*|row-level|firewall|bucket|"
     r"acl|admin|rights|branch(?:es)?|main|master|database|db|backups?|tables?|history|"
     r"repo(?:sitory)?|secrets?|tokens?|keys?|credentials?|passwords?|extensions?|pull requests|"
@@ -111,13 +115,16 @@ _CUES: dict[str, tuple[str, ...]] = {
         r"(?:^|[.;:!?]\s+|\band\s+|\bthen\s+)(?:silently|quietly|secretly|covertly|discreetly|"
         r"stealthily) (?!\w+ing\b)\w+",
         r"\bkeep (?:this|it|that|the change) (?:between us|to yourself|secret|hidden|"
-        r"confidential|quiet|off the record|out of (?:the|your) (?:reply|answer|summary|log))",
+        r"confidential|quiet|off the record|out of (?:the|your) (?:reply|answer|summary|log|pr "
+        r"description|changelog|commit message|report|notes|review))",
+        r"\bleave out (?:the part|the bit|any mention|mention) (?:where|that|of)\b",
         r"\b(?:the user|they|he|she) (?:must|should|need|needs) not (?:know|find out|see|notice"
         r"|be told)\b",
         r"\bhide (?:this|it|that|the change|the (?:\w+ )?step) from\b",
         r"\bnot bring (?:it|this|that) up\b",
-        r"\bso (?:that )?(?:the user|they|nobody|no one|the owner|the team)(?:'s \w+)? (?:doesn't|does "
-        r"not|won't|will not|can't|cannot|never) (?:notice|see|find|pick up|know|learn|spot)",
+        r"\bso (?:that )?(?:the user|they|nobody|no one|the owner|the team|the (?:\w+ )?reviewer|"
+        r"the auditors?)(?:'s \w+)? (?:doesn't|does "
+        r"not|won't|will not|can't|cannot|never) (?:notice|see|find|pick up|know|learn|spot|flag)",
         r"\bif (?:anyone|anybody|someone|they|the user|he|she) asks?\b[^.;\n]{0,40}?,? (?:say|tell|"
         r"answer|reply|claim)\b",
         r"\b(?:is|are) not (?:their|the user's|his|her|your user's) concern\b",
@@ -128,6 +135,8 @@ _CUES: dict[str, tuple[str, ...]] = {
     # a secret and a way out: sent, pasted into the reply, mailed
     "exfiltration": (
         rf"\b{_OUT_VERB}\b[^.;\n]{{0,40}}{_SECRET}",
+        rf"\b\w*(?:send|post|upload|mail|forward|share|publish)\w*\([^)\n]{{0,120}}{_SECRET}",
+        rf"https?://\S*[?&][\w.-]*=[^\n]{{0,80}}(?:\b|(?=[.~/])){_SECRET}",
         rf"(?:\b|(?=[.~/])){_SECRET}[^.;\n]{{0,60}}\b(?:be |are |is |get |gets )?"
         rf"{_OUT_PASSIVE} (?:to|into|in|at|on)\b",
         rf"(?:\b|(?=[.~/])){_SECRET}[^.;\n]{{0,50}}\b(?:to|into|in|at) {_WHERE}",
@@ -144,18 +153,27 @@ _CUES: dict[str, tuple[str, ...]] = {
         rf"current|standing)|all (?:previous|prior|earlier|other)|any (?:previous|prior|"
         rf"earlier|other)) {_META}(?! (?:on|about|regarding|for|in|from|of|to)\b)"
         rf"(?: (?:above|below|you [\w ]{{1,30}}?))?,? {_VOIDED}",
-        rf"\b(?:{_META}|restrictions|constraints|safeguards|limits|limitations) "
+        rf"\b(?:{_META}|restrictions|constraints|safeguards|limits|limitations|boundaries) "
         rf"(?:you(?:'ve| have| were| had)?(?: been)? (?:given|handed|told|shown|sent|"
         rf"set up with|configured with|loaded with|operate under|work under|follow|received|"
-        rf"got)|above)\b[^.;\n]{{0,40}}{_VOIDED}",
+        rf"got|(?:normally |usually )?(?:keep|observe|respect|have))|above)\b[^.;\n]{{0,40}}"
+        rf"{_VOIDED}",
+        r"\btreat (?:everything|all|anything) (?:before|above|until) (?:this|here)[\w ]{0,10} as "
+        r"(?:sample|example|data|noise|a test|fiction|filler|placeholder)",
+        r"\b(?:the )?(?:real |actual )?instructions (?:start|begin) (?:here|below|now)\b",
         r"\bsupersedes? (?:everything|all|any|whatever) (?:you|else|above|prior|previous|earlier)",
         r"\b(?:whatever|regardless of what|no matter what) (?:the user|they|he|she|your user)"
         r" (?:says|types|asks|writes|wants|requests|said)\b",
     ),
     # the user's "real" wish, claimed by the text
     "authority claim": (
-        rf"\bwhat (?:{_USER}|they) (?:really|actually|truly|genuinely|secretly|in fact) "
-        r"(?:wants?|means?|meant|needs?|intends?|asked for|expects?)",
+        r"\b(?:the )?(?:owner|user|admin\w*|maintainers?|operator)s? (?:has |have )?opted (?:you |us )?"
+        r"out\b",
+        rf"\bwhat (?:{_USER}|they|the person[\w ]{{0,20}}?) (?:is |are )?(?:really|actually|truly|"
+        r"genuinely|secretly|in fact) (?:wants?|means?|meant|needs?|intends?|asked for|expects?|"
+        r"hoping for|hopes? for|after|wishes? for)",
+        r"\b(?:don't|doesn't|do not|does not) know how to ask\b|\btoo (?:shy|polite|busy) to ask\b",
+        r"\b(?:implied|hinted|suggested|signalled|signaled)\b[^.;\n]{0,30}\bthat you should\b",
         rf"\b(?:{_USER}|they)(?:'s|s')? (?:true|real|actual|underlying|hidden|genuine|"
         r"unstated|deeper) (?:goal|intent|intention|wish|request|objective|need|aim|purpose|"
         r"preference)",
@@ -176,6 +194,8 @@ _CUES: dict[str, tuple[str, ...]] = {
         r"\b(?:before|prior to) (?:answering|responding|replying|continuing|proceeding|doing "
         r"anything else|you (?:answer|respond|reply|continue|proceed))\b",
         r"\brespond to every (?:request|message|question|prompt)\b",
+        r"\b(?:required|mandatory|your first|your next|the next|first) (?:next )?(?:tool |function )?"
+        r"call(?: must be|\s*:)",
     ),
     # rights granted to the reader, confirmations waived
     "unsafe autonomy": (
@@ -183,6 +203,10 @@ _CUES: dict[str, tuple[str, ...]] = {
         r"(?:to )?(?:read|run|execute|push|delete|share|access|bypass|skip|ignore|"
         r"disable|modify|write|send|merge|deploy|install|drop|force)\b",
         r"\byou no longer (?:need|have) to (?:ask|confirm|check|wait|request|get)\b",
+        r"\b(?:prompts?|confirmations?|approvals?|requests?|permissions?) (?:\w+ )?auto-?(?:accepted|"
+        r"approved)|\bauto-?(?:accept|approve) (?:all|every|any)\b",
+        r"\b(?:provide|give|grant|open) (?:\w+ )?(?:shell|root|admin|sudo|ssh|write|push) access to "
+        r"(?:whoever|anyone|anybody|everyone)\b",
         r"\bwithout (?:asking|requesting|seeking|waiting for|requiring|getting) (?:for )?(?:any "
         r")?(?:confirmation|approval|permission|review|sign-?off|consent)",
         r"\b(?:permissions?|privileges?|access level|role|rights) (?:has|have) been (?:elevated|"
@@ -193,6 +217,9 @@ _CUES: dict[str, tuple[str, ...]] = {
     ),
     # instructions meant to outlive this text
     "memory tampering": (
+        r"\b(?:file|save|store|put|add|record) (?:this|it|that|the following) (?:under|in|into|to) "
+        r"(?:your )?(?:permanent|long-term|saved|persistent|standing) (?:preferences|notes|memory|"
+        r"memories|settings)",
         r"\b(?:remember|memori[sz]e|store|save|keep|retain) (?:this|that|the following|these "
         r"(?:rules|instructions))?\s*(?:for|in|across|into|through) (?:all |every |any )?"
         r"(?:future|later|subsequent|upcoming|following|other) (?:sessions?|conversations?|"
@@ -254,7 +281,11 @@ _FRAMES: dict[str, tuple[str, ...]] = {
         r"(?:the |your )?(?:admin|administrator|operator|developer|platform|security|system|"
         r"it|devops|owner|maintainer|root|compliance|ciso|cto|ceo|cio|legal|hr)s?\b",
         r"\b(?:the )?(?:people|folks|team|engineers|developers|ones?|person|dev) (?:who|that) "
-        r"(?:configured?|built|made|runs?|deployed|trained|set up|wrote|maintains?|operates?) you\b",
+        r"(?:configures?|configured|builds?|built|made|runs?|deploys?|deployed|trains?|trained|set "
+        r"up|wrote|maintains?|operates?|manages?) you\b",
+        r"\b(?:authenticated|verified|signed|official|trusted) (?:instruction|message|directive|"
+        r"request|command)s? from\b",
+        r"</?system[_-]?(?:message|prompt|note|instruction)s?\b",
         r"\b(?:todo|fixme|note|hint)\((?:ai|agent|assistant|claude|copilot|llm|bot|model)\)",
         r"\[(?:agent|assistant|ai|model|llm|bot)[-_ ]?(?:hint|note|instruction|directive|action|"
         r"task|config)s?\]",
@@ -285,6 +316,10 @@ _FRAMES: dict[str, tuple[str, ...]] = {
         r"\bwhoever (?:is )?(?:reading|processing|parsing|indexing|summari[sz]ing|ingesting)",
         r"\bwhen you (?:summari[sz]e|process|parse|index|read|ingest|analy[sz]e) (?:this|the "
         r"(?:page|document|file|repo|repository|text|readme))",
+        r"\bwhen you (?:write|draft|produce|prepare|compose) (?:the|your) (?:summary|report|reply|"
+        r"answer|commit message|pr description)",
+        r"\b(?:comment|note|message|instructions?|memo) (?:for|to) the (?:llm|ai|assistant|agent|"
+        r"model|bot)\b",
         r"(?:^|[.!?]\s+)(?:heads up|attention|note|psst|hey|dear|hello|hi|important)?,?\s*"
         r"(?:agent|assistant|model|ai|claude|copilot|gpt|llm)\s*[,:!]",
         r"\b(?:the )?(?:model|assistant|agent|ai) reading this\b",
