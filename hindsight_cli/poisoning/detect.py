@@ -14,6 +14,7 @@ from functools import cache, lru_cache
 
 from ..text import MAX_LABEL
 from . import languages, phrases
+from .cues import cue_kinds
 from .literals import may_match
 from .spelling import _confusables, finish, fold, hidden_views, skeleton, surface, typo_view, unwrap
 
@@ -539,6 +540,7 @@ def kinds(text: str) -> dict[str, int]:
     found = {**structural_kinds(text, skel), **obfuscation_kinds(text, visible)}
     folded = finish(unwrap(skel))
     found.update(phrase_kinds(text, folded=folded))
+    found.update({k: w for k, w in cue_kinds(skel).items() if w > found.get(k, 0)})
     corrected = typo_view(folded)
     # typos are not hiding: what they spell counts, with no bonus
     if corrected is not None:
