@@ -48,6 +48,9 @@ NUMBERS = ("event_at", "created_at", "expires_at", "step")
 FILTERABLE = FILTER_COLUMNS | {"id", "trigger", "created_at", "source", "step"}
 # more than a float32 product's rounding of a cosine: rows this near the cut are scored again
 _SLACK = 1e-5
+# a keyword search with fewer postings than one in this many slots sorts them (np.unique); with
+# more, it sums them per slot over an array the size of the index, which is faster than sorting
+_SPARSE = 8
 # bytes a decoded row's objects take besides its text (measured: docs/architecture.md)
 ROW_OVERHEAD = 1100
 
@@ -347,8 +350,14 @@ class HotIndex:
             found.append(slots)
         if not found:
             return []
-        unique, inverse = np.unique(np.concatenate(found), return_inverse=True)
-        return self._top(unique, np.bincount(inverse, weights=np.concatenate(parts)), limit)
+        every = np.concatenate(found)
+        if len(every) * _SPARSE < len(mask):
+            unique, inverse = np.unique(every, return_inverse=True)
+            return self._top(unique, np.bincount(inverse, weights=np.concatenate(parts)), limit)
+        # one sum per slot without sorting the postings: the same additions in the same order
+        summed = np.bincount(every, weights=np.concatenate(parts))
+        present = np.flatnonzero(np.bincount(every))
+        return self._top(present, summed[present], limit)
 
     def _top(self, slots: Positions, scores: Scores, limit: int) -> list[tuple[str, float]]:
         """The ``limit`` best by score, ties by id (the ledger's ``ORDER BY score DESC, id``)."""
@@ -356,8 +365,16 @@ class HotIndex:
             threshold = np.partition(scores, len(scores) - limit)[len(scores) - limit]
             chosen = np.flatnonzero(scores >= threshold)
             slots, scores = slots[chosen], scores[chosen]
-        ranked = sorted(zip((-scores).tolist(), (self.ids[s] for s in slots.tolist())))
-        return [(mid, -negative) for negative, mid in ranked[:limit]]
+        # ordered by score in numpy; the ids order only equal scores, so only the entries up to the
+        # last one equal to the limit-th score go to Python (many BM25 scores tie at the cut)
+        order = np.argsort(-scores, kind="stable")
+        negative = (-scores)[order]
+        end = len(order)
+        if 0 < limit < end:
+            end = int(np.searchsorted(negative, negative[limit - 1], side="right"))
+        ids = self.ids
+        ranked = sorted(zip(negative[:end].tolist(), [ids[s] for s in slots[order[:end]].tolist()]))
+        return [(mid, -value) for value, mid in ranked[:limit]]
 
     def rows(self, ids: Sequence[str]) -> list[MemoryRow]:
         """The rows of ``ids`` with their vectors, newest first as the ledger returns them.
@@ -365,13 +382,12 @@ class HotIndex:
         They are the index's own objects, not copies (copying 150 rows cost more than the search):
         read them, never change them. A row's vector is a view of the matrix, lent until the matrix
         moves."""
-        slots = sorted(
-            (self.slot_of[m] for m in ids if m in self.slot_of),
-            key=lambda s: (self.stored[s].created_at, self.ids[s]),
-            reverse=True,
-        )
+        found = [self.slot_of[m] for m in ids if m in self.slot_of]
+        # created_at as the column's microseconds orders as the times do
+        created = self.numbers["created_at"].data.data[found].tolist()
+        ordered = sorted(zip(created, [self.ids[s] for s in found], found), reverse=True)
         out = []
-        for slot in slots:
+        for _, _, slot in ordered:
             row = self.stored[slot]
             if row.embedding is None:
                 vector = int(self.first_vector.data[slot])
