@@ -551,3 +551,33 @@ def test_equal_keyword_scores_at_the_cut_are_kept_as_the_ledger_keeps_them(
     for (query, limit), want, have in zip(asked, expected, got, strict=True):
         assert len(have) == min(limit, len(want)) and have, query
         _same(want, have, 1e-9)
+
+
+def test_a_memory_without_direction_scores_zero_in_the_vector_search(
+    store_dir: Path, fake: Any, clock: Clock
+) -> None:
+    """A zero vector (no direction: no cosine) scores 0 for every query, after every memory with
+    one, which keep the ledger's order."""
+
+    class Blank(FakeEmbedder):
+        def embed(self, texts: Any) -> np.ndarray:
+            vectors = super().embed(texts)
+            vectors[[i for i, text in enumerate(texts) if "blank" in text]] = 0.0
+            return vectors
+
+    model = Blank()
+    store = Store(store_dir, embedder=model, clock=clock)
+    store.import_records(
+        [{"content": "blank page", "task_id": "b"}]
+        + [{"content": f"redis timeout number {i}", "task_id": f"r{i}"} for i in range(8)]
+    )
+    index = Store(store_dir, embedder=model, warm=True, clock=clock)._rt.hot.synced_index()  # type: ignore[union-attr]
+    assert index is not None
+    blank = next(row.id for row in index.stored if row.content == "blank page")
+    where = Filters().conditions(clock())
+    vector = model.embed(["redis timeout"])[0].tolist()
+    with store.ledger.read() as session:
+        expected = LedgerSource(session).nearest(vector, where, 100)
+    got = HotSource(index).nearest(vector, where, 100)
+    assert got[-1] == (blank, 0.0)
+    _same([found for found in expected if found[0] != blank], got[:-1], 1e-5)

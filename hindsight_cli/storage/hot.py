@@ -298,7 +298,12 @@ class HotIndex:
             dots, norms = (self.matrix.view @ query)[rows], self.norms.data[rows]
         # A first pass finds the rows that may reach the top: the product over the norms orders
         # them as their cosines do. Only they are scored again, exactly alike.
-        rough = np.divide(dots, norms, out=np.zeros(len(rows)), where=norms > 0)
+        # (a division masked by ``where`` costs several plain ones: only for zero vectors)
+        rough = (
+            dots / norms
+            if float(norms.min()) > 0
+            else np.divide(dots, norms, out=np.zeros(len(rows)), where=norms > 0)
+        )
         best = self._best(rows, rough)[1]
         if len(best) > limit:
             cut = np.partition(best, len(best) - limit)[len(best) - limit]
@@ -313,7 +318,8 @@ class HotIndex:
         denominator = self.norms.data[rows] * length
         with np.errstate(divide="ignore", invalid="ignore"):
             cosine = np.where(denominator > 0, dots / denominator, 0.0)
-        return np.clip(cosine, -1.0, 1.0).astype(np.float32)
+        # np.clip's own checks cost more than the two bounds on a hundred values
+        return np.minimum(np.maximum(cosine, -1.0), 1.0).astype(np.float32)
 
     def _best(self, rows: Positions, cosine: Scores) -> tuple[Positions, Scores]:
         """Each memory's slot and its best row's cosine (a long memory owns several rows)."""
