@@ -34,6 +34,7 @@ from .hot_columns import (
     Tags,
     compare_id,
     decode,
+    top,
 )
 from .rows import FILTER_COLUMNS, MemoryRow
 from .sql.duckdb_feed import Changes
@@ -67,6 +68,8 @@ class HotIndex:
         self.labels = {name: Labels() for name in LABELS}
         self.numbers = {name: Numbers() for name in NUMBERS}
         self.tags = Tags()
+        # each task's slots (``at_slots``), a task id being a tag of its memories
+        self.tasks = Tags()
         # term → (slots, tf)
         self.postings: dict[str, tuple[array[int], array[int]]] = {}
         self.matrix = Grow(np.float32, dim)
@@ -173,6 +176,7 @@ class HotIndex:
             nulls = values.is_null().to_numpy(zero_copy_only=False)
             column.add(pc.fill_null(values, 0).to_numpy(zero_copy_only=False), nulls)
         self.tags.add(first, [row.tags for row in rows])
+        self.tasks.add(first, [[] if row.task_id is None else [row.task_id] for row in rows])
 
     def _vectors(self, table: pa.Table, first: int) -> None:
         column = table.column("embedding").combine_chunks()
@@ -226,6 +230,7 @@ class HotIndex:
         ):
             grown.keep(live)
         self.tags.remap(new_slot)
+        self.tasks.remap(new_slot)
         for term, (slots, tf) in list(self.postings.items()):
             moved = new_slot[np.frombuffer(slots, dtype=np.int32)]
             keep = moved >= 0
@@ -312,7 +317,7 @@ class HotIndex:
         # equal vectors (the windows two long memories share) may differ in the last bit; einsum
         # rounds equal rows alike, and they tie as in the ledger (then the id decides)
         exact = self._cosine(rows, np.einsum("ij,j->i", self.matrix.data[rows], query), length)
-        return self._top(*self._best(rows, exact), limit)
+        return top(self.ids, *self._best(rows, exact), limit)
 
     def _cosine(self, rows: Positions, dots: Scores, length: float) -> Floats:
         denominator = self.norms.data[rows] * length
@@ -359,28 +364,11 @@ class HotIndex:
         every = np.concatenate(found)
         if len(every) * _SPARSE < len(mask):
             unique, inverse = np.unique(every, return_inverse=True)
-            return self._top(unique, np.bincount(inverse, weights=np.concatenate(parts)), limit)
+            return top(self.ids, unique, np.bincount(inverse, weights=np.concatenate(parts)), limit)
         # one sum per slot without sorting the postings: the same additions in the same order
         summed = np.bincount(every, weights=np.concatenate(parts))
         present = np.flatnonzero(np.bincount(every))
-        return self._top(present, summed[present], limit)
-
-    def _top(self, slots: Positions, scores: Scores, limit: int) -> list[tuple[str, float]]:
-        """The ``limit`` best by score, ties by id (the ledger's ``ORDER BY score DESC, id``)."""
-        if len(scores) > limit:
-            threshold = np.partition(scores, len(scores) - limit)[len(scores) - limit]
-            chosen = np.flatnonzero(scores >= threshold)
-            slots, scores = slots[chosen], scores[chosen]
-        # ordered by score in numpy; the ids order only equal scores, so only the entries up to the
-        # last one equal to the limit-th score go to Python (many BM25 scores tie at the cut)
-        order = np.argsort(-scores, kind="stable")
-        negative = (-scores)[order]
-        end = len(order)
-        if 0 < limit < end:
-            end = int(np.searchsorted(negative, negative[limit - 1], side="right"))
-        ids = self.ids
-        ranked = sorted(zip(negative[:end].tolist(), [ids[s] for s in slots[order[:end]].tolist()]))
-        return [(mid, -value) for value, mid in ranked[:limit]]
+        return top(self.ids, present, summed[present], limit)
 
     def rows(self, ids: Sequence[str]) -> list[MemoryRow]:
         """The rows of ``ids`` with their vectors, newest first as the ledger returns them.
@@ -432,5 +420,11 @@ class HotIndex:
             130 + len(term) + 4 * (len(s) + len(t)) for term, (s, t) in self.postings.items()
         )
         return (
-            arrays + columns + postings + self.tags.nbytes + self._row_bytes + 100 * len(self.ids)
+            arrays
+            + columns
+            + postings
+            + self.tags.nbytes
+            + self.tasks.nbytes
+            + self._row_bytes
+            + 100 * len(self.ids)
         )
