@@ -73,6 +73,10 @@ def iso(value: datetime | None) -> str | None:
         return None
     if value.tzinfo is not None:
         value = value.astimezone(UTC).replace(tzinfo=None)
+    # isoformat is strftime's text at a fraction of its cost, but for years before 1000 (strftime
+    # does not pad them)
+    if value.year >= 1000:
+        return value.isoformat(timespec="microseconds") + "Z"
     return value.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 

@@ -522,3 +522,62 @@ def test_a_warm_search_drops_a_memory_the_moment_it_expires(
     clock.now += timedelta(hours=1, seconds=1)
     found = [h.memory.id for h in warm.search("staging database").hits]
     assert kept in found and brief not in found
+
+
+def test_equal_keyword_scores_at_the_cut_are_kept_as_the_ledger_keeps_them(
+    store_dir: Path, fake: Any, clock: Clock
+) -> None:
+    """Past the limit, among equal BM25 scores the ledger's ``ORDER BY score DESC, id`` decides
+    which stay: so does the index, whether a query's postings are few (sorted) or many (summed per
+    memory)."""
+    store = Store(store_dir, embedder=fake, clock=clock)
+    records = [{"content": "kafka consumer lag", "task_id": f"tie-{i}"} for i in range(12)]
+    records += [
+        {"content": f"filler note {i} about the deploy", "task_id": f"fill-{i}"} for i in range(120)
+    ]
+    store.import_records(records)
+    index = Store(store_dir, embedder=fake, warm=True, clock=clock)._rt.hot.synced_index()  # type: ignore[union-attr]
+    assert index is not None
+    where = Filters().conditions(clock())
+    asked = [("kafka", 5), ("filler note deploy", 7), ("kafka deploy", 20), ("kafka lag", 100)]
+    with store.ledger.read() as session:
+        expected = [
+            LedgerSource(session).keyword(terms(q), where, limit, store.config.ranking)
+            for q, limit in asked
+        ]
+    got = [
+        HotSource(index).keyword(terms(q), where, limit, store.config.ranking) for q, limit in asked
+    ]
+    for (query, limit), want, have in zip(asked, expected, got, strict=True):
+        assert len(have) == min(limit, len(want)) and have, query
+        _same(want, have, 1e-9)
+
+
+def test_a_memory_without_direction_scores_zero_in_the_vector_search(
+    store_dir: Path, fake: Any, clock: Clock
+) -> None:
+    """A zero vector (no direction: no cosine) scores 0 for every query, after every memory with
+    one, which keep the ledger's order."""
+
+    class Blank(FakeEmbedder):
+        def embed(self, texts: Any) -> np.ndarray:
+            vectors = super().embed(texts)
+            vectors[[i for i, text in enumerate(texts) if "blank" in text]] = 0.0
+            return vectors
+
+    model = Blank()
+    store = Store(store_dir, embedder=model, clock=clock)
+    store.import_records(
+        [{"content": "blank page", "task_id": "b"}]
+        + [{"content": f"redis timeout number {i}", "task_id": f"r{i}"} for i in range(8)]
+    )
+    index = Store(store_dir, embedder=model, warm=True, clock=clock)._rt.hot.synced_index()  # type: ignore[union-attr]
+    assert index is not None
+    blank = next(row.id for row in index.stored if row.content == "blank page")
+    where = Filters().conditions(clock())
+    vector = model.embed(["redis timeout"])[0].tolist()
+    with store.ledger.read() as session:
+        expected = LedgerSource(session).nearest(vector, where, 100)
+    got = HotSource(index).nearest(vector, where, 100)
+    assert got[-1] == (blank, 0.0)
+    _same([found for found in expected if found[0] != blank], got[:-1], 1e-5)

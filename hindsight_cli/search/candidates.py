@@ -125,9 +125,10 @@ class HotSource:
         import numpy as np
 
         index = self.index
-        slots = np.flatnonzero(self._masked(where) & index.mask(steps_where(steps, False)))
-        # the steps among those tasks' slots only (not a pass over every slot), then the exact
-        # steps, then their rows
+        # the slots of those tasks (not a pass over every slot), then the steps among them, then
+        # the exact steps, then their rows
+        slots = index.tasks.holding(sorted({task for _, task, _ in steps}))
+        slots = slots[self._masked(where)[slots]]
         step = index.numbers["step"]
         wanted = sorted({s for _, _, s in steps})
         slots = slots[np.isin(step.data.view[slots], wanted) & ~step.null.view[slots]]

@@ -126,7 +126,9 @@ def same_task(rows: Sequence[MemoryRow], rel: Floats, ctx: Context, weights: Ran
     import numpy as np
 
     task = ctx.task_id
-    return np.array([1.0 if task and row.task_id == task else 0.0 for row in rows])
+    if not task:
+        return np.zeros(len(rows))
+    return np.array([1.0 if row.task_id == task else 0.0 for row in rows])
 
 
 def each(value: Callable[[MemoryRow, float, Context, Ranking], float]) -> Column:

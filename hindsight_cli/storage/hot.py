@@ -34,6 +34,7 @@ from .hot_columns import (
     Tags,
     compare_id,
     decode,
+    top,
 )
 from .rows import FILTER_COLUMNS, MemoryRow
 from .sql.duckdb_feed import Changes
@@ -48,6 +49,9 @@ NUMBERS = ("event_at", "created_at", "expires_at", "step")
 FILTERABLE = FILTER_COLUMNS | {"id", "trigger", "created_at", "source", "step"}
 # more than a float32 product's rounding of a cosine: rows this near the cut are scored again
 _SLACK = 1e-5
+# a keyword search with fewer postings than one in this many slots sorts them (np.unique); with
+# more, it sums them per slot over an array the size of the index, which is faster than sorting
+_SPARSE = 8
 # bytes a decoded row's objects take besides its text (measured: docs/architecture.md)
 ROW_OVERHEAD = 1100
 
@@ -64,6 +68,8 @@ class HotIndex:
         self.labels = {name: Labels() for name in LABELS}
         self.numbers = {name: Numbers() for name in NUMBERS}
         self.tags = Tags()
+        # each task's slots (``at_slots``), a task id being a tag of its memories
+        self.tasks = Tags()
         # term → (slots, tf)
         self.postings: dict[str, tuple[array[int], array[int]]] = {}
         self.matrix = Grow(np.float32, dim)
@@ -170,6 +176,7 @@ class HotIndex:
             nulls = values.is_null().to_numpy(zero_copy_only=False)
             column.add(pc.fill_null(values, 0).to_numpy(zero_copy_only=False), nulls)
         self.tags.add(first, [row.tags for row in rows])
+        self.tasks.add(first, [[] if row.task_id is None else [row.task_id] for row in rows])
 
     def _vectors(self, table: pa.Table, first: int) -> None:
         column = table.column("embedding").combine_chunks()
@@ -223,6 +230,7 @@ class HotIndex:
         ):
             grown.keep(live)
         self.tags.remap(new_slot)
+        self.tasks.remap(new_slot)
         for term, (slots, tf) in list(self.postings.items()):
             moved = new_slot[np.frombuffer(slots, dtype=np.int32)]
             keep = moved >= 0
@@ -295,7 +303,12 @@ class HotIndex:
             dots, norms = (self.matrix.view @ query)[rows], self.norms.data[rows]
         # A first pass finds the rows that may reach the top: the product over the norms orders
         # them as their cosines do. Only they are scored again, exactly alike.
-        rough = np.divide(dots, norms, out=np.zeros(len(rows)), where=norms > 0)
+        # (a division masked by ``where`` costs several plain ones: only for zero vectors)
+        rough = (
+            dots / norms
+            if float(norms.min()) > 0
+            else np.divide(dots, norms, out=np.zeros(len(rows)), where=norms > 0)
+        )
         best = self._best(rows, rough)[1]
         if len(best) > limit:
             cut = np.partition(best, len(best) - limit)[len(best) - limit]
@@ -304,13 +317,14 @@ class HotIndex:
         # equal vectors (the windows two long memories share) may differ in the last bit; einsum
         # rounds equal rows alike, and they tie as in the ledger (then the id decides)
         exact = self._cosine(rows, np.einsum("ij,j->i", self.matrix.data[rows], query), length)
-        return self._top(*self._best(rows, exact), limit)
+        return top(self.ids, *self._best(rows, exact), limit)
 
     def _cosine(self, rows: Positions, dots: Scores, length: float) -> Floats:
         denominator = self.norms.data[rows] * length
         with np.errstate(divide="ignore", invalid="ignore"):
             cosine = np.where(denominator > 0, dots / denominator, 0.0)
-        return np.clip(cosine, -1.0, 1.0).astype(np.float32)
+        # np.clip's own checks cost more than the two bounds on a hundred values
+        return np.minimum(np.maximum(cosine, -1.0), 1.0).astype(np.float32)
 
     def _best(self, rows: Positions, cosine: Scores) -> tuple[Positions, Scores]:
         """Each memory's slot and its best row's cosine (a long memory owns several rows)."""
@@ -347,17 +361,14 @@ class HotIndex:
             found.append(slots)
         if not found:
             return []
-        unique, inverse = np.unique(np.concatenate(found), return_inverse=True)
-        return self._top(unique, np.bincount(inverse, weights=np.concatenate(parts)), limit)
-
-    def _top(self, slots: Positions, scores: Scores, limit: int) -> list[tuple[str, float]]:
-        """The ``limit`` best by score, ties by id (the ledger's ``ORDER BY score DESC, id``)."""
-        if len(scores) > limit:
-            threshold = np.partition(scores, len(scores) - limit)[len(scores) - limit]
-            chosen = np.flatnonzero(scores >= threshold)
-            slots, scores = slots[chosen], scores[chosen]
-        ranked = sorted(zip((-scores).tolist(), (self.ids[s] for s in slots.tolist())))
-        return [(mid, -negative) for negative, mid in ranked[:limit]]
+        every = np.concatenate(found)
+        if len(every) * _SPARSE < len(mask):
+            unique, inverse = np.unique(every, return_inverse=True)
+            return top(self.ids, unique, np.bincount(inverse, weights=np.concatenate(parts)), limit)
+        # one sum per slot without sorting the postings: the same additions in the same order
+        summed = np.bincount(every, weights=np.concatenate(parts))
+        present = np.flatnonzero(np.bincount(every))
+        return top(self.ids, present, summed[present], limit)
 
     def rows(self, ids: Sequence[str]) -> list[MemoryRow]:
         """The rows of ``ids`` with their vectors, newest first as the ledger returns them.
@@ -365,13 +376,12 @@ class HotIndex:
         They are the index's own objects, not copies (copying 150 rows cost more than the search):
         read them, never change them. A row's vector is a view of the matrix, lent until the matrix
         moves."""
-        slots = sorted(
-            (self.slot_of[m] for m in ids if m in self.slot_of),
-            key=lambda s: (self.stored[s].created_at, self.ids[s]),
-            reverse=True,
-        )
+        found = [self.slot_of[m] for m in ids if m in self.slot_of]
+        # created_at as the column's microseconds orders as the times do
+        created = self.numbers["created_at"].data.data[found].tolist()
+        ordered = sorted(zip(created, [self.ids[s] for s in found], found), reverse=True)
         out = []
-        for slot in slots:
+        for _, _, slot in ordered:
             row = self.stored[slot]
             if row.embedding is None:
                 vector = int(self.first_vector.data[slot])
@@ -410,5 +420,11 @@ class HotIndex:
             130 + len(term) + 4 * (len(s) + len(t)) for term, (s, t) in self.postings.items()
         )
         return (
-            arrays + columns + postings + self.tags.nbytes + self._row_bytes + 100 * len(self.ids)
+            arrays
+            + columns
+            + postings
+            + self.tags.nbytes
+            + self.tasks.nbytes
+            + self._row_bytes
+            + 100 * len(self.ids)
         )

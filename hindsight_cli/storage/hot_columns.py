@@ -1,7 +1,8 @@
 """The columns of the in-memory index (``storage.hot``), one value per slot, and the storage
 contract's conditions evaluated over them as boolean masks, with SQL's meaning: a comparison with
 NULL is false, ``is`` matches NULL to NULL, ``null_or_eq`` keeps NULL rows,
-``expired``/``unexpired`` read ``expires_at`` as DuckDB does."""
+``expired``/``unexpired`` read ``expires_at`` as DuckDB does; and the best slots by a score, in the
+ledger's order (``top``)."""
 
 from __future__ import annotations
 
@@ -200,6 +201,12 @@ class Tags:
             out[np.frombuffer(found, dtype=np.int32)] = True
         return out
 
+    def holding(self, values: Sequence[str]) -> Positions:
+        """The slots that hold any of ``values`` (the dead among them too), without a pass over
+        every slot."""
+        found = [np.frombuffer(self.slots[v], dtype=np.int32) for v in values if v in self.slots]
+        return np.concatenate(found) if found else np.zeros(0, dtype=np.int32)
+
     def remap(self, new_slot: Positions) -> None:
         for tag, slots in list(self.slots.items()):
             moved = new_slot[np.frombuffer(slots, dtype=np.int32)]
@@ -225,6 +232,26 @@ def compare_id(op: str, left: str, right: Any) -> bool:
             {"=": left == right, ">=": left >= right, "<=": left <= right, "<": left < right}[op]
         )
     raise ValueError(f"cannot apply {op!r} to id")
+
+
+def top(
+    ids: Sequence[str], slots: Positions, scores: Scores, limit: int
+) -> list[tuple[str, float]]:
+    """The ``limit`` best of ``slots`` by score, ties by id (``ids``: each slot's; the ledger's
+    ``ORDER BY score DESC, id``)."""
+    if len(scores) > limit:
+        threshold = np.partition(scores, len(scores) - limit)[len(scores) - limit]
+        chosen = np.flatnonzero(scores >= threshold)
+        slots, scores = slots[chosen], scores[chosen]
+    # ordered by score in numpy; the ids order only equal scores, so only the entries up to the
+    # last one equal to the limit-th score go to Python (many BM25 scores tie at the cut)
+    order = np.argsort(-scores, kind="stable")
+    negative = (-scores)[order]
+    end = len(order)
+    if 0 < limit < end:
+        end = int(np.searchsorted(negative, negative[limit - 1], side="right"))
+    ranked = sorted(zip(negative[:end].tolist(), [ids[s] for s in slots[order[:end]].tolist()]))
+    return [(mid, -value) for value, mid in ranked[:limit]]
 
 
 def _text(value: object) -> str:
