@@ -67,6 +67,6 @@ def test_doctor_mine_loads_no_heavy_library(agents: Path, tmp_path: Path) -> Non
             [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
         ).stdout
     )
-    assert not {"duckdb", "lancedb", "fastembed", "onnxruntime", "mcp"} & {
+    assert not {"duckdb", "_duckdb", "lancedb", "fastembed", "onnxruntime", "mcp"} & {
         n.split(".")[0] for n in loaded
     }

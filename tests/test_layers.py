@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import subprocess
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("lancedb", "fastembed", "onnxruntime", "mcp", "duckdb", "pyarrow")
+HEAVY = ("lancedb", "fastembed", "onnxruntime", "mcp", "duckdb", "_duckdb", "pyarrow")
 
 
 def _loaded(code: str, top: bool = True) -> set[str]:
@@ -53,7 +54,7 @@ def test_cold_search_path_skips_lancedb_and_fastembed(tmp_path) -> None:
         "assert s.search('vector search').hits\n"
     )
     loaded = _loaded(code)
-    assert "duckdb" in loaded and "onnxruntime" in loaded
+    assert loaded & {"duckdb", "_duckdb"} and "onnxruntime" in loaded
     assert not loaded & {"lancedb", "fastembed", "mcp", "typer", "rich"}
     # the injection detector's hundred-odd patterns are for untrusted writes only (issue 35)
     modules = _loaded(code, top=False)
@@ -61,6 +62,26 @@ def test_cold_search_path_skips_lancedb_and_fastembed(tmp_path) -> None:
     assert "hindsight_cli.poisoning.detect" not in modules
     untrusted = code + "s.record('a memory from a web page', source='web')\n"
     assert "hindsight_cli.poisoning.detect" in _loaded(untrusted, top=False)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    importlib.util.find_spec("_duckdb") is None, reason="a DuckDB without a separate engine"
+)
+def test_a_cold_search_reads_through_the_duckdb_engine_alone(tmp_path) -> None:
+    """The ``duckdb`` package's Python layer (relations, expressions, a version lookup) is ~40 ms
+    of a cold search's CPU, beside the model's load; a search needs DuckDB's engine only."""
+    from hindsight_cli.store import Store
+
+    Store(tmp_path / "s").record("a memory about vector search")
+    code = (
+        "import os\n"
+        f"os.environ['HINDSIGHT_HOME'] = {str(tmp_path)!r}\n"
+        "from hindsight_cli.store import Store\n"
+        f"assert Store(__import__('pathlib').Path({str(tmp_path / 's')!r})).search('vector').hits\n"
+    )
+    loaded = _loaded(code)
+    assert "_duckdb" in loaded and "duckdb" not in loaded
 
 
 def test_core_modules_never_import_faces() -> None:
@@ -89,7 +110,7 @@ def test_doctor_modules_load_no_heavy_library() -> None:
         "import hindsight_cli.doctor.store_checks, hindsight_cli.doctor.mcp_checks, "
         "hindsight_cli.cli.doctor"
     )
-    assert not loaded & {"lancedb", "fastembed", "onnxruntime", "mcp", "duckdb"}
+    assert not loaded & {"lancedb", "fastembed", "onnxruntime", "mcp", "duckdb", "_duckdb"}
 
 
 def test_modules_and_functions_stay_small() -> None:

@@ -56,7 +56,7 @@ def test_pending_opens_no_store_and_loads_no_heavy_library(store: Store, tmp_pat
             [sys.executable, "-c", code], capture_output=True, text=True, check=True
         ).stdout
     )
-    assert not {"duckdb", "lancedb", "fastembed", "onnxruntime", "psycopg"} & {
+    assert not {"duckdb", "_duckdb", "lancedb", "fastembed", "onnxruntime", "psycopg"} & {
         n.split(".")[0] for n in loaded
     }
 

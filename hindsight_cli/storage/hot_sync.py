@@ -50,11 +50,14 @@ def _needed(index: HotIndex, count: int, chunks: int) -> int:
 
 
 def _connection(session: Reader) -> DuckDBPyConnection:
-    """The DuckDB connection of a session of the local ledger, the only one an index mirrors."""
+    """The DuckDB connection of a session of the local ledger, the only one an index mirrors; the
+    feed reads it through relations (``duckdb_feed``)."""
+    from .sql.duckdb_instance import python_layer
     from .sql.duckdb_ledger import DuckDBSession
 
     if not isinstance(session, DuckDBSession):
         raise TypeError(f"the in-memory index mirrors a local ledger, not {type(session)}")
+    python_layer()
     return session.conn
 
 

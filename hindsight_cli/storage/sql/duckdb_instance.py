@@ -18,11 +18,13 @@ makes (``ledger`` and a counter), quoted as every identifier is.
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from ... import paths
@@ -30,6 +32,25 @@ from .duckdb_rewrite import identifier
 
 if TYPE_CHECKING:
     from duckdb import DuckDBPyConnection
+
+
+def engine() -> ModuleType:
+    """DuckDB's engine: the compiled module the ``duckdb`` package wraps, which holds all a session
+    uses (``connect``, the connection, its statements, the exceptions). The package's Python layer
+    on top (relational API, expression builder, a version lookup through ``importlib.metadata``)
+    costs a cold search ~40 ms of CPU beside the model's load, and imports that stall the model's
+    own; only Arrow scans and relations need it (``python_layer``). A DuckDB whose engine is not a
+    module of its own is the package itself."""
+    try:
+        return importlib.import_module("_duckdb")
+    except ImportError:
+        return importlib.import_module("duckdb")
+
+
+def python_layer() -> None:
+    """The ``duckdb`` package over its engine, before a connection registers an Arrow table or
+    asks for a relation (``conn.sql``): those are the package's Python code."""
+    import duckdb  # noqa: F401
 
 
 class AttachedReadOnly(Exception):
@@ -63,12 +84,10 @@ _PROCESS: list[_Process] = []
 def _process() -> _Process:
     """This process's database (under ``_LOCK``); a forked child never touches its parent's."""
     if not _PROCESS or _PROCESS[0].pid != os.getpid():
-        import duckdb
-
         # where a query larger than memory spills: the user's own cache directory (an in-memory
         # database would use ``.tmp`` in the working directory; a file's own was beside it)
         spill = str(paths.user_cache_dir() / "duckdb-spill")
-        database = duckdb.connect(":memory:", config={"temp_directory": spill})
+        database = engine().connect(":memory:", config={"temp_directory": spill})
         _PROCESS[:] = [_Process(os.getpid(), database)]
     return _PROCESS[0]
 
@@ -126,4 +145,4 @@ def _let_go(process: _Process, key: str, conn: DuckDBPyConnection | None) -> Non
         del process.attached[key]
 
 
-__all__ = ["AttachedReadOnly", "close", "connect"]
+__all__ = ["AttachedReadOnly", "close", "connect", "engine", "python_layer"]

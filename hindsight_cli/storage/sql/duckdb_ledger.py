@@ -171,6 +171,7 @@ class DuckDBSession(SqlSession):
             schema=pa.schema([("id", text), ("term", text), ("tf", i32)]),
         )
         names = ", ".join(COLUMNS)
+        duckdb_instance.python_layer()
         self.conn.register("hindsight_incoming", incoming)
         self.conn.register("hindsight_postings", postings)
         try:
@@ -241,8 +242,7 @@ class DuckDBLedger:
 
     @contextmanager
     def _connect(self, read_only: bool) -> Iterator[DuckDBPyConnection]:
-        import duckdb
-
+        duckdb = duckdb_instance.engine()
         with self._locks(exclusive=not read_only):
             conn = self._open(read_only)
             try:
@@ -289,8 +289,7 @@ class DuckDBLedger:
 
     def _open(self, read_only: bool) -> DuckDBPyConnection:
         """Connect, retrying with backoff while another process holds DuckDB's lock on the file."""
-        import duckdb
-
+        duckdb = duckdb_instance.engine()
         deadline = time.monotonic() + self.lock_timeout
         delay = 0.01
         while True:
@@ -339,11 +338,9 @@ class DuckDBLedger:
         """Bring an older store's schema up to date, once per process (safe when two start at once:
         the migration runs on a read-write connection, which DuckDB grants to one process at a
         time)."""
-        import duckdb
-
         try:
             row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        except duckdb.CatalogException:
+        except duckdb_instance.engine().CatalogException:
             row = None
         if row is None or row[0] is None:
             # a store being created
