@@ -126,3 +126,42 @@ def test_a_forked_child_works_on_a_database_of_its_own(store: Store, fake: objec
     assert child.exitcode == 0
     assert duckdb_instance._PROCESS[0] is parent
     assert len(store.list(limit=None)) == 2
+
+
+# Each store operation in a process that has not imported the ``duckdb`` package: the ledger
+# connects through DuckDB's engine module alone, and the operations that need the package's Python
+# layer (Arrow inserts, the in-memory index's feed, the rewrite after a hard forget) import it.
+ENGINE_ONLY = """
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[2])
+from conftest import FakeEmbedder
+from hindsight_cli.store import Store
+assert "duckdb" not in sys.modules
+store = Store(Path(sys.argv[1]), embedder=FakeEmbedder(), warm=sys.argv[3] == "warm")
+"""
+
+OPERATIONS = {
+    "record": 'store.record("the deploy failed: the registry token expired", merge=False)',
+    "import": 'store.import_records([{"content": f"imported note {i}"} for i in range(3)])',
+    "warm search": 'assert store.search("registry token").hits',
+    "export": "assert list(store.export())",
+    "hard forget": "store.forget([store.list()[0].id], hard=True)",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_each_operation_works_without_the_duckdb_package_imported_first(
+    store: Store, operation: str
+) -> None:
+    store.record("the registry token expired again", merge=False)
+    code = ENGINE_ONLY + OPERATIONS[operation] + "\nprint('ok')\n"
+    warm = "warm" if operation == "warm search" else "cold"
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(store.path), str(Path(__file__).parent), warm],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr[-2000:]
