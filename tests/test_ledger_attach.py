@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import threading
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
@@ -99,6 +100,43 @@ def test_closing_a_session_twice_leaves_the_others_attached(store: Store) -> Non
         duckdb_instance.close(second, path)
         assert first.conn.execute("SELECT count(*) FROM memories").fetchone() == (0,)
     assert _attached() == []
+
+
+def test_a_writer_waits_for_this_processs_readers_of_its_file(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the lock files order nothing (Windows, a lock file that cannot be opened), a writer
+    that finds the file attached read-only here waits as for another process's lock."""
+    path = store.ledger.path  # type: ignore[attr-defined]
+    held = duckdb_instance.connect(path, read_only=True)
+    refused = threading.Event()
+    connect = duckdb_instance.connect
+
+    def noting(at: Path, read_only: bool) -> object:
+        try:
+            return connect(at, read_only)
+        except duckdb_instance.AttachedReadOnly:
+            refused.set()
+            raise
+
+    monkeypatch.setattr(duckdb_instance, "connect", noting)
+    # the ledger's own lock files stand aside, as where there are none
+    monkeypatch.setattr(type(store.ledger), "_locks", lambda self, exclusive: nullcontext())
+    errors: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            store.record("written once the readers let go", merge=False)
+        except BaseException as error:  # noqa: BLE001 - collected for the assertion
+            errors.append(error)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    assert refused.wait(timeout=60)
+    duckdb_instance.close(held, path)
+    writer.join(timeout=60)
+    assert errors == []
+    assert [m.content for m in store.list(limit=None)] == ["written once the readers let go"]
 
 
 def _child(path: str, embedder: object, queue: multiprocessing.Queue[object]) -> None:

@@ -57,9 +57,6 @@ class AttachedReadOnly(Exception):
     """A writer found its file attached read-only by this process's readers: it waits and retries,
     as for another process's lock."""
 
-    def __str__(self) -> str:
-        return "Could not set lock: Conflicting lock is held by this process's readers"
-
 
 @dataclass
 class _Attachment:

@@ -296,7 +296,9 @@ class DuckDBLedger:
             try:
                 return duckdb_instance.connect(self.path, read_only)
             except (duckdb.IOException, duckdb_instance.AttachedReadOnly) as error:
-                if not _is_lock_error(error):
+                # this process's readers hold the file as another process's lock would
+                held = isinstance(error, duckdb_instance.AttachedReadOnly)
+                if not held and not _is_lock_error(error):
                     raise storage_error(self.path, error) from None
                 if time.monotonic() >= deadline:
                     raise self._busy() from None
