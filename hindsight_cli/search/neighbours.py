@@ -11,7 +11,6 @@ holds a neighbour only grouped with an admitted hit beside it (``pipeline.groupe
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
@@ -41,13 +40,16 @@ def wanted(
     that are not candidates, most relevant first."""
     best_keyword = max((c.keyword_score or 0.0 for c in candidates.values()), default=0.0)
     placed = [m for m, r in rows.items() if r.task_id is not None and r.step is not None]
-    if not placed:
+    if not placed or weights.neighbour_pool <= 0:
         return []
     # one column for all of them: each value is the one a candidate alone would get
     column = relevance_column([candidates[m] for m in placed], weights, lists, best_keyword)
-    scored = [
-        m for _, m in heapq.nsmallest(weights.neighbour_pool, zip((-column).tolist(), placed))
-    ]
+    import numpy as np
+
+    from ..storage.hot_columns import top
+
+    # the most relevant first, equal ones by id
+    scored = [m for m, _ in top(placed, np.arange(len(placed)), column, weights.neighbour_pool)]
     have: set[tuple[object, ...]] = {(r.agent_id, r.task_id, r.step) for r in rows.values()}
     out: list[Step] = []
     for mid in scored:

@@ -14,7 +14,7 @@ from functools import lru_cache
 from ..embedding import english_only
 from ..errors import BadUsage, InvalidInput
 from ..models import Filters, one_of
-from ..text import CJK, STOPWORDS, clean, stem, terms
+from ..text import STOPWORDS, clean, has_cjk, stem, terms
 from ..timeutil import as_utc_or_none
 
 # Function words of other languages that the English stopword list lacks: without this a Spanish
@@ -26,7 +26,6 @@ _FOREIGN = """der das dem des ein eine einer einem einen und oder ist sind im zu
     como más pero le les une du et ou est sont au aux avec ce cette qui ne pas je tu il elle nous vous ils
     elles gli di da della che e os um uma da dos das em não""".split()
 _FUNCTION_WORDS = frozenset(_FOREIGN) | frozenset(stem(w) for w in _FOREIGN)
-_CJK_CHAR = re.compile(f"[{CJK}]")
 
 # The light stemmer leaves "-ion" on ("connection" stays "connection", apart from "connect"): the
 # query also asks for a word's "-ion" form and for the base of an "-ion" word, as the stemmer stores
@@ -103,7 +102,7 @@ def foreign(text: str) -> bool:
     hyphens and diacritics included: "ER", "LA", "El Paso", "De Niro", "e-mail", "café", "naïve",
     "Zürich", "crème de la crème". (A whole sentence of another Latin-script language keeps the
     vector side too; the relevance floor, ``min_vector_only``, keeps its noise out of blocks.)"""
-    return bool(_CJK_CHAR.search(text)) or any(ch.isalpha() and not _latin(ch) for ch in text)
+    return has_cjk(text) or any(ch.isalpha() and not _latin(ch) for ch in text)
 
 
 def vector_floor(text: str, model: str, floor: float, mode: str = "hybrid") -> float:

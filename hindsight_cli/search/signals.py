@@ -143,27 +143,54 @@ def each(value: Callable[[MemoryRow, float, Context, Ranking], float]) -> Column
     return column
 
 
-@lru_cache(maxsize=4096)
-def _held(text: str) -> frozenset[str]:
-    return frozenset(identifier_tokens(text))
+@dataclass(frozen=True)
+class _Held:
+    """The identifiers a memory's text holds, and its compound ones by their context (the number
+    of parts and every part but the value), sorted: where a conflict with a query's is looked up."""
+
+    tokens: frozenset[str]
+    by_context: dict[tuple[int, tuple[str, ...]], tuple[str, ...]]
 
 
-def identifier(row: MemoryRow, rel: float, ctx: Context, weights: Ranking) -> float:
-    """The share of the query's identifiers the memory holds exactly (a port, a version, a file or
-    function name): 1 each held whole, 0.5 for a compound one whose value (the port, the file) it
-    holds without its context (the host, the directory). The keyword side splits ``127.0.0.1:5432``
-    into words, where the host's three numbers outweigh the port."""
-    wanted = ctx.identifiers
-    if not wanted:
-        return 0.0
-    held = _held(keyword_text(row))
+@lru_cache(maxsize=8192)
+def _held_text(content: str, resolution: str, tags: tuple[str, ...]) -> _Held:
+    # keyed on the row's own strings, whose hashes Python keeps: the index's rows are the same
+    # objects search after search, so a hit costs no text built and no text hashed
+    row = MemoryRow("", content, resolution=resolution or None, tags=list(tags))
+    tokens = frozenset(identifier_tokens(keyword_text(row)))
+    by_context: dict[tuple[int, tuple[str, ...]], list[str]] = {}
+    for token in sorted(tokens):
+        parts = identifier_parts(token)
+        by_context.setdefault((len(parts), tuple(parts[:-1])), []).append(token)
+    return _Held(tokens, {key: tuple(found) for key, found in by_context.items()})
+
+
+def _held(row: MemoryRow) -> _Held:
+    return _held_text(row.content, row.resolution or "", tuple(row.tags or ()))
+
+
+# a query's identifier, its value (None unless compound) and its context
+_Wanted: TypeAlias = "tuple[str, str | None, tuple[int, tuple[str, ...]]]"
+
+
+@lru_cache(maxsize=256)
+def _wanted(wanted: tuple[str, ...]) -> tuple[_Wanted, ...]:
+    """Each of a query's identifiers with its value (None unless compound) and its context."""
+    out = []
+    for i in wanted:
+        parts = identifier_parts(i)
+        out.append((i, parts[-1] if len(parts) > 1 else None, (len(parts), tuple(parts[:-1]))))
+    return tuple(out)
+
+
+def _credit(held: frozenset[str], wanted: tuple[_Wanted, ...]) -> float:
+    """The share of the query's identifiers (``wanted``) a memory holding ``held`` holds exactly
+    (a port, a version, a file or function name): 1 each held whole, 0.5 for a compound one whose
+    value (the port, the file) it holds without its context (the host, the directory). The keyword
+    side splits ``127.0.0.1:5432`` into words, where the host's three numbers outweigh the port."""
     credit = [
-        1.0
-        if i in held
-        else 0.5
-        if len(identifier_parts(i)) > 1 and identifier_parts(i)[-1] in held
-        else 0.0
-        for i in wanted
+        1.0 if i in held else 0.5 if value is not None and value in held else 0.0
+        for i, value, _ in wanted
     ]
     return sum(credit) / len(credit)
 
@@ -174,19 +201,12 @@ def identifier_conflicts(row: MemoryRow, ctx: Context) -> list[tuple[str, str]]:
     ``numpy==2.1.0``)."""
     if not ctx.identifiers:
         return []
-    held = _held(keyword_text(row))
+    held = _held(row)
     out = []
-    for wanted in ctx.identifiers:
-        parts = identifier_parts(wanted)
-        if len(parts) < 2 or wanted in held:
+    for wanted, value, context in _wanted(ctx.identifiers):
+        if value is None or wanted in held.tokens:
             continue
-        out += [
-            (wanted, token)
-            for token in sorted(held)
-            if identifier_parts(token)[:-1] == parts[:-1]
-            and len(identifier_parts(token)) == len(parts)
-            and token != wanted
-        ]
+        out += [(wanted, token) for token in held.by_context.get(context, ()) if token != wanted]
     return out
 
 
@@ -214,9 +234,20 @@ def dated(row: MemoryRow, rel: float, ctx: Context, weights: Ranking) -> float:
 
 
 def _identifiers(rows: Sequence[MemoryRow], rel: Floats, ctx: Context, weights: Ranking) -> Floats:
+    """Each row's share of the query's identifiers (``_credit``); a row that holds none of them or
+    their values (most) is 0 after one set test."""
     import numpy as np
 
-    return each(identifier)(rows, rel, ctx, weights) if ctx.identifiers else np.zeros(len(rows))
+    out = np.zeros(len(rows))
+    if not ctx.identifiers:
+        return out
+    wanted = _wanted(ctx.identifiers)
+    every = frozenset(i for i, _, _ in wanted) | {v for _, v, _ in wanted if v is not None}
+    for position, row in enumerate(rows):
+        held = _held(row).tokens
+        if not held.isdisjoint(every):
+            out[position] = _credit(held, wanted)
+    return out
 
 
 def _has_window(ctx: Context) -> bool:
@@ -327,7 +358,11 @@ class Factor:
 FACTORS: tuple[Factor, ...] = (
     Factor(_env_factor, lambda rows, ctx, weights: bool(ctx.env)),
     Factor(_validity_factor, lambda rows, ctx, weights: any(r.valid_until for r in rows)),
-    Factor(_identifier_factor, lambda rows, ctx, weights: bool(ctx.identifiers)),
+    # only a compound identifier (a context and a value) can conflict
+    Factor(
+        _identifier_factor,
+        lambda rows, ctx, weights: any(v is not None for _, v, _ in _wanted(ctx.identifiers)),
+    ),
     Factor(_use_factor, lambda rows, ctx, weights: bool(ctx.standing and weights.use_factor)),
 )
 

@@ -250,7 +250,11 @@ def top(
     end = len(order)
     if 0 < limit < end:
         end = int(np.searchsorted(negative, negative[limit - 1], side="right"))
-    ranked = sorted(zip(negative[:end].tolist(), [ids[s] for s in slots[order[:end]].tolist()]))
+    values, chosen_slots = negative[:end], slots[order[:end]].tolist()
+    if not bool((values[1:] == values[:-1]).any()):
+        # no equal scores: numpy's order is the whole order
+        return [(ids[s], -value) for value, s in zip(values[:limit].tolist(), chosen_slots)]
+    ranked = sorted(zip(values.tolist(), [ids[s] for s in chosen_slots]))
     return [(mid, -value) for value, mid in ranked[:limit]]
 
 

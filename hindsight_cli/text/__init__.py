@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
+import sys
 import unicodedata
 from collections import Counter
-from functools import lru_cache
+from collections.abc import Callable
+from functools import lru_cache, partial
 
 # characters: the most an agent, task, trigger or tag may hold (core/prepare refuses more)
 MAX_LABEL = 200
@@ -17,9 +20,44 @@ CJK = (
     "\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
     "\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
 )
-_TOKEN_RE = re.compile(rf"[{CJK}]+|[^\W_{CJK}]+")
-_CJK_RUN = re.compile(rf"[{CJK}]+")
-_CJK_CHAR = re.compile(rf"[{CJK}]")
+
+
+def compiled_when_used(source: str) -> Callable[[], re.Pattern[str]]:
+    """A pattern compiled the first time it is asked for. A set of CJK ranges takes Python's
+    ``re`` 1-2 ms to compile (it marks every code point of them one by one), which a process that
+    reads no CJK text (most commands, most searches) then never pays: the callers below read a
+    text without CJK characters (``has_cjk``) with a pattern without the ranges, which finds exactly
+    the same in it."""
+    return lru_cache(maxsize=1)(partial(re.compile, source))
+
+
+_TOKEN_RE = compiled_when_used(rf"[{CJK}]+|[^\W_{CJK}]+")
+# what _TOKEN_RE finds in a text without CJK characters
+_PLAIN_TOKEN = re.compile(r"[^\W_]+")
+_CJK_RUN = compiled_when_used(rf"[{CJK}]+")
+CJK_CHAR = compiled_when_used(rf"[{CJK}]")
+# CJK's ranges as code points: (first, last), ascending
+_CJK_RANGES = [(ord(CJK[i]), ord(CJK[i + 2])) for i in range(0, len(CJK), 3)]
+_ASCII_RUNS = re.compile(r"[\x00-\x7f]+")
+# past this many characters that are not ASCII, a text is read with the pattern, not one by one
+_ONE_BY_ONE = 256
+
+
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` holds a character of ``CJK``: most texts are ASCII, or hold a few other
+    characters (an arrow, a dash, an accent) read one by one."""
+    if text.isascii():
+        return False
+    rest = _ASCII_RUNS.sub("", text)
+    if len(rest) > _ONE_BY_ONE:
+        return CJK_CHAR().search(rest) is not None
+    for ch in rest:
+        code = ord(ch)
+        at = bisect.bisect_right(_CJK_RANGES, (code, sys.maxunicode + 1)) - 1
+        if at >= 0 and code <= _CJK_RANGES[at][1]:
+            return True
+    return False
+
 
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being below
@@ -97,8 +135,11 @@ def terms(text: str) -> list[str]:
     """Keyword terms: stemmed lower-case words without stopwords; CJK runs as overlapping
     bigrams."""
     out: list[str] = []
-    for token in _TOKEN_RE.findall(text.lower()):
-        if _CJK_RUN.fullmatch(token):
+    lowered = text.lower()
+    if not has_cjk(lowered):
+        return [stem(token) for token in _PLAIN_TOKEN.findall(lowered) if token not in STOPWORDS]
+    for token in _TOKEN_RE().findall(lowered):
+        if _CJK_RUN().fullmatch(token):
             if len(token) == 1:
                 out.append(token)
             else:
@@ -114,19 +155,25 @@ def term_counts(text: str) -> Counter[str]:
 
 def estimate_tokens(text: str) -> int:
     """Approximate LLM tokens: one per CJK character, one per four other characters."""
-    cjk = len(_CJK_CHAR.findall(text))
+    cjk = len(CJK_CHAR().findall(text)) if has_cjk(text) else 0
     return cjk + math.ceil((len(text) - cjk) / 4)
 
 
 # Identifiers: what a person types exactly and means exactly (error codes, ports, hosts, versions,
 # paths, file and function names). ``terms`` splits them into words like any text, so the stored
 # postings stay as they are; search weighs the whole token on the query side (``search.signals``).
-_ID_TOKEN = re.compile(rf"[^\s'\"`()\[\]{{}}<>,;!?{CJK}\u3000-\u303f\uff00-\uff65]+")
+_ID_TOKEN = compiled_when_used(rf"[^\s'\"`()\[\]{{}}<>,;!?{CJK}\u3000-\u303f\uff00-\uff65]+")
+# what _ID_TOKEN finds in a text without CJK characters
+_PLAIN_ID_TOKEN = re.compile(r"[^\s'\"`()\[\]{}<>,;!?\u3000-\u303f\uff00-\uff65]+")
 _ID_INNER = re.compile(r"[0-9A-Za-z][._:/\\@#=+-]+[0-9A-Za-z]")
 # host:port, dir/file, user@host, name==version
 _ID_SPLIT = re.compile(r"[:/\\@=]+|\+")
 _CAMEL = re.compile(r"[a-z][A-Z]")
 _VERSION_V = re.compile(r"(?<![0-9a-z_])v(?=\d)")
+
+
+def _id_tokens(text: str) -> list[str]:
+    return (_ID_TOKEN() if has_cjk(text) else _PLAIN_ID_TOKEN).findall(text)
 
 
 def _is_identifier(token: str, shouting: bool) -> bool:
@@ -156,7 +203,7 @@ def identifiers(text: str) -> tuple[str, ...]:
     words = re.findall(r"\b[^\W\d_]{2,}\b", text)
     shouting = len(words) >= 3 and sum(w.isupper() for w in words) > 0.8 * len(words)
     out: list[str] = []
-    for raw in _ID_TOKEN.findall(text):
+    for raw in _id_tokens(text):
         token = raw.strip(".:=-+/\\#@")
         if _is_identifier(token, shouting) and _normal(token) not in out:
             out.append(_normal(token))
@@ -178,7 +225,7 @@ def identifier_tokens(text: str) -> set[str]:
     """Every identifier-shaped token of a memory's text, normalised as ``identifiers`` does, whole
     and by parts (so a memory saying ``port 5432`` holds ``5432``)."""
     out: set[str] = set()
-    for raw in _ID_TOKEN.findall(text):
+    for raw in _id_tokens(text):
         token = _normal(raw.strip(".:=-+/\\#@"))
         if token:
             out.add(token)
