@@ -581,3 +581,24 @@ def test_a_memory_without_direction_scores_zero_in_the_vector_search(
     got = HotSource(index).nearest(vector, where, 100)
     assert got[-1] == (blank, 0.0)
     _same([found for found in expected if found[0] != blank], got[:-1], 1e-5)
+
+
+def test_top_orders_as_the_ledger_does_with_equal_scores_by_id() -> None:
+    # ``ORDER BY score DESC, id LIMIT k``: the in-memory index's top-k must give the same list,
+    # whatever the ties (duplicated memories have equal cosines, BM25 ties often at the cut)
+    import random
+
+    import numpy as np
+
+    from hindsight_cli.storage.hot_columns import top
+
+    rng = random.Random(7)
+    for _ in range(2000):
+        ids = [f"m{rng.randint(0, 999):03d}" for _ in range(120)]
+        ids = [*dict.fromkeys(ids), *(f"x{i}" for i in range(120))]
+        n = rng.randint(0, 60)
+        slots = np.array(rng.sample(range(len(ids)), n), dtype=np.int64)
+        scores = np.array([rng.choice([0.5, 0.25, 1.0, rng.random()]) for _ in range(n)])
+        limit = rng.randint(1, 70)
+        pairs = sorted((-float(score), ids[slot]) for score, slot in zip(scores, slots.tolist()))
+        assert top(ids, slots, scores, limit) == [(mid, -value) for value, mid in pairs[:limit]]

@@ -192,12 +192,19 @@ class _Hits:
         lists: int,
         scored: tuple[Scores, dict[str, float]],
     ) -> None:
+        import numpy as np
+
+        from ..storage.hot_columns import top
+
         self.rows, self.candidates, self.ctx = rows, candidates, ctx
         self.weights, self.lists = weights, lists
         # every candidate's relevance before any inheritance (``neighbours.beside``)
         table, self.base = scored
         self.found = Found(table)
-        self.scores = dict(zip([row.id for row in table.rows], table.final.tolist()))
+        ids = [row.id for row in table.rows]
+        self.scores = dict(zip(ids, table.final.tolist()))
+        # every candidate by score, equal ones by id
+        self.order = [mid for mid, _ in top(ids, np.arange(len(ids)), table.final, len(ids))]
         self.at = places(rows)
         self.built: dict[str, Ranked] = {}
 
@@ -263,7 +270,7 @@ def rank(
     )
     # every candidate's score at once; the explanation of the few shown is built when asked for
     scores, found = hits.scores, hits.found
-    order = sorted(scores, key=lambda m: (-scores[m], m))
+    order = hits.order
     rank_of = {m: i for i, m in enumerate(order, 1)}
     vectors = {m: vector for m in order if (vector := rows[m].embedding) is not None}
     # instruction-like text from untrusted sources ranks after everything else

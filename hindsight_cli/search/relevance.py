@@ -62,13 +62,13 @@ def fuse(
     vector: Sequence[tuple[str, float]], keyword: Sequence[tuple[str, float]]
 ) -> dict[str, Candidate]:
     """One candidate per id found by either list, with its ranks, scores and z-scores in each."""
-    out: dict[str, Candidate] = {}
-    for rank, (mid, score) in enumerate(vector, 1):
-        candidate = out.setdefault(mid, Candidate(mid))
-        candidate.vector_rank, candidate.vector_score = rank, score
+    out = {mid: Candidate(mid, rank, score) for rank, (mid, score) in enumerate(vector, 1)}
     for rank, (mid, score) in enumerate(keyword, 1):
-        candidate = out.setdefault(mid, Candidate(mid))
-        candidate.keyword_rank, candidate.keyword_score = rank, score
+        candidate = out.get(mid)
+        if candidate is None:
+            out[mid] = Candidate(mid, keyword_rank=rank, keyword_score=score)
+        else:
+            candidate.keyword_rank, candidate.keyword_score = rank, score
     for mid, z in _z_scores(vector).items():
         out[mid].vector_z = z
     for mid, z in _z_scores(keyword).items():

@@ -250,12 +250,13 @@ def top(
     end = len(order)
     if 0 < limit < end:
         end = int(np.searchsorted(negative, negative[limit - 1], side="right"))
-    values, chosen_slots = negative[:end], slots[order[:end]].tolist()
-    if not bool((values[1:] == values[:-1]).any()):
-        # no equal scores: numpy's order is the whole order
-        return [(ids[s], -value) for value, s in zip(values[:limit].tolist(), chosen_slots)]
-    ranked = sorted(zip(values.tolist(), [ids[s] for s in chosen_slots]))
-    return [(mid, -value) for value, mid in ranked[:limit]]
+    values = negative[:end]
+    found = [ids[s] for s in slots[order[:end]].tolist()]
+    # each run of equal scores (numpy left it in slot order) by id
+    equal = np.flatnonzero(np.diff(np.concatenate(([0], values[1:] == values[:-1], [0]))))
+    for first, last in zip(equal[::2].tolist(), equal[1::2].tolist()):
+        found[first : last + 1] = sorted(found[first : last + 1])
+    return list(zip(found[:limit], (-values[:limit]).tolist()))
 
 
 def _text(value: object) -> str:
