@@ -46,9 +46,10 @@ def owed(rt: Runtime) -> list[Path]:
     """The purges begun and not finished (one ``stat`` when there are none)."""
     directory = journal_dir(rt)
     try:
-        return sorted(p for p in directory.iterdir() if p.suffix == ".json")
+        names = os.listdir(directory)
     except FileNotFoundError:
         return []
+    return sorted(directory / name for name in names if name.endswith(".json"))
 
 
 def _words(rows: Iterable[MemoryRow]) -> set[str]:

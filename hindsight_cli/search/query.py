@@ -116,6 +116,14 @@ def vector_floor(text: str, model: str, floor: float, mode: str = "hybrid") -> f
 
 # working memories only when asked for
 SEARCH_TYPES = ("episodic", "semantic", "procedural")
+
+
+@lru_cache(maxsize=1)
+def _searched() -> Filters:
+    """The filters of a search that names none (frozen: one for every search)."""
+    return Filters(types=SEARCH_TYPES)
+
+
 MODES = ("hybrid", "vector", "keyword")
 ENGINES = ("auto", "ledger", "index")
 DEFAULT_MODE = "hybrid"
@@ -205,7 +213,7 @@ class SearchQuery:
         ):
             raise BadUsage(f"The minimum score must be between 0 and 1, not {self.min_score!r}.")
         engine = one_of(self.engine, "engine", ENGINES) if self.engine is not None else None
-        filters = self.filters or Filters()
+        filters = self.filters or _searched()
         if filters.types is None:
             filters = replace(filters, types=SEARCH_TYPES)
         return replace(

@@ -15,6 +15,7 @@ import random
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -205,6 +206,10 @@ class DuckDBSession(SqlSession):
             self.conn.execute(statement)
 
 
+# the change marker holds "<ns> <pid>": a token is never longer
+_MARKER_BYTES = 256
+
+
 class DuckDBLedger:
     """The ledger of a local store: ``ledger.duckdb`` in the store directory."""
 
@@ -386,10 +391,20 @@ class DuckDBLedger:
             log.warning("could not update %s: %s", self.marker, error)
 
     def change_token(self) -> str:
+        # read with two system calls: every search of a long-lived process asks (Path.read_text's
+        # text layer cost more than the rest of a warm search's checks together)
         try:
-            return self.marker.read_text()
+            fd = os.open(self._marker_name, os.O_RDONLY)
         except FileNotFoundError:
             return ""
+        try:
+            return os.read(fd, _MARKER_BYTES).decode("utf-8", "replace")
+        finally:
+            os.close(fd)
+
+    @cached_property
+    def _marker_name(self) -> str:
+        return os.fspath(self.marker)
 
     # --- schema and rewrite
     # -------------------------------------------------------------------------
