@@ -90,6 +90,9 @@ class Corpus:
     def at_steps(self, steps: Sequence[Step], where: Sequence[Condition]) -> list[MemoryRow]:
         return [self.by_step[s] for s in steps if s in self.by_step]
 
+    def read_ahead(self, ids: Sequence[str], where: Sequence[Condition]) -> None:
+        """Its rows are in memory."""
+
 
 def search(
     corpus: Corpus,

@@ -10,6 +10,7 @@ built once per module and per worker: the tests only read them.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -160,6 +161,32 @@ def test_every_source_gives_the_ledgers_candidates(
             assert sorted(m for m, _ in keyword) == sorted(m for m, _ in expected[0])
             _close(expected[1], nearest, 1e-5)
         assert fused == expected[2]
+
+
+def test_rows_read_ahead_are_the_rows_read_at_once(sources: Sources) -> None:
+    # a cold search reads its keyword candidates' rows while the query is embedded, the rest
+    # after: the same rows, with their vectors and chunks, in the ledger's newest-first order
+    local = sources.local
+    kept = 0
+    for filters in FILTERS:
+        where = filters.conditions(local.clock())
+        words = terms(QUERIES[0])
+        with local.ledger.read() as session:
+            found = LedgerSource(session).keyword(words, where, LIMIT, local.config.ranking)
+            ids = [m for m, _ in found]
+            # asked for in no order of the ledger's
+            wanted = [*ids, *sources.names]
+            random.Random(len(ids)).shuffle(wanted)
+            at_once = LedgerSource(session).rows(wanted, where)
+            ahead = LedgerSource(session)
+            ahead.read_ahead(ids[: len(ids) // 2], where)
+            in_two = ahead.rows(wanted, where)
+        assert [r.id for r in in_two] == [r.id for r in at_once]
+        assert in_two == at_once
+        newest = sorted(at_once, key=lambda r: (r.created_at, r.id), reverse=True)
+        assert [r.id for r in at_once] == [r.id for r in newest]
+        kept += bool(at_once) and bool(ids)
+    assert kept >= 3, "the filters keep rows and keyword candidates"
 
 
 # --- the same filters through search, on every engine and backend
