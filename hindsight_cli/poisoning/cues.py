@@ -383,6 +383,13 @@ _WEAK: dict[str, tuple[int, str]] = {
         r"applies from|withdrawn|(?:has|have) expired|expired|stale|turned \w+(?: \w+)? off|"
         r"conflict with|is now the single|may have been told|doesn't count|was told",
     ),
+    # an AI described in the third person ("the assistant can read your calendar"): the "you"
+    # beside it is a person, so it speaks to no AI
+    "ai described": (
+        0,
+        r"(?:the|this|our|an?) (?:assistant|agent|model|bot|ai)s? (?:can|could|will|would|may|"
+        r"might|reads?|writes?|has|have|is|are|does|sees?|gets?|uses?|keeps?|only|never|then)",
+    ),
     # the reader as an AI, or what only an AI reader has (a reply, a turn, a setup it was given)
     "ai reader": (
         2,
@@ -507,6 +514,9 @@ def _weight(categories: frozenset[str]) -> int:
     no one."""
     if _ADDRESSED not in categories and "directive" not in categories:
         return 0
+    if "ai described" in categories and _ADDRESSED not in categories:
+        # described with no person addressed beside it, the AI is still the one read about
+        categories = categories | {"ai reader"}
     return sum(_WEAK[kind][0] for kind in categories if kind in _WEAK)
 
 
