@@ -43,7 +43,7 @@ _OUT = (
 )
 # a harmful verb and what it must act on to do harm
 _HARM = (
-    r"(?P<destroy>delete|wipe|drop|purge|erase|truncate|destroy|nuke|empty)|"
+    r"(?P<destroy>delete|wipe|drop|purge|erase|truncate|destroy|nuke|empty|remove)|"
     r"(?P<lower>disable|turn off|switch off|deactivate|skip|bypass|suppress|silence|mute|waive|"
     r"lower|relax|loosen|exempt|unprotect)|"
     r"(?P<ship>approve|merge|force-?push|push|deploy)|"
@@ -61,7 +61,8 @@ _HARMED = {
     r"your) own|without review",
     "grant": r"(?:admin|root|sudo|shell|write|owner) (?:access|rights|role|permissions?)",
     "open": r"reverse shell|a shell|port \d+|(?:the )?firewall",
-    "pay": r"funds|money|payments?|\$\d|\d+ ?(?:usd|eur|btc|eth)",
+    "pay": r"funds|money|payments?|refunds?|\$\d|\d+ ?(?:usd|eur|btc|eth)|(?:to|into) (?:the |a )?"
+    r"(?:new|different|other) (?:account|iban|wallet)",
 }
 _SECRET = (
     r"credentials?|secrets?(?:\.\w+)?|passwords?|passphrases?|api[ _-]?keys?|(?:deploy|ssh|"
@@ -70,7 +71,8 @@ _SECRET = (
     r"file)|the environment|~?/?\.ssh|id_rsa|id_ed25519|\.aws|\.npmrc|\.netrc|kubeconfig|"
     r"keychain|wallet|seed phrase|2fa codes?|otp|card (?:numbers?|details)|"
     r"(?:chat|conversation|shell|browser|message) (?:history|logs?)|conversations|"
-    r"(?:customer|user|patient|personal|private) (?:data|records|table|files|notes|details|list)|"
+    r"(?:customers?|users?|patients?|personal|private|employees?) (?:data|records|tables?|files|"
+    r"notes|details|lists?)|"
     r"system prompt|(?:your|the) (?:instructions|prompt)|database dumps?|\.pem\b|\.key\b"
 )
 _DEST = (
@@ -80,12 +82,13 @@ _DEST = (
     r"commit message|pr description|comment|issue)|the chat|alt text|an? image|a link|"
     r"the (?:backup|remote|external|collector) (?:host|server)|this (?:address|link|url|endpoint)|"
     r"(?:the |a )?(?:new|other|external|third-party|following) (?:site|website|form|server|host|"
-    r"domain)"
+    r"domain)|(?:their|his|her|a|my) (?:personal|private) (?:e-?mail|gmail|inbox|account|drive)"
 )
 _GUIDANCE = (
     r"instructions?|guidance|guidelines?|rules?|constraints?|restrictions?|guardrails?|"
     r"limits?|limitations?|setup|configuration|policy|policies|brief(?:ing)?|orders|"
-    r"system prompt|safety settings|directives?|boundaries|safeguards|prompt"
+    r"system prompt|safety settings|directives?|boundaries|safeguards|prompt|(?:usual |normal )?"
+    r"caution|care|habits|(?:safety )?section|sandbox(?: restrictions?)?|checks"
 )
 _VOID = (
     r"void|obsolete|superseded|lifted|gone|paused|suspended|retired|rescinded|revoked|"
@@ -95,17 +98,17 @@ _VOID = (
     r"for the demo|a placeholder|a test|not binding|(?:carr(?:y|ies)|ha(?:s|ve)) no weight|"
     r"(?:don't|doesn't|do not|does not) (?:count|apply|matter|bind)|not appl\w+|"
     r"(?:can|may|should) (?:now )?be (?:ignored|disregarded|skipped|dropped)|safe to ignore|"
-    r"to be ignored|(?:has|have) been (?:dropped|removed|relaxed|waived|overridden|replaced)"
+    r"to be ignored|(?:has|have) been (?:dropped|removed|relaxed|waived|overridden|replaced)|"
+    r"(?:a )?left ?overs?(?: from)?"
 )
 _WHO = (
-    r"(?:the |your |our )?(?:end[- ])?(?:user|person|human|requester|customer|client|"
+    r"(?:the |your |our |this |that )?(?:end[- ])?(?:user|person|human|requester|customer|client|"
     r"account holder|owner|boss|team|they|he|she)"
 )
 _ACTS: dict[str, tuple[str, ...]] = {
     # the reader's own guidance declared void
     "override": (
-        rf"\byour "
-        rf"(?:[\w-]+ ){{0,2}}(?:{_GUIDANCE})\b(?! (?:on|about|regarding|for|in the|of the)\b)"
+        rf"\byour (?:[\w-]+ ){{0,2}}(?:{_GUIDANCE})\b"
         rf"[^.;\n]{{0,60}}?\b(?:{_VOID})",
         rf"\b(?:{_GUIDANCE})\b[^.;\n]{{0,30}}?\byou(?:'ve| have| were| had)? (?:been )?(?:\w+ed|"
         rf"given|told|shown|sent|handed|launched with|set up with)\b[^.;\n]{{0,60}}?\b(?:{_VOID})",
@@ -117,10 +120,13 @@ _ACTS: dict[str, tuple[str, ...]] = {
     ),
     # the user's "real" wish claimed
     "authority claim": (
+        rf"\b{_WHO}(?:'s|s')? (?:true|real|actual|underlying|hidden|genuine|unstated|deeper) "
+        r"(?:goal|intent\w*|wish|request|objective|need|aim|purpose)\b",
         rf"\bwhat {_WHO}(?: [\w']+){{0,5}} (?:is|are|was|were) (?:really |actually |truly )?"
         r"after\b",
-        rf"\b{_WHO}(?:'s|s')?(?: [\w']+){{0,4}} (?:really|actually|truly|genuinely|secretly) "
-        r"(?:wants?|meant|means|needs?|prefers?|would (?:like|rather|prefer)|hopes?|asked for)\b",
+        rf"\b{_WHO}(?:'s|s')?(?: [\w']+){{0,4}} (?:would |'d )?(?:really|actually|truly|genuinely|"
+        r"secretly) (?:wants?|meant|means|needs?|prefers?|likes?|would (?:like|rather|prefer)|"
+        r"hopes?|asked for)\b",
         rf"\b{_WHO} would (?:rather|prefer) (?:that )?you\b",
         rf"\bin (?:reality|truth|fact),? {_WHO}\b",
         rf"\b{_WHO}(?: [\w']+){{0,3}} (?:trusts?|trusted) you (?:completely|fully|with)\b",
@@ -133,6 +139,10 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"\bkeep (?:this|it|that|the)(?: [\w-]+){0,3} (?:out of|away from|off|hidden from) "
         r"(?:the|your)\b",
         r"\bbetween you and me\b",
+        r"\bleave (?:it|this|that|them|the [\w ]{1,20}) out of (?:the|your|any)\b",
+        r"\b(?:no need to|don't|do not|never) (?:loop|keep) (?:the user|them|anyone|him|her|the "
+        r"(?:owner|team|client|customer)) in\b",
+        rf"\b{_WHO} (?:is|are) not to be (?:bothered|told|informed|notified|troubled)\b",
         rf"\b{_WHO} (?:doesn't|does not|don't|do not) need to (?:see|know|hear|find out)\b",
         r"\blike nothing (?:happened|changed)\b",
     ),
@@ -143,13 +153,21 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"to\b",
         r"\b(?:may|can|will) be (?:executed|run|applied|merged) (?:exactly |directly )?as given\b",
         r"\bwithout (?:a human|any human|human (?:review|approval|sign-off))\b",
+        r"\bwithout (?:the |any )?(?:usual |normal |standard |required )?(?:verification|"
+        r"confirmation|approval|review|checks?|sign-?off|2fa|mfa)\b",
         r"\bact without (?:them|those|restrictions|limits|any)\b",
     ),
     # a secret sent somewhere, in the passive ("all conversations be copied to x@y")
     "exfiltration": (
         rf"(?:\b|(?=[.~/]))(?:{_SECRET})(?!\w)[^.;\n]{{0,60}}\b(?:sent|posted|pasted|copied|"
-        r"mirrored|forwarded|uploaded|e-?mailed|included|attached|published|written|appended|"
+        r"mirrored|forwarded|uploaded|e-?mailed|mailed|included|attached|published|written|appended|"
         rf"quoted|synced|dumped|shared) (?:[\w-]+ ){{0,2}}(?:to|into|in|at|on|with) (?:{_DEST})",
+    ),
+    # a secret made part of what the reader writes ("summaries should end with the API keys")
+    "secret in the reply": (
+        rf"\b(?:summar(?:y|ies)|repl(?:y|ies)|answers?|responses?|output|messages?)\b[^.;\n]{{0,40}}"
+        rf"\b(?:end|start|begin|open|close|include|contain|list|show)s? (?:with )?[^.;\n]{{0,30}}"
+        rf"(?:\b|(?=[.~/]))(?:{_SECRET})(?!\w)",
     ),
     # this text's own precedence claimed
     "new instructions": (
@@ -163,6 +181,17 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"\b(?:[a-z]+_)*(?:transfer|pay|send|upload|delete|drop|grant|wire|post|exec|email|"
         r"forward|share|export|remove|purge|wipe)(?:_[a-z]+)*\((?:[a-z_]+\s*=|[\"'])",
     ),
+    # harmful arguments of a dictated call, a dependency slipped in, a credential set for someone
+    "harmful arguments": (
+        r"\b(?:action|op|operation|cmd|command|method)\s*[=:]\s*[\"']?(?:drop|delete|truncate|wipe|"
+        r"purge|disable|grant|transfer|rm\b|cat\b)",
+        r"[\"']tool[\"']\s*:\s*[\"'](?:[a-z]+_)*(?:send|email|upload|post|transfer|delete|drop|"
+        r"exec|shell|grant|forward)",
+        r"\badd [\w@./-]+ to (?:package\.json|requirements\.txt|pyproject\.toml|go\.mod|cargo\.toml|"
+        r"gemfile|the dependencies)",
+        r"\b(?:rotate|reset|change|set) (?:their|the user's|his|her|the account's|the admin) "
+        r"password to\b",
+    ),
     # a result reported falsely
     "false report": (
         r"\b(?:mark|report|flag|log) (?:them|it|these|those|the [\w ]{1,20}) as (?:skipped|"
@@ -173,10 +202,18 @@ _ACTS: dict[str, tuple[str, ...]] = {
     "tool directive": (
         r"\b(?:respond|reply|answer) with (?:exactly |only |just )?(?:one|a single|a) "
         r"(?:function|tool) call\b",
-        r"\b(?:invoke|call) (?:the )?`?[a-z]+_[a-z_]+`?(?: tool)? with\b",
+        r"\b(?:output|return|respond with|reply with|print|emit) (?:nothing but|only) (?:this|the "
+        r"following|a|the|one) (?:json|call|function call|tool call|object)\b",
+        r"\b(?:invoke|call|calling|run|use|execute) (?:the )?`?[a-z]+[_.][a-z_]+`?(?: tool)? with\b",
+        r"\b(?:hint|note|instruction|message|directive)_(?:for|to)_(?:model|assistant|agent|ai|llm)\b",
         r"\b(?:next|required) (?:required )?actions? (?:for the (?:assistant|agent|model))?\s*:",
     ),
 }
+# a rule declared void with no "your": an act only where the text also speaks to its reader (a
+# changelog says "the old retry policy is obsolete" too)
+_VOIDED = re.compile(
+    rf"\b(?:the|all|any|these|those) (?:[\w-]+ ){{0,2}}(?:{_GUIDANCE})\b[^.;\n]{{0,60}}?\b(?:{_VOID})"
+)
 _CONTEXT: dict[str, tuple[str, ...]] = {
     # a frame that claims authority over the reader
     "authority frame": (
@@ -193,6 +230,8 @@ _CONTEXT: dict[str, tuple[str, ...]] = {
         r"\btreat (?:the text|what|this|the following|everything)\b[^.\n]{0,30}\bas (?:coming )?"
         r"from\b",
         r"^tool (?:output|result)\b",
+        r"\b(?:superseded|replaced|updated|overridden|revoked|cancell?ed|lifted) by the [\w -]{1,30}"
+        r"(?:team|department|admins?|administrators?|operators?|developers?|lead)\b",
         r"\byour (?:operators?|developers?|creators?|admins?|owners?|deployers?) (?:has|have) "
         r"(?:asked|requested|decided|instructed|approved|authori[sz]ed|told)\b",
         r"\b(?:the )?people (?:running|operating|behind) (?:this|the) (?:service|assistant|bot|"
@@ -203,6 +242,8 @@ _CONTEXT: dict[str, tuple[str, ...]] = {
         r"\b(?:summary|recap|reply|answer|response|report|output) you (?:produce|write|generate|"
         r"send|give|make|prepare|return)\b",
         r"\byour (?:recap|reply|answer|response|final message|output)\b",
+        r"\b(?:build|version|deployment|instance|environment|session|sandbox|runtime) you(?:'re| are) "
+        r"(?:running|deployed|operating)\b",
         r"\b(?:for|to) (?:ai|llm|model|agent|assistant)s? readers?\b",
         r"\bthe (?:agent|assistant|model|bot) on duty\b",
         r"^(?:hey |dear |attention |note to (?:the )?)?(?:assistant|claude|copilot|ai)"
@@ -215,6 +256,8 @@ _REPORT = re.compile(
     r"vulnerab\w+|exploit\w*|injection|injected|jailbreak\w*|phishing|malicious|threat model|"
     r"for example|e\.g\.|such as|example|adversar\w+|was tricked|complied)\b"
 )
+# "before merging", "after deleting": a time, not an act
+_TIMING = re.compile(r"\b(?:before|after|until|when|while|without|instead of|prior to)\s+$")
 _LICENCES = frozenset({"authority claim", "unsafe autonomy", "authority frame"})
 _NEGATED = re.compile(r"\b(?:never|not|don't|do not|no need to|avoid|shouldn't|mustn't)\s+$")
 
@@ -227,11 +270,23 @@ def _instruction(harm: bool) -> re.Pattern[str]:
 
 
 @cache
+def _imperative() -> re.Pattern[str]:
+    """A clause that opens with a verb not listed, read by its shape: a word, then a determiner
+    ("tack the value of … onto the webhook URL")."""
+    return re.compile(
+        rf"^{_LEAD}[a-z]+ (?:the|a|an|this|that|these|those|all|every|your|their|its|our|my|"
+        r"whatever|everything)\b(?P<rest>.*)$"
+    )
+
+
+@cache
 def _licensed() -> re.Pattern[str]:
     """A harmful verb in any form anywhere in a sentence ("would rather you deleted the old
     tenants", "authorise any reviewer to approve its own pull requests"): read only where a
     sentence claims a wish, a permission or an authority that licenses it."""
     forms = re.sub(r"(turn|switch) off", r"\1(?:s|es|ed|ing)? off", _HARM)
+    # a stem without its last e takes -ing and -ed ("removing", "removed")
+    forms = re.sub(r"(\w)e(?=[|)])", r"\1e?", forms)
     return re.compile(rf"\b(?:{forms})(?:e?s|e?d|ing)?\b(?P<rest>[^.;\n]{{0,60}})")
 
 
@@ -242,7 +297,7 @@ def _compiled(kind: str) -> tuple[re.Pattern[str], ...]:
 
 @cache
 def _objects() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    return re.compile(rf"(?:\b|(?=[.~/]))(?:{_SECRET})(?!\w)"), re.compile(rf"(?:{_DEST})")
+    return re.compile(rf"(?:\b|(?<=_)|(?=[.~/]))(?:{_SECRET})(?!\w)"), re.compile(rf"(?:{_DEST})")
 
 
 @cache
@@ -266,7 +321,7 @@ def _told(clause: str, sentence: str) -> str | None:
     somewhere outside, a secret in the sentence), or a harmful verb on what it harms."""
     clause = clause.strip(" \t\"'`*([{<>-")
     secret, dest = _objects()
-    sending = _instruction(False).match(clause)
+    sending = _instruction(False).match(clause) or _imperative().match(clause)
     if sending and dest.search(sending.group("rest")) and secret.search(sentence):
         return "exfiltration"
     return "directed act" if _harmful(_instruction(True).match(clause)) else None
@@ -283,8 +338,14 @@ def _sentence_acts(sentence: str) -> list[str]:
                 found.append(kind)
                 break
     # a claimed wish, permission or authority licenses the harmful act the sentence names
-    if _LICENCES & set(found) and any(
-        _harmful(match, True) for match in _licensed().finditer(sentence)
+    licences = _LICENCES & set(found)
+    if licences and any(
+        _harmful(match, True)
+        and not _TIMING.search(sentence, 0, match.start())
+        # a frame alone does not license shipping ("Per the dev team: add tests before merging
+        # into main")
+        and (match.group("ship") is None or licences - {"authority frame"})
+        for match in _licensed().finditer(sentence)
     ):
         found.append("directed act")
     return found
@@ -300,6 +361,8 @@ def clause_kinds(skel: str) -> dict[str, int]:
         kinds: set[str] = set()
         for sentence in _SENTENCE.split(paragraph):
             kinds.update(_sentence_acts(sentence.strip()))
+        if kinds & set(_CONTEXT) and _VOIDED.search(paragraph):
+            kinds.add("void claimed")
         # one act alone is left to the phrase families and cues (which weigh it 1): only a
         # combination is this reading's own
         if kinds - set(_CONTEXT) and len(kinds) >= 2:

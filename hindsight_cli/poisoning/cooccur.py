@@ -8,8 +8,9 @@ claimed authority (a system or developer notice, an owner or administrator), a c
 user, a secret, a verb of sending, earlier rules declared void, silence towards the user, a target
 destroyed or a defence switched off, a permission or an unconfirmed act, the reader's memory, new
 instructions, the AI hailed. Each category is ordinary alone (docs name passwords, notices name
-administrators); a sentence and the next that hold ``_ENOUGH`` of them, one of them an act, read as
-instructions. The categories are the table's slots (``_CATEGORIES``), so every language with a
+administrators); a sentence and the next that hold ``_ENOUGH`` of them, one of them an act, read
+as instructions, and so do an act and the authority a heading claims ("Nota del
+administrador:"). The categories are the table's slots (``_CATEGORIES``), so every language with a
 table is read this way, Chinese, Japanese and Korean (no spaces) included."""
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def _candidates(folded: str) -> set[int]:
         for needle, (number, category) in other[first]:
             if needle in folded:
                 held.setdefault(number, set()).add(category)
-    return {number for number, found in held.items() if len(found) >= _ENOUGH}
+    return {number for number, found in held.items() if len(found) >= _ENOUGH - 1}
 
 
 @lru_cache(maxsize=1)
@@ -136,6 +137,8 @@ def cooccurring(original: str, folded: str) -> dict[str, int]:
                 framing.add(category)
         for index, found in held.items():
             window = _categories(found | held.get(index + 1, set()) | framing)
-            if len(window - {"exfiltration"}) >= _ENOUGH and window & _ACTS:
+            # a heading's authority frames one act; otherwise three categories, one an act
+            enough = 2 if "authority" in framing else _ENOUGH
+            if len(window - {"exfiltration"}) >= enough and window & _ACTS:
                 return {f"instruction-like words together ({lang})": 2}
     return {}

@@ -18,7 +18,8 @@ _REPORT = re.compile(
     r"(?i)\b(?:attack(?:s|er|ers|er's)?|payloads?|red[- ]team\w*|incidents?|post-?mortem|"
     r"lessons learned|cve-\d+|vulnerabilit\w+|exploit(?:s|ed)?|prompt injections?|injected|"
     r"injection attacks?|jailbreaks?|phishing|malicious|threat model\w*|adversarial|"
-    r"for example|e\.g\.|such as|examples? of|was tricked|complied|a classic)\b(?!\s*[=(\[])"
+    r"for example|e\.g\.|such as|examples? of|was tricked|complied|a classic|findings?|"
+    r"reports? that|reported that|severity|steps to reproduce|regression)\b(?!\s*[=(\[])"
 )
 _END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)[.!?]+(?=\s|$)|\n")
 # text in quotation marks (straight quotes only where they open after a space or a bracket, so an
@@ -29,17 +30,23 @@ _QUOTED = re.compile(
 )
 # an agent reported to have been told to do something: what follows is the report's object
 _TOLD = re.compile(
-    r"(?i)\b(?:asked|told|instructed|tricked|convinced|caused|made|got|directed|ordered|"
+    r"(?i)\b(?:(?:asked|told|instructed|tricked|convinced|caused|made|got|directed|ordered|"
     r"persuaded|coaxed)\s+(?:the|an|our|a|their|its)\s+(?:coding\s+)?(?:assistant|agent|model|"
-    r"bot|ai|llm|chatbot|summari[sz]er)s?\s+(?:in(?:to)?\s+|to\s+)[^.!?\n]*|"
-    r"\b(?:the|an|our|their|its)\s+(?:coding\s+)?(?:assistant|agent|model|bot|ai|llm)s?\s+"
-    r"(?:followed|obeyed|executed|complied with|acted on|was (?:told|asked|instructed|tricked))"
-    r"[^.!?\n]*"
+    r"bot|ai|llm|chatbot|summari[sz]er)s?\s+(?:in(?:to)?\s+|to\s+)|"
+    r"(?:the|an|our|their|its)\s+(?:[\w-]+\s+)?(?:assistant|agent|model|bot|ai|llm)s?\s+"
+    r"(?:followed|obeyed|executed|complied with|acted on|was (?:told|asked|instructed|tricked)|"
+    r"(?:could|can|would|might) be (?:convinced|tricked|made|persuaded|coaxed|induced|manipulated)|"
+    r"\w+ed\b))(?P<what>[^.!?\n]*)"
 )
 
 
 def _blank(match: re.Match[str]) -> str:
     return " " * len(match.group())
+
+
+def _blank_what(match: re.Match[str]) -> str:
+    """The report's words kept, what the agent was told blanked."""
+    return match.group()[: match.start("what") - match.start()] + " " * len(match.group("what"))
 
 
 def unquoted(text: str) -> str:
@@ -52,6 +59,6 @@ def unquoted(text: str) -> str:
     for start, end in pairwise(bounds):
         part = text[start:end]
         if _REPORT.search(_QUOTED.sub(" ", part)):
-            part = _TOLD.sub(_blank, _QUOTED.sub(_blank, part))
+            part = _TOLD.sub(_blank_what, _QUOTED.sub(_blank, part))
         pieces.append(part)
     return "".join(pieces)
