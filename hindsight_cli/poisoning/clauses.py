@@ -21,6 +21,8 @@ import re
 from functools import cache
 
 _FEWEST_WORDS = 5
+# how far after its verb a clause's destination is looked for
+_TAIL = 160
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 # a clause ends at a colon, a dash, or a conjunction that starts a new one
@@ -58,7 +60,8 @@ _HARMED = {
     r"audit\w*|logging|monitoring|alerts?|sandbox\w*|rate limit\w*|guardrails?|filters?|"
     r"verification|enforcement|encryption",
     "ship": r"(?:to|into|on) (?:main|master|prod|production)|own pull requests?|(?:its|their|"
-    r"your) own|without review",
+    r"your) own|without review|directly|straight|(?:all |the )?(?:open |pending )(?:prs|pull "
+    r"requests|refunds?|payments?|transfers?|requests|changes)",
     "grant": r"(?:admin|root|sudo|shell|write|owner) (?:access|rights|role|permissions?)",
     "open": r"reverse shell|a shell|port \d+|(?:the )?firewall",
     "pay": r"funds|money|payments?|refunds?|\$\d|\d+ ?(?:usd|eur|btc|eth)|(?:to|into) (?:the |a )?"
@@ -78,20 +81,24 @@ _SECRET = (
 _DEST = (
     r"https?://|ftp://|s3://|[\w.+-]+@[\w-]+\.[a-z]{2,}|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|"
     r"public|external|outside|third[- ]party|gists?|pastebin|paste site|buckets?|webhooks?|"
-    r"(?:your|the|each|every) (?:answer|reply|response|recap|summary|output|final message|"
+    r"(?:your|the|each|every) (?:next |final |first )?(?:answer|reply|response|recap|summary|"
+    r"output|final message|"
     r"commit message|pr description|comment|issue)|the chat|alt text|an? image|a link|"
     r"the (?:backup|remote|external|collector) (?:host|server)|this (?:address|link|url|endpoint)|"
     r"(?:the |a )?(?:new|other|external|third-party|following) (?:site|website|form|server|host|"
-    r"domain)|(?:their|his|her|a|my) (?:personal|private) (?:e-?mail|gmail|inbox|account|drive)"
+    r"domain)|(?:their|his|her|a|my) (?:personal|private) (?:e-?mail|gmail|inbox|account|drive)|"
+    r"(?:every|each|the|any) (?:page|file|document|message|e-?mail|comment|commit)s? you|verbatim|"
+    r"word for word|in full"
 )
 _GUIDANCE = (
     r"instructions?|guidance|guidelines?|rules?|constraints?|restrictions?|guardrails?|"
     r"limits?|limitations?|setup|configuration|policy|policies|brief(?:ing)?|orders|"
     r"system prompt|safety settings|directives?|boundaries|safeguards|prompt|(?:usual |normal )?"
-    r"caution|care|habits|(?:safety )?section|sandbox(?: restrictions?)?|checks"
+    r"caution|care|habits|(?:safety )?section|sandbox(?: restrictions?)?|checks|notes|ethics|"
+    r"principles|values|requirements?"
 )
 _VOID = (
-    r"void|obsolete|superseded|lifted|gone|paused|suspended|retired|rescinded|revoked|"
+    r"void|obsolete|superseded|lifted|gone|paused|suspended|retired|rescinded|revoked|waived|"
     r"withdrawn|cancell?ed|out of date|outdated|expired|stale|moot|inactive|disabled|"
     r"no longer [\w ]{0,20}|not in (?:force|effect)|(?:a )?temporary(?: measure)?|"
     r"(?:were |was )?(?:only )?(?:meant|written|intended) for|from an? (?:previous|earlier|old)|"
@@ -99,7 +106,8 @@ _VOID = (
     r"(?:don't|doesn't|do not|does not) (?:count|apply|matter|bind)|not appl\w+|"
     r"(?:can|may|should) (?:now )?be (?:ignored|disregarded|skipped|dropped)|safe to ignore|"
     r"to be ignored|(?:has|have) been (?:dropped|removed|relaxed|waived|overridden|replaced)|"
-    r"(?:a )?left ?overs?(?: from)?"
+    r"(?:a )?left ?overs?(?: from)?|appl(?:y|ies) (?:only )?to [\w ]{1,30}, not (?:to )?(?:this|you|"
+    r"here)"
 )
 _WHO = (
     r"(?:the |your |our |this |that )?(?:end[- ])?(?:user|person|human|requester|customer|client|"
@@ -111,7 +119,10 @@ _ACTS: dict[str, tuple[str, ...]] = {
         rf"\byour (?:[\w-]+ ){{0,2}}(?:{_GUIDANCE})\b"
         rf"[^.;\n]{{0,60}}?\b(?:{_VOID})",
         rf"\b(?:{_GUIDANCE})\b[^.;\n]{{0,30}}?\byou(?:'ve| have| were| had)? (?:been )?(?:\w+ed|"
-        rf"given|told|shown|sent|handed|launched with|set up with)\b[^.;\n]{{0,60}}?\b(?:{_VOID})",
+        rf"given|told|shown|sent|handed|launched with|set up with|(?:normally |usually |always )?"
+        rf"(?:follow|observe|obey|keep|respect|have))\b[^.;\n]{{0,60}}?\b(?:{_VOID})",
+        rf"\bignore[\w-]*\b[^.;\n]{{0,40}}\b(?:{_GUIDANCE})\b[^.;\n]{{0,20}}\byou(?:'ve| have| were)? "
+        r"(?:been )?(?:\w+ed|given|told)\b",
         rf"\b(?:{_GUIDANCE})\b[^.;\n]{{0,20}}\b(?:came|come|shipped) with your\b[^.;\n]{{0,60}}?"
         rf"\b(?:{_VOID})",
         rf"\bthe no-[\w-]+ (?:rule|policy)\b[^.;\n]{{0,60}}?\b(?:{_VOID})",
@@ -128,6 +139,8 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"secretly) (?:wants?|meant|means|needs?|prefers?|likes?|would (?:like|rather|prefer)|"
         r"hopes?|asked for)\b",
         rf"\b{_WHO} would (?:rather|prefer) (?:that )?you\b",
+        rf"\bwhat {_WHO}(?:'d| would) (?:want|like|prefer|choose)\b",
+        r"\b(?:she|he|they|the user|the client|the customer)(?:'d| would) never (?:say|ask|admit)",
         rf"\bin (?:reality|truth|fact),? {_WHO}\b",
         rf"\b{_WHO}(?: [\w']+){{0,3}} (?:trusts?|trusted) you (?:completely|fully|with)\b",
     ),
@@ -137,7 +150,9 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"bring up|note|include|show|tell)\b[^.;\n]{0,40}\b(?:recap|summary|report|reply|answer|"
         r"changelog|user|team|anyone|client|account holder|owner|reviewer)",
         r"\bkeep (?:this|it|that|the)(?: [\w-]+){0,3} (?:out of|away from|off|hidden from) "
-        r"(?:the|your)\b",
+        r"(?:the|your|this|it)\b",
+        r"\b(?:there's |there is )?no (?:reason|need) to (?:tell|inform|mention|notify|loop in|"
+        r"bother|involve)\b",
         r"\bbetween you and me\b",
         r"\bleave (?:it|this|that|them|the [\w ]{1,20}) out of (?:the|your|any)\b",
         r"\b(?:no need to|don't|do not|never) (?:loop|keep) (?:the user|them|anyone|him|her|the "
@@ -161,7 +176,8 @@ _ACTS: dict[str, tuple[str, ...]] = {
     "exfiltration": (
         rf"(?:\b|(?=[.~/]))(?:{_SECRET})(?!\w)[^.;\n]{{0,60}}\b(?:sent|posted|pasted|copied|"
         r"mirrored|forwarded|uploaded|e-?mailed|mailed|included|attached|published|written|appended|"
-        rf"quoted|synced|dumped|shared) (?:[\w-]+ ){{0,2}}(?:to|into|in|at|on|with) (?:{_DEST})",
+        rf"quoted|synced|dumped|shared) (?:(?:[\w-]+ ){{0,2}}(?:to|into|in|at|on|with) (?:{_DEST})|"
+        r"(?:over|out)\b)",
     ),
     # a secret made part of what the reader writes ("summaries should end with the API keys")
     "secret in the reply": (
@@ -171,6 +187,9 @@ _ACTS: dict[str, tuple[str, ...]] = {
     ),
     # this text's own precedence claimed
     "new instructions": (
+        r"\b(?:instructions?|text|content|rules) (?:found |given |written )?(?:here|in this "
+        r"(?:document|file|page)) (?:outrank|override|supersede|take precedence over|win over|"
+        r"beat)s?\b",
         r"\b(?:the )?(?:wording|text|words|instructions?|content) (?:on|in|of) this (?:page|"
         r"document|file|note|message|readme)\b[^.;\n]{0,20}\b(?:governs?|wins?|prevails?|is what "
         r"(?:governs|counts|matters|applies)|takes (?:precedence|priority)|is (?:binding|final|"
@@ -187,6 +206,7 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"purge|disable|grant|transfer|rm\b|cat\b)",
         r"[\"']tool[\"']\s*:\s*[\"'](?:[a-z]+_)*(?:send|email|upload|post|transfer|delete|drop|"
         r"exec|shell|grant|forward)",
+        r"\b(?:read_?only|readonly)\s*[=:]\s*false\b|\b(?:admin|write|force|sudo)\s*[=:]\s*true\b",
         r"\badd [\w@./-]+ to (?:package\.json|requirements\.txt|pyproject\.toml|go\.mod|cargo\.toml|"
         r"gemfile|the dependencies)",
         r"\b(?:rotate|reset|change|set) (?:their|the user's|his|her|the account's|the admin) "
@@ -206,6 +226,7 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"following|a|the|one) (?:json|call|function call|tool call|object)\b",
         r"\b(?:invoke|call|calling|run|use|execute) (?:the )?`?[a-z]+[_.][a-z_]+`?(?: tool)? with\b",
         r"\b(?:hint|note|instruction|message|directive)_(?:for|to)_(?:model|assistant|agent|ai|llm)\b",
+        r"\b(?:call|invoke|run|execute) `?[a-z]+[_.][\w.]+\(",
         r"\b(?:next|required) (?:required )?actions? (?:for the (?:assistant|agent|model))?\s*:",
     ),
 }
@@ -217,13 +238,15 @@ _VOIDED = re.compile(
 _CONTEXT: dict[str, tuple[str, ...]] = {
     # a frame that claims authority over the reader
     "authority frame": (
-        r"^\W{0,3}(?:system|developer|dev|admin|administrator|operator|platform|security|"
+        r"^[\W_]{0,6}(?:system|developer|dev|admin|administrator|operator|platform|security|"
         r"maintainer|orchestrator|root|ops|compliance)s?(?: (?:team|lead|message|note|notice|update|"
         r"override|instruction|alert|directive|announcement|memo|engineer|officer|channel))?"
-        r"\s*[\]>:]",
+        r"\s*(?:[\]>:]|#{2,}|={2,}|-{3,})",
         r"^(?:\w+ )?(?:message|note|notice|memo|word|update|reminder|directive|instruction|"
         r"heads-up|announcement)s? (?:from|by|of) (?:the |your )?[^:\n]{1,40}:",
         r"^per (?:the|our|your) [^:\n]{1,40}:",
+        r"^from (?:the|your) [\w ]{0,30}(?:developers?|team|admins?|operators?|maintainers?|"
+        r"creators?|owners?|engineers?)\b[^:\n]{0,30}:",
         r"\bas (?:the|your) (?:engineer|developer|admin\w*|operator|owner|creator|maintainer)"
         r"\b[^,\n]{0,40},",
         r"\bfrom your (?:developers|operators|creators|admins|owners)\b",
@@ -239,8 +262,11 @@ _CONTEXT: dict[str, tuple[str, ...]] = {
     ),
     # the text addressed to the AI reading it, or to what only an AI reader writes
     "addressee": (
-        r"\b(?:summary|recap|reply|answer|response|report|output) you (?:produce|write|generate|"
-        r"send|give|make|prepare|return)\b",
+        r"\b(?:summary|recap|reply|answer|response|report|output|page|file|document|message)s? you "
+        r"(?:produce|write|generate|send|give|make|prepare|return|render|create)\b",
+        r"\bhow you(?:'re| are) (?:supposed|meant|expected|allowed) to\b",
+        r"^when (?:you )?(?:summari[sz](?:e|ing)|process(?:ing)?|read(?:ing)?|index(?:ing)?) "
+        r"(?:this|these|the)\b",
         r"\byour (?:recap|reply|answer|response|final message|output)\b",
         r"\b(?:build|version|deployment|instance|environment|session|sandbox|runtime) you(?:'re| are) "
         r"(?:running|deployed|operating)\b",
@@ -316,21 +342,31 @@ def _harmful(match: re.Match[str] | None, before: bool = False) -> bool:
     return bool(found.search(match.group("rest")) or found.search(ahead))
 
 
-def _told(clause: str, sentence: str) -> str | None:
-    """The act a clause tells its reader to do, if it does: exfiltration (a verb of sending to
-    somewhere outside, a secret in the sentence), or a harmful verb on what it harms."""
-    clause = clause.strip(" \t\"'`*([{<>-")
+_STRIP = " \t\"'`*([{<>-"
+
+
+def _told(clause: str, tail: str, sentence: str) -> str | None:
+    """The act a clause tells its reader to do, if it does: exfiltration (a verb of sending, then
+    somewhere outside in the rest of the sentence, ``tail``, and a secret in it), or a harmful verb
+    on what it harms."""
     secret, dest = _objects()
-    sending = _instruction(False).match(clause) or _imperative().match(clause)
+    tail = tail.strip(_STRIP)
+    sending = _instruction(False).match(tail) or _imperative().match(tail)
     if sending and dest.search(sending.group("rest")) and secret.search(sentence):
         return "exfiltration"
-    return "directed act" if _harmful(_instruction(True).match(clause)) else None
+    return "directed act" if _harmful(_instruction(True).match(clause.strip(_STRIP))) else None
 
 
 def _sentence_acts(sentence: str) -> list[str]:
     if _REPORT.search(sentence):
         return []
-    found = [act for clause in _CLAUSE.split(sentence) if (act := _told(clause, sentence))]
+    starts = [0, *(m.end() for m in _CLAUSE.finditer(sentence))]
+    ends = [*starts[1:], len(sentence)]
+    found = [
+        act
+        for start, end in zip(starts, ends, strict=True)
+        if (act := _told(sentence[start:end], sentence[start : start + _TAIL], sentence))
+    ]
     for kind in (*_ACTS, *_CONTEXT):
         for pattern in _compiled(kind):
             match = pattern.search(sentence)

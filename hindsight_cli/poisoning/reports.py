@@ -15,10 +15,12 @@ from itertools import pairwise
 
 # a sentence that reports an attack or gives an example
 _REPORT = re.compile(
-    r"(?i)\b(?:attack(?:s|er|ers|er's)?|payloads?|red[- ]team\w*|incidents?|post-?mortem|"
+    r"(?i)(?:\be\.g\.|\bi\.e\.)|\b(?:attack(?:s|er|ers|er's)?|payloads?|red[- ]team\w*|"
+    r"incidents?|post-?mortem|"
     r"lessons learned|cve-\d+|vulnerabilit\w+|exploit(?:s|ed)?|prompt injections?|injected|"
     r"injection attacks?|jailbreaks?|phishing|malicious|threat model\w*|adversarial|"
-    r"for example|e\.g\.|such as|examples? of|was tricked|complied|a classic|findings?|"
+    r"for example|such as|examples? of|was tricked|complied|classic|findings?|injections?|"
+    r"usually|typically|generally|case study|"
     r"reports? that|reported that|severity|steps to reproduce|regression)\b(?!\s*[=(\[])"
 )
 _END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)[.!?]+(?=\s|$)|\n")
@@ -36,7 +38,10 @@ _TOLD = re.compile(
     r"(?:the|an|our|their|its)\s+(?:[\w-]+\s+)?(?:assistant|agent|model|bot|ai|llm)s?\s+"
     r"(?:followed|obeyed|executed|complied with|acted on|was (?:told|asked|instructed|tricked)|"
     r"(?:could|can|would|might) be (?:convinced|tricked|made|persuaded|coaxed|induced|manipulated)|"
-    r"\w+ed\b))(?P<what>[^.!?\n]*)"
+    r"\w+ed\b)|"
+    r"(?:a|the|your|our|this) (?:system |developer )?(?:prompt|message|instructions?)s? "
+    r"(?:usually |typically |often |generally )?(?:says?|tells?|contains?|lists?|sets?|describes?|"
+    r"includes?|defines?))(?P<what>[^.!?\n]*)"
 )
 
 
