@@ -31,6 +31,7 @@ _CLAUSE = re.compile(r"[:\u2014\u2013]\s*|,?\s+(?:and|then|so|but|or)\s+(?=[a-z]
 _LEAD = (
     r"(?:(?:please|kindly|just|simply|now|then|and|also|first|next|quickly|quietly|silently|"
     r"immediately|finally|so|hey|ok|okay|right|go ahead and|feel free to|make sure (?:to|you)|"
+    r"help (?:me |us )?(?:with )?|proceed with|go ahead with|start|continue|"
     r"be sure to|remember to|don't forget to|you should|you must|you need to|you'll need to|"
     r"you can|you may|you are to|you're to|i need you to|we need you to|i want you to|"
     r"we want you to|(?:the )?(?:assistant|agent|model|ai|bot)s? (?:must|should|needs? to|is to|"
@@ -40,12 +41,12 @@ _LEAD = (
 _OUT = (
     r"send|post|upload|forward|e-?mail|mail|paste|put|drop|include|append|attach|quote|print|"
     r"echo|dump|copy|mirror|sync|publish|share|leak|write|embed|reveal|show|list|output|return|"
-    r"type|enter|fill in|insert|submit|transmit|export|commit|read out|spell out|display|render|"
+    r"type|enter|fill in|insert|submit|transmit|commit|read out|spell out|display|render|"
     r"expose|hand over|give|add|place|stash|cc|bcc|report|relay|archive|back up|push"
 )
 # a harmful verb and what it must act on to do harm
 _HARM = (
-    r"(?P<destroy>delete|wipe|drop|purge|erase|truncate|destroy|nuke|empty|remove)|"
+    r"(?P<destroy>delete|wipe|drop|purge|erase|truncate|destroy|nuke|empty|remove|void|cancel)|"
     r"(?P<lower>disable|turn off|switch off|deactivate|skip|bypass|suppress|silence|mute|waive|"
     r"lower|relax|loosen|exempt|unprotect)|"
     r"(?P<ship>approve|merge|force-?push|push|deploy)|"
@@ -53,12 +54,13 @@ _HARM = (
 )
 _HARMED = {
     "destroy": r"backups?|database|db|tables?|tenants?|repositor(?:y|ies)|branch(?:es)?|"
+    r"(?:[\w-]+ )?tests|schemas?|staging|invoices?|orders|subscriptions?|contracts?|"
     r"history|logs|records|users|accounts|everything|all (?:the )?files|production|prod|"
     r"audit\w*|snapshots?",
     "lower": r"mfa|2fa|two-factor|review\w*|(?:the |all |failing |every )tests|checks?|"
     r"confirmations?|approvals?|safety|security|firewall\w*|signing|signatures?|protection|"
     r"audit\w*|logging|monitoring|alerts?|sandbox\w*|rate limit\w*|guardrails?|filters?|"
-    r"verification|enforcement|encryption",
+    r"verification|enforcement|encryption|filter\w*|moderation|content (?:policy|rules)",
     "ship": r"(?:to|into|on) (?:main|master|prod|production)|own pull requests?|(?:its|their|"
     r"your) own|without review|directly|straight|(?:all |the )?(?:open |pending )(?:prs|pull "
     r"requests|refunds?|payments?|transfers?|requests|changes)",
@@ -76,19 +78,24 @@ _SECRET = (
     r"(?:chat|conversation|shell|browser|message) (?:history|logs?)|conversations|"
     r"(?:customers?|users?|patients?|personal|private|employees?) (?:data|records|tables?|files|"
     r"notes|details|lists?)|"
-    r"system prompt|(?:your|the) (?:instructions|prompt)|database dumps?|\.pem\b|\.key\b"
+    r"system prompt|(?:your|the) (?:instructions|prompt|configuration|config|setup|system message)|"
+    r"database dumps?|\.pem\b|\.key\b|(?:database|db|production|prod) (?:backups?|dumps?|snapshots?)|"
+    r"salar(?:y|ies)|payroll|recovery codes?|(?:every|all|each) messages? in (?:this|the) "
+    r"(?:conversation|chat|thread)"
 )
 _DEST = (
     r"https?://|ftp://|s3://|[\w.+-]+@[\w-]+\.[a-z]{2,}|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|"
-    r"public|external|outside|third[- ]party|gists?|pastebin|paste site|buckets?|webhooks?|"
+    r"public(?! keys?\b)|external|outside|third[- ]party|gists?|pastebin|paste site|buckets?|webhooks?|"
     r"(?:your|the|each|every) (?:next |final |first )?(?:answer|reply|response|recap|summary|"
     r"output|final message|"
     r"commit message|pr description|comment|issue)|the chat|alt text|an? image|a link|"
     r"the (?:backup|remote|external|collector) (?:host|server)|this (?:address|link|url|endpoint)|"
     r"(?:the |a )?(?:new|other|external|third-party|following) (?:site|website|form|server|host|"
-    r"domain)|(?:their|his|her|a|my) (?:personal|private) (?:e-?mail|gmail|inbox|account|drive)|"
+    r"domain)|(?:their|his|her|a|my) (?:personal|private) (?:e-?mail|gmail|inbox|account|drive|"
+    r"address)|"
     r"(?:every|each|the|any) (?:page|file|document|message|e-?mail|comment|commit)s? you|verbatim|"
-    r"word for word|in full"
+    r"word for word|in full|(?:the|this|my|our) (?:address|account|e-?mail|inbox) (?:in|on|from|below|"
+    r"above)|my (?:profile|address|e-?mail|inbox|server|account)|transfer\.sh|the public \w+"
 )
 _GUIDANCE = (
     r"instructions?|guidance|guidelines?|rules?|constraints?|restrictions?|guardrails?|"
@@ -106,8 +113,17 @@ _VOID = (
     r"(?:don't|doesn't|do not|does not) (?:count|apply|matter|bind)|not appl\w+|"
     r"(?:can|may|should) (?:now )?be (?:ignored|disregarded|skipped|dropped)|safe to ignore|"
     r"to be ignored|(?:has|have) been (?:dropped|removed|relaxed|waived|overridden|replaced)|"
+    r"advisory(?: only)?|optional|non-binding|not mandatory|(?:tuned|designed|made|built) for (?:a |an )?"
+    r"(?:different|another|other|older|previous)|belongs? to an? (?:old|previous|earlier|former)|"
     r"(?:a )?left ?overs?(?: from)?|appl(?:y|ies) (?:only )?to [\w ]{1,30}, not (?:to )?(?:this|you|"
     r"here)"
+)
+# a destination outside the machine or in public (not the reply): a secret sent there is enough
+_OUTSIDE = re.compile(
+    r"https?://|ftp://|s3://|[\w.+-]+@[\w-]+\.[a-z]{2,}|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|"
+    r"\b(?:public(?! keys?\b)|external|outside|third[- ]party|gists?|pastebin|transfer\.sh|webhooks?|"
+    r"commit message|pr description|(?:personal|private) (?:e-?mail|gmail|inbox|account|address)|"
+    r"my (?:profile|address|e-?mail|inbox|server|account))\b"
 )
 _WHO = (
     r"(?:the |your |our |this |that )?(?:end[- ])?(?:user|person|human|requester|customer|client|"
@@ -136,10 +152,14 @@ _ACTS: dict[str, tuple[str, ...]] = {
         rf"\bwhat {_WHO}(?: [\w']+){{0,5}} (?:is|are|was|were) (?:really |actually |truly )?"
         r"after\b",
         rf"\b{_WHO}(?:'s|s')?(?: [\w']+){{0,4}} (?:would |'d )?(?:really|actually|truly|genuinely|"
-        r"secretly) (?:wants?|meant|means|needs?|prefers?|likes?|would (?:like|rather|prefer)|"
-        r"hopes?|asked for)\b",
+        r"secretly|clearly|obviously|surely) (?:wants?|meant|means|needs?|prefers?|likes?|"
+        r"would (?:like|rather|prefer)|hopes?|asked for)\b",
         rf"\b{_WHO} would (?:rather|prefer) (?:that )?you\b",
         rf"\bwhat {_WHO}(?:'d| would) (?:want|like|prefer|choose)\b",
+        r"\b(?:their|his|her)(?: real| true| actual| underlying| hidden| genuine)+ (?:goal|"
+        r"intent\w*|wish|request|objective|need|aim|purpose)\b",
+        r"\b(?:they|he|she|the user|the client|the customer)(?:'d| would) be (?:grateful|happy|glad|"
+        r"thrilled|pleased|delighted) if you\b",
         r"\b(?:she|he|they|the user|the client|the customer)(?:'d| would) never (?:say|ask|admit)",
         rf"\bin (?:reality|truth|fact),? {_WHO}\b",
         rf"\b{_WHO}(?: [\w']+){{0,3}} (?:trusts?|trusted) you (?:completely|fully|with)\b",
@@ -150,7 +170,8 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"bring up|note|include|show|tell)\b[^.;\n]{0,40}\b(?:recap|summary|report|reply|answer|"
         r"changelog|user|team|anyone|client|account holder|owner|reviewer)",
         r"\bkeep (?:this|it|that|the)(?: [\w-]+){0,3} (?:out of|away from|off|hidden from) "
-        r"(?:the|your|this|it)\b",
+        r"(?:the|your|this|it|anything|any)\b",
+        r"\b(?:don't|do not|no need to) make a (?:fuss|big deal|point|note) (?:about|of)\b",
         r"\b(?:there's |there is )?no (?:reason|need) to (?:tell|inform|mention|notify|loop in|"
         r"bother|involve)\b",
         r"\bbetween you and me\b",
@@ -171,6 +192,9 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"\bwithout (?:the |any )?(?:usual |normal |standard |required )?(?:verification|"
         r"confirmation|approval|review|checks?|sign-?off|2fa|mfa)\b",
         r"\bact without (?:them|those|restrictions|limits|any)\b",
+        r"\byou(?:'ve| have)? (?:been )?(?:granted|given|issued) (?:[\w-]+ ){0,2}(?:permissions?|"
+        r"access|rights|privileges|clearance)\b",
+        r"\b(?:unrestricted|unlimited|full|root|admin) (?:shell |root |admin |sudo )?access\b",
     ),
     # a secret sent somewhere, in the passive ("all conversations be copied to x@y")
     "exfiltration": (
@@ -204,9 +228,12 @@ _ACTS: dict[str, tuple[str, ...]] = {
     "harmful arguments": (
         r"\b(?:action|op|operation|cmd|command|method)\s*[=:]\s*[\"']?(?:drop|delete|truncate|wipe|"
         r"purge|disable|grant|transfer|rm\b|cat\b)",
-        r"[\"']tool[\"']\s*:\s*[\"'](?:[a-z]+_)*(?:send|email|upload|post|transfer|delete|drop|"
+        r"[\"'](?:tool|name|function)[\"']\s*:\s*[\"'](?:[a-z]+_)*(?:send|email|upload|post|transfer|"
+        r"delete|drop|"
         r"exec|shell|grant|forward)",
         r"\b(?:read_?only|readonly)\s*[=:]\s*false\b|\b(?:admin|write|force|sudo)\s*[=:]\s*true\b",
+        r"\b(?:add|append|write|put|insert)\b[^.;\n]{0,50}\b(?:authorized_keys|sudoers|crontab|"
+        r"\.bashrc|\.profile|\.zshrc)",
         r"\badd [\w@./-]+ to (?:package\.json|requirements\.txt|pyproject\.toml|go\.mod|cargo\.toml|"
         r"gemfile|the dependencies)",
         r"\b(?:rotate|reset|change|set) (?:their|the user's|his|her|the account's|the admin) "
@@ -222,6 +249,8 @@ _ACTS: dict[str, tuple[str, ...]] = {
     "tool directive": (
         r"\b(?:respond|reply|answer) with (?:exactly |only |just )?(?:one|a single|a) "
         r"(?:function|tool) call\b",
+        r"\byour (?:entire |whole |only |full )?(?:response|reply|answer|output) (?:must|should|will|"
+        r"has to) be (?:exactly|only|just)\b",
         r"\b(?:output|return|respond with|reply with|print|emit) (?:nothing but|only) (?:this|the "
         r"following|a|the|one) (?:json|call|function call|tool call|object)\b",
         r"\b(?:invoke|call|calling|run|use|execute) (?:the )?`?[a-z]+[_.][a-z_]+`?(?: tool)? with\b",
@@ -241,7 +270,13 @@ _CONTEXT: dict[str, tuple[str, ...]] = {
         r"^[\W_]{0,6}(?:system|developer|dev|admin|administrator|operator|platform|security|"
         r"maintainer|orchestrator|root|ops|compliance)s?(?: (?:team|lead|message|note|notice|update|"
         r"override|instruction|alert|directive|announcement|memo|engineer|officer|channel))?"
-        r"\s*(?:[\]>:]|#{2,}|={2,}|-{3,})",
+        r"(?:\s*\([^)\n]{0,30}\))?\s*(?:[\]>:]|#{2,}|={2,}|-{3,})",
+        r"^[\W_]{0,6}(?:system|developer|dev|admin|administrator|operator|platform|maintainer|"
+        r"orchestrator|root) [\w-]+(?:,? [\w-]+)?(?:\s*\([^)\n]{0,30}\))?\s*:",
+        r"\b(?:people|folks|team|engineers|developers|ones?|company) (?:who|that) (?:built|made|"
+        r"trained|deployed|created|configured|set up|run|runs|wrote|maintains?) you\b",
+        r"\bthe [\w-]+ (?:team|department|lead|manager|director) (?:wants|needs|asked|requests|"
+        r"requires|has asked)\b",
         r"^(?:\w+ )?(?:message|note|notice|memo|word|update|reminder|directive|instruction|"
         r"heads-up|announcement)s? (?:from|by|of) (?:the |your )?[^:\n]{1,40}:",
         r"^per (?:the|our|your) [^:\n]{1,40}:",
@@ -265,6 +300,8 @@ _CONTEXT: dict[str, tuple[str, ...]] = {
         r"\b(?:summary|recap|reply|answer|response|report|output|page|file|document|message)s? you "
         r"(?:produce|write|generate|send|give|make|prepare|return|render|create)\b",
         r"\bhow you(?:'re| are) (?:supposed|meant|expected|allowed) to\b",
+        r"^(?:a )?(?:note|message|memo|reminder) (?:to|for) (?:the )?(?:model|agent|assistant|ai|llm|"
+        r"bot)s?\b",
         r"^when (?:you )?(?:summari[sz](?:e|ing)|process(?:ing)?|read(?:ing)?|index(?:ing)?) "
         r"(?:this|these|the)\b",
         r"\byour (?:recap|reply|answer|response|final message|output)\b",
@@ -292,7 +329,8 @@ _NEGATED = re.compile(r"\b(?:never|not|don't|do not|no need to|avoid|shouldn't|m
 def _instruction(harm: bool) -> re.Pattern[str]:
     """A clause told to its reader: a verb of sending (or a harmful verb) after the lead-ins,
     then what it acts on."""
-    return re.compile(rf"^{_LEAD}(?:{_HARM if harm else _OUT})\b(?P<rest>.*)$")
+    verbs = re.sub(r"(\w)e(?=[|)])", r"\1e?", _HARM) + r"(?:ing)?" if harm else _OUT
+    return re.compile(rf"^{_LEAD}(?:{verbs})\b(?P<rest>.*)$")
 
 
 @cache
@@ -353,7 +391,10 @@ def _told(clause: str, tail: str, sentence: str) -> str | None:
     tail = tail.strip(_STRIP)
     sending = _instruction(False).match(tail) or _imperative().match(tail)
     if sending and dest.search(sending.group("rest")) and secret.search(sentence):
-        return "exfiltration"
+        # a table row or a listing names commands, it sends nothing
+        listing = sentence.count("|") >= 2
+        outside = _OUTSIDE.search(sending.group("rest")) and not listing
+        return "exfiltration out" if outside else "exfiltration"
     return "directed act" if _harmful(_instruction(True).match(clause.strip(_STRIP))) else None
 
 
@@ -397,6 +438,9 @@ def clause_kinds(skel: str) -> dict[str, int]:
         kinds: set[str] = set()
         for sentence in _SENTENCE.split(paragraph):
             kinds.update(_sentence_acts(sentence.strip()))
+        if "exfiltration out" in kinds:
+            # a secret sent outside, told to the reader, is enough alone
+            found["secret sent out"] = 2
         if kinds & set(_CONTEXT) and _VOIDED.search(paragraph):
             kinds.add("void claimed")
         # one act alone is left to the phrase families and cues (which weigh it 1): only a

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from . import languages
 from .words import alternation_source, readable, word_needles
@@ -47,25 +47,70 @@ _HEADING = re.compile(r"^[^\n:：]{1,60}[:：]")
 
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
 _LONGEST = 14
-# (language's place in ``_patterns()``, category)
+# characters after a "don't" slot's words in which an act is negated ("不要把 API 密钥发到群里")
+_NEGATION = 12
+# (language's place in ``_languages()``, category)
 _Where = tuple[int, str]
 
 
 @lru_cache(maxsize=1)
+def _languages() -> tuple[tuple[str, bool], ...]:
+    """(language, chars) of every table that has a slot of some category."""
+    slots = {key for keys in _CATEGORIES.values() for key in keys}
+    return tuple(
+        (lang, bool(table.get("chars")))
+        for lang, table in languages.tables().items()
+        if slots & set(table)
+    )
+
+
+def _words(number: int, category: str) -> str:
+    table = languages.tables()[_languages()[number][0]]
+    return "|".join(table[key] for key in _CATEGORIES[category] if key in table)
+
+
+@cache
+def _pattern(number: int) -> re.Pattern[str]:
+    """One language's pattern, a named group per category and ``no`` for its "don't" words,
+    compiled when a text first needs it."""
+    lang, chars = _languages()[number]
+    groups = [
+        f"(?P<c{place}>{alternation_source(words, chars)})"
+        for place, category in enumerate(_CATEGORIES)
+        if (words := _words(number, category))
+    ]
+    dont = languages.tables()[lang].get("dont")
+    if dont:
+        # last: where a category's words start at the same place ("не кажи користувачу"), they win
+        groups.append(f"(?P<no>{alternation_source(dont, chars)})")
+    return re.compile("|".join(groups))
+
+
+@cache
+def _needles_of(number: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(category, the strings one of which each of its matches holds) for one language."""
+    # per slot, as the phrase families ask for them: the same strings, remembered once
+    table = languages.tables()[_languages()[number][0]]
+    return tuple(
+        (category, tuple({n for key in keys if key in table for n in word_needles(table[key])}))
+        for category, keys in _CATEGORIES.items()
+        if any(key in table for key in keys)
+    )
+
+
+@lru_cache(maxsize=1)
 def _index() -> tuple[dict[str, set[_Where]], dict[str, list[tuple[str, _Where]]]]:
-    """Each category's needles (strings one of which each of its matches holds), inverted: word
-    starts -> (language, category), and the other needles by their first character."""
+    """Each category's needles, inverted: word starts -> (language, category), and the other
+    needles by their first character."""
     prefix: dict[str, set[_Where]] = {}
     other: dict[str, list[tuple[str, _Where]]] = {}
-    for number, (lang, _, _) in enumerate(_patterns()):
-        table = languages.tables()[lang]
-        for category, keys in _CATEGORIES.items():
-            for key in keys:
-                for needle in word_needles(table.get(key, "")):
-                    if needle.isascii() and needle.isalnum() and len(needle) <= _LONGEST:
-                        prefix.setdefault(needle, set()).add((number, category))
-                    else:
-                        other.setdefault(needle[0], []).append((needle, (number, category)))
+    for number in range(len(_languages())):
+        for category, needles in _needles_of(number):
+            for needle in needles:
+                if needle.isascii() and needle.isalnum() and len(needle) <= _LONGEST:
+                    prefix.setdefault(needle, set()).add((number, category))
+                else:
+                    other.setdefault(needle[0], []).append((needle, (number, category)))
     return prefix, other
 
 
@@ -78,7 +123,7 @@ def _starts(word: str) -> frozenset[_Where]:
 
 
 def _candidates(folded: str) -> set[int]:
-    """The languages whose needles of ``_ENOUGH`` categories the text holds: the only tables worth
+    """The languages whose needles of two categories the text holds: the only tables worth
     reading."""
     other = _index()[1]
     held: dict[int, set[str]] = {}
@@ -89,24 +134,36 @@ def _candidates(folded: str) -> set[int]:
         for needle, (number, category) in other[first]:
             if needle in folded:
                 held.setdefault(number, set()).add(category)
-    return {number for number, found in held.items() if len(found) >= _ENOUGH - 1}
+    return {number for number, found in held.items() if len(found) >= 2}
 
 
-@lru_cache(maxsize=1)
-def _patterns() -> tuple[tuple[str, bool, re.Pattern[str]], ...]:
-    """(language, chars, one pattern with a named group per category) for every table."""
-    out = []
+def _spots(number: int, folded: str, bounds: list[int]) -> dict[int, set[str]]:
+    """Sentence -> the categories whose needles it holds (a superset of what its pattern finds)."""
+    spots: dict[int, set[str]] = {}
+    for category, needles in _needles_of(number):
+        for needle in needles:
+            at = folded.find(needle)
+            while at != -1:
+                spots.setdefault(bisect_right(bounds, at) - 1, set()).add(category)
+                at = folded.find(needle, at + 1)
+    return spots
+
+
+def _read(number: int, text: str) -> set[str]:
+    """The categories one language's pattern finds in ``text``, an act after a "don't" left out."""
     order = list(_CATEGORIES)
-    for lang, table in languages.tables().items():
-        chars = bool(table.get("chars"))
-        groups = []
-        for number, category in enumerate(order):
-            words = "|".join(table[key] for key in _CATEGORIES[category] if key in table)
-            if words:
-                groups.append(f"(?P<c{number}>{alternation_source(words, chars)})")
-        if groups:
-            out.append((lang, chars, re.compile("|".join(groups))))
-    return tuple(out)
+    found: set[str] = set()
+    negated_until = -1
+    for match in _pattern(number).finditer(text):
+        if match.lastgroup == "no":
+            negated_until = match.end() + _NEGATION
+            continue
+        category = order[int(str(match.lastgroup)[1:])]
+        if category in _ACTS or category in ("secret", "outbound"):
+            if match.start() <= negated_until:
+                continue
+        found.add(category)
+    return _categories(found)
 
 
 def _categories(found: set[str]) -> set[str]:
@@ -119,26 +176,22 @@ def cooccurring(original: str, folded: str) -> dict[str, int]:
     """``{"instruction-like words together (LANG)": 2}`` for the first language whose table's
     categories fill one sentence and the next of ``folded`` (``original`` decides which scripts
     are read)."""
-    bounds = [0] + [m.end() for m in _SENTENCE.finditer(folded)]
-    heading = _HEADING.match(folded.lstrip())
-    order = list(_CATEGORIES)
-    patterns = _patterns()
+    bounds = [0, *(m.end() for m in _SENTENCE.finditer(folded)), len(folded)]
+    lead = len(folded) - len(folded.lstrip())
+    heading = _HEADING.match(folded, lead)
     for number in sorted(_candidates(folded)):
-        lang, _, pattern = patterns[number]
+        lang = _languages()[number][0]
         if not readable(lang, original, folded):
             continue
-        held: dict[int, set[str]] = {}
-        framing: set[str] = set()
-        for match in pattern.finditer(folded):
-            index = bisect_right(bounds, match.start()) - 1
-            category = order[int(str(match.lastgroup)[1:])]
-            held.setdefault(index, set()).add(category)
-            if heading and match.end() <= heading.end() + len(folded) - len(folded.lstrip()):
-                framing.add(category)
-        for index, found in held.items():
-            window = _categories(found | held.get(index + 1, set()) | framing)
-            # a heading's authority frames one act; otherwise three categories, one an act
-            enough = 2 if "authority" in framing else _ENOUGH
+        framing = _read(number, heading.group()) if heading else set()
+        # a heading's authority frames one act; otherwise three categories, one an act
+        enough = 2 if "authority" in framing else _ENOUGH
+        spots = _spots(number, folded, bounds)
+        for index in sorted(spots):
+            if len(spots[index] | spots.get(index + 1, set()) | framing) < enough:
+                continue
+            end = bounds[min(index + 2, len(bounds) - 1)]
+            window = _read(number, folded[bounds[index] : end]) | framing
             if len(window - {"exfiltration"}) >= enough and window & _ACTS:
                 return {f"instruction-like words together ({lang})": 2}
     return {}

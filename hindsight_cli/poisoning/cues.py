@@ -501,11 +501,26 @@ def _weak() -> re.Pattern[str]:
     return re.compile(rf"(?<!\w)(?:{groups})(?!\w)")
 
 
+# "never touch migrations/ without asking": what a clause forbids is not asked of anyone
+_FORBIDDEN = re.compile(
+    r"\b(?:never|don't|do not|must not|mustn't|should not|shouldn't|cannot|can't|won't)\b"
+    # "shouldn't hear about the new proxy": what someone must not learn is secrecy, not a ban
+    r"(?!\s+(?:hear|know|see|find out|learn|notice|be told|tell|mention|bring))"
+    r"(?:(?!\b(?:and|then|but|or|so)\b)[^.;,:\n]){0,40}$"
+)
+_FORBIDDABLE = frozenset({"secrecy", "damage", "outbound", "void"})
+
+
 def _spans(skel: str) -> list[tuple[int, str]]:
     """(start, category) of the weak signals in ``skel``, each span of it counted for one, and
-    where it says "you"."""
+    where it says "you"; an act its clause forbids is left out."""
     order = list(_WEAK)
-    found = [(m.start(), order[int(str(m.lastgroup)[1:])]) for m in _weak().finditer(skel)]
+    found = [
+        (m.start(), kind)
+        for m in _weak().finditer(skel)
+        if (kind := order[int(str(m.lastgroup)[1:])]) not in _FORBIDDABLE
+        or not _FORBIDDEN.search(skel, max(0, m.start() - 60), m.start())
+    ]
     return found + [(m.start(), _ADDRESSED) for m in _SECOND_PERSON.finditer(skel)]
 
 

@@ -485,5 +485,15 @@ def kinds(text: str) -> dict[str, int]:
     return found
 
 
+# kinds that name one act: a defence switched off ("Admin mode: ON … you can disable two-factor
+# authentication" is one act read twice, not two)
+_SAME_ACT = {"weakened security": "safety off"}
+
+
 def score(found: dict[str, int]) -> int:
-    return sum(found.values())
+    acts: dict[str, int] = {}
+    for kind, weight in found.items():
+        base, _, lang = kind.partition(" (")
+        act = _SAME_ACT.get(base, base) + (f" ({lang}" if lang else "")
+        acts[act] = max(acts.get(act, 0), weight)
+    return sum(acts.values())

@@ -1245,7 +1245,7 @@ ENGLISH: tuple[Family, ...] = (
         "jailbreak",
         2,
         (
-            "jailbroken ai|jailbreak mode|jailbreak prompt|jailbreak yourself|do anything "
+            "jailbroken ai|jailbreak mode|jailbreak yourself|do anything "
             "now|dan mode|"
             "bypass your safety|bypass your guardrail|bypass your restriction|bypass your filter|"
             "bypass the safety|disable your safety|turn off your safety|ignore your safety|"
