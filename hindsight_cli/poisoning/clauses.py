@@ -50,7 +50,8 @@ _HARM = (
     r"(?P<lower>disable|turn off|switch off|deactivate|skip|bypass|suppress|silence|mute|waive|"
     r"lower|relax|loosen|exempt|unprotect)|"
     r"(?P<ship>approve|merge|force-?push|push|deploy)|"
-    r"(?P<grant>grant|whitelist|allowlist|give)|(?P<open>open)|(?P<pay>transfer|pay|wire)"
+    r"(?P<grant>grant|whitelist|allowlist|give)|(?P<open>open)|(?P<pay>transfer|pay|wire|move|"
+    r"release)"
 )
 _HARMED = {
     "destroy": r"backups?|database|db|tables?|tenants?|repositor(?:y|ies)|branch(?:es)?|"
@@ -66,7 +67,7 @@ _HARMED = {
     r"requests|refunds?|payments?|transfers?|requests|changes)",
     "grant": r"(?:admin|root|sudo|shell|write|owner) (?:access|rights|role|permissions?)",
     "open": r"reverse shell|a shell|port \d+|(?:the )?firewall",
-    "pay": r"funds|money|payments?|refunds?|\$\d|\d+ ?(?:usd|eur|btc|eth)|(?:to|into) (?:the |a )?"
+    "pay": r"funds|money|payments?|payouts?|refunds?|\$\d|\d+ ?(?:usd|eur|btc|eth)|(?:to|into) (?:the |a )?"
     r"(?:new|different|other) (?:account|iban|wallet)",
 }
 _SECRET = (
@@ -80,7 +81,8 @@ _SECRET = (
     r"notes|details|lists?)|"
     r"system prompt|(?:your|the) (?:instructions|prompt|configuration|config|setup|system message)|"
     r"database dumps?|\.pem\b|\.key\b|(?:database|db|production|prod) (?:backups?|dumps?|snapshots?)|"
-    r"salar(?:y|ies)|payroll|recovery codes?|(?:every|all|each) messages? in (?:this|the) "
+    r"salar(?:y|ies)|payroll|recovery codes?|contacts(?: list)?|contact list|address book|"
+    r"(?:every|all|each) messages? in (?:this|the) "
     r"(?:conversation|chat|thread)"
 )
 _DEST = (
@@ -95,7 +97,8 @@ _DEST = (
     r"address)|"
     r"(?:every|each|the|any) (?:page|file|document|message|e-?mail|comment|commit)s? you|verbatim|"
     r"word for word|in full|(?:the|this|my|our) (?:address|account|e-?mail|inbox) (?:in|on|from|below|"
-    r"above)|my (?:profile|address|e-?mail|inbox|server|account)|transfer\.sh|the public \w+"
+    r"above)|my (?:profile|address|e-?mail|inbox|server|account)|transfer\.sh|the public \w+|"
+    r"(?:to|with) (?:me|us)\b|(?:this|the) (?:readme|wiki)\b"
 )
 _GUIDANCE = (
     r"instructions?|guidance|guidelines?|rules?|constraints?|restrictions?|guardrails?|"
@@ -113,7 +116,8 @@ _VOID = (
     r"(?:don't|doesn't|do not|does not) (?:count|apply|matter|bind)|not appl\w+|"
     r"(?:can|may|should) (?:now )?be (?:ignored|disregarded|skipped|dropped)|safe to ignore|"
     r"to be ignored|(?:has|have) been (?:dropped|removed|relaxed|waived|overridden|replaced)|"
-    r"advisory(?: only)?|optional|non-binding|not mandatory|(?:tuned|designed|made|built) for (?:a |an )?"
+    r"advisory(?: only)?|optional|non-binding|not mandatory|out of scope|rolled back|"
+    r"an? (?:beta )?experiment|(?:tuned|designed|made|built) for (?:a |an )?"
     r"(?:different|another|other|older|previous)|belongs? to an? (?:old|previous|earlier|former)|"
     r"(?:a )?left ?overs?(?: from)?|appl(?:y|ies) (?:only )?to [\w ]{1,30}, not (?:to )?(?:this|you|"
     r"here)"
@@ -122,7 +126,8 @@ _VOID = (
 _OUTSIDE = re.compile(
     r"https?://|ftp://|s3://|[\w.+-]+@[\w-]+\.[a-z]{2,}|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|"
     r"\b(?:public(?! keys?\b)|external|outside|third[- ]party|gists?|pastebin|transfer\.sh|webhooks?|"
-    r"commit message|pr description|(?:personal|private) (?:e-?mail|gmail|inbox|account|address)|"
+    r"commit message|pr description|readme|wiki|(?:personal|private) (?:e-?mail|gmail|inbox|account|"
+    r"address)|"
     r"my (?:profile|address|e-?mail|inbox|server|account))\b"
 )
 _WHO = (
@@ -150,11 +155,14 @@ _ACTS: dict[str, tuple[str, ...]] = {
         rf"\b{_WHO}(?:'s|s')? (?:true|real|actual|underlying|hidden|genuine|unstated|deeper) "
         r"(?:goal|intent\w*|wish|request|objective|need|aim|purpose)\b",
         rf"\bwhat {_WHO}(?: [\w']+){{0,5}} (?:is|are|was|were) (?:really |actually |truly )?"
-        r"after\b",
+        r"(?:after|driving at|getting at|asking for|hoping for|going for|looking for)\b",
+        r"\bwhat (?:the|your|this) [\w -]{1,25}? (?:really|actually|truly|genuinely|secretly) "
+        r"(?:wants?|means?|meant|needs?)\b",
         rf"\b{_WHO}(?:'s|s')?(?: [\w']+){{0,4}} (?:would |'d )?(?:really|actually|truly|genuinely|"
         r"secretly|clearly|obviously|surely) (?:wants?|meant|means|needs?|prefers?|likes?|"
         r"would (?:like|rather|prefer)|hopes?|asked for)\b",
-        rf"\b{_WHO} would (?:rather|prefer) (?:that )?you\b",
+        rf"\b{_WHO}(?:'d| would) (?:much |really |far )?(?:rather|prefer) (?:that )?you\b",
+        r"\b(?:won't|will never|would never|'d never) (?:admit|say|ask)\b",
         rf"\bwhat {_WHO}(?:'d| would) (?:want|like|prefer|choose)\b",
         r"\b(?:their|his|her)(?: real| true| actual| underlying| hidden| genuine)+ (?:goal|"
         r"intent\w*|wish|request|objective|need|aim|purpose)\b",
@@ -174,7 +182,13 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"\b(?:don't|do not|no need to) make a (?:fuss|big deal|point|note) (?:about|of)\b",
         r"\b(?:there's |there is )?no (?:reason|need) to (?:tell|inform|mention|notify|loop in|"
         r"bother|involve)\b",
-        r"\bbetween you and me\b",
+        r"\bbetween you and me\b|\bbetween (?:us|the two of us|ourselves)\b",
+        r"\b(?:don't|do not|never) let (?:the |your )?(?:user|owner|account owner|team|client|customer|"
+        r"reviewers?|anyone|them|him|her) (?:see|know|notice|find out)\b",
+        r"\bnothing (?:about [\w ]{1,40} )?(?:shows up|appears|is mentioned|gets mentioned|ends up) in "
+        r"(?:the|your)\b",
+        r"\b(?:silently|quietly|secretly|covertly|discreetly)\b",
+        r"\b(?:don't|do not) (?:note|log|record|write) (?:it|this|that) (?:anywhere|down)\b",
         r"\bleave (?:it|this|that|them|the [\w ]{1,20}) out of (?:the|your|any)\b",
         r"\b(?:no need to|don't|do not|never) (?:loop|keep) (?:the user|them|anyone|him|her|the "
         r"(?:owner|team|client|customer)) in\b",
@@ -195,6 +209,8 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"\byou(?:'ve| have)? (?:been )?(?:granted|given|issued) (?:[\w-]+ ){0,2}(?:permissions?|"
         r"access|rights|privileges|clearance)\b",
         r"\b(?:unrestricted|unlimited|full|root|admin) (?:shell |root |admin |sudo )?access\b",
+        r"\byou (?:may|are free to) (?:now )?(?:disclose|share|reveal|send|delete|export|"
+        r"bypass|disable)\b",
     ),
     # a secret sent somewhere, in the passive ("all conversations be copied to x@y")
     "exfiltration": (
@@ -232,6 +248,9 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"delete|drop|"
         r"exec|shell|grant|forward)",
         r"\b(?:read_?only|readonly)\s*[=:]\s*false\b|\b(?:admin|write|force|sudo)\s*[=:]\s*true\b",
+        r"\bgit push\s+(?:-f|--force)\b[^\n`]{0,40}\b(?:main|master|prod)\b",
+        r"\b(?:opened|exposed|open|expose|publish(?:ed)?)\b[^.;\n]{0,20}\bto the (?:internet|world|"
+        r"public)\b",
         r"\b(?:add|append|write|put|insert)\b[^.;\n]{0,50}\b(?:authorized_keys|sudoers|crontab|"
         r"\.bashrc|\.profile|\.zshrc)",
         r"\badd [\w@./-]+ to (?:package\.json|requirements\.txt|pyproject\.toml|go\.mod|cargo\.toml|"
@@ -262,17 +281,22 @@ _ACTS: dict[str, tuple[str, ...]] = {
 # a rule declared void with no "your": an act only where the text also speaks to its reader (a
 # changelog says "the old retry policy is obsolete" too)
 _VOIDED = re.compile(
-    rf"\b(?:the|all|any|these|those) (?:[\w-]+ ){{0,2}}(?:{_GUIDANCE})\b[^.;\n]{{0,60}}?\b(?:{_VOID})"
+    rf"(?:^|\b(?:the|all|any|these|those) )(?:[\w-]+ ){{0,2}}(?:{_GUIDANCE})\b[^.;\n]{{0,60}}?"
+    rf"\b(?:{_VOID})",
+    re.M,
 )
 _CONTEXT: dict[str, tuple[str, ...]] = {
     # a frame that claims authority over the reader
     "authority frame": (
-        r"^[\W_]{0,6}(?:system|developer|dev|admin|administrator|operator|platform|security|"
-        r"maintainer|orchestrator|root|ops|compliance)s?(?: (?:team|lead|message|note|notice|update|"
+        r"^[\W_]{0,6}(?:(?:system|developer|admin|administrator|operator|platform|maintainer|"
+        r"orchestrator|root)s?|(?:dev|ops|security|compliance)(?= \w))"
+        r"(?: (?:team|lead|message|note|notice|update|"
         r"override|instruction|alert|directive|announcement|memo|engineer|officer|channel))?"
-        r"(?:\s*\([^)\n]{0,30}\))?\s*(?:[\]>:]|#{2,}|={2,}|-{3,})",
+        r"(?: v?[\d.]+)?(?:\s*\([^)\n]{0,30}\))?\s*(?:[\]>:]|#{2,}|={2,}|-{3,})",
         r"^[\W_]{0,6}(?:system|developer|dev|admin|administrator|operator|platform|maintainer|"
-        r"orchestrator|root) [\w-]+(?:,? [\w-]+)?(?:\s*\([^)\n]{0,30}\))?\s*:",
+        r"orchestrator|root) (?:console|message|note|notice|update|broadcast|instruction|directive|"
+        r"alert|memo|override|announcement|channel|bulletin|request|command|order)s?(?:,? [\w-]+)?"
+        r"(?:\s*\([^)\n]{0,30}\))?\s*:",
         r"\b(?:people|folks|team|engineers|developers|ones?|company) (?:who|that) (?:built|made|"
         r"trained|deployed|created|configured|set up|run|runs|wrote|maintains?) you\b",
         r"\bthe [\w-]+ (?:team|department|lead|manager|director) (?:wants|needs|asked|requests|"
@@ -287,7 +311,7 @@ _CONTEXT: dict[str, tuple[str, ...]] = {
         r"\bfrom your (?:developers|operators|creators|admins|owners)\b",
         r"\btreat (?:the text|what|this|the following|everything)\b[^.\n]{0,30}\bas (?:coming )?"
         r"from\b",
-        r"^tool (?:output|result)\b",
+        r"^tool (?:output|result|message|response)\b",
         r"\b(?:superseded|replaced|updated|overridden|revoked|cancell?ed|lifted) by the [\w -]{1,30}"
         r"(?:team|department|admins?|administrators?|operators?|developers?|lead)\b",
         r"\byour (?:operators?|developers?|creators?|admins?|owners?|deployers?) (?:has|have) "
