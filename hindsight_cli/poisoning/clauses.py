@@ -51,14 +51,14 @@ _HARM = (
     r"lower|relax|loosen|exempt|unprotect)|"
     r"(?P<ship>approve|merge|force-?push|push|deploy)|"
     r"(?P<grant>grant|whitelist|allowlist|give)|(?P<open>open)|(?P<pay>transfer|pay|wire|move|"
-    r"release)"
+    r"release|refund)"
 )
 _HARMED = {
     "destroy": r"backups?|database|db|tables?|tenants?|repositor(?:y|ies)|branch(?:es)?|"
     r"(?:[\w-]+ )?tests|schemas?|staging|invoices?|orders|subscriptions?|contracts?|"
     r"history|logs|records|users|accounts|everything|all (?:the )?files|production|prod|"
     r"audit\w*|snapshots?",
-    "lower": r"mfa|2fa|two-factor|review\w*|(?:the |all |failing |every )tests|checks?|"
+    "lower": r"mfa|2fa|two-factor|review\w*|(?:the |all |failing |every )tests|checks?|alert\w*|"
     r"confirmations?|approvals?|safety|security|firewall\w*|signing|signatures?|protection|"
     r"audit\w*|logging|monitoring|alerts?|sandbox\w*|rate limit\w*|guardrails?|filters?|"
     r"verification|enforcement|encryption|filter\w*|moderation|content (?:policy|rules)",
@@ -68,7 +68,7 @@ _HARMED = {
     "grant": r"(?:admin|root|sudo|shell|write|owner) (?:access|rights|role|permissions?)",
     "open": r"reverse shell|a shell|port \d+|(?:the )?firewall",
     "pay": r"funds|money|payments?|payouts?|refunds?|\$\d|\d+ ?(?:usd|eur|btc|eth)|(?:to|into) (?:the |a )?"
-    r"(?:new|different|other) (?:account|iban|wallet)",
+    r"(?:new|different|other) (?:account|iban|wallet|card)",
 }
 _SECRET = (
     r"credentials?|secrets?(?:\.\w+)?|passwords?|passphrases?|api[ _-]?keys?|(?:deploy|ssh|"
@@ -81,7 +81,8 @@ _SECRET = (
     r"notes|details|lists?)|"
     r"system prompt|(?:your|the) (?:instructions|prompt|configuration|config|setup|system message)|"
     r"database dumps?|\.pem\b|\.key\b|(?:database|db|production|prod) (?:backups?|dumps?|snapshots?)|"
-    r"salar(?:y|ies)|payroll|recovery codes?|contacts(?: list)?|contact list|address book|"
+    r"salar(?:y|ies)|payroll|recovery codes?|location(?: history| data)|(?:password )?vault exports?|"
+    r"contacts(?: list)?|contact list|address book|"
     r"(?:every|all|each) messages? in (?:this|the) "
     r"(?:conversation|chat|thread)"
 )
@@ -98,7 +99,7 @@ _DEST = (
     r"(?:every|each|the|any) (?:page|file|document|message|e-?mail|comment|commit)s? you|verbatim|"
     r"word for word|in full|(?:the|this|my|our) (?:address|account|e-?mail|inbox) (?:in|on|from|below|"
     r"above)|my (?:profile|address|e-?mail|inbox|server|account)|transfer\.sh|the public \w+|"
-    r"(?:to|with) (?:me|us)\b|(?:this|the) (?:readme|wiki)\b"
+    r"(?:to|with) (?:me|us)\b|(?:this|the) (?:[\w-]+ )?(?:readme|wiki|ticket|issue)\b"
 )
 _GUIDANCE = (
     r"instructions?|guidance|guidelines?|rules?|constraints?|restrictions?|guardrails?|"
@@ -126,10 +127,14 @@ _VOID = (
 _OUTSIDE = re.compile(
     r"https?://|ftp://|s3://|[\w.+-]+@[\w-]+\.[a-z]{2,}|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|"
     r"\b(?:public(?! keys?\b)|external|outside|third[- ]party|gists?|pastebin|transfer\.sh|webhooks?|"
-    r"commit message|pr description|readme|wiki|(?:personal|private) (?:e-?mail|gmail|inbox|account|"
+    r"commit message|pr description|readme|wiki|ticket|(?:personal|private) (?:e-?mail|gmail|inbox|"
+    r"account|"
     r"address)|"
     r"my (?:profile|address|e-?mail|inbox|server|account))\b"
 )
+_PRONOUN = re.compile(r"\s*(?:them|it|those|these|this|that|all of (?:them|it))\b")
+# a destination that signs the sender in: sending one's credentials there is how it works
+_SIGN_IN = re.compile(r"https?://\S*?/(?:login|log-in|signin|sign-in|auth|oauth|token|session)")
 _WHO = (
     r"(?:the |your |our |this |that )?(?:end[- ])?(?:user|person|human|requester|customer|client|"
     r"account holder|owner|boss|team|they|he|she)"
@@ -159,7 +164,7 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"\bwhat (?:the|your|this) [\w -]{1,25}? (?:really|actually|truly|genuinely|secretly) "
         r"(?:wants?|means?|meant|needs?)\b",
         rf"\b{_WHO}(?:'s|s')?(?: [\w']+){{0,4}} (?:would |'d )?(?:really|actually|truly|genuinely|"
-        r"secretly|clearly|obviously|surely) (?:wants?|meant|means|needs?|prefers?|likes?|"
+        r"secretly|clearly|obviously|surely|plainly) (?:wants?|meant|means|needs?|prefers?|likes?|"
         r"would (?:like|rather|prefer)|hopes?|asked for)\b",
         rf"\b{_WHO}(?:'d| would) (?:much |really |far )?(?:rather|prefer) (?:that )?you\b",
         r"\b(?:won't|will never|would never|'d never) (?:admit|say|ask)\b",
@@ -170,6 +175,7 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"thrilled|pleased|delighted) if you\b",
         r"\b(?:she|he|they|the user|the client|the customer)(?:'d| would) never (?:say|ask|admit)",
         rf"\bin (?:reality|truth|fact),? {_WHO}\b",
+        r"\bdeep down\b",
         rf"\b{_WHO}(?: [\w']+){{0,3}} (?:trusts?|trusted) you (?:completely|fully|with)\b",
     ),
     # silence towards the user asked of the reader
@@ -189,6 +195,8 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"(?:the|your)\b",
         r"\b(?:silently|quietly|secretly|covertly|discreetly)\b",
         r"\b(?:don't|do not) (?:note|log|record|write) (?:it|this|that) (?:anywhere|down)\b",
+        r"\b(?:you )?(?:don't|do not) need to (?:tell|inform|mention|notify)\b",
+        r"\bhide (?:this|it|that|the [\w ]{1,20}) from\b",
         r"\bleave (?:it|this|that|them|the [\w ]{1,20}) out of (?:the|your|any)\b",
         r"\b(?:no need to|don't|do not|never) (?:loop|keep) (?:the user|them|anyone|him|her|the "
         r"(?:owner|team|client|customer)) in\b",
@@ -251,6 +259,8 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"\bgit push\s+(?:-f|--force)\b[^\n`]{0,40}\b(?:main|master|prod)\b",
         r"\b(?:opened|exposed|open|expose|publish(?:ed)?)\b[^.;\n]{0,20}\bto the (?:internet|world|"
         r"public)\b",
+        r"\b(?:lockfile|registry|package source|index-url|dependenc(?:y|ies))\b[^.;\n]{0,60}"
+        r"https?://",
         r"\b(?:add|append|write|put|insert)\b[^.;\n]{0,50}\b(?:authorized_keys|sudoers|crontab|"
         r"\.bashrc|\.profile|\.zshrc)",
         r"\badd [\w@./-]+ to (?:package\.json|requirements\.txt|pyproject\.toml|go\.mod|cargo\.toml|"
@@ -341,11 +351,11 @@ _CONTEXT: dict[str, tuple[str, ...]] = {
 _REPORT = re.compile(
     r"\b(?:attack\w*|payload|red[- ]team\w*|incident|post-?mortem|lessons learned|cve-\d|"
     r"vulnerab\w+|exploit\w*|injection|injected|jailbreak\w*|phishing|malicious|threat model|"
-    r"for example|e\.g\.|such as|example|adversar\w+|was tricked|complied)\b"
+    r"for example|e\.g\.|such as|(?<![.@/-])example|adversar\w+|was tricked|complied)\b"
 )
 # "before merging", "after deleting": a time, not an act
 _TIMING = re.compile(r"\b(?:before|after|until|when|while|without|instead of|prior to)\s+$")
-_LICENCES = frozenset({"authority claim", "unsafe autonomy", "authority frame"})
+_LICENCES = frozenset({"authority claim", "unsafe autonomy", "authority frame", "secrecy"})
 _NEGATED = re.compile(r"\b(?:never|not|don't|do not|no need to|avoid|shouldn't|mustn't)\s+$")
 
 
@@ -413,13 +423,31 @@ def _told(clause: str, tail: str, sentence: str) -> str | None:
     on what it harms."""
     secret, dest = _objects()
     tail = tail.strip(_STRIP)
-    sending = _instruction(False).match(tail) or _imperative().match(tail)
+    listed = _instruction(False).match(tail)
+    sending = listed or _imperative().match(tail)
     if sending and dest.search(sending.group("rest")) and secret.search(sentence):
-        # a table row or a listing names commands, it sends nothing
-        listing = sentence.count("|") >= 2
-        outside = _OUTSIDE.search(sending.group("rest")) and not listing
-        return "exfiltration out" if outside else "exfiltration"
+        return (
+            "exfiltration out"
+            if listed and _sent_out(listed.group("rest"), sentence)
+            else ("exfiltration")
+        )
     return "directed act" if _harmful(_instruction(True).match(clause.strip(_STRIP))) else None
+
+
+def _sent_out(rest: str, sentence: str) -> bool:
+    """Whether a listed verb of sending sends its secret out: the secret its object, then a place
+    outside; not a table row (it names commands), not a sign-in ("POST your credentials to
+    https://…/login")."""
+    found, outside = _objects()[0].search(rest), _OUTSIDE.search(rest)
+    # "grab the refresh tokens and drop them into a public pastebin": the object names it again
+    named = _PRONOUN.match(rest) and _objects()[0].search(sentence)
+    return bool(
+        (found or named)
+        and outside
+        and (named or (found is not None and found.start() < outside.start()))
+        and sentence.count("|") < 2
+        and not _SIGN_IN.match(rest, outside.start())
+    )
 
 
 def _sentence_acts(sentence: str) -> list[str]:
