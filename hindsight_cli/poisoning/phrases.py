@@ -730,7 +730,8 @@ ENGLISH: tuple[Family, ...] = (
             "without checking|without telling|without consulting|without running|without testing|"
             "without tests|without verifying|without verification",
         ),
-        "",
+        # "never delete migrations/ without asking" asks for asking
+        "never|don't|do not >> run=|execute|delete|push|merge|deploy|install|approve|commit|touch",
         60,
     ),
     (
