@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from .literals import may_match
+
 _FEWEST_WORDS = 5
 # how far after its verb a clause's destination is looked for
 _TAIL = 160
@@ -462,7 +464,8 @@ def _sentence_acts(sentence: str) -> list[str]:
     ]
     for kind in (*_ACTS, *_CONTEXT):
         for pattern in _compiled(kind):
-            match = pattern.search(sentence)
+            # a few substring tests first: most sentences hold none of a pattern's literals
+            match = may_match(pattern, sentence) and pattern.search(sentence)
             if match and not _NEGATED.search(sentence, 0, match.start()):
                 found.append(kind)
                 break

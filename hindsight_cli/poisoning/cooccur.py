@@ -122,31 +122,26 @@ def _starts(word: str) -> frozenset[_Where]:
     )
 
 
-def _candidates(folded: str) -> set[int]:
-    """The languages whose needles of two categories the text holds: the only tables worth
-    reading."""
+def _spots(folded: str, bounds: list[int]) -> dict[int, dict[int, set[str]]]:
+    """Language -> sentence -> the categories whose needles the sentence holds (a superset of what
+    the language's pattern finds there), for the languages with needles of two categories: one
+    pass over the text's words, and a search for each other needle whose first character occurs."""
     other = _index()[1]
-    held: dict[int, set[str]] = {}
-    for word in set(_ASCII_WORD.findall(folded)):
-        for number, category in _starts(word):
-            held.setdefault(number, set()).add(category)
+    spots: dict[int, dict[int, set[str]]] = {}
+    for word in _ASCII_WORD.finditer(folded):
+        found = _starts(word.group())
+        if found:
+            sentence = bisect_right(bounds, word.start()) - 1
+            for number, category in found:
+                spots.setdefault(number, {}).setdefault(sentence, set()).add(category)
     for first in other.keys() & set(folded):
         for needle, (number, category) in other[first]:
-            if needle in folded:
-                held.setdefault(number, set()).add(category)
-    return {number for number, found in held.items() if len(found) >= 2}
-
-
-def _spots(number: int, folded: str, bounds: list[int]) -> dict[int, set[str]]:
-    """Sentence -> the categories whose needles it holds (a superset of what its pattern finds)."""
-    spots: dict[int, set[str]] = {}
-    for category, needles in _needles_of(number):
-        for needle in needles:
             at = folded.find(needle)
             while at != -1:
-                spots.setdefault(bisect_right(bounds, at) - 1, set()).add(category)
+                sentence = bisect_right(bounds, at) - 1
+                spots.setdefault(number, {}).setdefault(sentence, set()).add(category)
                 at = folded.find(needle, at + 1)
-    return spots
+    return {number: held for number, held in spots.items() if len(set().union(*held.values())) >= 2}
 
 
 def _read(number: int, text: str) -> set[str]:
@@ -179,14 +174,13 @@ def cooccurring(original: str, folded: str) -> dict[str, int]:
     bounds = [0, *(m.end() for m in _SENTENCE.finditer(folded)), len(folded)]
     lead = len(folded) - len(folded.lstrip())
     heading = _HEADING.match(folded, lead)
-    for number in sorted(_candidates(folded)):
+    for number, spots in sorted(_spots(folded, bounds).items()):
         lang = _languages()[number][0]
         if not readable(lang, original, folded):
             continue
         framing = _read(number, heading.group()) if heading else set()
         # a heading's authority frames one act; otherwise three categories, one an act
         enough = 2 if "authority" in framing else _ENOUGH
-        spots = _spots(number, folded, bounds)
         for index in sorted(spots):
             if len(spots[index] | spots.get(index + 1, set()) | framing) < enough:
                 continue
