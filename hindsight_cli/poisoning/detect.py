@@ -461,9 +461,11 @@ def kinds(text: str) -> dict[str, int]:
     found = {**structural_kinds(text, skel), **obfuscation_kinds(text, visible)}
     folded = finish(unwrap(skel))
     found.update(phrase_kinds(text, folded=folded))
-    found.update(cooccurring(text, folded))
     for reading in (cue_kinds(skel), clause_kinds(skel)):
         found.update({k: w for k, w in reading.items() if w > found.get(k, 0)})
+    if score(found) < QUARANTINE_SCORE:
+        # the other languages' categories read what their phrases missed
+        found.update(cooccurring(text, folded))
     corrected = typo_view(folded)
     # typos are not hiding: what they spell counts, with no bonus
     if corrected is not None:
