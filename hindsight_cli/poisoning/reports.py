@@ -30,6 +30,12 @@ _QUOTED = re.compile(
     r"(?:(?<![\w])\"[^\"\n]{3,400}\"|(?<![\w])'[^'\n]{3,400}'(?!\w)|“[^”\n]{3,400}”|"
     r"‘[^’\n]{3,400}’|«[^»\n]{3,400}»|「[^」\n]{3,400}」|`[^`\n]{3,400}`)"
 )
+# a quotation mentioned, not used: introduced by a word of language or of saying
+_MENTION = re.compile(
+    r"(?i)\b(?:phrases?|strings?|lines?|text|words?|sentences?|wording|payloads?|prompts?|"
+    r"comments?|patterns?|says|said|saying|reads|contains?|containing|like|such as|e\.g\.|called|"
+    r"named|labell?ed|quoted?)\b[\s:,]*(?:the\s+|a\s+)?$"
+)
 # an agent reported to have been told to do something: what follows is the report's object
 _TOLD = re.compile(
     r"(?i)\b(?:(?:asked|told|instructed|tricked|convinced|caused|made|got|directed|ordered|"
@@ -54,9 +60,22 @@ def _blank_what(match: re.Match[str]) -> str:
     return match.group()[: match.start("what") - match.start()] + " " * len(match.group("what"))
 
 
+def _mentioned(text: str) -> str:
+    """``text`` with each quotation that is mentioned, not used, blanked: one that a word of
+    language or of saying introduces ("phrases like "…"", "the line '…'", "text that says "…"")."""
+
+    def blank(match: re.Match[str]) -> str:
+        before = text[max(0, match.start() - 40) : match.start()]
+        return _blank(match) if _MENTION.search(before) else match.group()
+
+    return _QUOTED.sub(blank, text)
+
+
 def unquoted(text: str) -> str:
-    """``text`` with what its reporting sentences quote blanked (the same length, so positions
-    hold)."""
+    """``text`` with what it mentions and what its reporting sentences quote blanked (the same
+    length, so positions hold)."""
+    if _QUOTED.search(text):
+        text = _mentioned(text)
     if not _REPORT.search(text):
         return text
     bounds = [0, *(m.end() for m in _END.finditer(text)), len(text)]
