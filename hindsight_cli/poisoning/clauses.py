@@ -34,6 +34,7 @@ _LEAD = (
     r"(?:(?:please|kindly|just|simply|now|then|and|also|first|next|quickly|quietly|silently|"
     r"immediately|finally|so|hey|ok|okay|right|go ahead and|feel free to|make sure (?:to|you)|"
     r"help (?:me |us )?(?:with )?|proceed with|go ahead with|start|continue|"
+    r"(?:could|can|would|will) you (?:please )?|"
     r"be sure to|remember to|don't forget to|you should|you must|you need to|you'll need to|"
     r"you can|you may|you are to|you're to|i need you to|we need you to|i want you to|"
     r"we want you to|(?:the )?(?:assistant|agent|model|ai|bot)s? (?:must|should|needs? to|is to|"
@@ -44,7 +45,8 @@ _OUT = (
     r"send|post|upload|forward|e-?mail|mail|paste|put|drop|include|append|attach|quote|print|"
     r"echo|dump|copy|mirror|sync|publish|share|leak|write|embed|reveal|show|list|output|return|"
     r"type|enter|fill in|insert|submit|transmit|commit|read out|spell out|display|render|"
-    r"expose|hand over|give|add|place|stash|cc|bcc|report|relay|archive|back up|push"
+    r"expose|hand over|give|add|place|stash|cc|bcc|report|relay|archive|back up|push|slip|sneak|"
+    r"tuck|smuggle|drop"
 )
 # a harmful verb and what it must act on to do harm
 _HARM = (
@@ -63,14 +65,16 @@ _HARMED = {
     "lower": r"mfa|2fa|two-factor|review\w*|(?:the |all |failing |every )tests|checks?|alert\w*|"
     r"confirmations?|approvals?|safety|security|firewall\w*|signing|signatures?|protection|"
     r"audit\w*|logging|monitoring|alerts?|sandbox\w*|rate limit\w*|guardrails?|filters?|"
-    r"verification|enforcement|encryption|filter\w*|moderation|content (?:policy|rules)",
+    r"verification|enforcement|encryption|filter\w*|moderation|content (?:policy|rules)|"
+    r"(?:[\w-]+ )?(?:step|job|stage|gate|hook)s?\b",
     "ship": r"(?:to|into|on) (?:main|master|prod|production)|own pull requests?|(?:its|their|"
     r"your) own|without review|directly|straight|(?:all |the )?(?:open |pending )(?:prs|pull "
     r"requests|refunds?|payments?|transfers?|requests|changes)",
     "grant": r"(?:admin|root|sudo|shell|write|owner) (?:access|rights|role|permissions?)",
     "open": r"reverse shell|a shell|port \d+|(?:the )?firewall",
-    "pay": r"funds|money|payments?|payouts?|refunds?|\$\d|\d+ ?(?:usd|eur|btc|eth)|(?:to|into) (?:the |a )?"
-    r"(?:new|different|other) (?:account|iban|wallet|card)",
+    "pay": r"funds|money|payments?|payouts?|refunds?|balance|(?:to|into) (?:the |an? )?iban|\$\d|"
+    r"\d+ ?(?:usd|eur|btc|eth)|(?:to|into) (?:the |a )?(?:new|different|other) (?:account|iban|"
+    r"wallet|card)",
 }
 _SECRET = (
     r"credentials?|secrets?(?:\.\w+)?|passwords?|passphrases?|api[ _-]?keys?|(?:deploy|ssh|"
@@ -97,7 +101,7 @@ _DEST = (
     r"the (?:backup|remote|external|collector) (?:host|server)|this (?:address|link|url|endpoint)|"
     r"(?:the |a )?(?:new|other|external|third-party|following) (?:site|website|form|server|host|"
     r"domain)|(?:their|his|her|a|my) (?:personal|private) (?:e-?mail|gmail|inbox|account|drive|"
-    r"address)|"
+    r"address|dropbox)|"
     r"(?:every|each|the|any) (?:page|file|document|message|e-?mail|comment|commit)s? you|verbatim|"
     r"word for word|in full|(?:the|this|my|our) (?:address|account|e-?mail|inbox) (?:in|on|from|below|"
     r"above)|my (?:profile|address|e-?mail|inbox|server|account)|transfer\.sh|the public \w+|"
@@ -114,7 +118,8 @@ _VOID = (
     r"void|obsolete|superseded|lifted|gone|paused|suspended|retired|rescinded|revoked|waived|"
     r"withdrawn|cancell?ed|out of date|outdated|expired|stale|moot|inactive|disabled|"
     r"no longer [\w ]{0,20}|not in (?:force|effect)|(?:a )?temporary(?: measure)?|"
-    r"(?:were |was )?(?:only )?(?:meant|written|intended) for|from an? (?:previous|earlier|old)|"
+    r"(?:were |was )?(?:only )?(?:meant|written|intended) for|from an? (?:previous|earlier|old|"
+    r"outdated|obsolete|expired)|a pilot|a trial|"
     r"for the demo|a placeholder|a test|not binding|(?:carr(?:y|ies)|ha(?:s|ve)) no weight|"
     r"(?:don't|doesn't|do not|does not) (?:count|apply|matter|bind)|not appl\w+|"
     r"(?:can|may|should) (?:now )?be (?:ignored|disregarded|skipped|dropped)|safe to ignore|"
@@ -163,11 +168,13 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"(?:goal|intent\w*|wish|request|objective|need|aim|purpose)\b",
         rf"\bwhat {_WHO}(?: [\w']+){{0,5}} (?:is|are|was|were) (?:really |actually |truly )?"
         r"(?:after|driving at|getting at|asking for|hoping for|going for|looking for)\b",
+        rf"\b{_WHO}(?: [\w']+){{0,4}} (?:is|are) (?:really|actually|truly|secretly) (?:after|driving "
+        r"at|asking for|hoping for)\b",
         r"\bwhat (?:the|your|this) [\w -]{1,25}? (?:really|actually|truly|genuinely|secretly) "
         r"(?:wants?|means?|meant|needs?)\b",
         rf"\b{_WHO}(?:'s|s')?(?: [\w']+){{0,4}} (?:would |'d )?(?:really|actually|truly|genuinely|"
         r"secretly|clearly|obviously|surely|plainly) (?:wants?|meant|means|needs?|prefers?|likes?|"
-        r"would (?:like|rather|prefer)|hopes?|asked for)\b",
+        r"intends?|wishes?|expects?|would (?:like|rather|prefer)|hopes?|asked for)\b",
         rf"\b{_WHO}(?:'d| would) (?:much |really |far )?(?:rather|prefer) (?:that )?you\b",
         r"\b(?:won't|will never|would never|'d never) (?:admit|say|ask)\b",
         rf"\bwhat {_WHO}(?:'d| would) (?:want|like|prefer|choose)\b",
@@ -199,6 +206,13 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"\b(?:don't|do not) (?:note|log|record|write) (?:it|this|that) (?:anywhere|down)\b",
         r"\b(?:you )?(?:don't|do not) need to (?:tell|inform|mention|notify)\b",
         r"\bhide (?:this|it|that|the [\w ]{1,20}) from\b",
+        r"\bkeep (?:the user|them|him|her|the owner|the team|everyone|the client) (?:unaware|in the "
+        r"dark|uninformed|out of (?:it|this|the loop))\b",
+        r"\b(?:don't|do not) (?:log|report|record|note|mention)(?: or (?:log|report|record|note|"
+        r"mention))? (?:this|it|that)\b",
+        r"\b(?:the user|the owner|the team|the client|they|he|she|nobody|no one) (?:never|doesn't|"
+        r"does not|won't|will not) (?:finds? out|learns?|notices?|knows?)\b",
+        r"\bwithout (?:telling|informing|mentioning|notifying|alerting|letting)\b",
         r"\bleave (?:it|this|that|them|the [\w ]{1,20}) out of (?:the|your|any)\b",
         r"\b(?:no need to|don't|do not|never) (?:loop|keep) (?:the user|them|anyone|him|her|the "
         r"(?:owner|team|client|customer)) in\b",
@@ -248,7 +262,7 @@ _ACTS: dict[str, tuple[str, ...]] = {
     # a harmful call dictated ("transfer_funds(to=…)")
     "directed act": (
         r"\b(?:[a-z]+_)*(?:transfer|pay|send|upload|delete|drop|grant|wire|post|exec|email|"
-        r"forward|share|export|remove|purge|wipe)(?:_[a-z]+)*\((?:[a-z_]+\s*=|[\"'])",
+        r"forward|share|export|remove|purge|wipe|run|shell|command)(?:_[a-z]+)*\((?:[a-z_]+\s*=|[\"'])",
     ),
     # harmful arguments of a dictated call, a dependency slipped in, a credential set for someone
     "harmful arguments": (
@@ -258,6 +272,7 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"delete|drop|"
         r"exec|shell|grant|forward)",
         r"\b(?:read_?only|readonly)\s*[=:]\s*false\b|\b(?:admin|write|force|sudo)\s*[=:]\s*true\b",
+        r"\b(?:crypto ?miners?|backdoors?|keyloggers?|reverse shells?|malware)\b",
         r"\bgit push\s+(?:-f|--force)\b[^\n`]{0,40}\b(?:main|master|prod)\b",
         r"\b(?:opened|exposed|open|expose|publish(?:ed)?)\b[^.;\n]{0,20}\bto the (?:internet|world|"
         r"public)\b",
@@ -280,6 +295,7 @@ _ACTS: dict[str, tuple[str, ...]] = {
     "tool directive": (
         r"\b(?:respond|reply|answer) with (?:exactly |only |just )?(?:one|a single|a) "
         r"(?:function|tool) call\b",
+        r"\b(?:reply|respond|answer) (?:exclusively|only|solely) with\b",
         r"\byour (?:entire |whole |only |full )?(?:response|reply|answer|output) (?:must|should|will|"
         r"has to) be (?:exactly|only|just)\b",
         r"\b(?:output|return|respond with|reply with|print|emit) (?:nothing but|only) (?:this|the "
@@ -333,9 +349,12 @@ _CONTEXT: dict[str, tuple[str, ...]] = {
     ),
     # the text addressed to the AI reading it, or to what only an AI reader writes
     "addressee": (
-        r"\b(?:summary|recap|reply|answer|response|report|output|page|file|document|message)s? you "
-        r"(?:produce|write|generate|send|give|make|prepare|return|render|create)\b",
+        r"\b(?:summary|recap|reply|answer|response|report|output|page|file|document|message|diagram|"
+        r"image|chart)s? you(?:'re| are)? (?:produc|writ|generat|send|giv|mak|prepar|return|render|"
+        r"creat)\w*",
         r"\bhow you(?:'re| are) (?:supposed|meant|expected|allowed) to\b",
+        r"\b(?:whichever|whatever|any|the) (?:ai|model|assistant|agent|llm|bot)s? (?:reads?|reading|"
+        r"processes|processing|parses|indexes|summari[sz]es)\b",
         r"^(?:a )?(?:note|message|memo|reminder) (?:to|for) (?:the )?(?:model|agent|assistant|ai|llm|"
         r"bot)s?\b",
         r"^when (?:you )?(?:summari[sz](?:e|ing)|process(?:ing)?|read(?:ing)?|index(?:ing)?) "

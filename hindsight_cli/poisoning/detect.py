@@ -27,7 +27,8 @@ _WINDOW = {"word": 70, "cjk": 30, "chars": 45}
 _CJK_LANGS = frozenset({"zh", "ja", "th"})
 # spans kept per slot when looking for a combination within the window
 _PER_SLOT = 12
-_SENTENCE = re.compile(r"[.!?;](?=\s|$)|[。！？；\n؟।۔]")
+# sentences, and the cells of a settings line ("Login alerts: on · 2FA: required")
+_SENTENCE = re.compile(r"[.!?;](?=\s|$)|[。！？；\n؟।۔]|\s[·•]\s")
 
 
 @dataclass(frozen=True)

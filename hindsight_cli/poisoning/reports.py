@@ -45,9 +45,9 @@ _TOLD = re.compile(
     r"(?:followed|obeyed|executed|complied with|acted on|was (?:told|asked|instructed|tricked)|"
     r"(?:could|can|would|might) be (?:convinced|tricked|made|persuaded|coaxed|induced|manipulated)|"
     r"\w+ed\b)|"
-    r"(?:a|the|your|our|this) (?:system |developer )?(?:prompt|message|instructions?)s? "
-    r"(?:usually |typically |often |generally )?(?:says?|tells?|contains?|lists?|sets?|describes?|"
-    r"includes?|defines?))(?P<what>[^.!?\n]*)"
+    r"(?:a|the|your|our|this)(?: good| typical| well-written)? (?:system |developer )?(?:prompt|"
+    r"message|instructions?)s? (?:usually |typically |often |generally )?(?:says?|tells?|states?|"
+    r"contains?|lists?|sets?|describes?|includes?|defines?|explains?|specifies?))(?P<what>[^.!?\n]*)"
 )
 
 
