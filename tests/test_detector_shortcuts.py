@@ -25,6 +25,7 @@ from hindsight_cli.poisoning.spelling import (
     surface,
     typo_view,
 )
+from hindsight_cli.poisoning.words import word_needles
 from hindsight_cli.redact import _all_words, _words_in
 
 # pure functions: run once, not once per backend
@@ -137,7 +138,7 @@ def _candidates_by_definition(text: str, english_only: bool) -> dict[int, dict[i
         for number, family in enumerate(families):
             held = sorted(
                 n
-                for n in detect._needles(family.slots[0])
+                for n in word_needles(family.slots[0])
                 if (n in starts if detect._by_prefix(n) else n in text)
             )
             if held and not (english_only and lang != "en"):

@@ -33,7 +33,8 @@ _SECRET = (
     r"access[ _-]?keys?|private[ _-]?keys?|deploy[ _-]?keys?|ssh[ _-]?keys?|signing keys?|"
     r"(?:access |auth |session |bearer |refresh |api )?tokens?\b|\b[a-z0-9]+_(?:token|api_key|"
     r"secret|secret_key|password|key)\b|cookies?\b|keychain|\.env\b|env(?:ironment)? var|"
-    r"environment variables|the environment\b|~?/?\.ssh\b|id_rsa|id_ed25519|\.aws\b|"
+    r"environment variables|the environment\b|~?/?\.ssh\b(?!/id_\w+\.pub\b)|id_rsa|"
+    r"id_ed25519(?!\.pub\b)|\.aws\b|"
     r"\.npmrc|\.netrc|kubeconfig|system (?:prompt|configuration|instructions|message)|"
     r"(?:conversation|chat) (?:history|log)|(?:messages|history) of this conversation|"
     r"last \d+ messages|private (?:data|files|notes)|personal data|card (?:numbers?|details)|"
@@ -383,6 +384,13 @@ _WEAK: dict[str, tuple[int, str]] = {
         r"applies from|withdrawn|(?:has|have) expired|expired|stale|turned \w+(?: \w+)? off|"
         r"conflict with|is now the single|may have been told|doesn't count|was told",
     ),
+    # an AI described in the third person ("the assistant can read your calendar"): the "you"
+    # beside it is a person, so it speaks to no AI
+    "ai described": (
+        0,
+        r"(?:the|this|our|an?) (?:assistant|agent|model|bot|ai)s? (?:can|could|will|would|may|"
+        r"might|reads?|writes?|has|have|is|are|does|sees?|gets?|uses?|keeps?|only|never|then)",
+    ),
     # the reader as an AI, or what only an AI reader has (a reply, a turn, a setup it was given)
     "ai reader": (
         2,
@@ -493,11 +501,26 @@ def _weak() -> re.Pattern[str]:
     return re.compile(rf"(?<!\w)(?:{groups})(?!\w)")
 
 
+# "never touch migrations/ without asking": what a clause forbids is not asked of anyone
+_FORBIDDEN = re.compile(
+    r"\b(?:never|don't|do not|must not|mustn't|should not|shouldn't|cannot|can't|won't)\b"
+    # "shouldn't hear about the new proxy": what someone must not learn is secrecy, not a ban
+    r"(?!\s+(?:hear|know|see|find out|learn|notice|be told|tell|mention|bring))"
+    r"(?:(?!\b(?:and|then|but|or|so)\b)[^.;,:\n]){0,40}$"
+)
+_FORBIDDABLE = frozenset({"secrecy", "damage", "outbound", "void"})
+
+
 def _spans(skel: str) -> list[tuple[int, str]]:
     """(start, category) of the weak signals in ``skel``, each span of it counted for one, and
-    where it says "you"."""
+    where it says "you"; an act its clause forbids is left out."""
     order = list(_WEAK)
-    found = [(m.start(), order[int(str(m.lastgroup)[1:])]) for m in _weak().finditer(skel)]
+    found = [
+        (m.start(), kind)
+        for m in _weak().finditer(skel)
+        if (kind := order[int(str(m.lastgroup)[1:])]) not in _FORBIDDABLE
+        or not _FORBIDDEN.search(skel, max(0, m.start() - 60), m.start())
+    ]
     return found + [(m.start(), _ADDRESSED) for m in _SECOND_PERSON.finditer(skel)]
 
 
@@ -507,6 +530,9 @@ def _weight(categories: frozenset[str]) -> int:
     no one."""
     if _ADDRESSED not in categories and "directive" not in categories:
         return 0
+    if "ai described" in categories and _ADDRESSED not in categories:
+        # described with no person addressed beside it, the AI is still the one read about
+        categories = categories | {"ai reader"}
     return sum(_WEAK[kind][0] for kind in categories if kind in _WEAK)
 
 

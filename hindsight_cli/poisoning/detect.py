@@ -14,16 +14,21 @@ from functools import cache, lru_cache
 
 from ..text import MAX_LABEL
 from . import languages, phrases
+from .clauses import clause_kinds
+from .cooccur import cooccurring
 from .cues import cue_kinds
 from .literals import may_match
+from .reports import unquoted
 from .spelling import _confusables, finish, fold, hidden_views, skeleton, surface, typo_view, unwrap
+from .words import alternation_source, readable, word_needles
 
 QUARANTINE_SCORE = 2
 _WINDOW = {"word": 70, "cjk": 30, "chars": 45}
 _CJK_LANGS = frozenset({"zh", "ja", "th"})
 # spans kept per slot when looking for a combination within the window
 _PER_SLOT = 12
-_SENTENCE = re.compile(r"[.!?;](?=\s|$)|[。！？；\n؟।۔]")
+# sentences, and the cells of a settings line ("Login alerts: on · 2FA: required")
+_SENTENCE = re.compile(r"[.!?;](?=\s|$)|[。！？；\n؟।۔]|\s[·•]\s")
 
 
 @dataclass(frozen=True)
@@ -45,94 +50,20 @@ class Family:
         return _alternatives(self.slots[index], self.chars)
 
 
-# Scripts a language's families need in a text before they are read (compiling every language's
-# patterns costs more than reading a short memory, so a process compiles only what its texts need).
-_SCRIPTS = {
-    "zh": "\u3400-\u9fff\uf900-\ufaff",
-    "ja": "\u3040-\u30ff\u3400-\u9fff",
-    "ko": "\uac00-\ud7af\u1100-\u11ff",
-    "ru": "\u0400-\u04ff",
-    "uk": "\u0400-\u04ff",
-    "bg": "\u0400-\u04ff",
-    "mk": "\u0400-\u04ff",
-    "kk": "\u0400-\u04ff",
-    "ka": "\u10a0-\u10ff",
-    "ta": "\u0b80-\u0bff",
-    "el": "\u0370-\u03ff\u1f00-\u1fff",
-    "ar": "\u0600-\u06ff",
-    "fa": "\u0600-\u06ff",
-    "ur": "\u0600-\u06ff",
-    "he": "\u0590-\u05ff",
-    "hi": "\u0900-\u097f",
-    "bn": "\u0980-\u09ff",
-    "th": "\u0e00-\u0e7f",
-}
-_SCRIPT_RX = {lang: re.compile(f"[{ranges}]") for lang, ranges in _SCRIPTS.items()}
-_LATIN = re.compile("[a-z]")
-
-
-# the longest last word of an alternative that must end where the text's word ends
-_SHORT_WORD = 2
 # Letters of the alphabets written in Latin script (Latin-1 and Latin Extended-A: Turkish ı and ş,
 # Polish ł, German ß): a word of such a language holds them beside ASCII letters without hiding
 # anything, so they are no look-alikes.
 _ALPHABETS = range(0xC0, 0x180)
 
 
-def _source(words: str, chars: bool) -> str:
-    """Regex source for ``a|b|c``, folded like the text, word-start anchored unless ``chars``;
-    ``A >> B`` is an A directly followed by a B (punctuation and space between)."""
-    if " >> " in words:
-        return r"\W+".join(f"(?:{_source(part, chars)})" for part in words.split(" >> "))
-    # Alternatives grouped by their boundaries, so that each group is one alternation behind one
-    # assertion: a lookbehind in front of every alternative defeats the engine's prefix scan (10x
-    # slower).
-    groups: dict[tuple[bool, str], set[str]] = {}
-    for word in words.split("|"):
-        exact = word.endswith("=")
-        folded = fold(word.rstrip("=")).strip()
-        if not folded:
-            continue
-        bounded = not chars or folded.isascii()
-        start = bounded and folded[0].isalnum()
-        # A last word of one or two letters is a whole word: "do ai" is an address to an AI, "do
-        # all" (folded "do aii") and "do Aidy" are ordinary chat.
-        exact = exact or len(folded.split()[-1]) <= _SHORT_WORD
-        end = ("exact" if exact else "stem") if bounded and folded[-1].isalnum() else "none"
-        groups.setdefault((start, end), set()).add(
-            r"\W+".join(re.escape(piece) for piece in folded.split())
-        )
-    suffix = {"exact": r"(?!\w)", "stem": r"\w*", "none": ""}
-    return "|".join(
-        (r"\b" if start else "")
-        + "(?:"
-        + "|".join(sorted(parts, key=len, reverse=True))
-        + ")"
-        + suffix[end]
-        for (start, end), parts in sorted(groups.items())
-    )
-
-
 @cache
 def _alternatives(words: str, chars: bool) -> re.Pattern[str]:
-    return re.compile(_source(words, chars))
+    return re.compile(alternation_source(words, chars))
 
 
 @cache
 def _vocative(words: str, chars: bool) -> re.Pattern[str]:
-    return re.compile(rf"(?:{_source(words, chars)})(?=\s*[:,!;—–\-：，！、])")
-
-
-@cache
-def _needles(words: str) -> tuple[str, ...]:
-    """Strings one of which every match of ``words`` contains (the longest word of each
-    alternative): a substring test on them is much cheaper than the pattern, so most families are
-    never run."""
-    found = {
-        max(fold(word.rstrip("=")).split(), key=len, default="")
-        for word in words.split(" >> ")[0].split("|")
-    }
-    return tuple(sorted(found - {""}, key=len, reverse=True))
+    return re.compile(rf"(?:{alternation_source(words, chars)})(?=\s*[:,!;—–\-：，！、])")
 
 
 @lru_cache(maxsize=1)
@@ -152,16 +83,6 @@ def _families() -> tuple[tuple[str, tuple[Family, ...]], ...]:
             Family(f"{kind} ({lang})", weight, slots, "", window, chars, kind == "addressee")
         )
     return (("en", english), *((lang, tuple(found)) for lang, found in groups.items()))
-
-
-def _readable(lang: str, original: str, folded: str) -> bool:
-    """Whether ``lang`` can occur in the text: its script in the original, Latin in the folded text
-    (so English in look-alike letters, fullwidth or mathematical alphanumerics counts)."""
-    return (
-        bool(_SCRIPT_RX[lang].search(original))
-        if lang in _SCRIPT_RX
-        else bool(_LATIN.search(folded))
-    )
 
 
 @lru_cache(maxsize=1)
@@ -192,7 +113,7 @@ def _near(spans: list[list[tuple[int, int]]], window: int) -> bool:
 def _matches(family: Family, sentence: str) -> bool:
     # A slot's every match holds one of its needles: a sentence without one of some slot's is passed
     # over before any pattern runs (the first slot's are known to be there).
-    if not all(any(map(sentence.__contains__, _needles(words))) for words in family.slots[1:]):
+    if not all(any(map(sentence.__contains__, word_needles(words))) for words in family.slots[1:]):
         return False
     spans = []
     for index in range(len(family.slots)):
@@ -292,7 +213,7 @@ def _needle_index(
     other: dict[str, list[tuple[str, int, int]]] = {}
     for group, (_, members) in enumerate(_families()[:1] if english_only else _families()):
         for number, family in enumerate(members):
-            for needle in _needles(family.slots[0]):
+            for needle in word_needles(family.slots[0]):
                 if _by_prefix(needle):
                     prefix.setdefault(needle, []).append((group, number))
                 elif needle.isascii() or not ascii_text:
@@ -307,7 +228,7 @@ def phrase_kinds(
     ``folded`` is its normalised form), with weights. A kind in another language is left out when
     the same act was found in English."""
     text = folded if folded is not None else fold(unwrap(surface(original)))
-    if any(map(text.__contains__, _needles(_keep()))):
+    if any(map(text.__contains__, word_needles(_keep()))):
         text = _alternatives(_keep(), True).sub(" keep ", text)
     cut = _Text(text)
     found: dict[str, int] = {}
@@ -315,7 +236,7 @@ def phrase_kinds(
     families = _families()
     for group_number, wanted in sorted(cut.candidates(english_only).items()):
         lang, group = families[group_number]
-        if not _readable(lang, original, text):
+        if not readable(lang, original, text):
             continue
         for number, needles in sorted(wanted.items()):
             family = group[number]
@@ -534,13 +455,18 @@ def _short_kinds(text: str) -> dict[str, int]:
 
 def kinds(text: str) -> dict[str, int]:
     """Every kind of signal in ``text`` with its weight: phrases, structure, obfuscation, hidden
-    text."""
+    text; what a report quotes is not read (``reports``)."""
+    text = unquoted(text)
     visible = surface(text)
     skel = skeleton(visible)
     found = {**structural_kinds(text, skel), **obfuscation_kinds(text, visible)}
     folded = finish(unwrap(skel))
     found.update(phrase_kinds(text, folded=folded))
-    found.update({k: w for k, w in cue_kinds(skel).items() if w > found.get(k, 0)})
+    for reading in (cue_kinds(skel), clause_kinds(skel)):
+        found.update({k: w for k, w in reading.items() if w > found.get(k, 0)})
+    if score(found) < QUARANTINE_SCORE:
+        # the other languages' categories read what their phrases missed
+        found.update(cooccurring(text, folded))
     corrected = typo_view(folded)
     # typos are not hiding: what they spell counts, with no bonus
     if corrected is not None:
@@ -562,5 +488,15 @@ def kinds(text: str) -> dict[str, int]:
     return found
 
 
+# kinds that name one act: a defence switched off ("Admin mode: ON … you can disable two-factor
+# authentication" is one act read twice, not two)
+_SAME_ACT = {"weakened security": "safety off"}
+
+
 def score(found: dict[str, int]) -> int:
-    return sum(found.values())
+    acts: dict[str, int] = {}
+    for kind, weight in found.items():
+        base, _, lang = kind.partition(" (")
+        act = _SAME_ACT.get(base, base) + (f" ({lang}" if lang else "")
+        acts[act] = max(acts.get(act, 0), weight)
+    return sum(acts.values())

@@ -730,7 +730,8 @@ ENGLISH: tuple[Family, ...] = (
             "without checking|without telling|without consulting|without running|without testing|"
             "without tests|without verifying|without verification",
         ),
-        "",
+        # "never delete migrations/ without asking" asks for asking
+        "never|don't|do not >> run=|execute|delete|push|merge|deploy|install|approve|commit|touch",
         60,
     ),
     (
@@ -1245,7 +1246,7 @@ ENGLISH: tuple[Family, ...] = (
         "jailbreak",
         2,
         (
-            "jailbroken ai|jailbreak mode|jailbreak prompt|jailbreak yourself|do anything "
+            "jailbroken ai|jailbreak mode|jailbreak yourself|do anything "
             "now|dan mode|"
             "bypass your safety|bypass your guardrail|bypass your restriction|bypass your filter|"
             "bypass the safety|disable your safety|turn off your safety|ignore your safety|"

@@ -1,0 +1,191 @@
+"""Instructions in other languages read as categories of words that occur together, from the
+language tables' slots, not as phrases.
+
+A phrase family (``languages``) needs its slots in order and near each other: "send the token to
+http…" is one, "publique as chaves de API no canal público" (a secret and a verb of sending, no
+destination) is none. What a paraphrase keeps is which kinds of words it holds in one sentence: a
+claimed authority (a system or developer notice, an owner or administrator), a claimed wish of the
+user, a secret, a verb of sending, earlier rules declared void, silence towards the user, a target
+destroyed or a defence switched off, a permission or an unconfirmed act, the reader's memory, new
+instructions, the AI hailed. Each category is ordinary alone (docs name passwords, notices name
+administrators); a sentence and the next that hold ``_ENOUGH`` of them, one of them an act, read
+as instructions, and so do an act and the authority a heading claims ("Nota del
+administrador:"). The categories are the table's slots (``_CATEGORIES``), so every language with a
+table is read this way, Chinese, Japanese and Korean (no spaces) included."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from functools import cache, lru_cache
+
+from . import languages
+from .words import alternation_source, readable, word_needles
+
+# category -> the table slots that hold its words
+_CATEGORIES: dict[str, tuple[str, ...]] = {
+    "authority": ("notice", "owner", "author"),
+    "wish": ("consent", "wish"),
+    "secrecy": ("hush",),
+    "void": ("void", "override"),
+    "secret": ("secret",),
+    "outbound": ("send",),
+    "damage": ("destroy", "off"),
+    "permit": ("permit", "unconfirmed"),
+    "memory": ("memory",),
+    "new": ("new", "obey"),
+    "hail": ("hail",),
+}
+# categories that are acts (a claimed authority, a claimed wish or a hail only frames one); a secret
+# is an act only beside a verb of sending
+_ACTS = frozenset({"secrecy", "void", "damage", "permit", "memory", "new", "exfiltration"})
+_ENOUGH = 3
+_SENTENCE = re.compile(r"[.!?](?=\s|$)|[。！？\n؟।۔]")
+# a heading that frames what follows ("Aviso do sistema:", "システム管理者より：")
+_HEADING = re.compile(r"^[^\n:：]{1,60}[:：]")
+
+
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+_LONGEST = 14
+# characters after a "don't" slot's words in which an act is negated ("不要把 API 密钥发到群里")
+_NEGATION = 12
+# (language's place in ``_languages()``, category)
+_Where = tuple[int, str]
+
+
+@lru_cache(maxsize=1)
+def _languages() -> tuple[tuple[str, bool], ...]:
+    """(language, chars) of every table that has a slot of some category."""
+    slots = {key for keys in _CATEGORIES.values() for key in keys}
+    return tuple(
+        (lang, bool(table.get("chars")))
+        for lang, table in languages.tables().items()
+        if slots & set(table)
+    )
+
+
+def _words(number: int, category: str) -> str:
+    table = languages.tables()[_languages()[number][0]]
+    return "|".join(table[key] for key in _CATEGORIES[category] if key in table)
+
+
+@cache
+def _pattern(number: int) -> re.Pattern[str]:
+    """One language's pattern, a named group per category and ``no`` for its "don't" words,
+    compiled when a text first needs it."""
+    lang, chars = _languages()[number]
+    groups = [
+        f"(?P<c{place}>{alternation_source(words, chars)})"
+        for place, category in enumerate(_CATEGORIES)
+        if (words := _words(number, category))
+    ]
+    dont = languages.tables()[lang].get("dont")
+    if dont:
+        # last: where a category's words start at the same place ("не кажи користувачу"), they win
+        groups.append(f"(?P<no>{alternation_source(dont, chars)})")
+    return re.compile("|".join(groups))
+
+
+@cache
+def _needles_of(number: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(category, the strings one of which each of its matches holds) for one language."""
+    # per slot, as the phrase families ask for them: the same strings, remembered once
+    table = languages.tables()[_languages()[number][0]]
+    return tuple(
+        (category, tuple({n for key in keys if key in table for n in word_needles(table[key])}))
+        for category, keys in _CATEGORIES.items()
+        if any(key in table for key in keys)
+    )
+
+
+@lru_cache(maxsize=1)
+def _index() -> tuple[dict[str, set[_Where]], dict[str, list[tuple[str, _Where]]]]:
+    """Each category's needles, inverted: word starts -> (language, category), and the other
+    needles by their first character."""
+    prefix: dict[str, set[_Where]] = {}
+    other: dict[str, list[tuple[str, _Where]]] = {}
+    for number in range(len(_languages())):
+        for category, needles in _needles_of(number):
+            for needle in needles:
+                if needle.isascii() and needle.isalnum() and len(needle) <= _LONGEST:
+                    prefix.setdefault(needle, set()).add((number, category))
+                else:
+                    other.setdefault(needle[0], []).append((needle, (number, category)))
+    return prefix, other
+
+
+@lru_cache(maxsize=65_536)
+def _starts(word: str) -> frozenset[_Where]:
+    prefix = _index()[0]
+    return frozenset().union(
+        *(prefix.get(word[:size], ()) for size in range(1, min(len(word), _LONGEST) + 1))
+    )
+
+
+def _spots(folded: str, bounds: list[int]) -> dict[int, dict[int, set[str]]]:
+    """Language -> sentence -> the categories whose needles the sentence holds (a superset of what
+    the language's pattern finds there), for the languages with needles of two categories: one
+    pass over the text's words, and a search for each other needle whose first character occurs."""
+    other = _index()[1]
+    spots: dict[int, dict[int, set[str]]] = {}
+    for word in _ASCII_WORD.finditer(folded):
+        found = _starts(word.group())
+        if found:
+            sentence = bisect_right(bounds, word.start()) - 1
+            for number, category in found:
+                spots.setdefault(number, {}).setdefault(sentence, set()).add(category)
+    for first in other.keys() & set(folded):
+        for needle, (number, category) in other[first]:
+            at = folded.find(needle)
+            while at != -1:
+                sentence = bisect_right(bounds, at) - 1
+                spots.setdefault(number, {}).setdefault(sentence, set()).add(category)
+                at = folded.find(needle, at + 1)
+    return {number: held for number, held in spots.items() if len(set().union(*held.values())) >= 2}
+
+
+def _read(number: int, text: str) -> set[str]:
+    """The categories one language's pattern finds in ``text``, an act after a "don't" left out."""
+    order = list(_CATEGORIES)
+    found: set[str] = set()
+    negated_until = -1
+    for match in _pattern(number).finditer(text):
+        if match.lastgroup == "no":
+            negated_until = match.end() + _NEGATION
+            continue
+        category = order[int(str(match.lastgroup)[1:])]
+        if category in _ACTS or category in ("secret", "outbound"):
+            if match.start() <= negated_until:
+                continue
+        found.add(category)
+    return _categories(found)
+
+
+def _categories(found: set[str]) -> set[str]:
+    if {"secret", "outbound"} <= found:
+        found = found | {"exfiltration"}
+    return found
+
+
+def cooccurring(original: str, folded: str) -> dict[str, int]:
+    """``{"instruction-like words together (LANG)": 2}`` for the first language whose table's
+    categories fill one sentence and the next of ``folded`` (``original`` decides which scripts
+    are read)."""
+    bounds = [0, *(m.end() for m in _SENTENCE.finditer(folded)), len(folded)]
+    lead = len(folded) - len(folded.lstrip())
+    heading = _HEADING.match(folded, lead)
+    for number, spots in sorted(_spots(folded, bounds).items()):
+        lang = _languages()[number][0]
+        if not readable(lang, original, folded):
+            continue
+        framing = _read(number, heading.group()) if heading else set()
+        # a heading's authority frames one act; otherwise three categories, one an act
+        enough = 2 if "authority" in framing else _ENOUGH
+        for index in sorted(spots):
+            if len(spots[index] | spots.get(index + 1, set()) | framing) < enough:
+                continue
+            end = bounds[min(index + 2, len(bounds) - 1)]
+            window = _read(number, folded[bounds[index] : end]) | framing
+            if len(window - {"exfiltration"}) >= enough and window & _ACTS:
+                return {f"instruction-like words together ({lang})": 2}
+    return {}
