@@ -28,6 +28,7 @@ from .words import (
     is_reference,
     not_a_value,
     public_before,
+    random_printable,
     wordish,
 )
 
@@ -229,6 +230,9 @@ def _prose(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     for start, after in _starts(rest):
         if after == "quote" and quoted_word:
             continue
+        grouped = _app_password(rest, start) if after == "sep" else None
+        if grouped:
+            return base + grouped[0], base + grouped[1]
         found = _value_at(rest, start)
         if found is None:
             continue
@@ -245,6 +249,22 @@ def _prose(match: re.Match[str], label: bool) -> tuple[int, int] | None:
             if second and _acceptable(rest[second[0] : second[1]], False, "sep", word, label):
                 return base + second[0], base + second[1]
     return None
+
+
+def _app_password(rest: str, start: int) -> tuple[int, int] | None:
+    """An app password as Google shows it, four groups of four random letters ("App password:
+    wxqz hkpt rmvb lcaf"), not four words ("password: this will fail soon"): two of its groups
+    at least without a vowel or with three consonants in a row."""
+    import re
+
+    found = re.compile(r"[ \t]*([a-z]{4}(?: [a-z]{4}){3})(?![\w\-])").match(rest, start)
+    if found is None:
+        return None
+    odd = sum(
+        re.search(r"[aeiouy]", group) is None or re.search(r"[^aeiouy]{3}", group) is not None
+        for group in found.group(1).split()
+    )
+    return found.span(1) if odd >= 2 else None
 
 
 def _letters(text: str) -> int:
@@ -266,7 +286,7 @@ def _nearby(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     line_end = text.find("\n", base)
     for token in re.compile(_TOKEN).finditer(text, base, line_end if line_end >= 0 else len(text)):
         if token.start() - base > 64:
-            return None
+            break
         gap = text[base : token.start()].lower()
         if set(re.findall(r"[a-z0-9]+", gap)) & HASH_WORDS or "://" in gap:
             return None
@@ -281,6 +301,25 @@ def _nearby(match: re.Match[str], label: bool) -> tuple[int, int] | None:
             _uuid_key(match.group(), value, gap) and not set(before) & _DATA_KEYS
         ):
             return token.span()
+    return _punctuated(text, base, line_end)
+
+
+def _punctuated(text: str, base: int, line_end: int) -> tuple[int, int] | None:
+    """A random run of printable characters with symbols in it a few words after a secret word,
+    after a separator ("OCI auth token for the registry: 8X(h>u2;Lq5e}Wm9"), which ``_TOKEN``
+    does not read."""
+    import re
+
+    rest = text[base : line_end if line_end >= 0 else len(text)][:80]
+    for token in re.finditer(r"\S{16,}", rest):
+        gap = rest[: token.start()]
+        if not re.search(r"[:=：]\s*$|\sis\s+$", gap) or len(gap) > 64:
+            continue
+        if set(re.findall(r"[a-z0-9]+", gap.lower())) & HASH_WORDS:
+            return None
+        value = token.group().rstrip(_TRAILING) or token.group()
+        if random_printable(value):
+            return base + token.start(), base + token.start() + len(value)
     return None
 
 
@@ -426,7 +465,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     (
         "secret",
         r"(?i:{words})(?:[ \t]*[:=：][ \t]*|[ \t]+(?:is|are)[ \t]+)[\"']?(?P<secret>(?:[a-z]+[ "
-        r"\t]+){11,23}[a-z]+)",
+        r"\t]+){11,24}[a-z]+)",
         PHRASE_WORDS,
         None,
         None,

@@ -191,6 +191,11 @@ def service_credential(value: str) -> bool:
         return True
     if wordish(value) or is_reference(value) or re.match(r"v?\d+\.\d+", value):
         return False
+    from .values import _text_in_base64
+
+    if len(value) >= 16 and _text_in_base64(value):
+        # base64 of text: a cursor, a JWT's header (a key packed as JSON: _json_token)
+        return False
     if (
         re.fullmatch(r"[a-z]{1,12}-[0-9a-f]{6,}|[0-9a-f]+(?:-[0-9a-f]+){3,}", value)
         or "--" in value
@@ -231,9 +236,10 @@ def _bare_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     line_start = text.rfind("\n", 0, match.start()) + 1
     line_end = text.find("\n", match.end())
     if text[line_start : line_end if line_end >= 0 else len(text)].strip() == value and (
-        len(value) in (60, 64, 76) or "-----BEGIN" in text
+        (len(value) in (60, 64, 76) and "-" not in value and "_" not in value)
+        or "-----BEGIN" in text
     ):
-        # a line of a wrapped base64 body (PEM, PGP, MIME)
+        # a line of a wrapped base64 body (PEM, PGP, MIME; no "-" or "_" there)
         return None
     before = text[max(0, match.start() - 40) : match.start()].split()[-2:]
     if any(id_name(w.strip(":=\"'")) or w.strip(":").lower() in PUBLIC_PARTS for w in before):
@@ -242,6 +248,57 @@ def _bare_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if _joined(value) or sum(c.isdigit() for c in value) < 2:
         return None
     return match.span("secret")
+
+
+def _dotted_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A bare token in parts cut by dots, its first and last parts long and random (a signed
+    token not in a JWT's ``eyJ`` form, a session's ``<data>.<signature>``): the bare rule reads a
+    dot as the end of a sentence."""
+    import re
+
+    from .words import _entropy, classes
+
+    value = match.group("secret")
+    parts = value.split(".")
+    if label or len(value) < 40 or min(len(parts[0]), len(parts[-1])) < 16:
+        return None
+    if classes(value.replace(".", "")) < 3 or sum(c.isdigit() for c in value) < 2:
+        return None
+    long_parts = [p for p in parts if len(p) >= 16]
+    if any(_entropy(p) < 3.7 or wordish(p) or _joined(p) for p in long_parts):
+        return None
+    before = match.string[max(0, match.start() - 40) : match.start()].split()[-2:]
+    if any(id_name(w.strip(":=\"'")) or w.strip(":").lower() in PUBLIC_PARTS for w in before):
+        return None
+    return match.span("secret") if not re.search(r"\.(?:com|net|org|io)\b", value) else None
+
+
+def _json_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """Base64 of a JSON object that holds a random value (a Cloudflare tunnel's token
+    ``eyJhIjoi…``, a Grafana key ``eyJrIjoi…``): a credential packed as JSON; a cursor
+    (``{"page": 2}``) or a JWT's header holds none."""
+    import base64
+    import binascii
+    import re
+
+    from .values import token_like
+
+    body = match.group("secret").replace("-", "+").replace("_", "/")
+    try:
+        raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    text = raw.decode("utf-8", "replace")
+    found = re.findall(r"\"[^\"]{0,40}\"\s*:\s*\"([^\"]{16,})\"", text)
+    return match.span("secret") if any(token_like(v) for v in found) else None
+
+
+def _may_hold_dotted(text: str) -> bool:
+    """``_dotted_token``'s gate: a word of 40 characters or more with a dot and two digits."""
+    return any(
+        len(word) >= 40 and "." in word and sum(c.isdigit() for c in word) >= 2
+        for word in text.split()
+    )
 
 
 def _joined(value: str) -> bool:
@@ -309,11 +366,17 @@ def _may_hold_short(text: str) -> bool:
 
 def _may_hold_bare(text: str) -> bool:
     """The bare-token rule's gate: a run of 24 or more letters, digits, ``-`` and ``_``, two of them
-    digits."""
+    digits, after a short prefix and its dot or none."""
     return any(
         piece.translate(_JOINERS).isalnum() and sum(c.isdigit() for c in piece) >= 2
-        for piece in _pieces(text, 24)
+        for piece in map(_unprefixed, _pieces(text, 24))
     )
+
+
+def _unprefixed(piece: str) -> str:
+    """A token without a short lower-case prefix and its dot (Dropbox's ``sl.…``)."""
+    head, dot, tail = piece.partition(".")
+    return tail if dot and len(head) <= 4 and head.isalpha() and head.islower() else piece
 
 
 _JOINERS = str.maketrans("", "", "-_")
@@ -365,10 +428,26 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "secret",
-        r"(?:(?<=[\s\"'`(\[<>])|^)(?P<secret>[A-Za-z0-9](?:[A-Za-z0-9]|[-_](?=[A-Za-z0-9])){23,127})"
+        r"(?:(?<=[\s\"'`(\[<>])|^)(?P<secret>(?:[a-z]{1,4}\.)?[A-Za-z0-9](?:[A-Za-z0-9]|[-_](?=[A-Za-z0-9])){23,511})"
         r"(?=[\s\"'`)\]<>,;!?]|\.(?!\w)|$)",
         (),
         _bare_token,
         _may_hold_bare,
+    ),
+    # base64 of a JSON object that holds a key: eyJhIjoi…, eyJrIjoi…
+    (
+        "secret",
+        r"(?<![\w+/=.\-])(?P<secret>eyJ[A-Za-z0-9+/_\-]{28,4096}={0,2})(?![\w+/=\-])",
+        ("eyJ",),
+        _json_token,
+        None,
+    ),
+    (
+        "secret",
+        r"(?:(?<=[\s\"'`(\[<>])|^)(?P<secret>[A-Za-z0-9_\-]{16,}(?:\.[A-Za-z0-9_\-]{6,}){1,4})"
+        r"(?=[\s\"'`)\]<>,;!?]|\.(?!\w)|$)",
+        (),
+        _dotted_token,
+        _may_hold_dotted,
     ),
 ]

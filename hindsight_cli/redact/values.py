@@ -14,7 +14,14 @@ whatever rule matched it.
 
 from __future__ import annotations
 
-from .words import HASH_WORDS, inside_uri, is_reference, public_before, wordish
+from .words import (
+    HASH_WORDS,
+    dotted_numbers,
+    inside_uri,
+    is_reference,
+    public_before,
+    wordish,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -111,6 +118,8 @@ _ID_PARTS = frozenset(
         "serial_number",
         "model",
         "checksum",
+        # a signature is checked, not kept secret (a presigned URL's is read by the query rule)
+        "signature",
         "message",
         "msg",
         "event",
@@ -194,17 +203,18 @@ _STAND_INS = ("EXAMPLE", "PLACEHOLDER", "YOUR_", "YOUR-", "_HERE", "-HERE", "TOK
 
 
 def token_like(value: str) -> bool:
-    """A random token: 20 to 512 characters, letters and at least two digits (one in 24 characters
-    that mix both cases), the entropy of random text, and not a UUID, a short or
-    prefixed hex id, a path or reference, a joined name, a version, a ``sha…-`` digest or base64 that
-    decodes to text. A bare hex string of 32 or more is a key here: the name has already said
-    when it is a digest (``commit``, ``sha256``, ``etag``), except at a SHA's own length."""
+    """A random token: 20 to 4,096 characters (an access token may be long), letters and at least
+    two digits (one in 24 characters that mix both cases), the entropy of random text, and not a
+    UUID, a short or prefixed hex id, a path or reference, a joined name, a version, a ``sha…-``
+    digest or base64 that decodes to text. A bare hex string of 32 or more is a key here: the name
+    has already said when it is a digest (``commit``, ``sha256``, ``etag``), except at a SHA's own
+    length."""
     import re
 
     from .words import _FILE_MAGIC, _entropy, classes
 
     bare = value.rstrip("=")
-    if not 20 <= len(bare) <= 512 or value.startswith(_FILE_MAGIC):
+    if not 20 <= len(bare) <= 4096 or value.startswith(_FILE_MAGIC):
         return False
     if re.fullmatch(r"[0-9a-f]{32,}|[0-9A-F]{32,}", bare) and len(bare) not in (40, 64):
         # 40 and 64 are SHA-1's and SHA-256's lengths: a pod's or a lock file's checksum
@@ -221,6 +231,8 @@ def token_like(value: str) -> bool:
     ):
         return False
     if wordish(bare) or is_reference(value) or re.match(r"v?\d+\.\d+", bare):
+        return False
+    if dotted_numbers(bare):
         return False
     if re.search(r"[\w-]\.[a-z]{2,4}(?:\.[a-z]{2,3})?$", bare) or "xn--" in bare:
         # a file's name (build-c841….tar.gz), a punycode domain
@@ -365,12 +377,13 @@ _KEY_MARKS = frozenset(("live", "test", "prod", "sandbox", "sbox", "sk", "secret
 
 
 def _seed_phrase(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """A wallet's seed phrase after its label: 12, 15, 18, 21 or 24 words (BIP 39)."""
+    """A wallet's seed phrase after its label: 12, 15, 18, 21 or 24 words (BIP 39), or 25
+    (Monero's and Algorand's)."""
     words = match.group("secret").split()
-    return match.span("secret") if len(words) in (12, 15, 18, 21, 24) else None
+    return match.span("secret") if len(words) in (12, 15, 18, 21, 24, 25) else None
 
 
-_TOKEN = r"[A-Za-z0-9+/_\-.~]{20,512}={0,2}"
+_TOKEN = r"[A-Za-z0-9+/_\-.~]{20,4096}={0,2}"
 _END = r"(?![\w+/=.\-~])"
 
 RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
@@ -386,7 +399,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # Client("value"), new Api('value'), set_key(value)
     (
         "secret",
-        rf"(?<![\w.])(?P<name>[A-Za-z_][\w.]{{0,60}})\([ \t]*(?P<q>[\"'`]?)"
+        # a name may start with a digit (8x8.Client) when it holds a letter
+        rf"(?<![\w.])(?P<name>(?=\d*[A-Za-z_])[\w][\w.]{{0,60}})\([ \t]*(?P<q>[\"'`]?)"
         rf"(?P<secret>{_TOKEN}){_END}(?P=q)[ \t]*[,)]",
         (),
         _any_name,
@@ -397,7 +411,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     (
         "private_key",
         r"(?i)\b(?:seed|mnemonic|recovery)(?:[ \t]+(?:phrase|words?))?\b[^:=\n]{0,40}?"
-        r"[:=][ \t]*[\"'`]?(?P<secret>(?:[a-z]{3,8}[ \t]+){11,23}[a-z]{3,8})(?![\w-])",
+        r"[:=][ \t]*[\"'`]?(?P<secret>(?:[a-z]{3,8}[ \t]+){11,24}[a-z]{3,8})(?![\w-])",
         ("seed", "mnemonic", "recovery"),
         _seed_phrase,
         None,

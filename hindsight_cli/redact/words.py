@@ -309,6 +309,106 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "暗証コード",
     "접속 코드",
     "액세스 코드",
+    # a code that opens a door, a gate, an alarm or a safe, or a card's security code; the
+    # word "code" alone stays (error code, status code, exit code)
+    "door code",
+    "gate code",
+    "alarm code",
+    "keypad code",
+    "entry code",
+    "lock code",
+    "garage code",
+    "intercom code",
+    "buzzer code",
+    "lockbox code",
+    "safe code",
+    "safe combination",
+    "lock combination",
+    "security code",
+    "cvv",
+    "cvv2",
+    "cvc",
+    "cvc2",
+    "türcode",
+    "torcode",
+    "alarmcode",
+    "tresorcode",
+    "schlosscode",
+    "digicode",
+    "code de la porte",
+    "code porte",
+    "code d'entrée",
+    "code d'entree",
+    "code de l'alarme",
+    "código de la puerta",
+    "codigo de la puerta",
+    "código del portón",
+    "código de la alarma",
+    "código da porta",
+    "codigo da porta",
+    "código do alarme",
+    "codice del portone",
+    "codice della porta",
+    "codice dell'allarme",
+    "deurcode",
+    "poortcode",
+    "alarmkode",
+    "dørkode",
+    "portkod",
+    "larmkod",
+    "ovikoodi",
+    "kod do drzwi",
+    "kod do bramy",
+    "kod alarmu",
+    "kód od dveří",
+    "kapı şifresi",
+    "alarm şifresi",
+    "код от домофона",
+    "код домофона",
+    "код от двери",
+    "код двери",
+    "код сигнализации",
+    "код від домофону",
+    "門禁密碼",
+    "门禁密码",
+    "门禁码",
+    "ドアの暗証番号",
+    "도어락 비밀번호",
+    "현관 비밀번호",
+    # more languages: Yiddish, Guarani, Tok Pisin and Bislama, Latin, Samoan, Fijian, Tswana,
+    # Oromo, Hmong, Northern Sami, Romansh, Interlingua, Ido, Scots, Papiamento, Sanskrit,
+    # Low German, Luxembourgish's plural, Cornish, Manx
+    "פּאַראָל",
+    "פאראל",
+    "ñe'ẽñemi",
+    "ñeʼẽñemi",
+    "ñe’ẽñemi",
+    "ñe'ẽ ñemi",
+    "paswot",
+    "pasword",
+    "tessera",
+    "verbum arcanum",
+    "upu fa'alilolilo",
+    "upu faʻalilolilo",
+    "vosa vuni",
+    "lefoko la sephiri",
+    "jecha darbii",
+    "jecha icciitii",
+    "lo lus zais",
+    "lo lus nkag",
+    "beassansátni",
+    "beassansatni",
+    "pled-clav",
+    "pled da clav",
+    "contrasigno",
+    "pasovorto",
+    "passwird",
+    "kontraseña",
+    "kontrasenja",
+    "गुप्तशब्द",
+    "passwoort",
+    "ger-tremenn",
+    "fockle-follit",
 )
 NAME_ONLY_WORDS = ("pass", "pwd", "pw", "psk", "psw", "pword", "pwrd")
 
@@ -1004,6 +1104,24 @@ def credential_like(value: str, strict: bool) -> bool:
     if not strict:
         return looks_random(value)
     return len(value) >= 8 and classes(value) >= 3 and not wordish(value) and not is_path(value)
+
+
+def random_printable(value: str) -> bool:
+    """A random run of printable characters, symbols among them (an OCI auth token, a WordPress
+    salt: ``8X(h>u2;Lq5e}Wm9:Z1[``): 16 or more, all four kinds, three symbols that no path, URL,
+    name or version holds, the entropy of random text."""
+    marks = sum(not c.isalnum() and c not in "-_./:=+~@" for c in value)
+    if len(value) < 16 or marks < 3 or "://" in value or classes(value) < 4:
+        return False
+    return _entropy(value) >= 3.8 and not is_reference(value)
+
+
+def dotted_numbers(value: str) -> bool:
+    """Numbers joined by dots after a short tag: an analytics id or a timestamp pair
+    (``GA1.2.1234567890.1698765432``, ``fb.1.1596403881668.1116446470``), no token."""
+    import re
+
+    return re.fullmatch(r"(?:[A-Za-z]{1,4}\d?\.)*\d+(?:\.\d+)+", value) is not None
 
 
 def high_entropy(value: str) -> bool:
