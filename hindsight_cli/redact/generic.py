@@ -18,6 +18,7 @@ from .words import (
     NAME_WORDS,
     PASSWORD_WORDS,
     SECRET_WORDS,
+    app_password,
     classes,
     credential_like,
     dotted_numbers,
@@ -213,6 +214,11 @@ def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if is_reference(value) or not value.strip():
         return None
     quoted = match.group("qsecret") is not None
+    if kind == "password" and not quoted:
+        # "application password: AbC3 EfGh 1234 …": groups a blank apart
+        grouped = app_password(match.string, span[0])
+        if grouped:
+            return grouped
     if not kind or not_secret_name(name) or cookie_pairs(name, value):
         return None
     if kind in ("key", "inside"):

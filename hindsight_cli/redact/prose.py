@@ -21,6 +21,7 @@ from .words import (
     PHRASE_WORDS,
     PROSE_WORDS,
     SOV_COPULAS,
+    app_password,
     credential_like,
     fold,
     high_entropy,
@@ -230,7 +231,7 @@ def _prose(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     for start, after in _starts(rest):
         if after == "quote" and quoted_word:
             continue
-        grouped = _app_password(rest, start) if after == "sep" else None
+        grouped = app_password(rest, start) if after == "sep" else None
         if grouped:
             return base + grouped[0], base + grouped[1]
         found = _value_at(rest, start)
@@ -249,22 +250,6 @@ def _prose(match: re.Match[str], label: bool) -> tuple[int, int] | None:
             if second and _acceptable(rest[second[0] : second[1]], False, "sep", word, label):
                 return base + second[0], base + second[1]
     return None
-
-
-def _app_password(rest: str, start: int) -> tuple[int, int] | None:
-    """An app password as Google shows it, four groups of four random letters ("App password:
-    wxqz hkpt rmvb lcaf"), not four words ("password: this will fail soon"): two of its groups
-    at least without a vowel or with three consonants in a row."""
-    import re
-
-    found = re.compile(r"[ \t]*([a-z]{4}(?: [a-z]{4}){3})(?![\w\-])").match(rest, start)
-    if found is None:
-        return None
-    odd = sum(
-        re.search(r"[aeiouy]", group) is None or re.search(r"[^aeiouy]{3}", group) is not None
-        for group in found.group(1).split()
-    )
-    return found.span(1) if odd >= 2 else None
 
 
 def _letters(text: str) -> int:

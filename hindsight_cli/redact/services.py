@@ -274,9 +274,10 @@ def _dotted_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
 
 def _json_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """Base64 of a JSON object that holds a random value (a Cloudflare tunnel's token
-    ``eyJhIjoi…``, a Grafana key ``eyJrIjoi…``): a credential packed as JSON; a cursor
-    (``{"page": 2}``) or a JWT's header holds none."""
+    """Base64 of a JSON object that holds a random value, a private key or a value under a
+    password's or a secret's name (a Cloudflare tunnel's token ``eyJhIjoi…``, a Grafana key
+    ``eyJrIjoi…``, a service account's JSON): a credential packed as JSON; a cursor (``{"page":
+    2}``) or a JWT's header holds none."""
     import base64
     import binascii
     import re
@@ -288,9 +289,62 @@ def _json_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
     except (binascii.Error, ValueError):
         return None
+    from .words import NAME_ONLY_WORDS, PASSWORD_WORDS, SECRET_WORDS, name_word
+
     text = raw.decode("utf-8", "replace")
-    found = re.findall(r"\"[^\"]{0,40}\"\s*:\s*\"([^\"]{16,})\"", text)
-    return match.span("secret") if any(token_like(v) for v in found) else None
+    if "PRIVATE KEY" in text:
+        # a service account's JSON, whole
+        return match.span("secret")
+    pairs = re.findall(r"\"([^\"]{1,40})\"\s*:\s*\"([^\"]{4,})\"", text)
+    if any(
+        token_like(value)
+        or (
+            _secret_word(name_word(name), PASSWORD_WORDS + NAME_ONLY_WORDS + SECRET_WORDS)
+            and not id_name(name)
+        )
+        for name, value in pairs
+    ):
+        return match.span("secret")
+    return None
+
+
+def _bare_base64(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A bare token in base64's own alphabet, ``+`` or ``/`` inside ("unseal with KVzo…/Fv…+ and
+    two more"), which the bare rule reads as a path's parts: only with the entropy of random bytes
+    and none of the bare rule's exceptions (an image, base64 of text, a line of a wrapped body)."""
+    from .words import _entropy, is_path
+
+    value = match.group("secret").rstrip("=")
+    if label or _entropy(value) < 4.5 or is_path(value) or value.count("/") > len(value) // 8:
+        return None
+    if not (any(c.isupper() for c in value) and any(c.islower() for c in value)):
+        return None
+    before = match.string[max(0, match.start() - 80) : match.start()].lower()
+    if any(word in before for word in ("public", "pubkey", "fingerprint", "certificate")):
+        # "untrusted comment: minisign public key …" on the line above
+        return None
+    return _bare_token(match, label)
+
+
+def _may_hold_base64(text: str) -> bool:
+    """``_bare_base64``'s gate: a word of 30 or more in base64's alphabet alone, with ``+`` or
+    ``/`` and two digits, not a path's start (``/tmp/pytest-of-root/…`` has "-" and "_" anyway)."""
+    return any(
+        len(word) >= 30
+        and ("+" in word or "/" in word)
+        and not word.startswith("/")
+        and set(word) <= _BASE64_CHARS
+        and sum(c.isdigit() for c in word) >= 2
+        for word in (w.strip("\"'`()[]<>,;.!?") for w in text.split())
+    )
+
+
+_BASE64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
+
+
+def _secret_word(found: tuple[str, bool] | None, words: tuple[str, ...]) -> bool:
+    """Whether a name's secret word (``name_word``'s answer) ends it and is one of ``words``."""
+    return found is not None and found[1] and found[0] in words
 
 
 def _may_hold_dotted(text: str) -> bool:
@@ -434,10 +488,18 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _bare_token,
         _may_hold_bare,
     ),
+    (
+        "secret",
+        r"(?:(?<=[\s\"'`(\[<>])|^)(?P<secret>(?=[A-Za-z0-9]*[+/])[A-Za-z0-9][A-Za-z0-9+/]{29,511}"
+        r"={0,2})(?=[\s\"'`)\]<>,;!?]|\.(?!\w)|$)",
+        (),
+        _bare_base64,
+        _may_hold_base64,
+    ),
     # base64 of a JSON object that holds a key: eyJhIjoi…, eyJrIjoi…
     (
         "secret",
-        r"(?<![\w+/=.\-])(?P<secret>eyJ[A-Za-z0-9+/_\-]{28,4096}={0,2})(?![\w+/=\-])",
+        r"(?<![\w+/.\-])(?P<secret>eyJ[A-Za-z0-9+/_\-]{28,4096}={0,2})(?![\w+/=\-])",
         ("eyJ",),
         _json_token,
         None,

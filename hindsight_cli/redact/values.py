@@ -379,7 +379,9 @@ _KEY_MARKS = frozenset(("live", "test", "prod", "sandbox", "sbox", "sk", "secret
 def _seed_phrase(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """A wallet's seed phrase after its label: 12, 15, 18, 21 or 24 words (BIP 39), or 25
     (Monero's and Algorand's)."""
-    words = match.group("secret").split()
+    import re
+
+    words = re.findall(r"[a-z]+", match.group("secret"))
     return match.span("secret") if len(words) in (12, 15, 18, 21, 24, 25) else None
 
 
@@ -411,7 +413,9 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     (
         "private_key",
         r"(?i)\b(?:seed|mnemonic|recovery)(?:[ \t]+(?:phrase|words?))?\b[^:=\n]{0,40}?"
-        r"[:=][ \t]*[\"'`]?(?P<secret>(?:[a-z]{3,8}[ \t]+){11,24}[a-z]{3,8})(?![\w-])",
+        # the words on one line or one per line, numbered or not (1. witch 2. collapse …)
+        r"[:=][ \t]*(?:\r?\n[ \t]*)?[\"'`]?(?P<secret>(?:(?:\d{1,2}[.):]?[ \t]*)?[a-z]{3,8},?"
+        r"(?:[ \t]+|[ \t]*\r?\n[ \t]*)){11,24}(?:\d{1,2}[.):]?[ \t]*)?[a-z]{3,8})(?![\w-])",
         ("seed", "mnemonic", "recovery"),
         _seed_phrase,
         None,

@@ -1106,6 +1106,28 @@ def credential_like(value: str, strict: bool) -> bool:
     return len(value) >= 8 and classes(value) >= 3 and not wordish(value) and not is_path(value)
 
 
+def app_password(rest: str, start: int) -> tuple[int, int] | None:
+    """An app password at ``start`` of ``rest``, as Google shows it, four groups of four random
+    letters ("App password: wxqz hkpt rmvb lcaf"), or WordPress's six of letters and digits; not
+    four words ("password: this will fail soon"): two of its groups at least without a vowel or
+    with three consonants in a row."""
+    import re
+
+    found = re.compile(r"[ \t]*([A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){3,5})(?![\w\-])").match(
+        rest, start
+    )
+    if found is None:
+        return None
+    if not found.group(1).islower() or not found.group(1).replace(" ", "").isalpha():
+        # WordPress's: six groups mixing cases and digits
+        return found.span(1) if classes(found.group(1).replace(" ", "")) == 3 else None
+    odd = sum(
+        re.search(r"[aeiouy]", group) is None or re.search(r"[^aeiouy]{3}", group) is not None
+        for group in found.group(1).split()
+    )
+    return found.span(1) if odd >= 2 else None
+
+
 def random_printable(value: str) -> bool:
     """A random run of printable characters, symbols among them (an OCI auth token, a WordPress
     salt: ``8X(h>u2;Lq5e}Wm9:Z1[``): 16 or more, all four kinds, three symbols that no path, URL,
