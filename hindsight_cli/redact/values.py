@@ -289,6 +289,9 @@ def _any_name(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     name = match.group("name")
     if id_name(name) or inside_uri(match.string, match.start()):
         return None
+    if match.groupdict().get("q0") and not _maker(name):
+        # a later argument only of a client's maker: Client("AC…", "<token>"), not split("~", …)
+        return None
     if public_before(match.string, match.start()):
         # "Public key: 7xKX…", "commit token: …"
         return None
@@ -296,6 +299,17 @@ def _any_name(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         return None
     value = match.group("secret")
     return match.span("secret") if token_like(value) else None
+
+
+def _maker(name: str) -> bool:
+    """Whether a call's name makes a client or logs in (``Client``, ``twilio.Client``,
+    ``Api.new``, ``connect``, ``login``)."""
+    parts = name.split(".")
+    last = parts[-1].lower() if parts[-1] != "new" or len(parts) == 1 else parts[-2].lower()
+    return name[:1].isupper() or parts[-1][:1].isupper() or last.endswith(_MAKERS)
+
+
+_MAKERS = ("client", "connect", "login", "auth", "authenticate", "init", "setup", "configure")
 
 
 def _may_hold_token(text: str) -> bool:
@@ -402,7 +416,9 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     (
         "secret",
         # a name may start with a digit (8x8.Client) when it holds a letter
-        rf"(?<![\w.])(?P<name>(?=\d*[A-Za-z_])[\w][\w.]{{0,60}})\([ \t]*(?P<q>[\"'`]?)"
+        # … and strings before it: Client("AC<sid>", "<auth token>")
+        rf"(?<![\w.])(?P<name>(?=\d*[A-Za-z_])[\w][\w.]{{0,60}})\([ \t]*"
+        rf"(?:(?P<q0>[\"'])[^\"'\n]{{0,200}}(?P=q0)[ \t]*,[ \t]*){{0,3}}(?P<q>[\"'`]?)"
         rf"(?P<secret>{_TOKEN}){_END}(?P=q)[ \t]*[,)]",
         (),
         _any_name,
@@ -412,11 +428,13 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # seed phrase: witch collapse practice … (after a colon, as a label gives it)
     (
         "private_key",
-        r"(?i)\b(?:seed|mnemonic|recovery)(?:[ \t]+(?:phrase|words?))?\b[^:=\n]{0,40}?"
+        # a wallet's, a ledger's or a backup's words too
+        r"(?i)\b(?:(?:seed|mnemonic|recovery)(?:[ \t]+(?:phrase|words?))?"
+        r"|(?:wallet|ledger|trezor|backup|secret)[ \t]+(?:phrase|words))\b[^:=\n]{0,40}?"
         # the words on one line or one per line, numbered or not (1. witch 2. collapse …)
         r"[:=][ \t]*(?:\r?\n[ \t]*)?[\"'`]?(?P<secret>(?:(?:\d{1,2}[.):]?[ \t]*)?[a-z]{3,8},?"
         r"(?:[ \t]+|[ \t]*\r?\n[ \t]*)){11,24}(?:\d{1,2}[.):]?[ \t]*)?[a-z]{3,8})(?![\w-])",
-        ("seed", "mnemonic", "recovery"),
+        ("seed", "mnemonic", "recovery", "phrase", "words"),
         _seed_phrase,
         None,
     ),
