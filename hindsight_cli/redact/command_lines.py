@@ -149,6 +149,8 @@ _POSITIONAL = [
     (("nmcli",), r"(?:password|wifi-sec\.psk|802-11-wireless-security\.psk)[ \t]+"),
     (("pdftk",), r"(?:user|owner)_pw[ \t]+"),
     (("poetry",), r"http-basic\.\S+[ \t]+\S+[ \t]+"),
+    # /msg NickServ IDENTIFY [account] password
+    (("nickserv",), r"identify[ \t]+(?:\S+[ \t]+(?=\S))?"),
     (("ansible-vault",), r"encrypt_string[ \t]+(?:--?\S+[ \t]+(?:\S+[ \t]+)?)*?(?=[^\-\s])"),
     (("db2",), r"connect[ \t]+to[ \t]+\S+[ \t]+user[ \t]+\S+[ \t]+using[ \t]+"),
 ]
@@ -311,6 +313,17 @@ def _rest(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return (start, end) if start < end else None
 
 
+def _replacement(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """``sed``'s replacement for a secret's stand-in (its pattern names a token, a key, a secret or
+    a password, or is a placeholder): a random or password-shaped value, not a reference."""
+    old, value = match.group("old").lower(), match.group("secret")
+    if name_word(old) is None and not any(w in old for w in ("placeholder", "changeme", "your_")):
+        return None
+    if is_reference(value) or not (high_entropy(value) or credential_like(value, strict=True)):
+        return None
+    return match.span("secret")
+
+
 def _tool_rule(
     kind: str, tools: tuple[str, ...], tail: str
 ) -> tuple[str, str, tuple[str, ...], object, object]:
@@ -461,6 +474,14 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?i)\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?" + _VALUE,
         ("convertto-securestring",),
         _any_value,
+        None,
+    ),
+    # sed 's/TOKEN_PLACEHOLDER/<token>/': what replaces a secret's stand-in
+    (
+        "secret",
+        r"(?i)\bsed\b[^\n|;]*?\bs(?P<d>[/|#,:@])(?P<old>[^\n]*?)(?P=d)(?P<secret>[^\n]+?)(?P=d)",
+        ("sed ",),
+        _replacement,
         None,
     ),
     # `gh secret set NAME --body x`, `fly secrets set A=b`, `kubectl create secret …

@@ -238,6 +238,10 @@ def _labelled(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         r"(?i)(?:sha\d*|md5)[-:]", value
     ):
         return None
+    if all(re.fullmatch(r"[A-Za-z]+\d*|\d+[A-Za-z]{0,2}", p) for p in re.split(r"[-_.]", value)):
+        # words joined, each with a number at most after it: a network's or a host's name
+        # (Acme-Guest-5G), not a password (Tiger-Riv3r-88)
+        return None
     if value.endswith("=") and len(value) % 4 == 0 and re.fullmatch(r"[A-Za-z0-9+]+=+", value):
         # base64 of something (a config blob), whole
         return None

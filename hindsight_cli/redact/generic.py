@@ -457,7 +457,9 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "password",
-        r"(?i)\b[a-z][a-z0-9+.\-]{0,20}://(?P<user>[^\s:/@'\"<>]*):(?P<secret>[^\s'\"<>]*?)@"
+        # the user may be an address itself (smtps://ops@acme.io:…@smtp.acme.io)
+        r"(?i)\b[a-z][a-z0-9+.\-]{0,20}://(?P<user>[^\s:/@'\"<>]*(?:@[\w.\-]+)?):"
+        r"(?P<secret>[^\s'\"<>]*?)@"
         r"(?=[A-Za-z0-9\[][\w.\-\[\]:%]*(?:[/?#\s'\"<>),;]|$))",
         ("://",),
         _url_password,
@@ -495,7 +497,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"\t]+password[ \t]+"
         r"(?P<secret>\S+)",
         ("machine", "default"),
-        None,
+        # not a form shown in docs: machine <host> login <user> password <password>
+        _not_reference,
         None,
     ),
     (

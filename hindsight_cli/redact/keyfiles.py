@@ -167,6 +167,14 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _file_content,
         None,
     ),
+    # OpenVPN's inline <auth-user-pass>: the user, then the password
+    (
+        "password",
+        r"<auth-user-pass>[ \t]*\r?\n(?P<secret>(?:[^\n<]*\n){1,3})",
+        ("<auth-user-pass>",),
+        _password_line,
+        None,
+    ),
     (
         "password",
         rf"\bcat[ \t]+{_LOGIN_FILE}[ \t]*\r?\n(?P<secret>(?:[^\n]*(?:\n|$)){{1,3}})",

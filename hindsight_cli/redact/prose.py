@@ -233,7 +233,9 @@ def _qualified(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
     text = fold(match.string)
     before = text[max(0, match.start() - 16) : match.start()].split()[-1:]
-    after = re.findall(r"[^\s:：=,.;!?]+", text[match.end() : match.end() + 48])
+    # past the stem's ending (kod-en, chiav-e)
+    end = match.end() + _letters(text[match.end() :])
+    after = re.findall(r"[^\s:：=,.;!?]+", text[end : end + 48])
     if any(_opens(w) for w in before):
         return _prose(match, label, qualified=True)
     for word in after[:4]:

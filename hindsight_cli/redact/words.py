@@ -375,6 +375,9 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "ドアの暗証番号",
     "도어락 비밀번호",
     "현관 비밀번호",
+    "도어락 번호",
+    "현관 번호",
+    "금고 번호",
     # more languages: Yiddish, Guarani, Tok Pisin and Bislama, Latin, Samoan, Fijian, Tswana,
     # Oromo, Hmong, Northern Sami, Romansh, Interlingua, Ido, Scots, Papiamento, Sanskrit,
     # Low German, Luxembourgish's plural, Cornish, Manx
@@ -467,6 +470,16 @@ KEY_CODE_WORDS = (
     "susi",
     "ufunguo",
     "pass",
+    # a lock's combination
+    "combination",
+    "combinación",
+    "combinacion",
+    "combinação",
+    "combinazione",
+    "kombination",
+    "kombinasjon",
+    "kombinace",
+    "kombinacja",
 )
 # What a key or a code opens (a prefix of the word: "sejfu", "домофона", "הכספת").
 QUALIFIERS = (
@@ -563,6 +576,10 @@ QUALIFIERS = (
     "와이파이",
     "két",
     "cửa",
+    "caja",
+    "larm",
+    "lås",
+    "lock",
 )
 NAME_ONLY_WORDS = ("pass", "pwd", "pw", "psk", "psw", "pword", "pwrd")
 
@@ -905,6 +922,9 @@ _REFERENCE_PREFIXES = (
     "ENC[",
     "!secret",
     "`",
+    # a regular expression's "anything" (sed 's/password: .*/…/')
+    ".*",
+    ".+",
 )
 
 
@@ -963,7 +983,9 @@ def word_pattern(word: str, bounded: bool = True) -> str:
     if word == "pass":
         return (
             "(?:(?<![a-z])|(?<=ssh)|(?<=db)|(?<=root)|(?<=admin)|(?<=user)|(?<=smtp)|(?<=ftp)|(?<=mail)"
-            "|(?<=redis)|(?<=store)|(?<=key)|(?<=trust)|(?<=proxy)|(?<=bind)|(?<=rpc)|(?<=vnc)|(?<=sql))pass"
+            "|(?<=redis)|(?<=store)|(?<=key)|(?<=trust)|(?<=proxy)|(?<=bind)|(?<=rpc)|(?<=vnc)|(?<=sql)"
+            # redis' requirepass
+            "|(?<=require))pass"
         )
     if not bounded:
         return body
@@ -1362,6 +1384,8 @@ _PASS_PREFIXES = (
     "become",
     "sudo",
     "vault",
+    # redis' requirepass
+    "require",
 )
 
 
