@@ -6,7 +6,9 @@ whose label names a key, a seed or a credential (``-----BEGIN OpenVPN Static key
 content of a file shown with ``cat`` or written with ``echo … >`` when the file's name says it
 holds a secret (``~/.erlang.cookie``, ``config/master.key``, a MongoDB keyfile), and a password on
 one of the first lines of such a file, or of one named for a login (``/etc/openvpn/auth.txt``: the
-user, then the password).
+user, then the password; OpenVPN's inline ``<auth-user-pass>`` the same), and the one word a
+command prints after its prompt when the command says it reads or makes a secret (``$ pass show
+mail``, ``$ wg genkey``).
 """
 
 from __future__ import annotations

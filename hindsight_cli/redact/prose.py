@@ -148,6 +148,9 @@ _VALUE = "[!#-&(*+\\--:<-\\[\\\\^_a-~\u00a1-\u02ff\u0370-\u052f]+"
 _TOKEN = r"(?<![A-Za-z0-9+/=\-.~:@%_])[A-Za-z0-9+/_\-.~]{16,}={0,2}(?![A-Za-z0-9+/=\-.~@%_])"
 
 
+_CARD_CODES = frozenset(("cvv", "cvv2", "cvc", "cvc2"))
+
+
 def _qualifier_ok(text: str) -> bool:
     """What may stand between the word and a separator: nothing, "(prod)", or a short phrase that
     starts with a preposition ("for the staging db", "du compte admin", "от сервера")."""
@@ -204,6 +207,9 @@ def _acceptable(value: str, quoted: bool, after: str, word: str, label: bool) ->
     password = " ".join(fold(word).split()) in _PASSWORDS
     if not value or value != value.strip() or is_reference(value):
         return False
+    if fold(word) in _CARD_CODES and re.fullmatch(r"\d{3,4}", value):
+        # a card's security code: three digits or four, after its word or a blank
+        return True
     if quoted and after == "sep" and not label:
         return len(value) >= 3
     # "the token 'abc' is invalid"

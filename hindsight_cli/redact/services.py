@@ -9,7 +9,10 @@ that is no id, digest, entity or public word, and the line holds nothing but the
 
 A token in prose with no name at all (``I pasted <40 characters> into the dashboard``) goes when it
 is long and as random as a generated key: 24 or more letters and digits mixing both cases and
-digits, nothing else, no word inside it.
+digits, nothing else, no word inside it; after a short prefix and its dot too (``sl.…``), in parts
+cut by dots, or in base64's own alphabet (``+``, ``/``). Base64 of a JSON object goes when the
+object holds a random value, a private key or a password's value (``eyJhIjoi…``, a service
+account's JSON).
 """
 
 from __future__ import annotations
