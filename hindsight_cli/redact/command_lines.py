@@ -149,6 +149,8 @@ _POSITIONAL = [
     (("nmcli",), r"(?:password|wifi-sec\.psk|802-11-wireless-security\.psk)[ \t]+"),
     (("pdftk",), r"(?:user|owner)_pw[ \t]+"),
     (("poetry",), r"http-basic\.\S+[ \t]+\S+[ \t]+"),
+    # a kickstart file's root password
+    (("rootpw",), r"(?:--plaintext[ \t]+)?(?=[^\-\s])"),
     # /msg NickServ IDENTIFY [account] password
     (("nickserv",), r"identify[ \t]+(?:\S+[ \t]+(?=\S))?"),
     (("ansible-vault",), r"encrypt_string[ \t]+(?:--?\S+[ \t]+(?:\S+[ \t]+)?)*?(?=[^\-\s])"),

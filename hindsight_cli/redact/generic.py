@@ -111,6 +111,11 @@ _NOT_SECRET_PARTS = frozenset(
         "validator",
         "validators",
         "hashers",
+        # a key that merges duplicate events or requests (dedup_key, idempotency_key)
+        "dedup",
+        "dedupe",
+        "deduplication",
+        "idempotency",
     )
 )
 
@@ -198,6 +203,9 @@ def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         return None
     value, span = _value(match)
     kind = words_in(name)
+    if kind == "key" and any(w in name.lower() for w in ("pass", "pwd")):
+        # a key named a password too: Splunk's pass4SymmKey
+        kind = "password"
     if (
         kind == "key"
         and _wifi_line(match.string, match.start())
@@ -404,6 +412,14 @@ _SEPARATOR = r"[ \t]*(?:=>|:=|\?=|\|\|=|[:=：＝])[ \t]*|[ \t]+is[ \t]+"
 _QUOTED = r"(?P<q>[\"'])(?P<qsecret>(?:(?!(?P=q))[^\n]){3,}?)(?P=q)"
 
 RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
+    # a JAAS entry's users: PlainLoginModule required user_admin="…" user_app="…";
+    (
+        "password",
+        r"(?i)\buser_[\w.\-]+[ \t]*=[ \t]*\"(?P<secret>[^\"\n]+)\"",
+        ("loginmodule",),
+        _not_reference,
+        None,
+    ),
     # login=ops:S3cret, --creds bot:…, stats auth admin:…: a user, a colon, its password
     (
         "password",
@@ -477,7 +493,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     (
         "password",
         r"(?<![\w.\-/:@\\])(?P<user>[A-Za-z0-9._\-\\/]{1,64}):(?P<secret>[^\s:/@'\"]{3,}[^\s'\"@]*)@"
-        r"(?=[A-Za-z0-9][\w.\-]*(?::\d+)?(?:[/\s'\",;)]|$))",
+        # Go's MySQL DSN too: user:pass@tcp(db:3306)/app, user:pass@(localhost:3306)/
+        r"(?=[A-Za-z0-9][\w.\-]*(?::\d+)?(?:[/\s'\",;)]|$)|(?:tcp|unix)?\([\w.\-:/]+\))",
         ("@",),
         _scheme_less,
         _colon_at,
@@ -613,6 +630,23 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         "secret",
         r"(?i)<(?P<name>[\w:.\-]+)(?:\s[^<>]*)?>(?P<secret>[^<\n]{3,}?)</(?P=name)>",
         ("</",),
+        _named,
+        None,
+    ),
+    # <key>Password</key><string>…</string> (a plist), <name>…</name><value>…</value>, and an
+    # element named for a secret whose child holds the value (unattend.xml's <Value>)
+    (
+        "secret",
+        r"<(?:key|name)>(?P<name>[^<>\n]{1,60})</(?:key|name)>\s*<(?:string|value)>"
+        r"(?P<secret>[^<>\n]+)</(?:string|value)>",
+        ("</key>", "</name>"),
+        _named,
+        None,
+    ),
+    (
+        "secret",
+        r"<(?P<name>[\w:.\-]{1,60})>\s*<[Vv]alue>(?P<secret>[^<>\n]+)</[Vv]alue>",
+        ("<value>", "<Value>"),
         _named,
         None,
     ),

@@ -384,7 +384,8 @@ def _in_secret_block(match: re.Match[str], label: bool) -> tuple[int, int] | Non
     value = match.group("secret")
     if label or not (service_credential(value) or high_entropy(value)):
         return None
-    parent = _parent(match.string, match.start())
+    # the block's name on the same line (HCL's tokens { agent = "…" }) or on a line above
+    parent = match.groupdict().get("parent") or _parent(match.string, match.start())
     if parent is None or name_word(parent) is None or _parts(parent) & PUBLIC_PARTS:
         return None
     return match.span("secret")
@@ -473,6 +474,15 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         (),
         _in_secret_block,
         lambda text: "\n" in text and _may_hold_short(text),
+    ),
+    # … on one line: acl { tokens { agent = "<uuid>" } }
+    (
+        "secret",
+        r"(?P<parent>[A-Za-z_][\w\-]{1,40})[\"']?[ \t]*=?[ \t]*\{[ \t]*[\"']?[A-Za-z_][\w.\-]{0,40}"
+        r"[\"']?[ \t]*[:=][ \t]*[\"']?(?P<secret>[A-Za-z0-9+/=_\-.~|]{12,256})[\"']?",
+        (),
+        _in_secret_block,
+        lambda text: "{" in text and _may_hold_short(text),
     ),
     # captaindata.Client("…"), twist.Api('…'): a service's client given its key
     (

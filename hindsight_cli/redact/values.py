@@ -113,6 +113,11 @@ _ID_PARTS = frozenset(
         "confirmation",
         "booking",
         "correlation",
+        # an event's key for merging duplicates (PagerDuty's dedup_key), a request's
+        "dedup",
+        "dedupe",
+        "deduplication",
+        "idempotency",
         "session_name",
         "thumbprint",
         "serial_number",
