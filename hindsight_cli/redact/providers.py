@@ -141,6 +141,12 @@ _PREFIXED = [
     ("databricks_token", r"\bdapi[a-f0-9]{32}(?:-\d)?\b", ("dapi",)),
     ("groq_key", r"\bgsk_[A-Za-z0-9]{40,}\b", ("gsk_",)),
     ("atlassian_token", r"\bAT(?:ATT|CTT)3[A-Za-z0-9_\-=]{60,}", ("ATATT3", "ATCTT3")),
+    # a wallet's extended private key (BIP 32), inside an output descriptor too: wpkh(xprv…/84h/…)
+    (
+        "private_key",
+        r"\b[xyztuvYZ]prv[A-Za-z0-9]{100,112}(?![A-Za-z0-9])",
+        ("xprv", "yprv", "zprv", "tprv", "uprv", "vprv", "Yprv", "Zprv"),
+    ),
     # a Salesforce session or access token: the org's id, "!", the session
     ("salesforce_token", r"\b00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{40,}", ("00D",)),
     (

@@ -248,9 +248,27 @@ def _bare_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if any(id_name(w.strip(":=\"'")) or w.strip(":").lower() in PUBLIC_PARTS for w in before):
         # "wallet address …", "commit …", "public key: …"
         return None
-    if _joined(value) or sum(c.isdigit() for c in value) < 2:
+    above = text[max(0, match.start() - 80) : match.start()].lower()
+    if any(word in above for word in ("public key", "pubkey", "fingerprint", "certificate")):
+        # "untrusted comment: minisign public key <id>" on the line above
+        return None
+    if _joined(value) or sum(c.isdigit() for c in value) < 2 or _object_id(value):
         return None
     return match.span("secret")
+
+
+def _object_id(value: str) -> bool:
+    """An API object's id: a short type prefix, ``_``, 14 to 28 letters and digits (Stripe's
+    ``we_…``, ``cus_…``, ``pi_…``), unless the prefix says key or secret (``sk_``, ``rk_``)."""
+    head, _, body = value.partition("_")
+    return (
+        2 <= len(head) <= 6
+        and head.islower()
+        and head.isalpha()
+        and head not in ("sk", "rk", "whsec", "key", "secret", "token", "pat", "api")
+        and 14 <= len(body) <= 28
+        and body.isalnum()
+    )
 
 
 def _dotted_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -321,10 +339,6 @@ def _bare_base64(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if label or _entropy(value) < 4.5 or is_path(value) or value.count("/") > len(value) // 8:
         return None
     if not (any(c.isupper() for c in value) and any(c.islower() for c in value)):
-        return None
-    before = match.string[max(0, match.start() - 80) : match.start()].lower()
-    if any(word in before for word in ("public", "pubkey", "fingerprint", "certificate")):
-        # "untrusted comment: minisign public key …" on the line above
         return None
     return _bare_token(match, label)
 
