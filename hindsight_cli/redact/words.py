@@ -54,6 +54,9 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "parole",
     "slaptažodis",
     "slaptazodis",
+    # its stem: slaptažodį, slaptažodžio
+    "slaptažod",
+    "slaptazod",
     "lykilorð",
     "fjalëkalim",
     "cyfrinair",
@@ -93,6 +96,10 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "гасло",
     "κωδικός",
     "κωδικος",
+    # its other cases: τον κωδικό, του κωδικού
+    "κωδικό",
+    "κωδικού",
+    "κωδικοί",
     "συνθηματικό",
     "密码",
     "密碼",
