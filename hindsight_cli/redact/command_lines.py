@@ -98,6 +98,31 @@ _TOOL_FLAGS = [
         r"(?-i:-p)[ \t]+",
     ),
     (("openssl",), r"(?-i:-k)[ \t]+"),
+    # a community string, and SNMPv3's authentication and privacy pass phrases
+    (
+        (
+            "snmpwalk",
+            "snmpbulkwalk",
+            "snmpget",
+            "snmpgetnext",
+            "snmpbulkget",
+            "snmpset",
+            "snmptable",
+            "snmptrap",
+            "snmpinform",
+            "snmpdelta",
+            "snmpdf",
+            "snmpstatus",
+            "snmpnetstat",
+            "snmptest",
+            "snmpusm",
+            "snmpvacm",
+            "onesixtyone",
+        ),
+        r"(?-i:-[cAX])[ \t]*",
+    ),
+    # rar's -hp: headers encrypted too
+    (("rar", "unrar", "winrar"), r"(?-i:-hp)"),
     (("nuget",), r"(?-i:-k)[ \t]+"),
     (
         ("smbclient", "rpcclient", "smbmap", "smbget", "smbcacls", "winexe", "mount.cifs"),
@@ -124,6 +149,11 @@ _POSITIONAL = [
     (("nmcli",), r"(?:password|wifi-sec\.psk|802-11-wireless-security\.psk)[ \t]+"),
     (("pdftk",), r"(?:user|owner)_pw[ \t]+"),
     (("poetry",), r"http-basic\.\S+[ \t]+\S+[ \t]+"),
+    # a kickstart file's root password
+    (("rootpw",), r"(?:--plaintext[ \t]+)?(?=[^\-\s])"),
+    # /msg NickServ IDENTIFY [account] password
+    (("nickserv",), r"identify[ \t]+(?:\S+[ \t]+(?=\S))?"),
+    (("ansible-vault",), r"encrypt_string[ \t]+(?:--?\S+[ \t]+(?:\S+[ \t]+)?)*?(?=[^\-\s])"),
     (("db2",), r"connect[ \t]+to[ \t]+\S+[ \t]+user[ \t]+\S+[ \t]+using[ \t]+"),
 ]
 _PG_TOOLS = (
@@ -164,6 +194,9 @@ def _any_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     flag."""
     value = _inner(match)
     if not value or value.startswith("-") or is_reference(value, paths=False):
+        return None
+    if value in ("public", "private"):
+        # SNMP's default communities, as device configs keep them
         return None
     return _span(match)
 
@@ -268,8 +301,11 @@ def _rest(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     start, end = match.span("secret")
     value = match.group("secret")
     start += len(value) - len(value.lstrip())
+    # a command's output stands in for the value: --from-literal=password=$(cat pw.txt)
+    value = re.sub(r"\$\([^()\n]*\)", "$X", value)
     values = [
-        v
+        # --from-literal=key=value: the value
+        v.partition("=")[2] or v if k == "--from-literal" else v
         for k, v in re.findall(r"(--[\w-]+|\S+?)=(\S+)", value)
         if not k.startswith("--from-file") and not k.startswith("--from-env-file")
     ]
@@ -277,6 +313,17 @@ def _rest(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if not given and all(is_reference(v) for v in values):
         return None
     return (start, end) if start < end else None
+
+
+def _replacement(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """``sed``'s replacement for a secret's stand-in (its pattern names a token, a key, a secret or
+    a password, or is a placeholder): a random or password-shaped value, not a reference."""
+    old, value = match.group("old").lower(), match.group("secret")
+    if name_word(old) is None and not any(w in old for w in ("placeholder", "changeme", "your_")):
+        return None
+    if is_reference(value) or not (high_entropy(value) or credential_like(value, strict=True)):
+        return None
+    return match.span("secret")
 
 
 def _tool_rule(
@@ -382,7 +429,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?i)(?:(?<![\w\-])(?:sqlplus|sqlcl|rman|expdp|impdp|exp|imp|sqlldr|dgmgrl|tkprof|orapwd"
         r"|conn(?:ect)?(?=[ \t]+[\w$#.]+/[^\s/@]+@))(?:[ "
         r"\t]+(?:-\w+|target|auxiliary|catalog))*[ \t]+|userid=)"
-        r"[\w$#.\"]+/(?P<secret>[^\s/@'\"]+)(?=@|[ \t]|$)",
+        # a user's name starts with a letter: "exp 12/27" is a card's expiry
+        r"(?=[A-Za-z$\"])[\w$#.\"]+/(?P<secret>[^\s/@'\"]+)(?=@|[ \t]|$)",
         (
             "sqlplus ",
             "sqlcl ",
@@ -428,6 +476,14 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?i)\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?" + _VALUE,
         ("convertto-securestring",),
         _any_value,
+        None,
+    ),
+    # sed 's/TOKEN_PLACEHOLDER/<token>/': what replaces a secret's stand-in
+    (
+        "secret",
+        r"(?i)\bsed\b[^\n|;]*?\bs(?P<d>[/|#,:@])(?P<old>[^\n]*?)(?P=d)(?P<secret>[^\n]+?)(?P=d)",
+        ("sed ",),
+        _replacement,
         None,
     ),
     # `gh secret set NAME --body x`, `fly secrets set A=b`, `kubectl create secret …

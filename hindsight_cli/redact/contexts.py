@@ -41,15 +41,21 @@ def random_value(value: str) -> bool:
     )
 
 
+def _not_reference(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    return None if is_reference(match.group("secret")) else match.span("secret")
+
+
 def _named_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """``NAME value``: the name must name a secret and not say the value is something else."""
-    from .generic import not_secret_name, words_in
+    from .generic import cookie_pairs, not_secret_name, words_in
 
     name = match.group("name")
     group = "qsecret" if match.group("qsecret") is not None else "secret"
     value = match.group(group).rstrip(".,")
     kind = words_in(name)
     if not kind or not_secret_name(name) or is_reference(value) or not_a_value(value):
+        return None
+    if cookie_pairs(name, value):
         return None
     if public_before(match.string, match.start()):
         return None
@@ -91,6 +97,8 @@ _DEVICE_WORDS = (
     "password",
     "secret",
     "key-string",
+    # a Cisco WLC's PSK: config wlan security wpa akm psk set-key ascii …
+    "set-key",
     "community",
     "pre-shared",
     "psk",
@@ -230,6 +238,10 @@ def _labelled(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         r"(?i)(?:sha\d*|md5)[-:]", value
     ):
         return None
+    if all(re.fullmatch(r"[A-Za-z]+\d*|\d+[A-Za-z]{0,2}", p) for p in re.split(r"[-_.]", value)):
+        # words joined, each with a number at most after it: a network's or a host's name
+        # (Acme-Guest-5G), not a password (Tiger-Riv3r-88)
+        return None
     if value.endswith("=") and len(value) % 4 == 0 and re.fullmatch(r"[A-Za-z0-9+]+=+", value):
         # base64 of something (a config blob), whole
         return None
@@ -346,15 +358,27 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "password",
-        r"(?im)(?:(?:^|[ \t])(?:wpa2?-)?(?:password|secret|key-string|community|pre-shared-key|psksecret|psk|"
+        r"(?im)(?:(?:^|[ \t])(?:wpa2?-)?(?:password|secret|key-string|set-key|community|"
+        r"pre-shared-key|psksecret|psk|"
         r"authentication-key[ \t]+\d+[ \t]+md5|message-digest-key[ \t]+\d+[ \t]+md5|"
         r"authentication(?:-key)?(?:[ \t]+(?:text|simple|plain-text|md5|cleartext))?)|[ ]key)"
         # the form before the value: "ascii 0", "hex", "7" (Cisco's reversible type 7)
         r"(?:[ \t]+(?:ascii|hex|raw))?(?:[ \t]+(?P<type>0|7|ascii-text|plain-text|unencrypted))?"
-        r"[ \t]+(?P<q>[\"']?)(?!key-string\b)(?P<secret>[^\s\"']{4,})(?P=q)",
+        r"[ \t]+(?P<q>[\"']?)(?!(?:key-string|set-key)\b)(?P<secret>[^\s\"']{4,})(?P=q)",
         (*_DEVICE_WORDS, " key"),
         _device,
         _may_be_device,
+    ),
+    # ipsec.secrets: carol : EAP "…", : XAUTH "…", : RSA key.pem "passphrase"
+    (
+        "password",
+        r"(?m)^[^\n:\"]*:[ \t]*(?:EAP|XAUTH|NTLM|PSK|PIN(?:[ \t]+%\S+)?"
+        # a key file's passphrase: the file's name first
+        r"|(?:P12|RSA|ECDSA|PKCS8|PKCS12)[ \t]+[^\s\"]+\.\w+)"
+        r"[ \t]+\"(?P<secret>[^\"\n]{3,})\"[ \t]*$",
+        ("EAP", "XAUTH", "NTLM", "PSK", "PIN", "P12", "RSA", "ECDSA", "PKCS"),
+        _not_reference,
+        None,
     ),
     # a Wi-Fi QR code: WIFI:T:WPA;S:name;P:password;;
     (

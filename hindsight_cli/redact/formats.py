@@ -182,8 +182,10 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "secret",
-        r"::add-mask::[ \t]*(?P<secret>[^\s\"'`]{4,})",
-        ("::add-mask::",),
+        # GitHub's mask, Azure Pipelines' setsecret and secret variables
+        r"(?:::add-mask::|##vso\[task\.setsecret\]|##vso\[task\.setvariable[^\]\n]*issecret=true[^\]\n]*\])"
+        r"[ \t]*(?P<secret>[^\s\"'`]{4,})",
+        ("::add-mask::", "##vso[task.set"),
         _masked,
         None,
     ),

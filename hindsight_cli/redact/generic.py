@@ -18,8 +18,10 @@ from .words import (
     NAME_WORDS,
     PASSWORD_WORDS,
     SECRET_WORDS,
+    app_password,
     classes,
     credential_like,
+    dotted_numbers,
     high_entropy,
     inside_uri,
     is_reference,
@@ -27,6 +29,7 @@ from .words import (
     name_word,
     not_a_value,
     public_before,
+    random_printable,
     wordish,
 )
 
@@ -108,6 +111,11 @@ _NOT_SECRET_PARTS = frozenset(
         "validator",
         "validators",
         "hashers",
+        # a key that merges duplicate events or requests (dedup_key, idempotency_key)
+        "dedup",
+        "dedupe",
+        "deduplication",
+        "idempotency",
     )
 )
 
@@ -143,6 +151,8 @@ def words_in(name: str) -> str:
 def _value(match: re.Match[str]) -> tuple[str, tuple[int, int]]:
     group = "qsecret" if match.groupdict().get("qsecret") is not None else "secret"
     value, span = match.group(group), match.span(group)
+    if group == "secret":
+        value, span = _through_marks(match.string, span)
     # the sentence's full stop
     if (
         group == "secret"
@@ -152,6 +162,33 @@ def _value(match: re.Match[str]) -> tuple[str, tuple[int, int]]:
     ):
         value, span = value[:-1], (span[0], span[1] - 1)
     return value, span
+
+
+def _through_marks(text: str, span: tuple[int, int]) -> tuple[str, tuple[int, int]]:
+    """An unquoted value read on over the marks that end it (``;`` ``,`` ``<`` ``>`` quotes) when
+    the whole word reads as random printable characters and holds no ``=`` (``password:
+    8X(h>u2;Lq5e}Wm9``): a password half redacted is a leak; ``Password=x;User=y`` is two fields
+    and ``Keywords: automation,flake8`` a list."""
+    end = span[1]
+    stop = end
+    while stop < len(text) and not text[stop].isspace():
+        stop += 1
+    rest = text[end:stop].rstrip(".,;")
+    if (
+        rest
+        and "=" not in rest
+        and "&" not in rest
+        and random_printable(text[span[0] : end] + rest)
+    ):
+        end += len(rest)
+    return text[span[0] : end], (span[0], end)
+
+
+def _wifi_line(text: str, start: int) -> bool:
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    line = text[line_start : line_end if line_end >= 0 else len(text)].lower()
+    return any(word in line for word in ("wlan", "wifi", "wi-fi", "ssid", "wpa", "wireless"))
 
 
 def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -166,6 +203,16 @@ def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         return None
     value, span = _value(match)
     kind = words_in(name)
+    if kind == "key" and any(w in name.lower() for w in ("pass", "pwd")):
+        # a key named a password too: Splunk's pass4SymmKey
+        kind = "password"
+    if (
+        kind == "key"
+        and _wifi_line(match.string, match.start())
+        and credential_like(value, strict=True)
+    ):
+        # netsh wlan set hostednetwork ssid=Lab key=…: a network's key is its passphrase
+        kind = "password"
     if value != value.strip():
         # "password:" { send …: the quotes around a value hold no blanks at its ends
         return None
@@ -175,7 +222,12 @@ def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if is_reference(value) or not value.strip():
         return None
     quoted = match.group("qsecret") is not None
-    if not kind or not_secret_name(name):
+    if kind == "password" and not quoted:
+        # "application password: AbC3 EfGh 1234 …": groups a blank apart
+        grouped = app_password(match.string, span[0])
+        if grouped:
+            return grouped
+    if not kind or not_secret_name(name) or cookie_pairs(name, value):
         return None
     if kind in ("key", "inside"):
         # a secret word inside the name (SECRET_KEY_BASE, TOKEN_PROD, client-key-data): a random
@@ -244,7 +296,19 @@ def _cookie(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     import re
 
     values = re.findall(r"=([^;\s]+)", match.group("secret"))
-    return match.span("secret") if any(high_entropy(v) for v in values) else None
+    return match.span("secret") if any(_session_value(v) for v in values) else None
+
+
+def cookie_pairs(name: str, value: str) -> bool:
+    """Whether ``value`` is a cookie header's ``name=value`` pairs (``Cookie: _ga=…; sid=…``): the
+    cookie rule reads them one by one, so a rule for a name's whole value leaves them."""
+    return name.lower().rstrip(":").endswith("cookie") and "=" in value
+
+
+def _session_value(value: str) -> bool:
+    """A cookie's value that can be a session: random, and not numbers joined by dots after a short
+    tag (an analytics id: ``GA1.2.1234567890.1698765432``, ``fb.1.1596403881668.1116446470``)."""
+    return not dotted_numbers(value) and high_entropy(value)
 
 
 def _query(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -284,12 +348,42 @@ def _colon_at(text: str) -> bool:
 
 
 def _literal_pair(text: str) -> bool:
-    return any(pair in text for pair in ('", "', "', '", '","', "','", "\", '", "', \""))
+    if "," not in text:
+        return False
+    # define('AUTH_KEY',         '…'): aligned, any blanks after the comma
+    squeezed = text.replace(" ", "").replace("\t", "")
+    return any(pair in squeezed for pair in ('","', "','", "\",'", "',\""))
 
 
 def _not_reference(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """The value, unless it stands in for one (``Bearer YOUR_TOKEN_HERE``)."""
     return None if is_reference(match.group("secret"), paths=False) else match.span("secret")
+
+
+def _authorization(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """An Authorization header's credential. After a scheme no list names (``Splunk <uuid>``,
+    ``GenieKey …``, ``DeepL-Auth-Key …``), only a value with digits that reads as no word, so that
+    "Authorization: required for all endpoints" stays."""
+    value = match.group("secret")
+    if match.group("scheme") and (
+        len(value) < 12 or not any(c.isdigit() for c in value) or wordish(value)
+    ):
+        return None
+    return _not_reference(match, label)
+
+
+def _user_password(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """``user:password``'s second half, when it is password-shaped: not a port, a path
+    (``git@github.com:org/repo``) or a reference."""
+    value = match.group("secret").rstrip(".")
+    if value.isdigit() or "/" in value or not credential_like(value, strict=True):
+        return None
+    return match.start("secret"), match.start("secret") + len(value)
+
+
+def _address_colon(text: str) -> bool:
+    """``_user_password``'s gate for addresses, without ``re``: a word with a colon after an "@"."""
+    return "@" in text and any(":" in word.partition("@")[2] for word in text.split())
 
 
 def _credential(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -318,12 +412,40 @@ _SEPARATOR = r"[ \t]*(?:=>|:=|\?=|\|\|=|[:=：＝])[ \t]*|[ \t]+is[ \t]+"
 _QUOTED = r"(?P<q>[\"'])(?P<qsecret>(?:(?!(?P=q))[^\n]){3,}?)(?P=q)"
 
 RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
+    # a JAAS entry's users: PlainLoginModule required user_admin="…" user_app="…";
+    (
+        "password",
+        r"(?i)\buser_[\w.\-]+[ \t]*=[ \t]*\"(?P<secret>[^\"\n]+)\"",
+        ("loginmodule",),
+        _not_reference,
+        None,
+    ),
+    # login=ops:S3cret, --creds bot:…, stats auth admin:…: a user, a colon, its password
+    (
+        "password",
+        r"(?i)(?<![\w\-])(?:login|auth|creds?|credentials|userpass|basic[_\-]?auth)[\"']?"
+        r"(?:[ \t]*[=:][ \t]*|[ \t]+)[\"']?[\w.@+\-]{1,64}:(?P<secret>[^\s\"'<>,;]{4,})",
+        ("login", "auth", "cred", "userpass"),
+        _user_password,
+        lambda text: ":" in text,
+    ),
+    # alice@example.com:S3cret!x (sasl_passwd, a list of logins): an address, a colon, a password
+    (
+        "password",
+        r"(?<![\w.+\-])[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+:(?P<secret>[^\s\"'<>,;]{6,})",
+        (),
+        _user_password,
+        _address_colon,
+    ),
     (
         "authorization",
         r"(?i)(?:authorization|proxy-authorization)[\"']?\s*[:=]\s*[\"']?(?:(?:basic|bearer|token|digest|bot|apikey|"
-        r"api-key|sso-key|ssws|negotiate|ntlm|hmac|key|jwt|oauth)\s+)?(?P<secret>[A-Za-z0-9._~+/\-=:,]{8,})",
+        r"api-key|sso-key|ssws|negotiate|ntlm|hmac|key|jwt|oauth)\s+"
+        # a scheme no list names: Splunk <uuid>, GenieKey …
+        r"|(?P<scheme>[A-Za-z][\w.\-]{1,30})[ \t]+)?"
+        r"(?P<secret>[A-Za-z0-9._~+/\-=:,]{8,})",
         ("authorization",),
-        _not_reference,
+        _authorization,
         None,
     ),
     (
@@ -351,7 +473,9 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "password",
-        r"(?i)\b[a-z][a-z0-9+.\-]{0,20}://(?P<user>[^\s:/@'\"<>]*):(?P<secret>[^\s'\"<>]*?)@"
+        # the user may be an address itself (smtps://ops@acme.io:…@smtp.acme.io)
+        r"(?i)\b[a-z][a-z0-9+.\-]{0,20}://(?P<user>[^\s:/@'\"<>]*(?:@[\w.\-]+)?):"
+        r"(?P<secret>[^\s'\"<>]*?)@"
         r"(?=[A-Za-z0-9\[][\w.\-\[\]:%]*(?:[/?#\s'\"<>),;]|$))",
         ("://",),
         _url_password,
@@ -369,7 +493,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     (
         "password",
         r"(?<![\w.\-/:@\\])(?P<user>[A-Za-z0-9._\-\\/]{1,64}):(?P<secret>[^\s:/@'\"]{3,}[^\s'\"@]*)@"
-        r"(?=[A-Za-z0-9][\w.\-]*(?::\d+)?(?:[/\s'\",;)]|$))",
+        # Go's MySQL DSN too: user:pass@tcp(db:3306)/app, user:pass@(localhost:3306)/
+        r"(?=[A-Za-z0-9][\w.\-]*(?::\d+)?(?:[/\s'\",;)]|$)|(?:tcp|unix)?\([\w.\-:/]+\))",
         ("@",),
         _scheme_less,
         _colon_at,
@@ -389,7 +514,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"\t]+password[ \t]+"
         r"(?P<secret>\S+)",
         ("machine", "default"),
-        None,
+        # not a form shown in docs: machine <host> login <user> password <password>
+        _not_reference,
         None,
     ),
     (
@@ -507,6 +633,23 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _named,
         None,
     ),
+    # <key>Password</key><string>…</string> (a plist), <name>…</name><value>…</value>, and an
+    # element named for a secret whose child holds the value (unattend.xml's <Value>)
+    (
+        "secret",
+        r"<(?:key|name)>(?P<name>[^<>\n]{1,60})</(?:key|name)>\s*<(?:string|value)>"
+        r"(?P<secret>[^<>\n]+)</(?:string|value)>",
+        ("</key>", "</name>"),
+        _named,
+        None,
+    ),
+    (
+        "secret",
+        r"<(?P<name>[\w:.\-]{1,60})>\s*<[Vv]alue>(?P<secret>[^<>\n]+)</[Vv]alue>",
+        ("<value>", "<Value>"),
+        _named,
+        None,
+    ),
     (
         "secret",
         r"(?i)\bkey\s*=\s*[\"'](?P<name>[\w.:\-]+)[\"']\s+value\s*=\s*[\"']"
@@ -517,7 +660,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "secret",
-        rf"(?i)(?<![\w.\-])(?P<name>[\w.\-]+)[\"']?(?P<sep>{_SEPARATOR})"
+        # $config['db_pass'] = …: a subscript's closing bracket
+        rf"(?i)(?<![\w.\-])(?P<name>[\w.\-]+)[\"']?\]?(?P<sep>{_SEPARATOR})"
         # the value in a
         rf"(?=(?:{_QUOTED}|(?P<secret>[^\s'\",;<>]{{3,}})))",
         NAME_WORDS,

@@ -6,7 +6,9 @@ whose label names a key, a seed or a credential (``-----BEGIN OpenVPN Static key
 content of a file shown with ``cat`` or written with ``echo … >`` when the file's name says it
 holds a secret (``~/.erlang.cookie``, ``config/master.key``, a MongoDB keyfile), and a password on
 one of the first lines of such a file, or of one named for a login (``/etc/openvpn/auth.txt``: the
-user, then the password).
+user, then the password; OpenVPN's inline ``<auth-user-pass>`` the same), and the one word a
+command prints after its prompt when the command says it reads or makes a secret (``$ pass show
+mail``, ``$ wg genkey``).
 """
 
 from __future__ import annotations
@@ -67,7 +69,89 @@ def _password_line(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return None
 
 
+# what a command says when it prints a secret: its words, or a tool that prints one
+_PRINTERS = (
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "token",
+    "apikey",
+    "api-key",
+    "api_key",
+    "credential",
+    "genkey",
+    "privkey",
+    "private",
+    "pass show",
+    "gopass",
+    "pwgen",
+    "openssl rand",
+    "op read",
+    "apg ",
+)
+_UUID_PRINTERS = ("auth:token", "auth token", "token create", "api-key", "apikey", "api_key")
+# what says the output is public or a digest
+_NOT_PRINTED = (
+    "public",
+    "pub",
+    "fingerprint",
+    "hash",
+    "sha",
+    "digest",
+    "rev-parse",
+    "git log",
+    "id",
+)
+
+
+def _printed(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """The one word a command prints when the command says it reads or makes a secret (``$ pass
+    show mail``, ``$ heroku auth:token``, ``$ kubectl get secret … | base64 -d``, ``$ wg genkey``):
+    a password-shaped, random or UUID value alone on the line after the prompt's."""
+    import re
+
+    from .words import credential_like, fold, high_entropy, is_path, is_reference
+
+    # the command's own words, not a message it is given ("… the token had expired")
+    command = re.sub(r"\"[^\"]*\"|'[^']*'", " ", fold(match.group("command")))
+    value = match.group("secret")
+    if label or not any(word in command for word in _PRINTERS):
+        return None
+    words = set(re.findall(r"[a-z0-9\-]+", command))
+    if words & set(_NOT_PRINTED) or "git log" in command:
+        return None
+    if is_reference(value) or is_path(value) or "://" in value:
+        return None
+    # a UUID only from a command that makes or shows a token or a key (``heroku auth:token``); a
+    # record's or a search's id otherwise
+    if re.fullmatch(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", value):
+        printed = any(word in command for word in _UUID_PRINTERS)
+        return match.span("secret") if printed else None
+    if credential_like(value, strict=True) or high_entropy(value):
+        return match.span("secret")
+    return None
+
+
+def _may_print(text: str) -> bool:
+    """``_printed``'s gate, without ``re``: a line break, a prompt's mark before a command and
+    a word of a command that prints a secret."""
+    if "\n" not in text or not any(mark in text for mark in ("$ ", "# ", "> ", "% ", "❯ ")):
+        return False
+    low = text.lower()
+    return any(word in low for word in _PRINTERS)
+
+
 RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
+    # a prompt, a command that prints a secret, then the secret alone on its line
+    (
+        "secret",
+        r"(?m)^[ \t]*(?:[\w@.\-~:/]*[$#%>❯]|PS [^\n>]*>)[ \t]+(?P<command>[^\n]{3,300})\r?\n"
+        r"[ \t]*(?P<secret>[^\s]{8,512})[ \t]*$",
+        (),
+        _printed,
+        _may_print,
+    ),
     (
         "private_key",
         rf"-{{4,5}} ?BEGIN (?P<label>[A-Za-z0-9 _.\-]*?{_SECRET_LABEL}[A-Za-z0-9 _.\-]*?) ?-{{4,6}}"
@@ -83,6 +167,14 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"[\"']?(?P<secret>[A-Za-z0-9+/=_\-.:]{12,512})[\"']?",
         ("cat ", "echo "),
         _file_content,
+        None,
+    ),
+    # OpenVPN's inline <auth-user-pass>: the user, then the password
+    (
+        "password",
+        r"<auth-user-pass>[ \t]*\r?\n(?P<secret>(?:[^\n<]*\n){1,3})",
+        ("<auth-user-pass>",),
+        _password_line,
         None,
     ),
     (

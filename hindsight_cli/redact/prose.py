@@ -15,12 +15,15 @@ from .words import (
     COPULAS,
     ENGLISH,
     HASH_WORDS,
+    KEY_CODE_WORDS,
     KEY_WORDS,
     NAME_ONLY_WORDS,
     PASSWORD_WORDS,
     PHRASE_WORDS,
     PROSE_WORDS,
+    QUALIFIERS,
     SOV_COPULAS,
+    app_password,
     credential_like,
     fold,
     high_entropy,
@@ -28,6 +31,7 @@ from .words import (
     is_reference,
     not_a_value,
     public_before,
+    random_printable,
     wordish,
 )
 
@@ -144,6 +148,9 @@ _VALUE = "[!#-&(*+\\--:<-\\[\\\\^_a-~\u00a1-\u02ff\u0370-\u052f]+"
 _TOKEN = r"(?<![A-Za-z0-9+/=\-.~:@%_])[A-Za-z0-9+/_\-.~]{16,}={0,2}(?![A-Za-z0-9+/=\-.~@%_])"
 
 
+_CARD_CODES = frozenset(("cvv", "cvv2", "cvc", "cvc2"))
+
+
 def _qualifier_ok(text: str) -> bool:
     """What may stand between the word and a separator: nothing, "(prod)", or a short phrase that
     starts with a preposition ("for the staging db", "du compte admin", "от сервера")."""
@@ -155,19 +162,21 @@ def _qualifier_ok(text: str) -> bool:
     if stripped[0] in "(（" and stripped[-1] in ")）":
         return True
     words = stripped.split()
-    return len(words) <= 6 and words[0].lower() in _PREPOSITIONS
+    return len(words) <= 6 and (words[0].lower() in _PREPOSITIONS or _clitic(words[0]))
 
 
-def _starts(rest: str) -> Iterator[tuple[int, str]]:
+def _starts(rest: str, qualified: bool = False) -> Iterator[tuple[int, str]]:
     """Where a value may start in ``rest`` (the line after the word), and after what: "quote",
-    "sep", "bare"."""
+    "sep", "bare". A key's or a code's word ``qualified`` by what it opens takes any short phrase
+    before its separator ("le code wifi de la maison : …")."""
     import re
 
     lead = len(rest) - len(rest.lstrip(" \t"))
     if rest[lead : lead + 1] in _QUOTES:
         yield lead, "quote"
     for sep in re.finditer(f"(?i:{_SEP})", rest):
-        if _qualifier_ok(rest[: sep.start()]):
+        head = rest[: sep.start()]
+        if _qualifier_ok(head) or (qualified and len(head.split()) <= 6 and "." not in head):
             yield sep.end(), "sep"
     if lead:
         yield lead, "bare"
@@ -198,11 +207,17 @@ def _acceptable(value: str, quoted: bool, after: str, word: str, label: bool) ->
     password = " ".join(fold(word).split()) in _PASSWORDS
     if not value or value != value.strip() or is_reference(value):
         return False
+    if fold(word) in _CARD_CODES and re.fullmatch(r"\d{3,4}", value):
+        # a card's security code: three digits or four, after its word or a blank
+        return True
     if quoted and after == "sep" and not label:
         return len(value) >= 3
     # "the token 'abc' is invalid"
     if quoted:
-        # "pass `--strict` to …": after the verb, only a password-shaped value
+        # "pass `--strict` to …": after the verb, only a password-shaped value; 'with secret
+        # "secret/data/db"': a secret's path in a store, its name
+        if re.fullmatch(r"[a-z][a-z0-9_\-]*(?:/[a-z0-9_\-]+){2,}", value):
+            return False
         return len(value) >= 4 and credential_like(value, strict=label or word.lower() == "pass")
     if not_a_value(value) and not (password and value.isdigit() and len(value) >= 4):
         return False
@@ -216,8 +231,51 @@ def _acceptable(value: str, quoted: bool, after: str, word: str, label: bool) ->
     return credential_like(value, strict=strict)
 
 
-def _prose(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """A password word, then its value (see the module docstring)."""
+def _qualified(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A key's or a code's word read as a password's when what it opens stands right before it or
+    among its first words after, past prepositions and articles ("wifi code: …", "la chiave del
+    wifi è …", "kod do sejfu to …"); "code review for the wifi module: PR-12" stays."""
+    import re
+
+    text = fold(match.string)
+    before = text[max(0, match.start() - 16) : match.start()].split()[-1:]
+    # past the stem's ending (kod-en, chiav-e)
+    end = match.end() + _letters(text[match.end() :])
+    after = re.findall(r"[^\s:：=,.;!?]+", text[end : end + 48])
+    if any(_opens(w) for w in before):
+        return _prose(match, label, qualified=True)
+    for word in after[:4]:
+        if _opens(word):
+            return _prose(match, label, qualified=True)
+        if word not in _PREPOSITIONS and word not in _ARTICLES and not _clitic(word):
+            return None
+    return None
+
+
+def _opens(word: str) -> bool:
+    """Whether ``word`` names what a key or a code opens (``QUALIFIERS``; "הכספת" with its
+    article, "sejfu" with its ending)."""
+    if word.isascii():
+        return word.startswith(QUALIFIERS)
+    return any(q in word for q in QUALIFIERS)
+
+
+# Articles before what a key opens: "the code to the door", "la chiave del wifi".
+_ARTICLES = frozenset(
+    ("the", "a", "an", "le", "la", "les", "l'", "il", "lo", "el", "los", "las", "o", "os", "as")
+    + ("die", "das", "den", "dem", "het", "een", "my", "our", "your", "mein", "notre", "nhà")
+    + ("ke", "k", "od", "ot", "של", "עבור", "لل", "من")
+)
+
+
+def _clitic(word: str) -> bool:
+    """An Arabic or Hebrew preposition written as part of its word (للبطاقة, לבנק, בבית)."""
+    return len(word) > 2 and (word.startswith(("لل", "ل", "ب")) or word.startswith(("ל", "ב")))
+
+
+def _prose(match: re.Match[str], label: bool, qualified: bool = False) -> tuple[int, int] | None:
+    """A password word, then its value (see the module docstring); a key's or a code's word
+    ``qualified`` by what it opens is judged as a password's."""
     rest, base, word = match.group("rest"), match.start("rest"), match.group("word")
     if inside_uri(match.string, match.start()):
         return None
@@ -226,9 +284,13 @@ def _prose(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     rest, base = rest[ending:], base + ending
     # a JSON key: "auth": {…}
     quoted_word = match.string[match.start() - 1 : match.start()] in _QUOTES
-    for start, after in _starts(rest):
+    judged = "password" if qualified else word
+    for start, after in _starts(rest, qualified):
         if after == "quote" and quoted_word:
             continue
+        grouped = app_password(rest, start) if after == "sep" else None
+        if grouped:
+            return base + grouped[0], base + grouped[1]
         found = _value_at(rest, start)
         if found is None:
             continue
@@ -236,13 +298,13 @@ def _prose(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         if after == "bare" and rest[end:].strip().rstrip("।.!。").strip() in SOV_COPULAS:
             # the verb after the value: "पासवर्ड ghar1234 है"
             after = "sep"
-        if _acceptable(rest[begin:end], quoted, after, word, label):
+        if _acceptable(rest[begin:end], quoted, after, judged, label):
             return base + begin, base + end
         # "creds: admin / S3cret!": the second half
         pair = rest[end:].lstrip(" \t")
         if not quoted and pair.startswith("/"):
             second = _value_at(rest, len(rest) - len(pair[1:].lstrip(" \t")))
-            if second and _acceptable(rest[second[0] : second[1]], False, "sep", word, label):
+            if second and _acceptable(rest[second[0] : second[1]], False, "sep", judged, label):
                 return base + second[0], base + second[1]
     return None
 
@@ -266,7 +328,7 @@ def _nearby(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     line_end = text.find("\n", base)
     for token in re.compile(_TOKEN).finditer(text, base, line_end if line_end >= 0 else len(text)):
         if token.start() - base > 64:
-            return None
+            break
         gap = text[base : token.start()].lower()
         if set(re.findall(r"[a-z0-9]+", gap)) & HASH_WORDS or "://" in gap:
             return None
@@ -281,6 +343,25 @@ def _nearby(match: re.Match[str], label: bool) -> tuple[int, int] | None:
             _uuid_key(match.group(), value, gap) and not set(before) & _DATA_KEYS
         ):
             return token.span()
+    return _punctuated(text, base, line_end)
+
+
+def _punctuated(text: str, base: int, line_end: int) -> tuple[int, int] | None:
+    """A random run of printable characters with symbols in it a few words after a secret word,
+    after a separator ("OCI auth token for the registry: 8X(h>u2;Lq5e}Wm9"), which ``_TOKEN``
+    does not read."""
+    import re
+
+    rest = text[base : line_end if line_end >= 0 else len(text)][:80]
+    for token in re.finditer(r"\S{16,}", rest):
+        gap = rest[: token.start()]
+        if not re.search(r"[:=：]\s*$|\sis\s+$", gap) or len(gap) > 64:
+            continue
+        if set(re.findall(r"[a-z0-9]+", gap.lower())) & HASH_WORDS:
+            return None
+        value = token.group().rstrip(_TRAILING) or token.group()
+        if random_printable(value):
+            return base + token.start(), base + token.start() + len(value)
     return None
 
 
@@ -421,12 +502,20 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         None,
     ),
     ("secret", r"(?i:{words})", PROSE_WORDS + KEY_WORDS, _nearby, None),
+    (
+        "password",
+        r"(?i:(?P<word>{words}))(?=(?P<rest>[^\n]{0,400}))",
+        KEY_CODE_WORDS,
+        _qualified,
+        # what the key opens first: "Exit code 2" compiles nothing
+        lambda text: any(word in text.lower() for word in QUALIFIERS),
+    ),
     ("password", r"(?i:{words})", PASSWORD_WORDS, _password_nearby, None),
     # A wallet's seed: twelve to twenty-four lower-case words after "seed phrase:".
     (
         "secret",
         r"(?i:{words})(?:[ \t]*[:=：][ \t]*|[ \t]+(?:is|are)[ \t]+)[\"']?(?P<secret>(?:[a-z]+[ "
-        r"\t]+){11,23}[a-z]+)",
+        r"\t]+){11,24}[a-z]+)",
         PHRASE_WORDS,
         None,
         None,

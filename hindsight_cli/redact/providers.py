@@ -141,6 +141,14 @@ _PREFIXED = [
     ("databricks_token", r"\bdapi[a-f0-9]{32}(?:-\d)?\b", ("dapi",)),
     ("groq_key", r"\bgsk_[A-Za-z0-9]{40,}\b", ("gsk_",)),
     ("atlassian_token", r"\bAT(?:ATT|CTT)3[A-Za-z0-9_\-=]{60,}", ("ATATT3", "ATCTT3")),
+    # a wallet's extended private key (BIP 32), inside an output descriptor too: wpkh(xprv…/84h/…)
+    (
+        "private_key",
+        r"\b[xyztuvYZ]prv[A-Za-z0-9]{100,112}(?![A-Za-z0-9])",
+        ("xprv", "yprv", "zprv", "tprv", "uprv", "vprv", "Yprv", "Zprv"),
+    ),
+    # a Salesforce session or access token: the org's id, "!", the session
+    ("salesforce_token", r"\b00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{40,}", ("00D",)),
     (
         "grafana_token",
         r"\bglc_[A-Za-z0-9+/]{32,}={0,2}|\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b"
@@ -270,15 +278,18 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         None,
     ),
     # A private key's DER in base64 with no armour at all, from the bytes every such key starts
-    # with: PKCS#1 RSA/DSA, PKCS#8 (plain and encrypted), SEC1 EC, Ed25519, OpenSSH.
+    # with: PKCS#1 RSA/DSA, PKCS#8 (plain and encrypted), SEC1 EC, Ed25519, OpenSSH, and a PKCS#12
+    # bundle (a .p12 or .pfx: version 3, then its content, a key among it).
     (
         "private_key",
         rf"(?<![{_B64}])(?:MII[{_B64}]{{3}}IBAAK|MII[{_B64}]{{3}}IBADAN|MII[{_B64}]{{3}}DBOBgkqhkiG9w0BBQ0w"
+        rf"|MII[{_B64}]{{3}}IBAzCC"
         rf"|MHcCAQEE|MIGHAgEAMBMGByqGSM49|MC4CAQAwBQYDK2Vw|b3BlbnNzaC1rZXktdjE)[{_B64}=]*"
         rf"(?:{_NL}[ \t]*[{_B64}=]{{8,}})*",
         (
             "IBAAK",
             "IBADAN",
+            "IBAzCC",
             "DBOBgkqhkiG9w0BBQ0w",
             "MHcCAQEE",
             "MIGHAgEAMBMG",

@@ -72,7 +72,11 @@ _SECRET_PARTS = frozenset(
         "sk",
     )
 )
-_PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.ey", "age1", "npub1", "bc1q", "bc1p", "tb1q")
+_PUBLIC_PREFIXES = (
+    *("pk_live_", "pk_test_", "pk.ey", "age1", "npub1", "bc1q", "bc1p", "tb1q"),
+    # a wallet's extended public keys
+    *("xpub", "ypub", "zpub", "tpub", "vpub", "upub"),
+)
 # the public members of a JWK: RSA modulus and exponent, an EC point
 _JWK_PUBLIC = frozenset(("n", "e", "x", "y", "crv", "kid", "kty", "alg", "use"))
 

@@ -9,7 +9,10 @@ that is no id, digest, entity or public word, and the line holds nothing but the
 
 A token in prose with no name at all (``I pasted <40 characters> into the dashboard``) goes when it
 is long and as random as a generated key: 24 or more letters and digits mixing both cases and
-digits, nothing else, no word inside it.
+digits, nothing else, no word inside it; after a short prefix and its dot too (``sl.…``), in parts
+cut by dots, or in base64's own alphabet (``+``, ``/``). Base64 of a JSON object goes when the
+object holds a random value, a private key or a password's value (``eyJhIjoi…``, a service
+account's JSON).
 """
 
 from __future__ import annotations
@@ -191,6 +194,11 @@ def service_credential(value: str) -> bool:
         return True
     if wordish(value) or is_reference(value) or re.match(r"v?\d+\.\d+", value):
         return False
+    from .values import _text_in_base64
+
+    if len(value) >= 16 and _text_in_base64(value):
+        # base64 of text: a cursor, a JWT's header (a key packed as JSON: _json_token)
+        return False
     if (
         re.fullmatch(r"[a-z]{1,12}-[0-9a-f]{6,}|[0-9a-f]+(?:-[0-9a-f]+){3,}", value)
         or "--" in value
@@ -231,17 +239,137 @@ def _bare_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     line_start = text.rfind("\n", 0, match.start()) + 1
     line_end = text.find("\n", match.end())
     if text[line_start : line_end if line_end >= 0 else len(text)].strip() == value and (
-        len(value) in (60, 64, 76) or "-----BEGIN" in text
+        (len(value) in (60, 64, 76) and "-" not in value and "_" not in value)
+        or "-----BEGIN" in text
     ):
-        # a line of a wrapped base64 body (PEM, PGP, MIME)
+        # a line of a wrapped base64 body (PEM, PGP, MIME; no "-" or "_" there)
         return None
     before = text[max(0, match.start() - 40) : match.start()].split()[-2:]
     if any(id_name(w.strip(":=\"'")) or w.strip(":").lower() in PUBLIC_PARTS for w in before):
         # "wallet address …", "commit …", "public key: …"
         return None
-    if _joined(value) or sum(c.isdigit() for c in value) < 2:
+    above = text[max(0, match.start() - 80) : match.start()].lower()
+    if any(word in above for word in ("public key", "pubkey", "fingerprint", "certificate")):
+        # "untrusted comment: minisign public key <id>" on the line above
+        return None
+    if _joined(value) or sum(c.isdigit() for c in value) < 2 or _object_id(value):
         return None
     return match.span("secret")
+
+
+def _object_id(value: str) -> bool:
+    """An API object's id: a short type prefix, ``_``, 14 to 28 letters and digits (Stripe's
+    ``we_…``, ``cus_…``, ``pi_…``), unless the prefix says key or secret (``sk_``, ``rk_``)."""
+    head, _, body = value.partition("_")
+    return (
+        2 <= len(head) <= 6
+        and head.islower()
+        and head.isalpha()
+        and head not in ("sk", "rk", "whsec", "key", "secret", "token", "pat", "api")
+        and 14 <= len(body) <= 28
+        and body.isalnum()
+    )
+
+
+def _dotted_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A bare token in parts cut by dots, its first and last parts long and random (a signed
+    token not in a JWT's ``eyJ`` form, a session's ``<data>.<signature>``): the bare rule reads a
+    dot as the end of a sentence."""
+    import re
+
+    from .words import _entropy, classes
+
+    value = match.group("secret")
+    parts = value.split(".")
+    if label or len(value) < 40 or min(len(parts[0]), len(parts[-1])) < 16:
+        return None
+    if classes(value.replace(".", "")) < 3 or sum(c.isdigit() for c in value) < 2:
+        return None
+    long_parts = [p for p in parts if len(p) >= 16]
+    if any(_entropy(p) < 3.7 or wordish(p) or _joined(p) for p in long_parts):
+        return None
+    before = match.string[max(0, match.start() - 40) : match.start()].split()[-2:]
+    if any(id_name(w.strip(":=\"'")) or w.strip(":").lower() in PUBLIC_PARTS for w in before):
+        return None
+    return match.span("secret") if not re.search(r"\.(?:com|net|org|io)\b", value) else None
+
+
+def _json_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """Base64 of a JSON object that holds a random value, a private key or a value under a
+    password's or a secret's name (a Cloudflare tunnel's token ``eyJhIjoi…``, a Grafana key
+    ``eyJrIjoi…``, a service account's JSON): a credential packed as JSON; a cursor (``{"page":
+    2}``) or a JWT's header holds none."""
+    import base64
+    import binascii
+    import re
+
+    from .values import token_like
+
+    body = match.group("secret").replace("-", "+").replace("_", "/")
+    try:
+        raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    from .words import NAME_ONLY_WORDS, PASSWORD_WORDS, SECRET_WORDS, name_word
+
+    text = raw.decode("utf-8", "replace")
+    if "PRIVATE KEY" in text:
+        # a service account's JSON, whole
+        return match.span("secret")
+    pairs = re.findall(r"\"([^\"]{1,40})\"\s*:\s*\"([^\"]{4,})\"", text)
+    if any(
+        token_like(value)
+        or (
+            _secret_word(name_word(name), PASSWORD_WORDS + NAME_ONLY_WORDS + SECRET_WORDS)
+            and not id_name(name)
+        )
+        for name, value in pairs
+    ):
+        return match.span("secret")
+    return None
+
+
+def _bare_base64(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A bare token in base64's own alphabet, ``+`` or ``/`` inside ("unseal with KVzo…/Fv…+ and
+    two more"), which the bare rule reads as a path's parts: only with the entropy of random bytes
+    and none of the bare rule's exceptions (an image, base64 of text, a line of a wrapped body)."""
+    from .words import _entropy, is_path
+
+    value = match.group("secret").rstrip("=")
+    if label or _entropy(value) < 4.5 or is_path(value) or value.count("/") > len(value) // 8:
+        return None
+    if not (any(c.isupper() for c in value) and any(c.islower() for c in value)):
+        return None
+    return _bare_token(match, label)
+
+
+def _may_hold_base64(text: str) -> bool:
+    """``_bare_base64``'s gate: a word of 30 or more in base64's alphabet alone, with ``+`` or
+    ``/`` and two digits, not a path's start (``/tmp/pytest-of-root/…`` has "-" and "_" anyway)."""
+    return any(
+        len(word) >= 30
+        and ("+" in word or "/" in word)
+        and not word.startswith("/")
+        and set(word) <= _BASE64_CHARS
+        and sum(c.isdigit() for c in word) >= 2
+        for word in (w.strip("\"'`()[]<>,;.!?") for w in text.split())
+    )
+
+
+_BASE64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
+
+
+def _secret_word(found: tuple[str, bool] | None, words: tuple[str, ...]) -> bool:
+    """Whether a name's secret word (``name_word``'s answer) ends it and is one of ``words``."""
+    return found is not None and found[1] and found[0] in words
+
+
+def _may_hold_dotted(text: str) -> bool:
+    """``_dotted_token``'s gate: a word of 40 characters or more with a dot and two digits."""
+    return any(
+        len(word) >= 40 and "." in word and sum(c.isdigit() for c in word) >= 2
+        for word in text.split()
+    )
 
 
 def _joined(value: str) -> bool:
@@ -270,7 +398,8 @@ def _in_secret_block(match: re.Match[str], label: bool) -> tuple[int, int] | Non
     value = match.group("secret")
     if label or not (service_credential(value) or high_entropy(value)):
         return None
-    parent = _parent(match.string, match.start())
+    # the block's name on the same line (HCL's tokens { agent = "…" }) or on a line above
+    parent = match.groupdict().get("parent") or _parent(match.string, match.start())
     if parent is None or name_word(parent) is None or _parts(parent) & PUBLIC_PARTS:
         return None
     return match.span("secret")
@@ -309,11 +438,17 @@ def _may_hold_short(text: str) -> bool:
 
 def _may_hold_bare(text: str) -> bool:
     """The bare-token rule's gate: a run of 24 or more letters, digits, ``-`` and ``_``, two of them
-    digits."""
+    digits, after a short prefix and its dot or none."""
     return any(
         piece.translate(_JOINERS).isalnum() and sum(c.isdigit() for c in piece) >= 2
-        for piece in _pieces(text, 24)
+        for piece in map(_unprefixed, _pieces(text, 24))
     )
+
+
+def _unprefixed(piece: str) -> str:
+    """A token without a short lower-case prefix and its dot (Dropbox's ``sl.…``)."""
+    head, dot, tail = piece.partition(".")
+    return tail if dot and len(head) <= 4 and head.isalpha() and head.islower() else piece
 
 
 _JOINERS = str.maketrans("", "", "-_")
@@ -354,6 +489,15 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _in_secret_block,
         lambda text: "\n" in text and _may_hold_short(text),
     ),
+    # … on one line: acl { tokens { agent = "<uuid>" } }
+    (
+        "secret",
+        r"(?P<parent>[A-Za-z_][\w\-]{1,40})[\"']?[ \t]*=?[ \t]*\{[ \t]*[\"']?[A-Za-z_][\w.\-]{0,40}"
+        r"[\"']?[ \t]*[:=][ \t]*[\"']?(?P<secret>[A-Za-z0-9+/=_\-.~|]{12,256})[\"']?",
+        (),
+        _in_secret_block,
+        lambda text: "{" in text and _may_hold_short(text),
+    ),
     # captaindata.Client("…"), twist.Api('…'): a service's client given its key
     (
         "secret",
@@ -365,10 +509,34 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "secret",
-        r"(?:(?<=[\s\"'`(\[<>])|^)(?P<secret>[A-Za-z0-9](?:[A-Za-z0-9]|[-_](?=[A-Za-z0-9])){23,127})"
+        r"(?:(?<=[\s\"'`(\[<>])|^)(?P<secret>(?:[a-z]{1,4}\.)?[A-Za-z0-9](?:[A-Za-z0-9]|[-_](?=[A-Za-z0-9])){23,511})"
         r"(?=[\s\"'`)\]<>,;!?]|\.(?!\w)|$)",
         (),
         _bare_token,
         _may_hold_bare,
+    ),
+    (
+        "secret",
+        r"(?:(?<=[\s\"'`(\[<>])|^)(?P<secret>(?=[A-Za-z0-9]*[+/])[A-Za-z0-9][A-Za-z0-9+/]{29,511}"
+        r"={0,2})(?=[\s\"'`)\]<>,;!?]|\.(?!\w)|$)",
+        (),
+        _bare_base64,
+        _may_hold_base64,
+    ),
+    # base64 of a JSON object that holds a key: eyJhIjoi…, eyJrIjoi…
+    (
+        "secret",
+        r"(?<![\w+/.\-])(?P<secret>eyJ[A-Za-z0-9+/_\-]{28,4096}={0,2})(?![\w+/=\-])",
+        ("eyJ",),
+        _json_token,
+        None,
+    ),
+    (
+        "secret",
+        r"(?:(?<=[\s\"'`(\[<>])|^)(?P<secret>[A-Za-z0-9_\-]{16,}(?:\.[A-Za-z0-9_\-]{6,}){1,4})"
+        r"(?=[\s\"'`)\]<>,;!?]|\.(?!\w)|$)",
+        (),
+        _dotted_token,
+        _may_hold_dotted,
     ),
 ]

@@ -14,7 +14,14 @@ whatever rule matched it.
 
 from __future__ import annotations
 
-from .words import HASH_WORDS, inside_uri, is_reference, public_before, wordish
+from .words import (
+    HASH_WORDS,
+    dotted_numbers,
+    inside_uri,
+    is_reference,
+    public_before,
+    wordish,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -106,11 +113,18 @@ _ID_PARTS = frozenset(
         "confirmation",
         "booking",
         "correlation",
+        # an event's key for merging duplicates (PagerDuty's dedup_key), a request's
+        "dedup",
+        "dedupe",
+        "deduplication",
+        "idempotency",
         "session_name",
         "thumbprint",
         "serial_number",
         "model",
         "checksum",
+        # a signature is checked, not kept secret (a presigned URL's is read by the query rule)
+        "signature",
         "message",
         "msg",
         "event",
@@ -194,17 +208,18 @@ _STAND_INS = ("EXAMPLE", "PLACEHOLDER", "YOUR_", "YOUR-", "_HERE", "-HERE", "TOK
 
 
 def token_like(value: str) -> bool:
-    """A random token: 20 to 512 characters, letters and at least two digits (one in 24 characters
-    that mix both cases), the entropy of random text, and not a UUID, a short or
-    prefixed hex id, a path or reference, a joined name, a version, a ``sha…-`` digest or base64 that
-    decodes to text. A bare hex string of 32 or more is a key here: the name has already said
-    when it is a digest (``commit``, ``sha256``, ``etag``), except at a SHA's own length."""
+    """A random token: 20 to 4,096 characters (an access token may be long), letters and at least
+    two digits (one in 24 characters that mix both cases), the entropy of random text, and not a
+    UUID, a short or prefixed hex id, a path or reference, a joined name, a version, a ``sha…-``
+    digest or base64 that decodes to text. A bare hex string of 32 or more is a key here: the name
+    has already said when it is a digest (``commit``, ``sha256``, ``etag``), except at a SHA's own
+    length."""
     import re
 
     from .words import _FILE_MAGIC, _entropy, classes
 
     bare = value.rstrip("=")
-    if not 20 <= len(bare) <= 512 or value.startswith(_FILE_MAGIC):
+    if not 20 <= len(bare) <= 4096 or value.startswith(_FILE_MAGIC):
         return False
     if re.fullmatch(r"[0-9a-f]{32,}|[0-9A-F]{32,}", bare) and len(bare) not in (40, 64):
         # 40 and 64 are SHA-1's and SHA-256's lengths: a pod's or a lock file's checksum
@@ -221,6 +236,8 @@ def token_like(value: str) -> bool:
     ):
         return False
     if wordish(bare) or is_reference(value) or re.match(r"v?\d+\.\d+", bare):
+        return False
+    if dotted_numbers(bare):
         return False
     if re.search(r"[\w-]\.[a-z]{2,4}(?:\.[a-z]{2,3})?$", bare) or "xn--" in bare:
         # a file's name (build-c841….tar.gz), a punycode domain
@@ -277,6 +294,9 @@ def _any_name(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     name = match.group("name")
     if id_name(name) or inside_uri(match.string, match.start()):
         return None
+    if match.groupdict().get("q0") and not _maker(name):
+        # a later argument only of a client's maker: Client("AC…", "<token>"), not split("~", …)
+        return None
     if public_before(match.string, match.start()):
         # "Public key: 7xKX…", "commit token: …"
         return None
@@ -284,6 +304,17 @@ def _any_name(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         return None
     value = match.group("secret")
     return match.span("secret") if token_like(value) else None
+
+
+def _maker(name: str) -> bool:
+    """Whether a call's name makes a client or logs in (``Client``, ``twilio.Client``,
+    ``Api.new``, ``connect``, ``login``)."""
+    parts = name.split(".")
+    last = parts[-1].lower() if parts[-1] != "new" or len(parts) == 1 else parts[-2].lower()
+    return name[:1].isupper() or parts[-1][:1].isupper() or last.endswith(_MAKERS)
+
+
+_MAKERS = ("client", "connect", "login", "auth", "authenticate", "init", "setup", "configure")
 
 
 def _may_hold_token(text: str) -> bool:
@@ -365,12 +396,15 @@ _KEY_MARKS = frozenset(("live", "test", "prod", "sandbox", "sbox", "sk", "secret
 
 
 def _seed_phrase(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """A wallet's seed phrase after its label: 12, 15, 18, 21 or 24 words (BIP 39)."""
-    words = match.group("secret").split()
-    return match.span("secret") if len(words) in (12, 15, 18, 21, 24) else None
+    """A wallet's seed phrase after its label: 12, 15, 18, 21 or 24 words (BIP 39), or 25
+    (Monero's and Algorand's)."""
+    import re
+
+    words = re.findall(r"[a-z]+", match.group("secret"))
+    return match.span("secret") if len(words) in (12, 15, 18, 21, 24, 25) else None
 
 
-_TOKEN = r"[A-Za-z0-9+/_\-.~]{20,512}={0,2}"
+_TOKEN = r"[A-Za-z0-9+/_\-.~]{20,4096}={0,2}"
 _END = r"(?![\w+/=.\-~])"
 
 RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
@@ -386,7 +420,10 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # Client("value"), new Api('value'), set_key(value)
     (
         "secret",
-        rf"(?<![\w.])(?P<name>[A-Za-z_][\w.]{{0,60}})\([ \t]*(?P<q>[\"'`]?)"
+        # a name may start with a digit (8x8.Client) when it holds a letter
+        # … and strings before it: Client("AC<sid>", "<auth token>")
+        rf"(?<![\w.])(?P<name>(?=\d*[A-Za-z_])[\w][\w.]{{0,60}})\([ \t]*"
+        rf"(?:(?P<q0>[\"'])[^\"'\n]{{0,200}}(?P=q0)[ \t]*,[ \t]*){{0,3}}(?P<q>[\"'`]?)"
         rf"(?P<secret>{_TOKEN}){_END}(?P=q)[ \t]*[,)]",
         (),
         _any_name,
@@ -396,9 +433,13 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # seed phrase: witch collapse practice … (after a colon, as a label gives it)
     (
         "private_key",
-        r"(?i)\b(?:seed|mnemonic|recovery)(?:[ \t]+(?:phrase|words?))?\b[^:=\n]{0,40}?"
-        r"[:=][ \t]*[\"'`]?(?P<secret>(?:[a-z]{3,8}[ \t]+){11,23}[a-z]{3,8})(?![\w-])",
-        ("seed", "mnemonic", "recovery"),
+        # a wallet's, a ledger's or a backup's words too
+        r"(?i)\b(?:(?:seed|mnemonic|recovery)(?:[ \t]+(?:phrase|words?))?"
+        r"|(?:wallet|ledger|trezor|backup|secret)[ \t]+(?:phrase|words))\b[^:=\n]{0,40}?"
+        # the words on one line or one per line, numbered or not (1. witch 2. collapse …)
+        r"[:=][ \t]*(?:\r?\n[ \t]*)?[\"'`]?(?P<secret>(?:(?:\d{1,2}[.):]?[ \t]*)?[a-z]{3,8},?"
+        r"(?:[ \t]+|[ \t]*\r?\n[ \t]*)){11,24}(?:\d{1,2}[.):]?[ \t]*)?[a-z]{3,8})(?![\w-])",
+        ("seed", "mnemonic", "recovery", "phrase", "words"),
         _seed_phrase,
         None,
     ),

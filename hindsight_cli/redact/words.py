@@ -54,6 +54,9 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "parole",
     "slaptažodis",
     "slaptazodis",
+    # its stem: slaptažodį, slaptažodžio
+    "slaptažod",
+    "slaptazod",
     "lykilorð",
     "fjalëkalim",
     "cyfrinair",
@@ -93,6 +96,10 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "гасло",
     "κωδικός",
     "κωδικος",
+    # its other cases: τον κωδικό, του κωδικού
+    "κωδικό",
+    "κωδικού",
+    "κωδικοί",
     "συνθηματικό",
     "密码",
     "密碼",
@@ -309,6 +316,277 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "暗証コード",
     "접속 코드",
     "액세스 코드",
+    # a code that opens a door, a gate, an alarm or a safe, or a card's security code; the
+    # word "code" alone stays (error code, status code, exit code)
+    "door code",
+    "gate code",
+    "alarm code",
+    "keypad code",
+    "entry code",
+    "lock code",
+    "garage code",
+    "intercom code",
+    "buzzer code",
+    "lockbox code",
+    "safe code",
+    "safe combination",
+    "lock combination",
+    "security code",
+    "cvv",
+    "cvv2",
+    "cvc",
+    "cvc2",
+    "türcode",
+    "torcode",
+    "alarmcode",
+    "tresorcode",
+    "schlosscode",
+    "digicode",
+    "code de la porte",
+    "code porte",
+    "code d'entrée",
+    "code d'entree",
+    "code de l'alarme",
+    "código de la puerta",
+    "codigo de la puerta",
+    "código del portón",
+    "código de la alarma",
+    "código da porta",
+    "codigo da porta",
+    "código do alarme",
+    "codice del portone",
+    "codice della porta",
+    "codice dell'allarme",
+    "deurcode",
+    "poortcode",
+    "alarmkode",
+    "dørkode",
+    "portkod",
+    "larmkod",
+    "ovikoodi",
+    "kod do drzwi",
+    "kod do bramy",
+    "kod alarmu",
+    "kód od dveří",
+    "kapı şifresi",
+    "alarm şifresi",
+    "код от домофона",
+    "код домофона",
+    "код от двери",
+    "код двери",
+    "код сигнализации",
+    "код від домофону",
+    "門禁密碼",
+    "门禁密码",
+    "门禁码",
+    "ドアの暗証番号",
+    "도어락 비밀번호",
+    "현관 비밀번호",
+    "도어락 번호",
+    "현관 번호",
+    "금고 번호",
+    # more languages: Yiddish, Guarani, Tok Pisin and Bislama, Latin, Samoan, Fijian, Tswana,
+    # Oromo, Hmong, Northern Sami, Romansh, Interlingua, Ido, Scots, Papiamento, Sanskrit,
+    # Low German, Luxembourgish's plural, Cornish, Manx
+    "פּאַראָל",
+    "פאראל",
+    "ñe'ẽñemi",
+    "ñeʼẽñemi",
+    "ñe’ẽñemi",
+    "ñe'ẽ ñemi",
+    "paswot",
+    "pasword",
+    "tessera",
+    "verbum arcanum",
+    "upu fa'alilolilo",
+    "upu faʻalilolilo",
+    "vosa vuni",
+    "lefoko la sephiri",
+    "jecha darbii",
+    "jecha icciitii",
+    "lo lus zais",
+    "lo lus nkag",
+    "beassansátni",
+    "beassansatni",
+    "pled-clav",
+    "pled da clav",
+    "contrasigno",
+    "pasovorto",
+    "passwird",
+    "kontraseña",
+    "kontrasenja",
+    "गुप्तशब्द",
+    "passwoort",
+    "ger-tremenn",
+    "fockle-follit",
+)
+# Words for a key or a code that name a password only beside what they open: "la chiave del wifi
+# è …", "kod do sejfu to …", "le code wifi : …", "pass wifi là …", "הקוד של הכספת הוא …"
+# (``prose``: a ``QUALIFIERS`` word right before, or among the first words after, the word).
+KEY_CODE_WORDS = (
+    "code",
+    "codes",
+    "kod",
+    "kód",
+    "koodi",
+    "kood",
+    "kods",
+    "kodas",
+    "codice",
+    "código",
+    "codigo",
+    "codi",
+    "chiave",
+    "chave",
+    "clé",
+    "cle",
+    "klucz",
+    "schlüssel",
+    "schluessel",
+    "sleutel",
+    "nyckel",
+    "nøkkel",
+    "nøgle",
+    "kulcs",
+    "cheie",
+    "avain",
+    "võti",
+    "atslēga",
+    "raktas",
+    "ključ",
+    "kljuc",
+    "ключ",
+    "код",
+    "κλειδί",
+    "κωδικ",
+    "مفتاح",
+    "كود",
+    "קוד",
+    "מפתח",
+    "キー",
+    "コード",
+    "钥匙",
+    "代码",
+    "코드",
+    "키",
+    "anahtar",
+    "kodu",
+    "mã",
+    "khóa",
+    "kunci",
+    "susi",
+    "ufunguo",
+    "pass",
+    # a lock's combination
+    "combination",
+    "combinación",
+    "combinacion",
+    "combinação",
+    "combinazione",
+    "kombination",
+    "kombinasjon",
+    "kombinace",
+    "kombinacja",
+)
+# What a key or a code opens (a prefix of the word: "sejfu", "домофона", "הכספת").
+QUALIFIERS = (
+    "wifi",
+    "wi-fi",
+    "wlan",
+    "wireless",
+    "router",
+    "network",
+    "netzwerk",
+    "réseau",
+    "reseau",
+    "rede",
+    "rete",
+    "sieć",
+    "sieci",
+    "síť",
+    "sítě",
+    "mạng",
+    "jaringan",
+    "mtandao",
+    "modem",
+    "hotspot",
+    "safe",
+    "sejf",
+    "cassaforte",
+    "coffre",
+    "tresor",
+    "cofre",
+    "kluis",
+    "kassaskåp",
+    "pengeskab",
+    "door",
+    "porte",
+    "porta",
+    "portão",
+    "puerta",
+    "portón",
+    "tür",
+    "haustür",
+    "deur",
+    "dörr",
+    "dør",
+    "drzwi",
+    "dveř",
+    "ajtó",
+    "kapı",
+    "alarm",
+    "allarme",
+    "alarme",
+    "alarma",
+    "garage",
+    "garaje",
+    "gate",
+    "portail",
+    "cancello",
+    "brama",
+    "bramy",
+    "domofon",
+    "interphone",
+    "citofono",
+    "intercom",
+    "lockbox",
+    "lucchetto",
+    "cadenas",
+    "candado",
+    "zámek",
+    "zamek",
+    "сейф",
+    "двер",
+    "домофон",
+    "сигнализац",
+    "роутер",
+    "вайфай",
+    "כספת",
+    "דלת",
+    "אזעקה",
+    "ראוטר",
+    "خزنة",
+    "الخزنة",
+    "باب",
+    "الباب",
+    "راوتر",
+    "الواي",
+    "金庫",
+    "ドア",
+    "保险箱",
+    "保险柜",
+    "门禁",
+    "路由器",
+    "금고",
+    "도어",
+    "현관",
+    "와이파이",
+    "két",
+    "cửa",
+    "caja",
+    "larm",
+    "lås",
+    "lock",
 )
 NAME_ONLY_WORDS = ("pass", "pwd", "pw", "psk", "psw", "pword", "pwrd")
 
@@ -455,6 +733,8 @@ KEY_WORDS: tuple[str, ...] = (
 # What "is" looks like in the languages above, between a password word and its value.
 COPULAS = (
     "is",
+    # Hebrew's "is" after a masculine noun (הקוד … הוא …)
+    "הוא",
     "are",
     "was",
     "ist",
@@ -649,6 +929,9 @@ _REFERENCE_PREFIXES = (
     "ENC[",
     "!secret",
     "`",
+    # a regular expression's "anything" (sed 's/password: .*/…/')
+    ".*",
+    ".+",
 )
 
 
@@ -707,7 +990,9 @@ def word_pattern(word: str, bounded: bool = True) -> str:
     if word == "pass":
         return (
             "(?:(?<![a-z])|(?<=ssh)|(?<=db)|(?<=root)|(?<=admin)|(?<=user)|(?<=smtp)|(?<=ftp)|(?<=mail)"
-            "|(?<=redis)|(?<=store)|(?<=key)|(?<=trust)|(?<=proxy)|(?<=bind)|(?<=rpc)|(?<=vnc)|(?<=sql))pass"
+            "|(?<=redis)|(?<=store)|(?<=key)|(?<=trust)|(?<=proxy)|(?<=bind)|(?<=rpc)|(?<=vnc)|(?<=sql)"
+            # redis' requirepass
+            "|(?<=require))pass"
         )
     if not bounded:
         return body
@@ -1006,6 +1291,46 @@ def credential_like(value: str, strict: bool) -> bool:
     return len(value) >= 8 and classes(value) >= 3 and not wordish(value) and not is_path(value)
 
 
+def app_password(rest: str, start: int) -> tuple[int, int] | None:
+    """An app password at ``start`` of ``rest``, as Google shows it, four groups of four random
+    letters ("App password: wxqz hkpt rmvb lcaf"), or WordPress's six of letters and digits; not
+    four words ("password: this will fail soon"): two of its groups at least without a vowel or
+    with three consonants in a row."""
+    import re
+
+    found = re.compile(r"[ \t]*([A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){3,5})(?![\w\-])").match(
+        rest, start
+    )
+    if found is None:
+        return None
+    if not found.group(1).islower() or not found.group(1).replace(" ", "").isalpha():
+        # WordPress's: six groups mixing cases and digits
+        return found.span(1) if classes(found.group(1).replace(" ", "")) == 3 else None
+    odd = sum(
+        re.search(r"[aeiouy]", group) is None or re.search(r"[^aeiouy]{3}", group) is not None
+        for group in found.group(1).split()
+    )
+    return found.span(1) if odd >= 2 else None
+
+
+def random_printable(value: str) -> bool:
+    """A random run of printable characters, symbols among them (an OCI auth token, a WordPress
+    salt: ``8X(h>u2;Lq5e}Wm9:Z1[``): 16 or more, all four kinds, three symbols that no path, URL,
+    name or version holds, the entropy of random text."""
+    marks = sum(not c.isalnum() and c not in "-_./:=+~@" for c in value)
+    if len(value) < 16 or marks < 3 or "://" in value or classes(value) < 4:
+        return False
+    return _entropy(value) >= 3.8 and not is_reference(value)
+
+
+def dotted_numbers(value: str) -> bool:
+    """Numbers joined by dots after a short tag: an analytics id or a timestamp pair
+    (``GA1.2.1234567890.1698765432``, ``fb.1.1596403881668.1116446470``), no token."""
+    import re
+
+    return re.fullmatch(r"(?:[A-Za-z]{1,4}\d?\.)*\d+(?:\.\d+)+", value) is not None
+
+
 def high_entropy(value: str) -> bool:
     """A random token (16+ characters that mix letters and digits the way keys do), not a hash-like
     id shape we know (UUID), a file's base64, a path, a dotted or joined name, a version."""
@@ -1066,6 +1391,8 @@ _PASS_PREFIXES = (
     "become",
     "sudo",
     "vault",
+    # redis' requirepass
+    "require",
 )
 
 
