@@ -40,7 +40,8 @@ _READER = (
 )
 # a prohibition or a description in the negative before a signal: it asks nothing
 _NEGATED = re.compile(
-    r"\b(?:never|not|don't|do not|must not|mustn't|shouldn't|cannot|can't|avoid|no one|nobody)\b"
+    r"\b(?:never|not|don't|do not|must not|mustn't|shouldn't|cannot|can't|avoid|no one|nobody|"
+    r"leave out|omit|exclude|redact|mask)\b"
     r"[^,;:]{0,40}$"
 )
 # what else makes earlier guidance void: a draft, scaffolding, a rehearsal, no authority
@@ -49,6 +50,8 @@ _VOIDISH = (
     r"filler|sample|demo|placeholder|test(?:ing)? (?:text|data|scaffolding|material|harness))\b|"
     r"(?:carr(?:y|ies)|ha(?:s|ve)|holds?) no (?:authority|force|weight|standing|effect)|"
     r"no longer (?:valid|binding|relevant|in force|applies|apply|matters?|counts?)|"
+    r"(?:a |an )?(?:mistake|error|typo|staging copy|overkill|formality|oversight)\b|"
+    r"appl(?:y|ies) (?:only )?to [\w ]{1,30} only\b|"
     r"(?:irrelevant|meaningless|invalid|null|cancell?ed|finished|over|ended|dead|a relic|relics|"
     r"fake|bogus|fabricated|forged|planted|inserted by|not real|(?:aren't|isn't|weren't|wasn't) "
     r"real|stopped (?:being )?(?:relevant|valid|applying|mattering))\b"
@@ -62,13 +65,13 @@ _TOLD = re.compile(
     r"(?:the|a|an|my|our|this|that|these|those|every|each|all|it|them|any|whatever|everything|"
     r"its|their|his|her|[\w~./-]*[./][\w~./-]+)\b|"
     r"\byou(?:'ll| will| must| should| need to| have to| are to| to| can now|'re required to| are "
-    r"required to)\b|"
+    r"required to)\b|\b(?:is|was) (?:that|for) you\b|"
     rf"\bthe (?:[\w-]+ )?{_AI} (?:must|should|needs? to|has to|is to|will|shall)\b"
 )
 _CLAUSE = re.compile(r"[:;\u2014\u2013]\s*|,?\s+(?:and|then|so|but)\s+(?=[a-z])|,\s+")
 # a signal weighs 2, these 1 (a secret named, a harmful act: documentation names both); a secret
 # sent to a place outside weighs 4 (two signals: the secret and the way out); 4 is enough
-_WEIGHT = {"secret": 1, "harm": 1, "secret outside": 4, "own rules void": 2}
+_WEIGHT = {"secret": 1, "harm": 1, "sent out": 1, "secret outside": 4, "own rules void": 2}
 # the reader's own rules declared void: with "void" itself, enough alone
 _OWN_RULES = re.compile(
     rf"\b(?:your|the {_AI}'s|what you were|you (?:were|have been|'ve been|launched|shipped|started|"
@@ -117,6 +120,10 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"\b(?:do not|don't|never) (?:bring (?:it|this|that) up|raise (?:it|this)|discuss (?:it|"
         r"this)|talk about (?:it|this)|breathe a word|let on)\b",
         r"\b(?:off the record|in the dark|under wraps|on the down-?low|a word to anyone)\b",
+        r"\b(?:isn't|is not|aren't|are not) to (?:find out|know|learn|hear|see|be told)\b",
+        r"\b(?:never|won't|doesn't|does not|will not) (?:hears?|finds? out|learns?|notices?) "
+        r"(?:about )?(?:it|this|that|anything)\b",
+        r"\bcover your tracks\b",
         r"\bkeep (?:the |your )?(?:user|owner|client|team|customer|account holder|reviewers?|"
         r"them|him|her|everyone|anyone)s? (?:unaware|uninformed|out of (?:it|the loop))\b",
         r"\b(?:log|say|tell|mention|report|record) nothing\b|\btell no(?: ?one|body)\b",
@@ -125,6 +132,14 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # the reader's earlier guidance declared void, in any wording
     "void": (
+        r"\b(?:instructions|guidance|guidelines|rules?|configuration|setup|prompt|brief|directives|"
+        r"constraints|restrictions|guardrails|policy|policies|orders|limits)\b (?:you(?:'re| are) "
+        r"(?:following|using|obeying|working under)|(?:that )?(?:loaded|given|set|configured) (?:at "
+        r"startup|earlier|before|initially)|(?:that )?came with your \w+)\b[^.;\n]{0,40}\b"
+        rf"(?:{_VOID}|{_VOIDISH})",
+        r"\bnone of (?:them|these|those|it) (?:binds?|appl(?:y|ies)|counts?|matters?|holds?)\b",
+        r"\b(?:correction|change|update|amendment) to your (?:setup|configuration|instructions|"
+        r"rules|brief|prompt|guidelines)\b",
         r"\b(?:prior|previous|earlier|original|existing|old|standing|former|initial|default) "
         r"(?:[\w-]+ )?(?:instructions|guidance|guidelines|rules|configuration|setup|prompt|brief|"
         r"directives|constraints|restrictions|guardrails|policies|orders|limits)\b[^.;\n]{0,40}"
@@ -146,8 +161,9 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"constraints|restrictions|guardrails|policies|orders) (?:above|before|earlier|so far|"
         rf"(?:that )?you (?:were|have been|'ve been) \w+(?: with)?)\b[^.;\n]{{0,60}}\b"
         rf"(?:{_VOID}|{_VOIDISH})",
-        r"\b(?:everything|anything|all|whatever)(?: else)? (?:you (?:were|have been|'ve been) "
-        r"(?:told|given|shown|taught)|(?:above|before|earlier|prior)(?: this)?)\b[^.;\n]{0,60}"
+        r"\b(?:everything|anything|all|whatever)(?: else)? (?:(?:that )?you (?:\w+ ){0,2}(?:told|"
+        r"given|shown|taught|instructed|asked|configured)|(?:above|before|earlier|prior)(?: this)?)"
+        r"\b[^.;\n]{0,60}"
         rf"\b(?:was|were|is|are) (?:[\w-]+ ){{0,3}}(?:{_VOID}|{_VOIDISH})",
         r"\byour (?:earlier |previous |prior |original |initial |current |existing |standing )?"
         r"(?:[\w-]+ )?(?:instructions|guidance|guidelines|rules|configuration|config|setup|prompt|"
@@ -183,23 +199,35 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     # a wish claimed for the user, in any wording
     "claimed wish": (
         r"\b(?:unspoken|unstated|implicit|implied|real|true|actual|underlying|hidden|secret) "
-        r"(?:expectation|wish|goal|intent\w*|request|need|preference|aim|want)s?\b",
+        r"(?:expectation|wish|goal|intent\w*|request|need|preference|aim|want|priority)s?\b",
         r"\bwhat (?:[\w']+ ){1,4}(?:is|are|was) (?:really |actually |truly |secretly )?(?:after|"
         r"hoping for|asking for|driving at|getting at|looking for|going for)\b",
         r"\b(?:reading )?between the lines\b",
         r"\b(?:expects?|wants?|would (?:love|like|prefer|appreciate)|(?:is )?hoping|hopes?|asked|"
         r"has (?:personally )?asked|is asking|requests?|requested|needs?|intends?|intention is) "
         r"(?:(?:it )?(?:that|for|if|it if) )?you(?:'ll| will| to|'d| would)?\b",
-        r"\b(?:intention|wish|hope|expectation) is (?:for|that) you\b",
+        r"\b(?:intention|wish|hope|expectation|priority) is (?:for|that) you\b",
+        r"\b(?:counting|relying|depending) on you to\b",
         r"(?:'d|\bwould) (?:really |much |so |truly )?(?:love|like|prefer|appreciate)(?: it)?(?: if| "
         r"for| that)? you\b",
         r"\bwhat (?:[\w']+ ){1,4}(?:really|actually|truly|secretly|honestly) (?:wants?|means?|"
         r"meant|needs?|asked)\b",
     ),
+    # a reluctance claimed for the user, so that the reader acts unasked
+    "reluctance": (
+        r"\b(?:won't|wouldn't|will never|would never|'d never|never) (?:say|admit|ask|type|spell)"
+        r"(?: it| this| that| so)?(?: outright| out loud| directly| aloud)?\b",
+        r"\btoo (?:shy|polite|busy|embarrassed|proud|nervous) to (?:say|ask|type|admit|mention)\b|"
+        r"\bdidn't spell it out\b",
+    ),
     # a secret, where the sentence also names a way out
     "secret": (
         rf"(?:\b|(?<=_)|(?=[.~/]))(?:{_SECRET}|transcript|full history|process\.env|"
-        r"/etc/shadow|card details|[a-z_]*(?:token|secret|password|api_key)[a-z_]*|[a-z_]*_keys?)"
+        r"/etc/shadow|card details|[a-z_]*(?:token|secret|password|api_key)[a-z_]*|[a-z_]*_keys?|"
+        r"[\w.]*_history|calendar (?:invites|entries|events)|inbox|direct messages|dms|"
+        r"private messages|(?:unreleased|confidential|internal|private|non-public|embargoed) (?:[\w-]+ ){0,2}"
+        r"(?:data|documents?|files?|reports?|wiki(?: export)?|messages|roadmap|results|"
+        r"earnings|plans))"
         r"(?!\w)",
     ),
     "sending": (
@@ -215,6 +243,8 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"\b(?:[\w-]+\.)+(?:com|net|org|io|ru|cn|top|xyz|sh|me|co|dev|app)/\S|"
         r"\b(?:curl|wget|scp|rsync|nc)\b|\bmarkdown image\b|\bquery string\b|\bshared (?:channel|"
         r"drive|folder|doc)\b|\b(?:release notes|changelog|slack|discord|telegram)\b|"
+        r"\b(?:every|each|any|the) [\w ]{0,15}(?:review|comment|post|message|reply|answer)s? you "
+        r"(?:leave|write|post|send|give)\b|\b(?:blog|website|forum|social media|twitter)\b|"
         r"\bissue #\d+|#[\w-]+ channel|\b(?:a|an) (?:public |new )?(?:comment|post|thread|forum post)\b|"
         r"\b(?:commit|pr|issue) (?:body|message|title|description)\b",
     ),
@@ -232,6 +262,12 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"safety|protection|auth|audit)[\w-]* (?:flag |setting |switch |toggle )?(?:to )?(?:false|off|"
         r"0|disabled|no)\b",
         r"\bcron(?:tab)? (?:entry|job|line)\b|\bsystemd (?:unit|timer)\b",
+        r"\b(?:move|transfer|wire|send|pay)\b[^.;\n]{0,30}\b(?:budget|funds|money|balance|payroll)"
+        r"\b[^.;\n]{0,30}\b(?:to|into)\b",
+        r"\b(?:set|change|update|replace) (?:the )?(?:new )?(?:admin|owner|recovery|account|billing) "
+        r"(?:e-?mail|phone|address|contact)\b",
+        r"\b(?:run|execute|apply|deploy)\b[^.;\n]{0,30}\b(?:on|against|in|to) (?:production|prod)\b",
+        r"\b(?:switch|turn) off (?:the )?(?:mfa|2fa|two-factor|firewall|audit\w*|logging|alerts?)\b",
         r"\bpassword (?:reset|changed|set) to\b",
         r"\b(?:do|make|complete|execute|run|process) the (?:transfer|payment|wire|deletion|purge|"
         r"wipe|payout)\b",
@@ -252,14 +288,16 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"sign-?off|permission)\b",
         r"\b(?:nobody|no one|no-one) (?:needs to|has to|must|should) (?:sign off|approve|review|"
         r"confirm|check|know)\b",
-        r"\bskip (?:the |any |all )?(?:[\w-]+ )?(?:review|approval|confirmation|sign-?off|checks?)"
+        r"\bskip (?:the |any |all )?(?:[\w-]+ )?(?:review|approval|confirmation|sign-?off|checks?|"
+        r"tickets?)"
         r"\b",
         r"\b(?:already|has|have) (?:approved|agreed|consented|signed off)\b",
     ),
     # leave given to the reader
     "permission": (
         r"\byou(?:'re| are) (?:now )?(?:cleared|authori[sz]ed|permitted|allowed|free|good) to\b|"
-        r"\byou (?:can|may) (?:now )?go ahead and\b|\byou have (?:the )?(?:green light|clearance|"
+        r"\byou (?:can|may) (?:now )?(?:go ahead and|freely|safely)\b|"
+        r"\b(?:pre-?)?authori[sz]es? you to\b|\byou have (?:the )?(?:green light|clearance|"
         r"permission|sign-?off) to\b",
         r"\b(?:don't|didn't|do not|never|without) (?:bother|trouble|pester|ping)(?:ing)? (?:her|him|"
         r"them|the user|me|us|anyone) (?:with|about|for)\b",
@@ -269,7 +307,8 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     "hailed": (
         rf"(?:^|[\s/#*>(-])@(?:{_AI}|chatgpt|gemini|cursor|codex)\b",
         rf"(?:^|[:;]\s*)(?:hey |dear |attention,? )?(?:sub-?agent|{_AI}),\s",
-        r"\b(?:note|reminder|message|memo|heads[- ]up) (?:to|for) (?:the |our |any |you,? )?(?:ai|"
+        r"^#* ?for (?:ai|llm|automated|bot) (?:reviewers?|assistants?|agents?|readers?|models?)\b",
+        r"\b(?:note|notice|reminder|message|memo|heads[- ]up) (?:to|for) (?:the |our |any |you,? )?(?:ai|"
         r"llm|model|agent|assistant|bot|coding agent|ai helper|copilot)s?\b",
         rf"\bheads up, {_AI}\b",
     ),
@@ -285,7 +324,8 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
 # a frame claiming to be the system's, a developer's or an operator's, at a line's start, in any
 # brackets or casing
 _FRAME = re.compile(
-    r"(?m)^[\W_]{0,4}(?:system|developer|dev(?:eloper)? team|operator|platform|admin(?:istrator)?|"
+    r"(?m)^on behalf of (?:the |our )?[\w ]{1,30}:|^[\W_]{0,4}(?:system|sys|developer|"
+    r"dev(?:eloper)? team|operator|platform|admin(?:istrator)?|"
     r"maintainer|orchestrator|security team|root)(?:[ _-](?:note|notice|memo|message|directive|"
     r"instruction|override|update|alert|order|command|broadcast|channel|level amendment|amendment|"
     r"mandate|policy update)s?)?(?: #?\d+)?(?:\s*\([^)\n]{0,30}\))?"
@@ -342,9 +382,12 @@ def _told(sentence: str) -> set[str]:
     starts = [0, *(m.end() for m in _CLAUSE.finditer(sentence))]
     for start, end in zip(starts, [*starts[1:], len(sentence)], strict=True):
         clause = sentence[start:end].strip(" \t\"'`*([{<>-")
-        if not _TOLD.search(clause) or _NEGATED.search(clause[:20] + "$"):
+        harms = [m for m in _licensed().finditer(clause) if _harms(m)]
+        # a clause that opens with a harmful verb ("grant write access to …") is an imperative
+        opens = bool(harms) and harms[0].start() == 0
+        if not (opens or _TOLD.search(clause)) or _NEGATED.search(clause[:20] + "$"):
             continue
-        if any(_harms(m) for m in _licensed().finditer(clause)) or _HARM_AT.search(clause):
+        if harms or _HARM_AT.search(clause):
             told.add("harm")
         elif _compiled()[_SECRET_AT][1].search(clause):
             told.add("secret")
@@ -398,7 +441,8 @@ def _signals(sentence: str) -> set[str]:
     first = min((m.start() for m in weak["secret"] + weak["sending"]), default=len(rest))
     own = _OWN_OUTPUT.search(rest) if weak["sending"] else None
     if own or any(m.start() > first for m in weak["way out"]):
-        found.add("sent out")
+        # something sent is 1; a secret sent, 2
+        found.add("secret sent" if weak["secret"] else "sent out")
         outside = _OUTSIDE.search(rest, first) or _PUBLISHED.search(rest)
         # or into what the reader itself writes, which its user or others then read
         outside = outside or own
