@@ -111,7 +111,7 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"\bno (?:need|reason) for (?:the |your |them |him |her )?[\w ]{0,20}to (?:know|learn|"
         r"hear|find out|see|notice|be told)\b",
         r"\b(?:leave|leaving) no (?:trace|record|mention|note|sign)\b",
-        r"\bwithout (?:telling|mentioning|informing|notifying|alerting|letting|flagging|asking)\b",
+        r"\bwithout (?:telling|mentioning|informing|notifying|alerting|letting|flagging)\b",
         r"\b(?:do not|don't|never) (?:explain|mention|tell|disclose|reveal|flag|surface|report|"
         r"announce|narrate|say)\b(?: (?:the|your) (?:user|owner|team|client))?(?: about)? (?:it|this|"
         r"that|them|anyone|why|what (?:you|happened))\b",
@@ -231,9 +231,9 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"(?!\w)",
     ),
     "sending": (
-        r"\b(?:send|post|upload|forward|e-?mail|paste|put|drop|dump|copy|mirror|sync|publish|share|"
+        r"\b(?:send|post|upload|forward|e-?mail|paste|print|output|reveal|display|expose|echo|put|drop|dump|copy|mirror|sync|publish|share|"
         r"leak|write|weave|embed|attach|include|append|insert|push|move|transfer|export|stash|"
-        r"slip|sneak|tuck|hand|relay|pipe|ship|ends? up|land)(?:s|es|ed|d|ped|ping|ing)?\b"
+        r"slip|sneak|tuck|hand|relay|pipe|ship|dm|ends? up|land)(?:s|es|ed|d|ped|ping|ing)?\b"
         r"(?! access| permissions?| rights| role| scope)|"
         r"\b(?:must|should|will|shall|has to|needs? to) (?:contain|include|end with|start with|list|"
         r"show|carry)\b|\breturn (?:them|it|those) in\b",
@@ -346,6 +346,8 @@ def _reader() -> re.Pattern[str]:
 
 
 _SECRET_AT = list(_SIGNALS).index("secret")
+_MOVES = frozenset({"sending", "way out"})
+_INTO = re.compile(r"[^.;,\n]{0,30}?\b(?:into|onto|to|at|via|over|in) ")
 _IN_NAME = re.compile(r"[\w]")
 _CALL = re.compile(
     r"\b(?:[a-z]+_)*(?:delete|drop|wipe|purge|transfer|grant|disable|remove|destroy|truncate)"
@@ -401,7 +403,8 @@ def _strong(sentence: str) -> tuple[set[str], str]:
     for kind, pattern in _compiled():
         if kind in _WEAK:
             continue
-        for match in pattern.finditer(sentence):
+        # read on what earlier signals left: one span counts once
+        for match in pattern.finditer(rest):
             if kind == "secrecy" or not _NEGATED.search(sentence, 0, match.start()):
                 found.add(kind)
                 rest = (
@@ -417,13 +420,24 @@ def _strong(sentence: str) -> tuple[set[str], str]:
 def _signals(sentence: str) -> set[str]:
     """The distinct signals a sentence holds, each in a clause that does not forbid it."""
     found, rest = _strong(sentence)
+    # a call dictated or a wish claimed may hold the verb of sending: the movement is read whole
     weak = {
         kind: [
-            m for m in _compiled()[i][1].finditer(rest) if not _NEGATED.search(rest, 0, m.start())
+            m
+            for m in _compiled()[i][1].finditer(sentence if kind in _MOVES else rest)
+            if not _NEGATED.search(sentence if kind in _MOVES else rest, 0, m.start())
         ]
         for i, (kind, _) in enumerate(_compiled())
         if kind in _WEAK
     }
+    # a secret taken into, onto or to a way out is moved, whatever the verb ("fold the keys into a
+    # public gist")
+    if not weak["sending"] and any(
+        _INTO.match(sentence, n.end(), n.end() + 40)
+        and any(0 <= m.start() - n.end() <= 60 for m in weak["way out"])
+        for n in weak["secret"]
+    ):
+        weak["sending"] = weak["secret"]
     # a way out inside a name ("the SLACK_WEBHOOK secret") is none
     weak["way out"] = [
         m for m in weak["way out"] if m.start() == 0 or not _IN_NAME.match(rest, m.start() - 1)
@@ -440,7 +454,7 @@ def _signals(sentence: str) -> set[str]:
     # outside the machine (not the reply, not a sign-in) it is two signals' worth
     first = min((m.start() for m in weak["secret"] + weak["sending"]), default=len(rest))
     own = _OWN_OUTPUT.search(rest) if weak["sending"] else None
-    if own or any(m.start() > first for m in weak["way out"]):
+    if weak["sending"] and (own or any(m.start() > first for m in weak["way out"])):
         # something sent is 1; a secret sent, 2
         found.add("secret sent" if weak["secret"] else "sent out")
         outside = _OUTSIDE.search(rest, first) or _PUBLISHED.search(rest)
@@ -449,7 +463,7 @@ def _signals(sentence: str) -> set[str]:
         if weak["secret"] and outside and not _SIGN_IN.match(rest, outside.start()):
             found.add("secret outside")
     # a secret told with nowhere to go ("remove the legacy token") is only named
-    if "secret told" in found and not (weak["sending"] or weak["way out"]):
+    if "secret told" in found and not weak["sending"]:
         found -= {"secret told"}
         found.add("secret")
     # a harmful call dictated is told
@@ -471,7 +485,8 @@ def converging_kinds(skel: str) -> dict[str, int]:
     for paragraph in _PARAGRAPH.split(skel):
         framed = bool(_FRAME.search(paragraph))
         sentences = [s.strip() for s in _SENTENCE.split(paragraph) if s.strip()]
-        sentences = [s for s in sentences if not _REPORT.search(s)]
+        # a report, and a table row (its cells name options and commands), tell no one anything
+        sentences = [s for s in sentences if not _REPORT.search(s) and s.count("|") < 2]
         read = [(s, _signals(s)) for s in sentences]
         windows = [*pairwise(read), *((one, ("", set())) for one in read[-1:])]
         for (first, kinds), (second, more) in windows:
