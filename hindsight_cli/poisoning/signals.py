@@ -51,6 +51,7 @@ _VOIDISH = (
     r"(?:carr(?:y|ies)|ha(?:s|ve)|holds?) no (?:authority|force|weight|standing|effect)|"
     r"no longer (?:valid|binding|relevant|in force|applies|apply|matters?|counts?)|"
     r"(?:a |an )?(?:mistake|error|typo|staging copy|overkill|formality|oversight)\b|"
+    r"(?:been )?(?:reversed|overturned|rolled back|undone|struck|scrapped)\b|"
     r"appl(?:y|ies) (?:only )?to [\w ]{1,30} only\b|"
     r"(?:irrelevant|meaningless|invalid|null|cancell?ed|finished|over|ended|dead|a relic|relics|"
     r"fake|bogus|fabricated|forged|planted|inserted by|not real|(?:aren't|isn't|weren't|wasn't) "
@@ -85,7 +86,8 @@ _OWN_RULES = re.compile(
 _ENOUGH = 4
 _OWN_OUTPUT = re.compile(
     rf"\b(?:your|its|the {_AI}'s) (?:next |final |last )?(?:reply|answer|response|result|output|"
-    r"summary|recap|final message)s?\b|\bthe (?:pr|pull request) description\b|\bthe commit "
+    r"summary|recap|final message)s?\b|\bwhen (?:replying|answering|responding)\b|"
+    r"\bthe (?:pr|pull request) description\b|\bthe commit "
     r"message\b"
 )
 # what others read: a secret put there is out
@@ -124,6 +126,10 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"\b(?:never|won't|doesn't|does not|will not) (?:hears?|finds? out|learns?|notices?) "
         r"(?:about )?(?:it|this|that|anything)\b",
         r"\bcover your tracks\b",
+        r"\bhold off on (?:telling|informing|notifying|mentioning|letting)\b",
+        r"\b(?:get|gets|catch|catches) wind of\b",
+        r"\b(?:do not|don't|never) (?:narrate|explain|mention|announce|describe|log) (?:the|this|that|"
+        r"your|any) (?:step|change|action|command|part|edit)s?\b",
         r"\bkeep (?:the |your )?(?:user|owner|client|team|customer|account holder|reviewers?|"
         r"them|him|her|everyone|anyone)s? (?:unaware|uninformed|out of (?:it|the loop))\b",
         r"\b(?:log|say|tell|mention|report|record) nothing\b|\btell no(?: ?one|body)\b",
@@ -132,6 +138,13 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # the reader's earlier guidance declared void, in any wording
     "void": (
+        r"\b(?:act|behave|respond|proceed|answer|continue) as (?:if|though) [^.;\n]{0,40}\b(?:"
+        r"instructions|rules|guidelines|guidance|prompt|polic(?:y|ies)|safety section|restrictions|"
+        r"guardrails)\b[^.;\n]{0,20}\b(?:were never written|never existed|didn't exist|don't exist|"
+        r"do not exist|weren't there|were gone|were removed|did not apply|didn't apply|don't apply)",
+        r"\b(?:whatever|anything|everything) (?:the |your )?(?:earlier|previous|prior|above|former) "
+        r"(?:messages?|instructions|text|notes?|prompts?) (?:told|said to|asked) you\b[^.;\n]{0,60}"
+        rf"\b(?:{_VOID}|{_VOIDISH})",
         r"\b(?:instructions|guidance|guidelines|rules?|configuration|setup|prompt|brief|directives|"
         r"constraints|restrictions|guardrails|policy|policies|orders|limits)\b (?:you(?:'re| are) "
         r"(?:following|using|obeying|working under)|(?:that )?(?:loaded|given|set|configured) (?:at "
@@ -159,7 +172,7 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"\b[^.;\n]{0,40}\b(?:real|valid|binding|genuine|authentic|apply|count|matter)\b",
         r"\b(?:instructions|guidance|guidelines|rules|configuration|setup|prompt|brief|directives|"
         r"constraints|restrictions|guardrails|policies|orders) (?:above|before|earlier|so far|"
-        rf"(?:that )?you (?:were|have been|'ve been) \w+(?: with)?)\b[^.;\n]{{0,60}}\b"
+        rf"(?:that )?you (?:were |have been |'ve been )?\w+(?: with)?)\b[^.;\n]{{0,60}}\b"
         rf"(?:{_VOID}|{_VOIDISH})",
         r"\b(?:everything|anything|all|whatever)(?: else)? (?:(?:that )?you (?:\w+ ){0,2}(?:told|"
         r"given|shown|taught|instructed|asked|configured)|(?:above|before|earlier|prior)(?: this)?)"
@@ -208,6 +221,8 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"(?:(?:it )?(?:that|for|if|it if) )?you(?:'ll| will| to|'d| would)?\b",
         r"\b(?:intention|wish|hope|expectation|priority) is (?:for|that) you\b",
         r"\b(?:counting|relying|depending) on you to\b",
+        r"(?:'d|\bwould) be (?:relieved|grateful|happy|glad|thrilled|pleased|delighted) if you\b",
+        r"\basks? you to\b",
         r"(?:'d|\bwould) (?:really |much |so |truly )?(?:love|like|prefer|appreciate)(?: it)?(?: if| "
         r"for| that)? you\b",
         r"\bwhat (?:[\w']+ ){1,4}(?:really|actually|truly|secretly|honestly) (?:wants?|means?|"
@@ -224,7 +239,8 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     "secret": (
         rf"(?:\b|(?<=_)|(?=[.~/]))(?:{_SECRET}|transcript|full history|process\.env|"
         r"/etc/shadow|card details|[a-z_]*(?:token|secret|password|api_key)[a-z_]*|[a-z_]*_keys?|"
-        r"[\w.]*_history|calendar (?:invites|entries|events)|inbox|direct messages|dms|"
+        r"[\w.]*_history|(?:whole|entire|full) (?:conversation|chat|thread)|contract(?:s| drafts?)|"
+        r"bank (?:details|account|info)|calendar (?:invites|entries|events)|inbox|direct messages|dms|"
         r"private messages|(?:unreleased|confidential|internal|private|non-public|embargoed) (?:[\w-]+ ){0,2}"
         r"(?:data|documents?|files?|reports?|wiki(?: export)?|messages|roadmap|results|"
         r"earnings|plans))"
@@ -233,7 +249,7 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     "sending": (
         r"\b(?:send|post|upload|forward|e-?mail|paste|print|output|reveal|display|expose|echo|put|drop|dump|copy|mirror|sync|publish|share|"
         r"leak|write|weave|embed|attach|include|append|insert|push|move|transfer|export|stash|"
-        r"slip|sneak|tuck|hand|relay|pipe|ship|dm|ends? up|land)(?:s|es|ed|d|ped|ping|ing)?\b"
+        r"slip|sneak|tuck|hand|relay|pipe|ship|dm|cc|bcc|ends? up|land)(?:s|es|ed|d|ped|ping|ing)?\b"
         r"(?! access| permissions?| rights| role| scope)|"
         r"\b(?:must|should|will|shall|has to|needs? to) (?:contain|include|end with|start with|list|"
         r"show|carry)\b|\breturn (?:them|it|those) in\b",
@@ -245,6 +261,7 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"drive|folder|doc)\b|\b(?:release notes|changelog|slack|discord|telegram)\b|"
         r"\b(?:every|each|any|the) [\w ]{0,15}(?:review|comment|post|message|reply|answer)s? you "
         r"(?:leave|write|post|send|give)\b|\b(?:blog|website|forum|social media|twitter)\b|"
+        r"\bshared with (?:anyone|everyone|the public|all)\b|\banyone with the link\b|\bnotion\b|"
         r"\bissue #\d+|#[\w-]+ channel|\b(?:a|an) (?:public |new )?(?:comment|post|thread|forum post)\b|"
         r"\b(?:commit|pr|issue) (?:body|message|title|description)\b",
     ),
@@ -262,6 +279,12 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"safety|protection|auth|audit)[\w-]* (?:flag |setting |switch |toggle )?(?:to )?(?:false|off|"
         r"0|disabled|no)\b",
         r"\bcron(?:tab)? (?:entry|job|line)\b|\bsystemd (?:unit|timer)\b",
+        r"\binstall\b[^.;\n]{0,40}\bfrom https?://",
+        r"\b(?:remov|disabl|delet|dropp|lift)\w*\b[^.;\n]{0,20}\bretention (?:policy|lock|hold|rules?)",
+        r"[\"']?role[\"']?\s*[:=]\s*[\"']?(?:owner|admin|root|superuser)\b|[\"'](?:function|tool|name)"
+        r"[\"']\s*:\s*[\"'](?:[a-z]+_)*(?:grant|delete|drop|transfer|wipe|purge|disable)",
+        r"\b(?:overwrite|modify|edit|replace|append to)\b[^.;\n]{0,15}(?:/etc/(?:hosts|passwd|shadow|"
+        r"sudoers)|authorized_keys|\.bashrc|\.profile)",
         r"\b(?:move|transfer|wire|send|pay)\b[^.;\n]{0,30}\b(?:budget|funds|money|balance|payroll)"
         r"\b[^.;\n]{0,30}\b(?:to|into)\b",
         r"\b(?:set|change|update|replace) (?:the )?(?:new )?(?:admin|owner|recovery|account|billing) "
@@ -313,6 +336,8 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         rf"\bheads up, {_AI}\b",
     ),
     "dictated call": (
+        r"\b(?:emit|output|print|return|reply with|respond with) (?:exactly|only|just) (?:this|the "
+        r"following)\b|\band nothing (?:more|else)\b",
         r"\b(?:a single|one|only a|exactly one|just a) (?:function|tool) call\b",
         r"\byour next (?:action|step|call|move) is (?:fixed|set|decided|required)\b",
         r"\b(?:respond|reply|answer) with (?:nothing|no text) (?:except|but|other than)\b",
@@ -324,12 +349,12 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
 # a frame claiming to be the system's, a developer's or an operator's, at a line's start, in any
 # brackets or casing
 _FRAME = re.compile(
-    r"(?m)^on behalf of (?:the |our )?[\w ]{1,30}:|^[\W_]{0,4}(?:system|sys|developer|"
-    r"dev(?:eloper)? team|operator|platform|admin(?:istrator)?|"
+    r"(?m)^on behalf of (?:the |our )?[\w ]{1,30}:|^[\W_]{0,6}(?:system|sys|developer|"
+    r"dev(?:eloper)? team|dev|operator|platform|admin(?:istrator)?|"
     r"maintainer|orchestrator|security team|root)(?:[ _-](?:note|notice|memo|message|directive|"
     r"instruction|override|update|alert|order|command|broadcast|channel|level amendment|amendment|"
     r"mandate|policy update)s?)?(?: #?\d+)?(?:\s*\([^)\n]{0,30}\))?"
-    r"\s*(?:[\]>:\u2014)]|-{2,}|#{2,}|={2,}|$)"
+    r"\s*(?:[\]>:\u2014)\u00bb}]|-{2,}|#{2,}|={2,}|$)"
 )
 
 
@@ -448,8 +473,12 @@ def _signals(sentence: str) -> set[str]:
         _harms(m) and not _NEGATED.search(rest, 0, m.start()) for m in _licensed().finditer(rest)
     ):
         found.add("harm")
-    told = _told(rest)
-    found |= {f"{kind} told" for kind in told}
+    # told is read on the whole sentence ("he needs you to wire …"), what is told on what the
+    # strong signals left
+    found |= {f"{kind} told" for kind in _told(sentence) if kind in found}
+    # a wish claimed for the user or leave given licenses the harmful act its sentence names
+    if "harm" in found and found & {"claimed wish", "permission"}:
+        found.add("harm told")
     # a secret, or a verb of sending, with a way out after it is one act: sending it; to a place
     # outside the machine (not the reply, not a sign-in) it is two signals' worth
     first = min((m.start() for m in weak["secret"] + weak["sending"]), default=len(rest))
@@ -467,7 +496,7 @@ def _signals(sentence: str) -> set[str]:
         found -= {"secret told"}
         found.add("secret")
     # a harmful call dictated is told
-    if "dictated call" in found and _CALL.search(rest):
+    if "dictated call" in found and (_CALL.search(rest) or "harm" in found):
         found.add("harm told")
     found -= {kind for kind in ("secret", "harm") if f"{kind} told" in found}
     return found
