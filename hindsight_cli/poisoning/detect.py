@@ -19,6 +19,7 @@ from .cooccur import cooccurring
 from .cues import cue_kinds
 from .literals import may_match
 from .reports import unquoted
+from .signals import converging_kinds
 from .spelling import _confusables, finish, fold, hidden_views, skeleton, surface, typo_view, unwrap
 from .words import alternation_source, readable, word_needles
 
@@ -462,7 +463,7 @@ def kinds(text: str) -> dict[str, int]:
     found = {**structural_kinds(text, skel), **obfuscation_kinds(text, visible)}
     folded = finish(unwrap(skel))
     found.update(phrase_kinds(text, folded=folded))
-    for reading in (cue_kinds(skel), clause_kinds(skel)):
+    for reading in (cue_kinds(skel), clause_kinds(skel), converging_kinds(skel)):
         found.update({k: w for k, w in reading.items() if w > found.get(k, 0)})
     if score(found) < QUARANTINE_SCORE:
         # the other languages' categories read what their phrases missed

@@ -1,0 +1,530 @@
+"""Independent signals that converge in one sentence, in English, whatever the words between them.
+
+The phrase families, cues and clauses each need their verbs, objects and frames in a list, and a
+paraphrase brings words none of them holds ("weave the production database password into the first
+paragraph", "keep it to yourself", "the requester's unspoken expectation is that you'll …"). What
+such a paraphrase cannot avoid is the shape of an instruction: it speaks to its reader (an
+imperative, an obligation, "you", the assistant named) and does two things at once that a
+description, a report or a rule for people rarely does together: a secret with a way out, silence
+towards the user, earlier guidance voided, a wish claimed for the user, a forged frame, a harmful
+act, a confirmation waived, a call dictated. Each is read by its class of words (a few broad
+patterns, not a list of phrasings); two distinct ones in a sentence, or in a sentence and the next,
+where the reader is addressed, weigh 2. A sentence that reports an attack or forbids the act ("never
+paste them into replies") tells no one to do it. Read on the skeleton (lower case, look-alikes
+folded)."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from itertools import pairwise
+
+from .clauses import _DEST, _HARMED, _OUTSIDE, _REPORT, _SECRET, _SIGN_IN, _VOID, _harmed, _licensed
+
+_FEWEST_WORDS = 6
+_PARAGRAPH = re.compile(r"\n[ \t]*\n")
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+_AI = r"(?:assistant|agent|model|ai|llm|bot|claude|copilot|gpt|chatbot)s?"
+# the reader addressed: "you", the AI named, an obligation or an imperative at a clause's start
+_READER = (
+    r"\b(?:you|your|yours|yourself|you'll|you're|you've)\b",
+    rf"\bthe (?:[\w-]+ )?{_AI} (?:must|should|needs? to|has to|is to|will|shall)\b",
+    r"(?:^|[:;,]\s*|\b(?:please|then|now|also|first|next|and)\s+)(?:make sure|be sure|ensure|"
+    r"remember to|go ahead and|from now on|going forward|effective immediately|always|do this)\b",
+    r"(?:^|[:;]\s*|\band\s+)(?:respond|reply|answer|output|return|print) (?:with|only)\b",
+    # an imperative: a clause opening with a verb and what it acts on
+    r"(?:^|[:;]\s*|\b(?:please|kindly|immediately|now|just|and)\s+)(?!(?:the|a|an|this|that|it|"
+    r"we|i|they|he|she|there)\b)"
+    r"[a-z]{3,} (?:the|a|an|my|our|this|that|these|those|every|each|all|it|them|any|whatever|"
+    r"everything|its|their)\b",
+)
+# a prohibition or a description in the negative before a signal: it asks nothing
+_NEGATED = re.compile(
+    r"\b(?:never|not|don't|do not|must not|mustn't|shouldn't|cannot|can't|avoid|no one|nobody|"
+    r"leave out|omit|exclude|redact|mask)\b"
+    r"[^,;:]{0,40}$"
+)
+# what else makes earlier guidance void: a draft, scaffolding, a rehearsal, no authority
+_VOIDISH = (
+    r"(?:a |an |the |only )?(?:draft|scaffolding|rehearsal|dry run|mock\w*|dummy|boilerplate|"
+    r"filler|sample|demo|placeholder|test(?:ing)? (?:text|data|scaffolding|material|harness))\b|"
+    r"(?:carr(?:y|ies)|ha(?:s|ve)|holds?) no (?:authority|force|weight|standing|effect)|"
+    r"no longer (?:valid|binding|relevant|in force|applies|apply|matters?|counts?)|"
+    r"(?:a |an )?(?:mistake|error|typo|staging copy|overkill|formality|oversight)\b|"
+    r"(?:been )?(?:reversed|overturned|rolled back|undone|struck|scrapped)\b|"
+    r"appl(?:y|ies) (?:only )?to [\w ]{1,30} only\b|"
+    r"(?:irrelevant|meaningless|invalid|null|cancell?ed|finished|over|ended|dead|a relic|relics|"
+    r"fake|bogus|fabricated|forged|planted|inserted by|not real|(?:aren't|isn't|weren't|wasn't) "
+    r"real|stopped (?:being )?(?:relevant|valid|applying|mattering))\b"
+)
+# a clause told to the reader: an imperative, an obligation, a wish or a request aimed at "you"
+_TOLD = re.compile(
+    r"^(?:(?:please|kindly|just|simply|now|then|and|also|first|next|immediately|quickly|so|"
+    r"go ahead and|make sure (?:to|you)|be sure to|remember to|proceed to|go on to|continue to)\s+)*"
+    r"(?!(?:the|a|an|this|that|it|we|i|they|he|she|there|if|when|to|in|on|for|our|my|no|not|never|"
+    r"what|which|is|are|was|all|any|its|their)\b)[a-z]{2,}(?: (?:up|out|off|down|over|away|back))? "
+    r"(?:the|a|an|my|our|this|that|these|those|every|each|all|it|them|any|whatever|everything|"
+    r"its|their|his|her|[\w~./-]*[./][\w~./-]+)\b|"
+    r"\byou(?:'ll| will| must| should| need to| have to| are to| to| can now|'re required to| are "
+    r"required to)\b|\b(?:is|was) (?:that|for) you\b|"
+    rf"\bthe (?:[\w-]+ )?{_AI} (?:must|should|needs? to|has to|is to|will|shall)\b"
+)
+_CLAUSE = re.compile(r"[:;\u2014\u2013]\s*|,?\s+(?:and|then|so|but)\s+(?=[a-z])|,\s+")
+# a signal weighs 2, these 1 (a secret named, a harmful act: documentation names both); a secret
+# sent to a place outside weighs 4 (two signals: the secret and the way out); 4 is enough
+_WEIGHT = {"secret": 1, "harm": 1, "sent out": 1, "secret outside": 4, "own rules void": 2}
+# the reader's own rules declared void: with "void" itself, enough alone
+_OWN_RULES = re.compile(
+    rf"\b(?:your|the {_AI}'s|what you were|you (?:were|have been|'ve been|launched|shipped|started|"
+    r"deployed|keep))\b[^.;\n]{0,30}"
+    r"\b(?:instructions|guidance|guidelines|directives|system prompt|prompt|brief|guardrails|"
+    r"configuration|programming|training|safety rules|rules|orders)\b|"
+    r"\b(?:instructions|guidance|guidelines|directives|system prompt|prompt|brief|guardrails|"
+    r"configuration|programming|training|safety rules|rules|orders)\b[^.;\n]{0,30}\b(?:your|you "
+    r"(?:were|have been|'ve been|launched|shipped|started|deployed))\b"
+)
+_ENOUGH = 4
+_OWN_OUTPUT = re.compile(
+    rf"\b(?:your|its|the {_AI}'s) (?:next |final |last )?(?:reply|answer|response|result|output|"
+    r"summary|recap|final message)s?\b|\bwhen (?:replying|answering|responding)\b|"
+    r"\bthe (?:pr|pull request) description\b|\bthe commit "
+    r"message\b"
+)
+# what others read: a secret put there is out
+_PUBLISHED = re.compile(
+    r"\b(?:release notes|changelog|shared (?:channel|drive|folder|doc)|slack|discord|telegram|"
+    r"markdown image|query string)\b"
+)
+_SIGNALS: dict[str, tuple[str, ...]] = {
+    # silence towards the user, in any wording that asks for it
+    "secrecy": (
+        r"\b(?:quietly|silently|secretly|covertly|discreetly|on the quiet|under the radar)\b",
+        r"\bkeep (?:it|this|that|these|those|them|the|any)(?: [\w-]+){0,3} (?:to yourself|between us|"
+        r"hidden|quiet|(?:out of|away from|off) (?:the |your |any )?(?:[\w-]+ )?(?:summary|reply|"
+        r"answer|report|diff|explanation|recap|changelog|description|audit (?:trail|log)|notes|"
+        r"transcript|output|pr)s?)\b",
+        r"\b(?:none|nothing|no trace|no mention|no record) of (?:this|it|that|them)? ?(?:appears?|"
+        r"shows? up|ends? up|is (?:mentioned|logged|recorded|visible)|gets? (?:logged|mentioned))"
+        r"\b",
+        r"\b(?:tell|assure|inform) (?:them|him|her|the (?:user|owner|client|team))(?: that)? "
+        r"(?:it|this|that) (?:was|is) (?:just |only |merely )?(?:a |an )?(?:routine|normal|"
+        r"harmless|ordinary|standard|regular|minor|scheduled|nothing)\b",
+        r"\b(?:must|should|need) not (?:hear|know|learn|find out|see|notice|be told)\b",
+        r"\bno (?:need|reason) for (?:the |your |them |him |her )?[\w ]{0,20}to (?:know|learn|"
+        r"hear|find out|see|notice|be told)\b",
+        r"\b(?:leave|leaving) no (?:trace|record|mention|note|sign)\b",
+        r"\bwithout (?:telling|mentioning|informing|notifying|alerting|letting|flagging)\b",
+        r"\b(?:do not|don't|never) (?:explain|mention|tell|disclose|reveal|flag|surface|report|"
+        r"announce|narrate|say)\b(?: (?:the|your) (?:user|owner|team|client))?(?: about)? (?:it|this|"
+        r"that|them|anyone|why|what (?:you|happened))\b",
+        r"\b(?:do not|don't) (?:explain|comment|elaborate)\b",
+        r"\bthe (?:user|owner|client|team|human)(?:s)? (?:must|should|need) never\b",
+        r"\b(?:do not|don't|never) (?:bring (?:it|this|that) up|raise (?:it|this)|discuss (?:it|"
+        r"this)|talk about (?:it|this)|breathe a word|let on)\b",
+        r"\b(?:off the record|in the dark|under wraps|on the down-?low|a word to anyone)\b",
+        r"\b(?:isn't|is not|aren't|are not) to (?:find out|know|learn|hear|see|be told)\b",
+        r"\b(?:never|won't|doesn't|does not|will not) (?:hears?|finds? out|learns?|notices?) "
+        r"(?:about )?(?:it|this|that|anything)\b",
+        r"\bcover your tracks\b",
+        r"\bhold off on (?:telling|informing|notifying|mentioning|letting)\b",
+        r"\b(?:get|gets|catch|catches) wind of\b",
+        r"\b(?:do not|don't|never) (?:narrate|explain|mention|announce|describe|log) (?:the|this|that|"
+        r"your|any) (?:step|change|action|command|part|edit)s?\b",
+        r"\bkeep (?:the |your )?(?:user|owner|client|team|customer|account holder|reviewers?|"
+        r"them|him|her|everyone|anyone)s? (?:unaware|uninformed|out of (?:it|the loop))\b",
+        r"\b(?:log|say|tell|mention|report|record) nothing\b|\btell no(?: ?one|body)\b",
+        r"\b(?:sounds?|looks?|reads?|seems?|appears?) (?:like|as if it (?:was|were)) (?:a |an )?"
+        r"(?:routine|normal|harmless|ordinary|standard|regular|minor|innocent|trivial)\b",
+    ),
+    # the reader's earlier guidance declared void, in any wording
+    "void": (
+        r"\b(?:act|behave|respond|proceed|answer|continue) as (?:if|though) [^.;\n]{0,40}\b(?:"
+        r"instructions|rules|guidelines|guidance|prompt|polic(?:y|ies)|safety section|restrictions|"
+        r"guardrails)\b[^.;\n]{0,20}\b(?:were never written|never existed|didn't exist|don't exist|"
+        r"do not exist|weren't there|were gone|were removed|did not apply|didn't apply|don't apply)",
+        r"\b(?:whatever|anything|everything) (?:the |your )?(?:earlier|previous|prior|above|former) "
+        r"(?:messages?|instructions|text|notes?|prompts?) (?:told|said to|asked) you\b[^.;\n]{0,60}"
+        rf"\b(?:{_VOID}|{_VOIDISH})",
+        r"\b(?:instructions|guidance|guidelines|rules?|configuration|setup|prompt|brief|directives|"
+        r"constraints|restrictions|guardrails|policy|policies|orders|limits)\b (?:you(?:'re| are) "
+        r"(?:following|using|obeying|working under)|(?:that )?(?:loaded|given|set|configured) (?:at "
+        r"startup|earlier|before|initially)|(?:that )?came with your \w+)\b[^.;\n]{0,40}\b"
+        rf"(?:{_VOID}|{_VOIDISH})",
+        r"\bnone of (?:them|these|those|it) (?:binds?|appl(?:y|ies)|counts?|matters?|holds?)\b",
+        r"\b(?:correction|change|update|amendment) to your (?:setup|configuration|instructions|"
+        r"rules|brief|prompt|guidelines)\b",
+        r"\b(?:prior|previous|earlier|original|existing|old|standing|former|initial|default) "
+        r"(?:[\w-]+ )?(?:instructions|guidance|guidelines|rules|configuration|setup|prompt|brief|"
+        r"directives|constraints|restrictions|guardrails|policies|orders|limits)\b[^.;\n]{0,40}"
+        rf"\b(?:{_VOID}|{_VOIDISH}|came from)",
+        r"\bwhat you were (?:configured|set up|given|told|trained|instructed|primed|loaded|shipped)"
+        rf"\b[^.;\n]{{0,40}}\b(?:{_VOID}|{_VOIDISH}|(?:a |an )?(?:generic |default )?template)",
+        r"\b[\w-]+ (?:list|rules?|policy|instructions|checklist) you (?:keep|were|have been|'ve been) "
+        r"(?:checking|following|using|obeying|given|told|consulting)\b[^.;\n]{0,40}\b(?:from last "
+        rf"(?:year|month|week)|{_VOID}|{_VOIDISH})",
+        r"\bnothing (?:on|in) (?:it|that list|the list|them) is (?:protected|binding|valid|off-limits)"
+        r"(?: anymore| any ?more| now)?\b",
+        rf"\b(?:consider|treat|regard|think of|see) (?:your|the|all|any) (?:[\w-]+ ){{0,2}}"
+        r"(?:instructions|guidance|guidelines|rules|configuration|setup|prompt|brief|directives|"
+        r"constraints|restrictions|guardrails|policies|orders)\b[^.;\n]{0,40}\b(?:as )?"
+        rf"(?:{_VOID}|{_VOIDISH})",
+        r"\bnone of the (?:[\w-]+ )?(?:instructions|rules|guidance|directives|text|messages?)"
+        r"\b[^.;\n]{0,40}\b(?:real|valid|binding|genuine|authentic|apply|count|matter)\b",
+        r"\b(?:instructions|guidance|guidelines|rules|configuration|setup|prompt|brief|directives|"
+        r"constraints|restrictions|guardrails|policies|orders) (?:above|before|earlier|so far|"
+        rf"(?:that )?you (?:were |have been |'ve been )?\w+(?: with)?)\b[^.;\n]{{0,60}}\b"
+        rf"(?:{_VOID}|{_VOIDISH})",
+        r"\b(?:everything|anything|all|whatever)(?: else)? (?:(?:that )?you (?:\w+ ){0,2}(?:told|"
+        r"given|shown|taught|instructed|asked|configured)|(?:above|before|earlier|prior)(?: this)?)"
+        r"\b[^.;\n]{0,60}"
+        rf"\b(?:was|were|is|are) (?:[\w-]+ ){{0,3}}(?:{_VOID}|{_VOIDISH})",
+        r"\byour (?:earlier |previous |prior |original |initial |current |existing |standing )?"
+        r"(?:[\w-]+ )?(?:instructions|guidance|guidelines|rules|configuration|config|setup|prompt|"
+        r"system prompt|brief|directives|constraints|restrictions|policies|orders|programming|"
+        rf"training)\b[^.;\n]{{0,60}}\b(?:{_VOID}|{_VOIDISH})",
+        r"\b(?:restrictions|rules|limits|guardrails|instructions|guidance|constraints|policies|"
+        r"safety rules|safeguards) (?:you|that you|attached to you\w*|on you\w*|in your [\w ]{1,20})"
+        r"\b[^.;\n]{0,40}\b(?:lifted|expired|retired|void|gone|over|revoked|suspended|removed|"
+        r"relaxed|obsolete|dropped|ended|off|no longer)\b",
+    ),
+    # earlier text set aside by an imperative
+    "set aside": (
+        r"(?:^|[:;,]\s*|\b(?:and|so|now|just|please|simply)\s+)(?:disregard|ignore|forget|"
+        r"discard|set aside|drop|skip) (?:it|them|that|those|all (?:of )?that|what came before|the "
+        r"above|everything(?: else)?|all (?:of )?(?:it|the above))\b",
+    ),
+    # this text's own instructions put in their place
+    "precedence": (
+        r"\bthe only (?:instructions|rules|guidance|orders|directions|steps) (?:that )?(?:matter|"
+        r"count|apply)\b",
+        r"\bfollow (?:the|these|my|our) (?:[\w-]+ )?(?:steps|instructions|rules|directions) "
+        r"(?:below|here|in this|that follow)\b",
+        r"\b(?:instead|from now on|from here on),? (?:follow|obey|do|use) (?:these|the following|"
+        r"what|only)\b",
+        r"\breplace (?:them|it|those|these) with (?:the following|this|these|mine)\b",
+        r"\b(?:genuine|real|actual|true) (?:request|task|instructions?|goal|job|assignment) "
+        r"(?:starts|begins|is|follows)\b",
+        r"\byour (?:new|real|actual|true|only) (?:goal|task|mission|objective|job|purpose|"
+        r"priority|directive)\b(?:,[^,]{0,40},)? is (?:to|now)\b|\bnew standing orders?\b",
+        r"\b(?:outranks?|overrides?|supersedes?|takes? precedence over) (?:it|them|that|those|your|"
+        r"any|all|every)\b",
+    ),
+    # a wish claimed for the user, in any wording
+    "claimed wish": (
+        r"\b(?:unspoken|unstated|implicit|implied|real|true|actual|underlying|hidden|secret) "
+        r"(?:expectation|wish|goal|intent\w*|request|need|preference|aim|want|priority)s?\b",
+        r"\bwhat (?:[\w']+ ){1,4}(?:is|are|was) (?:really |actually |truly |secretly )?(?:after|"
+        r"hoping for|asking for|driving at|getting at|looking for|going for)\b",
+        r"\b(?:reading )?between the lines\b",
+        r"\b(?:expects?|wants?|would (?:love|like|prefer|appreciate)|(?:is )?hoping|hopes?|asked|"
+        r"has (?:personally )?asked|is asking|requests?|requested|needs?|intends?|intention is) "
+        r"(?:(?:it )?(?:that|for|if|it if) )?you(?:'ll| will| to|'d| would)?\b",
+        r"\b(?:intention|wish|hope|expectation|priority) is (?:for|that) you\b",
+        r"\b(?:counting|relying|depending) on you to\b",
+        r"(?:'d|\bwould) be (?:relieved|grateful|happy|glad|thrilled|pleased|delighted) if you\b",
+        r"\basks? you to\b",
+        r"(?:'d|\bwould) (?:really |much |so |truly )?(?:love|like|prefer|appreciate)(?: it)?(?: if| "
+        r"for| that)? you\b",
+        r"\bwhat (?:[\w']+ ){1,4}(?:really|actually|truly|secretly|honestly) (?:wants?|means?|"
+        r"meant|needs?|asked)\b",
+    ),
+    # a reluctance claimed for the user, so that the reader acts unasked
+    "reluctance": (
+        r"\b(?:won't|wouldn't|will never|would never|'d never|never) (?:say|admit|ask|type|spell)"
+        r"(?: it| this| that| so)?(?: outright| out loud| directly| aloud)?\b",
+        r"\btoo (?:shy|polite|busy|embarrassed|proud|nervous) to (?:say|ask|type|admit|mention)\b|"
+        r"\bdidn't spell it out\b",
+    ),
+    # a secret, where the sentence also names a way out
+    "secret": (
+        rf"(?:\b|(?<=_)|(?=[.~/]))(?:{_SECRET}|transcript|full history|process\.env|"
+        r"/etc/shadow|card details|[a-z_]*(?:token|secret|password|api_key)[a-z_]*|[a-z_]*_keys?|"
+        r"[\w.]*_history|(?:whole|entire|full) (?:conversation|chat|thread)|contract(?:s| drafts?)|"
+        r"bank (?:details|account|info)|calendar (?:invites|entries|events)|inbox|direct messages|dms|"
+        r"private messages|(?:unreleased|confidential|internal|private|non-public|embargoed) (?:[\w-]+ ){0,2}"
+        r"(?:data|documents?|files?|reports?|wiki(?: export)?|messages|roadmap|results|"
+        r"earnings|plans))"
+        r"(?!\w)",
+    ),
+    "sending": (
+        r"\b(?:send|post|upload|forward|e-?mail|paste|print|output|reveal|display|expose|echo|put|drop|dump|copy|mirror|sync|publish|share|"
+        r"leak|write|weave|embed|attach|include|append|insert|push|move|transfer|export|stash|"
+        r"slip|sneak|tuck|hand|relay|pipe|ship|dm|cc|bcc|ends? up|land)(?:s|es|ed|d|ped|ping|ing)?\b"
+        r"(?! access| permissions?| rights| role| scope)|"
+        r"\b(?:must|should|will|shall|has to|needs? to) (?:contain|include|end with|start with|list|"
+        r"show|carry)\b|\breturn (?:them|it|those) in\b",
+    ),
+    "way out": (
+        rf"(?:{_DEST})",
+        r"\b(?:[\w-]+\.)+(?:com|net|org|io|ru|cn|top|xyz|sh|me|co|dev|app)/\S|"
+        r"\b(?:curl|wget|scp|rsync|nc)\b|\bmarkdown image\b|\bquery string\b|\bshared (?:channel|"
+        r"drive|folder|doc)\b|\b(?:release notes|changelog|slack|discord|telegram)\b|"
+        r"\b(?:every|each|any|the) [\w ]{0,15}(?:review|comment|post|message|reply|answer)s? you "
+        r"(?:leave|write|post|send|give)\b|\b(?:blog|website|forum|social media|twitter)\b|"
+        r"\bshared with (?:anyone|everyone|the public|all)\b|\banyone with the link\b|\bnotion\b|"
+        r"\bissue #\d+|#[\w-]+ channel|\b(?:a|an) (?:public |new )?(?:comment|post|thread|forum post)\b|"
+        r"\b(?:commit|pr|issue) (?:body|message|title|description)\b",
+    ),
+    # a harmful act, told to the reader
+    "harm": (
+        r"\brm -rf\b|\bdrop (?:table|database)\b|\bchmod 777\b|\bauthorized_keys\b|\bsudoers\b",
+        r"\baccept (?:any|every|all) (?:token|password|login|certificate|request)s?\b",
+        r"\b(?:owner|admin|root|superuser|write) (?:rights|access|role|privileges|permissions)\b",
+        r"\b(?:refund|transfer|wire|payout)\b[^.;\n]{0,30}\$ ?\d",
+        r"\b(?:owners?|admins?|administrators?|maintainers?|superusers?) (?:group|team|role|list)\b",
+        r"\b(?:force|admin|sudo|write|unsafe)\s*[=:]\s*true\b",
+        r"\b(?:[a-z]+_)*(?:delete|drop|wipe|purge|transfer|grant|disable|remove|destroy|truncate)"
+        r"(?:_[a-z]+)*\(",
+        r"\b(?:flip|set|turn|switch|toggle) (?:the |a )?[\w-]*(?:check|verification|fraud|security|"
+        r"safety|protection|auth|audit)[\w-]* (?:flag |setting |switch |toggle )?(?:to )?(?:false|off|"
+        r"0|disabled|no)\b",
+        r"\bcron(?:tab)? (?:entry|job|line)\b|\bsystemd (?:unit|timer)\b",
+        r"\binstall\b[^.;\n]{0,40}\bfrom https?://",
+        r"\b(?:remov|disabl|delet|dropp|lift)\w*\b[^.;\n]{0,20}\bretention (?:policy|lock|hold|rules?)",
+        r"[\"']?role[\"']?\s*[:=]\s*[\"']?(?:owner|admin|root|superuser)\b|[\"'](?:function|tool|name)"
+        r"[\"']\s*:\s*[\"'](?:[a-z]+_)*(?:grant|delete|drop|transfer|wipe|purge|disable)",
+        r"\b(?:overwrite|modify|edit|replace|append to)\b[^.;\n]{0,15}(?:/etc/(?:hosts|passwd|shadow|"
+        r"sudoers)|authorized_keys|\.bashrc|\.profile)",
+        r"\b(?:move|transfer|wire|send|pay)\b[^.;\n]{0,30}\b(?:budget|funds|money|balance|payroll)"
+        r"\b[^.;\n]{0,30}\b(?:to|into)\b",
+        r"\b(?:set|change|update|replace) (?:the )?(?:new )?(?:admin|owner|recovery|account|billing) "
+        r"(?:e-?mail|phone|address|contact)\b",
+        r"\b(?:run|execute|apply|deploy)\b[^.;\n]{0,30}\b(?:on|against|in|to) (?:production|prod)\b",
+        r"\b(?:switch|turn) off (?:the )?(?:mfa|2fa|two-factor|firewall|audit\w*|logging|alerts?)\b",
+        r"\bpassword (?:reset|changed|set) to\b",
+        r"\b(?:do|make|complete|execute|run|process) the (?:transfer|payment|wire|deletion|purge|"
+        r"wipe|payout)\b",
+        r"\b(?:delete|purge|wipe|erase|destroy|truncate|drop|clean up|nuke|remove) (?:all|every|each|"
+        r"the whole|the entire|those|these|any)\b",
+        r"\b(?:change|update|switch|replace|set|redirect)\b[^.;\n]{0,20}\b(?:payout|payment|"
+        r"bank|billing|deposit|iban|routing|wallet)\b[^.;\n]{0,10}\b(?:account|details|number|"
+        r"address)",
+    ),
+    # a confirmation waived for the reader
+    "unconfirmed": (
+        r"\b(?:pre-?approved|no (?:ticket|confirmation|approval|review|sign-?off)s? (?:needed|"
+        r"required|necessary))\b",
+        r"\bwithout (?:bothering|asking|checking with|waiting for|a confirmation|confirmation|"
+        r"approval|review)\b",
+        r"\b(?:answer|respond to|comply with) every request\b|\bwithout refusing\b",
+        r"\bwithout (?:pausing|stopping|waiting|asking) for (?:approval|confirmation|review|"
+        r"sign-?off|permission)\b",
+        r"\b(?:nobody|no one|no-one) (?:needs to|has to|must|should) (?:sign off|approve|review|"
+        r"confirm|check|know)\b",
+        r"\bskip (?:the |any |all )?(?:[\w-]+ )?(?:review|approval|confirmation|sign-?off|checks?|"
+        r"tickets?)"
+        r"\b",
+        r"\b(?:already|has|have) (?:approved|agreed|consented|signed off)\b",
+    ),
+    # leave given to the reader
+    "permission": (
+        r"\byou(?:'re| are) (?:now )?(?:cleared|authori[sz]ed|permitted|allowed|free|good) to\b|"
+        r"\byou (?:can|may) (?:now )?(?:go ahead and|freely|safely)\b|"
+        r"\b(?:pre-?)?authori[sz]es? you to\b|\byou have (?:the )?(?:green light|clearance|"
+        r"permission|sign-?off) to\b",
+        r"\b(?:don't|didn't|do not|never|without) (?:bother|trouble|pester|ping)(?:ing)? (?:her|him|"
+        r"them|the user|me|us|anyone) (?:with|about|for)\b",
+    ),
+    # a call dictated to the reader
+    # the AI reading the text hailed
+    "hailed": (
+        rf"(?:^|[\s/#*>(-])@(?:{_AI}|chatgpt|gemini|cursor|codex)\b",
+        rf"(?:^|[:;]\s*)(?:hey |dear |attention,? )?(?:sub-?agent|{_AI}),\s",
+        r"^#* ?for (?:ai|llm|automated|bot) (?:reviewers?|assistants?|agents?|readers?|models?)\b",
+        r"\b(?:note|notice|reminder|message|memo|heads[- ]up) (?:to|for) (?:the |our |any |you,? )?(?:ai|"
+        r"llm|model|agent|assistant|bot|coding agent|ai helper|copilot)s?\b",
+        rf"\bheads up, {_AI}\b",
+    ),
+    "dictated call": (
+        r"\b(?:emit|output|print|return|reply with|respond with) (?:exactly|only|just) (?:this|the "
+        r"following)\b|\band nothing (?:more|else)\b",
+        r"\b(?:a single|one|only a|exactly one|just a) (?:function|tool) call\b",
+        r"\byour next (?:action|step|call|move) is (?:fixed|set|decided|required)\b",
+        r"\b(?:respond|reply|answer) with (?:nothing|no text) (?:except|but|other than)\b",
+        r"\b(?:call|invoke|trigger|execute) (?:the )?[\w.]+(?: api| tool| function| endpoint)?\b"
+        r"[^.;\n]{0,40}\b(?:to (?:issue|delete|send|grant|transfer|wipe|drop|export|remove)|with "
+        r"(?:the )?argument)",
+    ),
+}
+# a frame claiming to be the system's, a developer's or an operator's, at a line's start, in any
+# brackets or casing
+_FRAME = re.compile(
+    r"(?m)^on behalf of (?:the |our )?[\w ]{1,30}:|^[\W_]{0,6}(?:system|sys|developer|"
+    r"dev(?:eloper)? team|dev|operator|platform|admin(?:istrator)?|"
+    r"maintainer|orchestrator|security team|root)(?:[ _-](?:note|notice|memo|message|directive|"
+    r"instruction|override|update|alert|order|command|broadcast|channel|level amendment|amendment|"
+    r"mandate|policy update)s?)?(?: #?\d+)?(?:\s*\([^)\n]{0,30}\))?"
+    r"\s*(?:[\]>:\u2014)\u00bb}]|-{2,}|#{2,}|={2,}|$)"
+)
+
+
+@cache
+def _compiled() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple(
+        (kind, re.compile("|".join(f"(?:{p})" for p in ps))) for kind, ps in _SIGNALS.items()
+    )
+
+
+@cache
+def _reader() -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in _READER))
+
+
+_SECRET_AT = list(_SIGNALS).index("secret")
+_MOVES = frozenset({"sending", "way out"})
+_INTO = re.compile(r"[^.;,\n]{0,30}?\b(?:into|onto|to|at|via|over|in) ")
+_IN_NAME = re.compile(r"[\w]")
+_CALL = re.compile(
+    r"\b(?:[a-z]+_)*(?:delete|drop|wipe|purge|transfer|grant|disable|remove|destroy|truncate)"
+    r"(?:_[a-z]+)*\("
+)
+_HARM_AT = re.compile("|".join(f"(?:{p})" for p in _SIGNALS["harm"]))
+# the weak ones: read after the others' words are blanked, so one span counts once ("keep this
+# secret" is secrecy, not a secret; "skip the confirmation" waives one, it harms nothing else)
+_WEAK = frozenset({"secret", "harm", "sending", "way out"})
+# a commit subject says what the commit does, in the imperative by convention
+_COMMIT = re.compile(
+    r"^(?:feat|fix|chore|docs|ci|ops|build|refactor|perf|test|style|revert)"
+    r"(?:\([\w/-]+\))?!?: "
+)
+
+
+# how far after a harmful verb what it harms is looked for ("remove the webhook secret from the
+# repository settings" harms no repository)
+_OBJECT = 32
+
+
+def _harms(match: re.Match[str]) -> bool:
+    """Whether a harmful verb acts on what it harms, named right after it."""
+    group = next(name for name in _HARMED if match.group(name))
+    return bool(_harmed(group).search(match.group("rest")[:_OBJECT]))
+
+
+def _told(sentence: str) -> set[str]:
+    """Which of a secret and a harmful act a clause of ``sentence`` tells its reader about (one
+    clause's harmful verb on a secret is one act: the harm)."""
+    told: set[str] = set()
+    if _COMMIT.match(sentence):
+        return told
+    starts = [0, *(m.end() for m in _CLAUSE.finditer(sentence))]
+    for start, end in zip(starts, [*starts[1:], len(sentence)], strict=True):
+        clause = sentence[start:end].strip(" \t\"'`*([{<>-")
+        harms = [m for m in _licensed().finditer(clause) if _harms(m)]
+        # a clause that opens with a harmful verb ("grant write access to …") is an imperative
+        opens = bool(harms) and harms[0].start() == 0
+        if not (opens or _TOLD.search(clause)) or _NEGATED.search(clause[:20] + "$"):
+            continue
+        if harms or _HARM_AT.search(clause):
+            told.add("harm")
+        elif _compiled()[_SECRET_AT][1].search(clause):
+            told.add("secret")
+    return told
+
+
+def _strong(sentence: str) -> tuple[set[str], str]:
+    """The strong signals of a sentence, and the sentence with their words blanked."""
+    found: set[str] = set()
+    rest = sentence
+    for kind, pattern in _compiled():
+        if kind in _WEAK:
+            continue
+        # read on what earlier signals left: one span counts once
+        for match in pattern.finditer(rest):
+            if kind == "secrecy" or not _NEGATED.search(sentence, 0, match.start()):
+                found.add(kind)
+                rest = (
+                    rest[: match.start()]
+                    + " " * (match.end() - match.start())
+                    + rest[match.end() :]
+                )
+    if "void" in found and _OWN_RULES.search(sentence):
+        found.add("own rules void")
+    return found, rest
+
+
+def _signals(sentence: str) -> set[str]:
+    """The distinct signals a sentence holds, each in a clause that does not forbid it."""
+    found, rest = _strong(sentence)
+    # a call dictated or a wish claimed may hold the verb of sending: the movement is read whole
+    weak = {
+        kind: [
+            m
+            for m in _compiled()[i][1].finditer(sentence if kind in _MOVES else rest)
+            if not _NEGATED.search(sentence if kind in _MOVES else rest, 0, m.start())
+        ]
+        for i, (kind, _) in enumerate(_compiled())
+        if kind in _WEAK
+    }
+    # a secret taken into, onto or to a way out is moved, whatever the verb ("fold the keys into a
+    # public gist")
+    if not weak["sending"] and any(
+        _INTO.match(sentence, n.end(), n.end() + 40)
+        and any(0 <= m.start() - n.end() <= 60 for m in weak["way out"])
+        for n in weak["secret"]
+    ):
+        weak["sending"] = weak["secret"]
+    # a way out inside a name ("the SLACK_WEBHOOK secret") is none
+    weak["way out"] = [
+        m for m in weak["way out"] if m.start() == 0 or not _IN_NAME.match(rest, m.start() - 1)
+    ]
+    if weak["secret"]:
+        found.add("secret")
+    if weak["harm"] or any(
+        _harms(m) and not _NEGATED.search(rest, 0, m.start()) for m in _licensed().finditer(rest)
+    ):
+        found.add("harm")
+    # told is read on the whole sentence ("he needs you to wire …"), what is told on what the
+    # strong signals left
+    found |= {f"{kind} told" for kind in _told(sentence) if kind in found}
+    # a wish claimed for the user or leave given licenses the harmful act its sentence names
+    if "harm" in found and found & {"claimed wish", "permission"}:
+        found.add("harm told")
+    # a secret, or a verb of sending, with a way out after it is one act: sending it; to a place
+    # outside the machine (not the reply, not a sign-in) it is two signals' worth
+    first = min((m.start() for m in weak["secret"] + weak["sending"]), default=len(rest))
+    own = _OWN_OUTPUT.search(rest) if weak["sending"] else None
+    if weak["sending"] and (own or any(m.start() > first for m in weak["way out"])):
+        # something sent is 1; a secret sent, 2
+        found.add("secret sent" if weak["secret"] else "sent out")
+        outside = _OUTSIDE.search(rest, first) or _PUBLISHED.search(rest)
+        # or into what the reader itself writes, which its user or others then read
+        outside = outside or own
+        if weak["secret"] and outside and not _SIGN_IN.match(rest, outside.start()):
+            found.add("secret outside")
+    # a secret told with nowhere to go ("remove the legacy token") is only named
+    if "secret told" in found and not weak["sending"]:
+        found -= {"secret told"}
+        found.add("secret")
+    # a harmful call dictated is told
+    if "dictated call" in found and (_CALL.search(rest) or "harm" in found):
+        found.add("harm told")
+    found -= {kind for kind in ("secret", "harm") if f"{kind} told" in found}
+    return found
+
+
+def _points(signals: set[str]) -> int:
+    return sum(_WEIGHT.get(signal, 2) for signal in signals)
+
+
+def converging_kinds(skel: str) -> dict[str, int]:
+    """Weight 2 when a sentence of ``skel``, or a sentence and the next, holds signals worth 4
+    (two strong ones; a frame at a line's start counts as one) and addresses its reader."""
+    if len(re.findall(r"[a-z]{2,}", skel[:400])) < _FEWEST_WORDS:
+        return {}
+    for paragraph in _PARAGRAPH.split(skel):
+        framed = bool(_FRAME.search(paragraph))
+        sentences = [s.strip() for s in _SENTENCE.split(paragraph) if s.strip()]
+        # a report, and a table row (its cells name options and commands), tell no one anything
+        sentences = [s for s in sentences if not _REPORT.search(s) and s.count("|") < 2]
+        read = [(s, _signals(s)) for s in sentences]
+        windows = [*pairwise(read), *((one, ("", set())) for one in read[-1:])]
+        for (first, kinds), (second, more) in windows:
+            together = kinds | more | ({"frame"} if framed else set())
+            addressed = (
+                framed
+                or any(kind.endswith(" told") for kind in together)
+                or _reader().search(f"{first}\n{second}")
+            )
+            if _points(together) >= _ENOUGH and addressed:
+                return {"converging signals": 2}
+    return {}
