@@ -454,7 +454,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # 'u:p' chpasswd.
     (
         "password",
-        r"(?i)\b(?:echo|printf)(?:[ \t]+-[ne]+)*[ \t]+"
+        r"(?i)\b(?:echo|printf)(?:[ \t]+-[ne]+)*[ \t]+(?:([\"'])%s(?:\\n)?\1[ \t]+)?"
         + _VALUE
         + r"[ \t]*\|[^\n|]*?(?:--password-stdin"
         r"|--pass(?:word)?-stdin|passwd[ \t]+--stdin|chpasswd|sudo[ "

@@ -46,23 +46,31 @@ def reading(text: str) -> str:
         import html
 
         text = html.unescape(text)
-    if "%" in text and any(code in text.lower() for code in ("%3d", "%3a", "%26", "%22")):
-        import urllib.parse
+    for _ in range(2):
+        # percent-encoded once, or twice (``%253D`` is ``%3D`` encoded again)
+        if "%" in text and any(code in text.lower() for code in _PERCENT_CODES):
+            import urllib.parse
 
-        text = urllib.parse.unquote(text)
+            text = urllib.parse.unquote(text)
     if '\\"' in text:
-        text = text.replace('\\"', '"')
+        # JSON escaped once (``\\"``) or more (``\\\\\\"``)
+        import re
+
+        text = re.sub(r'\\+"', '"', text)
     if "\\\n" in text:
         text = text.replace("\\\r\n", "").replace("\\\n", "")
     if sum(len(word) == 1 for word in text.split()) >= 4:
         import re
 
         text = re.sub(
-            r"(?<!\S)(?:[^\W_] ){3,}[^\W_](?!\S)",
+            r"(?<!\S)(?:\w ){3,}\w(?!\S)",
             lambda m: m.group().replace(" ", ""),
             text,
         )
     return _disguised(text)
+
+
+_PERCENT_CODES = ("%3d", "%3a", "%26", "%22", "%253d", "%253a", "%2526", "%2522")
 
 
 def _disguised(text: str) -> str:
@@ -71,8 +79,15 @@ def _disguised(text: str) -> str:
     low = text.lower()
     steps = (
         ("\\u" in text or "\\x" in text, _ESCAPE, _escaped),
+        # bash's $'…' quoting, whose escapes the step before read
+        ("$'" in text, r"\$'", "'"),
+        # a string spelled one character at a time: ['T','i','g',…] or "T","i","g"
+        (text.count("',") + text.count('",') >= 5, _CHARS, _chars),
         (any(mark in low for mark in _LEET_MARKS), _LEET_WORD, _word),
-        (any(mark in text for mark in ('" +', "' +", '"+', "'+")), _CUT, ""),
+        (any(mark in text for mark in _CUT_MARKS), _CUT, ""),
+        (any(f"pass {w}" in low for w in ("word", "phrase", "code")), _SPLIT_WORD, r"\1\2"),
+        ("base64" in low or "atob(" in text, _DECODE_CALL, _decode_call),
+        ("hex" in low or any(mark in low for mark in _HEX_MARKS), _HEX, _unhexed),
         (any(mark in text for mark in _BASE64_MARKS), r"[A-Za-z0-9+/]{16,}={0,2}", _decoded),
     )
     for wanted, pattern, replace in steps:
@@ -85,8 +100,24 @@ def _disguised(text: str) -> str:
 
 _ESCAPE = r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})"
 _LEET_WORD = r"(?i)(?<![\w@$])[a-z@$0-9](?:[._*\-]?[a-z@$0-9|!]){3,16}(?![\w@$])"
-# "abc…" + "def…", over a line break too
-_CUT = r"([\"'])[ \t]*\+[ \t]*(?:\r?\n[ \t]*)?\1"
+# "abc…" + "def…" and the other languages' joins (``&``, ``.``, ``..``, ``||``), over a line
+# break too; two literals side by side (Python, C) with a space or a line break between them
+_CUT = (
+    r"([\"'])(?:[ \t]*(?:\+|&|\.\.?|\|\|)[ \t]*(?:\r?\n[ \t]*)?"
+    r"|[ \t]*\r?\n[ \t]*|[ \t]+)\1(?=[^\s\"',;)\]}])"
+)
+# "Pass Word", "pass phrase"
+_SPLIT_WORD = r"(?i)\b(pass) (word|phrase|code)\b"
+_HEX = r"\b(?:[0-9a-fA-F]{2}){8,}\b"
+_CUT_MARKS = ('" +', "' +", '"+', "'+", '" &', "' .", '" .', "' ||", '"\n', "'\n", '" "', "' '")
+# a value handed to a decoder: ``$(echo … | base64 -d)``, ``atob("…")``, ``b64decode("…")``,
+# ``Buffer.from("…", "base64")``, ``[Convert]::FromBase64String("…")``
+_DECODE_CALL = (
+    r"(?i)\$\(\s*echo\s+(?:-n\s+)?[\"']?([A-Za-z0-9+/]{8,}={0,2})[\"']?\s*\|\s*base64\s+"
+    r"(?:-d|--decode|-D)\s*\)"
+    r"|(?:atob|b64decode|FromBase64String|Buffer\.from)\(\s*b?[\"']([A-Za-z0-9+/]{8,}={0,2})[\"']"
+    r"(?:\s*,\s*[\"']base64[\"'])?\s*\)"
+)
 
 
 def _escaped(match: re.Match[str]) -> str:
@@ -152,6 +183,59 @@ _BASE64_MARKS = (
     "FQSV9LRV",
     "BUElfS0VZ",
 )
+
+
+_CHARS = (
+    r"(?:([\"'])\1\.join\(\[?)?([\"'])[^\"'\\]\2(?:[ \t]*,[ \t]*([\"'])[^\"'\\]\3){5,}"
+    r"(?(1)\]?\)|(?:\]\.join\(([\"'])\4\))?)"
+)
+
+
+def _chars(match: re.Match[str]) -> str:
+    """Characters listed one by one, as the string they spell (quoted)."""
+    import re
+
+    return '"' + "".join(re.findall(r"[\"']([^\"'\\])[\"']", match.group())) + '"'
+
+
+def _decode_call(match: re.Match[str]) -> str:
+    """A decoder's call, as the text it decodes (in quotes) when that is printable."""
+    import base64
+    import binascii
+
+    found = match.group(1) or match.group(2)
+    try:
+        decoded = base64.b64decode(found + "=" * (-len(found) % 4), validate=True).decode()
+    except (binascii.Error, ValueError):
+        return match.group()
+    return f'"{decoded}"' if decoded.isprintable() and '"' not in decoded else match.group()
+
+
+# hex of "password", "pass=", "secret", "token" and "api_key" in either case
+_HEX_MARKS = (
+    "70617373",
+    "50415353",
+    "736563726574",
+    "534543524554",
+    "746f6b656e",
+    "544f4b454e",
+    "6170695f6b6579",
+    "4150495f4b4559",
+)
+
+
+def _unhexed(match: re.Match[str]) -> str:
+    """Hex of a secret's assignment, as its text."""
+    found = match.group()
+    try:
+        decoded = bytes.fromhex(found).decode("utf-8")
+    except ValueError:
+        return found
+    low = decoded.lower()
+    wanted = any(w in low for w in _DECODED_WORDS) or "pass=" in low or "pass:" in low
+    # or a token on its own (a secret's word beside the hex says what it is)
+    wanted = wanted or (len(decoded) >= 12 and not any(c.isspace() for c in decoded))
+    return decoded if wanted and decoded.isprintable() else found
 
 
 def _word(match: re.Match[str]) -> str:

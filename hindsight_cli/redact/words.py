@@ -153,6 +153,11 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "संकेतशब्द",
     "कूटशब्द",
     "የይለፍ ቃል",
+    # the definite and possessive forms change the last syllable, not a suffix
+    "የይለፍ ቃሉ",
+    "የይለፍ ቃልህ",
+    "የይለፍ ቃልሽ",
+    "የይለፍ ቃልዎ",
     "စကားဝှက်",
     "ពាក្យសម្ងាត់",
     "ລະຫັດຜ່ານ",
