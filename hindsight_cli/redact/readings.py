@@ -47,8 +47,12 @@ def reading(text: str) -> str:
 
         text = html.unescape(text)
     for _ in range(2):
-        # percent-encoded once, or twice (``%253D`` is ``%3D`` encoded again)
-        if "%" in text and any(code in text.lower() for code in _PERCENT_CODES):
+        # percent-encoded once, or twice (``%253D`` is ``%3D`` encoded again), or every byte of a
+        # value (``%53%61%74…``)
+        if "%" in text and (
+            any(code in text.lower() for code in _PERCENT_CODES)
+            or any("%%%%" in text[i::3] for i in range(3))
+        ):
             import urllib.parse
 
             text = urllib.parse.unquote(text)
@@ -59,14 +63,16 @@ def reading(text: str) -> str:
         text = re.sub(r'\\+"', '"', text)
     if "\\\n" in text:
         text = text.replace("\\\r\n", "").replace("\\\n", "")
-    if sum(len(word) == 1 for word in text.split()) >= 4:
-        import re
+    for sep in " /|":
+        # letters set apart: "T i g e r 9", "Z/k/3/q/P"
+        if sum(len(word) == 1 for word in text.split(sep)) >= 4:
+            import re
 
-        text = re.sub(
-            r"(?<!\S)(?:\w ){3,}\w(?!\S)",
-            lambda m: m.group().replace(" ", ""),
-            text,
-        )
+            text = re.sub(
+                rf"(?<![^\s:=\"'])(?:\w{re.escape(sep)}){{3,}}\w(?![^\s,;\"'])",
+                lambda m: m.group().replace(m.group()[1], ""),
+                text,
+            )
     return _disguised(text)
 
 
