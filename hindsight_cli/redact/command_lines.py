@@ -148,7 +148,7 @@ _POSITIONAL = [
     (("wpa_passphrase",), r"\S+[ \t]+"),
     (("nmcli",), r"(?:password|wifi-sec\.psk|802-11-wireless-security\.psk)[ \t]+"),
     (("pdftk",), r"(?:user|owner)_pw[ \t]+"),
-    (("poetry",), r"http-basic\.\S+[ \t]+\S+[ \t]+"),
+    (("poetry", "composer"), r"http-basic\.\S+[ \t]+\S+[ \t]+"),
     # a kickstart file's root password
     (("rootpw",), r"(?:--plaintext[ \t]+)?(?=[^\-\s])"),
     # /msg NickServ IDENTIFY [account] password
