@@ -416,7 +416,13 @@ def _uuid_key(word: str, value: str, gap: str) -> bool:
         r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", value
     ):
         return False
-    return not any(id_name(w) for w in re.findall(r"[A-Za-z]+", gap))
+    gap_words = re.findall(r"[A-Za-z]+", gap)
+    return not any(id_name(w) or w.lower() in _UUID_HOLDERS for w in gap_words)
+
+
+# what a UUID names in prose beside a token's word ("token refresh for session <uuid>"); not
+# parts of ids' names (SESSION_SECRET is a secret)
+_UUID_HOLDERS = frozenset(("session", "device", "tenant", "workspace", "project", "org", "team"))
 
 
 _PRODUCT = r"\d{1,4}[A-Z]?[a-z]+(?:[A-Z][a-z]+)*"

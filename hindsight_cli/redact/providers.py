@@ -166,6 +166,8 @@ _PREFIXED = [
         r"\bAGE-(?:SECRET-KEY|PLUGIN-[A-Z0-9]+)-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{30,}",
         ("AGE-SECRET-KEY-1", "AGE-PLUGIN-"),
     ),
+    # a Nostr private key (bech32, one case)
+    ("nostr_key", r"\bnsec1(?:[a-z0-9]{58}|[A-Z0-9]{58})\b", ("nsec1", "NSEC1")),
     (
         "doppler_token",
         r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z]+\.)?[A-Za-z0-9]{40,}",

@@ -63,14 +63,14 @@ def reading(text: str) -> str:
         text = re.sub(r'\\+"', '"', text)
     if "\\\n" in text:
         text = text.replace("\\\r\n", "").replace("\\\n", "")
-    for sep in " /|":
+    for sep in (" ", "/", "|", ", "):
         # letters set apart: "T i g e r 9", "Z/k/3/q/P"
         if sum(len(word) == 1 for word in text.split(sep)) >= 4:
             import re
 
             text = re.sub(
                 rf"(?<![^\s:=\"'])(?:\w{re.escape(sep)}){{3,}}\w(?![^\s,;\"'])",
-                lambda m: m.group().replace(m.group()[1], ""),
+                lambda m: "".join(c for c in m.group() if c.isalnum()),
                 text,
             )
     return _disguised(text)
@@ -91,6 +91,11 @@ def _disguised(text: str) -> str:
         (text.count("',") + text.count('",') >= 5, _CHARS, _chars),
         (any(mark in low for mark in _LEET_MARKS), _LEET_WORD, _word),
         (any(mark in text for mark in _CUT_MARKS), _CUT, ""),
+        ("concat" in low, _CONCAT, _concat),
+        # a Markdown table's cells in code spans: | `DB_PASS` | `…` |
+        ("| `" in text, r"(\|[ \t]*)`([^`|\n]+)`(?=[ \t]*\|)", r"\1\2"),
+        # and a row that gives a variable its value: | DB_PASS | … |, read as DB_PASS=…
+        (text.count("|") >= 3, _TABLE_ROW, r"\1\2=\3 "),
         (any(f"pass {w}" in low for w in ("word", "phrase", "code")), _SPLIT_WORD, r"\1\2"),
         ("base64" in low or "atob(" in text, _DECODE_CALL, _decode_call),
         ("hex" in low or any(mark in low for mark in _HEX_MARKS), _HEX, _unhexed),
@@ -109,13 +114,27 @@ _LEET_WORD = r"(?i)(?<![\w@$])[a-z@$0-9](?:[._*\-]?[a-z@$0-9|!]){3,16}(?![\w@$])
 # "abc…" + "def…" and the other languages' joins (``&``, ``.``, ``..``, ``||``), over a line
 # break too; two literals side by side (Python, C) with a space or a line break between them
 _CUT = (
-    r"([\"'])(?:[ \t]*(?:\+|&|\.\.?|\|\|)[ \t]*(?:\r?\n[ \t]*)?"
+    r"([\"'])(?:[ \t]*(?:\+|&|\.\.?|\|\||\)\.(?:append|concat)\()[ \t]*"
+    r"(?:\r?\n[ \t]*)?"
     r"|[ \t]*\r?\n[ \t]*|[ \t]+)\1(?=[^\s\"',;)\]}])"
 )
+# concat!("abc…", "def…") (Rust), CONCAT('abc…', 'def…') (SQL), concat("…", "…")
+_CONCAT = r"(?i)\bconcat!?\([ \t]*((?:([\"'])[^\"'\n]*\2[ \t]*,[ \t]*)+([\"'])[^\"'\n]*\3)[ \t]*\)"
+
+
+def _concat(match: re.Match[str]) -> str:
+    """A concatenation's strings, as the one string they make (quoted)."""
+    import re
+
+    return '"' + "".join(re.findall(r"[\"']([^\"'\n]*)[\"']", match.group(1))) + '"'
+
+
+_TABLE_ROW = r"(?m)(^[ \t]*\|[ \t]*)([A-Z][A-Z0-9_]*[A-Z0-9])[ \t]*\|[ \t]*([^\s|`]+)[ \t]*(?=\|)"
 # "Pass Word", "pass phrase"
 _SPLIT_WORD = r"(?i)\b(pass) (word|phrase|code)\b"
 _HEX = r"\b(?:[0-9a-fA-F]{2}){8,}\b"
-_CUT_MARKS = ('" +', "' +", '"+', "'+", '" &', "' .", '" .', "' ||", '"\n', "'\n", '" "', "' '")
+_CUT_MARKS: tuple[str, ...] = ('").append("', '").concat("', '" +', "' +", '"+', "'+", '" &')
+_CUT_MARKS += ("' .", '" .', "' ||", '"\n', "'\n", '" "', "' '")
 # a value handed to a decoder: ``$(echo … | base64 -d)``, ``atob("…")``, ``b64decode("…")``,
 # ``Buffer.from("…", "base64")``, ``[Convert]::FromBase64String("…")``
 _DECODE_CALL = (
@@ -188,6 +207,19 @@ _BASE64_MARKS = (
     "QVBJX0tFW",
     "FQSV9LRV",
     "BUElfS0VZ",
+    # base64 of base64 of a text that starts with one of those words (or with '{"' and one)
+    "Y0dGemMz",
+    "YzJWamNt",
+    "ZEc5clpX",
+    "WVhCcFgy",
+    "VUVGVFUx",
+    "VTBWRFVr",
+    "VkU5TFJV",
+    "UVZCSlgw",
+    "ZXlKd1lY",
+    "ZXlKelpX",
+    "ZXlKMGIy",
+    "ZXlKaGNH",
 )
 
 
@@ -264,10 +296,13 @@ def _decoded(match: re.Match[str]) -> str:
     except (binascii.Error, ValueError):
         return found
     low = decoded.lower()
-    if not decoded.replace("\n", " ").replace("\t", " ").replace(
-        "\r", " "
-    ).isprintable() or not any(w in low for w in _DECODED_WORDS):
+    if not decoded.replace("\n", " ").replace("\t", " ").replace("\r", " ").isprintable():
         return found
+    if not any(w in low for w in _DECODED_WORDS):
+        # base64 of base64: read again when that holds a secret's word
+        inner = match.re.fullmatch(decoded)
+        again = _decoded(inner) if inner else decoded
+        return again if again != decoded else found
     return decoded
 
 
