@@ -85,6 +85,8 @@ def _disguised(text: str) -> str:
     low = text.lower()
     steps = (
         ("\\u" in text or "\\x" in text, _ESCAPE, _escaped),
+        # a string's prefix in Python and others: SECRET = b"…", key = r'…'
+        (any(m in text for m in _PREFIXED), r"([=:(,][ \t]*)[bBrRuU]{1,2}(?=[\"'])", r"\1"),
         # bash's $'…' quoting, whose escapes the step before read
         ("$'" in text, r"\$'", "'"),
         # a string spelled one character at a time: ['T','i','g',…] or "T","i","g"
@@ -109,6 +111,7 @@ def _disguised(text: str) -> str:
     return text
 
 
+_PREFIXED = ('= b"', "= b'", '=b"', "=b'", '= r"', "= r'", '= br"', "= rb'", '(b"', "(b'")
 _ESCAPE = r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})"
 _LEET_WORD = r"(?i)(?<![\w@$])[a-z@$0-9](?:[._*\-]?[a-z@$0-9|!]){3,16}(?![\w@$])"
 # "abc…" + "def…" and the other languages' joins (``&``, ``.``, ``..``, ``||``), over a line
