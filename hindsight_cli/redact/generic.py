@@ -138,6 +138,7 @@ def _names_a_key(name: str, value: str) -> bool:
     lower-case words, one of them a secret's word, names the key that holds the secret."""
     import re
 
+    value = value.rstrip("`'\"),.;")
     if not re.search(r"(?:[a-z]K|[_\-.]k)ey$", name) or not re.fullmatch(
         r"[a-z]+(?:[-_.][a-z]+)+", value
     ):

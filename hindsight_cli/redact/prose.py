@@ -177,7 +177,9 @@ def _starts(rest: str, qualified: bool = False) -> Iterator[tuple[int, str]]:
     import re
 
     lead = len(rest) - len(rest.lstrip(" \t"))
-    if rest[lead : lead + 1] in _QUOTES:
+    # "the token's scope, the user's name": a possessive's apostrophe opens no quote
+    possessive = not lead and rest[:1] in "'’" and rest[1:2] in "sS" and not rest[2:3].isalnum()
+    if rest[lead : lead + 1] in _QUOTES and not possessive:
         yield lead, "quote"
     for sep in re.finditer(f"(?i:{_SEP})", rest):
         head = rest[: sep.start()]

@@ -6,8 +6,13 @@ Cyrillic ``а``), HTML entities (``&#112;assword=``), a percent-encoded query (`
 JSON escaped once more (``{\\"password\\":\\"…\\"}``), a line continuation (``SECRET_KEY=\\`` then the
 value), letters spaced out (``P A S S W O R D : …``), compatibility forms (``ＴＯＫＥＮ＝…``), ``\\u``
 and ``\\x`` escapes (``\\u0070assword``), a secret's word in leet or with its letters set apart
-(``p@ssw0rd``, ``pa$$word``, ``p_a_s_s_w_o_r_d``, ``P*A*S*S*W*O*R*D``), a string cut in two and
-joined with ``+`` (``"abc…" + "def…"``), and base64 of a secret's assignment.
+(``p@ssw0rd``, ``pa$$word``, ``p_a_s_s_w_o_r_d``, ``P*A*S*S*W*O*R*D``, ``Pass Word``), a string
+cut in two and joined in any language's way (``+``, ``&``, ``.``, ``..``, ``||``, side by side,
+``concat!(…)``, ``.append(…)``) or spelled one character at a time, letters or digits set apart by
+blanks, ``/``, ``|`` or commas, base64 (once or twice) or hex of a secret's assignment, a value
+handed to a decoder (``$(echo … | base64 -d)``, ``atob("…")``), percent-encoding twice or of every
+byte, a string's ``b``/``r`` prefix, bash's ``$'…'``, and a Markdown table row that gives a
+variable its value (``| DB_PASS | … |``).
 ``reading`` undoes all of them at once; the engine runs the rules on that reading too and keeps it
 when it shows more secrets. Each step runs only when the text holds what it undoes, so an ordinary
 text costs a few ``in`` tests.

@@ -1197,7 +1197,7 @@ def is_reference(value: str, paths: bool = True) -> bool:
 
     stripped = value.strip()
     # {"password": null}: the object's closing brace is no part of the value
-    bare = stripped.rstrip("}]),;").lower()
+    bare = stripped.rstrip("}]),;.`'\"").lower()
     if not bare or bare in NOT_SECRETS or stripped.startswith(_REFERENCE_PREFIXES):
         return True
     if (
