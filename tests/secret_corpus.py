@@ -30,6 +30,7 @@ _ALPHABETS = {
     "base32": "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567",
     "bech32": "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L",
     "letters": string.ascii_letters,
+    "base58": "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz",
 }
 _SYMBOLS = "!#%&*+-=?@^_"
 _WORDS = [

@@ -148,7 +148,7 @@ _POSITIONAL = [
     (("wpa_passphrase",), r"\S+[ \t]+"),
     (("nmcli",), r"(?:password|wifi-sec\.psk|802-11-wireless-security\.psk)[ \t]+"),
     (("pdftk",), r"(?:user|owner)_pw[ \t]+"),
-    (("poetry",), r"http-basic\.\S+[ \t]+\S+[ \t]+"),
+    (("poetry", "composer"), r"http-basic\.\S+[ \t]+\S+[ \t]+"),
     # a kickstart file's root password
     (("rootpw",), r"(?:--plaintext[ \t]+)?(?=[^\-\s])"),
     # /msg NickServ IDENTIFY [account] password
@@ -454,7 +454,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # 'u:p' chpasswd.
     (
         "password",
-        r"(?i)\b(?:echo|printf)(?:[ \t]+-[ne]+)*[ \t]+"
+        r"(?i)\b(?:echo|printf)(?:[ \t]+-[ne]+)*[ \t]+(?:([\"'])%s(?:\\n)?\1[ \t]+)?"
         + _VALUE
         + r"[ \t]*\|[^\n|]*?(?:--password-stdin"
         r"|--pass(?:word)?-stdin|passwd[ \t]+--stdin|chpasswd|sudo[ "

@@ -133,6 +133,21 @@ def not_secret_name(name: str) -> bool:
     )
 
 
+def _names_a_key(name: str, value: str) -> bool:
+    """``existingSecretPasswordKey: redis-password``: a name ending in "key" whose value is
+    lower-case words, one of them a secret's word, names the key that holds the secret."""
+    import re
+
+    value = value.rstrip("`'\"),.;")
+    if not re.search(r"(?:[a-z]K|[_\-.]k)ey$", name) or not re.fullmatch(
+        r"[a-z]+(?:[-_.][a-z]+)+", value
+    ):
+        return False
+    return any(
+        part in _PASSWORDS or part in ("secret", "token") for part in re.split(r"[-_.]", value)
+    )
+
+
 def words_in(name: str) -> str:
     """The class of the secret word that ends ``name``: "password", "secret", "key"; "inside" for a
     secret word elsewhere in it (SECRET_KEY_BASE, TOKEN_PROD); "" for none."""
@@ -219,7 +234,7 @@ def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if name.lower() in ("pwd", "oldpwd") and value.startswith(("/", "~")):
         # the shell's working directory
         return None
-    if is_reference(value) or not value.strip():
+    if is_reference(value) or not value.strip() or _names_a_key(name, value):
         return None
     quoted = match.group("qsecret") is not None
     if kind == "password" and not quoted:

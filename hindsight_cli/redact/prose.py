@@ -157,6 +157,11 @@ def _qualifier_ok(text: str) -> bool:
     stripped = text.strip()
     if not stripped:
         return True
+    if "'" in stripped or '"' in stripped:
+        # what is named in quotes: "for key '/home/bob/.ssh/id_ed25519'"
+        import re
+
+        stripped = re.sub(r"(?<!\w)'[^'\s]{1,80}'|\"[^\"\s]{1,80}\"", "x", stripped)
     if len(stripped) > 40 or any(c in stripped for c in ".?!\"'`"):
         return False
     if stripped[0] in "(（" and stripped[-1] in ")）":
@@ -172,7 +177,9 @@ def _starts(rest: str, qualified: bool = False) -> Iterator[tuple[int, str]]:
     import re
 
     lead = len(rest) - len(rest.lstrip(" \t"))
-    if rest[lead : lead + 1] in _QUOTES:
+    # "the token's scope, the user's name": a possessive's apostrophe opens no quote
+    possessive = not lead and rest[:1] in "'’" and rest[1:2] in "sS" and not rest[2:3].isalnum()
+    if rest[lead : lead + 1] in _QUOTES and not possessive:
         yield lead, "quote"
     for sep in re.finditer(f"(?i:{_SEP})", rest):
         head = rest[: sep.start()]
@@ -411,7 +418,13 @@ def _uuid_key(word: str, value: str, gap: str) -> bool:
         r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", value
     ):
         return False
-    return not any(id_name(w) for w in re.findall(r"[A-Za-z]+", gap))
+    gap_words = re.findall(r"[A-Za-z]+", gap)
+    return not any(id_name(w) or w.lower() in _UUID_HOLDERS for w in gap_words)
+
+
+# what a UUID names in prose beside a token's word ("token refresh for session <uuid>"); not
+# parts of ids' names (SESSION_SECRET is a secret)
+_UUID_HOLDERS = frozenset(("session", "device", "tenant", "workspace", "project", "org", "team"))
 
 
 _PRODUCT = r"\d{1,4}[A-Z]?[a-z]+(?:[A-Z][a-z]+)*"

@@ -19,6 +19,16 @@ _NL = r"(?:\r?\n|\\r?\\n)"
 _PEM_END = r"-{4,5} ?END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)? ?-{4,5}"
 
 
+def _key_body(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A private key's armour with a body: "paste the key starting with -----BEGIN … PRIVATE
+    KEY----- into the field" names the armour in prose and holds no key."""
+    import re
+
+    if re.search(r"[A-Za-z0-9+/=\\]{20,}", match.group()) is None:
+        return None
+    return match.span()
+
+
 def _mixed(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """The group only when it mixes upper case, lower case and digits (so a git SHA is not an AWS
     key)."""
@@ -166,6 +176,8 @@ _PREFIXED = [
         r"\bAGE-(?:SECRET-KEY|PLUGIN-[A-Z0-9]+)-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{30,}",
         ("AGE-SECRET-KEY-1", "AGE-PLUGIN-"),
     ),
+    # a Nostr private key (bech32, one case)
+    ("nostr_key", r"\bnsec1(?:[a-z0-9]{58}|[A-Z0-9]{58})\b", ("nsec1", "NSEC1")),
     (
         "doppler_token",
         r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z]+\.)?[A-Za-z0-9]{40,}",
@@ -264,7 +276,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         "private_key",
         r"(?s)-{4,5} ?BEGIN[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)? ?-{4,5}.*?(?:" + _PEM_END + r"|\Z)",
         ("PRIVATE KEY",),
-        None,
+        _key_body,
         None,
     ),
     # A private key cut above its BEGIN line: base64 lines (and "Proc-Type:" headers) down to the

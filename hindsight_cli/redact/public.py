@@ -11,7 +11,7 @@ every span a generic rule would replace (as ``values.placeholder`` is) and keeps
   that makes it a secret (``secret``, ``private``, ``password``…): ``RECAPTCHA_SITE_KEY`` is public,
   ``RECAPTCHA_SECRET_KEY`` is not;
 - the value carries a public key's or an address's own prefix (``pk_live_``, ``pk.eyJ``,
-  ``age1``, ``bc1q``, ``npub1``, ``0x`` and 40 hex digits);
+  ``age1``, ``bc1q``, ``npub1``, ``0x`` and 40 hex digits), or a Monero address's shape;
 - it is the public half of a key's structure: ``p=`` in a DKIM record, ``n``/``e``/``x``/``y`` in a
   JWK (never ``d``, ``p``, ``q``: a private JWK's primes);
 - a parent key above it in YAML says it is ciphertext, a digest or public (``encryptedData:``,
@@ -77,6 +77,8 @@ _PUBLIC_PREFIXES = (
     # a wallet's extended public keys
     *("xpub", "ypub", "zpub", "tpub", "vpub", "upub"),
 )
+# an Ethereum address; a Monero address (standard or integrated, base58)
+_ADDRESS = r"0x[0-9a-fA-F]{40}|[48][1-9A-HJ-NP-Za-km-z]{94}(?:[1-9A-HJ-NP-Za-km-z]{11})?"
 # the public members of a JWK: RSA modulus and exponent, an EC point
 _JWK_PUBLIC = frozenset(("n", "e", "x", "y", "crv", "kid", "kty", "alg", "use"))
 
@@ -86,7 +88,7 @@ def public(text: str, start: int, end: int) -> bool:
     import re
 
     value = text[start:end]
-    if value.startswith(_PUBLIC_PREFIXES) or re.fullmatch(r"0x[0-9a-fA-F]{40}", value):
+    if value.startswith(_PUBLIC_PREFIXES) or re.fullmatch(_ADDRESS, value):
         return True
     line_start = text.rfind("\n", 0, start) + 1
     before = text[line_start:start]

@@ -6,8 +6,13 @@ Cyrillic ``а``), HTML entities (``&#112;assword=``), a percent-encoded query (`
 JSON escaped once more (``{\\"password\\":\\"…\\"}``), a line continuation (``SECRET_KEY=\\`` then the
 value), letters spaced out (``P A S S W O R D : …``), compatibility forms (``ＴＯＫＥＮ＝…``), ``\\u``
 and ``\\x`` escapes (``\\u0070assword``), a secret's word in leet or with its letters set apart
-(``p@ssw0rd``, ``pa$$word``, ``p_a_s_s_w_o_r_d``, ``P*A*S*S*W*O*R*D``), a string cut in two and
-joined with ``+`` (``"abc…" + "def…"``), and base64 of a secret's assignment.
+(``p@ssw0rd``, ``pa$$word``, ``p_a_s_s_w_o_r_d``, ``P*A*S*S*W*O*R*D``, ``Pass Word``), a string
+cut in two and joined in any language's way (``+``, ``&``, ``.``, ``..``, ``||``, side by side,
+``concat!(…)``, ``.append(…)``) or spelled one character at a time, letters or digits set apart by
+blanks, ``/``, ``|`` or commas, base64 (once or twice) or hex of a secret's assignment, a value
+handed to a decoder (``$(echo … | base64 -d)``, ``atob("…")``), percent-encoding twice or of every
+byte, a string's ``b``/``r`` prefix, bash's ``$'…'``, and a Markdown table row that gives a
+variable its value (``| DB_PASS | … |``).
 ``reading`` undoes all of them at once; the engine runs the rules on that reading too and keeps it
 when it shows more secrets. Each step runs only when the text holds what it undoes, so an ordinary
 text costs a few ``in`` tests.
@@ -46,23 +51,37 @@ def reading(text: str) -> str:
         import html
 
         text = html.unescape(text)
-    if "%" in text and any(code in text.lower() for code in ("%3d", "%3a", "%26", "%22")):
-        import urllib.parse
+    for _ in range(2):
+        # percent-encoded once, or twice (``%253D`` is ``%3D`` encoded again), or every byte of a
+        # value (``%53%61%74…``)
+        if "%" in text and (
+            any(code in text.lower() for code in _PERCENT_CODES)
+            or any("%%%%" in text[i::3] for i in range(3))
+        ):
+            import urllib.parse
 
-        text = urllib.parse.unquote(text)
+            text = urllib.parse.unquote(text)
     if '\\"' in text:
-        text = text.replace('\\"', '"')
-    if "\\\n" in text:
-        text = text.replace("\\\r\n", "").replace("\\\n", "")
-    if sum(len(word) == 1 for word in text.split()) >= 4:
+        # JSON escaped once (``\\"``) or more (``\\\\\\"``)
         import re
 
-        text = re.sub(
-            r"(?<!\S)(?:[^\W_] ){3,}[^\W_](?!\S)",
-            lambda m: m.group().replace(" ", ""),
-            text,
-        )
+        text = re.sub(r'\\+"', '"', text)
+    if "\\\n" in text:
+        text = text.replace("\\\r\n", "").replace("\\\n", "")
+    for sep in (" ", "/", "|", ", "):
+        # letters set apart: "T i g e r 9", "Z/k/3/q/P"
+        if sum(len(word) == 1 for word in text.split(sep)) >= 4:
+            import re
+
+            text = re.sub(
+                rf"(?<![^\s:=\"'])(?:\w{re.escape(sep)}){{3,}}\w(?![^\s,;\"'])",
+                lambda m: "".join(c for c in m.group() if c.isalnum()),
+                text,
+            )
     return _disguised(text)
+
+
+_PERCENT_CODES = ("%3d", "%3a", "%26", "%22", "%253d", "%253a", "%2526", "%2522")
 
 
 def _disguised(text: str) -> str:
@@ -71,8 +90,22 @@ def _disguised(text: str) -> str:
     low = text.lower()
     steps = (
         ("\\u" in text or "\\x" in text, _ESCAPE, _escaped),
+        # a string's prefix in Python and others: SECRET = b"…", key = r'…'
+        (any(m in text for m in _PREFIXED), r"([=:(,][ \t]*)[bBrRuU]{1,2}(?=[\"'])", r"\1"),
+        # bash's $'…' quoting, whose escapes the step before read
+        ("$'" in text, r"\$'", "'"),
+        # a string spelled one character at a time: ['T','i','g',…] or "T","i","g"
+        (text.count("',") + text.count('",') >= 5, _CHARS, _chars),
         (any(mark in low for mark in _LEET_MARKS), _LEET_WORD, _word),
-        (any(mark in text for mark in ('" +', "' +", '"+', "'+")), _CUT, ""),
+        (any(mark in text for mark in _CUT_MARKS), _CUT, ""),
+        ("concat" in low, _CONCAT, _concat),
+        # a Markdown table's cells in code spans: | `DB_PASS` | `…` |
+        ("| `" in text, r"(\|[ \t]*)`([^`|\n]+)`(?=[ \t]*\|)", r"\1\2"),
+        # and a row that gives a variable its value: | DB_PASS | … |, read as DB_PASS=…
+        (text.count("|") >= 3, _TABLE_ROW, r"\1\2=\3 "),
+        (any(f"pass {w}" in low for w in ("word", "phrase", "code")), _SPLIT_WORD, r"\1\2"),
+        ("base64" in low or "atob(" in text, _DECODE_CALL, _decode_call),
+        ("hex" in low or any(mark in low for mark in _HEX_MARKS), _HEX, _unhexed),
         (any(mark in text for mark in _BASE64_MARKS), r"[A-Za-z0-9+/]{16,}={0,2}", _decoded),
     )
     for wanted, pattern, replace in steps:
@@ -83,10 +116,41 @@ def _disguised(text: str) -> str:
     return text
 
 
+_PREFIXED = ('= b"', "= b'", '=b"', "=b'", '= r"', "= r'", '= br"', "= rb'", '(b"', "(b'")
 _ESCAPE = r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})"
 _LEET_WORD = r"(?i)(?<![\w@$])[a-z@$0-9](?:[._*\-]?[a-z@$0-9|!]){3,16}(?![\w@$])"
-# "abc…" + "def…", over a line break too
-_CUT = r"([\"'])[ \t]*\+[ \t]*(?:\r?\n[ \t]*)?\1"
+# "abc…" + "def…" and the other languages' joins (``&``, ``.``, ``..``, ``||``), over a line
+# break too; two literals side by side (Python, C) with a space or a line break between them
+_CUT = (
+    r"([\"'])(?:[ \t]*(?:\+|&|\.\.?|\|\||\)\.(?:append|concat)\()[ \t]*"
+    r"(?:\r?\n[ \t]*)?"
+    r"|[ \t]*\r?\n[ \t]*|[ \t]+)\1(?=[^\s\"',;)\]}])"
+)
+# concat!("abc…", "def…") (Rust), CONCAT('abc…', 'def…') (SQL), concat("…", "…")
+_CONCAT = r"(?i)\bconcat!?\([ \t]*((?:([\"'])[^\"'\n]*\2[ \t]*,[ \t]*)+([\"'])[^\"'\n]*\3)[ \t]*\)"
+
+
+def _concat(match: re.Match[str]) -> str:
+    """A concatenation's strings, as the one string they make (quoted)."""
+    import re
+
+    return '"' + "".join(re.findall(r"[\"']([^\"'\n]*)[\"']", match.group(1))) + '"'
+
+
+_TABLE_ROW = r"(?m)(^[ \t]*\|[ \t]*)([A-Z][A-Z0-9_]*[A-Z0-9])[ \t]*\|[ \t]*([^\s|`]+)[ \t]*(?=\|)"
+# "Pass Word", "pass phrase"
+_SPLIT_WORD = r"(?i)\b(pass) (word|phrase|code)\b"
+_HEX = r"\b(?:[0-9a-fA-F]{2}){8,}\b"
+_CUT_MARKS: tuple[str, ...] = ('").append("', '").concat("', '" +', "' +", '"+', "'+", '" &')
+_CUT_MARKS += ("' .", '" .', "' ||", '"\n', "'\n", '" "', "' '")
+# a value handed to a decoder: ``$(echo … | base64 -d)``, ``atob("…")``, ``b64decode("…")``,
+# ``Buffer.from("…", "base64")``, ``[Convert]::FromBase64String("…")``
+_DECODE_CALL = (
+    r"(?i)\$\(\s*echo\s+(?:-n\s+)?[\"']?([A-Za-z0-9+/]{8,}={0,2})[\"']?\s*\|\s*base64\s+"
+    r"(?:-d|--decode|-D)\s*\)"
+    r"|(?:atob|b64decode|FromBase64String|Buffer\.from)\(\s*b?[\"']([A-Za-z0-9+/]{8,}={0,2})[\"']"
+    r"(?:\s*,\s*[\"']base64[\"'])?\s*\)"
+)
 
 
 def _escaped(match: re.Match[str]) -> str:
@@ -151,7 +215,73 @@ _BASE64_MARKS = (
     "QVBJX0tFW",
     "FQSV9LRV",
     "BUElfS0VZ",
+    # base64 of base64 of a text that starts with one of those words (or with '{"' and one)
+    "Y0dGemMz",
+    "YzJWamNt",
+    "ZEc5clpX",
+    "WVhCcFgy",
+    "VUVGVFUx",
+    "VTBWRFVr",
+    "VkU5TFJV",
+    "UVZCSlgw",
+    "ZXlKd1lY",
+    "ZXlKelpX",
+    "ZXlKMGIy",
+    "ZXlKaGNH",
 )
+
+
+_CHARS = (
+    r"(?:([\"'])\1\.join\(\[?)?([\"'])[^\"'\\]\2(?:[ \t]*,[ \t]*([\"'])[^\"'\\]\3){5,}"
+    r"(?(1)\]?\)|(?:\]\.join\(([\"'])\4\))?)"
+)
+
+
+def _chars(match: re.Match[str]) -> str:
+    """Characters listed one by one, as the string they spell (quoted)."""
+    import re
+
+    return '"' + "".join(re.findall(r"[\"']([^\"'\\])[\"']", match.group())) + '"'
+
+
+def _decode_call(match: re.Match[str]) -> str:
+    """A decoder's call, as the text it decodes (in quotes) when that is printable."""
+    import base64
+    import binascii
+
+    found = match.group(1) or match.group(2)
+    try:
+        decoded = base64.b64decode(found + "=" * (-len(found) % 4), validate=True).decode()
+    except (binascii.Error, ValueError):
+        return match.group()
+    return f'"{decoded}"' if decoded.isprintable() and '"' not in decoded else match.group()
+
+
+# hex of "password", "pass=", "secret", "token" and "api_key" in either case
+_HEX_MARKS = (
+    "70617373",
+    "50415353",
+    "736563726574",
+    "534543524554",
+    "746f6b656e",
+    "544f4b454e",
+    "6170695f6b6579",
+    "4150495f4b4559",
+)
+
+
+def _unhexed(match: re.Match[str]) -> str:
+    """Hex of a secret's assignment, as its text."""
+    found = match.group()
+    try:
+        decoded = bytes.fromhex(found).decode("utf-8")
+    except ValueError:
+        return found
+    low = decoded.lower()
+    wanted = any(w in low for w in _DECODED_WORDS) or "pass=" in low or "pass:" in low
+    # or a token on its own (a secret's word beside the hex says what it is)
+    wanted = wanted or (len(decoded) >= 12 and not any(c.isspace() for c in decoded))
+    return decoded if wanted and decoded.isprintable() else found
 
 
 def _word(match: re.Match[str]) -> str:
@@ -174,10 +304,13 @@ def _decoded(match: re.Match[str]) -> str:
     except (binascii.Error, ValueError):
         return found
     low = decoded.lower()
-    if not decoded.replace("\n", " ").replace("\t", " ").replace(
-        "\r", " "
-    ).isprintable() or not any(w in low for w in _DECODED_WORDS):
+    if not decoded.replace("\n", " ").replace("\t", " ").replace("\r", " ").isprintable():
         return found
+    if not any(w in low for w in _DECODED_WORDS):
+        # base64 of base64: read again when that holds a secret's word
+        inner = match.re.fullmatch(decoded)
+        again = _decoded(inner) if inner else decoded
+        return again if again != decoded else found
     return decoded
 
 

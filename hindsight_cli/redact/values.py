@@ -401,7 +401,17 @@ def _seed_phrase(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     import re
 
     words = re.findall(r"[a-z]+", match.group("secret"))
+    if not set(words).isdisjoint(_PROSE_WORDS):
+        # "the seed is used to derive all the keys and …": a sentence, not a wallet's words
+        return None
     return match.span("secret") if len(words) in (12, 15, 18, 21, 24, 25) else None
+
+
+# common English words that no BIP 39 list holds
+_PROSE_WORDS = frozenset(
+    "the and for with you your from that this are not was were will has have its can "
+    "into then than they them when what which".split()
+)
 
 
 _TOKEN = r"[A-Za-z0-9+/_\-.~]{20,4096}={0,2}"
@@ -437,7 +447,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?i)\b(?:(?:seed|mnemonic|recovery)(?:[ \t]+(?:phrase|words?))?"
         r"|(?:wallet|ledger|trezor|backup|secret)[ \t]+(?:phrase|words))\b[^:=\n]{0,40}?"
         # the words on one line or one per line, numbered or not (1. witch 2. collapse …)
-        r"[:=][ \t]*(?:\r?\n[ \t]*)?[\"'`]?(?P<secret>(?:(?:\d{1,2}[.):]?[ \t]*)?[a-z]{3,8},?"
+        r"(?:[:=]|[ \t](?:is|are|was))[ \t]*(?:\r?\n[ \t]*)?[\"'`]?"
+        r"(?P<secret>(?:(?:\d{1,2}[.):]?[ \t]*)?[a-z]{3,8},?"
         r"(?:[ \t]+|[ \t]*\r?\n[ \t]*)){11,24}(?:\d{1,2}[.):]?[ \t]*)?[a-z]{3,8})(?![\w-])",
         ("seed", "mnemonic", "recovery", "phrase", "words"),
         _seed_phrase,

@@ -153,6 +153,11 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "संकेतशब्द",
     "कूटशब्द",
     "የይለፍ ቃል",
+    # the definite and possessive forms change the last syllable, not a suffix
+    "የይለፍ ቃሉ",
+    "የይለፍ ቃልህ",
+    "የይለፍ ቃልሽ",
+    "የይለፍ ቃልዎ",
     "စကားဝှက်",
     "ពាក្យសម្ងាត់",
     "ລະຫັດຜ່ານ",
@@ -298,6 +303,17 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "پن کوڈ",
     "ޕާސްވޯޑް",
     "መሕለፊ ቃል",
+    "ቃል ምስጢር",
+    "igama lokugqitha",
+    "upu lilo",
+    "upu faalilolilo",
+    "kecap aksés",
+    "kecap akses",
+    "huaʻōlelo huna",
+    "hua'ōlelo huna",
+    "huaolelo huna",
+    "yaykuna simi",
+    "pakasqa simi",
     "পাছৱৰ্ড",
     "গোপন কোড",
     "परवलीचा शब्द",
@@ -1180,7 +1196,9 @@ def is_reference(value: str, paths: bool = True) -> bool:
     import re
 
     stripped = value.strip()
-    if not stripped or stripped.lower() in NOT_SECRETS or stripped.startswith(_REFERENCE_PREFIXES):
+    # {"password": null}: the object's closing brace is no part of the value
+    bare = stripped.rstrip("}]),;.`'\"").lower()
+    if not bare or bare in NOT_SECRETS or stripped.startswith(_REFERENCE_PREFIXES):
         return True
     if (
         stripped[0] in "([{"
@@ -1190,6 +1208,10 @@ def is_reference(value: str, paths: bool = True) -> bool:
         or any(m in stripped for m in ("...", "…", "**", "••"))
     ):
         # a mask: sk-...a1b2, ab**cd
+        return True
+    scheme = re.match(r"([a-z][a-z0-9+.\-]{1,20})://[^\s:@]+$", stripped)
+    if scheme and scheme.group(1) not in ("http", "https", "ws", "wss", "ftp", "ftps"):
+        # a secret store's address: sm://projects/…/secrets/db, vault://…, awssm://…
         return True
     if re.search(
         r"(?i)^(?:your|my|insert|enter|replace|put|paste|sample)[-_ ]|[-_ ](?:here|goes[-_ "
