@@ -72,7 +72,8 @@ class LedgerSource:
         if missing:
             held.update((r.id, r) for r in self._select(missing, where))
         found = [held[m] for m in dict.fromkeys(ids) if m in held]
-        # the ledger's "newest" order: created_at, then id, both descending (ids are unique)
+        # the ledger's "newest" order: created_at, then id, both descending (ids are unique and
+        # compared by code point, as DuckDB and the in-memory index compare them)
         return sorted(found, key=lambda r: (r.created_at, r.id), reverse=True)
 
     def read_ahead(self, ids: Sequence[str], where: Sequence[Condition]) -> None:
