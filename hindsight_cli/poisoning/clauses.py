@@ -21,12 +21,11 @@ import re
 from functools import cache
 
 from .literals import may_match
+from .units import PARAGRAPHS, SENTENCES, too_few_words
 
 _FEWEST_WORDS = 5
 # how far after its verb a clause's destination is looked for
 _TAIL = 160
-_PARAGRAPH = re.compile(r"\n[ \t]*\n")
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 # a clause ends at a colon, a dash, or a conjunction that starts a new one
 _CLAUSE = re.compile(r"[:\u2014\u2013]\s*|,?\s+(?:and|then|so|but|or)\s+(?=[a-z])|,\s+")
 
@@ -505,12 +504,12 @@ def _sentence_acts(sentence: str) -> list[str]:
 def clause_kinds(skel: str) -> dict[str, int]:
     """Weight 2 for a paragraph of ``skel`` that tells its reader two acts, or one act and a
     frame or an address to the reader."""
-    if len(re.findall(r"[a-z]{2,}", skel[:400])) < _FEWEST_WORDS:
+    if too_few_words(skel, _FEWEST_WORDS):
         return {}
     found: dict[str, int] = {}
-    for paragraph in _PARAGRAPH.split(skel):
+    for paragraph in PARAGRAPHS.split(skel):
         kinds: set[str] = set()
-        for sentence in _SENTENCE.split(paragraph):
+        for sentence in SENTENCES.split(paragraph):
             kinds.update(_sentence_acts(sentence.strip()))
         if "exfiltration out" in kinds:
             # a secret sent outside, told to the reader, is enough alone

@@ -17,10 +17,10 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from functools import cache
 
+from .units import PARAGRAPHS, too_few_words
+
 # characters between two cues that still read as one instruction (a sentence or two)
 _REACH = 200
-_PARAGRAPH = re.compile(r"\n[ \t]*\n")
-_WORDS = re.compile(r"[a-z]{2,}")
 _FEWEST_WORDS = 5
 _NEGATED = re.compile(r"(?:never|not|n't|avoid) $")
 
@@ -590,12 +590,12 @@ def cue_kinds(skel: str) -> dict[str, int]:
     frame within reach in the same paragraph."""
     # a label, a tag or a short error holds too few words for two cues (and a process that only
     # writes such texts never compiles these patterns)
-    if len(_WORDS.findall(skel, 0, 400)) < _FEWEST_WORDS:
+    if too_few_words(skel, _FEWEST_WORDS):
         return {}
     found: dict[str, int] = {}
     if any(_weight(window) >= _WEAK_ENOUGH for window in _windows(skel)):
         found["instruction-like words together"] = 2
-    for paragraph in _PARAGRAPH.split(skel):
+    for paragraph in PARAGRAPHS.split(skel):
         cues = _found(paragraph)
         for index, (_, end, kind, act) in enumerate(cues):
             if act and kind != "directed act":

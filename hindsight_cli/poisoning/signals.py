@@ -20,10 +20,9 @@ from functools import cache
 from itertools import pairwise
 
 from .clauses import _DEST, _HARMED, _OUTSIDE, _REPORT, _SECRET, _SIGN_IN, _VOID, _harmed, _licensed
+from .units import PARAGRAPHS, SENTENCES, too_few_words
 
 _FEWEST_WORDS = 6
-_PARAGRAPH = re.compile(r"\n[ \t]*\n")
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _AI = r"(?:assistant|agent|model|ai|llm|bot|claude|copilot|gpt|chatbot)s?"
 # the reader addressed: "you", the AI named, an obligation or an imperative at a clause's start
 _READER = (
@@ -509,11 +508,11 @@ def _points(signals: set[str]) -> int:
 def converging_kinds(skel: str) -> dict[str, int]:
     """Weight 2 when a sentence of ``skel``, or a sentence and the next, holds signals worth 4
     (two strong ones; a frame at a line's start counts as one) and addresses its reader."""
-    if len(re.findall(r"[a-z]{2,}", skel[:400])) < _FEWEST_WORDS:
+    if too_few_words(skel, _FEWEST_WORDS):
         return {}
-    for paragraph in _PARAGRAPH.split(skel):
+    for paragraph in PARAGRAPHS.split(skel):
         framed = bool(_FRAME.search(paragraph))
-        sentences = [s.strip() for s in _SENTENCE.split(paragraph) if s.strip()]
+        sentences = [s.strip() for s in SENTENCES.split(paragraph) if s.strip()]
         # a report, and a table row (its cells name options and commands), tell no one anything
         sentences = [s for s in sentences if not _REPORT.search(s) and s.count("|") < 2]
         read = [(s, _signals(s)) for s in sentences]
