@@ -65,12 +65,7 @@ class LedgerSource:
     def rows(self, ids: Sequence[str], where: Sequence[Condition]) -> list[MemoryRow]:
         """``ids``' rows with their vectors, newest first as the ledger orders them; those read
         before (``read_ahead``) are not read again."""
-        if where is not self._where:
-            self._where, self._read = where, {}
-        held = self._read
-        missing = [m for m in ids if m not in held]
-        if missing:
-            held.update((r.id, r) for r in self._select(missing, where))
+        held = self._read_missing(ids, where)
         found = [held[m] for m in dict.fromkeys(ids) if m in held]
         # the ledger's "newest" order: created_at, then id, both descending (ids are unique and
         # compared by code point, as DuckDB and the in-memory index compare them)
@@ -80,10 +75,17 @@ class LedgerSource:
         """Read ``ids``' rows now, while the query's embedding is still being computed: the
         keyword candidates' rows are then off a cold search's path after the embedding (30-70 ms
         of reads for ~100 rows with their vectors)."""
-        self.rows(ids, where)
+        self._read_missing(ids, where)
 
-    def _select(self, ids: Sequence[str], where: Sequence[Condition]) -> list[MemoryRow]:
-        return self.reader.select([*where, ("id", "in", list(ids))], vectors=True)
+    def _read_missing(self, ids: Sequence[str], where: Sequence[Condition]) -> dict[str, MemoryRow]:
+        """The rows read so far under ``where``, with those of ``ids`` not read yet."""
+        if where is not self._where:
+            self._where, self._read = where, {}
+        missing = [m for m in ids if m not in self._read]
+        if missing:
+            found = self.reader.select([*where, ("id", "in", missing)], vectors=True)
+            self._read.update((r.id, r) for r in found)
+        return self._read
 
     def at_steps(self, steps: Sequence[Step], where: Sequence[Condition]) -> list[MemoryRow]:
         # the conditions hold more than the steps (each task's every step named): those are read
