@@ -236,10 +236,31 @@ def test_the_budget_counts_the_whole_block_and_a_lower_hit_never_takes_a_higher_
     assert kept == [0] and tokens <= 40 and "tiny" not in block
     # the header says what the budget left out
     assert block.splitlines()[0] == f"[hindsight: 1 memory, {tokens} tokens; 2 more did not fit]"
-    # with room for a cut, the second is shown cut, and still not the third
+    # with room for a cut, the second is shown cut, in its place: after the first, before the third
     kept, block, tokens = budget.fit_budget(memories, 80)
-    assert kept == [0, 1] and tokens <= 80 and block.endswith(" …") and "tiny" not in block
+    lines = block.splitlines()
+    assert kept == [0, 1, 2] and tokens <= 80
+    assert "short one" in lines[1] and lines[2].endswith(" …") and "tiny" in lines[3]
     assert budget.fit_budget(memories, None)[0] == [0, 1, 2]
+
+
+def test_one_long_memory_never_starves_the_hits_after_it() -> None:
+    """A whole session's prompt ranked first takes at most half of the budget while other hits
+    wait; it is shown cut, first, and the hits after it fit in the rest."""
+    session = _memory("Prompt: the PR description of a whole session, every line of it " * 60)
+    fixes = [
+        _memory(f"pytest failed on test_{n}: fixture missing, pip install mock") for n in range(3)
+    ]
+    for limit in (120, 200, 400, 800):
+        kept, block, tokens = budget.fit_budget([session, *fixes], limit)
+        lines = block.splitlines()
+        assert tokens <= limit and kept[0] == 0 and lines[1].endswith(" …"), limit
+        # the cut took at most half of the budget (and the header's share), the fixes fit after it
+        assert estimate_tokens(lines[1]) <= limit // 2 + 1, limit
+        assert kept == ([0, 1, 2, 3] if limit >= 200 else [0, 1, 2]), limit
+    # nothing after it: the whole budget is its
+    kept, block, tokens = budget.fit_budget([session], 200)
+    assert kept == [0] and estimate_tokens(block.splitlines()[1]) > 150
 
 
 def test_the_best_hit_is_cut_to_fit_at_every_budget_never_dropped() -> None:

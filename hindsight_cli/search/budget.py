@@ -7,9 +7,11 @@
 
 A *lesson* (a failure of a known kind with its fix, ``lessons.signatures``) is one compact line:
 the error's line, then the fix; several lessons of the same kind are one line, "fixed N times",
-with the best-ranked one's fix. Memories are taken in rank order while they fit; the first that
-does not fit is cut to what is left (never dropped for its length) and ends the block, so a lower
-hit never takes a higher one's place. The header counts the hits the budget left out ("N more did
+with the best-ranked one's fix. Memories are taken in rank order while they fit; one that does not
+fit is cut (never dropped for its length): to half of what is left while hits wait after it, and the
+block goes on, so one long memory (a whole session's prompt) never starves the hits after it;
+otherwise to what is left, and it ends the block. A lower hit never takes a higher one's place. The
+header counts the hits the budget left out ("N more did
 not fit"), so a block that could show none still says there were some. Every face and the hooks
 build it here, so the block reads the same wherever an agent meets it.
 
@@ -136,13 +138,15 @@ def fit_budget(
     """Pick memories in rank order while the whole formatted block stays within ``budget`` tokens.
     ``store``: a store of unknown origin they were read from, said in every line's label.
 
-    Lessons of one kind make one line (at the first one's place); the first memory that does not
-    fit is cut to what the budget leaves, or, when too little is left for a useful cut, left out
-    with everything after it. ``groups``: a hit's position → its neighbours' positions and sides
-    (``pipeline.grouped``), the most valuable first: each neighbour is a line under its hit
-    (``neighbour_line``), its tokens counted with the hit's, and the group keeps those that fit
-    with the hit, best first (when the budget is tight, the hit alone); a neighbour never shows
-    without its hit. Returns the kept positions (a lesson grouped into another's line counts as kept), the
+    Lessons of one kind make one line (at the first one's place); a memory that does not fit is
+    cut: while hits wait after it, to half of what the budget leaves, and the block goes on; else
+    (or when half leaves too little for a useful cut) to all it leaves, ending the block; when too
+    little is left for a useful cut, it is left out with everything after it. ``groups``: a hit's
+    position → its neighbours' positions and sides (``pipeline.grouped``), the most valuable
+    first: each neighbour is a line under its hit (``neighbour_line``), its tokens counted with the
+    hit's, and the group keeps those that fit with the hit, best first (when the budget is tight,
+    the hit alone); a neighbour never shows without its hit. Returns the kept positions (a lesson
+    grouped into another's line counts as kept), the
     block, and its token count (header included).
     """
     groups = groups or {}
@@ -172,11 +176,24 @@ def fit_budget(
         # the header's "N more did not fit": the hits after this line, at most
         unfit = len(memories) - len({*kept, *group})
         if budget is not None and _cost(lines, line, unfit) > budget:
-            cut = _last(memory, line, lines, budget, bool(kept), kind is not None, unfit, store)
-            if cut is not None:
-                kept.extend(group)
-                lines.append(cut)
-            break
+            # with hits waiting after it, a cut takes at most half of what is left and the block
+            # goes on: one long memory (a whole session's prompt) never starves the hits after it
+            waiting = any(
+                p not in grouped and p not in group for p in range(position + 1, len(memories))
+            )
+            room = budget - _cost(lines, "", unfit)
+            for limit in ([budget - room // 2] if waiting else []) + [budget]:
+                cut = _last(memory, line, lines, limit, bool(kept), kind is not None, unfit, store)
+                if cut is not None:
+                    break
+            if cut is None:
+                break
+            kept.extend(group)
+            grouped.update(group)
+            lines.append(cut)
+            if limit == budget:
+                break
+            continue
         kept.extend(group)
         grouped.update(group)
         lines.append(line)
@@ -218,7 +235,7 @@ def _last(
     unfit: int,
     store: str | None,
 ) -> str | None:
-    """The line of the first memory that does not fit, cut to what the budget leaves, or None."""
+    """The line of a memory that does not fit, cut to what ``budget`` leaves, or None."""
     # the best hit is always shown, cut to fit; a later one only if a useful cut fits
     cut = _cut(line, lines, budget, _MIN_CUT if after_others else 0, unfit)
     if (
