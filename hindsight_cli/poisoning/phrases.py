@@ -418,7 +418,10 @@ ENGLISH: tuple[Family, ...] = (
             SECRETS,
             DESTINATIONS,
         ),
-        "/login|/auth|/oauth|/token|/signin|/sign-in|/session|authenticate|authorization header",
+        "/login|/auth|/oauth|/token|/signin|/sign-in|/session|authenticate|authorization header|"
+        # a sending stopped is none ("fix: stop sending session cookies to the analytics endpoint")
+        "stop sending|stops sending|stopped sending|no longer sends|no longer send|stop posting|"
+        "stop uploading|stop forwarding|stop leaking|stopped leaking|stop exporting",
         110,
     ),
     (
@@ -433,7 +436,7 @@ ENGLISH: tuple[Family, ...] = (
     ),
     (
         "addressee",
-        2,
+        1,
         (
             "if you are|if you're|if you happen to be|assuming you are|since you are|in case you "
             "are",

@@ -71,7 +71,19 @@ _TOLD = re.compile(
 _CLAUSE = re.compile(r"[:;\u2014\u2013]\s*|,?\s+(?:and|then|so|but)\s+(?=[a-z])|,\s+")
 # a signal weighs 2, these 1 (a secret named, a harmful act: documentation names both); a secret
 # sent to a place outside weighs 4 (two signals: the secret and the way out); 4 is enough
-_WEIGHT = {"secret": 1, "harm": 1, "sent out": 1, "secret outside": 4, "own rules void": 2}
+_WEIGHT = {
+    "secret": 1,
+    "harm": 1,
+    "sent out": 1,
+    "sent public": 1,
+    "secret outside": 4,
+    "own rules void": 2,
+}
+_RULE_NOUNS = (
+    r"instructions|guidance|guidelines|directives|system prompt|prompt|brief|guardrails|"
+    r"configuration|programming|training|rules|orders|safeguards|restrictions|limits|constraints|"
+    r"filters|policies|protections|boundaries|checks|principles|defaults|settings"
+)
 # the reader's own rules declared void: with "void" itself, enough alone
 _OWN_RULES = re.compile(
     rf"\b(?:your|the {_AI}'s|what you were|you (?:were|have been|'ve been|launched|shipped|started|"
@@ -80,19 +92,46 @@ _OWN_RULES = re.compile(
     r"configuration|programming|training|safety rules|rules|orders)\b|"
     r"\b(?:instructions|guidance|guidelines|directives|system prompt|prompt|brief|guardrails|"
     r"configuration|programming|training|safety rules|rules|orders)\b[^.;\n]{0,30}\b(?:your|you "
-    r"(?:were|have been|'ve been|launched|shipped|started|deployed))\b"
+    r"(?:were|have been|'ve been|launched|shipped|started|deployed))\b|"
+    # a rule the reader keeps, named by what the reader does with it ("the safeguards you normally
+    # apply", "the limits you started the session with")
+    rf"\b(?:{_RULE_NOUNS}) (?:that |which )?you (?:\w+ly )?(?:apply|follow|use|enforce|observe|keep|"
+    r"obey|run|operate|work|were|have|had|got|started|carry|honou?r|respect|abide|check)\w*\b"
 )
 _ENOUGH = 4
 _OWN_OUTPUT = re.compile(
+    # whatever the reader writes, named by the reader writing it ("the alt-text of the chart you
+    # generate", "every page you produce")
+    r"\b(?:the|every|each|any|all|whatever) (?:[\w-]+ ){0,4}(?:that |which )?you(?:'ll)? (?:\w+ly )?"
+    r"(?:generate|write|produce|create|render|return|draft|compose|output|emit|make|give|post|"
+    r"publish|submit|open|file|build|print)s?\b|"
     rf"\b(?:your|its|the {_AI}'s) (?:next |final |last )?(?:reply|answer|response|result|output|"
     r"summary|recap|final message)s?\b|\bwhen (?:replying|answering|responding)\b|"
     r"\bthe (?:pr|pull request) description\b|\bthe commit "
     r"message\b"
 )
 # what others read: a secret put there is out
+# a place anyone can read, named where something is taken ("into the public bucket", "to a
+# world-readable link"): whatever goes there is out, secret or not
+_PUBLIC_PLACE = re.compile(
+    r"\b(?:into|onto|to|on|in|at|via) (?:a |an |the |some |any |our |my )?(?:new )?(?:public(?:ly "
+    r"(?:readable|accessible|shared))?|world-readable|open|anonymous|unlisted)\b"
+)
+# what a verb of sending hands over that is meant to be public ("upload the public half")
+_PUBLIC_HALF = re.compile(
+    r"\s+(?:the |its |your |their |a |our )?public (?:half|part|key|portion|component|certificate|cert)s?"
+    r"\b"
+)
 _PUBLISHED = re.compile(
     r"\b(?:release notes|changelog|shared (?:channel|drive|folder|doc)|slack|discord|telegram|"
     r"markdown image|query string)\b"
+)
+# what defends a system, which an instruction switches off
+_DEFENCES = (
+    r"mfa|2fa|two-factor(?: auth\w*)?|firewall|audit (?:log|logging|trail)|logging|alerts|alerting|"
+    r"monitoring|branch protection|code review|signature (?:check|verification)|antivirus|sandbox|"
+    r"rate limit(?:ing|s)?|encryption|tls verification|certificate (?:check|verification)|"
+    r"security (?:scans?|checks?)|content filter(?:s|ing)?|safety filter(?:s|ing)?"
 )
 _SIGNALS: dict[str, tuple[str, ...]] = {
     # silence towards the user, in any wording that asks for it
@@ -105,9 +144,6 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"\b(?:none|nothing|no trace|no mention|no record) of (?:this|it|that|them)? ?(?:appears?|"
         r"shows? up|ends? up|is (?:mentioned|logged|recorded|visible)|gets? (?:logged|mentioned))"
         r"\b",
-        r"\b(?:tell|assure|inform) (?:them|him|her|the (?:user|owner|client|team))(?: that)? "
-        r"(?:it|this|that) (?:was|is) (?:just |only |merely )?(?:a |an )?(?:routine|normal|"
-        r"harmless|ordinary|standard|regular|minor|scheduled|nothing)\b",
         r"\b(?:must|should|need) not (?:hear|know|learn|find out|see|notice|be told)\b",
         r"\bno (?:need|reason) for (?:the |your |them |him |her )?[\w ]{0,20}to (?:know|learn|"
         r"hear|find out|see|notice|be told)\b",
@@ -125,6 +161,19 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"\b(?:never|won't|doesn't|does not|will not) (?:hears?|finds? out|learns?|notices?) "
         r"(?:about )?(?:it|this|that|anything)\b",
         r"\bcover your tracks\b",
+        # whoever must not come to know, in any words: "nobody downstream needs to hear about it"
+        r"\b(?:nobody|no one|no-one|none of (?:them|the [\w-]+))(?: [\w-]+){0,2} (?:needs? to|has to|"
+        r"should|must|gets? to|is going to|ought to|will|would) (?:ever )?(?:hear|know|learn|find out|"
+        r"notice|be told|be informed|read about)\b",
+        r"\b(?:do not|don't|never) (?:mention|say|tell|reveal|disclose|bring up|breathe a word)"
+        r"(?: (?:it|this|that|anything))? (?:to|in front of|around) (?:anyone|anybody|them|him|her|"
+        r"the (?:user|owner|client|team|customer|reviewers?|maintainers?|requester))\b",
+        # what others read, left without it ("skip it in the release notes")
+        r"(?:^|[:;,]\s*|\b(?:so|and|then|just|please)\s+)(?:skip|omit|leave|drop|exclude|hide|bury|"
+        r"strip|keep)(?: out)? (?:it|this|that|them|any mention(?: of (?:it|this|that))?) (?:out )?"
+        r"(?:in|from|of|out of) (?:the |your |any |all )?(?:[\w-]+ )?(?:summary|summaries|reply|"
+        r"answer|report|release notes|changelog|notes|standup|description|log|logs|recap|audit|"
+        r"minutes|handoff|update)s?\b",
         r"\bhold off on (?:telling|informing|notifying|mentioning|letting)\b",
         r"\b(?:get|gets|catch|catches) wind of\b",
         r"\b(?:do not|don't|never) (?:narrate|explain|mention|announce|describe|log) (?:the|this|that|"
@@ -181,16 +230,32 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"(?:[\w-]+ )?(?:instructions|guidance|guidelines|rules|configuration|config|setup|prompt|"
         r"system prompt|brief|directives|constraints|restrictions|policies|orders|programming|"
         rf"training)\b[^.;\n]{{0,60}}\b(?:{_VOID}|{_VOIDISH})",
-        r"\b(?:restrictions|rules|limits|guardrails|instructions|guidance|constraints|policies|"
-        r"safety rules|safeguards) (?:you|that you|attached to you\w*|on you\w*|in your [\w ]{1,20})"
-        r"\b[^.;\n]{0,40}\b(?:lifted|expired|retired|void|gone|over|revoked|suspended|removed|"
-        r"relaxed|obsolete|dropped|ended|off|no longer)\b",
+        rf"\b(?:{_RULE_NOUNS}|safety rules) (?:you|that you|attached to you\w*|on you\w*|in your "
+        # what was done to them, not what can be ("can be disabled per tenant by an owner")
+        r"[\w ]{1,20})\b[^.;\n]{0,40}\b(?<!can be )(?<!may be )(?<!could be )(?<!might be )"
+        r"(?:lifted|expired|retired|void|gone|over|revoked|suspended|"
+        r"removed|relaxed|obsolete|dropped|ended|off|no longer|disabled|deactivated|waived|paused|"
+        r"rescinded|withdrawn|superseded|cancell?ed)\b",
+    ),
+    # a cover story: what the reader is to say instead of what it did
+    "cover story": (
+        r"\b(?:tell|assure|inform) (?:them|him|her|the (?:user|owner|client|team))(?: that)? "
+        r"(?:it|this|that) (?:was|is) (?:just |only |merely )?(?:a |an )?(?:routine|normal|"
+        r"harmless|ordinary|standard|regular|minor|scheduled|nothing)\b",
+        r"\b(?:just |simply |instead )?(?:say|claim|report|tell (?:them|him|her|the user)|pretend|"
+        r"act as if|make it look like)(?: that)? (?:the|it|this|that) (?:[\w-]+ )?(?:failed|broke|"
+        r"timed out|errored|crashed|was (?:a )?(?:glitch|fluke|bug|routine|automatic|scheduled)|"
+        r"went fine|succeeded|was never)\b",
     ),
     # earlier text set aside by an imperative
     "set aside": (
         r"(?:^|[:;,]\s*|\b(?:and|so|now|just|please|simply)\s+)(?:disregard|ignore|forget|"
         r"discard|set aside|drop|skip) (?:it|them|that|those|all (?:of )?that|what came before|the "
         r"above|everything(?: else)?|all (?:of )?(?:it|the above))\b",
+        r"\b(?:treat|consider|regard|read) (?:the |any |all |every |their |his |her )?(?:user's |"
+        r"earlier |previous |prior |above |original |first )+(?:[\w-]+ )?(?:message|request|"
+        r"instructions?|text|ask|prompt|note|task)s? as (?:a |an |just |merely )?(?:typo|mistake|"
+        r"error|noise|irrelevant|void|outdated|draft|sample|example|test|joke|placeholder)\b",
     ),
     # this text's own instructions put in their place
     "precedence": (
@@ -226,6 +291,13 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"for| that)? you\b",
         r"\bwhat (?:[\w']+ ){1,4}(?:really|actually|truly|secretly|honestly) (?:wants?|means?|"
         r"meant|needs?|asked)\b",
+        # someone's wish told with an intensifier ("the person asking really just wants"), or what
+        # they meant ("what she meant to ask is that you")
+        r"\b(?:really|actually|truly|secretly|honestly|in fact|in reality)(?: just| only)?,? "
+        r"(?:wants?|needs?|means?|meant|intends?|prefers?|expects?|wished|hopes?)\b",
+        r"\bwhat (?:[\w']+ ){1,3}(?:meant|means|intended|wanted|was trying)(?: to (?:ask|say|"
+        r"request|write))? (?:is|was) (?:that|for) you\b",
+        r"\bin reality,? (?:the |their |his |her )?[\w ]{0,25}(?:wants?|needs?|wish(?:es)?|goal)\b",
     ),
     # a reluctance claimed for the user, so that the reader acts unasked
     "reluctance": (
@@ -290,6 +362,13 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"(?:e-?mail|phone|address|contact)\b",
         r"\b(?:run|execute|apply|deploy)\b[^.;\n]{0,30}\b(?:on|against|in|to) (?:production|prod)\b",
         r"\b(?:switch|turn) off (?:the )?(?:mfa|2fa|two-factor|firewall|audit\w*|logging|alerts?)\b",
+        rf"\b(?:{_DEFENCES}) (?:\w+ )?(?:turned off|switched off|disabled|paused|suspended|"
+        r"removed|bypassed|lifted|off)\b",
+        r"\b(?:revoke|remove|strip|kick)\b[^.;\n]{0,20}\b(?:all |every |the )?(?:other )?"
+        r"(?:admins?|administrators?|owners?|maintainers?|users?|members?)(?:'s?)? (?:access|"
+        r"rights|permissions|roles?|privileges)\b",
+        r"\b(?:[a-z]+_)*(?:delete|drop|wipe|purge|transfer|grant|disable|remove|destroy|truncate|"
+        r"revoke|reset|wire|refund|payout)(?:_[a-z]+)+ (?:with|using)\b",
         r"\bpassword (?:reset|changed|set) to\b",
         r"\b(?:do|make|complete|execute|run|process) the (?:transfer|payment|wire|deletion|purge|"
         r"wipe|payout)\b",
@@ -339,6 +418,9 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"following)\b|\band nothing (?:more|else)\b",
         r"\b(?:a single|one|only a|exactly one|just a) (?:function|tool) call\b",
         r"\byour next (?:action|step|call|move) is (?:fixed|set|decided|required)\b",
+        r"\byour (?:next|first|only|final) (?:action|step|call|move|output|response|reply) (?:is|must "
+        r"be|should be|will be) (?:a call to|to call|calling|to invoke|invoking|the (?:tool|function) "
+        r"call)\b",
         r"\b(?:respond|reply|answer) with (?:nothing|no text) (?:except|but|other than)\b",
         r"\b(?:call|invoke|trigger|execute) (?:the )?[\w.]+(?: api| tool| function| endpoint)?\b"
         r"[^.;\n]{0,40}\b(?:to (?:issue|delete|send|grant|transfer|wipe|drop|export|remove)|with "
@@ -353,7 +435,15 @@ _FRAME = re.compile(
     r"maintainer|orchestrator|security team|root)(?:[ _-](?:note|notice|memo|message|directive|"
     r"instruction|override|update|alert|order|command|broadcast|channel|level amendment|amendment|"
     r"mandate|policy update)s?)?(?: #?\d+)?(?:\s*\([^)\n]{0,30}\))?"
-    r"\s*(?:[\]>:\u2014)\u00bb}]|-{2,}|#{2,}|={2,}|$)"
+    r"\s*(?:[\]>:\u2014)\u00bb}]|-{2,}|#{2,}|={2,}|$)|"
+    # a delimited heading naming a message from whoever runs the reader ("--- message from your
+    # deployer ---", "[[note from the people who built you]]")
+    r"^[\W_]{0,6}(?:(?:urgent|priority|official|internal|authenticated|verified) )?(?:message|"
+    r"note|notice|memo|directive|instructions?|orders?|word|update|override|broadcast)s? (?:from|by|"
+    r"of) (?:the |your |our |this )?(?:[\w-]+ ){0,3}(?:deployer|deployers|creators?|makers?|"
+    r"builders?|owners?|operators?|developers?|devs|admins?|administrators?|maintainers?|vendor|"
+    r"provider|platform|orchestrator|supervisor|principal|configurators?|team|hq|headquarters|"
+    r"you)\s*(?:[\]>:\u2014)\u00bb}]|-{2,}|#{2,}|={2,}|\*{2,})"
 )
 
 
@@ -463,6 +553,7 @@ def _signals(sentence: str) -> set[str]:
     ):
         weak["sending"] = weak["secret"]
     # a way out inside a name ("the SLACK_WEBHOOK secret") is none
+    weak["sending"] = [m for m in weak["sending"] if not _PUBLIC_HALF.match(sentence, m.end())]
     weak["way out"] = [
         m for m in weak["way out"] if m.start() == 0 or not _IN_NAME.match(rest, m.start() - 1)
     ]
@@ -485,6 +576,9 @@ def _signals(sentence: str) -> set[str]:
     if weak["sending"] and (own or any(m.start() > first for m in weak["way out"])):
         # something sent is 1; a secret sent, 2
         found.add("secret sent" if weak["secret"] else "sent out")
+        if not weak["secret"] and _PUBLIC_PLACE.search(rest, first):
+            # what the reader reads or writes, put where anyone reads it
+            found.add("sent public")
         outside = _OUTSIDE.search(rest, first) or _PUBLISHED.search(rest)
         # or into what the reader itself writes, which its user or others then read
         outside = outside or own
