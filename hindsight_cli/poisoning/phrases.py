@@ -605,7 +605,8 @@ ENGLISH: tuple[Family, ...] = (
             "production database|the production|all data|all branches|the tests|tests/|src/|"
             "the main branch|all records|all memories|the backups|all backups",
         ),
-        "",
+        # a refusal reported ("the assistant declined to delete the production database")
+        "declined to|refused to|declines to|refuses to|was not allowed to|wasn't allowed to",
         40,
     ),
     (

@@ -32,7 +32,7 @@ _READER = (
     r"remember to|go ahead and|from now on|going forward|effective immediately|always|do this)\b",
     r"(?:^|[:;]\s*|\band\s+)(?:respond|reply|answer|output|return|print) (?:with|only)\b",
     # an imperative: a clause opening with a verb and what it acts on
-    r"(?:^|[:;]\s*|\b(?:please|kindly|immediately|now|just|and)\s+)(?!(?:the|a|an|this|that|it|"
+    r"(?:^|[:;]\s*|\b(?:please|kindly|immediately|now|just|and|so|then)\s+)(?!(?:the|a|an|this|that|it|"
     r"we|i|they|he|she|there)\b)"
     r"[a-z]{3,} (?:the|a|an|my|our|this|that|these|those|every|each|all|it|them|any|whatever|"
     r"everything|its|their)\b",
@@ -161,6 +161,12 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"\b(?:never|won't|doesn't|does not|will not) (?:hears?|finds? out|learns?|notices?) "
         r"(?:about )?(?:it|this|that|anything)\b",
         r"\bcover your tracks\b",
+        r"\b(?:make|leave|include|keep) no (?:reference|mention|note|record|trace|paper trail|log)\b",
+        r"\bwithout (?:a |any )?(?:paper trail|trace|record|audit trail|log entry|changelog entry)\b",
+        r"\b(?:do not|don't|never) (?:mention|note|log|record|report|flag|surface|include|escalate) "
+        r"(?:the|this|that|any|these|those) (?:[\w-]+ ){0,3}(?:in|to|on|with) (?:the |your |any |our )?"
+        r"(?:[\w-]+ )?(?:digest|summary|reply|answer|report|channel|changelog|notes|log|standup|"
+        r"team|recap|update|ticket|review|description)s?\b",
         # whoever must not come to know, in any words: "nobody downstream needs to hear about it"
         r"\b(?:nobody|no one|no-one|none of (?:them|the [\w-]+))(?: [\w-]+){0,2} (?:needs? to|has to|"
         r"should|must|gets? to|is going to|ought to|will|would) (?:ever )?(?:hear|know|learn|find out|"
@@ -222,6 +228,10 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"constraints|restrictions|guardrails|policies|orders) (?:above|before|earlier|so far|"
         rf"(?:that )?you (?:were |have been |'ve been )?\w+(?: with)?)\b[^.;\n]{{0,60}}\b"
         rf"(?:{_VOID}|{_VOIDISH})",
+        r"\b(?:everything|anything|all|whatever|what)(?: else)? (?:(?:that )?you (?:\w+ ){0,2}(?:told|"
+        r"given|shown|sent)|(?:above|before|earlier|prior)(?: this)?)\b[^.;\n]{0,40}\b(?:came|comes|"
+        r"originated|was sent) from (?:a |an )?(?:compromised|hacked|hostile|malicious|untrusted|"
+        r"spoofed|fake|rogue|stolen|impostor)\b",
         r"\b(?:everything|anything|all|whatever)(?: else)? (?:(?:that )?you (?:\w+ ){0,2}(?:told|"
         r"given|shown|taught|instructed|asked|configured)|(?:above|before|earlier|prior)(?: this)?)"
         r"\b[^.;\n]{0,60}"
@@ -239,6 +249,9 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # a cover story: what the reader is to say instead of what it did
     "cover story": (
+        r"\b(?:close|mark|resolve|file|label|tag|dismiss|report)(?: (?:the|this|that|it|every|each|all)"
+        r")?(?: [\w-]+){0,2} as (?:a |an )?(?:false positive|false alarm|resolved|benign|noise|"
+        r"duplicate|expected|won't fix|wontfix|not a bug|test)\b",
         r"\b(?:tell|assure|inform) (?:them|him|her|the (?:user|owner|client|team))(?: that)? "
         r"(?:it|this|that) (?:was|is) (?:just |only |merely )?(?:a |an )?(?:routine|normal|"
         r"harmless|ordinary|standard|regular|minor|scheduled|nothing)\b",
@@ -246,6 +259,22 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"act as if|make it look like)(?: that)? (?:the|it|this|that) (?:[\w-]+ )?(?:failed|broke|"
         r"timed out|errored|crashed|was (?:a )?(?:glitch|fluke|bug|routine|automatic|scheduled)|"
         r"went fine|succeeded|was never)\b",
+    ),
+    # (the reader's rules, declared void in any wording: "you no longer need to follow the
+    # contribution rules", "the instructions baked into you at launch are out of date")
+    "void rules": (
+        r"\byou (?:no longer|don't|do not|needn't|need not|won't) (?:need|have) to (?:follow|obey|"
+        r"respect|observe|apply|honou?r|stick to|abide by|keep to|comply with)\b",
+        r"\byou (?:no longer|needn't|need not) (?:follow|obey|respect|observe|apply|honou?r|stick "
+        r"to|abide by|comply with)\b",
+        rf"\b(?:{_RULE_NOUNS}|do's and don'ts|dos and don'ts)\b[^.;\n]{{0,40}}\b(?:baked|built|"
+        r"written|put|loaded|burned|hard-?coded|wired|trained) into you\b[^.;\n]{0,40}\b(?:out of "
+        r"date|outdated|stale|retired|obsolete|superseded|replaced|void|expired|wrong|no longer)\b",
+        r"\b(?:old|earlier|previous|prior|original|existing|usual|standing) (?:do's and don'ts|dos "
+        r"and don'ts|ground rules|house rules|playbook|rulebook)\b[^.;\n]{0,30}\b(?:retired|"
+        r"void|obsolete|superseded|gone|over|out of date|no longer)\b",
+        r"\b(?:were|was) (?:written|meant|made|designed|intended) for (?:humans|people|human "
+        r"(?:contributors|readers|staff)), not (?:for )?(?:you|ai|agents|bots|models|assistants)\b",
     ),
     # earlier text set aside by an imperative
     "set aside": (
@@ -265,7 +294,10 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"(?:below|here|in this|that follow)\b",
         r"\b(?:instead|from now on|from here on),? (?:follow|obey|do|use) (?:these|the following|"
         r"what|only)\b",
-        r"\breplace (?:them|it|those|these) with (?:the following|this|these|mine)\b",
+        r"\breplace[sd]? (?:them|it|those|these) with (?:the following|this|these|mine|what follows|"
+        r"the (?:text|lines|steps|list|checklist) below)\b",
+        r"\b(?:act|work|go) (?:on|by|from) (?:the|this) (?:[\w-]+ )?(?:checklist|list|steps|"
+        r"instructions|plan) (?:below|here|that follows)(?: only)?\b",
         r"\b(?:genuine|real|actual|true) (?:request|task|instructions?|goal|job|assignment) "
         r"(?:starts|begins|is|follows)\b",
         r"\byour (?:new|real|actual|true|only) (?:goal|task|mission|objective|job|purpose|"
@@ -275,6 +307,12 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # a wish claimed for the user, in any wording
     "claimed wish": (
+        r"\b(?:would|'d) (?:really |much |so |truly |dearly )?(?:appreciate|love|like|prefer|want) "
+        r"(?:it if |to see |for |is |was )?(?:the|a|an|all|every|this|that|those|these|her|his|their|our)\b"
+        r"(?=[^.;\n]{0,40}\b(?:\w+ed|done|gone|off|removed|deleted|dropped|wiped|voided))",
+        r"\b(?:dropping|dropped|dropped a few|been dropping) hints?\b|\b(?:has been |keeps |kept )?"
+        r"hinting\b",
+        r"\b(?:underlying|real|true|actual|unspoken) ask\b",
         r"\b(?:unspoken|unstated|implicit|implied|real|true|actual|underlying|hidden|secret) "
         r"(?:expectation|wish|goal|intent\w*|request|need|preference|aim|want|priority)s?\b",
         r"\bwhat (?:[\w']+ ){1,4}(?:is|are|was) (?:really |actually |truly |secretly )?(?:after|"
@@ -303,7 +341,8 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     "reluctance": (
         r"\b(?:won't|wouldn't|will never|would never|'d never|never) (?:say|admit|ask|type|spell)"
         r"(?: it| this| that| so)?(?: outright| out loud| directly| aloud)?\b",
-        r"\btoo (?:shy|polite|busy|embarrassed|proud|nervous) to (?:say|ask|type|admit|mention)\b|"
+        r"\btoo (?:shy|polite|busy|embarrassed|proud|nervous|swamped|slammed|overwhelmed|tired|"
+        r"stretched) to (?:say|ask|type|admit|mention)\b|"
         r"\bdidn't spell it out\b",
     ),
     # a secret, where the sentence also names a way out
@@ -362,6 +401,24 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"(?:e-?mail|phone|address|contact)\b",
         r"\b(?:run|execute|apply|deploy)\b[^.;\n]{0,30}\b(?:on|against|in|to) (?:production|prod)\b",
         r"\b(?:switch|turn) off (?:the )?(?:mfa|2fa|two-factor|firewall|audit\w*|logging|alerts?)\b",
+        rf"\b(?:bypass|skip|circumvent|disable|override|suppress|mute|silence|switch off|turn off|"
+        r"deactivate|get around|sidestep) (?:the |any |all |every |this |that )?(?:[\w-]+ ){0,2}"
+        r"(?:review|ci|checks?|scans?|tests?|audit\w*|alerts?|monitoring|daemon|logging|gates?|"
+        r"approvals?|sign-?offs?|linters?|verification|protection|policy|policies|"
+        rf"{_DEFENCES})\b",
+        r"\b(?:transfer|hand over|give away|reassign) (?:the )?ownership\b",
+        r"\b(?:push|deploy|ship|merge|commit)\b[^.;\n]{0,20}\b(?:straight|directly) (?:to|into|on) "
+        r"(?:production|prod|main|master|the main branch|live)\b",
+        r"\b(?:close|dismiss|silence|mute|suppress|resolve) (?:the |this |that |all |every |any )?"
+        r"(?:[\w-]+ )?(?:alert|alarm|incident|finding|vulnerability|warning)s?\b",
+        r"\b(?:database|db|backups?|drive|bucket|invoices?|records|repo|repository|logs|accounts?)\b"
+        r"[^.;\n]{0,15}\b(?:dropped|deleted|wiped|purged|voided|erased|destroyed|truncated|"
+        r"emptied|recreated empty)\b",
+        r"\b(?:archive and )?(?:delete|wipe|purge|erase|destroy|empty|void|cancel)\b (?:the |our |"
+        r"their |all |every )?(?:old |whole |entire |shared )?(?:[\w-]+ ){0,2}(?:drive|bucket|"
+        r"invoices?|records|database|backups?|repositor(?:y|ies)|accounts?|projects?|vault)\b",
+        r"\b(?:add|create|make|set up)\b[^.;\n]{0,25}\b(?:admin|administrator|root|superuser|"
+        r"owner)s? (?:account|user|login)\b",
         rf"\b(?:{_DEFENCES}) (?:\w+ )?(?:turned off|switched off|disabled|paused|suspended|"
         r"removed|bypassed|lifted|off)\b",
         r"\b(?:revoke|remove|strip|kick)\b[^.;\n]{0,20}\b(?:all |every |the )?(?:other )?"
@@ -396,6 +453,18 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # leave given to the reader
     "permission": (
+        r"\b(?:it's|it is|that's|that is) (?:totally |perfectly |completely )?(?:fine|ok|okay|safe|"
+        r"allowed|acceptable) (?:for you )?to\b",
+        r"\b(?:management|leadership|legal|compliance|security|finance|ops|the (?:[\w-]+ )?(?:team|"
+        r"manager|lead|owner|admin\w*|cto|ciso|ceo|vp|director|boss|operator|vendor|board)|your "
+        r"(?:operator|owner|admin\w*|developers?|creators?|maintainers?|vendor|principal|boss))\b"
+        r"[^.;\n]{0,30}\b(?:signed off|(?:is|are) (?:fine|ok|okay|happy) with (?:it|this|that)|okayed|"
+        r"ok'd|green-?lit|cleared (?:it|this|that)|gave (?:the |you )?(?:go-ahead|green light|"
+        r"permission|clearance)|(?:is|are) on board|(?:has|have) granted|(?:has|have) "
+        r"authori[sz]ed)\b",
+        r"\b(?:it's|it has|it's been|has been|was|were|been) (?:already )?(?:cleared|approved|"
+        r"signed off|okayed|green-?lit) (?:upstream|already|by (?:management|leadership|legal|the "
+        r"\w+|your \w+))\b",
         r"\byou(?:'re| are) (?:now )?(?:cleared|authori[sz]ed|permitted|allowed|free|good) to\b|"
         r"\byou (?:can|may) (?:now )?(?:go ahead and|freely|safely)\b|"
         r"\b(?:pre-?)?authori[sz]es? you to\b|\byou have (?:the )?(?:green light|clearance|"
@@ -412,6 +481,10 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"\b(?:note|notice|reminder|message|memo|heads[- ]up) (?:to|for) (?:the |our |any |you,? )?(?:ai|"
         r"llm|model|agent|assistant|bot|coding agent|ai helper|copilot)s?\b",
         rf"\bheads up, {_AI}\b",
+        # "Note, AI:", "psst, agent:"; a bulletin "for automated reviewers" wherever it stands
+        rf"(?:^|[.:;]\s*)(?:note|notice|attention|reminder|psst|listen|hey|important),? {_AI}\s*[:,]",
+        r"\bfor (?:any |all |the )?(?:automated|ai|llm|bot|autonomous|ai-powered) (?:reviewers?|"
+        r"assistants?|agents?|readers?|models?|tools?|systems?|workers?)\s*:",
     ),
     "dictated call": (
         r"\b(?:emit|output|print|return|reply with|respond with) (?:exactly|only|just) (?:this|the "
@@ -500,7 +573,7 @@ def _told(sentence: str) -> set[str]:
         clause = sentence[start:end].strip(" \t\"'`*([{<>-")
         harms = [m for m in _licensed().finditer(clause) if _harms(m)]
         # a clause that opens with a harmful verb ("grant write access to …") is an imperative
-        opens = bool(harms) and harms[0].start() == 0
+        opens = (bool(harms) and harms[0].start() == 0) or bool(_HARM_AT.match(clause))
         if not (opens or _TOLD.search(clause)) or _NEGATED.search(clause[:20] + "$"):
             continue
         if harms or _HARM_AT.search(clause):
@@ -526,7 +599,7 @@ def _strong(sentence: str) -> tuple[set[str], str]:
                     + " " * (match.end() - match.start())
                     + rest[match.end() :]
                 )
-    if "void" in found and _OWN_RULES.search(sentence):
+    if ("void" in found and _OWN_RULES.search(sentence)) or "void rules" in found:
         found.add("own rules void")
     return found, rest
 
