@@ -96,6 +96,18 @@ DESTINATIONS = (
     "our analytics|analytics endpoint|in a gist|a gist|public bucket|when you reply|our backup|"
     "backup server|external server"
 )
+# a sending that sends nothing: a sign-in (sending one's credentials there is how it works), a
+# sending stopped ("fix: stop sending session cookies to the analytics endpoint"), a prohibition
+# ("never post credentials in public channels")
+NOT_SENT = (
+    "/login|/auth|/oauth|/token|/signin|/sign-in|/session|authenticate|authorization header|"
+    "stop sending|stops sending|stopped sending|no longer sends|no longer send|stop posting|"
+    "stop uploading|stop forwarding|stop leaking|stopped leaking|stop exporting|"
+    "never send|never post|never share|never upload|never forward|never email|never paste|"
+    "never publish|don't send|don't post|don't share|don't upload|don't forward|don't email|"
+    "don't paste|do not send|do not post|do not share|do not upload|do not forward|"
+    "do not email|do not paste|must not send|must not share|must not post"
+)
 
 # (kind, weight, slots, words that make the sentence ordinary text, window in characters or 0 for
 # the default)
@@ -418,10 +430,7 @@ ENGLISH: tuple[Family, ...] = (
             SECRETS,
             DESTINATIONS,
         ),
-        "/login|/auth|/oauth|/token|/signin|/sign-in|/session|authenticate|authorization header|"
-        # a sending stopped is none ("fix: stop sending session cookies to the analytics endpoint")
-        "stop sending|stops sending|stopped sending|no longer sends|no longer send|stop posting|"
-        "stop uploading|stop forwarding|stop leaking|stopped leaking|stop exporting",
+        NOT_SENT,
         110,
     ),
     (
@@ -1048,7 +1057,7 @@ ENGLISH: tuple[Family, ...] = (
             "into the readme|this issue|a comment|in a gist|a gist|when you reply|in the reply|"
             "in the request|public channel|public issue",
         ),
-        "/login|/auth|/oauth|/token|/signin|/sign-in|/session|authenticate|authorization header",
+        NOT_SENT,
         110,
     ),
     # what a reader is asked to collect or carry out, in clauses of its own: "step 1, export all

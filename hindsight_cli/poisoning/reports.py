@@ -34,6 +34,7 @@ _QUOTED = re.compile(
 _MENTION = re.compile(
     r"(?i)\b(?:phrases?|strings?|lines?|text|words?|sentences?|wording|payloads?|prompts?|"
     r"comments?|patterns?|says|said|saying|reads|contains?|containing|like|such as|e\.g\.|called|"
+    r"(?<![./@-])(?:examples?|samples?|attempts?|injections?)|"
     r"named|labell?ed|quoted?)\b[\s:,]*(?:the\s+|a\s+)?$"
 )
 # an agent reported to have been told to do something: what follows is the report's object

@@ -39,7 +39,9 @@ _READER = (
 )
 # a prohibition or a description in the negative before a signal: it asks nothing
 _NEGATED = re.compile(
-    r"\b(?:never|not|don't|do not|must not|mustn't|shouldn't|cannot|can't|avoid|no one|nobody|"
+    r"\b(?:never|not|don't|do not|must not|mustn't|shouldn't|cannot|can't|avoid|no one(?!'s)|"
+    # a sending stopped, right before its verb ("fix: stop attaching the .env file")
+    r"nobody(?!'s)|(?:stop|stops|stopped|no longer|quit)(?=\s*$)|"
     r"leave out|omit|exclude|redact|mask)\b"
     r"[^,;:]{0,40}$"
 )
@@ -49,7 +51,8 @@ _VOIDISH = (
     r"filler|sample|demo|placeholder|test(?:ing)? (?:text|data|scaffolding|material|harness))\b|"
     r"(?:carr(?:y|ies)|ha(?:s|ve)|holds?) no (?:authority|force|weight|standing|effect)|"
     r"no longer (?:valid|binding|relevant|in force|applies|apply|matters?|counts?)|"
-    r"(?:a |an )?(?:mistake|error|typo|staging copy|overkill|formality|oversight)\b|"
+    r"(?:a |an )?(?:mistake|error|typo|staging copy|overkill|formality|oversight|simulation|drill|"
+    r"role-?play|hypothetical|exercise|warm-?up)\b|"
     r"(?:been )?(?:reversed|overturned|rolled back|undone|struck|scrapped)\b|"
     r"appl(?:y|ies) (?:only )?to [\w ]{1,30} only\b|"
     r"(?:irrelevant|meaningless|invalid|null|cancell?ed|finished|over|ended|dead|a relic|relics|"
@@ -82,7 +85,7 @@ _WEIGHT = {
 _RULE_NOUNS = (
     r"instructions|guidance|guidelines|directives|system prompt|prompt|brief|guardrails|"
     r"configuration|programming|training|rules|orders|safeguards|restrictions|limits|constraints|"
-    r"filters|policies|protections|boundaries|checks|principles|defaults|settings"
+    r"filters|policies|policy|protections|boundaries|checks|principles|defaults|settings"
 )
 # the reader's own rules declared void: with "void" itself, enough alone
 _OWN_RULES = re.compile(
@@ -96,7 +99,8 @@ _OWN_RULES = re.compile(
     # a rule the reader keeps, named by what the reader does with it ("the safeguards you normally
     # apply", "the limits you started the session with")
     rf"\b(?:{_RULE_NOUNS}) (?:that |which )?you (?:\w+ly )?(?:apply|follow|use|enforce|observe|keep|"
-    r"obey|run|operate|work|were|have|had|got|started|carry|honou?r|respect|abide|check)\w*\b"
+    r"obey|run|operate|work|were|have|had|got|started|carry|honou?r|respect|abide|check|learn|"
+    r"inherit|receiv)\w*\b"
 )
 _ENOUGH = 4
 _OWN_OUTPUT = re.compile(
@@ -122,9 +126,16 @@ _PUBLIC_HALF = re.compile(
     r"\s+(?:the |its |your |their |a |our )?public (?:half|part|key|portion|component|certificate|cert)s?"
     r"\b"
 )
+_PUB_FILE = re.compile(r"[\w.~/-]*\.pub\b")
 _PUBLISHED = re.compile(
     r"\b(?:release notes|changelog|shared (?:channel|drive|folder|doc)|slack|discord|telegram|"
-    r"markdown image|query string)\b"
+    r"markdown image|query string)\b|"
+    # what the reader writes and others read: a secret moved into it is out
+    r"\b(?:into|in|onto|to|at (?:the (?:end|top|bottom) of)) (?:the |a |an |each |every |your |this |"
+    r"our )?(?:[\w-]+ ){0,2}(?:caption|alt-?text|acknowledge?ments?|footer|header|footnote|"
+    r"appendix|section|paragraph|title|signature|banner|slide|tweet|post|comment|status|bio|"
+    r"description|notes|docs|documentation|report|summary|answer|reply|response|output|"
+    r"email|message|ticket|issue|release|changelog|readme|wiki)s?\b"
 )
 # what defends a system, which an instruction switches off
 _DEFENCES = (
@@ -132,6 +143,12 @@ _DEFENCES = (
     r"monitoring|branch protection|code review|signature (?:check|verification)|antivirus|sandbox|"
     r"rate limit(?:ing|s)?|encryption|tls verification|certificate (?:check|verification)|"
     r"security (?:scans?|checks?)|content filter(?:s|ing)?|safety filter(?:s|ing)?"
+)
+# an address the text points at ("to the address in my signature", "to our partner endpoint")
+_POINTED = re.compile(
+    r"\b(?:to|at) (?:(?:this|that|my|our|their) (?:[\w-]+ )?(?:address|endpoint|url|inbox|"
+    r"server|bucket|account|number)|the (?:[\w-]+ )?(?:address|endpoint|url|inbox) (?:in|below|"
+    r"above|at|given|listed|provided|from|on))\b"
 )
 _SIGNALS: dict[str, tuple[str, ...]] = {
     # silence towards the user, in any wording that asks for it
@@ -180,6 +197,9 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"(?:in|from|of|out of) (?:the |your |any |all )?(?:[\w-]+ )?(?:summary|summaries|reply|"
         r"answer|report|release notes|changelog|notes|standup|description|log|logs|recap|audit|"
         r"minutes|handoff|update)s?\b",
+        r"\b(?:leave|keep)\b[^.;\n]{0,40}\b(?:untouched|unmentioned|unreported|unsaid|out) (?:in|of|"
+        r"from) (?:your|the) (?:[\w-]+ )?(?:report|summary|reply|answer|recap|notes|changelog|update|"
+        r"description|handoff)s?\b",
         r"\bhold off on (?:telling|informing|notifying|mentioning|letting)\b",
         r"\b(?:get|gets|catch|catches) wind of\b",
         r"\b(?:do not|don't|never) (?:narrate|explain|mention|announce|describe|log) (?:the|this|that|"
@@ -220,7 +240,8 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"(?: anymore| any ?more| now)?\b",
         rf"\b(?:consider|treat|regard|think of|see) (?:your|the|all|any) (?:[\w-]+ ){{0,2}}"
         r"(?:instructions|guidance|guidelines|rules|configuration|setup|prompt|brief|directives|"
-        r"constraints|restrictions|guardrails|policies|orders)\b[^.;\n]{0,40}\b(?:as )?"
+        r"constraints|restrictions|guardrails|policies|policy|orders|safeguards|filters)\b"
+        r"[^.;\n]{0,40}\b(?:as )?"
         rf"(?:{_VOID}|{_VOIDISH})",
         r"\bnone of the (?:[\w-]+ )?(?:instructions|rules|guidance|directives|text|messages?)"
         r"\b[^.;\n]{0,40}\b(?:real|valid|binding|genuine|authentic|apply|count|matter)\b",
@@ -228,6 +249,9 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"constraints|restrictions|guardrails|policies|orders) (?:above|before|earlier|so far|"
         rf"(?:that )?you (?:were |have been |'ve been )?\w+(?: with)?)\b[^.;\n]{{0,60}}\b"
         rf"(?:{_VOID}|{_VOIDISH})",
+        r"\bthe (?:conversation|chat|messages?|exchange|text|session|thread|dialogue) (?:above|so "
+        r"far|before this|until now)\b[^.;\n]{0,20}\b(?:was|were|is|has been) (?:just |only |merely |"
+        rf"all )?(?:a |an )?(?:{_VOIDISH})",
         r"\b(?:everything|anything|all|whatever|what)(?: else)? (?:(?:that )?you (?:\w+ ){0,2}(?:told|"
         r"given|shown|sent)|(?:above|before|earlier|prior)(?: this)?)\b[^.;\n]{0,40}\b(?:came|comes|"
         r"originated|was sent) from (?:a |an )?(?:compromised|hacked|hostile|malicious|untrusted|"
@@ -249,6 +273,8 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # a cover story: what the reader is to say instead of what it did
     "cover story": (
+        r"\bif (?:anyone|anybody|someone|somebody|they|the user|he|she|the owner|your user|people) "
+        r"asks?\b[^.;\n]{0,60}\b(?:tell|say|answer|reply|explain|claim)\b",
         r"\b(?:close|mark|resolve|file|label|tag|dismiss|report)(?: (?:the|this|that|it|every|each|all)"
         r")?(?: [\w-]+){0,2} as (?:a |an )?(?:false positive|false alarm|resolved|benign|noise|"
         r"duplicate|expected|won't fix|wontfix|not a bug|test)\b",
@@ -313,6 +339,9 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"\b(?:dropping|dropped|dropped a few|been dropping) hints?\b|\b(?:has been |keeps |kept )?"
         r"hinting\b",
         r"\b(?:underlying|real|true|actual|unspoken) ask\b",
+        r"\b(?:is|are|was|were|'s|'re) (?:secretly |really |quietly )?hoping (?:that )?(?:the|a|an|"
+        r"all|every|this|that|those|these|you|someone|somebody)\b",
+        r"\b(?:genuine|true|real|actual|underlying|deeper) (?:goal|aim|objective|purpose|motive)\b",
         r"\b(?:unspoken|unstated|implicit|implied|real|true|actual|underlying|hidden|secret) "
         r"(?:expectation|wish|goal|intent\w*|request|need|preference|aim|want|priority)s?\b",
         r"\bwhat (?:[\w']+ ){1,4}(?:is|are|was) (?:really |actually |truly |secretly )?(?:after|"
@@ -353,7 +382,14 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"bank (?:details|account|info)|calendar (?:invites|entries|events)|inbox|direct messages|dms|"
         r"private messages|(?:unreleased|confidential|internal|private|non-public|embargoed) (?:[\w-]+ ){0,2}"
         r"(?:data|documents?|files?|reports?|wiki(?: export)?|messages|roadmap|results|"
-        r"earnings|plans))"
+        r"earnings|plans|exports?|dumps?|archives?|backups?)|"
+        # personal data, whoever it belongs to
+        r"(?:customer|user|client|employee|member|patient|staff|coworker|colleague|teammate)s?'? "
+        r"(?:[\w-]+ )?(?:phone numbers?|e-?mails?|e-?mail addresses|home addresses|addresses|"
+        r"salar(?:y|ies)|salary details|ssns?|social security numbers?|dates? of birth|"
+        r"medical records|health records|contact details|passport numbers?)|"
+        r"(?:phone numbers|e-?mail addresses|home addresses|ssns?|social security numbers|"
+        r"salary details|medical records))"
         r"(?!\w)",
     ),
     "sending": (
@@ -407,6 +443,17 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"approvals?|sign-?offs?|linters?|verification|protection|policy|policies|"
         rf"{_DEFENCES})\b",
         r"\b(?:transfer|hand over|give away|reassign) (?:the )?ownership\b",
+        rf"\b(?:{_DEFENCES}|alerts?|alarms?|monitoring|notifications|audit (?:table|log|trail))"
+        r" (?:get|gets|got|be|are|were|is|being) (?:\w+ )?(?:muted|silenced|disabled|switched off|"
+        r"turned off|removed|deleted|dropped|wiped|suppressed|bypassed)\b",
+        r"\b(?:merge|approve|close|delete|revoke|cancel|refund|reject|archive|dismiss|deactivate)"
+        r" (?:all|every|each|any) (?:[\w-]+ ){0,2}(?:prs?|pull requests?|merge requests?|tickets?|"
+        r"accounts?|users?|requests?|payments?|invoices?|orders?|refunds?|keys?|tokens?|sessions?|"
+        r"branches|alerts?|reviews?|members?)\b",
+        r"\b(?:grant|give|hand|assign|issue)\b[^.;\n]{0,25}\bto (?:the |an? |this |that )?"
+        r"(?:[\w-]+ ){0,2}(?:account|user|contractor|intern|bot|service account|external)\b",
+        r"\b(?:invoke|call|run|execute|trigger|fire)\b[^.;\n]{0,10}[`'\"]?(?:[a-z]+_)*(?:delete|drop|"
+        r"wipe|purge|transfer|grant|disable|remove|destroy|truncate|revoke|reset)(?:_[a-z]+)+\b",
         r"\b(?:push|deploy|ship|merge|commit)\b[^.;\n]{0,20}\b(?:straight|directly) (?:to|into|on) "
         r"(?:production|prod|main|master|the main branch|live)\b",
         r"\b(?:close|dismiss|silence|mute|suppress|resolve) (?:the |this |that |all |every |any )?"
@@ -439,6 +486,8 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     "unconfirmed": (
         r"\b(?:pre-?approved|no (?:ticket|confirmation|approval|review|sign-?off)s? (?:needed|"
         r"required|necessary))\b",
+        r"\b(?:don't|do not|no need to|needn't|never) (?:bother )?(?:confirm|check|verify|ask|double-"
+        r"check|wait)(?:ing)? (?:with|for|on|about|back with)?\b|"
         r"\bwithout (?:bothering|asking|checking with|waiting for|a confirmation|confirmation|"
         r"approval|review)\b",
         r"\b(?:answer|respond to|comply with) every request\b|\bwithout refusing\b",
@@ -467,7 +516,10 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"\w+|your \w+))\b",
         r"\byou(?:'re| are) (?:now )?(?:cleared|authori[sz]ed|permitted|allowed|free|good) to\b|"
         r"\byou (?:can|may) (?:now )?(?:go ahead and|freely|safely)\b|"
-        r"\b(?:pre-?)?authori[sz]es? you to\b|\byou have (?:the )?(?:green light|clearance|"
+        r"\b(?:pre-?)?authori[sz](?:es|ed|e)? you to\b|"
+        r"\byou(?:'re| are| have been| were)(?: \w+ly)? (?:permitted|allowed|authori[sz]ed|cleared|"
+        r"entitled|empowered)(?: by [\w' -]{1,30})? to\b|\bpre-?cleared\b|"
+        r"\byou have (?:the )?(?:green light|clearance|"
         r"permission|sign-?off) to\b",
         r"\b(?:don't|didn't|do not|never|without) (?:bother|trouble|pester|ping)(?:ing)? (?:her|him|"
         r"them|the user|me|us|anyone) (?:with|about|for)\b",
@@ -627,6 +679,8 @@ def _signals(sentence: str) -> set[str]:
         weak["sending"] = weak["secret"]
     # a way out inside a name ("the SLACK_WEBHOOK secret") is none
     weak["sending"] = [m for m in weak["sending"] if not _PUBLIC_HALF.match(sentence, m.end())]
+    # a public key file is no secret ("cat ~/.ssh/id_rsa.pub and paste it into …")
+    weak["secret"] = [m for m in weak["secret"] if not _PUB_FILE.match(rest, m.start())]
     weak["way out"] = [
         m for m in weak["way out"] if m.start() == 0 or not _IN_NAME.match(rest, m.start() - 1)
     ]
@@ -639,20 +693,28 @@ def _signals(sentence: str) -> set[str]:
     # told is read on the whole sentence ("he needs you to wire …"), what is told on what the
     # strong signals left
     found |= {f"{kind} told" for kind in _told(sentence) if kind in found}
-    # a wish claimed for the user or leave given licenses the harmful act its sentence names
+    # a wish claimed for the user or leave given licenses the harmful act its sentence names, and
+    # the secret it sends
     if "harm" in found and found & {"claimed wish", "permission"}:
         found.add("harm told")
+    if weak["secret"] and weak["sending"] and found & {"claimed wish", "permission"}:
+        found.add("secret told")
     # a secret, or a verb of sending, with a way out after it is one act: sending it; to a place
     # outside the machine (not the reply, not a sign-in) it is two signals' worth
     first = min((m.start() for m in weak["secret"] + weak["sending"]), default=len(rest))
     own = _OWN_OUTPUT.search(rest) if weak["sending"] else None
-    if weak["sending"] and (own or any(m.start() > first for m in weak["way out"])):
+    into = _PUBLISHED.search(rest, first) if weak["secret"] else None
+    if weak["sending"] and (own or into or any(m.start() > first for m in weak["way out"])):
         # something sent is 1; a secret sent, 2
         found.add("secret sent" if weak["secret"] else "sent out")
         if not weak["secret"] and _PUBLIC_PLACE.search(rest, first):
             # what the reader reads or writes, put where anyone reads it
             found.add("sent public")
-        outside = _OUTSIDE.search(rest, first) or _PUBLISHED.search(rest)
+        outside = (
+            _OUTSIDE.search(rest, first)
+            or _PUBLISHED.search(rest, first)
+            or _POINTED.search(rest, first)
+        )
         # or into what the reader itself writes, which its user or others then read
         outside = outside or own
         if weak["secret"] and outside and not _SIGN_IN.match(rest, outside.start()):
