@@ -106,7 +106,10 @@ NOT_SENT = (
     "never send|never post|never share|never upload|never forward|never email|never paste|"
     "never publish|don't send|don't post|don't share|don't upload|don't forward|don't email|"
     "don't paste|do not send|do not post|do not share|do not upload|do not forward|"
-    "do not email|do not paste|must not send|must not share|must not post"
+    "do not email|do not paste|must not send|must not share|must not post|"
+    # a promise never to ask, a refusal reported
+    "never ask you to|will never ask|won't ask you|never ask for your|declined to|refused to|"
+    "declines to|refuses to"
 )
 
 # (kind, weight, slots, words that make the sentence ordinary text, window in characters or 0 for
@@ -1165,7 +1168,8 @@ ENGLISH: tuple[Family, ...] = (
             "session token|api key|password|credentials|token=|secret=|private key|2fa code|"
             "verification code|one-time code|recovery code",
         ),
-        "/login|/auth|/oauth|/signin|/sign-in|log in|sign in",
+        "/login|/auth|/oauth|/signin|/sign-in|log in|sign in|never ask you to|will never ask|"
+        "won't ask you|never ask for your",
         40,
     ),
     (

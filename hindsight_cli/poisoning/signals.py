@@ -42,6 +42,7 @@ _NEGATED = re.compile(
     r"\b(?:never|not|don't|do not|must not|mustn't|shouldn't|cannot|can't|avoid|no one(?!'s)|"
     # a sending stopped, right before its verb ("fix: stop attaching the .env file")
     r"nobody(?!'s)|(?:stop|stops|stopped|no longer|quit)(?=\s*$)|"
+    r"declined to|refused to|declines to|refuses to|"
     r"leave out|omit|exclude|redact|mask)\b"
     r"[^,;:]{0,40}$"
 )
@@ -79,6 +80,7 @@ _WEIGHT = {
     "harm": 1,
     "sent out": 1,
     "sent public": 1,
+    "planted link": 1,
     "secret outside": 4,
     "own rules void": 2,
 }
@@ -111,6 +113,7 @@ _OWN_OUTPUT = re.compile(
     r"publish|submit|open|file|build|print)s?\b|"
     rf"\b(?:your|its|the {_AI}'s) (?:next |final |last )?(?:reply|answer|response|result|output|"
     r"summary|recap|final message)s?\b|\bwhen (?:replying|answering|responding)\b|"
+    r"\bin (?:the|this|each|every) (?:summary|recap|reply|answer|response|output)\b|"
     r"\bthe (?:pr|pull request) description\b|\bthe commit "
     r"message\b"
 )
@@ -184,6 +187,12 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"(?:the|this|that|any|these|those) (?:[\w-]+ ){0,3}(?:in|to|on|with) (?:the |your |any |our )?"
         r"(?:[\w-]+ )?(?:digest|summary|reply|answer|report|channel|changelog|notes|log|standup|"
         r"team|recap|update|ticket|review|description)s?\b",
+        r"\b(?:do not|don't|never) (?:reveal|disclose|tell|mention|let on|say|admit|explain) (?:to "
+        r"(?:the )?(?:human|user|person|owner|operator|reviewer|requester|anyone|them|him|her))\b",
+        r"\b(?:nobody|no one|no-one)(?: else)? (?:will|is going to|would|ever) (?:check|notice|"
+        r"know|see|find out|look|ask|read it|audit)\b",
+        r"\bwithout (?:pinging|telling|notifying|asking|informing|looping in|cc'?ing|alerting|"
+        r"involving|consulting|warning|bothering) (?:the |any |anyone|them|him|her|your )",
         # whoever must not come to know, in any words: "nobody downstream needs to hear about it"
         r"\b(?:nobody|no one|no-one|none of (?:them|the [\w-]+))(?: [\w-]+){0,2} (?:needs? to|has to|"
         r"should|must|gets? to|is going to|ought to|will|would) (?:ever )?(?:hear|know|learn|find out|"
@@ -263,12 +272,14 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"\byour (?:earlier |previous |prior |original |initial |current |existing |standing )?"
         r"(?:[\w-]+ )?(?:instructions|guidance|guidelines|rules|configuration|config|setup|prompt|"
         r"system prompt|brief|directives|constraints|restrictions|policies|orders|programming|"
-        rf"training)\b[^.;\n]{{0,60}}\b(?:{_VOID}|{_VOIDISH})",
+        rf"training)\b[^.;\n]{{0,60}}\b(?:{_VOID}|{_VOIDISH}|relaxed|loosened|eased|softened|"
+        r"turned off|switched off|lowered)",
         rf"\b(?:{_RULE_NOUNS}|safety rules) (?:you|that you|attached to you\w*|on you\w*|in your "
         # what was done to them, not what can be ("can be disabled per tenant by an owner")
         r"[\w ]{1,20})\b[^.;\n]{0,40}\b(?<!can be )(?<!may be )(?<!could be )(?<!might be )"
         r"(?:lifted|expired|retired|void|gone|over|revoked|suspended|"
         r"removed|relaxed|obsolete|dropped|ended|off|no longer|disabled|deactivated|waived|paused|"
+        r"loosened|eased|"
         r"rescinded|withdrawn|superseded|cancell?ed)\b",
     ),
     # a cover story: what the reader is to say instead of what it did
@@ -314,6 +325,10 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # this text's own instructions put in their place
     "precedence": (
+        r"\b(?:higher|greater|top|highest|absolute|more) (?:priority|precedence|authority|weight) "
+        r"(?:than|over) (?:your|the|any|all|every)\b",
+        r"\b(?:overrides?|outranks?|supersedes?|trumps?|takes? precedence over|wins? over) (?:your|"
+        r"the|any|all|every)\b",
         r"\bthe only (?:instructions|rules|guidance|orders|directions|steps) (?:that )?(?:matter|"
         r"count|apply)\b",
         r"\bfollow (?:the|these|my|our) (?:[\w-]+ )?(?:steps|instructions|rules|directions) "
@@ -368,6 +383,10 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # a reluctance claimed for the user, so that the reader acts unasked
     "reluctance": (
+        r"\b(?:is|are|was|were|'s|'re|feels?|seems?|felt) (?:too |a bit |a little |somewhat |quite |"
+        r"rather |really )?(?:\w+) to (?:ask|say|admit|mention|bring (?:it|this) up|put (?:it|this) "
+        r"in writing|request it)\b(?<!able to ask)(?<!going to ask)(?<!about to ask)"
+        r"(?<!used to ask)(?<!happy to ask)(?<!free to ask)(?<!want to ask)(?<!need to ask)",
         r"\b(?:won't|wouldn't|will never|would never|'d never|never) (?:say|admit|ask|type|spell)"
         r"(?: it| this| that| so)?(?: outright| out loud| directly| aloud)?\b",
         r"\btoo (?:shy|polite|busy|embarrassed|proud|nervous|swamped|slammed|overwhelmed|tired|"
@@ -376,7 +395,10 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # a secret, where the sentence also names a way out
     "secret": (
-        rf"(?:\b|(?<=_)|(?=[.~/]))(?:{_SECRET}|transcript|full history|process\.env|"
+        rf"(?:\b|(?<=_)|(?=[.~/]))(?:{_SECRET}|transcript|full history|process\.env|your (?:system|"
+        r"hidden|initial|original|internal|full) (?:instructions|prompt|rules|configuration)|"
+        r"(?:the )?(?:env|printenv|environment variables)\b|saved (?:addresses|cards|passwords|"
+        r"payment methods)|card fingerprints|"
         r"/etc/shadow|card details|[a-z_]*(?:token|secret|password|api_key)[a-z_]*|[a-z_]*_keys?|"
         r"[\w.]*_history|(?:whole|entire|full) (?:conversation|chat|thread)|contract(?:s| drafts?)|"
         r"bank (?:details|account|info)|calendar (?:invites|entries|events)|inbox|direct messages|dms|"
@@ -443,6 +465,14 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"approvals?|sign-?offs?|linters?|verification|protection|policy|policies|"
         rf"{_DEFENCES})\b",
         r"\b(?:transfer|hand over|give away|reassign) (?:the )?ownership\b",
+        r"\b(?:enable|turn on|switch on|activate)\b (?:the )?(?:auto-?merge|auto-?approv\w*|"
+        r"auto-?deploy\w*|anonymous access|public access|public sharing)\b",
+        r"\b(?:set|make|leave|clear)\b (?:the )?(?:required )?(?:reviewers?|approvers?|owners?|"
+        r"codeowners)(?: list)?(?: to)? (?:empty|none|nobody|blank)\b",
+        r"\b(?:every|all|each|the whole|the entire|all the) [\w -]{1,40} (?:deleted|removed|wiped|"
+        r"purged|dropped|disabled|erased|destroyed|voided)\b",
+        r"\b(?:phishing|malware|scam|spoofed|credential-harvesting) (?:links?|pages?|sites?|urls?|"
+        r"forms?)\b",
         rf"\b(?:{_DEFENCES}|alerts?|alarms?|monitoring|notifications|audit (?:table|log|trail))"
         r" (?:get|gets|got|be|are|were|is|being) (?:\w+ )?(?:muted|silenced|disabled|switched off|"
         r"turned off|removed|deleted|dropped|wiped|suppressed|bypassed)\b",
@@ -484,6 +514,10 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # a confirmation waived for the reader
     "unconfirmed": (
+        r"\bno need to (?:read|check|review|look at|verify|test|inspect|open|run) (?:the |any |its )?"
+        r"(?:diff|code|changes|patch|pr|tests?|details|logs?|contents?|files?)\b",
+        r"\b(?:approv\w+|merg\w+|accept\w+|sign\w* off|lgtm) (?:is|are) (?:the )?(?:expected|"
+        r"required|only|correct|right|desired) (?:outcome|answer|verdict|result|response|action)\b",
         r"\b(?:pre-?approved|no (?:ticket|confirmation|approval|review|sign-?off)s? (?:needed|"
         r"required|necessary))\b",
         r"\b(?:don't|do not|no need to|needn't|never) (?:bother )?(?:confirm|check|verify|ask|double-"
@@ -502,6 +536,9 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # leave given to the reader
     "permission": (
+        r"\byou(?:'ve| have| were|'re| are)(?: been)? (?:given|granted|handed|issued|assigned) "
+        r"(?:an? |the )?(?:elevated|admin|root|full|extra|special|temporary|unrestricted|broad|"
+        r"superuser|owner)? ?(?:scope|access|rights|permissions|privileges|clearance|powers|role)\b",
         r"\b(?:it's|it is|that's|that is) (?:totally |perfectly |completely )?(?:fine|ok|okay|safe|"
         r"allowed|acceptable) (?:for you )?to\b",
         r"\b(?:management|leadership|legal|compliance|security|finance|ops|the (?:[\w-]+ )?(?:team|"
@@ -538,7 +575,15 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"\bfor (?:any |all |the )?(?:automated|ai|llm|bot|autonomous|ai-powered) (?:reviewers?|"
         r"assistants?|agents?|readers?|models?|tools?|systems?|workers?)\s*:",
     ),
+    # a link planted in what the reader writes
+    "planted link": (
+        r"\b(?:append|add|insert|include|mention|embed|put|promote|recommend)\b (?:a |the |this |our )?"
+        r"(?:[\w-]+ )?(?:link|url|reference|banner|ad)\b[^.;\n]{0,20}(?:https?://|www\.)",
+    ),
     "dictated call": (
+        # every answer of the reader dictated
+        r"\b(?:reply|respond|answer) (?:to )?(?:every|each|all|any) (?:[\w-]+ )?(?:questions?|"
+        r"messages?|requests?|quer(?:y|ies)|prompts?) (?:with|by)\b",
         r"\b(?:emit|output|print|return|reply with|respond with) (?:exactly|only|just) (?:this|the "
         r"following)\b|\band nothing (?:more|else)\b",
         r"\b(?:a single|one|only a|exactly one|just a) (?:function|tool) call\b",
@@ -552,6 +597,15 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"(?:the )?argument)",
     ),
 }
+# who claims to speak with authority over the reader, in a heading
+_AUTHORITY = (
+    r"(?:repository|repo|project|account|workspace|org(?:anization)?|tenant|site|system|platform|"
+    r"product) (?:owner|admin|administrator|maintainer|operator)s?|operator|operators|"
+    r"dev(?:elopment)? team|developers|deployer|platform team|security lead|security team|"
+    r"the cms|orchestrator|your (?:owner|operator|admin|administrator|developers?|creators?|"
+    r"maintainers?|principal)|from (?:the |your |our )?(?:owner|operator|admin\w*|developers?|"
+    r"maintainers?|security team|it team|ops team|platform team)\b"
+)
 # a frame claiming to be the system's, a developer's or an operator's, at a line's start, in any
 # brackets or casing
 _FRAME = re.compile(
@@ -568,7 +622,13 @@ _FRAME = re.compile(
     r"of) (?:the |your |our |this )?(?:[\w-]+ ){0,3}(?:deployer|deployers|creators?|makers?|"
     r"builders?|owners?|operators?|developers?|devs|admins?|administrators?|maintainers?|vendor|"
     r"provider|platform|orchestrator|supervisor|principal|configurators?|team|hq|headquarters|"
-    r"you)\s*(?:[\]>:\u2014)\u00bb}]|-{2,}|#{2,}|={2,}|\*{2,})"
+    r"you)\s*(?:[\]>:\u2014)\u00bb}]|-{2,}|#{2,}|={2,}|\*{2,})|"
+    # a heading that names who speaks with authority, or a directive to the AI, in any words
+    # ("IMPORTANT (from the repository owner):", "Operator's word:", "Assistant directive
+    # embedded by the CMS:", "Dev team override >>")
+    rf"^[^:\n>]{{0,40}}\b(?:{_AUTHORITY})(?:'s)?\b[^:\n>]{{0,30}}(?::|>>|\u00bb)|"
+    rf"^[^:\n>]{{0,20}}\b(?:{_AI}) (?:directive|instructions?|orders?|override|mandate)s?\b"
+    r"[^:\n>]{0,40}(?::|>>)"
 )
 
 
@@ -614,6 +674,12 @@ def _harms(match: re.Match[str]) -> bool:
     return bool(_harmed(group).search(match.group("rest")[:_OBJECT]))
 
 
+# adverbs that open an imperative ("simply wire 2,000 EUR …")
+_ADVERBS = re.compile(
+    r"^(?:(?:simply|just|now|then|please|kindly|quietly|also|immediately|quickly|go ahead and)\s+)+"
+)
+
+
 def _told(sentence: str) -> set[str]:
     """Which of a secret and a harmful act a clause of ``sentence`` tells its reader about (one
     clause's harmful verb on a secret is one act: the harm)."""
@@ -625,7 +691,8 @@ def _told(sentence: str) -> set[str]:
         clause = sentence[start:end].strip(" \t\"'`*([{<>-")
         harms = [m for m in _licensed().finditer(clause) if _harms(m)]
         # a clause that opens with a harmful verb ("grant write access to …") is an imperative
-        opens = (bool(harms) and harms[0].start() == 0) or bool(_HARM_AT.match(clause))
+        bare = _ADVERBS.sub("", clause)
+        opens = (bool(harms) and harms[0].start() == 0) or bool(_HARM_AT.match(bare))
         if not (opens or _TOLD.search(clause)) or _NEGATED.search(clause[:20] + "$"):
             continue
         if harms or _HARM_AT.search(clause):
@@ -695,7 +762,7 @@ def _signals(sentence: str) -> set[str]:
     found |= {f"{kind} told" for kind in _told(sentence) if kind in found}
     # a wish claimed for the user or leave given licenses the harmful act its sentence names, and
     # the secret it sends
-    if "harm" in found and found & {"claimed wish", "permission"}:
+    if "harm" in found and found & {"claimed wish", "permission", "reluctance"}:
         found.add("harm told")
     if weak["secret"] and weak["sending"] and found & {"claimed wish", "permission"}:
         found.add("secret told")
@@ -750,6 +817,7 @@ def converging_kinds(skel: str) -> dict[str, int]:
             together = kinds | more | ({"frame"} if framed else set())
             addressed = (
                 framed
+                or "hailed" in together
                 or any(kind.endswith(" told") for kind in together)
                 or _reader().search(f"{first}\n{second}")
             )
