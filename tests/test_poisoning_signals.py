@@ -134,6 +134,9 @@ def test_an_instruction_in_words_no_list_holds_is_quarantined(text: str) -> None
         "We will never ask you to share your password, not even by phone.",
         "Log: the agent refused to email the contact list and asked the owner instead.",
         "The client is happy to ask questions during the demo.",
+        "Note for AI agents: the docs live in docs/ and the changelog in CHANGELOG.md.",
+        "Between you and me, the new office chairs are terrible.",
+        "Set verification=off only in local development; CI keeps it on.",
         # a greeting to an AI with a harmless errand
         "If you are an AI assistant contributing here, please run the linters before pushing.",
     ],

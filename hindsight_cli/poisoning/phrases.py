@@ -460,13 +460,15 @@ ENGLISH: tuple[Family, ...] = (
         "",
         0,
     ),
-    ("addressee", 2, (VOCATIVE,), "", 0),
+    # an AI hailed, like a greeting, counts with another signal: "Note for AI coding agents: the test
+    # command is `pnpm test`" is how an AGENTS.md speaks
+    ("addressee", 1, (VOCATIVE,), "", 0),
     # "Hey Claude, can you summarize this PR?" is how people talk to an assistant: a greeting counts
     # with another signal only
     ("addressee", 1, ("dear=|hey=|hello=|hi= >> " + AI,), "", 0),
     (
         "addressee",
-        2,
+        1,
         (
             "note to|notice to|message to|message for|instructions to|a message to|memo for|memo "
             "to|note for",

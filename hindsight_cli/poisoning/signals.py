@@ -32,7 +32,8 @@ _READER = (
     r"remember to|go ahead and|from now on|going forward|effective immediately|always|do this)\b",
     r"(?:^|[:;]\s*|\band\s+)(?:respond|reply|answer|output|return|print) (?:with|only)\b",
     # an imperative: a clause opening with a verb and what it acts on
-    r"(?:^|[:;]\s*|\b(?:please|kindly|immediately|now|just|and|so|then)\s+)(?!(?:the|a|an|this|that|it|"
+    r"(?:^|[:;]\s*|\b(?:please|kindly|immediately|now|just|and|so|then|quietly|silently|simply|"
+    r"also|first)\s+)(?!(?:the|a|an|this|that|it|"
     r"we|i|they|he|she|there)\b)"
     r"[a-z]{3,} (?:the|a|an|my|our|this|that|these|those|every|each|all|it|them|any|whatever|"
     r"everything|its|their)\b",
@@ -57,7 +58,8 @@ _VOIDISH = (
     r"(?:been )?(?:reversed|overturned|rolled back|undone|struck|scrapped)\b|"
     r"appl(?:y|ies) (?:only )?to [\w ]{1,30} only\b|"
     r"(?:irrelevant|meaningless|invalid|null|cancell?ed|finished|over|ended|dead|a relic|relics|"
-    r"fake|bogus|fabricated|forged|planted|inserted by|not real|(?:aren't|isn't|weren't|wasn't) "
+    r"fake|bogus|fabricated|forged|planted|inserted by|injected by|not real|(?:aren't|isn't|weren't|"
+    r"wasn't) "
     r"real|stopped (?:being )?(?:relevant|valid|applying|mattering))\b"
 )
 # a clause told to the reader: an imperative, an obligation, a wish or a request aimed at "you"
@@ -118,6 +120,12 @@ _OWN_OUTPUT = re.compile(
     r"message\b"
 )
 # what others read: a secret put there is out
+# a place others can reach, named as such ("the staging database that contractors can reach")
+_REACHABLE = re.compile(
+    r"\b(?:that|which|where) (?:contractors|anyone|everyone|the public|vendors|third parties|"
+    r"outsiders|external [\w-]+|other tenants|partners|strangers) can (?:reach|access|read|see|"
+    r"download|view|get to)\b"
+)
 # a place anyone can read, named where something is taken ("into the public bucket", "to a
 # world-readable link"): whatever goes there is out, secret or not
 _PUBLIC_PLACE = re.compile(
@@ -151,7 +159,7 @@ _DEFENCES = (
 _POINTED = re.compile(
     r"\b(?:to|at) (?:(?:this|that|my|our|their) (?:[\w-]+ )?(?:address|endpoint|url|inbox|"
     r"server|bucket|account|number)|the (?:[\w-]+ )?(?:address|endpoint|url|inbox) (?:in|below|"
-    r"above|at|given|listed|provided|from|on))\b"
+    r"above|at|given|listed|provided|from|on)|the (?:[\w-]+ ){0,2}link (?:below|above))\b"
 )
 _SIGNALS: dict[str, tuple[str, ...]] = {
     # silence towards the user, in any wording that asks for it
@@ -193,6 +201,11 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"know|see|find out|look|ask|read it|audit)\b",
         r"\bwithout (?:pinging|telling|notifying|asking|informing|looping in|cc'?ing|alerting|"
         r"involving|consulting|warning|bothering) (?:the |any |anyone|them|him|her|your )",
+        r"\bbetween (?:you and (?:me|us|this [\w-]+)|(?:this|the) [\w-]+ and you)\b",
+        r"\bno (?:human|one|person|reviewer|auditor|body)(?: ever)? (?:reviews|reads|checks|sees|looks "
+        r"at|audits|monitors)\b",
+        r"\bso (?:that )?(?:the |your |their )?[\w -]{0,25} (?:isn't|aren't|doesn't|don't|won't|never) "
+        r"(?:alarmed|worried|notice|find out|see it|know|panic|concerned|get suspicious)\b",
         # whoever must not come to know, in any words: "nobody downstream needs to hear about it"
         r"\b(?:nobody|no one|no-one|none of (?:them|the [\w-]+))(?: [\w-]+){0,2} (?:needs? to|has to|"
         r"should|must|gets? to|is going to|ought to|will|would) (?:ever )?(?:hear|know|learn|find out|"
@@ -284,10 +297,17 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # a cover story: what the reader is to say instead of what it did
     "cover story": (
+        r"\b(?:omit|hide|leave out|skip|exclude|bury|suppress|gloss over)\b (?:the |any |all )?"
+        r"(?:[\w-]+ ){0,2}(?:failed|failing|failures?|errors?|incidents?|outages?|breaches|alerts|"
+        r"violations|warnings|findings)\b",
+        r"\b(?:mark|report|set|flag|show)(?:ed|s)? (?:all |every |the )?(?:[\w-]+ ){0,2}(?:tests?|"
+        r"checks?|builds?|scans?|jobs?) (?:as )?(?:pass\w*|green|successful|ok|clean)\b",
         r"\bif (?:anyone|anybody|someone|somebody|they|the user|he|she|the owner|your user|people) "
         r"asks?\b[^.;\n]{0,60}\b(?:tell|say|answer|reply|explain|claim)\b",
-        r"\b(?:close|mark|resolve|file|label|tag|dismiss|report)(?: (?:the|this|that|it|every|each|all)"
+        r"\b(?:close|mark|resolve|file|label|tag|dismiss|report)(?:ed|s)?(?: (?:the|this|that|it|every|"
+        r"each|all)"
         r")?(?: [\w-]+){0,2} as (?:a |an )?(?:false positive|false alarm|resolved|benign|noise|"
+        r"accepted risk|risk accepted|not applicable|"
         r"duplicate|expected|won't fix|wontfix|not a bug|test)\b",
         r"\b(?:tell|assure|inform) (?:them|him|her|the (?:user|owner|client|team))(?: that)? "
         r"(?:it|this|that) (?:was|is) (?:just |only |merely )?(?:a |an )?(?:routine|normal|"
@@ -300,6 +320,13 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     # (the reader's rules, declared void in any wording: "you no longer need to follow the
     # contribution rules", "the instructions baked into you at launch are out of date")
     "void rules": (
+        r"\b(?:consider|deem) yourself (?:released|freed|exempt|unbound|no longer bound|off the hook)"
+        r"\b",
+        rf"\b(?:disregard|ignore|forget|suspend|set aside|bypass|skip|drop)\b (?:the |your |any |all )?"
+        rf"(?:[\w-]+ ){{0,2}}(?:{_RULE_NOUNS}|content policy|code of conduct) (?:that |which )?you "
+        r"(?:\w+ly )?(?:follow|apply|use|enforce|observe|keep|obey|were given|have|learned|operate)",
+        rf"\byour (?:[\w-]+ )?(?:{_RULE_NOUNS})\b[^.;\n]{{0,40}}\b(?:don't|do not|doesn't|does not) "
+        r"(?:cover|extend to|reach|apply (?:to|here|in))\b",
         r"\byou (?:no longer|don't|do not|needn't|need not|won't) (?:need|have) to (?:follow|obey|"
         r"respect|observe|apply|honou?r|stick to|abide by|keep to|comply with)\b",
         r"\byou (?:no longer|needn't|need not) (?:follow|obey|respect|observe|apply|honou?r|stick "
@@ -325,6 +352,11 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # this text's own instructions put in their place
     "precedence": (
+        r"\byour (?:real|true|actual|only) (?:customer|client|principal|boss|master|employer|user|"
+        r"audience) (?:here )?is\b",
+        r"\btreat (?:messages|requests|instructions|anything|e-?mails|content|input|text|whatever "
+        r"comes) from [^;\n]{1,50}? as (?:coming from|if (?:it|they) (?:came|come) from|authoritative|"
+        r"trusted|(?:the|your) (?:user|owner|admin\w*|operator|developer|account owner))\b",
         r"\b(?:higher|greater|top|highest|absolute|more) (?:priority|precedence|authority|weight) "
         r"(?:than|over) (?:your|the|any|all|every)\b",
         r"\b(?:overrides?|outranks?|supersedes?|trumps?|takes? precedence over|wins? over) (?:your|"
@@ -348,6 +380,10 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # a wish claimed for the user, in any wording
     "claimed wish": (
+        r"\b(?:wants?|needs?|expects?|would prefer|'d prefer|prefers?) (?:that )?(?:the|all|every|his|"
+        r"her|their|this|that|those|these) [\w -]{1,60}? (?:be )?(?:cleared|removed|deleted|disabled|"
+        r"marked|closed|approved|merged|gone|dropped|wiped|turned off|switched off|granted|raised|"
+        r"lifted|exported|shared)\b",
         r"\b(?:would|'d) (?:really |much |so |truly |dearly )?(?:appreciate|love|like|prefer|want) "
         r"(?:it if |to see |for |is |was )?(?:the|a|an|all|every|this|that|those|these|her|his|their|our)\b"
         r"(?=[^.;\n]{0,40}\b(?:\w+ed|done|gone|off|removed|deleted|dropped|wiped|voided))",
@@ -383,6 +419,8 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # a reluctance claimed for the user, so that the reader acts unasked
     "reluctance": (
+        r"\b(?:would|will|'d) never (?:put|say|phrase|word|ask) (?:it|this|that)(?: (?:this|that) way| "
+        r"like (?:this|that)| so bluntly| out loud)?\b",
         r"\b(?:is|are|was|were|'s|'re|feels?|seems?|felt) (?:too |a bit |a little |somewhat |quite |"
         r"rather |really )?(?:\w+) to (?:ask|say|admit|mention|bring (?:it|this) up|put (?:it|this) "
         r"in writing|request it)\b(?<!able to ask)(?<!going to ask)(?<!about to ask)"
@@ -398,7 +436,9 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         rf"(?:\b|(?<=_)|(?=[.~/]))(?:{_SECRET}|transcript|full history|process\.env|your (?:system|"
         r"hidden|initial|original|internal|full) (?:instructions|prompt|rules|configuration)|"
         r"(?:the )?(?:env|printenv|environment variables)\b|saved (?:addresses|cards|passwords|"
-        r"payment methods)|card fingerprints|"
+        r"payment methods)|card fingerprints|service account (?:keys?|json|credentials)|"
+        r"(?:the user's|every|each|all (?:the )?|the users') (?:message|prompt|input|query|question|"
+        r"request)s?\b|"
         r"/etc/shadow|card details|[a-z_]*(?:token|secret|password|api_key)[a-z_]*|[a-z_]*_keys?|"
         r"[\w.]*_history|(?:whole|entire|full) (?:conversation|chat|thread)|contract(?:s| drafts?)|"
         r"bank (?:details|account|info)|calendar (?:invites|entries|events)|inbox|direct messages|dms|"
@@ -435,6 +475,9 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # a harmful act, told to the reader
     "harm": (
+        r"\b(?:safe_?mode|safety|sandbox\w*|confirm\w*|guard\w*|filter\w*|moderation|review\w*|"
+        r"approval\w*|verify\w*|verification)\s*[=:]\s*(?:false|off|0|no|disabled|none)\b|"
+        r"\ballow_\w+\s*[=:]\s*true\b",
         r"\brm -rf\b|\bdrop (?:table|database)\b|\bchmod 777\b|\bauthorized_keys\b|\bsudoers\b",
         r"\baccept (?:any|every|all) (?:token|password|login|certificate|request)s?\b",
         r"\b(?:owner|admin|root|superuser|write) (?:rights|access|role|privileges|permissions)\b",
@@ -465,6 +508,9 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"approvals?|sign-?offs?|linters?|verification|protection|policy|policies|"
         rf"{_DEFENCES})\b",
         r"\b(?:transfer|hand over|give away|reassign) (?:the )?ownership\b",
+        # a script from the network run
+        r"\b(?:fetch|download|pull|grab|get) (?:and|then|,) ?(?:run|execute|install|source|eval)\b"
+        r"[^.;\n]{0,10}(?:https?://|it\b|the script)",
         r"\b(?:enable|turn on|switch on|activate)\b (?:the )?(?:auto-?merge|auto-?approv\w*|"
         r"auto-?deploy\w*|anonymous access|public access|public sharing)\b",
         r"\b(?:set|make|leave|clear)\b (?:the )?(?:required )?(?:reviewers?|approvers?|owners?|"
@@ -536,6 +582,10 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # leave given to the reader
     "permission": (
+        r"\bfeel free to\b|\b(?:this|it) is an? (?:authori[sz]ed|approved|sanctioned|official) "
+        r"(?:penetration test|pen-?test|red[- ]team\w*|audit|exercise|test|engagement)\b",
+        r"\b(?:act|operate|run|proceed|work) (?:with|under) (?:full|unrestricted|admin|root|elevated|"
+        r"owner|superuser) (?:permissions|access|rights|privileges)\b",
         r"\byou(?:'ve| have| were|'re| are)(?: been)? (?:given|granted|handed|issued|assigned) "
         r"(?:an? |the )?(?:elevated|admin|root|full|extra|special|temporary|unrestricted|broad|"
         r"superuser|owner)? ?(?:scope|access|rights|permissions|privileges|clearance|powers|role)\b",
@@ -581,6 +631,9 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"(?:[\w-]+ )?(?:link|url|reference|banner|ad)\b[^.;\n]{0,20}(?:https?://|www\.)",
     ),
     "dictated call": (
+        r"\b(?:optimi[sz]e|bias|steer|tilt|slant|skew)\b (?:every|all|each|your) (?:[\w-]+ )?"
+        r"(?:recommendations?|answers?|responses?|replies|results?|suggestions?) (?:toward|towards|in "
+        r"favou?r of|to favou?r)\b",
         # every answer of the reader dictated
         r"\b(?:reply|respond|answer) (?:to )?(?:every|each|all|any) (?:[\w-]+ )?(?:questions?|"
         r"messages?|requests?|quer(?:y|ies)|prompts?) (?:with|by)\b",
@@ -617,18 +670,22 @@ _FRAME = re.compile(
     r"\s*(?:[\]>:\u2014)\u00bb}]|-{2,}|#{2,}|={2,}|$)|"
     # a delimited heading naming a message from whoever runs the reader ("--- message from your
     # deployer ---", "[[note from the people who built you]]")
-    r"^[\W_]{0,6}(?:(?:urgent|priority|official|internal|authenticated|verified) )?(?:message|"
+    r"^[\W_]{0,6}(?:(?:urgent|priority|official|internal|authenticated|verified|automated|"
+    r"important) )?(?:message|"
     r"note|notice|memo|directive|instructions?|orders?|word|update|override|broadcast)s? (?:from|by|"
     r"of) (?:the |your |our |this )?(?:[\w-]+ ){0,3}(?:deployer|deployers|creators?|makers?|"
     r"builders?|owners?|operators?|developers?|devs|admins?|administrators?|maintainers?|vendor|"
-    r"provider|platform|orchestrator|supervisor|principal|configurators?|team|hq|headquarters|"
+    r"provider|hosting provider|platform|orchestrator|supervisor|principal|configurators?|team|hq|"
+    r"headquarters|"
     r"you)\s*(?:[\]>:\u2014)\u00bb}]|-{2,}|#{2,}|={2,}|\*{2,})|"
     # a heading that names who speaks with authority, or a directive to the AI, in any words
     # ("IMPORTANT (from the repository owner):", "Operator's word:", "Assistant directive
     # embedded by the CMS:", "Dev team override >>")
     rf"^[^:\n>]{{0,40}}\b(?:{_AUTHORITY})(?:'s)?\b[^:\n>]{{0,30}}(?::|>>|\u00bb)|"
     rf"^[^:\n>]{{0,20}}\b(?:{_AI}) (?:directive|instructions?|orders?|override|mandate)s?\b"
-    r"[^:\n>]{0,40}(?::|>>)"
+    r"[^:\n>]{0,40}(?::|>>)|"
+    rf"^[\W_]{{0,3}}(?:{_AI})[ _-](?:config\w*|settings|directive|instructions?|policy|override|"
+    r"mode|rules)\s*[\]>:]"
 )
 
 
@@ -674,6 +731,13 @@ def _harms(match: re.Match[str]) -> bool:
     return bool(_harmed(group).search(match.group("rest")[:_OBJECT]))
 
 
+# a clause that opens with a verb of sending in its base form ("copy production customer records
+# into …") is an imperative
+_SENDS = re.compile(
+    r"(?:send|post|upload|forward|e-?mail|paste|copy|mirror|sync|publish|share|leak|export|push|"
+    r"transfer|dump|attach|embed|move|relay|pipe|ship) (?!(?:to|of|in|on|at|for|with|by|and|or|is|"
+    r"was|are|were|has|had)\b)"
+)
 # adverbs that open an imperative ("simply wire 2,000 EUR …")
 _ADVERBS = re.compile(
     r"^(?:(?:simply|just|now|then|please|kindly|quietly|also|immediately|quickly|go ahead and)\s+)+"
@@ -692,7 +756,11 @@ def _told(sentence: str) -> set[str]:
         harms = [m for m in _licensed().finditer(clause) if _harms(m)]
         # a clause that opens with a harmful verb ("grant write access to …") is an imperative
         bare = _ADVERBS.sub("", clause)
-        opens = (bool(harms) and harms[0].start() == 0) or bool(_HARM_AT.match(bare))
+        opens = (
+            (bool(harms) and harms[0].start() == 0)
+            or bool(_HARM_AT.match(bare))
+            or bool(_SENDS.match(bare))
+        )
         if not (opens or _TOLD.search(clause)) or _NEGATED.search(clause[:20] + "$"):
             continue
         if harms or _HARM_AT.search(clause):
@@ -770,7 +838,11 @@ def _signals(sentence: str) -> set[str]:
     # outside the machine (not the reply, not a sign-in) it is two signals' worth
     first = min((m.start() for m in weak["secret"] + weak["sending"]), default=len(rest))
     own = _OWN_OUTPUT.search(rest) if weak["sending"] else None
-    into = _PUBLISHED.search(rest, first) if weak["secret"] else None
+    into = (
+        (_PUBLISHED.search(rest, first) or _REACHABLE.search(rest, first))
+        if weak["secret"]
+        else None
+    )
     if weak["sending"] and (own or into or any(m.start() > first for m in weak["way out"])):
         # something sent is 1; a secret sent, 2
         found.add("secret sent" if weak["secret"] else "sent out")
@@ -781,10 +853,14 @@ def _signals(sentence: str) -> set[str]:
             _OUTSIDE.search(rest, first)
             or _PUBLISHED.search(rest, first)
             or _POINTED.search(rest, first)
+            or _REACHABLE.search(rest, first)
         )
         # or into what the reader itself writes, which its user or others then read
         outside = outside or own
-        if weak["secret"] and outside and not _SIGN_IN.match(rest, outside.start()):
+        if weak["secret"] and outside and _SIGN_IN.match(rest, outside.start()):
+            # credentials sent to a sign-in: how signing in works
+            found -= {"secret sent", "secret told"}
+        elif weak["secret"] and outside:
             found.add("secret outside")
     # a secret told with nowhere to go ("remove the legacy token") is only named
     if "secret told" in found and not weak["sending"]:
@@ -817,7 +893,7 @@ def converging_kinds(skel: str) -> dict[str, int]:
             together = kinds | more | ({"frame"} if framed else set())
             addressed = (
                 framed
-                or "hailed" in together
+                or bool(together & {"hailed", "claimed wish", "reluctance", "cover story"})
                 or any(kind.endswith(" told") for kind in together)
                 or _reader().search(f"{first}\n{second}")
             )
