@@ -19,7 +19,8 @@ _REPORT = re.compile(
     r"incidents?|post-?mortem|"
     r"lessons learned|cve-\d+|vulnerabilit\w+|exploit(?:s|ed)?|prompt injections?|injected|"
     r"injection attacks?|jailbreaks?|phishing|malicious|threat model\w*|adversarial|"
-    r"for example|such as|examples? of|was tricked|complied|classic|findings?|injections?|"
+    r"for example|such as|examples? of|examples? from|was tricked|complied|classic|findings?|"
+    r"injections?|"
     r"usually|typically|generally|case study|"
     r"reports? that|reported that|severity|steps to reproduce|regression)\b(?!\s*[=(\[])"
 )

@@ -23,11 +23,15 @@ from .clauses import _DEST, _HARMED, _OUTSIDE, _REPORT, _SECRET, _SIGN_IN, _VOID
 from .units import PARAGRAPHS, SENTENCES, too_few_words
 
 _FEWEST_WORDS = 6
-_AI = r"(?:assistant|agent|model|ai|llm|bot|claude|copilot|gpt|chatbot)s?"
+_AI = (
+    r"(?:assistant|agent|model|ai|llm|bot|claude|copilot|gpt|chatbot|summari[sz]er|helper bot|"
+    r"reviewer bot|triage bot)s?"
+)
 # the reader addressed: "you", the AI named, an obligation or an imperative at a clause's start
 _READER = (
     r"\b(?:you|your|yours|yourself|you'll|you're|you've)\b",
     rf"\bthe (?:[\w-]+ )?{_AI} (?:must|should|needs? to|has to|is to|will|shall)\b",
+    rf"^(?:[\w-]+ )?{_AI} (?:must|should|need to|have to|are to)\b",
     r"(?:^|[:;,]\s*|\b(?:please|then|now|also|first|next|and)\s+)(?:make sure|be sure|ensure|"
     r"remember to|go ahead and|from now on|going forward|effective immediately|always|do this)\b",
     r"(?:^|[:;]\s*|\band\s+)(?:respond|reply|answer|output|return|print) (?:with|only)\b",
@@ -54,6 +58,7 @@ _VOIDISH = (
     r"(?:carr(?:y|ies)|ha(?:s|ve)|holds?) no (?:authority|force|weight|standing|effect)|"
     r"no longer (?:valid|binding|relevant|in force|applies|apply|matters?|counts?)|"
     r"(?:a |an )?(?:mistake|error|typo|staging copy|overkill|formality|oversight|simulation|drill|"
+    r"placeholders|unreliable|untrustworthy|compromised|"
     r"role-?play|hypothetical|exercise|warm-?up)\b|"
     r"(?:been )?(?:reversed|overturned|rolled back|undone|struck|scrapped)\b|"
     r"appl(?:y|ies) (?:only )?to [\w ]{1,30} only\b|"
@@ -69,7 +74,7 @@ _TOLD = re.compile(
     r"(?!(?:the|a|an|this|that|it|we|i|they|he|she|there|if|when|to|in|on|for|our|my|no|not|never|"
     r"what|which|is|are|was|all|any|its|their)\b)[a-z]{2,}(?: (?:up|out|off|down|over|away|back))? "
     r"(?:the|a|an|my|our|this|that|these|those|every|each|all|it|them|any|whatever|everything|"
-    r"its|their|his|her|[\w~./-]*[./][\w~./-]+)\b|"
+    r"its|their|his|her|me|us|[\w~./-]*[./][\w~./-]+)\b|"
     r"\byou(?:'ll| will| must| should| need to| have to| are to| to| can now|'re required to| are "
     r"required to)\b|\b(?:is|was) (?:that|for) you\b|"
     rf"\bthe (?:[\w-]+ )?{_AI} (?:must|should|needs? to|has to|is to|will|shall)\b"
@@ -104,7 +109,7 @@ _OWN_RULES = re.compile(
     # apply", "the limits you started the session with")
     rf"\b(?:{_RULE_NOUNS}) (?:that |which )?you (?:\w+ly )?(?:apply|follow|use|enforce|observe|keep|"
     r"obey|run|operate|work|were|have|had|got|started|carry|honou?r|respect|abide|check|learn|"
-    r"inherit|receiv)\w*\b"
+    r"inherit|receiv|handed|loaded|booted)\w*\b"
 )
 _ENOUGH = 4
 _OWN_OUTPUT = re.compile(
@@ -140,7 +145,7 @@ _PUBLIC_HALF = re.compile(
 _PUB_FILE = re.compile(r"[\w.~/-]*\.pub\b")
 _PUBLISHED = re.compile(
     r"\b(?:release notes|changelog|shared (?:channel|drive|folder|doc)|slack|discord|telegram|"
-    r"markdown image|query string)\b|"
+    r"markdown image|query string)\b|\bwith (?:anyone|anybody|whoever|everyone)\b|"
     # what the reader writes and others read: a secret moved into it is out
     r"\b(?:into|in|onto|to|at (?:the (?:end|top|bottom) of)) (?:the |a |an |each |every |your |this |"
     r"our )?(?:[\w-]+ ){0,2}(?:caption|alt-?text|acknowledge?ments?|footer|header|footnote|"
@@ -297,6 +302,10 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # a cover story: what the reader is to say instead of what it did
     "cover story": (
+        r"\b(?:regardless of|whatever|no matter what) (?:what )?(?:the |your )?(?:report|results?|"
+        r"data|logs?|tests?|scan|audit|facts|evidence) (?:says?|shows?)\b",
+        r"\bevery time (?:someone|anyone|a user|the user|people|a customer) asks?\b[^.;\n]{0,40}\b"
+        r"(?:reply|say|answer|tell|respond)\b",
         r"\b(?:omit|hide|leave out|skip|exclude|bury|suppress|gloss over)\b (?:the |any |all )?"
         r"(?:[\w-]+ ){0,2}(?:failed|failing|failures?|errors?|incidents?|outages?|breaches|alerts|"
         r"violations|warnings|findings)\b",
@@ -320,6 +329,10 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     # (the reader's rules, declared void in any wording: "you no longer need to follow the
     # contribution rules", "the instructions baked into you at launch are out of date")
     "void rules": (
+        r"\btreat (?:this|the following|these|my) (?:[\w-]+ )?(?:as|like) (?:your|their|its|the) "
+        r"(?:system prompt|instructions|configuration|guidelines)\b",
+        rf"\byour (?:[\w-]+ )?(?:{_RULE_NOUNS}|layer|filter|moderation|safety)\b[^.;\n]{{0,60}}\b"
+        r"(?:doesn't|does not|don't|do not|won't) apply\b",
         r"\b(?:consider|deem) yourself (?:released|freed|exempt|unbound|no longer bound|off the hook)"
         r"\b",
         rf"\b(?:disregard|ignore|forget|suspend|set aside|bypass|skip|drop)\b (?:the |your |any |all )?"
@@ -342,6 +355,10 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # earlier text set aside by an imperative
     "set aside": (
+        r"\b(?:the )?(?:previous|earlier|prior|above|other) (?:[\w'-]+ ){0,2}(?:notes|messages|"
+        r"comments|instructions|text|replies)\b[^.;\n]{0,40}\b(?:are|were|is|was) (?:\w+ )?"
+        r"(?:unreliable|untrustworthy|compromised|fake|wrong|void|invalid|outdated|obsolete|"
+        r"tampered)\b",
         r"(?:^|[:;,]\s*|\b(?:and|so|now|just|please|simply)\s+)(?:disregard|ignore|forget|"
         r"discard|set aside|drop|skip) (?:it|them|that|those|all (?:of )?that|what came before|the "
         r"above|everything(?: else)?|all (?:of )?(?:it|the above))\b",
@@ -352,6 +369,9 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # this text's own instructions put in their place
     "precedence": (
+        r"\b(?:follow|obey|prioriti[sz]e) (?:it|this|these|them|me) (?:over|above|before) (?:anything|"
+        r"everything|all|any)\b",
+        r"\b(?:rely|act|go) (?:only|solely|just) on what (?:i|we) (?:say|write|tell you)\b",
         r"\byour (?:real|true|actual|only) (?:customer|client|principal|boss|master|employer|user|"
         r"audience) (?:here )?is\b",
         r"\btreat (?:messages|requests|instructions|anything|e-?mails|content|input|text|whatever "
@@ -380,6 +400,9 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # a wish claimed for the user, in any wording
     "claimed wish": (
+        r"\b(?:it )?(?:would|'d) mean (?:a lot|so much|the world|everything) to [\w' -]{1,30} if\b",
+        r"\b(?:implicitly|tacitly|privately|clearly|obviously|quietly) (?:wants?|needs?|expects?|"
+        r"hopes?|prefers?)\b",
         r"\b(?:wants?|needs?|expects?|would prefer|'d prefer|prefers?) (?:that )?(?:the|all|every|his|"
         r"her|their|this|that|those|these) [\w -]{1,60}? (?:be )?(?:cleared|removed|deleted|disabled|"
         r"marked|closed|approved|merged|gone|dropped|wiped|turned off|switched off|granted|raised|"
@@ -428,7 +451,8 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"\b(?:won't|wouldn't|will never|would never|'d never|never) (?:say|admit|ask|type|spell)"
         r"(?: it| this| that| so)?(?: outright| out loud| directly| aloud)?\b",
         r"\btoo (?:shy|polite|busy|embarrassed|proud|nervous|swamped|slammed|overwhelmed|tired|"
-        r"stretched) to (?:say|ask|type|admit|mention)\b|"
+        r"stretched) to (?:confirm|reply|check|respond|approve|sign|review|say|ask|type|admit|"
+        r"mention)\b|"
         r"\bdidn't spell it out\b",
     ),
     # a secret, where the sentence also names a way out
@@ -508,6 +532,14 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"approvals?|sign-?offs?|linters?|verification|protection|policy|policies|"
         rf"{_DEFENCES})\b",
         r"\b(?:transfer|hand over|give away|reassign) (?:the )?ownership\b",
+        r"\b(?:approve|pay|issue|process|release)\b[^.;\n]{0,30}(?:\$|€|£|eur|usd) ?\d",
+        r"\b(?:full )?refund of (?:all|every)\b",
+        r"\b(?:migration|script|job|deploy\w*|change)s? (?:run|executed|applied|pushed) (?:against|"
+        r"on|to) (?:prod|production|live)\b",
+        r"\bas (?:an |the )?(?:org(?:anization)? |repo |workspace )?(?:admin|administrator|owner|"
+        r"superuser|maintainer)\b",
+        r"\b(?:[a-z]+_)*(?:close|delete|drop|wipe|purge|transfer|grant|disable|remove|destroy|revoke|"
+        r"refund|approve)(?:_[a-z]+)+\([^)]{0,60}\)[^.;\n]{0,30}\b(?:all|every|each)\b",
         # a script from the network run
         r"\b(?:fetch|download|pull|grab|get) (?:and|then|,) ?(?:run|execute|install|source|eval)\b"
         r"[^.;\n]{0,10}(?:https?://|it\b|the script)",
@@ -568,6 +600,7 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"required|necessary))\b",
         r"\b(?:don't|do not|no need to|needn't|never) (?:bother )?(?:confirm|check|verify|ask|double-"
         r"check|wait)(?:ing)? (?:with|for|on|about|back with)?\b|"
+        r"\bwithout (?:running|passing|waiting for) (?:the )?(?:ci|tests|checks|pipeline|build)\b",
         r"\bwithout (?:bothering|asking|checking with|waiting for|a confirmation|confirmation|"
         r"approval|review)\b",
         r"\b(?:answer|respond to|comply with) every request\b|\bwithout refusing\b",
@@ -582,6 +615,14 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # leave given to the reader
     "permission": (
+        r"\b(?:has|have) (?:already )?pre-?(?:authori[sz]ed|approved|cleared)\b",
+        r"\b(?:won't|will not|wouldn't|would not|doesn't|does not|don't|do not) (?:mind|object|care)\b",
+        r"\b(?:has|have) (?:already |formally )?waived (?:it|them|this|that|the)\b",
+        r"\byou(?:'re| are) (?:now )?the (?:acting|interim|temporary|new|stand-in) (?:owner|admin\w*|"
+        r"maintainer|lead|manager)\b",
+        r"\b(?:the |an? )?(?:assistant|agent|model|ai|bot)s? (?:may|can|is allowed to|are allowed to)"
+        r"(?= (?:\w+ ){1,4}(?:with|to) (?:anyone|anybody|whoever|everyone))",
+        r"\b(?:standing|blanket|permanent) (?:instruction|permission|approval|order)\b",
         r"\bfeel free to\b|\b(?:this|it) is an? (?:authori[sz]ed|approved|sanctioned|official) "
         r"(?:penetration test|pen-?test|red[- ]team\w*|audit|exercise|test|engagement)\b",
         r"\b(?:act|operate|run|proceed|work) (?:with|under) (?:full|unrestricted|admin|root|elevated|"
@@ -617,6 +658,8 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         rf"(?:^|[\s/#*>(-])@(?:{_AI}|chatgpt|gemini|cursor|codex)\b",
         rf"(?:^|[:;]\s*)(?:hey |dear |attention,? )?(?:sub-?agent|{_AI}),\s",
         r"^#* ?for (?:ai|llm|automated|bot) (?:reviewers?|assistants?|agents?|readers?|models?)\b",
+        rf"^[\W_]{{0,6}}(?:instructions?|directive|orders?) (?:to|for) (?:the |our |any |all )?{_AI}"
+        r"\s*:",
         r"\b(?:note|notice|reminder|message|memo|heads[- ]up) (?:to|for) (?:the |our |any |you,? )?(?:ai|"
         r"llm|model|agent|assistant|bot|coding agent|ai helper|copilot)s?\b",
         rf"\bheads up, {_AI}\b",
@@ -631,6 +674,7 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"(?:[\w-]+ )?(?:link|url|reference|banner|ad)\b[^.;\n]{0,20}(?:https?://|www\.)",
     ),
     "dictated call": (
+        r"\b(?:respond|reply|answer)\b[^.;\n]{0,30}\bby (?:calling|invoking|running|executing)\b",
         r"\b(?:optimi[sz]e|bias|steer|tilt|slant|skew)\b (?:every|all|each|your) (?:[\w-]+ )?"
         r"(?:recommendations?|answers?|responses?|replies|results?|suggestions?) (?:toward|towards|in "
         r"favou?r of|to favou?r)\b",
