@@ -22,7 +22,7 @@ from .units import PARAGRAPHS, too_few_words
 # characters between two cues that still read as one instruction (a sentence or two)
 _REACH = 200
 _FEWEST_WORDS = 5
-_NEGATED = re.compile(r"(?:never|not|n't|avoid) $")
+_NEGATED = re.compile(r"(?:never|not|n't|avoid|refused to|declined to|refuses to|declines to) $")
 
 _USER = (
     r"(?:the (?:end[- ])?user|your user|the human|the requester|the customer|the operator|"
@@ -580,7 +580,7 @@ def _found(skel: str) -> list[tuple[int, int, str, bool]]:
             for pattern in _compiled(kind)
             for m in pattern.finditer(skel)
             # "never share your password" advises; it does not send
-            if not _NEGATED.search(skel, max(0, m.start() - 8), m.start())
+            if not _NEGATED.search(skel, max(0, m.start() - 12), m.start())
         ]
     return sorted(out)
 

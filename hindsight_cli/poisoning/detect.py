@@ -52,9 +52,10 @@ class Family:
 
 
 # Letters of the alphabets written in Latin script (Latin-1 and Latin Extended-A: Turkish ı and ş,
-# Polish ł, German ß): a word of such a language holds them beside ASCII letters without hiding
-# anything, so they are no look-alikes.
-_ALPHABETS = range(0xC0, 0x180)
+# Polish ł, German ß; and the hooked letters of Hausa, Fulfulde and other West African alphabets,
+# ɓ ɗ ƙ ƴ): a word of such a language holds them beside ASCII letters without hiding anything, so
+# they are no look-alikes.
+_ALPHABETS = frozenset(range(0xC0, 0x180)) | frozenset(map(ord, "ƁɓƊɗƘƙƳƴ"))
 
 
 @cache

@@ -96,6 +96,21 @@ DESTINATIONS = (
     "our analytics|analytics endpoint|in a gist|a gist|public bucket|when you reply|our backup|"
     "backup server|external server"
 )
+# a sending that sends nothing: a sign-in (sending one's credentials there is how it works), a
+# sending stopped ("fix: stop sending session cookies to the analytics endpoint"), a prohibition
+# ("never post credentials in public channels")
+NOT_SENT = (
+    "/login|/auth|/oauth|/token|/signin|/sign-in|/session|authenticate|authorization header|"
+    "stop sending|stops sending|stopped sending|no longer sends|no longer send|stop posting|"
+    "stop uploading|stop forwarding|stop leaking|stopped leaking|stop exporting|"
+    "never send|never post|never share|never upload|never forward|never email|never paste|"
+    "never publish|don't send|don't post|don't share|don't upload|don't forward|don't email|"
+    "don't paste|do not send|do not post|do not share|do not upload|do not forward|"
+    "do not email|do not paste|must not send|must not share|must not post|"
+    # a promise never to ask, a refusal reported
+    "never ask you to|will never ask|won't ask you|never ask for your|declined to|refused to|"
+    "declines to|refuses to"
+)
 
 # (kind, weight, slots, words that make the sentence ordinary text, window in characters or 0 for
 # the default)
@@ -418,7 +433,7 @@ ENGLISH: tuple[Family, ...] = (
             SECRETS,
             DESTINATIONS,
         ),
-        "/login|/auth|/oauth|/token|/signin|/sign-in|/session|authenticate|authorization header",
+        NOT_SENT,
         110,
     ),
     (
@@ -433,7 +448,7 @@ ENGLISH: tuple[Family, ...] = (
     ),
     (
         "addressee",
-        2,
+        1,
         (
             "if you are|if you're|if you happen to be|assuming you are|since you are|in case you "
             "are",
@@ -445,13 +460,15 @@ ENGLISH: tuple[Family, ...] = (
         "",
         0,
     ),
-    ("addressee", 2, (VOCATIVE,), "", 0),
+    # an AI hailed, like a greeting, counts with another signal: "Note for AI coding agents: the test
+    # command is `pnpm test`" is how an AGENTS.md speaks
+    ("addressee", 1, (VOCATIVE,), "", 0),
     # "Hey Claude, can you summarize this PR?" is how people talk to an assistant: a greeting counts
     # with another signal only
     ("addressee", 1, ("dear=|hey=|hello=|hi= >> " + AI,), "", 0),
     (
         "addressee",
-        2,
+        1,
         (
             "note to|notice to|message to|message for|instructions to|a message to|memo for|memo "
             "to|note for",
@@ -602,7 +619,8 @@ ENGLISH: tuple[Family, ...] = (
             "production database|the production|all data|all branches|the tests|tests/|src/|"
             "the main branch|all records|all memories|the backups|all backups",
         ),
-        "",
+        # a refusal reported ("the assistant declined to delete the production database")
+        "declined to|refused to|declines to|refuses to|was not allowed to|wasn't allowed to",
         40,
     ),
     (
@@ -1044,7 +1062,7 @@ ENGLISH: tuple[Family, ...] = (
             "into the readme|this issue|a comment|in a gist|a gist|when you reply|in the reply|"
             "in the request|public channel|public issue",
         ),
-        "/login|/auth|/oauth|/token|/signin|/sign-in|/session|authenticate|authorization header",
+        NOT_SENT,
         110,
     ),
     # what a reader is asked to collect or carry out, in clauses of its own: "step 1, export all
@@ -1152,7 +1170,8 @@ ENGLISH: tuple[Family, ...] = (
             "session token|api key|password|credentials|token=|secret=|private key|2fa code|"
             "verification code|one-time code|recovery code",
         ),
-        "/login|/auth|/oauth|/signin|/sign-in|log in|sign in",
+        "/login|/auth|/oauth|/signin|/sign-in|log in|sign in|never ask you to|will never ask|"
+        "won't ask you|never ask for your",
         40,
     ),
     (

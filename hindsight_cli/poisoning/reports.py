@@ -19,7 +19,8 @@ _REPORT = re.compile(
     r"incidents?|post-?mortem|"
     r"lessons learned|cve-\d+|vulnerabilit\w+|exploit(?:s|ed)?|prompt injections?|injected|"
     r"injection attacks?|jailbreaks?|phishing|malicious|threat model\w*|adversarial|"
-    r"for example|such as|examples? of|was tricked|complied|classic|findings?|injections?|"
+    r"for example|such as|examples? of|examples? from|was tricked|complied|classic|findings?|"
+    r"injections?|"
     r"usually|typically|generally|case study|"
     r"reports? that|reported that|severity|steps to reproduce|regression)\b(?!\s*[=(\[])"
 )
@@ -34,6 +35,7 @@ _QUOTED = re.compile(
 _MENTION = re.compile(
     r"(?i)\b(?:phrases?|strings?|lines?|text|words?|sentences?|wording|payloads?|prompts?|"
     r"comments?|patterns?|says|said|saying|reads|contains?|containing|like|such as|e\.g\.|called|"
+    r"(?<![./@-])(?:examples?|samples?|attempts?|injections?)|"
     r"named|labell?ed|quoted?)\b[\s:,]*(?:the\s+|a\s+)?$"
 )
 # an agent reported to have been told to do something: what follows is the report's object
