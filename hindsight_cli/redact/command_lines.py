@@ -285,6 +285,21 @@ def _here_string(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return _any_value(match, label)
 
 
+def _here_doc(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A here-doc's first line when its command reads a password (``passwd <<EOF``, ``cat <<EOF |
+    chpasswd``, ``mysql -u root -p <<EOF``: a password flag with no value before it)."""
+    text = match.string
+    start = text.rfind("\n", 0, match.start()) + 1
+    line = text[start : text.find("\n", match.start())].lower()
+    words = ("chpasswd", "sudo -s", "stdin", "passwd", "kinit", "login", "read -s")
+    bare_flag = line[: match.start() - start].rstrip().endswith((" -p", " --password"))
+    if match.group("first") == match.group("tag") or not (
+        bare_flag or any(w in line for w in words)
+    ):
+        return None
+    return _any_value(match, label)
+
+
 def _cookie_flag(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """``curl -b "session=…"``: a cookie whose value is a random token."""
     import re
@@ -384,8 +399,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "password",
-        r"(?<![\w\-])-p[ \t]+" + _VALUE + r"[ \t]+(?:-u|-U|--user(?:name)?)[ \t=]+\S",
-        ("-p",),
+        r"(?<![\w\-])-[pP][ \t]+" + _VALUE + r"[ \t]+(?:-u|-U|--user(?:name)?)[ \t=]+\S",
+        ("-p", "-P"),
         _user_password,
         None,
     ),
@@ -464,6 +479,15 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _pipes_a_password,
     ),
     ("password", r"<<<[ \t]*" + _VALUE, ("<<<",), _here_string, None),
+    (
+        "password",
+        r"<<-?[ \t]*([\"']?)(?P<tag>[A-Za-z_]\w*)\1[^\n]*\r?\n[ \t]*"
+        # passwd asks twice: the same line again is the same password
+        r"(?P<secret>(?P<first>[^\s'\"|;&<>]+)(?:[ \t]*\r?\n[ \t]*(?P=first))?)[ \t]*(?=\r?\n)",
+        ("<<",),
+        _here_doc,
+        None,
+    ),
     (
         "cookie",
         r"(?<![\w\-])(?:-b|--cookie)[ \t=]+" + _VALUE,

@@ -206,12 +206,19 @@ def _wifi_line(text: str, start: int) -> bool:
     return any(word in line for word in ("wlan", "wifi", "wi-fi", "ssid", "wpa", "wireless"))
 
 
+def _referenced(match: re.Match[str], sep: str) -> bool:
+    """``${RABBIT_PASS:?set it}``: a reference's default, not an assignment (``$pw = "…"``, a
+    literal, is one in PHP, Perl and PowerShell)."""
+    before = match.string[max(0, match.start() - 2) : match.start()]
+    literal = match.group("qsecret") is not None and sep in ("=", "=>", ":=")
+    return before.endswith(("${", "%")) or (before.endswith("$") and not literal)
+
+
 def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """``NAME = value``: how much the value must look like a secret depends on the name and the
     separator."""
     name, sep = match.group("name"), match.group("sep").strip()
-    if match.string[max(0, match.start() - 2) : match.start()].endswith(("${", "$", "%")):
-        # ${RABBIT_PASS:?set it}: a reference's default, not an assignment
+    if _referenced(match, sep):
         return None
     if sep == ":" and inside_uri(match.string, match.start()):
         # arn:aws:secretsmanager:…:secret:prod/db
@@ -586,6 +593,16 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _literal,
         _literal_pair,
     ),
+    # a pair whose first element names a secret and is no string: {smtp_password, "…"} (Erlang),
+    # (:api_key, "…"), [db_pass, '…']
+    (
+        "secret",
+        r"(?i)[{(\[][ \t]*:?(?P<name>[A-Za-z_][\w.\-]*)[ \t]*,[ \t]*(?P<q>[\"'])"
+        r"(?P<qsecret>[^\"'\n]{3,})(?P=q)",
+        NAME_WORDS,
+        _literal,
+        lambda text: "," in text,
+    ),
     (
         "password",
         r"(?i)\b(?:\w*connect\w*|PDO|getConnection)[ \t]*\([ \t]*[^,()\n]+,[ "
@@ -667,7 +684,10 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "secret",
-        r"(?i)\bkey\s*=\s*[\"'](?P<name>[\w.:\-]+)[\"']\s+value\s*=\s*[\"']"
+        # and an HTML or XML element's name="…" with its value="…" (<param name="db_password"
+        # value="…"/>), other attributes between them
+        r"(?i)\b(?:key|name)\s*=\s*[\"'](?P<name>[\w.:\-]+)[\"']"
+        r"(?:\s+[\w:\-]+\s*=\s*[\"'][^\"'\n<>]*[\"'])*?\s+value\s*=\s*[\"']"
         r"(?P<secret>[^\"'\n]+)[\"']",
         ("value",),
         _named,
@@ -676,7 +696,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     (
         "secret",
         # $config['db_pass'] = …: a subscript's closing bracket
-        rf"(?i)(?<![\w.\-])(?P<name>[\w.\-]+)[\"']?\]?(?P<sep>{_SEPARATOR})"
+        rf"(?i)(?<![\w.\-])(?P<name>[\w.\-]+)(?:\[\]|[\"']?\]?)(?P<sep>{_SEPARATOR})"
         # the value in a
         rf"(?=(?:{_QUOTED}|(?P<secret>[^\s'\",;<>]{{3,}})))",
         NAME_WORDS,

@@ -78,7 +78,9 @@ def reading(text: str) -> str:
                 lambda m: "".join(c for c in m.group() if c.isalnum()),
                 text,
             )
-    return _disguised(text)
+    from hindsight_cli.redact import transforms
+
+    return _disguised(transforms.undone(text))
 
 
 _PERCENT_CODES = ("%3d", "%3a", "%26", "%22", "%253d", "%253a", "%2526", "%2522")
@@ -140,7 +142,7 @@ def _concat(match: re.Match[str]) -> str:
 _TABLE_ROW = r"(?m)(^[ \t]*\|[ \t]*)([A-Z][A-Z0-9_]*[A-Z0-9])[ \t]*\|[ \t]*([^\s|`]+)[ \t]*(?=\|)"
 # "Pass Word", "pass phrase"
 _SPLIT_WORD = r"(?i)\b(pass) (word|phrase|code)\b"
-_HEX = r"\b(?:[0-9a-fA-F]{2}){8,}\b"
+_HEX = r"\b(?:0x)?(?:[0-9a-fA-F]{2}){8,}\b"
 _CUT_MARKS: tuple[str, ...] = ('").append("', '").concat("', '" +', "' +", '"+', "'+", '" &')
 _CUT_MARKS += ("' .", '" .', "' ||", '"\n', "'\n", '" "', "' '")
 # a value handed to a decoder: ``$(echo … | base64 -d)``, ``atob("…")``, ``b64decode("…")``,
@@ -274,7 +276,7 @@ def _unhexed(match: re.Match[str]) -> str:
     """Hex of a secret's assignment, as its text."""
     found = match.group()
     try:
-        decoded = bytes.fromhex(found).decode("utf-8")
+        decoded = bytes.fromhex(found.removeprefix("0x")).decode("utf-8")
     except ValueError:
         return found
     low = decoded.lower()

@@ -1439,6 +1439,7 @@ def name_word(name: str) -> tuple[str, bool] | None:
 
 
 def _name_word(name: str) -> tuple[str, bool] | None:
+    plain = name.strip("\"'")
     folded = fold(name).strip("\"'")
     if not any(w in folded for w in _BY_LENGTH):
         return None
@@ -1454,6 +1455,13 @@ def _name_word(name: str) -> tuple[str, bool] | None:
                 or not start
                 or not folded[start - 1].isalpha()
                 or folded[:start].endswith(_PASS_PREFIXES)
+                # camelCase: kPass, dbPass (not bypass or compass)
+                or (
+                    len(plain) == len(folded)
+                    and plain[start - 1].islower()
+                    and plain[start].isupper()
+                    and not folded[:start].endswith(("by", "com", "sur", "over"))
+                )
             ):
                 if start + len(word) in (len(folded), stem):
                     return word, True

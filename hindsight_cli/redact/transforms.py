@@ -1,0 +1,261 @@
+"""A value handed to a transform, read as what the transform gives. Part of ``redact``'s readings.
+
+A person or a tool that hides a secret in code or a shell line often writes it through a step that
+gives it back: a shell substitution (``$(echo '…' | rev)``, ``| base32 -d``, ``| xxd -r -p``,
+``| tr 'A-Za-z' 'N-ZA-Mn-za-m'``, ``$(printf '\\121\\165…')``), a call (``bytes.fromhex("…")``,
+``b32decode("…")``, ``strrev('…')``, ``str_rot13('…')``, ``codecs.decode('…', 'rot13')``), a
+reversing slice (``"…"[::-1]``, ``.split("").reverse().join("")``), character codes
+(``String.fromCharCode(84,105,…)``, ``"".join(chr(c) for c in [67, 111, …])``, ``-join
+[char[]](…)``, ``{ 0x50, 0x65, … }``), octal escapes (``\\124\\151…``), hex bytes set apart
+(``5a 65 70 …``), a template literal's literal parts (```${"…"}${"…"}```) and quoted-printable
+(``password=3D…``). ``undone`` reads each as the quoted string it gives, so the rules see
+``DB_PASSWORD="…"``. Each step runs only when the text holds its mark.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+
+# a byte's code: decimal 32-126 or 0x20-0x7e, six or more in a list
+_CODE = r"(?:0[xX][0-9a-fA-F]{2}|\d{2,3})"
+_CODES = rf"{_CODE}(?:[ \t]*,[ \t]*{_CODE}){{5,}}"
+# what wraps a list of codes into a string, in the languages that write one so
+_CODES_CALL = (
+    r"(?:String\.fromCharCode\(|(?:-join[ \t]*)?\[char\[\]\][ \t]*\(|bytes\(\[|bytearray\(\[|"
+    r"\[\]byte\{|\[byte\[\]\][ \t]*\(|new[ \t]+(?:byte|char)\[\][ \t]*\{|"
+    r"([\"'])\1\.join\([ \t]*(?:map\([ \t]*chr[ \t]*,|chr\(\w+\)[ \t]+for[ \t]+\w+[ \t]+in)[ \t]*[\[(]"
+    r"|\{|\[|\()"
+)
+_CODES_END = r"(?:[ \t]*,[ \t]*0)?[ \t]*[\])}]\)?(?:\)?\.decode\(\)|\)?\.toString\(\))?"
+# "$(echo '…' | cmd)", $(printf '…'), and echo … | cmd standing alone
+_SHELL = (
+    r"(?P<o>\")?(?P<s>\$\()?[ \t]*(?:echo(?:[ \t]+-[neE]+)*|printf)[ \t]+(?P<q>[\"']?)"
+    r"(?P<v>[^\s\"'|)]{4,})(?P=q)[ \t]*(?:\|[ \t]*(?P<cmd>(?:base32|base64|rev|tr|xxd)\b"
+    r"[^)\n|;&>]{0,60}))?[ \t]*(?(s)\))(?(o)\")"
+)
+_CALL = (
+    r"(?i)(?P<fn>bytes\.fromhex|unhexlify|hex2bin|b32decode|base32_decode|strrev|strreverse"
+    r"|str_rot13|codecs\.decode|reversed)\([ \t]*b?(?P<q>[\"'])(?P<v>[^\"'\n]{4,})(?P=q)"
+    r"(?:[ \t]*,[ \t]*[\"'](?P<codec>[\w\-]+)[\"'])?[ \t]*\)(?:\.decode\(\))?"
+)
+_REVERSED = (
+    r"(?P<q>[\"'])(?P<v>[^\"'\n]{6,})(?P=q)(?:\[::-1\]|\.split\([\"']{2}\)\.reverse\(\)"
+    r"\.join\([\"']{2}\)|\.reverse(?:d\(\))?\b)"
+)
+_MARKS: tuple[str, ...] = (
+    "$(echo",
+    "$(printf",
+    "| base32",
+    "| rev",
+    "| tr",
+    "| xxd",
+    "fromhex",
+    "unhexlify",
+    "hex2bin",
+    "b32decode",
+    "base32_decode",
+)
+_MARKS += ("strrev", "StrReverse", "str_rot13", "codecs.decode", "reversed(", "[::-1]", ".reverse")
+_ROT13 = str.maketrans(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+    "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm",
+)
+
+
+_REVERSED_WORDS = ("drowssap", "dwssap", "nekot", "terces", "yek_ipa", "yekipa", "yek-ipa")
+# an env dump or a mapping with an odd separator: DB_PASSWORD;…, API_TOKEN | …, NAME -> …
+_ODD = ("->", "→", "⇒", "=>", "::", ";", ",", "|", "\t")
+_DUMP_LINE = (
+    r"(?m)^([ \t]*[A-Za-z][A-Za-z0-9]*(?:[_.\-][A-Za-z0-9]+)+|[ \t]*[A-Z][A-Z0-9]{3,})"
+    r"[ \t]*(?:->|→|⇒|=+>|::|[;,|\t])[ \t]*([^\s;,|]+)[ \t]*$"
+)
+
+
+def undone(text: str) -> str:
+    """``text`` with every transform above read as the string it gives (itself when none)."""
+    low = text.lower()
+    if any(word in low for word in _REVERSED_WORDS):
+        # a line written backwards: "55!Tbm8ztrauQ :drowssap"
+        text = "\n".join(
+            line[::-1] if any(w in line.lower() for w in _REVERSED_WORDS) else line
+            for line in text.split("\n")
+        )
+    steps = (
+        (_dump_line(text), _DUMP_LINE, r"\1=\2"),
+        # a shell's or Spring's default: ${DB_PASSWORD:-…}, ${DB_PASSWORD:…}, read as the value
+        (
+            "${" in text,
+            r"(\")?\$\{[A-Za-z_]\w*(?::?[-=]|:)([^}\s:?+\"][^}\s\"]*)\}(?(1)\")",
+            r'"\2"',
+        ),
+        # a name or a value in a Markdown code span: `password`=`…`
+        ("`" in text, r"`([\w.\-]+)`(?=[ \t]*[:=])", r"\1"),
+        ("`" in text, r"([:=][ \t]*)`([^`\s]+)`", r'\1"\2"'),
+        # a label, then its value alone in a code fence
+        (
+            "```" in text,
+            r"(?m)^([^\n`]*[:：])[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*```\w*[ \t]*\r?\n"
+            r"[ \t]*([^\s`]+)[ \t]*\r?\n[ \t]*```",
+            r"\1 \2",
+        ),
+        # strings in a list joined with nothing: "".join(["…", "…"]), ["…", "…"].join("")
+        (
+            ".join(" in text,
+            r"([\"'])\1\.join\(\[([^\]\n]*)\]\)|\[([^\]\n]*)\]\.join\(([\"'])\4\)",
+            _joined,
+        ),
+        ("=3D" in text, r"=3D", "="),
+        ("=\n" in text and "=3D" in text, r"=\r?\n", ""),
+        ('${"' in text or "${'" in text, r"\$\{[ \t]*([\"'])([^\"'\n]*)\1[ \t]*\}", r"\2"),
+        (text.count("\\") >= 4, r"(?:\\[0-3]?[0-7]{1,2}){4,}", _octal),
+        (
+            text.count(",") >= 5,
+            _CODES_CALL + r"[ \t]*(?P<codes>" + _CODES + ")" + _CODES_END,
+            _codes,
+        ),
+        (
+            _spaced_hex(text),
+            r"(?<![\w:])(?:[0-9a-fA-F]{2}[ ]){7,}[0-9a-fA-F]{2}(?![\w:])",
+            _hex_run,
+        ),
+        (any(mark in text for mark in _MARKS), _SHELL, _shell),
+        (any(mark in text for mark in _MARKS), _CALL, _call),
+        (any(mark in text for mark in _MARKS), _REVERSED, lambda m: f'"{m.group("v")[::-1]}"'),
+    )
+    for wanted, pattern, replace in steps:
+        if wanted:
+            import re
+
+            text = re.sub(pattern, replace, text)
+    return text
+
+
+def _dump_line(text: str) -> bool:
+    """``_DUMP_LINE``'s gate, without ``re``: a line whose first word is a name with an odd
+    separator right after it."""
+    for line in text.split("\n"):
+        head = line.lstrip()
+        name = head.split(None, 1)[0] if head else ""
+        for sep in _ODD:
+            name = name.split(sep, 1)[0]
+        rest = head[len(name) :].lstrip()
+        if len(name) >= 4 and (not name.isalnum() or name.isupper()) and rest.startswith(_ODD):
+            return True
+    return False
+
+
+def _joined(match: re.Match[str]) -> str:
+    """Strings in a list joined with nothing, as the one string they make (quoted)."""
+    import re
+
+    parts = re.findall(r"[\"']([^\"'\n]*)[\"']", match.group(2) or match.group(3))
+    return '"' + "".join(parts) + '"' if len(parts) >= 2 else match.group()
+
+
+def _spaced_hex(text: str) -> bool:
+    """A run of eight two-character words: what hex bytes set apart hold, without ``re``."""
+    run = 0
+    for word in text.split(" "):
+        run = run + 1 if len(word) == 2 else 0
+        if run >= 8:
+            return True
+    return False
+
+
+def _printable(decoded: str) -> bool:
+    """A string a secret could be: printable, one word, letters with digits or signs."""
+    return (
+        decoded.isprintable()
+        and decoded.isascii()
+        and not any(c.isspace() or c in "\"'" for c in decoded)
+        and any(c.isalpha() for c in decoded)
+        and not decoded.isalpha()
+    )
+
+
+def _quoted(decoded: str, found: str) -> str:
+    return f'"{decoded}"' if _printable(decoded) else found
+
+
+def _octal(match: re.Match[str]) -> str:
+    """Octal escapes (``\\124\\151…``), as the characters they name."""
+    codes = [int(code, 8) for code in match.group().split("\\")[1:]]
+    decoded = "".join(map(chr, codes))
+    return decoded if _printable(decoded) else match.group()
+
+
+def _codes(match: re.Match[str]) -> str:
+    """A list of character codes in its call, as the string it makes."""
+    codes = [
+        int(code, 0) if code.lower().startswith("0x") else int(code)
+        for code in match.group("codes").replace(" ", "").replace("\t", "").split(",")
+    ]
+    if any(not 32 < code < 127 for code in codes):
+        return match.group()
+    return _quoted("".join(map(chr, codes)), match.group())
+
+
+def _hex_run(match: re.Match[str]) -> str:
+    """Hex bytes set apart by blanks (``5a 65 70 …``), as their text."""
+    try:
+        decoded = bytes.fromhex(match.group()).decode("ascii")
+    except ValueError:
+        return match.group()
+    return decoded if _printable(decoded) else match.group()
+
+
+def _shell(match: re.Match[str]) -> str:
+    """``$(echo '…' | cmd)`` and ``$(printf '…')``, as what the command prints (quoted)."""
+    value, command = match.group("v"), (match.group("cmd") or "").strip()
+    if value.startswith("$") or not (match.group("s") or command):
+        return match.group()
+    given = _through(value, command)
+    return _quoted(given, match.group()) if given is not None else match.group()
+
+
+def _through(value: str, command: str) -> str | None:
+    """What ``command`` prints for ``value`` on its stdin, for the commands that undo a disguise."""
+    import base64
+    import binascii
+
+    words = command.split()
+    name = words[0] if words else ""
+    try:
+        if not command:
+            return value
+        if name == "rev":
+            return value[::-1]
+        if name == "tr" and "n-za-m" in command.lower():
+            return value.translate(_ROT13)
+        if name in ("base32", "base64") and set(words[1:]) & {"-d", "--decode", "-D"}:
+            decode = base64.b32decode if name == "base32" else base64.b64decode
+            return decode(
+                value + "=" * (-len(value) % 8 if name == "base32" else -len(value) % 4)
+            ).decode()
+        if name == "xxd" and "-r" in words:
+            return bytes.fromhex(value).decode()
+    except (binascii.Error, ValueError):
+        return None
+    return None
+
+
+def _call(match: re.Match[str]) -> str:
+    """A call that decodes, reverses or rotates its literal, as what it returns (quoted)."""
+    fn, value = match.group("fn").lower(), match.group("v")
+    codec = (match.group("codec") or "").lower().replace("_", "").replace("-", "")
+    command = {
+        "bytes.fromhex": "xxd -r",
+        "unhexlify": "xxd -r",
+        "hex2bin": "xxd -r",
+        "b32decode": "base32 -d",
+        "base32_decode": "base32 -d",
+        "strrev": "rev",
+        "strreverse": "rev",
+        "reversed": "rev",
+        "str_rot13": "tr n-za-m",
+        "codecs.decode": "tr n-za-m" if codec == "rot13" else "",
+    }[fn]
+    given = _through(value, command) if command else None
+    return _quoted(given, match.group()) if given is not None else match.group()
