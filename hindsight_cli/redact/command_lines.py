@@ -483,7 +483,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         "password",
         r"<<-?[ \t]*([\"']?)(?P<tag>[A-Za-z_]\w*)\1[^\n]*\r?\n[ \t]*"
         # passwd asks twice: the same line again is the same password
-        r"(?P<secret>(?P<first>[^\s'\"|;&<>]+)(?:[ \t]*\r?\n[ \t]*(?P=first))?)[ \t]*(?=\r?\n)",
+        r"(?P<secret>(?P<first>\S+)(?:[ \t]*\r?\n[ \t]*(?P=first))?)[ \t]*(?=\r?\n)",
         ("<<",),
         _here_doc,
         None,

@@ -206,6 +206,20 @@ def _wifi_line(text: str, start: int) -> bool:
     return any(word in line for word in ("wlan", "wifi", "wi-fi", "ssid", "wpa", "wireless"))
 
 
+_CODE_WORDS = frozenset(
+    ("new", "await", "this", "self", "null", "None", "nil", "undefined", "true", "false", "yield")
+    + ("require", "function", "lambda", "typeof", "async")
+)
+
+
+def _not_a_literal(match: re.Match[str], name: str, value: str) -> bool:
+    """A value that only names one, none at all, or code (``const token = new ethers.Contract(…)``,
+    ``key = await vault.read(…)``)."""
+    if is_reference(value) or not value.strip() or _names_a_key(name, value):
+        return True
+    return match.group("qsecret") is None and value in _CODE_WORDS
+
+
 def _referenced(match: re.Match[str], sep: str) -> bool:
     """``${RABBIT_PASS:?set it}``: a reference's default, not an assignment (``$pw = "…"``, a
     literal, is one in PHP, Perl and PowerShell)."""
@@ -241,7 +255,7 @@ def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if name.lower() in ("pwd", "oldpwd") and value.startswith(("/", "~")):
         # the shell's working directory
         return None
-    if is_reference(value) or not value.strip() or _names_a_key(name, value):
+    if _not_a_literal(match, name, value):
         return None
     quoted = match.group("qsecret") is not None
     if kind == "password" and not quoted:

@@ -48,6 +48,7 @@ _MARKS: tuple[str, ...] = (
     "$(echo",
     "$(printf",
     "| base32",
+    "| base64",
     "| rev",
     "| tr",
     "| xxd",
@@ -69,7 +70,7 @@ _REVERSED_WORDS = ("drowssap", "dwssap", "nekot", "terces", "yek_ipa", "yekipa",
 _ODD = ("->", "→", "⇒", "=>", "::", ";", ",", "|", "\t")
 _DUMP_LINE = (
     r"(?m)^([ \t]*[A-Za-z][A-Za-z0-9]*(?:[_.\-][A-Za-z0-9]+)+|[ \t]*[A-Z][A-Z0-9]{3,})"
-    r"[ \t]*(?:->|→|⇒|=+>|::|[;,|\t])[ \t]*([^\s;,|]+)[ \t]*$"
+    r"[ \t]*(?:->|→|⇒|=+>|::|[;,|\t])[ \t]*([^\s;,|]+)(?:[ \t]*[;,|\t][^\n]*)?[ \t]*$"
 )
 
 
@@ -212,7 +213,10 @@ def _shell(match: re.Match[str]) -> str:
     if value.startswith("$") or not (match.group("s") or command):
         return match.group()
     given = _through(value, command)
-    return _quoted(given, match.group()) if given is not None else match.group()
+    if given is None or not _printable(given):
+        return match.group()
+    # echo … | base64 -d | docker login --password-stdin: still echoed into what follows
+    return f'"{given}"' if match.group("s") else f'echo "{given}"'
 
 
 def _through(value: str, command: str) -> str | None:

@@ -136,6 +136,15 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "kontrasenya",
     "şifrə",
     "pasfhocal",
+    "phasfhocal",
+    "bpasfhocal",
+    "tunnussana",
+    "ijambobanga",
+    "ijambo banga",
+    "liloba ya sekele",
+    "ekigambo eky'ekyama",
+    "ekigambo ekyekyama",
+    "ahintasɛm",
     "iphasiwedi",
     "kalmar sirri",
     "mật mã",
@@ -1450,6 +1459,14 @@ def _name_word(name: str) -> tuple[str, bool] | None:
     for word in _BY_LENGTH:
         start = folded.find(word)
         while start >= 0:
+            if (
+                word == "auth"
+                and folded.startswith(("author", "authority"), start)
+                and not (folded.startswith(("authoriz", "authoris"), start))
+            ):
+                # certificate-authority-data, author_email: no credential's word
+                start = folded.find(word, start + 1)
+                continue
             if (
                 word != "pass"
                 or not start
