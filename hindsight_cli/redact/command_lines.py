@@ -285,6 +285,15 @@ def _here_string(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return _any_value(match, label)
 
 
+def _slash_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """``/p:…`` (xfreerdp, cmdkey), unless it sets a property (msbuild's ``/p:Configuration=…``)."""
+    value = _inner(match)
+    name, _, given = value.partition("=")
+    if given and name.replace(".", "").replace("_", "").isalpha():
+        return None
+    return _any_value(match, label)
+
+
 def _here_doc(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """A here-doc's first line when its command reads a password (``passwd <<EOF``, ``cat <<EOF |
     chpasswd``, ``mysql -u root -p <<EOF``: a password flag with no value before it)."""
@@ -433,7 +442,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         "password",
         r"(?i)(?<![\w./])/(?:(?:p|pass|password|pwd):|(?:rp|password)[ \t]+)" + _VALUE,
         ("/p:", "/pass:", "/password", "/pwd:", "/rp "),
-        _any_value,
+        _slash_value,
         None,
     ),
     ("password", r"(?i)[-/]login:[^\s,]+," + _VALUE, ("login:",), _any_value, None),

@@ -93,7 +93,7 @@ def _disguised(text: str) -> str:
     steps = (
         ("\\u" in text or "\\x" in text, _ESCAPE, _escaped),
         # a string's prefix in Python and others: SECRET = b"…", key = r'…'
-        (any(m in text for m in _PREFIXED), r"([=:(,][ \t]*)[bBrRuU]{1,2}(?=[\"'])", r"\1"),
+        (any(m in text for m in _PREFIXED), r"([=:(,][ \t]*)[bBrRuUfF]{1,2}(?=[\"'])", r"\1"),
         # bash's $'…' quoting, whose escapes the step before read
         ("$'" in text, r"\$'", "'"),
         # a string spelled one character at a time: ['T','i','g',…] or "T","i","g"
@@ -107,6 +107,8 @@ def _disguised(text: str) -> str:
         (text.count("|") >= 3, _TABLE_ROW, r"\1\2=\3 "),
         (any(f"pass {w}" in low for w in ("word", "phrase", "code")), _SPLIT_WORD, r"\1\2"),
         ("base64" in low or "atob(" in text, _DECODE_CALL, _decode_call),
+        # ([Text.Encoding]::UTF8.GetString("…")) around what the step before decoded
+        ("GetString(" in text, _GET_STRING, r"\1"),
         ("hex" in low or any(mark in low for mark in _HEX_MARKS), _HEX, _unhexed),
         (any(mark in text for mark in _BASE64_MARKS), r"[A-Za-z0-9+/]{16,}={0,2}", _decoded),
     )
@@ -118,7 +120,19 @@ def _disguised(text: str) -> str:
     return text
 
 
-_PREFIXED = ('= b"', "= b'", '=b"', "=b'", '= r"', "= r'", '= br"', "= rb'", '(b"', "(b'")
+_PREFIXED: tuple[str, ...] = (
+    '= b"',
+    "= b'",
+    '=b"',
+    "=b'",
+    '= r"',
+    "= r'",
+    '= br"',
+    "= rb'",
+    '(b"',
+    "(b'",
+)
+_PREFIXED += ('= f"', "= f'", '=f"', "=f'")
 _ESCAPE = r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})"
 _LEET_WORD = r"(?i)(?<![\w@$])[a-z@$0-9](?:[._*\-]?[a-z@$0-9|!]){3,16}(?![\w@$])"
 # "abc…" + "def…" and the other languages' joins (``&``, ``.``, ``..``, ``||``), over a line
@@ -150,9 +164,12 @@ _CUT_MARKS += ("' .", '" .', "' ||", '"\n', "'\n", '" "', "' '")
 _DECODE_CALL = (
     r"(?i)\$\(\s*echo\s+(?:-n\s+)?[\"']?([A-Za-z0-9+/]{8,}={0,2})[\"']?\s*\|\s*base64\s+"
     r"(?:-d|--decode|-D)\s*\)"
-    r"|(?:atob|b64decode|FromBase64String|Buffer\.from)\(\s*b?[\"']([A-Za-z0-9+/]{8,}={0,2})[\"']"
+    r"|(?:\[(?:System\.)?Convert\]::)?(?:atob|b64decode|FromBase64String|Buffer\.from)\(\s*b?[\"']([A-Za-z0-9+/]{8,}={0,2})[\"']"
     r"(?:\s*,\s*[\"']base64[\"'])?\s*\)"
 )
+
+
+_GET_STRING = r"\(?\[(?:System\.)?Text\.Encoding\]::\w+\.GetString\((\"[^\"\n]*\")\)\)?"
 
 
 def _escaped(match: re.Match[str]) -> str:

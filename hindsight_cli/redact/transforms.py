@@ -23,12 +23,15 @@ _CODE = r"(?:0[xX][0-9a-fA-F]{2}|\d{2,3})"
 _CODES = rf"{_CODE}(?:[ \t]*,[ \t]*{_CODE}){{5,}}"
 # what wraps a list of codes into a string, in the languages that write one so
 _CODES_CALL = (
-    r"(?:String\.fromCharCode\(|(?:-join[ \t]*)?\[char\[\]\][ \t]*\(|bytes\(\[|bytearray\(\[|"
+    r"(?:(?:String::from_utf8(?:_lossy)?\()?vec!\[|String\.fromCharCode\("
+    r"|(?:-join[ \t]*)?\[char\[\]\][ \t]*\(|bytes\(\[|bytearray\(\[|"
     r"\[\]byte\{|\[byte\[\]\][ \t]*\(|new[ \t]+(?:byte|char)\[\][ \t]*\{|"
     r"([\"'])\1\.join\([ \t]*(?:map\([ \t]*chr[ \t]*,|chr\(\w+\)[ \t]+for[ \t]+\w+[ \t]+in)[ \t]*[\[(]"
     r"|\{|\[|\()"
 )
-_CODES_END = r"(?:[ \t]*,[ \t]*0)?[ \t]*[\])}]\)?(?:\)?\.decode\(\)|\)?\.toString\(\))?"
+_CODES_END = (
+    r"(?:[ \t]*,[ \t]*0)?[ \t]*[\])}]\)?(?:\)?\.decode\(\)|\)?\.toString\(\)|\.unwrap\(\))?"
+)
 # "$(echo '…' | cmd)", $(printf '…'), and echo … | cmd standing alone
 _SHELL = (
     r"(?P<o>\")?(?P<s>\$\()?[ \t]*(?:echo(?:[ \t]+-[neE]+)*|printf)[ \t]+(?P<q>[\"']?)"
@@ -101,12 +104,17 @@ def undone(text: str) -> str:
             r"[ \t]*([^\s`]+)[ \t]*\r?\n[ \t]*```",
             r"\1 \2",
         ),
-        # strings in a list joined with nothing: "".join(["…", "…"]), ["…", "…"].join("")
+        # strings in a list joined with nothing: "".join(["…", "…"]), ["…", "…"].join(""),
+        # -join ('…', '…') (PowerShell), listOf("…", "…").joinToString("") (Kotlin)
         (
-            ".join(" in text,
-            r"([\"'])\1\.join\(\[([^\]\n]*)\]\)|\[([^\]\n]*)\]\.join\(([\"'])\4\)",
+            "join" in text.lower(),
+            r"([\"'])\1\.join\(\[([^\]\n]*)\]\)|\[([^\]\n]*)\]\.join\(([\"'])\4\)"
+            r"|(?i:-join)[ \t]*\(([^)\n]*)\)"
+            r"|(?:listOf|arrayOf|List\.of|Arrays\.asList|setOf)\(([^)\n]*)\)\.joinToString\(([\"'])\7\)",
             _joined,
         ),
+        # an f-string's literal parts: f"{'…'}{'…'}"
+        ("{'" in text or '{"' in text, r"\{[ \t]*([\"'])([^\"'{}\n]*)\1[ \t]*\}", r"\2"),
         ("=3D" in text, r"=3D", "="),
         ("=\n" in text and "=3D" in text, r"=\r?\n", ""),
         ('${"' in text or "${'" in text, r"\$\{[ \t]*([\"'])([^\"'\n]*)\1[ \t]*\}", r"\2"),
@@ -130,7 +138,7 @@ def undone(text: str) -> str:
             import re
 
             text = re.sub(pattern, replace, text)
-    return text
+    return _resolved(text) if "$" in text and "=" in text else text
 
 
 def _dump_line(text: str) -> bool:
@@ -147,11 +155,34 @@ def _dump_line(text: str) -> bool:
     return False
 
 
+def _resolved(text: str) -> str:
+    """A value made of variables the same text defines (``A=…; B=…; export TOKEN="${A}${B}"``), as
+    what they make, each part's own line named for it (``A_TOKEN=…``)."""
+    import re
+
+    defined = dict(re.findall(r"(?<![\w$])([A-Za-z_]\w*)=([^\s;'\"$]+)", text))
+    use = re.search(
+        r"(?<![\w$])([A-Za-z_][\w.]*)([=:][ \t]*)\"?((?:\$\{?[A-Za-z_]\w*\}?){2,})\"?(?=[\s;]|$)",
+        text,
+    )
+    if not use:
+        return text
+    names = re.findall(r"\$\{?([A-Za-z_]\w*)\}?", use.group(3))
+    if not all(name in defined for name in names):
+        return text
+    joined = "".join(defined[name] for name in names)
+    text = text[: use.start(3)] + joined + text[use.end(3) :]
+    for name in set(names):
+        text = re.sub(rf"(?<![\w$]){name}=", f"{name}_{use.group(1)}=", text)
+    return text
+
+
 def _joined(match: re.Match[str]) -> str:
     """Strings in a list joined with nothing, as the one string they make (quoted)."""
     import re
 
-    parts = re.findall(r"[\"']([^\"'\n]*)[\"']", match.group(2) or match.group(3))
+    found = next(g for g in (match.group(2), match.group(3), match.group(5), match.group(6)) if g)
+    parts = re.findall(r"[\"']([^\"'\n]*)[\"']", found)
     return '"' + "".join(parts) + '"' if len(parts) >= 2 else match.group()
 
 

@@ -1184,8 +1184,11 @@ def inside_uri(text: str, start: int) -> bool:
 def public_before(text: str, start: int) -> bool:
     """Whether the word before ``start`` says the key or token named there is public or an id
     ("Public key: 7xKX…", "commit token …")."""
-    before = text[max(0, start - 12) : start].lower().split()
-    return bool(before) and before[-1].strip("-_:") in HASH_WORDS
+    before = text[max(0, start - 24) : start].lower().split()[-2:]
+    # or the word before that: "public view key: …"
+    return any(word.strip("-_:") in HASH_WORDS for word in before[-1:]) or (
+        len(before) == 2 and before[0] == "public"
+    )
 
 
 def classes(value: str) -> int:
