@@ -29,6 +29,18 @@ _CODES_CALL = (
     r"([\"'])\1\.join\([ \t]*(?:map\([ \t]*chr[ \t]*,|chr\(\w+\)[ \t]+for[ \t]+\w+[ \t]+in)[ \t]*[\[(]"
     r"|\{|\[|\()"
 )
+# what a list of character codes is handed to, so that an ordinary list runs no pattern
+_CODE_MARKS = (
+    "fromCharCode",
+    "chr",
+    "char[]",
+    "bytes(",
+    "bytearray(",
+    "byte",
+    "vec![",
+    "0x",
+    "pack(",
+)
 _CODES_END = (
     r"(?:[ \t]*,[ \t]*0)?[ \t]*[\])}]\)?(?:\)?\.decode\(\)|\)?\.toString\(\)|\.unwrap\(\))?"
 )
@@ -86,6 +98,7 @@ def undone(text: str) -> str:
             line[::-1] if any(w in line.lower() for w in _REVERSED_WORDS) else line
             for line in text.split("\n")
         )
+    marked = any(mark in text for mark in _MARKS)
     steps = (
         (_dump_line(text), _DUMP_LINE, r"\1=\2"),
         # a shell's or Spring's default: ${DB_PASSWORD:-…}, ${DB_PASSWORD:…}, read as the value
@@ -107,20 +120,20 @@ def undone(text: str) -> str:
         # strings in a list joined with nothing: "".join(["…", "…"]), ["…", "…"].join(""),
         # -join ('…', '…') (PowerShell), listOf("…", "…").joinToString("") (Kotlin)
         (
-            "join" in text.lower(),
+            "join" in text or "Join" in text,
             r"([\"'])\1\.join\(\[([^\]\n]*)\]\)|\[([^\]\n]*)\]\.join\(([\"'])\4\)"
             r"|(?i:-join)[ \t]*\(([^)\n]*)\)"
             r"|(?:listOf|arrayOf|List\.of|Arrays\.asList|setOf)\(([^)\n]*)\)\.joinToString\(([\"'])\7\)",
             _joined,
         ),
         # an f-string's literal parts: f"{'…'}{'…'}"
-        ("{'" in text or '{"' in text, r"\{[ \t]*([\"'])([^\"'{}\n]*)\1[ \t]*\}", r"\2"),
+        ('f"{' in text or "f'{" in text, r"\{[ \t]*([\"'])([^\"'{}\n]*)\1[ \t]*\}", r"\2"),
         ("=3D" in text, r"=3D", "="),
         ("=\n" in text and "=3D" in text, r"=\r?\n", ""),
         ('${"' in text or "${'" in text, r"\$\{[ \t]*([\"'])([^\"'\n]*)\1[ \t]*\}", r"\2"),
         (text.count("\\") >= 4, r"(?:\\[0-3]?[0-7]{1,2}){4,}", _octal),
         (
-            text.count(",") >= 5,
+            text.count(",") >= 5 and any(mark in text for mark in _CODE_MARKS),
             _CODES_CALL + r"[ \t]*(?P<codes>" + _CODES + ")" + _CODES_END,
             _codes,
         ),
@@ -129,16 +142,16 @@ def undone(text: str) -> str:
             r"(?<![\w:])(?:[0-9a-fA-F]{2}[ ]){7,}[0-9a-fA-F]{2}(?![\w:])",
             _hex_run,
         ),
-        (any(mark in text for mark in _MARKS), _SHELL, _shell),
-        (any(mark in text for mark in _MARKS), _CALL, _call),
-        (any(mark in text for mark in _MARKS), _REVERSED, lambda m: f'"{m.group("v")[::-1]}"'),
+        (marked, _SHELL, _shell),
+        (marked, _CALL, _call),
+        (marked, _REVERSED, lambda m: f'"{m.group("v")[::-1]}"'),
     )
     for wanted, pattern, replace in steps:
         if wanted:
             import re
 
             text = re.sub(pattern, replace, text)
-    return _resolved(text) if "$" in text and "=" in text else text
+    return _resolved(text) if text.count("$") >= 2 and "=" in text else text
 
 
 def _dump_line(text: str) -> bool:
