@@ -142,6 +142,12 @@ def undone(text: str) -> str:
             r"(?<![\w:])(?:[0-9a-fA-F]{2}[ ]){7,}[0-9a-fA-F]{2}(?![\w:])",
             _hex_run,
         ),
+        # a key read out in groups of four: AKIA B33S 0FW5 17LS 7XP5
+        (
+            _grouped(text),
+            r"\b[A-Z0-9]{4}(?: [A-Z0-9]{4}){3,}\b",
+            lambda m: m.group().replace(" ", ""),
+        ),
         (marked, _SHELL, _shell),
         (marked, _CALL, _call),
         (marked, _REVERSED, lambda m: f'"{m.group("v")[::-1]}"'),
@@ -197,6 +203,16 @@ def _joined(match: re.Match[str]) -> str:
     found = next(g for g in (match.group(2), match.group(3), match.group(5), match.group(6)) if g)
     parts = re.findall(r"[\"']([^\"'\n]*)[\"']", found)
     return '"' + "".join(parts) + '"' if len(parts) >= 2 else match.group()
+
+
+def _grouped(text: str) -> bool:
+    """Four words of four upper-case letters or digits in a row, without ``re``."""
+    run = 0
+    for word in text.split(" "):
+        run = run + 1 if len(word) == 4 and word.isalnum() and word == word.upper() else 0
+        if run >= 4:
+            return True
+    return False
 
 
 def _spaced_hex(text: str) -> bool:
