@@ -68,14 +68,14 @@ def reading(text: str) -> str:
         text = re.sub(r'\\+"', '"', text)
     if "\\\n" in text:
         text = text.replace("\\\r\n", "").replace("\\\n", "")
-    for sep in (" ", "/", "|", ", "):
-        # letters set apart: "T i g e r 9", "Z/k/3/q/P"
+    for sep in (" ", "/", "|", ", ", " . "):
+        # letters set apart: "T i g e r 9 !", "Z/k/3/q/P", "Q . u . a"
         if sum(len(word) == 1 for word in text.split(sep)) >= 4:
             import re
 
             text = re.sub(
-                rf"(?<![^\s:=\"'])(?:\w{re.escape(sep)}){{3,}}\w(?![^\s,;\"'])",
-                lambda m: "".join(c for c in m.group() if c.isalnum()),
+                rf"(?<![^\s:=\"'])(?:{_ONE}{re.escape(sep)}){{3,}}{_ONE}(?![^\s,;\"'])",
+                lambda m, sep=sep: m.group().replace(sep, ""),  # type: ignore[misc]
                 text,
             )
     from hindsight_cli.redact import transforms
@@ -83,6 +83,8 @@ def reading(text: str) -> str:
     return _disguised(transforms.undone(text))
 
 
+# one character of a value set apart: a letter, a digit or a password's symbol
+_ONE = r"[\w!#$%&*+=?@^~]"
 _PERCENT_CODES = ("%3d", "%3a", "%26", "%22", "%253d", "%253a", "%2526", "%2522")
 
 

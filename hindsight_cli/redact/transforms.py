@@ -142,6 +142,15 @@ def undone(text: str) -> str:
             r"(?<![\w:])(?:[0-9a-fA-F]{2}[ ]){7,}[0-9a-fA-F]{2}(?![\w:])",
             _hex_run,
         ),
+        # one character a line (a value written downwards), a separator alone on its line, and
+        # base64 wrapped at 76 or 64 characters, each read joined
+        (text.count("\n") >= 6, r"(?m)\r?\n(?:[ \t]*\S[ \t]*\r?\n){5,}[ \t]*\S[ \t]*$", _downwards),
+        ("\n=\n" in text or "\n:\n" in text, r"[ \t]*\r?\n[ \t]*([=:])[ \t]*\r?\n[ \t]*", r" \1 "),
+        (
+            _wrapped(text),
+            r"(?m)(?<![A-Za-z0-9+/])((?:[A-Za-z0-9+/]{76}|[A-Za-z0-9+/]{64}))\r?\n(?=[A-Za-z0-9+/])",
+            r"\1",
+        ),
         # a key read out in groups of four: AKIA B33S 0FW5 17LS 7XP5
         (
             _grouped(text),
@@ -203,6 +212,19 @@ def _joined(match: re.Match[str]) -> str:
     found = next(g for g in (match.group(2), match.group(3), match.group(5), match.group(6)) if g)
     parts = re.findall(r"[\"']([^\"'\n]*)[\"']", found)
     return '"' + "".join(parts) + '"' if len(parts) >= 2 else match.group()
+
+
+def _downwards(match: re.Match[str]) -> str:
+    """Characters one a line, as the word they spell, on the line before them (its label's)."""
+    return " " + "".join(match.group().split())
+
+
+def _wrapped(text: str) -> bool:
+    """A line of 64 or 76 characters followed by more: base64 wrapped, without ``re``."""
+    lines = text.split("\n")
+    return any(
+        len(lines[i].rsplit(" ", 1)[-1]) in (64, 76) and lines[i + 1] for i in range(len(lines) - 1)
+    )
 
 
 def _grouped(text: str) -> bool:
