@@ -18,6 +18,7 @@ from .words import (
     high_entropy,
     is_reference,
     name_word,
+    names_a_secret,
 )
 
 TYPE_CHECKING = False
@@ -233,6 +234,9 @@ def _flag_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         return _span(match) if credential_like(value, strict=True) and "." not in value else None
     if "password" in flag and any(f" {tool} " in f" {_segment(match)} " for tool in _PG_TOOLS):
         return None
+    if names_a_secret(value):
+        # gcloud secrets versions access latest --secret=db-password: the secret's name
+        return None
     return _span(match)
 
 
@@ -374,7 +378,8 @@ def _has_flag(text: str) -> bool:
 def _pipes_a_password(text: str) -> bool:
     lowered = text.lower()
     return ("echo" in lowered or "printf" in lowered) and any(
-        w in lowered for w in ("stdin", "chpasswd", "sudo", "kinit", "passphrase-fd", "with-token")
+        w in lowered
+        for w in ("stdin", "chpasswd", "sudo", "kinit", "passphrase-fd", "with-token", "data-file")
     )
 
 
@@ -482,7 +487,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         + _VALUE
         + r"[ \t]*\|[^\n|]*?(?:--password-stdin"
         r"|--pass(?:word)?-stdin|passwd[ \t]+--stdin|chpasswd|sudo[ "
-        r"\t]+-S|--stdin|kinit|--passphrase-fd|--with-token)",
+        r"\t]+-S|--stdin|kinit|--passphrase-fd|--with-token|--data-file[ \t=]+-(?!\S))",
         (),
         _any_value,
         _pipes_a_password,

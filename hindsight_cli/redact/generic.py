@@ -217,7 +217,9 @@ def _not_a_literal(match: re.Match[str], name: str, value: str) -> bool:
     ``key = await vault.read(…)``)."""
     if is_reference(value) or not value.strip() or _names_a_key(name, value):
         return True
-    return match.group("qsecret") is None and value in _CODE_WORDS
+    from .words import names_a_secret
+
+    return match.group("qsecret") is None and (value in _CODE_WORDS or names_a_secret(value))
 
 
 def _referenced(match: re.Match[str], sep: str) -> bool:

@@ -48,12 +48,17 @@ _CODES_END = (
 _SHELL = (
     r"(?P<o>\")?(?P<s>\$\()?[ \t]*(?:echo(?:[ \t]+-[neE]+)*|printf)[ \t]+(?P<q>[\"']?)"
     r"(?P<v>[^\s\"'|)]{4,})(?P=q)[ \t]*(?:\|[ \t]*(?P<cmd>(?:base32|base64|rev|tr|xxd)\b"
-    r"[^)\n|;&>]{0,60}))?[ \t]*(?(s)\))(?(o)\")"
+    r"[^)\n|;&>]{0,60}(?:\|[ \t]*(?:base32|base64|rev|tr|xxd)\b[^)\n|;&>]{0,60}){0,2}))?"
+    r"[ \t]*(?(s)\))(?(o)\")"
 )
+# a call whose name (its whole dotted path) says it decodes, unhexes, rotates or reverses, in any
+# language: bytes.fromhex, hex.DecodeString, Base64.decode64, Base64.getDecoder().decode,
+# Buffer.from(…, "hex"), b32decode, strrev, str_rot13, codecs.decode(…, "rot13")
 _CALL = (
-    r"(?i)(?P<fn>bytes\.fromhex|unhexlify|hex2bin|b32decode|base32_decode|strrev|strreverse"
-    r"|str_rot13|codecs\.decode|reversed)\([ \t]*b?(?P<q>[\"'])(?P<v>[^\"'\n]{4,})(?P=q)"
-    r"(?:[ \t]*,[ \t]*[\"'](?P<codec>[\w\-]+)[\"'])?[ \t]*\)(?:\.decode\(\))?"
+    r"(?:\[[\w.]+\]::)?(?P<fn>(?:[A-Za-z_][\w]*(?:\(\))?\.)*[A-Za-z_]\w*)\([ \t]*b?"
+    r"(?P<q>[\"'])(?P<v>[^\"'\n]{4,})"
+    r"(?P=q)(?:[ \t]*,[ \t]*[\"'](?P<codec>[\w\-]+)[\"'])?[ \t]*\)"
+    r"(?:\)?\.(?:decode|toString)\((?:[\"'][\w\-]*[\"'])?\))?"
 )
 _REVERSED = (
     r"(?P<q>[\"'])(?P<v>[^\"'\n]{6,})(?P=q)(?:\[::-1\]|\.split\([\"']{2}\)\.reverse\(\)"
@@ -72,6 +77,11 @@ _MARKS: tuple[str, ...] = (
     "hex2bin",
     "b32decode",
     "base32_decode",
+    "ecode",
+    "ase64",
+    "ase32",
+    "Buffer.from",
+    "hex",
 )
 _MARKS += ("strrev", "StrReverse", "str_rot13", "codecs.decode", "reversed(", "[::-1]", ".reverse")
 _ROT13 = str.maketrans(
@@ -151,6 +161,10 @@ def undone(text: str) -> str:
             r"(?m)(?<![A-Za-z0-9+/])((?:[A-Za-z0-9+/]{76}|[A-Za-z0-9+/]{64}))\r?\n(?=[A-Za-z0-9+/])",
             r"\1",
         ),
+        # character codes one call each: CHAR(83)+CHAR(97)+… (SQL), chr(80) & chr(97) (VB, Python)
+        ("CHAR(" in text.upper() or "CHR(" in text.upper(), _CHAR_CALLS, _char_calls),
+        # a YAML anchor before its value: x-db-pass: &dbpass …
+        (": &" in text, r"(:[ \t]*)&[\w\-]+[ \t]+(?=\S)", r"\1"),
         # a key read out in groups of four: AKIA B33S 0FW5 17LS 7XP5
         (
             _grouped(text),
@@ -160,6 +174,8 @@ def undone(text: str) -> str:
         (marked, _SHELL, _shell),
         (marked, _CALL, _call),
         (marked, _REVERSED, lambda m: f'"{m.group("v")[::-1]}"'),
+        # a string made a string again: new String("…"), String.valueOf("…"), str("…")
+        ("tring(" in text or "str(" in text, _RESTRING, r"\1"),
     )
     for wanted, pattern, replace in steps:
         if wanted:
@@ -225,6 +241,26 @@ def _wrapped(text: str) -> bool:
     return any(
         len(lines[i].rsplit(" ", 1)[-1]) in (64, 76) and lines[i + 1] for i in range(len(lines) - 1)
     )
+
+
+_RESTRING = (
+    r"(?<![\w.])(?:new[ \t]+String|String\.valueOf|String|string|str)\([ \t]*"
+    r"(\"[^\"\n]*\"|'[^'\n]*')[ \t]*\)"
+)
+_CHAR_CALLS = (
+    r"(?i)(?:n?char|chr)\((\d{2,3})\)"
+    r"(?:[ \t]*(?:\+|\|\||&|\.|,)[ \t]*(?:n?char|chr)\((\d{2,3})\)){5,}"
+)
+
+
+def _char_calls(match: re.Match[str]) -> str:
+    """``CHAR(83)+CHAR(97)+…``, as the string the codes spell (quoted)."""
+    import re
+
+    codes = [int(code) for code in re.findall(r"\((\d{2,3})\)", match.group())]
+    if any(not 32 < code < 127 for code in codes):
+        return match.group()
+    return _quoted("".join(map(chr, codes)), match.group())
 
 
 def _grouped(text: str) -> bool:
@@ -302,7 +338,19 @@ def _shell(match: re.Match[str]) -> str:
 
 
 def _through(value: str, command: str) -> str | None:
-    """What ``command`` prints for ``value`` on its stdin, for the commands that undo a disguise."""
+    """What ``command`` prints for ``value`` on its stdin, for the commands that undo a disguise (a
+    pipe of them too: ``rev | base64 -d``)."""
+    if "|" in command:
+        for step in command.split("|"):
+            given = _through(value, step.strip())
+            if given is None:
+                return None
+            value = given
+        return value
+    return _one(value, command)
+
+
+def _one(value: str, command: str) -> str | None:
     import base64
     import binascii
 
@@ -329,19 +377,21 @@ def _through(value: str, command: str) -> str | None:
 
 def _call(match: re.Match[str]) -> str:
     """A call that decodes, reverses or rotates its literal, as what it returns (quoted)."""
-    fn, value = match.group("fn").lower(), match.group("v")
+    fn = match.group("fn").lower().replace("_", "")
+    value = match.group("v")
     codec = (match.group("codec") or "").lower().replace("_", "").replace("-", "")
-    command = {
-        "bytes.fromhex": "xxd -r",
-        "unhexlify": "xxd -r",
-        "hex2bin": "xxd -r",
-        "b32decode": "base32 -d",
-        "base32_decode": "base32 -d",
-        "strrev": "rev",
-        "strreverse": "rev",
-        "reversed": "rev",
-        "str_rot13": "tr n-za-m",
-        "codecs.decode": "tr n-za-m" if codec == "rot13" else "",
-    }[fn]
-    given = _through(value, command) if command else None
+    is_hex = len(value) % 2 == 0 and all(c in "0123456789abcdefABCDEF" for c in value)
+    if "rot13" in fn + codec:
+        command = "tr n-za-m"
+    elif "rev" in fn:
+        command = "rev"
+    elif "32" in fn:
+        command = "base32 -d"
+    elif (is_hex and ("hex" in fn + codec or "unhexlify" in fn)) or fn.endswith("hex2bin"):
+        command = "xxd -r"
+    elif "base64" in fn + codec or "b64" in fn or ("decode" in fn and not is_hex):
+        command = "base64 -d"
+    else:
+        return match.group()
+    given = _through(value, command)
     return _quoted(given, match.group()) if given is not None else match.group()

@@ -1434,6 +1434,17 @@ _PASS_PREFIXES = (
 _NAME_WORDS: dict[str, tuple[tuple[str, bool] | None]] = {}
 
 
+def names_a_secret(value: str) -> bool:
+    """Lower-case words joined by ``-`` or ``_``, one of them a secret's (``db-password``): a
+    secret's name in a store, not the secret."""
+    parts = value.replace("_", "-").split("-")
+    return (
+        len(parts) >= 2
+        and all(part.isalpha() and part.islower() for part in parts)
+        and any(name_word(part) for part in parts)
+    )
+
+
 def name_word(name: str) -> tuple[str, bool] | None:
     """The secret word in an identifier (DB_PASSWORD, apiKey, SSHPASS, client-key-data, Passwort)
     and whether it ends the name (before a suffix such as _id, _b64, 2), or None. The longest word
