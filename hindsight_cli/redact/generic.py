@@ -219,7 +219,11 @@ def _not_a_literal(match: re.Match[str], name: str, value: str) -> bool:
         return True
     from .words import names_a_secret
 
-    return match.group("qsecret") is None and (value in _CODE_WORDS or names_a_secret(value))
+    # a YAML anchor or alias (x-db-pass: &dbpass …, DB_PASSWORD: *dbpass) names the value
+    anchor = value[:1] in "&*" and value[1:].replace("-", "").replace("_", "").isalnum()
+    return match.group("qsecret") is None and (
+        value in _CODE_WORDS or names_a_secret(value) or anchor
+    )
 
 
 def _referenced(match: re.Match[str], sep: str) -> bool:

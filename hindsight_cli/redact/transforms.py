@@ -77,11 +77,16 @@ _MARKS: tuple[str, ...] = (
     "hex2bin",
     "b32decode",
     "base32_decode",
-    "ecode",
-    "ase64",
+    # a decoder's call, not an error's name (UnicodeDecodeError): its parenthesis or its dot
+    "ecode(",
+    "ecode64(",
+    "ase64.",
+    "ase64String(",
     "ase32",
     "Buffer.from",
-    "hex",
+    "hex.",
+    "Hex(",
+    "hex(",
 )
 _MARKS += ("strrev", "StrReverse", "str_rot13", "codecs.decode", "reversed(", "[::-1]", ".reverse")
 _ROT13 = str.maketrans(

@@ -1437,7 +1437,7 @@ _NAME_WORDS: dict[str, tuple[tuple[str, bool] | None]] = {}
 def names_a_secret(value: str) -> bool:
     """Lower-case words joined by ``-`` or ``_``, one of them a secret's (``db-password``): a
     secret's name in a store, not the secret."""
-    parts = value.replace("_", "-").split("-")
+    parts = value.strip("`'\"),.;").replace("_", "-").split("-")
     return (
         len(parts) >= 2
         and all(part.isalpha() and part.islower() for part in parts)
