@@ -18,6 +18,7 @@ from .words import (
     high_entropy,
     is_reference,
     name_word,
+    names_a_secret,
 )
 
 TYPE_CHECKING = False
@@ -233,6 +234,9 @@ def _flag_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         return _span(match) if credential_like(value, strict=True) and "." not in value else None
     if "password" in flag and any(f" {tool} " in f" {_segment(match)} " for tool in _PG_TOOLS):
         return None
+    if names_a_secret(value):
+        # gcloud secrets versions access latest --secret=db-password: the secret's name
+        return None
     return _span(match)
 
 
@@ -281,6 +285,30 @@ def _here_string(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if not any(
         w in segment for w in ("chpasswd", "sudo -s", "stdin", "read ", "passwd", "kinit", "login")
     ) and not any(w in segment for w in _FLAG_WORDS):
+        return None
+    return _any_value(match, label)
+
+
+def _slash_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """``/p:…`` (xfreerdp, cmdkey), unless it sets a property (msbuild's ``/p:Configuration=…``)."""
+    value = _inner(match)
+    name, _, given = value.partition("=")
+    if given and name.replace(".", "").replace("_", "").isalpha():
+        return None
+    return _any_value(match, label)
+
+
+def _here_doc(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A here-doc's first line when its command reads a password (``passwd <<EOF``, ``cat <<EOF |
+    chpasswd``, ``mysql -u root -p <<EOF``: a password flag with no value before it)."""
+    text = match.string
+    start = text.rfind("\n", 0, match.start()) + 1
+    line = text[start : text.find("\n", match.start())].lower()
+    words = ("chpasswd", "sudo -s", "stdin", "passwd", "kinit", "login", "read -s")
+    bare_flag = line[: match.start() - start].rstrip().endswith((" -p", " --password"))
+    if match.group("first") == match.group("tag") or not (
+        bare_flag or any(w in line for w in words)
+    ):
         return None
     return _any_value(match, label)
 
@@ -350,7 +378,8 @@ def _has_flag(text: str) -> bool:
 def _pipes_a_password(text: str) -> bool:
     lowered = text.lower()
     return ("echo" in lowered or "printf" in lowered) and any(
-        w in lowered for w in ("stdin", "chpasswd", "sudo", "kinit", "passphrase-fd", "with-token")
+        w in lowered
+        for w in ("stdin", "chpasswd", "sudo", "kinit", "passphrase-fd", "with-token", "data-file")
     )
 
 
@@ -384,8 +413,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "password",
-        r"(?<![\w\-])-p[ \t]+" + _VALUE + r"[ \t]+(?:-u|-U|--user(?:name)?)[ \t=]+\S",
-        ("-p",),
+        r"(?<![\w\-])-[pP][ \t]+" + _VALUE + r"[ \t]+(?:-u|-U|--user(?:name)?)[ \t=]+\S",
+        ("-p", "-P"),
         _user_password,
         None,
     ),
@@ -418,7 +447,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         "password",
         r"(?i)(?<![\w./])/(?:(?:p|pass|password|pwd):|(?:rp|password)[ \t]+)" + _VALUE,
         ("/p:", "/pass:", "/password", "/pwd:", "/rp "),
-        _any_value,
+        _slash_value,
         None,
     ),
     ("password", r"(?i)[-/]login:[^\s,]+," + _VALUE, ("login:",), _any_value, None),
@@ -458,12 +487,21 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         + _VALUE
         + r"[ \t]*\|[^\n|]*?(?:--password-stdin"
         r"|--pass(?:word)?-stdin|passwd[ \t]+--stdin|chpasswd|sudo[ "
-        r"\t]+-S|--stdin|kinit|--passphrase-fd|--with-token)",
+        r"\t]+-S|--stdin|kinit|--passphrase-fd|--with-token|--data-file[ \t=]+-(?!\S))",
         (),
         _any_value,
         _pipes_a_password,
     ),
     ("password", r"<<<[ \t]*" + _VALUE, ("<<<",), _here_string, None),
+    (
+        "password",
+        r"<<-?[ \t]*([\"']?)(?P<tag>[A-Za-z_]\w*)\1[^\n]*\r?\n[ \t]*"
+        # passwd asks twice: the same line again is the same password
+        r"(?P<secret>(?P<first>\S+)(?:[ \t]*\r?\n[ \t]*(?P=first))?)[ \t]*(?=\r?\n)",
+        ("<<",),
+        _here_doc,
+        None,
+    ),
     (
         "cookie",
         r"(?<![\w\-])(?:-b|--cookie)[ \t=]+" + _VALUE,

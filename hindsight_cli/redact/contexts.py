@@ -278,6 +278,32 @@ def _may_be_labelled(text: str) -> bool:
     return any(len(word) >= 8 and classes(word) == 4 for word in text.split())
 
 
+# English words that join a sentence and say no "is": an English line is no label in a language
+# the tables lack ("refund created for cus_… on pi_…")
+_GLUE = frozenset(
+    "for on in at to of by with from into as via per and or the a an than then after before over "
+    "under since until about this that these those".split()
+)
+
+
+def _copula_labelled(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """``_labelled`` with a short word for its colon, unless the line reads as English."""
+    from .words import COPULAS
+
+    words = match.group("label").lower().split()
+    copula = match.group("cop").lower()
+    if any(w in _GLUE for w in words) or (copula in _GLUE and copula not in COPULAS):
+        return None
+    return _labelled(match, label)
+
+
+def _has_password_shape(text: str) -> bool:
+    """A word of 8 characters or more that mixes all four kinds, without ``re``."""
+    from .words import classes
+
+    return any(len(word) >= 8 and classes(word) == 4 for word in text.split())
+
+
 def _named_after(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """ "<value> is the new password": the value before the word, password-shaped."""
     value = match.group("secret")
@@ -405,6 +431,16 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         (),
         _labelled,
         _may_be_labelled,
+    ),
+    # the same with a short word for a colon, in a language no table has: "ijambobanga rya wifi ni
+    # …", "an phasfhocal ná …", "tunnussana on …" (a copula of one to five letters in any script)
+    (
+        "password",
+        r"(?m)^(?P<label>[^\n:：=;{}()<>\[\]\"'`]{1,40}?)[ \t]+(?P<cop>[^\W\d_]{1,5})[ \t]+"
+        r"(?P<secret>\S{8,64})(?:[ \t]+\S+){0,3}[ \t]*$",
+        (),
+        _copula_labelled,
+        _has_password_shape,
     ),
     # SNMPv3: … auth sha <password> priv aes 128 <password>
     (

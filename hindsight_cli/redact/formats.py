@@ -173,6 +173,16 @@ def _time_key(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
 
 RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
+    # a key's 64 hex handed to what makes a wallet or a signer from it (new ethers.Wallet("0x…"),
+    # Account.from_key(…), privateKeyToAccount(…)); a hash of the same length goes elsewhere
+    (
+        "private_key",
+        r"(?i)\b[\w.]*(?:wallet|signer|from_?key|fromprivatekey|privatekeytoaccount|fromsecretkey"
+        r"|importprivkey)[ \t]*\([ \t]*[\"']?(?P<secret>(?:0x)?[0-9a-fA-F]{64})\b",
+        ("wallet", "signer", "key", "importprivkey"),
+        None,
+        None,
+    ),
     (
         "secret",
         r"(?i)(?<![\w.])(?P<name>[A-Za-z_][\w.]{0,60})[ \t]*\((?P<args>[^()\n]{4,300})\)",

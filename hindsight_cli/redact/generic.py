@@ -206,12 +206,39 @@ def _wifi_line(text: str, start: int) -> bool:
     return any(word in line for word in ("wlan", "wifi", "wi-fi", "ssid", "wpa", "wireless"))
 
 
+_CODE_WORDS = frozenset(
+    ("new", "await", "this", "self", "null", "None", "nil", "undefined", "true", "false", "yield")
+    + ("require", "function", "lambda", "typeof", "async")
+)
+
+
+def _not_a_literal(match: re.Match[str], name: str, value: str) -> bool:
+    """A value that only names one, none at all, or code (``const token = new ethers.Contract(…)``,
+    ``key = await vault.read(…)``)."""
+    if is_reference(value) or not value.strip() or _names_a_key(name, value):
+        return True
+    from .words import names_a_secret
+
+    # a YAML anchor or alias (x-db-pass: &dbpass …, DB_PASSWORD: *dbpass) names the value
+    anchor = value[:1] in "&*" and value[1:].replace("-", "").replace("_", "").isalnum()
+    return match.group("qsecret") is None and (
+        value in _CODE_WORDS or names_a_secret(value) or anchor
+    )
+
+
+def _referenced(match: re.Match[str], sep: str) -> bool:
+    """``${RABBIT_PASS:?set it}``: a reference's default, not an assignment (``$pw = "…"``, a
+    literal, is one in PHP, Perl and PowerShell)."""
+    before = match.string[max(0, match.start() - 2) : match.start()]
+    literal = match.group("qsecret") is not None and sep in ("=", "=>", ":=")
+    return before.endswith(("${", "%")) or (before.endswith("$") and not literal)
+
+
 def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """``NAME = value``: how much the value must look like a secret depends on the name and the
     separator."""
     name, sep = match.group("name"), match.group("sep").strip()
-    if match.string[max(0, match.start() - 2) : match.start()].endswith(("${", "$", "%")):
-        # ${RABBIT_PASS:?set it}: a reference's default, not an assignment
+    if _referenced(match, sep):
         return None
     if sep == ":" and inside_uri(match.string, match.start()):
         # arn:aws:secretsmanager:…:secret:prod/db
@@ -234,7 +261,7 @@ def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if name.lower() in ("pwd", "oldpwd") and value.startswith(("/", "~")):
         # the shell's working directory
         return None
-    if is_reference(value) or not value.strip() or _names_a_key(name, value):
+    if _not_a_literal(match, name, value):
         return None
     quoted = match.group("qsecret") is not None
     if kind == "password" and not quoted:
@@ -586,6 +613,16 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _literal,
         _literal_pair,
     ),
+    # a pair whose first element names a secret and is no string: {smtp_password, "…"} (Erlang),
+    # (:api_key, "…"), [db_pass, '…']
+    (
+        "secret",
+        r"(?i)[{(\[][ \t]*:?(?P<name>[A-Za-z_][\w.\-]*)[ \t]*,[ \t]*(?P<q>[\"'])"
+        r"(?P<qsecret>[^\"'\n]{3,})(?P=q)",
+        NAME_WORDS,
+        _literal,
+        lambda text: "," in text,
+    ),
     (
         "password",
         r"(?i)\b(?:\w*connect\w*|PDO|getConnection)[ \t]*\([ \t]*[^,()\n]+,[ "
@@ -667,7 +704,10 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "secret",
-        r"(?i)\bkey\s*=\s*[\"'](?P<name>[\w.:\-]+)[\"']\s+value\s*=\s*[\"']"
+        # and an HTML or XML element's name="…" with its value="…" (<param name="db_password"
+        # value="…"/>), other attributes between them
+        r"(?i)\b(?:key|name)\s*=\s*[\"'](?P<name>[\w.:\-]+)[\"']"
+        r"(?:\s+[\w:\-]+\s*=\s*[\"'][^\"'\n<>]*[\"'])*?\s+value\s*=\s*[\"']"
         r"(?P<secret>[^\"'\n]+)[\"']",
         ("value",),
         _named,
@@ -676,7 +716,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     (
         "secret",
         # $config['db_pass'] = …: a subscript's closing bracket
-        rf"(?i)(?<![\w.\-])(?P<name>[\w.\-]+)[\"']?\]?(?P<sep>{_SEPARATOR})"
+        rf"(?i)(?<![\w.\-])(?P<name>[\w.\-]+)(?:\[\]|[\"']?\]?)(?P<sep>{_SEPARATOR})"
         # the value in a
         rf"(?=(?:{_QUOTED}|(?P<secret>[^\s'\",;<>]{{3,}})))",
         NAME_WORDS,

@@ -169,6 +169,16 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _file_content,
         None,
     ),
+    # a line that names a secret or private key (minisign's and signify's "untrusted comment: …
+    # secret key", "# private key"), then a key's base64 alone on the next line
+    (
+        "private_key",
+        r"(?im)^[^\n]{0,60}\b(?:secret|private)[ \t_\-]?key\b[^\n]{0,30}\r?\n"
+        r"[ \t]*(?P<secret>[A-Za-z0-9+/]{40,}={0,2})[ \t]*$",
+        ("secret key", "private key", "secret_key", "private_key", "secret-key", "private-key"),
+        None,
+        None,
+    ),
     # OpenVPN's inline <auth-user-pass>: the user, then the password
     (
         "password",

@@ -68,19 +68,23 @@ def reading(text: str) -> str:
         text = re.sub(r'\\+"', '"', text)
     if "\\\n" in text:
         text = text.replace("\\\r\n", "").replace("\\\n", "")
-    for sep in (" ", "/", "|", ", "):
-        # letters set apart: "T i g e r 9", "Z/k/3/q/P"
+    for sep in (" ", "/", "|", ", ", " . "):
+        # letters set apart: "T i g e r 9 !", "Z/k/3/q/P", "Q . u . a"
         if sum(len(word) == 1 for word in text.split(sep)) >= 4:
             import re
 
             text = re.sub(
-                rf"(?<![^\s:=\"'])(?:\w{re.escape(sep)}){{3,}}\w(?![^\s,;\"'])",
-                lambda m: "".join(c for c in m.group() if c.isalnum()),
+                rf"(?<![^\s:=\"'])(?:{_ONE}{re.escape(sep)}){{3,}}{_ONE}(?![^\s,;\"'])",
+                lambda m, sep=sep: m.group().replace(sep, ""),  # type: ignore[misc]
                 text,
             )
-    return _disguised(text)
+    from hindsight_cli.redact import transforms
+
+    return _disguised(transforms.undone(text))
 
 
+# one character of a value set apart: a letter, a digit or a password's symbol
+_ONE = r"[\w!#$%&*+=?@^~]"
 _PERCENT_CODES = ("%3d", "%3a", "%26", "%22", "%253d", "%253a", "%2526", "%2522")
 
 
@@ -91,7 +95,7 @@ def _disguised(text: str) -> str:
     steps = (
         ("\\u" in text or "\\x" in text, _ESCAPE, _escaped),
         # a string's prefix in Python and others: SECRET = b"…", key = r'…'
-        (any(m in text for m in _PREFIXED), r"([=:(,][ \t]*)[bBrRuU]{1,2}(?=[\"'])", r"\1"),
+        (any(m in text for m in _PREFIXED), r"([=:(,][ \t]*)[bBrRuUfF]{1,2}(?=[\"'])", r"\1"),
         # bash's $'…' quoting, whose escapes the step before read
         ("$'" in text, r"\$'", "'"),
         # a string spelled one character at a time: ['T','i','g',…] or "T","i","g"
@@ -105,6 +109,8 @@ def _disguised(text: str) -> str:
         (text.count("|") >= 3, _TABLE_ROW, r"\1\2=\3 "),
         (any(f"pass {w}" in low for w in ("word", "phrase", "code")), _SPLIT_WORD, r"\1\2"),
         ("base64" in low or "atob(" in text, _DECODE_CALL, _decode_call),
+        # ([Text.Encoding]::UTF8.GetString("…")) around what the step before decoded
+        ("GetString(" in text, _GET_STRING, r"\1"),
         ("hex" in low or any(mark in low for mark in _HEX_MARKS), _HEX, _unhexed),
         (any(mark in text for mark in _BASE64_MARKS), r"[A-Za-z0-9+/]{16,}={0,2}", _decoded),
     )
@@ -116,7 +122,19 @@ def _disguised(text: str) -> str:
     return text
 
 
-_PREFIXED = ('= b"', "= b'", '=b"', "=b'", '= r"', "= r'", '= br"', "= rb'", '(b"', "(b'")
+_PREFIXED: tuple[str, ...] = (
+    '= b"',
+    "= b'",
+    '=b"',
+    "=b'",
+    '= r"',
+    "= r'",
+    '= br"',
+    "= rb'",
+    '(b"',
+    "(b'",
+)
+_PREFIXED += ('= f"', "= f'", '=f"', "=f'")
 _ESCAPE = r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})"
 _LEET_WORD = r"(?i)(?<![\w@$])[a-z@$0-9](?:[._*\-]?[a-z@$0-9|!]){3,16}(?![\w@$])"
 # "abc…" + "def…" and the other languages' joins (``&``, ``.``, ``..``, ``||``), over a line
@@ -140,7 +158,7 @@ def _concat(match: re.Match[str]) -> str:
 _TABLE_ROW = r"(?m)(^[ \t]*\|[ \t]*)([A-Z][A-Z0-9_]*[A-Z0-9])[ \t]*\|[ \t]*([^\s|`]+)[ \t]*(?=\|)"
 # "Pass Word", "pass phrase"
 _SPLIT_WORD = r"(?i)\b(pass) (word|phrase|code)\b"
-_HEX = r"\b(?:[0-9a-fA-F]{2}){8,}\b"
+_HEX = r"\b(?:0x)?(?:[0-9a-fA-F]{2}){8,}\b"
 _CUT_MARKS: tuple[str, ...] = ('").append("', '").concat("', '" +', "' +", '"+', "'+", '" &')
 _CUT_MARKS += ("' .", '" .', "' ||", '"\n', "'\n", '" "', "' '")
 # a value handed to a decoder: ``$(echo … | base64 -d)``, ``atob("…")``, ``b64decode("…")``,
@@ -148,9 +166,12 @@ _CUT_MARKS += ("' .", '" .', "' ||", '"\n', "'\n", '" "', "' '")
 _DECODE_CALL = (
     r"(?i)\$\(\s*echo\s+(?:-n\s+)?[\"']?([A-Za-z0-9+/]{8,}={0,2})[\"']?\s*\|\s*base64\s+"
     r"(?:-d|--decode|-D)\s*\)"
-    r"|(?:atob|b64decode|FromBase64String|Buffer\.from)\(\s*b?[\"']([A-Za-z0-9+/]{8,}={0,2})[\"']"
+    r"|(?:\[(?:System\.)?Convert\]::)?(?:atob|b64decode|FromBase64String|Buffer\.from)\(\s*b?[\"']([A-Za-z0-9+/]{8,}={0,2})[\"']"
     r"(?:\s*,\s*[\"']base64[\"'])?\s*\)"
 )
+
+
+_GET_STRING = r"\(?\[(?:System\.)?Text\.Encoding\]::\w+\.GetString\((\"[^\"\n]*\")\)\)?"
 
 
 def _escaped(match: re.Match[str]) -> str:
@@ -274,7 +295,7 @@ def _unhexed(match: re.Match[str]) -> str:
     """Hex of a secret's assignment, as its text."""
     found = match.group()
     try:
-        decoded = bytes.fromhex(found).decode("utf-8")
+        decoded = bytes.fromhex(found.removeprefix("0x")).decode("utf-8")
     except ValueError:
         return found
     low = decoded.lower()

@@ -136,6 +136,15 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "kontrasenya",
     "şifrə",
     "pasfhocal",
+    "phasfhocal",
+    "bpasfhocal",
+    "tunnussana",
+    "ijambobanga",
+    "ijambo banga",
+    "liloba ya sekele",
+    "ekigambo eky'ekyama",
+    "ekigambo ekyekyama",
+    "ahintasɛm",
     "iphasiwedi",
     "kalmar sirri",
     "mật mã",
@@ -1175,8 +1184,11 @@ def inside_uri(text: str, start: int) -> bool:
 def public_before(text: str, start: int) -> bool:
     """Whether the word before ``start`` says the key or token named there is public or an id
     ("Public key: 7xKX…", "commit token …")."""
-    before = text[max(0, start - 12) : start].lower().split()
-    return bool(before) and before[-1].strip("-_:") in HASH_WORDS
+    before = text[max(0, start - 24) : start].lower().split()[-2:]
+    # or the word before that: "public view key: …"
+    return any(word.strip("-_:") in HASH_WORDS for word in before[-1:]) or (
+        len(before) == 2 and before[0] == "public"
+    )
 
 
 def classes(value: str) -> int:
@@ -1422,6 +1434,17 @@ _PASS_PREFIXES = (
 _NAME_WORDS: dict[str, tuple[tuple[str, bool] | None]] = {}
 
 
+def names_a_secret(value: str) -> bool:
+    """Lower-case words joined by ``-`` or ``_``, one of them a secret's (``db-password``): a
+    secret's name in a store, not the secret."""
+    parts = value.strip("`'\"),.;").replace("_", "-").split("-")
+    return (
+        len(parts) >= 2
+        and all(part.isalpha() and part.islower() for part in parts)
+        and any(name_word(part) for part in parts)
+    )
+
+
 def name_word(name: str) -> tuple[str, bool] | None:
     """The secret word in an identifier (DB_PASSWORD, apiKey, SSHPASS, client-key-data, Passwort)
     and whether it ends the name (before a suffix such as _id, _b64, 2), or None. The longest word
@@ -1439,6 +1462,7 @@ def name_word(name: str) -> tuple[str, bool] | None:
 
 
 def _name_word(name: str) -> tuple[str, bool] | None:
+    plain = name.strip("\"'")
     folded = fold(name).strip("\"'")
     if not any(w in folded for w in _BY_LENGTH):
         return None
@@ -1450,10 +1474,25 @@ def _name_word(name: str) -> tuple[str, bool] | None:
         start = folded.find(word)
         while start >= 0:
             if (
+                word == "auth"
+                and folded.startswith(("author", "authority"), start)
+                and not (folded.startswith(("authoriz", "authoris"), start))
+            ):
+                # certificate-authority-data, author_email: no credential's word
+                start = folded.find(word, start + 1)
+                continue
+            if (
                 word != "pass"
                 or not start
                 or not folded[start - 1].isalpha()
                 or folded[:start].endswith(_PASS_PREFIXES)
+                # camelCase: kPass, dbPass (not bypass or compass)
+                or (
+                    len(plain) == len(folded)
+                    and plain[start - 1].islower()
+                    and plain[start].isupper()
+                    and not folded[:start].endswith(("by", "com", "sur", "over"))
+                )
             ):
                 if start + len(word) in (len(folded), stem):
                     return word, True
