@@ -92,7 +92,7 @@ _SECRET = (
     r"(?:conversation|chat|thread)"
 )
 _DEST = (
-    r"https?://|ftp://|s3://|[\w.+-]+@[\w-]+\.[a-z]{2,}|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|"
+    r"https?://|ftp://|s3://|[\w.+-]{1,64}@[\w-]{1,63}\.[a-z]{2,}|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|"
     r"public(?! keys?\b)|external|outside|third[- ]party|gists?|pastebin|paste site|buckets?|webhooks?|"
     r"(?:your|the|each|every) (?:next |final |first )?(?:answer|reply|response|recap|summary|"
     r"output|final message|"
@@ -131,7 +131,7 @@ _VOID = (
 )
 # a destination outside the machine or in public (not the reply): a secret sent there is enough
 _OUTSIDE = re.compile(
-    r"https?://|ftp://|s3://|[\w.+-]+@[\w-]+\.[a-z]{2,}|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|"
+    r"https?://|ftp://|s3://|[\w.+-]{1,64}@[\w-]{1,63}\.[a-z]{2,}|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|"
     r"\b(?:public(?! keys?\b)|external|outside|third[- ]party|gists?|pastebin|transfer\.sh|webhooks?|"
     r"commit message|pr description|readme|wiki|ticket|(?:personal|private) (?:e-?mail|gmail|inbox|"
     r"account|"

@@ -54,7 +54,7 @@ _OUT_PASSIVE = (
     r"printed|dumped|published|attached|copied|shared|mirrored|piped|echoed|listed|written)"
 )
 _WHERE = (
-    r"(?:https?://|s3://|gs://|[\w.+-]+@[\w-]+\.[a-z]{2,}|webhook|pastebin|gist|bucket|"
+    r"(?:https?://|s3://|gs://|[\w.+-]{1,64}@[\w-]{1,63}\.[a-z]{2,}|webhook|pastebin|gist|bucket|"
     r"(?:your|the|its|this|each|every|next) (?:reply|answer|response|summary|output|chat|"
     r"comment|commit message|issue|pull request|pr description|message|report)|"
     r"the (?:bottom|end|top) of (?:your|the|each))"
@@ -447,7 +447,7 @@ _WEAK: dict[str, tuple[int, str]] = {
     # a way out of the machine
     "outbound": (
         2,
-        r"(?<!\]\()https?://\S+|[\w.+-]+@[\w-]+\.[a-z]{2,}|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|"
+        r"(?<!\]\()https?://\S+|[\w.+-]{1,64}@[\w-]{1,63}\.[a-z]{2,}|\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|"
         r"publish\w*|gists?|wiki|paste\w*|mirror\w*|cc'?ing|upload\w*|send|sending|forward\w*|"
         r"nc|netcat|webhooks?|public|comment on|echo back|render|print|output|dump|"
         r"exfiltrat\w*|leak\w*|reveal\w*|share|copy \w+ (?:in)?to|mail|e-?mail|dropbox|"

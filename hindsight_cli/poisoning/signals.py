@@ -16,6 +16,7 @@ folded)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import cache
 from itertools import pairwise
 
@@ -51,6 +52,18 @@ _NEGATED = re.compile(
     r"leave out|omit|exclude|redact|mask)\b"
     r"[^,;:]{0,40}$"
 )
+# how far before a position a negation can start: its longest word ("declined to") and 40 more
+_NEGATION_REACH = 64
+
+
+def _negated_before(text: str, at: int) -> bool:
+    """Whether a negation ends just before ``at`` (``_NEGATED``). Read from ``_NEGATION_REACH``
+    characters before it, the most a negation spans (the search still sees the character before
+    its window for ``\b``): from the text's start, each of ten thousand signals in one long
+    "sentence" scanned all of it again (seconds for 30 KB of "sk-sk-…")."""
+    return _NEGATED.search(text, max(0, at - _NEGATION_REACH), at) is not None
+
+
 # what else makes earlier guidance void: a draft, scaffolding, a rehearsal, no authority
 _VOIDISH = (
     r"(?:a |an |the |only )?(?:draft|scaffolding|rehearsal|dry run|mock\w*|dummy|boilerplate|"
@@ -260,7 +273,7 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         rf"\b(?:{_VOID}|{_VOIDISH}|came from)",
         r"\bwhat you were (?:configured|set up|given|told|trained|instructed|primed|loaded|shipped)"
         rf"\b[^.;\n]{{0,40}}\b(?:{_VOID}|{_VOIDISH}|(?:a |an )?(?:generic |default )?template)",
-        r"\b[\w-]+ (?:list|rules?|policy|instructions|checklist) you (?:keep|were|have been|'ve been) "
+        r"\b[\w-]{1,40} (?:list|rules?|policy|instructions|checklist) you (?:keep|were|have been|'ve been) "
         r"(?:checking|following|using|obeying|given|told|consulting)\b[^.;\n]{0,40}\b(?:from last "
         rf"(?:year|month|week)|{_VOID}|{_VOIDISH})",
         r"\bnothing (?:on|in) (?:it|that list|the list|them) is (?:protected|binding|valid|off-limits)"
@@ -463,8 +476,9 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"payment methods)|card fingerprints|service account (?:keys?|json|credentials)|"
         r"(?:the user's|every|each|all (?:the )?|the users') (?:message|prompt|input|query|question|"
         r"request)s?\b|"
-        r"/etc/shadow|card details|[a-z_]*(?:token|secret|password|api_key)[a-z_]*|[a-z_]*_keys?|"
-        r"[\w.]*_history|(?:whole|entire|full) (?:conversation|chat|thread)|contract(?:s| drafts?)|"
+        r"/etc/shadow|card details|[a-z_]{0,40}(?:token|secret|password|api_key)[a-z_]{0,40}|"
+        r"[a-z_]{0,40}_keys?|"
+        r"[\w.]{0,40}_history|(?:whole|entire|full) (?:conversation|chat|thread)|contract(?:s| drafts?)|"
         r"bank (?:details|account|info)|calendar (?:invites|entries|events)|inbox|direct messages|dms|"
         r"private messages|(?:unreleased|confidential|internal|private|non-public|embargoed) (?:[\w-]+ ){0,2}"
         r"(?:data|documents?|files?|reports?|wiki(?: export)?|messages|roadmap|results|"
@@ -488,7 +502,7 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     "way out": (
         rf"(?:{_DEST})",
-        r"\b(?:[\w-]+\.)+(?:com|net|org|io|ru|cn|top|xyz|sh|me|co|dev|app)/\S|"
+        r"\b(?:[\w-]{1,63}\.){1,8}(?:com|net|org|io|ru|cn|top|xyz|sh|me|co|dev|app)/\S|"
         r"\b(?:curl|wget|scp|rsync|nc)\b|\bmarkdown image\b|\bquery string\b|\bshared (?:channel|"
         r"drive|folder|doc)\b|\b(?:release notes|changelog|slack|discord|telegram)\b|"
         r"\b(?:every|each|any|the) [\w ]{0,15}(?:review|comment|post|message|reply|answer)s? you "
@@ -814,6 +828,15 @@ def _told(sentence: str) -> set[str]:
     return told
 
 
+def _blanked(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` with each of ``spans`` (in order, apart) turned to spaces."""
+    parts, at = [], 0
+    for start, end in spans:
+        parts += [text[at:start], " " * (end - start)]
+        at = end
+    return "".join(parts) + text[at:]
+
+
 def _strong(sentence: str) -> tuple[set[str], str]:
     """The strong signals of a sentence, and the sentence with their words blanked."""
     found: set[str] = set()
@@ -821,15 +844,16 @@ def _strong(sentence: str) -> tuple[set[str], str]:
     for kind, pattern in _compiled():
         if kind in _WEAK:
             continue
-        # read on what earlier signals left: one span counts once
-        for match in pattern.finditer(rest):
-            if kind == "secrecy" or not _NEGATED.search(sentence, 0, match.start()):
-                found.add(kind)
-                rest = (
-                    rest[: match.start()]
-                    + " " * (match.end() - match.start())
-                    + rest[match.end() :]
-                )
+        # read on what earlier signals left: one span counts once (each pattern's spans blanked
+        # together, once it has read the text: blanking keeps every length)
+        spans = [
+            match.span()
+            for match in pattern.finditer(rest)
+            if kind == "secrecy" or not _negated_before(sentence, match.start())
+        ]
+        if spans:
+            found.add(kind)
+            rest = _blanked(rest, spans)
     if ("void" in found and _OWN_RULES.search(sentence)) or "void rules" in found:
         found.add("own rules void")
     return found, rest
@@ -843,7 +867,7 @@ def _signals(sentence: str) -> set[str]:
         kind: [
             m
             for m in _compiled()[i][1].finditer(sentence if kind in _MOVES else rest)
-            if not _NEGATED.search(sentence if kind in _MOVES else rest, 0, m.start())
+            if not _negated_before(sentence if kind in _MOVES else rest, m.start())
         ]
         for i, (kind, _) in enumerate(_compiled())
         if kind in _WEAK
@@ -866,7 +890,7 @@ def _signals(sentence: str) -> set[str]:
     if weak["secret"]:
         found.add("secret")
     if weak["harm"] or any(
-        _harms(m) and not _NEGATED.search(rest, 0, m.start()) for m in _licensed().finditer(rest)
+        _harms(m) and not _negated_before(rest, m.start()) for m in _licensed().finditer(rest)
     ):
         found.add("harm")
     # told is read on the whole sentence ("he needs you to wire …"), what is told on what the

@@ -64,7 +64,9 @@ _MORSE_CODE = {
 # Base64 wrapped over lines.
 _BASE64_LINES = re.compile(r"(?:[A-Za-z0-9+/]{16,}\r?\n){1,64}[A-Za-z0-9+/]{2,}={0,2}")
 # A word written in symbols that read as letters: "!gn0r3", "@ll", "pr3v!0u$".
-_LEET_TOKEN = re.compile(r"\S*[A-Za-z0-9]\S*")
+# a token from its start (not from every character of a long run without a letter or digit: that
+# read a 30 KB run of symbols in seconds)
+_LEET_TOKEN = re.compile(r"(?<!\S)\S*[A-Za-z0-9]\S*")
 _LEET_SYMBOLS = str.maketrans("!@$€+£¡", "iaset" + "li")
 _LIST_ITEM = re.compile(r"(?:[-*•+]|\d{1,3}[.)])\s")
 # How much of a text the line-break views read: they are for short fragments, not whole files.

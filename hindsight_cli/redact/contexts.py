@@ -493,7 +493,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "password",
-        r"(?i)(?<![\w\-])(?P<secret>[^\s\"'`]{8,})[ \t]+(?:is|was|will[ \t]+be|becomes)[ \t]+"
+        r"(?i)(?<![\w\-])(?P<secret>[^\s\"'`]{8,256})[ \t]+(?:is|was|will[ \t]+be|becomes)[ \t]+"
         r"(?:(?:the|my|our|your|his|her|their|new|current|old|temporary|default|admin|root|wifi|wi-fi|"
         r"db|database|server|master|shared|account|login|user|staging|prod|production)[ \t]+){0,4}"
         r"(?:{words})(?!\w)",

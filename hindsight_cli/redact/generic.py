@@ -200,9 +200,11 @@ def _through_marks(text: str, span: tuple[int, int]) -> tuple[str, tuple[int, in
 
 
 def _wifi_line(text: str, start: int) -> bool:
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", start)
-    line = text[line_start : line_end if line_end >= 0 else len(text)].lower()
+    """Whether the line around ``start`` (at most 256 characters either side: each key of a long
+    line read its whole line) names a wireless network."""
+    line_start = max(text.rfind("\n", 0, start) + 1, start - 256)
+    line_end = text.find("\n", start, start + 256)
+    line = text[line_start : line_end if line_end >= 0 else min(len(text), start + 256)].lower()
     return any(word in line for word in ("wlan", "wifi", "wi-fi", "ssid", "wpa", "wireless"))
 
 
@@ -534,7 +536,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "password",
-        r"(?<![\w.\-/:@\\])(?P<user>[A-Za-z0-9._\-\\/]{1,64}):(?P<secret>[^\s:/@'\"]{3,}[^\s'\"@]*)@"
+        r"(?<![\w.\-/:@\\])(?P<user>[A-Za-z0-9._\-\\/]{1,64}):(?P<secret>[^\s:/@'\"]{3,256}[^\s'\"@]{0,256})@"
         # Go's MySQL DSN too: user:pass@tcp(db:3306)/app, user:pass@(localhost:3306)/
         r"(?=[A-Za-z0-9][\w.\-]*(?::\d+)?(?:[/\s'\",;)]|$)|(?:tcp|unix)?\([\w.\-:/]+\))",
         ("@",),

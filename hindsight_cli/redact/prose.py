@@ -146,6 +146,8 @@ _SEP = (
 # compiles slowly.
 _VALUE = "[!#-&(*+\\--:<-\\[\\\\^_a-~\u00a1-\u02ff\u0370-\u052f]+"
 _TOKEN = r"(?<![A-Za-z0-9+/=\-.~:@%_])[A-Za-z0-9+/_\-.~]{16,}={0,2}(?![A-Za-z0-9+/=\-.~@%_])"
+# where a ``_TOKEN`` can start
+_TOKEN_START = r"(?<![A-Za-z0-9+/=\-.~:@%_])[A-Za-z0-9+/_\-.~]"
 
 
 _CARD_CODES = frozenset(("cvv", "cvv2", "cvc", "cvc2"))
@@ -324,6 +326,20 @@ def _letters(text: str) -> int:
     return count
 
 
+def tokens_near(text: str, base: int, end: int) -> Iterator[re.Match[str]]:
+    """The ``_TOKEN``s of ``text[:end]`` that start within 64 characters after ``base``, in order,
+    each read whole, as a search from ``base`` finds them: looked for only there (a search to the
+    line's end for each secret word of a long line without a token, "key: key: key: …", made such a
+    line quadratic), each matched where it can start."""
+    import re
+
+    token = re.compile(_TOKEN)
+    for start in re.compile(_TOKEN_START).finditer(text, base, min(end, base + 65)):
+        found = token.match(text, start.start(), end)
+        if found is not None:
+            yield found
+
+
 def _nearby(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """A random token a few words after a secret word, unless the words before it say it is a hash,
     an id or a public key ("token id 3f2a…", "in commit 3f2a…", "public key: ssh-ed25519 AAAA…")."""
@@ -333,9 +349,7 @@ def _nearby(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if public_before(text, match.start()):
         return None
     line_end = text.find("\n", base)
-    for token in re.compile(_TOKEN).finditer(text, base, line_end if line_end >= 0 else len(text)):
-        if token.start() - base > 64:
-            break
+    for token in tokens_near(text, base, line_end if line_end >= 0 else len(text)):
         gap = text[base : token.start()].lower()
         if set(re.findall(r"[a-z0-9]+", gap)) & HASH_WORDS or "://" in gap:
             return None

@@ -94,7 +94,7 @@ _PREFIXED = [
     ("anthropic_key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}", ("sk-ant-",)),
     (
         "openai_key",
-        r"\bsk-(?:proj-|svcacct-|admin-|or-v1-)?(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9_\-]{20,}",
+        r"\bsk-(?:proj-|svcacct-|admin-|or-v1-)?(?=[A-Za-z0-9_\-]{0,256}\d)[A-Za-z0-9_\-]{20,}",
         ("sk-",),
     ),
     ("huggingface_token", r"\b(?:hf_|api_org_)[A-Za-z0-9]{30,}\b", ("hf_", "api_org_")),

@@ -119,7 +119,7 @@ def undone(text: str) -> str:
         # a shell's or Spring's default: ${DB_PASSWORD:-…}, ${DB_PASSWORD:…}, read as the value
         (
             "${" in text,
-            r"(\")?\$\{[A-Za-z_]\w*(?::?[-=]|:)([^}\s:?+\"][^}\s\"]*)\}(?(1)\")",
+            r"(\")?\$\{[A-Za-z_]\w*(?::?[-=]|:)([^}\s:?+\"][^}\s\"]{0,512})\}(?(1)\")",
             r'"\2"',
         ),
         # a name or a value in a Markdown code span: `password`=`…`

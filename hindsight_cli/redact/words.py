@@ -1201,6 +1201,10 @@ def classes(value: str) -> int:
     )
 
 
+# characters of each end of a long value that ``is_reference`` reads
+_VIEW = 256
+
+
 def is_reference(value: str, paths: bool = True) -> bool:
     """A value that only points at a secret or stands in for one: an env var, a template, a
     placeholder, a mask, code (a call, a subscript, a dotted name), a file path (unless ``paths`` is
@@ -1208,6 +1212,12 @@ def is_reference(value: str, paths: bool = True) -> bool:
     import re
 
     stripped = value.strip()
+    if len(stripped) > 2 * _VIEW:
+        # a long value is read at its start and its end, where a placeholder, a reference, a mask
+        # or code shows: read whole, each value of a run like "token=token=…" (every one reaching
+        # to the run's end) made 30 KB of it take seconds. What lies between its ends cannot make
+        # it a reference any more: read so, it is redacted at least as often.
+        stripped = stripped[:_VIEW] + stripped[-_VIEW:]
     # {"password": null}: the object's closing brace is no part of the value
     bare = stripped.rstrip("}]),;.`'\"").lower()
     if not bare or bare in NOT_SECRETS or stripped.startswith(_REFERENCE_PREFIXES):
