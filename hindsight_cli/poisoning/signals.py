@@ -16,7 +16,6 @@ folded)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from functools import cache
 from itertools import pairwise
 
@@ -828,15 +827,6 @@ def _told(sentence: str) -> set[str]:
     return told
 
 
-def _blanked(text: str, spans: Sequence[tuple[int, int]]) -> str:
-    """``text`` with each of ``spans`` (in order, apart) turned to spaces."""
-    parts, at = [], 0
-    for start, end in spans:
-        parts += [text[at:start], " " * (end - start)]
-        at = end
-    return "".join(parts) + text[at:]
-
-
 def _strong(sentence: str) -> tuple[set[str], str]:
     """The strong signals of a sentence, and the sentence with their words blanked."""
     found: set[str] = set()
@@ -844,16 +834,16 @@ def _strong(sentence: str) -> tuple[set[str], str]:
     for kind, pattern in _compiled():
         if kind in _WEAK:
             continue
-        # read on what earlier signals left: one span counts once (each pattern's spans blanked
-        # together, once it has read the text: blanking keeps every length)
-        spans = [
-            match.span()
-            for match in pattern.finditer(rest)
-            if kind == "secrecy" or not _negated_before(sentence, match.start())
-        ]
-        if spans:
-            found.add(kind)
-            rest = _blanked(rest, spans)
+
+        def blank(match: re.Match[str], kind: str = kind) -> str:
+            # blanking keeps every length: a position in ``rest`` is the same in ``sentence``
+            if kind == "secrecy" or not _negated_before(sentence, match.start()):
+                found.add(kind)
+                return " " * len(match.group())
+            return match.group()
+
+        # read on what earlier signals left: one span counts once
+        rest = pattern.sub(blank, rest)
     if ("void" in found and _OWN_RULES.search(sentence)) or "void rules" in found:
         found.add("own rules void")
     return found, rest
