@@ -46,11 +46,15 @@ def command(which: str, store: Path, round_: int, tree: str) -> list[str]:
     return [*cli, "--help"]
 
 
-def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall and CPU seconds of one new process."""
+def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of one new process, started in ``cwd``: ``python -m`` and ``-c`` put
+    the working directory before ``PYTHONPATH``, so a process started in a checkout runs that
+    checkout's code whatever ``PYTHONPATH`` says (run from this checkout, both sides were this)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    subprocess.run(
+        cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True
+    )
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
@@ -75,6 +79,7 @@ def main() -> None:
         subprocess.run(
             [sys.executable, "-m", "hindsight_cli", "allow", str(store)],
             env={**env, "PYTHONPATH": str(HERE)},
+            cwd=work,
             check=True,
             capture_output=True,
         )
@@ -89,7 +94,7 @@ def main() -> None:
                     if name == "floor"
                     else command(args.command, store, round_, name)
                 )
-                taken[name].append(timed(cmd, {**env, "PYTHONPATH": str(tree)}))
+                taken[name].append(timed(cmd, {**env, "PYTHONPATH": str(tree)}, work))
         print(f"{args.command}, {args.runs} rounds, load {load:.1f} -> {os.getloadavg()[0]:.1f}")
         base_wall = statistics.median(w for w, _ in taken["floor"])
         base_cpu = statistics.median(c for _, c in taken["floor"])

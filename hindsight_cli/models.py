@@ -409,10 +409,12 @@ class Filters:
         ``>=``, ``<=``, ``<``, ``expired`` / ``unexpired`` (``expires_at`` against ``now``). Label
         values are cleaned as stored labels are (``text.clean``), so ``e`` + U+0301 finds ``é``.
         """
-        from .redact import redact_field
 
-        # a label as the write path keeps it: secrets redacted
+        # a label as the write path keeps it: secrets redacted (the rules imported by a filter that
+        # names a label, not by every search)
         def stored(value: str, column: str) -> str:
+            from .redact import redact_field
+
             return str(redact_field(clean(str(value)), column)[0])
 
         out: list[Condition] = []

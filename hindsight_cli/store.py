@@ -13,29 +13,16 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import paths
 from .config import Config
-from .core import (
-    admin,
-    amend,
-    derive,
-    events,
-    injections as record,
-    lifecycle,
-    reading,
-    recall,
-    recall_report,
-    review,
-    supersession,
-    transfer,
-    verdicts,
-    writes,
-)
+
+# the other modules of the core are imported by the methods that hand them work: a search (a new
+# process) loads recall's alone, not the writes', transfers' and reviews' (~7 ms)
+from .core import injections as record, reading, recall, recall_report, verdicts
 from .core.injections import Injection, Verdict
 from .core.jobs import Phase, Progress
-from .core.migrate import MigrateResult
 from .core.runtime import Runtime
 from .core.scope import Scope
 from .core.selection import check_limit, forget_filters, plain
@@ -59,8 +46,11 @@ from .models import (
 from .search.query import SearchQuery
 from .storage import spool
 from .storage.base import Ledger
-from .storage.index import Index
 from .timeutil import as_utc_or_none, iso
+
+if TYPE_CHECKING:
+    from .core.migrate import MigrateResult
+    from .storage.index import Index
 
 # what Store.search takes beside the text: every other field of the request
 _SEARCH_OPTIONS = tuple(f.name for f in dataclasses.fields(SearchQuery) if f.name != "text")
@@ -192,6 +182,8 @@ class Store:
             InvalidInput: ``model`` or ``backend`` differs from those of an existing store, or
                 ``model`` names no model (``embedding.MODELS`` lists them).
         """
+        from .core import admin
+
         return admin.init(self._rt, model, backend, url, schema)
 
     def record(
@@ -222,6 +214,8 @@ class Store:
             InvalidInput: the input was refused; nothing was written.
             MemoryNotFound: ``supersedes`` names no memory.
         """
+        from .core import writes
+
         return writes.record(self._rt, content, fields, merge, supersedes, self.scope)
 
     def edit(
@@ -261,6 +255,8 @@ class Store:
             InvalidInput: a value was refused, or the memory cannot take a new version.
             MemoryNotFound: no memory has that id.
         """
+        from .core import amend
+
         fields = {
             "resolution": resolution,
             "outcome": outcome,
@@ -281,6 +277,8 @@ class Store:
     ) -> tuple[str, str]:
         """The (system prompt, prompt) that asks an LLM to summarise what ``summarize`` would cover;
         its answer goes back in through ``summarize(text=...)``."""
+        from .core import derive
+
         return derive.summary_request(
             self._rt, task_id, as_utc_or_none(since), as_utc_or_none(until), agent_id, self.scope
         )
@@ -308,6 +306,8 @@ class Store:
         Raises:
             InvalidInput: nothing selected, or nothing to summarise.
         """
+        from .core import derive
+
         return derive.summarize(
             self._rt,
             task_id=task_id,
@@ -374,6 +374,8 @@ class Store:
         writes nothing new. ``dry_run`` computes the same plan and writes nothing. ``progress(done,
         total)`` counts the episodes grouped; ``phase(text)`` names each step.
         """
+        from .core import derive
+
         return derive.consolidate(
             self._rt,
             agent_id=agent_id,
@@ -498,6 +500,8 @@ class Store:
         recall.load_in_memory(self._rt)
 
     def select_ids(self, filters: Filters) -> builtins.list[str]:
+        from .core import lifecycle
+
         return lifecycle.select_ids(self._rt, filters, self.scope)
 
     def forget(
@@ -522,6 +526,8 @@ class Store:
         Returns:
             How many memories changed (with ``hard``, derived summaries included).
         """
+        from .core import lifecycle
+
         plan = lifecycle.plan(self._rt, ids, filters, hard, archive, self.scope)
         return lifecycle.forget(self._rt, plan, reason, actor, self.scope)
 
@@ -545,6 +551,8 @@ class Store:
             InvalidInput: nothing to forget was named, or ``hard`` with ``archive``.
             MemoryNotFound: an id names no memory.
         """
+        from .core import lifecycle
+
         ids = list(ids)
         at = self._rt.now()
         filters, hard = forget_filters(
@@ -565,6 +573,8 @@ class Store:
     ) -> ForgetResult:
         """Carry out a plan from ``plan_forget``: the memories it names and no other, even if more
         match its filter by now (those purged meanwhile by another process are skipped)."""
+        from .core import lifecycle
+
         count = lifecycle.forget(self._rt, plan, reason, actor, self.scope)
         return ForgetResult(count, plan.hard, plan.archive)
 
@@ -617,10 +627,14 @@ class Store:
 
     def expire(self) -> int:
         """Delete every memory whose TTL has passed (rows, terms and vectors); returns how many."""
+        from .core import lifecycle
+
         return lifecycle.expire(self._rt)
 
     def expire_if_due(self) -> int:
         """Purge expired memories if the last purge is older than ``[ttl] purge_every``."""
+        from .core import lifecycle
+
         return lifecycle.expire_if_due(self._rt)
 
     def release(
@@ -634,6 +648,8 @@ class Store:
             InvalidInput: the memory is not quarantined, or cannot take a new version.
             MemoryNotFound: no memory has that id.
         """
+        from .core import review
+
         return review.release(self._rt, memory_id, self.scope, actor, reason)
 
     def confirm(
@@ -646,6 +662,8 @@ class Store:
             InvalidInput: the memory is not quarantined.
             MemoryNotFound: no memory has that id.
         """
+        from .core import review
+
         return review.confirm(self._rt, memory_id, self.scope, actor, reason)
 
     def supersede(
@@ -671,15 +689,21 @@ class Store:
                 long text, or the newer supersedes another memory already (or would make a loop).
             MemoryNotFound: an id names no memory of this store's scope.
         """
+        from .core import supersession
+
         return supersession.supersede(self._rt, old_id, new_id, self.scope, actor, reason)
 
     def restore(self, memory_id: str, actor: str | None = None) -> Memory:
         """Make a soft-forgotten or archived memory active again (or a superseded one whose
         replacement is gone)."""
+        from .core import lifecycle
+
         return lifecycle.restore(self._rt, memory_id, actor, self.scope)
 
     def export(self, filters: Filters | None = None) -> Iterator[dict[str, Any]]:
         """Every memory (all statuses by default) as data-model dicts, oldest first."""
+        from .core import transfer
+
         return transfer.export(self._rt, filters, self.scope)
 
     def import_records(
@@ -706,6 +730,8 @@ class Store:
             InvalidInput: a record was refused; nothing was imported.
             Interrupted: KeyboardInterrupt (Ctrl-C); the message says how many were kept.
         """
+        from .core import transfer
+
         return transfer.import_records(self._rt, records, progress, self.scope, phase, provenance)
 
     def events_pending(self) -> bool:
@@ -721,6 +747,8 @@ class Store:
             ``events`` read, memories ``added``, failures ``fixed``, ``transcripts`` mined and the
             ``sessions`` the events came from.
         """
+        from .core import events
+
         if not spool.pending(self.path):
             return {"events": 0, "added": 0, "fixed": 0, "transcripts": 0, "sessions": []}
         from .transcripts.miner import mine_named
@@ -730,6 +758,8 @@ class Store:
     def reindex(self, progress: Progress | None = None, phase: Phase | None = None) -> int:
         """Re-embed every memory with the configured model and rebuild the LanceDB index from the
         ledger."""
+        from .core import transfer
+
         return transfer.reindex(self._rt, progress, phase)
 
     def migrate(self, target: Store, progress: Progress | None = None) -> MigrateResult:
@@ -745,6 +775,8 @@ class Store:
 
     def stats(self) -> dict[str, Any]:
         """Counts by status, type, source, agent and outcome; model; sizes on disk; index state."""
+        from .core import admin
+
         return admin.stats(self._rt)
 
     def record_injection(

@@ -175,10 +175,10 @@ def test_import_stops_at_its_byte_limits(tmp_path: Path, monkeypatch: pytest.Mon
 def test_record_from_stdin_stops_at_its_limit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hindsight_cli.cli import memory
+    from hindsight_cli.core import parts
 
     # a memory of one part of 16 KiB: stdin is read no further than 4 times that, and one byte
-    monkeypatch.setattr(memory, "MAX_PARTS", 1)
+    monkeypatch.setattr(parts, "MAX_PARTS", 1)
     store = str(tmp_path / "s")
     done = _invoke("record", "-", "--store", store, input="y" * (4 * 16384 + 1))
     assert done.exit_code == 1

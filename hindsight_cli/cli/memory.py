@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from ..core.parts import MAX_PARTS
-from ..core.prepare import FAR_OVER
 from ..search.query import BUDGET_K, DEFAULT_K, DEFAULT_MODE
 from . import app
 from .options import (
@@ -179,6 +177,8 @@ def record(
         hindsight record "the weather API now wants an API key header" --supersedes 01a22ace
     """
     from .. import paths
+    from ..core.parts import MAX_PARTS
+    from ..core.prepare import FAR_OVER
     from . import render
 
     location = paths.resolve_store(store)

@@ -18,11 +18,13 @@ from ..models import Hit, Memory, short_id
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress, TaskID
+    from rich.table import Table
     from rich.text import Text
 
     from ..doctor import Check
     from ..models import AuditEntry, PatternChange
 from ..timeutil import age, parse_time
+from . import plain_table
 
 # what prints JSON lives beside (no Rich there); commands call it as render.json_doc
 from .json_output import json_doc as json_doc, json_lines as json_lines
@@ -144,7 +146,11 @@ def hits_table(hits: Sequence[Hit], explain: bool = False) -> None:
     if not hits:
         message("No memories matched.")
         return
-    from rich.table import Table
+    if not explain and (plain_text := _plain_hits(hits)) is not None:
+        # flushed as Rich does, before any warning on stderr
+        sys.stdout.write(plain_text)
+        sys.stdout.flush()
+        return
     from rich.text import Text
 
     if out_console().width < _NARROW:
@@ -162,6 +168,15 @@ def hits_table(hits: Sequence[Hit], explain: bool = False) -> None:
             for rank, hit in enumerate(hits, 1):
                 out_console().print(Text(explain_line(rank, hit)), soft_wrap=True)
         return
+    out_console().print(_hits_table(hits, explain))
+    if explain:
+        for rank, hit in enumerate(hits, 1):
+            out_console().print(Text(explain_line(rank, hit)), soft_wrap=True)
+
+
+def _hits_table(hits: Sequence[Hit], explain: bool) -> Table:
+    from rich.table import Table
+
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
     for name, justify in (
         ("rank", "right"),
@@ -182,10 +197,36 @@ def hits_table(hits: Sequence[Hit], explain: bool = False) -> None:
             _outcome(memory),
             _hit_text(memory, explain),
         )
-    out_console().print(table)
-    if explain:
-        for rank, hit in enumerate(hits, 1):
-            out_console().print(Text(explain_line(rank, hit)), soft_wrap=True)
+    return table
+
+
+def _plain_hits(hits: Sequence[Hit]) -> str | None:
+    """The table as Rich would print it to a pipe or a file, without importing Rich (~20 ms of a
+    cold search); None where Rich must draw it (``plain_table``)."""
+    # a console made already has its width (a test sets one); else Rich's rule for a new one
+    total = _CONSOLES["out"].width if "out" in _CONSOLES else plain_table.width()
+    if _terminal(sys.stdout) or total < _NARROW:
+        return None
+    return plain_table.table(plain_rows(hits), total, sys.stdout)
+
+
+def plain_rows(hits: Sequence[Hit]) -> list[plain_table.Row]:
+    """The cells of ``_hits_table`` as text: five short ones, then the content's lines."""
+    return [
+        (
+            str(rank),
+            f"{hit.score:.3f}",
+            _age(hit.memory.event_at),
+            hit.memory.type,
+            _outcome(hit.memory),
+            [
+                _one_line(hit.memory.content),
+                *([f"→ fix: {_one_line(hit.memory.resolution)}"] if hit.memory.resolution else []),
+                short_id(hit.memory.id),
+            ],
+        )
+        for rank, hit in enumerate(hits, 1)
+    ]
 
 
 def _hit_text(memory: Memory, explain: bool) -> Text:

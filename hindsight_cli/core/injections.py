@@ -21,7 +21,6 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..redact import redact_field
 from ..storage import spool
 from ..timeutil import iso
 
@@ -74,8 +73,15 @@ def path_of(store: Path) -> Path:
     return store / FILE
 
 
+def _redacted(text: str | None, name: str) -> str | None:
+    # the redaction rules are imported by what writes a line, not by every search that reads these
+    from ..redact import redact_field
+
+    return redact_field(text, name)[0] if text else None
+
+
 def _session(session: str | None) -> str | None:
-    return redact_field(session, "session")[0] if session else None
+    return _redacted(session, "session")
 
 
 def make(
@@ -106,7 +112,7 @@ def make(
         dropped=list(dropped),
         skipped=skipped,
         left_out=len(dropped) if left_out is None else int(left_out),
-        call=redact_field(call, "call")[0] if call else None,
+        call=_redacted(call, "call"),
     )
 
 

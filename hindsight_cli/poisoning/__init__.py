@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from ..storage.rows import MemoryRow
-from .spelling import INVISIBLE, normalise, skeleton
+from .letters import INVISIBLE, skeleton
 
 __all__ = [
     "QUARANTINE_CONFIDENCE",
@@ -132,6 +132,14 @@ def assess(fields: Mapping[str, Any], source: str | None) -> dict[str, Any] | No
         "matched": matched,
         "fields": flagged,
     }
+
+
+def normalise(text: str) -> str:
+    """The one spelling the phrase checks read (``spelling.normalise``), whose patterns and
+    decoders are loaded by the checks that need them, not by every reader of this package."""
+    from .spelling import normalise as spelled
+
+    return spelled(text)
 
 
 def instruction_like(text: str) -> list[str]:

@@ -16,13 +16,18 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
-from pathlib import Path
 from urllib.parse import unquote
 
-# Characters a reader does not see: Unicode format characters (zero-width space and joiners, bidi
-# embeddings, overrides and isolates, soft hyphen, word joiner, BOM, tag characters) plus the blank
-# "letters" used as invisible padding (Hangul fillers, braille blank).
-_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")
+from .letters import (
+    _BLANK_LETTERS as _BLANK_LETTERS,
+    _FORMAT as _FORMAT,
+    _NON_ASCII as _NON_ASCII,
+    _TABLE as _TABLE,
+    INVISIBLE as INVISIBLE,
+    _confusables as _confusables,
+    skeleton as skeleton,
+)
+
 # U+E0020..E007E mirror ASCII: "ASCII smuggling" hides text in them
 _TAGS = range(0xE0020, 0xE007F)
 # Leetspeak digits, and l, 1 and | (which look alike) all read as i; typographic quotes and dashes
@@ -84,18 +89,8 @@ _LATIN_BLOCKS = (
 )
 
 
-# Every format character (category Cf, Unicode 15; a test checks it against the running Python's
-# data).
-_FORMAT = (
-    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
-    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
-    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
-)
-INVISIBLE = re.compile(f"[{_FORMAT}{''.join(sorted(_BLANK_LETTERS))}]+")
-_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _IN_WORD = re.compile(r"(?<=[^\W\d_])[.\-·*](?=[^\W\d_])")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")
-_MARKS = frozenset({"Mn", "Me"})
 
 
 _TAG = re.compile("[\U000e0020-\U000e007e]")
@@ -129,19 +124,6 @@ def unwrap(text: str) -> str:
     if "*" in text or "_" in text or "`" in text or "~" in text:
         text = _MARKDOWN.sub(lambda m: " " if "_" in m.group() else "", text)
     return text
-
-
-_TABLE = Path(__file__).with_name("confusables.json")
-
-
-@lru_cache(maxsize=1)
-def _confusables() -> dict[int, str]:
-    """Each character that looks like an ASCII letter or digit, mapped to it
-    (``derive_confusables``, shipped as data: deriving it costs 0.15 s, more than a cold ``record``
-    can spare)."""
-    return {
-        ord(ch): ascii_ for ch, ascii_ in json.loads(_TABLE.read_text(encoding="utf-8")).items()
-    }
 
 
 def derive_confusables() -> dict[str, str]:
@@ -194,19 +176,6 @@ def write_confusables() -> None:
     _TABLE.write_text(
         json.dumps(derive_confusables(), ensure_ascii=False, indent=0) + "\n", encoding="utf-8"
     )
-
-
-def _without_marks(match: re.Match[str]) -> str:
-    return "".join(ch for ch in match.group() if unicodedata.category(ch) not in _MARKS)
-
-
-def skeleton(text: str) -> str:
-    """Marks stripped, case folded, look-alike letters replaced by the ASCII letters they
-    imitate."""
-    if text.isascii():
-        return text.lower()
-    text = _NON_ASCII.sub(_without_marks, unicodedata.normalize("NFKD", text))
-    return unicodedata.normalize("NFC", text).casefold().translate(_confusables())
 
 
 def _join_spaced(match: re.Match[str]) -> str:

@@ -198,8 +198,9 @@ def test_a_message_to_a_file_is_the_bytes_rich_writes(
 @pytest.mark.slow
 @pytest.mark.model
 def test_record_and_a_search_for_scripts_load_no_rich(tmp_path: Path) -> None:
-    """A cold record, and a search printed as JSON, context or "No memories matched.", print
-    without importing Rich; a table still uses it."""
+    """A cold record, and a search printed as JSON, context, "No memories matched." or a table to a
+    pipe, print without importing Rich; a table for a terminal (colour forced here) still uses
+    it."""
     env = {**os.environ, "HINDSIGHT_HOME": str(tmp_path / "home")}
     store = str(tmp_path / "s")
     probe = (
@@ -209,12 +210,12 @@ def test_record_and_a_search_for_scripts_load_no_rich(tmp_path: Path) -> None:
         "finally:\n    sys.stderr.write('RICH=%s\\n' % ('rich' in sys.modules))\n"
     )
 
-    def run(*argv: str) -> tuple[str, bool]:
+    def run(*argv: str, **more: str) -> tuple[str, bool]:
         done = subprocess.run(
             [sys.executable, "-c", probe, json.dumps([*argv, "--store", store])],
             capture_output=True,
             text=True,
-            env=env,
+            env={**env, **more},
         )
         assert done.returncode == 0, done.stderr
         return done.stderr, "RICH=True" in done.stderr
@@ -225,4 +226,5 @@ def test_record_and_a_search_for_scripts_load_no_rich(tmp_path: Path) -> None:
     assert not run("search", "nightly backup", "--format", "context")[1]
     said, rich = run("search", "zzyzx qwv")
     assert said.startswith("No memories matched.") and not rich
-    assert run("search", "nightly backup")[1]
+    assert not run("search", "nightly backup")[1]
+    assert run("search", "nightly backup", FORCE_COLOR="1")[1]
