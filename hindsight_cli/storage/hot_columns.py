@@ -201,11 +201,14 @@ class Tags:
             out[np.frombuffer(found, dtype=np.int32)] = True
         return out
 
-    def holding(self, values: Sequence[str]) -> Positions:
+    def holding(self, values: Sequence[str]) -> tuple[Positions, Positions]:
         """The slots that hold any of ``values`` (the dead among them too), without a pass over
-        every slot."""
-        found = [np.frombuffer(self.slots[v], dtype=np.int32) for v in values if v in self.slots]
-        return np.concatenate(found) if found else np.zeros(0, dtype=np.int32)
+        every slot, and beside each the position in ``values`` of the value it holds."""
+        found = [np.frombuffer(self.slots.get(v, b""), dtype=np.int32) for v in values]
+        if not found:
+            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
+        which = np.repeat(np.arange(len(found)), [len(slots) for slots in found])
+        return np.concatenate(found), which
 
     def remap(self, new_slot: Positions) -> None:
         for tag, slots in list(self.slots.items()):
