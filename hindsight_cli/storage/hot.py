@@ -75,6 +75,8 @@ class HotIndex:
         self.matrix = Grow(np.float32, dim)
         # each vector row's norm, as the ledger's cosine divides by it
         self.norms = Grow(np.float64)
+        # vector rows of norm 0 (a search divides by the norms)
+        self.zero_norms = 0
         self.vector_slot = Grow(np.int32)
         # per slot: its (whole-memory) vector row, or -1
         self.first_vector = Grow(np.int32)
@@ -147,7 +149,9 @@ class HotIndex:
 
     def _add_rows(self, vectors: Floats, slots: Positions) -> None:
         self.matrix.extend(vectors)
-        self.norms.extend(np.sqrt(np.einsum("ij,ij->i", vectors, vectors, dtype=np.float64)))
+        norms = np.sqrt(np.einsum("ij,ij->i", vectors, vectors, dtype=np.float64))
+        self.norms.extend(norms)
+        self.zero_norms += int(np.count_nonzero(norms <= 0))
         self.vector_slot.extend(slots)
 
     def remove(self, ids: Sequence[str]) -> None:
@@ -251,6 +255,7 @@ class HotIndex:
         firsts = self.first_vector.view[live]
         for grown in (self.matrix, self.norms, self.vector_slot):
             grown.keep(rows)
+        self.zero_norms = int(np.count_nonzero(self.norms.view <= 0))
         self.vector_slot.data[: len(rows)] = new_slot[self.vector_slot.view]
         self.first_vector.keep(live)
         self.first_vector.data[: len(live)] = np.where(firsts >= 0, new_row[firsts], -1)
@@ -289,30 +294,40 @@ class HotIndex:
         """Cosine top-``limit`` among the masked memories, each scored by its best vector row."""
         # every slot owns one vector row, its own number: the slots' mask is the rows' mask
         plain = not self.multi and self.matrix.n == len(self.ids)
-        rows = np.flatnonzero(mask if plain else mask[self.vector_slot.view])
-        if not len(rows) or limit <= 0:
+        wanted = mask if plain else mask[self.vector_slot.view]
+        count = int(np.count_nonzero(wanted))
+        if not count or limit <= 0:
             return []
         query = np.asarray(vector, dtype=np.float32)
         length = math.sqrt(float(np.dot(query.astype(np.float64), query)))
-        if len(rows) == self.matrix.n:
+        # every row (most searches): no list of them until the first pass has narrowed them
+        rows: Positions | None = None
+        if count == self.matrix.n:
             dots, norms = self.matrix.view @ query, self.norms.view
         # a narrow filter: multiply only its rows
-        elif len(rows) * 4 < self.matrix.n:
+        elif count * 4 < self.matrix.n:
+            rows = np.flatnonzero(wanted)
             dots, norms = self.matrix.data[rows] @ query, self.norms.data[rows]
         else:
+            rows = np.flatnonzero(wanted)
             dots, norms = (self.matrix.view @ query)[rows], self.norms.data[rows]
         # A first pass finds the rows that may reach the top: the product over the norms orders
         # them as their cosines do. Only they are scored again, exactly alike.
         # (a division masked by ``where`` costs several plain ones: only for zero vectors)
         rough = (
             dots / norms
-            if float(norms.min()) > 0
-            else np.divide(dots, norms, out=np.zeros(len(rows)), where=norms > 0)
+            if not self.zero_norms or float(norms.min()) > 0
+            else np.divide(dots, norms, out=np.zeros(len(norms)), where=norms > 0)
         )
-        best = self._best(rows, rough)[1]
+        # a memory's best row when some own several
+        every = (np.arange(self.matrix.n) if rows is None else rows) if self.multi else None
+        best = self._best(every, rough)[1] if every is not None else rough
         if len(best) > limit:
             cut = np.partition(best, len(best) - limit)[len(best) - limit]
-            rows = rows[rough >= cut - _SLACK * length]
+            near = rough >= cut - _SLACK * length
+            rows = np.flatnonzero(near) if rows is None else rows[near]
+        elif rows is None:
+            rows = np.arange(self.matrix.n)
         # BLAS rounds a row by its position in the matrix (its kernel differs at block edges), so
         # equal vectors (the windows two long memories share) may differ in the last bit; einsum
         # rounds equal rows alike, and they tie as in the ledger (then the id decides)
