@@ -16,6 +16,7 @@ from ..lessons.signatures import near, words
 from ..storage.base import Condition, Reader
 from ..storage.index import Index, where_clause
 from ..storage.rows import MemoryRow
+from .columns import Columns, of_index
 from .neighbours import Step, add_neighbours, exact, steps_where
 from .relevance import Candidate, fuse
 
@@ -37,6 +38,10 @@ class Source(Protocol):
     def at_steps(self, steps: Sequence[Step], where: Sequence[Condition]) -> list[MemoryRow]: ...
     def read_ahead(self, ids: Sequence[str], where: Sequence[Condition]) -> None:
         """Rows ``rows`` will be asked for, while the query's embedding is computed."""
+
+    def columns(self, ids: Sequence[str]) -> Columns | None:
+        """The ranking's columns of ``ids``' rows (read from ``rows``, ``search.columns``), when
+        the source holds them as columns."""
 
 
 class LedgerSource:
@@ -76,6 +81,9 @@ class LedgerSource:
         keyword candidates' rows are then off a cold search's path after the embedding (30-70 ms
         of reads for ~100 rows with their vectors)."""
         self._read_missing(ids, where)
+
+    def columns(self, ids: Sequence[str]) -> Columns | None:
+        return None
 
     def _read_missing(self, ids: Sequence[str], where: Sequence[Condition]) -> dict[str, MemoryRow]:
         """The rows read so far under ``where``, with those of ``ids`` not read yet."""
@@ -118,6 +126,9 @@ class IndexSource:
     def read_ahead(self, ids: Sequence[str], where: Sequence[Condition]) -> None:
         """Its hits' rows came with them."""
 
+    def columns(self, ids: Sequence[str]) -> Columns | None:
+        return None
+
     def at_steps(self, steps: Sequence[Step], where: Sequence[Condition]) -> list[MemoryRow]:
         return exact(self.index.select(where_clause([*where, *steps_where(steps, False)])), steps)
 
@@ -153,6 +164,9 @@ class HotSource:
 
     def read_ahead(self, ids: Sequence[str], where: Sequence[Condition]) -> None:
         """Its rows are in memory."""
+
+    def columns(self, ids: Sequence[str]) -> Columns | None:
+        return of_index(self.index, ids)
 
     def at_steps(self, steps: Sequence[Step], where: Sequence[Condition]) -> list[MemoryRow]:
         # the filters' mask of this query's searches, narrowed to the tasks and steps

@@ -29,6 +29,7 @@ from .hot_columns import (
     Mask,
     Numbers,
     Positions,
+    Scalars,
     Scores,
     Seqs,
     Tags,
@@ -67,7 +68,7 @@ class HotIndex:
         self.doc_len = Grow(np.int64)
         self.labels = {name: Labels() for name in LABELS}
         self.numbers = {name: Numbers() for name in NUMBERS}
-        self.tags = Tags()
+        self.tags, self.scalars = Tags(), Scalars()
         # each task's slots (``at_slots``), a task id being a tag of its memories
         self.tasks = Tags()
         # term → (slots, tf)
@@ -180,6 +181,7 @@ class HotIndex:
             nulls = values.is_null().to_numpy(zero_copy_only=False)
             column.add(pc.fill_null(values, 0).to_numpy(zero_copy_only=False), nulls)
         self.tags.add(first, [row.tags for row in rows])
+        self.scalars.add(rows)
         self.tasks.add(first, [[] if row.task_id is None else [row.task_id] for row in rows])
 
     def _vectors(self, table: pa.Table, first: int) -> None:
@@ -231,6 +233,7 @@ class HotIndex:
             self.extra,
             *(c.codes for c in self.labels.values()),
             *(n for c in self.numbers.values() for n in (c.data, c.null)),
+            *self.scalars.grown,
         ):
             grown.keep(live)
         self.tags.remap(new_slot)
@@ -427,7 +430,7 @@ class HotIndex:
                 self.first_vector,
                 self.extra,
             )
-        )
+        ) + sum(g.nbytes for g in self.scalars.grown)
         columns = sum(c.nbytes for c in self.labels.values()) + sum(
             c.nbytes for c in self.numbers.values()
         )

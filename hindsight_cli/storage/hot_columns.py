@@ -224,6 +224,28 @@ class Tags:
         return sum(120 + len(tag) + 4 * len(slots) for tag, slots in self.slots.items())
 
 
+class Scalars:
+    """The fields the ranking reads for every candidate that no filter reads (``search.columns``),
+    one value per slot."""
+
+    def __init__(self) -> None:
+        self.importance = Grow(np.float64)
+        self.confidence = Grow(np.float64)
+        # a resolution (not empty), a valid_until
+        self.resolved = Grow(np.bool_)
+        self.bounded = Grow(np.bool_)
+
+    def add(self, rows: Sequence[MemoryRow]) -> None:
+        self.importance.extend([r.importance for r in rows])
+        self.confidence.extend([r.confidence for r in rows])
+        self.resolved.extend([bool(r.resolution) for r in rows])
+        self.bounded.extend([r.valid_until is not None for r in rows])
+
+    @property
+    def grown(self) -> tuple[Grow[Any], ...]:
+        return (self.importance, self.confidence, self.resolved, self.bounded)
+
+
 def compare_id(op: str, left: str, right: Any) -> bool:
     """An id (``left``) against a condition's value, as the ledger compares them."""
     if op == "is":
