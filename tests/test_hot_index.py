@@ -561,6 +561,10 @@ def test_a_warm_search_drops_a_memory_the_moment_it_expires(
     clock.now += timedelta(hours=1, seconds=1)
     found = [h.memory.id for h in warm.search("staging database").hits]
     assert kept in found and brief not in found
+    # and a search as of a time before its expiry still finds it, then the present does not
+    earlier = warm.search("staging database", now=clock.now - timedelta(hours=1))
+    assert brief in [h.memory.id for h in earlier.hits]
+    assert brief not in [h.memory.id for h in warm.search("staging database").hits]
 
 
 def test_equal_keyword_scores_at_the_cut_are_kept_as_the_ledger_keeps_them(

@@ -291,7 +291,7 @@ class HotIndex:
 
     def filter_mask(self, where: Sequence[Condition]) -> Mask:
         # ``mask``, kept while the index does not change (``FilterMasks``): read it, never change it
-        return self._masks.get(self.version, where, self.mask)
+        return self._masks.get(self.version, where, self.mask, self.numbers)
 
     def nearest(self, vector: Sequence[float], mask: Mask, limit: int) -> list[tuple[str, float]]:
         """Cosine top-``limit`` among the masked memories, each scored by its best vector row."""
@@ -357,11 +357,10 @@ class HotIndex:
         self, terms: Sequence[str], mask: Mask, limit: int, k1: float, b: float
     ) -> list[tuple[str, float]]:
         """BM25 over the postings with the ledger's formula and the masked rows' statistics."""
-        n = int(np.count_nonzero(mask))
+        doc_len = self.doc_len.view
+        n, avgdl = self._masks.stats(mask, doc_len)
         if not n or limit <= 0:
             return []
-        doc_len = self.doc_len.view
-        avgdl = max(float(int(doc_len[mask].sum())) / n, 1.0)
         found, parts = [], []
         for term in sorted(set(terms)):
             lists = self.postings.get(term)
