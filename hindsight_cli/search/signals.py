@@ -347,6 +347,13 @@ def _use_factor(row: MemoryRow, ctx: Context, weights: Ranking) -> tuple[float, 
     return factor, f"reinforcement: standing {standing:+.2f} from its use (×{factor:.3f})"
 
 
+def _bounded(rows: Sequence[MemoryRow]) -> bool:
+    """Whether any of ``rows`` has a valid_until (a hit's explanation asks of its row alone)."""
+    if isinstance(rows, Rows):
+        return bool(rows.columns.bounded.any())
+    return any(r.valid_until for r in rows)
+
+
 @dataclass(frozen=True)
 class Factor:
     # its value for one memory, and a note for --explain when it is not 1
@@ -358,7 +365,7 @@ class Factor:
 #: Factors after the confidence factor.
 FACTORS: tuple[Factor, ...] = (
     Factor(_env_factor, lambda rows, ctx, weights: bool(ctx.env)),
-    Factor(_validity_factor, lambda rows, ctx, weights: bool(columns(rows).bounded.any())),
+    Factor(_validity_factor, lambda rows, ctx, weights: _bounded(rows)),
     # only a compound identifier (a context and a value) can conflict
     Factor(
         _identifier_factor,
