@@ -38,10 +38,11 @@ def micros(moment: datetime) -> int:
 
 @dataclass(frozen=True)
 class Coded:
-    """A text field as codes into ``names`` (-1: none)."""
+    """A text field as codes into ``names`` (-1: none); ``code``: each name's."""
 
     names: Sequence[str]
     codes: Ints
+    code: Mapping[str, int]
 
     def mapped(self, table: Mapping[str, float], default: float) -> Floats:
         """Each entry's value in ``table`` (``default`` for a name not in it, or none)."""
@@ -53,9 +54,10 @@ class Coded:
     def equals(self, value: str | None) -> Mask:
         import numpy as np
 
-        if value is None or value not in self.names:
+        at = self.code.get(value) if value is not None else None
+        if at is None:
             return np.zeros(len(self.codes), dtype=bool)
-        found: Mask = self.codes == list(self.names).index(value)
+        found: Mask = self.codes == at
         return found
 
 
@@ -80,7 +82,7 @@ def _coded(values: Sequence[str | None]) -> Coded:
 
     code: dict[str, int] = {}
     codes = [-1 if v is None else code.setdefault(v, len(code)) for v in values]
-    return Coded(list(code), np.array(codes, dtype=np.int64))
+    return Coded(list(code), np.array(codes, dtype=np.int64), code)
 
 
 def of_rows(rows: Sequence[MemoryRow]) -> Columns:
@@ -106,7 +108,8 @@ def of_index(index: HotIndex, ids: Sequence[str]) -> Columns:
     labels, scalars = index.labels, index.scalars
 
     def coded(name: str) -> Coded:
-        return Coded(labels[name].values, labels[name].codes.data[slots].astype(np.int64))
+        label = labels[name]
+        return Coded(label.values, label.codes.data[slots].astype(np.int64), label.code)
 
     return Columns(
         index.numbers["event_at"].data.data[slots],
