@@ -24,6 +24,7 @@ from filter_fixtures import FILLER, QUERIES, Clock, fill
 from hindsight_cli.config import Config, load as load_config
 from hindsight_cli.errors import InvalidInput
 from hindsight_cli.models import Filters
+from hindsight_cli.search import columns
 from hindsight_cli.search.candidates import HotSource, LedgerSource
 from hindsight_cli.search.query import SEARCH_TYPES
 from hindsight_cli.store import Store
@@ -300,6 +301,44 @@ def test_compaction_and_long_memories_keep_the_answers(pair) -> None:
     _searches_agree(store, warm)
 
 
+def test_the_ranking_reads_the_rows_own_fields_from_the_index(pair) -> None:
+    """What the ranking reads of every candidate, taken from the index's columns by slot, is what
+    the rows hold (each type, outcome, resolution, importance, confidence, validity, task and
+    time), after a write and a compaction too."""
+    store, warm, made = pair
+    store.record(
+        "the nightly export now runs at 02:00 UTC",
+        type="procedural",
+        outcome="success",
+        importance=0.95,
+        confidence=0.3,
+        valid_until=store.clock() + timedelta(days=3),
+        task_id="export",
+        merge=False,
+    )
+    warm.warm_up()
+    for _ in range(2):
+        index = warm._rt.hot.synced_index()  # type: ignore[union-attr]
+        assert index is not None
+        ids = list(index.slot_of)
+        rows = [index.stored[index.slot_of[m]] for m in ids]
+        assert _decoded(columns.of_index(index, ids)) == _decoded(columns.of_rows(rows))
+        store.forget([made["a1"]])
+        store.restore(made["a1"])
+        warm.search("database replication lag")
+        index.compact()
+
+
+def _decoded(found: columns.Columns) -> dict[str, list[Any]]:
+    out = {}
+    for name, value in vars(found).items():
+        if isinstance(value, columns.Coded):
+            out[name] = [value.names[c] if c >= 0 else None for c in value.codes.tolist()]
+        else:
+            out[name] = value.tolist()
+    return out
+
+
 def test_past_its_limit_search_uses_the_lancedb_index(store_dir: Path, fake: Any) -> None:
     store = Store(store_dir, embedder=fake)
     store.import_records(
@@ -522,6 +561,10 @@ def test_a_warm_search_drops_a_memory_the_moment_it_expires(
     clock.now += timedelta(hours=1, seconds=1)
     found = [h.memory.id for h in warm.search("staging database").hits]
     assert kept in found and brief not in found
+    # and a search as of a time before its expiry still finds it, then the present does not
+    earlier = warm.search("staging database", now=clock.now - timedelta(hours=1))
+    assert brief in [h.memory.id for h in earlier.hits]
+    assert brief not in [h.memory.id for h in warm.search("staging database").hits]
 
 
 def test_equal_keyword_scores_at_the_cut_are_kept_as_the_ledger_keeps_them(

@@ -140,7 +140,16 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
             )
         return result(
             query,
-            rank(rows, candidates, ctx, weights, k, query.lists, query.groups_neighbours),
+            rank(
+                rows,
+                candidates,
+                ctx,
+                weights,
+                k,
+                query.lists,
+                query.groups_neighbours,
+                source.columns,
+            ),
             weights,
             rt.origin,
         )

@@ -16,6 +16,7 @@ from ..lessons.signatures import near, words
 from ..storage.base import Condition, Reader
 from ..storage.index import Index, where_clause
 from ..storage.rows import MemoryRow
+from .columns import Columns, of_index
 from .neighbours import Step, add_neighbours, exact, steps_where
 from .relevance import Candidate, fuse
 
@@ -37,6 +38,10 @@ class Source(Protocol):
     def at_steps(self, steps: Sequence[Step], where: Sequence[Condition]) -> list[MemoryRow]: ...
     def read_ahead(self, ids: Sequence[str], where: Sequence[Condition]) -> None:
         """Rows ``rows`` will be asked for, while the query's embedding is computed."""
+
+    def columns(self, ids: Sequence[str]) -> Columns | None:
+        """The ranking's columns of ``ids``' rows (read from ``rows``, ``search.columns``), when
+        the source holds them as columns."""
 
 
 class LedgerSource:
@@ -76,6 +81,9 @@ class LedgerSource:
         keyword candidates' rows are then off a cold search's path after the embedding (30-70 ms
         of reads for ~100 rows with their vectors)."""
         self._read_missing(ids, where)
+
+    def columns(self, ids: Sequence[str]) -> Columns | None:
+        return None
 
     def _read_missing(self, ids: Sequence[str], where: Sequence[Condition]) -> dict[str, MemoryRow]:
         """The rows read so far under ``where``, with those of ``ids`` not read yet."""
@@ -118,6 +126,9 @@ class IndexSource:
     def read_ahead(self, ids: Sequence[str], where: Sequence[Condition]) -> None:
         """Its hits' rows came with them."""
 
+    def columns(self, ids: Sequence[str]) -> Columns | None:
+        return None
+
     def at_steps(self, steps: Sequence[Step], where: Sequence[Condition]) -> list[MemoryRow]:
         return exact(self.index.select(where_clause([*where, *steps_where(steps, False)])), steps)
 
@@ -154,23 +165,35 @@ class HotSource:
     def read_ahead(self, ids: Sequence[str], where: Sequence[Condition]) -> None:
         """Its rows are in memory."""
 
+    def columns(self, ids: Sequence[str]) -> Columns | None:
+        return of_index(self.index, ids)
+
     def at_steps(self, steps: Sequence[Step], where: Sequence[Condition]) -> list[MemoryRow]:
         # the filters' mask of this query's searches, narrowed to the tasks and steps
         import numpy as np
 
         index = self.index
-        # the slots of those tasks (not a pass over every slot), then the steps among them, then
-        # the exact steps, then their rows
-        slots = index.tasks.holding(sorted({task for _, task, _ in steps}))
-        slots = slots[self._masked(where)[slots]]
+        # the slots of those tasks (not a pass over every slot), then their exact (task, step)
+        # places among them, in numpy (a task's other steps never reach Python), then their rows
+        tasks = sorted({task for _, task, _ in steps})
+        slots, which = index.tasks.holding(tasks)
+        kept = self._masked(where)[slots]
         step = index.numbers["step"]
-        wanted = np.array(sorted({s for _, _, s in steps}), dtype=step.data.view.dtype)
-        # np.isin of a few steps costs ten times a binary search in them
+        kept &= ~step.null.view[slots]
+        slots, which = slots[kept], which[kept]
         values = step.data.view[slots]
-        found = wanted[np.minimum(np.searchsorted(wanted, values), len(wanted) - 1)] == values
-        slots = slots[found & ~step.null.view[slots]]
-        kept = exact([index.stored[s] for s in slots.tolist()], steps)
-        return index.rows([r.id for r in kept])
+        # each (task, step) as one number, the steps counted from the lowest asked for
+        low = min(s for _, _, s in steps)
+        span = max(s for _, _, s in steps) - low + 1
+        task_of = {task: i for i, task in enumerate(tasks)}
+        wanted = np.array(sorted({task_of[t] * span + s - low for _, t, s in steps}), np.int64)
+        inside = (values >= low) & (values < low + span)
+        places = which * span + (values - low)
+        # np.isin of a few places costs ten times a binary search in them
+        near = wanted[np.minimum(np.searchsorted(wanted, places), len(wanted) - 1)]
+        slots = slots[inside & (near == places)]
+        found = exact([index.stored[s] for s in slots.tolist()], steps)
+        return index.rows([r.id for r in found])
 
 
 def gather(

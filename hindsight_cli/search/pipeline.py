@@ -23,6 +23,7 @@ from ..storage import codec
 from ..storage.rows import MemoryRow, keyword_text
 from ..text import terms
 from .budget import fit_budget, fit_listed
+from .columns import Columns, Rows
 from .neighbours import beside, places, step_of
 from .query import SearchQuery, keyword_terms
 from .relevance import Candidate, diversity_scores, relevance_column, relevances_and_base
@@ -155,16 +156,16 @@ def _scored(
     ctx: Context,
     weights: Ranking,
     lists: int,
+    columns: Callable[[Sequence[str]], Columns | None] | None = None,
 ) -> tuple[Scores, dict[str, float]]:
-    """Every kept candidate's scores, and every candidate's relevance before it inherits any."""
+    """Every kept candidate's scores, and every candidate's relevance before it inherits any.
+    ``columns``: the kept rows' columns from their source, when it holds them."""
     best_keyword = max((c.keyword_score or 0.0 for c in candidates.values()), default=0.0)
     rel, base = relevances_and_base(rows, candidates, weights, lists, best_keyword)
-    kept = [
-        row
-        for row in rows.values()
-        if not (weights.env_mismatch == "drop" and env_mismatches(row, ctx.env))
-    ]
-    return score(kept, [rel[row.id] for row in kept], ctx, weights), base
+    drop = weights.env_mismatch == "drop" and ctx.env
+    kept = [m for m, row in rows.items() if not (drop and env_mismatches(row, ctx.env))]
+    found = Rows([rows[m] for m in kept], columns(kept) if columns is not None else None)
+    return score(found, [rel[m] for m in kept], ctx, weights), base
 
 
 def _evidence(
@@ -261,13 +262,14 @@ def rank(
     k: int,
     lists: int,
     neighbours: bool = False,
+    columns: Callable[[Sequence[str]], Columns | None] | None = None,
 ) -> list[Ranked]:
     """The top ``k`` candidates, in the order an agent should read them. With ``neighbours`` (a
     block's search, ``SearchQuery.groups_neighbours``), each carries the candidates one step
-    before and after it in its task (``Ranked.neighbours``)."""
-    hits = _Hits(
-        rows, candidates, ctx, weights, lists, _scored(rows, candidates, ctx, weights, lists)
-    )
+    before and after it in its task (``Ranked.neighbours``). ``columns``: the rows' columns from
+    their source (``Source.columns``), when it holds them."""
+    scored = _scored(rows, candidates, ctx, weights, lists, columns)
+    hits = _Hits(rows, candidates, ctx, weights, lists, scored)
     # every candidate's score at once; the explanation of the few shown is built when asked for
     scores, found = hits.scores, hits.found
     order = hits.order

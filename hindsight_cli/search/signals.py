@@ -22,6 +22,7 @@ from ..models import Explanation
 from ..storage.rows import MemoryRow, keyword_text
 from ..text import identifier_parts, identifier_tokens, identifiers
 from ..text.when import Asked, Span, asked, day, local_day, spans_of
+from .columns import Rows, columns, micros
 from .relevance import Candidate
 
 if TYPE_CHECKING:
@@ -82,16 +83,22 @@ def is_troubleshooting(query: str) -> bool:
     return bool(_TROUBLESHOOTING.search(query))
 
 
+def _half_life(kind: str | None, weights: Ranking) -> float:
+    return max(float(getattr(weights, f"half_life_{kind}", weights.half_life_episodic)), 1e-6)
+
+
 def recency(rows: Sequence[MemoryRow], rel: Floats, ctx: Context, weights: Ranking) -> Floats:
     """Exponential decay with the half-life of the memory's type."""
     import numpy as np
 
-    days = np.array([(ctx.now - row.event_at).total_seconds() for row in rows]) / 86400
-    half_life = {
-        kind: max(float(getattr(weights, f"half_life_{kind}", weights.half_life_episodic)), 1e-6)
-        for kind in {row.type for row in rows}
-    }
-    exponent = -math.log(2) * np.maximum(0.0, days) / np.array([half_life[r.type] for r in rows])
+    found = columns(rows)
+    # the exact microseconds, divided as ``timedelta.total_seconds`` divides them
+    days = (micros(ctx.now) - found.event_at) / 1e6 / 86400
+    kinds = found.type
+    half_life = kinds.mapped(
+        {k: _half_life(k, weights) for k in kinds.names}, _half_life(None, weights)
+    )
+    exponent = -math.log(2) * np.maximum(0.0, days) / half_life
     # math.exp, not numpy's: numpy's differs from it in the last bit for about one value in twenty,
     # and a memory's score must not depend on how many memories were scored with it
     return np.array([math.exp(value) for value in exponent.tolist()])
@@ -106,20 +113,14 @@ def outcome(rows: Sequence[MemoryRow], rel: Floats, ctx: Context, weights: Ranki
     import numpy as np
 
     unfixed = 0.6 if ctx.troubleshooting else 0.1
-    return np.array(
-        [
-            (1.0 if row.resolution else unfixed)
-            if row.outcome == "failure"
-            else _OUTCOMES.get(row.outcome, 0.5)
-            for row in rows
-        ]
-    )
+    found = columns(rows)
+    failed = found.outcome.equals("failure")
+    values = found.outcome.mapped(_OUTCOMES, 0.5)
+    return np.where(failed, np.where(found.resolved, 1.0, unfixed), values)
 
 
 def importance(rows: Sequence[MemoryRow], rel: Floats, ctx: Context, weights: Ranking) -> Floats:
-    import numpy as np
-
-    return np.array([row.importance for row in rows], dtype=np.float64)
+    return columns(rows).importance
 
 
 def same_task(rows: Sequence[MemoryRow], rel: Floats, ctx: Context, weights: Ranking) -> Floats:
@@ -128,7 +129,7 @@ def same_task(rows: Sequence[MemoryRow], rel: Floats, ctx: Context, weights: Ran
     task = ctx.task_id
     if not task:
         return np.zeros(len(rows))
-    return np.array([1.0 if row.task_id == task else 0.0 for row in rows])
+    return columns(rows).task.equals(task).astype(np.float64)
 
 
 def each(value: Callable[[MemoryRow, float, Context, Ranking], float]) -> Column:
@@ -346,6 +347,13 @@ def _use_factor(row: MemoryRow, ctx: Context, weights: Ranking) -> tuple[float, 
     return factor, f"reinforcement: standing {standing:+.2f} from its use (×{factor:.3f})"
 
 
+def _bounded(rows: Sequence[MemoryRow]) -> bool:
+    """Whether any of ``rows`` has a valid_until (a hit's explanation asks of its row alone)."""
+    if isinstance(rows, Rows):
+        return bool(rows.columns.bounded.any())
+    return any(r.valid_until for r in rows)
+
+
 @dataclass(frozen=True)
 class Factor:
     # its value for one memory, and a note for --explain when it is not 1
@@ -357,7 +365,7 @@ class Factor:
 #: Factors after the confidence factor.
 FACTORS: tuple[Factor, ...] = (
     Factor(_env_factor, lambda rows, ctx, weights: bool(ctx.env)),
-    Factor(_validity_factor, lambda rows, ctx, weights: any(r.valid_until for r in rows)),
+    Factor(_validity_factor, lambda rows, ctx, weights: _bounded(rows)),
     # only a compound identifier (a context and a value) can conflict
     Factor(
         _identifier_factor,
@@ -446,11 +454,13 @@ def score(
     import numpy as np
 
     relevances = np.asarray(rel, dtype=np.float64)
+    # every signal reads the same columns
+    rows = rows if isinstance(rows, Rows) else Rows(rows)
     values = {s.name: s.column(rows, relevances, ctx, weights) for s in ctx.signals}
     total = np.zeros(len(rows))
     for s in ctx.signals:
         total = total + float(getattr(weights, s.weight)) * values[s.name]
-    confidence_factor = 0.5 + 0.5 * np.array([row.confidence for row in rows], dtype=np.float64)
+    confidence_factor = 0.5 + 0.5 * columns(rows).confidence
     factor = confidence_factor
     for apply in FACTORS:
         if apply.applies(rows, ctx, weights):

@@ -29,6 +29,7 @@ from .hot_columns import (
     Mask,
     Numbers,
     Positions,
+    Scalars,
     Scores,
     Seqs,
     Tags,
@@ -67,7 +68,7 @@ class HotIndex:
         self.doc_len = Grow(np.int64)
         self.labels = {name: Labels() for name in LABELS}
         self.numbers = {name: Numbers() for name in NUMBERS}
-        self.tags = Tags()
+        self.tags, self.scalars = Tags(), Scalars()
         # each task's slots (``at_slots``), a task id being a tag of its memories
         self.tasks = Tags()
         # term → (slots, tf)
@@ -75,6 +76,8 @@ class HotIndex:
         self.matrix = Grow(np.float32, dim)
         # each vector row's norm, as the ledger's cosine divides by it
         self.norms = Grow(np.float64)
+        # vector rows of norm 0 (a search divides by the norms)
+        self.zero_norms = 0
         self.vector_slot = Grow(np.int32)
         # per slot: its (whole-memory) vector row, or -1
         self.first_vector = Grow(np.int32)
@@ -147,7 +150,9 @@ class HotIndex:
 
     def _add_rows(self, vectors: Floats, slots: Positions) -> None:
         self.matrix.extend(vectors)
-        self.norms.extend(np.sqrt(np.einsum("ij,ij->i", vectors, vectors, dtype=np.float64)))
+        norms = np.sqrt(np.einsum("ij,ij->i", vectors, vectors, dtype=np.float64))
+        self.norms.extend(norms)
+        self.zero_norms += int(np.count_nonzero(norms <= 0))
         self.vector_slot.extend(slots)
 
     def remove(self, ids: Sequence[str]) -> None:
@@ -176,6 +181,7 @@ class HotIndex:
             nulls = values.is_null().to_numpy(zero_copy_only=False)
             column.add(pc.fill_null(values, 0).to_numpy(zero_copy_only=False), nulls)
         self.tags.add(first, [row.tags for row in rows])
+        self.scalars.add(rows)
         self.tasks.add(first, [[] if row.task_id is None else [row.task_id] for row in rows])
 
     def _vectors(self, table: pa.Table, first: int) -> None:
@@ -227,6 +233,7 @@ class HotIndex:
             self.extra,
             *(c.codes for c in self.labels.values()),
             *(n for c in self.numbers.values() for n in (c.data, c.null)),
+            *self.scalars.grown,
         ):
             grown.keep(live)
         self.tags.remap(new_slot)
@@ -251,6 +258,7 @@ class HotIndex:
         firsts = self.first_vector.view[live]
         for grown in (self.matrix, self.norms, self.vector_slot):
             grown.keep(rows)
+        self.zero_norms = int(np.count_nonzero(self.norms.view <= 0))
         self.vector_slot.data[: len(rows)] = new_slot[self.vector_slot.view]
         self.first_vector.keep(live)
         self.first_vector.data[: len(live)] = np.where(firsts >= 0, new_row[firsts], -1)
@@ -283,36 +291,46 @@ class HotIndex:
 
     def filter_mask(self, where: Sequence[Condition]) -> Mask:
         # ``mask``, kept while the index does not change (``FilterMasks``): read it, never change it
-        return self._masks.get(self.version, where, self.mask)
+        return self._masks.get(self.version, where, self.mask, self.numbers)
 
     def nearest(self, vector: Sequence[float], mask: Mask, limit: int) -> list[tuple[str, float]]:
         """Cosine top-``limit`` among the masked memories, each scored by its best vector row."""
         # every slot owns one vector row, its own number: the slots' mask is the rows' mask
         plain = not self.multi and self.matrix.n == len(self.ids)
-        rows = np.flatnonzero(mask if plain else mask[self.vector_slot.view])
-        if not len(rows) or limit <= 0:
+        wanted = mask if plain else mask[self.vector_slot.view]
+        count = int(np.count_nonzero(wanted))
+        if not count or limit <= 0:
             return []
         query = np.asarray(vector, dtype=np.float32)
         length = math.sqrt(float(np.dot(query.astype(np.float64), query)))
-        if len(rows) == self.matrix.n:
+        # every row (most searches): no list of them until the first pass has narrowed them
+        rows: Positions | None = None
+        if count == self.matrix.n:
             dots, norms = self.matrix.view @ query, self.norms.view
         # a narrow filter: multiply only its rows
-        elif len(rows) * 4 < self.matrix.n:
+        elif count * 4 < self.matrix.n:
+            rows = np.flatnonzero(wanted)
             dots, norms = self.matrix.data[rows] @ query, self.norms.data[rows]
         else:
+            rows = np.flatnonzero(wanted)
             dots, norms = (self.matrix.view @ query)[rows], self.norms.data[rows]
         # A first pass finds the rows that may reach the top: the product over the norms orders
         # them as their cosines do. Only they are scored again, exactly alike.
         # (a division masked by ``where`` costs several plain ones: only for zero vectors)
         rough = (
             dots / norms
-            if float(norms.min()) > 0
-            else np.divide(dots, norms, out=np.zeros(len(rows)), where=norms > 0)
+            if not self.zero_norms or float(norms.min()) > 0
+            else np.divide(dots, norms, out=np.zeros(len(norms)), where=norms > 0)
         )
-        best = self._best(rows, rough)[1]
+        # a memory's best row when some own several
+        every = (np.arange(self.matrix.n) if rows is None else rows) if self.multi else None
+        best = self._best(every, rough)[1] if every is not None else rough
         if len(best) > limit:
             cut = np.partition(best, len(best) - limit)[len(best) - limit]
-            rows = rows[rough >= cut - _SLACK * length]
+            near = rough >= cut - _SLACK * length
+            rows = np.flatnonzero(near) if rows is None else rows[near]
+        elif rows is None:
+            rows = np.arange(self.matrix.n)
         # BLAS rounds a row by its position in the matrix (its kernel differs at block edges), so
         # equal vectors (the windows two long memories share) may differ in the last bit; einsum
         # rounds equal rows alike, and they tie as in the ledger (then the id decides)
@@ -339,11 +357,10 @@ class HotIndex:
         self, terms: Sequence[str], mask: Mask, limit: int, k1: float, b: float
     ) -> list[tuple[str, float]]:
         """BM25 over the postings with the ledger's formula and the masked rows' statistics."""
-        n = int(np.count_nonzero(mask))
+        doc_len = self.doc_len.view
+        n, avgdl = self._masks.stats(mask, doc_len)
         if not n or limit <= 0:
             return []
-        doc_len = self.doc_len.view
-        avgdl = max(float(int(doc_len[mask].sum())) / n, 1.0)
         found, parts = [], []
         for term in sorted(set(terms)):
             lists = self.postings.get(term)
@@ -412,7 +429,7 @@ class HotIndex:
                 self.first_vector,
                 self.extra,
             )
-        )
+        ) + sum(g.nbytes for g in self.scalars.grown)
         columns = sum(c.nbytes for c in self.labels.values()) + sum(
             c.nbytes for c in self.numbers.values()
         )

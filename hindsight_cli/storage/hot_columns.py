@@ -176,6 +176,16 @@ class Numbers:
             return compared & ~null
         raise ValueError(f"cannot apply {op!r} to a number or time column")
 
+    def around(self, number: int) -> tuple[int, int]:
+        """The values nearest ``number`` at or below it and above it: a comparison with any number
+        from the first up to (not including) the second keeps the same slots as with ``number``."""
+        data = self.data.view[~self.null.view]
+        below, above = data[data <= number], data[data > number]
+        return (
+            int(below.max()) if len(below) else -(2**63),
+            int(above.min()) if len(above) else 2**63,
+        )
+
     @property
     def nbytes(self) -> int:
         return self.data.nbytes + self.null.nbytes
@@ -201,11 +211,14 @@ class Tags:
             out[np.frombuffer(found, dtype=np.int32)] = True
         return out
 
-    def holding(self, values: Sequence[str]) -> Positions:
+    def holding(self, values: Sequence[str]) -> tuple[Positions, Positions]:
         """The slots that hold any of ``values`` (the dead among them too), without a pass over
-        every slot."""
-        found = [np.frombuffer(self.slots[v], dtype=np.int32) for v in values if v in self.slots]
-        return np.concatenate(found) if found else np.zeros(0, dtype=np.int32)
+        every slot, and beside each the position in ``values`` of the value it holds."""
+        found = [np.frombuffer(self.slots.get(v, b""), dtype=np.int32) for v in values]
+        if not found:
+            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
+        which = np.repeat(np.arange(len(found)), [len(slots) for slots in found])
+        return np.concatenate(found), which
 
     def remap(self, new_slot: Positions) -> None:
         for tag, slots in list(self.slots.items()):
@@ -219,6 +232,28 @@ class Tags:
     @property
     def nbytes(self) -> int:
         return sum(120 + len(tag) + 4 * len(slots) for tag, slots in self.slots.items())
+
+
+class Scalars:
+    """The fields the ranking reads for every candidate that no filter reads (``search.columns``),
+    one value per slot."""
+
+    def __init__(self) -> None:
+        self.importance = Grow(np.float64)
+        self.confidence = Grow(np.float64)
+        # a resolution (not empty), a valid_until
+        self.resolved = Grow(np.bool_)
+        self.bounded = Grow(np.bool_)
+
+    def add(self, rows: Sequence[MemoryRow]) -> None:
+        self.importance.extend([r.importance for r in rows])
+        self.confidence.extend([r.confidence for r in rows])
+        self.resolved.extend([bool(r.resolution) for r in rows])
+        self.bounded.extend([r.valid_until is not None for r in rows])
+
+    @property
+    def grown(self) -> tuple[Grow[Any], ...]:
+        return (self.importance, self.confidence, self.resolved, self.bounded)
 
 
 def compare_id(op: str, left: str, right: Any) -> bool:
@@ -279,27 +314,57 @@ _KEPT = 8
 
 
 class FilterMasks:
-    """The filters' masks of one state of an index (most searches filter alike), each without its
-    conditions on the present time (expiry), which apply afresh at every search."""
+    """The filters' masks of one state of an index (most searches filter alike). A condition on the
+    present time (expiry) keeps its mask only while no value of its column lies between the time it
+    was computed for and the time asked: every search tests the time afresh, and a memory drops out
+    the moment it expires."""
 
     def __init__(self) -> None:
         self.masks: dict[str, Mask] = {}
+        # with the conditions on the time: the mask, and each condition's range of times it holds for
+        self.timed: dict[str, tuple[Mask, list[tuple[int, int]]]] = {}
         self.version = -1
+        # the last mask's count and its rows' total length (``stats``)
+        self._stats: tuple[Mask, int, int, int] | None = None
 
     def get(
-        self, version: int, where: Sequence[Condition], mask: Callable[[Sequence[Condition]], Mask]
+        self,
+        version: int,
+        where: Sequence[Condition],
+        mask: Callable[[Sequence[Condition]], Mask],
+        numbers: Mapping[str, Numbers],
     ) -> Mask:
-        """``mask(where)``; ``version`` names the index's state."""
+        """``mask(where)``; ``version`` names the index's state, ``numbers`` its number columns."""
         fixed = [c for c in where if c[1] not in _NOW_OPS]
-        if self.version != version or len(self.masks) >= _KEPT:
-            self.masks, self.version = {}, version
+        if self.version != version or len(self.masks) >= _KEPT or len(self.timed) >= _KEPT:
+            self.masks, self.timed, self.version = {}, {}, version
         key = repr(fixed)
         found = self.masks.get(key)
         if found is None:
             found = self.masks[key] = mask(fixed)
             found.flags.writeable = False
         timed = [c for c in where if c[1] in _NOW_OPS]
-        return found & mask(timed) if timed else found
+        if not timed:
+            return found
+        at = [_number(value) for _, _, value in timed]
+        key += repr([(column, op) for column, op, _ in timed])
+        kept = self.timed.get(key)
+        if kept is not None and all(lo <= n < hi for n, (lo, hi) in zip(at, kept[1])):
+            return kept[0]
+        out = found & mask(timed)
+        out.flags.writeable = False
+        self.timed[key] = (out, [numbers[c].around(n) for (c, _, _), n in zip(timed, at)])
+        return out
+
+    def stats(self, mask: Mask, lengths: npt.NDArray[np.int64]) -> tuple[int, float]:
+        """How many slots ``mask`` keeps and their mean length (at least 1), as BM25 reads them:
+        counted once per mask."""
+        kept = self._stats
+        if kept is None or kept[0] is not mask or kept[3] != len(lengths):
+            n = int(np.count_nonzero(mask))
+            kept = self._stats = (mask, n, int(lengths[mask].sum()) if n else 0, len(lengths))
+        n, total = kept[1], kept[2]
+        return n, max(float(total) / n, 1.0) if n else 0.0
 
 
 def decode(table: pa.Table, labels: Mapping[str, Labels]) -> list[MemoryRow]:
