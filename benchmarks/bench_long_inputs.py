@@ -22,7 +22,8 @@ PIECES = [
     "\\u0041", "0x41,", "a.", "a ", "a\n", "ab\t", "-", "_", "${A:-", "&lt;", "\u200b",
     "ｔｏｋｅｎ＝", "you must ", "ignore previous ", "send the ", "http://a.b/", "SYSTEM: ",
     "<|im_start|>", "aGVsbG8=", "AKIA", "sk-", "ghp_", '"secret": "', "pass ", "IFS=", "=\n",
-    'a = "', '+"', "){", "\\", "'", '"',
+    'a = "', '+"', "){", "\\", "'", '"', "-----BEGIN ", "Authorization: Bearer ", "PIN=",
+    '/p:="', "<<< A1b2C3d4E5 ",
 ]  # fmt: skip
 
 

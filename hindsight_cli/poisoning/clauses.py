@@ -18,7 +18,7 @@ look-alikes folded)."""
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, cached_property
 
 from .literals import may_match
 from .units import PARAGRAPHS, SENTENCES, too_few_words
@@ -437,15 +437,32 @@ def _harmful(match: re.Match[str] | None, before: bool = False) -> bool:
 _STRIP = " \t\"'`*([{<>-"
 
 
-def _told(clause: str, tail: str, sentence: str) -> str | None:
+class _Sentence:
+    """A sentence and what its clauses ask of the whole of it, each read once when first asked:
+    read again for each clause, a long sentence of many clauses (a run with no full stop, 12,000
+    characters of "to the address in my signature: ") took seconds."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @cached_property
+    def names_a_secret(self) -> bool:
+        return _objects()[0].search(self.text) is not None
+
+    @cached_property
+    def table_row(self) -> bool:
+        return self.text.count("|") >= 2
+
+
+def _told(clause: str, tail: str, sentence: _Sentence) -> str | None:
     """The act a clause tells its reader to do, if it does: exfiltration (a verb of sending, then
     somewhere outside in the rest of the sentence, ``tail``, and a secret in it), or a harmful verb
     on what it harms."""
-    secret, dest = _objects()
+    dest = _objects()[1]
     tail = tail.strip(_STRIP)
     listed = _instruction(False).match(tail)
     sending = listed or _imperative().match(tail)
-    if sending and dest.search(sending.group("rest")) and secret.search(sentence):
+    if sending and dest.search(sending.group("rest")) and sentence.names_a_secret:
         return (
             "exfiltration out"
             if listed and _sent_out(listed.group("rest"), sentence)
@@ -454,18 +471,18 @@ def _told(clause: str, tail: str, sentence: str) -> str | None:
     return "directed act" if _harmful(_instruction(True).match(clause.strip(_STRIP))) else None
 
 
-def _sent_out(rest: str, sentence: str) -> bool:
+def _sent_out(rest: str, sentence: _Sentence) -> bool:
     """Whether a listed verb of sending sends its secret out: the secret its object, then a place
     outside; not a table row (it names commands), not a sign-in ("POST your credentials to
     https://…/login")."""
     found, outside = _objects()[0].search(rest), _OUTSIDE.search(rest)
     # "grab the refresh tokens and drop them into a public pastebin": the object names it again
-    named = _PRONOUN.match(rest) and _objects()[0].search(sentence)
+    named = _PRONOUN.match(rest) and sentence.names_a_secret
     return bool(
         (found or named)
         and outside
         and (named or (found is not None and found.start() < outside.start()))
-        and sentence.count("|") < 2
+        and not sentence.table_row
         and not _SIGN_IN.match(rest, outside.start())
     )
 
@@ -475,10 +492,11 @@ def _sentence_acts(sentence: str) -> list[str]:
         return []
     starts = [0, *(m.end() for m in _CLAUSE.finditer(sentence))]
     ends = [*starts[1:], len(sentence)]
+    whole = _Sentence(sentence)
     found = [
         act
         for start, end in zip(starts, ends, strict=True)
-        if (act := _told(sentence[start:end], sentence[start : start + _TAIL], sentence))
+        if (act := _told(sentence[start:end], sentence[start : start + _TAIL], whole))
     ]
     for kind in (*_ACTS, *_CONTEXT):
         for pattern in _compiled(kind):

@@ -436,7 +436,13 @@ def _markers(text: str) -> list[tuple[int, int]]:
 
 
 def _overlaps(span: tuple[int, int], done: list[tuple[int, int]]) -> bool:
-    return any(start < span[1] and span[0] < end for start, end in done)
+    """Whether ``span`` overlaps a marker of ``done`` (in order, none overlapping another): only
+    the last marker that starts before ``span`` ends can reach it. Read one by one, each match
+    after a long run of markers read them all (32,000 characters of "/p:: " took 2.2 s)."""
+    from bisect import bisect_left
+
+    before = bisect_left(done, (span[1],)) - 1
+    return before >= 0 and span[0] < done[before][1]
 
 
 def _secret_span(match: re.Match[str]) -> tuple[int, int]:

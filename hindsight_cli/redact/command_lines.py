@@ -26,8 +26,9 @@ if TYPE_CHECKING:
     import re
 
 _VALUE = r"(?P<secret>'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"|;&<>]+)"
-# the rest of the same command, up to a flag
-_ARGS = r"[^\n|;&]*?[ \t]"
+# the rest of the same command, up to a flag, within 1,024 characters: unbounded, each tool's name
+# in a long line read the line to its end (16,000 characters of "7z " took 0.6 s)
+_ARGS = r"[^\n|;&]{0,1024}?[ \t]"
 
 # Tools whose short flag means "password" (or, for ssh-keygen, "passphrase"), and that flag.
 _TOOL_FLAGS = [
@@ -202,10 +203,21 @@ def _any_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return _span(match)
 
 
+# how far back ``_segment`` looks for the command's start
+_SEGMENT_REACH = 1024
+
+
 def _segment(match: re.Match[str]) -> str:
-    """The command this match is in: from the last line break, pipe, ``;`` or ``&&`` before it."""
-    text = match.string[: match.start()]
+    """The command this match is in: from the last line break, pipe, ``;`` or ``&&`` before it,
+    within _SEGMENT_REACH characters (from a word's start). Read from the text's start, each match
+    of a run with none of them (``<<<=<<<=…``) read all of the run before it (16,000 characters
+    took 1.9 s)."""
+    start = max(0, match.start() - _SEGMENT_REACH)
+    text = match.string[start : match.start()]
     cut = max(text.rfind(c) for c in "\n|;&")
+    if cut < 0 and start > 0 and not match.string[start - 1].isspace():
+        # the window begins inside a word: the command is read from the next word on
+        cut = len(text.split(None, 1)[0]) if text and not text[0].isspace() else 0
     return text[cut + 1 :]
 
 
@@ -232,8 +244,10 @@ def _flag_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     ):
         # --key server.pem, --auth basic: a value only when it reads as a credential
         return _span(match) if credential_like(value, strict=True) and "." not in value else None
-    if "password" in flag and any(f" {tool} " in f" {_segment(match)} " for tool in _PG_TOOLS):
-        return None
+    if "password" in flag:
+        segment = f" {_segment(match)} "
+        if any(f" {tool} " in segment for tool in _PG_TOOLS):
+            return None
     if names_a_secret(value):
         # gcloud secrets versions access latest --secret=db-password: the secret's name
         return None
@@ -253,7 +267,8 @@ def _user_password(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     value = _inner(match)
     if not value or value.startswith("-") or is_reference(value, paths=False):
         return None
-    if any(f" {tool} " in f" {_segment(match)} " for tool in _TOOL_FLAGS[0][0]):
+    segment = f" {_segment(match)} "
+    if any(f" {tool} " in segment for tool in _TOOL_FLAGS[0][0]):
         return None
     if all(c.isdigit() or c in ".:/" for c in value) or value.endswith(("/tcp", "/udp")):
         return None
@@ -388,7 +403,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     *(
         (
             "password",
-            r"(?i)(?<![\w\-])(?:{words})(?:\.exe)?[ \t]+(?:[^\n|;&]*?[ \t])??" + tail + _VALUE,
+            r"(?i)(?<![\w\-])(?:{words})(?:\.exe)?[ \t]+(?:" + _ARGS + ")??" + tail + _VALUE,
             _spaced(tools),
             _any_value,
             None,
@@ -495,7 +510,9 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ("password", r"<<<[ \t]*" + _VALUE, ("<<<",), _here_string, None),
     (
         "password",
-        r"<<-?[ \t]*([\"']?)(?P<tag>[A-Za-z_]\w*)\1[^\n]*\r?\n[ \t]*"
+        # the tag and the rest of its line read a bounded stretch: each "<<" of a long line read
+        # the line to its end, and back (16,000 characters of "<<< x " took 0.8 s)
+        r"<<-?[ \t]*([\"']?)(?P<tag>[A-Za-z_]\w{0,63}+)(?!\w)\1[^\n]{0,1024}+\r?\n[ \t]*"
         # passwd asks twice: the same line again is the same password
         r"(?P<secret>(?P<first>\S+)(?:[ \t]*\r?\n[ \t]*(?P=first))?)[ \t]*(?=\r?\n)",
         ("<<",),

@@ -22,6 +22,7 @@ from .words import (
     classes,
     credential_like,
     dotted_numbers,
+    ends,
     high_entropy,
     inside_uri,
     is_reference,
@@ -179,22 +180,34 @@ def _value(match: re.Match[str]) -> tuple[str, tuple[int, int]]:
     return value, span
 
 
+# how far ``_through_marks`` reads a value's word before it decides (a password is far shorter)
+_MARKS_REACH = 256
+
+
 def _through_marks(text: str, span: tuple[int, int]) -> tuple[str, tuple[int, int]]:
     """An unquoted value read on over the marks that end it (``;`` ``,`` ``<`` ``>`` quotes) when
     the whole word reads as random printable characters and holds no ``=`` (``password:
     8X(h>u2;Lq5e}Wm9``): a password half redacted is a leak; ``Password=x;User=y`` is two fields
     and ``Keywords: automation,flake8`` a list."""
     end = span[1]
-    stop = end
-    while stop < len(text) and not text[stop].isspace():
-        stop += 1
-    rest = text[end:stop].rstrip(".,;")
+    # the word's rest, read up to _MARKS_REACH characters: read to its end, each value of a run
+    # with no space (``/p:="/p:="…``) read the whole run, character by character (16,000
+    # characters took 26 s)
+    ahead = text[end : end + _MARKS_REACH + 1]
+    word = "" if not ahead or ahead[0].isspace() else ahead.split(None, 1)[0]
+    rest = word[:_MARKS_REACH].rstrip(".,;")
     if (
         rest
         and "=" not in rest
         and "&" not in rest
         and random_printable(text[span[0] : end] + rest)
     ):
+        if len(word) > _MARKS_REACH:
+            # a random run longer than that goes whole, as far as it runs
+            import re
+
+            stop = re.compile(r"\S*").match(text, end)
+            rest = text[end : stop.end() if stop else end].rstrip(".,;")
         end += len(rest)
     return text[span[0] : end], (span[0], end)
 
@@ -236,9 +249,46 @@ def _referenced(match: re.Match[str], sep: str) -> bool:
     return before.endswith(("${", "%")) or (before.endswith("$") and not literal)
 
 
+# the most of an unquoted assigned value the pattern reads; one that runs on is judged by these
+# and, when it goes, goes as far as it runs (``_run_on``). Read to its end, each "NAME=" of a run
+# like "PIN=PIN=…" read the run to its end: 120,000 characters took 12 s.
+_LONGEST = 512
+# the last run ``_run_on`` read to its end: (text, start, end)
+_LAST_RUN: tuple[str, int, int] = ("", 0, 0)
+
+
+def _run_on(match: re.Match[str], span: tuple[int, int]) -> tuple[int, int]:
+    """``span`` reaching to the end of its value's run when the pattern read ``_LONGEST``
+    characters of it and stopped (less a sentence's full stop, as ``_value`` leaves it)."""
+    global _LAST_RUN
+    secret = match.groupdict().get("secret")
+    if secret is None or len(secret) < _LONGEST or span[1] < match.end("secret") - 1:
+        return span
+    text, at = match.string, match.end("secret")
+    # every value of one run ends where the run does: read once (one tuple, read and written
+    # whole, so threads redacting other texts at once only miss it)
+    last = _LAST_RUN
+    if last[0] is text and last[1] <= at <= last[2]:
+        end = last[2]
+    else:
+        import re
+
+        found = re.compile(r"[^\s'\",;<>]*").match(text, at)
+        end = found.end() if found else at
+        _LAST_RUN = (text, at, end)
+    if text[end - 1 : end] == "." and text[end - 2 : end] != "..":
+        end -= 1
+    return span[0], max(span[1], end)
+
+
 def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """``NAME = value``: how much the value must look like a secret depends on the name and the
     separator."""
+    span = _assigned(match, label)
+    return _run_on(match, span) if span else None
+
+
+def _assigned(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     name, sep = match.group("name"), match.group("sep").strip()
     if _referenced(match, sep):
         return None
@@ -246,6 +296,9 @@ def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         # arn:aws:secretsmanager:…:secret:prod/db
         return None
     value, span = _value(match)
+    # a long value is judged by its ends; the whole of it goes (each value of "/pwd:-/pwd:-…"
+    # reached the run's end, and every reading of it read it all)
+    value = ends(value)
     kind = words_in(name)
     if kind == "key" and any(w in name.lower() for w in ("pass", "pwd")):
         # a key named a password too: Splunk's pass4SymmKey
@@ -501,7 +554,9 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "cookie",
-        r"(?i)\b(?:set-)?cookie[\"']?\s*[:=]\s*[\"']?(?P<secret>[^\n\"']*=[^\n\"']*)",
+        # a cookie header's value, 8 KiB either side of an "=" at most: unbounded, each "cookie:"
+        # of a long line read it to its end and back (32,000 characters took 0.5 s)
+        r"(?i)\b(?:set-)?cookie[\"']?\s*[:=]\s*[\"']?(?P<secret>[^\n\"']{0,8192}=[^\n\"']{0,8192})",
         ("cookie",),
         _cookie,
         None,
@@ -720,7 +775,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         # $config['db_pass'] = …: a subscript's closing bracket
         rf"(?i)(?<![\w.\-])(?P<name>[\w.\-]+)(?:\[\]|[\"']?\]?)(?P<sep>{_SEPARATOR})"
         # the value in a
-        rf"(?=(?:{_QUOTED}|(?P<secret>[^\s'\",;<>]{{3,}})))",
+        rf"(?=(?:{_QUOTED}|(?P<secret>[^\s'\",;<>]{{3,{_LONGEST}}})))",
         NAME_WORDS,
         _assignment,
         None,

@@ -172,6 +172,10 @@ def _qualifier_ok(text: str) -> bool:
     return len(words) <= 6 and (words[0].lower() in _PREPOSITIONS or _clitic(words[0]))
 
 
+# the separators ``_starts`` tries after a word, at most
+_MOST_SEPARATORS = 8
+
+
 def _starts(rest: str, qualified: bool = False) -> Iterator[tuple[int, str]]:
     """Where a value may start in ``rest`` (the line after the word), and after what: "quote",
     "sep", "bare". A key's or a code's word ``qualified`` by what it opens takes any short phrase
@@ -183,7 +187,11 @@ def _starts(rest: str, qualified: bool = False) -> Iterator[tuple[int, str]]:
     possessive = not lead and rest[:1] in "'’" and rest[1:2] in "sS" and not rest[2:3].isalnum()
     if rest[lead : lead + 1] in _QUOTES and not possessive:
         yield lead, "quote"
-    for sep in re.finditer(f"(?i:{_SEP})", rest):
+    for number, sep in enumerate(re.finditer(f"(?i:{_SEP})", rest)):
+        if number == _MOST_SEPARATORS:
+            # a qualifier is a few words: past so many separators none is left to find, and each
+            # read the line before it again (30,000 characters of 'auth=="' took 3.2 s)
+            break
         head = rest[: sep.start()]
         if _qualifier_ok(head) or (qualified and len(head.split()) <= 6 and "." not in head):
             yield sep.end(), "sep"
@@ -246,11 +254,13 @@ def _qualified(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     wifi è …", "kod do sejfu to …"); "code review for the wifi module: PR-12" stays."""
     import re
 
-    text = fold(match.string)
-    before = text[max(0, match.start() - 16) : match.start()].split()[-1:]
+    # the few words around the match, folded: folding the whole text for each match made a long
+    # run of one key word quadratic (16,000 characters of "código da porta " took 1.1 s)
+    text = match.string
+    before = fold(text[max(0, match.start() - 16) : match.start()]).split()[-1:]
     # past the stem's ending (kod-en, chiav-e)
-    end = match.end() + _letters(text[match.end() :])
-    after = re.findall(r"[^\s:：=,.;!?]+", text[end : end + 48])
+    end = match.end() + _letters(text[match.end() : match.end() + 64])
+    after = re.findall(r"[^\s:：=,.;!?]+", fold(text[end : end + 48]))
     if any(_opens(w) for w in before):
         return _prose(match, label, qualified=True)
     for word in after[:4]:

@@ -81,6 +81,8 @@ _PUBLIC_PREFIXES = (
 _ADDRESS = r"0x[0-9a-fA-F]{40}|[48][1-9A-HJ-NP-Za-km-z]{94}(?:[1-9A-HJ-NP-Za-km-z]{11})?"
 # the public members of a JWK: RSA modulus and exponent, an EC point
 _JWK_PUBLIC = frozenset(("n", "e", "x", "y", "crv", "kid", "kty", "alg", "use"))
+# characters of the value's line that are read around it
+_VIEW = 256
 
 
 def public(text: str, start: int, end: int) -> bool:
@@ -91,15 +93,25 @@ def public(text: str, start: int, end: int) -> bool:
     if value.startswith(_PUBLIC_PREFIXES) or re.fullmatch(_ADDRESS, value):
         return True
     line_start = text.rfind("\n", 0, start) + 1
-    before = text[line_start:start]
+    # what is read before the value: the line's last _VIEW characters, from a word's start. Read
+    # whole, every value of a line like "Authorization: Bearer …" repeated read the whole line
+    # before it (30,000 characters of it took 4.4 s).
+    view_start = max(line_start, start - _VIEW)
+    if view_start > line_start and not text[view_start - 1].isspace():
+        # the view begins inside a word: it begins after that word
+        cut = re.search(r"\s", text[view_start:start])
+        view_start = view_start + cut.start() if cut else start
+    before = text[view_start:start]
     # the name: the last two words before the value, flags left out (curl --digest --user a:b)
     named = [w for w in before.split() if any(c.isalnum() for c in w)][-2:]
     parts = _parts(" ".join(w for w in named if not w.startswith("-")))
-    if parts & PUBLIC_PARTS and not parts & _SECRET_PARTS:
+    # a name cut by the view may have lost the word that makes it secret: it keeps no value
+    whole = view_start == line_start or len(named) == 2
+    if whole and parts & PUBLIC_PARTS and not parts & _SECRET_PARTS:
         return True
-    if _key_structure(text, before, line_start):
+    if _key_structure(text, before, line_start, start, end):
         return True
-    return _ciphertext_parent(text, before, line_start)
+    return view_start == line_start and _ciphertext_parent(text, before, line_start)
 
 
 def _parts(name: str) -> set[str]:
@@ -109,16 +121,18 @@ def _parts(name: str) -> set[str]:
     return {p.lower() for p in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])", name)}
 
 
-def _key_structure(text: str, before: str, line_start: int) -> bool:
+def _key_structure(text: str, before: str, line_start: int, start: int, end: int) -> bool:
     """``p=`` of a DKIM record; a public member of a JWK."""
     import re
 
-    line_end = text.find("\n", line_start)
-    line = text[line_start : line_end if line_end >= 0 else len(text)]
-    if re.search(r"(?i)\bv=DKIM1\b|\bk=(?:rsa|ed25519)\b", line) and re.search(
-        r"\bp=[\"']?$", before
-    ):
-        return True
+    if re.search(r"\bp=[\"']?$", before):
+        # the record's other tags on the key's line, within _VIEW characters either side of it
+        line_end = text.find("\n", end)
+        if line_end < 0:
+            line_end = len(text)
+        line = text[max(line_start, start - _VIEW) : min(line_end, end + _VIEW)]
+        if re.search(r"(?i)\bv=DKIM1\b|\bk=(?:rsa|ed25519)\b", line):
+            return True
     member = re.search(r"[\"']?(\w+)[\"']?\s*:\s*[\"']?$", before)
     return bool(member and member.group(1) in _JWK_PUBLIC and '"kty"' in text)
 

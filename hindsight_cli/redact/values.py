@@ -17,6 +17,7 @@ from __future__ import annotations
 from .words import (
     HASH_WORDS,
     dotted_numbers,
+    ends,
     inside_uri,
     is_reference,
     public_before,
@@ -158,11 +159,31 @@ def placeholder(value: str) -> bool:
     a run of eight in alphabet or counting order (``abcdefgh``, ``12345678``), or a stand-in word
     (``EXAMPLE``, ``YOUR…HERE``). A real token may hold a run (a Twitter bearer token starts with
     twenty ``A``), not mostly runs."""
-    import itertools
-
     if len(value) < 12 or "://" in value:
         # a URL's host may be example.com; its token is judged by the rule that found it
         return False
+    value = ends(value)
+    if value.isascii():
+        # what ``_runs_or_order`` counts, in C: the runs of four or more, and an ordered run of
+        # eight (a character, then seven letters or digits each one past the one before)
+        import re
+
+        in_runs = sum(len(run.group()) for run in re.finditer(_RUNS, value))
+        if in_runs >= 0.4 * len(value) or any(run in value for run in _ORDERED_RUNS):
+            return True
+    elif _runs_or_order(value):
+        return True
+    if _repeats(value):
+        return True
+    upper = value.upper()
+    return any(word in upper for word in _STAND_INS)
+
+
+def _runs_or_order(value: str) -> bool:
+    """Mostly runs of one character (four or more in a row), or eight in alphabet or counting
+    order."""
+    import itertools
+
     run = ordered = best = 1
     in_runs = 0
     for before, char in itertools.pairwise(value):
@@ -174,12 +195,18 @@ def placeholder(value: str) -> bool:
         ordered = ordered + 1 if ord(char) == ord(before) + 1 and char.isalnum() else 1
         best = max(best, ordered)
     in_runs += run if run >= 4 else 0
-    if in_runs >= 0.4 * len(value) or best >= 8:
-        return True
-    if _repeats(value):
-        return True
-    upper = value.upper()
-    return any(word in upper for word in _STAND_INS)
+    return in_runs >= 0.4 * len(value) or best >= 8
+
+
+# runs of one character, four or more (any character, line breaks too)
+_RUNS = r"(?s)(.)\1{3,}"
+# every ASCII stretch ``_runs_or_order`` counts as eight in order: seven consecutive letters or
+# digits of one range after the character just before the first of them ("/0123456", "abcdefgh")
+_ORDERED_RUNS = tuple(
+    "".join(chr(c) for c in range(start - 1, start + 7))
+    for first, last in (("0", "9"), ("A", "Z"), ("a", "z"))
+    for start in range(ord(first), ord(last) - 5)
+)
 
 
 def _repeats(value: str) -> bool:

@@ -1201,8 +1201,16 @@ def classes(value: str) -> int:
     )
 
 
-# characters of each end of a long value that ``is_reference`` reads
+# characters of each end of a long value that ``is_reference`` and ``placeholder`` read
 _VIEW = 256
+
+
+def ends(value: str) -> str:
+    """A long value's two ends, ``_VIEW`` characters each, where a placeholder, a reference, a
+    mask or code shows (``ghp_xxxx…``, ``${…}``, ``sk-...a1b2``); a short value whole. Read whole,
+    each value of a run like "token=token=…" or "PIN=PIN=…" (every one reaching to the run's end)
+    made 30 KB of it take seconds."""
+    return value if len(value) <= 2 * _VIEW else value[:_VIEW] + value[-_VIEW:]
 
 
 def is_reference(value: str, paths: bool = True) -> bool:
@@ -1211,13 +1219,7 @@ def is_reference(value: str, paths: bool = True) -> bool:
     false: in a URL's password a "/" is just a character), an empty or marker value."""
     import re
 
-    stripped = value.strip()
-    if len(stripped) > 2 * _VIEW:
-        # a long value is read at its start and its end, where a placeholder, a reference, a mask
-        # or code shows: read whole, each value of a run like "token=token=…" (every one reaching
-        # to the run's end) made 30 KB of it take seconds. What lies between its ends cannot make
-        # it a reference any more: read so, it is redacted at least as often.
-        stripped = stripped[:_VIEW] + stripped[-_VIEW:]
+    stripped = ends(value.strip())
     # {"password": null}: the object's closing brace is no part of the value
     bare = stripped.rstrip("}]),;.`'\"").lower()
     if not bare or bare in NOT_SECRETS or stripped.startswith(_REFERENCE_PREFIXES):
@@ -1289,10 +1291,10 @@ def looks_random(value: str) -> bool:
     # "the secret is patience: wait" ends a clause, not a password
     value = value.rstrip(".,:;!?)")
     return (
-        any(c.isdigit() for c in value)
+        len(value) >= 20
+        or any(c.isdigit() for c in value)
         or any(not c.isalnum() for c in value)
         or any(c.isupper() for c in value[1:])
-        or len(value) >= 20
     )
 
 
@@ -1326,8 +1328,8 @@ def wordish(value: str) -> bool:
 def credential_like(value: str, strict: bool) -> bool:
     """A password-shaped value. Loose: what ``looks_random`` says, four characters or more. Strict
     (after a bare word, in a label, as a flag's value): eight or more, three kinds of character, not
-    a name."""
-    value = value.rstrip(".,")
+    a name. A long value is judged by its ends."""
+    value = ends(value.rstrip(".,"))
     if len(value) < 4 or is_reference(value) or (not_a_value(value) and not value.isdigit()):
         return False
     if not strict:
@@ -1380,7 +1382,8 @@ def high_entropy(value: str) -> bool:
     id shape we know (UUID), a file's base64, a path, a dotted or joined name, a version."""
     import re
 
-    value = value.rstrip("=")
+    # a long value is judged by its ends (each value of "anahtar=anahtar=…" reached the run's end)
+    value = ends(value.rstrip("="))
     if len(value) < 16 or value.startswith(_FILE_MAGIC) or is_reference(value) or wordish(value):
         return False
     # a certificate's DER: public
