@@ -79,6 +79,23 @@ def test_runs_and_order_are_counted_alike_in_c_and_in_python() -> None:
     assert 500 < agree < 4500  # both answers were seen
 
 
+def test_a_stand_in_is_searched_wherever_it_can_match() -> None:
+    from hindsight_cli.redact import words
+
+    pieces = ["your", "my", "insert", "enter", "replace", "put", "paste", "sample", "here", "goes"]
+    pieces += ["placeholder", "changeme", "change", "me", "example", "dummy", "xxx", "yyy", "todo"]
+    pieces += ["tbd", "secret", "password", "pass", "token", "-", "_", " ", "1", "Ab", "X", "Y"]
+    pieces += ["ſ", "İ", "é", "\u212a", "EXAMPLE", "Pass"]
+    rng = random.Random(8)
+    found = 0
+    for _ in range(20_000):
+        value = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 5)))
+        expected = re.search(words._STAND_IN, value) is not None
+        assert (words._may_stand_in(value) and expected) == expected, value
+        found += expected
+    assert 2_000 < found < 18_000
+
+
 def test_a_span_overlaps_a_marker_as_read_one_by_one() -> None:
     import hindsight_cli.redact as engine
 

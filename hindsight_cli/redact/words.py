@@ -1213,6 +1213,28 @@ def ends(value: str) -> str:
     return value if len(value) <= 2 * _VIEW else value[:_VIEW] + value[-_VIEW:]
 
 
+# a placeholder's words: your-api-key-here, changeme, example, TODO
+_STAND_IN = (
+    r"(?i)^(?:your|my|insert|enter|replace|put|paste|sample)[-_ ]|[-_ ](?:here|goes[-_ ]here)$"
+    r"|placeholder|changeme|change[-_]me|replace[-_]?me|example|dummy"
+    r"|^(?:xxx+|yyy+|todo|tbd|secret|password|pass|token)\d*$"
+)
+# a word of each branch of _STAND_IN: an ASCII value (for which (?i) is lower case) without one of
+# them cannot match it, and is not searched (the search is most of ``is_reference``'s time)
+_STAND_IN_WORDS = (
+    *("your", "my", "insert", "enter", "replace", "put", "paste", "sample", "here"),
+    *("placeholder", "change", "example", "dummy", "xxx", "yyy", "todo", "tbd", "secret", "pass"),
+    "token",
+)
+
+
+def _may_stand_in(value: str) -> bool:
+    if not value.isascii():
+        return True
+    low = value.lower()
+    return any(word in low for word in _STAND_IN_WORDS)
+
+
 def is_reference(value: str, paths: bool = True) -> bool:
     """A value that only points at a secret or stands in for one: an env var, a template, a
     placeholder, a mask, code (a call, a subscript, a dotted name), a file path (unless ``paths`` is
@@ -1237,12 +1259,9 @@ def is_reference(value: str, paths: bool = True) -> bool:
     if scheme and scheme.group(1) not in ("http", "https", "ws", "wss", "ftp", "ftps"):
         # a secret store's address: sm://projects/…/secrets/db, vault://…, awssm://…
         return True
-    if re.search(
-        r"(?i)^(?:your|my|insert|enter|replace|put|paste|sample)[-_ ]|[-_ ](?:here|goes[-_ "
-        r"]here)$|placeholder"
-        r"|changeme|change[-_]me|replace[-_]?me|example|dummy|^(?:xxx+|yyy+|todo|tbd|secret|password|pass|token)\d*$",
-        stripped,
-    ) or re.fullmatch(r"[A-Z]+(?:_[A-Z]+)+", stripped):
+    if (_may_stand_in(stripped) and re.search(_STAND_IN, stripped)) or re.fullmatch(
+        r"[A-Z]+(?:_[A-Z]+)+", stripped
+    ):
         # a placeholder: your-api-key-here, <token>, changeme; a variable's name (ACCESS_TOKEN)
         return True
 
