@@ -253,6 +253,8 @@ def _referenced(match: re.Match[str], sep: str) -> bool:
 # and, when it goes, goes as far as it runs (``_run_on``). Read to its end, each "NAME=" of a run
 # like "PIN=PIN=…" read the run to its end: 120,000 characters took 12 s.
 _LONGEST = 512
+# a character of an unquoted assigned value (the assignment rule's and ``_run_on``'s)
+_UNQUOTED = r"[^\s'\",;<>]"
 # the last run ``_run_on`` read to its end: (text, start, end)
 _LAST_RUN: tuple[str, int, int] = ("", 0, 0)
 
@@ -273,7 +275,7 @@ def _run_on(match: re.Match[str], span: tuple[int, int]) -> tuple[int, int]:
     else:
         import re
 
-        found = re.compile(r"[^\s'\",;<>]*").match(text, at)
+        found = re.compile(f"{_UNQUOTED}*").match(text, at)
         end = found.end() if found else at
         _LAST_RUN = (text, at, end)
     if text[end - 1 : end] == "." and text[end - 2 : end] != "..":
@@ -775,7 +777,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         # $config['db_pass'] = …: a subscript's closing bracket
         rf"(?i)(?<![\w.\-])(?P<name>[\w.\-]+)(?:\[\]|[\"']?\]?)(?P<sep>{_SEPARATOR})"
         # the value in a
-        rf"(?=(?:{_QUOTED}|(?P<secret>[^\s'\",;<>]{{3,{_LONGEST}}})))",
+        rf"(?=(?:{_QUOTED}|(?P<secret>{_UNQUOTED}{{3,{_LONGEST}}})))",
         NAME_WORDS,
         _assignment,
         None,
