@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import functools
 import hashlib
 import os
+import shutil
 import tempfile
 import uuid
 from collections.abc import Iterator, Sequence
@@ -62,7 +64,13 @@ class FakeEmbedder:
         return np.asarray(rows, dtype=np.float32)
 
 
-_ALLOWED = os.path.join(tempfile.mkdtemp(prefix="hindsight-allowed-"), "allowed")
+@functools.cache
+def _allowed() -> str:
+    """The test session's allow-list, made on first use (a process that only imports this module,
+    as the tests' subprocesses do, makes none) and removed when the process ends."""
+    root = tempfile.mkdtemp(prefix="hindsight-allowed-")
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    return os.path.join(root, "allowed")
 
 
 def _isolate(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -75,7 +83,7 @@ def _isolate(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HINDSIGHT_HOME", str(home))
     # one allow-list for the session: a store approved in a module fixture stays approved in its
     # tests' homes and in the processes they start (issue 31)
-    monkeypatch.setenv("HINDSIGHT_ALLOWED_DIR", _ALLOWED)
+    monkeypatch.setenv("HINDSIGHT_ALLOWED_DIR", _allowed())
     monkeypatch.setenv("COLUMNS", "100")
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.chdir(work)
