@@ -15,10 +15,18 @@ def now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-def as_utc(value: datetime) -> datetime:
+def as_utc(value: datetime, what: str = "time") -> datetime:
     """A moment as the store keeps moments, naive UTC: an aware one converted (``now=`` with any
-    time zone), a naive one taken as UTC already."""
-    return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo is not None else value
+    time zone), a naive one taken as UTC already. ``BadUsage`` for a moment whose UTC falls outside
+    the calendar Python counts (``9999-12-31T23:00-14:00`` is in year 10000)."""
+    if value.tzinfo is None:
+        return value
+    try:
+        return value.astimezone(UTC).replace(tzinfo=None)
+    except OverflowError:
+        raise BadUsage(
+            f"Invalid {what} {value.isoformat()!r}: in UTC it falls outside the years 1 to 9999."
+        ) from None
 
 
 def as_utc_or_none(value: datetime | None) -> datetime | None:
@@ -55,9 +63,7 @@ def parse_time(text: str, what: str = "time") -> datetime:
             f"Invalid {what} {text!r}: use an ISO date such as 2026-03-15 or "
             f"2026-03-15T09:30:00Z, or an age such as 7d."
         ) from None
-    if value.tzinfo is not None:
-        value = value.astimezone(UTC).replace(tzinfo=None)
-    return value
+    return as_utc(value, what)
 
 
 def parse_future(text: str, what: str = "time") -> datetime:

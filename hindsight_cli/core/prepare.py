@@ -18,10 +18,11 @@ from ..errors import BadUsage, InvalidInput
 from ..models import MEMORY_TYPES, OUTCOMES, STATUSES, one_of
 from ..poisoning import DERIVED, QUARANTINE_CONFIDENCE, QUARANTINE_TAG, assess, trust
 from ..redact import redact_field
+from ..safefs.reading import MAX_DEPTH, too_deep
 from ..storage.rows import MemoryRow
 from ..text import MAX_LABEL, clean, without_surrogates
 from ..text.when import EVENT_TIME, spoken
-from ..timeutil import parse_duration, parse_future, parse_time
+from ..timeutil import as_utc, parse_duration, parse_future, parse_time
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -140,7 +141,7 @@ def _time(value: Any, name: str, future: bool = False) -> datetime | None:
     if value is None or value == "":
         return None
     if isinstance(value, datetime):
-        return value
+        return as_utc(value, name)
     return (parse_future if future else parse_time)(str(value), name)
 
 
@@ -218,10 +219,19 @@ def _tags(value: Any) -> list[str]:
 def _metadata(value: Any) -> tuple[dict[str, Any], int]:
     if not isinstance(value, Mapping):
         raise BadUsage("metadata must be an object (use --meta KEY=VALUE).")
+    # before anything walks it: deeper than a walker's stack reaches (or a cycle)
+    if too_deep(value):
+        raise BadUsage(f"metadata is nested more than {MAX_DEPTH} levels deep; flatten it.")
     try:
-        metadata = json.loads(json.dumps(without_surrogates(value), ensure_ascii=False))
+        # NaN and Infinity are not JSON: stored, they would end every `--json` output in text
+        # that no JSON reader (jq, another hindsight's import, Postgres) takes
+        text = json.dumps(without_surrogates(value), ensure_ascii=False, allow_nan=False)
+        metadata = json.loads(text)
     except (TypeError, ValueError):
-        raise BadUsage("metadata must contain only JSON values.") from None
+        raise BadUsage(
+            "metadata must contain only JSON values (text, finite numbers, true, false, null, "
+            "lists and objects)."
+        ) from None
     redacted, count = redact_field(metadata, "metadata")
     return dict(redacted), count
 

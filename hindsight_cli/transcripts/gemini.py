@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..models import JSONObject, JSONValue
-from ..safefs.reading import MAX_SMALL, read_regular
+from ..safefs.reading import MAX_SMALL, parse_json, read_regular
 from .base import (
     Context,
     Cursor,
@@ -97,7 +97,7 @@ def _project(directory: Path) -> str | None:
 def _registered(directory: Path) -> str | None:
     registry = directory.parent.parent / "projects.json"
     try:
-        projects = json.loads(read_regular(registry, MAX_SMALL)).get("projects") or {}
+        projects = parse_json(read_regular(registry, MAX_SMALL)).get("projects") or {}
     except (OSError, ValueError, RecursionError, AttributeError):
         return None
     for root, slug in projects.items():

@@ -16,7 +16,15 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from ..models import JSONValue
-from ..safefs.reading import MAX_DOCUMENT, MAX_LINE, open_regular, size_text
+from ..safefs.reading import (
+    MAX_DEPTH,
+    MAX_DOCUMENT,
+    MAX_LINE,
+    open_regular,
+    parse_json,
+    size_text,
+    too_deep,
+)
 
 if TYPE_CHECKING:
     import zipfile
@@ -86,7 +94,7 @@ def _past_line(handle: IO[bytes], end: int) -> int | None:
 
 def _decode(text: bytes) -> object:
     try:
-        return scrub(json.loads(text), text)
+        return scrub(parse_json(text), text)
     except (ValueError, RecursionError):
         return BROKEN
 
@@ -149,9 +157,11 @@ def iter_json_array(path: Path, member: str | None = None) -> Iterator[JSONValue
             try:
                 begin = at
                 value, at = decoder.raw_decode(buffer, at)
+                if too_deep(value):
+                    raise RecursionError
                 value = scrub(value, buffer[begin:at])
             except RecursionError:
-                raise ValueError("JSON nested too deeply") from None
+                raise ValueError(f"JSON nested more than {MAX_DEPTH} levels deep") from None
             except ValueError:
                 if done:
                     raise
@@ -168,9 +178,9 @@ def iter_json_array(path: Path, member: str | None = None) -> Iterator[JSONValue
 
 def _loads(text: str) -> JSONValue:
     try:
-        value: JSONValue = scrub(json.loads(text), text)
+        value: JSONValue = scrub(parse_json(text), text)
     except RecursionError:
-        raise ValueError("JSON nested too deeply") from None
+        raise ValueError(f"JSON nested more than {MAX_DEPTH} levels deep") from None
     return value
 
 

@@ -1,0 +1,239 @@
+"""Values that pass one reader and break the next (review C): JSON the parser takes on a short
+stack but no walker can go through, or refuses with an error nobody expected; numbers that are not
+JSON; times whose UTC falls off the calendar. Each is refused in one line or skipped, never a
+traceback, nothing half-written (docs/reliability.md, "Bounded reads" and "Hostile and odd input")."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+import transcript_fixtures as tf
+from conftest import FakeEmbedder
+from transcript_fixtures import agents_fixture  # noqa: F401  (the `agents` fixture)
+from typer.testing import CliRunner
+
+from hindsight_cli import embedding
+from hindsight_cli.cli import app
+from hindsight_cli.errors import BadUsage
+from hindsight_cli.store import Store
+
+MODEL = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)
+CWD = "/work/weather"
+
+
+def _invoke(*args: str) -> Any:
+    return CliRunner().invoke(app, list(args), prog_name="hindsight")
+
+
+def _one_line(stderr: str) -> str:
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in stderr, stderr
+    return lines[0]
+
+
+def _nested(depth: int, inner: str = "1") -> str:
+    return "[" * depth + inner + "]" * depth
+
+
+# -- JSON that is not JSON hindsight reads: refused whole, in one line ----------------------------
+
+_BAD_LINES = [
+    # the parser's own RecursionError
+    ("an array 100,000 deep", _nested(100_000), "nested more than 200 levels deep"),
+    # parsed on the importer's short stack; the cleaning and redaction walkers died at ~500
+    (
+        "metadata 500 deep",
+        '{"content": "x", "metadata": {"m": ' + _nested(500) + "}}",
+        "nested more than 200 levels deep",
+    ),
+    ("an int of 5,000 digits", '{"content": "x", "step": ' + "7" * 5000 + "}", "4,300 digits"),
+    ("metadata NaN", '{"content": "x", "metadata": {"m": NaN}}', "only JSON values"),
+    ("metadata 1e999999", '{"content": "x", "metadata": {"m": 1e999999}}', "only JSON values"),
+    ("metadata -Infinity", '{"content": "x", "metadata": {"m": [-Infinity]}}', "only JSON values"),
+]
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"), [c[1:] for c in _BAD_LINES], ids=[c[0] for c in _BAD_LINES]
+)
+def test_an_import_line_hindsight_cannot_read_refuses_the_file_in_one_line(
+    tmp_path: Path, bad: str, message: str
+) -> None:
+    store = str(tmp_path / "s")
+    assert _invoke("record", "kept from before", "--store", store).exit_code == 0
+    before = _invoke("export", "--store", store).stdout
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"content": "a good line"}) + "\n" + bad + "\n")
+    done = _invoke("import", str(source), "--store", store)
+    assert done.exit_code == 1, done.output
+    line = _one_line(done.stderr)
+    assert line.startswith("Error: ") and message in line and "2" in line, line
+    assert "othing was imported" in line
+    assert _invoke("export", "--store", store).stdout == before
+
+
+def test_metadata_nested_within_the_limit_goes_through_every_walker_and_back(
+    tmp_path: Path,
+) -> None:
+    # 190 levels, a lone surrogate at the bottom: cleaning, redaction, export and import walk it
+    metadata = {"m\ud800": json.loads(_nested(190, '"deep \\ud800 value"'))}
+    store = Store(tmp_path / "s", embedder=MODEL)
+    store.record("deeply nested metadata", metadata=metadata)
+    out = tmp_path / "out.jsonl"
+    assert _invoke("export", "-o", str(out), "--store", str(tmp_path / "s")).exit_code == 0
+    done = _invoke("import", str(out), "--store", str(tmp_path / "t"), "--json")
+    assert done.exit_code == 0, done.output
+    again = json.loads(_invoke("export", "--store", str(tmp_path / "t")).stdout)
+    assert again["metadata"]["m"] == json.loads(out.read_text())["metadata"]["m"]
+    assert json.dumps(again["metadata"]["m"]).count("[") == 190
+    listed = _invoke("list", "--json", "--store", str(tmp_path / "t"))
+    assert listed.exit_code == 0 and "deep  value" in listed.stdout
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        {"m": float("nan")},
+        {"m": [float("inf")]},
+        {"m": 10**5000},
+        {"m": json.loads(_nested(300))},
+    ],
+    ids=["nan", "inf", "huge-int", "300-deep"],
+)
+def test_the_python_api_refuses_metadata_that_is_not_json_it_stores(
+    tmp_path: Path, metadata: dict[str, Any]
+) -> None:
+    store = Store(tmp_path / "s", embedder=MODEL)
+    store.init()
+    with pytest.raises(BadUsage, match="metadata"):
+        store.record("x", metadata=metadata)
+    cycle: dict[str, Any] = {}
+    cycle["self"] = cycle
+    with pytest.raises(BadUsage, match="metadata"):
+        store.record("x", metadata=cycle)
+    assert store.list(limit=None) == []
+
+
+# -- a tool's output that is deep JSON in a transcript: that exchange is read as text -------------
+
+_DEEP_OUTPUTS = {
+    "brackets": "[" * 50_000,
+    "an object's value": '{"output": ' + "[" * 50_000,
+    "deep but closed": _nested(5_000),
+}
+
+
+def _codex_raw(path: Path, deep: str) -> None:
+    """The brackets call's arguments and output in a Codex rollout as the raw text (JSON strings
+    that Codex decodes again), not wrapped as the fixture writes them."""
+    lines = []
+    for line in path.read_text().splitlines():
+        try:
+            value = json.loads(line)
+        except ValueError:
+            # the fixture's torn line
+            value = None
+        payload = value.get("payload", value) if isinstance(value, dict) else None
+        if isinstance(payload, dict) and payload.get("call_id") == "call_0_0":
+            key = "arguments" if "arguments" in payload else "output"
+            payload[key] = '{"command": ' + deep if deep.startswith("[") else deep
+            line = json.dumps(value)
+        lines.append(line)
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("output", sorted(_DEEP_OUTPUTS))
+@pytest.mark.parametrize("client", ["claude-code", "codex", "codex-legacy", "gemini", "opencode"])
+def test_a_tool_output_of_deep_json_never_aborts_a_mine_run(
+    tmp_path: Path, agents: Path, client: str, output: str
+) -> None:
+    # an agent that `cat`s a file of brackets: the output is read for an error as JSON
+    odd = tf.Call("shell", {"command": "cat brackets.json"}, True, _DEEP_OUTPUTS[output])
+    turns = [tf.Turn("Show the brackets file", "It is brackets.", [odd]), *tf.STORY]
+    if client.startswith("codex"):
+        path = tf.codex(agents, CWD, legacy=client == "codex-legacy", turns=turns)
+        _codex_raw(path, _DEEP_OUTPUTS[output])
+    else:
+        {"claude-code": tf.claude_code, "gemini": tf.gemini, "opencode": tf.opencode}[client](
+            agents, CWD, turns=turns
+        )
+    store = tmp_path / "s"
+    done = _invoke("mine", client.removesuffix("-legacy"), "--store", str(store), "--json")
+    assert done.exit_code == 0 and "Traceback" not in done.output, done.output[-800:]
+    stored = Store(store, embedder=MODEL).list(limit=None)
+    assert any("Show the brackets file" in m.content for m in stored)
+    assert any("weather" in m.content for m in stored)
+
+
+# -- a file from outside whose JSON is too deep: one line ----------------------------------------
+
+
+def test_a_project_client_config_of_deep_json_is_refused_in_one_line(
+    home: Path, tmp_path: Path
+) -> None:
+    config = Path.cwd() / ".cursor" / "mcp.json"
+    config.parent.mkdir()
+    config.write_text('{"mcpServers": ' + _nested(100_000) + "}")
+    before = config.read_bytes()
+    done = _invoke(
+        "mcp", "install", "--client", "cursor", "--scope", "project", "--store", str(tmp_path / "s")
+    )
+    assert done.exit_code == 1, done.output
+    assert "not valid JSON" in _one_line(done.stderr)
+    assert config.read_bytes() == before
+
+
+def test_a_token_file_of_deep_json_is_refused_in_one_line(tmp_path: Path) -> None:
+    tokens = tmp_path / "tokens.json"
+    tokens.write_text('{"tokens": ' + _nested(100_000) + "}")
+    tokens.chmod(0o600)
+    done = _invoke("mcp", "token", "ci-bot", "--tokens", str(tokens))
+    assert done.exit_code == 1, done.output
+    assert "Cannot read the token file" in _one_line(done.stderr)
+
+
+# -- times whose UTC is outside years 1 to 9999 ---------------------------------------------------
+
+_LATE, _EARLY = "9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00+14:00"
+
+
+@pytest.mark.parametrize("stamp", [_LATE, _EARLY], ids=["late", "early"])
+def test_a_time_off_the_calendar_in_utc_is_a_usage_error(tmp_path: Path, stamp: str) -> None:
+    store = str(tmp_path / "s")
+    for command in (
+        ["record", "x", "--event-at", stamp],
+        ["search", "x", "--since", stamp],
+        ["search", "x", "--until", stamp],
+        ["list", "--since", stamp],
+    ):
+        done = _invoke(*command, "--store", store)
+        assert done.exit_code == 2, (command, done.output)
+        assert "outside the years 1 to 9999" in _one_line(done.stderr), command
+    zone = timezone(timedelta(hours=-14 if stamp == _LATE else 14))
+    moment = datetime.fromisoformat(stamp).replace(tzinfo=zone)
+    api = Store(tmp_path / "api", embedder=MODEL)
+    api.init()
+    with pytest.raises(BadUsage, match="outside the years 1 to 9999"):
+        api.record("x", event_at=moment)
+    assert api.list(limit=None) == []
+
+
+@pytest.mark.parametrize("field", ["created_at", "event_at", "valid_until", "expires_at"])
+def test_an_import_time_off_the_calendar_refuses_the_file_in_one_line(
+    tmp_path: Path, field: str
+) -> None:
+    store = str(tmp_path / "s")
+    assert _invoke("record", "kept from before", "--store", store).exit_code == 0
+    before = _invoke("export", "--store", store).stdout
+    source = tmp_path / "in.jsonl"
+    lines = [{"content": "fine"}, {"content": "late", field: _LATE}]
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    done = _invoke("import", str(source), "--store", store)
+    assert done.exit_code == 1, done.output
+    line = _one_line(done.stderr)
+    assert "Record 2" in line and field in line and "outside the years 1 to 9999" in line
+    assert _invoke("export", "--store", store).stdout == before
