@@ -237,3 +237,56 @@ def test_an_import_time_off_the_calendar_refuses_the_file_in_one_line(
     line = _one_line(done.stderr)
     assert "Record 2" in line and field in line and "outside the years 1 to 9999" in line
     assert _invoke("export", "--store", store).stdout == before
+
+
+# -- a number setting that is not a finite number in range: one line, never a wait without end -----
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "1e999", "soon"])
+def test_a_lock_timeout_from_the_environment_out_of_range_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    store = str(tmp_path / "s")
+    assert _invoke("record", "x", "--store", store).exit_code == 0
+    monkeypatch.setenv("HINDSIGHT_LOCK_TIMEOUT", value)
+    done = _invoke("list", "--store", store)
+    assert done.exit_code == 1, done.output
+    line = _one_line(done.stderr)
+    assert "HINDSIGHT_LOCK_TIMEOUT must be a number of seconds from 0 to 86,400" in line
+
+
+@pytest.mark.parametrize(
+    ("toml", "said"),
+    [
+        ("lock_timeout = nan\n", "lock_timeout must be a finite number"),
+        ("lock_timeout = inf\n", "lock_timeout must be a finite number"),
+        ("lock_timeout = -5.0\n", "lock_timeout must be a number of seconds from 0"),
+        ("[limits]\nmax_content_bytes = inf\n", "max_content_bytes must be a finite number"),
+        ("[ranking]\nuse_half_life = nan\n", "use_half_life must be a finite number"),
+    ],
+)
+def test_a_config_number_that_is_not_finite_is_one_line(
+    tmp_path: Path, toml: str, said: str
+) -> None:
+    from hindsight_cli import paths
+
+    store = str(tmp_path / "s")
+    assert _invoke("record", "x", "--store", store).exit_code == 0
+    user = paths.user_config_path()
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(toml)
+    done = _invoke("list", "--store", store)
+    assert done.exit_code == 1, done.output
+    assert said in _one_line(done.stderr)
+
+
+def test_config_set_refuses_a_number_that_is_not_finite(tmp_path: Path) -> None:
+    store = str(tmp_path / "s")
+    assert _invoke("record", "x", "--store", store).exit_code == 0
+    config = tmp_path / "s" / "config.toml"
+    before = config.read_bytes() if config.exists() else None
+    for key, value in (("lock_timeout", "nan"), ("lock_timeout", "inf"), ("lock_timeout", "1e999")):
+        done = _invoke("config", "set", key, value, "--store", store)
+        assert done.exit_code in (1, 2), done.output
+        assert "lock_timeout" in _one_line(done.stderr)
+        assert (config.read_bytes() if config.exists() else None) == before
