@@ -290,3 +290,38 @@ def test_config_set_refuses_a_number_that_is_not_finite(tmp_path: Path) -> None:
         assert done.exit_code in (1, 2), done.output
         assert "lock_timeout" in _one_line(done.stderr)
         assert (config.read_bytes() if config.exists() else None) == before
+
+
+# -- an export whose metadata holds what the store refuses: imported without those values ---------
+
+
+def _strict(text: str) -> list[Any]:
+    """Each line of an export as a strict JSON reader (jq, Postgres) takes it."""
+
+    def refuse(word: str) -> Any:
+        raise ValueError(f"{word} is not JSON")
+
+    return [json.loads(line, parse_constant=refuse) for line in text.splitlines()]
+
+
+@pytest.mark.parametrize(
+    "odd", [float("nan"), float("inf"), [float("-inf")]], ids=["nan", "inf", "-inf"]
+)
+def test_a_mem0_export_with_non_json_numbers_imports_without_them(tmp_path: Path, odd: Any) -> None:
+    import export_fixtures as ex
+
+    path = ex.mem0(tmp_path / "mem0.json", "list")
+    clean = _invoke("import", str(path), "--from", "mem0", "--store", str(tmp_path / "c"), "--json")
+    expected = json.loads(clean.stdout)["added"]
+    items = json.loads(path.read_text())
+    items[0]["metadata"] = {"odd": odd, "kept": "yes"}
+    items[1]["hash"] = odd
+    # Python writes NaN and Infinity as mem0's own json.dumps would
+    path.write_text(json.dumps(items))
+    store = str(tmp_path / "s")
+    done = _invoke("import", str(path), "--from", "mem0", "--store", store, "--json")
+    assert done.exit_code == 0 and "Traceback" not in done.output, done.output
+    assert json.loads(done.stdout)["added"] == expected
+    exported = _strict(_invoke("export", "--store", store).stdout)
+    assert any(m["metadata"].get("kept") == "yes" for m in exported)
+    assert not any("odd" in m["metadata"] for m in exported)

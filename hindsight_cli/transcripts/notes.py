@@ -17,13 +17,14 @@ platform's v1 API), or ``{"memories": …}``.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from ..models import JSONValue
-from ..safefs.reading import MAX_LINE, open_regular, read_at_most
+from ..safefs.reading import MAX_DEPTH, MAX_LINE, open_regular, read_at_most, too_deep
 from .base import Reading
 from .exchange import clip, key, memory_id
 from .lines import BROKEN, TooLarge, head_values, iter_json_array, read_lines
@@ -70,6 +71,8 @@ def _semantic(
     kind: str, content: str, parts: tuple[object, ...], tags: list[object], **fields: JSONValue
 ) -> Record:
     record_key = key(kind, *parts)
+    if "metadata" in fields:
+        fields["metadata"] = _storable(fields["metadata"])
     return {
         "id": memory_id(record_key),
         "key": record_key,
@@ -82,6 +85,22 @@ def _semantic(
         ),
         **fields,
     }
+
+
+def _storable(metadata: JSONValue) -> JSONValue:
+    """An export's metadata, each value the store would refuse (``NaN``, ``Infinity``, nesting past
+    ``MAX_DEPTH``) left out: one odd field never aborts an import (docs/reliability.md)."""
+    if not isinstance(metadata, dict):
+        return {}
+    kept: dict[str, JSONValue] = {}
+    for name, value in metadata.items():
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError, RecursionError):
+            continue
+        if not too_deep(value, MAX_DEPTH - 1):
+            kept[name] = value
+    return kept
 
 
 def mcp_memory(path: Path, reading: Reading) -> Iterator[Record]:
