@@ -50,6 +50,20 @@ def parse_duration(text: str, what: str = "duration") -> timedelta:
     return timedelta(seconds=seconds)
 
 
+# seconds: the longest a command waits for one answer
+MAX_WAIT = 3600.0
+
+
+def check_wait(seconds: float, what: str = "--timeout") -> float:
+    """A wait in seconds: more than 0 and at most ``MAX_WAIT`` (NaN passes every comparison, so a
+    range check alone lets it through; ``inf`` never ends)."""
+    if isinstance(seconds, bool) or not 0 < seconds <= MAX_WAIT:
+        raise BadUsage(
+            f"{what} must be a number of seconds above 0 and at most {MAX_WAIT:g}, not {seconds!r}."
+        )
+    return seconds
+
+
 def parse_time(text: str, what: str = "time") -> datetime:
     """An ISO 8601 date or datetime (UTC if no offset), or a duration meaning that long ago
     (``7d``)."""

@@ -325,3 +325,85 @@ def test_a_mem0_export_with_non_json_numbers_imports_without_them(tmp_path: Path
     exported = _strict(_invoke("export", "--store", store).stdout)
     assert any(m["metadata"].get("kept") == "yes" for m in exported)
     assert not any("odd" in m["metadata"] for m in exported)
+
+
+# -- a whole number past what the ledger's integers hold; a wait that never ends -------------------
+
+
+def test_a_step_past_the_ledgers_integers_is_a_usage_error(tmp_path: Path) -> None:
+    store = str(tmp_path / "s")
+    for step in ("99999999999999999999999", "9223372036854775808", "1000000001"):
+        done = _invoke("record", "a new memory", "--step", step, "--store", store)
+        assert done.exit_code == 2, done.output
+        # before: `The ledger … failed: Conversion Error …; run hindsight doctor store`
+        assert _one_line(done.stderr) == "Error: step must be at most 1,000,000,000."
+    assert (
+        _invoke("record", "a new memory", "--step", "1000000000", "--store", store).exit_code == 0
+    )
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("step", 10**22, "step must be at most 1,000,000,000"),
+        ("step", "²", "step must be a whole number"),
+        ("seen_count", 10**22, "seen_count must be a whole number from 1 to 1,000,000,000"),
+        ("version", 2**31 - 1, "version must be a whole number from 1 to 1,000,000,000"),
+    ],
+)
+def test_an_import_number_past_the_ledgers_integers_refuses_the_file_in_one_line(
+    tmp_path: Path, field: str, value: Any, said: str
+) -> None:
+    store = str(tmp_path / "s")
+    assert _invoke("record", "kept from before", "--store", store).exit_code == 0
+    before = _invoke("export", "--store", store).stdout
+    source = tmp_path / "in.jsonl"
+    lines = [{"content": "fine"}, {"content": "odd number", field: value}]
+    source.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
+    done = _invoke("import", str(source), "--store", store)
+    assert done.exit_code == 1, done.output
+    line = _one_line(done.stderr)
+    assert "Record 2" in line and said in line
+    assert _invoke("export", "--store", store).stdout == before
+
+
+def test_a_log_limit_past_the_ledgers_integers_is_a_usage_error(tmp_path: Path) -> None:
+    store = str(tmp_path / "s")
+    assert _invoke("record", "x", "--store", store).exit_code == 0
+    done = _invoke("log", "-n", "99999999999999999999", "--store", store)
+    assert done.exit_code == 2, done.output
+    assert "limit must be a whole number from 1 to 1,000,000" in _one_line(done.stderr)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf"])
+@pytest.mark.parametrize(
+    "command", [["mcp", "health"], ["doctor", "mcp"], ["doctor"]], ids=" ".join
+)
+def test_a_timeout_that_never_ends_is_a_usage_error(
+    home: Path, command: list[str], value: str
+) -> None:
+    # a range check lets NaN through (every comparison with it is false)
+    done = _invoke(*command, "--timeout", value)
+    assert done.exit_code == 2, done.output
+    assert "--timeout must be a number of seconds above 0 and at most 3600" in _one_line(
+        done.stderr
+    )
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_an_mcp_write_whose_step_is_past_the_ledgers_integers_is_an_error_result(
+    tmp_path: Path, anyio_backend: str
+) -> None:
+    from mcp import Client
+
+    from hindsight_cli.mcp_server import build_server
+
+    store = Store(tmp_path / "s", embedder=MODEL)
+    store.init()
+    async with Client(build_server(store)) as client:
+        answer = await client.call_tool("memory_write", {"content": "x", "step": 10**22})
+    assert answer.is_error
+    text = " ".join(c.text for c in answer.content)
+    assert "step" in text and "ledger" not in text, text
+    assert store.list(limit=None) == []

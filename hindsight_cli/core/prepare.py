@@ -193,13 +193,21 @@ def _content(fields: Mapping[str, Any], max_bytes: int) -> tuple[str, str | None
     return content, resolution or None, redactions
 
 
+# a step, a version, a seen count: the ledger keeps them as 32-bit integers, which a count raised
+# by one at each merge or edit must not outgrow
+MAX_WHOLE = 1_000_000_000
+
+
 def _step(value: Any) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or (
-        not isinstance(value, int) and not (isinstance(value, str) and value.isdigit())
+        not isinstance(value, int) and not (isinstance(value, str) and value.isdecimal())
     ):
         raise BadUsage(f"step must be a whole number, not {value!r}.")
+    # (a number past 4,300 digits cannot even be printed)
+    if (isinstance(value, str) and len(value) > 12) or int(value) > MAX_WHOLE:
+        raise BadUsage(f"step must be at most {MAX_WHOLE:,}.")
     if int(value) < 0:
         raise BadUsage("step must be 0 or more.")
     return int(value)
@@ -420,6 +428,6 @@ def _keep_identity(row: MemoryRow, fields: Mapping[str, Any]) -> None:
     for name in ("version", "seen_count"):
         value = fields.get(name)
         if value is not None:
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidInput(f"{name} must be a whole number of 1 or more.")
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_WHOLE:
+                raise InvalidInput(f"{name} must be a whole number from 1 to {MAX_WHOLE:,}.")
             setattr(row, name, value)
