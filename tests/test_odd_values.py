@@ -407,3 +407,104 @@ async def test_an_mcp_write_whose_step_is_past_the_ledgers_integers_is_an_error_
     text = " ".join(c.text for c in answer.content)
     assert "step" in text and "ledger" not in text, text
     assert store.list(limit=None) == []
+
+
+# -- one spooled event or transcript ingestion cannot read never blocks the spool ------------------
+
+
+def _hooked_project(tmp_path: Path) -> tuple[Path, Store]:
+    project = tmp_path / "weather"
+    (project / ".hindsight").mkdir(parents=True)
+    store = Store(project / ".hindsight", embedder=MODEL)
+    store.init()
+    return project, store
+
+
+def _flushed(project: Path) -> Any:
+    done = _invoke("hooks", "flush", "--json", "--store", str(project / ".hindsight"))
+    assert done.exit_code == 0 and "Traceback" not in done.output, done.output[-800:]
+    spool = project / ".hindsight" / "spool"
+    assert not list(spool.glob("claimed-*")) and not (spool / "events.jsonl").exists()
+    return json.loads(done.stdout)
+
+
+def test_a_transcript_path_holding_a_nul_never_blocks_the_spool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hook_calls
+
+    monkeypatch.setitem(embedding._CACHE, embedding.DEFAULT_MODEL, MODEL)
+    project, store = _hooked_project(tmp_path)
+    # before: every ingestion died on `ValueError: embedded null byte`, the event never set aside
+    hook_calls.run(project, "Stop", "s1", transcript_path="/tmp/a\x00b.jsonl")
+    hook_calls.fail(project, "s2")
+    _flushed(project)
+    assert any(hook_calls.FAILED in m.content for m in store.list(limit=None))
+    rejected = (project / ".hindsight" / "spool" / "rejected.jsonl").read_text()
+    assert "holds a NUL byte" in rejected
+    # and what comes later goes in too
+    hook_calls.fix(project, "s2")
+    assert _flushed(project)["fixed"] == 1
+
+
+_ODD_TYPES = [["user"], {"user": 1}, [{"type": "tool_result"}]]
+
+
+@pytest.mark.parametrize("odd", _ODD_TYPES, ids=["list", "object", "blocks"])
+# (Gemini CLI's reader turns every such field into text first: it held)
+@pytest.mark.parametrize("client", ["claude-code", "codex"])
+def test_a_line_whose_type_is_a_list_or_an_object_never_aborts_mining(
+    tmp_path: Path, agents: Path, monkeypatch: pytest.MonkeyPatch, client: str, odd: Any
+) -> None:
+    monkeypatch.setitem(embedding._CACHE, embedding.DEFAULT_MODEL, MODEL)
+    path = {"claude-code": tf.claude_code, "codex": tf.codex}[client](agents, CWD)
+    lines = path.read_text().splitlines()
+    # one line's `type` (the field every reader looks up first) made a list or an object
+    at = next(i for i, line in enumerate(lines) if '"type": "' in line and i > 2)
+    value = json.loads(lines[at])
+    value["type"] = odd
+    lines[at] = json.dumps(value)
+    path.write_text("\n".join(lines) + "\n")
+    done = _invoke("mine", client, "--store", str(tmp_path / "s"), "--json")
+    assert done.exit_code == 0 and "Traceback" not in done.output, done.output[-800:]
+    assert json.loads(done.stdout)["total"]["added"] > 0
+    # and through a hook's ingestion, which mines the transcript a closing event names
+    project, store = _hooked_project(tmp_path)
+    payload = {"session_id": "s1", "cwd": str(project), "transcript_path": str(path)}
+    from hindsight_cli import hooks
+
+    hooks.run("session-end", client, json.dumps(payload))
+    _flushed(project)
+    assert store.list(limit=None)
+
+
+def test_a_reader_that_fails_on_one_transcript_skips_it_and_mines_the_rest(
+    tmp_path: Path, agents: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stand-in for a reader's bug on a value no transcript was seen to hold."""
+    from hindsight_cli.transcripts import claude_code
+
+    monkeypatch.setitem(embedding._CACHE, embedding.DEFAULT_MODEL, MODEL)
+    tf.claude_code(agents, CWD, session="good-one")
+    bad = tf.claude_code(agents, CWD, session="bad-one")
+    read = claude_code.read
+
+    def failing(unit: Any, *args: Any) -> Any:
+        if unit.path == bad:
+            raise KeyError("a field no transcript had")
+        return read(unit, *args)
+
+    monkeypatch.setattr(claude_code, "read", failing)
+    done = _invoke("mine", "claude-code", "--store", str(tmp_path / "s"), "--json")
+    assert done.exit_code == 0 and "Traceback" not in done.output, done.output[-800:]
+    assert "bad-one" in done.stderr and "could not read it (KeyError" in done.stderr
+    stored = Store(tmp_path / "s", embedder=MODEL).list(limit=None)
+    assert {m.task_id for m in stored if m.task_id} >= {"good-one"}
+    assert "bad-one" not in {m.task_id for m in stored}
+    # a hook's ingestion of it: set aside in the log, the spool drained
+    project, _ = _hooked_project(tmp_path)
+    payload = {"session_id": "bad-one", "cwd": str(project), "transcript_path": str(bad)}
+    from hindsight_cli import hooks
+
+    hooks.run("session-end", "claude-code", json.dumps(payload))
+    _flushed(project)

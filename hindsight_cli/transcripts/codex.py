@@ -47,7 +47,8 @@ NAME = "codex"
 TITLE = "Codex CLI"
 INCREMENTAL = True
 HINT = "rollout JSON lines: session_meta, response_item, event_msg"
-_ITEMS = {
+# a tuple, not a set: a transcript's field may be a list or an object, which a set cannot look up
+_ITEMS = (
     "message",
     "reasoning",
     "function_call",
@@ -62,16 +63,16 @@ _ITEMS = {
     "tool_search_call",
     "tool_search_output",
     "image_generation_call",
-}
+)
 _CWD = re.compile(r"<cwd>([^<]+)</cwd>")
-_ENVELOPES = {
+_ENVELOPES = (
     "session_meta",
     "response_item",
     "event_msg",
     "turn_context",
     "compacted",
     "world_state",
-}
+)
 
 
 def default_roots() -> list[Path]:
@@ -230,7 +231,13 @@ def _failed(output: object) -> bool:
     return output_failed(output)
 
 
-_SHELL_TOOLS = {"shell", "container.exec", "shell_command", "exec_command", "local_shell"}
+_SHELL_TOOLS = (
+    "shell",
+    "container.exec",
+    "shell_command",
+    "exec_command",
+    "local_shell",
+)
 
 
 def shell_calls(path: Path) -> ShellCalls:

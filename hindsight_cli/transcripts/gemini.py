@@ -52,7 +52,11 @@ NAME = "gemini"
 TITLE = "Gemini CLI"
 INCREMENTAL = True
 HINT = "a chats/session-*.jsonl or .json recording, or a checkpoint-<tag>.json saved chat"
-_SHELLS = {"run_shell_command", "shell"}
+# a tuple, not a set: a transcript's field may be a list or an object, which a set cannot look up
+_SHELLS = (
+    "run_shell_command",
+    "shell",
+)
 _STATUS = {"success": True, "error": False}
 
 
