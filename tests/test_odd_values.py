@@ -508,3 +508,89 @@ def test_a_reader_that_fails_on_one_transcript_skips_it_and_mines_the_rest(
 
     hooks.run("session-end", "claude-code", json.dumps(payload))
     _flushed(project)
+
+
+# -- an export whose field has another JSON type than the format's: imported without it ------------
+
+
+def _mem0_with(tmp_path: Path, **odd: Any) -> Path:
+    import export_fixtures as ex
+
+    path = ex.mem0(tmp_path / "mem0.json", "results")
+    value = json.loads(path.read_text())
+    value["results"][0].update(odd)
+    if "relations" in odd:
+        value["relations"] = odd.pop("relations")
+    path.write_text(json.dumps(value))
+    return path
+
+
+def _mcp_memory_with(tmp_path: Path, **odd: Any) -> Path:
+    import export_fixtures as ex
+
+    path = ex.mcp_memory(tmp_path / "memory.jsonl")
+    lines = path.read_text().splitlines()
+    first = json.loads(lines[0])
+    first.update(odd)
+    lines[0] = json.dumps(first)
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _claude_with(tmp_path: Path, **odd: Any) -> Path:
+    import export_fixtures as ex
+
+    path = ex.claude_ai(tmp_path / "claude.json")
+    value = json.loads(path.read_text())
+    value[0]["chat_messages"][0].update(odd)
+    path.write_text(json.dumps(value))
+    return path
+
+
+_ODD_EXPORTS = [
+    ("mem0 metadata a list", "mem0", lambda p: _mem0_with(p, metadata=[1, 2])),
+    ("mem0 metadata a number", "mem0", lambda p: _mem0_with(p, metadata=7)),
+    ("mem0 categories a number", "mem0", lambda p: _mem0_with(p, categories=3.5)),
+    ("mem0 relations a number", "mem0", lambda p: _mem0_with(p, relations=5)),
+    (
+        "mcp-memory observations a number",
+        "mcp-memory",
+        lambda p: _mcp_memory_with(p, observations=1),
+    ),
+    ("claude attachments a number", "claude", lambda p: _claude_with(p, attachments=1.5)),
+]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "make"), [c[1:] for c in _ODD_EXPORTS], ids=[c[0] for c in _ODD_EXPORTS]
+)
+def test_one_field_of_another_type_in_an_export_never_aborts_an_import(
+    tmp_path: Path, fmt: str, make: Any
+) -> None:
+    path = make(tmp_path)
+    done = _invoke("import", str(path), "--from", fmt, "--store", str(tmp_path / "s"), "--json")
+    assert done.exit_code == 0 and "Traceback" not in done.output, done.output[-800:]
+    assert json.loads(done.stdout)["added"] > 0
+
+
+def test_a_readers_failure_on_an_export_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stand-in for a reader's bug on a value no export was seen to hold."""
+    import export_fixtures as ex
+
+    from hindsight_cli.transcripts import importer
+
+    def failing(path: Path, reading: Any) -> Any:
+        yield {"content": "read before the failure", "key": "before"}
+        raise TypeError("'float' object is not iterable")
+
+    monkeypatch.setitem(importer._NOTES, "mem0", failing)
+    path = ex.mem0(tmp_path / "mem0.json")
+    done = _invoke("import", str(path), "--from", "mem0", "--store", str(tmp_path / "s"))
+    assert done.exit_code == 1, done.output
+    line = _one_line(done.stderr)
+    assert "stopped being a valid mem0 export (TypeError: 'float' object is not iterable)" in line
+    # nothing half-written: what was read before is written whole, or not at all
+    if (tmp_path / "s").exists():
+        assert len(Store(tmp_path / "s", embedder=MODEL).list(limit=None)) in (0, 1)

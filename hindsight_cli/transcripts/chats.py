@@ -164,7 +164,7 @@ def _claude(conversation: JSONObject, path: Path) -> Iterator[Exchange]:
         blocks = blocks or [{"type": "text", "text": message.get("text") or ""}]
         if message.get("sender") == "human":
             names = [
-                a.get("file_name") for a in message.get("attachments") or [] if isinstance(a, dict)
+                a.get("file_name") for a in array(message.get("attachments")) if isinstance(a, dict)
             ]
             text = prompt_text("\n".join(texts(blocks)))
             if text and any(names):

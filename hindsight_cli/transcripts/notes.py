@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..models import JSONValue
 from ..safefs.reading import MAX_DEPTH, MAX_LINE, open_regular, read_at_most, too_deep
-from .base import Reading
+from .base import Reading, array, obj
 from .exchange import clip, key, memory_id
 from .lines import BROKEN, TooLarge, head_values, iter_json_array, read_lines
 from .records import Record, time_of
@@ -110,7 +110,7 @@ def mcp_memory(path: Path, reading: Reading) -> Iterator[Record]:
             reading.bad_line(line.number)
         elif value.get("type") == "entity" and value.get("name"):
             name, kind = str(value["name"]), str(value.get("entityType") or "entity")
-            for observation in value.get("observations") or []:
+            for observation in array(value.get("observations")):
                 if isinstance(observation, str) and observation.strip():
                     yield _semantic(
                         "mcp-memory",
@@ -297,11 +297,11 @@ def mem0(path: Path, reading: Reading) -> Iterator[Record]:
                 "mem0",
                 str(item["memory"]).strip(),
                 (item.get("id") or item.get("hash") or item["memory"],),
-                [*people, *(item.get("categories") or [])],
+                [*people, *array(item.get("categories"))],
                 event_at=time_of(item.get("created_at")),
-                metadata={**(item.get("metadata") or {}), **extra, "mem0_id": item.get("id")},
+                metadata={**obj(item.get("metadata")), **extra, "mem0_id": item.get("id")},
             )
-        for relation in value.get("relations") or [] if isinstance(value, dict) else []:
+        for relation in array(value.get("relations")) if isinstance(value, dict) else []:
             if isinstance(relation, dict) and relation.get("source"):
                 target = relation.get("destination") or relation.get("target")
                 text = (
