@@ -594,3 +594,43 @@ def test_a_readers_failure_on_an_export_is_one_line(
     # nothing half-written: what was read before is written whole, or not at all
     if (tmp_path / "s").exists():
         assert len(Store(tmp_path / "s", embedder=MODEL).list(limit=None)) in (0, 1)
+
+
+# -- an opencode.db that is not OpenCode's SQLite database ----------------------------------------
+
+
+def _zip_bytes() -> bytes:
+    import io
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("a", "b")
+    return out.getvalue()
+
+
+def _tables_without_columns(path: Path) -> None:
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        for table in ("session", "message", "part"):
+            conn.execute(f"CREATE TABLE {table} (x)")
+    conn.close()
+
+
+@pytest.mark.parametrize("kind", ["text", "zip", "tables-without-columns"])
+def test_an_opencode_db_that_is_not_opencodes_database_is_one_line(
+    tmp_path: Path, agents: Path, kind: str
+) -> None:
+    database = agents / ".local" / "share" / "opencode" / "opencode.db"
+    database.parent.mkdir(parents=True)
+    if kind == "text":
+        database.write_text("not a database\n" * 100)
+    elif kind == "zip":
+        database.write_bytes(_zip_bytes())
+    else:
+        _tables_without_columns(database)
+    done = _invoke("mine", "opencode", "--store", str(tmp_path / "s"))
+    assert done.exit_code == 1, done.output
+    # before: `DatabaseError: file is not a database` / `OperationalError: no such column` tracebacks
+    assert "Cannot read the OpenCode database" in _one_line(done.stderr)
