@@ -93,11 +93,9 @@ def iso(value: datetime | None) -> str | None:
         return None
     if value.tzinfo is not None:
         value = value.astimezone(UTC).replace(tzinfo=None)
-    # isoformat is strftime's text at a fraction of its cost, but for years before 1000 (strftime
-    # does not pad them)
-    if value.year >= 1000:
-        return value.isoformat(timespec="microseconds") + "Z"
-    return value.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    # isoformat, not strftime: glibc's %Y does not pad a year before 1000 ("1-01-02"), a text no
+    # reader of it (fromisoformat, the table's age) takes back
+    return value.isoformat(timespec="microseconds") + "Z"
 
 
 def age(value: datetime, at: datetime | None = None) -> str:

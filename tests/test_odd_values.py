@@ -634,3 +634,52 @@ def test_an_opencode_db_that_is_not_opencodes_database_is_one_line(
     assert done.exit_code == 1, done.output
     # before: `DatabaseError: file is not a database` / `OperationalError: no such column` tracebacks
     assert "Cannot read the OpenCode database" in _one_line(done.stderr)
+
+
+# -- times at the calendar's edges, once stored ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "event_at"),
+    [
+        ("see you tomorrow at the deploy", "9999-12-31"),
+        ("the day after tomorrow we ship", "9999-12-30T12:00:00Z"),
+        ("next year we migrate", "9999-06-01"),
+        ("last week it broke", "0001-01-02"),
+        ("two years ago it broke", "0001-06-01"),
+        ("it broke yesterday", "0001-01-01"),
+    ],
+)
+def test_a_relative_time_past_the_calendars_edge_is_left_unresolved(
+    tmp_path: Path, text: str, event_at: str
+) -> None:
+    store = str(tmp_path / "s")
+    done = _invoke("record", text, "--event-at", event_at, "--store", store)
+    # before: `OverflowError: date value out of range` / `ValueError: year 10000 is out of range`
+    assert done.exit_code == 0 and "Traceback" not in done.output, done.output[-600:]
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"content": text + " (imported)", "event_at": event_at}) + "\n")
+    imported = _invoke("import", str(source), "--store", store)
+    assert imported.exit_code == 0, imported.output[-600:]
+    assert len(Store(tmp_path / "s", embedder=MODEL).list(limit=None)) == 2
+
+
+def test_a_memory_of_year_one_never_breaks_a_search_or_a_listing(tmp_path: Path) -> None:
+    store = str(tmp_path / "s")
+    assert _invoke("record", "the deploy key rotated", "--store", store).exit_code == 0
+    source = tmp_path / "in.jsonl"
+    old = {"content": "the deploy key was first made", "event_at": "0001-01-02T00:00:00Z"}
+    source.write_text(json.dumps(old) + "\n")
+    assert _invoke("import", str(source), "--store", store).exit_code == 0
+    # before: `Error: Invalid time '1-01-02T00:00:00.000000Z'` for every search and listing of the
+    # store (glibc's %Y does not pad a year before 1000, and the table reads the time back)
+    for command in (["search", "deploy key"], ["list"], ["search", "deploy key", "--json"]):
+        done = _invoke(*command, "--store", store)
+        assert done.exit_code == 0, (command, done.output)
+        assert "first made" in done.stdout
+    exported = _invoke("export", "--store", store).stdout
+    assert '"event_at": "0001-01-02T00:00:00.000000Z"' in exported
+    again = tmp_path / "again.jsonl"
+    again.write_text(exported)
+    copy = _invoke("import", str(again), "--store", str(tmp_path / "t"), "--json")
+    assert copy.exit_code == 0 and json.loads(copy.stdout)["added"] == 2, copy.output
