@@ -683,3 +683,32 @@ def test_a_memory_of_year_one_never_breaks_a_search_or_a_listing(tmp_path: Path)
     again.write_text(exported)
     copy = _invoke("import", str(again), "--store", str(tmp_path / "t"), "--json")
     assert copy.exit_code == 0 and json.loads(copy.stdout)["added"] == 2, copy.output
+
+
+def test_a_store_holding_nan_from_an_older_version_exports_json_every_reader_takes(
+    tmp_path: Path,
+) -> None:
+    import duckdb
+
+    store = str(tmp_path / "s")
+    assert (
+        _invoke("record", "kept with odd metadata", "--meta", "k=v", "--store", store).exit_code
+        == 0
+    )
+    # what an import wrote before metadata refused NaN and Infinity
+    with duckdb.connect(str(tmp_path / "s" / "ledger.duckdb")) as conn:
+        conn.execute("UPDATE memories SET metadata = ?", ['{"k": NaN, "n": [Infinity]}'])
+    for command in (["export"], ["list", "--json"], ["list", "--nl"], ["search", "odd", "--json"]):
+        done = _invoke(*command, "--store", store)
+        assert done.exit_code == 0, (command, done.output)
+        text = done.stdout if command[-1] != "--json" else done.stdout.replace("\n", " ")
+        # before: `"k": NaN`, which jq, Postgres and hindsight's own import refuse
+        assert "NaN" not in text and "Infinity" not in text, (command, text)
+        if command[-1] == "--json":
+            json.loads(text, parse_constant=lambda word: pytest.fail(word))
+        else:
+            _strict(text)
+    again = tmp_path / "again.jsonl"
+    again.write_text(_invoke("export", "--store", store).stdout)
+    copy = _invoke("import", str(again), "--store", str(tmp_path / "t"), "--json")
+    assert copy.exit_code == 0 and json.loads(copy.stdout)["added"] == 1, copy.output

@@ -16,6 +16,7 @@ from ..models import Filters, ImportResult, part_position
 from ..safefs.reading import parse_json
 from ..storage.base import Reader, Writer
 from ..storage.rows import MemoryRow, row_term_counts
+from ..text import json_text
 from . import amend, embedding_jobs, jobs, parts
 from .jobs import Phase, Progress, announce
 from .prepare import Limits, Prepared
@@ -341,7 +342,7 @@ def reindex(rt: Runtime, progress: Progress | None, phase: Phase | None = None) 
 
 def dump_jsonl(records: Iterable[Mapping[str, Any]]) -> Iterator[str]:
     for record in records:
-        yield json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n"
+        yield json_text(record) + "\n"
 
 
 def parse_jsonl(lines: Iterable[str]) -> list[dict[str, Any]]:
