@@ -712,3 +712,38 @@ def test_a_store_holding_nan_from_an_older_version_exports_json_every_reader_tak
     again.write_text(_invoke("export", "--store", store).stdout)
     copy = _invoke("import", str(again), "--store", str(tmp_path / "t"), "--json")
     assert copy.exit_code == 0 and json.loads(copy.stdout)["added"] == 1, copy.output
+
+
+# -- a damaged zip export ------------------------------------------------------------------------
+
+
+def _damaged_zip(tmp_path: Path, fmt: str, damage: str) -> Path:
+    import zipfile
+
+    import export_fixtures as ex
+
+    source = tmp_path / "conversations.json"
+    (ex.chatgpt if fmt == "chatgpt" else ex.claude_ai)(source)
+    kind = zipfile.ZIP_STORED if damage == "stored crc" else zipfile.ZIP_DEFLATED
+    path = tmp_path / "export.zip"
+    with zipfile.ZipFile(path, "w", kind) as archive:
+        archive.writestr("conversations.json", source.read_bytes())
+    data = bytearray(path.read_bytes())
+    start = data.find(b"conversations.json") + len("conversations.json")
+    if damage == "truncated":
+        data = data[: len(data) // 2] + data[-22:]
+    else:
+        # a byte of the member's data flipped: bad deflate data, or a stored member's bad CRC
+        data[start + 40] ^= 0xFF
+    path.write_bytes(bytes(data))
+    return path
+
+
+@pytest.mark.parametrize("damage", ["deflate data", "truncated", "stored crc"])
+@pytest.mark.parametrize("fmt", ["chatgpt", "claude"])
+def test_a_damaged_zip_export_is_one_line(tmp_path: Path, fmt: str, damage: str) -> None:
+    path = _damaged_zip(tmp_path, fmt, damage)
+    done = _invoke("import", str(path), "--from", fmt, "--store", str(tmp_path / "s"))
+    assert done.exit_code == 1, done.output
+    # before: `zlib.error: Error -3 while decompressing data` / `BadZipFile` tracebacks
+    assert "the archive is damaged" in _one_line(done.stderr)

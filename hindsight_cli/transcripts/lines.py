@@ -43,6 +43,11 @@ class TooLarge(ValueError):
     """Input past one of the reading limits: refused as it is, not read as a broken file."""
 
 
+class DamagedArchive(TooLarge):
+    """A zip whose bytes do not unpack (truncated, a bad CRC, bad deflate data): refused as it is,
+    like input past a limit, naming the damage."""
+
+
 @dataclass
 class Line:
     """One JSON line: where it starts and ends in the file, and its value (or ``BROKEN``)."""
@@ -129,6 +134,18 @@ def check(path: Path, cursor: int) -> str:
 
 
 def iter_json_array(path: Path, member: str | None = None) -> Iterator[JSONValue]:
+    """``_json_array``, where an archive's damage, which ``zipfile`` and ``zlib`` report with their
+    own errors at any read, is ``DamagedArchive``."""
+    import zipfile
+    import zlib
+
+    try:
+        yield from _json_array(path, member)
+    except (zipfile.BadZipFile, zlib.error, EOFError) as error:
+        raise DamagedArchive(f"the archive is damaged ({error})") from None
+
+
+def _json_array(path: Path, member: str | None = None) -> Iterator[JSONValue]:
     """The elements of a top-level JSON array, one at a time (a 2 GB ``conversations.json``
     included). A file whose top level is an object yields that object once. ``member``: read that
     file from inside ``path`` when it is a zip archive (a ChatGPT or Claude export as downloaded).
