@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import HindsightError, InvalidInput
+from .safefs.reading import parse_json
 
 SERVER_NAME = "hindsight"
 CLIENTS = (
@@ -183,7 +184,7 @@ def strip_jsonc(text: str) -> tuple[str, bool]:
 def load_json(target: Target, text: str) -> tuple[dict[str, Any], bool]:
     source, had_comments = strip_jsonc(text) if target.fmt == "jsonc" else (text, False)
     try:
-        data = json.loads(source) if source.strip() else {}
+        data = parse_json(source) if source.strip() else {}
     except json.JSONDecodeError as error:
         raise HindsightError(
             f"{target.path} is not valid JSON (line {error.lineno}, column {error.colno}: "

@@ -4,6 +4,7 @@ vars."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
@@ -324,6 +325,11 @@ def _check_types(config: Config) -> None:
                 raise InvalidInput(
                     f"Setting {f.name} must be a number, not {value!r}; fix config.toml."
                 )
+            # TOML has nan and inf: a wait that never ends, a limit nothing reaches
+            if number and not math.isfinite(value):
+                raise InvalidInput(
+                    f"Setting {f.name} must be a finite number, not {value!r}; fix config.toml."
+                )
             if isinstance(expected, str) and not isinstance(value, str):
                 raise InvalidInput(
                     f"Setting {f.name} must be a string, not {value!r}; fix config.toml."
@@ -336,6 +342,8 @@ def _check_types(config: Config) -> None:
                 )
 
 
+# seconds: a day of waiting for a lock is already no answer
+MAX_LOCK_TIMEOUT = 86_400
 # env var -> the Config field it sets, over both files
 ENV_SETTINGS = {
     paths.ENV_AGENT: "default_agent",
@@ -361,10 +369,16 @@ def load(store_path: Path | None) -> Config:
         if os.environ.get(name):
             env[setting] = os.environ[name]
     if env.get("lock_timeout"):
+        text = env["lock_timeout"]
         try:
-            env["lock_timeout"] = float(env["lock_timeout"])
+            env["lock_timeout"] = float(text)
         except ValueError:
-            raise InvalidInput(f"{paths.ENV_LOCK_TIMEOUT} must be a number of seconds.") from None
+            env["lock_timeout"] = math.nan
+        if not 0 <= env["lock_timeout"] <= MAX_LOCK_TIMEOUT:
+            raise InvalidInput(
+                f"{paths.ENV_LOCK_TIMEOUT} must be a number of seconds from 0 to "
+                f"{MAX_LOCK_TIMEOUT:,}, not {text!r}."
+            ) from None
     return check(replace(config, **env))
 
 
@@ -393,6 +407,11 @@ def check(config: Config) -> Config:
     if config.search_engine not in ("auto", "ledger", "index"):
         raise InvalidInput(
             f"search engine must be auto, ledger or index, not {config.search_engine!r}."
+        )
+    if not 0 <= config.lock_timeout <= MAX_LOCK_TIMEOUT:
+        raise InvalidInput(
+            f"lock_timeout must be a number of seconds from 0 to {MAX_LOCK_TIMEOUT:,}, not "
+            f"{config.lock_timeout!r}; fix config.toml."
         )
     if config.hot_index_mb < 0:
         raise InvalidInput(

@@ -15,10 +15,18 @@ def now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-def as_utc(value: datetime) -> datetime:
+def as_utc(value: datetime, what: str = "time") -> datetime:
     """A moment as the store keeps moments, naive UTC: an aware one converted (``now=`` with any
-    time zone), a naive one taken as UTC already."""
-    return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo is not None else value
+    time zone), a naive one taken as UTC already. ``BadUsage`` for a moment whose UTC falls outside
+    the calendar Python counts (``9999-12-31T23:00-14:00`` is in year 10000)."""
+    if value.tzinfo is None:
+        return value
+    try:
+        return value.astimezone(UTC).replace(tzinfo=None)
+    except OverflowError:
+        raise BadUsage(
+            f"Invalid {what} {value.isoformat()!r}: in UTC it falls outside the years 1 to 9999."
+        ) from None
 
 
 def as_utc_or_none(value: datetime | None) -> datetime | None:
@@ -42,6 +50,20 @@ def parse_duration(text: str, what: str = "duration") -> timedelta:
     return timedelta(seconds=seconds)
 
 
+# seconds: the longest a command waits for one answer
+MAX_WAIT = 3600.0
+
+
+def check_wait(seconds: float, what: str = "--timeout") -> float:
+    """A wait in seconds: more than 0 and at most ``MAX_WAIT`` (NaN passes every comparison, so a
+    range check alone lets it through; ``inf`` never ends)."""
+    if isinstance(seconds, bool) or not 0 < seconds <= MAX_WAIT:
+        raise BadUsage(
+            f"{what} must be a number of seconds above 0 and at most {MAX_WAIT:g}, not {seconds!r}."
+        )
+    return seconds
+
+
 def parse_time(text: str, what: str = "time") -> datetime:
     """An ISO 8601 date or datetime (UTC if no offset), or a duration meaning that long ago
     (``7d``)."""
@@ -55,9 +77,7 @@ def parse_time(text: str, what: str = "time") -> datetime:
             f"Invalid {what} {text!r}: use an ISO date such as 2026-03-15 or "
             f"2026-03-15T09:30:00Z, or an age such as 7d."
         ) from None
-    if value.tzinfo is not None:
-        value = value.astimezone(UTC).replace(tzinfo=None)
-    return value
+    return as_utc(value, what)
 
 
 def parse_future(text: str, what: str = "time") -> datetime:
@@ -73,11 +93,9 @@ def iso(value: datetime | None) -> str | None:
         return None
     if value.tzinfo is not None:
         value = value.astimezone(UTC).replace(tzinfo=None)
-    # isoformat is strftime's text at a fraction of its cost, but for years before 1000 (strftime
-    # does not pad them)
-    if value.year >= 1000:
-        return value.isoformat(timespec="microseconds") + "Z"
-    return value.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    # isoformat, not strftime: glibc's %Y does not pad a year before 1000 ("1-01-02"), a text no
+    # reader of it (fromisoformat, the table's age) takes back
+    return value.isoformat(timespec="microseconds") + "Z"
 
 
 def age(value: datetime, at: datetime | None = None) -> str:

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterable
 
+from ..text import json_text
 from .options import FIELDS
 
 
 def json_doc(value: object) -> None:
-    sys.stdout.write(json.dumps(_only_fields(value), ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.write(json_text(_only_fields(value), indent=2) + "\n")
 
 
 def json_lines(values: Iterable[object]) -> None:
     for value in values:
-        sys.stdout.write(json.dumps(_only_fields(value), ensure_ascii=False) + "\n")
+        sys.stdout.write(json_text(_only_fields(value)) + "\n")
 
 
 def _only_fields(value: object) -> object:

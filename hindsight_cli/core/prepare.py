@@ -18,10 +18,11 @@ from ..errors import BadUsage, InvalidInput
 from ..models import MEMORY_TYPES, OUTCOMES, STATUSES, one_of
 from ..poisoning import DERIVED, QUARANTINE_CONFIDENCE, QUARANTINE_TAG, assess, trust
 from ..redact import redact_field
+from ..safefs.reading import MAX_DEPTH, too_deep
 from ..storage.rows import MemoryRow
 from ..text import MAX_LABEL, clean, without_surrogates
 from ..text.when import EVENT_TIME, spoken
-from ..timeutil import parse_duration, parse_future, parse_time
+from ..timeutil import as_utc, parse_duration, parse_future, parse_time
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -140,7 +141,7 @@ def _time(value: Any, name: str, future: bool = False) -> datetime | None:
     if value is None or value == "":
         return None
     if isinstance(value, datetime):
-        return value
+        return as_utc(value, name)
     return (parse_future if future else parse_time)(str(value), name)
 
 
@@ -192,13 +193,21 @@ def _content(fields: Mapping[str, Any], max_bytes: int) -> tuple[str, str | None
     return content, resolution or None, redactions
 
 
+# a step, a version, a seen count: the ledger keeps them as 32-bit integers, which a count raised
+# by one at each merge or edit must not outgrow
+MAX_WHOLE = 1_000_000_000
+
+
 def _step(value: Any) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or (
-        not isinstance(value, int) and not (isinstance(value, str) and value.isdigit())
+        not isinstance(value, int) and not (isinstance(value, str) and value.isdecimal())
     ):
         raise BadUsage(f"step must be a whole number, not {value!r}.")
+    # (a number past 4,300 digits cannot even be printed)
+    if (isinstance(value, str) and len(value) > 12) or int(value) > MAX_WHOLE:
+        raise BadUsage(f"step must be at most {MAX_WHOLE:,}.")
     if int(value) < 0:
         raise BadUsage("step must be 0 or more.")
     return int(value)
@@ -218,10 +227,19 @@ def _tags(value: Any) -> list[str]:
 def _metadata(value: Any) -> tuple[dict[str, Any], int]:
     if not isinstance(value, Mapping):
         raise BadUsage("metadata must be an object (use --meta KEY=VALUE).")
+    # before anything walks it: deeper than a walker's stack reaches (or a cycle)
+    if too_deep(value):
+        raise BadUsage(f"metadata is nested more than {MAX_DEPTH} levels deep; flatten it.")
     try:
-        metadata = json.loads(json.dumps(without_surrogates(value), ensure_ascii=False))
+        # NaN and Infinity are not JSON: stored, they would end every `--json` output in text
+        # that no JSON reader (jq, another hindsight's import, Postgres) takes
+        text = json.dumps(without_surrogates(value), ensure_ascii=False, allow_nan=False)
+        metadata = json.loads(text)
     except (TypeError, ValueError):
-        raise BadUsage("metadata must contain only JSON values.") from None
+        raise BadUsage(
+            "metadata must contain only JSON values (text, finite numbers, true, false, null, "
+            "lists and objects)."
+        ) from None
     redacted, count = redact_field(metadata, "metadata")
     return dict(redacted), count
 
@@ -410,6 +428,6 @@ def _keep_identity(row: MemoryRow, fields: Mapping[str, Any]) -> None:
     for name in ("version", "seen_count"):
         value = fields.get(name)
         if value is not None:
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidInput(f"{name} must be a whole number of 1 or more.")
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_WHOLE:
+                raise InvalidInput(f"{name} must be a whole number from 1 to {MAX_WHOLE:,}.")
             setattr(row, name, value)

@@ -110,10 +110,16 @@ def browse_filters(
 
 
 def check_limit(limit: int | None, name: str = "limit") -> None:
-    """A count of results: a whole number of 1 or more, or None for all."""
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+    """A count of results: a whole number from 1 to ``MAX_COUNT`` (as every listing takes), or None
+    for all. Past it, the database's own integer would refuse it as a failed ledger."""
+    from ..search.query import MAX_COUNT
+
+    if limit is not None and (
+        isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_COUNT
+    ):
         raise BadUsage(
-            f"{name} must be a whole number of 1 or more (or none for all), not {limit!r}."
+            f"{name} must be a whole number from 1 to {MAX_COUNT:,} (or none for all), not "
+            f"{limit!r}."
         )
 
 

@@ -4,7 +4,6 @@ config file that keep its comments."""
 from __future__ import annotations
 
 import difflib
-import json
 import os
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 
 from .. import config as config_mod, paths, safefs
 from ..errors import BadUsage, InvalidInput
+from ..safefs.reading import parse_json
 from ..storage.urls import redact_url
 
 DEFAULT = "default"
@@ -109,7 +109,7 @@ def _parse(key: str, text: str) -> Any:
         if isinstance(default, float):
             return float(text)
         if isinstance(default, tuple):
-            value = json.loads(text) if text.startswith("[") else text.split(",")
+            value = parse_json(text) if text.startswith("[") else text.split(",")
             if not all(isinstance(v, str) for v in value):
                 raise ValueError
             return [v.strip() for v in value if v.strip()]

@@ -17,6 +17,7 @@ from typing import NotRequired, TypedDict
 from .. import safefs
 from ..errors import InvalidInput
 from ..paths import TOKENS_FILE
+from ..safefs.reading import parse_json
 from ..text import MAX_LABEL
 from ..timeutil import iso, now
 from .scope import agent_name
@@ -44,7 +45,7 @@ def load(path: Path) -> list[Entry]:
         text = safefs.read_trusted(path, "The token file")
         if text is None:
             return []
-        data = json.loads(text)
+        data = parse_json(text)
     except (OSError, ValueError) as error:
         raise InvalidInput(
             f"Cannot read the token file {path} ({error}); fix or delete it."

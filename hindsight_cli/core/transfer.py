@@ -13,8 +13,10 @@ from typing import Any
 from .. import paths
 from ..errors import Interrupted, InvalidInput
 from ..models import Filters, ImportResult, part_position
+from ..safefs.reading import parse_json
 from ..storage.base import Reader, Writer
 from ..storage.rows import MemoryRow, row_term_counts
+from ..text import json_text
 from . import amend, embedding_jobs, jobs, parts
 from .jobs import Phase, Progress, announce
 from .prepare import Limits, Prepared
@@ -340,7 +342,7 @@ def reindex(rt: Runtime, progress: Progress | None, phase: Phase | None = None) 
 
 def dump_jsonl(records: Iterable[Mapping[str, Any]]) -> Iterator[str]:
     for record in records:
-        yield json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n"
+        yield json_text(record) + "\n"
 
 
 def parse_jsonl(lines: Iterable[str]) -> list[dict[str, Any]]:
@@ -350,7 +352,7 @@ def parse_jsonl(lines: Iterable[str]) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = parse_json(line)
         except json.JSONDecodeError as error:
             raise InvalidInput(
                 f"Line {number} is not valid JSON ({error.msg}); nothing was imported."

@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import clients
 from ..errors import HindsightError
+from ..timeutil import check_wait
 from . import Check, fail, handshake as probes, mcp_fixes, ok, skip, warn
 from .servers import Server, entries, read
 
@@ -33,6 +34,7 @@ def run(
 ) -> list[Check]:
     """``fix``: apply the safe fixes of :mod:`mcp_fixes` (with backups) before checking each file.
     ``timeout``: seconds each server gets to answer each handshake step."""
+    check_wait(timeout)
     home = home or Path.home()
     project = project or Path.cwd()
     items: list[Check | Server] = []

@@ -10,10 +10,12 @@ from __future__ import annotations
 import http.client
 
 from ..errors import HindsightError
+from ..timeutil import check_wait
 
 
 def probe(host: str, port: int, timeout: float) -> str:
     """A line saying the server answered, or ``HindsightError`` saying what went wrong."""
+    check_wait(timeout)
     url = f"http://{host}:{port}/mcp"
     connection = http.client.HTTPConnection(host, port, timeout=timeout)
     try:

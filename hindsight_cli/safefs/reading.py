@@ -18,7 +18,7 @@ import stat
 # not `typing`: the recording hooks must not import it
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import BinaryIO
+    from typing import Any, BinaryIO
 
 # a line of a transcript or an import file, one JSON array element, one note
 MAX_LINE = 64 << 20
@@ -28,6 +28,9 @@ MAX_DOCUMENT = 256 << 20
 MAX_IMPORT = 1 << 30
 # a config, token, allow-list or marker file
 MAX_SMALL = 1 << 20
+# levels of JSON nesting: what every walker of a value (cleaning, redaction, export) can go through
+# on any thread's stack, and far more than any transcript, export or config nests
+MAX_DEPTH = 200
 
 
 def size_text(limit: int) -> str:
@@ -69,6 +72,46 @@ def read_at_most(handle: BinaryIO, limit: int, path: str | os.PathLike[str]) -> 
     if len(data) > limit:
         raise too_large(path, limit)
     return data
+
+
+def parse_json(text: str | bytes) -> Any:
+    """``json.loads(text)``, where every way ``text`` is not JSON hindsight reads raises
+    ``json.JSONDecodeError`` (a ``ValueError``): bad JSON, nesting deeper than ``MAX_DEPTH`` levels
+    (which the parser could still take on a short stack, and a walker then not: a
+    ``RecursionError``), an integer of more than 4,300 digits (Python's own ``ValueError``)."""
+    import json
+
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise json.JSONDecodeError(f"nested more than {MAX_DEPTH} levels deep", "", 0) from None
+    except ValueError:
+        # the only other ValueError the parser raises: int()'s digit limit
+        raise json.JSONDecodeError("a number of more than 4,300 digits", "", 0) from None
+    if isinstance(text, bytes):
+        opened = text.count(b"[") + text.count(b"{")
+    else:
+        opened = text.count("[") + text.count("{")
+    # only a text with that many brackets can nest that deep (most have a few)
+    if opened > MAX_DEPTH and too_deep(value):
+        raise json.JSONDecodeError(f"nested more than {MAX_DEPTH} levels deep", "", 0)
+    return value
+
+
+def too_deep(value: object, limit: int = MAX_DEPTH) -> bool:
+    """Whether a JSON value nests lists and objects more than ``limit`` levels deep (read without
+    recursion)."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, tuple, dict)):
+            if depth > limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:

@@ -72,11 +72,16 @@ def _rows(conn: sqlite3.Connection, path: Path, sql: str, args: Sequence[Any]) -
     """A query's rows, at most ``MAX_ROWS`` of them (and its work bounded by the connection)."""
     try:
         rows = conn.execute(sql, args).fetchmany(MAX_ROWS + 1)
-    except sqlite3.OperationalError as error:
-        if "interrupted" not in str(error):
-            raise
+    except sqlite3.Error as error:
+        if "interrupted" in str(error):
+            raise InvalidInput(
+                f"Reading {path} took more work than any OpenCode database needs; check the file."
+            ) from None
+        # SQLite reads the file at the first query, not at the open: not a database, a damaged
+        # one, a table without OpenCode's columns
         raise InvalidInput(
-            f"Reading {path} took more work than any OpenCode database needs; check the file."
+            f"Cannot read the OpenCode database {path}: {error}; give the opencode.db OpenCode "
+            "wrote."
         ) from None
     if len(rows) > MAX_ROWS:
         raise InvalidInput(

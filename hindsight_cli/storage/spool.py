@@ -91,6 +91,10 @@ def problem(record: Mapping[str, object], size: int = 0) -> str | None:
         visible = "".join(c for c in session if c >= " " or c in "\n\t").strip()
         if "\n" in visible or len(visible) > _MAX_SESSION:
             return f"the session id is not one line of at most {_MAX_SESSION} characters"
+    transcript = record.get("transcript")
+    # a path no system call takes (Python refuses a NUL before asking): nothing to mine
+    if transcript is not None and (not isinstance(transcript, str) or "\0" in transcript):
+        return "the transcript path is not a path (not a string, or it holds a NUL byte)"
     if size > MAX_LINE:
         return f"the event is {size} bytes, over the {MAX_LINE}-byte limit of one spooled event"
     return None

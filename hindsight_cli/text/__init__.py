@@ -104,6 +104,29 @@ def without_surrogates(value: object) -> object:
     return value
 
 
+def json_text(value: object, indent: int | None = None) -> str:
+    """``value`` as JSON (``ensure_ascii=False``) that every reader takes: a NaN or an infinity,
+    which a store written before hindsight refused them may hold in metadata, is written ``null``
+    (the MCP server's answer already says so), never as ``NaN``, which no strict reader (jq,
+    Postgres, hindsight's own import) parses."""
+    import json
+
+    try:
+        return json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False)
+    except ValueError:
+        return json.dumps(_finite(value), ensure_ascii=False, indent=indent, allow_nan=False)
+
+
+def _finite(value: object) -> object:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    return value
+
+
 # words repeat: an import stems the same few thousand again and again
 @lru_cache(maxsize=65_536)
 def stem(word: str) -> str:

@@ -250,7 +250,11 @@ def found(text: str, said: date, future: bool | None = None) -> list[tuple[re.Ma
             continue
         groups = match.groupdict()
         for read in _READERS:
-            span = read(groups, kind, said, future)
+            try:
+                span = read(groups, kind, said, future)
+            # "tomorrow" said on 9999-12-31, "last week" in year 1: no day of the calendar
+            except (OverflowError, ValueError):
+                break
             if span is not None:
                 out.append((match, span))
                 break

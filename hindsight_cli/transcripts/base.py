@@ -142,7 +142,9 @@ def iso_ms(value: object) -> str | None:
         return value if isinstance(value, str) and value else None
     seconds = value / 1000 if value > 1e11 else value
     try:
-        return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        # isoformat pads a year before 1000, which strftime's %Y does not
+        moment = datetime.fromtimestamp(seconds, UTC).replace(tzinfo=None)
+        return moment.isoformat(timespec="microseconds") + "Z"
     except (OverflowError, OSError, ValueError):
         return None
 

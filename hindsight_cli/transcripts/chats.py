@@ -30,13 +30,14 @@ HINTS = {
     "claude": "Claude.ai's conversations.json: conversations with chat_messages",
 }
 _WEB = ("browser", "web", "web.run", "web.search")
-_HIDDEN_TYPES = {
+# a tuple, not a set: a transcript's field may be a list or an object, which a set cannot look up
+_HIDDEN_TYPES = (
     "thoughts",
     "reasoning_recap",
     "user_editable_context",
     "model_editable_context",
     "system_error",
-}
+)
 
 
 def sniff(path: Path, kind: str) -> bool:
@@ -163,7 +164,7 @@ def _claude(conversation: JSONObject, path: Path) -> Iterator[Exchange]:
         blocks = blocks or [{"type": "text", "text": message.get("text") or ""}]
         if message.get("sender") == "human":
             names = [
-                a.get("file_name") for a in message.get("attachments") or [] if isinstance(a, dict)
+                a.get("file_name") for a in array(message.get("attachments")) if isinstance(a, dict)
             ]
             text = prompt_text("\n".join(texts(blocks)))
             if text and any(names):

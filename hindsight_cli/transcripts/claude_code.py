@@ -44,7 +44,8 @@ NAME = "claude-code"
 TITLE = "Claude Code"
 INCREMENTAL = True
 HINT = "JSON lines with type user/assistant, sessionId and message"
-_IGNORED = {
+# a tuple, not a set: a transcript's field may be a list or an object, which a set cannot look up
+_IGNORED = (
     "summary",
     "system",
     "progress",
@@ -58,8 +59,11 @@ _IGNORED = {
     "mode",
     "worktree-state",
     "last-prompt",
-}
-_SHELLS = {"bash", "powershell"}
+)
+_SHELLS = (
+    "bash",
+    "powershell",
+)
 _INTERRUPTED = "[Request interrupted by user"
 
 

@@ -15,12 +15,12 @@ the response items and are not read.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from ..models import JSONObject, JSONValue
+from ..safefs.reading import parse_json
 from .base import (
     Context,
     Reading,
@@ -47,7 +47,8 @@ NAME = "codex"
 TITLE = "Codex CLI"
 INCREMENTAL = True
 HINT = "rollout JSON lines: session_meta, response_item, event_msg"
-_ITEMS = {
+# a tuple, not a set: a transcript's field may be a list or an object, which a set cannot look up
+_ITEMS = (
     "message",
     "reasoning",
     "function_call",
@@ -62,16 +63,16 @@ _ITEMS = {
     "tool_search_call",
     "tool_search_output",
     "image_generation_call",
-}
+)
 _CWD = re.compile(r"<cwd>([^<]+)</cwd>")
-_ENVELOPES = {
+_ENVELOPES = (
     "session_meta",
     "response_item",
     "event_msg",
     "turn_context",
     "compacted",
     "world_state",
-}
+)
 
 
 def default_roots() -> list[Path]:
@@ -190,7 +191,7 @@ def _arguments(raw: object) -> object:
     """A call's arguments (a JSON string), with a shell command's ``bash -lc`` wrapper taken off."""
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
+            raw = parse_json(raw)
         except ValueError:
             return raw
     command = raw.get("command") if isinstance(raw, dict) else None
@@ -210,7 +211,7 @@ def _output_text(output: object) -> str:
     content items."""
     if isinstance(output, str) and output.startswith("{"):
         try:
-            value = json.loads(output)
+            value = parse_json(output)
         except ValueError:
             return output
         return str(value.get("output")) if isinstance(value, dict) and "output" in value else output
@@ -230,7 +231,13 @@ def _failed(output: object) -> bool:
     return output_failed(output)
 
 
-_SHELL_TOOLS = {"shell", "container.exec", "shell_command", "exec_command", "local_shell"}
+_SHELL_TOOLS = (
+    "shell",
+    "container.exec",
+    "shell_command",
+    "exec_command",
+    "local_shell",
+)
 
 
 def shell_calls(path: Path) -> ShellCalls:
@@ -300,7 +307,7 @@ def _given_code(output: object) -> object:
     """The exit code an early rollout's JSON output gives in its ``metadata``."""
     if isinstance(output, str) and output.startswith("{"):
         try:
-            output = json.loads(output)
+            output = parse_json(output)
         except ValueError:
             return None
     meta = obj(output.get("metadata")) if isinstance(output, dict) else {}

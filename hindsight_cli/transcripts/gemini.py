@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..models import JSONObject, JSONValue
-from ..safefs.reading import MAX_SMALL, read_regular
+from ..safefs.reading import MAX_SMALL, parse_json, read_regular
 from .base import (
     Context,
     Cursor,
@@ -52,7 +52,11 @@ NAME = "gemini"
 TITLE = "Gemini CLI"
 INCREMENTAL = True
 HINT = "a chats/session-*.jsonl or .json recording, or a checkpoint-<tag>.json saved chat"
-_SHELLS = {"run_shell_command", "shell"}
+# a tuple, not a set: a transcript's field may be a list or an object, which a set cannot look up
+_SHELLS = (
+    "run_shell_command",
+    "shell",
+)
 _STATUS = {"success": True, "error": False}
 
 
@@ -97,7 +101,7 @@ def _project(directory: Path) -> str | None:
 def _registered(directory: Path) -> str | None:
     registry = directory.parent.parent / "projects.json"
     try:
-        projects = json.loads(read_regular(registry, MAX_SMALL)).get("projects") or {}
+        projects = parse_json(read_regular(registry, MAX_SMALL)).get("projects") or {}
     except (OSError, ValueError, RecursionError, AttributeError):
         return None
     for root, slug in projects.items():

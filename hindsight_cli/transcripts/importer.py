@@ -66,6 +66,17 @@ def records(
         yield record
 
 
+def _read(
+    path: Path, kind: str, reading: Reading, *, agent: str | None, max_bytes: int
+) -> Iterator[ExchangeRecord | Record]:
+    """``records``, where a reader's failure on a value it never met (a list where an export has
+    text) is the file's, said in one line like bad JSON, never a traceback."""
+    try:
+        yield from records(path, kind, reading, agent=agent, max_bytes=max_bytes)
+    except (TypeError, AttributeError, KeyError, IndexError, RecursionError) as error:
+        raise ValueError(f"{type(error).__name__}: {error}") from None
+
+
 def import_file(
     store: Store,
     path: Path,
@@ -79,7 +90,7 @@ def import_file(
     reading, batch = Reading(), []
     totals = {"read": 0, "added": 0, "skipped": 0, "redactions": 0}
     try:
-        for record in records(
+        for record in _read(
             path, kind, reading, agent=agent, max_bytes=int(store.config.max_content_bytes)
         ):
             batch.append(record)

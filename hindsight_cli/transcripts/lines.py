@@ -16,7 +16,15 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from ..models import JSONValue
-from ..safefs.reading import MAX_DOCUMENT, MAX_LINE, open_regular, size_text
+from ..safefs.reading import (
+    MAX_DEPTH,
+    MAX_DOCUMENT,
+    MAX_LINE,
+    open_regular,
+    parse_json,
+    size_text,
+    too_deep,
+)
 
 if TYPE_CHECKING:
     import zipfile
@@ -33,6 +41,11 @@ MAX_RATIO = 200
 
 class TooLarge(ValueError):
     """Input past one of the reading limits: refused as it is, not read as a broken file."""
+
+
+class DamagedArchive(TooLarge):
+    """A zip whose bytes do not unpack (truncated, a bad CRC, bad deflate data): refused as it is,
+    like input past a limit, naming the damage."""
 
 
 @dataclass
@@ -86,7 +99,7 @@ def _past_line(handle: IO[bytes], end: int) -> int | None:
 
 def _decode(text: bytes) -> object:
     try:
-        return scrub(json.loads(text), text)
+        return scrub(parse_json(text), text)
     except (ValueError, RecursionError):
         return BROKEN
 
@@ -121,6 +134,18 @@ def check(path: Path, cursor: int) -> str:
 
 
 def iter_json_array(path: Path, member: str | None = None) -> Iterator[JSONValue]:
+    """``_json_array``, where an archive's damage, which ``zipfile`` and ``zlib`` report with their
+    own errors at any read, is ``DamagedArchive``."""
+    import zipfile
+    import zlib
+
+    try:
+        yield from _json_array(path, member)
+    except (zipfile.BadZipFile, zlib.error, EOFError) as error:
+        raise DamagedArchive(f"the archive is damaged ({error})") from None
+
+
+def _json_array(path: Path, member: str | None = None) -> Iterator[JSONValue]:
     """The elements of a top-level JSON array, one at a time (a 2 GB ``conversations.json``
     included). A file whose top level is an object yields that object once. ``member``: read that
     file from inside ``path`` when it is a zip archive (a ChatGPT or Claude export as downloaded).
@@ -149,9 +174,11 @@ def iter_json_array(path: Path, member: str | None = None) -> Iterator[JSONValue
             try:
                 begin = at
                 value, at = decoder.raw_decode(buffer, at)
+                if too_deep(value):
+                    raise RecursionError
                 value = scrub(value, buffer[begin:at])
             except RecursionError:
-                raise ValueError("JSON nested too deeply") from None
+                raise ValueError(f"JSON nested more than {MAX_DEPTH} levels deep") from None
             except ValueError:
                 if done:
                     raise
@@ -168,9 +195,9 @@ def iter_json_array(path: Path, member: str | None = None) -> Iterator[JSONValue
 
 def _loads(text: str) -> JSONValue:
     try:
-        value: JSONValue = scrub(json.loads(text), text)
+        value: JSONValue = scrub(parse_json(text), text)
     except RecursionError:
-        raise ValueError("JSON nested too deeply") from None
+        raise ValueError(f"JSON nested more than {MAX_DEPTH} levels deep") from None
     return value
 
 

@@ -127,7 +127,18 @@ class Miner:
             if self._outside_project(unit):
                 continue
             tally.files += 1
-            self._unit(reader, unit, tally)
+            try:
+                self._unit(reader, unit, tally)
+            except HindsightError:
+                raise
+            # a value a reader never met (a bug for that transcript): it is skipped and named,
+            # never the run; what it had added stays, and the next run reads it again
+            except Exception as error:  # noqa: BLE001
+                tally.broken += 1
+                self.warn(
+                    f"{unit.label}: skipped, hindsight could not read it "
+                    f"({type(error).__name__}: {error})."
+                )
         if tally.added >= self.BULK and not self.dry_run:
             self._index()
         if self.summaries and not self.dry_run:
@@ -500,6 +511,8 @@ def mine_named(store: Store, lines: list[JSONObject]) -> int:
             if pending(store.path, path, client):
                 mine_transcript(store, path, client)
                 mined += 1
-        except (OSError, HindsightError) as error:
-            _hook_log.warning("could not mine %s: %s", path, error)
+        # anything else too (a value a reader never met): one transcript never keeps the spool
+        # from being ingested, which would retry it, and fail, at every later ingestion
+        except Exception as error:  # noqa: BLE001
+            _hook_log.warning("could not mine %s: %s: %s", path, type(error).__name__, error)
     return mined

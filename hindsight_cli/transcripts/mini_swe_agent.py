@@ -14,14 +14,13 @@ one task: one exchange, with every command as a ``bash`` call.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..safefs.reading import MAX_DOCUMENT, read_regular
+from ..safefs.reading import MAX_DOCUMENT, parse_json, read_regular
 from .base import Reading, Resume, Unit, env_path, file_units, iso_ms, start
 from .exchange import Assembler, Exchange, clean_text
 from .lines import scrub
@@ -81,7 +80,7 @@ def load(path: Path) -> dict[str, Any] | None:
     """The trajectory object, or None when the file is not one."""
     try:
         text = read_regular(path, MAX_DOCUMENT).decode("utf-8", errors="replace")
-        data = scrub(json.loads(text), text)
+        data = scrub(parse_json(text), text)
     except (OSError, ValueError, RecursionError):
         return None
     messages = data.get("messages") if isinstance(data, dict) else None

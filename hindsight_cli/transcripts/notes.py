@@ -17,14 +17,15 @@ platform's v1 API), or ``{"memories": …}``.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from ..models import JSONValue
-from ..safefs.reading import MAX_LINE, open_regular, read_at_most
-from .base import Reading
+from ..safefs.reading import MAX_DEPTH, MAX_LINE, open_regular, read_at_most, too_deep
+from .base import Reading, array, obj
 from .exchange import clip, key, memory_id
 from .lines import BROKEN, TooLarge, head_values, iter_json_array, read_lines
 from .records import Record, time_of
@@ -70,6 +71,8 @@ def _semantic(
     kind: str, content: str, parts: tuple[object, ...], tags: list[object], **fields: JSONValue
 ) -> Record:
     record_key = key(kind, *parts)
+    if "metadata" in fields:
+        fields["metadata"] = _storable(fields["metadata"])
     return {
         "id": memory_id(record_key),
         "key": record_key,
@@ -84,6 +87,22 @@ def _semantic(
     }
 
 
+def _storable(metadata: JSONValue) -> JSONValue:
+    """An export's metadata, each value the store would refuse (``NaN``, ``Infinity``, nesting past
+    ``MAX_DEPTH``) left out: one odd field never aborts an import (docs/reliability.md)."""
+    if not isinstance(metadata, dict):
+        return {}
+    kept: dict[str, JSONValue] = {}
+    for name, value in metadata.items():
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError, RecursionError):
+            continue
+        if not too_deep(value, MAX_DEPTH - 1):
+            kept[name] = value
+    return kept
+
+
 def mcp_memory(path: Path, reading: Reading) -> Iterator[Record]:
     for line in read_lines(path):
         value = line.value
@@ -91,7 +110,7 @@ def mcp_memory(path: Path, reading: Reading) -> Iterator[Record]:
             reading.bad_line(line.number)
         elif value.get("type") == "entity" and value.get("name"):
             name, kind = str(value["name"]), str(value.get("entityType") or "entity")
-            for observation in value.get("observations") or []:
+            for observation in array(value.get("observations")):
                 if isinstance(observation, str) and observation.strip():
                     yield _semantic(
                         "mcp-memory",
@@ -278,11 +297,11 @@ def mem0(path: Path, reading: Reading) -> Iterator[Record]:
                 "mem0",
                 str(item["memory"]).strip(),
                 (item.get("id") or item.get("hash") or item["memory"],),
-                [*people, *(item.get("categories") or [])],
+                [*people, *array(item.get("categories"))],
                 event_at=time_of(item.get("created_at")),
-                metadata={**(item.get("metadata") or {}), **extra, "mem0_id": item.get("id")},
+                metadata={**obj(item.get("metadata")), **extra, "mem0_id": item.get("id")},
             )
-        for relation in value.get("relations") or [] if isinstance(value, dict) else []:
+        for relation in array(value.get("relations")) if isinstance(value, dict) else []:
             if isinstance(relation, dict) and relation.get("source"):
                 target = relation.get("destination") or relation.get("target")
                 text = (

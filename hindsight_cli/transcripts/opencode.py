@@ -14,13 +14,12 @@ reaches the parent as a tool result.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..safefs.reading import MAX_LINE, read_regular
+from ..safefs.reading import MAX_LINE, parse_json, read_regular
 from ..storage import opencode_db
 from .base import (
     Reading,
@@ -140,7 +139,7 @@ def _number(value: JSONValue) -> float:
 
 def _loads(data: object) -> JSONObject:
     try:
-        value = scrub(json.loads(data), data) if isinstance(data, (str, bytes)) else data
+        value = scrub(parse_json(data), data) if isinstance(data, (str, bytes)) else data
     except (ValueError, RecursionError):
         return _BROKEN
     return value if isinstance(value, dict) else _BROKEN
