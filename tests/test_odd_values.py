@@ -372,7 +372,7 @@ def test_a_log_limit_past_the_ledgers_integers_is_a_usage_error(tmp_path: Path) 
     assert _invoke("record", "x", "--store", store).exit_code == 0
     done = _invoke("log", "-n", "99999999999999999999", "--store", store)
     assert done.exit_code == 2, done.output
-    assert "limit must be a whole number from 1 to 1,000,000" in _one_line(done.stderr)
+    assert "The limit must be a whole number from 0 (all) to 1,000,000" in _one_line(done.stderr)
 
 
 @pytest.mark.parametrize("value", ["nan", "inf"])

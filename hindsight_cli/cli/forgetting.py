@@ -190,12 +190,12 @@ def log_(
         hindsight log --action forget_hard --json
         hindsight log --id 01a22ace-86eb-74f2-a7b6-349d907f4735
     """
-    from ..core.selection import when
+    from ..core.selection import shown, when
     from . import render
 
     fmt = output_format(json_, nl)
     entries = open_at(store).log(
-        limit=limit or None, action=action, memory_id=memory_id, since=when(since, "--since")
+        limit=shown(limit), action=action, memory_id=memory_id, since=when(since, "--since")
     )
     if fmt == "json":
         render.json_doc([e.to_dict() for e in entries])

@@ -553,7 +553,7 @@ def list_(
     Example:
         hindsight list --task task-20240501-001 --json
     """
-    from ..core.selection import browse_filters, cli_option
+    from ..core.selection import browse_filters, cli_option, shown
     from . import render
 
     filters = browse_filters(
@@ -571,9 +571,9 @@ def list_(
     fmt = output_format(json_, nl)
     opened = open_at(store)
     if flagged:
-        memories = opened.list_flagged(filters, limit=limit or None)
+        memories = opened.list_flagged(filters, limit=shown(limit))
     else:
-        memories = opened.list(filters, limit=limit or None)
+        memories = opened.list(filters, limit=shown(limit))
     if fmt == "json":
         render.json_doc([m.to_dict() for m in memories])
     elif fmt == "nl":

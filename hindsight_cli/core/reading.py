@@ -87,10 +87,7 @@ def by_ids(rt: Runtime, ids: list[str], scope: Scope) -> list[Memory]:
 def list_memories(
     rt: Runtime, filters: Filters, scope: Scope, limit: int | None, oldest_first: bool
 ) -> list[Memory]:
-    if limit is not None and not 0 <= limit <= MAX_COUNT:
-        raise BadUsage(
-            f"The limit must be a whole number from 0 (all) to {MAX_COUNT:,}, not {limit!r}."
-        )
+    # ``limit`` was checked by the caller (``selection.check_limit``, ``selection.shown``)
     rt.require()
     where = scope.filters(filters).conditions(rt.now())
     with rt.ledger.read() as session:

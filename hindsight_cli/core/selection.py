@@ -123,6 +123,17 @@ def check_limit(limit: int | None, name: str = "limit") -> None:
         )
 
 
+def shown(limit: int) -> int | None:
+    """A command line's ``-n``: 0 for all (None), else a count ``check_limit`` takes."""
+    from ..search.query import MAX_COUNT
+
+    if not 0 <= limit <= MAX_COUNT:
+        raise BadUsage(
+            f"The limit must be a whole number from 0 (all) to {MAX_COUNT:,}, not {limit!r}."
+        )
+    return limit or None
+
+
 def when(value: str | datetime | None, name: str) -> datetime | None:
     """A time option (ISO time or an age like ``7d``), or None."""
     if isinstance(value, datetime):
