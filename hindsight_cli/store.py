@@ -751,7 +751,7 @@ class Store:
 
         if not spool.pending(self.path):
             return {"events": 0, "added": 0, "fixed": 0, "transcripts": 0, "sessions": []}
-        from .transcripts.miner import mine_named
+        from .transcripts.incremental import mine_named
 
         return events.ingest(self, mine_named)
 

@@ -1,4 +1,4 @@
-"""`transcripts.miner.mine_transcript` and `pending`: what the Stop / SessionEnd hook calls on the
+"""`transcripts.incremental.mine_transcript` and `pending`: what the Stop / SessionEnd hook calls on the
 current transcript, incrementally, and cheaply when nothing is new."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import transcript_fixtures as tf
 
 from hindsight_cli.models import Filters
 from hindsight_cli.store import Store
-from hindsight_cli.transcripts.miner import mine_transcript, pending
+from hindsight_cli.transcripts.incremental import mine_transcript, pending
 
 CWD = "/work/weather"
 
@@ -47,7 +47,7 @@ def test_pending_opens_no_store_and_loads_no_heavy_library(store: Store, tmp_pat
     path = tf._jsonl(tmp_path / "s.jsonl", tf.claude_lines(tf.STORY[:1], "live", CWD))
     mine_transcript(store, path)
     code = (
-        f"import sys, json\nfrom hindsight_cli.transcripts.miner import pending\n"
+        f"import sys, json\nfrom hindsight_cli.transcripts.incremental import pending\n"
         f"assert pending({str(store.path)!r}, {str(path)!r}) is False\n"
         "sys.stdout.write(json.dumps(sorted(sys.modules)))"
     )

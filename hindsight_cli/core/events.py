@@ -20,7 +20,7 @@ from .prepare import derived_key
 if TYPE_CHECKING:
     from ..store import Store
 
-# Mines the transcripts that session-closing events name (``transcripts.miner.mine_named``).
+# Mines the transcripts that session-closing events name (``transcripts.incremental.mine_named``).
 Mine = Callable[["Store", list[JSONObject]], int]
 
 
