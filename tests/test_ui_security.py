@@ -97,6 +97,30 @@ def test_a_foreign_host_or_origin_is_refused_and_changes_nothing(
     assert store.get(memory.id).status == "active"
 
 
+@pytest.mark.parametrize(
+    "origins",
+    [["http://evil.example", "SELF"], ["SELF", "http://evil.example"], ["SELF", "SELF"]],
+    ids=["evil-first", "evil-last", "own-twice"],
+)
+def test_a_request_naming_its_origin_twice_is_refused_and_changes_nothing(
+    served: Served, store: Store, origins: list[str]
+) -> None:
+    """The guard and the pages behind it must read one Origin (the guard kept the last of two, the
+    pages the first). Two Host headers never get this far: the HTTP parser refuses them."""
+    client = _logged_in(served)
+    memory = store.list()[0]
+    csrf = _csrf(client, memory.id)
+    request = client.build_request("POST", f"/m/{memory.id}/forget", data={"csrf": csrf})
+    request.headers = httpx.Headers(
+        [(k, v) for k, v in request.headers.multi_items() if k.lower() != "origin"]
+        + [("origin", o.replace("SELF", base(served))) for o in origins]
+    )
+    answer = client.send(request)
+    assert answer.status_code == 400, answer.text
+    assert "Origin more than once" in answer.text
+    assert store.get(memory.id).status == "active"
+
+
 def test_a_change_without_the_cookie_or_the_csrf_token_is_refused(
     served: Served, store: Store
 ) -> None:
