@@ -206,6 +206,30 @@ def test_beyond_loopback_it_needs_tokens_and_a_token_sees_its_agent(
     assert json.loads(token_file.read_text())["tokens"][0]["agent"] == "bob"
 
 
+def test_one_token_logging_in_again_and_again_never_logs_another_out(
+    store: Store, tmp_path: Path
+) -> None:
+    """The UI keeps at most a number of sessions; when full it dropped the oldest, whoever's it
+    was, so alice, logging in 64 times with her own token, logged bob out. Each token's agent now
+    makes room among its own sessions only."""
+    from hindsight_cli.ui.security import MAX_SESSIONS
+
+    store.record("bob's note about the printer", agent_id="bob")
+    token_file = tmp_path / "tokens.json"
+    bob_token, alice_token = (tokens.create(token_file, name) for name in ("bob", "alice"))
+    with running([store], token_file=token_file) as served:
+        bob = httpx.Client(base_url=base(served))
+        assert bob.get("/login", params={"token": bob_token}).status_code == 200
+        alice = [httpx.Client(base_url=base(served)) for _ in range(MAX_SESSIONS + 2)]
+        for client in alice:
+            assert client.get("/login", params={"token": alice_token}).status_code == 200
+        page = bob.get("/")
+        # alice's own oldest session made room for her newest
+        oldest, newest = alice[0].get("/"), alice[-1].get("/")
+    assert page.status_code == 200 and "printer" in page.text
+    assert oldest.status_code == 401 and newest.status_code == 200
+
+
 def _files(path: Path) -> dict[str, tuple[int, int]]:
     return {
         str(p.relative_to(path)): (p.stat().st_size, p.stat().st_mtime_ns)

@@ -38,7 +38,8 @@ HEADERS = (
     (b"cross-origin-opener-policy", b"same-origin"),
     (b"cross-origin-resource-policy", b"same-origin"),
 )
-# sessions kept at most (each login makes one; the oldest go first)
+# sessions kept at most per agent (each login makes one; that agent's oldest go first): one token
+# logging in again and again must never log another agent out
 MAX_SESSIONS = 64
 
 
@@ -73,8 +74,9 @@ class Gate:
             agent = None
         sid = secrets.token_urlsafe(32)
         with self.lock:
-            while len(self.sessions) >= MAX_SESSIONS:
-                self.sessions.pop(next(iter(self.sessions)))
+            own = [k for k, s in self.sessions.items() if s.agent == agent]
+            for oldest in own[: max(0, len(own) - MAX_SESSIONS + 1)]:
+                del self.sessions[oldest]
             self.sessions[sid] = Session(secrets.token_urlsafe(32), agent)
         return sid
 
