@@ -1,0 +1,130 @@
+"""Another agent on the same HTTP MCP server, with a valid token of its own: what it stores must
+never change what this agent's requests find, nor tell it anything of the other's memories. Through
+the real app under uvicorn and the SDK's client."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hindsight_cli.core import tokens
+from hindsight_cli.mcp_server import build_server
+from hindsight_cli.mcp_server.http import HttpSettings, TokenVerifier, http_app
+from hindsight_cli.store import Store
+from tests.conftest import FakeEmbedder
+from tests.mcp_http import serving
+
+pytestmark = [pytest.mark.slow, pytest.mark.anyio]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def shared(tmp_path: Path) -> Store:
+    store = Store(tmp_path / "store", embedder=FakeEmbedder())
+    store.init()
+    return store
+
+
+@contextmanager
+def _serving(store: Store, tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
+    path = tmp_path / "tokens.json"
+    issued = {name: tokens.create(path, name) for name in ("alice", "bob")}
+    verifier = TokenVerifier(path)
+    server = build_server(store, tokens=verifier, url="http://127.0.0.1:8765")
+    with serving(http_app(server, HttpSettings(), verifier)) as url:
+        yield f"{url}/mcp", issued
+
+
+@asynccontextmanager
+async def _as(url: str, token: str) -> AsyncIterator[Any]:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    transport = streamable_http_client(
+        url,
+        http_client=httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(60)
+        ),
+    )
+    async with Client(transport) as client:
+        yield client
+
+
+def _text(result: Any) -> str:
+    return " ".join(getattr(c, "text", "") for c in result.content)
+
+
+def _bob_around(store: Store, alice_id: str, count: int) -> list[str]:
+    """``count`` memories of bob's whose ids start with alice's id's first 14 characters, and as
+    many ending with its last 8, all sorting before hers (ids of bob's own choosing, as an import
+    keeps them)."""
+    head, tail = alice_id[:14], alice_id[-8:]
+    ids = [f"{head}0000-0000-{n:012x}" for n in range(count)]
+    ids += [f"00000000-0000-7000-8000-{n:04x}{tail}" for n in range(count)]
+    store.scoped("bob").import_records(
+        [
+            {
+                "id": i,
+                "content": f"bob's private note {n}: the vault is at /v/{n}",
+                "agent_id": "bob",
+            }
+            for n, i in enumerate(ids)
+        ]
+    )
+    return ids
+
+
+@pytest.mark.parametrize("part", ["start", "end"])
+async def test_another_agents_ids_never_crowd_out_or_count_in_a_short_id(
+    shared: Store, tmp_path: Path, part: str
+) -> None:
+    """A short id was looked up among the first 50 ids of every agent, then narrowed to the
+    caller's: bob's 50 ids with the same start (or end) hid alice's own memory from her ("No
+    memory"): to memory_get, the memory resource and memory_forget alike."""
+    mine = shared.scoped("alice").record("alice: the build cache lives in /srv/cache").memory.id
+    other = shared.scoped("alice").record("alice: the runners are on rack 4").memory.id
+    short = mine[:14] if part == "start" else mine[-8:]
+    _bob_around(shared, mine, 50)
+    with _serving(shared, tmp_path) as (url, issued):
+        async with _as(url, issued["alice"]) as alice:
+            got = await alice.call_tool("memory_get", {"id": short})
+            read = await alice.read_resource(f"hindsight://memory/{short}")
+            forgotten = await alice.call_tool(
+                "memory_forget", {"ids": [short], "reason": "done with it"}
+            )
+    assert not got.is_error, _text(got)
+    assert got.structured_content["id"] == mine
+    assert mine in read.contents[0].text and "vault" not in read.contents[0].text
+    assert not forgotten.is_error and forgotten.structured_content["forgotten"] == 1
+    assert shared.get(mine).status == "invalidated" and shared.get(other).status == "active"
+    assert all(m.status == "active" for m in shared.list(limit=None) if m.agent_id == "bob")
+
+
+async def test_an_ambiguous_short_id_counts_and_names_only_the_callers_memories(
+    shared: Store, tmp_path: Path
+) -> None:
+    """Before, bob's ids filled the 50 looked up: alice's ambiguous id was "No memory" (or, with
+    49 of his, one of her two as if it were unique)."""
+    alice = shared.scoped("alice")
+    first = alice.record("alice: the build cache lives in /srv/cache").memory.id
+    second = alice.record("alice: the runners are on rack 4").memory.id
+    if first[:4] != second[:4]:
+        pytest.skip("the two ids share fewer than 4 characters (50 days apart)")
+    _bob_around(shared, first, 60)
+    with _serving(shared, tmp_path) as (url, issued):
+        async with _as(url, issued["alice"]) as client:
+            answer = await client.call_tool("memory_get", {"id": first[:4]})
+    text = _text(answer)
+    assert answer.is_error
+    assert "matches 2 memories" in text and "at least" not in text, text
+    assert first in text and second in text
+    assert "vault" not in text and "bob" not in text
