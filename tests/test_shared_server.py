@@ -128,3 +128,57 @@ async def test_an_ambiguous_short_id_counts_and_names_only_the_callers_memories(
     assert "matches 2 memories" in text and "at least" not in text, text
     assert first in text and second in text
     assert "vault" not in text and "bob" not in text
+
+
+def _older_token_file(path: Path, agents: list[str]) -> dict[str, str]:
+    """A token file as an older version wrote it, for names it let through."""
+    import hashlib
+    import json
+
+    issued = {agent: f"hst_{n}-{'x' * 40}" for n, agent in enumerate(agents)}
+    entries = [
+        {"agent": agent, "sha256": hashlib.sha256(token.encode()).hexdigest()}
+        for agent, token in issued.items()
+    ]
+    path.write_text(json.dumps({"tokens": entries}))
+    path.chmod(0o600)
+    return issued
+
+
+@pytest.mark.parametrize(
+    "names", [("secret=ops", "secret=dev"), ("pass=bob", "pass=alice")], ids=["secret", "pass"]
+)
+async def test_agent_names_that_redaction_would_change_never_share_memories(
+    shared: Store, tmp_path: Path, names: tuple[str, str]
+) -> None:
+    """A write stores its agent redacted like any label (``secret=ops`` as
+    ``secret=[REDACTED:secret]``); a search scoped to ``secret=dev`` filtered on the same redacted
+    form and found ``secret=ops``'s memories. Such a name is no agent's scope: refused when a token
+    is made, and a request under an older token for one is refused, never widened."""
+    from typer.testing import CliRunner
+
+    from hindsight_cli.cli import app
+
+    ops, dev = names
+    shared.record("ops: the root password rotates on fridays", agent_id=ops)
+    made = CliRunner().invoke(app, ["mcp", "token", dev, "--store", str(shared.path)])
+    assert made.exit_code == 1 and "reads as a secret" in made.stderr, made.output
+    assert not (shared.path / "mcp-tokens.json").exists()
+    path = tmp_path / "tokens.json"
+    issued = _older_token_file(path, [dev, "alice"])
+    verifier = TokenVerifier(path)
+    server = build_server(shared, tokens=verifier, url="http://127.0.0.1:8765")
+    with serving(http_app(server, HttpSettings(), verifier)) as url:
+        async with _as(f"{url}/mcp", issued[dev]) as client:
+            found = await client.call_tool("memory_search", {"query": "root password fridays"})
+            wrote = await client.call_tool("memory_write", {"content": "dev: a note"})
+        async with _as(f"{url}/mcp", issued["alice"]) as alice:
+            hers = await alice.call_tool("memory_write", {"content": "alice: my note"})
+    assert found.is_error and "reads as a secret" in _text(found), _text(found)
+    assert "fridays" not in _text(found)
+    assert wrote.is_error
+    assert not hers.is_error
+    assert sorted(m.content for m in shared.list(limit=None)) == [
+        "alice: my note",
+        "ops: the root password rotates on fridays",
+    ]

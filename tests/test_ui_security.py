@@ -230,6 +230,27 @@ def test_one_token_logging_in_again_and_again_never_logs_another_out(
     assert oldest.status_code == 401 and newest.status_code == 200
 
 
+def test_a_token_whose_agent_name_reads_as_a_secret_logs_nobody_in(
+    store: Store, tmp_path: Path
+) -> None:
+    """``secret=dev`` is stored as ``secret=[REDACTED:secret]``, like ``secret=ops``: a session of
+    it listed ``secret=ops``'s memories. An older token file's such name logs nobody in."""
+    import hashlib
+
+    store.record("ops: the root password rotates on fridays", agent_id="secret=ops")
+    token_file = tmp_path / "tokens.json"
+    token = "hst_" + "d" * 43
+    digest = hashlib.sha256(token.encode()).hexdigest()
+    token_file.write_text(json.dumps({"tokens": [{"agent": "secret=dev", "sha256": digest}]}))
+    token_file.chmod(0o600)
+    with running([store], token_file=token_file) as served:
+        client = httpx.Client(base_url=base(served))
+        login = client.get("/login", params={"token": token})
+        page = client.get("/")
+    assert login.status_code == 403 and "reads as a secret" in login.text
+    assert page.status_code == 401 and "fridays" not in page.text
+
+
 def _files(path: Path) -> dict[str, tuple[int, int]]:
     return {
         str(p.relative_to(path)): (p.stat().st_size, p.stat().st_mtime_ns)

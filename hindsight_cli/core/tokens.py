@@ -19,7 +19,7 @@ from ..errors import InvalidInput
 from ..paths import TOKENS_FILE
 from ..text import MAX_LABEL
 from ..timeutil import iso, now
-from .scope import agent_name
+from .scope import agent_name, check_agent
 
 PREFIX = "hst_"
 DEFAULT_FILE = TOKENS_FILE
@@ -81,7 +81,8 @@ def create(path: Path, agent: str) -> str:
     name = _name(agent)
     if not name:
         raise InvalidInput("Name the agent the token is for, e.g. hindsight mcp token ci-bot.")
-    agent = name
+    # its requests would be refused: its scope cannot be told from names that read alike
+    agent = check_agent(name)
     entries = load(path)
     token = PREFIX + secrets.token_urlsafe(32)
     entries.append({"agent": agent, "sha256": _digest(token), "created_at": iso(now())})

@@ -254,7 +254,10 @@ def _switch(ui: Ui, session: Session, store: Store, memory_id: str, form: dict[s
 
 def _login(ui: Ui) -> Callable[[Request], object]:
     async def endpoint(request: Request) -> Response:
-        sid = ui.gate.login(request.query_params.get("token", ""))
+        try:
+            sid = ui.gate.login(request.query_params.get("token", ""))
+        except HindsightError as error:
+            return _refused(403, str(error))
         if sid is None:
             return _refused(
                 403, "This login link is not valid; use the one `hindsight ui` printed."

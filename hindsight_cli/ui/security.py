@@ -20,6 +20,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..core import tokens
+from ..core.scope import check_agent
 from ..errors import InvalidInput
 from ..hostguard import is_loopback
 
@@ -63,11 +64,17 @@ class Gate:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def login(self, token: str) -> str | None:
-        """A new session id for a valid login token, or None."""
+        """A new session id for a valid login token, or None.
+
+        Raises:
+            InvalidInput: the token's agent name cannot be a scope (``check_agent``).
+        """
         if self.entries is not None:
             agent = tokens.agent_of(self.entries, token) if token else None
             if agent is None:
                 return None
+            # an older token file's name that cannot be a scope (InvalidInput, said on the page)
+            check_agent(agent)
         elif not (token and hmac.compare_digest(token.encode(), self.login_token.encode())):
             return None
         else:
