@@ -251,6 +251,34 @@ def test_a_token_whose_agent_name_reads_as_a_secret_logs_nobody_in(
     assert page.status_code == 401 and "fridays" not in page.text
 
 
+@pytest.mark.parametrize("site", ["cross-site", "same-site"])
+def test_a_login_another_sites_page_starts_is_refused(
+    store: Store, tmp_path: Path, site: str
+) -> None:
+    """Login CSRF: alice, holding a token, sends bob's browser to ``/login?token=<hers>`` from a
+    page of hers (a link, a redirect, a form). Before, bob's browser was logged in as alice and
+    what he then typed into the forms (a fix, a reason) went into her memories. A login is taken
+    only from an address the user opened (``Sec-Fetch-Site: none``) or a browser that does not
+    say."""
+    store.record("bob's note about the printer", agent_id="bob")
+    token_file = tmp_path / "tokens.json"
+    bob_token, alice_token = (tokens.create(token_file, name) for name in ("bob", "alice"))
+    with running([store], token_file=token_file) as served:
+        victim = httpx.Client(base_url=base(served))
+        assert victim.get("/login", params={"token": bob_token}).status_code == 200
+        forced = victim.get(
+            "/login", params={"token": alice_token}, headers={"sec-fetch-site": site}
+        )
+        page = victim.get("/")
+        typed = httpx.Client(base_url=base(served)).get(
+            "/login", params={"token": alice_token}, headers={"sec-fetch-site": "none"}
+        )
+    assert forced.status_code == 403 and "set-cookie" not in forced.headers
+    assert "Open the login address yourself" in forced.text
+    assert page.status_code == 200 and "printer" in page.text
+    assert typed.status_code == 200 and "set-cookie" in typed.headers
+
+
 def _files(path: Path) -> dict[str, tuple[int, int]]:
     return {
         str(p.relative_to(path)): (p.stat().st_size, p.stat().st_mtime_ns)

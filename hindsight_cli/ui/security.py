@@ -2,7 +2,8 @@
 
 - Start-up prints a URL with a random login token; opening it exchanges the token for a session: an
   HttpOnly, SameSite=Strict cookie (named after the port, so two servers on one machine keep
-  theirs apart) that scripts cannot read and other sites' pages cannot send.
+  theirs apart) that scripts cannot read and other sites' pages cannot send. A login that another
+  site's page starts (``Sec-Fetch-Site``) is refused.
 - Served beyond loopback (``--host``), the MCP HTTP server's rule holds: a token file is required,
   the login token is one of its bearer tokens, and the session sees only that token's agent.
 - Every state change is a POST from this server's own origin (exactly: scheme, host and port)
@@ -111,6 +112,15 @@ def same_origin(origin: str | None, host: str | None) -> bool:
     except ValueError:
         return False
     return parts.scheme in ("http", "https") and parts.netloc.lower() == host.strip().lower()
+
+
+def opened_by_user(fetch_site: str | None) -> bool:
+    """Whether a login request is one the user made: an address typed, pasted or opened from
+    another program (``Sec-Fetch-Site: none``), or a browser that does not say. A login another
+    site's page starts (login CSRF: a link, a redirect or a form carrying someone else's token)
+    would put this browser in that token's session, and what the user then types into its forms
+    would go to that agent."""
+    return fetch_site is None or fetch_site.strip().lower() in ("none", "same-origin")
 
 
 def cookie_name(port: int) -> str:
