@@ -182,3 +182,27 @@ async def test_agent_names_that_redaction_would_change_never_share_memories(
         "alice: my note",
         "ops: the root password rotates on fridays",
     ]
+
+
+def test_a_session_id_is_its_openers_alone(shared: Store, tmp_path: Path) -> None:
+    """Bob, knowing alice's Mcp-Session-Id, sends his own token with it: every request on it (a
+    tool call, the event stream, closing it) is answered as if the session did not exist, and
+    alice's session goes on working. (Held: the SDK binds a session to the credential that opened
+    it.)"""
+    import httpx2
+
+    from tests.mcp_http import call, headers, open_session
+
+    shared.scoped("alice").record("alice: the staging password is in the vault")
+    with _serving(shared, tmp_path) as (url, issued), httpx2.Client(timeout=60) as http:
+        base_url = url.removesuffix("/mcp")
+        session = open_session(http, base_url, issued["alice"]).headers["mcp-session-id"]
+        asked = call(http, base_url, "memory_search", {"query": "staging"}, issued["bob"], session)
+        stream = http.get(
+            url, headers={**headers(issued["bob"], session), "Accept": "text/event-stream"}
+        )
+        closed = http.delete(url, headers=headers(issued["bob"], session))
+        hers = call(http, base_url, "memory_search", {"query": "staging"}, issued["alice"], session)
+    assert [asked.status_code, stream.status_code, closed.status_code] == [404, 404, 404]
+    assert "staging" not in asked.text + stream.text + closed.text
+    assert hers.status_code == 200 and "vault" in hers.text
