@@ -206,3 +206,80 @@ def test_a_session_id_is_its_openers_alone(shared: Store, tmp_path: Path) -> Non
     assert [asked.status_code, stream.status_code, closed.status_code] == [404, 404, 404]
     assert "staging" not in asked.text + stream.text + closed.text
     assert hers.status_code == 200 and "vault" in hers.text
+
+
+def _token_command(*words: str) -> Any:
+    from typer.testing import CliRunner
+
+    from hindsight_cli.cli import app
+
+    return CliRunner().invoke(app, ["mcp", "token", *words])
+
+
+async def test_a_revoked_token_is_refused_from_its_next_request(
+    shared: Store, tmp_path: Path
+) -> None:
+    """The server read its token file once: `hindsight mcp token bob --revoke` left bob reading
+    and forgetting his memories (and with his scope, everything he could reach) until someone
+    restarted it. The file is read again when it changes: a revoke counts from the next request,
+    on an open session as on a new one, and a token made meanwhile works without a restart."""
+    import httpx2
+
+    from tests.mcp_http import call, open_session
+
+    path = tmp_path / "tokens.json"
+    issued = {name: tokens.create(path, name) for name in ("alice", "bob")}
+    shared.scoped("bob").record("bob: the release checklist lives in docs/release.md")
+    verifier = TokenVerifier(path)
+    server = build_server(shared, tokens=verifier, url="http://127.0.0.1:8765")
+    with serving(http_app(server, HttpSettings(), verifier)) as url, httpx2.Client(timeout=60) as h:
+        session = open_session(h, url, issued["bob"]).headers["mcp-session-id"]
+        before = call(
+            h, url, "memory_search", {"query": "release checklist"}, issued["bob"], session
+        )
+        revoked = _token_command("bob", "--revoke", "--tokens", str(path))
+        on_session = call(h, url, "memory_search", {"query": "release"}, issued["bob"], session)
+        forgot = call(h, url, "memory_forget", {"older_than": "0s"}, issued["bob"], session)
+        fresh = open_session(h, url, issued["bob"])
+        made = _token_command("carol", "--tokens", str(path))
+        carol = open_session(h, url, made.stdout.strip())
+        alice = open_session(h, url, issued["alice"])
+    assert before.status_code == 200 and "release.md" in before.text
+    assert revoked.exit_code == 0, revoked.output
+    assert [on_session.status_code, forgot.status_code, fresh.status_code] == [401, 401, 401]
+    assert "release" not in on_session.text + fresh.text
+    assert carol.status_code == 200 and alice.status_code == 200
+    assert shared.list()[0].status == "active"
+
+
+@pytest.mark.parametrize(
+    "damage", ["deleted", "not-json", "others-can-write"], ids=lambda d: str(d)
+)
+async def test_a_token_file_that_goes_bad_refuses_every_token(
+    shared: Store, tmp_path: Path, damage: str
+) -> None:
+    """Read again, a token file that is gone, unreadable or writable by others lets no token in
+    (never the last good copy's), until it is fixed."""
+    import httpx2
+
+    from tests.mcp_http import open_session
+
+    path = tmp_path / "tokens.json"
+    alice = tokens.create(path, "alice")
+    verifier = TokenVerifier(path)
+    server = build_server(shared, tokens=verifier, url="http://127.0.0.1:8765")
+    with serving(http_app(server, HttpSettings(), verifier)) as url, httpx2.Client(timeout=60) as h:
+        assert open_session(h, url, alice).status_code == 200
+        good = path.read_text()
+        if damage == "deleted":
+            path.unlink()
+        elif damage == "not-json":
+            path.write_text("{not json")
+        else:
+            path.chmod(0o606)
+        refused = open_session(h, url, alice)
+        path.write_text(good)
+        path.chmod(0o600)
+        again = open_session(h, url, alice)
+    assert refused.status_code == 401
+    assert again.status_code == 200

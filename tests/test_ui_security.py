@@ -279,6 +279,39 @@ def test_a_login_another_sites_page_starts_is_refused(
     assert typed.status_code == 200 and "set-cookie" in typed.headers
 
 
+def test_a_revoked_token_logs_its_agent_out_and_a_new_one_logs_in(
+    store: Store, tmp_path: Path
+) -> None:
+    """The UI read its token file once: after `hindsight mcp token bob --revoke`, bob's open
+    session and his token kept working until a restart. Now the revoke ends his sessions and
+    refuses his token from the next request; a token made meanwhile logs in."""
+    from typer.testing import CliRunner
+
+    from hindsight_cli.cli import app
+
+    store.record("bob's note about the printer", agent_id="bob")
+    token_file = tmp_path / "tokens.json"
+    bob_token, alice_token = (tokens.create(token_file, name) for name in ("bob", "alice"))
+    with running([store], token_file=token_file) as served:
+        bob, alice = httpx.Client(base_url=base(served)), httpx.Client(base_url=base(served))
+        assert bob.get("/login", params={"token": bob_token}).status_code == 200
+        assert alice.get("/login", params={"token": alice_token}).status_code == 200
+        revoked = CliRunner().invoke(
+            app, ["mcp", "token", "bob", "--revoke", "--tokens", str(token_file)]
+        )
+        page = bob.get("/")
+        again = httpx.Client(base_url=base(served)).get("/login", params={"token": bob_token})
+        hers = alice.get("/")
+        made = CliRunner().invoke(app, ["mcp", "token", "carol", "--tokens", str(token_file)])
+        carol = httpx.Client(base_url=base(served))
+        login = carol.get("/login", params={"token": made.stdout.strip()})
+    assert revoked.exit_code == 0, revoked.output
+    assert page.status_code == 401 and "printer" not in page.text
+    assert again.status_code == 403
+    assert hers.status_code == 200
+    assert login.status_code == 200
+
+
 def _files(path: Path) -> dict[str, tuple[int, int]]:
     return {
         str(p.relative_to(path)): (p.stat().st_size, p.stat().st_mtime_ns)

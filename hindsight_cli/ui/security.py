@@ -60,7 +60,8 @@ class Gate:
     """The login token (or the token file's entries) and the open sessions."""
 
     login_token: str
-    entries: list[tokens.Entry] | None = None
+    # read again when it changes: a revoke ends its agent's sessions from the next request
+    file: tokens.Watched | None = None
     sessions: dict[str, Session] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -70,8 +71,8 @@ class Gate:
         Raises:
             InvalidInput: the token's agent name cannot be a scope (``check_agent``).
         """
-        if self.entries is not None:
-            agent = tokens.agent_of(self.entries, token) if token else None
+        if self.file is not None:
+            agent = tokens.agent_of(self.file.entries, token) if token else None
             if agent is None:
                 return None
             # an older token file's name that cannot be a scope (InvalidInput, said on the page)
@@ -89,10 +90,16 @@ class Gate:
         return sid
 
     def session(self, sid: str | None) -> Session | None:
+        """The session of ``sid``, while its agent still holds a token (a revoke ends it)."""
         if not sid:
             return None
         with self.lock:
             found = [s for k, s in self.sessions.items() if hmac.compare_digest(k, sid)]
+        if found and self.file is not None:
+            if found[0].agent not in {e["agent"] for e in self.file.entries}:
+                with self.lock:
+                    self.sessions = {k: s for k, s in self.sessions.items() if s is not found[0]}
+                return None
         return found[0] if found else None
 
 
@@ -139,9 +146,9 @@ def gate_for(host: str, token_file: Path | None) -> Gate:
                 "tunnel."
             )
         return Gate(secrets.token_urlsafe(24))
-    entries = tokens.load(token_file)
-    if not entries:
+    watched = tokens.Watched(token_file)
+    if not watched.entries:
         raise InvalidInput(
             f"{token_file} holds no tokens; make one with `hindsight mcp token NAME`."
         )
-    return Gate("", entries)
+    return Gate("", watched)
