@@ -283,3 +283,111 @@ async def test_a_token_file_that_goes_bad_refuses_every_token(
         again = open_session(h, url, alice)
     assert refused.status_code == 401
     assert again.status_code == 200
+
+
+class _SlowWrites(FakeEmbedder):
+    """Embeds like the fake, but a text holding "megabyte" waits until ``go`` is set (a long
+    write's embedding, held still)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        import threading
+
+        self.waiting, self.go = threading.Event(), threading.Event()
+
+    def embed(self, texts: Any) -> Any:
+        if any("megabyte" in text for text in texts):
+            self.waiting.set()
+            assert self.go.wait(120)
+        return super().embed(texts)
+
+
+class _CountingLock:
+    """The write gate's lock, counting the threads waiting for it."""
+
+    def __init__(self, lock: Any) -> None:
+        import threading
+
+        self.lock, self.waiting, self._count = lock, 0, threading.Lock()
+
+    def __enter__(self) -> Any:
+        with self._count:
+            self.waiting += 1
+        self.lock.acquire()
+        with self._count:
+            self.waiting -= 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.lock.release()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.lock, name)
+
+
+def test_another_agents_queued_writes_never_hold_up_a_search(tmp_path: Path) -> None:
+    """Each tool call ran in one pool of 40 worker threads, and a write waits for its turn at the
+    write gate inside its thread: alice's one long write (its embedding held still here) and 45
+    more queued behind it took every thread, and bob's search waited for all of them. Reads now
+    run in threads of their own; writes still go one at a time."""
+    import threading
+
+    import httpx2
+
+    from hindsight_cli.mcp_server.server import tool_store
+    from tests.mcp_http import answer, call, open_session, wait_for
+
+    embedder = _SlowWrites()
+    store = Store(tmp_path / "store", embedder=embedder)
+    store.init()
+    store.record("bob: the deploy key lives in the vault", agent_id="bob")
+    path = tmp_path / "tokens.json"
+    issued = {name: tokens.create(path, name) for name in ("alice", "bob")}
+    verifier = TokenVerifier(path)
+    server = build_server(store, tokens=verifier, url="http://127.0.0.1:8765")
+    gate = tool_store(server).gate
+    counting = _CountingLock(gate.writes)
+    gate.writes = counting  # type: ignore[assignment]
+    found: list[str] = []
+
+    def write(url: str, text: str) -> None:
+        with httpx2.Client(timeout=300) as own:
+            session = open_session(own, url, issued["alice"]).headers["mcp-session-id"]
+            call(own, url, "memory_write", {"content": text}, issued["alice"], session)
+
+    def search(url: str) -> None:
+        with httpx2.Client(timeout=300) as own:
+            session = open_session(own, url, issued["bob"]).headers["mcp-session-id"]
+            asked = call(own, url, "memory_search", {"query": "deploy key"}, issued["bob"], session)
+            found.append(json_text(answer(asked)))
+
+    settings = HttpSettings(sessions_per_agent=64)
+    with serving(http_app(server, settings, verifier)) as url:
+        texts = ["a megabyte of build log"] + [f"alice's note {n}" for n in range(45)]
+        writers = [threading.Thread(target=write, args=(url, text), daemon=True) for text in texts]
+        bob = threading.Thread(target=search, args=(url,), daemon=True)
+        try:
+            writers[0].start()
+            assert embedder.waiting.wait(60)
+            for writer in writers[1:]:
+                writer.start()
+            wait_for(lambda: counting.waiting >= 39, "alice's writes to queue at the gate")
+            bob.start()
+            # a guard against a hang, never a measure: bob is answered while alice's write is
+            # held
+            bob.join(60)
+            answered_while_held = not bob.is_alive() and not embedder.go.is_set()
+        finally:
+            embedder.go.set()
+        for writer in writers:
+            writer.join(120)
+        bob.join(120)
+    assert answered_while_held
+    assert "vault" in found[0]
+    assert sum(m.agent_id == "alice" for m in store.list(limit=None)) == 46
+
+
+def json_text(message: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(message)
