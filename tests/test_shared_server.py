@@ -391,3 +391,48 @@ def json_text(message: dict[str, Any]) -> str:
     import json
 
     return json.dumps(message)
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "text/plain",
+        "text/plain;charset=application/json",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+    ],
+)
+def test_a_local_web_page_cannot_drive_a_server_without_tokens(
+    shared: Store, content_type: str
+) -> None:
+    """A page served from another local port passes the Host/Origin guard (a loopback origin),
+    but a browser lets a page send, without asking the server first, only a "simple" request:
+    one of these content types and no custom header (no Mcp-Session-Id, no MCP-Protocol-Version).
+    None of them opens a session or runs a tool, and a preflight is never granted. (Held.)"""
+    import json
+
+    import httpx2
+
+    from tests.mcp_http import initialize, rpc
+
+    shared.record("the staging password is in the vault")
+    before = list(shared.export())
+    server = build_server(shared)
+    page = {"Origin": "http://localhost:3000", "Content-Type": content_type}
+    forget = rpc("tools/call", {"name": "memory_forget", "arguments": {"older_than": "0s"}})
+    with serving(http_app(server, HttpSettings(), None)) as url, httpx2.Client(timeout=60) as h:
+        answers = [
+            h.post(f"{url}/mcp", content=json.dumps(message), headers=page)
+            for message in (initialize(), forget)
+        ]
+        preflight = h.options(
+            f"{url}/mcp",
+            headers={
+                "Origin": "http://localhost:3000",
+                "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "content-type, mcp-session-id",
+            },
+        )
+    assert all(a.status_code >= 400 and "mcp-session-id" not in a.headers for a in answers)
+    assert "access-control-allow-origin" not in preflight.headers
+    assert list(shared.export()) == before
