@@ -8,6 +8,11 @@ names: a loopback name, the address it listens on, the address the request arriv
 host name, or a name the user added (``--allowed-host``, ``[mcp] allowed_hosts``). A name without a
 port is accepted on any port; ``name:port`` only on that port. A browser's ``Origin``, when present,
 must be an ``http(s)`` origin of an accepted name; clients that are not browsers send none.
+
+Each of ``Host``, ``Origin`` and ``Authorization`` may be sent once: the layers behind the guard
+read them with different libraries (the MCP SDK authenticates by the first ``Authorization``, a
+plain dict of the headers keeps the last), so a request naming one twice could be one agent to one
+layer and another, or none, to the next.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("hindsight.mcp")
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 EVERY_INTERFACE = ("", "0.0.0.0", "::")
+# headers that decide who a request is and where it comes from: at most one of each
+ONCE = ("host", "origin", "authorization")
 
 
 def split_host(value: str) -> tuple[str, int | None]:
@@ -138,9 +145,16 @@ def host_policy(bind: str, extra: Iterable[str] = ()) -> HostPolicy:
     return HostPolicy(frozenset(any_port), frozenset(pinned))
 
 
+def repeated(raw: Iterable[tuple[bytes, bytes]]) -> str | None:
+    """The first of ``ONCE`` that a request's raw headers carry more than once, or None."""
+    names = [name.decode("latin-1").lower() for name, _ in raw]
+    return next((name for name in ONCE if names.count(name) > 1), None)
+
+
 class HostGuard:
-    """ASGI middleware: answers 421 to a request whose Host is not one of the server's names and 403
-    to one whose Origin is not, before anything else runs (authentication, sessions, tools)."""
+    """ASGI middleware: answers 400 to a request that sends Host, Origin or Authorization twice, 421
+    to one whose Host is not one of the server's names and 403 to one whose Origin is not, before
+    anything else runs (authentication, sessions, tools)."""
 
     def __init__(self, app: ASGIApp, policy: HostPolicy, logger: logging.Logger = log) -> None:
         self.app = app
@@ -152,17 +166,26 @@ class HostGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = {
-            k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])
-        }
+        raw = list(scope.get("headers") or [])
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in raw}
         arrived_at = (scope.get("server") or (None, None))[0]
         host, origin = headers.get("host"), headers.get("origin")
-        if not self.policy.allows(host, arrived_at):
+        twice = repeated(raw)
+        if twice is not None:
+            await self._twice(scope, send, twice)
+        elif not self.policy.allows(host, arrived_at):
             await self._refuse(scope, send, 421, "Host", host)
         elif not self.policy.allows_origin(origin, arrived_at):
             await self._refuse(scope, send, 403, "Origin", origin)
         else:
             await self.app(scope, receive, send)
+
+    async def _twice(self, scope: Scope, send: Send, header: str) -> None:
+        shown = header.title()
+        text = f"The request sends {shown} more than once; send it once."
+        client = (scope.get("client") or ("?", 0))[0]
+        self.log.warning("refused a request from %s: %s", client, text)
+        await _plain(send, 400, text)
 
     async def _refuse(
         self, scope: Scope, send: Send, status: int, header: str, value: str | None
@@ -178,15 +201,19 @@ class HostGuard:
         )
         client = (scope.get("client") or ("?", 0))[0]
         self.log.warning("refused a request from %s: %s", client, text)
-        body = text.encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": status,
-                "headers": [
-                    (b"content-type", b"text/plain; charset=utf-8"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        await _plain(send, status, text)
+
+
+async def _plain(send: Send, status: int, text: str) -> None:
+    body = text.encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

@@ -172,3 +172,32 @@ def test_the_stateless_protocol_generation_is_not_counted(
         assert anyio.run(modern)
         # not closed to make room for them
         assert _owned(manager, "alice") == [legacy]
+
+
+def _open_with(http: httpx2.Client, url: str, auth: list[str]) -> httpx2.Response:
+    """Open a session sending these Authorization header values, in this order."""
+    from tests.mcp_http import initialize
+
+    sent = [(k, v) for k, v in headers().items()] + [("Authorization", a) for a in auth]
+    return http.post(f"{url}/mcp", json=initialize(), headers=sent)
+
+
+@pytest.mark.parametrize(
+    "second",
+    ["Bearer hst_not-a-token", "Basic YWxpY2U6eA==", "Bearer", "", "BOB"],
+    ids=["bogus-bearer", "basic", "bare-scheme", "empty", "word"],
+)
+def test_a_second_credential_never_takes_a_request_out_of_its_agents_quota(
+    tmp_path: Path, agents: dict[str, str], second: str
+) -> None:
+    """The SDK authenticates a request by its first Authorization header; a quota that read the
+    last one counted alice's sessions under no agent, and she kept all of them open (the server's
+    whole session table, for everyone, in the end). A request naming its credential twice is
+    refused; alice stays within her own quota."""
+    with _server(tmp_path, per_agent=2) as (url, manager), httpx2.Client(timeout=60) as http:
+        answers = [_open_with(http, url, [f"Bearer {agents['alice']}", second]) for _ in range(4)]
+        assert all(a.status_code == 400 for a in answers), [a.status_code for a in answers]
+        assert "Authorization" in answers[0].text and "once" in answers[0].text
+        assert _owned(manager, "alice") == []
+        # one credential: served as before
+        assert _open_with(http, url, [f"Bearer {agents['alice']}"]).status_code == 200

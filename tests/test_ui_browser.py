@@ -314,6 +314,35 @@ def test_a_page_of_another_local_server_cannot_forget_a_memory(
     assert [e.action for e in store.log(memory_id=memory.id)] == ["record"]
 
 
+def test_another_pages_login_link_never_swaps_the_browsers_session(
+    browser: Any, store: Store, module_isolated: Path
+) -> None:
+    """Login CSRF in a real browser: bob is logged in to a UI served with tokens; a page of
+    alice's sends his browser to the login address with her token. Before, his browser then
+    browsed as alice. The login is refused and bob stays bob."""
+    from hindsight_cli.core import tokens
+
+    store.record("bob's note about the printer", agent_id="bob", merge=False)
+    token_file = module_isolated / "login-csrf-tokens.json"
+    bob, alice = (tokens.create(token_file, name) for name in ("bob", "alice"))
+    with running([store], token_file=token_file) as ui:
+        context = browser.new_context()
+        tab = context.new_page()
+        tab.set_default_timeout(10_000)
+        tab.goto(f"{base(ui)}/login?token={bob}")
+        tab.wait_for_url(f"{base(ui)}/")
+        lure = f"<script>location.href = {f'{base(ui)}/login?token={alice}'!r}</script>"
+        with attacker(lure) as url:
+            tab.goto(url)
+            tab.wait_for_url("**/login?token=*")
+            refused = tab.inner_text("main")
+        tab.goto(f"{base(ui)}/")
+        shown = tab.inner_text("main")
+        context.close()
+    assert "Open the login address yourself" in refused
+    assert "printer" in shown
+
+
 def test_timeline_and_stats(page: Any, served: Served) -> None:
     page.click("nav >> text=Timeline")
     page.locator("#days a").first.click()

@@ -97,6 +97,30 @@ def test_a_foreign_host_or_origin_is_refused_and_changes_nothing(
     assert store.get(memory.id).status == "active"
 
 
+@pytest.mark.parametrize(
+    "origins",
+    [["http://evil.example", "SELF"], ["SELF", "http://evil.example"], ["SELF", "SELF"]],
+    ids=["evil-first", "evil-last", "own-twice"],
+)
+def test_a_request_naming_its_origin_twice_is_refused_and_changes_nothing(
+    served: Served, store: Store, origins: list[str]
+) -> None:
+    """The guard and the pages behind it must read one Origin (the guard kept the last of two, the
+    pages the first). Two Host headers never get this far: the HTTP parser refuses them."""
+    client = _logged_in(served)
+    memory = store.list()[0]
+    csrf = _csrf(client, memory.id)
+    request = client.build_request("POST", f"/m/{memory.id}/forget", data={"csrf": csrf})
+    request.headers = httpx.Headers(
+        [(k, v) for k, v in request.headers.multi_items() if k.lower() != "origin"]
+        + [("origin", o.replace("SELF", base(served))) for o in origins]
+    )
+    answer = client.send(request)
+    assert answer.status_code == 400, answer.text
+    assert "Origin more than once" in answer.text
+    assert store.get(memory.id).status == "active"
+
+
 def test_a_change_without_the_cookie_or_the_csrf_token_is_refused(
     served: Served, store: Store
 ) -> None:
@@ -180,6 +204,112 @@ def test_beyond_loopback_it_needs_tokens_and_a_token_sees_its_agent(
     assert "default" not in stats
     assert doctor.status_code == 400 and "owner only" in doctor.text
     assert json.loads(token_file.read_text())["tokens"][0]["agent"] == "bob"
+
+
+def test_one_token_logging_in_again_and_again_never_logs_another_out(
+    store: Store, tmp_path: Path
+) -> None:
+    """The UI keeps at most a number of sessions; when full it dropped the oldest, whoever's it
+    was, so alice, logging in 64 times with her own token, logged bob out. Each token's agent now
+    makes room among its own sessions only."""
+    from hindsight_cli.ui.security import MAX_SESSIONS
+
+    store.record("bob's note about the printer", agent_id="bob")
+    token_file = tmp_path / "tokens.json"
+    bob_token, alice_token = (tokens.create(token_file, name) for name in ("bob", "alice"))
+    with running([store], token_file=token_file) as served:
+        bob = httpx.Client(base_url=base(served))
+        assert bob.get("/login", params={"token": bob_token}).status_code == 200
+        alice = [httpx.Client(base_url=base(served)) for _ in range(MAX_SESSIONS + 2)]
+        for client in alice:
+            assert client.get("/login", params={"token": alice_token}).status_code == 200
+        page = bob.get("/")
+        # alice's own oldest session made room for her newest
+        oldest, newest = alice[0].get("/"), alice[-1].get("/")
+    assert page.status_code == 200 and "printer" in page.text
+    assert oldest.status_code == 401 and newest.status_code == 200
+
+
+def test_a_token_whose_agent_name_reads_as_a_secret_logs_nobody_in(
+    store: Store, tmp_path: Path
+) -> None:
+    """``secret=dev`` is stored as ``secret=[REDACTED:secret]``, like ``secret=ops``: a session of
+    it listed ``secret=ops``'s memories. An older token file's such name logs nobody in."""
+    import hashlib
+
+    store.record("ops: the root password rotates on fridays", agent_id="secret=ops")
+    token_file = tmp_path / "tokens.json"
+    token = "hst_" + "d" * 43
+    digest = hashlib.sha256(token.encode()).hexdigest()
+    token_file.write_text(json.dumps({"tokens": [{"agent": "secret=dev", "sha256": digest}]}))
+    token_file.chmod(0o600)
+    with running([store], token_file=token_file) as served:
+        client = httpx.Client(base_url=base(served))
+        login = client.get("/login", params={"token": token})
+        page = client.get("/")
+    assert login.status_code == 403 and "reads as a secret" in login.text
+    assert page.status_code == 401 and "fridays" not in page.text
+
+
+@pytest.mark.parametrize("site", ["cross-site", "same-site"])
+def test_a_login_another_sites_page_starts_is_refused(
+    store: Store, tmp_path: Path, site: str
+) -> None:
+    """Login CSRF: alice, holding a token, sends bob's browser to ``/login?token=<hers>`` from a
+    page of hers (a link, a redirect, a form). Before, bob's browser was logged in as alice and
+    what he then typed into the forms (a fix, a reason) went into her memories. A login is taken
+    only from an address the user opened (``Sec-Fetch-Site: none``) or a browser that does not
+    say."""
+    store.record("bob's note about the printer", agent_id="bob")
+    token_file = tmp_path / "tokens.json"
+    bob_token, alice_token = (tokens.create(token_file, name) for name in ("bob", "alice"))
+    with running([store], token_file=token_file) as served:
+        victim = httpx.Client(base_url=base(served))
+        assert victim.get("/login", params={"token": bob_token}).status_code == 200
+        forced = victim.get(
+            "/login", params={"token": alice_token}, headers={"sec-fetch-site": site}
+        )
+        page = victim.get("/")
+        typed = httpx.Client(base_url=base(served)).get(
+            "/login", params={"token": alice_token}, headers={"sec-fetch-site": "none"}
+        )
+    assert forced.status_code == 403 and "set-cookie" not in forced.headers
+    assert "Open the login address yourself" in forced.text
+    assert page.status_code == 200 and "printer" in page.text
+    assert typed.status_code == 200 and "set-cookie" in typed.headers
+
+
+def test_a_revoked_token_logs_its_agent_out_and_a_new_one_logs_in(
+    store: Store, tmp_path: Path
+) -> None:
+    """The UI read its token file once: after `hindsight mcp token bob --revoke`, bob's open
+    session and his token kept working until a restart. Now the revoke ends his sessions and
+    refuses his token from the next request; a token made meanwhile logs in."""
+    from typer.testing import CliRunner
+
+    from hindsight_cli.cli import app
+
+    store.record("bob's note about the printer", agent_id="bob")
+    token_file = tmp_path / "tokens.json"
+    bob_token, alice_token = (tokens.create(token_file, name) for name in ("bob", "alice"))
+    with running([store], token_file=token_file) as served:
+        bob, alice = httpx.Client(base_url=base(served)), httpx.Client(base_url=base(served))
+        assert bob.get("/login", params={"token": bob_token}).status_code == 200
+        assert alice.get("/login", params={"token": alice_token}).status_code == 200
+        revoked = CliRunner().invoke(
+            app, ["mcp", "token", "bob", "--revoke", "--tokens", str(token_file)]
+        )
+        page = bob.get("/")
+        again = httpx.Client(base_url=base(served)).get("/login", params={"token": bob_token})
+        hers = alice.get("/")
+        made = CliRunner().invoke(app, ["mcp", "token", "carol", "--tokens", str(token_file)])
+        carol = httpx.Client(base_url=base(served))
+        login = carol.get("/login", params={"token": made.stdout.strip()})
+    assert revoked.exit_code == 0, revoked.output
+    assert page.status_code == 401 and "printer" not in page.text
+    assert again.status_code == 403
+    assert hers.status_code == 200
+    assert login.status_code == 200
 
 
 def _files(path: Path) -> dict[str, tuple[int, int]]:

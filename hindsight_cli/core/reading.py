@@ -21,7 +21,7 @@ from .scope import Scope
 
 # as git: fewer characters would match half the store
 _MIN_PART = 4
-# ids fetched per lookup, before the agent scope filters them
+# ids fetched per lookup, among those the agent scope sees
 _LOOKED_UP = 50
 # candidates an ambiguous id lists
 _LISTED = 10
@@ -41,7 +41,10 @@ def find(session: Reader, memory_id: str, scope: Scope) -> MemoryRow:
     if rows:
         return rows[0]
     if len(part) >= _MIN_PART:
-        starts, ends = session.by_prefix(part, _LOOKED_UP), session.by_suffix(part, _LOOKED_UP)
+        # looked up inside the scope: another agent's ids never crowd out or count
+        within = scope.conditions()
+        starts = session.by_prefix(part, _LOOKED_UP, within)
+        ends = session.by_suffix(part, _LOOKED_UP, within)
         ids = list(dict.fromkeys(starts + ends))
         matches = sorted((r for r in session.by_ids(ids) if scope.visible(r)), key=lambda r: r.id)
         if len(matches) == 1:

@@ -24,6 +24,22 @@ def agent_name(value: str | None) -> str | None:
     return clean(value) or None if value is not None else None
 
 
+def check_agent(agent: str) -> str:
+    """``agent`` (a cleaned name), if a scope can be made of it. A write stores its agent redacted
+    like any label, and a filter names it the same way, so a name that redaction changes
+    (``secret=ops`` is stored as ``secret=[REDACTED:secret]``) would share its memories with every
+    name that reads alike; it is refused."""
+    from ..redact import redact_field
+
+    if redact_field(agent, "agent_id")[0] != agent:
+        raise InvalidInput(
+            f"{agent!r} cannot be an agent's name: it reads as a secret (KEY=value), which "
+            "memories keep redacted, so it would share them with every name like it. Choose "
+            "another name, e.g. without '='."
+        )
+    return agent
+
+
 @dataclass(frozen=True)
 class Scope:
     # None: every agent
@@ -36,7 +52,7 @@ class Scope:
         if agent is None or "\n" in agent:
             # an empty name must never widen a scope to every agent
             raise InvalidInput(f"{self.agent!r} is not an agent name.")
-        object.__setattr__(self, "agent", agent)
+        object.__setattr__(self, "agent", check_agent(agent))
 
     @property
     def scoped(self) -> bool:

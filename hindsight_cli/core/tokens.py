@@ -10,20 +10,24 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
+import os
 import secrets
+import threading
 from pathlib import Path
 from typing import NotRequired, TypedDict
 
 from .. import safefs
-from ..errors import InvalidInput
+from ..errors import HindsightError, InvalidInput
 from ..paths import TOKENS_FILE
 from ..safefs.reading import parse_json
 from ..text import MAX_LABEL
 from ..timeutil import iso, now
-from .scope import agent_name
+from .scope import agent_name, check_agent
 
 PREFIX = "hst_"
 DEFAULT_FILE = TOKENS_FILE
+log = logging.getLogger("hindsight.mcp")
 
 
 class Entry(TypedDict):
@@ -82,7 +86,8 @@ def create(path: Path, agent: str) -> str:
     name = _name(agent)
     if not name:
         raise InvalidInput("Name the agent the token is for, e.g. hindsight mcp token ci-bot.")
-    agent = name
+    # its requests would be refused: its scope cannot be told from names that read alike
+    agent = check_agent(name)
     entries = load(path)
     token = PREFIX + secrets.token_urlsafe(32)
     entries.append({"agent": agent, "sha256": _digest(token), "created_at": iso(now())})
@@ -107,3 +112,37 @@ def agent_of(entries: list[Entry], token: str) -> str | None:
         if hmac.compare_digest(entry["sha256"], digest):
             found = entry["agent"]
     return found
+
+
+class Watched:
+    """A token file as a long-lived server sees it (the HTTP MCP server, ``hindsight ui``): read
+    again whenever a ``stat`` of it changes, so ``hindsight mcp token AGENT --revoke`` counts from
+    the next request and a new token works without a restart. A file that is gone, unreadable or
+    no longer this user's own lets no token in until it is fixed: never the last good copy."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._seen: tuple[int, ...] | None = self._stat()
+        # the first reading's errors are the caller's (a server that cannot start says why)
+        self._entries = load(path)
+
+    def _stat(self) -> tuple[int, ...] | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
+
+    @property
+    def entries(self) -> list[Entry]:
+        with self._lock:
+            seen = self._stat()
+            if seen != self._seen:
+                try:
+                    self._entries = load(self.path) if seen is not None else []
+                except HindsightError as error:
+                    log.warning("no token is accepted until the token file is fixed: %s", error)
+                    self._entries = []
+                self._seen = seen
+            return self._entries

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from starlette.types import ASGIApp
 
     from ..config import Config
+    from ..core.tokens import Entry
     from .stopping import Stopper
 
 log = logging.getLogger("hindsight.mcp")
@@ -31,11 +32,16 @@ class TokenVerifier:
     def __init__(self, path: Path) -> None:
         from ..core import tokens
 
-        self.entries = tokens.load(path)
+        # read again when it changes: a revoke counts from the next request
+        self.file = tokens.Watched(path)
         if not self.entries:
             raise InvalidInput(
                 f"{path} holds no tokens; make one with `hindsight mcp token AGENT`."
             )
+
+    @property
+    def entries(self) -> list[Entry]:
+        return self.file.entries
 
     @property
     def agents(self) -> list[str]:

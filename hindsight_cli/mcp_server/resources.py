@@ -3,8 +3,9 @@ budget, each scoped to the requesting agent (``ToolStore``)."""
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 from pydantic import Field
@@ -30,10 +31,11 @@ GOAL = 120
 def register(
     server: MCPServer,
     memories: ToolStore,
-    model_errors: Callable[[Callable[..., str], str], Callable[..., str]],
+    model_errors: Callable[[Callable[..., str], str], Callable[..., Awaitable[str]]],
 ) -> None:
     """The resources, the prompt and the completions, on ``server``; ``model_errors`` turns a
-    resource's refusal into the error its reader sees."""
+    resource's refusal into the error its reader sees, and runs it among the reads
+    (``ToolStore.reads``)."""
 
     def recent_memories() -> str:
         return json.dumps(
@@ -87,11 +89,15 @@ def register(
             f"{found.context}\n\nTask: {task}"
         )
 
+    @functools.wraps(recall)
+    async def recall_among_reads(*args: Any, **kwargs: Any) -> str:
+        return await memories.reading(functools.partial(recall, *args, **kwargs))
+
     server.prompt(
         name="recall",
         title="Recall for a task",
         description="Turn a task description into a block of relevant memories.",
-    )(recall)
+    )(recall_among_reads)
     # the SDK leaves its completion decorator untyped
     server.completion()(Completer(memories).complete)  # type: ignore[no-untyped-call]
 
@@ -108,7 +114,9 @@ class Completer:
         import anyio
         from mcp.types import Completion
 
-        values = await anyio.to_thread.run_sync(lambda: self.values(ref, argument.name))
+        values = await anyio.to_thread.run_sync(
+            lambda: self.values(ref, argument.name), limiter=self.memories.reads()
+        )
         typed = argument.value or ""
         matching = [value for value in values if value.startswith(typed)]
         return Completion(

@@ -11,7 +11,7 @@ import functools
 import inspect
 import logging
 import threading
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
@@ -79,6 +79,19 @@ def _model_errors(
             raise error_type(str(problem)) from None
 
     return wrapper
+
+
+def _reading(
+    function: Callable[Params, Result], memories: ToolStore
+) -> Callable[Params, Awaitable[Result]]:
+    """``function``, a read, as a call the SDK awaits: it runs in the reads' own worker threads
+    (``ToolStore.reads``), never behind writes waiting for their turn in the shared pool."""
+
+    @functools.wraps(function)
+    async def reader(*args: Params.args, **kwargs: Params.kwargs) -> Result:
+        return await memories.reading(functools.partial(function, *args, **kwargs))
+
+    return reader
 
 
 def _tools() -> list[tuple[Callable[..., object], ToolAnnotations]]:
@@ -183,13 +196,18 @@ def build_server(
     )
     server.memories = memories  # type: ignore[attr-defined]
     for function, hints in _tools():
+        served: Callable[..., object] = _model_errors(function)
         server.tool(
             title=hints.title,
             description=inspect.cleandoc(function.__doc__ or ""),
             annotations=hints,
-        )(_model_errors(function))
+        )(_reading(served, memories) if hints.read_only_hint else served)
     profiles.apply(server, profiles.tool_names(tools), profiles.check_schema(schema))
-    resources.register(server, memories, _model_errors)
+    resources.register(
+        server,
+        memories,
+        lambda function, kind: _reading(_model_errors(function, kind), memories),
+    )
     return server
 
 

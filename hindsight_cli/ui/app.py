@@ -14,7 +14,7 @@ from ..models import short_id
 from ..store import Store
 from . import browse, memory_page, search_page, stats, timeline
 from .html import H, Html, csrf_field, join, page, segment
-from .security import HEADERS, Gate, Session, csrf_ok, same_origin
+from .security import HEADERS, Gate, Session, csrf_ok, opened_by_user, same_origin
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -254,7 +254,16 @@ def _switch(ui: Ui, session: Session, store: Store, memory_id: str, form: dict[s
 
 def _login(ui: Ui) -> Callable[[Request], object]:
     async def endpoint(request: Request) -> Response:
-        sid = ui.gate.login(request.query_params.get("token", ""))
+        if not opened_by_user(request.headers.get("sec-fetch-site")):
+            return _refused(
+                403,
+                "Open the login address yourself (paste it, or click it where `hindsight ui` "
+                "printed it): a login that another site's page starts is refused.",
+            )
+        try:
+            sid = ui.gate.login(request.query_params.get("token", ""))
+        except HindsightError as error:
+            return _refused(403, str(error))
         if sid is None:
             return _refused(
                 403, "This login link is not valid; use the one `hindsight ui` printed."

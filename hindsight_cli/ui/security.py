@@ -2,7 +2,8 @@
 
 - Start-up prints a URL with a random login token; opening it exchanges the token for a session: an
   HttpOnly, SameSite=Strict cookie (named after the port, so two servers on one machine keep
-  theirs apart) that scripts cannot read and other sites' pages cannot send.
+  theirs apart) that scripts cannot read and other sites' pages cannot send. A login that another
+  site's page starts (``Sec-Fetch-Site``) is refused.
 - Served beyond loopback (``--host``), the MCP HTTP server's rule holds: a token file is required,
   the login token is one of its bearer tokens, and the session sees only that token's agent.
 - Every state change is a POST from this server's own origin (exactly: scheme, host and port)
@@ -20,6 +21,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..core import tokens
+from ..core.scope import check_agent
 from ..errors import InvalidInput
 from ..hostguard import is_loopback
 
@@ -38,7 +40,8 @@ HEADERS = (
     (b"cross-origin-opener-policy", b"same-origin"),
     (b"cross-origin-resource-policy", b"same-origin"),
 )
-# sessions kept at most (each login makes one; the oldest go first)
+# sessions kept at most per agent (each login makes one; that agent's oldest go first): one token
+# logging in again and again must never log another agent out
 MAX_SESSIONS = 64
 
 
@@ -57,32 +60,46 @@ class Gate:
     """The login token (or the token file's entries) and the open sessions."""
 
     login_token: str
-    entries: list[tokens.Entry] | None = None
+    # read again when it changes: a revoke ends its agent's sessions from the next request
+    file: tokens.Watched | None = None
     sessions: dict[str, Session] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def login(self, token: str) -> str | None:
-        """A new session id for a valid login token, or None."""
-        if self.entries is not None:
-            agent = tokens.agent_of(self.entries, token) if token else None
+        """A new session id for a valid login token, or None.
+
+        Raises:
+            InvalidInput: the token's agent name cannot be a scope (``check_agent``).
+        """
+        if self.file is not None:
+            agent = tokens.agent_of(self.file.entries, token) if token else None
             if agent is None:
                 return None
+            # an older token file's name that cannot be a scope (InvalidInput, said on the page)
+            check_agent(agent)
         elif not (token and hmac.compare_digest(token.encode(), self.login_token.encode())):
             return None
         else:
             agent = None
         sid = secrets.token_urlsafe(32)
         with self.lock:
-            while len(self.sessions) >= MAX_SESSIONS:
-                self.sessions.pop(next(iter(self.sessions)))
+            own = [k for k, s in self.sessions.items() if s.agent == agent]
+            for oldest in own[: max(0, len(own) - MAX_SESSIONS + 1)]:
+                del self.sessions[oldest]
             self.sessions[sid] = Session(secrets.token_urlsafe(32), agent)
         return sid
 
     def session(self, sid: str | None) -> Session | None:
+        """The session of ``sid``, while its agent still holds a token (a revoke ends it)."""
         if not sid:
             return None
         with self.lock:
             found = [s for k, s in self.sessions.items() if hmac.compare_digest(k, sid)]
+        if found and self.file is not None:
+            if found[0].agent not in {e["agent"] for e in self.file.entries}:
+                with self.lock:
+                    self.sessions = {k: s for k, s in self.sessions.items() if s is not found[0]}
+                return None
         return found[0] if found else None
 
 
@@ -104,6 +121,15 @@ def same_origin(origin: str | None, host: str | None) -> bool:
     return parts.scheme in ("http", "https") and parts.netloc.lower() == host.strip().lower()
 
 
+def opened_by_user(fetch_site: str | None) -> bool:
+    """Whether a login request is one the user made: an address typed, pasted or opened from
+    another program (``Sec-Fetch-Site: none``), or a browser that does not say. A login another
+    site's page starts (login CSRF: a link, a redirect or a form carrying someone else's token)
+    would put this browser in that token's session, and what the user then types into its forms
+    would go to that agent."""
+    return fetch_site is None or fetch_site.strip().lower() in ("none", "same-origin")
+
+
 def cookie_name(port: int) -> str:
     return f"hindsight_ui_{port}"
 
@@ -120,9 +146,9 @@ def gate_for(host: str, token_file: Path | None) -> Gate:
                 "tunnel."
             )
         return Gate(secrets.token_urlsafe(24))
-    entries = tokens.load(token_file)
-    if not entries:
+    watched = tokens.Watched(token_file)
+    if not watched.entries:
         raise InvalidInput(
             f"{token_file} holds no tokens; make one with `hindsight mcp token NAME`."
         )
-    return Gate("", entries)
+    return Gate("", watched)

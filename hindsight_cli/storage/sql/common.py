@@ -245,22 +245,29 @@ class SqlSession:
         )
         return rows[0] if rows else None
 
-    def by_prefix(self, prefix: str, limit: int = 3) -> list[str]:
+    def by_prefix(self, prefix: str, limit: int = 3, where: Sequence[Condition] = ()) -> list[str]:
+        """Ids starting with ``prefix`` among the rows ``where`` selects (a caller's scope: another
+        agent's ids must neither crowd the caller's out of ``limit`` nor be counted)."""
+        sql, params = render(where, self.dialect)
         return [
             r[0]
             for r in self.conn.execute(
-                "SELECT id FROM memories WHERE starts_with(id, ?) ORDER BY id LIMIT ?",
-                [prefix, int(limit)],
+                f"SELECT m.id FROM memories m WHERE starts_with(m.id, ?) AND {sql} "
+                "ORDER BY m.id LIMIT ?",
+                [prefix, *params, int(limit)],
             ).fetchall()
         ]
 
-    def by_suffix(self, suffix: str, limit: int = 3) -> list[str]:
-        """Ids ending with ``suffix``: the random tail of a UUIDv7, the short form tables show."""
+    def by_suffix(self, suffix: str, limit: int = 3, where: Sequence[Condition] = ()) -> list[str]:
+        """Ids ending with ``suffix`` (the random tail of a UUIDv7, the short form tables show)
+        among the rows ``where`` selects."""
+        sql, params = render(where, self.dialect)
         return [
             r[0]
             for r in self.conn.execute(
-                "SELECT id FROM memories WHERE right(id, ?) = ? ORDER BY id LIMIT ?",
-                [len(suffix), suffix, int(limit)],
+                f"SELECT m.id FROM memories m WHERE right(m.id, ?) = ? AND {sql} "
+                "ORDER BY m.id LIMIT ?",
+                [len(suffix), suffix, *params, int(limit)],
             ).fetchall()
         ]
 
