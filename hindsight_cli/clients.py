@@ -143,7 +143,7 @@ def entry(target: Target, store: Path | None, command: list[str] | None = None) 
     base: dict[str, Any] = {
         "command": command[0],
         "args": [*command[1:], "mcp", *(["--store", str(store)] if store else [])],
-        "env": {"PYTHONUNBUFFERED": "1", "PYTHONUTF8": "1"},
+        "env": dict(_OUR_ENV),
     }
     if target.client == "vscode":
         return {"type": "stdio", **base}
@@ -154,6 +154,31 @@ def entry(target: Target, store: Path | None, command: list[str] | None = None) 
     if target.client == "zed":
         return {"source": "custom", **base}
     return base
+
+
+# the environment `entry` gives our server; nothing else is ours
+_OUR_ENV = {"PYTHONUNBUFFERED": "1", "PYTHONUTF8": "1"}
+
+
+def is_ours(entry: Any) -> bool:
+    """Whether ``entry`` starts this installation's server as :func:`entry` writes it (or with a
+    bare ``hindsight`` command): ``mcp``, at most ``--store PATH``, no environment but ours. A file
+    a repository ships may name anything under our name; only this is safe to start or repair."""
+    if not isinstance(entry, dict):
+        return False
+    command, args, env = entry.get("command"), entry.get("args") or [], entry.get("env") or {}
+    if not isinstance(command, str) or not isinstance(args, list) or not isinstance(env, dict):
+        return False
+    ours = server_command()
+    argv = [command, *map(str, args)]
+    if command in ("hindsight", "hindsight.exe"):
+        rest = argv[1:]
+    elif argv[: len(ours)] == ours:
+        rest = argv[len(ours) :]
+    else:
+        return False
+    plain = rest == ["mcp"] or (len(rest) == 3 and rest[:2] == ["mcp", "--store"])
+    return plain and env.items() <= _OUR_ENV.items()
 
 
 # --- JSON / JSONC
