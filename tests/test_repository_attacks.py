@@ -130,7 +130,7 @@ def test_hindsights_own_project_entry_is_still_checked(cli, home, _isolated) -> 
         store=False,
     )
     assert installed.exit_code == 0, installed.stderr
-    check = _checks(cli("doctor", "mcp", "--json", store=False))[
+    check = _checks(cli("doctor", "mcp", "--timeout", "60", "--json", store=False))[
         "mcp.claude-code.project.handshake"
     ]
     assert check["status"] == "ok", check
@@ -278,3 +278,148 @@ def test_a_checkouts_env_file_never_reaches_docker(cli, tmp_path, monkeypatch, a
     assert "argv=compose -f" in saw
     for name in PLANTED_ENV:
         assert f"{name}=" not in saw, saw
+
+
+# --- an approval is not carried to another database (a git pull after `allow` or `init`)
+
+
+@pytest.fixture
+def listener():
+    """A TCP port on loopback that counts the connections made to it and closes each at once (a
+    stand-in database: a client that reaches it fails fast)."""
+    import socket
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    count = [0]
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            count[0] += 1
+            conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield server.getsockname()[1], lambda: count[0]
+    server.close()
+
+
+def _storage(url: str, schema: str = "") -> str:
+    return f'[storage]\nbackend = "postgres"\nurl = "{url}"\n' + (
+        f'schema = "{schema}"\n' if schema else ""
+    )
+
+
+def _pulled(cli, store: Path, text: str, connections) -> None:
+    """The checkout's config.toml changed (a pull): every command refuses before connecting."""
+    (store / "config.toml").write_text(text)
+    for argv in (("record", "my deploy notes"), ("search", "deploy"), ("stats",)):
+        result = cli(*argv, "--store", str(store), store=False)
+        assert result.exit_code == 1, (argv, result.stdout)
+        assert "that you did not approve" in result.stderr, result.stderr
+        assert f"hindsight allow {store}" in result.stderr
+        assert "Traceback" not in result.output
+    assert connections() == 0
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("approve", ["init", "allow"])
+def test_an_approved_checkout_store_cannot_be_pulled_onto_a_database(
+    cli, _isolated, listener, approve
+) -> None:
+    """The repository ships `.hindsight/config.toml` keeping memories local; the user runs
+    `hindsight init` there (it adopts what it finds) or reads it and runs `hindsight allow`; a
+    later commit points it at the author's database."""
+    port, connections = listener
+    store = _isolated / "checkout" / ".hindsight"
+    store.mkdir(parents=True)
+    (store / "config.toml").write_text("[hooks]\nrecall_budget = 900\n")
+    assert (
+        cli(
+            approve,
+            "--store" if approve == "init" else str(store),
+            *([str(store)] if approve == "init" else []),
+            store=False,
+        ).exit_code
+        == 0
+    )
+    _pulled(cli, store, _storage(f"postgresql://author@127.0.0.1:{port}/loot"), connections)
+    report = json.loads(cli("doctor", "store", "--json", "--store", str(store), store=False).stdout)
+    check = next(c for c in report["checks"] if c["id"] == "store.trust")
+    assert check["status"] == "fail" and f"hindsight allow {store}" in check["fix"]
+    assert connections() == 0
+    # only the url, or only the backend
+    _pulled(cli, store, f'[storage]\nurl = "postgresql://a@127.0.0.1:{port}/x"\n', connections)
+    # approved again by the user: it is used (and connects)
+    assert cli("allow", str(store), store=False).exit_code == 0
+    cli("stats", "--store", str(store), store=False)
+    assert connections() >= 1
+
+
+@pytest.mark.local_only
+def test_an_approval_names_its_database(cli, _isolated, listener) -> None:
+    """Approved with one database: another host, database or schema is not approved."""
+    port, connections = listener
+    store = _isolated / "team" / ".hindsight"
+    store.mkdir(parents=True)
+    approved = f"postgresql://me@127.0.0.1:{port}/team"
+    (store / "config.toml").write_text(_storage(approved))
+    assert cli("allow", str(store), store=False).exit_code == 0
+    for changed in (
+        _storage(f"postgresql://me@127.0.0.1:{port}/other"),
+        _storage(approved, schema="loot"),
+        _storage(f"postgresql://me@localhost:{port}/team"),
+    ):
+        _pulled(cli, store, changed, connections)
+    # the approved one still works (it connects)
+    (store / "config.toml").write_text(_storage(approved))
+    result = cli("stats", "--store", str(store), store=False)
+    assert "did not approve" not in result.stderr
+    assert connections() >= 1
+
+
+@pytest.mark.local_only
+def test_the_user_naming_a_database_approves_it(cli, _isolated, listener) -> None:
+    """`hindsight config set storage.url` on a store the user trusts is their approval; on one
+    they do not, it is refused as before."""
+    port, connections = listener
+    store = _isolated / ".hindsight"
+    assert cli("init", "--store", str(store), store=False).exit_code == 0
+    url = f"postgresql://me@127.0.0.1:{port}/mine"
+    for key, value in (("storage.backend", "postgres"), ("storage.url", url)):
+        result = cli("config", "set", key, value, "--store", str(store), store=False)
+        assert result.exit_code == 0, result.stderr
+    result = cli("stats", "--store", str(store), store=False)
+    assert "did not approve" not in result.stderr
+    assert connections() >= 1
+    other = _isolated / "cloned" / ".hindsight"
+    other.mkdir(parents=True)
+    (other / "store-id").write_text("ab" * 16 + "\n")
+    result = cli("config", "set", "storage.url", url, "--store", str(other), store=False)
+    assert result.exit_code == 1 and "hindsight allow" in result.stderr
+    assert (
+        "storage" not in (other / "config.toml").read_text()
+        if (other / "config.toml").exists()
+        else True
+    )
+
+
+@pytest.mark.local_only
+def test_an_approval_from_before_keeps_its_database(cli, _isolated, listener) -> None:
+    """An approval given before approvals named a backend (no `<id>.storage` beside the entry)
+    keeps working with the backend the store uses."""
+    from hindsight_cli.safefs import trust
+
+    port, connections = listener
+    store = _isolated / "old" / ".hindsight"
+    store.mkdir(parents=True)
+    (store / "config.toml").write_text(_storage(f"postgresql://me@127.0.0.1:{port}/old"))
+    assert cli("allow", str(store), store=False).exit_code == 0
+    (Path(trust.allowed_dir()) / (trust.store_id(store) + trust.STORAGE_SUFFIX)).unlink()
+    result = cli("stats", "--store", str(store), store=False)
+    assert "did not approve" not in result.stderr
+    assert connections() >= 1

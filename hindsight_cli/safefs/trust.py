@@ -13,12 +13,17 @@ Standard library, ``paths`` and ``safefs`` only: the recording hooks use it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 from .. import paths, safefs
 from ..errors import UnsafeLocation
 
 ID_FILE = "store-id"
+# beside an allow-list entry (which holds the path alone, as every version reads it): where the
+# store's config sent memories when it was approved
+STORAGE_SUFFIX = ".storage"
+_LOCAL = "local"
 ALLOWED_DIR = "allowed"
 # what a fresh store holds before hindsight creates its ledger (init writes these first)
 _FRESH = frozenset({".gitignore", paths.CONFIG_FILE, ID_FILE})
@@ -55,18 +60,67 @@ def builtin(store: str | os.PathLike[str]) -> bool:
     return _real(store) == _real(paths.global_store_dir())
 
 
-def trusted(store: str | os.PathLike[str]) -> bool:
-    """Whether this user created or approved ``store`` on this machine, at this path."""
-    if builtin(store):
-        return True
+def _entry(store: str | os.PathLike[str]) -> str | None:
+    """The path of ``store``'s allow-list entry when it approves the store at this path."""
     found = store_id(store)
     if found is None:
+        return None
+    entry = os.path.join(allowed_dir(), found)
+    try:
+        text = safefs.read_trusted(entry, "The allow-list entry")
+    except (OSError, UnicodeDecodeError, UnsafeLocation):
+        return None
+    return entry if text is not None and text.strip() == _real(store) else None
+
+
+def trusted(store: str | os.PathLike[str]) -> bool:
+    """Whether this user created or approved ``store`` on this machine, at this path."""
+    return builtin(store) or _entry(store) is not None
+
+
+def redirect(data: object) -> str:
+    """Where a config document's ``[storage]`` sends memories, as one line ("local" when it keeps
+    them in the store): what an approval records, and what must still hold to use it."""
+    storage = data.get("storage") if isinstance(data, dict) else None
+    if not isinstance(storage, dict):
+        return _LOCAL
+    if storage.get("backend") in (None, "", "local") and not storage.get("url"):
+        return _LOCAL
+    import json
+    import re
+
+    place = {key: str(storage.get(key) or "") for key in ("backend", "url", "schema")}
+    # never a password, even one a config wrongly holds (it is refused as the config is read)
+    place["url"] = re.sub(r"(://[^:/@]*):[^@/]*@", r"\1@", place["url"])
+    return json.dumps(place, sort_keys=True, ensure_ascii=True)
+
+
+def _config_redirect(store: str) -> str:
+    try:
+        import tomllib
+
+        text = safefs.read_trusted(os.path.join(store, paths.CONFIG_FILE), "The config file")
+        return redirect(tomllib.loads(text or ""))
+    except (OSError, UnicodeDecodeError, UnsafeLocation, ValueError):
+        # unreadable now: the store is approved for keeping its memories here
+        return _LOCAL
+
+
+def approved_redirect(store: str | os.PathLike[str], data: object) -> bool:
+    """Whether ``store`` is trusted and its approval was given for the backend ``data`` (its config
+    document) names: a config that changed after ``hindsight allow`` (a ``git pull`` of a store
+    committed to a repository) does not carry the approval to another database."""
+    if builtin(store):
+        return True
+    entry = _entry(store)
+    if entry is None:
         return False
     try:
-        text = safefs.read_trusted(os.path.join(allowed_dir(), found), "The allow-list entry")
+        recorded = safefs.read_trusted(entry + STORAGE_SUFFIX, "The allow-list entry")
     except (OSError, UnicodeDecodeError, UnsafeLocation):
         return False
-    return text is not None and text.strip() == _real(store)
+    # an approval from before approvals named the backend: the backend it was used with then
+    return recorded is None or recorded.strip() == redirect(data)
 
 
 class Trusted:
@@ -116,7 +170,7 @@ def _stat(path: str) -> tuple[int, ...] | None:
 
 def allow(store: str | os.PathLike[str]) -> str:
     """Approve ``store`` (a directory that exists): give it an id if it has none, record it under
-    ``HINDSIGHT_HOME``. Returns the id."""
+    ``HINDSIGHT_HOME`` with where its config sends memories now. Returns the id."""
     where = _real(store)
     safefs.check_home()
     safefs.check_store(where)
@@ -126,7 +180,9 @@ def allow(store: str | os.PathLike[str]) -> str:
         found = os.urandom(16).hex()
         safefs.write_private(os.path.join(where, ID_FILE), found + "\n", durable=True)
     safefs.private_dir(allowed_dir(), "The allow-list directory")
-    safefs.write_private(os.path.join(allowed_dir(), found), where + "\n", durable=True)
+    entry = os.path.join(allowed_dir(), found)
+    safefs.write_private(entry + STORAGE_SUFFIX, _config_redirect(where) + "\n", durable=True)
+    safefs.write_private(entry, where + "\n", durable=True)
     return found
 
 
@@ -135,8 +191,11 @@ def deny(store: str | os.PathLike[str]) -> bool:
     found = store_id(store)
     if found is None:
         return False
+    entry = os.path.join(allowed_dir(), found)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(entry + STORAGE_SUFFIX)
     try:
-        os.unlink(os.path.join(allowed_dir(), found))
+        os.unlink(entry)
     except FileNotFoundError:
         return False
     return True
