@@ -423,3 +423,85 @@ def test_an_approval_from_before_keeps_its_database(cli, _isolated, listener) ->
     result = cli("stats", "--store", str(store), store=False)
     assert "did not approve" not in result.stderr
     assert connections() >= 1
+
+
+# --- a `.hindsight` that is a link to another of the user's stores
+
+
+def _hook_in(project: Path, event: str, **fields) -> str:
+    from hindsight_cli import hooks
+
+    payload = {"session_id": "s-evil", "cwd": str(project), "hook_event_name": event, **fields}
+    out, _ = hooks.run(event, "claude-code", json.dumps(payload))
+    return out
+
+
+def _everything_under(path: Path) -> str:
+    return "".join(
+        p.read_bytes().decode("utf-8", "replace") for p in path.rglob("*") if p.is_file()
+    )
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("target", ["project", "global"])
+def test_a_planted_link_to_another_store_is_left_alone(cli, _isolated, monkeypatch, target):
+    """The repository ships `.hindsight -> ../secret/.hindsight` (another project of the user's,
+    at a guessable place) or a link to the global store: its sessions would read that store's
+    preferences and lessons, and feed it their prompts and failures."""
+    from hindsight_cli import paths
+
+    if target == "project":
+        real = _isolated / "secret" / ".hindsight"
+        assert cli("init", "--store", str(real), store=False).exit_code == 0
+        link_to = Path("..") / "secret" / ".hindsight"
+    else:
+        real = Path(paths.global_store_dir())
+        link_to = real
+    note = "Staging deploys use the vault token in ops/secret-vault.txt"
+    assert (
+        cli(
+            "record",
+            note,
+            "--source",
+            "user",
+            "--type",
+            "semantic",
+            "--store",
+            str(real),
+            store=False,
+        ).exit_code
+        == 0
+    )
+    evil = _isolated / "evil"
+    evil.mkdir()
+    (evil / ".hindsight").symlink_to(link_to)
+    before = _everything_under(real)
+    assert "vault" not in _hook_in(evil, "SessionStart", source="startup")
+    _hook_in(evil, "UserPromptSubmit", prompt="planted prompt zq1")
+    _hook_in(
+        evil,
+        "PostToolUseFailure",
+        tool_name="Bash",
+        tool_input={"command": "make zq2"},
+        error="Exit code 2\nplanted failure zq2",
+    )
+    _hook_in(evil, "SessionEnd", reason="exit")
+    after = _everything_under(real)
+    assert "zq1" not in after and "zq2" not in after
+    assert after.count("vault") == before.count("vault")
+    log = (Path(paths.user_dir("data")) / "hooks.log").read_text()
+    assert f"hindsight allow {evil / '.hindsight'}" in log
+    # the MCP server started there (without --store) does not serve it either
+    monkeypatch.chdir(evil)
+    served = cli("mcp", store=False)
+    assert served.exit_code == 1 and "hindsight allow" in served.stderr
+    # the store itself, by its own path, is still the user's
+    assert cli("search", "vault token", "--store", str(real), store=False).stderr == ""
+    # linked by the user: approved as a link, and withdrawn the same way
+    assert cli("allow", store=False).exit_code == 0
+    _hook_in(evil, "UserPromptSubmit", prompt="wanted prompt zq3")
+    assert "zq3" in _everything_under(real)
+    assert cli("deny", store=False).exit_code == 0
+    _hook_in(evil, "UserPromptSubmit", prompt="unwanted prompt zq4")
+    assert "zq4" not in _everything_under(real)
+    assert cli("search", "vault token", "--store", str(real), store=False).stderr == ""

@@ -73,8 +73,40 @@ def _entry(store: str | os.PathLike[str]) -> str | None:
     return entry if text is not None and text.strip() == _real(store) else None
 
 
+def _link(store: str | os.PathLike[str]) -> str | None:
+    """``store``'s path when it is a ``.hindsight`` that is a symbolic link: one a repository can
+    plant pointing at another of this user's stores (or the global one), so that its sessions read
+    and feed that store. Found by walking up from a directory, a store keeps that name; one the user
+    names (``--store``, ``$HINDSIGHT_STORE``) is resolved first."""
+    path = os.path.abspath(os.path.expanduser(os.fspath(store)))
+    if os.path.basename(path) != paths.STORE_DIRNAME or not os.path.islink(path):
+        return None
+    # its directory resolved, as discovery resolves it: one name for one link
+    return os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+
+
+def _link_entry(link: str) -> str:
+    import hashlib
+
+    name = hashlib.sha256(link.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return os.path.join(allowed_dir(), f"link-{name}")
+
+
+def _link_approved(link: str, store: str | os.PathLike[str]) -> bool:
+    """Whether the user approved reaching ``store`` through ``link`` (``hindsight allow LINK``)."""
+    try:
+        text = safefs.read_trusted(_link_entry(link), "The allow-list entry")
+    except (OSError, UnicodeDecodeError, UnsafeLocation):
+        return False
+    return text is not None and text.splitlines() == [link, _real(store)]
+
+
 def trusted(store: str | os.PathLike[str]) -> bool:
-    """Whether this user created or approved ``store`` on this machine, at this path."""
+    """Whether this user created or approved ``store`` on this machine, at this path (and, when the
+    store's own name is a link, approved reaching it through that link)."""
+    link = _link(store)
+    if link is not None and not _link_approved(link, store):
+        return False
     return builtin(store) or _entry(store) is not None
 
 
@@ -110,6 +142,8 @@ def approved_redirect(store: str | os.PathLike[str], data: object) -> bool:
     """Whether ``store`` is trusted and its approval was given for the backend ``data`` (its config
     document) names: a config that changed after ``hindsight allow`` (a ``git pull`` of a store
     committed to a repository) does not carry the approval to another database."""
+    if not trusted(store):
+        return False
     if builtin(store):
         return True
     entry = _entry(store)
@@ -170,10 +204,17 @@ def _stat(path: str) -> tuple[int, ...] | None:
 
 def allow(store: str | os.PathLike[str]) -> str:
     """Approve ``store`` (a directory that exists): give it an id if it has none, record it under
-    ``HINDSIGHT_HOME`` with where its config sends memories now. Returns the id."""
+    ``HINDSIGHT_HOME`` with where its config sends memories now; when its own name is a link, also
+    approve reaching it through that link. Returns the id."""
     where = _real(store)
     safefs.check_home()
     safefs.check_store(where)
+    link = _link(store)
+    if link is not None:
+        safefs.private_dir(allowed_dir(), "The allow-list directory")
+        safefs.write_private(_link_entry(link), f"{link}\n{where}\n", durable=True)
+        if builtin(where):
+            return ""
     found = store_id(where)
     if found is None:
         # os.urandom is what secrets.token_hex reads; importing secrets costs a hook 20 ms
@@ -187,7 +228,15 @@ def allow(store: str | os.PathLike[str]) -> str:
 
 
 def deny(store: str | os.PathLike[str]) -> bool:
-    """Withdraw the approval of ``store``; whether there was one."""
+    """Withdraw the approval of ``store`` (of a link, that of reaching the store through it); whether
+    there was one."""
+    link = _link(store)
+    if link is not None:
+        try:
+            os.unlink(_link_entry(link))
+        except FileNotFoundError:
+            return False
+        return True
     found = store_id(store)
     if found is None:
         return False
@@ -217,6 +266,13 @@ def why(store: str | os.PathLike[str]) -> str | None:
     if trusted(store):
         return None
     where = _real(store)
+    link = _link(store)
+    if link is not None:
+        return (
+            f"{link} is a symbolic link to the store {where}: a repository can plant one to read "
+            "and feed another of your stores, so hooks and the MCP server leave it alone. If you "
+            f"linked it yourself, run `hindsight allow {link}`."
+        )
     return (
         f"The store {where} was not created or approved by you on this machine (it may have "
         "come with a repository): hooks and the MCP server leave it alone. If you trust it, run "
