@@ -505,3 +505,90 @@ def test_a_planted_link_to_another_store_is_left_alone(cli, _isolated, monkeypat
     _hook_in(evil, "UserPromptSubmit", prompt="unwanted prompt zq4")
     assert "zq4" not in _everything_under(real)
     assert cli("search", "vault token", "--store", str(real), store=False).stderr == ""
+
+
+# --- a time in the future: the newest memory for as long as it is kept
+
+FUTURE = "2099-01-01T00:00:00Z"
+
+
+def _lesson(n: int, **extra) -> str:
+    return json.dumps(
+        {
+            "content": f"make target{n} failed: missing header",
+            "type": "episodic",
+            "outcome": "failure",
+            "trigger": "tool_error",
+            "resolution": f"run make clean{n}",
+            **extra,
+        }
+    )
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("field", ["event_at", "created_at", "last_seen_at", "updated_at"])
+def test_an_import_cannot_date_its_memories_in_the_future(cli, _isolated, field) -> None:
+    """Session start injects the newest five lessons: five imported lessons dated 2099 would take
+    those places from every real one for as long as they are kept."""
+    store = _isolated / ".hindsight"
+    for n in range(5):
+        cli(
+            "record",
+            f"pytest failed {n}: fixture missing",
+            "--outcome",
+            "failure",
+            "--trigger",
+            "tool_error",
+            "--resolution",
+            f"added fixture {n}",
+            "--store",
+            str(store),
+            store=False,
+        )
+    planted = _isolated / "export.jsonl"
+    planted.write_text("\n".join(_lesson(n, **{field: FUTURE}) for n in range(5)) + "\n")
+    before = cli("list", "--json", "--store", str(store), store=False).stdout
+    result = cli("import", str(planted), "--store", str(store), store=False)
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: Record 1: {field} 2099-01-01T00:00:00")
+    assert "is in the future" in result.stderr and "Nothing was imported." in result.stderr
+    assert cli("list", "--json", "--store", str(store), store=False).stdout == before
+
+
+@pytest.mark.local_only
+def test_record_and_memory_write_refuse_a_future_time(cli, _isolated) -> None:
+    import asyncio
+
+    from mcp import Client
+
+    from hindsight_cli.mcp_server import build_server
+    from hindsight_cli.store import Store
+
+    store = _isolated / ".hindsight"
+    result = cli("record", "a note", "--event-at", "2099-01-01", "--store", str(store), store=False)
+    assert result.exit_code == 2 and "event_at 2099-01-01T00:00:00" in result.stderr
+    # a day of another clock's skew is fine
+    soon = cli("record", "a note", "--event-at", "20h", "--store", str(store), store=False)
+    assert soon.exit_code == 0
+
+    async def write() -> object:
+        async with Client(build_server(Store(store))) as client:
+            return await client.call_tool(
+                "memory_write", {"content": "later note", "event_at": FUTURE}
+            )
+
+    answer = asyncio.run(write())
+    assert answer.is_error and "is in the future" in answer.content[0].text  # type: ignore[attr-defined]
+    assert "later note" not in cli("list", "--store", str(store), store=False).stdout
+
+
+@pytest.mark.local_only
+def test_a_mined_or_imported_future_time_is_left_out(cli, _isolated) -> None:
+    """Another tool's export (mem0) dated in the future: imported, without that time."""
+    mem0 = _isolated / "mem0.json"
+    mem0.write_text(json.dumps([{"id": "m1", "memory": "prefers tabs", "created_at": FUTURE}]))
+    store = _isolated / ".hindsight"
+    result = cli("import", str(mem0), "--from", "mem0", "--store", str(store), store=False)
+    assert result.exit_code == 0, result.stderr
+    [memory] = json.loads(cli("list", "--json", "--store", str(store), store=False).stdout)
+    assert not memory["event_at"].startswith("2099")
