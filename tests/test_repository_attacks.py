@@ -592,3 +592,18 @@ def test_a_mined_or_imported_future_time_is_left_out(cli, _isolated) -> None:
     assert result.exit_code == 0, result.stderr
     [memory] = json.loads(cli("list", "--json", "--store", str(store), store=False).stdout)
     assert not memory["event_at"].startswith("2099")
+
+
+@pytest.mark.local_only
+def test_a_store_holding_a_future_time_from_before_still_summarizes(cli, _isolated, fake):
+    """A memory dated ahead (written before the rule, here through the Python API) is the store's
+    own: a summary built on it takes its time without being refused."""
+    from datetime import datetime
+
+    from hindsight_cli.store import Store
+
+    path = _isolated / ".hindsight"
+    store = Store(path, embedder=fake)
+    store.record("deploy step one failed", task_id="t1", event_at=datetime(2099, 1, 1))
+    store.record("deploy step two passed", task_id="t1")
+    assert store.summarize(task_id="t1").memory is not None

@@ -145,9 +145,13 @@ def _time(value: Any, name: str, future: bool = False) -> datetime | None:
 
 
 def _past(value: Any, name: str, at: datetime) -> datetime | None:
-    """A time that says when something happened or was recorded: never later than ``at``."""
+    """A time that says when something happened or was recorded, given as text (a command line, a
+    file, a tool call): never later than ``at``. A ``datetime`` is the store's own (a summary's
+    time is its newest source's) or a Python caller's, taken as it is."""
     found = _time(value, name)
-    return None if found is None else check_past(found, name, at)
+    if found is None or isinstance(value, datetime):
+        return found
+    return check_past(found, name, at)
 
 
 def _string_map(value: Any, name: str) -> dict[str, str]:
