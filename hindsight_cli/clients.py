@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import HindsightError, InvalidInput
+from .safefs.parsing import json_loads, toml_loads
 
 SERVER_NAME = "hindsight"
 CLIENTS = (
@@ -208,7 +209,7 @@ def strip_jsonc(text: str) -> tuple[str, bool]:
 def load_json(target: Target, text: str) -> tuple[dict[str, Any], bool]:
     source, had_comments = strip_jsonc(text) if target.fmt == "jsonc" else (text, False)
     try:
-        data = json.loads(source) if source.strip() else {}
+        data = json_loads(source) if source.strip() else {}
     except json.JSONDecodeError as error:
         raise HindsightError(
             f"{target.path} is not valid JSON (line {error.lineno}, column {error.colno}: "
@@ -333,7 +334,7 @@ def plan(target: Target, server: Mapping[str, Any]) -> Plan:
     if target.fmt == "toml":
         text = before or ""
         try:
-            current = tomllib.loads(text)
+            current = toml_loads(text)
         except tomllib.TOMLDecodeError as error:
             raise HindsightError(
                 f"{target.path} is not valid TOML ({error}); fix it or move it aside, then run "
@@ -348,7 +349,7 @@ def plan(target: Target, server: Mapping[str, Any]) -> Plan:
         except HindsightError as error:
             raise HindsightError(f"{target.path}: {error}") from None
         # never write a file that would not parse
-        tomllib.loads(after)
+        toml_loads(after)
         return Plan(target, before, after)
     data, had_comments = load_json(target, before or "")
     servers = data.get(target.key)

@@ -12,6 +12,7 @@ from typing import Any
 
 from . import paths, safefs
 from .errors import InvalidInput
+from .safefs import parsing
 
 DEFAULT_MODEL = "hindsight/all-MiniLM-L6-v2-int8"
 
@@ -250,7 +251,7 @@ def read(path: Path) -> dict[str, Any]:
     try:
         # it says where memories go: yours only
         text = safefs.read_trusted(path, "The config file")
-        return tomllib.loads(text) if text is not None else {}
+        return parsing.toml_loads(text) if text is not None else {}
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise InvalidInput(
             f"Cannot read config {path}: {error}. Fix the file or delete it to use defaults."

@@ -607,3 +607,89 @@ def test_a_store_holding_a_future_time_from_before_still_summarizes(cli, _isolat
     store.record("deploy step one failed", task_id="t1", event_at=datetime(2099, 1, 1))
     store.record("deploy step two passed", task_id="t1")
     assert store.summarize(task_id="t1").memory is not None
+
+
+# --- nesting deeper than Python's parsers recurse, in files others write
+
+DEEP = 20_000
+
+
+def _deep_json() -> str:
+    return "[" * DEEP + "]" * DEEP
+
+
+def _no_traceback(result, one_line: bool = True) -> None:
+    assert "Traceback" not in result.output and "RecursionError" not in result.output
+    assert not one_line or result.stderr.count("\n") <= 1, result.stderr
+
+
+@pytest.mark.local_only
+def test_a_checkouts_deeply_nested_store_config_is_one_line(cli, _isolated, monkeypatch) -> None:
+    checkout = _isolated / "checkout"
+    (checkout / ".hindsight").mkdir(parents=True)
+    (checkout / ".hindsight" / "config.toml").write_text(f"x = {_deep_json()}\n")
+    monkeypatch.chdir(checkout)
+    for argv in (("search", "x"), ("record", "a note"), ("config", "get", "default_agent")):
+        result = cli(*argv, store=False)
+        assert result.exit_code == 1, (argv, result.output)
+        _no_traceback(result)
+        assert "nested deeper than 64 levels" in result.stderr
+    report = json.loads(cli("doctor", "store", "--json", store=False).stdout)
+    assert next(c for c in report["checks"] if c["id"] == "store.config")["status"] == "fail"
+
+
+@pytest.mark.no_store
+@pytest.mark.parametrize("client", ["claude-code", "cursor", "codex"])
+def test_a_checkouts_deeply_nested_client_config_is_one_line(cli, home, _isolated, client):
+    target = clients.targets(client, home, _isolated)["project"]
+    target.path.parent.mkdir(parents=True, exist_ok=True)
+    text = (
+        f"x = {_deep_json()}\n" if target.fmt == "toml" else f'{{"{target.key}": {_deep_json()}}}'
+    )
+    target.path.write_text(text)
+    doctor = cli("doctor", "mcp", "--no-probe", "--json", store=False)
+    assert _checks(doctor)[f"mcp.{client}.project.parse"]["status"] == "fail"
+    installed = cli("mcp", "install", "--client", client, "--scope", "project", store=False)
+    assert installed.exit_code == 1
+    _no_traceback(installed)
+    assert "nested deeper than 64 levels" in installed.stderr
+    assert target.path.read_text() == text
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("depth", [DEEP, 900])
+def test_a_deeply_nested_import_is_refused_in_one_line(cli, _isolated, depth) -> None:
+    store = _isolated / ".hindsight"
+    planted = _isolated / "export.jsonl"
+    nested = "[" * depth + "]" * depth
+    planted.write_text(f'{{"content": "a note", "metadata": {{"a": {nested}}}}}\n')
+    result = cli("import", str(planted), "--store", str(store), store=False)
+    assert result.exit_code == 1
+    _no_traceback(result)
+    assert "nested deeper than 64 levels" in result.stderr
+    mem0 = _isolated / "mem0.json"
+    mem0.write_text(f'[{{"id": "m1", "memory": "prefers tabs", "metadata": {{"a": {nested}}}}}]')
+    result = cli("import", str(mem0), "--from", "mem0", "--store", str(store), store=False)
+    _no_traceback(result)
+    assert "nested deeper than 64 levels" in result.stderr or result.exit_code == 1
+
+
+@pytest.mark.local_only
+def test_a_tool_output_nested_deeply_never_stops_a_mine_run(cli, _isolated, home) -> None:
+    """The agent printed a file of the checkout that is JSON nested 20,000 deep."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    import transcript_fixtures as tf
+
+    turns = [
+        tf.Turn(
+            "Show the fixture",
+            "It is a deeply nested list.",
+            [tf.Call("shell", {"command": "cat fixture.json"}, False, _deep_json())],
+        )
+    ]
+    tf.claude_code(home, str(_isolated), session="s-deep", turns=turns)
+    tf.codex(home, str(_isolated), turns=turns, legacy=True)
+    for client in ("claude-code", "codex"):
+        result = cli("mine", client, "--store", str(_isolated / ".hindsight"), store=False)
+        assert result.exit_code == 0, (client, result.output[-2000:])
+        _no_traceback(result, one_line=False)

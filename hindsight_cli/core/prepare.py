@@ -18,6 +18,7 @@ from ..errors import BadUsage, InvalidInput
 from ..models import MEMORY_TYPES, OUTCOMES, STATUSES, one_of
 from ..poisoning import DERIVED, QUARANTINE_CONFIDENCE, QUARANTINE_TAG, assess, trust
 from ..redact import redact_field
+from ..safefs.parsing import MAX_DEPTH, too_deep
 from ..storage.rows import MemoryRow
 from ..text import MAX_LABEL, clean, without_surrogates
 from ..text.when import EVENT_TIME, spoken
@@ -228,6 +229,11 @@ def _tags(value: Any) -> list[str]:
 def _metadata(value: Any) -> tuple[dict[str, Any], int]:
     if not isinstance(value, Mapping):
         raise BadUsage("metadata must be an object (use --meta KEY=VALUE).")
+    if too_deep(dict(value)):
+        raise BadUsage(
+            f"metadata is nested deeper than {MAX_DEPTH} levels; keep it to a few levels of "
+            "objects and lists."
+        )
     try:
         metadata = json.loads(json.dumps(without_surrogates(value), ensure_ascii=False))
     except (TypeError, ValueError):

@@ -13,6 +13,7 @@ from typing import Any
 from .. import paths
 from ..errors import Interrupted, InvalidInput
 from ..models import Filters, ImportResult, part_position
+from ..safefs.parsing import json_loads
 from ..storage.base import Reader, Writer
 from ..storage.rows import MemoryRow, row_term_counts
 from . import amend, embedding_jobs, jobs, parts
@@ -350,7 +351,7 @@ def parse_jsonl(lines: Iterable[str]) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = json_loads(line)
         except json.JSONDecodeError as error:
             raise InvalidInput(
                 f"Line {number} is not valid JSON ({error.msg}); nothing was imported."

@@ -24,6 +24,7 @@ from typing import Any
 
 from .. import clients
 from ..errors import HindsightError
+from ..safefs.parsing import toml_loads
 from . import Check, ok, warn
 
 WRONG_KEYS = ("mcpServers", "servers", "mcp_servers", "context_servers")
@@ -113,7 +114,7 @@ def fix(target: clients.Target) -> list[Check]:
     text = (read_outside(target.path, target.root) or b"").decode("utf-8", "replace")
     try:
         if target.fmt == "toml":
-            data, had_comments = tomllib.loads(text), False
+            data, had_comments = toml_loads(text), False
         else:
             data, had_comments = clients.load_json(target, text)
     except (HindsightError, tomllib.TOMLDecodeError):

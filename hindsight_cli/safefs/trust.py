@@ -129,10 +129,10 @@ def redirect(data: object) -> str:
 
 def _config_redirect(store: str) -> str:
     try:
-        import tomllib
+        from .parsing import toml_loads
 
         text = safefs.read_trusted(os.path.join(store, paths.CONFIG_FILE), "The config file")
-        return redirect(tomllib.loads(text or ""))
+        return redirect(toml_loads(text or ""))
     except (OSError, UnicodeDecodeError, UnsafeLocation, ValueError):
         # unreadable now: the store is approved for keeping its memories here
         return _LOCAL

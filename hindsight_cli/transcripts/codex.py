@@ -15,12 +15,12 @@ the response items and are not read.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from ..models import JSONObject, JSONValue
+from ..safefs.parsing import json_loads
 from .base import (
     Context,
     Reading,
@@ -190,7 +190,7 @@ def _arguments(raw: object) -> object:
     """A call's arguments (a JSON string), with a shell command's ``bash -lc`` wrapper taken off."""
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
+            raw = json_loads(raw)
         except ValueError:
             return raw
     command = raw.get("command") if isinstance(raw, dict) else None
@@ -210,7 +210,7 @@ def _output_text(output: object) -> str:
     content items."""
     if isinstance(output, str) and output.startswith("{"):
         try:
-            value = json.loads(output)
+            value = json_loads(output)
         except ValueError:
             return output
         return str(value.get("output")) if isinstance(value, dict) and "output" in value else output
@@ -300,7 +300,7 @@ def _given_code(output: object) -> object:
     """The exit code an early rollout's JSON output gives in its ``metadata``."""
     if isinstance(output, str) and output.startswith("{"):
         try:
-            output = json.loads(output)
+            output = json_loads(output)
         except ValueError:
             return None
     meta = obj(output.get("metadata")) if isinstance(output, dict) else {}

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from ..lessons.signatures import call_family, read_error
 from ..models import JSONValue
 from ..redact import redact
+from ..safefs.parsing import json_loads
 from .base import Context, Cursor, Reading
 from .calls import args_summary, clip as clip_ends, command_text, response_error
 
@@ -223,7 +224,7 @@ def output_failed(output: object) -> bool:
     value = output
     if isinstance(output, str) and output[:1] in "{[":
         try:
-            value = json.loads(output)
+            value = json_loads(output)
         except ValueError:
             value = output
     if isinstance(value, dict):
