@@ -693,3 +693,43 @@ def test_a_tool_output_nested_deeply_never_stops_a_mine_run(cli, _isolated, home
         result = cli("mine", client, "--store", str(_isolated / ".hindsight"), store=False)
         assert result.exit_code == 0, (client, result.output[-2000:])
         _no_traceback(result, one_line=False)
+
+
+# --- purge journals that came with a repository's store
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize(
+    "planted",
+    [
+        "{}",
+        "not json",
+        "[]",
+        '{"ids": [1, {"a": 2}], "salt": 5, "words": 7}',
+        '{"ids": ["x"], "salt": "s", "words": "abc"}',
+        '{"ids": "01a2", "salt": "s", "words": []}',
+        '{"ids": [], "salt": "s", "words": [], "actor": {"a": 1}}',
+        '{"ids": ' + "[" * 5000 + "]" * 5000 + "}",
+    ],
+    ids=["empty", "text", "list", "types", "words", "ids", "actor", "deep"],
+)
+def test_a_planted_purge_journal_is_left_alone(cli, _isolated, monkeypatch, planted) -> None:
+    """Every open finishes the hard forgets a crash interrupted, from their journals under
+    `purges/`: one a repository ships in another shape made every command on the store fail with
+    a traceback."""
+    checkout = _isolated / "checkout"
+    store = checkout / ".hindsight"
+    assert cli("record", "the author's note", "--store", str(store), store=False).exit_code == 0
+    assert cli("deny", str(store), store=False).exit_code == 0
+    (store / "purges").mkdir()
+    (store / "purges" / "20260101T000000-abcd.json").write_text(planted)
+    monkeypatch.chdir(checkout)
+    for argv in (("search", "note"), ("list",), ("record", "another note")):
+        result = cli(*argv, store=False)
+        assert result.exit_code == 0, (argv, result.output[-1500:])
+        assert "Traceback" not in result.output
+    assert "the author's note" in cli("list", store=False).stdout
+    report = json.loads(cli("doctor", "store", "--json", store=False).stdout)
+    check = next(c for c in report["checks"] if c["id"] == "store.purges")
+    assert check["status"] == "warn" and "20260101T000000-abcd.json" in check["evidence"]
+    assert (store / "purges" / "20260101T000000-abcd.json").read_text() == planted
