@@ -733,3 +733,38 @@ def test_a_planted_purge_journal_is_left_alone(cli, _isolated, monkeypatch, plan
     check = next(c for c in report["checks"] if c["id"] == "store.purges")
     assert check["status"] == "warn" and "20260101T000000-abcd.json" in check["evidence"]
     assert (store / "purges" / "20260101T000000-abcd.json").read_text() == planted
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize(
+    ("name", "planted"),
+    [
+        ("index.lance/hindsight-sync.json", "[1]"),
+        ("index.lance/hindsight-sync.json", '{"seq": {"a": 1}}'),
+        ("index.lance/hindsight-sync.json", "[" * 5000 + "]" * 5000),
+        ("injections.jsonl", '[1]\n{"ids": 5}\n'),
+        ("spool/events.jsonl", '[1, 2]\n{"kind": 5}\n'),
+        ("mcp-tokens.json", '{"tokens": 5}'),
+    ],
+    ids=["sync-list", "sync-object", "sync-deep", "injections", "events", "tokens"],
+)
+def test_a_planted_store_file_of_another_shape_is_no_traceback(
+    cli, _isolated, monkeypatch, name, planted
+) -> None:
+    """The files a store keeps beside its ledger, as a repository's `.hindsight/` may hold them."""
+    checkout = _isolated / "checkout"
+    store = checkout / ".hindsight"
+    assert cli("record", "the author's note", "--store", str(store), store=False).exit_code == 0
+    assert cli("reindex", "--store", str(store), store=False).exit_code == 0
+    assert cli("deny", str(store), store=False).exit_code == 0
+    (store / name).parent.mkdir(parents=True, exist_ok=True)
+    (store / name).write_text(planted)
+    monkeypatch.chdir(checkout)
+    for argv in (("search", "note"), ("stats",), ("doctor", "store")):
+        result = cli(*argv, store=False)
+        # CliRunner keeps an uncaught exception in result.exception (the user sees a traceback)
+        assert result.exception is None or isinstance(result.exception, SystemExit), (
+            argv,
+            repr(result.exception),
+        )
+        assert "Error:" not in result.stderr, (argv, result.stderr)
