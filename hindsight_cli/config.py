@@ -4,6 +4,7 @@ vars."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
@@ -336,6 +337,11 @@ def _check_types(config: Config) -> None:
             if number and (isinstance(value, bool) or not isinstance(value, (int, float))):
                 raise InvalidInput(
                     f"Setting {f.name} must be a number, not {value!r}; fix config.toml."
+                )
+            # TOML reads nan and inf: every score would be 0 or nan, every cosine below a threshold
+            if number and not math.isfinite(value):
+                raise InvalidInput(
+                    f"Setting {f.name} must be a finite number, not {value!r}; fix config.toml."
                 )
             if isinstance(expected, str) and not isinstance(value, str):
                 raise InvalidInput(

@@ -768,3 +768,30 @@ def test_a_planted_store_file_of_another_shape_is_no_traceback(
             repr(result.exception),
         )
         assert "Error:" not in result.stderr, (argv, result.stderr)
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize(
+    "setting",
+    [
+        "[ranking]\nw_recency = nan\n",
+        "[ranking]\nw_relevance = inf\n",
+        "[limits]\ndedup_threshold = nan\n",
+        "[search]\nann_threshold = inf\n",
+        "[hooks]\nrecall_budget = -inf\n",
+    ],
+    ids=["weight-nan", "weight-inf", "dedup-nan", "threshold-inf", "budget-inf"],
+)
+def test_a_checkouts_config_cannot_set_nan_or_infinity(cli, _isolated, monkeypatch, setting):
+    """TOML reads nan and inf: a weight of nan made every score 0.000 (search ranked nothing),
+    a dedup threshold of nan merged nothing, without a word."""
+    checkout = _isolated / "checkout"
+    store = checkout / ".hindsight"
+    for text in ("deploys use blue green", "deploys failed on friday"):
+        assert cli("record", text, "--store", str(store), store=False).exit_code == 0
+    (store / "config.toml").write_text(setting)
+    monkeypatch.chdir(checkout)
+    for argv in (("search", "deploys"), ("record", "deploys again")):
+        result = cli(*argv, store=False)
+        assert result.exit_code == 1, (argv, result.stdout)
+        assert "must be a finite number" in result.stderr and result.stderr.count("\n") == 1
