@@ -795,3 +795,18 @@ def test_a_checkouts_config_cannot_set_nan_or_infinity(cli, _isolated, monkeypat
         result = cli(*argv, store=False)
         assert result.exit_code == 1, (argv, result.stdout)
         assert "must be a finite number" in result.stderr and result.stderr.count("\n") == 1
+
+
+@pytest.mark.local_only
+def test_an_approval_from_before_is_not_carried_from_a_local_ledger_to_a_database(
+    cli, _isolated, listener
+) -> None:
+    """Approved before approvals named a backend, and used locally (it holds a local ledger):
+    a config pulled later that names a database is refused."""
+    from hindsight_cli.safefs import trust
+
+    port, connections = listener
+    store = _isolated / "checkout" / ".hindsight"
+    assert cli("record", "a local note", "--store", str(store), store=False).exit_code == 0
+    (Path(trust.allowed_dir()) / (trust.store_id(store) + trust.STORAGE_SUFFIX)).unlink()
+    _pulled(cli, store, _storage(f"postgresql://author@127.0.0.1:{port}/loot"), connections)

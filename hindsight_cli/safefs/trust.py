@@ -153,8 +153,13 @@ def approved_redirect(store: str | os.PathLike[str], data: object) -> bool:
         recorded = safefs.read_trusted(entry + STORAGE_SUFFIX, "The allow-list entry")
     except (OSError, UnicodeDecodeError, UnsafeLocation):
         return False
-    # an approval from before approvals named the backend: the backend it was used with then
-    return recorded is None or recorded.strip() == redirect(data)
+    if recorded is None:
+        # an approval from before approvals named the backend: the backend the store was used
+        # with. One holding a local ledger was used locally (hindsight never points such a store
+        # at a database: `migrate` copies it), so a database named now came later
+        local = os.path.exists(os.path.join(_real(store), paths.LEDGER_FILE))
+        return redirect(data) == _LOCAL or not local
+    return recorded.strip() == redirect(data)
 
 
 class Trusted:
