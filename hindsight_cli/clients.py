@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import HindsightError, InvalidInput
-from .safefs.reading import parse_json
+from .safefs.reading import parse_json, parse_toml
 
 SERVER_NAME = "hindsight"
 CLIENTS = (
@@ -144,7 +144,7 @@ def entry(target: Target, store: Path | None, command: list[str] | None = None) 
     base: dict[str, Any] = {
         "command": command[0],
         "args": [*command[1:], "mcp", *(["--store", str(store)] if store else [])],
-        "env": {"PYTHONUNBUFFERED": "1", "PYTHONUTF8": "1"},
+        "env": dict(_OUR_ENV),
     }
     if target.client == "vscode":
         return {"type": "stdio", **base}
@@ -155,6 +155,31 @@ def entry(target: Target, store: Path | None, command: list[str] | None = None) 
     if target.client == "zed":
         return {"source": "custom", **base}
     return base
+
+
+# the environment `entry` gives our server; nothing else is ours
+_OUR_ENV = {"PYTHONUNBUFFERED": "1", "PYTHONUTF8": "1"}
+
+
+def is_ours(entry: Any) -> bool:
+    """Whether ``entry`` starts this installation's server as :func:`entry` writes it (or with a
+    bare ``hindsight`` command): ``mcp``, at most ``--store PATH``, no environment but ours. A file
+    a repository ships may name anything under our name; only this is safe to start or repair."""
+    if not isinstance(entry, dict):
+        return False
+    command, args, env = entry.get("command"), entry.get("args") or [], entry.get("env") or {}
+    if not isinstance(command, str) or not isinstance(args, list) or not isinstance(env, dict):
+        return False
+    ours = server_command()
+    argv = [command, *map(str, args)]
+    if command in ("hindsight", "hindsight.exe"):
+        rest = argv[1:]
+    elif argv[: len(ours)] == ours:
+        rest = argv[len(ours) :]
+    else:
+        return False
+    plain = rest == ["mcp"] or (len(rest) == 3 and rest[:2] == ["mcp", "--store"])
+    return plain and env.items() <= _OUR_ENV.items()
 
 
 # --- JSON / JSONC
@@ -309,7 +334,7 @@ def plan(target: Target, server: Mapping[str, Any]) -> Plan:
     if target.fmt == "toml":
         text = before or ""
         try:
-            current = tomllib.loads(text)
+            current = parse_toml(text)
         except tomllib.TOMLDecodeError as error:
             raise HindsightError(
                 f"{target.path} is not valid TOML ({error}); fix it or move it aside, then run "
@@ -324,7 +349,7 @@ def plan(target: Target, server: Mapping[str, Any]) -> Plan:
         except HindsightError as error:
             raise HindsightError(f"{target.path}: {error}") from None
         # never write a file that would not parse
-        tomllib.loads(after)
+        parse_toml(after)
         return Plan(target, before, after)
     data, had_comments = load_json(target, before or "")
     servers = data.get(target.key)

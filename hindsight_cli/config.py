@@ -13,6 +13,7 @@ from typing import Any
 
 from . import paths, safefs
 from .errors import InvalidInput
+from .safefs.reading import parse_toml
 
 DEFAULT_MODEL = "hindsight/all-MiniLM-L6-v2-int8"
 
@@ -251,7 +252,7 @@ def read(path: Path) -> dict[str, Any]:
     try:
         # it says where memories go: yours only
         text = safefs.read_trusted(path, "The config file")
-        return tomllib.loads(text) if text is not None else {}
+        return parse_toml(text) if text is not None else {}
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise InvalidInput(
             f"Cannot read config {path}: {error}. Fix the file or delete it to use defaults."
@@ -260,14 +261,26 @@ def read(path: Path) -> dict[str, Any]:
 
 def check_redirect(store: Path, data: dict[str, Any]) -> None:
     """A store's own config may send its memories to a network backend only once this user trusts
-    the store: a repository could ship one naming its author's database (issue 31)."""
-    storage = data.get("storage")
-    if not isinstance(storage, dict):
-        return
-    if storage.get("backend") in (None, "", "local") and not storage.get("url"):
-        return
+    the store, and only to the one it named when the user did: a repository could ship one naming
+    its author's database (issue 31), or change it in a later commit."""
     from .safefs import trust
 
+    if trust.redirect(data) == "local":
+        return
+    storage = data["storage"]
+    if password_of(str(storage.get("url") or "")):
+        # refused as it is read (apply), before it is shown or used
+        return
+    if trust.trusted(store) and not trust.approved_redirect(store, data):
+        import re
+
+        url = re.sub(r"(://[^:/@]*):[^@/]*@", r"\1@", str(storage.get("url") or "no url"))
+        raise trust.UntrustedStore(
+            f"{store / paths.CONFIG_FILE} now sends this store's memories to a "
+            f"{storage.get('backend') or 'network'} database ({url}) "
+            "that you did not approve: the file changed after the store was created or allowed "
+            f"(a git pull can change it). If you trust it, run `hindsight allow {store}`."
+        )
     if not trust.trusted(store):
         raise trust.UntrustedStore(
             f"{store / paths.CONFIG_FILE} sends this store's memories to a "
@@ -325,7 +338,8 @@ def _check_types(config: Config) -> None:
                 raise InvalidInput(
                     f"Setting {f.name} must be a number, not {value!r}; fix config.toml."
                 )
-            # TOML has nan and inf: a wait that never ends, a limit nothing reaches
+            # TOML reads nan and inf: a wait that never ends, a limit nothing reaches, every score 0
+            # or nan, every cosine below a threshold
             if number and not math.isfinite(value):
                 raise InvalidInput(
                     f"Setting {f.name} must be a finite number, not {value!r}; fix config.toml."

@@ -619,6 +619,12 @@ class Store:
 
         return [path.name for path in purge.owed(self._rt)]
 
+    def stray_purges(self) -> builtins.list[str]:
+        """Files among the purge journals that hindsight did not write; never acted on."""
+        from .core import purge
+
+        return [path.name for path in purge.strays(self._rt)]
+
     def finish_purges(self) -> int:
         """Finish the hard forgets a crash interrupted; returns how many finished."""
         from .core import purge

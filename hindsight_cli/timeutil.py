@@ -80,6 +80,22 @@ def parse_time(text: str, what: str = "time") -> datetime:
     return as_utc(value, what)
 
 
+# how far ahead of this clock another machine's may run (a transcript or an export made there)
+CLOCK_SKEW = timedelta(days=1)
+
+
+def check_past(value: datetime, what: str, at: datetime) -> datetime:
+    """``value`` when it is not later than ``at`` (plus another clock's skew): the time something
+    happened or was recorded. A later one would rank and inject first for as long as it is kept (a
+    file that dates its memories in 2099 stays the newest), so it is refused."""
+    if as_utc(value) > as_utc(at) + CLOCK_SKEW:
+        raise BadUsage(
+            f"{what} {iso(as_utc(value))} is in the future: it says when the memory happened or "
+            "was recorded; give a past time, or leave it out for now."
+        )
+    return value
+
+
 def parse_future(text: str, what: str = "time") -> datetime:
     """An ISO datetime, or a duration from now (``2h`` means two hours from now)."""
     text = (text or "").strip()

@@ -97,7 +97,7 @@ def test_a_hung_server_is_killed_after_the_timeout(cli, home, _isolated, tmp_pat
             }
         ),
     )
-    result = cli("doctor", "mcp", "--timeout", "1", "--json", store=False)
+    result = cli("doctor", "mcp", "--probe-project", "--timeout", "1", "--json", store=False)
     check = _checks(result)["mcp.claude-code.project.slow.handshake"]
     assert result.exit_code == 1
     assert check["summary"] == "slow (claude-code (project)): handshake failed: timeout"
@@ -147,7 +147,8 @@ def test_servers_in_every_config_format(cli, home, _isolated, tmp_path, monkeypa
             }
         ),
     )
-    result = cli("doctor", "mcp", "--json", store=False)
+    # the project's file is the user's own here
+    result = cli("doctor", "mcp", "--probe-project", "--json", store=False)
     checks = _checks(result)
     assert result.exit_code == 0, result.stdout
     for check_id in (
@@ -230,7 +231,7 @@ def test_http_servers_are_probed_only_on_loopback(
             }
         ),
     )
-    result = cli("doctor", "mcp", "--json", store=False)
+    result = cli("doctor", "mcp", "--probe-project", "--json", store=False)
     checks = _checks(result)
     notes = checks["mcp.claude-code.project.notes.handshake"]
     assert (notes["status"], notes["evidence"]) == (

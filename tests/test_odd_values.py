@@ -642,9 +642,6 @@ def test_an_opencode_db_that_is_not_opencodes_database_is_one_line(
 @pytest.mark.parametrize(
     ("text", "event_at"),
     [
-        ("see you tomorrow at the deploy", "9999-12-31"),
-        ("the day after tomorrow we ship", "9999-12-30T12:00:00Z"),
-        ("next year we migrate", "9999-06-01"),
         ("last week it broke", "0001-01-02"),
         ("two years ago it broke", "0001-06-01"),
         ("it broke yesterday", "0001-01-01"),
@@ -662,6 +659,29 @@ def test_a_relative_time_past_the_calendars_edge_is_left_unresolved(
     imported = _invoke("import", str(source), "--store", store)
     assert imported.exit_code == 0, imported.output[-600:]
     assert len(Store(tmp_path / "s", embedder=MODEL).list(limit=None)) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "event_at"),
+    [
+        ("see you tomorrow at the deploy", "9999-12-31"),
+        ("the day after tomorrow we ship", "9999-12-30T12:00:00Z"),
+        ("next year we migrate", "9999-06-01"),
+    ],
+)
+def test_a_time_at_the_calendars_far_edge_is_refused_as_the_future(
+    tmp_path: Path, text: str, event_at: str
+) -> None:
+    """Resolving "tomorrow" against 9999-12-31 overflowed (review C); a time that far ahead is now
+    refused before anything reads it (review B: a time in the future is no time a memory happened)."""
+    store = str(tmp_path / "s")
+    assert _invoke("record", "a note", "--store", store).exit_code == 0
+    done = _invoke("record", text, "--event-at", event_at, "--store", store)
+    assert done.exit_code == 2 and "Traceback" not in done.output, done.output[-600:]
+    assert "is in the future" in _one_line(done.stderr)
+    assert [m.content for m in Store(tmp_path / "s", embedder=MODEL).list(limit=None)] == [
+        "a note"
+    ]
 
 
 def test_a_memory_of_year_one_never_breaks_a_search_or_a_listing(tmp_path: Path) -> None:

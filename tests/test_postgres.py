@@ -474,6 +474,8 @@ def test_migrate_to_postgres_and_back_is_idempotent(postgres_url: str, tmp_path:
     (team / "config.toml").write_text(
         (team / "config.toml").read_text().replace(_schema(team), "moved")
     )
+    # an approval names its schema: the user approves the one they pointed it at
+    assert cli("allow", str(team), store=False).exit_code == 0
     shown = cli("show", first, "--json", "--store", str(team))
     assert json.loads(shown.stdout)["status"] == "superseded"
     found = json.loads(cli("search", "weather API header", "--json", "--store", str(team)).stdout)

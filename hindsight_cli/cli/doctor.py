@@ -17,6 +17,14 @@ doctor_app = typer.Typer(
     name="doctor", invoke_without_command=True, no_args_is_help=False, rich_markup_mode=None
 )
 NoProbe = Annotated[bool, typer.Option("--no-probe", help="Skip the live MCP handshakes.")]
+ProbeProject = Annotated[
+    bool,
+    typer.Option(
+        "--probe-project",
+        help="Also start the servers this checkout's own files name (.mcp.json, .cursor/mcp.json, "
+        "…): only in a repository you trust.",
+    ),
+]
 FixFlag = Annotated[
     bool,
     typer.Option(
@@ -57,6 +65,7 @@ def doctor(
     ctx: typer.Context,
     store: StoreOption = None,
     no_probe: NoProbe = False,
+    probe_project: ProbeProject = False,
     fix: FixFlag = False,
     timeout: TimeoutOption = 10.0,
     json_: JsonFlag = False,
@@ -94,7 +103,9 @@ def doctor(
     _report(
         [
             *store_checks.run(store, fix=fix),
-            *mcp_checks.run(probe=not no_probe, fix=fix, timeout=timeout),
+            *mcp_checks.run(
+                probe=not no_probe, fix=fix, timeout=timeout, probe_project=probe_project
+            ),
             *needs.gate("wsl", wsl_needed, [*wsl_checks.run(), *windows_checks.run()]),
             *needs.gate("docker", docker_needed, docker_checks.run(required=bool(docker_needed))),
             *compose_checks.run(cwd=here, required=False),
@@ -128,6 +139,7 @@ def store_(
 @doctor_app.command()
 def mcp(
     no_probe: NoProbe = False,
+    probe_project: ProbeProject = False,
     fix: FixFlag = False,
     timeout: TimeoutOption = 10.0,
     json_: JsonFlag = False,
@@ -136,6 +148,8 @@ def mcp(
 
     hindsight's entry is checked in detail. Every other stdio server is started as configured and
     sent initialize (a hung one is stopped after --timeout); an HTTP server only on a loopback URL.
+    What this checkout's own files name (.mcp.json, .cursor/mcp.json, …) is started only with
+    --probe-project: a repository you clone chooses those commands.
     --fix moves a hindsight entry to the key the client reads, makes a bare `hindsight` command
     absolute and raises a Codex start-up timeout below 20 s; each file is backed up first.
 
@@ -146,7 +160,10 @@ def mcp(
     """
     from ..doctor import mcp_checks
 
-    _report(mcp_checks.run(probe=not no_probe, fix=fix, timeout=timeout), json_)
+    _report(
+        mcp_checks.run(probe=not no_probe, fix=fix, timeout=timeout, probe_project=probe_project),
+        json_,
+    )
 
 
 @doctor_app.command(name="mine")

@@ -183,7 +183,8 @@ def _trust_target(path: Optional[Path]) -> Path:
         path = path / paths.STORE_DIRNAME
     if not path.is_dir():
         raise InvalidInput(f"No store at {path}; name a store directory or a project holding one.")
-    return path.resolve()
+    # a store reached through a link keeps the link's name: it is the link that is approved
+    return path.absolute() if path.is_symlink() else path.resolve()
 
 
 @app.command()
@@ -225,7 +226,11 @@ def deny(path: StorePath = None) -> None:
     render.message(
         f"Denied {target}: hooks and the MCP server leave it alone"
         + ("." if was else " (it was not allowed).")
-        + (" It is the global store, which is always trusted." if trust.builtin(target) else "")
+        + (
+            " It is the global store, which is always trusted."
+            if trust.builtin(target) and not target.is_symlink()
+            else ""
+        )
     )
 
 

@@ -147,14 +147,14 @@ def choose_backend(rt: Runtime, backend: str | None, url: str | None, schema: st
             "memories, run `hindsight migrate --to ...` from it into a new store instead."
         )
     safefs.private_dir(rt.path)
-    # the user named this backend: the store is theirs
-    trust.allow(rt.path)
     settings = {"backend": backend}
     if backend == "postgres":
         settings["url"] = redact_url(url)
         if schema:
             settings["schema"] = schema
     set_config(rt.path, "storage", settings)
+    # the user named this backend: the store is theirs, approved with it
+    trust.allow(rt.path)
     rt.reopen(replace(load_config(rt.path), database_url=url if backend == "postgres" else ""))
 
 

@@ -22,7 +22,7 @@ from ..safefs.reading import MAX_DEPTH, too_deep
 from ..storage.rows import MemoryRow
 from ..text import MAX_LABEL, clean, without_surrogates
 from ..text.when import EVENT_TIME, spoken
-from ..timeutil import as_utc, parse_duration, parse_future, parse_time
+from ..timeutil import as_utc, check_past, parse_duration, parse_future, parse_time
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -143,6 +143,16 @@ def _time(value: Any, name: str, future: bool = False) -> datetime | None:
     if isinstance(value, datetime):
         return as_utc(value, name)
     return (parse_future if future else parse_time)(str(value), name)
+
+
+def _past(value: Any, name: str, at: datetime) -> datetime | None:
+    """A time that says when something happened or was recorded, given as text (a command line, a
+    file, a tool call): never later than ``at``. A ``datetime`` is the store's own (a summary's
+    time is its newest source's) or a Python caller's, taken as it is."""
+    found = _time(value, name)
+    if found is None or isinstance(value, datetime):
+        return found
+    return check_past(found, name, at)
 
 
 def _string_map(value: Any, name: str) -> dict[str, str]:
@@ -385,7 +395,7 @@ def prepare(
         env=env,
         source=source,
         created_at=now,
-        event_at=_time(fields.get("event_at"), "event_at") or now,
+        event_at=_past(fields.get("event_at"), "event_at", now) or now,
         valid_until=_time(fields.get("valid_until"), "valid_until", future=True),
         expires_at=_expiry(fields, memory_type, limits, now, keep_identity),
         content_hash=content_hash(content),
@@ -416,7 +426,7 @@ def _keep_identity(row: MemoryRow, fields: Mapping[str, Any]) -> None:
     if fields.get("id"):
         row.id = memory_uuid(fields["id"])
     for name in ("created_at", "last_seen_at", "updated_at"):
-        value = _time(fields.get(name), name)
+        value = _past(fields.get(name), name, row.created_at)
         if value is not None:
             setattr(row, name, value)
     row.status = choice(fields.get("status"), "status", STATUSES, "active")

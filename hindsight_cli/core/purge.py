@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import safefs
 from ..errors import HindsightError
+from ..safefs.reading import parse_json
 from ..storage import spool
 from ..storage.rows import MemoryRow
 from ..text import terms
@@ -42,14 +43,38 @@ def journal_dir(rt: Runtime) -> Path:
     return rt.path / JOURNAL_DIR
 
 
-def owed(rt: Runtime) -> list[Path]:
-    """The purges begun and not finished (one ``stat`` when there are none)."""
+def _listed(rt: Runtime) -> list[Path]:
     directory = journal_dir(rt)
     try:
         names = os.listdir(directory)
     except FileNotFoundError:
         return []
     return sorted(directory / name for name in names if name.endswith(".json"))
+
+
+def journal(path: Path) -> dict[str, Any] | None:
+    """The journal at ``path`` as ``begin`` writes it, or None when the file is not one (gone,
+    unreadable, or another shape: one that came with a repository's ``.hindsight/``)."""
+    try:
+        data = parse_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    lists = [data.get("ids"), data.get("words")]
+    texts = all(isinstance(v, list) and all(isinstance(i, str) for i in v) for v in lists)
+    labels = all(isinstance(data.get(k), str | None) for k in ("reason", "actor"))
+    return data if texts and labels and isinstance(data.get("salt"), str) else None
+
+
+def owed(rt: Runtime) -> list[Path]:
+    """The purges begun and not finished (one ``stat`` when there are none)."""
+    return [path for path in _listed(rt) if journal(path) is not None]
+
+
+def strays(rt: Runtime) -> list[Path]:
+    """Files under ``purges/`` that are not journals hindsight wrote: never acted on."""
+    return [path for path in _listed(rt) if path.exists() and journal(path) is None]
 
 
 def _words(rows: Iterable[MemoryRow]) -> set[str]:
@@ -221,7 +246,11 @@ def scrub_mining_state(store: Path, ids: set[str], forgotten: Callable[[str], bo
 def finish(rt: Runtime, path: Path) -> None:
     """Finish one owed purge: delete, scrub the index, the spool and the ledger, then drop the
     journal."""
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = journal(path)
+    if data is None:
+        # gone meanwhile (finished by its owner), or not one of ours: nothing to act on
+        _release(path)
+        return
     ids = _delete(rt, list(data["ids"]), data.get("reason"), str(data.get("actor") or "hindsight"))
     if rt.mirror is not None:
         rt.mirror.scrub(ids)

@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import config as config_mod, paths, safefs
 from ..errors import BadUsage, InvalidInput
+from ..safefs import trust
 from ..safefs.reading import parse_json
 from ..storage.urls import redact_url
 
@@ -160,7 +161,9 @@ def set_value(target: Path, key: str, text: str, store: Path | None = None) -> A
         raise
     except InvalidInput as error:
         raise BadUsage(str(error)) from None
-    if store is not None:
+    # the user naming a backend for a store they trust approves it; anyone else's store stays refused
+    approving = store is not None and key.startswith("storage.") and trust.trusted(store)
+    if store is not None and not approving:
         config_mod.check_redirect(store, _document(config_mod.read(target), key, value))
     import tomlkit
 
@@ -175,4 +178,7 @@ def set_value(target: Path, key: str, text: str, store: Path | None = None) -> A
         document[key] = value
     target.parent.mkdir(parents=True, exist_ok=True)
     safefs.write_private(target, tomlkit.dumps(document), durable=True)
+    if approving:
+        assert store is not None
+        trust.allow(store)
     return value

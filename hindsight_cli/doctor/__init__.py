@@ -38,5 +38,5 @@ def fail(id: str, summary: str, evidence: str = "", fix: str = "") -> Check:
     return Check(id, "fail", summary, evidence, fix)
 
 
-def skip(id: str, summary: str, evidence: str = "") -> Check:
-    return Check(id, "skip", summary, evidence)
+def skip(id: str, summary: str, evidence: str = "", fix: str = "") -> Check:
+    return Check(id, "skip", summary, evidence, fix)

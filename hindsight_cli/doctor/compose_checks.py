@@ -97,10 +97,14 @@ def run(
             return [
                 fail("compose.file", "the Compose file does not exist", str(each), "check the path")
             ]
+    # docker gets the shell's environment only: the checkout's .env must not choose what the CLI
+    # loads (DOCKER_CONFIG's cli-plugins, LD_PRELOAD) or where it connects (DOCKER_HOST); Compose
+    # reads .env itself for its variables
+    shell = env
     # the shell wins over .env, as in Compose; .env sits in the project directory (the first file's)
     env = {**dotenv(paths[0].parent / ".env"), **env}
     try:
-        compose = compose_merge.load_project(paths, env)
+        compose = compose_merge.load_project(paths, shell)
     except ComposeError as error:
         return [
             fail(

@@ -92,7 +92,8 @@ def files(cwd: Path, given: list[Path], env: Mapping[str, str]) -> list[Path]:
 
 
 def load_project(paths: list[Path], env: Mapping[str, str]) -> ComposeFile:
-    """One file as it is; several merged (by `docker compose config` when it answers)."""
+    """One file as it is; several merged (by `docker compose config` when it answers). ``env``:
+    the environment docker runs in, the shell's and never a project's ``.env``."""
     if len(paths) == 1:
         return load(paths[0])
     parts = [load(path) for path in paths]

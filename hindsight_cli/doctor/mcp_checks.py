@@ -1,6 +1,11 @@
 """Checks of MCP client set-ups: each known config file on this OS, hindsight's entry in it, then a
 live handshake with every configured server it can start (hindsight's, started the way a host starts
-it with a minimal environment, and every other stdio server or loopback HTTP server)."""
+it with a minimal environment, and every other stdio server or loopback HTTP server).
+
+A file of project scope came with the checkout, and whoever wrote the repository chose its commands,
+their environment and its URLs' headers: nothing it names is started or contacted unless the user asks
+(``probe_project``), except hindsight's own entry exactly as ``mcp install`` writes it (this
+installation's command, ``mcp`` and at most ``--store``, no environment but hindsight's)."""
 
 from __future__ import annotations
 
@@ -31,9 +36,11 @@ def run(
     platform: str | None = None,
     fix: bool = False,
     timeout: float = HANDSHAKE_TIMEOUT,
+    probe_project: bool = False,
 ) -> list[Check]:
     """``fix``: apply the safe fixes of :mod:`mcp_fixes` (with backups) before checking each file.
-    ``timeout``: seconds each server gets to answer each handshake step."""
+    ``timeout``: seconds each server gets to answer each handshake step. ``probe_project``: also
+    start what a project's own files name (the user trusts the checkout)."""
     check_wait(timeout)
     home = home or Path.home()
     project = project or Path.cwd()
@@ -47,7 +54,15 @@ def run(
             if fix:
                 items.extend(mcp_fixes.fix(target))
             items.extend(
-                check_target(target, probe, timeout=timeout, home=home, project=project, env=env)
+                check_target(
+                    target,
+                    probe,
+                    timeout=timeout,
+                    home=home,
+                    project=project,
+                    env=env,
+                    probe_project=probe_project,
+                )
             )
     if not found:
         items.append(
@@ -104,18 +119,23 @@ def check_target(
     home: Path | None = None,
     project: Path | None = None,
     env: Mapping[str, str] | None = None,
+    probe_project: bool = False,
 ) -> list[Check | Server]:
-    """hindsight's entry in one file, checked now; every other server, returned to be probed."""
+    """hindsight's entry in one file, checked now; every other server, returned to be probed (or,
+    in a project's file without ``probe_project``, reported as not started)."""
     name = f"mcp.{target.client}.{target.scope}"
     data, problem = _parse(target)
     if data is None:
         return [problem] if problem else []
-    others = [
+    listed = [
         s
         for s in entries(target, data, project or Path.cwd(), home or Path.home(), env)
         if s.name != clients.SERVER_NAME or s.scope != target.scope or s.url
     ]
-    others = others if probe else []
+    chosen = target.root is not None and not probe_project
+    others: list[Check | Server] = (
+        [] if not probe else [_not_started(s) if chosen else s for s in listed]
+    )
     servers = data.get(target.key)
     if servers is None:
         moved = _misplaced(target, data)
@@ -149,11 +169,39 @@ def check_target(
     ):
         # hindsight over HTTP: probed like any other server
         return [head, *others]
-    return [head, *_hindsight_entry(name, target, entry, probe, timeout), *others]
+    return [
+        head,
+        *_hindsight_entry(
+            name, target, entry, probe, timeout, chosen and not clients.is_ours(entry)
+        ),
+        *others,
+    ]
+
+
+_NOT_STARTED = (
+    "look at it first; if you trust this checkout, `hindsight doctor mcp --probe-project` starts it"
+)
+
+
+def _not_started(server: Server) -> Check:
+    """A project's server, reported without being started: the repository chose what it runs."""
+    how = " ".join(server.argv) if server.command else str(server.url)
+    return skip(
+        f"mcp.{server.client}.{server.scope}.{server.name}.handshake",
+        f"{server.name} ({server.where}) not started: the checkout's own {server.path.name} "
+        "chose what it runs",
+        f"{how}; {server.path}",
+        _NOT_STARTED,
+    )
 
 
 def _hindsight_entry(
-    name: str, target: clients.Target, entry: dict[str, Any], probe: bool, timeout: float
+    name: str,
+    target: clients.Target,
+    entry: dict[str, Any],
+    probe: bool,
+    timeout: float,
+    chosen: bool = False,
 ) -> list[Check]:
     checks: list[Check] = []
     command: Any = entry.get("command")
@@ -199,7 +247,17 @@ def _hindsight_entry(
             )
         )
     seconds = None
-    if probe:
+    if probe and chosen:
+        checks.append(
+            skip(
+                f"{name}.handshake",
+                f"not started: the checkout's own {target.path.name} chose the command, its "
+                "arguments or its environment (not what `hindsight mcp install` writes)",
+                " ".join([str(command), *args]),
+                _NOT_STARTED,
+            )
+        )
+    elif probe:
         result = handshake(str(command), args, entry.get("env") or {}, timeout=timeout)
         checks.append(_probe_check(name, result, timeout))
         seconds = result.get("seconds")

@@ -5,6 +5,11 @@ from a key the client ignores to the one it reads, a bare ``hindsight`` command 
 installation's), and Codex's start-up timeout raised when it is below 20 s. Every other server and
 setting is kept; a JSONC file whose comments a rewrite would lose is left alone.
 
+In a file of project scope, which came with the checkout, an entry is repaired only when it is
+hindsight's own (``clients.is_ours``): a repository may put any command, arguments or environment
+under the name ``hindsight``, and moving or completing it would make the client start the
+repository's program.
+
 Other servers under the ignored key stay where they are, and the fix names them: moving them would
 make the client start programs it has never run (often pasted from another client's file, with
 commands or env that only work there), which is the user's call, not a repair.
@@ -19,6 +24,7 @@ from typing import Any
 
 from .. import clients
 from ..errors import HindsightError
+from ..safefs.reading import parse_toml
 from . import Check, ok, warn
 
 WRONG_KEYS = ("mcpServers", "servers", "mcp_servers", "context_servers")
@@ -78,6 +84,15 @@ def _repair(target: clients.Target, data: dict[str, Any]) -> tuple[list[str], Ch
     return done, ignored
 
 
+def _entry_anywhere(target: clients.Target, data: dict[str, Any]) -> Any:
+    """hindsight's entry, under the key the client reads or one it ignores."""
+    for key in (target.key, *WRONG_KEYS):
+        servers = data.get(key)
+        if isinstance(servers, dict) and clients.SERVER_NAME in servers:
+            return servers[clients.SERVER_NAME]
+    return None
+
+
 def _still_ignored(target: clients.Target, wrong: str, names: list[str]) -> Check:
     listed = ", ".join(names)
     them = "it" if len(names) == 1 else "them"
@@ -99,15 +114,27 @@ def fix(target: clients.Target) -> list[Check]:
     text = (read_outside(target.path, target.root) or b"").decode("utf-8", "replace")
     try:
         if target.fmt == "toml":
-            data, had_comments = tomllib.loads(text), False
+            data, had_comments = parse_toml(text), False
         else:
             data, had_comments = clients.load_json(target, text)
     except (HindsightError, tomllib.TOMLDecodeError):
         # the parse check reports it; nothing safe to do
         return []
+    found = _entry_anywhere(target, data)
     done, ignored = _repair(target, data)
     if not done:
         return []
+    if target.root is not None and not clients.is_ours(found):
+        return [
+            warn(
+                name,
+                f"not fixed: the hindsight entry of this checkout's {target.path.name} is not "
+                "hindsight's own (its command, arguments or environment)",
+                f"{target.path}: " + "; ".join(done),
+                "look at what it runs; if it should be hindsight, `hindsight mcp install "
+                f"--client {target.client} --scope project` writes hindsight's own",
+            )
+        ]
     if had_comments:
         return [
             warn(

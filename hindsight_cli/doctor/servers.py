@@ -21,6 +21,7 @@ from typing import Any
 
 from .. import clients
 from ..errors import HindsightError
+from ..safefs.reading import parse_toml
 
 _VARIABLE = re.compile(r"\$\{([^}]+)\}")
 _WRAPPERS = {"sudo", "env", "nohup", "exec", "time", "tini", "dumb-init"}
@@ -65,7 +66,7 @@ def read(target: clients.Target) -> dict[str, Any]:
     # bounded, a regular file, no link out of the project
     text = (read_outside(target.path, target.root) or b"").decode("utf-8", "replace")
     if target.fmt == "toml":
-        return tomllib.loads(text)
+        return parse_toml(text)
     return clients.load_json(target, text)[0]
 
 

@@ -118,6 +118,15 @@ def _purges(store: Store, fix: bool) -> Check:
             ", ".join(owed),
             "run `hindsight doctor store --fix` (any command on this store finishes them too)",
         )
+    strays = store.stray_purges()
+    if strays:
+        return warn(
+            "store.purges",
+            f"{len(strays)} file(s) under purges/ are not journals hindsight wrote (one may have "
+            "come with a repository): left alone",
+            ", ".join(strays),
+            f"look at them, then remove them: rm {store.path / 'purges'}/<name>",
+        )
     return ok("store.purges", "no interrupted hard forget")
 
 

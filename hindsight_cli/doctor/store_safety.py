@@ -9,6 +9,7 @@ import stat
 from pathlib import Path
 
 from .. import paths, safefs
+from ..errors import HindsightError
 from . import Check, fail, ok, skip, warn
 
 _DIRECTORY = {
@@ -57,6 +58,21 @@ def _trust(path: Path) -> Check:
     if trust.builtin(path):
         return ok("store.trust", "the global store is yours")
     if trust.trusted(path):
+        try:
+            from ..config import read
+
+            data = read(path / paths.CONFIG_FILE)
+        except HindsightError:
+            # the config checks say why it cannot be read
+            data = {}
+        if not trust.approved_redirect(path, data):
+            return fail(
+                "store.trust",
+                "the store's config.toml now sends its memories to a database you did not approve "
+                "(it changed after the store was created or allowed: a git pull can change it)",
+                f"{path / paths.CONFIG_FILE}: {trust.redirect(data)}",
+                f"if you trust it, run `hindsight allow {path}`",
+            )
         return ok("store.trust", "you created or allowed this store on this machine")
     return fail(
         "store.trust",

@@ -20,6 +20,7 @@ from typing import Any
 
 from .. import clients
 from ..errors import HindsightError, InvalidInput
+from ..safefs.reading import parse_toml
 from .events import CLIENTS, NATIVE
 
 # every command we write runs bin/hindsight-hook, or (older installs, bare checkouts) a file under
@@ -301,7 +302,7 @@ def codex_config(hooks_file: clients.Target) -> clients.Target:
 
 def _toml(target: clients.Target, text: str) -> dict[str, Any]:
     try:
-        data = tomllib.loads(text)
+        data = parse_toml(text)
     except tomllib.TOMLDecodeError as error:
         raise HindsightError(
             f"{target.path} is not valid TOML ({error}); fix it or move it aside, then run the "
@@ -382,7 +383,7 @@ def plan_codex_flag(target: clients.Target, on: bool) -> clients.Plan:
     else:
         return clients.Plan(target, before, text)
     try:
-        result = tomllib.loads(after)
+        result = parse_toml(after)
     except tomllib.TOMLDecodeError:
         result = {"features": "unreadable"}
     if _besides_flag(result) != _besides_flag(data) or (

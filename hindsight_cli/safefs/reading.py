@@ -100,6 +100,21 @@ def parse_json(text: str | bytes) -> Any:
     return value
 
 
+def parse_toml(text: str) -> dict[str, Any]:
+    """``tomllib.loads(text)``, where TOML nested deeper than ``MAX_DEPTH`` levels (a checkout's
+    config of a few kilobytes of ``[``: a ``RecursionError`` in the parser, or in whatever walks the
+    value next) raises ``tomllib.TOMLDecodeError`` (a ``ValueError``), as bad TOML does."""
+    import tomllib
+
+    try:
+        value = tomllib.loads(text)
+    except RecursionError:
+        raise tomllib.TOMLDecodeError(f"nested more than {MAX_DEPTH} levels deep") from None
+    if text.count("[") + text.count("{") > MAX_DEPTH and too_deep(value):
+        raise tomllib.TOMLDecodeError(f"nested more than {MAX_DEPTH} levels deep")
+    return value
+
+
 def too_deep(value: object, limit: int = MAX_DEPTH) -> bool:
     """Whether a JSON value nests lists and objects more than ``limit`` levels deep (read without
     recursion)."""

@@ -13,12 +13,17 @@ Standard library, ``paths`` and ``safefs`` only: the recording hooks use it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 from .. import paths, safefs
 from ..errors import UnsafeLocation
 
 ID_FILE = "store-id"
+# beside an allow-list entry (which holds the path alone, as every version reads it): where the
+# store's config sent memories when it was approved
+STORAGE_SUFFIX = ".storage"
+_LOCAL = "local"
 ALLOWED_DIR = "allowed"
 # what a fresh store holds before hindsight creates its ledger (init writes these first)
 _FRESH = frozenset({".gitignore", paths.CONFIG_FILE, ID_FILE})
@@ -55,18 +60,106 @@ def builtin(store: str | os.PathLike[str]) -> bool:
     return _real(store) == _real(paths.global_store_dir())
 
 
-def trusted(store: str | os.PathLike[str]) -> bool:
-    """Whether this user created or approved ``store`` on this machine, at this path."""
-    if builtin(store):
-        return True
+def _entry(store: str | os.PathLike[str]) -> str | None:
+    """The path of ``store``'s allow-list entry when it approves the store at this path."""
     found = store_id(store)
     if found is None:
-        return False
+        return None
+    entry = os.path.join(allowed_dir(), found)
     try:
-        text = safefs.read_trusted(os.path.join(allowed_dir(), found), "The allow-list entry")
+        text = safefs.read_trusted(entry, "The allow-list entry")
+    except (OSError, UnicodeDecodeError, UnsafeLocation):
+        return None
+    return entry if text is not None and text.strip() == _real(store) else None
+
+
+def _link(store: str | os.PathLike[str]) -> str | None:
+    """``store``'s path when it is a ``.hindsight`` that is a symbolic link: one a repository can
+    plant pointing at another of this user's stores (or the global one), so that its sessions read
+    and feed that store. Found by walking up from a directory, a store keeps that name; one the user
+    names (``--store``, ``$HINDSIGHT_STORE``) is resolved first."""
+    path = os.path.abspath(os.path.expanduser(os.fspath(store)))
+    if os.path.basename(path) != paths.STORE_DIRNAME or not os.path.islink(path):
+        return None
+    # its directory resolved, as discovery resolves it: one name for one link
+    return os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+
+
+def _link_entry(link: str) -> str:
+    import hashlib
+
+    name = hashlib.sha256(link.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return os.path.join(allowed_dir(), f"link-{name}")
+
+
+def _link_approved(link: str, store: str | os.PathLike[str]) -> bool:
+    """Whether the user approved reaching ``store`` through ``link`` (``hindsight allow LINK``)."""
+    try:
+        text = safefs.read_trusted(_link_entry(link), "The allow-list entry")
     except (OSError, UnicodeDecodeError, UnsafeLocation):
         return False
-    return text is not None and text.strip() == _real(store)
+    return text is not None and text.splitlines() == [link, _real(store)]
+
+
+def trusted(store: str | os.PathLike[str]) -> bool:
+    """Whether this user created or approved ``store`` on this machine, at this path (and, when the
+    store's own name is a link, approved reaching it through that link)."""
+    link = _link(store)
+    if link is not None and not _link_approved(link, store):
+        return False
+    return builtin(store) or _entry(store) is not None
+
+
+def redirect(data: object) -> str:
+    """Where a config document's ``[storage]`` sends memories, as one line ("local" when it keeps
+    them in the store): what an approval records, and what must still hold to use it."""
+    storage = data.get("storage") if isinstance(data, dict) else None
+    if not isinstance(storage, dict):
+        return _LOCAL
+    if storage.get("backend") in (None, "", "local") and not storage.get("url"):
+        return _LOCAL
+    import json
+    import re
+
+    place = {key: str(storage.get(key) or "") for key in ("backend", "url", "schema")}
+    # never a password, even one a config wrongly holds (it is refused as the config is read)
+    place["url"] = re.sub(r"(://[^:/@]*):[^@/]*@", r"\1@", place["url"])
+    return json.dumps(place, sort_keys=True, ensure_ascii=True)
+
+
+def _config_redirect(store: str) -> str:
+    try:
+        from .reading import parse_toml
+
+        text = safefs.read_trusted(os.path.join(store, paths.CONFIG_FILE), "The config file")
+        return redirect(parse_toml(text or ""))
+    except (OSError, UnicodeDecodeError, UnsafeLocation, ValueError):
+        # unreadable now: the store is approved for keeping its memories here
+        return _LOCAL
+
+
+def approved_redirect(store: str | os.PathLike[str], data: object) -> bool:
+    """Whether ``store`` is trusted and its approval was given for the backend ``data`` (its config
+    document) names: a config that changed after ``hindsight allow`` (a ``git pull`` of a store
+    committed to a repository) does not carry the approval to another database."""
+    if not trusted(store):
+        return False
+    if builtin(store):
+        return True
+    entry = _entry(store)
+    if entry is None:
+        return False
+    try:
+        recorded = safefs.read_trusted(entry + STORAGE_SUFFIX, "The allow-list entry")
+    except (OSError, UnicodeDecodeError, UnsafeLocation):
+        return False
+    if recorded is None:
+        # an approval from before approvals named the backend: the backend the store was used
+        # with. One holding a local ledger was used locally (hindsight never points such a store
+        # at a database: `migrate` copies it), so a database named now came later
+        local = os.path.exists(os.path.join(_real(store), paths.LEDGER_FILE))
+        return redirect(data) == _LOCAL or not local
+    return recorded.strip() == redirect(data)
 
 
 class Trusted:
@@ -116,27 +209,47 @@ def _stat(path: str) -> tuple[int, ...] | None:
 
 def allow(store: str | os.PathLike[str]) -> str:
     """Approve ``store`` (a directory that exists): give it an id if it has none, record it under
-    ``HINDSIGHT_HOME``. Returns the id."""
+    ``HINDSIGHT_HOME`` with where its config sends memories now; when its own name is a link, also
+    approve reaching it through that link. Returns the id."""
     where = _real(store)
     safefs.check_home()
     safefs.check_store(where)
+    link = _link(store)
+    if link is not None:
+        safefs.private_dir(allowed_dir(), "The allow-list directory")
+        safefs.write_private(_link_entry(link), f"{link}\n{where}\n", durable=True)
+        if builtin(where):
+            return ""
     found = store_id(where)
     if found is None:
         # os.urandom is what secrets.token_hex reads; importing secrets costs a hook 20 ms
         found = os.urandom(16).hex()
         safefs.write_private(os.path.join(where, ID_FILE), found + "\n", durable=True)
     safefs.private_dir(allowed_dir(), "The allow-list directory")
-    safefs.write_private(os.path.join(allowed_dir(), found), where + "\n", durable=True)
+    entry = os.path.join(allowed_dir(), found)
+    safefs.write_private(entry + STORAGE_SUFFIX, _config_redirect(where) + "\n", durable=True)
+    safefs.write_private(entry, where + "\n", durable=True)
     return found
 
 
 def deny(store: str | os.PathLike[str]) -> bool:
-    """Withdraw the approval of ``store``; whether there was one."""
+    """Withdraw the approval of ``store`` (of a link, that of reaching the store through it); whether
+    there was one."""
+    link = _link(store)
+    if link is not None:
+        try:
+            os.unlink(_link_entry(link))
+        except FileNotFoundError:
+            return False
+        return True
     found = store_id(store)
     if found is None:
         return False
+    entry = os.path.join(allowed_dir(), found)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(entry + STORAGE_SUFFIX)
     try:
-        os.unlink(os.path.join(allowed_dir(), found))
+        os.unlink(entry)
     except FileNotFoundError:
         return False
     return True
@@ -158,6 +271,13 @@ def why(store: str | os.PathLike[str]) -> str | None:
     if trusted(store):
         return None
     where = _real(store)
+    link = _link(store)
+    if link is not None:
+        return (
+            f"{link} is a symbolic link to the store {where}: a repository can plant one to read "
+            "and feed another of your stores, so hooks and the MCP server leave it alone. If you "
+            f"linked it yourself, run `hindsight allow {link}`."
+        )
     return (
         f"The store {where} was not created or approved by you on this machine (it may have "
         "come with a repository): hooks and the MCP server leave it alone. If you trust it, run "

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import safefs
 from ..errors import StoreBusy
+from ..safefs.reading import parse_json
 from . import codec
 from .base import Condition
 from .index_upkeep import Upkeep
@@ -238,8 +239,9 @@ class Index(Upkeep):
 
     def watermark(self) -> int:
         try:
-            return int(json.loads((self.path / _STATE).read_text())["seq"])
-        except (OSError, ValueError, KeyError):
+            return int(parse_json((self.path / _STATE).read_text())["seq"])
+        # any other shape (a file that came with a repository's store): not synced
+        except (OSError, ValueError, KeyError, TypeError):
             return 0
 
     def set_watermark(self, seq: int) -> None:

@@ -4,7 +4,6 @@ and retraining, and the scrub of a hard forget. A mixin of ``Index``, which prov
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from .. import safefs
+from ..safefs.reading import parse_json
 from .locks import open_lock_file
 
 if TYPE_CHECKING:
@@ -231,7 +231,7 @@ class Upkeep:
 
     def _trained_rows(self) -> int:
         try:
-            return int(json.loads((self.path / _VECTOR_STATE).read_text())["trained_rows"])
+            return int(parse_json((self.path / _VECTOR_STATE).read_text())["trained_rows"])
         except (OSError, ValueError, KeyError, TypeError):
             return 0
 

@@ -26,7 +26,10 @@ def mine_transcript(
     appended since the last call is read. Cheap when nothing is new: see ``pending``."""
     from . import reader
 
-    return Miner(store, summaries=summaries).mine(reader(client), [file_unit(client, Path(path))])
+    # what it skips (a transcript it cannot read) goes where the hooks' ingestion reports
+    return Miner(store, summaries=summaries, warn=_hook_log.warning).mine(
+        reader(client), [file_unit(client, Path(path))]
+    )
 
 
 def pending(store_path: str | Path, path: str | Path, client: str = "claude-code") -> bool:

@@ -149,15 +149,16 @@ def to_record(
 
 
 def time_of(value: object) -> str | None:
-    """The exchange's time if the store reads it as one (an ISO string); anything else (an object,
-    a number past any date, text) is left out rather than refusing the exchange."""
+    """The exchange's time if the store reads it as one (an ISO string, not in the future); anything
+    else (an object, a number past any date, text, a time ahead of this clock) is left out rather
+    than refusing the exchange."""
     from ..errors import InvalidInput
-    from ..timeutil import parse_time
+    from ..timeutil import check_past, now, parse_time
 
     if not isinstance(value, str) or not value:
         return None
     try:
-        parse_time(value, "event_at")
+        check_past(parse_time(value, "event_at"), "event_at", now())
     except (InvalidInput, ValueError, OverflowError):
         return None
     return value
