@@ -829,8 +829,18 @@ class Store:
     ) -> tuple[builtins.list[Injection], builtins.list[Verdict]]:
         """The injection record since ``since`` (of one ``session``), oldest first: the injections
         (each with its memory ids, tokens, latency, budget and what it dropped or why it was
-        skipped) and the use verdicts."""
-        return record.read(self.path, as_utc_or_none(since), session)
+        skipped) and the use verdicts. A store scoped to an agent reads only the entries of its own
+        memories (``injections.seen_by``)."""
+        return self._seen(*record.read(self.path, as_utc_or_none(since), session))
+
+    def _seen(
+        self, entries: builtins.list[Injection], judged: builtins.list[Verdict]
+    ) -> tuple[builtins.list[Injection], builtins.list[Verdict]]:
+        if not self.scope.scoped:
+            return entries, judged
+        named = sorted({m for e in entries for m in e.ids} | {v.memory for v in judged})
+        visible = {m.id for m in reading.by_ids(self._rt, named, self.scope)}
+        return record.seen_by(entries, judged, visible)
 
     def judge_session(self, session: str, calls: Sequence[verdicts.Call]) -> int:
         """Record whether the agent used each memory of ``session``'s injections not judged yet,
@@ -878,7 +888,8 @@ class Store:
 
     def recall_stats(self, since: datetime | None = None) -> dict[str, Any]:
         """What recall cost and bought since ``since`` (``hindsight stats --recall``)."""
-        return recall_report.report(self.path, as_utc_or_none(since))
+        since = as_utc_or_none(since)
+        return recall_report.report(self._seen(*record.read(self.path, since)), since)
 
 
 def open_store(

@@ -187,3 +187,37 @@ async def test_mcp_searches_and_the_recall_prompt_are_recorded(
         ("recall-prompt", [memory.id], None),
     ]
     assert all(i.tokens > 0 and i.budget == 400 and i.ms > 0 for i in injections)
+
+
+def test_an_agents_scoped_store_reads_only_its_own_memories_injections(tmp_path: Path) -> None:
+    """The record keeps no agent: a memory's owner decides. Bob's scoped store (the UI's timeline
+    and stats for his login, ``stats --recall --agent bob``) reads neither alice's injections nor
+    her verdicts, nor a skip (which names no memory)."""
+    from conftest import FakeEmbedder
+
+    from hindsight_cli import embedding
+
+    MODEL = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)  # noqa: N806
+    path = tmp_path / "s"
+    alice = Store(path, embedder=MODEL, agent="alice")
+    bob = Store(path, embedder=MODEL, agent="bob")
+    hers = alice.record("alice's note on the flaky deploy", merge=False).memory.id
+    his = bob.record("bob's note on the kafka lag", merge=False).memory.id
+    everyone = Store(path, embedder=MODEL)
+    one = everyone.record_injection("mcp-search", [hers], 40, session="s-a")
+    two = everyone.record_injection("mcp-search", [his], 30, session="s-b")
+    everyone.record_injection("session-start", [hers, his], 70, session="s-c")
+    everyone.record_injection("session-start", [], 0, session="s-d", skipped="daily cap")
+    assert one is not None and two is not None
+    everyone.record_verdict(one.id, hers, "used", session="s-a")
+    everyone.record_verdict(two.id, his, "ignored", session="s-b")
+
+    entries, judged = bob.injections()
+    assert [e.ids for e in entries] == [[his]]
+    assert [(v.memory, v.verdict) for v in judged] == [(his, "ignored")]
+    report = bob.recall_stats()
+    assert (report["injections"], report["tokens"], report["skipped"]) == (1, 30, 0)
+    assert [e.ids for e in alice.injections()[0]] == [[hers]]
+    # unscoped, the whole record
+    assert len(everyone.injections()[0]) == 4
+    assert everyone.recall_stats()["injections"] == 3

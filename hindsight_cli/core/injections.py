@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -195,6 +195,19 @@ def _injection(value: dict[str, Any]) -> Injection:
         skipped=known["skipped"],
         left_out=int(known["left_out"] or 0),
         call=known["call"],
+    )
+
+
+def seen_by(
+    injections: Sequence[Injection], verdicts: Sequence[Verdict], visible: Container[str]
+) -> tuple[list[Injection], list[Verdict]]:
+    """The part of the record an agent's scope may read: the injections every memory of which it
+    sees (a scoped search injects only those; a skip names no memory and no agent, so it is left
+    out), and the verdicts on memories it sees. The record holds no agent: a memory's owner is
+    what decides."""
+    return (
+        [i for i in injections if i.ids and all(m in visible for m in i.ids)],
+        [v for v in verdicts if v.memory in visible],
     )
 
 

@@ -7,11 +7,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from ..timeutil import iso
-from .injections import Verdict, read
+from .injections import Injection, Verdict
 
 # memories listed as having helped most
 TOP = 5
@@ -35,8 +34,12 @@ def flagged(verdicts: Sequence[Verdict]) -> list[str]:
     return sorted(m for m, n in misled.items() if n >= FLAG_AFTER)
 
 
-def report(store: Path, since: datetime | None) -> dict[str, Any]:
-    injections, verdicts = read(store, since)
+def report(
+    entries: tuple[Sequence[Injection], Sequence[Verdict]], since: datetime | None
+) -> dict[str, Any]:
+    """What recall cost and bought, from the injection record's ``entries`` (injections and
+    verdicts) since ``since``."""
+    injections, verdicts = entries
     done = [i for i in injections if not i.skipped]
     skipped = [i for i in injections if i.skipped]
     judged = Counter(v.verdict for v in verdicts)
