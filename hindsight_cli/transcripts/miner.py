@@ -129,7 +129,8 @@ class Miner:
             tally.files += 1
             try:
                 self._unit(reader, unit, tally)
-            except HindsightError:
+            # the store's own failures, and a file that cannot be read, are the callers' to report
+            except (HindsightError, OSError):
                 raise
             # a value a reader never met (a bug for that transcript): it is skipped and named,
             # never the run; what it had added stays, and the next run reads it again
@@ -479,7 +480,8 @@ def mine_transcript(
     appended since the last call is read. Cheap when nothing is new: see ``pending``."""
     from . import reader
 
-    return Miner(store, summaries=summaries).mine(reader(client), [file_unit(client, Path(path))])
+    miner = Miner(store, summaries=summaries, warn=lambda text: _hook_log.warning("%s", text))
+    return miner.mine(reader(client), [file_unit(client, Path(path))])
 
 
 def pending(store_path: str | Path, path: str | Path, client: str = "claude-code") -> bool:
