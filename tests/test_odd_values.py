@@ -857,3 +857,40 @@ def os_getpid() -> int:
     import os
 
     return os.getpid()
+
+
+# -- a default agent no write would take ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("where", "agent"),
+    [
+        ("env", "a\nb"),
+        ("env", "a" * 300),
+        ("env", "\x01\x02"),
+        ("config", "two\nlines"),
+    ],
+    ids=["two-lines", "300-characters", "control-only", "config-two-lines"],
+)
+def test_a_default_agent_that_is_no_label_is_one_line_and_nothing_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str, agent: str
+) -> None:
+    from hindsight_cli import paths
+
+    store = str(tmp_path / "s")
+    assert _invoke("record", "kept from before", "--store", store).exit_code == 0
+    if where == "env":
+        monkeypatch.setenv("HINDSIGHT_AGENT", agent)
+    else:
+        user = paths.user_config_path()
+        user.parent.mkdir(parents=True, exist_ok=True)
+        user.write_text(f"default_agent = {json.dumps(agent)}\n")
+    done = _invoke("record", "written under the default agent", "--store", store)
+    # before: stored under that agent, which `--agent` and an import of the export refuse
+    assert done.exit_code == 1, done.output
+    assert "The default agent" in _one_line(done.stderr)
+    monkeypatch.delenv("HINDSIGHT_AGENT", raising=False)
+    if where != "env":
+        paths.user_config_path().unlink()
+    contents = [m.content for m in Store(tmp_path / "s", embedder=MODEL).list(limit=None)]
+    assert contents == ["kept from before"]
