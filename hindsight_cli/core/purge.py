@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import safefs
 from ..errors import HindsightError
+from ..safefs import temps
 from ..storage import spool
 from ..storage.rows import MemoryRow
 from ..text import terms
@@ -225,10 +226,10 @@ def sweep_temps(store: Path) -> int:
     removed = 0
     for directory in (store, spool.spool_dir(store), spool.spool_dir(store) / spool.OPEN_DIR):
         if directory.is_dir() and not directory.is_symlink():
-            removed += safefs.remove_stale_temps(directory)
+            removed += temps.remove_stale_temps(directory)
     mined = store / MINED_DIR
     if mined.is_dir() and not mined.is_symlink():
-        removed += safefs.remove_stale_temps(mined)
+        removed += temps.remove_stale_temps(mined)
         # the mining state's temp files of versions before it wrote through safefs
         for path in mined.glob("tmp*.tmp"):
             path.unlink(missing_ok=True)

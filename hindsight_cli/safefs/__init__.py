@@ -29,6 +29,7 @@ import stat
 
 from ..errors import InvalidInput, UnsafeLocation
 from .reading import MAX_SMALL, size_text
+from .temps import TEMP_SUFFIX
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -457,7 +458,7 @@ def _replace_file(
     # the writer's pid in the name: a temp file a killed writer left is told from a live one's
     temp = os.path.join(
         os.path.dirname(target),
-        f".{os.path.basename(target)}.{os.getpid()}-{os.urandom(6).hex()}{_TEMP_SUFFIX}",
+        f".{os.path.basename(target)}.{os.getpid()}-{os.urandom(6).hex()}{TEMP_SUFFIX}",
     )
     try:
         fd = open_nofollow(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
@@ -484,61 +485,6 @@ def _replace_file(
         if isinstance(error, OSError) and error.errno is not None:
             raise type(error)(error.errno, error.strerror, target) from None
         raise
-
-
-_TEMP_SUFFIX = ".tmp"
-
-
-def _temp_writer(name: str) -> int | None:
-    """The pid in a ``write_private`` temp file's name (``.NAME.PID-HEX.tmp``); 0 for one of a
-    version before the pid was in it (``.NAME.HEX.tmp``); None for any other name. (No ``re``: the
-    recording hooks import this module.)"""
-    if not (name.startswith(".") and name.endswith(_TEMP_SUFFIX)):
-        return None
-    stem = name[: -len(_TEMP_SUFFIX)]
-    if stem.count(".") < 2:
-        return None
-    pid, _, tail = stem.rpartition(".")[2].rpartition("-")
-    if len(tail) != 12 or any(c not in "0123456789abcdef" for c in tail):
-        return None
-    if not pid:
-        return 0
-    return int(pid) if pid.isdigit() else None
-
-
-def remove_stale_temps(directory: str | os.PathLike[str]) -> int:
-    """Delete the temp files ``write_private`` left in ``directory`` when its process was killed
-    between writing one and renaming it (SIGKILL, a power cut): each holds a whole copy of what it
-    was writing, which a hard forget must not leave behind. A live writer's temp file is left to
-    it. Returns how many went."""
-    removed = 0
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return 0
-    for name in names:
-        writer = _temp_writer(name)
-        if writer is None or (writer and _alive(writer)):
-            continue
-        try:
-            os.unlink(os.path.join(directory, name))
-            removed += 1
-        except OSError:
-            pass
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # another user's process, or no way to ask: leave its file
-    except (PermissionError, OSError, OverflowError):
-        return True
-    return True
 
 
 def _sync_directory(directory: str) -> None:

@@ -28,7 +28,7 @@ from ..models import ImportResult
 from ..redact import redact
 from ..timeutil import parse_time
 from . import lines, state
-from .base import Cursor, Reading, Resume, Unit, file_unit
+from .base import Cursor, Reading, Resume, Unit, dashed, file_unit, path_inside
 from .exchange import Call, Exchange, memory_id
 from .records import ExchangeRecord, import_each, task_of, time_of, to_record
 
@@ -174,10 +174,10 @@ class Miner:
             return False
         known = unit.meta.get("project") or unit.meta.get("directory")
         if known:
-            return not _inside(os.path.realpath(str(known)), self.project)
+            return not path_inside(os.path.realpath(str(known)), self.project)
         # a directory name that encodes the working directory (Claude Code)
         hint = unit.meta.get("hint")
-        return bool(hint) and not _norm(str(hint)).startswith(_norm(self.project))
+        return bool(hint) and not dashed(str(hint)).startswith(dashed(self.project))
 
     def _unit(self, reader: ModuleType, unit: Unit, tally: Tally) -> None:
         saved = state.load(self.store.path, unit.id, reader.NAME)
@@ -239,7 +239,7 @@ class Miner:
         return check(unit, saved.cursor) == saved.check
 
     def _filtered(self, exchange: Exchange) -> bool:
-        if self.project is not None and not _inside(
+        if self.project is not None and not path_inside(
             str(exchange.ctx.get("project") or ""), self.project
         ):
             return True
@@ -465,14 +465,6 @@ class Miner:
             self.progress(unit.label, unit.size, unit.size)
 
 
-def _inside(path: str, root: str) -> bool:
-    return bool(path) and (path == root or path.startswith(root.rstrip(os.sep) + os.sep))
-
-
-def _norm(text: str) -> str:
-    return "".join(c if c.isalnum() else "-" for c in str(text))
-
-
 def mine_transcript(
     store: Store, path: str | Path, client: str = "claude-code", *, summaries: bool = False
 ) -> Tally:
@@ -480,8 +472,10 @@ def mine_transcript(
     appended since the last call is read. Cheap when nothing is new: see ``pending``."""
     from . import reader
 
-    miner = Miner(store, summaries=summaries, warn=lambda text: _hook_log.warning("%s", text))
-    return miner.mine(reader(client), [file_unit(client, Path(path))])
+    # its warnings (a transcript skipped) go where the hooks' do
+    return Miner(store, summaries=summaries, warn=_hook_log.warning).mine(
+        reader(client), [file_unit(client, Path(path))]
+    )
 
 
 def pending(store_path: str | Path, path: str | Path, client: str = "claude-code") -> bool:

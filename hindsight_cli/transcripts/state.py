@@ -71,7 +71,7 @@ def load(store: Path, unit: str, client: str) -> State:
 
 def save(store: Path, state: State) -> None:
     """Write the state atomically (a killed run leaves the previous one whole, and a temp file a
-    hard forget sweeps: ``safefs.remove_stale_temps``)."""
+    hard forget sweeps: ``safefs.temps.remove_stale_temps``)."""
     from ..safefs import write_private
 
     state_dir(store).mkdir(mode=0o700, parents=True, exist_ok=True)
