@@ -414,6 +414,16 @@ def check(config: Config) -> Config:
 
             place = next(f.metadata["toml"] for f in fields(Config) if f.name == name).split(".")
             parse_duration(getattr(config, name), f"[{place[0]}] {place[1]}")
+    from .text import MAX_LABEL, clean, fits_label
+
+    # every memory, summary and audit line without an agent of its own is written under it
+    agent = clean(config.default_agent)
+    if not agent or not fits_label(agent):
+        raise InvalidInput(
+            f"The default agent ({paths.ENV_AGENT}, or default_agent in config.toml) must be one "
+            f"line of at most {MAX_LABEL} characters, not {config.default_agent[:60]!r}."
+        )
+    config = replace(config, default_agent=agent)
     if config.on_change not in ("supersede", "keep_both"):
         raise InvalidInput(
             f"[write] on_change must be supersede or keep_both, not {config.on_change!r}."

@@ -479,7 +479,7 @@ def test_a_line_whose_type_is_a_list_or_an_object_never_aborts_mining(
 
 
 def test_a_reader_that_fails_on_one_transcript_skips_it_and_mines_the_rest(
-    tmp_path: Path, agents: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, agents: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A stand-in for a reader's bug on a value no transcript was seen to hold."""
     from hindsight_cli.transcripts import claude_code
@@ -506,8 +506,10 @@ def test_a_reader_that_fails_on_one_transcript_skips_it_and_mines_the_rest(
     payload = {"session_id": "bad-one", "cwd": str(project), "transcript_path": str(bad)}
     from hindsight_cli import hooks
 
-    hooks.run("session-end", "claude-code", json.dumps(payload))
-    _flushed(project)
+    with caplog.at_level("WARNING", logger="hindsight.hooks"):
+        hooks.run("session-end", "claude-code", json.dumps(payload))
+        _flushed(project)
+    assert any("bad-one" in r.message and "(KeyError" in r.message for r in caplog.records)
 
 
 # -- an export whose field has another JSON type than the format's: imported without it ------------
@@ -767,3 +769,148 @@ def test_a_damaged_zip_export_is_one_line(tmp_path: Path, fmt: str, damage: str)
     assert done.exit_code == 1, done.output
     # before: `zlib.error: Error -3 while decompressing data` / `BadZipFile` tracebacks
     assert "the archive is damaged" in _one_line(done.stderr)
+
+
+# -- a writer killed between its temp file and the rename: a hard forget leaves no copy -----------
+
+_KILLED_MINE = """
+import os, signal, sys
+sys.path.insert(0, {tests!r})
+from conftest import FakeEmbedder
+from hindsight_cli import embedding
+embedding._CACHE[embedding.DEFAULT_MODEL] = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)
+replace = os.replace
+def dying(source, target, *args, **kwargs):
+    # the mining state written to its temp file, the rename not done: SIGKILL
+    if os.sep + "mined" + os.sep in str(target) and str(target).endswith(".json"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return replace(source, target, *args, **kwargs)
+os.replace = dying
+from hindsight_cli.cli import main
+sys.argv = ["hindsight", "mine", "claude-code", "--store", {store!r}]
+main()
+"""
+
+
+@pytest.mark.slow
+def test_a_mine_killed_while_saving_its_state_leaves_nothing_a_hard_forget_misses(
+    tmp_path: Path, agents: Path
+) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    secret = "quokkadeploy"
+    failing = tf.Call(
+        "shell", {"command": f"./{secret}.sh --target tangerine"}, False, f"{secret}: refused"
+    )
+    later = tf.Call("shell", {"command": "pytest tests/weather"}, True, "3 passed")
+    turns = [
+        tf.Turn(f"Run {secret}", "It was refused; I stopped there.", [failing]),
+        tf.Turn("Now check the weather tests", "They pass.", [later]),
+    ]
+    tf.claude_code(agents, "/work/moon", turns=turns)
+    store = tmp_path / "s"
+    child = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _KILLED_MINE.format(tests=str(Path(__file__).parent), store=str(store)),
+        ],
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert child.returncode == -signal.SIGKILL, child.stderr[-800:]
+    # the killed run's temp file holds the open failure (its command), as the state would
+    leftovers = [p for p in (store / "mined").iterdir() if p.name.endswith(".tmp")]
+    assert leftovers and any(secret in p.read_text() for p in leftovers)
+    mined = Store(store, embedder=MODEL).list(limit=None)
+    assert any(secret in m.content for m in mined)
+    done = _invoke("forget", *[m.id for m in mined], "--hard", "-y", "--store", str(store))
+    assert done.exit_code == 0, done.output
+    traces = [
+        str(p.relative_to(store))
+        for p in store.rglob("*")
+        if p.is_file() and secret.encode() in p.read_bytes()
+    ]
+    # before: mined/tmpXXXX.tmp still held `./quokkadeploy.sh --target tangerine`
+    assert traces == []
+
+
+def test_a_spool_temp_file_a_killed_rewrite_left_is_swept_by_a_hard_forget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+    import sys
+
+    import hook_calls
+
+    monkeypatch.setitem(embedding._CACHE, embedding.DEFAULT_MODEL, MODEL)
+    project, store = _hooked_project(tmp_path)
+    hook_calls.fail(project, "s1")
+    spool = project / ".hindsight" / "spool"
+    events = (spool / "events.jsonl").read_text()
+    _flushed(project)
+    [memory] = [m for m in store.list(limit=None) if hook_calls.FAILED in m.content]
+    # what a rewrite of a spool file killed before its rename leaves: a whole copy, under a dead pid
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        text=True,
+        capture_output=True,
+        check=True,
+    )
+    pid = int(dead.stdout)
+    (spool / f".events.jsonl.{pid}-0123456789ab.tmp").write_text(events)
+    # and one of a live writer (this process): left to it
+    live = spool / f".seen.jsonl.{os_getpid()}-abcdef012345.tmp"
+    live.write_text("a live writer's file\n")
+    done = _invoke("forget", memory.id, "--hard", "-y", "--store", str(project / ".hindsight"))
+    assert done.exit_code == 0, done.output
+    assert not (spool / f".events.jsonl.{pid}-0123456789ab.tmp").exists()
+    assert live.exists()
+
+
+def os_getpid() -> int:
+    import os
+
+    return os.getpid()
+
+
+# -- a default agent no write would take ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("where", "agent"),
+    [
+        ("env", "a\nb"),
+        ("env", "a" * 300),
+        ("env", "\x01\x02"),
+        ("config", "two\nlines"),
+    ],
+    ids=["two-lines", "300-characters", "control-only", "config-two-lines"],
+)
+def test_a_default_agent_that_is_no_label_is_one_line_and_nothing_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str, agent: str
+) -> None:
+    from hindsight_cli import paths
+
+    store = str(tmp_path / "s")
+    assert _invoke("record", "kept from before", "--store", store).exit_code == 0
+    if where == "env":
+        monkeypatch.setenv("HINDSIGHT_AGENT", agent)
+    else:
+        user = paths.user_config_path()
+        user.parent.mkdir(parents=True, exist_ok=True)
+        user.write_text(f"default_agent = {json.dumps(agent)}\n")
+    done = _invoke("record", "written under the default agent", "--store", store)
+    # before: stored under that agent, which `--agent` and an import of the export refuse
+    assert done.exit_code == 1, done.output
+    assert "The default agent" in _one_line(done.stderr)
+    monkeypatch.delenv("HINDSIGHT_AGENT", raising=False)
+    if where != "env":
+        paths.user_config_path().unlink()
+    contents = [m.content for m in Store(tmp_path / "s", embedder=MODEL).list(limit=None)]
+    assert contents == ["kept from before"]

@@ -20,7 +20,7 @@ from ..poisoning import DERIVED, QUARANTINE_CONFIDENCE, QUARANTINE_TAG, assess, 
 from ..redact import redact_field
 from ..safefs.reading import MAX_DEPTH, too_deep
 from ..storage.rows import MemoryRow
-from ..text import MAX_LABEL, clean, without_surrogates
+from ..text import MAX_LABEL, clean, fits_label, without_surrogates
 from ..text.when import EVENT_TIME, spoken
 from ..timeutil import as_utc, check_past, parse_duration, parse_future, parse_time
 
@@ -116,7 +116,7 @@ def label(value: Any, name: str, required: bool = False) -> str | None:
         if required:
             raise BadUsage(f"{name} must not be empty.")
         return None
-    if len(text) > MAX_LABEL or "\n" in text:
+    if not fits_label(text):
         raise BadUsage(f"{name} must be one line of at most {MAX_LABEL} characters.")
     return text
 

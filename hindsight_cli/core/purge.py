@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import safefs
 from ..errors import HindsightError
+from ..safefs import temps
 from ..safefs.reading import parse_json
 from ..storage import spool
 from ..storage.rows import MemoryRow
@@ -243,6 +244,24 @@ def scrub_mining_state(store: Path, ids: set[str], forgotten: Callable[[str], bo
     return dropped
 
 
+def sweep_temps(store: Path) -> int:
+    """Delete the temp files killed writers left in the store's own directories (each a whole copy
+    of a spool, mining state or record file as it was being rewritten), before the scrubs read what
+    is left."""
+    removed = 0
+    for directory in (store, spool.spool_dir(store), spool.spool_dir(store) / spool.OPEN_DIR):
+        if directory.is_dir() and not directory.is_symlink():
+            removed += temps.remove_stale_temps(directory)
+    mined = store / MINED_DIR
+    if mined.is_dir() and not mined.is_symlink():
+        removed += temps.remove_stale_temps(mined)
+        # the mining state's temp files of versions before it wrote through safefs
+        for path in mined.glob("tmp*.tmp"):
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
 def finish(rt: Runtime, path: Path) -> None:
     """Finish one owed purge: delete, scrub the index, the spool and the ledger, then drop the
     journal."""
@@ -255,6 +274,7 @@ def finish(rt: Runtime, path: Path) -> None:
     if rt.mirror is not None:
         rt.mirror.scrub(ids)
     words = set(data["words"])
+    sweep_temps(rt.path)
     spool.scrub(rt.path, lambda word: _digest(data["salt"], word) in words)
     scrub_mining_state(rt.path, set(ids), lambda word: _digest(data["salt"], word) in words)
     injections.scrub(rt.path, set(ids))

@@ -29,6 +29,7 @@ import stat
 
 from ..errors import InvalidInput, UnsafeLocation
 from .reading import MAX_SMALL, size_text
+from .temps import TEMP_SUFFIX
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -454,8 +455,10 @@ def _replace_file(
     """``data`` into a random temp name beside ``target`` (``O_CREAT|O_EXCL|O_NOFOLLOW``), mode
     ``mode``, renamed over ``target``; with ``durable``, fsync'd, and its directory after the
     rename."""
+    # the writer's pid in the name: a temp file a killed writer left is told from a live one's
     temp = os.path.join(
-        os.path.dirname(target), f".{os.path.basename(target)}.{os.urandom(6).hex()}.tmp"
+        os.path.dirname(target),
+        f".{os.path.basename(target)}.{os.getpid()}-{os.urandom(6).hex()}{TEMP_SUFFIX}",
     )
     try:
         fd = open_nofollow(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)

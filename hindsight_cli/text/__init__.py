@@ -14,6 +14,13 @@ from functools import lru_cache, partial
 # characters: the most an agent, task, trigger or tag may hold (core/prepare refuses more)
 MAX_LABEL = 200
 
+
+def fits_label(text: str) -> bool:
+    """Whether a cleaned label (an agent, a task, a tag) is one line of at most ``MAX_LABEL``
+    characters: the rule ``core.prepare.label`` and the default agent's check share."""
+    return len(text) <= MAX_LABEL and "\n" not in text
+
+
 # Han, Hiragana, Katakana, Hangul and their compatibility/extension blocks: scripts written without
 # spaces.
 CJK = (

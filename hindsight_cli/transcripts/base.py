@@ -242,3 +242,14 @@ def epoch(stamp: object) -> float:
         return 0.0
     # a time without its zone is UTC
     return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+
+
+def path_inside(path: str, root: str) -> bool:
+    """Whether ``path`` is ``root`` or under it (both real paths)."""
+    return bool(path) and (path == root or path.startswith(root.rstrip(os.sep) + os.sep))
+
+
+def dashed(text: str) -> str:
+    """``text`` with every character but letters and digits a dash: how Claude Code names a
+    project's folder after its working directory."""
+    return "".join(c if c.isalnum() else "-" for c in str(text))

@@ -27,7 +27,7 @@ from ..models import ImportResult
 from ..redact import redact
 from ..timeutil import parse_time
 from . import lines, state
-from .base import Cursor, Reading, Resume, Unit
+from .base import Cursor, Reading, Resume, Unit, dashed, path_inside
 from .exchange import Call, Exchange, memory_id
 from .records import ExchangeRecord, import_each, task_of, time_of, to_record
 
@@ -126,7 +126,8 @@ class Miner:
             tally.files += 1
             try:
                 self._unit(reader, unit, tally)
-            except HindsightError:
+            # the store's own failures, and a file that cannot be read, are the callers' to report
+            except (HindsightError, OSError):
                 raise
             # a value a reader never met (a bug for that transcript): it is skipped and named,
             # never the run; what it had added stays, and the next run reads it again
@@ -170,10 +171,10 @@ class Miner:
             return False
         known = unit.meta.get("project") or unit.meta.get("directory")
         if known:
-            return not _inside(os.path.realpath(str(known)), self.project)
+            return not path_inside(os.path.realpath(str(known)), self.project)
         # a directory name that encodes the working directory (Claude Code)
         hint = unit.meta.get("hint")
-        return bool(hint) and not _norm(str(hint)).startswith(_norm(self.project))
+        return bool(hint) and not dashed(str(hint)).startswith(dashed(self.project))
 
     def _unit(self, reader: ModuleType, unit: Unit, tally: Tally) -> None:
         saved = state.load(self.store.path, unit.id, reader.NAME)
@@ -235,7 +236,7 @@ class Miner:
         return check(unit, saved.cursor) == saved.check
 
     def _filtered(self, exchange: Exchange) -> bool:
-        if self.project is not None and not _inside(
+        if self.project is not None and not path_inside(
             str(exchange.ctx.get("project") or ""), self.project
         ):
             return True
@@ -459,11 +460,3 @@ class Miner:
             )
         if self.progress:
             self.progress(unit.label, unit.size, unit.size)
-
-
-def _inside(path: str, root: str) -> bool:
-    return bool(path) and (path == root or path.startswith(root.rstrip(os.sep) + os.sep))
-
-
-def _norm(text: str) -> str:
-    return "".join(c if c.isalnum() else "-" for c in str(text))

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -72,20 +70,12 @@ def load(store: Path, unit: str, client: str) -> State:
 
 
 def save(store: Path, state: State) -> None:
-    """Write the state atomically (a killed run leaves the previous one whole)."""
-    directory = state_dir(store)
-    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    handle = tempfile.NamedTemporaryFile(
-        "w", encoding="utf-8", dir=directory, delete=False, suffix=".tmp"
-    )
-    try:
-        with handle:
-            json.dump(state.to_dict(), handle, ensure_ascii=False)
-        os.chmod(handle.name, 0o600)
-        os.replace(handle.name, _file(store, state.unit))
-    except BaseException:
-        os.unlink(handle.name)
-        raise
+    """Write the state atomically (a killed run leaves the previous one whole, and a temp file a
+    hard forget sweeps: ``safefs.temps.remove_stale_temps``)."""
+    from ..safefs import write_private
+
+    state_dir(store).mkdir(mode=0o700, parents=True, exist_ok=True)
+    write_private(_file(store, state.unit), json.dumps(state.to_dict(), ensure_ascii=False))
 
 
 # the sessions whose summary is owed: written before their exchanges are, dropped once summarised,
