@@ -358,6 +358,9 @@ def _check_types(config: Config) -> None:
 
 # seconds: a day of waiting for a lock is already no answer
 MAX_LOCK_TIMEOUT = 86_400
+# bytes: less, and a memory could not hold one sentence (0 or less refused every record with a
+# message about parts)
+MIN_CONTENT_BYTES = 256
 # env var -> the Config field it sets, over both files
 ENV_SETTINGS = {
     paths.ENV_AGENT: "default_agent",
@@ -436,6 +439,11 @@ def check(config: Config) -> Config:
         raise InvalidInput(
             f"lock_timeout must be a number of seconds from 0 to {MAX_LOCK_TIMEOUT:,}, not "
             f"{config.lock_timeout!r}; fix config.toml."
+        )
+    if config.max_content_bytes < MIN_CONTENT_BYTES:
+        raise InvalidInput(
+            f"[limits] max_content_bytes must be at least {MIN_CONTENT_BYTES:,} bytes (the default "
+            f"is 16,384), not {config.max_content_bytes!r}; fix config.toml."
         )
     if config.hot_index_mb < 0:
         raise InvalidInput(

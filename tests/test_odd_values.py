@@ -262,6 +262,8 @@ def test_a_lock_timeout_from_the_environment_out_of_range_is_one_line(
         ("lock_timeout = inf\n", "lock_timeout must be a finite number"),
         ("lock_timeout = -5.0\n", "lock_timeout must be a number of seconds from 0"),
         ("[limits]\nmax_content_bytes = inf\n", "max_content_bytes must be a finite number"),
+        ("[limits]\nmax_content_bytes = 0\n", "max_content_bytes must be at least 256 bytes"),
+        ("[limits]\nmax_content_bytes = -5\n", "max_content_bytes must be at least 256 bytes"),
         ("[ranking]\nuse_half_life = nan\n", "use_half_life must be a finite number"),
     ],
 )
@@ -681,9 +683,7 @@ def test_a_time_at_the_calendars_far_edge_is_refused_as_the_future(
     done = _invoke("record", text, "--event-at", event_at, "--store", store)
     assert done.exit_code == 2 and "Traceback" not in done.output, done.output[-600:]
     assert "is in the future" in _one_line(done.stderr)
-    assert [m.content for m in Store(tmp_path / "s", embedder=MODEL).list(limit=None)] == [
-        "a note"
-    ]
+    assert [m.content for m in Store(tmp_path / "s", embedder=MODEL).list(limit=None)] == ["a note"]
 
 
 def test_a_memory_of_year_one_never_breaks_a_search_or_a_listing(tmp_path: Path) -> None:
