@@ -7,9 +7,15 @@ Rates: docs/reliability.md#poisoning."""
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 import pytest
 
-from hindsight_cli.poisoning import QUARANTINE_TAG, assess
+from hindsight_cli.poisoning import QUARANTINE_TAG, assess, steering
+from hindsight_cli.poisoning.spelling import fold
+from hindsight_cli.poisoning.words import alternation_source
 
 
 def _quarantined(text: str) -> bool:
@@ -157,3 +163,34 @@ def test_record_from_an_untrusted_source_quarantines_the_act_and_stores_the_prom
     assert QUARANTINE_TAG in store.get(act.stdout.strip()).tags
     kept = store.get(prompt.stdout.strip())
     assert QUARANTINE_TAG not in kept.tags and "quarantine" not in kept.metadata
+
+
+def test_the_shortcuts_of_the_steering_reading_change_no_match() -> None:
+    """The trie of a category's words matches where its plain alternation does, and the needles
+    that decide whether a text is read at all hold every category the patterns find."""
+    data = Path(__file__).parent / "data" / "poisoning"
+    texts = [
+        fold(json.loads(line)["text"])
+        for name in ("injections", "benign")
+        for line in (data / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()[-400:]
+        if '"text"' in line
+    ]
+    everything = frozenset(steering._ORDER)
+    for category in steering._ORDER:
+        words = [
+            (str(table[category]), bool(table.get("chars")))
+            for table in steering._tables().values()
+            if category in table
+        ]
+        # every place each pattern matches at, overlapping ones included
+        plain = re.compile(
+            "(?=(?:" + "|".join(alternation_source(w, chars) for w, chars in words) + "))"
+        )
+        trie = re.compile(f"(?=(?:{steering._pattern(category).pattern}))")
+        for text in texts:
+            assert [m.start() for m in plain.finditer(text)] == [
+                m.start() for m in trie.finditer(text)
+            ], (category, text)
+    for text in texts:
+        found = {category for _, category in steering._found(text, everything)}
+        assert found <= steering._held(text), text

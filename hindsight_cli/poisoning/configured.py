@@ -39,6 +39,7 @@ _NAME = (
     r"(?![\w$.]*(?:agent|assistant|llm|bot|directive|todo|note|for_?ai|to_?ai))"
     r"[\w$.]*?(?:prompt|system|instructions?|persona|preamble)[\w$]*"
 )
+_NAMES = ("prompt", "system", "instruction", "persona", "preamble")
 # the name given a string literal: an assignment (=, :=), a key (JSON, YAML, TOML, a keyword
 # argument), with a string prefix (r, f, b) and a parenthesised run of literals
 _OPEN = re.compile(
@@ -62,6 +63,9 @@ _JOINED = re.compile(r"\s*\+?\s*(?=[\"'`])")
 def configured_spans(text: str) -> list[tuple[int, int]]:
     """Where ``text`` holds a prompt it configures: the literals' spans, quotes included."""
     spans: list[tuple[int, int]] = []
+    lowered = text.lower()
+    if not any(map(lowered.__contains__, _NAMES)):
+        return spans
     for match in (*_OPEN.finditer(text), *_ROLE.finditer(text)):
         end = match.end()
         # a role declared is the configuration's structure, read with its content

@@ -499,7 +499,9 @@ def _kinds(text: str) -> dict[str, int]:
         inner = phrase_kinds(hidden, english_only=latin)
         if not latin:
             inner.update(structural_kinds(hidden))
-        if score(inner) < QUARANTINE_SCORE:
+        if how != "rot13" and score(inner) < QUARANTINE_SCORE:
+            # every other reading is read for acts too (rot13 is read for every text of Latin
+            # script, and its reading of ordinary text is noise)
             inner.update(steering_kinds(fold(hidden)))
         new = {k: w for k, w in inner.items() if w > found.get(k, 0)}
         # A hidden reading counts when it reads as instructions by itself and says something the

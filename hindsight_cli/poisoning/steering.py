@@ -19,11 +19,11 @@ from __future__ import annotations
 import re
 import tomllib
 from bisect import bisect_right
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from .reports import _REPORT
-from .words import alternation_source
+from .words import trie_source, word_needles
 
 _TABLES = Path(__file__).with_name("steering.toml")
 # Matched in this order where two start at the same place: a "don't" inside a concealment ("don't
@@ -49,6 +49,7 @@ _ORDER = (
     "report",
     "no",
 )
+_RANK = {category: rank for rank, category in enumerate(_ORDER)}
 # categories a "don't" before them forbids
 _NEGATABLE = frozenset(
     {
@@ -107,6 +108,9 @@ _ACTS: tuple[tuple[str, frozenset[str], frozenset[str]], ...] = (
     ("memory poisoned", frozenset({"memory", "secret"}), frozenset()),
     ("memory poisoned", frozenset({"memory", "unconfirmed"}), frozenset()),
 )
+_WORDS = 5
+# a run of characters of a script written without spaces, where five words are a few characters
+_DENSE = re.compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]{6}")
 _SENTENCE = re.compile(r"[.!?](?=\s|$)|[。！？\n؟]")
 
 
@@ -116,54 +120,150 @@ def _tables() -> dict[str, dict[str, str | bool]]:
         return tomllib.load(file)
 
 
+@cache
+def _pattern(category: str) -> re.Pattern[str]:
+    """A category's words in every language, as one trie (``trie_source``); compiled when a text
+    first needs it."""
+    return re.compile(
+        trie_source(
+            [
+                (str(table[category]), bool(table.get("chars")))
+                for table in _tables().values()
+                if category in table
+            ]
+        )
+    )
+
+
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+_LONGEST = 14
+
+
+def _rarest(needle: str) -> str:
+    """The character a needle is looked up by: its first that is not an ASCII letter or digit (a
+    Cyrillic word folds to mostly Latin letters, "запомни" to "eaпomhи", and would otherwise be
+    searched for in every text with an "e")."""
+    return next((char for char in needle if not (char.isascii() and char.isalnum())), needle[0])
+
+
 @lru_cache(maxsize=1)
-def _pattern() -> re.Pattern[str]:
-    """One pattern, a named group per category, every language's words in it; compiled when a
-    text first needs it."""
-    groups = []
-    for category in _ORDER:
-        sources = [
-            alternation_source(str(table[category]), bool(table.get("chars")))
-            for table in _tables().values()
-            if category in table
-        ]
-        groups.append(f"(?P<{category}>{'|'.join(sources)})")
-    return re.compile("|".join(groups))
+def _index() -> tuple[dict[str, frozenset[str]], dict[str, tuple[tuple[str, str], ...]]]:
+    """Each category's needles (a string every match of its words holds), inverted: word starts ->
+    categories, and the other needles (not ASCII letters and digits) by ``_rarest``."""
+    prefix: dict[str, set[str]] = {}
+    other: dict[str, list[tuple[str, str]]] = {}
+    for table in _tables().values():
+        for category in _ORDER:
+            if category in table:
+                for needle in word_needles(str(table[category])):
+                    if needle.isascii() and needle.isalnum() and len(needle) <= _LONGEST:
+                        prefix.setdefault(needle, set()).add(category)
+                    else:
+                        other.setdefault(_rarest(needle), []).append((needle, category))
+    return (
+        {needle: frozenset(found) for needle, found in prefix.items()},
+        {first: tuple(found) for first, found in other.items()},
+    )
 
 
-def _found(folded: str) -> list[tuple[int, str]]:
-    """(position, category) of every category's words in ``folded``, an act after a "don't"
-    left out."""
+@lru_cache(maxsize=65_536)
+def _starts(word: str) -> frozenset[str]:
+    prefix = _index()[0]
+    return frozenset().union(
+        *(prefix.get(word[:size], ()) for size in range(1, min(len(word), _LONGEST) + 1))
+    )
+
+
+def _held(folded: str) -> set[str]:
+    """The categories whose needles ``folded`` holds, from its distinct words and the other
+    needles whose character occurs (cheaper than ``_spots``, which places them)."""
+    held: set[str] = set().union(*map(_starts, set(_ASCII_WORD.findall(folded))))
+    other = _index()[1]
+    for first in other.keys() & set(folded):
+        for needle, category in other[first]:
+            if category not in held and needle in folded:
+                held.add(category)
+    return held
+
+
+def _spots(folded: str, bounds: list[int]) -> dict[int, set[str]]:
+    """Sentence -> the categories whose needles it holds (a superset of what the pattern finds
+    there): one pass over the text's words, and a search for each other needle whose character
+    (``_rarest``) occurs."""
+    spots: dict[int, set[str]] = {}
+    for word in _ASCII_WORD.finditer(folded):
+        found = _starts(word.group())
+        if found:
+            spots.setdefault(bisect_right(bounds, word.start()) - 1, set()).update(found)
+    other = _index()[1]
+    for first in other.keys() & set(folded):
+        for needle, category in other[first]:
+            at = folded.find(needle)
+            while at != -1:
+                spots.setdefault(bisect_right(bounds, at) - 1, set()).add(category)
+                at = folded.find(needle, at + 1)
+    return spots
+
+
+def _completed(held: set[str]) -> str | None:
+    """The first act of ``_ACTS`` whose categories ``held`` completes."""
+    for kind, needs, completes in _ACTS:
+        if needs <= held and (not completes or completes & held):
+            return kind
+    return None
+
+
+def _found(folded: str, categories: frozenset[str]) -> list[tuple[int, str]]:
+    """(position, category) of the words of ``categories`` in ``folded`` (the ones whose needles
+    it holds: the others cannot match there), an act after a "don't" left out. Where two
+    categories' words start at the same place, the first in ``_ORDER`` is read, and a word read
+    is not read again as part of another."""
+    matches = sorted(
+        (match.start(), _RANK[category], match.end(), category)
+        for category in categories
+        for match in _pattern(category).finditer(folded)
+    )
     out: list[tuple[int, str]] = []
     negated_until = -1
-    for match in _pattern().finditer(folded):
-        category = str(match.lastgroup)
+    read_until = 0
+    for start, _, end, category in matches:
+        if start < read_until:
+            continue
+        read_until = max(end, start + 1)
         if category == "no":
-            wide = match.group().isascii()
-            negated_until = match.end() + _NEGATION[not wide]
+            negated_until = end + _NEGATION[not folded[start:end].isascii()]
             continue
-        if category in _NEGATABLE and match.start() <= negated_until:
+        if category in _NEGATABLE and start <= negated_until:
             continue
-        out.append((match.start(), category))
+        out.append((start, category))
     return out
 
 
 def steering_kinds(folded: str) -> dict[str, int]:
     """``{kind: 2}`` for the first act of ``_ACTS`` completed in a sentence and the next of
     ``folded`` (the normalised text)."""
-    found = _found(folded)
-    if len({category for _, category in found}) < 2:
+    # a label or a short error holds no act and its completion: the tables are not even loaded
+    # (a process that writes only those never pays for them)
+    if len(folded.split()) < _WORDS and not _DENSE.search(folded):
+        return {}
+    # most texts hold no act's categories at all: nothing more is read
+    if _completed(_held(folded)) is None:
         return {}
     bounds = [0, *(m.end() for m in _SENTENCE.finditer(folded)), len(folded)]
-    per: dict[int, set[str]] = {}
-    for at, category in found:
-        per.setdefault(bisect_right(bounds, at) - 1, set()).add(category)
-    for index in sorted(per):
-        held = per[index] | per.get(index + 1, set())
-        if "report" in per[index] or _REPORT.search(folded, bounds[index], bounds[index + 1]):
+    spots = _spots(folded, bounds)
+    for index in sorted(spots):
+        # the pattern runs only where a sentence and the next may complete an act
+        held = spots[index] | spots.get(index + 1, set())
+        if _completed(held) is None:
+            continue
+        start, middle = bounds[index], bounds[index + 1]
+        found = _found(folded[start : bounds[min(index + 2, len(bounds) - 1)]], frozenset(held))
+        if any(category == "report" for at, category in found if at < middle - start) or (
+            _REPORT.search(folded, start, middle)
+        ):
             # a sentence that names an attack describes the act, it asks for none
             continue
-        for kind, needs, completes in _ACTS:
-            if needs <= held and (not completes or completes & held):
-                return {kind: 2}
+        kind = _completed({category for _, category in found})
+        if kind is not None:
+            return {kind: 2}
     return {}
