@@ -26,6 +26,8 @@ from .steering import steering_kinds
 from .words import alternation_source, readable, word_needles
 
 QUARANTINE_SCORE = 2
+# the longest hidden reading read for acts that steer the reader (``steering``)
+_HIDDEN_ACTS = 4096
 _WINDOW = {"word": 70, "cjk": 30, "chars": 45}
 _CJK_LANGS = frozenset({"zh", "ja", "th"})
 # spans kept per slot when looking for a combination within the window
@@ -499,9 +501,9 @@ def _kinds(text: str) -> dict[str, int]:
         inner = phrase_kinds(hidden, english_only=latin)
         if not latin:
             inner.update(structural_kinds(hidden))
-        if how != "rot13" and score(inner) < QUARANTINE_SCORE:
-            # every other reading is read for acts too (rot13 is read for every text of Latin
-            # script, and its reading of ordinary text is noise)
+        if how != "rot13" and len(hidden) <= _HIDDEN_ACTS and score(inner) < QUARANTINE_SCORE:
+            # a hidden reading is read for acts too, up to a few pages (rot13 is read for every
+            # text of Latin script, and its reading of ordinary text is noise)
             inner.update(steering_kinds(fold(hidden)))
         new = {k: w for k, w in inner.items() if w > found.get(k, 0)}
         # A hidden reading counts when it reads as instructions by itself and says something the
