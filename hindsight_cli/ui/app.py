@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING
 
 from ..errors import BadUsage, HindsightError, InvalidInput, MemoryNotFound
 from ..models import short_id
+from ..readers import ReadThreads
 from ..store import Store
 from . import browse, memory_page, search_page, stats, timeline
 from .html import H, Html, csrf_field, join, page, segment
@@ -35,6 +36,9 @@ class Ui:
     stores: list[Store]
     gate: Gate
     cookie: str
+    # pages run here, apart from the changes' pool (``readers``): one agent's long changes must
+    # never hold up another agent's pages
+    reads: ReadThreads = field(default_factory=ReadThreads)
 
     def store(self, session: Session) -> Store:
         return self.stores[min(session.store, len(self.stores) - 1)].scoped(session.agent)
@@ -95,9 +99,8 @@ ActionFn = Callable[[Ui, Session, Store, str, dict[str, str]], str]
 
 
 def page_route(ui: Ui, here: str, fn: PageFn) -> Callable[[Request], object]:
-    """A GET page: a session is required; the page is built in a worker thread (the store's calls
-    block); a HindsightError becomes an error page."""
-    from starlette.concurrency import run_in_threadpool
+    """A GET page: a session is required; the page is built in one of the reads' worker threads
+    (the store's calls block; ``Ui.reads``); a HindsightError becomes an error page."""
 
     async def endpoint(request: Request) -> Response:
         session = _session(ui, request)
@@ -105,7 +108,7 @@ def page_route(ui: Ui, here: str, fn: PageFn) -> Callable[[Request], object]:
             return _login_first()
         store = ui.store(session)
         try:
-            title, body = await run_in_threadpool(fn, ui, session, store, request)
+            title, body = await ui.reads.run(lambda: fn(ui, session, store, request))
         except HindsightError as error:
             return _error(ui, session, error, here)
         text, status = page(title, body, here=here, store=_switcher(ui, session))
@@ -281,7 +284,9 @@ def _login(ui: Ui) -> Callable[[Request], object]:
     return endpoint
 
 
-def _static(request: Request) -> Response:
+async def _static(request: Request) -> Response:
+    """The script and the style sheet: package data, read on the event loop (a few KB), so no
+    worker thread, and nothing another agent's changes hold up."""
     from starlette.responses import Response as Plain
 
     name = str(request.path_params["name"])

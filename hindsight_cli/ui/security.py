@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import hmac
 import secrets
 import threading
 from dataclasses import dataclass, field
@@ -77,7 +76,7 @@ class Gate:
                 return None
             # an older token file's name that cannot be a scope (InvalidInput, said on the page)
             check_agent(agent)
-        elif not (token and hmac.compare_digest(token.encode(), self.login_token.encode())):
+        elif not (token and tokens.same_secret(token, self.login_token)):
             return None
         else:
             agent = None
@@ -94,7 +93,7 @@ class Gate:
         if not sid:
             return None
         with self.lock:
-            found = [s for k, s in self.sessions.items() if hmac.compare_digest(k, sid)]
+            found = [s for k, s in self.sessions.items() if tokens.same_secret(sid, k)]
         if found and self.file is not None:
             if found[0].agent not in {e["agent"] for e in self.file.entries}:
                 with self.lock:
@@ -104,7 +103,7 @@ class Gate:
 
 
 def csrf_ok(session: Session, given: object) -> bool:
-    return isinstance(given, str) and hmac.compare_digest(given.encode(), session.csrf.encode())
+    return tokens.same_secret(given, session.csrf)
 
 
 def same_origin(origin: str | None, host: str | None) -> bool:
