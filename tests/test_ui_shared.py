@@ -170,3 +170,40 @@ def test_a_token_file_entry_of_odd_characters_matches_nothing_and_breaks_no_othe
     assert login.status_code == 200
     assert wrong.status_code == 403
     assert page.status_code == 200 and "printer" in page.text
+
+
+def test_one_stores_tokens_never_open_another_store_served_beside_it(tmp_path: Path) -> None:
+    """``hindsight ui --host … --store A --store B`` took A's mcp-tokens.json as the server's:
+    a token A's owner made for alice logged in and, switched to B, read and could forget B's
+    memories of an agent named alice, for whom B's own token file held no token. Now several stores
+    beyond loopback need ``--tokens FILE`` (whose tokens see them all): exit 2, one line, nothing
+    served."""
+    import subprocess
+    import sys
+
+    from hindsight_cli.errors import BadUsage
+    from hindsight_cli.ui import prepare
+
+    first = Store(fresh_local_store(tmp_path / "a"), embedder=FakeEmbedder())
+    second = Store(fresh_local_store(tmp_path / "b"), embedder=FakeEmbedder())
+    second.record("b: the payroll export runs on fridays", agent_id="alice")
+    tokens.create(first.path / "mcp-tokens.json", "alice")
+    tokens.create(second.path / "mcp-tokens.json", "bob")
+    with pytest.raises(BadUsage, match="needs --tokens FILE"):
+        prepare([first, second], host="0.0.0.0", port=0)
+    ran = subprocess.run(
+        [sys.executable, "-m", "hindsight_cli", "ui", "--host", "0.0.0.0", "--port", "0"]
+        + ["--no-open", "--store", str(first.path), "--store", str(second.path)],
+        capture_output=True,
+        text=True,
+        timeout=GUARD,
+    )
+    assert ran.returncode == 2, ran.stderr
+    assert ran.stdout == ""
+    assert ran.stderr.startswith("Error: Serving 2 stores beyond loopback needs --tokens FILE")
+    assert len(ran.stderr.strip().splitlines()) == 1
+    # one store, or an explicit token file, serve as before
+    with running([second], host="0.0.0.0") as served:
+        assert served.ui.gate.file is not None
+    with running([first, second], host="0.0.0.0", token_file=first.path / "mcp-tokens.json"):
+        pass
