@@ -6,6 +6,11 @@ waits inside its thread: for its turn at a write gate, for the store's lock, or 
 which takes as long as its text. One agent's long or queued writes can so take every thread of that
 pool, and every other agent's searches and pages would wait for them. Reads run here instead, in
 ``READ_THREADS`` threads that no write ever takes; a read never waits for a write.
+
+Among the reads, each agent (a token's, a UI login's) holds at most ``PER_AGENT`` of those threads
+at once, and its other reads wait for one of its own: an agent that sends a hundred slow searches
+at once queues behind itself, and another agent's search finds a thread. Reads of no agent (a
+server without tokens: one user) may take them all.
 """
 
 from __future__ import annotations
@@ -18,29 +23,45 @@ if TYPE_CHECKING:
 
 # reads (searches, reads by id, listings, pages) at once
 READ_THREADS = 16
+# of them, at most this many of one agent's
+PER_AGENT = 4
 Result = TypeVar("Result")
 
 
 class ReadThreads:
-    """The reads' worker threads: one ``anyio.CapacityLimiter`` per running event loop."""
+    """The reads' worker threads: one ``anyio.CapacityLimiter`` per running event loop, and one
+    per agent in front of it."""
 
-    def __init__(self, size: int = READ_THREADS) -> None:
-        self.size = size
-        # (event loop, its limiter)
-        self._limiter: tuple[object, CapacityLimiter] | None = None
+    def __init__(self, size: int = READ_THREADS, per_agent: int = PER_AGENT) -> None:
+        self.size, self.per_agent = size, per_agent
+        # (event loop, its limiter, each agent's limiter)
+        self._loop: tuple[object, CapacityLimiter, dict[str, CapacityLimiter]] | None = None
+        # reads that have asked for a thread so far (the tests await it)
+        self.asked = 0
 
-    def limiter(self) -> CapacityLimiter:
-        """The limiter of the running event loop (a limiter belongs to the loop that made it)."""
+    def _limiters(self) -> tuple[CapacityLimiter, dict[str, CapacityLimiter]]:
+        """The running event loop's limiters (a limiter belongs to the loop that made it)."""
         import anyio
         import anyio.lowlevel
 
         loop = anyio.lowlevel.current_token()
-        if self._limiter is None or self._limiter[0] != loop:
-            self._limiter = (loop, anyio.CapacityLimiter(self.size))
-        return self._limiter[1]
+        if self._loop is None or self._loop[0] != loop:
+            self._loop = (loop, anyio.CapacityLimiter(self.size), {})
+        return self._loop[1], self._loop[2]
 
-    async def run(self, call: Callable[[], Result]) -> Result:
-        """``call``, a read, in one of these threads."""
+    def limiter(self) -> CapacityLimiter:
+        """The limiter of every read of the running event loop."""
+        return self._limiters()[0]
+
+    async def run(self, call: Callable[[], Result], agent: str | None = None) -> Result:
+        """``call``, a read of ``agent`` (None: of the server's one user), in one of these
+        threads."""
         import anyio
 
-        return await anyio.to_thread.run_sync(call, limiter=self.limiter())
+        shared, agents = self._limiters()
+        self.asked += 1
+        if agent is None:
+            return await anyio.to_thread.run_sync(call, limiter=shared)
+        own = agents.setdefault(agent, anyio.CapacityLimiter(self.per_agent))
+        async with own:
+            return await anyio.to_thread.run_sync(call, limiter=shared)

@@ -436,3 +436,65 @@ def test_a_local_web_page_cannot_drive_a_server_without_tokens(
     assert all(a.status_code >= 400 and "mcp-session-id" not in a.headers for a in answers)
     assert "access-control-allow-origin" not in preflight.headers
     assert list(shared.export()) == before
+
+
+def test_another_agents_many_slow_searches_never_hold_up_a_search(tmp_path: Path) -> None:
+    """Reads had threads of their own (16), shared by every agent in the order they came: alice
+    sent 40 searches at once whose query embeddings take long (held still here), they took all 16
+    threads and queued the rest, and bob's one search waited for every one of them. Now an agent
+    holds at most 4 of those threads; bob finds one while hers are still held."""
+    import threading
+
+    import anyio
+
+    from hindsight_cli.mcp_server.server import tool_store
+    from tests.mcp_http import wait_for
+
+    embedder = _SlowWrites()
+    store = Store(tmp_path / "store", embedder=embedder)
+    store.init()
+    store.record("bob: the deploy key lives in the vault", agent_id="bob")
+    store.record("alice: the build cache lives in /srv/cache", agent_id="alice")
+    path = tmp_path / "tokens.json"
+    issued = {name: tokens.create(path, name) for name in ("alice", "bob")}
+    verifier = TokenVerifier(path)
+    server = build_server(store, tokens=verifier, url="http://127.0.0.1:8765")
+    reads = tool_store(server)._reads
+    found: list[str] = []
+    hers: list[bool] = []
+
+    async def flood(url: str) -> None:
+        async with _as(url, issued["alice"]) as alice:
+
+            async def one(n: int) -> None:
+                answer = await alice.call_tool("memory_search", {"query": f"megabyte {n}"})
+                hers.append(not answer.is_error)
+
+            async with anyio.create_task_group() as group:
+                for n in range(40):
+                    group.start_soon(one, n)
+
+    async def search(url: str) -> None:
+        async with _as(url, issued["bob"]) as bob:
+            answer = await bob.call_tool("memory_search", {"query": "deploy key"})
+            found.append(_text(answer))
+
+    with serving(http_app(server, HttpSettings(), verifier)) as base:
+        url = f"{base}/mcp"
+        alice = threading.Thread(target=anyio.run, args=(flood, url), daemon=True)
+        bob = threading.Thread(target=anyio.run, args=(search, url), daemon=True)
+        try:
+            alice.start()
+            wait_for(lambda: reads.asked >= 40, "alice's 40 searches to ask for a thread")
+            assert embedder.waiting.wait(60)
+            bob.start()
+            # a guard against a hang, never a measure: bob is answered while hers are held
+            bob.join(60)
+            answered_while_held = not bob.is_alive() and not embedder.go.is_set()
+        finally:
+            embedder.go.set()
+        alice.join(120)
+        bob.join(120)
+    assert answered_while_held
+    assert "vault" in found[0]
+    assert hers == [True] * 40

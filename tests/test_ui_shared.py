@@ -207,3 +207,46 @@ def test_one_stores_tokens_never_open_another_store_served_beside_it(tmp_path: P
         assert served.ui.gate.file is not None
     with running([first, second], host="0.0.0.0", token_file=first.path / "mcp-tokens.json"):
         pass
+
+
+def test_another_agents_many_slow_pages_never_hold_up_a_page(tmp_path: Path) -> None:
+    """Pages shared their threads in the order they came: alice opened 40 searches at once whose
+    query embeddings take long (held still), took every thread and queued the rest, and bob's page
+    waited for all of them. Now one agent holds at most 4 of the pages' threads."""
+    embedder = HeldWrites("megabyte")
+    store = Store(fresh_local_store(tmp_path / "store"), embedder=embedder)
+    store.record("bob's note about the printer on floor 3", agent_id="bob")
+    store.record("alice's note about the build cache", agent_id="alice")
+    token_file, bob_token, alice_token = _two_agents(store, tmp_path)
+    answered: list[int] = []
+    hers: list[int] = []
+    with running([store], token_file=token_file) as served:
+        alice = httpx.Client(base_url=base(served), timeout=120)
+        assert alice.get("/login", params={"token": alice_token}).status_code == 200
+        bob = httpx.Client(base_url=base(served), timeout=120)
+        assert bob.get("/login", params={"token": bob_token}).status_code == 200
+
+        def search(n: int) -> None:
+            hers.append(alice.get("/search", params={"q": f"megabyte {n}"}).status_code)
+
+        def read() -> None:
+            answered.append(bob.get("/").status_code)
+
+        searches = [threading.Thread(target=search, args=(n,), daemon=True) for n in range(40)]
+        reader = threading.Thread(target=read, daemon=True)
+        try:
+            for thread in searches:
+                thread.start()
+            wait_for(lambda: served.ui.reads.asked >= 40, "alice's 40 searches to ask for one")
+            wait_for(lambda: embedder.held >= 1, "one of her searches to embed its query")
+            reader.start()
+            reader.join(GUARD)
+            answered_while_held = not reader.is_alive() and not embedder.go.is_set()
+        finally:
+            embedder.go.set()
+        for thread in searches:
+            thread.join(GUARD)
+        reader.join(GUARD)
+    assert answered_while_held
+    assert answered == [200]
+    assert hers == [200] * 40

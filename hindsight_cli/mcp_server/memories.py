@@ -100,8 +100,20 @@ class ToolStore:
         return self._reads.limiter()
 
     async def reading(self, call: Callable[[], Result]) -> Result:
-        """``call``, a read, in one of the reads' worker threads (``reads``)."""
-        return await self._reads.run(call)
+        """``call``, a read, in one of the reads' worker threads (``reads``), among at most
+        ``readers.PER_AGENT`` of this request's agent's at once."""
+        return await self._reads.run(call, self.reader())
+
+    def reader(self) -> str | None:
+        """Whose read this is, for the reads' fair share (``readers``): the request's agent on a
+        server with tokens; None on a server of one user (its reads may take every thread). A
+        request without a token is refused by the call itself."""
+        if not self.per_request:
+            return None
+        try:
+            return self.agent
+        except HindsightError:
+            return None
 
     @property
     def agent(self) -> str | None:

@@ -108,7 +108,7 @@ def page_route(ui: Ui, here: str, fn: PageFn) -> Callable[[Request], object]:
             return _login_first()
         store = ui.store(session)
         try:
-            title, body = await ui.reads.run(lambda: fn(ui, session, store, request))
+            title, body = await ui.reads.run(lambda: fn(ui, session, store, request), session.agent)
         except HindsightError as error:
             return _error(ui, session, error, here)
         text, status = page(title, body, here=here, store=_switcher(ui, session))
