@@ -11,6 +11,10 @@ Among the reads, each agent (a token's, a UI login's) holds at most ``PER_AGENT`
 at once, and its other reads wait for one of its own: an agent that sends a hundred slow searches
 at once queues behind itself, and another agent's search finds a thread. Reads of no agent (a
 server without tokens: one user) may take them all.
+
+Writes go one at a time (the MCP server's write gate, the store's lock), so an agent's writes take a
+thread of the shared pool one at a time too (``Writers``): the rest wait without a thread, and
+another agent's write waits for the one under way, never for a queue of someone else's.
 """
 
 from __future__ import annotations
@@ -65,3 +69,30 @@ class ReadThreads:
         own = agents.setdefault(agent, anyio.CapacityLimiter(self.per_agent))
         async with own:
             return await anyio.to_thread.run_sync(call, limiter=shared)
+
+
+class Writers:
+    """One thread of the shared pool per agent for its writes; the agent's next write waits
+    (without a thread) until its last one is done. Writes of no agent (a server of one user) are
+    not held back."""
+
+    def __init__(self) -> None:
+        # (event loop, each agent's limiter)
+        self._loop: tuple[object, dict[str, CapacityLimiter]] | None = None
+        # writes that have asked for a thread so far (the tests await it)
+        self.asked = 0
+
+    async def run(self, call: Callable[[], Result], agent: str | None = None) -> Result:
+        """``call``, a write of ``agent``, in a thread of the shared pool."""
+        import anyio
+        import anyio.lowlevel
+
+        self.asked += 1
+        if agent is None:
+            return await anyio.to_thread.run_sync(call)
+        loop = anyio.lowlevel.current_token()
+        if self._loop is None or self._loop[0] != loop:
+            self._loop = (loop, {})
+        own = self._loop[1].setdefault(agent, anyio.CapacityLimiter(1))
+        async with own:
+            return await anyio.to_thread.run_sync(call)

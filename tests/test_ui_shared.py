@@ -59,7 +59,8 @@ def _csrf(client: httpx.Client, memory_id: str) -> str:
 def test_another_agents_long_changes_never_hold_up_a_page(tmp_path: Path) -> None:
     """Every page and every change ran in one pool of 40 worker threads: alice's 40 edits whose
     embeddings take long (held still here) took every thread, and bob's pages, the script and the
-    style sheet waited for all of them. Pages now run in threads of their own."""
+    style sheet waited for all of them. Pages now run in threads of their own (and her changes take
+    a thread one at a time)."""
     embedder = HeldWrites("megabyte")
     store = Store(fresh_local_store(tmp_path / "store"), embedder=embedder)
     store.record("bob's note about the printer on floor 3", agent_id="bob")
@@ -90,8 +91,10 @@ def test_another_agents_long_changes_never_hold_up_a_page(tmp_path: Path) -> Non
         try:
             for thread in edits:
                 thread.start()
-            # every thread of the shared pool is embedding one of her texts
-            wait_for(lambda: embedder.held >= 40, "alice's edits to take every worker thread")
+            # one of her edits is embedding, the others wait (in the threads of the pool they share
+            # with the pages, before the fix; behind her own, after)
+            wait_for(lambda: served.ui.writes.asked >= 44, "alice's edits to be sent")
+            wait_for(lambda: embedder.held >= 1, "one of her edits to embed")
             reader.start()
             reader.join(GUARD)
             answered_while_held = not reader.is_alive() and not embedder.go.is_set()
@@ -250,3 +253,56 @@ def test_another_agents_many_slow_pages_never_hold_up_a_page(tmp_path: Path) -> 
     assert answered_while_held
     assert answered == [200]
     assert hers == [200] * 40
+
+
+def test_another_agents_queued_changes_never_hold_up_a_change(tmp_path: Path) -> None:
+    """Changes ran in one pool of 40 worker threads: alice's 44 edits whose embeddings take long
+    (held still) took every thread, and bob's one edit waited for a thread until hers were done.
+    Now an agent's changes take a thread one at a time: bob's edit is done while hers is held."""
+    embedder = HeldWrites("megabyte")
+    store = Store(fresh_local_store(tmp_path / "store"), embedder=embedder)
+    his = store.record("bob's note about the printer on floor 3", agent_id="bob").memory
+    hers = [
+        store.record(f"alice's note {n} about topic{n}", agent_id="alice").memory.id
+        for n in range(44)
+    ]
+    token_file, bob_token, alice_token = _two_agents(store, tmp_path)
+    answered: list[int] = []
+    with running([store], token_file=token_file) as served:
+        alice = httpx.Client(base_url=base(served), headers={"origin": base(served)}, timeout=120)
+        assert alice.get("/login", params={"token": alice_token}).status_code == 200
+        csrf = _csrf(alice, hers[0])
+        bob = httpx.Client(base_url=base(served), headers={"origin": base(served)}, timeout=120)
+        assert bob.get("/login", params={"token": bob_token}).status_code == 200
+        his_csrf = _csrf(bob, his.id)
+
+        def edit(memory_id: str, n: int) -> None:
+            alice.post(f"/m/{memory_id}/edit", data={"csrf": csrf, "resolution": f"megabyte {n}"})
+
+        def change() -> None:
+            done = bob.post(f"/m/{his.id}/edit", data={"csrf": his_csrf, "resolution": "floor 4"})
+            answered.append(done.status_code)
+
+        edits = [
+            threading.Thread(target=edit, args=(memory_id, n), daemon=True)
+            for n, memory_id in enumerate(hers)
+        ]
+        changer = threading.Thread(target=change, daemon=True)
+        try:
+            for thread in edits:
+                thread.start()
+            wait_for(lambda: served.ui.writes.asked >= 44, "alice's edits to be sent")
+            wait_for(lambda: embedder.held >= 1, "one of her edits to embed")
+            changer.start()
+            changer.join(GUARD)
+            answered_while_held = not changer.is_alive() and not embedder.go.is_set()
+        finally:
+            embedder.go.set()
+        for thread in edits:
+            thread.join(GUARD)
+        changer.join(GUARD)
+    assert answered_while_held
+    assert answered == [303]
+    fixed = [m for m in store.list(limit=None) if m.resolution]
+    assert sum(m.agent_id == "bob" for m in fixed) == 1
+    assert sum(m.agent_id == "alice" for m in fixed) == len(hers)

@@ -16,7 +16,7 @@ from ..core.amend import only_learnt
 from ..core.selection import browse_filters, when
 from ..errors import HindsightError
 from ..models import ForgetResult, Memory, SearchResult, SummaryResult, WriteResult
-from ..readers import READ_THREADS, ReadThreads
+from ..readers import READ_THREADS, ReadThreads, Writers
 from ..search.query import SearchQuery
 from ..store import Store
 
@@ -89,8 +89,9 @@ class ToolStore:
         # tool call waits for it, the handshake does not
         self._ingested = threading.Event()
         self._ingested.set()
-        # the reads' own worker threads (``reads``)
+        # the reads' own worker threads (``reads``); the writes' one thread per agent
         self._reads = ReadThreads(READ_THREADS)
+        self._writes = Writers()
 
     def reads(self) -> Any:
         """The worker threads reads run in (an ``anyio.CapacityLimiter`` of the running event
@@ -104,9 +105,15 @@ class ToolStore:
         ``readers.PER_AGENT`` of this request's agent's at once."""
         return await self._reads.run(call, self.reader())
 
+    async def writing(self, call: Callable[[], Result]) -> Result:
+        """``call``, a write, in a thread of the shared pool, one at a time for this request's
+        agent (``readers.Writers``): its queued writes never take the threads another agent's
+        write needs to reach the gate."""
+        return await self._writes.run(call, self.reader())
+
     def reader(self) -> str | None:
-        """Whose read this is, for the reads' fair share (``readers``): the request's agent on a
-        server with tokens; None on a server of one user (its reads may take every thread). A
+        """Whose read or write this is, for the fair shares (``readers``): the request's agent on a
+        server with tokens; None on a server of one user (its calls may take every thread). A
         request without a token is refused by the call itself."""
         if not self.per_request:
             return None

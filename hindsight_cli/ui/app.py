@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import BadUsage, HindsightError, InvalidInput, MemoryNotFound
 from ..models import short_id
-from ..readers import ReadThreads
+from ..readers import ReadThreads, Writers
 from ..store import Store
 from . import browse, memory_page, search_page, stats, timeline
 from .html import H, Html, csrf_field, join, page, segment
@@ -39,6 +39,9 @@ class Ui:
     # pages run here, apart from the changes' pool (``readers``): one agent's long changes must
     # never hold up another agent's pages
     reads: ReadThreads = field(default_factory=ReadThreads)
+    # changes take a thread of the shared pool one at a time per agent: one agent's queued changes
+    # never hold every thread while another's change waits for one
+    writes: Writers = field(default_factory=Writers)
 
     def store(self, session: Session) -> Store:
         return self.stores[min(session.store, len(self.stores) - 1)].scoped(session.agent)
@@ -119,8 +122,8 @@ def page_route(ui: Ui, here: str, fn: PageFn) -> Callable[[Request], object]:
 
 def action_route(ui: Ui, fn: ActionFn) -> Callable[[Request], object]:
     """A POST action: the session and its CSRF token are required; the action runs in a worker
-    thread and answers with a redirect (303) to the page that shows its result."""
-    from starlette.concurrency import run_in_threadpool
+    thread, one at a time for the session's agent (``Ui.writes``), and answers with a redirect
+    (303) to the page that shows its result."""
     from starlette.responses import RedirectResponse
 
     async def endpoint(request: Request) -> Response:
@@ -134,7 +137,10 @@ def action_route(ui: Ui, fn: ActionFn) -> Callable[[Request], object]:
             return _refused(403, "This form is stale or did not come from this page; reload it.")
         memory_id = str(request.path_params.get("memory_id", ""))
         try:
-            where = await run_in_threadpool(fn, ui, session, ui.store(session), memory_id, form)
+            store = ui.store(session)
+            where = await ui.writes.run(
+                lambda: fn(ui, session, store, memory_id, form), session.agent
+            )
         except HindsightError as error:
             return _error(ui, session, error, "/")
         return RedirectResponse(where, 303)
