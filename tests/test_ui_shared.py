@@ -306,3 +306,37 @@ def test_another_agents_queued_changes_never_hold_up_a_change(tmp_path: Path) ->
     fixed = [m for m in store.list(limit=None) if m.resolution]
     assert sum(m.agent_id == "bob" for m in fixed) == 1
     assert sum(m.agent_id == "alice" for m in fixed) == len(hers)
+
+
+def test_a_session_cookie_another_page_sets_never_swaps_the_browsers_session(
+    tmp_path: Path,
+) -> None:
+    """Cookies have no port: a page of another server on the same host name (a dev server on
+    another port, another service of a shared host) can set ``hindsight_ui_PORT`` in bob's
+    browser to a session alice logged in for from her own machine. Before, bob's browser then was
+    alice's session: her memories under his eyes, and what he typed into the forms went into hers
+    (the login CSRF that the login's ``Sec-Fetch-Site`` check closed, without the login). Now a
+    session answers only the address it logged in from: her cookie in his browser is no login,
+    and she keeps hers."""
+    store = Store(fresh_local_store(tmp_path / "store"), embedder=FakeEmbedder())
+    hers = store.record("alice's note about the build cache", agent_id="alice").memory
+    token_file, bob_token, alice_token = _two_agents(store, tmp_path)
+    with running([store], token_file=token_file) as served:
+        # alice's machine: another address
+        elsewhere = httpx.HTTPTransport(local_address="127.0.0.2")
+        alice = httpx.Client(
+            base_url=base(served), headers={"origin": base(served)}, transport=elsewhere
+        )
+        assert alice.get("/login", params={"token": alice_token}).status_code == 200
+        her_csrf = _csrf(alice, hers.id)
+        bob = httpx.Client(base_url=base(served), headers={"origin": base(served)})
+        assert bob.get("/login", params={"token": bob_token}).status_code == 200
+        # the page on another port overwrites his cookie with hers
+        bob.cookies.set(served.ui.cookie, alice.cookies[served.ui.cookie])
+        page = bob.get("/")
+        typed = bob.post(f"/m/{hers.id}/edit", data={"csrf": her_csrf, "resolution": "bob's"})
+        still = alice.get("/")
+    assert page.status_code == 401 and "build cache" not in page.text
+    assert typed.status_code == 401
+    assert still.status_code == 200 and "build cache" in still.text
+    assert [m.resolution for m in store.list(limit=None) if m.agent_id == "alice"] == [None]

@@ -88,7 +88,12 @@ def _error(ui: Ui, session: Session, error: HindsightError, here: str) -> Respon
 
 
 def _session(ui: Ui, request: Request) -> Session | None:
-    return ui.gate.session(request.cookies.get(ui.cookie))
+    return ui.gate.session(request.cookies.get(ui.cookie), _client(request))
+
+
+def _client(request: Request) -> str | None:
+    """The address a request comes from (a session answers the address it logged in from)."""
+    return request.client.host if request.client else None
 
 
 def _login_first() -> Response:
@@ -270,7 +275,7 @@ def _login(ui: Ui) -> Callable[[Request], object]:
                 "printed it): a login that another site's page starts is refused.",
             )
         try:
-            sid = ui.gate.login(request.query_params.get("token", ""))
+            sid = ui.gate.login(request.query_params.get("token", ""), _client(request))
         except HindsightError as error:
             return _refused(403, str(error))
         if sid is None:

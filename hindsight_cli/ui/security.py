@@ -46,12 +46,20 @@ MAX_SESSIONS = 64
 
 @dataclass
 class Session:
-    """One browser's login: its CSRF token, the agent it sees (None: every agent, as the CLI) and
-    the store it looks at (an index into the served stores)."""
+    """One browser's login: its CSRF token, the agent it sees (None: every agent, as the CLI), the
+    store it looks at (an index into the served stores) and the address it logged in from.
+
+    A cookie belongs to a host, not to a port: a page of another server on the same host name (a
+    dev server on 127.0.0.1:3000, another service of memory.internal) can set this server's cookie
+    in the user's browser, with its own session id (one its author logged in for), and the browser
+    would then act as that session: login CSRF without the login. So a session answers only the
+    address it was opened from; from elsewhere its cookie is no login."""
 
     csrf: str
     agent: str | None
     store: int = 0
+    # the address the login came from: the session answers that address only
+    client: str | None = None
 
 
 @dataclass
@@ -64,8 +72,8 @@ class Gate:
     sessions: dict[str, Session] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def login(self, token: str) -> str | None:
-        """A new session id for a valid login token, or None.
+    def login(self, token: str, client: str | None = None) -> str | None:
+        """A new session id for a valid login token (from the address ``client``), or None.
 
         Raises:
             InvalidInput: the token's agent name cannot be a scope (``check_agent``).
@@ -85,15 +93,20 @@ class Gate:
             own = [k for k, s in self.sessions.items() if s.agent == agent]
             for oldest in own[: max(0, len(own) - MAX_SESSIONS + 1)]:
                 del self.sessions[oldest]
-            self.sessions[sid] = Session(secrets.token_urlsafe(32), agent)
+            self.sessions[sid] = Session(secrets.token_urlsafe(32), agent, client=client)
         return sid
 
-    def session(self, sid: str | None) -> Session | None:
-        """The session of ``sid``, while its agent still holds a token (a revoke ends it)."""
+    def session(self, sid: str | None, client: str | None = None) -> Session | None:
+        """The session of ``sid`` sent from the address ``client``, while its agent still holds a
+        token (a revoke ends it)."""
         if not sid:
             return None
         with self.lock:
-            found = [s for k, s in self.sessions.items() if tokens.same_secret(sid, k)]
+            found = [
+                s
+                for k, s in self.sessions.items()
+                if tokens.same_secret(sid, k) and s.client == client
+            ]
         if found and self.file is not None:
             if found[0].agent not in {e["agent"] for e in self.file.entries}:
                 with self.lock:
