@@ -29,7 +29,8 @@ FILE = "injections.jsonl"
 AUTOMATIC = frozenset({"session-start", "repeat-error", "repeat-prompt"})
 EVENTS = AUTOMATIC | {"mcp-search", "recall-prompt"}
 VERDICTS = ("used", "ignored", "misleading")
-# bytes read back from the end of the record for today's spending (a day of heavy use is ~200 KB)
+# bytes read back from the end of the record at first for the caps' window (a day of one user's
+# heavy use is ~200 KB); more while the window goes further back (``_since``)
 _TAIL = 1 << 20
 
 
@@ -180,6 +181,24 @@ def _read(store: Path, tail: int | None = None, only: str | None = None) -> list
     return list(_lines(data, only))
 
 
+def _since(store: Path, start: str) -> list[dict[str, Any]]:
+    """The lines of the record from ``start`` (an ISO time) on, and maybe a few before: read back
+    from the end, a larger piece each time, until the first whole line read is older than
+    ``start`` or the file's start is reached. Never a fixed tail: MCP searches add lines too (an
+    agent of a shared server, as many as it likes), and what the caps count must not depend on how
+    much others wrote since. The lines are appended in time order."""
+    tail = _TAIL
+    while True:
+        values = _read(store, tail)
+        try:
+            size = path_of(store).stat().st_size
+        except OSError:
+            return values
+        if tail >= size or (values and str(values[0].get("at") or "") < start):
+            return values
+        tail *= 4
+
+
 def _injection(value: dict[str, Any]) -> Injection:
     known = {name: value.get(name) for name in Injection.__dataclass_fields__}
     return Injection(
@@ -246,7 +265,7 @@ def spent(store: Path, session: str | None, now: datetime) -> tuple[int, int]:
     day_ago = iso(now - timedelta(days=1)) or ""
     wanted = _session(session)
     daily = in_session = 0
-    for value in _read(store, _TAIL):
+    for value in _since(store, min(today, day_ago)):
         if value["kind"] != "injection" or value.get("event") not in AUTOMATIC:
             continue
         at, tokens = str(value.get("at") or ""), int(value.get("tokens") or 0)
