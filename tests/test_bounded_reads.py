@@ -487,3 +487,100 @@ async def test_a_spool_naming_a_fifo_transcript_never_holds_the_server(
             result = await client.call_tool("memory_search", {"query": "prompt after it"})
     assert not result.is_error
     assert "the prompt after it" in _contents(project / ".hindsight")
+
+
+# a text part of 5,000 letters, computed at each read
+_COMPUTED = """'{"type": "text", "text": "' || printf('%.*c', 5000, 'x') || '"}'"""
+
+
+def _computed_opencode_db(path: Path, table: str, how: str) -> Path:
+    """OpenCode's three tables with one session, message and part; ``table`` built ``how``: with a
+    column computed on every read (``generated``) or as a virtual table (``virtual``)."""
+    columns = {
+        "session": ["id", "project_id", "parent_id", "slug", "directory", "title", "version"]
+        + ["time_created", "time_updated"],
+        "message": ["id", "session_id", "time_created", "time_updated", "data"],
+        "part": ["id", "message_id", "session_id", "time_created", "time_updated", "data"],
+    }
+    # the column a reader holds: 5 KB here, as much as SQLite allows (1 GB) in an attack's file
+    computed = {"session": "directory", "message": "data", "part": "data"}[table]
+    rows = {
+        "session": ("s1", "p", None, "x", "/w", "t", "1", 1, 1),
+        "message": ("m1", "s1", 1, 1, '{"role": "user", "time": {"created": 1}}'),
+        "part": ("p1", "m1", "s1", 1, 1, '{"type": "text", "text": "how do I run the tests"}'),
+    }
+    with sqlite3.connect(path) as conn:
+        for name, names in columns.items():
+            if name == table and how == "virtual":
+                conn.execute(f"CREATE VIRTUAL TABLE {name} USING fts5({', '.join(names)})")
+            elif name == table:
+                listed = [
+                    f"{c} TEXT GENERATED ALWAYS AS ({_COMPUTED}) VIRTUAL" if c == computed else c
+                    for c in names
+                ]
+                conn.execute(f"CREATE TABLE {name} ({', '.join(listed)})")
+            else:
+                conn.execute(f"CREATE TABLE {name} ({', '.join(names)})")
+            stored = [
+                c for c in names if not (name == table and how == "generated" and c == computed)
+            ]
+            values = [v for c, v in zip(names, rows[name]) if c in stored]
+            conn.execute(
+                f"INSERT INTO {name} ({', '.join(stored)}) VALUES ({', '.join('?' * len(stored))})",
+                values,
+            )
+    return path
+
+
+@pytest.mark.parametrize(
+    ("table", "how", "said"),
+    [
+        ("message", "generated", "its message computes data on every read"),
+        ("session", "generated", "its session computes directory on every read"),
+        ("message", "virtual", "its message is a virtual table"),
+        ("session", "virtual", "its session is a virtual table"),
+    ],
+)
+def test_an_opencode_table_that_computes_what_it_reads_is_refused(
+    tmp_path: Path, table: str, how: str, said: str
+) -> None:
+    """A column computed on every read (or a virtual table) turns a file of kilobytes into rows of
+    any size: 300 messages of ``printf('%.*c', 50000000, 'x')``, a 24 KiB file, held 4 GB of
+    memory for two minutes before this check (and 15 GB without a memory limit)."""
+    folder = tmp_path / "opencode"
+    folder.mkdir()
+    _computed_opencode_db(folder / "opencode.db", table, how)
+    done = _invoke("mine", "opencode", str(folder), "--store", str(tmp_path / "s"))
+    assert done.exit_code == 1, done.output
+    assert said in _one_line(done.stderr)
+    assert _contents(tmp_path / "s") == []
+
+
+def test_an_opencode_part_that_computes_what_it_reads_is_not_mined(tmp_path: Path) -> None:
+    folder = tmp_path / "opencode"
+    folder.mkdir()
+    _computed_opencode_db(folder / "opencode.db", "part", "generated")
+    done = _invoke("mine", "opencode", str(folder), "--store", str(tmp_path / "s"))
+    # its part is what marks a database OpenCode's: this one is not, and nothing is read from it
+    assert "Traceback" not in done.stderr, done.stderr
+    assert _contents(tmp_path / "s") == []
+
+
+def test_the_rows_one_opencode_query_holds_are_bounded_in_bytes(
+    tmp_path: Path, agents: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A million rows of 64 MiB each are within the row and value limits: what one query holds
+    at once is bounded too."""
+    import transcript_fixtures as tf
+
+    from hindsight_cli.storage import opencode_db
+
+    root = tf.opencode(agents, "/work/oc")
+    monkeypatch.setattr(opencode_db, "MAX_HELD", 100)
+    done = _invoke("mine", "opencode", str(root), "--store", str(tmp_path / "a"))
+    assert done.exit_code == 1
+    assert "more than 100 bytes in the rows of one query" in _one_line(done.stderr)
+    assert _contents(tmp_path / "a") == []
+    monkeypatch.setattr(opencode_db, "MAX_HELD", 256 << 20)
+    done = _invoke("mine", "opencode", str(root), "--store", str(tmp_path / "b"))
+    assert done.exit_code == 0 and _contents(tmp_path / "b")
