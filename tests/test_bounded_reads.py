@@ -584,3 +584,101 @@ def test_the_rows_one_opencode_query_holds_are_bounded_in_bytes(
     monkeypatch.setattr(opencode_db, "MAX_HELD", 256 << 20)
     done = _invoke("mine", "opencode", str(root), "--store", str(tmp_path / "b"))
     assert done.exit_code == 0 and _contents(tmp_path / "b")
+
+
+# -- files hindsight wrote inside a store, read back: a store that came with a repository ---------
+# holds whatever its author committed at those names (git keeps links), below the store's top level,
+# whose links an open refuses
+
+
+def _limited(*args: str) -> subprocess.CompletedProcess[str]:
+    """``_run`` with 2 GB of address space: a read of ``/dev/zero`` fails with ``MemoryError`` in
+    seconds instead of taking the machine's memory (the guard is for a regression only)."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    return subprocess.run(
+        [sys.executable, "-c", CLI, *args],
+        capture_output=True,
+        text=True,
+        timeout=GUARD,
+        preexec_fn=limit,
+    )
+
+
+def _store_with_one(tmp_path: Path, content: str = "the staging database listens on 5433") -> Path:
+    store = tmp_path / "s"
+    assert _invoke("record", content, "--store", str(store)).exit_code == 0
+    return store
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "command"),
+    [
+        ("purges/x.json", ("list",)),
+        ("purges/x.json", ("search", "staging")),
+        ("mined/summaries.pending", ("mine", "claude-code")),
+        ("mined/0123456789abcdef01234567.json", ("doctor", "mine")),
+    ],
+)
+def test_a_link_to_an_endless_device_inside_a_store_is_never_read(
+    tmp_path: Path, agents: Path, name: str, command: tuple[str, ...]
+) -> None:
+    """``.hindsight/purges/x.json -> /dev/zero`` committed to a repository: before, every command
+    on the checkout's store read it to its end (``MemoryError`` under this limit; the machine's
+    memory without one), as ``mine`` did ``mined/summaries.pending`` and ``doctor mine`` each
+    ``mined/*.json``."""
+    import transcript_fixtures as tf
+
+    tf.claude_code(agents, "/work/api")
+    store = _store_with_one(tmp_path)
+    (store / name).parent.mkdir(exist_ok=True)
+    (store / name).symlink_to("/dev/zero")
+    done = _limited(*command, "--store", str(store))
+    assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr, done.stderr
+    assert done.returncode in (0, 1), done.stderr
+    listed = _invoke("list", "--store", str(store))
+    assert listed.exit_code == 0 and "staging database" in listed.stdout
+
+
+_DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize("name", ["mined/0123456789abcdef01234567.json", "injections.jsonl"])
+def test_json_too_deep_in_a_store_file_never_bricks_the_store(tmp_path: Path, name: str) -> None:
+    """A mining state or an injection record nested 100,000 deep: before, a hard forget (or an
+    expiry, which purges the same way) failed with a ``RecursionError`` traceback after its delete
+    committed, and every later command on the store finished the owed purge first and failed the
+    same way, until someone found and deleted the file."""
+    store = _store_with_one(tmp_path)
+    kept = _invoke("record", "the release train leaves on fridays", "--store", str(store))
+    assert kept.exit_code == 0
+    (store / name).parent.mkdir(exist_ok=True)
+    (store / name).write_text(_DEEP + "\n", encoding="utf-8")
+    memory = next(
+        m for m in Store(store, embedder=MODEL).list(limit=None) if "staging" in m.content
+    )
+    done = _invoke("forget", memory.id, "--hard", "-y", "--store", str(store))
+    assert done.exit_code == 0, done.output
+    listed = _invoke("list", "--store", str(store))
+    assert listed.exit_code == 0, listed.output
+    assert "release train" in listed.stdout and "staging" not in listed.stdout
+    assert not [p for p in (store / "purges").glob("*.json")]
+
+
+def test_a_spooled_line_too_deep_never_blocks_the_spool(tmp_path: Path) -> None:
+    """A ``spool/events.jsonl`` line nested 100,000 deep (a store that came with a repository):
+    before, every ingestion (``hooks flush``, a session's end, the MCP server's) failed on it with a
+    ``RecursionError`` and left the claimed file to fail again; now the line is skipped."""
+    store = _store_with_one(tmp_path)
+    event = {"id": "e1", "kind": "prompt", "ts": "2026-01-05T10:00:00Z", "client": "claude-code"}
+    good = json.dumps({**event, "session": "s1", "text": "how do I rotate the deploy key"})
+    (store / "spool").mkdir(exist_ok=True, mode=0o700)
+    (store / "spool" / "events.jsonl").write_text(_DEEP + "\n" + good + "\n", encoding="utf-8")
+    done = _invoke("hooks", "flush", "--store", str(store))
+    assert done.exit_code == 0, done.output
+    assert any("rotate the deploy key" in text for text in _contents(store))
+    assert not list((store / "spool").glob("claimed-*"))

@@ -4,7 +4,6 @@ store has mined (``hindsight doctor mine``). Claude Code deletes transcripts aft
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from .. import paths
@@ -52,12 +51,12 @@ def _cleanup(client: str) -> str:
     """Why waiting loses history: Claude Code's retention of transcripts."""
     if client != "claude-code":
         return ""
-    from ..safefs.reading import MAX_DOCUMENT, read_regular
+    from ..safefs.reading import MAX_DOCUMENT, parse_json, read_regular
     from ..transcripts.claude_code import default_roots
 
     settings = default_roots()[0].parent / "settings.json"
     try:
-        days = json.loads(read_regular(settings, MAX_DOCUMENT)).get(
+        days = parse_json(read_regular(settings, MAX_DOCUMENT)).get(
             "cleanupPeriodDays", _CLEANUP_DAYS
         )
     except (OSError, ValueError, AttributeError):
