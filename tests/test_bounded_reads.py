@@ -682,3 +682,63 @@ def test_a_spooled_line_too_deep_never_blocks_the_spool(tmp_path: Path) -> None:
     assert done.exit_code == 0, done.output
     assert any("rotate the deploy key" in text for text in _contents(store))
     assert not list((store / "spool").glob("claimed-*"))
+
+
+# -- a memory's metadata: at most 1 MiB of JSON, from every face ----------------------------------
+
+_FAT = "x" * (2 << 20)
+
+
+def test_an_imports_metadata_past_the_limit_is_refused_whole(tmp_path: Path) -> None:
+    """An export line whose metadata holds 2 MiB: before, stored whole (an export of such lines,
+    1 GiB in all, went into the ledger and was read again with every hit; 30 MB took 83 s to
+    import)."""
+    lines = [
+        json.dumps({"content": "the staging database listens on 5433"}),
+        json.dumps({"content": "a memory with a blob", "metadata": {"blob": _FAT}}),
+    ]
+    source = tmp_path / "export.jsonl"
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    done = _invoke("import", str(source), "--store", str(tmp_path / "s"))
+    assert done.exit_code == 1
+    line = _one_line(done.stderr)
+    assert "Record 2: metadata is 2,097,1" in line and "Nothing was imported" in line
+    assert _contents(tmp_path / "s") == []
+
+
+def test_the_python_apis_metadata_past_the_limit_is_refused(tmp_path: Path) -> None:
+    from hindsight_cli.errors import HindsightError
+
+    store = Store(tmp_path / "s", embedder=MODEL)
+    with pytest.raises(HindsightError, match=r"metadata is .* bytes of JSON"):
+        store.record("a memory with a blob", metadata={"blob": [_FAT[:1000]] * 2000})
+    assert _contents(tmp_path / "s") == []
+
+
+def test_a_transcript_whose_working_directory_is_megabytes_long_never_bloats_the_store(
+    tmp_path: Path, agents: Path
+) -> None:
+    """A Claude Code transcript whose lines name a working directory of 2 MiB: before, every
+    exchange kept it in its metadata (a store of gigabytes from a transcript of megabytes)."""
+    import transcript_fixtures as tf
+
+    path = tf.claude_code(agents, "/work/api")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    fat = [
+        json.dumps({**value, "cwd": "/work/" + _FAT}) if isinstance(value, dict) else line
+        for line in lines
+        for value in [_maybe_json(line)]
+    ]
+    path.write_text("\n".join(fat) + "\n", encoding="utf-8")
+    done = _invoke("mine", "claude-code", "--store", str(tmp_path / "s"))
+    assert done.exit_code == 0, done.output
+    assert "metadata is" in done.stderr
+    memories = Store(tmp_path / "s", embedder=MODEL).list(limit=None)
+    assert all(len(json.dumps(m.metadata)) <= 1 << 20 for m in memories)
+
+
+def _maybe_json(line: str) -> object:
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
