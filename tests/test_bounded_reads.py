@@ -742,3 +742,38 @@ def _maybe_json(line: str) -> object:
         return json.loads(line)
     except ValueError:
         return None
+
+
+# -- one client's unreadable history never stops the others' -------------------------------------
+
+
+@pytest.mark.parametrize("bad", ["text", "loop", "view"])
+def test_one_clients_unreadable_database_never_stops_mine_all(
+    tmp_path: Path, agents: Path, bad: str
+) -> None:
+    """An ``opencode.db`` that is a text file, a link to itself or an endless view (what another
+    program, or an agent, leaves there): before, ``mine --all`` exited 1 on it before mining any
+    client (``Error: Cannot open the OpenCode database …``), and ``doctor mine`` the same, with no
+    report."""
+    import transcript_fixtures as tf
+
+    tf.claude_code(agents, "/work/api")
+    folder = agents / ".local" / "share" / "opencode"
+    folder.mkdir(parents=True)
+    database = folder / "opencode.db"
+    if bad == "text":
+        database.write_text("not a database\n")
+    elif bad == "loop":
+        database.symlink_to("opencode.db")
+    else:
+        _opencode_db(database, "message")
+    store = str(tmp_path / "s")
+    done = _invoke("mine", "--all", "--store", store)
+    assert done.exit_code == 0, done.output
+    assert "OpenCode: skipped, its history could not be read" in done.stderr
+    assert _contents(tmp_path / "s"), "Claude Code's history was not mined"
+    doctor = _invoke("doctor", "mine", "--store", store, "--json")
+    checks = {c["id"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert checks["mine.opencode"]["status"] == "warn"
+    assert "could not be read" in checks["mine.opencode"]["summary"]
+    assert checks["mine.claude-code"]["status"] == "ok"

@@ -20,6 +20,16 @@ def run(store: Path | None = None) -> list[Check]:
     for client in CLIENTS:
         found = survey.find(client)
         check_id = f"mine.{client}"
+        if not found.roots and found.error:
+            checks.append(
+                warn(
+                    check_id,
+                    f"{found.title} history could not be read",
+                    found.error,
+                    f"check the file it names, then run `hindsight mine {client}`",
+                )
+            )
+            continue
         if not found.roots:
             looked = ", ".join(str(r) for r in reader(client).default_roots())
             checks.append(
