@@ -777,3 +777,34 @@ def test_one_clients_unreadable_database_never_stops_mine_all(
     assert checks["mine.opencode"]["status"] == "warn"
     assert "could not be read" in checks["mine.opencode"]["summary"]
     assert checks["mine.claude-code"]["status"] == "ok"
+
+
+# -- a line without end: a sparse file of terabytes costs one command -----------------------------
+
+
+def _sparse(path: Path, head: str = "") -> Path:
+    """``path``: ``head``, then 8 TiB of zeros that take no disk (``truncate -s 8T``)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(head, encoding="utf-8")
+    os.truncate(path, 8 << 40)
+    return path
+
+
+@pytest.mark.slow
+def test_a_transcript_line_without_end_is_read_only_so_far(tmp_path: Path, agents: Path) -> None:
+    """Before: the reader skipped an over-long line by reading on to its end, so a sparse file of
+    8 TiB was read to its last zero (20 GiB took 3 minutes, 16 TiB two days) by every `mine`, and a
+    hook's ingestion of such a transcript; the guard is for that regression only."""
+    import transcript_fixtures as tf
+
+    real = tf.claude_code(agents, "/work/api")
+    _sparse(real.parent / "endless.jsonl")
+    # a transcript whose head is real and whose last line never ends
+    _sparse(real.parent / "grown.jsonl", real.read_text(encoding="utf-8").replace("5e6f0c1a", "g"))
+    done = _limited("mine", "claude-code", "--store", str(tmp_path / "s"), "--json")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    contents = _contents(tmp_path / "s")
+    assert contents and len(contents) >= 2 * 5
+    again = _limited("mine", "claude-code", "--store", str(tmp_path / "s"), "--json")
+    assert again.returncode == 0 and _contents(tmp_path / "s") == contents
