@@ -808,3 +808,34 @@ def test_a_transcript_line_without_end_is_read_only_so_far(tmp_path: Path, agent
     assert contents and len(contents) >= 2 * 5
     again = _limited("mine", "claude-code", "--store", str(tmp_path / "s"), "--json")
     assert again.returncode == 0 and _contents(tmp_path / "s") == contents
+
+
+_PLANT = {
+    "metadata": "UPDATE memories SET metadata = ? WHERE content LIKE '%planted%'",
+    "env": "UPDATE memories SET env = ? WHERE content LIKE '%planted%'",
+}
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("column", ["metadata", "env"])
+def test_a_ledger_row_nested_too_deep_never_fails_the_stores_reads(
+    tmp_path: Path, column: str
+) -> None:
+    """A ledger that came with a repository (its author wrote it with DuckDB, not hindsight) whose
+    one row holds metadata or env nested 100,000 deep: before, `list`, `search` and `export` of
+    the store failed with a ``RecursionError`` traceback. The row reads with that value empty."""
+    import duckdb
+
+    store = _store_with_one(tmp_path, "the planted memory about deploys")
+    assert _invoke("record", "the release train leaves on fridays", "--store", str(store))
+    deep = '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    conn = duckdb.connect(str(store / "ledger.duckdb"))
+    try:
+        conn.execute(_PLANT[column], [deep])
+    finally:
+        conn.close()
+    for command in (["list"], ["search", "planted deploys"], ["export"]):
+        done = _invoke(*command, "--store", str(store))
+        assert done.exit_code == 0, (command, done.output)
+        assert "Traceback" not in done.output
+        assert "planted memory" in done.stdout, command
