@@ -56,6 +56,10 @@ def init(
     safefs.private_dir(rt.path)
     safefs.create_private(rt.path / ".gitignore", "*\n")
     config_file(rt.path)
+    if created and fresh:
+        # approved before the ledger is written: a run killed in between leaves a directory still
+        # fresh (approved again by the next), never a store of this user's that is not approved
+        trust.allow(rt.path)
     if model is not None and created:
         configure_model(rt, model)
     if created:
@@ -65,8 +69,6 @@ def init(
             wanted, dim = rt.embedder.name, rt.embedder.dim
         rt.ledger.create(wanted, dim)
         expiry_checked(rt)
-        if fresh:
-            trust.allow(rt.path)
     return created
 
 

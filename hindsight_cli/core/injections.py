@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from ..safefs.reading import parse_json
 from ..storage import spool
 from ..timeutil import iso
 
@@ -147,7 +148,7 @@ def _expire(target: Path, before: datetime) -> None:
 
 def _at(line: bytes) -> str:
     try:
-        value = json.loads(line)
+        value = parse_json(line)
     except ValueError:
         return ""
     return str(value.get("at") or "") if isinstance(value, dict) else ""
@@ -159,7 +160,7 @@ def _lines(text: str, only: str | None = None) -> Iterable[dict[str, Any]]:
         if only is not None and f'"kind":"{only}"' not in line:
             continue
         try:
-            value = json.loads(line)
+            value = parse_json(line)
         except ValueError:
             continue
         if isinstance(value, dict) and value.get("kind") in ("injection", "verdict"):
@@ -285,7 +286,7 @@ def scrub(store: Path, ids: set[str]) -> int:
     changed, kept = 0, []
     for line in target.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
-            value = json.loads(line)
+            value = parse_json(line)
         except ValueError:
             value = None
         if not isinstance(value, dict):
