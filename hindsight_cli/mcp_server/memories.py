@@ -16,8 +16,8 @@ from ..core.amend import only_learnt
 from ..core.selection import browse_filters, when
 from ..errors import HindsightError
 from ..models import ForgetResult, Memory, SearchResult, SummaryResult, WriteResult
-from ..readers import READ_THREADS, ReadThreads, Writers
 from ..search.query import SearchQuery
+from ..serving.readers import READ_THREADS, ReadThreads, Writers
 from ..store import Store
 
 log = logging.getLogger("hindsight.mcp")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import BadUsage
-from ..hostguard import HostGuard, host_policy, is_loopback, split_host
+from ..serving.hostguard import HostGuard, host_policy, is_loopback, split_host
 from ..store import Store
 from .app import Ui, build
 from .security import cookie_name, gate_for

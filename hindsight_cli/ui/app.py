@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import BadUsage, HindsightError, InvalidInput, MemoryNotFound
 from ..models import short_id
-from ..readers import ReadThreads, Writers
+from ..serving.readers import ReadThreads, Writers
 from ..store import Store
 from . import browse, memory_page, search_page, stats, timeline
 from .html import H, Html, csrf_field, join, page, segment

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 from ..core import tokens
 from ..core.scope import check_agent
 from ..errors import InvalidInput
-from ..hostguard import is_loopback
+from ..serving.hostguard import is_loopback
 
 # A page that another site frames or loads cannot show or run anything of ours. The referrer goes to
 # this server only: "no-referrer" would make Chromium send ``Origin: null`` with our own forms.
