@@ -312,6 +312,18 @@ def _named_after(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return match.span("secret")
 
 
+def _login_pair(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """The password of "<login word> … <user> / <password>", password-shaped, less the sentence's
+    mark after it."""
+    found = _named_after(match, label)
+    if found is None:
+        return None
+    start, end = found
+    while end > start and match.string[end - 1] in ".,;:)":
+        end -= 1
+    return (start, end) if end - start >= 8 else None
+
+
 # A host added here needs one of the webhook rule's words below (most hold "hook"), or the rule is
 # never asked to read its URLs.
 _KNOWN_HOSTS = (
@@ -336,6 +348,32 @@ _USERS = (
     "user",
     "superuser",
     "sysadmin",
+)
+# Words for a login's details, before "<user> / <password>", in a few languages.
+_LOGIN_WORDS = (
+    "login",
+    "logins",
+    "log-in",
+    "sign-in",
+    "access",
+    "creds",
+    "credentials",
+    "zugang",
+    "zugangsdaten",
+    "anmeldung",
+    "anmeldedaten",
+    "acceso",
+    "accesso",
+    "accès",
+    "acces",
+    "acesso",
+    "identifiants",
+    "credenciales",
+    "credenziali",
+    "inloggning",
+    "dostęp",
+    "доступ",
+    "логин",
 )
 _HOOK_PATH = r"(?:hooks?|webhooks?|webhookb2|incoming-webhooks?|incoming)/"
 _NAME = r"(?<![\w.\-/:$%{])(?P<name>[A-Za-z_/][\w.\-/:]*)"
@@ -413,6 +451,16 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         ("wifi:",),
         None,
         None,
+    ),
+    # a login's word, then any user and its password: "der Zugang zum Kibana ist elastic / …",
+    # "el acceso a la VPN es mgarcia / …", "the login for grafana is viewer / …"
+    (
+        "password",
+        r"(?i)(?<![\w/.\-])(?:{words})(?![\w/])[^\n/]{0,60}?[ \t]"
+        r"[\w.@+\-]{2,40}[ \t]+/[ \t]+(?P<secret>[^\s\"'`]{8,64})",
+        _LOGIN_WORDS,
+        _login_pair,
+        lambda text: " / " in text,
     ),
     # a user, then its password: "admin → S3cr3t!x", "login: root / S3cr3t!x"
     (

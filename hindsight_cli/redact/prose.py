@@ -135,6 +135,22 @@ _PREPOSITIONS = (
     "kwa",
     "untuk",
     "dari",
+    # Greek, Romanian, Slovak, Vietnamese, Turkish-free: "ο κωδικός για το email του γραφείου
+    # είναι …", "parola pentru contul …", "heslo pre účet …", "mật khẩu cho tài khoản … là …"
+    "για",
+    "του",
+    "της",
+    "των",
+    "στο",
+    "στη",
+    "στην",
+    "στον",
+    "σε",
+    "από",
+    "pentru",
+    "pre",
+    "cho",
+    "của",
 )
 # A separator between a password word (and its qualifier) and the value.
 _SEP = (
@@ -159,18 +175,30 @@ def _qualifier_ok(text: str) -> bool:
     stripped = text.strip()
     if not stripped:
         return True
+    if "'s" in stripped or "’s" in stripped:
+        # a possessive opens no quote: "(mother's maiden name)"
+        import re
+
+        stripped = re.sub(r"(?<=\w)['’]s\b", "s", stripped)
     if "'" in stripped or '"' in stripped:
         # what is named in quotes: "for key '/home/bob/.ssh/id_ed25519'"
         import re
 
         stripped = re.sub(r"(?<!\w)'[^'\s]{1,80}'|\"[^\"\s]{1,80}\"", "x", stripped)
-    if len(stripped) > 40 or any(c in stripped for c in ".?!\"'`"):
+    if len(stripped) > 64 or any(c in stripped for c in ".?!\"'`"):
         return False
     if stripped[0] in "(（" and stripped[-1] in ")）":
         return True
     words = stripped.split()
-    return len(words) <= 6 and (words[0].lower() in _PREPOSITIONS or _clitic(words[0]))
+    return len(words) <= 8 and (words[0].lower() in _PREPOSITIONS or _clitic(words[0]))
 
+
+# Words between a separator and the value that say when: "it's now", "is still", "changed to".
+_FILLER = (
+    r"(?i)(?:it'?s[ \t]+|it[ \t]+is[ \t]+|that'?s[ \t]+)?"
+    r"(?:now|still|currently|jetzt|nun|maintenant|ahora|agora|adesso|ora|nu)[ \t]*:?[ \t]+"
+    r"|(?i:it'?s|it[ \t]+is)[ \t]+(?=\S)"
+)
 
 # the separators ``_starts`` tries after a word, at most
 _MOST_SEPARATORS = 8
@@ -195,6 +223,10 @@ def _starts(rest: str, qualified: bool = False) -> Iterator[tuple[int, str]]:
         head = rest[: sep.start()]
         if _qualifier_ok(head) or (qualified and len(head.split()) <= 6 and "." not in head):
             yield sep.end(), "sep"
+            # "door code changed: it's now 501559", "the PIN is now 4471"
+            filler = re.compile(_FILLER).match(rest, sep.end())
+            if filler:
+                yield filler.end(), "sep"
     if lead:
         yield lead, "bare"
 
@@ -263,12 +295,23 @@ def _qualified(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     after = re.findall(r"[^\s:：=,.;!?]+", fold(text[end : end + 48]))
     if any(_opens(w) for w in before):
         return _prose(match, label, qualified=True)
-    for word in after[:4]:
+    other = False
+    for word in after[:5]:
         if _opens(word):
-            return _prose(match, label, qualified=True)
+            found = _prose(match, label, qualified=True)
+            if found is None or not other:
+                return found
+            # "combination for the key safe: 49-03-79": past another word, only a code of digits
+            return found if re.fullmatch(_DIGIT_CODE, text[found[0] : found[1]]) else None
         if word not in _PREPOSITIONS and word not in _ARTICLES and not _clitic(word):
-            return None
+            if other:
+                return None
+            other = True
     return None
+
+
+# A code of digits, in groups or not: 501559, 49-03-79, 12 34 56 (no year: a date is no code)
+_DIGIT_CODE = r"\d{3,8}#?|\d{1,3}(?:[- ]\d{1,3}){1,3}"
 
 
 def _opens(word: str) -> bool:

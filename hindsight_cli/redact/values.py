@@ -467,12 +467,13 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         # a mark the pattern cannot match without first (not compiled for a text without one)
         lambda text: "(" in text and _may_hold_token(text),
     ),
-    # seed phrase: witch collapse practice … (after a colon, as a label gives it)
+    # seed phrase: witch collapse practice … (after a colon, as a label gives it, a clause or two
+    # between them: "Wallet seed, written down once here and then I'll delete this note: …")
     (
         "private_key",
         # a wallet's, a ledger's or a backup's words too
         r"(?i)\b(?:(?:seed|mnemonic|recovery)(?:[ \t]+(?:phrase|words?))?"
-        r"|(?:wallet|ledger|trezor|backup|secret)[ \t]+(?:phrase|words))\b[^:=\n]{0,40}?"
+        r"|(?:wallet|ledger|trezor|backup|secret)[ \t]+(?:phrase|words))\b[^:=\n]{0,120}?"
         # the words on one line or one per line, numbered or not (1. witch 2. collapse …)
         r"(?:[:=]|[ \t](?:is|are|was))[ \t]*(?:\r?\n[ \t]*)?[\"'`]?"
         r"(?P<secret>(?:(?:\d{1,2}[.):]?[ \t]*)?[a-z]{3,8},?"
