@@ -312,6 +312,78 @@ def _named_after(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return match.span("secret")
 
 
+def _answer(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """The answer after a security question's words: password-shaped, or quoted."""
+    import re
+
+    text = match.string
+    line_end = text.find("\n", match.end())
+    rest = text[match.end() : line_end if line_end >= 0 else len(text)][:160]
+    found = re.search(
+        r"(?i)\b(?:answer(?:ed)?|antwort|réponse|reponse|respuesta|risposta|resposta)\b"
+        r"(?:[ \t]+(?:is|ist|est|es|è|é))?[ \t]*[:=：—–-]?[ \t]*"
+        r"(?:(?P<q>[\"'“])(?P<qv>[^\"'”\n]{4,64})[\"'”]|(?P<v>[^\s\"',;()]{4,64}))",
+        rest,
+    )
+    if found is None:
+        return None
+    group = "qv" if found.group("qv") else "v"
+    value = found.group(group).rstrip(".,;:)")
+    digits = any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+    if is_reference(value) or not (
+        found.group("qv") or digits or credential_like(value, strict=True)
+    ):
+        # an answer of letters and digits (Pepper8592), quoted or password-shaped; not "the
+        # answer is case-sensitive"
+        return None
+    start = match.end() + found.start(group)
+    return start, start + len(value)
+
+
+def _words_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A passphrase's words, not a sentence ("pick four random words from a list")."""
+    import re
+
+    from .values import _PROSE_WORDS
+
+    words = set(re.split(r"[ \t\-_.]+", match.group("secret").lower()))
+    if words & _PROSE_WORDS or words & _SENTENCE_WORDS:
+        return None
+    return match.span("secret")
+
+
+# words of a sentence that a passphrase's random words are unlikely to hold
+_SENTENCE_WORDS = frozenset(
+    "of to in on at by is be it or as an if so we me my pick use using list like".split()
+    + "der die das und ist ein eine le la les et un une de el los y es".split()
+)
+
+
+def _codes(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """Recovery codes: each of them holds a digit and none is a word (not "codes: none, later")."""
+    import re
+
+    block = match.group("secret")
+    codes = re.findall(r"[A-Za-z0-9]{4,10}(?:[- ][A-Za-z0-9]{4,10})?", block)
+    if len(codes) < 2 or not all(any(c.isdigit() for c in code) for code in codes):
+        return None
+    start, end = match.span("secret")
+    while end > start and match.string[end - 1] in " \t\r\n,":
+        end -= 1
+    return start, end
+
+
+def _four_kinds(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A value with all four kinds of character (lower and upper case, digits, symbols), no path,
+    no address, no format string."""
+    from .words import classes, is_path
+
+    value = match.group("secret")
+    if classes(value) < 4 or is_reference(value) or is_path(value) or "%" in value:
+        return None
+    return _named_after(match, label)
+
+
 def _login_pair(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """The password of "<login word> … <user> / <password>", password-shaped, less the sentence's
     mark after it."""
@@ -539,9 +611,68 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _byte_list,
         lambda text: text.count(",") >= 31,
     ),
+    # a value used to log in, unlock or decrypt, no password word needed: "just use … to log in to
+    # the test VM", "type … to unlock the laptop", "enter … to decrypt the backup"
     (
         "password",
-        r"(?i)(?<![\w\-])(?P<secret>[^\s\"'`]{8,256})[ \t]+(?:is|was|will[ \t]+be|becomes)[ \t]+"
+        r"(?i)\b(?:use|using|enter|type|try)[ \t]+[\"'`]?(?P<secret>[^\s\"'`]{8,64})[\"'`]?[ \t]+"
+        r"(?:to|when|for)[ \t]+(?:(?:you[ \t]+)?(?:log|sign)[ \t\-]?(?:in|on)|login|unlock|decrypt"
+        r"|authenticate|connect[ \t]+to|get[ \t]+in)\b",
+        ("log in", "login", "log-in", "sign in", "sign-in", "unlock", "decrypt")
+        + ("authenticate", "connect to", "get in", "log on", "sign on"),
+        _named_after,
+        None,
+    ),
+    # a security question's answer: "security question "first pet's name", answer Pepper8592",
+    # "Sicherheitsfrage …, Antwort: …"
+    (
+        "password",
+        r"(?i)\b(?:security|secret|secure)[ \t]+question|sicherheitsfrage|geheimfrage"
+        r"|question[ \t]+secr[eè]te|pregunta[ \t]+(?:de[ \t]+seguridad|secreta)"
+        r"|domanda[ \t]+segreta|pergunta[ \t]+(?:de[ \t]+seguran[cç]a|secreta)",
+        ("question", "sicherheitsfrage", "geheimfrage", "pregunta", "domanda", "pergunta"),
+        _answer,
+        None,
+    ),
+    # a passphrase said to be words, then its words: "The passphrase is four words, all lowercase
+    # with spaces: tangerine quarry velvet oboe", "three words with dashes: copper-lantern-meadow"
+    (
+        "password",
+        r"(?i)\b(?:{words})\b[^\n:：]{0,80}?\b(?:words?|wörter|wortes?|mots|palabras|parole)\b"
+        r"[^\n:：]{0,60}[:：][ \t]*[\"'`]?"
+        r"(?P<secret>(?-i:[a-zà-ÿ]{2,12}(?:(?:[ \t\-_]+|\.(?=[a-z]))[a-zà-ÿ]{2,12}){2,9}))"
+        r"(?![\w\-])",
+        ("passphrase", "password", "pass phrase", "passwort", "mot de passe", "contraseña")
+        + ("senha", "wachtwoord", "hasło", "heslo"),
+        _words_value,
+        None,
+    ),
+    # recovery, backup or scratch codes under their label, one a line or listed with commas
+    (
+        "password",
+        r"(?i)\b(?:recovery|backup|scratch|emergency|2fa|mfa|one-time|wiederherstellungs)"
+        r"[ \t\-]*codes?\b[^\n]{0,80}?(?:[:：][ \t]*|\n)"
+        r"(?P<secret>(?:[ \t]*(?:[-*•]|\d{1,2}[.)])?[ \t]*[A-Za-z0-9]{4,10}(?:[- ][A-Za-z0-9]{4,10})?"
+        r"[ \t]*(?:,[ \t]*|\r?\n|$)){2,20})",
+        ("recovery", "backup", "scratch", "emergency", "2fa", "mfa", "one-time")
+        + ("wiederherstellungs",),
+        _codes,
+        None,
+    ),
+    # a value set in quotes after "changed it to", "reset it to", "set it to", all four kinds of
+    # character: "I changed it to 'CopzgdFA630^' for now, we can rotate it"
+    (
+        "password",
+        r"(?i)\b(?:changed|reset|set|rotated|updated|switched)[ \t]+(?:it|them|that|this)[ \t]+"
+        r"(?:back[ \t]+)?to[ \t]+(?P<q>[\"'`])(?P<secret>[^\s\"'`]{8,64})(?P=q)",
+        ("changed", "reset", "set", "rotated", "updated", "switched"),
+        _four_kinds,
+        None,
+    ),
+    (
+        "password",
+        r"(?i)(?<![\w\-])(?P<secret>[^\s\"'`]{8,256})(?:[ \t]*[—–,:][ \t]*(?:that'?s|that[ \t]+is"
+        r"|this[ \t]+is|it'?s|which[ \t]+is)|[ \t]+(?:is|was|will[ \t]+be|becomes))[ \t]+"
         r"(?:(?:the|my|our|your|his|her|their|new|current|old|temporary|default|admin|root|wifi|wi-fi|"
         r"db|database|server|master|shared|account|login|user|staging|prod|production)[ \t]+){0,4}"
         r"(?:{words})(?!\w)",

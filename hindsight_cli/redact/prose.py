@@ -305,8 +305,19 @@ def _qualified(match: re.Match[str], label: bool) -> tuple[int, int] | None:
             return found if re.fullmatch(_DIGIT_CODE, text[found[0] : found[1]]) else None
         if word not in _PREPOSITIONS and word not in _ARTICLES and not _clitic(word):
             if other:
-                return None
+                break
             other = True
+    # what it opens named earlier in the sentence: "Pour le wifi de la salle : réseau « … », clé
+    # …": then only a password-shaped value
+    line_start = max(text.rfind("\n", 0, match.start()) + 1, match.start() - 96)
+    head = re.split(r"[.!?。]\s", text[line_start : match.start()])[-1]
+    last = head.rstrip()
+    # … unless a word of its own says what the code is ("wifi driver error code: 0x8007001F")
+    own = last and last[-1].isalnum() and fold(last.split()[-1]) not in (*_ARTICLES, *_PREPOSITIONS)
+    if not own and any(_opens(w) for w in re.findall(r"[^\s:：=,.;!?«»\"“”]+", fold(head))):
+        found = _prose(match, label, qualified=True)
+        if found and credential_like(text[found[0] : found[1]], strict=True):
+            return found
     return None
 
 
@@ -537,7 +548,32 @@ def _password_nearby(match: re.Match[str], label: bool) -> tuple[int, int] | Non
         if token.group()[-1:] in ".!?。！？" and value[-1:] not in "!?":
             # the sentence ended
             return None
-    return _password_before(match)
+    return _spelled_out(text, base, line_end) or _password_before(match)
+
+
+def _spelled_out(text: str, base: int, line_end: int) -> tuple[int, int] | None:
+    """A password said letter by letter, then whole, further on in the sentence: "the password is
+    capital M, a, p, l, e, then the number 7 7, then exclamation mark — so Maple77!". Only when
+    the words before it are mostly spelled characters, and only a value of all four kinds."""
+    import re
+
+    from .words import classes
+
+    rest = text[base : line_end if line_end >= 0 else len(text)][:240]
+    end = re.search(r"[.?。？](?:\s|$)", rest)
+    rest = rest[: end.start()] if end else rest
+    tokens = list(re.finditer(r"\S+", rest))
+    singles = sum(len(t.group().strip(",;")) == 1 for t in tokens)
+    if singles < 4:
+        return None
+    for token in tokens:
+        value = token.group().strip("\"'`“”‘’«»,;:()")
+        if len(value) >= 8 and classes(value) == 4 and credential_like(value, strict=True):
+            if is_reference(value) or "://" in value or re.fullmatch(_EMAIL, value):
+                continue
+            start = base + token.start() + token.group().find(value)
+            return start, start + len(value)
+    return None
 
 
 _VALUE_VERBS = frozenset(("use", "using", "enter", "type", "try", "with", "is", "was", "be"))
