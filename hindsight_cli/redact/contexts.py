@@ -623,6 +623,15 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _named_after,
         None,
     ),
+    # … or after the verb: "log in with … and the username on the sticker"
+    (
+        "password",
+        r"(?i)\b(?:log|sign)[ \t\-]?(?:in|on)[ \t]+(?:with|using)[ \t]+[\"'`]?"
+        r"(?P<secret>[^\s\"'`]{8,64})[\"'`]?(?![^\s,.;])",
+        ("log in", "login", "log-in", "sign in", "sign-in", "log on", "sign on", "logon", "signin"),
+        _login_pair,
+        None,
+    ),
     # a security question's answer: "security question "first pet's name", answer Pepper8592",
     # "Sicherheitsfrage …, Antwort: …"
     (
@@ -671,10 +680,12 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "password",
-        r"(?i)(?<![\w\-])(?P<secret>[^\s\"'`]{8,256})(?:[ \t]*[—–,:][ \t]*(?:that'?s|that[ \t]+is"
+        r"(?i)(?<![\w\-])(?P<secret>[^\s\"'`]{8,256})(?:(?:[ \t]*[—–,:]|[ \t]+-)[ \t]*(?:that'?s|that[ \t]+is"
         r"|this[ \t]+is|it'?s|which[ \t]+is)|[ \t]+(?:is|was|will[ \t]+be|becomes))[ \t]+"
         r"(?:(?:the|my|our|your|his|her|their|new|current|old|temporary|default|admin|root|wifi|wi-fi|"
-        r"db|database|server|master|shared|account|login|user|staging|prod|production)[ \t]+){0,4}"
+        r"db|database|server|master|shared|account|login|user|staging|prod|production|guest|office"
+        r"|home|vpn|e?mail|team|router|kiosk|test|demo|service|api|app|sudo|backup|vault|disk"
+        r"|laptop|phone|bank|encryption|network)[ \t]+){0,4}"
         r"(?:{words})(?!\w)",
         tuple(w for w in PASSWORD_WORDS if w.isascii() and " " not in w),
         _named_after,

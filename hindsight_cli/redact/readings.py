@@ -68,14 +68,16 @@ def reading(text: str) -> str:
         text = re.sub(r'\\+"', '"', text)
     if "\\\n" in text:
         text = text.replace("\\\r\n", "").replace("\\\n", "")
-    for sep, least in ((" ", 4), ("/", 4), ("|", 4), (", ", 4), (" . ", 4), (".", 12), ("-", 12)):
-        # letters set apart: "T i g e r 9 !", "Z/k/3/q/P", "Q . u . a"; by dots or dashes only a
-        # long run (A.K.I.A.E.C.C.K…, g-h-p-_-…), not an acronym or a version (U.S.A., 1.2.3)
+    for sep, least in _APART:
+        # letters set apart: "T i g e r 9 !", "Z/k/3/q/P", "Q . u . a"; by dots, dashes or
+        # underscores only a long run (A.K.I.A.E.C.C.K…, g-h-p-_-…, x_o_x_b_-_…), not an acronym
+        # or a version (U.S.A., 1.2.3), each part any one character but the separator
         if sum(len(word) == 1 for word in text.split(sep)) >= least:
             import re
 
+            one = _ONE if least < 12 else rf"[^\s{re.escape(sep)}]"
             text = re.sub(
-                rf"(?<![^\s:=\"'])(?:{_ONE}{re.escape(sep)}){{{least - 1},}}{_ONE}(?![^\s,;\"'])",
+                rf"(?<![^\s:=\"'])(?:{one}{re.escape(sep)}){{{least - 1},}}{one}(?![^\s,;\"'])",
                 lambda m, sep=sep: m.group().replace(sep, ""),  # type: ignore[misc]
                 text,
             )
@@ -102,6 +104,8 @@ _TOKEN_PREFIXES = (
 )
 
 
+# separators of characters set apart, and how many single characters make a run
+_APART = ((" ", 4), ("/", 4), ("|", 4), (", ", 4), (" . ", 4), (".", 12), ("-", 12), ("_", 12))
 # one character of a value set apart: a letter, a digit or a password's symbol
 _ONE = r"[\w!#$%&*+=?@^~]"
 _PERCENT_CODES = ("%3d", "%3a", "%26", "%22", "%253d", "%253a", "%2526", "%2522")
