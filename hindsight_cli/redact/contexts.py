@@ -421,6 +421,13 @@ _USERS = (
     "superuser",
     "sysadmin",
 )
+# "log in" and "sign in" as the rules below read them
+_SIGN_IN = tuple(
+    f"{verb}{sep}{particle}"
+    for verb in ("log", "sign")
+    for sep in ("", " ", "-")
+    for particle in ("in", "on")
+)
 # Words for a login's details, before "<user> / <password>", in a few languages.
 _LOGIN_WORDS = (
     "login",
@@ -618,8 +625,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?i)\b(?:use|using|enter|type|try)[ \t]+[\"'`]?(?P<secret>[^\s\"'`]{8,64})[\"'`]?[ \t]+"
         r"(?:to|when|for)[ \t]+(?:(?:you[ \t]+)?(?:log|sign)[ \t\-]?(?:in|on)|login|unlock|decrypt"
         r"|authenticate|connect[ \t]+to|get[ \t]+in)\b",
-        ("log in", "login", "log-in", "sign in", "sign-in", "unlock", "decrypt")
-        + ("authenticate", "connect to", "get in", "log on", "sign on"),
+        _SIGN_IN + ("unlock", "decrypt", "authenticate", "connect to", "get in"),
         _named_after,
         None,
     ),
@@ -628,7 +634,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         "password",
         r"(?i)\b(?:log|sign)[ \t\-]?(?:in|on)[ \t]+(?:with|using)[ \t]+[\"'`]?"
         r"(?P<secret>[^\s\"'`]{8,64})[\"'`]?(?![^\s,.;])",
-        ("log in", "login", "log-in", "sign in", "sign-in", "log on", "sign on", "logon", "signin"),
+        _SIGN_IN,
         _login_pair,
         None,
     ),
@@ -676,7 +682,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?:back[ \t]+)?to[ \t]+(?P<q>[\"'`])(?P<secret>[^\s\"'`]{8,64})(?P=q)",
         ("changed", "reset", "set", "rotated", "updated", "switched"),
         _four_kinds,
-        None,
+        # a quoted value after " to ": what the pattern cannot match without
+        lambda text: " to " in text and any(f" to {q}" in text for q in "\"'`"),
     ),
     (
         "password",

@@ -310,11 +310,16 @@ def _qualified(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     # what it opens named earlier in the sentence: "Pour le wifi de la salle : réseau « … », clé
     # …": then only a password-shaped value
     line_start = max(text.rfind("\n", 0, match.start()) + 1, match.start() - 96)
-    head = re.split(r"[.!?。]\s", text[line_start : match.start()])[-1]
-    last = head.rstrip()
+    last = text[line_start : match.start()].rstrip()
     # … unless a word of its own says what the code is ("wifi driver error code: 0x8007001F")
-    own = last and last[-1].isalnum() and fold(last.split()[-1]) not in (*_ARTICLES, *_PREPOSITIONS)
-    if not own and any(_opens(w) for w in re.findall(r"[^\s:：=,.;!?«»\"“”]+", fold(head))):
+    if not last or (
+        last[-1].isalnum() and fold(last.split()[-1]) not in (*_ARTICLES, *_PREPOSITIONS)
+    ):
+        return None
+    head = fold(re.split(r"[.!?。]\s", last)[-1])
+    if any(q in head for q in QUALIFIERS) and any(
+        _opens(w) for w in re.findall(r"[^\s:：=,.;!?«»\"“”]+", head)
+    ):
         found = _prose(match, label, qualified=True)
         if found and credential_like(text[found[0] : found[1]], strict=True):
             return found

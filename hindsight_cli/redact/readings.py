@@ -72,7 +72,7 @@ def reading(text: str) -> str:
         # letters set apart: "T i g e r 9 !", "Z/k/3/q/P", "Q . u . a"; by dots, dashes or
         # underscores only a long run (A.K.I.A.E.C.C.K…, g-h-p-_-…, x_o_x_b_-_…), not an acronym
         # or a version (U.S.A., 1.2.3), each part any one character but the separator
-        if sum(len(word) == 1 for word in text.split(sep)) >= least:
+        if text.count(sep) >= least and sum(len(word) == 1 for word in text.split(sep)) >= least:
             import re
 
             one = _ONE if least < 12 else rf"[^\s{re.escape(sep)}]"
