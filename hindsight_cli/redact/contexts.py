@@ -378,10 +378,13 @@ def _four_kinds(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     no address, no format string."""
     from .words import classes, is_path
 
-    value = match.group("secret")
+    group = "secret" if match.group("secret") is not None else "s2"
+    value = match.group(group)
     if classes(value) < 4 or is_reference(value) or is_path(value) or "%" in value:
         return None
-    return _named_after(match, label)
+    if is_reference(value) or wordish(value) or not credential_like(value, strict=True):
+        return None
+    return match.span(group)
 
 
 def _login_pair(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -622,10 +625,18 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # the test VM", "type … to unlock the laptop", "enter … to decrypt the backup"
     (
         "password",
-        r"(?i)\b(?:use|using|enter|type|try)[ \t]+[\"'`]?(?P<secret>[^\s\"'`]{8,64})[\"'`]?[ \t]+"
-        r"(?:to|when|for)[ \t]+(?:(?:you[ \t]+)?(?:log|sign)[ \t\-]?(?:in|on)|login|unlock|decrypt"
-        r"|authenticate|connect[ \t]+to|get[ \t]+in)\b",
-        _SIGN_IN + ("unlock", "decrypt", "authenticate", "connect to", "get in"),
+        r"(?i)\b(?:use|using|enter|type|try|nimm|nutze|verwende|gib|utilise|utilisez|tape|usa"
+        r"|utiliza|introduce|usa|digita|inserisci)[ \t]+[\"'`]?(?P<secret>[^\s\"'`]{8,64})[\"'`]?"
+        r"[ \t]+(?:to|when|for|zum|zur|um|pour|para|per)[ \t]+(?:(?:you[ \t]+)?(?:log|sign)[ \t\-]?"
+        r"(?:in|on)|login|unlock|decrypt|authenticate|connect[ \t]+to|get[ \t]+in|entsperren"
+        r"|einloggen|anmelden|entschlüsseln|(?:te|vous|se)[ \t]+connecter|déverrouiller"
+        r"|d[ée]chiffrer|entrar|iniciar[ \t]+sesi[óo]n|desbloquear|descifrar|accedere|sbloccare"
+        r"|decifrare)\b",
+        _SIGN_IN
+        + ("unlock", "decrypt", "authenticate", "connect to", "get in", "entsperren")
+        + ("einloggen", "anmelden", "entschlüsseln", "connecter", "déverrouiller", "dechiffrer")
+        + ("déchiffrer", "entrar", "iniciar sesión", "iniciar sesion", "desbloquear")
+        + ("descifrar", "accedere", "sbloccare", "decifrare"),
         _named_after,
         None,
     ),
@@ -665,12 +676,16 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # recovery, backup or scratch codes under their label, one a line or listed with commas
     (
         "password",
-        r"(?i)\b(?:recovery|backup|scratch|emergency|2fa|mfa|one-time|wiederherstellungs)"
-        r"[ \t\-]*codes?\b[^\n]{0,80}?(?:[:：][ \t]*|\n)"
+        r"(?i)(?:\b(?:recovery|backup|scratch|emergency|2fa|mfa|one-time|wiederherstellungs)"
+        r"[ \t\-]*codes?\b|\b(?:c[óo]digos?|codes?|codici|kody)[ \t]+(?:de[ \t]+|di[ \t]+)?"
+        r"(?:recuperaci[óo]n|recupera[çc][ãa]o|secours|r[ée]cup[ée]ration|backup|riserva"
+        r"|recupero|zapasowe|odzyskiwania|respaldo))[^\n]{0,80}?(?:[:：][ \t]*|\n)"
         r"(?P<secret>(?:[ \t]*(?:[-*•]|\d{1,2}[.)])?[ \t]*[A-Za-z0-9]{4,10}(?:[- ][A-Za-z0-9]{4,10})?"
         r"[ \t]*(?:,[ \t]*|\r?\n|$)){2,20})",
         ("recovery", "backup", "scratch", "emergency", "2fa", "mfa", "one-time")
-        + ("wiederherstellungs",),
+        + ("wiederherstellungs", "recuperación", "recuperacion", "recuperação", "recuperacao")
+        + ("secours", "récupération", "recuperation", "riserva", "recupero", "zapasowe")
+        + ("odzyskiwania", "respaldo"),
         _codes,
         None,
     ),
@@ -685,16 +700,31 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         # a quoted value after " to ": what the pattern cannot match without
         lambda text: " to " in text and any(f" to {q}" in text for q in "\"'`"),
     ),
+    # … and with the verb last: "ich habe es auf "…" geändert", "l'ho cambiato in "…""
+    (
+        "password",
+        r"(?i)\b(?:es|ihn|sie|das)[ \t]+auf[ \t]+[\"'`„“‚‘](?P<secret>[^\s\"'`“”‘’]{8,64})"
+        r"[\"'`“”‘’][ \t]+(?:geändert|gesetzt|zurückgesetzt|umgestellt)"
+        r"|\b(?:cambiat[oa]|cambiad[oa]|changé|modifié|mudad[oa]|alterad[oa])[ \t]+(?:in|en|a|para)"
+        r"[ \t]+[\"'`«“](?P<s2>[^\s\"'`“”»]{8,64})[\"'`»”]",
+        ("geändert", "gesetzt", "zurückgesetzt", "umgestellt", "cambiato", "cambiata")
+        + ("cambiado", "cambiada", "changé", "modifié", "mudado", "mudada", "alterado", "alterada"),
+        _four_kinds,
+        lambda text: any(q in text for q in "\"'`„“«"),
+    ),
     (
         "password",
         r"(?i)(?<![\w\-])(?P<secret>[^\s\"'`]{8,256})(?:(?:[ \t]*[—–,:]|[ \t]+-)[ \t]*(?:that'?s|that[ \t]+is"
-        r"|this[ \t]+is|it'?s|which[ \t]+is)|[ \t]+(?:is|was|will[ \t]+be|becomes))[ \t]+"
+        r"|this[ \t]+is|it'?s|which[ \t]+is|c['’]est|das[ \t]+ist|ist[ \t]+das|es|è|é|это)"
+        r"|[ \t]+(?:is|was|will[ \t]+be|becomes))[ \t]+"
+        r"(?:(?:le|la|l['’]|mon|ma|notre|das|der|die|unser|el|mi|nuestro|il|lo|mio|nostro|o|a)"
+        r"[ \t]*)?"
         r"(?:(?:the|my|our|your|his|her|their|new|current|old|temporary|default|admin|root|wifi|wi-fi|"
         r"db|database|server|master|shared|account|login|user|staging|prod|production|guest|office"
         r"|home|vpn|e?mail|team|router|kiosk|test|demo|service|api|app|sudo|backup|vault|disk"
         r"|laptop|phone|bank|encryption|network)[ \t]+){0,4}"
         r"(?:{words})(?!\w)",
-        tuple(w for w in PASSWORD_WORDS if w.isascii() and " " not in w),
+        PASSWORD_WORDS,
         _named_after,
         None,
     ),

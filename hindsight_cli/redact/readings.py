@@ -290,7 +290,8 @@ _CHARS = (
 
 
 _CHAR_ARRAY = (
-    r"(=[ \t]*)(?:charArrayOf|arrayOf|listOf|new[ \t]+char\[\][ \t]*)?[{\[(][ \t]*"
+    r"(=[ \t]*)(?:charArrayOf|arrayOf|listOf|new[ \t]+[\w.]+(?:<[\w.]+>)?(?:\[\])?(?:\(\))?[ \t]*)?"
+    r"[{\[(][ \t]*"
     r"(\"[^\"\n]{6,}\")[ \t]*(?:,[ \t]*'\\0'[ \t]*)?[}\])]"
 )
 
