@@ -565,6 +565,9 @@ def _spelled_out(text: str, base: int, line_end: int) -> tuple[int, int] | None:
     from .words import classes
 
     rest = text[base : line_end if line_end >= 0 else len(text)][:240]
+    if sum(len(word.strip(",;")) == 1 for word in rest.split()) < 4:
+        # first, without re: too few single characters in the whole view
+        return None
     end = re.search(r"[.?。？](?:\s|$)", rest)
     rest = rest[: end.start()] if end else rest
     tokens = list(re.finditer(r"\S+", rest))

@@ -81,7 +81,11 @@ def reading(text: str) -> str:
                 lambda m, sep=sep: m.group().replace(sep, ""),  # type: ignore[misc]
                 text,
             )
-    if text.count(" ") >= 3 and any(w.startswith(_TOKEN_PREFIXES) for w in text.split()):
+    if (
+        text.count(" ") >= 3
+        and any(prefix in text for prefix in _TOKEN_PREFIXES)
+        and any(w.startswith(_TOKEN_PREFIXES) for w in text.split())
+    ):
         # a token read out in groups: "ghp_1eBKOP SjPqh6 3ZHbex …", "AKIA IOSF ODNN …"
         import re
 
