@@ -424,6 +424,14 @@ _USERS = (
     "superuser",
     "sysadmin",
 )
+# The password words a value said before its word is read with ("… is the new root password",
+# "…, c'est le mot de passe du wifi"): English's single words and a few languages' (a short list:
+# the rule's pattern is compiled for each set of them a text holds; folded, as the rules fold a
+# text: a final sigma is read as σ)
+_BEFORE_WORDS = (
+    *(w for w in PASSWORD_WORDS if w.isascii() and " " not in w),
+    *("mot de passe", "contraseña", "hasło", "lösenord", "пароль", "κωδικόσ", "jelszó"),
+)
 # "log in" and "sign in" as the rules below read them
 _SIGN_IN = tuple(
     f"{verb}{sep}{particle}"
@@ -664,7 +672,10 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # with spaces: tangerine quarry velvet oboe", "three words with dashes: copper-lantern-meadow"
     (
         "password",
-        r"(?i)\b(?:{words})\b[^\n:：]{0,80}?\b(?:words?|wörter|wortes?|mots|palabras|parole)\b"
+        # the words written out, not "{words}": one pattern, compiled once
+        r"(?i)\b(?:passphrase|password|pass[ \t]+phrase|passwort|mot[ \t]+de[ \t]+passe|contraseña"
+        r"|senha|wachtwoord|hasło|heslo)\b[^\n:：]{0,80}?\b(?:words?|wörter|wortes?|mots|palabras"
+        r"|parole)\b"
         r"[^\n:：]{0,60}[:：][ \t]*[\"'`]?"
         r"(?P<secret>(?-i:[a-zà-ÿ]{2,12}(?:(?:[ \t\-_]+|\.(?=[a-z]))[a-zà-ÿ]{2,12}){2,9}))"
         r"(?![\w\-])",
@@ -724,7 +735,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"|home|vpn|e?mail|team|router|kiosk|test|demo|service|api|app|sudo|backup|vault|disk"
         r"|laptop|phone|bank|encryption|network)[ \t]+){0,4}"
         r"(?:{words})(?!\w)",
-        PASSWORD_WORDS,
+        _BEFORE_WORDS,
         _named_after,
         None,
     ),
