@@ -401,6 +401,8 @@ def _apply(text: str, label: bool) -> tuple[str, int]:
         last = 0
         for match in _compiled(pattern, words, folded).finditer(text):
             span = check(match, label) if check is not None else _secret_span(match)
+            if span is not None and position < _PROVIDERS:
+                span = _whole_token(text, span)
             if span is None or span[0] < last or span[0] >= span[1] or _overlaps(span, done):
                 continue
             if values.placeholder(text[span[0] : span[1]]) or (
@@ -423,6 +425,18 @@ def _apply(text: str, label: bool) -> tuple[str, int]:
             seen = {}
             rules = [later for later in _rules_for(text, folded, seen) if later > position]
     return text, total
+
+
+def _whole_token(text: str, span: tuple[int, int]) -> tuple[int, int]:
+    """A token format's span read on to the end of its word when its body goes on past what the
+    format says, joined by ``-`` or ``_`` (``sntrys_…-3wslT-1_Tnek…``, ``sk_live_…-…``): a leak
+    otherwise of everything after the first ``-``."""
+    end = span[1]
+    while end + 1 < len(text) and text[end] in "-_" and text[end + 1].isalnum():
+        end += 1
+        while end < len(text) and (text[end].isalnum() and text[end].isascii()):
+            end += 1
+    return span if end == span[1] else (span[0], end)
 
 
 def _markers(text: str) -> list[tuple[int, int]]:

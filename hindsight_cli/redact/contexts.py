@@ -312,6 +312,93 @@ def _named_after(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return match.span("secret")
 
 
+def _answer(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """The answer after a security question's words: password-shaped, or quoted."""
+    import re
+
+    text = match.string
+    line_end = text.find("\n", match.end())
+    rest = text[match.end() : line_end if line_end >= 0 else len(text)][:160]
+    found = re.search(
+        r"(?i)\b(?:answer(?:ed)?|antwort|réponse|reponse|respuesta|risposta|resposta)\b"
+        r"(?:[ \t]+(?:is|ist|est|es|è|é))?[ \t]*[:=：—–-]?[ \t]*"
+        r"(?:(?P<q>[\"'“])(?P<qv>[^\"'”\n]{4,64})[\"'”]|(?P<v>[^\s\"',;()]{4,64}))",
+        rest,
+    )
+    if found is None:
+        return None
+    group = "qv" if found.group("qv") else "v"
+    value = found.group(group).rstrip(".,;:)")
+    digits = any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+    if is_reference(value) or not (
+        found.group("qv") or digits or credential_like(value, strict=True)
+    ):
+        # an answer of letters and digits (Pepper8592), quoted or password-shaped; not "the
+        # answer is case-sensitive"
+        return None
+    start = match.end() + found.start(group)
+    return start, start + len(value)
+
+
+def _words_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A passphrase's words, not a sentence ("pick four random words from a list")."""
+    import re
+
+    from .values import _PROSE_WORDS
+
+    words = set(re.split(r"[ \t\-_.]+", match.group("secret").lower()))
+    if words & _PROSE_WORDS or words & _SENTENCE_WORDS:
+        return None
+    return match.span("secret")
+
+
+# words of a sentence that a passphrase's random words are unlikely to hold
+_SENTENCE_WORDS = frozenset(
+    "of to in on at by is be it or as an if so we me my pick use using list like".split()
+    + "der die das und ist ein eine le la les et un une de el los y es".split()
+)
+
+
+def _codes(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """Recovery codes: each of them holds a digit and none is a word (not "codes: none, later")."""
+    import re
+
+    block = match.group("secret")
+    codes = re.findall(r"[A-Za-z0-9]{4,10}(?:[- ][A-Za-z0-9]{4,10})?", block)
+    if len(codes) < 2 or not all(any(c.isdigit() for c in code) for code in codes):
+        return None
+    start, end = match.span("secret")
+    while end > start and match.string[end - 1] in " \t\r\n,":
+        end -= 1
+    return start, end
+
+
+def _four_kinds(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A value with all four kinds of character (lower and upper case, digits, symbols), no path,
+    no address, no format string."""
+    from .words import classes, is_path
+
+    group = "secret" if match.group("secret") is not None else "s2"
+    value = match.group(group)
+    if classes(value) < 4 or is_reference(value) or is_path(value) or "%" in value:
+        return None
+    if is_reference(value) or wordish(value) or not credential_like(value, strict=True):
+        return None
+    return match.span(group)
+
+
+def _login_pair(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """The password of "<login word> … <user> / <password>", password-shaped, less the sentence's
+    mark after it."""
+    found = _named_after(match, label)
+    if found is None:
+        return None
+    start, end = found
+    while end > start and match.string[end - 1] in ".,;:)":
+        end -= 1
+    return (start, end) if end - start >= 8 else None
+
+
 # A host added here needs one of the webhook rule's words below (most hold "hook"), or the rule is
 # never asked to read its URLs.
 _KNOWN_HOSTS = (
@@ -336,6 +423,47 @@ _USERS = (
     "user",
     "superuser",
     "sysadmin",
+)
+# The password words a value said before its word is read with ("… is the new root password",
+# "…, c'est le mot de passe du wifi"): English's single words and a few languages' (a short list:
+# the rule's pattern is compiled for each set of them a text holds; folded, as the rules fold a
+# text: a final sigma is read as σ)
+_BEFORE_WORDS = (
+    *(w for w in PASSWORD_WORDS if w.isascii() and " " not in w),
+    *("mot de passe", "contraseña", "hasło", "lösenord", "пароль", "κωδικόσ", "jelszó"),
+)
+# "log in" and "sign in" as the rules below read them
+_SIGN_IN = tuple(
+    f"{verb}{sep}{particle}"
+    for verb in ("log", "sign")
+    for sep in ("", " ", "-")
+    for particle in ("in", "on")
+)
+# Words for a login's details, before "<user> / <password>", in a few languages.
+_LOGIN_WORDS = (
+    "login",
+    "logins",
+    "log-in",
+    "sign-in",
+    "access",
+    "creds",
+    "credentials",
+    "zugang",
+    "zugangsdaten",
+    "anmeldung",
+    "anmeldedaten",
+    "acceso",
+    "accesso",
+    "accès",
+    "acces",
+    "acesso",
+    "identifiants",
+    "credenciales",
+    "credenziali",
+    "inloggning",
+    "dostęp",
+    "доступ",
+    "логин",
 )
 _HOOK_PATH = r"(?:hooks?|webhooks?|webhookb2|incoming-webhooks?|incoming)/"
 _NAME = r"(?<![\w.\-/:$%{])(?P<name>[A-Za-z_/][\w.\-/:]*)"
@@ -414,6 +542,16 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         None,
         None,
     ),
+    # a login's word, then any user and its password: "der Zugang zum Kibana ist elastic / …",
+    # "el acceso a la VPN es mgarcia / …", "the login for grafana is viewer / …"
+    (
+        "password",
+        r"(?i)(?<![\w/.\-])(?:{words})(?![\w/])[^\n/]{0,60}?[ \t]"
+        r"[\w.@+\-]{2,40}[ \t]+/[ \t]+(?P<secret>[^\s\"'`]{8,64})",
+        _LOGIN_WORDS,
+        _login_pair,
+        lambda text: " / " in text,
+    ),
     # a user, then its password: "admin → S3cr3t!x", "login: root / S3cr3t!x"
     (
         "password",
@@ -491,13 +629,113 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _byte_list,
         lambda text: text.count(",") >= 31,
     ),
+    # a value used to log in, unlock or decrypt, no password word needed: "just use … to log in to
+    # the test VM", "type … to unlock the laptop", "enter … to decrypt the backup"
     (
         "password",
-        r"(?i)(?<![\w\-])(?P<secret>[^\s\"'`]{8,256})[ \t]+(?:is|was|will[ \t]+be|becomes)[ \t]+"
+        r"(?i)\b(?:use|using|enter|type|try|nimm|nutze|verwende|gib|utilise|utilisez|tape|usa"
+        r"|utiliza|introduce|usa|digita|inserisci)[ \t]+[\"'`]?(?P<secret>[^\s\"'`]{8,64})[\"'`]?"
+        r"[ \t]+(?:to|when|for|zum|zur|um|pour|para|per)[ \t]+(?:(?:you[ \t]+)?(?:log|sign)[ \t\-]?"
+        r"(?:in|on)|login|unlock|decrypt|authenticate|connect[ \t]+to|get[ \t]+in|entsperren"
+        r"|einloggen|anmelden|entschlüsseln|(?:te|vous|se)[ \t]+connecter|déverrouiller"
+        r"|d[ée]chiffrer|entrar|iniciar[ \t]+sesi[óo]n|desbloquear|descifrar|accedere|sbloccare"
+        r"|decifrare)\b",
+        _SIGN_IN
+        + ("unlock", "decrypt", "authenticate", "connect to", "get in", "entsperren")
+        + ("einloggen", "anmelden", "entschlüsseln", "connecter", "déverrouiller", "dechiffrer")
+        + ("déchiffrer", "entrar", "iniciar sesión", "iniciar sesion", "desbloquear")
+        + ("descifrar", "accedere", "sbloccare", "decifrare"),
+        _named_after,
+        None,
+    ),
+    # … or after the verb: "log in with … and the username on the sticker"
+    (
+        "password",
+        r"(?i)\b(?:log|sign)[ \t\-]?(?:in|on)[ \t]+(?:with|using)[ \t]+[\"'`]?"
+        r"(?P<secret>[^\s\"'`]{8,64})[\"'`]?(?![^\s,.;])",
+        _SIGN_IN,
+        _login_pair,
+        None,
+    ),
+    # a security question's answer: "security question "first pet's name", answer Pepper8592",
+    # "Sicherheitsfrage …, Antwort: …"
+    (
+        "password",
+        r"(?i)\b(?:security|secret|secure)[ \t]+question|sicherheitsfrage|geheimfrage"
+        r"|question[ \t]+secr[eè]te|pregunta[ \t]+(?:de[ \t]+seguridad|secreta)"
+        r"|domanda[ \t]+segreta|pergunta[ \t]+(?:de[ \t]+seguran[cç]a|secreta)",
+        ("question", "sicherheitsfrage", "geheimfrage", "pregunta", "domanda", "pergunta"),
+        _answer,
+        None,
+    ),
+    # a passphrase said to be words, then its words: "The passphrase is four words, all lowercase
+    # with spaces: tangerine quarry velvet oboe", "three words with dashes: copper-lantern-meadow"
+    (
+        "password",
+        # the words written out, not "{words}": one pattern, compiled once
+        r"(?i)\b(?:passphrase|password|pass[ \t]+phrase|passwort|mot[ \t]+de[ \t]+passe|contraseña"
+        r"|senha|wachtwoord|hasło|heslo)\b[^\n:：]{0,80}?\b(?:words?|wörter|wortes?|mots|palabras"
+        r"|parole)\b"
+        r"[^\n:：]{0,60}[:：][ \t]*[\"'`]?"
+        r"(?P<secret>(?-i:[a-zà-ÿ]{2,12}(?:(?:[ \t\-_]+|\.(?=[a-z]))[a-zà-ÿ]{2,12}){2,9}))"
+        r"(?![\w\-])",
+        ("passphrase", "password", "pass phrase", "passwort", "mot de passe", "contraseña")
+        + ("senha", "wachtwoord", "hasło", "heslo"),
+        _words_value,
+        None,
+    ),
+    # recovery, backup or scratch codes under their label, one a line or listed with commas
+    (
+        "password",
+        r"(?i)(?:\b(?:recovery|backup|scratch|emergency|2fa|mfa|one-time|wiederherstellungs)"
+        r"[ \t\-]*codes?\b|\b(?:c[óo]digos?|codes?|codici|kody)[ \t]+(?:de[ \t]+|di[ \t]+)?"
+        r"(?:recuperaci[óo]n|recupera[çc][ãa]o|secours|r[ée]cup[ée]ration|backup|riserva"
+        r"|recupero|zapasowe|odzyskiwania|respaldo))[^\n]{0,80}?(?:[:：][ \t]*|\n)"
+        r"(?P<secret>(?:[ \t]*(?:[-*•]|\d{1,2}[.)])?[ \t]*[A-Za-z0-9]{4,10}(?:[- ][A-Za-z0-9]{4,10})?"
+        r"[ \t]*(?:,[ \t]*|\r?\n|$)){2,20})",
+        ("recovery", "backup", "scratch", "emergency", "2fa", "mfa", "one-time")
+        + ("wiederherstellungs", "recuperación", "recuperacion", "recuperação", "recuperacao")
+        + ("secours", "récupération", "recuperation", "riserva", "recupero", "zapasowe")
+        + ("odzyskiwania", "respaldo"),
+        _codes,
+        None,
+    ),
+    # a value set in quotes after "changed it to", "reset it to", "set it to", all four kinds of
+    # character: "I changed it to 'CopzgdFA630^' for now, we can rotate it"
+    (
+        "password",
+        r"(?i)\b(?:changed|reset|set|rotated|updated|switched)[ \t]+(?:it|them|that|this)[ \t]+"
+        r"(?:back[ \t]+)?to[ \t]+(?P<q>[\"'`])(?P<secret>[^\s\"'`]{8,64})(?P=q)",
+        ("changed", "reset", "set", "rotated", "updated", "switched"),
+        _four_kinds,
+        # a quoted value after " to ": what the pattern cannot match without
+        lambda text: " to " in text and any(f" to {q}" in text for q in "\"'`"),
+    ),
+    # … and with the verb last: "ich habe es auf "…" geändert", "l'ho cambiato in "…""
+    (
+        "password",
+        r"(?i)\b(?:es|ihn|sie|das)[ \t]+auf[ \t]+[\"'`„“‚‘](?P<secret>[^\s\"'`“”‘’]{8,64})"
+        r"[\"'`“”‘’][ \t]+(?:geändert|gesetzt|zurückgesetzt|umgestellt)"
+        r"|\b(?:cambiat[oa]|cambiad[oa]|changé|modifié|mudad[oa]|alterad[oa])[ \t]+(?:in|en|a|para)"
+        r"[ \t]+[\"'`«“](?P<s2>[^\s\"'`“”»]{8,64})[\"'`»”]",
+        ("geändert", "gesetzt", "zurückgesetzt", "umgestellt", "cambiato", "cambiata")
+        + ("cambiado", "cambiada", "changé", "modifié", "mudado", "mudada", "alterado", "alterada"),
+        _four_kinds,
+        lambda text: any(q in text for q in "\"'`„“«"),
+    ),
+    (
+        "password",
+        r"(?i)(?<![\w\-])(?P<secret>[^\s\"'`]{8,256})(?:(?:[ \t]*[—–,:]|[ \t]+-)[ \t]*(?:that'?s|that[ \t]+is"
+        r"|this[ \t]+is|it'?s|which[ \t]+is|c['’]est|das[ \t]+ist|ist[ \t]+das|es|è|é|это)"
+        r"|[ \t]+(?:is|was|will[ \t]+be|becomes))[ \t]+"
+        r"(?:(?:le|la|l['’]|mon|ma|notre|das|der|die|unser|el|mi|nuestro|il|lo|mio|nostro|o|a)"
+        r"[ \t]*)?"
         r"(?:(?:the|my|our|your|his|her|their|new|current|old|temporary|default|admin|root|wifi|wi-fi|"
-        r"db|database|server|master|shared|account|login|user|staging|prod|production)[ \t]+){0,4}"
+        r"db|database|server|master|shared|account|login|user|staging|prod|production|guest|office"
+        r"|home|vpn|e?mail|team|router|kiosk|test|demo|service|api|app|sudo|backup|vault|disk"
+        r"|laptop|phone|bank|encryption|network)[ \t]+){0,4}"
         r"(?:{words})(?!\w)",
-        tuple(w for w in PASSWORD_WORDS if w.isascii() and " " not in w),
+        _BEFORE_WORDS,
         _named_after,
         None,
     ),

@@ -121,6 +121,13 @@ _NOT_SECRET_PARTS = frozenset(
 )
 
 
+# Parts of ``_NOT_SECRET_PARTS`` that name a place or a holder: before a password's or a secret's
+# word that ends the name they say whose it is (MAIL_HOST_PASSWORD, WEBHOOK_URL_SECRET).
+_OWNER_PARTS = frozenset(
+    ("host", "url", "uri", "urls", "endpoint", "port", "path", "file", "dir", "location", "manager")
+)
+
+
 def not_secret_name(name: str) -> bool:
     """Whether a part of ``name`` says its value is not the secret (see ``_NOT_SECRET_PARTS``)."""
     import re
@@ -128,10 +135,12 @@ def not_secret_name(name: str) -> bool:
     if re.search(r"(?i)credentials?[_\-.]?id$", name):
         # credentialsId: which stored credential to use, a reference (Jenkins, Azure DevOps)
         return True
-    return any(
-        part.lower() in _NOT_SECRET_PARTS
-        for part in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)
-    )
+    parts = {part.lower() for part in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)}
+    if parts & _OWNER_PARTS and words_in(name) in ("password", "secret"):
+        # EMAIL_HOST_PASSWORD, KEYSTORE_FILE_PASSWORD: a place before the secret's word says whose
+        # secret it is, not that the value is a place (that is PASSWORD_HOST, TOKEN_URL)
+        parts -= _OWNER_PARTS
+    return not parts.isdisjoint(_NOT_SECRET_PARTS)
 
 
 def _names_a_key(name: str, value: str) -> bool:

@@ -135,6 +135,22 @@ _PREPOSITIONS = (
     "kwa",
     "untuk",
     "dari",
+    # Greek, Romanian, Slovak, Vietnamese, Turkish-free: "ο κωδικός για το email του γραφείου
+    # είναι …", "parola pentru contul …", "heslo pre účet …", "mật khẩu cho tài khoản … là …"
+    "για",
+    "του",
+    "της",
+    "των",
+    "στο",
+    "στη",
+    "στην",
+    "στον",
+    "σε",
+    "από",
+    "pentru",
+    "pre",
+    "cho",
+    "của",
 )
 # A separator between a password word (and its qualifier) and the value.
 _SEP = (
@@ -159,18 +175,30 @@ def _qualifier_ok(text: str) -> bool:
     stripped = text.strip()
     if not stripped:
         return True
+    if "'s" in stripped or "’s" in stripped:
+        # a possessive opens no quote: "(mother's maiden name)"
+        import re
+
+        stripped = re.sub(r"(?<=\w)['’]s\b", "s", stripped)
     if "'" in stripped or '"' in stripped:
         # what is named in quotes: "for key '/home/bob/.ssh/id_ed25519'"
         import re
 
         stripped = re.sub(r"(?<!\w)'[^'\s]{1,80}'|\"[^\"\s]{1,80}\"", "x", stripped)
-    if len(stripped) > 40 or any(c in stripped for c in ".?!\"'`"):
+    if len(stripped) > 64 or any(c in stripped for c in ".?!\"'`"):
         return False
     if stripped[0] in "(（" and stripped[-1] in ")）":
         return True
     words = stripped.split()
-    return len(words) <= 6 and (words[0].lower() in _PREPOSITIONS or _clitic(words[0]))
+    return len(words) <= 8 and (words[0].lower() in _PREPOSITIONS or _clitic(words[0]))
 
+
+# Words between a separator and the value that say when: "it's now", "is still", "changed to".
+_FILLER = (
+    r"(?i)(?:it'?s[ \t]+|it[ \t]+is[ \t]+|that'?s[ \t]+)?"
+    r"(?:now|still|currently|jetzt|nun|maintenant|ahora|agora|adesso|ora|nu)[ \t]*:?[ \t]+"
+    r"|(?i:it'?s|it[ \t]+is)[ \t]+(?=\S)"
+)
 
 # the separators ``_starts`` tries after a word, at most
 _MOST_SEPARATORS = 8
@@ -195,6 +223,10 @@ def _starts(rest: str, qualified: bool = False) -> Iterator[tuple[int, str]]:
         head = rest[: sep.start()]
         if _qualifier_ok(head) or (qualified and len(head.split()) <= 6 and "." not in head):
             yield sep.end(), "sep"
+            # "door code changed: it's now 501559", "the PIN is now 4471"
+            filler = re.compile(_FILLER).match(rest, sep.end())
+            if filler:
+                yield filler.end(), "sep"
     if lead:
         yield lead, "bare"
 
@@ -263,12 +295,39 @@ def _qualified(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     after = re.findall(r"[^\s:：=,.;!?]+", fold(text[end : end + 48]))
     if any(_opens(w) for w in before):
         return _prose(match, label, qualified=True)
-    for word in after[:4]:
+    other = False
+    for word in after[:5]:
         if _opens(word):
-            return _prose(match, label, qualified=True)
+            found = _prose(match, label, qualified=True)
+            if found is None or not other:
+                return found
+            # "combination for the key safe: 49-03-79": past another word, only a code of digits
+            return found if re.fullmatch(_DIGIT_CODE, text[found[0] : found[1]]) else None
         if word not in _PREPOSITIONS and word not in _ARTICLES and not _clitic(word):
-            return None
+            if other:
+                break
+            other = True
+    # what it opens named earlier in the sentence: "Pour le wifi de la salle : réseau « … », clé
+    # …": then only a password-shaped value
+    line_start = max(text.rfind("\n", 0, match.start()) + 1, match.start() - 96)
+    last = text[line_start : match.start()].rstrip()
+    # … unless a word of its own says what the code is ("wifi driver error code: 0x8007001F")
+    if not last or (
+        last[-1].isalnum() and fold(last.split()[-1]) not in (*_ARTICLES, *_PREPOSITIONS)
+    ):
+        return None
+    head = fold(re.split(r"[.!?。]\s", last)[-1])
+    if any(q in head for q in QUALIFIERS) and any(
+        _opens(w) for w in re.findall(r"[^\s:：=,.;!?«»\"“”]+", head)
+    ):
+        found = _prose(match, label, qualified=True)
+        if found and credential_like(text[found[0] : found[1]], strict=True):
+            return found
     return None
+
+
+# A code of digits, in groups or not: 501559, 49-03-79, 12 34 56 (no year: a date is no code)
+_DIGIT_CODE = r"\d{3,8}#?|\d{1,3}(?:[- ]\d{1,3}){1,3}"
 
 
 def _opens(word: str) -> bool:
@@ -494,7 +553,35 @@ def _password_nearby(match: re.Match[str], label: bool) -> tuple[int, int] | Non
         if token.group()[-1:] in ".!?。！？" and value[-1:] not in "!?":
             # the sentence ended
             return None
-    return _password_before(match)
+    return _spelled_out(text, base, line_end) or _password_before(match)
+
+
+def _spelled_out(text: str, base: int, line_end: int) -> tuple[int, int] | None:
+    """A password said letter by letter, then whole, further on in the sentence: "the password is
+    capital M, a, p, l, e, then the number 7 7, then exclamation mark — so Maple77!". Only when
+    the words before it are mostly spelled characters, and only a value of all four kinds."""
+    import re
+
+    from .words import classes
+
+    rest = text[base : line_end if line_end >= 0 else len(text)][:240]
+    if sum(len(word.strip(",;")) == 1 for word in rest.split()) < 4:
+        # first, without re: too few single characters in the whole view
+        return None
+    end = re.search(r"[.?。？](?:\s|$)", rest)
+    rest = rest[: end.start()] if end else rest
+    tokens = list(re.finditer(r"\S+", rest))
+    singles = sum(len(t.group().strip(",;")) == 1 for t in tokens)
+    if singles < 4:
+        return None
+    for token in tokens:
+        value = token.group().strip("\"'`“”‘’«»,;:()")
+        if len(value) >= 8 and classes(value) == 4 and credential_like(value, strict=True):
+            if is_reference(value) or "://" in value or re.fullmatch(_EMAIL, value):
+                continue
+            start = base + token.start() + token.group().find(value)
+            return start, start + len(value)
+    return None
 
 
 _VALUE_VERBS = frozenset(("use", "using", "enter", "type", "try", "with", "is", "was", "be"))

@@ -19,6 +19,14 @@ _NL = r"(?:\r?\n|\\r?\\n)"
 _PEM_END = r"-{4,5} ?END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)? ?-{4,5}"
 
 
+def _rpc_key(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """The key group of whichever provider's RPC URL matched."""
+    for name, value in match.groupdict().items():
+        if value is not None:
+            return match.span(name)
+    return None
+
+
 def _key_body(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """A private key's armour with a body: "paste the key starting with -----BEGIN … PRIVATE
     KEY----- into the field" names the armour in prose and holds no key."""
@@ -349,6 +357,34 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?i)(?:vault|token)[^\n]{0,40}?\bs\.(?P<secret>(?-i:[A-Za-z0-9]{24}))\b",
         ("vault", "token"),
         _mixed,
+        None,
+    ),
+    # a blockchain node provider's key in its RPC URL's path: Alchemy, Infura, QuickNode, Ankr,
+    # Chainstack, GetBlock, Blast, dRPC (the URL is the credential; the key is its last part)
+    (
+        "rpc_key",
+        r"(?i)\b(?:[\w\-]+\.)*(?:alchemy\.com|alchemyapi\.io)/(?:v2|nft/v\d)/"
+        r"(?P<secret>[A-Za-z0-9_\-]{20,})"
+        r"|\b(?:[\w\-]+\.)*infura\.io/(?:ws/)?v3/(?P<s2>[0-9a-f]{32})"
+        r"|\b[\w\-]+(?:\.[\w\-]+)*\.(?:quiknode\.pro|quicknode\.pro)/(?P<s3>[0-9a-f]{32,})"
+        r"|\brpc\.ankr\.com/[\w\-]+/(?P<s4>[0-9a-f]{32,})"
+        r"|\b[\w\-]+\.core\.chainstack\.com/(?P<s5>[0-9a-f]{32})"
+        r"|\bgo\.getblock\.io/(?P<s6>[0-9a-f]{32})"
+        r"|\b[\w\-]+\.blastapi\.io/(?P<s7>[0-9a-f\-]{36})"
+        r"|\blb\.drpc\.org/ogrpc\?[^\s\"']*?dkey=(?P<s8>[A-Za-z0-9_\-]{20,})",
+        ("alchemy", "infura.io", "quiknode", "quicknode", "ankr.com", "chainstack", "getblock")
+        + ("blastapi", "drpc"),
+        _rpc_key,
+        None,
+    ),
+    # an Ethereum account's private key in a list of accounts (Hardhat's and Foundry's network
+    # config, a signer list): 64 hex, 0x or not, quoted, inside "accounts: [ … ]"
+    (
+        "private_key",
+        r"(?i)\b(?:accounts|private_?keys|signers)[\"']?[ \t]*[:=][ \t]*\[[^\]\n]{0,400}?"
+        r"[\"'`](?P<secret>(?:0x)?[0-9a-fA-F]{64})[\"'`]",
+        ("accounts", "privatekeys", "private_keys", "signers"),
+        None,
         None,
     ),
     (

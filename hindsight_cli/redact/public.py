@@ -11,11 +11,15 @@ every span a generic rule would replace (as ``values.placeholder`` is) and keeps
   that makes it a secret (``secret``, ``private``, ``password``…): ``RECAPTCHA_SITE_KEY`` is public,
   ``RECAPTCHA_SECRET_KEY`` is not;
 - the value carries a public key's or an address's own prefix (``pk_live_``, ``pk.eyJ``,
-  ``age1``, ``bc1q``, ``npub1``, ``0x`` and 40 hex digits), or a Monero address's shape;
+  ``age1``, ``bc1q``, ``npub1``, ``0x`` and 40 hex digits), or a Monero address's or an IPFS
+  content id's shape (``Qm…``, ``bafy…``);
 - it is the public half of a key's structure: ``p=`` in a DKIM record, ``n``/``e``/``x``/``y`` in a
   JWK (never ``d``, ``p``, ``q``: a private JWK's primes);
 - a parent key above it in YAML says it is ciphertext, a digest or public (``encryptedData:``,
-  ``checksums:``, ``public_keys:``).
+  ``checksums:``, ``public_keys:``);
+- it is base64 of a JSON object that holds no secret (a JWT's header alone, a page's cursor), a
+  field's declared type after its name (``password: SecretStr = Field(…)``, ``password: string;``),
+  or what follows a ``::`` (``tests/test_auth.py::test_login…[case-…]``, ``auth::password::…``).
 
 Provider formats are never kept this way: a token of a secret format under a public name is still
 that secret.
@@ -78,7 +82,12 @@ _PUBLIC_PREFIXES = (
     *("xpub", "ypub", "zpub", "tpub", "vpub", "upub"),
 )
 # an Ethereum address; a Monero address (standard or integrated, base58)
-_ADDRESS = r"0x[0-9a-fA-F]{40}|[48][1-9A-HJ-NP-Za-km-z]{94}(?:[1-9A-HJ-NP-Za-km-z]{11})?"
+# an IPFS content id, a hash of public content: v0 (Qm and 44 base58), v1 in lower-case base32
+# (bafy…, bafk…, bafz…, bafyrei…: lower case and digits)
+_ADDRESS = (
+    r"0x[0-9a-fA-F]{40}|[48][1-9A-HJ-NP-Za-km-z]{94}(?:[1-9A-HJ-NP-Za-km-z]{11})?"
+    r"|Qm[1-9A-HJ-NP-Za-km-z]{44}|baf[a-z][a-z0-9]{52,}"
+)
 # the public members of a JWK: RSA modulus and exponent, an EC point
 _JWK_PUBLIC = frozenset(("n", "e", "x", "y", "crv", "kid", "kty", "alg", "use"))
 # characters of the value's line that are read around it
@@ -91,6 +100,15 @@ def public(text: str, start: int, end: int) -> bool:
 
     value = text[start:end]
     if value.startswith(_PUBLIC_PREFIXES) or re.fullmatch(_ADDRESS, value):
+        return True
+    if value.startswith("eyJ") and _plain_json(value):
+        return True
+    if declared_type(text, start, end):
+        return True
+    if value.startswith(":") and text[start - 1 : start] == ":":
+        # a value cut at "::", which joins a path's parts, no assignment: a test's id
+        # (tests/test_auth.py::test_…[case-…]), a Rust, C++, Ruby or PHP path (auth::password::…);
+        # a token holding "::" whole (K10…::server:…) is no such cut
         return True
     line_start = text.rfind("\n", 0, start) + 1
     # what is read before the value: the line's last _VIEW characters, from a word's start. Read
@@ -112,6 +130,63 @@ def public(text: str, start: int, end: int) -> bool:
     if _key_structure(text, before, line_start, start, end):
         return True
     return view_start == line_start and _ciphertext_parent(text, before, line_start)
+
+
+# Type names a field is declared with (Python, TypeScript, GraphQL, Rust, Java, SQL, schemas)
+_TYPE_NAMES = frozenset(
+    (
+        *("str", "string", "String", "SecretStr", "SecretBytes", "bytes", "int", "integer"),
+        *("number", "bool", "boolean", "Boolean", "any", "unknown", "text", "varchar", "char"),
+        *("Text", "Any", "object", "Optional", "Option", "None", "null", "undefined", "ID"),
+    )
+)
+
+
+def declared_type(text: str, start: int, end: int) -> bool:
+    """A field's declared type after its name's colon, not its value: ``password: SecretStr =
+    Field(…)``, ``password: string;``, ``password: String!``, ``token?: Optional[str]``,
+    ``api_key: ApiKey = None`` (a class's name with a default after it)."""
+    import re
+
+    if not re.search(r"\w\??:[ \t]*$", text[max(0, start - 64) : start]):
+        return False
+    value = text[start:end]
+    plain = re.sub(r"[!?;,)}]+$", "", value)
+    if re.split(r"[\[<|]", plain, maxsplit=1)[0] in _TYPE_NAMES:
+        return True
+    return (
+        re.fullmatch(r"[A-Z][a-z]+(?:[A-Z][a-z]+)+", plain) is not None
+        and re.match(r"[ \t]*=(?!=)", text[end : end + 8]) is not None
+    )
+
+
+def _plain_json(value: str) -> bool:
+    """Base64 of a JSON object that holds no secret: a JWT's header alone (``eyJhbGciOi…``), a
+    page's cursor, a key's envelope. Not a JWT (its parts cut by dots) and not an object holding a
+    random value, a key or a password (a Cloudflare tunnel token, a service account's JSON)."""
+    import base64
+    import binascii
+    import json
+
+    if len(value) > 700:
+        # more than a header or a cursor (a service account's JSON)
+        return False
+    body = value.replace("-", "+").replace("_", "/")
+    try:
+        decoded = base64.b64decode(body + "=" * (-len(body) % 4), validate=True).decode()
+        parsed = json.loads(decoded)
+    except (binascii.Error, ValueError):
+        return False
+    if not isinstance(parsed, dict):
+        return False
+    from . import redact
+    from .words import high_entropy, random_printable
+
+    # no random value, and nothing the rules take from the object (its keys name a secret)
+    strings = [v for v in parsed.values() if isinstance(v, str)]
+    if any(high_entropy(v) or random_printable(v) for v in strings):
+        return False
+    return redact(decoded)[1] == 0
 
 
 def _parts(name: str) -> set[str]:

@@ -68,21 +68,48 @@ def reading(text: str) -> str:
         text = re.sub(r'\\+"', '"', text)
     if "\\\n" in text:
         text = text.replace("\\\r\n", "").replace("\\\n", "")
-    for sep in (" ", "/", "|", ", ", " . "):
-        # letters set apart: "T i g e r 9 !", "Z/k/3/q/P", "Q . u . a"
-        if sum(len(word) == 1 for word in text.split(sep)) >= 4:
+    for sep, least in _APART:
+        # letters set apart: "T i g e r 9 !", "Z/k/3/q/P", "Q . u . a"; by dots, dashes or
+        # underscores only a long run (A.K.I.A.E.C.C.K…, g-h-p-_-…, x_o_x_b_-_…), not an acronym
+        # or a version (U.S.A., 1.2.3), each part any one character but the separator
+        if text.count(sep) >= least and sum(len(word) == 1 for word in text.split(sep)) >= least:
             import re
 
+            one = _ONE if least < 12 else rf"[^\s{re.escape(sep)}]"
             text = re.sub(
-                rf"(?<![^\s:=\"'])(?:{_ONE}{re.escape(sep)}){{3,}}{_ONE}(?![^\s,;\"'])",
+                rf"(?<![^\s:=\"'])(?:{one}{re.escape(sep)}){{{least - 1},}}{one}(?![^\s,;\"'])",
                 lambda m, sep=sep: m.group().replace(sep, ""),  # type: ignore[misc]
                 text,
             )
+    if (
+        text.count(" ") >= 3
+        and any(prefix in text for prefix in _TOKEN_PREFIXES)
+        and any(w.startswith(_TOKEN_PREFIXES) for w in text.split())
+    ):
+        # a token read out in groups: "ghp_1eBKOP SjPqh6 3ZHbex …", "AKIA IOSF ODNN …"
+        import re
+
+        grouped = (
+            r"(?<![\w\-])(?:"
+            + "|".join(re.escape(p) for p in _TOKEN_PREFIXES)
+            + r")[A-Za-z0-9_\-.]{0,12}(?: [A-Za-z0-9_\-]{3,8}){3,}(?![\w\-])"
+        )
+        text = re.sub(grouped, lambda m: m.group().replace(" ", ""), text)
     from hindsight_cli.redact import transforms
 
     return _disguised(transforms.undone(text))
 
 
+# Token formats' own prefixes, before groups of a token's characters set apart by blanks
+_TOKEN_PREFIXES = (
+    *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "glptt-", "sk-", "sk_live_"),
+    *("rk_live_", "sk_test_", "xoxb-", "xoxp-", "xoxa-", "xoxe", "xapp-", "AKIA", "ASIA", "npm_"),
+    *("pypi-", "hf_", "dop_v1_", "shpat_", "shpss_", "SG.", "AIza", "glsa_", "dapi", "sntrys_"),
+)
+
+
+# separators of characters set apart, and how many single characters make a run
+_APART = ((" ", 4), ("/", 4), ("|", 4), (", ", 4), (" . ", 4), (".", 12), ("-", 12), ("_", 12))
 # one character of a value set apart: a letter, a digit or a password's symbol
 _ONE = r"[\w!#$%&*+=?@^~]"
 _PERCENT_CODES = ("%3d", "%3a", "%26", "%22", "%253d", "%253a", "%2526", "%2522")
@@ -100,6 +127,9 @@ def _disguised(text: str) -> str:
         ("$'" in text, r"\$'", "'"),
         # a string spelled one character at a time: ['T','i','g',…] or "T","i","g"
         (text.count("',") + text.count('",') >= 5, _CHARS, _chars),
+        # and the array they were listed in, given to a name: char[] PASS = {'L', 'o', …},
+        # charArrayOf('T', …), char pw[] = {'W', …, '\0'}
+        (text.count("',") + text.count('",') >= 5, _CHAR_ARRAY, r"\1\2"),
         (any(mark in low for mark in _LEET_MARKS), _LEET_WORD, _word),
         (any(mark in text for mark in _CUT_MARKS), _CUT, ""),
         ("concat" in low, _CONCAT, _concat),
@@ -249,12 +279,24 @@ _BASE64_MARKS = (
     "ZXlKelpX",
     "ZXlKMGIy",
     "ZXlKaGNH",
+    # base64 of a connection string (postgres, mysql, redis, amqp, mongodb, mssql, http, ftp,
+    # smtp, ldap, nats, kafka URLs) from its start, read when it holds a user's password
+    *("cG9zdGdy", "bXlzcWw6", "cmVkaXM6", "cmVkaXNz", "YW1xcDov", "YW1xcHM6", "bW9uZ29k"),
+    *("bXNzcWw6", "aHR0cHM6", "aHR0cDov", "ZnRwOi8v", "c2Z0cDov", "c210cDov", "bGRhcDov"),
+    *("bmF0czov", "a2Fma2E6"),
 )
 
 
 _CHARS = (
     r"(?:([\"'])\1\.join\(\[?)?([\"'])[^\"'\\]\2(?:[ \t]*,[ \t]*([\"'])[^\"'\\]\3){5,}"
     r"(?(1)\]?\)|(?:\]\.join\(([\"'])\4\))?)"
+)
+
+
+_CHAR_ARRAY = (
+    r"(=[ \t]*)(?:charArrayOf|arrayOf|listOf|new[ \t]+[\w.]+(?:<[\w.]+>)?(?:\[\])?(?:\(\))?[ \t]*)?"
+    r"[{\[(][ \t]*"
+    r"(\"[^\"\n]{6,}\")[ \t]*(?:,[ \t]*'\\0'[ \t]*)?[}\])]"
 )
 
 
@@ -327,6 +369,12 @@ def _decoded(match: re.Match[str]) -> str:
     low = decoded.lower()
     if not decoded.replace("\n", " ").replace("\t", " ").replace("\r", " ").isprintable():
         return found
+    if "://" in decoded and "@" in decoded:
+        import re
+
+        if re.match(r"[a-z][a-z0-9+.\-]*://[^/\s:@]*:[^/\s@]+@", decoded):
+            # a connection string with its password (mysql://root:…@db/app)
+            return decoded
     if not any(w in low for w in _DECODED_WORDS):
         # base64 of base64: read again when that holds a secret's word
         inner = match.re.fullmatch(decoded)

@@ -28,6 +28,10 @@ if TYPE_CHECKING:
 # One-word names that name a thing, not a service: their values are ids or digests.
 _ENTITIES = frozenset(
     (
+        # a record's or a run's own id (terraform state's "lineage", a workflow's "execution")
+        *("lineage", "serial", "execution", "stack", "deployment", "child", "operation", "batch"),
+        *("step", "ticket", "incident", "alert", "check", "dashboard", "report", "network"),
+        *("subnet", "vpc", "checkpoint", "migration", "upload", "attempt", "chunk", "monitor"),
         "tenant",
         "project",
         "workspace",

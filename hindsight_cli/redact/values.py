@@ -330,7 +330,25 @@ def _any_name(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if match.string[max(0, match.start() - 2) : match.start()].endswith(("${", "$", "%")):
         return None
     value = match.group("secret")
+    if match.groupdict().get("q0") and _later_key(value):
+        # a maker's later argument after an id: new Pusher("<app id>", "<key>", "<20 hex>")
+        return match.span("secret")
     return match.span("secret") if token_like(value) else None
+
+
+def _later_key(value: str) -> bool:
+    """Hex of 20 or more with the entropy of a key, not at a SHA's length: what a client's maker
+    is given after an id (Pusher's secret is 20 hex, Algolia's admin key 32)."""
+    import re
+
+    from .words import _entropy
+
+    return (
+        re.fullmatch(r"[0-9a-f]{20,128}|[0-9A-F]{20,128}", value) is not None
+        # SHA-1's and SHA-256's lengths: a commit, a digest (Commit("fix typo", "<sha>"))
+        and len(value) not in (40, 64)
+        and _entropy(value) >= 3.0
+    )
 
 
 def _maker(name: str) -> bool:
@@ -341,7 +359,9 @@ def _maker(name: str) -> bool:
     return name[:1].isupper() or parts[-1][:1].isupper() or last.endswith(_MAKERS)
 
 
-_MAKERS = ("client", "connect", "login", "auth", "authenticate", "init", "setup", "configure")
+# … and a search service's client maker: algoliasearch(…), meilisearch(…)
+_MAKERS: tuple[str, ...] = ("client", "connect", "login", "auth", "authenticate", "init")
+_MAKERS += ("setup", "configure", "search", "sdk")
 
 
 def _may_hold_token(text: str) -> bool:
@@ -467,12 +487,13 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         # a mark the pattern cannot match without first (not compiled for a text without one)
         lambda text: "(" in text and _may_hold_token(text),
     ),
-    # seed phrase: witch collapse practice … (after a colon, as a label gives it)
+    # seed phrase: witch collapse practice … (after a colon, as a label gives it, a clause or two
+    # between them: "Wallet seed, written down once here and then I'll delete this note: …")
     (
         "private_key",
         # a wallet's, a ledger's or a backup's words too
         r"(?i)\b(?:(?:seed|mnemonic|recovery)(?:[ \t]+(?:phrase|words?))?"
-        r"|(?:wallet|ledger|trezor|backup|secret)[ \t]+(?:phrase|words))\b[^:=\n]{0,40}?"
+        r"|(?:wallet|ledger|trezor|backup|secret)[ \t]+(?:phrase|words))\b[^:=\n]{0,120}?"
         # the words on one line or one per line, numbered or not (1. witch 2. collapse …)
         r"(?:[:=]|[ \t](?:is|are|was))[ \t]*(?:\r?\n[ \t]*)?[\"'`]?"
         r"(?P<secret>(?:(?:\d{1,2}[.):]?[ \t]*)?[a-z]{3,8},?"
