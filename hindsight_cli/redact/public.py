@@ -179,14 +179,25 @@ def _plain_json(value: str) -> bool:
         return False
     if not isinstance(parsed, dict):
         return False
-    from . import redact
-    from .words import high_entropy, random_printable
+    return not _holds_secret(parsed)
 
-    # no random value, and nothing the rules take from the object (its keys name a secret)
-    strings = [v for v in parsed.values() if isinstance(v, str)]
-    if any(high_entropy(v) or random_printable(v) for v in strings):
-        return False
-    return redact(decoded)[1] == 0
+
+def _holds_secret(value: object, depth: int = 0) -> bool:
+    """Whether a decoded JSON value may hold a secret: a random string anywhere in it, or a key
+    that names a secret (``password``, ``apiKey``, ``client_secret``), at any depth (the rule
+    modules never call the engine back: what a key names is read by ``name_word``)."""
+    from .words import high_entropy, name_word, random_printable
+
+    if depth > 20:
+        return True
+    if isinstance(value, dict):
+        return any(
+            name_word(str(key)) is not None or _holds_secret(item, depth + 1)
+            for key, item in value.items()
+        )
+    if isinstance(value, list):
+        return any(_holds_secret(item, depth + 1) for item in value)
+    return isinstance(value, str) and (high_entropy(value) or random_printable(value))
 
 
 def _parts(name: str) -> set[str]:
