@@ -18,7 +18,7 @@ def run(store: Path | None = None) -> list[Check]:
     target = paths.resolve_store(store).path
     checks = []
     for client in CLIENTS:
-        found = survey.find(client)
+        found = survey.find(client, named=False)
         check_id = f"mine.{client}"
         if not found.roots and found.error:
             checks.append(

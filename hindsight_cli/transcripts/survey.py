@@ -29,8 +29,10 @@ class Found:
         return self.mined / self.size if self.size else 1.0
 
 
-def find(client: str, root: Path | None = None) -> Found:
-    """The transcripts of ``client`` under ``root`` (default: where the client keeps them)."""
+def find(client: str, root: Path | None = None, named: bool = True) -> Found:
+    """The transcripts of ``client`` under ``root`` (default: where the client keeps them).
+    ``named``: the user asked for this client (``mine opencode``), so a history it cannot read is
+    the run's error; else (``mine --all``, ``doctor mine``) it is skipped and named in ``error``."""
     module = reader(client)
     found = Found(client, module.TITLE)
     roots = [root] if root is not None else [r for r in module.default_roots() if r.exists()]
@@ -41,8 +43,8 @@ def find(client: str, root: Path | None = None) -> Found:
             found.error = f"{place}: {error}"
             continue
         except InvalidInput as error:
-            if root is not None:
-                # the place the user named: said as the error it is
+            if named or root is not None:
+                # the client or the place the user named: said as the error it is
                 raise
             # a client's database another program damaged: its history is skipped and named,
             # never every other client's (`mine --all`, `doctor mine`)
@@ -74,4 +76,6 @@ def covered(found: Found, store: Path) -> Found:
 def survey(store: Path) -> list[Found]:
     """Every client whose history exists here, with what ``store`` has mined of it (one whose
     history could not be read, with ``error`` and no transcripts)."""
-    return [covered(f, store) for f in (find(c) for c in CLIENTS) if f.roots or f.error]
+    return [
+        covered(f, store) for f in (find(c, named=False) for c in CLIENTS) if f.roots or f.error
+    ]
