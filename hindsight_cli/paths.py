@@ -142,12 +142,12 @@ def global_store_path() -> Path:
 
 def project_dir(cwd: str) -> str:
     """The project a session's working directory names: the directory with ``~`` and links resolved,
-    the one rule for the hooks, their ingestion and ``mine``. Never raises: a path the system cannot
-    resolve (a link loop the agent made, a NUL byte) is the project as it is written, as far as it
-    resolves (``Path.resolve`` raises ``RuntimeError`` on a loop)."""
+    the one rule for the hooks, their ingestion and ``mine``. A link loop the agent made resolves as
+    far as it goes (``Path.resolve`` raised ``RuntimeError`` on one); a NUL byte names no directory
+    at all: ``ValueError``, and the hooks' ingestion sets that one event aside."""
     try:
         return os.path.realpath(os.path.expanduser(cwd))
-    except (OSError, ValueError):
+    except OSError:
         return cwd
 
 
