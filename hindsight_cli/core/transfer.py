@@ -274,11 +274,14 @@ def _write(rt: Runtime, chunk: Sequence[Prepared]) -> list[Prepared]:
 def _link_versions(session: Writer, rows: Sequence[MemoryRow], at: datetime) -> None:
     """An imported active memory that supersedes one the store holds active (its older version, or
     the fact it changed, imported earlier) supersedes it here too: the later fix or value is the one
-    searched."""
+    searched. Never one more trusted than itself (``less_trusted``): a file naming a memory the user
+    wrote would take its place."""
+    from ..poisoning import less_trusted
+
     newer = {r.supersedes: r for r in rows if r.supersedes and r.status == "active"}
     for old in session.by_ids(list(newer)) if newer else []:
         new = newer[old.id]
-        if old.status == "active" and old.agent_id == new.agent_id:
+        if old.status == "active" and old.agent_id == new.agent_id and not less_trusted(new, old):
             session.supersede(old.id, new.id, at)
             session.audit("supersede", [old.id, new.id], at, "imported version", new.agent_id)
 
