@@ -151,7 +151,10 @@ def test_a_host_the_user_names_is_served(cli, _isolated, how) -> None:
     assert cli("init", "--store", str(store), store=False).exit_code == 0
     if how == "allow":
         (store / "config.toml").write_text(_hosts("memory.internal"))
-        assert cli("allow", str(store), store=False).exit_code == 0
+        allowed = cli("allow", str(store), store=False)
+        assert allowed.exit_code == 0
+        # what was approved with it is said
+        assert "lets web pages under memory.internal reach" in allowed.stderr, allowed.stderr
     else:
         result = cli(
             "config",

@@ -206,7 +206,24 @@ def allow(path: StorePath = None) -> None:
     target = _trust_target(path)
     trust.allow(target)
     render.plain(str(target))
-    render.message(f"Allowed {target}: hooks and the MCP server now use it.")
+    render.message(f"Allowed {target}: hooks and the MCP server now use it.{_approved(target)}")
+
+
+def _approved(target: Path) -> str:
+    """What the approval also let the store's config do (a repository chose it), in words."""
+    from ..config import read
+    from ..errors import HindsightError
+    from ..safefs import trust
+
+    try:
+        data = read(target / paths.CONFIG_FILE)
+    except HindsightError:
+        return ""
+    if trust.redirect(data) == "local":
+        return ""
+    return (
+        f" Its config.toml {trust.exposure(data)}: approved with it (`hindsight deny` withdraws)."
+    )
 
 
 @app.command()
