@@ -180,3 +180,40 @@ def test_a_trusted_update_still_supersedes(cli) -> None:
     result = cli("record", PLANTED, "--type", "semantic")
     assert result.exit_code == 0 and "supersedes" in result.stderr, result.stderr
     assert _statuses(cli)[FACT][0] == "superseded"
+
+
+CACHE = "The build cache lives in /var/cache/buildx on the runners"
+OTHER = "The build cache lives in /srv/cache/buildx on the runners"
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("claimed", [1, 1.0, 0.95, 0.61])
+def test_an_import_file_does_not_choose_its_confidence(cli, tmp_path, claimed) -> None:
+    """Every score is scaled by confidence; an import's source is `import` whatever the file says
+    (issue 31), and now so is its confidence: at most an import's (0.6). Before: a record claiming
+    1.0 outranked what the user wrote (`--source user`, 0.9) in every search."""
+    _record(cli, CACHE, "--type", "semantic", "--source", "user")
+    _import(cli, tmp_path, {"content": OTHER, "type": "semantic", "confidence": claimed})
+    [planted] = [m for m in cli.open().list(Filters(), limit=None) if m.content == OTHER]
+    assert planted.confidence == 0.6
+    assert planted.metadata["claimed_confidence"] == claimed
+    hits = json.loads(cli("search", "where does the build cache live", "--json").stdout)
+    assert [h["content"] for h in hits][:2] == [CACHE, OTHER]
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("claimed", [0.3, 0.6, 7, -1])
+def test_a_confidence_at_or_below_an_imports_is_kept_and_a_bad_one_refused(
+    cli, tmp_path, claimed
+) -> None:
+    path = tmp_path / "notes.jsonl"
+    path.write_text(json.dumps({"content": OTHER, "confidence": claimed}) + "\n")
+    result = cli("import", str(path))
+    if 0 <= claimed <= 1:
+        assert result.exit_code == 0, result.stderr
+        [memory] = cli.open().list(Filters(), limit=None)
+        assert memory.confidence == claimed and "claimed_confidence" not in memory.metadata
+    else:
+        assert result.exit_code == 1 and "confidence" in result.stderr, result.stderr
+        # nothing written: no store was even made
+        assert not (cli.store_path / "ledger.duckdb").exists()

@@ -36,13 +36,33 @@ def export(rt: Runtime, filters: Filters | None, scope: Scope) -> Iterator[dict[
 
 def _claimed(record: Mapping[str, Any], provenance: str | None) -> dict[str, Any]:
     """The record with its source: the writer's ``provenance`` when given (the source the record
-    claims kept as ``metadata.claimed_source``), else the record's own, else ``import``."""
+    claims kept as ``metadata.claimed_source``), else the record's own, else ``import``. With a
+    provenance the file does not choose its confidence either (every score is scaled by it): at
+    most what that source gets by default, a higher claim kept as ``metadata.claimed_confidence``."""
     if provenance is None:
         return {**record, "source": record.get("source") or "import"}
+    from .prepare import source_confidence
+
     values = {**record, "source": provenance}
-    claimed, metadata = record.get("source"), record.get("metadata")
-    if claimed and claimed != provenance and isinstance(metadata, Mapping | None):
-        values["metadata"] = {**(metadata or {}), "claimed_source": claimed}
+    metadata = record.get("metadata")
+    if not isinstance(metadata, Mapping | None):
+        # refused by validation, naming metadata
+        return values
+    claims: dict[str, Any] = {}
+    claimed = record.get("source")
+    if claimed and claimed != provenance:
+        claims["claimed_source"] = claimed
+    confidence, most = record.get("confidence"), source_confidence(provenance)
+    # a value out of range is left to validation, which refuses it
+    if (
+        isinstance(confidence, int | float)
+        and not isinstance(confidence, bool)
+        and most < confidence <= 1
+    ):
+        values["confidence"] = most
+        claims["claimed_confidence"] = confidence
+    if claims:
+        values["metadata"] = {**(metadata or {}), **claims}
     return values
 
 
