@@ -172,3 +172,99 @@ def test_a_host_the_user_names_is_served(cli, _isolated, how) -> None:
     # a name it was not given is still refused
     code, err, status = _serve(store, EVIL)
     assert status == 421, (code, err)
+
+
+# --- what the user writes by hand into a store that came with a repository
+
+
+@pytest.fixture
+def committed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A checkout whose author committed a store (made and approved on the author's machine);
+    returns the checkout."""
+    from hindsight_cli import embedding
+    from hindsight_cli.store import Store
+    from tests.conftest import FakeEmbedder
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    with monkeypatch.context() as author:
+        author.setenv("HINDSIGHT_HOME", str(tmp_path / "author-home"))
+        author.setenv("HINDSIGHT_ALLOWED_DIR", str(tmp_path / "author-home" / "allowed"))
+        model = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)
+        store = Store(repo / ".hindsight", embedder=model)
+        store.init()
+        store.record("The project builds with make", type="semantic")
+    return repo
+
+
+def _files(repo: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(repo)): p.read_bytes() for p in repo.rglob("*") if p.is_file()}
+
+
+SECRET_NOTE = "my staging login is ops-admin on the bastion zq7"
+
+
+def _transcript(repo: Path, home: Path) -> Path:
+    """A Claude Code session in the checkout, where `mine` looks for it."""
+    folder = home / ".claude" / "projects" / str(repo).replace("/", "-")
+    folder.mkdir(parents=True)
+    path = folder / "s1.jsonl"
+    line = {
+        "type": "user",
+        "sessionId": "s1",
+        "uuid": "u1",
+        "cwd": str(repo),
+        "timestamp": "2026-12-01T10:00:00Z",
+        "message": {"role": "user", "content": SECRET_NOTE},
+    }
+    path.write_text(json.dumps(line) + "\n")
+    return path
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("record", SECRET_NOTE),
+        ("import", "NOTES"),
+        ("import", "GRAPH", "--from", "mcp-memory"),
+        ("mine", "claude-code"),
+        ("init",),
+    ],
+    ids=["record", "import", "import-from", "mine", "init"],
+)
+def test_nothing_you_write_goes_into_a_store_that_came_with_the_repository(
+    cli, committed, home, monkeypatch, tmp_path, command
+) -> None:
+    """Before: `record`, `import` and `mine` (whose default inside a project is the project's
+    store) wrote into the committed store: files the repository tracks, which the next push
+    publishes. Now they exit 1 naming `hindsight allow`, and the checkout is unchanged."""
+    notes = tmp_path / "notes.jsonl"
+    notes.write_text(json.dumps({"content": SECRET_NOTE}) + "\n")
+    graph = tmp_path / "graph.jsonl"
+    graph.write_text(
+        json.dumps(
+            {
+                "type": "entity",
+                "name": "bastion",
+                "entityType": "host",
+                "observations": [SECRET_NOTE],
+            }
+        )
+        + "\n"
+    )
+    _transcript(committed, home)
+    argv = [{"NOTES": str(notes), "GRAPH": str(graph)}.get(a, a) for a in command]
+    monkeypatch.chdir(committed)
+    before = _files(committed)
+    result = cli(*argv, store=False)
+    # init writes nothing either, and says how to approve the store, as before
+    assert result.exit_code == (0 if command[0] == "init" else 1), (result.stdout, result.stderr)
+    store = (committed / ".hindsight").resolve()
+    assert f"hindsight allow {store}" in result.stderr and "Traceback" not in result.output
+    assert _files(committed) == before
+    # once allowed, it is the user's
+    assert cli("allow", store=False).exit_code == 0
+    assert cli(*argv, store=False).exit_code == 0
+    if command[0] != "init":
+        assert b"zq7" in b"".join(_files(committed).values())

@@ -82,9 +82,17 @@ def init(
     from ..storage.urls import password_of
 
     opened = Store(target)
-    created = opened.init(model=embedding_model, backend=backend, url=url, schema=schema)
-    database = opened.ledger.describe() if opened.ledger.capabilities.shared else None
     from ..safefs import trust
+
+    if (embedding_model, backend, url, schema) == (None, None, None, None) and not (
+        trust.fresh(target) or trust.trusted(target)
+    ):
+        # a store that was already there (one that came with a repository): init writes nothing
+        # into it, and says how to approve it (below)
+        created = False
+    else:
+        created = opened.init(model=embedding_model, backend=backend, url=url, schema=schema)
+    database = opened.ledger.describe() if opened.ledger.capabilities.shared else None
 
     # a store that was already there (one that came with a repository) is not approved by init
     untrusted = trust.why(target)
