@@ -268,3 +268,27 @@ def test_nothing_you_write_goes_into_a_store_that_came_with_the_repository(
     assert cli(*argv, store=False).exit_code == 0
     if command[0] != "init":
         assert b"zq7" in b"".join(_files(committed).values())
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("command", [("init",), ("record", "my note")])
+def test_a_shipped_store_id_is_not_kept_by_the_store_init_makes(cli, _isolated, command) -> None:
+    """Two repositories (or two clones of one) ship `.hindsight/` with the same `store-id`, a
+    config and a `.gitignore`; the user creates a store in each. Before: both kept the shipped id,
+    so approving the second replaced the first's approval, and the first was left alone (its
+    hooks stopped; `search` warned that it was not approved)."""
+    shipped = "ab" * 16
+    stores = []
+    for name in ("one", "two"):
+        store = _isolated / name / ".hindsight"
+        store.mkdir(parents=True)
+        (store / "store-id").write_text(shipped + "\n")
+        (store / "config.toml").write_text("[hooks]\nrecall_budget = 900\n")
+        (store / ".gitignore").write_text("*\n")
+        result = cli(*command, "--store", str(store), store=False)
+        assert result.exit_code == 0, result.stderr
+        stores.append(store)
+    for store in stores:
+        assert (store / "store-id").read_text().strip() != shipped
+        searched = cli("search", "note", "--store", str(store), store=False)
+        assert searched.exit_code == 0 and "hindsight allow" not in searched.stderr, searched.stderr

@@ -74,7 +74,8 @@ def init(
         rt.ledger.create(wanted, dim)
         expiry_checked(rt)
         if fresh:
-            trust.allow(rt.path)
+            # with an id of its own: one the checkout shipped may be in other checkouts too
+            trust.allow(rt.path, renew=True)
     return created
 
 

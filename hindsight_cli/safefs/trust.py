@@ -260,10 +260,12 @@ def _stat(path: str) -> tuple[int, ...] | None:
     return (st.st_dev, st.st_ino, st.st_mode, st.st_uid, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def allow(store: str | os.PathLike[str]) -> str:
-    """Approve ``store`` (a directory that exists): give it an id if it has none, record it under
-    ``HINDSIGHT_HOME`` with where its config sends memories now; when its own name is a link, also
-    approve reaching it through that link. Returns the id."""
+def allow(store: str | os.PathLike[str], renew: bool = False) -> str:
+    """Approve ``store`` (a directory that exists): give it an id if it has none (with ``renew``, a
+    new one whatever it holds: the id of a store hindsight is creating, which a repository may have
+    shipped, and shipped to other checkouts too, whose approvals would then replace each other),
+    record it under ``HINDSIGHT_HOME`` with where its config sends memories now; when its own name
+    is a link, also approve reaching it through that link. Returns the id."""
     where = _real(store)
     safefs.check_home()
     safefs.check_store(where)
@@ -273,7 +275,7 @@ def allow(store: str | os.PathLike[str]) -> str:
         safefs.write_private(_link_entry(link), f"{link}\n{where}\n", durable=True)
         if builtin(where):
             return ""
-    found = store_id(where)
+    found = None if renew else store_id(where)
     if found is None:
         # os.urandom is what secrets.token_hex reads; importing secrets costs a hook 20 ms
         found = os.urandom(16).hex()
