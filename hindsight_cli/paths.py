@@ -140,6 +140,17 @@ def global_store_path() -> Path:
     return _path(global_store_dir())
 
 
+def project_dir(cwd: str) -> str:
+    """The project a session's working directory names: the directory with ``~`` and links resolved,
+    the one rule for the hooks, their ingestion and ``mine``. Never raises: a path the system cannot
+    resolve (a link loop the agent made, a NUL byte) is the project as it is written, as far as it
+    resolves (``Path.resolve`` raises ``RuntimeError`` on a loop)."""
+    try:
+        return os.path.realpath(os.path.expanduser(cwd))
+    except (OSError, ValueError):
+        return cwd
+
+
 def project_store_dir(start: str) -> str | None:
     """The nearest ``.hindsight/`` directory from ``start`` upwards (symlinks resolved first)."""
     here = os.path.realpath(start)

@@ -487,3 +487,355 @@ async def test_a_spool_naming_a_fifo_transcript_never_holds_the_server(
             result = await client.call_tool("memory_search", {"query": "prompt after it"})
     assert not result.is_error
     assert "the prompt after it" in _contents(project / ".hindsight")
+
+
+# a text part of 5,000 letters, computed at each read
+_COMPUTED = """'{"type": "text", "text": "' || printf('%.*c', 5000, 'x') || '"}'"""
+
+
+def _computed_opencode_db(path: Path, table: str, how: str) -> Path:
+    """OpenCode's three tables with one session, message and part; ``table`` built ``how``: with a
+    column computed on every read (``generated``) or as a virtual table (``virtual``)."""
+    columns = {
+        "session": ["id", "project_id", "parent_id", "slug", "directory", "title", "version"]
+        + ["time_created", "time_updated"],
+        "message": ["id", "session_id", "time_created", "time_updated", "data"],
+        "part": ["id", "message_id", "session_id", "time_created", "time_updated", "data"],
+    }
+    # the column a reader holds: 5 KB here, as much as SQLite allows (1 GB) in an attack's file
+    computed = {"session": "directory", "message": "data", "part": "data"}[table]
+    rows = {
+        "session": ("s1", "p", None, "x", "/w", "t", "1", 1, 1),
+        "message": ("m1", "s1", 1, 1, '{"role": "user", "time": {"created": 1}}'),
+        "part": ("p1", "m1", "s1", 1, 1, '{"type": "text", "text": "how do I run the tests"}'),
+    }
+    with sqlite3.connect(path) as conn:
+        for name, names in columns.items():
+            if name == table and how == "virtual":
+                conn.execute(f"CREATE VIRTUAL TABLE {name} USING fts5({', '.join(names)})")
+            elif name == table:
+                listed = [
+                    f"{c} TEXT GENERATED ALWAYS AS ({_COMPUTED}) VIRTUAL" if c == computed else c
+                    for c in names
+                ]
+                conn.execute(f"CREATE TABLE {name} ({', '.join(listed)})")
+            else:
+                conn.execute(f"CREATE TABLE {name} ({', '.join(names)})")
+            stored = [
+                c for c in names if not (name == table and how == "generated" and c == computed)
+            ]
+            values = [v for c, v in zip(names, rows[name]) if c in stored]
+            conn.execute(
+                f"INSERT INTO {name} ({', '.join(stored)}) VALUES ({', '.join('?' * len(stored))})",
+                values,
+            )
+    return path
+
+
+@pytest.mark.parametrize(
+    ("table", "how", "said"),
+    [
+        ("message", "generated", "its message computes data on every read"),
+        ("session", "generated", "its session computes directory on every read"),
+        ("message", "virtual", "its message is a virtual table"),
+        ("session", "virtual", "its session is a virtual table"),
+    ],
+)
+def test_an_opencode_table_that_computes_what_it_reads_is_refused(
+    tmp_path: Path, table: str, how: str, said: str
+) -> None:
+    """A column computed on every read (or a virtual table) turns a file of kilobytes into rows of
+    any size: 300 messages of ``printf('%.*c', 50000000, 'x')``, a 24 KiB file, held 4 GB of
+    memory for two minutes before this check (and 15 GB without a memory limit)."""
+    folder = tmp_path / "opencode"
+    folder.mkdir()
+    _computed_opencode_db(folder / "opencode.db", table, how)
+    done = _invoke("mine", "opencode", str(folder), "--store", str(tmp_path / "s"))
+    assert done.exit_code == 1, done.output
+    assert said in _one_line(done.stderr)
+    assert _contents(tmp_path / "s") == []
+
+
+def test_an_opencode_part_that_computes_what_it_reads_is_not_mined(tmp_path: Path) -> None:
+    folder = tmp_path / "opencode"
+    folder.mkdir()
+    _computed_opencode_db(folder / "opencode.db", "part", "generated")
+    done = _invoke("mine", "opencode", str(folder), "--store", str(tmp_path / "s"))
+    # its part is what marks a database OpenCode's: this one is not, and nothing is read from it
+    assert "Traceback" not in done.stderr, done.stderr
+    assert _contents(tmp_path / "s") == []
+
+
+def test_the_rows_one_opencode_query_holds_are_bounded_in_bytes(
+    tmp_path: Path, agents: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A million rows of 64 MiB each are within the row and value limits: what one query holds
+    at once is bounded too."""
+    import transcript_fixtures as tf
+
+    from hindsight_cli.storage import opencode_db
+
+    root = tf.opencode(agents, "/work/oc")
+    monkeypatch.setattr(opencode_db, "MAX_HELD", 100)
+    done = _invoke("mine", "opencode", str(root), "--store", str(tmp_path / "a"))
+    assert done.exit_code == 1
+    assert "more than 100 bytes in the rows of one query" in _one_line(done.stderr)
+    assert _contents(tmp_path / "a") == []
+    monkeypatch.setattr(opencode_db, "MAX_HELD", 256 << 20)
+    done = _invoke("mine", "opencode", str(root), "--store", str(tmp_path / "b"))
+    assert done.exit_code == 0 and _contents(tmp_path / "b")
+
+
+# -- files hindsight wrote inside a store, read back: a store that came with a repository ---------
+# holds whatever its author committed at those names (git keeps links), below the store's top level,
+# whose links an open refuses
+
+
+def _limited(*args: str) -> subprocess.CompletedProcess[str]:
+    """``_run`` with 2 GB of address space: a read of ``/dev/zero`` fails with ``MemoryError`` in
+    seconds instead of taking the machine's memory (the guard is for a regression only)."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    return subprocess.run(
+        [sys.executable, "-c", CLI, *args],
+        capture_output=True,
+        text=True,
+        timeout=GUARD,
+        preexec_fn=limit,
+    )
+
+
+def _store_with_one(tmp_path: Path, content: str = "the staging database listens on 5433") -> Path:
+    store = tmp_path / "s"
+    assert _invoke("record", content, "--store", str(store)).exit_code == 0
+    return store
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "command"),
+    [
+        ("purges/x.json", ("list",)),
+        ("purges/x.json", ("search", "staging")),
+        ("mined/summaries.pending", ("mine", "claude-code")),
+        ("mined/0123456789abcdef01234567.json", ("doctor", "mine")),
+    ],
+)
+def test_a_link_to_an_endless_device_inside_a_store_is_never_read(
+    tmp_path: Path, agents: Path, name: str, command: tuple[str, ...]
+) -> None:
+    """``.hindsight/purges/x.json -> /dev/zero`` committed to a repository: before, every command
+    on the checkout's store read it to its end (``MemoryError`` under this limit; the machine's
+    memory without one), as ``mine`` did ``mined/summaries.pending`` and ``doctor mine`` each
+    ``mined/*.json``."""
+    import transcript_fixtures as tf
+
+    tf.claude_code(agents, "/work/api")
+    store = _store_with_one(tmp_path)
+    (store / name).parent.mkdir(exist_ok=True)
+    (store / name).symlink_to("/dev/zero")
+    done = _limited(*command, "--store", str(store))
+    assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr, done.stderr
+    assert done.returncode in (0, 1), done.stderr
+    listed = _invoke("list", "--store", str(store))
+    assert listed.exit_code == 0 and "staging database" in listed.stdout
+
+
+_DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize("name", ["mined/0123456789abcdef01234567.json", "injections.jsonl"])
+def test_json_too_deep_in_a_store_file_never_bricks_the_store(tmp_path: Path, name: str) -> None:
+    """A mining state or an injection record nested 100,000 deep: before, a hard forget (or an
+    expiry, which purges the same way) failed with a ``RecursionError`` traceback after its delete
+    committed, and every later command on the store finished the owed purge first and failed the
+    same way, until someone found and deleted the file."""
+    store = _store_with_one(tmp_path)
+    kept = _invoke("record", "the release train leaves on fridays", "--store", str(store))
+    assert kept.exit_code == 0
+    (store / name).parent.mkdir(exist_ok=True)
+    (store / name).write_text(_DEEP + "\n", encoding="utf-8")
+    memory = next(
+        m for m in Store(store, embedder=MODEL).list(limit=None) if "staging" in m.content
+    )
+    done = _invoke("forget", memory.id, "--hard", "-y", "--store", str(store))
+    assert done.exit_code == 0, done.output
+    listed = _invoke("list", "--store", str(store))
+    assert listed.exit_code == 0, listed.output
+    assert "release train" in listed.stdout and "staging" not in listed.stdout
+    assert not [p for p in (store / "purges").glob("*.json")]
+
+
+def test_a_spooled_line_too_deep_never_blocks_the_spool(tmp_path: Path) -> None:
+    """A ``spool/events.jsonl`` line nested 100,000 deep (a store that came with a repository):
+    before, every ingestion (``hooks flush``, a session's end, the MCP server's) failed on it with a
+    ``RecursionError`` and left the claimed file to fail again; now the line is skipped."""
+    store = _store_with_one(tmp_path)
+    event = {"id": "e1", "kind": "prompt", "ts": "2026-01-05T10:00:00Z", "client": "claude-code"}
+    good = json.dumps({**event, "session": "s1", "text": "how do I rotate the deploy key"})
+    (store / "spool").mkdir(exist_ok=True, mode=0o700)
+    (store / "spool" / "events.jsonl").write_text(_DEEP + "\n" + good + "\n", encoding="utf-8")
+    done = _invoke("hooks", "flush", "--store", str(store))
+    assert done.exit_code == 0, done.output
+    assert any("rotate the deploy key" in text for text in _contents(store))
+    assert not list((store / "spool").glob("claimed-*"))
+
+
+# -- a memory's metadata: at most 1 MiB of JSON, from every face ----------------------------------
+
+_FAT = "x" * (2 << 20)
+
+
+def test_an_imports_metadata_past_the_limit_is_refused_whole(tmp_path: Path) -> None:
+    """An export line whose metadata holds 2 MiB: before, stored whole (an export of such lines,
+    1 GiB in all, went into the ledger and was read again with every hit; 30 MB took 83 s to
+    import)."""
+    lines = [
+        json.dumps({"content": "the staging database listens on 5433"}),
+        json.dumps({"content": "a memory with a blob", "metadata": {"blob": _FAT}}),
+    ]
+    source = tmp_path / "export.jsonl"
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    done = _invoke("import", str(source), "--store", str(tmp_path / "s"))
+    assert done.exit_code == 1
+    line = _one_line(done.stderr)
+    assert "Record 2: metadata is 2,097,1" in line and "Nothing was imported" in line
+    assert _contents(tmp_path / "s") == []
+
+
+def test_the_python_apis_metadata_past_the_limit_is_refused(tmp_path: Path) -> None:
+    from hindsight_cli.errors import HindsightError
+
+    store = Store(tmp_path / "s", embedder=MODEL)
+    with pytest.raises(HindsightError, match=r"metadata is .* bytes of JSON"):
+        store.record("a memory with a blob", metadata={"blob": [_FAT[:1000]] * 2000})
+    assert _contents(tmp_path / "s") == []
+
+
+def test_a_transcript_whose_working_directory_is_megabytes_long_never_bloats_the_store(
+    tmp_path: Path, agents: Path
+) -> None:
+    """A Claude Code transcript whose lines name a working directory of 2 MiB: before, every
+    exchange kept it in its metadata (a store of gigabytes from a transcript of megabytes)."""
+    import transcript_fixtures as tf
+
+    path = tf.claude_code(agents, "/work/api")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    fat = [
+        json.dumps({**value, "cwd": "/work/" + _FAT}) if isinstance(value, dict) else line
+        for line in lines
+        for value in [_maybe_json(line)]
+    ]
+    path.write_text("\n".join(fat) + "\n", encoding="utf-8")
+    done = _invoke("mine", "claude-code", "--store", str(tmp_path / "s"))
+    assert done.exit_code == 0, done.output
+    assert "metadata is" in done.stderr
+    memories = Store(tmp_path / "s", embedder=MODEL).list(limit=None)
+    assert all(len(json.dumps(m.metadata)) <= 1 << 20 for m in memories)
+
+
+def _maybe_json(line: str) -> object:
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
+
+
+# -- one client's unreadable history never stops the others' -------------------------------------
+
+
+@pytest.mark.parametrize("bad", ["text", "loop", "view"])
+def test_one_clients_unreadable_database_never_stops_mine_all(
+    tmp_path: Path, agents: Path, bad: str
+) -> None:
+    """An ``opencode.db`` that is a text file, a link to itself or an endless view (what another
+    program, or an agent, leaves there): before, ``mine --all`` exited 1 on it before mining any
+    client (``Error: Cannot open the OpenCode database …``), and ``doctor mine`` the same, with no
+    report."""
+    import transcript_fixtures as tf
+
+    tf.claude_code(agents, "/work/api")
+    folder = agents / ".local" / "share" / "opencode"
+    folder.mkdir(parents=True)
+    database = folder / "opencode.db"
+    if bad == "text":
+        database.write_text("not a database\n")
+    elif bad == "loop":
+        database.symlink_to("opencode.db")
+    else:
+        _opencode_db(database, "message")
+    store = str(tmp_path / "s")
+    done = _invoke("mine", "--all", "--store", store)
+    assert done.exit_code == 0, done.output
+    assert "OpenCode: skipped, its history could not be read" in done.stderr
+    assert _contents(tmp_path / "s"), "Claude Code's history was not mined"
+    doctor = _invoke("doctor", "mine", "--store", store, "--json")
+    checks = {c["id"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert checks["mine.opencode"]["status"] == "warn"
+    assert "could not be read" in checks["mine.opencode"]["summary"]
+    assert checks["mine.claude-code"]["status"] == "ok"
+
+
+# -- a line without end: a sparse file of terabytes costs one command -----------------------------
+
+
+def _sparse(path: Path, head: str = "") -> Path:
+    """``path``: ``head``, then 8 TiB of zeros that take no disk (``truncate -s 8T``)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(head, encoding="utf-8")
+    os.truncate(path, 8 << 40)
+    return path
+
+
+@pytest.mark.slow
+def test_a_transcript_line_without_end_is_read_only_so_far(tmp_path: Path, agents: Path) -> None:
+    """Before: the reader skipped an over-long line by reading on to its end, so a sparse file of
+    8 TiB was read to its last zero (20 GiB took 3 minutes, 16 TiB two days) by every `mine`, and a
+    hook's ingestion of such a transcript; the guard is for that regression only."""
+    import transcript_fixtures as tf
+
+    real = tf.claude_code(agents, "/work/api")
+    _sparse(real.parent / "endless.jsonl")
+    # a transcript whose head is real and whose last line never ends
+    _sparse(real.parent / "grown.jsonl", real.read_text(encoding="utf-8").replace("5e6f0c1a", "g"))
+    done = _limited("mine", "claude-code", "--store", str(tmp_path / "s"), "--json")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    contents = _contents(tmp_path / "s")
+    assert contents and len(contents) >= 2 * 5
+    again = _limited("mine", "claude-code", "--store", str(tmp_path / "s"), "--json")
+    assert again.returncode == 0 and _contents(tmp_path / "s") == contents
+
+
+_PLANT = {
+    "metadata": "UPDATE memories SET metadata = ? WHERE content LIKE '%planted%'",
+    "env": "UPDATE memories SET env = ? WHERE content LIKE '%planted%'",
+}
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("column", ["metadata", "env"])
+def test_a_ledger_row_nested_too_deep_never_fails_the_stores_reads(
+    tmp_path: Path, column: str
+) -> None:
+    """A ledger that came with a repository (its author wrote it with DuckDB, not hindsight) whose
+    one row holds metadata or env nested 100,000 deep: before, `list`, `search` and `export` of
+    the store failed with a ``RecursionError`` traceback. The row reads with that value empty."""
+    import duckdb
+
+    store = _store_with_one(tmp_path, "the planted memory about deploys")
+    assert _invoke("record", "the release train leaves on fridays", "--store", str(store))
+    deep = '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    conn = duckdb.connect(str(store / "ledger.duckdb"))
+    try:
+        conn.execute(_PLANT[column], [deep])
+    finally:
+        conn.close()
+    for command in (["list"], ["search", "planted deploys"], ["export"]):
+        done = _invoke(*command, "--store", str(store))
+        assert done.exit_code == 0, (command, done.output)
+        assert "Traceback" not in done.output
+        assert "planted memory" in done.stdout, command

@@ -221,3 +221,51 @@ def test_an_agents_scoped_store_reads_only_its_own_memories_injections(tmp_path:
     # unscoped, the whole record
     assert len(everyone.injections()[0]) == 4
     assert everyone.recall_stats()["injections"] == 3
+
+
+@pytest.mark.slow
+def test_another_agents_searches_never_hide_what_the_daily_cap_counts(
+    project: Path, tmp_path: Path
+) -> None:
+    """The caps counted the automatic injections found in the record's last 1 MiB, and every MCP
+    search adds a line with its hits' ids: alice, holding a token of the store's HTTP server,
+    searched her own 1,000 memories a few times and the user's session-start injection of the day
+    fell out of that window: the hook injected again past the daily cap (with more searches, every
+    time). The caps now read the whole day, however much others wrote after it."""
+    import anyio
+
+    from hindsight_cli.core import tokens
+    from hindsight_cli.mcp_server import build_server
+    from hindsight_cli.mcp_server.http import HttpSettings, TokenVerifier, http_app
+    from tests.mcp_http import serving
+    from tests.test_shared_server import _as
+
+    store = learnt(project)
+    assert context_of(run(project, "SessionStart", "s2", source="startup"))
+    spent = store.injections()[0][-1].tokens
+    (project / ".hindsight" / "config.toml").write_text(f"[hooks]\ndaily_budget = {spent + 10}\n")
+    store = Store(project / ".hindsight")
+    store.scoped("alice").import_records(
+        [{"content": f"alice's build note {n}: cache shard {n}"} for n in range(1000)]
+    )
+    path = tmp_path / "tokens.json"
+    token = tokens.create(path, "alice")
+    verifier = TokenVerifier(path)
+    server = build_server(store, tokens=verifier, url="http://127.0.0.1:8765")
+    record = project / ".hindsight" / "injections.jsonl"
+    before = record.stat().st_size
+
+    async def searches() -> None:
+        async with _as(f"{url}/mcp", token) as alice:
+            # until the lines after the day's injection pass the window the caps read
+            while record.stat().st_size - before <= 1 << 20:
+                found = await alice.call_tool(
+                    "memory_search",
+                    {"query": "build note cache shard", "top_k": 1000, "budget_tokens": 10**6},
+                )
+                assert not found.is_error
+
+    with serving(http_app(server, HttpSettings(), verifier)) as url:
+        anyio.run(searches)
+    assert run(project, "SessionStart", "s3", source="startup") == ""
+    assert store.injections()[0][-1].skipped == "daily cap"

@@ -371,7 +371,9 @@ def test_another_agents_queued_writes_never_hold_up_a_search(tmp_path: Path) -> 
             assert embedder.waiting.wait(60)
             for writer in writers[1:]:
                 writer.start()
-            wait_for(lambda: counting.waiting >= 39, "alice's writes to queue at the gate")
+            # every one of hers is sent: waiting for its turn (at the gate, or, since her writes
+            # take a thread one at a time, behind her own)
+            wait_for(lambda: tool_store(server)._writes.asked >= 46, "alice's writes to queue")
             bob.start()
             # a guard against a hang, never a measure: bob is answered while alice's write is
             # held
@@ -436,3 +438,126 @@ def test_a_local_web_page_cannot_drive_a_server_without_tokens(
     assert all(a.status_code >= 400 and "mcp-session-id" not in a.headers for a in answers)
     assert "access-control-allow-origin" not in preflight.headers
     assert list(shared.export()) == before
+
+
+def test_another_agents_many_slow_searches_never_hold_up_a_search(tmp_path: Path) -> None:
+    """Reads had threads of their own (16), shared by every agent in the order they came: alice
+    sent 40 searches at once whose query embeddings take long (held still here), they took all 16
+    threads and queued the rest, and bob's one search waited for every one of them. Now an agent
+    holds at most 4 of those threads; bob finds one while hers are still held."""
+    import threading
+
+    import anyio
+
+    from hindsight_cli.mcp_server.server import tool_store
+    from tests.mcp_http import wait_for
+
+    embedder = _SlowWrites()
+    store = Store(tmp_path / "store", embedder=embedder)
+    store.init()
+    store.record("bob: the deploy key lives in the vault", agent_id="bob")
+    store.record("alice: the build cache lives in /srv/cache", agent_id="alice")
+    path = tmp_path / "tokens.json"
+    issued = {name: tokens.create(path, name) for name in ("alice", "bob")}
+    verifier = TokenVerifier(path)
+    server = build_server(store, tokens=verifier, url="http://127.0.0.1:8765")
+    reads = tool_store(server)._reads
+    found: list[str] = []
+    hers: list[bool] = []
+
+    async def flood(url: str) -> None:
+        async with _as(url, issued["alice"]) as alice:
+
+            async def one(n: int) -> None:
+                answer = await alice.call_tool("memory_search", {"query": f"megabyte {n}"})
+                hers.append(not answer.is_error)
+
+            async with anyio.create_task_group() as group:
+                for n in range(40):
+                    group.start_soon(one, n)
+
+    async def search(url: str) -> None:
+        async with _as(url, issued["bob"]) as bob:
+            answer = await bob.call_tool("memory_search", {"query": "deploy key"})
+            found.append(_text(answer))
+
+    with serving(http_app(server, HttpSettings(), verifier)) as base:
+        url = f"{base}/mcp"
+        alice = threading.Thread(target=anyio.run, args=(flood, url), daemon=True)
+        bob = threading.Thread(target=anyio.run, args=(search, url), daemon=True)
+        try:
+            alice.start()
+            wait_for(lambda: reads.asked >= 40, "alice's 40 searches to ask for a thread")
+            assert embedder.waiting.wait(60)
+            bob.start()
+            # a guard against a hang, never a measure: bob is answered while hers are held
+            bob.join(60)
+            answered_while_held = not bob.is_alive() and not embedder.go.is_set()
+        finally:
+            embedder.go.set()
+        alice.join(120)
+        bob.join(120)
+    assert answered_while_held
+    assert "vault" in found[0]
+    assert hers == [True] * 40
+
+
+def test_another_agents_queued_writes_never_hold_up_a_write(tmp_path: Path) -> None:
+    """Writes go one at a time, but each waited for its turn inside a thread of the SDK's one pool
+    of 40: alice's long write (held still) and 45 more queued behind it took every thread, and
+    bob's one write, which needs a thread before it can even wait at the gate, came after all of
+    hers. Now an agent's writes take a thread one at a time: bob waits for the write under way,
+    not for her queue."""
+    import threading
+
+    import httpx2
+
+    from hindsight_cli.mcp_server.server import tool_store
+    from tests.mcp_http import call, open_session, wait_for
+
+    embedder = _SlowWrites()
+    store = Store(tmp_path / "store", embedder=embedder)
+    store.init()
+    path = tmp_path / "tokens.json"
+    issued = {name: tokens.create(path, name) for name in ("alice", "bob")}
+    verifier = TokenVerifier(path)
+    server = build_server(store, tokens=verifier, url="http://127.0.0.1:8765")
+    gate = tool_store(server).gate
+    counting = _CountingLock(gate.writes)
+    gate.writes = counting  # type: ignore[assignment]
+    writes = tool_store(server)._writes
+
+    def write(url: str, text: str, agent: str) -> None:
+        with httpx2.Client(timeout=300) as own:
+            session = open_session(own, url, issued[agent]).headers["mcp-session-id"]
+            call(own, url, "memory_write", {"content": text}, issued[agent], session)
+
+    settings = HttpSettings(sessions_per_agent=64)
+    with serving(http_app(server, settings, verifier)) as url:
+        texts = ["a megabyte of build log"] + [f"alice's note {n}" for n in range(45)]
+        writers = [
+            threading.Thread(target=write, args=(url, text, "alice"), daemon=True) for text in texts
+        ]
+        bob = threading.Thread(
+            target=write, args=(url, "bob: the deploy key moved", "bob"), daemon=True
+        )
+        try:
+            writers[0].start()
+            assert embedder.waiting.wait(60)
+            for writer in writers[1:]:
+                writer.start()
+            # each of her writes has been sent and is waiting, for a thread or for the gate
+            wait_for(lambda: writes.asked >= 46, "alice's writes to queue")
+            bob.start()
+            wait_for(lambda: writes.asked >= 47, "bob's write to be sent")
+            # (with the fix, his is the one write waiting at the gate)
+            wait_for(lambda: counting.waiting >= 1, "a write to wait at the gate")
+        finally:
+            embedder.go.set()
+        for writer in writers:
+            writer.join(120)
+        bob.join(120)
+    order = [m.agent_id for m in sorted(store.list(limit=None), key=lambda m: m.created_at)]
+    assert len(order) == 47
+    # after her held write, bob's comes among the next few, not after her 45 queued ones
+    assert order.index("bob") <= 4, order

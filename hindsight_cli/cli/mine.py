@@ -253,6 +253,9 @@ def _run(client: Optional[str], path: Optional[Path], options: _Options) -> None
     found = _found(client, path, store_path)
     if client is None and not options.json_:
         _announce(found)
+    for item in found:
+        if client is None and item.error:
+            render.warning(f"{item.title}: skipped, its history could not be read ({item.error}).")
     if client is not None and not found[0].units and not options.json_:
         _none_found(client, path, found[0])
         return

@@ -41,7 +41,8 @@ def ui(
         typer.Option(
             "--tokens",
             help="Log in with a token of this file (made by `hindsight mcp token`) instead of the "
-            "printed one. Default beyond loopback: the first store's mcp-tokens.json.",
+            "printed one; its tokens see every store served. Default beyond loopback: the "
+            "store's mcp-tokens.json (one store only).",
             show_default=False,
         ),
     ] = None,

@@ -64,6 +64,11 @@ def init(
     safefs.private_dir(rt.path)
     safefs.create_private(rt.path / ".gitignore", "*\n")
     config_file(rt.path)
+    if created and fresh:
+        # approved before the ledger is written: a run killed in between leaves a directory still
+        # fresh (approved again by the next), never a store of this user's that is not approved;
+        # with an id of its own: one the checkout shipped may be in other checkouts too
+        trust.allow(rt.path, renew=True)
     if model is not None and created:
         configure_model(rt, model)
     if created:
@@ -73,9 +78,6 @@ def init(
             wanted, dim = rt.embedder.name, rt.embedder.dim
         rt.ledger.create(wanted, dim)
         expiry_checked(rt)
-        if fresh:
-            # with an id of its own: one the checkout shipped may be in other checkouts too
-            trust.allow(rt.path, renew=True)
     return created
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import HindsightError, InvalidInput
 from ..models import Filters, JSONObject, JSONValue
+from ..paths import project_dir
 from ..storage import spool
 from . import fixes
 from .prepare import derived_key
@@ -37,7 +38,7 @@ def _common(line: JSONObject, **metadata: JSONValue) -> JSONObject:
         "metadata": {
             "client": line.get("client"),
             "session": line.get("session"),
-            "project": str(Path(str(line["cwd"])).resolve()) if line.get("cwd") else None,
+            "project": project_dir(str(line["cwd"])) if line.get("cwd") else None,
             **metadata,
         },
     }
@@ -55,7 +56,7 @@ def _failure(line: JSONObject) -> JSONObject:
         session=session,
         event_at=line.get("ts"),
         client=str(line.get("client") or "agent"),
-        project=str(Path(str(line["cwd"])).resolve()) if line.get("cwd") else None,
+        project=project_dir(str(line["cwd"])) if line.get("cwd") else None,
         call=call,
         family=_text(line.get("family")),
         signature=_text(line.get("signature")),
@@ -166,14 +167,26 @@ def _admit(store: Store, pairs: list[tuple[JSONObject, JSONObject]], directory: 
         return 0
     try:
         return store.import_records([record for _, record in pairs]).added
-    except InvalidInput:
+    except Exception as error:
+        if _the_stores(error):
+            raise
         added = 0
         for line, record in pairs:
             try:
                 added += store.import_records([record]).added
-            except InvalidInput as error:
-                spool.reject(directory, line, str(error))
+            except Exception as error:
+                if _the_stores(error):
+                    raise
+                # InvalidInput, or what no rule met yet: this event alone is set aside
+                reason = str(error) if isinstance(error, InvalidInput) else repr(error)
+                spool.reject(directory, line, reason)
         return added
+
+
+def _the_stores(error: Exception) -> bool:
+    """Whether ``error`` is the store's own failure (busy, a full disk, read-only), not one event's:
+    then the spool is kept for the next ingestion."""
+    return isinstance(error, HindsightError) and not isinstance(error, InvalidInput)
 
 
 def _mine(store: Store, mine: Mine, lines: list[JSONObject], directory: Path) -> int:
@@ -215,8 +228,10 @@ def ingest(store: Store, mine: Mine) -> dict[str, object]:
             continue
         try:
             pairs.append((x, _failure(x) if x["kind"] == "tool_error" else _prompt(x)))
-        except (ValueError, TypeError, OSError) as error:
-            spool.reject(directory, x, f"unreadable event: {error}")
+        # anything (a value no rule met yet): one event is set aside, never the spool blocked,
+        # which would retry it, and fail, at every later ingestion
+        except Exception as error:  # noqa: BLE001
+            spool.reject(directory, x, f"unreadable event: {type(error).__name__}: {error}")
     # a failure fixed within this batch is written once, with its fix (one embedding, no version)
     fixed = _fix_in_batch(lines, {str(record["key"]): record for _, record in pairs})
     added = _admit(store, pairs, directory)
@@ -231,6 +246,8 @@ def ingest(store: Store, mine: Mine) -> dict[str, object]:
                 fixed += _link_fix(store, line, later)
             except HindsightError as error:
                 spool.reject(directory, line, str(error))
+            except Exception as error:  # noqa: BLE001 - as for a line's record, above
+                spool.reject(directory, line, f"unreadable event: {type(error).__name__}: {error}")
     mined = _mine(store, mine, lines, directory)
     spool.done(claimed)
     spool.trim_seen(store.path)

@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from ..safefs.reading import parse_json
 from ..storage import spool
 from ..timeutil import iso
 
@@ -29,7 +30,8 @@ FILE = "injections.jsonl"
 AUTOMATIC = frozenset({"session-start", "repeat-error", "repeat-prompt"})
 EVENTS = AUTOMATIC | {"mcp-search", "recall-prompt"}
 VERDICTS = ("used", "ignored", "misleading")
-# bytes read back from the end of the record for today's spending (a day of heavy use is ~200 KB)
+# bytes read back from the end of the record at first for the caps' window (a day of one user's
+# heavy use is ~200 KB); more while the window goes further back (``_since``)
 _TAIL = 1 << 20
 
 
@@ -146,7 +148,7 @@ def _expire(target: Path, before: datetime) -> None:
 
 def _at(line: bytes) -> str:
     try:
-        value = json.loads(line)
+        value = parse_json(line)
     except ValueError:
         return ""
     return str(value.get("at") or "") if isinstance(value, dict) else ""
@@ -158,7 +160,7 @@ def _lines(text: str, only: str | None = None) -> Iterable[dict[str, Any]]:
         if only is not None and f'"kind":"{only}"' not in line:
             continue
         try:
-            value = json.loads(line)
+            value = parse_json(line)
         except ValueError:
             continue
         if isinstance(value, dict) and value.get("kind") in ("injection", "verdict"):
@@ -178,6 +180,24 @@ def _read(store: Path, tail: int | None = None, only: str | None = None) -> list
         # the first line read is likely cut
         data = data.partition("\n")[2]
     return list(_lines(data, only))
+
+
+def _since(store: Path, start: str) -> list[dict[str, Any]]:
+    """The lines of the record from ``start`` (an ISO time) on, and maybe a few before: read back
+    from the end, a larger piece each time, until the first whole line read is older than
+    ``start`` or the file's start is reached. Never a fixed tail: MCP searches add lines too (an
+    agent of a shared server, as many as it likes), and what the caps count must not depend on how
+    much others wrote since. The lines are appended in time order."""
+    tail = _TAIL
+    while True:
+        values = _read(store, tail)
+        try:
+            size = path_of(store).stat().st_size
+        except OSError:
+            return values
+        if tail >= size or (values and str(values[0].get("at") or "") < start):
+            return values
+        tail *= 4
 
 
 def _injection(value: dict[str, Any]) -> Injection:
@@ -246,7 +266,7 @@ def spent(store: Path, session: str | None, now: datetime) -> tuple[int, int]:
     day_ago = iso(now - timedelta(days=1)) or ""
     wanted = _session(session)
     daily = in_session = 0
-    for value in _read(store, _TAIL):
+    for value in _since(store, min(today, day_ago)):
         if value["kind"] != "injection" or value.get("event") not in AUTOMATIC:
             continue
         at, tokens = str(value.get("at") or ""), int(value.get("tokens") or 0)
@@ -266,7 +286,7 @@ def scrub(store: Path, ids: set[str]) -> int:
     changed, kept = 0, []
     for line in target.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
-            value = json.loads(line)
+            value = parse_json(line)
         except ValueError:
             value = None
         if not isinstance(value, dict):

@@ -234,6 +234,12 @@ def _tags(value: Any) -> list[str]:
     return tags
 
 
+# bytes of a memory's metadata as JSON: as much as its text may hold in all (64 parts of 16 KiB), and
+# far more than any label, call or source; a larger value (a transcript's 50 MB working directory, an
+# import's blob) would be stored whole and read again with every hit
+MAX_METADATA = 1 << 20
+
+
 def _metadata(value: Any) -> tuple[dict[str, Any], int]:
     if not isinstance(value, Mapping):
         raise BadUsage("metadata must be an object (use --meta KEY=VALUE).")
@@ -250,6 +256,12 @@ def _metadata(value: Any) -> tuple[dict[str, Any], int]:
             "metadata must contain only JSON values (text, finite numbers, true, false, null, "
             "lists and objects)."
         ) from None
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_METADATA:
+        raise BadUsage(
+            f"metadata is {size:,} bytes of JSON, more than the {MAX_METADATA:,} a memory keeps; "
+            "keep large data in a file and name the file in metadata."
+        )
     redacted, count = redact_field(metadata, "metadata")
     return dict(redacted), count
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from .. import safefs
 from ..errors import HindsightError
 from ..safefs import temps
-from ..safefs.reading import parse_json
+from ..safefs.reading import load_own
 from ..storage import spool
 from ..storage.rows import MemoryRow
 from ..text import terms
@@ -57,7 +57,7 @@ def journal(path: Path) -> dict[str, Any] | None:
     """The journal at ``path`` as ``begin`` writes it, or None when the file is not one (gone,
     unreadable, or another shape: one that came with a repository's ``.hindsight/``)."""
     try:
-        data = parse_json(path.read_text(encoding="utf-8"))
+        data = load_own(path)
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict):
@@ -185,7 +185,7 @@ def defer(path: Path) -> None:
 def add_ids(path: Path, ids: Sequence[str]) -> None:
     """Add to the journal every id the delete took that it does not name yet (the delete selects
     again, in its own transaction: more may have expired, or been built on the memories)."""
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = load_own(path)
     data["ids"] = sorted(set(data["ids"]) | set(ids))
     _write_durably(path, data)
 
@@ -218,10 +218,8 @@ def scrub_mining_state(store: Path, ids: set[str], forgotten: Callable[[str], bo
         return 0
     dropped = 0
     for path in sorted(directory.glob("*.json")):
-        if path.is_symlink() or not path.is_file():
-            continue
         try:
-            state = json.loads(path.read_text(encoding="utf-8"))
+            state = load_own(path)
         except (OSError, ValueError):
             continue
         failures = state.get("open") if isinstance(state, dict) else None

@@ -39,7 +39,7 @@ class Entry(TypedDict):
 
 
 def _digest(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def load(path: Path) -> list[Entry]:
@@ -104,12 +104,24 @@ def revoke(path: Path, agent: str) -> int:
     return len(entries) - len(kept)
 
 
+def same_secret(given: object, expected: str) -> bool:
+    """Whether ``given`` is the secret ``expected`` (a token, a digest, a session or CSRF id),
+    compared in constant time, as UTF-8 bytes: ``hmac.compare_digest`` raises on a ``str`` with a
+    character past ASCII, and what a request or a hand-edited file holds may be anything (a lone
+    surrogate from JSON included). Every secret comparison of the servers goes through here."""
+    if not isinstance(given, str):
+        return False
+    return hmac.compare_digest(
+        given.encode("utf-8", "surrogatepass"), expected.encode("utf-8", "surrogatepass")
+    )
+
+
 def agent_of(entries: list[Entry], token: str) -> str | None:
     """The agent whose token this is, or None (compared in constant time)."""
     digest = _digest(token)
     found = None
     for entry in entries:
-        if hmac.compare_digest(entry["sha256"], digest):
+        if same_secret(entry["sha256"], digest):
             found = entry["agent"]
     return found
 

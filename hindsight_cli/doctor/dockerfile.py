@@ -8,7 +8,6 @@ forms, and the rule that a new ENTRYPOINT drops the CMD inherited from the base.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from collections.abc import Iterator
@@ -55,9 +54,11 @@ def _instructions(text: str) -> Iterator[tuple[str, str]]:
 
 def _argv(args: str) -> list[str]:
     if args.startswith("["):
+        from ..safefs.reading import parse_json
+
         try:
-            value = json.loads(args)
-        except json.JSONDecodeError:
+            value = parse_json(args)
+        except ValueError:
             value = None
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return value

@@ -4,7 +4,6 @@ store has mined (``hindsight doctor mine``). Claude Code deletes transcripts aft
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from .. import paths
@@ -21,6 +20,16 @@ def run(store: Path | None = None) -> list[Check]:
     for client in CLIENTS:
         found = survey.find(client)
         check_id = f"mine.{client}"
+        if not found.roots and found.error:
+            checks.append(
+                warn(
+                    check_id,
+                    f"{found.title} history could not be read",
+                    found.error,
+                    f"check the file it names, then run `hindsight mine {client}`",
+                )
+            )
+            continue
         if not found.roots:
             looked = ", ".join(str(r) for r in reader(client).default_roots())
             checks.append(
@@ -52,12 +61,12 @@ def _cleanup(client: str) -> str:
     """Why waiting loses history: Claude Code's retention of transcripts."""
     if client != "claude-code":
         return ""
-    from ..safefs.reading import MAX_DOCUMENT, read_regular
+    from ..safefs.reading import MAX_DOCUMENT, parse_json, read_regular
     from ..transcripts.claude_code import default_roots
 
     settings = default_roots()[0].parent / "settings.json"
     try:
-        days = json.loads(read_regular(settings, MAX_DOCUMENT)).get(
+        days = parse_json(read_regular(settings, MAX_DOCUMENT)).get(
             "cleanupPeriodDays", _CLEANUP_DAYS
         )
     except (OSError, ValueError, AttributeError):

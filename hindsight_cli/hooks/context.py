@@ -33,7 +33,7 @@ def _project(store: Store, cwd: str) -> str | None:
     """The project a global store's memories are filtered by (a project store holds one project)."""
     if store.path.name == paths.STORE_DIRNAME or not cwd:
         return None
-    return str(Path(cwd).resolve())
+    return paths.project_dir(cwd)
 
 
 def summarize_session(store: Store, session: str) -> Memory | None:

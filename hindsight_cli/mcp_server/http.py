@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import BadUsage, InvalidInput
-from ..hostguard import HostGuard, host_policy, is_loopback
+from ..serving.hostguard import HostGuard, host_policy, is_loopback
 
 if TYPE_CHECKING:
     from mcp.server.auth.provider import AccessToken

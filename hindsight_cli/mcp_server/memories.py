@@ -17,11 +17,10 @@ from ..core.selection import browse_filters, when
 from ..errors import HindsightError
 from ..models import ForgetResult, Memory, SearchResult, SummaryResult, WriteResult
 from ..search.query import SearchQuery
+from ..serving.readers import READ_THREADS, ReadThreads, Writers
 from ..store import Store
 
 log = logging.getLogger("hindsight.mcp")
-# reads (searches, reads by id, listings, completions) at once, in threads of their own
-READ_THREADS = 16
 Result = TypeVar("Result")
 
 
@@ -90,27 +89,38 @@ class ToolStore:
         # tool call waits for it, the handshake does not
         self._ingested = threading.Event()
         self._ingested.set()
-        # (event loop, its limiter): the reads' own worker threads (``reads``)
-        self._reads: tuple[object, Any] | None = None
+        # the reads' own worker threads (``reads``); the writes' one thread per agent
+        self._reads = ReadThreads(READ_THREADS)
+        self._writes = Writers()
 
     def reads(self) -> Any:
         """The worker threads reads run in (an ``anyio.CapacityLimiter`` of the running event
-        loop), apart from the pool every other call shares: a write waits for its turn at the gate
-        inside a worker thread, so one agent's queued writes could take every thread of that pool,
-        and a read must never wait for them."""
-        import anyio
-        import anyio.lowlevel
-
-        loop = anyio.lowlevel.current_token()
-        if self._reads is None or self._reads[0] != loop:
-            self._reads = (loop, anyio.CapacityLimiter(READ_THREADS))
-        return self._reads[1]
+        loop), apart from the pool every other call shares (``readers``): a write waits for its
+        turn at the gate inside a worker thread, so one agent's queued writes could take every
+        thread of that pool, and a read must never wait for them."""
+        return self._reads.limiter()
 
     async def reading(self, call: Callable[[], Result]) -> Result:
-        """``call``, a read, in one of the reads' worker threads (``reads``)."""
-        import anyio
+        """``call``, a read, in one of the reads' worker threads (``reads``), among at most
+        ``readers.PER_AGENT`` of this request's agent's at once."""
+        return await self._reads.run(call, self.reader())
 
-        return await anyio.to_thread.run_sync(call, limiter=self.reads())
+    async def writing(self, call: Callable[[], Result]) -> Result:
+        """``call``, a write, in a thread of the shared pool, one at a time for this request's
+        agent (``readers.Writers``): its queued writes never take the threads another agent's
+        write needs to reach the gate."""
+        return await self._writes.run(call, self.reader())
+
+    def reader(self) -> str | None:
+        """Whose read or write this is, for the fair shares (``readers``): the request's agent on a
+        server with tokens; None on a server of one user (its calls may take every thread). A
+        request without a token is refused by the call itself."""
+        if not self.per_request:
+            return None
+        try:
+            return self.agent
+        except HindsightError:
+            return None
 
     @property
     def agent(self) -> str | None:

@@ -111,12 +111,9 @@ class Completer:
         self.memories = memories
 
     async def complete(self, ref: Any, argument: Any, context: Any) -> Completion | None:
-        import anyio
         from mcp.types import Completion
 
-        values = await anyio.to_thread.run_sync(
-            lambda: self.values(ref, argument.name), limiter=self.memories.reads()
-        )
+        values = await self.memories.reading(lambda: self.values(ref, argument.name))
         typed = argument.value or ""
         matching = [value for value in values if value.startswith(typed)]
         return Completion(

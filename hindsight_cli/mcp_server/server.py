@@ -94,6 +94,20 @@ def _reading(
     return reader
 
 
+def _writing(
+    function: Callable[Params, Result], memories: ToolStore
+) -> Callable[Params, Awaitable[Result]]:
+    """``function``, a write, as a call the SDK awaits: it takes a thread of the shared pool only
+    when the agent's write before it is done (``ToolStore.writing``), so one agent's queued writes
+    never hold every thread while another agent's write waits for one."""
+
+    @functools.wraps(function)
+    async def writer(*args: Params.args, **kwargs: Params.kwargs) -> Result:
+        return await memories.writing(functools.partial(function, *args, **kwargs))
+
+    return writer
+
+
 def _tools() -> list[tuple[Callable[..., object], ToolAnnotations]]:
     """Every tool with its annotations (the hints a client shows and acts on)."""
     from mcp.types import ToolAnnotations
@@ -201,7 +215,7 @@ def build_server(
             title=hints.title,
             description=inspect.cleandoc(function.__doc__ or ""),
             annotations=hints,
-        )(_reading(served, memories) if hints.read_only_hint else served)
+        )(_reading(served, memories) if hints.read_only_hint else _writing(served, memories))
     profiles.apply(server, profiles.tool_names(tools), profiles.check_schema(schema))
     resources.register(
         server,

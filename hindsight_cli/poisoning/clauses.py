@@ -78,6 +78,9 @@ _HARMED = {
 _SECRET = (
     r"credentials?|secrets?(?:\.\w+)?|passwords?|passphrases?|api[ _-]?keys?|(?:deploy|ssh|"
     r"private|signing|access|secret|master|encryption|license) keys?|keys? (?:file|pair)|"
+    # a provider's keys: "the AWS keys", "our Stripe secret"
+    r"(?:aws|gcp|azure|stripe|github|gitlab|openai|anthropic|slack|twilio|sendgrid|cloud|"
+    r"provider|vendor|prod(?:uction)?) (?:keys?|secrets?|creds)|"
     r"tokens?|cookies?|sessions?(?: ids?)?|logins?|\.env\b|env(?:ironment)? (?:vars?|variables?|"
     r"file)|the environment|~?/?\.ssh|id_rsa|id_ed25519|\.aws|\.npmrc|\.netrc|kubeconfig|"
     r"keychain|wallet|seed phrase|2fa codes?|otp|card (?:numbers?|details)|"

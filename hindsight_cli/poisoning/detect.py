@@ -15,15 +15,19 @@ from functools import cache, lru_cache
 from ..text import MAX_LABEL
 from . import languages, phrases
 from .clauses import clause_kinds
+from .configured import SPOKEN, configured_spans, outside
 from .cooccur import cooccurring
 from .cues import cue_kinds
 from .literals import may_match
 from .reports import unquoted
 from .signals import converging_kinds
 from .spelling import _confusables, finish, fold, hidden_views, skeleton, surface, typo_view, unwrap
+from .steering import steering_kinds
 from .words import alternation_source, readable, word_needles
 
 QUARANTINE_SCORE = 2
+# the longest hidden reading read for acts that steer the reader (``steering``)
+_HIDDEN_ACTS = 4096
 _WINDOW = {"word": 70, "cjk": 30, "chars": 45}
 _CJK_LANGS = frozenset({"zh", "ja", "th"})
 # spans kept per slot when looking for a combination within the window
@@ -457,7 +461,20 @@ def _short_kinds(text: str) -> dict[str, int]:
 
 def kinds(text: str) -> dict[str, int]:
     """Every kind of signal in ``text`` with its weight: phrases, structure, obfuscation, hidden
-    text; what a report quotes is not read (``reports``)."""
+    text; what a report quotes is not read (``reports``), and a prompt the text configures (a
+    string literal or a ``system`` key, ``configured``) is read for harmful acts only, not for how
+    it speaks to its model."""
+    spans = configured_spans(text)
+    if not spans:
+        return _kinds(text)
+    found = _kinds(outside(text, spans))
+    for start, end in spans:
+        inner = _kinds(text[start:end])
+        found.update({k: w for k, w in inner.items() if k not in SPOKEN and w > found.get(k, 0)})
+    return found
+
+
+def _kinds(text: str) -> dict[str, int]:
     text = unquoted(text)
     visible = surface(text)
     skel = skeleton(visible)
@@ -469,6 +486,9 @@ def kinds(text: str) -> dict[str, int]:
     if score(found) < QUARANTINE_SCORE:
         # the other languages' categories read what their phrases missed
         found.update(cooccurring(text, folded))
+    if score(found) < QUARANTINE_SCORE:
+        # an act that steers the reader beyond its task, with what makes it hostile
+        found.update(steering_kinds(folded))
     corrected = typo_view(folded)
     # typos are not hiding: what they spell counts, with no bonus
     if corrected is not None:
@@ -481,6 +501,10 @@ def kinds(text: str) -> dict[str, int]:
         inner = phrase_kinds(hidden, english_only=latin)
         if not latin:
             inner.update(structural_kinds(hidden))
+        if how != "rot13" and len(hidden) <= _HIDDEN_ACTS and score(inner) < QUARANTINE_SCORE:
+            # a hidden reading is read for acts too, up to a few pages (rot13 is read for every
+            # text of Latin script, and its reading of ordinary text is noise)
+            inner.update(steering_kinds(fold(hidden)))
         new = {k: w for k, w in inner.items() if w > found.get(k, 0)}
         # A hidden reading counts when it reads as instructions by itself and says something the
         # plain one does not (a reversed "ia," is not an address to an AI).

@@ -141,6 +141,13 @@ TOPICAL = (
     "instructions on how|instructions about|instructions regarding|rules on|rules about|rules "
     "regarding"
 )
+# the reader's memory, notes or stored preferences
+_MEMORY = (
+    "your memor|your long-term|your saved|your stored|your notes|your knowledge|"
+    "your preferences|stored preferences|saved memories|stored memories|long-term memory|"
+    "long-term notes|persistent memory|a new memory|new memory saying|this to your memory|"
+    "as a trusted fact|every stored|all stored|all saved"
+)
 ENGLISH: tuple[Family, ...] = (
     ("override", 2, (OVERRIDE_VERBS, ANY, INSTRUCTIONS), TOPICAL, 0),
     ("override", 2, (SET_ASIDE, EARLIER, RULES), TOPICAL, 0),
@@ -935,13 +942,19 @@ ENGLISH: tuple[Family, ...] = (
         "memory tampering",
         2,
         (
-            "update|change|overwrite|rewrite|edit=|modify|replace|add=|append|record|save=|store=|"
-            "write=|insert|set=|delete|remove|erase|wipe",
-            "your memor|your long-term|your saved|your stored|your notes|your knowledge|"
-            "your preferences|stored preferences|saved memories|stored memories|long-term memory|"
-            "long-term notes|persistent memory|a new memory|new memory saying|this to your memory|"
-            "as a trusted fact|every stored|all stored|all saved",
+            "update|change|overwrite|rewrite|edit=|modify|replace|delete|remove|erase|wipe",
+            _MEMORY,
         ),
+        "",
+        60,
+    ),
+    # what is added to it is harmless alone ("add this to your notes: standup moved to 10:30"); it
+    # weighs 2 with what makes it hostile (``steering``: a secret, a weakened check, "as the user's
+    # preference")
+    (
+        "memory tampering",
+        1,
+        ("add=|append|record|save=|store=|write=|insert|set=", _MEMORY),
         "",
         60,
     ),

@@ -22,7 +22,9 @@ _REPORT = re.compile(
     r"for example|such as|examples? of|examples? from|was tricked|complied|classic|findings?|"
     r"injections?|"
     r"usually|typically|generally|case study|"
-    r"reports? that|reported that|severity|steps to reproduce|regression)\b(?!\s*[=(\[])"
+    r"reports? that|reported that|severity|steps to reproduce|regression)\b(?!\s*[=(\[])|"
+    # the same in Chinese, Japanese and Korean, written without spaces
+    r"攻击|攻擊|投毒|注入攻|攻撃|インジェクション|ポイズニング|공격|인젝션"
 )
 _END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)[.!?]+(?=\s|$)|\n")
 # text in quotation marks (straight quotes only where they open after a space or a bracket, so an
@@ -40,16 +42,20 @@ _MENTION = re.compile(
 )
 # an agent reported to have been told to do something: what follows is the report's object
 _TOLD = re.compile(
-    r"(?i)\b(?:(?:asked|told|instructed|tricked|convinced|caused|made|got|directed|ordered|"
-    r"persuaded|coaxed)\s+(?:the|an|our|a|their|its)\s+(?:coding\s+)?(?:assistant|agent|model|"
-    r"bot|ai|llm|chatbot|summari[sz]er)s?\s+(?:in(?:to)?\s+|to\s+)|"
+    r"(?i)(?:\b(?:(?:ask|tell|told|instruct|trick|convinc|caus|mak|made|get|got|direct|order|"
+    r"persuad|coax|lead|led|lur|forc|push|induc)\w*\s+(?:(?:the|an|our|a|their|its|any|other)\s+)?"
+    r"(?:coding\s+|language\s+|ai\s+)?(?:assistant|agent|model|bot|ai|llm|chatbot|"
+    r"summari[sz]er)s?\s+(?:in(?:to)?\s+|to\s+)?|"
     r"(?:the|an|our|their|its)\s+(?:[\w-]+\s+)?(?:assistant|agent|model|bot|ai|llm)s?\s+"
     r"(?:followed|obeyed|executed|complied with|acted on|was (?:told|asked|instructed|tricked)|"
     r"(?:could|can|would|might) be (?:convinced|tricked|made|persuaded|coaxed|induced|manipulated)|"
     r"\w+ed\b)|"
     r"(?:a|the|your|our|this)(?: good| typical| well-written)? (?:system |developer )?(?:prompt|"
     r"message|instructions?)s? (?:usually |typically |often |generally )?(?:says?|tells?|states?|"
-    r"contains?|lists?|sets?|describes?|includes?|defines?|explains?|specifies?))(?P<what>[^.!?\n]*)"
+    r"contains?|lists?|sets?|describes?|includes?|defines?|explains?|specifies?))|"
+    # "让智能体…", "エージェントに…させ": an agent made to act, in Chinese and Japanese
+    r"(?:让|讓|使|诱导|誘導|诱使|誘使|骗)(?:智能体|智能體|助手|模型|代理|ai)|"
+    r"(?:エージェント|アシスタント|モデル|ai)に)(?P<what>[^.!?\n。！？]*)"
 )
 
 

@@ -45,9 +45,31 @@ def alternation_source(words: str, chars: bool) -> str:
     ``A >> B`` is an A directly followed by a B (punctuation and space between)."""
     if " >> " in words:
         return r"\W+".join(f"(?:{alternation_source(part, chars)})" for part in words.split(" >> "))
-    # Alternatives grouped by their boundaries, so that each group is one alternation behind one
-    # assertion: a lookbehind in front of every alternative defeats the engine's prefix scan (10x
-    # slower).
+    groups = _groups(words, chars)
+    return "|".join(
+        (r"\b" if start else "")
+        + "(?:"
+        + "|".join(
+            sorted(
+                (r"\W+".join(re.escape(piece) for piece in folded.split()) for folded in parts),
+                key=len,
+                reverse=True,
+            )
+        )
+        + ")"
+        + _SUFFIX[end]
+        for (start, end), parts in sorted(groups.items())
+    )
+
+
+_SUFFIX = {"exact": r"(?!\w)", "stem": r"\w*", "none": ""}
+
+
+def _groups(words: str, chars: bool) -> dict[tuple[bool, str], set[str]]:
+    """``a|b|c`` folded and grouped by their boundaries (whether each starts at a word start, and
+    whether it ends where a word ends, anywhere in a word or wherever), so that each group is one
+    alternation behind one assertion: a lookbehind in front of every alternative defeats the
+    engine's prefix scan (10x slower)."""
     groups: dict[tuple[bool, str], set[str]] = {}
     for word in words.split("|"):
         exact = word.endswith("=")
@@ -60,18 +82,52 @@ def alternation_source(words: str, chars: bool) -> str:
         # all" (folded "do aii") and "do Aidy" are ordinary chat.
         exact = exact or len(folded.split()[-1]) <= _SHORT_WORD
         end = ("exact" if exact else "stem") if bounded and folded[-1].isalnum() else "none"
-        groups.setdefault((start, end), set()).add(
-            r"\W+".join(re.escape(piece) for piece in folded.split())
-        )
-    suffix = {"exact": r"(?!\w)", "stem": r"\w*", "none": ""}
+        groups.setdefault((start, end), set()).add(" ".join(folded.split()))
+    return groups
+
+
+def trie_source(tables: list[tuple[str, bool]]) -> str:
+    """The same matches as ``alternation_source`` of each ``(words, chars)``, as one pattern whose
+    alternatives share their prefixes (a trie): the engine tries a few branches at each character
+    instead of every alternative at every word, which matters for thousands of them."""
+    groups: dict[tuple[bool, str], set[str]] = {}
+    for words, chars in tables:
+        for key, parts in _groups(words, chars).items():
+            groups.setdefault(key, set()).update(parts)
     return "|".join(
-        (r"\b" if start else "")
-        + "(?:"
-        + "|".join(sorted(parts, key=len, reverse=True))
-        + ")"
-        + suffix[end]
+        (r"\b" if start else "") + "(?:" + _trie(parts) + ")" + _SUFFIX[end]
         for (start, end), parts in sorted(groups.items())
     )
+
+
+# a trie of characters, "" marking where an alternative ends
+_Trie = dict[str, "_Trie"]
+
+
+def _trie(parts: set[str]) -> str:
+    root: _Trie = {}
+    for part in parts:
+        node = root
+        for char in part:
+            node = node.setdefault(char, {})
+        node[""] = {}
+    return _branches(root)
+
+
+def _branches(node: _Trie) -> str:
+    """A trie's node as a pattern: its longer continuations tried before its end (as the longest
+    alternative is tried first in ``alternation_source``)."""
+    branches = [
+        (r"\W+" if char == " " else re.escape(char)) + _branches(child)
+        for char, child in sorted(node.items())
+        if char
+    ]
+    if not branches:
+        return ""
+    body = "(?:" + "|".join(branches) + ")" if len(branches) > 1 else branches[0]
+    if "" in node:
+        return f"(?:{body})?"
+    return body
 
 
 @cache

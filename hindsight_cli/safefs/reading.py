@@ -129,6 +129,21 @@ def too_deep(value: object, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
+def read_own(path: str | os.PathLike[str], limit: int = MAX_DOCUMENT) -> bytes:
+    """The bytes of a file hindsight wrote inside a store (a purge journal, a mining state), read
+    back: a regular file reached without a link, at most ``limit`` bytes; ``OSError`` otherwise.
+    A store that came with a repository holds whatever its author put at those names (a link to
+    ``/dev/zero``), and the check for links at a store's open looks at its top level only."""
+    with open_regular(path, nofollow=True) as handle:
+        return read_at_most(handle, limit, path)
+
+
+def load_own(path: str | os.PathLike[str], limit: int = MAX_DOCUMENT) -> Any:
+    """``parse_json`` of ``read_own(path, limit)``: ``OSError`` or ``ValueError`` for anything but
+    JSON hindsight could have written there."""
+    return parse_json(read_own(path, limit))
+
+
 def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes; ``OSError`` otherwise."""
     with open_regular(path) as handle:

@@ -276,14 +276,18 @@ def allow(store: str | os.PathLike[str], renew: bool = False) -> str:
         if builtin(where):
             return ""
     found = None if renew else store_id(where)
+    new = found is None
     if found is None:
         # os.urandom is what secrets.token_hex reads; importing secrets costs a hook 20 ms
         found = os.urandom(16).hex()
-        safefs.write_private(os.path.join(where, ID_FILE), found + "\n", durable=True)
     safefs.private_dir(allowed_dir(), "The allow-list directory")
     entry = os.path.join(allowed_dir(), found)
     safefs.write_private(entry + STORAGE_SUFFIX, _config_redirect(where) + "\n", durable=True)
     safefs.write_private(entry, where + "\n", durable=True)
+    if new:
+        # last: a run killed before it leaves the store as it found it (an entry nobody's id
+        # names is never read), so the next run approves it again
+        safefs.write_private(os.path.join(where, ID_FILE), found + "\n", durable=True)
     return found
 
 
@@ -341,13 +345,27 @@ def why(store: str | os.PathLike[str]) -> str | None:
 
 
 def adopt(store: str | os.PathLike[str]) -> bool:
-    """Make a store directory that does not exist yet, and approve it: hindsight is creating it for
-    this user. Whether it did (False: something is there already)."""
-    if os.path.lexists(_real(store)):
+    """Make a store directory that does not exist yet (or that a run killed before approving it
+    left empty), and approve it: hindsight is creating it for this user. Whether it did (False:
+    something is there already)."""
+    if os.path.lexists(_real(store)) and not _abandoned(store):
         return False
     safefs.private_dir(_real(store))
     allow(store)
     return True
+
+
+def _abandoned(store: str | os.PathLike[str]) -> bool:
+    """Whether ``store`` is an empty directory (not a link): what ``adopt`` killed before its
+    approval leaves behind. Git never checks out an empty directory, so no repository ships one."""
+    import stat
+
+    try:
+        # reached through no link: a repository's link may name an empty directory of yours
+        plain = os.path.realpath(store) == os.path.abspath(store)
+        return plain and stat.S_ISDIR(os.lstat(store).st_mode) and not os.listdir(store)
+    except OSError:
+        return False
 
 
 def check(store: str | os.PathLike[str], create: bool = False) -> None:

@@ -77,6 +77,17 @@ def to_json(row: MemoryRow) -> str:
     return json.dumps(_public(row), ensure_ascii=False)
 
 
+def mapping(text: str) -> Any:
+    """A JSON column (metadata, env) as stored: ``{}`` when it is not JSON hindsight wrote (nested
+    past what the parser's stack reaches, or not JSON at all). Writers refuse such values; a ledger
+    that came with a repository can hold anything, and one row must not fail every listing, search
+    and export of the store."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return {}
+
+
 def from_json(text: str, embedding: Vector | None = None) -> MemoryRow:
     row = from_mapping(json.loads(text))
     row.embedding = embedding
@@ -97,7 +108,7 @@ def from_sql(columns: Sequence[str], values: Sequence[Any]) -> MemoryRow:
     data: dict[str, Any] = {}
     for name, value in zip(columns, values):
         if name in JSON_COLUMNS and isinstance(value, str):
-            value = json.loads(value)
+            value = mapping(value)
         elif name in LIST_COLUMNS:
             value = list(value or [])
         data[name] = value

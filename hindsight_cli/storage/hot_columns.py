@@ -6,7 +6,6 @@ ledger's order (``top``)."""
 
 from __future__ import annotations
 
-import json
 import operator
 from array import array
 from collections.abc import Callable, Mapping, Sequence
@@ -379,7 +378,7 @@ def decode(table: pa.Table, labels: Mapping[str, Labels]) -> list[MemoryRow]:
         # most are empty: a new {} each, without the parser
         if name in JSON_COLUMNS:
             values = [
-                {} if v == "{}" else json.loads(v) if isinstance(v, str) else v for v in values
+                {} if v == "{}" else codec.mapping(v) if isinstance(v, str) else v for v in values
             ]
         elif name in LIST_COLUMNS:
             values = [v or [] for v in values]

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput
-from ..safefs.reading import MAX_LINE, open_regular
+from ..safefs.reading import MAX_LINE, open_regular, size_text
 
 Error = sqlite3.Error
 
@@ -25,6 +25,9 @@ MAX_ROWS = 1_000_000
 # whatever the file holds, though only real tables are read
 MAX_STEPS = 4_000_000_000
 _STEP = 10_000
+# bytes of text and blobs one query may hand back in all (its rows are held together): a value is
+# at most ``MAX_LINE``, and a million of them must not be held at once
+MAX_HELD = 256 << 20
 _TABLES = ("session", "message", "part")
 
 
@@ -53,25 +56,63 @@ def opened(path: Path) -> Iterator[sqlite3.Connection]:
 
 
 def _tables(conn: sqlite3.Connection, path: Path, names: tuple[str, ...] = _TABLES) -> None:
-    """Refuse a database whose ``session``, ``message`` or ``part`` is not a real table: a view can
-    be made to compute forever (an endless recursive one), a table cannot."""
+    """Refuse a database whose ``session``, ``message`` or ``part`` is not a plain table: a view can
+    be made to compute forever (an endless recursive one), and so can a virtual table or a column
+    computed on every read (``GENERATED … VIRTUAL``: a 24 KiB file whose every row reads as 50 MB
+    of ``printf``), which OpenCode never writes; a stored table cannot."""
     marks = ", ".join("?" * len(names))
-    kinds = dict(
-        _rows(conn, path, f"SELECT name, type FROM sqlite_master WHERE name IN ({marks})", names)
-    )
+    found = {
+        name: (kind, str(sql or ""))
+        for name, kind, sql in _rows(
+            conn,
+            path,
+            f"SELECT name, type, sql FROM sqlite_master WHERE name IN ({marks})",
+            names,
+        )
+    }
     for name in names:
-        if kinds.get(name) != "table":
-            raise InvalidInput(
-                f"{path} is not an OpenCode database hindsight reads: its {name} is "
-                f"{'a ' + kinds[name] if name in kinds else 'missing'}, not a table; give the "
-                "opencode.db OpenCode wrote."
-            )
+        kind, sql = found.get(name, ("", ""))
+        what = f"is {'a ' + kind if kind else 'missing'}, not a table"
+        if kind == "table" and sql.lstrip().upper().startswith("CREATE VIRTUAL"):
+            what = "is a virtual table, not a stored one"
+        elif kind == "table":
+            computed = [
+                str(column)
+                for column, hidden in _rows(
+                    conn, path, "SELECT name, hidden FROM pragma_table_xinfo(?)", [name]
+                )
+                # 2: computed on every read (3, stored, is read as it was written)
+                if hidden == 2
+            ]
+            if not computed:
+                continue
+            what = f"computes {', '.join(computed)} on every read (a generated column)"
+        raise InvalidInput(
+            f"{path} is not an OpenCode database hindsight reads: its {name} {what}; give the "
+            "opencode.db OpenCode wrote."
+        )
 
 
 def _rows(conn: sqlite3.Connection, path: Path, sql: str, args: Sequence[Any]) -> list[Any]:
-    """A query's rows, at most ``MAX_ROWS`` of them (and its work bounded by the connection)."""
+    """A query's rows, at most ``MAX_ROWS`` of them holding at most ``MAX_HELD`` bytes of text and
+    blobs (and its work bounded by the connection)."""
+    rows: list[Any] = []
+    held = 0
     try:
-        rows = conn.execute(sql, args).fetchmany(MAX_ROWS + 1)
+        for row in conn.execute(sql, args):
+            rows.append(row)
+            held += sum(len(v) for v in row if isinstance(v, (str, bytes)))
+            if len(rows) > MAX_ROWS:
+                raise InvalidInput(
+                    f"{path} holds more than {MAX_ROWS:,} rows where OpenCode writes far fewer; "
+                    "check the file."
+                )
+            if held > MAX_HELD:
+                raise InvalidInput(
+                    f"{path} holds more than {size_text(MAX_HELD)} in the rows of one query "
+                    "(a session's messages, a message's parts), more than hindsight holds at once; "
+                    "check the file."
+                )
     except sqlite3.Error as error:
         if "interrupted" in str(error):
             raise InvalidInput(
@@ -83,11 +124,6 @@ def _rows(conn: sqlite3.Connection, path: Path, sql: str, args: Sequence[Any]) -
             f"Cannot read the OpenCode database {path}: {error}; give the opencode.db OpenCode "
             "wrote."
         ) from None
-    if len(rows) > MAX_ROWS:
-        raise InvalidInput(
-            f"{path} holds more than {MAX_ROWS:,} rows where OpenCode writes far fewer; check the "
-            "file."
-        )
     return rows
 
 

@@ -283,10 +283,15 @@ def _digest(text: str) -> str:
 def fixed_by(store: str, kind: str) -> set[str]:
     """The sessions that fixed a failure of ``kind`` (one small file read, whatever the store
     holds)."""
+    from ..safefs.reading import open_regular
+
     try:
-        with open(os.path.join(store, SPOOL_DIR, KINDS_DIR, _digest(kind)), "rb") as handle:
+        # not through a link, nor a FIFO (whose open waits): only a file a hook wrote
+        with open_regular(
+            os.path.join(store, SPOOL_DIR, KINDS_DIR, _digest(kind)), nofollow=True
+        ) as handle:
             data = handle.read(64 * 1024).decode("utf-8", errors="replace")
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError:
         return set()
     return {line for line in data.split("\n") if line}
 

@@ -35,7 +35,8 @@ else:
 
 
 def loads(text: str) -> JSONValue:
-    """``json.loads(text)``."""
+    """``json.loads(text)``; JSON nested deeper than the parser can go is bad JSON
+    (``ValueError``), not a ``RecursionError``."""
     if _scan is not None:
         start = len(text) - len(text.lstrip(_SPACE))
         try:
@@ -48,7 +49,12 @@ def loads(text: str) -> JSONValue:
                 return value
     import json
 
-    decoded: JSONValue = json.loads(text)
+    try:
+        decoded: JSONValue = json.loads(text)
+    except RecursionError:
+        # a line nested deeper than the parser's stack: not JSON hindsight reads
+        # (``safefs.reading.parse_json`` says the same), never an error nobody catches
+        raise json.JSONDecodeError("nested too deep", "", 0) from None
     return decoded
 
 

@@ -117,7 +117,9 @@ def objects(unit: Unit, resume: Resume, reading: Reading) -> Iterator[tuple[Line
 
 def project_of(cwd: str | None) -> str | None:
     """The project a session belongs to: its working directory, resolved as the hooks resolve it."""
-    return os.path.realpath(os.path.expanduser(cwd)) if cwd else None
+    from ..paths import project_dir
+
+    return project_dir(cwd) if cwd else None
 
 
 def take(ctx: Context, value: JSONObject, names: dict[str, str]) -> None:

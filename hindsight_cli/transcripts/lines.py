@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 BROKEN = object()
 _CHECK_BYTES = 4096
 _CHUNK = 1 << 20
+# bytes one run reads past the start of an over-long line looking for its end: a sparse file of
+# terabytes of zeros (``truncate -s 16T``, one command) is a line without end that costs nothing to
+# make, and reading it through took hours at every run; the next run goes on from there
+MAX_SKIP = MAX_DOCUMENT
 # a member of an archive: what it may unpack to, and how many times its packed size (JSON packs
 # about 5 to 20 times; a zip bomb a thousand)
 MAX_UNZIPPED = 8 << 30
@@ -70,10 +74,13 @@ def read_lines(path: Path, start: int = 0) -> Iterator[Line]:
             number += 1
             if len(raw) == MAX_LINE and not raw.endswith(b"\n"):
                 # longer than any exchange: skipped to its end, never held whole
-                end = _past_line(handle, position + len(raw))
+                end = _past_line(handle, position + len(raw), position + MAX_SKIP)
                 if end is None:
                     return
                 yield Line(position, end, BROKEN, number)
+                if end - position >= MAX_SKIP:
+                    # no end in sight: this run stops here, and the next goes on from there
+                    return
                 position = end
                 continue
             end = position + len(raw)
@@ -87,12 +94,13 @@ def read_lines(path: Path, start: int = 0) -> Iterator[Line]:
             position = end
 
 
-def _past_line(handle: IO[bytes], end: int) -> int | None:
+def _past_line(handle: IO[bytes], end: int, stop: int) -> int | None:
     """Read on to the end of an over-long line; where the next one starts, or None when the file
-    ends first (a line still being written)."""
-    while more := handle.readline(_CHUNK):
+    ends first (a line still being written), or ``stop`` when the line reaches it first (read as a
+    broken line up to there)."""
+    while more := handle.readline(min(_CHUNK, stop - end)):
         end += len(more)
-        if more.endswith(b"\n"):
+        if more.endswith(b"\n") or end >= stop:
             return end
     return None
 
@@ -258,6 +266,10 @@ def head_values(path: Path, lines: int = 25) -> list[object]:
                 # a line past the limit is not one of a transcript's
                 raw = handle.readline(MAX_LINE)
                 if not raw or len(found) >= lines:
+                    break
+                if len(raw) == MAX_LINE and not raw.endswith(b"\n"):
+                    # no transcript begins with a line this long (a sparse file of zeros would be
+                    # read a hundred times 64 MiB here)
                     break
                 if raw.strip():
                     value = _decode(raw.strip())

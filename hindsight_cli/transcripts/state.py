@@ -16,6 +16,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..safefs.reading import load_own
+
 if TYPE_CHECKING:
     from ..models import JSONValue
     from .base import Context, Cursor
@@ -61,8 +63,8 @@ def _file(store: Path, unit: str) -> Path:
 def load(store: Path, unit: str, client: str) -> State:
     """The state of ``unit`` (a fresh one if it was never mined, or if its file is unreadable)."""
     try:
-        data = json.loads(_file(store, unit).read_text(encoding="utf-8"))
-        if data.get("unit") == unit and data.get("client") == client:
+        data = load_own(_file(store, unit))
+        if isinstance(data, dict) and data.get("unit") == unit and data.get("client") == client:
             return State(**{k: v for k, v in data.items() if k in State.__dataclass_fields__})
     except (OSError, ValueError, TypeError):
         pass
@@ -85,7 +87,7 @@ _SUMMARIES = "summaries.pending"
 
 def owed_summaries(store: Path) -> list[str]:
     try:
-        data = json.loads((state_dir(store) / _SUMMARIES).read_text(encoding="utf-8"))
+        data = load_own(state_dir(store) / _SUMMARIES)
     except (OSError, ValueError):
         return []
     return sorted({s for s in data if isinstance(s, str)}) if isinstance(data, list) else []
@@ -111,7 +113,9 @@ def all_states(store: Path) -> list[State]:
         return found
     for path in directory.glob("*.json"):
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = load_own(path)
+            if not isinstance(data, dict):
+                continue
             found.append(
                 State(**{k: v for k, v in data.items() if k in State.__dataclass_fields__})
             )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import InvalidInput
 from . import CLIENTS, reader, state
 from .base import Unit
 
@@ -39,6 +40,14 @@ def find(client: str, root: Path | None = None) -> Found:
         except (OSError, ValueError) as error:
             found.error = f"{place}: {error}"
             continue
+        except InvalidInput as error:
+            if root is not None:
+                # the place the user named: said as the error it is
+                raise
+            # a client's database another program damaged: its history is skipped and named,
+            # never every other client's (`mine --all`, `doctor mine`)
+            found.error = str(error)
+            continue
         found.roots.append(place)
         found.units.extend(units)
     found.size = sum(u.size for u in found.units)
@@ -63,5 +72,6 @@ def covered(found: Found, store: Path) -> Found:
 
 
 def survey(store: Path) -> list[Found]:
-    """Every client whose history exists here, with what ``store`` has mined of it."""
-    return [covered(f, store) for f in (find(c) for c in CLIENTS) if f.roots]
+    """Every client whose history exists here, with what ``store`` has mined of it (one whose
+    history could not be read, with ``error`` and no transcripts)."""
+    return [covered(f, store) for f in (find(c) for c in CLIENTS) if f.roots or f.error]

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..hostguard import HostGuard, host_policy, is_loopback, split_host
+from ..errors import BadUsage
+from ..serving.hostguard import HostGuard, host_policy, is_loopback, split_host
 from ..store import Store
 from .app import Ui, build
 from .security import cookie_name, gate_for
@@ -49,9 +50,18 @@ def prepare(
 
     Raises:
         InvalidInput: a non-loopback host without tokens, a bad allowed host.
+        BadUsage: several stores beyond loopback without ``token_file``.
         OSError: the port is taken.
     """
     if token_file is None and not is_loopback(host):
+        if len(stores) > 1:
+            # a store's token file is that store's: its tokens must not open the other stores
+            raise BadUsage(
+                f"Serving {len(stores)} stores beyond loopback needs --tokens FILE: without it "
+                f"the tokens of {stores[0].path / 'mcp-tokens.json'} would open every store "
+                "served, not only their own. Give the token file whose agents may see all of "
+                "them, or serve one store per `hindsight ui`."
+            )
         token_file = stores[0].path / "mcp-tokens.json"
     gate = gate_for(host, token_file)
     policy = host_policy(host, [*stores[0].config.mcp_allowed_hosts, *allowed_hosts])

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING
 
 from ..errors import BadUsage, HindsightError, InvalidInput, MemoryNotFound
 from ..models import short_id
+from ..serving.readers import ReadThreads, Writers
 from ..store import Store
 from . import browse, memory_page, search_page, stats, timeline
 from .html import H, Html, csrf_field, join, page, segment
@@ -35,6 +36,12 @@ class Ui:
     stores: list[Store]
     gate: Gate
     cookie: str
+    # pages run here, apart from the changes' pool (``readers``): one agent's long changes must
+    # never hold up another agent's pages
+    reads: ReadThreads = field(default_factory=ReadThreads)
+    # changes take a thread of the shared pool one at a time per agent: one agent's queued changes
+    # never hold every thread while another's change waits for one
+    writes: Writers = field(default_factory=Writers)
 
     def store(self, session: Session) -> Store:
         return self.stores[min(session.store, len(self.stores) - 1)].scoped(session.agent)
@@ -81,7 +88,12 @@ def _error(ui: Ui, session: Session, error: HindsightError, here: str) -> Respon
 
 
 def _session(ui: Ui, request: Request) -> Session | None:
-    return ui.gate.session(request.cookies.get(ui.cookie))
+    return ui.gate.session(request.cookies.get(ui.cookie), _client(request))
+
+
+def _client(request: Request) -> str | None:
+    """The address a request comes from (a session answers the address it logged in from)."""
+    return request.client.host if request.client else None
 
 
 def _login_first() -> Response:
@@ -95,9 +107,8 @@ ActionFn = Callable[[Ui, Session, Store, str, dict[str, str]], str]
 
 
 def page_route(ui: Ui, here: str, fn: PageFn) -> Callable[[Request], object]:
-    """A GET page: a session is required; the page is built in a worker thread (the store's calls
-    block); a HindsightError becomes an error page."""
-    from starlette.concurrency import run_in_threadpool
+    """A GET page: a session is required; the page is built in one of the reads' worker threads
+    (the store's calls block; ``Ui.reads``); a HindsightError becomes an error page."""
 
     async def endpoint(request: Request) -> Response:
         session = _session(ui, request)
@@ -105,7 +116,7 @@ def page_route(ui: Ui, here: str, fn: PageFn) -> Callable[[Request], object]:
             return _login_first()
         store = ui.store(session)
         try:
-            title, body = await run_in_threadpool(fn, ui, session, store, request)
+            title, body = await ui.reads.run(lambda: fn(ui, session, store, request), session.agent)
         except HindsightError as error:
             return _error(ui, session, error, here)
         text, status = page(title, body, here=here, store=_switcher(ui, session))
@@ -116,8 +127,8 @@ def page_route(ui: Ui, here: str, fn: PageFn) -> Callable[[Request], object]:
 
 def action_route(ui: Ui, fn: ActionFn) -> Callable[[Request], object]:
     """A POST action: the session and its CSRF token are required; the action runs in a worker
-    thread and answers with a redirect (303) to the page that shows its result."""
-    from starlette.concurrency import run_in_threadpool
+    thread, one at a time for the session's agent (``Ui.writes``), and answers with a redirect
+    (303) to the page that shows its result."""
     from starlette.responses import RedirectResponse
 
     async def endpoint(request: Request) -> Response:
@@ -131,7 +142,10 @@ def action_route(ui: Ui, fn: ActionFn) -> Callable[[Request], object]:
             return _refused(403, "This form is stale or did not come from this page; reload it.")
         memory_id = str(request.path_params.get("memory_id", ""))
         try:
-            where = await run_in_threadpool(fn, ui, session, ui.store(session), memory_id, form)
+            store = ui.store(session)
+            where = await ui.writes.run(
+                lambda: fn(ui, session, store, memory_id, form), session.agent
+            )
         except HindsightError as error:
             return _error(ui, session, error, "/")
         return RedirectResponse(where, 303)
@@ -261,7 +275,7 @@ def _login(ui: Ui) -> Callable[[Request], object]:
                 "printed it): a login that another site's page starts is refused.",
             )
         try:
-            sid = ui.gate.login(request.query_params.get("token", ""))
+            sid = ui.gate.login(request.query_params.get("token", ""), _client(request))
         except HindsightError as error:
             return _refused(403, str(error))
         if sid is None:
@@ -281,7 +295,9 @@ def _login(ui: Ui) -> Callable[[Request], object]:
     return endpoint
 
 
-def _static(request: Request) -> Response:
+async def _static(request: Request) -> Response:
+    """The script and the style sheet: package data, read on the event loop (a few KB), so no
+    worker thread, and nothing another agent's changes hold up."""
     from starlette.responses import Response as Plain
 
     name = str(request.path_params["name"])

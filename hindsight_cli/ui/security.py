@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import hmac
 import secrets
 import threading
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from urllib.parse import urlsplit
 from ..core import tokens
 from ..core.scope import check_agent
 from ..errors import InvalidInput
-from ..hostguard import is_loopback
+from ..serving.hostguard import is_loopback
 
 # A page that another site frames or loads cannot show or run anything of ours. The referrer goes to
 # this server only: "no-referrer" would make Chromium send ``Origin: null`` with our own forms.
@@ -47,12 +46,20 @@ MAX_SESSIONS = 64
 
 @dataclass
 class Session:
-    """One browser's login: its CSRF token, the agent it sees (None: every agent, as the CLI) and
-    the store it looks at (an index into the served stores)."""
+    """One browser's login: its CSRF token, the agent it sees (None: every agent, as the CLI), the
+    store it looks at (an index into the served stores) and the address it logged in from.
+
+    A cookie belongs to a host, not to a port: a page of another server on the same host name (a
+    dev server on 127.0.0.1:3000, another service of memory.internal) can set this server's cookie
+    in the user's browser, with its own session id (one its author logged in for), and the browser
+    would then act as that session: login CSRF without the login. So a session answers only the
+    address it was opened from; from elsewhere its cookie is no login."""
 
     csrf: str
     agent: str | None
     store: int = 0
+    # the address the login came from: the session answers that address only
+    client: str | None = None
 
 
 @dataclass
@@ -65,8 +72,8 @@ class Gate:
     sessions: dict[str, Session] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def login(self, token: str) -> str | None:
-        """A new session id for a valid login token, or None.
+    def login(self, token: str, client: str | None = None) -> str | None:
+        """A new session id for a valid login token (from the address ``client``), or None.
 
         Raises:
             InvalidInput: the token's agent name cannot be a scope (``check_agent``).
@@ -77,7 +84,7 @@ class Gate:
                 return None
             # an older token file's name that cannot be a scope (InvalidInput, said on the page)
             check_agent(agent)
-        elif not (token and hmac.compare_digest(token.encode(), self.login_token.encode())):
+        elif not (token and tokens.same_secret(token, self.login_token)):
             return None
         else:
             agent = None
@@ -86,15 +93,20 @@ class Gate:
             own = [k for k, s in self.sessions.items() if s.agent == agent]
             for oldest in own[: max(0, len(own) - MAX_SESSIONS + 1)]:
                 del self.sessions[oldest]
-            self.sessions[sid] = Session(secrets.token_urlsafe(32), agent)
+            self.sessions[sid] = Session(secrets.token_urlsafe(32), agent, client=client)
         return sid
 
-    def session(self, sid: str | None) -> Session | None:
-        """The session of ``sid``, while its agent still holds a token (a revoke ends it)."""
+    def session(self, sid: str | None, client: str | None = None) -> Session | None:
+        """The session of ``sid`` sent from the address ``client``, while its agent still holds a
+        token (a revoke ends it)."""
         if not sid:
             return None
         with self.lock:
-            found = [s for k, s in self.sessions.items() if hmac.compare_digest(k, sid)]
+            found = [
+                s
+                for k, s in self.sessions.items()
+                if tokens.same_secret(sid, k) and s.client == client
+            ]
         if found and self.file is not None:
             if found[0].agent not in {e["agent"] for e in self.file.entries}:
                 with self.lock:
@@ -104,7 +116,7 @@ class Gate:
 
 
 def csrf_ok(session: Session, given: object) -> bool:
-    return isinstance(given, str) and hmac.compare_digest(given.encode(), session.csrf.encode())
+    return tokens.same_secret(given, session.csrf)
 
 
 def same_origin(origin: str | None, host: str | None) -> bool:

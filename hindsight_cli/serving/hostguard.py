@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from .errors import InvalidInput
+from ..errors import InvalidInput
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send

@@ -1,0 +1,101 @@
+"""Prompts that a text configures rather than says: a developer's string literal that defines their
+product's system prompt (``SYSTEM_PROMPT = \"\"\"You are SupportBot…\"\"\"``), a ``system`` field
+of an API request body or a config (``"system": "Answer only with JSON"``, ``system: |`` in YAML),
+the content of a message whose role is ``system``.
+
+Such a literal is written to instruct a model, the product's, by its name or key: it addresses its
+model ("You are…"), confines its replies ("answer only with…"), keeps things from its users ("never
+reveal internal IDs"). None of that is said to the agent reading the code. So inside it, the kinds
+that read how a text speaks to its reader (``SPOKEN``: an address, a role, a claimed authority, a
+reply confined) are not counted; the acts still are (a secret sent out or put into the reply,
+earlier instructions set aside, code fetched and run, a backdoor), and the text around the literal
+is read as usual. A field named for the agent that reads it (``agent_instructions``,
+``assistant_directive``) is no product's prompt: it is read as any text."""
+
+from __future__ import annotations
+
+import re
+
+# kinds that read a text's address to its reader, its tone and its frame: what a product's own
+# prompt holds by nature
+SPOKEN = frozenset(
+    {
+        "addressee",
+        "response steering",
+        "role markup",
+        "authority claim",
+        "role change",
+        "secrecy",
+        "new instructions",
+        "obedience",
+        "output steered",
+    }
+)
+
+# a name or a key that holds a prompt: system, SYSTEM_PROMPT, systemPrompt, sys_prompt,
+# instructions, persona, preamble; not a field that names the agent reading it
+# ("agent_instructions", "assistant_directive", "note_for_ai": a tool result's order to its reader)
+_NAME = (
+    r"(?![\w$.]*(?:agent|assistant|llm|bot|directive|todo|note|for_?ai|to_?ai))"
+    r"[\w$.]*?(?:prompt|system|instructions?|persona|preamble)[\w$]*"
+)
+_NAMES = ("prompt", "system", "instruction", "persona", "preamble")
+# the name given a string literal: an assignment (=, :=), a key (JSON, YAML, TOML, a keyword
+# argument), with a string prefix (r, f, b) and a parenthesised run of literals
+_OPEN = re.compile(
+    rf"(?im)(?:^|(?<=[\s{{,(;\[]))[\"']?{_NAME}[\"']?\s*(?::=|=|:)\s*\(?\s*[rRfFbBuU]{{0,2}}"
+    r"(?=\"\"\"|'''|\"|'|`)"
+)
+# a message whose role is system or developer: its content
+_ROLE = re.compile(
+    r"(?i)[\"']role[\"']\s*:\s*[\"'](?:system|developer)[\"']\s*,\s*[\"']content[\"']\s*:\s*"
+    r"(?=\"|')"
+)
+# a YAML block scalar under such a key: the lines indented deeper than the key
+_BLOCK = re.compile(rf"(?im)^(?P<indent>[ \t]*){_NAME}\s*:\s*[|>][-+]?[ \t]*\n")
+_LITERAL = re.compile(
+    r"\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|`[^`]*`"
+)
+# a run of adjacent literals ("You are a reviewer. " "Focus on bugs.")
+_JOINED = re.compile(r"\s*\+?\s*(?=[\"'`])")
+
+
+def configured_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` holds a prompt it configures: the literals' spans, quotes included."""
+    spans: list[tuple[int, int]] = []
+    lowered = text.lower()
+    if not any(map(lowered.__contains__, _NAMES)):
+        return spans
+    for match in (*_OPEN.finditer(text), *_ROLE.finditer(text)):
+        end = match.end()
+        # a role declared is the configuration's structure, read with its content
+        start = match.start() if match.re is _ROLE else end
+        while literal := _LITERAL.match(text, end):
+            end = literal.end()
+            joined = _JOINED.match(text, end)
+            if not joined or not _LITERAL.match(text, joined.end()):
+                break
+            end = joined.end()
+        if end > match.end():
+            spans.append((start, end))
+    for match in _BLOCK.finditer(text):
+        indent = len(match.group("indent").expandtabs())
+        end = match.end()
+        for line in re.finditer(r"[^\n]*(?:\n|$)", text[match.end() :]):
+            body = line.group()
+            if not body:
+                break
+            if body.strip() and len(body) - len(body.lstrip(" \t")) <= indent:
+                break
+            end = match.end() + line.end()
+        if end > match.end():
+            spans.append((match.end(), end))
+    return sorted(spans)
+
+
+def outside(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with ``spans`` blanked (the same length, so positions hold)."""
+    out = list(text)
+    for start, end in spans:
+        out[start:end] = " " * (end - start)
+    return "".join(out)
