@@ -260,33 +260,30 @@ def read(path: Path) -> dict[str, Any]:
 
 
 def check_redirect(store: Path, data: dict[str, Any]) -> None:
-    """A store's own config may send its memories to a network backend only once this user trusts
-    the store, and only to the one it named when the user did: a repository could ship one naming
-    its author's database (issue 31), or change it in a later commit."""
+    """A store's own config may send its memories to a network backend, or let web pages under
+    other names reach its HTTP servers (``[mcp] allowed_hosts``), only once this user trusts the
+    store, and only as it did when the user did: a repository could ship one naming its author's
+    database or site (issue 31), or change it in a later commit."""
     from .safefs import trust
 
     if trust.redirect(data) == "local":
         return
-    storage = data["storage"]
-    if password_of(str(storage.get("url") or "")):
+    storage = data.get("storage")
+    if isinstance(storage, dict) and password_of(str(storage.get("url") or "")):
         # refused as it is read (apply), before it is shown or used
         return
+    config = store / paths.CONFIG_FILE
     if trust.trusted(store) and not trust.approved_redirect(store, data):
-        import re
-
-        url = re.sub(r"(://[^:/@]*):[^@/]*@", r"\1@", str(storage.get("url") or "no url"))
         raise trust.UntrustedStore(
-            f"{store / paths.CONFIG_FILE} now sends this store's memories to a "
-            f"{storage.get('backend') or 'network'} database ({url}) "
-            "that you did not approve: the file changed after the store was created or allowed "
-            f"(a git pull can change it). If you trust it, run `hindsight allow {store}`."
+            f"{config} now {trust.exposure(data)}, a setting that you did not approve: the file "
+            "changed after the store was created or allowed (a git pull can change it). If you "
+            f"trust it, run `hindsight allow {store}`."
         )
     if not trust.trusted(store):
         raise trust.UntrustedStore(
-            f"{store / paths.CONFIG_FILE} sends this store's memories to a "
-            f"{storage.get('backend') or 'network'} database, and the store was not created or "
-            "approved by you on this machine (it may have come with a repository). If you trust "
-            f"it, run `hindsight allow {store}`."
+            f"{config} {trust.exposure(data)}, and the store was not created or approved by you "
+            "on this machine (it may have come with a repository). If you trust it, run "
+            f"`hindsight allow {store}`."
         )
 
 

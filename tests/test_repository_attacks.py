@@ -726,7 +726,10 @@ def test_a_planted_purge_journal_is_left_alone(cli, _isolated, monkeypatch, plan
     monkeypatch.chdir(checkout)
     for argv in (("search", "note"), ("list",), ("record", "another note")):
         result = cli(*argv, store=False)
-        assert result.exit_code == 0, (argv, result.output[-1500:])
+        # a store that is not approved takes no writes (review E): one line naming `allow`
+        refused = argv[0] == "record"
+        assert result.exit_code == (1 if refused else 0), (argv, result.output[-1500:])
+        assert not refused or "hindsight allow" in result.stderr
         assert "Traceback" not in result.output
     assert "the author's note" in cli("list", store=False).stdout
     report = json.loads(cli("doctor", "store", "--json", store=False).stdout)

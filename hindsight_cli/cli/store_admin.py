@@ -82,9 +82,17 @@ def init(
     from ..storage.urls import password_of
 
     opened = Store(target)
-    created = opened.init(model=embedding_model, backend=backend, url=url, schema=schema)
-    database = opened.ledger.describe() if opened.ledger.capabilities.shared else None
     from ..safefs import trust
+
+    if (embedding_model, backend, url, schema) == (None, None, None, None) and not (
+        trust.fresh(target) or trust.trusted(target)
+    ):
+        # a store that was already there (one that came with a repository): init writes nothing
+        # into it, and says how to approve it (below)
+        created = False
+    else:
+        created = opened.init(model=embedding_model, backend=backend, url=url, schema=schema)
+    database = opened.ledger.describe() if opened.ledger.capabilities.shared else None
 
     # a store that was already there (one that came with a repository) is not approved by init
     untrusted = trust.why(target)
@@ -206,7 +214,24 @@ def allow(path: StorePath = None) -> None:
     target = _trust_target(path)
     trust.allow(target)
     render.plain(str(target))
-    render.message(f"Allowed {target}: hooks and the MCP server now use it.")
+    render.message(f"Allowed {target}: hooks and the MCP server now use it.{_approved(target)}")
+
+
+def _approved(target: Path) -> str:
+    """What the approval also let the store's config do (a repository chose it), in words."""
+    from ..config import read
+    from ..errors import HindsightError
+    from ..safefs import trust
+
+    try:
+        data = read(target / paths.CONFIG_FILE)
+    except HindsightError:
+        return ""
+    if trust.redirect(data) == "local":
+        return ""
+    return (
+        f" Its config.toml {trust.exposure(data)}: approved with it (`hindsight deny` withdraws)."
+    )
 
 
 @app.command()

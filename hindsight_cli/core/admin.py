@@ -31,6 +31,14 @@ def init(
     """Create the store if needed (directory 0700, ``.gitignore`` of ``*``, a commented config)."""
     # nothing there yet but what init writes: the store it creates is this user's (issue 31)
     fresh = trust.fresh(rt.path)
+    if not fresh and not trust.trusted(rt.path):
+        # a store that came with a repository, often committed to it: what is written here (a
+        # `record`, an `import`, `mine` of the project's sessions) would go into files the
+        # repository tracks, and out with the next push
+        raise trust.UntrustedStore(
+            f"{trust.why(rt.path)} Nothing is written into it until you do: {rt.path} may be "
+            "tracked by the repository, and what you add would leave with the next push."
+        )
     if backend is not None or url is not None or schema is not None:
         choose_backend(rt, backend, url, schema)
     created = not rt.exists
@@ -58,8 +66,9 @@ def init(
     config_file(rt.path)
     if created and fresh:
         # approved before the ledger is written: a run killed in between leaves a directory still
-        # fresh (approved again by the next), never a store of this user's that is not approved
-        trust.allow(rt.path)
+        # fresh (approved again by the next), never a store of this user's that is not approved;
+        # with an id of its own: one the checkout shipped may be in other checkouts too
+        trust.allow(rt.path, renew=True)
     if model is not None and created:
         configure_model(rt, model)
     if created:

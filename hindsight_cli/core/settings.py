@@ -161,8 +161,9 @@ def set_value(target: Path, key: str, text: str, store: Path | None = None) -> A
         raise
     except InvalidInput as error:
         raise BadUsage(str(error)) from None
-    # the user naming a backend for a store they trust approves it; anyone else's store stays refused
-    approving = store is not None and key.startswith("storage.") and trust.trusted(store)
+    # the user naming a backend (or a host name) for a store they trust approves it; anyone else's
+    # store stays refused
+    approving = store is not None and trust.bound(key) and trust.trusted(store)
     if store is not None and not approving:
         config_mod.check_redirect(store, _document(config_mod.read(target), key, value))
     import tomlkit

@@ -36,13 +36,33 @@ def export(rt: Runtime, filters: Filters | None, scope: Scope) -> Iterator[dict[
 
 def _claimed(record: Mapping[str, Any], provenance: str | None) -> dict[str, Any]:
     """The record with its source: the writer's ``provenance`` when given (the source the record
-    claims kept as ``metadata.claimed_source``), else the record's own, else ``import``."""
+    claims kept as ``metadata.claimed_source``), else the record's own, else ``import``. With a
+    provenance the file does not choose its confidence either (every score is scaled by it): at
+    most what that source gets by default, a higher claim kept as ``metadata.claimed_confidence``."""
     if provenance is None:
         return {**record, "source": record.get("source") or "import"}
+    from .prepare import source_confidence
+
     values = {**record, "source": provenance}
-    claimed, metadata = record.get("source"), record.get("metadata")
-    if claimed and claimed != provenance and isinstance(metadata, Mapping | None):
-        values["metadata"] = {**(metadata or {}), "claimed_source": claimed}
+    metadata = record.get("metadata")
+    if not isinstance(metadata, Mapping | None):
+        # refused by validation, naming metadata
+        return values
+    claims: dict[str, Any] = {}
+    claimed = record.get("source")
+    if claimed and claimed != provenance:
+        claims["claimed_source"] = claimed
+    confidence, most = record.get("confidence"), source_confidence(provenance)
+    # a value out of range is left to validation, which refuses it
+    if (
+        isinstance(confidence, int | float)
+        and not isinstance(confidence, bool)
+        and most < confidence <= 1
+    ):
+        values["confidence"] = most
+        claims["claimed_confidence"] = confidence
+    if claims:
+        values["metadata"] = {**(metadata or {}), **claims}
     return values
 
 
@@ -274,11 +294,14 @@ def _write(rt: Runtime, chunk: Sequence[Prepared]) -> list[Prepared]:
 def _link_versions(session: Writer, rows: Sequence[MemoryRow], at: datetime) -> None:
     """An imported active memory that supersedes one the store holds active (its older version, or
     the fact it changed, imported earlier) supersedes it here too: the later fix or value is the one
-    searched."""
+    searched. Never one more trusted than itself (``less_trusted``): a file naming a memory the user
+    wrote would take its place."""
+    from ..poisoning import less_trusted
+
     newer = {r.supersedes: r for r in rows if r.supersedes and r.status == "active"}
     for old in session.by_ids(list(newer)) if newer else []:
         new = newer[old.id]
-        if old.status == "active" and old.agent_id == new.agent_id:
+        if old.status == "active" and old.agent_id == new.agent_id and not less_trusted(new, old):
             session.supersede(old.id, new.id, at)
             session.audit("supersede", [old.id, new.id], at, "imported version", new.agent_id)
 

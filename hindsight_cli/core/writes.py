@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput
 from ..models import WriteResult, part_position
+from ..poisoning import less_trusted
 from ..storage import codec
 from ..storage.base import Condition, Writer
 from ..storage.rows import MemoryRow, row_term_counts
@@ -124,9 +125,18 @@ def _plan(rt: Runtime, session: Writer, row: MemoryRow) -> _Plan:
     if choice.action == "merge":
         return _Plan(merge_into=choice.target)
     if choice.action == "supersede" and choice.target in rows and choice.decision is not None:
-        return _Plan(
-            old=rows[choice.target], change=choice.decision.summary or choice.decision.reason
-        )
+        old = rows[choice.target]
+        if less_trusted(row, old):
+            # a page, a tool's output or a file does not overrule what the user or an agent wrote
+            return _Plan(
+                beside=old.id,
+                why=(
+                    f"{choice.decision.summary or choice.decision.reason} reads like an update, "
+                    f"but it comes from {row.source} (untrusted) and the memory it would replace "
+                    "does not"
+                ),
+            )
+        return _Plan(old=old, change=choice.decision.summary or choice.decision.reason)
     if choice.beside is not None and row.type != "episodic":
         beside, decision = choice.beside
         if decision.kind == "update":

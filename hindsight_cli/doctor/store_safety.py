@@ -68,7 +68,7 @@ def _trust(path: Path) -> Check:
         if not trust.approved_redirect(path, data):
             return fail(
                 "store.trust",
-                "the store's config.toml now sends its memories to a database you did not approve "
+                f"the store's config.toml now {trust.exposure(data)}, which you did not approve "
                 "(it changed after the store was created or allowed: a git pull can change it)",
                 f"{path / paths.CONFIG_FILE}: {trust.redirect(data)}",
                 f"if you trust it, run `hindsight allow {path}`",

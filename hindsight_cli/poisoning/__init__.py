@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from ..storage.rows import MemoryRow
@@ -33,6 +33,7 @@ __all__ = [
     "for_derivation",
     "instruction_like",
     "is_quarantined",
+    "less_trusted",
     "normalise",
     "provenance",
     "quarantine_reason",
@@ -158,6 +159,25 @@ def quarantine_reason(content: str, source: str) -> dict[str, object] | None:
 
 def is_quarantined(tags: Iterable[str] | None, metadata: Mapping[str, Any] | None = None) -> bool:
     return QUARANTINE_TAG in (tags or ()) or bool((metadata or {}).get("quarantine"))
+
+
+class _Labelled(Protocol):
+    source: str
+    tags: list[str]
+    metadata: dict[str, Any]
+
+
+def _trusted(memory: _Labelled) -> bool:
+    return trust(memory.source) == "trusted" and not is_quarantined(memory.tags, memory.metadata)
+
+
+def less_trusted(memory: _Labelled, than: _Labelled) -> bool:
+    """Whether ``memory`` is untrusted (by its source, or quarantined) where ``than`` is trusted:
+    then it never takes ``than``'s place, by any link it claims or change it seems to state (it
+    does not supersede it, and as a summary it does not stand for it in a block). The one rule for
+    every way a memory can displace another: an imported file, a fetched page or a tool's output
+    cannot push out what the user or their agents wrote."""
+    return not _trusted(memory) and _trusted(than)
 
 
 def trust_label(

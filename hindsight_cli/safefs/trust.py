@@ -110,21 +110,74 @@ def trusted(store: str | os.PathLike[str]) -> bool:
     return builtin(store) or _entry(store) is not None
 
 
+# the settings of a store's config an approval binds (``config set`` of one approves it): where
+# memories go, and which names the HTTP servers answer to (a web page under such a name reaches a
+# server through DNS rebinding)
+BOUND = ("storage.backend", "storage.url", "storage.schema", "mcp.allowed_hosts")
+
+
+def bound(key: str) -> bool:
+    """Whether ``key`` (``section.name``) is a setting an approval binds."""
+    return key in BOUND
+
+
+def _section(data: object, name: str) -> dict[str, object]:
+    found = data.get(name) if isinstance(data, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def _hosts(data: object) -> list[str]:
+    """The names a config document adds to the HTTP servers' (``[mcp] allowed_hosts``)."""
+    value = _section(data, "mcp").get("allowed_hosts")
+    if value is None:
+        return []
+    items = value if isinstance(value, list | tuple) else [value]
+    return sorted({str(item).strip().lower() for item in items})
+
+
 def redirect(data: object) -> str:
-    """Where a config document's ``[storage]`` sends memories, as one line ("local" when it keeps
-    them in the store): what an approval records, and what must still hold to use it."""
-    storage = data.get("storage") if isinstance(data, dict) else None
-    if not isinstance(storage, dict):
-        return _LOCAL
-    if storage.get("backend") in (None, "", "local") and not storage.get("url"):
-        return _LOCAL
+    """Where a config document's ``[storage]`` sends memories, and which web pages its ``[mcp]
+    allowed_hosts`` lets reach the store's HTTP servers, as one line ("local" when it keeps them in
+    the store and adds no name): what an approval records, and what must still hold to use it."""
     import json
+
+    storage = _section(data, "storage")
+    place: dict[str, object] = {}
+    if storage.get("backend") not in (None, "", "local") or storage.get("url"):
+        import re
+
+        place = {key: str(storage.get(key) or "") for key in ("backend", "url", "schema")}
+        # never a password, even one a config wrongly holds (it is refused as the config is read)
+        place["url"] = re.sub(r"(://[^:/@]*):[^@/]*@", r"\1@", str(place["url"]))
+    hosts = _hosts(data)
+    if hosts:
+        place["allowed_hosts"] = hosts
+    if not place:
+        return _LOCAL
+    return json.dumps(place, sort_keys=True, ensure_ascii=True)
+
+
+def exposure(data: object) -> str:
+    """What a config document that is not "local" (``redirect``) does, in words: "sends this
+    store's memories to a postgres database (URL)", "lets web pages under NAME reach this store's
+    HTTP servers ([mcp] allowed_hosts)", or both."""
     import re
 
-    place = {key: str(storage.get(key) or "") for key in ("backend", "url", "schema")}
-    # never a password, even one a config wrongly holds (it is refused as the config is read)
-    place["url"] = re.sub(r"(://[^:/@]*):[^@/]*@", r"\1@", place["url"])
-    return json.dumps(place, sort_keys=True, ensure_ascii=True)
+    storage, said = _section(data, "storage"), []
+    if storage.get("backend") not in (None, "", "local") or storage.get("url"):
+        url = re.sub(r"(://[^:/@]*):[^@/]*@", r"\1@", str(storage.get("url") or "no url"))
+        said.append(
+            f"sends this store's memories to a {storage.get('backend') or 'network'} database "
+            f"({url})"
+        )
+    hosts = _hosts(data)
+    if hosts:
+        said.append(
+            f"lets web pages under {', '.join(hosts)} reach this store's HTTP servers "
+            "([mcp] allowed_hosts: a page that makes its name resolve to this machine reads and "
+            "forgets memories through a server without tokens)"
+        )
+    return " and ".join(said)
 
 
 def _config_redirect(store: str) -> str:
@@ -207,10 +260,12 @@ def _stat(path: str) -> tuple[int, ...] | None:
     return (st.st_dev, st.st_ino, st.st_mode, st.st_uid, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def allow(store: str | os.PathLike[str]) -> str:
-    """Approve ``store`` (a directory that exists): give it an id if it has none, record it under
-    ``HINDSIGHT_HOME`` with where its config sends memories now; when its own name is a link, also
-    approve reaching it through that link. Returns the id."""
+def allow(store: str | os.PathLike[str], renew: bool = False) -> str:
+    """Approve ``store`` (a directory that exists): give it an id if it has none (with ``renew``, a
+    new one whatever it holds: the id of a store hindsight is creating, which a repository may have
+    shipped, and shipped to other checkouts too, whose approvals would then replace each other),
+    record it under ``HINDSIGHT_HOME`` with where its config sends memories now; when its own name
+    is a link, also approve reaching it through that link. Returns the id."""
     where = _real(store)
     safefs.check_home()
     safefs.check_store(where)
@@ -220,7 +275,7 @@ def allow(store: str | os.PathLike[str]) -> str:
         safefs.write_private(_link_entry(link), f"{link}\n{where}\n", durable=True)
         if builtin(where):
             return ""
-    found = store_id(where)
+    found = None if renew else store_id(where)
     new = found is None
     if found is None:
         # os.urandom is what secrets.token_hex reads; importing secrets costs a hook 20 ms

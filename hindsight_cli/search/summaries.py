@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TypeVar
 
-from ..poisoning import QUARANTINE_TAG
+from ..poisoning import QUARANTINE_TAG, less_trusted
 from ..storage.rows import MemoryRow
 
 T = TypeVar("T")
@@ -71,6 +71,11 @@ def _named(summary: MemoryRow, rows: dict[str, MemoryRow]) -> set[str]:
 
 
 def _repeats(this: MemoryRow, other: MemoryRow, rows: dict[str, MemoryRow]) -> bool:
+    """Whether ``this`` says again what ``other``, ranked above it, says. An untrusted memory never
+    stands for a trusted one (``less_trusted``): a summary an import, a page or a tool's output
+    claims to be would keep what the user wrote out of the block."""
+    if less_trusted(other, this):
+        return False
     if summary_of(other) is not None and covers(other, this, rows):
         return True
     if summary_of(this) is None:
