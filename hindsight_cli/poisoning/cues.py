@@ -22,7 +22,10 @@ from .units import PARAGRAPHS, too_few_words
 # characters between two cues that still read as one instruction (a sentence or two)
 _REACH = 200
 _FEWEST_WORDS = 5
-_NEGATED = re.compile(r"(?:never|not|n't|avoid|refused to|declined to|refuses to|declines to) $")
+# ("remind everyone not to paste secrets into Slack": an infinitive forbidden too)
+_NEGATED = re.compile(
+    r"(?:never|not|n't|avoid|refused to|declined to|refuses to|declines to)(?: to)? $"
+)
 
 _USER = (
     r"(?:the (?:end[- ])?user|your user|the human|the requester|the customer|the operator|"
@@ -414,7 +417,9 @@ _WEAK: dict[str, tuple[int, str]] = {
     # a sender that claims authority
     "authority": (
         2,
-        r"system(?: notice| message| note| override| update| alert| configuration|:|>)?|"
+        r"system(?: notice| message| note| override| update| alert| configuration|:|>)|"
+        # the system as a speaker, not a machine ("your system", "the system package manager")
+        r"the system(?! (?!(?:says|said|requires|wants|asks|needs|has|is|will|demands)\b)[a-z])|"
         r"<system>|operators?|(?:the )?developers?|dev (?:note|channel)|admin(?:istrator)?s?|"
         r"(?:safety|security|platform|engineering) team|the team|owners?|maintainers?|"
         r"overrides?|notice|audit\w*|compliance|official|authoritative|here\.|from the folks|"
@@ -438,7 +443,10 @@ _WEAK: dict[str, tuple[int, str]] = {
     "secret": (
         2,
         r"keys?|api[ _-]?keys?|access keys?|private keys?|tokens?|oauth\w*|secrets?|"
-        r"secrets\.\w+|passwords?|passwd|credentials?|\.env|environment|env|printenv|\.?netrc|"
+        r"secrets\.\w+|passwords?|passwd|credentials?|\.env|printenv|\.?netrc|"
+        # the environment's variables, not a kind of environment ("use a virtual environment")
+        r"(?:the|your|my|our|whole|entire|full) env(?:ironment)?|env(?:ironment)? (?:variables?|"
+        r"vars?|file)|env|"
         r"ssh(?: config)?|id_rsa|id_ed25519|card details|card numbers?|auth header|"
         r"authorization|cookies?|session ids?|private (?:notes|data)|hidden configuration|"
         r"system prompt|prompts|\.aws|kubeconfig|keychain|seed phrase|hosts\.yml|settings\.py|"
@@ -582,7 +590,7 @@ def _found(skel: str) -> list[tuple[int, int, str, bool]]:
             for pattern in _compiled(kind)
             for m in pattern.finditer(skel)
             # "never share your password" advises; it does not send
-            if not _NEGATED.search(skel, max(0, m.start() - 12), m.start())
+            if not _NEGATED.search(skel, max(0, m.start() - 15), m.start())
         ]
     return sorted(out)
 

@@ -98,6 +98,27 @@ def _keep() -> str:
     )
 
 
+@lru_cache(maxsize=1)
+def _kept_to_the_end() -> tuple[re.Pattern[str], re.Pattern[str]] | None:
+    """A set-aside verb whose clause ends in its language's negation (``keep_verb`` … ``keep_not``:
+    German "vergiss die Anweisungen nicht", Dutch "vergeet de instructies niet te volgen") keeps
+    the earlier text rather than setting it aside; and that negation alone (a text without it is
+    not read twice)."""
+    tables = [t for t in languages.tables().values() if "keep_verb" in t and "keep_not" in t]
+    if not tables:
+        return None
+    verbs = "|".join(t["keep_verb"] for t in tables)
+    nots = "|".join(t["keep_not"] for t in tables)
+    negation = alternation_source(nots, False)
+    return (
+        re.compile(
+            rf"(?:{alternation_source(verbs, False)})"
+            rf"(?=[^.,:;!?\n]{{0,80}}?(?:{negation})\s*(?:[.,:;!?\n]|$))"
+        ),
+        re.compile(rf"(?:{negation})\s*(?:[.,:;!?\n]|$)"),
+    )
+
+
 def _near(spans: list[list[tuple[int, int]]], window: int) -> bool:
     """Whether one span per slot, none overlapping, fits inside ``window`` characters."""
 
@@ -236,6 +257,9 @@ def phrase_kinds(
     text = folded if folded is not None else fold(unwrap(surface(original)))
     if any(map(text.__contains__, word_needles(_keep()))):
         text = _alternatives(_keep(), True).sub(" keep ", text)
+    kept = _kept_to_the_end()
+    if kept is not None and kept[1].search(text):
+        text = kept[0].sub(" keep ", text)
     cut = _Text(text)
     found: dict[str, int] = {}
     acts: dict[str, int] = {}

@@ -12,9 +12,11 @@ declared cancelled (weight 1, as in English: docs say that too); memory tamperin
 changing + the reader's memory or notes; consent claimed = the user + a word of agreeing
 (``agreed``), or an owner or administrator and such a word (``owner``); secrecy also as a whole
 "don't tell him" phrase (``hush``). ``keep`` lists the "don't forget / don't ignore" idioms, which
-keep earlier text rather than set it aside. Two slots are read only as categories that occur
-together (``cooccur``), not as phrases: ``author`` (who claims to speak: developers, an
-administrator, a system message) and ``wish`` (the user's claimed real wish)."""
+keep earlier text rather than set it aside; ``keep_verb`` and ``keep_not`` the same where the
+negation ends the clause (German "vergiss die Regeln nicht", Dutch "vergeet … niet te volgen").
+Two slots are read only as categories that occur together (``cooccur``), not as phrases:
+``author`` (who claims to speak: developers, an administrator, a system message) and ``wish`` (the
+user's claimed real wish)."""
 
 from __future__ import annotations
 

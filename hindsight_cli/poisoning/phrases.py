@@ -101,12 +101,19 @@ DESTINATIONS = (
 # ("never post credentials in public channels")
 NOT_SENT = (
     "/login|/auth|/oauth|/token|/signin|/sign-in|/session|authenticate|authorization header|"
+    # a placeholder pair in a documented command names no secret ("curl --user user:passwd …")
+    "user:pass|user:passwd|user:password|username:password|login:password|name:password|"
+    "user:secret|admin:admin|admin:password|"
     "stop sending|stops sending|stopped sending|no longer sends|no longer send|stop posting|"
     "stop uploading|stop forwarding|stop leaking|stopped leaking|stop exporting|"
     "never send|never post|never share|never upload|never forward|never email|never paste|"
     "never publish|don't send|don't post|don't share|don't upload|don't forward|don't email|"
     "don't paste|do not send|do not post|do not share|do not upload|do not forward|"
     "do not email|do not paste|must not send|must not share|must not post|"
+    # the infinitive forbidden ("remind the team not to paste tokens into …")
+    "not to send|not to post|not to share|not to upload|not to forward|not to email|not to paste|"
+    "never to send|never to post|never to share|never to upload|never to forward|never to email|"
+    "never to paste|"
     # a promise never to ask, a refusal reported
     "never ask you to|will never ask|won't ask you|never ask for your|declined to|refused to|"
     "declines to|refuses to"
@@ -240,9 +247,10 @@ ENGLISH: tuple[Family, ...] = (
         "new instructions",
         2,
         (
+            # the instructions named as such ("TRUE INSTRUCTIONS:"), not code's words a line apart
+            # ("if x is True:" … "prompt = colorize(prompt)" … "else:")
             "real=|actual=|true=|hidden=|secret=|priority|override|overriding|genuine|"
-            "updated system|new system",
-            "instruction|directive|orders=|prompt=",
+            "updated system|new system >> instruction|directive|orders=|prompt=",
             ":",
         ),
         "",

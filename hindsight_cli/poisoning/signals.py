@@ -154,6 +154,11 @@ _PUBLIC_HALF = re.compile(
     r"\s+(?:the |its |your |their |a |our )?public (?:half|part|key|portion|component|certificate|cert)s?"
     r"\b"
 )
+_TO_READER = re.compile(
+    r"\s+(?:to |over to |back to )?(?:you|yourself)\b(?!\s+(?:to|can|must|should)\b)"
+)
+_MAIL = re.compile(r"e-?mails?")
+_DETERMINER = re.compile(r"\b(?:the|an|this|that|your|our|their|my)\s+$")
 _PUB_FILE = re.compile(r"[\w.~/-]*\.pub\b")
 _PUBLISHED = re.compile(
     r"\b(?:release notes|changelog|shared (?:channel|drive|folder|doc)|slack|discord|telegram|"
@@ -460,7 +465,9 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"rather |really )?(?:\w+) to (?:ask|say|admit|mention|bring (?:it|this) up|put (?:it|this) "
         r"in writing|request it)\b(?<!able to ask)(?<!going to ask)(?<!about to ask)"
         r"(?<!used to ask)(?<!happy to ask)(?<!free to ask)(?<!want to ask)(?<!need to ask)",
-        r"\b(?:won't|wouldn't|will never|would never|'d never|never) (?:say|admit|ask|type|spell)"
+        # (a promise about whom one asks is none: "our staff will never ask you for your password")
+        r"\b(?:won't|wouldn't|will never|would never|'d never|never) (?:say|admit|ask(?! (?:you|"
+        r"your|for|anyone|users?|customers?|them|people)\b)|type|spell)"
         r"(?: it| this| that| so)?(?: outright| out loud| directly| aloud)?\b",
         r"\btoo (?:shy|polite|busy|embarrassed|proud|nervous|swamped|slammed|overwhelmed|tired|"
         r"stretched) to (?:confirm|reply|check|respond|approve|sign|review|say|ask|type|admit|"
@@ -738,7 +745,8 @@ _FRAME = re.compile(
     # a heading that names who speaks with authority, or a directive to the AI, in any words
     # ("IMPORTANT (from the repository owner):", "Operator's word:", "Assistant directive
     # embedded by the CMS:", "Dev team override >>")
-    rf"^[^:\n>]{{0,40}}\b(?:{_AUTHORITY})(?:'s)?\b[^:\n>]{{0,30}}(?::|>>|\u00bb)|"
+    # (not a quoted key of code: "'operator': _('operator')," in a source listing)
+    rf"^[^:\n>]{{0,40}}(?<!['\"`])\b(?:{_AUTHORITY})(?:'s)?\b(?!['\"`])[^:\n>]{{0,30}}(?::|>>|\u00bb)|"
     rf"^[^:\n>]{{0,20}}\b(?:{_AI}) (?:directive|instructions?|orders?|override|mandate)s?\b"
     r"[^:\n>]{0,40}(?::|>>)|"
     rf"^[\W_]{{0,3}}(?:{_AI})[ _-](?:config\w*|settings|directive|instructions?|policy|override|"
@@ -760,7 +768,11 @@ def _reader() -> re.Pattern[str]:
 
 _SECRET_AT = list(_SIGNALS).index("secret")
 _MOVES = frozenset({"sending", "way out"})
-_INTO = re.compile(r"[^.;,\n]{0,30}?\b(?:into|onto|to|at|via|over|in) ")
+# (what was given to someone is described, not moved: "the environment provided to me")
+_INTO = re.compile(
+    r"(?![^.;,\n]{0,30}?\b(?:provided|given|supplied|assigned|issued|granted|offered|shown|lent|"
+    r"available|handed)\b)[^.;,\n]{0,30}?\b(?:into|onto|to|at|via|over|in) "
+)
 _IN_NAME = re.compile(r"[\w]")
 _CALL = re.compile(
     r"\b(?:[a-z]+_)*(?:delete|drop|wipe|purge|transfer|grant|disable|remove|destroy|truncate)"
@@ -872,6 +884,16 @@ def _signals(sentence: str) -> set[str]:
         weak["sending"] = weak["secret"]
     # a way out inside a name ("the SLACK_WEBHOOK secret") is none
     weak["sending"] = [m for m in weak["sending"] if not _PUBLIC_HALF.match(sentence, m.end())]
+    # sent to the reader ("the email we send you") comes in; a noun ("the email") sends nothing
+    weak["sending"] = [
+        m
+        for m in weak["sending"]
+        if not _TO_READER.match(sentence, m.end())
+        and not (
+            _MAIL.fullmatch(m.group())
+            and _DETERMINER.search(sentence, max(0, m.start() - 6), m.start())
+        )
+    ]
     # a public key file is no secret ("cat ~/.ssh/id_rsa.pub and paste it into …")
     weak["secret"] = [m for m in weak["secret"] if not _PUB_FILE.match(rest, m.start())]
     weak["way out"] = [

@@ -74,6 +74,11 @@ _BASE64_LINES = re.compile(r"(?:[A-Za-z0-9+/]{16,}\r?\n){1,64}[A-Za-z0-9+/]{2,}=
 _LEET_TOKEN = re.compile(r"(?<!\S)\S*[A-Za-z0-9]\S*")
 _LEET_SYMBOLS = str.maketrans("!@$€+£¡", "iaset" + "li")
 _LIST_ITEM = re.compile(r"(?:[-*•+]|\d{1,3}[.)])\s")
+# a statement of code or a key of a config ("else:", "required: true", "x = f(y)", "}"): a line
+# that stands alone, not a piece of a word
+_STATEMENT = re.compile(
+    r"[\w)\]'\"]\s*(?:[=:({;]|->|==|!=)(?:\s|$)|[\w)\]'\"]\s*[=:]\s*\S|^[})\]]|^(?:#|//|```)"
+)
 # How much of a text the line-break views read: they are for short fragments, not whole files.
 _FRAGMENTS_MAX = 4000
 _LATIN_NAME = re.compile(
@@ -440,6 +445,9 @@ def _fragments(plain: str, visible: str = "") -> list[str]:
     ]
     if sum(bool(_LIST_ITEM.match(line)) for line in shown) * 2 >= len(shown):
         # a list (before its Markdown is unwrapped): each item stands alone
+        return []
+    if sum(bool(_STATEMENT.search(line)) for line in shown) * 2 >= len(shown):
+        # code or a config: each line is a statement
         return []
     joined = "".join(lines)
     return [" ".join(lines), joined] + [cut for cut in [_run_together(joined)] if cut]
