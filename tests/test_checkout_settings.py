@@ -271,6 +271,30 @@ def test_nothing_you_write_goes_into_a_store_that_came_with_the_repository(
 
 
 @pytest.mark.local_only
+def test_migrate_makes_a_store_of_yours_and_never_writes_into_one_that_came_with_the_repository(
+    cli, committed, tmp_path
+) -> None:
+    """`migrate --to` a new directory makes an approved store of the user's (after review E's rule
+    it was refused half-made: a ledger written, then "not created or approved by you"); into the
+    committed store it exits 1 and the checkout is unchanged, until the user allows it."""
+    assert cli("record", SECRET_NOTE).exit_code == 0
+    moved = tmp_path / "moved"
+    done = cli("migrate", "--to", str(moved))
+    assert done.exit_code == 0, done.stderr
+    searched = cli("search", "staging login", "--store", str(moved), store=False)
+    assert searched.exit_code == 0 and "zq7" in searched.stdout, searched.output
+    assert "hindsight allow" not in searched.stderr
+    store = committed / ".hindsight"
+    before = _files(committed)
+    refused = cli("migrate", "--to", str(store))
+    assert refused.exit_code == 1 and f"hindsight allow {store.resolve()}" in refused.stderr
+    assert "Traceback" not in refused.output and _files(committed) == before
+    assert cli("allow", str(store), store=False).exit_code == 0
+    assert cli("migrate", "--to", str(store)).exit_code == 0
+    assert b"zq7" in b"".join(_files(committed).values())
+
+
+@pytest.mark.local_only
 @pytest.mark.parametrize("command", [("init",), ("record", "my note")])
 def test_a_shipped_store_id_is_not_kept_by_the_store_init_makes(cli, _isolated, command) -> None:
     """Two repositories (or two clones of one) ship `.hindsight/` with the same `store-id`, a

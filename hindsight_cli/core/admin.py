@@ -29,16 +29,7 @@ def init(
     schema: str | None = None,
 ) -> bool:
     """Create the store if needed (directory 0700, ``.gitignore`` of ``*``, a commented config)."""
-    # nothing there yet but what init writes: the store it creates is this user's (issue 31)
-    fresh = trust.fresh(rt.path)
-    if not fresh and not trust.trusted(rt.path):
-        # a store that came with a repository, often committed to it: what is written here (a
-        # `record`, an `import`, `mine` of the project's sessions) would go into files the
-        # repository tracks, and out with the next push
-        raise trust.UntrustedStore(
-            f"{trust.why(rt.path)} Nothing is written into it until you do: {rt.path} may be "
-            "tracked by the repository, and what you add would leave with the next push."
-        )
+    fresh = writable(rt)
     if backend is not None or url is not None or schema is not None:
         choose_backend(rt, backend, url, schema)
     created = not rt.exists
@@ -61,14 +52,7 @@ def init(
         from ..embedding import load_embedder
 
         load_embedder(model)
-    safefs.private_dir(rt.path)
-    safefs.create_private(rt.path / ".gitignore", "*\n")
-    config_file(rt.path)
-    if created and fresh:
-        # approved before the ledger is written: a run killed in between leaves a directory still
-        # fresh (approved again by the next), never a store of this user's that is not approved;
-        # with an id of its own: one the checkout shipped may be in other checkouts too
-        trust.allow(rt.path, renew=True)
+    lay_out(rt, approve=created and fresh)
     if model is not None and created:
         configure_model(rt, model)
     if created:
@@ -79,6 +63,36 @@ def init(
         rt.ledger.create(wanted, dim)
         expiry_checked(rt)
     return created
+
+
+def writable(rt: Runtime) -> bool:
+    """Whether the store's directory is fresh (nothing there yet but what init writes: the store
+    created there is this user's, issue 31).
+
+    Raises:
+        UntrustedStore: it is neither fresh nor approved: a store that came with a repository,
+            often committed to it, where what is written (a `record`, an `import`, `mine` of the
+            project's sessions, a `migrate --to`) would go into files the repository tracks.
+    """
+    fresh = trust.fresh(rt.path)
+    if not fresh and not trust.trusted(rt.path):
+        raise trust.UntrustedStore(
+            f"{trust.why(rt.path)} Nothing is written into it until you do: {rt.path} may be "
+            "tracked by the repository, and what you add would leave with the next push."
+        )
+    return fresh
+
+
+def lay_out(rt: Runtime, approve: bool) -> None:
+    """The store's directory (0700), its ``.gitignore`` of ``*`` and its commented config; with
+    ``approve``, its approval, before any ledger is written: a run killed in between leaves a
+    directory still fresh (approved again by the next), never a store of this user's that is not
+    approved; with an id of its own (one a checkout shipped may be in other checkouts too)."""
+    safefs.private_dir(rt.path)
+    safefs.create_private(rt.path / ".gitignore", "*\n")
+    config_file(rt.path)
+    if approve:
+        trust.allow(rt.path, renew=True)
 
 
 def config_file(path: Path) -> Path:

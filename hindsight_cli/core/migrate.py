@@ -36,15 +36,19 @@ def _entry(entry: AuditRow) -> tuple[object, ...]:
 
 
 def _prepare_target(source: Runtime, target: Runtime, model: str, dim: int) -> None:
-    from .admin import configure_model, init
+    from .admin import configure_model, lay_out, writable
 
+    files = target.ledger.capabilities.files
+    # a directory that came with a repository is not written into (``writable``); a new one is
+    # laid out and approved before its ledger, as ``init`` does
+    fresh = writable(target) if files else False
     if not target.exists:
+        if files:
+            lay_out(target, approve=fresh)
         target.ledger.create(model, dim)
-        # the directory's .gitignore and config.toml, naming the model
-        if target.ledger.capabilities.files:
-            init(target)
-            if resolve_model(target.config.embedding_model).name != model:
-                configure_model(target, model)
+        # the config names the source's model
+        if files and resolve_model(target.config.embedding_model).name != model:
+            configure_model(target, model)
     with target.ledger.read() as session:
         theirs = session.meta()
     if (theirs["embedding_model"], int(theirs["embedding_dim"])) != (model, dim):
