@@ -8,6 +8,26 @@ compile anything, and a rule's pattern is built from the words the text holds.
 
 from __future__ import annotations
 
+# a SIM's unblocking key and one-time codes, English words (in ``PASSWORD_WORDS`` and ``ENGLISH``)
+_CODES = (
+    "puk",
+    "puk2",
+    "puk code",
+    "verification code",
+    "verification codes",
+    "one-time code",
+    "one time code",
+    "one-time passcode",
+    "otp",
+    "otp code",
+    "2fa code",
+    "mfa code",
+    "totp code",
+    "login code",
+    "sign-in code",
+    "confirmation code",
+)
+
 # Words for a password. ASCII ones first; "pass", "pw" and "psk" only count inside a name or a flag
 # (db_pass=, --pass), never in prose, where "pass" is an ordinary word.
 PASSWORD_WORDS: tuple[str, ...] = (
@@ -216,22 +236,7 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "codice pin",
     # a SIM's unblocking key, a one-time code sent to log in, a security question's answer:
     # "the PUK is …", "your verification code is …", "Bestätigungscode lautet …", "memorable word: …"
-    "puk",
-    "puk2",
-    "puk code",
-    "verification code",
-    "verification codes",
-    "one-time code",
-    "one time code",
-    "one-time passcode",
-    "otp",
-    "otp code",
-    "2fa code",
-    "mfa code",
-    "totp code",
-    "login code",
-    "sign-in code",
-    "confirmation code",
+    *_CODES,
     "bestätigungscode",
     "bestaetigungscode",
     "verifizierungscode",
@@ -1102,22 +1107,7 @@ def word_pattern(word: str, bounded: bool = True) -> str:
 
 ENGLISH = frozenset(
     (
-        "puk",
-        "puk2",
-        "puk code",
-        "verification code",
-        "verification codes",
-        "one-time code",
-        "one time code",
-        "one-time passcode",
-        "otp",
-        "otp code",
-        "2fa code",
-        "mfa code",
-        "totp code",
-        "login code",
-        "sign-in code",
-        "confirmation code",
+        *_CODES,
         "security answer",
         "secret answer",
         "memorable word",
