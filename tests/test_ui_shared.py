@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import httpx
 import numpy as np
@@ -56,6 +57,44 @@ def _csrf(client: httpx.Client, memory_id: str) -> str:
     return found.group(1)
 
 
+def _done_while_her_edits_are_held(
+    served: Any,
+    embedder: HeldWrites,
+    alice: httpx.Client,
+    csrf: str,
+    hers: list[str],
+    action: Callable[[], None],
+) -> bool:
+    """Sends alice's edits of ``hers`` (each held still at its embedding), then runs ``action``
+    (bob's) once all are sent and one is held: whether it was done while hers was still held. Her
+    edits are then let go and awaited."""
+
+    def edit(memory_id: str, n: int) -> None:
+        alice.post(f"/m/{memory_id}/edit", data={"csrf": csrf, "resolution": f"megabyte {n}"})
+
+    edits = [
+        threading.Thread(target=edit, args=(memory_id, n), daemon=True)
+        for n, memory_id in enumerate(hers)
+    ]
+    other = threading.Thread(target=action, daemon=True)
+    try:
+        for thread in edits:
+            thread.start()
+        # one of her edits is embedding, the others wait (in the threads of the pool they share
+        # with bob's, before the fixes; behind her own, after)
+        wait_for(lambda: served.ui.writes.asked >= len(hers), "alice's edits to be sent")
+        wait_for(lambda: embedder.held >= 1, "one of her edits to embed")
+        other.start()
+        other.join(GUARD)
+        done = not other.is_alive() and not embedder.go.is_set()
+    finally:
+        embedder.go.set()
+    for thread in edits:
+        thread.join(GUARD)
+    other.join(GUARD)
+    return done
+
+
 def test_another_agents_long_changes_never_hold_up_a_page(tmp_path: Path) -> None:
     """Every page and every change ran in one pool of 40 worker threads: alice's 40 edits whose
     embeddings take long (held still here) took every thread, and bob's pages, the script and the
@@ -77,32 +116,12 @@ def test_another_agents_long_changes_never_hold_up_a_page(tmp_path: Path) -> Non
         bob = httpx.Client(base_url=base(served), timeout=120)
         assert bob.get("/login", params={"token": bob_token}).status_code == 200
 
-        def edit(memory_id: str, n: int) -> None:
-            alice.post(f"/m/{memory_id}/edit", data={"csrf": csrf, "resolution": f"megabyte {n}"})
-
         def read() -> None:
             answered.extend(bob.get(path).status_code for path in ("/", "/static/ui.css"))
 
-        edits = [
-            threading.Thread(target=edit, args=(memory_id, n), daemon=True)
-            for n, memory_id in enumerate(hers)
-        ]
-        reader = threading.Thread(target=read, daemon=True)
-        try:
-            for thread in edits:
-                thread.start()
-            # one of her edits is embedding, the others wait (in the threads of the pool they share
-            # with the pages, before the fix; behind her own, after)
-            wait_for(lambda: served.ui.writes.asked >= 44, "alice's edits to be sent")
-            wait_for(lambda: embedder.held >= 1, "one of her edits to embed")
-            reader.start()
-            reader.join(GUARD)
-            answered_while_held = not reader.is_alive() and not embedder.go.is_set()
-        finally:
-            embedder.go.set()
-        for thread in edits:
-            thread.join(GUARD)
-        reader.join(GUARD)
+        answered_while_held = _done_while_her_edits_are_held(
+            served, embedder, alice, csrf, hers, read
+        )
     assert answered_while_held
     assert answered == [200, 200]
     # each edit landed (a new version of each of her memories)
@@ -276,31 +295,13 @@ def test_another_agents_queued_changes_never_hold_up_a_change(tmp_path: Path) ->
         assert bob.get("/login", params={"token": bob_token}).status_code == 200
         his_csrf = _csrf(bob, his.id)
 
-        def edit(memory_id: str, n: int) -> None:
-            alice.post(f"/m/{memory_id}/edit", data={"csrf": csrf, "resolution": f"megabyte {n}"})
-
         def change() -> None:
             done = bob.post(f"/m/{his.id}/edit", data={"csrf": his_csrf, "resolution": "floor 4"})
             answered.append(done.status_code)
 
-        edits = [
-            threading.Thread(target=edit, args=(memory_id, n), daemon=True)
-            for n, memory_id in enumerate(hers)
-        ]
-        changer = threading.Thread(target=change, daemon=True)
-        try:
-            for thread in edits:
-                thread.start()
-            wait_for(lambda: served.ui.writes.asked >= 44, "alice's edits to be sent")
-            wait_for(lambda: embedder.held >= 1, "one of her edits to embed")
-            changer.start()
-            changer.join(GUARD)
-            answered_while_held = not changer.is_alive() and not embedder.go.is_set()
-        finally:
-            embedder.go.set()
-        for thread in edits:
-            thread.join(GUARD)
-        changer.join(GUARD)
+        answered_while_held = _done_while_her_edits_are_held(
+            served, embedder, alice, csrf, hers, change
+        )
     assert answered_while_held
     assert answered == [303]
     fixed = [m for m in store.list(limit=None) if m.resolution]
