@@ -51,6 +51,38 @@ def source_confidence(source: str) -> float:
     )
 
 
+def claimed(record: Mapping[str, Any], provenance: str | None) -> dict[str, Any]:
+    """The record with its source: the writer's ``provenance`` when given (the source the record
+    claims kept as ``metadata.claimed_source``), else the record's own, else ``import``. With a
+    provenance the record does not choose its confidence either (every score is scaled by it): at
+    most what that source gets by default, a higher claim kept as ``metadata.claimed_confidence``.
+    The one rule for every writer whose claims are not taken: an import file (``import``), a token
+    principal on a shared server (``Scope.provenance``)."""
+    if provenance is None:
+        return {**record, "source": record.get("source") or "import"}
+    values = {**record, "source": provenance}
+    metadata = record.get("metadata")
+    if not isinstance(metadata, Mapping | None):
+        # refused by validation, naming metadata
+        return values
+    claims: dict[str, Any] = {}
+    said = record.get("source")
+    if said and said != provenance:
+        claims["claimed_source"] = said
+    confidence, most = record.get("confidence"), source_confidence(provenance)
+    # a value out of range is left to validation, which refuses it
+    if (
+        isinstance(confidence, int | float)
+        and not isinstance(confidence, bool)
+        and most < confidence <= 1
+    ):
+        values["confidence"] = most
+        claims["claimed_confidence"] = confidence
+    if claims:
+        values["metadata"] = {**(metadata or {}), **claims}
+    return values
+
+
 @dataclass(frozen=True)
 class Limits:
     """What ``prepare`` needs of the settings."""

@@ -40,10 +40,17 @@ def check_agent(agent: str) -> str:
     return agent
 
 
+# the source of what a token principal writes: ``token:alice`` (untrusted, as any name not listed)
+TOKEN_SOURCE = "token:"
+
+
 @dataclass(frozen=True)
 class Scope:
     # None: every agent
     agent: str | None = None
+    # the agent is a credential's (a token on a shared server, a UI login with one): another
+    # principal than the store's owner, whose claims about where its text came from are not taken
+    principal: bool = False
 
     def __post_init__(self) -> None:
         if self.agent is None:
@@ -57,6 +64,16 @@ class Scope:
     @property
     def scoped(self) -> bool:
         return self.agent is not None
+
+    @property
+    def provenance(self) -> str | None:
+        """The source everything this scope writes is stored with, whatever it claims, or None
+        when its claims are taken (the store's owner: the CLI, hooks, a stdio server). A token
+        principal's text reaches the user's recall (hooks read every agent) and other readers as
+        ``token:<agent>``: untrusted, so labelled and read by the injection detector; the source
+        and confidence it claimed are kept in ``metadata.claimed_source``/``claimed_confidence``
+        (``prepare.claimed``)."""
+        return f"{TOKEN_SOURCE}{self.agent}" if self.principal and self.agent else None
 
     def resolve(self, requested: str | None) -> str | None:
         """The agent a request acts as (None: unscoped and none named)."""

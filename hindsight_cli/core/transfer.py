@@ -19,7 +19,7 @@ from ..storage.rows import MemoryRow, row_term_counts
 from ..text import json_text
 from . import amend, embedding_jobs, jobs, parts
 from .jobs import Phase, Progress, announce
-from .prepare import Limits, Prepared
+from .prepare import Limits, Prepared, claimed
 from .reading import list_memories
 from .recall import reads_index
 from .runtime import Runtime
@@ -32,38 +32,6 @@ def export(rt: Runtime, filters: Filters | None, scope: Scope) -> Iterator[dict[
     """Every memory (all statuses by default) as data-model dicts, oldest first."""
     chosen = filters or Filters(statuses=None, include_expired=True)
     yield from (m.to_dict() for m in list_memories(rt, chosen, scope, None, True))
-
-
-def _claimed(record: Mapping[str, Any], provenance: str | None) -> dict[str, Any]:
-    """The record with its source: the writer's ``provenance`` when given (the source the record
-    claims kept as ``metadata.claimed_source``), else the record's own, else ``import``. With a
-    provenance the file does not choose its confidence either (every score is scaled by it): at
-    most what that source gets by default, a higher claim kept as ``metadata.claimed_confidence``."""
-    if provenance is None:
-        return {**record, "source": record.get("source") or "import"}
-    from .prepare import source_confidence
-
-    values = {**record, "source": provenance}
-    metadata = record.get("metadata")
-    if not isinstance(metadata, Mapping | None):
-        # refused by validation, naming metadata
-        return values
-    claims: dict[str, Any] = {}
-    claimed = record.get("source")
-    if claimed and claimed != provenance:
-        claims["claimed_source"] = claimed
-    confidence, most = record.get("confidence"), source_confidence(provenance)
-    # a value out of range is left to validation, which refuses it
-    if (
-        isinstance(confidence, int | float)
-        and not isinstance(confidence, bool)
-        and most < confidence <= 1
-    ):
-        values["confidence"] = most
-        claims["claimed_confidence"] = confidence
-    if claims:
-        values["metadata"] = {**(metadata or {}), **claims}
-    return values
 
 
 def _prepared(
@@ -80,7 +48,7 @@ def _prepared(
     for number, record in enumerate(records, 1):
         if not isinstance(record, Mapping):
             raise InvalidInput(f"Record {number} is not a JSON object; nothing was imported.")
-        values = _claimed(record, provenance)
+        values = claimed(record, provenance)
         try:
             values["agent_id"] = scope.resolve(record.get("agent_id")) or record.get("agent_id")
             first = len(out)
@@ -166,7 +134,8 @@ def import_records(
     fresh: list[Prepared] = []
     try:
         announce(phase, f"Checking {len(records):,} records")
-        prepared = _prepared(rt, records, scope, provenance)
+        # a token principal does not choose its records' sources either
+        prepared = _prepared(rt, records, scope, scope.provenance or provenance)
         # memories: a record over the size limit is several
         total = len(prepared)
         init(rt)

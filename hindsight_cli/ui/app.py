@@ -44,7 +44,9 @@ class Ui:
     writes: Writers = field(default_factory=Writers)
 
     def store(self, session: Session) -> Store:
-        return self.stores[min(session.store, len(self.stores) - 1)].scoped(session.agent)
+        # a login with a token is that token's agent, another principal than the store's owner
+        store = self.stores[min(session.store, len(self.stores) - 1)]
+        return store.scoped(session.agent, principal=session.agent is not None)
 
     def actor(self, session: Session) -> str:
         return f"{ACTOR}:{session.agent}" if session.agent else ACTOR
