@@ -266,3 +266,39 @@ def test_a_token_principal_cannot_release_a_quarantine(project: Path) -> None:
     assert store.get(held.id).status == "active" and "quarantined" in store.get(held.id).tags
     # the owner still can
     assert "quarantined" not in store.release(held.id).memory.tags
+
+
+@pytest.mark.parametrize("many", [6, 205])
+def test_another_principals_many_recent_lessons_never_displace_the_owners(
+    project: Path, many: int
+) -> None:
+    """A session start injects the five newest lessons of the project: alice, through her token,
+    wrote six (or, past the 200 the hook lists, 205) newer ones with the user's project, and the
+    user's own lesson was no longer injected, only hers (labelled) (review J). Now the owner's own
+    come first and hers fill the places left."""
+    store = Store(project / ".hindsight", embedder=MODEL)
+    store.record(
+        "pytest fails: conftest import error",
+        outcome="failure",
+        resolution="pip install -e .",
+        source="user",
+        agent_id="claude-code",
+    )
+    alice = store.scoped("alice", principal=True)
+    alice.import_records(
+        [
+            {
+                "content": f"build {n} fails: stale cache in build/{n}",
+                "outcome": "failure",
+                "resolution": f"clear the cache of build {n}",
+                "metadata": {"project": str(project)},
+            }
+            for n in range(many)
+        ]
+    )
+    block = _hook(
+        "session-start", {"session_id": "s1", "cwd": str(project)}, project / ".hindsight"
+    )
+    lines = block.splitlines()[1:]
+    assert "pip install -e ." in lines[0] and "untrusted" not in lines[0], block
+    assert all(LABEL in line for line in lines[1:]), block

@@ -44,6 +44,14 @@ def check_agent(agent: str) -> str:
 TOKEN_SOURCE = "token:"
 
 
+def by_principal(source: str | None) -> bool:
+    """Whether a memory of ``source`` was written by a token principal, or derived from what one
+    wrote (``token:alice``, ``hindsight:token:alice+web``): another principal's text, which the
+    owner's automatic recall takes only after the owner's own (``hooks.context.owner_first``)."""
+    name = (source or "").strip().lower()
+    return name.startswith(TOKEN_SOURCE) or f":{TOKEN_SOURCE}" in name or f"+{TOKEN_SOURCE}" in name
+
+
 @dataclass(frozen=True)
 class Scope:
     # None: every agent
