@@ -662,50 +662,6 @@ def test_another_agents_sampled_summaries_never_hold_up_a_write(
             thread.join(120)
 
 
-def _as_another_user(url: str, body: bytes) -> tuple[int, str]:
-    """POST ``body`` to ``url`` from a child process that runs as uid 65534 (another local account
-    of this machine): the status and the body of the answer."""
-    import os
-    import socket
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(url)
-    request = (
-        f"POST {parts.path} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
-        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
-        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
-    ).encode() + body
-    # the child cannot read this interpreter's files once it is another user: load the codec its
-    # connection needs now
-    import encodings.idna  # noqa: F401
-
-    read, write = os.pipe()
-    child = os.fork()
-    if child == 0:  # pragma: no cover - the child
-        try:
-            os.close(read)
-            os.setgid(65534)
-            os.setuid(65534)
-            with socket.create_connection((parts.hostname, parts.port), timeout=60) as conn:
-                conn.sendall(request)
-                answer = b""
-                while chunk := conn.recv(65536):
-                    answer += chunk
-            os.write(write, answer[:60000])
-        except BaseException as error:
-            os.write(write, f"HTTP/1.1 999 child\r\n\r\n{error!r}".encode())
-        finally:
-            os._exit(0)
-    os.close(write)
-    answer = b""
-    while chunk := os.read(read, 65536):
-        answer += chunk
-    os.close(read)
-    os.waitpid(child, 0)
-    head, _, text = answer.decode("utf-8", "replace").partition("\r\n\r\n")
-    return int(head.split()[1]), text
-
-
 @pytest.mark.skipif(
     not hasattr(__import__("os"), "getuid") or __import__("os").getuid() != 0,
     reason="needs root to act as another local user",
@@ -721,7 +677,7 @@ def test_another_local_user_cannot_drive_a_server_without_tokens(
 
     import httpx2
 
-    from tests.mcp_http import initialize, rpc
+    from tests.mcp_http import as_another_user, initialize, rpc
 
     kept = shared.record("the deploy key is in the team vault").memory
     server = build_server(shared)
@@ -734,7 +690,7 @@ def test_another_local_user_cannot_drive_a_server_without_tokens(
                 {"name": "memory_forget", "arguments": {"ids": [kept.id], "hard": True}},
             )
         )
-        status, text = _as_another_user(f"{url}/mcp", json.dumps(message).encode())
+        status, text = as_another_user(f"{url}/mcp", json.dumps(message).encode())
         with httpx2.Client(timeout=60) as own:
             mine = own.post(
                 f"{url}/mcp",

@@ -5,6 +5,7 @@ change; no change on GET; a CSP without inline script. Each refusal changes noth
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -351,6 +352,29 @@ def test_a_session_ends_with_the_token_that_opened_it(
         theirs = owner.get("/")
     assert page.status_code == 401 and "printer" not in page.text
     assert login.status_code == 200 and "printer" in theirs.text
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "getuid") or os.getuid() != 0, reason="needs root to act as another user"
+)
+def test_another_local_user_cannot_log_in_with_the_printed_address(
+    served: Served, store: Store
+) -> None:
+    """`hindsight ui` opens the browser with the login address, token included, on its command
+    line, which every account of the machine can read (`ps`); another local user then logged in
+    over 127.0.0.1 and read, edited and forgot every memory (review J). Now a UI without a token
+    file answers its own user's connections only: 403 for the other account's login and pages;
+    the user's own login as before."""
+    from mcp_http import as_another_user
+
+    login = served.url
+    status, text = as_another_user(login)
+    page, _ = as_another_user(f"{base(served)}/")
+    mine = httpx.Client(base_url=base(served)).get(login.removeprefix(base(served)))
+    assert status == 403 and "another local user" in text, text
+    assert page == 403
+    assert mine.status_code == 200
+    assert store.list()[0].status == "active"
 
 
 def _files(path: Path) -> dict[str, tuple[int, int]]:
