@@ -302,3 +302,13 @@ def test_another_principals_many_recent_lessons_never_displace_the_owners(
     lines = block.splitlines()[1:]
     assert "pip install -e ." in lines[0] and "untrusted" not in lines[0], block
     assert all(LABEL in line for line in lines[1:]), block
+
+
+def test_a_token_agent_of_the_longest_name_still_writes(project: Path) -> None:
+    """`token:` and a name of up to 200 characters (an agent's longest) is longer than a source
+    may be: every write of such an agent was refused (`source must be one line of at most 200
+    characters`), naming nothing it had given."""
+    store = Store(project / ".hindsight", embedder=MODEL)
+    name = "a" * 199
+    written = store.scoped(name, principal=True).record("hello there", source="user").memory
+    assert written.agent_id == name and written.source.startswith("token:aaa")

@@ -14,7 +14,7 @@ from ..errors import InvalidInput, MemoryNotFound
 from ..models import Filters
 from ..storage.base import Condition
 from ..storage.rows import MemoryRow
-from ..text import clean
+from ..text import MAX_LABEL, clean
 
 
 def agent_name(value: str | None) -> str | None:
@@ -81,7 +81,10 @@ class Scope:
         ``token:<agent>``: untrusted, so labelled and read by the injection detector; the source
         and confidence it claimed are kept in ``metadata.claimed_source``/``claimed_confidence``
         (``prepare.claimed``)."""
-        return f"{TOKEN_SOURCE}{self.agent}" if self.principal and self.agent else None
+        if not (self.principal and self.agent):
+            return None
+        # a source is a label (at most MAX_LABEL characters), and so is an agent's name
+        return f"{TOKEN_SOURCE}{self.agent}"[:MAX_LABEL]
 
     def resolve(self, requested: str | None) -> str | None:
         """The agent a request acts as (None: unscoped and none named)."""
