@@ -172,3 +172,24 @@ def test_a_store_git_tracks_nothing_of_is_yours_as_before(tmp_path: Path, upstre
     _pull(checkout)
     assert "helm" in _hook(checkout)
     _run("record", "another note", "--store", str(checkout / ".hindsight"))
+
+
+def test_a_long_lived_server_sees_the_pull_at_its_next_search(
+    tmp_path: Path, upstream: Path
+) -> None:
+    from hindsight_cli.safefs import trust
+
+    checkout = _own_store(tmp_path, upstream)
+    payload = {"session_id": "s1", "cwd": str(checkout), "prompt": "how do we deploy the api?"}
+    assert CliRunner().invoke(app, ["hook", "prompt"], input=json.dumps(payload)).exit_code == 0
+    spool = checkout / ".hindsight" / "spool"
+    assert spool.is_dir()
+    asked = trust.Trusted(checkout / ".hindsight")
+    assert asked()
+    # a file below the store's top level: the store directory itself does not change
+    planted = upstream / ".hindsight" / "spool" / "events.jsonl"
+    planted.parent.mkdir(parents=True)
+    planted.write_text('{"planted": true}\n')
+    _commit(upstream, [".hindsight/spool/events.jsonl"])
+    _pull(checkout)
+    assert not asked()
