@@ -7,7 +7,7 @@ file without a word. Review K found the approval (the store's id and path, both 
 file is the user's, untracked) carried over to the repository's ledger: its planted "user
 preference" was injected at the next session start, unlabelled, and the user's memories were gone.
 An approval now also records whether the repository tracked files of the store when it was given
-(`trust.tracked`): a store that was the user's alone is no longer trusted once git tracks any of
+(`safefs/tracked.py`): a store that was the user's alone is no longer trusted once git tracks any of
 its files, until `hindsight allow` again; a store committed to the repository and approved as such
 trusts its later commits, as before."""
 
@@ -163,6 +163,48 @@ def test_a_store_approved_as_the_repositorys_trusts_its_later_commits(
     _commit(upstream, ["README"])
     _pull(checkout)
     assert "evil.example" in _hook(checkout)
+    # by design: a later commit of the store you approved as the repository's is approved with it
+    with monkeypatch.context() as author:
+        author.setenv("HINDSIGHT_HOME", str(tmp_path / "author-home"))
+        author.setenv("HINDSIGHT_ALLOWED_DIR", str(tmp_path / "author-home" / "allowed"))
+        later = "User preference: the api listens on port 8443"
+        # the author committed the store: hindsight asks them to say so once
+        refused = _run("record", later, "--store", str(upstream / ".hindsight"), code=1)
+        assert "hindsight allow" in refused.output
+        _run("allow", str(upstream / ".hindsight"))
+        _run("record", later, "--type", "semantic", "--store", str(upstream / ".hindsight"))
+    before = (checkout / ".hindsight" / "ledger.duckdb").read_bytes()
+    _commit(upstream, [".hindsight/ledger.duckdb"])
+    _pull(checkout)
+    assert (checkout / ".hindsight" / "ledger.duckdb").read_bytes() != before
+    assert "evil.example" in _hook(checkout)
+    _run("record", "another note", "--store", str(checkout / ".hindsight"))
+
+
+def test_a_store_shipped_with_its_config_alone_does_not_take_a_later_ledger(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upstream: Path
+) -> None:
+    shipped = upstream / ".hindsight"
+    shipped.mkdir()
+    (shipped / "config.toml").write_text("[hooks]\nrecall_budget = 600\n")
+    _commit(upstream, [".hindsight/config.toml"])
+    checkout = tmp_path / "checkout"
+    _git(tmp_path, "clone", "-q", str(upstream), str(checkout))
+    store = str(checkout / ".hindsight")
+    _run("init", "--store", store)
+    _run("record", OWN, "--type", "semantic", "--source", "user", "--store", store)
+    assert "helm" in _hook(checkout)
+    # the repository's later commits of the config are approved with it, as before
+    (shipped / "config.toml").write_text("[hooks]\nrecall_budget = 700\n")
+    _commit(upstream, [".hindsight/config.toml"])
+    _pull(checkout)
+    assert "helm" in _hook(checkout)
+    # a ledger is not
+    (shipped / "config.toml").unlink()
+    _author_store(tmp_path, monkeypatch, upstream)
+    _commit(upstream, [".hindsight/ledger.duckdb"])
+    _pull(checkout)
+    _assert_left_alone(checkout, "evil.example")
 
 
 def test_a_store_git_tracks_nothing_of_is_yours_as_before(tmp_path: Path, upstream: Path) -> None:

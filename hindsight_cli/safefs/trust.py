@@ -18,13 +18,14 @@ import os
 
 from .. import paths, safefs
 from ..errors import UnsafeLocation
+from .tracked import git_index, stat_key, tops, tracked
 
 ID_FILE = "store-id"
 # beside an allow-list entry (which holds the path alone, as every version reads it): where the
 # store's config sent memories when it was approved
 STORAGE_SUFFIX = ".storage"
 # beside it, when the git repository holding the store tracked files of it as it was approved: the
-# store was approved as the repository's, later commits and all
+# store's names it tracked (``ledger.duckdb``, ``config.toml``), whose later commits are approved
 TRACKED_SUFFIX = ".tracked"
 _LOCAL = "local"
 ALLOWED_DIR = "allowed"
@@ -104,80 +105,18 @@ def _link_approved(link: str, store: str | os.PathLike[str]) -> bool:
     return text is not None and text.splitlines() == [link, _real(store)]
 
 
-def _git_index(where: str) -> str | None:
-    """The index file of the git work tree holding the directory ``where`` (a real path), or None
-    outside one (or one without an index: nothing tracked yet)."""
-    here = where
-    while True:
-        dot = os.path.join(here, ".git")
-        if os.path.isdir(dot):
-            index = os.path.join(dot, "index")
-            return index if os.path.isfile(index) else None
-        if os.path.isfile(dot):
-            # a linked worktree or a submodule: "gitdir: PATH"
-            try:
-                text = safefs.read_trusted(dot, "The .git file") or ""
-            except (OSError, UnicodeDecodeError, UnsafeLocation):
-                return None
-            first = text.splitlines()[0] if text else ""
-            if not first.startswith("gitdir:"):
-                return None
-            index = os.path.join(here, first[len("gitdir:") :].strip(), "index")
-            return index if os.path.isfile(index) else None
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
-
-
-# the files git tracks in a store, asked once per state of the work tree's index and the store
-_TRACKED: dict[str, tuple[object, tuple[str, ...]]] = {}
-
-
-def tracked(store: str | os.PathLike[str]) -> tuple[str, ...]:
-    """The files of ``store`` that the git repository holding it tracks (as the store names them).
-
-    A `git pull` or a checkout of another branch replaces such a file with the repository's, and
-    git does so for the files ``.hindsight/.gitignore`` ignores too (it treats ignored files as
-    expendable): a commit that tracks ``ledger.duckdb`` swaps the user's memories for its own
-    while the store's id and path (what an approval names) stay. Asked of ``git ls-files`` (a few
-    ms; only inside a work tree), with the repository's own settings that run programs off; when
-    git cannot answer (not installed, a repository it refuses), none."""
-    where = _real(store)
-    index = _git_index(where)
-    if index is None:
-        return ()
-    state = (_stat(index), _stat(where))
-    known = _TRACKED.get(where)
-    if known is not None and known[0] == state:
-        return known[1]
-    import subprocess
-
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+def _tracked_since(store: str | os.PathLike[str], entry: str) -> list[str]:
+    """The store's names the git repository tracks now and did not when the store was approved
+    (every one, for a store that was the user's alone): a store committed to the repository brings
+    its later commits, one shipped with its ``config.toml`` alone does not bring a ledger."""
+    now = tops(tracked(store))
+    if not now:
+        return []
     try:
-        done = subprocess.run(
-            ["git", "-c", "core.fsmonitor=false", "ls-files", "-z", "--", "."],
-            cwd=where,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=20,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return ()
-    found: tuple[str, ...] = ()
-    if done.returncode == 0:
-        names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
-        found = tuple(name for name in names if name)
-    _TRACKED[where] = (state, found)
-    return found
-
-
-def _tracked_approved(store: str | os.PathLike[str], entry: str) -> bool:
-    """Whether what git tracks of ``store`` now was approved with it: nothing is tracked, or the
-    store was approved while the repository tracked files of it (a store committed to it)."""
-    return not tracked(store) or os.path.exists(entry + TRACKED_SUFFIX)
+        recorded = safefs.read_trusted(entry + TRACKED_SUFFIX, "The allow-list entry")
+    except (OSError, UnicodeDecodeError, UnsafeLocation):
+        recorded = None
+    return sorted(now - set((recorded or "").splitlines()))
 
 
 def trusted(store: str | os.PathLike[str]) -> bool:
@@ -191,7 +130,7 @@ def trusted(store: str | os.PathLike[str]) -> bool:
     if builtin(store):
         return True
     entry = _entry(store)
-    return entry is not None and _tracked_approved(store, entry)
+    return entry is not None and not _tracked_since(store, entry)
 
 
 # the settings of a store's config an approval binds (``config set`` of one approves it): where
@@ -334,16 +273,8 @@ class Trusted:
         # a relative path names another store once the working directory changes
         here = None if os.path.isabs(self.store) else os.getcwd()
         # a pull or checkout that brings files into the store rewrites the git index
-        index = _git_index(_real(self.store))
-        return (here, where, index, *map(_stat, (*files, *((index,) if index else ()))))
-
-
-def _stat(path: str) -> tuple[int, ...] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino, st.st_mode, st.st_uid, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        index = git_index(_real(self.store))
+        return (here, where, index, *map(stat_key, (*files, *((index,) if index else ()))))
 
 
 def allow(store: str | os.PathLike[str], renew: bool = False) -> str:
@@ -369,8 +300,11 @@ def allow(store: str | os.PathLike[str], renew: bool = False) -> str:
     safefs.private_dir(allowed_dir(), "The allow-list directory")
     entry = os.path.join(allowed_dir(), found)
     safefs.write_private(entry + STORAGE_SUFFIX, _config_redirect(where) + "\n", durable=True)
-    if tracked(where):
-        safefs.write_private(entry + TRACKED_SUFFIX, "tracked\n", durable=True)
+    names = tops(tracked(where))
+    if names:
+        safefs.write_private(
+            entry + TRACKED_SUFFIX, "".join(f"{t}\n" for t in sorted(names)), durable=True
+        )
     else:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(entry + TRACKED_SUFFIX)
@@ -431,15 +365,14 @@ def why(store: str | os.PathLike[str]) -> str | None:
         )
     entry = _entry(store)
     if entry is not None:
-        names = tracked(store)
+        names = _tracked_since(store, entry)
         shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
         return (
-            f"The store {where} holds files its git repository tracks ({shown}): a pull or a "
-            "checkout of another branch replaced them with the repository's (git overwrites "
-            "ignored files), so it is not the store you approved, and hooks and the MCP server "
-            "leave it alone. If you trust the repository's store, run "
-            f"`hindsight allow {where}`; else remove them from the repository (`git rm --cached`) "
-            "and restore yours."
+            f"The store {where} holds files its git repository tracks and did not when you "
+            f"approved it ({shown}): a pull or a checkout of another branch replaced them with the "
+            "repository's (git overwrites ignored files), so hooks and the MCP server leave it "
+            f"alone. If you trust the repository's store, run `hindsight allow {where}`; else "
+            "remove them from the repository (`git rm --cached`) and restore yours."
         )
     return (
         f"The store {where} was not created or approved by you on this machine (it may have "
