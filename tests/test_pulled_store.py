@@ -235,3 +235,44 @@ def test_a_long_lived_server_sees_the_pull_at_its_next_search(
     _commit(upstream, [".hindsight/spool/events.jsonl"])
     _pull(checkout)
     assert not asked()
+
+
+def _untracked_in_store(checkout: Path) -> list[str]:
+    """What `git add -A` would add of the store: files neither tracked nor ignored."""
+    out = _git(checkout, "status", "--porcelain", "--untracked-files=all")
+    return [line for line in out.splitlines() if line.startswith("??") and ".hindsight" in line]
+
+
+UNIGNORING = ["# keep everything\n", "*\n!ledger.duckdb\n!spool/\n!spool/**\n", "!*\n"]
+
+
+@pytest.mark.parametrize("shipped", UNIGNORING, ids=["a comment", "re-included", "!*"])
+@pytest.mark.parametrize("when", ["with the clone", "by a later pull"])
+def test_a_gitignore_the_repository_ships_never_lets_your_memories_into_git(
+    tmp_path: Path, upstream: Path, shipped: str, when: str
+) -> None:
+    """Review K: `init` adopts a `.hindsight/` holding only `config.toml`, `.gitignore` and
+    `store-id`, and kept a shipped `.gitignore` that ignores nothing (or a later pull changed it):
+    the user's ledger and the hooks' spool (their prompts) were untracked files that the next
+    `git add -A` (a pull request's commit) publishes. The store's `.gitignore` is now kept `*`
+    by every write (`init`, `record`, a hook)."""
+    store_dir = upstream / ".hindsight"
+    store_dir.mkdir()
+    (store_dir / "config.toml").write_text("[hooks]\nrecall_budget = 600\n")
+    (store_dir / ".gitignore").write_text(shipped if when == "with the clone" else "*\n")
+    _commit(upstream, [".hindsight/config.toml", ".hindsight/.gitignore"])
+    checkout = tmp_path / "checkout"
+    _git(tmp_path, "clone", "-q", str(upstream), str(checkout))
+    store = str(checkout / ".hindsight")
+    _run("init", "--store", store)
+    _run("record", OWN, "--store", store)
+    if when != "with the clone":
+        (store_dir / ".gitignore").write_text(shipped)
+        _commit(upstream, [".hindsight/.gitignore"])
+        _pull(checkout)
+    payload = {"session_id": "s1", "cwd": str(checkout), "prompt": "how is the api deployed?"}
+    assert CliRunner().invoke(app, ["hook", "prompt"], input=json.dumps(payload)).exit_code == 0
+    assert (checkout / ".hindsight" / "spool").is_dir()
+    assert _untracked_in_store(checkout) == []
+    _run("record", "another note", "--store", store)
+    assert _untracked_in_store(checkout) == []

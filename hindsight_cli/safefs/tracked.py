@@ -95,3 +95,24 @@ def stat_key(path: str) -> tuple[int, ...] | None:
     except OSError:
         return None
     return (st.st_dev, st.st_ino, st.st_mode, st.st_uid, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+# a store's .gitignore: nothing of it lands in git by `git add -A`
+IGNORE_ALL = "*\n"
+
+
+def keep_ignored(store: str | os.PathLike[str]) -> None:
+    """Keep ``store``'s ``.gitignore`` ``*``, writing it when missing or anything else: a repository
+    may ship one that ignores nothing (``init`` adopts a ``.hindsight/`` holding only a
+    ``config.toml`` and a ``.gitignore``), or change it in a later commit, and then the ledger and
+    the hooks' spool (the user's prompts) are files the next ``git add -A`` publishes. A link there
+    is refused as at every name hindsight writes."""
+    path = os.path.join(os.fspath(store), ".gitignore")
+    if safefs.create_private(path, IGNORE_ALL):
+        return
+    try:
+        text = safefs.read_trusted(path, "The store's .gitignore")
+    except (OSError, UnicodeDecodeError, UnsafeLocation):
+        text = None
+    if text != IGNORE_ALL:
+        safefs.write_private(path, IGNORE_ALL)
