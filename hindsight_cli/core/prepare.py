@@ -44,6 +44,13 @@ SOURCES = tuple(_CONFIDENCE_BY_SOURCE)
 _UNKNOWN_SOURCE_CONFIDENCE = 0.3
 
 
+def default_importance(trigger: object, outcome: object) -> float:
+    """The importance a memory gets when its writer states none: its trigger's, at least 0.7 for a
+    failure."""
+    named = _IMPORTANCE_BY_TRIGGER.get(trigger, 0.5) if isinstance(trigger, str) else 0.5
+    return max(named, 0.7 if outcome == "failure" else 0.0)
+
+
 def source_confidence(source: str) -> float:
     """The confidence a memory of ``source`` gets when its writer states none."""
     return _CONFIDENCE_BY_SOURCE.get(
@@ -374,7 +381,7 @@ def prepare(
     importance = _unit(
         fields.get("importance"),
         "importance",
-        max(_IMPORTANCE_BY_TRIGGER.get(trigger or "", 0.5), 0.7 if outcome == "failure" else 0.0),
+        default_importance(trigger, outcome),
     )
     confidence = _unit(fields.get("confidence"), "confidence", source_confidence(source))
     labels, tags, n = _labels(

@@ -26,6 +26,8 @@ from .runtime import Runtime
 from .scope import Scope
 
 IMPORT_BATCH = 2000
+# the most importance a record of an imported file gets: a memory's whose trigger says nothing
+FILE_IMPORTANCE = 0.5
 
 
 def export(rt: Runtime, filters: Filters | None, scope: Scope) -> Iterator[dict[str, Any]]:
@@ -37,11 +39,14 @@ def export(rt: Runtime, filters: Filters | None, scope: Scope) -> Iterator[dict[
 def _claimed(record: Mapping[str, Any], provenance: str | None) -> dict[str, Any]:
     """The record with its source: the writer's ``provenance`` when given (the source the record
     claims kept as ``metadata.claimed_source``), else the record's own, else ``import``. With a
-    provenance the file does not choose its confidence either (every score is scaled by it): at
-    most what that source gets by default, a higher claim kept as ``metadata.claimed_confidence``."""
+    provenance the file does not choose its confidence nor its importance either (every score is
+    scaled by the one and raised by the other): at most what that source gets by default, and
+    what a memory whose trigger says nothing gets (``FILE_IMPORTANCE``, also when its trigger or
+    outcome would give more), a higher claim kept as ``metadata.claimed_confidence`` /
+    ``claimed_importance``."""
     if provenance is None:
         return {**record, "source": record.get("source") or "import"}
-    from .prepare import source_confidence
+    from .prepare import default_importance, source_confidence
 
     values = {**record, "source": provenance}
     metadata = record.get("metadata")
@@ -52,15 +57,18 @@ def _claimed(record: Mapping[str, Any], provenance: str | None) -> dict[str, Any
     claimed = record.get("source")
     if claimed and claimed != provenance:
         claims["claimed_source"] = claimed
-    confidence, most = record.get("confidence"), source_confidence(provenance)
-    # a value out of range is left to validation, which refuses it
-    if (
-        isinstance(confidence, int | float)
-        and not isinstance(confidence, bool)
-        and most < confidence <= 1
+    for name, most in (
+        ("confidence", source_confidence(provenance)),
+        ("importance", FILE_IMPORTANCE),
     ):
-        values["confidence"] = most
-        claims["claimed_confidence"] = confidence
+        value = record.get(name)
+        if value is None and name == "importance":
+            implied = default_importance(record.get("trigger"), record.get("outcome"))
+            values[name] = min(implied, most)
+        # a value out of range is left to validation, which refuses it
+        elif isinstance(value, int | float) and not isinstance(value, bool) and most < value <= 1:
+            values[name] = most
+            claims[f"claimed_{name}"] = value
     if claims:
         values["metadata"] = {**(metadata or {}), **claims}
     return values
