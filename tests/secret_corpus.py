@@ -70,6 +70,11 @@ class _Bodies:
 
     def draw(self, n: int, alphabet: str) -> str:
         """A body with a digit, an upper- and a lower-case letter wherever the alphabet has them."""
+        needed = sum(any(f(c) for c in alphabet) for f in (str.isdigit, str.isupper, str.islower))
+        if n < needed:
+            # ``{alnum:1}``, or ``{hex}`` with no length, could never hold all of them: drawn for
+            # ever (a corpus writer's item froze the loader)
+            raise ValueError(f"a body of {n} characters cannot hold the {needed} kinds it needs")
         while True:
             body = "".join(self.rng.choice(alphabet) for _ in range(n))
             if all(

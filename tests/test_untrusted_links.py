@@ -217,3 +217,38 @@ def test_a_confidence_at_or_below_an_imports_is_kept_and_a_bad_one_refused(
         assert result.exit_code == 1 and "confidence" in result.stderr, result.stderr
         # nothing written: no store was even made
         assert not (cli.store_path / "ledger.duckdb").exists()
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize(
+    "claim",
+    [
+        {"importance": 1.0},
+        {"importance": 0.8},
+        {"trigger": "user_correction"},
+        {"trigger": "tool_error"},
+        {"outcome": "failure"},
+    ],
+    ids=["importance 1.0", "importance 0.8", "user_correction", "tool_error", "failure"],
+)
+def test_an_import_file_does_not_choose_its_importance(cli, tmp_path, claim) -> None:
+    """Review K: importance adds to every score (0.1 × importance) as confidence scales it; a file
+    that may not choose its confidence claimed importance instead, stated or through a trigger or
+    an outcome whose default is higher. Now at most 0.5 (what a memory whose trigger says nothing
+    gets); a stated claim is kept as `metadata.claimed_importance`."""
+    _record(cli, CACHE, "--type", "semantic", "--source", "user")
+    _import(cli, tmp_path, {"content": OTHER, "type": "semantic", **claim})
+    [planted] = [m for m in cli.open().list(Filters(), limit=None) if m.content == OTHER]
+    assert planted.importance == 0.5
+    if "importance" in claim:
+        assert planted.metadata["claimed_importance"] == claim["importance"]
+    explained = cli("search", "where does the build cache live", "--explain").stdout
+    assert "importance +0.100" not in explained, explained
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("claimed", [0.0, 0.3, 0.5])
+def test_an_importance_at_or_below_an_imports_is_kept(cli, tmp_path, claimed) -> None:
+    _import(cli, tmp_path, {"content": OTHER, "importance": claimed})
+    [memory] = cli.open().list(Filters(), limit=None)
+    assert memory.importance == claimed and "claimed_importance" not in memory.metadata

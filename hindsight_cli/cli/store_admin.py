@@ -223,14 +223,21 @@ def _approved(target: Path) -> str:
     from ..errors import HindsightError
     from ..safefs import trust
 
+    said = ""
+    if trust.tracked(target):
+        said = (
+            " Its git repository tracks files of it: what later commits bring into it (a pull, "
+            "a checkout of another branch) is approved with it."
+        )
     try:
         data = read(target / paths.CONFIG_FILE)
     except HindsightError:
-        return ""
+        return said
     if trust.redirect(data) == "local":
-        return ""
+        return said
     return (
-        f" Its config.toml {trust.exposure(data)}: approved with it (`hindsight deny` withdraws)."
+        f"{said} Its config.toml {trust.exposure(data)}: approved with it (`hindsight deny` "
+        "withdraws)."
     )
 
 

@@ -13,7 +13,7 @@ from .. import paths, safefs
 from ..config import DEFAULT_CONFIG_TOML, load as load_config
 from ..embedding import resolve_model
 from ..errors import InvalidInput
-from ..safefs import trust
+from ..safefs import tracked, trust
 from ..storage.registry import BACKENDS, backend_name, check_name
 from ..storage.urls import check_target, redact_url
 from ..timeutil import iso
@@ -89,7 +89,7 @@ def lay_out(rt: Runtime, approve: bool) -> None:
     directory still fresh (approved again by the next), never a store of this user's that is not
     approved; with an id of its own (one a checkout shipped may be in other checkouts too)."""
     safefs.private_dir(rt.path)
-    safefs.create_private(rt.path / ".gitignore", "*\n")
+    tracked.keep_ignored(rt.path)
     config_file(rt.path)
     if approve:
         trust.allow(rt.path, renew=True)

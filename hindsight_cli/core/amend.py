@@ -19,13 +19,13 @@ from ..errors import BadUsage, InvalidInput
 from ..models import WriteResult
 from ..poisoning import QUARANTINE_CONFIDENCE, QUARANTINE_TAG, trust
 from ..storage import codec
-from ..storage.base import Reader, Writer
+from ..storage.base import Writer
 from ..storage.rows import MemoryRow, embedding_text, row_term_counts
 from ..text import clean
 from . import embedding_jobs, parts
 from .lifecycle import withdraw
 from .prepare import Limits, claimed, derived_key, prepare, uuid7
-from .reading import find
+from .reading import current, find
 from .runtime import Runtime
 from .scope import Scope
 
@@ -34,9 +34,6 @@ LEARNT = ("resolution", "outcome", "confidence", "tags")
 # what an edit may change: what was learnt, and how much the memory matters (a person's call: a
 # repeated write never changes it through a new version)
 EDITABLE = (*LEARNT, "importance")
-
-# how far a chain of versions is followed (a loop in a damaged store ends it)
-_MAX_CHAIN = 200
 
 
 @dataclass(frozen=True)
@@ -88,39 +85,6 @@ def amendment(old: MemoryRow, given: Mapping[str, Any]) -> Amendment | None:
     if not values:
         return None
     return Amendment(values, ", ".join(words), "fixed" if "resolution" in values else "updated")
-
-
-def current(session: Reader, row: MemoryRow) -> MemoryRow:
-    """The newest version of ``row``'s text: the end of its supersede chain, as long as the text
-    stays the same (a changed fact that superseded it is another statement, not a version)."""
-    return walk(session, row, "superseded_by", {row.id})
-
-
-def chain_ids(session: Reader, row: MemoryRow) -> set[str]:
-    """The ids of every version of ``row``'s text, up to the newest."""
-    newest = current(session, row)
-    ids = {newest.id}
-    walk(session, newest, "supersedes", ids)
-    return ids
-
-
-def walk(
-    session: Reader, row: MemoryRow, link: str, seen: set[str], same_text: bool = True
-) -> MemoryRow:
-    """Follow ``link`` (``superseded_by``: newer, ``supersedes``: older) while the text stays the
-    same (with ``same_text``; else across changed facts too), at most ``_MAX_CHAIN`` memories,
-    adding each id to ``seen``; the last one reached. A loop in a damaged store ends it."""
-    while (target := getattr(row, link)) and len(seen) < _MAX_CHAIN:
-        found = session.by_ids([target])
-        if (
-            not found
-            or found[0].id in seen
-            or (same_text and found[0].content_hash != row.content_hash)
-        ):
-            break
-        row = found[0]
-        seen.add(row.id)
-    return row
 
 
 def amendable(old: MemoryRow) -> None:

@@ -20,7 +20,7 @@ from ..storage.base import Reader, Writer
 from ..text import clean
 from ..timeutil import parse_duration
 from . import parts, purge
-from .reading import find
+from .reading import chain_ids, find
 from .runtime import Runtime
 from .scope import UNSCOPED, Scope
 
@@ -43,15 +43,37 @@ def audit_words(reason: str | None, actor: str) -> tuple[str | None, str]:
 
 
 def _targets(
-    session: Reader, ids: Iterable[str], filters: Filters | None, scope: Scope, at: datetime
+    session: Reader,
+    ids: Iterable[str],
+    filters: Filters | None,
+    scope: Scope,
+    at: datetime,
+    hard: bool = False,
 ) -> list[str]:
     targets = list(dict.fromkeys(find(session, memory_id, scope).id for memory_id in ids))
     if filters is not None:
         targets += [
             m for m in session.ids(scope.filters(filters).conditions(at)) if m not in targets
         ]
+    if hard:
+        targets = versions(session, targets, scope)
     # a text stored in parts leaves (and comes back) whole
     return parts.whole(session, targets)
+
+
+def versions(session: Reader, targets: Sequence[str], scope: Scope) -> list[str]:
+    """``targets`` with every other version of their texts (what ``edit``, a repeated write with a
+    fix or a re-import made of them: the same words, ``show``'s history), older and newer: a purge
+    that left one would leave the words it was asked to remove. A changed fact that superseded one
+    is another statement and stays."""
+    out = list(dict.fromkeys(targets))
+    for row in session.by_ids(list(out)):
+        out += [
+            r.id
+            for r in session.by_ids(sorted(chain_ids(session, row) - set(out)))
+            if scope.visible(r)
+        ]
+    return out
 
 
 def withdraw(session: Writer, ids: Sequence[str], at: datetime, actor: str) -> list[str]:
@@ -87,7 +109,7 @@ def plan(
         )
     rt.require()
     with rt.ledger.read() as session:
-        targets = _targets(session, ids, filters, scope, at or rt.now())
+        targets = _targets(session, ids, filters, scope, at or rt.now(), hard)
     return ForgetPlan(tuple(targets), hard, archive, filters)
 
 

@@ -25,6 +25,8 @@ _MIN_PART = 4
 _LOOKED_UP = 50
 # candidates an ambiguous id lists
 _LISTED = 10
+# how far a chain of versions is followed (a loop in a damaged store ends it)
+_MAX_CHAIN = 200
 
 
 def find(session: Reader, memory_id: str, scope: Scope) -> MemoryRow:
@@ -211,3 +213,36 @@ def log(
         if not scope.scoped or actor == scope.agent
     ]
     return entries[:limit] if limit is not None else entries
+
+
+def current(session: Reader, row: MemoryRow) -> MemoryRow:
+    """The newest version of ``row``'s text: the end of its supersede chain, as long as the text
+    stays the same (a changed fact that superseded it is another statement, not a version)."""
+    return walk(session, row, "superseded_by", {row.id})
+
+
+def chain_ids(session: Reader, row: MemoryRow) -> set[str]:
+    """The ids of every version of ``row``'s text, up to the newest."""
+    newest = current(session, row)
+    ids = {newest.id}
+    walk(session, newest, "supersedes", ids)
+    return ids
+
+
+def walk(
+    session: Reader, row: MemoryRow, link: str, seen: set[str], same_text: bool = True
+) -> MemoryRow:
+    """Follow ``link`` (``superseded_by``: newer, ``supersedes``: older) while the text stays the
+    same (with ``same_text``; else across changed facts too), at most ``_MAX_CHAIN`` memories,
+    adding each id to ``seen``; the last one reached. A loop in a damaged store ends it."""
+    while (target := getattr(row, link)) and len(seen) < _MAX_CHAIN:
+        found = session.by_ids([target])
+        if (
+            not found
+            or found[0].id in seen
+            or (same_text and found[0].content_hash != row.content_hash)
+        ):
+            break
+        row = found[0]
+        seen.add(row.id)
+    return row

@@ -16,9 +16,9 @@ from ..models import Memory
 from ..storage import codec
 from ..storage.base import Reader
 from ..storage.rows import MemoryRow
-from . import amend, parts
+from . import parts
 from .lifecycle import audit_words, withdraw
-from .reading import find
+from .reading import find, walk
 from .runtime import Runtime
 from .scope import Scope
 
@@ -26,7 +26,7 @@ from .scope import Scope
 def _reaches(session: Reader, start: MemoryRow, link: str, target: str) -> bool:
     """Whether following ``link`` from ``start``, across changed facts too, reaches ``target``."""
     seen = {start.id}
-    amend.walk(session, start, link, seen, same_text=False)
+    walk(session, start, link, seen, same_text=False)
     return target in seen
 
 

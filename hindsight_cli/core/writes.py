@@ -22,7 +22,7 @@ from ..storage.rows import MemoryRow, row_term_counts
 from . import amend, embedding_jobs, parts
 from .lifecycle import expire_if_due, withdraw
 from .prepare import Limits, Prepared, claimed
-from .reading import find
+from .reading import chain_ids, current, find
 from .runtime import Runtime
 from .scope import Scope
 
@@ -281,10 +281,10 @@ def _repeat(
     """The same idempotency key again: a retry answers the memory stored; a write that adds what
     was learnt makes its new version. ``--supersedes`` of another memory, or ``--no-merge`` with
     something to add, cannot be done with a text stored already, and are refused with why."""
-    newest = amend.current(session, existing)
+    newest = current(session, existing)
     if row.supersedes:
         target = find(session, row.supersedes, scope)
-        if target.id not in amend.chain_ids(session, newest):
+        if target.id not in chain_ids(session, newest):
             raise InvalidInput(
                 f"This text is stored already as {newest.id} (same agent, task, step and text), "
                 f"so it cannot be stored again to supersede {target.id}: record the new text "

@@ -23,7 +23,7 @@ import time
 
 from .. import safefs
 from ..redact import redact, redact_field
-from ..safefs import trust
+from ..safefs import tracked, trust
 from ..storage import spool, spool_json as codec
 from . import events
 from .settings import Settings, settings
@@ -253,6 +253,8 @@ def handle(name: str, client: str, raw: str, store: str | None = None) -> str:
     safefs.check_store(where)
     # nor into, or from, a store that came with a repository (issue 31): logged, nothing done
     trust.check(where, create=True)
+    # nor where the next `git add -A` publishes it
+    tracked.keep_ignored(where)
     conf = settings(where)
     query = _record(where, event, conf)
     if event.kind not in ("session-start", "pre-compact", "session-end") and not query:

@@ -18,11 +18,15 @@ import os
 
 from .. import paths, safefs
 from ..errors import UnsafeLocation
+from .tracked import git_index, stat_key, tops, tracked
 
 ID_FILE = "store-id"
 # beside an allow-list entry (which holds the path alone, as every version reads it): where the
 # store's config sent memories when it was approved
 STORAGE_SUFFIX = ".storage"
+# beside it, when the git repository holding the store tracked files of it as it was approved: the
+# store's names it tracked (``ledger.duckdb``, ``config.toml``), whose later commits are approved
+TRACKED_SUFFIX = ".tracked"
 _LOCAL = "local"
 ALLOWED_DIR = "allowed"
 # what a fresh store holds before hindsight creates its ledger (init writes these first)
@@ -101,13 +105,32 @@ def _link_approved(link: str, store: str | os.PathLike[str]) -> bool:
     return text is not None and text.splitlines() == [link, _real(store)]
 
 
+def _tracked_since(store: str | os.PathLike[str], entry: str) -> list[str]:
+    """The store's names the git repository tracks now and did not when the store was approved
+    (every one, for a store that was the user's alone): a store committed to the repository brings
+    its later commits, one shipped with its ``config.toml`` alone does not bring a ledger."""
+    now = tops(tracked(store))
+    if not now:
+        return []
+    try:
+        recorded = safefs.read_trusted(entry + TRACKED_SUFFIX, "The allow-list entry")
+    except (OSError, UnicodeDecodeError, UnsafeLocation):
+        recorded = None
+    return sorted(now - set((recorded or "").splitlines()))
+
+
 def trusted(store: str | os.PathLike[str]) -> bool:
     """Whether this user created or approved ``store`` on this machine, at this path (and, when the
-    store's own name is a link, approved reaching it through that link)."""
+    store's own name is a link, approved reaching it through that link), and, when it was the user's
+    alone, whether it still is: a store whose files the repository began to track (a pull, a
+    checkout of another branch) holds the repository's files, not the ones approved."""
     link = _link(store)
     if link is not None and not _link_approved(link, store):
         return False
-    return builtin(store) or _entry(store) is not None
+    if builtin(store):
+        return True
+    entry = _entry(store)
+    return entry is not None and not _tracked_since(store, entry)
 
 
 # the settings of a store's config an approval binds (``config set`` of one approves it): where
@@ -249,15 +272,9 @@ class Trusted:
         )
         # a relative path names another store once the working directory changes
         here = None if os.path.isabs(self.store) else os.getcwd()
-        return (here, where, *map(_stat, files))
-
-
-def _stat(path: str) -> tuple[int, ...] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino, st.st_mode, st.st_uid, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        # a pull or checkout that brings files into the store rewrites the git index
+        index = git_index(_real(self.store))
+        return (here, where, index, *map(stat_key, (*files, *((index,) if index else ()))))
 
 
 def allow(store: str | os.PathLike[str], renew: bool = False) -> str:
@@ -283,6 +300,14 @@ def allow(store: str | os.PathLike[str], renew: bool = False) -> str:
     safefs.private_dir(allowed_dir(), "The allow-list directory")
     entry = os.path.join(allowed_dir(), found)
     safefs.write_private(entry + STORAGE_SUFFIX, _config_redirect(where) + "\n", durable=True)
+    names = tops(tracked(where))
+    if names:
+        safefs.write_private(
+            entry + TRACKED_SUFFIX, "".join(f"{t}\n" for t in sorted(names)), durable=True
+        )
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(entry + TRACKED_SUFFIX)
     safefs.write_private(entry, where + "\n", durable=True)
     if new:
         # last: a run killed before it leaves the store as it found it (an entry nobody's id
@@ -305,8 +330,9 @@ def deny(store: str | os.PathLike[str]) -> bool:
     if found is None:
         return False
     entry = os.path.join(allowed_dir(), found)
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(entry + STORAGE_SUFFIX)
+    for suffix in (STORAGE_SUFFIX, TRACKED_SUFFIX):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(entry + suffix)
     try:
         os.unlink(entry)
     except FileNotFoundError:
@@ -336,6 +362,17 @@ def why(store: str | os.PathLike[str]) -> str | None:
             f"{link} is a symbolic link to the store {where}: a repository can plant one to read "
             "and feed another of your stores, so hooks and the MCP server leave it alone. If you "
             f"linked it yourself, run `hindsight allow {link}`."
+        )
+    entry = _entry(store)
+    if entry is not None:
+        names = _tracked_since(store, entry)
+        shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
+        return (
+            f"The store {where} holds files its git repository tracks and did not when you "
+            f"approved it ({shown}): a pull or a checkout of another branch replaced them with the "
+            "repository's (git overwrites ignored files), so hooks and the MCP server leave it "
+            f"alone. If you trust the repository's store, run `hindsight allow {where}`; else "
+            "remove them from the repository (`git rm --cached`) and restore yours."
         )
     return (
         f"The store {where} was not created or approved by you on this machine (it may have "
