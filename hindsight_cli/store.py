@@ -110,12 +110,17 @@ class Store:
         view._rt, view.scope = runtime, scope
         return view
 
-    def scoped(self, agent: str | None) -> Store:
-        """This store seen as one agent (``None``: this store's own scope), sharing its state."""
+    def scoped(self, agent: str | None, principal: bool = False) -> Store:
+        """This store seen as one agent (``None``: this store's own scope), sharing its state.
+        ``principal``: the agent is a credential's (a token on a shared server), another principal
+        than the store's owner: what it writes is stored as ``token:<agent>``, untrusted, whatever
+        source it claims (``Scope.provenance``)."""
         if agent is None:
             return self
         # a name with nothing visible in it is refused (Scope), never read as "every agent"
-        return Store._view(self._rt, Scope(self.scope.resolve(Scope(agent).agent)))
+        return Store._view(
+            self._rt, Scope(self.scope.resolve(Scope(agent).agent), principal=principal)
+        )
 
     @property
     def path(self) -> Path:

@@ -126,3 +126,53 @@ def call(
         json=rpc("tools/call", {"name": name, "arguments": arguments}, 7),
         headers=headers(token, session, **more),
     )
+
+
+def as_another_user(url: str, body: bytes | None = None) -> tuple[int, str]:
+    """POST ``body`` (GET without one) to ``url`` from a child process that runs as uid 65534
+    (another local account of this machine): the status and the body of the answer. Needs root."""
+    import os
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    target = parts.path + (f"?{parts.query}" if parts.query else "")
+    request = (
+        (
+            f"POST {target} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+            "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        ).encode()
+        + body
+        if body is not None
+        else f"GET {target} HTTP/1.1\r\nHost: {parts.netloc}\r\nConnection: close\r\n\r\n".encode()
+    )
+    # the child cannot read this interpreter's files once it is another user: load the codec its
+    # connection needs now
+    import encodings.idna  # noqa: F401
+
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child
+        try:
+            os.close(read)
+            os.setgid(65534)
+            os.setuid(65534)
+            with socket.create_connection((parts.hostname, parts.port), timeout=60) as conn:
+                conn.sendall(request)
+                answer = b""
+                while chunk := conn.recv(65536):
+                    answer += chunk
+            os.write(write, answer[:60000])
+        except BaseException as error:
+            os.write(write, f"HTTP/1.1 999 child\r\n\r\n{error!r}".encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    answer = b""
+    while chunk := os.read(read, 65536):
+        answer += chunk
+    os.close(read)
+    os.waitpid(child, 0)
+    head, _, text = answer.decode("utf-8", "replace").partition("\r\n\r\n")
+    return int(head.split()[1]), text

@@ -561,3 +561,143 @@ def test_another_agents_queued_writes_never_hold_up_a_write(tmp_path: Path) -> N
     assert len(order) == 47
     # after her held write, bob's comes among the next few, not after her 45 queued ones
     assert order.index("bob") <= 4, order
+
+
+def test_another_agents_sampled_summaries_never_hold_up_a_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`memory_summarize` from a client that offers sampling first builds the prompt for the
+    client's LLM, and built it in a thread of the SDK's one pool of 40, outside both the reads'
+    threads and the per-agent writer: alice's 45 such calls, their prompts held still (a task of
+    many memories), took all 40, and bob's one write, which needs a thread of that pool, waited for
+    them (review J). Now the prompt is a read among hers (at most 4 threads of the reads')."""
+    import threading
+
+    import httpx2
+
+    from hindsight_cli.errors import InvalidInput
+    from hindsight_cli.mcp_server.server import tool_store
+    from tests.mcp_http import call, headers, rpc, wait_for
+
+    store = Store(tmp_path / "store", embedder=FakeEmbedder())
+    store.init()
+    store.scoped("alice").record("alice: tagged v2", task_id="rel")
+    go, held, count = threading.Event(), [0], threading.Lock()
+    real = Store.summary_request
+
+    def slow(self: Store, *args: Any, **kwargs: Any) -> Any:
+        if self.scope.agent == "alice":
+            with count:
+                held[0] += 1
+            assert go.wait(300)
+            # no prompt: the summary is then extractive, and her call ends (her client here
+            # would never answer a sampling request)
+            raise InvalidInput("held")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Store, "summary_request", slow)
+    path = tmp_path / "tokens.json"
+    issued = {name: tokens.create(path, name) for name in ("alice", "bob")}
+    verifier = TokenVerifier(path)
+    server = build_server(store, tokens=verifier, url="http://127.0.0.1:8765")
+    reads = tool_store(server)._reads
+
+    def opened(own: Any, url: str, token: str) -> str:
+        hello = rpc(
+            "initialize",
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {"sampling": {}},
+                "clientInfo": {"name": "sampler", "version": "0"},
+            },
+        )
+        session = own.post(f"{url}/mcp", json=hello, headers=headers(token)).headers[
+            "mcp-session-id"
+        ]
+        own.post(
+            f"{url}/mcp",
+            json=rpc("notifications/initialized", id=None),
+            headers=headers(token, session),
+        )
+        return str(session)
+
+    def summarize(url: str) -> None:
+        with httpx2.Client(timeout=300) as own:
+            session = opened(own, url, issued["alice"])
+            try:
+                call(own, url, "memory_summarize", {"task_id": "rel"}, issued["alice"], session)
+            except httpx2.HTTPError:
+                pass
+
+    def write(url: str) -> None:
+        with httpx2.Client(timeout=300) as own:
+            session = opened(own, url, issued["bob"])
+            call(
+                own,
+                url,
+                "memory_write",
+                {"content": "bob: the deploy key moved"},
+                issued["bob"],
+                session,
+            )
+
+    with serving(http_app(server, HttpSettings(sessions_per_agent=64), verifier)) as url:
+        hers = [threading.Thread(target=summarize, args=(url,), daemon=True) for _ in range(45)]
+        bob = threading.Thread(target=write, args=(url,), daemon=True)
+        try:
+            for thread in hers:
+                thread.start()
+            # every prompt is being built (the SDK's pool full) or waits among her reads
+            wait_for(lambda: held[0] >= 40 or reads.asked >= 45, "alice's summaries to queue")
+            bob.start()
+            wait_for(
+                lambda: any(m.agent_id == "bob" for m in store.list(limit=None)),
+                "bob's write while alice's summaries are held",
+            )
+            assert not go.is_set()
+        finally:
+            go.set()
+        bob.join(120)
+        for thread in hers:
+            thread.join(120)
+
+
+@pytest.mark.skipif(
+    not hasattr(__import__("os"), "getuid") or __import__("os").getuid() != 0,
+    reason="needs root to act as another local user",
+)
+@pytest.mark.parametrize("what", ["initialize", "forget"])
+def test_another_local_user_cannot_drive_a_server_without_tokens(
+    shared: Store, tmp_path: Path, what: str
+) -> None:
+    """A server without tokens on loopback answered every account of the machine: another local
+    user read and hard-forgot every memory over 127.0.0.1 (review J). Now such a server answers
+    the user who started it only: 403 in one line; its own user's requests as before."""
+    import json
+
+    import httpx2
+
+    from tests.mcp_http import as_another_user, initialize, rpc
+
+    kept = shared.record("the deploy key is in the team vault").memory
+    server = build_server(shared)
+    with serving(http_app(server, HttpSettings(), None)) as url:
+        message = (
+            initialize()
+            if what == "initialize"
+            else rpc(
+                "tools/call",
+                {"name": "memory_forget", "arguments": {"ids": [kept.id], "hard": True}},
+            )
+        )
+        status, text = as_another_user(f"{url}/mcp", json.dumps(message).encode())
+        with httpx2.Client(timeout=60) as own:
+            mine = own.post(
+                f"{url}/mcp",
+                json=initialize(),
+                headers={"Accept": "application/json, text/event-stream"},
+            )
+    assert status == 403, text
+    assert "another local user" in text and "\n" not in text.strip()
+    assert mine.status_code == 200
+    assert shared.get(kept.id).status == "active"

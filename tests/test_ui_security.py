@@ -5,6 +5,7 @@ change; no change on GET; a CSP without inline script. Each refusal changes noth
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -310,6 +311,70 @@ def test_a_revoked_token_logs_its_agent_out_and_a_new_one_logs_in(
     assert again.status_code == 403
     assert hers.status_code == 200
     assert login.status_code == 200
+
+
+@pytest.mark.parametrize("how", ["rotated", "one of two removed by hand"])
+def test_a_session_ends_with_the_token_that_opened_it(
+    store: Store, tmp_path: Path, how: str
+) -> None:
+    """A session was bound to its agent, not to its token: a leaked token's session outlived the
+    token's rotation (`--revoke`, then a new token for the same agent, before its next page), or
+    the removal of that one token of the agent's two, and went on reading and forgetting the
+    agent's memories for as long as the server ran (review J)."""
+    from typer.testing import CliRunner
+
+    from hindsight_cli.cli import app
+
+    store.record("bob's note about the printer", agent_id="bob")
+    token_file = tmp_path / "tokens.json"
+    leaked = tokens.create(token_file, "bob")
+    kept = tokens.create(token_file, "bob") if how != "rotated" else None
+    with running([store], token_file=token_file) as served:
+        thief, owner = httpx.Client(base_url=base(served)), httpx.Client(base_url=base(served))
+        assert thief.get("/login", params={"token": leaked}).status_code == 200
+        assert "printer" in thief.get("/").text
+        if how == "rotated":
+            runner = CliRunner()
+            done = runner.invoke(
+                app, ["mcp", "token", "bob", "--revoke", "--tokens", str(token_file)]
+            )
+            assert done.exit_code == 0, done.output
+            made = runner.invoke(app, ["mcp", "token", "bob", "--tokens", str(token_file)])
+            kept = made.stdout.strip()
+        else:
+            data = json.loads(token_file.read_text())
+            digest = tokens._digest(leaked)
+            data["tokens"] = [e for e in data["tokens"] if e["sha256"] != digest]
+            token_file.write_text(json.dumps(data))
+        assert kept is not None
+        page = thief.get("/")
+        login = owner.get("/login", params={"token": kept})
+        theirs = owner.get("/")
+    assert page.status_code == 401 and "printer" not in page.text
+    assert login.status_code == 200 and "printer" in theirs.text
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "getuid") or os.getuid() != 0, reason="needs root to act as another user"
+)
+def test_another_local_user_cannot_log_in_with_the_printed_address(
+    served: Served, store: Store
+) -> None:
+    """`hindsight ui` opens the browser with the login address, token included, on its command
+    line, which every account of the machine can read (`ps`); another local user then logged in
+    over 127.0.0.1 and read, edited and forgot every memory (review J). Now a UI without a token
+    file answers its own user's connections only: 403 for the other account's login and pages;
+    the user's own login as before."""
+    from mcp_http import as_another_user
+
+    login = served.url
+    status, text = as_another_user(login)
+    page, _ = as_another_user(f"{base(served)}/")
+    mine = httpx.Client(base_url=base(served)).get(login.removeprefix(base(served)))
+    assert status == 403 and "another local user" in text, text
+    assert page == 403
+    assert mine.status_code == 200
+    assert store.list()[0].status == "active"
 
 
 def _files(path: Path) -> dict[str, tuple[int, int]]:

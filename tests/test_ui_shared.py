@@ -341,3 +341,38 @@ def test_a_session_cookie_another_page_sets_never_swaps_the_browsers_session(
     assert typed.status_code == 401
     assert still.status_code == 200 and "build cache" in still.text
     assert [m.resolution for m in store.list(limit=None) if m.agent_id == "alice"] == [None]
+
+
+@pytest.mark.parametrize("shape", ["many fields", "one long field", "multipart"])
+def test_a_change_whose_form_is_huge_is_refused_before_it_is_held(
+    tmp_path: Path, shape: str
+) -> None:
+    """A change's form was read whole into memory before anything looked at its size: starlette
+    takes up to 1,000 fields of 1 MiB each, so one agent's POSTs (each a valid change of its own)
+    held about 1 GB apiece, as many at once as she sent, and the server the others share ran out
+    of memory (review J). Now a form is read up to 1 MiB, then refused (413) with nothing done."""
+    store = Store(fresh_local_store(tmp_path / "store"), embedder=FakeEmbedder())
+    mine = store.record("alice: the runner ran out of disk", agent_id="alice", outcome="failure")
+    path, _, alice_token = _two_agents(store, tmp_path)
+    with running([store], token_file=path) as served:
+        alice = httpx.Client(base_url=base(served), headers={"origin": base(served)})
+        assert alice.get("/login", params={"token": alice_token}).status_code == 200
+        csrf = _csrf(alice, mine.memory.id)
+        fields = {"csrf": csrf, "resolution": "cleaned /tmp"}
+        pad = "x" * 600_000
+        if shape == "one long field":
+            fields["reason"] = pad * 3
+        elif shape == "many fields":
+            fields.update({f"f{n}": pad for n in range(3)})
+        if shape == "multipart":
+            answer = alice.post(
+                f"/m/{mine.memory.id}/edit",
+                data=fields,
+                files={f"f{n}": (f"f{n}.txt", pad.encode()) for n in range(3)},
+            )
+        else:
+            answer = alice.post(f"/m/{mine.memory.id}/edit", data=fields)
+    assert answer.status_code == 413, answer.text
+    assert "form" in answer.text
+    assert store.get(mine.memory.id).status == "active"
+    assert store.get(mine.memory.id).resolution is None

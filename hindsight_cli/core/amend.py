@@ -24,7 +24,7 @@ from ..storage.rows import MemoryRow, embedding_text, row_term_counts
 from ..text import clean
 from . import embedding_jobs, parts
 from .lifecycle import withdraw
-from .prepare import Limits, derived_key, prepare, uuid7
+from .prepare import Limits, claimed, derived_key, prepare, uuid7
 from .reading import current, find
 from .runtime import Runtime
 from .scope import Scope
@@ -228,8 +228,13 @@ def edit(
     if empty:
         raise nothing
     values = {name: fields.get(name) for name in EDITABLE}
+    given = {**values, "content": old.content, "source": old.source, "agent_id": old.agent_id}
+    if scope.provenance is not None:
+        # what was learnt takes the trust of who says it (``guarded``): a token principal's is
+        # its own, and it does not choose its confidence
+        given = claimed(given, scope.provenance)
     checked = prepare(
-        {**values, "content": old.content, "source": old.source, "agent_id": old.agent_id},
+        given,
         Limits.of(rt.config),
         rt.now(),
         derived=True,

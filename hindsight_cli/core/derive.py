@@ -135,9 +135,12 @@ def summarize(
         )
         return vectors
 
+    # a summary's text a token principal gives (its client's LLM) is that principal's own words
+    told = [scope.provenance] if scope.provenance and text and text.strip() else []
+
     def derived(body: str, part: int, sources: list[MemoryRow], links: list[str]) -> MemoryRow:
-        # the lowest trust of what it was built from
-        origin = derived_source(r.source for r in sources)
+        # the lowest trust of what it was built from (and of who wrote the text)
+        origin = derived_source([*(r.source for r in sources), *(told if part == 0 else [])])
         prepared = prepare(
             {
                 "content": body,

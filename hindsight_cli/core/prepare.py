@@ -42,6 +42,9 @@ TRIGGERS = tuple(_IMPORTANCE_BY_TRIGGER)
 SOURCES = tuple(_CONFIDENCE_BY_SOURCE)
 # a source name nobody listed is untrusted, like the web
 _UNKNOWN_SOURCE_CONFIDENCE = 0.3
+# the most importance a memory whose writer's claims are not taken gets (an imported file's record,
+# a token principal's write): a memory's whose trigger says nothing
+CLAIMED_IMPORTANCE = 0.5
 
 
 def default_importance(trigger: object, outcome: object) -> float:
@@ -56,6 +59,43 @@ def source_confidence(source: str) -> float:
     return _CONFIDENCE_BY_SOURCE.get(
         source, 0.5 if trust(source) == "trusted" else _UNKNOWN_SOURCE_CONFIDENCE
     )
+
+
+def claimed(record: Mapping[str, Any], provenance: str | None) -> dict[str, Any]:
+    """The record with its source: the writer's ``provenance`` when given (the source the record
+    claims kept as ``metadata.claimed_source``), else the record's own, else ``import``. With a
+    provenance the record does not choose its confidence nor its importance either (every score is
+    scaled by the one and raised by the other): at most what that source gets by default, and
+    what a memory whose trigger says nothing gets (``CLAIMED_IMPORTANCE``, also when its trigger or
+    outcome would give more), a higher claim kept as ``metadata.claimed_confidence`` /
+    ``claimed_importance``. The one rule for every writer whose claims are not taken: an import
+    file (``import``), a token principal on a shared server (``Scope.provenance``)."""
+    if provenance is None:
+        return {**record, "source": record.get("source") or "import"}
+    values = {**record, "source": provenance}
+    metadata = record.get("metadata")
+    if not isinstance(metadata, Mapping | None):
+        # refused by validation, naming metadata
+        return values
+    claims: dict[str, Any] = {}
+    said = record.get("source")
+    if said and said != provenance:
+        claims["claimed_source"] = said
+    for name, most in (
+        ("confidence", source_confidence(provenance)),
+        ("importance", CLAIMED_IMPORTANCE),
+    ):
+        value = record.get(name)
+        if value is None and name == "importance":
+            implied = default_importance(record.get("trigger"), record.get("outcome"))
+            values[name] = min(implied, most)
+        # a value out of range is left to validation, which refuses it
+        elif isinstance(value, int | float) and not isinstance(value, bool) and most < value <= 1:
+            values[name] = most
+            claims[f"claimed_{name}"] = value
+    if claims:
+        values["metadata"] = {**(metadata or {}), **claims}
+    return values
 
 
 @dataclass(frozen=True)

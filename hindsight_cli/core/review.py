@@ -51,7 +51,15 @@ def _quarantined(session: Reader, memory_id: str, scope: Scope) -> MemoryRow:
 def release(
     rt: Runtime, memory_id: str, scope: Scope, actor: str | None, reason: str | None
 ) -> WriteResult:
-    """Release the quarantined memory ``memory_id``: a new version without the quarantine."""
+    """Release the quarantined memory ``memory_id``: a new version without the quarantine. Only
+    the store's owner releases: a token principal's text was quarantined for the other readers of
+    the store, and its own word that the text is harmless is no review."""
+    if scope.provenance is not None:
+        raise InvalidInput(
+            f"A quarantine is released by the store's owner, not by agent {scope.agent!r}'s "
+            f"token: run `hindsight quarantine release {memory_id}` where the store is. Nothing "
+            "was changed."
+        )
     rt.require()
     with rt.ledger.read() as session:
         old = _quarantined(session, memory_id, scope)

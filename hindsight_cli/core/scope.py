@@ -14,7 +14,7 @@ from ..errors import InvalidInput, MemoryNotFound
 from ..models import Filters
 from ..storage.base import Condition
 from ..storage.rows import MemoryRow
-from ..text import clean
+from ..text import MAX_LABEL, clean
 
 
 def agent_name(value: str | None) -> str | None:
@@ -40,10 +40,25 @@ def check_agent(agent: str) -> str:
     return agent
 
 
+# the source of what a token principal writes: ``token:alice`` (untrusted, as any name not listed)
+TOKEN_SOURCE = "token:"
+
+
+def by_principal(source: str | None) -> bool:
+    """Whether a memory of ``source`` was written by a token principal, or derived from what one
+    wrote (``token:alice``, ``hindsight:token:alice+web``): another principal's text, which the
+    owner's automatic recall takes only after the owner's own (``hooks.context.owner_first``)."""
+    name = (source or "").strip().lower()
+    return name.startswith(TOKEN_SOURCE) or f":{TOKEN_SOURCE}" in name or f"+{TOKEN_SOURCE}" in name
+
+
 @dataclass(frozen=True)
 class Scope:
     # None: every agent
     agent: str | None = None
+    # the agent is a credential's (a token on a shared server, a UI login with one): another
+    # principal than the store's owner, whose claims about where its text came from are not taken
+    principal: bool = False
 
     def __post_init__(self) -> None:
         if self.agent is None:
@@ -57,6 +72,19 @@ class Scope:
     @property
     def scoped(self) -> bool:
         return self.agent is not None
+
+    @property
+    def provenance(self) -> str | None:
+        """The source everything this scope writes is stored with, whatever it claims, or None
+        when its claims are taken (the store's owner: the CLI, hooks, a stdio server). A token
+        principal's text reaches the user's recall (hooks read every agent) and other readers as
+        ``token:<agent>``: untrusted, so labelled and read by the injection detector; the source
+        and confidence it claimed are kept in ``metadata.claimed_source``/``claimed_confidence``
+        (``prepare.claimed``)."""
+        if not (self.principal and self.agent):
+            return None
+        # a source is a label (at most MAX_LABEL characters), and so is an agent's name
+        return f"{TOKEN_SOURCE}{self.agent}"[:MAX_LABEL]
 
     def resolve(self, requested: str | None) -> str | None:
         """The agent a request acts as (None: unscoped and none named)."""

@@ -118,10 +118,21 @@ def same_secret(given: object, expected: str) -> bool:
 
 def agent_of(entries: list[Entry], token: str) -> str | None:
     """The agent whose token this is, or None (compared in constant time)."""
-    digest = _digest(token)
+    return holder(entries, _digest(token))
+
+
+def digest(token: str) -> str:
+    """What the file keeps of ``token``: what a login made with it is bound to (``holder``)."""
+    return _digest(token)
+
+
+def holder(entries: list[Entry], sha256: str) -> str | None:
+    """The agent of the token whose digest is ``sha256`` while the file still holds it, or None: a
+    session opened with a token ends with that token (a rotation, one token of two removed), not
+    only with its agent's last one."""
     found = None
     for entry in entries:
-        if same_secret(entry["sha256"], digest):
+        if same_secret(entry["sha256"], sha256):
             found = entry["agent"]
     return found
 

@@ -19,59 +19,19 @@ from ..storage.rows import MemoryRow, row_term_counts
 from ..text import json_text
 from . import amend, embedding_jobs, jobs, parts
 from .jobs import Phase, Progress, announce
-from .prepare import Limits, Prepared
+from .prepare import Limits, Prepared, claimed
 from .reading import list_memories
 from .recall import reads_index
 from .runtime import Runtime
 from .scope import Scope
 
 IMPORT_BATCH = 2000
-# the most importance a record of an imported file gets: a memory's whose trigger says nothing
-FILE_IMPORTANCE = 0.5
 
 
 def export(rt: Runtime, filters: Filters | None, scope: Scope) -> Iterator[dict[str, Any]]:
     """Every memory (all statuses by default) as data-model dicts, oldest first."""
     chosen = filters or Filters(statuses=None, include_expired=True)
     yield from (m.to_dict() for m in list_memories(rt, chosen, scope, None, True))
-
-
-def _claimed(record: Mapping[str, Any], provenance: str | None) -> dict[str, Any]:
-    """The record with its source: the writer's ``provenance`` when given (the source the record
-    claims kept as ``metadata.claimed_source``), else the record's own, else ``import``. With a
-    provenance the file does not choose its confidence nor its importance either (every score is
-    scaled by the one and raised by the other): at most what that source gets by default, and
-    what a memory whose trigger says nothing gets (``FILE_IMPORTANCE``, also when its trigger or
-    outcome would give more), a higher claim kept as ``metadata.claimed_confidence`` /
-    ``claimed_importance``."""
-    if provenance is None:
-        return {**record, "source": record.get("source") or "import"}
-    from .prepare import default_importance, source_confidence
-
-    values = {**record, "source": provenance}
-    metadata = record.get("metadata")
-    if not isinstance(metadata, Mapping | None):
-        # refused by validation, naming metadata
-        return values
-    claims: dict[str, Any] = {}
-    claimed = record.get("source")
-    if claimed and claimed != provenance:
-        claims["claimed_source"] = claimed
-    for name, most in (
-        ("confidence", source_confidence(provenance)),
-        ("importance", FILE_IMPORTANCE),
-    ):
-        value = record.get(name)
-        if value is None and name == "importance":
-            implied = default_importance(record.get("trigger"), record.get("outcome"))
-            values[name] = min(implied, most)
-        # a value out of range is left to validation, which refuses it
-        elif isinstance(value, int | float) and not isinstance(value, bool) and most < value <= 1:
-            values[name] = most
-            claims[f"claimed_{name}"] = value
-    if claims:
-        values["metadata"] = {**(metadata or {}), **claims}
-    return values
 
 
 def _prepared(
@@ -88,7 +48,7 @@ def _prepared(
     for number, record in enumerate(records, 1):
         if not isinstance(record, Mapping):
             raise InvalidInput(f"Record {number} is not a JSON object; nothing was imported.")
-        values = _claimed(record, provenance)
+        values = claimed(record, provenance)
         try:
             values["agent_id"] = scope.resolve(record.get("agent_id")) or record.get("agent_id")
             first = len(out)
@@ -174,7 +134,8 @@ def import_records(
     fresh: list[Prepared] = []
     try:
         announce(phase, f"Checking {len(records):,} records")
-        prepared = _prepared(rt, records, scope, provenance)
+        # a token principal does not choose its records' sources either
+        prepared = _prepared(rt, records, scope, scope.provenance or provenance)
         # memories: a record over the size limit is several
         total = len(prepared)
         init(rt)

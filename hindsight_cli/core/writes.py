@@ -21,7 +21,7 @@ from ..storage.base import Condition, Writer
 from ..storage.rows import MemoryRow, row_term_counts
 from . import amend, embedding_jobs, parts
 from .lifecycle import expire_if_due, withdraw
-from .prepare import Limits, Prepared
+from .prepare import Limits, Prepared, claimed
 from .reading import chain_ids, current, find
 from .runtime import Runtime
 from .scope import Scope
@@ -166,6 +166,9 @@ def record(
     supersedes: str | None,
     scope: Scope,
 ) -> WriteResult:
+    if scope.provenance is not None:
+        # a token principal's claims (source, confidence) are kept, never taken
+        fields = claimed(fields, scope.provenance)
     values = {**fields, "content": content, "supersedes": supersedes}
     values["agent_id"] = scope.resolve(values.get("agent_id")) or values.get("agent_id")
     _inherit(rt, values, scope)

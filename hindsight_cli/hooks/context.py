@@ -9,9 +9,11 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from .. import paths
+from ..core.scope import by_principal
 from ..errors import HindsightError
 from ..lessons import signatures
 from ..models import Filters, Memory
@@ -68,10 +70,30 @@ def _in_project(memory: Memory, project: str | None, tasks: set[str]) -> bool:
     return memory.task_id in tasks if memory.task_id else memory.source == "user"
 
 
+# the sources the owner's own memories usually have, listed apart when another principal's writes
+# fill a listing's window (``_listed``)
+_USUAL_SOURCES = ("user", "agent", "tool", "web", "import", "email", "hindsight")
+_WINDOW = 200
+
+
+def _listed(store: Store, filters: Filters) -> list[Memory]:
+    """The newest ``_WINDOW`` memories ``filters`` select; when token principals' writes are among
+    them and fill the window, the owner's own (of the sources seen there and the usual ones) are
+    listed apart and come first: another agent's many recent writes never push the owner's out of
+    what a session start or a repeated error reads."""
+    found = store.list(filters, limit=_WINDOW)
+    if len(found) < _WINDOW or not any(by_principal(m.source) for m in found):
+        return found
+    own = {m.source for m in found if not by_principal(m.source)} | set(_USUAL_SOURCES)
+    owners = store.list(replace(filters, sources=tuple(sorted(own))), limit=_WINDOW)
+    listed = {m.id for m in owners}
+    return owners + [m for m in found if m.id not in listed]
+
+
 def _groups(store: Store, project: str | None) -> list[tuple[str, list[Memory]]]:
-    failures = store.list(Filters(types=("episodic",), outcomes=("failure",)), limit=200)
+    failures = _listed(store, Filters(types=("episodic",), outcomes=("failure",)))
     tasks = {m.task_id for m in failures if m.task_id and m.metadata.get("project") == project}
-    semantic = store.list(Filters(types=("semantic", "procedural")), limit=200)
+    semantic = _listed(store, Filters(types=("semantic", "procedural")))
     keep = [m for m in failures + semantic if _in_project(m, project, tasks)]
     return [
         (
@@ -104,8 +126,16 @@ def session_context(path: Path, event: Event, conf: Settings) -> str | None:
     picked: list[Memory] = []
     for name, members in _groups(store, _project(store, event.cwd)):
         newest = sorted(members, key=lambda m: m.event_at, reverse=True)
-        picked.extend(reinforced(store, newest)[: _PER_GROUP[name]])
+        picked.extend(owner_first(reinforced(store, newest))[: _PER_GROUP[name]])
     return inject(store, event, conf, "session-start", picked, conf.recall_budget, started)
+
+
+def owner_first(memories: list[Memory]) -> list[Memory]:
+    """``memories`` in their order, the store owner's own before what token principals wrote
+    (``scope.by_principal``): another agent on a shared server, however recent or many its writes,
+    never takes the places of the owner's lessons, preferences and summaries at a session start or
+    a repeated error; its own fill the places left, labelled."""
+    return sorted(memories, key=lambda m: by_principal(m.source))
 
 
 def reinforced(store: Store, memories: list[Memory]) -> list[Memory]:
@@ -217,6 +247,8 @@ def repeat_context(
             )
         ]
     hits = reinforced(store, hits)
+    if event.failed:
+        hits = owner_first(hits)
     name = "repeat-error" if event.failed else "repeat-prompt"
     return inject(store, event, conf, name, hits, conf.repeat_budget, started, confirm)
 
@@ -225,9 +257,8 @@ def _lessons(store: Store, event: Event, kind: str) -> list[Memory]:
     """Other sessions' fixed failures of ``kind`` in this project (by the kind's tag), the most
     recent first."""
     project = _project(store, event.cwd)
-    found = store.list(
-        Filters(types=("episodic",), outcomes=("failure",), tags=(signatures.tag(kind),)),
-        limit=200,
+    found = _listed(
+        store, Filters(types=("episodic",), outcomes=("failure",), tags=(signatures.tag(kind),))
     )
     return sorted(
         (

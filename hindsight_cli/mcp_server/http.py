@@ -141,7 +141,8 @@ def http_app(server: MCPServer, settings: HttpSettings, verifier: TokenVerifier 
 
     quota = SessionQuota(app, server.session_manager, settings.sessions_per_agent, agent_of)
     log.info("answering to the host names %s", ", ".join(policy.names()))
-    return HostGuard(quota, policy)
+    # without tokens, the server is its user's alone: never another local account's
+    return HostGuard(quota, policy, same_user=verifier is None)
 
 
 def serve(app: ASGIApp, settings: HttpSettings, stopper: Stopper) -> None:

@@ -139,7 +139,8 @@ class ToolStore:
         """The store as this request's agent sees it (once what hooks spooled before the server
         started is in)."""
         self._ingested.wait()
-        return self.base.scoped(self.agent)
+        # a token's agent is another principal than the store's owner (``Scope.provenance``)
+        return self.base.scoped(self.agent, principal=self.per_request)
 
     def starting(self) -> None:
         """Tool calls wait from now until ``started``."""

@@ -347,15 +347,15 @@ async def sampled_summary(
     task_id: Optional[str], since: Optional[str], until: Optional[str], ctx: Context
 ) -> Optional[Sample]:
     """Ask the client's LLM for the summary when the client offers sampling; None otherwise."""
-    import anyio
 
     capabilities = ctx.client_capabilities
     if capabilities is None or capabilities.sampling is None:
         return None
+    store = memories(ctx)
     try:
-        request = await anyio.to_thread.run_sync(
-            lambda: memories(ctx).summary_request(task_id, since, until)
-        )
+        # a read among this agent's (``ToolStore.reading``), never a thread of the pool every
+        # agent's writes need: one agent's many summaries must not hold up another's write
+        request = await store.reading(lambda: store.summary_request(task_id, since, until))
     except HindsightError:
         # the tool reports the bad time itself
         return None

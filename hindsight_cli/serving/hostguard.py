@@ -13,13 +13,21 @@ Each of ``Host``, ``Origin`` and ``Authorization`` may be sent once: the layers 
 read them with different libraries (the MCP SDK authenticates by the first ``Authorization``, a
 plain dict of the headers keeps the last), so a request naming one twice could be one agent to one
 layer and another, or none, to the next.
+
+A server without tokens (``hindsight mcp --transport http`` on loopback) answers the user who
+started it, and only that user: every account of a shared machine can reach a loopback port, so a
+request from a connection another local user opened is refused (``same_user``: the connection's
+owner read from ``/proc/net/tcp``; where that table does not exist the check cannot be made, and
+tokens are the way to tell people apart).
 """
 
 from __future__ import annotations
 
 import ipaddress
 import logging
+import os
 import socket
+import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -151,15 +159,70 @@ def repeated(raw: Iterable[tuple[bytes, bytes]]) -> str | None:
     return next((name for name in ONCE if names.count(name) > 1), None)
 
 
+_TCP_TABLES = ("/proc/net/tcp", "/proc/net/tcp6")
+
+
+def _proc_address(host: str, port: int) -> list[str]:
+    """How ``/proc/net/tcp`` (and ``tcp6``) write ``host:port``: each 32-bit word of the address
+    in the machine's byte order, then the port, in hex (an IPv4 address also as IPv6-mapped)."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return []
+    forms = [address] + (
+        [ipaddress.IPv6Address(f"::ffff:{address}")] if address.version == 4 else []
+    )
+    out = []
+    for form in forms:
+        packed = form.packed
+        words = (struct.unpack("=I", packed[i : i + 4])[0] for i in range(0, len(packed), 4))
+        out.append("".join(f"{word:08X}" for word in words) + f":{port:04X}")
+    return out
+
+
+# no table holds the connection (made elsewhere, or closed): nobody's
+NOBODY = -1
+
+
+def peer_uid(client: tuple[str, int], server: tuple[str, int]) -> int | None:
+    """The uid that owns the client end of a TCP connection made on this machine; ``NOBODY`` when
+    no table holds it; None when the tables cannot be read (not Linux)."""
+    ends = {
+        (near, far)
+        for near in _proc_address(str(client[0]), int(client[1]))
+        for far in _proc_address(str(server[0]), int(server[1]))
+    }
+    readable = False
+    for table in _TCP_TABLES:
+        try:
+            with open(table, encoding="ascii", errors="replace") as rows:
+                readable = True
+                for row in rows:
+                    fields = row.split()
+                    if len(fields) > 7 and (fields[1], fields[2]) in ends:
+                        return int(fields[7]) if fields[7].isdigit() else NOBODY
+        except OSError:
+            continue
+    return NOBODY if readable else None
+
+
 class HostGuard:
     """ASGI middleware: answers 400 to a request that sends Host, Origin or Authorization twice, 421
     to one whose Host is not one of the server's names and 403 to one whose Origin is not, before
-    anything else runs (authentication, sessions, tools)."""
+    anything else runs (authentication, sessions, tools). ``same_user`` (a server without tokens):
+    403 to a request over a loopback connection another local user opened."""
 
-    def __init__(self, app: ASGIApp, policy: HostPolicy, logger: logging.Logger = log) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        policy: HostPolicy,
+        logger: logging.Logger = log,
+        same_user: bool = False,
+    ) -> None:
         self.app = app
         self.policy = policy
         self.log = logger
+        self.same_user = same_user
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         # lifespan; the app serves no websockets
@@ -177,8 +240,28 @@ class HostGuard:
             await self._refuse(scope, send, 421, "Host", host)
         elif not self.policy.allows_origin(origin, arrived_at):
             await self._refuse(scope, send, 403, "Origin", origin)
+        elif self.same_user and not self._own(scope):
+            text = (
+                "This server has no tokens: it answers the user who started it only, and this "
+                "connection is another local user's. Give each person a token (hindsight mcp "
+                "token NAME) and serve with them."
+            )
+            client = (scope.get("client") or ("?", 0))[0]
+            self.log.warning("refused a request from %s: %s", client, text)
+            await _plain(send, 403, text)
         else:
             await self.app(scope, receive, send)
+
+    @staticmethod
+    def _own(scope: Scope) -> bool:
+        """Whether the request's connection is this process's user's (or cannot be told: no
+        ``/proc/net/tcp``); a connection from another machine is not a loopback one and is
+        let through (a server without tokens beyond loopback is ``--allow-unauthenticated``)."""
+        client, server = scope.get("client"), scope.get("server")
+        if not client or not server or not is_loopback(str(client[0])):
+            return True
+        owner = peer_uid((str(client[0]), int(client[1])), (str(server[0]), int(server[1])))
+        return owner is None or owner == os.getuid()
 
     async def _twice(self, scope: Scope, send: Send, header: str) -> None:
         shown = header.title()

@@ -76,7 +76,10 @@ def prepare(
     shown = "127.0.0.1" if name in ("0.0.0.0", "") else f"[{name}]" if ":" in name else name
     token = gate.login_token or "YOUR-TOKEN"
     url = f"http://{shown}:{bound}/login?token={token}"
-    return Served(HostGuard(build(ui), policy, log), sock, url, ui)
+    # without a token file the login token is the only key, and it travels on command lines
+    # (the browser this opens is given the URL): the server answers its own user's connections only
+    guard = HostGuard(build(ui), policy, log, same_user=gate.file is None)
+    return Served(guard, sock, url, ui)
 
 
 def server(served: Served) -> uvicorn.Server:

@@ -26,6 +26,9 @@ log = logging.getLogger("hindsight.ui")
 # who the audit log names for an action taken in the UI
 ACTOR = "ui"
 STATIC = {"ui.js": "text/javascript", "ui.css": "text/css"}
+# a change's form: its fields and their bytes in all (a memory's text is 16 KiB by default)
+MAX_FORM = 1024 * 1024
+MAX_FORM_FIELDS = 32
 PURGED = "Purged for good: the memory, its vectors and what was built from it are gone."
 
 
@@ -44,7 +47,9 @@ class Ui:
     writes: Writers = field(default_factory=Writers)
 
     def store(self, session: Session) -> Store:
-        return self.stores[min(session.store, len(self.stores) - 1)].scoped(session.agent)
+        # a login with a token is that token's agent, another principal than the store's owner
+        store = self.stores[min(session.store, len(self.stores) - 1)]
+        return store.scoped(session.agent, principal=session.agent is not None)
 
     def actor(self, session: Session) -> str:
         return f"{ACTOR}:{session.agent}" if session.agent else ACTOR
@@ -125,6 +130,29 @@ def page_route(ui: Ui, here: str, fn: PageFn) -> Callable[[Request], object]:
     return endpoint
 
 
+async def _form(request: Request) -> dict[str, str] | None:
+    """The text fields of a change's form, read up to ``MAX_FORM`` bytes (what it declares, then
+    what it sends), or None when it is larger: starlette's own parser takes 1,000 fields of 1 MiB
+    each, so one agent's changes could hold gigabytes of the server the others share."""
+    from starlette.exceptions import HTTPException
+
+    declared = request.headers.get("content-length", "")
+    if declared.strip().isdigit() and int(declared) > MAX_FORM:
+        return None
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FORM:
+            return None
+    # the parser reads the body kept here, not the connection (``Request.stream``)
+    request._body = bytes(body)
+    try:
+        parsed = await request.form(max_files=0, max_fields=MAX_FORM_FIELDS)
+    except HTTPException:
+        return {}
+    return {k: v for k, v in parsed.items() if isinstance(v, str)}
+
+
 def action_route(ui: Ui, fn: ActionFn) -> Callable[[Request], object]:
     """A POST action: the session and its CSRF token are required; the action runs in a worker
     thread, one at a time for the session's agent (``Ui.writes``), and answers with a redirect
@@ -137,7 +165,13 @@ def action_route(ui: Ui, fn: ActionFn) -> Callable[[Request], object]:
             return _login_first()
         if not same_origin(request.headers.get("origin"), request.headers.get("host")):
             return _refused(403, "A change must come from this server's own pages; reload it.")
-        form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+        form = await _form(request)
+        if form is None:
+            return _refused(
+                413,
+                f"This form is larger than {MAX_FORM // 1024 // 1024} MiB; nothing was changed. "
+                "Shorten what you typed.",
+            )
         if not csrf_ok(session, form.get("csrf")):
             return _refused(403, "This form is stale or did not come from this page; reload it.")
         memory_id = str(request.path_params.get("memory_id", ""))

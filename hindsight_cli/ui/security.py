@@ -60,6 +60,8 @@ class Session:
     store: int = 0
     # the address the login came from: the session answers that address only
     client: str | None = None
+    # the digest of the token it logged in with (a token file's): it ends when that token goes
+    token: str | None = None
 
 
 @dataclass
@@ -78,8 +80,10 @@ class Gate:
         Raises:
             InvalidInput: the token's agent name cannot be a scope (``check_agent``).
         """
+        held: str | None = None
         if self.file is not None:
-            agent = tokens.agent_of(self.file.entries, token) if token else None
+            held = tokens.digest(token) if token else None
+            agent = tokens.holder(self.file.entries, held) if held else None
             if agent is None:
                 return None
             # an older token file's name that cannot be a scope (InvalidInput, said on the page)
@@ -93,12 +97,15 @@ class Gate:
             own = [k for k, s in self.sessions.items() if s.agent == agent]
             for oldest in own[: max(0, len(own) - MAX_SESSIONS + 1)]:
                 del self.sessions[oldest]
-            self.sessions[sid] = Session(secrets.token_urlsafe(32), agent, client=client)
+            self.sessions[sid] = Session(
+                secrets.token_urlsafe(32), agent, client=client, token=held
+            )
         return sid
 
     def session(self, sid: str | None, client: str | None = None) -> Session | None:
-        """The session of ``sid`` sent from the address ``client``, while its agent still holds a
-        token (a revoke ends it)."""
+        """The session of ``sid`` sent from the address ``client``, while the token it logged in
+        with is still in the file, for the same agent (a revoke, a rotation or that token's
+        removal ends it)."""
         if not sid:
             return None
         with self.lock:
@@ -108,7 +115,8 @@ class Gate:
                 if tokens.same_secret(sid, k) and s.client == client
             ]
         if found and self.file is not None:
-            if found[0].agent not in {e["agent"] for e in self.file.entries}:
+            held = found[0].token
+            if held is None or tokens.holder(self.file.entries, held) != found[0].agent:
                 with self.lock:
                     self.sessions = {k: s for k, s in self.sessions.items() if s is not found[0]}
                 return None
