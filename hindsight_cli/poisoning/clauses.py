@@ -21,7 +21,7 @@ import re
 from functools import cache, cached_property
 
 from .literals import may_match
-from .units import PARAGRAPHS, SENTENCES, too_few_words
+from .units import PARAGRAPHS, SENTENCES, STEALTH, too_few_words
 
 _FEWEST_WORDS = 5
 # how far after its verb a clause's destination is looked for
@@ -205,7 +205,7 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"reviewers?|anyone|them|him|her) (?:see|know|notice|find out)\b",
         r"\bnothing (?:about [\w ]{1,40} )?(?:shows up|appears|is mentioned|gets mentioned|ends up) in "
         r"(?:the|your)\b",
-        r"\b(?:silently|quietly|secretly|covertly|discreetly)\b",
+        rf"\b{STEALTH}",
         r"\b(?:don't|do not) (?:note|log|record|write) (?:it|this|that) (?:anywhere|down)\b",
         r"\b(?:you )?(?:don't|do not) need to (?:tell|inform|mention|notify)\b",
         r"\bhide (?:this|it|that|the [\w ]{1,20}) from\b",

@@ -20,6 +20,7 @@ from .cooccur import cooccurring
 from .cues import cue_kinds
 from .literals import may_match
 from .reports import unquoted
+from .safeguards import unguarded
 from .signals import converging_kinds
 from .spelling import _confusables, finish, fold, hidden_views, skeleton, surface, typo_view, unwrap
 from .steering import steering_kinds
@@ -117,6 +118,47 @@ def _kept_to_the_end() -> tuple[re.Pattern[str], re.Pattern[str]] | None:
         ),
         re.compile(rf"(?:{negation})\s*(?:[.,:;!?\n]|$)"),
     )
+
+
+@lru_cache(maxsize=1)
+def _retraction() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """A plan that changed (``retract``), the words that make a set-aside whole or the reader's
+    (``whole``), and the instructions themselves (``rules``), in every table that has them."""
+    tables = [(t, bool(t.get("chars"))) for t in languages.tables().values() if "retract" in t]
+
+    def pattern(english: str, slot: str) -> re.Pattern[str]:
+        sources = [alternation_source(english, False)] + [
+            alternation_source(t[slot], chars) for t, chars in tables if slot in t
+        ]
+        return re.compile("|".join(f"(?:{s})" for s in sources))
+
+    return (
+        pattern(phrases.ENGLISH_RETRACT, "retract"),
+        pattern(phrases.ENGLISH_WHOLE, "whole"),
+        pattern(phrases.RULES + "|" + phrases.INSTRUCTIONS, "rules"),
+    )
+
+
+_CLAUSE = re.compile(r"[.!?;,:。！？；，、：\n]")
+
+
+def _retracted(found: dict[str, int], text: str) -> bool:
+    """Whether an earlier instruction is taken back in chat rather than set aside for the reader:
+    nothing but a set-aside is found, a plan that changed is given as the reason ("Önceki
+    talimatları unut, toplantı iptal oldu", "さっきの指示は忘れてください。…直ったので"), and no
+    clause that names the instructions makes them all of them, the reader's or the system's
+    ("ignore all previous instructions, the policy has changed" is no retraction)."""
+    if not found or any(kind.partition(" (")[0] != "override" for kind in found):
+        return False
+    retract, whole, rules = _retraction()
+    if not retract.search(text):
+        return False
+    return not any(rules.search(part) and whole.search(part) for part in _CLAUSE.split(text))
+
+
+def _taken_back(found: dict[str, int]) -> dict[str, int]:
+    """A retracted set-aside as one kind of weight 1, whichever languages read it."""
+    return {min(found): 1}
 
 
 def _near(spans: list[list[tuple[int, int]]], window: int) -> bool:
@@ -501,12 +543,15 @@ def kinds(text: str) -> dict[str, int]:
 def _kinds(text: str) -> dict[str, int]:
     text = unquoted(text)
     visible = surface(text)
-    skel = skeleton(visible)
+    skel = unguarded(skeleton(visible))
     found = {**structural_kinds(text, skel), **obfuscation_kinds(text, visible)}
     folded = finish(unwrap(skel))
     found.update(phrase_kinds(text, folded=folded))
     for reading in (cue_kinds(skel), clause_kinds(skel), converging_kinds(skel)):
         found.update({k: w for k, w in reading.items() if w > found.get(k, 0)})
+    if _retracted(found, folded):
+        # one's own instruction taken back: it counts once, and only beside something else
+        found = _taken_back(found)
     if score(found) < QUARANTINE_SCORE:
         # the other languages' categories read what their phrases missed
         found.update(cooccurring(text, folded))
@@ -535,6 +580,9 @@ def _kinds(text: str) -> dict[str, int]:
         if new and score(inner) >= QUARANTINE_SCORE:
             found.update(new)
             found[f"hidden text ({how})"] = 1
+    if _retracted(found, folded):
+        # the same set-aside read again with its typos corrected, or in a second language
+        found = _taken_back(found)
     return found
 
 

@@ -20,7 +20,7 @@ from functools import cache
 from itertools import pairwise
 
 from .clauses import _DEST, _HARMED, _OUTSIDE, _REPORT, _SECRET, _SIGN_IN, _VOID, _harmed, _licensed
-from .units import PARAGRAPHS, SENTENCES, too_few_words
+from .units import PARAGRAPHS, SENTENCES, STEALTH, too_few_words
 
 _FEWEST_WORDS = 6
 _AI = (
@@ -186,7 +186,7 @@ _POINTED = re.compile(
 _SIGNALS: dict[str, tuple[str, ...]] = {
     # silence towards the user, in any wording that asks for it
     "secrecy": (
-        r"\b(?:quietly|silently|secretly|covertly|discreetly|on the quiet|under the radar)\b",
+        rf"\b{STEALTH}|\b(?:on the quiet|under the radar)\b",
         r"\bkeep (?:it|this|that|these|those|them|the|any)(?: [\w-]+){0,3} (?:to yourself|between us|"
         r"hidden|quiet|(?:out of|away from|off) (?:the |your |any )?(?:[\w-]+ )?(?:summary|reply|"
         r"answer|report|diff|explanation|recap|changelog|description|audit (?:trail|log)|notes|"

@@ -15,3 +15,14 @@ def too_few_words(skel: str, fewest: int) -> bool:
     """Whether the start of ``skel`` holds fewer than ``fewest`` words: a label, a tag or a short
     error (and a process that only writes such texts never compiles a reading's patterns)."""
     return len(_WORDS.findall(skel, 0, 400)) < fewest
+
+
+# an adverb of stealth that asks for it ("quietly delete the logs", "were quietly wiped" in a wish),
+# not one that tells what something does ("silently uses the wrong .env", "the job quietly
+# deleted the rows"): a verb in -s (not -ss), or in -ed with no "be" before the adverb, describes;
+# "secretly" always asks ("secretly wants")
+STEALTH = (
+    r"(?:secretly|(?:(?:is|are|was|were|be|been|being|get|gets|got) )"
+    r"(?:silently|quietly|covertly|discreetly|stealthily)(?! \w*[^\Ws]s\b)|"
+    r"(?:silently|quietly|covertly|discreetly|stealthily)(?! (?:\w*[^\Ws]s|\w+ed)\b))"
+)
