@@ -452,6 +452,15 @@ _STRUCTURE: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     ),
 )
 _FIRST_TURN = _rx(r"\A" + _TURN)
+# a download run as a page's own install step: a lead-in or a heading of installing on its line
+# ("To install, run:", "## Installation", "Quick start:"), then the command on a line of its own
+# (indented, after a prompt or in a fence): a README's instructions to its human reader, which weigh
+# 1 (an address to an AI or an act beside it still adds up)
+_INSTALL_STEP = re.compile(
+    r"(?m)^[ \t]*(?:#{1,6}[ \t]*)?(?:to install\b|installation\b|install(?:ing)?(?: with| via| using|"
+    r" it)?\b|quick ?start\b|getting started\b|one-line install\w*)[^\n]{0,40}$\n"
+    r"(?:[ \t]*(?:```[\w-]*)?[ \t]*\n)*[ \t]*(?:\$[ \t]*)?(?:curl|wget|iwr|irm)\b"
+)
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 _INVISIBLE_IN_WORD = re.compile(
     "[A-Za-z0-9][\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff]+[A-Za-z0-9]"
@@ -468,6 +477,8 @@ def structural_kinds(text: str, skel: str | None = None) -> dict[str, int]:
         for kind, weight, pattern in _STRUCTURE
         if may_match(pattern, skel) and pattern.search(skel)
     }
+    if "remote code" in found and _INSTALL_STEP.search(skel):
+        found["remote code"] = 1
     # a first line "Assistant: …" may be a label
     if "role turn" not in found and _FIRST_TURN.match(skel):
         found["addressee"] = 1
