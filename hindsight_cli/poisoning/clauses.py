@@ -193,7 +193,8 @@ _ACTS: dict[str, tuple[str, ...]] = {
     # silence towards the user asked of the reader
     "secrecy": (
         r"\b(?:don't|do not|never|no need to) (?:surface|mention|flag|disclose|report|log|"
-        r"bring up|note|include|show|tell)\b[^.;\n]{0,40}\b(?:recap|summary|report|reply|answer|"
+        r"bring up|note|include|show|tell|list|record|document)\b[^.;\n]{0,40}\b(?:recap|summary|"
+        r"report|reply|answer|"
         r"changelog|user|team|anyone|client|account holder|owner|reviewer)",
         r"\bkeep (?:this|it|that|the)(?: [\w-]+){0,3} (?:out of|away from|off|hidden from) "
         r"(?:the|your|this|it|anything|any)\b",
@@ -335,6 +336,9 @@ _CONTEXT: dict[str, tuple[str, ...]] = {
         r"^(?:\w+ )?(?:message|note|notice|memo|word|update|reminder|directive|instruction|"
         r"heads-up|announcement)s? (?:from|by|of) (?:the |your )?[^:\n]{1,40}:",
         r"^per (?:the|our|your) [^:\n]{1,40}:",
+        # a heading that gives the AI reader its orders: "AI-Agent-Directive:", "Agent-Instructions:"
+        r"^[\W_]{0,6}(?:ai|agent|assistant|llm|copilot|bot)(?:[- _](?:agent|assistant|coding agent))?"
+        r"[- _](?:directives?|instructions?|orders?|commands?|tasks?|override)\s*:",
         r"^from (?:the|your) [\w ]{0,30}(?:developers?|team|admins?|operators?|maintainers?|"
         r"creators?|owners?|engineers?)\b[^:\n]{0,30}:",
         r"\bas (?:the|your) (?:engineer|developer|admin\w*|operator|owner|creator|maintainer)"

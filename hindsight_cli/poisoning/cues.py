@@ -17,7 +17,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from functools import cache
 
-from .units import PARAGRAPHS, STEALTH, too_few_words
+from .units import FALSE_REPORT, PARAGRAPHS, STEALTH, too_few_words
 
 # characters between two cues that still read as one instruction (a sentence or two)
 _REACH = 200
@@ -221,6 +221,8 @@ _CUES: dict[str, tuple[str, ...]] = {
         r"turned off|switched off|not required|no longer required|unnecessary)",
     ),
     # instructions meant to outlive this text
+    # a falsified report asked of the reader
+    "false report": FALSE_REPORT,
     "memory tampering": (
         r"\b(?:file|save|store|put|add|record) (?:this|it|that|the following) (?:under|in|into|to) "
         r"(?:your )?(?:permanent|long-term|saved|persistent|standing) (?:preferences|notes|memory|"

@@ -20,7 +20,7 @@ from functools import cache
 from itertools import pairwise
 
 from .clauses import _DEST, _HARMED, _OUTSIDE, _REPORT, _SECRET, _SIGN_IN, _VOID, _harmed, _licensed
-from .units import PARAGRAPHS, SENTENCES, STEALTH, too_few_words
+from .units import FALSE_REPORT, PARAGRAPHS, SENTENCES, STEALTH, too_few_words
 
 _FEWEST_WORDS = 6
 _AI = (
@@ -330,6 +330,7 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"checks?|builds?|scans?|jobs?) (?:as )?(?:pass\w*|green|successful|ok|clean)\b",
         r"\bif (?:anyone|anybody|someone|somebody|they|the user|he|she|the owner|your user|people) "
         r"asks?\b[^.;\n]{0,60}\b(?:tell|say|answer|reply|explain|claim)\b",
+        *FALSE_REPORT,
         r"\b(?:close|mark|resolve|file|label|tag|dismiss|report)(?:ed|s)?(?: (?:the|this|that|it|every|"
         r"each|all)"
         r")?(?: [\w-]+){0,2} as (?:a |an )?(?:false positive|false alarm|resolved|benign|noise|"

@@ -26,3 +26,15 @@ STEALTH = (
     r"(?:silently|quietly|covertly|discreetly|stealthily)(?! \w*[^\Ws]s\b)|"
     r"(?:silently|quietly|covertly|discreetly|stealthily)(?! (?:\w*[^\Ws]s|\w+ed)\b))"
 )
+# success reported whatever happened ("mark every task as done even if it fails", "even if the
+# deploy fails, tell the user it succeeded"): a falsified report asked of the reader
+FALSE_REPORT = (
+    r"\b(?:mark|report|set|flag|show|list|record|log|say|claim|tell \w+)(?:ed|s)?\b[^.;\n]{0,40}"
+    r"\b(?:as )?(?:done|complete|completed|finished|passed|passing|green|successful|a success|"
+    r"resolved|fixed|succeeded)\b[^.;\n]{0,20}\b(?:even if|even when|even though|whether or not|"
+    r"regardless of whether|no matter whether)\b",
+    r"\b(?:even if|even when|even though|whether or not|regardless of whether) (?:it|they|the "
+    r"[\w-]+|something|anything) (?:fails?|failed|breaks?|broke|errors? out|crash\w*)\b[^.;\n]{0,40}"
+    r"\b(?:say|report|mark|tell|claim|show)\w*\b[^.;\n]{0,30}\b(?:done|passed|passing|green|"
+    r"successful|succeeded|fine|ok)\b",
+)
