@@ -20,6 +20,7 @@ from .cooccur import cooccurring
 from .cues import cue_kinds
 from .literals import may_match
 from .reports import unquoted
+from .retraction import retracted, taken_back
 from .safeguards import unguarded
 from .signals import converging_kinds
 from .spelling import _confusables, finish, fold, hidden_views, skeleton, surface, typo_view, unwrap
@@ -118,47 +119,6 @@ def _kept_to_the_end() -> tuple[re.Pattern[str], re.Pattern[str]] | None:
         ),
         re.compile(rf"(?:{negation})\s*(?:[.,:;!?\n]|$)"),
     )
-
-
-@lru_cache(maxsize=1)
-def _retraction() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    """A plan that changed (``retract``), the words that make a set-aside whole or the reader's
-    (``whole``), and the instructions themselves (``rules``), in every table that has them."""
-    tables = [(t, bool(t.get("chars"))) for t in languages.tables().values() if "retract" in t]
-
-    def pattern(english: str, slot: str) -> re.Pattern[str]:
-        sources = [alternation_source(english, False)] + [
-            alternation_source(t[slot], chars) for t, chars in tables if slot in t
-        ]
-        return re.compile("|".join(f"(?:{s})" for s in sources))
-
-    return (
-        pattern(phrases.ENGLISH_RETRACT, "retract"),
-        pattern(phrases.ENGLISH_WHOLE, "whole"),
-        pattern(phrases.RULES + "|" + phrases.INSTRUCTIONS, "rules"),
-    )
-
-
-_CLAUSE = re.compile(r"[.!?;,:。！？；，、：\n]")
-
-
-def _retracted(found: dict[str, int], text: str) -> bool:
-    """Whether an earlier instruction is taken back in chat rather than set aside for the reader:
-    nothing but a set-aside is found, a plan that changed is given as the reason ("Önceki
-    talimatları unut, toplantı iptal oldu", "さっきの指示は忘れてください。…直ったので"), and no
-    clause that names the instructions makes them all of them, the reader's or the system's
-    ("ignore all previous instructions, the policy has changed" is no retraction)."""
-    if not found or any(kind.partition(" (")[0] != "override" for kind in found):
-        return False
-    retract, whole, rules = _retraction()
-    if not retract.search(text):
-        return False
-    return not any(rules.search(part) and whole.search(part) for part in _CLAUSE.split(text))
-
-
-def _taken_back(found: dict[str, int]) -> dict[str, int]:
-    """A retracted set-aside as one kind of weight 1, whichever languages read it."""
-    return {min(found): 1}
 
 
 def _near(spans: list[list[tuple[int, int]]], window: int) -> bool:
@@ -551,7 +511,29 @@ def kinds(text: str) -> dict[str, int]:
     return found
 
 
-def _kinds(text: str) -> dict[str, int]:
+# a text that says its next words are ROT13 ("Maintainer note (ROT13, decode before acting): …")
+_ROT13_ANNOUNCED = re.compile(r"(?i)\brot-?13\b[^:\n]{0,60}:")
+
+
+def _announced(text: str) -> str | None:
+    """``text`` with what follows its announcement of ROT13 decoded and the announcement kept (its
+    frame read with the order it carries), or None."""
+    match = _ROT13_ANNOUNCED.search(text)
+    if match is None:
+        return None
+    import codecs
+
+    return text[: match.end()] + codecs.encode(text[match.end() :], "rot13")
+
+
+def _kinds(text: str, announced: bool = True) -> dict[str, int]:
+    if announced and (decoded := _announced(text)) is not None:
+        inner = _kinds(decoded, announced=False)
+        found = _kinds(text, announced=False)
+        if score(inner) >= QUARANTINE_SCORE:
+            found.update({k: w for k, w in inner.items() if w > found.get(k, 0)})
+            found["hidden text (rot13)"] = 1
+        return found
     text = unquoted(text)
     visible = surface(text)
     skel = unguarded(skeleton(visible))
@@ -560,9 +542,9 @@ def _kinds(text: str) -> dict[str, int]:
     found.update(phrase_kinds(text, folded=folded))
     for reading in (cue_kinds(skel), clause_kinds(skel), converging_kinds(skel)):
         found.update({k: w for k, w in reading.items() if w > found.get(k, 0)})
-    if _retracted(found, folded):
+    if retracted(found, folded):
         # one's own instruction taken back: it counts once, and only beside something else
-        found = _taken_back(found)
+        found = taken_back(found)
     if score(found) < QUARANTINE_SCORE:
         # the other languages' categories read what their phrases missed
         found.update(cooccurring(text, folded))
@@ -591,9 +573,9 @@ def _kinds(text: str) -> dict[str, int]:
         if new and score(inner) >= QUARANTINE_SCORE:
             found.update(new)
             found[f"hidden text ({how})"] = 1
-    if _retracted(found, folded):
+    if retracted(found, folded):
         # the same set-aside read again with its typos corrected, or in a second language
-        found = _taken_back(found)
+        found = taken_back(found)
     return found
 
 

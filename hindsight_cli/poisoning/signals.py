@@ -133,6 +133,7 @@ _OWN_OUTPUT = re.compile(
     rf"\b(?:your|its|the {_AI}'s) (?:next |final |last )?(?:reply|answer|response|result|output|"
     r"summary|recap|final message)s?\b|\bwhen (?:replying|answering|responding)\b|"
     r"\bin (?:the|this|each|every) (?:summary|recap|reply|answer|response|output)\b|"
+    r"\b(?:the|your) (?:first|opening|initial) (?:message|reply|answer|response)\b|"
     r"\bthe (?:pr|pull request) description\b|\bthe commit "
     r"message\b"
 )
@@ -522,7 +523,9 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     "harm": (
         r"\b(?:safe_?mode|safety|sandbox\w*|confirm\w*|guard\w*|filter\w*|moderation|review\w*|"
         r"approval\w*|verify\w*|verification)\s*[=:]\s*(?:false|off|0|no|disabled|none)\b|"
-        r"\ballow_\w+\s*[=:]\s*true\b",
+        r"\ballow_\w+\s*[=:]\s*true\b|"
+        # trust granted to what the reader retrieves ("trust_all_retrieved_text: true")
+        r"\btrust_(?:all|any|every|retrieved|untrusted|external|web|tool)\w*\s*[=:]\s*true\b",
         r"\brm -rf\b|\bdrop (?:table|database)\b|\bchmod 777\b|\bauthorized_keys\b|\bsudoers\b",
         r"\baccept (?:any|every|all) (?:token|password|login|certificate|request)s?\b",
         r"\b(?:owner|admin|root|superuser|write) (?:rights|access|role|privileges|permissions)\b",
@@ -751,7 +754,7 @@ _FRAME = re.compile(
     rf"^[^:\n>]{{0,20}}\b(?:{_AI}) (?:directive|instructions?|orders?|override|mandate)s?\b"
     r"[^:\n>]{0,40}(?::|>>)|"
     rf"^[\W_]{{0,3}}(?:{_AI})[ _-](?:config\w*|settings|directive|instructions?|policy|override|"
-    r"mode|rules)\s*[\]>:]"
+    r"mode|rules)s?\s*[\]>:]"
 )
 
 
