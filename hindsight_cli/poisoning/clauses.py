@@ -21,7 +21,7 @@ import re
 from functools import cache, cached_property
 
 from .literals import may_match
-from .units import PARAGRAPHS, SENTENCES, too_few_words
+from .units import PARAGRAPHS, SENTENCES, STEALTH, too_few_words
 
 _FEWEST_WORDS = 5
 # how far after its verb a clause's destination is looked for
@@ -193,7 +193,8 @@ _ACTS: dict[str, tuple[str, ...]] = {
     # silence towards the user asked of the reader
     "secrecy": (
         r"\b(?:don't|do not|never|no need to) (?:surface|mention|flag|disclose|report|log|"
-        r"bring up|note|include|show|tell)\b[^.;\n]{0,40}\b(?:recap|summary|report|reply|answer|"
+        r"bring up|note|include|show|tell|list|record|document)\b[^.;\n]{0,40}\b(?:recap|summary|"
+        r"report|reply|answer|"
         r"changelog|user|team|anyone|client|account holder|owner|reviewer)",
         r"\bkeep (?:this|it|that|the)(?: [\w-]+){0,3} (?:out of|away from|off|hidden from) "
         r"(?:the|your|this|it|anything|any)\b",
@@ -205,7 +206,7 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"reviewers?|anyone|them|him|her) (?:see|know|notice|find out)\b",
         r"\bnothing (?:about [\w ]{1,40} )?(?:shows up|appears|is mentioned|gets mentioned|ends up) in "
         r"(?:the|your)\b",
-        r"\b(?:silently|quietly|secretly|covertly|discreetly)\b",
+        rf"\b{STEALTH}",
         r"\b(?:don't|do not) (?:note|log|record|write) (?:it|this|that) (?:anywhere|down)\b",
         r"\b(?:you )?(?:don't|do not) need to (?:tell|inform|mention|notify)\b",
         r"\bhide (?:this|it|that|the [\w ]{1,20}) from\b",
@@ -335,6 +336,9 @@ _CONTEXT: dict[str, tuple[str, ...]] = {
         r"^(?:\w+ )?(?:message|note|notice|memo|word|update|reminder|directive|instruction|"
         r"heads-up|announcement)s? (?:from|by|of) (?:the |your )?[^:\n]{1,40}:",
         r"^per (?:the|our|your) [^:\n]{1,40}:",
+        # a heading that gives the AI reader its orders: "AI-Agent-Directive:", "Agent-Instructions:"
+        r"^[\W_]{0,6}(?:ai|agent|assistant|llm|copilot|bot)(?:[- _](?:agent|assistant|coding agent))?"
+        r"[- _](?:directives?|instructions?|orders?|commands?|tasks?|override)\s*:",
         r"^from (?:the|your) [\w ]{0,30}(?:developers?|team|admins?|operators?|maintainers?|"
         r"creators?|owners?|engineers?)\b[^:\n]{0,30}:",
         r"\bas (?:the|your) (?:engineer|developer|admin\w*|operator|owner|creator|maintainer)"

@@ -32,17 +32,25 @@ _CATEGORIES: dict[str, tuple[str, ...]] = {
     "outbound": ("send",),
     "damage": ("destroy", "off"),
     "permit": ("permit", "unconfirmed"),
-    "memory": ("memory",),
+    # the reader's memory, or every session to come ("今後のすべてのセッションで")
+    "memory": ("memory", "sessions"),
     "new": ("new", "obey"),
-    "hail": ("hail",),
+    # the AI hailed, or addressed on a condition ("당신이 AI라면", "إذا كنت نموذج ذكاء اصطناعي",
+    # "如果你是AI助手"): a frame, as "If you are an AI assistant, …" is in English
+    "hail": ("hail", "if_ai"),
+    # a report falsified: success claimed whatever happened ("失敗しても「全て成功」と伝える",
+    # "позначити перевірку як успішну")
+    "false report": ("falsely",),
 }
 # categories that are acts (a claimed authority, a claimed wish or a hail only frames one); a secret
 # is an act only beside a verb of sending
-_ACTS = frozenset({"secrecy", "void", "damage", "permit", "memory", "new", "exfiltration"})
+_ACTS = frozenset(
+    {"secrecy", "void", "damage", "permit", "memory", "new", "exfiltration", "false report"}
+)
 _ENOUGH = 3
 _SENTENCE = re.compile(r"[.!?](?=\s|$)|[。！？\n؟।۔]")
-# a heading that frames what follows ("Aviso do sistema:", "システム管理者より：")
-_HEADING = re.compile(r"^[^\n:：]{1,60}[:：]")
+# a heading that frames what follows ("Aviso do sistema:", "システム管理者より：", "【系统通知】")
+_HEADING = re.compile(r"^(?:[^\n:：]{1,60}[:：]|[【\[][^\n】\]]{1,30}[】\]])")
 
 
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
@@ -179,8 +187,9 @@ def cooccurring(original: str, folded: str) -> dict[str, int]:
         if not readable(lang, original, folded):
             continue
         framing = _read(number, heading.group()) if heading else set()
-        # a heading's authority frames one act; otherwise three categories, one an act
-        enough = 2 if "authority" in framing else _ENOUGH
+        # a heading's authority, or a heading that hails the AI ("Till AI-agenten:", "TODO(IA):"),
+        # frames one act; otherwise three categories, one an act
+        enough = 2 if framing & {"authority", "hail"} else _ENOUGH
         for index in sorted(spots):
             if len(spots[index] | spots.get(index + 1, set()) | framing) < enough:
                 continue

@@ -17,7 +17,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from functools import cache
 
-from .units import PARAGRAPHS, too_few_words
+from .units import FALSE_REPORT, PARAGRAPHS, STEALTH, too_few_words
 
 # characters between two cues that still read as one instruction (a sentence or two)
 _REACH = 200
@@ -118,8 +118,7 @@ _CUES: dict[str, tuple[str, ...]] = {
         r"him|her|anyone|about|in)\b",
         r"\b(?:don't|do not|never) (?:explain|justify|comment on|call attention to) "
         r"(?:the|this|that|these|it|why)\b",
-        r"(?:^|[.;:!?]\s+|\band\s+|\bthen\s+)(?:silently|quietly|secretly|covertly|discreetly|"
-        r"stealthily) (?!\w+ing\b)\w+",
+        rf"(?:^|[.;:!?]\s+|\band\s+|\bthen\s+){STEALTH} (?!\w+ing\b)\w+",
         r"\bkeep (?:this|it|that|the change) (?:between us|to yourself|secret|hidden|"
         r"confidential|quiet|off the record|out of (?:the|your) (?:reply|answer|summary|log|pr "
         r"description|changelog|commit message|report|notes|review))",
@@ -222,6 +221,8 @@ _CUES: dict[str, tuple[str, ...]] = {
         r"turned off|switched off|not required|no longer required|unnecessary)",
     ),
     # instructions meant to outlive this text
+    # a falsified report asked of the reader
+    "false report": FALSE_REPORT,
     "memory tampering": (
         r"\b(?:file|save|store|put|add|record) (?:this|it|that|the following) (?:under|in|into|to) "
         r"(?:your )?(?:permanent|long-term|saved|persistent|standing) (?:preferences|notes|memory|"
@@ -369,7 +370,7 @@ _WEAK: dict[str, tuple[int, str]] = {
         r"(?:don't|do not) (?:surface|flag|bother)|"
         r"no need to (?:ask|mention|tell|confirm|bother)|"
         r"without (?:telling|informing|mentioning|asking|notifying|checking in|confirming)|"
-        r"silently|quietly|secretly|between (?:us|you and me)|(?:don't|do not|never) mention|"
+        rf"{STEALTH}|between (?:us|you and me)|(?:don't|do not|never) mention|"
         r"no prose|(?:don't|do not) (?:tell|log)|omit|hide|hidden|"
         r"keep (?:it|this) (?:quiet|secret)|confidential|must not (?:learn|know|find out|see)|"
         r"won't spell it out|unnoticed|discreet\w*|"
@@ -470,7 +471,11 @@ _WEAK: dict[str, tuple[int, str]] = {
         2,
         r"delete\w*|wipe\w*|drop\w*|purge\w*|remove|erase|destroy\w*|force[- ]?push\w*|--force|"
         r"force|disable\w*|turn off|skip\w*|bypass\w*|whitelist\w*|allowlist\w*|grant\w*|"
-        r"admin (?:rights|access|bypass)|write access|production|deploy\w*|root|sudo|chmod|"
+        r"admin (?:rights|access|bypass)|write access|production|deploy\w*|"
+        # root as a privilege, not a place or a cause ("the repo root", "the root directory")
+        r"(?<!repo )(?<!repository )(?<!project )(?<!workspace )(?<!source )(?<!web )"
+        r"(?<!document )(?<!tree )(?<!package )(?<!site )root"
+        r"(?! (?:directory|dir|folder|of|level|path|cause|node|element|url|page|domain)\b)|sudo|chmod|"
         r"rm -rf|rename the remote|origin|rate limit\w*|branch protection|"
         r"push (?:straight|directly)|(?:straight|directly) to main|head:main|merge directly|"
         r"downloaded scripts?|evil|bump|unrestricted|comply with every|approve every|"

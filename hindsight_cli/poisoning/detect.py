@@ -20,6 +20,8 @@ from .cooccur import cooccurring
 from .cues import cue_kinds
 from .literals import may_match
 from .reports import unquoted
+from .retraction import retracted, taken_back
+from .safeguards import unguarded
 from .signals import converging_kinds
 from .spelling import _confusables, finish, fold, hidden_views, skeleton, surface, typo_view, unwrap
 from .steering import steering_kinds
@@ -410,6 +412,15 @@ _STRUCTURE: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     ),
 )
 _FIRST_TURN = _rx(r"\A" + _TURN)
+# a download run as a page's own install step: a lead-in or a heading of installing on its line
+# ("To install, run:", "## Installation", "Quick start:"), then the command on a line of its own
+# (indented, after a prompt or in a fence): a README's instructions to its human reader, which weigh
+# 1 (an address to an AI or an act beside it still adds up)
+_INSTALL_STEP = re.compile(
+    r"(?m)^[ \t]*(?:#{1,6}[ \t]*)?(?:to install\b|installation\b|install(?:ing)?(?: with| via| using|"
+    r" it)?\b|quick ?start\b|getting started\b|one-line install\w*)[^\n]{0,40}$\n"
+    r"(?:[ \t]*(?:```[\w-]*)?[ \t]*\n)*[ \t]*(?:\$[ \t]*)?(?:curl|wget|iwr|irm)\b"
+)
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 _INVISIBLE_IN_WORD = re.compile(
     "[A-Za-z0-9][\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff]+[A-Za-z0-9]"
@@ -426,6 +437,8 @@ def structural_kinds(text: str, skel: str | None = None) -> dict[str, int]:
         for kind, weight, pattern in _STRUCTURE
         if may_match(pattern, skel) and pattern.search(skel)
     }
+    if "remote code" in found and _INSTALL_STEP.search(skel):
+        found["remote code"] = 1
     # a first line "Assistant: …" may be a label
     if "role turn" not in found and _FIRST_TURN.match(skel):
         found["addressee"] = 1
@@ -498,15 +511,40 @@ def kinds(text: str) -> dict[str, int]:
     return found
 
 
-def _kinds(text: str) -> dict[str, int]:
+# a text that says its next words are ROT13 ("Maintainer note (ROT13, decode before acting): …")
+_ROT13_ANNOUNCED = re.compile(r"(?i)\brot-?13\b[^:\n]{0,60}:")
+
+
+def _announced(text: str) -> str | None:
+    """``text`` with what follows its announcement of ROT13 decoded and the announcement kept (its
+    frame read with the order it carries), or None."""
+    match = _ROT13_ANNOUNCED.search(text)
+    if match is None:
+        return None
+    import codecs
+
+    return text[: match.end()] + codecs.encode(text[match.end() :], "rot13")
+
+
+def _kinds(text: str, announced: bool = True) -> dict[str, int]:
+    if announced and (decoded := _announced(text)) is not None:
+        inner = _kinds(decoded, announced=False)
+        found = _kinds(text, announced=False)
+        if score(inner) >= QUARANTINE_SCORE:
+            found.update({k: w for k, w in inner.items() if w > found.get(k, 0)})
+            found["hidden text (rot13)"] = 1
+        return found
     text = unquoted(text)
     visible = surface(text)
-    skel = skeleton(visible)
+    skel = unguarded(skeleton(visible))
     found = {**structural_kinds(text, skel), **obfuscation_kinds(text, visible)}
     folded = finish(unwrap(skel))
     found.update(phrase_kinds(text, folded=folded))
     for reading in (cue_kinds(skel), clause_kinds(skel), converging_kinds(skel)):
         found.update({k: w for k, w in reading.items() if w > found.get(k, 0)})
+    if retracted(found, folded):
+        # one's own instruction taken back: it counts once, and only beside something else
+        found = taken_back(found)
     if score(found) < QUARANTINE_SCORE:
         # the other languages' categories read what their phrases missed
         found.update(cooccurring(text, folded))
@@ -535,6 +573,9 @@ def _kinds(text: str) -> dict[str, int]:
         if new and score(inner) >= QUARANTINE_SCORE:
             found.update(new)
             found[f"hidden text ({how})"] = 1
+    if retracted(found, folded):
+        # the same set-aside read again with its typos corrected, or in a second language
+        found = taken_back(found)
     return found
 
 

@@ -431,9 +431,15 @@ ENGLISH: tuple[Family, ...] = (
         (
             "secretly|silently|quietly|covertly|discreetly|invisibly|without the user noticing|"
             "without them noticing|without anyone noticing|behind the user's back|unbeknownst",
-            "run=|execute|send|upload|post=|add=|insert|install|download|delete|remove|modify|change|include|"
-            "append|forward|copy|exfiltrat|call=|invoke|fetch|access|open=|visit|navigate|click|push|commit|"
-            "approve|transfer|replace|swap|rewrite|alter",
+            # the verb asked for, not one that tells what something does ("silently deleted the
+            # backups", "quietly sends a ping"): base forms and -ing
+            "run=|execute=|send=|upload=|post=|add=|insert=|install=|download=|delete=|remove=|"
+            "modify=|change=|include=|append=|forward=|copy=|exfiltrate=|call=|invoke=|fetch=|"
+            "access=|open=|visit=|navigate=|click=|push=|commit=|approve=|transfer=|replace=|swap=|"
+            "rewrite=|alter=|executing|sending|uploading|adding|inserting|installing|downloading|"
+            "deleting|removing|modifying|changing|including|appending|forwarding|copying|"
+            "exfiltrating|calling|invoking|fetching|accessing|opening|visiting|pushing|committing|"
+            "approving|transferring|replacing|rewriting",
         ),
         "",
         0,
@@ -1306,3 +1312,14 @@ ENGLISH_KEEP = (
     "do not ignore|dont ignore|never ignore|not ignore|shouldn't ignore|should not ignore|"
     "can't ignore|cannot ignore|must not ignore|mustn't ignore"
 )
+
+# A plan that changed: the reason one takes back one's own earlier instruction in chat ("forget the
+# previous instructions, the meeting was cancelled"); ``ENGLISH_WHOLE``: what makes the instructions
+# set aside the reader's own or all of them, never a retraction.
+ENGLISH_RETRACT = (
+    "has changed|have changed|was changed|changed to|was cancelled|was canceled|got cancelled|"
+    "got canceled|is cancelled|is canceled|been cancelled|been canceled|was moved|been moved|"
+    "moved to|postponed|rescheduled|is fixed|was fixed|got fixed|been fixed|is over|is resolved|"
+    "was resolved|no longer needed|not needed anymore"
+)
+ENGLISH_WHOLE = "all=|every=|any=|your=|system|above=|original|initial|developer|safety"

@@ -22,23 +22,46 @@ _REPORT = re.compile(
     r"for example|such as|examples? of|examples? from|was tricked|complied|classic|findings?|"
     r"injections?|"
     r"usually|typically|generally|case study|"
-    r"reports? that|reported that|severity|steps to reproduce|regression)\b(?!\s*[=(\[])|"
+    r"reports? that|reported that|severity|steps to reproduce|regression|write-?ups?|ctf)\b"
+    r"(?!\s*[=(\[])|"
+    # the same in other languages written with spaces, by their stems: an attack, an attacker,
+    # something malicious, an incident, a security notice, an example
+    r"\b(?:ataque|atacante|attaqu|attacc|angriff|angreifer|aanval|atak|saldır|атак|злоумышлен|"
+    r"зловмисн|malicios|maliciós|malveill|malevol|bösartig|kwaadaardig|złośliw|kötü amaçlı|"
+    r"вредоносн|шкідлив|phishing|incidente|vorfall|incydent|инцидент|інцидент|"
+    r"sicherheitshinweis|alerta de segurança|aviso de seguridad|alerte de sécurité|"
+    r"por ejemplo|por exemplo|par exemple|ad esempio|per esempio|zum beispiel|z\. ?b\.|"
+    r"bijvoorbeeld|na przykład|przykład|örneğin|например|наприклад|injeção|inyección|"
+    r"инъекци|ін'єкці)\w*|"
     # the same in Chinese, Japanese and Korean, written without spaces
-    r"攻击|攻擊|投毒|注入攻|攻撃|インジェクション|ポイズニング|공격|인젝션"
+    r"攻击|攻擊|投毒|注入攻|攻撃|インジェクション|ポイズニング|공격|인젝션|恶意|惡意|悪意|악의적|"
+    r"例如|例えば|예를 들어"
 )
 _END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)[.!?]+(?=\s|$)|\n")
 # text in quotation marks (straight quotes only where they open after a space or a bracket, so an
 # apostrophe does not open one), or in backticks
 _QUOTED = re.compile(
     r"(?:(?<![\w])\"[^\"\n]{3,400}\"|(?<![\w])'[^'\n]{3,400}'(?!\w)|“[^”\n]{3,400}”|"
-    r"‘[^’\n]{3,400}’|«[^»\n]{3,400}»|「[^」\n]{3,400}」|`[^`\n]{3,400}`)"
+    r"‘[^’\n]{3,400}’|«[^»\n]{3,400}»|「[^」\n]{3,400}」|`[^`\n]{3,400}`|"
+    # German and Polish „…“ / „…”, and ‚…‘
+    r"„[^“”\n]{3,400}[“”]|‚[^‘’\n]{3,400}[‘’])"
 )
 # a quotation mentioned, not used: introduced by a word of language or of saying
 _MENTION = re.compile(
     r"(?i)\b(?:phrases?|strings?|lines?|text|words?|sentences?|wording|payloads?|prompts?|"
     r"comments?|patterns?|says|said|saying|reads|contains?|containing|like|such as|e\.g\.|called|"
     r"(?<![./@-])(?:examples?|samples?|attempts?|injections?)|"
-    r"named|labell?ed|quoted?)\b[\s:,]*(?:the\s+|a\s+)?$"
+    r"named|labell?ed|quoted?|"
+    # the same words in other languages: a sentence, a text, a string, "like", "such as" (not "a
+    # line": "füge die Zeile `verify=False` ein" inserts it)
+    r"frase|texto|cadena|texte|comme|testo|stringa|satz|zeichenkette|etwa|zin|tekst|zoals|"
+    r"zdanie|jak|cümle\w*|фраз\w|текст|вроде|типа|например|речення)\b[\s:,]*"
+    r"(?:the\s+|a\s+|o\s+|la\s+|el\s+|le\s+|il\s+|der\s+|die\s+|de\s+)?$"
+)
+# the same after the quotation, where a language puts it there ("「…」という文", "\"…\"라는 문장",
+# "\"…\" gibi cümleler")
+_MENTION_AFTER = re.compile(
+    r"^\s*(?:という|と書かれ|との|라는|이라는|하는 문장|gibi\b|diye\b|之类|這樣的|这样的|等字样)"
 )
 # an agent reported to have been told to do something: what follows is the report's object
 _TOLD = re.compile(
@@ -59,6 +82,16 @@ _TOLD = re.compile(
 )
 
 
+# a test in code: its string literals are fixtures ("def test_injection_is_flagged():",
+# "it('flags injected text', …)", "@pytest.mark.parametrize")
+_TEST = re.compile(
+    r"(?m)^[ \t]*(?:(?:async\s+)?def\s+test\w*\s*\(|(?:it|test|describe)\s*\(\s*[\"'`]|"
+    r"@pytest\.mark\.parametrize|(?:public\s+)?(?:void|fn)\s+test\w*\s*\()"
+)
+# an identifier's words ("test_jailbreak_is_flagged", "Label.INJECTION") read as words
+_IDENTIFIER_JOIN = re.compile(r"[_.]")
+
+
 def _blank(match: re.Match[str]) -> str:
     return " " * len(match.group())
 
@@ -74,7 +107,9 @@ def _mentioned(text: str) -> str:
 
     def blank(match: re.Match[str]) -> str:
         before = text[max(0, match.start() - 40) : match.start()]
-        return _blank(match) if _MENTION.search(before) else match.group()
+        after = text[match.end() : match.end() + 12]
+        mentioned = _MENTION.search(before) or _MENTION_AFTER.search(after)
+        return _blank(match) if mentioned else match.group()
 
     return _QUOTED.sub(blank, text)
 
@@ -83,6 +118,9 @@ def unquoted(text: str) -> str:
     """``text`` with what it mentions and what its reporting sentences quote blanked (the same
     length, so positions hold)."""
     if _QUOTED.search(text):
+        if _TEST.search(text) and _REPORT.search(_IDENTIFIER_JOIN.sub(" ", text)):
+            # a test of what an attack looks like: every literal in it is an example
+            return _QUOTED.sub(_blank, text)
         text = _mentioned(text)
     if not _REPORT.search(text):
         return text

@@ -20,7 +20,7 @@ from functools import cache
 from itertools import pairwise
 
 from .clauses import _DEST, _HARMED, _OUTSIDE, _REPORT, _SECRET, _SIGN_IN, _VOID, _harmed, _licensed
-from .units import PARAGRAPHS, SENTENCES, too_few_words
+from .units import FALSE_REPORT, PARAGRAPHS, SENTENCES, STEALTH, too_few_words
 
 _FEWEST_WORDS = 6
 _AI = (
@@ -133,6 +133,7 @@ _OWN_OUTPUT = re.compile(
     rf"\b(?:your|its|the {_AI}'s) (?:next |final |last )?(?:reply|answer|response|result|output|"
     r"summary|recap|final message)s?\b|\bwhen (?:replying|answering|responding)\b|"
     r"\bin (?:the|this|each|every) (?:summary|recap|reply|answer|response|output)\b|"
+    r"\b(?:the|your) (?:first|opening|initial) (?:message|reply|answer|response)\b|"
     r"\bthe (?:pr|pull request) description\b|\bthe commit "
     r"message\b"
 )
@@ -186,7 +187,7 @@ _POINTED = re.compile(
 _SIGNALS: dict[str, tuple[str, ...]] = {
     # silence towards the user, in any wording that asks for it
     "secrecy": (
-        r"\b(?:quietly|silently|secretly|covertly|discreetly|on the quiet|under the radar)\b",
+        rf"\b{STEALTH}|\b(?:on the quiet|under the radar)\b",
         r"\bkeep (?:it|this|that|these|those|them|the|any)(?: [\w-]+){0,3} (?:to yourself|between us|"
         r"hidden|quiet|(?:out of|away from|off) (?:the |your |any )?(?:[\w-]+ )?(?:summary|reply|"
         r"answer|report|diff|explanation|recap|changelog|description|audit (?:trail|log)|notes|"
@@ -330,6 +331,7 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"checks?|builds?|scans?|jobs?) (?:as )?(?:pass\w*|green|successful|ok|clean)\b",
         r"\bif (?:anyone|anybody|someone|somebody|they|the user|he|she|the owner|your user|people) "
         r"asks?\b[^.;\n]{0,60}\b(?:tell|say|answer|reply|explain|claim)\b",
+        *FALSE_REPORT,
         r"\b(?:close|mark|resolve|file|label|tag|dismiss|report)(?:ed|s)?(?: (?:the|this|that|it|every|"
         r"each|all)"
         r")?(?: [\w-]+){0,2} as (?:a |an )?(?:false positive|false alarm|resolved|benign|noise|"
@@ -521,7 +523,9 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     "harm": (
         r"\b(?:safe_?mode|safety|sandbox\w*|confirm\w*|guard\w*|filter\w*|moderation|review\w*|"
         r"approval\w*|verify\w*|verification)\s*[=:]\s*(?:false|off|0|no|disabled|none)\b|"
-        r"\ballow_\w+\s*[=:]\s*true\b",
+        r"\ballow_\w+\s*[=:]\s*true\b|"
+        # trust granted to what the reader retrieves ("trust_all_retrieved_text: true")
+        r"\btrust_(?:all|any|every|retrieved|untrusted|external|web|tool)\w*\s*[=:]\s*true\b",
         r"\brm -rf\b|\bdrop (?:table|database)\b|\bchmod 777\b|\bauthorized_keys\b|\bsudoers\b",
         r"\baccept (?:any|every|all) (?:token|password|login|certificate|request)s?\b",
         r"\b(?:owner|admin|root|superuser|write) (?:rights|access|role|privileges|permissions)\b",
@@ -750,7 +754,7 @@ _FRAME = re.compile(
     rf"^[^:\n>]{{0,20}}\b(?:{_AI}) (?:directive|instructions?|orders?|override|mandate)s?\b"
     r"[^:\n>]{0,40}(?::|>>)|"
     rf"^[\W_]{{0,3}}(?:{_AI})[ _-](?:config\w*|settings|directive|instructions?|policy|override|"
-    r"mode|rules)\s*[\]>:]"
+    r"mode|rules)s?\s*[\]>:]"
 )
 
 

@@ -15,3 +15,26 @@ def too_few_words(skel: str, fewest: int) -> bool:
     """Whether the start of ``skel`` holds fewer than ``fewest`` words: a label, a tag or a short
     error (and a process that only writes such texts never compiles a reading's patterns)."""
     return len(_WORDS.findall(skel, 0, 400)) < fewest
+
+
+# an adverb of stealth that asks for it ("quietly delete the logs", "were quietly wiped" in a wish),
+# not one that tells what something does ("silently uses the wrong .env", "the job quietly
+# deleted the rows"): a verb in -s (not -ss), or in -ed with no "be" before the adverb, describes;
+# "secretly" always asks ("secretly wants")
+STEALTH = (
+    r"(?:secretly|(?:(?:is|are|was|were|be|been|being|get|gets|got) )"
+    r"(?:silently|quietly|covertly|discreetly|stealthily)(?! \w*[^\Ws]s\b)|"
+    r"(?:silently|quietly|covertly|discreetly|stealthily)(?! (?:\w*[^\Ws]s|\w+ed)\b))"
+)
+# success reported whatever happened ("mark every task as done even if it fails", "even if the
+# deploy fails, tell the user it succeeded"): a falsified report asked of the reader
+FALSE_REPORT = (
+    r"\b(?:mark|report|set|flag|show|list|record|log|say|claim|tell \w+)(?:ed|s)?\b[^.;\n]{0,40}"
+    r"\b(?:as )?(?:done|complete|completed|finished|passed|passing|green|successful|a success|"
+    r"resolved|fixed|succeeded)\b[^.;\n]{0,20}\b(?:even if|even when|even though|whether or not|"
+    r"regardless of whether|no matter whether)\b",
+    r"\b(?:even if|even when|even though|whether or not|regardless of whether) (?:it|they|the "
+    r"[\w-]+|something|anything) (?:fails?|failed|breaks?|broke|errors? out|crash\w*)\b[^.;\n]{0,40}"
+    r"\b(?:say|report|mark|tell|claim|show)\w*\b[^.;\n]{0,30}\b(?:done|passed|passing|green|"
+    r"successful|succeeded|fine|ok)\b",
+)
