@@ -20,6 +20,7 @@ from .words import (
     credential_like,
     high_entropy,
     is_reference,
+    keyword_argument,
     not_a_value,
     public_before,
     wordish,
@@ -55,7 +56,8 @@ def _named_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     kind = words_in(name)
     if not kind or not_secret_name(name) or is_reference(value) or not_a_value(value):
         return None
-    if cookie_pairs(name, value):
+    if cookie_pairs(name, value) or keyword_argument(value):
+        # "since we pass evaluate=False": another name's value
         return None
     if public_before(match.string, match.start()):
         return None
@@ -220,7 +222,7 @@ def _labelled(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     path, hash or blob. What a password looks like when its label is in a language no table has."""
     import re
 
-    from .words import HASH_WORDS, classes
+    from .words import HASH_WORDS, classes, version_string
 
     if label:
         # a label's colon is a namespace (``build:00000A.a``, ``auth:oauth2``), not a language's
@@ -229,6 +231,9 @@ def _labelled(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     value = match.group("secret").rstrip(".,;")
     words = match.group("label").lower()
     if classes(value) < 4 or not credential_like(value, strict=True) or "://" in value:
+        return None
+    if version_string(value):
+        # a version banner, a platform string (Sphinx-5.0.0b1, macOS-12.4-arm64-arm-64bit)
         return None
     if any(c in value for c in "/\\\"'`()[]{}<>") or "=" in value.rstrip("="):
         # a path, code, a requirement (Sphinx>=9.1), a blob, a query

@@ -31,6 +31,7 @@ from .words import (
     not_a_value,
     public_before,
     random_printable,
+    test_outcome,
     wordish,
 )
 
@@ -47,6 +48,9 @@ _NOT_SECRET_PARTS = frozenset(
     (
         "hash",
         "hashed",
+        # a number used once, sent in clear (oauth_nonce, a Digest header's cnonce)
+        "nonce",
+        "cnonce",
         "fingerprint",
         "digest",
         "checksum",
@@ -246,8 +250,29 @@ def _not_a_literal(match: re.Match[str], name: str, value: str) -> bool:
     # a YAML anchor or alias (x-db-pass: &dbpass …, DB_PASSWORD: *dbpass) names the value
     anchor = value[:1] in "&*" and value[1:].replace("-", "").replace("_", "").isalnum()
     return match.group("qsecret") is None and (
-        value in _CODE_WORDS or names_a_secret(value) or anchor
+        _code_value(name, value) or names_a_secret(value) or anchor
     )
+
+
+def _code_value(name: str, value: str) -> bool:
+    """An unquoted value that is code, once what ends it in code is set aside (a call's ``)``,
+    ``):``, a list's ``,``, a JSON string's ``\\n``): a code word (``nextToken=None):``), the
+    name itself passed on (``auth=auth)``, ``self.auth = auth``, ``password: password,``,
+    ``Token: token,``) or another name's attribute (``auth = parsed.auth\\n``)."""
+    import re
+
+    bare = re.sub(r"(?:\\[nrt])+$", "", value).rstrip(")]}:;,")
+    if not bare or bare == value.rstrip(",;"):
+        return value.rstrip(",;") in _CODE_WORDS or _same_name(name, value.rstrip(",;"))
+    return bare in _CODE_WORDS or _same_name(name, bare) or is_reference(bare)
+
+
+def _same_name(name: str, value: str) -> bool:
+    """``value`` is ``name``'s last part (``self.auth = auth``, ``opts.token = token``)."""
+    import re
+
+    last = re.split(r"[.:>\-]+", name.strip("\"'"))[-1]
+    return bool(last) and value.isidentifier() and value.lower() == last.lower()
 
 
 def _referenced(match: re.Match[str], sep: str) -> bool:
@@ -327,7 +352,9 @@ def _assigned(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if name.lower() in ("pwd", "oldpwd") and value.startswith(("/", "~")):
         # the shell's working directory
         return None
-    if _not_a_literal(match, name, value):
+    if _not_a_literal(match, name, value) or test_outcome(
+        match.string, match.start(), name, span[1]
+    ):
         return None
     quoted = match.group("qsecret") is not None
     if kind == "password" and not quoted:
@@ -463,6 +490,20 @@ def _literal_pair(text: str) -> bool:
     return any(pair in squeezed for pair in ('","', "','", "\",'", "',\""))
 
 
+def _identified_by(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """SQL's ``IDENTIFIED BY <password>``: a quoted value, or one in a statement that makes or
+    changes a user (``CREATE USER``, ``ALTER ROLE``, ``GRANT``), or written in SQL's capitals;
+    not English ("Symbols are identified by name", "identified by their serial number")."""
+    import re
+
+    value = match.group("secret")
+    if value[:1] in "'\"" or match.group().startswith("IDENTIFIED"):
+        return match.span("secret")
+    before = match.string[max(0, match.start() - 200) : match.start()].rpartition(";")[2]
+    statement = r"(?i)\b(?:create|alter)[ \t]+(?:user|role|login)\b|\bgrant\b|\bset[ \t]+password\b"
+    return match.span("secret") if re.search(statement, before) else None
+
+
 def _not_reference(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """The value, unless it stands in for one (``Bearer YOUR_TOKEN_HERE``)."""
     return None if is_reference(match.group("secret"), paths=False) else match.span("secret")
@@ -503,7 +544,30 @@ def _literal(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """A literal after a secret-named literal: only a credential-shaped one ("password", "Passwort"
     is i18n)."""
     found = _named(match, label)
-    return found if found and credential_like(_value(match)[0], strict=label) else None
+    value = _value(match)[0]
+    if _describes(value):
+        # ['token', 'quoted value'], ('password', 'retype password'): a list of words, a field's
+        # label
+        return None
+    return found if found and credential_like(value, strict=label) else None
+
+
+# nouns that say what kind of value a phrase is about, not a value
+_KIND_NOUNS = frozenset(
+    ("value", "values", "literal", "string", "text", "keyword", "word", "words", "name", "field")
+    + ("label", "comment", "whitespace", "number", "identifier", "operator")
+)
+
+
+def _describes(value: str) -> bool:
+    """Lower-case words, two to four, one of them a kind of value's noun or a secret's word:
+    a phrase that says what something is ("quoted value", "retype password")."""
+    parts = value.split(" ")
+    return (
+        2 <= len(parts) <= 4
+        and all(part.isalpha() and part.islower() for part in parts)
+        and any(part in _KIND_NOUNS or name_word(part) is not None for part in parts)
+    )
 
 
 def _named(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -734,7 +798,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"\t]+)?(?P<secret>'[^'\n]*'|"
         r"\"[^\"\n]*\"|[^\s;'\"]+)",
         ("identified",),
-        None,
+        _identified_by,
         None,
     ),
     (

@@ -29,9 +29,11 @@ from .words import (
     high_entropy,
     inside_uri,
     is_reference,
+    keyword_argument,
     not_a_value,
     public_before,
     random_printable,
+    test_outcome,
     wordish,
 )
 
@@ -190,7 +192,16 @@ def _qualifier_ok(text: str) -> bool:
     if stripped[0] in "(（" and stripped[-1] in ")）":
         return True
     words = stripped.split()
+    if any(word.lower() in _CLAUSE_WORDS for word in words[1:]):
+        # a clause, no qualifier: "auth from the URL before passing it to `urllib3`"
+        return False
     return len(words) <= 8 and (words[0].lower() in _PREPOSITIONS or _clitic(words[0]))
+
+
+# English words that open a clause, which a qualifier ("for the staging db") never holds
+_CLAUSE_WORDS = frozenset(
+    ("before", "after", "when", "while", "if", "because", "since", "until", "unless", "whether")
+)
 
 
 # Words between a separator and the value that say when: "it's now", "is still", "changed to".
@@ -254,7 +265,8 @@ def _acceptable(value: str, quoted: bool, after: str, word: str, label: bool) ->
     import re
 
     password = " ".join(fold(word).split()) in _PASSWORDS
-    if not value or value != value.strip() or is_reference(value):
+    if not value or value != value.strip() or is_reference(value) or keyword_argument(value):
+        # "pass `left=0, right=1` to GridSpec": a call's arguments
         return False
     if fold(word) in _CARD_CODES and re.fullmatch(r"\d{3,4}", value):
         # a card's security code: three digits or four, after its word or a blank
@@ -361,8 +373,13 @@ def _prose(match: re.Match[str], label: bool, qualified: bool = False) -> tuple[
     # a stem's ending: şifre-si, hasł-a, salasana-si
     rest, base = rest[ending:], base + ending
     # a JSON key: "auth": {…}
-    quoted_word = match.string[match.start() - 1 : match.start()] in _QUOTES
+    quoted_word = match.string[match.start() - 1 : match.start()] in _QUOTES or _closes(
+        match.string, match.start(), rest
+    )
     judged = "password" if qualified else word
+    if fold(word) == "pass" and rest[:4].rstrip(" \t.,;:!?)`'\"").lower() in ("ing", "ed", "es"):
+        # the verb: "before passing it to `urllib3`", "passed `strict=True`"
+        return None
     for start, after in _starts(rest, qualified):
         if after == "quote" and quoted_word:
             continue
@@ -373,6 +390,9 @@ def _prose(match: re.Match[str], label: bool, qualified: bool = False) -> tuple[
         if found is None:
             continue
         begin, end, quoted = found
+        if test_outcome(match.string, match.start(), word, base + end):
+            # PASS: __init__ was included.
+            return None
         if after == "bare" and rest[end:].strip().rstrip("।.!。").strip() in SOV_COPULAS:
             # the verb after the value: "पासवर्ड ghar1234 है"
             after = "sep"
@@ -385,6 +405,16 @@ def _prose(match: re.Match[str], label: bool, qualified: bool = False) -> tuple[
             if second and _acceptable(rest[second[0] : second[1]], False, "sep", judged, label):
                 return base + second[0], base + second[1]
     return None
+
+
+def _closes(text: str, start: int, rest: str) -> bool:
+    """Whether the quote right after the word at ``start`` closes a string the word ends, opened
+    earlier on its line (``uri="/digest-auth", qop=…``): it opens no value."""
+    quote = rest[:1]
+    if not quote or quote not in _QUOTES:
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    return text.count(quote, line_start, start) % 2 == 1
 
 
 def _letters(text: str) -> int:

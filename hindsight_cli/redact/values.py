@@ -21,6 +21,7 @@ from .words import (
     inside_uri,
     is_reference,
     public_before,
+    version_string,
     wordish,
 )
 
@@ -248,8 +249,9 @@ def token_like(value: str) -> bool:
     bare = value.rstrip("=")
     if not 20 <= len(bare) <= 4096 or value.startswith(_FILE_MAGIC):
         return False
-    if re.fullmatch(r"[0-9a-f]{32,}|[0-9A-F]{32,}", bare) and len(bare) not in (40, 64):
-        # 40 and 64 are SHA-1's and SHA-256's lengths: a pod's or a lock file's checksum
+    if re.fullmatch(r"[0-9a-f]{32,}|[0-9A-F]{32,}", bare) and len(bare) not in (40, 64, 96, 128):
+        # 40, 64, 96 and 128 are the lengths of SHA-1, SHA-256, SHA-384 and SHA-512: a pod's or a
+        # lock file's checksum, a static file's cache-buster (app.css?v=<128 hex>)
         return _entropy(bare) >= 3.3
     if re.fullmatch(r"(?:[a-z]{1,12}-)?[0-9a-fA-F\-]+", bare) or re.match(
         r"(?i)(?:sha\d*|md5)[-:_]", bare
@@ -263,6 +265,9 @@ def token_like(value: str) -> bool:
     ):
         return False
     if wordish(bare) or is_reference(value) or re.match(r"v?\d+\.\d+", bare):
+        return False
+    if version_string(bare):
+        # a version banner, a platform string: Sphinx-3.5.0+/b19bce971, macOS-12.4-arm64-arm-64bit
         return False
     if dotted_numbers(bare):
         return False
