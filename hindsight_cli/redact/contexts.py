@@ -653,10 +653,13 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _named_after,
         None,
     ),
-    # … or after the verb: "log in with … and the username on the sticker"
+    # … or after the verb: "log in with … and the username on the sticker", "log in as admin
+    # with …", "sign in to the portal using …"
     (
         "password",
-        r"(?i)\b(?:log|sign)[ \t\-]?(?:in|on)[ \t]+(?:with|using)[ \t]+[\"'`]?"
+        r"(?i)\b(?:log|sign)[ \t\-]?(?:into[ \t]+(?:the[ \t]+)?[\w.@\-]{1,40}|(?:in|on)"
+        r"(?:[ \t]+(?:as|to)[ \t]+(?:the[ \t]+)?[\w.@\-]{1,40})?)"
+        r"[ \t]+(?:with|using)[ \t]+[\"'`]?"
         r"(?P<secret>[^\s\"'`]{8,64})[\"'`]?(?![^\s,.;])",
         _SIGN_IN,
         _login_pair,

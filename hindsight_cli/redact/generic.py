@@ -23,6 +23,7 @@ from .words import (
     credential_like,
     dotted_numbers,
     ends,
+    fold,
     high_entropy,
     inside_uri,
     is_reference,
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
 _B64 = "A-Za-z0-9+/"
 _PASSWORDS = frozenset(PASSWORD_WORDS + NAME_ONLY_WORDS)
 _KEYS = frozenset(KEY_WORDS)
+# a secret's word, in any language, as a whole value: a label, not a secret
+_WORDS_ITSELF = frozenset(PASSWORD_WORDS + SECRET_WORDS + KEY_WORDS)
 # Parts of a name that say its value is not the secret itself (password_hash, token_url, max_tokens,
 # apiKeyHeader, secret_name, PASSWORD_STORE_DIR, client_key_file).
 _NOT_SECRET_PARTS = frozenset(
@@ -245,6 +248,9 @@ def _not_a_literal(match: re.Match[str], name: str, value: str) -> bool:
     ``key = await vault.read(…)``)."""
     if is_reference(value) or not value.strip() or _names_a_key(name, value):
         return True
+    if fold(value.strip()) in _WORDS_ITSELF:
+        # a translation's or a form's label: "login.password": "Passwort", "mot de passe"
+        return True
     from .words import names_a_secret
 
     # a YAML anchor or alias (x-db-pass: &dbpass …, DB_PASSWORD: *dbpass) names the value
@@ -369,7 +375,9 @@ def _assigned(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         # value only, and not a key said to be public ("Public key: 7xKX…")
         from .values import api_uuid
 
-        random = high_entropy(value) or api_uuid(name, value)
+        random = (
+            high_entropy(value) or api_uuid(name, value) or _keyed_password(kind, value, quoted)
+        )
         if sep == "is" and kind == "key" and not random:
             # "the kanban key is Q8325KKGPC7O": a service's key said in prose
             from .services import service_credential
@@ -389,6 +397,23 @@ def _assigned(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         # "auth: token-based"
         return None
     return span if looks_random(value) else None
+
+
+def _keyed_password(kind: str, value: str, quoted: bool) -> bool:
+    """A quoted string given to a key's name that reads as a password, all four kinds of character
+    and none of a path's, an address's or a sentence's (``char key[] = {'N', 'i', …}`` read as
+    ``key = "Nimbus7Quartz!4"``, ``const KEY = 'Tiger-88!Rv'``): too short for a random key's
+    test, not a name, a header or a template (``key = "Content-Type"``, ``"user:{id}"``)."""
+    from .words import classes
+
+    return (
+        kind == "key"
+        and quoted
+        and 8 <= len(value) <= 64
+        and classes(value) == 4
+        and not any(c in value for c in " /:{}<>@$%")
+        and credential_like(value, strict=True)
+    )
 
 
 def _url_password(match: re.Match[str], label: bool) -> tuple[int, int] | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from .words import (
     HASH_WORDS,
+    cache_key,
     dotted_numbers,
     ends,
     inside_uri,
@@ -35,6 +36,13 @@ _ID_PARTS = frozenset(
     | {
         "uid",
         "ulid",
+        # sortable and short unique ids: KSUID, CUID, xid, Nano ID, a snowflake
+        "ksuid",
+        "cuid",
+        "cuid2",
+        "xid",
+        "nanoid",
+        "snowflake",
         "oid",
         # a content id (IPFS)
         "cid",
@@ -102,6 +110,9 @@ _ID_PARTS = frozenset(
         "tag",
         "branch",
         "video",
+        # a playlist's id (YouTube's list=PL…, Spotify's playlist/…)
+        "list",
+        "playlist",
         "track",
         "doc",
         "document",
@@ -266,8 +277,9 @@ def token_like(value: str) -> bool:
         return False
     if wordish(bare) or is_reference(value) or re.match(r"v?\d+\.\d+", bare):
         return False
-    if version_string(bare):
-        # a version banner, a platform string: Sphinx-3.5.0+/b19bce971, macOS-12.4-arm64-arm-64bit
+    if version_string(bare) or cache_key(bare):
+        # a version banner, a platform string (Sphinx-3.5.0+/b19bce971, macOS-12.4-arm64-arm-64bit),
+        # a CI cache's key (Linux-pip-<sha256>)
         return False
     if dotted_numbers(bare):
         return False
@@ -418,8 +430,8 @@ def _prefixed(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     from .words import _entropy, classes
 
     body = match.group("body")
-    if re.match(r"(?:sha\d*|md5|blake\d*|sha3)[_-]", match.group()):
-        # sha512-…: an integrity digest
+    if re.match(r"(?:sha\d*|md5|blake\d*|sha3)[_-]", match.group()) or cache_key(match.group()):
+        # sha512-…: an integrity digest; node-cache-Linux-x64-npm-<sha256>: a CI cache's key
         return None
     prefix = set(re.split(r"[_-]", match.group()[: match.start("body") - match.start()]))
     hex_body = re.fullmatch(r"[0-9a-fA-F]+", body) is not None

@@ -1269,10 +1269,18 @@ def public_before(text: str, start: int) -> bool:
     """Whether the word before ``start`` says the key or token named there is public or an id
     ("Public key: 7xKX…", "commit token …")."""
     before = text[max(0, start - 24) : start].lower().split()[-2:]
-    # or the word before that: "public view key: …"
-    return any(word.strip("-_:") in HASH_WORDS for word in before[-1:]) or (
-        len(before) == 2 and before[0] == "public"
-    )
+    # or the word before that: "public view key: …"; a record's or a cache's key: "restored cache
+    # key: Linux-pip-<sha256>", "partition key: tenant-…"
+    return any(
+        word.strip("-_:") in HASH_WORDS or word in _KEYS_OF_RECORDS for word in before[-1:]
+    ) or (len(before) == 2 and before[0] == "public")
+
+
+# words before "key" that make it a record's, a table's or a cache's key, no credential
+_KEYS_OF_RECORDS = frozenset(
+    ("cache", "partition", "sort", "primary", "foreign", "routing", "shard", "lookup")
+    + ("row", "composite", "dedup", "dedupe", "idempotency", "object", "map", "dict", "hash")
+)
 
 
 def classes(value: str) -> int:
@@ -1350,6 +1358,9 @@ def is_reference(value: str, paths: bool = True) -> bool:
         r"[A-Z]+(?:_[A-Z]+)+", stripped
     ):
         # a placeholder: your-api-key-here, <token>, changeme; a variable's name (ACCESS_TOKEN)
+        return True
+    if stripped[:2] in ("my", "yo") and re.fullmatch(r"(?:my|your)(?:[A-Z][a-z]+)+", stripped):
+        # a documentation's stand-in: Password=myPassword; (connectionstrings.com), yourPassword
         return True
 
     if (
@@ -1534,6 +1545,16 @@ def test_outcome(text: str, start: int, name: str, end: int) -> bool:
     )
 
 
+def closes_quote(text: str, start: int, rest: str) -> bool:
+    """Whether the quote right after the word at ``start`` closes a string the word ends, opened
+    earlier on its line (``uri="/digest-auth", qop=…``): it opens no value."""
+    quote = rest[:1]
+    if not quote or quote not in "\"'`":
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    return text.count(quote, line_start, start) % 2 == 1
+
+
 def keyword_argument(value: str) -> bool:
     """A value that is itself an assignment to another name, whose name says no secret: a call's
     keyword arguments (``left=0, right=1``, ``offset=np.timedelta64(0, 'ns')``, ``positive=True``),
@@ -1598,11 +1619,30 @@ def high_entropy(value: str) -> bool:
     letters, digits = sum(c.isalpha() for c in value), sum(c.isdigit() for c in value)
     if not letters or not digits:
         return False
+    if cache_key(value):
+        return False
     if "_" in value and digits <= 2 and re.fullmatch(r"_*[a-z][a-z0-9]*(?:_+[a-z0-9]+)*_*", value):
         # a code's name in snake case, a digit or two in it (_conftestpath2mod, s3_bucket_for_logs):
         # random lower-case tokens hold a digit in three characters and no "_"
         return False
     return _entropy(value) >= (3.0 if re.fullmatch(r"[0-9a-fA-F]+", value) else 3.3)
+
+
+def cache_key(value: str) -> bool:
+    """A CI cache's key: words, then a digest of what the cache holds (``Linux-pip-<sha256>``,
+    ``node-cache-Linux-x64-npm-<sha256>``), one of the words a system's or a package manager's."""
+    import re
+
+    return re.fullmatch(
+        r"(?:[A-Za-z][A-Za-z0-9]*[-_]){2,}(?:[0-9a-f]{40}|[0-9a-f]{64})", value
+    ) is not None and any(part.lower() in _CACHE_PARTS for part in re.split(r"[-_]", value)[:-1])
+
+
+# the words a CI cache's key is made of (actions/cache, GitLab's cache:key:files)
+_CACHE_PARTS = frozenset(
+    ("linux", "windows", "macos", "darwin", "ubuntu", "x64", "arm64", "cache", "deps", "node")
+    + ("npm", "pip", "yarn", "pnpm", "cargo", "gradle", "maven", "go", "poetry", "conda", "uv")
+)
 
 
 def _entropy(value: str) -> float:
