@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+from .spoken import SENTENCE_WORDS, SPOKEN
 from .words import (
     NAME_WORDS,
     PASSWORD_WORDS,
@@ -352,16 +353,9 @@ def _words_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     from .values import _PROSE_WORDS
 
     words = set(re.split(r"[ \t\-_.]+", match.group("secret").lower()))
-    if words & _PROSE_WORDS or words & _SENTENCE_WORDS:
+    if words & _PROSE_WORDS or words & SENTENCE_WORDS:
         return None
     return match.span("secret")
-
-
-# words of a sentence that a passphrase's random words are unlikely to hold
-_SENTENCE_WORDS = frozenset(
-    "of to in on at by is be it or as an if so we me my pick use using list like".split()
-    + "der die das und ist ein eine le la les et un une de el los y es".split()
-)
 
 
 def _codes(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -676,6 +670,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _answer,
         None,
     ),
+    *SPOKEN,
     # a passphrase said to be words, then its words: "The passphrase is four words, all lowercase
     # with spaces: tangerine quarry velvet oboe", "three words with dashes: copper-lantern-meadow"
     (

@@ -1,0 +1,237 @@
+"""Secrets said, not assigned, in the ways chats, notes and comments give them. Part of ``redact``;
+its rules run among ``contexts``'s (``contexts.RULES`` holds them where they stood).
+
+- the answers to security questions after their topics ("mother's maiden name "…", first pet
+  "…"") near words that say they are answers;
+- a secret spelled in the phonetic alphabet ("Tango Hotel Echo Seven Niner …") on a line that
+  names a secret;
+- a value said to be hidden by a trivial cipher ("ROT13'd so the scanner ignores it: …");
+- a secret's later part ("second half: …", "part 2 of the key: …") after a secret's word or one
+  already redacted;
+- a passphrase said word for word ("the master password is literally purple monkey dishwasher
+  42, yes with spaces");
+- a key read out in groups, then what it is ("I538 D1JY C8GY IY13 — that's the licence
+  activation secret");
+- the answer, on a later line of a chat, to a question that asks for a secret ("can you send me
+  the db pass?" then "sure, it's …").
+"""
+
+from __future__ import annotations
+
+from .words import credential_like, high_entropy, is_reference
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+
+# words of a sentence that a passphrase's random words are unlikely to hold
+SENTENCE_WORDS = frozenset(
+    "of to in on at by is be it or as an if so we me my pick use using list like".split()
+    + "der die das und ist ein eine le la les et un une de el los y es".split()
+)
+
+
+def _topic_answer(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A security question's topic and its quoted answer, within 300 characters after words that
+    name security questions or answers: not "my favourite editor "vim"" in a chat."""
+    text = match.string
+    around = text[max(0, match.start() - 300) : match.start()].lower()
+    cues = ("security question", "secret question", "answers", "answer:", "recovery question")
+    if match.group("secret").lower().strip() in _TOPIC_NOUNS or is_reference(match.group("secret")):
+        # a form's field: a first pet "name", a favourite "colour"
+        return None
+    return match.span("secret") if any(cue in around for cue in cues) else None
+
+
+_TOPIC_NOUNS = frozenset(
+    ("name", "colour", "color", "answer", "value", "text", "city", "street", "school", "model")
+)
+
+
+# a letter's or a digit's word in the phonetic (NATO, ICAO) alphabet, digits in English and the
+# radio's own (niner, tree, fife), "uno" as some say one
+_PHONETIC = (
+    r"(?:alpha|alfa|bravo|charlie|delta|echo|foxtrot|golf|hotel|india|juliett?|kilo|lima|mike"
+    r"|november|oscar|papa|quebec|romeo|sierra|tango|uniform|victor|whiske?y|x-?ray|yankee|zulu"
+    r"|zero|one|two|three|four|five|six|seven|eight|nine|niner|tree|fife|uno|capital|lower(?:case)?"
+    r"|upper(?:case)?|dash|hyphen|underscore|dot|period|exclamation(?:[ \t]+mark)?|hash|at)"
+)
+
+
+def _spelled_secret(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """Phonetic words on a line that names a secret (a password, a key, a PIN, a code, a token),
+    at least three of them a letter's: a secret read out, not "one two three four five six"."""
+    import re
+
+    text = match.string
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    line_end = text.find("\n", match.end())
+    line = text[line_start : line_end if line_end >= 0 else len(text)].lower()
+    letters = re.findall(
+        r"alpha|alfa|bravo|charlie|delta|echo|foxtrot|golf|hotel|india|juliet|kilo|lima|mike"
+        r"|november|oscar|papa|quebec|romeo|sierra|tango|uniform|victor|whisk|ray|yankee|zulu",
+        match.group().lower(),
+    )
+    secret = re.search(r"\b(?:pass\w*|pw|pin|key|code|secret|token|wi-?fi|wlan|spell\w*)\b", line)
+    return match.span("secret") if len(letters) >= 3 and secret else None
+
+
+def _ciphered(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A password-shaped value (its shape survives ROT13 and reversal) after a trivial cipher's
+    name: not "rot13 of hello: uryyb"."""
+    value = match.group("secret").rstrip(".,;)")
+    if not credential_like(value, strict=True):
+        return None
+    return match.start("secret"), match.start("secret") + len(value)
+
+
+def _second_part(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A random or password-shaped value given as a secret's later part, when the 400 characters
+    before name a secret or hold one already redacted."""
+    import re
+
+    value = match.group("secret").rstrip(".,;)")
+    if not (high_entropy(value) or credential_like(value, strict=True)):
+        return None
+    before = match.string[max(0, match.start() - 400) : match.start()].lower()
+    if "[redacted:" not in before and not re.search(
+        r"\b(?:token|key|secret|password|passphrase|pw|credential)s?\b", before
+    ):
+        return None
+    return match.start("secret"), match.start("secret") + len(value)
+
+
+def _verbatim(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """What follows "literally": a password-shaped value, or words with a digit among them or
+    said to be words ("with spaces", "all lowercase") that hold no sentence's words."""
+    import re
+
+    from .values import _PROSE_WORDS
+
+    value = match.group("secret").strip()
+    if credential_like(value, strict=True) and " " not in value:
+        return match.start("secret"), match.start("secret") + len(match.group("secret").rstrip())
+    words = value.lower().split()
+    line_end = match.string.find("\n", match.end())
+    after = match.string[match.end() : line_end if line_end >= 0 else len(match.string)].lower()
+    hinted = any(c.isdigit() for c in value) or re.search(r"spaces|lower ?case|words", after)
+    if len(words) < 2 or not hinted or set(words) & (_PROSE_WORDS | SENTENCE_WORDS):
+        return None
+    if any(w in ("characters", "chars", "long", "letters", "digits") for w in words):
+        return None
+    return match.start("secret"), match.start("secret") + len(match.group("secret").rstrip())
+
+
+def _grouped_key(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """Groups that read as a key's, not words: most of them hold a digit and a letter."""
+    groups = match.group("secret").split()
+    mixed = sum(any(c.isdigit() for c in g) and any(c.isalpha() for c in g) for g in groups)
+    return match.span("secret") if mixed * 2 > len(groups) else None
+
+
+def _asked_for(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A password-shaped value given on a line after one of the two lines before asks for a
+    secret (a question with a password's, a PIN's, a token's or a key's word)."""
+    import re
+
+    text = match.string
+    value = match.group("secret").rstrip(".,;!)")
+    if not credential_like(value, strict=True) or "/" in value:
+        return None
+    line_start = text.rfind("\n", 0, match.start())
+    if line_start < 0:
+        return None
+    previous = text.rfind("\n", 0, line_start)
+    first = text.rfind("\n", 0, previous) + 1 if previous > 0 else 0
+    asked = text[first:line_start].lower()
+    if "?" not in asked or not re.search(
+        r"\b(?:pass\w*|pw|pwd|pin|token|key|secret|creds?|credentials|login)\b[^?\n]*\?", asked
+    ):
+        return None
+    return match.start("secret"), match.start("secret") + len(value)
+
+
+SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
+    # the answers to security questions, each after its question's topic, quoted, on a line that
+    # says they are ("Security question answers: mother's maiden name "Kowalczyk", first pet
+    # "Pepper"")
+    (
+        "password",
+        r"(?i)\b(?:maiden[ \t]+name|first[ \t]+(?:pet|pet's[ \t]+name|car|school|teacher|job"
+        r"|boss|concert|street)|pet'?s[ \t]+name|city[ \t]+of[ \t]+birth|birth[ \t]?place"
+        r"|favou?rite[ \t]+[a-z]+|childhood[ \t]+[a-z]+|street[ \t]+you[ \t]+grew[ \t]+up[ \t]+on)"
+        r"[ \t]*[:=]?[ \t]*(?P<q>[\"'“])(?P<secret>[^\"'”\n]{2,64})[\"'”]",
+        ("maiden", "first ", "pet", "birth", "favorite", "favourite", "childhood", "grew up"),
+        _topic_answer,
+        None,
+    ),
+    # a secret spelled in the phonetic alphabet, six words or more, on a line that names a
+    # secret ("The Wi-Fi key spelled out: Tango Hotel Echo Seven Niner Bravo Lima Uno")
+    (
+        "password",
+        r"(?i)(?<![\w\-])(?P<secret>"
+        + _PHONETIC
+        + r"(?:[ \t]*[,;\-]?[ \t]+"
+        + _PHONETIC
+        + r"){5,})"
+        r"(?![\w\-])",
+        ("alpha", "alfa", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel")
+        + ("india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec")
+        + ("romeo", "sierra", "tango", "uniform", "victor", "whiskey", "whisky", "x-ray")
+        + ("xray", "yankee", "zulu"),
+        _spelled_secret,
+        None,
+    ),
+    # a value said to be hidden by a trivial cipher, after the colon that follows: "ROT13'd so
+    # the scanner ignores it: Snypba-Crccre-6672!", "caesar shift 3: …", "reversed: …"
+    (
+        "password",
+        r"(?i)\b(?:rot-?13|rot-?47|caesar|reversed|backwards)\b[^\n:]{0,80}:[ \t]*[\"'`]?"
+        r"(?P<secret>[^\s\"'`]{8,128})",
+        ("rot13", "rot-13", "rot47", "rot-47", "caesar", "reversed", "backwards"),
+        _ciphered,
+        None,
+    ),
+    # a secret's second part, sent after its first: "first half of the token: ghp_…" then
+    # "second half: rLAKCdZJ58FN0qJBGx", "part 2 of the key: …", "the rest: …"
+    (
+        "secret",
+        r"(?i)\b(?:(?:second|other|last|2nd)[ \t]+(?:half|part)|part[ \t]*(?:2|two|ii)\b|the[ \t]+rest"
+        r"|rest[ \t]+of[ \t]+(?:it|the[ \t]+\w+))[^\n:]{0,40}:[ \t]*[\"'`]?(?P<secret>[^\s\"'`]{6,128})",
+        ("half", "part", "rest"),
+        _second_part,
+        None,
+    ),
+    # a passphrase said word for word after "literally", "exactly", "verbatim": "the master
+    # password is literally purple monkey dishwasher 42, yes with spaces"
+    (
+        "password",
+        r"(?i)\b(?:password|passphrase|passwort|pass|pw|pwd)\b[^\n]{0,40}?(?:\bis|\bwas|[:=])[ \t]+"
+        r"(?:literally|exactly|verbatim|word[ \t]+for[ \t]+word)[ \t]*:?[ \t]+[\"'`]?"
+        r"(?P<secret>[^\n,.;\"'`()]{4,80}?)[\"'`]?(?=[ \t]*(?:[,.;(—]|$))",
+        ("literally", "exactly", "verbatim", "word for word"),
+        _verbatim,
+        None,
+    ),
+    # a key read out in groups, then what it is: "I538 D1JY C8GY IY13 — that's the licence
+    # activation secret for the build server"
+    (
+        "secret",
+        r"(?<![\w\-])(?P<secret>[A-Za-z0-9]{4,6}(?:[ \t][A-Za-z0-9]{4,6}){2,7})[ \t]*(?:[—–,:]|[ \t]-)"
+        r"[ \t]*(?i:that'?s|that[ \t]+is|this[ \t]+is|it'?s|which[ \t]+is)[ \t]+(?i:the|my|our|your)?"
+        r"(?:[ \t]+[\w\-]+){0,4}?[ \t]+(?i:secret|key|password|passphrase|code|licen[cs]e|token)\b",
+        ("that", "this", "it", "which"),
+        _grouped_key,
+        None,
+    ),
+    # the answer to a question that asks for a secret, on a later line of a chat: "can you send
+    # me the db pass?" then "sure, it's DragoxbgVC7810% but change it after the migration"
+    (
+        "password",
+        r"(?i)(?:\bit'?s|\bit[ \t]+is|\bhere(?:[ \t]+it[ \t]+is|[ \t]+you[ \t]+go)?|\bsure)[ \t]*[:,]?[ \t]+"
+        r"[\"'`]?(?P<secret>[^\s\"'`]{8,64})",
+        ("it's", "its", "it is", "here", "sure"),
+        _asked_for,
+        lambda text: "?" in text and "\n" in text,
+    ),
+]
