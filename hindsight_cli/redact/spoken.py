@@ -58,6 +58,14 @@ _PHONETIC = (
 )
 
 
+# the phonetic alphabet's letters, as ``_spelled_secret`` counts them
+_LETTER_WORDS = (
+    *("alpha", "alfa", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india"),
+    *("juliet", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra"),
+    *("tango", "uniform", "victor", "whisk", "ray", "yankee", "zulu"),
+)
+
+
 def _spelled_secret(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """Phonetic words on a line that names a secret (a password, a key, a PIN, a code, a token),
     at least three of them a letter's: a secret read out, not "one two three four five six"."""
@@ -67,11 +75,7 @@ def _spelled_secret(match: re.Match[str], label: bool) -> tuple[int, int] | None
     line_start = text.rfind("\n", 0, match.start()) + 1
     line_end = text.find("\n", match.end())
     line = text[line_start : line_end if line_end >= 0 else len(text)].lower()
-    letters = re.findall(
-        r"alpha|alfa|bravo|charlie|delta|echo|foxtrot|golf|hotel|india|juliet|kilo|lima|mike"
-        r"|november|oscar|papa|quebec|romeo|sierra|tango|uniform|victor|whisk|ray|yankee|zulu",
-        match.group().lower(),
-    )
+    letters = re.findall("|".join(_LETTER_WORDS), match.group().lower())
     secret = re.search(r"\b(?:pass\w*|pw|pin|key|code|secret|token|wi-?fi|wlan|spell\w*)\b", line)
     return match.span("secret") if len(letters) >= 3 and secret else None
 
@@ -163,7 +167,7 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"[ \t]*[:=]?[ \t]*(?P<q>[\"'“])(?P<secret>[^\"'”\n]{2,64})[\"'”]",
         ("maiden", "first ", "pet", "birth", "favorite", "favourite", "childhood", "grew up"),
         _topic_answer,
-        None,
+        lambda text: "answer" in text.lower() or "question" in text.lower(),
     ),
     # a secret spelled in the phonetic alphabet, six words or more, on a line that names a
     # secret ("The Wi-Fi key spelled out: Tango Hotel Echo Seven Niner Bravo Lima Uno")
@@ -180,7 +184,8 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         + ("romeo", "sierra", "tango", "uniform", "victor", "whiskey", "whisky", "x-ray")
         + ("xray", "yankee", "zulu"),
         _spelled_secret,
-        None,
+        # three of its words at least: "echo" alone is in every other shell command
+        lambda text: sum(word in text.lower() for word in _LETTER_WORDS) >= 3,
     ),
     # a value said to be hidden by a trivial cipher, after the colon that follows: "ROT13'd so
     # the scanner ignores it: Snypba-Crccre-6672!", "caesar shift 3: …", "reversed: …"
@@ -200,7 +205,7 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"|rest[ \t]+of[ \t]+(?:it|the[ \t]+\w+))[^\n:]{0,40}:[ \t]*[\"'`]?(?P<secret>[^\s\"'`]{6,128})",
         ("half", "part", "rest"),
         _second_part,
-        None,
+        lambda text: ":" in text,
     ),
     # a passphrase said word for word after "literally", "exactly", "verbatim": "the master
     # password is literally purple monkey dishwasher 42, yes with spaces"
@@ -217,12 +222,12 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # activation secret for the build server"
     (
         "secret",
-        r"(?<![\w\-])(?P<secret>[A-Za-z0-9]{4,6}(?:[ \t][A-Za-z0-9]{4,6}){2,7})[ \t]*(?:[—–,:]|[ \t]-)"
-        r"[ \t]*(?i:that'?s|that[ \t]+is|this[ \t]+is|it'?s|which[ \t]+is)[ \t]+(?i:the|my|our|your)?"
-        r"(?:[ \t]+[\w\-]+){0,4}?[ \t]+(?i:secret|key|password|passphrase|code|licen[cs]e|token)\b",
-        ("that", "this", "it", "which"),
+        r"(?i)(?<![\w\-])(?P<secret>[a-z0-9]{4,6}(?:[ \t][a-z0-9]{4,6}){2,7})[ \t]*(?:[—–,:]|[ \t]-)"
+        r"[ \t]*(?:that'?s|that[ \t]+is|this[ \t]+is|it'?s|which[ \t]+is)[ \t]+(?:the|my|our|your)?"
+        r"(?:[ \t]+[\w\-]+){0,4}?[ \t]+(?:secret|key|password|passphrase|code|licen[cs]e|token)\b",
+        ("that's", "thats", "that is", "this is", "it's", "which is"),
         _grouped_key,
-        None,
+        lambda text: any(c.isdigit() for c in text),
     ),
     # the answer to a question that asks for a secret, on a later line of a chat: "can you send
     # me the db pass?" then "sure, it's DragoxbgVC7810% but change it after the migration"
