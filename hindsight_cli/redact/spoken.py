@@ -133,6 +133,13 @@ def _grouped_key(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return match.span("secret") if mixed * 2 > len(groups) else None
 
 
+def _asks(lowered: str) -> bool:
+    """The cheap test before a chat's bare reply is looked for: a secret's word in the text."""
+    return any(
+        w in lowered for w in ("pass", "pw", "pin", "token", "key", "secret", "cred", "login")
+    )
+
+
 def _asked_for(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """A password-shaped value given on a line after one of the two lines before asks for a
     secret (a question with a password's, a PIN's, a token's or a key's word)."""
@@ -238,5 +245,15 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         ("it's", "its", "it is", "here", "sure"),
         _asked_for,
         lambda text: "?" in text and "\n" in text,
+    ),
+    # … or the reply is the value itself, after the chat's time and name ("[08:15] ria: <value>
+    # — don't paste it in the channel", "> <value>")
+    (
+        "password",
+        r"(?m)^(?:\[[^\]\n]{1,20}\][ \t]*)?(?:[\w.@\-]{1,24}:[ \t]+)?(?:>[ \t]*)?[\"'`]?"
+        r"(?P<secret>[^\s\"'`]{8,64})[\"'`]?(?=[ \t]|$)",
+        (),
+        _asked_for,
+        lambda text: "?" in text and "\n" in text and _asks(text.lower()),
     ),
 ]
