@@ -18,7 +18,7 @@ its rules run among ``contexts``'s (``contexts.RULES`` holds them where they sto
 
 from __future__ import annotations
 
-from .words import credential_like, high_entropy, is_reference
+from .words import credential_like, high_entropy, is_reference, keyword_argument
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -147,7 +147,8 @@ def _asked_for(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
     text = match.string
     value = match.group("secret").rstrip(".,;!)")
-    if not credential_like(value, strict=True) or "/" in value:
+    if not credential_like(value, strict=True) or "/" in value or keyword_argument(value):
+        # a path; code's arguments (`coord`=None, `dim`=None)
         return None
     line_start = text.rfind("\n", 0, match.start())
     if line_start < 0:
@@ -156,8 +157,11 @@ def _asked_for(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     first = text.rfind("\n", 0, previous) + 1 if previous > 0 else 0
     asked = text[first:line_start].lower()
     if "?" not in asked or not re.search(
-        r"\b(?:pass\w*|pw|pwd|pin|token|key|secret|creds?|credentials|login)\b[^?\n]*\?", asked
+        r"\b(?:pass(?:word|wd|phrase|code)?s?|pw|pwd|pin|token|key|secret|creds?|credentials|login)"
+        r"\b[^?\n]*\?",
+        asked,
     ):
+        # "what if `coord` is passed as `None`?": the verb asks for nothing
         return None
     return match.start("secret"), match.start("secret") + len(value)
 
