@@ -36,13 +36,18 @@ def _topic_answer(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     name security questions or answers: not "my favourite editor "vim"" in a chat."""
     text = match.string
     around = text[max(0, match.start() - 300) : match.start()].lower()
-    cues = ("security question", "secret question", "answers", "answer:", "recovery question")
+    cues = (
+        *("security question", "secret question", "answers", "answer:", "recovery question"),
+        *("sicherheitsfrage", "antwort", "question secrète", "réponse", "pregunta", "respuesta"),
+    )
     if match.group("secret").lower().strip() in _TOPIC_NOUNS or is_reference(match.group("secret")):
         # a form's field: a first pet "name", a favourite "colour"
         return None
     return match.span("secret") if any(cue in around for cue in cues) else None
 
 
+# what a text that gives security answers says (the rule's gate, before its pattern compiles)
+_ANSWER_GATES = ("answer", "question", "frage", "antwort", "réponse", "pregunta", "respuesta")
 _TOPIC_NOUNS = frozenset(
     ("name", "colour", "color", "answer", "value", "text", "city", "street", "school", "model")
 )
@@ -54,7 +59,11 @@ _PHONETIC = (
     r"(?:alpha|alfa|bravo|charlie|delta|echo|foxtrot|golf|hotel|india|juliett?|kilo|lima|mike"
     r"|november|oscar|papa|quebec|romeo|sierra|tango|uniform|victor|whiske?y|x-?ray|yankee|zulu"
     r"|zero|one|two|three|four|five|six|seven|eight|nine|niner|tree|fife|uno|capital|lower(?:case)?"
-    r"|upper(?:case)?|dash|hyphen|underscore|dot|period|exclamation(?:[ \t]+mark)?|hash|at)"
+    r"|upper(?:case)?|dash|hyphen|underscore|dot|period|exclamation(?:[ \t]+mark)?|hash|at"
+    # DIN 5009, German's spelling alphabet, and German digits
+    r"|anton|berta|cäsar|dora|emil|friedrich|gustav|heinrich|ida|julius|kaufmann|ludwig|martha"
+    r"|nordpol|otto|paula|quelle|richard|samuel|siegfried|theodor|ulrich|wilhelm|xanthippe"
+    r"|ypsilon|zacharias|zeppelin|null|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun)"
 )
 
 
@@ -63,6 +72,9 @@ _LETTER_WORDS = (
     *("alpha", "alfa", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india"),
     *("juliet", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra"),
     *("tango", "uniform", "victor", "whisk", "ray", "yankee", "zulu"),
+    *("anton", "berta", "cäsar", "dora", "emil", "friedrich", "gustav", "heinrich", "ida"),
+    *("julius", "kaufmann", "ludwig", "martha", "nordpol", "otto", "paula", "quelle", "richard"),
+    *("samuel", "siegfried", "theodor", "ulrich", "wilhelm", "xanthippe", "ypsilon", "zacharias"),
 )
 
 
@@ -118,7 +130,11 @@ def _verbatim(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     words = value.lower().split()
     line_end = match.string.find("\n", match.end())
     after = match.string[match.end() : line_end if line_end >= 0 else len(match.string)].lower()
-    hinted = any(c.isdigit() for c in value) or re.search(r"spaces|lower ?case|words", after)
+    hinted = any(c.isdigit() for c in value) or re.search(
+        r"spaces|lower ?case|words|leerzeichen|kleinbuchstaben|wörter|espaces|minuscules|espacios"
+        r"|minúsculas|palabras",
+        after,
+    )
     if len(words) < 2 or not hinted or set(words) & (_PROSE_WORDS | SENTENCE_WORDS):
         return None
     if any(w in ("characters", "chars", "long", "letters", "digits") for w in words):
@@ -135,9 +151,14 @@ def _grouped_key(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
 def _asks(lowered: str) -> bool:
     """The cheap test before a chat's bare reply is looked for: a secret's word in the text."""
-    return any(
-        w in lowered for w in ("pass", "pw", "pin", "token", "key", "secret", "cred", "login")
-    )
+    return any(w in lowered for w in _ASKED)
+
+
+# a secret's words as ``_asks`` looks for them, a few languages'
+_ASKED = (
+    *("pass", "pw", "pin", "token", "key", "secret", "cred", "login", "kennwort", "mot de passe"),
+    *("contraseña", "senha", "hasło", "wachtwoord", "lösenord", "пароль"),
+)
 
 
 def _asked_for(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -150,6 +171,9 @@ def _asked_for(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if not credential_like(value, strict=True) or "/" in value or keyword_argument(value):
         # a path; code's arguments (`coord`=None, `dim`=None)
         return None
+    if all(part.isalpha() for part in re.split(r"[-_.]", value) if part):
+        # words joined, in any script (Configuración-Seguridad-Cuenta): a setting's place
+        return None
     line_start = text.rfind("\n", 0, match.start())
     if line_start < 0:
         return None
@@ -157,7 +181,8 @@ def _asked_for(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     first = text.rfind("\n", 0, previous) + 1 if previous > 0 else 0
     asked = text[first:line_start].lower()
     if "?" not in asked or not re.search(
-        r"\b(?:pass(?:word|wd|phrase|code)?s?|pw|pwd|pin|token|key|secret|creds?|credentials|login)"
+        r"\b(?:pass(?:word|wd|phrase|code|wort)?s?|pw|pwd|pin|token|key|secret|creds?|credentials"
+        r"|login|kennwort|mot[ \t]+de[ \t]+passe|contraseña|senha|hasło|wachtwoord|lösenord|пароль)"
         r"\b[^?\n]*\?",
         asked,
     ):
@@ -174,11 +199,18 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         "password",
         r"(?i)\b(?:maiden[ \t]+name|first[ \t]+(?:pet|pet's[ \t]+name|car|school|teacher|job"
         r"|boss|concert|street)|pet'?s[ \t]+name|city[ \t]+of[ \t]+birth|birth[ \t]?place"
-        r"|favou?rite[ \t]+[a-z]+|childhood[ \t]+[a-z]+|street[ \t]+you[ \t]+grew[ \t]+up[ \t]+on)"
+        r"|favou?rite[ \t]+[a-z]+|childhood[ \t]+[a-z]+|street[ \t]+you[ \t]+grew[ \t]+up[ \t]+on"
+        # German, French, Spanish: Geburtsname der Mutter, erstes Haustier, nom de jeune fille…
+        r"|geburtsname(?:[ \t]+der[ \t]+mutter)?|mädchenname(?:[ \t]+der[ \t]+mutter)?"
+        r"|erste[sr]?[ \t]+(?:haustier|auto|schule)|nom[ \t]+de[ \t]+jeune[ \t]+fille"
+        r"|premi(?:er|ère)[ \t]+(?:animal|voiture|école)|nombre[ \t]+de[ \t]+soltera"
+        r"|primer[ao]?[ \t]+(?:mascota|coche|escuela))"
         r"[ \t]*[:=]?[ \t]*(?P<q>[\"'“])(?P<secret>[^\"'”\n]{2,64})[\"'”]",
-        ("maiden", "first ", "pet", "birth", "favorite", "favourite", "childhood", "grew up"),
+        ("maiden", "first ", "pet", "birth", "favorite", "favourite", "childhood", "grew up")
+        + ("geburtsname", "mädchenname", "erste", "jeune fille", "premier", "première")
+        + ("soltera", "primer"),
         _topic_answer,
-        lambda text: "answer" in text.lower() or "question" in text.lower(),
+        lambda text: any(cue in text.lower() for cue in _ANSWER_GATES),
     ),
     # a secret spelled in the phonetic alphabet, six words or more, on a line that names a
     # secret ("The Wi-Fi key spelled out: Tango Hotel Echo Seven Niner Bravo Lima Uno")
@@ -193,7 +225,8 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         ("alpha", "alfa", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel")
         + ("india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec")
         + ("romeo", "sierra", "tango", "uniform", "victor", "whiskey", "whisky", "x-ray")
-        + ("xray", "yankee", "zulu"),
+        + ("xray", "yankee", "zulu", "anton", "berta", "dora", "emil", "friedrich", "gustav")
+        + ("heinrich", "julius", "ludwig", "martha", "nordpol", "paula", "siegfried", "theodor"),
         _spelled_secret,
         # three of its words at least: "echo" alone is in every other shell command
         lambda text: sum(word in text.lower() for word in _LETTER_WORDS) >= 3,
@@ -222,10 +255,13 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # password is literally purple monkey dishwasher 42, yes with spaces"
     (
         "password",
-        r"(?i)\b(?:password|passphrase|passwort|pass|pw|pwd)\b[^\n]{0,40}?(?:\bis|\bwas|[:=])[ \t]+"
-        r"(?:literally|exactly|verbatim|word[ \t]+for[ \t]+word)[ \t]*:?[ \t]+[\"'`]?"
+        r"(?i)\b(?:password|passphrase|passwort|kennwort|pass|pw|pwd|mot[ \t]+de[ \t]+passe|contraseña"
+        r"|senha)\b[^\n]{0,40}?(?:\bis|\bwas|\bist|\bwar|\best|\bes|\bera|[:=])[ \t]+"
+        r"(?:literally|exactly|verbatim|word[ \t]+for[ \t]+word|wörtlich|buchstäblich|genau"
+        r"|littéralement|exactement|literalmente|exactamente|letteralmente)[ \t]*:?[ \t]+[\"'`]?"
         r"(?P<secret>[^\n,.;\"'`()]{4,80}?)[\"'`]?(?=[ \t]*(?:[,.;(—]|$))",
-        ("literally", "exactly", "verbatim", "word for word"),
+        ("literally", "exactly", "verbatim", "word for word", "wörtlich", "buchstäblich", "genau")
+        + ("littéralement", "exactement", "literalmente", "exactamente", "letteralmente"),
         _verbatim,
         None,
     ),
@@ -234,9 +270,13 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
     (
         "secret",
         r"(?i)(?<![\w\-])(?P<secret>[a-z0-9]{4,6}(?:[ \t][a-z0-9]{4,6}){2,7})[ \t]*(?:[—–,:]|[ \t]-)"
-        r"[ \t]*(?:that'?s|that[ \t]+is|this[ \t]+is|it'?s|which[ \t]+is)[ \t]+(?:the|my|our|your)?"
-        r"(?:[ \t]+[\w\-]+){0,4}?[ \t]+(?:secret|key|password|passphrase|code|licen[cs]e|token)\b",
-        ("that's", "thats", "that is", "this is", "it's", "which is"),
+        r"[ \t]*(?:that'?s|that[ \t]+is|this[ \t]+is|it'?s|which[ \t]+is|esa?[ \t]+es|eso[ \t]+es"
+        r"|das[ \t]+ist|c'est|ce[ \t]+sont|questa[ \t]+è|questo[ \t]+è)[ \t]+"
+        r"(?:the|my|our|your|la|el|der|die|das|le|mein|meine|mi|ma|mon)?"
+        r"(?:[ \t]+[\w\-]+){0,4}?[ \t]+(?:secret|key|password|passphrase|code|licen[cs]e|token|clave"
+        r"|schlüssel|lizenz\w*|passwort|clé|licencia|contraseña|código|chiave|licenza)\b",
+        ("that's", "thats", "that is", "this is", "it's", "which is", "esa es", "es es", "eso es")
+        + ("das ist", "c'est", "ce sont", "questa è", "questo è"),
         _grouped_key,
         lambda text: any(c.isdigit() for c in text),
     ),
@@ -244,9 +284,11 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # me the db pass?" then "sure, it's DragoxbgVC7810% but change it after the migration"
     (
         "password",
-        r"(?i)(?:\bit'?s|\bit[ \t]+is|\bhere(?:[ \t]+it[ \t]+is|[ \t]+you[ \t]+go)?|\bsure)[ \t]*[:,]?[ \t]+"
-        r"[\"'`]?(?P<secret>[^\s\"'`]{8,64})",
-        ("it's", "its", "it is", "here", "sure"),
+        r"(?i)(?:\bit'?s|\bit[ \t]+is|\bhere(?:[ \t]+it[ \t]+is|[ \t]+you[ \t]+go)?|\bsure|\bes[ \t]+ist"
+        r"|\bdas[ \t]+ist|\bklar|\bhier|\bc'est|\bvoil[àa]|\bvoici|\boui|\bclaro|\baqu[íi]|\bs[íi])"
+        r"[ \t]*[:,]?[ \t]+[\"'`]?(?P<secret>[^\s\"'`]{8,64})",
+        ("it's", "its", "it is", "here", "sure", "es ist", "das ist", "klar", "hier", "c'est")
+        + ("voilà", "voila", "voici", "oui", "claro", "aquí", "aqui", "sí"),
         _asked_for,
         lambda text: "?" in text and "\n" in text,
     ),
