@@ -403,6 +403,8 @@ def _apply(text: str, label: bool) -> tuple[str, int]:
             span = check(match, label) if check is not None else _secret_span(match)
             if span is not None and position < _PROVIDERS:
                 span = _whole_token(text, span)
+            if span is not None and text[span[1] : span[1] + 1] == "\n":
+                span = _wrapped(text, span)
             if span is None or span[0] < last or span[0] >= span[1] or _overlaps(span, done):
                 continue
             if values.placeholder(text[span[0] : span[1]]) or (
@@ -437,6 +439,29 @@ def _whole_token(text: str, span: tuple[int, int]) -> tuple[int, int]:
         while end < len(text) and (text[end].isalnum() and text[end].isascii()):
             end += 1
     return span if end == span[1] else (span[0], end)
+
+
+def _wrapped(text: str, span: tuple[int, int]) -> tuple[int, int]:
+    """A secret that ends a long line (40 characters or more, as a terminal or an export wraps
+    them) read on into the next line when that line is one run of a token's characters with a
+    digit and a letter in it and nothing else (``GITLAB_RUNNER_REG_TOKEN=GR1348941…`` then
+    ``Ke12AC6Pn6d``): the token's rest, a leak otherwise. A line of words, a blank line or a
+    command after it is no part of it."""
+    line_start = text.rfind("\n", 0, span[0]) + 1
+    if span[1] - line_start < 40 or span[1] - span[0] < 16:
+        return span
+    end = text.find("\n", span[1] + 1)
+    end = len(text) if end < 0 else end
+    rest = text[span[1] + 1 : end]
+    if (
+        4 <= len(rest) <= 256
+        and all(c.isascii() and (c.isalnum() or c in "+/=_-") for c in rest)
+        and any(c.isdigit() for c in rest)
+        and any(c.isalpha() for c in rest)
+        and not rest.startswith("-")
+    ):
+        return span[0], end
+    return span
 
 
 def _markers(text: str) -> list[tuple[int, int]]:

@@ -287,7 +287,9 @@ def _attached(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """``-pS3cretPw`` with no tool we know before it: a quoted value, or one that reads as a
     credential."""
     value = _inner(match)
-    if not value or is_reference(value, paths=False):
+    if not value or is_reference(value, paths=False) or value[0] in ").]>,[*/%+":
+        # code's unary minus: (-p).args[1], -p.x, -p[0], -p->scale: what follows ends or reads
+        # the expression, no password starts so
         return None
     quoted = match.group("secret")[0] in "'\""
     return _span(match) if quoted or credential_like(value, strict=True) else None

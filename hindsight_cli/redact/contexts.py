@@ -14,12 +14,14 @@
 
 from __future__ import annotations
 
+from .spoken import SENTENCE_WORDS, SPOKEN
 from .words import (
     NAME_WORDS,
     PASSWORD_WORDS,
     credential_like,
     high_entropy,
     is_reference,
+    keyword_argument,
     not_a_value,
     public_before,
     wordish,
@@ -55,7 +57,8 @@ def _named_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     kind = words_in(name)
     if not kind or not_secret_name(name) or is_reference(value) or not_a_value(value):
         return None
-    if cookie_pairs(name, value):
+    if cookie_pairs(name, value) or keyword_argument(value):
+        # "since we pass evaluate=False": another name's value
         return None
     if public_before(match.string, match.start()):
         return None
@@ -220,7 +223,7 @@ def _labelled(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     path, hash or blob. What a password looks like when its label is in a language no table has."""
     import re
 
-    from .words import HASH_WORDS, classes
+    from .words import HASH_WORDS, classes, version_string
 
     if label:
         # a label's colon is a namespace (``build:00000A.a``, ``auth:oauth2``), not a language's
@@ -229,6 +232,9 @@ def _labelled(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     value = match.group("secret").rstrip(".,;")
     words = match.group("label").lower()
     if classes(value) < 4 or not credential_like(value, strict=True) or "://" in value:
+        return None
+    if version_string(value):
+        # a version banner, a platform string (Sphinx-5.0.0b1, macOS-12.4-arm64-arm-64bit)
         return None
     if any(c in value for c in "/\\\"'`()[]{}<>") or "=" in value.rstrip("="):
         # a path, code, a requirement (Sphinx>=9.1), a blob, a query
@@ -347,16 +353,9 @@ def _words_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     from .values import _PROSE_WORDS
 
     words = set(re.split(r"[ \t\-_.]+", match.group("secret").lower()))
-    if words & _PROSE_WORDS or words & _SENTENCE_WORDS:
+    if words & _PROSE_WORDS or words & SENTENCE_WORDS:
         return None
     return match.span("secret")
-
-
-# words of a sentence that a passphrase's random words are unlikely to hold
-_SENTENCE_WORDS = frozenset(
-    "of to in on at by is be it or as an if so we me my pick use using list like".split()
-    + "der die das und ist ein eine le la les et un une de el los y es".split()
-)
 
 
 def _codes(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -648,10 +647,13 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _named_after,
         None,
     ),
-    # … or after the verb: "log in with … and the username on the sticker"
+    # … or after the verb: "log in with … and the username on the sticker", "log in as admin
+    # with …", "sign in to the portal using …"
     (
         "password",
-        r"(?i)\b(?:log|sign)[ \t\-]?(?:in|on)[ \t]+(?:with|using)[ \t]+[\"'`]?"
+        r"(?i)\b(?:log|sign)[ \t\-]?(?:into[ \t]+(?:the[ \t]+)?[\w.@\-]{1,40}|(?:in|on)"
+        r"(?:[ \t]+(?:as|to)[ \t]+(?:the[ \t]+)?[\w.@\-]{1,40})?)"
+        r"[ \t]+(?:with|using)[ \t]+[\"'`]?"
         r"(?P<secret>[^\s\"'`]{8,64})[\"'`]?(?![^\s,.;])",
         _SIGN_IN,
         _login_pair,
@@ -668,6 +670,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _answer,
         None,
     ),
+    *SPOKEN,
     # a passphrase said to be words, then its words: "The passphrase is four words, all lowercase
     # with spaces: tangerine quarry velvet oboe", "three words with dashes: copper-lantern-meadow"
     (

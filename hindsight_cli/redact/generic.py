@@ -23,6 +23,7 @@ from .words import (
     credential_like,
     dotted_numbers,
     ends,
+    fold,
     high_entropy,
     inside_uri,
     is_reference,
@@ -31,6 +32,7 @@ from .words import (
     not_a_value,
     public_before,
     random_printable,
+    test_outcome,
     wordish,
 )
 
@@ -41,12 +43,17 @@ if TYPE_CHECKING:
 _B64 = "A-Za-z0-9+/"
 _PASSWORDS = frozenset(PASSWORD_WORDS + NAME_ONLY_WORDS)
 _KEYS = frozenset(KEY_WORDS)
+# a secret's word, in any language, as a whole value: a label, not a secret
+_WORDS_ITSELF = frozenset(PASSWORD_WORDS + SECRET_WORDS + KEY_WORDS)
 # Parts of a name that say its value is not the secret itself (password_hash, token_url, max_tokens,
 # apiKeyHeader, secret_name, PASSWORD_STORE_DIR, client_key_file).
 _NOT_SECRET_PARTS = frozenset(
     (
         "hash",
         "hashed",
+        # a number used once, sent in clear (oauth_nonce, a Digest header's cnonce)
+        "nonce",
+        "cnonce",
         "fingerprint",
         "digest",
         "checksum",
@@ -241,13 +248,37 @@ def _not_a_literal(match: re.Match[str], name: str, value: str) -> bool:
     ``key = await vault.read(…)``)."""
     if is_reference(value) or not value.strip() or _names_a_key(name, value):
         return True
+    if fold(value.strip()) in _WORDS_ITSELF:
+        # a translation's or a form's label: "login.password": "Passwort", "mot de passe"
+        return True
     from .words import names_a_secret
 
     # a YAML anchor or alias (x-db-pass: &dbpass …, DB_PASSWORD: *dbpass) names the value
     anchor = value[:1] in "&*" and value[1:].replace("-", "").replace("_", "").isalnum()
     return match.group("qsecret") is None and (
-        value in _CODE_WORDS or names_a_secret(value) or anchor
+        _code_value(name, value) or names_a_secret(value) or anchor
     )
+
+
+def _code_value(name: str, value: str) -> bool:
+    """An unquoted value that is code, once what ends it in code is set aside (a call's ``)``,
+    ``):``, a list's ``,``, a JSON string's ``\\n``): a code word (``nextToken=None):``), the
+    name itself passed on (``auth=auth)``, ``self.auth = auth``, ``password: password,``,
+    ``Token: token,``) or another name's attribute (``auth = parsed.auth\\n``)."""
+    import re
+
+    bare = re.sub(r"(?:\\[nrt])+$", "", value).rstrip(")]}:;,")
+    if not bare or bare == value.rstrip(",;"):
+        return value.rstrip(",;") in _CODE_WORDS or _same_name(name, value.rstrip(",;"))
+    return bare in _CODE_WORDS or _same_name(name, bare) or is_reference(bare)
+
+
+def _same_name(name: str, value: str) -> bool:
+    """``value`` is ``name``'s last part (``self.auth = auth``, ``opts.token = token``)."""
+    import re
+
+    last = re.split(r"[.:>\-]+", name.strip("\"'"))[-1]
+    return bool(last) and value.isidentifier() and value.lower() == last.lower()
 
 
 def _referenced(match: re.Match[str], sep: str) -> bool:
@@ -327,7 +358,9 @@ def _assigned(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if name.lower() in ("pwd", "oldpwd") and value.startswith(("/", "~")):
         # the shell's working directory
         return None
-    if _not_a_literal(match, name, value):
+    if _not_a_literal(match, name, value) or test_outcome(
+        match.string, match.start(), name, span[1]
+    ):
         return None
     quoted = match.group("qsecret") is not None
     if kind == "password" and not quoted:
@@ -342,7 +375,9 @@ def _assigned(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         # value only, and not a key said to be public ("Public key: 7xKX…")
         from .values import api_uuid
 
-        random = high_entropy(value) or api_uuid(name, value)
+        random = (
+            high_entropy(value) or api_uuid(name, value) or _keyed_password(kind, value, quoted)
+        )
         if sep == "is" and kind == "key" and not random:
             # "the kanban key is Q8325KKGPC7O": a service's key said in prose
             from .services import service_credential
@@ -362,6 +397,23 @@ def _assigned(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         # "auth: token-based"
         return None
     return span if looks_random(value) else None
+
+
+def _keyed_password(kind: str, value: str, quoted: bool) -> bool:
+    """A quoted string given to a key's name that reads as a password, all four kinds of character
+    and none of a path's, an address's or a sentence's (``char key[] = {'N', 'i', …}`` read as
+    ``key = "Nimbus7Quartz!4"``, ``const KEY = 'Tiger-88!Rv'``): too short for a random key's
+    test, not a name, a header or a template (``key = "Content-Type"``, ``"user:{id}"``)."""
+    from .words import classes
+
+    return (
+        kind == "key"
+        and quoted
+        and 8 <= len(value) <= 64
+        and classes(value) == 4
+        and not any(c in value for c in " /:{}<>@$%")
+        and credential_like(value, strict=True)
+    )
 
 
 def _url_password(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -463,6 +515,20 @@ def _literal_pair(text: str) -> bool:
     return any(pair in squeezed for pair in ('","', "','", "\",'", "',\""))
 
 
+def _identified_by(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """SQL's ``IDENTIFIED BY <password>``: a quoted value, or one in a statement that makes or
+    changes a user (``CREATE USER``, ``ALTER ROLE``, ``GRANT``), or written in SQL's capitals;
+    not English ("Symbols are identified by name", "identified by their serial number")."""
+    import re
+
+    value = match.group("secret")
+    if value[:1] in "'\"" or match.group().startswith("IDENTIFIED"):
+        return match.span("secret")
+    before = match.string[max(0, match.start() - 200) : match.start()].rpartition(";")[2]
+    statement = r"(?i)\b(?:create|alter)[ \t]+(?:user|role|login)\b|\bgrant\b|\bset[ \t]+password\b"
+    return match.span("secret") if re.search(statement, before) else None
+
+
 def _not_reference(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """The value, unless it stands in for one (``Bearer YOUR_TOKEN_HERE``)."""
     return None if is_reference(match.group("secret"), paths=False) else match.span("secret")
@@ -503,7 +569,30 @@ def _literal(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """A literal after a secret-named literal: only a credential-shaped one ("password", "Passwort"
     is i18n)."""
     found = _named(match, label)
-    return found if found and credential_like(_value(match)[0], strict=label) else None
+    value = _value(match)[0]
+    if _describes(value):
+        # ['token', 'quoted value'], ('password', 'retype password'): a list of words, a field's
+        # label
+        return None
+    return found if found and credential_like(value, strict=label) else None
+
+
+# nouns that say what kind of value a phrase is about, not a value
+_KIND_NOUNS = frozenset(
+    ("value", "values", "literal", "string", "text", "keyword", "word", "words", "name", "field")
+    + ("label", "comment", "whitespace", "number", "identifier", "operator")
+)
+
+
+def _describes(value: str) -> bool:
+    """Lower-case words, two to four, one of them a kind of value's noun or a secret's word:
+    a phrase that says what something is ("quoted value", "retype password")."""
+    parts = value.split(" ")
+    return (
+        2 <= len(parts) <= 4
+        and all(part.isalpha() and part.islower() for part in parts)
+        and any(part in _KIND_NOUNS or name_word(part) is not None for part in parts)
+    )
 
 
 def _named(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -734,7 +823,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"\t]+)?(?P<secret>'[^'\n]*'|"
         r"\"[^\"\n]*\"|[^\s;'\"]+)",
         ("identified",),
-        None,
+        _identified_by,
         None,
     ),
     (

@@ -24,14 +24,17 @@ from .words import (
     QUALIFIERS,
     SOV_COPULAS,
     app_password,
+    closes_quote,
     credential_like,
     fold,
     high_entropy,
     inside_uri,
     is_reference,
+    keyword_argument,
     not_a_value,
     public_before,
     random_printable,
+    test_outcome,
     wordish,
 )
 
@@ -154,6 +157,8 @@ _PREPOSITIONS = (
 )
 # A separator between a password word (and its qualifier) and the value.
 _SEP = (
+    # "… changed, it's 4817 now": a comma, then "it's" and the value
+    r"[ \t]*,[ \t]*(?=(?:it'?s|it[ \t]+is)[ \t]+\S)|"
     r"[ \t]*(?:[:：=＝]|->|=>|→|—|–)[ \t]*|[ \t]+(?:" + "|".join(COPULAS) + r")(?:[ \t]*:)?[ \t]+"
     r"|[ \t]*(?:" + "|".join(CJK_COPULAS) + r")[ \t]*"
 )
@@ -166,7 +171,11 @@ _TOKEN = r"(?<![A-Za-z0-9+/=\-.~:@%_])[A-Za-z0-9+/_\-.~]{16,}={0,2}(?![A-Za-z0-9
 _TOKEN_START = r"(?<![A-Za-z0-9+/=\-.~:@%_])[A-Za-z0-9+/_\-.~]"
 
 
+# a password's short forms: only a password-shaped value after them ("pass `--strict` to …")
+_SHORT_FORMS = frozenset(("pass", "pw", "pwd"))
 _CARD_CODES = frozenset(("cvv", "cvv2", "cvc", "cvc2"))
+# a SIM's, a card's or a bank's personal codes, which take their digits with no separator
+_PIN_CODES = frozenset(("pin", "pin2", "puk", "puk2", "pincode", "pukcode", "pinkode"))
 
 
 def _qualifier_ok(text: str) -> bool:
@@ -190,7 +199,16 @@ def _qualifier_ok(text: str) -> bool:
     if stripped[0] in "(（" and stripped[-1] in ")）":
         return True
     words = stripped.split()
+    if any(word.lower() in _CLAUSE_WORDS for word in words[1:]):
+        # a clause, no qualifier: "auth from the URL before passing it to `urllib3`"
+        return False
     return len(words) <= 8 and (words[0].lower() in _PREPOSITIONS or _clitic(words[0]))
+
+
+# English words that open a clause, which a qualifier ("for the staging db") never holds
+_CLAUSE_WORDS = frozenset(
+    ("before", "after", "when", "while", "if", "because", "since", "until", "unless", "whether")
+)
 
 
 # Words between a separator and the value that say when: "it's now", "is still", "changed to".
@@ -254,10 +272,15 @@ def _acceptable(value: str, quoted: bool, after: str, word: str, label: bool) ->
     import re
 
     password = " ".join(fold(word).split()) in _PASSWORDS
-    if not value or value != value.strip() or is_reference(value):
+    if not value or value != value.strip() or is_reference(value) or keyword_argument(value):
+        # "pass `left=0, right=1` to GridSpec": a call's arguments
         return False
     if fold(word) in _CARD_CODES and re.fullmatch(r"\d{3,4}", value):
         # a card's security code: three digits or four, after its word or a blank
+        return True
+    if set(fold(word).replace("-", " ").split()) & _PIN_CODES and re.fullmatch(r"\d{4,8}", value):
+        # a PIN's or a PUK's digits right after its word: "PIN 2093, PUK 58120377", "online
+        # banking PIN 53190" (four to eight: "pin 13" of a board is no PIN)
         return True
     if quoted and after == "sep" and not label:
         return len(value) >= 3
@@ -267,7 +290,9 @@ def _acceptable(value: str, quoted: bool, after: str, word: str, label: bool) ->
         # "secret/data/db"': a secret's path in a store, its name
         if re.fullmatch(r"[a-z][a-z0-9_\-]*(?:/[a-z0-9_\-]+){2,}", value):
             return False
-        return len(value) >= 4 and credential_like(value, strict=label or word.lower() == "pass")
+        return len(value) >= 4 and credential_like(
+            value, strict=label or word.lower() in _SHORT_FORMS
+        )
     if not_a_value(value) and not (password and value.isdigit() and len(value) >= 4):
         return False
     if not password and wordish(value):
@@ -276,7 +301,12 @@ def _acceptable(value: str, quoted: bool, after: str, word: str, label: bool) ->
     if value[:1].isdigit() and re.fullmatch(_PRODUCT, value):
         # a product's name: "パスワードは1Passwordで管理"
         return False
-    strict = label or after == "bare" or (not password and len(value) < 8) or word.lower() == "pass"
+    strict = (
+        label
+        or after == "bare"
+        or (not password and len(value) < 8)
+        or word.lower() in _SHORT_FORMS
+    )
     return credential_like(value, strict=strict)
 
 
@@ -361,8 +391,13 @@ def _prose(match: re.Match[str], label: bool, qualified: bool = False) -> tuple[
     # a stem's ending: şifre-si, hasł-a, salasana-si
     rest, base = rest[ending:], base + ending
     # a JSON key: "auth": {…}
-    quoted_word = match.string[match.start() - 1 : match.start()] in _QUOTES
+    quoted_word = match.string[match.start() - 1 : match.start()] in _QUOTES or closes_quote(
+        match.string, match.start(), rest
+    )
     judged = "password" if qualified else word
+    if fold(word) == "pass" and rest[:4].rstrip(" \t.,;:!?)`'\"").lower() in ("ing", "ed", "es"):
+        # the verb: "before passing it to `urllib3`", "passed `strict=True`"
+        return None
     for start, after in _starts(rest, qualified):
         if after == "quote" and quoted_word:
             continue
@@ -373,6 +408,9 @@ def _prose(match: re.Match[str], label: bool, qualified: bool = False) -> tuple[
         if found is None:
             continue
         begin, end, quoted = found
+        if test_outcome(match.string, match.start(), word, base + end):
+            # PASS: __init__ was included.
+            return None
         if after == "bare" and rest[end:].strip().rstrip("।.!。").strip() in SOV_COPULAS:
             # the verb after the value: "पासवर्ड ghar1234 है"
             after = "sep"
@@ -621,7 +659,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     (
         "password",
         r"(?i:(?P<word>{words}))(?=(?P<rest>[^\n]{0,400}))",
-        PROSE_WORDS + ("pass",),
+        # the short forms a chat uses too ("wifi pw for the cabin: …", "old pw was …")
+        PROSE_WORDS + ("pass", "pw", "pwd"),
         _prose,
         None,
     ),

@@ -377,6 +377,19 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _rpc_key,
         None,
     ),
+    # a package registry's token as a part of its URL's path: Anaconda's channels and PyPI mirror
+    # (conda.anaconda.org/t/<token>/org, repo.anaconda.cloud/t/<token>/…), Cloudsmith's
+    # entitlement (dl.cloudsmith.io/<token>/org/repo/), Gemfury's push and pull URLs
+    (
+        "registry_token",
+        r"(?i)\b(?:[\w\-]+\.)*(?:anaconda\.org|anaconda\.cloud|anaconda\.com)/t/"
+        r"(?P<secret>[A-Za-z0-9][A-Za-z0-9_\-]{15,})(?=/|$|[\s\"'])"
+        r"|\bdl\.cloudsmith\.io/(?:basic/)?(?P<s2>[A-Za-z0-9]{12,})/"
+        r"|\b(?:push|pypi|npm-proxy|gem)\.fury\.io/(?P<s3>[A-Za-z0-9_\-]{12,})(?:/|\b)",
+        ("anaconda.", "cloudsmith.io", "fury.io"),
+        _rpc_key,
+        None,
+    ),
     # an Ethereum account's private key in a list of accounts (Hardhat's and Foundry's network
     # config, a signer list): 64 hex, 0x or not, quoted, inside "accounts: [ … ]"
     (

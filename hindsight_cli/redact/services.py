@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from .public import PUBLIC_PARTS
 from .values import id_name
-from .words import HASH_WORDS, wordish
+from .words import HASH_WORDS, keyword_argument, wordish
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -181,6 +181,9 @@ def _service_name(name: str) -> bool:
 def _service_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if label or not _service_name(match.group("name").split(".")[0]):
         return None
+    if keyword_argument(match.group("secret")):
+        # "DEBUG2: member=_private_method_2,": a log's field, not the name's value
+        return None
     return match.span("secret") if service_credential(match.group("secret")) else None
 
 
@@ -232,6 +235,9 @@ def _bare_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
     value = match.group("secret")
     if label or _entropy(value) < (4.3 if len(value) >= 32 else 4.1) or wordish(value):
+        return None
+    if re.match(r"(?:nonce|sha256|sha384|sha512)-", value):
+        # a Content-Security-Policy source ('nonce-…', 'sha256-…'): public in the page
         return None
     if value.startswith(_FILE_MAGIC):
         # an image's or an SSH public key's base64 (ssh-ed25519 AAAAC3Nza…)

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 from .words import (
     HASH_WORDS,
+    cache_key,
     dotted_numbers,
     ends,
     inside_uri,
     is_reference,
     public_before,
+    version_string,
     wordish,
 )
 
@@ -34,6 +36,13 @@ _ID_PARTS = frozenset(
     | {
         "uid",
         "ulid",
+        # sortable and short unique ids: KSUID, CUID, xid, Nano ID, a snowflake
+        "ksuid",
+        "cuid",
+        "cuid2",
+        "xid",
+        "nanoid",
+        "snowflake",
         "oid",
         # a content id (IPFS)
         "cid",
@@ -101,6 +110,9 @@ _ID_PARTS = frozenset(
         "tag",
         "branch",
         "video",
+        # a playlist's id (YouTube's list=PL…, Spotify's playlist/…)
+        "list",
+        "playlist",
         "track",
         "doc",
         "document",
@@ -248,8 +260,9 @@ def token_like(value: str) -> bool:
     bare = value.rstrip("=")
     if not 20 <= len(bare) <= 4096 or value.startswith(_FILE_MAGIC):
         return False
-    if re.fullmatch(r"[0-9a-f]{32,}|[0-9A-F]{32,}", bare) and len(bare) not in (40, 64):
-        # 40 and 64 are SHA-1's and SHA-256's lengths: a pod's or a lock file's checksum
+    if re.fullmatch(r"[0-9a-f]{32,}|[0-9A-F]{32,}", bare) and len(bare) not in (40, 64, 96, 128):
+        # 40, 64, 96 and 128 are the lengths of SHA-1, SHA-256, SHA-384 and SHA-512: a pod's or a
+        # lock file's checksum, a static file's cache-buster (app.css?v=<128 hex>)
         return _entropy(bare) >= 3.3
     if re.fullmatch(r"(?:[a-z]{1,12}-)?[0-9a-fA-F\-]+", bare) or re.match(
         r"(?i)(?:sha\d*|md5)[-:_]", bare
@@ -263,6 +276,10 @@ def token_like(value: str) -> bool:
     ):
         return False
     if wordish(bare) or is_reference(value) or re.match(r"v?\d+\.\d+", bare):
+        return False
+    if version_string(bare) or cache_key(bare):
+        # a version banner, a platform string (Sphinx-3.5.0+/b19bce971, macOS-12.4-arm64-arm-64bit),
+        # a CI cache's key (Linux-pip-<sha256>)
         return False
     if dotted_numbers(bare):
         return False
@@ -413,8 +430,8 @@ def _prefixed(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     from .words import _entropy, classes
 
     body = match.group("body")
-    if re.match(r"(?:sha\d*|md5|blake\d*|sha3)[_-]", match.group()):
-        # sha512-…: an integrity digest
+    if re.match(r"(?:sha\d*|md5|blake\d*|sha3)[_-]", match.group()) or cache_key(match.group()):
+        # sha512-…: an integrity digest; node-cache-Linux-x64-npm-<sha256>: a CI cache's key
         return None
     prefix = set(re.split(r"[_-]", match.group()[: match.start("body") - match.start()]))
     hex_body = re.fullmatch(r"[0-9a-fA-F]+", body) is not None

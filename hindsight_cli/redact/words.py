@@ -944,6 +944,9 @@ HASH_WORDS = {
     "kid",
     "jti",
     "nonce",
+    # HTTP Digest's client and server nonces, sent in clear with every request
+    "cnonce",
+    "snonce",
     "salt",
 }
 
@@ -1266,10 +1269,18 @@ def public_before(text: str, start: int) -> bool:
     """Whether the word before ``start`` says the key or token named there is public or an id
     ("Public key: 7xKX…", "commit token …")."""
     before = text[max(0, start - 24) : start].lower().split()[-2:]
-    # or the word before that: "public view key: …"
-    return any(word.strip("-_:") in HASH_WORDS for word in before[-1:]) or (
-        len(before) == 2 and before[0] == "public"
-    )
+    # or the word before that: "public view key: …"; a record's or a cache's key: "restored cache
+    # key: Linux-pip-<sha256>", "partition key: tenant-…"
+    return any(
+        word.strip("-_:") in HASH_WORDS or word in _KEYS_OF_RECORDS for word in before[-1:]
+    ) or (len(before) == 2 and before[0] == "public")
+
+
+# words before "key" that make it a record's, a table's or a cache's key, no credential
+_KEYS_OF_RECORDS = frozenset(
+    ("cache", "partition", "sort", "primary", "foreign", "routing", "shard", "lookup")
+    + ("row", "composite", "dedup", "dedupe", "idempotency", "object", "map", "dict", "hash")
+)
 
 
 def classes(value: str) -> int:
@@ -1323,6 +1334,9 @@ def is_reference(value: str, paths: bool = True) -> bool:
     import re
 
     stripped = ends(value.strip())
+    if stripped.endswith(("\\n", "\\r", "\\t")):
+        # the escaped line break that ends a line of code in a JSON string ("auth = parsed.auth\\n")
+        stripped = re.sub(r"(?:\\[nrt])+$", "", stripped) or stripped
     # {"password": null}: the object's closing brace is no part of the value
     bare = stripped.rstrip("}]),;.`'\"").lower()
     if not bare or bare in NOT_SECRETS or stripped.startswith(_REFERENCE_PREFIXES):
@@ -1344,6 +1358,9 @@ def is_reference(value: str, paths: bool = True) -> bool:
         r"[A-Z]+(?:_[A-Z]+)+", stripped
     ):
         # a placeholder: your-api-key-here, <token>, changeme; a variable's name (ACCESS_TOKEN)
+        return True
+    if stripped[:2] in ("my", "yo") and re.fullmatch(r"(?:my|your)(?:[A-Z][a-z]+)+", stripped):
+        # a documentation's stand-in: Password=myPassword; (connectionstrings.com), yourPassword
         return True
 
     if (
@@ -1378,10 +1395,40 @@ def is_path(value: str) -> bool:
         is None
     ):
         return False
+    if system_path(value):
+        return True
     # a file's extension is no part of its name's randomness (…/1e44dd70….png)
     return not any(
         classes(re.sub(r"\.\w{1,5}$", "", part)) >= 3 and len(part) >= 12
         for part in value.split("/")
+    )
+
+
+# the first directories of an absolute path on a machine (Linux, macOS, a CI runner, a container)
+_ROOTS = frozenset(
+    (
+        *("home", "Users", "tmp", "var", "usr", "opt", "private", "mnt", "srv", "root", "run"),
+        *("etc", "lib", "data", "workspace", "workspaces", "builds", "github", "nix", "snap"),
+        *("media", "Volumes", "Library", "Applications", "cygdrive", "testbed", "app", "code"),
+    )
+)
+
+
+def system_path(value: str) -> bool:
+    """An absolute path under a machine's own directories, three levels deep or more, whose parts
+    may hold a random run a tool made (a virtualenv's ``x--DO1bU6C``, mktemp's ``tmp.Fm6yiwvARV``,
+    pip's ``pip-ephem-wheel-cache-07l9px25``, a cache's hex): still a path, not a key that starts
+    with "/" (no key starts with "/home/" or "/tmp/"). A part that is a long random run of its own
+    (a token kept as a file's name) is no tool's."""
+    import re
+
+    parts = value.split("/")
+    if value.startswith("~/"):
+        parts = ["", "home", *parts[1:]]
+    if len(parts) < 4 or parts[0] or parts[1] not in _ROOTS:
+        return False
+    return not any(
+        len(run) >= 20 and classes(run) >= 3 for part in parts for run in re.split(r"[-_.]", part)
     )
 
 
@@ -1469,6 +1516,82 @@ def random_printable(value: str) -> bool:
     return _entropy(value) >= 3.8 and not is_reference(value)
 
 
+# a test runner's outcome words, in its capitals ("Pass: …" is as likely a label as a status)
+_OUTCOMES = ("PASS", "PASSED")
+
+
+def test_outcome(text: str, start: int, name: str, end: int) -> bool:
+    """``PASS: <what was tested> <how it went>``: a test's outcome, not a password: the value is
+    followed on its line by a sentence (two words), an arrow or a duration (``PASS: __init__ was
+    included.``, ``PASS: http://host -> ('', '')``, ``--- PASS: TestParse (0.00s)``). A password
+    alone on its line (``USER: admin`` then ``PASS: …``), or with a user's label (``USER:``,
+    ``login=``) on its line or the line before, stays one."""
+    import re
+
+    if name not in _OUTCOMES:
+        return False
+    line_end = text.find("\n", end)
+    after = text[end : line_end if line_end >= 0 else len(text)]
+    if not re.match(r"[ \t]+(?:->|=>|→|\(\d[\d.]*[ \t]*m?s\)|[a-z]{2,}[ \t]+[\w(])", after):
+        return False
+    line_start = text.rfind("\n", 0, start)
+    previous = text.rfind("\n", 0, max(line_start, 0)) + 1
+    before = text[previous:start]
+    return (
+        re.search(
+            r"(?im)(?:^|[\s,;({\"'])(?:user(?:name)?|login|uid|account)[\"']?[ \t]*[:=]", before
+        )
+        is None
+    )
+
+
+def closes_quote(text: str, start: int, rest: str) -> bool:
+    """Whether the quote right after the word at ``start`` closes a string the word ends, opened
+    earlier on its line (``uri="/digest-auth", qop=…``): it opens no value."""
+    quote = rest[:1]
+    if not quote or quote not in "\"'`":
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    return text.count(quote, line_start, start) % 2 == 1
+
+
+def keyword_argument(value: str) -> bool:
+    """A value that is itself an assignment to another name, whose name says no secret: a call's
+    keyword arguments (``left=0, right=1``, ``offset=np.timedelta64(0, 'ns')``, ``positive=True``),
+    a log's field (``member=_private_method_2``). What it assigns is that name's, judged by the
+    rules that read that name; a secret's own name (``password=…``) is never one of these."""
+    import re
+
+    found = re.match(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*=(?!=)[ \t]*([^,]*)", value)
+    if found is None or name_word(found.group(1)) is not None or not wordish(found.group(1)):
+        return False
+    given = found.group(2).strip().rstrip(")`'\"")
+    return bool(given) and (
+        given in ("True", "False", "None", "true", "false", "null", "nil")
+        or re.fullmatch(r"[-+]?\d[\d_]*(?:\.\d+)?(?:[eE][-+]?\d+)?", given) is not None
+        or wordish(given)
+        or re.fullmatch(r"[A-Za-z_][\w.]*\(.*", given) is not None
+    )
+
+
+def version_string(value: str) -> bool:
+    """A program's or a system's name, then its version, then what the build says of itself: a
+    version banner (``Sphinx-3.5.0+/b19bce971``, ``rustc-1.78.0-nightly/3cbb932``), a platform
+    string (``Linux-4.4.0-17763-Microsoft-x86_64-with-Ubuntu-18.04-bionic``,
+    ``macOS-12.4-arm64-arm-64bit``, ``Windows-10-10.0.17763-SP0``). A name of letters, a ``-`` and a
+    dotted version (or a release number and a dotted one): a random token has no such head."""
+    import re
+
+    head = re.match(
+        r"[A-Za-z][A-Za-z]{1,15}[-_]v?(?:\d{1,4}[-_])?\d{1,5}\.\d{1,6}(?:\.\d+)*", value
+    )
+    if head is None:
+        return False
+    # what follows is build words, versions, a short commit: nothing random and long
+    rest = re.split(r"[-_+/.]", value[head.end() :])
+    return all(len(part) <= 12 or wordish(part) for part in rest)
+
+
 def dotted_numbers(value: str) -> bool:
     """Numbers joined by dots after a short tag: an analytics id or a timestamp pair
     (``GA1.2.1234567890.1698765432``, ``fb.1.1596403881668.1116446470``), no token."""
@@ -1496,7 +1619,30 @@ def high_entropy(value: str) -> bool:
     letters, digits = sum(c.isalpha() for c in value), sum(c.isdigit() for c in value)
     if not letters or not digits:
         return False
+    if cache_key(value):
+        return False
+    if "_" in value and digits <= 2 and re.fullmatch(r"_*[a-z][a-z0-9]*(?:_+[a-z0-9]+)*_*", value):
+        # a code's name in snake case, a digit or two in it (_conftestpath2mod, s3_bucket_for_logs):
+        # random lower-case tokens hold a digit in three characters and no "_"
+        return False
     return _entropy(value) >= (3.0 if re.fullmatch(r"[0-9a-fA-F]+", value) else 3.3)
+
+
+def cache_key(value: str) -> bool:
+    """A CI cache's key: words, then a digest of what the cache holds (``Linux-pip-<sha256>``,
+    ``node-cache-Linux-x64-npm-<sha256>``), one of the words a system's or a package manager's."""
+    import re
+
+    return re.fullmatch(
+        r"(?:[A-Za-z][A-Za-z0-9]*[-_]){2,}(?:[0-9a-f]{40}|[0-9a-f]{64})", value
+    ) is not None and any(part.lower() in _CACHE_PARTS for part in re.split(r"[-_]", value)[:-1])
+
+
+# the words a CI cache's key is made of (actions/cache, GitLab's cache:key:files)
+_CACHE_PARTS = frozenset(
+    ("linux", "windows", "macos", "darwin", "ubuntu", "x64", "arm64", "cache", "deps", "node")
+    + ("npm", "pip", "yarn", "pnpm", "cargo", "gradle", "maven", "go", "poetry", "conda", "uv")
+)
 
 
 def _entropy(value: str) -> float:
@@ -1609,6 +1755,28 @@ def _name_word(name: str) -> tuple[str, bool] | None:
             ):
                 if start + len(word) in (len(folded), stem):
                     return word, True
-                inside = inside or (word, False)
+                if not _cut_abbreviation(word, plain, folded, start):
+                    inside = inside or (word, False)
             start = folded.find(word, start + 1)
     return inside
+
+
+# Secret words of three letters or fewer that are abbreviations (a GitHub PAT, a PIN): inside a
+# name they count only as a part of their own, not as letters of a longer word (pattern1,
+# filepath, _update_patch_limits, MutableMapping, dispatcher)
+_ABBREVIATIONS = frozenset(("pat", "pin", "pw", "pwd", "psw", "otp", "puk", "psk", "wif", "mdp"))
+
+
+def _cut_abbreviation(word: str, plain: str, folded: str, start: int) -> bool:
+    """Whether the short ``word`` found at ``start`` inside a name is only letters of a longer
+    word there: a letter right after it that goes on in the same case (``pat|tern``, ``file|pat|h``)
+    or right before it (``com|pat_path``, ``dis|pat|cher``)."""
+    if word not in _ABBREVIATIONS or len(plain) != len(folded):
+        return False
+    end = start + len(word)
+    after = plain[end : end + 1]
+    before = plain[start - 1 : start] if start else ""
+    # a part starts at a case change (filePat, PATToken) and ends at one (patToken)
+    joined_after = after.isalpha() and not (after.isupper() and plain[end - 1].islower())
+    joined_before = before.isalpha() and not (before.islower() and plain[start].isupper())
+    return joined_after or joined_before

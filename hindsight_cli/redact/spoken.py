@@ -1,0 +1,305 @@
+"""Secrets said, not assigned, in the ways chats, notes and comments give them. Part of ``redact``;
+its rules run among ``contexts``'s (``contexts.RULES`` holds them where they stood).
+
+- the answers to security questions after their topics ("mother's maiden name "…", first pet
+  "…"") near words that say they are answers;
+- a secret spelled in the phonetic alphabet ("Tango Hotel Echo Seven Niner …") on a line that
+  names a secret;
+- a value said to be hidden by a trivial cipher ("ROT13'd so the scanner ignores it: …");
+- a secret's later part ("second half: …", "part 2 of the key: …") after a secret's word or one
+  already redacted;
+- a passphrase said word for word ("the master password is literally purple monkey dishwasher
+  42, yes with spaces");
+- a key read out in groups, then what it is ("I538 D1JY C8GY IY13 — that's the licence
+  activation secret");
+- the answer, on a later line of a chat, to a question that asks for a secret ("can you send me
+  the db pass?" then "sure, it's …").
+"""
+
+from __future__ import annotations
+
+from .words import credential_like, high_entropy, is_reference, keyword_argument
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+
+# words of a sentence that a passphrase's random words are unlikely to hold
+SENTENCE_WORDS = frozenset(
+    "of to in on at by is be it or as an if so we me my pick use using list like".split()
+    + "der die das und ist ein eine le la les et un une de el los y es".split()
+)
+
+
+def _topic_answer(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A security question's topic and its quoted answer, within 300 characters after words that
+    name security questions or answers: not "my favourite editor "vim"" in a chat."""
+    text = match.string
+    around = text[max(0, match.start() - 300) : match.start()].lower()
+    cues = (
+        *("security question", "secret question", "answers", "answer:", "recovery question"),
+        *("sicherheitsfrage", "antwort", "question secrète", "réponse", "pregunta", "respuesta"),
+    )
+    if match.group("secret").lower().strip() in _TOPIC_NOUNS or is_reference(match.group("secret")):
+        # a form's field: a first pet "name", a favourite "colour"
+        return None
+    return match.span("secret") if any(cue in around for cue in cues) else None
+
+
+# what a text that gives security answers says (the rule's gate, before its pattern compiles)
+_ANSWER_GATES = ("answer", "question", "frage", "antwort", "réponse", "pregunta", "respuesta")
+_TOPIC_NOUNS = frozenset(
+    ("name", "colour", "color", "answer", "value", "text", "city", "street", "school", "model")
+)
+
+
+# a letter's or a digit's word in the phonetic (NATO, ICAO) alphabet, digits in English and the
+# radio's own (niner, tree, fife), "uno" as some say one
+_PHONETIC = (
+    r"(?:alpha|alfa|bravo|charlie|delta|echo|foxtrot|golf|hotel|india|juliett?|kilo|lima|mike"
+    r"|november|oscar|papa|quebec|romeo|sierra|tango|uniform|victor|whiske?y|x-?ray|yankee|zulu"
+    r"|zero|one|two|three|four|five|six|seven|eight|nine|niner|tree|fife|uno|capital|lower(?:case)?"
+    r"|upper(?:case)?|dash|hyphen|underscore|dot|period|exclamation(?:[ \t]+mark)?|hash|at"
+    # DIN 5009, German's spelling alphabet, and German digits
+    r"|anton|berta|cäsar|dora|emil|friedrich|gustav|heinrich|ida|julius|kaufmann|ludwig|martha"
+    r"|nordpol|otto|paula|quelle|richard|samuel|siegfried|theodor|ulrich|wilhelm|xanthippe"
+    r"|ypsilon|zacharias|zeppelin|null|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun)"
+)
+
+
+# the phonetic alphabet's letters, as ``_spelled_secret`` counts them
+_LETTER_WORDS = (
+    *("alpha", "alfa", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india"),
+    *("juliet", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra"),
+    *("tango", "uniform", "victor", "whisk", "ray", "yankee", "zulu"),
+    *("anton", "berta", "cäsar", "dora", "emil", "friedrich", "gustav", "heinrich", "ida"),
+    *("julius", "kaufmann", "ludwig", "martha", "nordpol", "otto", "paula", "quelle", "richard"),
+    *("samuel", "siegfried", "theodor", "ulrich", "wilhelm", "xanthippe", "ypsilon", "zacharias"),
+)
+
+
+def _spelled_secret(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """Phonetic words on a line that names a secret (a password, a key, a PIN, a code, a token),
+    at least three of them a letter's: a secret read out, not "one two three four five six"."""
+    import re
+
+    text = match.string
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    line_end = text.find("\n", match.end())
+    line = text[line_start : line_end if line_end >= 0 else len(text)].lower()
+    letters = re.findall("|".join(_LETTER_WORDS), match.group().lower())
+    secret = re.search(r"\b(?:pass\w*|pw|pin|key|code|secret|token|wi-?fi|wlan|spell\w*)\b", line)
+    return match.span("secret") if len(letters) >= 3 and secret else None
+
+
+def _ciphered(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A password-shaped value (its shape survives ROT13 and reversal) after a trivial cipher's
+    name: not "rot13 of hello: uryyb"."""
+    value = match.group("secret").rstrip(".,;)")
+    if not credential_like(value, strict=True):
+        return None
+    return match.start("secret"), match.start("secret") + len(value)
+
+
+def _second_part(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A random or password-shaped value given as a secret's later part, when the 400 characters
+    before name a secret or hold one already redacted."""
+    import re
+
+    value = match.group("secret").rstrip(".,;)")
+    if not (high_entropy(value) or credential_like(value, strict=True)):
+        return None
+    before = match.string[max(0, match.start() - 400) : match.start()].lower()
+    if "[redacted:" not in before and not re.search(
+        r"\b(?:token|key|secret|password|passphrase|pw|credential)s?\b", before
+    ):
+        return None
+    return match.start("secret"), match.start("secret") + len(value)
+
+
+def _verbatim(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """What follows "literally": a password-shaped value, or words with a digit among them or
+    said to be words ("with spaces", "all lowercase") that hold no sentence's words."""
+    import re
+
+    from .values import _PROSE_WORDS
+
+    value = match.group("secret").strip()
+    if credential_like(value, strict=True) and " " not in value:
+        return match.start("secret"), match.start("secret") + len(match.group("secret").rstrip())
+    words = value.lower().split()
+    line_end = match.string.find("\n", match.end())
+    after = match.string[match.end() : line_end if line_end >= 0 else len(match.string)].lower()
+    hinted = any(c.isdigit() for c in value) or re.search(
+        r"spaces|lower ?case|words|leerzeichen|kleinbuchstaben|wörter|espaces|minuscules|espacios"
+        r"|minúsculas|palabras",
+        after,
+    )
+    if len(words) < 2 or not hinted or set(words) & (_PROSE_WORDS | SENTENCE_WORDS):
+        return None
+    if any(w in ("characters", "chars", "long", "letters", "digits") for w in words):
+        return None
+    return match.start("secret"), match.start("secret") + len(match.group("secret").rstrip())
+
+
+def _grouped_key(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """Groups that read as a key's, not words: most of them hold a digit and a letter."""
+    groups = match.group("secret").split()
+    mixed = sum(any(c.isdigit() for c in g) and any(c.isalpha() for c in g) for g in groups)
+    return match.span("secret") if mixed * 2 > len(groups) else None
+
+
+def _asks(lowered: str) -> bool:
+    """The cheap test before a chat's bare reply is looked for: a secret's word in the text."""
+    return any(w in lowered for w in _ASKED)
+
+
+# a secret's words as ``_asks`` looks for them, a few languages'
+_ASKED = (
+    *("pass", "pw", "pin", "token", "key", "secret", "cred", "login", "kennwort", "mot de passe"),
+    *("contraseña", "senha", "hasło", "wachtwoord", "lösenord", "пароль"),
+)
+
+
+def _asked_for(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A password-shaped value given on a line after one of the two lines before asks for a
+    secret (a question with a password's, a PIN's, a token's or a key's word)."""
+    import re
+
+    text = match.string
+    value = match.group("secret").rstrip(".,;!)")
+    if not credential_like(value, strict=True) or "/" in value or keyword_argument(value):
+        # a path; code's arguments (`coord`=None, `dim`=None)
+        return None
+    if all(part.isalpha() for part in re.split(r"[-_.]", value) if part):
+        # words joined, in any script (Configuración-Seguridad-Cuenta): a setting's place
+        return None
+    line_start = text.rfind("\n", 0, match.start())
+    if line_start < 0:
+        return None
+    previous = text.rfind("\n", 0, line_start)
+    first = text.rfind("\n", 0, previous) + 1 if previous > 0 else 0
+    asked = text[first:line_start].lower()
+    if "?" not in asked or not re.search(
+        r"\b(?:pass(?:word|wd|phrase|code|wort)?s?|pw|pwd|pin|token|key|secret|creds?|credentials"
+        r"|login|kennwort|mot[ \t]+de[ \t]+passe|contraseña|senha|hasło|wachtwoord|lösenord|пароль)"
+        r"\b[^?\n]*\?",
+        asked,
+    ):
+        # "what if `coord` is passed as `None`?": the verb asks for nothing
+        return None
+    return match.start("secret"), match.start("secret") + len(value)
+
+
+SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
+    # the answers to security questions, each after its question's topic, quoted, on a line that
+    # says they are ("Security question answers: mother's maiden name "Kowalczyk", first pet
+    # "Pepper"")
+    (
+        "password",
+        r"(?i)\b(?:maiden[ \t]+name|first[ \t]+(?:pet|pet's[ \t]+name|car|school|teacher|job"
+        r"|boss|concert|street)|pet'?s[ \t]+name|city[ \t]+of[ \t]+birth|birth[ \t]?place"
+        r"|favou?rite[ \t]+[a-z]+|childhood[ \t]+[a-z]+|street[ \t]+you[ \t]+grew[ \t]+up[ \t]+on"
+        # German, French, Spanish: Geburtsname der Mutter, erstes Haustier, nom de jeune fille…
+        r"|geburtsname(?:[ \t]+der[ \t]+mutter)?|mädchenname(?:[ \t]+der[ \t]+mutter)?"
+        r"|erste[sr]?[ \t]+(?:haustier|auto|schule)|nom[ \t]+de[ \t]+jeune[ \t]+fille"
+        r"|premi(?:er|ère)[ \t]+(?:animal|voiture|école)|nombre[ \t]+de[ \t]+soltera"
+        r"|primer[ao]?[ \t]+(?:mascota|coche|escuela))"
+        r"[ \t]*[:=]?[ \t]*(?P<q>[\"'“])(?P<secret>[^\"'”\n]{2,64})[\"'”]",
+        ("maiden", "first ", "pet", "birth", "favorite", "favourite", "childhood", "grew up")
+        + ("geburtsname", "mädchenname", "erste", "jeune fille", "premier", "première")
+        + ("soltera", "primer"),
+        _topic_answer,
+        lambda text: any(cue in text.lower() for cue in _ANSWER_GATES),
+    ),
+    # a secret spelled in the phonetic alphabet, six words or more, on a line that names a
+    # secret ("The Wi-Fi key spelled out: Tango Hotel Echo Seven Niner Bravo Lima Uno")
+    (
+        "password",
+        r"(?i)(?<![\w\-])(?P<secret>"
+        + _PHONETIC
+        + r"(?:[ \t]*[,;\-]?[ \t]+"
+        + _PHONETIC
+        + r"){5,})"
+        r"(?![\w\-])",
+        ("alpha", "alfa", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel")
+        + ("india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec")
+        + ("romeo", "sierra", "tango", "uniform", "victor", "whiskey", "whisky", "x-ray")
+        + ("xray", "yankee", "zulu", "anton", "berta", "dora", "emil", "friedrich", "gustav")
+        + ("heinrich", "julius", "ludwig", "martha", "nordpol", "paula", "siegfried", "theodor"),
+        _spelled_secret,
+        # three of its words at least: "echo" alone is in every other shell command
+        lambda text: sum(word in text.lower() for word in _LETTER_WORDS) >= 3,
+    ),
+    # a value said to be hidden by a trivial cipher, after the colon that follows: "ROT13'd so
+    # the scanner ignores it: Snypba-Crccre-6672!", "caesar shift 3: …", "reversed: …"
+    (
+        "password",
+        r"(?i)\b(?:rot-?13|rot-?47|caesar|reversed|backwards)\b[^\n:]{0,80}:[ \t]*[\"'`]?"
+        r"(?P<secret>[^\s\"'`]{8,128})",
+        ("rot13", "rot-13", "rot47", "rot-47", "caesar", "reversed", "backwards"),
+        _ciphered,
+        None,
+    ),
+    # a secret's second part, sent after its first: "first half of the token: ghp_…" then
+    # "second half: rLAKCdZJ58FN0qJBGx", "part 2 of the key: …", "the rest: …"
+    (
+        "secret",
+        r"(?i)\b(?:(?:second|other|last|2nd)[ \t]+(?:half|part)|part[ \t]*(?:2|two|ii)\b|the[ \t]+rest"
+        r"|rest[ \t]+of[ \t]+(?:it|the[ \t]+\w+))[^\n:]{0,40}:[ \t]*[\"'`]?(?P<secret>[^\s\"'`]{6,128})",
+        ("half", "part", "rest"),
+        _second_part,
+        lambda text: ":" in text,
+    ),
+    # a passphrase said word for word after "literally", "exactly", "verbatim": "the master
+    # password is literally purple monkey dishwasher 42, yes with spaces"
+    (
+        "password",
+        r"(?i)\b(?:password|passphrase|passwort|kennwort|pass|pw|pwd|mot[ \t]+de[ \t]+passe|contraseña"
+        r"|senha)\b[^\n]{0,40}?(?:\bis|\bwas|\bist|\bwar|\best|\bes|\bera|[:=])[ \t]+"
+        r"(?:literally|exactly|verbatim|word[ \t]+for[ \t]+word|wörtlich|buchstäblich|genau"
+        r"|littéralement|exactement|literalmente|exactamente|letteralmente)[ \t]*:?[ \t]+[\"'`]?"
+        r"(?P<secret>[^\n,.;\"'`()]{4,80}?)[\"'`]?(?=[ \t]*(?:[,.;(—]|$))",
+        ("literally", "exactly", "verbatim", "word for word", "wörtlich", "buchstäblich", "genau")
+        + ("littéralement", "exactement", "literalmente", "exactamente", "letteralmente"),
+        _verbatim,
+        None,
+    ),
+    # a key read out in groups, then what it is: "I538 D1JY C8GY IY13 — that's the licence
+    # activation secret for the build server"
+    (
+        "secret",
+        r"(?i)(?<![\w\-])(?P<secret>[a-z0-9]{4,6}(?:[ \t][a-z0-9]{4,6}){2,7})[ \t]*(?:[—–,:]|[ \t]-)"
+        r"[ \t]*(?:that'?s|that[ \t]+is|this[ \t]+is|it'?s|which[ \t]+is|esa?[ \t]+es|eso[ \t]+es"
+        r"|das[ \t]+ist|c'est|ce[ \t]+sont|questa[ \t]+è|questo[ \t]+è)[ \t]+"
+        r"(?:the|my|our|your|la|el|der|die|das|le|mein|meine|mi|ma|mon)?"
+        r"(?:[ \t]+[\w\-]+){0,4}?[ \t]+(?:secret|key|password|passphrase|code|licen[cs]e|token|clave"
+        r"|schlüssel|lizenz\w*|passwort|clé|licencia|contraseña|código|chiave|licenza)\b",
+        ("that's", "thats", "that is", "this is", "it's", "which is", "esa es", "es es", "eso es")
+        + ("das ist", "c'est", "ce sont", "questa è", "questo è"),
+        _grouped_key,
+        lambda text: any(c.isdigit() for c in text),
+    ),
+    # the answer to a question that asks for a secret, on a later line of a chat: "can you send
+    # me the db pass?" then "sure, it's DragoxbgVC7810% but change it after the migration"
+    (
+        "password",
+        r"(?i)(?:\bit'?s|\bit[ \t]+is|\bhere(?:[ \t]+it[ \t]+is|[ \t]+you[ \t]+go)?|\bsure|\bes[ \t]+ist"
+        r"|\bdas[ \t]+ist|\bklar|\bhier|\bc'est|\bvoil[àa]|\bvoici|\boui|\bclaro|\baqu[íi]|\bs[íi])"
+        r"[ \t]*[:,]?[ \t]+[\"'`]?(?P<secret>[^\s\"'`]{8,64})",
+        ("it's", "its", "it is", "here", "sure", "es ist", "das ist", "klar", "hier", "c'est")
+        + ("voilà", "voila", "voici", "oui", "claro", "aquí", "aqui", "sí"),
+        _asked_for,
+        lambda text: "?" in text and "\n" in text,
+    ),
+    # … or the reply is the value itself, after the chat's time and name ("[08:15] ria: <value>
+    # — don't paste it in the channel", "> <value>")
+    (
+        "password",
+        r"(?m)^(?:\[[^\]\n]{1,20}\][ \t]*)?(?:[\w.@\-]{1,24}:[ \t]+)?(?:>[ \t]*)?[\"'`]?"
+        r"(?P<secret>[^\s\"'`]{8,64})[\"'`]?(?=[ \t]|$)",
+        (),
+        _asked_for,
+        lambda text: "?" in text and "\n" in text and _asks(text.lower()),
+    ),
+]
