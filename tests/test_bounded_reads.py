@@ -591,13 +591,13 @@ def test_the_rows_one_opencode_query_holds_are_bounded_in_bytes(
 # whose links an open refuses
 
 
-def _limited(*args: str) -> subprocess.CompletedProcess[str]:
+def _limited(*args: str, memory: int = 2 << 30) -> subprocess.CompletedProcess[str]:
     """``_run`` with 2 GB of address space: a read of ``/dev/zero`` fails with ``MemoryError`` in
     seconds instead of taking the machine's memory (the guard is for a regression only)."""
     import resource
 
     def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
     return subprocess.run(
         [sys.executable, "-c", CLI, *args],
@@ -839,3 +839,121 @@ def test_a_ledger_row_nested_too_deep_never_fails_the_stores_reads(
         assert done.exit_code == 0, (command, done.output)
         assert "Traceback" not in done.output
         assert "planted memory" in done.stdout, command
+
+
+# -- many tiny values: a limit on bytes is not one on the objects parsed from them ----------------
+
+# 30 MiB of ``{},``: 10 million empty objects, well within every byte limit (a line, an element, a
+# document); before, decoding them and walking them for depth took gigabytes and minutes
+_TINY = "[" + "{}," * (10 << 20) + "{}]"
+# address space for a command reading them: the interpreter, its libraries and the text, not the
+# dicts (the 30 MiB are held a few times over as text and bytes)
+_LOW = 1536 << 20
+
+
+def _tiny_line(agents: Path) -> Path:
+    """A Claude Code session whose tool printed a JSON of 10 million empty objects (a line of
+    ``{"toolUseResult": [{}, {}, …]}``), between its real lines."""
+    import transcript_fixtures as tf
+
+    real = tf.claude_code(agents, "/work/api")
+    lines = real.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines.insert(3, '{"type": "user", "toolUseResult": ' + _TINY + "}\n")
+    real.write_text("".join(lines), encoding="utf-8")
+    return real
+
+
+@pytest.mark.slow
+def test_a_transcript_line_of_millions_of_tiny_values_is_skipped_not_held(
+    tmp_path: Path, agents: Path
+) -> None:
+    """Before: the line decoded to 10 million dicts and was then walked for its depth (3 GB and
+    217 s for 60 MiB): ``MemoryError`` under this limit. Now it is a broken line, refused on its
+    text, and the session's real exchanges are mined."""
+    _tiny_line(agents)
+    done = _limited("mine", "claude-code", "--store", str(tmp_path / "s"), "--json", memory=_LOW)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr
+    contents = _contents(tmp_path / "s")
+    assert any("requests" in text for text in contents), contents
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["jsonl", "chatgpt", "mem0"])
+def test_an_import_of_millions_of_tiny_values_is_one_line(tmp_path: Path, how: str) -> None:
+    """An export line (or a ChatGPT conversation, a mem0 item) of 10 million empty objects:
+    before, held in gigabytes (``MemoryError`` under this limit, a traceback); now refused in one
+    line before a value is built, nothing imported."""
+    store = _store_with_one(tmp_path)
+    source = tmp_path / "export.json"
+    if how == "jsonl":
+        text = '{"content": "tiny", "metadata": {"v": ' + _TINY + "}}\n"
+        args = ["import", str(source)]
+    else:
+        import export_fixtures as ex
+
+        shape = ["list"] if how == "mem0" else []
+        real = json.loads(getattr(ex, how)(tmp_path / "real.json", *shape).read_text())
+        first = json.dumps(real[0] if isinstance(real, list) else real)
+        key = "mapping" if how == "chatgpt" else "metadata"
+        element = (
+            first[: first.index("{") + 1] + f'"{key}": {_TINY}, ' + first[first.index("{") + 1 :]
+        )
+        text = "[" + first + ", " + element + "]"
+        args = ["import", "--from", how, str(source)]
+    source.write_text(text, encoding="utf-8")
+    done = _limited(*args, "--store", str(store), memory=_LOW)
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "4,194,304 values" in _one_line(done.stderr)
+    assert _contents(store) == ["the staging database listens on 5433"]
+
+
+@pytest.mark.slow
+def test_a_spooled_line_of_millions_of_tiny_values_never_blocks_the_spool(tmp_path: Path) -> None:
+    """A hook's payload (a tool's structured output) of 10 million empty objects, spooled: before,
+    every ingestion held it in gigabytes; now the line is skipped and the next one ingested."""
+    store = _store_with_one(tmp_path)
+    event = {"id": "e1", "kind": "prompt", "ts": "2026-01-05T10:00:00Z", "client": "claude-code"}
+    good = json.dumps({**event, "session": "s1", "text": "how do I rotate the deploy key"})
+    tiny = '{"id": "e0", "kind": "tool", "session": "s1", "output": ' + _TINY + "}"
+    (store / "spool").mkdir(exist_ok=True, mode=0o700)
+    (store / "spool" / "events.jsonl").write_text(tiny + "\n" + good + "\n", encoding="utf-8")
+    done = _limited("hooks", "flush", "--store", str(store), memory=_LOW)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    assert any("rotate the deploy key" in text for text in _contents(store))
+    assert not list((store / "spool").glob("claimed-*"))
+
+
+def _random_json(rng: Any, depth: int) -> Any:
+    """A value nesting exactly ``depth`` levels: one deep branch, built from the inside out, with
+    a few shallow siblings at each level; its strings hold brackets, quotes and escapes."""
+    scalars = ['a "[{" b', "\\]}", 7, 1.5, None, True, ",:,:", "", "\\\\", '\u00e9["']
+    value: Any = rng.choice(scalars)
+    for _ in range(depth):
+        items = [value] + [
+            rng.choice([rng.choice(scalars), [], {}]) for _ in range(rng.randint(0, 2))
+        ]
+        rng.shuffle(items)
+        value = items if rng.random() < 0.5 else {f"k{i}[": item for i, item in enumerate(items)}
+    return value
+
+
+def test_the_depth_judged_on_the_text_is_the_values_depth() -> None:
+    """``shape_error`` reads the nesting on the text (strings removed, at C speed) instead of
+    walking the decoded value: on random JSON around the limit, whose strings hold brackets,
+    quotes and escapes, both agree; and separators inside strings are not values."""
+    import random
+
+    from hindsight_cli.safefs.reading import MAX_DEPTH, parse_json, shape_error, too_deep
+
+    rng, judged = random.Random(7), set()
+    for _ in range(200):
+        value = _random_json(rng, rng.randint(MAX_DEPTH - 30, MAX_DEPTH + 30))
+        for text in (json.dumps(value), json.dumps(value, indent=1, ensure_ascii=False)):
+            judged.add(too_deep(value))
+            assert (shape_error(text) is not None) == too_deep(value), text[:200]
+            assert shape_error(text.encode("utf-16")) == shape_error(text)
+    assert judged == {True, False}
+    commas = json.dumps({"output": ",:[{" * (2 << 20)})
+    assert parse_json(commas) == json.loads(commas)
