@@ -957,3 +957,25 @@ def test_the_depth_judged_on_the_text_is_the_values_depth() -> None:
     assert judged == {True, False}
     commas = json.dumps({"output": ",:[{" * (2 << 20)})
     assert parse_json(commas) == json.loads(commas)
+
+
+@pytest.mark.slow
+@pytest.mark.local_only
+@pytest.mark.parametrize("command", [("list",), ("export",)])
+def test_a_ledger_row_of_millions_of_tiny_values_never_holds_gigabytes(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """A ledger that came with a repository whose one row's metadata is 30 MiB of ``{},`` (its
+    author wrote it with DuckDB): before, each listing decoded it to 10 million dicts
+    (``MemoryError`` under this limit); now that row reads with its metadata ``{}``."""
+    import duckdb
+
+    store = _store_with_one(tmp_path, "the planted memory about deploys")
+    conn = duckdb.connect(str(store / "ledger.duckdb"))
+    try:
+        conn.execute(_PLANT["metadata"], ['{"a": ' + _TINY + "}"])
+    finally:
+        conn.close()
+    done = _limited(*command, "--store", str(store), memory=_LOW)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "planted memory" in done.stdout

@@ -78,15 +78,16 @@ def read_at_most(handle: BinaryIO, limit: int, path: str | os.PathLike[str]) -> 
     return data
 
 
-def parse_json(text: str | bytes) -> Any:
+def parse_json(text: str | bytes, depth: int | None = MAX_DEPTH) -> Any:
     """``json.loads(text)``, where every way ``text`` is not JSON hindsight reads raises
     ``json.JSONDecodeError`` (a ``ValueError``): bad JSON, nesting deeper than ``MAX_DEPTH`` levels
     (which the parser could still take on a short stack, and a walker then not: a
     ``RecursionError``), more than ``MAX_VALUES`` values (judged on the text, before a value is
-    built), an integer of more than 4,300 digits (Python's own ``ValueError``)."""
+    built), an integer of more than 4,300 digits (Python's own ``ValueError``). ``depth=None``:
+    any nesting the parser takes (a ledger's value an older version wrote)."""
     import json
 
-    refused = shape_error(text)
+    refused = shape_error(text, depth=depth)
     if refused:
         raise json.JSONDecodeError(refused, "", 0)
     try:
@@ -101,12 +102,14 @@ def parse_json(text: str | bytes) -> Any:
     return value
 
 
-def shape_error(text: str | bytes, first: bool = False) -> str | None:
+def shape_error(
+    text: str | bytes, first: bool = False, depth: int | None = MAX_DEPTH
+) -> str | None:
     """Why the JSON ``text`` is not decoded (``None`` when it may be): more than ``MAX_VALUES``
     values or nesting deeper than ``MAX_DEPTH`` levels, judged on the text at C speed, so that
     neither the memory of the values nor the time of a walk over them is spent first. Text that
     is not JSON may pass: the parser refuses it. ``first``: judge only the first value of
-    ``text`` (an array's element, with what follows it buffered)."""
+    ``text`` (an array's element, with what follows it buffered). ``depth=None``: values only."""
     if isinstance(text, str):
         opened = text.count("[") + text.count("{")
         values = opened + text.count(",") + text.count(":")
@@ -114,7 +117,7 @@ def shape_error(text: str | bytes, first: bool = False) -> str | None:
         opened = text.count(b"[") + text.count(b"{")
         values = opened + text.count(b",") + text.count(b":")
     # most texts: too few brackets to nest that deep, too few separators to hold that many
-    if opened <= MAX_DEPTH and values <= MAX_VALUES:
+    if (depth is None or opened <= depth) and values <= MAX_VALUES:
         return None
     if isinstance(text, str):
         data = text.encode("utf-8", "surrogatepass")
@@ -132,9 +135,11 @@ def shape_error(text: str | bytes, first: bool = False) -> str | None:
     values = sum(outside.count(mark) for mark in (b"[", b"{", b",", b":"))
     if values > MAX_VALUES:
         return f"more than {MAX_VALUES:,} values"
+    if depth is None:
+        return None
     brackets = outside.translate(_SAME_BRACKETS, _NOT_BRACKETS)
-    if brackets.count(b"[") > MAX_DEPTH and _depth(brackets) > MAX_DEPTH:
-        return f"nested more than {MAX_DEPTH} levels deep"
+    if brackets.count(b"[") > depth and _depth(brackets) > depth:
+        return f"nested more than {depth} levels deep"
     return None
 
 
