@@ -35,6 +35,9 @@ MAX_DEPTH = 200
 # is not one on objects (64 MiB of ``{},`` decodes to 22 million dicts, gigabytes); this many cost
 # at most a few hundred megabytes, and no transcript line, export element or document comes near
 MAX_VALUES = 1 << 22
+# values, and lines, in all of one `hindsight import` (held together until every line is checked:
+# one bad line refuses the whole file), a few hundred thousand memories
+MAX_IMPORT_VALUES = 1 << 23
 
 
 def size_text(limit: int) -> str:
@@ -141,6 +144,16 @@ def shape_error(
     if brackets.count(b"[") > depth and _depth(brackets) > depth:
         return f"nested more than {depth} levels deep"
     return None
+
+
+def count_values(text: bytes) -> int:
+    """How many values the JSON ``text`` holds, as ``MAX_VALUES`` counts them (each ``[``, ``{``,
+    ``,`` and ``:`` outside its strings); a text of a few counts them with its strings."""
+    marks = text.count(b"[") + text.count(b"{") + text.count(b",") + text.count(b":")
+    if marks <= 32:
+        return marks
+    outside = _strings().sub(b"", text)
+    return sum(outside.count(mark) for mark in (b"[", b"{", b",", b":"))
 
 
 _NOT_BRACKETS = bytes(range(256)).translate(None, b"[]{}")
