@@ -1004,3 +1004,54 @@ def test_an_import_of_many_small_lines_is_bounded_in_what_it_holds(
     line = _one_line(done.stderr)
     assert "lines and JSON values; nothing was imported. Split it" in line, line
     assert _contents(store) == ["the staging database listens on 5433"]
+
+
+# -- a note's lines are read in time linear in their length --------------------------------------
+
+# 200 KB runs, within every limit (a note may be 64 MiB): before, each took minutes
+_RUN = 200_000
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- a" + " " * _RUN + "b",
+        "- [fact] deploys need the key #deploy" + " " * _RUN + "(staging",
+        "see [[" + "[" * _RUN,
+    ],
+    ids=["an item with a run of blanks", "an observation before a context", "a run of ["],
+)
+def test_a_notes_long_runs_are_read_in_linear_time(tmp_path: Path, line: str) -> None:
+    """A basic-memory note (an export someone gives you) with one line holding a run of blanks or
+    of ``[``: the list item, the context of an observation and the links were read by patterns that
+    tried every start to the line's end (20,000 characters took seconds, these minutes: the
+    guard, for that regression only). Now the folder imports, the note's text and the good note
+    included."""
+    import export_fixtures as ex
+
+    folder = ex.basic_memory(tmp_path / "notes")
+    (folder / "runs.md").write_text(f"# Runs\n\nmauve-otter\n{line}\n", encoding="utf-8")
+    done = _run(
+        "import", str(folder), "--from", "basic-memory", "--store", str(tmp_path / "s"), "--json"
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    contents = " ".join(_contents(tmp_path / "s"))
+    assert "Weather" in contents and "mauve-otter" in contents
+
+
+# -- a memory's values are read in time linear in its length -------------------------------------
+
+
+@pytest.mark.slow
+def test_memories_of_one_long_run_are_recorded_in_linear_time(tmp_path: Path) -> None:
+    """What a tool prints (a data file `cat`) recorded beside memories like it: a new memory is
+    compared with each similar one on their values (numbers, paths, e-mail addresses, calls), which
+    were read by patterns that tried every start of a run to its end. 16,000 digits took 31 s a
+    text, so the fourth such memory took two minutes (the guard, for that regression only). Now
+    each is stored in seconds."""
+    store = str(tmp_path / "s")
+    for ending in ("ok", "again", "once more", "at last"):
+        done = _run("record", f"the export printed {'0' * 16_000} {ending}", "--store", store)
+        assert done.returncode == 0, done.stderr[-2000:]
+    assert len(_contents(tmp_path / "s")) == 4
