@@ -1055,3 +1055,55 @@ def test_memories_of_one_long_run_are_recorded_in_linear_time(tmp_path: Path) ->
         done = _run("record", f"the export printed {'0' * 16_000} {ending}", "--store", store)
         assert done.returncode == 0, done.stderr[-2000:]
     assert len(_contents(tmp_path / "s")) == 4
+
+
+@pytest.mark.slow
+def test_a_prompt_of_tags_that_never_close_is_read_in_linear_time(
+    tmp_path: Path, agents: Path
+) -> None:
+    """A prompt holding 50,000 opening tags that never close (a pasted page): the client's wrapped
+    blocks were found by a pattern that read on from each tag, and from each blank before one, to
+    the text's end (8,000 characters took 0.7 s; these 200,000 minutes: the guard, for that
+    regression only). Now the session is mined, that prompt with it."""
+    import transcript_fixtures as tf
+
+    real = tf.claude_code(agents, "/work/api")
+    text = real.read_text(encoding="utf-8")
+    assert "Run the weather tests" in text
+    real.write_text(
+        text.replace("Run the weather tests", "mauve-otter " + "\\t<a>" * 50_000), encoding="utf-8"
+    )
+    done = _run("mine", "claude-code", "--store", str(tmp_path / "s"), "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert any("mauve-otter" in text for text in _contents(tmp_path / "s"))
+
+
+def test_wrapped_blocks_found_in_linear_time_are_the_ones_the_pattern_found() -> None:
+    """The linear reading of a prompt's wrapped blocks, reminders and slash commands gives what the
+    single patterns gave, on random texts of tags, blanks and words (a tag whose attributes hold a
+    ``<`` is not one any client writes, and is read as text now)."""
+    import random
+    import re
+
+    from hindsight_cli.transcripts import exchange
+
+    reminder = re.compile(r"<(system-reminder|system_reminder)>.*?</\1>", re.S)
+    wrapped = re.compile(r"\s*<([a-zA-Z][\w-]*)(?:\s[^>]*)?>.*?</\1>\s*", re.S)
+    command = re.compile(r"<command-(name|args)>(.*?)</command-\1>", re.S)
+
+    def before(text: str) -> str:
+        text = reminder.sub("", text).strip()
+        if not text or text.startswith(exchange._BOILERPLATE_PREFIXES):
+            return ""
+        commands = dict(command.findall(text))
+        if "name" in commands:
+            return f"{commands['name'].strip()} {commands.get('args', '').strip()}".strip()
+        return text if wrapped.sub("", text).strip() else ""
+
+    tokens = ["<a>", "</a>", "<b x=1>", "</b>", "<system-reminder>", "</system-reminder>"]
+    tokens += ["<system_reminder>", "</system_reminder>", "<command-name>", "</command-name>"]
+    tokens += ["<command-args>", "</command-args>", " ", "\n", "x", "hi", ">", "</"]
+    rng = random.Random(5)
+    for _ in range(20_000):
+        text = "".join(rng.choice(tokens) for _ in range(rng.randint(0, 12)))
+        assert exchange.prompt_text(text) == before(text), text
