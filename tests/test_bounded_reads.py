@@ -1107,3 +1107,20 @@ def test_wrapped_blocks_found_in_linear_time_are_the_ones_the_pattern_found() ->
     for _ in range(20_000):
         text = "".join(rng.choice(tokens) for _ in range(rng.randint(0, 12)))
         assert exchange.prompt_text(text) == before(text), text
+
+
+@pytest.mark.slow
+def test_the_rows_one_opencode_query_holds_are_bounded_in_values(tmp_path: Path) -> None:
+    """A session of 16 messages each of 1.2 million empty objects (3.6 MiB, within the bytes and the
+    values of one row and the bytes of one query): the miner decodes a session's messages together,
+    19 million dicts (``MemoryError`` under this limit). Now refused in one line."""
+    path = _opencode_db(tmp_path / "opencode.db", "none")
+    data = '{"role": "user", "v": [' + "{}," * 1_200_000 + "{}]}"
+    with sqlite3.connect(path) as conn:
+        conn.executemany(
+            "INSERT INTO message VALUES (?, 's1', ?, ?, ?)",
+            [(f"m{n}", n, n, data) for n in range(16)],
+        )
+    done = _limited("mine", "opencode", str(path), "--store", str(tmp_path / "s"), memory=_LOW)
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "JSON values in the rows of one query" in _one_line(done.stderr)

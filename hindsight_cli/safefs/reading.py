@@ -146,9 +146,14 @@ def shape_error(
     return None
 
 
-def count_values(text: bytes) -> int:
+def count_values(text: str | bytes) -> int:
     """How many values the JSON ``text`` holds, as ``MAX_VALUES`` counts them (each ``[``, ``{``,
     ``,`` and ``:`` outside its strings); a text of a few counts them with its strings."""
+    if isinstance(text, str):
+        marks = text.count("[") + text.count("{") + text.count(",") + text.count(":")
+        if marks <= 32:
+            return marks
+        text = text.encode("utf-8", "surrogatepass")
     marks = text.count(b"[") + text.count(b"{") + text.count(b",") + text.count(b":")
     if marks <= 32:
         return marks
