@@ -591,13 +591,13 @@ def test_the_rows_one_opencode_query_holds_are_bounded_in_bytes(
 # whose links an open refuses
 
 
-def _limited(*args: str) -> subprocess.CompletedProcess[str]:
+def _limited(*args: str, memory: int = 2 << 30) -> subprocess.CompletedProcess[str]:
     """``_run`` with 2 GB of address space: a read of ``/dev/zero`` fails with ``MemoryError`` in
     seconds instead of taking the machine's memory (the guard is for a regression only)."""
     import resource
 
     def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
     return subprocess.run(
         [sys.executable, "-c", CLI, *args],
@@ -839,3 +839,288 @@ def test_a_ledger_row_nested_too_deep_never_fails_the_stores_reads(
         assert done.exit_code == 0, (command, done.output)
         assert "Traceback" not in done.output
         assert "planted memory" in done.stdout, command
+
+
+# -- many tiny values: a limit on bytes is not one on the objects parsed from them ----------------
+
+# 30 MiB of ``{},``: 10 million empty objects, well within every byte limit (a line, an element, a
+# document); before, decoding them and walking them for depth took gigabytes and minutes
+_TINY = "[" + "{}," * (10 << 20) + "{}]"
+# address space for a command reading them: the interpreter, its libraries and the text, not the
+# dicts (the 30 MiB are held a few times over as text and bytes)
+_LOW = 1536 << 20
+
+
+def _tiny_line(agents: Path) -> Path:
+    """A Claude Code session whose tool printed a JSON of 10 million empty objects (a line of
+    ``{"toolUseResult": [{}, {}, …]}``), between its real lines."""
+    import transcript_fixtures as tf
+
+    real = tf.claude_code(agents, "/work/api")
+    lines = real.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines.insert(3, '{"type": "user", "toolUseResult": ' + _TINY + "}\n")
+    real.write_text("".join(lines), encoding="utf-8")
+    return real
+
+
+@pytest.mark.slow
+def test_a_transcript_line_of_millions_of_tiny_values_is_skipped_not_held(
+    tmp_path: Path, agents: Path
+) -> None:
+    """Before: the line decoded to 10 million dicts and was then walked for its depth (3 GB and
+    217 s for 60 MiB): ``MemoryError`` under this limit. Now it is a broken line, refused on its
+    text, and the session's real exchanges are mined."""
+    _tiny_line(agents)
+    done = _limited("mine", "claude-code", "--store", str(tmp_path / "s"), "--json", memory=_LOW)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr
+    contents = _contents(tmp_path / "s")
+    assert any("requests" in text for text in contents), contents
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["jsonl", "chatgpt", "mem0"])
+def test_an_import_of_millions_of_tiny_values_is_one_line(tmp_path: Path, how: str) -> None:
+    """An export line (or a ChatGPT conversation, a mem0 item) of 10 million empty objects:
+    before, held in gigabytes (``MemoryError`` under this limit, a traceback); now refused in one
+    line before a value is built, nothing imported."""
+    store = _store_with_one(tmp_path)
+    source = tmp_path / "export.json"
+    if how == "jsonl":
+        text = '{"content": "tiny", "metadata": {"v": ' + _TINY + "}}\n"
+        args = ["import", str(source)]
+    else:
+        import export_fixtures as ex
+
+        shape = ["list"] if how == "mem0" else []
+        real = json.loads(getattr(ex, how)(tmp_path / "real.json", *shape).read_text())
+        first = json.dumps(real[0] if isinstance(real, list) else real)
+        key = "mapping" if how == "chatgpt" else "metadata"
+        element = (
+            first[: first.index("{") + 1] + f'"{key}": {_TINY}, ' + first[first.index("{") + 1 :]
+        )
+        text = "[" + first + ", " + element + "]"
+        args = ["import", "--from", how, str(source)]
+    source.write_text(text, encoding="utf-8")
+    done = _limited(*args, "--store", str(store), memory=_LOW)
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "values" in _one_line(done.stderr)
+    assert _contents(store) == ["the staging database listens on 5433"]
+
+
+@pytest.mark.slow
+def test_a_spooled_line_of_millions_of_tiny_values_never_blocks_the_spool(tmp_path: Path) -> None:
+    """A hook's payload (a tool's structured output) of 10 million empty objects, spooled: before,
+    every ingestion held it in gigabytes; now the line is skipped and the next one ingested."""
+    store = _store_with_one(tmp_path)
+    event = {"id": "e1", "kind": "prompt", "ts": "2026-01-05T10:00:00Z", "client": "claude-code"}
+    good = json.dumps({**event, "session": "s1", "text": "how do I rotate the deploy key"})
+    tiny = '{"id": "e0", "kind": "tool", "session": "s1", "output": ' + _TINY + "}"
+    (store / "spool").mkdir(exist_ok=True, mode=0o700)
+    (store / "spool" / "events.jsonl").write_text(tiny + "\n" + good + "\n", encoding="utf-8")
+    done = _limited("hooks", "flush", "--store", str(store), memory=_LOW)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    assert any("rotate the deploy key" in text for text in _contents(store))
+    assert not list((store / "spool").glob("claimed-*"))
+
+
+def _random_json(rng: Any, depth: int) -> Any:
+    """A value nesting exactly ``depth`` levels: one deep branch, built from the inside out, with
+    a few shallow siblings at each level; its strings hold brackets, quotes and escapes."""
+    scalars = ['a "[{" b', "\\]}", 7, 1.5, None, True, ",:,:", "", "\\\\", '\u00e9["']
+    value: Any = rng.choice(scalars)
+    for _ in range(depth):
+        items = [value] + [
+            rng.choice([rng.choice(scalars), [], {}]) for _ in range(rng.randint(0, 2))
+        ]
+        rng.shuffle(items)
+        value = items if rng.random() < 0.5 else {f"k{i}[": item for i, item in enumerate(items)}
+    return value
+
+
+def test_the_depth_judged_on_the_text_is_the_values_depth() -> None:
+    """``shape_error`` reads the nesting on the text (strings removed, at C speed) instead of
+    walking the decoded value: on random JSON around the limit, whose strings hold brackets,
+    quotes and escapes, both agree; and separators inside strings are not values."""
+    import random
+
+    from hindsight_cli.safefs.reading import MAX_DEPTH, parse_json, shape_error, too_deep
+
+    rng, judged = random.Random(7), set()
+    for _ in range(200):
+        value = _random_json(rng, rng.randint(MAX_DEPTH - 30, MAX_DEPTH + 30))
+        for text in (json.dumps(value), json.dumps(value, indent=1, ensure_ascii=False)):
+            judged.add(too_deep(value))
+            assert (shape_error(text) is not None) == too_deep(value), text[:200]
+            assert shape_error(text.encode("utf-16")) == shape_error(text)
+    assert judged == {True, False}
+    commas = json.dumps({"output": ",:[{" * (2 << 20)})
+    assert parse_json(commas) == json.loads(commas)
+
+
+@pytest.mark.slow
+@pytest.mark.local_only
+@pytest.mark.parametrize("command", [("list",), ("export",)])
+def test_a_ledger_row_of_millions_of_tiny_values_never_holds_gigabytes(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """A ledger that came with a repository whose one row's metadata is 30 MiB of ``{},`` (its
+    author wrote it with DuckDB): before, each listing decoded it to 10 million dicts
+    (``MemoryError`` under this limit); now that row reads with its metadata ``{}``."""
+    import duckdb
+
+    store = _store_with_one(tmp_path, "the planted memory about deploys")
+    conn = duckdb.connect(str(store / "ledger.duckdb"))
+    try:
+        conn.execute(_PLANT["metadata"], ['{"a": ' + _TINY + "}"])
+    finally:
+        conn.close()
+    done = _limited(*command, "--store", str(store), memory=_LOW)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "planted memory" in done.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shape", ["empty objects", "lines of a million objects"])
+def test_an_import_of_many_small_lines_is_bounded_in_what_it_holds(
+    tmp_path: Path, shape: str
+) -> None:
+    """`hindsight import` holds every line until all are checked (one bad line refuses the file):
+    20 million lines of ``{}`` (60 MB of the 1 GiB it reads), or 16 lines each of a million empty
+    objects (each within the values of one line). Before: a ``MemoryError`` traceback under this
+    limit (1 GiB of ``{}`` lines: some 20 GB without one), and 16 million objects held for a
+    minute. Now refused in one line as the lines are read, with the advice to split the file;
+    nothing imported."""
+    store = _store_with_one(tmp_path)
+    source = tmp_path / "export.jsonl"
+    if shape == "empty objects":
+        source.write_bytes(b"{}\n" * (20 << 20))
+    else:
+        line = '{"content": "x", "metadata": {"v": [' + "{}," * (1 << 20) + "{}]}}\n"
+        source.write_text(line * 16, encoding="utf-8")
+    done = _limited("import", str(source), "--store", str(store), memory=_LOW)
+    assert done.returncode == 1, done.stderr[-2000:]
+    line = _one_line(done.stderr)
+    assert "lines and JSON values; nothing was imported. Split it" in line, line
+    assert _contents(store) == ["the staging database listens on 5433"]
+
+
+# -- a note's lines are read in time linear in their length --------------------------------------
+
+# 200 KB runs, within every limit (a note may be 64 MiB): before, each took minutes
+_RUN = 200_000
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- a" + " " * _RUN + "b",
+        "- [fact] deploys need the key #deploy" + " " * _RUN + "(staging",
+        "see [[" + "[" * _RUN,
+    ],
+    ids=["an item with a run of blanks", "an observation before a context", "a run of ["],
+)
+def test_a_notes_long_runs_are_read_in_linear_time(tmp_path: Path, line: str) -> None:
+    """A basic-memory note (an export someone gives you) with one line holding a run of blanks or
+    of ``[``: the list item, the context of an observation and the links were read by patterns that
+    tried every start to the line's end (20,000 characters took seconds, these minutes: the
+    guard, for that regression only). Now the folder imports, the note's text and the good note
+    included."""
+    import export_fixtures as ex
+
+    folder = ex.basic_memory(tmp_path / "notes")
+    (folder / "runs.md").write_text(f"# Runs\n\nmauve-otter\n{line}\n", encoding="utf-8")
+    done = _run(
+        "import", str(folder), "--from", "basic-memory", "--store", str(tmp_path / "s"), "--json"
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    contents = " ".join(_contents(tmp_path / "s"))
+    assert "Weather" in contents and "mauve-otter" in contents
+
+
+# -- a memory's values are read in time linear in its length -------------------------------------
+
+
+@pytest.mark.slow
+def test_memories_of_one_long_run_are_recorded_in_linear_time(tmp_path: Path) -> None:
+    """What a tool prints (a data file `cat`) recorded beside memories like it: a new memory is
+    compared with each similar one on their values (numbers, paths, e-mail addresses, calls), which
+    were read by patterns that tried every start of a run to its end. 16,000 digits took 31 s a
+    text, so the fourth such memory took two minutes (the guard, for that regression only). Now
+    each is stored in seconds."""
+    store = str(tmp_path / "s")
+    for ending in ("ok", "again", "once more", "at last"):
+        done = _run("record", f"the export printed {'0' * 16_000} {ending}", "--store", store)
+        assert done.returncode == 0, done.stderr[-2000:]
+    assert len(_contents(tmp_path / "s")) == 4
+
+
+@pytest.mark.slow
+def test_a_prompt_of_tags_that_never_close_is_read_in_linear_time(
+    tmp_path: Path, agents: Path
+) -> None:
+    """A prompt holding 50,000 opening tags that never close (a pasted page): the client's wrapped
+    blocks were found by a pattern that read on from each tag, and from each blank before one, to
+    the text's end (8,000 characters took 0.7 s; these 200,000 minutes: the guard, for that
+    regression only). Now the session is mined, that prompt with it."""
+    import transcript_fixtures as tf
+
+    real = tf.claude_code(agents, "/work/api")
+    text = real.read_text(encoding="utf-8")
+    assert "Run the weather tests" in text
+    real.write_text(
+        text.replace("Run the weather tests", "mauve-otter " + "\\t<a>" * 50_000), encoding="utf-8"
+    )
+    done = _run("mine", "claude-code", "--store", str(tmp_path / "s"), "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert any("mauve-otter" in text for text in _contents(tmp_path / "s"))
+
+
+def test_wrapped_blocks_found_in_linear_time_are_the_ones_the_pattern_found() -> None:
+    """The linear reading of a prompt's wrapped blocks, reminders and slash commands gives what the
+    single patterns gave, on random texts of tags, blanks and words (a tag whose attributes hold a
+    ``<`` is not one any client writes, and is read as text now)."""
+    import random
+    import re
+
+    from hindsight_cli.transcripts import exchange
+
+    reminder = re.compile(r"<(system-reminder|system_reminder)>.*?</\1>", re.S)
+    wrapped = re.compile(r"\s*<([a-zA-Z][\w-]*)(?:\s[^>]*)?>.*?</\1>\s*", re.S)
+    command = re.compile(r"<command-(name|args)>(.*?)</command-\1>", re.S)
+
+    def before(text: str) -> str:
+        text = reminder.sub("", text).strip()
+        if not text or text.startswith(exchange._BOILERPLATE_PREFIXES):
+            return ""
+        commands = dict(command.findall(text))
+        if "name" in commands:
+            return f"{commands['name'].strip()} {commands.get('args', '').strip()}".strip()
+        return text if wrapped.sub("", text).strip() else ""
+
+    tokens = ["<a>", "</a>", "<b x=1>", "</b>", "<system-reminder>", "</system-reminder>"]
+    tokens += ["<system_reminder>", "</system_reminder>", "<command-name>", "</command-name>"]
+    tokens += ["<command-args>", "</command-args>", " ", "\n", "x", "hi", ">", "</"]
+    rng = random.Random(5)
+    for _ in range(20_000):
+        text = "".join(rng.choice(tokens) for _ in range(rng.randint(0, 12)))
+        assert exchange.prompt_text(text) == before(text), text
+
+
+@pytest.mark.slow
+def test_the_rows_one_opencode_query_holds_are_bounded_in_values(tmp_path: Path) -> None:
+    """A session of 16 messages each of 1.2 million empty objects (3.6 MiB, within the bytes and the
+    values of one row and the bytes of one query): the miner decodes a session's messages together,
+    19 million dicts (``MemoryError`` under this limit). Now refused in one line."""
+    path = _opencode_db(tmp_path / "opencode.db", "none")
+    data = '{"role": "user", "v": [' + "{}," * 1_200_000 + "{}]}"
+    with sqlite3.connect(path) as conn:
+        conn.executemany(
+            "INSERT INTO message VALUES (?, 's1', ?, ?, ?)",
+            [(f"m{n}", n, n, data) for n in range(16)],
+        )
+    done = _limited("mine", "opencode", str(path), "--store", str(tmp_path / "s"), memory=_LOW)
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "JSON values in the rows of one query" in _one_line(done.stderr)

@@ -463,7 +463,14 @@ def _import_lines(source: str) -> list[str]:
     """The lines of an import file, or of stdin for ``-``: a regular file only (a FIFO would hang
     the read, a device such as /dev/zero never end), at most ``MAX_IMPORT`` bytes in all and
     ``MAX_LINE`` a line, checked as it is read."""
-    from ..safefs.reading import MAX_IMPORT, MAX_LINE, open_regular, size_text
+    from ..safefs.reading import (
+        MAX_IMPORT,
+        MAX_IMPORT_VALUES,
+        MAX_LINE,
+        count_values,
+        open_regular,
+        size_text,
+    )
 
     path = Path(source).expanduser()
     try:
@@ -478,15 +485,20 @@ def _import_lines(source: str) -> list[str]:
         ) from None
     where = "stdin" if source == "-" else str(path)
     lines: list[str] = []
-    total = 0
+    total = values = 0
     try:
         while raw := handle.readline(MAX_LINE + 1):
             total += len(raw)
-            if len(raw) > MAX_LINE or total > MAX_IMPORT:
+            # a line, and each value in it, is an object held until all are checked: a limit on
+            # bytes alone let 1 GiB of "{}" lines take tens of gigabytes
+            values += 1 + count_values(raw)
+            if len(raw) > MAX_LINE or total > MAX_IMPORT or values > MAX_IMPORT_VALUES:
                 limit = (
                     f"a line over {size_text(MAX_LINE)}"
                     if len(raw) > MAX_LINE
-                    else (f"more than {size_text(MAX_IMPORT)}")
+                    else f"more than {size_text(MAX_IMPORT)}"
+                    if total > MAX_IMPORT
+                    else f"more than {MAX_IMPORT_VALUES:,} lines and JSON values"
                 )
                 raise InvalidInput(
                     f"{where} holds {limit}; nothing was imported. Split it (split -l 100000 "

@@ -279,6 +279,9 @@ _TIME_UNITS = _units(unit for unit in SECONDS if unit.isascii())
 _TIME_WORDS = _units(unit for unit in SECONDS if unit.isascii() and len(unit) > 2)
 _ZH_TIME_UNITS = "秒钟|秒|分钟|小时|钟头|天|日|周|星期|月|年"
 _ZH_CLASSIFIER = "个|次|台|条|位|名|项|种|块|张|份|批|只|件|倍|核|层|行|节点|副本|线程"
+# what a Chinese numeral is made of: a number starts where a run of these (or of digits) starts
+# (tried at every start of a run, 16,000 "一" took 71 s to read for values)
+_ZH_DIGITS = "零〇一二两三四五六七八九十百千万"
 _NUM = rf"(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?|{ZH_NUMERAL}"
 _PERIOD = "(?:(?P<period>凌晨|早上|早晨|清晨|上午|中午|午后|下午|傍晚|晚上|夜里|夜间|半夜|晚)\\s*)?"
 _MON = (
@@ -297,7 +300,12 @@ def _network_rules() -> list[Rule]:
             re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s<>\"'`，。；、）)\]】]+", _A),
             _trimmed("url", _url),
         ),
-        (re.compile(r"[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+", _A), _lower("email")),
+        # a match starts only where its run starts (a later start in the run can only find what the first
+        # did): tried at every start, a run of 16,000 word characters was read to its end 16,000 times
+        (
+            re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+", _A),
+            _lower("email"),
+        ),
         (
             re.compile(
                 r"\"([^\"\n]{1,80})\"|“([^”\n]{1,80})”|「([^」\n]{1,80})」|『([^』\n]{1,80})』"
@@ -317,8 +325,8 @@ def _network_rules() -> list[Rule]:
         # a letter: 28/02/2027 is a date
         (
             re.compile(
-                r"(?<![\w/.])(?=[\w./-]*[A-Za-z])[\w.-]+(?:/[\w.-]+){2,}/?"
-                r"|(?<![\w/.])[\w-]+(?:/[\w-]+)*/[\w-]+\.[A-Za-z]\w{0,5}\b",
+                r"(?<![\w/.-])(?=[\w./-]*[A-Za-z])[\w.-]+(?:/[\w.-]+){2,}/?"
+                r"|(?<![\w/.-])[\w-]+(?:/[\w-]+)*/[\w-]+\.[A-Za-z]\w{0,5}\b",
                 _A,
             ),
             path,
@@ -365,7 +373,10 @@ def _calendar_rules() -> list[Rule]:
             _date,
         ),
         (
-            re.compile(rf"(?:(?P<y>\d{{4}}|[〇零一二三四五六七八九]{{4}})\s*年\s*)?{zh_day}", _A),
+            re.compile(
+                rf"(?<![\d{_ZH_DIGITS}])(?:(?P<y>\d{{4}}|[〇零一二三四五六七八九]{{4}})\s*年\s*)?{zh_day}",
+                _A,
+            ),
             _date,
         ),
         (re.compile(r"(?<![\d.])(\d{4})\s*年(?!\s*\d)", _A), _whole("date", lambda m: m.group(1))),
@@ -399,7 +410,7 @@ def _calendar_rules() -> list[Rule]:
         ),
         (
             re.compile(
-                rf"{_PERIOD}(?P<h>\d{{1,2}}|{ZH_NUMERAL})\s*[点點时時](?:\s*(?P<half>半|一刻|三刻)"
+                rf"{_PERIOD}(?<![\d{_ZH_DIGITS}])(?P<h>\d{{1,2}}|{ZH_NUMERAL})\s*[点點时時](?:\s*(?P<half>半|一刻|三刻)"
                 rf"|\s*(?P<mi>\d{{1,2}}|{ZH_NUMERAL})\s*分)?",
                 _A,
             ),
@@ -452,7 +463,7 @@ def _quantity_rules() -> list[Rule]:
         ),
         (
             re.compile(
-                rf"(?<![\w.]){num}\s*(?:times?\s+|[A-Za-z]+\s*){{0,2}}?(?:/\s*|\bper\s+|\ban?\s+|\bevery\s+"
+                rf"(?<![\w.{_ZH_DIGITS}]){num}\s*(?:times?\s+|[A-Za-z]+\s*){{0,2}}?(?:/\s*|\bper\s+|\ban?\s+|\bevery\s+"
                 rf"|\beach\s+)(?P<per>{_TIME_UNITS})(?![A-Za-z])",
                 _AI,
             ),
@@ -468,7 +479,9 @@ def _quantity_rules() -> list[Rule]:
         ),
         (
             re.compile(
-                rf"(?P<n>{_NUM})\s*(?:{_ZH_CLASSIFIER})?\s*(?:/|每)\s*(?P<per>{_ZH_TIME_UNITS})", _A
+                rf"(?<![\d{_ZH_DIGITS}])(?P<n>{_NUM})\s*(?:{_ZH_CLASSIFIER})?\s*(?:/|每)\s*"
+                rf"(?P<per>{_ZH_TIME_UNITS})",
+                _A,
             ),
             _rate,
         ),
@@ -483,7 +496,8 @@ def _quantity_rules() -> list[Rule]:
         ),
         (
             re.compile(
-                rf"(?<![\w.])(?P<n>{_NUM})(?P<gap>\s?)(?P<u>{_units(UNITS)})(?![A-Za-z])", _AI
+                rf"(?<![\w.{_ZH_DIGITS}])(?P<n>{_NUM})(?P<gap>\s?)(?P<u>{_units(UNITS)})(?![A-Za-z])",
+                _AI,
             ),
             _quantity,
         ),
@@ -522,8 +536,11 @@ def _token_rules() -> list[Rule]:
             _whole("identifier", lambda m: m.group(0)),
         ),
         (
+            # a call's name read at most 256 characters on: "a.a.a…" without "()" was read to its
+            # end from each "a" (a start after a "." can be the first that may match)
             re.compile(
-                r"\$\{?([A-Za-z_]\w*)\}?|(?<![\w-])(--?[A-Za-z][\w-]*)|\b([A-Za-z_][\w.]*)\(\)", _A
+                r"\$\{?([A-Za-z_]\w*)\}?|(?<![\w-])(--?[A-Za-z][\w-]*)|\b([A-Za-z_][\w.]{0,255})\(\)",
+                _A,
             ),
             _whole("identifier", lambda m: next(g for g in m.groups() if g).lower()),
         ),
@@ -544,7 +561,7 @@ def _token_rules() -> list[Rule]:
             _table(ON_OFF, "flag"),
         ),
         (
-            re.compile(rf"(?P<core>{ZH_NUMERAL})\s*(?:{_ZH_CLASSIFIER})", _A),
+            re.compile(rf"(?<![{_ZH_DIGITS}])(?P<core>{ZH_NUMERAL})\s*(?:{_ZH_CLASSIFIER})", _A),
             _whole("number", lambda m: _fmt(_number(m["core"]) or 0)),
         ),
         (

@@ -31,6 +31,13 @@ MAX_SMALL = 1 << 20
 # levels of JSON nesting: what every walker of a value (cleaning, redaction, export) can go through
 # on any thread's stack, and far more than any transcript, export or config nests
 MAX_DEPTH = 200
+# values in one JSON text (each ``[``, ``{``, ``,`` and ``:`` outside its strings): a limit on bytes
+# is not one on objects (64 MiB of ``{},`` decodes to 22 million dicts, gigabytes); this many cost
+# at most a few hundred megabytes, and no transcript line, export element or document comes near
+MAX_VALUES = 1 << 22
+# values, and lines, in all of one `hindsight import` (held together until every line is checked:
+# one bad line refuses the whole file), a few hundred thousand memories
+MAX_IMPORT_VALUES = 1 << 23
 
 
 def size_text(limit: int) -> str:
@@ -74,13 +81,18 @@ def read_at_most(handle: BinaryIO, limit: int, path: str | os.PathLike[str]) -> 
     return data
 
 
-def parse_json(text: str | bytes) -> Any:
+def parse_json(text: str | bytes, depth: int | None = MAX_DEPTH) -> Any:
     """``json.loads(text)``, where every way ``text`` is not JSON hindsight reads raises
     ``json.JSONDecodeError`` (a ``ValueError``): bad JSON, nesting deeper than ``MAX_DEPTH`` levels
     (which the parser could still take on a short stack, and a walker then not: a
-    ``RecursionError``), an integer of more than 4,300 digits (Python's own ``ValueError``)."""
+    ``RecursionError``), more than ``MAX_VALUES`` values (judged on the text, before a value is
+    built), an integer of more than 4,300 digits (Python's own ``ValueError``). ``depth=None``:
+    any nesting the parser takes (a ledger's value an older version wrote)."""
     import json
 
+    refused = shape_error(text, depth=depth)
+    if refused:
+        raise json.JSONDecodeError(refused, "", 0)
     try:
         value = json.loads(text)
     except json.JSONDecodeError:
@@ -90,14 +102,119 @@ def parse_json(text: str | bytes) -> Any:
     except ValueError:
         # the only other ValueError the parser raises: int()'s digit limit
         raise json.JSONDecodeError("a number of more than 4,300 digits", "", 0) from None
-    if isinstance(text, bytes):
-        opened = text.count(b"[") + text.count(b"{")
-    else:
-        opened = text.count("[") + text.count("{")
-    # only a text with that many brackets can nest that deep (most have a few)
-    if opened > MAX_DEPTH and too_deep(value):
-        raise json.JSONDecodeError(f"nested more than {MAX_DEPTH} levels deep", "", 0)
     return value
+
+
+def shape_error(
+    text: str | bytes, first: bool = False, depth: int | None = MAX_DEPTH
+) -> str | None:
+    """Why the JSON ``text`` is not decoded (``None`` when it may be): more than ``MAX_VALUES``
+    values or nesting deeper than ``MAX_DEPTH`` levels, judged on the text at C speed, so that
+    neither the memory of the values nor the time of a walk over them is spent first. Text that
+    is not JSON may pass: the parser refuses it. ``first``: judge only the first value of
+    ``text`` (an array's element, with what follows it buffered). ``depth=None``: values only."""
+    if isinstance(text, str):
+        opened = text.count("[") + text.count("{")
+        values = opened + text.count(",") + text.count(":")
+    else:
+        opened = text.count(b"[") + text.count(b"{")
+        values = opened + text.count(b",") + text.count(b":")
+    # most texts: too few brackets to nest that deep, too few separators to hold that many
+    if (depth is None or opened <= depth) and values <= MAX_VALUES:
+        return None
+    if isinstance(text, str):
+        data = text.encode("utf-8", "surrogatepass")
+    elif text[:4].count(0) or text.startswith((b"\xff\xfe", b"\xfe\xff")):
+        # UTF-16 or UTF-32, which json.loads also reads: judged on the characters, not the bytes
+        import json
+
+        data = text.decode(json.detect_encoding(text), "replace").encode("utf-8")
+    else:
+        data = text
+    # what is outside the strings (a ``"`` that never closes runs to the end: linear either way)
+    outside = _strings().sub(b"", data)
+    if first:
+        outside = _first(outside)
+    values = sum(outside.count(mark) for mark in (b"[", b"{", b",", b":"))
+    if values > MAX_VALUES:
+        return f"more than {MAX_VALUES:,} values"
+    if depth is None:
+        return None
+    brackets = outside.translate(_SAME_BRACKETS, _NOT_BRACKETS)
+    if brackets.count(b"[") > depth and _depth(brackets) > depth:
+        return f"nested more than {depth} levels deep"
+    return None
+
+
+def count_values(text: str | bytes) -> int:
+    """How many values the JSON ``text`` holds, as ``MAX_VALUES`` counts them (each ``[``, ``{``,
+    ``,`` and ``:`` outside its strings); a text of a few counts them with its strings."""
+    if isinstance(text, str):
+        marks = text.count("[") + text.count("{") + text.count(",") + text.count(":")
+        if marks <= 32:
+            return marks
+        text = text.encode("utf-8", "surrogatepass")
+    marks = text.count(b"[") + text.count(b"{") + text.count(b",") + text.count(b":")
+    if marks <= 32:
+        return marks
+    outside = _strings().sub(b"", text)
+    return sum(outside.count(mark) for mark in (b"[", b"{", b",", b":"))
+
+
+_NOT_BRACKETS = bytes(range(256)).translate(None, b"[]{}")
+_SAME_BRACKETS = bytes.maketrans(b"{}", b"[]")
+_STRING: list[Any] = []
+
+
+def _strings() -> Any:
+    """The JSON string literal (compiled once, on first need: the recording hooks rarely do)."""
+    if not _STRING:
+        import re
+
+        _STRING.append(re.compile(rb'"(?:[^"\\]++|\\.?)*+(?:"|\Z)', re.DOTALL))
+    return _STRING[0]
+
+
+def _depth(brackets: bytes) -> int:
+    """How deep the ``[``/``]`` sequence ``brackets`` nests (C speed, linear time)."""
+    from itertools import accumulate, count
+    from operator import sub
+
+    # most nest a few levels: innermost pairs removed, a level a pass
+    for passes in range(8):
+        shorter = brackets.replace(b"[]", b"")
+        if not shorter:
+            return passes + 1
+        if len(shorter) == len(brackets):
+            break
+        brackets = shorter
+    else:
+        passes = 8
+    # ``[`` as 2 and ``]`` as 0: the depth after the i-th is the running sum less i
+    steps = brackets.translate(_STEPS)
+    return passes + max(map(sub, accumulate(steps), count(1)), default=0)
+
+
+_STEPS = bytes.maketrans(b"[]", b"\x02\x00")
+_STRUCTURE = bytes.maketrans(b"[]{},:", b"\x02\x00\x02\x00\x01\x01")
+_NOT_STRUCTURE = bytes(range(256)).translate(None, b"[]{},:")
+
+
+def _first(outside: bytes) -> bytes:
+    """The first value of ``outside`` (JSON text without its strings): up to where its first
+    bracket closes, or all of it when it does not (yet)."""
+    from itertools import accumulate, count
+    from operator import indexOf, sub
+
+    marks = outside.translate(None, _NOT_STRUCTURE)
+    if not marks.startswith((b"[", b"{")):
+        return b""
+    # ``[`` as 2, ``]`` as 0, a separator as 1: the depth after the i-th mark is the sum less i
+    try:
+        end = indexOf(map(sub, accumulate(marks.translate(_STRUCTURE)), count(1)), 0)
+    except ValueError:
+        return marks
+    return marks[: end + 1]
 
 
 def parse_toml(text: str) -> dict[str, Any]:

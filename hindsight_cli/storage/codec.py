@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..models import Memory
+from ..safefs.reading import parse_json
 from ..timeutil import iso
 from .rows import COLUMNS, JSON_COLUMNS, LIST_COLUMNS, TIME_COLUMNS, MemoryRow
 
@@ -81,15 +82,17 @@ def mapping(text: str) -> Any:
     """A JSON column (metadata, env) as stored: ``{}`` when it is not JSON hindsight wrote (nested
     past what the parser's stack reaches, or not JSON at all). Writers refuse such values; a ledger
     that came with a repository can hold anything, and one row must not fail every listing, search
-    and export of the store."""
+    and export of the store (nor hold gigabytes: ``safefs.reading.parse_json``)."""
     try:
-        return json.loads(text)
+        # nor one of millions of tiny objects (``{},`` repeated) more than its text; the nesting an
+        # older version let in (200 to ~490 levels) still reads
+        return parse_json(text, depth=None)
     except (ValueError, RecursionError):
         return {}
 
 
 def from_json(text: str, embedding: Vector | None = None) -> MemoryRow:
-    row = from_mapping(json.loads(text))
+    row = from_mapping(parse_json(text, depth=None))
     row.embedding = embedding
     return row
 

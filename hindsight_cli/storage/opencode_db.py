@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput
-from ..safefs.reading import MAX_LINE, open_regular, size_text
+from ..safefs.reading import MAX_IMPORT_VALUES, MAX_LINE, count_values, open_regular, size_text
 
 Error = sqlite3.Error
 
@@ -28,6 +28,9 @@ _STEP = 10_000
 # bytes of text and blobs one query may hand back in all (its rows are held together): a value is
 # at most ``MAX_LINE``, and a million of them must not be held at once
 MAX_HELD = 256 << 20
+# and at most this many JSON values in them (``safefs.reading.count_values``), which the miner holds
+# decoded together: 256 MiB of "{}," is 90 million dicts
+MAX_HELD_VALUES = MAX_IMPORT_VALUES
 _TABLES = ("session", "message", "part")
 
 
@@ -95,21 +98,25 @@ def _tables(conn: sqlite3.Connection, path: Path, names: tuple[str, ...] = _TABL
 
 def _rows(conn: sqlite3.Connection, path: Path, sql: str, args: Sequence[Any]) -> list[Any]:
     """A query's rows, at most ``MAX_ROWS`` of them holding at most ``MAX_HELD`` bytes of text and
-    blobs (and its work bounded by the connection)."""
+    blobs and ``MAX_HELD_VALUES`` JSON values (and its work bounded by the connection)."""
     rows: list[Any] = []
-    held = 0
+    held = values = 0
     try:
         for row in conn.execute(sql, args):
             rows.append(row)
             held += sum(len(v) for v in row if isinstance(v, (str, bytes)))
+            values += sum(count_values(v) for v in row if isinstance(v, (str, bytes)))
             if len(rows) > MAX_ROWS:
                 raise InvalidInput(
                     f"{path} holds more than {MAX_ROWS:,} rows where OpenCode writes far fewer; "
                     "check the file."
                 )
-            if held > MAX_HELD:
+            if held > MAX_HELD or values > MAX_HELD_VALUES:
+                limit = (
+                    size_text(MAX_HELD) if held > MAX_HELD else f"{MAX_HELD_VALUES:,} JSON values"
+                )
                 raise InvalidInput(
-                    f"{path} holds more than {size_text(MAX_HELD)} in the rows of one query "
+                    f"{path} holds more than {limit} in the rows of one query "
                     "(a session's messages, a message's parts), more than hindsight holds at once; "
                     "check the file."
                 )

@@ -35,8 +35,16 @@ else:
 
 
 def loads(text: str) -> JSONValue:
-    """``json.loads(text)``; JSON nested deeper than the parser can go is bad JSON
-    (``ValueError``), not a ``RecursionError``."""
+    """``json.loads(text)``; JSON nested deeper than the parser can go, or holding more values
+    than hindsight decodes (``safefs.reading.shape_error``: judged on the text, before a value is
+    built), is bad JSON (``ValueError``), not a ``RecursionError`` or gigabytes of dicts."""
+    from ..safefs.reading import shape_error
+
+    refused = shape_error(text)
+    if refused:
+        import json
+
+        raise json.JSONDecodeError(refused, "", 0)
     if _scan is not None:
         start = len(text) - len(text.lstrip(_SPACE))
         try:

@@ -45,9 +45,13 @@ WEB_TOOLS = frozenset(
     }
 )
 
-_REMINDER = re.compile(r"<(system-reminder|system_reminder)>.*?</\1>", re.S)
-_WRAPPED = re.compile(r"\s*<([a-zA-Z][\w-]*)(?:\s[^>]*)?>.*?</\1>\s*", re.S)
-_COMMAND = re.compile(r"<command-(name|args)>(.*?)</command-\1>", re.S)
+# A block a client wraps in tags, ``<name …>…</name>``: its opening tag (``_tagged`` finds where it
+# closes). As one pattern with ``.*?</\1>`` each opening tag that never closed was read to the
+# text's end, and blanks before one from each start: 200 KB of "<a>" took minutes (review L).
+_REMINDER = re.compile(r"<(system-reminder|system_reminder)>")
+_WRAPPED = re.compile(r"<([a-zA-Z][\w-]*)(?:\s[^<>]*)?>")
+_COMMAND = re.compile(r"<command-(name|args)>")
+_CLOSING = re.compile(r"</([a-zA-Z][\w-]*)>")
 _EXIT = re.compile(r"(?im)^\W*(?:exit code|exit status|process exited with code)\W*(-?\d+)")
 _BOILERPLATE_PREFIXES = (
     "# AGENTS.md instructions for ",
@@ -193,11 +197,35 @@ class Assembler:
             yield last
 
 
+def _tagged(text: str, opening: re.Pattern[str], prefix: str = "") -> Iterator[tuple[int, int]]:
+    """Where each block opened by ``opening`` (its group 1 names it; it closes at the first
+    ``</{prefix}{name}>`` after it) starts and ends, leftmost first, as ``opening.*?</\1>`` would
+    match them: in time linear in ``text`` (a name that never closes again is not looked for)."""
+    last = {m.group(1): m.start() for m in _CLOSING.finditer(text)}
+    at = 0
+    while found := opening.search(text, at):
+        closing = f"</{prefix}{found.group(1)}>"
+        if last.get(prefix + found.group(1), -1) < found.end():
+            at = found.start() + 1
+            continue
+        end = text.find(closing, found.end())
+        yield found.start(), end + len(closing)
+        at = end + len(closing)
+
+
+def _without(text: str, blocks: Iterator[tuple[int, int]]) -> str:
+    kept, at = [], 0
+    for start, end in blocks:
+        kept.append(text[at:start])
+        at = end
+    return "".join(kept) + text[at:]
+
+
 def clean_text(text: object) -> str:
     """Text without system reminders; empty if it is only boilerplate the client injected."""
     if not isinstance(text, str):
         return ""
-    text = _REMINDER.sub("", text).strip()
+    text = _without(text, _tagged(text, _REMINDER)).strip()
     if not text or text.startswith(_BOILERPLATE_PREFIXES):
         return ""
     return text
@@ -207,10 +235,13 @@ def prompt_text(text: object) -> str:
     """What the user asked: a slash command as ``/name args``; wrapped context the client added
     (``<environment_context>``, ``<local-command-stdout>`` …) and reminders dropped."""
     text = clean_text(text)
-    commands = dict(_COMMAND.findall(text))
+    commands = {}
+    for start, end in _tagged(text, _COMMAND, "command-"):
+        if found := _COMMAND.match(text, start):
+            commands[found.group(1)] = text[found.end() : end - len(f"</command-{found.group(1)}>")]
     if "name" in commands:
         return f"{commands['name'].strip()} {commands.get('args', '').strip()}".strip()
-    return text if _WRAPPED.sub("", text).strip() else ""
+    return text if _without(text, _tagged(text, _WRAPPED)).strip() else ""
 
 
 def exit_failure(text: str) -> bool:

@@ -20,10 +20,11 @@ from ..safefs.reading import (
     MAX_DEPTH,
     MAX_DOCUMENT,
     MAX_LINE,
+    MAX_VALUES,
     open_regular,
     parse_json,
+    shape_error,
     size_text,
-    too_deep,
 )
 
 if TYPE_CHECKING:
@@ -179,12 +180,14 @@ def _json_array(path: Path, member: str | None = None) -> Iterator[JSONValue]:
             at = _skip(buffer, at, ",")
             if buffer[at : at + 1] == "]":
                 return
+            # an element past what is buffered normally (1 MiB, at most a value a character):
+            # judged on its text before the parser builds its values
+            refused = len(buffer) - at > MAX_VALUES and shape_error(buffer[at:], first=True)
+            if refused:
+                raise ValueError(_element_error(refused))
             try:
                 begin = at
                 value, at = decoder.raw_decode(buffer, at)
-                if too_deep(value):
-                    raise RecursionError
-                value = scrub(value, buffer[begin:at])
             except RecursionError:
                 raise ValueError(f"JSON nested more than {MAX_DEPTH} levels deep") from None
             except ValueError:
@@ -197,8 +200,16 @@ def _json_array(path: Path, member: str | None = None) -> Iterator[JSONValue]:
                 done, want = not more, want * 2
                 buffer, at = buffer[at:] + more, 0
                 continue
+            refused = shape_error(buffer[begin:at])
+            if refused:
+                raise ValueError(_element_error(refused))
+            value = scrub(value, buffer[begin:at])
             want = _CHUNK
             yield value
+
+
+def _element_error(refused: str) -> str:
+    return f"JSON {refused}" if refused.startswith("nested") else f"an array element of {refused}"
 
 
 def _loads(text: str) -> JSONValue:

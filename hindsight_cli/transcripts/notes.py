@@ -36,12 +36,15 @@ HINTS = {
     "basic-memory": "a folder of basic-memory Markdown notes, or one .md note",
     "mem0": "mem0 get_all() output: a list, or an object with results",
 }
-_ITEM = re.compile(r"^\s*[-*+]\s+(.+?)\s*$")
+# Each reads a note's line in time linear in its length (a note may be one line of 64 MiB): a lazy
+# item text before trailing blanks, a link's name that may hold "[", and blanks before a context
+# tried at every start were quadratic (200 KB of blanks or "[" took minutes; review L)
+_ITEM = re.compile(r"^\s*[-*+]\s+(.*\S)\s*$")
 _CATEGORY = re.compile(r"^\[([^\[\]()]+)\]\s+(.+)")
 _CLOCK = re.compile(r"^\d{1,3}:\d{2}(?::\d{2})?(?:[.,]\d{1,3})?$")
 _RELATION = re.compile(r"^(\"[^\"]+\"|'[^']+'|[^\s\[]+)\s*\[\[([^\]\n]+)\]\]\s*(\([^()]*\))?$")
-_LINK = re.compile(r"\[\[([^\]\n]+)\]\]")
-_CONTEXT = re.compile(r"\s*\(([^()]*)\)$")
+_LINK = re.compile(r"\[\[([^\[\]\n]+)\]\]")
+_CONTEXT = re.compile(r"\(([^()]*)\)$")
 
 
 def sniff(path: Path, kind: str) -> bool:
