@@ -844,6 +844,9 @@ COPULAS = (
     "lauten",
     "war",
     "est",
+    # French says "is" with its pronoun in speech and chat ("le code du wifi c'est …")
+    "c'est",
+    "c’est",
     "sont",
     "était",
     "es",
@@ -975,6 +978,21 @@ NOT_SECRETS = {
     "unset",
     "missing",
     "invalid",
+    # a value that says it is the wrong one, as a test that expects a refusal gives it
+    "wrong",
+    "incorrect",
+    "bad",
+    "bogus",
+    "wrongpassword",
+    "wrong-password",
+    "wrong_password",
+    "badpassword",
+    "bad-password",
+    "bad_password",
+    "incorrect-password",
+    "incorrect_password",
+    "invalid-password",
+    "invalid_password",
     "changeme",
     "default",
     "unknown",
@@ -1376,9 +1394,21 @@ def is_reference(value: str, paths: bool = True) -> bool:
             and part.isalnum()
             and not wordish(part)
             and any(c.isdigit() for c in part)
+            and not _class_name(part)
             for part in stripped.split(".")
         )
     return paths and is_path(stripped)
+
+
+def _class_name(part: str) -> bool:
+    """A class's name of capitalised words and acronyms, digits after them
+    (``BCryptSHA256PasswordHasher``, ``PBKDF2PasswordHasher``): code, not a token cut by dots."""
+    import re
+
+    return (
+        re.fullmatch(r"(?:[A-Z]{1,2}[a-z]{2,}\d*|[A-Z]{2,}\d*(?![a-z]))+", part) is not None
+        and len(re.findall(r"[A-Z][a-z]{2,}", part)) >= 2
+    )
 
 
 def is_path(value: str) -> bool:
