@@ -706,7 +706,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         "password",
         r"(?i)\b(?:passphrase|password|pass[ \t]+phrase|passwort|kennwort|mot[ \t]+de[ \t]+passe"
         r"|contraseña|senha|wachtwoord|hasło|heslo)\b[^\n:：]{0,80}?(?:\bis|\bwas|\bist|\blautet"
-        r"|\best|\bes|\bé|\bjest|[:：=])[ \t]+[\"'`]?"
+        r"|\best|\bes|\bé|\bè|\bjest|[:：=])[ \t]+[\"'`]?"
         r"(?P<secret>(?-i:[a-zà-ÿ]{2,12}(?:[ \t\-_]+[a-zà-ÿ]{2,12}){2,9}))[\"'`]?[ \t]*"
         r"(?=[(,;—–\-][^\n]{0,30}?\b(?:words?|wörter|mots|palabras|parole|palavras|spaces?"
         r"|leerzeichen|espaces?|lower[ \t\-]?case|klein\w*|minuscules?|minúsculas?)\b)",

@@ -217,7 +217,11 @@ _OPENING_CODES = (
     r"(?:(?:unlock|host|participant|conference|meeting|moderator|attendee|leader|chair|bridge"
     r"|dial-?in|pairing|activation|access|entry|lock[ \t-]?screen|screen[ \t-]?lock|phone"
     r"|laptop|device|sim|admin|master)[ \t-]?(?:code|pin|passcode)|pin|passcode"
-    r"|[a-zäöü]*(?:entsperr|zugangs|freischalt|geräte)code)"
+    r"|[a-zäöü]*(?:entsperr|zugangs|freischalt|geräte)code"
+    # Spanish, Portuguese, French, Italian: código de desbloqueo, code de déverrouillage…
+    r"|c[óo]digo[ \t]+(?:de[ \t]+)?(?:desbloqueo|desbloqueio|acceso|acesso)"
+    r"|code[ \t]+(?:de[ \t]+)?(?:déverrouillage|deverrouillage|d'accès|d'acces)"
+    r"|codice[ \t]+(?:di[ \t]+)?(?:sblocco|accesso))"
 )
 
 SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
@@ -231,8 +235,8 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         + _OPENING_CODES
         + r"\b(?:[ \t]+(?:for|of|on|to|vom|von|für|des|du|de|del|da)[ \t]+[\w\-' ]{1,30}?)?"
         r"[ \t]*(?:\bis|\bwas|\bist|\best|\bes|é|:|=|-)?[ \t]*(?:now[ \t]+|jetzt[ \t]+)?"
-        r"(?P<secret>(?<![\w.])\d{3,8}(?:[ \t.\-]\d{2,6}){0,4})(?![\w\-/:]|[.,]\d)",
-        ("code", "pin", "passcode"),
+        r"(?P<secret>(?<![\w.])\d{2,8}(?:[ \t.\-]\d{2,6}){0,4})(?![\w\-/:]|[.,]\d)",
+        ("code", "pin", "passcode", "código", "codigo", "codice"),
         _code_digits,
         lambda text: any(c.isdigit() for c in text),
     ),
