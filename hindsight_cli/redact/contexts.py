@@ -640,7 +640,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # the test VM", "type … to unlock the laptop", "enter … to decrypt the backup"
     (
         "password",
-        r"(?i)\b(?:use|using|enter|type|try|nimm|nutze|verwende|gib|utilise|utilisez|tape|usa"
+        r"(?i)\b(?:use|using|enter|type|try|paste|copy|input|insert|submit|key[ \t]+in|einfügen"
+        r"|kopier|coller|colle|pegar|pega|incolla|nimm|nutze|verwende|gib|utilise|utilisez|tape|usa"
         r"|utiliza|introduce|usa|digita|inserisci)[ \t]+"
         # what the value is called, between: "use 'hunter-style' phrase '…'", "type the word …"
         r"(?:(?:the|this|that|a|an|le|la|das|die|den|el|[\"'`][^\"'`\n]{1,30}[\"'`])[ \t]+)?"

@@ -365,7 +365,9 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # — don't paste it in the channel", "> <value>")
     (
         "password",
-        r"(?m)^(?:\[[^\]\n]{1,20}\][ \t]*)?(?:[\w.@\-]{1,24}:[ \t]+)?(?:>[ \t]*)?[\"'`]?"
+        # the speaker as chats and IRC logs write them: "ria:", "<ria>"
+        r"(?m)^(?:\[[^\]\n]{1,20}\][ \t]*)?(?:[\w.@\-]{1,24}:[ \t]+|<[\w.@\-]{1,24}>[ \t]+)?"
+        r"(?:>[ \t]*)?[\"'`]?"
         r"(?P<secret>[^\s\"'`]{8,64})[\"'`]?(?=[ \t]|$)",
         (),
         _asked_for,

@@ -1377,6 +1377,11 @@ def is_reference(value: str, paths: bool = True) -> bool:
     ):
         # a placeholder: your-api-key-here, <token>, changeme; a variable's name (ACCESS_TOKEN)
         return True
+    if ":" in stripped and all(
+        part in _FORMAT_WORDS for part in re.split(r"[:@/]", stripped.lower())
+    ):
+        # a format's fields named, not filled: "each line is user:hash", "user:password@host"
+        return True
     if stripped[:2] in ("my", "yo") and re.fullmatch(r"(?:my|your)(?:[A-Z][a-z]+)+", stripped):
         # a documentation's stand-in: Password=myPassword; (connectionstrings.com), yourPassword
         return True
@@ -1398,6 +1403,13 @@ def is_reference(value: str, paths: bool = True) -> bool:
             for part in stripped.split(".")
         )
     return paths and is_path(stripped)
+
+
+# the names of a credential format's fields, as a description of the format writes them
+_FORMAT_WORDS = frozenset(
+    ("user", "username", "login", "pass", "password", "passwd", "pw", "hash", "host", "port")
+    + ("db", "database", "name", "token", "secret", "key", "salt", "value", "id", "email")
+)
 
 
 def _class_name(part: str) -> bool:
