@@ -369,11 +369,16 @@ def _redact_text(text: str, label: bool) -> tuple[str, int]:
         # the other reading only when it shows more secrets: the text keeps its own spelling
         # otherwise
         normal = _apply(other, label)
-        if normal[1] > found[1] or (
-            normal[1] == found[1] > 0
-            and len(other) - _left(normal[0]) > len(text) - _left(found[0])
+        if (
+            normal[1] > found[1]
+            or (
+                normal[1] == found[1] > 0
+                and len(other) - _left(normal[0]) > len(text) - _left(found[0])
+            )
+            or (normal[1] and readings.cut_by_invisible(found[0]))
         ):
-            # more secrets, or as many but longer ones ("abc…" + "def…": one token, not half)
+            # more secrets, or as many but longer ones ("abc…" + "def…": one token, not half),
+            # or a token an invisible character cut into pieces the rules took apart (or in part)
             return normal
     return found
 
@@ -448,11 +453,16 @@ def _wrapped(text: str, span: tuple[int, int]) -> tuple[int, int]:
     ``Ke12AC6Pn6d``): the token's rest, a leak otherwise. A line of words, a blank line or a
     command after it is no part of it."""
     line_start = text.rfind("\n", 0, span[0]) + 1
-    if span[1] - line_start < 40 or span[1] - span[0] < 16:
-        return span
     end = text.find("\n", span[1] + 1)
     end = len(text) if end < 0 else end
     rest = text[span[1] + 1 : end]
+    indent = text[line_start : span[0]]
+    if indent and not indent.strip(" \t") and rest.startswith(indent) and span[1] - span[0] >= 16:
+        # a secret alone on an indented line (a YAML block scalar's, ``key: >-`` then the value
+        # wrapped by an editor) goes on into a next line of the same indentation
+        rest = rest[len(indent) :]
+    elif span[1] - line_start < 40 or span[1] - span[0] < 16:
+        return span
     if (
         4 <= len(rest) <= 256
         and all(c.isascii() and (c.isalnum() or c in "+/=_-") for c in rest)

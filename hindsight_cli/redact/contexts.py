@@ -150,12 +150,14 @@ def _secret_list(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     from .generic import not_secret_name, words_in
 
     # "tokens", "api_keys": a list of them ("max_tokens" is still a count)
-    name = match.group("name").strip("\"'")
-    name = name[:-1] if name.lower().endswith("s") else name
-    if not words_in(name) or not_secret_name(name):
+    whole = match.group("name").strip("\"'")
+    name = whole[:-1] if whole.lower().endswith("s") else whole
+    if not words_in(name) or not_secret_name(name) or not_secret_name(whole):
+        # PASSWORD_HASHERS, AUTH_PASSWORD_VALIDATORS: the plural's own word says it
         return None
     items = [i.lstrip("- \t") for i in _items(match.group("secret"))]
-    if any(is_reference(i) for i in items if i):
+    if any(is_reference(i.strip("\"'")) for i in items if i.strip("\"'")):
+        # a reference, quoted or not ("django.contrib.auth.hashers.Argon2PasswordHasher")
         return None
     span = match.span("secret")
     body = match.group("secret")
@@ -354,6 +356,12 @@ def _words_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
     words = set(re.split(r"[ \t\-_.]+", match.group("secret").lower()))
     if words & _PROSE_WORDS or words & SENTENCE_WORDS:
+        return None
+    before = match.string[max(0, match.start("secret") - 16) : match.start("secret")].lower()
+    if re.search(
+        r"(?:example|e\.g\.|such as|z\.b\.|par exemple|por ejemplo)[ \t]*:?[ \t]*[\"'`]?$", before
+    ):
+        # an example of one: "four random words (for example: correct horse battery staple)"
         return None
     return match.span("secret")
 
@@ -632,8 +640,13 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # the test VM", "type … to unlock the laptop", "enter … to decrypt the backup"
     (
         "password",
-        r"(?i)\b(?:use|using|enter|type|try|nimm|nutze|verwende|gib|utilise|utilisez|tape|usa"
-        r"|utiliza|introduce|usa|digita|inserisci)[ \t]+[\"'`]?(?P<secret>[^\s\"'`]{8,64})[\"'`]?"
+        r"(?i)\b(?:use|using|enter|type|try|paste|copy|input|insert|submit|key[ \t]+in|einfügen"
+        r"|kopier|coller|colle|pegar|pega|incolla|nimm|nutze|verwende|gib|utilise|utilisez|tape|usa"
+        r"|utiliza|introduce|usa|digita|inserisci)[ \t]+"
+        # what the value is called, between: "use 'hunter-style' phrase '…'", "type the word …"
+        r"(?:(?:the|this|that|a|an|le|la|das|die|den|el|[\"'`][^\"'`\n]{1,30}[\"'`])[ \t]+)?"
+        r"(?:(?:word|phrase|passphrase|string|code|text|combo|mot|phrase|wort|satz|frase|palabra"
+        r"|parola)[ \t]+)?[\"'`]?(?P<secret>[^\s\"'`]{8,64})[\"'`]?"
         r"[ \t]+(?:to|when|for|zum|zur|um|pour|para|per)[ \t]+(?:(?:you[ \t]+)?(?:log|sign)[ \t\-]?"
         r"(?:in|on)|login|unlock|decrypt|authenticate|connect[ \t]+to|get[ \t]+in|entsperren"
         r"|einloggen|anmelden|entschlüsseln|(?:te|vous|se)[ \t]+connecter|déverrouiller"
@@ -684,6 +697,22 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?![\w\-])",
         ("passphrase", "password", "pass phrase", "passwort", "mot de passe", "contraseña")
         + ("senha", "wachtwoord", "hasło", "heslo"),
+        _words_value,
+        None,
+    ),
+    # … or its words, then what they are: "The disk passphrase is correct orchid walrus lantern
+    # ember (five words, all lowercase, spaces between)", "Die Passphrase lautet grüne wolke
+    # hammer fenster (vier Wörter, klein geschrieben)"
+    (
+        "password",
+        r"(?i)\b(?:passphrase|password|pass[ \t]+phrase|passwort|kennwort|mot[ \t]+de[ \t]+passe"
+        r"|contraseña|senha|wachtwoord|hasło|heslo)\b[^\n:：]{0,80}?(?:\bis|\bwas|\bist|\blautet"
+        r"|\best|\bes|\bé|\bè|\bjest|[:：=])[ \t]+[\"'`]?"
+        r"(?P<secret>(?-i:[a-zà-ÿ]{2,12}(?:[ \t\-_]+[a-zà-ÿ]{2,12}){2,9}))[\"'`]?[ \t]*"
+        r"(?=[(,;—–\-][^\n]{0,30}?\b(?:words?|wörter|mots|palabras|parole|palavras|spaces?"
+        r"|leerzeichen|espaces?|lower[ \t\-]?case|klein\w*|minuscules?|minúsculas?)\b)",
+        ("passphrase", "password", "pass phrase", "passwort", "kennwort", "mot de passe")
+        + ("contraseña", "senha", "wachtwoord", "hasło", "heslo"),
         _words_value,
         None,
     ),

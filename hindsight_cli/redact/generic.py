@@ -112,6 +112,8 @@ _NOT_SECRET_PARTS = frozenset(
         "label",
         "field",
         "ref",
+        # a secret that exists elsewhere, named by the value (Helm's existingSecret: "pg-creds")
+        "existing",
         "arn",
         "location",
         "manager",
@@ -119,6 +121,12 @@ _NOT_SECRET_PARTS = frozenset(
         "validator",
         "validators",
         "hashers",
+        # what computes or checks a password, named as code (PASSWORD_HASHER, password_encoder)
+        "hasher",
+        "encoder",
+        "encoders",
+        "backend",
+        "backends",
         # a key that merges duplicate events or requests (dedup_key, idempotency_key)
         "dedup",
         "dedupe",
@@ -830,7 +838,10 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         "password",
         r"(?i)\b(?:[\w.]*auth|httpbasicauth|httpdigestauth|basicauth|digestauth|pscredential|networkcredential"
         r"|usernamepasswordcredentials?|passwordauthentication|login|authenticate|credentials?)\s*(?:=\s*)?\(\s*"
-        r"(?:[\w.]+\s*=\s*)?(?:[\"'][^\"'\n]*[\"']|[\w.]+)\s*,\s*(?:[\w.]+\s*=\s*)?(?P<q>[\"'])(?P<qsecret>[^\"'\n]+)(?P=q)",
+        # the second argument, unless its keyword names a user ("login(page, user="carol", …)")
+        r"(?:[\w.]+\s*=\s*)?(?:[\"'][^\"'\n]*[\"']|[\w.]+)\s*,\s*"
+        r"(?!(?:user(?:_?name)?|login|email|account|uid|name|host|url|domain)\s*=)"
+        r"(?:[\w.]+\s*=\s*)?(?P<q>[\"'])(?P<qsecret>[^\"'\n]+)(?P=q)",
         ("auth", "credential", "login"),
         None,
         None,

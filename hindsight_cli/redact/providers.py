@@ -181,8 +181,28 @@ _PREFIXED = [
     ),
     (
         "age_secret_key",
-        r"\bAGE-(?:SECRET-KEY|PLUGIN-[A-Z0-9]+)-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{30,}",
+        # the prefix is the format: a body out of bech32's alphabet (a key retyped, mangled or
+        # made up) is still one
+        r"\bAGE-(?:SECRET-KEY|PLUGIN-[A-Z0-9]+)-1[A-Z0-9]{30,}",
         ("AGE-SECRET-KEY-1", "AGE-PLUGIN-"),
+    ),
+    # an account's line of a password file: ``user:<hash>`` as .htpasswd or a proxy's
+    # basic-auth user list hold it (Traefik's ``basicauth.users=admin:$$2y$$…`` in Compose, which
+    # doubles each $), the hash in the modular crypt format (bcrypt $2b$, md5-crypt $1$ and $apr1$,
+    # sha-crypt $5$ and $6$, yescrypt $y$, scrypt $7$, argon2): the file is
+    # what the server logs in against, and it cracks offline to the password. A hash alone in a
+    # column or a model (``password_hash: $2b$12$…``) is no credential here, nor, as the corpus
+    # has it (sec31v), a shadow line (its hash followed by ``:19700:0:…``); "$2b$12$" named in
+    # prose has no body.
+    (
+        "password_hash",
+        r"(?m)(?:^|(?<=[\s\"',=]))[\w.@\-]{1,32}:(?P<secret>\$\$?(?:2[abxy]?\$\$?\d{2}\$\$?[./A-Za-z0-9+]{50,}"
+        r"|(?:1|5|6|apr1|md5)\$\$?(?:rounds=\d+\$\$?)?[./A-Za-z0-9+]{1,32}\$\$?[./A-Za-z0-9+]{20,}"
+        r"|(?:y|gy|7)\$\$?[./A-Za-z0-9]+(?:\$\$?[./A-Za-z0-9]*)?\$\$?[./A-Za-z0-9]{20,}"
+        r"|argon2(?:id|i|d)\$\$?(?:v=\d+\$\$?)?m=\d+,t=\d+,p=\d+\$\$?[A-Za-z0-9+/.=]{8,}\$\$?[A-Za-z0-9+/.=]{20,}))"
+        r"(?=$|[\s\"',])",
+        ("$2a$", "$2b$", "$2y$", "$2x$", "$2$", "$1$", "$5$", "$6$", "$apr1$", "$md5$", "$y$")
+        + ("$gy$", "$7$", "$argon2", "$$2", "$$1$", "$$5$", "$$6$", "$$apr1$", "$$y$"),
     ),
     # a Nostr private key (bech32, one case)
     ("nostr_key", r"\bnsec1(?:[a-z0-9]{58}|[A-Z0-9]{58})\b", ("nsec1", "NSEC1")),

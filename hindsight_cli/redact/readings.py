@@ -40,6 +40,21 @@ _LOOKALIKES = str.maketrans(
 )
 
 
+def cut_by_invisible(redacted: str) -> bool:
+    """Whether a redacted text holds a marker joined to more of a token by an invisible character
+    (``xoxb-…\u200b-…-lG8L…\u200b4XA4…`` came out as two markers and a tail): the token was cut,
+    not two secrets found, and what follows the cut is its rest."""
+    if "[REDACTED:" not in redacted or redacted.isascii():
+        return False
+    import re
+
+    invisible = "".join(map(chr, _INVISIBLE))
+    return (
+        re.search(rf"(?:\][{invisible}]+[\w\-\[]|[\w\-][{invisible}]+\[REDACTED:)", redacted)
+        is not None
+    )
+
+
 def reading(text: str) -> str:
     """``text`` with every trick above undone (itself when it holds none)."""
     if not text.isascii():

@@ -175,23 +175,71 @@ def _asked_for(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         # words joined, in any script (Configuración-Seguridad-Cuenta): a setting's place
         return None
     line_start = text.rfind("\n", 0, match.start())
-    if line_start < 0:
-        return None
-    previous = text.rfind("\n", 0, line_start)
-    first = text.rfind("\n", 0, previous) + 1 if previous > 0 else 0
-    asked = text[first:line_start].lower()
-    if "?" not in asked or not re.search(
+    # the question on the reply's own line, before it ("Hast du das Passwort noch? — Ja, ist …")
+    own = text[line_start + 1 : match.start()].lower()
+    asked = own[: own.rfind("?") + 1]
+    if line_start >= 0:
+        previous = text.rfind("\n", 0, line_start)
+        first = text.rfind("\n", 0, previous) + 1 if previous > 0 else 0
+        asked = text[first:line_start].lower() + "\n" + asked
+    if not re.search(
         r"\b(?:pass(?:word|wd|phrase|code|wort)?s?|pw|pwd|pin|token|key|secret|creds?|credentials"
         r"|login|kennwort|mot[ \t]+de[ \t]+passe|contraseña|senha|hasło|wachtwoord|lösenord|пароль)"
         r"\b[^?\n]*\?",
         asked,
-    ):
+    ) and not re.search(_REQUEST, asked):
         # "what if `coord` is passed as `None`?": the verb asks for nothing
         return None
     return match.start("secret"), match.start("secret") + len(value)
 
 
+# a request for a secret with no question mark, as chats type it: "can you send me the jenkins
+# pw", "pls share the db password", "schick mir mal das Passwort", "passe-moi le mot de passe"
+_REQUEST = (
+    r"(?m)\b(?:can[ \t]+you|could[ \t]+you|pls|please|plz|send|give|share|dm|need|what'?s"
+    r"|kannst[ \t]+du|schick|gib|brauche|hast[ \t]+du|envoie|passe|donne|tu[ \t]+peux"
+    r"|me[ \t]+pasas|pásame|pasame|mándame|manda)\b[^\n]{0,40}?\b(?:the[ \t]+|me[ \t]+|das[ \t]+"
+    r"|le[ \t]+|la[ \t]+)?(?:[\w\-]+[ \t]+){0,3}?(?:pass(?:word|wd|phrase|code|wort)?|pw|pwd|pin"
+    r"|token|creds?|credentials|login|kennwort|mot[ \t]+de[ \t]+passe|mdp|contraseña|clave|senha)"
+    r"\b[^\n?]*$"
+)
+
+
+def _code_digits(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """Four digits or more in all: "PIN 13" of a board, "code 42" are no code."""
+    digits = sum(c.isdigit() for c in match.group("secret"))
+    return match.span("secret") if 4 <= digits <= 16 else None
+
+
+# what a code that opens something is called: a phone's or a laptop's unlock code, a conference
+# call's host or participant code, a door's or a device's access code, German's compounds
+_OPENING_CODES = (
+    r"(?:(?:unlock|host|participant|conference|meeting|moderator|attendee|leader|chair|bridge"
+    r"|dial-?in|pairing|activation|access|entry|lock[ \t-]?screen|screen[ \t-]?lock|phone"
+    r"|laptop|device|sim|admin|master)[ \t-]?(?:code|pin|passcode)|pin|passcode"
+    r"|[a-zäöü]*(?:entsperr|zugangs|freischalt|geräte)code"
+    # Spanish, Portuguese, French, Italian: código de desbloqueo, code de déverrouillage…
+    r"|c[óo]digo[ \t]+(?:de[ \t]+)?(?:desbloqueo|desbloqueio|acceso|acesso)"
+    r"|code[ \t]+(?:de[ \t]+)?(?:déverrouillage|deverrouillage|d'accès|d'acces)"
+    r"|codice[ \t]+(?:di[ \t]+)?(?:sblocco|accesso))"
+)
+
 SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
+    # a code that opens something, then its digits, grouped or not, as said or typed: "the
+    # conference PIN is 604 118 327", "host code is 5521", "laptop unlock code: 880214",
+    # "Entsperrcode vom Diensthandy: 739104" (error, exit, status, zip and area codes are no
+    # such code: their word is not one of these)
+    (
+        "pin",
+        r"(?i)\b"
+        + _OPENING_CODES
+        + r"\b(?:[ \t]+(?:for|of|on|to|vom|von|für|des|du|de|del|da)[ \t]+[\w\-' ]{1,30}?)?"
+        r"[ \t]*(?:\bis|\bwas|\bist|\best|\bes|é|:|=|-)?[ \t]*(?:now[ \t]+|jetzt[ \t]+)?"
+        r"(?P<secret>(?<![\w.])\d{2,8}(?:[ \t.\-]\d{2,6}){0,4})(?![\w\-/:]|[.,]\d)",
+        ("code", "pin", "passcode", "código", "codigo", "codice"),
+        _code_digits,
+        lambda text: any(c.isdigit() for c in text),
+    ),
     # the answers to security questions, each after its question's topic, quoted, on a line that
     # says they are ("Security question answers: mother's maiden name "Kowalczyk", first pet
     # "Pepper"")
@@ -206,6 +254,26 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"|premi(?:er|ère)[ \t]+(?:animal|voiture|école)|nombre[ \t]+de[ \t]+soltera"
         r"|primer[ao]?[ \t]+(?:mascota|coche|escuela))"
         r"[ \t]*[:=]?[ \t]*(?P<q>[\"'“])(?P<secret>[^\"'”\n]{2,64})[\"'”]",
+        ("maiden", "first ", "pet", "birth", "favorite", "favourite", "childhood", "grew up")
+        + ("geburtsname", "mädchenname", "erste", "jeune fille", "premier", "première")
+        + ("soltera", "primer"),
+        _topic_answer,
+        lambda text: any(cue in text.lower() for cue in _ANSWER_GATES),
+    ),
+    # … or unquoted, a name's capitalised words up to a comma, a full stop or the line's end
+    # ("mother's maiden name Krüger-Wendt, first pet Pfeffer.")
+    (
+        "password",
+        r"(?im)\b(?:maiden[ \t]+name|first[ \t]+(?:pet|pet's[ \t]+name|car|school|teacher|job"
+        r"|boss|concert|street)|pet'?s[ \t]+name|city[ \t]+of[ \t]+birth|birth[ \t]?place"
+        r"|favou?rite[ \t]+[a-z]+|childhood[ \t]+[a-z]+|street[ \t]+you[ \t]+grew[ \t]+up[ \t]+on"
+        # German, French, Spanish: Geburtsname der Mutter, erstes Haustier, nom de jeune fille…
+        r"|geburtsname(?:[ \t]+der[ \t]+mutter)?|mädchenname(?:[ \t]+der[ \t]+mutter)?"
+        r"|erste[sr]?[ \t]+(?:haustier|auto|schule)|nom[ \t]+de[ \t]+jeune[ \t]+fille"
+        r"|premi(?:er|ère)[ \t]+(?:animal|voiture|école)|nombre[ \t]+de[ \t]+soltera"
+        r"|primer[ao]?[ \t]+(?:mascota|coche|escuela))"
+        r"[ \t]*[:=]?[ \t]+(?P<secret>(?-i:[A-ZÀ-Þ][\w'’\-]{1,30}(?:[ \t][A-ZÀ-Þ][\w'’\-]{1,30}){0,2}))"
+        r"(?=[ \t]*(?:[,;.]|$))",
         ("maiden", "first ", "pet", "birth", "favorite", "favourite", "childhood", "grew up")
         + ("geburtsname", "mädchenname", "erste", "jeune fille", "premier", "première")
         + ("soltera", "primer"),
@@ -285,21 +353,24 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
     (
         "password",
         r"(?i)(?:\bit'?s|\bit[ \t]+is|\bhere(?:[ \t]+it[ \t]+is|[ \t]+you[ \t]+go)?|\bsure|\bes[ \t]+ist"
-        r"|\bdas[ \t]+ist|\bklar|\bhier|\bc'est|\bvoil[àa]|\bvoici|\boui|\bclaro|\baqu[íi]|\bs[íi])"
+        r"|\bdas[ \t]+ist|\bklar|\bhier|\bc'est|\bvoil[àa]|\bvoici|\boui|\bclaro|\baqu[íi]|\bs[íi]"
+        r"|\bja,?[ \t]+(?:ist|es[ \t]+ist)|\byes,?[ \t]+it'?s|\bsí,?[ \t]+es)"
         r"[ \t]*[:,]?[ \t]+[\"'`]?(?P<secret>[^\s\"'`]{8,64})",
-        ("it's", "its", "it is", "here", "sure", "es ist", "das ist", "klar", "hier", "c'est")
+        ("it's", "its", "it is", "here", "sure", "es ist", "das ist", "klar", "hier", "c'est", "ja")
         + ("voilà", "voila", "voici", "oui", "claro", "aquí", "aqui", "sí"),
         _asked_for,
-        lambda text: "?" in text and "\n" in text,
+        lambda text: "?" in text or "\n" in text,
     ),
     # … or the reply is the value itself, after the chat's time and name ("[08:15] ria: <value>
     # — don't paste it in the channel", "> <value>")
     (
         "password",
-        r"(?m)^(?:\[[^\]\n]{1,20}\][ \t]*)?(?:[\w.@\-]{1,24}:[ \t]+)?(?:>[ \t]*)?[\"'`]?"
+        # the speaker as chats and IRC logs write them: "ria:", "<ria>"
+        r"(?m)^(?:\[[^\]\n]{1,20}\][ \t]*)?(?:[\w.@\-]{1,24}:[ \t]+|<[\w.@\-]{1,24}>[ \t]+)?"
+        r"(?:>[ \t]*)?[\"'`]?"
         r"(?P<secret>[^\s\"'`]{8,64})[\"'`]?(?=[ \t]|$)",
         (),
         _asked_for,
-        lambda text: "?" in text and "\n" in text and _asks(text.lower()),
+        lambda text: "\n" in text and _asks(text.lower()),
     ),
 ]

@@ -305,7 +305,32 @@ def _text_in_base64(value: str) -> bool:
     except (binascii.Error, ValueError):
         return False
     printable = sum(32 <= b < 127 or b in (9, 10, 13) for b in raw)
-    return len(raw) >= 8 and printable >= 0.9 * len(raw)
+    if len(raw) < 8 or printable < 0.9 * len(raw):
+        return False
+    return not encoded_secret(raw.decode("utf-8", "replace"))
+
+
+def encoded_secret(decoded: str) -> bool:
+    """Whether text decoded from base64 is a secret, not a cursor or a name: one password-shaped
+    word (``Copper-Lotus-8841!``, base64'd "so the bot doesn't scrape it"), or text that gives a
+    secret's word a password-shaped value ("neues VPN-Passwort: Maple$Harbor42",
+    ``{"password":"Tz81-Kelp-Nova"}``)."""
+    import re
+
+    from .words import credential_like
+
+    word = decoded.strip()
+    if 8 <= len(word) <= 64 and not any(c.isspace() for c in word):
+        return credential_like(word, strict=True)
+    return any(
+        credential_like(found.group(1).rstrip(".,;"), strict=False)
+        for found in re.finditer(
+            r"(?i)(?:pass(?:word|wort|wd)?|pw|pwd|kennwort|mot[ \t]+de[ \t]+passe|contrase[ñn]a"
+            r"|senha|secret|token|api[_\-]?key)[\"']?[^\n]{0,20}?(?:[:=]|\bis\b|\best\b|\bes\b"
+            r"|\bist\b|\bé\b)[ \t\"']*([^\s\"',;]{6,64})",
+            decoded[:4096],
+        )
+    )
 
 
 def api_uuid(name: str, value: str) -> bool:
@@ -481,7 +506,33 @@ _PROSE_WORDS = frozenset(
 _TOKEN = r"[A-Za-z0-9+/_\-.~]{20,4096}={0,2}"
 _END = r"(?![\w+/=.\-~])"
 
+
+def _encoded_data(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A data URI's base64 that decodes to a secret (``encoded_secret``); an image's, a font's or
+    a page's stays."""
+    import base64
+    import binascii
+
+    body = match.group("secret")
+    try:
+        raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
+        decoded = raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+    return match.span("secret") if encoded_secret(decoded) else None
+
+
 RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
+    # a data URI of text whose base64 holds a secret: a link that "downloads" a note with the
+    # VPN's password (``data:text/plain;base64,SGFsbG8g…``)
+    (
+        "secret",
+        r"(?i)\bdata:(?:text/[\w.+\-]+|application/(?:json|x-sh|octet-stream)|)(?:;[\w.+\-]+=[\w.+\-]+)*"
+        r";base64,(?P<secret>(?-i:[A-Za-z0-9+/]{12,}={0,2}))",
+        ("data:",),
+        _encoded_data,
+        None,
+    ),
     # NAME=value, name: value, "name": "value", name => 'value'
     (
         "secret",

@@ -844,6 +844,9 @@ COPULAS = (
     "lauten",
     "war",
     "est",
+    # French says "is" with its pronoun in speech and chat ("le code du wifi c'est …")
+    "c'est",
+    "c’est",
     "sont",
     "était",
     "es",
@@ -975,6 +978,21 @@ NOT_SECRETS = {
     "unset",
     "missing",
     "invalid",
+    # a value that says it is the wrong one, as a test that expects a refusal gives it
+    "wrong",
+    "incorrect",
+    "bad",
+    "bogus",
+    "wrongpassword",
+    "wrong-password",
+    "wrong_password",
+    "badpassword",
+    "bad-password",
+    "bad_password",
+    "incorrect-password",
+    "incorrect_password",
+    "invalid-password",
+    "invalid_password",
     "changeme",
     "default",
     "unknown",
@@ -1359,6 +1377,11 @@ def is_reference(value: str, paths: bool = True) -> bool:
     ):
         # a placeholder: your-api-key-here, <token>, changeme; a variable's name (ACCESS_TOKEN)
         return True
+    if ":" in stripped and all(
+        part in _FORMAT_WORDS for part in re.split(r"[:@/]", stripped.lower())
+    ):
+        # a format's fields named, not filled: "each line is user:hash", "user:password@host"
+        return True
     if stripped[:2] in ("my", "yo") and re.fullmatch(r"(?:my|your)(?:[A-Z][a-z]+)+", stripped):
         # a documentation's stand-in: Password=myPassword; (connectionstrings.com), yourPassword
         return True
@@ -1376,9 +1399,28 @@ def is_reference(value: str, paths: bool = True) -> bool:
             and part.isalnum()
             and not wordish(part)
             and any(c.isdigit() for c in part)
+            and not _class_name(part)
             for part in stripped.split(".")
         )
     return paths and is_path(stripped)
+
+
+# the names of a credential format's fields, as a description of the format writes them
+_FORMAT_WORDS = frozenset(
+    ("user", "username", "login", "pass", "password", "passwd", "pw", "hash", "host", "port")
+    + ("db", "database", "name", "token", "secret", "key", "salt", "value", "id", "email")
+)
+
+
+def _class_name(part: str) -> bool:
+    """A class's name of capitalised words and acronyms, digits after them
+    (``BCryptSHA256PasswordHasher``, ``PBKDF2PasswordHasher``): code, not a token cut by dots."""
+    import re
+
+    return (
+        re.fullmatch(r"(?:[A-Z]{1,2}[a-z]{2,}\d*|[A-Z]{2,}\d*(?![a-z]))+", part) is not None
+        and len(re.findall(r"[A-Z][a-z]{2,}", part)) >= 2
+    )
 
 
 def is_path(value: str) -> bool:
