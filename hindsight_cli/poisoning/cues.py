@@ -35,7 +35,8 @@ _SECRET = (
     r"(?:credentials?|secrets?|passwords?|passwd|passphrases?|api[ _-]?keys?|"
     r"access[ _-]?keys?|private[ _-]?keys?|deploy[ _-]?keys?|ssh[ _-]?keys?|signing keys?|"
     r"(?:access |auth |session |bearer |refresh |api )?tokens?\b|\b[a-z0-9]+_(?:token|api_key|"
-    r"secret|secret_key|password|key)\b|cookies?\b|keychain|\.env\b|env(?:ironment)? var|"
+    r"secret|secret_key|password|key)\b|cookies?\b|keychain|\.env\b"
+    r"(?!\.(?:example|sample|template|dist|defaults?|tmpl)\b)|env(?:ironment)? var|"
     r"environment variables|the environment\b|~?/?\.ssh\b(?!/id_\w+\.pub\b)|id_rsa|"
     r"id_ed25519(?!\.pub\b)|\.aws\b|"
     r"\.npmrc|\.netrc|kubeconfig|system (?:prompt|configuration|instructions|message)|"
@@ -346,7 +347,8 @@ _WEAK: dict[str, tuple[int, str]] = {
         -4,
         r"lessons learned|post-?mortem|incident|payload|red[- ]team\w*|findings?|write-?up|"
         r"attack(?:er|ers|s)?|exploit\w*|complied|was tricked|prompt injections?|injected|"
-        r"vulnerabilit\w+|cve-\d+",
+        r"vulnerabilit\w+|cve-\d+|ghsa-[\w-]+|malicious|(?:security )?advisor(?:y|ies)|"
+        r"affected (?:users|versions|packages|installs)",
     ),
     # the user's wish, claimed by the text
     "claimed wish": (
@@ -400,7 +402,10 @@ _WEAK: dict[str, tuple[int, str]] = {
     # the reader as an AI, or what only an AI reader has (a reply, a turn, a setup it was given)
     "ai reader": (
         2,
-        r"assistants?|agents?|bots?|chatbots?|helpers?|the models?|(?:language|ai) models?|ai|"
+        # an agent by trade is a person ("the support agent", "a travel agent")
+        r"assistants?|(?<!support )(?<!service )(?<!sales )(?<!travel )(?<!estate )(?<!insurance )"
+        r"(?<!booking )(?<!desk )(?<!human )(?<!center )(?<!centre )(?<!secret )(?<!free )agents?|"
+        r"bots?|chatbots?|helpers?|the models?|(?:language|ai) models?|ai|"
         r"llms?|claude|copilot|gpt\w*|gemini|"
         r"(?:built|made|trained|deployed|created|launched|programmed|configured) you|"
         r"launched with|initiali[sz]ed with|"
@@ -444,7 +449,8 @@ _WEAK: dict[str, tuple[int, str]] = {
     "secret": (
         2,
         r"keys?|api[ _-]?keys?|access keys?|private keys?|tokens?|oauth\w*|secrets?|"
-        r"secrets\.\w+|passwords?|passwd|credentials?|\.env|printenv|\.?netrc|"
+        r"secrets\.\w+|passwords?|passwd|credentials?|\.env"
+        r"(?!\.(?:example|sample|template|dist|defaults?|tmpl)\b)|printenv|\.?netrc|"
         # the environment's variables, not a kind of environment ("use a virtual environment")
         r"(?:the|your|my|our|whole|entire|full) env(?:ironment)?|env(?:ironment)? (?:variables?|"
         r"vars?|file)|env|"
