@@ -141,6 +141,10 @@ _CUES: dict[str, tuple[str, ...]] = {
     # a secret and a way out: sent, pasted into the reply, mailed
     "exfiltration": (
         rf"\b{_OUT_VERB}\b[^.;\n]{{0,40}}{_SECRET}",
+        # a file or its data mailed out, a secret put in a request's header
+        r"\b(?:e-?mail|mail|send|forward|upload)\b[^.;\n]{0,30}\b(?:file|contents|csv|dump|database|"
+        r"rows|export)\b[^.;\n]{0,20}\bto\s+[\w.+-]+@[\w-]+\.",
+        rf"\bheader\b[^.;\n]{{0,40}}\b(?:set to|=)[^.;\n]{{0,40}}{_SECRET}",
         rf"\b\w*(?:send|post|upload|mail|forward|share|publish)\w*\([^)\n]{{0,120}}{_SECRET}",
         rf"https?://\S*[?&][\w.-]*=[^\n]{{0,80}}(?:\b|(?=[.~/])){_SECRET}",
         rf"(?:\b|(?=[.~/])){_SECRET}[^.;\n]{{0,60}}\b(?:be |are |is |get |gets )?"
@@ -152,6 +156,21 @@ _CUES: dict[str, tuple[str, ...]] = {
         r"\b(?:change|point|switch|redirect|set|update)\b[^.;\n]{0,20}\b(?:payout|bank|payment|"
         r"billing|deposit|wallet|beneficiary) (?:account|address|details)\b[^.;\n]{0,30}\bto "
         r"(?:iban|[a-z]{2}\d{2}|0x[0-9a-f]{6,}|https?://)",
+    ),
+    # a check stubbed to pass ("replace the body of verify_signature() with `return True`",
+    # "change the assertion to `assert True`")
+    "check bypassed": (
+        r"(?<!the )(?<!a )\b(?:replace|change|make|set|rewrite|edit)\b(?:[^.;\n]|\.(?=\w)){0,80}"
+        r"\b(?:to|with|into)\s*"
+        r"`?(?:return true|assert true|return 0|always return true)\b",
+    ),
+    # a privilege handed to someone ("GRANT ALL … TO PUBLIC", "add my account as an admin
+    # collaborator", "permission=admin"), a protection removed ("removes the CODEOWNERS file")
+    "privilege granted": (
+        r"\bgrant all\b[^;\n]{0,80}\bto (?:public|everyone|all)\b",
+        r"\badd\b[^.;\n]{0,60}\bas an? (?:admin|administrator|owner|maintainer)\b",
+        r"\bpermission=(?:admin|maintain|owner)\b",
+        r"\bremov\w*\b[^.;\n]{0,40}\b(?:codeowners|branch protection)\b",
     ),
     # the reader's earlier guidance said to be void
     "override": (
@@ -328,8 +347,12 @@ _FRAMES: dict[str, tuple[str, ...]] = {
         r"answer|commit message|pr description)",
         r"\b(?:comment|note|message|instructions?|memo) (?:for|to) the (?:llm|ai|assistant|agent|"
         r"model|bot)\b",
-        r"(?:^|[.!?]\s+)(?:heads up|attention|note|psst|hey|dear|hello|hi|important)?,?\s*"
-        r"(?:agent|assistant|model|ai|claude|copilot|gpt|llm)\s*[,:!]",
+        # an AI hailed at the head of a sentence, a line or a comment ("-- Agent:", "<!-- automated
+        # agents:"), or by its handle ("@agent")
+        r"(?:^|[.!?]\s+|\n[ \t]*|(?:#|//|--|<!--|/\*)[ \t]*)(?:heads up|attention|note|psst|hey|dear|"
+        r"hello|hi|important)?,?\s*(?:(?:ai|automated|coding|llm)\s+)?"
+        r"(?:agents?|assistants?|models?|ai|claude|copilot|gpt|llms?)\s*[,:!]",
+        r"(?<![\w.])@(?:agent|assistant|copilot|claude|ai|bot)\b",
         r"\b(?:the )?(?:model|assistant|agent|ai) reading this\b",
     ),
 }
