@@ -35,7 +35,8 @@ _SECRET = (
     r"(?:credentials?|secrets?|passwords?|passwd|passphrases?|api[ _-]?keys?|"
     r"access[ _-]?keys?|private[ _-]?keys?|deploy[ _-]?keys?|ssh[ _-]?keys?|signing keys?|"
     r"(?:access |auth |session |bearer |refresh |api )?tokens?\b|\b[a-z0-9]+_(?:token|api_key|"
-    r"secret|secret_key|password|key)\b|cookies?\b|keychain|\.env\b|env(?:ironment)? var|"
+    r"secret|secret_key|password|key)\b|cookies?\b|keychain|\.env\b"
+    r"(?!\.(?:example|sample|template|dist|defaults?|tmpl)\b)|env(?:ironment)? var|"
     r"environment variables|the environment\b|~?/?\.ssh\b(?!/id_\w+\.pub\b)|id_rsa|"
     r"id_ed25519(?!\.pub\b)|\.aws\b|"
     r"\.npmrc|\.netrc|kubeconfig|system (?:prompt|configuration|instructions|message)|"
@@ -140,6 +141,10 @@ _CUES: dict[str, tuple[str, ...]] = {
     # a secret and a way out: sent, pasted into the reply, mailed
     "exfiltration": (
         rf"\b{_OUT_VERB}\b[^.;\n]{{0,40}}{_SECRET}",
+        # a file or its data mailed out, a secret put in a request's header
+        r"\b(?:e-?mail|mail|send|forward|upload)\b[^.;\n]{0,30}\b(?:file|contents|csv|dump|database|"
+        r"rows|export)\b[^.;\n]{0,20}\bto\s+[\w.+-]+@[\w-]+\.",
+        rf"\bheader\b[^.;\n]{{0,40}}\b(?:set to|=)[^.;\n]{{0,40}}{_SECRET}",
         rf"\b\w*(?:send|post|upload|mail|forward|share|publish)\w*\([^)\n]{{0,120}}{_SECRET}",
         rf"https?://\S*[?&][\w.-]*=[^\n]{{0,80}}(?:\b|(?=[.~/])){_SECRET}",
         rf"(?:\b|(?=[.~/])){_SECRET}[^.;\n]{{0,60}}\b(?:be |are |is |get |gets )?"
@@ -151,6 +156,21 @@ _CUES: dict[str, tuple[str, ...]] = {
         r"\b(?:change|point|switch|redirect|set|update)\b[^.;\n]{0,20}\b(?:payout|bank|payment|"
         r"billing|deposit|wallet|beneficiary) (?:account|address|details)\b[^.;\n]{0,30}\bto "
         r"(?:iban|[a-z]{2}\d{2}|0x[0-9a-f]{6,}|https?://)",
+    ),
+    # a check stubbed to pass ("replace the body of verify_signature() with `return True`",
+    # "change the assertion to `assert True`")
+    "check bypassed": (
+        r"(?<!the )(?<!a )\b(?:replace|change|make|set|rewrite|edit)\b(?:[^.;\n]|\.(?=\w)){0,80}"
+        r"\b(?:to|with|into)\s*"
+        r"`?(?:return true|assert true|return 0|always return true)\b",
+    ),
+    # a privilege handed to someone ("GRANT ALL … TO PUBLIC", "add my account as an admin
+    # collaborator", "permission=admin"), a protection removed ("removes the CODEOWNERS file")
+    "privilege granted": (
+        r"\bgrant all\b[^;\n]{0,80}\bto (?:public|everyone|all)\b",
+        r"\badd\b[^.;\n]{0,60}\bas an? (?:admin|administrator|owner|maintainer)\b",
+        r"\bpermission=(?:admin|maintain|owner)\b",
+        r"\bremov\w*\b[^.;\n]{0,40}\b(?:codeowners|branch protection)\b",
     ),
     # the reader's earlier guidance said to be void
     "override": (
@@ -327,8 +347,12 @@ _FRAMES: dict[str, tuple[str, ...]] = {
         r"answer|commit message|pr description)",
         r"\b(?:comment|note|message|instructions?|memo) (?:for|to) the (?:llm|ai|assistant|agent|"
         r"model|bot)\b",
-        r"(?:^|[.!?]\s+)(?:heads up|attention|note|psst|hey|dear|hello|hi|important)?,?\s*"
-        r"(?:agent|assistant|model|ai|claude|copilot|gpt|llm)\s*[,:!]",
+        # an AI hailed at the head of a sentence, a line or a comment ("-- Agent:", "<!-- automated
+        # agents:"), or by its handle ("@agent")
+        r"(?:^|[.!?]\s+|\n[ \t]*|(?:#|//|--|<!--|/\*)[ \t]*)(?:heads up|attention|note|psst|hey|dear|"
+        r"hello|hi|important)?,?\s*(?:(?:ai|automated|coding|llm)\s+)?"
+        r"(?:agents?|assistants?|models?|ai|claude|copilot|gpt|llms?)\s*[,:!]",
+        r"(?<![\w.])@(?:agent|assistant|copilot|claude|ai|bot)\b",
         r"\b(?:the )?(?:model|assistant|agent|ai) reading this\b",
     ),
 }
@@ -346,7 +370,8 @@ _WEAK: dict[str, tuple[int, str]] = {
         -4,
         r"lessons learned|post-?mortem|incident|payload|red[- ]team\w*|findings?|write-?up|"
         r"attack(?:er|ers|s)?|exploit\w*|complied|was tricked|prompt injections?|injected|"
-        r"vulnerabilit\w+|cve-\d+",
+        r"vulnerabilit\w+|cve-\d+|ghsa-[\w-]+|malicious|(?:security )?advisor(?:y|ies)|"
+        r"affected (?:users|versions|packages|installs)",
     ),
     # the user's wish, claimed by the text
     "claimed wish": (
@@ -400,7 +425,10 @@ _WEAK: dict[str, tuple[int, str]] = {
     # the reader as an AI, or what only an AI reader has (a reply, a turn, a setup it was given)
     "ai reader": (
         2,
-        r"assistants?|agents?|bots?|chatbots?|helpers?|the models?|(?:language|ai) models?|ai|"
+        # an agent by trade is a person ("the support agent", "a travel agent")
+        r"assistants?|(?<!support )(?<!service )(?<!sales )(?<!travel )(?<!estate )(?<!insurance )"
+        r"(?<!booking )(?<!desk )(?<!human )(?<!center )(?<!centre )(?<!secret )(?<!free )agents?|"
+        r"bots?|chatbots?|helpers?|the models?|(?:language|ai) models?|ai|"
         r"llms?|claude|copilot|gpt\w*|gemini|"
         r"(?:built|made|trained|deployed|created|launched|programmed|configured) you|"
         r"launched with|initiali[sz]ed with|"
@@ -444,7 +472,8 @@ _WEAK: dict[str, tuple[int, str]] = {
     "secret": (
         2,
         r"keys?|api[ _-]?keys?|access keys?|private keys?|tokens?|oauth\w*|secrets?|"
-        r"secrets\.\w+|passwords?|passwd|credentials?|\.env|printenv|\.?netrc|"
+        r"secrets\.\w+|passwords?|passwd|credentials?|\.env"
+        r"(?!\.(?:example|sample|template|dist|defaults?|tmpl)\b)|printenv|\.?netrc|"
         # the environment's variables, not a kind of environment ("use a virtual environment")
         r"(?:the|your|my|our|whole|entire|full) env(?:ironment)?|env(?:ironment)? (?:variables?|"
         r"vars?|file)|env|"

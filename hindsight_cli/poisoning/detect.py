@@ -19,7 +19,7 @@ from .configured import SPOKEN, configured_spans, outside
 from .cooccur import cooccurring
 from .cues import cue_kinds
 from .literals import may_match
-from .reports import unquoted
+from .reports import fixtures, unquoted
 from .retraction import retracted, taken_back
 from .safeguards import unguarded
 from .signals import converging_kinds
@@ -319,7 +319,15 @@ _STRUCTURE: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         _rx(r"\[(?:system|sys|admin|developer|operator)(?:\s+(?:note|message|notice|update))?\]"),
     ),
     ("role turn", 2, _rx(r"\n" + _TURN)),
-    ("role markup", 1, _rx(r"[\"']role[\"']\s*:\s*[\"'](?:system|developer|assistant|tool)[\"']")),
+    (
+        "role markup",
+        1,
+        # not code that builds a message from a variable ({"role": "system", "content": text})
+        _rx(
+            r"[\"']role[\"']\s*:\s*[\"'](?:system|developer|assistant|tool)[\"']"
+            r"(?!\s*,\s*[\"']content[\"']\s*:\s*[a-z_][\w.]*(?:\[[^\]]*\]|\([^)]*\))?\s*[,}\])])"
+        ),
+    ),
     (
         "forged header",
         2,
@@ -412,6 +420,26 @@ _STRUCTURE: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     ),
 )
 _FIRST_TURN = _rx(r"\A" + _TURN)
+# the label of a turn at the start of a line: its user's or its assistant's
+_USER_LABEL = (
+    r"user|human|me|customer|client|gebruiker|benutzer|nutzer|usuario|utilisateur|utente|usuário|"
+    r"użytkownik|kullanıcı|пользователь|користувач|người dùng|用户|用戶|ユーザー|사용자"
+)
+_ASSISTANT_LABEL = (
+    r"assistant|ai assistant|chatgpt|claude|llm|助手|アシスタント|어시스턴트|ассистент|asistente|"
+    r"assistente|assistent|trợ lý"
+)
+_TURN_LABEL = _rx(
+    rf"^[ \t>*#-]*(?:(?P<user>{_USER_LABEL})|(?P<assistant>{_ASSISTANT_LABEL}))\s*[:：]\s*\S"
+)
+
+
+def _recorded(skel: str) -> bool:
+    """Whether ``skel`` is a transcript: turns from its first line, the last its assistant's."""
+    turns = list(_TURN_LABEL.finditer(skel))
+    return bool(turns) and turns[0].start() == 0 and turns[-1].group("assistant") is not None
+
+
 # a download run as a page's own install step: a lead-in or a heading of installing on its line
 # ("To install, run:", "## Installation", "Quick start:"), then the command on a line of its own
 # (indented, after a prompt or in a fence): a README's instructions to its human reader, which weigh
@@ -439,8 +467,13 @@ def structural_kinds(text: str, skel: str | None = None) -> dict[str, int]:
     }
     if "remote code" in found and _INSTALL_STEP.search(skel):
         found["remote code"] = 1
+    if _recorded(skel):
+        # a transcript from its first line to its assistant's last turn is a record of turns,
+        # what they say read as any text; a turn that follows other words is forged into them,
+        # and a transcript that ends on its user's turn leaves that order to its reader
+        found.pop("role turn", None)
     # a first line "Assistant: …" may be a label
-    if "role turn" not in found and _FIRST_TURN.match(skel):
+    elif "role turn" not in found and _FIRST_TURN.match(skel):
         found["addressee"] = 1
     return found
 
@@ -501,7 +534,8 @@ def kinds(text: str) -> dict[str, int]:
     text; what a report quotes is not read (``reports``), and a prompt the text configures (a
     string literal or a ``system`` key, ``configured``) is read for harmful acts only, not for how
     it speaks to its model."""
-    spans = configured_spans(text)
+    # a fixture's literals are data, blanked by ``unquoted``: none is a prompt it configures
+    spans = [] if fixtures(text) else configured_spans(text)
     if not spans:
         return _kinds(text)
     found = _kinds(outside(text, spans))

@@ -1320,6 +1320,6 @@ ENGLISH_RETRACT = (
     "has changed|have changed|was changed|changed to|was cancelled|was canceled|got cancelled|"
     "got canceled|is cancelled|is canceled|been cancelled|been canceled|was moved|been moved|"
     "moved to|postponed|rescheduled|is fixed|was fixed|got fixed|been fixed|is over|is resolved|"
-    "was resolved|no longer needed|not needed anymore"
+    "was resolved|no longer needed|not needed anymore|changed my mind|on second thought|never mind"
 )
 ENGLISH_WHOLE = "all=|every=|any=|your=|system|above=|original|initial|developer|safety"

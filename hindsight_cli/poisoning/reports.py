@@ -22,7 +22,8 @@ _REPORT = re.compile(
     r"for example|such as|examples? of|examples? from|was tricked|complied|classic|findings?|"
     r"injections?|"
     r"usually|typically|generally|case study|"
-    r"reports? that|reported that|severity|steps to reproduce|regression|write-?ups?|ctf)\b"
+    r"reports? that|reported that|severity|steps to reproduce|regression|write-?ups?|ctf|"
+    r"advisor(?:y|ies)|ghsa-[\w-]+)\b"
     r"(?!\s*[=(\[])|"
     # the same in other languages written with spaces, by their stems: an attack, an attacker,
     # something malicious, an incident, a security notice, an example
@@ -41,7 +42,7 @@ _END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)[.!?]+(?=\s|$)|\n")
 # text in quotation marks (straight quotes only where they open after a space or a bracket, so an
 # apostrophe does not open one), or in backticks
 _QUOTED = re.compile(
-    r"(?:(?<![\w])\"[^\"\n]{3,400}\"|(?<![\w])'[^'\n]{3,400}'(?!\w)|“[^”\n]{3,400}”|"
+    r"(?:(?<![\w])\"[^\"\n]{3,400}\"|(?<![\w])'(?:[^'\n]|(?<=\w)'(?=\w)){3,400}'(?!\w)|“[^”\n]{3,400}”|"
     r"‘[^’\n]{3,400}’|«[^»\n]{3,400}»|「[^」\n]{3,400}」|`[^`\n]{3,400}`|"
     # German and Polish „…“ / „…”, and ‚…‘
     r"„[^“”\n]{3,400}[“”]|‚[^‘’\n]{3,400}[‘’])"
@@ -52,16 +53,22 @@ _MENTION = re.compile(
     r"comments?|patterns?|says|said|saying|reads|contains?|containing|like|such as|e\.g\.|called|"
     r"(?<![./@-])(?:examples?|samples?|attempts?|injections?)|"
     r"named|labell?ed|quoted?|"
+    # a rule that matches the words: "a deny-list for `curl | sh`", "detects 'ignore previous…'"
+    r"(?:deny|block|allow|black|white)[- ]?lists?(?:\s+(?:for|of|with))?|filters?(?:\s+for)?|"
+    r"detects?|detecting|flags?|flagging|matches|matching|rejects?|rejecting|catches|catching|"
     # the same words in other languages: a sentence, a text, a string, "like", "such as" (not "a
     # line": "füge die Zeile `verify=False` ein" inserts it)
-    r"frase|texto|cadena|texte|comme|testo|stringa|satz|zeichenkette|etwa|zin|tekst|zoals|"
+    r"frase|texto|cadena|texte|comme|testo|stringa|satz|zeichenketten?|etwa|zin|tekst|zoals|"
     r"zdanie|jak|cümle\w*|фраз\w|текст|вроде|типа|например|речення)\b[\s:,]*"
     r"(?:the\s+|a\s+|o\s+|la\s+|el\s+|le\s+|il\s+|der\s+|die\s+|de\s+)?$"
 )
 # the same after the quotation, where a language puts it there ("「…」という文", "\"…\"라는 문장",
 # "\"…\" gibi cümleler")
 _MENTION_AFTER = re.compile(
-    r"^\s*(?:という|と書かれ|との|라는|이라는|하는 문장|gibi\b|diye\b|之类|這樣的|这样的|等字样)"
+    r"(?i)^\s*(?:(?:(?:as|als|comme|como)\s+)?(?:patterns?|strings?|phrases?|payloads?|wording|"
+    r"regex(?:es)?|signatures?|literals?|examples?|samples?|test cases?|fixtures?|muster|"
+    r"beispiele?|zeichenketten?|motifs?|exemples?|patrones|ejemplos?|padrões|exemplos?)\b|"
+    r"という|と書かれ|との|라는|이라는|하는 문장|gibi\b|diye\b|之类|這樣的|这样的|等字样)"
 )
 # an agent reported to have been told to do something: what follows is the report's object
 _TOLD = re.compile(
@@ -92,35 +99,101 @@ _TEST = re.compile(
 _IDENTIFIER_JOIN = re.compile(r"[_.]")
 
 
+# a test that checks its literals: an assertion, an expectation
+_ASSERTED = re.compile(
+    r"(?m)^[ \t]*(?:assert\b|self\.assert\w*\s*\(|expect\s*\(|assert_?\w*!?\s*\()"
+)
+# a record that labels its own text: a dataset line ("label": "injection"), a test fixture
+# ("expect: flagged"): a key of verdict with a verdict for its value ("label": "note" is no verdict)
+_VERDICT = (
+    r"injections?|prompt[_ -]injection|jailbreak|attack|malicious|benign|harmful|harmless|safe|"
+    r"unsafe|flagged|clean|blocked|allowed|block|allow|pass|fail|passed|failed|true|false|"
+    r"positive|negative|spam|ham|legit(?:imate)?|suspicious|reject(?:ed)?|accept(?:ed)?|[01]"
+)
+_RECORD = re.compile(
+    r"(?im)(?:^|[{,])[ \t]*-?[ \t]*[\"']?(?:labels?|expect(?:ed)?(?:_\w+)?|category|class|verdict|"
+    r"is_\w+|should_\w+|flagged|malicious|benign|ground_truth|gold)[\"']?[ \t]*:[ \t]*"
+    rf"[\"']?(?:{_VERDICT})[\"']?[ \t]*(?:[,}}]|$)"
+)
+# a line of comment in code
+_COMMENT = re.compile(r"(?m)^[ \t]*(?:#|//|--|/?\*)[^\n]*")
+
+
+def _in_code(text: str) -> str:
+    """``text`` with every quotation outside its comment lines blanked."""
+    comments = [m.span() for m in _COMMENT.finditer(text)]
+
+    def blank(match: re.Match[str]) -> str:
+        inside = any(start <= match.start() < end for start, end in comments)
+        return match.group() if inside else _blank(match)
+
+    return _QUOTED.sub(blank, text)
+
+
 def _blank(match: re.Match[str]) -> str:
     return " " * len(match.group())
 
 
 def _blank_what(match: re.Match[str]) -> str:
-    """The report's words kept, what the agent was told blanked."""
+    """Reported speech blanked: what the agent was told, and who told it whom ("instructing coding
+    assistants to …"); where the agent comes first ("the agent complied", "the model was told")
+    the report's words are kept and what follows is blanked."""
+    if _TELLER.match(match.group()):
+        return _blank(match)
     return match.group()[: match.start("what") - match.start()] + " " * len(match.group("what"))
+
+
+# reported speech that opens on its verb of telling ("instructing the assistant to")
+_TELLER = re.compile(
+    r"(?i)(?:ask|tell|told|instruct|trick|convinc|caus|mak|made|get|got|direct|order|persuad|"
+    r"coax|lead|led|lur|forc|push|induc)"
+)
 
 
 def _mentioned(text: str) -> str:
     """``text`` with each quotation that is mentioned, not used, blanked: one that a word of
-    language or of saying introduces ("phrases like "…"", "the line '…'", "text that says "…"")."""
+    language or of saying introduces ("phrases like "…"", "the line '…'", "text that says "…""), or
+    that a noun of language follows ("the `rm -rf /` and `curl | sh` patterns"); quotations listed
+    together ("`a`, `b` and `c`") are one mention."""
+    groups: list[list[re.Match[str]]] = []
+    for match in _QUOTED.finditer(text):
+        if groups and _LISTED.fullmatch(text, groups[-1][-1].end(), match.start()):
+            groups[-1].append(match)
+        else:
+            groups.append([match])
+    out = list(text)
+    for group in groups:
+        first, last = group[0], group[-1]
+        before = text[max(0, first.start() - 40) : first.start()]
+        after = text[last.end() : last.end() + 24]
+        if _MENTION.search(before) or _MENTION_AFTER.search(after):
+            for match in group:
+                out[match.start() : match.end()] = " " * (match.end() - match.start())
+    return "".join(out)
 
-    def blank(match: re.Match[str]) -> str:
-        before = text[max(0, match.start() - 40) : match.start()]
-        after = text[match.end() : match.end() + 12]
-        mentioned = _MENTION.search(before) or _MENTION_AFTER.search(after)
-        return _blank(match) if mentioned else match.group()
 
-    return _QUOTED.sub(blank, text)
+# what joins quotations listed together
+_LISTED = re.compile(r"\s*(?:,|/|&|\band\b|\bor\b|,\s*and\b|,\s*or\b)\s*")
+
+
+def fixtures(text: str) -> bool:
+    """Whether ``text``'s literals are data, not words said: a test of what an attack looks like,
+    a test that asserts on its literals, a labelled record (a dataset line, a fixture). Its literals
+    are blanked (``unquoted``; a comment's words are still read: they speak to whoever edits the
+    file)."""
+    if _TEST.search(text) and (
+        _REPORT.search(_IDENTIFIER_JOIN.sub(" ", text)) or _ASSERTED.search(text)
+    ):
+        return True
+    return _RECORD.search(text) is not None
 
 
 def unquoted(text: str) -> str:
     """``text`` with what it mentions and what its reporting sentences quote blanked (the same
     length, so positions hold)."""
     if _QUOTED.search(text):
-        if _TEST.search(text) and _REPORT.search(_IDENTIFIER_JOIN.sub(" ", text)):
-            # a test of what an attack looks like: every literal in it is an example
-            return _QUOTED.sub(_blank, text)
+        if fixtures(text):
+            return _in_code(text)
         text = _mentioned(text)
     if not _REPORT.search(text):
         return text

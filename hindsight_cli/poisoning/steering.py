@@ -265,7 +265,21 @@ def steering_kinds(folded: str) -> dict[str, int]:
         ):
             # a sentence that names an attack describes the act, it asks for none
             continue
-        kind = _completed({category for _, category in found})
+        categories = {category for _, category in found}
+        kind = _completed(categories)
+        if kind == "output steered" and "conceal" not in categories and not _told(found):
+            # what the user is told must be the secret or the standing rule: a secret named
+            # before it is the case at hand ("if the customer says they forgot their password,
+            # … tell them the link expires in 30 minutes")
+            continue
         if kind is not None:
             return {kind: 2}
     return {}
+
+
+def _told(found: list[tuple[int, str]]) -> bool:
+    """Whether a secret, a standing rule or the reader's memory follows what the user is told."""
+    told = min((at for at, category in found if category == "steer"), default=None)
+    return told is not None and any(
+        at > told for at, category in found if category in ("secret", "persist", "memory")
+    )
