@@ -150,14 +150,45 @@ def _grouped_key(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
 
 def _asks(lowered: str) -> bool:
-    """The cheap test before a chat's bare reply is looked for: a secret's word in the text."""
+    """The cheap test before a chat's reply is looked for: a secret's word in the text (every word
+    ``_asked_for`` needs one of)."""
     return any(w in lowered for w in _ASKED)
+
+
+def _requests(lowered: str) -> bool:
+    """The cheap test that a chat may ask for something (``_asked_for`` reads the question or the
+    request itself): a question mark, or a word of ``_REQUEST``'s. A recording hook redacts every
+    failure's text, and "KeyError: … (no key in the fixture)" holds a secret's word on a line of its
+    own: without this, the pattern compiled (and ``re`` was imported) for every such error."""
+    return "?" in lowered or any(word in lowered for word in _REQUEST_WORDS)
+
+
+_REQUEST_WORDS = (
+    *("can you", "could you", "pls", "please", "plz", "send", "give", "share", "dm", "need"),
+    *("what", "kannst", "schick", "gib", "brauche", "hast du", "envoie", "passe", "donne"),
+    *("tu peux", "pasas", "pásame", "pasame", "mándame", "manda"),
+)
+
+
+def _opens(lowered: str) -> bool:
+    """The cheap test before an opening code's pattern compiles: a word of ``_OPENING_CODES``
+    (a failure's "Exit code 2" names no such code)."""
+    return any(word in lowered for word in _OPENING_WORDS)
+
+
+_OPENING_WORDS = (
+    *("unlock", "host", "participant", "conference", "meeting", "moderator", "attendee"),
+    *("leader", "chair", "bridge", "dial", "pairing", "activation", "access", "entry", "lock"),
+    *("phone", "laptop", "device", "sim", "admin", "master", "pin", "passcode", "entsperr"),
+    *("zugangs", "freischalt", "geräte", "desbloque", "acces", "acesso", "accès", "verrouillage"),
+    "sblocco",
+)
 
 
 # a secret's words as ``_asks`` looks for them, a few languages'
 _ASKED = (
     *("pass", "pw", "pin", "token", "key", "secret", "cred", "login", "kennwort", "mot de passe"),
-    *("contraseña", "senha", "hasło", "wachtwoord", "lösenord", "пароль"),
+    *("contraseña", "senha", "hasło", "wachtwoord", "lösenord", "пароль", "mdp", "clave"),
 )
 
 
@@ -238,7 +269,7 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?P<secret>(?<![\w.])\d{2,8}(?:[ \t.\-]\d{2,6}){0,4})(?![\w\-/:]|[.,]\d)",
         ("code", "pin", "passcode", "código", "codigo", "codice"),
         _code_digits,
-        lambda text: any(c.isdigit() for c in text),
+        lambda text: any(c.isdigit() for c in text) and _opens(text.lower()),
     ),
     # the answers to security questions, each after its question's topic, quoted, on a line that
     # says they are ("Security question answers: mother's maiden name "Kowalczyk", first pet
@@ -359,7 +390,9 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         ("it's", "its", "it is", "here", "sure", "es ist", "das ist", "klar", "hier", "c'est", "ja")
         + ("voilà", "voila", "voici", "oui", "claro", "aquí", "aqui", "sí"),
         _asked_for,
-        lambda text: "?" in text or "\n" in text,
+        lambda text: (
+            ("?" in text or "\n" in text) and _asks(text.lower()) and _requests(text.lower())
+        ),
     ),
     # … or the reply is the value itself, after the chat's time and name ("[08:15] ria: <value>
     # — don't paste it in the channel", "> <value>")
@@ -371,6 +404,6 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?P<secret>[^\s\"'`]{8,64})[\"'`]?(?=[ \t]|$)",
         (),
         _asked_for,
-        lambda text: "\n" in text and _asks(text.lower()),
+        lambda text: "\n" in text and _asks(text.lower()) and _requests(text.lower()),
     ),
 ]
