@@ -255,6 +255,23 @@ _OPENING_CODES = (
     r"|codice[ \t]+(?:di[ \t]+)?(?:sblocco|accesso))"
 )
 
+# a security question's topic, before its answer (the quoted and the unquoted rules below)
+_TOPICS = (
+    r"(?:maiden[ \t]+name|first[ \t]+(?:pet|pet's[ \t]+name|car|school|teacher|job"
+    r"|boss|concert|street)|pet'?s[ \t]+name|city[ \t]+of[ \t]+birth|birth[ \t]?place"
+    r"|favou?rite[ \t]+[a-z]+|childhood[ \t]+[a-z]+|street[ \t]+you[ \t]+grew[ \t]+up[ \t]+on"
+    # German, French, Spanish: Geburtsname der Mutter, erstes Haustier, nom de jeune fille…
+    r"|geburtsname(?:[ \t]+der[ \t]+mutter)?|mädchenname(?:[ \t]+der[ \t]+mutter)?"
+    r"|erste[sr]?[ \t]+(?:haustier|auto|schule)|nom[ \t]+de[ \t]+jeune[ \t]+fille"
+    r"|premi(?:er|ère)[ \t]+(?:animal|voiture|école)|nombre[ \t]+de[ \t]+soltera"
+    r"|primer[ao]?[ \t]+(?:mascota|coche|escuela))"
+)
+_TOPIC_WORDS = (
+    ("maiden", "first ", "pet", "birth", "favorite", "favourite", "childhood", "grew up")
+    + ("geburtsname", "mädchenname", "erste", "jeune fille", "premier", "première")
+    + ("soltera", "primer")
+)
+
 SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # a code that opens something, then its digits, grouped or not, as said or typed: "the
     # conference PIN is 604 118 327", "host code is 5521", "laptop unlock code: 880214",
@@ -276,18 +293,8 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # "Pepper"")
     (
         "password",
-        r"(?i)\b(?:maiden[ \t]+name|first[ \t]+(?:pet|pet's[ \t]+name|car|school|teacher|job"
-        r"|boss|concert|street)|pet'?s[ \t]+name|city[ \t]+of[ \t]+birth|birth[ \t]?place"
-        r"|favou?rite[ \t]+[a-z]+|childhood[ \t]+[a-z]+|street[ \t]+you[ \t]+grew[ \t]+up[ \t]+on"
-        # German, French, Spanish: Geburtsname der Mutter, erstes Haustier, nom de jeune fille…
-        r"|geburtsname(?:[ \t]+der[ \t]+mutter)?|mädchenname(?:[ \t]+der[ \t]+mutter)?"
-        r"|erste[sr]?[ \t]+(?:haustier|auto|schule)|nom[ \t]+de[ \t]+jeune[ \t]+fille"
-        r"|premi(?:er|ère)[ \t]+(?:animal|voiture|école)|nombre[ \t]+de[ \t]+soltera"
-        r"|primer[ao]?[ \t]+(?:mascota|coche|escuela))"
-        r"[ \t]*[:=]?[ \t]*(?P<q>[\"'“])(?P<secret>[^\"'”\n]{2,64})[\"'”]",
-        ("maiden", "first ", "pet", "birth", "favorite", "favourite", "childhood", "grew up")
-        + ("geburtsname", "mädchenname", "erste", "jeune fille", "premier", "première")
-        + ("soltera", "primer"),
+        r"(?i)\b" + _TOPICS + r"[ \t]*[:=]?[ \t]*(?P<q>[\"'“])(?P<secret>[^\"'”\n]{2,64})[\"'”]",
+        _TOPIC_WORDS,
         _topic_answer,
         lambda text: any(cue in text.lower() for cue in _ANSWER_GATES),
     ),
@@ -295,19 +302,11 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # ("mother's maiden name Krüger-Wendt, first pet Pfeffer.")
     (
         "password",
-        r"(?im)\b(?:maiden[ \t]+name|first[ \t]+(?:pet|pet's[ \t]+name|car|school|teacher|job"
-        r"|boss|concert|street)|pet'?s[ \t]+name|city[ \t]+of[ \t]+birth|birth[ \t]?place"
-        r"|favou?rite[ \t]+[a-z]+|childhood[ \t]+[a-z]+|street[ \t]+you[ \t]+grew[ \t]+up[ \t]+on"
-        # German, French, Spanish: Geburtsname der Mutter, erstes Haustier, nom de jeune fille…
-        r"|geburtsname(?:[ \t]+der[ \t]+mutter)?|mädchenname(?:[ \t]+der[ \t]+mutter)?"
-        r"|erste[sr]?[ \t]+(?:haustier|auto|schule)|nom[ \t]+de[ \t]+jeune[ \t]+fille"
-        r"|premi(?:er|ère)[ \t]+(?:animal|voiture|école)|nombre[ \t]+de[ \t]+soltera"
-        r"|primer[ao]?[ \t]+(?:mascota|coche|escuela))"
-        r"[ \t]*[:=]?[ \t]+(?P<secret>(?-i:[A-ZÀ-Þ][\w'’\-]{1,30}(?:[ \t][A-ZÀ-Þ][\w'’\-]{1,30}){0,2}))"
+        r"(?im)\b"
+        + _TOPICS
+        + r"[ \t]*[:=]?[ \t]+(?P<secret>(?-i:[A-ZÀ-Þ][\w'’\-]{1,30}(?:[ \t][A-ZÀ-Þ][\w'’\-]{1,30}){0,2}))"
         r"(?=[ \t]*(?:[,;.]|$))",
-        ("maiden", "first ", "pet", "birth", "favorite", "favourite", "childhood", "grew up")
-        + ("geburtsname", "mädchenname", "erste", "jeune fille", "premier", "première")
-        + ("soltera", "primer"),
+        _TOPIC_WORDS,
         _topic_answer,
         lambda text: any(cue in text.lower() for cue in _ANSWER_GATES),
     ),
