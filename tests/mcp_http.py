@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -176,3 +177,19 @@ def as_another_user(url: str, body: bytes | None = None) -> tuple[int, str]:
     os.waitpid(child, 0)
     head, _, text = answer.decode("utf-8", "replace").partition("\r\n\r\n")
     return int(head.split()[1]), text
+
+
+@contextmanager
+def serving_with_tokens(store: Any, home: Path) -> Iterator[tuple[str, dict[str, str]]]:
+    """``store``'s HTTP MCP server with a token file under ``home`` that issues one token each to
+    alice and bob: its ``/mcp`` URL and the tokens by agent."""
+    from hindsight_cli.core import tokens
+    from hindsight_cli.mcp_server import build_server
+    from hindsight_cli.mcp_server.http import HttpSettings, TokenVerifier, http_app
+
+    path = home / "tokens.json"
+    issued = {name: tokens.create(path, name) for name in ("alice", "bob")}
+    verifier = TokenVerifier(path)
+    server = build_server(store, tokens=verifier, url="http://127.0.0.1:8765")
+    with serving(http_app(server, HttpSettings(), verifier)) as url:
+        yield f"{url}/mcp", issued

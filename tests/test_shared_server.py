@@ -4,8 +4,8 @@ the real app under uvicorn and the SDK's client."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ from hindsight_cli.mcp_server import build_server
 from hindsight_cli.mcp_server.http import HttpSettings, TokenVerifier, http_app
 from hindsight_cli.store import Store
 from tests.conftest import FakeEmbedder
-from tests.mcp_http import serving
+from tests.mcp_http import serving, serving_with_tokens as _serving
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
@@ -31,16 +31,6 @@ def shared(tmp_path: Path) -> Store:
     store = Store(tmp_path / "store", embedder=FakeEmbedder())
     store.init()
     return store
-
-
-@contextmanager
-def _serving(store: Store, tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
-    path = tmp_path / "tokens.json"
-    issued = {name: tokens.create(path, name) for name in ("alice", "bob")}
-    verifier = TokenVerifier(path)
-    server = build_server(store, tokens=verifier, url="http://127.0.0.1:8765")
-    with serving(http_app(server, HttpSettings(), verifier)) as url:
-        yield f"{url}/mcp", issued
 
 
 @asynccontextmanager

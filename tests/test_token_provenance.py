@@ -10,21 +10,18 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hindsight_cli import embedding
-from hindsight_cli.core import tokens
-from hindsight_cli.mcp_server import build_server
-from hindsight_cli.mcp_server.http import HttpSettings, TokenVerifier, http_app
 from hindsight_cli.safefs import trust
 from hindsight_cli.store import Store
 from tests.conftest import FakeEmbedder
-from tests.mcp_http import serving
+from tests.mcp_http import serving_with_tokens as _serving
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
@@ -45,16 +42,6 @@ def project(_isolated: Path) -> Path:
     store.init()
     trust.allow(_isolated / ".hindsight")
     return _isolated
-
-
-@contextmanager
-def _serving(store: Store, home: Path) -> Iterator[tuple[str, dict[str, str]]]:
-    path = home / "tokens.json"
-    issued = {name: tokens.create(path, name) for name in ("alice", "bob")}
-    verifier = TokenVerifier(path)
-    server = build_server(store, tokens=verifier, url="http://127.0.0.1:8765")
-    with serving(http_app(server, HttpSettings(), verifier)) as url:
-        yield f"{url}/mcp", issued
 
 
 @asynccontextmanager
