@@ -76,20 +76,39 @@ def _done_while_her_edits_are_held(
         threading.Thread(target=edit, args=(memory_id, n), daemon=True)
         for n, memory_id in enumerate(hers)
     ]
+    # one of her edits is embedding, the others wait (in the threads of the pool they share with
+    # bob's, before the fixes; behind her own, after)
+    return _done_while_held(
+        embedder,
+        edits,
+        lambda: served.ui.writes.asked >= len(hers),
+        "alice's edits to be sent",
+        action,
+    )
+
+
+def _done_while_held(
+    embedder: HeldWrites,
+    theirs: list[threading.Thread],
+    sent: Callable[[], bool],
+    what: str,
+    action: Callable[[], None],
+) -> bool:
+    """Starts ``theirs`` (one agent's requests, each held still at its embedding), then runs
+    ``action`` (another agent's) once ``sent()`` holds and one of them is held: whether it was done
+    while theirs was still held. Theirs are then let go and awaited."""
     other = threading.Thread(target=action, daemon=True)
     try:
-        for thread in edits:
+        for thread in theirs:
             thread.start()
-        # one of her edits is embedding, the others wait (in the threads of the pool they share
-        # with bob's, before the fixes; behind her own, after)
-        wait_for(lambda: served.ui.writes.asked >= len(hers), "alice's edits to be sent")
-        wait_for(lambda: embedder.held >= 1, "one of her edits to embed")
+        wait_for(sent, what)
+        wait_for(lambda: embedder.held >= 1, "one of them to be held at its embedding")
         other.start()
         other.join(GUARD)
         done = not other.is_alive() and not embedder.go.is_set()
     finally:
         embedder.go.set()
-    for thread in edits:
+    for thread in theirs:
         thread.join(GUARD)
     other.join(GUARD)
     return done
@@ -255,20 +274,13 @@ def test_another_agents_many_slow_pages_never_hold_up_a_page(tmp_path: Path) -> 
             answered.append(bob.get("/").status_code)
 
         searches = [threading.Thread(target=search, args=(n,), daemon=True) for n in range(40)]
-        reader = threading.Thread(target=read, daemon=True)
-        try:
-            for thread in searches:
-                thread.start()
-            wait_for(lambda: served.ui.reads.asked >= 40, "alice's 40 searches to ask for one")
-            wait_for(lambda: embedder.held >= 1, "one of her searches to embed its query")
-            reader.start()
-            reader.join(GUARD)
-            answered_while_held = not reader.is_alive() and not embedder.go.is_set()
-        finally:
-            embedder.go.set()
-        for thread in searches:
-            thread.join(GUARD)
-        reader.join(GUARD)
+        answered_while_held = _done_while_held(
+            embedder,
+            searches,
+            lambda: served.ui.reads.asked >= 40,
+            "alice's 40 searches to ask for one",
+            read,
+        )
     assert answered_while_held
     assert answered == [200]
     assert hers == [200] * 40
