@@ -155,6 +155,13 @@ def _asks(lowered: str) -> bool:
     return any(w in lowered for w in _ASKED)
 
 
+def _may_ask(text: str) -> bool:
+    """The chat rules' gate: a secret's word (``_asks``) and a question or a request
+    (``_requests``), both of which ``_asked_for`` needs, read on the text lowered once."""
+    lowered = text.lower()
+    return _asks(lowered) and _requests(lowered)
+
+
 def _requests(lowered: str) -> bool:
     """The cheap test that a chat may ask for something (``_asked_for`` reads the question or the
     request itself): a question mark, or a word of ``_REQUEST``'s. A recording hook redacts every
@@ -389,9 +396,7 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         ("it's", "its", "it is", "here", "sure", "es ist", "das ist", "klar", "hier", "c'est", "ja")
         + ("voilà", "voila", "voici", "oui", "claro", "aquí", "aqui", "sí"),
         _asked_for,
-        lambda text: (
-            ("?" in text or "\n" in text) and _asks(text.lower()) and _requests(text.lower())
-        ),
+        lambda text: ("?" in text or "\n" in text) and _may_ask(text),
     ),
     # … or the reply is the value itself, after the chat's time and name ("[08:15] ria: <value>
     # — don't paste it in the channel", "> <value>")
@@ -403,6 +408,6 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?P<secret>[^\s\"'`]{8,64})[\"'`]?(?=[ \t]|$)",
         (),
         _asked_for,
-        lambda text: "\n" in text and _asks(text.lower()) and _requests(text.lower()),
+        lambda text: "\n" in text and _may_ask(text),
     ),
 ]
