@@ -813,3 +813,101 @@ def test_an_approval_from_before_is_not_carried_from_a_local_ledger_to_a_databas
     assert cli("record", "a local note", "--store", str(store), store=False).exit_code == 0
     (Path(trust.allowed_dir()) / (trust.store_id(store) + trust.STORAGE_SUFFIX)).unlink()
     _pulled(cli, store, _storage(f"postgresql://author@127.0.0.1:{port}/loot"), connections)
+
+
+# --- a ledger the repository ships: its SQL runs when hindsight reads it (review N)
+
+SECRET_FILE_TEXT = "AWS_SECRET=zq9-private-key-text"
+
+
+def _shipped_ledger(cli, checkout: Path, plant: list[str]) -> Path:
+    """A store the repository's author made and committed, its ledger then given SQL of theirs
+    (``plant``, with ``{secret}`` the path of a file of the user's it reads)."""
+    import duckdb
+
+    store = checkout / ".hindsight"
+    note = "User preference: deploys go through the staging port 8080"
+    done = cli("record", note, "--source", "user", "--type", "semantic", "--store", str(store))
+    assert done.exit_code == 0, done.output
+    secret = checkout.parent / "users-secret.env"
+    secret.write_text(SECRET_FILE_TEXT + "\n")
+    with duckdb.connect(str(store / "ledger.duckdb")) as conn:
+        for statement in plant:
+            conn.execute(statement.format(secret=secret))
+    return store
+
+
+_READS = "(SELECT content FROM read_text('{secret}'))"
+PLANTED_SQL = {
+    # hindsight reads `memories`: a view of that name answers instead of the table
+    "view": [
+        "DROP INDEX memories_key",
+        "DROP INDEX memories_agent_key",
+        "ALTER TABLE memories RENAME TO kept",
+        f"CREATE VIEW memories AS SELECT * REPLACE (content || ' ' || {_READS} AS content) "
+        "FROM kept",
+    ],
+    "meta-view": [
+        "ALTER TABLE meta RENAME TO kept",
+        f"CREATE VIEW meta AS SELECT key, CASE WHEN key = 'embedding_model' THEN {_READS} "
+        "ELSE value END AS value FROM kept",
+    ],
+    # a macro of a built-in function's name: the ledger's database is searched first
+    "macro": [f"CREATE MACRO coalesce(a, b) AS length({_READS}) * 0 + a"],
+    "table-macro": [f"CREATE MACRO unnest(x) AS TABLE SELECT {_READS} AS t"],
+    "other-schema": ["CREATE SCHEMA tools", f"CREATE MACRO tools.lower(x) AS {_READS}"],
+    # in the write-ahead log beside the file only: DuckDB replays it as it attaches the file
+    "wal": [
+        "PRAGMA disable_checkpoint_on_shutdown",
+        "SET checkpoint_threshold = '10GB'",
+        f"CREATE MACRO coalesce(a, b) AS length({_READS}) * 0 + a",
+    ],
+}
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("plant", sorted(PLANTED_SQL))
+def test_a_ledgers_own_sql_never_runs(cli, _isolated, monkeypatch, plant) -> None:
+    """DuckDB keeps views and macros in the database file, and runs them as the process that reads
+    it: a `.hindsight/ledger.duckdb` a repository ships could read any of the user's files
+    (`read_text`) into what `search`, `list` and `stats` print (and, once the store is allowed,
+    into what a session start injects). A ledger holds hindsight's tables, indexes and sequence
+    only; one holding a view or a macro is refused in one line and never read."""
+    checkout = _isolated / "checkout"
+    store = _shipped_ledger(cli, checkout, PLANTED_SQL[plant])
+    assert cli("deny", str(store), store=False).exit_code == 0
+    monkeypatch.chdir(checkout)
+    for argv in (("search", "deploys staging"), ("list",), ("stats",), ("export",)):
+        result = cli(*argv, store=False)
+        assert "zq9-private" not in result.output, (argv, result.output[-800:])
+        assert result.exit_code == 1, (argv, result.output[-800:])
+        assert "Traceback" not in result.output
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "holds a " in lines[0] and "never makes" in lines[0], lines
+    # the file is left as the repository shipped it
+    import duckdb
+
+    with duckdb.connect(str(store / "ledger.duckdb"), read_only=True) as conn:
+        views = "SELECT view_name FROM duckdb_views() WHERE NOT internal"
+        macros = (
+            "SELECT function_name FROM duckdb_functions() WHERE database_name = current_database()"
+        )
+        names = {r[0] for q in (views, macros) for r in conn.execute(q).fetchall()}
+    assert names, plant
+
+
+@pytest.mark.local_only
+def test_an_allowed_stores_ledger_sql_never_reaches_a_session(cli, _isolated) -> None:
+    """A store committed to the repository and allowed by the user (its later commits bring
+    memories, by design): a pull that brings a view into its ledger must not bring the user's
+    files into the next session start."""
+    from hindsight_cli import paths
+
+    checkout = _isolated / "checkout"
+    store = _shipped_ledger(cli, checkout, PLANTED_SQL["view"])
+    assert cli("allow", str(store), store=False).exit_code == 0
+    said = _hook_in(checkout, "SessionStart", source="startup")
+    assert "zq9-private" not in said and "staging port" not in said
+    logs = [Path(paths.user_dir("data")) / "hooks.log", store / "spool" / "hooks.log"]
+    log = "".join(p.read_text() for p in logs if p.exists())
+    assert "holds a view" in log and "zq9-private" not in log
