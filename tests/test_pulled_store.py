@@ -276,3 +276,69 @@ def test_a_gitignore_the_repository_ships_never_lets_your_memories_into_git(
     assert _untracked_in_store(checkout) == []
     _run("record", "another note", "--store", store)
     assert _untracked_in_store(checkout) == []
+
+
+# --- review N: on a file system that ignores case (macOS, Windows), `.HINDSIGHT/ledger.duckdb` is
+# `.hindsight/ledger.duckdb`
+
+
+def _case_folded(checkout: Path, tracked: str, own: str) -> None:
+    """What a case-insensitive file system makes of the pull: git writes the repository's
+    ``tracked`` directory into the user's ``own`` (the same directory there) and its index keeps
+    the repository's spelling. Done by hand on a file system that tells them apart."""
+    for path in sorted((checkout / tracked).rglob("*")):
+        if path.is_file():
+            target = checkout / own / path.relative_to(checkout / tracked)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(path, target)
+    shutil.rmtree(checkout / tracked.split("/")[0])
+
+
+@pytest.mark.parametrize(
+    ("tracked", "own"),
+    [
+        (".HINDSIGHT", ".hindsight"),
+        (".Hindsight", ".hindsight"),
+        ("Sub/.hindsight", "sub/.hindsight"),
+    ],
+    ids=["upper", "mixed", "a directory above"],
+)
+def test_a_pull_spelling_your_store_in_another_case_makes_it_the_repositorys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upstream: Path, tracked: str, own: str
+) -> None:
+    """The repository commits its author's store as `.HINDSIGHT/` (or a directory above the
+    user's store in another case): on macOS and Windows git writes it over the user's own
+    `.hindsight/ledger.duckdb`, while `git ls-files` in `.hindsight` (which matches paths in
+    their case) named nothing of it: the store stayed trusted and the planted preference was
+    injected, unlabelled."""
+    checkout = tmp_path / "checkout"
+    _git(tmp_path, "clone", "-q", str(upstream), str(checkout))
+    # what `git clone` sets on a file system that ignores case
+    _git(checkout, "config", "core.ignorecase", "true")
+    store = checkout / own
+    _run("init", "--store", str(store))
+    _run("record", OWN, "--type", "semantic", "--source", "user", "--store", str(store))
+    assert "helm" in _hook(store.parent)
+    with monkeypatch.context() as author:
+        author.setenv("HINDSIGHT_HOME", str(tmp_path / "author-home"))
+        author.setenv("HINDSIGHT_ALLOWED_DIR", str(tmp_path / "author-home" / "allowed"))
+        _run("init", "--store", str(upstream / tracked))
+        _run(
+            "record",
+            PLANTED,
+            "--type",
+            "semantic",
+            "--source",
+            "user",
+            "--store",
+            str(upstream / tracked),
+        )
+    _commit(upstream, [f"{tracked}/ledger.duckdb"])
+    _pull(checkout)
+    _case_folded(checkout, tracked, own)
+    assert (store / "ledger.duckdb").read_bytes() == (
+        upstream / tracked / "ledger.duckdb"
+    ).read_bytes()
+    assert "evil.example" not in _hook(store.parent)
+    found = _run("search", "User preference", "--format", "context", "--store", str(store))
+    assert "untrusted" in found.stdout and "hindsight allow" in found.stderr, found.output
