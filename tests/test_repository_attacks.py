@@ -911,3 +911,49 @@ def test_an_allowed_stores_ledger_sql_never_reaches_a_session(cli, _isolated) ->
     logs = [Path(paths.user_dir("data")) / "hooks.log", store / "spool" / "hooks.log"]
     log = "".join(p.read_text() for p in logs if p.exists())
     assert "holds a view" in log and "zq9-private" not in log
+
+
+# --- a program named by a relative PATH entry: the checkout's own (review N)
+
+
+def _program(where: Path, name: str, ran: Path) -> None:
+    """An executable ``name`` in ``where`` that proves it ran (what a repository can commit: git
+    keeps the executable bit)."""
+    script = where / name
+    script.write_text(f"#!/bin/sh\necho ran >> {ran}\nexit 1\n")
+    script.chmod(0o755)
+
+
+@pytest.mark.local_only
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX PATH rules")
+@pytest.mark.parametrize("entry", ["", "."], ids=["empty", "dot"])
+def test_a_program_hindsight_runs_is_never_the_checkouts(cli, _isolated, monkeypatch, entry):
+    """hindsight runs `git` (what git tracks of a store, at every hook call of a store the user
+    approved, in the store's directory) and `docker` (`doctor`, in the working directory) by
+    name: with an empty or `.` entry in PATH (a trailing `:` is enough), the name found is the
+    checkout's own file. On Windows a bare name is looked up in the working directory first even
+    without one. A program is found in PATH's absolute directories only."""
+    import os
+    import subprocess
+
+    ran = _isolated / "ran"
+    checkout = _isolated / "checkout"
+    checkout.mkdir()
+    subprocess.run(["git", "init", "-q", str(checkout)], check=True)
+    (checkout / "README").write_text("hello\n")
+    subprocess.run(["git", "-C", str(checkout), "add", "README"], check=True)
+    store = checkout / ".hindsight"
+    assert cli("init", "--store", str(store), store=False).exit_code == 0
+    note = "User preference: deploys go through the staging port 8080"
+    recorded = cli("record", note, "--type", "semantic", "--source", "user", "--store", str(store))
+    assert recorded.exit_code == 0
+    # a later pull brings them: the store's own directory and the checkout's top
+    for where in (store, checkout):
+        for name in ("git", "docker", "docker-compose"):
+            _program(where, name, ran)
+    monkeypatch.setenv("PATH", entry + os.pathsep + os.environ["PATH"])
+    monkeypatch.chdir(checkout)
+    assert "staging port" in _hook_in(checkout, "SessionStart", source="startup")
+    cli("doctor", "--json", store=False)
+    cli("allow", str(store), store=False)
+    assert not ran.exists(), ran.read_text()

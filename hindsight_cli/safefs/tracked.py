@@ -76,9 +76,12 @@ def tracked(store: str | os.PathLike[str]) -> tuple[str, ...]:
     prefix = os.path.relpath(where, top).replace(os.sep, "/")
     prefix = "" if prefix == "." else prefix + "/"
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    git = safefs.program("git")
+    if git is None:
+        return ()
     try:
         done = subprocess.run(
-            ["git", "-c", "core.fsmonitor=false", "ls-files", "-z", "--full-name", "--"]
+            [git, "-c", "core.fsmonitor=false", "ls-files", "-z", "--full-name", "--"]
             # a store at the top of its work tree: every name
             + ([f":(top,icase,literal){prefix}"] if prefix else []),
             cwd=where,
