@@ -957,3 +957,33 @@ def test_a_program_hindsight_runs_is_never_the_checkouts(cli, _isolated, monkeyp
     cli("doctor", "--json", store=False)
     cli("allow", str(store), store=False)
     assert not ran.exists(), ran.read_text()
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("how", ["init adopts it", "a later pull"])
+def test_a_checkouts_schema_alone_never_moves_your_memories(cli, _isolated, listener, how) -> None:
+    """The user's own config names the team's database (`[storage] backend` and `url` in
+    `HINDSIGHT_HOME/config.toml`); a checkout's `.hindsight/config.toml` names only a `[storage]
+    schema` (review N): an approval recorded where the store's config sent memories, and a schema
+    alone read as "local", so the repository chose the schema every memory of the project went to
+    (one its author made and can read, in the database the user writes to), at `init` or by a
+    later pull. A schema is bound to the approval like a backend or a URL."""
+    from hindsight_cli import paths
+
+    port, connections = listener
+    paths.user_config_path().parent.mkdir(parents=True, exist_ok=True)
+    paths.user_config_path().write_text(_storage(f"postgresql://me@127.0.0.1:{port}/team"))
+    store = _isolated / "checkout" / ".hindsight"
+    store.mkdir(parents=True)
+    planted = '[storage]\nschema = "loot"\n'
+    if how == "init adopts it":
+        (store / "config.toml").write_text(planted)
+        result = cli("init", "--store", str(store), store=False)
+        assert result.exit_code == 1, result.output
+        assert "loot" in result.stderr and f"hindsight allow {store}" in result.stderr
+        assert "Traceback" not in result.output
+        assert connections() == 0
+        return
+    (store / "config.toml").write_text("[hooks]\nrecall_budget = 900\n")
+    assert cli("allow", str(store), store=False).exit_code == 0
+    _pulled(cli, store, planted, connections)
