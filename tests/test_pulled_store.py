@@ -342,3 +342,58 @@ def test_a_pull_spelling_your_store_in_another_case_makes_it_the_repositorys(
     assert "evil.example" not in _hook(store.parent)
     found = _run("search", "User preference", "--format", "context", "--store", str(store))
     assert "untrusted" in found.stdout and "hindsight allow" in found.stderr, found.output
+
+
+# --- review N: a token file that came with the repository
+
+
+def test_a_token_file_the_repository_tracks_lets_no_token_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upstream: Path
+) -> None:
+    """The author commits their store with its `mcp-tokens.json` (hashes only: committing it looks
+    harmless) holding a token of theirs for agent `default`; the user allows the store (its later
+    commits bring memories, by design) and serves it over HTTP: the server took the store's token
+    file by default, so the author's token read, changed and forgot every memory the user's hooks
+    wrote there (a later commit could add a token at any time). A token file git tracks is
+    anyone's who can commit: none of its tokens is accepted."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from mcp_http import free_port, listening, wait_for
+
+    _author_store(tmp_path, monkeypatch, upstream)
+    with monkeypatch.context() as author:
+        author.setenv("HINDSIGHT_HOME", str(tmp_path / "author-home"))
+        author.setenv("HINDSIGHT_ALLOWED_DIR", str(tmp_path / "author-home" / "allowed"))
+        made = _run("mcp", "token", "default", "--store", str(upstream / ".hindsight"))
+        assert "hst_" in made.output
+    _commit(
+        upstream, [".hindsight/ledger.duckdb", ".hindsight/store-id", ".hindsight/mcp-tokens.json"]
+    )
+    checkout = tmp_path / "checkout"
+    _git(tmp_path, "clone", "-q", str(upstream), str(checkout))
+    store = checkout / ".hindsight"
+    _run("allow", str(store))
+    # making a token of your own there would write it into the repository's file
+    refused = _run("mcp", "token", "mine", "--store", str(store), code=1)
+    assert "git tracks" in refused.output and "Traceback" not in refused.output
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "hindsight_cli", "mcp", "--transport", "http", "--port", str(port)],
+        cwd=checkout,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(lambda: server.poll() is not None or listening(port), "the server to decide")
+        assert server.poll() is not None, "it served the repository's tokens"
+        _, err = server.communicate(timeout=60)
+        assert server.returncode == 1 and "git tracks" in err, err
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.communicate(timeout=60)
