@@ -987,3 +987,54 @@ def test_a_checkouts_schema_alone_never_moves_your_memories(cli, _isolated, list
     (store / "config.toml").write_text("[hooks]\nrecall_budget = 900\n")
     assert cli("allow", str(store), store=False).exit_code == 0
     _pulled(cli, store, planted, connections)
+
+
+@pytest.mark.local_only
+@pytest.mark.skipif(sys.platform != "linux", reason="the X and console browsers Python looks up")
+def test_hindsight_ui_never_opens_the_checkouts_browser(cli, _isolated) -> None:
+    """`hindsight ui` opens the browser through Python's `webbrowser`, which looks `xdg-open`,
+    `www-browser`, `lynx` and the others up in PATH itself: with a `.` entry, the checkout's."""
+    import os
+    import subprocess
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    import httpx2
+    from mcp_http import free_port, wait_for
+
+    ran = _isolated / "ran"
+    checkout = _isolated / "checkout"
+    checkout.mkdir()
+    assert cli("init", "--store", str(checkout / ".hindsight"), store=False).exit_code == 0
+    # the console browsers: `webbrowser` waits for them, so one that ran has run by the first page
+    for name in ("www-browser", "links", "elinks", "lynx", "w3m"):
+        _program(checkout, name, ran)
+    port = free_port()
+    env = {
+        **os.environ,
+        "PATH": "." + os.pathsep + os.environ["PATH"],
+        "TERM": "xterm",
+        "PYTHONPATH": str(Path(__file__).parents[1]),
+    }
+    for name in ("BROWSER", "DISPLAY", "WAYLAND_DISPLAY"):
+        env.pop(name, None)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "hindsight_cli", "ui", "--port", str(port)],
+        cwd=checkout,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+    def answers() -> bool:
+        try:
+            return httpx2.get(f"http://127.0.0.1:{port}/", timeout=5).status_code > 0
+        except httpx2.HTTPError:
+            return server.poll() is not None
+
+    try:
+        # it opens the browser before it answers its first page
+        wait_for(answers, "the ui to answer")
+    finally:
+        server.kill()
+        server.communicate(timeout=60)
+    assert not ran.exists(), ran.read_text()

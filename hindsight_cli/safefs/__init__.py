@@ -382,6 +382,24 @@ def program(name: str, path: str | None = None) -> str | None:
     return None
 
 
+class AbsolutePath:
+    """While it lasts, ``PATH`` holds its absolute directories only (``program``'s rule), for a
+    library that looks programs up itself: Python's ``webbrowser`` finds ``xdg-open``, ``lynx``
+    and the others in ``PATH`` and starts them by name."""
+
+    def __enter__(self) -> None:
+        self.saved = os.environ.get("PATH")
+        os.environ["PATH"] = os.pathsep.join(
+            place for place in os.get_exec_path() if place and os.path.isabs(place)
+        )
+
+    def __exit__(self, *_: object) -> None:
+        if self.saved is None:
+            os.environ.pop("PATH", None)
+        else:
+            os.environ["PATH"] = self.saved
+
+
 # --- files
 # ------------------------------------------------------------------------------------------
 
