@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import sys
 import tomllib
 from collections.abc import Mapping
@@ -19,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from . import safefs
 from .errors import HindsightError, InvalidInput
 from .safefs.reading import parse_json, parse_toml
 
@@ -131,7 +131,7 @@ def server_command() -> list[str]:
     script = Path(sys.executable).with_name("hindsight.exe" if os.name == "nt" else "hindsight")
     if script.exists():
         return [str(script)]
-    found = shutil.which("hindsight")
+    found = safefs.program("hindsight")
     if found:
         return [str(Path(found).resolve())]
     return [sys.executable, "-m", "hindsight_cli"]

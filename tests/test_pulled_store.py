@@ -276,3 +276,124 @@ def test_a_gitignore_the_repository_ships_never_lets_your_memories_into_git(
     assert _untracked_in_store(checkout) == []
     _run("record", "another note", "--store", store)
     assert _untracked_in_store(checkout) == []
+
+
+# --- review N: on a file system that ignores case (macOS, Windows), `.HINDSIGHT/ledger.duckdb` is
+# `.hindsight/ledger.duckdb`
+
+
+def _case_folded(checkout: Path, tracked: str, own: str) -> None:
+    """What a case-insensitive file system makes of the pull: git writes the repository's
+    ``tracked`` directory into the user's ``own`` (the same directory there) and its index keeps
+    the repository's spelling. Done by hand on a file system that tells them apart."""
+    for path in sorted((checkout / tracked).rglob("*")):
+        if path.is_file():
+            target = checkout / own / path.relative_to(checkout / tracked)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(path, target)
+    shutil.rmtree(checkout / tracked.split("/")[0])
+
+
+@pytest.mark.parametrize(
+    ("tracked", "own"),
+    [
+        (".HINDSIGHT", ".hindsight"),
+        (".Hindsight", ".hindsight"),
+        ("Sub/.hindsight", "sub/.hindsight"),
+    ],
+    ids=["upper", "mixed", "a directory above"],
+)
+def test_a_pull_spelling_your_store_in_another_case_makes_it_the_repositorys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upstream: Path, tracked: str, own: str
+) -> None:
+    """The repository commits its author's store as `.HINDSIGHT/` (or a directory above the
+    user's store in another case): on macOS and Windows git writes it over the user's own
+    `.hindsight/ledger.duckdb`, while `git ls-files` in `.hindsight` (which matches paths in
+    their case) named nothing of it: the store stayed trusted and the planted preference was
+    injected, unlabelled."""
+    checkout = tmp_path / "checkout"
+    _git(tmp_path, "clone", "-q", str(upstream), str(checkout))
+    # what `git clone` sets on a file system that ignores case
+    _git(checkout, "config", "core.ignorecase", "true")
+    store = checkout / own
+    _run("init", "--store", str(store))
+    _run("record", OWN, "--type", "semantic", "--source", "user", "--store", str(store))
+    assert "helm" in _hook(store.parent)
+    with monkeypatch.context() as author:
+        author.setenv("HINDSIGHT_HOME", str(tmp_path / "author-home"))
+        author.setenv("HINDSIGHT_ALLOWED_DIR", str(tmp_path / "author-home" / "allowed"))
+        _run("init", "--store", str(upstream / tracked))
+        _run(
+            "record",
+            PLANTED,
+            "--type",
+            "semantic",
+            "--source",
+            "user",
+            "--store",
+            str(upstream / tracked),
+        )
+    _commit(upstream, [f"{tracked}/ledger.duckdb"])
+    _pull(checkout)
+    _case_folded(checkout, tracked, own)
+    assert (store / "ledger.duckdb").read_bytes() == (
+        upstream / tracked / "ledger.duckdb"
+    ).read_bytes()
+    assert "evil.example" not in _hook(store.parent)
+    found = _run("search", "User preference", "--format", "context", "--store", str(store))
+    assert "untrusted" in found.stdout and "hindsight allow" in found.stderr, found.output
+
+
+# --- review N: a token file that came with the repository
+
+
+def test_a_token_file_the_repository_tracks_lets_no_token_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upstream: Path
+) -> None:
+    """The author commits their store with its `mcp-tokens.json` (hashes only: committing it looks
+    harmless) holding a token of theirs for agent `default`; the user allows the store (its later
+    commits bring memories, by design) and serves it over HTTP: the server took the store's token
+    file by default, so the author's token read, changed and forgot every memory the user's hooks
+    wrote there (a later commit could add a token at any time). A token file git tracks is
+    anyone's who can commit: none of its tokens is accepted."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from mcp_http import free_port, listening, wait_for
+
+    _author_store(tmp_path, monkeypatch, upstream)
+    with monkeypatch.context() as author:
+        author.setenv("HINDSIGHT_HOME", str(tmp_path / "author-home"))
+        author.setenv("HINDSIGHT_ALLOWED_DIR", str(tmp_path / "author-home" / "allowed"))
+        made = _run("mcp", "token", "default", "--store", str(upstream / ".hindsight"))
+        assert "hst_" in made.output
+    _commit(
+        upstream, [".hindsight/ledger.duckdb", ".hindsight/store-id", ".hindsight/mcp-tokens.json"]
+    )
+    checkout = tmp_path / "checkout"
+    _git(tmp_path, "clone", "-q", str(upstream), str(checkout))
+    store = checkout / ".hindsight"
+    _run("allow", str(store))
+    # making a token of your own there would write it into the repository's file
+    refused = _run("mcp", "token", "mine", "--store", str(store), code=1)
+    assert "git tracks" in refused.output and "Traceback" not in refused.output
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "hindsight_cli", "mcp", "--transport", "http", "--port", str(port)],
+        cwd=checkout,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(lambda: server.poll() is not None or listening(port), "the server to decide")
+        assert server.poll() is not None, "it served the repository's tokens"
+        _, err = server.communicate(timeout=60)
+        assert server.returncode == 1 and "git tracks" in err, err
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.communicate(timeout=60)

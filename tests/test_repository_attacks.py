@@ -813,3 +813,228 @@ def test_an_approval_from_before_is_not_carried_from_a_local_ledger_to_a_databas
     assert cli("record", "a local note", "--store", str(store), store=False).exit_code == 0
     (Path(trust.allowed_dir()) / (trust.store_id(store) + trust.STORAGE_SUFFIX)).unlink()
     _pulled(cli, store, _storage(f"postgresql://author@127.0.0.1:{port}/loot"), connections)
+
+
+# --- a ledger the repository ships: its SQL runs when hindsight reads it (review N)
+
+SECRET_FILE_TEXT = "AWS_SECRET=zq9-private-key-text"
+
+
+def _shipped_ledger(cli, checkout: Path, plant: list[str]) -> Path:
+    """A store the repository's author made and committed, its ledger then given SQL of theirs
+    (``plant``, with ``{secret}`` the path of a file of the user's it reads)."""
+    import duckdb
+
+    store = checkout / ".hindsight"
+    note = "User preference: deploys go through the staging port 8080"
+    done = cli("record", note, "--source", "user", "--type", "semantic", "--store", str(store))
+    assert done.exit_code == 0, done.output
+    secret = checkout.parent / "users-secret.env"
+    secret.write_text(SECRET_FILE_TEXT + "\n")
+    with duckdb.connect(str(store / "ledger.duckdb")) as conn:
+        for statement in plant:
+            conn.execute(statement.format(secret=secret))
+    return store
+
+
+_READS = "(SELECT content FROM read_text('{secret}'))"
+PLANTED_SQL = {
+    # hindsight reads `memories`: a view of that name answers instead of the table
+    "view": [
+        "DROP INDEX memories_key",
+        "DROP INDEX memories_agent_key",
+        "ALTER TABLE memories RENAME TO kept",
+        f"CREATE VIEW memories AS SELECT * REPLACE (content || ' ' || {_READS} AS content) "
+        "FROM kept",
+    ],
+    "meta-view": [
+        "ALTER TABLE meta RENAME TO kept",
+        f"CREATE VIEW meta AS SELECT key, CASE WHEN key = 'embedding_model' THEN {_READS} "
+        "ELSE value END AS value FROM kept",
+    ],
+    # a macro of a built-in function's name: the ledger's database is searched first
+    "macro": [f"CREATE MACRO coalesce(a, b) AS length({_READS}) * 0 + a"],
+    "table-macro": [f"CREATE MACRO unnest(x) AS TABLE SELECT {_READS} AS t"],
+    "other-schema": ["CREATE SCHEMA tools", f"CREATE MACRO tools.lower(x) AS {_READS}"],
+    # in the write-ahead log beside the file only: DuckDB replays it as it attaches the file
+    "wal": [
+        "PRAGMA disable_checkpoint_on_shutdown",
+        "SET checkpoint_threshold = '10GB'",
+        f"CREATE MACRO coalesce(a, b) AS length({_READS}) * 0 + a",
+    ],
+}
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("plant", sorted(PLANTED_SQL))
+def test_a_ledgers_own_sql_never_runs(cli, _isolated, monkeypatch, plant) -> None:
+    """DuckDB keeps views and macros in the database file, and runs them as the process that reads
+    it: a `.hindsight/ledger.duckdb` a repository ships could read any of the user's files
+    (`read_text`) into what `search`, `list` and `stats` print (and, once the store is allowed,
+    into what a session start injects). A ledger holds hindsight's tables, indexes and sequence
+    only; one holding a view or a macro is refused in one line and never read."""
+    checkout = _isolated / "checkout"
+    store = _shipped_ledger(cli, checkout, PLANTED_SQL[plant])
+    assert cli("deny", str(store), store=False).exit_code == 0
+    monkeypatch.chdir(checkout)
+    for argv in (("search", "deploys staging"), ("list",), ("stats",), ("export",)):
+        result = cli(*argv, store=False)
+        assert "zq9-private" not in result.output, (argv, result.output[-800:])
+        assert result.exit_code == 1, (argv, result.output[-800:])
+        assert "Traceback" not in result.output
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "holds a " in lines[0] and "never makes" in lines[0], lines
+    # the file is left as the repository shipped it
+    import duckdb
+
+    with duckdb.connect(str(store / "ledger.duckdb"), read_only=True) as conn:
+        views = "SELECT view_name FROM duckdb_views() WHERE NOT internal"
+        macros = (
+            "SELECT function_name FROM duckdb_functions() WHERE database_name = current_database()"
+        )
+        names = {r[0] for q in (views, macros) for r in conn.execute(q).fetchall()}
+    assert names, plant
+
+
+@pytest.mark.local_only
+def test_an_allowed_stores_ledger_sql_never_reaches_a_session(cli, _isolated) -> None:
+    """A store committed to the repository and allowed by the user (its later commits bring
+    memories, by design): a pull that brings a view into its ledger must not bring the user's
+    files into the next session start."""
+    from hindsight_cli import paths
+
+    checkout = _isolated / "checkout"
+    store = _shipped_ledger(cli, checkout, PLANTED_SQL["view"])
+    assert cli("allow", str(store), store=False).exit_code == 0
+    said = _hook_in(checkout, "SessionStart", source="startup")
+    assert "zq9-private" not in said and "staging port" not in said
+    logs = [Path(paths.user_dir("data")) / "hooks.log", store / "spool" / "hooks.log"]
+    log = "".join(p.read_text() for p in logs if p.exists())
+    assert "holds a view" in log and "zq9-private" not in log
+
+
+# --- a program named by a relative PATH entry: the checkout's own (review N)
+
+
+def _program(where: Path, name: str, ran: Path) -> None:
+    """An executable ``name`` in ``where`` that proves it ran (what a repository can commit: git
+    keeps the executable bit)."""
+    script = where / name
+    script.write_text(f"#!/bin/sh\necho ran >> {ran}\nexit 1\n")
+    script.chmod(0o755)
+
+
+@pytest.mark.local_only
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX PATH rules")
+@pytest.mark.parametrize("entry", ["", "."], ids=["empty", "dot"])
+def test_a_program_hindsight_runs_is_never_the_checkouts(cli, _isolated, monkeypatch, entry):
+    """hindsight runs `git` (what git tracks of a store, at every hook call of a store the user
+    approved, in the store's directory) and `docker` (`doctor`, in the working directory) by
+    name: with an empty or `.` entry in PATH (a trailing `:` is enough), the name found is the
+    checkout's own file. On Windows a bare name is looked up in the working directory first even
+    without one. A program is found in PATH's absolute directories only."""
+    import os
+    import subprocess
+
+    ran = _isolated / "ran"
+    checkout = _isolated / "checkout"
+    checkout.mkdir()
+    subprocess.run(["git", "init", "-q", str(checkout)], check=True)
+    (checkout / "README").write_text("hello\n")
+    subprocess.run(["git", "-C", str(checkout), "add", "README"], check=True)
+    store = checkout / ".hindsight"
+    assert cli("init", "--store", str(store), store=False).exit_code == 0
+    note = "User preference: deploys go through the staging port 8080"
+    recorded = cli("record", note, "--type", "semantic", "--source", "user", "--store", str(store))
+    assert recorded.exit_code == 0
+    # a later pull brings them: the store's own directory and the checkout's top
+    for where in (store, checkout):
+        for name in ("git", "docker", "docker-compose"):
+            _program(where, name, ran)
+    monkeypatch.setenv("PATH", entry + os.pathsep + os.environ["PATH"])
+    monkeypatch.chdir(checkout)
+    assert "staging port" in _hook_in(checkout, "SessionStart", source="startup")
+    cli("doctor", "--json", store=False)
+    cli("allow", str(store), store=False)
+    assert not ran.exists(), ran.read_text()
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("how", ["init adopts it", "a later pull"])
+def test_a_checkouts_schema_alone_never_moves_your_memories(cli, _isolated, listener, how) -> None:
+    """The user's own config names the team's database (`[storage] backend` and `url` in
+    `HINDSIGHT_HOME/config.toml`); a checkout's `.hindsight/config.toml` names only a `[storage]
+    schema` (review N): an approval recorded where the store's config sent memories, and a schema
+    alone read as "local", so the repository chose the schema every memory of the project went to
+    (one its author made and can read, in the database the user writes to), at `init` or by a
+    later pull. A schema is bound to the approval like a backend or a URL."""
+    from hindsight_cli import paths
+
+    port, connections = listener
+    paths.user_config_path().parent.mkdir(parents=True, exist_ok=True)
+    paths.user_config_path().write_text(_storage(f"postgresql://me@127.0.0.1:{port}/team"))
+    store = _isolated / "checkout" / ".hindsight"
+    store.mkdir(parents=True)
+    planted = '[storage]\nschema = "loot"\n'
+    if how == "init adopts it":
+        (store / "config.toml").write_text(planted)
+        result = cli("init", "--store", str(store), store=False)
+        assert result.exit_code == 1, result.output
+        assert "loot" in result.stderr and f"hindsight allow {store}" in result.stderr
+        assert "Traceback" not in result.output
+        assert connections() == 0
+        return
+    (store / "config.toml").write_text("[hooks]\nrecall_budget = 900\n")
+    assert cli("allow", str(store), store=False).exit_code == 0
+    _pulled(cli, store, planted, connections)
+
+
+@pytest.mark.local_only
+@pytest.mark.skipif(sys.platform != "linux", reason="the X and console browsers Python looks up")
+def test_hindsight_ui_never_opens_the_checkouts_browser(cli, _isolated) -> None:
+    """`hindsight ui` opens the browser through Python's `webbrowser`, which looks `xdg-open`,
+    `www-browser`, `lynx` and the others up in PATH itself: with a `.` entry, the checkout's."""
+    import os
+    import subprocess
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    import httpx2
+    from mcp_http import free_port, wait_for
+
+    ran = _isolated / "ran"
+    checkout = _isolated / "checkout"
+    checkout.mkdir()
+    assert cli("init", "--store", str(checkout / ".hindsight"), store=False).exit_code == 0
+    # the console browsers: `webbrowser` waits for them, so one that ran has run by the first page
+    for name in ("www-browser", "links", "elinks", "lynx", "w3m"):
+        _program(checkout, name, ran)
+    port = free_port()
+    env = {
+        **os.environ,
+        "PATH": "." + os.pathsep + os.environ["PATH"],
+        "TERM": "xterm",
+        "PYTHONPATH": str(Path(__file__).parents[1]),
+    }
+    for name in ("BROWSER", "DISPLAY", "WAYLAND_DISPLAY"):
+        env.pop(name, None)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "hindsight_cli", "ui", "--port", str(port)],
+        cwd=checkout,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+    def answers() -> bool:
+        try:
+            return httpx2.get(f"http://127.0.0.1:{port}/", timeout=5).status_code > 0
+        except httpx2.HTTPError:
+            return server.poll() is not None
+
+    try:
+        # it opens the browser before it answers its first page
+        wait_for(answers, "the ui to answer")
+    finally:
+        server.kill()
+        server.communicate(timeout=60)
+    assert not ran.exists(), ran.read_text()

@@ -252,3 +252,63 @@ def test_an_importance_at_or_below_an_imports_is_kept(cli, tmp_path, claimed) ->
     _import(cli, tmp_path, {"content": OTHER, "importance": claimed})
     [memory] = cli.open().list(Filters(), limit=None)
     assert memory.importance == claimed and "claimed_importance" not in memory.metadata
+
+
+# --- review N: a key an import holds is not the key of what you write next
+
+PREFERENCE = "User preference: always use pnpm, never npm"
+
+
+def _rows(cli, content: str) -> list[tuple[str, str]]:
+    everything = cli.open().list(Filters(statuses=None), limit=None)
+    return [(m.source, m.status) for m in everything if m.content == content]
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("source", ["user", "agent"])
+@pytest.mark.parametrize("planted", ["its-key", "its-text"])
+def test_an_imported_memory_never_stands_for_what_you_write_next(
+    cli, tmp_path, source, planted
+) -> None:
+    """An import file's record holding the idempotency key the user's next write of a text will
+    have (`record` derives it from the agent, task, step and text: anyone can compute it), with
+    text of its own, or the same text: the user's write answered `Already stored (merged) <the
+    imported memory>` and stored nothing, so their preference was never theirs (the planted text
+    stood for it, or the same words stayed `import`, untrusted, never a preference). The user's
+    write is stored as theirs beside it; writing it again is still one memory."""
+    from hindsight_cli.core.prepare import default_key
+
+    record = (
+        {"content": PLANTED, "idempotency_key": default_key("default", None, None, PREFERENCE)}
+        if planted == "its-key"
+        else {"content": PREFERENCE}
+    )
+    _import(cli, tmp_path, {**record, "type": "semantic"})
+    imported = PLANTED if planted == "its-key" else PREFERENCE
+    assert ("import", "active") in _rows(cli, imported)
+    for _ in range(2):
+        result = cli("record", PREFERENCE, "--type", "semantic", "--source", source)
+        assert result.exit_code == 0, result.stderr
+    assert (source, "active") in _rows(cli, PREFERENCE)
+    assert len([r for r in _rows(cli, PREFERENCE) if r[0] == source]) == 1
+    assert ("import", "active") in _rows(cli, imported)
+
+
+@pytest.mark.local_only
+def test_an_imported_key_never_refuses_your_long_text(cli, tmp_path) -> None:
+    """The same for a text over the size limit, stored in linked parts (`KEY#1`, `KEY#2`, …, KEY
+    derived from the text): an import holding `KEY#1` made the user's `record` of it fail
+    (`key … is another memory's`), for good."""
+    from hindsight_cli.core.prepare import content_hash, derived_key
+
+    text = " ".join(
+        f"Runbook step {n}: restart the worker pool and check the queue." for n in range(400)
+    )
+    key = derived_key("parts", None, None, None, content_hash(text))
+    _import(cli, tmp_path, {"content": PLANTED, "type": "semantic", "idempotency_key": f"{key}#1"})
+    for _ in range(2):
+        result = cli("record", text, "--type", "procedural", "--source", "user")
+        assert result.exit_code == 0, result.stderr
+    everything = cli.open().list(Filters(statuses=None), limit=None)
+    assert len([m for m in everything if m.source == "user" and "part" in str(m.metadata)]) > 1
+    assert ("import", "active") in _rows(cli, PLANTED)

@@ -79,7 +79,11 @@ def ui(
     sys.stdout.flush()
     render.message("Serving hindsight ui; Ctrl-C stops it.")
     if not no_open:
-        webbrowser.open(served.url)
+        from ..safefs import AbsolutePath
+
+        # never a browser a `.` entry of PATH finds in the working directory (a checkout)
+        with AbsolutePath():
+            webbrowser.open(served.url)
     from contextlib import ExitStack
 
     from ..hooks import warm

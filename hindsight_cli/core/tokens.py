@@ -49,6 +49,7 @@ def load(path: Path) -> list[Entry]:
         text = safefs.read_trusted(path, "The token file")
         if text is None:
             return []
+        _untracked(path)
         data = parse_json(text)
     except (OSError, ValueError) as error:
         raise InvalidInput(
@@ -68,6 +69,22 @@ def load(path: Path) -> list[Entry]:
     for entry in entries:
         entry["agent"] = _name(entry["agent"]) or ""
     return entries
+
+
+def _untracked(path: Path) -> None:
+    """Refuse a token file its git repository tracks: whoever can commit there adds a token (a
+    store committed with its ``mcp-tokens.json`` brings its author's tokens, and a later commit
+    others), and a server would answer it as the user's."""
+    from ..safefs.tracked import tracked
+
+    where = path.resolve()
+    if where.name in tracked(where.parent):
+        raise InvalidInput(
+            f"The token file {path} came with a git repository (git tracks it): whoever commits "
+            "there can add a token, so none of its tokens is accepted. Remove it from the "
+            f"repository (git rm --cached {path.name}), delete it and make your own tokens "
+            "(`hindsight mcp token AGENT`)."
+        )
 
 
 def _name(agent: str) -> str | None:

@@ -21,7 +21,7 @@ from ..storage.base import Condition, Writer
 from ..storage.rows import MemoryRow, row_term_counts
 from . import amend, embedding_jobs, parts
 from .lifecycle import expire_if_due, withdraw
-from .prepare import Limits, Prepared, claimed
+from .prepare import Limits, Prepared, claimed, derived_key
 from .reading import chain_ids, current, find
 from .runtime import Runtime
 from .scope import Scope
@@ -123,6 +123,16 @@ def _plan(rt: Runtime, session: Writer, row: MemoryRow) -> _Plan:
         thresholds=thresholds,
     )
     if choice.action == "merge":
+        said = rows.get(choice.target or "")
+        if said is not None and less_trusted(said, row):
+            # the same words from a file or a page do not make what the user says theirs
+            return _Plan(
+                beside=said.id,
+                why=(
+                    f"it restates {said.id}, which comes from {said.source} (untrusted); "
+                    "stored as its own"
+                ),
+            )
         return _Plan(merge_into=choice.target)
     if choice.action == "supersede" and choice.target in rows and choice.decision is not None:
         old = rows[choice.target]
@@ -186,7 +196,7 @@ def record(
         # checked in the write's own transaction: one ledger open per write, not two
         dim = rt.check_model(session)
         embedding_jobs.assign(row, embedding_jobs.checked(rt, vectors, dim))
-        existing = session.by_key(row.idempotency_key, row.agent_id)
+        existing = _key_holder(session, [row])
         if existing is not None:
             stored: _Outcome | None = _repeat(rt, session, existing, row, fields, merge, scope, dim)
         else:
@@ -208,6 +218,25 @@ def record(
         plan.change or plan.why,
         beside=plan.beside,
     )
+
+
+def _key_holder(session: Writer, rows: Sequence[MemoryRow]) -> MemoryRow | None:
+    """The memory stored under the key of a write (``rows``: it, or its linked parts), unless it is
+    less trusted than the write (``less_trusted``): anyone can derive the key the user's next write
+    of a text will have (from its agent, task, step and text), and a memory an import file or a
+    page brought under it must not stand for that write. Then the write's keys move to keys of
+    their own, derived from the ones held (the same at every retry), until one is not held so."""
+    while True:
+        existing = session.by_key(rows[0].idempotency_key, rows[0].agent_id)
+        if existing is None or not less_trusted(existing, rows[0]):
+            return existing
+        for row in rows:
+            base, _, part = row.idempotency_key.rpartition("#")
+            row.idempotency_key = (
+                f"{derived_key('over', base)}#{part}"
+                if len(rows) > 1 and base
+                else derived_key("over", row.idempotency_key)
+            )
 
 
 def _embedded(rt: Runtime, row: MemoryRow) -> np.ndarray:
@@ -345,7 +374,7 @@ def _record_parts(rt: Runtime, prepared: Sequence[Prepared], scope: Scope) -> Wr
         dim = rt.check_model(session)
     embedding_jobs.embed_rows(rt, rows, dim)
     with rt.ledger.write() as session:
-        existing = session.by_key(first.idempotency_key, first.agent_id)
+        existing = _key_holder(session, rows)
         if existing is not None:
             # the text stored already (under its first part's key), or another memory's key
             if (part_position(existing.metadata) or (0,))[0] != 1:

@@ -17,13 +17,13 @@ still give the line numbers.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import safefs
 from .compose_file import DEFAULT_NAMES, ComposeError, ComposeFile, dotenv, find_up, load
 
 OVERRIDE_NAMES = (
@@ -207,7 +207,7 @@ def _merge_mapping(
 
 def _docker_config(paths: list[Path], env: Mapping[str, str]) -> dict[str, Any] | None:
     """The model `docker compose config` prints, or None when there is no Docker or it fails."""
-    docker = shutil.which("docker", path=env.get("PATH"))
+    docker = safefs.program("docker", env.get("PATH"))
     if docker is None:
         return None
     command = [docker, "compose", *(a for p in paths for a in ("-f", str(p))), "config"]

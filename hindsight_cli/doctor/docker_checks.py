@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
+from .. import safefs
 from . import Check, fail, ok, skip, warn
 
 _WSL_SHIM = "could not be found in this WSL 2 distro"
@@ -95,7 +95,7 @@ def _line(text: str, pattern: str | re.Pattern[str] | None = None) -> str:
 def run(required: bool = True) -> list[Check]:
     """``required``: asked for explicitly (a missing CLI fails) rather than as part of a full run
     (skip)."""
-    docker = shutil.which("docker")
+    docker = safefs.program("docker")
     if docker is None:
         if not required:
             return [skip("docker.cli", "Docker is not installed (not needed for local stores)")]
@@ -297,7 +297,7 @@ def _no_plugin_evidence(said: list[tuple[str, str]]) -> str:
 
 
 def _standalone() -> Check | None:
-    legacy = shutil.which("docker-compose")
+    legacy = safefs.program("docker-compose")
     if legacy is None:
         return None
     version = _compose_version(_run(legacy, "version", "--short")[1]) or _compose_version(

@@ -11,9 +11,9 @@ verdict, since Docker Desktop itself has reported "not detected" with every sign
 from __future__ import annotations
 
 import re
-import shutil
 import sys
 
+from .. import safefs
 from . import Check, fail, ok, skip, warn
 from .wsl_checks import run_exe
 
@@ -47,7 +47,7 @@ _NESTED = {
 
 
 def _find(name: str, platform: str) -> str | None:
-    return shutil.which(f"{name}.exe") or (shutil.which(name) if platform == "win32" else None)
+    return safefs.program(f"{name}.exe") or (safefs.program(name) if platform == "win32" else None)
 
 
 def run(platform: str | None = None) -> list[Check]:

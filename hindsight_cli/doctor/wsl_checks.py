@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from .. import safefs
 from . import Check, fail, ok, skip, warn
 
 _MIN_KERNEL = (5, 10)
@@ -58,7 +58,7 @@ def run(
     env = os.environ if env is None else env
     platform = platform or sys.platform
     version = inside_wsl(proc_version, env)
-    exe = shutil.which("wsl.exe") or (shutil.which("wsl") if platform == "win32" else None)
+    exe = safefs.program("wsl.exe") or (safefs.program("wsl") if platform == "win32" else None)
     if version is None and exe is None:
         return [skip("wsl.detect", "not WSL, and no wsl.exe here")]
     checks: list[Check] = []

@@ -355,6 +355,51 @@ def check_home() -> None:
         finding.raise_()
 
 
+# --- programs
+# ---------------------------------------------------------------------------------------
+
+
+def program(name: str, path: str | None = None) -> str | None:
+    """The absolute path of the program ``name`` on ``path`` (default ``PATH``), found in its
+    absolute directories only. An empty or relative entry (a trailing ``:``, ``.``) names the
+    working directory, a checkout a repository fills: hindsight runs ``git`` in a store's
+    directory and ``docker`` in the user's, and a bare name given to ``subprocess`` on Windows is
+    looked up in the working directory first, with or without one. Every program hindsight runs
+    by name is found here and run by this path."""
+    places = os.get_exec_path() if path is None else path.split(os.pathsep)
+    endings = [""]
+    if os.name == "nt":
+        endings = [e for e in os.environ.get("PATHEXT", ".EXE;.BAT;.CMD").split(";") if e]
+        if os.path.splitext(name)[1].upper() in (e.upper() for e in endings):
+            endings = [""]
+    for place in places:
+        if not place or not os.path.isabs(place):
+            continue
+        for ending in endings:
+            found = os.path.join(place, name + ending)
+            if os.path.isfile(found) and os.access(found, os.X_OK):
+                return found
+    return None
+
+
+class AbsolutePath:
+    """While it lasts, ``PATH`` holds its absolute directories only (``program``'s rule), for a
+    library that looks programs up itself: Python's ``webbrowser`` finds ``xdg-open``, ``lynx``
+    and the others in ``PATH`` and starts them by name."""
+
+    def __enter__(self) -> None:
+        self.saved = os.environ.get("PATH")
+        os.environ["PATH"] = os.pathsep.join(
+            place for place in os.get_exec_path() if place and os.path.isabs(place)
+        )
+
+    def __exit__(self, *_: object) -> None:
+        if self.saved is None:
+            os.environ.pop("PATH", None)
+        else:
+            os.environ["PATH"] = self.saved
+
+
 # --- files
 # ------------------------------------------------------------------------------------------
 

@@ -16,12 +16,19 @@ from ..errors import UnsafeLocation
 def git_index(where: str) -> str | None:
     """The index file of the git work tree holding the directory ``where`` (a real path), or None
     outside one (or one without an index: nothing tracked yet)."""
+    found = _work_tree(where)
+    return found[1] if found is not None else None
+
+
+def _work_tree(where: str) -> tuple[str, str] | None:
+    """The top of the git work tree holding ``where`` and its index file, or None (as
+    ``git_index``)."""
     here = where
     while True:
         dot = os.path.join(here, ".git")
         if os.path.isdir(dot):
             index = os.path.join(dot, "index")
-            return index if os.path.isfile(index) else None
+            return (here, index) if os.path.isfile(index) else None
         if os.path.isfile(dot):
             # a linked worktree or a submodule: "gitdir: PATH"
             try:
@@ -32,7 +39,7 @@ def git_index(where: str) -> str | None:
             if not first.startswith("gitdir:"):
                 return None
             index = os.path.join(here, first[len("gitdir:") :].strip(), "index")
-            return index if os.path.isfile(index) else None
+            return (here, index) if os.path.isfile(index) else None
         parent = os.path.dirname(here)
         if parent == here:
             return None
@@ -53,19 +60,30 @@ def tracked(store: str | os.PathLike[str]) -> tuple[str, ...]:
     ms; only inside a work tree), with the repository's own settings that run programs off; when
     git cannot answer (not installed, a repository it refuses), none."""
     where = os.path.realpath(os.path.expanduser(os.fspath(store)))
-    index = git_index(where)
-    if index is None:
+    tree = _work_tree(where)
+    if tree is None:
         return ()
+    top, index = tree
     state = (stat_key(index), stat_key(where))
     known = _TRACKED.get(where)
     if known is not None and known[0] == state:
         return known[1]
     import subprocess
 
+    # the store's path in the work tree, matched in any case: where the file system ignores case
+    # (macOS, Windows), git writes a commit's `.HINDSIGHT/ledger.duckdb` into `.hindsight/`
+    # while its index keeps the commit's spelling. Literally: a directory may be named `a*b`.
+    prefix = os.path.relpath(where, top).replace(os.sep, "/")
+    prefix = "" if prefix == "." else prefix + "/"
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    git = safefs.program("git")
+    if git is None:
+        return ()
     try:
         done = subprocess.run(
-            ["git", "-c", "core.fsmonitor=false", "ls-files", "-z", "--", "."],
+            [git, "-c", "core.fsmonitor=false", "ls-files", "-z", "--full-name", "--"]
+            # a store at the top of its work tree: every name
+            + ([f":(top,icase,literal){prefix}"] if prefix else []),
             cwd=where,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -78,7 +96,12 @@ def tracked(store: str | os.PathLike[str]) -> tuple[str, ...]:
     found: tuple[str, ...] = ()
     if done.returncode == 0:
         names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
-        found = tuple(name for name in names if name)
+        folded = prefix.casefold()
+        found = tuple(
+            name[len(prefix) :]
+            for name in names
+            if name[len(prefix) :] and name[: len(prefix)].casefold() == folded
+        )
     _TRACKED[where] = (state, found)
     return found
 

@@ -158,6 +158,18 @@ def _hosts(data: object) -> list[str]:
     return sorted({str(item).strip().lower() for item in items})
 
 
+def _elsewhere(storage: dict[str, object]) -> bool:
+    """Whether a config's ``[storage]`` says where memories go beyond the store: a backend, a URL,
+    or a schema alone (the database then is the one the user's own config names, and the schema
+    the repository's choice)."""
+    backend = storage.get("backend")
+    return bool(
+        backend not in (None, "", "local")
+        or storage.get("url")
+        or (storage.get("schema") and backend != "local")
+    )
+
+
 def redirect(data: object) -> str:
     """Where a config document's ``[storage]`` sends memories, and which web pages its ``[mcp]
     allowed_hosts`` lets reach the store's HTTP servers, as one line ("local" when it keeps them in
@@ -166,7 +178,7 @@ def redirect(data: object) -> str:
 
     storage = _section(data, "storage")
     place: dict[str, object] = {}
-    if storage.get("backend") not in (None, "", "local") or storage.get("url"):
+    if _elsewhere(storage):
         import re
 
         place = {key: str(storage.get(key) or "") for key in ("backend", "url", "schema")}
@@ -187,11 +199,13 @@ def exposure(data: object) -> str:
     import re
 
     storage, said = _section(data, "storage"), []
-    if storage.get("backend") not in (None, "", "local") or storage.get("url"):
-        url = re.sub(r"(://[^:/@]*):[^@/]*@", r"\1@", str(storage.get("url") or "no url"))
+    if _elsewhere(storage):
+        url = re.sub(r"(://[^:/@]*):[^@/]*@", r"\1@", str(storage.get("url") or ""))
+        schema = f"schema {storage.get('schema')}" if storage.get("schema") else ""
         said.append(
             f"sends this store's memories to a {storage.get('backend') or 'network'} database "
-            f"({url})"
+            f"({', '.join(filter(None, (url, schema))) or 'no url'}"
+            f"{'' if url else ', the one your own config names'})"
         )
     hosts = _hosts(data)
     if hosts:

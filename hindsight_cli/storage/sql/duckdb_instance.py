@@ -14,6 +14,12 @@ here waits as it would for another process). A forked child starts a database of
 
 The file's path is a bound parameter of ``ATTACH``, never SQL text; the alias is a name this module
 makes (``ledger`` and a counter), quoted as every identifier is.
+
+A file holds hindsight's tables, their indexes and a sequence, nothing else: DuckDB keeps views and
+macros in the file and runs them as the process that reads it, and a ledger's own database is
+searched before the built-in functions, so a view named ``memories`` or a macro named ``coalesce``
+in a ledger a repository ships would read any of the user's files (``read_text``) into what
+hindsight prints and injects. A file holding one is detached unread (``ForeignSql``).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from ... import paths
+from ...errors import UnsafeLocation
 from .duckdb_rewrite import identifier
 
 if TYPE_CHECKING:
@@ -51,6 +58,57 @@ def python_layer() -> None:
     """The ``duckdb`` package over its engine, before a connection registers an Arrow table or
     asks for a relation (``conn.sql``): those are the package's Python code."""
     import duckdb  # noqa: F401
+
+
+class ForeignSql(UnsafeLocation):
+    """A ledger file holding a view or a macro: SQL that is not hindsight's, refused unread."""
+
+
+# what in an attached file is SQL that runs when hindsight names a table or calls a function
+_FOREIGN_SQL = (
+    "SELECT 'a view', schema_name, view_name FROM duckdb_views() "
+    "WHERE database_name = ? AND NOT internal "
+    "UNION ALL SELECT 'a macro', schema_name, function_name FROM duckdb_functions() "
+    "WHERE database_name = ? LIMIT 1"
+)
+# the files found to hold none, with their state then: a process checks a file once per change
+# (listing the functions costs ~15 ms; a long-lived process attaches a file at every read)
+_CHECKED: dict[str, tuple[object, ...]] = {}
+
+
+def _state(key: str) -> tuple[object, ...]:
+    out: list[object] = []
+    for name in (key, key + ".wal"):
+        try:
+            st = os.stat(name)
+        except OSError:
+            out.append(None)
+            continue
+        out.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return tuple(out)
+
+
+def _refuse_foreign_sql(
+    process: _Process, key: str, alias: str, before: tuple[object, ...]
+) -> None:
+    """Detach ``alias`` and raise ``ForeignSql`` when the file attached there holds a view or a
+    macro; remember a clean file's state."""
+    if _CHECKED.get(key) == before:
+        return
+    found = process.database.execute(_FOREIGN_SQL, [alias, alias]).fetchone()
+    if found is None:
+        if _state(key) == before:
+            _CHECKED[key] = before
+        return
+    process.database.execute(f"DETACH {identifier(alias)}")
+    what, schema, name = found
+    store = os.path.dirname(key)
+    raise ForeignSql(
+        f"The ledger {key} holds {what} ({schema}.{name}), which hindsight never makes: SQL its "
+        "author wrote, which would run as you whenever hindsight reads the file (a view or a "
+        "macro can read any of your files). hindsight does not open it; if the store came with "
+        f"a repository, move it away (mv {store} {store}.untrusted)."
+    )
 
 
 class AttachedReadOnly(Exception):
@@ -103,12 +161,14 @@ def connect(path: Path, read_only: bool) -> DuckDBPyConnection:
             attachment = None
         if attachment is None:
             attachment = _Attachment(f"ledger{next(process.names)}", read_only)
+            before = _state(key)
             if read_only:
                 process.database.execute(
                     f"ATTACH ? AS {identifier(attachment.alias)} (READ_ONLY)", [key]
                 )
             else:
                 process.database.execute(f"ATTACH ? AS {identifier(attachment.alias)}", [key])
+            _refuse_foreign_sql(process, key, attachment.alias, before)
             process.attached[key] = attachment
         elif attachment.read_only and not read_only:
             raise AttachedReadOnly
@@ -142,4 +202,4 @@ def _let_go(process: _Process, key: str, conn: DuckDBPyConnection | None) -> Non
         del process.attached[key]
 
 
-__all__ = ["AttachedReadOnly", "close", "connect", "engine", "python_layer"]
+__all__ = ["AttachedReadOnly", "ForeignSql", "close", "connect", "engine", "python_layer"]
