@@ -70,6 +70,28 @@ def load(path: Path) -> list[Entry]:
     return entries
 
 
+def of_store(store: Path) -> Path:
+    """The store's own token file (``mcp-tokens.json``), what the servers and ``hindsight mcp
+    token`` use when no ``--tokens`` is given; it need not exist yet.
+
+    Raises:
+        InvalidInput: the git repository holding the store tracks it. A repository that commits its
+            ``.hindsight/`` can commit this file too, holding its author's tokens: approving the
+            store (its memories) must not let them in, and the user's tokens must not join them.
+    """
+    from ..safefs.tracked import tracked
+
+    path = store / DEFAULT_FILE
+    if path.exists() and DEFAULT_FILE in tracked(store):
+        raise InvalidInput(
+            f"{path} came with the git repository (git tracks it): its tokens are those of "
+            "whoever committed it, not yours, so hindsight does not use it. Make your own file "
+            "(hindsight mcp token AGENT --tokens FILE, outside the repository) and serve with "
+            "--tokens FILE."
+        )
+    return path
+
+
 def _name(agent: str) -> str | None:
     name = agent_name(agent)
     return name if name and "\n" not in name and len(name) <= MAX_LABEL else None
