@@ -716,9 +716,6 @@ def test_a_connection_its_opener_closed_never_passes_for_roots() -> None:
     import os
     import socket
 
-    import anyio
-
-    from hindsight_cli.serving.hostguard import HostGuard, host_policy
     from tests.mcp_http import wait_for
 
     with socket.socket() as listener:
@@ -745,21 +742,71 @@ def test_a_connection_its_opener_closed_never_passes_for_roots() -> None:
                 return any(f[1] == end and f[3] == "05" for f in rows if len(f) > 9)
 
             wait_for(closed, "the other user's end to be closed and acknowledged")
-            answered: list[int] = []
+            assert _guarded(client, server) == 403
 
-            async def app(scope: Any, receive: Any, send: Any) -> None:
-                answered.append(200)
 
-            async def send(message: dict[str, Any]) -> None:
-                if message["type"] == "http.response.start":
-                    answered.append(message["status"])
+def _guarded(client: tuple[str, int], server: tuple[str, int]) -> int:
+    """What a server without tokens answers a request over the connection from ``client`` to
+    ``server`` (its Host/Origin guard, ``same_user``): 200 when the request reaches the app."""
+    import anyio
 
-            guard = HostGuard(app, host_policy("127.0.0.1"), same_user=True)
-            scope = {
-                "type": "http",
-                "headers": [(b"host", b"127.0.0.1")],
-                "client": client,
-                "server": server,
-            }
-            anyio.run(guard, scope, None, send)
-    assert answered == [403]
+    from hindsight_cli.serving.hostguard import HostGuard, host_policy
+
+    answered: list[int] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        answered.append(200)
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            answered.append(message["status"])
+
+    guard = HostGuard(app, host_policy("::"), same_user=True)
+    scope = {
+        "type": "http",
+        "headers": [(b"host", b"127.0.0.1")],
+        "client": client[:2],
+        "server": server[:2],
+    }
+    anyio.run(guard, scope, None, send)
+    return answered[0]
+
+
+@pytest.mark.skipif(
+    not hasattr(__import__("os"), "getuid") or __import__("os").getuid() != 0,
+    reason="needs root to act as another local user",
+)
+@pytest.mark.parametrize("who", ["its own user", "another local user"])
+def test_a_dual_stack_server_tells_its_users_ipv4_loopback_apart(who: str) -> None:
+    """Review M: a server listening on ``::`` (both address families) names an IPv4 peer
+    ``::ffff:127.0.0.1``, which the IPv4 table lists as 127.0.0.1: the owner's own request over
+    127.0.0.1 must be answered and another local user's refused."""
+    import encodings.idna  # noqa: F401 - the child cannot load it once it is another user
+    import os
+    import socket
+
+    if not socket.has_ipv6:
+        pytest.skip("no IPv6")
+    with socket.socket(socket.AF_INET6) as listener:
+        listener.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        listener.bind(("::", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        read, write = os.pipe()
+        child = os.fork()
+        if child == 0:  # pragma: no cover - the child
+            try:
+                if who != "its own user":
+                    os.setgid(65534)
+                    os.setuid(65534)
+                with socket.create_connection(("127.0.0.1", port), timeout=60):
+                    # held open until the parent has looked
+                    os.read(read, 1)
+            finally:
+                os._exit(0)
+        conn, client = listener.accept()
+        with conn:
+            status = _guarded(client, conn.getsockname())
+        os.write(write, b"x")
+        os.waitpid(child, 0)
+    assert status == (200 if who == "its own user" else 403)

@@ -172,9 +172,12 @@ def _proc_address(host: str, port: int) -> list[str]:
         address = ipaddress.ip_address(host)
     except ValueError:
         return []
+    # a dual-stack socket names an IPv4 peer ::ffff:a.b.c.d, which the IPv4 table lists plain
+    mapped = getattr(address, "ipv4_mapped", None)
     forms = [address] + (
         [ipaddress.IPv6Address(f"::ffff:{address}")] if address.version == 4 else []
     )
+    forms += [mapped] if mapped is not None else []
     out = []
     for form in forms:
         packed = form.packed
