@@ -57,3 +57,32 @@ async def test_a_memory_read_by_id_keeps_its_trust_label(
         shown = {m["id"]: m for m in recent}
         assert shown[memory.id]["label"] == label
         assert "label" not in shown[mine.id]
+
+
+async def test_what_is_derived_from_untrusted_text_is_labelled_where_it_is_answered(
+    store: Store,
+) -> None:
+    """``memory_summarize`` and ``memory_consolidate`` answer with the text they wrote, derived
+    from the memories' own words: from web text, that text is ``hindsight:web``, labelled in a
+    block, and was answered unlabelled."""
+    for text in (
+        "pytest hit the import error for numpy again",
+        "pytest hit the import error for numpy",
+        "pytest import error for numpy noted",
+    ):
+        store.record(
+            text,
+            source="web",
+            task_id="numpy",
+            outcome="failure",
+            merge=False,
+            resolution="reinstalled numpy in the venv",
+        )
+    async with Client(build_server(store), raise_exceptions=True) as client:
+        summary = await client.call_tool("memory_summarize", {"task_id": "numpy"})
+        patterns = await client.call_tool("memory_consolidate", {})
+    said = "".join(block.text for block in summary.content)
+    assert "[from web via hindsight, untrusted]" in said.splitlines()[0], said
+    assert patterns.structured_content["created"] == 1
+    lines = "".join(block.text for block in patterns.content).splitlines()
+    assert "[from web via hindsight, untrusted]" in lines[1], lines

@@ -167,9 +167,19 @@ def _facts(memory: Memory) -> str:
 def _label(memory: Memory) -> str:
     """The trust label an untrusted (or quarantined) memory carries wherever a model reads it, as
     in a search's block (``[from web, untrusted]``), and a space; "" for a trusted one."""
+    return _label_of(memory.source, memory.tags, memory.metadata)
+
+
+def _label_of(source: object, tags: object, metadata: object) -> str:
     from ..poisoning import is_quarantined, trust_label
 
-    label = trust_label(memory.source, is_quarantined(memory.tags, memory.metadata))
+    label = trust_label(
+        source if isinstance(source, str) else None,
+        is_quarantined(
+            tags if isinstance(tags, list) else None,
+            metadata if isinstance(metadata, dict) else None,
+        ),
+    )
     return f"{label} " if label else ""
 
 
@@ -242,7 +252,10 @@ def summary(result: SummaryResult, method: str, budget: int) -> str:
     state = "updated" if result.updated else "written"
     parts = f"; parts {' '.join(result.parts)}" if result.parts else ""
     noun = "memory" if result.sources == 1 else "memories"
-    head = f"Summary {result.memory.id} of {result.sources} {noun} {state} ({method}){parts}:"
+    head = (
+        f"{_label(result.memory)}Summary {result.memory.id} of {result.sources} {noun} {state} "
+        f"({method}){parts}:"
+    )
     return clip(f"{head}\n{result.memory.content}", budget)
 
 
@@ -256,8 +269,9 @@ def consolidation(result: dict[str, Any], budget: int) -> str:
     ]
     for pattern in result["patterns"]:
         fix = f" — fix: {pattern['resolution']}" if pattern.get("resolution") else ""
+        label = _label_of(pattern.get("source"), pattern.get("tags"), pattern.get("metadata"))
         lines.append(
-            f"- {pattern['action']} {pattern['id'] or '(new)'}: {pattern['content']}{fix} "
+            f"- {pattern['action']} {pattern['id'] or '(new)'}: {label}{pattern['content']}{fix} "
             f"({len(pattern['evidence_ids'])} episodes)"
         )
     return clip("\n".join(lines), budget)
