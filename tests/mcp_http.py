@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -129,9 +130,27 @@ def call(
     )
 
 
-def as_another_user(url: str, body: bytes | None = None) -> tuple[int, str]:
+def machine_address() -> str | None:
+    """An IPv4 address of this machine that is not a loopback one (``/proc/net/fib_trie``'s local
+    host routes), or None: a local process may connect to 127.0.0.1 from it."""
+    try:
+        lines = Path("/proc/net/fib_trie").read_text().splitlines()
+    except OSError:
+        return None
+    found = {
+        before.split()[-1]
+        for before, line in pairwise(lines)
+        if "/32 host LOCAL" in line and not before.split()[-1].startswith("127.")
+    }
+    return min(found) if found else None
+
+
+def as_another_user(
+    url: str, body: bytes | None = None, source: str | None = None
+) -> tuple[int, str]:
     """POST ``body`` (GET without one) to ``url`` from a child process that runs as uid 65534
-    (another local account of this machine): the status and the body of the answer. Needs root."""
+    (another local account of this machine): the status and the body of the answer. ``source``:
+    the local address the child connects from (default the kernel's choice). Needs root."""
     import os
     import socket
     from urllib.parse import urlsplit
@@ -159,7 +178,11 @@ def as_another_user(url: str, body: bytes | None = None) -> tuple[int, str]:
             os.close(read)
             os.setgid(65534)
             os.setuid(65534)
-            with socket.create_connection((parts.hostname, parts.port), timeout=60) as conn:
+            with socket.create_connection(
+                (parts.hostname, parts.port),
+                timeout=60,
+                source_address=(source, 0) if source else None,
+            ) as conn:
                 conn.sendall(request)
                 answer = b""
                 while chunk := conn.recv(65536):

@@ -657,18 +657,27 @@ def test_another_agents_sampled_summaries_never_hold_up_a_write(
     reason="needs root to act as another local user",
 )
 @pytest.mark.parametrize("what", ["initialize", "forget"])
+@pytest.mark.parametrize("through", ["loopback", "the machine's address"])
 def test_another_local_user_cannot_drive_a_server_without_tokens(
-    shared: Store, tmp_path: Path, what: str
+    shared: Store, tmp_path: Path, what: str, through: str
 ) -> None:
     """A server without tokens on loopback answered every account of the machine: another local
     user read and hard-forgot every memory over 127.0.0.1 (review J). Now such a server answers
-    the user who started it only: 403 in one line; its own user's requests as before."""
+    the user who started it only: 403 in one line; its own user's requests as before.
+
+    Review M: a local process may connect to 127.0.0.1 from the machine's own address
+    (192.0.2.2 → 127.0.0.1): the server saw a client that is no loopback address, took it for
+    another machine's and let it through (initialize answered, the memory purged). A connection
+    that arrives at a loopback address is this machine's, whatever address it comes from."""
     import json
 
     import httpx2
 
-    from tests.mcp_http import as_another_user, initialize, rpc
+    from tests.mcp_http import as_another_user, initialize, machine_address, rpc
 
+    source = None if through == "loopback" else machine_address()
+    if through != "loopback" and source is None:
+        pytest.skip("this machine has no address but loopback")
     kept = shared.record("the deploy key is in the team vault").memory
     server = build_server(shared)
     with serving(http_app(server, HttpSettings(), None)) as url:
@@ -680,7 +689,7 @@ def test_another_local_user_cannot_drive_a_server_without_tokens(
                 {"name": "memory_forget", "arguments": {"ids": [kept.id], "hard": True}},
             )
         )
-        status, text = as_another_user(f"{url}/mcp", json.dumps(message).encode())
+        status, text = as_another_user(f"{url}/mcp", json.dumps(message).encode(), source)
         with httpx2.Client(timeout=60) as own:
             mine = own.post(
                 f"{url}/mcp",
@@ -691,3 +700,113 @@ def test_another_local_user_cannot_drive_a_server_without_tokens(
     assert "another local user" in text and "\n" not in text.strip()
     assert mine.status_code == 200
     assert shared.get(kept.id).status == "active"
+
+
+@pytest.mark.skipif(
+    not hasattr(__import__("os"), "getuid") or __import__("os").getuid() != 0,
+    reason="needs root to act as another local user",
+)
+def test_a_connection_its_opener_closed_never_passes_for_roots() -> None:
+    """Review M: the kernel lists a TCP end its process closed, once the other side has
+    acknowledged the close, as a time-wait row whose uid is 0 whoever opened it. Another local
+    user who sends a request and closes at once passed, on a server run as root without tokens,
+    for root itself (the request, a hard forget, is read from the buffer and run). Now a closed
+    end belongs to nobody: 403, like any connection whose owner cannot be told."""
+    import encodings.idna  # noqa: F401 - the child cannot load it once it is another user
+    import os
+    import socket
+
+    from tests.mcp_http import wait_for
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        server = listener.getsockname()
+        child = os.fork()
+        if child == 0:  # pragma: no cover - the child
+            try:
+                os.setgid(65534)
+                os.setuid(65534)
+                with socket.create_connection(server, timeout=60) as conn:
+                    conn.sendall(b'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n{"hard": true}')
+            finally:
+                os._exit(0)
+        conn, client = listener.accept()
+        os.waitpid(child, 0)
+        with conn:
+            end = f"{int.from_bytes(socket.inet_aton(client[0]), 'little'):08X}:{client[1]:04X}"
+
+            def closed() -> bool:
+                rows = (row.split() for row in open("/proc/net/tcp", encoding="ascii"))
+                # 05, FIN_WAIT2: the close acknowledged (a time-wait row)
+                return any(f[1] == end and f[3] == "05" for f in rows if len(f) > 9)
+
+            wait_for(closed, "the other user's end to be closed and acknowledged")
+            assert _guarded(client, server) == 403
+
+
+def _guarded(client: tuple[str, int], server: tuple[str, int]) -> int:
+    """What a server without tokens answers a request over the connection from ``client`` to
+    ``server`` (its Host/Origin guard, ``same_user``): 200 when the request reaches the app."""
+    import anyio
+
+    from hindsight_cli.serving.hostguard import HostGuard, host_policy
+
+    answered: list[int] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        answered.append(200)
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            answered.append(message["status"])
+
+    guard = HostGuard(app, host_policy("::"), same_user=True)
+    scope = {
+        "type": "http",
+        "headers": [(b"host", b"127.0.0.1")],
+        "client": client[:2],
+        "server": server[:2],
+    }
+    anyio.run(guard, scope, None, send)
+    return answered[0]
+
+
+@pytest.mark.skipif(
+    not hasattr(__import__("os"), "getuid") or __import__("os").getuid() != 0,
+    reason="needs root to act as another local user",
+)
+@pytest.mark.parametrize("who", ["its own user", "another local user"])
+def test_a_dual_stack_server_tells_its_users_ipv4_loopback_apart(who: str) -> None:
+    """Review M: a server listening on ``::`` (both address families) names an IPv4 peer
+    ``::ffff:127.0.0.1``, which the IPv4 table lists as 127.0.0.1: the owner's own request over
+    127.0.0.1 must be answered and another local user's refused."""
+    import encodings.idna  # noqa: F401 - the child cannot load it once it is another user
+    import os
+    import socket
+
+    if not socket.has_ipv6:
+        pytest.skip("no IPv6")
+    with socket.socket(socket.AF_INET6) as listener:
+        listener.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        listener.bind(("::", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        read, write = os.pipe()
+        child = os.fork()
+        if child == 0:  # pragma: no cover - the child
+            try:
+                if who != "its own user":
+                    os.setgid(65534)
+                    os.setuid(65534)
+                with socket.create_connection(("127.0.0.1", port), timeout=60):
+                    # held open until the parent has looked
+                    os.read(read, 1)
+            finally:
+                os._exit(0)
+        conn, client = listener.accept()
+        with conn:
+            status = _guarded(client, conn.getsockname())
+        os.write(write, b"x")
+        os.waitpid(child, 0)
+    assert status == (200 if who == "its own user" else 403)

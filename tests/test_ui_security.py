@@ -357,19 +357,25 @@ def test_a_session_ends_with_the_token_that_opened_it(
 @pytest.mark.skipif(
     not hasattr(os, "getuid") or os.getuid() != 0, reason="needs root to act as another user"
 )
+@pytest.mark.parametrize("through", ["loopback", "the machine's address"])
 def test_another_local_user_cannot_log_in_with_the_printed_address(
-    served: Served, store: Store
+    served: Served, store: Store, through: str
 ) -> None:
     """`hindsight ui` opens the browser with the login address, token included, on its command
     line, which every account of the machine can read (`ps`); another local user then logged in
     over 127.0.0.1 and read, edited and forgot every memory (review J). Now a UI without a token
     file answers its own user's connections only: 403 for the other account's login and pages;
-    the user's own login as before."""
-    from mcp_http import as_another_user
+    the user's own login as before. Review M: also from the machine's own address (a local
+    process may connect to 127.0.0.1 from 192.0.2.2), which the check took for another
+    machine's."""
+    from mcp_http import as_another_user, machine_address
 
+    source = None if through == "loopback" else machine_address()
+    if through != "loopback" and source is None:
+        pytest.skip("this machine has no address but loopback")
     login = served.url
-    status, text = as_another_user(login)
-    page, _ = as_another_user(f"{base(served)}/")
+    status, text = as_another_user(login, source=source)
+    page, _ = as_another_user(f"{base(served)}/", source=source)
     mine = httpx.Client(base_url=base(served)).get(login.removeprefix(base(served)))
     assert status == 403 and "another local user" in text, text
     assert page == 403

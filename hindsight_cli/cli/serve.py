@@ -118,6 +118,7 @@ def mcp(
                 f"started it."
             )
     from .. import mcp_server
+    from ..core import tokens as token_file
     from ..mcp_server.http import settings_from
     from ..paths import TOKENS_FILE as DEFAULT_FILE
     from ..store import open_store
@@ -128,7 +129,8 @@ def mcp(
     # a store that came with a repository is not served until the user allows it (issue 31)
     trust.check(target.path, create=True)
     if tokens is None and transport == "http" and (target.path / DEFAULT_FILE).exists():
-        tokens = target.path / DEFAULT_FILE
+        # never one the repository holding the store ships
+        tokens = token_file.of_store(target.path)
     if tokens is not None and not tokens.exists():
         raise InvalidInput(
             f"No token file {tokens}; make tokens with `hindsight mcp token AGENT --tokens "
@@ -199,7 +201,7 @@ def token(
 
         # the store the token file makes is this user's (issue 31)
         trust.adopt(paths.resolve_store(store).path)
-    path = tokens or paths.resolve_store(store).path / token_file.DEFAULT_FILE
+    path = tokens or token_file.of_store(paths.resolve_store(store).path)
     if revoke:
         count = token_file.revoke(path, agent)
         render.message(

@@ -35,8 +35,10 @@ def _summary_sources(
     since: datetime | None,
     until: datetime | None,
     agent_id: str | None,
-) -> tuple[list[MemoryRow], int, str, str]:
-    """The memories a summary covers (oldest first), the vector dimension, its scope and title."""
+) -> tuple[list[MemoryRow], int, str, str, str | None]:
+    """The memories a summary covers (oldest first: one agent's, the default agent's when
+    ``agent_id`` is None and several agents' match), the vector dimension, its scope and title,
+    and the agent chosen (``agent_id``, or the default agent when it chose one)."""
     if not task_id and since is None and until is None:
         raise InvalidInput(
             "Say what to summarize: a task (--task) or a time range (--since/--until)."
@@ -60,7 +62,18 @@ def _summary_sources(
         raise InvalidInput(f"Nothing to summarize: no active episodic memories for {what}.")
     scope = task_id or f"{iso(since) or 'start'}..{iso(until) or 'now'}"
     title = f"Summary of task {task_id}" if task_id else range_title(since, until)
-    return rows, dim, scope, title
+    agents = {r.agent_id for r in rows}
+    if agent_id is None and len(agents) > 1:
+        # a summary belongs to the agent whose memories it derives from, never to several (issue
+        # 31); the prompt for a client's LLM reads the same memories (review M)
+        agent_id = rt.config.default_agent
+        if agent_id not in agents:
+            raise InvalidInput(
+                f"{title} would mix the memories of {len(agents)} agents "
+                f"({', '.join(sorted(agents))}); a summary belongs to one: name it with --agent."
+            )
+        rows = [r for r in rows if r.agent_id == agent_id]
+    return rows, dim, scope, title, agent_id
 
 
 def range_title(since: datetime | None, until: datetime | None) -> str:
@@ -89,7 +102,7 @@ def summary_request(
 ) -> tuple[str, str]:
     from .extractive import sampling_prompt
 
-    rows, _, _, title = _summary_sources(rt, task_id, since, until, scope.resolve(agent_id))
+    rows, _, _, title, _ = _summary_sources(rt, task_id, since, until, scope.resolve(agent_id))
     return sampling_prompt(title, rows)
 
 
@@ -107,19 +120,10 @@ def summarize(
 ) -> SummaryResult:
     from .extractive import compose
 
-    agent_id = scope.resolve(agent_id)
-    rows, dim, covered, title = _summary_sources(rt, task_id, since, until, agent_id)
-    agents = {r.agent_id for r in rows}
-    if agent_id is None and len(agents) > 1:
-        # a summary belongs to the agent whose memories it derives from, never to several (issue 31)
-        agent_id = rt.config.default_agent
-        if agent_id not in agents:
-            raise InvalidInput(
-                f"{title} would mix the memories of {len(agents)} agents "
-                f"({', '.join(sorted(agents))}); a summary belongs to one: name it with --agent."
-            )
-        rows = [r for r in rows if r.agent_id == agent_id]
-    agent = agent_id or next(iter(agents))
+    rows, dim, covered, title, agent_id = _summary_sources(
+        rt, task_id, since, until, scope.resolve(agent_id)
+    )
+    agent = agent_id or rows[0].agent_id
 
     # a sentence's vector, embedded once though the whole summary and its parts all rank it
     known: dict[str, Vectors] = {}

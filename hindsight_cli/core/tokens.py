@@ -74,17 +74,32 @@ def load(path: Path) -> list[Entry]:
 def _untracked(path: Path) -> None:
     """Refuse a token file its git repository tracks: whoever can commit there adds a token (a
     store committed with its ``mcp-tokens.json`` brings its author's tokens, and a later commit
-    others), and a server would answer it as the user's."""
+    others), and a server would answer it as the user's. The one rule for every token file: the
+    store's own (``of_store``) and one given with ``--tokens``, read (``load``) or written."""
     from ..safefs.tracked import tracked
 
     where = path.resolve()
     if where.name in tracked(where.parent):
         raise InvalidInput(
             f"The token file {path} came with a git repository (git tracks it): whoever commits "
-            "there can add a token, so none of its tokens is accepted. Remove it from the "
-            f"repository (git rm --cached {path.name}), delete it and make your own tokens "
-            "(`hindsight mcp token AGENT`)."
+            "there can add a token, so none of its tokens is accepted. Make your own outside the "
+            "repository (hindsight mcp token AGENT --tokens FILE) and serve with --tokens FILE."
         )
+
+
+def of_store(store: Path) -> Path:
+    """The store's own token file (``mcp-tokens.json``), what the servers and ``hindsight mcp
+    token`` use when no ``--tokens`` is given; it need not exist yet.
+
+    Raises:
+        InvalidInput: the git repository holding the store tracks it. A repository that commits its
+            ``.hindsight/`` can commit this file too, holding its author's tokens: approving the
+            store (its memories) must not let them in, and the user's tokens must not join them.
+    """
+    path = store / DEFAULT_FILE
+    if path.exists():
+        _untracked(path)
+    return path
 
 
 def _name(agent: str) -> str | None:

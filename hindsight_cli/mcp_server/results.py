@@ -164,38 +164,65 @@ def _facts(memory: Memory) -> str:
     return " · ".join(shown)
 
 
+def _label(memory: Memory) -> str:
+    """The trust label an untrusted (or quarantined) memory carries wherever a model reads it, as
+    in a search's block (``[from web, untrusted]``), and a space; "" for a trusted one."""
+    return _label_of(memory.source, memory.tags, memory.metadata)
+
+
+def _label_of(source: object, tags: object, metadata: object) -> str:
+    from ..poisoning import is_quarantined, trust_label
+
+    label = trust_label(
+        source if isinstance(source, str) else None,
+        is_quarantined(
+            tags if isinstance(tags, list) else None,
+            metadata if isinstance(metadata, dict) else None,
+        ),
+    )
+    return f"{label} " if label else ""
+
+
 def memory_text(memory: Memory) -> str:
-    """A memory for reading: its facts, then its content and fix as they were written."""
-    text = f"{_facts(memory)}\n{memory.content}"
+    """A memory for reading: its trust label and facts, then its content and fix as they were
+    written."""
+    text = f"{_label(memory)}{_facts(memory)}\n{memory.content}"
     return text + (f"\nfix: {memory.resolution}" if memory.resolution else "")
 
 
 def get(memory: Memory, budget: int) -> str:
-    """The memory's facts, content and fix within ``budget``. When they do not fit, the content
-    is what counts: the facts line gives way first (to the id alone, then its last 8 characters),
-    so a small budget still reads the start of the text, never only a header."""
+    """The memory's trust label, facts, content and fix within ``budget``. When they do not fit,
+    the content is what counts: the facts line gives way first (to the id alone, then its last 8
+    characters), so a small budget still reads the start of the text, never only a header. The
+    label never gives way (a few tokens over the tightest budget): another principal's or a web
+    page's text is never read as if nothing said where it came from."""
     text = memory_text(memory)
     if estimate_tokens(text) <= budget:
         return text
+    label = _label(memory)
     body = memory.content + (f"\nfix: {memory.resolution}" if memory.resolution else "")
-    head = next(
+    room = budget - estimate_tokens(label) if label else budget
+    head = label + next(
         (
             line
             for line, share in ((_facts(memory), 3), (memory.id, 2), (memory.id[-8:], 1))
-            if estimate_tokens(line) * share <= budget
+            if estimate_tokens(line) * share <= room
         ),
         "",
     )
+    head = head.rstrip()
     room = budget - (estimate_tokens(head + "\n") if head else 0)
     # the long note would take what little room there is from the text itself
     marker = None if room >= 4 * estimate_tokens(_CUT) else " …"
-    return (head + "\n" if head else "") + clip(body, room, marker)
+    return (head + "\n" if head else "") + clip(body, max(room, 0), marker)
 
 
 def memory_json(memory: Memory, budget: int) -> dict[str, object]:
-    """The memory's fields, its content and resolution cut so that its JSON fits ``budget`` tokens
-    when it can."""
-    data = memory.to_dict()
+    """The memory's fields (and an untrusted one's ``label``), its content and resolution cut so
+    that its JSON fits ``budget`` tokens when it can."""
+    # an untrusted memory says so, as in a search's block (a trusted one adds nothing)
+    label = _label(memory).strip()
+    data = {**memory.to_dict(), **({"label": label} if label else {})}
     for name in ("content", "resolution"):
         value = data.get(name)
         over = estimate_tokens(json.dumps(data, ensure_ascii=False)) - budget
@@ -225,7 +252,10 @@ def summary(result: SummaryResult, method: str, budget: int) -> str:
     state = "updated" if result.updated else "written"
     parts = f"; parts {' '.join(result.parts)}" if result.parts else ""
     noun = "memory" if result.sources == 1 else "memories"
-    head = f"Summary {result.memory.id} of {result.sources} {noun} {state} ({method}){parts}:"
+    head = (
+        f"{_label(result.memory)}Summary {result.memory.id} of {result.sources} {noun} {state} "
+        f"({method}){parts}:"
+    )
     return clip(f"{head}\n{result.memory.content}", budget)
 
 
@@ -239,8 +269,9 @@ def consolidation(result: dict[str, Any], budget: int) -> str:
     ]
     for pattern in result["patterns"]:
         fix = f" — fix: {pattern['resolution']}" if pattern.get("resolution") else ""
+        label = _label_of(pattern.get("source"), pattern.get("tags"), pattern.get("metadata"))
         lines.append(
-            f"- {pattern['action']} {pattern['id'] or '(new)'}: {pattern['content']}{fix} "
+            f"- {pattern['action']} {pattern['id'] or '(new)'}: {label}{pattern['content']}{fix} "
             f"({len(pattern['evidence_ids'])} episodes)"
         )
     return clip("\n".join(lines), budget)

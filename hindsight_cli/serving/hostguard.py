@@ -69,9 +69,12 @@ def is_loopback(host: str) -> bool:
     if name == "localhost":
         return True
     try:
-        return ipaddress.ip_address(name).is_loopback
+        address = ipaddress.ip_address(name)
     except ValueError:
         return False
+    # ``::ffff:127.0.0.1``, a dual-stack socket's IPv4 loopback peer (Python 3.11 says no)
+    mapped = getattr(address, "ipv4_mapped", None)
+    return address.is_loopback or (mapped is not None and mapped.is_loopback)
 
 
 @dataclass(frozen=True)
@@ -169,9 +172,12 @@ def _proc_address(host: str, port: int) -> list[str]:
         address = ipaddress.ip_address(host)
     except ValueError:
         return []
+    # a dual-stack socket names an IPv4 peer ::ffff:a.b.c.d, which the IPv4 table lists plain
+    mapped = getattr(address, "ipv4_mapped", None)
     forms = [address] + (
         [ipaddress.IPv6Address(f"::ffff:{address}")] if address.version == 4 else []
     )
+    forms += [mapped] if mapped is not None else []
     out = []
     for form in forms:
         packed = form.packed
@@ -186,7 +192,9 @@ NOBODY = -1
 
 def peer_uid(client: tuple[str, int], server: tuple[str, int]) -> int | None:
     """The uid that owns the client end of a TCP connection made on this machine; ``NOBODY`` when
-    no table holds it; None when the tables cannot be read (not Linux)."""
+    no table holds it, or holds it closed by its process (no inode: an orphan, or a time-wait
+    row, which the kernel shows as uid 0 whoever opened it: a request sent, then the socket
+    closed, would pass for root's); None when the tables cannot be read (not Linux)."""
     ends = {
         (near, far)
         for near in _proc_address(str(client[0]), int(client[1]))
@@ -199,8 +207,9 @@ def peer_uid(client: tuple[str, int], server: tuple[str, int]) -> int | None:
                 readable = True
                 for row in rows:
                     fields = row.split()
-                    if len(fields) > 7 and (fields[1], fields[2]) in ends:
-                        return int(fields[7]) if fields[7].isdigit() else NOBODY
+                    if len(fields) > 9 and (fields[1], fields[2]) in ends:
+                        open_socket = fields[9] != "0"
+                        return int(fields[7]) if fields[7].isdigit() and open_socket else NOBODY
         except OSError:
             continue
     return NOBODY if readable else None
@@ -255,10 +264,15 @@ class HostGuard:
     @staticmethod
     def _own(scope: Scope) -> bool:
         """Whether the request's connection is this process's user's (or cannot be told: no
-        ``/proc/net/tcp``); a connection from another machine is not a loopback one and is
-        let through (a server without tokens beyond loopback is ``--allow-unauthenticated``)."""
+        ``/proc/net/tcp``). A connection that arrives at a loopback address is this machine's,
+        whatever address it comes from (a local process may connect to 127.0.0.1 from the
+        machine's own 192.0.2.2), so its owner is looked up; one that arrives at another address
+        from one that is not loopback may be another machine's and is let through (a server
+        without tokens beyond loopback is ``--allow-unauthenticated``)."""
         client, server = scope.get("client"), scope.get("server")
-        if not client or not server or not is_loopback(str(client[0])):
+        if not client or not server:
+            return True
+        if not (is_loopback(str(server[0])) or is_loopback(str(client[0]))):
             return True
         owner = peer_uid((str(client[0]), int(client[1])), (str(server[0]), int(server[1])))
         return owner is None or owner == os.getuid()

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..core import tokens
 from ..errors import BadUsage
 from ..serving.hostguard import HostGuard, host_policy, is_loopback, split_host
 from ..store import Store
@@ -62,7 +63,7 @@ def prepare(
                 "served, not only their own. Give the token file whose agents may see all of "
                 "them, or serve one store per `hindsight ui`."
             )
-        token_file = stores[0].path / "mcp-tokens.json"
+        token_file = tokens.of_store(stores[0].path)
     gate = gate_for(host, token_file)
     policy = host_policy(host, [*stores[0].config.mcp_allowed_hosts, *allowed_hosts])
     name, _ = split_host(host)
