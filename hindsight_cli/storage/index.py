@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import safefs
 from ..errors import StoreBusy
-from ..safefs.reading import parse_json
+from ..safefs.reading import MAX_SMALL, load_own
 from . import codec
 from .base import Condition
 from .index_upkeep import Upkeep
@@ -239,7 +239,7 @@ class Index(Upkeep):
 
     def watermark(self) -> int:
         try:
-            return int(parse_json((self.path / _STATE).read_text())["seq"])
+            return int(load_own(self.path / _STATE, MAX_SMALL)["seq"])
         # any other shape (a file that came with a repository's store): not synced
         except (OSError, ValueError, KeyError, TypeError):
             return 0
