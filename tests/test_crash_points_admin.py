@@ -247,3 +247,44 @@ def test_a_migrate_killed_at_each_step_reruns_to_a_whole_usable_copy(
     found = _ok("search", "staging database", "--store", str(target))
     assert "5430" in found
     assert _trust(target) == "ok"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "point",
+    [
+        "before:hindsight_cli.core.embedding_jobs:embed_rows",
+        "before:shutil:rmtree",
+        "unlinked:.lance",
+        "before:hindsight_cli.storage.sync:Mirror.sync",
+    ],
+)
+def test_a_reindex_to_another_model_killed_at_each_step_leaves_searches_answering(
+    tmp_path: Path, point: str
+) -> None:
+    """`reindex` after the config names a model of another dimension, killed at each step. Before:
+    killed after the ledger took the new vectors and before the index was rebuilt, every later
+    search was a `ValueError: Vector column 'vector' has variable length vectors` traceback (the
+    index, of the old model's 384-d vectors, was synced with 512-d ones), while `doctor store`
+    said the index would catch up on its next use. Now an index of another dimension than the
+    ledger's is rebuilt where it is opened (`Index.table`)."""
+    store = tmp_path / "mine"
+    for n in range(3):
+        _ok("record", f"memory {n}: the staging database listens on 543{n}", "--store", str(store))
+    _ok("reindex", "--store", str(store))
+    assert (store / "index.lance").is_dir()
+    _ok("config", "set", "embedding.model", "multilingual", "--store", str(store))
+    _killed(point, "reindex", "--store", str(store))
+    os.environ["HINDSIGHT_SEARCH_ENGINE"] = "index"
+    try:
+        found = _cli("search", "staging database 5431", "-k", "1", "--store", str(store))
+        assert "Traceback" not in found.stderr, found.stderr
+        if point.endswith("embed_rows"):
+            # killed before a vector changed: the old ones, and a line saying what to run
+            assert found.returncode == 1 and "Run `hindsight reindex`" in found.stderr
+        else:
+            assert found.returncode == 0 and "5431" in found.stdout, found.stderr
+        _ok("reindex", "--store", str(store))
+        assert "5431" in _ok("search", "staging database 5431", "-k", "1", "--store", str(store))
+    finally:
+        del os.environ["HINDSIGHT_SEARCH_ENGINE"]

@@ -166,8 +166,9 @@ class Index(Upkeep):
             db = self._connect(self.path)
             try:
                 self._table = db.open_table(TABLE)
-                # an older version's index: rebuild it
-                if {"memory", "source"} - set(self._table.schema.names):
+                # an older version's index, or one of another model's vectors (a `reindex` to
+                # another model killed before it rebuilt the index): rebuild it
+                if self._other_shape(self._table):
                     db.drop_table(TABLE)
                     if CHUNKS in db.table_names():
                         db.drop_table(CHUNKS)
@@ -188,6 +189,14 @@ class Index(Upkeep):
                     if not any(ix.index_type == "FTS" for ix in self._table.list_indices()):
                         raise
         return self._table
+
+    def _other_shape(self, table: LanceTable) -> bool:
+        """Whether ``table`` is not what this index writes: columns an older version lacked, or
+        vectors of another dimension than the ledger's (whose rows it could never take)."""
+        schema = table.schema
+        if {"memory", "source", "vector"} - set(schema.names):
+            return True
+        return getattr(schema.field("vector").type, "list_size", self.dim) != self.dim
 
     @staticmethod
     def _create_fts(table: LanceTable) -> None:
