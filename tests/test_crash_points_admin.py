@@ -266,8 +266,8 @@ def test_a_reindex_to_another_model_killed_at_each_step_leaves_searches_answerin
     killed after the ledger took the new vectors and before the index was rebuilt, every later
     search was a `ValueError: Vector column 'vector' has variable length vectors` traceback (the
     index, of the old model's 384-d vectors, was synced with 512-d ones), while `doctor store`
-    said the index would catch up on its next use. Now an index of another dimension than the
-    ledger's is rebuilt where it is opened (`Index.table`)."""
+    said the index would catch up on its next use. Now the sync rebuilds an index of another
+    dimension than the ledger's (`Index.reshape`)."""
     store = tmp_path / "mine"
     for n in range(3):
         _ok("record", f"memory {n}: the staging database listens on 543{n}", "--store", str(store))

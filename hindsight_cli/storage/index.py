@@ -166,9 +166,8 @@ class Index(Upkeep):
             db = self._connect(self.path)
             try:
                 self._table = db.open_table(TABLE)
-                # an older version's index, or one of another model's vectors (a `reindex` to
-                # another model killed before it rebuilt the index): rebuild it
-                if self._other_shape(self._table):
+                # an older version's index: rebuild it
+                if {"memory", "source"} - set(self._table.schema.names):
                     db.drop_table(TABLE)
                     if CHUNKS in db.table_names():
                         db.drop_table(CHUNKS)
@@ -190,13 +189,20 @@ class Index(Upkeep):
                         raise
         return self._table
 
-    def _other_shape(self, table: LanceTable) -> bool:
-        """Whether ``table`` is not what this index writes: columns an older version lacked, or
-        vectors of another dimension than the ledger's (whose rows it could never take)."""
-        schema = table.schema
-        if {"memory", "source", "vector"} - set(schema.names):
-            return True
-        return getattr(schema.field("vector").type, "list_size", self.dim) != self.dim
+    def reshape(self) -> None:
+        """Drop the tables when their vectors are of another dimension than the ledger's (a
+        ``reindex`` to another model killed after the ledger took the new vectors and before it
+        rebuilt the index), so that the sync rebuilds them rather than fail at every search on
+        rows they cannot take. Under the write lock (the sync's): a read leaves them as they are."""
+        vector = self.table().schema.field("vector").type
+        if getattr(vector, "list_size", self.dim) == self.dim:
+            return
+        db = self._connect(self.path)
+        db.drop_table(TABLE)
+        if CHUNKS in db.table_names():
+            db.drop_table(CHUNKS)
+        self._table = self._chunk_table = None
+        self.set_watermark(0)
 
     @staticmethod
     def _create_fts(table: LanceTable) -> None:
