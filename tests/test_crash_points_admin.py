@@ -288,3 +288,66 @@ def test_a_reindex_to_another_model_killed_at_each_step_leaves_searches_answerin
         assert "5431" in _ok("search", "staging database 5431", "-k", "1", "--store", str(store))
     finally:
         del os.environ["HINDSIGHT_SEARCH_ENGINE"]
+
+
+RECORDER = """
+import os, signal, sys
+sys.path.insert(0, {tests!r})
+from conftest import FakeEmbedder
+from hindsight_cli import embedding, safefs
+from hindsight_cli.store import Store
+embedding._CACHE[embedding.DEFAULT_MODEL] = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)
+if sys.argv[2] == "kill":
+    written = safefs.write_private
+    def write_private(path, *args, **kwargs):
+        if os.fspath(path).endswith("injections.jsonl"):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return written(path, *args, **kwargs)
+    safefs.write_private = write_private
+Store(sys.argv[1]).record_injection("session-start", [sys.argv[3]], 40, session="s1")
+"""
+
+
+@pytest.mark.slow
+def test_the_injection_records_expiry_killed_as_it_rewrites_loses_no_recent_line(
+    tmp_path: Path,
+) -> None:
+    """The record's retention (lines past `keep_days` go when an injection is appended) killed
+    as it writes the kept lines: the record holds every line it held, the new one included; the
+    next injection drops the old line and keeps the rest, once each; a hard forget leaves no
+    temp file of the killed rewrite."""
+    from datetime import UTC, datetime, timedelta
+
+    store = tmp_path / "mine"
+    _ok("record", "the staging database listens on 5433", "--store", str(store))
+    record = store / "injections.jsonl"
+    old = (datetime.now(UTC) - timedelta(days=40)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    record.write_text(
+        json.dumps(
+            {
+                "kind": "injection",
+                "id": "old",
+                "at": old,
+                "event": "session-start",
+                "ids": ["m0"],
+                "tokens": 1,
+            }
+        )
+        + "\n"
+    )
+    script = RECORDER.format(tests=TESTS)
+    killed = subprocess.run(
+        [sys.executable, "-c", script, str(store), "kill", "m1"], capture_output=True, timeout=120
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    ids = [json.loads(line)["ids"] for line in record.read_text().split("\n") if line]
+    assert ids == [["m0"], ["m1"]]
+    again = subprocess.run(
+        [sys.executable, "-c", script, str(store), "run", "m2"], capture_output=True, timeout=120
+    )
+    assert again.returncode == 0, again.stderr
+    ids = [json.loads(line)["ids"] for line in record.read_text().split("\n") if line]
+    assert ids == [["m1"], ["m2"]]
+    (memory,) = json.loads(_ok("list", "--json", "--store", str(store)))
+    _ok("forget", memory["id"], "--hard", "-y", "--store", str(store))
+    assert not [p for p in store.iterdir() if p.name.endswith(".tmp")]
