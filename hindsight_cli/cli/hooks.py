@@ -312,7 +312,7 @@ def status(store: StoreOption = None, json_: JsonFlag = False) -> None:
             1
             for f in directory.glob("*.jsonl")
             if f.name not in (spool.SEEN, spool.REJECTED)
-            for _ in f.open(encoding="utf-8", errors="replace")
+            for _ in spool.lines(f)
         )
         if directory.is_dir()
         else 0

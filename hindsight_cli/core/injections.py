@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -33,6 +32,10 @@ VERDICTS = ("used", "ignored", "misleading")
 # bytes read back from the end of the record at first for the caps' window (a day of one user's
 # heavy use is ~200 KB); more while the window goes further back (``_since``)
 _TAIL = 1 << 20
+# bytes of the record read back at most, its newest (30 days of one user's heavy use is ~6 MB):
+# a larger record came with a repository's store, or from an agent's searches; past it, the
+# older lines are not read, and the next expiry drops them
+MAX_RECORD = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -133,20 +136,21 @@ def append(store: Path, entry: Injection | Verdict, keep_days: int, now: datetim
 
 
 def _expire(target: Path, before: datetime) -> None:
-    """Drop the lines older than ``before`` when the oldest is (one read of the first line)."""
-    try:
-        with open(target, "rb") as handle:
-            first = handle.readline(4096)
-    except FileNotFoundError:
-        return
-    if _at(first) >= (iso(before) or ""):
-        return
+    """Drop the lines older than ``before`` when the oldest is (one read of the first line), and
+    those before the newest ``MAX_RECORD`` bytes."""
     limit = iso(before) or ""
-    lines = target.read_text(encoding="utf-8", errors="replace").splitlines()
-    spool.rewrite(target, [line for line in lines if _at(line.encode()) >= limit])
+    try:
+        size = target.stat().st_size
+    except OSError:
+        return
+    if size <= MAX_RECORD and _at(next(spool.lines(target), "")) >= limit:
+        return
+    spool.rewrite(
+        target, lambda found: (line for line in found if _at(line) >= limit), tail=MAX_RECORD
+    )
 
 
-def _at(line: bytes) -> str:
+def _at(line: str | bytes) -> str:
     try:
         value = parse_json(line)
     except ValueError:
@@ -154,8 +158,8 @@ def _at(line: bytes) -> str:
     return str(value.get("at") or "") if isinstance(value, dict) else ""
 
 
-def _lines(text: str, only: str | None = None) -> Iterable[dict[str, Any]]:
-    for line in text.splitlines():
+def _lines(found: Iterable[str], only: str | None = None) -> Iterable[dict[str, Any]]:
+    for line in found:
         # a cheap test first: the hooks read only the verdicts, at every injection
         if only is not None and f'"kind":"{only}"' not in line:
             continue
@@ -168,18 +172,10 @@ def _lines(text: str, only: str | None = None) -> Iterable[dict[str, Any]]:
 
 
 def _read(store: Path, tail: int | None = None, only: str | None = None) -> list[dict[str, Any]]:
-    try:
-        with open(path_of(store), "rb") as handle:
-            size = handle.seek(0, os.SEEK_END)
-            start = max(0, size - tail) if tail else 0
-            handle.seek(start)
-            data = handle.read().decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        return []
-    if start:
-        # the first line read is likely cut
-        data = data.partition("\n")[2]
-    return list(_lines(data, only))
+    """The record's values, of its last ``tail`` bytes (at most ``MAX_RECORD``) from the first
+    whole line on."""
+    found = spool.lines(path_of(store), tail=min(tail or MAX_RECORD, MAX_RECORD))
+    return list(_lines(found, only))
 
 
 def _since(store: Path, start: str) -> list[dict[str, Any]]:
@@ -195,7 +191,7 @@ def _since(store: Path, start: str) -> list[dict[str, Any]]:
             size = path_of(store).stat().st_size
         except OSError:
             return values
-        if tail >= size or (values and str(values[0].get("at") or "") < start):
+        if tail >= min(size, MAX_RECORD) or (values and str(values[0].get("at") or "") < start):
             return values
         tail *= 4
 
@@ -283,19 +279,18 @@ def scrub(store: Path, ids: set[str]) -> int:
     target = path_of(store)
     if not ids or not target.is_file() or target.is_symlink():
         return 0
-    changed, kept = 0, []
-    for line in target.read_text(encoding="utf-8", errors="replace").splitlines():
+
+    def cleaned(line: str) -> str | None:
+        """``line`` without ``ids`` (None: it goes), or itself."""
         try:
             value = parse_json(line)
         except ValueError:
-            value = None
+            return line
         if not isinstance(value, dict):
-            kept.append(line)
-            continue
+            return line
         if value.get("memory") in ids:
-            changed += 1
-            continue
-        cleaned = {
+            return None
+        kept = {
             **value,
             **{
                 name: [i for i in value[name] if i not in ids]
@@ -303,12 +298,23 @@ def scrub(store: Path, ids: set[str]) -> int:
                 if isinstance(value.get(name), list)
             },
         }
-        if cleaned != value:
-            changed += 1
-            line = json.dumps(cleaned, ensure_ascii=False, separators=(",", ":"))
-        kept.append(line)
-    if changed:
-        spool.rewrite(target, kept)
+        return (
+            line if kept == value else json.dumps(kept, ensure_ascii=False, separators=(",", ":"))
+        )
+
+    changed = 0
+
+    def keep(found: Iterator[str]) -> Iterator[str]:
+        nonlocal changed
+        for line in found:
+            after = cleaned(line)
+            changed += after != line
+            if after is not None:
+                yield after
+
+    # read once without the lock (most forgets touch nothing here), then again under it
+    if any(cleaned(line) != line for line in spool.lines(target)):
+        spool.rewrite(target, keep)
     return changed
 
 

@@ -45,10 +45,13 @@ def _prepare_target(source: Runtime, target: Runtime, model: str, dim: int) -> N
     if not target.exists:
         if files:
             lay_out(target, approve=fresh)
+            # the config names the source's model before the ledger is created: a run killed in
+            # between leaves a store that is not there yet (the rerun does it all), never one
+            # whose config names another model than its vectors' (which the rerun, finding the
+            # store, would leave so: every command on it refused)
+            if resolve_model(target.config.embedding_model).name != model:
+                configure_model(target, model)
         target.ledger.create(model, dim)
-        # the config names the source's model
-        if files and resolve_model(target.config.embedding_model).name != model:
-            configure_model(target, model)
     with target.ledger.read() as session:
         theirs = session.meta()
     if (theirs["embedding_model"], int(theirs["embedding_dim"])) != (model, dim):

@@ -12,8 +12,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..errors import InvalidInput
 from ..storage.rows import MemoryRow
 from .extractive import clip
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# pairs of similar episodes ``groups`` holds at most (4 bytes each: 256 MiB), about 8,000 episodes
+# that are all alike; a store's usual episodes are alike in small groups, far below it
+MAX_PAIRS = 1 << 26
 
 
 @dataclass
@@ -34,47 +43,69 @@ class Pattern:
     last_at: datetime | None = None
 
 
-def groups(rows: Sequence[MemoryRow], similarity: float, block: int = 1024) -> list[list[int]]:
+def groups(
+    rows: Sequence[MemoryRow], similarity: float, block: int = 1024, pairs: int | None = None
+) -> list[list[int]]:
     """Indices of ``rows`` grouped by cosine similarity of their vectors (each group's first index
-    is its centre). Rows without a vector, and rows like nothing else, are left out."""
+    is its centre). Rows without a vector, and rows like nothing else, are left out.
+
+    Raises:
+        InvalidInput: more than ``pairs`` (``MAX_PAIRS``) pairs of the rows are that similar:
+            what would be held to group them grows with the square of the rows (6,000
+            near-identical episodes held 4.4 GB in sets, 12,000 four times that; anyone who can
+            write memories can write those, and ``memory_consolidate`` runs in a shared server).
+    """
     import numpy as np
 
+    budget = MAX_PAIRS if pairs is None else pairs
     usable = [i for i, r in enumerate(rows) if r.embedding is not None]
     if len(usable) < 2:
         return []
     matrix = np.stack([np.asarray(rows[i].embedding, dtype=np.float32) for i in usable])
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
-    neighbours: list[set[int]] = [set() for _ in usable]
-    # blocks keep memory flat at any store size
+    # each row's neighbours as 4-byte indices (a set held about 50 bytes an entry)
+    neighbours: list[Any] = [None] * len(usable)
+    held = 0
+    # blocks keep the similarities' memory flat at any store size
     for start in range(0, len(usable), block):
         sims = matrix[start : start + block] @ matrix.T
         for offset, row in enumerate(sims):
             here = start + offset
-            neighbours[here] = {int(j) for j in np.nonzero(row >= similarity)[0] if j != here}
+            near = np.nonzero(row >= similarity)[0].astype(np.int32)
+            neighbours[here] = near[near != here]
+            held += len(neighbours[here])
+            if held > budget:
+                raise InvalidInput(
+                    f"{len(usable):,} episodes are too alike to group at once: more than "
+                    f"{budget:,} pairs of them are at least {similarity} similar. Consolidate "
+                    "with a higher --similarity, or per agent (--agent)."
+                )
     import heapq
 
-    assigned = [False] * len(usable)
+    assigned = np.zeros(len(usable), dtype=bool)
     out: list[list[int]] = []
     # Lazy greedy: the candidate centre with the most unassigned neighbours goes first. A heap holds
     # each memory's last known count; a popped entry is recounted and goes back if it has gone
     # stale.
-    heap = [(-len(near), i) for i, near in enumerate(neighbours) if near]
+    heap = [(-len(near), i) for i, near in enumerate(neighbours) if len(near)]
     heapq.heapify(heap)
     while heap:
         _, best = heapq.heappop(heap)
         if assigned[best]:
             continue
-        members = {j for j in neighbours[best] if not assigned[j]}
-        if not members:
+        near = neighbours[best]
+        members = near[~assigned[near]]
+        if not len(members):
             continue
         # counts only fall: the stale keys are upper bounds
         if heap and len(members) < -heap[0][0]:
             heapq.heappush(heap, (-len(members), best))
             continue
-        for j in (best, *members):
-            assigned[j] = True
+        assigned[best] = True
+        assigned[members] = True
         out.append(
-            [usable[best]] + sorted((usable[j] for j in members), key=lambda k: rows[k].event_at)
+            [usable[best]]
+            + sorted((usable[int(j)] for j in members), key=lambda k: rows[k].event_at)
         )
     return out
 

@@ -18,6 +18,7 @@ import stat
 # not `typing`: the recording hooks must not import it
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any, BinaryIO
 
 # a line of a transcript or an import file, one JSON array element, one note
@@ -265,3 +266,45 @@ def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes; ``OSError`` otherwise."""
     with open_regular(path) as handle:
         return read_at_most(handle, limit, path)
+
+
+def own_lines(path: str | os.PathLike[str], tail: int | None, limit: int) -> Iterator[str]:
+    """The lines of a JSON-lines file hindsight wrote inside a store (the hooks' spool, the
+    injection record), read back one at a time (with ``tail``, of its last ``tail`` bytes only, the
+    first whole line on). Lines end at ``\\n`` alone: ``str.splitlines`` also ends one at U+2028,
+    U+2029, U+0085 and a few more, which a JSON line holds raw (an event whose prompt held one was
+    cut in two halves, neither JSON, and lost). A line of more than ``limit`` bytes is skipped,
+    never held whole. Only a regular file reached without a link is read (none otherwise), as
+    ``read_own``."""
+    try:
+        handle = open_regular(path, nofollow=True)
+    except OSError:
+        return
+    with handle:
+        yield from split_lines(handle, tail, limit)
+
+
+def _skip_line(handle: BinaryIO) -> None:
+    while True:
+        piece = handle.readline(1 << 20)
+        if not piece or piece.endswith(b"\n"):
+            return
+
+
+def split_lines(handle: BinaryIO, tail: int | None, limit: int) -> Iterator[str]:
+    """``own_lines`` of an open file."""
+    size = os.fstat(handle.fileno()).st_size
+    if tail is not None and size > tail:
+        handle.seek(size - tail - 1)
+        # the line the tail cuts is left out (unless the tail starts a line)
+        if handle.read(1) != b"\n":
+            _skip_line(handle)
+    while True:
+        raw = handle.readline(limit + 1)
+        if not raw:
+            return
+        if len(raw) > limit:
+            if not raw.endswith(b"\n"):
+                _skip_line(handle)
+            continue
+        yield raw.decode("utf-8", errors="replace").removesuffix("\n")

@@ -344,14 +344,19 @@ def deny(store: str | os.PathLike[str]) -> bool:
     if found is None:
         return False
     entry = os.path.join(allowed_dir(), found)
-    for suffix in (STORAGE_SUFFIX, TRACKED_SUFFIX):
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(entry + suffix)
+    # the approval first, then what it binds (where memories may go, what git tracked): a run
+    # killed in between leaves the store denied, never approved and bound to nothing (an approval
+    # without its ``.storage`` takes any database a later pull names, as one from before did)
     try:
         os.unlink(entry)
     except FileNotFoundError:
-        return False
-    return True
+        was = False
+    else:
+        was = True
+    for suffix in (STORAGE_SUFFIX, TRACKED_SUFFIX):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(entry + suffix)
+    return was
 
 
 def fresh(store: str | os.PathLike[str]) -> bool:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import safefs
 from ..errors import StoreBusy
-from ..safefs.reading import parse_json
+from ..safefs.reading import MAX_SMALL, load_own
 from . import codec
 from .base import Condition
 from .index_upkeep import Upkeep
@@ -189,6 +189,21 @@ class Index(Upkeep):
                         raise
         return self._table
 
+    def reshape(self) -> None:
+        """Drop the tables when their vectors are of another dimension than the ledger's (a
+        ``reindex`` to another model killed after the ledger took the new vectors and before it
+        rebuilt the index), so that the sync rebuilds them rather than fail at every search on
+        rows they cannot take. Under the write lock (the sync's): a read leaves them as they are."""
+        vector = self.table().schema.field("vector").type
+        if getattr(vector, "list_size", self.dim) == self.dim:
+            return
+        db = self._connect(self.path)
+        db.drop_table(TABLE)
+        if CHUNKS in db.table_names():
+            db.drop_table(CHUNKS)
+        self._table = self._chunk_table = None
+        self.set_watermark(0)
+
     @staticmethod
     def _create_fts(table: LanceTable) -> None:
         from lancedb.index import FTS
@@ -239,7 +254,7 @@ class Index(Upkeep):
 
     def watermark(self) -> int:
         try:
-            return int(parse_json((self.path / _STATE).read_text())["seq"])
+            return int(load_own(self.path / _STATE, MAX_SMALL)["seq"])
         # any other shape (a file that came with a repository's store): not synced
         except (OSError, ValueError, KeyError, TypeError):
             return 0

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
 from .. import safefs
-from ..safefs.reading import parse_json
+from ..safefs.reading import MAX_SMALL, load_own
 from .locks import open_lock_file
 
 if TYPE_CHECKING:
@@ -231,7 +231,7 @@ class Upkeep:
 
     def _trained_rows(self) -> int:
         try:
-            return int(parse_json((self.path / _VECTOR_STATE).read_text())["trained_rows"])
+            return int(load_own(self.path / _VECTOR_STATE, MAX_SMALL)["trained_rows"])
         except (OSError, ValueError, KeyError, TypeError):
             return 0
 

@@ -17,7 +17,7 @@ from . import spool_json as codec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Mapping
+    from collections.abc import Callable, Iterable, Iterator, Mapping
     from pathlib import Path
     from typing import Any
 
@@ -51,6 +51,11 @@ KINDS = frozenset({"prompt", "tool_error", "tool_ok", "stop", "pre_compact", "se
 _KEPT = 500
 # bytes of the seen-signatures file a hook reads (the most recent ones)
 _SEEN_TAIL = 64 * 1024
+# bytes of one line of a store's JSON-lines file read back (a spooled event is at most MAX_LINE,
+# the others' lines are shorter): a longer one is no line hindsight wrote, and is skipped
+_MAX_READ_LINE = 2 * MAX_LINE
+# bytes gathered into one write when a file is rewritten line by line
+_WRITE_CHUNK = 1 << 20
 
 
 def spool_dir(store: Path) -> Path:
@@ -116,19 +121,26 @@ def reject(directory: str | os.PathLike[str], record: Mapping[str, object], reas
 
 def rejected(store: Path) -> tuple[int, str | None]:
     """How many events were set aside, and the latest one's reason."""
-    try:
-        lines = (spool_dir(store) / REJECTED).read_text(encoding="utf-8", errors="replace")
-    except (FileNotFoundError, NotADirectoryError):
-        return 0, None
-    rows = lines.splitlines()
+    count, final = 0, None
+    for line in lines(spool_dir(store) / REJECTED):
+        count, final = count + 1, line
     last = None
-    if rows:
+    if final is not None:
         try:
-            value = codec.loads(rows[-1])
+            value = codec.loads(final)
         except ValueError:
             value = None
         last = str(value.get("reason")) if isinstance(value, dict) else None
-    return len(rows), last
+    return count, last
+
+
+def lines(path: str | os.PathLike[str], tail: int | None = None) -> Iterator[str]:
+    """The lines of a JSON-lines file hindsight wrote in a store (the spool's, the injection
+    record), one at a time (``safefs.reading.own_lines``; with ``tail``, of its last ``tail``
+    bytes only): lines end at ``\\n`` alone, and one longer than any hindsight writes is skipped."""
+    from ..safefs.reading import own_lines
+
+    return own_lines(path, tail, _MAX_READ_LINE)
 
 
 def append(path: str | os.PathLike[str], record: Mapping[str, object]) -> None:
@@ -179,11 +191,7 @@ def claim(store: Path) -> list[Path]:
 def read(paths: list[Path]) -> Iterator[JSONObject]:
     """The events in ``paths``, in order; a torn or foreign line is skipped, not fatal."""
     for path in paths:
-        try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        except FileNotFoundError:
-            continue
-        for line in lines:
+        for line in lines(path):
             try:
                 value = codec.loads(line)
             except ValueError:
@@ -204,15 +212,8 @@ def done(paths: list[Path]) -> None:
 
 def recent_seen(store: str | os.PathLike[str]) -> list[JSONObject]:
     """The most recent signatures of prompts and errors (for "have I seen this before?")."""
-    try:
-        with open(os.path.join(store, SPOOL_DIR, SEEN), "rb") as handle:
-            size = handle.seek(0, os.SEEK_END)
-            handle.seek(max(0, size - _SEEN_TAIL))
-            chunk = handle.read().decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        return []
     out = []
-    for line in chunk.splitlines()[1 if len(chunk) >= _SEEN_TAIL else 0 :]:
+    for line in lines(os.path.join(store, SPOOL_DIR, SEEN), tail=_SEEN_TAIL):
         try:
             value = codec.loads(line)
         except ValueError:
@@ -224,22 +225,45 @@ def recent_seen(store: str | os.PathLike[str]) -> list[JSONObject]:
 
 def trim_seen(store: Path, keep: int = 2000) -> None:
     """Keep the signatures file small (called on the slow path, at ingestion)."""
+    from collections import deque
+
     path = spool_dir(store) / SEEN
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except FileNotFoundError:
-        return
-    if len(lines) > keep * 2:
-        safefs.write_private(path, "\n".join(lines[-keep:]) + "\n")
+    if sum(1 for _ in lines(path)) > keep * 2:
+        rewrite(path, lambda found: deque(found, maxlen=keep))
 
 
-def rewrite(path: Path, lines: list[str]) -> None:
-    """Replace ``path`` with ``lines`` under its lock, through a private temporary file."""
+def rewrite(
+    path: str | os.PathLike[str],
+    change: Callable[[Iterator[str]], Iterable[str]],
+    tail: int | None = None,
+) -> None:
+    """Replace ``path`` (which exists) by ``change(its lines)`` (``lines``, of its last ``tail``
+    bytes), through a private temporary file, all under its lock: the lines are read once the
+    lock is held, so a line a hook appends meanwhile is kept or waits for the new file (read before
+    the lock, as they were, it was lost)."""
+    from ..safefs.reading import open_regular, split_lines
+
     fd = _open_locked(path)
     try:
-        safefs.write_private(path, "".join(line + "\n" for line in lines))
+        with open_regular(path, nofollow=True) as handle:
+            lines = split_lines(handle, tail, _MAX_READ_LINE)
+            safefs.write_private(path, _chunks(change(lines)))
     finally:
         os.close(fd)
+
+
+def _chunks(found: Iterable[str]) -> Iterator[str]:
+    """``found`` as lines, gathered into writes of about ``_WRITE_CHUNK`` bytes."""
+    batch: list[str] = []
+    size = 0
+    for line in found:
+        batch.append(line + "\n")
+        size += len(line) + 1
+        if size >= _WRITE_CHUNK:
+            yield "".join(batch)
+            batch, size = [], 0
+    if batch:
+        yield "".join(batch)
 
 
 # forgotten words in one line that make it the forgotten text's, whatever else it says
@@ -342,7 +366,8 @@ def update_open(
         with open(path, "rb") as handle:
             data = handle.read(256 * 1024).decode("utf-8", errors="replace")
         current: list[dict[str, Any]] = []
-        for line in data.splitlines():
+        # lines end at "\n" alone (``lines``): a failure's text may hold U+2028 raw
+        for line in data.split("\n"):
             try:
                 value = codec.loads(line)
             except ValueError:
@@ -378,20 +403,24 @@ def scrub(store: Path, forgotten: Callable[[str], bool]) -> int:
     found = sorted(directory.iterdir()) + (
         sorted(open_dir.iterdir()) if open_dir.is_dir() and not open_dir.is_symlink() else []
     )
+
+    def goes(line: str) -> bool:
+        return mostly(_line_words(line, terms), forgotten)
+
+    def keep(found: Iterator[str]) -> Iterator[str]:
+        nonlocal dropped
+        for line in found:
+            if goes(line):
+                dropped += 1
+            else:
+                yield line
+
     for path in found:
         if not path.is_file() or path.is_symlink() or path.name.startswith("."):
             continue
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        kept = []
-        for line in lines:
-            words = _line_words(line, terms)
-            hits = sum(1 for word in words if forgotten(word))
-            if hits and (hits * 2 >= len(words) or hits >= _ENOUGH):
-                dropped += 1
-            else:
-                kept.append(line)
-        if len(kept) != len(lines):
-            rewrite(path, kept)
+        # read once without the lock (most files hold nothing forgotten), then again under it
+        if any(goes(line) for line in lines(path)):
+            rewrite(path, keep)
     return dropped
 
 

@@ -86,6 +86,8 @@ class Mirror:
         token = self.ledger.change_token()
         changed = 0
         with index.write_lock(self.lock_timeout if wait is None else wait):
+            # first: an index of another model's vectors is dropped, its watermark with it
+            index.reshape()
             mark = index.watermark()
             with self.ledger.read() as session:
                 head = session.max_seq()

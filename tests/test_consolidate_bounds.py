@@ -1,0 +1,96 @@
+"""`consolidate` over episodes that are all alike: what it holds to group them is bounded (review
+O). Anyone who can write memories can write thousands of near-identical ones (an export the user
+imports, a token holder of a shared server, whose `memory_consolidate` runs in that server)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hindsight_cli.store import Store
+
+DRIVER = """
+import sys
+sys.path.insert(0, {tests!r})
+from conftest import FakeEmbedder
+from hindsight_cli import embedding
+from hindsight_cli.core import patterns
+embedding._CACHE[embedding.DEFAULT_MODEL] = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)
+pairs = {pairs}
+if pairs is not None:
+    patterns.MAX_PAIRS = pairs
+sys.argv = ["hindsight", *sys.argv[1:]]
+from hindsight_cli.cli import main
+main()
+"""
+
+
+def _run(
+    *args: str, pairs: int | None = None, memory: int = 4 << 30
+) -> subprocess.CompletedProcess[str]:
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    driver = DRIVER.format(tests=str(Path(__file__).parent), pairs=pairs)
+    return subprocess.run(
+        [sys.executable, "-c", driver, *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        preexec_fn=limit,
+    )
+
+
+def _alike(tmp_path: Path, count: int) -> Path:
+    export = tmp_path / "alike.jsonl"
+    export.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "content": f"the deploy failed again on host number {i} with the same error",
+                    "type": "episodic",
+                }
+            )
+            + "\n"
+            for i in range(count)
+        )
+    )
+    store = tmp_path / "s"
+    done = _run("import", str(export), "--store", str(store))
+    assert done.returncode == 0, done.stderr
+    return store
+
+
+@pytest.mark.slow
+def test_thousands_of_alike_episodes_consolidate_in_bounded_memory(tmp_path: Path) -> None:
+    """Before: 6,000 near-identical episodes held 4.4 GB (each one's neighbours as a set of
+    Python ints) for 33 s: `MemoryError` under 4 GB of address space, the machine's memory
+    without (12,000 would hold four times that). Now 4 bytes a pair: one pattern, in 0.4 GB."""
+    store = _alike(tmp_path, 6000)
+    done = _run("consolidate", "--store", str(store))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    patterns = [m for m in Store(store).list(limit=None) if m.type == "semantic"]
+    assert len(patterns) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_episodes_too_alike_to_group_are_refused_in_one_line(tmp_path: Path, dry_run: bool) -> None:
+    """Past the pairs `groups` holds (`patterns.MAX_PAIRS`, made small here), one line naming what
+    to do, exit 1, nothing written."""
+    store = _alike(tmp_path, 120)
+    before = list(Store(store).export())
+    done = _run(
+        "consolidate", *(["--dry-run"] if dry_run else []), "--store", str(store), pairs=2000
+    )
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "too alike to group at once" in lines[0], done.stderr
+    assert "--similarity" in lines[0]
+    assert list(Store(store).export()) == before
