@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from ..text import MAX_LABEL
-from . import languages, phrases
+from . import languages, learned, phrases
 from .clauses import clause_kinds
 from .configured import SPOKEN, configured_spans, outside
 from .cooccur import cooccurring
@@ -28,6 +28,8 @@ from .steering import steering_kinds
 from .words import alternation_source, readable, word_needles
 
 QUARANTINE_SCORE = 2
+# the kind the learned reading adds (``learned``)
+LEARNED = "reads as an injection (learned)"
 # the longest hidden reading read for acts that steer the reader (``steering``)
 _HIDDEN_ACTS = 4096
 _WINDOW = {"word": 70, "cjk": 30, "chars": 45}
@@ -537,11 +539,17 @@ def kinds(text: str) -> dict[str, int]:
     # a fixture's literals are data, blanked by ``unquoted``: none is a prompt it configures
     spans = [] if fixtures(text) else configured_spans(text)
     if not spans:
-        return _kinds(text)
-    found = _kinds(outside(text, spans))
-    for start, end in spans:
-        inner = _kinds(text[start:end])
-        found.update({k: w for k, w in inner.items() if k not in SPOKEN and w > found.get(k, 0)})
+        found = _kinds(text)
+    else:
+        found = _kinds(outside(text, spans))
+        for start, end in spans:
+            inner = _kinds(text[start:end])
+            found.update(
+                {k: w for k, w in inner.items() if k not in SPOKEN and w > found.get(k, 0)}
+            )
+    if 0 < score(found) < QUARANTINE_SCORE and learned.probability(text) >= learned.THRESHOLD:
+        # one signal, and the whole reads as the injections the model was trained on
+        found[LEARNED] = 1
     return found
 
 
