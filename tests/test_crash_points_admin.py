@@ -127,11 +127,13 @@ def _database_store(tmp_path: Path, url: str) -> Path:
 @pytest.mark.slow
 @pytest.mark.parametrize("point", ["unlinked:.storage", "unlinking:.storage"])
 def test_a_deny_killed_midway_never_leaves_an_approval_bound_to_nothing(
-    tmp_path: Path, point: str
+    tmp_path: Path, point: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Before: `deny` removed what the approval binds (`.storage`: where the memories may go)
     before the approval itself, so a kill in between left the store approved for any database:
     a later pull that pointed its config at another server was connected to, unasked."""
+    # an allow-list of its own: the session's holds the other tests' approvals
+    monkeypatch.setenv("HINDSIGHT_ALLOWED_DIR", str(tmp_path / "allowed"))
     approved = "postgresql://me@127.0.0.1:1/team"
     store = _database_store(tmp_path, approved)
     (store / "config.toml").write_text(
