@@ -215,6 +215,22 @@ def peer_uid(client: tuple[str, int], server: tuple[str, int]) -> int | None:
     return NOBODY if readable else None
 
 
+def connection_owner(scope: Scope) -> int | None:
+    """The local account (uid) that opened a request's connection, when it was made on this
+    machine: ``NOBODY`` when no table holds it open; None when it may come from another machine
+    or cannot be told (no ``/proc/net/tcp``). A connection that arrives at a loopback address is
+    this machine's, whatever address it comes from (a local process may connect to 127.0.0.1
+    from the machine's own 192.0.2.2), so its owner is looked up; so is one from a loopback
+    address. Two accounts of one machine share its addresses: only this tells them apart (a
+    server without tokens answers its own user only, a UI session the account that opened it)."""
+    client, server = scope.get("client"), scope.get("server")
+    if not client or not server:
+        return None
+    if not (is_loopback(str(server[0])) or is_loopback(str(client[0]))):
+        return None
+    return peer_uid((str(client[0]), int(client[1])), (str(server[0]), int(server[1])))
+
+
 class HostGuard:
     """ASGI middleware: answers 400 to a request that sends Host, Origin or Authorization twice, 421
     to one whose Host is not one of the server's names and 403 to one whose Origin is not, before
@@ -263,18 +279,11 @@ class HostGuard:
 
     @staticmethod
     def _own(scope: Scope) -> bool:
-        """Whether the request's connection is this process's user's (or cannot be told: no
-        ``/proc/net/tcp``). A connection that arrives at a loopback address is this machine's,
-        whatever address it comes from (a local process may connect to 127.0.0.1 from the
-        machine's own 192.0.2.2), so its owner is looked up; one that arrives at another address
-        from one that is not loopback may be another machine's and is let through (a server
-        without tokens beyond loopback is ``--allow-unauthenticated``)."""
-        client, server = scope.get("client"), scope.get("server")
-        if not client or not server:
-            return True
-        if not (is_loopback(str(server[0])) or is_loopback(str(client[0]))):
-            return True
-        owner = peer_uid((str(client[0]), int(client[1])), (str(server[0]), int(server[1])))
+        """Whether the request's connection is this process's user's (or cannot be told:
+        ``connection_owner``). One that arrives at another address from one that is not loopback
+        may be another machine's and is let through (a server without tokens beyond loopback is
+        ``--allow-unauthenticated``)."""
+        owner = connection_owner(scope)
         return owner is None or owner == os.getuid()
 
     async def _twice(self, scope: Scope, send: Send, header: str) -> None:
