@@ -17,12 +17,13 @@ layer and another, or none, to the next.
 A server without tokens (``hindsight mcp --transport http`` on loopback) answers the user who
 started it, and only that user: every account of a shared machine can reach a loopback port, so a
 request from a connection another local user opened is refused (``same_user``: the connection's
-owner read from ``/proc/net/tcp``; where that table does not exist the check cannot be made, and
+owner asked of the kernel, ``peer_uid``; where Linux cannot be asked the check cannot be made, and
 tokens are the way to tell people apart).
 """
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import logging
 import os
@@ -192,9 +193,98 @@ NOBODY = -1
 
 def peer_uid(client: tuple[str, int], server: tuple[str, int]) -> int | None:
     """The uid that owns the client end of a TCP connection made on this machine; ``NOBODY`` when
-    no table holds it, or holds it closed by its process (no inode: an orphan, or a time-wait
-    row, which the kernel shows as uid 0 whoever opened it: a request sent, then the socket
-    closed, would pass for root's); None when the tables cannot be read (not Linux)."""
+    the kernel holds no such socket, or holds it closed by its process (no inode: an orphan, or a
+    time-wait socket, which the kernel shows as uid 0 whoever opened it: a request sent, then the
+    socket closed, would pass for root's); None when it cannot be told (not Linux).
+
+    The kernel is asked for that one socket (``_diag_uid``: sock_diag, what ``ss`` uses), so the
+    answer costs the same however many connections the machine holds: reading the whole
+    ``/proc/net/tcp`` table on each request (its fallback) let another local account, which can
+    fill that table with its own connections and closed ones, make every request of the server's
+    own user (whose checks run on the event loop) as slow as it liked."""
+    found = _diag_uid(client, server)
+    return found if found is not None else _table_uid(client, server)
+
+
+_NETLINK_SOCK_DIAG = 4
+_SOCK_DIAG_BY_FAMILY = 20
+_NLM_F_REQUEST = 1
+_NLMSG_ERROR = 2
+_NOCOOKIE = 0xFFFFFFFF
+
+
+def _diag_forms(host: str) -> list[tuple[int, bytes]]:
+    """(address family, 16 bytes as sock_diag takes them) for each way a socket may name
+    ``host``: an IPv4 address as an IPv4 socket's and as an IPv6 socket's mapped one."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return []
+    mapped = getattr(address, "ipv4_mapped", None)
+    v4 = address if address.version == 4 else mapped
+    forms: list[tuple[int, bytes]] = [] if v4 is None else [(socket.AF_INET, v4.packed + bytes(12))]
+    if v4 is not None:
+        forms.append((socket.AF_INET6, ipaddress.IPv6Address(f"::ffff:{v4}").packed))
+    elif mapped is None:
+        forms.append((socket.AF_INET6, address.packed))
+    return forms
+
+
+def _diag_uid(client: tuple[str, int], server: tuple[str, int]) -> int | None:
+    """``peer_uid`` by asking the kernel for the one socket whose local end is ``client`` and
+    remote end ``server`` (``NOBODY`` when none); None when sock_diag cannot answer (no netlink,
+    a kernel without it): the tables are read instead."""
+    pairs = [
+        (family, near, far)
+        for family, near in _diag_forms(str(client[0]))
+        for other, far in _diag_forms(str(server[0]))
+        if other == family
+    ]
+    try:
+        link = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, _NETLINK_SOCK_DIAG)
+    except (OSError, AttributeError):
+        return None
+    with link:
+        # the kernel answers at once; a guard against a hang, never a wait
+        link.settimeout(1.0)
+        for sequence, (family, near, far) in enumerate(pairs, 1):
+            request = (
+                struct.pack(
+                    "=BBBBI",
+                    family,
+                    socket.IPPROTO_TCP,
+                    0,
+                    0,
+                    0xFFFFFFFF,
+                )
+                + struct.pack("!HH16s16s", int(client[1]), int(server[1]), near, far)
+                + struct.pack("=III", 0, _NOCOOKIE, _NOCOOKIE)
+            )
+            header = struct.pack(
+                "=IHHII", 16 + len(request), _SOCK_DIAG_BY_FAMILY, _NLM_F_REQUEST, sequence, 0
+            )
+            try:
+                link.send(header + request)
+                answer = link.recv(8192)
+            except OSError:
+                return None
+            if len(answer) < 16:
+                return None
+            kind = struct.unpack_from("=H", answer, 4)[0]
+            if kind == _NLMSG_ERROR:
+                code = -struct.unpack_from("=i", answer, 16)[0] if len(answer) >= 20 else 0
+                if code == errno.ENOENT:
+                    continue
+                return None
+            if kind != _SOCK_DIAG_BY_FAMILY or len(answer) < 16 + 72:
+                return None
+            uid, inode = struct.unpack_from("=II", answer, 16 + 64)
+            return uid if inode else NOBODY
+    return NOBODY
+
+
+def _table_uid(client: tuple[str, int], server: tuple[str, int]) -> int | None:
+    """``peer_uid`` from the ``/proc/net/tcp`` tables, read whole."""
     ends = {
         (near, far)
         for near in _proc_address(str(client[0]), int(client[1]))
