@@ -357,7 +357,7 @@ def test_a_session_cookie_another_page_sets_never_swaps_the_browsers_session(
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="another local account needs root")
-@pytest.mark.parametrize("through", ["loopback", "the machine's address"])
+@pytest.mark.parametrize("through", ["loopback", "the machine's address", "served on it"])
 def test_a_session_another_local_user_opened_never_answers_this_users_browser(
     tmp_path: Path, through: str
 ) -> None:
@@ -367,7 +367,8 @@ def test_a_session_another_local_user_opened_never_answers_this_users_browser(
     from the same address, so the address check let bob's browser in as her session (review P):
     her memories under his eyes, what he typed into hers. Now a loopback session also answers only
     the local account whose connection logged it in (``hostguard.connection_owner``): 401 for bob's
-    browser, she keeps hers."""
+    browser, she keeps hers. So does a session opened over the machine's own address to a UI
+    served on it."""
     from mcp_http import another_users_answer, machine_address
 
     source = None if through == "loopback" else machine_address()
@@ -376,7 +377,9 @@ def test_a_session_another_local_user_opened_never_answers_this_users_browser(
     store = Store(fresh_local_store(tmp_path / "store"), embedder=FakeEmbedder())
     hers = store.record("alice's note about the build cache", agent_id="alice").memory
     token_file, _, alice_token = _two_agents(store, tmp_path)
-    with running([store], token_file=token_file) as served:
+    # served on the machine's address (``--host``), both browsers reach it there, from there
+    host = source if through == "served on it" and source else "127.0.0.1"
+    with running([store], token_file=token_file, host=host) as served:
         status, head, _ = another_users_answer(
             f"{base(served)}/login?token={alice_token}", source=source
         )

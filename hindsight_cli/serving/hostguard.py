@@ -307,18 +307,21 @@ def _table_uid(client: tuple[str, int], server: tuple[str, int]) -> int | None:
 
 def connection_owner(scope: Scope) -> int | None:
     """The local account (uid) that opened a request's connection, when it was made on this
-    machine: ``NOBODY`` when no table holds it open; None when it may come from another machine
-    or cannot be told (no ``/proc/net/tcp``). A connection that arrives at a loopback address is
-    this machine's, whatever address it comes from (a local process may connect to 127.0.0.1
-    from the machine's own 192.0.2.2), so its owner is looked up; so is one from a loopback
-    address. Two accounts of one machine share its addresses: only this tells them apart (a
-    server without tokens answers its own user only, a UI session the account that opened it)."""
+    machine: ``NOBODY`` when it arrived at or from a loopback address but the kernel holds its
+    client end closed or not at all; None when it may come from another machine or cannot be
+    told (not Linux). A connection that arrives at a loopback address is this machine's, whatever
+    address it comes from (a local process may connect to 127.0.0.1 from the machine's own
+    192.0.2.2); one between two other addresses is this machine's when the kernel holds its
+    client end (192.0.2.2 to 192.0.2.2), else another machine's. Two accounts of one machine
+    share its addresses: only this tells them apart (a server without tokens answers its own user
+    only, a UI session the account that opened it)."""
     client, server = scope.get("client"), scope.get("server")
     if not client or not server:
         return None
-    if not (is_loopback(str(server[0])) or is_loopback(str(client[0]))):
-        return None
-    return peer_uid((str(client[0]), int(client[1])), (str(server[0]), int(server[1])))
+    owner = peer_uid((str(client[0]), int(client[1])), (str(server[0]), int(server[1])))
+    if is_loopback(str(server[0])) or is_loopback(str(client[0])):
+        return owner
+    return None if owner == NOBODY else owner
 
 
 class HostGuard:
