@@ -24,6 +24,7 @@ tokens are the way to tell people apart).
 from __future__ import annotations
 
 import errno
+import functools
 import ipaddress
 import logging
 import os
@@ -233,54 +234,82 @@ def _diag_forms(host: str) -> list[tuple[int, bytes]]:
 def _diag_uid(client: tuple[str, int], server: tuple[str, int]) -> int | None:
     """``peer_uid`` by asking the kernel for the one socket whose local end is ``client`` and
     remote end ``server`` (``NOBODY`` when none); None when sock_diag cannot answer (no netlink,
-    a kernel without it): the tables are read instead."""
+    a kernel without its TCP diagnostics, which says "no such socket" for every one: hence
+    ``_diag_works``): the tables are read instead."""
+    if not _diag_works():
+        return None
+    try:
+        with socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, _NETLINK_SOCK_DIAG) as link:
+            # the kernel answers at once; a guard against a hang, never a wait
+            link.settimeout(1.0)
+            found = _diag_find(link, client, server)
+    except OSError:
+        return None
+    if not isinstance(found, tuple):
+        return None if found is None else NOBODY
+    uid, inode = found
+    return uid if inode else NOBODY
+
+
+@functools.lru_cache(maxsize=1)
+def _diag_works() -> bool:
+    """Whether sock_diag finds a connection this process holds (asked once): where it does not,
+    its "no such socket" means nothing, and the tables are read instead."""
+    try:
+        with socket.socket() as listener:
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(1)
+            with socket.create_connection(listener.getsockname(), timeout=5) as near:
+                far, _ = listener.accept()
+                with (
+                    far,
+                    socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, _NETLINK_SOCK_DIAG) as link,
+                ):
+                    link.settimeout(1.0)
+                    found = _diag_find(link, near.getsockname(), listener.getsockname())
+    except (OSError, AttributeError):
+        return False
+    return isinstance(found, tuple) and found[0] == os.geteuid() and found[1] != 0
+
+
+def _diag_find(
+    link: socket.socket, near: tuple[str, int], far: tuple[str, int]
+) -> tuple[int, int] | bool | None:
+    """(uid, inode) of the TCP socket whose local end is ``near`` and remote end ``far``; False
+    when the kernel holds none; None when it cannot be asked."""
     pairs = [
-        (family, near, far)
-        for family, near in _diag_forms(str(client[0]))
-        for other, far in _diag_forms(str(server[0]))
+        (family, here, there)
+        for family, here in _diag_forms(str(near[0]))
+        for other, there in _diag_forms(str(far[0]))
         if other == family
     ]
-    try:
-        link = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, _NETLINK_SOCK_DIAG)
-    except (OSError, AttributeError):
-        return None
-    with link:
-        # the kernel answers at once; a guard against a hang, never a wait
-        link.settimeout(1.0)
-        for sequence, (family, near, far) in enumerate(pairs, 1):
-            request = (
-                struct.pack(
-                    "=BBBBI",
-                    family,
-                    socket.IPPROTO_TCP,
-                    0,
-                    0,
-                    0xFFFFFFFF,
-                )
-                + struct.pack("!HH16s16s", int(client[1]), int(server[1]), near, far)
-                + struct.pack("=III", 0, _NOCOOKIE, _NOCOOKIE)
-            )
-            header = struct.pack(
-                "=IHHII", 16 + len(request), _SOCK_DIAG_BY_FAMILY, _NLM_F_REQUEST, sequence, 0
-            )
-            try:
-                link.send(header + request)
-                answer = link.recv(8192)
-            except OSError:
-                return None
-            if len(answer) < 16:
-                return None
-            kind = struct.unpack_from("=H", answer, 4)[0]
-            if kind == _NLMSG_ERROR:
-                code = -struct.unpack_from("=i", answer, 16)[0] if len(answer) >= 20 else 0
-                if code == errno.ENOENT:
-                    continue
-                return None
-            if kind != _SOCK_DIAG_BY_FAMILY or len(answer) < 16 + 72:
-                return None
-            uid, inode = struct.unpack_from("=II", answer, 16 + 64)
-            return uid if inode else NOBODY
-    return NOBODY
+    for sequence, (family, here, there) in enumerate(pairs, 1):
+        request = (
+            struct.pack("=BBBBI", family, socket.IPPROTO_TCP, 0, 0, 0xFFFFFFFF)
+            + struct.pack("!HH16s16s", int(near[1]), int(far[1]), here, there)
+            + struct.pack("=III", 0, _NOCOOKIE, _NOCOOKIE)
+        )
+        header = struct.pack(
+            "=IHHII", 16 + len(request), _SOCK_DIAG_BY_FAMILY, _NLM_F_REQUEST, sequence, 0
+        )
+        try:
+            link.send(header + request)
+            answer = link.recv(8192)
+        except OSError:
+            return None
+        if len(answer) < 16:
+            return None
+        kind = struct.unpack_from("=H", answer, 4)[0]
+        if kind == _NLMSG_ERROR:
+            code = -struct.unpack_from("=i", answer, 16)[0] if len(answer) >= 20 else 0
+            if code == errno.ENOENT:
+                continue
+            return None
+        if kind != _SOCK_DIAG_BY_FAMILY or len(answer) < 16 + 72:
+            return None
+        uid, inode = struct.unpack_from("=II", answer, 16 + 64)
+        return int(uid), int(inode)
+    return False
 
 
 def _table_uid(client: tuple[str, int], server: tuple[str, int]) -> int | None:
