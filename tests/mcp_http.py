@@ -151,6 +151,15 @@ def as_another_user(
     """POST ``body`` (GET without one) to ``url`` from a child process that runs as uid 65534
     (another local account of this machine): the status and the body of the answer. ``source``:
     the local address the child connects from (default the kernel's choice). Needs root."""
+    status, _, text = another_users_answer(url, body, source)
+    return status, text
+
+
+def another_users_answer(
+    url: str, body: bytes | None = None, source: str | None = None, cookie: str | None = None
+) -> tuple[int, str, str]:
+    """``as_another_user``'s request (with ``cookie`` as its Cookie header, if given): the
+    status, the head and the body of the answer."""
     import os
     import socket
     from urllib.parse import urlsplit
@@ -165,7 +174,11 @@ def as_another_user(
         ).encode()
         + body
         if body is not None
-        else f"GET {target} HTTP/1.1\r\nHost: {parts.netloc}\r\nConnection: close\r\n\r\n".encode()
+        else (
+            f"GET {target} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+            + (f"Cookie: {cookie}\r\n" if cookie else "")
+            + "Connection: close\r\n\r\n"
+        ).encode()
     )
     # the child cannot read this interpreter's files once it is another user: load the codec its
     # connection needs now
@@ -199,7 +212,7 @@ def as_another_user(
     os.close(read)
     os.waitpid(child, 0)
     head, _, text = answer.decode("utf-8", "replace").partition("\r\n\r\n")
-    return int(head.split()[1]), text
+    return int(head.split()[1]), head, text
 
 
 @contextmanager

@@ -656,6 +656,48 @@ def test_another_agents_sampled_summaries_never_hold_up_a_write(
     not hasattr(__import__("os"), "getuid") or __import__("os").getuid() != 0,
     reason="needs root to act as another local user",
 )
+@pytest.mark.parametrize("through", ["loopback", "the machine's address", "no sock_diag"])
+def test_a_connections_owner_is_asked_of_the_kernel_never_read_from_every_connection(
+    shared: Store, monkeypatch: pytest.MonkeyPatch, through: str
+) -> None:
+    """Each request's connection owner was found by reading the whole ``/proc/net/tcp`` (and
+    ``tcp6``) on the event loop: another local account fills those tables with its own
+    connections (and closed ones, which need no descriptor), and every request of the server's
+    own user then cost a read of all of them (9,000 connections: 24 ms a request, before any
+    work; review P). Now the kernel is asked for the one socket (sock_diag): the owner is told
+    with the tables out of reach (here, before: every other account's request let through).
+    Where sock_diag does not answer (a kernel without its TCP diagnostics says "no such socket"
+    for every one), the tables are read as before."""
+    import json
+
+    import httpx2
+
+    from hindsight_cli.serving import hostguard
+    from tests.mcp_http import as_another_user, initialize, machine_address
+
+    source = machine_address() if through == "the machine's address" else None
+    if through == "the machine's address" and source is None:
+        pytest.skip("this machine has no address but loopback")
+    if through == "no sock_diag":
+        monkeypatch.setattr(hostguard, "_diag_works", lambda: False)
+    else:
+        monkeypatch.setattr(hostguard, "_TCP_TABLES", ("/nonexistent/tcp", "/nonexistent/tcp6"))
+    with serving(http_app(build_server(shared), HttpSettings(), None)) as url:
+        status, text = as_another_user(f"{url}/mcp", json.dumps(initialize()).encode(), source)
+        with httpx2.Client(timeout=60) as own:
+            mine = own.post(
+                f"{url}/mcp",
+                json=initialize(),
+                headers={"Accept": "application/json, text/event-stream"},
+            )
+    assert status == 403 and "another local user" in text, text
+    assert mine.status_code == 200
+
+
+@pytest.mark.skipif(
+    not hasattr(__import__("os"), "getuid") or __import__("os").getuid() != 0,
+    reason="needs root to act as another local user",
+)
 @pytest.mark.parametrize("what", ["initialize", "forget"])
 @pytest.mark.parametrize("through", ["loopback", "the machine's address"])
 def test_another_local_user_cannot_drive_a_server_without_tokens(

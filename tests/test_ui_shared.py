@@ -4,6 +4,7 @@ uvicorn and a real HTTP client."""
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -353,6 +354,56 @@ def test_a_session_cookie_another_page_sets_never_swaps_the_browsers_session(
     assert typed.status_code == 401
     assert still.status_code == 200 and "build cache" in still.text
     assert [m.resolution for m in store.list(limit=None) if m.agent_id == "alice"] == [None]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="another local account needs root")
+@pytest.mark.parametrize("through", ["loopback", "the machine's address", "served on it"])
+def test_a_session_another_local_user_opened_never_answers_this_users_browser(
+    tmp_path: Path, through: str
+) -> None:
+    """The cookie tossing above, on one machine: alice, another account of it holding her own
+    token, logs in over 127.0.0.1 and a page of hers on another port of 127.0.0.1 (a dev server
+    bob opens) sets his browser's ``hindsight_ui_PORT`` to her session id. Both connections come
+    from the same address, so the address check let bob's browser in as her session (review P):
+    her memories under his eyes, what he typed into hers. Now a loopback session also answers only
+    the local account whose connection logged it in (``hostguard.connection_owner``): 401 for bob's
+    browser, she keeps hers. So does a session opened over the machine's own address to a UI
+    served on it."""
+    from mcp_http import another_users_answer, machine_address
+
+    source = None if through == "loopback" else machine_address()
+    if through != "loopback" and source is None:
+        pytest.skip("this machine has no address but loopback")
+    store = Store(fresh_local_store(tmp_path / "store"), embedder=FakeEmbedder())
+    hers = store.record("alice's note about the build cache", agent_id="alice").memory
+    token_file, _, alice_token = _two_agents(store, tmp_path)
+    # served on the machine's address (``--host``), both browsers reach it there, from there
+    host = source if through == "served on it" and source else "127.0.0.1"
+    with running([store], token_file=token_file, host=host) as served:
+        status, head, _ = another_users_answer(
+            f"{base(served)}/login?token={alice_token}", source=source
+        )
+        assert status == 200, head
+        found = re.search(rf"{served.ui.cookie}=([^;\s]+)", head)
+        assert found, head
+        her_cookie = f"{served.ui.cookie}={found.group(1)}"
+        # bob's browser (this process, another account), carrying her cookie
+        bob = httpx.Client(
+            base_url=base(served),
+            headers={"origin": base(served), "cookie": her_cookie},
+            transport=httpx.HTTPTransport(local_address=source) if source else None,
+        )
+        page = bob.get("/")
+        shown = bob.get(f"/m/{hers.id}")
+        typed = bob.post(f"/m/{hers.id}/forget", data={"csrf": "x", "do": "forget"})
+        still, _, her_page = another_users_answer(
+            f"{base(served)}/", source=source, cookie=her_cookie
+        )
+    assert page.status_code == 401 and "build cache" not in page.text
+    assert shown.status_code == 401 and "build cache" not in shown.text
+    assert typed.status_code == 401
+    assert still == 200 and "build cache" in her_page
+    assert store.get(hers.id).status == "active"
 
 
 @pytest.mark.parametrize("shape", ["many fields", "one long field", "multipart"])

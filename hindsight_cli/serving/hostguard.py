@@ -17,12 +17,14 @@ layer and another, or none, to the next.
 A server without tokens (``hindsight mcp --transport http`` on loopback) answers the user who
 started it, and only that user: every account of a shared machine can reach a loopback port, so a
 request from a connection another local user opened is refused (``same_user``: the connection's
-owner read from ``/proc/net/tcp``; where that table does not exist the check cannot be made, and
+owner asked of the kernel, ``peer_uid``; where Linux cannot be asked the check cannot be made, and
 tokens are the way to tell people apart).
 """
 
 from __future__ import annotations
 
+import errno
+import functools
 import ipaddress
 import logging
 import os
@@ -192,9 +194,126 @@ NOBODY = -1
 
 def peer_uid(client: tuple[str, int], server: tuple[str, int]) -> int | None:
     """The uid that owns the client end of a TCP connection made on this machine; ``NOBODY`` when
-    no table holds it, or holds it closed by its process (no inode: an orphan, or a time-wait
-    row, which the kernel shows as uid 0 whoever opened it: a request sent, then the socket
-    closed, would pass for root's); None when the tables cannot be read (not Linux)."""
+    the kernel holds no such socket, or holds it closed by its process (no inode: an orphan, or a
+    time-wait socket, which the kernel shows as uid 0 whoever opened it: a request sent, then the
+    socket closed, would pass for root's); None when it cannot be told (not Linux).
+
+    The kernel is asked for that one socket (``_diag_uid``: sock_diag, what ``ss`` uses), so the
+    answer costs the same however many connections the machine holds: reading the whole
+    ``/proc/net/tcp`` table on each request (its fallback) let another local account, which can
+    fill that table with its own connections and closed ones, make every request of the server's
+    own user (whose checks run on the event loop) as slow as it liked."""
+    found = _diag_uid(client, server)
+    return found if found is not None else _table_uid(client, server)
+
+
+_NETLINK_SOCK_DIAG = 4
+_SOCK_DIAG_BY_FAMILY = 20
+_NLM_F_REQUEST = 1
+_NLMSG_ERROR = 2
+_NOCOOKIE = 0xFFFFFFFF
+
+
+def _diag_forms(host: str) -> list[tuple[int, bytes]]:
+    """(address family, 16 bytes as sock_diag takes them) for each way a socket may name
+    ``host``: an IPv4 address as an IPv4 socket's and as an IPv6 socket's mapped one."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return []
+    mapped = getattr(address, "ipv4_mapped", None)
+    v4 = address if address.version == 4 else mapped
+    forms: list[tuple[int, bytes]] = [] if v4 is None else [(socket.AF_INET, v4.packed + bytes(12))]
+    if v4 is not None:
+        forms.append((socket.AF_INET6, ipaddress.IPv6Address(f"::ffff:{v4}").packed))
+    elif mapped is None:
+        forms.append((socket.AF_INET6, address.packed))
+    return forms
+
+
+def _diag_uid(client: tuple[str, int], server: tuple[str, int]) -> int | None:
+    """``peer_uid`` by asking the kernel for the one socket whose local end is ``client`` and
+    remote end ``server`` (``NOBODY`` when none); None when sock_diag cannot answer (no netlink,
+    a kernel without its TCP diagnostics, which says "no such socket" for every one: hence
+    ``_diag_works``): the tables are read instead."""
+    if not _diag_works():
+        return None
+    try:
+        with socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, _NETLINK_SOCK_DIAG) as link:
+            # the kernel answers at once; a guard against a hang, never a wait
+            link.settimeout(1.0)
+            found = _diag_find(link, client, server)
+    except OSError:
+        return None
+    if not isinstance(found, tuple):
+        return None if found is None else NOBODY
+    uid, inode = found
+    return uid if inode else NOBODY
+
+
+@functools.lru_cache(maxsize=1)
+def _diag_works() -> bool:
+    """Whether sock_diag finds a connection this process holds (asked once): where it does not,
+    its "no such socket" means nothing, and the tables are read instead."""
+    try:
+        with socket.socket() as listener:
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(1)
+            with socket.create_connection(listener.getsockname(), timeout=5) as near:
+                far, _ = listener.accept()
+                with (
+                    far,
+                    socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, _NETLINK_SOCK_DIAG) as link,
+                ):
+                    link.settimeout(1.0)
+                    found = _diag_find(link, near.getsockname(), listener.getsockname())
+    except (OSError, AttributeError):
+        return False
+    return isinstance(found, tuple) and found[0] == os.geteuid() and found[1] != 0
+
+
+def _diag_find(
+    link: socket.socket, near: tuple[str, int], far: tuple[str, int]
+) -> tuple[int, int] | bool | None:
+    """(uid, inode) of the TCP socket whose local end is ``near`` and remote end ``far``; False
+    when the kernel holds none; None when it cannot be asked."""
+    pairs = [
+        (family, here, there)
+        for family, here in _diag_forms(str(near[0]))
+        for other, there in _diag_forms(str(far[0]))
+        if other == family
+    ]
+    for sequence, (family, here, there) in enumerate(pairs, 1):
+        request = (
+            struct.pack("=BBBBI", family, socket.IPPROTO_TCP, 0, 0, 0xFFFFFFFF)
+            + struct.pack("!HH16s16s", int(near[1]), int(far[1]), here, there)
+            + struct.pack("=III", 0, _NOCOOKIE, _NOCOOKIE)
+        )
+        header = struct.pack(
+            "=IHHII", 16 + len(request), _SOCK_DIAG_BY_FAMILY, _NLM_F_REQUEST, sequence, 0
+        )
+        try:
+            link.send(header + request)
+            answer = link.recv(8192)
+        except OSError:
+            return None
+        if len(answer) < 16:
+            return None
+        kind = struct.unpack_from("=H", answer, 4)[0]
+        if kind == _NLMSG_ERROR:
+            code = -struct.unpack_from("=i", answer, 16)[0] if len(answer) >= 20 else 0
+            if code == errno.ENOENT:
+                continue
+            return None
+        if kind != _SOCK_DIAG_BY_FAMILY or len(answer) < 16 + 72:
+            return None
+        uid, inode = struct.unpack_from("=II", answer, 16 + 64)
+        return int(uid), int(inode)
+    return False
+
+
+def _table_uid(client: tuple[str, int], server: tuple[str, int]) -> int | None:
+    """``peer_uid`` from the ``/proc/net/tcp`` tables, read whole."""
     ends = {
         (near, far)
         for near in _proc_address(str(client[0]), int(client[1]))
@@ -213,6 +332,25 @@ def peer_uid(client: tuple[str, int], server: tuple[str, int]) -> int | None:
         except OSError:
             continue
     return NOBODY if readable else None
+
+
+def connection_owner(scope: Scope) -> int | None:
+    """The local account (uid) that opened a request's connection, when it was made on this
+    machine: ``NOBODY`` when it arrived at or from a loopback address but the kernel holds its
+    client end closed or not at all; None when it may come from another machine or cannot be
+    told (not Linux). A connection that arrives at a loopback address is this machine's, whatever
+    address it comes from (a local process may connect to 127.0.0.1 from the machine's own
+    192.0.2.2); one between two other addresses is this machine's when the kernel holds its
+    client end (192.0.2.2 to 192.0.2.2), else another machine's. Two accounts of one machine
+    share its addresses: only this tells them apart (a server without tokens answers its own user
+    only, a UI session the account that opened it)."""
+    client, server = scope.get("client"), scope.get("server")
+    if not client or not server:
+        return None
+    owner = peer_uid((str(client[0]), int(client[1])), (str(server[0]), int(server[1])))
+    if is_loopback(str(server[0])) or is_loopback(str(client[0])):
+        return owner
+    return None if owner == NOBODY else owner
 
 
 class HostGuard:
@@ -263,18 +401,11 @@ class HostGuard:
 
     @staticmethod
     def _own(scope: Scope) -> bool:
-        """Whether the request's connection is this process's user's (or cannot be told: no
-        ``/proc/net/tcp``). A connection that arrives at a loopback address is this machine's,
-        whatever address it comes from (a local process may connect to 127.0.0.1 from the
-        machine's own 192.0.2.2), so its owner is looked up; one that arrives at another address
-        from one that is not loopback may be another machine's and is let through (a server
-        without tokens beyond loopback is ``--allow-unauthenticated``)."""
-        client, server = scope.get("client"), scope.get("server")
-        if not client or not server:
-            return True
-        if not (is_loopback(str(server[0])) or is_loopback(str(client[0]))):
-            return True
-        owner = peer_uid((str(client[0]), int(client[1])), (str(server[0]), int(server[1])))
+        """Whether the request's connection is this process's user's (or cannot be told:
+        ``connection_owner``). One that arrives at another address from one that is not loopback
+        may be another machine's and is let through (a server without tokens beyond loopback is
+        ``--allow-unauthenticated``)."""
+        owner = connection_owner(scope)
         return owner is None or owner == os.getuid()
 
     async def _twice(self, scope: Scope, send: Send, header: str) -> None:

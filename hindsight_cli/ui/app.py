@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import BadUsage, HindsightError, InvalidInput, MemoryNotFound
 from ..models import short_id
+from ..serving.hostguard import connection_owner
 from ..serving.readers import ReadThreads, Writers
 from ..store import Store
 from . import browse, memory_page, search_page, stats, timeline
@@ -97,8 +98,14 @@ def _session(ui: Ui, request: Request) -> Session | None:
 
 
 def _client(request: Request) -> str | None:
-    """The address a request comes from (a session answers the address it logged in from)."""
-    return request.client.host if request.client else None
+    """Where a request comes from (a session answers only where it logged in from): its address
+    and, for a connection made on this machine, the local account that opened it
+    (``hostguard.connection_owner``): every account of a machine shares its loopback address, and
+    another's page may set this server's cookie in the user's browser (cookies have no port)."""
+    if not request.client:
+        return None
+    owner = connection_owner(request.scope)
+    return request.client.host if owner is None else f"{request.client.host} uid {owner}"
 
 
 def _login_first() -> Response:
