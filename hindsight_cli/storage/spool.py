@@ -368,6 +368,9 @@ def update_open(
         current: list[dict[str, Any]] = []
         # lines end at "\n" alone (``lines``): a failure's text may hold U+2028 raw
         for line in data.split("\n"):
+            if not line:
+                # the end of the last line: its decoder would fall back on (and import) json
+                continue
             try:
                 value = codec.loads(line)
             except ValueError:
