@@ -397,3 +397,72 @@ def test_a_token_file_the_repository_tracks_lets_no_token_in(
         if server.poll() is None:
             server.kill()
             server.communicate(timeout=60)
+
+
+# --- review Q: a pull that makes a directory of the store look like a git repository of its own
+
+
+def _bare_markers(where: Path, config: str | None) -> list[str]:
+    """Files that make ``where`` a bare git repository to git's discovery (``HEAD``, ``objects/``,
+    ``refs/``: none is named ``.git``, so any commit may hold them), and its ``config``."""
+    (where / "objects").mkdir(parents=True, exist_ok=True)
+    (where / "refs").mkdir(exist_ok=True)
+    (where / "objects" / "keep").write_text("")
+    (where / "refs" / "keep").write_text("")
+    (where / "HEAD").write_text("ref: refs/heads/main\n")
+    names = ["HEAD", "objects/keep", "refs/keep"]
+    if config is not None:
+        (where / "config").write_text(config)
+        names.append("config")
+    return names
+
+
+@pytest.mark.parametrize(
+    ("own", "bare", "config"),
+    [
+        (".hindsight", ".hindsight", None),
+        (".hindsight", ".hindsight", "[core]\n\tbare = false\n\tworktree = ..\n"),
+        ("sub/.hindsight", "sub", None),
+    ],
+    ids=["the store", "the store, with a work tree of its own", "a directory above"],
+)
+def test_a_pull_making_your_store_look_like_a_git_repository_still_counts(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    upstream: Path,
+    own: str,
+    bare: str,
+    config: str | None,
+) -> None:
+    """A commit that brings the author's `ledger.duckdb` into the user's store together with a
+    `HEAD`, `objects/` and `refs/` there (or in a directory above it): `git ls-files` run inside
+    the store found that directory first as a bare repository of its own and answered from its
+    index (none): nothing of the store was tracked, the approval held, and the planted
+    preference was injected unlabelled."""
+    checkout = tmp_path / "checkout"
+    _git(tmp_path, "clone", "-q", str(upstream), str(checkout))
+    store = checkout / own
+    _run("init", "--store", str(store))
+    _run("record", OWN, "--type", "semantic", "--source", "user", "--store", str(store))
+    assert "helm" in _hook(store.parent)
+    with monkeypatch.context() as author:
+        author.setenv("HINDSIGHT_HOME", str(tmp_path / "author-home"))
+        author.setenv("HINDSIGHT_ALLOWED_DIR", str(tmp_path / "author-home" / "allowed"))
+        _run("init", "--store", str(upstream / own))
+        _run(
+            "record",
+            PLANTED,
+            "--type",
+            "semantic",
+            "--source",
+            "user",
+            "--store",
+            str(upstream / own),
+        )
+    markers = _bare_markers(upstream / bare, config)
+    _commit(upstream, [f"{own}/ledger.duckdb"] + [f"{bare}/{name}" for name in markers])
+    _pull(checkout)
+    assert (store / "ledger.duckdb").read_bytes() == (upstream / own / "ledger.duckdb").read_bytes()
+    assert "evil.example" not in _hook(store.parent)
+    found = _run("search", "User preference", "--format", "context", "--store", str(store))
+    assert "untrusted" in found.stdout and "hindsight allow" in found.stderr, found.output

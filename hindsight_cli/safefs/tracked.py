@@ -17,18 +17,20 @@ def git_index(where: str) -> str | None:
     """The index file of the git work tree holding the directory ``where`` (a real path), or None
     outside one (or one without an index: nothing tracked yet)."""
     found = _work_tree(where)
-    return found[1] if found is not None else None
+    return found[2] if found is not None else None
 
 
-def _work_tree(where: str) -> tuple[str, str] | None:
-    """The top of the git work tree holding ``where`` and its index file, or None (as
-    ``git_index``)."""
+def _work_tree(where: str) -> tuple[str, str, str] | None:
+    """The top of the git work tree holding ``where``, its git directory and its index file, or
+    None (as ``git_index``). The nearest ``.git`` above ``where``, as a clone or a worktree has
+    it: never a directory git's own discovery would take for a bare repository (``HEAD``,
+    ``objects/``, ``refs/``: names any commit may hold, in the store or above it)."""
     here = where
     while True:
         dot = os.path.join(here, ".git")
         if os.path.isdir(dot):
             index = os.path.join(dot, "index")
-            return (here, index) if os.path.isfile(index) else None
+            return (here, dot, index) if os.path.isfile(index) else None
         if os.path.isfile(dot):
             # a linked worktree or a submodule: "gitdir: PATH"
             try:
@@ -38,8 +40,9 @@ def _work_tree(where: str) -> tuple[str, str] | None:
             first = text.splitlines()[0] if text else ""
             if not first.startswith("gitdir:"):
                 return None
-            index = os.path.join(here, first[len("gitdir:") :].strip(), "index")
-            return (here, index) if os.path.isfile(index) else None
+            gitdir = os.path.join(here, first[len("gitdir:") :].strip())
+            index = os.path.join(gitdir, "index")
+            return (here, gitdir, index) if os.path.isfile(index) else None
         parent = os.path.dirname(here)
         if parent == here:
             return None
@@ -63,7 +66,7 @@ def tracked(store: str | os.PathLike[str]) -> tuple[str, ...]:
     tree = _work_tree(where)
     if tree is None:
         return ()
-    top, index = tree
+    top, gitdir, index = tree
     state = (stat_key(index), stat_key(where))
     known = _TRACKED.get(where)
     if known is not None and known[0] == state:
@@ -79,12 +82,27 @@ def tracked(store: str | os.PathLike[str]) -> tuple[str, ...]:
     git = safefs.program("git")
     if git is None:
         return ()
+    # the work tree and its git directory named, not discovered: run inside the store, git takes
+    # the nearest directory holding `HEAD`, `objects/` and `refs/` for a repository of its own
+    # (a pull may bring them into the store, or a directory above it) and answers from its index
     try:
         done = subprocess.run(
-            [git, "-c", "core.fsmonitor=false", "ls-files", "-z", "--full-name", "--"]
+            [
+                git,
+                "--git-dir",
+                gitdir,
+                "--work-tree",
+                top,
+                "-c",
+                "core.fsmonitor=false",
+                "ls-files",
+                "-z",
+                "--full-name",
+                "--",
+            ]
             # a store at the top of its work tree: every name
             + ([f":(top,icase,literal){prefix}"] if prefix else []),
-            cwd=where,
+            cwd=top,
             env=env,
             stdin=subprocess.DEVNULL,
             capture_output=True,
