@@ -466,3 +466,77 @@ def test_a_pull_making_your_store_look_like_a_git_repository_still_counts(
     assert "evil.example" not in _hook(store.parent)
     found = _run("search", "User preference", "--format", "context", "--store", str(store))
     assert "untrusted" in found.stdout and "hindsight allow" in found.stderr, found.output
+
+
+@pytest.mark.parametrize("why", ["git not on PATH", "git refuses the repository"])
+def test_a_pull_git_cannot_be_asked_about_still_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upstream: Path, why: str
+) -> None:
+    """The pull was made by a git hindsight cannot run (GitHub Desktop's own, an IDE's), or in a
+    repository the `git` on PATH refuses (`safe.directory`: a drive without owners, a checkout
+    another account made): `git ls-files` gave no answer, read as "nothing tracked", and the
+    author's ledger was trusted and injected unlabelled. The index is read as git writes it."""
+    checkout = _own_store(tmp_path, upstream)
+    _author_store(tmp_path, monkeypatch, upstream)
+    _commit(upstream, [".hindsight/ledger.duckdb"])
+    _pull(checkout)
+    if why == "git not on PATH":
+        bare = tmp_path / "bin"
+        bare.mkdir()
+        monkeypatch.setenv("PATH", str(bare))
+    else:
+        # what git answers for a repository whose owner it does not trust
+        gitconfig = tmp_path / "gitconfig"
+        gitconfig.write_text("[safe]\n\tdirectory = /nowhere\n")
+        fake = tmp_path / "bin"
+        fake.mkdir()
+        (fake / "git").write_text(
+            "#!/bin/sh\necho 'fatal: detected dubious ownership in repository' >&2\nexit 128\n"
+        )
+        (fake / "git").chmod(0o755)
+        monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ['PATH']}")
+    assert "evil.example" not in _hook(checkout)
+    found = _run(
+        "search", "User preference", "--format", "context", "--store", str(checkout / ".hindsight")
+    )
+    assert "untrusted" in found.stdout and "hindsight allow" in found.stderr, found.output
+
+
+@pytest.mark.parametrize(
+    "layout",
+    ["version 2", "version 3 (intent to add)", "version 4", "sha256", "split index"],
+)
+def test_the_index_read_names_what_git_tracks(tmp_path: Path, layout: str) -> None:
+    """The files of a store the index names, read without git, are git's own answer, for every
+    layout of the index git writes (a split index, which keeps most entries in another file, is
+    asked of git)."""
+    from hindsight_cli.safefs import tracked
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", *(["--object-format=sha256"] if layout == "sha256" else []))
+    names = ["README", ".hindsight/ledger.duckdb", ".hindsight/spool/events.jsonl", "a" * 200]
+    names += [f".hindsight/n{i:03}-{'x' * (i % 13)}" for i in range(40)] + ["Ä/ü.txt", "zz"]
+    for name in names:
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(name)
+    _git(repo, "add", "-f", *names)
+    if layout.startswith("version 3"):
+        (repo / ".hindsight" / "new").write_text("x")
+        _git(repo, "add", "-f", "-N", ".hindsight/new")
+    if layout == "version 4":
+        _git(repo, "update-index", "--index-version", "4")
+    if layout == "split index":
+        _git(repo, "commit", "-qm", "x")
+        _git(repo, "update-index", "--split-index")
+        (repo / ".hindsight" / "later").write_text("x")
+        _git(repo, "add", "-f", ".hindsight/later")
+    expected = sorted(
+        name.split("/", 1)[1]
+        for name in _git(repo, "ls-files", "-z").split("\0")
+        if name.startswith(".hindsight/")
+    )
+    assert sorted(tracked.read_index(str(repo / ".git" / "index"), ".hindsight/") or ()) == (
+        expected if layout != "split index" else []
+    )
+    assert sorted(tracked.tracked(repo / ".hindsight")) == expected

@@ -1,6 +1,8 @@
 """Which files of a store the git repository holding it tracks (``git ls-files``): a `git pull` or a
 checkout of another branch replaces them with the repository's, even those ``.hindsight/.gitignore``
-ignores (git treats ignored files as expendable). ``trust`` binds an approval to them.
+ignores (git treats ignored files as expendable). ``trust`` binds an approval to them. Read from the
+work tree's index file as git writes it (``read_index``), and asked of ``git ls-files`` only for a
+layout it does not read (a split index).
 
 Standard library, ``safefs`` only: the recording hooks use it.
 """
@@ -49,6 +51,117 @@ def _work_tree(where: str) -> tuple[str, str, str] | None:
         here = parent
 
 
+# past this, an index is asked of git (the index of a repository of a million files is ~100 MB)
+MAX_INDEX = 512 * 1024 * 1024
+# the modes of an index entry: a file, an executable, a link, a submodule, a sparse directory
+_MODES = frozenset({0o100644, 0o100755, 0o120000, 0o160000, 0o040000})
+
+
+def read_index(index: str, prefix: str) -> list[str] | None:
+    """The names below ``prefix`` (matched in any case, as the store names them) that the git
+    index file ``index`` holds, read as git writes it (versions 2 to 4, SHA-1 or SHA-256
+    object names): no program runs, so no setting of the repository's, no ``PATH`` and no
+    ownership rule of git's can keep the answer back. None when the file is not laid out so (a
+    split index, whose entries live in another file; a version to come): ask git then."""
+    try:
+        fd = os.open(index, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        import stat
+
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_INDEX:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(MAX_INDEX + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(data) < 12 or data[:4] != b"DIRC":
+        return None
+    version = int.from_bytes(data[4:8], "big")
+    count = int.from_bytes(data[8:12], "big")
+    if version not in (2, 3, 4):
+        return None
+    for width in (20, 32):  # SHA-1, SHA-256: the one whose layout ends where the file does
+        names = _entries(data, version, count, width)
+        if names is not None:
+            folded = prefix.casefold()
+            return [
+                name[len(prefix) :]
+                for name in names
+                if name[len(prefix) :] and name[: len(prefix)].casefold() == folded
+            ]
+    return None
+
+
+def _entries(data: bytes, version: int, count: int, width: int) -> list[str] | None:
+    """The index's entry names, when its entries and extensions end exactly at its checksum of
+    ``width`` bytes; None otherwise."""
+    end = len(data) - width
+    pos, names, previous = 12, [], b""
+    for _ in range(count):
+        start = pos
+        fixed = 40 + width + 2
+        if start + fixed > end:
+            return None
+        if int.from_bytes(data[start + 24 : start + 28], "big") not in _MODES:
+            return None
+        flags = int.from_bytes(data[start + fixed - 2 : start + fixed], "big")
+        if flags & 0x4000:
+            if version < 3:
+                return None
+            fixed += 2
+        found = _name(data, version, start, fixed, end, previous)
+        if found is None:
+            return None
+        name, pos = found
+        length = flags & 0xFFF
+        if length != min(len(name), 0xFFF):
+            return None
+        previous = name
+        names.append(name.decode("utf-8", "surrogateescape"))
+    # the extensions: a signature and a size each; a split index keeps its entries elsewhere
+    while pos < end:
+        if pos + 8 > end or data[pos : pos + 4] == b"link":
+            return None
+        pos += 8 + int.from_bytes(data[pos + 4 : pos + 8], "big")
+    return names if pos == end else None
+
+
+def _name(
+    data: bytes, version: int, start: int, fixed: int, end: int, previous: bytes
+) -> tuple[bytes, int] | None:
+    """The name of the entry at ``start`` whose fixed part is ``fixed`` bytes, and where the next
+    entry starts; None when the bytes are not laid out so."""
+    pos = start + fixed
+    if version == 4:
+        # the number of bytes to drop from the previous name (git's offset varint), then the rest
+        strip, byte, first = 0, 0x80, True
+        while byte & 0x80:
+            if pos >= end:
+                return None
+            byte = data[pos]
+            pos += 1
+            strip = (byte & 0x7F) if first else ((strip + 1) << 7) | (byte & 0x7F)
+            first = False
+        nul = data.find(b"\0", pos, end)
+        if nul < 0 or strip > len(previous):
+            return None
+        return previous[: len(previous) - strip] + data[pos:nul], nul + 1
+    nul = data.find(b"\0", pos, end)
+    if nul < 0:
+        return None
+    name = data[pos:nul]
+    # padded with 1 to 8 NULs to a multiple of 8 bytes
+    pos = start + ((fixed + len(name) + 8) & ~7)
+    if pos > end or data[nul:pos].strip(b"\0"):
+        return None
+    return name, pos
+
+
 # the files git tracks in a store, asked once per state of the work tree's index and the store
 _TRACKED: dict[str, tuple[object, tuple[str, ...]]] = {}
 
@@ -59,9 +172,11 @@ def tracked(store: str | os.PathLike[str]) -> tuple[str, ...]:
     A `git pull` or a checkout of another branch replaces such a file with the repository's, and
     git does so for the files ``.hindsight/.gitignore`` ignores too (it treats ignored files as
     expendable): a commit that tracks ``ledger.duckdb`` swaps the user's memories for its own
-    while the store's id and path (what an approval names) stay. Asked of ``git ls-files`` (a few
-    ms; only inside a work tree), with the repository's own settings that run programs off; when
-    git cannot answer (not installed, a repository it refuses), none."""
+    while the store's id and path (what an approval names) stay. Read from the index file
+    (``read_index``: whatever git made the pull, and whether or not this ``git`` would answer for
+    the repository); for a layout it does not read, asked of ``git ls-files`` with the work tree
+    and git directory named and the repository's settings that run programs off; when git cannot
+    answer then (not installed, a repository it refuses), none."""
     where = os.path.realpath(os.path.expanduser(os.fspath(store)))
     tree = _work_tree(where)
     if tree is None:
@@ -78,6 +193,10 @@ def tracked(store: str | os.PathLike[str]) -> tuple[str, ...]:
     # while its index keeps the commit's spelling. Literally: a directory may be named `a*b`.
     prefix = os.path.relpath(where, top).replace(os.sep, "/")
     prefix = "" if prefix == "." else prefix + "/"
+    read = read_index(index, prefix)
+    if read is not None:
+        _TRACKED[where] = (state, tuple(read))
+        return tuple(read)
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     git = safefs.program("git")
     if git is None:
