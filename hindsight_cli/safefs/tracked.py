@@ -1,8 +1,8 @@
 """Which files of a store the git repository holding it tracks (``git ls-files``): a `git pull` or a
 checkout of another branch replaces them with the repository's, even those ``.hindsight/.gitignore``
-ignores (git treats ignored files as expendable). ``trust`` binds an approval to them. Read from the
-work tree's index file as git writes it (``read_index``), and asked of ``git ls-files`` only for a
-layout it does not read (a split index).
+ignores (git treats ignored files as expendable). ``trust`` binds an approval to them. Asked of
+``git ls-files``, or read from the work tree's index file as git writes it when no git answers
+(``read_index``).
 
 Standard library, ``safefs`` only: the recording hooks use it.
 """
@@ -172,11 +172,10 @@ def tracked(store: str | os.PathLike[str]) -> tuple[str, ...]:
     A `git pull` or a checkout of another branch replaces such a file with the repository's, and
     git does so for the files ``.hindsight/.gitignore`` ignores too (it treats ignored files as
     expendable): a commit that tracks ``ledger.duckdb`` swaps the user's memories for its own
-    while the store's id and path (what an approval names) stay. Read from the index file
-    (``read_index``: whatever git made the pull, and whether or not this ``git`` would answer for
-    the repository); for a layout it does not read, asked of ``git ls-files`` with the work tree
-    and git directory named and the repository's settings that run programs off; when git cannot
-    answer then (not installed, a repository it refuses), none."""
+    while the store's id and path (what an approval names) stay. Asked of ``git ls-files`` (a few
+    ms) with the work tree and git directory named and the repository's settings that run
+    programs off; when no git answers (none on ``PATH``, a repository it refuses), read from the
+    index file itself (``read_index``); none only when neither can."""
     where = os.path.realpath(os.path.expanduser(os.fspath(store)))
     tree = _work_tree(where)
     if tree is None:
@@ -186,21 +185,29 @@ def tracked(store: str | os.PathLike[str]) -> tuple[str, ...]:
     known = _TRACKED.get(where)
     if known is not None and known[0] == state:
         return known[1]
-    import subprocess
-
     # the store's path in the work tree, matched in any case: where the file system ignores case
     # (macOS, Windows), git writes a commit's `.HINDSIGHT/ledger.duckdb` into `.hindsight/`
     # while its index keeps the commit's spelling. Literally: a directory may be named `a*b`.
     prefix = os.path.relpath(where, top).replace(os.sep, "/")
     prefix = "" if prefix == "." else prefix + "/"
-    read = read_index(index, prefix)
-    if read is not None:
-        _TRACKED[where] = (state, tuple(read))
-        return tuple(read)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    git = safefs.program("git")
+    found = _asked(git=safefs.program("git"), top=top, gitdir=gitdir, prefix=prefix)
+    if found is None:
+        # no git to ask, or one that will not answer for this repository (`safe.directory`):
+        # whatever git made the pull, the index names what it brought
+        read = read_index(index, prefix)
+        found = tuple(read) if read is not None else ()
+    _TRACKED[where] = (state, found)
+    return found
+
+
+def _asked(git: str | None, top: str, gitdir: str, prefix: str) -> tuple[str, ...] | None:
+    """What ``git ls-files`` names below ``prefix`` in the work tree ``top``, or None when no git
+    answers."""
     if git is None:
-        return ()
+        return None
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     # the work tree and its git directory named, not discovered: run inside the store, git takes
     # the nearest directory holding `HEAD`, `objects/` and `refs/` for a repository of its own
     # (a pull may bring them into the store, or a directory above it) and answers from its index
@@ -229,18 +236,16 @@ def tracked(store: str | os.PathLike[str]) -> tuple[str, ...]:
             check=False,
         )
     except (OSError, subprocess.SubprocessError):
-        return ()
-    found: tuple[str, ...] = ()
-    if done.returncode == 0:
-        names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
-        folded = prefix.casefold()
-        found = tuple(
-            name[len(prefix) :]
-            for name in names
-            if name[len(prefix) :] and name[: len(prefix)].casefold() == folded
-        )
-    _TRACKED[where] = (state, found)
-    return found
+        return None
+    if done.returncode != 0:
+        return None
+    names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    folded = prefix.casefold()
+    return tuple(
+        name[len(prefix) :]
+        for name in names
+        if name[len(prefix) :] and name[: len(prefix)].casefold() == folded
+    )
 
 
 def tops(names: tuple[str, ...]) -> set[str]:
