@@ -397,3 +397,146 @@ def test_a_token_file_the_repository_tracks_lets_no_token_in(
         if server.poll() is None:
             server.kill()
             server.communicate(timeout=60)
+
+
+# --- review Q: a pull that makes a directory of the store look like a git repository of its own
+
+
+def _bare_markers(where: Path, config: str | None) -> list[str]:
+    """Files that make ``where`` a bare git repository to git's discovery (``HEAD``, ``objects/``,
+    ``refs/``: none is named ``.git``, so any commit may hold them), and its ``config``."""
+    (where / "objects").mkdir(parents=True, exist_ok=True)
+    (where / "refs").mkdir(exist_ok=True)
+    (where / "objects" / "keep").write_text("")
+    (where / "refs" / "keep").write_text("")
+    (where / "HEAD").write_text("ref: refs/heads/main\n")
+    names = ["HEAD", "objects/keep", "refs/keep"]
+    if config is not None:
+        (where / "config").write_text(config)
+        names.append("config")
+    return names
+
+
+@pytest.mark.parametrize(
+    ("own", "bare", "config"),
+    [
+        (".hindsight", ".hindsight", None),
+        (".hindsight", ".hindsight", "[core]\n\tbare = false\n\tworktree = ..\n"),
+        ("sub/.hindsight", "sub", None),
+    ],
+    ids=["the store", "the store, with a work tree of its own", "a directory above"],
+)
+def test_a_pull_making_your_store_look_like_a_git_repository_still_counts(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    upstream: Path,
+    own: str,
+    bare: str,
+    config: str | None,
+) -> None:
+    """A commit that brings the author's `ledger.duckdb` into the user's store together with a
+    `HEAD`, `objects/` and `refs/` there (or in a directory above it): `git ls-files` run inside
+    the store found that directory first as a bare repository of its own and answered from its
+    index (none): nothing of the store was tracked, the approval held, and the planted
+    preference was injected unlabelled."""
+    checkout = tmp_path / "checkout"
+    _git(tmp_path, "clone", "-q", str(upstream), str(checkout))
+    store = checkout / own
+    _run("init", "--store", str(store))
+    _run("record", OWN, "--type", "semantic", "--source", "user", "--store", str(store))
+    assert "helm" in _hook(store.parent)
+    with monkeypatch.context() as author:
+        author.setenv("HINDSIGHT_HOME", str(tmp_path / "author-home"))
+        author.setenv("HINDSIGHT_ALLOWED_DIR", str(tmp_path / "author-home" / "allowed"))
+        _run("init", "--store", str(upstream / own))
+        _run(
+            "record",
+            PLANTED,
+            "--type",
+            "semantic",
+            "--source",
+            "user",
+            "--store",
+            str(upstream / own),
+        )
+    markers = _bare_markers(upstream / bare, config)
+    _commit(upstream, [f"{own}/ledger.duckdb"] + [f"{bare}/{name}" for name in markers])
+    _pull(checkout)
+    assert (store / "ledger.duckdb").read_bytes() == (upstream / own / "ledger.duckdb").read_bytes()
+    assert "evil.example" not in _hook(store.parent)
+    found = _run("search", "User preference", "--format", "context", "--store", str(store))
+    assert "untrusted" in found.stdout and "hindsight allow" in found.stderr, found.output
+
+
+@pytest.mark.parametrize("why", ["git not on PATH", "git refuses the repository"])
+def test_a_pull_git_cannot_be_asked_about_still_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upstream: Path, why: str
+) -> None:
+    """The pull was made by a git hindsight cannot run (GitHub Desktop's own, an IDE's), or in a
+    repository the `git` on PATH refuses (`safe.directory`: a drive without owners, a checkout
+    another account made): `git ls-files` gave no answer, read as "nothing tracked", and the
+    author's ledger was trusted and injected unlabelled. The index is read as git writes it."""
+    checkout = _own_store(tmp_path, upstream)
+    _author_store(tmp_path, monkeypatch, upstream)
+    _commit(upstream, [".hindsight/ledger.duckdb"])
+    _pull(checkout)
+    if why == "git not on PATH":
+        bare = tmp_path / "bin"
+        bare.mkdir()
+        monkeypatch.setenv("PATH", str(bare))
+    else:
+        # what git answers for a repository whose owner it does not trust
+        gitconfig = tmp_path / "gitconfig"
+        gitconfig.write_text("[safe]\n\tdirectory = /nowhere\n")
+        fake = tmp_path / "bin"
+        fake.mkdir()
+        (fake / "git").write_text(
+            "#!/bin/sh\necho 'fatal: detected dubious ownership in repository' >&2\nexit 128\n"
+        )
+        (fake / "git").chmod(0o755)
+        monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ['PATH']}")
+    assert "evil.example" not in _hook(checkout)
+    found = _run(
+        "search", "User preference", "--format", "context", "--store", str(checkout / ".hindsight")
+    )
+    assert "untrusted" in found.stdout and "hindsight allow" in found.stderr, found.output
+
+
+@pytest.mark.parametrize(
+    "layout",
+    ["version 2", "version 3 (intent to add)", "version 4", "sha256", "split index"],
+)
+def test_the_index_read_names_what_git_tracks(tmp_path: Path, layout: str) -> None:
+    """The files of a store the index names, read without git, are git's own answer, for every
+    layout of the index git writes (a split index, which keeps most entries in another file, is
+    asked of git)."""
+    from hindsight_cli.safefs import tracked
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", *(["--object-format=sha256"] if layout == "sha256" else []))
+    names = ["README", ".hindsight/ledger.duckdb", ".hindsight/spool/events.jsonl", "a" * 200]
+    names += [f".hindsight/n{i:03}-{'x' * (i % 13)}" for i in range(40)] + ["Ä/ü.txt", "zz"]
+    for name in names:
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(name)
+    _git(repo, "add", "-f", *names)
+    if layout.startswith("version 3"):
+        (repo / ".hindsight" / "new").write_text("x")
+        _git(repo, "add", "-f", "-N", ".hindsight/new")
+    if layout == "version 4":
+        _git(repo, "update-index", "--index-version", "4")
+    if layout == "split index":
+        _git(repo, "commit", "-qm", "x")
+        _git(repo, "update-index", "--split-index")
+        (repo / ".hindsight" / "later").write_text("x")
+        _git(repo, "add", "-f", ".hindsight/later")
+    expected = sorted(
+        name.split("/", 1)[1]
+        for name in _git(repo, "ls-files", "-z").split("\0")
+        if name.startswith(".hindsight/")
+    )
+    assert sorted(tracked.read_index(str(repo / ".git" / "index"), ".hindsight/") or ()) == (
+        expected if layout != "split index" else []
+    )
+    assert sorted(tracked.tracked(repo / ".hindsight")) == expected

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import BadUsage, InvalidInput
 from ..models import WriteResult
-from ..poisoning import QUARANTINE_CONFIDENCE, QUARANTINE_TAG, trust
+from ..poisoning import QUARANTINE_CONFIDENCE, QUARANTINE_TAG, less_trusted, trust
 from ..storage import codec
 from ..storage.base import Writer
 from ..storage.rows import MemoryRow, embedding_text, row_term_counts
@@ -85,6 +85,16 @@ def amendment(old: MemoryRow, given: Mapping[str, Any]) -> Amendment | None:
     if not values:
         return None
     return Amendment(values, ", ".join(words), "fixed" if "resolution" in values else "updated")
+
+
+def kept_beside(old: MemoryRow, came: MemoryRow, given: Mapping[str, Any]) -> bool:
+    """Whether what ``came`` (a write repeating ``old``, or an imported record under its key)
+    adds (``given``) is kept as a memory of its own beside ``old`` rather than made its new
+    version: ``came`` is less trusted (``less_trusted``: a page, a tool's output, an import file),
+    and its version would supersede ``old``: the user's own fix would leave search for the one a
+    page or a file states (anyone can derive the key of a text). The one rule for every write
+    and import that gives a stored memory what was learnt."""
+    return less_trusted(came, old) and amendment(old, given) is not None
 
 
 def amendable(old: MemoryRow) -> None:
@@ -268,10 +278,13 @@ def _brought(old: MemoryRow, record: MemoryRow) -> dict[str, Any]:
     return given
 
 
-def imported(rt: Runtime, records: Sequence[MemoryRow], dim: int) -> int:
+def imported(rt: Runtime, records: Sequence[MemoryRow], dim: int) -> tuple[int, list[MemoryRow]]:
     """Give the stored memories that ``records`` repeat (the same idempotency key, another id) what
-    the records add, a new version each; how many got one."""
+    the records add, a new version each; how many got one, and the records kept beside a more
+    trusted memory instead (``kept_beside``), each under a key derived from the one it repeats (to
+    be imported as memories of their own)."""
     count = 0
+    beside: list[MemoryRow] = []
     for record in records:
         if record.status != "active" or parts.is_part(record):
             continue
@@ -280,6 +293,17 @@ def imported(rt: Runtime, records: Sequence[MemoryRow], dim: int) -> int:
             if existing is None:
                 continue
             old = current(session, existing)
+            while kept_beside(old, record, _brought(old, record)):
+                # the key of its own, which a memory of the file's trust may hold: that one's
+                # new version, or a memory to import
+                record.idempotency_key = derived_key("beside", record.idempotency_key)
+                existing = session.by_key(record.idempotency_key, record.agent_id)
+                if existing is None:
+                    break
+                old = current(session, existing)
+            if existing is None:
+                beside.append(record)
+                continue
             change = amendment(old, _brought(old, record))
             if change is None or old.status != "active" or parts.is_part(old):
                 continue
@@ -290,4 +314,4 @@ def imported(rt: Runtime, records: Sequence[MemoryRow], dim: int) -> int:
             count += 1
     if count:
         rt.after_write()
-    return count
+    return count, beside

@@ -144,7 +144,16 @@ def import_records(
             identities = session.identities()
             fresh = _fresh(prepared, identities)
         waiting = len(fresh)
-        updated = amend.imported(rt, _repeats(prepared, fresh, identities), dim)
+        updated, beside = amend.imported(rt, _repeats(prepared, fresh, identities), dim)
+        if beside:
+            # less trusted than the memory they repeat: memories of their own, under keys of their
+            # own (a rerun finds them held)
+            aside = {id(row) for row in beside}
+            with rt.ledger.read() as session:
+                fresh = _fresh(
+                    [*fresh, *(p for p in prepared if id(p.row) in aside)], session.identities()
+                )
+            waiting = len(fresh)
         if fresh:
             announce(phase, "Loading the embedding model" if not rt.has_embedder else "Embedding")
         for batch in _committed(rt, fresh, dim, progress, phase):

@@ -196,14 +196,20 @@ def record(
         # checked in the write's own transaction: one ledger open per write, not two
         dim = rt.check_model(session)
         embedding_jobs.assign(row, embedding_jobs.checked(rt, vectors, dim))
-        existing = _key_holder(session, [row])
+        existing, beside = _holder(session, row, fields)
         if existing is not None:
             stored: _Outcome | None = _repeat(rt, session, existing, row, fields, merge, scope, dim)
         else:
             if row.supersedes:
                 plan = _Plan(old=_supersedable(session, row, scope))
+            elif beside is not None:
+                plan = _beside(beside, row)
             elif merge:
                 plan = _plan(rt, session, row)
+                if plan.merge_into is not None:
+                    target = session.by_ids([plan.merge_into])[0]
+                    if amend.kept_beside(target, row, amend.stated(row, fields)):
+                        plan = _beside(target, row)
             stored = _written(rt, session, plan, row, fields, dim)
     if stored is not None:
         return _answer(rt, stored, prepared.redactions)
@@ -237,6 +243,35 @@ def _key_holder(session: Writer, rows: Sequence[MemoryRow]) -> MemoryRow | None:
                 if len(rows) > 1 and base
                 else derived_key("over", row.idempotency_key)
             )
+
+
+def _holder(
+    session: Writer, row: MemoryRow, fields: Mapping[str, Any]
+) -> tuple[MemoryRow | None, MemoryRow | None]:
+    """The memory stored under the write's key (``_key_holder``), or None and the memory the write
+    is kept beside: when the write is less trusted than the memory it repeats and adds to it
+    (``amend.kept_beside``), it moves to a key derived from the held one (the same at every
+    retry, which then finds itself)."""
+    beside: MemoryRow | None = None
+    while True:
+        existing = _key_holder(session, [row])
+        if existing is None:
+            return None, beside
+        newest = current(session, existing)
+        if not amend.kept_beside(newest, row, amend.stated(row, fields)):
+            return existing, beside
+        beside = beside or newest
+        row.idempotency_key = derived_key("beside", row.idempotency_key)
+
+
+def _beside(old: MemoryRow, row: MemoryRow) -> _Plan:
+    return _Plan(
+        beside=old.id,
+        why=(
+            f"it adds to {old.id}, but it comes from {row.source} (untrusted) and that memory "
+            "does not: stored as its own"
+        ),
+    )
 
 
 def _embedded(rt: Runtime, row: MemoryRow) -> np.ndarray:

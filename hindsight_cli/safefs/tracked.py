@@ -1,6 +1,8 @@
 """Which files of a store the git repository holding it tracks (``git ls-files``): a `git pull` or a
 checkout of another branch replaces them with the repository's, even those ``.hindsight/.gitignore``
-ignores (git treats ignored files as expendable). ``trust`` binds an approval to them.
+ignores (git treats ignored files as expendable). ``trust`` binds an approval to them. Asked of
+``git ls-files``, or read from the work tree's index file as git writes it when no git answers
+(``read_index``).
 
 Standard library, ``safefs`` only: the recording hooks use it.
 """
@@ -17,18 +19,20 @@ def git_index(where: str) -> str | None:
     """The index file of the git work tree holding the directory ``where`` (a real path), or None
     outside one (or one without an index: nothing tracked yet)."""
     found = _work_tree(where)
-    return found[1] if found is not None else None
+    return found[2] if found is not None else None
 
 
-def _work_tree(where: str) -> tuple[str, str] | None:
-    """The top of the git work tree holding ``where`` and its index file, or None (as
-    ``git_index``)."""
+def _work_tree(where: str) -> tuple[str, str, str] | None:
+    """The top of the git work tree holding ``where``, its git directory and its index file, or
+    None (as ``git_index``). The nearest ``.git`` above ``where``, as a clone or a worktree has
+    it: never a directory git's own discovery would take for a bare repository (``HEAD``,
+    ``objects/``, ``refs/``: names any commit may hold, in the store or above it)."""
     here = where
     while True:
         dot = os.path.join(here, ".git")
         if os.path.isdir(dot):
             index = os.path.join(dot, "index")
-            return (here, index) if os.path.isfile(index) else None
+            return (here, dot, index) if os.path.isfile(index) else None
         if os.path.isfile(dot):
             # a linked worktree or a submodule: "gitdir: PATH"
             try:
@@ -38,12 +42,124 @@ def _work_tree(where: str) -> tuple[str, str] | None:
             first = text.splitlines()[0] if text else ""
             if not first.startswith("gitdir:"):
                 return None
-            index = os.path.join(here, first[len("gitdir:") :].strip(), "index")
-            return (here, index) if os.path.isfile(index) else None
+            gitdir = os.path.join(here, first[len("gitdir:") :].strip())
+            index = os.path.join(gitdir, "index")
+            return (here, gitdir, index) if os.path.isfile(index) else None
         parent = os.path.dirname(here)
         if parent == here:
             return None
         here = parent
+
+
+# past this, an index is asked of git (the index of a repository of a million files is ~100 MB)
+MAX_INDEX = 512 * 1024 * 1024
+# the modes of an index entry: a file, an executable, a link, a submodule, a sparse directory
+_MODES = frozenset({0o100644, 0o100755, 0o120000, 0o160000, 0o040000})
+
+
+def read_index(index: str, prefix: str) -> list[str] | None:
+    """The names below ``prefix`` (matched in any case, as the store names them) that the git
+    index file ``index`` holds, read as git writes it (versions 2 to 4, SHA-1 or SHA-256
+    object names): no program runs, so no setting of the repository's, no ``PATH`` and no
+    ownership rule of git's can keep the answer back. None when the file is not laid out so (a
+    split index, whose entries live in another file; a version to come): ask git then."""
+    try:
+        fd = os.open(index, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        import stat
+
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_INDEX:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(MAX_INDEX + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(data) < 12 or data[:4] != b"DIRC":
+        return None
+    version = int.from_bytes(data[4:8], "big")
+    count = int.from_bytes(data[8:12], "big")
+    if version not in (2, 3, 4):
+        return None
+    for width in (20, 32):  # SHA-1, SHA-256: the one whose layout ends where the file does
+        names = _entries(data, version, count, width)
+        if names is not None:
+            folded = prefix.casefold()
+            return [
+                name[len(prefix) :]
+                for name in names
+                if name[len(prefix) :] and name[: len(prefix)].casefold() == folded
+            ]
+    return None
+
+
+def _entries(data: bytes, version: int, count: int, width: int) -> list[str] | None:
+    """The index's entry names, when its entries and extensions end exactly at its checksum of
+    ``width`` bytes; None otherwise."""
+    end = len(data) - width
+    pos, names, previous = 12, [], b""
+    for _ in range(count):
+        start = pos
+        fixed = 40 + width + 2
+        if start + fixed > end:
+            return None
+        if int.from_bytes(data[start + 24 : start + 28], "big") not in _MODES:
+            return None
+        flags = int.from_bytes(data[start + fixed - 2 : start + fixed], "big")
+        if flags & 0x4000:
+            if version < 3:
+                return None
+            fixed += 2
+        found = _name(data, version, start, fixed, end, previous)
+        if found is None:
+            return None
+        name, pos = found
+        length = flags & 0xFFF
+        if length != min(len(name), 0xFFF):
+            return None
+        previous = name
+        names.append(name.decode("utf-8", "surrogateescape"))
+    # the extensions: a signature and a size each; a split index keeps its entries elsewhere
+    while pos < end:
+        if pos + 8 > end or data[pos : pos + 4] == b"link":
+            return None
+        pos += 8 + int.from_bytes(data[pos + 4 : pos + 8], "big")
+    return names if pos == end else None
+
+
+def _name(
+    data: bytes, version: int, start: int, fixed: int, end: int, previous: bytes
+) -> tuple[bytes, int] | None:
+    """The name of the entry at ``start`` whose fixed part is ``fixed`` bytes, and where the next
+    entry starts; None when the bytes are not laid out so."""
+    pos = start + fixed
+    if version == 4:
+        # the number of bytes to drop from the previous name (git's offset varint), then the rest
+        strip, byte, first = 0, 0x80, True
+        while byte & 0x80:
+            if pos >= end:
+                return None
+            byte = data[pos]
+            pos += 1
+            strip = (byte & 0x7F) if first else ((strip + 1) << 7) | (byte & 0x7F)
+            first = False
+        nul = data.find(b"\0", pos, end)
+        if nul < 0 or strip > len(previous):
+            return None
+        return previous[: len(previous) - strip] + data[pos:nul], nul + 1
+    nul = data.find(b"\0", pos, end)
+    if nul < 0:
+        return None
+    name = data[pos:nul]
+    # padded with 1 to 8 NULs to a multiple of 8 bytes
+    pos = start + ((fixed + len(name) + 8) & ~7)
+    if pos > end or data[nul:pos].strip(b"\0"):
+        return None
+    return name, pos
 
 
 # the files git tracks in a store, asked once per state of the work tree's index and the store
@@ -57,34 +173,62 @@ def tracked(store: str | os.PathLike[str]) -> tuple[str, ...]:
     git does so for the files ``.hindsight/.gitignore`` ignores too (it treats ignored files as
     expendable): a commit that tracks ``ledger.duckdb`` swaps the user's memories for its own
     while the store's id and path (what an approval names) stay. Asked of ``git ls-files`` (a few
-    ms; only inside a work tree), with the repository's own settings that run programs off; when
-    git cannot answer (not installed, a repository it refuses), none."""
+    ms) with the work tree and git directory named and the repository's settings that run
+    programs off; when no git answers (none on ``PATH``, a repository it refuses), read from the
+    index file itself (``read_index``); none only when neither can."""
     where = os.path.realpath(os.path.expanduser(os.fspath(store)))
     tree = _work_tree(where)
     if tree is None:
         return ()
-    top, index = tree
+    top, gitdir, index = tree
     state = (stat_key(index), stat_key(where))
     known = _TRACKED.get(where)
     if known is not None and known[0] == state:
         return known[1]
-    import subprocess
-
     # the store's path in the work tree, matched in any case: where the file system ignores case
     # (macOS, Windows), git writes a commit's `.HINDSIGHT/ledger.duckdb` into `.hindsight/`
     # while its index keeps the commit's spelling. Literally: a directory may be named `a*b`.
     prefix = os.path.relpath(where, top).replace(os.sep, "/")
     prefix = "" if prefix == "." else prefix + "/"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    git = safefs.program("git")
+    found = _asked(git=safefs.program("git"), top=top, gitdir=gitdir, prefix=prefix)
+    if found is None:
+        # no git to ask, or one that will not answer for this repository (`safe.directory`):
+        # whatever git made the pull, the index names what it brought
+        read = read_index(index, prefix)
+        found = tuple(read) if read is not None else ()
+    _TRACKED[where] = (state, found)
+    return found
+
+
+def _asked(git: str | None, top: str, gitdir: str, prefix: str) -> tuple[str, ...] | None:
+    """What ``git ls-files`` names below ``prefix`` in the work tree ``top``, or None when no git
+    answers."""
     if git is None:
-        return ()
+        return None
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    # the work tree and its git directory named, not discovered: run inside the store, git takes
+    # the nearest directory holding `HEAD`, `objects/` and `refs/` for a repository of its own
+    # (a pull may bring them into the store, or a directory above it) and answers from its index
     try:
         done = subprocess.run(
-            [git, "-c", "core.fsmonitor=false", "ls-files", "-z", "--full-name", "--"]
+            [
+                git,
+                "--git-dir",
+                gitdir,
+                "--work-tree",
+                top,
+                "-c",
+                "core.fsmonitor=false",
+                "ls-files",
+                "-z",
+                "--full-name",
+                "--",
+            ]
             # a store at the top of its work tree: every name
             + ([f":(top,icase,literal){prefix}"] if prefix else []),
-            cwd=where,
+            cwd=top,
             env=env,
             stdin=subprocess.DEVNULL,
             capture_output=True,
@@ -92,18 +236,16 @@ def tracked(store: str | os.PathLike[str]) -> tuple[str, ...]:
             check=False,
         )
     except (OSError, subprocess.SubprocessError):
-        return ()
-    found: tuple[str, ...] = ()
-    if done.returncode == 0:
-        names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
-        folded = prefix.casefold()
-        found = tuple(
-            name[len(prefix) :]
-            for name in names
-            if name[len(prefix) :] and name[: len(prefix)].casefold() == folded
-        )
-    _TRACKED[where] = (state, found)
-    return found
+        return None
+    if done.returncode != 0:
+        return None
+    names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    folded = prefix.casefold()
+    return tuple(
+        name[len(prefix) :]
+        for name in names
+        if name[len(prefix) :] and name[: len(prefix)].casefold() == folded
+    )
 
 
 def tops(names: tuple[str, ...]) -> set[str]:
