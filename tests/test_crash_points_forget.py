@@ -1,0 +1,121 @@
+"""A hard forget killed (SIGKILL) at the worst moment of its scrubs: whatever it leaves behind, the
+forgotten text, and the text of every memory a later hard forget forgets, leaves every file of the
+store (review R).
+
+Each kill happens at a named point, in the process itself (a driver replaces the function at that
+point with one that kills its own process after its Nth call), never after a delay.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+# Runs `hindsight ARGS…` killed right after the COUNTth call of MODULE:ATTR returns.
+DRIVER = """
+import importlib, os, signal, sys
+sys.path.insert(0, {tests!r})
+from conftest import FakeEmbedder
+from hindsight_cli import embedding
+for name, dim in ((embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM),
+                  (embedding.MULTILINGUAL_MODEL, embedding.MULTILINGUAL_DIM)):
+    embedding._CACHE[name] = FakeEmbedder(name, dim)
+where, count = sys.argv[1].rsplit("@", 1)
+module, _, attr = where.partition(":")
+owner = importlib.import_module(module)
+real = getattr(owner, attr)
+calls = []
+def wrapped(*args, **kwargs):
+    answer = real(*args, **kwargs)
+    calls.append(1)
+    if len(calls) == int(count):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return answer
+setattr(owner, attr, wrapped)
+sys.argv = ["hindsight", *sys.argv[2:]]
+from hindsight_cli.cli import main
+main()
+"""
+
+CLI = """
+import sys
+sys.path.insert(0, {tests!r})
+from conftest import FakeEmbedder
+from hindsight_cli import embedding
+for name, dim in ((embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM),
+                  (embedding.MULTILINGUAL_MODEL, embedding.MULTILINGUAL_DIM)):
+    embedding._CACHE[name] = FakeEmbedder(name, dim)
+sys.argv = ["hindsight", *sys.argv[1:]]
+from hindsight_cli.cli import main
+main()
+"""
+
+TESTS = str(Path(__file__).parent)
+
+
+def _killed(point: str, *args: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", DRIVER.format(tests=TESTS), point, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == -signal.SIGKILL, (point, done.returncode, done.stderr)
+
+
+def _ok(*args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", CLI.format(tests=TESTS), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, (args, done.stderr)
+    return done.stdout
+
+
+def _holding(store: Path, text: bytes) -> list[str]:
+    """The files of the store whose bytes hold ``text``."""
+    return [
+        str(p.relative_to(store))
+        for p in store.rglob("*")
+        if p.is_file() and not p.is_symlink() and text in p.read_bytes()
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "point",
+    [
+        # the ledger's rewrite (tables meta, memories, terms, audit, chunks), killed after it copied
+        # the memories, after the audit log, and after every table, before its swap
+        "hindsight_cli.storage.sql.duckdb_rewrite:_copy@2",
+        "hindsight_cli.storage.sql.duckdb_rewrite:_copy@4",
+        "hindsight_cli.storage.sql.duckdb_rewrite:_copy@5",
+    ],
+)
+def test_a_hard_forget_killed_in_the_ledgers_rewrite_leaves_no_copy_a_later_forget_misses(
+    tmp_path: Path, point: str
+) -> None:
+    """Before: the killed rewrite left `.ledger.duckdb.rewrite-<pid>`, a whole copy of the ledger,
+    which no later command removed (each rewrite cleared only its own pid's name): the memories
+    a later `forget --hard` forgot stayed on disk in it, readable with DuckDB."""
+    store = tmp_path / "mine"
+    _ok("record", "the staging hint is walrus-17", "--store", str(store))
+    _ok("record", "the deploy key lives in vault zebra-42", "--store", str(store))
+    listed = json.loads(_ok("list", "--json", "--store", str(store)))
+    ids = {("walrus" in m["content"]): m["id"] for m in listed}
+    _killed(point, "forget", ids[True], "--hard", "-y", "--store", str(store))
+    # the next command finishes the owed purge
+    remaining = json.loads(_ok("list", "--json", "--store", str(store)))
+    assert [m["content"] for m in remaining] == ["the deploy key lives in vault zebra-42"]
+    assert _holding(store, b"walrus-17") == []
+    _ok("forget", ids[False], "--hard", "-y", "--store", str(store))
+    assert json.loads(_ok("list", "--json", "--store", str(store))) == []
+    assert _holding(store, b"zebra-42") == []
+    assert not [p.name for p in store.iterdir() if ".rewrite-" in p.name]
