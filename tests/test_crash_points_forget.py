@@ -148,3 +148,102 @@ def test_a_hard_forget_removes_what_a_killed_index_write_left_unnamed(
     _ok("forget", vault, "--hard", "-y", "--store", str(store))
     assert _holding(store, b"zebra-42") == []
     assert "walrus-17" in _ok("search", "staging hint", "--store", str(store))
+
+
+# Runs `hindsight ARGS…` held still as it is about to write NAME through `safefs.write_private`
+# (under the lock of the file it rewrites): it creates READY, then waits for GO to exist.
+HELD = """
+import os, sys, time
+sys.path.insert(0, {tests!r})
+from conftest import FakeEmbedder
+from hindsight_cli import embedding, safefs
+for name, dim in ((embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM),
+                  (embedding.MULTILINGUAL_MODEL, embedding.MULTILINGUAL_DIM)):
+    embedding._CACHE[name] = FakeEmbedder(name, dim)
+where, ready, go = sys.argv[1:4]
+written = safefs.write_private
+def write_private(path, *args, **kwargs):
+    if os.fspath(path).endswith(where) and not os.path.exists(go):
+        open(ready, "w").close()
+        while not os.path.exists(go):
+            time.sleep(0.01)
+    return written(path, *args, **kwargs)
+safefs.write_private = write_private
+sys.argv = ["hindsight", *sys.argv[4:]]
+from hindsight_cli.cli import main
+main()
+"""
+
+
+def _until(condition: object, process: subprocess.Popen[str]) -> None:
+    """Wait for ``condition()`` (a state another process reaches), failing if ``process`` ends
+    first."""
+    import time
+
+    while not condition():  # type: ignore[operator]
+        assert process.poll() is None, process.communicate()
+        time.sleep(0.01)
+
+
+@pytest.mark.slow
+def test_an_ingestion_that_claims_the_spool_during_a_hard_forgets_rewrite_never_brings_it_back(
+    tmp_path: Path,
+) -> None:
+    """A hard forget rewrites `spool/events.jsonl` without the lines of the forgotten text, under
+    the file's lock; an ingestion (`hooks flush`, a session end, an MCP server's start) claims the
+    spool by renaming that file, then waits for its lock. Before: the rename took the old file
+    away under the rewrite's feet: the rewrite wrote the kept lines to a new `events.jsonl` and
+    the ingestion read the old one, forgotten line included, and stored the forgotten failure
+    again (review R)."""
+    import hook_calls
+
+    project = tmp_path / "weather"
+    store = project / ".hindsight"
+    _ok("init", "--store", str(store))
+    hook_calls.fail(project, "s1")
+    _ok("hooks", "flush", "--store", str(store))
+    (memory,) = [
+        m
+        for m in json.loads(_ok("list", "--json", "--store", str(store)))
+        if hook_calls.FAILED in m["content"]
+    ]
+    # the same failure again, spooled, not ingested yet
+    hook_calls.fail(project, "s2")
+    spool = store / "spool"
+    assert hook_calls.FAILED in (spool / "events.jsonl").read_text()
+    ready, go = tmp_path / "ready", tmp_path / "go"
+    forget = subprocess.Popen(
+        [sys.executable, "-c", HELD.format(tests=TESTS), "events.jsonl", str(ready), str(go)]
+        + ["forget", memory["id"], "--hard", "-y", "--store", str(store)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    flush = None
+    try:
+        _until(ready.exists, forget)
+        flush = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                CLI.format(tests=TESTS),
+                "hooks",
+                "flush",
+                "--store",
+                str(store),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        # the ingestion has claimed the spool (renamed the file) and waits for its lock
+        _until(lambda: not (spool / "events.jsonl").exists(), flush)
+    finally:
+        go.touch()
+        assert forget.wait(timeout=120) == 0, forget.communicate()
+        if flush is not None:
+            assert flush.wait(timeout=120) == 0, flush.communicate()
+    _ok("hooks", "flush", "--store", str(store))
+    listed = json.loads(_ok("list", "--json", "--store", str(store)))
+    assert [m["content"] for m in listed if hook_calls.FAILED in m["content"]] == []
+    assert _holding(store, hook_calls.FAILED.encode()) == []
