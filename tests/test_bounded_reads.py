@@ -1170,3 +1170,23 @@ def test_a_chatgpt_conversation_whose_children_lead_back_up_imports(
     assert "Imported 1," in done.stderr
     (content,) = _contents(store)
     assert "flaky weather build" in content and "pin node to 20" in content
+
+
+@pytest.mark.parametrize("key", ["tags: []", "tags: one", "aliases:"])
+def test_a_basic_memory_note_whose_front_matter_lists_many_items_imports(
+    tmp_path: Path, key: str
+) -> None:
+    """A note's front matter with 600,000 `- x` items under one key (3.6 MB; a note may be 64
+    MiB). Before: each item copied the list so far (quadratic): 60,000 items took 2.4 s, these past
+    the guard (review R)."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "build.md").write_text(
+        f"---\ntitle: build\n{key}\n"
+        + "  - x\n" * 600_000
+        + "---\n# Build\n\n## Observations\n- [fact] the weather build pins node 20\n"
+    )
+    store = tmp_path / "store"
+    done = _run("import", str(folder), "--from", "basic-memory", "--store", str(store))
+    assert done.returncode == 0, done.stderr
+    assert any("pins node 20" in c for c in _contents(store))
