@@ -1127,3 +1127,66 @@ def test_the_rows_one_opencode_query_holds_are_bounded_in_values(tmp_path: Path)
     done = _limited("mine", "opencode", str(path), "--store", str(tmp_path / "s"), memory=_LOW)
     assert done.returncode == 1, done.stderr[-2000:]
     assert "JSON values in the rows of one query" in _one_line(done.stderr)
+
+
+# -- a ChatGPT export whose conversation tree leads back up (review R) --------------------------------
+
+
+def _node(
+    key: str, parent: str | None, children: list[str], role: str, text: str
+) -> dict[str, Any]:
+    message = {"author": {"role": role}, "content": {"content_type": "text", "parts": [text]}}
+    return {"id": key, "parent": parent, "children": children, "message": message}
+
+
+@pytest.mark.parametrize(
+    "children",
+    [
+        # the answer is its own child
+        {"r": ["q"], "q": ["a"], "a": ["a"]},
+        # the answer's child is the question
+        {"r": ["q"], "q": ["a"], "a": ["q"]},
+        # the answer's child is the root
+        {"r": ["q"], "q": ["a"], "a": ["r"]},
+    ],
+    ids=["self", "up-one", "to-the-root"],
+)
+def test_a_chatgpt_conversation_whose_children_lead_back_up_imports(
+    tmp_path: Path, children: dict[str, list[str]]
+) -> None:
+    """Without a `current_node` (or one the mapping does not hold) the newest leaf is found by
+    following the last child from the root. Before: a child that leads back up was followed
+    forever: `import --from chatgpt` hung at full CPU (past the guard) on a 500-byte file."""
+    mapping = {
+        "r": {"id": "r", "parent": None, "children": children["r"], "message": None},
+        "q": _node("q", "r", children["q"], "user", "how do I fix the flaky weather build"),
+        "a": _node("a", "q", children["a"], "assistant", "pin node to 20 in .nvmrc"),
+    }
+    export = tmp_path / "conversations.json"
+    export.write_text(json.dumps([{"id": "c1", "title": "build", "mapping": mapping}]))
+    store = tmp_path / "store"
+    done = _run("import", str(export), "--from", "chatgpt", "--store", str(store))
+    assert done.returncode == 0, done.stderr
+    assert "Imported 1," in done.stderr
+    (content,) = _contents(store)
+    assert "flaky weather build" in content and "pin node to 20" in content
+
+
+@pytest.mark.parametrize("key", ["tags: []", "tags: one", "aliases:"])
+def test_a_basic_memory_note_whose_front_matter_lists_many_items_imports(
+    tmp_path: Path, key: str
+) -> None:
+    """A note's front matter with 600,000 `- x` items under one key (3.6 MB; a note may be 64
+    MiB). Before: each item copied the list so far (quadratic): 60,000 items took 2.4 s, these past
+    the guard (review R)."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "build.md").write_text(
+        f"---\ntitle: build\n{key}\n"
+        + "  - x\n" * 600_000
+        + "---\n# Build\n\n## Observations\n- [fact] the weather build pins node 20\n"
+    )
+    store = tmp_path / "store"
+    done = _run("import", str(folder), "--from", "basic-memory", "--store", str(store))
+    assert done.returncode == 0, done.stderr
+    assert any("pins node 20" in c for c in _contents(store))

@@ -582,3 +582,61 @@ def test_an_empty_service_in_the_base_file_takes_the_overrides(
     findings = _findings(cli("doctor", "compose", "--json", store=False))
     expose = [f for f in findings if f["id"] == "compose.expose"]
     assert [f["evidence"] for f in expose] == ["compose.override.yaml:4: expose: '6379:6379'"]
+
+
+def _bomb(levels: int) -> str:
+    """A Compose file of a few hundred bytes whose aliases of aliases expand to 9**levels values."""
+    lines = ["services:", "  app:", "    image: a:1", 'x-0: &a0 ["$A", "$B", "$C"]']
+    lines += [f"x-{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 9)}]" for n in range(1, levels + 1)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "evidence"),
+    [
+        # 9**12 values from 600 bytes: doctor hung (and grew) walking every expansion
+        (_bomb(12), "line 9: its aliases expand to more than 200,000 values (a YAML bomb?)"),
+        # as an environment, where the variables are read from
+        (
+            _bomb(8).replace("services:\n  app:\n    image: a:1\n", "")
+            + "services:\n  app:\n    image: a:1\n    environment: *a8\n",
+            "its aliases expand to more than 200,000 values",
+        ),
+        # an alias inside its own anchor: a RecursionError traceback
+        (
+            "services:\n  app: &a\n    image: a:1\n    more: *a\n",
+            "line 2: an alias names the anchor it is inside (the value would never end)",
+        ),
+        ("services:\n  app: &a [*a]\n", "an alias names the anchor it is inside"),
+        # nested past any walker's stack, in flow and in block style: RecursionError tracebacks
+        ("services: " + "[" * 50_000 + "]" * 50_000 + "\n", "nested more than 200 levels deep"),
+        (
+            "services:\n"
+            + "".join("  " * n + "a:\n" for n in range(1, 400))
+            + "  " * 400
+            + "x: 1\n",
+            "nested more than 200 levels deep",
+        ),
+    ],
+)
+def test_a_compose_file_of_aliases_or_nesting_without_end_is_refused_in_one_line(
+    tmp_path: Path, text: str, evidence: str
+) -> None:
+    """A repository's Compose file that `hindsight doctor` lints (review R)."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "compose.yaml"
+    path.write_text(text)
+    done = subprocess.run(
+        [sys.executable, "-m", "hindsight_cli", "doctor", "compose", str(path), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "HINDSIGHT_HOME": str(tmp_path / "home")},
+    )
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    (check,) = json.loads(done.stdout)["checks"]
+    assert (check["id"], check["status"]) == ("compose.file", "fail")
+    assert evidence in check["evidence"]

@@ -97,12 +97,17 @@ def load(path: Path) -> ComposeFile:
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
+        if node is not None:
+            _check_shape(node, yaml)
         data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
         raise ComposeError(f"{where}{problem}") from None
+    except RecursionError:
+        # PyYAML composes nested collections recursively
+        raise ComposeError(f"it is nested more than {MAX_DEPTH} levels deep") from None
     finally:
         loader.dispose()
     if not isinstance(data, dict):
@@ -112,6 +117,70 @@ def load(path: Path) -> ComposeFile:
     compose = ComposeFile(path, data)
     _walk(node, (), compose, yaml)
     return compose
+
+
+# A Compose file's values as its aliases expand them (``<<: *common`` repeats a node wherever it is
+# named): a few hundred bytes of aliases of aliases expand to billions, and an alias inside its own
+# anchor never ends. Far past any real file's.
+MAX_NODES = 200_000
+MAX_DEPTH = 200
+
+
+def _check_shape(root: Any, yaml: Any) -> None:
+    """Refuse a document whose aliases make it endless or larger than ``MAX_NODES`` values (or
+    deeper than ``MAX_DEPTH``) once expanded, before anything walks it: each node's expanded size
+    is counted once (iteratively, the nodes shared by aliases remembered), so the check costs the
+    file's own size."""
+    sizes: dict[int, tuple[int, int]] = {}
+    open_: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        children = _children(node, yaml)
+        if done:
+            open_.discard(key)
+            size, depth = 1, 0
+            for child in children:
+                child_size, child_depth = sizes[id(child)]
+                size += child_size
+                depth = max(depth, child_depth + 1)
+            if size > MAX_NODES:
+                raise ComposeError(
+                    f"line {node.start_mark.line + 1}: its aliases expand to more than "
+                    f"{MAX_NODES:,} values (a YAML bomb?)"
+                )
+            if depth > MAX_DEPTH:
+                raise ComposeError(
+                    f"line {node.start_mark.line + 1}: it is nested more than {MAX_DEPTH} levels deep"
+                )
+            sizes[key] = (size, depth)
+            continue
+        if key in sizes:
+            continue
+        if key in open_:
+            raise ComposeError(
+                f"line {node.start_mark.line + 1}: an alias names the anchor it is inside "
+                "(the value would never end)"
+            )
+        open_.add(key)
+        stack.append((node, True))
+        for child in children:
+            if id(child) in open_:
+                raise ComposeError(
+                    f"line {child.start_mark.line + 1}: an alias names the anchor it is inside "
+                    "(the value would never end)"
+                )
+            if id(child) not in sizes:
+                stack.append((child, False))
+
+
+def _children(node: Any, yaml: Any) -> list[Any]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
 
 
 def _walk(node: Any, prefix: tuple[Any, ...], compose: ComposeFile, yaml: Any) -> None:

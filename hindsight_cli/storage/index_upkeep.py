@@ -85,8 +85,12 @@ class Upkeep:
                 with warnings.catch_warnings():
                     # "removes every version except the latest": the point
                     warnings.simplefilter("ignore")
+                    # A purge runs under the index's write and build locks, so no write is under
+                    # way: the files no version names are a killed write's (whole rows), which
+                    # LanceDB would otherwise keep for 7 days in case they were one in progress.
                     self.table().optimize(
-                        cleanup_older_than=timedelta(0) if purge else timedelta(hours=1)
+                        cleanup_older_than=timedelta(0) if purge else timedelta(hours=1),
+                        delete_unverified=purge,
                     )
                 return
             except RuntimeError as error:
@@ -134,7 +138,7 @@ class Upkeep:
             chunks.add(live)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            chunks.optimize(cleanup_older_than=timedelta(0))
+            chunks.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
 
     def maybe_compact(self) -> bool:
         if self.fragments() > _COMPACT_AT_FRAGMENTS:

@@ -240,7 +240,8 @@ def rewrite(
     """Replace ``path`` (which exists) by ``change(its lines)`` (``lines``, of its last ``tail``
     bytes), through a private temporary file, all under its lock: the lines are read once the
     lock is held, so a line a hook appends meanwhile is kept or waits for the new file (read before
-    the lock, as they were, it was lost)."""
+    the lock, as they were, it was lost), and a file an ingestion claimed meanwhile is left empty
+    (its lines are in the new file)."""
     from ..safefs.reading import open_regular, split_lines
 
     fd = _open_locked(path)
@@ -248,6 +249,11 @@ def rewrite(
         with open_regular(path, nofollow=True) as handle:
             lines = split_lines(handle, tail, _MAX_READ_LINE)
             safefs.write_private(path, _chunks(change(lines)))
+        # The file read is still linked under another name when an ingestion claimed it (renamed
+        # it; ``claim`` then waits for this lock) before the new file took the name: what it held
+        # is in the new file now, changed, so it is emptied rather than read again as it was.
+        if os.fstat(fd).st_nlink > 0:
+            os.ftruncate(fd, 0)
     finally:
         os.close(fd)
 

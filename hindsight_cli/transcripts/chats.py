@@ -76,8 +76,13 @@ def _branch(mapping: JSONObject, current: JSONValue) -> list[JSONObject]:
     if node(current) is None:
         roots = [n for n in mapping.values() if isinstance(n, dict) and not n.get("parent")]
         current = roots[0].get("id") if roots else None
+        # an export's children may lead back up (a node its own child): each node is visited once
+        below = {current}
         while (at := node(current)) is not None and (children := array(at.get("children"))):
+            if not isinstance(children[-1], str) or children[-1] in below:
+                break
             current = children[-1]
+            below.add(current)
     path: list[JSONObject] = []
     seen: set[str] = set()
     while isinstance(current, str) and (at := node(current)) is not None and current not in seen:

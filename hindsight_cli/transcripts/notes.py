@@ -152,10 +152,11 @@ def _front_matter(text: str) -> tuple[dict[str, str | list[str]], str]:
     for raw in text[3:end].splitlines():
         item = re.match(r"^\s+-\s+(.*)$", raw)
         if item and last is not None:
-            meta[last] = [
-                *(meta[last] if isinstance(meta[last], list) else []),
-                item.group(1).strip(" '\""),
-            ]
+            # appended in place: a list copied at each item made a note of many items quadratic
+            listed = meta[last]
+            if not isinstance(listed, list):
+                listed = meta[last] = []
+            listed.append(item.group(1).strip(" '\""))
             continue
         pair = re.match(r"^([\w-]+):\s*(.*)$", raw)
         if pair:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from contextlib import closing
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ... import safefs
@@ -73,6 +74,30 @@ def _copy(old: DuckDBPyConnection, new: DuckDBPyConnection, table: str) -> None:
             new.unregister("hindsight_batch")
 
 
+# the name of a rewrite's new file beside the ledger: this prefix, then the writer's pid
+_REWRITE_PREFIX = ".{}.rewrite-"
+
+
+def sweep_rewrites(path: Path) -> int:
+    """Delete every rewrite a killed process left beside the ledger at ``path`` (the new file and
+    its write-ahead log). Call it only while holding the ledger's lock exclusively. Returns how
+    many files went."""
+    prefix = _REWRITE_PREFIX.format(path.name)
+    removed = 0
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return 0
+    for name in names:
+        if name.startswith(prefix):
+            try:
+                os.unlink(path.parent / name)
+                removed += 1
+            except FileNotFoundError:
+                pass
+    return removed
+
+
 def scrub(ledger: DuckDBLedger) -> bool:
     """Rewrite the ledger into a new file that holds only live data, then swap it in.
 
@@ -88,10 +113,12 @@ def scrub(ledger: DuckDBLedger) -> bool:
         return False
     import duckdb
 
-    fresh = ledger.path.with_name(f".{ledger.path.name}.rewrite-{os.getpid()}")
+    fresh = ledger.path.with_name(f"{_REWRITE_PREFIX.format(ledger.path.name)}{os.getpid()}")
     with ledger._locks(exclusive=True):
-        for leftover in (fresh, fresh.with_name(fresh.name + ".wal")):
-            leftover.unlink(missing_ok=True)
+        # A rewrite killed before its swap left a whole copy of the ledger under its own pid's
+        # name: no rewrite is under way while this lock is held, so every such copy goes (one
+        # kept would hold the text of every memory a later hard forget forgets).
+        sweep_rewrites(ledger.path)
         old = ledger._open(False)
         try:
             old.execute("CHECKPOINT")
@@ -114,4 +141,4 @@ def scrub(ledger: DuckDBLedger) -> bool:
     return True
 
 
-__all__ = ["create", "identifier", "integer", "scrub"]
+__all__ = ["create", "identifier", "integer", "scrub", "sweep_rewrites"]
