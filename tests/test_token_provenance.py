@@ -299,3 +299,46 @@ def test_a_token_agent_of_the_longest_name_still_writes(project: Path) -> None:
     name = "a" * 199
     written = store.scoped(name, principal=True).record("hello there", source="user").memory
     assert written.agent_id == name and written.source.startswith("token:aaa")
+
+
+@pytest.mark.parametrize(
+    "face", ["memory_consolidate", "memory_summarize", "owner consolidate", "owner summarize"]
+)
+async def test_what_is_built_from_a_token_principals_text_keeps_its_importance_cap(
+    project: Path, face: str
+) -> None:
+    """A pattern or a summary built from alice's token writes (by her own tool call, or by the
+    user's `consolidate`/`summarize` of her memories) was stored with importance 0.7: past the 0.5
+    her own writes are capped at, so repeating a claim and consolidating it (or summarising it)
+    raised it in every ranking the user's recall makes."""
+    from hindsight_cli.core.prepare import CLAIMED_IMPORTANCE
+    from hindsight_cli.core.scope import by_principal
+
+    store = Store(project / ".hindsight", embedder=MODEL)
+    with _serving(store, project) as (url, issued):
+        async with _as(url, issued["alice"]) as alice:
+            for task in ("d1", "d2", "d3"):
+                written = await alice.call_tool(
+                    "memory_write",
+                    {
+                        "content": "deploy to staging fails with 401 from the registry",
+                        "task_id": task,
+                        "outcome": "failure",
+                        "resolution": "re-run the deploy with the cached registry credentials",
+                        "importance": 1.0,
+                    },
+                )
+                assert not written.is_error, _text(written)
+            if face.startswith("memory_"):
+                args = {"task_id": "d1"} if face == "memory_summarize" else {}
+                built = await alice.call_tool(face, args)
+                assert not built.is_error, _text(built)
+    if face == "owner consolidate":
+        assert store.consolidate().count("create") == 1
+    elif face == "owner summarize":
+        store.summarize(task_id="d1", agent_id="alice")
+    derived = [m for m in store.list(limit=None) if m.trigger in ("consolidate", "summary")]
+    assert derived and all(by_principal(m.source) for m in derived)
+    assert all(m.importance <= CLAIMED_IMPORTANCE for m in derived), [
+        (m.trigger, m.importance) for m in derived
+    ]

@@ -16,7 +16,7 @@ from ..storage.rows import MemoryRow, row_term_counts
 from ..timeutil import iso
 from . import embedding_jobs
 from .jobs import Phase, Progress, announce
-from .prepare import Limits, derived_key, prepare
+from .prepare import Limits, derived_importance, derived_key, prepare
 from .runtime import Runtime
 from .scope import Scope
 
@@ -154,7 +154,7 @@ def summarize(
                 "key": derived_key("summary", agent_id, covered, part),
                 "trigger": "summary" if part == 0 else "summary_part",
                 "outcome": "neutral",
-                "importance": 0.7,
+                "importance": derived_importance(origin, 0.7),
                 "confidence": _derived_confidence(origin, 0.8),
                 "source": origin,
                 "tags": ["summary"],
@@ -331,7 +331,7 @@ def _pattern_change(
             "outcome": found.outcome,
             "resolution": found.resolution,
             "confidence": _derived_confidence(origin, found.confidence),
-            "importance": 0.7,
+            "importance": derived_importance(origin, 0.7),
             "source": origin,
             "tags": ["pattern"],
             "event_at": found.last_at,

@@ -14,6 +14,7 @@ from datetime import datetime
 from .. import safefs
 from ..errors import HindsightError, InvalidInput
 from ..models import Filters, ForgetPlan, Memory
+from ..poisoning import is_quarantined
 from ..redact import redact_field
 from ..storage import codec
 from ..storage.base import Reader, Writer
@@ -245,6 +246,14 @@ def restore(rt: Runtime, memory_id: str, actor: str | None, scope: Scope) -> Mem
         row = find(session, memory_id, scope)
         if row.status == "active":
             return codec.to_memory(row)
+        if scope.provenance is not None and is_quarantined(row.tags, row.metadata):
+            # bringing a quarantined text back is the owner's review, as releasing it is
+            # (``review.release``): its writer put it there, the owner put it away
+            raise InvalidInput(
+                f"{row.id} is quarantined: only the store's owner restores it, not agent "
+                f"{scope.agent!r}'s token (`hindsight restore {row.id}` where the store is). "
+                "Nothing was changed."
+            )
         if row.status == "superseded":
             newer = session.by_ids([row.superseded_by]) if row.superseded_by else []
             if newer and newer[0].status == "active":

@@ -23,6 +23,7 @@ from ..storage.rows import MemoryRow
 from ..text import MAX_LABEL, clean, fits_label, without_surrogates
 from ..text.when import EVENT_TIME, spoken
 from ..timeutil import as_utc, check_past, parse_duration, parse_future, parse_time
+from .scope import by_principal
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -45,6 +46,15 @@ _UNKNOWN_SOURCE_CONFIDENCE = 0.3
 # the most importance a memory whose writer's claims are not taken gets (an imported file's record,
 # a token principal's write): a memory's whose trigger says nothing
 CLAIMED_IMPORTANCE = 0.5
+
+
+def derived_importance(origin: str, importance: float) -> float:
+    """The importance of a memory built from others (a summary, its parts, a pattern) whose
+    ``origin`` (``derived_source``) says a token principal's text is among them: at most
+    ``CLAIMED_IMPORTANCE``, as that principal's own writes (``claimed``), whoever builds it (its
+    tool call, the user's ``consolidate`` or ``summarize``): repeating a claim and consolidating it
+    must not raise it past what writing it once gets."""
+    return min(importance, CLAIMED_IMPORTANCE) if by_principal(origin) else importance
 
 
 def default_importance(trigger: object, outcome: object) -> float:
