@@ -131,6 +131,28 @@ def test_a_link_deep_inside_the_store_is_refused_before_anything_is_written(
     assert sorted(p.name for p in target.iterdir()) == listing
 
 
+@pytest.mark.parametrize("name", DEEP[:2])
+def test_a_link_deep_inside_the_index_planted_after_the_open_is_never_written_through(
+    made: Path, tmp_path: Path, fake, name: str
+) -> None:
+    # a long-lived process (the MCP server) opened the store before a pull brought the link
+    store = Store(made, embedder=fake)
+    store.record("recorded before the link came")
+    store.sync_index()
+    other = tmp_path / "other"
+    s = Store(other, embedder=fake)
+    s.record("the other store's own memory")
+    s.sync_index()
+    target = other / name
+    listing = sorted(p.name for p in target.iterdir())
+    shutil.rmtree(made / name)
+    (made / name).symlink_to(target)
+    with pytest.raises(UnsafeLocation, match=f"{made / name} is a symbolic link"):
+        store.record("recorded after the link came")
+        store.sync_index()
+    assert sorted(p.name for p in target.iterdir()) == listing
+
+
 def test_links_planted_after_the_store_was_opened_are_never_written_through(
     made: Path, tmp_path: Path, fake
 ) -> None:
