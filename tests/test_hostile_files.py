@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -91,6 +92,65 @@ def test_doctor_finds_a_link_at_any_depth(made: Path, tmp_path: Path) -> None:
     (data / "x.lance").symlink_to(tmp_path / "elsewhere")
     code, checks = doctor(made)
     assert code == 1 and str(data / "x.lance") in checks["store.links"]["evidence"]
+
+
+# review T: below the store's own subdirectories, where LanceDB writes its table's files (and
+# deletes the old ones on a scrub): a directory there that is a link sends them into another store
+DEEP = [
+    "index.lance/memories.lance/data",
+    "index.lance/memories.lance/_versions",
+    "index.lance/memories.lance/_transactions",
+    "index.lance/memories.lance/_indices",
+]
+
+
+@pytest.mark.parametrize("name", DEEP)
+def test_a_link_deep_inside_the_store_is_refused_before_anything_is_written(
+    made: Path, tmp_path: Path, fake, name: str
+) -> None:
+    # another store of the user's, whose index the link names
+    other = tmp_path / "other"
+    s = Store(other, embedder=fake)
+    s.record("the other store's own memory")
+    s.sync_index()
+    target = other / name
+    assert target.is_dir()
+    listing = sorted(p.name for p in target.iterdir())
+    place = made / name
+    shutil.rmtree(place)
+    place.symlink_to(target)
+    for args in (("record", "a new memory"), ("search", "nightly build"), ("list",)):
+        refused(
+            cli(*args, "--store", str(made)),
+            f"{place} is a symbolic link",
+            f"to {target}",
+            f"rm {place}",
+        )
+    with pytest.raises(UnsafeLocation, match=f"{place} is a symbolic link"):
+        Store(made, embedder=fake).record("a new memory")
+    assert sorted(p.name for p in target.iterdir()) == listing
+
+
+@pytest.mark.parametrize("name", DEEP[:2])
+def test_a_link_deep_inside_the_index_planted_after_the_open_is_never_written_through(
+    made: Path, tmp_path: Path, fake, name: str
+) -> None:
+    # a long-lived process (the MCP server) opened the store before a pull brought the link
+    store = Store(made, embedder=fake)
+    store.record("recorded before the link came")
+    store.sync_index()
+    other = tmp_path / "other"
+    s = Store(other, embedder=fake)
+    s.record("the other store's own memory")
+    s.sync_index()
+    target = other / name
+    listing = sorted(p.name for p in target.iterdir())
+    shutil.rmtree(made / name)
+    (made / name).symlink_to(target)
+    with pytest.raises(UnsafeLocation, match=f"{made / name} is a symbolic link"):
+        store.record("recorded after the link came")
+        store.sync_index()
+    assert sorted(p.name for p in target.iterdir()) == listing
 
 
 def test_links_planted_after_the_store_was_opened_are_never_written_through(

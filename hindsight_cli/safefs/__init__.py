@@ -302,27 +302,37 @@ def _entry(path: str, st: os.stat_result) -> Finding | None:
 
 def entry_findings(store: str | os.PathLike[str], deep: bool = False) -> list[Finding]:
     """Links and other users' files inside a store: its own entries and those of its subdirectories
-    (``deep``: every level, as ``doctor store`` looks)."""
+    (``deep``: every level, as ``doctor store`` looks); below those, a link at any level. LanceDB
+    writes its table's files into ``index.lance/memories.lance/data``, ``_versions`` and the others
+    (and deletes the old ones on a scrub): one of them a link (a commit of a store the user
+    allowed can hold one, a pull bring one) would send them into another store's index."""
     root, out = os.path.realpath(store), []
-    pending = [root]
+    pending = [(root, 0)]
     while pending:
-        directory = pending.pop()
+        directory, level = pending.pop()
         try:
             entries = list(os.scandir(directory))
         except OSError:
             continue
+        # below the subdirectories, links only, by the type scandir read with each name (no
+        # system call per file)
+        shallow = level > 1 and not deep
         for entry in entries:
             try:
-                finding = _entry(entry.path, entry.stat(follow_symlinks=False))
+                finding = (
+                    (_link(entry.path) if entry.is_symlink() else None)
+                    if shallow
+                    else _entry(entry.path, entry.stat(follow_symlinks=False))
+                )
             except OSError:
                 # gone meanwhile
                 continue
             if finding is not None:
                 out.append(finding)
             elif entry.is_dir(follow_symlinks=False) and (
-                deep or (directory == root and entry.name in STORE_SUBDIRS)
+                deep or level > 0 or entry.name in STORE_SUBDIRS
             ):
-                pending.append(entry.path)
+                pending.append((entry.path, level + 1))
     return out
 
 

@@ -245,6 +245,10 @@ class Index(Upkeep):
                     "or raise HINDSIGHT_LOCK_TIMEOUT."
                 ),
             )
+            # LanceDB writes (and a scrub deletes) files by name in the table's directories: one
+            # made a link since the store was opened (a pull under a long-lived server) is refused
+            for finding in safefs.entry_findings(self.path.parent):
+                finding.raise_()
             yield
         finally:
             os.close(handle)
