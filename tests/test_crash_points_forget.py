@@ -247,3 +247,89 @@ def test_an_ingestion_that_claims_the_spool_during_a_hard_forgets_rewrite_never_
     listed = json.loads(_ok("list", "--json", "--store", str(store)))
     assert [m["content"] for m in listed if hook_calls.FAILED in m["content"]] == []
     assert _holding(store, hook_calls.FAILED.encode()) == []
+
+
+# Runs `hindsight ARGS…` killed as it is about to rename its COUNTth file into the store's
+# `purges/` (the purge journal, written before the delete and again after it): what it wrote to
+# the temp file is on disk, the rename never happens.
+JOURNAL_KILL = """
+import os, signal, sys
+sys.path.insert(0, {tests!r})
+from conftest import FakeEmbedder
+from hindsight_cli import embedding
+for name, dim in ((embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM),
+                  (embedding.MULTILINGUAL_MODEL, embedding.MULTILINGUAL_DIM)):
+    embedding._CACHE[name] = FakeEmbedder(name, dim)
+count = int(sys.argv[1])
+real = os.replace
+seen = []
+def replace(src, dst, *args, **kwargs):
+    if os.path.basename(os.path.dirname(os.fspath(dst))) == "purges":
+        seen.append(dst)
+        if len(seen) == count:
+            os.kill(os.getpid(), signal.SIGKILL)
+    return real(src, dst, *args, **kwargs)
+os.replace = replace
+sys.argv = ["hindsight", *sys.argv[2:]]
+from hindsight_cli.cli import main
+main()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "count",
+    [
+        # the journal as the purge begins (before the delete): the forget did not happen
+        1,
+        # the journal again after the delete, naming what it took: the purge is owed
+        2,
+    ],
+)
+def test_a_hard_forget_killed_writing_its_journal_leaves_no_copy_of_it(
+    tmp_path: Path, count: int
+) -> None:
+    """Review U. Before: the journal was written to `purges/.NAME.json.tmp`, a name no sweep knew:
+    killed before its rename, that file (the forgotten memories' ids, and every word of them as a
+    digest beside its salt: each word can be confirmed by guessing it) stayed in the store for good,
+    after the rerun (or the next open) had finished the purge."""
+    store = tmp_path / "mine"
+    _ok("record", "the staging hint is walrus-17", "--store", str(store))
+    _ok("record", "the deploy key lives in vault zebra-42", "--store", str(store))
+    listed = json.loads(_ok("list", "--json", "--store", str(store)))
+    (walrus,) = [m["id"] for m in listed if "walrus" in m["content"]]
+    done = subprocess.run(
+        [sys.executable, "-c", JOURNAL_KILL.format(tests=TESTS), str(count)]
+        + ["forget", walrus, "--hard", "-y", "--store", str(store)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == -signal.SIGKILL, (done.returncode, done.stderr)
+    assert list((store / "purges").glob(".*.tmp")), "the kill left no temp file to test"
+    if count == 1:
+        # nothing was deleted: the user runs the forget again
+        _ok("forget", walrus, "--hard", "-y", "--store", str(store))
+    remaining = json.loads(_ok("list", "--json", "--store", str(store)))
+    assert [m["content"] for m in remaining] == ["the deploy key lives in vault zebra-42"]
+    assert _holding(store, b"walrus-17") == []
+    # (a killed purge's lock file may stay: it holds nothing)
+    left = [p.name for p in (store / "purges").iterdir() if not p.name.endswith(".lock")]
+    assert left == []
+
+
+@pytest.mark.slow
+def test_a_journal_temp_file_an_older_version_left_is_swept_by_the_next_hard_forget(
+    tmp_path: Path,
+) -> None:
+    """Review U: a killed purge of a version before this one left its journal's temp file as
+    `purges/.NAME.json.tmp`; the next hard forget removes it."""
+    store = tmp_path / "mine"
+    _ok("record", "the staging hint is walrus-17", "--store", str(store))
+    listed = json.loads(_ok("list", "--json", "--store", str(store)))
+    (store / "purges").mkdir(mode=0o700, exist_ok=True)
+    left = store / "purges" / ".20260101T000000-0a1b2c3d.json.tmp"
+    left.write_text('{"ids": ["x"], "salt": "s", "words": ["d"], "reason": null, "actor": "a"}')
+    _ok("forget", listed[0]["id"], "--hard", "-y", "--store", str(store))
+    assert not left.exists()
+    assert [p.name for p in (store / "purges").iterdir() if not p.name.endswith(".lock")] == []

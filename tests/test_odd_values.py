@@ -914,3 +914,56 @@ def test_a_default_agent_that_is_no_label_is_one_line_and_nothing_is_written(
         paths.user_config_path().unlink()
     contents = [m.content for m in Store(tmp_path / "s", embedder=MODEL).list(limit=None)]
     assert contents == ["kept from before"]
+
+
+# -- one entry of an export the store refuses: skipped and counted, the others imported -----------
+
+_RUN = "q" * 1_500_000
+
+
+def _bm_title(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "a.md").write_text("- [fact] alpha walrus-17 #x\n")
+    (folder / "b.md").write_text(f"---\ntitle: {_RUN}\n---\n- [fact] beta #y\n")
+    (folder / "c.md").write_text("- [fact] gamma zebra-42 #z\n")
+    return folder
+
+
+def _mem0_items(path: Path, odd: dict[str, Any]) -> Path:
+    items = [
+        {"id": "1", "memory": "alpha walrus-17"},
+        {"id": "2", "memory": "beta", **odd},
+        {"id": "3", "memory": "gamma zebra-42"},
+    ]
+    path.write_text(json.dumps(items))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("kind", "make"),
+    [
+        # text that is one unbroken run is clipped to nothing (never cut inside a token)
+        ("basic-memory", lambda p: _bm_title(p / "notes")),
+        ("mem0", lambda p: _mem0_items(p / "mem0.json", {"memory": _RUN})),
+        # metadata past the store's limit
+        ("mem0", lambda p: _mem0_items(p / "mem0.json", {"metadata": {"m": "w " * 700_000}})),
+    ],
+    ids=["bm-title", "mem0-memory", "mem0-metadata"],
+)
+def test_an_export_entry_the_store_refuses_is_skipped_and_the_rest_imported(
+    tmp_path: Path, kind: str, make: Any
+) -> None:
+    """Review U. Before: the importer wrote each batch of 1,000 entries whole, so one entry the
+    store refused (text of one unbroken run, clipped to nothing; metadata past 1 MiB) stopped the
+    import (`Error: Record 2: content is empty …. Nothing was imported.`): an export holding one
+    such entry could never be imported."""
+    source = make(tmp_path)
+    store = str(tmp_path / "s")
+    done = _invoke("import", str(source), "--from", kind, "--store", store)
+    assert done.exit_code == 0 and "Traceback" not in done.output, done.output
+    said = " ".join(done.output.split())
+    assert "refused 1 entries the store cannot take" in said, said
+    contents = " ".join(m["content"] for m in _strict(_invoke("export", "--store", store).stdout))
+    assert "walrus-17" in contents and "zebra-42" in contents
+    again = _invoke("import", str(source), "--from", kind, "--store", store, "--json")
+    assert again.exit_code == 0 and json.loads(again.stdout)["added"] == 0, again.output

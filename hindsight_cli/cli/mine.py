@@ -419,6 +419,11 @@ def import_from(source: str, kind: str, store: Optional[Path], json_: bool) -> N
         if result["broken"] or result["unknown"]
         else ""
     )
+    if result["refused"]:
+        bad += (
+            f"; refused {result['refused']} entries the store cannot take (the first: "
+            f"{str(result.get('first_refused')).rstrip('.')})"
+        )
     render.message(
         f"Imported {result['added']}, skipped {result['skipped']} already present{note}{bad}."
     )

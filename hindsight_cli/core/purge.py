@@ -95,19 +95,10 @@ def _digest(salt: str, word: str) -> str:
 
 
 def _write_durably(path: Path, data: dict[str, Any]) -> None:
-    temp = path.with_name(f".{path.name}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(data, handle)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temp, path)
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        # the entry itself must survive a power cut, not just its bytes
-        os.fsync(directory)
-    finally:
-        os.close(directory)
+    """The journal, flushed with its directory entry (a power cut must not lose it), through the
+    one writer whose temp files a killed writer leaves are swept (``sweep_temps``): a journal's
+    temp file holds the ids and the salted digests of every forgotten word beside their salt."""
+    safefs.write_private(path, json.dumps(data), durable=True)
 
 
 # journals this process is working on -> the descriptor holding their lock
@@ -247,9 +238,16 @@ def sweep_temps(store: Path) -> int:
     of a spool, mining state or record file as it was being rewritten), before the scrubs read what
     is left."""
     removed = 0
-    for directory in (store, spool.spool_dir(store), spool.spool_dir(store) / spool.OPEN_DIR):
+    directories = (
+        store,
+        spool.spool_dir(store),
+        spool.spool_dir(store) / spool.OPEN_DIR,
+        store / JOURNAL_DIR,
+    )
+    for directory in directories:
         if directory.is_dir() and not directory.is_symlink():
             removed += temps.remove_stale_temps(directory)
+    removed += _sweep_old_journal_temps(store / JOURNAL_DIR)
     mined = store / MINED_DIR
     if mined.is_dir() and not mined.is_symlink():
         removed += temps.remove_stale_temps(mined)
@@ -257,6 +255,29 @@ def sweep_temps(store: Path) -> int:
         for path in mined.glob("tmp*.tmp"):
             path.unlink(missing_ok=True)
             removed += 1
+    return removed
+
+
+def _sweep_old_journal_temps(directory: Path) -> int:
+    """The journal temp files of versions before the journal was written through ``safefs``
+    (``.NAME.json.tmp``), left by a killed purge: each removed unless a live process holds its
+    journal's lock (it is still writing it)."""
+    if not directory.is_dir() or directory.is_symlink():
+        return 0
+    removed = 0
+    for temp in directory.glob(".*.json.tmp"):
+        journal_path = directory / temp.name[1 : -len(temps.TEMP_SUFFIX)]
+        ours = str(journal_path) in _HELD
+        if not ours and not _take(journal_path, wait=False):
+            continue
+        temp.unlink(missing_ok=True)
+        removed += 1
+        if not ours:
+            # taken only to ask: the lock file goes unless its journal is still owed
+            if journal_path.exists():
+                defer(journal_path)
+            else:
+                _release(journal_path)
     return removed
 
 

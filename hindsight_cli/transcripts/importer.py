@@ -15,7 +15,7 @@ from . import chats, notes
 from .base import Reading
 from .exchange import clip
 from .lines import TooLarge
-from .records import ExchangeRecord, Record, to_record
+from .records import ExchangeRecord, Record, import_each, to_record
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -84,36 +84,45 @@ def import_file(
     *,
     agent: str | None = None,
     progress: Callable[[int, int], None] | None = None,
-) -> dict[str, int]:
+) -> dict[str, int | str]:
     """Import ``path`` (an export of ``kind``) into ``store``; returns the counts."""
     check(path, kind)
     reading, batch = Reading(), []
-    totals = {"read": 0, "added": 0, "skipped": 0, "redactions": 0}
+    totals = {"read": 0, "added": 0, "skipped": 0, "redactions": 0, "refused": 0}
+    reasons: list[str] = []
     try:
         for record in _read(
             path, kind, reading, agent=agent, max_bytes=int(store.config.max_content_bytes)
         ):
             batch.append(record)
             if len(batch) >= BATCH:
-                _write(store, batch, totals, progress)
-        _write(store, batch, totals, progress)
+                _write(store, batch, totals, reasons, progress)
+        _write(store, batch, totals, reasons, progress)
     except (ValueError, UnicodeDecodeError) as error:
         raise InvalidInput(
             f"{path} stopped being a valid {kind} export ({error}); what came before was imported, "
             "fix the file and import it again (nothing is added twice)."
         ) from None
-    return {**totals, "broken": reading.broken, "unknown": reading.unknown}
+    result: dict[str, int | str] = {**totals, "broken": reading.broken, "unknown": reading.unknown}
+    if reasons:
+        result["first_refused"] = reasons[0]
+    return result
 
 
 def _write(
     store: Store,
     batch: list[ExchangeRecord | Record],
     totals: dict[str, int],
+    reasons: list[str],
     progress: Callable[[int, int], None] | None,
 ) -> None:
+    """A batch into the store; an entry the store refuses (text that is one unbroken run clipped to
+    nothing, metadata past its limit) is counted and skipped, the rest go in: one odd entry of an
+    export never stops the import of the others (docs/reliability.md)."""
     if not batch:
         return
-    result = store.import_records(batch)
+    result, refused = import_each(store, batch, lambda _step, reason: reasons.append(reason))
+    totals["refused"] += refused
     totals["read"] += len(batch)
     totals["added"] += result.added
     totals["skipped"] += result.skipped

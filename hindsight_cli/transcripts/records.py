@@ -177,7 +177,9 @@ def task_of(session: str) -> str:
 
 
 def import_each(
-    store: Store, records: Sequence[ExchangeRecord], skipped: Callable[[object, str], None]
+    store: Store,
+    records: Sequence[ExchangeRecord | Record],
+    skipped: Callable[[object, str], None],
 ) -> tuple[ImportResult, int]:
     """A batch into the store; when the store refuses it, each record alone, so one exchange with
     an odd field is skipped (``skipped(step, reason)`` says so) and the rest go in. Returns the
