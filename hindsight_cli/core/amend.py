@@ -94,7 +94,21 @@ def kept_beside(old: MemoryRow, came: MemoryRow, given: Mapping[str, Any]) -> bo
     and its version would supersede ``old``: the user's own fix would leave search for the one a
     page or a file states (anyone can derive the key of a text). The one rule for every write
     and import that gives a stored memory what was learnt."""
-    return less_trusted(came, old) and amendment(old, given) is not None
+    if not less_trusted(came, old):
+        return False
+    change = amendment(old, given)
+    if change is None:
+        return False
+    # What it only fills in (a fix, an outcome or tags the memory lacks) makes the new version,
+    # under the less trusted writer's source and label (a later fix is never lost, issue 30); what
+    # it would change of what the memory states (its fix, its outcome, its scores) stays beside it.
+    values = change.values
+    return (
+        bool(old.resolution and "resolution" in values)
+        or (old.outcome not in ("", "unknown") and "outcome" in values)
+        or "confidence" in values
+        or "importance" in values
+    )
 
 
 def amendable(old: MemoryRow) -> None:
