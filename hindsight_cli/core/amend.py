@@ -91,9 +91,9 @@ def kept_beside(old: MemoryRow, came: MemoryRow, given: Mapping[str, Any]) -> bo
     """Whether what ``came`` (a write repeating ``old``, or an imported record under its key)
     adds (``given``) is kept as a memory of its own beside ``old`` rather than made its new
     version: ``came`` is less trusted (``less_trusted``: a page, a tool's output, an import file),
-    and its version would supersede ``old``: the user's own fix would leave search for the one a
-    page or a file states (anyone can derive the key of a text). The one rule for every write
-    and import that gives a stored memory what was learnt."""
+    and its version would change what ``old`` states: the user's own fix would leave search for
+    the one a page or a file states (anyone can derive the key of a text). The one rule for every
+    write and import that gives a stored memory what was learnt."""
     if not less_trusted(came, old):
         return False
     change = amendment(old, given)
