@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.kill_points import TESTS, cli, killed
+
 # Runs `hindsight ARGS…` killed at one point: `write:NAME` as the file NAME (a suffix of its path)
 # is about to be written through `safefs.write_private`, `unlinked:NAME` right after NAME is
 # unlinked (`unlinking:NAME` right before), `after:MODULE:ATTR` right after that function
@@ -67,39 +69,13 @@ from hindsight_cli.cli import main
 main()
 """
 
-CLI = """
-import sys
-sys.path.insert(0, {tests!r})
-from conftest import FakeEmbedder
-from hindsight_cli import embedding
-for name, dim in ((embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM),
-                  (embedding.MULTILINGUAL_MODEL, embedding.MULTILINGUAL_DIM)):
-    embedding._CACHE[name] = FakeEmbedder(name, dim)
-sys.argv = ["hindsight", *sys.argv[1:]]
-from hindsight_cli.cli import main
-main()
-"""
-
-TESTS = str(Path(__file__).parent)
-
 
 def _killed(point: str, *args: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", DRIVER.format(tests=TESTS), point, *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == -signal.SIGKILL, (point, done.returncode, done.stderr)
+    killed(DRIVER, point, *args)
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", CLI.format(tests=TESTS), *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return cli(*args)
 
 
 def _ok(*args: str) -> str:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.kill_points import CLI, TESTS, cli, killed
+
 # Runs `hindsight ARGS…` killed right after the COUNTth call of MODULE:ATTR returns.
 DRIVER = """
 import importlib, os, signal, sys
@@ -42,39 +44,13 @@ from hindsight_cli.cli import main
 main()
 """
 
-CLI = """
-import sys
-sys.path.insert(0, {tests!r})
-from conftest import FakeEmbedder
-from hindsight_cli import embedding
-for name, dim in ((embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM),
-                  (embedding.MULTILINGUAL_MODEL, embedding.MULTILINGUAL_DIM)):
-    embedding._CACHE[name] = FakeEmbedder(name, dim)
-sys.argv = ["hindsight", *sys.argv[1:]]
-from hindsight_cli.cli import main
-main()
-"""
-
-TESTS = str(Path(__file__).parent)
-
 
 def _killed(point: str, *args: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", DRIVER.format(tests=TESTS), point, *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == -signal.SIGKILL, (point, done.returncode, done.stderr)
+    killed(DRIVER, point, *args)
 
 
 def _ok(*args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-c", CLI.format(tests=TESTS), *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = cli(*args)
     assert done.returncode == 0, (args, done.stderr)
     return done.stdout
 
