@@ -263,7 +263,21 @@ def edit(
         rt.now(),
         derived=True,
     )
-    change = amendment(old, stated(checked.row, values, EDITABLE))
+    learnt = stated(checked.row, values, EDITABLE)
+    if less_trusted(checked.row, old):
+        # a token principal's scores are claims (kept in metadata, never taken): they never change
+        # the owner's memory
+        learnt = {k: v for k, v in learnt.items() if k not in ("confidence", "importance")}
+    if kept_beside(old, checked.row, learnt):
+        # the rule a repeated write meets (its change is kept beside): an edit keeps the text, so
+        # there is no beside; what a token principal would change of the owner's memory is refused
+        raise InvalidInput(
+            f"{old.id} comes from {old.source} (trusted) and this edit from {checked.row.source} "
+            "(untrusted): it may fill in what the memory lacks (a fix, an outcome still unknown, "
+            "tags), not change its fix, outcome, confidence or importance. Write yours as a "
+            "memory of its own. Nothing was changed."
+        )
+    change = amendment(old, learnt)
     if change is None:
         return WriteResult(codec.to_memory(old), True, checked.redactions)
     new = new_version(old, change, rt.now())
