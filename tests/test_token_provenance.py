@@ -415,3 +415,29 @@ def test_a_token_principal_never_supersedes_the_owners_memory_by_hers(project: P
     assert store.get(hers.id).superseded_by == newer.id
     another = alice.record("releases are signed on the build host").memory
     assert store.supersede(owners.id, another.id).status == "superseded"
+
+
+@pytest.mark.parametrize("how", ["edit", "restatement"])
+async def test_a_token_principals_tags_never_hand_it_the_owners_memory(
+    project: Path, how: str
+) -> None:
+    """The user recorded a fact as agent alice (trusted); alice, through her token, only tagged it
+    (`memory_write` with `id` and `tags`, or the same text again with tags): its new version took
+    her source, `token:alice`, and 0.3 confidence, so the user's own words were labelled hers and
+    ranked after everything the user wrote (review V). The user's memory stays as it was."""
+    store = Store(project / ".hindsight", embedder=MODEL)
+    text = "the staging database lives at db.staging.internal"
+    owners = store.record(text, type="semantic", source="user", agent_id="alice").memory
+    with _serving(store, project) as (url, issued):
+        async with _as(url, issued["alice"]) as alice:
+            if how == "edit":
+                args: dict[str, Any] = {"id": owners.id, "tags": ["stale"]}
+            else:
+                args = {"content": text, "type": "semantic", "tags": ["stale"]}
+            answer = await alice.call_tool("memory_write", args)
+    kept = store.get(owners.id)
+    assert kept.status == "active" and kept.source == "user" and kept.confidence == 0.9
+    assert answer.is_error == (how == "edit"), _text(answer)
+    if how == "restatement":
+        hers = store.get(answer.structured_content["id"])
+        assert hers.id != owners.id and hers.source == "token:alice"
