@@ -697,7 +697,8 @@ class Store:
 
         Raises:
             InvalidInput: the two are the same memory, not both active, of two agents, a part of a
-                long text, or the newer supersedes another memory already (or would make a loop).
+                long text, or the newer supersedes another memory already (or would make a loop);
+                or a token principal's memory would replace a more trusted one.
             MemoryNotFound: an id names no memory of this store's scope.
         """
         from .core import supersession

@@ -99,12 +99,15 @@ def kept_beside(old: MemoryRow, came: MemoryRow, given: Mapping[str, Any]) -> bo
     change = amendment(old, given)
     if change is None:
         return False
-    # What it only fills in (a fix, an outcome or tags the memory lacks) makes the new version,
+    # What it only fills in (a fix or an outcome the memory lacks) makes the new version,
     # under the less trusted writer's source and label (a later fix is never lost, issue 30); what
     # it would change of what the memory states (its fix, its outcome, its scores) stays beside it.
     values = change.values
     return (
-        bool(old.resolution and "resolution" in values)
+        # tags alone learn nothing of what happened: that version would hand the memory's own text
+        # to the less trusted writer (its source, its label, its confidence; review V)
+        set(values) <= {"tags"}
+        or bool(old.resolution and "resolution" in values)
         or (old.outcome not in ("", "unknown") and "outcome" in values)
         or "confidence" in values
         or "importance" in values
@@ -263,7 +266,21 @@ def edit(
         rt.now(),
         derived=True,
     )
-    change = amendment(old, stated(checked.row, values, EDITABLE))
+    learnt = stated(checked.row, values, EDITABLE)
+    if less_trusted(checked.row, old):
+        # a token principal's scores are claims (kept in metadata, never taken): they never change
+        # the owner's memory
+        learnt = {k: v for k, v in learnt.items() if k not in ("confidence", "importance")}
+    if kept_beside(old, checked.row, learnt):
+        # the rule a repeated write meets (its change is kept beside): an edit keeps the text, so
+        # there is no beside; what a token principal would change of the owner's memory is refused
+        raise InvalidInput(
+            f"{old.id} comes from {old.source} (trusted) and this edit from {checked.row.source} "
+            "(untrusted): it may fill in what the memory lacks (a fix, an outcome still unknown), "
+            "not change its fix, outcome, confidence or importance nor tag it alone. Write yours "
+            "as a memory of its own. Nothing was changed."
+        )
+    change = amendment(old, learnt)
     if change is None:
         return WriteResult(codec.to_memory(old), True, checked.redactions)
     new = new_version(old, change, rt.now())

@@ -14,7 +14,7 @@ from datetime import datetime
 from .. import safefs
 from ..errors import HindsightError, InvalidInput
 from ..models import Filters, ForgetPlan, Memory
-from ..poisoning import is_quarantined
+from ..poisoning import is_quarantined, trust
 from ..redact import redact_field
 from ..storage import codec
 from ..storage.base import Reader, Writer
@@ -253,6 +253,15 @@ def restore(rt: Runtime, memory_id: str, actor: str | None, scope: Scope) -> Mem
                 f"{row.id} is quarantined: only the store's owner restores it, not agent "
                 f"{scope.agent!r}'s token (`hindsight restore {row.id}` where the store is). "
                 "Nothing was changed."
+            )
+        if scope.provenance is not None and trust(row.source) == "trusted":
+            # nor what the owner (or a trusted source) wrote and someone put away: back, it would
+            # be trusted again, unlabelled, in the owner's recall (a fact the owner retracted, the
+            # older version the owner replaced)
+            raise InvalidInput(
+                f"{row.id} comes from {row.source} (trusted): only the store's owner restores it, "
+                f"not agent {scope.agent!r}'s token (`hindsight restore {row.id}` where the store "
+                "is). Nothing was changed."
             )
         if row.status == "superseded":
             newer = session.by_ids([row.superseded_by]) if row.superseded_by else []

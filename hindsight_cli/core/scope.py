@@ -86,6 +86,20 @@ class Scope:
         # a source is a label (at most MAX_LABEL characters), and so is an agent's name
         return f"{TOKEN_SOURCE}{self.agent}"[:MAX_LABEL]
 
+    def check_replaces(self, old: MemoryRow, new: MemoryRow) -> None:
+        """Refuse ``new`` superseding ``old`` (a ``supersedes`` it names, a supersede of the UI or
+        the API) when this scope is a token principal and ``new`` is less trusted than ``old``
+        (``poisoning.less_trusted``): the owner's memory filed under the principal's agent would
+        leave search for her text. The owner's own explicit supersede is theirs to make."""
+        from ..poisoning import less_trusted
+
+        if self.provenance is not None and less_trusted(new, old):
+            raise InvalidInput(
+                f"{old.id} comes from {old.source} (trusted) and this token writes as "
+                f"{self.provenance} (untrusted): it cannot supersede that memory. Write yours as "
+                "a memory of its own; the store's owner can supersede it. Nothing was changed."
+            )
+
     def resolve(self, requested: str | None) -> str | None:
         """The agent a request acts as (None: unscoped and none named)."""
         requested = agent_name(requested)

@@ -89,6 +89,7 @@ def supersede(
     with rt.ledger.read() as session:
         old, new = find(session, old_id, scope), find(session, new_id, scope)
         check(session, old, new)
+        scope.check_replaces(old, new)
     why, who = audit_words(reason, actor or rt.config.default_agent)
     at = rt.now()
     with rt.ledger.write() as session:
@@ -98,6 +99,7 @@ def supersede(
             gone = old.id if old.id not in now else new.id
             raise InvalidInput(f"{gone} was purged meanwhile; nothing was changed.")
         check(session, now[old.id], now[new.id])
+        scope.check_replaces(now[old.id], now[new.id])
         session.supersede(old.id, new.id, at)
         session.link_supersedes(new.id, old.id, at)
         session.audit("supersede", [old.id, new.id], at, why, who)

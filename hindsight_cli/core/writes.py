@@ -67,6 +67,7 @@ def _supersedable(session: Writer, row: MemoryRow, scope: Scope) -> MemoryRow:
             f"{old.id} belongs to agent {old.agent_id!r}, not {row.agent_id!r}: "
             "a memory can only supersede one of its own agent."
         )
+    scope.check_replaces(old, row)
     if old.status == "superseded":
         raise InvalidInput(
             f"{old.id} was already superseded by {old.superseded_by}; supersede that one instead."
