@@ -408,6 +408,71 @@ def test_the_user_naming_a_database_approves_it(cli, _isolated, listener) -> Non
     )
 
 
+_SOMEWHERE = "postgresql://author@127.0.0.1:{port}/loot"
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize(
+    ("pulled", "key", "value"),
+    [
+        # the author's database pulled in; the user names a host name of theirs for the server
+        (_storage(_SOMEWHERE), "mcp.allowed_hosts", '["memory.internal"]'),
+        # the same, the user naming only a schema
+        (_storage(_SOMEWHERE), "storage.schema", "mine"),
+        # the author's site pulled in; the user names their own database
+        (
+            '[mcp]\nallowed_hosts = ["rebind.evil.example"]\n',
+            "storage.url",
+            "postgresql://me@127.0.0.1:{port}/mine",
+        ),
+        # a url alone pulled in (the backend it implies); the user names the backend
+        ('[storage]\nurl = "' + _SOMEWHERE + '"\n', "storage.backend", "postgres"),
+    ],
+    ids=["database-then-hosts", "database-then-schema", "site-then-url", "url-then-backend"],
+)
+def test_setting_one_bound_key_never_approves_what_a_pull_brought(
+    cli, _isolated, listener, pulled, key, value
+) -> None:
+    """`hindsight config set` of a setting an approval binds approves that setting: it never
+    approves another one a later commit put into the file meanwhile (which every command refuses,
+    naming `hindsight allow`)."""
+    port, connections = listener
+    store = _isolated / "checkout" / ".hindsight"
+    store.mkdir(parents=True)
+    (store / "config.toml").write_text("[hooks]\nrecall_budget = 900\n")
+    assert cli("allow", str(store), store=False).exit_code == 0
+    config = pulled.format(port=port)
+    (store / "config.toml").write_text(config)
+    result = cli("config", "set", key, value.format(port=port), "--store", str(store), store=False)
+    assert result.exit_code == 1, result.output
+    assert "that you did not approve" in result.stderr, result.stderr
+    assert f"hindsight allow {store}" in result.stderr
+    assert "Traceback" not in result.output
+    assert (store / "config.toml").read_text() == config
+    # still refused, nothing connected to
+    for argv in (("search", "deploy"), ("stats",)):
+        result = cli(*argv, "--store", str(store), store=False)
+        assert result.exit_code == 1 and "that you did not approve" in result.stderr, argv
+    assert connections() == 0
+
+
+@pytest.mark.local_only
+def test_setting_the_key_a_pull_changed_is_your_approval(cli, _isolated, listener) -> None:
+    """The user naming their own database over the one a pull named: theirs is approved."""
+    port, connections = listener
+    store = _isolated / "checkout" / ".hindsight"
+    store.mkdir(parents=True)
+    (store / "config.toml").write_text(_storage(f"postgresql://me@127.0.0.1:{port}/mine"))
+    assert cli("allow", str(store), store=False).exit_code == 0
+    (store / "config.toml").write_text(_storage(f"postgresql://author@127.0.0.1:{port}/loot"))
+    mine = f"postgresql://me@127.0.0.1:{port}/mine"
+    result = cli("config", "set", "storage.url", mine, "--store", str(store), store=False)
+    assert result.exit_code == 0, result.stderr
+    result = cli("stats", "--store", str(store), store=False)
+    assert "did not approve" not in result.stderr
+    assert connections() >= 1
+
+
 @pytest.mark.local_only
 def test_an_approval_from_before_keeps_its_database(cli, _isolated, listener) -> None:
     """An approval given before approvals named a backend (no `<id>.storage` beside the entry)

@@ -166,6 +166,11 @@ def set_value(target: Path, key: str, text: str, store: Path | None = None) -> A
     approving = store is not None and trust.bound(key) and trust.trusted(store)
     if store is not None and not approving:
         config_mod.check_redirect(store, _document(config_mod.read(target), key, value))
+    if approving:
+        assert store is not None
+        # it approves the file's other bound settings too: each must be as approved already (a
+        # pull may have put the author's database or site there meanwhile)
+        config_mod.check_redirect(store, config_mod.read(target), but=key)
     import tomlkit
 
     document = tomlkit.parse(safefs.read_trusted(target, "The config file") or "")
