@@ -458,19 +458,29 @@ def test_setting_one_bound_key_never_approves_what_a_pull_brought(
 
 @pytest.mark.local_only
 def test_setting_the_key_a_pull_changed_is_your_approval(cli, _isolated, listener) -> None:
-    """The user naming their own database over the one a pull named: theirs is approved."""
+    """The user naming their own database over the one a pull named, or no host names over the
+    ones it named: what they set is approved."""
     port, connections = listener
     store = _isolated / "checkout" / ".hindsight"
     store.mkdir(parents=True)
-    (store / "config.toml").write_text(_storage(f"postgresql://me@127.0.0.1:{port}/mine"))
+    mine = f"postgresql://me@127.0.0.1:{port}/mine"
+    (store / "config.toml").write_text(_storage(mine))
     assert cli("allow", str(store), store=False).exit_code == 0
     (store / "config.toml").write_text(_storage(f"postgresql://author@127.0.0.1:{port}/loot"))
-    mine = f"postgresql://me@127.0.0.1:{port}/mine"
     result = cli("config", "set", "storage.url", mine, "--store", str(store), store=False)
     assert result.exit_code == 0, result.stderr
     result = cli("stats", "--store", str(store), store=False)
     assert "did not approve" not in result.stderr
     assert connections() >= 1
+    # a local store a pull gave a host name: the user's `[]` keeps it local
+    local = _isolated / "local" / ".hindsight"
+    assert cli("init", "--store", str(local), store=False).exit_code == 0
+    (local / "config.toml").write_text('[mcp]\nallowed_hosts = ["rebind.evil.example"]\n')
+    assert "did not approve" in cli("stats", "--store", str(local), store=False).stderr
+    result = cli("config", "set", "mcp.allowed_hosts", "[]", "--store", str(local), store=False)
+    assert result.exit_code == 0, result.stderr
+    result = cli("stats", "--store", str(local), store=False)
+    assert result.exit_code == 0 and "did not approve" not in result.stderr, result.stderr
 
 
 @pytest.mark.local_only

@@ -242,10 +242,8 @@ def _fields(line: str) -> dict[str, object]:
         # not a line hindsight wrote: equal to nothing
         return {"": line}
     return {
-        "backend": found.get("backend") or "",
-        "url": found.get("url") or "",
-        "schema": found.get("schema") or "",
-        "allowed_hosts": found.get("allowed_hosts") or [],
+        name: found.get(name) or empty
+        for name, empty in (("backend", ""), ("url", ""), ("schema", ""), ("allowed_hosts", []))
     }
 
 
