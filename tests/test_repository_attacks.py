@@ -510,6 +510,30 @@ def test_setting_the_key_a_pull_changed_is_your_approval(cli, _isolated, listene
 
 
 @pytest.mark.local_only
+@pytest.mark.parametrize("key", ["mcp.allowed_hosts", "storage.schema"])
+def test_config_set_on_a_config_that_does_not_parse_is_one_line(cli, _isolated, key) -> None:
+    """A bound setting set on a trusted store whose config.toml declares a table twice: one line,
+    the file unchanged (before: a tomlkit `ParseError` traceback)."""
+    store = _isolated / ".hindsight"
+    assert cli("init", "--store", str(store), store=False).exit_code == 0
+    text = '[storage]\nbackend = "local"\n[storage]\nschema = "x"\n'
+    (store / "config.toml").write_text(text)
+    result = cli(
+        "config",
+        "set",
+        key,
+        '["a.example"]' if key.startswith("mcp") else "y",
+        "--store",
+        str(store),
+        store=False,
+    )
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output and "ParseError" not in result.output
+    assert result.stderr.startswith("Error: Cannot read config"), result.stderr
+    assert (store / "config.toml").read_text() == text
+
+
+@pytest.mark.local_only
 def test_an_approval_from_before_keeps_its_database(cli, _isolated, listener) -> None:
     """An approval given before approvals named a backend (no `<id>.storage` beside the entry)
     keeps working with the backend the store uses."""
