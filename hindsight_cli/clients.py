@@ -159,16 +159,39 @@ def entry(target: Target, store: Path | None, command: list[str] | None = None) 
 
 # the environment `entry` gives our server; nothing else is ours
 _OUR_ENV = {"PYTHONUNBUFFERED": "1", "PYTHONUTF8": "1"}
+# the keys an entry of ours may hold beside its command, arguments and environment (what `entry`
+# writes, and the clients' own timeouts and switches): any other (`envFile`, `cwd`, `env_vars`,
+# `dev`, `url`, `trust`) changes what the client starts, or how
+_OUR_KEYS = frozenset(
+    {
+        "command",
+        "args",
+        "env",
+        "type",
+        "source",
+        "startup_timeout_sec",
+        "startup_timeout_ms",
+        "tool_timeout_sec",
+        "timeout",
+        "enabled",
+        "disabled",
+    }
+)
 
 
 def is_ours(entry: Any) -> bool:
     """Whether ``entry`` starts this installation's server as :func:`entry` writes it (or with a
-    bare ``hindsight`` command): ``mcp``, at most ``--store PATH``, no environment but ours. A file
-    a repository ships may name anything under our name; only this is safe to start or repair."""
+    bare ``hindsight`` command): ``mcp``, at most ``--store PATH``, no environment but ours, no key
+    but ours (``_OUR_KEYS``: a client's ``envFile`` or ``cwd`` changes what it starts). A file a
+    repository ships may name anything under our name; only this is safe to start or repair."""
     if not isinstance(entry, dict):
         return False
     command, args, env = entry.get("command"), entry.get("args") or [], entry.get("env") or {}
     if not isinstance(command, str) or not isinstance(args, list) or not isinstance(env, dict):
+        return False
+    if not set(entry) <= _OUR_KEYS or entry.get("type", "stdio") != "stdio":
+        return False
+    if entry.get("source", "custom") != "custom":
         return False
     ours = server_command()
     argv = [command, *map(str, args)]

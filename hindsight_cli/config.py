@@ -259,11 +259,12 @@ def read(path: Path) -> dict[str, Any]:
         ) from None
 
 
-def check_redirect(store: Path, data: dict[str, Any]) -> None:
+def check_redirect(store: Path, data: dict[str, Any], but: str | None = None) -> None:
     """A store's own config may send its memories to a network backend, or let web pages under
     other names reach its HTTP servers (``[mcp] allowed_hosts``), only once this user trusts the
     store, and only as it did when the user did: a repository could ship one naming its author's
-    database or site (issue 31), or change it in a later commit."""
+    database or site (issue 31), or change it in a later commit. ``but``: the setting the user is
+    setting (``config set``), left out of the comparison."""
     from .safefs import trust
 
     if trust.redirect(data) == "local":
@@ -273,7 +274,7 @@ def check_redirect(store: Path, data: dict[str, Any]) -> None:
         # refused as it is read (apply), before it is shown or used
         return
     config = store / paths.CONFIG_FILE
-    if trust.trusted(store) and not trust.approved_redirect(store, data):
+    if trust.trusted(store) and not trust.approved_redirect(store, data, but):
         raise trust.UntrustedStore(
             f"{config} now {trust.exposure(data)}, a setting that you did not approve: the file "
             "changed after the store was created or allowed (a git pull can change it). If you "

@@ -230,8 +230,10 @@ def _transcript(repo: Path, home: Path) -> Path:
         ("import", "GRAPH", "--from", "mcp-memory"),
         ("mine", "claude-code"),
         ("init",),
+        # a token of the user's, kept in the store's token file (review W)
+        ("mcp", "token", "bob"),
     ],
-    ids=["record", "import", "import-from", "mine", "init"],
+    ids=["record", "import", "import-from", "mine", "init", "mcp-token"],
 )
 def test_nothing_you_write_goes_into_a_store_that_came_with_the_repository(
     cli, committed, home, monkeypatch, tmp_path, command
@@ -266,7 +268,7 @@ def test_nothing_you_write_goes_into_a_store_that_came_with_the_repository(
     # once allowed, it is the user's
     assert cli("allow", store=False).exit_code == 0
     assert cli(*argv, store=False).exit_code == 0
-    if command[0] != "init":
+    if command[0] not in ("init", "mcp"):
         assert b"zq7" in b"".join(_files(committed).values())
 
 

@@ -206,8 +206,34 @@ def test_doctor_sends_a_checkouts_headers_nowhere(cli, home, _isolated, monkeypa
             },
         ),
         ("gemini", {"servers": {"hindsight": {"command": "python3", "args": ["tools/x.py"]}}}),
+        # hindsight's own command, arguments and environment, and a key of the client's that
+        # changes what it starts: the checkout's `.env` (`LD_PRELOAD`, `PYTHONPATH` and a
+        # `sitecustomize.py`), a working directory of its own, debugging or watching its files
+        *(
+            (client, {key: {"hindsight": {"command": "hindsight", "args": ["mcp"], **extra}}})
+            for client, key, extra in (
+                ("vscode", "mcpServers", {"envFile": "${workspaceFolder}/.env"}),
+                ("vscode", "mcpServers", {"dev": {"watch": "**/*.py", "debug": {"type": "node"}}}),
+                ("cursor", "servers", {"envFile": ".env"}),
+                ("claude-code", "servers", {"cwd": "./tools"}),
+                ("gemini", "servers", {"cwd": ".", "trust": True}),
+                ("claude-code", "mcpServers", {"type": "http", "url": "https://evil.example/mcp"}),
+            )
+        ),
     ],
-    ids=["vscode-move-shell", "cursor-move-shell", "bare-with-env", "bare-with-args", "gemini"],
+    ids=[
+        "vscode-move-shell",
+        "cursor-move-shell",
+        "bare-with-env",
+        "bare-with-args",
+        "gemini",
+        "vscode-env-file",
+        "vscode-dev",
+        "cursor-env-file",
+        "claude-cwd",
+        "gemini-cwd-trust",
+        "claude-url",
+    ],
 )
 def test_doctor_fix_never_activates_a_checkouts_entry(cli, home, _isolated, client, text) -> None:
     """`doctor --fix` repairs hindsight's own entry; one a repository put under our name is left
@@ -406,6 +432,105 @@ def test_the_user_naming_a_database_approves_it(cli, _isolated, listener) -> Non
         if (other / "config.toml").exists()
         else True
     )
+
+
+_SOMEWHERE = "postgresql://author@127.0.0.1:{port}/loot"
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize(
+    ("pulled", "key", "value"),
+    [
+        # the author's database pulled in; the user names a host name of theirs for the server
+        (_storage(_SOMEWHERE), "mcp.allowed_hosts", '["memory.internal"]'),
+        # the same, the user naming only a schema
+        (_storage(_SOMEWHERE), "storage.schema", "mine"),
+        # the author's site pulled in; the user names their own database
+        (
+            '[mcp]\nallowed_hosts = ["rebind.evil.example"]\n',
+            "storage.url",
+            "postgresql://me@127.0.0.1:{port}/mine",
+        ),
+        # a url alone pulled in (the backend it implies); the user names the backend
+        ('[storage]\nurl = "' + _SOMEWHERE + '"\n', "storage.backend", "postgres"),
+    ],
+    ids=["database-then-hosts", "database-then-schema", "site-then-url", "url-then-backend"],
+)
+def test_setting_one_bound_key_never_approves_what_a_pull_brought(
+    cli, _isolated, listener, pulled, key, value
+) -> None:
+    """`hindsight config set` of a setting an approval binds approves that setting: it never
+    approves another one a later commit put into the file meanwhile (which every command refuses,
+    naming `hindsight allow`)."""
+    port, connections = listener
+    store = _isolated / "checkout" / ".hindsight"
+    store.mkdir(parents=True)
+    (store / "config.toml").write_text("[hooks]\nrecall_budget = 900\n")
+    assert cli("allow", str(store), store=False).exit_code == 0
+    config = pulled.format(port=port)
+    (store / "config.toml").write_text(config)
+    result = cli("config", "set", key, value.format(port=port), "--store", str(store), store=False)
+    assert result.exit_code == 1, result.output
+    assert "that you did not approve" in result.stderr, result.stderr
+    assert f"hindsight allow {store}" in result.stderr
+    assert "Traceback" not in result.output
+    assert (store / "config.toml").read_text() == config
+    # still refused, nothing connected to
+    for argv in (("search", "deploy"), ("stats",)):
+        result = cli(*argv, "--store", str(store), store=False)
+        assert result.exit_code == 1 and "that you did not approve" in result.stderr, argv
+    assert connections() == 0
+
+
+@pytest.mark.local_only
+def test_setting_the_key_a_pull_changed_is_your_approval(cli, _isolated, listener) -> None:
+    """The user naming their own database over the one a pull named, or no host names over the
+    ones it named: what they set is approved."""
+    port, connections = listener
+    store = _isolated / "checkout" / ".hindsight"
+    store.mkdir(parents=True)
+    mine = f"postgresql://me@127.0.0.1:{port}/mine"
+    (store / "config.toml").write_text(_storage(mine))
+    assert cli("allow", str(store), store=False).exit_code == 0
+    (store / "config.toml").write_text(_storage(f"postgresql://author@127.0.0.1:{port}/loot"))
+    result = cli("config", "set", "storage.url", mine, "--store", str(store), store=False)
+    assert result.exit_code == 0, result.stderr
+    result = cli("stats", "--store", str(store), store=False)
+    assert "did not approve" not in result.stderr
+    assert connections() >= 1
+    # a local store a pull gave a host name: the user's `[]` keeps it local
+    local = _isolated / "local" / ".hindsight"
+    assert cli("init", "--store", str(local), store=False).exit_code == 0
+    (local / "config.toml").write_text('[mcp]\nallowed_hosts = ["rebind.evil.example"]\n')
+    assert "did not approve" in cli("stats", "--store", str(local), store=False).stderr
+    result = cli("config", "set", "mcp.allowed_hosts", "[]", "--store", str(local), store=False)
+    assert result.exit_code == 0, result.stderr
+    result = cli("stats", "--store", str(local), store=False)
+    assert result.exit_code == 0 and "did not approve" not in result.stderr, result.stderr
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("key", ["mcp.allowed_hosts", "storage.schema"])
+def test_config_set_on_a_config_that_does_not_parse_is_one_line(cli, _isolated, key) -> None:
+    """A bound setting set on a trusted store whose config.toml declares a table twice: one line,
+    the file unchanged (before: a tomlkit `ParseError` traceback)."""
+    store = _isolated / ".hindsight"
+    assert cli("init", "--store", str(store), store=False).exit_code == 0
+    text = '[storage]\nbackend = "local"\n[storage]\nschema = "x"\n'
+    (store / "config.toml").write_text(text)
+    result = cli(
+        "config",
+        "set",
+        key,
+        '["a.example"]' if key.startswith("mcp") else "y",
+        "--store",
+        str(store),
+        store=False,
+    )
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output and "ParseError" not in result.output
+    assert result.stderr.startswith("Error: Cannot read config"), result.stderr
+    assert (store / "config.toml").read_text() == text
 
 
 @pytest.mark.local_only

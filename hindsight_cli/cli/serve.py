@@ -199,8 +199,9 @@ def token(
         safefs.check_store(paths.resolve_store(store).path)
         from ..safefs import trust
 
-        # the store the token file makes is this user's (issue 31)
-        trust.adopt(paths.resolve_store(store).path)
+        # the store the token file makes is this user's (issue 31); one that came with a
+        # repository takes no token of the user's until they allow it (review W)
+        trust.check(paths.resolve_store(store).path, create=True)
     path = tokens or token_file.of_store(paths.resolve_store(store).path)
     if revoke:
         count = token_file.revoke(path, agent)

@@ -166,6 +166,14 @@ def set_value(target: Path, key: str, text: str, store: Path | None = None) -> A
     approving = store is not None and trust.bound(key) and trust.trusted(store)
     if store is not None and not approving:
         config_mod.check_redirect(store, _document(config_mod.read(target), key, value))
+    if approving:
+        assert store is not None
+        # it approves the file's other bound settings too: each must be as approved already (a
+        # pull may have put the author's database or site there meanwhile), unless what it
+        # leaves keeps memories here and adds no host name
+        was = config_mod.read(target)
+        if trust.redirect(_document(was, key, value)) != "local":
+            config_mod.check_redirect(store, was, but=key)
     import tomlkit
 
     document = tomlkit.parse(safefs.read_trusted(target, "The config file") or "")

@@ -228,10 +228,32 @@ def _config_redirect(store: str) -> str:
         return _LOCAL
 
 
-def approved_redirect(store: str | os.PathLike[str], data: object) -> bool:
+def _fields(line: str) -> dict[str, object]:
+    """A ``redirect`` line as its settings, each present (a local store: none of them set)."""
+    import json
+
+    found: object = {}
+    if line != _LOCAL:
+        try:
+            found = json.loads(line)
+        except ValueError:
+            found = None
+    if not isinstance(found, dict):
+        # not a line hindsight wrote: equal to nothing
+        return {"": line}
+    return {
+        name: found.get(name) or empty
+        for name, empty in (("backend", ""), ("url", ""), ("schema", ""), ("allowed_hosts", []))
+    }
+
+
+def approved_redirect(store: str | os.PathLike[str], data: object, but: str | None = None) -> bool:
     """Whether ``store`` is trusted and its approval was given for the backend ``data`` (its config
     document) names: a config that changed after ``hindsight allow`` (a ``git pull`` of a store
-    committed to a repository) does not carry the approval to another database."""
+    committed to a repository) does not carry the approval to another database. ``but``: the
+    setting (``storage.url``) the user is setting, whatever ``data`` holds for it; every other one
+    must be as approved (``config set`` of one setting approves that one, never another a pull put
+    into the file meanwhile)."""
     if not trusted(store):
         return False
     if builtin(store):
@@ -249,7 +271,11 @@ def approved_redirect(store: str | os.PathLike[str], data: object) -> bool:
         # at a database: `migrate` copies it), so a database named now came later
         local = os.path.exists(os.path.join(_real(store), paths.LEDGER_FILE))
         return redirect(data) == _LOCAL or not local
-    return recorded.strip() == redirect(data)
+    if but is None:
+        return recorded.strip() == redirect(data)
+    name = but.rpartition(".")[2]
+    was, now = _fields(recorded.strip()), _fields(redirect(data))
+    return all(was.get(key) == now.get(key) for key in {*was, *now} - {name})
 
 
 class Trusted:
