@@ -725,6 +725,7 @@ class Store:
         phase: Phase | None = None,
         *,
         provenance: str | None = None,
+        refused: Callable[[int, str], None] | None = None,
     ) -> ImportResult:
         """Add exported memories; ids and idempotency keys already present are skipped (idempotent).
 
@@ -738,13 +739,18 @@ class Store:
         whatever it claims; the claimed one is kept as ``metadata.claimed_source``. Without it a
         record keeps its own source (the hooks' ingestion, which wrote it).
 
+        ``refused(number, reason)``, when given, is told each record the store refuses (numbered
+        from 1), which is left out while the others are imported together.
+
         Raises:
-            InvalidInput: a record was refused; nothing was imported.
+            InvalidInput: a record was refused (without ``refused``); nothing was imported.
             Interrupted: KeyboardInterrupt (Ctrl-C); the message says how many were kept.
         """
         from .core import transfer
 
-        return transfer.import_records(self._rt, records, progress, self.scope, phase, provenance)
+        return transfer.import_records(
+            self._rt, records, progress, self.scope, phase, provenance, refused
+        )
 
     def events_pending(self) -> bool:
         """Whether recording hooks spooled events this store has not ingested (one ``stat``)."""

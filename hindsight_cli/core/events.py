@@ -165,13 +165,21 @@ def _admit(store: Store, pairs: list[tuple[JSONObject, JSONObject]], directory: 
     """Import the records; one the store refuses is set aside with its reason, the rest go in."""
     if not pairs:
         return 0
+
+    aside: set[int] = set()
+
+    def refuse(number: int, reason: str) -> None:
+        aside.add(number - 1)
+        spool.reject(directory, pairs[number - 1][0], reason)
+
     try:
-        return store.import_records([record for _, record in pairs]).added
+        # one write for all: an event the store refuses is set aside alone
+        return store.import_records([record for _, record in pairs], refused=refuse).added
     except Exception as error:
         if _the_stores(error):
             raise
         added = 0
-        for line, record in pairs:
+        for line, record in (pair for at, pair in enumerate(pairs) if at not in aside):
             try:
                 added += store.import_records([record]).added
             except Exception as error:

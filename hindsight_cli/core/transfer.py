@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -27,6 +27,9 @@ from .scope import Scope
 
 IMPORT_BATCH = 2000
 
+# told each record left out, by its number (from 1) and the reason
+Refused = Callable[[int, str], None]
+
 
 def export(rt: Runtime, filters: Filters | None, scope: Scope) -> Iterator[dict[str, Any]]:
     """Every memory (all statuses by default) as data-model dicts, oldest first."""
@@ -39,25 +42,43 @@ def _prepared(
     records: Sequence[Mapping[str, Any]],
     scope: Scope,
     provenance: str | None = None,
+    refused: Refused | None = None,
+    numbers: dict[int, int] | None = None,
 ) -> list[Prepared]:
     """Every record validated before anything is written: one bad record refuses the whole
-    import."""
+    import, or, given ``refused``, is left out and told to it (``refused(number, reason)``)."""
     out: list[Prepared] = []
     seen: dict[str, tuple[int, Mapping[str, Any]]] = {}
     limits = Limits.of(rt.config)
     for number, record in enumerate(records, 1):
-        if not isinstance(record, Mapping):
-            raise InvalidInput(f"Record {number} is not a JSON object; nothing was imported.")
-        values = claimed(record, provenance)
+        first = len(out)
         try:
-            values["agent_id"] = scope.resolve(record.get("agent_id")) or record.get("agent_id")
-            first = len(out)
-            # over the size limit: linked parts
-            out.extend(parts.prepared(values, limits, rt.now(), keep_identity=True))
+            if not isinstance(record, Mapping):
+                raise InvalidInput(f"Record {number} is not a JSON object; nothing was imported.")
+            values = claimed(record, provenance)
+            try:
+                values["agent_id"] = scope.resolve(record.get("agent_id")) or record.get("agent_id")
+                # over the size limit: linked parts
+                out.extend(parts.prepared(values, limits, rt.now(), keep_identity=True))
+            except InvalidInput as error:
+                raise InvalidInput(f"Record {number}: {error} Nothing was imported.") from None
+            _one_per_id(seen, number, record, out[first].row.id if record.get("id") else None)
+            if numbers is not None:
+                numbers.update((id(p), number) for p in out[first:])
         except InvalidInput as error:
-            raise InvalidInput(f"Record {number}: {error} Nothing was imported.") from None
-        _one_per_id(seen, number, record, out[first].row.id if record.get("id") else None)
+            if refused is None:
+                raise
+            del out[first:]
+            refused(number, _reason(str(error), number))
     return out
+
+
+def _reason(message: str, number: int) -> str:
+    """A refusal's reason without what only a whole import's refusal says (its record's number,
+    that nothing was imported)."""
+    for prefix in (f"Record {number}: ", f"Record {number} "):
+        message = message.removeprefix(prefix)
+    return message.removesuffix(" Nothing was imported.").removesuffix("; nothing was imported.")
 
 
 def _one_per_id(
@@ -94,10 +115,15 @@ def fresh(rows: Sequence[MemoryRow], identities: set[tuple[str, str, str]]) -> l
     return out
 
 
-def _fresh(items: Sequence[Prepared], identities: set[tuple[str, str, str]]) -> list[Prepared]:
+def _fresh(
+    items: Sequence[Prepared],
+    identities: set[tuple[str, str, str]],
+    refused: Callable[[list[Prepared], str], None] | None = None,
+) -> list[Prepared]:
     """The items not stored yet. A text in linked parts is new or stored, as a whole: some of its
     parts' keys held and others not means another memory holds one (written in part, the text would
-    read as damage), and it is refused."""
+    read as damage), and it is refused (or, given ``refused``, left out and told to it with its
+    first part)."""
     rows = [p.row for p in items]
     new = set(fresh(rows, identities))
     out: list[Prepared] = []
@@ -106,9 +132,11 @@ def _fresh(items: Sequence[Prepared], identities: set[tuple[str, str, str]]) -> 
             continue
         taken = next((i for i in whole if i not in new), None)
         if taken is not None:
-            raise InvalidInput(
-                f"{parts.key_taken(rows[taken].idempotency_key)} Nothing was imported."
-            )
+            error = parts.key_taken(rows[taken].idempotency_key)
+            if refused is None:
+                raise InvalidInput(f"{error} Nothing was imported.")
+            refused([items[i] for i in whole], str(error))
+            continue
         out.extend(items[i] for i in whole)
     return out
 
@@ -120,11 +148,15 @@ def import_records(
     scope: Scope,
     phase: Phase | None = None,
     provenance: str | None = None,
+    refused: Refused | None = None,
 ) -> ImportResult:
     """Add exported memories; ids and idempotency keys already present are skipped (idempotent).
 
     Valid records are embedded and committed in batches of ``IMPORT_BATCH``, so an import that is
     killed (or runs out of disk) keeps what it committed, and rerunning it adds exactly the rest.
+    A record the store refuses refuses the whole import, or, given ``refused``, is left out and
+    told to it (``refused(number, reason)``, numbers from 1) while the others go in together: one
+    refused record never turns a batch into a write per record (docs/reliability.md).
     """
     from .admin import init
 
@@ -132,17 +164,26 @@ def import_records(
     total = waiting = len(records)
     added: list[Prepared] = []
     fresh: list[Prepared] = []
+    numbers: dict[int, int] = {}
+    left_out: set[int] = set()
+
+    def whole_refused(whole: list[Prepared], reason: str) -> None:
+        if refused is not None and id(whole[0]) not in left_out:
+            left_out.update(id(p) for p in whole)
+            refused(numbers[id(whole[0])], reason)
+
+    taken = whole_refused if refused is not None else None
     try:
         announce(phase, f"Checking {len(records):,} records")
         # a token principal does not choose its records' sources either
-        prepared = _prepared(rt, records, scope, scope.provenance or provenance)
+        prepared = _prepared(rt, records, scope, scope.provenance or provenance, refused, numbers)
         # memories: a record over the size limit is several
         total = len(prepared)
         init(rt)
         with rt.ledger.read() as session:
             dim = rt.check_model(session)
             identities = session.identities()
-            fresh = _fresh(prepared, identities)
+            fresh = _fresh(prepared, identities, taken)
         waiting = len(fresh)
         updated, beside = amend.imported(rt, _repeats(prepared, fresh, identities), dim)
         if beside:
@@ -151,7 +192,9 @@ def import_records(
             aside = {id(row) for row in beside}
             with rt.ledger.read() as session:
                 fresh = _fresh(
-                    [*fresh, *(p for p in prepared if id(p.row) in aside)], session.identities()
+                    [*fresh, *(p for p in prepared if id(p.row) in aside)],
+                    session.identities(),
+                    taken,
                 )
             waiting = len(fresh)
         if fresh:
@@ -178,7 +221,7 @@ def import_records(
     split = sum(1 for p in added if (part_position(p.row.metadata) or (0,))[0] == 1)
     return ImportResult(
         len(added),
-        len(prepared) - len(added) - updated,
+        len(prepared) - len(added) - updated - len(left_out),
         sum(p.redactions for p in added),
         split,
         updated,

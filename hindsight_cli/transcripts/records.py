@@ -181,24 +181,14 @@ def import_each(
     records: Sequence[ExchangeRecord | Record],
     skipped: Callable[[object, str], None],
 ) -> tuple[ImportResult, int]:
-    """A batch into the store; when the store refuses it, each record alone, so one exchange with
-    an odd field is skipped (``skipped(step, reason)`` says so) and the rest go in. Returns the
+    """A batch into the store, in one write: a record the store refuses (an exchange with an odd
+    field) is skipped (``skipped(step, reason)`` says so) and the rest go in together. Returns the
     counts and how many were refused."""
-    from ..errors import InvalidInput
-    from ..models import ImportResult
+    refused = 0
 
-    try:
-        return store.import_records(records), 0
-    except InvalidInput:
-        pass
-    added = kept = redactions = refused = 0
-    for record in records:
-        try:
-            one = store.import_records([record])
-        except InvalidInput as error:
-            refused += 1
-            reason = str(error).removeprefix("Record 1: ")
-            skipped(record.get("step"), reason.removesuffix(" Nothing was imported."))
-            continue
-        added, kept, redactions = added + one.added, kept + one.skipped, redactions + one.redactions
-    return ImportResult(added, kept, redactions), refused
+    def refuse(number: int, reason: str) -> None:
+        nonlocal refused
+        refused += 1
+        skipped(records[number - 1].get("step"), reason)
+
+    return store.import_records(records, refused=refuse), refused
