@@ -12,6 +12,7 @@ everything after ``secrets set``. Per tool: the short flags that mean "password"
 from __future__ import annotations
 
 from .words import (
+    FUNCTION_WORDS,
     NAME_WORDS,
     NOT_SECRETS,
     credential_like,
@@ -196,6 +197,9 @@ def _any_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     flag."""
     value = _inner(match)
     if not value or value.startswith("-") or is_reference(value, paths=False):
+        return None
+    if value.lower().rstrip(".,:;!?") in FUNCTION_WORDS:
+        # a sentence naming the tool, not its command line
         return None
     if value in ("public", "private"):
         # SNMP's default communities, as device configs keep them

@@ -1007,6 +1007,20 @@ NOT_SECRETS = {
     "prompt",
     "ask",
 }
+# English words of the closed classes (articles, pronouns, prepositions, conjunctions, auxiliary
+# verbs, adverbs of order): in the place of a tool's password they are the sentence going on
+# ("run vault login then deploy", "bw unlock with your master password"), never the password
+FUNCTION_WORDS = frozenset(
+    """
+    a an the this that these those it its he she we they you your yours our his her their them us
+    me my i and or but nor so yet then than if when while once until unless because since though
+    although whether before after again first next later now also too only just still already
+    soon here there where with without within into onto from to of in on at by for about as via
+    per through over under between against during across like is are was were be been being am
+    do does did done has have had having will would shall should can could may might must not
+    never always also each every any all some both either neither instead anyway please
+    """.split()
+)
 _FILE_MAGIC = (
     "iVBORw0KGgo",
     "/9j/",
