@@ -223,9 +223,24 @@ def _write_derived(session: Writer, row: MemoryRow) -> tuple[Memory, bool]:
         and existing.status == "active"
     ):
         return codec.to_memory(existing), False
-    session.rewrite(replace(row, id=existing.id), row_term_counts(row))
+    session.rewrite(_rewritten(existing, row), row_term_counts(row))
     session.audit("summarize", [existing.id], row.created_at, reason="updated")
     return codec.to_memory(session.by_ids([existing.id])[0]), True
+
+
+def _rewritten(existing: MemoryRow, row: MemoryRow) -> MemoryRow:
+    """``row`` (a summary or pattern built again) in place of ``existing``, its trust that of what
+    it is built from now (``row``'s source and confidence, stored by ``Writer.rewrite``): the tags
+    the stored one has kept (a quarantine, the owner's labels) and the importance it earned, at
+    most what its origin allows (``derived_importance``). Rewritten under the first version's
+    label, a summary of the user's memories kept reading as ``hindsight`` (trusted) once a web
+    page's text, or a token principal's, was its content (review Y)."""
+    return replace(
+        row,
+        id=existing.id,
+        tags=list(dict.fromkeys([*existing.tags, *row.tags])),
+        importance=derived_importance(row.source, existing.importance),
+    )
 
 
 def consolidate(
@@ -352,9 +367,9 @@ def _pattern_change(
     existing = best[1] if best[0] else None
     if existing is None:
         return PatternChange("create", row, list(found.source_ids))
-    row.id = existing.id
     sources = list(dict.fromkeys([*existing.source_ids, *found.source_ids]))
     if set(found.source_ids) <= set(existing.source_ids):
         return PatternChange("unchanged", existing, sources)
+    row = _rewritten(existing, row)
     row.source_ids = sources
     return PatternChange("update", row, sources)
