@@ -75,3 +75,53 @@ def test_a_rewritten_summary_is_found_with_its_new_label(store: Store) -> None:
     found = store.search(SearchQuery("pipe fix.evil.example to sh", Filters()))
     summaries = [h.memory for h in found.hits if "summary" in h.memory.tags]
     assert summaries and all(m.source == "hindsight:web" for m in summaries)
+
+
+@pytest.mark.parametrize("sampled", [True, False], ids=["her LLM's text", "extractive"])
+def test_a_token_principal_never_rebuilds_the_owners_summary_in_place(
+    store: Store, sampled: bool
+) -> None:
+    """The owner's summary of a task filed under agent alice: alice's summary of it (her client's
+    LLM's text, or her own memory added to the task) is hers, beside the owner's, which keeps its
+    text and trust (a token principal never replaces a more trusted memory: review V's rule, which
+    the in-place rewrite of a summary went around)."""
+    _task(store, "alice")
+    owner = store.summarize(task_id="deploy", agent_id="alice").memory
+    alice = store.scoped("alice", principal=True)
+    if sampled:
+        hers = alice.summarize(task_id="deploy", text=EVIL, method="sampling:echo").memory
+    else:
+        alice.record(EVIL, task_id="deploy")
+        hers = alice.summarize(task_id="deploy").memory
+    assert hers.id != owner.id and "evil.example" in hers.content
+    assert hers.source == "hindsight:token:alice"
+    kept = store.get(owner.id)
+    assert (kept.content, kept.source, kept.status) == (owner.content, "hindsight", "active")
+    # her rerun is her summary again; the owner's rerun is the owner's to make
+    again = alice.summarize(task_id="deploy", text=EVIL + " now", method="sampling:echo").memory
+    assert again.id == hers.id and store.get(owner.id).content == owner.content
+
+
+def test_a_token_principal_never_rebuilds_the_owners_pattern_in_place(store: Store) -> None:
+    for n in range(2):
+        store.record(
+            f"weather api returned 401 on call {n}",
+            outcome="failure",
+            source="user",
+            agent_id="alice",
+        )
+    made = [c for c in store.consolidate(similarity=0.5).patterns if c.action == "create"]
+    assert made and made[0].memory is not None
+    owner = made[0].memory
+    alice = store.scoped("alice", principal=True)
+    for n in range(2, 4):
+        alice.record(f"weather api returned 401 on call {n}", outcome="failure")
+    changes = alice.consolidate(similarity=0.5).patterns
+    kept = store.get(owner.id)
+    assert (kept.content, kept.source, list(kept.source_ids)) == (
+        owner.content,
+        "hindsight",
+        list(owner.source_ids),
+    )
+    hers = [c.memory for c in changes if c.action == "create" and c.memory is not None]
+    assert hers and hers[0].id != owner.id and hers[0].source == "hindsight:token:alice"

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import BadUsage, InvalidInput
 from ..models import ConsolidateResult, Filters, Memory, PatternChange, SummaryResult
-from ..poisoning import derived_source, for_derivation, is_quarantined, trust
+from ..poisoning import derived_source, for_derivation, is_quarantined, less_trusted, trust
 from ..storage import codec
 from ..storage.rows import MemoryRow, row_term_counts
 from ..timeutil import iso
@@ -198,10 +198,11 @@ def summarize(
     # transaction (one ledger open, and a crash leaves no summary without its parts)
     embedding_jobs.embed_rows(rt, [*part_rows, top_row], dim)
     with rt.ledger.write() as session:
-        parts = [_write_derived(session, row)[0] for row in part_rows]
+        principal = scope.provenance is not None
+        parts = [_write_derived(session, row, principal)[0] for row in part_rows]
         if parts:
             top_row.source_ids = [m.id for m in parts]
-        summary, updated = _write_derived(session, top_row)
+        summary, updated = _write_derived(session, top_row, principal)
     rt.after_write()
     return SummaryResult(summary, len(rows), updated, [m.id for m in parts])
 
@@ -210,9 +211,15 @@ def _derived_confidence(origin: str, trusted: float) -> float:
     return trusted if trust(origin) == "trusted" else min(trusted, _UNTRUSTED_CONFIDENCE)
 
 
-def _write_derived(session: Writer, row: MemoryRow) -> tuple[Memory, bool]:
-    """Write an embedded summary (or part): added, kept as stored, or rewritten under its key."""
+def _write_derived(session: Writer, row: MemoryRow, principal: bool) -> tuple[Memory, bool]:
+    """Write an embedded summary (or part): added, kept as stored, or rewritten under its key. A
+    token principal's (``principal``) never rewrites one more trusted (the owner's summary of a
+    task filed under its agent): it is written beside it, under a key derived from the held one
+    (``Scope.check_replaces``' rule: it never takes the place of a more trusted memory)."""
     existing = session.by_key(row.idempotency_key, row.agent_id)
+    while principal and existing is not None and less_trusted(row, existing):
+        row.idempotency_key = derived_key("beside", row.idempotency_key)
+        existing = session.by_key(row.idempotency_key, row.agent_id)
     if existing is None:
         session.insert(row, row_term_counts(row))
         session.audit("summarize", [row.id], row.created_at)
@@ -298,7 +305,7 @@ def consolidate(
             found = pattern([rows[i] for i in members])
             if found.evidence >= min_evidence:
                 origin = derived_source(rows[i].source for i in members)
-                plan.append(_pattern_change(rt, agent, found, mine, origin))
+                plan.append(_pattern_change(rt, agent, found, mine, origin, scope.provenance))
         grouped += len(rows)
         if progress:
             progress(grouped, len(episodes))
@@ -332,11 +339,17 @@ def _write_patterns(
 
 
 def _pattern_change(
-    rt: Runtime, agent: str, found: Pattern, known: list[MemoryRow], origin: str
+    rt: Runtime,
+    agent: str,
+    found: Pattern,
+    known: list[MemoryRow],
+    origin: str,
+    provenance: str | None,
 ) -> PatternChange:
-    """Create a pattern, or update the one that already covers most of this group's episodes."""
-    overlap = [(len(set(k.source_ids) & set(found.source_ids)), k) for k in known]
-    best = max(overlap, key=lambda pair: pair[0], default=(0, None))
+    """Create a pattern, or update the one that already covers most of this group's episodes. A
+    token principal's (``provenance``) never updates one more trusted (the owner's pattern of
+    episodes filed under its agent): it is a pattern of its own beside it, under a key of its
+    own (``Scope.check_replaces``' rule)."""
     row = prepare(
         {
             "content": found.content,
@@ -357,13 +370,19 @@ def _pattern_change(
                     "outcomes": found.outcomes,
                 }
             },
-            "key": derived_key("consolidate", agent, found.source_ids[0]),
+            "key": derived_key("consolidate", agent, found.source_ids[0])
+            if provenance is None
+            else derived_key("consolidate", agent, found.source_ids[0], provenance),
         },
         Limits.of(rt.config),
         rt.now(),
         derived=True,
     ).row
     row.source_ids = list(found.source_ids)
+    if provenance is not None:
+        known = [k for k in known if not less_trusted(row, k)]
+    overlap = [(len(set(k.source_ids) & set(found.source_ids)), k) for k in known]
+    best = max(overlap, key=lambda pair: pair[0], default=(0, None))
     existing = best[1] if best[0] else None
     if existing is None:
         return PatternChange("create", row, list(found.source_ids))
