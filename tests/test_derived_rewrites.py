@@ -125,3 +125,37 @@ def test_a_token_principal_never_rebuilds_the_owners_pattern_in_place(store: Sto
     )
     hers = [c.memory for c in changes if c.action == "create" and c.memory is not None]
     assert hers and hers[0].id != owner.id and hers[0].source == "hindsight:token:alice"
+
+
+def test_the_owners_hook_fixing_her_failure_never_raises_its_importance(store: Store) -> None:
+    """A token principal named as the hooks' agent writes a failure into the owner's session (a
+    task id anyone may give); the owner's hook, seeing the session's call succeed, gives it its fix
+    (``fixes.record_fix``, which states importance 0.9 and the failure's source): the new version,
+    hers, weighed 0.9 in every score, past the 0.5 her own writes get (review Y)."""
+    from hindsight_cli.core import fixes
+
+    agent = store.config.default_agent
+    hers = (
+        store.scoped(agent, principal=True)
+        .record(
+            "npm test failed: cannot find module left-pad",
+            task_id="session-1",
+            trigger="tool_error",
+            outcome="failure",
+            metadata={"tool": "Bash", "args": "npm test"},
+        )
+        .memory
+    )
+    assert hers.importance <= 0.5
+    fixed = fixes.record_fix(store, hers, "Bash", "npm test", key="fixed-1").memory
+    assert fixed.source == hers.source and fixed.resolution
+    assert fixed.importance <= 0.5
+    # the owner's own failure keeps the importance its fix gives it
+    mine = store.record(
+        "pytest failed: conftest import error",
+        task_id="session-1",
+        trigger="tool_error",
+        outcome="failure",
+        source="tool",
+    ).memory
+    assert fixes.record_fix(store, mine, "Bash", "pytest", key="fixed-2").memory.importance == 0.9
