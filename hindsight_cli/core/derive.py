@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import BadUsage, InvalidInput
 from ..models import ConsolidateResult, Filters, Memory, PatternChange, SummaryResult
-from ..poisoning import derived_source, for_derivation, is_quarantined, trust
+from ..poisoning import derived_source, for_derivation, is_quarantined, less_trusted, trust
 from ..storage import codec
 from ..storage.rows import MemoryRow, row_term_counts
 from ..timeutil import iso
@@ -198,10 +198,11 @@ def summarize(
     # transaction (one ledger open, and a crash leaves no summary without its parts)
     embedding_jobs.embed_rows(rt, [*part_rows, top_row], dim)
     with rt.ledger.write() as session:
-        parts = [_write_derived(session, row)[0] for row in part_rows]
+        principal = scope.provenance is not None
+        parts = [_write_derived(session, row, principal)[0] for row in part_rows]
         if parts:
             top_row.source_ids = [m.id for m in parts]
-        summary, updated = _write_derived(session, top_row)
+        summary, updated = _write_derived(session, top_row, principal)
     rt.after_write()
     return SummaryResult(summary, len(rows), updated, [m.id for m in parts])
 
@@ -210,9 +211,15 @@ def _derived_confidence(origin: str, trusted: float) -> float:
     return trusted if trust(origin) == "trusted" else min(trusted, _UNTRUSTED_CONFIDENCE)
 
 
-def _write_derived(session: Writer, row: MemoryRow) -> tuple[Memory, bool]:
-    """Write an embedded summary (or part): added, kept as stored, or rewritten under its key."""
+def _write_derived(session: Writer, row: MemoryRow, principal: bool) -> tuple[Memory, bool]:
+    """Write an embedded summary (or part): added, kept as stored, or rewritten under its key. A
+    token principal's (``principal``) never rewrites one more trusted (the owner's summary of a
+    task filed under its agent): it is written beside it, under a key derived from the held one
+    (``Scope.check_replaces``' rule: it never takes the place of a more trusted memory)."""
     existing = session.by_key(row.idempotency_key, row.agent_id)
+    while principal and existing is not None and less_trusted(row, existing):
+        row.idempotency_key = derived_key("beside", row.idempotency_key)
+        existing = session.by_key(row.idempotency_key, row.agent_id)
     if existing is None:
         session.insert(row, row_term_counts(row))
         session.audit("summarize", [row.id], row.created_at)
@@ -223,9 +230,24 @@ def _write_derived(session: Writer, row: MemoryRow) -> tuple[Memory, bool]:
         and existing.status == "active"
     ):
         return codec.to_memory(existing), False
-    session.rewrite(replace(row, id=existing.id), row_term_counts(row))
+    session.rewrite(_rewritten(existing, row), row_term_counts(row))
     session.audit("summarize", [existing.id], row.created_at, reason="updated")
     return codec.to_memory(session.by_ids([existing.id])[0]), True
+
+
+def _rewritten(existing: MemoryRow, row: MemoryRow) -> MemoryRow:
+    """``row`` (a summary or pattern built again) in place of ``existing``, its trust that of what
+    it is built from now (``row``'s source and confidence, stored by ``Writer.rewrite``): the tags
+    the stored one has kept (a quarantine, the owner's labels) and the importance it earned, at
+    most what its origin allows (``derived_importance``). Rewritten under the first version's
+    label, a summary of the user's memories kept reading as ``hindsight`` (trusted) once a web
+    page's text, or a token principal's, was its content (review Y)."""
+    return replace(
+        row,
+        id=existing.id,
+        tags=list(dict.fromkeys([*existing.tags, *row.tags])),
+        importance=derived_importance(row.source, existing.importance),
+    )
 
 
 def consolidate(
@@ -283,7 +305,7 @@ def consolidate(
             found = pattern([rows[i] for i in members])
             if found.evidence >= min_evidence:
                 origin = derived_source(rows[i].source for i in members)
-                plan.append(_pattern_change(rt, agent, found, mine, origin))
+                plan.append(_pattern_change(rt, agent, found, mine, origin, scope.provenance))
         grouped += len(rows)
         if progress:
             progress(grouped, len(episodes))
@@ -317,11 +339,17 @@ def _write_patterns(
 
 
 def _pattern_change(
-    rt: Runtime, agent: str, found: Pattern, known: list[MemoryRow], origin: str
+    rt: Runtime,
+    agent: str,
+    found: Pattern,
+    known: list[MemoryRow],
+    origin: str,
+    provenance: str | None,
 ) -> PatternChange:
-    """Create a pattern, or update the one that already covers most of this group's episodes."""
-    overlap = [(len(set(k.source_ids) & set(found.source_ids)), k) for k in known]
-    best = max(overlap, key=lambda pair: pair[0], default=(0, None))
+    """Create a pattern, or update the one that already covers most of this group's episodes. A
+    token principal's (``provenance``) never updates one more trusted (the owner's pattern of
+    episodes filed under its agent): it is a pattern of its own beside it, under a key of its
+    own (``Scope.check_replaces``' rule)."""
     row = prepare(
         {
             "content": found.content,
@@ -342,19 +370,25 @@ def _pattern_change(
                     "outcomes": found.outcomes,
                 }
             },
-            "key": derived_key("consolidate", agent, found.source_ids[0]),
+            "key": derived_key("consolidate", agent, found.source_ids[0])
+            if provenance is None
+            else derived_key("consolidate", agent, found.source_ids[0], provenance),
         },
         Limits.of(rt.config),
         rt.now(),
         derived=True,
     ).row
     row.source_ids = list(found.source_ids)
+    if provenance is not None:
+        known = [k for k in known if not less_trusted(row, k)]
+    overlap = [(len(set(k.source_ids) & set(found.source_ids)), k) for k in known]
+    best = max(overlap, key=lambda pair: pair[0], default=(0, None))
     existing = best[1] if best[0] else None
     if existing is None:
         return PatternChange("create", row, list(found.source_ids))
-    row.id = existing.id
     sources = list(dict.fromkeys([*existing.source_ids, *found.source_ids]))
     if set(found.source_ids) <= set(existing.source_ids):
         return PatternChange("unchanged", existing, sources)
+    row = _rewritten(existing, row)
     row.source_ids = sources
     return PatternChange("update", row, sources)

@@ -428,10 +428,12 @@ def prepare(
     agent_label = label(fields.get("agent_id"), "agent") or limits.default_agent
     task_label = label(fields.get("task_id"), "task")
     step = _step(fields.get("step"))
-    importance = _unit(
-        fields.get("importance"),
-        "importance",
-        default_importance(trigger, outcome),
+    # a token principal's text (or what is built from it) never weighs more than writing it once
+    # gets, whoever writes this version of it (the owner's hook giving her failure its fix, a
+    # merge, an edit): one cap for every write (review Y)
+    importance = derived_importance(
+        source,
+        _unit(fields.get("importance"), "importance", default_importance(trigger, outcome)),
     )
     confidence = _unit(fields.get("confidence"), "confidence", source_confidence(source))
     labels, tags, n = _labels(

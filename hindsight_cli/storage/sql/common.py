@@ -424,10 +424,12 @@ class SqlSession:
             self.insert(row, terms)
 
     def rewrite(self, row: MemoryRow, terms: dict[str, int]) -> None:
-        """Replace a derived memory's text, links, outcome, confidence and vector in place."""
+        """Replace a derived memory's text, links, outcome, trust (source, confidence, importance,
+        tags) and vector in place: what it is built from now decides its label (review Y)."""
         self.conn.execute(
             f"""UPDATE memories SET content = ?, content_hash = ?, source_ids = ?, event_at = ?, metadata = ?,
-               outcome = ?, resolution = ?, confidence = ?, embedding = {self.dialect.vector}, doc_len = ?,
+               outcome = ?, resolution = ?, confidence = ?, source = ?, importance = ?, tags = ?,
+               embedding = {self.dialect.vector}, doc_len = ?,
                updated_at = ?, version = version + 1, status = 'active', seq = nextval('change_seq') WHERE id = ?""",
             [
                 row.content,
@@ -438,6 +440,9 @@ class SqlSession:
                 row.outcome,
                 row.resolution,
                 row.confidence,
+                row.source,
+                row.importance,
+                list(row.tags),
                 self._vector(row.embedding),
                 sum(terms.values()),
                 row.created_at,
