@@ -540,3 +540,90 @@ def test_the_index_read_names_what_git_tracks(tmp_path: Path, layout: str) -> No
         expected if layout != "split index" else []
     )
     assert sorted(tracked.tracked(repo / ".hindsight")) == expected
+
+
+def _nested_repository(tmp_path: Path, upstream: Path, nested: str) -> Path:
+    """The user's clone of ``upstream`` with a git repository of its own at ``app/`` (``nested``):
+    a submodule the repository replaced by a plain directory since (the pull leaves the
+    submodule's `.git` file there: git cannot remove a directory that is not empty), a library the
+    user cloned into the checkout, or an empty `git init`. Returns the clone."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    _git(lib, "init", "-q", "-b", "main")
+    (lib / "lib.txt").write_text("lib\n")
+    _git(lib, "add", "lib.txt")
+    _git(lib, "commit", "-qm", "lib")
+    checkout = tmp_path / "checkout"
+    if nested == "a submodule replaced by a directory":
+        _git(
+            upstream, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "app"
+        )
+        _git(upstream, "commit", "-qm", "submodule")
+        _git(
+            tmp_path,
+            "-c",
+            "protocol.file.allow=always",
+            "clone",
+            "-q",
+            "--recurse-submodules",
+            str(upstream),
+            str(checkout),
+        )
+        assert (checkout / "app" / ".git").is_file()
+        # the author drops the submodule (its files kept nowhere in the superproject)
+        _git(upstream, "rm", "-q", "app")
+        _git(upstream, "commit", "-qm", "no submodule")
+        shutil.rmtree(upstream / ".git" / "modules", ignore_errors=True)
+    else:
+        _git(tmp_path, "clone", "-q", str(upstream), str(checkout))
+        if nested == "a library cloned into the checkout":
+            _git(checkout, "clone", "-q", str(lib), "app")
+        else:
+            (checkout / "app").mkdir()
+            _git(checkout / "app", "init", "-q")
+    return checkout
+
+
+@pytest.mark.parametrize(
+    "nested",
+    [
+        "a submodule replaced by a directory",
+        "a library cloned into the checkout",
+        "an empty git init",
+    ],
+)
+def test_a_pull_of_the_repository_around_a_nested_one_still_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upstream: Path, nested: str
+) -> None:
+    """Review Z: the user's own store in a directory that is a git repository of its own inside
+    the checkout (`app/.git`); the outer repository's next commit tracks `app/.hindsight/
+    ledger.duckdb` (the author's, holding the plant) and the pull writes it over the user's. Only
+    the nearest `.git` was asked, whose index tracks nothing of the store (or which has no index):
+    the approval held, and the planted preference was injected unlabelled. Every repository
+    whose work tree holds the store counts."""
+    checkout = _nested_repository(tmp_path, upstream, nested)
+    store = checkout / "app" / ".hindsight"
+    _run("init", "--store", str(store))
+    _run("record", OWN, "--type", "semantic", "--source", "user", "--store", str(store))
+    assert "helm" in _hook(store.parent)
+    with monkeypatch.context() as author:
+        author.setenv("HINDSIGHT_HOME", str(tmp_path / "author-home"))
+        author.setenv("HINDSIGHT_ALLOWED_DIR", str(tmp_path / "author-home" / "allowed"))
+        _run("init", "--store", str(upstream / "app" / ".hindsight"))
+        _run(
+            "record",
+            PLANTED,
+            "--type",
+            "semantic",
+            "--source",
+            "user",
+            "--store",
+            str(upstream / "app" / ".hindsight"),
+        )
+    _commit(upstream, ["app/.hindsight/ledger.duckdb"])
+    _pull(checkout)
+    ledger = (upstream / "app" / ".hindsight" / "ledger.duckdb").read_bytes()
+    assert (store / "ledger.duckdb").read_bytes() == ledger
+    assert "evil.example" not in _hook(store.parent)
+    found = _run("search", "User preference", "--format", "context", "--store", str(store))
+    assert "untrusted" in found.stdout and "hindsight allow" in found.stderr, found.output

@@ -18,7 +18,7 @@ import os
 
 from .. import paths, safefs
 from ..errors import UnsafeLocation
-from .tracked import git_index, stat_key, tops, tracked
+from .tracked import git_indexes, stat_key, tops, tracked
 
 ID_FILE = "store-id"
 # beside an allow-list entry (which holds the path alone, as every version reads it): where the
@@ -313,8 +313,8 @@ class Trusted:
         # a relative path names another store once the working directory changes
         here = None if os.path.isabs(self.store) else os.getcwd()
         # a pull or checkout that brings files into the store rewrites the git index
-        index = git_index(_real(self.store))
-        return (here, where, index, *map(stat_key, (*files, *((index,) if index else ()))))
+        indexes = git_indexes(_real(self.store))
+        return (here, where, indexes, *map(stat_key, (*files, *indexes)))
 
 
 def allow(store: str | os.PathLike[str], renew: bool = False) -> str:
