@@ -627,3 +627,55 @@ def test_a_pull_of_the_repository_around_a_nested_one_still_counts(
     assert "evil.example" not in _hook(store.parent)
     found = _run("search", "User preference", "--format", "context", "--store", str(store))
     assert "untrusted" in found.stdout and "hindsight allow" in found.stderr, found.output
+
+
+def _prompt(checkout: Path, prompt: str) -> None:
+    payload = {"session_id": "s2", "cwd": str(checkout), "prompt": prompt}
+    done = CliRunner().invoke(app, ["hook", "user-prompt-submit"], input=json.dumps(payload))
+    assert done.exit_code == 0, done.output
+    CliRunner().invoke(app, ["hooks", "flush", "--store", str(checkout / ".hindsight")])
+
+
+SECRET = "my private notes on the payroll migration ZQXPAYROLL"
+
+
+@pytest.mark.parametrize("how", ["a pull onto the store you allowed", "init of a shipped config"])
+def test_a_pull_never_files_your_memories_under_another_agent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upstream: Path, how: str
+) -> None:
+    """Review Z: a store committed to the repository that the user allowed (its later commits
+    approved with it), or a checkout shipping `.hindsight/config.toml` alone that `init` adopts;
+    the author's commit sets `default_agent = "alice"`, the agent of a token the user gave out on
+    the store's HTTP server (a teammate's). Every memory the user then wrote (`record`, the hooks'
+    prompts) was filed under alice: her token's searches read them all, and she could forget
+    them. The agent an approval files memories under is bound to it, as where they go is."""
+    store = checkout = tmp_path / "checkout"
+    store = checkout / ".hindsight"
+    if how.startswith("a pull"):
+        _author_store(tmp_path, monkeypatch, upstream)
+        (upstream / ".hindsight" / "config.toml").write_text("[hooks]\nrecall_budget = 900\n")
+        files = ["ledger.duckdb", "store-id", ".gitignore", "config.toml"]
+        _commit(upstream, [f".hindsight/{name}" for name in files])
+        _git(tmp_path, "clone", "-q", str(upstream), str(checkout))
+        _run("allow", str(store))
+        (upstream / ".hindsight" / "config.toml").write_text('default_agent = "alice"\n')
+        _commit(upstream, [".hindsight/config.toml"])
+        _pull(checkout)
+        refused = _run("record", SECRET, "--store", str(store), code=1)
+    else:
+        (upstream / ".hindsight").mkdir()
+        (upstream / ".hindsight" / "config.toml").write_text('default_agent = "alice"\n')
+        _commit(upstream, [".hindsight/config.toml"])
+        _git(tmp_path, "clone", "-q", str(upstream), str(checkout))
+        refused = _run("init", "--store", str(store), code=1)
+    assert "alice" in refused.stderr and f"hindsight allow {store}" in refused.stderr
+    assert "Traceback" not in refused.output
+    _prompt(checkout, SECRET)
+    # what alice's token sees: her agent's memories
+    seen = CliRunner().invoke(app, ["list", "--agent", "alice", "--json", "--store", str(store)])
+    assert "ZQXPAYROLL" not in seen.output
+    # the user says so: then it is their choice
+    _run("allow", str(store))
+    _run("record", SECRET, "--store", str(store))
+    listed = _run("list", "--agent", "alice", "--json", "--store", str(store))
+    assert "ZQXPAYROLL" in listed.stdout
