@@ -540,3 +540,142 @@ def test_the_index_read_names_what_git_tracks(tmp_path: Path, layout: str) -> No
         expected if layout != "split index" else []
     )
     assert sorted(tracked.tracked(repo / ".hindsight")) == expected
+
+
+def _nested_repository(tmp_path: Path, upstream: Path, nested: str) -> Path:
+    """The user's clone of ``upstream`` with a git repository of its own at ``app/`` (``nested``):
+    a submodule the repository replaced by a plain directory since (the pull leaves the
+    submodule's `.git` file there: git cannot remove a directory that is not empty), a library the
+    user cloned into the checkout, or an empty `git init`. Returns the clone."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    _git(lib, "init", "-q", "-b", "main")
+    (lib / "lib.txt").write_text("lib\n")
+    _git(lib, "add", "lib.txt")
+    _git(lib, "commit", "-qm", "lib")
+    checkout = tmp_path / "checkout"
+    if nested == "a submodule replaced by a directory":
+        _git(
+            upstream, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "app"
+        )
+        _git(upstream, "commit", "-qm", "submodule")
+        _git(
+            tmp_path,
+            "-c",
+            "protocol.file.allow=always",
+            "clone",
+            "-q",
+            "--recurse-submodules",
+            str(upstream),
+            str(checkout),
+        )
+        assert (checkout / "app" / ".git").is_file()
+        # the author drops the submodule (its files kept nowhere in the superproject)
+        _git(upstream, "rm", "-q", "app")
+        _git(upstream, "commit", "-qm", "no submodule")
+        shutil.rmtree(upstream / ".git" / "modules", ignore_errors=True)
+    else:
+        _git(tmp_path, "clone", "-q", str(upstream), str(checkout))
+        if nested == "a library cloned into the checkout":
+            _git(checkout, "clone", "-q", str(lib), "app")
+        else:
+            (checkout / "app").mkdir()
+            _git(checkout / "app", "init", "-q")
+    return checkout
+
+
+@pytest.mark.parametrize(
+    "nested",
+    [
+        "a submodule replaced by a directory",
+        "a library cloned into the checkout",
+        "an empty git init",
+    ],
+)
+def test_a_pull_of_the_repository_around_a_nested_one_still_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upstream: Path, nested: str
+) -> None:
+    """Review Z: the user's own store in a directory that is a git repository of its own inside
+    the checkout (`app/.git`); the outer repository's next commit tracks `app/.hindsight/
+    ledger.duckdb` (the author's, holding the plant) and the pull writes it over the user's. Only
+    the nearest `.git` was asked, whose index tracks nothing of the store (or which has no index):
+    the approval held, and the planted preference was injected unlabelled. Every repository
+    whose work tree holds the store counts."""
+    checkout = _nested_repository(tmp_path, upstream, nested)
+    store = checkout / "app" / ".hindsight"
+    _run("init", "--store", str(store))
+    _run("record", OWN, "--type", "semantic", "--source", "user", "--store", str(store))
+    assert "helm" in _hook(store.parent)
+    with monkeypatch.context() as author:
+        author.setenv("HINDSIGHT_HOME", str(tmp_path / "author-home"))
+        author.setenv("HINDSIGHT_ALLOWED_DIR", str(tmp_path / "author-home" / "allowed"))
+        _run("init", "--store", str(upstream / "app" / ".hindsight"))
+        _run(
+            "record",
+            PLANTED,
+            "--type",
+            "semantic",
+            "--source",
+            "user",
+            "--store",
+            str(upstream / "app" / ".hindsight"),
+        )
+    _commit(upstream, ["app/.hindsight/ledger.duckdb"])
+    _pull(checkout)
+    ledger = (upstream / "app" / ".hindsight" / "ledger.duckdb").read_bytes()
+    assert (store / "ledger.duckdb").read_bytes() == ledger
+    assert "evil.example" not in _hook(store.parent)
+    found = _run("search", "User preference", "--format", "context", "--store", str(store))
+    assert "untrusted" in found.stdout and "hindsight allow" in found.stderr, found.output
+
+
+def _prompt(checkout: Path, prompt: str) -> None:
+    payload = {"session_id": "s2", "cwd": str(checkout), "prompt": prompt}
+    done = CliRunner().invoke(app, ["hook", "user-prompt-submit"], input=json.dumps(payload))
+    assert done.exit_code == 0, done.output
+    CliRunner().invoke(app, ["hooks", "flush", "--store", str(checkout / ".hindsight")])
+
+
+SECRET = "my private notes on the payroll migration ZQXPAYROLL"
+
+
+@pytest.mark.parametrize("how", ["a pull onto the store you allowed", "init of a shipped config"])
+def test_a_pull_never_files_your_memories_under_another_agent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upstream: Path, how: str
+) -> None:
+    """Review Z: a store committed to the repository that the user allowed (its later commits
+    approved with it), or a checkout shipping `.hindsight/config.toml` alone that `init` adopts;
+    the author's commit sets `default_agent = "alice"`, the agent of a token the user gave out on
+    the store's HTTP server (a teammate's). Every memory the user then wrote (`record`, the hooks'
+    prompts) was filed under alice: her token's searches read them all, and she could forget
+    them. The agent an approval files memories under is bound to it, as where they go is."""
+    store = checkout = tmp_path / "checkout"
+    store = checkout / ".hindsight"
+    if how.startswith("a pull"):
+        _author_store(tmp_path, monkeypatch, upstream)
+        (upstream / ".hindsight" / "config.toml").write_text("[hooks]\nrecall_budget = 900\n")
+        files = ["ledger.duckdb", "store-id", ".gitignore", "config.toml"]
+        _commit(upstream, [f".hindsight/{name}" for name in files])
+        _git(tmp_path, "clone", "-q", str(upstream), str(checkout))
+        _run("allow", str(store))
+        (upstream / ".hindsight" / "config.toml").write_text('default_agent = "alice"\n')
+        _commit(upstream, [".hindsight/config.toml"])
+        _pull(checkout)
+        refused = _run("record", SECRET, "--store", str(store), code=1)
+    else:
+        (upstream / ".hindsight").mkdir()
+        (upstream / ".hindsight" / "config.toml").write_text('default_agent = "alice"\n')
+        _commit(upstream, [".hindsight/config.toml"])
+        _git(tmp_path, "clone", "-q", str(upstream), str(checkout))
+        refused = _run("init", "--store", str(store), code=1)
+    assert "alice" in refused.stderr and f"hindsight allow {store}" in refused.stderr
+    assert "Traceback" not in refused.output
+    _prompt(checkout, SECRET)
+    # what alice's token sees: her agent's memories
+    seen = CliRunner().invoke(app, ["list", "--agent", "alice", "--json", "--store", str(store)])
+    assert "ZQXPAYROLL" not in seen.output
+    # the user says so: then it is their choice
+    _run("allow", str(store))
+    _run("record", SECRET, "--store", str(store))
+    listed = _run("list", "--agent", "alice", "--json", "--store", str(store))
+    assert "ZQXPAYROLL" in listed.stdout

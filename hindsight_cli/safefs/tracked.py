@@ -15,39 +15,43 @@ from .. import safefs
 from ..errors import UnsafeLocation
 
 
-def git_index(where: str) -> str | None:
-    """The index file of the git work tree holding the directory ``where`` (a real path), or None
-    outside one (or one without an index: nothing tracked yet)."""
-    found = _work_tree(where)
-    return found[2] if found is not None else None
+def git_indexes(where: str) -> tuple[str, ...]:
+    """The index files of the git work trees holding the directory ``where`` (a real path),
+    nearest first; none outside one (or in ones without an index: nothing tracked yet)."""
+    return tuple(index for _top, _gitdir, index in _work_trees(where))
 
 
-def _work_tree(where: str) -> tuple[str, str, str] | None:
-    """The top of the git work tree holding ``where``, its git directory and its index file, or
-    None (as ``git_index``). The nearest ``.git`` above ``where``, as a clone or a worktree has
-    it: never a directory git's own discovery would take for a bare repository (``HEAD``,
-    ``objects/``, ``refs/``: names any commit may hold, in the store or above it)."""
-    here = where
+def _work_trees(where: str) -> list[tuple[str, str, str]]:
+    """The tops of the git work trees holding ``where``, each with its git directory and its
+    index file, nearest first: every ``.git`` above ``where``, as a clone or a worktree has it,
+    never a directory git's own discovery would take for a bare repository (``HEAD``,
+    ``objects/``, ``refs/``: names any commit may hold, in the store or above it). Not the nearest
+    alone: a repository inside another one's work tree (a library cloned into a checkout, an empty
+    ``git init``, a submodule the outer repository has since replaced by a directory, whose
+    ``.git`` file the pull leaves behind) is no wall to the outer one, whose pull writes the files
+    it tracks there over the ignored ones as anywhere else (review Z)."""
+    here, found = where, []
     while True:
         dot = os.path.join(here, ".git")
+        gitdir: str | None = None
         if os.path.isdir(dot):
-            index = os.path.join(dot, "index")
-            return (here, dot, index) if os.path.isfile(index) else None
-        if os.path.isfile(dot):
+            gitdir = dot
+        elif os.path.isfile(dot):
             # a linked worktree or a submodule: "gitdir: PATH"
             try:
                 text = safefs.read_trusted(dot, "The .git file") or ""
             except (OSError, UnicodeDecodeError, UnsafeLocation):
-                return None
+                text = ""
             first = text.splitlines()[0] if text else ""
-            if not first.startswith("gitdir:"):
-                return None
-            gitdir = os.path.join(here, first[len("gitdir:") :].strip())
+            if first.startswith("gitdir:"):
+                gitdir = os.path.join(here, first[len("gitdir:") :].strip())
+        if gitdir is not None:
             index = os.path.join(gitdir, "index")
-            return (here, gitdir, index) if os.path.isfile(index) else None
+            if os.path.isfile(index):
+                found.append((here, gitdir, index))
         parent = os.path.dirname(here)
         if parent == here:
-            return None
+            return found
         here = parent
 
 
@@ -162,12 +166,13 @@ def _name(
     return name, pos
 
 
-# the files git tracks in a store, asked once per state of the work tree's index and the store
+# the files git tracks in a store, asked once per state of the work trees' indexes and the store
 _TRACKED: dict[str, tuple[object, tuple[str, ...]]] = {}
 
 
 def tracked(store: str | os.PathLike[str]) -> tuple[str, ...]:
-    """The files of ``store`` that the git repository holding it tracks (as the store names them).
+    """The files of ``store`` that a git repository holding it tracks (as the store names them):
+    each one whose work tree holds it, not the nearest alone (``_work_trees``).
 
     A `git pull` or a checkout of another branch replaces such a file with the repository's, and
     git does so for the files ``.hindsight/.gitignore`` ignores too (it treats ignored files as
@@ -177,27 +182,31 @@ def tracked(store: str | os.PathLike[str]) -> tuple[str, ...]:
     programs off; when no git answers (none on ``PATH``, a repository it refuses), read from the
     index file itself (``read_index``); none only when neither can."""
     where = os.path.realpath(os.path.expanduser(os.fspath(store)))
-    tree = _work_tree(where)
-    if tree is None:
+    trees = _work_trees(where)
+    if not trees:
         return ()
-    top, gitdir, index = tree
-    state = (stat_key(index), stat_key(where))
+    state = (tuple(stat_key(index) for _top, _gitdir, index in trees), stat_key(where))
     known = _TRACKED.get(where)
     if known is not None and known[0] == state:
         return known[1]
-    # the store's path in the work tree, matched in any case: where the file system ignores case
-    # (macOS, Windows), git writes a commit's `.HINDSIGHT/ledger.duckdb` into `.hindsight/`
-    # while its index keeps the commit's spelling. Literally: a directory may be named `a*b`.
-    prefix = os.path.relpath(where, top).replace(os.sep, "/")
-    prefix = "" if prefix == "." else prefix + "/"
-    found = _asked(git=safefs.program("git"), top=top, gitdir=gitdir, prefix=prefix)
-    if found is None:
-        # no git to ask, or one that will not answer for this repository (`safe.directory`):
-        # whatever git made the pull, the index names what it brought
-        read = read_index(index, prefix)
-        found = tuple(read) if read is not None else ()
-    _TRACKED[where] = (state, found)
-    return found
+    git, names = safefs.program("git"), set[str]()
+    for top, gitdir, index in trees:
+        # the store's path in the work tree, matched in any case: where the file system ignores
+        # case (macOS, Windows), git writes a commit's `.HINDSIGHT/ledger.duckdb` into
+        # `.hindsight/` while its index keeps the commit's spelling. Literally: a directory may be
+        # named `a*b`.
+        prefix = os.path.relpath(where, top).replace(os.sep, "/")
+        prefix = "" if prefix == "." else prefix + "/"
+        found = _asked(git=git, top=top, gitdir=gitdir, prefix=prefix)
+        if found is None:
+            # no git to ask, or one that will not answer for this repository (`safe.directory`):
+            # whatever git made the pull, the index names what it brought
+            read = read_index(index, prefix)
+            found = tuple(read) if read is not None else ()
+        names.update(found)
+    result = tuple(sorted(names))
+    _TRACKED[where] = (state, result)
+    return result
 
 
 def _asked(git: str | None, top: str, gitdir: str, prefix: str) -> tuple[str, ...] | None:

@@ -18,7 +18,7 @@ import os
 
 from .. import paths, safefs
 from ..errors import UnsafeLocation
-from .tracked import git_index, stat_key, tops, tracked
+from .tracked import git_indexes, stat_key, tops, tracked
 
 ID_FILE = "store-id"
 # beside an allow-list entry (which holds the path alone, as every version reads it): where the
@@ -134,9 +134,10 @@ def trusted(store: str | os.PathLike[str]) -> bool:
 
 
 # the settings of a store's config an approval binds (``config set`` of one approves it): where
-# memories go, and which names the HTTP servers answer to (a web page under such a name reaches a
-# server through DNS rebinding)
-BOUND = ("storage.backend", "storage.url", "storage.schema", "mcp.allowed_hosts")
+# memories go, which names the HTTP servers answer to (a web page under such a name reaches a
+# server through DNS rebinding), and which agent the memories written without one are filed under
+# (a token of that agent on the store's HTTP server reads and forgets them: review Z)
+BOUND = ("storage.backend", "storage.url", "storage.schema", "mcp.allowed_hosts", "default_agent")
 
 
 def bound(key: str) -> bool:
@@ -158,6 +159,14 @@ def _hosts(data: object) -> list[str]:
     return sorted({str(item).strip().lower() for item in items})
 
 
+def _agent(data: object) -> str:
+    """The agent a config document files memories under when their writer names none
+    (``default_agent``), or "" for hindsight's own default."""
+    value = data.get("default_agent") if isinstance(data, dict) else None
+    name = str(value).strip() if value is not None else ""
+    return "" if name in ("", "default") else name
+
+
 def _elsewhere(storage: dict[str, object]) -> bool:
     """Whether a config's ``[storage]`` says where memories go beyond the store: a backend, a URL,
     or a schema alone (the database then is the one the user's own config names, and the schema
@@ -171,9 +180,11 @@ def _elsewhere(storage: dict[str, object]) -> bool:
 
 
 def redirect(data: object) -> str:
-    """Where a config document's ``[storage]`` sends memories, and which web pages its ``[mcp]
-    allowed_hosts`` lets reach the store's HTTP servers, as one line ("local" when it keeps them in
-    the store and adds no name): what an approval records, and what must still hold to use it."""
+    """Where a config document's ``[storage]`` sends memories, which web pages its ``[mcp]
+    allowed_hosts`` lets reach the store's HTTP servers, and which agent its ``default_agent``
+    files memories under, as one line ("local" when it keeps them in the store, adds no name and
+    keeps hindsight's default agent): what an approval records, and what must still hold to use
+    it."""
     import json
 
     storage = _section(data, "storage")
@@ -187,6 +198,9 @@ def redirect(data: object) -> str:
     hosts = _hosts(data)
     if hosts:
         place["allowed_hosts"] = hosts
+    agent = _agent(data)
+    if agent:
+        place["default_agent"] = agent
     if not place:
         return _LOCAL
     return json.dumps(place, sort_keys=True, ensure_ascii=True)
@@ -213,6 +227,12 @@ def exposure(data: object) -> str:
             f"lets web pages under {', '.join(hosts)} reach this store's HTTP servers "
             "([mcp] allowed_hosts: a page that makes its name resolve to this machine reads and "
             "forgets memories through a server without tokens)"
+        )
+    agent = _agent(data)
+    if agent:
+        said.append(
+            f"files the memories written here under agent {agent} (default_agent: whoever holds a "
+            "token of that agent for this store's HTTP server reads and forgets them)"
         )
     return " and ".join(said)
 
@@ -243,7 +263,13 @@ def _fields(line: str) -> dict[str, object]:
         return {"": line}
     return {
         name: found.get(name) or empty
-        for name, empty in (("backend", ""), ("url", ""), ("schema", ""), ("allowed_hosts", []))
+        for name, empty in (
+            ("backend", ""),
+            ("url", ""),
+            ("schema", ""),
+            ("allowed_hosts", []),
+            ("default_agent", ""),
+        )
     }
 
 
@@ -313,8 +339,8 @@ class Trusted:
         # a relative path names another store once the working directory changes
         here = None if os.path.isabs(self.store) else os.getcwd()
         # a pull or checkout that brings files into the store rewrites the git index
-        index = git_index(_real(self.store))
-        return (here, where, index, *map(stat_key, (*files, *((index,) if index else ()))))
+        indexes = git_indexes(_real(self.store))
+        return (here, where, indexes, *map(stat_key, (*files, *indexes)))
 
 
 def allow(store: str | os.PathLike[str], renew: bool = False) -> str:
