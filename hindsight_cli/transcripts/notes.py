@@ -232,7 +232,7 @@ def _note(file: Path, text: str, reading: Reading) -> Iterator[Record]:
     meta, body = _front_matter(text)
     # each of the note's memories carries its title and permalink: at most a label's length (a
     # title of a megabyte was copied into each of a million observations; review Q9)
-    title = clip(str(meta.get("title") or file.stem), MAX_LABEL)
+    title = clip(str(meta.get("title") or file.stem), MAX_LABEL) or file.stem
     permalink = str(meta.get("permalink") or file.stem)
     given = meta.get("tags")
     note_tags: list[str] = list(
