@@ -1190,3 +1190,35 @@ def test_a_basic_memory_note_whose_front_matter_lists_many_items_imports(
     done = _run("import", str(folder), "--from", "basic-memory", "--store", str(store))
     assert done.returncode == 0, done.stderr
     assert any("pins node 20" in c for c in _contents(store))
+
+
+def test_a_summarys_sentences_are_each_compared_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Review Q9: a summary's key sentences (`summarize`, the hooks' session-end pass over a
+    session's tool outputs) were kept unique by a list's `in` test, each sentence compared with all
+    before it: 40 tool outputs of 1,500 sentences took 25 s, a session of 500 about an hour.
+    Counted, not timed: each sentence is compared with a bounded number of others (here none but
+    its repeats)."""
+    import numpy as np
+
+    from hindsight_cli.core import extractive
+
+    compared = 0
+
+    class Counted(str):
+        __hash__ = str.__hash__
+
+        def __eq__(self, other: object) -> bool:
+            nonlocal compared
+            compared += 1
+            return str.__eq__(self, other)
+
+    split = extractive.sentences
+    monkeypatch.setattr(extractive, "sentences", lambda text: [Counted(s) for s in split(text)])
+    texts = [" ".join(f"step {i} failed at check {j}." for j in range(500)) for i in range(8)]
+    texts.append(texts[0])
+    points = extractive.key_sentences(texts, lambda pool: np.eye(len(pool), dtype=np.float32))
+    assert len(points) == 3
+    # 4,000 distinct sentences and 500 repeats: before, about 8 million comparisons
+    assert compared <= 2 * 500, compared

@@ -924,7 +924,9 @@ _RUN = "q" * 1_500_000
 def _bm_title(folder: Path) -> Path:
     folder.mkdir()
     (folder / "a.md").write_text("- [fact] alpha walrus-17 #x\n")
-    (folder / "b.md").write_text(f"---\ntitle: {_RUN}\n---\n- [fact] beta #y\n")
+    # (a title is cut to a label's length since review Q9: the odd field is the item's tags)
+    tags = " ".join(f"#y{n}" for n in range(1001))
+    (folder / "b.md").write_text(f"---\ntitle: beta\n---\n- [fact] beta {tags}\n")
     (folder / "c.md").write_text("- [fact] gamma zebra-42 #z\n")
     return folder
 
@@ -942,7 +944,7 @@ def _mem0_items(path: Path, odd: dict[str, Any]) -> Path:
 @pytest.mark.parametrize(
     ("kind", "make"),
     [
-        # text that is one unbroken run is clipped to nothing (never cut inside a token)
+        # more tags than a memory takes
         ("basic-memory", lambda p: _bm_title(p / "notes")),
         ("mem0", lambda p: _mem0_items(p / "mem0.json", {"memory": _RUN})),
         # metadata past the store's limit

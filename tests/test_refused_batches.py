@@ -52,8 +52,9 @@ def _mem0(path: Path, odd: dict[str, Any], at: int = 20) -> Path:
 def _notes(folder: Path) -> Path:
     folder.mkdir()
     for i in range(40):
-        title = _RUN if i == 20 else f"note {i}"
-        (folder / f"n{i}.md").write_text(f"---\ntitle: {title}\n---\n- [fact] fact {i} #t\n")
+        # (a note's title is cut to a label's length: the odd field is the observation's tags)
+        fact = " ".join(f"#t{n}" for n in range(1001)) if i == 20 else f"fact {i}"
+        (folder / f"n{i}.md").write_text(f"---\ntitle: note {i}\n---\n- [fact] {fact} #t\n")
     return folder
 
 
@@ -68,9 +69,9 @@ def _notes(folder: Path) -> Path:
         ),
         # a second entry under the id of the first, saying something else
         ("mem0", lambda p: _mem0(p / "m.json", {"id": "m3"}), "both have id"),
-        ("basic-memory", lambda p: _notes(p / "notes"), "content is empty"),
+        ("basic-memory", lambda p: _notes(p / "notes"), "at most 1,000 tags"),
     ],
-    ids=["mem0-run", "mem0-metadata", "mem0-same-id", "basic-memory-title"],
+    ids=["mem0-run", "mem0-metadata", "mem0-same-id", "basic-memory-tags"],
 )
 def test_one_refused_export_entry_leaves_the_others_one_write(
     tmp_path: Path, kind: str, make: Any, reason: str

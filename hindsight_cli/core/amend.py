@@ -24,7 +24,7 @@ from ..storage.rows import MemoryRow, embedding_text, row_term_counts
 from ..text import clean
 from . import embedding_jobs, parts
 from .lifecycle import withdraw
-from .prepare import Limits, claimed, derived_key, prepare, uuid7
+from .prepare import MAX_TAGS, Limits, claimed, derived_key, prepare, uuid7
 from .reading import current, find
 from .runtime import Runtime
 from .scope import Scope
@@ -78,8 +78,11 @@ def amendment(old: MemoryRow, given: Mapping[str, Any]) -> Amendment | None:
             values[name] = float(value)
             words.append(f"{name} {was:g} → {float(value):g}")
     # the quarantine's tag comes with its reason (``guarded``), never as something learnt
-    added = [t for t in given.get("tags") or [] if t not in old.tags and t != QUARANTINE_TAG]
+    had = set(old.tags)
+    added = [t for t in given.get("tags") or [] if t not in had and t != QUARANTINE_TAG]
     if added:
+        if len(had) + len(added) > MAX_TAGS:
+            raise BadUsage(f"a memory takes at most {MAX_TAGS:,} tags; give fewer.")
         values["tags"] = [*old.tags, *added]
         words.append(f"tag{'s' if len(added) > 1 else ''} added: {', '.join(added)}")
     if not values:

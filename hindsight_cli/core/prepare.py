@@ -280,15 +280,22 @@ def _step(value: Any) -> int | None:
     return int(value)
 
 
+# tags of one memory: far more than any memory is filed under (a client's labels, a note's tags and
+# its observation's), and few enough that a memory's tags are read with every hit at no cost; an
+# export's record of 100,000 tags took minutes to prepare under the store's lock (review Q9)
+MAX_TAGS = 1000
+
+
 def _tags(value: Any) -> list[str]:
     if isinstance(value, str) or not isinstance(value, (list, tuple)):
         raise BadUsage("tags must be a list of strings.")
-    tags: list[str] = []
+    # kept in a dict: a list's `in` test made each tag cost as much as all before it
+    tags: dict[str, None] = {}
     for tag in value:
-        text = str(label(tag, "tag", required=True))
-        if text not in tags:
-            tags.append(text)
-    return tags
+        tags[str(label(tag, "tag", required=True))] = None
+        if len(tags) > MAX_TAGS:
+            raise BadUsage(f"a memory takes at most {MAX_TAGS:,} tags; give fewer.")
+    return list(tags)
 
 
 # bytes of a memory's metadata as JSON: as much as its text may hold in all (64 parts of 16 KiB), and

@@ -23,8 +23,10 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..core.prepare import MAX_TAGS
 from ..models import JSONValue
 from ..safefs.reading import MAX_DEPTH, MAX_LINE, open_regular, read_at_most, too_deep
+from ..text import MAX_LABEL
 from .base import Reading, array, obj
 from .exchange import clip, key, memory_id
 from .lines import BROKEN, TooLarge, head_values, iter_json_array, read_lines
@@ -196,7 +198,7 @@ def basic_memory(path: Path, reading: Reading) -> Iterator[Record]:
         except (OSError, UnicodeDecodeError):
             reading.bad_line(0)
             continue
-        yield from _note(file, text)
+        yield from _note(file, text, reading)
 
 
 def _observation(item: str) -> tuple[str | None, str, list[str], str | None] | None:
@@ -226,14 +228,23 @@ def _observation(item: str) -> tuple[str | None, str, list[str], str | None] | N
     )
 
 
-def _note(file: Path, text: str) -> Iterator[Record]:
+def _note(file: Path, text: str, reading: Reading) -> Iterator[Record]:
     meta, body = _front_matter(text)
-    title = str(meta.get("title") or file.stem)
+    # each of the note's memories carries its title and permalink: at most a label's length (a
+    # title of a megabyte was copied into each of a million observations; review Q9)
+    title = clip(str(meta.get("title") or file.stem), MAX_LABEL) or file.stem
     permalink = str(meta.get("permalink") or file.stem)
     given = meta.get("tags")
-    note_tags: list[str] = (
-        [str(t) for t in given] if isinstance(given, list) else str(given or "").split()
+    note_tags: list[str] = list(
+        dict.fromkeys(
+            [str(t) for t in given] if isinstance(given, list) else str(given or "").split()
+        )
     )
+    if len(note_tags) > MAX_TAGS or len(permalink) > MAX_LABEL:
+        # each of its memories would carry them all, and be refused (a note of a million tags and
+        # a million observations was a million million copies; review Q9): the note is unreadable
+        reading.bad_line(0)
+        return
     prose: list[str] = []
     links: list[str] = []
     for line in body.splitlines():

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NotRequired, TypeAlias, TypedDict
 
 from ..models import JSONObject, JSONValue
+from ..text import MAX_LABEL
 from .exchange import SHOWN_CALLS, Call, Exchange, clip, key, memory_id
 
 if TYPE_CHECKING:
@@ -98,6 +99,16 @@ def source(exchange: Exchange) -> str:
     return "agent"
 
 
+def _labelled(value: object) -> JSONValue:
+    """A session's value (its title, model, branch) as each of its exchanges' memories holds it: at
+    most a label's length, and no list or object. A conversation's title of a megabyte was stored,
+    redacted and read back with each of its thousands of exchanges (a 291 KB ChatGPT export took
+    65 s; review Q9)."""
+    if isinstance(value, str):
+        return clip(value, MAX_LABEL) if len(value) > MAX_LABEL else value
+    return value if isinstance(value, (int, float, bool)) else None
+
+
 def exchange_key(client: str, exchange: Exchange) -> str:
     return key(client, exchange.session, exchange.anchor)
 
@@ -118,12 +129,12 @@ def to_record(
     ctx = exchange.ctx
     metadata: JSONObject = {
         "client": client,
-        "session": exchange.session,
-        "project": ctx.get("project"),
-        "branch": ctx.get("branch") or None,
-        "model": ctx.get("model") or None,
+        "session": _labelled(exchange.session),
+        "project": _labelled(ctx.get("project")),
+        "branch": _labelled(ctx.get("branch")) or None,
+        "model": _labelled(ctx.get("model")) or None,
         "file": ctx.get("file"),
-        "title": ctx.get("title"),
+        "title": _labelled(ctx.get("title")),
         "turn": exchange.anchor,
         "tools": len(exchange.calls),
         "failed": [{"tool": c.tool, "args": c.args, "error": c.error} for c in failed[:10]],
