@@ -61,12 +61,15 @@ def _hook(checkout: Path, event: str = "session-start") -> str:
     return str(done.stdout)
 
 
-def _author_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repo: Path) -> None:
-    """The author's store in ``repo`` (made under the author's own home), holding the plant."""
+def _author_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repo: Path, where: str = ".hindsight"
+) -> None:
+    """The author's store at ``repo / where`` (made under the author's own home), holding the
+    plant."""
     with monkeypatch.context() as author:
         author.setenv("HINDSIGHT_HOME", str(tmp_path / "author-home"))
         author.setenv("HINDSIGHT_ALLOWED_DIR", str(tmp_path / "author-home" / "allowed"))
-        store = str(repo / ".hindsight")
+        store = str(repo / where)
         _run("init", "--store", store)
         _run("record", PLANTED, "--type", "semantic", "--source", "user", "--store", store)
 
@@ -86,11 +89,15 @@ def _own_store(tmp_path: Path, upstream: Path) -> Path:
     """The user's clone, with a store of the user's own recording a memory; returns the clone."""
     checkout = tmp_path / "checkout"
     _git(tmp_path, "clone", "-q", str(upstream), str(checkout))
-    store = str(checkout / ".hindsight")
-    _run("init", "--store", store)
-    _run("record", OWN, "--type", "semantic", "--source", "user", "--store", store)
-    assert "helm" in _hook(checkout)
+    _own_memory(checkout / ".hindsight")
     return checkout
+
+
+def _own_memory(store: Path) -> None:
+    """A store of the user's own at ``store``, recording a memory the hooks inject."""
+    _run("init", "--store", str(store))
+    _run("record", OWN, "--type", "semantic", "--source", "user", "--store", str(store))
+    assert "helm" in _hook(store.parent)
 
 
 def _commit(upstream: Path, files: list[str], branch: str | None = None) -> None:
@@ -316,23 +323,8 @@ def test_a_pull_spelling_your_store_in_another_case_makes_it_the_repositorys(
     # what `git clone` sets on a file system that ignores case
     _git(checkout, "config", "core.ignorecase", "true")
     store = checkout / own
-    _run("init", "--store", str(store))
-    _run("record", OWN, "--type", "semantic", "--source", "user", "--store", str(store))
-    assert "helm" in _hook(store.parent)
-    with monkeypatch.context() as author:
-        author.setenv("HINDSIGHT_HOME", str(tmp_path / "author-home"))
-        author.setenv("HINDSIGHT_ALLOWED_DIR", str(tmp_path / "author-home" / "allowed"))
-        _run("init", "--store", str(upstream / tracked))
-        _run(
-            "record",
-            PLANTED,
-            "--type",
-            "semantic",
-            "--source",
-            "user",
-            "--store",
-            str(upstream / tracked),
-        )
+    _own_memory(store)
+    _author_store(tmp_path, monkeypatch, upstream, tracked)
     _commit(upstream, [f"{tracked}/ledger.duckdb"])
     _pull(checkout)
     _case_folded(checkout, tracked, own)
@@ -442,23 +434,8 @@ def test_a_pull_making_your_store_look_like_a_git_repository_still_counts(
     checkout = tmp_path / "checkout"
     _git(tmp_path, "clone", "-q", str(upstream), str(checkout))
     store = checkout / own
-    _run("init", "--store", str(store))
-    _run("record", OWN, "--type", "semantic", "--source", "user", "--store", str(store))
-    assert "helm" in _hook(store.parent)
-    with monkeypatch.context() as author:
-        author.setenv("HINDSIGHT_HOME", str(tmp_path / "author-home"))
-        author.setenv("HINDSIGHT_ALLOWED_DIR", str(tmp_path / "author-home" / "allowed"))
-        _run("init", "--store", str(upstream / own))
-        _run(
-            "record",
-            PLANTED,
-            "--type",
-            "semantic",
-            "--source",
-            "user",
-            "--store",
-            str(upstream / own),
-        )
+    _own_memory(store)
+    _author_store(tmp_path, monkeypatch, upstream, own)
     markers = _bare_markers(upstream / bare, config)
     _commit(upstream, [f"{own}/ledger.duckdb"] + [f"{bare}/{name}" for name in markers])
     _pull(checkout)
@@ -603,23 +580,8 @@ def test_a_pull_of_the_repository_around_a_nested_one_still_counts(
     whose work tree holds the store counts."""
     checkout = _nested_repository(tmp_path, upstream, nested)
     store = checkout / "app" / ".hindsight"
-    _run("init", "--store", str(store))
-    _run("record", OWN, "--type", "semantic", "--source", "user", "--store", str(store))
-    assert "helm" in _hook(store.parent)
-    with monkeypatch.context() as author:
-        author.setenv("HINDSIGHT_HOME", str(tmp_path / "author-home"))
-        author.setenv("HINDSIGHT_ALLOWED_DIR", str(tmp_path / "author-home" / "allowed"))
-        _run("init", "--store", str(upstream / "app" / ".hindsight"))
-        _run(
-            "record",
-            PLANTED,
-            "--type",
-            "semantic",
-            "--source",
-            "user",
-            "--store",
-            str(upstream / "app" / ".hindsight"),
-        )
+    _own_memory(store)
+    _author_store(tmp_path, monkeypatch, upstream, "app/.hindsight")
     _commit(upstream, ["app/.hindsight/ledger.duckdb"])
     _pull(checkout)
     ledger = (upstream / "app" / ".hindsight" / "ledger.duckdb").read_bytes()
