@@ -30,6 +30,8 @@ def test_list_shows_every_layer_and_its_origin(made: Cli, monkeypatch: pytest.Mo
     user.write_text('default_agent = "from-user"\n[hooks]\nrecall_budget = 300\n')
     store_file = made.store_path / "config.toml"
     store_file.write_text('default_agent = "from-store"\n[search]\nengine = "index"\n')
+    # whose memories they are is bound to the approval (a file edited by hand is approved once)
+    assert made("allow", str(made.store_path), store=False).exit_code == 0
     monkeypatch.setenv("HINDSIGHT_SEARCH_ENGINE", "ledger")
 
     result = made("config", "list", "--show-origin")
