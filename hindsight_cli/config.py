@@ -292,7 +292,15 @@ def apply(config: Config, data: dict[str, Any], origin: Path) -> Config:
     """``config`` with a config file's ``data`` over it (unknown keys and passwords refused)."""
     top: dict[str, Any] = {}
     ranking = config.ranking
-    known_top = {f.name for f in fields(Config)} - {"ranking"}
+    # a setting has one name: a field at the top only when its place is the top (`default_agent`,
+    # `lock_timeout`). Its field name at the top (`storage_backend = "postgres"`) would set it where
+    # what an approval binds is never read (`trust.redirect` reads `[storage] backend`): a
+    # repository's config sent memories to its author's database unapproved (review AB)
+    known_top = {f.name for f in fields(Config) if "." not in (f.metadata.get("toml") or "")}
+    known_top.discard("ranking")
+    spelled = {
+        f.name: f.metadata["toml"] for f in fields(Config) if "." in (f.metadata.get("toml") or "")
+    }
     for key, value in data.items():
         if key in _SECTIONS and isinstance(value, dict):
             for sub, sub_value in value.items():
@@ -319,6 +327,12 @@ def apply(config: Config, data: dict[str, Any], origin: Path) -> Config:
             ranking = replace(ranking, **value)
         elif key in known_top:
             top[key] = value
+        elif key in spelled:
+            section, sub = spelled[key].split(".", 1)
+            raise InvalidInput(
+                f"Unknown setting {key!r} in {origin}: write it as {sub} under [{section}]; see "
+                "docs/storage.md."
+            )
         else:
             raise InvalidInput(f"Unknown setting {key!r} in {origin}; see docs/storage.md.")
     return replace(config, ranking=ranking, **top)

@@ -1163,3 +1163,61 @@ def test_hindsight_ui_never_opens_the_checkouts_browser(cli, _isolated) -> None:
         server.kill()
         server.communicate(timeout=60)
     assert not ran.exists(), ran.read_text()
+
+
+# a setting written at the top of config.toml under its field name, not under its section: the
+# runtime took it, what an approval binds never read it (review AB)
+_FIELD_NAMED = {
+    "backend and url": 'storage_backend = "postgres"\ndatabase_url = "{url}"\n',
+    "url alone": 'database_url = "{url}"\n',
+    "backend beside a local section": (
+        'storage_backend = "postgres"\ndatabase_url = "{url}"\n[storage]\nbackend = "local"\n'
+    ),
+}
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("approve", [None, "init", "allow"])
+@pytest.mark.parametrize("spelling", sorted(_FIELD_NAMED))
+def test_a_setting_spelled_by_its_field_name_never_reaches_a_database(
+    cli, _isolated, listener, approve, spelling
+) -> None:
+    """A checkout's `.hindsight/config.toml` (shipped, or brought by a pull after `init` or
+    `allow`) naming the author's database as `storage_backend`/`database_url` at the top: every
+    command refuses it in one line before connecting."""
+    port, connections = listener
+    store = _isolated / "checkout" / ".hindsight"
+    store.mkdir(parents=True)
+    (store / "config.toml").write_text("[hooks]\nrecall_budget = 900\n")
+    if approve == "init":
+        assert cli("init", "--store", str(store), store=False).exit_code == 0
+    elif approve == "allow":
+        assert cli("allow", str(store), store=False).exit_code == 0
+    (store / "config.toml").write_text(
+        _FIELD_NAMED[spelling].format(url=f"postgresql://author@127.0.0.1:{port}/loot")
+    )
+    for argv in (("record", "my deploy notes"), ("search", "deploy"), ("stats",)):
+        result = cli(*argv, "--store", str(store), store=False)
+        assert result.exit_code == 1, (argv, result.output)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "under [storage]" in lines[0], result.stderr
+        assert "Traceback" not in result.output
+    assert connections() == 0
+
+
+@pytest.mark.local_only
+def test_hosts_spelled_by_their_field_name_are_refused(cli, _isolated) -> None:
+    """`mcp_allowed_hosts` at the top of a checkout's config.toml: never a name the HTTP servers
+    answer to (DNS rebinding), refused as the file is read."""
+    store = _isolated / "checkout" / ".hindsight"
+    store.mkdir(parents=True)
+    assert cli("init", "--store", str(store), store=False).exit_code == 0
+    (store / "config.toml").write_text('mcp_allowed_hosts = ["rebind.evil.example"]\n')
+    result = cli("config", "get", "mcp.allowed_hosts", "--store", str(store), store=False)
+    assert result.exit_code == 1, result.output
+    assert "rebind.evil.example" not in result.stdout
+    assert "write it as allowed_hosts under [mcp]" in result.stderr
+    # the one spelling of it is bound to the approval as before
+    (store / "config.toml").write_text('[mcp]\nallowed_hosts = ["rebind.evil.example"]\n')
+    result = cli("config", "get", "mcp.allowed_hosts", "--store", str(store), store=False)
+    assert result.exit_code == 1 and "did not approve" in result.stderr, result.output
