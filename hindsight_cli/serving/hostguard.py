@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from ..errors import InvalidInput
+from ..text import whole_number
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
@@ -56,12 +57,13 @@ def split_host(value: str) -> tuple[str, int | None]:
     port: int | None = None
     if text.startswith("["):
         name, _, rest = text[1:].partition("]")
-        if rest.startswith(":") and rest[1:].isdigit():
-            port = int(rest[1:])
+        if rest.startswith(":") and whole_number(rest[1:]) is not None:
+            port = whole_number(rest[1:])
     elif text.count(":") == 1:
         name, _, digits = text.partition(":")
         # a port that is not a number matches nothing
-        port = int(digits) if digits.isdigit() else -1
+        found = whole_number(digits)
+        port = -1 if found is None else found
     else:
         name = text
     return name.rstrip("."), port
