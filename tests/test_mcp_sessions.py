@@ -201,3 +201,45 @@ def test_a_second_credential_never_takes_a_request_out_of_its_agents_quota(
         assert _owned(manager, "alice") == []
         # one credential: served as before
         assert _open_with(http, url, [f"Bearer {agents['alice']}"]).status_code == 200
+
+
+def _open_sending(
+    http: httpx2.Client, url: str, token: str, name: str, values: list[str]
+) -> httpx2.Response:
+    """Open a session (initialize, no session id) sending header ``name`` with these values."""
+    from tests.mcp_http import initialize
+
+    sent = [*headers(token).items(), *((name, value) for value in values)]
+    return http.post(f"{url}/mcp", json=initialize(), headers=sent)
+
+
+@pytest.mark.parametrize(
+    ("name", "second"),
+    [
+        ("MCP-Protocol-Version", "x"),
+        ("MCP-Protocol-Version", "2099-01-01"),
+        ("MCP-Protocol-Version", ""),
+        ("Mcp-Session-Id", "0" * 32),
+    ],
+    ids=["version-word", "version-unknown", "version-empty", "session-id"],
+)
+def test_a_second_routing_header_never_takes_a_session_out_of_its_agents_quota(
+    tmp_path: Path, agents: dict[str, str], name: str, second: str
+) -> None:
+    """The SDK routes a request by the first MCP-Protocol-Version (a handshake version: a session
+    is opened), the quota read the last (an unknown one: not a session, not counted): alice opened
+    as many sessions as she liked past her quota of 2 (the server's whole table of 10,000 in the
+    end, and bob's 503). A request naming its protocol version or session twice is refused."""
+    from tests.mcp_http import LEGACY
+
+    values = [LEGACY, second] if name == "MCP-Protocol-Version" else [second, second]
+    with _server(tmp_path, per_agent=2) as (url, manager), httpx2.Client(timeout=60) as http:
+        answers = [_open_sending(http, url, agents["alice"], name, values) for _ in range(4)]
+        statuses = [a.status_code for a in answers]
+        assert statuses == [400] * 4, statuses
+        text = answers[0].text
+        assert name.title() in text.title() and "once" in text, text
+        assert len(_owned(manager, "alice")) <= 2
+        # sent once: served as before
+        assert open_session(http, url, agents["alice"]).status_code == 200
+        assert open_session(http, url, agents["bob"]).status_code == 200

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..text import whole_number
 from . import Check, compose_mcp, compose_merge, fail, ok, warn
 from .compose_file import (
     ComposeError,
@@ -191,14 +192,16 @@ def _ports(svc: dict[str, Any]) -> list[tuple[int | None, int]]:
     for entry in svc.get("ports") or []:
         if isinstance(entry, dict):
             target, published = str(entry.get("target", "")), str(entry.get("published", ""))
-            if target.isdigit():
-                out.append((int(published) if published.isdigit() else None, int(target)))
+            number = whole_number(target)
+            if number is not None:
+                out.append((whole_number(published), number))
             continue
         spec = str(entry).split("/")[0]
         rest, _, container = spec.rpartition(":")
         host = rest.rpartition(":")[2] if rest else ""
-        if container.isdigit():
-            out.append((int(host) if host.isdigit() else None, int(container)))
+        number = whole_number(container)
+        if number is not None:
+            out.append((whole_number(host), number))
     return out
 
 
@@ -206,9 +209,8 @@ def _container_ports(svc: dict[str, Any]) -> set[int]:
     ports = {container for _, container in _ports(svc)} | DB_PORTS.get(
         _image_base(str(svc.get("image", ""))), set()
     )
-    ports |= {
-        int(str(e).split("/")[0]) for e in svc.get("expose") or [] if str(e).split("/")[0].isdigit()
-    }
+    exposed = (whole_number(str(e).split("/")[0]) for e in svc.get("expose") or [])
+    ports |= {number for number in exposed if number is not None}
     return ports
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from .. import paths
 from ..paths import TOKENS_FILE as DEFAULT_FILE
+from ..text import whole_number
 from . import Check, fail, warn
 from .compose_file import ComposeFile, env_items, finding, interpolate, mounts
 from .dockerfile import for_service
@@ -130,7 +131,7 @@ def find_server(argv: list[str], env: Mapping[str, str]) -> Server | None:
             continue
         if _option(args, "--transport") != "http":
             continue
-        port = _option(args, "--port") or str(DEFAULT_PORT)
+        port = whole_number(_option(args, "--port") or str(DEFAULT_PORT))
         store = (
             _option(args, "--store")
             or env.get(paths.ENV_STORE)
@@ -139,7 +140,7 @@ def find_server(argv: list[str], env: Mapping[str, str]) -> Server | None:
         return Server(
             words,
             _option(args, "--host") or DEFAULT_HOST,
-            int(port) if port.isdigit() else DEFAULT_PORT,
+            DEFAULT_PORT if port is None else port,
             _option(args, "--tokens"),
             "--allow-unauthenticated" in args,
             store,
@@ -153,18 +154,18 @@ def _published(svc: dict[str, Any]) -> list[tuple[str, str, int]]:
     for entry in svc.get("ports") or []:
         if isinstance(entry, dict):
             target = str(entry.get("target", ""))
-            if target.isdigit():
-                out.append(
-                    (str(entry.get("host_ip", "")), str(entry.get("published", "")), int(target))
-                )
+            number = whole_number(target)
+            if number is not None:
+                out.append((str(entry.get("host_ip", "")), str(entry.get("published", "")), number))
             continue
         spec = str(entry).split("/")[0]
         rest, _, container = spec.rpartition(":")
         address, _, host_port = (
             rest.rpartition(":") if rest.count(":") or rest.startswith("[") else ("", "", rest)
         )
-        if container.isdigit():
-            out.append((address, host_port, int(container)))
+        number = whole_number(container)
+        if number is not None:
+            out.append((address, host_port, number))
     return out
 
 

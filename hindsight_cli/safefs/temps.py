@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 
+from ..text import whole_number
+
 TEMP_SUFFIX = ".tmp"
 
 
@@ -23,7 +25,7 @@ def _temp_writer(name: str) -> int | None:
         return None
     if not pid:
         return 0
-    return int(pid) if pid.isdigit() else None
+    return whole_number(pid)
 
 
 def remove_stale_temps(directory: str | os.PathLike[str]) -> int:

@@ -9,10 +9,11 @@ host name, or a name the user added (``--allowed-host``, ``[mcp] allowed_hosts``
 port is accepted on any port; ``name:port`` only on that port. A browser's ``Origin``, when present,
 must be an ``http(s)`` origin of an accepted name; clients that are not browsers send none.
 
-Each of ``Host``, ``Origin`` and ``Authorization`` may be sent once: the layers behind the guard
-read them with different libraries (the MCP SDK authenticates by the first ``Authorization``, a
-plain dict of the headers keeps the last), so a request naming one twice could be one agent to one
-layer and another, or none, to the next.
+Each of ``Host``, ``Origin``, ``Authorization``, ``MCP-Protocol-Version`` and ``Mcp-Session-Id`` may
+be sent once: the layers behind the guard read them with different libraries (the MCP SDK
+authenticates and routes by the first of each, a plain dict of the headers keeps the last), so a
+request naming one twice could be one agent, or one session or protocol generation, to one layer and
+another, or none, to the next (the per-agent session quota would not count a session the SDK opens).
 
 A server without tokens (``hindsight mcp --transport http`` on loopback) answers the user who
 started it, and only that user: every account of a shared machine can reach a loopback port, so a
@@ -36,6 +37,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from ..errors import InvalidInput
+from ..text import whole_number
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
@@ -43,8 +45,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("hindsight.mcp")
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 EVERY_INTERFACE = ("", "0.0.0.0", "::")
-# headers that decide who a request is and where it comes from: at most one of each
-ONCE = ("host", "origin", "authorization")
+# headers that decide who a request is, where it comes from and which session (or protocol
+# generation, which decides whether it opens one) it goes to: at most one of each
+ONCE = ("host", "origin", "authorization", "mcp-protocol-version", "mcp-session-id")
 
 
 def split_host(value: str) -> tuple[str, int | None]:
@@ -54,12 +57,13 @@ def split_host(value: str) -> tuple[str, int | None]:
     port: int | None = None
     if text.startswith("["):
         name, _, rest = text[1:].partition("]")
-        if rest.startswith(":") and rest[1:].isdigit():
-            port = int(rest[1:])
+        if rest.startswith(":") and whole_number(rest[1:]) is not None:
+            port = whole_number(rest[1:])
     elif text.count(":") == 1:
         name, _, digits = text.partition(":")
         # a port that is not a number matches nothing
-        port = int(digits) if digits.isdigit() else -1
+        found = whole_number(digits)
+        port = -1 if found is None else found
     else:
         name = text
     return name.rstrip("."), port
@@ -354,7 +358,7 @@ def connection_owner(scope: Scope) -> int | None:
 
 
 class HostGuard:
-    """ASGI middleware: answers 400 to a request that sends Host, Origin or Authorization twice, 421
+    """ASGI middleware: answers 400 to a request that sends one of ``ONCE`` twice, 421
     to one whose Host is not one of the server's names and 403 to one whose Origin is not, before
     anything else runs (authentication, sessions, tools). ``same_user`` (a server without tokens):
     403 to a request over a loopback connection another local user opened."""

@@ -14,6 +14,7 @@ from ..models import short_id
 from ..serving.hostguard import connection_owner
 from ..serving.readers import ReadThreads, Writers
 from ..store import Store
+from ..text import whole_number
 from . import browse, memory_page, search_page, stats, timeline
 from .html import H, Html, csrf_field, join, page, segment
 from .security import HEADERS, Gate, Session, csrf_ok, opened_by_user, same_origin
@@ -144,7 +145,7 @@ async def _form(request: Request) -> dict[str, str] | None:
     from starlette.exceptions import HTTPException
 
     declared = request.headers.get("content-length", "")
-    if declared.strip().isdigit() and int(declared) > MAX_FORM:
+    if (whole_number(declared.strip()) or 0) > MAX_FORM:
         return None
     body = bytearray()
     async for chunk in request.stream():
@@ -301,9 +302,10 @@ def _supersede(ui: Ui, session: Session, store: Store, memory_id: str, form: dic
 
 def _switch(ui: Ui, session: Session, store: Store, memory_id: str, form: dict[str, str]) -> str:
     chosen = form.get("store", "")
-    if not chosen.isdigit() or int(chosen) >= len(ui.stores):
+    number = whole_number(chosen)
+    if number is None or number >= len(ui.stores):
         raise InvalidInput("Choose one of the stores this server was started with.")
-    session.store = int(chosen)
+    session.store = number
     return "/"
 
 

@@ -11,6 +11,7 @@ from ..models import MEMORY_TYPES, OUTCOMES, STATUSES, Filters, Memory, short_id
 from ..poisoning import is_quarantined
 from ..storage.base import SORTS
 from ..store import Store
+from ..text import whole_number
 from .html import H, Html, join, link, options, segment, table, url
 
 # the filter fields of the form and the URL, in the form's order
@@ -108,8 +109,8 @@ def sort_of(params: Mapping[str, str]) -> tuple[str, bool]:
 
 
 def number(params: Mapping[str, str], name: str, default: int, top: int) -> int:
-    value = params.get(name, "")
-    return min(max(int(value), 0), top) if value.isdigit() else default
+    value = whole_number(params.get(name, ""))
+    return default if value is None else min(value, top)
 
 
 def render(store: Store, params: Mapping[str, str]) -> Html:
