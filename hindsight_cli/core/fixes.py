@@ -35,8 +35,19 @@ MAX_OPEN = 64
 def related(a: str, b: str) -> bool:
     """Whether two calls' arguments are about the same thing (term overlap at least
     ``FIXED_BY``)."""
-    x, y = _terms(a), _terms(b)
-    return bool(x | y) and len(x & y) / len(x | y) >= FIXED_BY
+    return related_terms(_terms(a), _terms(b))
+
+
+def related_terms(x: frozenset[str], y: frozenset[str]) -> bool:
+    """``related`` of two calls' arguments' terms (``args_terms``)."""
+    if x.isdisjoint(y):
+        return False
+    return len(x & y) / len(x | y) >= FIXED_BY
+
+
+def args_terms(args: str) -> frozenset[str]:
+    """The terms ``related`` compares of a call's arguments."""
+    return _terms(args)
 
 
 @lru_cache(maxsize=4096)

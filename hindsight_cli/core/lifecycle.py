@@ -53,9 +53,8 @@ def _targets(
 ) -> list[str]:
     targets = list(dict.fromkeys(find(session, memory_id, scope).id for memory_id in ids))
     if filters is not None:
-        targets += [
-            m for m in session.ids(scope.filters(filters).conditions(at)) if m not in targets
-        ]
+        named = set(targets)
+        targets += [m for m in session.ids(scope.filters(filters).conditions(at)) if m not in named]
     if hard:
         targets = versions(session, targets, scope)
     # a text stored in parts leaves (and comes back) whole

@@ -195,16 +195,20 @@ def whole(session: Reader, targets: Sequence[str]) -> list[str]:
     """``targets`` with the other parts of every part among them: a memory's status changes as one.
     Two reads whatever the number of targets: the targets, then every row their parts name."""
     out = list(dict.fromkeys(targets))
+    # a set to test against: a list's ``in`` grew with targets × their parts' links (review AC)
+    asked = set(out)
     named = {r.id: r for r in session.by_ids(out) if is_part(r)}
-    linked = list(dict.fromkeys(s for r in named.values() for s in r.source_ids if s not in out))
+    linked = list(dict.fromkeys(s for r in named.values() for s in r.source_ids if s not in asked))
     found = {r.id: r for r in session.by_ids(linked)} if linked else {}
-    # a part that names one of the target parts that name it
+    # a part that names one of the target parts that name it (each target's links a set: testing
+    # every target's list for every sibling grew with the square of the parts, review AC)
+    names = {t: set(r.source_ids) for t, r in named.items()}
     for sibling in linked:
         row = found.get(sibling)
         if (
             row is not None
             and is_part(row)
-            and any(t in row.source_ids and sibling in named[t].source_ids for t in named)
+            and any(sibling in names[t] for t in dict.fromkeys(row.source_ids) if t in names)
         ):
             out.append(sibling)
     return out

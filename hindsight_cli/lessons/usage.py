@@ -110,15 +110,16 @@ def actions(fix: Sequence[str], failed: str = "") -> list[Action]:
     """What a memory's fix tells an agent to do: the program and distinctive words of each acting
     part of its commands, less the words of the failing command it answers."""
     known = tokens(failed)
-    out: list[Action] = []
+    # kept unique in a dict, in order (a list's ``in`` grew with the square of a fix's commands)
+    out: dict[Action, None] = {}
     for command in fix:
         for program, words in _acting_parts(command):
             told = (program, frozenset(w for w in words - known if _distinctive(w)))
             # an edit known only by the file it touches: another edit of that file is not it
             edit_of_a_file = program in _EDITORS and all(_is_path(w) for w in told[1])
-            if told[1] and not edit_of_a_file and told not in out:
-                out.append(told)
-    return out
+            if told[1] and not edit_of_a_file:
+                out[told] = None
+    return list(out)
 
 
 def _needed(action: frozenset[str]) -> int:

@@ -128,14 +128,17 @@ class Upkeep:
 
     def _scrub_chunks(self) -> None:
         """The chunks table the same way: its live rows rewritten (under a new table), old versions
-        gone."""
+        gone. The rewrite is one commit (an overwrite): a kill between emptying the table and
+        adding its rows back lost every long memory's further windows for good, since a rerun
+        found nothing to add and the sync never writes a chunk again (review AC)."""
         import warnings
 
         chunks = self.chunk_table()
         live = chunks.to_arrow()
-        chunks.delete("true")
         if live.num_rows:
-            chunks.add(live)
+            chunks.add(live, mode="overwrite")
+        else:
+            chunks.delete("true")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             chunks.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)

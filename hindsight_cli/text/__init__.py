@@ -241,11 +241,12 @@ def identifiers(text: str) -> tuple[str, ...]:
     query typed in capitals nothing is one for being in capitals."""
     words = re.findall(r"\b[^\W\d_]{2,}\b", text)
     shouting = len(words) >= 3 and sum(w.isupper() for w in words) > 0.8 * len(words)
-    out: list[str] = []
+    # kept unique in a dict, in order: a list's ``in`` grew with the square of a query's identifiers
+    out: dict[str, None] = {}
     for raw in _id_tokens(text):
         token = raw.strip(".:=-+/\\#@")
-        if _is_identifier(token, shouting) and _normal(token) not in out:
-            out.append(_normal(token))
+        if _is_identifier(token, shouting):
+            out[_normal(token)] = None
     return tuple(out)
 
 

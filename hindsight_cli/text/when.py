@@ -264,11 +264,14 @@ def found(text: str, said: date, future: bool | None = None) -> list[tuple[re.Ma
 def spoken(text: str, said_at: datetime) -> list[Span]:
     """The event times a memory's text speaks of (at most ``MAX_SPANS``), resolved against when it
     was said."""
-    out: list[Span] = []
+    # the first MAX_SPANS distinct, kept unique in a dict: a list's ``in`` made a 16 KB part naming
+    # 1,500 dates 20 times slower to record, growing with the square (review AC)
+    out: dict[Span, None] = {}
     for _, span in found(text, local_day(said_at)):
-        if span not in out:
-            out.append(span)
-    return out[:MAX_SPANS]
+        out[span] = None
+        if len(out) == MAX_SPANS:
+            break
+    return list(out)
 
 
 @dataclass(frozen=True)

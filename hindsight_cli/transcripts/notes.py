@@ -17,6 +17,7 @@ platform's v1 API), or ``{"memories": …}``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -42,6 +43,10 @@ HINTS = {
 # item text before trailing blanks, a link's name that may hold "[", and blanks before a context
 # tried at every start were quadratic (200 KB of blanks or "[" took minutes; review L)
 _ITEM = re.compile(r"^\s*[-*+]\s+(.*\S)\s*$")
+# a note's tags go into each of its memories: at most this many copies in all (900 tags on one
+# observation, or 100 on each of 1,000, are fine; 990 on each of 5,000 observations, an 80 KB file,
+# took 97 s and 190 MB to import, review AC)
+MAX_NOTE_TAG_COPIES = 100_000
 _CATEGORY = re.compile(r"^\[([^\[\]()]+)\]\s+(.+)")
 _CLOCK = re.compile(r"^\d{1,3}:\d{2}(?::\d{2})?(?:[.,]\d{1,3})?$")
 _RELATION = re.compile(r"^(\"[^\"]+\"|'[^']+'|[^\s\[]+)\s*\[\[([^\]\n]+)\]\]\s*(\([^()]*\))?$")
@@ -114,13 +119,21 @@ def mcp_memory(path: Path, reading: Reading) -> Iterator[Record]:
         if value is BROKEN or not isinstance(value, dict):
             reading.bad_line(line.number)
         elif value.get("type") == "entity" and value.get("name"):
-            name, kind = str(value["name"]), str(value.get("entityType") or "entity")
+            # copied into each of the entity's observations: a label's length at most (a name of
+            # 20 KB over 50 observations was 1 MB of memories, in parts; review AC)
+            # (one unbroken run is never cut: a secret's half would pass the redaction)
+            full = str(value["name"])
+            name = clip(full, MAX_LABEL) or "entity"
+            # its memories' keys as before; a longer name hashed once, not with each observation
+            if len(full) > MAX_LABEL:
+                full = hashlib.sha256(full.encode("utf-8", "surrogatepass")).hexdigest()
+            kind = clip(str(value.get("entityType") or "entity"), MAX_LABEL) or "entity"
             for observation in array(value.get("observations")):
                 if isinstance(observation, str) and observation.strip():
                     yield _semantic(
                         "mcp-memory",
                         f"{name} ({kind}): {observation.strip()}",
-                        (name, observation),
+                        (full, observation),
                         [kind],
                         metadata={"entity": name, "entity_type": kind},
                     )
@@ -240,9 +253,16 @@ def _note(file: Path, text: str, reading: Reading) -> Iterator[Record]:
             [str(t) for t in given] if isinstance(given, list) else str(given or "").split()
         )
     )
-    if len(note_tags) > MAX_TAGS or len(permalink) > MAX_LABEL:
+    # its memories at most: each list item, and the note itself
+    memories = 1 + sum(1 for line in body.splitlines() if _ITEM.match(line))
+    if (
+        len(note_tags) > MAX_TAGS
+        or len(note_tags) * memories > MAX_NOTE_TAG_COPIES
+        or len(permalink) > MAX_LABEL
+    ):
         # each of its memories would carry them all, and be refused (a note of a million tags and
-        # a million observations was a million million copies; review Q9): the note is unreadable
+        # a million observations was a million million copies; review Q9), or the copies would
+        # outgrow the note many times over (review AC): the note is unreadable
         reading.bad_line(0)
         return
     prose: list[str] = []
