@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..text import whole_number
+from ..safefs.reading import whole_number
 from . import Check, compose_mcp, compose_merge, fail, ok, warn
 from .compose_file import (
     ComposeError,

@@ -19,7 +19,7 @@ from typing import Any
 
 from .. import paths
 from ..paths import TOKENS_FILE as DEFAULT_FILE
-from ..text import whole_number
+from ..safefs.reading import whole_number
 from . import Check, fail, warn
 from .compose_file import ComposeFile, env_items, finding, interpolate, mounts
 from .dockerfile import for_service

@@ -308,3 +308,12 @@ def split_lines(handle: BinaryIO, tail: int | None, limit: int) -> Iterator[str]
                 _skip_line(handle)
             continue
         yield raw.decode("utf-8", errors="replace").removesuffix("\n")
+
+
+def whole_number(value: str) -> int | None:
+    """``value`` as a whole number when it is ASCII digits only (``8765``), else None. The one test
+    for a number read from outside (a Host header's port, a form or query field, a file's name, a
+    compose file): ``str.isdigit`` also says yes to ``²`` and ``¹``, which ``int`` refuses, so a
+    check by ``isdigit`` let a ValueError through (a traceback for one request, every command of a
+    store with such a file in it)."""
+    return int(value) if value.isascii() and value.isdigit() else None

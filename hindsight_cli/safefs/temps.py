@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from ..text import whole_number
+from .reading import whole_number
 
 TEMP_SUFFIX = ".tmp"
 

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from ..errors import InvalidInput
-from ..text import whole_number
+from ..safefs.reading import whole_number
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send

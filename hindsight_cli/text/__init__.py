@@ -77,15 +77,6 @@ STOPWORDS = frozenset(
 )
 
 
-def whole_number(value: str) -> int | None:
-    """``value`` as a whole number when it is ASCII digits only (``8765``), else None. The one test
-    for a number read from outside (a Host header's port, a form or query field, a file's name, a
-    compose file): ``str.isdigit`` also says yes to ``²`` and ``¹``, which ``int`` refuses, so a
-    check by ``isdigit`` let a ValueError through (a traceback for one request, every command of a
-    store with such a file in it)."""
-    return int(value) if value.isascii() and value.isdigit() else None
-
-
 def clean(text: str) -> str:
     """Strip control characters (keeping newline and tab), normalise to NFC, trim."""
     text = unicodedata.normalize("NFC", text)

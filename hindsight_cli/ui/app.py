@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 from ..errors import BadUsage, HindsightError, InvalidInput, MemoryNotFound
 from ..models import short_id
+from ..safefs.reading import whole_number
 from ..serving.hostguard import connection_owner
 from ..serving.readers import ReadThreads, Writers
 from ..store import Store
-from ..text import whole_number
 from . import browse, memory_page, search_page, stats, timeline
 from .html import H, Html, csrf_field, join, page, segment
 from .security import HEADERS, Gate, Session, csrf_ok, opened_by_user, same_origin

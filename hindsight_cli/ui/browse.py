@@ -9,9 +9,9 @@ from datetime import datetime
 from ..core.selection import when
 from ..models import MEMORY_TYPES, OUTCOMES, STATUSES, Filters, Memory, short_id
 from ..poisoning import is_quarantined
+from ..safefs.reading import whole_number
 from ..storage.base import SORTS
 from ..store import Store
-from ..text import whole_number
 from .html import H, Html, join, link, options, segment, table, url
 
 # the filter fields of the form and the URL, in the form's order
