@@ -7,8 +7,8 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -229,3 +229,19 @@ def serving_with_tokens(store: Any, home: Path) -> Iterator[tuple[str, dict[str,
     server = build_server(store, tokens=verifier, url="http://127.0.0.1:8765")
     with serving(http_app(server, HttpSettings(), verifier)) as url:
         yield f"{url}/mcp", issued
+
+
+@asynccontextmanager
+async def as_principal(url: str, token: str) -> AsyncIterator[Any]:
+    """An MCP SDK client of the server at ``url`` holding ``token`` (one principal)."""
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    transport = streamable_http_client(
+        url,
+        http_client=httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(60)
+        ),
+    )
+    async with Client(transport) as client:
+        yield client

@@ -6,10 +6,7 @@ tokens, and the hook entry."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import hook_calls
 import pytest
@@ -19,7 +16,7 @@ from typer.testing import CliRunner
 from hindsight_cli import embedding
 from hindsight_cli.cli import app
 from hindsight_cli.store import Store
-from tests.mcp_http import serving_with_tokens
+from tests.mcp_http import as_principal as _as, serving_with_tokens
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 MODEL = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)
@@ -33,22 +30,6 @@ VOCABULARY = (
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@asynccontextmanager
-async def _as(url: str, token: str) -> AsyncIterator[Any]:
-    import httpx2
-    from mcp import Client
-    from mcp.client.streamable_http import streamable_http_client
-
-    transport = streamable_http_client(
-        url,
-        http_client=httpx2.AsyncClient(
-            headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(60)
-        ),
-    )
-    async with Client(transport) as client:
-        yield client
 
 
 def _flush(project: Path) -> None:

@@ -4,8 +4,6 @@ the real app under uvicorn and the SDK's client."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +14,7 @@ from hindsight_cli.mcp_server import build_server
 from hindsight_cli.mcp_server.http import HttpSettings, TokenVerifier, http_app
 from hindsight_cli.store import Store
 from tests.conftest import FakeEmbedder
-from tests.mcp_http import serving, serving_with_tokens as _serving
+from tests.mcp_http import as_principal as _as, serving, serving_with_tokens as _serving
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
@@ -31,22 +29,6 @@ def shared(tmp_path: Path) -> Store:
     store = Store(tmp_path / "store", embedder=FakeEmbedder())
     store.init()
     return store
-
-
-@asynccontextmanager
-async def _as(url: str, token: str) -> AsyncIterator[Any]:
-    import httpx2
-    from mcp import Client
-    from mcp.client.streamable_http import streamable_http_client
-
-    transport = streamable_http_client(
-        url,
-        http_client=httpx2.AsyncClient(
-            headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(60)
-        ),
-    )
-    async with Client(transport) as client:
-        yield client
 
 
 def _text(result: Any) -> str:
