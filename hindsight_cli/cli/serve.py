@@ -217,6 +217,18 @@ def token(
         f"send it as "
         "the header Authorization: Bearer TOKEN."
     )
+    from ..config import load as load_config
+    from ..core.scope import agent_name
+
+    own = agent_name(load_config(paths.resolve_store(store).path).default_agent)
+    if agent_name(agent) == own:
+        # a token's agent is a scope it holds whole: the owner's own memories go under this one
+        render.warning(
+            f"{own} is the agent memories written here go under when none is named (default_agent,"
+            f" {paths.ENV_AGENT}, the hooks): this token reads and can forget them all, yours "
+            "included. Make each token for the agent it is for; revoke this one with hindsight "
+            f"mcp token {agent} --revoke."
+        )
 
 
 @mcp_app.command()

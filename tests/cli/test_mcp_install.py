@@ -212,6 +212,22 @@ def test_tokens_are_shown_once_kept_as_hashes_and_revoked(cli, tmp_path: Path) -
     assert stdio.exit_code == 1 and "--tokens is for --transport http" in stdio.stderr
 
 
+def test_a_token_for_the_agent_your_memories_go_under_is_made_with_a_warning(
+    cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A token's agent is a scope it holds whole: one made for the agent the owner's own memories
+    go under (default_agent, HINDSIGHT_AGENT) reads and can forget all of them."""
+    made = cli("mcp", "token", "default")
+    assert made.exit_code == 0 and made.stdout.startswith("hst_")
+    assert "Warning: default is the agent memories written here go under" in made.stderr
+    other = cli("mcp", "token", "ci-bot")
+    assert other.exit_code == 0 and "Warning" not in other.stderr
+    monkeypatch.setenv("HINDSIGHT_AGENT", "ops")
+    ops = cli("mcp", "token", "ops")
+    assert ops.exit_code == 0 and "Warning: ops is the agent" in ops.stderr
+    assert "Warning" not in cli("mcp", "token", "default").stderr
+
+
 @pytest.mark.parametrize(
     ("text", "kept"),
     [
