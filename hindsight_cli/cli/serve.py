@@ -211,17 +211,22 @@ def token(
             else f"{agent} has no token in {path}."
         )
         return
+    from ..config import load as load_config
+    from ..core.scope import agent_name
+    from ..errors import HindsightError
+
+    try:
+        own = agent_name(load_config(paths.resolve_store(store).path).default_agent)
+    except HindsightError:
+        # a config that does not load says so in the command that reads it; the token is made
+        own = None
     render.plain(token_file.create(path, agent))
     render.message(
         f"A token for agent {agent}, kept as a hash in {path}; it is shown only now. Clients "
         f"send it as "
         "the header Authorization: Bearer TOKEN."
     )
-    from ..config import load as load_config
-    from ..core.scope import agent_name
-
-    own = agent_name(load_config(paths.resolve_store(store).path).default_agent)
-    if agent_name(agent) == own:
+    if own is not None and agent_name(agent) == own:
         # a token's agent is a scope it holds whole: the owner's own memories go under this one
         render.warning(
             f"{own} is the agent memories written here go under when none is named (default_agent,"
