@@ -93,21 +93,10 @@ def test_one_refused_export_entry_leaves_the_others_one_write(
 def test_one_refused_exchange_leaves_the_others_of_its_batch_one_write(
     tmp_path: Path, agents: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hindsight_cli.transcripts import miner
-
     tf.claude_code(agents, CWD)
     clean = str(tmp_path / "clean")
     assert _invoke("mine", "claude-code", "--store", clean).exit_code == 0
-    made = miner.to_record
-
-    def odd(exchange: Any, **kwargs: Any) -> Any:
-        record = made(exchange, **kwargs)
-        if exchange.position == 1:
-            # a field the store refuses and mining does not clean
-            record["tags"] = ["two\nlines"]
-        return record
-
-    monkeypatch.setattr(miner, "to_record", odd)
+    tf.refuse_mined_at(monkeypatch, 1)
     store = str(tmp_path / "s")
     done = _invoke("mine", "claude-code", "--store", store, "--json")
     assert done.exit_code == 0 and "Traceback" not in done.output, done.output

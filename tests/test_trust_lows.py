@@ -249,20 +249,9 @@ def test_one_odd_field_never_aborts_a_mine_run(
 def test_an_exchange_the_store_refuses_is_skipped_and_named(
     tmp_path: Path, agents: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hindsight_cli.transcripts import miner
-
     tf.claude_code(agents, CWD)
     expected = _clean_added("claude-code", tmp_path / "clean")
-    made = miner.to_record
-
-    def odd(exchange: Any, **kwargs: Any) -> Any:
-        record = made(exchange, **kwargs)
-        if exchange.position == 2:
-            # a field the store refuses and mining does not clean
-            record["tags"] = ["two\nlines"]
-        return record
-
-    monkeypatch.setattr(miner, "to_record", odd)
+    tf.refuse_mined_at(monkeypatch, 2)
     done = _invoke("mine", "claude-code", "--store", str(tmp_path / "s"), "--json")
     assert done.exit_code == 0 and "Traceback" not in done.output, done.output
     total = json.loads(done.stdout)["total"]

@@ -840,6 +840,22 @@ def opencode_json_messages(storage: Path, messages: list[tuple[dict, list[dict]]
             )
 
 
+def refuse_mined_at(monkeypatch: pytest.MonkeyPatch, position: int) -> None:
+    """``mine`` makes the record of the exchange at ``position`` one the store refuses (a tag of two
+    lines: a field the store refuses and mining does not clean)."""
+    from hindsight_cli.transcripts import miner
+
+    made = miner.to_record
+
+    def odd(exchange: Any, **kwargs: Any) -> Any:
+        record = made(exchange, **kwargs)
+        if exchange.position == position:
+            record["tags"] = ["two\nlines"]
+        return record
+
+    monkeypatch.setattr(miner, "to_record", odd)
+
+
 def _write_json(path: Path, value: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(value, ensure_ascii=False), encoding="utf-8")
