@@ -74,15 +74,19 @@ def _author_store(
         _run("record", PLANTED, "--type", "semantic", "--source", "user", "--store", store)
 
 
-@pytest.fixture
-def upstream(tmp_path: Path) -> Path:
-    repo = tmp_path / "upstream"
+def _repository(repo: Path, name: str = "README", text: str = "hello\n") -> Path:
+    """A new git repository at ``repo`` whose one commit holds the file ``name``."""
     repo.mkdir()
     _git(repo, "init", "-q", "-b", "main")
-    (repo / "README").write_text("hello\n")
-    _git(repo, "add", "README")
+    (repo / name).write_text(text)
+    _git(repo, "add", name)
     _git(repo, "commit", "-qm", "init")
     return repo
+
+
+@pytest.fixture
+def upstream(tmp_path: Path) -> Path:
+    return _repository(tmp_path / "upstream")
 
 
 def _own_store(tmp_path: Path, upstream: Path) -> Path:
@@ -524,12 +528,7 @@ def _nested_repository(tmp_path: Path, upstream: Path, nested: str) -> Path:
     a submodule the repository replaced by a plain directory since (the pull leaves the
     submodule's `.git` file there: git cannot remove a directory that is not empty), a library the
     user cloned into the checkout, or an empty `git init`. Returns the clone."""
-    lib = tmp_path / "lib"
-    lib.mkdir()
-    _git(lib, "init", "-q", "-b", "main")
-    (lib / "lib.txt").write_text("lib\n")
-    _git(lib, "add", "lib.txt")
-    _git(lib, "commit", "-qm", "lib")
+    lib = _repository(tmp_path / "lib", "lib.txt", "lib\n")
     checkout = tmp_path / "checkout"
     if nested == "a submodule replaced by a directory":
         _git(

@@ -18,20 +18,14 @@ import pytest
 
 from hindsight_cli.errors import InvalidInput
 from hindsight_cli.store import Store
-from tests.test_pulled_store import _commit, _git, _run
+from tests.test_pulled_store import _commit, _git, _repository, _run
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 
 @pytest.fixture
 def upstream(tmp_path: Path) -> Path:
-    repo = tmp_path / "upstream"
-    repo.mkdir()
-    _git(repo, "init", "-q", "-b", "main")
-    (repo / "README").write_text("hello\n")
-    _git(repo, "add", "README")
-    _git(repo, "commit", "-qm", "init")
-    return repo
+    return _repository(tmp_path / "upstream")
 
 
 def _shipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upstream: Path) -> Path:
