@@ -154,7 +154,8 @@ def summarize(
                 "key": derived_key("summary", agent_id, covered, part),
                 "trigger": "summary" if part == 0 else "summary_part",
                 "outcome": "neutral",
-                "importance": derived_importance(origin, 0.7),
+                # prepare caps it by its source (a token principal's: 0.5)
+                "importance": 0.7,
                 "confidence": _derived_confidence(origin, 0.8),
                 "source": origin,
                 "tags": ["summary"],
@@ -359,7 +360,8 @@ def _pattern_change(
             "outcome": found.outcome,
             "resolution": found.resolution,
             "confidence": _derived_confidence(origin, found.confidence),
-            "importance": derived_importance(origin, 0.7),
+            # prepare caps it by its source (a token principal's: 0.5)
+            "importance": 0.7,
             "source": origin,
             "tags": ["pattern"],
             "event_at": found.last_at,
