@@ -219,3 +219,50 @@ def test_a_search_does_not_wait_for_another_agents_hard_forget(
     forgetting.join(GUARD)
     assert not forgetting.is_alive()
     assert [m.agent_id for m in base.list(limit=None)] == ["bob"]
+
+
+def test_a_search_does_not_wait_for_another_agents_search_of_many_hits(
+    store_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search held the in-memory index's lock until its answer was fitted to its budget, a part
+    whose cost grows with the hits ranked: alice's search of a 60 KB query with top_k 1,000,000
+    over 5,000 memories of hers held it 85 s, and bob's search waited all that time. Now the lock
+    covers reading the index only: bob has his answer while alice's is still being fitted (held
+    still here)."""
+    from hindsight_cli.search import pipeline
+
+    base = Store(store_dir, embedder=FakeEmbedder(), warm=True)
+    base.record("the deploy key lives in the vault", agent_id="bob")
+    base.record("alice: the runners are on rack 4", agent_id="alice")
+    tools = ToolStore(base, per_request=True)
+    tools.warm_up()
+    fitting, go = threading.Event(), threading.Event()
+    fit = pipeline.fit_listed
+
+    def held(memories: Sequence[Any], *args: Any) -> Any:
+        if any(m.agent_id == "alice" for m in memories):
+            fitting.set()
+            assert go.wait(GUARD)
+        return fit(memories, *args)
+
+    monkeypatch.setattr(pipeline, "fit_listed", held)
+    hers: list[list[str]] = []
+    searching = _as(
+        "alice",
+        lambda: hers.append(
+            [
+                h.memory.content
+                for h in tools.search(
+                    SearchQuery("where are the runners", k=1_000_000, budget=400, listed=True)
+                ).hits
+            ]
+        ),
+    )
+    assert fitting.wait(GUARD)
+    found: list[list[str]] = []
+    bobs = _bob_searches(tools, found)
+    assert not bobs.is_alive() and searching.is_alive()
+    assert found == [["the deploy key lives in the vault"]]
+    go.set()
+    searching.join(GUARD)
+    assert hers == [["alice: the runners are on rack 4"]]
