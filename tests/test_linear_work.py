@@ -43,3 +43,33 @@ def test_a_text_naming_many_dates_is_read_in_linear_work(
     spoken = json.loads(shown.stdout)[0]["metadata"].get("event_time")
     assert spoken and len(spoken) == 3 and spoken[0]["from"] == "2001-01-01", spoken
     assert len(compared) < 10_000, len(compared)
+
+
+def test_a_search_of_many_hits_compares_each_with_the_summaries_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review AD: a block (a budget) keeps a summary or the memories it covers, not both
+    (``summaries.one_of_each``); each hit was compared with every hit above it, though only a
+    summary repeats another: 2,000 hits, 2,000,000 comparisons, 16 s of a search that held the
+    in-memory index meanwhile (the MMR scores shown, the same again). Now a memory is compared
+    with the summaries above it: none here."""
+    from hindsight_cli.search import summaries
+    from hindsight_cli.store import Store
+    from tests.conftest import FakeEmbedder
+
+    store = Store(tmp_path / "s", embedder=FakeEmbedder())
+    store.init()
+    store.import_records(
+        [{"content": f"the nightly build {n} ran on runner {n % 7}"} for n in range(400)]
+    )
+    compared = []
+    repeats = summaries._repeats
+
+    def counting(*args: Any) -> bool:
+        compared.append(1)
+        return repeats(*args)
+
+    monkeypatch.setattr(summaries, "_repeats", counting)
+    found = store.search("nightly build runner", k=400, budget=100_000)
+    assert len(found.hits) > 100
+    assert len(compared) < 400, len(compared)

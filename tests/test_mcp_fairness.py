@@ -54,6 +54,19 @@ def _as(agent: str, call: Callable[[], Any]) -> threading.Thread:
     return thread
 
 
+def _bob_searches(tools: ToolStore, found: list[list[str]]) -> threading.Thread:
+    """Bob's search for his deploy key, as a request with his token, waited for (within the
+    guard); the contents of its hits go to ``found``."""
+    searching = _as(
+        "bob",
+        lambda: found.append(
+            [h.memory.content for h in tools.search(SearchQuery("where is the deploy key")).hits]
+        ),
+    )
+    searching.join(GUARD)
+    return searching
+
+
 def test_a_search_does_not_wait_for_another_agents_write(store_dir: Path) -> None:
     embedder = SlowWrites("megabyte")
     base = Store(store_dir, embedder=embedder)
@@ -62,13 +75,7 @@ def test_a_search_does_not_wait_for_another_agents_write(store_dir: Path) -> Non
     found: list[list[str]] = []
     writing = _as("alice", lambda: tools.write("a megabyte of build log " * 50))
     assert embedder.waiting.wait(GUARD)
-    searching = _as(
-        "bob",
-        lambda: found.append(
-            [h.memory.content for h in tools.search(SearchQuery("where is the deploy key")).hits]
-        ),
-    )
-    searching.join(GUARD)
+    searching = _bob_searches(tools, found)
     # bob has his answer while alice's write is still embedding
     assert not searching.is_alive() and writing.is_alive()
     assert found == [["the deploy key lives in the vault"]]
@@ -151,3 +158,111 @@ def test_exclusive_waits_for_the_readers_and_lets_them_in_after() -> None:
     with gate.read():
         order.append("after")
     assert order == ["read", "build", "after"]
+
+
+class _HeldRewrite:
+    """The ledger's rewrite after a hard forget (``duckdb_rewrite.scrub``: every reader of the
+    file waits while it copies the store), held still once it has begun."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from hindsight_cli.storage.sql import duckdb_rewrite
+
+        self.begun, self.go = threading.Event(), threading.Event()
+        copy = duckdb_rewrite._copy
+
+        def held(*args: Any) -> Any:
+            self.begun.set()
+            assert self.go.wait(GUARD)
+            return copy(*args)
+
+        monkeypatch.setattr(duckdb_rewrite, "_copy", held)
+
+
+def _forgets(tools: ToolStore, how: str, memory_id: str) -> Callable[[], Any]:
+    """Alice's hard forget of her memory: by id or by task through the MCP tool, or the UI's
+    purge (a plan, then its carrying out)."""
+    if how == "ui":
+        store = tools.base.scoped("alice", principal=True)
+        return lambda: store.forget_planned(store.plan_forget([memory_id], hard=True))
+    ids, task = ([memory_id], None) if how == "id" else ([], "scratch")
+    return lambda: tools.forget(
+        ids, task_id=task, older_than=None, expired=False, hard=True, reason=None
+    )
+
+
+@pytest.mark.parametrize("how", ["id", "task", "ui"])
+def test_a_search_does_not_wait_for_another_agents_hard_forget(
+    store_dir: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """A hard forget rewrites the whole ledger file (its old bytes gone), and every reader of the
+    file waits meanwhile: a search of the server's, its in-memory index not yet told of the
+    delete, read the ledger and waited behind alice's forget of her own scratch note (a store of
+    20,000 memories: 1.2 s each time, for as many forgets as she likes). The server's indexes
+    catch up with the delete before the rewrite: bob's search answers meanwhile, and nobody's
+    finds the forgotten text."""
+    base = Store(store_dir, embedder=FakeEmbedder(), warm=True)
+    base.record("the deploy key lives in the vault", agent_id="bob")
+    mine = base.record("alice scratch note", agent_id="alice", task_id="scratch").memory.id
+    tools = ToolStore(base, per_request=True)
+    tools.warm_up()
+    rewrite = _HeldRewrite(monkeypatch)
+    forgetting = _as("alice", _forgets(tools, how, mine))
+    assert rewrite.begun.wait(GUARD)
+    found: list[list[str]] = []
+    searching = _bob_searches(tools, found)
+    # bob has his answer while alice's forget is still rewriting the ledger
+    assert not searching.is_alive() and forgetting.is_alive()
+    assert found == [["the deploy key lives in the vault"]]
+    # and the owner's own search, meanwhile, no longer finds what was forgotten
+    assert base.search("alice scratch note").hits == []
+    rewrite.go.set()
+    forgetting.join(GUARD)
+    assert not forgetting.is_alive()
+    assert [m.agent_id for m in base.list(limit=None)] == ["bob"]
+
+
+def test_a_search_does_not_wait_for_another_agents_search_of_many_hits(
+    store_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search held the in-memory index's lock until its answer was fitted to its budget, a part
+    whose cost grows with the hits ranked: alice's search of a 60 KB query with top_k 1,000,000
+    over 5,000 memories of hers held it 85 s, and bob's search waited all that time. Now the lock
+    covers reading the index only: bob has his answer while alice's is still being fitted (held
+    still here)."""
+    from hindsight_cli.search import pipeline
+
+    base = Store(store_dir, embedder=FakeEmbedder(), warm=True)
+    base.record("the deploy key lives in the vault", agent_id="bob")
+    base.record("alice: the runners are on rack 4", agent_id="alice")
+    tools = ToolStore(base, per_request=True)
+    tools.warm_up()
+    fitting, go = threading.Event(), threading.Event()
+    fit = pipeline.fit_listed
+
+    def held(memories: Sequence[Any], *args: Any) -> Any:
+        if any(m.agent_id == "alice" for m in memories):
+            fitting.set()
+            assert go.wait(GUARD)
+        return fit(memories, *args)
+
+    monkeypatch.setattr(pipeline, "fit_listed", held)
+    hers: list[list[str]] = []
+    searching = _as(
+        "alice",
+        lambda: hers.append(
+            [
+                h.memory.content
+                for h in tools.search(
+                    SearchQuery("where are the runners", k=1_000_000, budget=400, listed=True)
+                ).hits
+            ]
+        ),
+    )
+    assert fitting.wait(GUARD)
+    found: list[list[str]] = []
+    bobs = _bob_searches(tools, found)
+    assert not bobs.is_alive() and searching.is_alive()
+    assert found == [["the deploy key lives in the vault"]]
+    go.set()
+    searching.join(GUARD)
+    assert hers == [["alice: the runners are on rack 4"]]

@@ -24,10 +24,10 @@ from ..storage.rows import MemoryRow, embedding_text, row_term_counts
 from ..text import clean
 from . import embedding_jobs, parts
 from .lifecycle import withdraw
-from .prepare import MAX_TAGS, Limits, claimed, derived_key, prepare, uuid7
+from .prepare import MAX_TAGS, Limits, claimed, derived_importance, derived_key, prepare, uuid7
 from .reading import current, find
 from .runtime import Runtime
-from .scope import Scope
+from .scope import Scope, by_principal
 
 #: The fields of a memory that say what was learnt, in the order a change names them.
 LEARNT = ("resolution", "outcome", "confidence", "tags")
@@ -158,10 +158,15 @@ def new_version(old: MemoryRow, change: Amendment, at: Any) -> MemoryRow:
 def guarded(new: MemoryRow, came: MemoryRow) -> None:
     """A new version takes the trust of the write that brought what it learnt (``came``, as
     validated): a fix from an untrusted source makes it untrusted (that source, the lower
-    confidence), and instruction-like text in it quarantines it, as it would a new memory."""
-    if trust(came.source) == "untrusted" and trust(new.source) == "trusted":
+    confidence), and instruction-like text in it quarantines it, as it would a new memory. A
+    token principal's fix makes it hers whatever source it had (her label, not a page's), and it
+    then weighs no more than her own writes (``prepare.derived_importance``, the one cap)."""
+    if trust(came.source) == "untrusted" and (
+        trust(new.source) == "trusted" or by_principal(came.source)
+    ):
         new.source = came.source
         new.confidence = min(new.confidence, came.confidence)
+    new.importance = derived_importance(new.source, new.importance)
     found = (came.metadata or {}).get("quarantine")
     if found and "quarantine" not in (new.metadata or {}) and not _reviewed(new, found):
         new.metadata = {**new.metadata, "quarantine": found}

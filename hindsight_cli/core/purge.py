@@ -305,6 +305,10 @@ def finish(rt: Runtime, path: Path) -> None:
     spool.scrub(rt.path, lambda word: _digest(data["salt"], word) in words)
     scrub_mining_state(rt.path, set(ids), lambda word: _digest(data["salt"], word) in words)
     injections.scrub(rt.path, set(ids))
+    # the indexes this process holds catch up with the delete before the rewrite below keeps every
+    # reader off the ledger for as long as it copies the store: a search here (another agent's, on
+    # a shared server) then answers from them, never waiting behind this forget
+    rt.after_write()
     rt.ledger.scrub()
     path.unlink(missing_ok=True)
     _release(path)

@@ -9,9 +9,12 @@ done in short ledger reads of its own.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 
+from ..config import Ranking
 from ..errors import StoreBusy
 from ..lessons.signatures import of_query
 from ..models import SearchResult
@@ -23,7 +26,7 @@ from ..search.candidates import (
     add_same_error,
     gather,
 )
-from ..search.pipeline import rank, result
+from ..search.pipeline import Ranked, rank, result
 from ..search.query import SearchQuery, keyword_terms, vector_floor
 from ..search.signals import Context, is_troubleshooting
 from ..storage.base import Reader
@@ -70,6 +73,14 @@ def _index_is_current(rt: Runtime, requested: str | None) -> bool:
     return rt.mirror.current()
 
 
+def _standing(rt: Runtime, now: datetime, weights: Ranking) -> dict[str, float] | None:
+    """Each judged memory's standing from the injection record's verdicts, when the ranking
+    weighs it."""
+    if not weights.use_factor:
+        return None
+    return injections.standing(injections.verdicts(rt.path), now, weights.use_half_life)
+
+
 def _context(
     query: SearchQuery, now: datetime, standing: dict[str, float] | None = None
 ) -> tuple[Context, str | None]:
@@ -92,6 +103,30 @@ def _context(
     return ctx, error_line
 
 
+def _in_memory(
+    rt: Runtime, mode: str, ranked: Callable[[Source, int], list[Ranked]]
+) -> tuple[list[Ranked] | None, bool]:
+    """The hits this process's in-memory index gives, ranked under its lock (a write of this
+    process, another thread, must not refresh it mid-search); None when it holds no index. The
+    budget is fitted after, with the lock released, so no other search (another agent's, on a
+    shared server) waits for that part of this one, whose cost grows with the hits. Second:
+    whether another thread is loading it for the first time (the MCP server's warm-up): the
+    ledger answers meanwhile (exactly what it will); a loaded index being brought up to date is
+    waited for."""
+    hot = rt.hot
+    assert hot is not None
+    if not hot.lock.acquire(blocking=hot.index is not None or hot.full):
+        return None, True
+    try:
+        held = hot.synced_index()
+        if held is None:
+            return None, False
+        dim = rt.check_meta(hot.meta) if mode != "keyword" else held.dim
+        return ranked(HotSource(held), dim), False
+    finally:
+        hot.lock.release()
+
+
 def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
     query = query.checked()
     rt.require()
@@ -105,26 +140,23 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
         ),
     )
     now = query.now or rt.now()
-    standing = (
-        injections.standing(injections.verdicts(rt.path), now, weights.use_half_life)
-        if weights.use_factor
-        else None
-    )
-    ctx, error_line = _context(query, now, standing)
+    ctx, error_line = _context(query, now, _standing(rt, now, weights))
     # A pool that grew with k (it was 4k) let a -k 50 search reorder the first hits of a -k 25 one:
     # up to ``candidates`` hits the pool is the same whatever k, so asking for more hits only adds
     # hits after them; beyond it, the pool is k.
     limit = max(weights.candidates, k)
     where = filters.conditions(now)
     words = keyword_terms(query.text, weights.derived_forms)
-    in_memory = rt.hot is not None and rt.hot.index is not None
     job = (
-        embedding_jobs.start_query(rt, query.text, beside=not in_memory)
+        # beside the index's own work, unless the in-memory index answers
+        embedding_jobs.start_query(rt, query.text, beside=rt.hot is None or rt.hot.index is None)
         if query.mode != "keyword"
         else None
     )
 
-    def ranked(source: Source, dim: int) -> SearchResult:
+    def ranked(source: Source, dim: int) -> list[Ranked]:
+        """The candidates ``source`` gives, ranked: what reads the source (an in-memory index, held
+        under its lock meanwhile); fitting the budget (``answer``) reads none."""
         vector = (
             (lambda: embedding_jobs.checked(rt, job(), dim)[0].tolist())
             if job is not None
@@ -138,51 +170,32 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
             add_same_error(
                 source, error_words, where, weights, ctx.signature, rows, candidates, query.text
             )
-        return result(
-            query,
-            rank(
-                rows,
-                candidates,
-                ctx,
-                weights,
-                k,
-                query.lists,
-                query.groups_neighbours,
-                source.columns,
-            ),
-            weights,
-            rt.origin,
+        return rank(
+            rows, candidates, ctx, weights, k, query.lists, query.groups_neighbours, source.columns
         )
 
+    answer = partial(result, query, weights=weights, store=rt.origin)
     hot, engine = rt.hot, query.engine
     if hot is not None and (engine or rt.config.search_engine) == "auto":
-        # While another thread loads it for the first time (the MCP server's warm-up), the ledger
-        # answers (exactly what it will); a loaded index being brought up to date is waited for.
-        if not hot.lock.acquire(blocking=hot.index is not None or hot.full):
+        hits, loading = _in_memory(rt, query.mode, ranked)
+        if hits is not None:
+            return answer(hits)
+        if loading:
             engine = "ledger"
-        else:
-            # a write of this process (another thread) must not refresh it mid-search
-            try:
-                held = hot.synced_index()
-                if held is not None:
-                    return ranked(
-                        HotSource(held),
-                        rt.check_meta(hot.meta) if query.mode != "keyword" else held.dim,
-                    )
-            finally:
-                hot.lock.release()
     mirror = rt.mirror
     if mirror is not None and _index_is_current(rt, engine):
         index = mirror.index()
-        return ranked(IndexSource(index), index.dim)
+        return answer(ranked(IndexSource(index), index.dim))
     with rt.ledger.read() as session:
         dim = (
             rt.check_model(session)
             if query.mode != "keyword"
             else int(session.meta()["embedding_dim"])
         )
-        if _engine(rt, session, engine) != "index":
-            return ranked(LedgerSource(session, filters.agent_ids), dim)
+        on_ledger = _engine(rt, session, engine) != "index"
+        hits = ranked(LedgerSource(session, filters.agent_ids), dim) if on_ledger else None
+    if hits is not None:
+        return answer(hits)
     assert mirror is not None
     # Catch the index up with short ledger reads of its own, then search it without holding the
     # ledger: a DuckDB reader, even read-only, locks every writing process out. While another
@@ -192,8 +205,8 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
         mirror.sync(dim=dim, wait=_INDEX_WAIT)
     except StoreBusy:
         with rt.ledger.read() as session:
-            return ranked(LedgerSource(session, filters.agent_ids), dim)
-    return ranked(IndexSource(mirror.index(dim)), dim)
+            return answer(ranked(LedgerSource(session, filters.agent_ids), dim))
+    return answer(ranked(IndexSource(mirror.index(dim)), dim))
 
 
 def warm_up(rt: Runtime) -> None:

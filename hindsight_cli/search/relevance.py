@@ -267,14 +267,16 @@ def diversity_scores(
             continue
         # MMR's first pick is the group's best score
         top = scores[group[0]]
-        seen: list[npt.NDArray[np.float32]] = []
-        for mid in group:
-            vector = vectors.get(mid)
-            vec = np.asarray(vector, dtype=np.float32) if vector is not None else None
-            redundancy = (
-                max((float(vec @ other) for other in seen), default=0.0) if vec is not None else 0.0
-            )
-            out[mid] = max(0.0, scores[mid] - top * (1 - lam) / lam * max(0.0, redundancy))
-            if vec is not None:
-                seen.append(vec)
+        dim = next((len(v) for m in group if (v := vectors.get(m)) is not None), 0)
+        # a memory without a vector is never redundant (a zero row: every cosine 0); each hit's
+        # highest cosine to those before it, kept up to date one pick at a time (a product of the
+        # rows after it, never the whole n x n matrix, nor a Python loop over pairs)
+        none = np.zeros(dim, np.float32)
+        matrix = np.array([vectors.get(m, none) for m in group], dtype=np.float32)
+        redundancy = np.zeros(len(group))
+        for at, mid in enumerate(group):
+            out[mid] = max(0.0, scores[mid] - top * (1 - lam) / lam * max(0.0, redundancy[at]))
+            if dim and at + 1 < len(group):
+                after = redundancy[at + 1 :]
+                np.maximum(after, matrix[at + 1 :] @ matrix[at], out=after)
     return out

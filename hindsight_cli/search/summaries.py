@@ -92,11 +92,18 @@ def one_of_each(items: Sequence[T], row: Callable[[T], MemoryRow]) -> list[T]:
     same memories: the higher one stays."""
     rows = {row(item).id: row(item) for item in items}
     kept: list[T] = []
+    # only a summary repeats another memory or is repeated (``_repeats``): a memory that is none
+    # is checked against the summaries kept, not every hit above it (a search of many hits grew
+    # with their square)
+    summaries: list[MemoryRow] = []
     for item in items:
         this = row(item)
-        if any(_repeats(this, other, rows) for other in map(row, kept)):
+        above = map(row, kept) if summary_of(this) is not None else summaries
+        if any(_repeats(this, other, rows) for other in above):
             continue
         kept.append(item)
+        if summary_of(this) is not None:
+            summaries.append(this)
     return kept
 
 
