@@ -277,33 +277,101 @@ PLANTED_ENV = {
 }
 
 
+def _compose_checkout(
+    tmp_path: Path, monkeypatch, docker: str, compose: str, dotenv: str, unset
+) -> Path:
+    """A checkout holding ``compose`` and an override (so doctor asks `docker compose config` to
+    merge them) and ``dotenv`` as its `.env`, made the working directory, with ``docker`` the
+    only docker on `PATH` and the variables ``unset`` left out of the environment; the file the
+    stand-in notes what it saw in."""
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "docker").write_text(docker)
+    (tools / "docker").chmod(0o755)
+    seen = tmp_path / "docker-saw"
+    monkeypatch.setenv("DOCKER_SEEN", str(seen))
+    monkeypatch.setenv("PATH", f"{tools}:/usr/bin:/bin")
+    for name in unset:
+        monkeypatch.delenv(name, raising=False)
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "compose.yaml").write_text(compose)
+    (checkout / "compose.override.yaml").write_text(
+        "services:\n  app:\n    environment:\n      A: b\n"
+    )
+    (checkout / ".env").write_text(dotenv)
+    monkeypatch.chdir(checkout)
+    return seen
+
+
 @pytest.mark.no_store
 @pytest.mark.parametrize("argv", [("doctor", "compose"), ("doctor", "--no-probe")])
 def test_a_checkouts_env_file_never_reaches_docker(cli, tmp_path, monkeypatch, argv) -> None:
     """Compose files with an override (so doctor asks `docker compose config` to merge them) and a
     `.env` naming where docker loads its plugins from and where it connects."""
-    tools = tmp_path / "bin"
-    tools.mkdir()
-    (tools / "docker").write_text(FAKE_DOCKER)
-    (tools / "docker").chmod(0o755)
-    seen = tmp_path / "docker-saw"
-    monkeypatch.setenv("DOCKER_SEEN", str(seen))
-    monkeypatch.setenv("PATH", f"{tools}:/usr/bin:/bin")
-    for name in PLANTED_ENV:
-        monkeypatch.delenv(name, raising=False)
-    checkout = tmp_path / "checkout"
-    checkout.mkdir()
-    (checkout / "compose.yaml").write_text("services:\n  app:\n    image: alpine\n")
-    (checkout / "compose.override.yaml").write_text(
-        "services:\n  app:\n    environment:\n      A: b\n"
-    )
-    (checkout / ".env").write_text("".join(f"{k}={v}\n" for k, v in PLANTED_ENV.items()))
-    monkeypatch.chdir(checkout)
+    dotenv = "".join(f"{k}={v}\n" for k, v in PLANTED_ENV.items())
+    seen = _compose_checkout(tmp_path, monkeypatch, FAKE_DOCKER, _ALPINE, dotenv, unset=PLANTED_ENV)
     cli(*argv, store=False)
     saw = seen.read_text()
     assert "argv=compose -f" in saw
     for name in PLANTED_ENV:
         assert f"{name}=" not in saw, saw
+
+
+_ALPINE = "services:\n  app:\n    image: alpine\n"
+
+
+# docker compose (2.24 on) loads a Compose file's `include` and `extends` from a git URL (`git
+# ls-remote`, then `git fetch`) or an OCI registry unless COMPOSE_EXPERIMENTAL_GIT_REMOTE /
+# COMPOSE_EXPERIMENTAL_OCI_REMOTE say false (compose's own `.env` sets only what the environment
+# leaves unset): this stand-in does the same, and notes each fetch
+FETCHING_DOCKER = """#!/bin/sh
+enabled() {
+  value=$(printenv "$1")
+  [ -z "$value" ] && value=$(sed -n "s/^$1=//p" .env 2>/dev/null | tail -n 1)
+  case "$value" in false|0|FALSE|False|f|F) return 1 ;; esac
+  return 0
+}
+for url in $(grep -ohE '(https://|ssh://|git@|oci://)[^ "]+' ./*.yaml); do
+  case "$url" in
+    oci://*) enabled COMPOSE_EXPERIMENTAL_OCI_REMOTE && echo "fetched $url" >> "$DOCKER_SEEN" ;;
+    *) enabled COMPOSE_EXPERIMENTAL_GIT_REMOTE && echo "fetched $url" >> "$DOCKER_SEEN" ;;
+  esac
+done
+echo "argv=$*" >> "$DOCKER_SEEN"
+exit 1
+"""
+
+
+@pytest.mark.no_store
+@pytest.mark.parametrize(
+    "compose",
+    [
+        "include:\n  - https://evil.example/stack.git#main:compose.yaml\n" + _ALPINE,
+        "include:\n  - path: git@evil.example:stack.git\n" + _ALPINE,
+        "include:\n  - oci://evil.example/stack:latest\n" + _ALPINE,
+        "services:\n  app:\n    extends:\n      file: ssh://git@evil.example/stack.git\n"
+        "      service: app\n",
+    ],
+    ids=["git-https", "git-ssh", "oci", "extends"],
+)
+@pytest.mark.parametrize(
+    "dotenv",
+    ["", "COMPOSE_EXPERIMENTAL_GIT_REMOTE=true\nCOMPOSE_EXPERIMENTAL_OCI_REMOTE=true\n"],
+    ids=["", "dotenv"],
+)
+def test_linting_a_checkouts_compose_files_fetches_nothing(
+    cli, tmp_path, monkeypatch, compose, dotenv
+) -> None:
+    """A checkout's Compose files whose `include` or `extends` names its author's git repository
+    or registry, and a `.env` turning remote resources on: `doctor compose` runs docker, which
+    fetches nothing."""
+    remote = ("COMPOSE_EXPERIMENTAL_GIT_REMOTE", "COMPOSE_EXPERIMENTAL_OCI_REMOTE")
+    seen = _compose_checkout(tmp_path, monkeypatch, FETCHING_DOCKER, compose, dotenv, remote)
+    cli("doctor", "compose", store=False)
+    saw = seen.read_text()
+    assert "argv=compose -f" in saw
+    assert "fetched" not in saw, saw
 
 
 # --- an approval is not carried to another database (a git pull after `allow` or `init`)
