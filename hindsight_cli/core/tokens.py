@@ -79,7 +79,10 @@ def _untracked(path: Path) -> None:
     from ..safefs.tracked import tracked
 
     where = path.resolve()
-    if where.name in tracked(where.parent):
+    # in any case, as `tracked` matches the store's path: where the file system ignores case
+    # (macOS, Windows), a commit's `MCP-TOKENS.json` is the file opened as `mcp-tokens.json`
+    # (review AE)
+    if where.name.casefold() in {name.casefold() for name in tracked(where.parent)}:
         raise InvalidInput(
             f"The token file {path} came with a git repository (git tracks it): whoever commits "
             "there can add a token, so none of its tokens is accepted. Make your own outside the "
