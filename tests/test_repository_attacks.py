@@ -601,6 +601,56 @@ def test_config_set_on_a_config_that_does_not_parse_is_one_line(cli, _isolated, 
     assert (store / "config.toml").read_text() == text
 
 
+# --- review AE: a database password in a URL's query (libpq reads `password` and `sslpassword`
+# there as in `user:…@`)
+
+_SECRET = "hunter2-query-pw"
+_QUERIES = [
+    f"?password={_SECRET}",
+    f"?sslmode=disable&password={_SECRET}",
+    f"?pass%77ord={_SECRET}",
+    f"?sslpassword={_SECRET}",
+]
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("query", _QUERIES, ids=["password", "second", "encoded", "sslpassword"])
+def test_a_password_in_a_urls_query_never_lands_in_a_file(
+    cli, _isolated, tmp_path, monkeypatch, query
+) -> None:
+    """`config set storage.url`, a config.toml holding such a URL, `allow` of that store, `init
+    --url`, and the URL in HINDSIGHT_DATABASE_URL when nothing answers: the password was written
+    in clear text into config.toml and the approval's record, and printed in every error (only a
+    password in the URL's user part was refused and hidden)."""
+    url = f"postgresql://me@127.0.0.1:9/team{query}"
+    store = _isolated / ".hindsight"
+    assert cli("init", "--store", str(store), store=False).exit_code == 0
+    refused = cli("config", "set", "storage.url", url, "--store", str(store), store=False)
+    assert refused.exit_code == 2 and "must hold no password" in refused.stderr, refused.output
+    (store / "config.toml").write_text(f'[storage]\nbackend = "postgres"\nurl = "{url}"\n')
+    read = cli("stats", "--store", str(store), store=False)
+    assert read.exit_code == 1 and "holds a database password in clear text" in read.stderr
+    allowed = cli("allow", str(store), store=False)
+    assert allowed.exit_code == 0 and "postgresql://me@127.0.0.1:9/team" in allowed.stderr
+    (store / "config.toml").unlink()
+    made = cli(
+        "init",
+        "--backend",
+        "postgres",
+        "--url",
+        url,
+        "--store",
+        str(tmp_path / "team"),
+        store=False,
+    )
+    monkeypatch.setenv("HINDSIGHT_DATABASE_URL", url)
+    down = cli("search", "team", "--store", str(tmp_path / "team"), store=False)
+    assert down.exit_code == 1 and "Cannot use the Postgres store at" in down.stderr, down.output
+    for result in (refused, read, allowed, made, down):
+        assert _SECRET not in result.output and "Traceback" not in result.output
+    assert _SECRET not in _everything_under(tmp_path)
+
+
 @pytest.mark.local_only
 def test_an_approval_from_before_keeps_its_database(cli, _isolated, listener) -> None:
     """An approval given before approvals named a backend (no `<id>.storage` beside the entry)
