@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from hindsight_cli import paths
 from hindsight_cli.cli import app
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -638,15 +639,21 @@ SECRET = "my private notes on the payroll migration ZQXPAYROLL"
 
 
 @pytest.mark.parametrize("how", ["a pull onto the store you allowed", "init of a shipped config"])
+@pytest.mark.parametrize("alice", ["alice", "default"])
 def test_a_pull_never_files_your_memories_under_another_agent(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upstream: Path, how: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upstream: Path, how: str, alice: str
 ) -> None:
     """Review Z: a store committed to the repository that the user allowed (its later commits
     approved with it), or a checkout shipping `.hindsight/config.toml` alone that `init` adopts;
     the author's commit sets `default_agent = "alice"`, the agent of a token the user gave out on
     the store's HTTP server (a teammate's). Every memory the user then wrote (`record`, the hooks'
     prompts) was filed under alice: her token's searches read them all, and she could forget
-    them. The agent an approval files memories under is bound to it, as where they go is."""
+    them. The agent an approval files memories under is bound to it, as where they go is.
+    Review AE: the user's own config files their memories under `me`, and the commit names
+    hindsight's default agent `default` (a token of that name is no warning to the user): it read
+    as no choice at all, so it was bound to nothing."""
+    paths.user_config_path().parent.mkdir(parents=True, exist_ok=True)
+    paths.user_config_path().write_text('default_agent = "me"\n')
     store = checkout = tmp_path / "checkout"
     store = checkout / ".hindsight"
     if how.startswith("a pull"):
@@ -656,24 +663,24 @@ def test_a_pull_never_files_your_memories_under_another_agent(
         _commit(upstream, [f".hindsight/{name}" for name in files])
         _git(tmp_path, "clone", "-q", str(upstream), str(checkout))
         _run("allow", str(store))
-        (upstream / ".hindsight" / "config.toml").write_text('default_agent = "alice"\n')
+        (upstream / ".hindsight" / "config.toml").write_text(f'default_agent = "{alice}"\n')
         _commit(upstream, [".hindsight/config.toml"])
         _pull(checkout)
         refused = _run("record", SECRET, "--store", str(store), code=1)
     else:
         (upstream / ".hindsight").mkdir()
-        (upstream / ".hindsight" / "config.toml").write_text('default_agent = "alice"\n')
+        (upstream / ".hindsight" / "config.toml").write_text(f'default_agent = "{alice}"\n')
         _commit(upstream, [".hindsight/config.toml"])
         _git(tmp_path, "clone", "-q", str(upstream), str(checkout))
         refused = _run("init", "--store", str(store), code=1)
-    assert "alice" in refused.stderr and f"hindsight allow {store}" in refused.stderr
+    assert alice in refused.stderr and f"hindsight allow {store}" in refused.stderr
     assert "Traceback" not in refused.output
     _prompt(checkout, SECRET)
     # what alice's token sees: her agent's memories
-    seen = CliRunner().invoke(app, ["list", "--agent", "alice", "--json", "--store", str(store)])
+    seen = CliRunner().invoke(app, ["list", "--agent", alice, "--json", "--store", str(store)])
     assert "ZQXPAYROLL" not in seen.output
     # the user says so: then it is their choice
     _run("allow", str(store))
     _run("record", SECRET, "--store", str(store))
-    listed = _run("list", "--agent", "alice", "--json", "--store", str(store))
+    listed = _run("list", "--agent", alice, "--json", "--store", str(store))
     assert "ZQXPAYROLL" in listed.stdout

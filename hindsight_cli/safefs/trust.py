@@ -162,10 +162,11 @@ def _hosts(data: object) -> list[str]:
 
 def _agent(data: object) -> str:
     """The agent a config document files memories under when their writer names none
-    (``default_agent``), or "" for hindsight's own default."""
+    (``default_agent``), or "" when it names none. Any name it gives, hindsight's own `default`
+    too: over the user's config (``default_agent = "me"``) it moves the user's memories to that
+    agent, whose token may be someone else's (review AE)."""
     value = data.get("default_agent") if isinstance(data, dict) else None
-    name = str(value).strip() if value is not None else ""
-    return "" if name in ("", "default") else name
+    return str(value).strip() if value is not None else ""
 
 
 def _elsewhere(storage: dict[str, object]) -> bool:
