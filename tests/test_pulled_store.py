@@ -312,8 +312,12 @@ def _case_folded(checkout: Path, tracked: str, own: str) -> None:
         (".HINDSIGHT", ".hindsight"),
         (".Hindsight", ".hindsight"),
         ("Sub/.hindsight", "sub/.hindsight"),
+        # review AE: git's index keeps a name in NFC (macOS's git writes it so), HFS+ returns
+        # the directory's name in NFD: the same directory there
+        ("Caf\u00e9/.hindsight", "Cafe\u0301/.hindsight"),
+        ("CAF\u00c9/.hindsight", "cafe\u0301/.hindsight"),
     ],
-    ids=["upper", "mixed", "a directory above"],
+    ids=["upper", "mixed", "a directory above", "normalization", "normalization and case"],
 )
 def test_a_pull_spelling_your_store_in_another_case_makes_it_the_repositorys(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upstream: Path, tracked: str, own: str
