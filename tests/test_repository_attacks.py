@@ -1339,3 +1339,31 @@ def test_hosts_spelled_by_their_field_name_are_refused(cli, _isolated) -> None:
     (store / "config.toml").write_text('[mcp]\nallowed_hosts = ["rebind.evil.example"]\n')
     result = cli("config", "get", "mcp.allowed_hosts", "--store", str(store), store=False)
     assert result.exit_code == 1 and "did not approve" in result.stderr, result.output
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize(
+    "config",
+    [
+        'default_agent = "alice\\u001b[2K\\u001b[1Gme"\n',
+        'default_agent = "alice\\u202eem"\n',
+        '[mcp]\nallowed_hosts = ["evil.example\\u001b[8m", "localhost"]\n',
+        '[storage]\nbackend = "postgres"\nurl = "postgresql://me@evil.example/db\\u0007\\u0008"\n',
+    ],
+    ids=["erase", "bidi", "conceal", "url"],
+)
+def test_what_allow_shows_of_a_config_moves_no_cursor(cli, _isolated, config) -> None:
+    """Review AE: a checkout's config.toml whose values hold terminal escapes or a bidirectional
+    override: `record` (refused) and `allow` quote them in the lines the user reads before and as
+    approving, and the escapes reached the terminal (erasing the line, concealing or reversing
+    the agent's or the host's name). Now every message shows them as escapes."""
+    store = _isolated / ".hindsight"
+    store.mkdir()
+    (store / "config.toml").write_text(config)
+    refused = cli("record", "a note", "--store", str(store), store=False)
+    allowed = cli("allow", str(store), store=False)
+    assert refused.exit_code == 1 and allowed.exit_code == 0, refused.output + allowed.output
+    for result in (refused, allowed):
+        shown = result.stderr
+        assert not any(c in shown for c in "\x1b\u202e\x07\x08"), repr(shown)
+        assert "\\x1b" in shown or "\\u202e" in shown or "\\x07" in shown, repr(shown)
