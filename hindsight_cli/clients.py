@@ -409,6 +409,13 @@ def backup_of(target: Target) -> Path | None:
         return None
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     backup = target.path.with_name(f"{target.path.name}.hindsight-backup-{stamp}")
+    # a backup of this second already (two installers of one file in a script, one run twice):
+    # another name, never over it, or the file as the user had it is lost (review AE). A link
+    # there keeps the name and is refused, as at any name hindsight writes
+    number = 1
+    while backup.is_file() and not backup.is_symlink():
+        number += 1
+        backup = target.path.with_name(f"{target.path.name}.hindsight-backup-{stamp}-{number}")
     outside.write_outside(backup, data, target.root)
     return backup
 

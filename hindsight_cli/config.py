@@ -521,8 +521,8 @@ DEFAULT_CONFIG_TOML = default_config_toml()
 
 
 def password_of(url: str) -> str | None:
-    """The password a database URL holds in clear text, if any (a config file must hold none)."""
-    import re
+    """The password a database URL holds in clear text, if any (a config file must hold none):
+    ``safefs.trust.url_password``."""
+    from .safefs.database_urls import url_password
 
-    match = re.search(r"://[^:/@]*:([^@/]*)@", url)
-    return match.group(1) if match and match.group(1) else None
+    return url_password(url)

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from hindsight_cli import paths
 from hindsight_cli.cli import app
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -311,8 +312,12 @@ def _case_folded(checkout: Path, tracked: str, own: str) -> None:
         (".HINDSIGHT", ".hindsight"),
         (".Hindsight", ".hindsight"),
         ("Sub/.hindsight", "sub/.hindsight"),
+        # review AE: git's index keeps a name in NFC (macOS's git writes it so), HFS+ returns
+        # the directory's name in NFD: the same directory there
+        ("Caf\u00e9/.hindsight", "Cafe\u0301/.hindsight"),
+        ("CAF\u00c9/.hindsight", "cafe\u0301/.hindsight"),
     ],
-    ids=["upper", "mixed", "a directory above"],
+    ids=["upper", "mixed", "a directory above", "normalization", "normalization and case"],
 )
 def test_a_pull_spelling_your_store_in_another_case_makes_it_the_repositorys(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upstream: Path, tracked: str, own: str
@@ -343,40 +348,44 @@ def test_a_pull_spelling_your_store_in_another_case_makes_it_the_repositorys(
 # --- review N: a token file that came with the repository
 
 
-def test_a_token_file_the_repository_tracks_lets_no_token_in(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upstream: Path
-) -> None:
-    """The author commits their store with its `mcp-tokens.json` (hashes only: committing it looks
-    harmless) holding a token of theirs for agent `default`; the user allows the store (its later
-    commits bring memories, by design) and serves it over HTTP: the server took the store's token
-    file by default, so the author's token read, changed and forgot every memory the user's hooks
-    wrote there (a later commit could add a token at any time). A token file git tracks is
-    anyone's who can commit: none of its tokens is accepted."""
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from mcp_http import free_port, listening, wait_for
-
+def _shipped_tokens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upstream: Path, spelled: str
+) -> Path:
+    """The author's store committed with its token file, spelled ``spelled`` in the commit
+    (holding a token of theirs for agent `default`), cloned by the user, who allows the store (its
+    later commits bring memories, by design); on a file system that ignores case, the user's
+    `mcp-tokens.json` is that file (done here by hand: the index keeps the commit's spelling).
+    Returns the store."""
     _author_store(tmp_path, monkeypatch, upstream)
     with monkeypatch.context() as author:
         author.setenv("HINDSIGHT_HOME", str(tmp_path / "author-home"))
         author.setenv("HINDSIGHT_ALLOWED_DIR", str(tmp_path / "author-home" / "allowed"))
         made = _run("mcp", "token", "default", "--store", str(upstream / ".hindsight"))
         assert "hst_" in made.output
-    _commit(
-        upstream, [".hindsight/ledger.duckdb", ".hindsight/store-id", ".hindsight/mcp-tokens.json"]
-    )
+    tokens = upstream / ".hindsight" / "mcp-tokens.json"
+    tokens.rename(tokens.with_name(spelled))
+    _commit(upstream, [".hindsight/ledger.duckdb", ".hindsight/store-id", f".hindsight/{spelled}"])
     checkout = tmp_path / "checkout"
     _git(tmp_path, "clone", "-q", str(upstream), str(checkout))
     store = checkout / ".hindsight"
+    (store / spelled).rename(store / "mcp-tokens.json")
     _run("allow", str(store))
-    # making a token of your own there would write it into the repository's file
-    refused = _run("mcp", "token", "mine", "--store", str(store), code=1)
-    assert "git tracks" in refused.output and "Traceback" not in refused.output
+    return store
+
+
+def _served_refused(checkout: Path, *extra: str) -> None:
+    """`hindsight mcp --transport http` in ``checkout`` exits 1 in one line saying git tracks the
+    token file, before it listens."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from mcp_http import free_port, listening, wait_for
+
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
     server = subprocess.Popen(
-        [sys.executable, "-m", "hindsight_cli", "mcp", "--transport", "http", "--port", str(port)],
+        [sys.executable, "-m", "hindsight_cli", "mcp", "--transport", "http"]
+        + ["--port", str(port), *extra],
         cwd=checkout,
         env=env,
         stdout=subprocess.PIPE,
@@ -393,6 +402,39 @@ def test_a_token_file_the_repository_tracks_lets_no_token_in(
         if server.poll() is None:
             server.kill()
             server.communicate(timeout=60)
+
+
+def test_a_token_file_the_repository_tracks_lets_no_token_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upstream: Path
+) -> None:
+    """The author commits their store with its `mcp-tokens.json` (hashes only: committing it looks
+    harmless) holding a token of theirs for agent `default`; the user allows the store (its later
+    commits bring memories, by design) and serves it over HTTP: the server took the store's token
+    file by default, so the author's token read, changed and forgot every memory the user's hooks
+    wrote there (a later commit could add a token at any time). A token file git tracks is
+    anyone's who can commit: none of its tokens is accepted."""
+    store = _shipped_tokens(tmp_path, monkeypatch, upstream, "mcp-tokens.json")
+    # making a token of your own there would write it into the repository's file
+    refused = _run("mcp", "token", "mine", "--store", str(store), code=1)
+    assert "git tracks" in refused.output and "Traceback" not in refused.output
+    _served_refused(store.parent)
+
+
+@pytest.mark.parametrize("spelled", ["MCP-TOKENS.json", "Mcp-Tokens.json", "mcp-tokens.JSON"])
+def test_a_token_file_the_repository_tracks_in_another_case_lets_no_token_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upstream: Path, spelled: str
+) -> None:
+    """Review AE: the same, the commit spelling the token file in other case. On macOS and Windows
+    git writes it as the user's `mcp-tokens.json`, but the name git tracks was compared in its
+    case: the token command wrote into it and the server accepted the author's token."""
+    store = _shipped_tokens(tmp_path, monkeypatch, upstream, spelled)
+    refused = _run("mcp", "token", "mine", "--store", str(store), code=1)
+    assert "git tracks" in refused.output and "Traceback" not in refused.output
+    given = _run("mcp", "token", "mine", "--tokens", str(store / "mcp-tokens.json"), code=1)
+    assert "git tracks" in given.output and "Traceback" not in given.output
+    if spelled == "MCP-TOKENS.json":
+        _served_refused(store.parent)
+        _served_refused(store.parent, "--tokens", str(store / "mcp-tokens.json"))
 
 
 # --- review Q: a pull that makes a directory of the store look like a git repository of its own
@@ -601,15 +643,21 @@ SECRET = "my private notes on the payroll migration ZQXPAYROLL"
 
 
 @pytest.mark.parametrize("how", ["a pull onto the store you allowed", "init of a shipped config"])
+@pytest.mark.parametrize("alice", ["alice", "default"])
 def test_a_pull_never_files_your_memories_under_another_agent(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upstream: Path, how: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, upstream: Path, how: str, alice: str
 ) -> None:
     """Review Z: a store committed to the repository that the user allowed (its later commits
     approved with it), or a checkout shipping `.hindsight/config.toml` alone that `init` adopts;
     the author's commit sets `default_agent = "alice"`, the agent of a token the user gave out on
     the store's HTTP server (a teammate's). Every memory the user then wrote (`record`, the hooks'
     prompts) was filed under alice: her token's searches read them all, and she could forget
-    them. The agent an approval files memories under is bound to it, as where they go is."""
+    them. The agent an approval files memories under is bound to it, as where they go is.
+    Review AE: the user's own config files their memories under `me`, and the commit names
+    hindsight's default agent `default` (a token of that name is no warning to the user): it read
+    as no choice at all, so it was bound to nothing."""
+    paths.user_config_path().parent.mkdir(parents=True, exist_ok=True)
+    paths.user_config_path().write_text('default_agent = "me"\n')
     store = checkout = tmp_path / "checkout"
     store = checkout / ".hindsight"
     if how.startswith("a pull"):
@@ -619,24 +667,24 @@ def test_a_pull_never_files_your_memories_under_another_agent(
         _commit(upstream, [f".hindsight/{name}" for name in files])
         _git(tmp_path, "clone", "-q", str(upstream), str(checkout))
         _run("allow", str(store))
-        (upstream / ".hindsight" / "config.toml").write_text('default_agent = "alice"\n')
+        (upstream / ".hindsight" / "config.toml").write_text(f'default_agent = "{alice}"\n')
         _commit(upstream, [".hindsight/config.toml"])
         _pull(checkout)
         refused = _run("record", SECRET, "--store", str(store), code=1)
     else:
         (upstream / ".hindsight").mkdir()
-        (upstream / ".hindsight" / "config.toml").write_text('default_agent = "alice"\n')
+        (upstream / ".hindsight" / "config.toml").write_text(f'default_agent = "{alice}"\n')
         _commit(upstream, [".hindsight/config.toml"])
         _git(tmp_path, "clone", "-q", str(upstream), str(checkout))
         refused = _run("init", "--store", str(store), code=1)
-    assert "alice" in refused.stderr and f"hindsight allow {store}" in refused.stderr
+    assert alice in refused.stderr and f"hindsight allow {store}" in refused.stderr
     assert "Traceback" not in refused.output
     _prompt(checkout, SECRET)
     # what alice's token sees: her agent's memories
-    seen = CliRunner().invoke(app, ["list", "--agent", "alice", "--json", "--store", str(store)])
+    seen = CliRunner().invoke(app, ["list", "--agent", alice, "--json", "--store", str(store)])
     assert "ZQXPAYROLL" not in seen.output
     # the user says so: then it is their choice
     _run("allow", str(store))
     _run("record", SECRET, "--store", str(store))
-    listed = _run("list", "--agent", "alice", "--json", "--store", str(store))
+    listed = _run("list", "--agent", alice, "--json", "--store", str(store))
     assert "ZQXPAYROLL" in listed.stdout

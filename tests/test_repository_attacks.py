@@ -277,33 +277,101 @@ PLANTED_ENV = {
 }
 
 
+def _compose_checkout(
+    tmp_path: Path, monkeypatch, docker: str, compose: str, dotenv: str, unset
+) -> Path:
+    """A checkout holding ``compose`` and an override (so doctor asks `docker compose config` to
+    merge them) and ``dotenv`` as its `.env`, made the working directory, with ``docker`` the
+    only docker on `PATH` and the variables ``unset`` left out of the environment; the file the
+    stand-in notes what it saw in."""
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "docker").write_text(docker)
+    (tools / "docker").chmod(0o755)
+    seen = tmp_path / "docker-saw"
+    monkeypatch.setenv("DOCKER_SEEN", str(seen))
+    monkeypatch.setenv("PATH", f"{tools}:/usr/bin:/bin")
+    for name in unset:
+        monkeypatch.delenv(name, raising=False)
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "compose.yaml").write_text(compose)
+    (checkout / "compose.override.yaml").write_text(
+        "services:\n  app:\n    environment:\n      A: b\n"
+    )
+    (checkout / ".env").write_text(dotenv)
+    monkeypatch.chdir(checkout)
+    return seen
+
+
 @pytest.mark.no_store
 @pytest.mark.parametrize("argv", [("doctor", "compose"), ("doctor", "--no-probe")])
 def test_a_checkouts_env_file_never_reaches_docker(cli, tmp_path, monkeypatch, argv) -> None:
     """Compose files with an override (so doctor asks `docker compose config` to merge them) and a
     `.env` naming where docker loads its plugins from and where it connects."""
-    tools = tmp_path / "bin"
-    tools.mkdir()
-    (tools / "docker").write_text(FAKE_DOCKER)
-    (tools / "docker").chmod(0o755)
-    seen = tmp_path / "docker-saw"
-    monkeypatch.setenv("DOCKER_SEEN", str(seen))
-    monkeypatch.setenv("PATH", f"{tools}:/usr/bin:/bin")
-    for name in PLANTED_ENV:
-        monkeypatch.delenv(name, raising=False)
-    checkout = tmp_path / "checkout"
-    checkout.mkdir()
-    (checkout / "compose.yaml").write_text("services:\n  app:\n    image: alpine\n")
-    (checkout / "compose.override.yaml").write_text(
-        "services:\n  app:\n    environment:\n      A: b\n"
-    )
-    (checkout / ".env").write_text("".join(f"{k}={v}\n" for k, v in PLANTED_ENV.items()))
-    monkeypatch.chdir(checkout)
+    dotenv = "".join(f"{k}={v}\n" for k, v in PLANTED_ENV.items())
+    seen = _compose_checkout(tmp_path, monkeypatch, FAKE_DOCKER, _ALPINE, dotenv, unset=PLANTED_ENV)
     cli(*argv, store=False)
     saw = seen.read_text()
     assert "argv=compose -f" in saw
     for name in PLANTED_ENV:
         assert f"{name}=" not in saw, saw
+
+
+_ALPINE = "services:\n  app:\n    image: alpine\n"
+
+
+# docker compose (2.24 on) loads a Compose file's `include` and `extends` from a git URL (`git
+# ls-remote`, then `git fetch`) or an OCI registry unless COMPOSE_EXPERIMENTAL_GIT_REMOTE /
+# COMPOSE_EXPERIMENTAL_OCI_REMOTE say false (compose's own `.env` sets only what the environment
+# leaves unset): this stand-in does the same, and notes each fetch
+FETCHING_DOCKER = """#!/bin/sh
+enabled() {
+  value=$(printenv "$1")
+  [ -z "$value" ] && value=$(sed -n "s/^$1=//p" .env 2>/dev/null | tail -n 1)
+  case "$value" in false|0|FALSE|False|f|F) return 1 ;; esac
+  return 0
+}
+for url in $(grep -ohE '(https://|ssh://|git@|oci://)[^ "]+' ./*.yaml); do
+  case "$url" in
+    oci://*) enabled COMPOSE_EXPERIMENTAL_OCI_REMOTE && echo "fetched $url" >> "$DOCKER_SEEN" ;;
+    *) enabled COMPOSE_EXPERIMENTAL_GIT_REMOTE && echo "fetched $url" >> "$DOCKER_SEEN" ;;
+  esac
+done
+echo "argv=$*" >> "$DOCKER_SEEN"
+exit 1
+"""
+
+
+@pytest.mark.no_store
+@pytest.mark.parametrize(
+    "compose",
+    [
+        "include:\n  - https://evil.example/stack.git#main:compose.yaml\n" + _ALPINE,
+        "include:\n  - path: git@evil.example:stack.git\n" + _ALPINE,
+        "include:\n  - oci://evil.example/stack:latest\n" + _ALPINE,
+        "services:\n  app:\n    extends:\n      file: ssh://git@evil.example/stack.git\n"
+        "      service: app\n",
+    ],
+    ids=["git-https", "git-ssh", "oci", "extends"],
+)
+@pytest.mark.parametrize(
+    "dotenv",
+    ["", "COMPOSE_EXPERIMENTAL_GIT_REMOTE=true\nCOMPOSE_EXPERIMENTAL_OCI_REMOTE=true\n"],
+    ids=["", "dotenv"],
+)
+def test_linting_a_checkouts_compose_files_fetches_nothing(
+    cli, tmp_path, monkeypatch, compose, dotenv
+) -> None:
+    """A checkout's Compose files whose `include` or `extends` names its author's git repository
+    or registry, and a `.env` turning remote resources on: `doctor compose` runs docker, which
+    fetches nothing."""
+    remote = ("COMPOSE_EXPERIMENTAL_GIT_REMOTE", "COMPOSE_EXPERIMENTAL_OCI_REMOTE")
+    seen = _compose_checkout(tmp_path, monkeypatch, FETCHING_DOCKER, compose, dotenv, remote)
+    cli("doctor", "compose", store=False)
+    saw = seen.read_text()
+    assert "argv=compose -f" in saw
+    assert "fetched" not in saw, saw
 
 
 # --- an approval is not carried to another database (a git pull after `allow` or `init`)
@@ -531,6 +599,56 @@ def test_config_set_on_a_config_that_does_not_parse_is_one_line(cli, _isolated, 
     assert "Traceback" not in result.output and "ParseError" not in result.output
     assert result.stderr.startswith("Error: Cannot read config"), result.stderr
     assert (store / "config.toml").read_text() == text
+
+
+# --- review AE: a database password in a URL's query (libpq reads `password` and `sslpassword`
+# there as in `user:…@`)
+
+_SECRET = "hunter2-query-pw"
+_QUERIES = [
+    f"?password={_SECRET}",
+    f"?sslmode=disable&password={_SECRET}",
+    f"?pass%77ord={_SECRET}",
+    f"?sslpassword={_SECRET}",
+]
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("query", _QUERIES, ids=["password", "second", "encoded", "sslpassword"])
+def test_a_password_in_a_urls_query_never_lands_in_a_file(
+    cli, _isolated, tmp_path, monkeypatch, query
+) -> None:
+    """`config set storage.url`, a config.toml holding such a URL, `allow` of that store, `init
+    --url`, and the URL in HINDSIGHT_DATABASE_URL when nothing answers: the password was written
+    in clear text into config.toml and the approval's record, and printed in every error (only a
+    password in the URL's user part was refused and hidden)."""
+    url = f"postgresql://me@127.0.0.1:9/team{query}"
+    store = _isolated / ".hindsight"
+    assert cli("init", "--store", str(store), store=False).exit_code == 0
+    refused = cli("config", "set", "storage.url", url, "--store", str(store), store=False)
+    assert refused.exit_code == 2 and "must hold no password" in refused.stderr, refused.output
+    (store / "config.toml").write_text(f'[storage]\nbackend = "postgres"\nurl = "{url}"\n')
+    read = cli("stats", "--store", str(store), store=False)
+    assert read.exit_code == 1 and "holds a database password in clear text" in read.stderr
+    allowed = cli("allow", str(store), store=False)
+    assert allowed.exit_code == 0 and "postgresql://me@127.0.0.1:9/team" in allowed.stderr
+    (store / "config.toml").unlink()
+    made = cli(
+        "init",
+        "--backend",
+        "postgres",
+        "--url",
+        url,
+        "--store",
+        str(tmp_path / "team"),
+        store=False,
+    )
+    monkeypatch.setenv("HINDSIGHT_DATABASE_URL", url)
+    down = cli("search", "team", "--store", str(tmp_path / "team"), store=False)
+    assert down.exit_code == 1 and "Cannot use the Postgres store at" in down.stderr, down.output
+    for result in (refused, read, allowed, made, down):
+        assert _SECRET not in result.output and "Traceback" not in result.output
+    assert _SECRET not in _everything_under(tmp_path)
 
 
 @pytest.mark.local_only
@@ -1221,3 +1339,31 @@ def test_hosts_spelled_by_their_field_name_are_refused(cli, _isolated) -> None:
     (store / "config.toml").write_text('[mcp]\nallowed_hosts = ["rebind.evil.example"]\n')
     result = cli("config", "get", "mcp.allowed_hosts", "--store", str(store), store=False)
     assert result.exit_code == 1 and "did not approve" in result.stderr, result.output
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize(
+    "config",
+    [
+        'default_agent = "alice\\u001b[2K\\u001b[1Gme"\n',
+        'default_agent = "alice\\u202eem"\n',
+        '[mcp]\nallowed_hosts = ["evil.example\\u001b[8m", "localhost"]\n',
+        '[storage]\nbackend = "postgres"\nurl = "postgresql://me@evil.example/db\\u0007\\u0008"\n',
+    ],
+    ids=["erase", "bidi", "conceal", "url"],
+)
+def test_what_allow_shows_of_a_config_moves_no_cursor(cli, _isolated, config) -> None:
+    """Review AE: a checkout's config.toml whose values hold terminal escapes or a bidirectional
+    override: `record` (refused) and `allow` quote them in the lines the user reads before and as
+    approving, and the escapes reached the terminal (erasing the line, concealing or reversing
+    the agent's or the host's name). Now every message shows them as escapes."""
+    store = _isolated / ".hindsight"
+    store.mkdir()
+    (store / "config.toml").write_text(config)
+    refused = cli("record", "a note", "--store", str(store), store=False)
+    allowed = cli("allow", str(store), store=False)
+    assert refused.exit_code == 1 and allowed.exit_code == 0, refused.output + allowed.output
+    for result in (refused, allowed):
+        shown = result.stderr
+        assert not any(c in shown for c in "\x1b\u202e\x07\x08"), repr(shown)
+        assert "\\x1b" in shown or "\\u202e" in shown or "\\x07" in shown, repr(shown)

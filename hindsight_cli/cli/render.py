@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..models import Hit, Memory, short_id
+from ..text import visible
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -79,10 +80,10 @@ def warning(text: str) -> None:
 
 def _say(text: str, style: str = "") -> None:
     """One line on stderr: as it is where Rich would write the same bytes (no terminal, nothing
-    forcing one, no character Rich rewrites), else through Rich (styled, or cleaned)."""
-    if text.isprintable() and not _terminal(sys.stderr):
-        sys.stderr.write(text + "\n")
-        sys.stderr.flush()
+    forcing one, no character Rich rewrites), else through Rich (styled, or cleaned). Control
+    characters are shown as escapes (``\\x1b``), never sent to the terminal."""
+    if (text := visible(text)).isprintable() and not _terminal(sys.stderr):
+        print(text, file=sys.stderr, flush=True)
         return
     from rich.text import Text
 

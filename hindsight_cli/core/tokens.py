@@ -76,10 +76,13 @@ def _untracked(path: Path) -> None:
     store committed with its ``mcp-tokens.json`` brings its author's tokens, and a later commit
     others), and a server would answer it as the user's. The one rule for every token file: the
     store's own (``of_store``) and one given with ``--tokens``, read (``load``) or written."""
-    from ..safefs.tracked import tracked
+    from ..safefs.tracked import folded, tracked
 
     where = path.resolve()
-    if where.name in tracked(where.parent):
+    # in any case, as `tracked` matches the store's path: where the file system ignores case
+    # (macOS, Windows), a commit's `MCP-TOKENS.json` is the file opened as `mcp-tokens.json`
+    # (review AE)
+    if folded(where.name) in {folded(name) for name in tracked(where.parent)}:
         raise InvalidInput(
             f"The token file {path} came with a git repository (git tracks it): whoever commits "
             "there can add a token, so none of its tokens is accepted. Make your own outside the "

@@ -38,6 +38,13 @@ _MAPPINGS = {"environment", "depends_on", "networks", "labels"}
 _REPLACED = {"command", "entrypoint"}
 # seconds `docker compose config` gets
 _CONFIG_TIMEOUT = 15.0
+# Compose (2.24 on) loads an `include` or `extends` named by a git URL (`git ls-remote`, `git
+# fetch`) or an OCI reference from there, unless these say false; a checkout's `.env` sets only
+# what the environment leaves unset. Linting fetches nothing a checkout names (review AE)
+_NO_REMOTE = {
+    "COMPOSE_EXPERIMENTAL_GIT_REMOTE": "false",
+    "COMPOSE_EXPERIMENTAL_OCI_REMOTE": "false",
+}
 
 Origin = tuple[int, tuple[Any, ...]]
 
@@ -215,7 +222,7 @@ def _docker_config(paths: list[Path], env: Mapping[str, str]) -> dict[str, Any] 
         done = subprocess.run(
             command,
             cwd=paths[0].parent,
-            env=dict(env),
+            env={**env, **_NO_REMOTE},
             capture_output=True,
             text=True,
             encoding="utf-8",

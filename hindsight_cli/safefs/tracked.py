@@ -92,13 +92,34 @@ def read_index(index: str, prefix: str) -> list[str] | None:
     for width in (20, 32):  # SHA-1, SHA-256: the one whose layout ends where the file does
         names = _entries(data, version, count, width)
         if names is not None:
-            folded = prefix.casefold()
-            return [
-                name[len(prefix) :]
-                for name in names
-                if name[len(prefix) :] and name[: len(prefix)].casefold() == folded
-            ]
+            return list(_below(names, prefix))
     return None
+
+
+def folded(text: str) -> str:
+    """``text`` as a file system that ignores case and Unicode normalization compares names
+    (macOS's, Windows'): `Café` typed (NFC), `Café` as HFS+ keeps it (NFD) and `CAFÉ` are one."""
+    import unicodedata
+
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
+
+
+def _below(names: list[str], prefix: str) -> tuple[str, ...]:
+    """The ``names`` (paths in a work tree) below the directory ``prefix`` (``""``, or ending in
+    ``/``), as the store names them: matched in any case and normalization, as the file system
+    that git writes them into may match them (review N: case; review AE: a directory whose name
+    git's index keeps in NFC, as macOS's git writes it, while the store's path spells it in NFD,
+    as HFS+ returns it)."""
+    if not prefix:
+        return tuple(name for name in names if name)
+    parts = prefix.rstrip("/").split("/")
+    wanted = [folded(part) for part in parts]
+    found = []
+    for name in names:
+        split = name.split("/")
+        if len(split) > len(parts) and [folded(p) for p in split[: len(parts)]] == wanted:
+            found.append("/".join(split[len(parts) :]))
+    return tuple(found)
 
 
 def _entries(data: bytes, version: int, count: int, width: int) -> list[str] | None:
@@ -235,8 +256,9 @@ def _asked(git: str | None, top: str, gitdir: str, prefix: str) -> tuple[str, ..
                 "--full-name",
                 "--",
             ]
-            # a store at the top of its work tree: every name
-            + ([f":(top,icase,literal){prefix}"] if prefix else []),
+            # a store at the top of its work tree: every name; below a name git may hold in
+            # another normalization, every name too, matched here (`_below`)
+            + ([f":(top,icase,literal){prefix}"] if prefix and prefix.isascii() else []),
             cwd=top,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -248,13 +270,7 @@ def _asked(git: str | None, top: str, gitdir: str, prefix: str) -> tuple[str, ..
         return None
     if done.returncode != 0:
         return None
-    names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
-    folded = prefix.casefold()
-    return tuple(
-        name[len(prefix) :]
-        for name in names
-        if name[len(prefix) :] and name[: len(prefix)].casefold() == folded
-    )
+    return _below(done.stdout.decode("utf-8", "surrogateescape").split("\0"), prefix)
 
 
 def tops(names: tuple[str, ...]) -> set[str]:

@@ -18,6 +18,7 @@ import os
 
 from .. import paths, safefs
 from ..errors import UnsafeLocation
+from .database_urls import without_password
 from .tracked import git_indexes, stat_key, tops, tracked
 
 ID_FILE = "store-id"
@@ -161,10 +162,11 @@ def _hosts(data: object) -> list[str]:
 
 def _agent(data: object) -> str:
     """The agent a config document files memories under when their writer names none
-    (``default_agent``), or "" for hindsight's own default."""
+    (``default_agent``), or "" when it names none. Any name it gives, hindsight's own `default`
+    too: over the user's config (``default_agent = "me"``) it moves the user's memories to that
+    agent, whose token may be someone else's (review AE)."""
     value = data.get("default_agent") if isinstance(data, dict) else None
-    name = str(value).strip() if value is not None else ""
-    return "" if name in ("", "default") else name
+    return str(value).strip() if value is not None else ""
 
 
 def _elsewhere(storage: dict[str, object]) -> bool:
@@ -190,11 +192,9 @@ def redirect(data: object) -> str:
     storage = _section(data, "storage")
     place: dict[str, object] = {}
     if _elsewhere(storage):
-        import re
-
         place = {key: str(storage.get(key) or "") for key in ("backend", "url", "schema")}
         # never a password, even one a config wrongly holds (it is refused as the config is read)
-        place["url"] = re.sub(r"(://[^:/@]*):[^@/]*@", r"\1@", str(place["url"]))
+        place["url"] = without_password(str(place["url"]))
     hosts = _hosts(data)
     if hosts:
         place["allowed_hosts"] = hosts
@@ -210,11 +210,9 @@ def exposure(data: object) -> str:
     """What a config document that is not "local" (``redirect``) does, in words: "sends this
     store's memories to a postgres database (URL)", "lets web pages under NAME reach this store's
     HTTP servers ([mcp] allowed_hosts)", or both."""
-    import re
-
     storage, said = _section(data, "storage"), []
     if _elsewhere(storage):
-        url = re.sub(r"(://[^:/@]*):[^@/]*@", r"\1@", str(storage.get("url") or ""))
+        url = without_password(str(storage.get("url") or ""))
         schema = f"schema {storage.get('schema')}" if storage.get("schema") else ""
         said.append(
             f"sends this store's memories to a {storage.get('backend') or 'network'} database "

@@ -26,7 +26,9 @@ def check_target(url: str, schema: str) -> None:
 
 def redact_url(url: str) -> str:
     """The URL with any password removed (``postgresql://user@host/db``), for output and errors."""
-    return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1@", url)
+    from ..safefs.database_urls import without_password
+
+    return without_password(url)
 
 
 __all__ = ["check_target", "password_of", "redact_url"]

@@ -287,3 +287,52 @@ def test_codex_config_whose_servers_are_not_a_table_is_refused_in_one_line(
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "'mcp_servers' is not a table" in result.stderr
     assert target.path.read_text() == 'mcp_servers = "none"\n'
+
+
+class _OneSecond:
+    """`datetime` at one fixed second: every backup a run of installers makes is named alike."""
+
+    @staticmethod
+    def now():
+        import datetime
+
+        return datetime.datetime(2026, 1, 2, 3, 4, 5)
+
+
+@pytest.mark.no_store
+@pytest.mark.parametrize(
+    "runs",
+    [
+        [("hooks", "install", "--client", "gemini"), ("mcp", "install", "--client", "gemini")],
+        [("hooks", "install", "--client", "codex"), ("mcp", "install", "--client", "codex")],
+        [("mcp", "install", "--client", "zed"), ("mcp", "install", "--client", "zed", "--store")],
+    ],
+    ids=["gemini", "codex", "zed twice"],
+)
+def test_a_backup_made_in_the_same_second_keeps_the_first(
+    cli, home, _isolated, monkeypatch, runs
+) -> None:
+    """Review AE: two writes of one client file within a second (a setup script running both
+    installers, or one installer twice): the second backup was named as the first and replaced
+    it, so the file as the user had it (the comments a JSONC merge drops) was lost."""
+    client = runs[0][3]
+    path = {
+        "gemini": home / ".gemini" / "settings.json",
+        "codex": home / ".codex" / "config.toml",
+        "zed": home / ".config" / "zed" / "settings.json",
+    }[client]
+    path.parent.mkdir(parents=True)
+    original = (
+        '# my precious comment\nmodel = "o4"\n'
+        if client == "codex"
+        else '{\n  // my precious comment\n  "theme": "dark"\n}\n'
+    )
+    path.write_text(original)
+    monkeypatch.setattr(clients, "datetime", _OneSecond)
+    for number, argv in enumerate(runs):
+        store = ["--store", str(_isolated / f"s{number}")] if argv[0] == "mcp" else []
+        done = cli(*argv[:4], *store, store=False)
+        assert done.exit_code == 0, done.output
+    backups = sorted(path.parent.glob(f"{path.name}.hindsight-backup-*"))
+    assert len(backups) == 2, backups
+    assert original in [b.read_text() for b in backups]
