@@ -1066,7 +1066,11 @@ def test_memories_of_one_long_run_are_recorded_in_linear_time(tmp_path: Path) ->
 _ENCODED = {
     "content": 'the page\n<img src="data:image/png;base64,' + "A" * 64_000 + '">',
     "resolution": "the token " + "A" * 64_000 + " then %zz",
-    "metadata": {"note": 'x = "' + " " * 64_000 + "y"},
+    "metadata": {
+        "note": 'x = "' + " " * 64_000 + "y",
+        # blanks after a configured prompt's literal
+        "config": 'system_prompt = "you are a helpful assistant"' + " " * 64_000 + "x",
+    },
 }
 
 
@@ -1076,10 +1080,10 @@ def test_untrusted_text_of_long_encoded_runs_is_checked_in_linear_time(
     tmp_path: Path, face: str
 ) -> None:
     """An untrusted write (an import line, a web page recorded) whose fields hold 64 KB runs that
-    the injection detector's percent, wrapped-base64 and glued-string patterns tried from every
-    character: minutes for the one write, under the store's writer (the guard, for that
-    regression only). Now each pattern starts at its run's start: the memory is stored in
-    seconds, its text whole."""
+    the injection detector's percent, wrapped-base64, glued-string and joined-literal patterns
+    tried from every character, or split every way: minutes for the one write (the guard, for that
+    regression only). Now each reads its run once: the memory is stored in seconds, its text
+    whole."""
     store = tmp_path / "s"
     if face == "import":
         line = tmp_path / "page.jsonl"
@@ -1095,6 +1099,8 @@ def test_untrusted_text_of_long_encoded_runs_is_checked_in_linear_time(
                 _ENCODED["resolution"],
                 "--meta",
                 f"note={_ENCODED['metadata']['note']}",
+                "--meta",
+                f"config={_ENCODED['metadata']['config']}",
             ],
             stdin=page.open("rb"),
             capture_output=True,

@@ -184,6 +184,7 @@ _UNANCHORED = {
         r"[\"'`]\s*(?:\+|\.\.|\.|&|\|\||,)?\s*[\"'`]|(?<=\w)-[ \t]*\r?\n[ \t]*(?=\w)"
     ),
 }
+_UNANCHORED_JOIN = re.compile(r"\s*\+?\s*(?=[\"'`])")
 
 
 @pytest.mark.parametrize("name", sorted(_UNANCHORED))
@@ -216,3 +217,16 @@ def test_an_injection_beside_a_long_encoded_run_is_still_caught(run: str) -> Non
     found = instruction_like(f"<p>\n{run}\n\n{injection}")
     assert {"exfiltration", "override"} <= set(found)
     assert instruction_like(f"<p>\n{run}") == []
+
+
+def test_literals_are_joined_where_the_pattern_that_split_blanks_every_way_joined_them() -> None:
+    """Review AF: what joins a configured prompt's literals (blanks, a "+", blanks) reads the blanks
+    once; it matches where and as far as the pattern that split them every way did."""
+    from hindsight_cli.poisoning import configured
+
+    pieces = [" ", "\t", "\n", "+", '"', "'", "`", "x", "++", "  "]
+    for text in _texts(pieces, 2000, seed=12):
+        for at in range(len(text) + 1):
+            old = _UNANCHORED_JOIN.match(text, at)
+            new = configured._JOINED.match(text, at)
+            assert (old and old.span()) == (new and new.span()), (text, at)
