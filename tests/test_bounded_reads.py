@@ -1060,6 +1060,60 @@ def test_memories_of_one_long_run_are_recorded_in_linear_time(tmp_path: Path) ->
     assert len(_contents(tmp_path / "s")) == 4
 
 
+# 64 KB runs of what the injection detector decodes (it reads each field's first 64 KiB): before
+# review AF each took about a minute (a data URI's base64 in a page that breaks lines elsewhere, a
+# long token beside a "%", a quote before a run of blanks)
+_ENCODED = {
+    "content": 'the page\n<img src="data:image/png;base64,' + "A" * 64_000 + '">',
+    "resolution": "the token " + "A" * 64_000 + " then %zz",
+    "metadata": {
+        "note": 'x = "' + " " * 64_000 + "y",
+        # blanks after a configured prompt's literal
+        "config": 'system_prompt = "you are a helpful assistant"' + " " * 64_000 + "x",
+    },
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("face", ["import", "record"])
+def test_untrusted_text_of_long_encoded_runs_is_checked_in_linear_time(
+    tmp_path: Path, face: str
+) -> None:
+    """An untrusted write (an import line, a web page recorded) whose fields hold 64 KB runs that
+    the injection detector's percent, wrapped-base64, glued-string and joined-literal patterns
+    tried from every character, or split every way: minutes for the one write (the guard, for that
+    regression only). Now each reads its run once: the memory is stored in seconds, its text
+    whole."""
+    store = tmp_path / "s"
+    if face == "import":
+        line = tmp_path / "page.jsonl"
+        line.write_text(json.dumps(_ENCODED) + "\n", encoding="utf-8")
+        done = _run("import", str(line), "--store", str(store))
+    else:
+        page = tmp_path / "page.txt"
+        page.write_text(_ENCODED["content"], encoding="utf-8")
+        done = subprocess.run(
+            [sys.executable, "-c", CLI, "record", "-", "--source", "web", "--store", str(store)]
+            + [
+                "--resolution",
+                _ENCODED["resolution"],
+                "--meta",
+                f"note={_ENCODED['metadata']['note']}",
+                "--meta",
+                f"config={_ENCODED['metadata']['config']}",
+            ],
+            stdin=page.open("rb"),
+            capture_output=True,
+            text=True,
+            timeout=GUARD,
+        )
+    assert done.returncode == 0, done.stderr[-2000:]
+    # stored in parts, each its text
+    contents = _contents(store)
+    assert any(text.startswith("the page") for text in contents)
+    assert sum(map(len, contents)) >= len(_ENCODED["content"])
+
+
 @pytest.mark.slow
 def test_a_prompt_of_tags_that_never_close_is_read_in_linear_time(
     tmp_path: Path, agents: Path

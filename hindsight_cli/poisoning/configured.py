@@ -57,7 +57,9 @@ _LITERAL = re.compile(
     r"\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|`[^`]*`"
 )
 # a run of adjacent literals ("You are a reviewer. " "Focus on bugs.")
-_JOINED = re.compile(r"\s*\+?\s*(?=[\"'`])")
+# blanks read once (blanks, a "+" that may be missing, blanks again, read as two runs, were split
+# every way before a long run of blanks after a literal; review AF)
+_JOINED = re.compile(r"\s*+(?:\+\s*+)?(?=[\"'`])")
 
 
 def configured_spans(text: str) -> list[tuple[int, int]]:

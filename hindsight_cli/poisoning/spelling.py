@@ -48,7 +48,10 @@ _SPACED_SEP = re.compile(r" |[^\w\s]")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9_-]{20,}={0,2}")
 _HEX = re.compile(r"\b(?:0x)?(?:[0-9a-fA-F]{2}){8,}\b")
 _ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}){4,}")
-_PERCENT = re.compile(r"[^%\s]*(?:%[0-9a-fA-F]{2}[^%\s]*){3,}")
+# each from the start of its run (after a blank, a "%" or the text's start) and never giving back
+# what a run took: tried at every character of a long run, each try read the run to its end (a 64
+# KB run with a "%" anywhere took a minute; review AF); the same matches
+_PERCENT = re.compile(r"(?<![^%\s])[^%\s]*+(?:%[0-9a-fA-F]{2}[^%\s]*+){3,}")
 # Base32 (RFC 4648), in one case: 16 characters or more.
 _BASE32 = re.compile(r"\b(?:[A-Z2-7]{16,}|[a-z2-7]{16,})={0,6}(?![\w=])")
 # Character codes in decimal: "105 103 110 111 114 101 …", eight or more.
@@ -66,8 +69,11 @@ _MORSE_CODE = {
     "-.--": "y", "--..": "z", "-----": "0", ".----": "1", "..---": "2", "...--": "3", "....-": "4",
     ".....": "5", "-....": "6", "--...": "7", "---..": "8", "----.": "9",
 }  # fmt: skip
-# Base64 wrapped over lines.
-_BASE64_LINES = re.compile(r"(?:[A-Za-z0-9+/]{16,}\r?\n){1,64}[A-Za-z0-9+/]{2,}={0,2}")
+# Base64 wrapped over lines, from the start of its first line's run (as ``_PERCENT``: a data URI of
+# 64 KB in a page that holds a line break took a minute; review AF).
+_BASE64_LINES = re.compile(
+    r"(?<![A-Za-z0-9+/])(?:[A-Za-z0-9+/]{16,}+\r?\n){1,64}[A-Za-z0-9+/]{2,}={0,2}"
+)
 # A word written in symbols that read as letters: "!gn0r3", "@ll", "pr3v!0u$".
 # a token from its start (not from every character of a long run without a letter or digit: that
 # read a 30 KB run of symbols in seconds)
@@ -455,7 +461,11 @@ def _fragments(plain: str, visible: str = "") -> list[str]:
 
 # string literals joined in code ("ig" + "nore", 'a' 'b', "x" .. "y", 'p' || 'q'), and a word
 # hyphenated across a line break ("Ign-\nore")
-_GLUE = re.compile(r"[\"'`]\s*(?:\+|\.\.|\.|&|\|\||,)?\s*[\"'`]|(?<=\w)-[ \t]*\r?\n[ \t]*(?=\w)")
+# (the blanks after a quote read once: blanks, an operator that may be missing, blanks again,
+# read as two runs, were split every way, each quote before a long run of blanks; review AF)
+_GLUE = re.compile(
+    r"[\"'`]\s*+(?:(?:\+|\.\.|\.|&|\|\||,)\s*+)?[\"'`]|(?<=\w)-[ \t]*+\r?\n[ \t]*+(?=\w)"
+)
 
 
 def _glued(text: str) -> str | None:

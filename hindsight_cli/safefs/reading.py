@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import sys
 
 # not `typing`: the recording hooks must not import it
 TYPE_CHECKING = False
@@ -315,5 +316,11 @@ def whole_number(value: str) -> int | None:
     for a number read from outside (a Host header's port, a form or query field, a file's name, a
     compose file): ``str.isdigit`` also says yes to ``²`` and ``¹``, which ``int`` refuses, so a
     check by ``isdigit`` let a ValueError through (a traceback for one request, every command of a
-    store with such a file in it)."""
-    return int(value) if value.isascii() and value.isdigit() else None
+    store with such a file in it). More digits than ``int`` reads (4,300 by default, leading zeros
+    aside) name no number either: ``int`` raised there too (a Host header's port of 5,000 digits;
+    review AF)."""
+    if not (value.isascii() and value.isdigit()):
+        return None
+    digits = value.lstrip("0") or "0"
+    limit = sys.get_int_max_str_digits()
+    return None if limit and len(digits) > limit else int(digits)
