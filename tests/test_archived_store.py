@@ -254,3 +254,26 @@ def test_a_long_lived_server_sees_the_archive_at_its_next_search(
     # hold the user's own until the ledger's change marker moves)
     lines = served.search("User preference curl tests").context.splitlines()[1:]
     assert lines and all("in an unapproved store, untrusted" in line for line in lines)
+
+
+def test_an_index_an_archive_brings_is_built_again_from_your_ledger(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The archive holds the author's LanceDB index alone (``index.lance``), its watermark and row
+    count those of the user's store: a search through the index read the author's rows as the
+    user's own, unlabelled. The index now records the key of the ledger it was built from, and one
+    built from another is built again."""
+    monkeypatch.setenv("HINDSIGHT_SEARCH_ENGINE", "index")
+    checkout = _own_store(tmp_path)
+    store = checkout / ".hindsight"
+    assert "helm" in _run("search", "weather", "--format", "context", "--store", str(store)).stdout
+    planted = _author_ledger(tmp_path, monkeypatch).parent
+    with monkeypatch.context() as author:
+        author.setenv("HINDSIGHT_HOME", str(tmp_path / "author-home"))
+        author.setenv("HINDSIGHT_ALLOWED_DIR", str(tmp_path / "author-home" / "allowed"))
+        _run("search", "preference", "--store", str(planted))
+    shutil.rmtree(store / paths.INDEX_DIR)
+    shutil.copytree(planted / paths.INDEX_DIR, store / paths.INDEX_DIR)
+    found = _run("search", "User preference", "--format", "context", "--store", str(store))
+    assert "evil.example" not in found.stdout and "helm" in found.stdout, found.output
+    assert "helm" in _hook(checkout)
