@@ -277,3 +277,29 @@ def test_an_index_an_archive_brings_is_built_again_from_your_ledger(
     found = _run("search", "User preference", "--format", "context", "--store", str(store))
     assert "evil.example" not in found.stdout and "helm" in found.stdout, found.output
     assert "helm" in _hook(checkout)
+
+
+def test_a_database_store_holds_a_key_and_is_bound_by_its_url(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """A Postgres ledger gets its key as a local one does, and the approval records it; an archive
+    cannot replace a database, so the key is never asked for: an approval from before keys over a
+    keyed database stays trusted (one team database, many approvals)."""
+    from conftest import FakeEmbedder, postgres_store_dir
+
+    from hindsight_cli.core import binding
+    from hindsight_cli.store import Store
+
+    path = postgres_store_dir(tmp_path / "pg", postgres_url)
+    store = Store(path, embedder=FakeEmbedder())
+    store.init()
+    store.record("the staging database listens on 5433")
+    key = binding.key_in(store.ledger)
+    entry = trust.entry_of(path)
+    assert key and entry is not None and ledger_key.recorded(entry) == key
+    assert store.origin is None
+    os.unlink(entry + ledger_key.KEY_SUFFIX)
+    again = Store(path, embedder=FakeEmbedder())
+    assert again.origin is None
+    again.record("the api listens on 8443")
+    assert [h.memory.content for h in again.search("staging database 5433").hits]
