@@ -19,6 +19,7 @@ from typer.main import get_command
 from typer.testing import CliRunner
 
 from hindsight_cli import embedding
+from hindsight_cli.core import binding
 from hindsight_cli.safefs import trust
 from hindsight_cli.storage.registry import BACKENDS
 from hindsight_cli.store import Store
@@ -256,7 +257,8 @@ def copy_store(path: Path, to: Path) -> Path:
 
     shutil.copytree(path, to, symlinks=True)
     (to / trust.ID_FILE).unlink(missing_ok=True)
-    trust.allow(to)
+    # with its ledger's key, as `hindsight allow` records it (review AE)
+    binding.approve(to)
     return to
 
 

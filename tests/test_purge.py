@@ -107,13 +107,15 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
 
 
 def _copy(template: tuple[Path, dict[str, str]], tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    from hindsight_cli.core import binding
     from hindsight_cli.safefs import trust
 
     shutil.copytree(template[0], tmp_path / "p")
     # a copy is another store: an id of its own, approved as init approves a store (a store that
     # is not approved takes no writes)
     (tmp_path / "p" / ".hindsight" / trust.ID_FILE).unlink()
-    trust.allow(tmp_path / "p" / ".hindsight")
+    # with the key of its ledger, as `hindsight allow` records it (review AE)
+    binding.approve(tmp_path / "p" / ".hindsight")
     return tmp_path / "p" / ".hindsight", template[1]
 
 

@@ -405,6 +405,9 @@ def test_warm_search_skips_the_ledger_until_someone_writes(store: Store, fake, m
     first = store.record("grafana dashboard shows p99 latency spikes").memory
     warm = Store(store.path, embedder=fake, warm=True)
     warm.sync_index()
+    # the approval is asked once as the store is first searched (its ledger's key read with it,
+    # review AE), then again only when a file it reads changes
+    assert warm.origin is None
     opened: list[bool] = []
     real_read = warm.ledger.read
 

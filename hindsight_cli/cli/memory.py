@@ -30,6 +30,7 @@ from .options import (
 
 if TYPE_CHECKING:
     from ..models import WriteResult
+    from ..store import Store
 
 
 def _text_or_stdin(text: str, limit: int, refused_over: bool) -> str:
@@ -505,15 +506,26 @@ def search(
     else:
         render.hits_table(result.hits, explain)
     if result.hits and opened.origin is not None:
-        render.warning(
-            f"{opened.path} was not created or approved by you on this machine (it may have come "
-            f"with a repository): its memories are untrusted, and labelled so. If you trust it, "
-            f"run `hindsight allow {opened.path}`."
-        )
+        render.warning(_unapproved(opened))
     if result.dropped_for_budget:
         render.message(
             f"{result.dropped_for_budget} more hit(s) left out to stay within {budget} tokens."
         )
+
+
+def _unapproved(opened: Store) -> str:
+    """The warning of a search that read a store of unknown origin: why, and how to approve it."""
+    from ..core import binding
+    from ..safefs import trust
+
+    if trust.trusted(opened.path):
+        # approved, with another ledger than the one approved (review AE)
+        return f"{binding.why(opened.path)} Its memories are untrusted, and labelled so."
+    return (
+        f"{opened.path} was not created or approved by you on this machine (it may have come "
+        f"with a repository): its memories are untrusted, and labelled so. If you trust it, "
+        f"run `hindsight allow {opened.path}`."
+    )
 
 
 @app.command(name="list")

@@ -82,10 +82,11 @@ def init(
     from ..storage.urls import password_of
 
     opened = Store(target)
+    from ..core import binding
     from ..safefs import trust
 
     if (embedding_model, backend, url, schema) == (None, None, None, None) and not (
-        trust.fresh(target) or trust.trusted(target)
+        trust.fresh(target) or opened.origin is None
     ):
         # a store that was already there (one that came with a repository): init writes nothing
         # into it, and says how to approve it (below)
@@ -95,7 +96,7 @@ def init(
     database = opened.ledger.describe() if opened.ledger.capabilities.shared else None
 
     # a store that was already there (one that came with a repository) is not approved by init
-    untrusted = trust.why(target)
+    untrusted = binding.why(target)
     if untrusted is not None:
         render.warning(untrusted)
     if json_:
@@ -208,11 +209,12 @@ def allow(path: StorePath = None) -> None:
         hindsight allow                 # the store here (the nearest .hindsight/)
         hindsight allow ~/src/project
     """
-    from ..safefs import trust
+    from ..core import binding
     from . import render
 
     target = _trust_target(path)
-    trust.allow(target)
+    # with the ledger now there (review AE: the one an archive unpacked over yours, if you say so)
+    binding.approve(target)
     render.plain(str(target))
     render.message(f"Allowed {target}: hooks and the MCP server now use it.{_approved(target)}")
 

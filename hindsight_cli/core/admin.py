@@ -17,6 +17,7 @@ from ..safefs import tracked, trust
 from ..storage.registry import BACKENDS, backend_name, check_name
 from ..storage.urls import check_target, redact_url
 from ..timeutil import iso
+from . import binding
 from .lifecycle import expiry_checked
 from .runtime import Runtime
 
@@ -60,7 +61,7 @@ def init(
         # a hub model (or an embedder given to the store): ask it for its dimension
         if dim is None:
             wanted, dim = rt.embedder.name, rt.embedder.dim
-        rt.ledger.create(wanted, dim)
+        rt.ledger.create(wanted, dim, binding.reserve(rt))
         expiry_checked(rt)
     return created
 
@@ -75,11 +76,14 @@ def writable(rt: Runtime) -> bool:
             project's sessions, a `migrate --to`) would go into files the repository tracks.
     """
     fresh = trust.fresh(rt.path)
-    if not fresh and not trust.trusted(rt.path):
+    if not fresh and not rt.approved():
         raise trust.UntrustedStore(
-            f"{trust.why(rt.path)} Nothing is written into it until you do: {rt.path} may be "
+            f"{rt.why_untrusted()} Nothing is written into it until you do: {rt.path} may be "
             "tracked by the repository, and what you add would leave with the next push."
         )
+    if not fresh:
+        # an approval from before ledger keys: bound to this ledger at the owner's first write
+        binding.bind(rt)
     return fresh
 
 

@@ -51,7 +51,9 @@ def _prepare_target(source: Runtime, target: Runtime, model: str, dim: int) -> N
             # store, would leave so: every command on it refused)
             if resolve_model(target.config.embedding_model).name != model:
                 configure_model(target, model)
-        target.ledger.create(model, dim)
+        from .binding import reserve
+
+        target.ledger.create(model, dim, reserve(target))
     with target.ledger.read() as session:
         theirs = session.meta()
     if (theirs["embedding_model"], int(theirs["embedding_dim"])) != (model, dim):

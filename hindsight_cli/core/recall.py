@@ -216,6 +216,8 @@ def warm_up(rt: Runtime) -> None:
 
     model = jobs.beside(lambda: rt.embedder.embed(["warm up"]))
     if rt.exists:
+        # the approval, its ledger's key read once here rather than at the first search
+        rt.approved()
         expire_if_due(rt)
         if rt.hot is None or rt.hot.synced_index() is None:
             if rt.mirror is not None:

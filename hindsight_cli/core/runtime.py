@@ -166,11 +166,30 @@ class Runtime:
         """What every memory read from this store says of where it was read: None for a store this
         user created or approved on this machine, else ``an unapproved store`` (one that came with a
         repository, say): its memories are untrusted, whatever they claim (issue 31)."""
+        return None if self.approved() else UNAPPROVED
+
+    def approved(self) -> bool:
+        """Whether this user created or approved the store on this machine, and its ledger is the
+        one approved (review AE: an archive unpacked over it keeps the id and the path); asked
+        again only when a file it reads changed (``trust.Trusted``)."""
         from ..safefs import trust
 
         if self._trusted is None:
-            self._trusted = trust.Trusted(self.path)
-        return None if self._trusted() else UNAPPROVED
+            self._trusted = trust.Trusted(self.path, self.ledger_key)
+        return self._trusted()
+
+    def ledger_key(self) -> str | None:
+        """The key of the store's local ledger, as ``trust`` asks for it (``binding.key_of``)."""
+        from . import binding
+
+        read = binding.key_of(self.ledger)
+        return read() if read is not None else None
+
+    def why_untrusted(self) -> str | None:
+        """Why the store is not trusted and what to do (one line); None when it is."""
+        from ..safefs import trust
+
+        return None if self.approved() else trust.why(self.path, self.ledger_key)
 
     def require(self) -> None:
         """The store must exist; a purge an earlier process began and did not finish is finished

@@ -73,7 +73,7 @@ def _trust(path: Path) -> Check:
                 f"{path / paths.CONFIG_FILE}: {trust.redirect(data)}",
                 f"if you trust it, run `hindsight allow {path}`",
             )
-        return ok("store.trust", "you created or allowed this store on this machine")
+        return _ledger(path)
     return fail(
         "store.trust",
         "store not created or allowed by you on this machine (it may have come with a repository): "
@@ -81,6 +81,28 @@ def _trust(path: Path) -> Check:
         "database",
         f"{path}: no store id, or one not in {trust.allowed_dir()}",
         f"if you trust it, run `hindsight allow {path}`",
+    )
+
+
+def _ledger(path: Path) -> Check:
+    """An approved store whose ledger is another than the one approved (review AE: an archive
+    unpacked over the checkout replaced it, keeping the store's id and path)."""
+    from ..core import binding
+    from ..safefs import ledger_key, trust
+
+    try:
+        held = trust.trusted(path, binding.local_key(path))
+    except HindsightError as error:
+        # the ledger checks say why it cannot be read
+        return skip("store.trust", "the ledger could not be read", str(error))
+    if held:
+        return ok("store.trust", "you created or allowed this store on this machine")
+    return fail(
+        "store.trust",
+        ledger_key.why(str(path.resolve())),
+        f"{path / paths.LEDGER_FILE}: no ledger key, or another one than "
+        f"{trust.allowed_dir()} records",
+        f"if you trust the ledger now there, run `hindsight allow {path}`",
     )
 
 

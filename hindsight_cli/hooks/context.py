@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .. import paths
+from ..core import binding
 from ..core.scope import by_principal
 from ..errors import HindsightError
 from ..lessons import signatures
@@ -46,9 +47,17 @@ def summarize_session(store: Store, session: str) -> Memory | None:
         return None
 
 
+def _trusted(store: Store) -> None:
+    """Nothing is injected from, or ingested into, a store whose ledger is not the one approved
+    (review AE: a project archive unpacked over it keeps the store's id and path)."""
+    if store.origin is not None:
+        binding.require_trusted(store.path)
+
+
 def close_session(path: Path, event: Event, conf: Settings) -> None:
     """Session end or compaction: everything spooled goes in, and the session gets its summary."""
     store = Store(path)
+    _trusted(store)
     store.ingest_events()
     if conf.summarize and event.session and store.exists:
         summarize_session(store, event.session)
@@ -114,6 +123,7 @@ def session_context(path: Path, event: Event, conf: Settings) -> str | None:
     """The block injected at session start: user preferences, fixed failures (lessons), unresolved
     failures and recent session summaries of this project, newest first, within the budget."""
     store = Store(path)
+    _trusted(store)
     report = store.ingest_events()
     # sessions that ended without a session-end event (Codex, a crash)
     if conf.summarize:
@@ -210,6 +220,7 @@ def repeat_context(
     (``warm``) both run this, on their own ``store`` of the same directory; ``confirm`` is
     ``inject``'s."""
     started = time.perf_counter()
+    _trusted(store)
     if event.failed:
         kind = event.failure_kind()
         if kind is None:

@@ -7,6 +7,8 @@ writes ``HINDSIGHT_HOME/allowed/<id>`` holding the store's real path, so a copy 
 under ``HINDSIGHT_HOME``, is always trusted. Until a store is trusted the hooks neither record into it
 nor inject from it (they log why in ``HINDSIGHT_HOME``), ``hindsight mcp`` does not serve it, its
 ``config.toml`` cannot send memories to a network backend, and ``doctor`` says how to approve it.
+An approval also records the key of the store's ledger (``ledger_key``): a ledger unpacked over the
+approved one from an archive makes the store one of unknown origin again.
 
 Standard library, ``paths`` and ``safefs`` only: the recording hooks use it.
 """
@@ -18,6 +20,7 @@ import os
 
 from .. import paths, safefs
 from ..errors import UnsafeLocation
+from . import ledger_key
 from .database_urls import without_password
 from .tracked import git_indexes, stat_key, tops, tracked
 
@@ -120,18 +123,26 @@ def _tracked_since(store: str | os.PathLike[str], entry: str) -> list[str]:
     return sorted(now - set((recorded or "").splitlines()))
 
 
-def trusted(store: str | os.PathLike[str]) -> bool:
+def entry_of(store: str | os.PathLike[str]) -> str | None:
+    """The path of ``store``'s allow-list entry when it approves the store at this path."""
+    return _entry(store)
+
+
+def trusted(store: str | os.PathLike[str], key: ledger_key.KeyOf | None = None) -> bool:
     """Whether this user created or approved ``store`` on this machine, at this path (and, when the
     store's own name is a link, approved reaching it through that link), and, when it was the user's
     alone, whether it still is: a store whose files the repository began to track (a pull, a
-    checkout of another branch) holds the repository's files, not the ones approved."""
+    checkout of another branch) holds the repository's files, not the ones approved. With ``key``
+    (what reads the key of the store's ledger), whether its ledger is the one approved too."""
     link = _link(store)
     if link is not None and not _link_approved(link, store):
         return False
     if builtin(store):
         return True
     entry = _entry(store)
-    return entry is not None and not _tracked_since(store, entry)
+    if entry is None or _tracked_since(store, entry):
+        return False
+    return key is None or ledger_key.holds(entry, key())
 
 
 # the settings of a store's config an approval binds (``config set`` of one approves it): where
@@ -309,8 +320,10 @@ class Trusted:
     the working directory for a relative path), so ``hindsight deny``, a moved or swapped store, a
     rewritten id or entry take effect at the next search."""
 
-    def __init__(self, store: str | os.PathLike[str]) -> None:
+    def __init__(self, store: str | os.PathLike[str], key: ledger_key.KeyOf | None = None) -> None:
         self.store = os.path.expanduser(os.fspath(store))
+        # what reads the ledger's key: asked only when the ledger file or the recorded key changed
+        self.key = key
         # (the files' state, the store's id then, the answer)
         self._known: tuple[tuple[object, ...], str | None, bool] | None = None
 
@@ -320,7 +333,7 @@ class Trusted:
             return known[2]
         found = store_id(self.store)
         state = self._state(found)
-        answer = trusted(self.store)
+        answer = trusted(self.store, self.key)
         # an id that changed meanwhile: its entry's state was not the one read
         self._known = (state, found, answer) if store_id(self.store) == found else None
         return answer
@@ -332,7 +345,10 @@ class Trusted:
             os.path.join(self.store, ID_FILE),
             where,
             os.path.join(where, found or ID_FILE),
+            os.path.join(where, found or ID_FILE) + ledger_key.KEY_SUFFIX,
             paths.global_store_dir(),
+            # an archive's ledger: a new file (tar, rsync) or this one rewritten (cp)
+            os.path.join(self.store, paths.LEDGER_FILE),
         )
         # a relative path names another store once the working directory changes
         here = None if os.path.isabs(self.store) else os.getcwd()
@@ -341,12 +357,13 @@ class Trusted:
         return (here, where, indexes, *map(stat_key, (*files, *indexes)))
 
 
-def allow(store: str | os.PathLike[str], renew: bool = False) -> str:
+def allow(store: str | os.PathLike[str], renew: bool = False, key: str | None = None) -> str:
     """Approve ``store`` (a directory that exists): give it an id if it has none (with ``renew``, a
     new one whatever it holds: the id of a store hindsight is creating, which a repository may have
     shipped, and shipped to other checkouts too, whose approvals would then replace each other),
-    record it under ``HINDSIGHT_HOME`` with where its config sends memories now; when its own name
-    is a link, also approve reaching it through that link. Returns the id."""
+    record it under ``HINDSIGHT_HOME`` with where its config sends memories now and, with ``key``,
+    the key of the ledger approved (without, the one recorded stays); when its own name is a link,
+    also approve reaching it through that link. Returns the id."""
     where = _real(store)
     safefs.check_home()
     safefs.check_store(where)
@@ -372,6 +389,8 @@ def allow(store: str | os.PathLike[str], renew: bool = False) -> str:
     else:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(entry + TRACKED_SUFFIX)
+    if key is not None:
+        ledger_key.record(entry, key)
     safefs.write_private(entry, where + "\n", durable=True)
     if new:
         # last: a run killed before it leaves the store as it found it (an entry nobody's id
@@ -403,7 +422,7 @@ def deny(store: str | os.PathLike[str]) -> bool:
         was = False
     else:
         was = True
-    for suffix in (STORAGE_SUFFIX, TRACKED_SUFFIX):
+    for suffix in (STORAGE_SUFFIX, TRACKED_SUFFIX, ledger_key.KEY_SUFFIX):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(entry + suffix)
     return was
@@ -420,9 +439,10 @@ def fresh(store: str | os.PathLike[str]) -> bool:
         return False
 
 
-def why(store: str | os.PathLike[str]) -> str | None:
-    """Why ``store`` is not trusted, and how to approve it; None when it is."""
-    if trusted(store):
+def why(store: str | os.PathLike[str], key: ledger_key.KeyOf | None = None) -> str | None:
+    """Why ``store`` is not trusted (with ``key``, its ledger too: ``trusted``), and how to approve
+    it; None when it is."""
+    if trusted(store, key):
         return None
     where = _real(store)
     link = _link(store)
@@ -433,6 +453,8 @@ def why(store: str | os.PathLike[str]) -> str | None:
             f"linked it yourself, run `hindsight allow {link}`."
         )
     entry = _entry(store)
+    if entry is not None and not _tracked_since(store, entry):
+        return ledger_key.why(where)
     if entry is not None:
         names = _tracked_since(store, entry)
         shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")

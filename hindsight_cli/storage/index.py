@@ -12,7 +12,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -197,10 +197,19 @@ class Index(Upkeep):
         vector = self.table().schema.field("vector").type
         if getattr(vector, "list_size", self.dim) == self.dim:
             return
+        self.reset()
+
+    def reset(self) -> None:
+        """Drop the tables (the next sync rebuilds them from the ledger). Under the write lock."""
+        import shutil
+
         db = self._connect(self.path)
-        db.drop_table(TABLE)
-        if CHUNKS in db.table_names():
-            db.drop_table(CHUNKS)
+        for name in (TABLE, CHUNKS):
+            try:
+                db.drop_table(name)
+            except (ValueError, OSError):
+                # not there, or half removed (a `reindex` killed while deleting the index)
+                shutil.rmtree(self.path / f"{name}.lance", ignore_errors=True)
         self._table = self._chunk_table = None
         self.set_watermark(0)
 
@@ -263,10 +272,22 @@ class Index(Upkeep):
         except (OSError, ValueError, KeyError, TypeError):
             return 0
 
-    def set_watermark(self, seq: int) -> None:
-        self._write_json(_STATE, {"seq": seq})
+    def built_from(self) -> str | None:
+        """The key of the ledger the index was built from (``base.LEDGER_KEY``, "" for a ledger
+        without one); None when it names none (an index from before ledger keys, or not one
+        hindsight wrote): review AE, an index an archive brought holds its author's memories."""
+        try:
+            value = load_own(self.path / _STATE, MAX_SMALL).get("ledger")
+        except (OSError, ValueError, AttributeError):
+            return None
+        return value if isinstance(value, str) else None
 
-    def _write_json(self, name: str, data: dict[str, int]) -> None:
+    def set_watermark(self, seq: int, ledger: str | None = None) -> None:
+        """Record the highest change sequence number the index holds, and the key of the ledger
+        it holds them from."""
+        self._write_json(_STATE, {"seq": seq} if ledger is None else {"seq": seq, "ledger": ledger})
+
+    def _write_json(self, name: str, data: Mapping[str, object]) -> None:
         safefs.private_dir(self.path, "The index directory")
         safefs.write_private(self.path / name, json.dumps(data))
 

@@ -8,7 +8,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -68,7 +68,7 @@ class Upkeep:
     def _has_chunks(self) -> bool:
         raise NotImplementedError
 
-    def _write_json(self, name: str, data: dict[str, int]) -> None:
+    def _write_json(self, name: str, data: Mapping[str, object]) -> None:
         raise NotImplementedError
 
     @staticmethod

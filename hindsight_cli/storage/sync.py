@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..text import terms
-from .base import Ledger
+from .base import LEDGER_KEY, Ledger
 from .index import Index
 from .rows import MemoryRow, keyword_text
 
@@ -88,6 +88,12 @@ class Mirror:
         with index.write_lock(self.lock_timeout if wait is None else wait):
             # first: an index of another model's vectors is dropped, its watermark with it
             index.reshape()
+            with self.ledger.read() as session:
+                key = session.meta().get(LEDGER_KEY, "")
+            if index.built_from() != key:
+                # an index built from another ledger (review AE: one a project archive brought
+                # holds its author's memories, whatever its watermark says): built again
+                index.reset()
             mark = index.watermark()
             with self.ledger.read() as session:
                 head = session.max_seq()
@@ -100,8 +106,8 @@ class Mirror:
                     progress(min(start + _CHUNK, len(rows)), len(rows))
             if index.count() != held:
                 self._repair(index)
-            if head > mark:
-                index.set_watermark(head)
+            if head > mark or index.built_from() != key:
+                index.set_watermark(max(head, mark), key)
         index.maintain(background=self.background)
         self.synced = (token, dim)
         return changed

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from .. import codec
-from ..base import SORTS, AuditRow, Condition, Counts, Order
+from ..base import LEDGER_KEY, SORTS, AuditRow, Condition, Counts, Order
 from ..rows import COLUMNS, FILTER_COLUMNS, MemoryRow
 
 if TYPE_CHECKING:
@@ -531,3 +531,8 @@ class SqlSession:
 
     def set_model(self, model: str, dim: int) -> None:
         raise NotImplementedError
+
+    def set_ledger_key(self, key: str) -> None:
+        """Give the ledger its key (``base.LEDGER_KEY``), in place of any it holds."""
+        self.conn.execute("DELETE FROM meta WHERE key = ?", [LEDGER_KEY])
+        self.conn.execute("INSERT INTO meta VALUES (?, ?)", [LEDGER_KEY, key])

@@ -409,11 +409,12 @@ class DuckDBLedger:
     # --- schema and rewrite
     # -------------------------------------------------------------------------
 
-    def create(self, model: str, dim: int) -> None:
-        """Create the schema (idempotent) and record the embedding model and dimension."""
+    def create(self, model: str, dim: int, key: str | None = None) -> None:
+        """Create the schema (idempotent) and record the embedding model and dimension, and the
+        ledger's key (``key``, else a new one)."""
         from .duckdb_rewrite import create
 
-        create(self, model, dim)
+        create(self, model, dim, key)
 
     def scrub(self) -> bool:
         """Rewrite the ledger into a new file that holds only live data, then swap it in (see

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ... import safefs
+from ...safefs import ledger_key
+from ..base import LEDGER_KEY
 from .common import integer, one
 from .duckdb_schema import SCHEMA_VERSION, TABLES, schema
 
@@ -27,7 +29,7 @@ def identifier(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def create(ledger: DuckDBLedger, model: str, dim: int) -> None:
+def create(ledger: DuckDBLedger, model: str, dim: int, key: str | None = None) -> None:
     safefs.private_dir(ledger.path.parent)
     with ledger.write() as session:
         for statement in schema(dim):
@@ -37,6 +39,7 @@ def create(ledger: DuckDBLedger, model: str, dim: int) -> None:
             "schema_version": str(SCHEMA_VERSION),
             "embedding_model": model,
             "embedding_dim": str(dim),
+            LEDGER_KEY: key or ledger_key.new(),
         }
         for key, value in defaults.items():
             if key not in existing:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...errors import HindsightError
+from ...safefs import ledger_key
+from ..base import LEDGER_KEY
 from .postgres_schema import steps
 from .postgres_search import psycopg
 
@@ -31,7 +33,9 @@ def _extension(raw: Connection[TupleRow], ledger: PostgresLedger) -> None:
             ) from None
 
 
-def create(ledger: PostgresLedger, model: str, dim: int, target: int) -> None:
+def create(
+    ledger: PostgresLedger, model: str, dim: int, target: int, key: str | None = None
+) -> None:
     """The schema (idempotent, safe from several processes at once) with the model recorded."""
     driver = psycopg()
     raw = ledger._raw()
@@ -49,12 +53,13 @@ def create(ledger: PostgresLedger, model: str, dim: int, target: int) -> None:
             if ledger._version(raw) is not None:
                 return
             raw.execute("CREATE TABLE meta (key text PRIMARY KEY, value text)")
-            for key, value in (
+            for name, value in (
                 ("schema_version", "0"),
                 ("embedding_model", model),
                 ("embedding_dim", str(dim)),
+                (LEDGER_KEY, key or ledger_key.new()),
             ):
-                raw.execute("INSERT INTO meta VALUES (%s, %s)", [key, value])
+                raw.execute("INSERT INTO meta VALUES (%s, %s)", [name, value])
             schema = steps(dim)
             schema[1] = [s for s in schema[1] if not s.startswith("CREATE TABLE meta")]
             for step, statements in sorted(schema.items()):

@@ -206,12 +206,14 @@ class PostgresLedger:
                     raw.execute(statement)
         raw.execute("UPDATE meta SET value = %s WHERE key = 'schema_version'", [str(target)])
 
-    def create(self, model: str, dim: int, target: int = SCHEMA_VERSION) -> None:
+    def create(
+        self, model: str, dim: int, key: str | None = None, target: int = SCHEMA_VERSION
+    ) -> None:
         """Create the schema (idempotent, safe from several processes at once) and record the
-        model."""
+        model and the ledger's key (``key``, else a new one)."""
         from .postgres_admin import create
 
-        create(self, model, dim, target)
+        create(self, model, dim, target, key)
         self._known = True
         self._current = target == SCHEMA_VERSION
 

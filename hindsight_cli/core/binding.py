@@ -1,0 +1,113 @@
+"""A store's approval bound to its ledger (review AE): the ledger's key, read, recorded and bound.
+
+A local ledger holds a random key in its ``meta`` (``storage.base.LEDGER_KEY``, written as
+hindsight creates it); the store's approval records it (``safefs.ledger_key``). ``trust`` asks for
+the key through ``key_of``; this module reads it through the store's own ledger, records it once
+hindsight has created the ledger, and binds an approval given before keys existed at the owner's
+next write. A database is bound by its URL (an archive cannot replace one): its key is written and
+recorded, never asked for.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .. import paths
+from ..errors import HindsightError
+from ..safefs import ledger_key, trust
+from ..storage.base import LEDGER_KEY, Ledger
+
+if TYPE_CHECKING:
+    from .runtime import Runtime
+
+
+def key_in(ledger: Ledger) -> str | None:
+    """The key ``ledger`` holds: None when there is no ledger, "" when it holds none. A read: it
+    never writes one, and holds no lock a writer waits for beyond the read."""
+    if not ledger.exists:
+        return None
+    with ledger.read() as session:
+        return session.meta().get(LEDGER_KEY, "")
+
+
+def key_of(ledger: Ledger) -> ledger_key.KeyOf | None:
+    """What ``trust`` reads the key with: a local ledger's (a file an archive can replace)."""
+    if not ledger.capabilities.files:
+        return None
+    return lambda: key_in(ledger)
+
+
+def _local(store: Path) -> Ledger:
+    """The local ledger of a store directory no ``Runtime`` is open on (``doctor``, ``allow``).
+    The config is not read: ``ledger.duckdb`` is the file an archive brings, whatever it says."""
+    from ..config import Config
+    from ..storage.registry import BACKENDS
+
+    return BACKENDS["local"].open(store, Config())
+
+
+def local_key(store: Path) -> ledger_key.KeyOf:
+    """``key_of`` for a store directory no ``Runtime`` is open on."""
+    ledger = _local(store)
+    return lambda: key_in(ledger)
+
+
+def why(store: Path) -> str | None:
+    """``trust.why`` of a store directory, its local ledger's key included: why the store is of
+    unknown origin and what to do, in one line; None when it is trusted."""
+    return trust.why(store, local_key(store))
+
+
+def require_trusted(store: Path) -> None:
+    """Raise ``UntrustedStore`` (saying why) unless ``store`` is trusted, its ledger too."""
+    reason = why(store)
+    if reason is not None:
+        raise trust.UntrustedStore(reason)
+
+
+def reserve(rt: Runtime) -> str | None:
+    """The key of the ledger hindsight is about to create, recorded in the store's approval first
+    (an approval naming a key trusts a store without a ledger: a run killed before the ledger is
+    written leaves it approved, and the rerun records another). None for a store not approved
+    (the ledger then makes its own key)."""
+    entry = trust.entry_of(rt.path)
+    if entry is None or trust.builtin(rt.path):
+        return None
+    key = ledger_key.new()
+    ledger_key.record(entry, key)
+    return key
+
+
+def bind(rt: Runtime) -> None:
+    """The owner's write to a store approved before ledger keys, whose ledger holds none: a new
+    key, first into the ledger, then into the approval (reads never write one)."""
+    if not rt.ledger.capabilities.files or trust.builtin(rt.path):
+        return
+    entry = trust.entry_of(rt.path)
+    if entry is None or ledger_key.recorded(entry) is not None or key_in(rt.ledger) != "":
+        return
+    key = ledger_key.new()
+    with rt.ledger.write() as session:
+        session.set_ledger_key(key)
+    # killed here: a keyed ledger the approval does not name, refused until `hindsight allow`
+    ledger_key.record(entry, key)
+
+
+def approve(store: Path) -> None:
+    """``hindsight allow``: the store is approved with the ledger now there. One holding no key
+    gets one first (the user trusts it as it is; a ledger approved must be told from another)."""
+    key: str | None = None
+    if (store / paths.LEDGER_FILE).exists() and not trust.builtin(store):
+        ledger = _local(store)
+        try:
+            key = key_in(ledger)
+            if key == "":
+                key = ledger_key.new()
+                with ledger.write() as session:
+                    session.set_ledger_key(key)
+        except HindsightError:
+            # a ledger hindsight refuses to read (one holding a view, say): approved without its
+            # key, it stays refused, and each use says why
+            key = None
+    trust.allow(store, key=key or None)
