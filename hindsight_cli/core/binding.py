@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import paths
-from ..errors import HindsightError
+from ..errors import HindsightError, StoreBusy
 from ..safefs import ledger_key, trust
 from ..storage.base import LEDGER_KEY, Ledger
 
@@ -38,6 +38,24 @@ def key_of(ledger: Ledger) -> ledger_key.KeyOf | None:
     return lambda: key_in(ledger)
 
 
+def quick_key_of(ledger: Ledger) -> ledger_key.KeyOf | None:
+    """``key_of`` that never waits for a writer holding the ledger: it raises
+    ``ledger_key.Unreadable`` instead (``trust.Trusted`` then keeps its last answer). Read through
+    a ledger of its own on the same file, whose lock timeout is 0."""
+    if not ledger.capabilities.files:
+        return None
+    path = getattr(ledger, "path", None)
+    at_once = _local_at(path, lock_timeout=0.0) if path is not None else ledger
+
+    def read() -> str | None:
+        try:
+            return key_in(at_once)
+        except StoreBusy:
+            raise ledger_key.Unreadable() from None
+
+    return read
+
+
 def _local(store: Path) -> Ledger:
     """The local ledger of a store directory no ``Runtime`` is open on (``doctor``, ``allow``).
     The config is not read: ``ledger.duckdb`` is the file an archive brings, whatever it says."""
@@ -45,6 +63,13 @@ def _local(store: Path) -> Ledger:
     from ..storage.registry import BACKENDS
 
     return BACKENDS["local"].open(store, Config())
+
+
+def _local_at(path: Path, lock_timeout: float) -> Ledger:
+    """A local ledger on the file ``path`` with its own lock timeout."""
+    from ..storage.sql.duckdb_ledger import DuckDBLedger
+
+    return DuckDBLedger(path, lock_timeout=lock_timeout)
 
 
 def local_key(store: Path) -> ledger_key.KeyOf:

@@ -175,7 +175,11 @@ class Runtime:
         from ..safefs import trust
 
         if self._trusted is None:
-            self._trusted = trust.Trusted(self.path, self.ledger_key)
+            from . import binding
+
+            self._trusted = trust.Trusted(
+                self.path, self.ledger_key, binding.quick_key_of(self.ledger)
+            )
         return self._trusted()
 
     def ledger_key(self) -> str | None:

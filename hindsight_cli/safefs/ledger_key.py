@@ -28,6 +28,12 @@ KEY_SUFFIX = ".ledger"
 KeyOf = Callable[[], "str | None"]
 
 
+class Unreadable(Exception):
+    """The key cannot be read now without waiting: a writer of this store holds its ledger (a hard
+    forget's rewrite copies the whole file). A long-lived process keeps its last answer meanwhile
+    (``trust.Trusted``): a search must not wait behind another agent's write for it."""
+
+
 def new() -> str:
     # os.urandom is what secrets.token_hex reads; importing secrets costs a hook 20 ms
     return os.urandom(16).hex()

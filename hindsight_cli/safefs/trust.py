@@ -320,10 +320,17 @@ class Trusted:
     the working directory for a relative path), so ``hindsight deny``, a moved or swapped store, a
     rewritten id or entry take effect at the next search."""
 
-    def __init__(self, store: str | os.PathLike[str], key: ledger_key.KeyOf | None = None) -> None:
+    def __init__(
+        self,
+        store: str | os.PathLike[str],
+        key: ledger_key.KeyOf | None = None,
+        quick: ledger_key.KeyOf | None = None,
+    ) -> None:
         self.store = os.path.expanduser(os.fspath(store))
-        # what reads the ledger's key: asked only when the ledger file or the recorded key changed
-        self.key = key
+        # what reads the ledger's key: asked only when the ledger file or the recorded key changed;
+        # once an answer is known, ``quick``, which raises ``ledger_key.Unreadable`` rather than
+        # wait for a writer holding the ledger
+        self.key, self.quick = key, quick or key
         # (the files' state, the store's id then, the answer)
         self._known: tuple[tuple[object, ...], str | None, bool] | None = None
 
@@ -333,7 +340,13 @@ class Trusted:
             return known[2]
         found = store_id(self.store)
         state = self._state(found)
-        answer = trusted(self.store, self.key)
+        try:
+            answer = trusted(self.store, self.key if known is None else self.quick)
+        except ledger_key.Unreadable:
+            # a writer of this store holds its ledger (another agent's hard forget, say): the last
+            # answer stands for this search, and the key is asked for again at the next
+            assert known is not None
+            return known[2]
         # an id that changed meanwhile: its entry's state was not the one read
         self._known = (state, found, answer) if store_id(self.store) == found else None
         return answer
