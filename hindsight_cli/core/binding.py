@@ -31,19 +31,15 @@ def key_in(ledger: Ledger) -> str | None:
         return session.meta().get(LEDGER_KEY, "")
 
 
-def key_of(ledger: Ledger) -> ledger_key.KeyOf | None:
-    """What ``trust`` reads the key with: a local ledger's (a file an archive can replace)."""
+def key_of(ledger: Ledger, wait: bool = True) -> ledger_key.KeyOf | None:
+    """What ``trust`` reads the key with: a local ledger's (a file an archive can replace). Without
+    ``wait``, it never waits for a writer holding the ledger and raises ``ledger_key.Unreadable``
+    instead (``trust.Trusted`` then keeps its last answer): read through a ledger of its own on the
+    same file, whose lock timeout is 0."""
     if not ledger.capabilities.files:
         return None
-    return lambda: key_in(ledger)
-
-
-def quick_key_of(ledger: Ledger) -> ledger_key.KeyOf | None:
-    """``key_of`` that never waits for a writer holding the ledger: it raises
-    ``ledger_key.Unreadable`` instead (``trust.Trusted`` then keeps its last answer). Read through
-    a ledger of its own on the same file, whose lock timeout is 0."""
-    if not ledger.capabilities.files:
-        return None
+    if wait:
+        return lambda: key_in(ledger)
     path = getattr(ledger, "path", None)
     at_once = _local_at(path, lock_timeout=0.0) if path is not None else ledger
 

@@ -178,7 +178,7 @@ class Runtime:
             from . import binding
 
             self._trusted = trust.Trusted(
-                self.path, self.ledger_key, binding.quick_key_of(self.ledger)
+                self.path, self.ledger_key, binding.key_of(self.ledger, wait=False)
             )
         return self._trusted()
 
