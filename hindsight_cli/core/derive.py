@@ -3,10 +3,10 @@ consolidated patterns. Each links to its sources (``source_ids``); rerunning upd
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ..errors import BadUsage, InvalidInput
 from ..models import ConsolidateResult, Filters, Memory, PatternChange, SummaryResult
@@ -27,6 +27,12 @@ if TYPE_CHECKING:
 
 # a memory built from untrusted text is no surer than that text
 _UNTRUSTED_CONFIDENCE = 0.3
+# derived memories (a summary chain's parts, patterns) written in one ledger transaction: every
+# other process's reads and writes wait while one is open, so how long it holds the ledger must not
+# grow with how much one caller summarises or consolidates (review AG)
+DERIVED_BATCH = 32
+Item = TypeVar("Item")
+Written = TypeVar("Written")
 
 
 def _summary_sources(
@@ -195,17 +201,34 @@ def summarize(
     )
     # linked below to its parts as they are stored (a part written before keeps its id)
     top_row = derived(top, 0, rows, [r.id for r in rows])
-    # embedded before the ledger opens; the parts and the summary are then written in one
-    # transaction (one ledger open, and a crash leaves no summary without its parts)
+    # embedded before the ledger opens; the parts are written first, a batch a transaction, and
+    # the summary last: a crash leaves no summary without its parts, and the rerun finds the parts
+    # written under their keys
     embedding_jobs.embed_rows(rt, [*part_rows, top_row], dim)
-    with rt.ledger.write() as session:
-        principal = scope.provenance is not None
-        parts = [_write_derived(session, row, principal)[0] for row in part_rows]
-        if parts:
-            top_row.source_ids = [m.id for m in parts]
-        summary, updated = _write_derived(session, top_row, principal)
-    rt.after_write()
-    return SummaryResult(summary, len(rows), updated, [m.id for m in parts])
+    principal = scope.provenance is not None
+    parts = _in_batches(rt, part_rows, lambda session, row: _write_derived(session, row, principal))
+    if parts:
+        top_row.source_ids = [m.id for m, _ in parts]
+    [(summary, updated)] = _in_batches(
+        rt, [top_row], lambda session, row: _write_derived(session, row, principal)
+    )
+    return SummaryResult(summary, len(rows), updated, [m.id for m, _ in parts])
+
+
+def _in_batches(
+    rt: Runtime, items: Sequence[Item], write: Callable[[Writer, Item], Written]
+) -> list[Written]:
+    """``write`` each of ``items``, at most ``DERIVED_BATCH`` in one ledger transaction, the indexes
+    this process holds brought up to date after each: a principal's summary of thousands of her
+    memories (hundreds of parts) or consolidation into thousands of patterns held the ledger for
+    a minute in one transaction, and every other process's search, hook and command waited behind
+    it, failing as busy past the lock timeout (review AG)."""
+    written: list[Written] = []
+    for start in range(0, len(items), DERIVED_BATCH):
+        with rt.ledger.write() as session:
+            written.extend(write(session, item) for item in items[start : start + DERIVED_BATCH])
+        rt.after_write()
+    return written
 
 
 def _derived_confidence(origin: str, trusted: float) -> float:
@@ -323,20 +346,21 @@ def _write_patterns(
     rt: Runtime, changes: Sequence[PatternChange], dim: int, now: datetime, actor: str
 ) -> None:
     embedding_jobs.embed_rows(rt, [c.row for c in changes], dim)
-    with rt.ledger.write() as session:
-        for change in changes:
-            if change.action == "create":
-                session.insert(change.row, row_term_counts(change.row))
-            else:
-                session.rewrite(change.row, row_term_counts(change.row))
-            session.audit(
-                "consolidate",
-                [change.row.id],
-                now,
-                f"{change.action}d from {len(change.row.source_ids)} episodes",
-                actor,
-            )
-    rt.after_write()
+
+    def write(session: Writer, change: PatternChange) -> None:
+        if change.action == "create":
+            session.insert(change.row, row_term_counts(change.row))
+        else:
+            session.rewrite(change.row, row_term_counts(change.row))
+        session.audit(
+            "consolidate",
+            [change.row.id],
+            now,
+            f"{change.action}d from {len(change.row.source_ids)} episodes",
+            actor,
+        )
+
+    _in_batches(rt, changes, write)
 
 
 def _pattern_change(
