@@ -344,3 +344,23 @@ def test_an_archives_config_changes_nobody_a_server_lets_in(
 
     with pytest.raises(HindsightError, match="did not approve"):
         prepare([Store(store)], port=0, token_file=store / "mcp-tokens.json")
+
+
+def test_a_server_reads_the_file_again_only_when_it_or_its_record_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hindsight_cli.core import tokens
+
+    store, mine = _own_store(tmp_path)
+    assert mine is not None
+    watched = tokens.Watched(store / "mcp-tokens.json")
+    reads: list[int] = []
+    load = tokens.load
+    monkeypatch.setattr(tokens, "load", lambda path: reads.append(1) or load(path))
+    for _ in range(5):
+        assert tokens.agent_of(watched.entries, mine) == "me"
+    assert reads == []
+    # the record alone changes (`hindsight allow` adopting the file now there)
+    _run("allow", str(store))
+    assert tokens.agent_of(watched.entries, mine) == "me"
+    assert reads == [1]
