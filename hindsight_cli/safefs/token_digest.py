@@ -17,7 +17,6 @@ Standard library and ``safefs`` only, as ``ledger_key``: ``trust`` uses it.
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 from .. import paths, safefs
@@ -32,6 +31,9 @@ NONE = "none"
 def of(text: str) -> str:
     """The digest of a token file's text: the SHA-256 of its bytes (``read_trusted`` decodes
     them as strict UTF-8, so the text encodes back to exactly the bytes read)."""
+    # imported here: the recording hooks import this module (through ``trust``) and never hash
+    import hashlib
+
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
