@@ -136,6 +136,9 @@ def mcp(
             f"No token file {tokens}; make tokens with `hindsight mcp token AGENT --tokens "
             f"{tokens}`."
         )
+    if tokens is not None:
+        # a file that lets no token in is refused before anything starts, in one line
+        token_file.load(tokens)
     http = settings_from(
         target.config,
         host=host,
@@ -220,7 +223,14 @@ def token(
     except HindsightError:
         # a config that does not load says so in the command that reads it; the token is made
         own = None
+    dropped = token_file.foreign(path)
     render.plain(token_file.create(path, agent))
+    if dropped is not None:
+        render.warning(
+            f"{path} was not the one `hindsight mcp token` wrote (an archive or a copy may have "
+            "replaced it): its tokens were dropped, and the file now holds this token alone. If "
+            "you wrote it yourself, make your other tokens again."
+        )
     render.message(
         f"A token for agent {agent}, kept as a hash in {path}; it is shown only now. Clients "
         f"send it as "

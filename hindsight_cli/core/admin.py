@@ -13,7 +13,7 @@ from .. import paths, safefs
 from ..config import DEFAULT_CONFIG_TOML, load as load_config
 from ..embedding import resolve_model
 from ..errors import InvalidInput
-from ..safefs import tracked, trust
+from ..safefs import token_digest, tracked, trust
 from ..storage.registry import BACKENDS, backend_name, check_name
 from ..storage.urls import check_target, redact_url
 from ..timeutil import iso
@@ -84,6 +84,8 @@ def writable(rt: Runtime) -> bool:
     if not fresh:
         # an approval from before ledger keys: bound to this ledger at the owner's first write
         binding.bind(rt)
+        # and one from before token records, to the token file now there
+        binding.bind_tokens(rt.path)
     return fresh
 
 
@@ -96,7 +98,8 @@ def lay_out(rt: Runtime, approve: bool) -> None:
     tracked.keep_ignored(rt.path)
     config_file(rt.path)
     if approve:
-        trust.allow(rt.path, renew=True)
+        # fresh: no token file yet, and one that appears without `mcp token` is refused
+        trust.allow(rt.path, renew=True, tokens=token_digest.NONE)
 
 
 def config_file(path: Path) -> Path:

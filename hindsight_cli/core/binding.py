@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from .. import paths
 from ..errors import HindsightError, StoreBusy
-from ..safefs import ledger_key, trust
+from ..safefs import ledger_key, token_digest, trust
 from ..storage.base import LEDGER_KEY, Ledger
 
 if TYPE_CHECKING:
@@ -115,9 +115,24 @@ def bind(rt: Runtime) -> None:
     ledger_key.record(entry, key)
 
 
+def bind_tokens(store: Path) -> None:
+    """The owner's write to a store approved before token records: the token file now there (or
+    none) is recorded as the one the approval lets in, as ``bind`` records the ledger's key."""
+    if trust.builtin(store):
+        return
+    entry = trust.entry_of(store)
+    if entry is None or token_digest.recorded(entry) is not None:
+        return
+    found = token_digest.current(store)
+    # a file its readers refuse as it is (unsafe, unreadable) is left for `allow` to settle
+    if found is not None:
+        token_digest.record(entry, found)
+
+
 def approve(store: Path) -> None:
-    """``hindsight allow``: the store is approved with the ledger now there. One holding no key
-    gets one first (the user trusts it as it is; a ledger approved must be told from another)."""
+    """``hindsight allow``: the store is approved with the ledger and the token file now there. A
+    ledger holding no key gets one first (the user trusts it as it is; a ledger approved must be
+    told from another)."""
     key: str | None = None
     if (store / paths.LEDGER_FILE).exists() and not trust.builtin(store):
         ledger = _local(store)
@@ -131,4 +146,5 @@ def approve(store: Path) -> None:
             # a ledger hindsight refuses to read (one holding a view, say): approved without its
             # key, it stays refused, and each use says why
             key = None
-    trust.allow(store, key=key or None)
+    # a token file its readers refuse as it is (another user's, say) is recorded as no file
+    trust.allow(store, key=key or None, tokens=token_digest.current(store) or token_digest.NONE)

@@ -20,6 +20,7 @@ from typing import NotRequired, TypedDict
 from .. import safefs
 from ..errors import HindsightError, InvalidInput
 from ..paths import TOKENS_FILE
+from ..safefs import token_digest, trust
 from ..safefs.reading import parse_json
 from ..text import MAX_LABEL
 from ..timeutil import iso, now
@@ -42,14 +43,25 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+class Foreign(InvalidInput):
+    """A store's own token file that is not the one ``hindsight mcp token`` wrote (review AE)."""
+
+
 def load(path: Path) -> list[Entry]:
-    """The file's entries; a missing file has none."""
+    """The file's entries; a missing file has none.
+
+    Raises:
+        Foreign: it is a store's own token file whose bytes are not the ones the store's approval
+            records (``safefs.token_digest``): an archive unpacked over the store brought it.
+        InvalidInput: it cannot be read, git tracks it, or it lies in a store not approved here.
+    """
     try:
         # it decides who reads your memories: yours only
         text = safefs.read_trusted(path, "The token file")
         if text is None:
             return []
         _untracked(path)
+        _bound(path, text)
         data = parse_json(text)
     except (OSError, ValueError) as error:
         raise InvalidInput(
@@ -90,6 +102,63 @@ def _untracked(path: Path) -> None:
         )
 
 
+def store_of(path: Path) -> Path | None:
+    """The store whose own token file ``path`` is (named so, in any case, in a directory holding a
+    store's id or ledger; reached through links too), or None: a file the user names elsewhere with
+    ``--tokens`` is their choice. The global store's is none: no archive is unpacked into
+    ``HINDSIGHT_HOME``."""
+    from ..paths import LEDGER_FILE
+    from ..safefs.tracked import folded
+
+    where = path.resolve()
+    if folded(where.name) != folded(TOKENS_FILE):
+        return None
+    store = where.parent
+    if trust.builtin(store):
+        return None
+    held = (trust.ID_FILE, LEDGER_FILE)
+    return store if any(os.path.lexists(store / name) for name in held) else None
+
+
+def _entry(path: Path) -> tuple[Path, str] | None:
+    """``path``'s store and the allow-list entry that approves it, when ``path`` is a store's own
+    token file (``store_of``).
+
+    Raises:
+        InvalidInput: the store is not approved at this path (an archive may have brought its id
+            file too): no entry records which token file it lets in.
+    """
+    store = store_of(path)
+    if store is None:
+        return None
+    entry = trust.entry_of(store)
+    if entry is None:
+        raise InvalidInput(
+            f"The token file {path} is in the store {store}, which you have not approved on this "
+            "machine at this path (it may have come with a repository or an archive): none of "
+            f"its tokens is accepted. If you trust the store and its token file, run `hindsight "
+            f"allow {store}`."
+        )
+    return store, entry
+
+
+def _bound(path: Path, text: str) -> None:
+    """Refuse a store's own token file whose bytes are not the ones its approval records."""
+    found = _entry(path)
+    if found is not None and not token_digest.holds(found[1], text):
+        raise Foreign(token_digest.why(path, found[0]))
+
+
+def foreign(path: Path) -> str | None:
+    """Why ``hindsight mcp token`` drops the tokens of the file at ``path`` (a store's own that is
+    not the one it wrote), or None."""
+    try:
+        load(path)
+    except Foreign as error:
+        return str(error)
+    return None
+
+
 def of_store(store: Path) -> Path:
     """The store's own token file (``mcp-tokens.json``), what the servers and ``hindsight mcp
     token`` use when no ``--tokens`` is given; it need not exist yet.
@@ -111,9 +180,16 @@ def _name(agent: str) -> str | None:
 
 
 def _save(path: Path, entries: list[Entry]) -> None:
+    """Write the file, then, for a store's own, record its digest in the store's approval: a run
+    killed between the two leaves a file the record does not name, refused until the next
+    ``mcp token`` or ``allow``."""
+    bound = _entry(path)
     if not path.parent.exists():
         safefs.private_dir(path.parent)
-    safefs.write_private(path, json.dumps({"tokens": entries}, indent=2) + "\n", durable=True)
+    text = json.dumps({"tokens": entries}, indent=2) + "\n"
+    safefs.write_private(path, text, durable=True)
+    if bound is not None:
+        token_digest.record(bound[1], token_digest.of(text))
 
 
 def create(path: Path, agent: str) -> str:
@@ -123,7 +199,11 @@ def create(path: Path, agent: str) -> str:
         raise InvalidInput("Name the agent the token is for, e.g. hindsight mcp token ci-bot.")
     # its requests would be refused: its scope cannot be told from names that read alike
     agent = check_agent(name)
-    entries = load(path)
+    try:
+        entries = load(path)
+    except Foreign:
+        # not the user's: a new file, with this token alone (``foreign`` says so first)
+        entries = []
     token = PREFIX + secrets.token_urlsafe(32)
     entries.append({"agent": agent, "sha256": _digest(token), "created_at": iso(now())})
     _save(path, entries)
@@ -174,33 +254,43 @@ def holder(entries: list[Entry], sha256: str) -> str | None:
 
 class Watched:
     """A token file as a long-lived server sees it (the HTTP MCP server, ``hindsight ui``): read
-    again whenever a ``stat`` of it changes, so ``hindsight mcp token AGENT --revoke`` counts from
-    the next request and a new token works without a restart. A file that is gone, unreadable or
-    no longer this user's own lets no token in until it is fixed: never the last good copy."""
+    again whenever a ``stat`` of it, or of what binds a store's own to its approval (the store's id
+    file, the allow-list entry and its token record), changes, so ``hindsight mcp token AGENT
+    --revoke`` counts from the next request, a new token works without a restart and a file an
+    archive unpacks over the store's is refused from the next. A file that is gone, unreadable, no
+    longer this user's own or not the one recorded lets no token in until it is fixed: never the
+    last good copy."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
-        self._seen: tuple[int, ...] | None = self._stat()
+        self._store = store_of(path)
+        self._id = trust.store_id(self._store) if self._store is not None else None
+        self._seen = self._state(self._id)
         # the first reading's errors are the caller's (a server that cannot start says why)
         self._entries = load(path)
 
-    def _stat(self) -> tuple[int, ...] | None:
-        try:
-            st = os.stat(self.path)
-        except OSError:
-            return None
-        return (st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
+    def _state(self, found: str | None) -> tuple[object, ...]:
+        """The files' stats, the allow-list entry's named by the store id ``found``: what a
+        request costs while nothing changed."""
+        from ..safefs.tracked import stat_key
+
+        files = [os.fspath(self.path)]
+        if self._store is not None:
+            entry = os.path.join(trust.allowed_dir(), found or trust.ID_FILE)
+            files += [os.fspath(self._store / trust.ID_FILE), entry, entry + token_digest.SUFFIX]
+        return tuple(map(stat_key, files))
 
     @property
     def entries(self) -> list[Entry]:
         with self._lock:
-            seen = self._stat()
-            if seen != self._seen:
+            if self._state(self._id) != self._seen:
+                found = trust.store_id(self._store) if self._store is not None else None
+                seen = self._state(found)
                 try:
-                    self._entries = load(self.path) if seen is not None else []
+                    self._entries = load(self.path) if seen[0] is not None else []
                 except HindsightError as error:
                     log.warning("no token is accepted until the token file is fixed: %s", error)
                     self._entries = []
-                self._seen = seen
+                self._id, self._seen = found, seen
             return self._entries

@@ -32,7 +32,7 @@ def checks(path: Path) -> list[Check]:
     out = [_directory(path), _parents(path)]
     if path.is_dir():
         out += _contents(path)
-    out.append(_trusted("store.tokens", path / DEFAULT_FILE, "The token file", "token file"))
+    out.append(_tokens(path / DEFAULT_FILE))
     out.append(
         _trusted(
             "store.config-file", path / paths.CONFIG_FILE, "The config file", "store config file"
@@ -227,6 +227,29 @@ def _trusted(id: str, file: Path, what: str, name: str) -> Check:
     if finding is None:
         return ok(id, f"{name} is yours and writable only by you", str(file))
     return fail(id, f"{name} {_FILE[finding.kind]}", f"{file}: {finding.found}", finding.fix)
+
+
+def _tokens(file: Path) -> Check:
+    """The token file is the user's own, and the one `hindsight mcp token` wrote (review AE)."""
+    found = _trusted("store.tokens", file, "The token file", "token file")
+    if found.status != "ok":
+        return found
+    from ..core import tokens
+
+    try:
+        tokens.load(file)
+    except tokens.Foreign:
+        return fail(
+            "store.tokens",
+            "token file is not the one `hindsight mcp token` wrote: it lets no token in",
+            f"{file}: its SHA-256 is not the one your approval of the store records",
+            f"run `hindsight mcp token AGENT` to make a new one, or, if you wrote it, "
+            f"`hindsight allow {file.parent}`",
+        )
+    except HindsightError:
+        # said where the file is used (git tracks it, the store is not approved)
+        pass
+    return found
 
 
 def _home() -> Check:

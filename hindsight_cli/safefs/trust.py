@@ -20,7 +20,7 @@ import os
 
 from .. import paths, safefs
 from ..errors import UnsafeLocation
-from . import ledger_key
+from . import ledger_key, token_digest
 from .database_urls import without_password
 from .tracked import git_indexes, stat_key, tops, tracked
 
@@ -370,13 +370,19 @@ class Trusted:
         return (here, where, indexes, *map(stat_key, (*files, *indexes)))
 
 
-def allow(store: str | os.PathLike[str], renew: bool = False, key: str | None = None) -> str:
+def allow(
+    store: str | os.PathLike[str],
+    renew: bool = False,
+    key: str | None = None,
+    tokens: str | None = None,
+) -> str:
     """Approve ``store`` (a directory that exists): give it an id if it has none (with ``renew``, a
     new one whatever it holds: the id of a store hindsight is creating, which a repository may have
     shipped, and shipped to other checkouts too, whose approvals would then replace each other),
     record it under ``HINDSIGHT_HOME`` with where its config sends memories now and, with ``key``,
-    the key of the ledger approved (without, the one recorded stays); when its own name is a link,
-    also approve reaching it through that link. Returns the id."""
+    the key of the ledger approved (without, the one recorded stays), with ``tokens`` the digest of
+    its token file (``token_digest``; likewise); when its own name is a link, also approve reaching
+    it through that link. Returns the id."""
     where = _real(store)
     safefs.check_home()
     safefs.check_store(where)
@@ -404,6 +410,8 @@ def allow(store: str | os.PathLike[str], renew: bool = False, key: str | None = 
             os.unlink(entry + TRACKED_SUFFIX)
     if key is not None:
         ledger_key.record(entry, key)
+    if tokens is not None:
+        token_digest.record(entry, tokens)
     safefs.write_private(entry, where + "\n", durable=True)
     if new:
         # last: a run killed before it leaves the store as it found it (an entry nobody's id
@@ -435,7 +443,7 @@ def deny(store: str | os.PathLike[str]) -> bool:
         was = False
     else:
         was = True
-    for suffix in (STORAGE_SUFFIX, TRACKED_SUFFIX, ledger_key.KEY_SUFFIX):
+    for suffix in (STORAGE_SUFFIX, TRACKED_SUFFIX, ledger_key.KEY_SUFFIX, token_digest.SUFFIX):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(entry + suffix)
     return was
@@ -492,7 +500,8 @@ def adopt(store: str | os.PathLike[str]) -> bool:
     if os.path.lexists(_real(store)) and not _abandoned(store):
         return False
     safefs.private_dir(_real(store))
-    allow(store)
+    # an empty directory: a token file that appears later was not made by `hindsight mcp token`
+    allow(store, tokens=token_digest.NONE)
     return True
 
 
