@@ -10,6 +10,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
+from pathlib import Path
 
 from .. import safefs
 from ..errors import HindsightError, InvalidInput
@@ -133,13 +134,18 @@ def forget(
             rt, lambda session: _planned(session, plan.ids, scope), reason, who, "forget_hard"
         )
     at = rt.now()
-    with rt.ledger.write() as session:
-        targets = _planned(session, plan.ids, scope)
-        count = session.set_status(targets, "archived" if plan.archive else "invalidated", at)
-        if count:
-            session.audit("archive" if plan.archive else "forget", targets, at, reason, who)
-            withdraw(session, targets, at, who)
-    rt.after_write()
+    count = 0
+    # a batch a transaction (``purge.FORGET_BATCH``): a crash between two leaves the rest active,
+    # and the same forget again takes them
+    for batch in purge.batches(plan.ids):
+        with rt.ledger.write() as session:
+            targets = _planned(session, batch, scope)
+            done = session.set_status(targets, "archived" if plan.archive else "invalidated", at)
+            if done:
+                session.audit("archive" if plan.archive else "forget", targets, at, reason, who)
+                withdraw(session, targets, at, who)
+        rt.after_write()
+        count += done
     return count
 
 
@@ -148,18 +154,38 @@ Select = Callable[[Reader], list[str]]
 
 
 def _delete(
-    rt: Runtime, select: Select, reason: str | None, actor: str, action: str
-) -> tuple[list[str], int]:
+    rt: Runtime,
+    select: Select,
+    journal: Path,
+    labels: tuple[str | None, str, str],
+    gone: list[str],
+) -> int:
+    """Delete what ``select`` picks, ``purge.FORGET_BATCH`` memories a transaction (each batch
+    picked again in its own: the rest of the plan still there), each named in ``journal`` and
+    added to ``gone`` as it commits, this process's indexes catching up after each; returns how
+    many rows went. A crash between two batches leaves the journal, which the next open finishes:
+    a forget of all of a principal's memories no longer holds the ledger for all of them."""
+    reason, actor, action = labels
     at = rt.now()
-    with rt.ledger.write() as session:
-        targets = select(session)
-        derived = session.derived_from(targets)
-        count = session.delete(targets + derived)
-        if count:
-            session.audit(action, targets, at, reason, actor)
-        if derived:
-            session.audit("forget_hard", derived, at, "built from hard-forgotten memories", actor)
-    return targets + derived, count
+    count = 0
+    while True:
+        with rt.ledger.write() as session:
+            targets = select(session)[: purge.FORGET_BATCH]
+            derived = session.derived_from(targets)
+            done = session.delete(targets + derived) if targets else 0
+            if done:
+                session.audit(action, targets, at, reason, actor)
+            if derived:
+                session.audit(
+                    "forget_hard", derived, at, "built from hard-forgotten memories", actor
+                )
+        gone += targets + derived
+        count += done
+        # the delete may select more than was planned (more expired meanwhile, or was built on it)
+        purge.add_ids(journal, targets + derived)
+        if not done or len(targets) < purge.FORGET_BATCH:
+            return count
+        rt.after_write()
 
 
 def purge_for_good(rt: Runtime, select: Select, reason: str | None, actor: str, action: str) -> int:
@@ -167,23 +193,27 @@ def purge_for_good(rt: Runtime, select: Select, reason: str | None, actor: str, 
     that held their bytes.
 
     The purge is begun (``core/purge.py``) before the delete commits, so a crash at any point leaves
-    a journal that the next open finishes. Once the delete has committed the forget has happened: a
-    scrub that cannot run now (the store is busy) stays owed and is logged, never reported as a
-    failure."""
+    a journal that the next open finishes. Once a batch of the delete has committed the forget has
+    happened: a scrub that cannot run now (the store is busy) stays owed and is logged, never
+    reported as a failure."""
     with rt.ledger.read() as session:
         planned = select(session)
         rows = session.by_ids(planned + session.derived_from(planned))
     if not planned:
         return 0
     journal = purge.begin(rt, planned, rows, reason, actor)
+    gone: list[str] = []
     try:
-        gone, count = _delete(rt, select, reason, actor, action)
+        count = _delete(rt, select, journal, (reason, actor, action), gone)
     except BaseException:
-        # nothing was deleted, so nothing is owed
-        purge.cancel(journal)
+        if gone:
+            # a batch committed: what it deleted is scrubbed, and the rest deleted, at the next open
+            purge.defer(journal)
+        else:
+            # nothing was deleted, so nothing is owed
+            purge.cancel(journal)
         raise
     try:
-        purge.add_ids(journal, gone)
         purge.finish(rt, journal)
     except (HindsightError, OSError) as error:
         purge.defer(journal)
