@@ -132,6 +132,18 @@ _NOT_SECRET_PARTS = frozenset(
         "dedupe",
         "deduplication",
         "idempotency",
+        # a page's cursor an API hands back to be sent again (nextToken, NextContinuationToken,
+        # next_page_token): public to whoever may list; pageToken alone is read below
+        "next",
+        "continuation",
+        "pagination",
+        "cursor",
+        # a pattern a value is checked against, not the value (PASSWORD_RE = /^(?=.*\d).{12,}$/,
+        # API_KEY_REGEX, TOKEN_PATTERN)
+        "re",
+        "regex",
+        "regexp",
+        "pattern",
     )
 )
 
@@ -151,6 +163,9 @@ def not_secret_name(name: str) -> bool:
         # credentialsId: which stored credential to use, a reference (Jenkins, Azure DevOps)
         return True
     parts = {part.lower() for part in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)}
+    if parts == {"page", "token"}:
+        # Google's pageToken (a page's cursor); a page's access token (PAGE_ACCESS_TOKEN) goes
+        return True
     if parts & _OWNER_PARTS and words_in(name) in ("password", "secret"):
         # EMAIL_HOST_PASSWORD, KEYSTORE_FILE_PASSWORD: a place before the secret's word says whose
         # secret it is, not that the value is a place (that is PASSWORD_HOST, TOKEN_URL)
