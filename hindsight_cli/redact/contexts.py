@@ -81,6 +81,9 @@ def _device(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """A network device's secret: any value after a "7" (Cisco's reversible type 7), else a
     password-shaped or random one."""
     value, kind = match.group("secret"), match.groupdict().get("type")
+    if kind in ("5", "8", "9"):
+        # a hash with its salt ("$9$<salt>$<hash>"), not "$" and a variable's name
+        return match.span("secret") if value.count("$") >= 3 else None
     if is_reference(value) or (not_a_value(value) and not kind):
         return None
     # the line up to the word (a match may start at the blank that indents it: " key 0 …")
@@ -225,7 +228,7 @@ def _labelled(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     path, hash or blob. What a password looks like when its label is in a language no table has."""
     import re
 
-    from .words import HASH_WORDS, classes, version_string
+    from .words import HASH_WORDS, classes, generated_name, version_string
 
     if label:
         # a label's colon is a namespace (``build:00000A.a``, ``auth:oauth2``), not a language's
@@ -249,6 +252,8 @@ def _labelled(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if all(re.fullmatch(r"[A-Za-z]+\d*|\d+[A-Za-z]{0,2}", p) for p in re.split(r"[-_.]", value)):
         # words joined, each with a number at most after it: a network's or a host's name
         # (Acme-Guest-5G), not a password (Tiger-Riv3r-88)
+        return None
+    if generated_name(value):
         return None
     if value.endswith("=") and len(value) % 4 == 0 and re.fullmatch(r"[A-Za-z0-9+]+=+", value):
         # base64 of something (a config blob), whole
@@ -523,8 +528,10 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"pre-shared-key|psksecret|psk|"
         r"authentication-key[ \t]+\d+[ \t]+md5|message-digest-key[ \t]+\d+[ \t]+md5|"
         r"authentication(?:-key)?(?:[ \t]+(?:text|simple|plain-text|md5|cleartext))?)|[ ]key)"
-        # the form before the value: "ascii 0", "hex", "7" (Cisco's reversible type 7)
-        r"(?:[ \t]+(?:ascii|hex|raw))?(?:[ \t]+(?P<type>0|7|ascii-text|plain-text|unencrypted))?"
+        # the form before the value: "ascii 0", "hex", "7" (Cisco's reversible type 7), "5", "8",
+        # "9" (a hash: its salt with it, "$9$<salt>$<hash>", not the part after the salt alone)
+        r"(?:[ \t]+(?:ascii|hex|raw))?"
+        r"(?:[ \t]+(?P<type>0|7|ascii-text|plain-text|unencrypted|[589](?=[ \t]+\$)))?"
         r"[ \t]+(?P<q>[\"']?)(?!(?:key-string|set-key)\b)(?P<secret>[^\s\"']{4,})(?P=q)",
         (*_DEVICE_WORDS, " key"),
         _device,
@@ -541,12 +548,13 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _not_reference,
         None,
     ),
-    # a Wi-Fi QR code: WIFI:T:WPA;S:name;P:password;;
+    # a Wi-Fi QR code: WIFI:T:WPA;S:name;P:password;; (not its format's stand-in, P:<password>,
+    # nor a template's, P:{password})
     (
         "password",
         r"(?i)\bWIFI:(?:[^;\n]*;)*?P:(?P<secret>(?:\\;|[^;\n])+)",
         ("wifi:",),
-        None,
+        _not_reference,
         None,
     ),
     # a login's word, then any user and its password: "der Zugang zum Kibana ist elastic / …",

@@ -134,6 +134,13 @@ _NOT_SECRET_PARTS = frozenset(
         "idempotency",
     )
 )
+# a page's cursor an API hands back to be sent again (nextToken, NextContinuationToken,
+# next_page_token, pageToken): public to whoever may list. Only a name of these words and "token"
+# alone: NEXT_AUTH_SECRET, CURSOR_API_KEY, PAGE_ACCESS_TOKEN name secrets
+_PAGE_PARTS = frozenset(("next", "continuation", "pagination", "cursor", "page", "token"))
+# a pattern a value is checked against, not the value, when the name ends in it (PASSWORD_RE =
+# /^(?=.*\d).{12,}$/, API_KEY_REGEX, tokenPattern; not REGEX_API_KEY)
+_PATTERN_ENDS = frozenset(("re", "regex", "regexp", "pattern"))
 
 
 # Parts of ``_NOT_SECRET_PARTS`` that name a place or a holder: before a password's or a secret's
@@ -150,7 +157,12 @@ def not_secret_name(name: str) -> bool:
     if re.search(r"(?i)credentials?[_\-.]?id$", name):
         # credentialsId: which stored credential to use, a reference (Jenkins, Azure DevOps)
         return True
-    parts = {part.lower() for part in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)}
+    ordered = [part.lower() for part in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)]
+    parts = set(ordered)
+    if "token" in parts and len(parts) > 1 and parts <= _PAGE_PARTS:
+        return True
+    if ordered and ordered[-1] in _PATTERN_ENDS:
+        return True
     if parts & _OWNER_PARTS and words_in(name) in ("password", "secret"):
         # EMAIL_HOST_PASSWORD, KEYSTORE_FILE_PASSWORD: a place before the secret's word says whose
         # secret it is, not that the value is a place (that is PASSWORD_HOST, TOKEN_URL)

@@ -68,6 +68,35 @@ def _long_dotted(text: str) -> bool:
 
 
 # (kind, pattern, literal prefixes the match holds)
+def _jwt(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A JWT, unless it is Supabase's public anon key (``public.anon_jwt``)."""
+    from .public import anon_jwt
+
+    return None if anon_jwt(match.group()) else match.span()
+
+
+def _wif_key(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """Both cases mixed, as base58 of random bytes is (not a word's run of capitals)."""
+    key = match.group()
+    return (
+        match.span()
+        if any(c.islower() for c in key) and sum(c.isupper() for c in key) > 5
+        else None
+    )
+
+
+def _product_key(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """Letters and digits mixed, two of each at least (not a run of numbers or of words)."""
+    key = match.group()
+    letters = sum(c.isalpha() for c in key)
+    return match.span() if letters >= 2 and sum(c.isdigit() for c in key) >= 2 else None
+
+
+def _may_hold_product_key(text: str) -> bool:
+    """The product key rule's gate, without ``re``: a word of 29 or more holding four ``-``."""
+    return "-" in text and any(len(w) >= 29 and w.count("-") >= 4 for w in text.split())
+
+
 _PREFIXED = [
     (
         "aws_access_key",
@@ -145,7 +174,6 @@ _PREFIXED = [
         r"\b(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{24,}",
         ("_live_", "_test_", "_prod_", "whsec_"),
     ),
-    ("jwt", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", ("eyJ",)),
     ("vault_token", r"\bhv[sbr]\.[A-Za-z0-9_\-]{20,}", ("hvs.", "hvb.", "hvr.")),
     ("terraform_token", r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}", ("atlasv1",)),
     ("digitalocean_token", r"\bdo[opr]_v1_[a-f0-9]{64}\b", ("dop_v1_", "doo_v1_", "dor_v1_")),
@@ -297,6 +325,12 @@ _PREFIXED = [
     ("sonar_token", r"\bsq[uap]_[a-f0-9]{40}\b", ("squ_", "sqp_", "sqa_")),
     ("firebase_key", r"\bAAAA[A-Za-z0-9_\-]{7}:APA91b[A-Za-z0-9_\-]{100,}", (":APA91b",)),
     ("bedrock_key", r"\bABSK[A-Za-z0-9+/]{100,}={0,2}", ("ABSK",)),
+    # a Steam game server's login token (GSLT), in server.cfg or on srcds' command line
+    (
+        "steam_token",
+        r"(?i)\bsv_setsteamaccount[\"']?[ \t,]+[\"']?(?P<secret>[0-9A-F]{32})\b",
+        ("setsteamaccount",),
+    ),
 ]
 
 RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
@@ -362,7 +396,34 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         None,
         None,
     ),
+    # a JWT, but Supabase's anon key (its payload's role "anon"), made to ship in every browser
+    # beside row-level security, as a publishable key is
+    (
+        "jwt",
+        r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+        ("eyJ",),
+        _jwt,
+        None,
+    ),
     *((kind, pattern, words, None, None) for kind, pattern, words in _PREFIXED),
+    # a Bitcoin private key in wallet import format (WIF: 5…, and K… or L… for a compressed key,
+    # c… on testnet), as importprivkey takes it and dumpprivkey prints it
+    (
+        "private_key",
+        r"(?<![\w\-])(?:5[HJK][1-9A-HJ-NP-Za-km-z]{49}|[KLc][1-9A-HJ-NP-Za-km-z]{51})(?![\w\-])",
+        (),
+        _wif_key,
+        lambda text: any(51 <= len(word) <= 56 for word in text.split()),
+    ),
+    # a product key, five groups of five letters and digits (Windows' and Office's, slmgr /ipk,
+    # DISM /ProductKey:, unattend.xml's <Key>): the shape is the format, whatever names it
+    (
+        "product_key",
+        r"(?<![\w-])[A-Z0-9]{5}(?:-[A-Z0-9]{5}){4}(?![\w-])",
+        (),
+        _product_key,
+        _may_hold_product_key,
+    ),
     # A 40-character AWS secret access key near the words that name it (a git SHA is hex, not mixed
     # case).
     (

@@ -17,12 +17,13 @@ every span a generic rule would replace (as ``values.placeholder`` is) and keeps
   JWK (never ``d``, ``p``, ``q``: a private JWK's primes);
 - a parent key above it in YAML says it is ciphertext, a digest or public (``encryptedData:``,
   ``checksums:``, ``public_keys:``);
+- it is Supabase's anon key (a JWT whose payload's role is ``anon``), or
 - it is base64 of a JSON object that holds no secret (a JWT's header alone, a page's cursor), a
   field's declared type after its name (``password: SecretStr = Field(…)``, ``password: string;``),
   or what follows a ``::`` (``tests/test_auth.py::test_login…[case-…]``, ``auth::password::…``).
 
 Provider formats are never kept this way: a token of a secret format under a public name is still
-that secret.
+that secret (the JWT rule asks ``anon_jwt`` itself).
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ def public(text: str, start: int, end: int) -> bool:
     value = text[start:end]
     if value.startswith(_PUBLIC_PREFIXES) or re.fullmatch(_ADDRESS, value):
         return True
-    if value.startswith("eyJ") and _plain_json(value):
+    if value.startswith("eyJ") and (_plain_json(value) or anon_jwt(value)):
         return True
     if declared_type(text, start, end):
         return True
@@ -180,6 +181,25 @@ def _plain_json(value: str) -> bool:
     if not isinstance(parsed, dict):
         return False
     return not _holds_secret(parsed)
+
+
+def anon_jwt(value: str) -> bool:
+    """A JWT whose payload gives the role ``anon``: Supabase's anon key, made to ship in every
+    browser beside row-level security, as a publishable key is (its ``service_role`` key is a
+    secret)."""
+    import base64
+    import binascii
+    import json
+
+    parts = value.split(".")
+    if len(parts) != 3 or len(parts[1]) > 2048:
+        return False
+    body = parts[1]
+    try:
+        claims = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    except (binascii.Error, ValueError):
+        return False
+    return isinstance(claims, dict) and claims.get("role") == "anon"
 
 
 def _holds_secret(value: object, depth: int = 0) -> bool:

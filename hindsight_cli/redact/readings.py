@@ -8,8 +8,9 @@ value), letters spaced out (``P A S S W O R D : …``), compatibility forms (``�
 and ``\\x`` escapes (``\\u0070assword``), a secret's word in leet or with its letters set apart
 (``p@ssw0rd``, ``pa$$word``, ``p_a_s_s_w_o_r_d``, ``P*A*S*S*W*O*R*D``, ``Pass Word``), a string
 cut in two and joined in any language's way (``+``, ``&``, ``.``, ``..``, ``||``, side by side,
-``concat!(…)``, ``.append(…)``) or spelled one character at a time, letters or digits set apart by
-blanks, ``/``, ``|`` or commas, base64 (once or twice) or hex of a secret's assignment, a value
+``concat!(…)``, ``.append(…)``) and put in parentheses (``API_SECRET = ("…" "…")``) or spelled
+one character at a time, letters or digits set apart by blanks, ``/``, ``|`` or commas, base64
+(once or twice) or hex of a secret's assignment, a value
 handed to a decoder (``$(echo … | base64 -d)``, ``atob("…")``), percent-encoding twice or of every
 byte, a string's ``b``/``r`` prefix, bash's ``$'…'``, and a Markdown table row that gives a
 variable its value (``| DB_PASS | … |``).
@@ -147,6 +148,9 @@ def _disguised(text: str) -> str:
         (text.count("',") + text.count('",') >= 5, _CHAR_ARRAY, r"\1\2"),
         (any(mark in low for mark in _LEET_MARKS), _LEET_WORD, _word),
         (any(mark in text for mark in _CUT_MARKS), _CUT, ""),
+        # a string in parentheses, as Python wraps a long one: API_SECRET = ("…" "…"), joined by
+        # the step before, read as API_SECRET = "…"
+        (any(mark in text for mark in ("= (", "=(", ": (")), _GROUPED, r"\1\2"),
         ("concat" in low, _CONCAT, _concat),
         # a Markdown table's cells in code spans: | `DB_PASS` | `…` |
         ("| `" in text, r"(\|[ \t]*)`([^`|\n]+)`(?=[ \t]*\|)", r"\1\2"),
@@ -189,6 +193,7 @@ _CUT = (
     r"(?:\r?\n[ \t]*)?"
     r"|[ \t]*\r?\n[ \t]*|[ \t]+)\1(?=[^\s\"',;)\]}])"
 )
+_GROUPED = r"([=:][ \t]*)\(\s*+(\"[^\"\n]*+\"|'[^'\n]*+')\s*+\)"
 # concat!("abc…", "def…") (Rust), CONCAT('abc…', 'def…') (SQL), concat("…", "…")
 _CONCAT = r"(?i)\bconcat!?\([ \t]*((?:([\"'])[^\"'\n]*\2[ \t]*,[ \t]*)+([\"'])[^\"'\n]*\3)[ \t]*\)"
 

@@ -258,6 +258,12 @@ def _bare_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if any(id_name(w.strip(":=\"'")) or w.strip(":").lower() in PUBLIC_PARTS for w in before):
         # "wallet address …", "commit …", "public key: …"
         return None
+    listed = match.start() - line_start <= 400 and re.match(
+        r"[ \t]*([\w \-]{1,30}):[ \t]+(?:[^\s,]++,[ \t]*+)++$", text[line_start : match.start()]
+    )
+    if listed and id_name(listed.group(1)):
+        # a later item of a list after its label ("Signers: <key>, <key>")
+        return None
     above = text[max(0, match.start() - 80) : match.start()].lower()
     if any(word in above for word in ("public key", "pubkey", "fingerprint", "certificate")):
         # "untrusted comment: minisign public key <id>" on the line above
@@ -411,6 +417,10 @@ def _in_secret_block(match: re.Match[str], label: bool) -> tuple[int, int] | Non
     # the block's name on the same line (HCL's tokens { agent = "…" }) or on a line above
     parent = match.groupdict().get("parent") or _parent(match.string, match.start())
     if parent is None or name_word(parent) is None or _parts(parent) & PUBLIC_PARTS:
+        return None
+    own = match.string[match.start() : match.start("secret")].strip(" \t\"':=")
+    if name_word(own) is None and id_name(own):
+        # a child that names an id (an auth config's clientId, appId): not the block's secret
         return None
     return match.span("secret")
 

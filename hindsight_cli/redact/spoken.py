@@ -13,7 +13,15 @@ its rules run among ``contexts``'s (``contexts.RULES`` holds them where they sto
 - a key read out in groups, then what it is ("I538 D1JY C8GY IY13 — that's the licence
   activation secret");
 - the answer, on a later line of a chat, to a question that asks for a secret ("can you send me
-  the db pass?" then "sure, it's …").
+  the db pass?" then "sure, it's …");
+- (round t12) an opening code's digits before what they open ("974826 — that's the alarm disarm
+  code"), typed into it ("tape 9518B au digicode"), in Norwegian, Danish and Swedish ("koden til
+  nøkkelboksen er …"); recovery and backup codes listed ("the backup codes are 4443-3853, 1428-3145
+  and …"); a value spelled out a character at a time ("F 7 k ! m e r 9 Q z"); a Wi-Fi's key in the
+  clause after its name ("the wifi is "Birchwood-Guest" and it's …"); a password given after a
+  dash and "it is" in the sentence that names it ("… står ikke på ruteren lenger – det er …"); a
+  passphrase's words, then a warning to keep them ("… är gul cykel springer över Vättern i maj –
+  skriv inte ner det").
 """
 
 from __future__ import annotations
@@ -184,6 +192,7 @@ def _opens(lowered: str) -> bool:
 
 
 _OPENING_WORDS = (
+    *("kode", "koden", "kod ", "kodl"),
     *("unlock", "host", "participant", "conference", "meeting", "moderator", "attendee"),
     *("leader", "chair", "bridge", "dial", "pairing", "activation", "access", "entry", "lock"),
     *("phone", "laptop", "device", "sim", "admin", "master", "pin", "passcode", "entsperr"),
@@ -249,6 +258,114 @@ def _code_digits(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return match.span("secret") if 4 <= digits <= 16 else None
 
 
+# one code of a list of recovery codes: letters and digits, a digit among them, in one group or
+# two (4443-3853, 8261 3390, be259-23ba8)
+_LISTED_CODE = (
+    r"(?<![\w\-])(?=[\w\-]{0,10}\d)[A-Za-z0-9]{4,10}(?:-[A-Za-z0-9]{4,10}|[ ]\d{4,10})?(?![\w\-])"
+)
+
+
+def _kept_words(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """Words a passphrase is made of, not where a password is kept or what became of it: the
+    first is no preposition, article, participle or negation ("stored in the vault", "sparat i
+    Bitwarden", "im Tresor hinterlegt", "not set yet")."""
+    words = match.group("secret").lower().split()
+    if words[0] in _NOT_FIRST or any(w in _NOT_FIRST for w in words[1:2]):
+        return None
+    return match.span("secret")
+
+
+# the first words of a sentence about a password, not of its words
+_NOT_FIRST = frozenset(
+    "in im i on at på the a an det den der die das le la el il stored saved kept sparat sparad"
+    " sparade lagret lagra lagrad gespeichert hinterlegt stocké enregistré guardado guardada"
+    " salvato not nicht inte ikke pas no non changed geändert ändrat endret expired abgelaufen"
+    " set reset written shared same still now only also just in:".split()
+)
+
+
+def _network_key(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A password's shape (``credential_like``, strict), a full stop after it set aside (a
+    network's key, a password said after "it is")."""
+    value = match.group("secret").rstrip(".!")
+    start = match.start("secret")
+    return (start, start + len(value)) if credential_like(value, strict=True) else None
+
+
+def _spelled_out(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """Characters set apart that, joined, read as a password (``credential_like``, strict), a
+    letter and a digit among them: not an equation's or a grid's single characters."""
+    joined = match.group("secret").replace(" ", "")
+    if not (any(c.isalpha() for c in joined) and any(c.isdigit() for c in joined)):
+        return None
+    return match.span("secret") if credential_like(joined, strict=True) else None
+
+
+def _listed_codes(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """Codes, not words: every one of them holds a digit."""
+    import re
+
+    codes = re.findall(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)?", match.group("secret"))
+    codes = [c for c in codes if c.lower() not in ("and", "und", "y", "et", "e", "en", "och", "og")]
+    return match.span("secret") if all(any(ch.isdigit() for ch in c) for c in codes) else None
+
+
+def _opening_named(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """The words after the digits name what the code opens (``_opens_place``)."""
+    return match.span("secret") if _opens_place(match.group("what").lower()) else None
+
+
+def _names_code(lowered: str) -> bool:
+    """The value-first rule's gate: a code's word and a word of what it opens."""
+    return any(word in lowered for word in ("code", "combination", "combo", "kode", "kod ")) and (
+        _opens_place(lowered)
+    )
+
+
+def _names_password(lowered: str) -> bool:
+    """A password's word in a few languages (the gate of the rules that read a sentence about a
+    password)."""
+    return any(word in lowered for word in _PASSWORD_STEMS)
+
+
+# what a code is typed into (a blank before a short word: " door" is not in "indoor")
+_KEYPADS = (
+    *("digicode", "keypad", "key pad", " panel", " door", " gate", "tastenfeld", "zahlenschloss"),
+    *("tür", " tor ", "portero", " portal", "teclado", "tastiera", "citofono", "interphone"),
+    *("interfono", "lockbox", "intercom", "clavier", "boîtier", "kodlås", "nøkkelboks", " alarm"),
+    *(" safe", "tresor", "coffre", "caja fuerte"),
+)
+# the words of recovery and backup codes, as the list rule's pattern starts
+_RECOVERY_WORDS = (
+    *("recovery", "backup", "back-up", "scratch", "emergency", "2fa", "mfa"),
+    *("wiederherstellungscode", "sicherungscode", "de secours", "récupération", "recuperation"),
+    *("sauvegarde", "respaldo", "recuperaci", "recupera", "codici di", "herstelcode"),
+    *("reservekoder", "reservkoder", "återställningskoder", "gjenopprettingskoder"),
+)
+_PASSWORD_STEMS = (
+    *("password", "passwort", "passwd", "passord", "lösenord", "wachtwoord", "kennwort", "pw"),
+    *("salasana", "contraseña", "senha", "hasło", "heslo", "jelszó", "parola", "parool"),
+    *("mot de passe", "passphrase", "adgangskode"),
+)
+_NETWORK_KEY_WORDS = (
+    *("it's", "it is", "key", "schlüssel", "schluessel", "clé", "cle ", "clave", "chiave"),
+    *("chave", "nyckel", "nøkkel", "nøgle", "sleutel"),
+)
+
+
+def _opens_place(lowered: str) -> bool:
+    """A word of a thing a code opens or arms: a door, a gate, an alarm, a safe, a keypad."""
+    return any(word in lowered for word in _PLACES)
+
+
+_PLACES = (
+    *("door", "gate", "alarm", "disarm", "safe", "keypad", "lockbox", "garage", "entry"),
+    *("intercom", "buzzer", "digicode", "tür", "tor", "tresor", "porte", "puerta", "portón"),
+    *("porta", "cancello", "allarme", "cassaforte", "coffre", "dør", "dörr", "port", "larm"),
+    *("boks", "lås", "unlock", "lock", "access", "entsperr", "zugang"),
+)
+
+
 # what a code that opens something is called: a phone's or a laptop's unlock code, a conference
 # call's host or participant code, a door's or a device's access code, German's compounds
 _OPENING_CODES = (
@@ -259,7 +376,11 @@ _OPENING_CODES = (
     # Spanish, Portuguese, French, Italian: código de desbloqueo, code de déverrouillage…
     r"|c[óo]digo[ \t]+(?:de[ \t]+)?(?:desbloqueo|desbloqueio|acceso|acesso)"
     r"|code[ \t]+(?:de[ \t]+)?(?:déverrouillage|deverrouillage|d'accès|d'acces)"
-    r"|codice[ \t]+(?:di[ \t]+)?(?:sblocco|accesso))"
+    r"|codice[ \t]+(?:di[ \t]+)?(?:sblocco|accesso)"
+    # Norwegian, Danish, Swedish: "koden til nøkkelboksen", "alarmkoden", "portkoden"
+    r"|kod(?:en?|e)[ \t]+(?:til|till|for|för)[ \t]+[\wæøåäö]*(?:boks|boksen|lås|låset|dør|døra"
+    r"|døren|dörr|dörren|port|porten|alarm|alarmen|larm|larmet|skap|skapet|safe|safen)"
+    r"|[\wæøåäö]*(?:alarm|larm|port|dør|dörr|boks|lås)kod(?:en|e)?)"
 )
 
 # a security question's topic, before its answer (the quoted and the unquoted rules below)
@@ -280,6 +401,114 @@ _TOPIC_WORDS = (
 )
 
 SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
+    # a password's word as the sentence's subject, then its value after a dash or a comma and
+    # "it is" in the sentence's language: "wifi-passordet står ikke på ruteren lenger – det er …",
+    # "the wifi password isn't on the router anymore - it's …", "das Passwort hat sich geändert,
+    # es ist jetzt …"
+    (
+        "password",
+        # (a compound's parts bounded: "\w*" before the word read a long word again from each of
+        # its characters)
+        r"(?i)(?:(?<!\w)\w{0,24}?(?:password|passwort|passwd|passord|lösenord|wachtwoord|kennwort"
+        r"|salasana|contraseña|senha|hasło|heslo|jelszó|parola|parool)\w{0,24}|\bpw\b|\bpwd\b"
+        r"|\bmot[ \t]+de[ \t]+passe)"
+        r"[^\n.!?]{0,80}?(?:[–—,;]|[ \t]-)[ \t]*(?:it'?s|it[ \t]+is|det[ \t]+er|det[ \t]+är|es[ \t]+ist"
+        r"|das[ \t]+ist|c'est|c’est|es|è|é|het[ \t]+is|to[ \t]+jest|je[ \t]+to)[ \t]+"
+        r"(?:(?:now|jetzt|nu|nå|maintenant|ahora|agora|adesso|nun)[ \t]+)?[\"'“„]?"
+        r"(?P<secret>[^\s\"'“”,;()]{8,64})",
+        ("it's", "its", "it is", "det er", "det är", "es ist", "das ist", "c'est", "c’est", " es ")
+        + (" è ", " é ", "het is", "to jest", "je to"),
+        _network_key,
+        lambda text: _names_password(text.lower()),
+    ),
+    # a passphrase's words, then a warning to keep them: "Lösenordet till krypterade disken är gul
+    # cykel springer över Vättern i maj – skriv inte ner det", "the disk passphrase is purple otter
+    # sings under the bridge - don't write it down" (not "is stored in the vault – don't …")
+    (
+        "password",
+        r"(?i)\b(?:password|passphrase|passwort|kennwort|pass|pw|mot[ \t]+de[ \t]+passe|contraseña"
+        r"|senha|lösenord(?:et)?|passord(?:et)?|adgangskode(?:n)?|wachtwoord|salasana|hasło)\b"
+        r"[^\n]{0,40}?(?:\bis|\bwas|\bist|\best|\bes|\bär|\ber|\bon|\bjest|:)[ \t]+"
+        r"(?P<secret>[^\W\d_]{1,40}(?:[ \t]+[^\W\d_]{1,40}){3,9})[ \t]*(?:[–—,(]|[ \t]-)[ \t]*"
+        r"(?P<warn>(?:please[ \t]+|bitte[ \t]+)?(?:don'?t|do[ \t]+not|never|skriv[ \t]+inte|dela[ \t]+inte"
+        r"|ikke|skriv[ \t]+ikke|del[ \t]+ikke|nicht|nirgends|niemals|ne[ \t]+l[’']|ne[ \t]+pas|no[ \t]+lo"
+        r"|non[ \t]+l|nunca|nie))",
+        ("don't", "dont", "do not", "never", "inte", "ikke", "nicht", "nirgends", "niemals", "ne l")
+        + ("no lo", "non l", "nunca", "nie"),
+        _kept_words,
+        lambda text: _names_password(text.lower()),
+    ),
+    # a Wi-Fi's name, then its key as the sentence's next clause: "the wifi is "Birchwood-Guest"
+    # and it's …", "das neue WLAN heißt "Lager-IoT", Schlüssel ist …" (a password's shape)
+    (
+        "password",
+        r"(?i)\b(?:wi-?fi|wlan|ssid|wireless|netzwerk|réseau|red)\b[^\n,;]{0,80}?"
+        r"(?:[\"'“„][^\"'“”\n]{1,40}[\"'”“]|(?<![^\s\"'“„])[^\s,;]{1,64}+)[ \t]*"
+        r"(?:,|;|\band\b|\bund\b|\bet\b|\by\b|\be\b)[ \t]*"
+        r"(?:(?:the|its|der|die|das|le|la|el|il|sein|son)[ \t]+)?(?:it'?s|it[ \t]+is"
+        r"|(?:key|schlüssel|schluessel|clé|cle|clave|chiave|chave|nyckel|nøkkel|nøgle|sleutel)[ \t]*"
+        r"(?:is|ist|lautet|est|c'est|es|è|é|er|är|:|=)?)[ \t]+[\"'“„]?"
+        r"(?P<secret>[^\s\"'“”,;()]{8,64})",
+        ("wifi", "wi-fi", "wlan", "ssid", "wireless", "netzwerk", "réseau", " red "),
+        _network_key,
+        lambda text: any(word in text.lower() for word in _NETWORK_KEY_WORDS),
+    ),
+    # a value spelled out one character at a time, so that autocorrect or a scanner leaves it:
+    # "spell it out so autocorrect doesn't eat it: F 7 k ! m e r 9 Q z" (joined, a password's
+    # shape: three kinds of character, a letter and a digit among them)
+    (
+        "password",
+        r"(?<!\S)(?P<secret>(?:[\w!#$%&*+=?@^~] ){7,63}[\w!#$%&*+=?@^~])(?!\S)",
+        (),
+        _spelled_out,
+        lambda text: text.count(" ") >= 7 and sum(len(w) == 1 for w in text.split(" ")) >= 8,
+    ),
+    # the digits first, then that they open something: "974826 — that's the alarm disarm code for
+    # the office", "4471 is the door code", "40775, that's the safe combination" (a zip code, an
+    # error code: no such word before "code")
+    (
+        "pin",
+        r"(?i)(?<![\w.\-/:#])(?P<secret>\d{4,10}[#*]?|\d{3,8}[a-z])(?![\w\-/:]|[.,]\d)[ \t]*"
+        r"(?:[—–,:]|[ \t]-)?[ \t]*(?:that'?s|that[ \t]+is|this[ \t]+is|it'?s|is|das[ \t]+ist|ist"
+        r"|c'est|es|è|er|är)[ \t]+(?:the|our|my|der|die|das|le|la|el|il|den|det)?"
+        r"(?P<what>(?:[ \t]+[\w\-']+){0,3}?[ \t]+[\w\-]*(?:code|combination|combo|kode|koden|kod|pin))\b",
+        ("that's", "thats", "that is", "this is", "it's", " is ", "das ist", " ist ", "c'est")
+        + (" es ", " è ", " er ", " är "),
+        _opening_named,
+        lambda text: any(c.isdigit() for c in text) and _names_code(text.lower()),
+    ),
+    # typed into what opens: "tape 9518B au digicode", "punch 6394# into the keypad", "Gib 6564 am
+    # Tastenfeld ein", "marca 5431 en el portero"
+    (
+        "pin",
+        r"(?i)\b(?:tape[sz]?|tapez|compose[sz]?|entre[sz]?|saisis|type|enter|punch(?:[ \t]+in)?"
+        r"|key[ \t]+in|dial|gib|tipp(?:e|en)?|drück|marca|teclea|introduce|digita|inserisci|skriv"
+        r"|tast)[ \t]+(?P<secret>\d{3,10}[#*]?|\d{3,8}[a-z])(?![\w\-/:])[ \t]+(?:au|on|at|into|in|am"
+        r"|an|auf|en|no|na|sul|nel|på|i|p[åa])[ \t]+(?:the[ \t]+|le[ \t]+|la[ \t]+|l'|dem[ \t]+|der[ \t]+"
+        r"|el[ \t]+|o[ \t]+|a[ \t]+|il[ \t]+)?(?:[\w\-]+[ \t]+){0,2}?(?:"
+        + "|".join(word.strip() for word in _KEYPADS)
+        + r")",
+        _KEYPADS,
+        _code_digits,
+        lambda text: any(c.isdigit() for c in text),
+    ),
+    # recovery and backup codes, listed: "the backup codes for the Proton account are 4443-3853,
+    # 1428-3145 and 9080-0327", "Wiederherstellungscodes: 3054-9425 und 8442-6660" (the list whole)
+    (
+        "secret",
+        r"(?i)(?:\b(?:recovery|backup|back-up|scratch|emergency|2fa|mfa)[ \t-]+codes?"
+        r"|wiederherstellungscodes?|backup-codes?|sicherungscodes?"
+        r"|codes?[ \t]+de[ \t]+(?:secours|récupération|recuperation|sauvegarde)"
+        r"|c[óo]digos?[ \t]+de[ \t]+(?:respaldo|recuperaci[óo]n|recupera[çc][ãa]o|backup|seguran[çc]a)"
+        r"|codici[ \t]+di[ \t]+(?:backup|recupero)|herstelcodes?|reservekoder|reservkoder"
+        r"|återställningskoder|gjenopprettingskoder)\b[^\n:]{0,60}?(?:\bare\b|\bis\b|\bsind\b"
+        r"|\bson\b|\bsont\b|\bsono\b|\bzijn\b|\bsão\b|\ber\b|\bär\b|:|=)[ \t]*"
+        r"(?P<secret>" + _LISTED_CODE + r"(?:[ \t]*(?:,|;|\band\b|\bund\b|\by\b|\bet\b|\be\b"
+        r"|\ben\b|\boch\b|\bog\b)?[ \t]*" + _LISTED_CODE + r"){0,15})",
+        _RECOVERY_WORDS,
+        _listed_codes,
+        lambda text: any(c.isdigit() for c in text),
+    ),
     # a code that opens something, then its digits, grouped or not, as said or typed: "the
     # conference PIN is 604 118 327", "host code is 5521", "laptop unlock code: 880214",
     # "Entsperrcode vom Diensthandy: 739104" (error, exit, status, zip and area codes are no
@@ -288,10 +517,10 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         "pin",
         r"(?i)\b"
         + _OPENING_CODES
-        + r"\b(?:[ \t]+(?:for|of|on|to|vom|von|für|des|du|de|del|da)[ \t]+[\w\-' ]{1,30}?)?"
-        r"[ \t]*(?:\bis|\bwas|\bist|\best|\bes|é|:|=|-)?[ \t]*(?:now[ \t]+|jetzt[ \t]+)?"
+        + r"\b(?:[ \t]+(?:for|of|on|to|vom|von|für|des|du|de|del|da|på|til|till)[ \t]+[\w\-' ]{1,30}?)?"
+        r"[ \t]*(?:\bis|\bwas|\bist|\best|\bes|é|\ber|\bär|:|=|-)?[ \t]*(?:now[ \t]+|jetzt[ \t]+)?"
         r"(?P<secret>(?<![\w.])\d{2,8}(?:[ \t.\-]\d{2,6}){0,4})(?![\w\-/:]|[.,]\d)",
-        ("code", "pin", "passcode", "código", "codigo", "codice"),
+        ("code", "pin", "passcode", "código", "codigo", "codice", "kode", "koden", "kod"),
         _code_digits,
         lambda text: any(c.isdigit() for c in text) and _opens(text.lower()),
     ),

@@ -19,6 +19,7 @@ from .words import (
     cache_key,
     dotted_numbers,
     ends,
+    generated_name,
     inside_uri,
     is_reference,
     public_before,
@@ -138,6 +139,14 @@ _ID_PARTS = frozenset(
         "checksum",
         # a signature is checked, not kept secret (a presigned URL's is read by the query rule)
         "signature",
+        # who signs or pays for a transaction, and a mint's authority: public keys (Solana's
+        # "Signer: …", "Fee payer: …", "Mint authority: …")
+        "signer",
+        "signers",
+        "payer",
+        "authority",
+        # a PKCE challenge is a hash of the verifier, sent in the authorize URL
+        "challenge",
         "message",
         "msg",
         "event",
@@ -281,7 +290,15 @@ def token_like(value: str) -> bool:
         # a version banner, a platform string (Sphinx-3.5.0+/b19bce971, macOS-12.4-arm64-arm-64bit),
         # a CI cache's key (Linux-pip-<sha256>)
         return False
-    if dotted_numbers(bare):
+    if dotted_numbers(bare) or generated_name(bare):
+        # a runner's, a pod's name (gha-runner-btotd-3Itk5)
+        return False
+    if re.fullmatch(r"[A-Z]{2}[0-9a-f]{32}", bare) and not bare.startswith("SK"):
+        # a Twilio resource's SID (AC… account, MG… messaging service, CA… call, VA… verify
+        # service): an id; SK… names an API key, a credential's half
+        return False
+    if re.fullmatch(r"(?:[a-z0-9](?:[a-z0-9\-]{0,61}[a-z0-9])?\.){2,}[a-z]{2,24}", bare):
+        # a host's name (pkc-4r297.europe-west1.gcp.confluent.cloud): lower case, three labels
         return False
     if re.search(r"[\w-]\.[a-z]{2,4}(?:\.[a-z]{2,3})?$", bare) or "xn--" in bare:
         # a file's name (build-c841….tar.gz), a punycode domain
@@ -376,6 +393,20 @@ def _any_name(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         # a maker's later argument after an id: new Pusher("<app id>", "<key>", "<20 hex>")
         return match.span("secret")
     return match.span("secret") if token_like(value) else None
+
+
+def _key_id_user(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A user name that is a key's id: letters and a digit mixed as random ones are (no words, the
+    entropy of random text), with a password given on its line or the next two."""
+    from .words import _entropy
+
+    value = match.group("secret")
+    if label or not any(c.isdigit() for c in value) or sum(c.isalpha() for c in value) < 3:
+        return None
+    after = match.string[match.end() :].split("\n", 3)[:3]
+    if _entropy(value) < 3.0 or wordish(value) or not any("password" in x.lower() for x in after):
+        return None
+    return match.span("secret")
 
 
 def _later_key(value: str) -> bool:
@@ -578,6 +609,16 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         (),
         _prefixed,
         _may_hold_token,
+    ),
+    # a key's id given as the user name beside its secret (Confluent Cloud's SASL login:
+    # username="<16 upper-case letters and digits>" password="…"): the pair is the credential
+    (
+        "secret",
+        r"(?i)(?<![\w.\-])(?:sasl[._]|kafka[._])?user(?:name)?[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)"
+        r"(?P<secret>(?-i:[A-Z0-9]{16,32}))(?P=q)(?![\w\-])",
+        ("user",),
+        _key_id_user,
+        lambda text: "pass" in text.lower(),
     ),
     # <license>value</license>
     (

@@ -105,6 +105,10 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "access code",
     "recovery code",
     "backup code",
+    # a recovery or backup code in Chinese, Japanese, Korean
+    *("恢复码", "恢復碼", "救援码", "救援碼", "备用码", "備用碼", "复原码", "復原碼", "备份码"),
+    *("備份碼", "リカバリーコード", "バックアップコード", "復旧コード", "복구 코드", "복구코드"),
+    *("백업 코드", "백업코드"),
     "zugangscode",
     "zugangsdaten",
     "κωδικός πρόσβασης",
@@ -751,6 +755,8 @@ SECRET_WORDS: tuple[str, ...] = (
     "密钥",
     "秘钥",
     "密鑰",
+    # Taiwan's word for a key (備份金鑰, API 金鑰)
+    "金鑰",
     "私钥",
     "私鑰",
     "秘密鍵",
@@ -1315,6 +1321,17 @@ _KEYS_OF_RECORDS = frozenset(
 )
 
 
+def generated_name(value: str) -> bool:
+    """A name a machine made for a runner, a pod or a container: lower-case words, then a short
+    random part or two, joined by ``-`` (``gha-runner-btotd-3Itk5``, ``web-worker-kq2Lm``)."""
+    parts = value.split("-")
+    return (
+        len(parts) >= 3
+        and all(part.isalnum() and len(part) <= 10 for part in parts)
+        and sum(part.isalpha() and part.islower() for part in parts[:-1]) >= 2
+    )
+
+
 def classes(value: str) -> int:
     """How many of lower case, upper case, digits and symbols ``value`` mixes."""
     return (
@@ -1385,6 +1402,9 @@ def is_reference(value: str, paths: bool = True) -> bool:
     scheme = re.match(r"([a-z][a-z0-9+.\-]{1,20})://[^\s:@]+$", stripped)
     if scheme and scheme.group(1) not in ("http", "https", "ws", "wss", "ftp", "ftps"):
         # a secret store's address: sm://projects/…/secrets/db, vault://…, awssm://…
+        return True
+    if re.fullmatch(r"https?://[\w\-]++(?:\.[\w\-]++)*+(?::\d{1,5})?/?", stripped):
+        # a site's bare address, which a credential is for ([credential "https://github.com"])
         return True
     if (_may_stand_in(stripped) and re.search(_STAND_IN, stripped)) or re.fullmatch(
         r"[A-Z]+(?:_[A-Z]+)+", stripped
