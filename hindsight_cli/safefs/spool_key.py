@@ -164,3 +164,20 @@ def of(store: str | os.PathLike[str], create: bool = False) -> Key | None:
         _create(path)
         secret = _read(path)
     return None if secret is None else Key(name, secret)
+
+
+def tagged(store: str | os.PathLike[str], text: str) -> str:
+    """``text``, an event's line, tagged with ``store``'s spool key (made at the first append)."""
+    key = of(store, create=True)
+    if key is None:
+        raise trust.UntrustedStore(
+            trust.why(store) or f"The store {store} has no id: hooks leave it alone."
+        )
+    return key.tag(text)
+
+
+def refusal(key: Key | None, line: str) -> str | None:
+    """Why ``line`` is not one ``key`` (a store's, None when it has none yet) tagged, or None."""
+    if key is not None:
+        return key.check(line)
+    return NO_TAG if untagged(line) is None else WRONG_TAG

@@ -151,30 +151,17 @@ def append(path: str | os.PathLike[str], record: Mapping[str, object]) -> None:
     safefs.private_dir(os.path.dirname(path), "The spool directory")
     text = codec.dumps(record, compact=True)
     if os.path.basename(path) == EVENTS:
-        text = _tagged(os.path.dirname(os.path.dirname(path)), text)
+        text = spool_key.tagged(os.path.dirname(os.path.dirname(path)), text)
         reason = problem(record, len(text.encode("utf-8")) + 1)
         if reason is not None:
             reject(os.path.dirname(path), record, reason)
             return
-    data = (text + "\n").encode("utf-8")
     fd = _open_locked(path)
     try:
-        os.write(fd, data)
+        os.write(fd, (text + "\n").encode("utf-8"))
     finally:
         # closing releases the lock
         os.close(fd)
-
-
-def _tagged(store: str, text: str) -> str:
-    """``text``, an event's line, tagged with ``store``'s spool key (one small file read)."""
-    key = spool_key.of(store, create=True)
-    if key is None:
-        from ..safefs import trust
-
-        raise trust.UntrustedStore(
-            trust.why(store) or f"The store {store} has no id: hooks leave it alone."
-        )
-    return key.tag(text)
 
 
 def claim(store: Path) -> list[Path]:
@@ -220,12 +207,8 @@ def read(
                 continue
             if not (isinstance(value, dict) and value.get("id") and value.get("kind")):
                 continue
-            if key is not None:
-                reason = key.check(line)
-            else:
-                untagged = spool_key.untagged(line) is None
-                reason = spool_key.NO_TAG if untagged else spool_key.WRONG_TAG
-            value.pop(spool_key.FIELD, None)
+            # (the tag stays in the event: no record the ingester builds copies it)
+            reason = spool_key.refusal(key, line)
             if reason is None:
                 yield value
             else:
