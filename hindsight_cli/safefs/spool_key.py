@@ -52,17 +52,20 @@ WRONG_TAG = (
 
 
 def _sha256() -> Callable[[bytes], Any]:
-    """The built-in SHA-256 (``_sha2`` from Python 3.12, ``_sha256`` before), else hashlib's;
-    ``__import__``, as importlib costs a recording hook 1.4 ms."""
-    for name in ("_sha2", "_sha256"):
-        try:
-            found: Callable[[bytes], Any] = __import__(name).sha256
-        except (ImportError, AttributeError):
-            continue
-        return found
-    from hashlib import sha256
+    """The interpreter's own SHA-256 module (``_sha2`` from Python 3.12, ``_sha256`` before: only
+    the one this version has is asked for, as a failed import searches every path entry), else
+    hashlib's."""
+    import sys
 
-    return sha256
+    try:
+        found: Callable[[bytes], Any] = __import__(
+            "_sha2" if sys.version_info >= (3, 12) else "_sha256"
+        ).sha256
+    except (ImportError, AttributeError):
+        from hashlib import sha256
+
+        return sha256
+    return found
 
 
 class Key:
