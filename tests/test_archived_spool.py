@@ -253,3 +253,21 @@ def test_a_test_line_is_tagged_as_the_hooks_tag_it(tmp_path: Path) -> None:
     spool_lines.write(store, {"id": "t1", "kind": "prompt", "session": "s", "text": OWN})
     _run("hooks", "flush", "--store", str(store))
     assert OWN in _contents(checkout) and not _rejected(checkout)
+
+
+def test_a_secret_is_made_where_the_file_system_has_no_hard_links(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The secret is linked into place whole; where links fail (a file system without them), it
+    is created in place, and the lines it tags go in."""
+    checkout = _own_store(tmp_path)
+
+    def no_links(*_: object) -> None:
+        raise PermissionError("hard links are not supported here")
+
+    with monkeypatch.context() as fs:
+        fs.setattr(os, "link", no_links)
+        _hook(checkout, "prompt", "s1", prompt=OWN)
+    _run("hooks", "flush", "--store", str(checkout / ".hindsight"))
+    assert OWN in _contents(checkout) and not _rejected(checkout)
+    assert not [p for p in Path(trust.allowed_dir()).iterdir() if p.name.endswith(".tmp")]

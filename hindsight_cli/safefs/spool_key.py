@@ -142,9 +142,10 @@ def _create(path: str) -> None:
     linked to the name (a hook running at the same time reads one or the other, never half)."""
     safefs.private_dir(os.path.dirname(path), "The allow-list directory")
     temp = f"{path}.{os.getpid()}-{os.urandom(6).hex()}.tmp"
+    data = (os.urandom(32).hex() + "\n").encode("ascii")
     fd = safefs.open_nofollow(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
     try:
-        os.write(fd, (os.urandom(32).hex() + "\n").encode("ascii"))
+        os.write(fd, data)
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -152,6 +153,10 @@ def _create(path: str) -> None:
         os.link(temp, path)
     except FileExistsError:
         pass
+    except OSError:
+        # a file system without hard links: created in place (a hook racing this one may read it
+        # still empty, fail, and log it; the next one reads it whole)
+        safefs.create_private(path, data)
     finally:
         os.unlink(temp)
 
