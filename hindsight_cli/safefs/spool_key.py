@@ -123,7 +123,11 @@ def path_of(store: str | os.PathLike[str]) -> str | None:
     """Where the spool secret of ``store`` is kept, or None for a store with no id (never
     trusted)."""
     name = _name(store)
-    return None if name is None else os.path.join(trust.allowed_dir(), name + SUFFIX)
+    return None if name is None else _path(name)
+
+
+def _path(name: str) -> str:
+    return os.path.join(trust.allowed_dir(), name + SUFFIX)
 
 
 def _read(path: str) -> bytes | None:
@@ -164,9 +168,10 @@ def _create(path: str) -> None:
 def of(store: str | os.PathLike[str], create: bool = False) -> Key | None:
     """The spool key of ``store`` (one small file read); None when it has none (with ``create``,
     a new one is made first: the first append), or when the store has no id."""
-    name, path = _name(store), path_of(store)
-    if name is None or path is None:
+    name = _name(store)
+    if name is None:
         return None
+    path = _path(name)
     secret = _read(path)
     if secret is None and create:
         _create(path)
