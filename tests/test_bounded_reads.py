@@ -26,6 +26,7 @@ from typer.testing import CliRunner
 from hindsight_cli import embedding
 from hindsight_cli.cli import app
 from hindsight_cli.store import Store
+from tests import spool_lines
 
 MODEL = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)
 # generous: only a regression (a read that never ends) reaches it
@@ -479,7 +480,8 @@ async def test_a_spool_naming_a_fifo_transcript_never_holds_the_server(
         | {"transcript": str(fifo)},
         {"id": "f2", "kind": "prompt", "session": "s1", "text": "the prompt after it"},
     ]
-    events.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    # tagged as the hooks tag them (``spool_key``): refused, they would prove nothing here
+    events.write_text("".join(spool_lines.tagged(events.parent.parent, x) + "\n" for x in lines))
     store = Store(project / ".hindsight", embedder=MODEL)
     with anyio.fail_after(GUARD):
         async with Client(build_server(store), raise_exceptions=True) as client:
@@ -679,6 +681,7 @@ def test_a_spooled_line_too_deep_never_blocks_the_spool(tmp_path: Path) -> None:
     store = _store_with_one(tmp_path)
     event = {"id": "e1", "kind": "prompt", "ts": "2026-01-05T10:00:00Z", "client": "claude-code"}
     good = json.dumps({**event, "session": "s1", "text": "how do I rotate the deploy key"})
+    good = spool_lines.tagged(store, good)
     (store / "spool").mkdir(exist_ok=True, mode=0o700)
     (store / "spool" / "events.jsonl").write_text(_DEEP + "\n" + good + "\n", encoding="utf-8")
     done = _invoke("hooks", "flush", "--store", str(store))
@@ -919,6 +922,7 @@ def test_a_spooled_line_of_millions_of_tiny_values_never_blocks_the_spool(tmp_pa
     event = {"id": "e1", "kind": "prompt", "ts": "2026-01-05T10:00:00Z", "client": "claude-code"}
     good = json.dumps({**event, "session": "s1", "text": "how do I rotate the deploy key"})
     tiny = '{"id": "e0", "kind": "tool", "session": "s1", "output": ' + _TINY + "}"
+    good = spool_lines.tagged(store, good)
     (store / "spool").mkdir(exist_ok=True, mode=0o700)
     (store / "spool" / "events.jsonl").write_text(tiny + "\n" + good + "\n", encoding="utf-8")
     done = _limited("hooks", "flush", "--store", str(store), memory=_LOW)

@@ -25,6 +25,7 @@ from hindsight_cli.mcp_server.memories import ToolStore
 from hindsight_cli.models import Filters
 from hindsight_cli.search.query import SearchQuery
 from hindsight_cli.store import Store
+from tests import spool_lines
 from tests.mcp_http import free_port, listening, wait_for
 
 # the stand-in the command line below loads under the bundled model's name
@@ -625,7 +626,7 @@ def test_a_line_the_store_refuses_at_ingestion_is_set_aside(project: Path) -> No
         {"id": "a4", "kind": "tool_error", "session": "s1", "cwd": "bad\x00dir", "error": "boom"},
         {"id": "a5", "kind": "prompt", "session": "s1", "text": "kept after"},
     ]
-    events.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    spool_lines.write(project / ".hindsight", *lines)
     for _ in range(2):
         done = _invoke("hooks", "flush")
         assert done.exit_code == 0 and "Traceback" not in done.output, done.output
@@ -775,7 +776,7 @@ def test_a_hook_session_never_fixes_another_agents_task(project: Path) -> None:
     events = project / ".hindsight" / "spool" / "events.jsonl"
     events.parent.mkdir(exist_ok=True)
     line = {"id": "e1", "kind": "tool_ok", "session": "S1", "tool": "Bash", "args": "make test"}
-    events.write_text(json.dumps(line) + "\n")
+    spool_lines.write(project / ".hindsight", line)
     assert _invoke("hooks", "flush").exit_code == 0
     after = Store(project / ".hindsight", embedder=MODEL).get(bob.id)
     assert after.status == "active" and not after.resolution
@@ -860,7 +861,7 @@ def test_a_spooled_transcript_that_is_a_fifo_or_a_device_never_hangs_ingestion(
         {"id": "c2", "kind": "session_end", "session": "s2", "client": CC, "transcript": str(zero)},
         {"id": "c3", "kind": "prompt", "session": "s1", "text": "this prompt is still ingested"},
     ]
-    events.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    spool_lines.write(project / ".hindsight", *lines)
     done = subprocess.run(
         [sys.executable, "-c", CLI, "hooks", "flush"],
         capture_output=True,

@@ -355,7 +355,8 @@ def status(store: StoreOption = None, json_: JsonFlag = False) -> None:
     if refused:
         render.warning(
             f"{refused} event(s) the store refused were set aside in "
-            f"{directory / spool.REJECTED} (latest: {reason})."
+            f"{directory / spool.REJECTED} (latest: {reason}); read them there, then delete "
+            "the file."
         )
 
 

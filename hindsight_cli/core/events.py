@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from ..errors import HindsightError, InvalidInput
 from ..models import Filters, JSONObject, JSONValue
 from ..paths import project_dir
+from ..safefs import spool_key
 from ..storage import spool
 from . import fixes
 from .prepare import derived_key
@@ -274,11 +275,17 @@ def ingest(store: Store, mine: Mine) -> dict[str, object]:
     resolutions; ``mine(store, lines)`` mines the transcripts that session-closing lines name.
     Idempotent: every line has its own key, so a line ingested twice is stored once. A line the
     store refuses is set aside in the spool's ``rejected.jsonl`` with its reason, and the others
-    go in. ``store`` is the ``Store`` whose spool this is."""
+    go in; so is a line this user's hooks did not tag for this store (``spool_key``: one a
+    project archive brought). ``store`` is the ``Store`` whose spool this is."""
     claimed = spool.claim(store.path)
     directory = spool.spool_dir(store.path)
+    key = spool_key.of(store.path)
+
+    def refuse(line: JSONObject, reason: str) -> None:
+        spool.reject(directory, line, reason)
+
     lines = []
-    for line in spool.read(claimed):
+    for line in spool.read(claimed, key, refuse):
         reason = spool.problem(line)
         if reason is None:
             lines.append(line)

@@ -31,6 +31,9 @@ STORAGE_SUFFIX = ".storage"
 # beside it, when the git repository holding the store tracked files of it as it was approved: the
 # store's names it tracked (``ledger.duckdb``, ``config.toml``), whose later commits are approved
 TRACKED_SUFFIX = ".tracked"
+# beside it: the secret the hooks tag the store's spool lines with (``spool_key``), made at the
+# first append; an approval given again keeps it, a denial removes it
+SPOOL_SUFFIX = ".spool"
 _LOCAL = "local"
 ALLOWED_DIR = "allowed"
 # what a fresh store holds before hindsight creates its ledger (init writes these first)
@@ -443,7 +446,13 @@ def deny(store: str | os.PathLike[str]) -> bool:
         was = False
     else:
         was = True
-    for suffix in (STORAGE_SUFFIX, TRACKED_SUFFIX, ledger_key.KEY_SUFFIX, token_digest.SUFFIX):
+    for suffix in (
+        STORAGE_SUFFIX,
+        TRACKED_SUFFIX,
+        ledger_key.KEY_SUFFIX,
+        token_digest.SUFFIX,
+        SPOOL_SUFFIX,
+    ):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(entry + suffix)
     return was

@@ -13,6 +13,7 @@ import os
 import time
 
 from .. import safefs
+from ..safefs import spool_key
 from . import spool_json as codec
 
 TYPE_CHECKING = False
@@ -144,18 +145,20 @@ def lines(path: str | os.PathLike[str], tail: int | None = None) -> Iterator[str
 
 
 def append(path: str | os.PathLike[str], record: Mapping[str, object]) -> None:
-    """Append one JSON line to ``path`` in a single write. An event the store would refuse goes to
-    ``REJECTED`` instead, with its reason."""
+    """Append one JSON line to ``path`` in a single write. An event (``EVENTS``) carries the tag of
+    the store's spool secret (``spool_key``, made at the first append), which ingestion checks; one
+    the store would refuse goes to ``REJECTED`` instead, with its reason."""
     safefs.private_dir(os.path.dirname(path), "The spool directory")
-    data = (codec.dumps(record, compact=True) + "\n").encode("utf-8")
+    text = codec.dumps(record, compact=True)
     if os.path.basename(path) == EVENTS:
-        reason = problem(record, len(data))
+        text = spool_key.tagged(os.path.dirname(os.path.dirname(path)), text)
+        reason = problem(record, len(text.encode("utf-8")) + 1)
         if reason is not None:
             reject(os.path.dirname(path), record, reason)
             return
     fd = _open_locked(path)
     try:
-        os.write(fd, data)
+        os.write(fd, (text + "\n").encode("utf-8"))
     finally:
         # closing releases the lock
         os.close(fd)
@@ -188,16 +191,28 @@ def claim(store: Path) -> list[Path]:
     return sorted(directory.glob(f"{CLAIMED_PREFIX}*.jsonl")) if directory.is_dir() else []
 
 
-def read(paths: list[Path]) -> Iterator[JSONObject]:
-    """The events in ``paths``, in order; a torn or foreign line is skipped, not fatal."""
+def read(
+    paths: list[Path],
+    key: spool_key.Key | None,
+    refuse: Callable[[JSONObject, str], None],
+) -> Iterator[JSONObject]:
+    """The events in ``paths``, in order, that ``key`` tagged (the store's: ``spool_key.of``); a
+    torn or foreign line is skipped, not fatal, and an event without the tag, or with another, is
+    handed to ``refuse`` with why: this user's hooks did not write it for this store."""
     for path in paths:
         for line in lines(path):
             try:
                 value = codec.loads(line)
             except ValueError:
                 continue
-            if isinstance(value, dict) and value.get("id") and value.get("kind"):
+            if not (isinstance(value, dict) and value.get("id") and value.get("kind")):
+                continue
+            # (the tag stays in the event: no record the ingester builds copies it)
+            reason = spool_key.refusal(key, line)
+            if reason is None:
                 yield value
+            else:
+                refuse(value, reason)
 
 
 def pending(store: Path) -> bool:
