@@ -93,8 +93,35 @@ def _product_key(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
 
 def _may_hold_product_key(text: str) -> bool:
-    """The product key rule's gate, without ``re``: a word of 29 or more holding four ``-``."""
-    return "-" in text and any(len(w) >= 29 and w.count("-") >= 4 for w in text.split())
+    """The product key rule's gate, without ``re``: five groups of five letters or digits joined by
+    ``-`` in one word (a path's or a name's dashes, which a hook's every call holds, are not)."""
+    if text.count("-") < 4:
+        return False
+    for word in text.split():
+        if len(word) < 29 or word.count("-") < 4:
+            continue
+        groups = word.split("-")
+        for start in range(len(groups) - 4):
+            first, *middle, last = groups[start : start + 5]
+            ends = (first[-5:], last[:5])
+            if all(len(g) == 5 and g.isalnum() for g in (*ends, *middle)):
+                return True
+    return False
+
+
+# the characters that may close or open a word around a key: quotes, brackets, punctuation
+_AROUND = "\"'`,;:()[]{}<>="
+
+
+def _may_hold_wif_key(text: str) -> bool:
+    """The WIF rule's gate, without ``re``: a word of 51 to 56 letters and digits (a path of that
+    length, which a hook's every call may hold, is not)."""
+    return any(
+        51 <= len(word) <= 58
+        and 51 <= len(word.strip(_AROUND)) <= 52
+        and word.strip(_AROUND).isalnum()
+        for word in text.split()
+    )
 
 
 _PREFIXED = [
@@ -413,7 +440,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?<![\w\-])(?:5[HJK][1-9A-HJ-NP-Za-km-z]{49}|[KLc][1-9A-HJ-NP-Za-km-z]{51})(?![\w\-])",
         (),
         _wif_key,
-        lambda text: any(51 <= len(word) <= 56 for word in text.split()),
+        _may_hold_wif_key,
     ),
     # a product key, five groups of five letters and digits (Windows' and Office's, slmgr /ipk,
     # DISM /ProductKey:, unattend.xml's <Key>): the shape is the format, whatever names it
