@@ -209,3 +209,60 @@ def test_a_budgeted_search_shows_the_best_hit_cut_to_fit_rather_than_nothing(sto
         result = store.search("certificate expired canary balancer", k=5, budget=budget)
         assert result.hits and result.hits[0].memory.id == ids[-1], budget
         assert result.tokens <= budget and "…" in result.context.splitlines()[1], budget
+
+
+# review AH: a run of blanks longer than a part (a padded table, a tool's output of blank lines)
+_BLANK_RUNS = [" ", "\t", "\n", "\u00a0", "\u3000", "\n \n", " \t"]
+
+
+@pytest.mark.no_store
+@pytest.mark.parametrize("blank", _BLANK_RUNS)
+def test_a_run_of_blanks_longer_than_a_part_is_cut_away_whole(blank: str) -> None:
+    """Cut inside a run of blanks longer than a part, the rest of the run became parts of blanks
+    alone, which no memory can be: the text was refused whole. Now a cut drops the run."""
+    for text in (
+        "the table of the deploy" + blank * 30_000 + "ends here",
+        "x" * 16_000 + blank * 40_000 + "y",
+        ("word " * 3000 + blank * 17_000) * 3,
+    ):
+        pieces = parts.pieces(text, LIMIT)
+        assert all(p.strip() and len(p.encode("utf-8")) <= LIMIT for p in pieces), blank
+        assert "".join("".join(p.split()) for p in pieces) == "".join(text.split())
+
+
+_PADDED = "the deploy's table of hosts" + " " * 40_000 + "and its last line: all green"
+
+
+def test_a_text_holding_a_long_run_of_blanks_is_recorded_and_imported(
+    cli: Cli, tmp_path: Path
+) -> None:
+    recorded = cli("record", "-", "--json", input=_PADDED)
+    assert recorded.exit_code == 0, recorded.output
+    assert len(json.loads(recorded.stdout)["parts"]) == 2
+    source = tmp_path / "in.jsonl"
+    padded = "the imported table" + "\t" * 40_000 + "its end"
+    records = [{"content": "a short note about the deploy"}, {"content": padded}]
+    source.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    imported = cli("import", str(source))
+    assert imported.exit_code == 0, imported.output
+    contents = {m.content for m in cli.open().list()}
+    assert {"a short note about the deploy", "the imported table", "its end"} <= contents
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_memory_write_of_a_long_run_of_blanks_stores_parts(
+    store: Store, anyio_backend: str
+) -> None:
+    from mcp import Client
+
+    from hindsight_cli.mcp_server import build_server
+
+    async with Client(build_server(store), raise_exceptions=True) as client:
+        written = await client.call_tool("memory_write", {"content": _PADDED})
+        assert not written.is_error, written.content
+        assert len(written.structured_content["parts"]) == 2
+    assert sorted(m.content for m in store.list()) == [
+        "and its last line: all green",
+        "the deploy's table of hosts",
+    ]

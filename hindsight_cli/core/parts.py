@@ -40,13 +40,23 @@ _BOUNDARIES = (
     re.compile(r"(?<=[.!?;:])\s+|(?<=[。！？；：])\s*"),
     re.compile(r"\s+"),
 )
+# the blanks a cut drops: a run of them is never a part of its own
+_BLANKS = re.compile(r"\s*")
+
+
+def _past_blanks(text: str, at: int) -> int:
+    """Where the blanks from ``at`` on end."""
+    found = _BLANKS.match(text, at)
+    return found.end() if found else at
 
 
 def pieces(text: str, max_bytes: int) -> list[str]:
-    """``text`` in pieces of at most ``max_bytes`` UTF-8 bytes, none empty, in order; what is cut
-    away between two pieces is only the whitespace of the boundary."""
+    """``text`` in pieces of at most ``max_bytes`` UTF-8 bytes, none empty or blank, in order; what
+    is cut away between two pieces is only the whitespace of the boundary (all of it: a run of
+    blanks longer than a part once made parts of blanks alone, which a memory cannot be, so the
+    whole text was refused; review AH)."""
     out: list[str] = []
-    rest = text
+    rest = text[_past_blanks(text, 0) :]
     while len(encoded := rest.encode("utf-8")) > max_bytes:
         # characters that fit
         room = len(encoded[:max_bytes].decode("utf-8", "ignore"))
@@ -60,14 +70,15 @@ def pieces(text: str, max_bytes: int) -> list[str]:
 
 def _cut(text: str, room: int) -> tuple[int, int]:
     """Where the first piece ends and the next begins: the last boundary in ``text[:room]`` of the
-    best kind that has one past half the room."""
+    best kind that has one past half the room; the next piece begins past the blanks there (those
+    of a run that goes on past the room too)."""
     # a boundary's whitespace may begin right at the limit
     window = text[: room + 1]
     for boundary in _BOUNDARIES:
         cuts = [m for m in boundary.finditer(window) if room // 2 < m.start() <= room]
         if cuts:
-            return cuts[-1].start(), cuts[-1].end()
-    return room, room
+            return cuts[-1].start(), _past_blanks(text, cuts[-1].end())
+    return room, _past_blanks(text, room)
 
 
 def _too_long(size: str, max_bytes: int) -> NoReturn:

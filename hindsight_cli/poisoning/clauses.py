@@ -21,13 +21,13 @@ import re
 from functools import cache, cached_property
 
 from .literals import may_match
-from .units import PARAGRAPHS, SENTENCES, STEALTH, too_few_words
+from .units import PARAGRAPHS, SENTENCES, STEALTH, clause_starts, too_few_words
 
 _FEWEST_WORDS = 5
 # how far after its verb a clause's destination is looked for
 _TAIL = 160
 # a clause ends at a colon, a dash, or a conjunction that starts a new one
-_CLAUSE = re.compile(r"[:\u2014\u2013]\s*|,?\s+(?:and|then|so|but|or)\s+(?=[a-z])|,\s+")
+_CLAUSE = clause_starts(":\u2014\u2013", "and|then|so|but|or")
 
 _LEAD = (
     r"(?:(?:please|kindly|just|simply|now|then|and|also|first|next|quickly|quietly|silently|"

@@ -20,7 +20,7 @@ from functools import cache
 from itertools import pairwise
 
 from .clauses import _DEST, _HARMED, _OUTSIDE, _REPORT, _SECRET, _SIGN_IN, _VOID, _harmed, _licensed
-from .units import FALSE_REPORT, PARAGRAPHS, SENTENCES, STEALTH, too_few_words
+from .units import FALSE_REPORT, PARAGRAPHS, SENTENCES, STEALTH, clause_starts, too_few_words
 
 _FEWEST_WORDS = 6
 _AI = (
@@ -91,7 +91,7 @@ _TOLD = re.compile(
     r"required to)\b|\b(?:is|was) (?:that|for) you\b|"
     rf"\bthe (?:[\w-]+ )?{_AI} (?:must|should|needs? to|has to|is to|will|shall)\b"
 )
-_CLAUSE = re.compile(r"[:;\u2014\u2013]\s*|,?\s+(?:and|then|so|but)\s+(?=[a-z])|,\s+")
+_CLAUSE = clause_starts(":;\u2014\u2013", "and|then|so|but")
 # a signal weighs 2, these 1 (a secret named, a harmful act: documentation names both); a secret
 # sent to a place outside weighs 4 (two signals: the secret and the way out); 4 is enough
 _WEIGHT = {
