@@ -443,13 +443,29 @@ def _recorded(skel: str) -> bool:
 
 
 # a download run as a page's own install step: a lead-in or a heading of installing on its line
-# ("To install, run:", "## Installation", "Quick start:"), then the command on a line of its own
-# (indented, after a prompt or in a fence): a README's instructions to its human reader, which weigh
-# 1 (an address to an AI or an act beside it still adds up)
+# ("To install, run:", "## Installation", "Quick start:", "Pour installer l'outil, exécutez…:",
+# "## セットアップ", "Установка:"), at most one more lead-in line ending in a colon ("次のコマンドを
+# 実行してください："), then the command on a line of its own (indented, after a prompt or in a
+# fence); or a build recipe's own step (a Dockerfile's `RUN` under its `FROM` line): instructions to
+# its human reader or its builder, which weigh 1 (an address to an AI or an act beside it still adds
+# up)
+_INSTALLING = (
+    r"to install\b|installation\b|install(?:ing)?(?: with| via| using| it)?\b|quick ?start\b|"
+    r"getting started\b|one-line install\w*|set ?up\b|"
+    # other languages' words of installing and setting up, read in the text's own letters (the
+    # skeleton folds Cyrillic, kana and Thai marks)
+    r"instal(?:ar|ac\w*|e\b|ei\w*|l\w*|ować|owanie|acja|uj)|einricht\w*|schnellstart|"
+    r"d[ée]marrage rapide|configuraci[óo]n|kurulum|установ\w*|встанов\w*|インストール|"
+    r"セットアップ|导入|安装|安裝|설치|ติดตั้ง|c[àa]i đ[ặa]t|pasang\w*|asenn\w*|telep[íi]t\w*|"
+    r"εγκατάσταση"
+)
 _INSTALL_STEP = re.compile(
-    r"(?m)^[ \t]*(?:#{1,6}[ \t]*)?(?:to install\b|installation\b|install(?:ing)?(?: with| via| using|"
-    r" it)?\b|quick ?start\b|getting started\b|one-line install\w*)[^\n]{0,40}$\n"
-    r"(?:[ \t]*(?:```[\w-]*)?[ \t]*\n)*[ \t]*(?:\$[ \t]*)?(?:curl|wget|iwr|irm)\b"
+    rf"(?m)^[^\n]{{0,60}}?(?:{_INSTALLING})[^\n]{{0,100}}$\n"
+    r"(?:[ \t]*\n)*(?:[^\n]{0,100}[:：][ \t]*\n)?"
+    r"(?:[ \t]*(?:```[\w-]*)?[ \t]*\n)*[ \t]*(?:\$[ \t]*)?(?:curl|wget|iwr|irm)\b|"
+    # a Dockerfile from its first line (comments and ARGs before FROM): one place to start
+    r"\A(?:[ \t]*(?:#|arg\b)[^\n]*\n)*[ \t]*from [\w./:@${}-]+(?: as [\w-]+)?[ \t]*\n"
+    r"(?:[^\n]*\n){0,40}?[ \t]*run [^\n]*?\b(?:curl|wget)\b"
 )
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 _INVISIBLE_IN_WORD = re.compile(
@@ -467,7 +483,9 @@ def structural_kinds(text: str, skel: str | None = None) -> dict[str, int]:
         for kind, weight, pattern in _STRUCTURE
         if may_match(pattern, skel) and pattern.search(skel)
     }
-    if "remote code" in found and _INSTALL_STEP.search(skel):
+    if "remote code" in found and (
+        _INSTALL_STEP.search(skel) or _INSTALL_STEP.search(surface(text).lower())
+    ):
         found["remote code"] = 1
     if _recorded(skel):
         # a transcript from its first line to its assistant's last turn is a record of turns,
@@ -609,6 +627,9 @@ def _kinds(text: str, announced: bool = True) -> dict[str, int]:
             # a hidden reading is read for acts too, up to a few pages (rot13 is read for every
             # text of Latin script, and its reading of ordinary text is noise)
             inner.update(steering_kinds(fold(hidden)))
+        if found.get("remote code") == 1:
+            # the page's own install step read again (joined lines, decoded) is the same step
+            inner.pop("remote code", None)
         new = {k: w for k, w in inner.items() if w > found.get(k, 0)}
         # A hidden reading counts when it reads as instructions by itself and says something the
         # plain one does not (a reversed "ia," is not an address to an AI).
