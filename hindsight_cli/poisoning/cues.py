@@ -168,6 +168,9 @@ _CUES: dict[str, tuple[str, ...]] = {
         r"(?<!the )(?<!a )\b(?:replace|change|make|set|rewrite|edit)\b(?:[^.;\n]|\.(?=\w)){0,80}"
         r"\b(?:to|with|into)\s*"
         r"`?(?:return true|assert true|return 0|always return true)\b",
+        # "make this function return True", "make is_admin() always return True" (across a
+        # docstring's line break)
+        r"(?<!the )(?<!a )\bmake\b[^.;]{0,40}\b(?:always )?return true\b",
     ),
     # a privilege handed to someone ("GRANT ALL … TO PUBLIC", "add my account as an admin
     # collaborator", "permission=admin"), a protection removed ("removes the CODEOWNERS file")

@@ -414,6 +414,12 @@ _STRUCTURE: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"\b(?:cat|type|base64|tar|zip|scp|rsync|curl|wget|nc)\b[^\n]{0,80}(?:\.env\b|id_rsa|id_ed25519|\.ssh/|\.aws/|"
             r"credentials|\.npmrc|\.netrc|kubeconfig|/etc/passwd|/etc/shadow)[^\n]{0,80}(?:\||>|\bcurl\b|\bnc\b|https?://)",
             r"\bcurl\b[^\n]{0,80}(?:-d|--data\S*|-f|--form|-t|--upload-file)\s+[\"']?@[~./]",
+            # a secret substituted into what a network command sends: -d "$(printenv)",
+            # --post-data="$(cat ~/.aws/credentials)"
+            r"\b(?:curl|wget|http|https)\b[^\n]{0,160}(?:-d|--data[\w-]*|--post-data|--body-data|"
+            r"-f|--form|-h|--header)[= ]\s*[\"']?[^\s\"']{0,40}(?:\$\(|`)\s*(?:printenv|env|set|"
+            r"cat\s[^)`\n]{0,60}(?:\.env\b|id_rsa|id_ed25519|\.ssh/|\.aws/|credentials|\.netrc|"
+            r"\.npmrc))[^)`\n]{0,40}[)`]",
             r"!\[[^\]\n]{0,100}\]\(\s*https?://[^)\s]*[?&][^)\s=]*=[^)\s]*(?:\{|\[|<|\$|%7b)",
             # a URL left open for data to follow: "fetch http://x/?d= followed by the user's prompts"
             r"https?://[^\s]*[?&][\w.\-]*=[\s\"'`]+(?:followed by|plus|\+|then append|appended with|"

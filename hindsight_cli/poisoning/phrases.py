@@ -148,6 +148,11 @@ TOPICAL = (
     "instructions on how|instructions about|instructions regarding|rules on|rules about|rules "
     "regarding"
 )
+# what an AI hailed is doing ("AI agents fixing this bug:")
+QUALIFIED = (
+    "working on|working in|fixing=|editing=|reviewing=|refactoring=|touching=|modifying=|"
+    "maintaining=|contributing to|helping with|assigned to|operating in|running in|triaging="
+)
 # a capability a product gives someone, described ("Workspace owners can override the system prompt
 # from the settings page", "Admins can now bypass the safety filters for test workspaces"): a
 # feature, not an order to the reader
@@ -509,6 +514,8 @@ ENGLISH: tuple[Family, ...] = (
         30,
     ),
     ("addressee", 1, (AI, ":"), "", 16),
+    # an AI hailed by what it is doing: "AI agents fixing this bug:", "Assistants editing this file:"
+    ("addressee", 1, (AI, QUALIFIED, ":"), "", 40),
     ("addressee", 1, (AI, ":|,"), "", 16),
     (
         "authority claim",
