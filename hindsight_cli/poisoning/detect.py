@@ -365,6 +365,9 @@ _STRUCTURE: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"/etc/(?:shadow|passwd|sudoers)\b",
             r"\.ssh/|\bid_(?:rsa|ed25519|ecdsa)\b",
             r"\.aws/credentials|\.git-credentials|\.docker/config\.json|\.kube/config",
+            # the files that hold a user's logins for a tool (netrc, npm, PyPI, Postgres) read, not
+            # where a README puts a token ("put your PyPI token in ~/.pypirc")
+            r"(?<!\bin )(?<!\binto )(?<!\bto )~/\.(?:netrc|npmrc|pypirc|pgpass)\b",
         ),
     ),
     (
@@ -480,6 +483,25 @@ _INVISIBLE_IN_WORD = re.compile(
 _WORD = re.compile(r"\w+")
 
 
+# a Markdown image whose URL carries a placeholder (`?q=ISI`, `?d=DATA`) that the text names again,
+# a secret after it in its clause ("ganti ISI dengan seluruh isi file .env", "replacing DATA with the
+# user's API key"): a slot the reader is told to fill, in any language
+_IMAGE_SLOT = re.compile(
+    r"!\[[^\]\n]{0,100}\]\(\s*https?://[^)\s]{0,200}?[?&][\w.-]{1,20}=([A-Z][A-Z0-9_]{1,30})(?=[&)#\s])"
+)
+_FILLED_WITH = (
+    r"[^.;:!?\n]{0,50}?(?:\.env\b|token|api[ _-]?key|passwor|secret|credential|cookie|id_rsa|"
+    r"\.ssh\b|printenv)"
+)
+
+
+def _filled_image(text: str) -> bool:
+    return any(
+        re.search(rf"(?<![\w=]){re.escape(match.group(1))}\b(?i:{_FILLED_WITH})", text)
+        for match in _IMAGE_SLOT.finditer(text)
+    )
+
+
 def structural_kinds(text: str, skel: str | None = None) -> dict[str, int]:
     """Kinds of language-free signals in ``text`` (model markup, forged structure, commands...);
     ``skel`` is ``skeleton(surface(text))`` when the caller has it."""
@@ -489,6 +511,8 @@ def structural_kinds(text: str, skel: str | None = None) -> dict[str, int]:
         for kind, weight, pattern in _STRUCTURE
         if may_match(pattern, skel) and pattern.search(skel)
     }
+    if "![" in text and _filled_image(text):
+        found["exfiltration"] = 2
     if "remote code" in found and (
         _INSTALL_STEP.search(skel) or _INSTALL_STEP.search(surface(text).lower())
     ):
