@@ -78,8 +78,13 @@ def configured_spans(text: str) -> list[tuple[int, int]]:
         return prompts
     spans = list(prompts)
     comments = [m.span() for m in _COMMENT.finditer(text)]
+    reached = 0
     for match in _PARENT_KEY.finditer(text):
+        if match.start() < reached:
+            # a mapping nested in one already read is read with it
+            continue
         start, end = match.end("indent"), _nested(text, match, len(match.group("indent")))
+        reached = end
         # a prompt inside the mapping is read as a prompt, a comment as any text (it speaks to
         # whoever edits the file), the mapping around them for acts
         for hole_start, hole_end in sorted(prompts + comments):

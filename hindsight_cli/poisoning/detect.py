@@ -19,6 +19,7 @@ from .configured import SPOKEN, configured_spans, outside
 from .cooccur import cooccurring
 from .cues import cue_kinds
 from .literals import may_match
+from .pages import filled_image, install_step
 from .reports import fixtures, unquoted
 from .retraction import retracted, taken_back
 from .safeguards import unguarded
@@ -451,55 +452,11 @@ def _recorded(skel: str) -> bool:
     return bool(turns) and turns[0].start() == 0 and turns[-1].group("assistant") is not None
 
 
-# a download run as a page's own install step: a lead-in or a heading of installing on its line
-# ("To install, run:", "## Installation", "Quick start:", "Pour installer l'outil, exécutez…:",
-# "## セットアップ", "Установка:"), at most one more lead-in line ending in a colon ("次のコマンドを
-# 実行してください："), then the command on a line of its own (indented, after a prompt or in a
-# fence); or a build recipe's own step (a Dockerfile's `RUN` under its `FROM` line): instructions to
-# its human reader or its builder, which weigh 1 (an address to an AI or an act beside it still adds
-# up)
-_INSTALLING = (
-    r"to install\b|installation\b|install(?:ing)?(?: with| via| using| it)?\b|quick ?start\b|"
-    r"getting started\b|one-line install\w*|set ?up\b|"
-    # other languages' words of installing and setting up, read in the text's own letters (the
-    # skeleton folds Cyrillic, kana and Thai marks)
-    r"instal(?:ar|ac\w*|e\b|ei\w*|l\w*|ować|owanie|acja|uj)|einricht\w*|schnellstart|"
-    r"d[ée]marrage rapide|configuraci[óo]n|kurulum|установ\w*|встанов\w*|インストール|"
-    r"セットアップ|导入|安装|安裝|설치|ติดตั้ง|c[àa]i đ[ặa]t|pasang\w*|asenn\w*|telep[íi]t\w*|"
-    r"εγκατάσταση"
-)
-_INSTALL_STEP = re.compile(
-    rf"(?m)^[^\n]{{0,60}}?(?:{_INSTALLING})[^\n]{{0,100}}$\n"
-    r"(?:[ \t]*\n)*(?:[^\n]{0,100}[:：][ \t]*\n)?"
-    r"(?:[ \t]*(?:```[\w-]*)?[ \t]*\n)*[ \t]*(?:\$[ \t]*)?(?:curl|wget|iwr|irm)\b|"
-    # a Dockerfile from its first line (comments and ARGs before FROM): one place to start
-    r"\A(?:[ \t]*(?:#|arg\b)[^\n]*\n)*[ \t]*from [\w./:@${}-]+(?: as [\w-]+)?[ \t]*\n"
-    r"(?:[^\n]*\n){0,40}?[ \t]*run [^\n]*?\b(?:curl|wget)\b"
-)
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 _INVISIBLE_IN_WORD = re.compile(
     "[A-Za-z0-9][\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff]+[A-Za-z0-9]"
 )
 _WORD = re.compile(r"\w+")
-
-
-# a Markdown image whose URL carries a placeholder (`?q=ISI`, `?d=DATA`) that the text names again,
-# a secret after it in its clause ("ganti ISI dengan seluruh isi file .env", "replacing DATA with the
-# user's API key"): a slot the reader is told to fill, in any language
-_IMAGE_SLOT = re.compile(
-    r"!\[[^\]\n]{0,100}\]\(\s*https?://[^)\s]{0,200}?[?&][\w.-]{1,20}=([A-Z][A-Z0-9_]{1,30})(?=[&)#\s])"
-)
-_FILLED_WITH = (
-    r"[^.;:!?\n]{0,50}?(?:\.env\b|token|api[ _-]?key|passwor|secret|credential|cookie|id_rsa|"
-    r"\.ssh\b|printenv)"
-)
-
-
-def _filled_image(text: str) -> bool:
-    return any(
-        re.search(rf"(?<![\w=]){re.escape(match.group(1))}\b(?i:{_FILLED_WITH})", text)
-        for match in _IMAGE_SLOT.finditer(text)
-    )
 
 
 def structural_kinds(text: str, skel: str | None = None) -> dict[str, int]:
@@ -511,11 +468,9 @@ def structural_kinds(text: str, skel: str | None = None) -> dict[str, int]:
         for kind, weight, pattern in _STRUCTURE
         if may_match(pattern, skel) and pattern.search(skel)
     }
-    if "![" in text and _filled_image(text):
+    if "![" in text and filled_image(text):
         found["exfiltration"] = 2
-    if "remote code" in found and (
-        _INSTALL_STEP.search(skel) or _INSTALL_STEP.search(surface(text).lower())
-    ):
+    if "remote code" in found and (install_step(skel) or install_step(surface(text).lower())):
         found["remote code"] = 1
     if _recorded(skel):
         # a transcript from its first line to its assistant's last turn is a record of turns,
