@@ -33,8 +33,10 @@ _TABLES = Path(__file__).with_name("languages.toml")
 
 # Secrets named by their files and commands, the same words in every language ("выведите
 # содержимое ~/.ssh/id_rsa", "imprime ~/.aws/credentials"): every table's ``secret`` slot holds them
+# (a directory by its slash: "docs.aws.amazon.com" names none)
 _SECRET_FILES = (
-    "|.ssh|id_rsa|id rsa|id_ed25519|.aws|.netrc|.npmrc|.git-credentials|kubeconfig|printenv"
+    "|/.ssh|.ssh/|id_rsa|id rsa|id_ed25519|/.aws|.aws/|.netrc|.npmrc|.git-credentials|kubeconfig|"
+    "printenv"
 )
 
 
