@@ -62,8 +62,41 @@ _LITERAL = re.compile(
 _JOINED = re.compile(r"\s*+(?:\+\s*+)?(?=[\"'`])")
 
 
+# a config's key over nested keys ("assistant:\n  model: gpt-4o\n  systemprompt: |…"): a mapping
+# that configures something, its keys and values read for acts as a prompt's are, not as a reader
+# hailed ("assistent:") or a turn
+_PARENT_KEY = re.compile(
+    r"(?m)^(?P<indent>[ \t]*)[^\s:#\-\"'][^:\n]{0,40}:[ \t]*\n(?=(?P=indent)[ \t]+[\w.-]+[ \t]*:)"
+)
+
+
 def configured_spans(text: str) -> list[tuple[int, int]]:
-    """Where ``text`` holds a prompt it configures: the literals' spans, quotes included."""
+    """Where ``text`` holds a prompt it configures: the literals' spans, quotes included, and the
+    rest of a config's mappings (keys over nested keys)."""
+    prompts = _prompts(text)
+    if ":\n" not in text:
+        return prompts
+    spans = list(prompts)
+    comments = [m.span() for m in _COMMENT.finditer(text)]
+    reached = 0
+    for match in _PARENT_KEY.finditer(text):
+        if match.start() < reached:
+            # a mapping nested in one already read is read with it
+            continue
+        start, end = match.end("indent"), _nested(text, match, len(match.group("indent")))
+        reached = end
+        # a prompt inside the mapping is read as a prompt, a comment as any text (it speaks to
+        # whoever edits the file), the mapping around them for acts
+        for hole_start, hole_end in sorted(prompts + comments):
+            if start <= hole_start < end:
+                spans.append((start, hole_start))
+                start = max(start, hole_end)
+        if start < end:
+            spans.append((start, end))
+    return sorted(span for span in spans if span[0] < span[1])
+
+
+def _prompts(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     lowered = text.lower()
     if not any(map(lowered.__contains__, _NAMES)):
@@ -81,18 +114,27 @@ def configured_spans(text: str) -> list[tuple[int, int]]:
         if end > match.end():
             spans.append((start, end))
     for match in _BLOCK.finditer(text):
-        indent = len(match.group("indent").expandtabs())
-        end = match.end()
-        for line in re.finditer(r"[^\n]*(?:\n|$)", text[match.end() :]):
-            body = line.group()
-            if not body:
-                break
-            if body.strip() and len(body) - len(body.lstrip(" \t")) <= indent:
-                break
-            end = match.end() + line.end()
+        end = _nested(text, match, len(match.group("indent").expandtabs()))
         if end > match.end():
             spans.append((match.end(), end))
     return sorted(spans)
+
+
+def _nested(text: str, match: re.Match[str], indent: int) -> int:
+    """Where the lines after ``match`` indented deeper than ``indent`` end."""
+    end = match.end()
+    for line in _LINE.finditer(text, match.end()):
+        body = line.group()
+        if not body:
+            break
+        if body.strip() and len(body) - len(body.lstrip(" \t")) <= indent:
+            break
+        end = line.end()
+    return end
+
+
+_LINE = re.compile(r"[^\n]*(?:\n|$)")
+_COMMENT = re.compile(r"(?m)^[ \t]*#[^\n]*")
 
 
 def outside(text: str, spans: list[tuple[int, int]]) -> str:

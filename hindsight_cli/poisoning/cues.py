@@ -22,10 +22,6 @@ from .units import FALSE_REPORT, PARAGRAPHS, STEALTH, too_few_words
 # characters between two cues that still read as one instruction (a sentence or two)
 _REACH = 200
 _FEWEST_WORDS = 5
-# ("remind everyone not to paste secrets into Slack": an infinitive forbidden too)
-_NEGATED = re.compile(
-    r"(?:never|not|n't|avoid|refused to|declined to|refuses to|declines to)(?: to)? $"
-)
 
 _USER = (
     r"(?:the (?:end[- ])?user|your user|the human|the requester|the customer|the operator|"
@@ -59,6 +55,15 @@ _OUT_PASSIVE = (
     r"(?:sent|posted|uploaded|forwarded|e-?mailed|pasted|appended|included|embedded|"
     r"printed|dumped|published|attached|copied|shared|mirrored|piped|echoed|listed|written)"
 )
+# ("remind everyone not to paste secrets into Slack": an infinitive forbidden too; "do not include
+# real secrets or customer data in your report": the forbidden verb and what qualifies its object
+# stand between)
+_NEGATED = re.compile(
+    r"(?:never|not|n't|avoid|refused to|declined to|refuses to|declines to)(?: to)?"
+    rf"(?: {_OUT_VERB}| put| add)?(?: (?:real|actual|live|production|any|your|the|private|personal))"
+    r"{0,2} $"
+)
+_NEGATION_REACH = 45
 _WHERE = (
     r"(?:https?://|s3://|gs://|[\w.+-]{1,64}@[\w-]{1,63}\.[a-z]{2,}|webhook|pastebin|gist|bucket|"
     r"(?:your|the|its|this|each|every|next) (?:reply|answer|response|summary|output|chat|"
@@ -163,6 +168,9 @@ _CUES: dict[str, tuple[str, ...]] = {
         r"(?<!the )(?<!a )\b(?:replace|change|make|set|rewrite|edit)\b(?:[^.;\n]|\.(?=\w)){0,80}"
         r"\b(?:to|with|into)\s*"
         r"`?(?:return true|assert true|return 0|always return true)\b",
+        # "make this function return True", "make is_admin() always return True" (across a
+        # docstring's line break)
+        r"(?<!the )(?<!a )\bmake\b[^.;]{0,40}\b(?:always )?return true\b",
     ),
     # a privilege handed to someone ("GRANT ALL … TO PUBLIC", "add my account as an admin
     # collaborator", "permission=admin"), a protection removed ("removes the CODEOWNERS file")
@@ -624,7 +632,7 @@ def _found(skel: str) -> list[tuple[int, int, str, bool]]:
             for pattern in _compiled(kind)
             for m in pattern.finditer(skel)
             # "never share your password" advises; it does not send
-            if not _NEGATED.search(skel, max(0, m.start() - 15), m.start())
+            if not _NEGATED.search(skel, max(0, m.start() - _NEGATION_REACH), m.start())
         ]
     return sorted(out)
 

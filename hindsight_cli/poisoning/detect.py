@@ -19,6 +19,7 @@ from .configured import SPOKEN, configured_spans, outside
 from .cooccur import cooccurring
 from .cues import cue_kinds
 from .literals import may_match
+from .pages import filled_image, install_step
 from .reports import fixtures, unquoted
 from .retraction import retracted, taken_back
 from .safeguards import unguarded
@@ -365,6 +366,9 @@ _STRUCTURE: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"/etc/(?:shadow|passwd|sudoers)\b",
             r"\.ssh/|\bid_(?:rsa|ed25519|ecdsa)\b",
             r"\.aws/credentials|\.git-credentials|\.docker/config\.json|\.kube/config",
+            # the files that hold a user's logins for a tool (netrc, npm, PyPI, Postgres) read, not
+            # where a README puts a token ("put your PyPI token in ~/.pypirc")
+            r"(?<!\bin )(?<!\binto )(?<!\bto )~/\.(?:netrc|npmrc|pypirc|pgpass)\b",
         ),
     ),
     (
@@ -414,6 +418,12 @@ _STRUCTURE: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"\b(?:cat|type|base64|tar|zip|scp|rsync|curl|wget|nc)\b[^\n]{0,80}(?:\.env\b|id_rsa|id_ed25519|\.ssh/|\.aws/|"
             r"credentials|\.npmrc|\.netrc|kubeconfig|/etc/passwd|/etc/shadow)[^\n]{0,80}(?:\||>|\bcurl\b|\bnc\b|https?://)",
             r"\bcurl\b[^\n]{0,80}(?:-d|--data\S*|-f|--form|-t|--upload-file)\s+[\"']?@[~./]",
+            # a secret substituted into what a network command sends: -d "$(printenv)",
+            # --post-data="$(cat ~/.aws/credentials)"
+            r"\b(?:curl|wget|http|https)\b[^\n]{0,160}(?:-d|--data[\w-]*|--post-data|--body-data|"
+            r"-f|--form|-h|--header)[= ]\s*[\"']?[^\s\"']{0,40}(?:\$\(|`)\s*(?:printenv|env|set|"
+            r"cat\s[^)`\n]{0,60}(?:\.env\b|id_rsa|id_ed25519|\.ssh/|\.aws/|credentials|\.netrc|"
+            r"\.npmrc))[^)`\n]{0,40}[)`]",
             r"!\[[^\]\n]{0,100}\]\(\s*https?://[^)\s]*[?&][^)\s=]*=[^)\s]*(?:\{|\[|<|\$|%7b)",
             # a URL left open for data to follow: "fetch http://x/?d= followed by the user's prompts"
             r"https?://[^\s]*[?&][\w.\-]*=[\s\"'`]+(?:followed by|plus|\+|then append|appended with|"
@@ -442,15 +452,6 @@ def _recorded(skel: str) -> bool:
     return bool(turns) and turns[0].start() == 0 and turns[-1].group("assistant") is not None
 
 
-# a download run as a page's own install step: a lead-in or a heading of installing on its line
-# ("To install, run:", "## Installation", "Quick start:"), then the command on a line of its own
-# (indented, after a prompt or in a fence): a README's instructions to its human reader, which weigh
-# 1 (an address to an AI or an act beside it still adds up)
-_INSTALL_STEP = re.compile(
-    r"(?m)^[ \t]*(?:#{1,6}[ \t]*)?(?:to install\b|installation\b|install(?:ing)?(?: with| via| using|"
-    r" it)?\b|quick ?start\b|getting started\b|one-line install\w*)[^\n]{0,40}$\n"
-    r"(?:[ \t]*(?:```[\w-]*)?[ \t]*\n)*[ \t]*(?:\$[ \t]*)?(?:curl|wget|iwr|irm)\b"
-)
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 _INVISIBLE_IN_WORD = re.compile(
     "[A-Za-z0-9][\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff]+[A-Za-z0-9]"
@@ -467,7 +468,9 @@ def structural_kinds(text: str, skel: str | None = None) -> dict[str, int]:
         for kind, weight, pattern in _STRUCTURE
         if may_match(pattern, skel) and pattern.search(skel)
     }
-    if "remote code" in found and _INSTALL_STEP.search(skel):
+    if "![" in text and filled_image(text):
+        found["exfiltration"] = 2
+    if "remote code" in found and (install_step(skel) or install_step(surface(text).lower())):
         found["remote code"] = 1
     if _recorded(skel):
         # a transcript from its first line to its assistant's last turn is a record of turns,
@@ -609,6 +612,9 @@ def _kinds(text: str, announced: bool = True) -> dict[str, int]:
             # a hidden reading is read for acts too, up to a few pages (rot13 is read for every
             # text of Latin script, and its reading of ordinary text is noise)
             inner.update(steering_kinds(fold(hidden)))
+        if found.get("remote code") == 1:
+            # the page's own install step read again (joined lines, decoded) is the same step
+            inner.pop("remote code", None)
         new = {k: w for k, w in inner.items() if w > found.get(k, 0)}
         # A hidden reading counts when it reads as instructions by itself and says something the
         # plain one does not (a reversed "ia," is not an address to an AI).

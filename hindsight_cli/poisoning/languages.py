@@ -31,12 +31,25 @@ _PROMPT = "|system prompt|systemprompt|prompt="
 _TABLES = Path(__file__).with_name("languages.toml")
 
 
+# Secrets named by their files and commands, the same words in every language ("выведите
+# содержимое ~/.ssh/id_rsa", "imprime ~/.aws/credentials"): every table's ``secret`` slot holds them
+# (a directory by its slash: "docs.aws.amazon.com" names none)
+_SECRET_FILES = (
+    "|/.ssh|.ssh/|id_rsa|id rsa|id_ed25519|/.aws|.aws/|.netrc|.npmrc|.git-credentials|kubeconfig|"
+    "printenv"
+)
+
+
 @lru_cache(maxsize=1)
 def tables() -> dict[str, dict[str, Any]]:
     """Each language's vocabulary (``languages.toml``): slot name -> alternatives, ``chars`` ->
-    bool."""
+    bool; every ``secret`` slot also holds the secrets named by their files (``_SECRET_FILES``)."""
     with _TABLES.open("rb") as file:
-        return tomllib.load(file)
+        loaded = tomllib.load(file)
+    for table in loaded.values():
+        if "secret" in table:
+            table["secret"] += _SECRET_FILES
+    return loaded
 
 
 # (act, weight, the table's slot keys)

@@ -148,6 +148,20 @@ TOPICAL = (
     "instructions on how|instructions about|instructions regarding|rules on|rules about|rules "
     "regarding"
 )
+# what an AI hailed is doing ("AI agents fixing this bug:")
+QUALIFIED = (
+    "working on|working in|fixing=|editing=|reviewing=|refactoring=|touching=|modifying=|"
+    "maintaining=|contributing to|helping with|assigned to|operating in|running in|triaging="
+)
+# a capability a product gives someone, described ("Workspace owners can override the system prompt
+# from the settings page", "Admins can now bypass the safety filters for test workspaces"): a
+# feature, not an order to the reader
+DESCRIBED = (
+    "users can|user can|admins can|admin can|administrators can|owners can|owner can|"
+    "maintainers can|members can|customers can|teams can|operators can|editors can|"
+    "moderators can|allows users to|allows admins to|lets users|lets admins|let users|"
+    "the ability to|are now able to|is now able to"
+)
 # the reader's memory, notes or stored preferences
 _MEMORY = (
     "your memor|your long-term|your saved|your stored|your notes|your knowledge|"
@@ -156,8 +170,8 @@ _MEMORY = (
     "as a trusted fact|every stored|all stored|all saved"
 )
 ENGLISH: tuple[Family, ...] = (
-    ("override", 2, (OVERRIDE_VERBS, ANY, INSTRUCTIONS), TOPICAL, 0),
-    ("override", 2, (SET_ASIDE, EARLIER, RULES), TOPICAL, 0),
+    ("override", 2, (OVERRIDE_VERBS, ANY, INSTRUCTIONS), TOPICAL + "|" + DESCRIBED, 0),
+    ("override", 2, (SET_ASIDE, EARLIER, RULES), TOPICAL + "|" + DESCRIBED, 0),
     (
         "override",
         2,
@@ -175,7 +189,7 @@ ENGLISH: tuple[Family, ...] = (
             "checks|"
             "safety filters|safety rules|security checks|content filter|moderation",
         ),
-        "",
+        DESCRIBED,
         0,
     ),
     (
@@ -500,6 +514,8 @@ ENGLISH: tuple[Family, ...] = (
         30,
     ),
     ("addressee", 1, (AI, ":"), "", 16),
+    # an AI hailed by what it is doing: "AI agents fixing this bug:", "Assistants editing this file:"
+    ("addressee", 1, (AI, QUALIFIED, ":"), "", 40),
     ("addressee", 1, (AI, ":|,"), "", 16),
     (
         "authority claim",
@@ -1301,7 +1317,7 @@ ENGLISH: tuple[Family, ...] = (
             "rules do not apply to you|rules don't apply to you|policies do not apply to you|"
             "guidelines do not apply to you|no longer apply to you",
         ),
-        "",
+        DESCRIBED,
         0,
     ),
 )

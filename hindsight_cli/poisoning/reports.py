@@ -115,6 +115,13 @@ _RECORD = re.compile(
     r"is_\w+|should_\w+|flagged|malicious|benign|ground_truth|gold)[\"']?[ \t]*:[ \t]*"
     rf"[\"']?(?:{_VERDICT})[\"']?[ \t]*(?:[,}}]|$)"
 )
+# a collection named for what its items are examples of ("ATTACK_SAMPLES = [", "const
+# jailbreakPrompts = [", "malicious_inputs = ("): its literals are samples, not words said
+_SAMPLES = re.compile(
+    r"(?im)^[ \t]*(?:(?:export\s+)?(?:const|let|var|static|final|private|public)\s+)*"
+    r"[\w$]*(?:attack|injection|jailbreak|malicious|adversarial|payload|benign|harmful|red_?team|"
+    r"poison)[\w$]*\s*(?::[^=\n]{0,40})?=\s*[\[({]"
+)
 # a line of comment in code
 _COMMENT = re.compile(r"(?m)^[ \t]*(?:#|//|--|/?\*)[^\n]*")
 
@@ -178,14 +185,15 @@ _LISTED = re.compile(r"\s*(?:,|/|&|\band\b|\bor\b|,\s*and\b|,\s*or\b)\s*")
 
 def fixtures(text: str) -> bool:
     """Whether ``text``'s literals are data, not words said: a test of what an attack looks like,
-    a test that asserts on its literals, a labelled record (a dataset line, a fixture). Its literals
+    a test that asserts on its literals, a labelled record (a dataset line, a fixture), a
+    collection named for attacks (``ATTACK_SAMPLES = [``, ``jailbreakPrompts``). Its literals
     are blanked (``unquoted``; a comment's words are still read: they speak to whoever edits the
     file)."""
     if _TEST.search(text) and (
         _REPORT.search(_IDENTIFIER_JOIN.sub(" ", text)) or _ASSERTED.search(text)
     ):
         return True
-    return _RECORD.search(text) is not None
+    return _RECORD.search(text) is not None or _SAMPLES.search(text) is not None
 
 
 def unquoted(text: str) -> str:

@@ -13,7 +13,9 @@ own instructions ("ignore the instructions above", "the instructions in this doc
 are no such content, and what the user is asked for ("ask the user for their password") is not
 guarded. An omission with its reason of relevance ("don't mention the renamed variables — the
 reviewers only care about the API change", "no need to list the lint fixes, they're cosmetic") is
-blanked too, unless it hides something from the user or what the reader did."""
+blanked too, unless it hides something from the user or what the reader did; and so is a diagnostic
+set aside in a code review, in any of the languages it is written in ("ignore the lint warning",
+"ignore esse erro de timeout", "zignoruj ostrzeżenie"): an error or a warning is no instruction."""
 
 from __future__ import annotations
 
@@ -61,6 +63,26 @@ _EDITED = re.compile(
 )
 
 
+# a diagnostic set aside, not instructions: "I'd ignore the return value here", "ignore esse erro de
+# timeout nos testes", "zignoruj ostrzeżenie o nieużywanej zmiennej", "このエラーは無視して" (a
+# code review's words; no rule, instruction or prompt between the verb and what it sets aside)
+_DIAGNOSTIC = (
+    r"errors?|erros?|erreurs?|errori|errore|errores|fehler\w*|warn\w*|avisos?|advertencias?|"
+    r"avertissements?|avvertiment[oi]|avvis[oi]|ostrzezen\w*|blad\w*|bledy|bledow|waarschuwing\w*|"
+    r"fout\w*|varning\w*|uyari\w*|hata\w*|loi|canh bao|timeouts?|lint\w*|deprecation\w*|"
+    r"return value|exit code|exceptions?|exce[cç][aã]o|excepci[oó]n|ausnahme\w*|typos?|"
+    r"stack ?traces?|flaky \w+|failures?|falhas?|fallos?|type ?errors?"
+)
+_SET_ASIDE_DIAGNOSTIC = re.compile(
+    r"\b(?:ignor\w*|zignoruj\w*|negeer\w*|disregard\w*|yoksay\w*|bo qua)\b"
+    r"(?:(?!instru|regel|rules?\b|anweis|prompt|polec|consign|indica|richtlijn|direct|previous|"
+    r"anterior|vorig|poprzed|precedent|above|earlier)[^.;,:\n]){0,30}?"
+    rf"(?<![\w-])(?:{_DIAGNOSTIC})(?![\w-])|"
+    r"(?:エラー|警告|ワーニンク|错误|錯誤|报错|오류|에러|경고)[^。.\n]{0,6}(?:無視|忽略|무시)|"
+    r"(?:忽略|無視)(?:这个|這個|此|该|該)?(?:错误|錯誤|警告|报错)"
+)
+
+
 def _blank(match: re.Match[str]) -> str:
     return " " * len(match.group())
 
@@ -68,4 +90,4 @@ def _blank(match: re.Match[str]) -> str:
 def unguarded(skel: str) -> str:
     """``skel`` (lower case) with each safeguard it states blanked (the same length, so positions
     hold)."""
-    return _EDITED.sub(_blank, _SAFEGUARD.sub(_blank, skel))
+    return _SET_ASIDE_DIAGNOSTIC.sub(_blank, _EDITED.sub(_blank, _SAFEGUARD.sub(_blank, skel)))
