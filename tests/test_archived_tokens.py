@@ -364,3 +364,55 @@ def test_a_server_reads_the_file_again_only_when_it_or_its_record_changed(
     _run("allow", str(store))
     assert tokens.agent_of(watched.entries, mine) == "me"
     assert reads == [1]
+
+
+def test_token_commands_run_at_once_each_keep_their_token_and_the_record(tmp_path: Path) -> None:
+    """Eight `mcp token` runs at once on one store (threads, each its own open of the lock): each
+    read the file, added its token and saved it, so tokens were lost and the record could name
+    another run's file (every token refused until `allow`). Now one edits the file at a time."""
+    import threading
+
+    from hindsight_cli.core import tokens
+
+    store, _ = _own_store(tmp_path, token=False)
+    path = store / "mcp-tokens.json"
+    made: dict[str, str] = {}
+    start = threading.Barrier(8)
+
+    def make(agent: str) -> None:
+        start.wait()
+        made[agent] = tokens.create(path, agent)
+
+    runs = [threading.Thread(target=make, args=(f"agent{i}",)) for i in range(8)]
+    for run in runs:
+        run.start()
+    for run in runs:
+        run.join(60)
+    entries = tokens.load(path)
+    assert sorted(e["agent"] for e in entries) == sorted(made)
+    assert all(tokens.agent_of(entries, token) == agent for agent, token in made.items())
+
+
+def test_a_token_command_waiting_past_another_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+
+    from hindsight_cli.core import tokens
+
+    store, mine = _own_store(tmp_path)
+    path = store / "mcp-tokens.json"
+    before = path.read_bytes()
+    monkeypatch.setattr(tokens, "EDIT_TIMEOUT", 0.0)
+    held = os.open(store, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        # another run holds the file mid-way
+        fcntl.flock(held, fcntl.LOCK_EX)
+        result = CliRunner().invoke(app, ["mcp", "token", "bob", "--store", str(store)])
+    finally:
+        os.close(held)
+    assert result.exit_code != 0
+    assert "Another `hindsight mcp token` is changing" in result.output
+    assert "Nothing was changed" in result.output and "Traceback" not in result.output
+    assert path.read_bytes() == before
+    assert tokens.agent_of(tokens.load(path), str(mine)) == "me"

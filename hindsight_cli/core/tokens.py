@@ -14,11 +14,14 @@ import logging
 import os
 import secrets
 import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NotRequired, TypedDict
 
 from .. import safefs
-from ..errors import HindsightError, InvalidInput
+from ..errors import HindsightError, InvalidInput, StoreBusy
 from ..paths import TOKENS_FILE
 from ..safefs import token_digest, trust
 from ..safefs.reading import parse_json
@@ -28,6 +31,8 @@ from .scope import agent_name, check_agent
 
 PREFIX = "hst_"
 DEFAULT_FILE = TOKENS_FILE
+# how long ``mcp token`` waits for another run changing the same token file
+EDIT_TIMEOUT = 10.0
 log = logging.getLogger("hindsight.mcp")
 
 
@@ -179,6 +184,39 @@ def _name(agent: str) -> str | None:
     return name if name and "\n" not in name and len(name) <= MAX_LABEL else None
 
 
+@contextmanager
+def _editing(path: Path) -> Iterator[None]:
+    """One ``mcp token`` at a time edits the token file at ``path``: an exclusive ``flock`` on its
+    directory (no file of ours to plant or lose) held from the read to the digest's record. Two at
+    once each added their token to the file they read and saved it, so one token was lost, and the
+    record could name the other run's file, refusing every token until ``allow``. A lock held past
+    ``EDIT_TIMEOUT`` (another run stopped mid-way) is one line, nothing changed."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no flock; the runs are not ordered
+        yield
+        return
+    from ..storage.locks import wait_for_flock
+
+    if not path.parent.exists():
+        safefs.private_dir(path.parent)
+    handle = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        wait_for_flock(
+            fcntl,
+            handle,
+            fcntl.LOCK_EX,
+            time.monotonic() + EDIT_TIMEOUT,
+            lambda: StoreBusy(
+                f"Another `hindsight mcp token` is changing {path}; run this again when it is done. "
+                "Nothing was changed."
+            ),
+        )
+        yield
+    finally:
+        os.close(handle)
+
+
 def _save(path: Path, entries: list[Entry]) -> None:
     """Write the file, then, for a store's own, record its digest in the store's approval: a run
     killed between the two leaves a file the record does not name, refused until the next
@@ -199,23 +237,25 @@ def create(path: Path, agent: str) -> str:
         raise InvalidInput("Name the agent the token is for, e.g. hindsight mcp token ci-bot.")
     # its requests would be refused: its scope cannot be told from names that read alike
     agent = check_agent(name)
-    try:
-        entries = load(path)
-    except Foreign:
-        # not the user's: a new file, with this token alone (``foreign`` says so first)
-        entries = []
-    token = PREFIX + secrets.token_urlsafe(32)
-    entries.append({"agent": agent, "sha256": _digest(token), "created_at": iso(now())})
-    _save(path, entries)
+    with _editing(path):
+        try:
+            entries = load(path)
+        except Foreign:
+            # not the user's: a new file, with this token alone (``foreign`` says so first)
+            entries = []
+        token = PREFIX + secrets.token_urlsafe(32)
+        entries.append({"agent": agent, "sha256": _digest(token), "created_at": iso(now())})
+        _save(path, entries)
     return token
 
 
 def revoke(path: Path, agent: str) -> int:
     """Remove every token of ``agent``; returns how many went."""
-    entries = load(path)
-    kept = [e for e in entries if e["agent"] != _name(agent)]
-    if len(kept) != len(entries):
-        _save(path, kept)
+    with _editing(path):
+        entries = load(path)
+        kept = [e for e in entries if e["agent"] != _name(agent)]
+        if len(kept) != len(entries):
+            _save(path, kept)
     return len(entries) - len(kept)
 
 
