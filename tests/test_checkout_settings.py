@@ -424,3 +424,71 @@ def test_the_python_api_writes_nothing_into_a_store_that_came_with_the_repositor
     with pytest.raises(UntrustedStore, match="hindsight allow"):
         store.supersede(ids["step1"], ids["note"], reason=SECRET_NOTE)
     assert _files(repo) == before
+
+
+def _tree(where: Path) -> dict[str, bytes | None]:
+    """Every name below ``where`` (itself included), with a file's bytes."""
+    if not where.exists():
+        return {}
+    found: dict[str, bytes | None] = {".": None}
+    for p in where.rglob("*"):
+        found[str(p.relative_to(where))] = p.read_bytes() if p.is_file() else None
+    return found
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize(
+    "target",
+    ["another-programs-config", "a-directory-of-yours", "an-empty-directory", "nowhere-yet"],
+)
+def test_config_set_never_writes_through_a_planted_store_link(
+    cli, _isolated, monkeypatch, target
+) -> None:
+    """Review AI: a checkout's `.hindsight` is a link a repository planted, naming a directory of
+    the user's outside the checkout (`../../.config/app`, guessed by depth). `config set` wrote
+    `config.toml` there: another program's `config.toml` got a `[ranking]` table and mode 0600, or
+    a new file appeared. Hooks already left such a link alone until `hindsight allow LINK`. Now a
+    store reached through a link the user did not approve is never fresh (`trust.fresh`), and
+    `config set` asks the rule every write asks (`binding.writable`): exit 1 naming
+    `hindsight allow`, the directory as it was; once the user allows the link, it is theirs."""
+    place = _isolated / "elsewhere" / "app"
+    if target != "nowhere-yet":
+        place.mkdir(parents=True)
+    if target in ("another-programs-config", "a-directory-of-yours"):
+        (place / "config.toml").write_text("[build]\njobs = 4\n")
+    if target == "a-directory-of-yours":
+        (place / "notes.txt").write_text("mine\n")
+    checkout = _isolated / "checkout"
+    checkout.mkdir()
+    (checkout / ".hindsight").symlink_to(Path("..") / "elsewhere" / "app")
+    monkeypatch.chdir(checkout)
+    before = _tree(place)
+    result = cli("config", "set", "ranking.w_recency", "0.2", store=False)
+    assert "Traceback" not in result.output and _tree(place) == before
+    assert result.exit_code == 1, (result.stdout, result.stderr)
+    if target == "nowhere-yet":
+        # a dangling link is no store (`where` names the global one): nothing made through it
+        assert "No store at" in result.stderr
+        return
+    assert f"hindsight allow {checkout / '.hindsight'}" in result.stderr
+    if target == "an-empty-directory":
+        # linked by the user: approved as a link, then written
+        assert cli("allow", store=False).exit_code == 0
+        done = cli("config", "set", "ranking.w_recency", "0.2", store=False)
+        assert done.exit_code == 0, (done.stdout, done.stderr)
+        assert "w_recency = 0.2" in (place / "config.toml").read_text()
+
+
+@pytest.mark.local_only
+def test_config_set_writes_nothing_into_a_store_that_came_with_the_repository(
+    cli, committed, monkeypatch
+) -> None:
+    """The same rule for the store a repository committed: the user's setting stays out of a file
+    the repository tracks until `hindsight allow`."""
+    monkeypatch.chdir(committed)
+    before = _files(committed)
+    result = cli("config", "set", "hooks.recall_budget", "600", store=False)
+    assert result.exit_code == 1 and "hindsight allow" in result.stderr, result.output
+    assert _files(committed) == before
+    assert cli("allow", store=False).exit_code == 0
+    assert cli("config", "set", "hooks.recall_budget", "600", store=False).exit_code == 0

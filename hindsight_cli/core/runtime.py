@@ -207,15 +207,9 @@ class Runtime:
                 and its reason, `mine` of the project's sessions, a `migrate --to`) would go into
                 files the repository tracks.
         """
-        from ..safefs import trust
         from . import binding
 
-        fresh = trust.fresh(self.path)
-        if not fresh and not self.approved():
-            raise trust.UntrustedStore(
-                f"{self.why_untrusted()} Nothing is written into it until you do: {self.path} may "
-                "be tracked by the repository, and what you add would leave with the next push."
-            )
+        fresh = binding.writable(self.path, self.why_untrusted)
         if not fresh:
             # an approval from before ledger keys: bound to this ledger at the owner's first write
             binding.bind(self)
