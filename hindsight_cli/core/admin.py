@@ -67,26 +67,9 @@ def init(
 
 
 def writable(rt: Runtime) -> bool:
-    """Whether the store's directory is fresh (nothing there yet but what init writes: the store
-    created there is this user's, issue 31).
-
-    Raises:
-        UntrustedStore: it is neither fresh nor approved: a store that came with a repository,
-            often committed to it, where what is written (a `record`, an `import`, `mine` of the
-            project's sessions, a `migrate --to`) would go into files the repository tracks.
-    """
-    fresh = trust.fresh(rt.path)
-    if not fresh and not rt.approved():
-        raise trust.UntrustedStore(
-            f"{rt.why_untrusted()} Nothing is written into it until you do: {rt.path} may be "
-            "tracked by the repository, and what you add would leave with the next push."
-        )
-    if not fresh:
-        # an approval from before ledger keys: bound to this ledger at the owner's first write
-        binding.bind(rt)
-        # and one from before token records, to the token file now there
-        binding.bind_tokens(rt.path)
-    return fresh
+    """Whether the store's directory is fresh; raises ``UntrustedStore`` for one that came with a
+    repository (``Runtime.writable``, the rule every write by hand asks)."""
+    return rt.writable()
 
 
 def lay_out(rt: Runtime, approve: bool) -> None:

@@ -248,7 +248,7 @@ def edit(
     empty = all(fields.get(name) in (None, [], "") for name in EDITABLE)
     if empty and fields.get("content") is None:
         raise nothing
-    rt.require()
+    rt.require_writable()
     with rt.ledger.read() as session:
         dim = rt.check_model(session)
         old = find(session, memory_id, scope)

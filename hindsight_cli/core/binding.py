@@ -10,6 +10,7 @@ recorded, never asked for.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -78,6 +79,28 @@ def why(store: Path) -> str | None:
     """``trust.why`` of a store directory, its local ledger's key included: why the store is of
     unknown origin and what to do, in one line; None when it is trusted."""
     return trust.why(store, local_key(store))
+
+
+def writable(store: Path, why_not: Callable[[], str | None] | None = None) -> bool:
+    """The rule every write by hand into a store asks (``Runtime.writable``, ``config set``):
+    whether the store is fresh (nothing there yet but what init writes, reached through no link
+    the user did not approve: creating it there makes it this user's); else it must be trusted
+    (``why_not``, by default ``why``, says why it is not).
+
+    Raises:
+        UntrustedStore: it is neither: a store that came with a repository, often committed to it,
+            or a directory a planted ``.hindsight`` link names, where what is written would go
+            into files the repository tracks, or into another program's files.
+    """
+    fresh = trust.fresh(store)
+    if not fresh:
+        reason = why_not() if why_not is not None else why(store)
+        if reason is not None:
+            raise trust.UntrustedStore(
+                f"{reason} Nothing is written into it until you do: {store} may be tracked by "
+                "the repository, and what you add would leave with the next push."
+            )
+    return fresh
 
 
 def require_trusted(store: Path) -> None:

@@ -126,6 +126,8 @@ def summarize(
 ) -> SummaryResult:
     from .extractive import compose
 
+    # a summary is written into the store (``text`` may be the caller's own)
+    rt.writable()
     rows, dim, covered, title, agent_id = _summary_sources(
         rt, task_id, since, until, scope.resolve(agent_id)
     )
@@ -296,7 +298,10 @@ def consolidate(
         raise BadUsage("similarity must be between 0 and 1 (cosine), e.g. 0.8.")
     if min_evidence < 2:
         raise InvalidInput("min_evidence must be at least 2: a pattern needs repeated episodes.")
-    rt.require()
+    if dry_run:
+        rt.require()
+    else:
+        rt.require_writable()
     now = rt.now()
     agents = scope.resolve(agent_id)
     chosen = (agents,) if agents else None

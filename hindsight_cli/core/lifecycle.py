@@ -127,7 +127,7 @@ def forget(
     rt: Runtime, plan: ForgetPlan, reason: str | None, actor: str | None, scope: Scope
 ) -> int:
     """Carry out ``plan``: exactly the memories it names, soft, archived or purged for good."""
-    rt.require()
+    rt.require_writable()
     reason, who = audit_words(reason, actor or rt.config.default_agent)
     if plan.hard:
         return purge_for_good(
@@ -269,7 +269,7 @@ def expire_if_due(rt: Runtime) -> int:
 def restore(rt: Runtime, memory_id: str, actor: str | None, scope: Scope) -> Memory:
     """Make a soft-forgotten or archived memory active again (or a superseded one whose replacement
     is gone)."""
-    rt.require()
+    rt.require_writable()
     at = rt.now()
     with rt.ledger.write() as session:
         row = find(session, memory_id, scope)

@@ -60,7 +60,7 @@ def release(
             f"token: run `hindsight quarantine release {memory_id}` where the store is. Nothing "
             "was changed."
         )
-    rt.require()
+    rt.require_writable()
     with rt.ledger.read() as session:
         old = _quarantined(session, memory_id, scope)
         dim = rt.check_model(session)
@@ -94,7 +94,7 @@ def confirm(
 ) -> Memory:
     """Confirm the quarantine of ``memory_id``: the memory is forgotten (restorable), and the
     audit log says why it was held back."""
-    rt.require()
+    rt.require_writable()
     with rt.ledger.read() as session:
         row = _quarantined(session, memory_id, scope)
     held = (row.metadata or {}).get("quarantine") or {}

@@ -195,6 +195,34 @@ class Runtime:
 
         return None if self.approved() else trust.why(self.path, self.ledger_key)
 
+    def writable(self) -> bool:
+        """Whether the store's directory is fresh (nothing there yet but what init writes: the store
+        created there is this user's, issue 31). Every write by hand asks it first: a memory, a new
+        version, a link, a forget, a release, a summary (review AI: ``edit`` put the user's fix into
+        the ledger of a store that came with the repository).
+
+        Raises:
+            UntrustedStore: it is neither fresh nor approved: a store that came with a repository,
+                often committed to it, where what is written (a `record`, an `edit`, a `forget`
+                and its reason, `mine` of the project's sessions, a `migrate --to`) would go into
+                files the repository tracks.
+        """
+        from . import binding
+
+        fresh = binding.writable(self.path, self.why_untrusted)
+        if not fresh:
+            # an approval from before ledger keys: bound to this ledger at the owner's first write
+            binding.bind(self)
+            # and one from before token records, to the token file now there
+            binding.bind_tokens(self.path)
+        return fresh
+
+    def require_writable(self) -> None:
+        """``require``, for a write by hand: the store exists and this user may write into it
+        (``writable``)."""
+        self.require()
+        self.writable()
+
     def require(self) -> None:
         """The store must exist; a purge an earlier process began and did not finish is finished
         first."""

@@ -174,6 +174,12 @@ def set_value(target: Path, key: str, text: str, store: Path | None = None) -> A
         was = config_mod.read(target)
         if trust.redirect(_document(was, key, value)) != "local":
             config_mod.check_redirect(store, was, but=key)
+    if store is not None:
+        # a write by hand into a store, as any other (a store that came with a repository, a
+        # planted link's directory: refused until `hindsight allow`)
+        from . import binding
+
+        binding.writable(store)
     import tomlkit
 
     document = tomlkit.parse(safefs.read_trusted(target, "The config file") or "")

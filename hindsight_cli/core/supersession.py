@@ -85,7 +85,7 @@ def supersede(
 ) -> Memory:
     """Mark the memory ``old_id`` superseded by ``new_id`` (ids or unique parts, both in
     ``scope``); the older memory as it is now."""
-    rt.require()
+    rt.require_writable()
     with rt.ledger.read() as session:
         old, new = find(session, old_id, scope), find(session, new_id, scope)
         check(session, old, new)

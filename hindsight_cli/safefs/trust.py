@@ -103,13 +103,15 @@ def _link_entry(link: str) -> str:
     return os.path.join(allowed_dir(), f"link-{name}")
 
 
-def _link_approved(link: str, store: str | os.PathLike[str]) -> bool:
-    """Whether the user approved reaching ``store`` through ``link`` (``hindsight allow LINK``)."""
+def _link_approved(store: str | os.PathLike[str]) -> bool:
+    """Whether ``store`` is reached through no ``.hindsight`` link (``_link``), or through one the
+    user approved reaching it through (``hindsight allow LINK``)."""
+    link = _link(store)
     try:
-        text = safefs.read_trusted(_link_entry(link), "The allow-list entry")
+        text = safefs.read_trusted(_link_entry(link), "The allow-list entry") if link else ""
     except (OSError, UnicodeDecodeError, UnsafeLocation):
         return False
-    return text is not None and text.splitlines() == [link, _real(store)]
+    return link is None or (text is not None and text.splitlines() == [link, _real(store)])
 
 
 def _tracked_since(store: str | os.PathLike[str], entry: str) -> list[str]:
@@ -137,8 +139,7 @@ def trusted(store: str | os.PathLike[str], key: ledger_key.KeyOf | None = None) 
     alone, whether it still is: a store whose files the repository began to track (a pull, a
     checkout of another branch) holds the repository's files, not the ones approved. With ``key``
     (what reads the key of the store's ledger), whether its ledger is the one approved too."""
-    link = _link(store)
-    if link is not None and not _link_approved(link, store):
+    if not _link_approved(store):
         return False
     if builtin(store):
         return True
@@ -460,11 +461,13 @@ def deny(store: str | os.PathLike[str]) -> bool:
 
 def fresh(store: str | os.PathLike[str]) -> bool:
     """Whether ``store`` holds nothing but what hindsight writes before its first ledger (or does
-    not exist): creating it there makes it this user's store."""
+    not exist), reached through no ``.hindsight`` link the user did not approve: creating it there
+    makes it this user's store. A repository's link may name any directory of the user's, one
+    holding another program's ``config.toml`` (review AI: ``config set`` wrote into it)."""
     try:
-        return set(os.listdir(_real(store))) <= _FRESH
+        return _link_approved(store) and set(os.listdir(_real(store))) <= _FRESH
     except FileNotFoundError:
-        return True
+        return _link_approved(store)
     except OSError:
         return False
 
