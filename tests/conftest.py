@@ -300,6 +300,15 @@ class _GroupIds:
                 item._id = NodeId.parse(suffixed)
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker more than the cores. A third of the suite waits on processes it
+    starts (hooks, servers, a killed import's child), and a spare worker runs meanwhile: on two
+    cores the subprocess-heavy files take a fifth less time with three workers than with two."""
+    return (
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    ) + 1
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_GroupIds(), "hindsight-xdist-group-ids")
 

@@ -18,8 +18,11 @@ from conftest import REPO
 from mcp import Client, StdioServerParameters
 
 from hindsight_cli import Filters
-from hindsight_cli.core.transfer import IMPORT_BATCH
+from hindsight_cli.core import transfer
 from hindsight_cli.store import Store
+
+# the import's batch in the interrupted-import test: smaller than the product's, same code path
+IMPORT_BATCH = 300
 
 PRELUDE = f"""
 import sys
@@ -134,8 +137,9 @@ def anyio_backend() -> str:
 
 @pytest.mark.slow
 def test_an_import_killed_midway_resumes_with_exactly_the_missing_memories(
-    tmp_path: Path, fake
+    tmp_path: Path, fake, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(transfer, "IMPORT_BATCH", IMPORT_BATCH)
     path = tmp_path / "store"
     Store(path, embedder=fake).init()
     total = IMPORT_BATCH * 2 + 500
@@ -147,7 +151,9 @@ def test_an_import_killed_midway_resumes_with_exactly_the_missing_memories(
     importer = subprocess.Popen(
         _python(f"""
 import json, os
+from hindsight_cli.core import transfer
 from hindsight_cli.storage.sql.duckdb_ledger import DuckDBSession
+transfer.IMPORT_BATCH = {IMPORT_BATCH}
 real, calls = DuckDBSession.insert_many, []
 def gated(self, items):
     real(self, items)

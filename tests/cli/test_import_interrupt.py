@@ -13,8 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from hindsight_cli.core.transfer import IMPORT_BATCH
+from hindsight_cli.core import transfer
 from hindsight_cli.store import Store
+
+# the import's batch here: smaller than the product's, the same code path
+IMPORT_BATCH = 300
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -27,7 +30,8 @@ CHILD = f"""
 import os, signal, sys, threading
 sys.path.insert(0, {str(REPO)!r})
 from tests.conftest import FakeEmbedder
-from hindsight_cli.core import runtime
+from hindsight_cli.core import runtime, transfer
+transfer.IMPORT_BATCH = {IMPORT_BATCH}
 
 interrupted = threading.Event()
 
@@ -64,11 +68,14 @@ def _records(n: int) -> list[dict[str, str]]:
 
 
 @pytest.mark.slow
-def test_ctrl_c_keeps_the_finished_batches_and_says_what_was_kept(tmp_path: Path, fake) -> None:
+def test_ctrl_c_keeps_the_finished_batches_and_says_what_was_kept(
+    tmp_path: Path, fake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(transfer, "IMPORT_BATCH", IMPORT_BATCH)
     store = tmp_path / "store"
     Store(store, embedder=fake).init()
     data = tmp_path / "big.jsonl"
-    total = IMPORT_BATCH + 1000
+    total = IMPORT_BATCH + 150
     data.write_text("".join(json.dumps(r) + "\n" for r in _records(total)))
     env = {**os.environ, "HINDSIGHT_EMBEDDING_MODEL": fake.name}
     child = subprocess.Popen(
@@ -94,7 +101,7 @@ def test_ctrl_c_keeps_the_finished_batches_and_says_what_was_kept(tmp_path: Path
     # whole batches, nothing half
     assert Store(store, embedder=fake).stats()["memories"] == IMPORT_BATCH
     rerun = Store(store, embedder=fake).import_records(_records(total))
-    assert (rerun.added, rerun.skipped) == (1000, IMPORT_BATCH)
+    assert (rerun.added, rerun.skipped) == (150, IMPORT_BATCH)
     assert len({m.content for m in Store(store, embedder=fake).list(limit=None)}) == total
 
 
@@ -131,6 +138,7 @@ def test_ctrl_c_through_python_raises_interrupted_with_the_count(
         return real(*args, **kwargs)
 
     monkeypatch.setattr(embedding_jobs, "embed_many", interrupted_second)
+    monkeypatch.setattr(transfer, "IMPORT_BATCH", IMPORT_BATCH)
     with pytest.raises(
         Interrupted, match=f"Interrupted: {IMPORT_BATCH:,} of {IMPORT_BATCH + 10:,} imported"
     ):
