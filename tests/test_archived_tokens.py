@@ -31,7 +31,7 @@ from typer.testing import CliRunner
 from hindsight_cli.cli import app
 from hindsight_cli.mcp_server import build_server
 from hindsight_cli.mcp_server.http import HttpSettings, TokenVerifier, http_app
-from hindsight_cli.safefs import token_digest, trust
+from hindsight_cli.safefs import ledger_key, token_digest, trust
 from hindsight_cli.store import Store
 from tests.mcp_http import open_session, serving
 from tests.test_pulled_store import _run
@@ -416,3 +416,30 @@ def test_a_token_command_waiting_past_another_changes_nothing(
     assert "Nothing was changed" in result.output and "Traceback" not in result.output
     assert path.read_bytes() == before
     assert tokens.agent_of(tokens.load(path), str(mine)) == "me"
+
+
+@pytest.mark.parametrize(
+    ("reader", "suffix", "good"),
+    [
+        (token_digest.recorded, token_digest.SUFFIX, "none"),
+        (ledger_key.recorded, ledger_key.KEY_SUFFIX, "0" * 32),
+    ],
+)
+def test_an_approval_record_hindsight_did_not_write_matches_nothing(
+    tmp_path: Path, reader: Any, suffix: str, good: str
+) -> None:
+    """The ledger key's and the token file's records are read alike: missing is an approval from
+    before records; anything but what hindsight writes (another length, upper case, a huge file,
+    a FIFO, bytes that are not UTF-8) matches nothing, without a traceback or a wait."""
+    entry = str(tmp_path / "store-id")
+    record = Path(entry + suffix)
+    assert reader(entry) is None
+    record.write_text(good + "\n")
+    record.chmod(0o600)
+    assert reader(entry) == good
+    for damaged in (good[:-1], good.upper() + "A", "x" * (2 << 20), b"\xff\xfe"):
+        record.write_bytes(damaged if isinstance(damaged, bytes) else damaged.encode())
+        assert reader(entry) == "", damaged[:8]
+    record.unlink()
+    os.mkfifo(record, 0o600)
+    assert reader(entry) == ""

@@ -20,24 +20,12 @@ from hindsight_cli.core import purge
 from hindsight_cli.models import Filters
 from hindsight_cli.storage.sql.duckdb_ledger import DuckDBLedger, DuckDBSession
 from hindsight_cli.store import Store
+from tests.test_derived_batches import _alices
 
 pytestmark = pytest.mark.local_only
 
 BATCH = 40
 COUNT = 130
-
-
-def _store(store_dir: Path) -> Store:
-    store = Store(store_dir, embedder=FakeEmbedder())
-    store.record("the deploy key lives in the vault", agent_id="owner")
-    store.import_records(
-        [
-            {"content": f"step {i} of the build: compiled module m{i}", "agent_id": "alice"}
-            | {"task_id": "build"}
-            for i in range(COUNT)
-        ]
-    )
-    return store
 
 
 class _Transactions:
@@ -81,7 +69,7 @@ class _Transactions:
 def test_a_forget_by_task_takes_its_memories_a_batch_a_transaction(
     store_dir: Path, monkeypatch: pytest.MonkeyPatch, how: str
 ) -> None:
-    store = _store(store_dir)
+    store = _alices(store_dir, COUNT)
     monkeypatch.setattr(purge, "FORGET_BATCH", BATCH)
     transactions = _Transactions(monkeypatch)
     seen: list[int] = []
@@ -112,7 +100,7 @@ def test_a_forget_by_task_takes_its_memories_a_batch_a_transaction(
 def test_a_hard_forget_killed_between_two_batches_is_finished_by_the_next_open(
     store_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store = _store(store_dir)
+    store = _alices(store_dir, COUNT)
     monkeypatch.setattr(purge, "FORGET_BATCH", BATCH)
     transactions = _Transactions(monkeypatch)
     transactions.fail_at = 1
@@ -132,7 +120,7 @@ def test_a_hard_forget_killed_between_two_batches_is_finished_by_the_next_open(
 def test_a_soft_forget_killed_between_two_batches_is_finished_by_the_same_forget_again(
     store_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store = _store(store_dir)
+    store = _alices(store_dir, COUNT)
     monkeypatch.setattr(purge, "FORGET_BATCH", BATCH)
     transactions = _Transactions(monkeypatch)
     transactions.fail_at = 2
@@ -143,3 +131,21 @@ def test_a_soft_forget_killed_between_two_batches_is_finished_by_the_same_forget
     transactions.fail_at = None
     assert store.forget_where(task_id="build").forgotten == COUNT - 2 * BATCH
     assert store.list(Filters(agent_ids=("alice",)), limit=None) == []
+
+
+def test_a_journal_that_cannot_be_written_after_a_batch_does_not_fail_the_committed_forget(
+    store_dir: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = _alices(store_dir, COUNT)
+    monkeypatch.setattr(purge, "FORGET_BATCH", BATCH)
+
+    def disk_full(path: Path, ids: Sequence[str]) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(purge, "add_ids", disk_full)
+    # every batch is deleted and the forget says so, as it did in one transaction
+    assert store.forget_where(task_id="build", hard=True).forgotten == COUNT
+    assert "could not name this batch" in caplog.text
+    assert store.list(Filters(agent_ids=("alice",), statuses=None), limit=None) == []
+    assert purge.owed(store._rt) == []
+    assert b"compiled module m1" not in (store_dir / "ledger.duckdb").read_bytes()

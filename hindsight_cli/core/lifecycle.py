@@ -182,7 +182,11 @@ def _delete(
         gone += targets + derived
         count += done
         # the delete may select more than was planned (more expired meanwhile, or was built on it)
-        purge.add_ids(journal, targets + derived)
+        try:
+            purge.add_ids(journal, targets + derived)
+        except (HindsightError, OSError) as error:
+            # the batch is deleted: the forget goes on; the journal names what was planned
+            log.warning("the purge's journal could not name this batch's memories: %s", error)
         if not done or len(targets) < purge.FORGET_BATCH:
             return count
         rt.after_write()

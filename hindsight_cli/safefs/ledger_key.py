@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable
 
 from .. import safefs
-from ..errors import UnsafeLocation
+from . import records
 
 # beside an allow-list entry: the key of the ledger the approval was given to
 KEY_SUFFIX = ".ledger"
@@ -40,20 +40,13 @@ def new() -> str:
 
 
 def valid(value: str) -> bool:
-    return len(value) == 32 and all(c in "0123456789abcdef" for c in value)
+    return records.hex_digits(value, 32)
 
 
 def recorded(entry: str) -> str | None:
     """The key the allow-list entry ``entry`` records; None when it records none (an approval
     from before ledger keys), "" when what it holds is no key hindsight wrote."""
-    try:
-        text = safefs.read_trusted(entry + KEY_SUFFIX, "The allow-list entry")
-    except (OSError, UnicodeDecodeError, UnsafeLocation):
-        return ""
-    if text is None:
-        return None
-    value = text.strip()
-    return value if valid(value) else ""
+    return records.read_record(entry + KEY_SUFFIX, "The allow-list entry", valid)
 
 
 def holds(entry: str, found: str | None) -> bool:

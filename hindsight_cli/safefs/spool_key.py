@@ -21,8 +21,7 @@ from __future__ import annotations
 import os
 
 from .. import safefs
-from ..errors import UnsafeLocation
-from . import trust
+from . import records, trust
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -131,14 +130,12 @@ def _path(name: str) -> str:
 
 
 def _read(path: str) -> bytes | None:
-    try:
-        text = safefs.read_trusted(path, "The spool secret")
-    except (OSError, UnicodeDecodeError, UnsafeLocation):
-        return None
-    value = (text or "").strip()
-    if len(value) != 64 or any(c not in "0123456789abcdef" for c in value):
-        return None
-    return bytes.fromhex(value)
+    value = records.read_record(path, "The spool secret", _valid)
+    return bytes.fromhex(value) if value else None
+
+
+def _valid(value: str) -> bool:
+    return records.hex_digits(value, _HEX)
 
 
 def _create(path: str) -> None:

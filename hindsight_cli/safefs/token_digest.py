@@ -21,6 +21,7 @@ import os
 
 from .. import paths, safefs
 from ..errors import UnsafeLocation
+from . import records
 
 # beside an allow-list entry: the digest of the token file the approval lets in
 SUFFIX = ".tokens"
@@ -38,21 +39,14 @@ def of(text: str) -> str:
 
 
 def _valid(value: str) -> bool:
-    return value == NONE or (len(value) == 64 and all(c in "0123456789abcdef" for c in value))
+    return value == NONE or records.hex_digits(value, 64)
 
 
 def recorded(entry: str) -> str | None:
     """What the allow-list entry ``entry`` records: a digest, ``NONE``, None when it records
     nothing (an approval from before token records), "" when what it holds is not a record
     hindsight wrote (it matches no file)."""
-    try:
-        text = safefs.read_trusted(entry + SUFFIX, "The allow-list entry")
-    except (OSError, UnicodeDecodeError, UnsafeLocation):
-        return ""
-    if text is None:
-        return None
-    value = text.strip()
-    return value if _valid(value) else ""
+    return records.read_record(entry + SUFFIX, "The allow-list entry", _valid)
 
 
 def holds(entry: str, text: str) -> bool:
