@@ -198,3 +198,28 @@ def test_a_big_import_updates_the_search_index_only_when_searches_read_it(
         found = store.search("pipelined note 1103 job 1103", engine=engine, k=1)
         assert found.hits[0].memory.content.startswith("pipelined note 1103:")
     assert store.index().count() == 1200
+
+
+def test_rerunning_an_import_that_adds_nothing_writes_nothing(tmp_path: Path) -> None:
+    """A rerun of an import (after a kill, or by habit) whose records are all in the store opened a
+    write transaction per record and marked the ledger changed each time (every long-running
+    reader of the store reloaded); it now reads which records add anything first. A record that
+    does add something (a fix the stored memory lacks) still makes its new version."""
+    store = Store(tmp_path / "s", embedder=FakeEmbedder())
+    records = [
+        {"content": f"the build of module m{i} failed", "type": "episodic"} for i in range(30)
+    ]
+    assert store.import_records(records).added == 30
+    marker = Path(store._rt.ledger.marker)
+    before = marker.read_bytes()
+    again = store.import_records(records)
+    assert (again.added, again.skipped) == (0, 30)
+    assert marker.read_bytes() == before
+    fixed = [dict(records[3], resolution="pinned the compiler to 13.2")]
+    assert store.import_records(fixed).updated == 1
+    assert marker.read_bytes() != before
+    found = [m for m in store.list(limit=None) if "module m3 " in m.content]
+    assert {(m.status, m.resolution) for m in found} == {
+        ("active", "pinned the compiler to 13.2"),
+        ("superseded", None),
+    }

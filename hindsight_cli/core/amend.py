@@ -19,7 +19,7 @@ from ..errors import BadUsage, InvalidInput
 from ..models import WriteResult
 from ..poisoning import QUARANTINE_CONFIDENCE, QUARANTINE_TAG, less_trusted, trust
 from ..storage import codec
-from ..storage.base import Writer
+from ..storage.base import Reader, Writer
 from ..storage.rows import MemoryRow, embedding_text, row_term_counts
 from ..text import clean
 from . import embedding_jobs, parts
@@ -317,34 +317,66 @@ def _brought(old: MemoryRow, record: MemoryRow) -> dict[str, Any]:
     return given
 
 
+def _repeated(session: Reader, record: MemoryRow) -> tuple[str, MemoryRow | None, MemoryRow | None]:
+    """Where ``record`` goes (read only): the key it goes under (its own, or one derived from it
+    to stay beside a more trusted memory), the stored memory under that key and its newest
+    version; (key, None, None) when nothing repeats it, (key, None, old) when it stays beside."""
+    key = record.idempotency_key
+    existing = session.by_key(key, record.agent_id)
+    if existing is None:
+        return key, None, None
+    old = current(session, existing)
+    while kept_beside(old, record, _brought(old, record)):
+        # the key of its own, which a memory of the file's trust may hold: that one's new
+        # version, or a memory to import
+        key = derived_key("beside", key)
+        existing = session.by_key(key, record.agent_id)
+        if existing is None:
+            return key, None, old
+        old = current(session, existing)
+    return key, existing, old
+
+
+def _changes(old: MemoryRow, record: MemoryRow) -> Amendment | None:
+    change = amendment(old, _brought(old, record))
+    if change is None or old.status != "active" or parts.is_part(old):
+        return None
+    return change
+
+
 def imported(rt: Runtime, records: Sequence[MemoryRow], dim: int) -> tuple[int, list[MemoryRow]]:
     """Give the stored memories that ``records`` repeat (the same idempotency key, another id) what
     the records add, a new version each; how many got one, and the records kept beside a more
     trusted memory instead (``kept_beside``), each under a key derived from the one it repeats (to
-    be imported as memories of their own)."""
-    count = 0
+    be imported as memories of their own).
+
+    Which records add anything is read first, in one read: a rerun of an import (every record
+    repeated, nothing new) opens no write transaction and marks nothing changed; each record that
+    adds something is read again in its own write transaction, which decides."""
     beside: list[MemoryRow] = []
-    for record in records:
-        if record.status != "active" or parts.is_part(record):
-            continue
-        with rt.ledger.write() as session:
-            existing = session.by_key(record.idempotency_key, record.agent_id)
-            if existing is None:
+    adding: list[MemoryRow] = []
+    with rt.ledger.read() as session:
+        for record in records:
+            if record.status != "active" or parts.is_part(record):
                 continue
-            old = current(session, existing)
-            while kept_beside(old, record, _brought(old, record)):
-                # the key of its own, which a memory of the file's trust may hold: that one's
-                # new version, or a memory to import
-                record.idempotency_key = derived_key("beside", record.idempotency_key)
-                existing = session.by_key(record.idempotency_key, record.agent_id)
-                if existing is None:
-                    break
-                old = current(session, existing)
+            key, existing, old = _repeated(session, record)
+            if existing is None and old is not None:
+                record.idempotency_key = key
+                beside.append(record)
+            elif old is not None and _changes(old, record) is not None:
+                adding.append(record)
+    count = 0
+    for record in adding:
+        with rt.ledger.write() as session:
+            key, existing, old = _repeated(session, record)
+            record.idempotency_key = key
+            if old is None:
+                continue
             if existing is None:
                 beside.append(record)
                 continue
-            change = amendment(old, _brought(old, record))
-            if change is None or old.status != "active" or parts.is_part(old):
+            change = _changes(old, record)
+            if change is None:
                 continue
             new = new_version(old, change, rt.now())
             guarded(new, record)

@@ -142,11 +142,21 @@ class SqlSession:
         return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
 
     def _select(
-        self, where: str, params: list[object], order: Order, limit: int | None, vectors: bool
+        self,
+        where: str,
+        params: list[object],
+        order: Order | None,
+        limit: int | None,
+        vectors: bool,
     ) -> list[MemoryRow]:
+        """The rows ``where`` selects, in ``order`` (None: where at most one row can match, as a
+        unique index decides: an ORDER BY there made DuckDB scan and sort, 5 ms a lookup at 2,000
+        memories against 0.9)."""
         columns = [*COLUMNS, "embedding", "seq"] if vectors else list(COLUMNS)
         shown = ", ".join(self.dialect.embedding if c == "embedding" else f"m.{c}" for c in columns)
-        sql = f"SELECT {shown} FROM memories m WHERE {where} ORDER BY {_ORDERS[order]}"
+        sql = f"SELECT {shown} FROM memories m WHERE {where}"
+        if order is not None:
+            sql += f" ORDER BY {_ORDERS[order]}"
         query = [*params, int(limit)] if limit is not None else params
         if limit is not None:
             sql += " LIMIT ?"
@@ -240,8 +250,9 @@ class SqlSession:
     def by_key(self, key: str, agent_id: str) -> MemoryRow | None:
         """The memory of ``agent_id`` written with this idempotency key: keys are unique per agent,
         so another agent's key is never found (nor returned, updated or revealed)."""
+        # one row at most: the unique index on (agent_id, idempotency_key)
         rows = self._select(
-            "m.agent_id = ? AND m.idempotency_key = ?", [agent_id, key], "newest", 1, False
+            "m.agent_id = ? AND m.idempotency_key = ?", [agent_id, key], None, None, False
         )
         return rows[0] if rows else None
 
