@@ -231,7 +231,8 @@ def test_another_agents_searches_never_hide_what_the_daily_cap_counts(
     search adds a line with its hits' ids: alice, holding a token of the store's HTTP server,
     searched her own 1,000 memories a few times and the user's session-start injection of the day
     fell out of that window: the hook injected again past the daily cap (with more searches, every
-    time). The caps now read the whole day, however much others wrote after it."""
+    time). The caps now read the whole day, however much others wrote after it (here one search's
+    line, copied past that window)."""
     import anyio
 
     from hindsight_cli.core import tokens
@@ -246,7 +247,7 @@ def test_another_agents_searches_never_hide_what_the_daily_cap_counts(
     (project / ".hindsight" / "config.toml").write_text(f"[hooks]\ndaily_budget = {spent + 10}\n")
     store = Store(project / ".hindsight")
     store.scoped("alice").import_records(
-        [{"content": f"alice's build note {n}: cache shard {n}"} for n in range(1000)]
+        [{"content": f"alice's build note {n}: cache shard {n}"} for n in range(40)]
     )
     path = tmp_path / "tokens.json"
     token = tokens.create(path, "alice")
@@ -255,17 +256,21 @@ def test_another_agents_searches_never_hide_what_the_daily_cap_counts(
     record = project / ".hindsight" / "injections.jsonl"
     before = record.stat().st_size
 
-    async def searches() -> None:
+    async def search() -> None:
         async with _as(f"{url}/mcp", token) as alice:
-            # until the lines after the day's injection pass the window the caps read
-            while record.stat().st_size - before <= 1 << 20:
-                found = await alice.call_tool(
-                    "memory_search",
-                    {"query": "build note cache shard", "top_k": 1000, "budget_tokens": 10**6},
-                )
-                assert not found.is_error
+            found = await alice.call_tool(
+                "memory_search",
+                {"query": "build note cache shard", "top_k": 1000, "budget_tokens": 10**6},
+            )
+            assert not found.is_error
 
     with serving(http_app(server, HttpSettings(), verifier)) as url:
-        anyio.run(searches)
+        anyio.run(search)
+    # her search's line, as her next searches write it, until the lines after the day's injection
+    # pass the old window (1 MiB): each real search costs a second here
+    line = record.read_bytes()[before:]
+    assert line.count(b"\n") == 1 and b'"event":"mcp-search"' in line
+    with record.open("ab") as out:
+        out.write(line * ((1 << 20) // len(line) + 1))
     assert run(project, "SessionStart", "s3", source="startup") == ""
     assert store.injections()[0][-1].skipped == "daily cap"

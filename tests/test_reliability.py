@@ -142,7 +142,7 @@ def test_an_import_killed_midway_resumes_with_exactly_the_missing_memories(
     monkeypatch.setattr(transfer, "IMPORT_BATCH", IMPORT_BATCH)
     path = tmp_path / "store"
     Store(path, embedder=fake).init()
-    total = IMPORT_BATCH * 2 + 500
+    total = IMPORT_BATCH * 2 + 50
     data = tmp_path / "big.json"
     data.write_text(json.dumps(_records("k", total)))
     # The second batch's rows are inserted, and then the importer says "gate" and waits on stdin,
