@@ -1,0 +1,117 @@
+"""A memory built from others is never written once one of them was purged (review AK).
+
+``summarize`` and ``consolidate`` read their sources, compose the text (which quotes them) and embed
+it before the ledger's write transaction opens: the session-end hook's summary, or a consolidation,
+ran for as long as the model took while the user's ``forget --hard`` (or an expiry) of one of those
+sources purged it. The summary was then written after the purge had finished, quoting the forgotten
+text and linking a memory that was gone: the hard forget had left its text in the store, and
+nothing would ever purge it again (forgetting the source again found no such memory).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import FakeEmbedder
+
+from hindsight_cli.core import derive, embedding_jobs
+from hindsight_cli.errors import InvalidInput
+from hindsight_cli.models import Filters
+from hindsight_cli.store import Store
+
+pytestmark = pytest.mark.local_only
+
+FORGOTTEN = "narwhalcode"
+
+
+def _purged_while_embedding(
+    monkeypatch: pytest.MonkeyPatch, store_dir: Path, purge: Callable[[Store], object]
+) -> None:
+    """Another process (a store of its own) purges once, as the derived memories are first
+    embedded, after they were composed from their sources."""
+    embed_rows = embedding_jobs.embed_rows
+    pending = [purge]
+
+    def racing(*args: Any) -> None:
+        while pending:
+            pending.pop()(Store(store_dir, embedder=FakeEmbedder()))
+        embed_rows(*args)
+
+    monkeypatch.setattr(embedding_jobs, "embed_rows", racing)
+
+
+def _nothing_of_it(store: Store, store_dir: Path) -> None:
+    """No memory quotes the forgotten text, none links a memory that is gone, and no file of the
+    store holds it."""
+    rows = store.list(Filters(statuses=None), limit=None)
+    ids = {m.id for m in rows}
+    assert not [m for m in rows if FORGOTTEN in m.content + (m.resolution or "")]
+    assert all(set(m.source_ids) <= ids for m in rows), [m.source_ids for m in rows]
+    held = [p for p in store_dir.rglob("*") if p.is_file() and FORGOTTEN.encode() in p.read_bytes()]
+    assert not held
+
+
+def _steps(store: Store, victim_at: int, count: int) -> str:
+    texts = [f"step {i} of deploying the api service with helm charts" for i in range(count)]
+    if victim_at < count:
+        texts[victim_at] = f"the staging password rotation {FORGOTTEN} for quarterly audits"
+    store.import_records(
+        [{"content": text, "task_id": "t9", "step": i} for i, text in enumerate(texts)]
+    )
+    return "".join(m.id for m in store.list(limit=None) if FORGOTTEN in m.content)
+
+
+@pytest.mark.parametrize(
+    ("count", "victim_at"), [(4, 3), (12, 7), (12, 1)], ids=["summary", "second-part", "first-part"]
+)
+def test_a_summary_is_not_written_over_a_source_purged_meanwhile(
+    store_dir: Path, monkeypatch: pytest.MonkeyPatch, count: int, victim_at: int
+) -> None:
+    store = Store(store_dir, embedder=FakeEmbedder())
+    victim = _steps(store, victim_at, count)
+    _purged_while_embedding(monkeypatch, store_dir, lambda other: other.forget([victim], hard=True))
+    with pytest.raises(InvalidInput, match="forgotten for good"):
+        store.summarize(task_id="t9", chunk=5)
+    _nothing_of_it(store, store_dir)
+    # the next run summarises what is left
+    done = store.summarize(task_id="t9", chunk=5)
+    assert FORGOTTEN not in done.memory.content and done.sources == count - 1
+
+
+def test_a_summary_is_not_written_over_a_source_that_expired_meanwhile(
+    store_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store(store_dir, embedder=FakeEmbedder())
+    _steps(store, 99, 3)
+    store.record(f"the {FORGOTTEN} rotation runs on fridays", task_id="t9", ttl="1h")
+    later = store.clock() + timedelta(hours=2)
+
+    def expire(other: Store) -> None:
+        other.clock = lambda: later
+        assert other.expire() == 1
+
+    _purged_while_embedding(monkeypatch, store_dir, expire)
+    with pytest.raises(InvalidInput, match="forgotten for good"):
+        store.summarize(task_id="t9")
+    _nothing_of_it(store, store_dir)
+
+
+def test_a_pattern_is_not_written_over_an_episode_purged_meanwhile(
+    store_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store(store_dir, embedder=FakeEmbedder())
+    failed = "the build failed because the gradle daemon cache was stale"
+    store.record(failed, outcome="failure", task_id="a")
+    store.record(failed, outcome="failure", task_id="b", resolution=FORGOTTEN)
+    [victim] = [m.id for m in store.list(limit=None) if m.resolution]
+    planned = store.consolidate(dry_run=True).patterns
+    assert [FORGOTTEN in c.row.content for c in planned] == [True]
+    _purged_while_embedding(monkeypatch, store_dir, lambda other: other.forget([victim], hard=True))
+    done = store.consolidate()
+    assert not done.patterns
+    _nothing_of_it(store, store_dir)
+    assert derive.SOURCES_GONE.startswith("A memory")
