@@ -1,11 +1,13 @@
-"""A memory built from others is never written once one of them was purged (review AK).
+"""What was read before a purge is never written after it (review AK).
 
 ``summarize`` and ``consolidate`` read their sources, compose the text (which quotes them) and embed
 it before the ledger's write transaction opens: the session-end hook's summary, or a consolidation,
 ran for as long as the model took while the user's ``forget --hard`` (or an expiry) of one of those
 sources purged it. The summary was then written after the purge had finished, quoting the forgotten
 text and linking a memory that was gone: the hard forget had left its text in the store, and
-nothing would ever purge it again (forgetting the source again found no such memory).
+nothing would ever purge it again (forgetting the source again found no such memory). The hooks'
+ingestion was the same: it read the spooled events, embedded them, and wrote them after a hard forget
+had scrubbed those holding the forgotten words from the spool.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ from typing import Any
 import pytest
 from conftest import FakeEmbedder
 
-from hindsight_cli.core import derive, embedding_jobs
+from hindsight_cli.core import derive, embedding_jobs, purge
 from hindsight_cli.errors import InvalidInput
 from hindsight_cli.models import Filters
+from hindsight_cli.storage import spool
 from hindsight_cli.store import Store
+from tests import spool_lines
 
 pytestmark = pytest.mark.local_only
 
@@ -115,3 +119,53 @@ def test_a_pattern_is_not_written_over_an_episode_purged_meanwhile(
     assert not done.patterns
     _nothing_of_it(store, store_dir)
     assert derive.SOURCES_GONE.startswith("A memory")
+
+
+def _spooled(store: Store, kind: str) -> str:
+    """The forgotten memory, and two events spooled after it: one that repeats its words, one not."""
+    forgotten = f"the staging password rotation {FORGOTTEN} for quarterly audits"
+    victim = store.record(forgotten).memory.id
+    field = {"prompt": "text", "tool_error": "error"}[kind]
+    for n, text in enumerate([f"remind me: {forgotten}", "how is the weather service deployed"]):
+        extra = {"tool": "Bash", "call": f"c{n}"} if kind == "tool_error" else {}
+        line = {"id": f"e{n}", "kind": kind, "session": "s1", field: text, **extra}
+        spool_lines.write(store.path, line)
+    return victim
+
+
+@pytest.mark.parametrize("kind", ["prompt", "tool_error"])
+@pytest.mark.parametrize("finished", [True, False], ids=["purged", "purge-under-way"])
+def test_events_a_hard_forget_scrubbed_while_they_were_ingested_are_not_stored(
+    store_dir: Path, monkeypatch: pytest.MonkeyPatch, kind: str, finished: bool
+) -> None:
+    """The purge finished (its spool scrub done) before the events were written, or under way (its
+    delete committed, its scrub still to come): the event that holds the forgotten words is not
+    stored, the other is."""
+    store = Store(store_dir, embedder=FakeEmbedder())
+    victim = _spooled(store, kind)
+
+    def forget(other: Store) -> None:
+        if not finished:
+            # the purge's process stopped after its delete: the journal is left owed
+            with monkeypatch.context() as stopped:
+                stopped.setattr(spool, "scrub", _stop)
+                other.forget([victim], hard=True)
+            assert purge.forgetting(store_dir)
+        else:
+            other.forget([victim], hard=True)
+
+    _purged_while_embedding(monkeypatch, store_dir, forget)
+    done = store.ingest_events()
+    assert done["events"] == 2 and done["added"] == 1
+    texts = [m.content for m in store.list(limit=None)]
+    assert any("weather service" in t for t in texts)
+    if finished:
+        _nothing_of_it(store, store_dir)
+    else:
+        assert not [t for t in texts if FORGOTTEN in t]
+        # the next open finishes the purge: nothing of it stays anywhere
+        _nothing_of_it(Store(store_dir, embedder=FakeEmbedder()), store_dir)
+
+
+def _stop(*_: object) -> int:
+    raise OSError("stopped")
