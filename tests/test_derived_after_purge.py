@@ -169,3 +169,39 @@ def test_events_a_hard_forget_scrubbed_while_they_were_ingested_are_not_stored(
 
 def _stop(*_: object) -> int:
     raise OSError("stopped")
+
+
+def _chunked(store: Store) -> dict[str, int]:
+    """How many further windows' vectors the ledger holds for each memory."""
+    with store.ledger.read() as session:
+        found = session.conn.execute("SELECT id, count(*) FROM chunks GROUP BY id").fetchall()
+    return {str(memory): int(count) for memory, count in found}
+
+
+def test_a_reindex_writes_vectors_only_for_memories_still_there(store_dir: Path) -> None:
+    """A reindex reads every memory, embeds them all (minutes for a large store), then wrote their
+    vectors (``Writer.set_embeddings``): it deleted every chunk (a long memory's further windows'
+    vectors) and put back those of the memories it had read. A memory hard-forgotten meanwhile got
+    its text's vectors back, and one recorded meanwhile lost its own (review AK)."""
+    store = Store(store_dir, embedder=FakeEmbedder())
+    forgotten = store.record(" ".join(f"{FORGOTTEN}{i} word{i}" for i in range(120))).memory.id
+    store.record("a short one")
+    with store.ledger.read() as session:
+        rows = session.select([], order="seq", vectors=True)
+    for row in rows:
+        row.chunks = [row.embedding, row.embedding]
+    # meanwhile, another process
+    other = Store(store_dir, embedder=FakeEmbedder())
+    other.forget([forgotten], hard=True)
+    recorded = other.record(" ".join(f"otter{i} word{i}" for i in range(120))).memory.id
+    held = _chunked(store)[recorded]
+    with store.ledger.write() as session:
+        session.set_embeddings(rows)
+    written = {recorded: held, rows[1].id: 2}
+    assert _chunked(store) == written
+    # with nothing recorded meanwhile, every chunk is written again from what was read
+    with store.ledger.read() as session:
+        rows = session.select([], order="seq", vectors=True)
+    with store.ledger.write() as session:
+        session.set_embeddings(rows)
+    assert _chunked(store) == written
