@@ -167,6 +167,24 @@ def test_events_a_hard_forget_scrubbed_while_they_were_ingested_are_not_stored(
         _nothing_of_it(Store(store_dir, embedder=FakeEmbedder()), store_dir)
 
 
+def test_an_ingestion_no_purge_met_reads_its_claimed_files_once(
+    store_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check costs nothing when nothing was purged: the claimed files, unchanged and with no
+    purge under way, are not read again for each batch written."""
+    from hindsight_cli.core import events, transfer
+
+    store = Store(store_dir, embedder=FakeEmbedder())
+    store.record("the weather service runs on k3s")
+    for n in range(5):
+        spool_lines.write(store.path, {"id": f"e{n}", "kind": "prompt", "text": f"deploy {n}"})
+    monkeypatch.setattr(transfer, "IMPORT_BATCH", 2)
+    reads: list[int] = []
+    by_id = events._by_id
+    monkeypatch.setattr(events, "_by_id", lambda claimed: reads.append(1) or by_id(claimed))
+    assert store.ingest_events()["added"] == 5 and not reads
+
+
 def _stop(*_: object) -> int:
     raise OSError("stopped")
 
