@@ -223,3 +223,28 @@ def test_a_reindex_writes_vectors_only_for_memories_still_there(store_dir: Path)
     with store.ledger.write() as session:
         session.set_embeddings(rows)
     assert _chunked(store) == written
+
+
+def test_a_migration_keeps_nothing_the_source_purged_meanwhile(
+    store_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A migration reads every memory, then copies them batch by batch: one the source purged
+    meanwhile (a hard forget, an expiry) stayed in the target, where no purge of the source
+    reaches it (review AK). Now it is purged from the target before the migration ends."""
+    from hindsight_cli.core import migrate
+
+    store = Store(store_dir, embedder=FakeEmbedder())
+    victim = store.record(f"the staging password rotation {FORGOTTEN} for audits").memory.id
+    store.record("the weather service runs on k3s")
+    prepare = migrate._prepare_target
+
+    def purged_meanwhile(*args: Any) -> None:
+        Store(store_dir, embedder=FakeEmbedder()).forget([victim], hard=True)
+        prepare(*args)
+
+    monkeypatch.setattr(migrate, "_prepare_target", purged_meanwhile)
+    target = Store(tmp_path / "target", embedder=FakeEmbedder())
+    done = store.migrate(target)
+    assert done.added == 1
+    assert [m.content for m in target.list(limit=None)] == ["the weather service runs on k3s"]
+    _nothing_of_it(target, tmp_path / "target")
