@@ -24,6 +24,7 @@ from hindsight_cli.core import derive, embedding_jobs, purge
 from hindsight_cli.errors import InvalidInput
 from hindsight_cli.models import Filters
 from hindsight_cli.storage import spool
+from hindsight_cli.storage.sync import Mirror
 from hindsight_cli.store import Store
 from tests import spool_lines
 
@@ -243,6 +244,8 @@ def test_a_migration_keeps_nothing_the_source_purged_meanwhile(
         prepare(*args)
 
     monkeypatch.setattr(migrate, "_prepare_target", purged_meanwhile)
+    # the target's LanceDB index is built at its first search, not here (7 s of this test)
+    monkeypatch.setattr(Mirror, "sync", lambda *_, **__: 0)
     target = Store(tmp_path / "target", embedder=FakeEmbedder())
     done = store.migrate(target)
     assert done.added == 1
