@@ -51,6 +51,7 @@ from .timeutil import as_utc_or_none, iso
 if TYPE_CHECKING:
     from .core.migrate import MigrateResult
     from .storage.index import Index
+    from .storage.rows import MemoryRow
 
 # what Store.search takes beside the text: every other field of the request
 _SEARCH_OPTIONS = tuple(f.name for f in dataclasses.fields(SearchQuery) if f.name != "text")
@@ -726,6 +727,7 @@ class Store:
         *,
         provenance: str | None = None,
         refused: Callable[[int, str], None] | None = None,
+        stale: Callable[[Sequence[MemoryRow]], set[str]] | None = None,
     ) -> ImportResult:
         """Add exported memories; ids and idempotency keys already present are skipped (idempotent).
 
@@ -740,7 +742,9 @@ class Store:
         record keeps its own source (the hooks' ingestion, which wrote it).
 
         ``refused(number, reason)``, when given, is told each record the store refuses (numbered
-        from 1), which is left out while the others are imported together.
+        from 1), which is left out while the others are imported together. ``stale(rows)``, when
+        given, is asked in the transaction that writes each batch which of its rows must not be
+        written after all (the hooks' ingestion: events a hard forget scrubbed meanwhile).
 
         Raises:
             InvalidInput: a record was refused (without ``refused``); nothing was imported.
@@ -749,7 +753,7 @@ class Store:
         from .core import transfer
 
         return transfer.import_records(
-            self._rt, records, progress, self.scope, phase, provenance, refused
+            self._rt, records, progress, self.scope, phase, provenance, refused, stale
         )
 
     def events_pending(self) -> bool:

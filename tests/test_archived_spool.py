@@ -271,3 +271,48 @@ def test_a_secret_is_made_where_the_file_system_has_no_hard_links(
     _run("hooks", "flush", "--store", str(checkout / ".hindsight"))
     assert OWN in _contents(checkout) and not _rejected(checkout)
     assert not [p for p in Path(trust.allowed_dir()).iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [b"", b"3f2a", b"not a secret\n", b"\xff\xfe" * 40, b"0" * 63 + b"g\n"],
+    ids=["empty", "cut-short", "text", "not-utf8", "not-hex"],
+)
+def test_a_damaged_secret_is_replaced_and_the_hooks_go_on(tmp_path: Path, damage: bytes) -> None:
+    """A secret file holding no secret (what a kill or a full disk leaves as it is made where the
+    file system has no hard links, or damage since) refused every event for good (review AK): each
+    hook failed and logged `has no id`, nothing said elsewhere. Now it is replaced at the next
+    event, which goes in."""
+    checkout = _own_store(tmp_path)
+    path = spool_key.path_of(checkout / ".hindsight")
+    assert path is not None
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_bytes(damage)
+    _hook(checkout, "prompt", "s1", prompt=OWN)
+    _run("hooks", "flush", "--store", str(checkout / ".hindsight"))
+    assert OWN in _contents(checkout) and not _rejected(checkout)
+    assert len(Path(path).read_text().strip()) == 64
+    assert not [p for p in Path(trust.allowed_dir()).iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_secret_that_cannot_be_written_leaves_nothing_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk as the secret is first written: the event is not spooled (the hook logs it, in
+    one line), no temporary file stays beside the approvals, and the next event makes the secret."""
+    checkout = _own_store(tmp_path)
+    path = spool_key.path_of(checkout / ".hindsight")
+    write = os.write
+
+    def full(fd: int, data: bytes) -> int:
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as disk:
+        disk.setattr(os, "write", full)
+        with pytest.raises(OSError, match="No space"):
+            spool_key.of(checkout / ".hindsight", create=True)
+    assert os.write is write and path is not None and not os.path.exists(path)
+    assert not [p for p in Path(trust.allowed_dir()).iterdir() if p.name.endswith(".tmp")]
+    _hook(checkout, "prompt", "s1", prompt=OWN)
+    _run("hooks", "flush", "--store", str(checkout / ".hindsight"))
+    assert OWN in _contents(checkout)

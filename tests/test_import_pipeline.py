@@ -54,11 +54,11 @@ def test_the_next_batch_is_embedded_while_this_one_is_written(tmp_path: Path, mo
     embedder = Counting(lambda done: second_started.set() if done >= BATCH else None)
     real, waited = transfer._write, []
 
-    def write(rt, chunk):  # noqa: ANN001, ANN202
+    def write(rt, chunk, stale=None):  # noqa: ANN001, ANN202
         # the first batch's write does not begin until the second batch's embedding has
         if not waited:
             waited.append(second_started.wait(timeout=120))
-        return real(rt, chunk)
+        return real(rt, chunk, stale)
 
     monkeypatch.setattr(transfer, "_write", write)
     result = Store(tmp_path / "store", embedder=embedder).import_records(_records(BATCH * 2 + 5))
@@ -79,9 +79,9 @@ def test_ctrl_c_after_a_commit_keeps_it_and_drops_the_batch_being_embedded(
     embedder = Counting(gate)
     real = transfer._write
 
-    def write_then_ctrl_c(rt, chunk):  # noqa: ANN001, ANN202
+    def write_then_ctrl_c(rt, chunk, stale=None):  # noqa: ANN001, ANN202
         # committed, and the Ctrl-C comes before the import has counted it
-        real(rt, chunk)
+        real(rt, chunk, stale)
         assert second_started.wait(timeout=120)
         raise KeyboardInterrupt
 

@@ -31,6 +31,11 @@ _UNTRUSTED_CONFIDENCE = 0.3
 # other process's reads and writes wait while one is open, so how long it holds the ledger must not
 # grow with how much one caller summarises or consolidates (review AG)
 DERIVED_BATCH = 32
+# why a summary is not written: what it quotes was purged between its read and its write
+SOURCES_GONE = (
+    "A memory this summary is built from was forgotten for good (or expired) while the summary "
+    "was being written; nothing of it was stored: summarize again."
+)
 Item = TypeVar("Item")
 Written = TypeVar("Written")
 
@@ -233,6 +238,15 @@ def _in_batches(
     return written
 
 
+def _sources_gone(session: Writer, row: MemoryRow) -> bool:
+    """Whether a memory ``row`` is built from is no longer in the ledger, asked in the transaction
+    that would write ``row``: a hard forget (or an expiry) purged it after ``row`` was composed
+    from it, and ``row``'s text quotes it. Written, the forgotten text outlived its purge (review
+    AK: a summary embedded while its source was hard-forgotten kept that source's sentences)."""
+    wanted = list(dict.fromkeys(row.source_ids))
+    return bool(wanted) and len(session.ids([("id", "in", wanted)])) < len(wanted)
+
+
 def _derived_confidence(origin: str, trusted: float) -> float:
     return trusted if trust(origin) == "trusted" else min(trusted, _UNTRUSTED_CONFIDENCE)
 
@@ -242,6 +256,8 @@ def _write_derived(session: Writer, row: MemoryRow, principal: bool) -> tuple[Me
     token principal's (``principal``) never rewrites one more trusted (the owner's summary of a
     task filed under its agent): it is written beside it, under a key derived from the held one
     (``Scope.check_replaces``' rule: it never takes the place of a more trusted memory)."""
+    if _sources_gone(session, row):
+        raise InvalidInput(SOURCES_GONE)
     existing = session.by_key(row.idempotency_key, row.agent_id)
     while principal and existing is not None and less_trusted(row, existing):
         row.idempotency_key = derived_key("beside", row.idempotency_key)
@@ -341,7 +357,8 @@ def consolidate(
     changes = [c for c in plan if c.action != "unchanged"]
     if not dry_run and changes:
         announce(phase, f"Writing {len(changes):,} pattern{'s' if len(changes) != 1 else ''}")
-        _write_patterns(rt, changes, dim, now, actor or rt.config.default_agent)
+        gone = _write_patterns(rt, changes, dim, now, actor or rt.config.default_agent)
+        plan = [c for c in plan if c.row.id not in gone]
     return ConsolidateResult(
         len(episodes), [replace(c, memory=codec.to_memory(c.row)) for c in plan], dry_run
     )
@@ -349,10 +366,16 @@ def consolidate(
 
 def _write_patterns(
     rt: Runtime, changes: Sequence[PatternChange], dim: int, now: datetime, actor: str
-) -> None:
+) -> set[str]:
+    """Write the patterns; returns the ids of those left unwritten because an episode they are
+    built from was purged meanwhile (the next consolidation groups what is left)."""
     embedding_jobs.embed_rows(rt, [c.row for c in changes], dim)
+    gone: set[str] = set()
 
     def write(session: Writer, change: PatternChange) -> None:
+        if _sources_gone(session, change.row):
+            gone.add(change.row.id)
+            return
         if change.action == "create":
             session.insert(change.row, row_term_counts(change.row))
         else:
@@ -366,6 +389,7 @@ def _write_patterns(
         )
 
     _in_batches(rt, changes, write)
+    return gone
 
 
 def _pattern_change(

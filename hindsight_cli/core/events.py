@@ -7,7 +7,7 @@ is the one way in: the hooks, the MCP server and ``hindsight hook ingest`` all c
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,11 +16,13 @@ from ..models import Filters, JSONObject, JSONValue
 from ..paths import project_dir
 from ..safefs import spool_key
 from ..storage import spool
+from ..storage.spool_json import loads
 from . import fixes
 from .prepare import derived_key
 
 if TYPE_CHECKING:
     from ..models import Memory
+    from ..storage.rows import MemoryRow
     from ..store import Store
 
 # Mines the transcripts that session-closing events name (``transcripts.incremental.mine_named``).
@@ -216,12 +218,83 @@ def _fix_in_batch(lines: list[JSONObject], by_key: dict[str, JSONObject]) -> int
     return done
 
 
-def _admit(store: Store, pairs: list[tuple[JSONObject, JSONObject]], directory: Path) -> int:
-    """Import the records; one the store refuses is set aside with its reason, the rest go in."""
+def _states(claimed: list[Path]) -> list[tuple[int, int, int] | None]:
+    """What changes when a claimed file is rewritten (a scrub renames a new one into its place)."""
+    found: list[tuple[int, int, int] | None] = []
+    for path in claimed:
+        try:
+            st = path.stat()
+        except OSError:
+            found.append(None)
+        else:
+            found.append((st.st_ino, st.st_size, st.st_mtime_ns))
+    return found
+
+
+def _scrubbed(
+    store: Store,
+    claimed: list[Path],
+    pairs: list[tuple[JSONObject, JSONObject]],
+    read: list[tuple[int, int, int] | None],
+) -> Callable[[Sequence[MemoryRow]], set[str]]:
+    """Which rows made from ``pairs``' events a hard forget took since they were read, asked in
+    the transaction that writes them (so after the purge's delete, or before it): an event whose
+    line the spool scrub removed from its claimed file, or that a purge still under way will
+    remove. Read, embedded, then written after the purge, the event became a memory holding the
+    forgotten text that the purge had just scrubbed from the spool (review AK). ``read``: the
+    claimed files' ``_states`` before their lines were read (unchanged, and no purge under way:
+    nothing was scrubbed, and they are not read again)."""
+    from . import purge
+
+    event_of = {str(record["key"]): str(line["id"]) for line, record in pairs}
+
+    def stale(rows: Sequence[MemoryRow]) -> set[str]:
+        under_way = purge.forgetting(store.path)
+        if not under_way and _states(claimed) == read:
+            return set()
+        spooled = _by_id(claimed)
+        gone = set()
+        for row in rows:
+            # a text in parts: each part's key is the event's, numbered
+            event = event_of.get(row.idempotency_key.partition("#")[0])
+            if event is None:
+                continue
+            line = spooled.get(event)
+            if line is None or any(spool.forgets(line, words) for words in under_way):
+                gone.add(row.id)
+        return gone
+
+    return stale
+
+
+def _by_id(claimed: list[Path]) -> dict[str, str]:
+    """The lines still in the ``claimed`` spool files, by their event's id."""
+    found: dict[str, str] = {}
+    for path in claimed:
+        for line in spool.lines(path):
+            try:
+                value = loads(line)
+            except ValueError:
+                continue
+            if isinstance(value, dict) and isinstance(value.get("id"), str):
+                found[value["id"]] = line
+    return found
+
+
+def _admit(
+    store: Store,
+    pairs: list[tuple[JSONObject, JSONObject]],
+    directory: Path,
+    claimed: list[Path],
+    read: list[tuple[int, int, int] | None],
+) -> int:
+    """Import the records; one the store refuses is set aside with its reason, the rest go in, but
+    for those a hard forget scrubbed from the spool meanwhile."""
     if not pairs:
         return 0
 
     aside: set[int] = set()
+    stale = _scrubbed(store, claimed, pairs, read)
 
     def refuse(number: int, reason: str) -> None:
         aside.add(number - 1)
@@ -229,14 +302,16 @@ def _admit(store: Store, pairs: list[tuple[JSONObject, JSONObject]], directory: 
 
     try:
         # one write for all: an event the store refuses is set aside alone
-        return store.import_records([record for _, record in pairs], refused=refuse).added
+        return store.import_records(
+            [record for _, record in pairs], refused=refuse, stale=stale
+        ).added
     except Exception as error:
         if _the_stores(error):
             raise
         added = 0
         for line, record in (pair for at, pair in enumerate(pairs) if at not in aside):
             try:
-                added += store.import_records([record]).added
+                added += store.import_records([record], stale=stale).added
             except Exception as error:
                 if _the_stores(error):
                     raise
@@ -278,6 +353,8 @@ def ingest(store: Store, mine: Mine) -> dict[str, object]:
     go in; so is a line this user's hooks did not tag for this store (``spool_key``: one a
     project archive brought). ``store`` is the ``Store`` whose spool this is."""
     claimed = spool.claim(store.path)
+    # before a line is read: a scrub meanwhile changes them
+    read = _states(claimed)
     directory = spool.spool_dir(store.path)
     key = spool_key.of(store.path)
 
@@ -303,7 +380,7 @@ def ingest(store: Store, mine: Mine) -> dict[str, object]:
             spool.reject(directory, x, f"unreadable event: {type(error).__name__}: {error}")
     # a failure fixed within this batch is written once, with its fix (one embedding, no version)
     fixed = _fix_in_batch(lines, {str(record["key"]): record for _, record in pairs})
-    added = _admit(store, pairs, directory)
+    added = _admit(store, pairs, directory, claimed, read)
     # each failure's key, with the position of its last line: a success fixes no failure after it
     last_failed = {
         fixes.failure_key(_text(x.get("session")), _text(x.get("call")), str(x["id"])): at

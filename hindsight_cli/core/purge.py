@@ -51,7 +51,10 @@ def journal_dir(rt: Runtime) -> Path:
 
 
 def _listed(rt: Runtime) -> list[Path]:
-    directory = journal_dir(rt)
+    return _listed_in(journal_dir(rt))
+
+
+def _listed_in(directory: Path) -> list[Path]:
     try:
         names = os.listdir(directory)
     except FileNotFoundError:
@@ -77,6 +80,21 @@ def journal(path: Path) -> dict[str, Any] | None:
 def owed(rt: Runtime) -> list[Path]:
     """The purges begun and not finished (one ``stat`` when there are none)."""
     return [path for path in _listed(rt) if journal(path) is not None]
+
+
+def forgetting(store: Path) -> list[Callable[[str], bool]]:
+    """For each purge of ``store`` begun and not finished: whether a word is one it forgets (what
+    its spool scrub takes, or will)."""
+    found = []
+    for path in _listed_in(store / JOURNAL_DIR):
+        data = journal(path)
+        if data is not None:
+            found.append(_forgets(str(data["salt"]), frozenset(data["words"])))
+    return found
+
+
+def _forgets(salt: str, words: frozenset[str]) -> Callable[[str], bool]:
+    return lambda word: _digest(salt, word) in words
 
 
 def strays(rt: Runtime) -> list[Path]:

@@ -29,6 +29,8 @@ IMPORT_BATCH = 2000
 
 # told each record left out, by its number (from 1) and the reason
 Refused = Callable[[int, str], None]
+# asked in the transaction that writes a batch: the ids of its rows that must not be written now
+Stale = Callable[[Sequence[MemoryRow]], set[str]]
 
 
 def export(rt: Runtime, filters: Filters | None, scope: Scope) -> Iterator[dict[str, Any]]:
@@ -149,6 +151,7 @@ def import_records(
     phase: Phase | None = None,
     provenance: str | None = None,
     refused: Refused | None = None,
+    stale: Stale | None = None,
 ) -> ImportResult:
     """Add exported memories; ids and idempotency keys already present are skipped (idempotent).
 
@@ -156,7 +159,8 @@ def import_records(
     killed (or runs out of disk) keeps what it committed, and rerunning it adds exactly the rest.
     A record the store refuses refuses the whole import, or, given ``refused``, is left out and
     told to it (``refused(number, reason)``, numbers from 1) while the others go in together: one
-    refused record never turns a batch into a write per record (docs/reliability.md).
+    refused record never turns a batch into a write per record (docs/reliability.md). ``stale``,
+    asked in each batch's write transaction, leaves out rows read from what a purge took meanwhile.
     """
     from .admin import init
 
@@ -199,7 +203,7 @@ def import_records(
             waiting = len(fresh)
         if fresh:
             announce(phase, "Loading the embedding model" if not rt.has_embedder else "Embedding")
-        for batch in _committed(rt, fresh, dim, progress, phase):
+        for batch in _committed(rt, fresh, dim, progress, phase, stale):
             added.extend(batch)
     # the batch under way rolled back, the one being embedded is dropped
     except KeyboardInterrupt:
@@ -263,7 +267,12 @@ class _Dropped(Exception):
 
 
 def _committed(
-    rt: Runtime, fresh: Sequence[Prepared], dim: int, progress: Progress | None, phase: Phase | None
+    rt: Runtime,
+    fresh: Sequence[Prepared],
+    dim: int,
+    progress: Progress | None,
+    phase: Phase | None,
+    stale: Stale | None = None,
 ) -> Iterator[list[Prepared]]:
     """Embed and commit ``fresh`` batch by batch; yields what each batch added, once it is
     committed.
@@ -294,17 +303,22 @@ def _committed(
 
     try:
         yield from jobs.pipelined(
-            list(_batches(fresh)), embed, lambda span: _write(rt, fresh[span[0] : span[1]])
+            list(_batches(fresh)),
+            embed,
+            lambda span: _write(rt, fresh[span[0] : span[1]], stale),
         )
     finally:
         stopped.set()
 
 
-def _write(rt: Runtime, chunk: Sequence[Prepared]) -> list[Prepared]:
+def _write(rt: Runtime, chunk: Sequence[Prepared], stale: Stale | None = None) -> list[Prepared]:
     """Commit one embedded batch; returns what it added."""
     # another process may have imported the same records meanwhile
     with rt.ledger.write() as session:
         batch = _fresh(chunk, _held(session, chunk))
+        if stale is not None and batch:
+            gone = stale([p.row for p in batch])
+            batch = [p for p in batch if p.row.id not in gone]
         session.insert_many([(p.row, row_term_counts(p.row)) for p in batch])
         if batch:
             session.audit("import", [p.row.id for p in batch], rt.now())

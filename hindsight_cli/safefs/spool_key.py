@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 
 from .. import safefs
+from ..errors import InvalidInput, UnsafeLocation
 from . import records, trust
 
 TYPE_CHECKING = False
@@ -129,37 +130,58 @@ def _path(name: str) -> str:
     return os.path.join(trust.allowed_dir(), name + SUFFIX)
 
 
+# what ``_read`` answers for a file that is there, read whole, and holds no secret
+_DAMAGED = b""
+
+
 def _read(path: str) -> bytes | None:
-    value = records.read_record(path, "The spool secret", _valid)
-    return bytes.fromhex(value) if value else None
+    """The secret at ``path``; None when there is none or it cannot be read now, ``_DAMAGED`` when
+    the file read holds none (cut short, or another text)."""
+    try:
+        text = safefs.read_trusted(path, "The spool secret")
+    except (UnicodeDecodeError, InvalidInput):
+        return _DAMAGED
+    except (OSError, UnsafeLocation):
+        return None
+    if text is None:
+        return None
+    value = text.strip()
+    if not records.hex_digits(value, _HEX):
+        return _DAMAGED
+    return bytes.fromhex(value)
 
 
-def _valid(value: str) -> bool:
-    return records.hex_digits(value, _HEX)
-
-
-def _create(path: str) -> None:
+def _create(path: str, damaged: bool = False) -> None:
     """Write a new secret at ``path`` unless one is there: written whole to a temporary file, then
-    linked to the name (a hook running at the same time reads one or the other, never half)."""
+    linked to the name (a hook running at the same time reads one or the other, never half). With
+    ``damaged`` (a file is there that holds no secret), the new one takes its place."""
     safefs.private_dir(os.path.dirname(path), "The allow-list directory")
     temp = f"{path}.{os.getpid()}-{os.urandom(6).hex()}.tmp"
     data = (os.urandom(32).hex() + "\n").encode("ascii")
-    fd = safefs.open_nofollow(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
     try:
-        os.write(fd, data)
-        os.fsync(fd)
+        fd = safefs.open_nofollow(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if damaged:
+            os.replace(temp, path)
+            return
+        try:
+            os.link(temp, path)
+        except FileExistsError:
+            pass
+        except OSError:
+            # a file system without hard links: created in place (a hook racing this one may read
+            # it still empty and replace it; one of their lines is then set aside, never all)
+            safefs.create_private(path, data)
     finally:
-        os.close(fd)
-    try:
-        os.link(temp, path)
-    except FileExistsError:
-        pass
-    except OSError:
-        # a file system without hard links: created in place (a hook racing this one may read it
-        # still empty, fail, and log it; the next one reads it whole)
-        safefs.create_private(path, data)
-    finally:
-        os.unlink(temp)
+        # (a full disk fails the write: the temporary file goes too)
+        try:
+            os.unlink(temp)
+        except FileNotFoundError:
+            pass
 
 
 def of(store: str | os.PathLike[str], create: bool = False) -> Key | None:
@@ -170,18 +192,28 @@ def of(store: str | os.PathLike[str], create: bool = False) -> Key | None:
         return None
     path = _path(name)
     secret = _read(path)
-    if secret is None and create:
-        _create(path)
+    if not secret and create:
+        # a file there that holds no secret (cut short by a kill or a full disk as it was made where
+        # links fail, or damaged since) is replaced: kept, it refused every event for good, each
+        # hook failing with nothing said but in its log (review AK); lines it tagged are set aside
+        _create(path, damaged=secret is _DAMAGED)
         secret = _read(path)
-    return None if secret is None else Key(name, secret)
+    return Key(name, secret) if secret else None
 
 
 def tagged(store: str | os.PathLike[str], text: str) -> str:
     """``text``, an event's line, tagged with ``store``'s spool key (made at the first append)."""
     key = of(store, create=True)
     if key is None:
+        path = path_of(store)
         raise trust.UntrustedStore(
-            trust.why(store) or f"The store {store} has no id: hooks leave it alone."
+            trust.why(store)
+            or (
+                f"The store {store} has no id: hooks leave it alone."
+                if path is None
+                else f"The spool secret {path} cannot be read (a link, or not yours alone): "
+                "remove it and the next event makes a new one."
+            )
         )
     return key.tag(text)
 

@@ -414,6 +414,11 @@ def mostly(words: list[str], forgotten: Callable[[str], bool]) -> bool:
     return bool(hits) and (hits * 2 >= len(words) or hits >= _ENOUGH)
 
 
+def forgets(line: str, forgotten: Callable[[str], bool]) -> bool:
+    # whether a hard forget of the ``forgotten`` words takes this spool line (``scrub``'s rule)
+    return mostly(_line_words(line, terms), forgotten)
+
+
 def scrub(store: Path, forgotten: Callable[[str], bool]) -> int:
     """After a hard forget: drop every spool line (events, claimed events, "seen before" signatures,
     the hooks' log) whose words are mostly ``forgotten`` ones, so no trace of the text stays in the
@@ -428,13 +433,10 @@ def scrub(store: Path, forgotten: Callable[[str], bool]) -> int:
         sorted(open_dir.iterdir()) if open_dir.is_dir() and not open_dir.is_symlink() else []
     )
 
-    def goes(line: str) -> bool:
-        return mostly(_line_words(line, terms), forgotten)
-
     def keep(found: Iterator[str]) -> Iterator[str]:
         nonlocal dropped
         for line in found:
-            if goes(line):
+            if forgets(line, forgotten):
                 dropped += 1
             else:
                 yield line
@@ -443,7 +445,7 @@ def scrub(store: Path, forgotten: Callable[[str], bool]) -> int:
         if not path.is_file() or path.is_symlink() or path.name.startswith("."):
             continue
         # read once without the lock (most files hold nothing forgotten), then again under it
-        if any(goes(line) for line in lines(path)):
+        if any(forgets(line, forgotten) for line in lines(path)):
             rewrite(path, keep)
     return dropped
 

@@ -530,13 +530,25 @@ class SqlSession:
         )
 
     def set_embeddings(self, rows: Sequence[MemoryRow]) -> None:
-        """New vectors (a reindex): each row's ``embedding`` and ``chunks``."""
+        """New vectors (a reindex): each row's ``embedding`` and ``chunks``, for the rows still
+        there. The rows were read before they were embedded: a memory another process hard-forgot
+        meanwhile must not get its text's vectors back, and one recorded meanwhile keeps its own
+        (review AK: every chunk was deleted, then those of the rows read put back)."""
+        there = {str(r[0]) for r in self.conn.execute("SELECT id FROM memories").fetchall()}
+        rows = [row for row in rows if row.id in there]
         self.conn.executemany(
             f"UPDATE memories SET embedding = {self.dialect.vector}, seq = nextval('change_seq') "
             "WHERE id = ?",
             [[self._vector(row.embedding), row.id] for row in rows],
         )
-        self.conn.execute("DELETE FROM chunks")
+        # every chunk goes but those of the memories recorded meanwhile (few; none kept: a repair)
+        kept = sorted(there - {row.id for row in rows})
+        self.conn.execute(
+            f"DELETE FROM chunks WHERE id NOT IN ({', '.join('?' for _ in kept)})"
+            if kept
+            else "DELETE FROM chunks",
+            kept,
+        )
         for row in rows:
             self._chunks(row)
 
