@@ -852,7 +852,7 @@ class Store:
             return entries, judged
         named = sorted({m for e in entries for m in e.ids} | {v.memory for v in judged})
         visible = {m.id for m in reading.by_ids(self._rt, named, self.scope)}
-        return record.seen_by(entries, judged, visible)
+        return record.seen_by(entries, judged, visible, self.scope.provenance is not None)
 
     def judge_session(self, session: str, calls: Sequence[verdicts.Call]) -> int:
         """Record whether the agent used each memory of ``session``'s injections not judged yet,
