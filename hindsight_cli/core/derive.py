@@ -233,6 +233,23 @@ def _in_batches(
     return written
 
 
+def _still_built_on(session: Writer, row: MemoryRow, rewritten: str | None = None) -> None:
+    """Refuse to write ``row`` (a summary, a part, a pattern) unless every memory it is built from
+    (``source_ids``) is still there and active in this transaction, and the derived memory it
+    rewrites (``rewritten``), if any, too. It was built from what was read before: a forget of those
+    memories (another process, the owner's CLI, a hook) that committed meanwhile, before or between
+    its batches, would have it written with their text after they left: a hard-forgotten text back
+    in the store, active, or a withdrawn summary made active again (review AJ)."""
+    wanted = sorted({*row.source_ids, *([rewritten] if rewritten else [])})
+    active = sum(r.status == "active" for r in session.by_ids(wanted)) if wanted else 0
+    if active != len(wanted):
+        raise InvalidInput(
+            f"Memories this {'pattern' if row.trigger == 'consolidate' else 'summary'} is built "
+            "from were forgotten or changed while it was being written; nothing more was written. "
+            "Run it again: it is built from what is left."
+        )
+
+
 def _derived_confidence(origin: str, trusted: float) -> float:
     return trusted if trust(origin) == "trusted" else min(trusted, _UNTRUSTED_CONFIDENCE)
 
@@ -242,6 +259,7 @@ def _write_derived(session: Writer, row: MemoryRow, principal: bool) -> tuple[Me
     token principal's (``principal``) never rewrites one more trusted (the owner's summary of a
     task filed under its agent): it is written beside it, under a key derived from the held one
     (``Scope.check_replaces``' rule: it never takes the place of a more trusted memory)."""
+    _still_built_on(session, row)
     existing = session.by_key(row.idempotency_key, row.agent_id)
     while principal and existing is not None and less_trusted(row, existing):
         row.idempotency_key = derived_key("beside", row.idempotency_key)
@@ -353,6 +371,7 @@ def _write_patterns(
     embedding_jobs.embed_rows(rt, [c.row for c in changes], dim)
 
     def write(session: Writer, change: PatternChange) -> None:
+        _still_built_on(session, change.row, None if change.action == "create" else change.row.id)
         if change.action == "create":
             session.insert(change.row, row_term_counts(change.row))
         else:
