@@ -123,14 +123,22 @@ def summarize(
     text: str | None,
     method: str,
     scope: Scope,
+    asked: str | None = None,
 ) -> SummaryResult:
-    from .extractive import compose
+    from .extractive import compose, sampling_prompt
 
     # a summary is written into the store (``text`` may be the caller's own)
     rt.writable()
     rows, dim, covered, title, agent_id = _summary_sources(
         rt, task_id, since, until, scope.resolve(agent_id)
     )
+    if text and asked is not None and sampling_prompt(title, rows)[1] != asked:
+        # the client's LLM wrote ``text`` from the memories its prompt (``asked``) held: one
+        # forgotten since (its words in that text), changed or added makes it another summary
+        raise InvalidInput(
+            f"The memories of {title} changed while the client's LLM was writing their summary "
+            "(one was forgotten, changed or added); nothing was written. Run it again."
+        )
     agent = agent_id or rows[0].agent_id
 
     # a sentence's vector, embedded once though the whole summary and its parts all rank it
