@@ -299,6 +299,7 @@ class Store:
         chunk: int = 5,
         text: str | None = None,
         method: str = "extractive",
+        asked: str | None = None,
     ) -> SummaryResult:
         """Write (or update) a semantic memory that summarises a task or a time range.
 
@@ -307,10 +308,13 @@ class Store:
         task summary (redacted like any memory) and ``method`` names where it came from. More than
         ``chunk`` sources make a summary chain: one extractive part summary per ``chunk`` memories,
         and the task summary links to the parts (``source_ids``), which link to the originals.
-        Rerunning updates the same summaries instead of adding new ones.
+        Rerunning updates the same summaries instead of adding new ones. ``asked``: the prompt
+        (``summary_request``'s) that ``text`` answers; the text is written only while the memories
+        still make that prompt (none forgotten, changed or added since).
 
         Raises:
-            InvalidInput: nothing selected, or nothing to summarise.
+            InvalidInput: nothing selected, nothing to summarise, or the memories changed since
+                ``asked`` was made.
         """
         from .core import derive
 
@@ -324,6 +328,7 @@ class Store:
             text=text,
             method=method,
             scope=self.scope,
+            asked=asked,
         )
 
     def sources(self, memory_id: str, depth: int = 5) -> list[tuple[int, Memory]]:
@@ -856,7 +861,7 @@ class Store:
             return entries, judged
         named = sorted({m for e in entries for m in e.ids} | {v.memory for v in judged})
         visible = {m.id for m in reading.by_ids(self._rt, named, self.scope)}
-        return record.seen_by(entries, judged, visible)
+        return record.seen_by(entries, judged, visible, self.scope.provenance is not None)
 
     def judge_session(self, session: str, calls: Sequence[verdicts.Call]) -> int:
         """Record whether the agent used each memory of ``session``'s injections not judged yet,

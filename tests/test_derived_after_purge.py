@@ -119,7 +119,7 @@ def test_a_pattern_is_not_written_over_an_episode_purged_meanwhile(
     done = store.consolidate()
     assert not done.patterns
     _nothing_of_it(store, store_dir)
-    assert derive.SOURCES_GONE.startswith("A memory")
+    assert derive.SOURCES_GONE.startswith("Memories this summary")
 
 
 def _spooled(store: Store, kind: str) -> str:

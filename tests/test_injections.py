@@ -274,3 +274,68 @@ def test_another_agents_searches_never_hide_what_the_daily_cap_counts(
         out.write(line * ((1 << 20) // len(line) + 1))
     assert run(project, "SessionStart", "s3", source="startup") == ""
     assert store.injections()[0][-1].skipped == "daily cap"
+
+
+def test_another_agents_searches_are_never_decoded_by_the_owners_readers(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review AJ: every MCP search adds a line to the record, and alice, holding a token of the
+    store's HTTP server, may search as often as she likes: the owner's hooks decoded each of her
+    lines up to the record's 64 MiB, at every injection with a cap (``injection_spend``) and at
+    every session end (its verdicts read the session's injections): 4 to 9 s a hook. Now a reader
+    decodes only the lines that can be what it looks for; what it finds is the same."""
+    from hindsight_cli.core import injections
+
+    store = learnt(project)
+    (project / ".hindsight" / "config.toml").write_text(
+        "[hooks]\ndaily_budget = 100000\nsession_budget = 100000\n"
+    )
+    assert context_of(run(project, "SessionStart", "s2", source="startup"))
+    spent = store.injections()[0][-1].tokens
+    alice = Store(project / ".hindsight").scoped("alice", principal=True)
+    for n in range(20):
+        alice.record_injection("mcp-search", [], 7, session="s2" if n % 2 else f"a{n}")
+    store.record_verdict(store.injections()[0][0].id, "m-1", "used", session="s2")
+    decoded: list[str] = []
+    real = injections.parse_json
+
+    def counted(line: str | bytes) -> Any:
+        decoded.append(line if isinstance(line, str) else line.decode())
+        return real(line)
+
+    monkeypatch.setattr(injections, "parse_json", counted)
+    owner = Store(project / ".hindsight")
+    assert owner.injection_spend("s2") == (spent, spent)
+    assert [i.event for i in owner.injections(session="s1")[0]] == []
+    assert [v.verdict for v in owner.injections(session="s2")[1]] == ["used"]
+    assert len(owner.flagged()) == 0 and owner.standing()
+    assert "fix" in context_of(fail(project, "s2"))
+    assert owner.judge_session("s2", []) == 0
+    # only those of her searches that name the owner's session are read, by the session's readers
+    searches = [line for line in decoded if '"mcp-search"' in line]
+    assert searches and all('"session":"s2"' in line for line in searches)
+
+
+def test_a_token_principal_never_reads_the_owners_sessions_in_the_record(tmp_path: Path) -> None:
+    """Review AJ (low): the owner's hooks injecting alice's memories alone (a session start, a
+    repeat prompt) made an entry every memory of which her scope sees: her token's UI timeline
+    showed the owner's session ids, when they started and the verdicts the owner's session end
+    judged from what the owner then ran. A token principal now reads only searches' entries."""
+    from conftest import FakeEmbedder
+
+    everyone = Store(tmp_path / "s", embedder=FakeEmbedder())
+    alice = everyone.scoped("alice", principal=True)
+    hers = alice.record("alice's note on the flaky deploy").memory.id
+    for event in ("session-start", "repeat-prompt", "repeat-error"):
+        entry = everyone.record_injection(event, [hers], 12, session="owner-claude-9f1c")
+        assert entry is not None
+        everyone.record_verdict(entry.id, hers, "used", session="owner-claude-9f1c")
+    mine = alice.record_injection("mcp-search", [hers], 9, session="her-task")
+    assert mine is not None
+    entries, judged = alice.injections()
+    assert [(e.event, e.session) for e in entries] == [("mcp-search", "her-task")] and not judged
+    assert alice.recall_stats()["injections"] == 1
+    assert "owner-claude" not in str(alice.injections(session="owner-claude-9f1c"))
+    # the owner's own view of an agent (`stats --recall --agent alice`) is the owner's
+    owners = everyone.scoped("alice").injections()
+    assert len(owners[0]) == 4 and len(owners[1]) == 3

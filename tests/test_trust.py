@@ -192,6 +192,10 @@ def test_tokens_keep_the_cleaned_agent_name(shared: tuple[Path, str]) -> None:
     assert done.exit_code == 0 and "Revoked 1" in done.stderr
     done = _invoke("mcp", "token", "\x07\x00", "--store", str(path))
     assert done.exit_code == 1 and "Name the agent" in done.stderr
+    # review AJ (low): a name too long, or of two lines, is named as such, not as no name at all
+    for name in ("a" * 201, "bob\nops"):
+        done = _invoke("mcp", "token", name, "--store", str(path))
+        assert done.exit_code == 1 and "one line of at most 200 characters" in done.stderr
     # a file whose agent is nothing visible is not a token file
     (path / "mcp-tokens.json").write_text(
         json.dumps({"tokens": [{"agent": "\x07", "sha256": "0"}]})

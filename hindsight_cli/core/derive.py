@@ -31,10 +31,12 @@ _UNTRUSTED_CONFIDENCE = 0.3
 # other process's reads and writes wait while one is open, so how long it holds the ledger must not
 # grow with how much one caller summarises or consolidates (review AG)
 DERIVED_BATCH = 32
-# why a summary is not written: what it quotes was purged between its read and its write
+# why a summary is not written: what it quotes was forgotten or changed between its read and its
+# write (the one wording of both ways it happens: a summary's source, a part's)
 SOURCES_GONE = (
-    "A memory this summary is built from was forgotten for good (or expired) while the summary "
-    "was being written; nothing of it was stored: summarize again."
+    "Memories this summary is built from were forgotten or changed while it was being written "
+    "(forgotten for good, expired, or edited by another process); nothing more was written. Run "
+    "it again: it is built from what is left."
 )
 Item = TypeVar("Item")
 Written = TypeVar("Written")
@@ -128,14 +130,22 @@ def summarize(
     text: str | None,
     method: str,
     scope: Scope,
+    asked: str | None = None,
 ) -> SummaryResult:
-    from .extractive import compose
+    from .extractive import compose, sampling_prompt
 
     # a summary is written into the store (``text`` may be the caller's own)
     rt.writable()
     rows, dim, covered, title, agent_id = _summary_sources(
         rt, task_id, since, until, scope.resolve(agent_id)
     )
+    if text and asked is not None and sampling_prompt(title, rows)[1] != asked:
+        # the client's LLM wrote ``text`` from the memories its prompt (``asked``) held: one
+        # forgotten since (its words in that text), changed or added makes it another summary
+        raise InvalidInput(
+            f"The memories of {title} changed while the client's LLM was writing their summary "
+            "(one was forgotten, changed or added); nothing was written. Run it again."
+        )
     agent = agent_id or rows[0].agent_id
 
     # a sentence's vector, embedded once though the whole summary and its parts all rank it
@@ -238,13 +248,18 @@ def _in_batches(
     return written
 
 
-def _sources_gone(session: Writer, row: MemoryRow) -> bool:
-    """Whether a memory ``row`` is built from is no longer in the ledger, asked in the transaction
-    that would write ``row``: a hard forget (or an expiry) purged it after ``row`` was composed
-    from it, and ``row``'s text quotes it. Written, the forgotten text outlived its purge (review
-    AK: a summary embedded while its source was hard-forgotten kept that source's sentences)."""
-    wanted = list(dict.fromkeys(row.source_ids))
-    return bool(wanted) and len(session.ids([("id", "in", wanted)])) < len(wanted)
+def _still_built_on(session: Writer, row: MemoryRow, rewritten: str | None = None) -> bool:
+    """Whether every memory ``row`` (a summary, a part, a pattern) is built from (``source_ids``)
+    is still there and active in this transaction, and the derived memory it rewrites
+    (``rewritten``), if any, too. It was composed from what was read before, seconds or minutes
+    ago: a forget of those memories that committed meanwhile (another process, the owner's CLI, a
+    hook, an expiry), before or between its batches, would have it written with their text after
+    they left: a hard-forgotten text back in the store (review AK), or a withdrawn summary or
+    pattern made active again (review AJ)."""
+    wanted = sorted({*row.source_ids, *([rewritten] if rewritten else [])})
+    if not wanted:
+        return True
+    return sum(r.status == "active" for r in session.by_ids(wanted)) == len(wanted)
 
 
 def _derived_confidence(origin: str, trusted: float) -> float:
@@ -256,7 +271,7 @@ def _write_derived(session: Writer, row: MemoryRow, principal: bool) -> tuple[Me
     token principal's (``principal``) never rewrites one more trusted (the owner's summary of a
     task filed under its agent): it is written beside it, under a key derived from the held one
     (``Scope.check_replaces``' rule: it never takes the place of a more trusted memory)."""
-    if _sources_gone(session, row):
+    if not _still_built_on(session, row):
         raise InvalidInput(SOURCES_GONE)
     existing = session.by_key(row.idempotency_key, row.agent_id)
     while principal and existing is not None and less_trusted(row, existing):
@@ -368,12 +383,14 @@ def _write_patterns(
     rt: Runtime, changes: Sequence[PatternChange], dim: int, now: datetime, actor: str
 ) -> set[str]:
     """Write the patterns; returns the ids of those left unwritten because an episode they are
-    built from was purged meanwhile (the next consolidation groups what is left)."""
+    built from, or the pattern they rewrite, was forgotten meanwhile (the next consolidation
+    groups what is left)."""
     embedding_jobs.embed_rows(rt, [c.row for c in changes], dim)
     gone: set[str] = set()
 
     def write(session: Writer, change: PatternChange) -> None:
-        if _sources_gone(session, change.row):
+        rewritten = None if change.action == "create" else change.row.id
+        if not _still_built_on(session, change.row, rewritten):
             gone.add(change.row.id)
             return
         if change.action == "create":

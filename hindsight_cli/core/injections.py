@@ -162,10 +162,33 @@ def _at(line: str | bytes) -> str:
     return str(value.get("at") or "") if isinstance(value, dict) else ""
 
 
-def _lines(found: Iterable[str], only: str | None = None) -> Iterable[dict[str, Any]]:
+# what a line of the record must hold to be decoded at all (``_lines``): each of ``Needles`` in it,
+# one of its tuple's strings for a tuple
+Needles = Sequence[str | tuple[str, ...]]
+
+
+def _field(name: str, value: str) -> str:
+    """How a line of the record holds ``name`` with ``value``: compact JSON, as ``append`` writes
+    it (``spool.append``)."""
+    from ..storage import spool_json
+
+    return f'"{name}":{spool_json.dumps(value, compact=True)}'
+
+
+# the lines of the injections the caps count (``AUTOMATIC``)
+_AUTOMATIC_LINES = (tuple(_field("event", event) for event in sorted(AUTOMATIC)),)
+
+
+def _lines(found: Iterable[str], needles: Needles = ()) -> Iterable[dict[str, Any]]:
+    """The record's values in ``found``, each line tested for ``needles`` before it is decoded: an
+    agent of a shared server adds a line with every search (``mcp-search``), as many as it likes,
+    and a reader of the owner's (a hook's caps, a session's verdicts, the verdicts at every
+    injection) decoded each of them, up to ``MAX_RECORD`` (64 MiB, 4 to 9 s) a hook (review AJ)."""
     for line in found:
-        # a cheap test first: the hooks read only the verdicts, at every injection
-        if only is not None and f'"kind":"{only}"' not in line:
+        if not all(
+            any(n in line for n in needle) if isinstance(needle, tuple) else needle in line
+            for needle in needles
+        ):
             continue
         try:
             value = parse_json(line)
@@ -175,22 +198,22 @@ def _lines(found: Iterable[str], only: str | None = None) -> Iterable[dict[str, 
             yield value
 
 
-def _read(store: Path, tail: int | None = None, only: str | None = None) -> list[dict[str, Any]]:
+def _read(store: Path, tail: int | None = None, needles: Needles = ()) -> list[dict[str, Any]]:
     """The record's values, of its last ``tail`` bytes (at most ``MAX_RECORD``) from the first
-    whole line on."""
+    whole line on, of the lines holding ``needles`` (``_lines``)."""
     found = spool.lines(path_of(store), tail=min(tail or MAX_RECORD, MAX_RECORD))
-    return list(_lines(found, only))
+    return list(_lines(found, needles))
 
 
-def _since(store: Path, start: str) -> list[dict[str, Any]]:
-    """The lines of the record from ``start`` (an ISO time) on, and maybe a few before: read back
-    from the end, a larger piece each time, until the first whole line read is older than
-    ``start`` or the file's start is reached. Never a fixed tail: MCP searches add lines too (an
-    agent of a shared server, as many as it likes), and what the caps count must not depend on how
-    much others wrote since. The lines are appended in time order."""
+def _since(store: Path, start: str, needles: Needles = ()) -> list[dict[str, Any]]:
+    """The lines of the record holding ``needles`` from ``start`` (an ISO time) on, and maybe a
+    few before: read back from the end, a larger piece each time, until the first such line read
+    is older than ``start`` or the file's start is reached. Never a fixed tail: MCP searches add
+    lines too (an agent of a shared server, as many as it likes), and what the caps count must not
+    depend on how much others wrote since. The lines are appended in time order."""
     tail = _TAIL
     while True:
-        values = _read(store, tail)
+        values = _read(store, tail, needles)
         try:
             size = path_of(store).stat().st_size
         except OSError:
@@ -219,15 +242,27 @@ def _injection(value: dict[str, Any]) -> Injection:
 
 
 def seen_by(
-    injections: Sequence[Injection], verdicts: Sequence[Verdict], visible: Container[str]
+    injections: Sequence[Injection],
+    verdicts: Sequence[Verdict],
+    visible: Container[str],
+    principal: bool = False,
 ) -> tuple[list[Injection], list[Verdict]]:
     """The part of the record an agent's scope may read: the injections every memory of which it
     sees (a scoped search injects only those; a skip names no memory and no agent, so it is left
     out), and the verdicts on memories it sees. The record holds no agent: a memory's owner is
-    what decides."""
+    what decides. A token principal (``principal``) reads no automatic injection, nor a verdict
+    (only those are judged): the hooks are the owner's, and an injection of the principal's
+    memories alone into the owner's session told it the owner's session ids, when they worked and
+    what the owner then ran (review AJ)."""
     return (
-        [i for i in injections if i.ids and all(m in visible for m in i.ids)],
-        [v for v in verdicts if v.memory in visible],
+        [
+            i
+            for i in injections
+            if i.ids
+            and all(m in visible for m in i.ids)
+            and not (principal and i.event in AUTOMATIC)
+        ],
+        [] if principal else [v for v in verdicts if v.memory in visible],
     )
 
 
@@ -241,7 +276,10 @@ def read(
     limit = iso(since) or "" if since is not None else ""
     wanted = _session(session)
     injections, verdicts = [], []
-    for value in _read(store, only="verdict" if verdicts_only else None):
+    needles = [_field("kind", "verdict")] if verdicts_only else []
+    if wanted:
+        needles.append(_field("session", wanted))
+    for value in _read(store, needles=needles):
         if str(value.get("at") or "") < limit or (wanted and value.get("session") != wanted):
             continue
         if value["kind"] == "injection":
@@ -266,7 +304,7 @@ def spent(store: Path, session: str | None, now: datetime) -> tuple[int, int]:
     day_ago = iso(now - timedelta(days=1)) or ""
     wanted = _session(session)
     daily = in_session = 0
-    for value in _since(store, min(today, day_ago)):
+    for value in _since(store, min(today, day_ago), _AUTOMATIC_LINES):
         if value["kind"] != "injection" or value.get("event") not in AUTOMATIC:
             continue
         at, tokens = str(value.get("at") or ""), int(value.get("tokens") or 0)

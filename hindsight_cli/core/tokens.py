@@ -234,7 +234,12 @@ def create(path: Path, agent: str) -> str:
     """A new token for ``agent``, added to the file; the only time the token itself exists."""
     name = _name(agent)
     if not name:
-        raise InvalidInput("Name the agent the token is for, e.g. hindsight mcp token ci-bot.")
+        raise InvalidInput(
+            f"An agent's name is one line of at most {MAX_LABEL} characters; give a shorter one, "
+            "e.g. hindsight mcp token ci-bot."
+            if agent_name(agent)
+            else "Name the agent the token is for, e.g. hindsight mcp token ci-bot."
+        )
     # its requests would be refused: its scope cannot be told from names that read alike
     agent = check_agent(name)
     with _editing(path):

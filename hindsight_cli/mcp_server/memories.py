@@ -92,6 +92,9 @@ class ToolStore:
         # the reads' own worker threads (``reads``); the writes' one thread per agent
         self._reads = ReadThreads(READ_THREADS)
         self._writes = Writers()
+        # each agent's last prompt asked of its client's LLM, with what it summarises (one an
+        # agent: never more than the agents)
+        self._asked: dict[str | None, tuple[tuple[str | None, ...], str]] = {}
 
     def reads(self) -> Any:
         """The worker threads reads run in (an ``anyio.CapacityLimiter`` of the running event
@@ -213,6 +216,11 @@ class ToolStore:
         method: str = "extractive",
     ) -> SummaryResult:
         store = self.store
+        # the prompt the client's LLM answered with ``text`` (``summary_request``)
+        asked = None
+        found = self._asked.get(self.agent)
+        if text and found is not None and found[0] == (task_id, since, until):
+            asked = self._asked.pop(self.agent, found)[1]
         with self.gate.writes:
             return store.summarize(
                 task_id=task_id,
@@ -220,6 +228,7 @@ class ToolStore:
                 until=when(until, "until"),
                 text=text,
                 method=method,
+                asked=asked,
             )
 
     def summary_request(
@@ -230,11 +239,15 @@ class ToolStore:
         store = self.store
         with self.gate.read():
             try:
-                return store.summary_request(
+                request = store.summary_request(
                     task_id=task_id, since=when(since, "since"), until=when(until, "until")
                 )
             except HindsightError:
                 return None
+        # kept for ``summarize``: the LLM's text is written only while the memories still make
+        # this prompt (a forget meanwhile would leave its words in that text; review AJ)
+        self._asked[self.agent] = ((task_id, since, until), request[1])
+        return request
 
     def consolidate(self, dry_run: bool) -> dict[str, Any]:
         """``hindsight consolidate --json``'s answer (a pattern a dry run would create has no id

@@ -1,6 +1,7 @@
 """One-line records hindsight keeps under ``HINDSIGHT_HOME`` beside a store's approval (the key of
-its ledger, the digest of its token file, its spool secret): one reader for all of them, so each
-is read with the same checks and a damaged one means the same everywhere.
+its ledger, the digest of its token file): one reader for both, so each is read with the same
+checks and a damaged one means the same everywhere. The spool secret (``spool_key``) is checked
+with the same digits, but tells a damaged file (replaced) from one it cannot read (left alone).
 
 Standard library and ``safefs`` only: the recording hooks use it.
 """
@@ -22,7 +23,7 @@ def hex_digits(value: str, length: int) -> bool:
 
 def read_record(path: str, what: str, valid: Callable[[str], bool]) -> str | None:
     """The value a one-line record hindsight keeps under ``HINDSIGHT_HOME`` holds (a ledger key,
-    a token file's digest, a spool secret: ``read_trusted``'s checks, stripped): None when there
+    a token file's digest: ``read_trusted``'s checks, stripped): None when there
     is no record, "" when what is there is not one hindsight wrote (unreadable, unsafe, or not
     ``valid``), so it matches nothing."""
     try:

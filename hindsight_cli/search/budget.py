@@ -6,14 +6,14 @@
     - fixed 3 times: [from tool, untrusted] ModuleNotFoundError: No module named 'app' — fix: …
 
 A *lesson* (a failure of a known kind with its fix, ``lessons.signatures``) is one compact line:
-the error's line, then the fix; several lessons of the same kind are one line, "fixed N times",
-with the best-ranked one's fix. Memories are taken in rank order while they fit; one that does not
-fit is cut (never dropped for its length): to half of what is left while hits wait after it, and the
-block goes on, so one long memory (a whole session's prompt) never starves the hits after it;
-otherwise to what is left, and it ends the block. A lower hit never takes a higher one's place. The
-header counts the hits the budget left out ("N more did
-not fit"), so a block that could show none still says there were some. Every face and the hooks
-build it here, so the block reads the same wherever an agent meets it.
+the error's line, then the fix; several lessons of the same kind and the same label (``[from tool,
+untrusted]``, or none) are one line, "fixed N times", with the best-ranked one's fix. Memories are
+taken in rank order while they fit; one that does not fit is cut (never dropped for its length): to
+half of what is left while hits wait after it, and the block goes on, so one long memory (a whole
+session's prompt) never starves the hits after it; otherwise to what is left, and it ends the
+block. A lower hit never takes a higher one's place. The header counts the hits the budget left out
+("N more did not fit"), so a block that could show none still says there were some. Every face and
+the hooks build it here, so the block reads the same wherever an agent meets it.
 
 A hit's neighbour (the answer after a question, the turn before that says what "it" is) is an
 indented line under it, and the two are one entry: kept whole while they fit, else the hit alone
@@ -49,10 +49,16 @@ def is_lesson(memory: Memory) -> bool:
 
 
 def lesson_kind(memory: Memory) -> str | None:
-    """What groups lessons in a block: the same family and signature."""
+    """What groups lessons in a block: the same family and signature, from writers of the same
+    label (``trust_label``). The line shows the best-ranked lesson's fix under its label and counts
+    the rest: a lesson of another provenance grouped into it would lend its count to that fix and
+    leave its own fix out of the block (a token principal's, or a page's, lesson of the kind of the
+    user's, ranked above it, stood for it: "fixed 3 times: [from token:alice, untrusted] … — fix:
+    <hers>", the user's own fix gone)."""
     if not is_lesson(memory):
         return None
-    return f"{memory.metadata.get('family') or ''} | {memory.metadata.get('signature')}"
+    label = trust_label(memory.source, is_quarantined(memory.tags, memory.metadata)) or ""
+    return f"{memory.metadata.get('family') or ''} | {memory.metadata.get('signature')} | {label}"
 
 
 def lesson_line(memory: Memory, times: int = 1, store: str | None = None) -> str:
