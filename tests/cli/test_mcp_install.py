@@ -375,3 +375,21 @@ def test_jsonc_reads_as_before_where_every_string_and_comment_is_closed() -> Non
         True,
     )
     assert json.loads(clients.strip_jsonc(text)[0])["c"] == [1, '"', "\\"]
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("field", ["args", "env", "url"])
+def test_a_checkouts_server_variable_that_never_closes_is_read_once(
+    cli, home, _isolated, field
+) -> None:
+    """Review AL: `doctor mcp` expands `${…}` in every entry it lists, the checkout's too: a `${`
+    that never closes was tried again from every later one (quadratic: 80 KB held it a minute).
+    Now it runs to the end once and stays as written."""
+    value = "${" * 300_000
+    entry = {"command": "node", field: [value] if field == "args" else value}
+    if field == "env":
+        entry[field] = {"A": value}
+    (_isolated / ".mcp.json").write_text(json.dumps({"mcpServers": {"tool": entry}}))
+    result = cli("doctor", "mcp", "--json", store=False)
+    assert "Traceback" not in result.output
+    assert json.loads(result.stdout)["checks"]
