@@ -208,8 +208,12 @@ def is_ours(entry: Any) -> bool:
 # --- JSON / JSONC
 # ------------------------------------------------------------------------------------
 
-_COMMENTS = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.S)
-_TRAILING_COMMAS = re.compile(r'("(?:\\.|[^"\\])*")|,(\s*[}\]])')
+# A string, or a block comment, that is not closed runs to the end of the text: tried again from
+# every later quote or `/*`, each scan to the end made the work quadratic (review AL: a checkout's
+# 60 KB `.vscode/mcp.json` of quotes and backslashes held `hindsight doctor` for a minute).
+_STRING = r'("(?:\\.|[^"\\])*+(?:"|\\?\Z))'
+_COMMENTS = re.compile(_STRING + r"|//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)
+_TRAILING_COMMAS = re.compile(_STRING + r"|,(\s*[}\]])", re.S)
 
 
 def strip_jsonc(text: str) -> tuple[str, bool]:

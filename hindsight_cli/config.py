@@ -356,6 +356,11 @@ def _check_types(config: Config) -> None:
                 raise InvalidInput(
                     f"Setting {f.name} must be a finite number, not {value!r}; fix config.toml."
                 )
+            # a count (of steps, candidates, bytes) taken as 2.5 was a TypeError traceback
+            if number and isinstance(expected, int) and not isinstance(value, int):
+                raise InvalidInput(
+                    f"Setting {f.name} must be a whole number, not {value!r}; fix config.toml."
+                )
             if isinstance(expected, str) and not isinstance(value, str):
                 raise InvalidInput(
                     f"Setting {f.name} must be a string, not {value!r}; fix config.toml."

@@ -29,6 +29,7 @@ import pytest
 from typer.testing import CliRunner
 
 from hindsight_cli.cli import app
+from hindsight_cli.core import tokens as tokens_module
 from hindsight_cli.mcp_server import build_server
 from hindsight_cli.mcp_server.http import HttpSettings, TokenVerifier, http_app
 from hindsight_cli.safefs import ledger_key, token_digest, trust
@@ -111,7 +112,7 @@ def test_an_archives_token_file_never_starts_a_server(
     assert tokens is None
     assert NOT_YOURS in refused.output, refused.output
     assert "hindsight mcp token AGENT" in refused.output
-    assert f"hindsight allow {store}" in refused.output
+    assert f"hindsight allow --adopt-tokens {store}" in refused.output
     assert len(refused.output.strip().splitlines()) == 1, refused.output
     # nor `hindsight ui` beyond loopback, nor with the file named by --tokens
     from hindsight_cli.errors import InvalidInput
@@ -125,7 +126,7 @@ def test_an_archives_token_file_never_starts_a_server(
     # and `hindsight doctor store` says so
     report = json.loads(_run("doctor", "store", "--json", "--store", str(store), code=1).stdout)
     check = next(c for c in report["checks"] if c["id"] == "store.tokens")
-    assert check["status"] == "fail" and f"hindsight allow {store}" in check["fix"], check
+    assert check["status"] == "fail" and f"hindsight allow --adopt-tokens {store}" in check["fix"]
 
 
 def test_a_store_approved_without_a_token_file_refuses_one_that_appears(
@@ -224,12 +225,68 @@ def test_allow_adopts_the_token_file_now_there(
     _unpack("cp", planted, store, tmp_path)
     _served(store, monkeypatch, code=1)
     # the user says they wrote (or trust) the file now there
-    _run("allow", str(store))
+    _run("allow", "--adopt-tokens", str(store))
     _, started = _served(store, monkeypatch)
     assert started == store / "mcp-tokens.json"
     with _server(store) as url, httpx2.Client(timeout=60) as h:
         assert open_session(h, url, author).status_code == 200
         assert open_session(h, url, mine).status_code == 401
+
+
+def _author_brings(what: str, store: Path, kit: Path) -> None:
+    """The archive's other files beside its token file: ``what`` names them."""
+    if what == "id":
+        # the store is then one no approval names: `allow` is what every line says to run
+        shutil.copyfile(kit / trust.ID_FILE, store / trust.ID_FILE)
+    elif what == "ledger":
+        # the ledger's key is not the one approved: `allow` is what every line says to run
+        shutil.copyfile(kit / "ledger.duckdb", store / "ledger.duckdb")
+
+
+@pytest.mark.parametrize(
+    ("what", "how", "token"),
+    [
+        ("alone", "tar", True),
+        ("alone", "cp", True),
+        ("id", "tar", True),
+        ("ledger", "tar", True),
+        ("alone", "tar", False),
+        ("id", "tar", False),
+    ],
+    ids=["tokens-tar", "tokens-cp", "with-id", "with-ledger", "none-before", "none-with-id"],
+)
+def test_allow_never_adopts_a_token_file_unsaid(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, what: str, how: str, token: bool
+) -> None:
+    """Review AL: `hindsight allow` (which the lines about a store's id, ledger or config tell the
+    user to run) approved the token file an archive unpacked beside them, unsaid: the author's token
+    then read the user's memories through the user's server. A file the approval does not record
+    is now left out, with a warning naming `--adopt-tokens`."""
+    store, mine = _own_store(tmp_path, token=token)
+    planted, author = _author_tokens(tmp_path, monkeypatch)
+    _author_brings(what, store, planted.parent)
+    _unpack(how, planted, store, tmp_path)
+    allowed = _run("allow", str(store))
+    assert "left out" in allowed.stderr and f"--adopt-tokens {store}" in allowed.stderr
+    refused, started = _served(store, monkeypatch, code=1)
+    assert started is None and NOT_YOURS in refused.output, refused.output
+    with pytest.raises(tokens_module.Foreign):
+        tokens_module.load(store / "mcp-tokens.json")
+    # the user's own file, made again, serves the user's token and not the author's
+    again = _run("mcp", "token", "me", "--store", str(store)).stdout.strip()
+    entries = tokens_module.load(store / "mcp-tokens.json")
+    assert tokens_module.agent_of(entries, again) == "me"
+    assert tokens_module.agent_of(entries, author) is None
+    assert mine is None or tokens_module.agent_of(entries, mine) is None
+
+
+def test_allow_keeps_your_own_token_file_without_a_word(tmp_path: Path) -> None:
+    """The file the approval records (or none) is approved again as it is, and nothing is said."""
+    store, mine = _own_store(tmp_path)
+    allowed = _run("allow", str(store))
+    assert "token file" not in allowed.stderr
+    entries = tokens_module.load(store / "mcp-tokens.json")
+    assert mine is not None and tokens_module.agent_of(entries, mine) == "me"
 
 
 def test_a_token_command_killed_before_its_record_is_refused_until_allow(
@@ -248,7 +305,7 @@ def test_a_token_command_killed_before_its_record_is_refused_until_allow(
     assert '"bob"' in (store / "mcp-tokens.json").read_text()
     refused, _ = _served(store, monkeypatch, code=1)
     assert NOT_YOURS in refused.output and "hindsight allow" in refused.output
-    _run("allow", str(store))
+    _run("allow", "--adopt-tokens", str(store))
     with _server(store) as url, httpx2.Client(timeout=60) as h:
         assert [open_session(h, url, t).status_code for t in (mine, bob)] in (
             # the token was printed before the kill, or not

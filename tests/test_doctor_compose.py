@@ -640,3 +640,27 @@ def test_a_compose_file_of_aliases_or_nesting_without_end_is_refused_in_one_line
     (check,) = json.loads(done.stdout)["checks"]
     assert (check["id"], check["status"]) == ("compose.file", "fail")
     assert evidence in check["evidence"]
+
+
+@pytest.mark.parametrize("where", ["environment", "image"])
+def test_a_checkouts_compose_variable_that_never_closes_is_read_once(
+    cli, tmp_path, monkeypatch, no_docker, where
+) -> None:
+    """Review AL: a `${` that never closes was tried again from every later `${`, each scan
+    running to the end of the value: 80 KB of them in a checkout's compose.yaml held `hindsight
+    doctor` for a minute, 1 MB for hours. Now it runs to the end once and stays as written."""
+    value = "${" * 300_000
+    image, env = (value, "x") if where == "image" else ("app", value)
+    text = f"services:\n  api:\n    image: '{image}'\n    environment:\n      A: '{env}'\n"
+    project = _project(tmp_path, {"compose.yaml": text})
+    monkeypatch.chdir(project)
+    result = cli("doctor", "compose", "--json", store=False)
+    assert "Traceback" not in result.output
+    assert json.loads(result.stdout)["checks"]
+
+
+def test_compose_variables_read_as_before_where_each_closes() -> None:
+    from hindsight_cli.doctor.compose_file import interpolate
+
+    env = {"B": "b", "C": "c", "E": ""}
+    assert interpolate("a ${A:-d} $B $$ ${C} ${E:-e} ${E-f} ${C:+g}", env) == "a d b $ c e  g"

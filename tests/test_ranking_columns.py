@@ -208,3 +208,31 @@ def test_the_ranking_orders_candidates_by_their_scores_alone(ctx: Context) -> No
     assert [(r.row.id, r.explain["score"]) for r in ranked] == [
         (m, round(alone[m], 6)) for m in sorted(alone, key=lambda m: (-alone[m], m))[:25]
     ]
+
+
+class _Counted:
+    """A ``Ranking`` that counts the reads of ``w_prev_step`` (one per step of reach scored)."""
+
+    def __init__(self, weights: Ranking) -> None:
+        self._weights, self.reads = weights, 0
+
+    def __getattr__(self, name: str) -> object:
+        if name == "w_prev_step":
+            self.reads += 1
+        return getattr(self._weights, name)
+
+
+def test_a_reach_past_the_candidates_steps_costs_no_more_than_theirs() -> None:
+    """Review AL: ``neighbour_steps`` (a checkout's config chooses it) set the loop's length, so
+    100,000,000 held every search past any timeout. No neighbour lies further than the candidates'
+    steps span (1 to 9 here): the scores are those of a reach of 8, and so is the work."""
+    rows = {r.id: r for r in _rows(0)}
+    found = _candidates(list(rows.values()), 0)
+    best = max((c.keyword_score or 0.0 for c in found.values()), default=0.0)
+    spanned = relevance.relevances(rows, found, replace(Ranking(), neighbour_steps=8), 1, best)
+    for reach in (8, 9, 10_000):
+        counted = _Counted(replace(Ranking(), neighbour_steps=reach))
+        scored = relevance.relevances(rows, found, counted, 1, best)  # type: ignore[arg-type]
+        assert scored == spanned
+        assert counted.reads <= 8 + 2
+    assert relevance.relevances(rows, found, replace(Ranking(), neighbour_steps=-3), 1, best)

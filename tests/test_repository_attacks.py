@@ -1025,22 +1025,63 @@ def test_a_planted_store_file_of_another_shape_is_no_traceback(
         "[limits]\ndedup_threshold = nan\n",
         "[search]\nann_threshold = inf\n",
         "[hooks]\nrecall_budget = -inf\n",
+        # review AL: a count given as a fraction (TOML reads a float, the type check took any
+        # number) was a TypeError traceback from every search, or taken as it was
+        "[ranking]\nneighbour_steps = 2.5\n",
+        "[ranking]\nneighbour_pool = 2.5\n",
+        "[ranking]\ncandidates = 2.5\n",
+        "[hooks]\nrecall_budget = 400.5\n",
+        "[limits]\nmax_content_bytes = 4096.5\n",
     ],
-    ids=["weight-nan", "weight-inf", "dedup-nan", "threshold-inf", "budget-inf"],
+    ids=[
+        "weight-nan",
+        "weight-inf",
+        "dedup-nan",
+        "threshold-inf",
+        "budget-inf",
+        "steps-fraction",
+        "pool-fraction",
+        "candidates-fraction",
+        "budget-fraction",
+        "bytes-fraction",
+    ],
 )
 def test_a_checkouts_config_cannot_set_nan_or_infinity(cli, _isolated, monkeypatch, setting):
     """TOML reads nan and inf: a weight of nan made every score 0.000 (search ranked nothing),
-    a dedup threshold of nan merged nothing, without a word."""
+    a dedup threshold of nan merged nothing, without a word. A count must be a whole number."""
     checkout = _isolated / "checkout"
     store = checkout / ".hindsight"
-    for text in ("deploys use blue green", "deploys failed on friday"):
-        assert cli("record", text, "--store", str(store), store=False).exit_code == 0
+    for step, text in enumerate(("deploys use blue green", "deploys failed on friday"), 1):
+        argv = ("record", text, "--task", "t1", "--step", str(step), "--store", str(store))
+        assert cli(*argv, store=False).exit_code == 0
     (store / "config.toml").write_text(setting)
     monkeypatch.chdir(checkout)
+    said = "must be a whole number" if "." in setting else "must be a finite number"
     for argv in (("search", "deploys"), ("record", "deploys again")):
         result = cli(*argv, store=False)
         assert result.exit_code == 1, (argv, result.stdout)
-        assert "must be a finite number" in result.stderr and result.stderr.count("\n") == 1
+        assert said in result.stderr and result.stderr.count("\n") == 1
+
+
+@pytest.mark.local_only
+def test_a_checkouts_neighbour_reach_holds_no_search(cli, _isolated, monkeypatch):
+    """Review AL: `[ranking] neighbour_steps = 100000000` in a checkout's config (a store `init`
+    adopted, or a pull into one the user allowed) held `search`, the hooks' recall and the MCP
+    server's searches past any timeout (a loop of that length per search). Now the reach stops
+    where the candidates' steps do: the same hits as a reach of their span."""
+    checkout = _isolated / "checkout"
+    store = checkout / ".hindsight"
+    for step in range(1, 4):
+        argv = ("record", f"deploy step {step} failed on the helm chart", "--task", "t1")
+        assert cli(*argv, "--step", str(step), "--store", str(store), store=False).exit_code == 0
+    monkeypatch.chdir(checkout)
+    shown = []
+    for reach in (2, 10**12):
+        (store / "config.toml").write_text(f"[ranking]\nneighbour_steps = {reach}\n")
+        result = cli("search", "helm deploy", "--json", store=False)
+        assert result.exit_code == 0, result.output
+        shown.append([(hit["id"], hit["score"]) for hit in json.loads(result.stdout)])
+    assert shown[0] == shown[1] and len(shown[0]) == 3
 
 
 @pytest.mark.local_only

@@ -201,7 +201,7 @@ def test_tokens_keep_the_cleaned_agent_name(shared: tuple[Path, str]) -> None:
         json.dumps({"tokens": [{"agent": "\x07", "sha256": "0"}]})
     )
     # (written by hand: the user adopts it, or it is refused as not the one `mcp token` wrote)
-    assert _invoke("allow", str(path)).exit_code == 0
+    assert _invoke("allow", "--adopt-tokens", str(path)).exit_code == 0
     with pytest.raises(InvalidInput, match="not a hindsight token file"):
         token_file.load(path / "mcp-tokens.json")
 

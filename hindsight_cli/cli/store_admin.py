@@ -197,7 +197,18 @@ def _trust_target(path: Optional[Path]) -> Path:
 
 
 @app.command()
-def allow(path: StorePath = None) -> None:
+def allow(
+    path: StorePath = None,
+    adopt_tokens: Annotated[
+        bool,
+        typer.Option(
+            "--adopt-tokens",
+            help="Approve the store's token file (mcp-tokens.json) as it is now too, when `hindsight "
+            "mcp token` did not write it for this store: its tokens then reach your memories. "
+            "Without it, such a file is left out, and lets no token in.",
+        ),
+    ] = False,
+) -> None:
     """Trust a store that came with a repository, on this machine, at this path.
 
     Until then the hooks neither record into it nor inject from it, `hindsight mcp` does not serve
@@ -214,9 +225,16 @@ def allow(path: StorePath = None) -> None:
 
     target = _trust_target(path)
     # with the ledger now there (review AE: the one an archive unpacked over yours, if you say so)
-    binding.approve(target)
+    left = binding.approve(target, tokens=adopt_tokens)
     render.plain(str(target))
     render.message(f"Allowed {target}: hooks and the MCP server now use it.{_approved(target)}")
+    if left is not None:
+        render.warning(
+            f"Its token file {left} is not one `hindsight mcp token` wrote for this store (a "
+            "project archive or a copy may have brought its author's tokens): left out, none of "
+            "its tokens is accepted. If you made them, run `hindsight allow --adopt-tokens "
+            f"{target}`; else `hindsight mcp token AGENT` makes a new file."
+        )
 
 
 def _approved(target: Path) -> str:

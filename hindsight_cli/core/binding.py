@@ -152,10 +152,15 @@ def bind_tokens(store: Path) -> None:
         token_digest.record(entry, found)
 
 
-def approve(store: Path) -> None:
-    """``hindsight allow``: the store is approved with the ledger and the token file now there. A
-    ledger holding no key gets one first (the user trusts it as it is; a ledger approved must be
-    told from another)."""
+def approve(store: Path, tokens: bool = False) -> Path | None:
+    """``hindsight allow``: the store is approved with the ledger now there. A ledger holding no key
+    gets one first (the user trusts it as it is; a ledger approved must be told from another).
+
+    The token file now there is approved with it only when the approval already lets it in (the
+    one recorded, or any, for an approval from before token records), or with ``tokens``
+    (``hindsight allow --adopt-tokens``): the user runs ``allow`` on the word of a line about the
+    store's id, ledger or config, and a file an archive unpacked beside them (its author's tokens)
+    must not be let in unsaid (review AL). Returns the token file left out, or None."""
     key: str | None = None
     if (store / paths.LEDGER_FILE).exists() and not trust.builtin(store):
         ledger = _local(store)
@@ -170,4 +175,14 @@ def approve(store: Path) -> None:
             # key, it stays refused, and each use says why
             key = None
     # a token file its readers refuse as it is (another user's, say) is recorded as no file
-    trust.allow(store, key=key or None, tokens=token_digest.current(store) or token_digest.NONE)
+    found = token_digest.current(store) or token_digest.NONE
+    entry = None if trust.builtin(store) else trust.entry_of(store)
+    # "": no approval of this store here (a new one, or a store id an archive replaced)
+    before = token_digest.recorded(entry) if entry is not None else ""
+    kept, left = found, None
+    if not (
+        tokens or trust.builtin(store) or found in (token_digest.NONE, before) or before is None
+    ):
+        kept, left = before or token_digest.NONE, store / paths.TOKENS_FILE
+    trust.allow(store, key=key or None, tokens=kept)
+    return left

@@ -15,8 +15,11 @@ from typing import Any
 # Compose's own lookup order for a project directory.
 DEFAULT_NAMES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml")
 
-# `$$` is a literal dollar; `${NAME<op>word}` with op one of :- - :? ? :+ +; `$NAME`.
-_VARIABLE = re.compile(r"\$(?:(\$)|\{([^}]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+# `$$` is a literal dollar; `${NAME<op>word}` with op one of :- - :? ? :+ +; `$NAME`. A `${` that
+# never closes runs to the end of the text, once, and stays as it is written (group 3 empty): tried
+# again from every later `${`, each scan to the end made the work quadratic (review AL: 80 KB of
+# `${` in a checkout's compose.yaml held `hindsight doctor` for a minute).
+_VARIABLE = re.compile(r"\$(?:(\$)|\{([^}]*)(\}|\Z)|([A-Za-z_][A-Za-z0-9_]*))")
 _BRACED = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(:?[-?+])?(.*)$", re.DOTALL)
 
 
@@ -200,10 +203,10 @@ def _walk(node: Any, prefix: tuple[Any, ...], compose: ComposeFile, yaml: Any) -
 def variables(compose: ComposeFile) -> Iterator[Variable]:
     for text, line in compose.scalars:
         for match in _VARIABLE.finditer(text):
-            if match.group(1):
+            if match.group(1) or match.group(3) == "":
                 continue
-            if match.group(3):
-                yield Variable(match.group(3), "", "", line, match.group(0))
+            if match.group(4):
+                yield Variable(match.group(4), "", "", line, match.group(0))
                 continue
             braced = _BRACED.match(match.group(2))
             if braced:
@@ -239,10 +242,10 @@ def interpolate(text: str, env: Mapping[str, str]) -> str:
     def one(match: re.Match[str]) -> str:
         if match.group(1):
             return "$"
-        if match.group(3):
-            return env.get(match.group(3), "")
+        if match.group(4):
+            return env.get(match.group(4), "")
         braced = _BRACED.match(match.group(2))
-        if not braced:
+        if not braced or not match.group(3):
             return match.group(0)
         name, op, word = braced.group(1), braced.group(2) or "", braced.group(3)
         value = env.get(name)

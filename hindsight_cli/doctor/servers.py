@@ -23,7 +23,9 @@ from .. import clients
 from ..errors import HindsightError
 from ..safefs.reading import parse_toml
 
-_VARIABLE = re.compile(r"\$\{([^}]+)\}")
+# a `${` that never closes runs to the end of the text, once, and stays as written (group 2 empty):
+# tried again from every later `${`, the work was quadratic (review AL, as `compose_file._VARIABLE`)
+_VARIABLE = re.compile(r"\$\{([^}]+)(\}|\Z)")
 _WRAPPERS = {"sudo", "env", "nohup", "exec", "time", "tini", "dumb-init"}
 _SHELLS = {"sh", "bash", "zsh", "dash", "pwsh", "powershell"}
 # -c, -lc, -ic; PowerShell's -Command
@@ -75,6 +77,8 @@ def _expander(project: Path, home: Path, env: Mapping[str, str]) -> Any:
 
     def one(match: re.Match[str]) -> str:
         body = match.group(1)
+        if not match.group(2):
+            return match.group(0)
         if body in ("workspaceFolder", "workspaceRoot"):
             return str(project)
         if body == "userHome":

@@ -244,7 +244,7 @@ def _tokens(file: Path) -> Check:
             "token file is not the one `hindsight mcp token` wrote: it lets no token in",
             f"{file}: its SHA-256 is not the one your approval of the store records",
             f"run `hindsight mcp token AGENT` to make a new one, or, if you wrote it, "
-            f"`hindsight allow {file.parent}`",
+            f"`hindsight allow --adopt-tokens {file.parent}`",
         )
     except HindsightError:
         # said where the file is used (git tracks it, the store is not approved)

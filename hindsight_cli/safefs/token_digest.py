@@ -7,7 +7,8 @@ the file's rename, beside the store's allow-list entry (``<entry>.tokens``, unde
 with no token file records ``none``. A project archive unpacked over a checkout (``tar``, ``unzip``,
 ``rsync``, ``cp -r`` of a template) holding its author's token file replaces the file and keeps the
 store's id and path: its digest is not the one recorded, and no token of it is accepted until the
-user makes a new file (``hindsight mcp token AGENT``) or adopts that one (``hindsight allow``).
+user makes a new file (``hindsight mcp token AGENT``) or adopts that one (``hindsight allow
+--adopt-tokens``: a plain ``allow`` leaves it out, review AL).
 
 An approval from before this record (none beside the entry) keeps the older rule, any token file
 of the user's own; the owner's next write, ``mcp token`` or ``allow`` records the file then there.
@@ -81,5 +82,5 @@ def why(path: str | os.PathLike[str], store: str | os.PathLike[str]) -> str:
         f"store {os.fspath(store)}: a file unpacked or copied over it (a project archive, a "
         "template) brings its author's tokens, so none of its tokens is accepted. Run "
         "`hindsight mcp token AGENT` to make a new one (the file's tokens are dropped), or, if "
-        f"you wrote that file and trust it, `hindsight allow {os.fspath(store)}`."
+        f"you wrote that file and trust it, `hindsight allow --adopt-tokens {os.fspath(store)}`."
     )

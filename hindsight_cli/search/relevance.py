@@ -213,9 +213,12 @@ def _with_neighbours(
     known = [s for s in steps if s is not None]
     if not known:
         return _capped(base)
+    # no neighbour lies further than the steps among the candidates span: the work is bounded by
+    # them, not by the setting (review AL: a checkout's `neighbour_steps = 100000000` held every
+    # search, and the hooks' and the MCP server's with it, past any timeout)
+    reach = max(0, min(weights.neighbour_steps, max(known) - min(known)))
     # one number per (task, step): the steps of one task, and as far again on either side, never
     # reach another task's
-    reach = weights.neighbour_steps
     low, span = min(known) - reach, max(known) - min(known) + 2 * reach + 1
     keys = [None if s is None else t * span + s - low for t, s in zip(tasks, steps)]
     # each step's candidate (the last of equal ones); a missing neighbour reads the 0 at the end

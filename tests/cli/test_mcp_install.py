@@ -336,3 +336,60 @@ def test_a_backup_made_in_the_same_second_keeps_the_first(
     backups = sorted(path.parent.glob(f"{path.name}.hindsight-backup-*"))
     assert len(backups) == 2, backups
     assert original in [b.read_text() for b in backups]
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("client", ["vscode", "zed"])
+@pytest.mark.parametrize(
+    "body",
+    ['"\\' * 500_000, '{"servers": {"x": "open' + '\\"' * 500_000, "{} " + "/* " * 300_000],
+    ids=["quotes", "open-string", "open-comments"],
+)
+def test_a_checkouts_jsonc_file_is_read_in_one_pass(cli, home, _isolated, client, body) -> None:
+    """Review AL: a string or a block comment that is not closed was tried again from every later
+    quote or `/*`, each scan running to the end of the file: a checkout's 60 KB `.vscode/mcp.json`
+    held `hindsight doctor` for a minute, and 1 MB (the limit is 16 MB) for hours. Now each runs
+    to the end once: a string, the file's end (not JSON: one line, the file unchanged); a comment,
+    the rest of the file (dropped, said, the file backed up)."""
+    target = _target(client, "project", home, _isolated)
+    target.path.parent.mkdir(parents=True)
+    target.path.write_text(body)
+    parses = body.startswith("{}")
+    checks = json.loads(cli("doctor", "mcp", "--json", store=False).stdout)["checks"]
+    failed = {c["id"] for c in checks if c["status"] == "fail"}
+    assert (f"mcp.{client}.project.parse" in failed) is not parses
+    store = str(_isolated / "s")
+    result = cli("mcp", "install", "--client", client, "--scope", "project", "--store", store)
+    if parses:
+        assert result.exit_code == 0 and "comments" in result.stderr, result.stderr
+        assert [b.read_text() for b in target.path.parent.glob("*.hindsight-backup-*")] == [body]
+    else:
+        assert result.exit_code == 1 and "is not valid JSON" in result.stderr
+        assert result.stderr.count("\n") == 1 and target.path.read_text() == body
+
+
+def test_jsonc_reads_as_before_where_every_string_and_comment_is_closed() -> None:
+    text = '{"a": 1, /* c */ "b": "x//y /* no */", // z\n "c": [1, "\\"", "\\\\",],}'
+    assert clients.strip_jsonc(text) == (
+        '{"a": 1,  "b": "x//y /* no */", \n "c": [1, "\\"", "\\\\"]}',
+        True,
+    )
+    assert json.loads(clients.strip_jsonc(text)[0])["c"] == [1, '"', "\\"]
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("field", ["args", "env", "url"])
+def test_a_checkouts_server_variable_that_never_closes_is_read_once(
+    cli, home, _isolated, field
+) -> None:
+    """Review AL: `doctor mcp` expands `${…}` in every entry it lists, the checkout's too: a `${`
+    that never closes was tried again from every later one (quadratic: 80 KB held it a minute).
+    Now it runs to the end once and stays as written."""
+    value = "${" * 300_000
+    entry = {"command": "node", field: [value] if field == "args" else value}
+    if field == "env":
+        entry[field] = {"A": value}
+    (_isolated / ".mcp.json").write_text(json.dumps({"mcpServers": {"tool": entry}}))
+    result = cli("doctor", "mcp", "--json", store=False)
+    assert "Traceback" not in result.output
+    assert json.loads(result.stdout)["checks"]
