@@ -12,11 +12,18 @@ import pytest
 from hindsight_cli.models import Hit
 from hindsight_cli.search.candidates import HotSource, IndexSource, LedgerSource
 from hindsight_cli.store import Store
+from tests.conftest import Clock
 
 TASK = "trip-planning"
 QUESTION = "Which glacier did you hike on the Iceland trip?"
 ANSWER = "Solheimajokull, with crampons and a guide"
 QUERY = "Which glacier did she hike in Iceland?"
+
+
+@pytest.fixture(autouse=True)
+def _one_moment(clock: Clock) -> None:
+    """Every store of a test reads one still clock: the searches compared are not a moment apart
+    (recency moved between them, and two hits within 1e-8 swapped on a loaded machine)."""
 
 
 def _conversation(store: Store) -> dict[str, str]:
@@ -37,8 +44,7 @@ def _conversation(store: Store) -> dict[str, str]:
 
 
 def _same(got: list[Hit], expected: list[Hit]) -> None:
-    """The same hits in the same order with the same scores (two searches are a moment apart:
-    recency moves in the eighth decimal)."""
+    """The same hits in the same order with the same scores."""
     assert [h.memory.id for h in got] == [h.memory.id for h in expected]
     assert [h.score for h in got] == pytest.approx([h.score for h in expected], abs=1e-6)
 
