@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 from ... import paths
 from ...errors import UnsafeLocation
 from .duckdb_rewrite import identifier
+from .duckdb_schema import quiet
 
 if TYPE_CHECKING:
     from duckdb import DuckDBPyConnection
@@ -143,6 +144,7 @@ def _process() -> _Process:
         # database would use ``.tmp`` in the working directory; a file's own was beside it)
         spill = str(paths.user_cache_dir() / "duckdb-spill")
         database = engine().connect(":memory:", config={"temp_directory": spill})
+        quiet(database)
         _PROCESS[:] = [_Process(os.getpid(), database)]
     return _PROCESS[0]
 
@@ -175,6 +177,7 @@ def connect(path: Path, read_only: bool) -> DuckDBPyConnection:
         conn = process.database.cursor()
         attachment.users.add(id(conn))
         try:
+            quiet(conn)
             conn.execute(f"USE {identifier(attachment.alias)}")
         except BaseException:
             _let_go(process, key, conn)

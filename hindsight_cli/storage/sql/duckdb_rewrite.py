@@ -12,7 +12,7 @@ from ... import safefs
 from ...safefs import ledger_key
 from ..base import LEDGER_KEY
 from .common import integer, one
-from .duckdb_schema import SCHEMA_VERSION, TABLES, schema
+from .duckdb_schema import SCHEMA_VERSION, TABLES, quiet, schema
 
 if TYPE_CHECKING:
     from duckdb import DuckDBPyConnection
@@ -128,6 +128,7 @@ def scrub(ledger: DuckDBLedger) -> bool:
             dim = int(dict(old.execute("SELECT key, value FROM meta").fetchall())["embedding_dim"])
             head = int(one(old.execute("SELECT coalesce(max(seq), 0) FROM memories"))[0])
             with closing(duckdb.connect(str(fresh))) as new:
+                quiet(new)
                 for statement in schema(dim, start=head + 1):
                     new.execute(statement)
                 for table in TABLES:

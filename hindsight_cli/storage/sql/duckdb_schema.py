@@ -17,6 +17,16 @@ SCHEMA_VERSION = 4
 TABLES = ("meta", "memories", "terms", "audit", "chunks")
 
 
+def quiet(conn: DuckDBPyConnection) -> None:
+    """No progress bar on this connection (every DuckDB connection hindsight opens: the process's
+    database, each cursor of it, a rewrite's copy). DuckDB draws one on the process's stdout, past
+    Python's ``sys.stdout``, for any query that runs longer than two seconds (a loaded machine, a
+    large ledger, a hard forget's copy), and it is on for every connection by default: it went
+    into the JSON of ``--json`` (a replay's report no longer parsed) and into whatever a command
+    prints. It is a setting of each connection (a cursor is one), not of the database."""
+    conn.execute("SET enable_progress_bar = false")
+
+
 def schema(dim: int, start: int = 1) -> list[str]:
     return [
         "CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)",
