@@ -149,7 +149,9 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
     words = keyword_terms(query.text, weights.derived_forms)
     job = (
         # beside the index's own work, unless the in-memory index answers
-        embedding_jobs.start_query(rt, query.text, beside=rt.hot is None or rt.hot.index is None)
+        embedding_jobs.start_query(
+            rt, query.text, beside=rt.hot is None or rt.hot.index is None, asker=scope
+        )
         if query.mode != "keyword"
         else None
     )
