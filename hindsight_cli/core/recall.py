@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from functools import partial
+from typing import TYPE_CHECKING
 
 from ..config import Ranking
 from ..errors import StoreBusy
@@ -33,6 +34,10 @@ from ..storage.base import Reader
 from . import embedding_jobs, injections, jobs
 from .runtime import Runtime
 from .scope import Scope
+
+if TYPE_CHECKING:
+    from ..storage.rows import Vectors
+
 
 # seconds a search waits for another process's index update before asking the ledger
 _INDEX_WAIT = 0.5
@@ -100,7 +105,8 @@ def _context(
         signature=signature,
         standing=standing or {},
     )
-    return ctx, error_line
+    # what the query alone decides, before a search takes the in-memory index's lock
+    return ctx.settle(), error_line
 
 
 def _in_memory(
@@ -147,12 +153,7 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
     limit = max(weights.candidates, k)
     where = filters.conditions(now)
     words = keyword_terms(query.text, weights.derived_forms)
-    job = (
-        # beside the index's own work, unless the in-memory index answers
-        embedding_jobs.start_query(rt, query.text, beside=rt.hot is None or rt.hot.index is None)
-        if query.mode != "keyword"
-        else None
-    )
+    job = _query_vector(rt, query, scope)
 
     def ranked(source: Source, dim: int) -> list[Ranked]:
         """The candidates ``source`` gives, ranked: what reads the source (an in-memory index, held
@@ -207,6 +208,24 @@ def search(rt: Runtime, query: SearchQuery, scope: Scope) -> SearchResult:
         with rt.ledger.read() as session:
             return answer(ranked(LedgerSource(session, filters.agent_ids), dim))
     return answer(ranked(IndexSource(mirror.index(dim)), dim))
+
+
+def _query_vector(rt: Runtime, query: SearchQuery, scope: Scope) -> Callable[[], Vectors] | None:
+    """What gives the query's vector (None: a keyword search): embedded beside the index's own
+    work, unless the in-memory index answers."""
+    if query.mode == "keyword":
+        return None
+    beside = rt.hot is None or rt.hot.index is None
+    job = embedding_jobs.start_query(rt, query.text, beside=beside, asker=scope)
+    if beside or not rt.model_is_known():
+        return job
+    # The query's vector, made before the in-memory index's lock (as what its text decides,
+    # ``ctx.settle``): every search of the process waits for that lock, and a 64 KB query held it
+    # 0.2 s for its embedding alone, another agent's searches queued behind each of hers (review
+    # AM). It depends on the query alone (a model known without loading it: a hub model is loaded
+    # only once the store's model check passed).
+    made = job()
+    return lambda: made
 
 
 def warm_up(rt: Runtime) -> None:

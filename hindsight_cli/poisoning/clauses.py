@@ -18,8 +18,9 @@ look-alikes folded)."""
 from __future__ import annotations
 
 import re
-from functools import cache, cached_property
+from functools import cache
 
+from ..lazy import once
 from .literals import may_match
 from .units import PARAGRAPHS, SENTENCES, STEALTH, clause_starts, too_few_words
 
@@ -454,11 +455,11 @@ class _Sentence:
     def __init__(self, text: str) -> None:
         self.text = text
 
-    @cached_property
+    @once
     def names_a_secret(self) -> bool:
         return _objects()[0].search(self.text) is not None
 
-    @cached_property
+    @once
     def table_row(self) -> bool:
         return self.text.count("|") >= 2
 

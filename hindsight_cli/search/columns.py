@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import cached_property
 from typing import TYPE_CHECKING, TypeAlias
 
+from ..lazy import once
 from ..storage.rows import MemoryRow
 
 if TYPE_CHECKING:
@@ -132,7 +132,7 @@ class Rows(list[MemoryRow]):
         if columns is not None:
             self.__dict__["columns"] = columns
 
-    @cached_property
+    @once
     def columns(self) -> Columns:
         return of_rows(self)
 

@@ -14,10 +14,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from typing import TYPE_CHECKING, TypeAlias
 
 from ..config import Ranking
+from ..lazy import once
 from ..models import Explanation
 from ..storage.rows import MemoryRow, keyword_text
 from ..text import identifier_parts, identifier_tokens, identifiers
@@ -58,21 +59,28 @@ class Context:
     # reinforcement: each judged memory's standing, -1 to 1 (``core.injections.standing``)
     standing: dict[str, float] = field(default_factory=dict)
 
-    @cached_property
+    @once
     def identifiers(self) -> tuple[str, ...]:
         return identifiers(self.query)
 
-    @cached_property
+    @once
     def signals(self) -> tuple[Signal, ...]:
         """The signals that apply to this query (``applying``), chosen once per search."""
         return applying(self)
 
-    @cached_property
+    @once
     def asked(self) -> Asked | None:
         """What the query asks of time (``text.when.asked``), read once per search. Not for
         ``--troubleshoot``: an error's own text names when it happened (a log line's timestamp),
         not a time it asks about."""
         return asked(self.query, self.now) if self.query and not self.fixes_first else None
+
+    def settle(self) -> Context:
+        """Work out now what the query's text alone decides (its identifiers, what it asks of time,
+        the signals that apply): a search does it before it takes the in-memory index's lock,
+        which every other search of the process waits for."""
+        _ = self.identifiers, self.signals
+        return self
 
 
 # a signal's values for the candidates' rows, given their relevances

@@ -15,12 +15,12 @@ import random
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ... import safefs
 from ...errors import HindsightError, StoreBusy
+from ...lazy import once
 from .. import codec, locks
 from ..base import Capabilities, Condition
 from ..rows import COLUMNS, MemoryRow, arrow_type
@@ -402,7 +402,7 @@ class DuckDBLedger:
         finally:
             os.close(fd)
 
-    @cached_property
+    @once
     def _marker_name(self) -> str:
         return os.fspath(self.marker)
 
