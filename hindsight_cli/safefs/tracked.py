@@ -1,8 +1,9 @@
 """Which files of a store the git repository holding it tracks (``git ls-files``): a `git pull` or a
 checkout of another branch replaces them with the repository's, even those ``.hindsight/.gitignore``
 ignores (git treats ignored files as expendable). ``trust`` binds an approval to them. Asked of
-``git ls-files``, or read from the work tree's index file as git writes it when no git answers
-(``read_index``).
+``git ls-files`` of the work tree's index file alone, in an empty git directory of hindsight's (no
+setting of the repository's runs anything: review AO), or read from the index file as git writes
+it when no git answers (``read_index``).
 
 Standard library, ``safefs`` only: the recording hooks use it.
 """
@@ -68,7 +69,10 @@ def read_index(index: str, prefix: str) -> list[str] | None:
     ownership rule of git's can keep the answer back. None when the file is not laid out so (a
     split index, whose entries live in another file; a version to come): ask git then."""
     try:
-        fd = os.open(index, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        # without blocking: a FIFO put there since it was looked at is refused, never waited on
+        fd = os.open(
+            index, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        )
     except OSError:
         return None
     try:
@@ -199,9 +203,9 @@ def tracked(store: str | os.PathLike[str]) -> tuple[str, ...]:
     git does so for the files ``.hindsight/.gitignore`` ignores too (it treats ignored files as
     expendable): a commit that tracks ``ledger.duckdb`` swaps the user's memories for its own
     while the store's id and path (what an approval names) stay. Asked of ``git ls-files`` (a few
-    ms) with the work tree and git directory named and the repository's settings that run
-    programs off; when no git answers (none on ``PATH``, a repository it refuses), read from the
-    index file itself (``read_index``); none only when neither can."""
+    ms) of the index file alone, in a git directory of hindsight's own (``_asked``: no setting of
+    the repository's is read); when no git answers (none on ``PATH``, an index it reads in part),
+    read from the index file itself (``read_index``); none only when neither can."""
     where = os.path.realpath(os.path.expanduser(os.fspath(store)))
     trees = _work_trees(where)
     if not trees:
@@ -211,14 +215,14 @@ def tracked(store: str | os.PathLike[str]) -> tuple[str, ...]:
     if known is not None and known[0] == state:
         return known[1]
     git, names = safefs.program("git"), set[str]()
-    for top, gitdir, index in trees:
+    for top, _gitdir, index in trees:
         # the store's path in the work tree, matched in any case: where the file system ignores
         # case (macOS, Windows), git writes a commit's `.HINDSIGHT/ledger.duckdb` into
         # `.hindsight/` while its index keeps the commit's spelling. Literally: a directory may be
         # named `a*b`.
         prefix = os.path.relpath(where, top).replace(os.sep, "/")
         prefix = "" if prefix == "." else prefix + "/"
-        found = _asked(git=git, top=top, gitdir=gitdir, prefix=prefix)
+        found = _asked(git=git, top=top, index=index, prefix=prefix)
         if found is None:
             # no git to ask, or one that will not answer for this repository (`safe.directory`):
             # whatever git made the pull, the index names what it brought
@@ -230,23 +234,33 @@ def tracked(store: str | os.PathLike[str]) -> tuple[str, ...]:
     return result
 
 
-def _asked(git: str | None, top: str, gitdir: str, prefix: str) -> tuple[str, ...] | None:
-    """What ``git ls-files`` names below ``prefix`` in the work tree ``top``, or None when no git
-    answers."""
-    if git is None:
+def _asked(git: str | None, top: str, index: str, prefix: str) -> tuple[str, ...] | None:
+    """What ``git ls-files`` names below ``prefix`` in the work tree ``top`` whose index file is
+    ``index``, or None when no git answers (or it answers with a complaint: an index it reads
+    only in part).
+
+    Git reads the index alone, given by ``GIT_INDEX_FILE``, in a git directory of hindsight's own,
+    made empty for the run: never the work tree's. That one is whatever the ``.git`` above the
+    store names, and an archive unpacked into a checkout can bring one (``.hindsight/.git``, a
+    directory or a file naming any other): its ``config`` ran the author's programs through git
+    (``core.sshCommand`` of a partial clone's remote, which git runs to fetch the trees a sparse
+    index leaves out) and a FIFO there held every hook and search 20 s (review AO). A split
+    index's shared part is found beside the index, as git looks for it there too."""
+    if git is None or not _plain_beside(index):
         return None
     import subprocess
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    # the work tree and its git directory named, not discovered: run inside the store, git takes
-    # the nearest directory holding `HEAD`, `objects/` and `refs/` for a repository of its own
-    # (a pull may bring them into the store, or a directory above it) and answers from its index
+    env["GIT_INDEX_FILE"] = index
+    empty = _empty_git_dir()
+    if empty is None:
+        return None
     try:
         done = subprocess.run(
             [
                 git,
                 "--git-dir",
-                gitdir,
+                empty,
                 "--work-tree",
                 top,
                 "-c",
@@ -268,9 +282,66 @@ def _asked(git: str | None, top: str, gitdir: str, prefix: str) -> tuple[str, ..
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    if done.returncode != 0:
+    finally:
+        _remove(empty)
+    # a complaint: an index of SHA-256 names, a sparse index's directories it cannot open up
+    # without the objects (read from the file then, `read_index`)
+    if done.returncode != 0 or done.stderr.strip():
         return None
     return _below(done.stdout.decode("utf-8", "surrogateescape").split("\0"), prefix)
+
+
+# the git directory ``_asked`` gives git: nothing of a repository's own
+_EMPTY = {
+    "HEAD": "ref: refs/heads/main\n",
+    "config": "[core]\n\trepositoryformatversion = 0\n\tbare = false\n",
+}
+_EMPTY_DIRS = ("objects", "refs")
+
+
+def _empty_git_dir() -> str | None:
+    """A new private git directory holding nothing (made here: ``tempfile`` costs a hook 4 ms),
+    or None when none can be made."""
+    base = next(
+        (os.environ[k] for k in ("TMPDIR", "TEMP", "TMP") if os.path.isabs(os.environ.get(k, ""))),
+        "/tmp" if os.name != "nt" else os.path.expanduser("~"),
+    )
+    path = os.path.join(base, f"hindsight-git-{os.getpid()}-{os.urandom(6).hex()}")
+    try:
+        os.mkdir(path, 0o700)
+        for name in _EMPTY_DIRS:
+            os.mkdir(os.path.join(path, name), 0o700)
+        for name, text in _EMPTY.items():
+            safefs.create_private(os.path.join(path, name), text)
+    except OSError:
+        _remove(path)
+        return None
+    return path
+
+
+def _remove(path: str) -> None:
+    for name in (*_EMPTY, *_EMPTY_DIRS, ""):
+        try:
+            (os.rmdir if name in (*_EMPTY_DIRS, "") else os.unlink)(os.path.join(path, name))
+        except OSError:
+            pass
+
+
+def _plain_beside(index: str) -> bool:
+    """Whether every shared index part beside ``index`` (``sharedindex.*``, which git opens for a
+    split index) is a regular file: a FIFO there would hold git until its timeout."""
+    import stat
+
+    try:
+        with os.scandir(os.path.dirname(index)) as found:
+            for item in found:
+                if item.name.startswith("sharedindex.") and not stat.S_ISREG(
+                    os.stat(item.path).st_mode
+                ):
+                    return False
+    except OSError:
+        return False
+    return True
 
 
 def tops(names: tuple[str, ...]) -> set[str]:
