@@ -527,22 +527,33 @@ def test_a_pull_git_cannot_be_asked_about_still_counts(
 
 @pytest.mark.parametrize(
     "layout",
-    ["version 2", "version 3 (intent to add)", "version 4", "sha256", "split index"],
+    [
+        "version 2",
+        "version 3 (intent to add)",
+        "version 4",
+        "sha256",
+        "sha256, one file",
+        "split index",
+    ],
 )
 def test_the_index_read_names_what_git_tracks(tmp_path: Path, layout: str) -> None:
     """The files of a store the index names, read without git, are git's own answer, for every
     layout of the index git writes (a split index, which keeps most entries in another file, is
-    asked of git)."""
+    asked of git). Review AO: git, now given the index alone, read an index of SHA-256 names
+    holding one file as one of SHA-1 names, and answered none."""
     from hindsight_cli.safefs import tracked
 
     repo = tmp_path / "repo"
     repo.mkdir()
-    _git(repo, "init", "-q", *(["--object-format=sha256"] if layout == "sha256" else []))
+    _git(repo, "init", "-q", *(["--object-format=sha256"] if "sha256" in layout else []))
     names = ["README", ".hindsight/ledger.duckdb", ".hindsight/spool/events.jsonl", "a" * 200]
     names += [f".hindsight/n{i:03}-{'x' * (i % 13)}" for i in range(40)] + ["Ä/ü.txt", "zz"]
+    if layout == "sha256, one file":
+        names = [".hindsight/a"]
     for name in names:
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
-        (repo / name).write_text(name)
+        # (read as SHA-1 names, the index of this one file gives git no complaint)
+        (repo / name).write_text("a\n" if layout == "sha256, one file" else name)
     _git(repo, "add", "-f", *names)
     if layout.startswith("version 3"):
         (repo / ".hindsight" / "new").write_text("x")

@@ -68,6 +68,25 @@ def read_index(index: str, prefix: str) -> list[str] | None:
     object names): no program runs, so no setting of the repository's, no ``PATH`` and no
     ownership rule of git's can keep the answer back. None when the file is not laid out so (a
     split index, whose entries live in another file; a version to come): ask git then."""
+    data = _index_bytes(index, MAX_INDEX)
+    if data is None:
+        return None
+    if len(data) < 12 or data[:4] != b"DIRC":
+        return None
+    version = int.from_bytes(data[4:8], "big")
+    count = int.from_bytes(data[8:12], "big")
+    if version not in (2, 3, 4):
+        return None
+    for width in (20, 32):  # SHA-1, SHA-256: the one whose layout ends where the file does
+        names = _entries(data, version, count, width)
+        if names is not None:
+            return list(_below(names, prefix))
+    return None
+
+
+def _index_bytes(index: str, limit: int, whole: bool = True) -> bytes | None:
+    """The first ``limit`` bytes of the index file ``index`` (with ``whole``, None when it holds
+    more), or None when it is not a regular file that can be read."""
     try:
         # without blocking: a FIFO put there since it was looked at is refused, never waited on
         fd = os.open(
@@ -79,24 +98,36 @@ def read_index(index: str, prefix: str) -> list[str] | None:
         import stat
 
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_INDEX:
+        if not stat.S_ISREG(st.st_mode) or (whole and st.st_size > limit):
             return None
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(MAX_INDEX + 1)
+            return handle.read(limit)
     except OSError:
         return None
     finally:
         os.close(fd)
-    if len(data) < 12 or data[:4] != b"DIRC":
+
+
+# the entries whose layout tells an index's object names apart (SHA-1 or SHA-256), and the bytes
+# read for them: each at most 62 + 32 + 4,096 bytes
+_FIRST = 16
+_HEAD = _FIRST * 4200
+
+
+def object_width(index: str) -> int | None:
+    """The length in bytes of the object names the index file ``index`` holds (20: SHA-1, 32:
+    SHA-256), told by the layout of its first entries (none: any); None when it is not an index
+    laid out as ``read_index`` reads one."""
+    data = _index_bytes(index, _HEAD, whole=False)
+    if data is None or len(data) < 12 or data[:4] != b"DIRC":
         return None
     version = int.from_bytes(data[4:8], "big")
     count = int.from_bytes(data[8:12], "big")
     if version not in (2, 3, 4):
         return None
-    for width in (20, 32):  # SHA-1, SHA-256: the one whose layout ends where the file does
-        names = _entries(data, version, count, width)
-        if names is not None:
-            return list(_below(names, prefix))
+    for width in (20, 32):
+        if _entries(data, version, min(count, _FIRST), width, whole=False) is not None:
+            return width
     return None
 
 
@@ -126,10 +157,13 @@ def _below(names: list[str], prefix: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _entries(data: bytes, version: int, count: int, width: int) -> list[str] | None:
+def _entries(
+    data: bytes, version: int, count: int, width: int, whole: bool = True
+) -> list[str] | None:
     """The index's entry names, when its entries and extensions end exactly at its checksum of
-    ``width`` bytes; None otherwise."""
-    end = len(data) - width
+    ``width`` bytes; None otherwise. Without ``whole``: the names of the first ``count`` entries of
+    ``data``, the head of an index, when they are laid out so."""
+    end = len(data) - width if whole else len(data)
     pos, names, previous = 12, [], b""
     for _ in range(count):
         start = pos
@@ -152,6 +186,8 @@ def _entries(data: bytes, version: int, count: int, width: int) -> list[str] | N
             return None
         previous = name
         names.append(name.decode("utf-8", "surrogateescape"))
+    if not whole:
+        return names
     # the extensions: a signature and a size each; a split index keeps its entries elsewhere
     while pos < end:
         if pos + 8 > end or data[pos : pos + 4] == b"link":
@@ -252,7 +288,8 @@ def _asked(git: str | None, top: str, index: str, prefix: str) -> tuple[str, ...
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env["GIT_INDEX_FILE"] = index
-    empty = _empty_git_dir()
+    width = object_width(index)
+    empty = None if width is None else _empty_git_dir(width)
     if empty is None:
         return None
     try:
@@ -296,12 +333,16 @@ _EMPTY = {
     "HEAD": "ref: refs/heads/main\n",
     "config": "[core]\n\trepositoryformatversion = 0\n\tbare = false\n",
 }
+# for an index of SHA-256 names, which git read as SHA-1 names answers with none
+_SHA256_CONFIG = (
+    "[core]\n\trepositoryformatversion = 1\n\tbare = false\n[extensions]\n\tobjectFormat = sha256\n"
+)
 _EMPTY_DIRS = ("objects", "refs")
 
 
-def _empty_git_dir() -> str | None:
-    """A new private git directory holding nothing (made here: ``tempfile`` costs a hook 4 ms),
-    or None when none can be made."""
+def _empty_git_dir(width: int) -> str | None:
+    """A new private git directory holding nothing, for an index of object names ``width`` bytes
+    long (made here: ``tempfile`` costs a hook 4 ms), or None when none can be made."""
     base = next(
         (os.environ[k] for k in ("TMPDIR", "TEMP", "TMP") if os.path.isabs(os.environ.get(k, ""))),
         "/tmp" if os.name != "nt" else os.path.expanduser("~"),
@@ -312,6 +353,7 @@ def _empty_git_dir() -> str | None:
         for name in _EMPTY_DIRS:
             os.mkdir(os.path.join(path, name), 0o700)
         for name, text in _EMPTY.items():
+            text = _SHA256_CONFIG if name == "config" and width == 32 else text
             safefs.create_private(os.path.join(path, name), text)
     except OSError:
         _remove(path)
