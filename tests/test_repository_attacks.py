@@ -5,6 +5,7 @@ through a config file it ships (adversarial review B)."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -372,6 +373,36 @@ def test_linting_a_checkouts_compose_files_fetches_nothing(
     saw = seen.read_text()
     assert "argv=compose -f" in saw
     assert "fetched" not in saw, saw
+
+
+# what docker's standard input is while it merges a checkout's Compose files
+STDIN_DOCKER = """#!/bin/sh
+readlink /proc/self/fd/0 > "$DOCKER_SEEN"
+exit 1
+"""
+
+
+@pytest.mark.no_store
+@pytest.mark.skipif(not Path("/proc/self/fd/0").exists(), reason="needs /proc")
+def test_docker_merging_a_checkouts_compose_files_reads_no_terminal(
+    cli, tmp_path, monkeypatch
+) -> None:
+    """Review AO (low): `docker compose config`, which `doctor` runs on a checkout's Compose
+    files, was given hindsight's own standard input, the user's terminal: a file naming
+    `env_file: /dev/stdin` (or an `include` of it) made docker wait 15 s on what the user typed
+    and read it. It now reads nothing."""
+    compose = "services:\n  app:\n    image: alpine\n    env_file: /dev/stdin\n"
+    seen = _compose_checkout(tmp_path, monkeypatch, STDIN_DOCKER, compose, "", ())
+    read, write = os.pipe()
+    saved = os.dup(0)
+    os.dup2(read, 0)
+    try:
+        cli("doctor", "compose", store=False)
+    finally:
+        os.dup2(saved, 0)
+        for fd in (read, write, saved):
+            os.close(fd)
+    assert seen.read_text().strip() == os.devnull
 
 
 # --- an approval is not carried to another database (a git pull after `allow` or `init`)
