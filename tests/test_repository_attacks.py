@@ -930,6 +930,51 @@ def test_a_checkouts_deeply_nested_client_config_is_one_line(cli, home, _isolate
     assert target.path.read_text() == text
 
 
+# review AO: a dotted key of many parts, which tomllib reads in time quadratic in its parts (600 KB
+# of `a.` in a checkout's config.toml held every command and hook for minutes); 300 parts here
+LONG_KEYS = {
+    "a table": "[" + ".".join(["a"] * 300) + "]\n",
+    "an array of tables": "[[" + ".".join(["a"] * 300) + "]]\n",
+    "a key": " . ".join(["a"] * 300) + " = 1\n",
+    "quoted parts": "[" + ".".join(['"a"'] * 300) + "]\n",
+    "an inline table": "x = {" + ".".join(["a"] * 300) + " = 1}\n",
+}
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("text", list(LONG_KEYS.values()), ids=list(LONG_KEYS))
+def test_a_checkouts_config_of_a_long_dotted_key_is_refused_before_it_is_parsed(
+    cli, _isolated, monkeypatch, text
+) -> None:
+    checkout = _isolated / "checkout"
+    (checkout / ".hindsight").mkdir(parents=True)
+    (checkout / ".hindsight" / "config.toml").write_text(text)
+    monkeypatch.chdir(checkout)
+    result = cli("search", "x", store=False)
+    assert result.exit_code == 1, result.output
+    _no_traceback(result)
+    assert "nested more than 200 levels deep" in result.stderr
+
+
+def test_dotted_keys_of_a_real_config_are_read() -> None:
+    """What the check for long dotted keys reads past: dots in values, a host list, a URL, a
+    version, a run of dots, unclosed quotes, and a key of as many parts as nesting allows."""
+    from hindsight_cli.safefs.reading import parse_toml
+
+    text = (
+        '[mcp]\nallowed_hosts = ["memory.internal", "proxy.example:443"]\n'
+        '[storage]\nurl = "postgresql://u@db.example.com:5432/x"\n'
+        'a.b."c.d".e = "1.2.3.4.5"\nnote = "'
+        + "." * 5000
+        + " The build failed. Run it again." * 300
+        + '"\n'
+        "[" + ".".join(["k"] * 199) + "]\n"
+    )
+    found = parse_toml(text)
+    assert found["mcp"]["allowed_hosts"] == ["memory.internal", "proxy.example:443"]
+    assert found["storage"]["a"]["b"]["c.d"]["e"] == "1.2.3.4.5"
+
+
 @pytest.mark.local_only
 @pytest.mark.parametrize("depth", [DEEP, 900])
 def test_a_deeply_nested_import_is_refused_in_one_line(cli, _isolated, depth) -> None:
