@@ -763,6 +763,7 @@ def test_a_git_directory_an_archive_brings_runs_nothing(
     assert not marker.exists()
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_a_fifo_in_an_archives_git_directory_holds_nothing(tmp_path: Path, upstream: Path) -> None:
     """The same archive's git directory with its `config` (or a split index's shared part) a FIFO:
     git waited on it 20 s at every hook and search (the prompt hook's whole time), then gave no
