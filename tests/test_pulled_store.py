@@ -527,22 +527,33 @@ def test_a_pull_git_cannot_be_asked_about_still_counts(
 
 @pytest.mark.parametrize(
     "layout",
-    ["version 2", "version 3 (intent to add)", "version 4", "sha256", "split index"],
+    [
+        "version 2",
+        "version 3 (intent to add)",
+        "version 4",
+        "sha256",
+        "sha256, one file",
+        "split index",
+    ],
 )
 def test_the_index_read_names_what_git_tracks(tmp_path: Path, layout: str) -> None:
     """The files of a store the index names, read without git, are git's own answer, for every
     layout of the index git writes (a split index, which keeps most entries in another file, is
-    asked of git)."""
+    asked of git). Review AO: git, now given the index alone, read an index of SHA-256 names
+    holding one file as one of SHA-1 names, and answered none."""
     from hindsight_cli.safefs import tracked
 
     repo = tmp_path / "repo"
     repo.mkdir()
-    _git(repo, "init", "-q", *(["--object-format=sha256"] if layout == "sha256" else []))
+    _git(repo, "init", "-q", *(["--object-format=sha256"] if "sha256" in layout else []))
     names = ["README", ".hindsight/ledger.duckdb", ".hindsight/spool/events.jsonl", "a" * 200]
     names += [f".hindsight/n{i:03}-{'x' * (i % 13)}" for i in range(40)] + ["Ä/ü.txt", "zz"]
+    if layout == "sha256, one file":
+        names = [".hindsight/a"]
     for name in names:
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
-        (repo / name).write_text(name)
+        # (read as SHA-1 names, the index of this one file gives git no complaint)
+        (repo / name).write_text("a\n" if layout == "sha256, one file" else name)
     _git(repo, "add", "-f", *names)
     if layout.startswith("version 3"):
         (repo / ".hindsight" / "new").write_text("x")
@@ -688,3 +699,106 @@ def test_a_pull_never_files_your_memories_under_another_agent(
     _run("record", SECRET, "--store", str(store))
     listed = _run("list", "--agent", alice, "--json", "--store", str(store))
     assert "ZQXPAYROLL" in listed.stdout
+
+
+# --- review AO: a git directory an archive brings into the store
+
+
+def _planted_git_dir(tmp_path: Path, gitdir: Path, config: str) -> None:
+    """A git directory at ``gitdir`` as an archive unpacked into a checkout brings it: the index of
+    a sparse checkout (a directory entry whose tree is not there), ``config`` (a partial clone's,
+    whose missing trees git fetches from the remote by running ``core.sshCommand``)."""
+    source = tmp_path / "author-src"
+    source.mkdir()
+    _git(source, "init", "-q")
+    (source / "sdir").mkdir()
+    (source / "sdir" / "a.txt").write_text("a")
+    (source / "top.txt").write_text("b")
+    _git(source, "add", "-A")
+    _git(source, "commit", "-qm", "x")
+    _git(source, "sparse-checkout", "set", "--cone", "--sparse-index", "top")
+    (gitdir / "objects").mkdir(parents=True)
+    (gitdir / "refs").mkdir()
+    (gitdir / "HEAD").write_text("ref: refs/heads/main\n")
+    shutil.copy(source / ".git" / "index", gitdir / "index")
+    (gitdir / "config").write_text(config)
+
+
+_PARTIAL_CLONE = """[core]
+\trepositoryformatversion = 1
+\tsparseCheckout = true
+\tsparseCheckoutCone = true
+\tsshCommand = sh -c 'touch {marker}' --
+[index]
+\tsparse = true
+[extensions]
+\tpartialClone = origin
+[remote "origin"]
+\turl = ssh://author.invalid/x.git
+\tpromisor = true
+"""
+
+
+@pytest.mark.parametrize("where", [".git directory", ".git file naming another directory"])
+def test_a_git_directory_an_archive_brings_runs_nothing(
+    tmp_path: Path, upstream: Path, where: str
+) -> None:
+    """An archive unpacked into the checkout brings `.hindsight/.git` (or a `.git` file naming a
+    directory it holds elsewhere): `git ls-files`, which hindsight asked at every hook and search
+    to tell which files of the store git tracks, read that directory's config and ran the
+    author's `core.sshCommand` to fetch the trees a sparse index leaves out: the author's program
+    ran at the session's start (high). Git is now given the index file alone, in an empty git
+    directory of hindsight's."""
+    checkout = _own_store(tmp_path, upstream)
+    store = checkout / ".hindsight"
+    marker = tmp_path / "ran"
+    config = _PARTIAL_CLONE.format(marker=marker)
+    if where == ".git directory":
+        _planted_git_dir(tmp_path, store / ".git", config)
+    else:
+        _planted_git_dir(tmp_path, checkout / "docs" / "assets", config)
+        (store / ".git").write_text("gitdir: ../docs/assets\n")
+    _hook(checkout)
+    _run("search", "weather", "--store", str(store))
+    assert not marker.exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_in_an_archives_git_directory_holds_nothing(tmp_path: Path, upstream: Path) -> None:
+    """The same archive's git directory with its `config` (or a split index's shared part) a FIFO:
+    git waited on it 20 s at every hook and search (the prompt hook's whole time), then gave no
+    answer (medium). Now git never opens the directory's files, and a shared part that is not a
+    regular file is not asked of git: what the index names is still read."""
+    from hindsight_cli.safefs import tracked
+
+    checkout = _own_store(tmp_path, upstream)
+    store = checkout / ".hindsight"
+    gitdir = store / ".git"
+    gitdir.mkdir()
+    (gitdir / "objects").mkdir()
+    (gitdir / "refs").mkdir()
+    (gitdir / "HEAD").write_text("ref: refs/heads/main\n")
+    (store / "notes").mkdir()
+    (store / "notes" / "a.md").write_text("a")
+    own = tmp_path / "own"
+    (own / "notes").mkdir(parents=True)
+    _git(own, "init", "-q")
+    (own / "notes" / "later.md").write_text("later")
+    _git(own, "add", "notes/later.md")
+    _git(own, "commit", "-qm", "x")
+    _git(own, "update-index", "--split-index")
+    (own / "notes" / "b.md").write_text("b")
+    _git(own, "add", "notes/b.md")
+    for part in (own / ".git").glob("sharedindex.*"):
+        shutil.copy(part, gitdir / part.name)
+    shutil.copy(own / ".git" / "index", gitdir / "index")
+    os.mkfifo(gitdir / "config")
+    assert sorted(tracked.tracked(store)) == ["notes/b.md", "notes/later.md"]
+    os.unlink(gitdir / "config")
+    (gitdir / "config").write_text("[core]\n\trepositoryformatversion = 0\n")
+    for part in gitdir.glob("sharedindex.*"):
+        part.unlink()
+        os.mkfifo(part)
+    tracked._TRACKED.clear()
+    # neither git nor the index reader waits on the FIFO: no shared part, no names of it
+    assert tracked.tracked(store) == ()

@@ -5,6 +5,7 @@ through a config file it ships (adversarial review B)."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -372,6 +373,36 @@ def test_linting_a_checkouts_compose_files_fetches_nothing(
     saw = seen.read_text()
     assert "argv=compose -f" in saw
     assert "fetched" not in saw, saw
+
+
+# what docker's standard input is while it merges a checkout's Compose files
+STDIN_DOCKER = """#!/bin/sh
+readlink /proc/self/fd/0 > "$DOCKER_SEEN"
+exit 1
+"""
+
+
+@pytest.mark.no_store
+@pytest.mark.skipif(not Path("/proc/self/fd/0").exists(), reason="needs /proc")
+def test_docker_merging_a_checkouts_compose_files_reads_no_terminal(
+    cli, tmp_path, monkeypatch
+) -> None:
+    """Review AO (low): `docker compose config`, which `doctor` runs on a checkout's Compose
+    files, was given hindsight's own standard input, the user's terminal: a file naming
+    `env_file: /dev/stdin` (or an `include` of it) made docker wait 15 s on what the user typed
+    and read it. It now reads nothing."""
+    compose = "services:\n  app:\n    image: alpine\n    env_file: /dev/stdin\n"
+    seen = _compose_checkout(tmp_path, monkeypatch, STDIN_DOCKER, compose, "", ())
+    read, write = os.pipe()
+    saved = os.dup(0)
+    os.dup2(read, 0)
+    try:
+        cli("doctor", "compose", store=False)
+    finally:
+        os.dup2(saved, 0)
+        for fd in (read, write, saved):
+            os.close(fd)
+    assert seen.read_text().strip() == os.devnull
 
 
 # --- an approval is not carried to another database (a git pull after `allow` or `init`)
@@ -897,6 +928,51 @@ def test_a_checkouts_deeply_nested_client_config_is_one_line(cli, home, _isolate
     _no_traceback(installed)
     assert "nested more than 200 levels deep" in installed.stderr
     assert target.path.read_text() == text
+
+
+# review AO: a dotted key of many parts, which tomllib reads in time quadratic in its parts (600 KB
+# of `a.` in a checkout's config.toml held every command and hook for minutes); 300 parts here
+LONG_KEYS = {
+    "a table": "[" + ".".join(["a"] * 300) + "]\n",
+    "an array of tables": "[[" + ".".join(["a"] * 300) + "]]\n",
+    "a key": " . ".join(["a"] * 300) + " = 1\n",
+    "quoted parts": "[" + ".".join(['"a"'] * 300) + "]\n",
+    "an inline table": "x = {" + ".".join(["a"] * 300) + " = 1}\n",
+}
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("text", list(LONG_KEYS.values()), ids=list(LONG_KEYS))
+def test_a_checkouts_config_of_a_long_dotted_key_is_refused_before_it_is_parsed(
+    cli, _isolated, monkeypatch, text
+) -> None:
+    checkout = _isolated / "checkout"
+    (checkout / ".hindsight").mkdir(parents=True)
+    (checkout / ".hindsight" / "config.toml").write_text(text)
+    monkeypatch.chdir(checkout)
+    result = cli("search", "x", store=False)
+    assert result.exit_code == 1, result.output
+    _no_traceback(result)
+    assert "nested more than 200 levels deep" in result.stderr
+
+
+def test_dotted_keys_of_a_real_config_are_read() -> None:
+    """What the check for long dotted keys reads past: dots in values, a host list, a URL, a
+    version, a run of dots, unclosed quotes, and a key of as many parts as nesting allows."""
+    from hindsight_cli.safefs.reading import parse_toml
+
+    text = (
+        '[mcp]\nallowed_hosts = ["memory.internal", "proxy.example:443"]\n'
+        '[storage]\nurl = "postgresql://u@db.example.com:5432/x"\n'
+        'a.b."c.d".e = "1.2.3.4.5"\nnote = "'
+        + "." * 5000
+        + " The build failed. Run it again." * 300
+        + '"\n'
+        "[" + ".".join(["k"] * 199) + "]\n"
+    )
+    found = parse_toml(text)
+    assert found["mcp"]["allowed_hosts"] == ["memory.internal", "proxy.example:443"]
+    assert found["storage"]["a"]["b"]["c.d"]["e"] == "1.2.3.4.5"
 
 
 @pytest.mark.local_only

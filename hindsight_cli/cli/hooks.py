@@ -142,11 +142,21 @@ def install(
 
     target, pinned = _target(client, scope, store)
     change = hooks_install.plan_install(target, pinned)
+    # a checkout's hooks.json may hold its author's commands: turning Codex's hooks on there
+    # would run them too (review AO); the user turns them on once they have looked
+    held = hooks_install.others(target) if client == "codex" and target.root is not None else []
     flag = (
         hooks_install.plan_codex_flag(hooks_install.codex_config(target), on=True)
-        if client == "codex"
+        if client == "codex" and not held
         else None
     )
+    if held:
+        render.warning(
+            f"{target.path} also holds {len(held)} hook command(s) hindsight did not write (the "
+            f"checkout's: {held[0]!r}{', …' if len(held) > 1 else ''}): Codex's hooks were not "
+            f"turned on in {hooks_install.codex_config(target).path}, which would run them too. "
+            "Look at them; then set `hooks = true` under [features] there yourself."
+        )
     if dry_run:
         render.plain(change.after.rstrip("\n"))
         if flag is not None and flag.changed:

@@ -223,6 +223,9 @@ def _docker_config(paths: list[Path], env: Mapping[str, str]) -> dict[str, Any] 
             command,
             cwd=paths[0].parent,
             env={**env, **_NO_REMOTE},
+            # not the user's terminal: a checkout's `env_file: /dev/stdin` would read what they
+            # type (review AO)
+            stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
             encoding="utf-8",

@@ -262,6 +262,22 @@ def broken(target: clients.Target) -> dict[str, list[str]]:
     return out
 
 
+def others(target: clients.Target) -> list[str]:
+    """The hook commands in this file that are not hindsight's (what else turning the client's
+    hooks on would run)."""
+    if not target.path.exists():
+        return []
+    _, data = _load(target)
+    found = []
+    for groups in (data.get("hooks") or {}).values():
+        for group in groups if isinstance(groups, list) else []:
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            for item in inner if isinstance(inner, list) else [group]:
+                if isinstance(item, dict) and item.get("command") and not _ours(item):
+                    found.append(str(item["command"]))
+    return found
+
+
 def installed(target: clients.Target) -> list[str]:
     """The client event names that run our hooks in this file."""
     if not target.path.exists():

@@ -225,6 +225,8 @@ def parse_toml(text: str) -> dict[str, Any]:
     value next) raises ``tomllib.TOMLDecodeError`` (a ``ValueError``), as bad TOML does."""
     import tomllib
 
+    if text.count(".") >= MAX_DEPTH and _long_key(text):
+        raise tomllib.TOMLDecodeError(f"nested more than {MAX_DEPTH} levels deep")
     try:
         value = tomllib.loads(text)
     except RecursionError:
@@ -232,6 +234,19 @@ def parse_toml(text: str) -> dict[str, Any]:
     if text.count("[") + text.count("{") > MAX_DEPTH and too_deep(value):
         raise tomllib.TOMLDecodeError(f"nested more than {MAX_DEPTH} levels deep")
     return value
+
+
+def _long_key(text: str) -> bool:
+    """Whether ``text`` holds a dotted key of more than ``MAX_DEPTH`` parts (``[a.a.a…]``,
+    ``a.a.a… = 1``): a table nested that deep, and one ``tomllib`` reads in time quadratic in its
+    parts (it grows the key a part at a time: 600 KB of ``a.`` in a checkout's ``config.toml`` held
+    every command and hook for minutes; review AO). Read once, in time linear in ``text``: a part
+    starts only where no bare part goes on, and a quoted one is read at most 256 characters."""
+    import re
+
+    part = r"""(?:(?<![A-Za-z0-9_-])[A-Za-z0-9_-]++|"[^"\n]{0,256}"|'[^'\n]{0,256}')"""
+    run = re.compile(rf"{part}(?:[ \t]*+\.[ \t]*+{part})++")
+    return any(found.group().count(".") >= MAX_DEPTH for found in run.finditer(text))
 
 
 def too_deep(value: object, limit: int = MAX_DEPTH) -> bool:

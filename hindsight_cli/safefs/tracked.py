@@ -1,8 +1,9 @@
 """Which files of a store the git repository holding it tracks (``git ls-files``): a `git pull` or a
 checkout of another branch replaces them with the repository's, even those ``.hindsight/.gitignore``
 ignores (git treats ignored files as expendable). ``trust`` binds an approval to them. Asked of
-``git ls-files``, or read from the work tree's index file as git writes it when no git answers
-(``read_index``).
+``git ls-files`` of the work tree's index file alone, in an empty git directory of hindsight's (no
+setting of the repository's runs anything: review AO), or read from the index file as git writes
+it when no git answers (``read_index``).
 
 Standard library, ``safefs`` only: the recording hooks use it.
 """
@@ -67,22 +68,9 @@ def read_index(index: str, prefix: str) -> list[str] | None:
     object names): no program runs, so no setting of the repository's, no ``PATH`` and no
     ownership rule of git's can keep the answer back. None when the file is not laid out so (a
     split index, whose entries live in another file; a version to come): ask git then."""
-    try:
-        fd = os.open(index, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
+    data = _index_bytes(index, MAX_INDEX)
+    if data is None:
         return None
-    try:
-        import stat
-
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_INDEX:
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(MAX_INDEX + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
     if len(data) < 12 or data[:4] != b"DIRC":
         return None
     version = int.from_bytes(data[4:8], "big")
@@ -93,6 +81,53 @@ def read_index(index: str, prefix: str) -> list[str] | None:
         names = _entries(data, version, count, width)
         if names is not None:
             return list(_below(names, prefix))
+    return None
+
+
+def _index_bytes(index: str, limit: int, whole: bool = True) -> bytes | None:
+    """The first ``limit`` bytes of the index file ``index`` (with ``whole``, None when it holds
+    more), or None when it is not a regular file that can be read."""
+    try:
+        # without blocking: a FIFO put there since it was looked at is refused, never waited on
+        fd = os.open(
+            index, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        )
+    except OSError:
+        return None
+    try:
+        import stat
+
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or (whole and st.st_size > limit):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(limit)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+# the entries whose layout tells an index's object names apart (SHA-1 or SHA-256), and the bytes
+# read for them: each at most 62 + 32 + 4,096 bytes
+_FIRST = 16
+_HEAD = _FIRST * 4200
+
+
+def object_width(index: str) -> int | None:
+    """The length in bytes of the object names the index file ``index`` holds (20: SHA-1, 32:
+    SHA-256), told by the layout of its first entries (none: any); None when it is not an index
+    laid out as ``read_index`` reads one."""
+    data = _index_bytes(index, _HEAD, whole=False)
+    if data is None or len(data) < 12 or data[:4] != b"DIRC":
+        return None
+    version = int.from_bytes(data[4:8], "big")
+    count = int.from_bytes(data[8:12], "big")
+    if version not in (2, 3, 4):
+        return None
+    for width in (20, 32):
+        if _entries(data, version, min(count, _FIRST), width, whole=False) is not None:
+            return width
     return None
 
 
@@ -122,10 +157,13 @@ def _below(names: list[str], prefix: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _entries(data: bytes, version: int, count: int, width: int) -> list[str] | None:
+def _entries(
+    data: bytes, version: int, count: int, width: int, whole: bool = True
+) -> list[str] | None:
     """The index's entry names, when its entries and extensions end exactly at its checksum of
-    ``width`` bytes; None otherwise."""
-    end = len(data) - width
+    ``width`` bytes; None otherwise. Without ``whole``: the names of the first ``count`` entries of
+    ``data``, the head of an index, when they are laid out so."""
+    end = len(data) - width if whole else len(data)
     pos, names, previous = 12, [], b""
     for _ in range(count):
         start = pos
@@ -148,6 +186,8 @@ def _entries(data: bytes, version: int, count: int, width: int) -> list[str] | N
             return None
         previous = name
         names.append(name.decode("utf-8", "surrogateescape"))
+    if not whole:
+        return names
     # the extensions: a signature and a size each; a split index keeps its entries elsewhere
     while pos < end:
         if pos + 8 > end or data[pos : pos + 4] == b"link":
@@ -199,9 +239,9 @@ def tracked(store: str | os.PathLike[str]) -> tuple[str, ...]:
     git does so for the files ``.hindsight/.gitignore`` ignores too (it treats ignored files as
     expendable): a commit that tracks ``ledger.duckdb`` swaps the user's memories for its own
     while the store's id and path (what an approval names) stay. Asked of ``git ls-files`` (a few
-    ms) with the work tree and git directory named and the repository's settings that run
-    programs off; when no git answers (none on ``PATH``, a repository it refuses), read from the
-    index file itself (``read_index``); none only when neither can."""
+    ms) of the index file alone, in a git directory of hindsight's own (``_asked``: no setting of
+    the repository's is read); when no git answers (none on ``PATH``, an index it reads in part),
+    read from the index file itself (``read_index``); none only when neither can."""
     where = os.path.realpath(os.path.expanduser(os.fspath(store)))
     trees = _work_trees(where)
     if not trees:
@@ -211,14 +251,14 @@ def tracked(store: str | os.PathLike[str]) -> tuple[str, ...]:
     if known is not None and known[0] == state:
         return known[1]
     git, names = safefs.program("git"), set[str]()
-    for top, gitdir, index in trees:
+    for top, _gitdir, index in trees:
         # the store's path in the work tree, matched in any case: where the file system ignores
         # case (macOS, Windows), git writes a commit's `.HINDSIGHT/ledger.duckdb` into
         # `.hindsight/` while its index keeps the commit's spelling. Literally: a directory may be
         # named `a*b`.
         prefix = os.path.relpath(where, top).replace(os.sep, "/")
         prefix = "" if prefix == "." else prefix + "/"
-        found = _asked(git=git, top=top, gitdir=gitdir, prefix=prefix)
+        found = _asked(git=git, top=top, index=index, prefix=prefix)
         if found is None:
             # no git to ask, or one that will not answer for this repository (`safe.directory`):
             # whatever git made the pull, the index names what it brought
@@ -230,23 +270,34 @@ def tracked(store: str | os.PathLike[str]) -> tuple[str, ...]:
     return result
 
 
-def _asked(git: str | None, top: str, gitdir: str, prefix: str) -> tuple[str, ...] | None:
-    """What ``git ls-files`` names below ``prefix`` in the work tree ``top``, or None when no git
-    answers."""
-    if git is None:
+def _asked(git: str | None, top: str, index: str, prefix: str) -> tuple[str, ...] | None:
+    """What ``git ls-files`` names below ``prefix`` in the work tree ``top`` whose index file is
+    ``index``, or None when no git answers (or it answers with a complaint: an index it reads
+    only in part).
+
+    Git reads the index alone, given by ``GIT_INDEX_FILE``, in a git directory of hindsight's own,
+    made empty for the run: never the work tree's. That one is whatever the ``.git`` above the
+    store names, and an archive unpacked into a checkout can bring one (``.hindsight/.git``, a
+    directory or a file naming any other): its ``config`` ran the author's programs through git
+    (``core.sshCommand`` of a partial clone's remote, which git runs to fetch the trees a sparse
+    index leaves out) and a FIFO there held every hook and search 20 s (review AO). A split
+    index's shared part is found beside the index, as git looks for it there too."""
+    if git is None or not _plain_beside(index):
         return None
     import subprocess
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    # the work tree and its git directory named, not discovered: run inside the store, git takes
-    # the nearest directory holding `HEAD`, `objects/` and `refs/` for a repository of its own
-    # (a pull may bring them into the store, or a directory above it) and answers from its index
+    env["GIT_INDEX_FILE"] = index
+    width = object_width(index)
+    empty = None if width is None else _empty_git_dir(width)
+    if empty is None:
+        return None
     try:
         done = subprocess.run(
             [
                 git,
                 "--git-dir",
-                gitdir,
+                empty,
                 "--work-tree",
                 top,
                 "-c",
@@ -268,9 +319,71 @@ def _asked(git: str | None, top: str, gitdir: str, prefix: str) -> tuple[str, ..
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    if done.returncode != 0:
+    finally:
+        _remove(empty)
+    # a complaint: an index of SHA-256 names, a sparse index's directories it cannot open up
+    # without the objects (read from the file then, `read_index`)
+    if done.returncode != 0 or done.stderr.strip():
         return None
     return _below(done.stdout.decode("utf-8", "surrogateescape").split("\0"), prefix)
+
+
+# the git directory ``_asked`` gives git: nothing of a repository's own
+_EMPTY = {
+    "HEAD": "ref: refs/heads/main\n",
+    "config": "[core]\n\trepositoryformatversion = 0\n\tbare = false\n",
+}
+# for an index of SHA-256 names, which git read as SHA-1 names answers with none
+_SHA256_CONFIG = (
+    "[core]\n\trepositoryformatversion = 1\n\tbare = false\n[extensions]\n\tobjectFormat = sha256\n"
+)
+_EMPTY_DIRS = ("objects", "refs")
+
+
+def _empty_git_dir(width: int) -> str | None:
+    """A new private git directory holding nothing, for an index of object names ``width`` bytes
+    long (made here: ``tempfile`` costs a hook 4 ms), or None when none can be made."""
+    base = next(
+        (os.environ[k] for k in ("TMPDIR", "TEMP", "TMP") if os.path.isabs(os.environ.get(k, ""))),
+        "/tmp" if os.name != "nt" else os.path.expanduser("~"),
+    )
+    path = os.path.join(base, f"hindsight-git-{os.getpid()}-{os.urandom(6).hex()}")
+    try:
+        os.mkdir(path, 0o700)
+        for name in _EMPTY_DIRS:
+            os.mkdir(os.path.join(path, name), 0o700)
+        for name, text in _EMPTY.items():
+            text = _SHA256_CONFIG if name == "config" and width == 32 else text
+            safefs.create_private(os.path.join(path, name), text)
+    except OSError:
+        _remove(path)
+        return None
+    return path
+
+
+def _remove(path: str) -> None:
+    for name in (*_EMPTY, *_EMPTY_DIRS, ""):
+        try:
+            (os.rmdir if name in (*_EMPTY_DIRS, "") else os.unlink)(os.path.join(path, name))
+        except OSError:
+            pass
+
+
+def _plain_beside(index: str) -> bool:
+    """Whether every shared index part beside ``index`` (``sharedindex.*``, which git opens for a
+    split index) is a regular file: a FIFO there would hold git until its timeout."""
+    import stat
+
+    try:
+        with os.scandir(os.path.dirname(index)) as found:
+            for item in found:
+                if item.name.startswith("sharedindex.") and not stat.S_ISREG(
+                    os.stat(item.path).st_mode
+                ):
+                    return False
+    except OSError:
+        return False
+    return True
 
 
 def tops(names: tuple[str, ...]) -> set[str]:
