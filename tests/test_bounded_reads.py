@@ -131,6 +131,56 @@ def test_json_nested_past_the_interpreters_depth_is_one_line(tmp_path: Path, kin
     assert _contents(tmp_path / "s") == []
 
 
+_EXPORTS = {
+    "chatgpt": lambda path: _elements(__import__("export_fixtures").chatgpt(path)),
+    "claude": lambda path: _elements(__import__("export_fixtures").claude_ai(path)),
+    "mem0": lambda path: _elements(__import__("export_fixtures").mem0(path, shape="list")),
+}
+
+
+def _elements(path: Path) -> list[Any]:
+    value = json.loads(path.read_text(encoding="utf-8"))
+    return value if isinstance(value, list) else [value]
+
+
+@pytest.mark.parametrize("kind", sorted(_EXPORTS))
+def test_many_elements_before_a_long_one_are_each_judged_on_their_own_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """Review AN: an element past what is buffered normally (more text than ``MAX_VALUES``) is
+    judged on its text before it is decoded; but the judge was given all that was buffered, for
+    each element: after a 9 MiB element (whose reads leave some 7 MiB buffered) 4 million
+    ``0,`` took about 13 s a thousand elements, days in all, and an export of 17 MB hung `import`
+    and `mine`. Counted, not timed (``MAX_VALUES`` made 1,000 here, so every buffer is past it):
+    the text judged is a few times the file's, and the export's every element is still read."""
+    from hindsight_cli.safefs import reading
+    from hindsight_cli.transcripts import lines
+
+    export = tmp_path / "conversations.json"
+    real = _EXPORTS[kind](tmp_path / "real.json")
+    # numbers of every length, cut anywhere by the windows they are decoded from
+    fillers = [int("7" * (1 + n % 9)) for n in range(3000)]
+    export.write_text(json.dumps([*real, *fillers, {"note": "x" * 100_000}]), encoding="utf-8")
+    judged: list[int] = []
+
+    def judging(text: str | bytes, *args: Any, **kwargs: Any) -> str | None:
+        judged.append(len(text))
+        return reading.shape_error(text, *args, **kwargs)
+
+    # (and the first window an element is decoded from 16 characters, as 4 KiB is to 4 million)
+    monkeypatch.setattr(lines, "MAX_VALUES", 1000)
+    monkeypatch.setattr(lines, "_WINDOW", 16)
+    monkeypatch.setattr(lines, "shape_error", judging)
+    assert list(lines.iter_json_array(export)) == json.loads(export.read_text(encoding="utf-8"))
+    assert sum(judged) < 10 * export.stat().st_size, (len(judged), sum(judged))
+    judged.clear()
+    store = tmp_path / "s"
+    done = _invoke("import", str(export), "--from", kind, "--store", str(store))
+    assert done.exit_code == 0, done.output
+    assert sum(judged) < 10 * export.stat().st_size, (len(judged), sum(judged))
+    assert _contents(store)
+
+
 def test_an_array_element_past_the_limit_is_refused_not_held(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

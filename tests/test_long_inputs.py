@@ -235,6 +235,90 @@ def test_literals_are_joined_where_the_pattern_that_split_blanks_every_way_joine
             assert (old and old.span()) == (new and new.span()), (text, at)
 
 
+# a configured prompt's name as it was read before review AN: a lazy run up to each word, then the
+# rest of the name, for every word in it
+_EVERY_WORD_NAME = (
+    r"(?![\w$.]*(?:agent|assistant|llm|bot|directive|todo|note|for_?ai|to_?ai))"
+    r"[\w$.]*?(?:prompt|system|instructions?|persona|preamble)[\w$]*"
+)
+
+
+@pytest.mark.parametrize("name", ["_OPEN", "_BLOCK"])
+def test_a_configured_prompts_name_is_found_where_reading_it_every_way_found_it(
+    name: str,
+) -> None:
+    """Review AN: a configured prompt's name (``SYSTEM_PROMPT =``, ``cfg.system:``, a YAML key
+    over a block) is read once; it is found where, and as far as, the pattern that tried the rest
+    of the name after each word in it found it."""
+    from hindsight_cli.poisoning import configured
+
+    found = getattr(configured, name)
+    before = re.compile(found.pattern.replace(configured._NAME, _EVERY_WORD_NAME), found.flags)
+    assert before.pattern != found.pattern
+    matched = 0
+    pieces = ["system", "prompt", "Persona", "instruction", "s", "x", "_", ".", "$", "agent"]
+    pieces += ["note", " ", "\n", "\t", "=", ":", ":=", '"', "'", "|", ">", "(", "{", "r", "-"]
+    pieces += [": |\n", "\nsystem", "\n  "]
+    for text in _texts(pieces, 1500, seed=14):
+        expected = [m.span() for m in before.finditer(text)]
+        assert [m.span() for m in found.finditer(text)] == expected, (name, text)
+        matched += bool(expected)
+    assert matched > 50, matched
+
+
+def test_an_ignore_word_is_read_as_far_as_a_word_goes() -> None:
+    """Review AN: the override pattern's "ignore…" word is read at most 60 letters or hyphens on
+    (each "ignore" of a hyphened run read the run to its end); where no such word is longer, it
+    matches where the unbounded pattern did."""
+    from hindsight_cli.poisoning import clauses
+
+    bounded = clauses._compiled("override")[2]
+    assert "ignore[\\w-]{0,60}" in bounded.pattern
+    before = re.compile(bounded.pattern.replace("[\\w-]{0,60}", "[\\w-]*"), bounded.flags)
+    pieces = [" ignore", "ignore", "-", "s", "d", "all", " ", "previous", " instructions", " rules"]
+    pieces += [" you were told", " you have been given", "-x", ".", ";", "\n", "-all-previous-"]
+    compared = matched = 0
+    for text in _texts(pieces, 3000, seed=15):
+        if any(len(run) > 66 for run in re.findall(r"[\w-]+", text)):
+            continue
+        compared += 1
+        now, then = bounded.search(text), before.search(text)
+        assert (now and now.span()) == (then and then.span()), text
+        matched += bool(then)
+    assert compared > 1000 and matched > 20, (compared, matched)
+    assert bounded.search("ignore-all-of-the-previous-instructions you were given")
+
+
+# the harmful call's name as it was read before review AN: each of its words tried to its end
+_EVERY_WORD_CALL = (
+    r"\b(?:[a-z]+_)*(?:close|delete|drop|wipe|purge|transfer|grant|disable|remove|destroy|revoke|"
+    r"refund|approve)(?:_[a-z]+)+\([^)]{0,60}\)[^.;\n]{0,30}\b(?:all|every|each)\b"
+)
+
+
+def test_a_harmful_calls_name_is_found_where_reading_it_every_way_found_it() -> None:
+    """Review AN: a call whose name holds a harmful verb (``close_all_accounts(…) for every``) is
+    read once; it matches where the pattern that tried each word of the name to its end did."""
+    from hindsight_cli.poisoning import signals
+
+    (now,) = [re.compile(p) for p in signals._SIGNALS["harm"] if "refund|approve" in p]
+    before = re.compile(_EVERY_WORD_CALL)
+    assert now.pattern != before.pattern
+    pieces = ["close", "delete", "_", "x", "ab", "(", ")", "(x)", " all", " every", " ", ".", "1"]
+    pieces += ["close_x(", ") all", "_ab", "a_delete_"]
+    matched = 0
+    for text in _texts(pieces, 4000, seed=16):
+        for at in range(0, len(text) + 1, 3):
+            found, then = now.match(text, at), before.match(text, at)
+            assert (found and found.span()) == (then and then.span()), (text, at)
+        expected = before.search(text)
+        assert (now.search(text) and now.search(text).span()) == (  # type: ignore[union-attr]
+            expected and expected.span()
+        ), text
+        matched += bool(expected)
+    assert matched > 50, matched
+
+
 # the clause breaks as they were before review AH: each blank of a run tried to the run's end
 _EVERY_BLANK = {
     "clauses": re.compile(r"[:\u2014\u2013]\s*|,?\s+(?:and|then|so|but|or)\s+(?=[a-z])|,\s+"),

@@ -242,3 +242,40 @@ def test_a_record_fits_the_store_limit_whatever_the_exchange(tmp_path: Path) -> 
     record = to_record(found[0], client="claude-code", agent=None, max_bytes=16384)
     assert len(record["content"].encode()) <= 16384 - 256
     assert record["content"].startswith("Prompt: 请") and "more calls" in record["content"]
+
+
+@pytest.mark.parametrize("tail", ["empty entries", "a bad entry"])
+def test_a_gemini_saved_chat_is_read_entry_by_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail: str
+) -> None:
+    """Review AN: a saved chat (``checkpoint-<tag>.json``, an array) was held whole before its
+    first exchange was read: each entry is bounded, all of them were not (94 MB of ``{},`` held
+    3 GB; a document of that size is refused at 4 million values). Now the reader takes an entry
+    at a time: its exchanges come out while the file is still being read, and an entry that is
+    not JSON ends the reading there, counted broken. Counted, not measured: the entries taken
+    from the file when the first exchange comes out."""
+    from hindsight_cli.transcripts import gemini
+
+    path = tf.gemini(tmp_path, CWD, version="checkpoint")
+    entries = json.loads(path.read_text(encoding="utf-8"))
+    text = json.dumps([*entries, *[{}] * 5000])
+    if tail == "a bad entry":
+        text = text[:-1] + ", nope]"
+    path.write_text(text, encoding="utf-8")
+    taken: list[object] = []
+
+    def counted(*args: Any) -> Any:
+        for value in iter_json_array(*args):
+            taken.append(value)
+            yield value
+
+    monkeypatch.setattr(gemini, "iter_json_array", counted)
+    unit = next(gemini.units(tmp_path / ".gemini" / "tmp"))
+    reading = Reading()
+    read = gemini.read(unit, Resume(), reading)
+    first = next(read)
+    assert first.prompt == tf.STORY[0].prompt
+    assert len(taken) < len(entries) + 10, len(taken)
+    rest = list(read)
+    assert [e.prompt for e in [first, *rest]] == [t.prompt for t in tf.STORY]
+    assert reading.broken == (1 if tail == "a bad entry" else 0)

@@ -159,7 +159,9 @@ _ACTS: dict[str, tuple[str, ...]] = {
         rf"\b(?:{_GUIDANCE})\b[^.;\n]{{0,30}}?\byou(?:'ve| have| were| had)? (?:been )?(?:\w+ed|"
         rf"given|told|shown|sent|handed|launched with|set up with|(?:normally |usually |always )?"
         rf"(?:follow|observe|obey|keep|respect|have))\b[^.;\n]{{0,60}}?\b(?:{_VOID})",
-        rf"\bignore[\w-]*\b[^.;\n]{{0,40}}\b(?:{_GUIDANCE})\b[^.;\n]{{0,20}}\byou(?:'ve| have| were)? "
+        # the word "ignore…" at most 60 letters or hyphens on: each "ignore" of one hyphened run
+        # read the run to its end, its square (64 KB of "ignore-", minutes; review AN)
+        rf"\bignore[\w-]{{0,60}}\b[^.;\n]{{0,40}}\b(?:{_GUIDANCE})\b[^.;\n]{{0,20}}\byou(?:'ve| have| were)? "
         r"(?:been )?(?:\w+ed|given|told)\b",
         rf"\b(?:{_GUIDANCE})\b[^.;\n]{{0,20}}\b(?:came|come|shipped) with your\b[^.;\n]{{0,60}}?"
         rf"\b(?:{_VOID})",

@@ -35,9 +35,12 @@ SPOKEN = frozenset(
 # a name or a key that holds a prompt: system, SYSTEM_PROMPT, systemPrompt, sys_prompt,
 # instructions, persona, preamble; not a field that names the agent reading it
 # ("agent_instructions", "assistant_directive", "note_for_ai": a tool result's order to its reader)
+# The name is read once: its dotted segments, then the last, which holds one of the words (before:
+# a lazy run up to each word, then the rest of the name, tried for every word in it: a name of
+# 10,000 "system"s, 64 KB of one untrusted field, took 13 s, its square; review AN)
 _NAME = (
     r"(?![\w$.]*(?:agent|assistant|llm|bot|directive|todo|note|for_?ai|to_?ai))"
-    r"[\w$.]*?(?:prompt|system|instructions?|persona|preamble)[\w$]*"
+    r"(?:[\w$]*+\.)*+(?=[\w$]*?(?:prompt|system|instructions?|persona|preamble))[\w$]*+"
 )
 _NAMES = ("prompt", "system", "instruction", "persona", "preamble")
 # the name given a string literal: an assignment (=, :=), a key (JSON, YAML, TOML, a keyword

@@ -562,8 +562,12 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"on|to) (?:prod|production|live)\b",
         r"\bas (?:an |the )?(?:org(?:anization)? |repo |workspace )?(?:admin|administrator|owner|"
         r"superuser|maintainer)\b",
-        r"\b(?:[a-z]+_)*(?:close|delete|drop|wipe|purge|transfer|grant|disable|remove|destroy|revoke|"
-        r"refund|approve)(?:_[a-z]+)+\([^)]{0,60}\)[^.;\n]{0,30}\b(?:all|every|each)\b",
+        # a call whose name has a harmful verb as one of its words, not the last: the name read
+        # once (each of its words tried to its end was its square: 64 KB of "close_", 14 s;
+        # review AN)
+        r"\b(?=(?:[a-z]++_)*?(?:close|delete|drop|wipe|purge|transfer|grant|disable|remove|destroy|"
+        r"revoke|refund|approve)_[a-z])[a-z]++(?:_[a-z]++)*+\([^)]{0,60}\)[^.;\n]{0,30}"
+        r"\b(?:all|every|each)\b",
         # a script from the network run
         r"\b(?:fetch|download|pull|grab|get) (?:and|then|,) ?(?:run|execute|install|source|eval)\b"
         r"[^.;\n]{0,10}(?:https?://|it\b|the script)",

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
+from itertools import chain, islice
 from pathlib import Path
 
 from ..models import JSONObject, JSONValue
@@ -166,11 +167,10 @@ def _list(value: object) -> list[JSONValue]:
 
 def _whole(unit: Unit, reading: Reading, turns: _Turns) -> Iterator[Exchange]:
     reading.end = unit.size
-    try:
-        value = list(iter_json_array(unit.path))
-    except ValueError:
-        reading.bad_line(1)
-        return
+    # a saved chat is read entry by entry, never held whole: its entries are bounded one by one,
+    # not together (a file of millions of small ones is gigabytes of values)
+    elements = _elements(unit.path, reading)
+    value = list(islice(elements, 2))
     if len(value) == 1 and isinstance(value[0], dict) and "messages" in value[0]:
         turns.ctx["session"] = str(value[0].get("sessionId") or turns.ctx["session"])
         for record in array(value[0].get("messages")):
@@ -182,10 +182,19 @@ def _whole(unit: Unit, reading: Reading, turns: _Turns) -> Iterator[Exchange]:
     at = iso_ms(modified / 1e9) if isinstance(modified, (int, float)) else None
     # a tag is only unique in its project
     turns.ctx["session"] = f"{unit.path.parent.name}/{unit.path.stem}"
-    for content in value:
+    for content in chain(value, elements):
         done = turns.content(content, at) if isinstance(content, dict) else None
         if done is not None:
             yield done
+
+
+def _elements(path: Path, reading: Reading) -> Iterator[JSONValue]:
+    """The elements of the JSON array at ``path`` (a document's one value), until one is bad: the
+    file is then counted broken."""
+    try:
+        yield from iter_json_array(path)
+    except ValueError:
+        reading.bad_line(1)
 
 
 class _Turns:

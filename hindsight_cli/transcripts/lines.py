@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 BROKEN = object()
 _CHECK_BYTES = 4096
 _CHUNK = 1 << 20
+# the first window an element is decoded from when much more is buffered (``_element``)
+_WINDOW = 1 << 12
 # bytes one run reads past the start of an over-long line looking for its end: a sparse file of
 # terabytes of zeros (``truncate -s 16T``, one command) is a line without end that costs nothing to
 # make, and reading it through took hours at every run; the next run goes on from there
@@ -180,14 +182,9 @@ def _json_array(path: Path, member: str | None = None) -> Iterator[JSONValue]:
             at = _skip(buffer, at, ",")
             if buffer[at : at + 1] == "]":
                 return
-            # an element past what is buffered normally (1 MiB, at most a value a character):
-            # judged on its text before the parser builds its values
-            refused = len(buffer) - at > MAX_VALUES and shape_error(buffer[at:], first=True)
-            if refused:
-                raise ValueError(_element_error(refused))
             try:
                 begin = at
-                value, at = decoder.raw_decode(buffer, at)
+                value, at = _element(decoder, buffer, at)
             except RecursionError:
                 raise ValueError(f"JSON nested more than {MAX_DEPTH} levels deep") from None
             except ValueError:
@@ -206,6 +203,33 @@ def _json_array(path: Path, member: str | None = None) -> Iterator[JSONValue]:
             value = scrub(value, buffer[begin:at])
             want = _CHUNK
             yield value
+
+
+def _element(decoder: json.JSONDecoder, buffer: str, at: int) -> tuple[Any, int]:
+    """The element at ``at`` and where it ends. Past what is buffered normally (1 MiB, at most a
+    value a character), an element is judged on its text before the parser builds its values: on
+    a window that grows until it holds the element, never on all that is buffered (after a long
+    element, millions of short ones follow it there: judging all of it for each was quadratic)."""
+    if len(buffer) - at <= MAX_VALUES:
+        return decoder.raw_decode(buffer, at)
+    window = _WINDOW
+    while True:
+        text = buffer[at : at + window]
+        whole = at + window >= len(buffer)
+        refused = len(text) > MAX_VALUES and shape_error(text, first=True)
+        if refused:
+            raise ValueError(_element_error(refused))
+        try:
+            value, end = decoder.raw_decode(text)
+        except ValueError:
+            if whole:
+                raise
+        else:
+            # a number cut at the window's edge reads as a shorter one: only an element ending
+            # before the edge is whole
+            if whole or end < len(text):
+                return value, at + end
+        window *= 8
 
 
 def _element_error(refused: str) -> str:
