@@ -350,3 +350,67 @@ def test_an_injection_after_a_long_run_of_blanks_is_still_caught(blank: str) -> 
     found = instruction_like(f"{run}\n\n{injection}")
     assert {"exfiltration", "override"} <= set(found)
     assert instruction_like(run) == []
+
+
+# the call names as they were read before review AN's class was closed: each word of the name tried
+# to its end, then the rest of the name, so a name of 64 KB of "delete_" was read in its square
+_HARM_VERBS = "delete|drop|wipe|purge|transfer|grant|disable|remove|destroy|truncate"
+_EVERY_WORD_NAMES = {
+    "directed act": (
+        r"\b(?:[a-z]+_)*(?:transfer|pay|send|upload|delete|drop|grant|wire|post|exec|email|"
+        r"forward|share|export|remove|purge|wipe|run|shell|command)(?:_[a-z]+)*\((?:[a-z_]+\s*=|"
+        r"[\"'])"
+    ),
+    "harm call": rf"\b(?:[a-z]+_)*(?:{_HARM_VERBS})(?:_[a-z]+)*\(",
+    "invoked": (
+        r"\b(?:invoke|call|run|execute|trigger|fire)\b[^.;\n]{0,10}[`'\"]?(?:[a-z]+_)*(?:"
+        rf"{_HARM_VERBS}|revoke|reset)(?:_[a-z]+)+\b"
+    ),
+    "with": (
+        rf"\b(?:[a-z]+_)*(?:{_HARM_VERBS}|revoke|reset|wire|refund|payout)(?:_[a-z]+)+ "
+        r"(?:with|using)\b"
+    ),
+}
+
+
+def _now_reading(kind: str) -> list[re.Pattern[str]]:
+    """The patterns of the detector that read a call's name the way ``kind`` did."""
+    from hindsight_cli.poisoning import clauses, signals
+
+    every = [*clauses._ACTS["directed act"], *signals._SIGNALS["harm"], signals._CALL.pattern]
+    every += [p for ps in signals._SIGNALS.values() for p in ps]
+    marks = {
+        "directed act": lambda p: "command)(?:_[a-z]|" in p,
+        "harm call": lambda p: p.endswith("truncate)(?:_[a-z]|\\())[a-z]++(?:_[a-z]++)*+\\("),
+        "invoked": lambda p: "|reset)_[a-z])[a-z]++(?:_[a-z]++)*+\\b" in p,
+        "with": lambda p: "payout)_[a-z])" in p,
+    }
+    found = {p for p in every if marks[kind](p)}
+    return [re.compile(p) for p in sorted(found)]
+
+
+@pytest.mark.parametrize("kind", sorted(_EVERY_WORD_NAMES))
+def test_a_call_name_is_read_once_and_found_where_every_word_was_tried(kind: str) -> None:
+    """Review AN left seven patterns of this shape; four were quadratic (64 KB of `delete_`: up to
+    minutes a field). Each now reads the name once, its verb found by a lookahead, and matches
+    where the old one did, on every text tried; no pattern of the detector keeps the shape."""
+    from hindsight_cli.poisoning import clauses, signals
+
+    before = re.compile(_EVERY_WORD_NAMES[kind])
+    (now, *rest) = _now_reading(kind)
+    assert rest == [] or all(r.pattern == now.pattern for r in rest)
+    pieces = ["delete", "drop", "deleted", "x", "ab", "_", "_", "(", "call ", "run ", " ", "with"]
+    pieces += ["using", "=", "'", '"', "1", ".", "reset", "pay", "payout", "wire", "trun", "`"]
+    pieces += ["a=", "__", "exec", "send_", "_all(", "invoke ", "drop_x with", "_db using"]
+    matched = 0
+    for text in _texts(pieces, 4000, seed=17):
+        expected = [m.span() for m in before.finditer(text)]
+        assert [m.span() for m in now.finditer(text)] == expected, text
+        matched += bool(expected)
+    assert matched > 5, matched
+    everything = [*(p for ps in clauses._ACTS.values() for p in ps), signals._CALL.pattern]
+    everything += [p for ps in signals._SIGNALS.values() for p in ps]
+    # a name's words tried both before and after its verb: the quadratic shape
+    assert not [
+        p for p in everything if re.search(r"\(\?:\[a-z\]\+_\)\*.*\(\?:_\[a-z\]\+\)[*+]", p)
+    ]

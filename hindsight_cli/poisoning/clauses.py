@@ -267,10 +267,12 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"(?:governs|counts|matters|applies)|takes (?:precedence|priority)|is (?:binding|final|"
         r"authoritative))",
     ),
-    # a harmful call dictated ("transfer_funds(to=…)")
+    # a harmful call dictated ("transfer_funds(to=…)"): the name read once, its verb found by a
+    # lookahead (each of its words tried to its end was its square: 64 KB of "delete_"; review AN)
     "directed act": (
-        r"\b(?:[a-z]+_)*(?:transfer|pay|send|upload|delete|drop|grant|wire|post|exec|email|"
-        r"forward|share|export|remove|purge|wipe|run|shell|command)(?:_[a-z]+)*\((?:[a-z_]+\s*=|[\"'])",
+        r"\b(?=(?:[a-z]++_)*?(?:transfer|pay|send|upload|delete|drop|grant|wire|post|exec|email|"
+        r"forward|share|export|remove|purge|wipe|run|shell|command)(?:_[a-z]|\())[a-z]++"
+        r"(?:_[a-z]++)*+\((?:[a-z_]+\s*=|[\"'])",
     ),
     # harmful arguments of a dictated call, a dependency slipped in, a credential set for someone
     "harmful arguments": (

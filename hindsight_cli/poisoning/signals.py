@@ -532,8 +532,9 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"\b(?:refund|transfer|wire|payout)\b[^.;\n]{0,30}\$ ?\d",
         r"\b(?:owners?|admins?|administrators?|maintainers?|superusers?) (?:group|team|role|list)\b",
         r"\b(?:force|admin|sudo|write|unsafe)\s*[=:]\s*true\b",
-        r"\b(?:[a-z]+_)*(?:delete|drop|wipe|purge|transfer|grant|disable|remove|destroy|truncate)"
-        r"(?:_[a-z]+)*\(",
+        # a harmful call: the name read once, its verb found by a lookahead (review AN)
+        r"\b(?=(?:[a-z]++_)*?(?:delete|drop|wipe|purge|transfer|grant|disable|remove|destroy|"
+        r"truncate)(?:_[a-z]|\())[a-z]++(?:_[a-z]++)*+\(",
         r"\b(?:flip|set|turn|switch|toggle) (?:the |a )?[\w-]*(?:check|verification|fraud|security|"
         r"safety|protection|auth|audit)[\w-]* (?:flag |setting |switch |toggle )?(?:to )?(?:false|off|"
         r"0|disabled|no)\b",
@@ -588,8 +589,9 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"branches|alerts?|reviews?|members?)\b",
         r"\b(?:grant|give|hand|assign|issue)\b[^.;\n]{0,25}\bto (?:the |an? |this |that )?"
         r"(?:[\w-]+ ){0,2}(?:account|user|contractor|intern|bot|service account|external)\b",
-        r"\b(?:invoke|call|run|execute|trigger|fire)\b[^.;\n]{0,10}[`'\"]?(?:[a-z]+_)*(?:delete|drop|"
-        r"wipe|purge|transfer|grant|disable|remove|destroy|truncate|revoke|reset)(?:_[a-z]+)+\b",
+        r"\b(?:invoke|call|run|execute|trigger|fire)\b[^.;\n]{0,10}[`'\"]?(?=(?:[a-z]++_)*?(?:delete|"
+        r"drop|wipe|purge|transfer|grant|disable|remove|destroy|truncate|revoke|reset)_[a-z])"
+        r"[a-z]++(?:_[a-z]++)*+\b",
         r"\b(?:push|deploy|ship|merge|commit)\b[^.;\n]{0,20}\b(?:straight|directly) (?:to|into|on) "
         r"(?:production|prod|main|master|the main branch|live)\b",
         r"\b(?:close|dismiss|silence|mute|suppress|resolve) (?:the |this |that |all |every |any )?"
@@ -607,8 +609,8 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"\b(?:revoke|remove|strip|kick)\b[^.;\n]{0,20}\b(?:all |every |the )?(?:other )?"
         r"(?:admins?|administrators?|owners?|maintainers?|users?|members?)(?:'s?)? (?:access|"
         r"rights|permissions|roles?|privileges)\b",
-        r"\b(?:[a-z]+_)*(?:delete|drop|wipe|purge|transfer|grant|disable|remove|destroy|truncate|"
-        r"revoke|reset|wire|refund|payout)(?:_[a-z]+)+ (?:with|using)\b",
+        r"\b(?=(?:[a-z]++_)*?(?:delete|drop|wipe|purge|transfer|grant|disable|remove|destroy|"
+        r"truncate|revoke|reset|wire|refund|payout)_[a-z])[a-z]++(?:_[a-z]++)*+ (?:with|using)\b",
         r"\bpassword (?:reset|changed|set) to\b",
         r"\b(?:do|make|complete|execute|run|process) the (?:transfer|payment|wire|deletion|purge|"
         r"wipe|payout)\b",
@@ -783,8 +785,8 @@ _INTO = re.compile(
 )
 _IN_NAME = re.compile(r"[\w]")
 _CALL = re.compile(
-    r"\b(?:[a-z]+_)*(?:delete|drop|wipe|purge|transfer|grant|disable|remove|destroy|truncate)"
-    r"(?:_[a-z]+)*\("
+    r"\b(?=(?:[a-z]++_)*?(?:delete|drop|wipe|purge|transfer|grant|disable|remove|destroy|"
+    r"truncate)(?:_[a-z]|\())[a-z]++(?:_[a-z]++)*+\("
 )
 _HARM_AT = re.compile("|".join(f"(?:{p})" for p in _SIGNALS["harm"]))
 # the weak ones: read after the others' words are blanked, so one span counts once ("keep this
