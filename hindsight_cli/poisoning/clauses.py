@@ -151,6 +151,20 @@ _WHO = (
     r"(?:the |your |our |this |that )?(?:end[- ])?(?:user|person|human|requester|customer|client|"
     r"account holder|owner|boss|team|they|he|she)"
 )
+
+
+def call_name(verbs: str, last: bool = False) -> str:
+    """A call's name (lowercase words joined by ``_``) one of whose words is one of ``verbs``;
+    with ``last``, that word may end the name (``delete(``), else a word follows it
+    (``delete_all``). The verb is found by a lookahead over whole words and the name is then read
+    once, possessively: trying each word as the verb and reading the rest of the name after it
+    read a name of 64 KB of ``delete_`` in its square (review AN). It matches where
+    ``(?:[a-z]+_)*(?:VERBS)(?:_[a-z]+)*`` did (``+`` without ``last``) wherever the name ends at
+    what the pattern reads next."""
+    after = r"(?:_[a-z]|\()" if last else r"_[a-z]"
+    return rf"(?=(?:[a-z]++_)*?(?:{verbs}){after})[a-z]++(?:_[a-z]++)*+"
+
+
 _ACTS: dict[str, tuple[str, ...]] = {
     # the reader's own guidance declared void
     "override": (
@@ -267,12 +281,15 @@ _ACTS: dict[str, tuple[str, ...]] = {
         r"(?:governs|counts|matters|applies)|takes (?:precedence|priority)|is (?:binding|final|"
         r"authoritative))",
     ),
-    # a harmful call dictated ("transfer_funds(to=…)"): the name read once, its verb found by a
-    # lookahead (each of its words tried to its end was its square: 64 KB of "delete_"; review AN)
+    # a harmful call dictated ("transfer_funds(to=…)")
     "directed act": (
-        r"\b(?=(?:[a-z]++_)*?(?:transfer|pay|send|upload|delete|drop|grant|wire|post|exec|email|"
-        r"forward|share|export|remove|purge|wipe|run|shell|command)(?:_[a-z]|\())[a-z]++"
-        r"(?:_[a-z]++)*+\((?:[a-z_]+\s*=|[\"'])",
+        r"\b"
+        + call_name(
+            "transfer|pay|send|upload|delete|drop|grant|wire|post|exec|email|forward|share|export|"
+            "remove|purge|wipe|run|shell|command",
+            last=True,
+        )
+        + r"\((?:[a-z_]+\s*=|[\"'])",
     ),
     # harmful arguments of a dictated call, a dependency slipped in, a credential set for someone
     "harmful arguments": (

@@ -19,7 +19,18 @@ import re
 from functools import cache
 from itertools import pairwise
 
-from .clauses import _DEST, _HARMED, _OUTSIDE, _REPORT, _SECRET, _SIGN_IN, _VOID, _harmed, _licensed
+from .clauses import (
+    _DEST,
+    _HARMED,
+    _OUTSIDE,
+    _REPORT,
+    _SECRET,
+    _SIGN_IN,
+    _VOID,
+    _harmed,
+    _licensed,
+    call_name,
+)
 from .units import FALSE_REPORT, PARAGRAPHS, SENTENCES, STEALTH, clause_starts, too_few_words
 
 _FEWEST_WORDS = 6
@@ -184,6 +195,8 @@ _POINTED = re.compile(
     r"server|bucket|account|number)|the (?:[\w-]+ )?(?:address|endpoint|url|inbox) (?:in|below|"
     r"above|at|given|listed|provided|from|on)|the (?:[\w-]+ ){0,2}link (?:below|above))\b"
 )
+# the verbs of a harmful call's name (``call_name``)
+_HARM_CALL = "delete|drop|wipe|purge|transfer|grant|disable|remove|destroy|truncate"
 _SIGNALS: dict[str, tuple[str, ...]] = {
     # silence towards the user, in any wording that asks for it
     "secrecy": (
@@ -532,9 +545,8 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"\b(?:refund|transfer|wire|payout)\b[^.;\n]{0,30}\$ ?\d",
         r"\b(?:owners?|admins?|administrators?|maintainers?|superusers?) (?:group|team|role|list)\b",
         r"\b(?:force|admin|sudo|write|unsafe)\s*[=:]\s*true\b",
-        # a harmful call: the name read once, its verb found by a lookahead (review AN)
-        r"\b(?=(?:[a-z]++_)*?(?:delete|drop|wipe|purge|transfer|grant|disable|remove|destroy|"
-        r"truncate)(?:_[a-z]|\())[a-z]++(?:_[a-z]++)*+\(",
+        # a harmful call
+        rf"\b{call_name(_HARM_CALL, last=True)}\(",
         r"\b(?:flip|set|turn|switch|toggle) (?:the |a )?[\w-]*(?:check|verification|fraud|security|"
         r"safety|protection|auth|audit)[\w-]* (?:flag |setting |switch |toggle )?(?:to )?(?:false|off|"
         r"0|disabled|no)\b",
@@ -563,12 +575,13 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"on|to) (?:prod|production|live)\b",
         r"\bas (?:an |the )?(?:org(?:anization)? |repo |workspace )?(?:admin|administrator|owner|"
         r"superuser|maintainer)\b",
-        # a call whose name has a harmful verb as one of its words, not the last: the name read
-        # once (each of its words tried to its end was its square: 64 KB of "close_", 14 s;
-        # review AN)
-        r"\b(?=(?:[a-z]++_)*?(?:close|delete|drop|wipe|purge|transfer|grant|disable|remove|destroy|"
-        r"revoke|refund|approve)_[a-z])[a-z]++(?:_[a-z]++)*+\([^)]{0,60}\)[^.;\n]{0,30}"
-        r"\b(?:all|every|each)\b",
+        # a call whose name has a harmful verb as one of its words, not the last
+        r"\b"
+        + call_name(
+            "close|delete|drop|wipe|purge|transfer|grant|disable|remove|destroy|revoke|refund|"
+            "approve"
+        )
+        + r"\([^)]{0,60}\)[^.;\n]{0,30}\b(?:all|every|each)\b",
         # a script from the network run
         r"\b(?:fetch|download|pull|grab|get) (?:and|then|,) ?(?:run|execute|install|source|eval)\b"
         r"[^.;\n]{0,10}(?:https?://|it\b|the script)",
@@ -589,9 +602,9 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"branches|alerts?|reviews?|members?)\b",
         r"\b(?:grant|give|hand|assign|issue)\b[^.;\n]{0,25}\bto (?:the |an? |this |that )?"
         r"(?:[\w-]+ ){0,2}(?:account|user|contractor|intern|bot|service account|external)\b",
-        r"\b(?:invoke|call|run|execute|trigger|fire)\b[^.;\n]{0,10}[`'\"]?(?=(?:[a-z]++_)*?(?:delete|"
-        r"drop|wipe|purge|transfer|grant|disable|remove|destroy|truncate|revoke|reset)_[a-z])"
-        r"[a-z]++(?:_[a-z]++)*+\b",
+        r"\b(?:invoke|call|run|execute|trigger|fire)\b[^.;\n]{0,10}[`'\"]?"
+        + call_name(f"{_HARM_CALL}|revoke|reset")
+        + r"\b",
         r"\b(?:push|deploy|ship|merge|commit)\b[^.;\n]{0,20}\b(?:straight|directly) (?:to|into|on) "
         r"(?:production|prod|main|master|the main branch|live)\b",
         r"\b(?:close|dismiss|silence|mute|suppress|resolve) (?:the |this |that |all |every |any )?"
@@ -609,8 +622,7 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         r"\b(?:revoke|remove|strip|kick)\b[^.;\n]{0,20}\b(?:all |every |the )?(?:other )?"
         r"(?:admins?|administrators?|owners?|maintainers?|users?|members?)(?:'s?)? (?:access|"
         r"rights|permissions|roles?|privileges)\b",
-        r"\b(?=(?:[a-z]++_)*?(?:delete|drop|wipe|purge|transfer|grant|disable|remove|destroy|"
-        r"truncate|revoke|reset|wire|refund|payout)_[a-z])[a-z]++(?:_[a-z]++)*+ (?:with|using)\b",
+        rf"\b{call_name(f'{_HARM_CALL}|revoke|reset|wire|refund|payout')} (?:with|using)\b",
         r"\bpassword (?:reset|changed|set) to\b",
         r"\b(?:do|make|complete|execute|run|process) the (?:transfer|payment|wire|deletion|purge|"
         r"wipe|payout)\b",
@@ -784,10 +796,7 @@ _INTO = re.compile(
     r"available|handed)\b)[^.;,\n]{0,30}?\b(?:into|onto|to|at|via|over|in) "
 )
 _IN_NAME = re.compile(r"[\w]")
-_CALL = re.compile(
-    r"\b(?=(?:[a-z]++_)*?(?:delete|drop|wipe|purge|transfer|grant|disable|remove|destroy|"
-    r"truncate)(?:_[a-z]|\())[a-z]++(?:_[a-z]++)*+\("
-)
+_CALL = re.compile(rf"\b{call_name(_HARM_CALL, last=True)}\(")
 _HARM_AT = re.compile("|".join(f"(?:{p})" for p in _SIGNALS["harm"]))
 # the weak ones: read after the others' words are blanked, so one span counts once ("keep this
 # secret" is secrecy, not a secret; "skip the confirmation" waives one, it harms nothing else)
