@@ -206,6 +206,38 @@ def test_tokens_keep_the_cleaned_agent_name(shared: tuple[Path, str]) -> None:
         token_file.load(path / "mcp-tokens.json")
 
 
+def test_token_agents_whose_names_read_alike_are_refused(
+    shared: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review AJ's low: what a token principal writes is labelled ``token:<name>``, so a second
+    agent whose name reads like the first's (case, an invisible letter, a look-alike or
+    fullwidth letter) would write under a label the owner cannot tell apart."""
+    path, _ = shared
+    _token(path, "bob")
+    file = path / "mcp-tokens.json"
+    before = file.read_text()
+    for alike in ("Bob", "bob\u200b", "b\u043eb", "\uff42\uff4f\uff42", "b\u00f6b", "BO\u200dB"):
+        done = _invoke("mcp", "token", alike, "--store", str(path))
+        assert done.exit_code == 1, alike
+        assert "reads like 'bob'" in done.stderr and "Nothing was changed" in done.stderr
+        assert file.read_text() == before
+    # another token of the same agent, and names that read differently, are made
+    for name in ("bob", "bobby", "rob", "b0b"):
+        _token(path, name)
+    assert [e["agent"] for e in token_file.load(file)] == ["bob", "bob", "bobby", "rob", "b0b"]
+    # a file written before the check, with two such names, still serves, and says which two
+    data = json.loads(file.read_text())
+    data["tokens"].append({**data["tokens"][0], "agent": "Rob"})
+    file.write_text(json.dumps(data))
+    assert _invoke("allow", "--adopt-tokens", str(path)).exit_code == 0
+    started: list[Any] = []
+    monkeypatch.setattr("hindsight_cli.mcp_server.run", lambda *a, **k: started.append(k))
+    done = _invoke("mcp", "--transport", "http", "--port", "0", "--store", str(path))
+    assert done.exit_code == 0 and started
+    assert "'rob' and 'Rob'" in done.stderr and "read alike" in done.stderr
+    assert "hindsight mcp token Rob --revoke" in done.stderr
+
+
 def test_a_token_server_is_never_unscoped_for_want_of_a_token(shared: tuple[Path, str]) -> None:
     path, _ = shared
     tools = ToolStore(Store(path, embedder=MODEL), "ops", per_request=True)

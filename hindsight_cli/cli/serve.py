@@ -137,8 +137,19 @@ def mcp(
             f"{tokens}`."
         )
     if tokens is not None:
+        import shlex
+
+        from . import render
+
         # a file that lets no token in is refused before anything starts, in one line
-        token_file.load(tokens)
+        for one, other in token_file.alike(token_file.load(tokens)):
+            render.warning(
+                f"The token agents {one!r} and {other!r} of {tokens} have names that read alike: "
+                "their memories carry labels you cannot tell apart. Revoke one "
+                f"(`hindsight mcp token {shlex.quote(other)} --revoke --tokens "
+                f"{shlex.quote(str(tokens))}`) and give it "
+                "another name."
+            )
     http = settings_from(
         target.config,
         host=host,

@@ -230,6 +230,27 @@ def _save(path: Path, entries: list[Entry]) -> None:
         token_digest.record(bound[1], token_digest.of(text))
 
 
+def alike(entries: list[Entry], agent: str | None = None) -> list[tuple[str, str]]:
+    """Pairs of token agents whose names read alike (``Bob`` and ``bob``; ``alice`` and ``alice``
+    with a zero-width space, a Cyrillic ``і`` or fullwidth letters), among ``entries`` or, given
+    ``agent``, between it and them. Each is another principal, whose memories the others never
+    read, but what it writes is labelled ``token:<name>`` (sources are kept lower-cased): the owner
+    could not tell whose text a label names."""
+    from ..poisoning import INVISIBLE, skeleton
+
+    def looks(name: str) -> str:
+        return skeleton(INVISIBLE.sub("", name))
+
+    names = [agent] if agent is not None else []
+    first: dict[str, str] = {}
+    pairs = []
+    for name in names + [e["agent"] for e in entries]:
+        seen = first.setdefault(looks(name), name)
+        if seen != name and (seen, name) not in pairs:
+            pairs.append((seen, name))
+    return [p for p in pairs if agent is None or agent in p]
+
+
 def create(path: Path, agent: str) -> str:
     """A new token for ``agent``, added to the file; the only time the token itself exists."""
     name = _name(agent)
@@ -248,6 +269,12 @@ def create(path: Path, agent: str) -> str:
         except Foreign:
             # not the user's: a new file, with this token alone (``foreign`` says so first)
             entries = []
+        for _, other in alike(entries, agent):
+            raise InvalidInput(
+                f"{agent!r} reads like {other!r}, an agent that already has a token in {path}: "
+                "what each writes would carry a label that reads alike. Give a name that reads "
+                "differently (or exactly that one, for another token of it). Nothing was changed."
+            )
         token = PREFIX + secrets.token_urlsafe(32)
         entries.append({"agent": agent, "sha256": _digest(token), "created_at": iso(now())})
         _save(path, entries)
