@@ -475,6 +475,40 @@ def test_a_token_command_waiting_past_another_changes_nothing(
     assert tokens.agent_of(tokens.load(path), str(mine)) == "me"
 
 
+def test_a_token_file_in_a_shared_directory_is_locked_where_no_one_else_can(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review AJ's low: ``mcp token --tokens /tmp/t.json`` locked ``/tmp`` itself, which any
+    account can open and hold, so another user could make every such run wait and give up. A
+    directory other accounts can read is now never the lock: a lock file of this user's is."""
+    import fcntl
+
+    from hindsight_cli.core import tokens
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o755)
+    path = shared / "team-tokens.json"
+    monkeypatch.setattr(tokens, "EDIT_TIMEOUT", 0.0)
+    held = os.open(shared, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        # someone else holds the directory: it is not ours to wait on
+        fcntl.flock(held, fcntl.LOCK_EX)
+        made = _run("mcp", "token", "bob", "--tokens", str(path))
+    finally:
+        os.close(held)
+    assert made.stdout.startswith("hst_") and [e["agent"] for e in tokens.load(path)] == ["bob"]
+    # two runs on that file are still one at a time, through the lock file only this user can open
+    lock = tokens._lock_handle(path)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        busy = _run("mcp", "token", "ann", "--tokens", str(path), code=1)
+    finally:
+        os.close(lock)
+    assert "Another `hindsight mcp token` is changing" in busy.stderr
+    assert [e["agent"] for e in tokens.load(path)] == ["bob"]
+
+
 @pytest.mark.parametrize(
     ("reader", "suffix", "good"),
     [

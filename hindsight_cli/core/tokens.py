@@ -200,7 +200,7 @@ def _editing(path: Path) -> Iterator[None]:
 
     if not path.parent.exists():
         safefs.private_dir(path.parent)
-    handle = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    handle = _lock_handle(path)
     try:
         wait_for_flock(
             fcntl,
@@ -215,6 +215,23 @@ def _editing(path: Path) -> Iterator[None]:
         yield
     finally:
         os.close(handle)
+
+
+def _lock_handle(path: Path) -> int:
+    """What ``_editing`` locks for the token file at ``path``: its directory when no other account
+    can open it (a store's, 0700), else a lock file of this user's own, under
+    ``HINDSIGHT_HOME/locks`` and named by the directory: anyone who can read a shared directory
+    (``/tmp``) can hold a ``flock`` on it, and every ``mcp token`` there waited on them."""
+    info = os.stat(path.parent)
+    if info.st_uid == os.getuid() and not info.st_mode & 0o044:
+        return os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    from ..paths import user_data_dir
+    from ..storage.locks import open_lock_file
+
+    where = os.path.realpath(path.parent).encode("utf-8", "surrogateescape")
+    locks = user_data_dir() / "locks"
+    safefs.private_dir(locks, "The lock directory")
+    return open_lock_file(locks / f"tokens-{hashlib.sha256(where).hexdigest()[:32]}.lock")
 
 
 def _save(path: Path, entries: list[Entry]) -> None:
