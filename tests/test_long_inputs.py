@@ -461,27 +461,29 @@ def _now_splitting(name: str) -> re.Pattern[str]:
     return re.compile(rule[1])
 
 
-def _blank(item: tuple[Any, Any]) -> bool:
-    """Whether the one-character item of a parsed pattern reads a space."""
+def _reads(item: tuple[Any, Any], char: str) -> bool:
+    """Whether the one-character item of a parsed pattern reads ``char`` (a blank or a mark)."""
     from re import _constants as c
 
     op, value = item
     if op is c.LITERAL:
-        return bool(value == ord(" "))
+        return bool(value == ord(char))
     if op is c.ANY:
         return True
     if op is c.CATEGORY:
-        return value in (c.CATEGORY_SPACE, c.CATEGORY_NOT_WORD, c.CATEGORY_NOT_DIGIT)
+        if char.isspace():
+            return value in (c.CATEGORY_SPACE, c.CATEGORY_NOT_WORD, c.CATEGORY_NOT_DIGIT)
+        return value in (c.CATEGORY_NOT_SPACE, c.CATEGORY_NOT_WORD, c.CATEGORY_NOT_DIGIT)
     if op is c.NOT_LITERAL:
-        return bool(value != ord(" "))
+        return bool(value != ord(char))
     if op is c.IN:
         negated = any(member[0] is c.NEGATE for member in value)
         found = any(
             member[0] is not c.NEGATE
             and (
-                _blank(member)
+                _reads(member, char)
                 if member[0] is not c.RANGE
-                else member[1][0] <= ord(" ") <= member[1][1]
+                else member[1][0] <= ord(char) <= member[1][1]
             )
             for member in value
         )
@@ -490,14 +492,18 @@ def _blank(item: tuple[Any, Any]) -> bool:
 
 
 def _split_runs(source: str) -> list[int]:
-    """Where a parsed ``source`` holds two greedy runs of blanks with only what may be empty
-    between them (``[ \t]*-?[ \t]*``): a run of blanks they fail on is split every way."""
+    """Where a parsed ``source`` holds two greedy runs that both read a blank (or both a ``=``)
+    with only what may be empty between them (``[ \t]*-?[ \t]*``): a run they fail on is split
+    every way."""
     from re import _constants as c, _parser
 
-    def run(item: tuple[Any, Any]) -> bool:
+    def run(item: tuple[Any, Any]) -> set[str]:
         op, value = item
-        unbounded = op in (c.MAX_REPEAT, c.MIN_REPEAT) and value[1] == c.MAXREPEAT
-        return unbounded and len(value[2].data) == 1 and _blank(value[2].data[0])
+        if op not in (c.MAX_REPEAT, c.MIN_REPEAT) or value[1] != c.MAXREPEAT:
+            return set()
+        if len(value[2].data) != 1:
+            return set()
+        return {char for char in " =" if _reads(value[2].data[0], char)}
 
     def empty(item: tuple[Any, Any]) -> bool:
         op, value = item
@@ -522,7 +528,7 @@ def _split_runs(source: str) -> list[int]:
                 after = at + 1
                 while after < len(items) and empty(items[after]) and not run(items[after]):
                     after += 1
-                if after < len(items) and run(items[after]):
+                if after < len(items) and run(items[at]) & run(items[after]):
                     found.append(at)
 
     walk(_parser.parse(source).data)
@@ -612,3 +618,74 @@ def test_a_urls_run_is_read_to_the_next_url_and_found_where_it_was(name: str) ->
         assert (now.search(text) is not None) == expected, text
         matched += expected
     assert matched > 20, (name, matched)
+
+
+# the redactor's rules as they were before review AQ, each by the fragment it now reads once
+# (now, before): blanks and "=" after a flag, a call's first argument, a byte list's end, an
+# answer's colon
+_REDACTOR_SPLITS = {
+    "user flag": (r"[ \t=]++['\"]?[^\s:'", r"[ \t=]+['\"]?[^\s:'"),
+    "smbclient": (r"[ \t=]*+(?:['\"]?[^\s%'\"]+|(?<==))%", r"[ \t=]*['\"]?[^\s%'\"]+%"),
+    "connect": (r"\([^,()\n]++,", r"\([ \t]*[^,()\n]+,"),
+    "byte list": (r"[ \t\r\n]*+(?:,[ \t\r\n]*+)?\]", r"[ \t\r\n]*,?[ \t\r\n]*\]"),
+    "answer": (r"(?:[ \t]*+[:,])?[ \t]++[\"'`]?", r"[ \t]*[:,]?[ \t]+[\"'`]?"),
+}
+_REDACTOR_PIECES = {
+    "user flag": ["-u", "--user", "=", "==", "'", "u", ":", "pw", "x:y"],
+    "smbclient": ["smbclient ", "-U", "--user", "=", "'", "u", "%", "pw", "%pw"],
+    "connect": ["connect(", "PDO", "(", ",", "'", '"', "db", "x", "')", "'pw'", "'u', 'pw')"],
+    "byte list": ["[", "]", ",", "12", "255", ",".join(["7"] * 32), " , ", "\n", "\r"],
+    "answer": ["it's", "here", "sure", "it is", ":", ",", "S3cr3tPassw0rd", '"', "?", "x"],
+}
+
+
+def _redactor_rule(name: str) -> str:
+    from hindsight_cli.redact import _ALL, command_lines
+
+    if name == "smbclient":
+        (tools, flag) = next(rule for rule in command_lines._TOOL_FLAGS if "smbclient" in rule[0])
+        return command_lines._tool_rule("password", tools, flag)[1].replace("{words}", "smbclient")
+    now = _REDACTOR_SPLITS[name][0]
+    (rule,) = [rule for rule in _ALL if now in rule[1]]
+    return rule[1]
+
+
+@pytest.mark.parametrize("name", sorted(_REDACTOR_SPLITS))
+def test_a_redactors_run_is_read_once_and_finds_the_secret_every_split_found(name: str) -> None:
+    """Review AQ: 16 KB of "=" after a ``-u`` or a ``smbclient -U`` (1 and 2 s; 64 KB 17 and
+    35 s), of blanks in a ``connect(`` call, a byte list or after an answer's "it's" (5 s; 64 KB
+    76 s) were split every way between two runs. Each is now read once, and the secret found is
+    the old one's, on every text tried."""
+    source = _redactor_rule(name)
+    now_part, before_part = _REDACTOR_SPLITS[name]
+    now, before = re.compile(source), re.compile(source.replace(now_part, before_part))
+    assert _split_runs(before.pattern) and not _split_runs(now.pattern)
+    group = {"connect": "qsecret", "smbclient": "secret"}.get(name, "secret")
+    pieces = [*_REDACTOR_PIECES[name], " ", "  ", "\t", "a"]
+    matched = 0
+    for text in _texts(pieces, 4000, seed=31):
+        expected = [m.span(group) for m in before.finditer(text)]
+        assert [m.span(group) for m in now.finditer(text)] == expected, text
+        matched += bool(expected)
+    assert matched > 20, (name, matched)
+
+
+def test_a_duration_is_read_once_and_read_as_before() -> None:
+    """Review AQ: a duration (an MCP caller's ``ttl``, ``older_than``, an age given for a time)
+    split its blanks every way between two runs before an end that did not come: 8 KB of blanks
+    then "x" took 2 s, 64 KB held a server for minutes. It is now read once, as before."""
+    from hindsight_cli import timeutil
+    from hindsight_cli.errors import BadUsage
+
+    before = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|d|w|y)?\s*$", re.I)
+    assert _split_runs(before.pattern) and not _split_runs(timeutil._DURATION.pattern)
+    pieces = ["1", "2.5", ".", " ", "  ", "\t", "\n", "d", "h", "min", "sec", "y", "x", "S", "M"]
+    matched = 0
+    for text in _texts(pieces, 4000, seed=37):
+        old, new = before.match(text), timeutil._DURATION.match(text)
+        assert (old and old.groups()) == (new and new.groups()), text
+        matched += bool(old)
+    assert matched > 20, matched
+    for read in (timeutil.parse_duration, timeutil.parse_time):
+        with pytest.raises(BadUsage):
+            read("1" + " " * 64_000 + "x")

@@ -615,13 +615,14 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         lambda text: any(c.isdigit() for c in text),
     ),
     # the answer to a question that asks for a secret, on a later line of a chat: "can you send
-    # me the db pass?" then "sure, it's DragoxbgVC7810% but change it after the migration"
+    # me the db pass?" then "sure, it's DragoxbgVC7810% but change it after the migration". The
+    # blanks read once (split every way around the colon, 64 KB after "it's" took 76 s; review AQ)
     (
         "password",
         r"(?i)(?:\bit'?s|\bit[ \t]+is|\bhere(?:[ \t]+it[ \t]+is|[ \t]+you[ \t]+go)?|\bsure|\bes[ \t]+ist"
         r"|\bdas[ \t]+ist|\bklar|\bhier|\bc'est|\bvoil[àa]|\bvoici|\boui|\bclaro|\baqu[íi]|\bs[íi]"
         r"|\bja,?[ \t]+(?:ist|es[ \t]+ist)|\byes,?[ \t]+it'?s|\bsí,?[ \t]+es)"
-        r"[ \t]*[:,]?[ \t]+[\"'`]?(?P<secret>[^\s\"'`]{8,64})",
+        r"(?:[ \t]*+[:,])?[ \t]++[\"'`]?(?P<secret>[^\s\"'`]{8,64})",
         ("it's", "its", "it is", "here", "sure", "es ist", "das ist", "klar", "hier", "c'est", "ja")
         + ("voilà", "voila", "voici", "oui", "claro", "aquí", "aqui", "sí"),
         _asked_for,
