@@ -6,6 +6,7 @@ measured by ``benchmarks/bench_long_inputs.py``, not here."""
 
 from __future__ import annotations
 
+import inspect
 import random
 import re
 from typing import Any
@@ -689,3 +690,27 @@ def test_a_duration_is_read_once_and_read_as_before() -> None:
     for read in (timeutil.parse_duration, timeutil.parse_time):
         with pytest.raises(BadUsage):
             read("1" + " " * 64_000 + "x")
+
+
+def test_a_subjects_id_head_is_read_once_and_found_where_it_was() -> None:
+    """Review AQ: a memory written again with another number after an id's head and a long run
+    of blanks ("issue", 16 KB of blanks, "x port 5") had the write's decision split the run every
+    way: 6 s, 64 KB minutes for each write near it. It is read once, as before."""
+    from hindsight_cli.core import facts
+    from hindsight_cli.core.fact_lexicon import ID_HEADS
+
+    before = re.compile(rf"(?:{ID_HEADS})\s*[#:]?\s*$", re.IGNORECASE)
+    # the pattern the decision reads a value's left side with
+    source = r"(?:{ID_HEADS})\s*+(?:[#:]\s*+)?$"
+    assert f'_re(rf"{source}")' in inspect.getsource(facts._names_subject)
+    now = facts._re(source.replace("{ID_HEADS}", ID_HEADS))
+    assert _split_runs(before.pattern) and not _split_runs(now.pattern)
+    pieces = ["issue", "Ticket", "PR", "bugs", "x", "#", ":", " ", "  ", "\t", "\n", "a", "工单"]
+    matched = 0
+    for text in _texts(pieces, 4000, seed=41):
+        assert bool(before.search(text)) == bool(now.search(text)), text
+        matched += bool(before.search(text))
+    assert matched > 20, matched
+    run = " " * 16_000
+    decision = facts.decide(f"issue{run}x port 5", f"issue{run}x port 6", 0.99)
+    assert decision.kind == "update"
