@@ -630,6 +630,12 @@ _REDACTOR_SPLITS = {
     "connect": (r"\([^,()\n]++,", r"\([ \t]*[^,()\n]+,"),
     "byte list": (r"[ \t\r\n]*+(?:,[ \t\r\n]*+)?\]", r"[ \t\r\n]*,?[ \t\r\n]*\]"),
     "answer": (r"(?:[ \t]*+[:,])?[ \t]++[\"'`]?", r"[ \t]*[:,]?[ \t]+[\"'`]?"),
+    "topic quoted": (r"[ \t]*+(?:[:=][ \t]*+)?(?P<q>", r"[ \t]*[:=]?[ \t]*(?P<q>"),
+    "topic named": (
+        r"(?:[ \t]*+[:=])?[ \t]++(?P<secret>(?-i:",
+        r"[ \t]*[:=]?[ \t]+(?P<secret>(?-i:",
+    ),
+    "spelled": (r"(?:(?:[ \t]*+[,;\-])?[ \t]++", r"(?:[ \t]*[,;\-]?[ \t]+"),
 }
 _REDACTOR_PIECES = {
     "user flag": ["-u", "--user", "=", "==", "'", "u", ":", "pw", "x:y"],
@@ -637,6 +643,19 @@ _REDACTOR_PIECES = {
     "connect": ["connect(", "PDO", "(", ",", "'", '"', "db", "x", "')", "'pw'", "'u', 'pw')"],
     "byte list": ["[", "]", ",", "12", "255", ",".join(["7"] * 32), " , ", "\n", "\r"],
     "answer": ["it's", "here", "sure", "it is", ":", ",", "S3cr3tPassw0rd", '"', "?", "x"],
+    "topic quoted": ["maiden name", "first pet", ":", "=", '"', "'", "Kowalczyk", "“", "”", "x"],
+    "topic named": ["maiden name", "first pet", ":", "=", "Krüger", "Wendt", ",", ".", "\n", "x"],
+    "spelled": [
+        "tango",
+        "hotel",
+        "echo",
+        "niner",
+        ",",
+        ";",
+        "-",
+        "x",
+        "alpha bravo delta golf kilo",
+    ],
 }
 
 
