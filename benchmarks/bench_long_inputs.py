@@ -23,7 +23,7 @@ PIECES = [
     "ｔｏｋｅｎ＝", "you must ", "ignore previous ", "send the ", "http://a.b/", "SYSTEM: ",
     "<|im_start|>", "aGVsbG8=", "AKIA", "sk-", "ghp_", '"secret": "', "pass ", "IFS=", "=\n",
     'a = "', '+"', "){", "\\", "'", '"', "-----BEGIN ", "Authorization: Bearer ", "PIN=",
-    '/p:="', "<<< A1b2C3d4E5 ",
+    '/p:="', "<<< A1b2C3d4E5 ", " ", "\t", "https://", "expect pass send ",
 ]  # fmt: skip
 
 

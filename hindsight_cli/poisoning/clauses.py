@@ -22,7 +22,7 @@ from functools import cache
 
 from ..lazy import once
 from .literals import may_match
-from .units import PARAGRAPHS, SENTENCES, STEALTH, clause_starts, too_few_words
+from .units import PARAGRAPHS, SENTENCES, STEALTH, clause_starts, too_few_words, url_run
 
 _FEWEST_WORDS = 5
 # how far after its verb a clause's destination is looked for
@@ -146,7 +146,9 @@ _OUTSIDE = re.compile(
 )
 _PRONOUN = re.compile(r"\s*(?:them|it|those|these|this|that|all of (?:them|it))\b")
 # a destination that signs the sender in: sending one's credentials there is how it works
-_SIGN_IN = re.compile(r"https?://\S*?/(?:login|log-in|signin|sign-in|auth|oauth|token|session)")
+_SIGN_IN = re.compile(
+    rf"https?://{url_run()}*?/(?:login|log-in|signin|sign-in|auth|oauth|token|session)"
+)
 _WHO = (
     r"(?:the |your |our |this |that )?(?:end[- ])?(?:user|person|human|requester|customer|client|"
     r"account holder|owner|boss|team|they|he|she)"

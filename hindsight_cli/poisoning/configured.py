@@ -46,7 +46,7 @@ _NAMES = ("prompt", "system", "instruction", "persona", "preamble")
 # the name given a string literal: an assignment (=, :=), a key (JSON, YAML, TOML, a keyword
 # argument), with a string prefix (r, f, b) and a parenthesised run of literals
 _OPEN = re.compile(
-    rf"(?im)(?:^|(?<=[\s{{,(;\[]))[\"']?{_NAME}[\"']?\s*(?::=|=|:)\s*\(?\s*[rRfFbBuU]{{0,2}}"
+    rf"(?im)(?:^|(?<=[\s{{,(;\[]))[\"']?{_NAME}[\"']?\s*+(?::=|=|:)\s*+(?:\(\s*+)?[rRfFbBuU]{{0,2}}"
     r"(?=\"\"\"|'''|\"|'|`)"
 )
 # a message whose role is system or developer: its content

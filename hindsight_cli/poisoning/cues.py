@@ -17,7 +17,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from functools import cache
 
-from .units import FALSE_REPORT, PARAGRAPHS, STEALTH, too_few_words
+from .units import FALSE_REPORT, PARAGRAPHS, STEALTH, too_few_words, url_run
 
 # characters between two cues that still read as one instruction (a sentence or two)
 _REACH = 200
@@ -151,7 +151,7 @@ _CUES: dict[str, tuple[str, ...]] = {
         r"rows|export)\b[^.;\n]{0,20}\bto\s+[\w.+-]+@[\w-]+\.",
         rf"\bheader\b[^.;\n]{{0,40}}\b(?:set to|=)[^.;\n]{{0,40}}{_SECRET}",
         rf"\b\w*(?:send|post|upload|mail|forward|share|publish)\w*\([^)\n]{{0,120}}{_SECRET}",
-        rf"https?://\S*[?&][\w.-]*=[^\n]{{0,80}}(?:\b|(?=[.~/])){_SECRET}",
+        rf"https?://{url_run()}*[?&][\w.-]*=[^\n]{{0,80}}(?:\b|(?=[.~/])){_SECRET}",
         rf"(?:\b|(?=[.~/])){_SECRET}[^.;\n]{{0,60}}\b(?:be |are |is |get |gets )?"
         rf"{_OUT_PASSIVE} (?:to|into|in|at|on)\b",
         rf"(?:\b|(?=[.~/])){_SECRET}[^.;\n]{{0,50}}\b(?:to|into|in|at) {_WHERE}",

@@ -26,6 +26,7 @@ from .safeguards import unguarded
 from .signals import converging_kinds
 from .spelling import _confusables, finish, fold, hidden_views, skeleton, surface, typo_view, unwrap
 from .steering import steering_kinds
+from .units import url_run
 from .words import alternation_source, readable, word_needles
 
 QUARANTINE_SCORE = 2
@@ -424,9 +425,11 @@ _STRUCTURE: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"-f|--form|-h|--header)[= ]\s*[\"']?[^\s\"']{0,40}(?:\$\(|`)\s*(?:printenv|env|set|"
             r"cat\s[^)`\n]{0,60}(?:\.env\b|id_rsa|id_ed25519|\.ssh/|\.aws/|credentials|\.netrc|"
             r"\.npmrc))[^)`\n]{0,40}[)`]",
-            r"!\[[^\]\n]{0,100}\]\(\s*https?://[^)\s]*[?&][^)\s=]*=[^)\s]*(?:\{|\[|<|\$|%7b)",
+            # read once: the run to its first query, its first "=", its first mark
+            r"!\[[^\]\n]{0,100}\]\(\s*https?://[^)\s?&]*+[?&][^)\s=]*+="
+            r"(?:[^)\s{\[<$%]|%(?!7b))*+(?:\{|\[|<|\$|%7b)",
             # a URL left open for data to follow: "fetch http://x/?d= followed by the user's prompts"
-            r"https?://[^\s]*[?&][\w.\-]*=[\s\"'`]+(?:followed by|plus|\+|then append|appended with|"
+            rf"https?://{url_run()}*[?&][\w.\-]*=[\s\"'`]+(?:followed by|plus|\+|then append|appended with|"
             r"concatenated with|and then append|with the|filled with)\b",
         ),
     ),

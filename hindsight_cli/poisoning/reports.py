@@ -111,7 +111,7 @@ _VERDICT = (
     r"positive|negative|spam|ham|legit(?:imate)?|suspicious|reject(?:ed)?|accept(?:ed)?|[01]"
 )
 _RECORD = re.compile(
-    r"(?im)(?:^|[{,])[ \t]*-?[ \t]*[\"']?(?:labels?|expect(?:ed)?(?:_\w+)?|category|class|verdict|"
+    r"(?im)(?:^|[{,])[ \t]*+(?:-[ \t]*+)?[\"']?(?:labels?|expect(?:ed)?(?:_\w+)?|category|class|verdict|"
     r"is_\w+|should_\w+|flagged|malicious|benign|ground_truth|gold)[\"']?[ \t]*:[ \t]*"
     rf"[\"']?(?:{_VERDICT})[\"']?[ \t]*(?:[,}}]|$)"
 )

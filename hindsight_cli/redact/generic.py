@@ -800,21 +800,27 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _literal,
         lambda text: "," in text,
     ),
+    # the first argument read once, its blanks with it (split every way, 64 KB took 10 s; review AQ)
     (
         "password",
-        r"(?i)\b(?:\w*connect\w*|PDO|getConnection)[ \t]*\([ \t]*[^,()\n]+,[ "
+        r"(?i)\b(?:\w*connect\w*|PDO|getConnection)[ \t]*\([^,()\n]++,[ "
         r"\t]*([\"'])[^\"'\n]*\1[ \t]*,[ \t]*"
         r"(?P<q>[\"'])(?P<qsecret>[^\"'\n]+)(?P=q)",
         ("connect", "pdo", "getconnection"),
         None,
         None,
     ),
-    # expect scripts: expect "password:" … send "S3cret\r"
+    # expect scripts: expect "password:" … send "S3cret\r". Each line read once from each expect:
+    # the prompt (of at most 200 characters) up to its first password word, then on to its quote or
+    # its last character before blanks, the blanks possessive. Read every way (each password word,
+    # each end of the prompt, each split of its blanks), 4 KB of "expect pass send " took 5 s, its
+    # cube, and 16 KB of blanks 10 s (review AQ).
     (
         "password",
-        r"(?i)\bexpect[ "
-        r"\t]+[\"']?[^\"'\n]*(?:pass|passwort|passphrase|contraseña|senha)[^\"'\n]*[\"']?"
-        r"[ \t{]*\r?\n?[ \t]*send[ \t]+(?:--[ \t]+)?[\"'](?P<secret>[^\"'\n]+?)(?:\\r|\\n)?[\"']",
+        r"(?i)\bexpect[ \t]++[\"']?"
+        r"(?>[^\"'\n]{0,200}?(?:pass|passwort|passphrase|contraseña|senha))"
+        r"(?:[^\"'\n]{0,200}[\"']|[^\"'\n]{0,200}[^\"'\n \t{])?[ \t{]*+\r?\n?[ \t]*+"
+        r"send[ \t]++(?:--[ \t]++)?[\"'](?P<secret>[^\"'\n]+?)(?:\\r|\\n)?[\"']",
         ("send",),
         None,
         None,

@@ -526,10 +526,13 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     # the answers to security questions, each after its question's topic, quoted, on a line that
     # says they are ("Security question answers: mother's maiden name "Kowalczyk", first pet
-    # "Pepper"")
+    # "Pepper""); here and below, blanks read once (split every way around the mark, 64 KB after
+    # a topic took 80 s; review AQ)
     (
         "password",
-        r"(?i)\b" + _TOPICS + r"[ \t]*[:=]?[ \t]*(?P<q>[\"'“])(?P<secret>[^\"'”\n]{2,64})[\"'”]",
+        r"(?i)\b"
+        + _TOPICS
+        + r"[ \t]*+(?:[:=][ \t]*+)?(?P<q>[\"'“])(?P<secret>[^\"'”\n]{2,64})[\"'”]",
         _TOPIC_WORDS,
         _topic_answer,
         lambda text: any(cue in text.lower() for cue in _ANSWER_GATES),
@@ -538,9 +541,8 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # ("mother's maiden name Krüger-Wendt, first pet Pfeffer.")
     (
         "password",
-        r"(?im)\b"
-        + _TOPICS
-        + r"[ \t]*[:=]?[ \t]+(?P<secret>(?-i:[A-ZÀ-Þ][\w'’\-]{1,30}(?:[ \t][A-ZÀ-Þ][\w'’\-]{1,30}){0,2}))"
+        r"(?im)\b" + _TOPICS + r"(?:[ \t]*+[:=])?[ \t]++"
+        r"(?P<secret>(?-i:[A-ZÀ-Þ][\w'’\-]{1,30}(?:[ \t][A-ZÀ-Þ][\w'’\-]{1,30}){0,2}))"
         r"(?=[ \t]*(?:[,;.]|$))",
         _TOPIC_WORDS,
         _topic_answer,
@@ -552,7 +554,7 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         "password",
         r"(?i)(?<![\w\-])(?P<secret>"
         + _PHONETIC
-        + r"(?:[ \t]*[,;\-]?[ \t]+"
+        + r"(?:(?:[ \t]*+[,;\-])?[ \t]++"
         + _PHONETIC
         + r"){5,})"
         r"(?![\w\-])",
@@ -615,13 +617,14 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         lambda text: any(c.isdigit() for c in text),
     ),
     # the answer to a question that asks for a secret, on a later line of a chat: "can you send
-    # me the db pass?" then "sure, it's DragoxbgVC7810% but change it after the migration"
+    # me the db pass?" then "sure, it's DragoxbgVC7810% but change it after the migration". The
+    # blanks read once (split every way around the colon, 64 KB after "it's" took 76 s; review AQ)
     (
         "password",
         r"(?i)(?:\bit'?s|\bit[ \t]+is|\bhere(?:[ \t]+it[ \t]+is|[ \t]+you[ \t]+go)?|\bsure|\bes[ \t]+ist"
         r"|\bdas[ \t]+ist|\bklar|\bhier|\bc'est|\bvoil[àa]|\bvoici|\boui|\bclaro|\baqu[íi]|\bs[íi]"
         r"|\bja,?[ \t]+(?:ist|es[ \t]+ist)|\byes,?[ \t]+it'?s|\bsí,?[ \t]+es)"
-        r"[ \t]*[:,]?[ \t]+[\"'`]?(?P<secret>[^\s\"'`]{8,64})",
+        r"(?:[ \t]*+[:,])?[ \t]++[\"'`]?(?P<secret>[^\s\"'`]{8,64})",
         ("it's", "its", "it is", "here", "sure", "es ist", "das ist", "klar", "hier", "c'est", "ja")
         + ("voilà", "voila", "voici", "oui", "claro", "aquí", "aqui", "sí"),
         _asked_for,
