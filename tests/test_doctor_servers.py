@@ -358,7 +358,8 @@ def test_a_server_is_never_started_in_the_checkout(cli, home, _isolated, tmp_pat
     """Review AR: doctor started every server of the user's own config in its working directory,
     a checkout, where a launcher reads the repository's files: `npx -y some-mcp` runs the
     checkout's `node_modules/.bin/some-mcp` (checked: its code ran). Now a server starts in the
-    directory its entry names, else the user's home (a project's too, with --probe-project)."""
+    directory its entry names, else the user's home; a project's own (started only with
+    --probe-project, the user trusting the checkout) in the project, as its client starts it."""
     where = tmp_path / "cwd"
     server = _server(tmp_path, "where", WHERE)
     _write(
@@ -368,4 +369,4 @@ def test_a_server_is_never_started_in_the_checkout(cli, home, _isolated, tmp_pat
         ),
     )
     cli("doctor", "mcp", "--probe-project", "--timeout", "5", "--json", store=False)
-    assert where.read_text() == str(home)
+    assert where.read_text() == str(home if scope == "user" else _isolated)
