@@ -320,3 +320,53 @@ def test_a_server_request_under_the_same_id_is_not_taken_for_an_echo(
     check = _checks(cli("doctor", "mcp", "--json", store=False))["mcp.cursor.user.pinger.handshake"]
     assert check["status"] == "ok"
     assert check["evidence"].startswith("pinger 1 (protocol 2025-06-18)")
+
+
+@pytest.mark.parametrize("entry", ["", "."], ids=["empty", "dot"])
+def test_a_checkouts_program_is_never_started_for_your_server(
+    cli, home, _isolated, tmp_path, monkeypatch, entry
+) -> None:
+    """Review AR: a server of the user's own config named by a bare command (`docs-mcp`), the
+    user's PATH holding an empty entry (a trailing `:`) or `.`; `hindsight doctor mcp` in a
+    checkout holding a program of that name started the checkout's. Now a bare command is found
+    in the absolute directories of PATH only."""
+    marker = tmp_path / "ran"
+    program = _isolated / "docs-mcp"
+    program.write_text(f"#!/bin/sh\necho ran > {marker}\n")
+    program.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{entry}{os.pathsep}{os.environ['PATH']}")
+    _write(
+        clients.targets("cursor", home, _isolated)["user"],
+        json.dumps({"mcpServers": {"docs": {"command": "docs-mcp"}}}),
+    )
+    result = cli("doctor", "mcp", "--json", store=False)
+    check = _checks(result)["mcp.cursor.user.docs.handshake"]
+    assert (check["status"], check["summary"]) == (
+        "fail",
+        "docs (cursor (user)): handshake failed: not-found",
+    )
+    assert not marker.exists()
+
+
+WHERE = """import os, sys
+open(sys.argv[1], "w").write(os.getcwd())
+"""
+
+
+@pytest.mark.parametrize("scope", ["user", "project"])
+def test_a_server_is_never_started_in_the_checkout(cli, home, _isolated, tmp_path, scope) -> None:
+    """Review AR: doctor started every server of the user's own config in its working directory,
+    a checkout, where a launcher reads the repository's files: `npx -y some-mcp` runs the
+    checkout's `node_modules/.bin/some-mcp` (checked: its code ran). Now a server starts in the
+    directory its entry names, else the user's home; a project's own (started only with
+    --probe-project, the user trusting the checkout) in the project, as its client starts it."""
+    where = tmp_path / "cwd"
+    server = _server(tmp_path, "where", WHERE)
+    _write(
+        clients.targets("cursor", home, _isolated)[scope],
+        json.dumps(
+            {"mcpServers": {"where": {"command": server[0], "args": [server[1], str(where)]}}}
+        ),
+    )
+    cli("doctor", "mcp", "--probe-project", "--timeout", "5", "--json", store=False)
+    assert where.read_text() == str(home if scope == "user" else _isolated)

@@ -938,6 +938,13 @@ LONG_KEYS = {
     "a key": " . ".join(["a"] * 300) + " = 1\n",
     "quoted parts": "[" + ".".join(['"a"'] * 300) + "]\n",
     "an inline table": "x = {" + ".".join(["a"] * 300) + " = 1}\n",
+    # review AR: a part the check could not read (an escaped quote, a quoted part of more than 256
+    # characters) every 150 parts cut the key into runs it counted apart: 39 KB held a search 10 s
+    "escaped quotes": ".".join(['"\\""' if i % 150 == 0 else "a" for i in range(300)]) + " = 1\n",
+    "long quoted parts": "["
+    + ".".join(['"' + "x" * 300 + '"' if i % 150 == 0 else "a" for i in range(300)])
+    + "]\n",
+    "escapes in a table": "[" + ".".join(['"\\u0061\\""'] * 300) + "]\n",
 }
 
 

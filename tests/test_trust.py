@@ -488,6 +488,42 @@ def test_a_copy_of_an_allowed_store_elsewhere_is_not_allowed(tmp_path: Path) -> 
     assert not trust.trusted(copy)
 
 
+@pytest.mark.parametrize("how", ["its id", "a copy", "a clone"])
+def test_allowing_a_store_holding_anothers_id_never_withdraws_that_ones_approval(
+    tmp_path: Path, how: str
+) -> None:
+    """Review AR: a store holding the id of one the user approved elsewhere (a repository shipping
+    that id, a copy of the project, a second clone or worktree of a repository that commits its
+    store's id); `hindsight allow` on it replaced the approval of the first, unsaid: its hooks
+    then left it alone. Now `allow` refuses, naming the other path and `hindsight deny`; once that
+    one is denied, or gone, the second is approved."""
+    import shutil
+
+    from hindsight_cli.safefs import trust
+
+    mine = tmp_path / "mine" / ".hindsight"
+    assert _invoke("init", "--store", str(mine)).exit_code == 0
+    other = tmp_path / "other" / ".hindsight"
+    if how == "a copy":
+        shutil.copytree(mine, other)
+    else:
+        other.mkdir(parents=True)
+        shutil.copyfile(mine / "store-id", other / "store-id")
+        if how == "a clone":
+            shutil.copyfile(mine / "config.toml", other / "config.toml")
+    result = _invoke("allow", str(other))
+    assert result.exit_code == 1
+    assert f"hindsight deny {mine.resolve()}" in " ".join(result.output.split())
+    assert trust.trusted(mine) and not trust.trusted(other)
+    assert _invoke("deny", str(mine)).exit_code == 0
+    assert _invoke("allow", str(other)).exit_code == 0
+    assert trust.trusted(other) and not trust.trusted(mine)
+    # the first one moved away: its approval follows the path the user approves now
+    assert _invoke("allow", str(mine)).exit_code == 1
+    shutil.rmtree(other)
+    assert _invoke("allow", str(mine)).exit_code == 0 and trust.trusted(mine)
+
+
 def test_a_long_lived_store_follows_its_approval(tmp_path: Path) -> None:
     # an open store (an MCP server's) asks at every read: a withdrawn approval, a writable entry or
     # the path moved onto a copy of the store count from the next read on

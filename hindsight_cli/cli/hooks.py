@@ -144,7 +144,11 @@ def install(
     change = hooks_install.plan_install(target, pinned)
     # a checkout's hooks.json may hold its author's commands: turning Codex's hooks on there
     # would run them too (review AO); the user turns them on once they have looked
-    held = hooks_install.others(target) if client == "codex" and target.root is not None else []
+    held = (
+        hooks_install.others(change, pinned)
+        if client == "codex" and target.root is not None
+        else []
+    )
     flag = (
         hooks_install.plan_codex_flag(hooks_install.codex_config(target), on=True)
         if client == "codex" and not held

@@ -19,6 +19,8 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
+from .. import safefs
+
 # the strictest client's default start-up timeout (Codex)
 DEFAULT_TIMEOUT = 10.0
 PROTOCOL = "2025-06-18"
@@ -243,13 +245,30 @@ def stdio(
 
     Returns ``outcome`` (ok, not-found, crashed, timeout, polluted, refused, not-mcp, no-tools),
     ``evidence`` and, on success, ``seconds`` (to the initialize reply), ``server`` and ``tools``.
+
+    Started in ``cwd``, else the user's home, never in the working directory: doctor runs in a
+    checkout, and a server's launcher reads it (`npx` runs the checkout's `node_modules/.bin/` of
+    the package's name, `uvx` its `uv.toml`); a bare command is found in the absolute directories
+    of the server's ``PATH`` only (``safefs.program``), never in the checkout through an empty or
+    relative entry (review AR).
     """
     started = time.monotonic()
+    environment = host_env(env, path)
+    program = (
+        command
+        if os.path.dirname(command)
+        else safefs.program(command, environment.get("PATH", ""))
+    )
+    if program is None:
+        return {
+            "outcome": "not-found",
+            "evidence": f"{command}: not in the absolute directories of PATH",
+        }
     try:
         proc = subprocess.Popen(
-            [command, *args],
-            env=host_env(env, path),
-            cwd=cwd,
+            [program, *args],
+            env=environment,
+            cwd=cwd or os.path.expanduser("~"),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -258,7 +258,9 @@ def _hindsight_entry(
             )
         )
     elif probe:
-        result = handshake(str(command), args, entry.get("env") or {}, timeout=timeout)
+        # a project's entry where its client starts it (a `--store` relative to the project)
+        where = str(target.root) if target.root is not None else None
+        result = handshake(str(command), args, entry.get("env") or {}, timeout, where)
         checks.append(_probe_check(name, result, timeout))
         seconds = result.get("seconds")
     if target.client == "codex":
@@ -388,11 +390,15 @@ _FIXES = {
 
 
 def handshake(
-    command: str, args: list[str], env: Mapping[str, str], timeout: float = HANDSHAKE_TIMEOUT
+    command: str,
+    args: list[str],
+    env: Mapping[str, str],
+    timeout: float = HANDSHAKE_TIMEOUT,
+    cwd: str | None = None,
 ) -> dict[str, Any]:
     """Start hindsight's server as a host does (minimal environment), send initialize and
     tools/list."""
-    return probes.stdio(command, args, env, timeout=timeout, need_tool="memory_search")
+    return probes.stdio(command, args, env, timeout=timeout, need_tool="memory_search", cwd=cwd)
 
 
 # --- every other configured server

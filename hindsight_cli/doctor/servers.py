@@ -148,7 +148,11 @@ def server(
             command=expand(command),
             args=tuple(expand(a) for a in args),
             env=own_env,
-            cwd=expand(entry["cwd"]) if entry.get("cwd") else None,
+            # a project's server (started only when the user trusts the checkout, as its client
+            # does) in the project; any other in the user's home (``handshake.stdio``)
+            cwd=expand(entry["cwd"])
+            if entry.get("cwd")
+            else (str(project) if target.root is not None else None),
             disabled=disabled,
         )
     elif isinstance(url, str):

@@ -262,18 +262,19 @@ def broken(target: clients.Target) -> dict[str, list[str]]:
     return out
 
 
-def others(target: clients.Target) -> list[str]:
-    """The hook commands in this file that are not hindsight's (what else turning the client's
-    hooks on would run)."""
-    if not target.path.exists():
-        return []
-    _, data = _load(target)
+def others(change: clients.Plan, store: Path | None) -> list[str]:
+    """The hook commands the file ``change`` writes holds besides the ones it adds (what else
+    turning the client's hooks on would run): every command but those exact ones, however much
+    it looks like hindsight's (a checkout's `curl … # hindsight_cli hooks`, or a `hindsight-hook`
+    path followed by its own commands, in an event hindsight does not install: review AR)."""
+    target = change.target
+    ours = {command(target.client, kind, store) for kind in NATIVE[target.client]}
     found = []
-    for groups in (data.get("hooks") or {}).values():
+    for groups in (clients.load_json(target, change.after)[0].get("hooks") or {}).values():
         for group in groups if isinstance(groups, list) else []:
             inner = group.get("hooks") if isinstance(group, dict) else None
-            for item in inner if isinstance(inner, list) else [group]:
-                if isinstance(item, dict) and item.get("command") and not _ours(item):
+            for item in [group, *(inner if isinstance(inner, list) else [])]:
+                if isinstance(item, dict) and item.get("command") and item["command"] not in ours:
                     found.append(str(item["command"]))
     return found
 

@@ -169,9 +169,7 @@ def _section(data: object, name: str) -> dict[str, object]:
 def _hosts(data: object) -> list[str]:
     """The names a config document adds to the HTTP servers' (``[mcp] allowed_hosts``)."""
     value = _section(data, "mcp").get("allowed_hosts")
-    if value is None:
-        return []
-    items = value if isinstance(value, list | tuple) else [value]
+    items = [] if value is None else value if isinstance(value, list | tuple) else [value]
     return sorted({str(item).strip().lower() for item in items})
 
 
@@ -390,13 +388,17 @@ def allow(
     where = _real(store)
     safefs.check_home()
     safefs.check_store(where)
+    found = None if renew else store_id(where)
+    from .id_paths import check_alone
+
+    # the global store's id is approved nowhere: it is trusted by its place
+    check_alone(None if builtin(where) else found, where, allowed_dir(), store_id)
     link = _link(store)
     if link is not None:
         safefs.private_dir(allowed_dir(), "The allow-list directory")
         safefs.write_private(_link_entry(link), f"{link}\n{where}\n", durable=True)
         if builtin(where):
             return ""
-    found = None if renew else store_id(where)
     new = found is None
     if found is None:
         # os.urandom is what secrets.token_hex reads; importing secrets costs a hook 20 ms
