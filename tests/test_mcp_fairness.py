@@ -316,11 +316,11 @@ def test_a_search_does_not_wait_for_another_agents_query_to_be_read(
         read = signals.identifiers
         reading, go = threading.Event(), threading.Event()
 
-        def slow(text: str) -> tuple[str, ...]:
+        def slow(text: str, *limit: int | None) -> tuple[str, ...]:
             if text == query:
                 reading.set()
                 assert go.wait(GUARD)
-            return read(text)
+            return read(text, *limit)
 
         monkeypatch.setattr(signals, "identifiers", slow)
     else:
@@ -331,3 +331,74 @@ def test_a_search_does_not_wait_for_another_agents_query_to_be_read(
         lambda: hers.append([h.memory.content for h in tools.search(SearchQuery(query)).hits]),
     )
     _bob_answered_while_she_waits(tools, reading, go, searching, hers)
+
+
+class _Plain(FakeEmbedder):
+    """The fake's vectors, for a text as a whole (a 64 KB query's 16,000 words at once would
+    take the fake a second)."""
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return super().embed([text[:200] for text in texts])
+
+
+def _threes() -> list[str]:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return [a + b + c for a in letters for b in letters for c in letters]
+
+
+@pytest.mark.parametrize(
+    ("kind", "query"),
+    [
+        # 16,000 words of three letters, 6,400 identifiers, 21,000 Han characters (their bigrams),
+        # 6,500 English words of four letters or more (their "-ion" forms)
+        ("words", " ".join(_threes())[:64000]),
+        ("identifiers", " ".join(f"k{i}:{i}" for i in range(8000))[:64000]),
+        ("bigrams", "".join(chr(0x4E00 + (i * 7919) % 20000) for i in range(21000))),
+        ("forms", " ".join(f"conn{w}ect" for w in _threes())[:64000]),
+    ],
+)
+def test_a_long_query_weighs_a_bounded_share_of_its_words_under_the_index_lock(
+    store_dir: Path, monkeypatch: pytest.MonkeyPatch, kind: str, query: str
+) -> None:
+    """Review AP: what a search looks up and weighs while it holds the in-memory index (which
+    every search of the server waits for) grew with its query: each distinct word's postings, each
+    identifier against every candidate. Alice's 64 KB queries of words her memories hold, or of
+    identifiers, held the index 0.5 s each, and with her four reads at once bob's searches took 1.2
+    to 1.6 s against 3 ms. A query's first ``MAX_QUERY_TERMS`` words are looked up and its first
+    ``MAX_QUERY_IDENTIFIERS`` identifiers weighed; the memory its first words name is still
+    found."""
+    from hindsight_cli.search import query as queries, signals
+    from hindsight_cli.storage.hot import HotIndex
+
+    base = Store(store_dir, embedder=_Plain(), warm=True)
+    first = " ".join(query.split()[:40]) if " " in query else query[:80]
+    base.scoped("alice", principal=True).record(f"alice: {first}")
+    tools = ToolStore(base, per_request=True)
+    tools.warm_up()
+    looked_up: list[int] = []
+    weighed: list[int] = []
+    keyword, wanted = HotIndex.keyword, signals._wanted
+
+    def counted_keyword(self: HotIndex, terms: Sequence[str], *args: Any) -> Any:
+        looked_up.append(len(set(terms)))
+        return keyword(self, terms, *args)
+
+    def counted_wanted(identifiers: tuple[str, ...]) -> Any:
+        weighed.append(len(identifiers))
+        return wanted(identifiers)
+
+    monkeypatch.setattr(HotIndex, "keyword", counted_keyword)
+    monkeypatch.setattr(signals, "_wanted", counted_wanted)
+    hers: list[list[str]] = []
+    searching = _as(
+        "alice",
+        lambda: hers.append([h.memory.agent_id for h in tools.search(SearchQuery(query)).hits]),
+    )
+    searching.join(GUARD)
+    assert hers == [["alice"]]
+    assert looked_up and max(looked_up) <= queries.MAX_QUERY_TERMS
+    assert max(weighed, default=0) <= queries.MAX_QUERY_IDENTIFIERS
+    if kind == "identifiers":
+        assert weighed and max(weighed) == queries.MAX_QUERY_IDENTIFIERS
+    else:
+        assert max(looked_up) == queries.MAX_QUERY_TERMS
