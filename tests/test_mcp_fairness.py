@@ -402,3 +402,64 @@ def test_a_long_query_weighs_a_bounded_share_of_its_words_under_the_index_lock(
         assert weighed and max(weighed) == queries.MAX_QUERY_IDENTIFIERS
     else:
         assert max(looked_up) == queries.MAX_QUERY_TERMS
+
+
+@pytest.mark.parametrize("face", ["mcp", "token", "cli"])
+def test_a_search_compares_a_bounded_environment_with_each_candidate(
+    store_dir: Path, face: str
+) -> None:
+    """Review AP: a search compared every key of the environment it was given (``env``) with
+    every candidate's, under the in-memory index's lock: a 4 MiB MCP request naming 200,000 keys
+    held it 2 s a search, every other agent's search waiting. More than ``MAX_ENV_KEYS`` are refused
+    before the search starts, with a line saying so, by every face; as many are compared."""
+    import anyio
+    from mcp import Client
+
+    from hindsight_cli.mcp_server import build_server
+    from hindsight_cli.search.query import MAX_ENV_KEYS
+
+    too_many = {f"k{i}": "v" for i in range(MAX_ENV_KEYS + 1)}
+    enough = {f"k{i}": "v" for i in range(MAX_ENV_KEYS)}
+    said = f"env names {MAX_ENV_KEYS + 1} keys; a search compares at most {MAX_ENV_KEYS}"
+    if face == "cli":
+        from conftest import Cli
+
+        cli = Cli(store_dir)
+        assert cli("record", "alice: the runners are on rack 4", "--env", "k0=v").exit_code == 0
+        pairs = [arg for key, value in too_many.items() for arg in ("--env", f"{key}={value}")]
+        refused = cli("search", "runners", *pairs)
+        assert refused.exit_code != 0 and said in refused.stderr
+        assert "Traceback" not in refused.stderr + refused.stdout
+        answered = cli("search", "runners", "--json", *pairs[: 2 * MAX_ENV_KEYS])
+        assert answered.exit_code == 0, answered.stderr
+        assert "rack 4" in answered.stdout
+        return
+    base = Store(store_dir, embedder=FakeEmbedder(), warm=True)
+    base.record("alice: the runners are on rack 4", agent_id="alice", env={"k0": "v"})
+    base.record("bob: the runners moved to rack 9", agent_id="bob", env={"k0": "w"})
+    if face == "token":
+        tools = ToolStore(base, per_request=True)
+        found: list[Any] = []
+
+        def search(env: dict[str, str]) -> None:
+            try:
+                found.append(tools.search(SearchQuery("runners", env=env)))
+            except Exception as error:  # noqa: BLE001 - the refusal is what is looked at
+                found.append(error)
+
+        for env in (too_many, enough):
+            _as("alice", lambda env=env: search(env)).join(GUARD)
+        assert said in str(found[0])
+        assert [h.memory.content for h in found[1].hits] == ["alice: the runners are on rack 4"]
+        return
+
+    async def call() -> tuple[Any, Any]:
+        async with Client(build_server(base, agent="alice")) as client:
+            refused = await client.call_tool("memory_search", {"query": "runners", "env": too_many})
+            answered = await client.call_tool("memory_search", {"query": "runners", "env": enough})
+            return refused, answered
+
+    refused, answered = anyio.run(call)
+    assert refused.is_error and said in refused.content[0].text
+    assert not answered.is_error
+    assert [h["agent_id"] for h in answered.structured_content["hits"]] == ["alice"]

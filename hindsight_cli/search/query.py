@@ -151,6 +151,10 @@ MAX_QUERY_BYTES = 64 * 1024
 # searches took 1.2 to 1.6 s against 3 ms (review AP); now 0.03 s
 MAX_QUERY_TERMS = 256
 MAX_QUERY_IDENTIFIERS = 64
+# the keys of the environment a search compares with each candidate's (a tool's version, the OS):
+# every key was read for every candidate under the in-memory index's lock, and a 4 MiB MCP request
+# holding 200,000 held it 2 s a search (review AP)
+MAX_ENV_KEYS = 64
 BUDGET_K = 20
 
 
@@ -228,6 +232,12 @@ class SearchQuery:
         ):
             raise BadUsage(f"The minimum score must be between 0 and 1, not {self.min_score!r}.")
         engine = one_of(self.engine, "engine", ENGINES) if self.engine is not None else None
+        if len(self.env or {}) > MAX_ENV_KEYS:
+            raise BadUsage(
+                f"env names {len(self.env or {}):,} keys; a search compares at most "
+                f"{MAX_ENV_KEYS} with the memories' (e.g. tool_version, os): give those that "
+                "matter."
+            )
         filters = self.filters or _searched()
         if filters.types is None:
             filters = replace(filters, types=SEARCH_TYPES)
