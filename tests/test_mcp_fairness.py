@@ -517,3 +517,26 @@ def test_a_search_names_a_bounded_number_of_values_in_a_filter(
     refused, answered = anyio.run(call)
     assert refused.is_error and said in refused.content[0].text
     assert not answered.is_error
+
+
+@pytest.mark.parametrize("agent", [None, "alice"])
+def test_a_principal_reads_back_only_its_own_searches_of_its_memories(
+    store_dir: Path, agent: str | None
+) -> None:
+    """Review AP: a token principal read every search of the injection record whose hits were all
+    hers, the owner's too (a stdio server's, unscoped or ``--agent alice``): the owner's task id
+    and when they searched. Each entry now names the token principal whose search it was, and a
+    principal reads its own only; the owner reads them all."""
+    base = Store(store_dir, embedder=FakeEmbedder())
+    base.scoped("alice", principal=True).record("alice: the runners are on rack 4")
+    owners = SearchQuery("runners rack", current_task="payroll-migration-2026")
+    assert [h.memory.agent_id for h in ToolStore(base, agent).search(owners).hits] == ["alice"]
+    _as("alice", lambda: ToolStore(base, per_request=True).search(SearchQuery("rack 4"))).join(
+        GUARD
+    )
+    entries, _ = base.scoped("alice", principal=True).injections()
+    assert [(e.event, e.session, e.by) for e in entries] == [("mcp-search", None, "alice")]
+    assert [(e.session, e.by) for e in base.injections()[0]] == [
+        ("payroll-migration-2026", None),
+        (None, "alice"),
+    ]
