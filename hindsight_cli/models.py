@@ -64,6 +64,15 @@ AUDIT_ACTIONS = (
 SHORT_ID = 8
 
 
+# tags of one memory: far more than any memory is filed under (a client's labels, a note's tags and
+# its observation's), and few enough that a memory's tags are read with every hit at no cost; an
+# export's record of 100,000 tags took minutes to prepare under the store's lock (review Q9). And
+# the values one filter names (tags, sources, agents): a memory holding all of more tags there is
+# not, and each value is redacted as a stored label is and matched under the in-memory index's
+# lock: a search's 200,000 tags took 17 s, 0.7 s of it holding every other search (review AP)
+MAX_TAGS = 1000
+
+
 def one_of(value: object, name: str, allowed: tuple[str, ...]) -> str:
     """``value`` as one of ``allowed`` (case and surrounding spaces aside), or a usage error naming
     them."""
@@ -389,6 +398,13 @@ class Filters:
         time zone means the same moment in UTC."""
         for moment in ("since", "until", "created_before"):
             object.__setattr__(self, moment, as_utc_or_none(getattr(self, moment)))
+        for field_name in ("tags", "sources", "agent_ids"):
+            values = getattr(self, field_name)
+            if isinstance(values, (list, tuple)) and len(values) > MAX_TAGS:
+                raise BadUsage(
+                    f"A filter names at most {MAX_TAGS:,} {field_name.replace('_ids', 's')} (a "
+                    f"memory holds at most {MAX_TAGS:,} tags), not {len(values):,}; give fewer."
+                )
         for field_name, name, allowed in (
             ("types", "type", MEMORY_TYPES),
             ("outcomes", "outcome", OUTCOMES),

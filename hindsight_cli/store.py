@@ -824,7 +824,8 @@ class Store:
             The entry recorded, or None.
         """
         now = self._rt.now()
-        entry = record.make(event, ids, tokens, at=now, **fields)
+        # a token principal's own: the only entries it reads back (``injections.seen_by``)
+        entry = record.make(event, ids, tokens, at=now, by=self.scope.token_agent, **fields)
         if not self.path.is_dir() or self.config.injections_keep_days <= 0:
             return None
         record.append(self.path, entry, self.config.injections_keep_days, now)
@@ -861,7 +862,7 @@ class Store:
             return entries, judged
         named = sorted({m for e in entries for m in e.ids} | {v.memory for v in judged})
         visible = {m.id for m in reading.by_ids(self._rt, named, self.scope)}
-        return record.seen_by(entries, judged, visible, self.scope.provenance is not None)
+        return record.seen_by(entries, judged, visible, self.scope.token_agent)
 
     def judge_session(self, session: str, calls: Sequence[verdicts.Call]) -> int:
         """Record whether the agent used each memory of ``session``'s injections not judged yet,

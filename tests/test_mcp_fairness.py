@@ -316,11 +316,11 @@ def test_a_search_does_not_wait_for_another_agents_query_to_be_read(
         read = signals.identifiers
         reading, go = threading.Event(), threading.Event()
 
-        def slow(text: str) -> tuple[str, ...]:
+        def slow(text: str, *limit: int | None) -> tuple[str, ...]:
             if text == query:
                 reading.set()
                 assert go.wait(GUARD)
-            return read(text)
+            return read(text, *limit)
 
         monkeypatch.setattr(signals, "identifiers", slow)
     else:
@@ -331,3 +331,212 @@ def test_a_search_does_not_wait_for_another_agents_query_to_be_read(
         lambda: hers.append([h.memory.content for h in tools.search(SearchQuery(query)).hits]),
     )
     _bob_answered_while_she_waits(tools, reading, go, searching, hers)
+
+
+class _Plain(FakeEmbedder):
+    """The fake's vectors, for a text as a whole (a 64 KB query's 16,000 words at once would
+    take the fake a second)."""
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return super().embed([text[:200] for text in texts])
+
+
+def _threes() -> list[str]:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return [a + b + c for a in letters for b in letters for c in letters]
+
+
+@pytest.mark.parametrize(
+    ("kind", "query"),
+    [
+        # 16,000 words of three letters, 6,400 identifiers, 21,000 Han characters (their bigrams),
+        # 6,500 English words of four letters or more (their "-ion" forms)
+        ("words", " ".join(_threes())[:64000]),
+        ("identifiers", " ".join(f"k{i}:{i}" for i in range(8000))[:64000]),
+        ("bigrams", "".join(chr(0x4E00 + (i * 7919) % 20000) for i in range(21000))),
+        ("forms", " ".join(f"conn{w}ect" for w in _threes())[:64000]),
+    ],
+)
+def test_a_long_query_weighs_a_bounded_share_of_its_words_under_the_index_lock(
+    store_dir: Path, monkeypatch: pytest.MonkeyPatch, kind: str, query: str
+) -> None:
+    """Review AP: what a search looks up and weighs while it holds the in-memory index (which
+    every search of the server waits for) grew with its query: each distinct word's postings, each
+    identifier against every candidate. Alice's 64 KB queries of words her memories hold, or of
+    identifiers, held the index 0.5 s each, and with her four reads at once bob's searches took 1.2
+    to 1.6 s against 3 ms. A query's first ``MAX_QUERY_TERMS`` words are looked up and its first
+    ``MAX_QUERY_IDENTIFIERS`` identifiers weighed; the memory its first words name is still
+    found."""
+    from hindsight_cli.search import query as queries, signals
+    from hindsight_cli.storage.hot import HotIndex
+
+    base = Store(store_dir, embedder=_Plain(), warm=True)
+    first = " ".join(query.split()[:40]) if " " in query else query[:80]
+    base.scoped("alice", principal=True).record(f"alice: {first}")
+    tools = ToolStore(base, per_request=True)
+    tools.warm_up()
+    looked_up: list[int] = []
+    weighed: list[int] = []
+    keyword, wanted = HotIndex.keyword, signals._wanted
+
+    def counted_keyword(self: HotIndex, terms: Sequence[str], *args: Any) -> Any:
+        looked_up.append(len(set(terms)))
+        return keyword(self, terms, *args)
+
+    def counted_wanted(identifiers: tuple[str, ...]) -> Any:
+        weighed.append(len(identifiers))
+        return wanted(identifiers)
+
+    monkeypatch.setattr(HotIndex, "keyword", counted_keyword)
+    monkeypatch.setattr(signals, "_wanted", counted_wanted)
+    hers: list[list[str]] = []
+    searching = _as(
+        "alice",
+        lambda: hers.append([h.memory.agent_id for h in tools.search(SearchQuery(query)).hits]),
+    )
+    searching.join(GUARD)
+    assert hers == [["alice"]]
+    assert looked_up and max(looked_up) <= queries.MAX_QUERY_TERMS
+    assert max(weighed, default=0) <= queries.MAX_QUERY_IDENTIFIERS
+    if kind == "identifiers":
+        assert weighed and max(weighed) == queries.MAX_QUERY_IDENTIFIERS
+    else:
+        assert max(looked_up) == queries.MAX_QUERY_TERMS
+
+
+@pytest.mark.parametrize("face", ["mcp", "token", "cli"])
+def test_a_search_compares_a_bounded_environment_with_each_candidate(
+    store_dir: Path, face: str
+) -> None:
+    """Review AP: a search compared every key of the environment it was given (``env``) with
+    every candidate's, under the in-memory index's lock: a 4 MiB MCP request naming 200,000 keys
+    held it 2 s a search, every other agent's search waiting. More than ``MAX_ENV_KEYS`` are refused
+    before the search starts, with a line saying so, by every face; as many are compared."""
+    import anyio
+    from mcp import Client
+
+    from hindsight_cli.mcp_server import build_server
+    from hindsight_cli.search.query import MAX_ENV_KEYS
+
+    too_many = {f"k{i}": "v" for i in range(MAX_ENV_KEYS + 1)}
+    enough = {f"k{i}": "v" for i in range(MAX_ENV_KEYS)}
+    said = f"env names {MAX_ENV_KEYS + 1} keys; a search compares at most {MAX_ENV_KEYS}"
+    if face == "cli":
+        from conftest import Cli
+
+        cli = Cli(store_dir)
+        assert cli("record", "alice: the runners are on rack 4", "--env", "k0=v").exit_code == 0
+        pairs = [arg for key, value in too_many.items() for arg in ("--env", f"{key}={value}")]
+        refused = cli("search", "runners", *pairs)
+        assert refused.exit_code != 0 and said in refused.stderr
+        assert "Traceback" not in refused.stderr + refused.stdout
+        answered = cli("search", "runners", "--json", *pairs[: 2 * MAX_ENV_KEYS])
+        assert answered.exit_code == 0, answered.stderr
+        assert "rack 4" in answered.stdout
+        return
+    base = Store(store_dir, embedder=FakeEmbedder(), warm=True)
+    base.record("alice: the runners are on rack 4", agent_id="alice", env={"k0": "v"})
+    base.record("bob: the runners moved to rack 9", agent_id="bob", env={"k0": "w"})
+    if face == "token":
+        tools = ToolStore(base, per_request=True)
+        found: list[Any] = []
+
+        def search(env: dict[str, str]) -> None:
+            try:
+                found.append(tools.search(SearchQuery("runners", env=env)))
+            except Exception as error:  # noqa: BLE001 - the refusal is what is looked at
+                found.append(error)
+
+        for env in (too_many, enough):
+            _as("alice", lambda env=env: search(env)).join(GUARD)
+        assert said in str(found[0])
+        assert [h.memory.content for h in found[1].hits] == ["alice: the runners are on rack 4"]
+        return
+
+    async def call() -> tuple[Any, Any]:
+        async with Client(build_server(base, agent="alice")) as client:
+            refused = await client.call_tool("memory_search", {"query": "runners", "env": too_many})
+            answered = await client.call_tool("memory_search", {"query": "runners", "env": enough})
+            return refused, answered
+
+    refused, answered = anyio.run(call)
+    assert refused.is_error and said in refused.content[0].text
+    assert not answered.is_error
+    assert [h["agent_id"] for h in answered.structured_content["hits"]] == ["alice"]
+
+
+@pytest.mark.parametrize(
+    ("face", "field"),
+    [("mcp", "tags"), ("mcp", "sources"), ("cli", "tag"), ("cli", "source"), ("store", "tags")],
+)
+def test_a_search_names_a_bounded_number_of_values_in_a_filter(
+    store_dir: Path, face: str, field: str
+) -> None:
+    """Review AP: each value a filter names (tags, sources) is redacted as a stored label is and
+    then matched under the in-memory index's lock: a 4 MiB MCP request of 200,000 tags took 17 s
+    of the server's interpreter, 0.7 s of it holding every other agent's search. A filter names at
+    most ``MAX_TAGS`` values (a memory holds at most that many tags), refused with a line before
+    the search starts; as many are taken."""
+    import anyio
+    from mcp import Client
+
+    from hindsight_cli.errors import BadUsage
+    from hindsight_cli.mcp_server import build_server
+    from hindsight_cli.models import MAX_TAGS, Filters
+
+    values = [f"v{i}" for i in range(MAX_TAGS + 1)]
+    said = f"A filter names at most {MAX_TAGS:,}"
+    if face == "cli":
+        from conftest import Cli
+
+        cli = Cli(store_dir)
+        assert cli("record", "the runners are on rack 4", "--tag", "v0").exit_code == 0
+        flags = [arg for value in values for arg in (f"--{field}", value)]
+        refused = cli("search", "runners", *flags)
+        assert refused.exit_code != 0 and said in refused.stderr
+        assert "Traceback" not in refused.stderr + refused.stdout
+        answered = cli("search", "runners", *flags[:2])
+        assert answered.exit_code == 0, answered.stderr
+        return
+    if face == "store":
+        with pytest.raises(BadUsage, match=said):
+            Filters(tags=tuple(values))
+        assert Filters(tags=tuple(values[:MAX_TAGS])).tags == tuple(values[:MAX_TAGS])
+        return
+    base = Store(store_dir, embedder=FakeEmbedder())
+    base.record("alice: the runners are on rack 4", agent_id="alice", tags=["v0"])
+
+    async def call() -> tuple[Any, Any]:
+        async with Client(build_server(base, agent="alice")) as client:
+            refused = await client.call_tool("memory_search", {"query": "runners", field: values})
+            answered = await client.call_tool(
+                "memory_search", {"query": "runners", field: values[:1]}
+            )
+            return refused, answered
+
+    refused, answered = anyio.run(call)
+    assert refused.is_error and said in refused.content[0].text
+    assert not answered.is_error
+
+
+@pytest.mark.parametrize("agent", [None, "alice"])
+def test_a_principal_reads_back_only_its_own_searches_of_its_memories(
+    store_dir: Path, agent: str | None
+) -> None:
+    """Review AP: a token principal read every search of the injection record whose hits were all
+    hers, the owner's too (a stdio server's, unscoped or ``--agent alice``): the owner's task id
+    and when they searched. Each entry now names the token principal whose search it was, and a
+    principal reads its own only; the owner reads them all."""
+    base = Store(store_dir, embedder=FakeEmbedder())
+    base.scoped("alice", principal=True).record("alice: the runners are on rack 4")
+    owners = SearchQuery("runners rack", current_task="payroll-migration-2026")
+    assert [h.memory.agent_id for h in ToolStore(base, agent).search(owners).hits] == ["alice"]
+    _as("alice", lambda: ToolStore(base, per_request=True).search(SearchQuery("rack 4"))).join(
+        GUARD
+    )
+    entries, _ = base.scoped("alice", principal=True).injections()
+    assert [(e.event, e.session, e.by) for e in entries] == [("mcp-search", None, "alice")]
+    assert [(e.session, e.by) for e in base.injections()[0]] == [
+        ("payroll-migration-2026", None),
+        (None, "alice"),
+    ]

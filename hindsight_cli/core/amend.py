@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import BadUsage, InvalidInput
-from ..models import WriteResult
+from ..models import MAX_TAGS, WriteResult
 from ..poisoning import QUARANTINE_CONFIDENCE, QUARANTINE_TAG, less_trusted, trust
 from ..storage import codec
 from ..storage.base import Reader, Writer
@@ -24,7 +24,7 @@ from ..storage.rows import MemoryRow, embedding_text, row_term_counts
 from ..text import clean
 from . import embedding_jobs, parts
 from .lifecycle import withdraw
-from .prepare import MAX_TAGS, Limits, claimed, derived_importance, derived_key, prepare, uuid7
+from .prepare import Limits, claimed, derived_importance, derived_key, prepare, uuid7
 from .reading import current, find
 from .runtime import Runtime
 from .scope import Scope, by_principal

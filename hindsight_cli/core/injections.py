@@ -57,6 +57,8 @@ class Injection:
     # the client's id of the failing call a repeat recall answered (its verdict reads what came
     # after that call)
     call: str | None = None
+    # the token principal whose search it was (None: the store's owner's)
+    by: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -102,6 +104,7 @@ def make(
     skipped: str | None = None,
     left_out: int | None = None,
     call: str | None = None,
+    by: str | None = None,
 ) -> Injection:
     if event not in EVENTS:
         raise ValueError(f"unknown injection event {event!r}")
@@ -118,6 +121,7 @@ def make(
         skipped=skipped,
         left_out=len(dropped) if left_out is None else int(left_out),
         call=_redacted(call, "call"),
+        by=by,
     )
 
 
@@ -238,6 +242,7 @@ def _injection(value: dict[str, Any]) -> Injection:
         skipped=known["skipped"],
         left_out=int(known["left_out"] or 0),
         call=known["call"],
+        by=known["by"],
     )
 
 
@@ -245,22 +250,24 @@ def seen_by(
     injections: Sequence[Injection],
     verdicts: Sequence[Verdict],
     visible: Container[str],
-    principal: bool = False,
+    principal: str | None = None,
 ) -> tuple[list[Injection], list[Verdict]]:
     """The part of the record an agent's scope may read: the injections every memory of which it
     sees (a scoped search injects only those; a skip names no memory and no agent, so it is left
-    out), and the verdicts on memories it sees. The record holds no agent: a memory's owner is
-    what decides. A token principal (``principal``) reads no automatic injection, nor a verdict
-    (only those are judged): the hooks are the owner's, and an injection of the principal's
-    memories alone into the owner's session told it the owner's session ids, when they worked and
-    what the owner then ran (review AJ)."""
+    out), and the verdicts on memories it sees. The record names no agent but the token principal
+    whose search an entry was (``by``): otherwise a memory's owner is what decides. A token
+    principal (``principal``, its agent) reads no automatic injection, nor a verdict (only those
+    are judged): the hooks are the owner's, and an injection of the principal's memories alone
+    into the owner's session told it the owner's session ids, when they worked and what the owner
+    then ran (review AJ); nor the owner's search of its memories alone (their task's id, when they
+    searched; review AP). Only its own searches."""
     return (
         [
             i
             for i in injections
             if i.ids
             and all(m in visible for m in i.ids)
-            and not (principal and i.event in AUTOMATIC)
+            and (principal is None or i.by == principal)
         ],
         [] if principal else [v for v in verdicts if v.memory in visible],
     )

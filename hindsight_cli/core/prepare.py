@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BadUsage, InvalidInput
-from ..models import MEMORY_TYPES, OUTCOMES, STATUSES, one_of
+from ..models import MAX_TAGS, MEMORY_TYPES, OUTCOMES, STATUSES, one_of
 from ..poisoning import DERIVED, QUARANTINE_CONFIDENCE, QUARANTINE_TAG, assess, trust
 from ..redact import redact_field
 from ..safefs.reading import MAX_DEPTH, too_deep
@@ -278,12 +278,6 @@ def _step(value: Any) -> int | None:
     if int(value) < 0:
         raise BadUsage("step must be 0 or more.")
     return int(value)
-
-
-# tags of one memory: far more than any memory is filed under (a client's labels, a note's tags and
-# its observation's), and few enough that a memory's tags are read with every hit at no cost; an
-# export's record of 100,000 tags took minutes to prepare under the store's lock (review Q9)
-MAX_TAGS = 1000
 
 
 def _tags(value: Any) -> list[str]:

@@ -86,6 +86,11 @@ class Scope:
         # a source is a label (at most MAX_LABEL characters), and so is an agent's name
         return f"{TOKEN_SOURCE}{self.agent}"[:MAX_LABEL]
 
+    @property
+    def token_agent(self) -> str | None:
+        """The agent of a token principal (a credential's), or None for the store's owner."""
+        return self.agent if self.provenance is not None else None
+
     def check_replaces(self, old: MemoryRow, new: MemoryRow) -> None:
         """Refuse ``new`` superseding ``old`` (a ``supersedes`` it names, a supersede of the UI or
         the API) when this scope is a token principal and ``new`` is less trusted than ``old``

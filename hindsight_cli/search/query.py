@@ -78,19 +78,26 @@ def keyword_terms(text: str, derived: bool = True) -> list[str]:
     """The keyword side of a query: ``text.terms`` without other languages' function words (unless
     written as a name or compound: ``LA``, ``De Niro``, ``e-mail``) and without bare one- and
     two-digit numbers (``_bare_number``), then (``derived``) the "-ion"
-    form of each English word, or its base (``connect`` ↔ ``connection``).
+    form of each English word, or its base (``connect`` ↔ ``connection``). Each once, at most
+    ``MAX_QUERY_TERMS``: the query's own first.
     """
     named = _named(text)
-    out = [
-        t for t in terms(text) if (t not in _FUNCTION_WORDS or t in named) and not _bare_number(t)
-    ]
+    out = list(
+        dict.fromkeys(
+            t
+            for t in terms(text)
+            if (t not in _FUNCTION_WORDS or t in named) and not _bare_number(t)
+        )
+    )[:MAX_QUERY_TERMS]
     if not derived:
         return out
     seen = set(out)
     for word in _WORD.findall(text.lower()):
+        if len(out) >= MAX_QUERY_TERMS:
+            break
         if word in STOPWORDS or word in _FUNCTION_WORDS:
             continue
-        for form in sorted(_forms(word) - seen):
+        for form in sorted(_forms(word) - seen)[: MAX_QUERY_TERMS - len(out)]:
             seen.add(form)
             out.append(form)
     return out
@@ -136,6 +143,18 @@ MAX_COUNT = 1_000_000
 # a query's bytes: an error's own lines fit many times over; a whole log is refused at once (50 MB
 # piped in took 79 s and 4 GB before)
 MAX_QUERY_BYTES = 64 * 1024
+# the distinct words of a query a search looks up, and the identifiers it weighs against every
+# candidate: its first this many of each (the model reads its first 256 tokens; an error's own
+# lines name a few dozen identifiers). Both are read while the search holds the in-memory index,
+# which every other search of the process waits for: a 64 KB query of 16,000 words her memories
+# hold, or of 6,000 identifiers, held it 0.5 s, and with her four reads at once another agent's
+# searches took 1.2 to 1.6 s against 3 ms (review AP); now 0.03 s
+MAX_QUERY_TERMS = 256
+MAX_QUERY_IDENTIFIERS = 64
+# the keys of the environment a search compares with each candidate's (a tool's version, the OS):
+# every key was read for every candidate under the in-memory index's lock, and a 4 MiB MCP request
+# holding 200,000 held it 2 s a search (review AP)
+MAX_ENV_KEYS = 64
 BUDGET_K = 20
 
 
@@ -213,6 +232,12 @@ class SearchQuery:
         ):
             raise BadUsage(f"The minimum score must be between 0 and 1, not {self.min_score!r}.")
         engine = one_of(self.engine, "engine", ENGINES) if self.engine is not None else None
+        if len(self.env or {}) > MAX_ENV_KEYS:
+            raise BadUsage(
+                f"env names {len(self.env or {}):,} keys; a search compares at most "
+                f"{MAX_ENV_KEYS} with the memories' (e.g. tool_version, os): give those that "
+                "matter."
+            )
         filters = self.filters or _searched()
         if filters.types is None:
             filters = replace(filters, types=SEARCH_TYPES)

@@ -24,6 +24,7 @@ from ..storage.rows import MemoryRow, keyword_text
 from ..text import identifier_parts, identifier_tokens, identifiers
 from ..text.when import Asked, Span, asked, day, local_day, spans_of
 from .columns import Rows, columns, micros
+from .query import MAX_QUERY_IDENTIFIERS
 from .relevance import Candidate
 
 if TYPE_CHECKING:
@@ -61,7 +62,8 @@ class Context:
 
     @once
     def identifiers(self) -> tuple[str, ...]:
-        return identifiers(self.query)
+        # each weighed against every candidate under the in-memory index's lock (review AP)
+        return identifiers(self.query, MAX_QUERY_IDENTIFIERS)
 
     @once
     def signals(self) -> tuple[Signal, ...]:

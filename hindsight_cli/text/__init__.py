@@ -239,15 +239,17 @@ def _is_identifier(token: str, shouting: bool) -> bool:
     return not shouting and token.isupper() and token.isalpha()
 
 
-def identifiers(text: str) -> tuple[str, ...]:
-    """The identifier-like tokens of a query, lower-cased, each once: ``ECONNREFUSED
-    127.0.0.1:5432`` → ``econnrefused``, ``127.0.0.1:5432``. Plain words are not identifiers; in a
-    query typed in capitals nothing is one for being in capitals."""
+def identifiers(text: str, limit: int | None = None) -> tuple[str, ...]:
+    """The identifier-like tokens of a query, lower-cased, each once (its first ``limit``):
+    ``ECONNREFUSED 127.0.0.1:5432`` → ``econnrefused``, ``127.0.0.1:5432``. Plain words are not
+    identifiers; in a query typed in capitals nothing is one for being in capitals."""
     words = re.findall(r"\b[^\W\d_]{2,}\b", text)
     shouting = len(words) >= 3 and sum(w.isupper() for w in words) > 0.8 * len(words)
     # kept unique in a dict, in order: a list's ``in`` grew with the square of a query's identifiers
     out: dict[str, None] = {}
     for raw in _id_tokens(text):
+        if limit is not None and len(out) >= limit:
+            break
         token = raw.strip(".:=-+/\\#@")
         if _is_identifier(token, shouting):
             out[_normal(token)] = None

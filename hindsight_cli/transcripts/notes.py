@@ -24,8 +24,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..core.prepare import MAX_TAGS
-from ..models import JSONValue
+from ..models import MAX_TAGS, JSONValue
 from ..safefs.reading import MAX_DEPTH, MAX_LINE, open_regular, read_at_most, too_deep
 from ..text import MAX_LABEL
 from .base import Reading, array, obj
