@@ -228,7 +228,7 @@ def _labelled(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     path, hash or blob. What a password looks like when its label is in a language no table has."""
     import re
 
-    from .words import HASH_WORDS, classes, generated_name, version_string
+    from .words import HASH_WORDS, classes, generated_name, located_id, version_string
 
     if label:
         # a label's colon is a namespace (``build:00000A.a``, ``auth:oauth2``), not a language's
@@ -253,7 +253,7 @@ def _labelled(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         # words joined, each with a number at most after it: a network's or a host's name
         # (Acme-Guest-5G), not a password (Tiger-Riv3r-88)
         return None
-    if generated_name(value):
+    if generated_name(value) or located_id(value):
         return None
     if value.endswith("=") and len(value) % 4 == 0 and re.fullmatch(r"[A-Za-z0-9+]+=+", value):
         # base64 of something (a config blob), whole

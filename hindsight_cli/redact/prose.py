@@ -19,7 +19,6 @@ from .words import (
     KEY_WORDS,
     NAME_ONLY_WORDS,
     PASSWORD_WORDS,
-    PHRASE_WORDS,
     PROSE_WORDS,
     QUALIFIERS,
     SOV_COPULAS,
@@ -674,13 +673,4 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         lambda text: any(word in text.lower() for word in QUALIFIERS),
     ),
     ("password", r"(?i:{words})", PASSWORD_WORDS, _password_nearby, None),
-    # A wallet's seed: twelve to twenty-four lower-case words after "seed phrase:".
-    (
-        "secret",
-        r"(?i:{words})(?:[ \t]*[:=：][ \t]*|[ \t]+(?:is|are)[ \t]+)[\"']?(?P<secret>(?:[a-z]+[ "
-        r"\t]+){11,24}[a-z]+)",
-        PHRASE_WORDS,
-        None,
-        None,
-    ),
 ]

@@ -69,10 +69,11 @@ def _long_dotted(text: str) -> bool:
 
 # (kind, pattern, literal prefixes the match holds)
 def _jwt(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """A JWT, unless it is Supabase's public anon key (``public.anon_jwt``)."""
-    from .public import anon_jwt
+    """A JWT, unless it is Supabase's public anon key (``public.anon_jwt``) or a sample signed
+    with jwt.io's placeholder key (``public.sample_jwt``)."""
+    from .public import anon_jwt, sample_jwt
 
-    return None if anon_jwt(match.group()) else match.span()
+    return None if anon_jwt(match.group()) or sample_jwt(match.group()) else match.span()
 
 
 def _wif_key(match: re.Match[str], label: bool) -> tuple[int, int] | None:
