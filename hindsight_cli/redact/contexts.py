@@ -325,6 +325,29 @@ def _named_after(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return match.span("secret")
 
 
+def _named_first(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """``_named_after`` for a value that opens its sentence: words joined with two digits or more
+    and a capital too (``Tortuga_Verde_88 — esa es la clave``), as people make passwords; an
+    identifier is lower case (``config_v2``), a version has a dotted number (``Sphinx-3.5.0``)."""
+    import re
+
+    from .words import version_string
+
+    value = match.group("secret")
+    if (
+        not is_reference(value)
+        and not version_string(value)
+        and sum(c.isdigit() for c in value) >= 2
+        and not re.search(r"\d\.\d", value)
+        and any(c.isupper() for c in value)
+        and any(c.islower() for c in value)
+        and any(c in "_-.!#%&*+=?@^~$" for c in value)
+        and credential_like(value, strict=False)
+    ):
+        return match.span("secret")
+    return _named_after(match, label)
+
+
 def _answer(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """The answer after a security question's words: password-shaped, or quoted."""
     import re
@@ -777,6 +800,18 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?:{words})(?!\w)",
         _BEFORE_WORDS,
         _named_after,
+        None,
+    ),
+    # … in any language: the value opens its line or sentence, then a few words of any script
+    # (no comma, no full stop), then a password's word, a compound's last part too
+    # ("Sonnenblume!Kiel2019 ist das neue WLAN-Kennwort", "… — esa es la clave del router",
+    # "… é a nova senha do Wi-Fi"); the value's strict shape is the cue a word list is not
+    (
+        "password",
+        r"(?im)(?:^|(?<=[.!?。] ))[ \t]*(?P<secret>[^\s\"'`]{8,64})(?:[ \t]*[—–:]|[ \t]+-)?"
+        r"(?:[ \t]+[^\s.,;:!?。\"`]{1,24}){0,5}?[ \t]+(?:\w{1,24}-)?(?:{words})(?!\w)",
+        PASSWORD_WORDS,
+        _named_first,
         None,
     ),
 ]

@@ -100,6 +100,13 @@ def _spelled_secret(match: re.Match[str], label: bool) -> tuple[int, int] | None
     return match.span("secret") if len(letters) >= 3 and secret else None
 
 
+# the words of the cipher rule below, a trivial cipher's or a reversal's, in a few languages
+_REVERSED_CUES = ("rot13", "rot-13", "rot47", "rot-47", "caesar", "reversed", "backwards")
+_REVERSED_CUES += ("in reverse", "right to left", "rückwärts", "von hinten", "l'envers", "l’envers")
+_REVERSED_CUES += ("al revés", "al contrario", "de trás para frente", "omgekeerd", "baklänges")
+_REVERSED_CUES += ("baglæns", "baklengs")
+
+
 def _ciphered(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """A password-shaped value (its shape survives ROT13 and reversal) after a trivial cipher's
     name: not "rot13 of hello: uryyb"."""
@@ -565,15 +572,28 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         # three of its words at least: "echo" alone is in every other shell command
         lambda text: sum(word in text.lower() for word in _LETTER_WORDS) >= 3,
     ),
-    # a value said to be hidden by a trivial cipher, after the colon that follows: "ROT13'd so
-    # the scanner ignores it: Snypba-Crccre-6672!", "caesar shift 3: …", "reversed: …"
+    # a value said to be hidden by a trivial cipher, after the colon or the arrow that follows:
+    # "ROT13'd so the scanner ignores it: Snypba-Crccre-6672!", "caesar shift 3: …", "reversed: …",
+    # "written backwards so … → …", "typed in reverse -> …", "rückwärts: …", "al revés -> …"
     (
         "password",
-        r"(?i)\b(?:rot-?13|rot-?47|caesar|reversed|backwards)\b[^\n:]{0,80}:[ \t]*[\"'`]?"
-        r"(?P<secret>[^\s\"'`]{8,128})",
-        ("rot13", "rot-13", "rot47", "rot-47", "caesar", "reversed", "backwards"),
+        r"(?i)(?<!\w)(?:rot-?13|rot-?47|caesar|reversed|backwards|in[ \t]+reverse|right[ \t]+to[ \t]+left"
+        r"|rückwärts|von[ \t]+hinten|à[ \t]+l['’]envers|al[ \t]+revés|al[ \t]+contrario"
+        r"|de[ \t]+trás[ \t]+para[ \t]+frente|omgekeerd|baklänges|baglæns|baklengs)(?!\w)"
+        r"[^\n:→]{0,80}?(?::|→|->|=>|⇒)[ \t]*[\"'`]?(?P<secret>[^\s\"'`]{8,128})",
+        _REVERSED_CUES,
         _ciphered,
         None,
+    ),
+    # a secret's parts numbered out of their count, one a line or side by side: "1/3 ghp_…",
+    # "2/3 …", "[2/2] …", "Teil 2/2: …" (each judged as a later part is)
+    (
+        "secret",
+        r"(?<![\w/.])[\[(]?[1-9][ \t]*/[ \t]*[2-9][\])]?(?![\w/.])[ \t]*[:.)]?[ \t]+[\"'`]?"
+        r"(?P<secret>[^\s\"'`]{6,128})",
+        (),
+        _second_part,
+        lambda text: "/" in text and any(f"{n}/" in text for n in "123456789"),
     ),
     # a secret's second part, sent after its first: "first half of the token: ghp_…" then
     # "second half: rLAKCdZJ58FN0qJBGx", "part 2 of the key: …", "the rest: …"
