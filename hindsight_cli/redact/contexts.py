@@ -328,12 +328,17 @@ def _named_after(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 def _named_first(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """``_named_after`` for a value that opens its sentence: words joined with two digits or more
     and a capital too (``Tortuga_Verde_88 — esa es la clave``), as people make passwords; an
-    identifier is lower case (``config_v2``), a version has a dotted number (``Sphinx-3.5.0``)."""
+    identifier is lower case (``config_v2``), a version has a dotted number (``Sphinx-3.5.0``);
+    a word that opens a sentence has no digit."""
     import re
 
     from .words import version_string
 
     value = match.group("secret")
+    if not value.isascii() or not any(c.isdigit() for c in value):
+        # a sentence's first word ("¿Olvidaste tu contraseña?", "Внимание: … пароль"): a
+        # password made by a person holds a digit
+        return None
     if (
         not is_reference(value)
         and not version_string(value)

@@ -174,7 +174,9 @@ _TOKEN_START = r"(?<![A-Za-z0-9+/=\-.~:@%_])[A-Za-z0-9+/_\-.~]"
 _SHORT_FORMS = frozenset(("pass", "pw", "pwd"))
 _CARD_CODES = frozenset(("cvv", "cvv2", "cvc", "cvc2"))
 # a SIM's, a card's or a bank's personal codes, which take their digits with no separator
-_PIN_CODES = frozenset(("pin", "pin2", "puk", "puk2", "pincode", "pukcode", "pinkode"))
+_PIN_CODES = frozenset(
+    ("pin", "pin2", "puk", "puk2", "pincode", "pukcode", "pinkode", "पिन", "пин")
+)
 
 
 def _qualifier_ok(text: str) -> bool:
@@ -204,6 +206,16 @@ def _qualifier_ok(text: str) -> bool:
     return len(words) <= 8 and (words[0].lower() in _PREPOSITIONS or _clitic(words[0]))
 
 
+def _noun_phrase(text: str) -> bool:
+    """A few words of any script that may say whose a secret is, when no table knows their
+    preposition: six at most, no sentence's mark, no clause's word, no verb's ending in "-ing"
+    or "-ed" (English says what happened in them: "password reset email sent to …")."""
+    words = text.split()
+    if not words or len(words) > 6 or len(text) > 64 or any(c in text for c in ".?!\"'`,;:()"):
+        return False
+    return not any(w.lower() in _CLAUSE_WORDS or w.lower().endswith(("ing", "ed")) for w in words)
+
+
 # English words that open a clause, which a qualifier ("for the staging db") never holds
 _CLAUSE_WORDS = frozenset(
     ("before", "after", "when", "while", "if", "because", "since", "until", "unless", "whether")
@@ -221,7 +233,7 @@ _FILLER = (
 _MOST_SEPARATORS = 8
 
 
-def _starts(rest: str, qualified: bool = False) -> Iterator[tuple[int, str]]:
+def _starts(rest: str, qualified: bool = False, pin: bool = False) -> Iterator[tuple[int, str]]:
     """Where a value may start in ``rest`` (the line after the word), and after what: "quote",
     "sep", "bare". A key's or a code's word ``qualified`` by what it opens takes any short phrase
     before its separator ("le code wifi de la maison : …")."""
@@ -244,8 +256,18 @@ def _starts(rest: str, qualified: bool = False) -> Iterator[tuple[int, str]]:
             filler = re.compile(_FILLER).match(rest, sep.end())
             if filler:
                 yield filler.end(), "sep"
+        elif _noun_phrase(head):
+            # whose it is in a language whose prepositions no table holds: "nenosiri la wifi ya
+            # ofisi ni …", "mật khẩu wifi quán cà phê của chị là …", "codul PIN al cardului e …"
+            yield sep.end(), "phrase"
     if lead:
         yield lead, "bare"
+    if pin:
+        # a PIN's digits after a few words that say whose it is, with or without a verb: "PIN
+        # του συναγερμού 8316", "codul PIN al decodorului e 6142" (not "… card ending 4242")
+        phrase = re.match(r"((?:[ \t]+[^\W\d_]+){1,6})[ \t]+(?=\d{4,8}(?![\w.,]\d))", rest)
+        if phrase and _noun_phrase(phrase.group(1)):
+            yield phrase.end(), "phrase"
 
 
 def _value_at(rest: str, start: int) -> tuple[int, int, bool] | None:
@@ -281,6 +303,14 @@ def _acceptable(value: str, quoted: bool, after: str, word: str, label: bool) ->
         # a PIN's or a PUK's digits right after its word: "PIN 2093, PUK 58120377", "online
         # banking PIN 53190" (four to eight: "pin 13" of a board is no PIN)
         return True
+    if after == "phrase":
+        # past a phrase no table reads, only what cannot be a word: a password's four kinds, or
+        # a PIN's digits
+        from .words import classes
+
+        if set(fold(word).replace("-", " ").split()) & _PIN_CODES:
+            return re.fullmatch(r"\d{4,8}", value) is not None
+        return not quoted and classes(value) == 4 and credential_like(value, strict=True)
     if quoted and after == "sep" and not label:
         return len(value) >= 3
     # "the token 'abc' is invalid"
@@ -397,7 +427,8 @@ def _prose(match: re.Match[str], label: bool, qualified: bool = False) -> tuple[
     if fold(word) == "pass" and rest[:4].rstrip(" \t.,;:!?)`'\"").lower() in ("ing", "ed", "es"):
         # the verb: "before passing it to `urllib3`", "passed `strict=True`"
         return None
-    for start, after in _starts(rest, qualified):
+    pin = bool(set(fold(word).replace("-", " ").split()) & _PIN_CODES)
+    for start, after in _starts(rest, qualified, pin):
         if after == "quote" and quoted_word:
             continue
         grouped = app_password(rest, start) if after == "sep" else None

@@ -393,6 +393,8 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "परवलीचा शब्द",
     "गुप्त कोड",
     "पिन कोड",
+    # a PIN in Hindi alone ("ATM पिन 2580"): digits only (prose._PIN_CODES)
+    "पिन",
     "གསང་ཚིག",
     "གསང་གྲངས",
     "พาสเวิร์ด",
