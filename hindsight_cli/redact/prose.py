@@ -175,7 +175,9 @@ _SHORT_FORMS = frozenset(("pass", "pw", "pwd"))
 _CARD_CODES = frozenset(("cvv", "cvv2", "cvc", "cvc2"))
 # a SIM's, a card's or a bank's personal codes, which take their digits with no separator
 _PIN_CODES = frozenset(
-    ("pin", "pin2", "puk", "puk2", "pincode", "pukcode", "pinkode", "पिन", "пин")
+    ("pin", "pin2", "puk", "puk2", "pincode", "pukcode", "pinkode", "pinkod", "pin-koodi")
+    # Hindi's and Russian's PIN, Finnish's "identifying number" (a bank card's PIN)
+    + ("पिन", "пин", "tunnusluku")
 )
 
 

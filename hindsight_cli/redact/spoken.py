@@ -347,7 +347,7 @@ _RECOVERY_WORDS = (
     *("recovery", "backup", "back-up", "scratch", "emergency", "2fa", "mfa"),
     *("wiederherstellungscode", "sicherungscode", "de secours", "récupération", "recuperation"),
     *("sauvegarde", "respaldo", "recuperaci", "recupera", "codici di", "herstelcode"),
-    *("reservekoder", "reservkoder", "återställningskoder", "gjenopprettingskoder"),
+    *("reservekode", "reservkod", "återställningskod", "gjenopprettingskode", "gendannelseskode"),
 )
 _PASSWORD_STEMS = (
     *("password", "passwort", "passwd", "passord", "lösenord", "wachtwoord", "kennwort", "pw"),
@@ -407,7 +407,62 @@ _TOPIC_WORDS = (
     + ("soltera", "primer")
 )
 
+# what a code opens, for the rules that read a door's code with no code's word ("Gate: #2580",
+# "the lockbox opens with 0925"): not "port", "access", "lock" (Port: 5432, Tor's port)
+_DOORS = (
+    *("door", "gate", "lockbox", "keypad", "garage", "intercom", "buzzer", "digicode", "tür"),
+    *("tresor", "porte", "puerta", "portón", "portail", "cancello", "cassaforte", "coffre", "dør"),
+    *("dörr", "safe", "alarm", "schlüsselk", "nøkkelboks", "kodlås", "portão", "portone"),
+)
+# typographic quotes, which prose uses and code does not
+_PROSE_QUOTES = "“„«「『‹"
+
+
+def _door_code(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """Digits given to a door, a gate or a lockbox by a label's colon or by "opens with": the
+    label's last word, or the words just before the verb, name it."""
+    what = match.group("what") or match.string[max(0, match.start() - 60) : match.start()]
+    lowered = what.lower()
+    return match.span("secret") if any(door in lowered for door in _DOORS) else None
+
+
+def _prose_quoted(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A value in typographic quotes that reads as a made-up password: ASCII, two capitals, two
+    small letters and two digits at least, no word's or name's shape ("iPhone15", "RTX4090",
+    "config_v2.yaml" and "E_ACCESSDENIED" stay)."""
+    from .words import version_string, wordish
+
+    value = match.group("secret")
+    counts = [sum(test(c) for c in value) for test in (str.isupper, str.islower, str.isdigit)]
+    if not value.isascii() or min(counts) < 2 or "." in value:
+        return None
+    if wordish(value) or version_string(value) or is_reference(value):
+        return None
+    return match.span("secret") if credential_like(value, strict=True) else None
+
+
 SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
+    # a door's code with no code's word: "Gate: #2580", "Building door: #4471", "the lockbox on
+    # the railing opens with 0925", "das Tor geht mit 4412 auf"
+    (
+        "pin",
+        r"(?i)(?:(?P<what>[^\W\d_][\w\-]{1,30})[ \t]*:[ \t]*#?"
+        r"|\b(?:opens?|öffnet|geht|s['’]ouvre|se[ \t]+abre|si[ \t]+apre|åpnes|öppnas)[ \t]+"
+        r"(?:with|mit|avec|con|med)[ \t]+(?:(?:the[ \t]+)?code[ \t]+)?#?)"
+        r"(?P<secret>(?<![\w.])\d{4,8})(?![\w:/\-]|[.,]\d)",
+        (),
+        _door_code,
+        lambda text: any(door in text.lower() for door in _DOORS),
+    ),
+    # a made-up password in prose's own quotes, whatever the language around it says: "共有フォル
+    # ダに入るときは「…」を入れてください", "einfach „…“ eintippen", "tape « … » et c'est bon"
+    (
+        "password",
+        r"[“„«「『‹][ \t\u00a0]?(?P<secret>[^\s“”„«»「」『』‹›\"'`]{8,64})[ \t\u00a0]?[”“»」』›]",
+        (),
+        _prose_quoted,
+        lambda text: any(quote in text for quote in _PROSE_QUOTES),
+    ),
     # a password's word as the sentence's subject, then its value after a dash or a comma and
     # "it is" in the sentence's language: "wifi-passordet står ikke på ruteren lenger – det er …",
     # "the wifi password isn't on the router anymore - it's …", "das Passwort hat sich geändert,
@@ -507,11 +562,14 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"|wiederherstellungscodes?|backup-codes?|sicherungscodes?"
         r"|codes?[ \t]+de[ \t]+(?:secours|récupération|recuperation|sauvegarde)"
         r"|c[óo]digos?[ \t]+de[ \t]+(?:respaldo|recuperaci[óo]n|recupera[çc][ãa]o|backup|seguran[çc]a)"
-        r"|codici[ \t]+di[ \t]+(?:backup|recupero)|herstelcodes?|reservekoder|reservkoder"
-        r"|återställningskoder|gjenopprettingskoder)\b[^\n:]{0,60}?(?:\bare\b|\bis\b|\bsind\b"
-        r"|\bson\b|\bsont\b|\bsono\b|\bzijn\b|\bsão\b|\ber\b|\bär\b|:|=)[ \t]*"
+        r"|codici[ \t]+di[ \t]+(?:backup|recupero)|herstelcodes?"
+        # the Nordic words with their endings (gjenopprettingskodene, återställningskoderna)
+        r"|(?:reservekode|reservkod|återställningskod|gjenopprettingskode|gendannelseskode)\w{0,5})"
+        r"\b[^\n:]{0,60}?(?:\bare\b|\bis\b|\bsind\b"
+        r"|\bson\b|\bsont\b|\bsono\b|\bzijn\b|\bsão\b|\ber\b|\bär\b|:|=)[ \t]*(?:\r?\n[ \t]*)?"
+        # side by side or one a line
         r"(?P<secret>" + _LISTED_CODE + r"(?:[ \t]*(?:,|;|\band\b|\bund\b|\by\b|\bet\b|\be\b"
-        r"|\ben\b|\boch\b|\bog\b)?[ \t]*" + _LISTED_CODE + r"){0,15})",
+        r"|\ben\b|\boch\b|\bog\b)?[ \t]*(?:\r?\n[ \t]*)?" + _LISTED_CODE + r"){0,15})",
         _RECOVERY_WORDS,
         _listed_codes,
         lambda text: any(c.isdigit() for c in text),
