@@ -10,6 +10,7 @@ value right after the word (then only a credential-shaped one); the second half 
 
 from __future__ import annotations
 
+from .qualifiers import PREPOSITIONS, clitic, ends_clause, noun_phrase, qualifier_ok
 from .words import (
     CJK_COPULAS,
     COPULAS,
@@ -56,104 +57,6 @@ _QUOTES = {
     "「": "」",
     "『": "』",
 }
-_PREPOSITIONS = (
-    "for",
-    "of",
-    "on",
-    "at",
-    "in",
-    "from",
-    "to",
-    "für",
-    "von",
-    "vom",
-    "zum",
-    "zur",
-    "pour",
-    "du",
-    "des",
-    "de",
-    "del",
-    "da",
-    "do",
-    "di",
-    "della",
-    "dello",
-    "van",
-    "voor",
-    "för",
-    "til",
-    "dla",
-    "pro",
-    "na",
-    "для",
-    "от",
-    "до",
-    "per",
-    "po",
-    "за",
-    # articles of a genitive and more prepositions: "die Geheimzahl der EC-Karte lautet …",
-    # "il codice al server è …", "a senha do banco no servidor é …", "ang password ng wifi ay …"
-    "der",
-    "dieser",
-    "unserer",
-    "meiner",
-    "zu",
-    "bei",
-    "auf",
-    "am",
-    "im",
-    "para",
-    "al",
-    "alla",
-    "allo",
-    "au",
-    "aux",
-    "à",
-    "sur",
-    "chez",
-    "bij",
-    "op",
-    "till",
-    "på",
-    "hos",
-    "od",
-    "w",
-    "ke",
-    "u",
-    "к",
-    "в",
-    "на",
-    "у",
-    "dos",
-    "das",
-    "no",
-    "nos",
-    "em",
-    "ng",
-    "sa",
-    "ya",
-    "wa",
-    "kwa",
-    "untuk",
-    "dari",
-    # Greek, Romanian, Slovak, Vietnamese, Turkish-free: "ο κωδικός για το email του γραφείου
-    # είναι …", "parola pentru contul …", "heslo pre účet …", "mật khẩu cho tài khoản … là …"
-    "για",
-    "του",
-    "της",
-    "των",
-    "στο",
-    "στη",
-    "στην",
-    "στον",
-    "σε",
-    "από",
-    "pentru",
-    "pre",
-    "cho",
-    "của",
-)
 # A separator between a password word (and its qualifier) and the value.
 _SEP = (
     # "… changed, it's 4817 now": a comma, then "it's" and the value
@@ -178,49 +81,6 @@ _PIN_CODES = frozenset(
     ("pin", "pin2", "puk", "puk2", "pincode", "pukcode", "pinkode", "pinkod", "pin-koodi")
     # Hindi's and Russian's PIN, Finnish's "identifying number" (a bank card's PIN)
     + ("पिन", "пин", "tunnusluku")
-)
-
-
-def _qualifier_ok(text: str) -> bool:
-    """What may stand between the word and a separator: nothing, "(prod)", or a short phrase that
-    starts with a preposition ("for the staging db", "du compte admin", "от сервера")."""
-    stripped = text.strip()
-    if not stripped:
-        return True
-    if "'s" in stripped or "’s" in stripped:
-        # a possessive opens no quote: "(mother's maiden name)"
-        import re
-
-        stripped = re.sub(r"(?<=\w)['’]s\b", "s", stripped)
-    if "'" in stripped or '"' in stripped:
-        # what is named in quotes: "for key '/home/bob/.ssh/id_ed25519'"
-        import re
-
-        stripped = re.sub(r"(?<!\w)'[^'\s]{1,80}'|\"[^\"\s]{1,80}\"", "x", stripped)
-    if len(stripped) > 64 or any(c in stripped for c in ".?!\"'`"):
-        return False
-    if stripped[0] in "(（" and stripped[-1] in ")）":
-        return True
-    words = stripped.split()
-    if any(word.lower() in _CLAUSE_WORDS for word in words[1:]):
-        # a clause, no qualifier: "auth from the URL before passing it to `urllib3`"
-        return False
-    return len(words) <= 8 and (words[0].lower() in _PREPOSITIONS or _clitic(words[0]))
-
-
-def _noun_phrase(text: str) -> bool:
-    """A few words of any script that may say whose a secret is, when no table knows their
-    preposition: six at most, no sentence's mark, no clause's word, no verb's ending in "-ing"
-    or "-ed" (English says what happened in them: "password reset email sent to …")."""
-    words = text.split()
-    if not words or len(words) > 6 or len(text) > 64 or any(c in text for c in ".?!\"'`,;:()"):
-        return False
-    return not any(w.lower() in _CLAUSE_WORDS or w.lower().endswith(("ing", "ed")) for w in words)
-
-
-# English words that open a clause, which a qualifier ("for the staging db") never holds
-_CLAUSE_WORDS = frozenset(
-    ("before", "after", "when", "while", "if", "because", "since", "until", "unless", "whether")
 )
 
 
@@ -252,13 +112,13 @@ def _starts(rest: str, qualified: bool = False, pin: bool = False) -> Iterator[t
             # read the line before it again (30,000 characters of 'auth=="' took 3.2 s)
             break
         head = rest[: sep.start()]
-        if _qualifier_ok(head) or (qualified and len(head.split()) <= 6 and "." not in head):
+        if qualifier_ok(head) or (qualified and len(head.split()) <= 6 and "." not in head):
             yield sep.end(), "sep"
             # "door code changed: it's now 501559", "the PIN is now 4471"
             filler = re.compile(_FILLER).match(rest, sep.end())
             if filler:
                 yield filler.end(), "sep"
-        elif _noun_phrase(head):
+        elif noun_phrase(head):
             # whose it is in a language whose prepositions no table holds: "nenosiri la wifi ya
             # ofisi ni …", "mật khẩu wifi quán cà phê của chị là …", "codul PIN al cardului e …"
             yield sep.end(), "phrase"
@@ -268,7 +128,7 @@ def _starts(rest: str, qualified: bool = False, pin: bool = False) -> Iterator[t
         # a PIN's digits after a few words that say whose it is, with or without a verb: "PIN
         # του συναγερμού 8316", "codul PIN al decodorului e 6142" (not "… card ending 4242")
         phrase = re.match(r"((?:[ \t]+[^\W\d_]+){1,6})[ \t]+(?=\d{4,8}(?![\w.,]\d))", rest)
-        if phrase and _noun_phrase(phrase.group(1)):
+        if phrase and noun_phrase(phrase.group(1)):
             yield phrase.end(), "phrase"
 
 
@@ -364,7 +224,7 @@ def _qualified(match: re.Match[str], label: bool) -> tuple[int, int] | None:
                 return found
             # "combination for the key safe: 49-03-79": past another word, only a code of digits
             return found if re.fullmatch(_DIGIT_CODE, text[found[0] : found[1]]) else None
-        if word not in _PREPOSITIONS and word not in _ARTICLES and not _clitic(word):
+        if word not in PREPOSITIONS and word not in _ARTICLES and not clitic(word):
             if other:
                 break
             other = True
@@ -374,7 +234,7 @@ def _qualified(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     last = text[line_start : match.start()].rstrip()
     # … unless a word of its own says what the code is ("wifi driver error code: 0x8007001F")
     if not last or (
-        last[-1].isalnum() and fold(last.split()[-1]) not in (*_ARTICLES, *_PREPOSITIONS)
+        last[-1].isalnum() and fold(last.split()[-1]) not in (*_ARTICLES, *PREPOSITIONS)
     ):
         return None
     head = fold(re.split(r"[.!?。]\s", last)[-1])
@@ -407,11 +267,6 @@ _ARTICLES = frozenset(
 )
 
 
-def _clitic(word: str) -> bool:
-    """An Arabic or Hebrew preposition written as part of its word (للبطاقة, לבנק, בבית)."""
-    return len(word) > 2 and (word.startswith(("لل", "ل", "ب")) or word.startswith(("ל", "ב")))
-
-
 def _prose(match: re.Match[str], label: bool, qualified: bool = False) -> tuple[int, int] | None:
     """A password word, then its value (see the module docstring); a key's or a code's word
     ``qualified`` by what it opens is judged as a password's."""
@@ -440,6 +295,10 @@ def _prose(match: re.Match[str], label: bool, qualified: bool = False) -> tuple[
         if found is None:
             continue
         begin, end, quoted = found
+        if after == "phrase" and rest[begin:end].isdigit() and not ends_clause(rest, end):
+            # a PIN's digits past a phrase end their clause ("PIN του συναγερμού 8316."); "the
+            # pin count is 1024 on this package" is a count
+            continue
         if test_outcome(match.string, match.start(), word, base + end):
             # PASS: __init__ was included.
             return None

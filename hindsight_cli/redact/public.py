@@ -226,10 +226,11 @@ def sample_jwt(value: str) -> bool:
         header = json.loads(base64.urlsafe_b64decode(parts[0] + "=" * (-len(parts[0]) % 4)))
     except (binascii.Error, ValueError):
         return False
-    key = _SAMPLE_SECRETS.get(header.get("alg")) if isinstance(header, dict) else None
-    if key is None:
+    alg = header.get("alg") if isinstance(header, dict) else None
+    key = _SAMPLE_SECRETS.get(alg) if isinstance(alg, str) else None
+    if alg is None or key is None:
         return False
-    digest = getattr(hashlib, "sha" + str(header["alg"])[2:])
+    digest = getattr(hashlib, "sha" + alg[2:])
     signed = hmac.new(key.encode(), f"{parts[0]}.{parts[1]}".encode(), digest).digest()
     return hmac.compare_digest(base64.urlsafe_b64encode(signed).rstrip(b"=").decode(), parts[2])
 

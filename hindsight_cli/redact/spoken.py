@@ -101,10 +101,11 @@ def _spelled_secret(match: re.Match[str], label: bool) -> tuple[int, int] | None
 
 
 # the words of the cipher rule below, a trivial cipher's or a reversal's, in a few languages
-_REVERSED_CUES = ("rot13", "rot-13", "rot47", "rot-47", "caesar", "reversed", "backwards")
-_REVERSED_CUES += ("in reverse", "right to left", "rückwärts", "von hinten", "l'envers", "l’envers")
-_REVERSED_CUES += ("al revés", "al contrario", "de trás para frente", "omgekeerd", "baklänges")
-_REVERSED_CUES += ("baglæns", "baklengs")
+_REVERSED_CUES = (
+    *("rot13", "rot-13", "rot47", "rot-47", "caesar", "reversed", "backwards", "in reverse"),
+    *("right to left", "rückwärts", "von hinten", "l'envers", "l’envers", "al revés"),
+    *("al contrario", "de trás para frente", "omgekeerd", "baklänges", "baglæns", "baklengs"),
+)
 
 
 def _ciphered(match: re.Match[str], label: bool) -> tuple[int, int] | None:

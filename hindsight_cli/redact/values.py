@@ -525,8 +525,8 @@ def _seed_phrase(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if not set(words).isdisjoint(_PROSE_WORDS):
         # "the seed is used to derive all the keys and …": a sentence, not a wallet's words
         return None
-    if len(set(words)) * 4 < len(words) * 3:
-        # drawn at random from 2,048 words, nearly all differ: one that repeats them is a test
+    if len(set(words)) * 4 < len(words):
+        # drawn at random from 2,048 words, few repeat: one word said over and over is a test
         # vector or a tool's published default (Hardhat's and Anvil's "test test … junk", BIP 39's
         # "abandon abandon … about")
         return None
