@@ -419,6 +419,11 @@ _DOORS = (
 _PROSE_QUOTES = "“„«「『‹"
 
 
+def _names_door(lowered: str) -> bool:
+    """The door rule's gate: a digit and a door's word (the text lowered once)."""
+    return any(door in lowered for door in _DOORS) and any(d in lowered for d in "0123456789")
+
+
 def _door_code(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """Digits given to a door, a gate or a lockbox by a label's colon or by "opens with": the
     label's last word, or the words just before the verb, name it."""
@@ -453,7 +458,7 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?P<secret>(?<![\w.])\d{4,8})(?![\w:/\-]|[.,]\d)",
         (),
         _door_code,
-        lambda text: any(door in text.lower() for door in _DOORS),
+        lambda text: _names_door(text.lower()),
     ),
     # a made-up password in prose's own quotes, whatever the language around it says: "共有フォル
     # ダに入るときは「…」を入れてください", "einfach „…“ eintippen", "tape « … » et c'est bon"
@@ -462,7 +467,8 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"[“„«「『‹][ \t\u00a0]?(?P<secret>[^\s“”„«»「」『』‹›\"'`]{8,64})[ \t\u00a0]?[”“»」』›]",
         (),
         _prose_quoted,
-        lambda text: any(quote in text for quote in _PROSE_QUOTES),
+        # the quotes are not ASCII: an ASCII text (most) is passed over without a look
+        lambda text: not text.isascii() and any(quote in text for quote in _PROSE_QUOTES),
     ),
     # a password's word as the sentence's subject, then its value after a dash or a comma and
     # "it is" in the sentence's language: "wifi-passordet står ikke på ruteren lenger – det er …",
