@@ -1328,8 +1328,9 @@ def generated_name(value: str) -> bool:
 
 def located_id(value: str) -> bool:
     """A request's id with the site that served it: hex, then ``-`` and a data centre's or an
-    airport's code in capitals (Cloudflare's ``cf-ray: 8d2e4f6a1b3c5d7e-LHR``, a CDN's
-    ``…-FRA56``): its four kinds of character come from two single-case parts, no password's."""
+    airport's code in one case (Cloudflare's ``cf-ray: 8d2e4f6a1b3c5d7e-LHR``, a log's
+    ``…-lhr``, a CDN's ``…-FRA56``): its kinds of character come from two single-case parts, no
+    password's."""
     head, _, site = value.rpartition("-")
     return (
         12 <= len(head) <= 40
@@ -1337,7 +1338,7 @@ def located_id(value: str) -> bool:
         and any(c.isdigit() for c in head)
         and 3 <= len(site) <= 6
         and site[:3].isalpha()
-        and site[:3].isupper()
+        and (site[:3].isupper() or site[:3].islower())
         and (site[3:].isdigit() or not site[3:])
     )
 
