@@ -140,6 +140,10 @@ class _Bodies:
                 + "Q~"
                 + self.draw(34, ALNUM + "~.-_")
             )
+        if kind == "jwtio":
+            # jwt.io's sample token (its claims), signed with the debugger's placeholder key for
+            # HS256, HS384 or HS512: a documentation sample, public (``redact.public.sample_jwt``)
+            return _jwt_io(n or 256)
         if kind == "jwt":
             head = base64.urlsafe_b64encode(b'{"alg":"HS256","typ":"JWT"}').rstrip(b"=").decode()
             body = (
@@ -149,6 +153,22 @@ class _Bodies:
             )
             return f"{head}.{body}.{self.draw(43, ALNUM + '-_')}"
         raise ValueError(f"unknown placeholder {{{kind}:{arg}}}")
+
+
+def _jwt_io(bits: int) -> str:
+    import hashlib
+    import hmac
+    import json
+
+    def part(value: object) -> str:
+        raw = json.dumps(value, separators=(",", ":")).encode()
+        return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+    head = part({"alg": f"HS{bits}", "typ": "JWT"})
+    body = part({"sub": "1234567890", "name": "John Doe", "iat": 1516239022})
+    key = f"your-{bits}-bit-secret".encode()
+    mac = hmac.new(key, f"{head}.{body}".encode(), getattr(hashlib, f"sha{bits}")).digest()
+    return f"{head}.{body}.{base64.urlsafe_b64encode(mac).rstrip(b'=').decode()}"
 
 
 _KINDS = (
@@ -163,6 +183,7 @@ _KINDS = (
     "discord",
     "azsecret",
     "jwt",
+    "jwtio",
 )
 _PLACEHOLDER = re.compile(r"\{(" + "|".join(_KINDS) + r")(?::(\d+))?\}")
 _SECRET = re.compile("⟦(.*?)⟧", re.S)

@@ -228,7 +228,7 @@ def _labelled(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     path, hash or blob. What a password looks like when its label is in a language no table has."""
     import re
 
-    from .words import HASH_WORDS, classes, generated_name, version_string
+    from .words import HASH_WORDS, classes, generated_name, located_id, version_string
 
     if label:
         # a label's colon is a namespace (``build:00000A.a``, ``auth:oauth2``), not a language's
@@ -253,7 +253,7 @@ def _labelled(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         # words joined, each with a number at most after it: a network's or a host's name
         # (Acme-Guest-5G), not a password (Tiger-Riv3r-88)
         return None
-    if generated_name(value):
+    if generated_name(value) or located_id(value):
         return None
     if value.endswith("=") and len(value) % 4 == 0 and re.fullmatch(r"[A-Za-z0-9+]+=+", value):
         # base64 of something (a config blob), whole
@@ -323,6 +323,34 @@ def _named_after(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if is_reference(value) or wordish(value) or not credential_like(value, strict=True):
         return None
     return match.span("secret")
+
+
+def _named_first(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """``_named_after`` for a value that opens its sentence: words joined with two digits or more
+    and a capital too (``Tortuga_Verde_88 — esa es la clave``), as people make passwords; an
+    identifier is lower case (``config_v2``), a version has a dotted number (``Sphinx-3.5.0``);
+    a word that opens a sentence has no digit."""
+    import re
+
+    from .words import version_string
+
+    value = match.group("secret")
+    if not value.isascii() or not any(c.isdigit() for c in value):
+        # a sentence's first word ("¿Olvidaste tu contraseña?", "Внимание: … пароль"): a
+        # password made by a person holds a digit
+        return None
+    if (
+        not is_reference(value)
+        and not version_string(value)
+        and sum(c.isdigit() for c in value) >= 2
+        and not re.search(r"\d\.\d", value)
+        and any(c.isupper() for c in value)
+        and any(c.islower() for c in value)
+        and any(c in "_-.!#%&*+=?@^~$" for c in value)
+        and credential_like(value, strict=False)
+    ):
+        return match.span("secret")
+    return _named_after(match, label)
 
 
 def _answer(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -778,6 +806,18 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?:{words})(?!\w)",
         _BEFORE_WORDS,
         _named_after,
+        None,
+    ),
+    # … in any language: the value opens its line or sentence, then a few words of any script
+    # (no comma, no full stop), then a password's word, a compound's last part too
+    # ("Sonnenblume!Kiel2019 ist das neue WLAN-Kennwort", "… — esa es la clave del router",
+    # "… é a nova senha do Wi-Fi"); the value's strict shape is the cue a word list is not
+    (
+        "password",
+        r"(?im)(?:^|(?<=[.!?。] ))[ \t]*(?P<secret>[^\s\"'`]{8,64})(?:[ \t]*[—–:]|[ \t]+-)?"
+        r"(?:[ \t]+[^\s.,;:!?。\"`]{1,24}){0,5}?[ \t]+(?:\w{1,24}-)?(?:{words})(?!\w)",
+        PASSWORD_WORDS,
+        _named_first,
         None,
     ),
 ]

@@ -84,6 +84,9 @@ _NOT_SECRET_PARTS = frozenset(
         "timeout",
         "endpoint",
         "host",
+        # an address's names: authDomain, AUTH0_DOMAIN, auth_hostname (a tenant's host name)
+        "domain",
+        "hostname",
         "port",
         "enabled",
         "mode",
@@ -147,6 +150,7 @@ _PATTERN_ENDS = frozenset(("re", "regex", "regexp", "pattern"))
 # word that ends the name they say whose it is (MAIL_HOST_PASSWORD, WEBHOOK_URL_SECRET).
 _OWNER_PARTS = frozenset(
     ("host", "url", "uri", "urls", "endpoint", "port", "path", "file", "dir", "location", "manager")
+    + ("domain", "hostname")
 )
 
 
@@ -747,7 +751,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "password",
-        r"(?im)^[ \t]*user[ \t]+\S+[ \t]+(?P<secret>\S+)[ \t]*$",
+        # the user's name is no separator: ``user = "reporting"`` is an assignment of a name
+        r"(?im)^[ \t]*user[ \t]+[^\s=:>]\S*[ \t]+(?P<secret>\S+)[ \t]*$",
         ("user ",),
         _line_password,
         lambda text: any(line.lstrip().startswith("user ") for line in text.splitlines()),

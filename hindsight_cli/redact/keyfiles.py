@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     import re
 
 # words of an armour's label or a file's name that say it holds a secret
-_SECRET_LABEL = r"(?i:KEY|SEED|SECRET|CREDENTIALS?|TOKEN|PASSWORD|COOKIE|JWT)"
+_SECRET_LABEL = r"(?i:KEY|SEED|SECRET|CREDENTIALS?|TOKEN|PASSWORD|COOKIE|JWT|LICEN[CS]E)"
 # the words of an armour's label either side of the word that makes it secret: a label is a few
 # words (RFC 7468); unbounded, every "-----BEGIN " of a run of them read to the run's end (30,000
 # characters of it took 5.7 s)
@@ -32,9 +32,30 @@ def _armoured(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if any(word in head for word in _PUBLIC_LABEL):
         return None
     body = match.group("secret").strip()
+    if "LICEN" in head:
+        # a licence's block: the holder's name and the seats first, then the key's lines (Sublime
+        # Text's and Sublime Merge's groups of 8 hex, a licence file's base64): from the first
+        # line of a key's characters with a digit, 16 or more of them, to the armour's end
+        return _licence_key(match)
     if len(body) < 16 or " " in body.replace("\n", ""):
         return None
     return match.span("secret")
+
+
+def _licence_key(match: re.Match[str]) -> tuple[int, int] | None:
+    """The key's lines of a licence's armoured block (see ``_armoured``)."""
+    start = match.start("secret")
+    for line in match.group("secret").splitlines(keepends=True):
+        key = "".join(line.split())
+        if (
+            len(key) >= 16
+            and key.isascii()
+            and all(c.isalnum() or c in "+/=" for c in key)
+            and any(c.isdigit() for c in key)
+        ):
+            return start, match.start("secret") + len(match.group("secret").rstrip(" \t\r\n"))
+        start += len(line)
+    return None
 
 
 def _file_content(match: re.Match[str], label: bool) -> tuple[int, int] | None:

@@ -10,6 +10,7 @@ value right after the word (then only a credential-shaped one); the second half 
 
 from __future__ import annotations
 
+from .qualifiers import PREPOSITIONS, clitic, ends_clause, noun_phrase, qualifier_ok
 from .words import (
     CJK_COPULAS,
     COPULAS,
@@ -19,7 +20,6 @@ from .words import (
     KEY_WORDS,
     NAME_ONLY_WORDS,
     PASSWORD_WORDS,
-    PHRASE_WORDS,
     PROSE_WORDS,
     QUALIFIERS,
     SOV_COPULAS,
@@ -57,104 +57,6 @@ _QUOTES = {
     "「": "」",
     "『": "』",
 }
-_PREPOSITIONS = (
-    "for",
-    "of",
-    "on",
-    "at",
-    "in",
-    "from",
-    "to",
-    "für",
-    "von",
-    "vom",
-    "zum",
-    "zur",
-    "pour",
-    "du",
-    "des",
-    "de",
-    "del",
-    "da",
-    "do",
-    "di",
-    "della",
-    "dello",
-    "van",
-    "voor",
-    "för",
-    "til",
-    "dla",
-    "pro",
-    "na",
-    "для",
-    "от",
-    "до",
-    "per",
-    "po",
-    "за",
-    # articles of a genitive and more prepositions: "die Geheimzahl der EC-Karte lautet …",
-    # "il codice al server è …", "a senha do banco no servidor é …", "ang password ng wifi ay …"
-    "der",
-    "dieser",
-    "unserer",
-    "meiner",
-    "zu",
-    "bei",
-    "auf",
-    "am",
-    "im",
-    "para",
-    "al",
-    "alla",
-    "allo",
-    "au",
-    "aux",
-    "à",
-    "sur",
-    "chez",
-    "bij",
-    "op",
-    "till",
-    "på",
-    "hos",
-    "od",
-    "w",
-    "ke",
-    "u",
-    "к",
-    "в",
-    "на",
-    "у",
-    "dos",
-    "das",
-    "no",
-    "nos",
-    "em",
-    "ng",
-    "sa",
-    "ya",
-    "wa",
-    "kwa",
-    "untuk",
-    "dari",
-    # Greek, Romanian, Slovak, Vietnamese, Turkish-free: "ο κωδικός για το email του γραφείου
-    # είναι …", "parola pentru contul …", "heslo pre účet …", "mật khẩu cho tài khoản … là …"
-    "για",
-    "του",
-    "της",
-    "των",
-    "στο",
-    "στη",
-    "στην",
-    "στον",
-    "σε",
-    "από",
-    "pentru",
-    "pre",
-    "cho",
-    "của",
-)
 # A separator between a password word (and its qualifier) and the value.
 _SEP = (
     # "… changed, it's 4817 now": a comma, then "it's" and the value
@@ -175,39 +77,10 @@ _TOKEN_START = r"(?<![A-Za-z0-9+/=\-.~:@%_])[A-Za-z0-9+/_\-.~]"
 _SHORT_FORMS = frozenset(("pass", "pw", "pwd"))
 _CARD_CODES = frozenset(("cvv", "cvv2", "cvc", "cvc2"))
 # a SIM's, a card's or a bank's personal codes, which take their digits with no separator
-_PIN_CODES = frozenset(("pin", "pin2", "puk", "puk2", "pincode", "pukcode", "pinkode"))
-
-
-def _qualifier_ok(text: str) -> bool:
-    """What may stand between the word and a separator: nothing, "(prod)", or a short phrase that
-    starts with a preposition ("for the staging db", "du compte admin", "от сервера")."""
-    stripped = text.strip()
-    if not stripped:
-        return True
-    if "'s" in stripped or "’s" in stripped:
-        # a possessive opens no quote: "(mother's maiden name)"
-        import re
-
-        stripped = re.sub(r"(?<=\w)['’]s\b", "s", stripped)
-    if "'" in stripped or '"' in stripped:
-        # what is named in quotes: "for key '/home/bob/.ssh/id_ed25519'"
-        import re
-
-        stripped = re.sub(r"(?<!\w)'[^'\s]{1,80}'|\"[^\"\s]{1,80}\"", "x", stripped)
-    if len(stripped) > 64 or any(c in stripped for c in ".?!\"'`"):
-        return False
-    if stripped[0] in "(（" and stripped[-1] in ")）":
-        return True
-    words = stripped.split()
-    if any(word.lower() in _CLAUSE_WORDS for word in words[1:]):
-        # a clause, no qualifier: "auth from the URL before passing it to `urllib3`"
-        return False
-    return len(words) <= 8 and (words[0].lower() in _PREPOSITIONS or _clitic(words[0]))
-
-
-# English words that open a clause, which a qualifier ("for the staging db") never holds
-_CLAUSE_WORDS = frozenset(
-    ("before", "after", "when", "while", "if", "because", "since", "until", "unless", "whether")
+_PIN_CODES = frozenset(
+    ("pin", "pin2", "puk", "puk2", "pincode", "pukcode", "pinkode", "pinkod", "pin-koodi")
+    # Hindi's and Russian's PIN, Finnish's "identifying number" (a bank card's PIN)
+    + ("पिन", "пин", "tunnusluku")
 )
 
 
@@ -222,7 +95,7 @@ _FILLER = (
 _MOST_SEPARATORS = 8
 
 
-def _starts(rest: str, qualified: bool = False) -> Iterator[tuple[int, str]]:
+def _starts(rest: str, qualified: bool = False, pin: bool = False) -> Iterator[tuple[int, str]]:
     """Where a value may start in ``rest`` (the line after the word), and after what: "quote",
     "sep", "bare". A key's or a code's word ``qualified`` by what it opens takes any short phrase
     before its separator ("le code wifi de la maison : …")."""
@@ -239,14 +112,24 @@ def _starts(rest: str, qualified: bool = False) -> Iterator[tuple[int, str]]:
             # read the line before it again (30,000 characters of 'auth=="' took 3.2 s)
             break
         head = rest[: sep.start()]
-        if _qualifier_ok(head) or (qualified and len(head.split()) <= 6 and "." not in head):
+        if qualifier_ok(head) or (qualified and len(head.split()) <= 6 and "." not in head):
             yield sep.end(), "sep"
             # "door code changed: it's now 501559", "the PIN is now 4471"
             filler = re.compile(_FILLER).match(rest, sep.end())
             if filler:
                 yield filler.end(), "sep"
+        elif noun_phrase(head):
+            # whose it is in a language whose prepositions no table holds: "nenosiri la wifi ya
+            # ofisi ni …", "mật khẩu wifi quán cà phê của chị là …", "codul PIN al cardului e …"
+            yield sep.end(), "phrase"
     if lead:
         yield lead, "bare"
+    if pin:
+        # a PIN's digits after a few words that say whose it is, with or without a verb: "PIN
+        # του συναγερμού 8316", "codul PIN al decodorului e 6142" (not "… card ending 4242")
+        phrase = re.match(r"((?:[ \t]+[^\W\d_]+){1,6})[ \t]+(?=\d{4,8}(?![\w.,]\d))", rest)
+        if phrase and noun_phrase(phrase.group(1)):
+            yield phrase.end(), "phrase"
 
 
 def _value_at(rest: str, start: int) -> tuple[int, int, bool] | None:
@@ -282,6 +165,14 @@ def _acceptable(value: str, quoted: bool, after: str, word: str, label: bool) ->
         # a PIN's or a PUK's digits right after its word: "PIN 2093, PUK 58120377", "online
         # banking PIN 53190" (four to eight: "pin 13" of a board is no PIN)
         return True
+    if after == "phrase":
+        # past a phrase no table reads, only what cannot be a word: a password's four kinds, or
+        # a PIN's digits
+        from .words import classes
+
+        if set(fold(word).replace("-", " ").split()) & _PIN_CODES:
+            return re.fullmatch(r"\d{4,8}", value) is not None
+        return not quoted and classes(value) == 4 and credential_like(value, strict=True)
     if quoted and after == "sep" and not label:
         return len(value) >= 3
     # "the token 'abc' is invalid"
@@ -333,7 +224,7 @@ def _qualified(match: re.Match[str], label: bool) -> tuple[int, int] | None:
                 return found
             # "combination for the key safe: 49-03-79": past another word, only a code of digits
             return found if re.fullmatch(_DIGIT_CODE, text[found[0] : found[1]]) else None
-        if word not in _PREPOSITIONS and word not in _ARTICLES and not _clitic(word):
+        if word not in PREPOSITIONS and word not in _ARTICLES and not clitic(word):
             if other:
                 break
             other = True
@@ -343,7 +234,7 @@ def _qualified(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     last = text[line_start : match.start()].rstrip()
     # … unless a word of its own says what the code is ("wifi driver error code: 0x8007001F")
     if not last or (
-        last[-1].isalnum() and fold(last.split()[-1]) not in (*_ARTICLES, *_PREPOSITIONS)
+        last[-1].isalnum() and fold(last.split()[-1]) not in (*_ARTICLES, *PREPOSITIONS)
     ):
         return None
     head = fold(re.split(r"[.!?。]\s", last)[-1])
@@ -376,11 +267,6 @@ _ARTICLES = frozenset(
 )
 
 
-def _clitic(word: str) -> bool:
-    """An Arabic or Hebrew preposition written as part of its word (للبطاقة, לבנק, בבית)."""
-    return len(word) > 2 and (word.startswith(("لل", "ل", "ب")) or word.startswith(("ל", "ב")))
-
-
 def _prose(match: re.Match[str], label: bool, qualified: bool = False) -> tuple[int, int] | None:
     """A password word, then its value (see the module docstring); a key's or a code's word
     ``qualified`` by what it opens is judged as a password's."""
@@ -398,7 +284,8 @@ def _prose(match: re.Match[str], label: bool, qualified: bool = False) -> tuple[
     if fold(word) == "pass" and rest[:4].rstrip(" \t.,;:!?)`'\"").lower() in ("ing", "ed", "es"):
         # the verb: "before passing it to `urllib3`", "passed `strict=True`"
         return None
-    for start, after in _starts(rest, qualified):
+    pin = bool(set(fold(word).replace("-", " ").split()) & _PIN_CODES)
+    for start, after in _starts(rest, qualified, pin):
         if after == "quote" and quoted_word:
             continue
         grouped = app_password(rest, start) if after == "sep" else None
@@ -408,6 +295,10 @@ def _prose(match: re.Match[str], label: bool, qualified: bool = False) -> tuple[
         if found is None:
             continue
         begin, end, quoted = found
+        if after == "phrase" and rest[begin:end].isdigit() and not ends_clause(rest, end):
+            # a PIN's digits past a phrase end their clause ("PIN του συναγερμού 8316."); "the
+            # pin count is 1024 on this package" is a count
+            continue
         if test_outcome(match.string, match.start(), word, base + end):
             # PASS: __init__ was included.
             return None
@@ -674,13 +565,4 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         lambda text: any(word in text.lower() for word in QUALIFIERS),
     ),
     ("password", r"(?i:{words})", PASSWORD_WORDS, _password_nearby, None),
-    # A wallet's seed: twelve to twenty-four lower-case words after "seed phrase:".
-    (
-        "secret",
-        r"(?i:{words})(?:[ \t]*[:=：][ \t]*|[ \t]+(?:is|are)[ \t]+)[\"']?(?P<secret>(?:[a-z]+[ "
-        r"\t]+){11,24}[a-z]+)",
-        PHRASE_WORDS,
-        None,
-        None,
-    ),
 ]

@@ -67,12 +67,21 @@ def _long_dotted(text: str) -> bool:
     return any(len(chunk) >= 50 and chunk.count(".") >= 2 for chunk in text.split())
 
 
+def _discord(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A Discord token's parts are random: its HMAC mixes both cases and a digit, as a dotted
+    name's or a file's parts do not."""
+    mac = match.group().rsplit(".", 1)[1]
+    mixed = any(c.isupper() for c in mac) and any(c.islower() for c in mac)
+    return match.span() if mixed and any(c.isdigit() for c in mac) else None
+
+
 # (kind, pattern, literal prefixes the match holds)
 def _jwt(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """A JWT, unless it is Supabase's public anon key (``public.anon_jwt``)."""
-    from .public import anon_jwt
+    """A JWT, unless it is Supabase's public anon key (``public.anon_jwt``) or a sample signed
+    with jwt.io's placeholder key (``public.sample_jwt``)."""
+    from .public import anon_jwt, sample_jwt
 
-    return None if anon_jwt(match.group()) else match.span()
+    return None if anon_jwt(match.group()) or sample_jwt(match.group()) else match.span()
 
 
 def _wif_key(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -508,11 +517,21 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         None,
         None,
     ),
+    # a Discord bot's token: the bot's id in base64, a timestamp's 6, an HMAC's 27 to 40 (the id's
+    # first character is M, N or O today; the shape, not that letter, is the format)
     (
         "discord_token",
-        r"\b[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}\b",
+        r"(?<![\w\-.])[A-Za-z0-9_\-]{24,28}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}(?![\w\-])",
         (),
-        None,
+        _discord,
         _long_dotted,
+    ),
+    # DeepL's key on its free plan: a UUID and ":fx"
+    (
+        "deepl_key",
+        r"(?<![\w\-])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}:fx(?!\w)",
+        (":fx",),
+        None,
+        None,
     ),
 ]

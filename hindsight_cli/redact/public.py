@@ -102,7 +102,7 @@ def public(text: str, start: int, end: int) -> bool:
     value = text[start:end]
     if value.startswith(_PUBLIC_PREFIXES) or re.fullmatch(_ADDRESS, value):
         return True
-    if value.startswith("eyJ") and (_plain_json(value) or anon_jwt(value)):
+    if value.startswith("eyJ") and (_plain_json(value) or anon_jwt(value) or sample_jwt(value)):
         return True
     if declared_type(text, start, end):
         return True
@@ -127,6 +127,8 @@ def public(text: str, start: int, end: int) -> bool:
     # a name cut by the view may have lost the word that makes it secret: it keeps no value
     whole = view_start == line_start or len(named) == 2
     if whole and parts & PUBLIC_PARTS and not parts & _SECRET_PARTS:
+        return True
+    if "key" in parts and not parts & _SECRET_PARTS and _client_key(text, start, parts):
         return True
     if _key_structure(text, before, line_start, start, end):
         return True
@@ -200,6 +202,52 @@ def anon_jwt(value: str) -> bool:
     except (binascii.Error, ValueError):
         return False
     return isinstance(claims, dict) and claims.get("role") == "anon"
+
+
+# The keys jwt.io's debugger signs its sample tokens with until the user types another: a token
+# signed with one is a documentation sample (the debugger's own, or one made there), no credential
+_SAMPLE_SECRETS = {"HS256": "your-256-bit-secret", "HS384": "your-384-bit-secret"}
+_SAMPLE_SECRETS["HS512"] = "your-512-bit-secret"
+
+
+def sample_jwt(value: str) -> bool:
+    """A JWT whose HMAC signature is made with jwt.io's placeholder key (``your-256-bit-secret``):
+    the debugger's sample or a token made there to show claims, which anyone can forge."""
+    import base64
+    import binascii
+    import hashlib
+    import hmac
+    import json
+
+    parts = value.split(".")
+    if len(parts) != 3 or len(parts[0]) > 200 or len(parts[1]) > 2048:
+        return False
+    try:
+        header = json.loads(base64.urlsafe_b64decode(parts[0] + "=" * (-len(parts[0]) % 4)))
+    except (binascii.Error, ValueError):
+        return False
+    alg = header.get("alg") if isinstance(header, dict) else None
+    key = _SAMPLE_SECRETS.get(alg) if isinstance(alg, str) else None
+    if alg is None or key is None:
+        return False
+    digest = getattr(hashlib, "sha" + alg[2:])
+    signed = hmac.new(key.encode(), f"{parts[0]}.{parts[1]}".encode(), digest).digest()
+    return hmac.compare_digest(base64.urlsafe_b64encode(signed).rstrip(b"=").decode(), parts[2])
+
+
+# Services whose client key is public by design, shipped to every browser beside a secret kept on
+# the server (Pusher's app key and app secret): a name's or a client's word for the service
+_CLIENT_KEY_SERVICES = ("pusher",)
+
+
+def _client_key(text: str, start: int, parts: set[str]) -> bool:
+    """The public app key of a service in ``_CLIENT_KEY_SERVICES``: named for it
+    (``VITE_PUSHER_APP_KEY``), or a bare ``key`` in the client's config or call a few lines above
+    (``broadcaster: 'pusher'``, ``new Pusher('…', {cluster})``). Its secret is named so and goes."""
+    if parts & set(_CLIENT_KEY_SERVICES):
+        return True
+    before = text[max(0, start - 240) : start].lower()
+    return parts <= {"key", "app"} and any(service in before for service in _CLIENT_KEY_SERVICES)
 
 
 def _holds_secret(value: object, depth: int = 0) -> bool:

@@ -152,6 +152,9 @@ def _disguised(text: str) -> str:
         # the step before, read as API_SECRET = "…"
         (any(mark in text for mark in ("= (", "=(", ": (")), _GROUPED, r"\1\2"),
         ("concat" in low, _CONCAT, _concat),
+        # a list of strings joined with nothing between them, over lines too: "".join([…]),
+        # [….].join(""), implode('', […]), strings.Join([]string{…}, "")
+        (any(mark in text for mark in _JOIN_MARKS), _JOIN, _joined),
         # a Markdown table's cells in code spans: | `DB_PASS` | `…` |
         ("| `" in text, r"(\|[ \t]*)`([^`|\n]+)`(?=[ \t]*\|)", r"\1\2"),
         # and a row that gives a variable its value: | DB_PASS | … |, read as DB_PASS=…
@@ -203,6 +206,23 @@ def _concat(match: re.Match[str]) -> str:
     import re
 
     return '"' + "".join(re.findall(r"[\"']([^\"'\n]*)[\"']", match.group(1))) + '"'
+
+
+_LITERALS = r"(?:\"[^\"\n]*+\"|'[^'\n]*+')(?:\s*+,\s*+(?:\"[^\"\n]*+\"|'[^'\n]*+')){1,63}\s*+,?\s*+"
+_JOIN = (
+    rf"(?:(?P<q1>[\"'])(?P=q1)\.join\(\s*+[\[(]\s*+{_LITERALS}[\])]\s*+\)"
+    rf"|\[\s*+{_LITERALS}\]\.join\(\s*+(?P<q2>[\"'])(?P=q2)\s*+\)"
+    rf"|\bimplode\(\s*+(?P<q3>[\"'])(?P=q3)\s*+,\s*+(?:\[|array\()\s*+{_LITERALS}[\])]\s*+\)"
+    rf"|\bstrings\.Join\(\s*+\[\]string\{{\s*+{_LITERALS}\}}\s*+,\s*+(?P<q4>[\"'`])(?P=q4)\s*+\))"
+)
+_JOIN_MARKS = ('"".join(', "''.join(", '].join("")', "].join('')", "implode(", "strings.Join(")
+
+
+def _joined(match: re.Match[str]) -> str:
+    """A join's strings, as the one string they make (quoted)."""
+    import re
+
+    return '"' + "".join(re.findall(r"[\"']([^\"'\n]*)[\"']", match.group())) + '"'
 
 
 _TABLE_ROW = r"(?m)(^[ \t]*\|[ \t]*)([A-Z][A-Z0-9_]*[A-Z0-9])[ \t]*\|[ \t]*([^\s|`]+)[ \t]*(?=\|)"

@@ -100,6 +100,14 @@ def _spelled_secret(match: re.Match[str], label: bool) -> tuple[int, int] | None
     return match.span("secret") if len(letters) >= 3 and secret else None
 
 
+# the words of the cipher rule below, a trivial cipher's or a reversal's, in a few languages
+_REVERSED_CUES = (
+    *("rot13", "rot-13", "rot47", "rot-47", "caesar", "reversed", "backwards", "in reverse"),
+    *("right to left", "rückwärts", "von hinten", "l'envers", "l’envers", "al revés"),
+    *("al contrario", "de trás para frente", "omgekeerd", "baklänges", "baglæns", "baklengs"),
+)
+
+
 def _ciphered(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """A password-shaped value (its shape survives ROT13 and reversal) after a trivial cipher's
     name: not "rot13 of hello: uryyb"."""
@@ -340,7 +348,7 @@ _RECOVERY_WORDS = (
     *("recovery", "backup", "back-up", "scratch", "emergency", "2fa", "mfa"),
     *("wiederherstellungscode", "sicherungscode", "de secours", "récupération", "recuperation"),
     *("sauvegarde", "respaldo", "recuperaci", "recupera", "codici di", "herstelcode"),
-    *("reservekoder", "reservkoder", "återställningskoder", "gjenopprettingskoder"),
+    *("reservekode", "reservkod", "återställningskod", "gjenopprettingskode", "gendannelseskode"),
 )
 _PASSWORD_STEMS = (
     *("password", "passwort", "passwd", "passord", "lösenord", "wachtwoord", "kennwort", "pw"),
@@ -400,7 +408,68 @@ _TOPIC_WORDS = (
     + ("soltera", "primer")
 )
 
+# what a code opens, for the rules that read a door's code with no code's word ("Gate: #2580",
+# "the lockbox opens with 0925"): not "port", "access", "lock" (Port: 5432, Tor's port)
+_DOORS = (
+    *("door", "gate", "lockbox", "keypad", "garage", "intercom", "buzzer", "digicode", "tür"),
+    *("tresor", "porte", "puerta", "portón", "portail", "cancello", "cassaforte", "coffre", "dør"),
+    *("dörr", "safe", "alarm", "schlüsselk", "nøkkelboks", "kodlås", "portão", "portone"),
+)
+# typographic quotes, which prose uses and code does not
+_PROSE_QUOTES = "“„«「『‹"
+
+
+def _names_door(lowered: str) -> bool:
+    """The door rule's gate: a digit and a door's word (the text lowered once)."""
+    return any(door in lowered for door in _DOORS) and any(d in lowered for d in "0123456789")
+
+
+def _door_code(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """Digits given to a door, a gate or a lockbox by a label's colon or by "opens with": the
+    label's last word, or the words just before the verb, name it."""
+    what = match.group("what") or match.string[max(0, match.start() - 60) : match.start()]
+    lowered = what.lower()
+    return match.span("secret") if any(door in lowered for door in _DOORS) else None
+
+
+def _prose_quoted(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A value in typographic quotes that reads as a made-up password: ASCII, two capitals, two
+    small letters and two digits at least, no word's or name's shape ("iPhone15", "RTX4090",
+    "config_v2.yaml" and "E_ACCESSDENIED" stay)."""
+    from .words import version_string, wordish
+
+    value = match.group("secret")
+    counts = [sum(test(c) for c in value) for test in (str.isupper, str.islower, str.isdigit)]
+    if not value.isascii() or min(counts) < 2 or "." in value:
+        return None
+    if wordish(value) or version_string(value) or is_reference(value):
+        return None
+    return match.span("secret") if credential_like(value, strict=True) else None
+
+
 SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
+    # a door's code with no code's word: "Gate: #2580", "Building door: #4471", "the lockbox on
+    # the railing opens with 0925", "das Tor geht mit 4412 auf"
+    (
+        "pin",
+        r"(?i)(?:(?P<what>[^\W\d_][\w\-]{1,30})[ \t]*:[ \t]*#?"
+        r"|\b(?:opens?|öffnet|geht|s['’]ouvre|se[ \t]+abre|si[ \t]+apre|åpnes|öppnas)[ \t]+"
+        r"(?:with|mit|avec|con|med)[ \t]+(?:(?:the[ \t]+)?code[ \t]+)?#?)"
+        r"(?P<secret>(?<![\w.])\d{4,8})(?![\w:/\-]|[.,]\d)",
+        (),
+        _door_code,
+        lambda text: _names_door(text.lower()),
+    ),
+    # a made-up password in prose's own quotes, whatever the language around it says: "共有フォル
+    # ダに入るときは「…」を入れてください", "einfach „…“ eintippen", "tape « … » et c'est bon"
+    (
+        "password",
+        r"[“„«「『‹][ \t\u00a0]?(?P<secret>[^\s“”„«»「」『』‹›\"'`]{8,64})[ \t\u00a0]?[”“»」』›]",
+        (),
+        _prose_quoted,
+        # the quotes are not ASCII: an ASCII text (most) is passed over without a look
+        lambda text: not text.isascii() and any(quote in text for quote in _PROSE_QUOTES),
+    ),
     # a password's word as the sentence's subject, then its value after a dash or a comma and
     # "it is" in the sentence's language: "wifi-passordet står ikke på ruteren lenger – det er …",
     # "the wifi password isn't on the router anymore - it's …", "das Passwort hat sich geändert,
@@ -500,11 +569,14 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"|wiederherstellungscodes?|backup-codes?|sicherungscodes?"
         r"|codes?[ \t]+de[ \t]+(?:secours|récupération|recuperation|sauvegarde)"
         r"|c[óo]digos?[ \t]+de[ \t]+(?:respaldo|recuperaci[óo]n|recupera[çc][ãa]o|backup|seguran[çc]a)"
-        r"|codici[ \t]+di[ \t]+(?:backup|recupero)|herstelcodes?|reservekoder|reservkoder"
-        r"|återställningskoder|gjenopprettingskoder)\b[^\n:]{0,60}?(?:\bare\b|\bis\b|\bsind\b"
-        r"|\bson\b|\bsont\b|\bsono\b|\bzijn\b|\bsão\b|\ber\b|\bär\b|:|=)[ \t]*"
+        r"|codici[ \t]+di[ \t]+(?:backup|recupero)|herstelcodes?"
+        # the Nordic words with their endings (gjenopprettingskodene, återställningskoderna)
+        r"|(?:reservekode|reservkod|återställningskod|gjenopprettingskode|gendannelseskode)\w{0,5})"
+        r"\b[^\n:]{0,60}?(?:\bare\b|\bis\b|\bsind\b"
+        r"|\bson\b|\bsont\b|\bsono\b|\bzijn\b|\bsão\b|\ber\b|\bär\b|:|=)[ \t]*(?:\r?\n[ \t]*)?"
+        # side by side or one a line
         r"(?P<secret>" + _LISTED_CODE + r"(?:[ \t]*(?:,|;|\band\b|\bund\b|\by\b|\bet\b|\be\b"
-        r"|\ben\b|\boch\b|\bog\b)?[ \t]*" + _LISTED_CODE + r"){0,15})",
+        r"|\ben\b|\boch\b|\bog\b)?[ \t]*(?:\r?\n[ \t]*)?" + _LISTED_CODE + r"){0,15})",
         _RECOVERY_WORDS,
         _listed_codes,
         lambda text: any(c.isdigit() for c in text),
@@ -567,15 +639,28 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         # three of its words at least: "echo" alone is in every other shell command
         lambda text: sum(word in text.lower() for word in _LETTER_WORDS) >= 3,
     ),
-    # a value said to be hidden by a trivial cipher, after the colon that follows: "ROT13'd so
-    # the scanner ignores it: Snypba-Crccre-6672!", "caesar shift 3: …", "reversed: …"
+    # a value said to be hidden by a trivial cipher, after the colon or the arrow that follows:
+    # "ROT13'd so the scanner ignores it: Snypba-Crccre-6672!", "caesar shift 3: …", "reversed: …",
+    # "written backwards so … → …", "typed in reverse -> …", "rückwärts: …", "al revés -> …"
     (
         "password",
-        r"(?i)\b(?:rot-?13|rot-?47|caesar|reversed|backwards)\b[^\n:]{0,80}:[ \t]*[\"'`]?"
-        r"(?P<secret>[^\s\"'`]{8,128})",
-        ("rot13", "rot-13", "rot47", "rot-47", "caesar", "reversed", "backwards"),
+        r"(?i)(?<!\w)(?:rot-?13|rot-?47|caesar|reversed|backwards|in[ \t]+reverse|right[ \t]+to[ \t]+left"
+        r"|rückwärts|von[ \t]+hinten|à[ \t]+l['’]envers|al[ \t]+revés|al[ \t]+contrario"
+        r"|de[ \t]+trás[ \t]+para[ \t]+frente|omgekeerd|baklänges|baglæns|baklengs)(?!\w)"
+        r"[^\n:→]{0,80}?(?::|→|->|=>|⇒)[ \t]*[\"'`]?(?P<secret>[^\s\"'`]{8,128})",
+        _REVERSED_CUES,
         _ciphered,
         None,
+    ),
+    # a secret's parts numbered out of their count, one a line or side by side: "1/3 ghp_…",
+    # "2/3 …", "[2/2] …", "Teil 2/2: …" (each judged as a later part is)
+    (
+        "secret",
+        r"(?<![\w/.])[\[(]?[1-9][ \t]*/[ \t]*[2-9][\])]?(?![\w/.])[ \t]*[:.)]?[ \t]+[\"'`]?"
+        r"(?P<secret>[^\s\"'`]{6,128})",
+        (),
+        _second_part,
+        lambda text: "/" in text and any(f"{n}/" in text for n in "123456789"),
     ),
     # a secret's second part, sent after its first: "first half of the token: ghp_…" then
     # "second half: rLAKCdZJ58FN0qJBGx", "part 2 of the key: …", "the rest: …"

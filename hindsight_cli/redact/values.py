@@ -22,6 +22,7 @@ from .words import (
     generated_name,
     inside_uri,
     is_reference,
+    located_id,
     public_before,
     version_string,
     wordish,
@@ -290,7 +291,7 @@ def token_like(value: str) -> bool:
         # a version banner, a platform string (Sphinx-3.5.0+/b19bce971, macOS-12.4-arm64-arm-64bit),
         # a CI cache's key (Linux-pip-<sha256>)
         return False
-    if dotted_numbers(bare) or generated_name(bare):
+    if dotted_numbers(bare) or generated_name(bare) or located_id(bare):
         # a runner's, a pod's name (gha-runner-btotd-3Itk5)
         return False
     if re.fullmatch(r"[A-Z]{2}[0-9a-f]{32}", bare) and not bare.startswith("SK"):
@@ -524,6 +525,11 @@ def _seed_phrase(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if not set(words).isdisjoint(_PROSE_WORDS):
         # "the seed is used to derive all the keys and …": a sentence, not a wallet's words
         return None
+    if len(set(words)) * 4 < len(words):
+        # drawn at random from 2,048 words, few repeat: one word said over and over is a test
+        # vector or a tool's published default (Hardhat's and Anvil's "test test … junk", BIP 39's
+        # "abandon abandon … about")
+        return None
     return match.span("secret") if len(words) in (12, 15, 18, 21, 24, 25) else None
 
 
@@ -591,8 +597,9 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     (
         "private_key",
         # a wallet's, a ledger's or a backup's words too
-        r"(?i)\b(?:(?:seed|mnemonic|recovery)(?:[ \t]+(?:phrase|words?))?"
-        r"|(?:wallet|ledger|trezor|backup|secret)[ \t]+(?:phrase|words))\b[^:=\n]{0,120}?"
+        # (a name's part too, in any case style: DEPLOYER_MNEMONIC=, seedPhrase:, recovery_words:)
+        r"(?i)(?<![^\W_])(?:(?:seed|mnemonic|recovery)(?:[ \t_\-.]?(?:phrase|words?))?"
+        r"|(?:wallet|ledger|trezor|backup|secret)[ \t_\-.]?(?:phrase|words))\b[^:=\n]{0,120}?"
         # the words on one line or one per line, numbered or not (1. witch 2. collapse …)
         r"(?:[:=]|[ \t](?:is|are|was))[ \t]*(?:\r?\n[ \t]*)?[\"'`]?"
         r"(?P<secret>(?:(?:\d{1,2}[.):]?[ \t]*)?[a-z]{3,8},?"

@@ -393,6 +393,8 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "परवलीचा शब्द",
     "गुप्त कोड",
     "पिन कोड",
+    # a PIN in Hindi alone ("ATM पिन 2580"): digits only (prose._PIN_CODES)
+    "पिन",
     "གསང་ཚིག",
     "གསང་གྲངས",
     "พาสเวิร์ด",
@@ -790,14 +792,6 @@ SECRET_WORDS: tuple[str, ...] = (
     # sssd's ldap_default_authtok
     "authtok",
     "dockercfg",
-)
-# Words for a wallet's seed: the value is the rest of the line, twelve to twenty-four words.
-PHRASE_WORDS = (
-    "seed phrase",
-    "recovery phrase",
-    "mnemonic",
-    "seed words",
-    "secret recovery phrase",
 )
 # Words for a key in general ("cache key", "primary key"): only a random-looking value after them
 # counts.
@@ -1329,6 +1323,23 @@ def generated_name(value: str) -> bool:
         len(parts) >= 3
         and all(part.isalnum() and len(part) <= 10 for part in parts)
         and sum(part.isalpha() and part.islower() for part in parts[:-1]) >= 2
+    )
+
+
+def located_id(value: str) -> bool:
+    """A request's id with the site that served it: hex, then ``-`` and a data centre's or an
+    airport's code in one case (Cloudflare's ``cf-ray: 8d2e4f6a1b3c5d7e-LHR``, a log's
+    ``…-lhr``, a CDN's ``…-FRA56``): its kinds of character come from two single-case parts, no
+    password's."""
+    head, _, site = value.rpartition("-")
+    return (
+        12 <= len(head) <= 40
+        and all(c in "0123456789abcdef" for c in head)
+        and any(c.isdigit() for c in head)
+        and 3 <= len(site) <= 6
+        and site[:3].isalpha()
+        and (site[:3].isupper() or site[:3].islower())
+        and (site[3:].isdigit() or not site[3:])
     )
 
 
