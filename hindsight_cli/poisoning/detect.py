@@ -85,13 +85,13 @@ def _families() -> tuple[tuple[str, tuple[Family, ...]], ...]:
         for kind, weight, slots, unless, window in phrases.ENGLISH
     )
     groups: dict[str, list[Family]] = {}
-    for kind, lang, weight, slots, chars in languages.families():
+    for kind, lang, weight, slots, unless, chars in languages.families():
         window = _WINDOW["cjk" if lang in _CJK_LANGS else "chars" if chars else "word"]
         if kind == "exfiltration":
             # a URL or a path stands between the secret and the verb
             window *= 2
         groups.setdefault(lang, []).append(
-            Family(f"{kind} ({lang})", weight, slots, "", window, chars, kind == "addressee")
+            Family(f"{kind} ({lang})", weight, slots, unless, window, chars, kind == "addressee")
         )
     return (("en", english), *((lang, tuple(found)) for lang, found in groups.items()))
 
@@ -153,7 +153,7 @@ def _matches(family: Family, sentence: str) -> bool:
         if not found:
             return False
         spans.append(found)
-    if family.unless and _alternatives(family.unless, False).search(sentence):
+    if family.unless and _alternatives(family.unless, family.chars).search(sentence):
         return False
     return _near(spans, family.window)
 
