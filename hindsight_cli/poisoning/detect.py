@@ -418,6 +418,8 @@ _STRUCTURE: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"\b(?:cat|type|base64|tar|zip|scp|rsync|curl|wget|nc)\b[^\n]{0,80}(?:\.env\b|id_rsa|id_ed25519|\.ssh/|\.aws/|"
             r"credentials|\.npmrc|\.netrc|kubeconfig|/etc/passwd|/etc/shadow)[^\n]{0,80}(?:\||>|\bcurl\b|\bnc\b|https?://)",
             r"\bcurl\b[^\n]{0,80}(?:-d|--data\S*|-f|--form|-t|--upload-file)\s+[\"']?@[~./]",
+            # the whole environment piped into a network command ("printenv | curl -d @- …")
+            r"\b(?:printenv|env)\b(?:\s+-\w+)*\s*\|\s*(?:curl|wget|nc|ncat|http)\b",
             # a secret substituted into what a network command sends: -d "$(printenv)",
             # --post-data="$(cat ~/.aws/credentials)"
             r"\b(?:curl|wget|http|https)\b[^\n]{0,160}(?:-d|--data[\w-]*|--post-data|--body-data|"
