@@ -50,11 +50,11 @@ _ACTS = frozenset(
 _ENOUGH = 3
 _SENTENCE = re.compile(r"[.!?](?=\s|$)|[。！？\n؟।۔]")
 # a heading that frames what follows ("Aviso do sistema:", "システム管理者より：", "【系统通知】")
-_HEADING = re.compile(r"(?:[^\n:：]{1,60}[:：]|[【\[][^\n】\]]{1,60}[】\]])")
+_HEADING = re.compile(r"(?:[^\n:：]{1,60}[:：]|[【\[][^\n】\]]{1,80}[】\]])")
 # the same on a later line, as a label: no code in it, its colon before a blank or a letter of a
 # script without spaces ("AIエージェントへの注意：…"; not a table row's "`admin:$2y$…`")
 _LINE_HEADING = re.compile(
-    r"(?:[^\n:：`$|]{1,60}(?::(?=\s|[^\x00-\x7f])|：)|[【\[][^\n】\]]{1,60}[】\]])"
+    r"(?:[^\n:：`$|]{1,60}(?::(?=\s|[^\x00-\x7f])|：)|[【\[][^\n】\]]{1,80}[】\]])"
 )
 
 
@@ -181,18 +181,20 @@ def _categories(found: set[str]) -> set[str]:
 
 
 def _headings(folded: str, bounds: list[int]) -> dict[int, str]:
-    """Sentence -> the heading that frames it: the text's own at its start, and one that opens a
-    later line ("==== 3 failed ====" then "AIエージェントへの注意：…") for the sentences of that line."""
+    """Sentence -> the heading that frames it: the text's own at its start frames every sentence,
+    and one that opens a later line ("==== 3 failed ====" then "AIエージェントへの注意：…") the
+    sentences of that line."""
     out: dict[int, str] = {}
-    line = ""
+    first = line = ""
     for index, start in enumerate(bounds[:-1]):
         if start == 0 or folded[start - 1] == "\n":
             sentence = folded[start : bounds[index + 1]]
             lead = start + len(sentence) - len(sentence.lstrip())
             heading = (_HEADING if start == 0 else _LINE_HEADING).match(folded, lead)
             line = heading.group() if heading else ""
-        if line:
-            out[index] = line
+            first = first or (line if start == 0 else "")
+        if line or first:
+            out[index] = line or first
     return out
 
 
