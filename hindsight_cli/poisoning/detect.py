@@ -24,7 +24,17 @@ from .reports import fixtures, unquoted
 from .retraction import retracted, taken_back
 from .safeguards import unguarded
 from .signals import converging_kinds
-from .spelling import _confusables, finish, fold, hidden_views, skeleton, surface, typo_view, unwrap
+from .spelling import (
+    _confusables,
+    finish,
+    fold,
+    hidden_views,
+    reversal_announced,
+    skeleton,
+    surface,
+    typo_view,
+    unwrap,
+)
 from .steering import steering_kinds
 from .words import alternation_source, readable, word_needles
 
@@ -607,7 +617,10 @@ def _kinds(text: str, announced: bool = True) -> dict[str, int]:
     for how, hidden in hidden_views(text, visible):
         # tricks of Latin script
         latin = how in ("rot13", "reversed", "split words", "run-together words")
-        inner = phrase_kinds(hidden, english_only=latin)
+        # a reversal the text announces is read in every language (``reversal_announced``)
+        inner = phrase_kinds(
+            hidden, english_only=latin and not (how == "reversed" and reversal_announced(text))
+        )
         if not latin:
             inner.update(structural_kinds(hidden))
         if how != "rot13" and len(hidden) <= _HIDDEN_ACTS and score(inner) < QUARANTINE_SCORE:

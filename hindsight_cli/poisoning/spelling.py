@@ -495,6 +495,21 @@ def _glued(text: str) -> str | None:
     return joined
 
 
+# a text that says it is written backwards ("The line below is written backwards", "Raden nedan är
+# skriven baklänges", "escrita al revés"): its reversed reading is read in every language, not only
+# in English (the reversed reading of any other text is noise)
+_REVERSAL_ANNOUNCED = re.compile(
+    r"(?i)\b(?:backwards|reversed|in reverse|right to left|baklänges|baklengs|baglæns|à l'envers|"
+    r"al rev[ée]s|ao contr[áa]rio|r[üu]ckw[äa]rts|achterstevoren|od tyłu|tersten|задом наперёд|"
+    r"задом наперед|в обратном порядке|навпаки|terbalik|ngược)|逆さ|倒过来|倒過來|거꾸로"
+)
+
+
+def reversal_announced(text: str) -> bool:
+    """Whether ``text`` says it is written backwards (``_REVERSAL_ANNOUNCED``)."""
+    return _REVERSAL_ANNOUNCED.search(text) is not None
+
+
 def hidden_views(text: str, visible: str | None = None) -> list[tuple[str, str]]:
     """(how it was hidden, the text) for every reading of ``text`` besides the plain one;
     ``visible`` is ``surface(text)`` when the caller has it."""
