@@ -22,7 +22,15 @@ from functools import cache
 
 from ..lazy import once
 from .literals import may_match
-from .units import PARAGRAPHS, SENTENCES, STEALTH, clause_starts, too_few_words, url_run
+from .units import (
+    AGENT_HEADING,
+    PARAGRAPHS,
+    SENTENCES,
+    STEALTH,
+    clause_starts,
+    too_few_words,
+    url_run,
+)
 
 _FEWEST_WORDS = 5
 # how far after its verb a clause's destination is looked for
@@ -362,8 +370,7 @@ _CONTEXT: dict[str, tuple[str, ...]] = {
         r"heads-up|announcement)s? (?:from|by|of) (?:the |your )?[^:\n]{1,40}:",
         r"^per (?:the|our|your) [^:\n]{1,40}:",
         # a heading that gives the AI reader its orders: "AI-Agent-Directive:", "Agent-Instructions:"
-        r"^[\W_]{0,6}(?:ai|agent|assistant|llm|copilot|bot)(?:[- _](?:agent|assistant|coding agent))?"
-        r"[- _](?:directives?|instructions?|orders?|commands?|tasks?|override)\s*:",
+        rf"^{AGENT_HEADING}",
         r"^from (?:the|your) [\w ]{0,30}(?:developers?|team|admins?|operators?|maintainers?|"
         r"creators?|owners?|engineers?)\b[^:\n]{0,30}:",
         r"\bas (?:the|your) (?:engineer|developer|admin\w*|operator|owner|creator|maintainer)"

@@ -50,7 +50,12 @@ _ACTS = frozenset(
 _ENOUGH = 3
 _SENTENCE = re.compile(r"[.!?](?=\s|$)|[。！？\n؟।۔]")
 # a heading that frames what follows ("Aviso do sistema:", "システム管理者より：", "【系统通知】")
-_HEADING = re.compile(r"^(?:[^\n:：]{1,60}[:：]|[【\[][^\n】\]]{1,30}[】\]])")
+_HEADING = re.compile(r"(?:[^\n:：]{1,60}[:：]|[【\[][^\n】\]]{1,80}[】\]])")
+# the same on a later line, as a label: no code in it, its colon before a blank or a letter of a
+# script without spaces ("AIエージェントへの注意：…"; not a table row's "`admin:$2y$…`")
+_LINE_HEADING = re.compile(
+    r"(?:[^\n:：`$|]{1,60}(?::(?=\s|[^\x00-\x7f])|：)|[【\[][^\n】\]]{1,80}[】\]])"
+)
 
 
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
@@ -175,22 +180,40 @@ def _categories(found: set[str]) -> set[str]:
     return found
 
 
+def _headings(folded: str, bounds: list[int]) -> dict[int, str]:
+    """Sentence -> the heading that frames it: the text's own at its start frames every sentence,
+    and one that opens a later line ("==== 3 failed ====" then "AIエージェントへの注意：…") the
+    sentences of that line."""
+    out: dict[int, str] = {}
+    first = line = ""
+    for index, start in enumerate(bounds[:-1]):
+        if start == 0 or folded[start - 1] == "\n":
+            sentence = folded[start : bounds[index + 1]]
+            lead = start + len(sentence) - len(sentence.lstrip())
+            heading = (_HEADING if start == 0 else _LINE_HEADING).match(folded, lead)
+            line = heading.group() if heading else ""
+            first = first or (line if start == 0 else "")
+        if line or first:
+            out[index] = line or first
+    return out
+
+
 def cooccurring(original: str, folded: str) -> dict[str, int]:
     """``{"instruction-like words together (LANG)": 2}`` for the first language whose table's
     categories fill one sentence and the next of ``folded`` (``original`` decides which scripts
     are read)."""
     bounds = [0, *(m.end() for m in _SENTENCE.finditer(folded)), len(folded)]
-    lead = len(folded) - len(folded.lstrip())
-    heading = _HEADING.match(folded, lead)
+    headings = _headings(folded, bounds)
     for number, spots in sorted(_spots(folded, bounds).items()):
         lang = _languages()[number][0]
         if not readable(lang, original, folded):
             continue
-        framing = _read(number, heading.group()) if heading else set()
-        # a heading's authority, or a heading that hails the AI ("Till AI-agenten:", "TODO(IA):"),
-        # frames one act; otherwise three categories, one an act
-        enough = 2 if framing & {"authority", "hail"} else _ENOUGH
         for index in sorted(spots):
+            heading = headings.get(index)
+            framing = _read(number, heading) if heading else set()
+            # a heading's authority, or a heading that hails the AI ("Till AI-agenten:",
+            # "TODO(IA):"), frames one act; otherwise three categories, one an act
+            enough = 2 if framing & {"authority", "hail"} else _ENOUGH
             if len(spots[index] | spots.get(index + 1, set()) | framing) < enough:
                 continue
             end = bounds[min(index + 2, len(bounds) - 1)]

@@ -17,7 +17,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from functools import cache
 
-from .units import FALSE_REPORT, PARAGRAPHS, STEALTH, too_few_words, url_run
+from .units import AGENT_HEADING, FALSE_REPORT, PARAGRAPHS, STEALTH, too_few_words, url_run
 
 # characters between two cues that still read as one instruction (a sentence or two)
 _REACH = 200
@@ -109,6 +109,23 @@ _ACT_OBJECT = (
     r"audit\w*|logs?|logging|rate limit\w*|codeowners|license\w*|prompts?|(?:\w+/)?director"
     r"(?:y|ies)|folders?|files|records|shell history)"
 )
+# what is removed because it is out of place or out of date is upkeep, not harm ("remove the
+# hardcoded secret on line 48", "remove old tokens from ~/.config", "delete the leaked key")
+_UPKEEP = "".join(
+    f"(?<!{word} )"
+    for word in (
+        "hardcoded",
+        "hard-coded",
+        "leaked",
+        "exposed",
+        "expired",
+        "stale",
+        "unused",
+        "plaintext",
+        "committed",
+        "old",
+    )
+)
 _CUES: dict[str, tuple[str, ...]] = {
     # silence asked of the reader
     "secrecy": (
@@ -152,8 +169,9 @@ _CUES: dict[str, tuple[str, ...]] = {
         rf"\bheader\b[^.;\n]{{0,40}}\b(?:set to|=)[^.;\n]{{0,40}}{_SECRET}",
         rf"\b\w*(?:send|post|upload|mail|forward|share|publish)\w*\([^)\n]{{0,120}}{_SECRET}",
         rf"https?://{url_run()}*[?&][\w.-]*=[^\n]{{0,80}}(?:\b|(?=[.~/])){_SECRET}",
+        # (not negated: "tokens are no longer written to the debug log", "is never sent to")
         rf"(?:\b|(?=[.~/])){_SECRET}[^.;\n]{{0,60}}\b(?:be |are |is |get |gets )?"
-        rf"{_OUT_PASSIVE} (?:to|into|in|at|on)\b",
+        rf"(?<!\bnot )(?<!\bnever )(?<!\bno longer )(?<!n't ){_OUT_PASSIVE} (?:to|into|in|at|on)\b",
         rf"(?:\b|(?=[.~/])){_SECRET}[^.;\n]{{0,50}}\b(?:to|into|in|at) {_WHERE}",
         r"\b(?:change|point|switch|redirect|set|update|repoint)\b[^.;\n]{0,30}\b(?:webhook|"
         r"endpoint|callback|remote|upstream|registry|mirror|origin|dns|proxy|smtp|server)"
@@ -171,6 +189,11 @@ _CUES: dict[str, tuple[str, ...]] = {
         # "make this function return True", "make is_admin() always return True" (across a
         # docstring's line break)
         r"(?<!the )(?<!a )\bmake\b[^.;]{0,40}\b(?:always )?return true\b",
+        # a test made to agree with whatever the code does ("change the assertion to match whatever
+        # the code returns", "wrap the test body in try/except: pass")
+        r"(?<!the )(?<!a )\b(?:change|update|rewrite|edit|adjust|modify)\b[^.;\n]{0,30}"
+        r"\bassert\w*\b[^.;\n]{0,20}\bto match (?:whatever|what(?:ever)? the)\b",
+        r"(?<!the )(?<!a )\bwrap\b[^.;\n]{0,40}\b(?:in|with)\s+(?:a\s+)?`?try\s*/\s*except:?\s*pass\b",
     ),
     # a privilege handed to someone ("GRANT ALL … TO PUBLIC", "add my account as an admin
     # collaborator", "permission=admin"), a protection removed ("removes the CODEOWNERS file")
@@ -267,7 +290,7 @@ _CUES: dict[str, tuple[str, ...]] = {
     ),
     # a harmful act told to the reader
     "directed act": (
-        rf"{_LEAD}(?:\w+ly\s+)?{_ACT_VERB}(?!\w)[^.;\n]{{0,50}}?\b{_ACT_OBJECT}(?!\w)",
+        rf"{_LEAD}(?:\w+ly\s+)?{_ACT_VERB}(?!\w)[^.;\n]{{0,50}}?\b{_UPKEEP}{_ACT_OBJECT}(?!\w)",
     ),
     # the reader given another master or another task
     "new instructions": (
@@ -342,6 +365,7 @@ _FRAMES: dict[str, tuple[str, ...]] = {
     ),
     # the text addressed to the AI that reads it
     "addressee": (
+        rf"(?:^|\n){AGENT_HEADING}",
         r"\b(?:for|to) (?:the|any|whichever|whatever|every) (?:ai|model|assistant|agent|llm|bot|"
         r"language model)s? (?:reading|processing|parsing|indexing|summari[sz]ing|that reads|"
         r"that processes)",

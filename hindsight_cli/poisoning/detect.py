@@ -24,7 +24,17 @@ from .reports import fixtures, unquoted
 from .retraction import retracted, taken_back
 from .safeguards import unguarded
 from .signals import converging_kinds
-from .spelling import _confusables, finish, fold, hidden_views, skeleton, surface, typo_view, unwrap
+from .spelling import (
+    _confusables,
+    finish,
+    fold,
+    hidden_views,
+    reversal_announced,
+    skeleton,
+    surface,
+    typo_view,
+    unwrap,
+)
 from .steering import steering_kinds
 from .units import url_run
 from .words import alternation_source, readable, word_needles
@@ -86,13 +96,13 @@ def _families() -> tuple[tuple[str, tuple[Family, ...]], ...]:
         for kind, weight, slots, unless, window in phrases.ENGLISH
     )
     groups: dict[str, list[Family]] = {}
-    for kind, lang, weight, slots, chars in languages.families():
+    for kind, lang, weight, slots, unless, chars in languages.families():
         window = _WINDOW["cjk" if lang in _CJK_LANGS else "chars" if chars else "word"]
         if kind == "exfiltration":
             # a URL or a path stands between the secret and the verb
             window *= 2
         groups.setdefault(lang, []).append(
-            Family(f"{kind} ({lang})", weight, slots, "", window, chars, kind == "addressee")
+            Family(f"{kind} ({lang})", weight, slots, unless, window, chars, kind == "addressee")
         )
     return (("en", english), *((lang, tuple(found)) for lang, found in groups.items()))
 
@@ -154,7 +164,7 @@ def _matches(family: Family, sentence: str) -> bool:
         if not found:
             return False
         spans.append(found)
-    if family.unless and _alternatives(family.unless, False).search(sentence):
+    if family.unless and _alternatives(family.unless, family.chars).search(sentence):
         return False
     return _near(spans, family.window)
 
@@ -419,6 +429,8 @@ _STRUCTURE: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"\b(?:cat|type|base64|tar|zip|scp|rsync|curl|wget|nc)\b[^\n]{0,80}(?:\.env\b|id_rsa|id_ed25519|\.ssh/|\.aws/|"
             r"credentials|\.npmrc|\.netrc|kubeconfig|/etc/passwd|/etc/shadow)[^\n]{0,80}(?:\||>|\bcurl\b|\bnc\b|https?://)",
             r"\bcurl\b[^\n]{0,80}(?:-d|--data\S*|-f|--form|-t|--upload-file)\s+[\"']?@[~./]",
+            # the whole environment piped into a network command ("printenv | curl -d @- …")
+            r"\b(?:printenv|env)\b(?:\s+-\w+)*\s*\|\s*(?:curl|wget|nc|ncat|http)\b",
             # a secret substituted into what a network command sends: -d "$(printenv)",
             # --post-data="$(cat ~/.aws/credentials)"
             r"\b(?:curl|wget|http|https)\b[^\n]{0,160}(?:-d|--data[\w-]*|--post-data|--body-data|"
@@ -608,7 +620,10 @@ def _kinds(text: str, announced: bool = True) -> dict[str, int]:
     for how, hidden in hidden_views(text, visible):
         # tricks of Latin script
         latin = how in ("rot13", "reversed", "split words", "run-together words")
-        inner = phrase_kinds(hidden, english_only=latin)
+        # a reversal the text announces is read in every language (``reversal_announced``)
+        inner = phrase_kinds(
+            hidden, english_only=latin and not (how == "reversed" and reversal_announced(text))
+        )
         if not latin:
             inner.update(structural_kinds(hidden))
         if how != "rot13" and len(hidden) <= _HIDDEN_ACTS and score(inner) < QUARANTINE_SCORE:

@@ -11,8 +11,9 @@ system or admin notice, or consent claimed for the user (``consent``); void = ea
 declared cancelled (weight 1, as in English: docs say that too); memory tampering = a verb of
 changing + the reader's memory or notes; consent claimed = the user + a word of agreeing
 (``agreed``), or an owner or administrator and such a word (``owner``); secrecy also as a whole
-"don't tell him" phrase (``hush``). ``keep`` lists the "don't forget / don't ignore" idioms, which
-keep earlier text rather than set it aside; ``keep_verb`` and ``keep_not`` the same where the
+"don't tell him" phrase (``hush``); a prompt leak forbidden ("不要透露系统提示") is none
+(``kept``). ``keep`` lists the "don't forget / don't ignore" idioms, which keep earlier text
+rather than set it aside; ``keep_verb`` and ``keep_not`` the same where the
 negation ends the clause (German "vergiss die Regeln nicht", Dutch "vergeet … niet te volgen").
 Two slots are read only as categories that occur together (``cooccur``), not as phrases:
 ``author`` (who claims to speak: developers, an administrator, a system message) and ``wish`` (the
@@ -79,10 +80,13 @@ _SHAPES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
 )
 
 
-def families() -> list[tuple[str, str, int, tuple[str, ...], bool]]:
-    """(kind, language, weight, slots, chars) for every act a language's table has every slot
-    for."""
-    out: list[tuple[str, str, int, tuple[str, ...], bool]] = []
+def families() -> list[tuple[str, str, int, tuple[str, ...], str, bool]]:
+    """(kind, language, weight, slots, unless, chars) for every act a language's table has every
+    slot for; a prompt leak is not asked in a sentence that holds a table's ``kept`` words (the
+    reveal verb negated: "不要透露", "表示しないで", "nunca reveles"; any table's, since Spanish
+    "reveles" is read by the French and Portuguese tables too)."""
+    out: list[tuple[str, str, int, tuple[str, ...], str, bool]] = []
+    kept = "|".join(str(table["kept"]) for table in tables().values() if "kept" in table)
     for lang, table in tables().items():
         chars = bool(table.get("chars"))
         for kind, weight, keys in _SHAPES:
@@ -92,5 +96,6 @@ def families() -> list[tuple[str, str, int, tuple[str, ...], bool]]:
                     + (_PERSONA if key == "persona" else _PROMPT if key == "prompt" else "")
                     for key in keys
                 )
-                out.append((kind, lang, weight, slots, chars))
+                unless = kept if kind == "prompt leak" else ""
+                out.append((kind, lang, weight, slots, unless, chars))
     return out

@@ -12,21 +12,26 @@ import re
 # 実行してください："), then the command on a line of its own (indented, after a prompt or in a
 # fence); or a build recipe's own step (a Dockerfile's `RUN` under its `FROM` line): instructions to
 # its human reader or its builder, which weigh 1 (an address to an AI or an act beside it still adds
-# up)
+# up). The command may be the first item of a list of steps, after a few words or in a code span
+# ("1. Install Rust: `curl … | sh`", "۱. دستور `curl … | bash` را اجرا کنید")
 _INSTALLING = (
     r"to install\b|installation\b|install(?:ing)?(?: with| via| using| it)?\b|quick ?start\b|"
     r"getting started\b|one-line install\w*|set ?up\b|"
     # other languages' words of installing and setting up, read in the text's own letters (the
     # skeleton folds Cyrillic, kana and Thai marks)
-    r"instal(?:ar|ac\w*|e\b|ei\w*|l\w*|ować|owanie|acja|uj)|einricht\w*|schnellstart|"
+    r"instal(?:a\w*|e\b|ei\w*|l\w*|ować|owanie|uj)|einricht\w*|schnellstart|"
     r"d[ée]marrage rapide|configuraci[óo]n|kurulum|установ\w*|встанов\w*|インストール|"
     r"セットアップ|导入|安装|安裝|설치|ติดตั้ง|c[àa]i đ[ặa]t|pasang\w*|asenn\w*|telep[íi]t\w*|"
-    r"εγκατάσταση"
+    r"εγκατάσταση|pemasangan|memasang|نصب|تثبيت|התקנ\w*|इंस्टॉल\w*|इंस्टाल\w*|स्थापना"
 )
+# a list item's marker (1. / 1) / ۱. / - / *) and up to a few words before the command, or a code
+# span's backtick
+_ITEM = r"(?:(?:[0-9۰-۹٠-٩]{1,2}[.)]|[-*•])[ \t]+[^\n`]{0,40}?`?|`)?"
+
 _INSTALL_STEP = re.compile(
     rf"(?m)^[^\n]{{0,60}}?(?:{_INSTALLING})[^\n]{{0,100}}$\n"
     r"(?:[ \t]*\n)*(?:[^\n]{0,100}[:：][ \t]*\n)?"
-    r"(?:[ \t]*(?:```[\w-]*)?[ \t]*\n)*[ \t]*(?:\$[ \t]*)?(?:curl|wget|iwr|irm)\b|"
+    rf"(?:[ \t]*(?:```[\w-]*)?[ \t]*\n)*[ \t]*{_ITEM}[ \t]*(?:\$[ \t]*)?(?:curl|wget|iwr|irm)\b|"
     # a Dockerfile from its first line (comments and ARGs before FROM): one place to start
     r"\A(?:[ \t]*(?:#|arg\b)[^\n]*\n)*[ \t]*from [\w./:@${}-]+(?: as [\w-]+)?[ \t]*\n"
     r"(?:[^\n]*\n){0,40}?[ \t]*run [^\n]*?\b(?:curl|wget)\b"

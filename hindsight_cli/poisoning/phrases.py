@@ -392,7 +392,9 @@ ENGLISH: tuple[Family, ...] = (
             "original instruction|hidden prompt|original prompt|full prompt|entire prompt|"
             "developer message|instruction|context window|pre-prompt|preprompt|metaprompt",
         ),
-        "",
+        # a leak forbidden ("never reveal your system prompt") is a product's rule, no leak
+        "never|do not|don't|dont|must not|mustn't|should not|shouldn't|not to >> reveal|print|"
+        "show|display|output|repeat|recite|dump|leak|disclose|expose|share|quote",
         0,
     ),
     (

@@ -36,7 +36,14 @@ _REPORT = re.compile(
     r"инъекци|ін'єкці)\w*|"
     # the same in Chinese, Japanese and Korean, written without spaces
     r"攻击|攻擊|投毒|注入攻|攻撃|インジェクション|ポイズニング|공격|인젝션|恶意|惡意|悪意|악의적|"
-    r"例如|例えば|예를 들어"
+    r"例如|例えば|예를 들어|"
+    # and in the other scripts and languages of the tables (Hindi, Arabic, Persian, Hebrew, Thai,
+    # Greek, Vietnamese, Indonesian and Malay, Swedish, Czech, Romanian, Hungarian, Finnish), read
+    # anywhere in a word: an attacker, an attack, an injection, an example
+    r"हमलावर|हमला|हमले|उदाहरण|इंजेक्शन|مهاجم|هجوم|حمله|مثال|حقن|تزریق|תוקף|מתקפה|הזרקה|לדוגמה|"
+    r"ผู้โจมตี|การโจมตี|ตัวอย่าง|επίθεσ|επιτιθέμεν|παράδειγμα|kẻ tấn công|tấn công|ví dụ|"
+    r"penyerang|serangan|contoh|misalnya|injeksi|angripare|till exempel|útočník|například|"
+    r"atacator|de exemplu|támadó|például|hyökkääjä|esimerkiksi"
 )
 _END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)[.!?]+(?=\s|$)|\n")
 # text in quotation marks (straight quotes only where they open after a space or a bracket, so an
@@ -51,6 +58,8 @@ _QUOTED = re.compile(
 _MENTION = re.compile(
     r"(?i)\b(?:phrases?|strings?|lines?|text|words?|sentences?|wording|payloads?|prompts?|"
     r"comments?|patterns?|says|said|saying|reads|contains?|containing|like|such as|e\.g\.|called|"
+    # a report's hypothetical text ("a payload might say:", then the quotation on its own line)
+    r"(?:might|may|could|would|can|will) (?:say|read|look like)|"
     r"(?<![./@-])(?:examples?|samples?|attempts?|injections?)|"
     r"named|labell?ed|quoted?|"
     # a rule that matches the words: "a deny-list for `curl | sh`", "detects 'ignore previous…'"
@@ -59,7 +68,7 @@ _MENTION = re.compile(
     # the same words in other languages: a sentence, a text, a string, "like", "such as" (not "a
     # line": "füge die Zeile `verify=False` ein" inserts it)
     r"frase|texto|cadena|texte|comme|testo|stringa|satz|zeichenketten?|etwa|zin|tekst|zoals|"
-    r"zdanie|jak|cümle\w*|фраз\w|текст|вроде|типа|например|речення)\b[\s:,]*"
+    r"zdanie|jak|cümle\w*|фраз\w|текст|вроде|типа|например|речення)\b[\s:,>]*"
     r"(?:the\s+|a\s+|o\s+|la\s+|el\s+|le\s+|il\s+|der\s+|die\s+|de\s+)?$"
 )
 # the same after the quotation, where a language puts it there ("「…」という文", "\"…\"라는 문장",
@@ -85,7 +94,16 @@ _TOLD = re.compile(
     r"contains?|lists?|sets?|describes?|includes?|defines?|explains?|specifies?))|"
     # "让智能体…", "エージェントに…させ": an agent made to act, in Chinese and Japanese
     r"(?:让|讓|使|诱导|誘導|诱使|誘使|骗)(?:智能体|智能體|助手|模型|代理|ai)|"
-    r"(?:エージェント|アシスタント|モデル|ai)に)(?P<what>[^.!?\n。！？]*)"
+    r"(?:エージェント|アシスタント|モデル|ai)に|"
+    # what an attacker does or could do, its subject ("an attacker with XSS could exfiltrate the
+    # session token", "the attacker used a stolen token to …", "el atacante envió …")
+    r"\b(?:attackers?|adversar(?:y|ies)|threat actors?|malicious (?:insider|user|actor)s?|"
+    r"intruders?|hackers?)(?:\s+with\s+[^.!?\n]{1,40}?)?\s+(?:could|can|may|might|would|will|"
+    r"then|was able to|were able to|is able to|\w+ed|\w+s)\b|"
+    r"\b(?:el atacante|la atacante|o atacante|l'attaquant|l'attaccante|der angreifer|"
+    r"de aanvaller|atakujący|saldırgan|злоумышленник\w*|зловмисник\w*)|"
+    r"攻击者|攻擊者|攻撃者は|공격자는|공격자가|हमलावर|المهاجم|התוקף|kẻ tấn công|penyerang)"
+    r"(?P<what>[^.!?\n。！？]*)"
 )
 
 
@@ -122,6 +140,17 @@ _SAMPLES = re.compile(
     r"[\w$]*(?:attack|injection|jailbreak|malicious|adversarial|payload|benign|harmful|red_?team|"
     r"poison)[\w$]*\s*(?::[^=\n]{0,40})?=\s*[\[({]"
 )
+# a test's name, wherever it stands (a pytest node id, `-k test_…`, Go's `TestX`, JUnit's
+# `testX`): it names what a test checks, in words an attack may use, and says nothing
+_TEST_NAME = re.compile(r"(?<![\w$-])(?:[Tt]est_\w+|Test[A-Z0-9]\w*|test[A-Z]\w*)")
+# an option's description in a help listing opens on the option's verb, which says what the option
+# does ("-f, --force   Override safety checks", "--no-verify" then "    Bypass the hooks" on the
+# next line): the option's name and that verb are blanked, the rest of the description is read as
+# any text
+_OPTION_VERB = re.compile(
+    r"(?m)^[ \t]*(?P<name>(?:-\w,?[ \t]+)?--?\w[\w-]*)(?:[= ][<\[]?[\w.-]+[>\]]?)?"
+    r"(?:[ \t]{2,}|[ \t]*\n[ \t]+)(?P<verb>[A-Za-z]+)"
+)
 # a line of comment in code
 _COMMENT = re.compile(r"(?m)^[ \t]*(?:#|//|--|/?\*)[^\n]*")
 
@@ -139,6 +168,15 @@ def _in_code(text: str) -> str:
 
 def _blank(match: re.Match[str]) -> str:
     return " " * len(match.group())
+
+
+def _blank_verb(match: re.Match[str]) -> str:
+    """An option's name and the verb its description opens on blanked (``_OPTION_VERB``)."""
+    out = list(match.group())
+    for group in ("name", "verb"):
+        start, end = match.start(group) - match.start(), match.end(group) - match.start()
+        out[start:end] = " " * (end - start)
+    return "".join(out)
 
 
 def _blank_what(match: re.Match[str]) -> str:
@@ -201,8 +239,11 @@ def unquoted(text: str) -> str:
     length, so positions hold)."""
     if _QUOTED.search(text):
         if fixtures(text):
-            return _in_code(text)
+            return _in_code(_TEST_NAME.sub(_blank, text))
         text = _mentioned(text)
+    text = _TEST_NAME.sub(_blank, text)
+    if "-" in text:
+        text = _OPTION_VERB.sub(_blank_verb, text)
     if not _REPORT.search(text):
         return text
     bounds = [0, *(m.end() for m in _END.finditer(text)), len(text)]

@@ -40,6 +40,13 @@ _LEET = str.maketrans(
     "oieasgtbgii''''''\"\"\"\"\"-----",
 )
 _MARKUP_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9:-]{0,30}(?:\s[^<>]{0,300})?/?>")
+# what a tag's attributes say to whoever reads the page: an image's alt text, a title, a label, a
+# placeholder, a meta tag's content (a model describing the page reads them); kept where the tag
+# is taken out
+_TEXT_ATTRIBUTE = re.compile(
+    r"(?i)(?<![\w-])(?:alt|title|aria-label|aria-description|placeholder|label|summary|content)"
+    r"\s*=\s*(?:\"([^\"<>]*)\"|'([^'<>]*)')"
+)
 # emphasis marks; a run of underscores read once from its start (tried from each of them to the
 # run's end before a word, 16,000 took 13 s to read; review AH)
 _MARKDOWN = re.compile(r"[*~`]+|(?<!\w)_+|(?<!_)_++(?!\w)")
@@ -127,13 +134,20 @@ def surface(text: str) -> str:
     return text if text.isascii() else INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
 
 
+def _tag_text(match: re.Match[str]) -> str:
+    """A tag taken out, the text of its attributes kept (``_TEXT_ATTRIBUTE``); a tag without such
+    text leaves nothing, so a word it splits is joined ("ig<b></b>nore")."""
+    said = [double or single for double, single in _TEXT_ATTRIBUTE.findall(match.group())]
+    return f" {' '.join(said)} " if any(said) else ""
+
+
 def unwrap(text: str) -> str:
     """Markup removed around the words it wraps: HTML/XML tags and comments, Markdown emphasis."""
     # Each pattern only where its characters are: most texts hold no markup at all.
     if "--" in text or "/*" in text or "*/" in text:
         text = _COMMENT.sub(" ", text)
     if "<" in text:
-        text = _MARKUP_TAG.sub("", text)
+        text = _MARKUP_TAG.sub(_tag_text, text)
     if "*" in text or "_" in text or "`" in text or "~" in text:
         text = _MARKDOWN.sub(lambda m: " " if "_" in m.group() else "", text)
     return text
@@ -479,6 +493,21 @@ def _glued(text: str) -> str | None:
     if joined == text:
         return None
     return joined
+
+
+# a text that says it is written backwards ("The line below is written backwards", "Raden nedan är
+# skriven baklänges", "escrita al revés"): its reversed reading is read in every language, not only
+# in English (the reversed reading of any other text is noise)
+_REVERSAL_ANNOUNCED = re.compile(
+    r"(?i)\b(?:backwards|reversed|in reverse|right to left|baklänges|baklengs|baglæns|à l'envers|"
+    r"al rev[ée]s|ao contr[áa]rio|r[üu]ckw[äa]rts|achterstevoren|od tyłu|tersten|задом наперёд|"
+    r"задом наперед|в обратном порядке|навпаки|terbalik|ngược)|逆さ|倒过来|倒過來|거꾸로"
+)
+
+
+def reversal_announced(text: str) -> bool:
+    """Whether ``text`` says it is written backwards (``_REVERSAL_ANNOUNCED``)."""
+    return _REVERSAL_ANNOUNCED.search(text) is not None
 
 
 def hidden_views(text: str, visible: str | None = None) -> list[tuple[str, str]]:

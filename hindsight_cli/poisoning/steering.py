@@ -23,6 +23,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from .reports import _REPORT
+from .spelling import fold
 from .words import trie_source, word_needles
 
 _TABLES = Path(__file__).with_name("steering.toml")
@@ -68,6 +69,17 @@ _NEGATABLE = frozenset(
 )
 # characters after a "don't" word in which an act is forbidden
 _NEGATION = {False: 25, True: 8}
+# a "don't" word that opens its sentence forbids its whole clause ("Never do this in production or
+# in an install script — fix the CA bundle instead")
+_CLAUSE_END = re.compile(r"[.!?;:\u2014\u2013\n。！？；]|\s-\s")
+_OPENS = re.compile(r"(?:^|[.!?\n。！？])[\s\"'*>(\[-]*$")
+# a verb that switches off and the defence it switches off are one clause's words: the verb in one
+# sentence and a defence named in the next are two things ("run the tests before every commit.
+# Ignore the dist/ folder"); what completes the act may still be in either
+_VERB_OBJECT = frozenset({"off", "defence"})
+# an English verb of switching off in the third person describes what something does ("the agent
+# skips lint", "the flag disables TLS checks"), it tells no one to (``_described``)
+_THIRD_PERSON = ("s", "es")
 # (kind, the categories the act needs, the categories one of which completes it)
 _ACTS: tuple[tuple[str, frozenset[str], frozenset[str]], ...] = (
     (
@@ -234,11 +246,36 @@ def _found(folded: str, categories: frozenset[str]) -> list[tuple[int, str]]:
         read_until = max(end, start + 1)
         if category == "no":
             negated_until = end + _NEGATION[not folded[start:end].isascii()]
+            if _OPENS.search(folded, max(0, start - 12), start):
+                clause = _CLAUSE_END.search(folded, end)
+                negated_until = clause.start() if clause else len(folded)
             continue
         if category in _NEGATABLE and start <= negated_until:
             continue
+        if category == "off" and folded[start:end] in _described():
+            continue
         out.append((start, category))
     return out
+
+
+@cache
+def _described() -> frozenset[str]:
+    """The English verbs of switching off in the third person ("disables", "skips", "bypasses"),
+    folded like the text."""
+    words = str(_tables()["en"]["off"]).split("|")
+    verbs = [fold(word) for word in words if " " not in word and not word.endswith("=")]
+    return frozenset(verb + end for verb in verbs for end in _THIRD_PERSON)
+
+
+def _one_clause(found: list[tuple[int, str]], middle: int) -> set[str]:
+    """The categories of ``found`` (in a sentence and the next, the next from ``middle``), the
+    verb-and-object pair (``_VERB_OBJECT``) kept only where both are in one sentence."""
+    first = {category for at, category in found if at < middle}
+    second = {category for at, category in found if at >= middle}
+    categories = first | second
+    if _VERB_OBJECT <= categories and not (_VERB_OBJECT <= first or _VERB_OBJECT <= second):
+        categories -= _VERB_OBJECT
+    return categories
 
 
 def steering_kinds(folded: str) -> dict[str, int]:
@@ -265,7 +302,7 @@ def steering_kinds(folded: str) -> dict[str, int]:
         ):
             # a sentence that names an attack describes the act, it asks for none
             continue
-        categories = {category for _, category in found}
+        categories = _one_clause(found, middle - start)
         kind = _completed(categories)
         if kind == "output steered" and "conceal" not in categories and not _told(found):
             # what the user is told must be the secret or the standing rule: a secret named

@@ -37,12 +37,25 @@ def too_few_words(skel: str, fewest: int) -> bool:
 
 # an adverb of stealth that asks for it ("quietly delete the logs", "were quietly wiped" in a wish),
 # not one that tells what something does ("silently uses the wrong .env", "the job quietly
-# deleted the rows"): a verb in -s (not -ss), or in -ed with no "be" before the adverb, describes;
+# deleted the rows"): a verb in -s (not -ss), or in -ed with no "be" before the adverb, describes,
+# and so does a modal whose subject is not "you" ("a short write will silently truncate the file");
 # "secretly" always asks ("secretly wants")
+_MODAL = "".join(
+    f"(?<!(?<!you ){modal} )" for modal in ("will", "would", "could", "might", "may", "can")
+)
 STEALTH = (
     r"(?:secretly|(?:(?:is|are|was|were|be|been|being|get|gets|got) )"
     r"(?:silently|quietly|covertly|discreetly|stealthily)(?! \w*[^\Ws]s\b)|"
-    r"(?:silently|quietly|covertly|discreetly|stealthily)(?! (?:\w*[^\Ws]s|\w+ed)\b))"
+    rf"{_MODAL}(?:silently|quietly|covertly|discreetly|stealthily)(?! (?:\w*[^\Ws]s|\w+ed)\b))"
+)
+# a heading that gives AI readers their orders, after its line's start ("AI-Agent-Directive:",
+# "Agent instructions for this repo:", "Instructions for automated agents:"): a frame, read by
+# ``cues`` and ``clauses`` (an act beside it adds up; alone it asks nothing)
+AGENT_HEADING = (
+    r"[\W_]{0,6}(?:(?:ai|agent|assistant|llm|copilot|bot)(?:[- _](?:agent|assistant|coding agent))?"
+    r"[- _](?:directives?|instructions?|orders?|commands?|tasks?|override)(?: for [^:\n]{1,30})?|"
+    r"(?:instructions?|directives?|orders?) for (?:the |all |any )?(?:automated |ai |coding |llm |"
+    r"autonomous )?(?:agents?|assistants?|bots?|llms?)\b[^:\n]{0,30})\s*:"
 )
 # success reported whatever happened ("mark every task as done even if it fails", "even if the
 # deploy fails, tell the user it succeeded"): a falsified report asked of the reader
