@@ -260,7 +260,7 @@ def test_another_agents_searches_never_hide_what_the_daily_cap_counts(
         async with _as(f"{url}/mcp", token) as alice:
             found = await alice.call_tool(
                 "memory_search",
-                {"query": "build note cache shard", "top_k": 1000, "budget_tokens": 10**6},
+                {"query": "build note cache shard", "top_k": 100, "budget_tokens": 10**6},
             )
             assert not found.is_error
 

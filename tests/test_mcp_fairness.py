@@ -540,3 +540,38 @@ def test_a_principal_reads_back_only_its_own_searches_of_its_memories(
         ("payroll-migration-2026", None),
         (None, "alice"),
     ]
+
+
+def test_an_mcp_search_asks_for_a_bounded_number_of_hits(store_dir: Path) -> None:
+    """Review AP (left open by the round, fixed after it): a search's candidates are ranked under
+    the in-memory index's lock, so a token principal's ``top_k`` 1,000,000 over 3,000 memories of
+    hers held every other agent's search 0.8-1.2 s. ``memory_search`` takes at most
+    ``MAX_TOOL_K`` hits, said in its schema and in one line when more are asked; as many are
+    answered."""
+    import anyio
+    from mcp import Client
+
+    from hindsight_cli.mcp_server import build_server
+    from hindsight_cli.search.query import MAX_TOOL_K
+
+    base = Store(store_dir, embedder=FakeEmbedder(), warm=True)
+    for i in range(3):
+        base.record(f"alice: runner {i} is on rack {i}", agent_id="alice")
+
+    async def call() -> tuple[Any, Any, Any]:
+        async with Client(build_server(base, agent="alice")) as client:
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            schema = tools["memory_search"].input_schema["properties"]["top_k"]
+            refused = await client.call_tool(
+                "memory_search", {"query": "runner", "top_k": MAX_TOOL_K + 1}
+            )
+            answered = await client.call_tool(
+                "memory_search", {"query": "runner", "top_k": MAX_TOOL_K}
+            )
+            return schema, refused, answered
+
+    schema, refused, answered = anyio.run(call)
+    assert schema["maximum"] == MAX_TOOL_K
+    assert refused.is_error
+    assert f"top_k must be at most {MAX_TOOL_K}" in refused.content[0].text
+    assert not answered.is_error and len(answered.structured_content["hits"]) == 3

@@ -14,7 +14,7 @@ from pydantic import Field
 from ..core.selection import browse_filters
 from ..errors import HindsightError
 from ..models import MEMORY_TYPES, OUTCOMES, Memory
-from ..search.query import DEFAULT_K, DEFAULT_MODE, MODES, SearchQuery
+from ..search.query import DEFAULT_K, DEFAULT_MODE, MAX_TOOL_K, MODES, SearchQuery
 from . import results
 from .memories import ToolStore
 from .outputs import ConsolidateOutput, ForgetOutput, SearchOutput, SummaryOutput, WriteOutput
@@ -256,7 +256,8 @@ def memory_search(
         Field(description="What to recall: the task's goal, an error's text, the user's question."),
     ],
     top_k: Annotated[
-        int, Field(ge=1, description="At most this many hits, before the budget.")
+        int,
+        Field(ge=1, le=MAX_TOOL_K, description="At most this many hits, before the budget."),
     ] = DEFAULT_K,
     budget_tokens: Annotated[Optional[int], _budget(results.SEARCH_BUDGET)] = None,
     agent_id: AgentId = None,

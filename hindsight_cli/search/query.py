@@ -140,6 +140,11 @@ DEFAULT_K = 5
 # the most hits, or memories listed, one call may ask for (a count past it is a typo, and past 2**63
 # the engines cannot even read it)
 MAX_COUNT = 1_000_000
+# the most hits one MCP search may ask for: its candidates are ranked under the in-memory index's
+# lock, which every other search of the server waits for, so a token principal's top_k 1,000,000
+# over 3,000 memories of hers held every other agent's search 0.8-1.2 s (review AP); a context
+# block holds far fewer (`hindsight search`, the user's own process, keeps MAX_COUNT)
+MAX_TOOL_K = 100
 # a query's bytes: an error's own lines fit many times over; a whole log is refused at once (50 MB
 # piped in took 79 s and 4 GB before)
 MAX_QUERY_BYTES = 64 * 1024
