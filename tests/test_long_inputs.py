@@ -625,6 +625,8 @@ def test_a_urls_run_is_read_to_the_next_url_and_found_where_it_was(name: str) ->
 # (now, before): blanks and "=" after a flag, a call's first argument, a byte list's end, an
 # answer's colon
 _REDACTOR_SPLITS = {
+    # found after review AQ, in a rule round t15 added: 64 KB of blanks after "1/3" about a minute
+    "numbered parts": (r"[ \t]*+(?:[:.)][ \t]++|(?<=[ \t]))", r"[ \t]*[:.)]?[ \t]+"),
     "user flag": (r"[ \t=]++['\"]?[^\s:'", r"[ \t=]+['\"]?[^\s:'"),
     "smbclient": (r"[ \t=]*+(?:['\"]?[^\s%'\"]+|(?<==))%", r"[ \t=]*['\"]?[^\s%'\"]+%"),
     "connect": (r"\([^,()\n]++,", r"\([ \t]*[^,()\n]+,"),
@@ -638,6 +640,8 @@ _REDACTOR_SPLITS = {
     "spelled": (r"(?:(?:[ \t]*+[,;\-])?[ \t]++", r"(?:[ \t]*[,;\-]?[ \t]+"),
 }
 _REDACTOR_PIECES = {
+    "numbered parts": ["1/3", "[2/2]", "(1 / 2)", "Teil 2/3", ":", ".", ")", "'", "ghp_aB3dE6gH9k"]
+    + ["S3cr3tV4lue", "x", "-", "\n", "v2/3", "1/3x"],
     "user flag": ["-u", "--user", "=", "==", "'", "u", ":", "pw", "x:y"],
     "smbclient": ["smbclient ", "-U", "--user", "=", "'", "u", "%", "pw", "%pw"],
     "connect": ["connect(", "PDO", "(", ",", "'", '"', "db", "x", "')", "'pw'", "'u', 'pw')"],
@@ -690,6 +694,31 @@ def test_a_redactors_run_is_read_once_and_finds_the_secret_every_split_found(nam
     assert matched > 20, (name, matched)
 
 
+def test_an_echoed_values_blanks_are_read_once_and_found_where_they_were() -> None:
+    """Found after review AQ: the redactor's reading of ``echo … | base64 -d`` tried its leading
+    blanks from every blank of a run, and split the blanks after the value between two runs
+    before a ``)`` that did not come: 64 KB of blanks after ``$(echo`` about 18 s. Both are read
+    once now, and the reading is found where it was on every text tried."""
+    from hindsight_cli.redact import transforms
+
+    before = re.compile(
+        r"(?P<o>\")?(?P<s>\$\()?[ \t]*(?:echo(?:[ \t]+-[neE]+)*|printf)[ \t]+(?P<q>[\"']?)"
+        r"(?P<v>[^\s\"'|)]{4,})(?P=q)[ \t]*(?:\|[ \t]*(?P<cmd>(?:base32|base64|rev|tr|xxd)\b"
+        r"[^)\n|;&>]{0,60}(?:\|[ \t]*(?:base32|base64|rev|tr|xxd)\b[^)\n|;&>]{0,60}){0,2}))?"
+        r"[ \t]*(?(s)\))(?(o)\")"
+    )
+    now = re.compile(transforms._SHELL)
+    assert _split_runs(before.pattern) and not _split_runs(now.pattern)
+    pieces = ["$(", "echo", "echo -n", "printf", '"', "'", "|", "base64 -d", "rev", ")", "x"]
+    pieces += ["aGVsbG8=", "S3cr3t", " ", "  ", "\t", "-e", "\n"]
+    matched = 0
+    for text in _texts(pieces, 4000, seed=41):
+        expected = [(m.span(), m.groupdict()) for m in before.finditer(text)]
+        assert [(m.span(), m.groupdict()) for m in now.finditer(text)] == expected, text
+        matched += bool(expected)
+    assert matched > 20, matched
+
+
 def test_a_duration_is_read_once_and_read_as_before() -> None:
     """Review AQ: a duration (an MCP caller's ``ttl``, ``older_than``, an age given for a time)
     split its blanks every way between two runs before an end that did not come: 8 KB of blanks
@@ -733,3 +762,44 @@ def test_a_subjects_id_head_is_read_once_and_found_where_it_was() -> None:
     run = " " * 16_000
     decision = facts.decide(f"issue{run}x port 5", f"issue{run}x port 6", 0.99)
     assert decision.kind == "update"
+
+
+def test_no_redaction_rule_reads_a_run_of_blanks_longer_than_the_view_keeps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found after review AQ: rules of the redactor that read blanks in two runs with only what
+    may be empty between them kept turning up (64 KB of blanks after ``1/3``, ``4827`` or
+    ``unlock code``, with the words their gates want later in the text, took one to four
+    minutes). Every rule now reads the text with each run of more than ``blanks.KEEP`` blanks cut
+    to its ends, so none can split more than that, whatever its shape; what is found is put back
+    onto the text, whose blanks are kept."""
+    from hindsight_cli import redact as module
+    from hindsight_cli.redact import blanks
+
+    longest: list[int] = []
+    compiled = module._compiled
+
+    def watched(pattern: str, words: tuple[str, ...], folded: str) -> re.Pattern[str]:
+        found = compiled(pattern, words, folded)
+
+        class Watched:
+            def finditer(self, text: str) -> Any:
+                runs = re.findall(r"[ \t\r\n]+", text)
+                longest.append(max(map(len, runs), default=0))
+                return found.finditer(text)
+
+        return Watched()  # type: ignore[return-value]
+
+    monkeypatch.setattr(module, "_compiled", watched)
+    words = " x that's it is answer example literally password pin code unlock now echo 1/3 = {"
+    for blank in (" ", "\t", " \t", "\r\n", "\n "):
+        run = blank * (20_000 // len(blank))
+        text = f"4827{run}é{words}\npassword:{run}hunter2Secret!\n  db_password = S3cr3tV4lu3!{run}"
+        redacted, count = redact(text)
+        assert count >= 1 and "S3cr3tV4lu3!" not in redacted
+        # the text's own blanks are kept around what was redacted
+        assert run in redacted and redacted.count(run) == text.count(run)
+    assert longest and max(longest) <= blanks.KEEP
+    # a value a few dozen blanks after its label, as column-aligned files pad, is still read
+    monkeypatch.undo()
+    assert redact("password:" + " " * 60 + "hunter2Secret!")[0].endswith("[REDACTED:secret]")

@@ -25,6 +25,7 @@ Which function for which field: ``redact_field(value, field)``; see ``FIELDS``.
 from __future__ import annotations
 
 from . import (
+    blanks,
     command_lines,
     contexts,
     formats,
@@ -404,12 +405,16 @@ def _apply(text: str, label: bool) -> tuple[str, int]:
         kind, pattern, words, check, _ = rule
         pieces: list[str] = []
         last = 0
-        for match in _compiled(pattern, words, folded).finditer(text):
+        # the rules read long runs of blanks cut to their ends; what they find is put back
+        view, where = blanks.view(text)
+        for match in _compiled(pattern, words, folded).finditer(view):
             span = check(match, label) if check is not None else _secret_span(match)
             if span is not None and position < _PROVIDERS:
-                span = _whole_token(text, span)
-            if span is not None and text[span[1] : span[1] + 1] == "\n":
-                span = _wrapped(text, span)
+                span = _whole_token(view, span)
+            if span is not None and view[span[1] : span[1] + 1] == "\n":
+                span = _wrapped(view, span)
+            if span is not None and where is not None:
+                span = (where[span[0]], where[span[1]])
             if span is None or span[0] < last or span[0] >= span[1] or _overlaps(span, done):
                 continue
             if values.placeholder(text[span[0] : span[1]]) or (

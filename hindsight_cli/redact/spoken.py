@@ -684,10 +684,12 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         None,
     ),
     # a secret's parts numbered out of their count, one a line or side by side: "1/3 ghp_…",
-    # "2/3 …", "[2/2] …", "Teil 2/2: …" (each judged as a later part is)
+    # "2/3 …", "[2/2] …", "Teil 2/2: …" (each judged as a later part is; the blanks after the count
+    # read once: split between two runs, 64 KB of them before a short word took about a minute)
     (
         "secret",
-        r"(?<![\w/.])[\[(]?[1-9][ \t]*/[ \t]*[2-9][\])]?(?![\w/.])[ \t]*[:.)]?[ \t]+[\"'`]?"
+        r"(?<![\w/.])[\[(]?[1-9][ \t]*/[ \t]*[2-9][\])]?(?![\w/.])[ \t]*+(?:[:.)][ \t]++|(?<=[ \t]))"
+        r"[\"'`]?"
         r"(?P<secret>[^\s\"'`]{6,128})",
         (),
         _second_part,

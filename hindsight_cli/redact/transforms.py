@@ -45,11 +45,15 @@ _CODES_END = (
     r"(?:[ \t]*,[ \t]*0)?[ \t]*[\])}]\)?(?:\)?\.decode\(\)|\)?\.toString\(\)|\.unwrap\(\))?"
 )
 # "$(echo '…' | cmd)", $(printf '…'), and echo … | cmd standing alone
+# (the blanks before echo are read from a run's start only, none when it starts at echo, and those
+# after its value once: tried from every blank of a run, or split between two runs before a
+# missing ")", 64 KB of blanks took about 18 s; found after review AQ)
 _SHELL = (
-    r"(?P<o>\")?(?P<s>\$\()?[ \t]*(?:echo(?:[ \t]+-[neE]+)*|printf)[ \t]+(?P<q>[\"']?)"
-    r"(?P<v>[^\s\"'|)]{4,})(?P=q)[ \t]*(?:\|[ \t]*(?P<cmd>(?:base32|base64|rev|tr|xxd)\b"
+    r"(?P<o>\")?(?P<s>\$\()?(?:(?<![ \t])[ \t]*+|(?=echo|printf))"
+    r"(?:echo(?:[ \t]+-[neE]+)*|printf)[ \t]+(?P<q>[\"']?)"
+    r"(?P<v>[^\s\"'|)]{4,})(?P=q)[ \t]*+(?:\|[ \t]*(?P<cmd>(?:base32|base64|rev|tr|xxd)\b"
     r"[^)\n|;&>]{0,60}(?:\|[ \t]*(?:base32|base64|rev|tr|xxd)\b[^)\n|;&>]{0,60}){0,2}))?"
-    r"[ \t]*(?(s)\))(?(o)\")"
+    r"[ \t]*+(?(s)\))(?(o)\")"
 )
 # a call whose name (its whole dotted path) says it decodes, unhexes, rotates or reverses, in any
 # language: bytes.fromhex, hex.DecodeString, Base64.decode64, Base64.getDecoder().decode,
