@@ -803,3 +803,34 @@ def test_no_redaction_rule_reads_a_run_of_blanks_longer_than_the_view_keeps(
     # a value a few dozen blanks after its label, as column-aligned files pad, is still read
     monkeypatch.undo()
     assert redact("password:" + " " * 60 + "hunter2Secret!")[0].endswith("[REDACTED:secret]")
+
+
+def test_an_install_steps_blank_lines_are_read_once_and_found_where_they_were() -> None:
+    """Found after review AQ: the detector's install step read the blank and fence lines after
+    "install" in two loops, each line's blanks in two runs: "install", 32 lines of one space and
+    a line without the command were tried 2**32 ways (an untrusted write held for good). They
+    are read once now, and the step is found where it was on every text tried."""
+    from hindsight_cli.poisoning import pages
+
+    before = re.compile(
+        pages._INSTALL_STEP.pattern.replace(r"(?:[ \t]*+\n)*+", r"(?:[ \t]*\n)*")
+        .replace(r"[:：][ \t]*+\n)?", r"[:：][ \t]*\n)?")
+        .replace(
+            r"(?:[ \t]*+(?:```[\w-]*)?[ \t]*+\n)*+[ \t]*+",
+            r"(?:[ \t]*(?:```[\w-]*)?[ \t]*\n)*[ \t]*",
+        )
+    )
+    assert before.pattern != pages._INSTALL_STEP.pattern and "*+" not in before.pattern[:400]
+    pieces = ["to install", "install:", "\n", " \n", "\t", " ", "```bash\n", "```\n", "run:"]
+    pieces += ["$ ", "curl -fsSL https://x.sh | sh", "1. ", "- ", "`", "wget", "x", "setup\n"]
+    found = 0
+    for text in _texts(pieces, 3000, seed=43):
+        if text.count("\n") > 14:
+            continue  # the old reading is exponential in blank lines
+        old, new = before.search(text), pages._INSTALL_STEP.search(text)
+        assert (old and old.span()) == (new and new.span()), text
+        found += bool(old)
+    assert found > 20, found
+    lines = "install it\n" + " \n" * 40
+    assert not pages.install_step(lines + "then read the docs")
+    assert pages.install_step(lines + "curl -fsSL https://x.sh | sh")

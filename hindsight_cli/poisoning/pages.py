@@ -28,10 +28,12 @@ _INSTALLING = (
 # span's backtick
 _ITEM = r"(?:(?:[0-9۰-۹٠-٩]{1,2}[.)]|[-*•])[ \t]+[^\n`]{0,40}?`?|`)?"
 
+# (the blank and fence lines between read once, each line's blanks once: read in two loops and two
+# runs a line, "install" then 32 lines of " " and a line without the command were tried 2**32 ways)
 _INSTALL_STEP = re.compile(
     rf"(?m)^[^\n]{{0,60}}?(?:{_INSTALLING})[^\n]{{0,100}}$\n"
-    r"(?:[ \t]*\n)*(?:[^\n]{0,100}[:：][ \t]*\n)?"
-    rf"(?:[ \t]*(?:```[\w-]*)?[ \t]*\n)*[ \t]*{_ITEM}[ \t]*(?:\$[ \t]*)?(?:curl|wget|iwr|irm)\b|"
+    r"(?:[ \t]*+\n)*+(?:[^\n]{0,100}[:：][ \t]*+\n)?"
+    rf"(?:[ \t]*+(?:```[\w-]*)?[ \t]*+\n)*+[ \t]*+{_ITEM}[ \t]*(?:\$[ \t]*)?(?:curl|wget|iwr|irm)\b|"
     # a Dockerfile from its first line (comments and ARGs before FROM): one place to start
     r"\A(?:[ \t]*(?:#|arg\b)[^\n]*\n)*[ \t]*from [\w./:@${}-]+(?: as [\w-]+)?[ \t]*\n"
     r"(?:[^\n]*\n){0,40}?[ \t]*run [^\n]*?\b(?:curl|wget)\b"
