@@ -834,3 +834,17 @@ def test_an_install_steps_blank_lines_are_read_once_and_found_where_they_were() 
     lines = "install it\n" + " \n" * 40
     assert not pages.install_step(lines + "then read the docs")
     assert pages.install_step(lines + "curl -fsSL https://x.sh | sh")
+
+
+def test_a_long_duration_or_time_is_named_shortly_in_its_error() -> None:
+    """Review AQ's low: ``Invalid duration`` and ``Invalid time`` printed the whole value back,
+    64 KB of it to an MCP caller. An error names its first 40 characters and how long it was."""
+    from hindsight_cli import timeutil
+    from hindsight_cli.errors import BadUsage
+
+    for read in (timeutil.parse_duration, timeutil.parse_time):
+        with pytest.raises(BadUsage) as refused:
+            read("1" + " " * 64_000 + "x")
+        assert len(str(refused.value)) < 200 and "64,002 characters" in str(refused.value)
+        with pytest.raises(BadUsage, match="'bogus'"):
+            read("bogus")
