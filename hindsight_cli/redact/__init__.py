@@ -396,6 +396,8 @@ def _apply(text: str, label: bool) -> tuple[str, int]:
     # the markers already in the text: never redacted again, even in part
     done: list[tuple[int, int]] = []
     seen: dict[bool, set[str]] = {}
+    # the rules read long runs of blanks cut to their ends; what they find is put back
+    view, where = blanks.view(text)
     rules = _rules_for(text, folded, seen)
     while rules:
         position = rules.pop(0)
@@ -405,8 +407,6 @@ def _apply(text: str, label: bool) -> tuple[str, int]:
         kind, pattern, words, check, _ = rule
         pieces: list[str] = []
         last = 0
-        # the rules read long runs of blanks cut to their ends; what they find is put back
-        view, where = blanks.view(text)
         for match in _compiled(pattern, words, folded).finditer(view):
             span = check(match, label) if check is not None else _secret_span(match)
             if span is not None and position < _PROVIDERS:
@@ -432,6 +432,7 @@ def _apply(text: str, label: bool) -> tuple[str, int]:
         if pieces:
             text = "".join(pieces) + text[last:]
             folded = fold(text)
+            view, where = blanks.view(text)
             done = _markers(text)
             # the text changed: the rules after this one are chosen again
             seen = {}
