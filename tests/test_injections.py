@@ -6,6 +6,7 @@ a misleading memory is flagged and no longer injected; old lines go after ``keep
 from __future__ import annotations
 
 import json
+import os
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -339,3 +340,77 @@ def test_a_token_principal_never_reads_the_owners_sessions_in_the_record(tmp_pat
     # the owner's own view of an agent (`stats --recall --agent alice`) is the owner's
     owners = everyone.scoped("alice").injections()
     assert len(owners[0]) == 4 and len(owners[1]) == 3
+
+
+def test_a_searchs_standing_reads_only_the_lines_added_since_the_last_search(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review AP (low): every MCP search appends a line to the record, so the verdicts a long-lived
+    server ranks by were read again whole at the next search, up to the record's 64 MiB (0.1 s a
+    search). Now a process reads only the lines added since; what it finds is what a whole read
+    finds, after appends, a partly written line, a hard forget's rewrite, the expiry, a record
+    replaced by another file and one past the bound."""
+    from hindsight_cli.core import injections
+
+    store = Store(project / ".hindsight")
+    path = injections.path_of(store.path)
+    decoded: list[str] = []
+    real = injections.parse_json
+
+    def counted(line: str | bytes) -> Any:
+        decoded.append(line if isinstance(line, str) else line.decode())
+        return real(line)
+
+    def whole() -> list[injections.Verdict]:
+        return injections.read(store.path, verdicts_only=True)[1]
+
+    def judge(n: int, memory: str = "m-1", verdict: str = "used") -> None:
+        store.record_verdict(f"i-{n}", memory, verdict, session=f"s{n}")
+
+    for n in range(30):
+        judge(n, f"m-{n % 3}")
+        store.record_injection("mcp-search", [f"m-{n % 3}"], 7, session=f"s{n}")
+    assert injections.verdicts(store.path) == whole() and len(whole()) == 30
+    # the next search's line and one more verdict: the older lines are not read again
+    store.record_injection("mcp-search", ["m-1"], 7, session="s99")
+    judge(99, "m-2", "misleading")
+    monkeypatch.setattr(injections, "parse_json", counted)
+    found = injections.verdicts(store.path)
+    assert [json.loads(line)["injection"] for line in decoded] == ["i-99"]
+    assert found == whole() and len(found) == 31
+    decoded.clear()
+    assert injections.verdicts(store.path) == found and decoded == []
+    # a line still being written is read once it is whole
+    with path.open("ab") as handle:
+        handle.write(b'{"kind":"verdict","at":"2026-01-01T00:00:00Z","injection":"i-7","mem')
+    assert injections.verdicts(store.path) == whole()
+    with path.open("ab") as handle:
+        handle.write(b'ory":"m-7","verdict":"ignored"}\n')
+    assert [v.memory for v in injections.verdicts(store.path)][-1] == "m-7"
+    assert injections.verdicts(store.path) == whole()
+    # a hard forget rewrites the record without the forgotten memory's verdicts
+    assert injections.scrub(store.path, {"m-0"}) > 0
+    assert injections.verdicts(store.path) == whole()
+    assert "m-0" not in {v.memory for v in injections.verdicts(store.path)}
+    # another file put in its place, and the file written over in place, its size kept
+    lines = path.read_bytes().splitlines(keepends=True)
+    other = path.with_name("other")
+    other.write_bytes(b"".join(line.replace(b'"used"', b'"idle"') for line in lines))
+    other.replace(path)
+    assert injections.verdicts(store.path) == whole()
+    assert "used" not in {v.verdict for v in injections.verdicts(store.path)}
+    before = path.stat()
+    path.write_bytes(b"".join(lines))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+    assert injections.verdicts(store.path) == whole()
+    assert "used" in {v.verdict for v in injections.verdicts(store.path)}
+    # past the bound, the oldest lines leave what is read, as they leave a whole read
+    monkeypatch.setattr(injections, "MAX_RECORD", len(path.read_bytes()) // 2)
+    assert injections.verdicts(store.path) == whole()
+    judge(100, "m-1")
+    judge(101, "m-1")
+    assert injections.verdicts(store.path) == whole()
+    assert len(whole()) < 20
+    # no record, no verdicts
+    path.unlink()
+    assert injections.verdicts(store.path) == []

@@ -54,7 +54,7 @@ _KEPT = 500
 _SEEN_TAIL = 64 * 1024
 # bytes of one line of a store's JSON-lines file read back (a spooled event is at most MAX_LINE,
 # the others' lines are shorter): a longer one is no line hindsight wrote, and is skipped
-_MAX_READ_LINE = 2 * MAX_LINE
+MAX_READ_LINE = 2 * MAX_LINE
 # bytes gathered into one write when a file is rewritten line by line
 _WRITE_CHUNK = 1 << 20
 
@@ -141,7 +141,7 @@ def lines(path: str | os.PathLike[str], tail: int | None = None) -> Iterator[str
     bytes only): lines end at ``\\n`` alone, and one longer than any hindsight writes is skipped."""
     from ..safefs.reading import own_lines
 
-    return own_lines(path, tail, _MAX_READ_LINE)
+    return own_lines(path, tail, MAX_READ_LINE)
 
 
 def append(path: str | os.PathLike[str], record: Mapping[str, object]) -> None:
@@ -262,7 +262,7 @@ def rewrite(
     fd = _open_locked(path)
     try:
         with open_regular(path, nofollow=True) as handle:
-            lines = split_lines(handle, tail, _MAX_READ_LINE)
+            lines = split_lines(handle, tail, MAX_READ_LINE)
             safefs.write_private(path, _chunks(change(lines)))
         # The file read is still linked under another name when an ingestion claimed it (renamed
         # it; ``claim`` then waits for this lock) before the new file took the name: what it held
