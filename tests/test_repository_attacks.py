@@ -1491,3 +1491,50 @@ def test_what_allow_shows_of_a_config_moves_no_cursor(cli, _isolated, config) ->
         shown = result.stderr
         assert not any(c in shown for c in "\x1b\u202e\x07\x08"), repr(shown)
         assert "\\x1b" in shown or "\\u202e" in shown or "\\x07" in shown, repr(shown)
+
+
+@pytest.mark.no_store
+@pytest.mark.parametrize("where", ["absent", "relative", "empty-dir", "dangling-link"])
+def test_doctor_never_makes_a_store_where_a_checkouts_entry_names_one(
+    cli, home, _isolated, tmp_path, where
+) -> None:
+    """Review AR (low): a checkout's project config holding hindsight's own entry exactly as `mcp
+    install` writes it, with `--store` naming a path of the checkout's choosing: `doctor` started
+    it, and the server made and approved an empty store there. Now a server whose store is not
+    there yet (nothing, an empty directory, a link to nothing) is not started; one whose store
+    exists is, as before."""
+    from hindsight_cli.safefs import trust
+
+    chosen = {
+        "absent": tmp_path / "elsewhere" / "store",
+        "relative": _isolated / "sub" / "store",
+        "empty-dir": tmp_path / "empty",
+        "dangling-link": tmp_path / "link",
+    }[where]
+    if where == "empty-dir":
+        chosen.mkdir()
+    if where == "dangling-link":
+        chosen.symlink_to(tmp_path / "nowhere")
+    named = "sub/store" if where == "relative" else str(chosen)
+    target = clients.targets("cursor", home, _isolated)["project"]
+    target.path.parent.mkdir(parents=True, exist_ok=True)
+    entry = {"command": clients.server_command()[0], "args": [*clients.server_command()[1:]]}
+    entry["args"] += ["mcp", "--store", named]
+    assert clients.is_ours(entry)
+    target.path.write_text(json.dumps({"mcpServers": {"hindsight": entry}}))
+    result = cli("doctor", "mcp", "--json", store=False)
+    handshake = _checks(result)["mcp.cursor.project.handshake"]
+    assert handshake["status"] == "skip" and "does not exist yet" in handshake["summary"]
+    assert f"hindsight init --store {chosen}" in handshake["fix"]
+    if where == "empty-dir":
+        assert list(chosen.iterdir()) == []
+    elif where == "dangling-link":
+        assert not (tmp_path / "nowhere").exists()
+    else:
+        assert not chosen.exists()
+    assert trust.why(chosen) is not None
+    # the same entry once the user made the store there: started
+    if where in ("absent", "relative"):
+        assert cli("init", "--store", str(chosen), store=False).exit_code == 0
+        result = cli("doctor", "mcp", "--json", store=False)
+        assert _checks(result)["mcp.cursor.project.handshake"]["status"] == "ok"

@@ -257,6 +257,15 @@ def _hindsight_entry(
                 _NOT_STARTED,
             )
         )
+    elif probe and (missing := _missing_store(args, target.root)) is not None:
+        checks.append(
+            skip(
+                f"{name}.handshake",
+                "not started: its store does not exist yet, and a start would make it there",
+                str(missing),
+                f"`hindsight init --store {missing}` makes it, if it is yours",
+            )
+        )
     elif probe:
         # a project's entry where its client starts it (a `--store` relative to the project)
         where = str(target.root) if target.root is not None else None
@@ -266,6 +275,21 @@ def _hindsight_entry(
     if target.client == "codex":
         checks.extend(codex_timeouts(name, entry, seconds))
     return checks
+
+
+def _missing_store(args: list[str], root: Path | None) -> Path | None:
+    """The store an entry's ``--store`` names when a server started would make it there (nothing
+    there, or an empty directory: ``trust.would_make``): ``doctor`` never starts such a server,
+    which would make a store and approve it at a path the config chose (a checkout's own project
+    config may name any; review AR)."""
+    from ..safefs import trust
+
+    if "--store" not in args or args.index("--store") + 1 >= len(args):
+        return None
+    store = Path(args[args.index("--store") + 1]).expanduser()
+    if not store.is_absolute() and root is not None:
+        store = root / store
+    return store if trust.would_make(store) else None
 
 
 def _store(name: str, args: list[str], reinstall: str) -> Check:

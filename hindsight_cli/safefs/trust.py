@@ -511,12 +511,17 @@ def adopt(store: str | os.PathLike[str]) -> bool:
     """Make a store directory that does not exist yet (or that a run killed before approving it
     left empty), and approve it: hindsight is creating it for this user. Whether it did (False:
     something is there already)."""
-    if os.path.lexists(_real(store)) and not _abandoned(store):
+    if not would_make(store):
         return False
     safefs.private_dir(_real(store))
     # an empty directory: a token file that appears later was not made by `hindsight mcp token`
     allow(store, tokens=token_digest.NONE)
     return True
+
+
+def would_make(store: str | os.PathLike[str]) -> bool:
+    """Whether ``adopt`` would make a store at ``store``: nothing is there, or an empty directory."""
+    return not os.path.lexists(_real(store)) or _abandoned(store)
 
 
 def _abandoned(store: str | os.PathLike[str]) -> bool:
