@@ -520,15 +520,13 @@ def adopt(store: str | os.PathLike[str]) -> bool:
 
 
 def would_make(store: str | os.PathLike[str]) -> bool:
-    """Whether ``adopt`` would make a store at ``store``: nothing is there, or an empty directory."""
-    return not os.path.lexists(_real(store)) or _abandoned(store)
-
-
-def _abandoned(store: str | os.PathLike[str]) -> bool:
-    """Whether ``store`` is an empty directory (not a link): what ``adopt`` killed before its
-    approval leaves behind. Git never checks out an empty directory, so no repository ships one."""
+    """Whether ``adopt`` would make a store at ``store``: nothing is there, or an empty directory
+    (not a link), what ``adopt`` killed before its approval leaves behind. Git never checks out an
+    empty directory, so no repository ships one."""
     import stat
 
+    if not os.path.lexists(_real(store)):
+        return True
     try:
         # reached through no link: a repository's link may name an empty directory of yours
         plain = os.path.realpath(store) == os.path.abspath(store)
@@ -540,10 +538,7 @@ def _abandoned(store: str | os.PathLike[str]) -> bool:
 def check(store: str | os.PathLike[str], create: bool = False) -> None:
     """Raise ``UntrustedStore`` unless ``store`` is trusted. With ``create``, a store that does not
     exist yet is made here and approved (``adopt``)."""
-    if create and adopt(store):
-        return
-    reason = why(store)
-    if reason is not None:
+    if not (create and adopt(store)) and (reason := why(store)) is not None:
         raise UntrustedStore(reason)
 
 
