@@ -279,6 +279,23 @@ def others(change: clients.Plan, store: Path | None) -> list[str]:
     return found
 
 
+def _shaped(cmd: str, client: str) -> bool:
+    """Whether ``cmd`` has the shape ``command`` writes for ``client`` (a Python, maybe ``-S``, our
+    launcher or the hook package's entry file, one of the client's kinds, ``--client`` it, maybe
+    ``--store``): a command that only names hindsight (a checkout's ``curl … # hindsight_cli
+    hooks``) is removed by uninstall as ours, but never counted as installed (review AR)."""
+    words = _split(cmd)
+    del words[1 : 2 if words[1:2] == ["-S"] else 1]
+    if len(words) not in (5, 7) or words[3:5] != ["--client", client]:
+        return False
+    script = Path(words[1])
+    return (
+        (script.name == LAUNCHER or script.parts[-3:] == (MARKER, "hooks", "__main__.py"))
+        and words[2] in NATIVE[client]
+        and words[5:6] in ([], ["--store"])
+    )
+
+
 def installed(target: clients.Target) -> list[str]:
     """The client event names that run our hooks in this file."""
     if not target.path.exists():
@@ -287,7 +304,7 @@ def installed(target: clients.Target) -> list[str]:
     return [
         event
         for event, groups in (data.get("hooks") or {}).items()
-        if isinstance(groups, list) and _without_ours(groups) != groups
+        if any(_shaped(cmd, target.client) for cmd in _commands(groups))
     ]
 
 
