@@ -467,9 +467,8 @@ def _first_line(handle: BinaryIO, size: int) -> int:
     if size <= MAX_RECORD:
         return 0
     handle.seek(size - MAX_RECORD - 1)
-    while not handle.readline(1 << 20).endswith(b"\n"):
-        if handle.tell() >= size:
-            break
+    while (piece := handle.readline(1 << 20)) and not piece.endswith(b"\n"):
+        pass
     return handle.tell()
 
 
