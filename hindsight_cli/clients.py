@@ -20,7 +20,7 @@ from typing import Any
 
 from . import safefs
 from .errors import HindsightError, InvalidInput
-from .safefs.reading import parse_json, parse_toml
+from .safefs.reading import dotted_keys, parse_json, parse_toml
 
 SERVER_NAME = "hindsight"
 CLIENTS = (
@@ -293,6 +293,11 @@ def _update(container: Any, values: Mapping[str, Any]) -> None:
             container[key] = value
 
 
+# dotted keys (`a.b = 1`) a TOML file ``_with_server`` edits may hold: tomlkit places each in time
+# linear in the keys before it, 256 take it 0.3 s; a client's config holds a few dozen
+MAX_EDITED_DOTTED = 256
+
+
 def _with_server(text: str, name: str, server: Mapping[str, Any]) -> str:
     """``text`` with ``mcp_servers.<name>`` set to ``server``, edited through a model of the document
     (tomlkit) so that everything else stays as it was: comments, order, other servers, and the style
@@ -302,6 +307,13 @@ def _with_server(text: str, name: str, server: Mapping[str, Any]) -> str:
     from tomlkit.exceptions import TOMLKitError
     from tomlkit.items import InlineTable, Table
 
+    if (count := dotted_keys(text)) > MAX_EDITED_DOTTED:
+        # a checkout's `.codex/config.toml` of 100 KB of `a.b.c.d.e.kN = 1` held `mcp install` and
+        # `doctor --fix` 35 s, 200 KB 95 s (review AT)
+        raise HindsightError(
+            f"holds {count} dotted keys, more than this installer edits ({MAX_EDITED_DOTTED}); add "
+            "the server by hand (hindsight mcp config prints it). Nothing was changed."
+        )
     try:
         doc = tomlkit.parse(text)
     except TOMLKitError as error:

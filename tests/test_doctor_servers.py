@@ -370,3 +370,45 @@ def test_a_server_is_never_started_in_the_checkout(cli, home, _isolated, tmp_pat
     )
     cli("doctor", "mcp", "--probe-project", "--timeout", "5", "--json", store=False)
     assert where.read_text() == str(home if scope == "user" else _isolated)
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"cwd": "${workspaceFolder}"},
+        {"cwd": "."},
+        {"cwd": "${env:PWD}"},
+        {"args": ["${workspaceFolder}/server.py"]},
+        {"args": ["{project}/server.py"]},
+        {"env": {"PYTHONPATH": "${workspaceFolder}"}},
+    ],
+    ids=["cwd-workspace", "cwd-relative", "cwd-pwd", "args-workspace", "args-path", "env"],
+)
+def test_your_server_that_runs_in_the_checkout_or_names_it_is_never_started(
+    cli, home, _isolated, tmp_path, monkeypatch, entry
+) -> None:
+    """Review AT: a server of the user's own config whose `cwd` is the workspace
+    (`${workspaceFolder}`, `.`, `${env:PWD}`), or whose arguments or env name it (`node
+    ${workspaceFolder}/build/index.js`, the common shape for a server under development), was
+    started by `doctor mcp` in a checkout: `npx -y foo-mcp` there ran the checkout's
+    `node_modules/.bin/foo-mcp` (checked), `python ${workspaceFolder}/server.py` its code. Now such
+    a server is started only with --probe-project, as a project's own is."""
+    monkeypatch.setenv("PWD", str(_isolated))
+    marker = tmp_path / "ran"
+    (_isolated / "server.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    # the user's launcher: what it starts, in the directory it is given, comes from there
+    launcher = _server(tmp_path, "launcher", "import runpy; runpy.run_path('server.py')\n")
+    shape = json.loads(json.dumps(entry).replace("{project}", str(_isolated)))
+    server = {"command": launcher[0], "args": launcher[1:], **shape}
+    _write(
+        clients.targets("cursor", home, _isolated)["user"],
+        json.dumps({"mcpServers": {"s": server}}),
+    )
+    result = cli("doctor", "mcp", "--timeout", "5", "--json", store=False)
+    check = _checks(result)["mcp.cursor.user.s.handshake"]
+    assert check["status"] == "skip" and "runs in this checkout or names it" in check["summary"]
+    assert "--probe-project" in check["fix"]
+    assert not marker.exists()
+    # the user trusts the checkout: started as configured
+    cli("doctor", "mcp", "--probe-project", "--timeout", "5", "--json", store=False)
+    assert marker.exists() == ("cwd" in entry or "args" in entry)

@@ -1538,3 +1538,52 @@ def test_doctor_never_makes_a_store_where_a_checkouts_entry_names_one(
         assert cli("init", "--store", str(chosen), store=False).exit_code == 0
         result = cli("doctor", "mcp", "--json", store=False)
         assert _checks(result)["mcp.cursor.project.handshake"]["status"] == "ok"
+
+
+DOTTED = {
+    "pairs": "".join(f"a.b.c.d.e.k{i} = 1\n" for i in range(9)),
+    "inline": "x = { " + ", ".join(f"a.b.k{i} = 1" for i in range(9)) + " }\n",
+    "spaced": "".join(f"t . 'q.r' . k{i} = 1\n" for i in range(9)),
+}
+
+
+@pytest.mark.parametrize("text", list(DOTTED.values()), ids=list(DOTTED))
+def test_a_checkouts_codex_config_of_many_dotted_keys_is_refused_before_it_is_edited(
+    cli, home, _isolated, monkeypatch, text
+) -> None:
+    """Review AT: `mcp install --client codex --scope project` (and `doctor --fix` of hindsight's
+    entry there) edits the checkout's `.codex/config.toml` through tomlkit, which places a dotted
+    key in time linear in the keys before it: 100 KB of `a.b.c.d.e.kN = 1` held it 35 s, 200 KB
+    95 s, the 16 MiB a client config may hold for days. Now a file of more dotted keys than
+    `clients.MAX_EDITED_DOTTED` is refused in one line before it is parsed so, and doctor goes on
+    with the other files."""
+    monkeypatch.setattr(clients, "MAX_EDITED_DOTTED", 8)
+    target = clients.targets("codex", home, _isolated)["project"]
+    target.path.parent.mkdir(parents=True)
+    ours = '[mcp_servers.hindsight]\ncommand = "hindsight"\nargs = ["mcp"]\n'
+    target.path.write_text(text + ours)
+    result = cli("mcp", "install", "--client", "codex", "--scope", "project", store=False)
+    assert result.exit_code == 1, result.output
+    _no_traceback(result)
+    assert "holds 9 dotted keys, more than this installer edits (8)" in result.stderr
+    result = cli("doctor", "mcp", "--fix", "--no-probe", "--json", store=False)
+    check = _checks(result)["mcp.codex.project.fixed"]
+    assert check["status"] == "warn" and "holds 9 dotted keys" in check["evidence"]
+    assert target.path.read_text() == text + ours
+    # as many as it edits: installed, every key kept
+    target.path.write_text(text)
+    monkeypatch.setattr(clients, "MAX_EDITED_DOTTED", 9)
+    result = cli("mcp", "install", "--client", "codex", "--scope", "project", store=False)
+    assert result.exit_code == 0, result.output
+    assert text in target.path.read_text() and "[mcp_servers.hindsight]" in target.path.read_text()
+
+
+def test_dotted_keys_are_counted_past_strings_comments_and_headers() -> None:
+    from hindsight_cli.safefs.reading import dotted_keys
+
+    text = (
+        '# see a.b and c.d\nnote = "x.y = 1"\n[projects."/home/u/a.b"]\ntrust_level = "t"\n'
+        "[ tui.x ]\nf = 1.5\nm.n = 2\ny = { p.q = 1 }\n"
+    )
+    # the float, m.n and p.q
+    assert dotted_keys(text) == 3

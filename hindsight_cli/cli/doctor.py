@@ -22,7 +22,7 @@ ProbeProject = Annotated[
     typer.Option(
         "--probe-project",
         help="Also start the servers this checkout's own files name (.mcp.json, .cursor/mcp.json, "
-        "…): only in a repository you trust.",
+        "…), and yours that run in it or name it: only in a repository you trust.",
     ),
 ]
 FixFlag = Annotated[
@@ -148,8 +148,9 @@ def mcp(
 
     hindsight's entry is checked in detail. Every other stdio server is started as configured and
     sent initialize (a hung one is stopped after --timeout); an HTTP server only on a loopback URL.
-    What this checkout's own files name (.mcp.json, .cursor/mcp.json, …) is started only with
-    --probe-project: a repository you clone chooses those commands.
+    What this checkout's own files name (.mcp.json, .cursor/mcp.json, …), and a server of yours
+    that runs in the checkout or names it (${workspaceFolder}), is started only with
+    --probe-project: a repository you clone chooses what those run.
     --fix moves a hindsight entry to the key the client reads, makes a bare `hindsight` command
     absolute and raises a Codex start-up timeout below 20 s; each file is backed up first.
 

@@ -156,9 +156,10 @@ def install(
     )
     if held:
         render.warning(
-            f"{target.path} also holds {len(held)} hook command(s) hindsight did not write (the "
-            f"checkout's: {held[0]!r}{', …' if len(held) > 1 else ''}): Codex's hooks were not "
-            f"turned on in {hooks_install.codex_config(target).path}, which would run them too. "
+            f"{target.path} and the config.toml beside it hold {len(held)} hook(s) hindsight did "
+            f"not write (the checkout's: {held[0]!r}{', …' if len(held) > 1 else ''}): Codex's "
+            f"hooks were not turned on in {hooks_install.codex_config(target).path}, which would "
+            "run them too. "
             "Look at them; then set `hooks = true` under [features] there yourself."
         )
     if dry_run:

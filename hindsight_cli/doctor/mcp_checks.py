@@ -133,8 +133,14 @@ def check_target(
         if s.name != clients.SERVER_NAME or s.scope != target.scope or s.url
     ]
     chosen = target.root is not None and not probe_project
+    # a server of any file that runs in the checkout, or names it, reads what the repository put
+    # there: started as a project's own is (``servers.names_project``)
     others: list[Check | Server] = (
-        [] if not probe else [_not_started(s) if chosen else s for s in listed]
+        []
+        if not probe
+        else [
+            _not_started(s) if chosen or (s.in_project and not probe_project) else s for s in listed
+        ]
     )
     servers = data.get(target.key)
     if servers is None:
@@ -184,12 +190,17 @@ _NOT_STARTED = (
 
 
 def _not_started(server: Server) -> Check:
-    """A project's server, reported without being started: the repository chose what it runs."""
+    """A project's server, or one that runs in the project or names it, reported without being
+    started: the repository chose what it runs."""
     how = " ".join(server.argv) if server.command else str(server.url)
+    why = (
+        "it runs in this checkout or names it, whose files then choose what runs"
+        if server.in_project and server.scope != "project"
+        else f"the checkout's own {server.path.name} chose what it runs"
+    )
     return skip(
         f"mcp.{server.client}.{server.scope}.{server.name}.handshake",
-        f"{server.name} ({server.where}) not started: the checkout's own {server.path.name} "
-        "chose what it runs",
+        f"{server.name} ({server.where}) not started: {why}",
         f"{how}; {server.path}",
         _NOT_STARTED,
     )

@@ -51,6 +51,8 @@ class Server:
     disabled: bool = False
     # why it cannot be started as configured
     unresolved: str = ""
+    # what it runs reads the project, the checkout (``names_project``)
+    in_project: bool = False
 
     @property
     def where(self) -> str:
@@ -155,6 +157,7 @@ def server(
             else (str(project) if target.root is not None else None),
             disabled=disabled,
         )
+        found = replace(found, in_project=names_project(found, project, env, home))
     elif isinstance(url, str):
         kind = str(entry.get("type") or entry.get("transport") or "")
         sse = kind == "sse" or (
@@ -173,6 +176,39 @@ def server(
             found, unresolved=f"uses {', '.join(dict.fromkeys(missing))}, which is not set here"
         )
     return found
+
+
+def names_project(
+    found: Server, project: Path, env: Mapping[str, str], home: Path | None = None
+) -> bool:
+    """Whether a stdio server, as expanded, runs in or names the project, the checkout: a ``cwd``
+    in it or relative (a client resolves it there), or a command, argument or variable naming a
+    path in it (``${workspaceFolder}``, ``${env:PWD}``, the path written out). Whatever the file
+    that configures it, what it starts then reads what the repository put there: `node
+    ${workspaceFolder}/build/index.js` runs the checkout's code, `npx foo-mcp` started there its
+    ``node_modules/.bin/foo-mcp``, `uvx` its ``uv.toml`` (review AT). Never when the project holds
+    the user's home (doctor run there): a checkout is no such place."""
+    real = os.path.realpath(project)
+    if home is not None and _within(os.path.realpath(home), real):
+        return False
+    if found.cwd is not None and (
+        not os.path.isabs(found.cwd) or _within(os.path.realpath(found.cwd), real)
+    ):
+        return True
+    spellings = {str(project), real}
+    logical = env.get("PWD")
+    if logical and os.path.isabs(logical) and os.path.realpath(logical) == real:
+        spellings.add(logical)
+    # the path, then nothing that goes on with its last name
+    named = re.compile(
+        "|".join(re.escape(place.rstrip("/\\")) for place in sorted(spellings)) + r"(?![\w.~+@-])"
+    )
+    values = [found.command or "", *found.args, *found.env.values(), found.cwd or ""]
+    return any(named.search(value) for value in values)
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def entries(

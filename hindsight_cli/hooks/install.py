@@ -263,19 +263,31 @@ def broken(target: clients.Target) -> dict[str, list[str]]:
 
 
 def others(change: clients.Plan, store: Path | None) -> list[str]:
-    """The hook commands the file ``change`` writes holds besides the ones it adds (what else
-    turning the client's hooks on would run): every command but those exact ones, however much
-    it looks like hindsight's (a checkout's `curl … # hindsight_cli hooks`, or a `hindsight-hook`
-    path followed by its own commands, in an event hindsight does not install: review AR)."""
+    """The hooks that turning Codex's hooks on beside the file ``change`` writes would run besides
+    the ones it adds: every handler of that ``hooks.json`` as written, and of the inline ``[hooks]``
+    tables of the ``config.toml`` beside it (Codex runs both), but the exact handlers this install
+    writes, however much one looks like hindsight's (a checkout's `curl … # hindsight_cli hooks`,
+    or a `hindsight-hook` path followed by its own commands, in an event hindsight does not
+    install: review AR; our command with a ``commandWindows`` of the checkout's, or a table of
+    ``config.toml``: review AT). Each is named by its command, else by what it holds."""
     target = change.target
-    ours = {command(target.client, kind, store) for kind in NATIVE[target.client]}
+    ours = [_handler(target.client, kind, store) for kind in NATIVE[target.client]]
+    config = codex_config(target)
+    tables = [
+        clients.load_json(target, change.after)[0].get("hooks"),
+        _toml(config, config.read() or "").get("hooks"),
+    ]
     found = []
-    for groups in (clients.load_json(target, change.after)[0].get("hooks") or {}).values():
-        for group in groups if isinstance(groups, list) else []:
-            inner = group.get("hooks") if isinstance(group, dict) else None
-            for item in [group, *(inner if isinstance(inner, list) else [])]:
-                if isinstance(item, dict) and item.get("command") and item["command"] not in ours:
-                    found.append(str(item["command"]))
+    for table in tables:
+        for groups in table.values() if isinstance(table, dict) else ():
+            for group in groups if isinstance(groups, list) else []:
+                inner = group.get("hooks") if isinstance(group, dict) else None
+                # a group of handlers, or a handler itself (a command beside its handlers too)
+                handlers = [
+                    *(inner if isinstance(inner, list) else []),
+                    *([group] if not isinstance(inner, list) or "command" in group else []),
+                ]
+                found += [_named(item) for item in handlers if item not in ours]
     return found
 
 
@@ -294,6 +306,11 @@ def _shaped(cmd: str, client: str) -> bool:
         and words[2] in NATIVE[client]
         and words[5:6] in ([], ["--store"])
     )
+
+
+def _named(handler: Any) -> str:
+    command = handler.get("command") if isinstance(handler, dict) else None
+    return str(command) if command else json.dumps(handler, ensure_ascii=False)[:200]
 
 
 def installed(target: clients.Target) -> list[str]:

@@ -19,6 +19,7 @@ import sys
 # not `typing`: the recording hooks must not import it
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from collections.abc import Iterator
     from typing import Any, BinaryIO
 
@@ -253,12 +254,37 @@ def _long_key(text: str) -> bool:
     apart: 39 KB held a search 10 s; review AR)."""
     import re
 
-    quoted = rf"(?:{_BASIC}\"|{_LITERAL}')"
-    part = rf"(?:(?<![A-Za-z0-9_-])[A-Za-z0-9_-]++|{quoted})"
-    keys = re.compile(rf"({part}(?:[ \t]*+\.[ \t]*+{part})++)|{_BASIC}\"?|{_LITERAL}'?")
     return any(
-        found.group(1) and re.sub(quoted, "", found.group(1)).count(".") >= MAX_DEPTH
-        for found in keys.finditer(text)
+        found.group(1) and re.sub(_QUOTED, "", found.group(1)).count(".") >= MAX_DEPTH
+        for found in _dotted().finditer(text)
+    )
+
+
+def dotted_keys(text: str) -> int:
+    """How many dotted keys of key/value pairs (``a.b = 1``, ``{ a.b = 1 }``) the TOML ``text``
+    holds, counted in one linear pass as ``_long_key`` reads them (a float's ``1.5`` counts too,
+    never a string, a comment or a table header such as Codex's ``[projects."/a/b"]``):
+    ``tomlkit``, which edits client configs, places each in time linear in the keys before it
+    (review AT)."""
+    return sum(
+        1
+        for found in _dotted(comments=True).finditer(text)
+        if found.group(1)
+        and not text[max(0, found.start() - 8) : found.start()].rstrip(" \t").endswith("[")
+    )
+
+
+_QUOTED = rf"(?:{_BASIC}\"|{_LITERAL}')"
+
+
+def _dotted(comments: bool = False) -> re.Pattern[str]:
+    """A dotted key (group 1), else a string passed over whole (else a comment)."""
+    import re
+
+    part = rf"(?:(?<![A-Za-z0-9_-])[A-Za-z0-9_-]++|{_QUOTED})"
+    return re.compile(
+        rf"({part}(?:[ \t]*+\.[ \t]*+{part})++)|{_BASIC}\"?|{_LITERAL}'?"
+        + ("|#[^\n]*+" if comments else "")
     )
 
 
