@@ -195,7 +195,7 @@ def placeholder(value: str) -> bool:
             return True
     elif _runs_or_order(value):
         return True
-    if _repeats(value):
+    if _repeats(value) or value in _PUBLISHED_SAMPLES:
         return True
     upper = value.upper()
     return any(word in upper for word in _STAND_INS)
@@ -253,6 +253,10 @@ def joined_words(value: str) -> bool:
     )
 
 
+# Secrets a specification or a well-known page publishes as its example, which every reader of it
+# has: the Key Uri Format's TOTP secret (Google Authenticator's wiki), RFC 4226's and RFC 6238's
+# test key in base32 ("12345678901234567890")
+_PUBLISHED_SAMPLES = frozenset(("JBSWY3DPEHPK3PXP", "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"))
 _STAND_INS = ("EXAMPLE", "PLACEHOLDER", "YOUR_", "YOUR-", "_HERE", "-HERE", "TOKENHERE", "KEYHERE")
 
 
