@@ -330,9 +330,28 @@ _REQUEST = (
 )
 
 
+def _digits_or_words(text: str) -> bool:
+    """A digit, or four digits' words (``_DIGIT_WORDS``), without ``re``."""
+    if any(c.isdigit() for c in text):
+        return True
+    words = text.lower().replace(",", " ").replace("-", " ").split()
+    return sum(word in _DIGIT_NAMES for word in words) >= 4
+
+
+_DIGIT_NAMES = frozenset(
+    "zero oh one two three four five six seven eight nine null eins zwei drei vier fünf sechs"
+    " sieben acht neun zéro un deux trois quatre cinq sept huit neuf cero uno dos tres cuatro"
+    " cinco seis siete ocho nueve due tre quattro cinque sei sette otto nove".split()
+)
+
+
 def _code_digits(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """Four digits or more in all: "PIN 13" of a board, "code 42" are no code."""
-    digits = sum(c.isdigit() for c in match.group("secret"))
+    """Four digits or more in all, or four digits' words: "PIN 13" of a board, "code 42" are no
+    code."""
+    secret = match.group("secret")
+    digits = sum(c.isdigit() for c in secret) or len(
+        secret.replace(",", " ").replace("-", " ").split()
+    )
     return match.span("secret") if 4 <= digits <= 16 else None
 
 
@@ -341,6 +360,17 @@ def _code_digits(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 _DIGITS_APART = (
     r"\d(?:[ \t]{0,2}[·•.\-–][ \t]{0,2}\d|[ \t]\d){3,15}(?![ \t]{0,2}[·•.\-–]?[ \t]{0,2}\d)"
 )
+
+
+# ... or said in words, as a voice transcript writes them ("nine four four one zero", "vier acht
+# eins fünf", "quatre deux sept un"): four to sixteen digits' words in English, German, French,
+# Spanish, Italian
+_DIGIT_WORD = (
+    r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|null|eins|zwei|drei|vier|fünf"
+    r"|sechs|sieben|acht|neun|zéro|un|deux|trois|quatre|cinq|sept|huit|neuf|cero|uno|dos|tres"
+    r"|cuatro|cinco|seis|siete|ocho|nueve|due|tre|quattro|cinque|sei|sette|otto|nove)"
+)
+_DIGIT_WORDS = _DIGIT_WORD + r"(?:[ \t]{0,2}[,\-]?[ \t]{1,2}" + _DIGIT_WORD + r"){3,15}(?!\w)"
 
 
 # one code of a list of recovery codes: letters and digits, a digit among them, in one group or
@@ -705,10 +735,12 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"[ \t]*(?:\bis|\bwas|\bist|\best|\bes|é|\ber|\bär|:|=|-)?[ \t]*(?:now[ \t]+|jetzt[ \t]+)?"
         r"(?P<secret>(?<![\w.])(?:"
         + _DIGITS_APART
-        + r"|\d{2,8}(?:[ \t.\-]\d{2,6}){0,4}))(?![\w\-/:]|[.,]\d)",
+        + r"|\d{2,8}(?:[ \t.\-]\d{2,6}){0,4}|"
+        + _DIGIT_WORDS
+        + r"))(?![\w\-/:]|[.,]\d)",
         ("code", "pin", "passcode", "código", "codigo", "codice", "kode", "koden", "kod"),
         _code_digits,
-        lambda text: any(c.isdigit() for c in text) and _opens(text.lower()),
+        lambda text: _opens(text.lower()) and _digits_or_words(text),
     ),
     # the answers to security questions, each after its question's topic, quoted, on a line that
     # says they are ("Security question answers: mother's maiden name "Kowalczyk", first pet
