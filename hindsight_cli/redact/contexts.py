@@ -77,6 +77,21 @@ def _named_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return span if random_value(value) else None
 
 
+def _snmp_secret(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """An SNMP line's community or pass phrases (both of a ``createUser``, from the first's start to
+    the second's end, the privacy word between them kept inside): not a reference, nor a default
+    community (``public``, ``private``), which every device ships with."""
+    if match.group("secret") is not None:
+        value = match.group("secret")
+        if is_reference(value) or value in ("public", "private"):
+            return None
+        return match.span("secret")
+    if is_reference(match.group("auth")):
+        return None
+    end = match.end("priv") if match.group("priv") is not None else match.end("auth")
+    return match.start("auth"), end
+
+
 def _device(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """A network device's secret: any value after a "7" (Cisco's reversible type 7), else a
     password-shaped or random one."""
@@ -630,6 +645,22 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?P<secret>[^\s\"']+)",
         ("auth ", "priv "),
         _device,
+        None,
+    ),
+    # SNMP's other lines that hold a secret by position: a Cisco trap or inform host's community
+    # (snmp-server host <address> [traps|informs] [version 1|2c] <community>; version 3 names a
+    # user there), and Net-SNMP's v3 user with its authentication and privacy pass phrases
+    # (createUser [-e <engine id>] <user> SHA "…" AES "…", in snmpd.conf and snmptrapd.conf)
+    (
+        "password",
+        r"(?im)^[ \t]*snmp-server[ \t]+host[ \t]+\S+(?:[ \t]+(?:traps|informs))?"
+        r"(?:[ \t]+vrf[ \t]+\S+)?(?:[ \t]+version[ \t]+(?:1|2c))?[ \t]+"
+        r"(?!(?:version|traps|informs|vrf)\b)(?P<q>[\"']?)(?P<secret>[^\s\"']{4,})(?P=q)"
+        r"|\bcreateUser[ \t]+(?:-e[ \t]+\S+[ \t]+)?\S+[ \t]+(?:MD5|SHA[\w-]{0,8})[ \t]+"
+        r"(?P<aq>[\"']?)(?P<auth>[^\s\"']{4,})(?P=aq)"
+        r"(?:[ \t]+(?:DES|AES[\w-]{0,8})[ \t]+(?P<pq>[\"']?)(?P<priv>[^\s\"']{4,})(?P=pq))?",
+        ("snmp-server", "createuser"),
+        _snmp_secret,
         None,
     ),
     # a YAML block scalar under a secret's name: password: |\n    …

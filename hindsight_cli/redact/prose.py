@@ -79,8 +79,10 @@ _CARD_CODES = frozenset(("cvv", "cvv2", "cvc", "cvc2"))
 # a SIM's, a card's or a bank's personal codes, which take their digits with no separator
 _PIN_CODES = frozenset(
     ("pin", "pin2", "puk", "puk2", "pincode", "pukcode", "pinkode", "pinkod", "pin-koodi")
-    # Hindi's and Russian's PIN, Finnish's "identifying number" (a bank card's PIN)
+    # Hindi's and Russian's PIN, Finnish's "identifying number" (a bank card's PIN), and PIN in the
+    # other scripts of India and Georgian (words.PASSWORD_WORDS lists them)
     + ("पिन", "пин", "tunnusluku")
+    + ("পিন", "પિન", "ਪਿੰਨ", "ਪਿਨ", "ପିନ", "పిన్", "ಪಿನ್", "პინ")
 )
 
 
@@ -170,9 +172,18 @@ def _acceptable(value: str, quoted: bool, after: str, word: str, label: bool) ->
         # a PIN's digits
         from .words import classes
 
-        if set(fold(word).replace("-", " ").split()) & _PIN_CODES:
+        if set(fold(word).replace("-", " ").split()) & _PIN_CODES or value.isdigit():
+            # a password's word too, past words of prose (``_prose``): "nenosiri la akaunti ya
+            # M-Pesa ya ofisi ni 6110," (the digits end their clause: "… is 2024 years old" stays)
             return re.fullmatch(r"\d{4,8}", value) is not None
-        return not quoted and classes(value) == 4 and credential_like(value, strict=True)
+        # both cases and a digit at least, in a password's strict shape ("Parola de la contul de
+        # Netflix e TigqsiKX7827z,"): a word of any script, an id's hex and dashes are none
+        mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
+        return (
+            not quoted
+            and (classes(value) == 4 or (mixed and any(c.isdigit() for c in value)))
+            and credential_like(value, strict=True)
+        )
     if quoted and after == "sep" and not label:
         return len(value) >= 3
     # "the token 'abc' is invalid"
@@ -299,6 +310,15 @@ def _prose(match: re.Match[str], label: bool, qualified: bool = False) -> tuple[
             # a PIN's digits past a phrase end their clause ("PIN του συναγερμού 8316."); "the
             # pin count is 1024 on this package" is a count
             continue
+        if (
+            after == "phrase"
+            and not pin
+            and rest[begin:end].isdigit()
+            and (" ".join(fold(judged).split()) not in _PASSWORDS or _named_setting(rest[:begin]))
+        ):
+            # a password's digits past a phrase: words of prose, three at least, before them, not
+            # a setting's name (PASSWORD_RESET_TIMEOUT=3600, password reset token ttl: 3600)
+            continue
         if test_outcome(match.string, match.start(), word, base + end):
             # PASS: __init__ was included.
             return None
@@ -314,6 +334,12 @@ def _prose(match: re.Match[str], label: bool, qualified: bool = False) -> tuple[
             if second and _acceptable(rest[second[0] : second[1]], False, "sep", judged, label):
                 return base + second[0], base + second[1]
     return None
+
+
+def _named_setting(between: str) -> bool:
+    """Whether what stands between a password's word and digits is a setting's name, not a phrase
+    of prose: joined by ``_``, ``.`` or ``-``, given by ``=`` or ``:``, or under three words."""
+    return any(c in between for c in "_=:.") or len(between.split()) < 3
 
 
 def _letters(text: str) -> int:

@@ -28,6 +28,10 @@ that secret (the JWT rule asks ``anon_jwt`` itself).
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 # Words of a name that say the value is public, a digest or ciphertext.
 PUBLIC_PARTS = frozenset(
     (
@@ -53,6 +57,11 @@ PUBLIC_PARTS = frozenset(
         "onion",
         "vapid",
         "measurement",
+        # a request's own id, sent so a retry is not done twice or to follow it through logs
+        "idempotency",
+        "correlation",
+        "dedup",
+        "deduplication",
     )
 )
 # Words of a name that make it a secret whatever else it says (RECAPTCHA_SECRET_KEY,
@@ -88,7 +97,21 @@ _PUBLIC_PREFIXES = (
 _ADDRESS = (
     r"0x[0-9a-fA-F]{40}|[48][1-9A-HJ-NP-Za-km-z]{94}(?:[1-9A-HJ-NP-Za-km-z]{11})?"
     r"|Qm[1-9A-HJ-NP-Za-km-z]{44}|baf[a-z][a-z0-9]{52,}"
+    # the same base32 in capitals, after the lower-case multibase and codec prefix or with it
+    r"|baf[a-z]{4}[A-Z2-7]{52,}|BAF[A-Z][A-Z2-7]{52,}"
 )
+# Words of a name that say its value is a digest (of whatever else the name says: a Helm chart's
+# ``checksum/secret`` annotation, ``secret_sha256``), when the value has a digest's length in hex
+_DIGEST_PARTS = frozenset(("checksum", "digest", "hash", "sha", "md"))
+_DIGEST_LENGTHS = (32, 40, 64, 96, 128)
+# ... given to that name (``checksum/secret:``, ``secret_sha256 =``), not a key file's type before
+# its key (ntp.keys' ``1 SHA1 <key>``)
+_DIGEST_NAME = r"(?i)(?:checksum|digest|hash|sha\d*|md5)[\w/.\-]{0,40}[\"']?[ \t]*[:=][ \t]*[\"']?$"
+# what names an OpenPGP key's id or fingerprint (8, 16 or 40 hex digits): git's
+# ``user.signingkey``, gpg's ``--default-key``, ``--local-user``, ``--recv-keys``, a ``keyid``
+_KEY_ID_NAME = r"(?i)(?:signing_?key|key_?id|default-key|local-user|recv-keys?|fingerprint)\W{0,4}$"
+# a parent whose children are messages about a field, not its value (a form's errors)
+_MESSAGE_PARENTS = frozenset(("errors", "error", "messages", "warnings", "hints", "validation"))
 # the public members of a JWK: RSA modulus and exponent, an EC point
 _JWK_PUBLIC = frozenset(("n", "e", "x", "y", "crv", "kid", "kty", "alg", "use"))
 # characters of the value's line that are read around it
@@ -128,11 +151,55 @@ def public(text: str, start: int, end: int) -> bool:
     whole = view_start == line_start or len(named) == 2
     if whole and parts & PUBLIC_PARTS and not parts & _SECRET_PARTS:
         return True
+    if _digest_or_key_id(value, before, parts) or _said_public(before):
+        return True
     if "key" in parts and not parts & _SECRET_PARTS and _client_key(text, start, parts):
         return True
     if _key_structure(text, before, line_start, start, end):
         return True
-    return view_start == line_start and _ciphertext_parent(text, before, line_start)
+    return view_start == line_start and (
+        _ciphertext_parent(text, before, line_start)
+        or _message_parent(text, before + value.split("\n", 1)[0], line_start)
+    )
+
+
+def _digest_or_key_id(value: str, before: str, parts: set[str]) -> bool:
+    """A digest under a name that says so (``checksum/secret: <64 hex>``, ``secret_sha256``), or an
+    OpenPGP key's id or fingerprint after what names one (``signingkey = 3AA5C34371567BD2``)."""
+    import re
+
+    hexed = value[2:] if value.startswith("0x") else value
+    if not hexed or not all(c in "0123456789abcdefABCDEF" for c in hexed):
+        return False
+    if (
+        len(hexed) in _DIGEST_LENGTHS
+        and parts & _DIGEST_PARTS
+        and re.search(_DIGEST_NAME, before) is not None
+    ):
+        return True
+    # a private key's id (a service account's ``private_key_id``) is not a public key's
+    return (
+        len(hexed) in (8, 16, 40)
+        and not parts & _SECRET_PARTS
+        and re.search(_KEY_ID_NAME, before) is not None
+    )
+
+
+def _said_public(before: str) -> bool:
+    """A label whose parenthesis says its value is public (``Recipient wallet (public address, safe
+    to share): …``), read whole where the name is its last two words; no secret's word and no
+    negation in it."""
+    import re
+
+    label = re.fullmatch(r"[^:=()\n]{0,80}\(([^()\n]{1,80})\)[ \t]*:[ \t]*", before)
+    if label is None:
+        return False
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", label.group(1))}
+    return (
+        bool(words & PUBLIC_PARTS)
+        and not _parts(before) & _SECRET_PARTS
+        and not words & {"not", "never", "no", "don", "do"}
+    )
 
 
 # Type names a field is declared with (Python, TypeScript, GraphQL, Rust, Java, SQL, schemas)
@@ -298,18 +365,29 @@ _PUBLIC_PARENTS = PUBLIC_PARTS | {"checksums", "hashes", "hash", "digests", "sum
 def _ciphertext_parent(text: str, before: str, line_start: int) -> bool:
     """A YAML key whose parent (a line above, indented less) says its children are ciphertext,
     digests or public keys (``encryptedData:``, ``checksums:``, ``public_keys:``)."""
+    parent = next(_parents(text, before, line_start), None)
+    return parent is not None and bool(parent & _PUBLIC_PARENTS)
+
+
+def _message_parent(text: str, line: str, line_start: int) -> bool:
+    """A field under a parent of messages (``errors:`` / ``"errors": {``, at any depth above it): a
+    form's messages about the password (``must be at least 12 characters``), not its value.
+    ``line`` is the value's line up to its end or the line's (a YAML list's items start it)."""
+    return any(parent & _MESSAGE_PARENTS for parent in _parents(text, line, line_start))
+
+
+def _parents(text: str, before: str, line_start: int) -> Iterator[set[str]]:
+    """The words of the keys above a line (each a line above indented less than the one before it,
+    nearest first, 20 lines at most): its YAML or JSON parents."""
     indent = len(before) - len(before.lstrip(" "))
-    if not indent:
-        return False
     end = line_start - 1
     seen = 0
-    while end > 0 and seen < 20:
+    while indent and end > 0 and seen < 20:
         start = text.rfind("\n", 0, end) + 1
         line = text[start:end]
         end, seen = start - 1, seen + 1
         stripped = line.lstrip(" ")
         if not stripped or len(line) - len(stripped) >= indent:
             continue
-        key = stripped.split(":", 1)[0]
-        return bool(_parts(key) & _PUBLIC_PARENTS)
-    return False
+        indent = len(line) - len(stripped)
+        yield _parts(stripped.split(":", 1)[0])

@@ -244,6 +244,8 @@ _OPENING_WORDS = (
 _ASKED = (
     *("pass", "pw", "pin", "token", "key", "secret", "cred", "login", "kennwort", "mot de passe"),
     *("contraseña", "senha", "hasło", "wachtwoord", "lösenord", "пароль", "mdp", "clave"),
+    # a code's words, for its digits (``_asked_for_code``)
+    *("code", "código", "codice", "kode", "код"),
 )
 
 
@@ -252,22 +254,17 @@ def _asked_for(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     secret (a question with a password's, a PIN's, a token's or a key's word)."""
     import re
 
-    text = match.string
     value = match.group("secret").rstrip(".,;!)")
+    if value.isdigit():
+        # a PIN's or a code's digits, given when a question asked for a PIN or a code
+        return _asked_for_code(match, value)
     if not credential_like(value, strict=True) or "/" in value or keyword_argument(value):
         # a path; code's arguments (`coord`=None, `dim`=None)
         return None
     if all(part.isalpha() for part in re.split(r"[-_.]", value) if part):
         # words joined, in any script (Configuración-Seguridad-Cuenta): a setting's place
         return None
-    line_start = text.rfind("\n", 0, match.start())
-    # the question on the reply's own line, before it ("Hast du das Passwort noch? — Ja, ist …")
-    own = text[line_start + 1 : match.start()].lower()
-    asked = own[: own.rfind("?") + 1]
-    if line_start >= 0:
-        previous = text.rfind("\n", 0, line_start)
-        first = text.rfind("\n", 0, previous) + 1 if previous > 0 else 0
-        asked = text[first:line_start].lower() + "\n" + asked
+    asked = _asking_lines(match)
     if not re.search(
         r"\b(?:pass(?:word|wd|phrase|code|wort)?s?|pw|pwd|pin|token|key|secret|creds?|credentials"
         r"|login|kennwort|mot[ \t]+de[ \t]+passe|contraseña|senha|hasło|wachtwoord|lösenord|пароль)"
@@ -277,6 +274,48 @@ def _asked_for(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         # "what if `coord` is passed as `None`?": the verb asks for nothing
         return None
     return match.start("secret"), match.start("secret") + len(value)
+
+
+def _asking_lines(match: re.Match[str]) -> str:
+    """Where a reply's question may be, lower case: the two lines before the reply's, and its own
+    line up to its last "?" ("Hast du das Passwort noch? — Ja, ist …")."""
+    text = match.string
+    line_start = text.rfind("\n", 0, match.start())
+    own = text[line_start + 1 : match.start()].lower()
+    asked = own[: own.rfind("?") + 1]
+    if line_start >= 0:
+        previous = text.rfind("\n", 0, line_start)
+        first = text.rfind("\n", 0, previous) + 1 if previous > 0 else 0
+        asked = text[first:line_start].lower() + "\n" + asked
+    return asked
+
+
+def _asked_for_code(match: re.Match[str], value: str) -> tuple[int, int] | None:
+    """Four to eight digits given after one of the two lines before asks for a PIN or a code that
+    opens something ("can you confirm the 4-digit telephone PIN?" / "sure, it's 7351"; "what's
+    the garage code again?" / "Ana: 5540"), not an error's, a zip's or a status's code."""
+    import re
+
+    if not 4 <= len(value) <= 8:
+        return None
+    question = re.search(_CODE_QUESTION, _asking_lines(match))
+    if question is None or question.group("kind") in _NOT_OPENING:
+        return None
+    return match.start("secret"), match.start("secret") + len(value)
+
+
+# a question that asks for a PIN or a code ("what's the garage code again?", "can you confirm the
+# 4-digit telephone PIN?", "wie lautet der PIN?"), not about one ("how many PIN attempts are left?")
+_CODE_QUESTION = (
+    r"\b(?:what|what'?s|which|confirm|send|give|tell|share|need|remind|read|type|enter|wie|was"
+    r"|welche[rn]?|cuál|cual|qué|que|quel|quelle|qual|какой|какая)\b[^?\n]{0,40}?"
+    r"\b(?:(?P<kind>[\w\-]+)[ \t]+)?(?:pin|passcode|code|kode|código|codice|код)s?\b[^?\n]{0,40}\?"
+)
+# what a code is when it opens nothing: an error's, a zip's, a status's, a product's
+_NOT_OPENING = frozenset(
+    "error exit status zip postal post area country http response return promo discount coupon"
+    " product source qr bar iso currency language tracking verification confirmation".split()
+)
 
 
 # a request for a secret with no question mark, as chats type it: "can you send me the jenkins
@@ -291,10 +330,47 @@ _REQUEST = (
 )
 
 
+def _digits_or_words(text: str) -> bool:
+    """A digit, or four digits' words (``_DIGIT_WORDS``), without ``re``."""
+    if any(c.isdigit() for c in text):
+        return True
+    words = text.lower().replace(",", " ").replace("-", " ").split()
+    return sum(word in _DIGIT_NAMES for word in words) >= 4
+
+
+_DIGIT_NAMES = frozenset(
+    "zero oh one two three four five six seven eight nine null eins zwei drei vier fünf sechs"
+    " sieben acht neun zéro un deux trois quatre cinq sept huit neuf cero uno dos tres cuatro"
+    " cinco seis siete ocho nueve due tre quattro cinque sei sette otto nove".split()
+)
+
+
 def _code_digits(match: re.Match[str], label: bool) -> tuple[int, int] | None:
-    """Four digits or more in all: "PIN 13" of a board, "code 42" are no code."""
-    digits = sum(c.isdigit() for c in match.group("secret"))
+    """Four digits or more in all, or four digits' words: "PIN 13" of a board, "code 42" are no
+    code."""
+    secret = match.group("secret")
+    digits = sum(c.isdigit() for c in secret) or len(
+        secret.replace(",", " ").replace("-", " ").split()
+    )
     return match.span("secret") if 4 <= digits <= 16 else None
+
+
+# a code's digits read out one by one, set apart by blanks, dots, dashes or middle dots, four to
+# sixteen of them ("8 · 3 · 0 · 5 · 1 · 9", "4 - 7 - 1 - 9", "2 5 8 0")
+_DIGITS_APART = (
+    r"\d(?:[ \t]{0,2}[·•.\-–][ \t]{0,2}\d|[ \t]\d){3,15}(?![ \t]{0,2}[·•.\-–]?[ \t]{0,2}\d)"
+)
+
+
+# ... or said in words, as a voice transcript writes them ("nine four four one zero", "vier acht
+# eins fünf", "quatre deux sept un"): four to sixteen digits' words in English, German, French,
+# Spanish, Italian
+_DIGIT_WORD = (
+    r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|null|eins|zwei|drei|vier|fünf"
+    r"|sechs|sieben|acht|neun|zéro|un|deux|trois|quatre|cinq|sept|huit|neuf|cero|uno|dos|tres"
+    r"|cuatro|cinco|seis|siete|ocho|nueve|due|tre|quattro|cinque|sei|sette|otto|nove)"
+)
+_DIGIT_WORDS = _DIGIT_WORD + r"(?:[ \t]{0,2}[,\-]?[ \t]{1,2}" + _DIGIT_WORD + r"){3,15}(?!\w)"
 
 
 # one code of a list of recovery codes: letters and digits, a digit among them, in one group or
@@ -302,6 +378,24 @@ def _code_digits(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 _LISTED_CODE = (
     r"(?<![\w\-])(?=[\w\-]{0,10}\d)[A-Za-z0-9]{4,10}(?:-[A-Za-z0-9]{4,10}|[ ]\d{4,10})?(?![\w\-])"
 )
+
+
+# a code of a printed set: two groups of four to six letters and digits joined by "-"
+_LINE_CODE = r"[A-Za-z0-9]{4,6}-[A-Za-z0-9]{4,6}"
+
+
+def _code_lines(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """Codes one a line: each with a letter and a digit, all of one case and one shape (the
+    groups' lengths), as a service prints a set; not words joined or numbers (dates, parts)."""
+    codes = match.group("secret").split()
+    shapes = {tuple(len(group) for group in code.split("-")) for code in codes}
+    if len(shapes) != 1 or not (
+        all(code.lower() == code for code in codes) or all(code.upper() == code for code in codes)
+    ):
+        return None
+    if not all(any(c.isdigit() for c in code) and any(c.isalpha() for c in code) for code in codes):
+        return None
+    return match.span("secret")
 
 
 def _kept_words(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -568,7 +662,9 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # error code: no such word before "code")
     (
         "pin",
-        r"(?i)(?<![\w.\-/:#])(?P<secret>\d{4,10}[#*]?|\d{3,8}[a-z])(?![\w\-/:]|[.,]\d)[ \t]*"
+        r"(?i)(?<![\w.\-/:#])(?P<secret>\d{4,10}[#*]?|\d{3,8}[a-z]|"
+        + _DIGITS_APART
+        + r")(?![\w\-/:]|[.,]\d)[ \t]*"
         r"(?:[—–,:]|[ \t]-)?[ \t]*(?:that'?s|that[ \t]+is|this[ \t]+is|it'?s|is|das[ \t]+ist|ist"
         r"|c'est|es|è|er|är)[ \t]+(?:the|our|my|der|die|das|le|la|el|il|den|det)?"
         r"(?P<what>(?:[ \t]+[\w\-']+){0,3}?[ \t]+[\w\-]*(?:code|combination|combo|kode|koden|kod|pin))\b",
@@ -591,6 +687,21 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _KEYPADS,
         _code_digits,
         lambda text: any(c.isdigit() for c in text),
+    ),
+    # codes one a line, three or more of one shape, whatever the words above them say, in any
+    # language ("メモ：GitHub のリカバリーコード" then s2oy1-3qyof, 2ayue-zn0ha, …): a printed set
+    # of recovery codes is its own cue
+    (
+        "secret",
+        r"(?m)^[ \t]*+(?P<secret>"
+        + _LINE_CODE
+        + r"(?:[ \t]*+\r?\n[ \t]*+"
+        + _LINE_CODE
+        + r"){2,15})"
+        r"[ \t]*+$",
+        (),
+        _code_lines,
+        lambda text: text.count("-") >= 3 and text.count("\n") >= 2,
     ),
     # recovery and backup codes, listed: "the backup codes for the Proton account are 4443-3853,
     # 1428-3145 and 9080-0327", "Wiederherstellungscodes: 3054-9425 und 8442-6660" (the list whole)
@@ -622,10 +733,14 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         + _OPENING_CODES
         + r"\b(?:[ \t]+(?:for|of|on|to|vom|von|für|des|du|de|del|da|på|til|till)[ \t]+[\w\-' ]{1,30}?)?"
         r"[ \t]*(?:\bis|\bwas|\bist|\best|\bes|é|\ber|\bär|:|=|-)?[ \t]*(?:now[ \t]+|jetzt[ \t]+)?"
-        r"(?P<secret>(?<![\w.])\d{2,8}(?:[ \t.\-]\d{2,6}){0,4})(?![\w\-/:]|[.,]\d)",
+        r"(?P<secret>(?<![\w.])(?:"
+        + _DIGITS_APART
+        + r"|\d{2,8}(?:[ \t.\-]\d{2,6}){0,4}|"
+        + _DIGIT_WORDS
+        + r"))(?![\w\-/:]|[.,]\d)",
         ("code", "pin", "passcode", "código", "codigo", "codice", "kode", "koden", "kod"),
         _code_digits,
-        lambda text: any(c.isdigit() for c in text) and _opens(text.lower()),
+        lambda text: _opens(text.lower()) and _digits_or_words(text),
     ),
     # the answers to security questions, each after its question's topic, quoted, on a line that
     # says they are ("Security question answers: mother's maiden name "Kowalczyk", first pet
@@ -678,7 +793,8 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?i)(?<!\w)(?:rot-?13|rot-?47|caesar|reversed|backwards|in[ \t]+reverse|right[ \t]+to[ \t]+left"
         r"|rückwärts|von[ \t]+hinten|à[ \t]+l['’]envers|al[ \t]+revés|al[ \t]+contrario"
         r"|de[ \t]+trás[ \t]+para[ \t]+frente|omgekeerd|baklänges|baglæns|baklengs)(?!\w)"
-        r"[^\n:→]{0,80}?(?::|→|->|=>|⇒)[ \t]*[\"'`]?(?P<secret>[^\s\"'`]{8,128})",
+        # or the parenthesis that holds the cue closes: "(written backwards, reverse it) …"
+        r"[^\n:→]{0,80}?(?::|→|->|=>|⇒|\)(?=[ \t]))[ \t]*[\"'`]?(?P<secret>[^\s\"'`]{8,128})",
         _REVERSED_CUES,
         _ciphered,
         None,
@@ -742,7 +858,7 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"(?i)(?:\bit'?s|\bit[ \t]+is|\bhere(?:[ \t]+it[ \t]+is|[ \t]+you[ \t]+go)?|\bsure|\bes[ \t]+ist"
         r"|\bdas[ \t]+ist|\bklar|\bhier|\bc'est|\bvoil[àa]|\bvoici|\boui|\bclaro|\baqu[íi]|\bs[íi]"
         r"|\bja,?[ \t]+(?:ist|es[ \t]+ist)|\byes,?[ \t]+it'?s|\bsí,?[ \t]+es)"
-        r"(?:[ \t]*+[:,])?[ \t]++[\"'`]?(?P<secret>[^\s\"'`]{8,64})",
+        r"(?:[ \t]*+[:,])?[ \t]++[\"'`]?(?P<secret>[^\s\"'`]{8,64}|\d{4,8}(?![^\s.,;!)]))",
         ("it's", "its", "it is", "here", "sure", "es ist", "das ist", "klar", "hier", "c'est", "ja")
         + ("voilà", "voila", "voici", "oui", "claro", "aquí", "aqui", "sí"),
         _asked_for,
@@ -755,7 +871,7 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
         # the speaker as chats and IRC logs write them: "ria:", "<ria>"
         r"(?m)^(?:\[[^\]\n]{1,20}\][ \t]*)?(?:[\w.@\-]{1,24}:[ \t]+|<[\w.@\-]{1,24}>[ \t]+)?"
         r"(?:>[ \t]*)?[\"'`]?"
-        r"(?P<secret>[^\s\"'`]{8,64})[\"'`]?(?=[ \t]|$)",
+        r"(?P<secret>[^\s\"'`]{8,64}|\d{4,8}[.!]?)[\"'`]?(?=[ \t]|$)",
         (),
         _asked_for,
         lambda text: "\n" in text and _may_ask(text),

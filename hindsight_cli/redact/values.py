@@ -195,7 +195,7 @@ def placeholder(value: str) -> bool:
             return True
     elif _runs_or_order(value):
         return True
-    if _repeats(value):
+    if _repeats(value) or value in _PUBLISHED_SAMPLES:
         return True
     upper = value.upper()
     return any(word in upper for word in _STAND_INS)
@@ -253,6 +253,10 @@ def joined_words(value: str) -> bool:
     )
 
 
+# Secrets a specification or a well-known page publishes as its example, which every reader of it
+# has: the Key Uri Format's TOTP secret (Google Authenticator's wiki), RFC 4226's and RFC 6238's
+# test key in base32 ("12345678901234567890")
+_PUBLISHED_SAMPLES = frozenset(("JBSWY3DPEHPK3PXP", "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"))
 _STAND_INS = ("EXAMPLE", "PLACEHOLDER", "YOUR_", "YOUR-", "_HERE", "-HERE", "TOKENHERE", "KEYHERE")
 
 
@@ -544,6 +548,22 @@ _TOKEN = r"[A-Za-z0-9+/_\-.~]{20,4096}={0,2}"
 _END = r"(?![\w+/=.\-~])"
 
 
+def _spelled(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """Characters listed one by one (``{ 'F','j','o','r','d','-','7','7','!', 0 }``): written so to
+    stay out of a binary's strings and a grep, so a password-shaped or random string they spell
+    goes whatever it is named (``k``); an alphabet, a table of digits or a mode's letters stays."""
+    import re
+
+    from .words import classes, high_entropy
+
+    spelled = "".join(re.findall(r"[\"']([^\"'\\])[\"']", match.group()))
+    if placeholder(spelled) or len(set(spelled)) < 6:
+        return None
+    if (len(spelled) >= 8 and classes(spelled) >= 3) or high_entropy(spelled):
+        return match.span()
+    return None
+
+
 def _encoded_data(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """A data URI's base64 that decodes to a secret (``encoded_secret``); an image's, a font's or
     a page's stays."""
@@ -591,6 +611,15 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _any_name,
         # a mark the pattern cannot match without first (not compiled for a text without one)
         lambda text: "(" in text and _may_hold_token(text),
+    ),
+    # a string spelled one character at a time, in any language's list or array: the characters'
+    # quotes and commas only (64 at most), whatever holds them and whatever ends them ('\\0', 0)
+    (
+        "secret",
+        r"([\"'])[^\"'\\\n]\1(?:[ \t]*+,[ \t]*+([\"'])[^\"'\\\n]\2){5,63}(?![ \t]*,[ \t]*[\"'][^\"'])",
+        (),
+        _spelled,
+        lambda text: text.count("',") + text.count('",') >= 5,
     ),
     # seed phrase: witch collapse practice … (after a colon, as a label gives it, a clause or two
     # between them: "Wallet seed, written down once here and then I'll delete this note: …")

@@ -393,8 +393,9 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "परवलीचा शब्द",
     "गुप्त कोड",
     "पिन कोड",
-    # a PIN in Hindi alone ("ATM पिन 2580"): digits only (prose._PIN_CODES)
-    "पिन",
+    # a PIN in Hindi alone ("ATM पिन 2580"): digits only (prose._PIN_CODES); the same loanword in
+    # Bengali, Gujarati, Gurmukhi, Odia, Telugu, Kannada and Georgian
+    *("पिन", "পিন", "પિન", "ਪਿੰਨ", "ਪਿਨ", "ପିନ", "పిన్", "ಪಿನ್", "პინ"),
     "གསང་ཚིག",
     "གསང་གྲངས",
     "พาสเวิร์ด",
