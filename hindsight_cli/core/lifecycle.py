@@ -22,7 +22,7 @@ from ..storage.base import Reader, Writer
 from ..text import clean
 from ..timeutil import parse_duration
 from . import parts, purge
-from .reading import chain_ids, find
+from .reading import chain_ids, find, find_all
 from .runtime import Runtime
 from .scope import UNSCOPED, Scope
 
@@ -52,7 +52,7 @@ def _targets(
     at: datetime,
     hard: bool = False,
 ) -> list[str]:
-    targets = list(dict.fromkeys(find(session, memory_id, scope).id for memory_id in ids))
+    targets = find_all(session, ids, scope)
     if filters is not None:
         named = set(targets)
         targets += [m for m in session.ids(scope.filters(filters).conditions(at)) if m not in named]
