@@ -213,13 +213,24 @@ def _past(value: Any, name: str, at: datetime) -> datetime | None:
 
 
 def _string_map(value: Any, name: str) -> dict[str, str]:
+    """An environment: at most ``MAX_TAGS`` keys, each a label, each value at most ``MAX_LABEL``
+    characters (a tool's version, an OS). Unbounded, it was redacted while the write held every
+    agent's writes (alice's value of 256 KB: 18 s; review AS) and kept in every index."""
     if value is None:
         return {}
     if not isinstance(value, Mapping):
         raise BadUsage(f"{name} must be an object of key=value pairs.")
+    if len(value) > MAX_TAGS:
+        raise BadUsage(f"{name} holds at most {MAX_TAGS:,} keys, not {len(value):,}; give fewer.")
     out: dict[str, str] = {}
     for key, item in value.items():
-        out[str(label(key, f"{name} key", required=True))] = clean(str(item))
+        text = clean(str(item))
+        if len(text) > MAX_LABEL:
+            raise BadUsage(
+                f"{name} value of {str(key)[:40]!r} is {len(text):,} characters; a value holds "
+                f"at most {MAX_LABEL} (a version, an OS)."
+            )
+        out[str(label(key, f"{name} key", required=True))] = text
     return out
 
 

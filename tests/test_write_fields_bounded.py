@@ -3,7 +3,8 @@ limit (``[limits] max_content_bytes``), refused past it in one line before it is
 AS): it had no bound, and its redaction ran while the write held every agent's writes on a shared
 server (alice's 256 KB resolution held them 24 s; 4 MiB, many minutes), then it was read with every
 hit. Every way a resolution arrives: a write, a later fix (an edit, the MCP tool's ``id``), the CLI,
-an import line."""
+an import line. So is a memory's environment: at most ``MAX_TAGS`` keys, each value at most
+``MAX_LABEL`` characters (alice's value of 256 KB held them 18 s)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from mcp import Client
 from typer.testing import CliRunner
 
 from hindsight_cli.cli import app
-from hindsight_cli.errors import InvalidInput
+from hindsight_cli.errors import BadUsage, InvalidInput
 from hindsight_cli.mcp_server import build_server
 from hindsight_cli.store import Store
 
@@ -65,4 +66,23 @@ def test_the_cli_and_an_import_refuse_a_long_resolution(store: Store, tmp_path: 
     lines = tmp_path / "in.jsonl"
     lines.write_text(json.dumps({"content": "an imported failure", "resolution": FAR_OVER}) + "\n")
     runner.invoke(app, ["import", str(lines), "--store", str(store.path)])
+    assert store.list() == []
+
+
+def test_an_environment_is_bounded(store: Store) -> None:
+    fits = {"tool_version": "v" * 200, "os": "linux\nubuntu"}
+    assert store.record("the upload needs multipart", env=fits).memory.env == fits
+    with pytest.raises(BadUsage, match="env value of 'tool_version' is 201 characters"):
+        store.record("the upload needs chunks", env={"tool_version": "v" * 201})
+    with pytest.raises(BadUsage, match="env holds at most 1,000 keys, not 1,001"):
+        store.record("the upload needs chunks", env={f"k{n}": "v" for n in range(1001)})
+    assert len(store.list()) == 1
+
+
+async def test_an_mcp_write_with_a_long_environment_value_is_refused(store: Store) -> None:
+    async with Client(build_server(store, agent="alice")) as client:
+        refused = await client.call_tool(
+            "memory_write", {"content": "alice: the cache is stale", "env": {"os": OVER}}
+        )
+        assert refused.is_error and "env value of 'os'" in refused.content[0].text
     assert store.list() == []
