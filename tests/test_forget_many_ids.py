@@ -93,3 +93,18 @@ def test_a_part_that_names_several_lists_them(
     with pytest.raises(MemoryNotFound, match="No memory with id"):
         alice.forget_where(["abc"])
     assert alice.forget_where([mine[0][-8:], mine[1]]).forgotten == 2
+
+
+def test_a_long_id_is_named_shortly_in_its_error(store: Store, fake: FakeEmbedder) -> None:
+    """Review AS (low): a 64 KB id (an MCP caller's ``memory_get``, ``supersedes`` or forget) was
+    printed back whole in its error; it is named by its first 40 characters and its length."""
+    _written(store, "alice", 1)
+    long = "0" * 64 * 1024
+    for call in (
+        lambda: store.get(long),
+        lambda: store.forget_where([long]),
+        lambda: store.record("a fact that changed", supersedes=long),
+    ):
+        with pytest.raises(MemoryNotFound, match="65,536 characters") as refused:
+            call()
+        assert len(str(refused.value)) < 300

@@ -17,7 +17,7 @@ from ..storage import codec
 from ..storage.base import SORTS, Reader
 from ..storage.rows import MemoryRow
 from ..text import clean
-from ..timeutil import iso
+from ..timeutil import given, iso
 from .runtime import Runtime
 from .scope import Scope
 
@@ -60,7 +60,7 @@ def find(session: Reader, memory_id: str, scope: Scope) -> MemoryRow:
                 _ambiguous(memory_id, matches, _LOOKED_UP in (len(starts), len(ends)))
             )
     raise MemoryNotFound(
-        f"No memory with id {memory_id!r}. Find ids with `hindsight list` or `hindsight search`."
+        f"No memory with id {given(memory_id)}. Find ids with `hindsight list` or `hindsight search`."
     )
 
 
@@ -115,7 +115,9 @@ def _starting(ordered: list[str], part: str) -> list[str]:
 def _ambiguous(memory_id: str, matches: list[MemoryRow], more: bool) -> str:
     """The candidates, one a line, as git lists them for an ambiguous short id."""
     count = f"{'at least ' if more else ''}{len(matches)}"
-    lines = [f"{memory_id!r} matches {count} memories; give more of the id. The candidates are:"]
+    lines = [
+        f"{given(memory_id)} matches {count} memories; give more of the id. The candidates are:"
+    ]
     for row in matches[:_LISTED]:
         text = " ".join(row.content.split())
         lines.append(
