@@ -213,15 +213,21 @@ def _past(value: Any, name: str, at: datetime) -> datetime | None:
 
 
 def _string_map(value: Any, name: str) -> dict[str, str]:
-    """An environment: at most ``MAX_TAGS`` keys, each a label, each value at most ``MAX_LABEL``
-    characters (a tool's version, an OS). Unbounded, it was redacted while the write held every
-    agent's writes (alice's value of 256 KB: 18 s; review AS) and kept in every index."""
+    """An environment: at most ``MAX_ENV_KEYS`` keys (as many as a search compares), each a label,
+    each value at most ``MAX_LABEL`` characters (a tool's version, an OS). Unbounded, it was
+    redacted while the write held every agent's writes (alice's value of 256 KB: 18 s, 1,000 keys
+    of 200 characters: 27 s; review AS) and kept in every index."""
+    from ..search.query import MAX_ENV_KEYS
+
     if value is None:
         return {}
     if not isinstance(value, Mapping):
         raise BadUsage(f"{name} must be an object of key=value pairs.")
-    if len(value) > MAX_TAGS:
-        raise BadUsage(f"{name} holds at most {MAX_TAGS:,} keys, not {len(value):,}; give fewer.")
+    if len(value) > MAX_ENV_KEYS:
+        raise BadUsage(
+            f"{name} holds at most {MAX_ENV_KEYS} keys, not {len(value):,}; give those that "
+            "matter (e.g. tool_version, os)."
+        )
     out: dict[str, str] = {}
     for key, item in value.items():
         text = clean(str(item))
