@@ -13,9 +13,9 @@ _DURATION = re.compile(r"^\s*+(\d+(?:\.\d+)?)\s*+(s|sec|m|min|h|d|w|y)?\s*+$", r
 _UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
 
 
-def _given(text: str) -> str:
+def given(text: str) -> str:
     """``text`` as an error names it: its first 40 characters, so a 64 KB value (an MCP caller's
-    ``ttl``) is not printed back whole."""
+    ``ttl``, a memory id) is not printed back whole."""
     return repr(text) if len(text) <= 40 else f"{text[:40]!r}… ({len(text):,} characters)"
 
 
@@ -50,13 +50,13 @@ def parse_duration(text: str, what: str = "duration") -> timedelta:
     match = _DURATION.match(text or "")
     if not match:
         raise BadUsage(
-            f"Invalid {what} {_given(text)}: use a number and a unit, e.g. 30m, 2h, 7d or 1w."
+            f"Invalid {what} {given(text)}: use a number and a unit, e.g. 30m, 2h, 7d or 1w."
         )
     value, unit = float(match.group(1)), (match.group(2) or "d").lower()
     seconds = value * _UNITS[unit]
     # a date that far away is no date (and past year 9999, no datetime at all)
     if not seconds <= _LONGEST:
-        raise BadUsage(f"Invalid {what} {_given(text)}: at most 1000 years (1000y).")
+        raise BadUsage(f"Invalid {what} {given(text)}: at most 1000 years (1000y).")
     return timedelta(seconds=seconds)
 
 
@@ -84,7 +84,7 @@ def parse_time(text: str, what: str = "time") -> datetime:
         value = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         raise BadUsage(
-            f"Invalid {what} {_given(text)}: use an ISO date such as 2026-03-15 or "
+            f"Invalid {what} {given(text)}: use an ISO date such as 2026-03-15 or "
             f"2026-03-15T09:30:00Z, or an age such as 7d."
         ) from None
     return as_utc(value, what)

@@ -238,6 +238,25 @@ def test_token_agents_whose_names_read_alike_are_refused(
     assert "hindsight mcp token Rob --revoke" in done.stderr
 
 
+def test_token_agents_whose_labels_read_alike_are_refused(shared: tuple[Path, str]) -> None:
+    """Review AS (low): names alike as their label reads, not only as names: two of 200 characters
+    differing only past where ``token:<name>`` is cut (the same label, stored), or by a run of
+    blanks."""
+    path, _ = shared
+    long = "a" * 194
+    file = path / "mcp-tokens.json"
+    for first, second in ((f"{long}bbbbbb", f"{long}cccccc"), ("ops bot", "ops   bot")):
+        _token(path, first)
+        before = file.read_text()
+        done = _invoke("mcp", "token", second, "--store", str(path))
+        assert done.exit_code == 1, second
+        assert "reads like" in done.stderr and "Nothing was changed" in done.stderr
+        assert file.read_text() == before
+    # names alike up to the cut of a shorter label stay apart
+    _token(path, f"{long[:150]}bbbbbb")
+    assert len(token_file.load(file)) == 3
+
+
 def test_a_token_server_is_never_unscoped_for_want_of_a_token(shared: tuple[Path, str]) -> None:
     path, _ = shared
     tools = ToolStore(Store(path, embedder=MODEL), "ops", per_request=True)

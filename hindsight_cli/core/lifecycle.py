@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .. import safefs
-from ..errors import HindsightError, InvalidInput
+from ..errors import BadUsage, HindsightError, InvalidInput
 from ..models import Filters, ForgetPlan, Memory
 from ..poisoning import is_quarantined, trust
 from ..redact import redact_field
@@ -22,7 +22,7 @@ from ..storage.base import Reader, Writer
 from ..text import clean
 from ..timeutil import parse_duration
 from . import parts, purge
-from .reading import chain_ids, find
+from .reading import chain_ids, find, find_all
 from .runtime import Runtime
 from .scope import UNSCOPED, Scope
 
@@ -37,9 +37,25 @@ def select_ids(rt: Runtime, filters: Filters, scope: Scope) -> list[str]:
         return session.ids(scope.filters(filters).conditions(rt.now()))
 
 
+# characters of the reason a change gives for the audit log: why, in a few sentences. It is
+# redacted as a memory's text is, while the change holds the writes of every agent of a shared
+# server: a token principal's `memory_forget` with a reason of 64 KB held them 15 s, 512 KB a minute,
+# and nothing bounded it (review AS)
+MAX_REASON = 2000
+
+
 def audit_words(reason: str | None, actor: str) -> tuple[str | None, str]:
     """What the caller wrote into the audit log (why, who), with its secrets redacted like any
-    memory's."""
+    memory's.
+
+    Raises:
+        BadUsage: a reason of more than ``MAX_REASON`` characters, refused before it is read.
+    """
+    if reason and len(reason) > MAX_REASON:
+        raise BadUsage(
+            f"The reason is {len(reason):,} characters; the audit log takes at most "
+            f"{MAX_REASON:,}: say why in a few sentences. Nothing was changed."
+        )
     reason = redact_field(clean(reason), "reason")[0] if reason else None
     return reason, str(redact_field(clean(actor), "actor")[0])
 
@@ -52,7 +68,7 @@ def _targets(
     at: datetime,
     hard: bool = False,
 ) -> list[str]:
-    targets = list(dict.fromkeys(find(session, memory_id, scope).id for memory_id in ids))
+    targets = find_all(session, ids, scope)
     if filters is not None:
         named = set(targets)
         targets += [m for m in session.ids(scope.filters(filters).conditions(at)) if m not in named]

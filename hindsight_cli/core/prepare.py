@@ -213,13 +213,30 @@ def _past(value: Any, name: str, at: datetime) -> datetime | None:
 
 
 def _string_map(value: Any, name: str) -> dict[str, str]:
+    """An environment: at most ``MAX_ENV_KEYS`` keys (as many as a search compares), each a label,
+    each value at most ``MAX_LABEL`` characters (a tool's version, an OS). Unbounded, it was
+    redacted while the write held every agent's writes (alice's value of 256 KB: 18 s, 1,000 keys
+    of 200 characters: 27 s; review AS) and kept in every index."""
+    from ..search.query import MAX_ENV_KEYS
+
     if value is None:
         return {}
     if not isinstance(value, Mapping):
         raise BadUsage(f"{name} must be an object of key=value pairs.")
+    if len(value) > MAX_ENV_KEYS:
+        raise BadUsage(
+            f"{name} holds at most {MAX_ENV_KEYS} keys, not {len(value):,}; give those that "
+            "matter (e.g. tool_version, os)."
+        )
     out: dict[str, str] = {}
     for key, item in value.items():
-        out[str(label(key, f"{name} key", required=True))] = clean(str(item))
+        text = clean(str(item))
+        if len(text) > MAX_LABEL:
+            raise BadUsage(
+                f"{name} value of {str(key)[:40]!r} is {len(text):,} characters; a value holds "
+                f"at most {MAX_LABEL} (a version, an OS)."
+            )
+        out[str(label(key, f"{name} key", required=True))] = text
     return out
 
 
@@ -232,32 +249,42 @@ def _content(fields: Mapping[str, Any], max_bytes: int) -> tuple[str, str | None
     raw = fields.get("content")
     if not isinstance(raw, str):
         raise BadUsage("content must be a string: the text of the memory.")
-    # Cleaning only drops characters: a text this far over cannot fit, and is refused before a
-    # cleaning and a redaction of all of it (50 MB took 4 minutes to be refused)
-    if len(raw) > FAR_OVER * max_bytes:
-        raise InvalidInput(
-            f"content is over {FAR_OVER * max_bytes} characters, far over the {max_bytes}-byte "
-            "limit: split it, summarise it, or raise [limits] max_content_bytes in config.toml."
-        )
-    content = clean(raw)
+    content = _sized(raw, "content", max_bytes)
     if not content:
         raise BadUsage(
             "content is empty: give the memory some text (or `-` to read it from stdin)."
-        )
-    size = len(content.encode("utf-8"))
-    if size > max_bytes:
-        raise InvalidInput(
-            f"content is {size} bytes, over the {max_bytes}-byte limit: split it, summarise it, "
-            "or raise [limits] max_content_bytes in config.toml."
         )
     content, redactions = redact_field(content, "content")
     resolution = fields.get("resolution")
     if resolution is not None:
         if not isinstance(resolution, str):
             raise BadUsage("resolution must be a string.")
-        resolution, n = redact_field(clean(resolution), "resolution")
+        # the fix is a text of the memory's as well, read with it at every hit: within the same
+        # limit (unbounded, alice's 256 KB resolution held every agent's writes 24 s while it
+        # was redacted; review AS)
+        resolution, n = redact_field(_sized(resolution, "resolution", max_bytes), "resolution")
         redactions += n
     return content, resolution or None, redactions
+
+
+def _sized(raw: str, name: str, max_bytes: int) -> str:
+    """``raw`` (a text of the memory: its content or its resolution) cleaned, if it fits
+    ``max_bytes``; InvalidInput if not."""
+    # Cleaning only drops characters: a text this far over cannot fit, and is refused before a
+    # cleaning and a redaction of all of it (50 MB took 4 minutes to be refused)
+    if len(raw) > FAR_OVER * max_bytes:
+        raise InvalidInput(
+            f"{name} is over {FAR_OVER * max_bytes} characters, far over the {max_bytes}-byte "
+            "limit: split it, summarise it, or raise [limits] max_content_bytes in config.toml."
+        )
+    text = clean(raw)
+    size = len(text.encode("utf-8"))
+    if size > max_bytes:
+        raise InvalidInput(
+            f"{name} is {size} bytes, over the {max_bytes}-byte limit: split it, summarise it, "
+            "or raise [limits] max_content_bytes in config.toml."
+        )
+    return text
 
 
 # a step, a version, a seen count: the ledger keeps them as 32-bit integers, which a count raised

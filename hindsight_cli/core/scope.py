@@ -44,6 +44,13 @@ def check_agent(agent: str) -> str:
 TOKEN_SOURCE = "token:"
 
 
+def token_label(agent: str) -> str:
+    """The source a token principal named ``agent`` writes as (``Scope.provenance``): a source is
+    a label (at most MAX_LABEL characters), and so is an agent's name, so the longest names' ends
+    are cut off it (``tokens.alike`` compares these)."""
+    return f"{TOKEN_SOURCE}{agent}"[:MAX_LABEL]
+
+
 def by_principal(source: str | None) -> bool:
     """Whether a memory of ``source`` was written by a token principal, or derived from what one
     wrote (``token:alice``, ``hindsight:token:alice+web``): another principal's text, which the
@@ -83,8 +90,7 @@ class Scope:
         (``prepare.claimed``)."""
         if not (self.principal and self.agent):
             return None
-        # a source is a label (at most MAX_LABEL characters), and so is an agent's name
-        return f"{TOKEN_SOURCE}{self.agent}"[:MAX_LABEL]
+        return token_label(self.agent)
 
     @property
     def token_agent(self) -> str | None:

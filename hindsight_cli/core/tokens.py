@@ -27,7 +27,7 @@ from ..safefs import token_digest, trust
 from ..safefs.reading import parse_json
 from ..text import MAX_LABEL
 from ..timeutil import iso, now
-from .scope import agent_name, check_agent
+from .scope import agent_name, check_agent, token_label
 
 PREFIX = "hst_"
 DEFAULT_FILE = TOKENS_FILE
@@ -249,14 +249,16 @@ def _save(path: Path, entries: list[Entry]) -> None:
 
 def alike(entries: list[Entry], agent: str | None = None) -> list[tuple[str, str]]:
     """Pairs of token agents whose names read alike (``Bob`` and ``bob``; ``alice`` and ``alice``
-    with a zero-width space, a Cyrillic ``і`` or fullwidth letters), among ``entries`` or, given
+    with a zero-width space, a Cyrillic ``і`` or fullwidth letters; ``a b`` and ``a  b``; two names
+    alike up to where their label is cut, ``scope.token_label``), among ``entries`` or, given
     ``agent``, between it and them. Each is another principal, whose memories the others never
     read, but what it writes is labelled ``token:<name>`` (sources are kept lower-cased): the owner
     could not tell whose text a label names."""
     from ..poisoning import INVISIBLE, skeleton
 
     def looks(name: str) -> str:
-        return skeleton(INVISIBLE.sub("", name))
+        # as the label reads: cut as it is stored, any run of blanks one
+        return " ".join(skeleton(INVISIBLE.sub("", token_label(name))).split())
 
     names = [agent] if agent is not None else []
     first: dict[str, str] = {}
