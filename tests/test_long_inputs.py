@@ -848,3 +848,101 @@ def test_a_long_duration_or_time_is_named_shortly_in_its_error() -> None:
         assert len(str(refused.value)) < 200 and "64,002 characters" in str(refused.value)
         with pytest.raises(BadUsage, match="'bogus'"):
             read("bogus")
+
+
+# review AU: the decoding readings and the reader's imperative, each as it was before
+_CALL_BEFORE = (
+    r"(?:\[[\w.]+\]::)?(?P<fn>(?:[A-Za-z_][\w]*(?:\(\))?\.)*[A-Za-z_]\w*)\([ \t]*b?"
+    r"(?P<q>[\"'])(?P<v>[^\"'\n]{4,})"
+    r"(?P=q)(?:[ \t]*,[ \t]*[\"'](?P<codec>[\w\-]+)[\"'])?[ \t]*\)"
+    r"(?:\)?\.(?:decode|toString)\((?:[\"'][\w\-]*[\"'])?\))?"
+)
+_JOINED_BEFORE = (
+    r"([\"'])\1\.join\(\[([^\]\n]*)\]\)|\[([^\]\n]*)\]\.join\(([\"'])\4\)"
+    r"|(?i:-join)[ \t]*\(([^)\n]*)\)"
+    r"|(?:listOf|arrayOf|List\.of|Arrays\.asList|setOf)\(([^)\n]*)\)\.joinToString\(([\"'])\7\)"
+)
+_USED_BEFORE = (
+    r"(?<![\w$])([A-Za-z_][\w.]*)([=:][ \t]*)\"?((?:\$\{?[A-Za-z_]\w*\}?){2,})\"?(?=[\s;]|$)"
+)
+
+
+def test_a_decoders_call_is_read_from_its_names_start_and_decoded_where_it_was() -> None:
+    """Review AU: the call reading (``bytes.fromhex("…")``, ``b32decode('…')``) was tried from every
+    letter of a word, each try reading the word to its end: 16 KB of ``_``, of ``AKIA`` keys in
+    groups of four (joined by an earlier reading) or of one character a line (joined too) took
+    4-12 s, 64 KB about three minutes a field, once the text held ``$(echo`` or ``hex(``. A name is
+    now read from its start only, and decodes as before on every text tried."""
+    from hindsight_cli.redact import transforms
+
+    before, now = re.compile(_CALL_BEFORE), re.compile(transforms._CALL)
+    # never from inside a name or a dotted path: a name read from there reads from its start too
+    for text, inside in (("xbytes.fromhex('6869')", 1), ("a.b32decode('ABCD')", 2)):
+        assert before.match(text, inside) and not now.match(text, inside)
+    pieces = ["bytes.fromhex('68756e7465723278')", "str_rot13('uhagre2k')", 'strrev("x9abcdef")']
+    pieces += ["x", "_", ".", "()", "[System.Text]::", " ", "(", ")", "'abcd'", "-", "é"]
+    decoded = 0
+    for text in _texts(pieces, 3000, seed=31):
+        # the same values decoded (a name is read from its first letter now, ``é`` too)
+        expected = re.findall(r'"(?:hunter2x|fedcba9x)"', before.sub(transforms._call, text))
+        assert re.findall(r'"(?:hunter2x|fedcba9x)"', now.sub(transforms._call, text)) == expected
+        decoded += bool(expected)
+    assert decoded > 20, decoded
+
+
+@pytest.mark.parametrize("run", ["_" * 16_000, "AKIA " * 3_200, "a\n" * 8_000, "a." * 8_000])
+def test_a_long_word_beside_a_decoders_mark_is_read_and_a_secret_after_it_redacted(
+    run: str,
+) -> None:
+    secret = "DB_PASSWORD=\"$(echo 'Tr0ub4dor3xQ' | rev)\""
+    redacted, count = redact(f"$(echo x) hex( A=1 $B $C {run}\n{secret}")
+    assert count >= 1 and "Tr0ub4dor3xQ" not in redacted
+
+
+@pytest.mark.parametrize(
+    "text", ['const s = [].join("")', 'x = "".join([])', "-join ()", 'listOf().joinToString("")']
+)
+def test_an_empty_list_joined_is_left_as_it_is(text: str) -> None:
+    """Review AU: an empty list joined (``[].join("")``, common in JavaScript) was a StopIteration
+    out of the redactor, so every write of a text holding one failed."""
+    assert redact(text) == (text, 0)
+    assert "Tr0ub4dor3xQ" not in redact(f'{text}; password = "Tr0ub4dor3xQ"')[0]
+
+
+def test_a_joined_list_is_read_to_its_first_bracket_and_joined_where_it_was() -> None:
+    """Review AU: a list to join was read from every ``[``, ``-join (`` or ``listOf(`` to the
+    line's end: 64 KB of any of them with none closed took 7 s a field. A list is now read to its
+    first bracket, and the lists of strings it joined are joined as before."""
+    from hindsight_cli.redact import transforms
+
+    before, now = re.compile(_JOINED_BEFORE), re.compile(transforms._JOINED_LIST)
+    assert before.search('[x["a", "b"].join("")').start() == 0  # type: ignore[union-attr]
+    assert now.search('[x["a", "b"].join("")').start() == 2  # type: ignore[union-attr]
+    pieces = ['["a", "b"].join("")', '"".join([\'a\', "b"])', "-join ('a', 'b')", "x", " "]
+    pieces += ['listOf("a", "b").joinToString("")', '"a"', ", ", "\n", ".join", '("")', "-join"]
+    joined = 0
+    for text in _texts(pieces, 3000, seed=32):
+        expected = before.sub(transforms._joined, text)
+        assert now.sub(transforms._joined, text) == expected, text
+        joined += expected != text
+    assert joined > 20, joined
+    assert transforms.undone("x = " + '["a", "b"].join("")') == 'x = "ab"'
+
+
+def test_a_name_given_variables_is_read_from_its_start_and_found_where_it_was() -> None:
+    """Review AU: the name given a value made of variables (``TOKEN="${A}${B}"``) was read from
+    after each dot of a dotted name to its end: 64 KB of ``a.a.…`` took seconds a field."""
+    from hindsight_cli.redact import transforms
+
+    before, now = re.compile(_USED_BEFORE), re.compile(transforms._USED)
+    assert before.match("a.b=$A$B", 2) and not now.match("a.b=$A$B", 2)
+    pieces = ["a", ".", "b_c", "=", ":", " ", "$A", "${B}", '"', ";", "\n"]
+    found = 0
+    for text in _texts(pieces, 3000, seed=33):
+        old, new = before.search(text), now.search(text)
+        assert (old and old.group(3)) == (new and new.group(3)), text
+        found += bool(old)
+    assert found > 20, found
+    assert transforms.undone("A=ab12; B=cd34; x.y.TOKEN=$A$B") == (
+        "A_x.y.TOKEN=ab12; B_x.y.TOKEN=cd34; x.y.TOKEN=ab12cd34"
+    )
