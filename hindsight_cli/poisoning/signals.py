@@ -90,14 +90,17 @@ _VOIDISH = (
     r"wasn't) "
     r"real|stopped (?:being )?(?:relevant|valid|applying|mattering))\b"
 )
-# a clause told to the reader: an imperative, an obligation, a wish or a request aimed at "you"
+# a clause told to the reader: an imperative, an obligation, a wish or a request aimed at "you".
+# Its object may be a path or a name with a dot (``open ./x``, ``run make.sh``): a dot or a slash
+# with a letter or digit after it, read once to the last one (as ``[\w~./-]*[./][\w~./-]+\b``
+# matched, which split a run of dots or slashes every way: 64 KB took minutes; review AU)
 _TOLD = re.compile(
     r"^(?:(?:please|kindly|just|simply|now|then|and|also|first|next|immediately|quickly|so|"
     r"go ahead and|make sure (?:to|you)|be sure to|remember to|proceed to|go on to|continue to)\s+)*"
     r"(?!(?:the|a|an|this|that|it|we|i|they|he|she|there|if|when|to|in|on|for|our|my|no|not|never|"
     r"what|which|is|are|was|all|any|its|their)\b)[a-z]{2,}(?: (?:up|out|off|down|over|away|back))? "
     r"(?:the|a|an|my|our|this|that|these|those|every|each|all|it|them|any|whatever|everything|"
-    r"its|their|his|her|me|us|[\w~./-]*[./][\w~./-]+)\b|"
+    r"its|their|his|her|me|us|[\w~-]*+[./][~./-]*+\w(?:[~./-]*+\w++)*+)\b|"
     r"\byou(?:'ll| will| must| should| need to| have to| are to| to| can now|'re required to| are "
     r"required to)\b|\b(?:is|was) (?:that|for) you\b|"
     rf"\bthe (?:[\w-]+ )?{_AI} (?:must|should|needs? to|has to|is to|will|shall)\b"
