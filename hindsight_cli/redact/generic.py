@@ -859,8 +859,11 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "password",
-        r"(?i)\b(?:[\w.]*auth|httpbasicauth|httpdigestauth|basicauth|digestauth|pscredential|networkcredential"
-        r"|usernamepasswordcredentials?|passwordauthentication|login|authenticate|credentials?)\s*(?:=\s*)?\(\s*"
+        # (any name ending in auth: ``\b[\w.]*auth`` matched wherever ``auth`` was, and read 64 KB
+        # of ``a.`` from every dot to its end; review AU)
+        r"(?i)(?:auth|\b(?:httpbasicauth|httpdigestauth|basicauth|digestauth|pscredential|networkcredential"
+        r"|usernamepasswordcredentials?|passwordauthentication|login|authenticate|credentials?))"
+        r"\s*(?:=\s*)?\(\s*"
         # the second argument, unless its keyword names a user ("login(page, user="carol", …)")
         r"(?:[\w.]+\s*=\s*)?(?:[\"'][^\"'\n]*[\"']|[\w.]+)\s*,\s*"
         r"(?!(?:user(?:_?name)?|login|email|account|uid|name|host|url|domain)\s*=)"
