@@ -477,17 +477,20 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         None,
     ),
     # a blockchain node provider's key in its RPC URL's path: Alchemy, Infura, QuickNode, Ankr,
-    # Chainstack, GetBlock, Blast, dRPC (the URL is the credential; the key is its last part)
+    # Chainstack, GetBlock, Blast, dRPC (the URL is the credential; the key is its last part). A
+    # host is found by its provider's domain, a subdomain it needs by the label's end before it:
+    # the subdomains read from every start (``\b(?:[\w\-]+\.)*``) read 64 KB of ``a.`` or ``a-``
+    # to their end from each, minutes a field (review AU)
     (
         "rpc_key",
-        r"(?i)\b(?:[\w\-]+\.)*(?:alchemy\.com|alchemyapi\.io)/(?:v2|nft/v\d)/"
+        r"(?i)\b(?:alchemy\.com|alchemyapi\.io)/(?:v2|nft/v\d)/"
         r"(?P<secret>[A-Za-z0-9_\-]{20,})"
-        r"|\b(?:[\w\-]+\.)*infura\.io/(?:ws/)?v3/(?P<s2>[0-9a-f]{32})"
-        r"|\b[\w\-]+(?:\.[\w\-]+)*\.(?:quiknode\.pro|quicknode\.pro)/(?P<s3>[0-9a-f]{32,})"
+        r"|\binfura\.io/(?:ws/)?v3/(?P<s2>[0-9a-f]{32})"
+        r"|(?<=[\w\-]\.)(?:quiknode\.pro|quicknode\.pro)/(?P<s3>[0-9a-f]{32,})"
         r"|\brpc\.ankr\.com/[\w\-]+/(?P<s4>[0-9a-f]{32,})"
-        r"|\b[\w\-]+\.core\.chainstack\.com/(?P<s5>[0-9a-f]{32})"
+        r"|(?<=[\w\-]\.)core\.chainstack\.com/(?P<s5>[0-9a-f]{32})"
         r"|\bgo\.getblock\.io/(?P<s6>[0-9a-f]{32})"
-        r"|\b[\w\-]+\.blastapi\.io/(?P<s7>[0-9a-f\-]{36})"
+        r"|(?<=[\w\-]\.)blastapi\.io/(?P<s7>[0-9a-f\-]{36})"
         r"|\blb\.drpc\.org/ogrpc\?[^\s\"']*?dkey=(?P<s8>[A-Za-z0-9_\-]{20,})",
         ("alchemy", "infura.io", "quiknode", "quicknode", "ankr.com", "chainstack", "getblock")
         + ("blastapi", "drpc"),
@@ -499,7 +502,7 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # entitlement (dl.cloudsmith.io/<token>/org/repo/), Gemfury's push and pull URLs
     (
         "registry_token",
-        r"(?i)\b(?:[\w\-]+\.)*(?:anaconda\.org|anaconda\.cloud|anaconda\.com)/t/"
+        r"(?i)\b(?:anaconda\.org|anaconda\.cloud|anaconda\.com)/t/"
         r"(?P<secret>[A-Za-z0-9][A-Za-z0-9_\-]{15,})(?=/|$|[\s\"'])"
         r"|\bdl\.cloudsmith\.io/(?:basic/)?(?P<s2>[A-Za-z0-9]{12,})/"
         r"|\b(?:push|pypi|npm-proxy|gem)\.fury\.io/(?P<s3>[A-Za-z0-9_\-]{12,})(?:/|\b)",

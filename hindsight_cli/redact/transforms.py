@@ -57,12 +57,29 @@ _SHELL = (
 )
 # a call whose name (its whole dotted path) says it decodes, unhexes, rotates or reverses, in any
 # language: bytes.fromhex, hex.DecodeString, Base64.decode64, Base64.getDecoder().decode,
-# Buffer.from(…, "hex"), b32decode, strrev, str_rot13, codecs.decode(…, "rot13")
+# Buffer.from(…, "hex"), b32decode, strrev, str_rot13, codecs.decode(…, "rot13"). The name is read
+# from its path's start only, never from inside a word or after a part's dot (a name matched from
+# there matches from its start too; a part starts with any letter, so ``éx.decode`` is read from
+# ``é``, and only a name that starts with a digit, which no language has, is not read): tried from
+# every letter, 64 KB of one word (``_``, or ``AKIA`` keys read in groups and joined) was read to its
+# end from each, about three minutes a field (found in review AU)
 _CALL = (
-    r"(?:\[[\w.]+\]::)?(?P<fn>(?:[A-Za-z_][\w]*(?:\(\))?\.)*[A-Za-z_]\w*)\([ \t]*b?"
+    r"(?:\[[\w.]+\]::)?(?<!\w)(?<!\w\.)(?<!\w\(\)\.)"
+    r"(?P<fn>(?:[^\W\d]\w*(?:\(\))?\.)*[^\W\d]\w*)\([ \t]*b?"
     r"(?P<q>[\"'])(?P<v>[^\"'\n]{4,})"
     r"(?P=q)(?:[ \t]*,[ \t]*[\"'](?P<codec>[\w\-]+)[\"'])?[ \t]*\)"
     r"(?:\)?\.(?:decode|toString)\((?:[\"'][\w\-]*[\"'])?\))?"
+)
+# strings in a list joined with nothing: "".join(["…", "…"]), ["…", "…"].join(""), -join ('…', '…')
+# (PowerShell), listOf("…", "…").joinToString("") (Kotlin). A list is read to its first bracket,
+# open or closed, never past an opening one to a closing one further on: 64 KB of ``[``,
+# ``-join (`` or ``listOf(`` with none closed was read to the line's end from each, 7 s a field
+# (review AU)
+_JOINED_LIST = (
+    r"([\"'])\1\.join\(\[([^\[\]\n]*+)\]\)|\[([^\[\]\n]*+)\]\.join\(([\"'])\4\)"
+    r"|(?i:-join)[ \t]*\(([^()\n]*+)\)"
+    r"|(?:listOf|arrayOf|List\.of|Arrays\.asList|setOf)\(([^()\n]*+)\)"
+    r"\.joinToString\(([\"'])\7\)"
 )
 _REVERSED = (
     r"(?P<q>[\"'])(?P<v>[^\"'\n]{6,})(?P=q)(?:\[::-1\]|\.split\([\"']{2}\)\.reverse\(\)"
@@ -136,15 +153,8 @@ def undone(text: str) -> str:
             r"[ \t]*([^\s`]+)[ \t]*\r?\n[ \t]*```",
             r"\1 \2",
         ),
-        # strings in a list joined with nothing: "".join(["…", "…"]), ["…", "…"].join(""),
-        # -join ('…', '…') (PowerShell), listOf("…", "…").joinToString("") (Kotlin)
-        (
-            "join" in text or "Join" in text,
-            r"([\"'])\1\.join\(\[([^\]\n]*)\]\)|\[([^\]\n]*)\]\.join\(([\"'])\4\)"
-            r"|(?i:-join)[ \t]*\(([^)\n]*)\)"
-            r"|(?:listOf|arrayOf|List\.of|Arrays\.asList|setOf)\(([^)\n]*)\)\.joinToString\(([\"'])\7\)",
-            _joined,
-        ),
+        # strings in a list joined with nothing
+        ("join" in text or "Join" in text, _JOINED_LIST, _joined),
         # an f-string's literal parts: f"{'…'}{'…'}"
         ('f"{' in text or "f'{" in text, r"\{[ \t]*([\"'])([^\"'{}\n]*)\1[ \t]*\}", r"\2"),
         ("=3D" in text, r"=3D", "="),
@@ -208,16 +218,19 @@ def _dump_line(text: str) -> bool:
     return False
 
 
+# a name given a value made of two or more variables (``TOKEN="${A}${B}"``). The name is read from its
+# start, not again from after each dot of it: 64 KB of ``a.a.…`` was read to its end from each,
+# seconds a field (review AU)
+_USED = r"(?<![\w$])(?<!\w\.)([A-Za-z_][\w.]*+)([=:][ \t]*)\"?((?:\$\{?[A-Za-z_]\w*\}?){2,})\"?(?=[\s;]|$)"
+
+
 def _resolved(text: str) -> str:
     """A value made of variables the same text defines (``A=…; B=…; export TOKEN="${A}${B}"``), as
     what they make, each part's own line named for it (``A_TOKEN=…``)."""
     import re
 
     defined = dict(re.findall(r"(?<![\w$])([A-Za-z_]\w*)=([^\s;'\"$]+)", text))
-    use = re.search(
-        r"(?<![\w$])([A-Za-z_][\w.]*)([=:][ \t]*)\"?((?:\$\{?[A-Za-z_]\w*\}?){2,})\"?(?=[\s;]|$)",
-        text,
-    )
+    use = re.search(_USED, text)
     if not use:
         return text
     names = re.findall(r"\$\{?([A-Za-z_]\w*)\}?", use.group(3))
@@ -234,7 +247,10 @@ def _joined(match: re.Match[str]) -> str:
     """Strings in a list joined with nothing, as the one string they make (quoted)."""
     import re
 
-    found = next(g for g in (match.group(2), match.group(3), match.group(5), match.group(6)) if g)
+    # an empty list (``[].join("")``, ``-join ()``) has nothing to join: it stays as it is (its
+    # first non-empty group was looked for and not found, a StopIteration out of every redaction of
+    # a text holding one; review AU)
+    found = next((g for g in match.group(2, 3, 5, 6) if g), "")
     parts = re.findall(r"[\"']([^\"'\n]*)[\"']", found)
     return '"' + "".join(parts) + '"' if len(parts) >= 2 else match.group()
 
