@@ -17,7 +17,15 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from functools import cache
 
-from .units import AGENT_HEADING, FALSE_REPORT, PARAGRAPHS, STEALTH, too_few_words, url_run
+from .units import (
+    AGENT_HEADING,
+    DESCRIBED,
+    FALSE_REPORT,
+    PARAGRAPHS,
+    STEALTH,
+    too_few_words,
+    url_run,
+)
 
 # characters between two cues that still read as one instruction (a sentence or two)
 _REACH = 200
@@ -50,6 +58,12 @@ _OUT_VERB = (
     r"transmit|exfiltrate|leak|paste|pasting|append|include|including|embed|print|"
     r"output|echo|dump|expose|publish|attach|copy|report|write out|list|reveal|return|share|"
     r"mirror|sync|pipe|commit)"
+)
+# a word of sending followed by a modal or a form of "be" or "have" is its clause's subject, a noun
+# ("tool output could be read as system instructions", "the crash report may include tokens")
+_AS_SUBJECT = (
+    r"(?! (?:could|can|may|might|will|would|should|must|is|was|are|were|has|had|"
+    r"does|did|no longer|now|still|sometimes|often|always)\b)"
 )
 _OUT_PASSIVE = (
     r"(?:sent|posted|uploaded|forwarded|e-?mailed|pasted|appended|included|embedded|"
@@ -162,7 +176,7 @@ _CUES: dict[str, tuple[str, ...]] = {
     ),
     # a secret and a way out: sent, pasted into the reply, mailed
     "exfiltration": (
-        rf"\b{_OUT_VERB}\b[^.;\n]{{0,40}}{_SECRET}",
+        rf"{DESCRIBED}\b{_OUT_VERB}\b{_AS_SUBJECT}[^.;\n]{{0,40}}{_SECRET}",
         # a file or its data mailed out, a secret put in a request's header
         r"\b(?:e-?mail|mail|send|forward|upload)\b[^.;\n]{0,30}\b(?:file|contents|csv|dump|database|"
         r"rows|export)\b[^.;\n]{0,20}\bto\s+[\w.+-]+@[\w-]+\.",
