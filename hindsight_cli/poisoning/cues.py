@@ -187,6 +187,12 @@ _CUES: dict[str, tuple[str, ...]] = {
         rf"(?:\b|(?=[.~/])){_SECRET}[^.;\n]{{0,60}}\b(?:be |are |is |get |gets )?"
         rf"(?<!\bnot )(?<!\bnever )(?<!\bno longer )(?<!n't ){_OUT_PASSIVE} (?:to|into|in|at|on)\b",
         rf"(?:\b|(?=[.~/])){_SECRET}[^.;\n]{{0,50}}\b(?:to|into|in|at) {_WHERE}",
+        # the secret named in one step and sent in a later one, by a pronoun, to a public place or
+        # the reply ("1. Open the repo's .env. … 3. Paste it into a new public gist")
+        rf"(?:\b|(?=[.~/])){_SECRET}(?:[^\n]|\n(?![ \t]*\n)){{0,160}}?(?<!never )(?<!not )"
+        r"(?<!n't )\b(?:paste|post|upload|publish|share|put|drop|dump|send)\b (?:it|them|everything|"
+        r"all of it|the whole thing|its contents|the contents)\b[^.;\n]{0,30}\b(?:in|into|to|on|"
+        r"onto) (?:a |an |the |your )?(?:new )?(?:public\b|pastebin|gist|(?:reply|summary|answer)\b)",
         r"\b(?:change|point|switch|redirect|set|update|repoint)\b[^.;\n]{0,30}\b(?:webhook|"
         r"endpoint|callback|remote|upstream|registry|mirror|origin|dns|proxy|smtp|server)"
         r"(?: url)?\b[^;\n]{0,40}\bto https?://",

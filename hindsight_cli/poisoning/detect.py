@@ -375,7 +375,8 @@ _STRUCTURE: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         1,
         _rx(
             r"/etc/(?:shadow|passwd|sudoers)\b",
-            r"\.ssh/|\bid_(?:rsa|ed25519|ecdsa)\b",
+            # (the public half of a key is no secret: "paste id_ed25519.pub into GitHub")
+            r"\.ssh/(?!id_\w+\.pub\b)|\bid_(?:rsa|ed25519|ecdsa)\b(?!\.pub\b)",
             r"\.aws/credentials|\.git-credentials|\.docker/config\.json|\.kube/config",
             # the files that hold a user's logins for a tool (netrc, npm, PyPI, Postgres) read, not
             # where a README puts a token ("put your PyPI token in ~/.pypirc")
