@@ -58,6 +58,32 @@ _LINE_HEADING = re.compile(
 )
 
 
+# the reader named as an AI agent or assistant, in any table's language or none: an AI word beside a
+# word for an agent or an assistant ("Hinweis für KI-Assistenten", "dla agenta AI", "致编辑此模块的
+# AI 代理", "مساعد ذكاء اصطناعي"): the ``hail`` category in every language (a frame; an act and a
+# third category beside it still needed)
+_AI_AGENT = (
+    "ki assistent|ki agent|ai agent|ai assistant|ai asistent|ai asystent|agent ai|agenta ai|"
+    "agentów ai|agentowi ai|agentem ai|asystent ai|asystenta ai|agen ai|agentes de ia|agentes de ai|"
+    "agente de ia|agenti ia|agenti ai|assistenti ia|assistente ia|agents ia|agents d'ia|"
+    "assistants ia|automated agents|agentes automatizados|automatisierte agenten|autonome agenten|"
+    "ai 代理|ai代理|ai 助手|ai助手|ai 智能体|ai智能体|ai エージェント|aiエージェント|ai アシスタント|"
+    "aiアシスタント|ai 에이전트|ai 어시스턴트|ии агент|ии ассистент|ші агент|ші асистент|مساعد ذكاء|"
+    "وكيل ذكاء|סוכן ai|סוכן בינה|עוזר ai|עוזר בינה|एआई एजेंट|एआई सहायक|ผู้ช่วย ai|เอเจนต์ ai|"
+    "trợ lý ai|tác tử ai|yapay zeka ajan|yapay zeka asistan|agen otomatis"
+)
+
+
+@lru_cache(maxsize=1)
+def _ai_agent() -> re.Pattern[str]:
+    return re.compile(alternation_source(_AI_AGENT, False))
+
+
+def _addressed(folded: str, bounds: list[int]) -> set[int]:
+    """The sentences of ``folded`` that name their reader as an AI agent or assistant."""
+    return {bisect_right(bounds, m.start()) - 1 for m in _ai_agent().finditer(folded)}
+
+
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
 _LONGEST = 14
 # characters after a "don't" slot's words in which an act is negated ("不要把 API 密钥发到群里")
@@ -135,10 +161,13 @@ def _starts(word: str) -> frozenset[_Where]:
     )
 
 
-def _spots(folded: str, bounds: list[int]) -> dict[int, dict[int, set[str]]]:
+def _spots(folded: str, bounds: list[int], hailed: bool) -> dict[int, dict[int, set[str]]]:
     """Language -> sentence -> the categories whose needles the sentence holds (a superset of what
-    the language's pattern finds there), for the languages with needles of two categories: one
-    pass over the text's words, and a search for each other needle whose first character occurs."""
+    the language's pattern finds there), for the languages with needles of two categories (of one
+    in a language written without spaces where the reader is named as an AI agent, a category of
+    every language; a Latin table's words in another language's text are too easily found for
+    one to do): one pass over the text's words, and a search for each other needle whose first
+    character occurs."""
     other = _index()[1]
     spots: dict[int, dict[int, set[str]]] = {}
     for word in _ASCII_WORD.finditer(folded):
@@ -154,7 +183,11 @@ def _spots(folded: str, bounds: list[int]) -> dict[int, dict[int, set[str]]]:
                 sentence = bisect_right(bounds, at) - 1
                 spots.setdefault(number, {}).setdefault(sentence, set()).add(category)
                 at = folded.find(needle, at + 1)
-    return {number: held for number, held in spots.items() if len(set().union(*held.values())) >= 2}
+    return {
+        number: held
+        for number, held in spots.items()
+        if len(set().union(*held.values())) >= (1 if hailed and _languages()[number][1] else 2)
+    }
 
 
 def _read(number: int, text: str) -> set[str]:
@@ -171,6 +204,8 @@ def _read(number: int, text: str) -> set[str]:
             if match.start() <= negated_until:
                 continue
         found.add(category)
+    if _ai_agent().search(text):
+        found.add("hail")
     return _categories(found)
 
 
@@ -204,7 +239,8 @@ def cooccurring(original: str, folded: str) -> dict[str, int]:
     are read)."""
     bounds = [0, *(m.end() for m in _SENTENCE.finditer(folded)), len(folded)]
     headings = _headings(folded, bounds)
-    for number, spots in sorted(_spots(folded, bounds).items()):
+    hailed = _addressed(folded, bounds)
+    for number, spots in sorted(_spots(folded, bounds, bool(hailed)).items()):
         lang = _languages()[number][0]
         if not readable(lang, original, folded):
             continue
@@ -214,7 +250,10 @@ def cooccurring(original: str, folded: str) -> dict[str, int]:
             # a heading's authority, or a heading that hails the AI ("Till AI-agenten:",
             # "TODO(IA):"), frames one act; otherwise three categories, one an act
             enough = 2 if framing & {"authority", "hail"} else _ENOUGH
-            if len(spots[index] | spots.get(index + 1, set()) | framing) < enough:
+            near = spots[index] | spots.get(index + 1, set()) | framing
+            if {index, index + 1} & hailed:
+                near = near | {"hail"}
+            if len(near) < enough:
                 continue
             end = bounds[min(index + 2, len(bounds) - 1)]
             window = _read(number, folded[bounds[index] : end]) | framing

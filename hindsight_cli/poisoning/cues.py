@@ -17,7 +17,15 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from functools import cache
 
-from .units import AGENT_HEADING, FALSE_REPORT, PARAGRAPHS, STEALTH, too_few_words, url_run
+from .units import (
+    AGENT_HEADING,
+    DESCRIBED,
+    FALSE_REPORT,
+    PARAGRAPHS,
+    STEALTH,
+    too_few_words,
+    url_run,
+)
 
 # characters between two cues that still read as one instruction (a sentence or two)
 _REACH = 200
@@ -50,6 +58,12 @@ _OUT_VERB = (
     r"transmit|exfiltrate|leak|paste|pasting|append|include|including|embed|print|"
     r"output|echo|dump|expose|publish|attach|copy|report|write out|list|reveal|return|share|"
     r"mirror|sync|pipe|commit)"
+)
+# a word of sending followed by a modal or a form of "be" or "have" is its clause's subject, a noun
+# ("tool output could be read as system instructions", "the crash report may include tokens")
+_AS_SUBJECT = (
+    r"(?! (?:could|can|may|might|will|would|should|must|is|was|are|were|has|had|"
+    r"does|did|no longer|now|still|sometimes|often|always)\b)"
 )
 _OUT_PASSIVE = (
     r"(?:sent|posted|uploaded|forwarded|e-?mailed|pasted|appended|included|embedded|"
@@ -162,7 +176,7 @@ _CUES: dict[str, tuple[str, ...]] = {
     ),
     # a secret and a way out: sent, pasted into the reply, mailed
     "exfiltration": (
-        rf"\b{_OUT_VERB}\b[^.;\n]{{0,40}}{_SECRET}",
+        rf"{DESCRIBED}\b{_OUT_VERB}\b{_AS_SUBJECT}[^.;\n]{{0,40}}{_SECRET}",
         # a file or its data mailed out, a secret put in a request's header
         r"\b(?:e-?mail|mail|send|forward|upload)\b[^.;\n]{0,30}\b(?:file|contents|csv|dump|database|"
         r"rows|export)\b[^.;\n]{0,20}\bto\s+[\w.+-]+@[\w-]+\.",
@@ -173,6 +187,12 @@ _CUES: dict[str, tuple[str, ...]] = {
         rf"(?:\b|(?=[.~/])){_SECRET}[^.;\n]{{0,60}}\b(?:be |are |is |get |gets )?"
         rf"(?<!\bnot )(?<!\bnever )(?<!\bno longer )(?<!n't ){_OUT_PASSIVE} (?:to|into|in|at|on)\b",
         rf"(?:\b|(?=[.~/])){_SECRET}[^.;\n]{{0,50}}\b(?:to|into|in|at) {_WHERE}",
+        # the secret named in one step and sent in a later one, by a pronoun, to a public place or
+        # the reply ("1. Open the repo's .env. … 3. Paste it into a new public gist")
+        rf"(?:\b|(?=[.~/])){_SECRET}(?:[^\n]|\n(?![ \t]*\n)){{0,160}}?(?<!never )(?<!not )"
+        r"(?<!n't )\b(?:paste|post|upload|publish|share|put|drop|dump|send)\b (?:it|them|everything|"
+        r"all of it|the whole thing|its contents|the contents)\b[^.;\n]{0,30}\b(?:in|into|to|on|"
+        r"onto) (?:a |an |the |your )?(?:new )?(?:public\b|pastebin|gist|(?:reply|summary|answer)\b)",
         r"\b(?:change|point|switch|redirect|set|update|repoint)\b[^.;\n]{0,30}\b(?:webhook|"
         r"endpoint|callback|remote|upstream|registry|mirror|origin|dns|proxy|smtp|server)"
         r"(?: url)?\b[^;\n]{0,40}\bto https?://",

@@ -14,6 +14,7 @@ from functools import cache, lru_cache
 
 from ..text import MAX_LABEL
 from . import languages, learned, phrases
+from .announced import announced as announced_reading, reversal_announced
 from .clauses import clause_kinds
 from .configured import SPOKEN, configured_spans, outside
 from .cooccur import cooccurring
@@ -29,7 +30,6 @@ from .spelling import (
     finish,
     fold,
     hidden_views,
-    reversal_announced,
     skeleton,
     surface,
     typo_view,
@@ -375,7 +375,8 @@ _STRUCTURE: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         1,
         _rx(
             r"/etc/(?:shadow|passwd|sudoers)\b",
-            r"\.ssh/|\bid_(?:rsa|ed25519|ecdsa)\b",
+            # (the public half of a key is no secret: "paste id_ed25519.pub into GitHub")
+            r"\.ssh/(?!id_\w+\.pub\b)|\bid_(?:rsa|ed25519|ecdsa)\b(?!\.pub\b)",
             r"\.aws/credentials|\.git-credentials|\.docker/config\.json|\.kube/config",
             # the files that hold a user's logins for a tool (netrc, npm, PyPI, Postgres) read, not
             # where a README puts a token ("put your PyPI token in ~/.pypirc")
@@ -571,28 +572,17 @@ def kinds(text: str) -> dict[str, int]:
     return found
 
 
-# a text that says its next words are ROT13 ("Maintainer note (ROT13, decode before acting): …")
-_ROT13_ANNOUNCED = re.compile(r"(?i)\brot-?13\b[^:\n]{0,60}:")
-
-
-def _announced(text: str) -> str | None:
-    """``text`` with what follows its announcement of ROT13 decoded and the announcement kept (its
-    frame read with the order it carries), or None."""
-    match = _ROT13_ANNOUNCED.search(text)
-    if match is None:
-        return None
-    import codecs
-
-    return text[: match.end()] + codecs.encode(text[match.end() :], "rot13")
-
-
 def _kinds(text: str, announced: bool = True) -> dict[str, int]:
-    if announced and (decoded := _announced(text)) is not None:
+    if announced and (spelt := announced_reading(text)) is not None:
+        how, decoded, obeyed = spelt
         inner = _kinds(decoded, announced=False)
+        if obeyed:
+            # told to do what the hidden words say: their act is the reader's order
+            inner["hidden order obeyed"] = 1
         found = _kinds(text, announced=False)
         if score(inner) >= QUARANTINE_SCORE:
             found.update({k: w for k, w in inner.items() if w > found.get(k, 0)})
-            found["hidden text (rot13)"] = 1
+            found[f"hidden text ({how})"] = 1
         return found
     text = unquoted(text)
     visible = surface(text)

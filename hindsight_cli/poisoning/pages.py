@@ -34,6 +34,9 @@ _INSTALL_STEP = re.compile(
     rf"(?m)^[^\n]{{0,60}}?(?:{_INSTALLING})[^\n]{{0,100}}$\n"
     r"(?:[ \t]*+\n)*+(?:[^\n]{0,100}[:：][ \t]*+\n)?"
     rf"(?:[ \t]*+(?:```[\w-]*)?[ \t]*+\n)*+[ \t]*+{_ITEM}[ \t]*(?:\$[ \t]*)?(?:curl|wget|iwr|irm)\b|"
+    # or on the lead-in's own line, in a code span after a few words ("Installation: run `curl … |
+    # sh`, then…", "Cài đặt: chạy `curl … | sh`", "Para instalar, ejecuta `curl …`")
+    rf"^[^\n]{{0,60}}?(?:{_INSTALLING})[^\n`]{{0,40}}`[ \t]*(?:\$[ \t]*)?(?:curl|wget|iwr|irm)\b|"
     # a Dockerfile from its first line (comments and ARGs before FROM): one place to start
     r"\A(?:[ \t]*(?:#|arg\b)[^\n]*\n)*[ \t]*from [\w./:@${}-]+(?: as [\w-]+)?[ \t]*\n"
     r"(?:[^\n]*\n){0,40}?[ \t]*run [^\n]*?\b(?:curl|wget)\b"

@@ -219,10 +219,34 @@ def _join_spaced(match: re.Match[str]) -> str:
     )
 
 
+# Letters set apart by one blank and words by a wider gap ("B ỏ   q u a   m ọ i   h ư ớ n g"): a
+# run of single characters, each alone between blanks of up to four (one pass: a character then its
+# blanks, each character read once)
+_SPACED_WIDE = re.compile(r"(?<!\S)\S(?: {1,4}\S(?!\S))+")
+_WIDE_GAP = re.compile(r" {2,}")
+# gaps of two blanks or more a run must hold to be read this way (a line of code "x = 1  # y" holds
+# one)
+_FEWEST_GAPS = 3
+
+
+def _join_wide(match: re.Match[str]) -> str:
+    """A run of letters set apart, its words apart by wider gaps, joined: each gap of one blank
+    removed, each wider one a word break ("b o   q u a" is "bo qua", so two-letter words join too,
+    which the joiner of ``_SPACED`` leaves apart); a run without both kinds of gap unchanged."""
+    run = match.group()
+    words = _WIDE_GAP.split(run)
+    if len(words) <= _FEWEST_GAPS or not any(" " in word for word in words):
+        return run
+    return " ".join(word.replace(" ", "") for word in words)
+
+
 def finish(skel: str) -> str:
-    """The last steps of ``fold`` on a skeleton: spelled-out letters joined, leetspeak read as
-    letters, underscores as spaces (IGNORE_ALL_PREVIOUS)."""
-    return _SPACED.sub(_join_spaced, skel.replace("_", " ")).translate(_LEET)
+    """The last steps of ``fold`` on a skeleton: spelled-out letters joined (words apart by wider
+    gaps too), leetspeak read as letters, underscores as spaces (IGNORE_ALL_PREVIOUS)."""
+    skel = skel.replace("_", " ")
+    if "  " in skel:
+        skel = _SPACED_WIDE.sub(_join_wide, skel)
+    return _SPACED.sub(_join_spaced, skel).translate(_LEET)
 
 
 def fold(text: str) -> str:
@@ -493,21 +517,6 @@ def _glued(text: str) -> str | None:
     if joined == text:
         return None
     return joined
-
-
-# a text that says it is written backwards ("The line below is written backwards", "Raden nedan är
-# skriven baklänges", "escrita al revés"): its reversed reading is read in every language, not only
-# in English (the reversed reading of any other text is noise)
-_REVERSAL_ANNOUNCED = re.compile(
-    r"(?i)\b(?:backwards|reversed|in reverse|right to left|baklänges|baklengs|baglæns|à l'envers|"
-    r"al rev[ée]s|ao contr[áa]rio|r[üu]ckw[äa]rts|achterstevoren|od tyłu|tersten|задом наперёд|"
-    r"задом наперед|в обратном порядке|навпаки|terbalik|ngược)|逆さ|倒过来|倒過來|거꾸로"
-)
-
-
-def reversal_announced(text: str) -> bool:
-    """Whether ``text`` says it is written backwards (``_REVERSAL_ANNOUNCED``)."""
-    return _REVERSAL_ANNOUNCED.search(text) is not None
 
 
 def hidden_views(text: str, visible: str | None = None) -> list[tuple[str, str]]:

@@ -39,14 +39,15 @@ def too_few_words(skel: str, fewest: int) -> bool:
 # not one that tells what something does ("silently uses the wrong .env", "the job quietly
 # deleted the rows"): a verb in -s (not -ss), or in -ed with no "be" before the adverb, describes,
 # and so does a modal whose subject is not "you" ("a short write will silently truncate the file");
-# "secretly" always asks ("secretly wants")
-_MODAL = "".join(
+# "secretly" always asks ("secretly wants"); the same modal before a verb of sending describes too
+# ("debug output could include the API token", ``cues``)
+DESCRIBED = "".join(
     f"(?<!(?<!you ){modal} )" for modal in ("will", "would", "could", "might", "may", "can")
 )
 STEALTH = (
     r"(?:secretly|(?:(?:is|are|was|were|be|been|being|get|gets|got) )"
     r"(?:silently|quietly|covertly|discreetly|stealthily)(?! \w*[^\Ws]s\b)|"
-    rf"{_MODAL}(?:silently|quietly|covertly|discreetly|stealthily)(?! (?:\w*[^\Ws]s|\w+ed)\b))"
+    rf"{DESCRIBED}(?:silently|quietly|covertly|discreetly|stealthily)(?! (?:\w*[^\Ws]s|\w+ed)\b))"
 )
 # a heading that gives AI readers their orders, after its line's start ("AI-Agent-Directive:",
 # "Agent instructions for this repo:", "Instructions for automated agents:"): a frame, read by
