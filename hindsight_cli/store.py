@@ -49,6 +49,8 @@ from .storage.base import Ledger
 from .timeutil import as_utc_or_none, iso
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     from .core.migrate import MigrateResult
     from .storage.index import Index
     from .storage.rows import MemoryRow
@@ -193,7 +195,13 @@ class Store:
         return admin.init(self._rt, model, backend, url, schema)
 
     def record(
-        self, content: str, *, merge: bool = True, supersedes: str | None = None, **fields: Any
+        self,
+        content: str,
+        *,
+        merge: bool = True,
+        supersedes: str | None = None,
+        turn: AbstractContextManager[Any] | None = None,
+        **fields: Any,
     ) -> WriteResult:
         """Store one memory (DESIGN §6): validated, secrets redacted, idempotent, near-duplicates
         merged.
@@ -207,6 +215,8 @@ class Store:
             replaces:
                 it becomes ``superseded`` (out of search, kept as history) and the two link both
                 ways.
+            turn: held only while the store changes (a shared server's write gate): the checks,
+                redaction and embedding of the text run before it is taken.
             **fields: any data-model field (``type``, ``agent_id``, ``task_id``, ``step``,
             ``trigger``,
                 ``outcome``, ``resolution``, ``importance``, ``confidence``, ``tags``, ``metadata``,
@@ -222,7 +232,7 @@ class Store:
         """
         from .core import writes
 
-        return writes.record(self._rt, content, fields, merge, supersedes, self.scope)
+        return writes.record(self._rt, content, fields, merge, supersedes, self.scope, turn)
 
     def edit(
         self,
@@ -235,6 +245,7 @@ class Store:
         actor: str | None = None,
         content: str | None = None,
         importance: float | None = None,
+        turn: AbstractContextManager[Any] | None = None,
     ) -> WriteResult:
         """Give a stored memory what was learnt since: a new version with the resolution, outcome,
         confidence, importance or added tags, superseding it (kept as history); the audit log says
@@ -250,6 +261,8 @@ class Store:
             content: the memory's text, when a caller states it: it must be the stored one (the
                 text is never edited; a new text supersedes with ``record(supersedes=...)``).
             importance: 0 to 1, how much the memory matters (a person's call).
+            turn: held only while the store changes (a shared server's write gate), as in
+                ``record``.
 
         Returns:
             The new version, ``superseded`` naming the old one and ``change`` what changed
@@ -271,7 +284,7 @@ class Store:
             "content": content,
             "importance": importance,
         }
-        return amend.edit(self._rt, memory_id, fields, self.scope, actor)
+        return amend.edit(self._rt, memory_id, fields, self.scope, actor, turn)
 
     def summary_request(
         self,

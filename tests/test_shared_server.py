@@ -478,8 +478,8 @@ def test_another_agents_queued_writes_never_hold_up_a_write(tmp_path: Path) -> N
     """Writes go one at a time, but each waited for its turn inside a thread of the SDK's one pool
     of 40: alice's long write (held still) and 45 more queued behind it took every thread, and
     bob's one write, which needs a thread before it can even wait at the gate, came after all of
-    hers. Now an agent's writes take a thread one at a time: bob waits for the write under way,
-    not for her queue."""
+    hers. Now an agent's writes take a thread one at a time, and the gate is held only while the
+    store changes: bob waits for no write of hers that is still being read, nor for her queue."""
     import threading
 
     import httpx2
@@ -522,13 +522,18 @@ def test_another_agents_queued_writes_never_hold_up_a_write(tmp_path: Path) -> N
             wait_for(lambda: writes.asked >= 46, "alice's writes to queue")
             bob.start()
             wait_for(lambda: writes.asked >= 47, "bob's write to be sent")
-            # (with the fix, his is the one write waiting at the gate)
-            wait_for(lambda: counting.waiting >= 1, "a write to wait at the gate")
+            # a guard against a hang, never a measure: bob's write is stored while her first is
+            # still being read (the gate is held only while the store changes, review AS), and no
+            # write waits at the gate meanwhile: hers wait behind her own
+            bob.join(60)
+            stored_while_held = not bob.is_alive() and not embedder.go.is_set()
+            assert counting.waiting == 0
         finally:
             embedder.go.set()
         for writer in writers:
             writer.join(120)
         bob.join(120)
+    assert stored_while_held
     order = [m.agent_id for m in sorted(store.list(limit=None), key=lambda m: m.created_at)]
     assert len(order) == 47
     # after her held write, bob's comes among the next few, not after her 45 queued ones

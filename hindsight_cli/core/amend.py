@@ -12,6 +12,7 @@ ever added. What was learnt keeps the trust of whoever said it (``guarded``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -237,10 +238,17 @@ def only_learnt(memory_id: str, others: Sequence[str]) -> None:
 
 
 def edit(
-    rt: Runtime, memory_id: str, fields: Mapping[str, Any], scope: Scope, actor: str | None
+    rt: Runtime,
+    memory_id: str,
+    fields: Mapping[str, Any],
+    scope: Scope,
+    actor: str | None,
+    turn: AbstractContextManager[Any] | None = None,
 ) -> WriteResult:
     """Give the memory ``memory_id`` what was learnt (``fields``: any of ``LEARNT``) as a new
-    version; a memory that holds all of it already is answered as it is (``deduplicated``)."""
+    version; a memory that holds all of it already is answered as it is (``deduplicated``).
+    ``turn`` (a shared server's write gate) is held only while the store changes, as in
+    ``writes.record``: the memory read back unchanged in that transaction (``write_unchanged``)."""
     nothing = BadUsage(
         "Nothing to edit: give what was learnt — a resolution, an outcome, a confidence, an "
         "importance or a tag."
@@ -294,11 +302,12 @@ def edit(
     new = new_version(old, change, rt.now())
     guarded(new, checked.row)
     embed(rt, new, None, dim)
-    with rt.ledger.write() as session:
-        write_unchanged(
-            session, old, new, change, actor or old.agent_id, "edited", "rerun the edit."
-        )
-    rt.after_write()
+    with turn or nullcontext():
+        with rt.ledger.write() as session:
+            write_unchanged(
+                session, old, new, change, actor or old.agent_id, "edited", "rerun the edit."
+            )
+        rt.after_write()
     return WriteResult(
         codec.to_memory(new), False, checked.redactions, [old.id], change.change, updated=True
     )

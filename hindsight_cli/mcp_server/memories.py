@@ -153,9 +153,9 @@ class ToolStore:
         self._ingested.set()
 
     def write(self, content: str, **fields: Any) -> WriteResult:
-        store = self.store
-        with self.gate.writes:
-            return store.record(content, **fields)
+        # the gate only while the store changes: one agent's long text (its redaction, its
+        # embedding) never holds another agent's write
+        return self.store.record(content, turn=self.gate.writes, **fields)
 
     def edit(
         self,
@@ -172,18 +172,17 @@ class ToolStore:
         """``memory_write`` with ``id``: what was learnt, as a new version of that memory. The
         text and the memory's other fields are not edited: a call that gives them is refused."""
         only_learnt(memory_id, others)
-        store = self.store
-        with self.gate.writes:
-            return store.edit(
-                memory_id,
-                content=content,
-                resolution=resolution,
-                outcome=outcome,
-                confidence=confidence,
-                tags=tags,
-                importance=importance,
-                actor=self.agent,
-            )
+        return self.store.edit(
+            memory_id,
+            content=content,
+            resolution=resolution,
+            outcome=outcome,
+            confidence=confidence,
+            tags=tags,
+            importance=importance,
+            actor=self.agent,
+            turn=self.gate.writes,
+        )
 
     def search(self, query: SearchQuery, event: str = "mcp-search") -> SearchResult:
         """A search, recorded in the injection record as ``event`` (``mcp-search`` or
