@@ -629,6 +629,25 @@ def _named(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return span if kind not in ("key", "inside") or high_entropy(value) else None
 
 
+def _next_line(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A value alone on the line after its secret-named name and a ``:`` or ``=`` (YAML's plain
+    scalar continued on the next line, a value pasted under ``password =``): password-shaped, or
+    random for a key's name; a mapping's next key (``required:``) is not a value."""
+    import re
+
+    name, value = match.group("name"), match.group("secret")
+    kind = words_in(name)
+    if not kind or not_secret_name(name) or is_reference(value):
+        return None
+    if re.match(r"[A-Za-z_][\w.\-]*[ \t]*[:=：＝]", value):
+        # the next line is a name of its own: an empty value (`API_KEY=` in a .env example)
+        return None
+    if kind in ("key", "inside"):
+        public = public_before(match.string, match.start())
+        return match.span("secret") if high_entropy(value) and not public else None
+    return match.span("secret") if credential_like(value, strict=True) else None
+
+
 _SEPARATOR = r"[ \t]*(?:=>|:=|\?=|\|\|=|[:=：＝])[ \t]*|[ \t]+is[ \t]+"
 _QUOTED = r"(?P<q>[\"'])(?P<qsecret>(?:(?!(?P=q))[^\n]){3,}?)(?P=q)"
 
@@ -745,8 +764,9 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "password",
+        # (a separator alone is no value: `password =` with the value on the next line)
         r"(?im)^[ \t]*(?:password|passwd|requirepass|masterauth|rpcpassword)[ "
-        r"\t]+(?P<secret>\S+)[ \t]*$",
+        r"\t]+(?![=:：＝]+[ \t]*$)(?P<secret>\S+)[ \t]*$",
         ("password", "passwd", "requirepass", "masterauth", "rpcpassword"),
         _line_password,
         None,
@@ -917,6 +937,18 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         rf"(?=(?:{_QUOTED}|(?P<secret>{_UNQUOTED}{{3,{_LONGEST}}})))",
         NAME_WORDS,
         _assignment,
+        None,
+    ),
+    (
+        "secret",
+        # the value alone on the next line (review AU: `password =` and the value under it left it
+        # in clear, as YAML's `password:` with the value indented below)
+        # (the value in a lookahead: a name rejected, `db:` above `password:`, hides no other)
+        rf"(?im)(?<![\w.\-])(?P<name>[\w.\-]+)[\"']?[ \t]*[:=：＝][ \t]*(?=\r?\n[ \t]*"
+        # (not the first of a list of codes one a line, which another rule reads whole)
+        rf"(?P<secret>{_UNQUOTED}{{4,{_LONGEST}}})[ \t]*\r?$(?!\r?\n[ \t]*{_UNQUOTED}+[ \t]*\r?$))",
+        NAME_WORDS,
+        _next_line,
         None,
     ),
     # lookahead: a rejected match (Environment="API_SECRET=…") must not hide the assignment inside
