@@ -1119,7 +1119,8 @@ def test_memories_of_one_long_run_are_recorded_in_linear_time(tmp_path: Path) ->
 # long token beside a "%", a quote before a run of blanks)
 _ENCODED = {
     "content": 'the page\n<img src="data:image/png;base64,' + "A" * 64_000 + '">',
-    "resolution": "the token " + "A" * 64_000 + " then %zz",
+    # (a resolution is held to the content's limit, 16 KiB by default, since review AS)
+    "resolution": "the token " + "A" * 16_000 + " then %zz",
     "metadata": {
         "note": 'x = "' + " " * 64_000 + "y",
         # blanks after a configured prompt's literal
@@ -1173,7 +1174,7 @@ def test_untrusted_text_of_long_encoded_runs_is_checked_in_linear_time(
 # (a configured prompt's literal is blanked so before it is read)
 _BLANK_RUNS = {
     "content": "the backup server refused the copy",
-    "resolution": "send the report to the team" + "\t" * 64_000 + "1 then",
+    "resolution": "send the report to the team" + "\t" * 16_000 + "1 then",
     "metadata": {
         "note": "Please copy the config file to the server" + " " * 64_000 + "xyz now",
         "log": "copy the logs to the archive" + "\u00a0" * 64_000 + "x",
