@@ -144,3 +144,26 @@ def test_many_spellings_of_whole_ids_are_a_few_reads(
         assert {m.status for m in store.list()} == {"active"}
     assert caller.forget_where(names, hard=True).forgotten == 3
     assert [m.id for m in store.list()] == theirs
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_an_mcp_forget_of_many_spellings_is_a_few_reads(
+    store: Store, fake: FakeEmbedder, reads: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcp import Client
+
+    from hindsight_cli.mcp_server import build_server
+
+    monkeypatch.setattr(reading, "_LOOKED_UP", 4)
+    mine = _written(store, "alice", 2)
+    theirs = _written(store, "bob", 1)
+    names = [s for m in mine for s in _spellings(m)]
+    async with Client(build_server(store, agent="alice")) as client:
+        refused = await client.call_tool("memory_forget", {"ids": [*names, theirs[0].upper()]})
+        assert refused.is_error and "No memory with id" in refused.content[0].text
+        reads.clear()
+        done = await client.call_tool("memory_forget", {"ids": names})
+        assert not done.is_error and done.structured_content["forgotten"] == 2
+    assert reads.count("by_ids") <= 3, reads
+    assert {m.id for m in store.list() if m.status == "active"} == set(theirs)
