@@ -126,8 +126,9 @@ def test_many_spellings_of_whole_ids_are_a_few_reads(
 ) -> None:
     """Review AV: whole ids were read 50 a read, each spelling once, so one id of hers spelt in
     100,000 ways (capitals here and there, a 4 MiB ``memory_forget``) held every agent's writes
-    20 s. Past one read's worth of names, all are found in the scope's ids, read once."""
+    20 s. Past ``_ALONE`` reads' worth of names, all are found in the scope's ids, read once."""
     monkeypatch.setattr(reading, "_LOOKED_UP", 4)
+    monkeypatch.setattr(reading, "_ALONE", 2)
     mine = _written(store, "alice", 3)
     theirs = _written(store, "bob", 1)
     caller = store.scoped(agent, principal=True) if agent else store
@@ -156,6 +157,7 @@ async def test_an_mcp_forget_of_many_spellings_is_a_few_reads(
     from hindsight_cli.mcp_server import build_server
 
     monkeypatch.setattr(reading, "_LOOKED_UP", 4)
+    monkeypatch.setattr(reading, "_ALONE", 2)
     mine = _written(store, "alice", 2)
     theirs = _written(store, "bob", 1)
     names = [s for m in mine for s in _spellings(m)]

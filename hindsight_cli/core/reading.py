@@ -66,9 +66,9 @@ def find(session: Reader, memory_id: str, scope: Scope) -> MemoryRow:
 
 def find_all(session: Reader, memory_ids: Iterable[str], scope: Scope) -> list[str]:
     """The ids of the rows ``find`` gives for each of ``memory_ids``, each once, in order, in a
-    few reads whatever their number: up to ``_LOOKED_UP`` names, the whole ids in one read, and
-    past ``_ALONE`` short parts the rest against the scope's ids, read once; more names than that
-    are all resolved against the scope's ids, read once. ``find`` one by one cost three reads an
+    few reads whatever their number: the whole ids ``_LOOKED_UP`` a read, and past ``_ALONE``
+    short parts the rest against the scope's ids, read once; more names than ``_ALONE`` reads
+    hold are all resolved against the scope's ids, read once. ``find`` one by one cost three reads an
     id (5,000 of one short id in one ``memory_forget``, 60 KB, held every agent's writes 34 s;
     review AS), and a read of 50 whole ids each 50 did too (a 4 MiB ``memory_forget`` of one id of
     hers spelt in 100,000 ways, capitals here and there, held them 20 s; review AV). A part that
@@ -78,8 +78,9 @@ def find_all(session: Reader, memory_ids: Iterable[str], scope: Scope) -> list[s
         dict.fromkeys(clean(m if isinstance(m, str) else str(m or "")) for m in memory_ids)
     )
     out: list[str] = []
-    # past one read's worth of names, the scope's ids are read once and every name found in them
-    ordered = _sorted_ids(session, scope) if len(named) > _LOOKED_UP else None
+    # past ``_ALONE`` reads' worth of names, the scope's ids are read once and every name found in
+    # them (a few names in a large store stay a few reads of their own)
+    ordered = _sorted_ids(session, scope) if len(named) > _LOOKED_UP * _ALONE else None
     held = set(ordered[0]) if ordered is not None else None
     asked = 0
     for start in range(0, len(named), _LOOKED_UP):
