@@ -108,3 +108,64 @@ def test_a_long_id_is_named_shortly_in_its_error(store: Store, fake: FakeEmbedde
         with pytest.raises(MemoryNotFound, match="65,536 characters") as refused:
             call()
         assert len(str(refused.value)) < 300
+
+
+def _spellings(memory_id: str) -> list[str]:
+    """``memory_id`` with one of its letters in capitals, each in turn, and whole in capitals."""
+    out = [memory_id[:i] + c.upper() + memory_id[i + 1 :] for i, c in enumerate(memory_id)]
+    return [s for s in dict.fromkeys([*out, memory_id.upper()]) if s != memory_id]
+
+
+@pytest.mark.parametrize("agent", ["alice", None], ids=["principal", "owner"])
+def test_many_spellings_of_whole_ids_are_a_few_reads(
+    store: Store,
+    fake: FakeEmbedder,
+    reads: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    agent: str | None,
+) -> None:
+    """Review AV: whole ids were read 50 a read, each spelling once, so one id of hers spelt in
+    100,000 ways (capitals here and there, a 4 MiB ``memory_forget``) held every agent's writes
+    20 s. Past ``_ALONE`` reads' worth of names, all are found in the scope's ids, read once."""
+    monkeypatch.setattr(reading, "_LOOKED_UP", 4)
+    monkeypatch.setattr(reading, "_ALONE", 2)
+    mine = _written(store, "alice", 3)
+    theirs = _written(store, "bob", 1)
+    caller = store.scoped(agent, principal=True) if agent else store
+    names = [s for m in mine for s in _spellings(m)] + [m[-8:].upper() for m in mine]
+    reads.clear()
+    plan = caller.plan_forget(names)
+    assert sorted(plan.ids) == sorted(mine)
+    assert len(reads) <= 3, reads
+    if agent:
+        # another agent's id among them stays unknown, whole or in capitals
+        for name in (theirs[0], theirs[0].upper(), theirs[0][-8:]):
+            with pytest.raises(MemoryNotFound, match="No memory with id"):
+                caller.forget_where([*names, name])
+        assert {m.status for m in store.list()} == {"active"}
+    assert caller.forget_where(names, hard=True).forgotten == 3
+    assert [m.id for m in store.list()] == theirs
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_an_mcp_forget_of_many_spellings_is_a_few_reads(
+    store: Store, fake: FakeEmbedder, reads: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcp import Client
+
+    from hindsight_cli.mcp_server import build_server
+
+    monkeypatch.setattr(reading, "_LOOKED_UP", 4)
+    monkeypatch.setattr(reading, "_ALONE", 2)
+    mine = _written(store, "alice", 2)
+    theirs = _written(store, "bob", 1)
+    names = [s for m in mine for s in _spellings(m)]
+    async with Client(build_server(store, agent="alice")) as client:
+        refused = await client.call_tool("memory_forget", {"ids": [*names, theirs[0].upper()]})
+        assert refused.is_error and "No memory with id" in refused.content[0].text
+        reads.clear()
+        done = await client.call_tool("memory_forget", {"ids": names})
+        assert not done.is_error and done.structured_content["forgotten"] == 2
+    assert reads.count("by_ids") <= 3, reads
+    assert {m.id for m in store.list() if m.status == "active"} == set(theirs)

@@ -186,7 +186,8 @@ def _delete(
     count = 0
     while True:
         with rt.ledger.write() as session:
-            targets = select(session)[: purge.FORGET_BATCH]
+            picked = select(session)[: purge.FORGET_BATCH]
+            targets = _and_newer(session, picked)
             derived = session.derived_from(targets)
             done = session.delete(targets + derived) if targets else 0
             if done:
@@ -203,9 +204,24 @@ def _delete(
         except (HindsightError, OSError) as error:
             # the batch is deleted: the forget goes on; the journal names what was planned
             log.warning("the purge's journal could not name this batch's memories: %s", error)
-        if not done or len(targets) < purge.FORGET_BATCH:
+        if not done or len(picked) < purge.FORGET_BATCH:
             return count
         rt.after_write()
+
+
+def _and_newer(session: Reader, targets: list[str]) -> list[str]:
+    """``targets`` with the newer versions of their texts not among them (``chain_ids``, the
+    agent's own): an edit, a fix given by a repeat or a release that committed between a hard
+    forget's plan and its delete (the user reading its confirmation, another agent's write on a
+    shared server) left the words the forget was asked to remove in that version (review AV)."""
+    out = list(targets)
+    named = set(out)
+    for row in session.by_ids(targets):
+        if row.superseded_by and row.superseded_by not in named:
+            newer = session.by_ids(sorted(chain_ids(session, row) - named))
+            out += [r.id for r in newer if r.agent_id == row.agent_id]
+            named.update(out)
+    return out
 
 
 def purge_for_good(rt: Runtime, select: Select, reason: str | None, actor: str, action: str) -> int:

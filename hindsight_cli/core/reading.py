@@ -67,25 +67,34 @@ def find(session: Reader, memory_id: str, scope: Scope) -> MemoryRow:
 def find_all(session: Reader, memory_ids: Iterable[str], scope: Scope) -> list[str]:
     """The ids of the rows ``find`` gives for each of ``memory_ids``, each once, in order, in a
     few reads whatever their number: the whole ids ``_LOOKED_UP`` a read, and past ``_ALONE``
-    short parts the rest against the scope's ids, read once. ``find`` one by one cost three reads
-    an id (5,000 of one short id in one ``memory_forget``, 60 KB, held every agent's writes 34 s;
-    review AS). A part that matches none or several is ``find``'s own error, the first such id's.
+    short parts the rest against the scope's ids, read once; more names than ``_ALONE`` reads
+    hold are all resolved against the scope's ids, read once. ``find`` one by one cost three reads an
+    id (5,000 of one short id in one ``memory_forget``, 60 KB, held every agent's writes 34 s;
+    review AS), and a read of 50 whole ids each 50 did too (a 4 MiB ``memory_forget`` of one id of
+    hers spelt in 100,000 ways, capitals here and there, held them 20 s; review AV). A part that
+    matches none or several is ``find``'s own error, the first such id's.
     """
     named = list(
         dict.fromkeys(clean(m if isinstance(m, str) else str(m or "")) for m in memory_ids)
     )
     out: list[str] = []
-    ordered: tuple[list[str], list[str]] | None = None
+    # past ``_ALONE`` reads' worth of names, the scope's ids are read once and every name found in
+    # them (a few names in a large store stay a few reads of their own)
+    ordered = _sorted_ids(session, scope) if len(named) > _LOOKED_UP * _ALONE else None
+    held = set(ordered[0]) if ordered is not None else None
     asked = 0
     for start in range(0, len(named), _LOOKED_UP):
         chunk = named[start : start + _LOOKED_UP]
         wanted = list(dict.fromkeys([*chunk, *(m.lower() for m in chunk)]))
-        found = {r.id for r in session.by_ids(wanted) if scope.visible(r)}
+        if held is not None:
+            found = held.intersection(wanted)
+        else:
+            found = {r.id for r in session.by_ids(wanted) if scope.visible(r)}
         for memory_id in chunk:
             part = memory_id.lower()
             if memory_id in found or part in found:
                 out.append(memory_id if memory_id in found else part)
-            elif asked < _ALONE or len(part) < _MIN_PART:
+            elif len(part) < _MIN_PART or (ordered is None and asked < _ALONE):
                 asked += 1
                 out.append(find(session, memory_id, scope).id)
             else:

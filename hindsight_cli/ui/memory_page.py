@@ -13,6 +13,10 @@ from .browse import memory_link, quarantined, snippet
 from .html import H, Html, csrf_field, join, options, segment, table
 
 # what a finished action says on the page it returns to (a fixed set: nothing from the request)
+# audit entries a memory's page lists, newest first: each repeat of a memory (a merge) adds one, so
+# a writer repeating hers made a page of as many rows (review AV)
+AUDIT_SHOWN = 100
+
 DONE = {
     "forget": "Forgotten: out of search. Restore brings it back.",
     "archive": "Archived: out of default search. Restore brings it back.",
@@ -126,13 +130,24 @@ def _versions(store: Store, memory: Memory) -> Html:
 
 
 def _audit(store: Store, memory: Memory) -> Html:
-    entries = store.log(limit=None, memory_id=memory.id)
+    entries = store.log(limit=AUDIT_SHOWN + 1, memory_id=memory.id)
     rows = [(e.at, e.action, e.actor or "", e.reason or "", len(e.ids)) for e in entries]
+    more = (
+        H(
+            '<p class="muted">The newest {} shown; every one: <code>hindsight log --id {} '
+            "--limit 0</code>.</p>",
+            AUDIT_SHOWN,
+            memory.id,
+        )
+        if len(rows) > AUDIT_SHOWN
+        else Html("")
+    )
     return H(
-        "<h2>Audit log</h2>{}",
-        table(("at", "action", "by", "reason", "memories"), rows, "audit")
+        "<h2>Audit log</h2>{}{}",
+        table(("at", "action", "by", "reason", "memories"), rows[:AUDIT_SHOWN], "audit")
         if rows
         else H('<p class="muted">No entries.</p>'),
+        more,
     )
 
 
