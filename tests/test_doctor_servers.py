@@ -416,10 +416,11 @@ def test_your_server_that_runs_in_the_checkout_or_names_it_is_never_started(
         {"command": "/bin/sh", "args": ["-c", "exec {python} ~/../work/server.py"]},
         {"command": "/bin/sh", "args": ["-c", 'exec {python} "$HOME/../work/server.py"']},
         {"command": "/bin/sh", "args": ["-c", "cd ../work && exec {python} server.py"]},
+        {"command": "/bin/sh", "args": ["-c", 'exec {python} "{tmp}/a link/server.py"']},
         {"command": "made-mcp", "args": []},
         {"command": "made-mcp", "args": [], "env": {"PATH": "{link}/bin:/usr/bin:/bin"}},
     ],
-    ids=["link", "dotdot", "sh-tilde", "sh-home", "sh-relative", "path", "entry-path"],
+    ids=["link", "dotdot", "sh-tilde", "sh-home", "sh-relative", "sh-quoted", "path", "entry-path"],
 )
 def test_your_server_that_reaches_the_checkout_another_way_is_never_started(
     cli, home, _isolated, tmp_path, monkeypatch, shape
@@ -437,6 +438,7 @@ def test_your_server_that_reaches_the_checkout_another_way_is_never_started(
     made.write_text(f"#!/bin/sh\nexec {sys.executable} {_isolated / 'server.py'}\n")
     made.chmod(0o755)
     (tmp_path / "link").symlink_to(_isolated)
+    (tmp_path / "a link").symlink_to(_isolated)
     (tmp_path / "elsewhere").mkdir()
     if "env" not in shape:
         monkeypatch.setenv("PATH", f"{_isolated / 'bin'}{os.pathsep}{os.environ['PATH']}")

@@ -212,28 +212,35 @@ def names_project(
     return any(_within(place, real) for place in _reached(found, values, home_text, env))
 
 
-# a word of a value, between the separators of a shell line, a PATH list and a `--flag=value`
-_WORD = re.compile(r"[^\s'\"=:;,&|()<>`]+")
+# where a shell word parts into paths: a PATH list, a `--flag=value`, a shell's operators
+_PARTS = re.compile(r"[=:;,&|()<>`'\"]+")
 # what a shell (or the server) reads as the user's home at the start of a word
 _HOME_WORD = re.compile(r"\A(?:~(?=/|\Z)|\$HOME\b|\$\{HOME\})")
 
 
 def _reached(found: Server, values: list[str], home: str, env: Mapping[str, str]) -> Iterator[str]:
     """Every place a stdio server's words reach, resolved as its start resolves them (review AW):
-    each word as a path (``~`` and ``$HOME`` its shell expands, relative to the directory it starts
-    in, links and ``..`` followed), and the program a bare command is found as in ``PATH`` (the
-    entry's own, else this one's): a checkout is reached through a link to it, ``~/src/it``, or a
-    ``bin/`` of it on ``PATH``, not only by its path spelled out."""
+    each value, its words as a shell splits them and their parts (a ``PATH`` list, ``--x=path``) as
+    a path (``~`` and ``$HOME`` its shell expands, relative to the directory it starts in, links and
+    ``..`` followed), and the program a bare command is found as in ``PATH`` (the entry's own, else
+    this one's): a checkout is reached through a link to it, ``~/src/it``, or a ``bin/`` of it on
+    ``PATH``, not only by its path spelled out."""
     from .. import safefs
 
-    start = found.cwd or home
+    start, seen = found.cwd or home, set()
     for value in values:
-        for word in _WORD.findall(value):
-            path = _HOME_WORD.sub(lambda _: home, word)
-            try:
-                yield os.path.realpath(os.path.join(start, path))
-            except (OSError, ValueError):
-                continue
+        for word in (value, *split_words(value)):
+            for part in (word, *_PARTS.split(word)):
+                # longer is no path (PATH_MAX)
+                if not part or len(part) > 4096 or part in seen:
+                    continue
+                seen.add(part)
+                try:
+                    yield os.path.realpath(
+                        os.path.join(start, _HOME_WORD.sub(lambda _: home, part))
+                    )
+                except (OSError, ValueError):
+                    continue
     path_list = found.env.get("PATH", env.get("PATH", ""))
     for command in {found.command or "", *launched(found.argv)[:1]}:
         if command and not os.path.dirname(command):
