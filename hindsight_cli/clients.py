@@ -127,14 +127,21 @@ def targets(
 
 
 def server_command() -> list[str]:
-    """An absolute command that starts this installation's hindsight, whatever the client's PATH."""
+    """An absolute command that starts this installation's hindsight, whatever the client's PATH.
+    Without a script, the module through ``-P``: a client starts its servers in the project, and
+    ``python -m`` looks there first for every module it imports (a checkout's ``typer.py`` ran in
+    place of Typer; review AW)."""
+    script = installed_script()
+    return [script] if script is not None else [sys.executable, "-P", "-m", "hindsight_cli"]
+
+
+def installed_script() -> str | None:
+    """This installation's ``hindsight`` script: beside the interpreter, else on ``PATH``."""
     script = Path(sys.executable).with_name("hindsight.exe" if os.name == "nt" else "hindsight")
     if script.exists():
-        return [str(script)]
+        return str(script)
     found = safefs.program("hindsight")
-    if found:
-        return [str(Path(found).resolve())]
-    return [sys.executable, "-m", "hindsight_cli"]
+    return str(Path(found).resolve()) if found else None
 
 
 def entry(target: Target, store: Path | None, command: list[str] | None = None) -> dict[str, Any]:

@@ -399,16 +399,65 @@ def test_your_server_that_runs_in_the_checkout_or_names_it_is_never_started(
     # the user's launcher: what it starts, in the directory it is given, comes from there
     launcher = _server(tmp_path, "launcher", "import runpy; runpy.run_path('server.py')\n")
     shape = json.loads(json.dumps(entry).replace("{project}", str(_isolated)))
-    server = {"command": launcher[0], "args": launcher[1:], **shape}
+    _assert_not_started(
+        cli, home, _isolated, {"command": launcher[0], "args": launcher[1:], **shape}
+    )
+    assert not marker.exists()
+    # the user trusts the checkout: started as configured
+    cli("doctor", "mcp", "--probe-project", "--timeout", "5", "--json", store=False)
+    assert marker.exists() == ("cwd" in entry or "args" in entry)
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        {"args": ["{link}/server.py"]},
+        {"args": ["{tmp}/elsewhere/../work/server.py"]},
+        {"command": "/bin/sh", "args": ["-c", "exec {python} ~/../work/server.py"]},
+        {"command": "/bin/sh", "args": ["-c", 'exec {python} "$HOME/../work/server.py"']},
+        {"command": "/bin/sh", "args": ["-c", "cd ../work && exec {python} server.py"]},
+        {"command": "/bin/sh", "args": ["-c", 'exec {python} "{tmp}/a link/server.py"']},
+        {"command": "made-mcp", "args": []},
+        {"command": "made-mcp", "args": [], "env": {"PATH": "{link}/bin:/usr/bin:/bin"}},
+    ],
+    ids=["link", "dotdot", "sh-tilde", "sh-home", "sh-relative", "sh-quoted", "path", "entry-path"],
+)
+def test_your_server_that_reaches_the_checkout_another_way_is_never_started(
+    cli, home, _isolated, tmp_path, monkeypatch, shape
+) -> None:
+    """Review AW: a server of the user's own config counted as the checkout's only when its words
+    spelled the checkout's path: one reaching it through a link to it, a `..`, a `~` or `$HOME`
+    its shell expands, a path relative to where doctor starts it (the user's home), or a bare
+    command `PATH` finds in the checkout (a `bin/` of it on the user's or the entry's `PATH`) was
+    started by `doctor mcp`, and the repository's code ran (checked). Now each path such a server
+    names is resolved as it will be, and one in the checkout keeps it unstarted."""
+    marker = tmp_path / "ran"
+    (_isolated / "server.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    made = _isolated / "bin" / "made-mcp"
+    made.parent.mkdir()
+    made.write_text(f"#!/bin/sh\nexec {sys.executable} {_isolated / 'server.py'}\n")
+    made.chmod(0o755)
+    (tmp_path / "link").symlink_to(_isolated)
+    (tmp_path / "a link").symlink_to(_isolated)
+    (tmp_path / "elsewhere").mkdir()
+    if "env" not in shape:
+        monkeypatch.setenv("PATH", f"{_isolated / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    spelled = (
+        json.dumps(shape)
+        .replace("{link}", str(tmp_path / "link"))
+        .replace("{tmp}", str(tmp_path))
+        .replace("{python}", sys.executable)
+    )
+    _assert_not_started(cli, home, _isolated, {"command": sys.executable, **json.loads(spelled)})
+    assert not marker.exists()
+
+
+def _assert_not_started(cli, home: Path, project: Path, server: dict) -> None:
+    """The user's own server ``server`` (Cursor's config) is reported, not started, by doctor."""
     _write(
-        clients.targets("cursor", home, _isolated)["user"],
-        json.dumps({"mcpServers": {"s": server}}),
+        clients.targets("cursor", home, project)["user"], json.dumps({"mcpServers": {"s": server}})
     )
     result = cli("doctor", "mcp", "--timeout", "5", "--json", store=False)
     check = _checks(result)["mcp.cursor.user.s.handshake"]
     assert check["status"] == "skip" and "runs in this checkout or names it" in check["summary"]
     assert "--probe-project" in check["fix"]
-    assert not marker.exists()
-    # the user trusts the checkout: started as configured
-    cli("doctor", "mcp", "--probe-project", "--timeout", "5", "--json", store=False)
-    assert marker.exists() == ("cwd" in entry or "args" in entry)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -111,6 +112,37 @@ def test_a_hindsight_entry_the_checkout_changed_is_not_started(cli, home, _isola
         "mcp.claude-code.project.handshake"
     ]
     assert (check["status"], check["summary"].split(":")[0]) == ("skip", "not started")
+
+
+@pytest.mark.no_store
+def test_the_entry_install_writes_without_a_script_never_imports_the_checkouts_modules(
+    cli, home, _isolated, tmp_path, monkeypatch
+) -> None:
+    """Review AW: without a `hindsight` script (beside the interpreter or on PATH) `mcp install`
+    wrote `python -m hindsight_cli mcp`, and a client starts its servers in the project, where
+    `python -m` looks first for every module: a checkout's `typer.py` ran in place of Typer
+    (checked). The module is started with `-P` now, the checkout's files out of its path."""
+    from hindsight_cli.doctor import servers
+
+    monkeypatch.setattr(clients, "installed_script", lambda: None)
+    written = set()
+    for client in ("claude-code", "codex", "zed"):
+        assert (
+            cli("mcp", "install", "--client", client, "--scope", "user", store=False).exit_code == 0
+        )
+        target = clients.targets(client, home, _isolated)["user"]
+        for entry in servers.entries(target, servers.read(target), _isolated, home):
+            written.add(tuple(entry.argv[: entry.argv.index("mcp")]))
+    (command,) = written
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    marker = tmp_path / "ran"
+    (checkout / "typer.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    done = subprocess.run(
+        [*command, "--version"], cwd=checkout, capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stdout.split()[:1]) == (0, ["hindsight"]), done.stderr
+    assert not marker.exists()
 
 
 @pytest.mark.slow

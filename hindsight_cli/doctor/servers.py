@@ -186,8 +186,10 @@ def names_project(
     path in it (``${workspaceFolder}``, ``${env:PWD}``, the path written out). Whatever the file
     that configures it, what it starts then reads what the repository put there: `node
     ${workspaceFolder}/build/index.js` runs the checkout's code, `npx foo-mcp` started there its
-    ``node_modules/.bin/foo-mcp``, `uvx` its ``uv.toml`` (review AT). Never when the project holds
-    the user's home (doctor run there): a checkout is no such place."""
+    ``node_modules/.bin/foo-mcp``, `uvx` its ``uv.toml`` (review AT). A path reaching it another way
+    counts too: through a link, ``..``, ``~``, relative to the start, a ``PATH`` entry in it
+    (``_reached``, review AW). Never when the project holds the user's home (doctor run there): a
+    checkout is no such place."""
     real = os.path.realpath(project)
     if home is not None and _within(os.path.realpath(home), real):
         return False
@@ -204,7 +206,47 @@ def names_project(
         "|".join(re.escape(place.rstrip("/\\")) for place in sorted(spellings)) + r"(?![\w.~+@-])"
     )
     values = [found.command or "", *found.args, *found.env.values(), found.cwd or ""]
-    return any(named.search(value) for value in values)
+    if any(named.search(value) for value in values):
+        return True
+    home_text = os.fspath(home) if home is not None else os.path.expanduser("~")
+    return any(_within(place, real) for place in _reached(found, values, home_text, env))
+
+
+# where a shell word parts into paths: a PATH list, a `--flag=value`, a shell's operators
+_PARTS = re.compile(r"[=:;,&|()<>`'\"]+")
+# what a shell (or the server) reads as the user's home at the start of a word
+_HOME_WORD = re.compile(r"\A(?:~(?=/|\Z)|\$HOME\b|\$\{HOME\})")
+
+
+def _reached(found: Server, values: list[str], home: str, env: Mapping[str, str]) -> Iterator[str]:
+    """Every place a stdio server's words reach, resolved as its start resolves them (review AW):
+    each value, its words as a shell splits them and their parts (a ``PATH`` list, ``--x=path``) as
+    a path (``~`` and ``$HOME`` its shell expands, relative to the directory it starts in, links and
+    ``..`` followed), and the program a bare command is found as in ``PATH`` (the entry's own, else
+    this one's): a checkout is reached through a link to it, ``~/src/it``, or a ``bin/`` of it on
+    ``PATH``, not only by its path spelled out."""
+    from .. import safefs
+
+    start, seen = found.cwd or home, set()
+    for value in values:
+        for word in (value, *split_words(value)):
+            for part in (word, *_PARTS.split(word)):
+                # longer is no path (PATH_MAX)
+                if not part or len(part) > 4096 or part in seen:
+                    continue
+                seen.add(part)
+                try:
+                    yield os.path.realpath(
+                        os.path.join(start, _HOME_WORD.sub(lambda _: home, part))
+                    )
+                except (OSError, ValueError):
+                    continue
+    path_list = found.env.get("PATH", env.get("PATH", ""))
+    for command in {found.command or "", *launched(found.argv)[:1]}:
+        if command and not os.path.dirname(command):
+            program = safefs.program(command, path_list)
+            if program is not None:
+                yield os.path.realpath(program)
 
 
 def _within(path: str, root: str) -> bool:

@@ -295,14 +295,18 @@ def _shaped(cmd: str, client: str) -> bool:
     """Whether ``cmd`` has the shape ``command`` writes for ``client`` (a Python, maybe ``-S``, our
     launcher or the hook package's entry file, one of the client's kinds, ``--client`` it, maybe
     ``--store``): a command that only names hindsight (a checkout's ``curl … # hindsight_cli
-    hooks``) is removed by uninstall as ours, but never counted as installed (review AR)."""
+    hooks``) is removed by uninstall as ours, but never counted as installed (review AR). Both
+    paths absolute, as ``command`` writes them: a checkout's ``sh hindsight_cli/hooks/__main__.py``
+    runs its own file there (review AW)."""
     words = _split(cmd)
     del words[1 : 2 if words[1:2] == ["-S"] else 1]
     if len(words) not in (5, 7) or words[3:5] != ["--client", client]:
         return False
     script = Path(words[1])
     return (
-        (script.name == LAUNCHER or script.parts[-3:] == (MARKER, "hooks", "__main__.py"))
+        os.path.isabs(words[0])
+        and script.is_absolute()
+        and (script.name == LAUNCHER or script.parts[-3:] == (MARKER, "hooks", "__main__.py"))
         and words[2] in NATIVE[client]
         and words[5:6] in ([], ["--store"])
     )
