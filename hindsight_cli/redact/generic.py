@@ -954,8 +954,10 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         # (the value in a lookahead: a name rejected, `db:` above `password:`, hides no other;
         # a blank line or two between them too, as a value pasted under its name: review AX)
         rf"(?im)(?<![\w.\-])(?P<name>[\w.\-]+)[\"']?[ \t]*[:=：＝][ \t]*(?=(?:\r?\n[ \t]*){{1,3}}"
+        # (quoted or not: YAML's `'…'` under its name; review AX)
+        rf"(?P<nq>[\"']?)(?P<secret>{_UNQUOTED}{{4,{_LONGEST}}})(?P=nq)[ \t]*\r?$"
         # (not the first of a list of codes one a line, which another rule reads whole)
-        rf"(?P<secret>{_UNQUOTED}{{4,{_LONGEST}}})[ \t]*\r?$(?!\r?\n[ \t]*{_UNQUOTED}+[ \t]*\r?$))",
+        rf"(?!\r?\n[ \t]*{_UNQUOTED}+[ \t]*\r?$))",
         NAME_WORDS,
         _next_line,
         None,
