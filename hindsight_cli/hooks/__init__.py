@@ -24,6 +24,7 @@ import time
 from .. import safefs
 from ..redact import redact, redact_field
 from ..safefs import tracked, trust
+from ..safefs.appending import append_private
 from ..storage import spool, spool_json as codec
 from . import events
 from .settings import Settings, settings
@@ -319,7 +320,7 @@ def log_failure(where: str, name: str, client: str, error: BaseException) -> Non
         # An error's message can quote the payload (a client or event name, a value in a config
         # file): the log is a file on disk like the spool, so it is redacted like the spool.
         line, _ = redact(f"{stamp} {client} {name}: {type(error).__name__}: {error}\n  {detail}\n")
-        safefs.append_private(where, line.encode("utf-8"))
+        append_private(where, line.encode("utf-8"))
     except Exception:  # noqa: BLE001  (a read-only disk must not break the agent either)
         pass
 

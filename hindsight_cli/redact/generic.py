@@ -639,13 +639,21 @@ def _next_line(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     kind = words_in(name)
     if not kind or not_secret_name(name) or is_reference(value):
         return None
-    if re.match(r"[A-Za-z_][\w.\-]*[ \t]*[:=：＝]", value):
-        # the next line is a name of its own: an empty value (`API_KEY=` in a .env example)
+    named = re.match(r"([A-Za-z_][\w.\-]*)[ \t]*[:=：＝]", value)
+    if named and not (re.fullmatch(r"[\w\-+/]+={1,2}", value) and _padded(named.group(1))):
+        # the next line is a name of its own: an empty value (`API_KEY=` in a .env example); not
+        # a random value ending in base64's padding (`dGhp…Nzg=`, review AX: left in clear)
         return None
     if kind in ("key", "inside"):
         public = public_before(match.string, match.start())
         return match.span("secret") if high_entropy(value) and not public else None
     return match.span("secret") if credential_like(value, strict=True) else None
+
+
+def _padded(body: str) -> bool:
+    """Whether ``body``, before a value's closing ``=``, is a secret's (random or password-shaped),
+    not a name's (``API_KEY``, ``required``)."""
+    return high_entropy(body) or credential_like(body, strict=True)
 
 
 _SEPARATOR = r"[ \t]*(?:=>|:=|\?=|\|\|=|[:=：＝])[ \t]*|[ \t]+is[ \t]+"
@@ -943,10 +951,13 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         "secret",
         # the value alone on the next line (review AU: `password =` and the value under it left it
         # in clear, as YAML's `password:` with the value indented below)
-        # (the value in a lookahead: a name rejected, `db:` above `password:`, hides no other)
-        rf"(?im)(?<![\w.\-])(?P<name>[\w.\-]+)[\"']?[ \t]*[:=：＝][ \t]*(?=\r?\n[ \t]*"
+        # (the value in a lookahead: a name rejected, `db:` above `password:`, hides no other;
+        # a blank line or two between them too, as a value pasted under its name: review AX)
+        rf"(?im)(?<![\w.\-])(?P<name>[\w.\-]+)[\"']?[ \t]*[:=：＝][ \t]*(?=(?:\r?\n[ \t]*){{1,3}}"
+        # (quoted or not: YAML's `'…'` under its name; review AX)
+        rf"(?P<nq>[\"']?)(?P<secret>{_UNQUOTED}{{4,{_LONGEST}}})(?P=nq)[ \t]*\r?$"
         # (not the first of a list of codes one a line, which another rule reads whole)
-        rf"(?P<secret>{_UNQUOTED}{{4,{_LONGEST}}})[ \t]*\r?$(?!\r?\n[ \t]*{_UNQUOTED}+[ \t]*\r?$))",
+        rf"(?!\r?\n[ \t]*{_UNQUOTED}+[ \t]*\r?$))",
         NAME_WORDS,
         _next_line,
         None,

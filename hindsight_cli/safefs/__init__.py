@@ -574,15 +574,6 @@ def create_private(path: str | os.PathLike[str], data: str | bytes) -> bool:
     return True
 
 
-def append_private(path: str | os.PathLike[str], data: bytes) -> None:
-    """Append ``data`` in one write (mode 0600 when created), never through a link."""
-    fd = open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
-
-
 def touch_private(path: str | os.PathLike[str]) -> None:
     """Create ``path`` empty if missing and set its time to now, never through a link."""
     fd = open_nofollow(path, os.O_WRONLY | os.O_CREAT)

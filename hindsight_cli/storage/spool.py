@@ -13,7 +13,7 @@ import os
 import time
 
 from .. import safefs
-from ..safefs import spool_key
+from ..safefs import appending, spool_key
 from . import spool_json as codec
 
 TYPE_CHECKING = False
@@ -72,7 +72,7 @@ def _open_locked(path: str | os.PathLike[str]) -> int:
     """An O_APPEND descriptor on ``path`` holding its exclusive lock, still linked under that
     name."""
     while True:
-        fd = safefs.open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        fd = safefs.open_nofollow(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
         if fcntl is None:
             return fd
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -158,7 +158,7 @@ def append(path: str | os.PathLike[str], record: Mapping[str, object]) -> None:
             return
     fd = _open_locked(path)
     try:
-        os.write(fd, (text + "\n").encode("utf-8"))
+        appending.append_whole(fd, (text + "\n").encode("utf-8"))
     finally:
         # closing releases the lock
         os.close(fd)
@@ -359,7 +359,9 @@ def note_fixed(store: str, kind: str, session: str) -> None:
                 known = handle.read().decode("utf-8", errors="replace").split("\n")
             if session in known or len(known) > _KIND_SESSIONS:
                 return
-        os.write(fd, (session.replace("\n", " ") + "\n").encode("utf-8", "surrogatepass"))
+        appending.append_whole(
+            fd, (session.replace("\n", " ") + "\n").encode("utf-8", "surrogatepass")
+        )
     finally:
         os.close(fd)
 

@@ -199,9 +199,19 @@ def _let_go(process: _Process, key: str, conn: DuckDBPyConnection | None) -> Non
     attachment = process.attached[key]
     attachment.users.discard(id(conn))
     if not attachment.users:
-        # on failure (a disk full at the checkpoint) it stays attached, for the next session to
-        # reuse and detach
-        process.database.execute(f"DETACH {identifier(attachment.alias)}")
+        try:
+            process.database.execute(f"DETACH {identifier(attachment.alias)}")
+        except engine().Error:
+            # a checkpoint that failed (a disk full) detaches it all the same, what was committed
+            # kept in the WAL for the next attach: no error for a write already made (it was a
+            # traceback after `record` had recorded; review AX). Still attached otherwise, for the
+            # next session to reuse and detach.
+            found = process.database.execute(
+                "SELECT count(*) FROM duckdb_databases() WHERE database_name = ?",
+                [attachment.alias],
+            ).fetchone()
+            if found and found[0]:
+                return
         del process.attached[key]
 
 
