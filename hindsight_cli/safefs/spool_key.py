@@ -22,7 +22,7 @@ import os
 
 from .. import safefs
 from ..errors import InvalidInput, UnsafeLocation
-from . import records, trust
+from . import _write_all, records, trust
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -161,7 +161,9 @@ def _create(path: str, damaged: bool = False) -> None:
     try:
         fd = safefs.open_nofollow(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
         try:
-            os.write(fd, data)
+            # whole: one write a full disk cuts short linked half a secret, read as damaged and
+            # replaced, and the event it was made for refused (review AX, low)
+            _write_all(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)
