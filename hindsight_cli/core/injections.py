@@ -463,28 +463,23 @@ def _grown(handle: BinaryIO, held: _Held, st: os.stat_result) -> bool:
 
 def _first_line(handle: BinaryIO, size: int) -> int:
     """Where ``read`` starts in a record of ``size`` bytes: the first whole line of its last
-    ``MAX_RECORD``."""
-    if size <= MAX_RECORD:
-        return 0
-    handle.seek(size - MAX_RECORD - 1)
-    while (piece := handle.readline(1 << 20)) and not piece.endswith(b"\n"):
-        pass
-    return handle.tell()
+    ``MAX_RECORD``, as ``spool.lines`` reads it."""
+    from ..safefs.reading import seek_tail
+
+    return seek_tail(handle, size, MAX_RECORD)
 
 
 def _read_verdicts(handle: BinaryIO, held: _Held) -> None:
     """Add to ``held`` the verdicts of the whole lines after ``held.end`` (a line being appended is
     read next time); a line longer than any hindsight writes is skipped, as ``spool.lines`` does.
     Only a line naming a verdict is decoded (``_lines``)."""
+    from ..safefs.reading import skip_line
+
     handle.seek(held.end)
     limit = spool.MAX_READ_LINE
     while raw := handle.readline(limit + 1):
         if not raw.endswith(b"\n"):
-            if len(raw) <= limit:
-                break
-            while (rest := handle.readline(1 << 20)) and not rest.endswith(b"\n"):
-                pass
-            if not rest:
+            if len(raw) <= limit or not skip_line(handle):
                 break
         elif _VERDICT_LINE in raw:
             for value in _lines([raw.decode("utf-8", errors="replace")]):

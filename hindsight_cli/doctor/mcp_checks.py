@@ -295,23 +295,32 @@ def _missing_store(args: list[str], root: Path | None) -> Path | None:
     config may name any; review AR)."""
     from ..safefs import trust
 
-    if "--store" not in args or args.index("--store") + 1 >= len(args):
+    named = _store_arg(args)
+    if named is None:
         return None
-    store = Path(args[args.index("--store") + 1]).expanduser()
+    store = Path(named).expanduser()
     if not store.is_absolute() and root is not None:
         store = root / store
     return store if trust.would_make(store) else None
 
 
-def _store(name: str, args: list[str], reinstall: str) -> Check:
+def _store_arg(args: list[str]) -> str | None:
+    """What an entry's ``--store`` names, if it names one."""
     if "--store" not in args or args.index("--store") + 1 >= len(args):
+        return None
+    return args[args.index("--store") + 1]
+
+
+def _store(name: str, args: list[str], reinstall: str) -> Check:
+    named = _store_arg(args)
+    if named is None:
         return warn(
             f"{name}.store",
             "no --store pinned",
             " ".join(args),
             f"the server then picks a store from its working directory; {reinstall} pins one",
         )
-    store = Path(args[args.index("--store") + 1])
+    store = Path(named)
     parent = store if store.exists() else store.parent
     if not store.is_absolute():
         return fail(

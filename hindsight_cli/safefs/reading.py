@@ -339,28 +339,36 @@ def own_lines(path: str | os.PathLike[str], tail: int | None, limit: int) -> Ite
         yield from split_lines(handle, tail, limit)
 
 
-def _skip_line(handle: BinaryIO) -> None:
+def skip_line(handle: BinaryIO) -> bool:
+    """Read past the rest of the line ``handle`` is in; whether it ended (not the file)."""
     while True:
         piece = handle.readline(1 << 20)
         if not piece or piece.endswith(b"\n"):
-            return
+            return bool(piece)
+
+
+def seek_tail(handle: BinaryIO, size: int, tail: int | None) -> int:
+    """Put ``handle`` at the first whole line of the last ``tail`` bytes of its ``size`` (the
+    line the tail cuts is left out, unless the tail starts a line), and say where that is; a file
+    no longer than ``tail`` (or no ``tail``) is read from its start, where the handle is left."""
+    if tail is None or size <= tail:
+        return 0
+    handle.seek(size - tail - 1)
+    if handle.read(1) != b"\n":
+        skip_line(handle)
+    return handle.tell()
 
 
 def split_lines(handle: BinaryIO, tail: int | None, limit: int) -> Iterator[str]:
     """``own_lines`` of an open file."""
-    size = os.fstat(handle.fileno()).st_size
-    if tail is not None and size > tail:
-        handle.seek(size - tail - 1)
-        # the line the tail cuts is left out (unless the tail starts a line)
-        if handle.read(1) != b"\n":
-            _skip_line(handle)
+    seek_tail(handle, os.fstat(handle.fileno()).st_size, tail)
     while True:
         raw = handle.readline(limit + 1)
         if not raw:
             return
         if len(raw) > limit:
             if not raw.endswith(b"\n"):
-                _skip_line(handle)
+                skip_line(handle)
             continue
         yield raw.decode("utf-8", errors="replace").removesuffix("\n")
 
