@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import atexit
 import functools
-import hashlib
 import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 import typer.testing
+from fake_embedder import FakeEmbedder
 from typer.main import get_command
 from typer.testing import CliRunner
 
@@ -23,10 +23,6 @@ from hindsight_cli.core import binding
 from hindsight_cli.safefs import trust
 from hindsight_cli.storage.registry import BACKENDS
 from hindsight_cli.store import Store
-from hindsight_cli.text import terms
-
-if TYPE_CHECKING:
-    import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -39,30 +35,6 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 # command's annotations); built once per test process instead, the same tree, error boundary and
 # all, nothing in it changing between calls.
 typer.testing._get_command = functools.cache(get_command)  # type: ignore[attr-defined]
-
-
-class FakeEmbedder:
-    """Deterministic: a text's vector is the normalised sum of one pseudo-random vector per keyword
-    term, so texts that share words are similar and ranking assertions are exact."""
-
-    name = "test/fake-embedder"
-    dim = 32
-
-    def __init__(self, name: str | None = None, dim: int | None = None) -> None:
-        # under another model's name and dimension: a stand-in for it
-        self.name, self.dim = name or self.name, dim or self.dim
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        import numpy as np
-
-        rows = []
-        for text in texts:
-            vec = np.zeros(self.dim, dtype=np.float64)
-            for term in terms(text) or [text]:
-                seed = int.from_bytes(hashlib.sha256(term.encode()).digest()[:4], "little")
-                vec += np.random.default_rng(seed).standard_normal(self.dim)
-            rows.append(vec / max(np.linalg.norm(vec), 1e-12))
-        return np.asarray(rows, dtype=np.float32)
 
 
 @functools.cache

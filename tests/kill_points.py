@@ -14,7 +14,7 @@ TESTS = str(Path(__file__).parent)
 CLI = """
 import sys
 sys.path.insert(0, {tests!r})
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from hindsight_cli import embedding
 for name, dim in ((embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM),
                   (embedding.MULTILINGUAL_MODEL, embedding.MULTILINGUAL_DIM)):

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from transcript_fixtures import agents_fixture  # noqa: F401  (the `agents` fixture)
 from typer.testing import CliRunner
 
@@ -34,7 +34,7 @@ GUARD = 120
 CLI = f"""
 import sys
 sys.path.insert(0, {str(Path(__file__).parent)!r})
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from transcript_fixtures import agents_fixture  # noqa: F401  (the `agents` fixture)
 from hindsight_cli import embedding
 embedding._CACHE[embedding.DEFAULT_MODEL] = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)

@@ -21,7 +21,7 @@ from tests.mcp_http import free_port, initialize, listening, wait_for
 CLI = f"""
 import sys
 sys.path.insert(0, {str(Path(__file__).parent)!r})
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from hindsight_cli import embedding
 embedding._CACHE[embedding.DEFAULT_MODEL] = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)
 from hindsight_cli.cli import main

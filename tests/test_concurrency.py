@@ -20,7 +20,7 @@ PRELUDE = f"""
 import sys
 from pathlib import Path
 sys.path.insert(0, {str(Path(__file__).parent)!r})
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from hindsight_cli.store import Store
 """
 

@@ -5,6 +5,7 @@ imports, a token holder of a shared server, whose `memory_consolidate` runs in t
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ from hindsight_cli.store import Store
 DRIVER = """
 import sys
 sys.path.insert(0, {tests!r})
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from hindsight_cli import embedding
 from hindsight_cli.core import patterns
 embedding._CACHE[embedding.DEFAULT_MODEL] = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)
@@ -67,14 +68,34 @@ def _alike(tmp_path: Path, count: int) -> Path:
     return store
 
 
+def _peak(*args: str) -> tuple[subprocess.CompletedProcess[str], int]:
+    """``_run`` of ``hindsight ARGS``, and the most memory the process held (its peak resident
+    size, in bytes, as the kernel counted it for this one child)."""
+    import tempfile
+
+    driver = DRIVER.format(tests=str(Path(__file__).parent), pairs=None)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen([sys.executable, "-c", driver, *args], stdout=out, stderr=err)
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        done = subprocess.CompletedProcess(
+            process.args, process.returncode, out.read().decode(), err.read().decode()
+        )
+    return done, usage.ru_maxrss * 1024
+
+
 @pytest.mark.slow
 def test_thousands_of_alike_episodes_consolidate_in_bounded_memory(tmp_path: Path) -> None:
     """Before: 6,000 near-identical episodes held 4.4 GB (each one's neighbours as a set of
-    Python ints) for 33 s: `MemoryError` under 4 GB of address space, the machine's memory
-    without (12,000 would hold four times that). Now 4 bytes a pair: one pattern, in 0.4 GB."""
-    store = _alike(tmp_path, 6000)
-    done = _run("consolidate", "--store", str(store))
+    Python ints, some 120 bytes a pair) for 33 s: `MemoryError` under 4 GB of address space, the
+    machine's memory without. Now 4 bytes a pair: one pattern. 2,500 of them here: 6.25 million
+    pairs, 0.75 GB more than the process itself at 120 bytes a pair, 25 MB at 4."""
+    store = _alike(tmp_path, 2500)
+    done, peak = _peak("consolidate", "--store", str(store))
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert peak < 700 << 20, f"{peak >> 20} MiB"
     patterns = [m for m in Store(store).list(limit=None) if m.type == "semantic"]
     assert len(patterns) == 1
 

@@ -21,7 +21,7 @@ import pytest
 DRIVER = """
 import os, signal, sys
 sys.path.insert(0, {tests!r})
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from hindsight_cli import embedding, safefs
 from hindsight_cli.safefs import trust
 from hindsight_cli.storage.sql import duckdb_ledger

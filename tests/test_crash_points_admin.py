@@ -26,7 +26,7 @@ from tests.kill_points import TESTS, cli, killed
 DRIVER = """
 import importlib, os, signal, sys
 sys.path.insert(0, {tests!r})
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from hindsight_cli import embedding, safefs
 for name, dim in ((embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM),
                   (embedding.MULTILINGUAL_MODEL, embedding.MULTILINGUAL_DIM)):
@@ -271,7 +271,7 @@ def test_a_reindex_to_another_model_killed_at_each_step_leaves_searches_answerin
 RECORDER = """
 import os, signal, sys
 sys.path.insert(0, {tests!r})
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from hindsight_cli import embedding, safefs
 from hindsight_cli.store import Store
 embedding._CACHE[embedding.DEFAULT_MODEL] = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)

@@ -22,7 +22,7 @@ from tests.kill_points import CLI, TESTS, cli, killed
 DRIVER = """
 import importlib, os, signal, sys
 sys.path.insert(0, {tests!r})
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from hindsight_cli import embedding
 for name, dim in ((embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM),
                   (embedding.MULTILINGUAL_MODEL, embedding.MULTILINGUAL_DIM)):
@@ -131,7 +131,7 @@ def test_a_hard_forget_removes_what_a_killed_index_write_left_unnamed(
 HELD = """
 import os, sys, time
 sys.path.insert(0, {tests!r})
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from hindsight_cli import embedding, safefs
 for name, dim in ((embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM),
                   (embedding.MULTILINGUAL_MODEL, embedding.MULTILINGUAL_DIM)):
@@ -231,7 +231,7 @@ def test_an_ingestion_that_claims_the_spool_during_a_hard_forgets_rewrite_never_
 JOURNAL_KILL = """
 import os, signal, sys
 sys.path.insert(0, {tests!r})
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from hindsight_cli import embedding
 for name, dim in ((embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM),
                   (embedding.MULTILINGUAL_MODEL, embedding.MULTILINGUAL_DIM)):

@@ -25,7 +25,7 @@ from tests.kill_points import TESTS, killed
 DRIVER = """
 import os, signal, sys
 sys.path.insert(0, {tests!r})
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from hindsight_cli import embedding
 from hindsight_cli.core import chunks
 chunks._CHARS, chunks._CHAR_STRIDE = 400, 300

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 
 from hindsight_cli.core import derive, embedding_jobs, purge
 from hindsight_cli.errors import InvalidInput

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 
 from hindsight_cli.core import purge
 from hindsight_cli.models import Filters

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 
 from hindsight_cli.core import purge
 from hindsight_cli.models import Filters

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from typer.testing import CliRunner
 
 from hindsight_cli import embedding

@@ -173,7 +173,7 @@ ENGINE_ONLY = """
 import sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[2])
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from hindsight_cli.store import Store
 assert "duckdb" not in sys.modules
 store = Store(Path(sys.argv[1]), embedder=FakeEmbedder(), warm=sys.argv[3] == "warm")

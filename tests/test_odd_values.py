@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import transcript_fixtures as tf
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from transcript_fixtures import agents_fixture  # noqa: F401  (the `agents` fixture)
 from typer.testing import CliRunner
 
@@ -776,7 +776,7 @@ def test_a_damaged_zip_export_is_one_line(tmp_path: Path, fmt: str, damage: str)
 _KILLED_MINE = """
 import os, signal, sys
 sys.path.insert(0, {tests!r})
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from hindsight_cli import embedding
 embedding._CACHE[embedding.DEFAULT_MODEL] = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)
 replace = os.replace

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import hook_calls
 import pytest
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from typer.testing import CliRunner
 
 from hindsight_cli import embedding

@@ -139,7 +139,7 @@ PHASES = [
 CHILD = """
 import importlib, os, signal, sys
 sys.path.insert(0, {tests!r})
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from hindsight_cli.store import Store
 where, name, when = {phase!r}
 module_name, _, owner = where.partition(".")
@@ -330,7 +330,7 @@ def test_a_purge_a_live_process_is_working_on_is_left_to_it(template: Any, tmp_p
             f"""
 import sys
 sys.path.insert(0, {str(REPO / "tests")!r})
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from hindsight_cli.core import purge
 from hindsight_cli.store import Store
 store = Store({str(path)!r}, embedder=FakeEmbedder())

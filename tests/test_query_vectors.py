@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 
 from hindsight_cli.core import embedding_jobs
 from hindsight_cli.store import Store

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 
 from hindsight_cli import embedding
 from hindsight_cli.store import Store
@@ -25,7 +25,7 @@ import os
 import sys
 sys.path.insert(0, {tests!r})
 import duckdb
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from hindsight_cli import embedding
 from hindsight_cli.storage.sql import duckdb_instance
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import transcript_fixtures as tf
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from typer.testing import CliRunner
 
 from hindsight_cli import embedding

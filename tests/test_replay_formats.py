@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import transcript_fixtures as tf
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from transcript_fixtures import Call, Turn
 from typer.testing import CliRunner
 

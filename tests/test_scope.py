@@ -14,7 +14,7 @@ from typing import Any
 
 import duckdb
 import pytest
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from hindsight_cli import InvalidInput, MemoryNotFound
@@ -178,7 +178,7 @@ def test_the_upgrade_splits_what_older_versions_let_collide(store: Store) -> Non
 PRELUDE = f"""
 import sys
 sys.path.insert(0, {str(Path(__file__).parent)!r})
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from hindsight_cli.store import Store
 from hindsight_cli import mcp_server
 """

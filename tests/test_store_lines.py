@@ -213,7 +213,7 @@ def test_a_record_rewrite_keeps_a_line_appended_meanwhile(
 CLI = """
 import sys
 sys.path.insert(0, {tests!r})
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from hindsight_cli import embedding
 embedding._CACHE[embedding.DEFAULT_MODEL] = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)
 sys.argv = ["hindsight", *sys.argv[1:]]

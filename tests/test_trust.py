@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from transcript_fixtures import agents_fixture  # noqa: F401  (the `agents` fixture)
 from typer.testing import CliRunner
 
@@ -35,7 +35,7 @@ MODEL = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)
 CLI = f"""
 import sys
 sys.path.insert(0, {str(Path(__file__).parent)!r})
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from hindsight_cli import embedding
 embedding._CACHE[embedding.DEFAULT_MODEL] = FakeEmbedder(embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM)
 from hindsight_cli.cli import main

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import transcript_fixtures as tf
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from transcript_fixtures import agents_fixture  # noqa: F401  (the `agents` fixture)
 from typer.testing import CliRunner
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 from ui_support import CHROMIUM_ARGS, base, chromium, running
 
 from hindsight_cli.errors import MemoryNotFound

@@ -5,7 +5,7 @@ principal on a shared server, made its page, the owner's as well as hers, as lon
 from __future__ import annotations
 
 import pytest
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 
 from hindsight_cli.store import Store
 from hindsight_cli.ui import memory_page

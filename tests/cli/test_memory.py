@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import FakeEmbedder
+from fake_embedder import FakeEmbedder
 
 from hindsight_cli import Filters, embedding
 
