@@ -313,6 +313,7 @@ class Store:
         text: str | None = None,
         method: str = "extractive",
         asked: str | None = None,
+        turn: AbstractContextManager[Any] | None = None,
     ) -> SummaryResult:
         """Write (or update) a semantic memory that summarises a task or a time range.
 
@@ -323,7 +324,8 @@ class Store:
         and the task summary links to the parts (``source_ids``), which link to the originals.
         Rerunning updates the same summaries instead of adding new ones. ``asked``: the prompt
         (``summary_request``'s) that ``text`` answers; the text is written only while the memories
-        still make that prompt (none forgotten, changed or added since).
+        still make that prompt (none forgotten, changed or added since). ``turn``: held only while
+        the store changes (a shared server's write gate), as ``record``'s.
 
         Raises:
             InvalidInput: nothing selected, nothing to summarise, or the memories changed since
@@ -342,6 +344,7 @@ class Store:
             method=method,
             scope=self.scope,
             asked=asked,
+            turn=turn,
         )
 
     def sources(self, memory_id: str, depth: int = 5) -> list[tuple[int, Memory]]:
@@ -389,6 +392,7 @@ class Store:
         actor: str | None = None,
         progress: Callable[[int, int], None] | None = None,
         phase: Callable[[str], None] | None = None,
+        turn: AbstractContextManager[Any] | None = None,
     ) -> ConsolidateResult:
         """Turn groups of similar episodes (per agent) into semantic pattern memories, without an
         LLM.
@@ -396,7 +400,8 @@ class Store:
         Each pattern links to its evidence (``source_ids``) and carries a confidence from it. A
         group that already has a pattern updates it only when new evidence arrived, so rerunning
         writes nothing new. ``dry_run`` computes the same plan and writes nothing. ``progress(done,
-        total)`` counts the episodes grouped; ``phase(text)`` names each step.
+        total)`` counts the episodes grouped; ``phase(text)`` names each step. ``turn``: held only
+        while the store changes, as ``record``'s.
         """
         from .core import derive
 
@@ -410,6 +415,7 @@ class Store:
             scope=self.scope,
             progress=progress,
             phase=phase,
+            turn=turn,
         )
 
     def get(self, memory_id: str) -> Memory:

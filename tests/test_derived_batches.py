@@ -155,3 +155,32 @@ def test_no_ledger_transaction_grows_with_what_a_principal_summarises(
     longest = [_longest(store_dir / str(n), monkeypatch, how, n) for n in (200, 400)]
     # as many memories again, and no longer: the same bound
     assert max(longest) <= 40, longest
+
+
+def test_a_pattern_another_consolidation_wrote_meanwhile_is_not_written_twice(
+    store_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review AY: a shared server's consolidations no longer hold its write gate while they group
+    and embed, so two of one agent's may plan the same new pattern at once; the one that writes
+    second leaves it (written once, no error), as it leaves one whose episodes left meanwhile."""
+    from hindsight_cli.core import derive
+
+    base = Store(store_dir, embedder=FakeEmbedder())
+    base.import_records(
+        [{"content": f"flaky test failed on runner r{i}", "agent_id": "alice"} for i in range(3)]
+    )
+    real = derive.embedding_jobs.embed_rows
+    calls: list[int] = []
+
+    def embed_rows(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            # another consolidation plans, embeds and writes the same pattern meanwhile
+            assert [c.action for c in base.consolidate().patterns] == ["create"]
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(derive.embedding_jobs, "embed_rows", embed_rows)
+    result = base.consolidate()
+    assert len(calls) == 2 and result.patterns == []
+    patterns = base.list(Filters(types=("semantic",)), limit=None)
+    assert [m.trigger for m in patterns] == ["consolidate"]

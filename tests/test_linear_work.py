@@ -73,3 +73,37 @@ def test_a_search_of_many_hits_compares_each_with_the_summaries_only(
     found = store.search("nightly build runner", k=400, budget=100_000)
     assert len(found.hits) > 100
     assert len(compared) < 400, len(compared)
+
+
+def test_a_hard_forget_of_many_memories_finds_their_versions_in_linear_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review AY: a hard forget's plan (``lifecycle.versions``) made a set of every memory taken so
+    far for each memory it took: a hard forget by task of 20,000 of a token principal's memories
+    held every agent's writes 50 s (the owner's ``forget --hard --task`` made the same plan).
+    Counted here in the members of the sets it makes."""
+    from conftest import FakeEmbedder
+
+    from hindsight_cli.core import lifecycle
+    from hindsight_cli.models import Filters
+    from hindsight_cli.store import Store
+
+    count = 100
+    base = Store(tmp_path / "s", embedder=FakeEmbedder())
+    store = base.scoped("alice", principal=True)
+    store.import_records(
+        [{"content": f"scratch note {i}", "task_id": "scratch"} for i in range(count)]
+    )
+    made: list[int] = []
+
+    def counting(found: Any = ()) -> set[Any]:
+        members = set(found)
+        made.append(len(members))
+        return members
+
+    monkeypatch.setattr(lifecycle, "set", counting, raising=False)
+    result = store.forget_where([], task_id="scratch", hard=True)
+    assert result.forgotten == count
+    assert base.list(Filters(statuses=None), limit=None) == []
+    # before: 10,300 members, each memory's set of all those before it
+    assert sum(made) < 10 * count, sum(made)

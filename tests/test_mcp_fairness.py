@@ -54,6 +54,20 @@ def _as(agent: str, call: Callable[[], Any]) -> threading.Thread:
     return thread
 
 
+def _gate_seen(monkeypatch: pytest.MonkeyPatch, base: Store, tools: ToolStore) -> list[bool]:
+    """Whether the write gate was held at each ledger write transaction opened from now on."""
+    ledger = type(base._rt.ledger)
+    real_write = ledger.write
+    under_gate: list[bool] = []
+
+    def write(self: Any) -> Any:
+        under_gate.append(tools.gate.writes.locked())
+        return real_write(self)
+
+    monkeypatch.setattr(ledger, "write", write)
+    return under_gate
+
+
 def _bob_searches(tools: ToolStore, found: list[list[str]]) -> threading.Thread:
     """Bob's search for his deploy key, as a request with his token, waited for (within the
     guard); the contents of its hits go to ``found``."""
@@ -120,15 +134,7 @@ def test_a_write_does_not_wait_for_another_agents_text_to_be_read(
         (store_dir / "config.toml").write_text("[limits]\nmax_content_bytes = 1024\n")
         base = Store(store_dir, embedder=embedder)
     tools = ToolStore(base, per_request=True)
-    ledger = type(base._rt.ledger)
-    real_write = ledger.write
-    under_gate: list[bool] = []
-
-    def write(self: Any) -> Any:
-        under_gate.append(tools.gate.writes.locked())
-        return real_write(self)
-
-    monkeypatch.setattr(ledger, "write", write)
+    under_gate = _gate_seen(monkeypatch, base, tools)
     if long == "edit":
         # an edit keeps the text and its vectors: what takes long is reading what was learnt
         from hindsight_cli.core import amend
@@ -636,3 +642,62 @@ def test_an_mcp_search_asks_for_a_bounded_number_of_hits(store_dir: Path) -> Non
     assert refused.is_error
     assert f"top_k must be at most {MAX_TOOL_K}" in refused.content[0].text
     assert not answered.is_error and len(answered.structured_content["hits"]) == 3
+
+
+@pytest.mark.parametrize("how", ["summarize", "consolidate"])
+def test_a_write_does_not_wait_for_another_agents_summary_to_be_composed(
+    store_dir: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """Review AY: ``memory_summarize`` and ``memory_consolidate`` held the write gate for the whole
+    call: reading her memories, composing every part (one for each five) or grouping her
+    episodes, their redaction and embedding. A token principal's summary of all her memories held
+    every other agent's writes as long as that took. Now each holds the gate only while the store
+    changes, as a write does: bob's note is stored while her summary is still being embedded
+    (held still here), and each of her transactions still holds the gate."""
+    embedder = SlowWrites("nothing yet")
+    base = Store(store_dir, embedder=embedder)
+    if how == "consolidate":
+        base.import_records(
+            [
+                {"content": f"flaky rack test failed on runner r{i}", "agent_id": "alice"}
+                for i in range(3)
+            ]
+        )
+    else:
+        # two parts and the summary
+        base.import_records(
+            [
+                {"content": f"rack step {i} of the build", "agent_id": "alice", "task_id": "build"}
+                for i in range(6)
+            ]
+        )
+    tools = ToolStore(base, per_request=True)
+    under_gate = _gate_seen(monkeypatch, base, tools)
+    # her summary's parts and her patterns hold the word; bob's note does not
+    embedder.word = "rack"
+    first = _as(
+        "alice",
+        (lambda: tools.consolidate(False))
+        if how == "consolidate"
+        else (lambda: tools.summarize("build", None, None)),
+    )
+    assert embedder.waiting.wait(GUARD)
+    assert not tools.gate.writes.locked()
+    second = _as("bob", lambda: tools.write("bob's note"))
+    second.join(GUARD)
+    assert not second.is_alive() and first.is_alive()
+    stored = Store(store_dir, embedder=FakeEmbedder()).list(limit=None)
+    assert [m.content for m in stored if m.agent_id == "bob"] == ["bob's note"]
+    embedder.go.set()
+    first.join(GUARD)
+    assert not first.is_alive()
+    derived = [
+        m
+        for m in Store(store_dir, embedder=FakeEmbedder()).list(limit=None)
+        if m.agent_id == "alice" and m.type == "semantic"
+    ]
+    assert derived and all(m.trigger in ("summary", "summary_part", "consolidate") for m in derived)
+    assert {m.trigger for m in derived} >= (
+        {"consolidate"} if how == "consolidate" else {"summary"}
+    )
+    assert under_gate and all(under_gate)

@@ -4,9 +4,10 @@ consolidated patterns. Each links to its sources (``source_ids``); rerunning upd
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import BadUsage, InvalidInput
 from ..models import ConsolidateResult, Filters, Memory, PatternChange, SummaryResult
@@ -39,6 +40,8 @@ SOURCES_GONE = (
     "it again: it is built from what is left."
 )
 Item = TypeVar("Item")
+# a shared server's write gate, held only while the store changes (``_in_batches``)
+Turn = AbstractContextManager[Any] | None
 Written = TypeVar("Written")
 
 
@@ -131,7 +134,13 @@ def summarize(
     method: str,
     scope: Scope,
     asked: str | None = None,
+    turn: Turn = None,
 ) -> SummaryResult:
+    """Write (or update) the summary of a task or time range (``Store.summarize``). ``turn`` (a
+    shared server's write gate) is held only while the store changes, each batch's transaction
+    (``_in_batches``): the sources' reading, the parts' composing, the redaction and the embedding
+    of a principal's summary of thousands of her memories held every other agent's writes
+    (review AY)."""
     from .extractive import compose, sampling_prompt
 
     # a summary is written into the store (``text`` may be the caller's own)
@@ -223,28 +232,37 @@ def summarize(
     # written under their keys
     embedding_jobs.embed_rows(rt, [*part_rows, top_row], dim)
     principal = scope.provenance is not None
-    parts = _in_batches(rt, part_rows, lambda session, row: _write_derived(session, row, principal))
+
+    def write(session: Writer, row: MemoryRow) -> tuple[Memory, bool]:
+        return _write_derived(session, row, principal)
+
+    parts = _in_batches(rt, part_rows, write, turn)
     if parts:
         top_row.source_ids = [m.id for m, _ in parts]
-    [(summary, updated)] = _in_batches(
-        rt, [top_row], lambda session, row: _write_derived(session, row, principal)
-    )
+    [(summary, updated)] = _in_batches(rt, [top_row], write, turn)
     return SummaryResult(summary, len(rows), updated, [m.id for m, _ in parts])
 
 
 def _in_batches(
-    rt: Runtime, items: Sequence[Item], write: Callable[[Writer, Item], Written]
+    rt: Runtime,
+    items: Sequence[Item],
+    write: Callable[[Writer, Item], Written],
+    turn: Turn = None,
 ) -> list[Written]:
     """``write`` each of ``items``, at most ``DERIVED_BATCH`` in one ledger transaction, the indexes
-    this process holds brought up to date after each: a principal's summary of thousands of her
-    memories (hundreds of parts) or consolidation into thousands of patterns held the ledger for
-    a minute in one transaction, and every other process's search, hook and command waited behind
-    it, failing as busy past the lock timeout (review AG)."""
+    this process holds brought up to date after each, ``turn`` held around each (and only there):
+    a principal's summary of thousands of her memories (hundreds of parts) or consolidation into
+    thousands of patterns held the ledger for a minute in one transaction, and every other
+    process's search, hook and command waited behind it, failing as busy past the lock timeout
+    (review AG)."""
     written: list[Written] = []
     for start in range(0, len(items), DERIVED_BATCH):
-        with rt.ledger.write() as session:
-            written.extend(write(session, item) for item in items[start : start + DERIVED_BATCH])
-        rt.after_write()
+        with turn or nullcontext():
+            with rt.ledger.write() as session:
+                written.extend(
+                    write(session, item) for item in items[start : start + DERIVED_BATCH]
+                )
+            rt.after_write()
     return written
 
 
@@ -318,9 +336,10 @@ def consolidate(
     scope: Scope,
     progress: Progress | None = None,
     phase: Phase | None = None,
+    turn: Turn = None,
 ) -> ConsolidateResult:
     """Turn groups of similar episodes (per agent) into semantic pattern memories, without an
-    LLM."""
+    LLM. ``turn``: held only while the store changes, as ``summarize``'s."""
     from .patterns import groups, pattern
 
     similarity = rt.config.consolidate_similarity if similarity is None else similarity
@@ -372,7 +391,7 @@ def consolidate(
     changes = [c for c in plan if c.action != "unchanged"]
     if not dry_run and changes:
         announce(phase, f"Writing {len(changes):,} pattern{'s' if len(changes) != 1 else ''}")
-        gone = _write_patterns(rt, changes, dim, now, actor or rt.config.default_agent)
+        gone = _write_patterns(rt, changes, dim, now, actor or rt.config.default_agent, turn)
         plan = [c for c in plan if c.row.id not in gone]
     return ConsolidateResult(
         len(episodes), [replace(c, memory=codec.to_memory(c.row)) for c in plan], dry_run
@@ -380,17 +399,25 @@ def consolidate(
 
 
 def _write_patterns(
-    rt: Runtime, changes: Sequence[PatternChange], dim: int, now: datetime, actor: str
+    rt: Runtime,
+    changes: Sequence[PatternChange],
+    dim: int,
+    now: datetime,
+    actor: str,
+    turn: Turn = None,
 ) -> set[str]:
     """Write the patterns; returns the ids of those left unwritten because an episode they are
-    built from, or the pattern they rewrite, was forgotten meanwhile (the next consolidation
-    groups what is left)."""
+    built from, or the pattern they rewrite, was forgotten meanwhile, or another consolidation
+    wrote the one it creates meanwhile (the next consolidation groups what is left)."""
     embedding_jobs.embed_rows(rt, [c.row for c in changes], dim)
     gone: set[str] = set()
 
     def write(session: Writer, change: PatternChange) -> None:
         rewritten = None if change.action == "create" else change.row.id
-        if not _still_built_on(session, change.row, rewritten):
+        if not _still_built_on(session, change.row, rewritten) or (
+            rewritten is None
+            and session.by_key(str(change.row.idempotency_key), change.row.agent_id) is not None
+        ):
             gone.add(change.row.id)
             return
         if change.action == "create":
@@ -405,7 +432,7 @@ def _write_patterns(
             actor,
         )
 
-    _in_batches(rt, changes, write)
+    _in_batches(rt, changes, write, turn)
     return gone
 
 

@@ -153,11 +153,35 @@ def _expire(target: Path, before: datetime) -> None:
         return
     # the newest half when past the bound: cut back to the bound itself, it was past it again
     # within a line or two, and each line rewrote the whole record (review X)
-    spool.rewrite(
-        target,
-        lambda found: (line for line in found if _at(line) >= limit),
-        tail=MAX_RECORD // 2 if size > MAX_RECORD else MAX_RECORD,
-    )
+    room = MAX_RECORD // 2 if size > MAX_RECORD else MAX_RECORD
+    # the record is past the bound by the line just appended: its oldest lines are read too
+    tail = MAX_RECORD + spool.MAX_READ_LINE
+    spool.rewrite(target, lambda found: _owners_first(found, limit, room), tail=tail)
+
+
+# how a token principal's line names her (``Injection.by``; the owner's is ``null``, a verdict has
+# none): a quote inside a value is escaped, so no value of hers reads as it
+_BY_PRINCIPAL = '"by":"'
+
+
+def _owners_first(found: Iterable[str], limit: str, room: int) -> list[str]:
+    """The lines of ``found`` from ``limit`` (an ISO time) on, the newest that fit ``room`` bytes,
+    the owner's first: a token principal's searches (``by``) only in the room the owner's lines
+    leave. Cut by age alone, her searches (a line each, as many as she likes) pushed the owner's
+    verdicts out of the record: a memory of hers flagged as misleading was injected again into the
+    owner's sessions, and the owner's injections left the caps (review AY)."""
+    lines = [(line, _BY_PRINCIPAL in line) for line in found if _at(line) >= limit]
+    kept = [False] * len(lines)
+    for principals in (False, True):
+        for at in reversed(range(len(lines))):
+            line, by = lines[at]
+            if by != principals:
+                continue
+            room -= len(line.encode("utf-8")) + 1
+            if room < 0:
+                break
+            kept[at] = True
+    return [line for (line, _), keep in zip(lines, kept, strict=True) if keep]
 
 
 def _at(line: str | bytes) -> str:

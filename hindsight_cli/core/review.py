@@ -99,9 +99,16 @@ def confirm(
         row = _quarantined(session, memory_id, scope)
     held = (row.metadata or {}).get("quarantine") or {}
     why = held.get("reason") if isinstance(held, dict) else None
-    words = (
-        "quarantine confirmed" + (f" ({why})" if why else "") + (f": {reason}" if reason else "")
-    )
+    # the caller's reason is bounded as every reason is; what is said before it never makes a
+    # reason within the bound refused (review AY, low)
+    lifecycle.audit_words(reason, actor or "")
+    said = f": {reason}" if reason else ""
+    head = "quarantine confirmed" + (f" ({why})" if why else "")
+    words = head + said
+    if len(words) > lifecycle.MAX_REASON:
+        # the caller's words whole, ours cut (the reason alone, at the bound)
+        cut = lifecycle.MAX_REASON - len(said)
+        words = head[:cut] + said if cut >= 0 else str(reason)
     plan = lifecycle.plan(rt, [row.id], None, False, False, scope)
     lifecycle.forget(rt, plan, words, actor, scope)
     return codec.to_memory(row)

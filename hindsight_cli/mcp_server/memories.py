@@ -220,15 +220,17 @@ class ToolStore:
         found = self._asked.get(self.agent)
         if text and found is not None and found[0] == (task_id, since, until):
             asked = self._asked.pop(self.agent, found)[1]
-        with self.gate.writes:
-            return store.summarize(
-                task_id=task_id,
-                since=when(since, "since"),
-                until=when(until, "until"),
-                text=text,
-                method=method,
-                asked=asked,
-            )
+        # the gate only while the store changes: her summary's reading, composing and embedding
+        # never hold another agent's write
+        return store.summarize(
+            task_id=task_id,
+            since=when(since, "since"),
+            until=when(until, "until"),
+            text=text,
+            method=method,
+            asked=asked,
+            turn=self.gate.writes,
+        )
 
     def summary_request(
         self, task_id: str | None, since: str | None, until: str | None
@@ -252,8 +254,9 @@ class ToolStore:
         """``hindsight consolidate --json``'s answer (a pattern a dry run would create has no id
         yet)."""
         store = self.store
-        with self.gate.writes:
-            return store.consolidate(dry_run=dry_run, actor=self.agent or "mcp").to_dict()
+        return store.consolidate(
+            dry_run=dry_run, actor=self.agent or "mcp", turn=self.gate.writes
+        ).to_dict()
 
     def get(self, memory_id: str) -> Memory:
         store = self.store
