@@ -209,44 +209,154 @@ def names_project(
     if any(named.search(value) for value in values):
         return True
     home_text = os.fspath(home) if home is not None else os.path.expanduser("~")
-    return any(_within(place, real) for place in _reached(found, values, home_text, env))
+    return any(_within(place, real) for place in _reached(found, values, home_text, env, real))
 
 
 # where a shell word parts into paths: a PATH list, a `--flag=value`, a shell's operators
 _PARTS = re.compile(r"[=:;,&|()<>`'\"]+")
-# what a shell (or the server) reads as the user's home at the start of a word
-_HOME_WORD = re.compile(r"\A(?:~(?=/|\Z)|\$HOME\b|\$\{HOME\})")
+# what a shell reads as a home at the start of a word: `~`, `~+` (where it is), `~name`
+_TILDE = re.compile(r"\A~([\w.+-]*)(?=/|\Z)")
+# what a shell puts in place of a command's output, `$(…)` or backquoted: any path at all
+_SUBSTITUTION = re.compile(r"\$\([^()]*\)?|`[^`]*`?")
+# a parameter: `$NAME`, `${NAME}`, `${NAME…}` (an operator on it: any path), `$1`, `$@`
+_PARAMETER = re.compile(r"\$(?:\{([^}]*)\}?|([A-Za-z_]\w*)|[0-9@*#?$!-])")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+# a shell variable the script sets: `D=~/src`, `export D=~/src`
+_OPERATORS = re.compile(r"[;&|()<>]+")
+_ASSIGNMENT = re.compile(r"\A([A-Za-z_]\w*)=(.*)\Z", re.DOTALL)
+# what stands for a part of a path the shell alone knows (an unset or operated-on parameter, a
+# command's output): any characters, `/` too
+_ANY = "\0"
+_GLOB = re.compile(r"[*?[]")
+# directories a server's words reach that its relative words are also resolved in (`cd ..; cd x`)
+_MAX_BASES = 16
+# places a pattern (`~/src/*/index.js`) is matched to, for the links among them
+_MAX_MATCHES = 64
 
 
-def _reached(found: Server, values: list[str], home: str, env: Mapping[str, str]) -> Iterator[str]:
-    """Every place a stdio server's words reach, resolved as its start resolves them (review AW):
-    each value, its words as a shell splits them and their parts (a ``PATH`` list, ``--x=path``) as
-    a path (``~`` and ``$HOME`` its shell expands, relative to the directory it starts in, links and
-    ``..`` followed), and the program a bare command is found as in ``PATH`` (the entry's own, else
-    this one's): a checkout is reached through a link to it, ``~/src/it``, or a ``bin/`` of it on
+def _reached(
+    found: Server, values: list[str], home: str, env: Mapping[str, str], real: str
+) -> Iterator[str]:
+    """Every place a stdio server's words reach, resolved as its start resolves them (reviews AW,
+    AZ): each value, its words as a shell splits them and their parts (a ``PATH`` list,
+    ``--x=path``) as a path: ``~``, ``~name`` and the parameters of the environment it gets (its
+    entry's, doctor's, the variables its script sets) expanded, relative to the directory it
+    starts in and to every directory an earlier word reached (``cd ..; cd repo``, ``env -C ..
+    node repo/x.js``), links and ``..`` followed; a pattern (``~/src/*/x.js``, ``$(pwd)/x``,
+    ``${HOME%/u}/x``) reaches ``real`` when a path it may stand for lies in it. And the program
+    a bare command is found as in ``PATH`` (the entry's own, else this one's): a checkout is
+    reached through a link to it, ``~/src/it``, ``$PROJECTS/it`` or a ``bin/`` of it on
     ``PATH``, not only by its path spelled out."""
     from .. import safefs
+    from .handshake import host_env
 
-    start, seen = found.cwd or home, set()
-    for value in values:
-        for word in (value, *split_words(value)):
+    path_list = found.env.get("PATH", env.get("PATH", ""))
+    variables = {**host_env(found.env, path_list), "HOME": home}
+    bases, seen = [found.cwd or home], set()
+    texts = [_SUBSTITUTION.sub(_ANY, value) for value in values]
+    assigned: dict[str, str] = {}
+    for text in texts:
+        for word in (w for words in split_words(text) for w in _OPERATORS.split(words)):
+            if (assignment := _ASSIGNMENT.match(word)) is not None:
+                value = _expanded(assignment[2], variables, bases[0])
+                # set twice, to two values: either, at one point of the script or another
+                assigned[assignment[1]] = assigned.get(assignment[1], value)
+                if assigned[assignment[1]] != value:
+                    assigned[assignment[1]] = _ANY
+    variables.update(assigned)
+    for text in texts:
+        for word in (text, *split_words(text)):
             for part in (word, *_PARTS.split(word)):
                 # longer is no path (PATH_MAX)
                 if not part or len(part) > 4096 or part in seen:
                     continue
                 seen.add(part)
-                try:
-                    yield os.path.realpath(
-                        os.path.join(start, _HOME_WORD.sub(lambda _: home, part))
-                    )
-                except (OSError, ValueError):
+                spelled = _expanded(part, variables, bases[0])
+                # what a command prints or the script sets, first: any path at all
+                if spelled.startswith(_ANY):
+                    yield real
                     continue
-    path_list = found.env.get("PATH", env.get("PATH", ""))
+                # a path from `/` is the same from every directory
+                for base in bases[:1] if spelled.startswith(os.sep) else list(bases):
+                    if _ANY in spelled or _GLOB.search(spelled):
+                        if _may_match(os.path.join(base, spelled), real):
+                            yield real
+                        continue
+                    try:
+                        place = os.path.realpath(os.path.join(base, spelled))
+                    except (OSError, ValueError):
+                        continue
+                    yield place
+                    if len(bases) < _MAX_BASES and place not in bases and os.path.isdir(place):
+                        bases.append(place)
     for command in {found.command or "", *launched(found.argv)[:1]}:
         if command and not os.path.dirname(command):
             program = safefs.program(command, path_list)
             if program is not None:
                 yield os.path.realpath(program)
+
+
+def _expanded(part: str, variables: Mapping[str, str], start: str) -> str:
+    """``part`` as a shell expands it: a leading ``~`` (``~+``, ``~name``), then its parameters
+    from ``variables``; an unset one or one with an operator is ``_ANY`` (the script may set it),
+    a positional one nothing (its values are the words checked anyway)."""
+
+    def tilde(match: re.Match[str]) -> str:
+        name = match[1]
+        if not name:
+            return variables["HOME"]
+        if name == "+":
+            return start
+        try:
+            import pwd
+
+            return pwd.getpwnam(name).pw_dir
+        except (ImportError, KeyError):
+            return match[0]
+
+    def parameter(match: re.Match[str]) -> str:
+        name = match[2] or match[1]
+        if name is None:
+            return ""
+        if _NAME.fullmatch(name) and name in variables:
+            return variables[name]
+        return _ANY
+
+    return _PARAMETER.sub(parameter, _TILDE.sub(tilde, part))
+
+
+def _may_match(pattern: str, real: str) -> bool:
+    """Whether a path ``pattern`` stands for (``*``, ``?``, ``[…]`` within a name, ``_ANY``
+    anything) may lie in ``real``: its directory before the first pattern holds ``real`` (and
+    the rest may name it) or lies in it, or a path it matches now is in ``real`` (through a
+    link)."""
+    import fnmatch
+    import glob
+    from itertools import islice
+
+    names = pattern.split(os.sep)
+    fixed = next(i for i, name in enumerate(names) if _ANY in name or _GLOB.search(name))
+    try:
+        prefix = os.path.realpath(os.sep.join(names[:fixed]) or os.sep)
+    except (OSError, ValueError):
+        return True
+    if _within(prefix, real):
+        return True
+    rest = names[fixed:]
+    if _within(real, prefix):
+        inside = os.path.relpath(real, prefix).split(os.sep)
+        if any(_ANY in name or name == ".." for name in rest) or (
+            len(rest) >= len(inside)
+            and all(fnmatch.fnmatchcase(have, want) for have, want in zip(inside, rest))
+        ):
+            return True
+    if _ANY in pattern:
+        return False
+    try:
+        matches = list(islice(glob.iglob(pattern), _MAX_MATCHES))
+    except (OSError, ValueError):
+        return True
+    return any(_within(os.path.realpath(match), real) for match in matches)
 
 
 def _within(path: str, root: str) -> bool:
