@@ -434,6 +434,9 @@ def test_your_server_that_runs_in_the_checkout_or_names_it_is_never_started(
         {"command": "/bin/sh", "args": ["-c", 'exec {python} "$(dirname $HOME)/work/server.py"']},
         {"command": "/bin/sh", "args": ["-c", "exec {python} `dirname ~`/work/server.py"]},
         {"command": "/bin/bash", "args": ["-c", "exec {python} ~+/../work/server.py"]},
+        {"command": "/bin/sh", "args": ["-c", "cd {tmp} && made-mcp"]},
+        {"command": "nice", "args": ["made-mcp"]},
+        {"command": "timeout", "args": ["60", "made-mcp"]},
     ],
     ids=[
         "link",
@@ -453,6 +456,9 @@ def test_your_server_that_runs_in_the_checkout_or_names_it_is_never_started(
         "sh-substitution",
         "sh-backquotes",
         "bash-tilde-plus",
+        "path-second-command",
+        "path-nice",
+        "path-timeout",
     ],
 )
 def test_your_server_that_reaches_the_checkout_another_way_is_never_started(

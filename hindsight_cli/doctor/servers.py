@@ -244,26 +244,17 @@ def _reached(
     starts in and to every directory an earlier word reached (``cd ..; cd repo``, ``env -C ..
     node repo/x.js``), links and ``..`` followed; a pattern (``~/src/*/x.js``, ``$(pwd)/x``,
     ``${HOME%/u}/x``) reaches ``real`` when a path it may stand for lies in it. And the program
-    a bare command is found as in ``PATH`` (the entry's own, else this one's): a checkout is
+    a bare command is found as in ``PATH`` (the entry's own, else this one's), and any bare word
+    naming a program in a directory of ``real`` on that ``PATH``: a checkout is
     reached through a link to it, ``~/src/it``, ``$PROJECTS/it`` or a ``bin/`` of it on
     ``PATH``, not only by its path spelled out."""
     from .. import safefs
     from .handshake import host_env
 
     path_list = found.env.get("PATH", env.get("PATH", ""))
-    variables = {**host_env(found.env, path_list), "HOME": home}
     bases, seen = [found.cwd or home], set()
     texts = [_SUBSTITUTION.sub(_ANY, value) for value in values]
-    assigned: dict[str, str] = {}
-    for text in texts:
-        for word in (w for words in split_words(text) for w in _OPERATORS.split(words)):
-            if (assignment := _ASSIGNMENT.match(word)) is not None:
-                value = _expanded(assignment[2], variables, bases[0])
-                # set twice, to two values: either, at one point of the script or another
-                assigned[assignment[1]] = assigned.get(assignment[1], value)
-                if assigned[assignment[1]] != value:
-                    assigned[assignment[1]] = _ANY
-    variables.update(assigned)
+    variables = _variables(texts, {**host_env(found.env, path_list), "HOME": home}, bases[0])
     for text in texts:
         for word in (text, *split_words(text)):
             for part in (word, *_PARTS.split(word)):
@@ -271,29 +262,59 @@ def _reached(
                 if not part or len(part) > 4096 or part in seen:
                     continue
                 seen.add(part)
-                spelled = _expanded(part, variables, bases[0])
-                # what a command prints or the script sets, first: any path at all
-                if spelled.startswith(_ANY):
-                    yield real
-                    continue
-                # a path from `/` is the same from every directory
-                for base in bases[:1] if spelled.startswith(os.sep) else list(bases):
-                    if _ANY in spelled or _GLOB.search(spelled):
-                        if _may_match(os.path.join(base, spelled), real):
-                            yield real
-                        continue
-                    try:
-                        place = os.path.realpath(os.path.join(base, spelled))
-                    except (OSError, ValueError):
-                        continue
-                    yield place
-                    if len(bases) < _MAX_BASES and place not in bases and os.path.isdir(place):
-                        bases.append(place)
+                yield from _resolved(_expanded(part, variables, bases[0]), bases, real)
     for command in {found.command or "", *launched(found.argv)[:1]}:
         if command and not os.path.dirname(command):
             program = safefs.program(command, path_list)
             if program is not None:
                 yield os.path.realpath(program)
+    # a directory of the checkout on its PATH: any bare word may be a program run from there (the
+    # second command of its script, `nice foo`, `timeout 60 foo`, `npx foo`)
+    inside = [
+        place
+        for place in (
+            os.path.realpath(os.path.join(bases[0], p)) for p in path_list.split(os.pathsep) if p
+        )
+        if _within(place, real)
+    ]
+    for word in seen if inside else ():
+        if os.sep not in word and safefs.program(word, os.pathsep.join(inside)) is not None:
+            yield real
+
+
+def _variables(texts: list[str], passed: Mapping[str, str], start: str) -> dict[str, str]:
+    """The parameters a server's shell knows: its environment, then what its script assigns (one
+    set twice, to two values, may be either at a point of the script: ``_ANY``)."""
+    assigned: dict[str, str] = {}
+    for text in texts:
+        for word in (w for words in split_words(text) for w in _OPERATORS.split(words)):
+            if (assignment := _ASSIGNMENT.match(word)) is not None:
+                value = _expanded(assignment[2], passed, start)
+                if assigned.setdefault(assignment[1], value) != value:
+                    assigned[assignment[1]] = _ANY
+    return {**passed, **assigned}
+
+
+def _resolved(spelled: str, bases: list[str], real: str) -> Iterator[str]:
+    """The places one expanded part reaches from each directory in ``bases`` (a directory it
+    reaches is added to them); ``real`` where, a pattern, it may reach it."""
+    # what a command prints or the script sets, first: any path at all
+    if spelled.startswith(_ANY):
+        yield real
+        return
+    # a path from `/` is the same from every directory
+    for base in bases[:1] if spelled.startswith(os.sep) else list(bases):
+        if _ANY in spelled or _GLOB.search(spelled):
+            if _may_match(os.path.join(base, spelled), real):
+                yield real
+            continue
+        try:
+            place = os.path.realpath(os.path.join(base, spelled))
+        except (OSError, ValueError):
+            continue
+        yield place
+        if len(bases) < _MAX_BASES and place not in bases and os.path.isdir(place):
+            bases.append(place)
 
 
 def _expanded(part: str, variables: Mapping[str, str], start: str) -> str:
