@@ -437,6 +437,20 @@ def test_your_server_that_runs_in_the_checkout_or_names_it_is_never_started(
         {"command": "/bin/sh", "args": ["-c", "cd {tmp} && made-mcp"]},
         {"command": "nice", "args": ["made-mcp"]},
         {"command": "timeout", "args": ["60", "made-mcp"]},
+        {
+            "command": "/bin/sh",
+            "args": ["-c", "cd work && exec {python} server.py"],
+            "env": {"CDPATH": "{tmp}"},
+        },
+        {
+            "command": "/bin/sh",
+            "args": ["-c", "exec {python} ~/work/server.py"],
+            "env": {"HOME": "{tmp}"},
+        },
+        {
+            "command": "/bin/sh",
+            "args": ["-c", "f() { cd work; }; cd ..; f; exec {python} server.py"],
+        },
     ],
     ids=[
         "link",
@@ -459,6 +473,9 @@ def test_your_server_that_runs_in_the_checkout_or_names_it_is_never_started(
         "path-second-command",
         "path-nice",
         "path-timeout",
+        "sh-cdpath",
+        "sh-entry-home",
+        "sh-cd-later",
     ],
 )
 def test_your_server_that_reaches_the_checkout_another_way_is_never_started(

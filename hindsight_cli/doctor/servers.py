@@ -252,17 +252,28 @@ def _reached(
     from .handshake import host_env
 
     path_list = found.env.get("PATH", env.get("PATH", ""))
-    bases, seen = [found.cwd or home], set()
+    bases = [found.cwd or home]
     texts = [_SUBSTITUTION.sub(_ANY, value) for value in values]
-    variables = _variables(texts, {**host_env(found.env, path_list), "HOME": home}, bases[0])
-    for text in texts:
-        for word in (text, *split_words(text)):
-            for part in (word, *_PARTS.split(word)):
-                # longer is no path (PATH_MAX)
-                if not part or len(part) > 4096 or part in seen:
-                    continue
-                seen.add(part)
-                yield from _resolved(_expanded(part, variables, bases[0]), bases, real)
+    # the entry's own HOME is its shell's `~`
+    passed = {**host_env(found.env, path_list), "HOME": found.env.get("HOME", home)}
+    variables = _variables(texts, passed, bases[0])
+    # longer is no path (PATH_MAX)
+    seen = {
+        part: _expanded(part, variables, bases[0])
+        for text in texts
+        for word in (text, *split_words(text))
+        for part in (word, *_PARTS.split(word))
+        if part and len(part) <= 4096
+    }
+    # again while a word reaches a directory more: a `cd` (or CDPATH) written after what it moves
+    # to, in the script or the entry's env, counts for it too
+    done = 0
+    while done < len(bases):
+        fresh, done = bases[done:], len(bases)
+        for spelled in seen.values():
+            # a path from `/` is the same from every directory: resolved once
+            if not spelled.startswith(os.sep) or fresh[0] == bases[0]:
+                yield from _resolved(spelled, fresh, bases, real)
     for command in {found.command or "", *launched(found.argv)[:1]}:
         if command and not os.path.dirname(command):
             program = safefs.program(command, path_list)
@@ -295,15 +306,14 @@ def _variables(texts: list[str], passed: Mapping[str, str], start: str) -> dict[
     return {**passed, **assigned}
 
 
-def _resolved(spelled: str, bases: list[str], real: str) -> Iterator[str]:
-    """The places one expanded part reaches from each directory in ``bases`` (a directory it
-    reaches is added to them); ``real`` where, a pattern, it may reach it."""
+def _resolved(spelled: str, fresh: list[str], bases: list[str], real: str) -> Iterator[str]:
+    """The places one expanded part reaches from each directory in ``fresh`` (a directory it
+    reaches is added to ``bases``); ``real`` where, a pattern, it may reach it."""
     # what a command prints or the script sets, first: any path at all
     if spelled.startswith(_ANY):
         yield real
         return
-    # a path from `/` is the same from every directory
-    for base in bases[:1] if spelled.startswith(os.sep) else list(bases):
+    for base in fresh[:1] if spelled.startswith(os.sep) else fresh:
         if _ANY in spelled or _GLOB.search(spelled):
             if _may_match(os.path.join(base, spelled), real):
                 yield real
