@@ -451,6 +451,8 @@ def test_your_server_that_runs_in_the_checkout_or_names_it_is_never_started(
             "command": "/bin/sh",
             "args": ["-c", "f() { cd work; }; cd ..; f; exec {python} server.py"],
         },
+        {"command": "/bin/sh", "args": ["-c", "exec ~/../work/.venv/bin/python -c pass"]},
+        {"command": "{tmp}/elsewhere/serve", "args": []},
     ],
     ids=[
         "link",
@@ -476,6 +478,8 @@ def test_your_server_that_runs_in_the_checkout_or_names_it_is_never_started(
         "sh-cdpath",
         "sh-entry-home",
         "sh-cd-later",
+        "venv-link",
+        "shebang",
     ],
 )
 def test_your_server_that_reaches_the_checkout_another_way_is_never_started(
@@ -499,6 +503,19 @@ def test_your_server_that_reaches_the_checkout_another_way_is_never_started(
     (tmp_path / "link").symlink_to(_isolated)
     (tmp_path / "a link").symlink_to(_isolated)
     (tmp_path / "elsewhere").mkdir()
+    # the checkout's virtual environment: its Python a link out, its site-packages in it
+    venv = _isolated / ".venv"
+    site = venv / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+    site.mkdir(parents=True)
+    (venv / "bin").mkdir()
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    (venv / "pyvenv.cfg").write_text(f"home = {Path(sys.executable).parent}\n")
+    (site / "ran.pth").write_text(
+        f"import runpy; runpy.run_path({str(_isolated / 'server.py')!r})\n"
+    )
+    serve = tmp_path / "elsewhere" / "serve"
+    serve.write_text(f"#!{venv / 'bin' / 'python'}\npass\n")
+    serve.chmod(0o755)
     if "env" not in shape:
         monkeypatch.setenv("PATH", f"{_isolated / 'bin'}{os.pathsep}{os.environ['PATH']}")
     spelled = (

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -21,15 +20,12 @@ from typing import Any
 
 from .. import clients
 from ..errors import HindsightError
-from ..safefs.reading import parse_toml
+from ..safefs.reading import open_regular, parse_toml
+from .command_lines import launched, split_words
 
 # a `${` that never closes runs to the end of the text, once, and stays as written (group 2 empty):
 # tried again from every later `${`, the work was quadratic (review AL, as `compose_file._VARIABLE`)
 _VARIABLE = re.compile(r"\$\{([^}]+)(\}|\Z)")
-_WRAPPERS = {"sudo", "env", "nohup", "exec", "time", "tini", "dumb-init"}
-_SHELLS = {"sh", "bash", "zsh", "dash", "pwsh", "powershell"}
-# -c, -lc, -ic; PowerShell's -Command
-_COMMAND_FLAG = re.compile(r"-[a-z]*c[a-z]*|-command", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -230,6 +226,8 @@ _ANY = "\0"
 _GLOB = re.compile(r"[*?[]")
 # directories a server's words reach that its relative words are also resolved in (`cd ..; cd x`)
 _MAX_BASES = 16
+# what a `#!` line holds at most (Linux reads 256 bytes of it)
+_SHEBANG = 256
 # places a pattern (`~/src/*/index.js`) is matched to, for the links among them
 _MAX_MATCHES = 64
 
@@ -253,9 +251,11 @@ def _reached(
 
     path_list = found.env.get("PATH", env.get("PATH", ""))
     bases = [found.cwd or home]
-    texts = [_SUBSTITUTION.sub(_ANY, value) for value in values]
     # the entry's own HOME is its shell's `~`
     passed = {**host_env(found.env, path_list), "HOME": found.env.get("HOME", home)}
+    programs = _programs(found, path_list, passed, bases[0])
+    # a script's `#!` line names what runs it (`#!/home/u/src/repo/.venv/bin/python`)
+    texts = [_SUBSTITUTION.sub(_ANY, v) for v in (*values, *map(_interpreter, programs))]
     variables = _variables(texts, passed, bases[0])
     # longer is no path (PATH_MAX)
     seen = {
@@ -274,11 +274,7 @@ def _reached(
             # a path from `/` is the same from every directory: resolved once
             if not spelled.startswith(os.sep) or fresh[0] == bases[0]:
                 yield from _resolved(spelled, fresh, bases, real)
-    for command in {found.command or "", *launched(found.argv)[:1]}:
-        if command and not os.path.dirname(command):
-            program = safefs.program(command, path_list)
-            if program is not None:
-                yield os.path.realpath(program)
+    yield from map(os.path.realpath, programs)
     # a directory of the checkout on its PATH: any bare word may be a program run from there (the
     # second command of its script, `nice foo`, `timeout 60 foo`, `npx foo`)
     inside = [
@@ -291,6 +287,33 @@ def _reached(
     for word in seen if inside else ():
         if os.sep not in word and safefs.program(word, os.pathsep.join(inside)) is not None:
             yield real
+
+
+def _programs(found: Server, path_list: str, passed: Mapping[str, str], start: str) -> list[str]:
+    """The files its command and the program past its wrappers are: a bare name as ``PATH``
+    finds it, a path from the directory it starts in."""
+    from .. import safefs
+
+    programs = []
+    for command in {found.command or "", *launched(found.argv)[:1]}:
+        spelled = _expanded(command, passed, start)
+        if not spelled or _ANY in spelled:
+            continue
+        if os.path.dirname(spelled):
+            programs.append(os.path.join(start, spelled))
+        elif (program := safefs.program(spelled, path_list)) is not None:
+            programs.append(program)
+    return programs
+
+
+def _interpreter(program: str) -> str:
+    """What follows ``#!`` on a script's first line, else nothing."""
+    try:
+        with open_regular(program) as handle:
+            head = handle.read(_SHEBANG)
+    except OSError:
+        return ""
+    return head[2:].split(b"\n")[0].decode("utf-8", "replace") if head.startswith(b"#!") else ""
 
 
 def _variables(texts: list[str], passed: Mapping[str, str], start: str) -> dict[str, str]:
@@ -320,6 +343,10 @@ def _resolved(spelled: str, fresh: list[str], bases: list[str], real: str) -> It
             continue
         try:
             place = os.path.realpath(os.path.join(base, spelled))
+            # a link runs from where it lies too: a checkout's `.venv/bin/python`, a link to
+            # Python, reads the `pyvenv.cfg` and site-packages beside it
+            head, name = os.path.split(os.path.join(base, spelled))
+            yield os.path.join(os.path.realpath(head), name)
         except (OSError, ValueError):
             continue
         yield place
@@ -429,51 +456,3 @@ def configured(
             except (OSError, HindsightError, tomllib.TOMLDecodeError):
                 continue
             yield from entries(target, data, project, home, env)
-
-
-def split_words(text: str) -> list[str]:
-    """A command line's words as a POSIX shell splits them; unbalanced quotes fall back to
-    whitespace."""
-    try:
-        return shlex.split(text)
-    except ValueError:
-        return text.split()
-
-
-def _unwrap_wsl(rest: list[str]) -> list[str]:
-    while rest and rest[0].startswith("-"):
-        option = rest.pop(0)
-        if option in ("-e", "--exec", "--"):
-            break
-        if option in ("-d", "--distribution", "-u", "--user", "--cd") and rest:
-            rest.pop(0)
-    return rest
-
-
-def launched(argv: list[str]) -> list[str]:
-    """The program a command line really runs, past wrappers: ``cmd /c``, ``wsl -e``, ``sh -c "…"``,
-    ``env K=V``, ``sudo``, ``nohup``. ``wsl`` itself is kept in front, since it needs WSL."""
-    words = list(argv)
-    # wrappers inside wrappers, but never forever
-    for _ in range(8):
-        name, rest = program(words), words[1:]
-        if name == "wsl":
-            return ["wsl", *launched(_unwrap_wsl(rest))]
-        command_flag = next((i for i, w in enumerate(rest[:3]) if _COMMAND_FLAG.fullmatch(w)), None)
-        if name in _SHELLS and command_flag is not None:
-            script = rest[command_flag + 1 :]
-            words = split_words(script[0]) if script else []
-        elif name == "cmd":
-            words = [w for w in rest if w.lower() not in ("/c", "/k", "/s", "/q", "/d")]
-        elif name in _WRAPPERS:
-            while rest and (rest[0].startswith("-") or "=" in rest[0]):
-                rest.pop(0)
-            words = rest
-        else:
-            return words
-    return words
-
-
-def program(argv: list[str]) -> str:
-    """The name of the program ``argv`` starts (lower case, no ``.exe``)."""
-    return Path(argv[0].replace("\\", "/")).name.lower().removesuffix(".exe") if argv else ""
