@@ -346,7 +346,8 @@ def _resolved(spelled: str, fresh: list[str], bases: list[str], real: str) -> It
             # a link runs from where it lies too: a checkout's `.venv/bin/python`, a link to
             # Python, reads the `pyvenv.cfg` and site-packages beside it
             head, name = os.path.split(os.path.join(base, spelled))
-            yield os.path.join(os.path.realpath(head), name)
+            if name not in ("", ".", ".."):
+                yield os.path.join(os.path.realpath(head), name)
         except (OSError, ValueError):
             continue
         yield place
