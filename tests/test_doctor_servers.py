@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from hindsight_cli import clients
+from hindsight_cli.doctor import servers
 
 pytestmark = pytest.mark.no_store
 
@@ -419,8 +420,67 @@ def test_your_server_that_runs_in_the_checkout_or_names_it_is_never_started(
         {"command": "/bin/sh", "args": ["-c", 'exec {python} "{tmp}/a link/server.py"']},
         {"command": "made-mcp", "args": []},
         {"command": "made-mcp", "args": [], "env": {"PATH": "{link}/bin:/usr/bin:/bin"}},
+        # review AZ: what only the shell or the program knows
+        {
+            "command": "/bin/sh",
+            "args": ["-c", "exec {python} {tmp}/$P/server.py"],
+            "env": {"P": "work"},
+        },
+        {"command": "/bin/sh", "args": ["-c", "D={tmp}; exec {python} $D/work/server.py"]},
+        {"command": "/bin/sh", "args": ["-c", "cd .. && cd work && exec {python} server.py"]},
+        {"command": "/usr/bin/env", "args": ["-C", "..", "{python}", "work/server.py"]},
+        {"command": "/bin/sh", "args": ["-c", "exec {python} {tmp}/wor*/server.py"]},
+        {"command": "/bin/sh", "args": ["-c", "exec {python} {tmp}/l[i]nk/server.py"]},
+        {"command": "/bin/sh", "args": ["-c", 'exec {python} "$(dirname $HOME)/work/server.py"']},
+        {"command": "/bin/sh", "args": ["-c", "exec {python} `dirname ~`/work/server.py"]},
+        {"command": "/bin/bash", "args": ["-c", "exec {python} ~+/../work/server.py"]},
+        {"command": "/bin/sh", "args": ["-c", "cd {tmp} && made-mcp"]},
+        {"command": "nice", "args": ["made-mcp"]},
+        {"command": "timeout", "args": ["60", "made-mcp"]},
+        {
+            "command": "/bin/sh",
+            "args": ["-c", "cd work && exec {python} server.py"],
+            "env": {"CDPATH": "{tmp}"},
+        },
+        {
+            "command": "/bin/sh",
+            "args": ["-c", "exec {python} ~/work/server.py"],
+            "env": {"HOME": "{tmp}"},
+        },
+        {
+            "command": "/bin/sh",
+            "args": ["-c", "f() { cd work; }; cd ..; f; exec {python} server.py"],
+        },
+        {"command": "/bin/sh", "args": ["-c", "exec ~/../work/.venv/bin/python -c pass"]},
+        {"command": "{tmp}/elsewhere/serve", "args": []},
     ],
-    ids=["link", "dotdot", "sh-tilde", "sh-home", "sh-relative", "sh-quoted", "path", "entry-path"],
+    ids=[
+        "link",
+        "dotdot",
+        "sh-tilde",
+        "sh-home",
+        "sh-relative",
+        "sh-quoted",
+        "path",
+        "entry-path",
+        "sh-variable",
+        "sh-assigned",
+        "sh-two-cds",
+        "env-chdir",
+        "sh-glob",
+        "sh-glob-link",
+        "sh-substitution",
+        "sh-backquotes",
+        "bash-tilde-plus",
+        "path-second-command",
+        "path-nice",
+        "path-timeout",
+        "sh-cdpath",
+        "sh-entry-home",
+        "sh-cd-later",
+        "venv-link",
+        "shebang",
+    ],
 )
 def test_your_server_that_reaches_the_checkout_another_way_is_never_started(
     cli, home, _isolated, tmp_path, monkeypatch, shape
@@ -429,8 +489,11 @@ def test_your_server_that_reaches_the_checkout_another_way_is_never_started(
     spelled the checkout's path: one reaching it through a link to it, a `..`, a `~` or `$HOME`
     its shell expands, a path relative to where doctor starts it (the user's home), or a bare
     command `PATH` finds in the checkout (a `bin/` of it on the user's or the entry's `PATH`) was
-    started by `doctor mcp`, and the repository's code ran (checked). Now each path such a server
-    names is resolved as it will be, and one in the checkout keeps it unstarted."""
+    started by `doctor mcp`, and the repository's code ran (checked). Review AZ: so was one
+    reaching it through what its shell or program alone resolves: a variable of its env or its
+    script, two `cd`s, `env -C`, a glob, a command's output (`$(dirname $HOME)`), `~+`. Now each
+    path such a server names is resolved as it will be, a pattern as what it may match, and one in
+    the checkout keeps it unstarted."""
     marker = tmp_path / "ran"
     (_isolated / "server.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
     made = _isolated / "bin" / "made-mcp"
@@ -440,6 +503,19 @@ def test_your_server_that_reaches_the_checkout_another_way_is_never_started(
     (tmp_path / "link").symlink_to(_isolated)
     (tmp_path / "a link").symlink_to(_isolated)
     (tmp_path / "elsewhere").mkdir()
+    # the checkout's virtual environment: its Python a link out, its site-packages in it
+    venv = _isolated / ".venv"
+    site = venv / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+    site.mkdir(parents=True)
+    (venv / "bin").mkdir()
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    (venv / "pyvenv.cfg").write_text(f"home = {Path(sys.executable).parent}\n")
+    (site / "ran.pth").write_text(
+        f"import runpy; runpy.run_path({str(_isolated / 'server.py')!r})\n"
+    )
+    serve = tmp_path / "elsewhere" / "serve"
+    serve.write_text(f"#!{venv / 'bin' / 'python'}\npass\n")
+    serve.chmod(0o755)
     if "env" not in shape:
         monkeypatch.setenv("PATH", f"{_isolated / 'bin'}{os.pathsep}{os.environ['PATH']}")
     spelled = (
@@ -461,3 +537,25 @@ def _assert_not_started(cli, home: Path, project: Path, server: dict) -> None:
     check = _checks(result)["mcp.cursor.user.s.handshake"]
     assert check["status"] == "skip" and "runs in this checkout or names it" in check["summary"]
     assert "--probe-project" in check["fix"]
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        'exec node ~/mcp/server.js "$@"',
+        "exec {python} {tmp}/elsewhere/*.py",
+        "cd {tmp}/elsewhere && exec ./serve",
+        "D={tmp}/elsewhere; exec $D/serve $1",
+        "exec {python} {tmp}/w?rk-not/server.py",
+    ],
+)
+def test_a_server_that_reaches_elsewhere_is_not_counted_as_the_checkouts(
+    home, _isolated, tmp_path, script
+) -> None:
+    """Review AZ: resolving a server's words as its shell does (variables, patterns, directories it
+    changes to) counts only what may reach the checkout: a server under the user's home, another
+    directory, a pattern naming no path in it is still started by `doctor mcp`."""
+    (tmp_path / "elsewhere").mkdir()
+    spelled = script.replace("{tmp}", str(tmp_path)).replace("{python}", sys.executable)
+    found = servers.Server("cursor", "user", "s", home, command="/bin/sh", args=("-c", spelled))
+    assert not servers.names_project(found, _isolated, {"PATH": "/usr/bin:/bin"}, home)

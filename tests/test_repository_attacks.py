@@ -437,6 +437,29 @@ def test_docker_merging_a_checkouts_compose_files_reads_no_terminal(
     assert seen.read_text().strip() == os.devnull
 
 
+# whether docker leads a session of its own, one without the user's terminal
+TTY_DOCKER = """#!/bin/sh
+read -r stat < /proc/$$/stat
+set -- $stat
+[ "$6" = "$$" ] && echo alone > "$DOCKER_SEEN" || echo terminal > "$DOCKER_SEEN"
+exit 1
+"""
+
+
+@pytest.mark.no_store
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_docker_merging_a_checkouts_compose_files_has_no_terminal(
+    cli, tmp_path, monkeypatch
+) -> None:
+    """Review AZ (low): with its standard input /dev/null, `docker compose config` still shared
+    the user's terminal session, so a checkout's `env_file: /dev/tty` made it read what the user
+    typed for 15 s. It now runs in a session of its own, where /dev/tty opens nothing."""
+    compose = "services:\n  app:\n    image: alpine\n    env_file: /dev/tty\n"
+    seen = _compose_checkout(tmp_path, monkeypatch, TTY_DOCKER, compose, "", ())
+    cli("doctor", "compose", store=False)
+    assert seen.read_text().strip() == "alone"
+
+
 # --- an approval is not carried to another database (a git pull after `allow` or `init`)
 
 

@@ -21,9 +21,9 @@ from .. import paths
 from ..paths import TOKENS_FILE as DEFAULT_FILE
 from ..safefs.reading import whole_number
 from . import Check, fail, warn
+from .command_lines import program, split_words
 from .compose_file import ComposeFile, env_items, finding, interpolate, mounts
 from .dockerfile import for_service
-from .servers import program, split_words
 
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8765
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}

@@ -224,8 +224,9 @@ def _docker_config(paths: list[Path], env: Mapping[str, str]) -> dict[str, Any] 
             cwd=paths[0].parent,
             env={**env, **_NO_REMOTE},
             # not the user's terminal: a checkout's `env_file: /dev/stdin` would read what they
-            # type (review AO)
+            # type (review AO), `/dev/tty` too, unless docker has no terminal (review AZ)
             stdin=subprocess.DEVNULL,
+            start_new_session=os.name != "nt",
             capture_output=True,
             text=True,
             encoding="utf-8",

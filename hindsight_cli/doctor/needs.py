@@ -16,8 +16,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from . import Check, ok, skip
+from .command_lines import launched, program
 from .compose_file import find_up
-from .servers import configured, launched, program
+from .servers import configured
 from .wsl_checks import inside_wsl
 
 DOCKER_PROGRAMS = {"docker", "docker-compose"}
