@@ -135,3 +135,28 @@ def test_a_spool_secret_the_disk_takes_in_part_is_never_linked(
     spool.append(events, {"id": "after", "kind": "prompt", "text": "c"})
     assert len(Path(secret).read_text()) == 65
     assert _events(store) == ["after"]
+
+
+@pytest.mark.parametrize("room", [0, 1, 1000])
+def test_a_file_made_on_a_disk_with_room_for_part_of_it_is_never_left_torn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, room: int
+) -> None:
+    """Review BA: ``init`` on a disk with room for part of the store's ``config.toml`` left half of
+    it (cut inside ``[search]``), and once there was room again every command refused the store's
+    config; the ``.gitignore`` of ``*`` was left empty. Each is made whole or not at all now, and
+    made whole by the next run."""
+    from hindsight_cli.config import load
+    from hindsight_cli.core import admin
+    from hindsight_cli.safefs import tracked
+
+    store = tmp_path / ".hindsight"
+    store.mkdir()
+    with _full_disk(monkeypatch, room):
+        for make in (lambda: admin.config_file(store), lambda: tracked.keep_ignored(store)):
+            with pytest.raises(OSError):
+                make()
+    assert sorted(os.listdir(store)) == []
+    admin.config_file(store)
+    tracked.keep_ignored(store)
+    assert (store / ".gitignore").read_text() == tracked.IGNORE_ALL
+    assert load(store).default_agent == "default"

@@ -22,6 +22,7 @@ from hindsight_cli import safefs
 from hindsight_cli.core import tokens
 from hindsight_cli.errors import UnsafeLocation
 from hindsight_cli.safefs.appending import append_private
+from hindsight_cli.safefs.creating import create_private
 from hindsight_cli.store import Store
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "geteuid"), reason="no file owners on Windows")
@@ -199,7 +200,7 @@ def test_the_writes_themselves_never_follow_a_link(tmp_path: Path) -> None:
     target = tmp_path / "target"
     for name, write in (
         ("a", lambda p: safefs.write_private(p, "x")),
-        ("b", lambda p: safefs.create_private(p, "x")),
+        ("b", lambda p: create_private(p, "x")),
         ("c", lambda p: append_private(p, b"x")),
         ("d", safefs.touch_private),
         ("e", lambda p: safefs.private_dir(p)),

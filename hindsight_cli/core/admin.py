@@ -13,7 +13,7 @@ from .. import paths, safefs
 from ..config import DEFAULT_CONFIG_TOML, load as load_config
 from ..embedding import resolve_model
 from ..errors import InvalidInput
-from ..safefs import token_digest, tracked, trust
+from ..safefs import creating, token_digest, tracked, trust
 from ..storage.registry import BACKENDS, backend_name, check_name
 from ..storage.urls import check_target, redact_url
 from ..timeutil import iso
@@ -88,7 +88,7 @@ def lay_out(rt: Runtime, approve: bool) -> None:
 def config_file(path: Path) -> Path:
     """The store's ``config.toml``, written with every setting commented out if it is missing."""
     target = path / paths.CONFIG_FILE
-    safefs.create_private(target, DEFAULT_CONFIG_TOML)
+    creating.create_private(target, DEFAULT_CONFIG_TOML)
     return target
 
 

@@ -953,9 +953,16 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         # in clear, as YAML's `password:` with the value indented below)
         # (the value in a lookahead: a name rejected, `db:` above `password:`, hides no other;
         # a blank line or two between them too, as a value pasted under its name: review AX)
-        rf"(?im)(?<![\w.\-])(?P<name>[\w.\-]+)[\"']?[ \t]*[:=：＝][ \t]*(?=(?:\r?\n[ \t]*){{1,3}}"
-        # (quoted or not: YAML's `'…'` under its name; review AX)
-        rf"(?P<nq>[\"']?)(?P<secret>{_UNQUOTED}{{4,{_LONGEST}}})(?P=nq)[ \t]*\r?$"
+        # (the name in bold, `**Password:**`, told, `the password is:`, said whose, `password for
+        # staging:`, `password (prod):`, or an element's, `<password>`; a comment after it or after
+        # the value, a `>` quoting the value: review BA)
+        rf"(?im)(?<![\w.\-])(?P<name>[\w.\-]+)(?:[\"']|\*\*)?"
+        rf"(?:[ \t]+(?:for|of)[ \t]+[\w .'\-]{{1,40}}?|[ \t]*\([\w .'\-]{{1,40}}\))?"
+        rf"(?:[ \t]*(?:=>|:=|[:=：＝])|[ \t]+is(?:[ \t]*:)?|[ \t]+-|>)"
+        rf"(?:\*\*)?(?:[ \t]+#[^\r\n:=]*)?[ \t]*(?=(?:\r?\n[ \t]*){{1,3}}(?:>[ \t]*)?"
+        # (quoted or not: YAML's `'…'` under its name, review AX; in backticks or bold, review BA)
+        rf"(?P<nq>[\"'`]|\*\*|)(?P<secret>{_UNQUOTED}{{4,{_LONGEST}}})(?P=nq)"
+        rf"(?:[ \t]+#[^\r\n]*)?[ \t]*\r?$"
         # (not the first of a list of codes one a line, which another rule reads whole)
         rf"(?!\r?\n[ \t]*{_UNQUOTED}+[ \t]*\r?$))",
         NAME_WORDS,

@@ -510,6 +510,23 @@ def _replace_file(
     """``data`` into a random temp name beside ``target`` (``O_CREAT|O_EXCL|O_NOFOLLOW``), mode
     ``mode``, renamed over ``target``; with ``durable``, fsync'd, and its directory after the
     rename."""
+    temp = _written_beside(target, data, mode, durable)
+    try:
+        os.replace(temp, target)
+        if durable:
+            _sync_directory(os.path.dirname(target) or ".")
+    except BaseException as error:
+        _unlink_quietly(temp)
+        if isinstance(error, OSError) and error.errno is not None:
+            raise type(error)(error.errno, error.strerror, target) from None
+        raise
+
+
+def _written_beside(
+    target: str, data: str | bytes | Iterable[str], mode: int, durable: bool = False
+) -> str:
+    """A random temp name beside ``target`` holding ``data`` whole (mode ``mode``; with
+    ``durable``, fsync'd); nothing is left there when it cannot be written whole."""
     # the writer's pid in the name: a temp file a killed writer left is told from a live one's
     temp = os.path.join(
         os.path.dirname(target),
@@ -529,17 +546,19 @@ def _replace_file(
                 os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(temp, target)
-        if durable:
-            _sync_directory(os.path.dirname(target) or ".")
     except BaseException as error:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
+        _unlink_quietly(temp)
         if isinstance(error, OSError) and error.errno is not None:
             raise type(error)(error.errno, error.strerror, target) from None
         raise
+    return temp
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _sync_directory(directory: str) -> None:
@@ -555,23 +574,6 @@ def _sync_directory(directory: str) -> None:
         pass
     finally:
         os.close(fd)
-
-
-def create_private(path: str | os.PathLike[str], data: str | bytes) -> bool:
-    """Create ``path`` with ``data`` (mode 0600) unless it exists; returns whether it did. A link in
-    its place, dangling or not, is refused rather than written through."""
-    try:
-        fd = open_nofollow(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
-    except FileExistsError:
-        st = _lstat(os.fspath(path))
-        if st is not None and stat.S_ISLNK(st.st_mode):
-            _link(os.fspath(path)).raise_()
-        return False
-    try:
-        _write_all(fd, data)
-    finally:
-        os.close(fd)
-    return True
 
 
 def touch_private(path: str | os.PathLike[str]) -> None:

@@ -22,7 +22,7 @@ import os
 
 from .. import safefs
 from ..errors import InvalidInput, UnsafeLocation
-from . import _write_all, records, trust
+from . import _write_all, creating, records, trust
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -177,7 +177,7 @@ def _create(path: str, damaged: bool = False) -> None:
         except OSError:
             # a file system without hard links: created in place (a hook racing this one may read
             # it still empty and replace it; one of their lines is then set aside, never all)
-            safefs.create_private(path, data)
+            creating.create_private(path, data)
     finally:
         # (a full disk fails the write: the temporary file goes too)
         try:

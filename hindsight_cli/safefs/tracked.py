@@ -14,6 +14,7 @@ import os
 
 from .. import safefs
 from ..errors import UnsafeLocation
+from . import creating
 
 
 def git_indexes(where: str) -> tuple[str, ...]:
@@ -354,7 +355,7 @@ def _empty_git_dir(width: int) -> str | None:
             os.mkdir(os.path.join(path, name), 0o700)
         for name, text in _EMPTY.items():
             text = _SHA256_CONFIG if name == "config" and width == 32 else text
-            safefs.create_private(os.path.join(path, name), text)
+            creating.create_private(os.path.join(path, name), text)
     except OSError:
         _remove(path)
         return None
@@ -411,7 +412,7 @@ def keep_ignored(store: str | os.PathLike[str]) -> None:
     the hooks' spool (the user's prompts) are files the next ``git add -A`` publishes. A link there
     is refused as at every name hindsight writes."""
     path = os.path.join(os.fspath(store), ".gitignore")
-    if safefs.create_private(path, IGNORE_ALL):
+    if creating.create_private(path, IGNORE_ALL):
         return
     try:
         text = safefs.read_trusted(path, "The store's .gitignore")
