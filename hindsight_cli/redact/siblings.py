@@ -58,6 +58,9 @@ def _sibling(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     word = before[-1].lower().strip("\"'“”„«»()[]")
     if not word or word[-1].isdigit() or word.endswith(("#", "+", "$", "€", "£", "=", "/")):
         return None
+    if text.startswith(("...", "…"), end):
+        # shown cut ("Q29wcGVy..."): a doc's example, not the value
+        return None
     value = match.group("secret")
     if value[0].isdigit():
         return None if word in _COUNTERS else (start, end)
