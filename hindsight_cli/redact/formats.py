@@ -22,9 +22,8 @@ def in_template(text: str, start: int, end: int) -> bool:
     ``{{ lookup('hashi_vault', 'secret=secret/data/db:password') }}``): code that fetches a value,
     whose arguments say where it is kept, not what it is."""
     # 200 characters either side: a long line of assignments is not read again for each
-    line_start = text.rfind("\n", max(0, start - 200), start) + 1
-    opened = text.rfind("{{", max(line_start, start - 200), start)
-    if opened < 0 or text.find("}}", opened, start) >= 0:
+    opened = text.rfind("{{", max(0, start - 200), start)
+    if opened < 0 or text.find("}}", opened, start) >= 0 or "\n" in text[opened:start]:
         return False
     line_end = text.find("\n", end, end + 200)
     return text.find("}}", end, end + 200 if line_end < 0 else line_end) >= 0

@@ -93,7 +93,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # a made-up password wherever it stands in the sentence
     (
         "password",
-        r"(?m)(?<![^ \t])(?P<secret>[A-Za-z][^\s.,;!?]{7,63}+)(?![^\s.,;!?])",
+        r"(?m)(?<![^ \t])(?=\S{0,63}?[A-Z])(?=\S{0,63}?[a-z])(?=\S{0,63}?\d)"
+        r"(?P<secret>[A-Za-z][^\s.,;!?]{7,63}+)(?![^\s.,;!?])",
         (),
         _sibling,
         lambda text: _MARKER in text,

@@ -572,12 +572,17 @@ def _prose_quoted(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return match.span("secret") if credential_like(value, strict=True) else None
 
 
+_MARKS = frozenset("!#*+?")
+
+
 def _may_hold_four_kinds(text: str) -> bool:
-    """``_four_kinds``' gate, without ``re``: a word of eight to 64 characters with a capital, a
-    small letter, a digit and a mark."""
+    """``_four_kinds``' gate, without ``re``: one of a password's marks, then a word of eight to 64
+    characters with one, a capital, a small letter and a digit."""
+    if not any(mark in text for mark in _MARKS):
+        return False
     return any(
         8 <= len(word) <= 64
-        and not word.isalnum()
+        and not _MARKS.isdisjoint(word)
         and any(c.isupper() for c in word)
         and any(c.islower() for c in word)
         and any(c.isdigit() for c in word)
@@ -596,8 +601,10 @@ def _four_kinds(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if label or len(value) < 8 or not value.isascii():
         return None
     marks = [c for c in value if not c.isalnum()]
-    # "-" and "_" alone join an id's or a generated name's parts (ch_3Nx…, gha-runner-…-3Itk5)
-    if not set(marks) - {"-", "_"} or any(c in "./\\@:=<>()[]{}`'\"$%&|,;~^" for c in marks):
+    # a password's marks ("-" and "_" alone join an id's or a generated name's parts: ch_3Nx…,
+    # gha-runner-…-3Itk5; ".", "/", "@", ":", "=", brackets and quotes are a path's, an
+    # address's or code's)
+    if not set(marks) & _MARKS or not set(marks) <= _MARKS | {"-", "_"}:
         return None
     kinds = (str.isupper, str.islower, str.isdigit)
     if not all(any(test(c) for c in value) for test in kinds):
@@ -618,7 +625,9 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # a made-up password of all four kinds standing in a sentence, in any language
     (
         "password",
-        r"(?<![^\s])(?P<secret>[A-Za-z0-9][^\s]{7,63}+)(?![^\s,;])",
+        # (each kind asked for within the word before the word is read: most words have none)
+        r"(?<![^\s])(?=\S{0,63}?[A-Z])(?=\S{0,63}?[a-z])(?=\S{0,63}?\d)(?=\S{0,63}?[!#*+?])"
+        r"(?P<secret>[A-Za-z0-9][^\s]{7,63}+)(?![^\s,;])",
         (),
         _four_kinds,
         _may_hold_four_kinds,
