@@ -36,6 +36,7 @@ from . import (
     public,
     readings,
     services,
+    siblings,
     values,
 )
 from .words import fold, is_reference, weak_gate, word_pattern
@@ -65,6 +66,8 @@ _ALL = (
     + values.RULES
     + keyfiles.RULES
     + services.RULES
+    # last: a line's other secrets once one of them is redacted
+    + siblings.RULES
 )
 _RULES: list[_Rule] = _ALL  # type: ignore[assignment]
 _PROVIDERS = len(providers.RULES)

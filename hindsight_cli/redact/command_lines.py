@@ -244,6 +244,12 @@ def _flag_value(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         ("env:", "file:", "fd:", "stdin")
     ):
         return None
+    if flag.endswith(("-id", "_id", "-ids", "-arn", "-name")) and (
+        "/" in value or value.lower().startswith("arn:") or not credential_like(value, strict=True)
+    ):
+        # which secret, not the secret: --secret-id prod/orders/db, --key-id alias/app (Vault's
+        # --secret-id <uuid> is still a credential)
+        return None
     if flag.endswith(("key", "auth")) and not any(
         w in flag for w in ("api", "secret", "access", "account")
     ):

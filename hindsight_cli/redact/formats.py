@@ -16,6 +16,19 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
 
+
+def in_template(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is inside a template's ``{{ … }}`` on its line (Ansible's
+    ``{{ lookup('hashi_vault', 'secret=secret/data/db:password') }}``): code that fetches a value,
+    whose arguments say where it is kept, not what it is."""
+    # 200 characters either side: a long line of assignments is not read again for each
+    opened = text.rfind("{{", max(0, start - 200), start)
+    if opened < 0 or text.find("}}", opened, start) >= 0 or "\n" in text[opened:start]:
+        return False
+    line_end = text.find("\n", end, end + 200)
+    return text.find("}}", end, end + 200 if line_end < 0 else line_end) >= 0
+
+
 # A function that reads, looks up or names a secret takes the secret's name, not the secret:
 # getPassword("db"), os.environ.get("TOKEN"), keyring.get_password("svc", "bob").
 _READERS = ("get", "read", "load", "fetch", "find", "lookup", "has", "is", "del", "remove", "env")

@@ -355,8 +355,10 @@ def _assignment(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 
 
 def _assigned(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    from .formats import in_template
+
     name, sep = match.group("name"), match.group("sep").strip()
-    if _referenced(match, sep):
+    if _referenced(match, sep) or in_template(match.string, match.start(), match.end()):
         return None
     if sep == ":" and inside_uri(match.string, match.start()):
         # arn:aws:secretsmanager:…:secret:prod/db
@@ -592,6 +594,10 @@ def _credential(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 def _literal(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """A literal after a secret-named literal: only a credential-shaped one ("password", "Passwort"
     is i18n)."""
+    if match.string[: match.start()].rstrip(" \t").endswith(":"):
+        # the name is a JSON key's value, the literal after it the next key ("team":"T0JKS4K4YPW",
+        # "bot_id": an id holding "PW", then a name): a pair only at a list's or a call's start
+        return None
     found = _named(match, label)
     value = _value(match)[0]
     if _describes(value):
@@ -691,7 +697,8 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"api-key|sso-key|ssws|negotiate|ntlm|hmac|key|jwt|oauth)\s+"
         # a scheme no list names: Splunk <uuid>, GenieKey …
         r"|(?P<scheme>[A-Za-z][\w.\-]{1,30})[ \t]+)?"
-        r"(?P<secret>[A-Za-z0-9._~+/\-=:,]{8,})",
+        # "@" and "!" too: Proxmox's "PVEAPIToken=user@realm!tokenid=<uuid>" read to its end
+        r"(?P<secret>[A-Za-z0-9._~+/\-=:,@!]{8,})",
         ("authorization",),
         _authorization,
         None,

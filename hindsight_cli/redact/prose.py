@@ -489,7 +489,7 @@ def _password_nearby(match: re.Match[str], label: bool) -> tuple[int, int] | Non
         if set(re.findall(r"[a-z0-9]+", gap)) & HASH_WORDS or "://" in gap:
             return None
         # value="…": the attribute's value
-        value = re.sub(r"^[A-Za-z_]+=", "", token.group()).lstrip("\"'`(“‘«「『")
+        value = re.sub(r"^[A-Za-z_]+=", "", token.group()).lstrip("\"'`(“‘«「『„‚‹")
         value = value.rstrip(_TRAILING) or value
         start = base + token.start() + token.group().find(value)
         if (

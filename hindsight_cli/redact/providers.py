@@ -118,6 +118,13 @@ def _may_hold_product_key(text: str) -> bool:
     return False
 
 
+def _may_hold_recovery_key(text: str) -> bool:
+    """The recovery key rule's gate, without ``re``: a word of 55 characters with seven ``-``."""
+    return text.count("-") >= 7 and any(
+        len(word) >= 55 and word.count("-") >= 7 for word in text.split()
+    )
+
+
 # the characters that may close or open a word around a key: quotes, brackets, punctuation
 _AROUND = "\"'`,;:()[]{}<>="
 
@@ -324,6 +331,13 @@ _PREFIXED = [
         ("Q~",),
     ),
     ("alibaba_key", r"\bLTAI[A-Za-z0-9]{20}\b", ("LTAI",)),
+    # the access key ids of S3-compatible stores, by their prefixes: DigitalOcean Spaces (DO00),
+    # Scaleway (SCW), Tencent Cloud (AKID), Google Cloud Storage's HMAC keys (GOOG1)
+    (
+        "access_key_id",
+        r"\bDO00[A-Z0-9]{16}\b|\bSCW[A-Z0-9]{17}\b|\bAKID[A-Za-z0-9]{32}\b|\bGOOG1[A-Z0-9]{56}\b",
+        ("DO00", "SCW", "AKID", "GOOG1"),
+    ),
     ("artifactory_key", r"\bAKCp[A-Za-z0-9]{69}\b|\bcmVmd[A-Za-z0-9]{59}\b", ("AKCp", "cmVmd")),
     ("cloudflare_key", r"\bv1\.0-[a-f0-9]{24}-[a-f0-9]{146}\b", ("v1.0-",)),
     ("easypost_key", r"\bEZ[AT]K[A-Za-z0-9]{54}\b", ("EZAK", "EZTK")),
@@ -459,6 +473,16 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         (),
         _product_key,
         _may_hold_product_key,
+    ),
+    # a BitLocker recovery key (its "numerical password"): eight groups of six digits joined by
+    # "-", the shape whatever names it (manage-bde's "Password:", PowerShell's RecoveryPassword, a
+    # chat in any language)
+    (
+        "recovery_key",
+        r"(?<![\w-])\d{6}(?:-\d{6}){7}(?![\w-])",
+        (),
+        None,
+        _may_hold_recovery_key,
     ),
     # A 40-character AWS secret access key near the words that name it (a git SHA is hex, not mixed
     # case).

@@ -149,7 +149,7 @@ def public(text: str, start: int, end: int) -> bool:
     parts = _parts(" ".join(w for w in named if not w.startswith("-")))
     # a name cut by the view may have lost the word that makes it secret: it keeps no value
     whole = view_start == line_start or len(named) == 2
-    if whole and parts & PUBLIC_PARTS and not parts & _SECRET_PARTS:
+    if whole and parts & PUBLIC_PARTS and not parts & _SECRET_PARTS and not _leaf_key(named):
         return True
     if _digest_or_key_id(value, before, parts) or _said_public(before):
         return True
@@ -333,6 +333,17 @@ def _holds_secret(value: object, depth: int = 0) -> bool:
     if isinstance(value, list):
         return any(_holds_secret(item, depth + 1) for item in value)
     return isinstance(value, str) and (high_entropy(value) or random_printable(value))
+
+
+def _leaf_key(named: list[str]) -> bool:
+    """Whether a dotted name's last part is a compound that names a key, with no public word in
+    it: what the value is, whatever the sections above it say
+    (``xpack.encryptedSavedObjects.encryptionKey``; ``recaptcha.site.key`` is the site's key)."""
+    name = named[-1].strip(":=\"' ") if named else ""
+    if "." not in name:
+        return False
+    leaf = _parts(name.rsplit(".", 1)[-1])
+    return len(leaf) >= 2 and bool(leaf & {"key", "secret", "token"}) and not leaf & PUBLIC_PARTS
 
 
 def _parts(name: str) -> set[str]:

@@ -230,7 +230,7 @@ def service_credential(value: str) -> bool:
 def _bare_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     import re
 
-    from .values import _text_in_base64
+    from .values import _text_in_base64, base64_of_secret
     from .words import _FILE_MAGIC, _entropy
 
     value = match.group("secret")
@@ -255,6 +255,17 @@ def _bare_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         # a line of a wrapped base64 body (PEM, PGP, MIME; no "-" or "_" there)
         return None
     before = text[max(0, match.start() - 40) : match.start()].split()[-2:]
+    if (
+        value.endswith("=")
+        and text[line_start : line_end if line_end >= 0 else len(text)].strip() == value
+    ):
+        # a wrapped base64 body's last line, padded
+        return None
+    if base64_of_secret(value):
+        return match.span("secret")
+    if _said_public(text[match.end() : match.end() + 80]):
+        # "<address> (my public wallet address, not the private key)"
+        return None
     if any(id_name(w.strip(":=\"'")) or w.strip(":").lower() in PUBLIC_PARTS for w in before):
         # "wallet address …", "commit …", "public key: …"
         return None
@@ -271,6 +282,29 @@ def _bare_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if _joined(value) or sum(c.isdigit() for c in value) < 2 or _object_id(value):
         return None
     return match.span("secret")
+
+
+def _said_public(after: str) -> bool:
+    """Whether the parenthesis right after a value says what it is, an address, an id or a public
+    key, in its first clause (before a comma, a dash or "not": "(that's my public wallet address,
+    not the keypair)")."""
+    import re
+
+    from .values import id_name
+
+    # (a verb may stand between: "Bitte auf <address> überweisen (das ist meine … Adresse)")
+    said = re.match(r"[ \t]*+(?:[^\s()]{1,20}[ \t]+){0,2}\(([^)\n,;:—–]{1,60})", after)
+    if said is None:
+        return False
+    words = re.split(r"[^\w]+", said.group(1).lower().split(" not ")[0])
+    return any(w in PUBLIC_PARTS or w in _PUBLIC_SAID or (len(w) > 2 and id_name(w)) for w in words)
+
+
+# "public" and "address" in the languages the public parts' table lacks
+_PUBLIC_SAID = frozenset(
+    "öffentliche öffentlicher adresse publique pública público dirección endereço indirizzo"
+    " pubblico pubblica adres openbaar publiczny".split()
+)
 
 
 def _object_id(value: str) -> bool:
@@ -460,7 +494,7 @@ def _may_hold_bare(text: str) -> bool:
     """The bare-token rule's gate: a run of 24 or more letters, digits, ``-`` and ``_``, two of them
     digits, after a short prefix and its dot or none."""
     return any(
-        piece.translate(_JOINERS).isalnum() and sum(c.isdigit() for c in piece) >= 2
+        piece.rstrip("=").translate(_JOINERS).isalnum() and sum(c.isdigit() for c in piece) >= 2
         for piece in map(_unprefixed, _pieces(text, 24))
     )
 
@@ -529,7 +563,9 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     ),
     (
         "secret",
-        r"(?:(?<=[\s\"'`(\[<>])|^)(?P<secret>(?:[a-z]{1,4}\.)?[A-Za-z0-9](?:[A-Za-z0-9]|[-_](?=[A-Za-z0-9])){23,511})"
+        # (with base64's padding: "(base64 of user:pass …): c3ZjX3Jl…Mg==")
+        r"(?:(?<=[\s\"'`(\[<>])|^)(?P<secret>(?:[a-z]{1,4}\.)?[A-Za-z0-9](?:[A-Za-z0-9]|[-_](?=[A-Za-z0-9])){23,511}"
+        r"(?:={1,2}(?![\w=]))?)"
         r"(?=[\s\"'`)\]<>,;!?]|\.(?!\w)|$)",
         (),
         _bare_token,

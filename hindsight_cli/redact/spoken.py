@@ -572,7 +572,66 @@ def _prose_quoted(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return match.span("secret") if credential_like(value, strict=True) else None
 
 
+_MARKS = frozenset("!#*+?")
+
+
+def _may_hold_four_kinds(text: str) -> bool:
+    """``_four_kinds``' gate, without ``re``: one of a password's marks, then a word of eight to 64
+    characters with one, a capital, a small letter and a digit."""
+    if not any(mark in text for mark in _MARKS):
+        return False
+    return any(
+        8 <= len(word) <= 64
+        and not _MARKS.isdisjoint(word)
+        and any(c.isupper() for c in word)
+        and any(c.islower() for c in word)
+        and any(c.isdigit() for c in word)
+        for word in text.split()
+    )
+
+
+def _four_kinds(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A made-up password standing as a word in a sentence, whatever its language: all four kinds
+    of character (a capital, a small letter, a digit, a mark), ASCII, no name's, path's, address's,
+    version's or code's shape, on a line of three words or more ("SommkliOM3781* is what I set on
+    the shared vault")."""
+    from .words import version_string, wordish
+
+    value = match.group("secret").rstrip("!?.")
+    if label or len(value) < 8 or not value.isascii():
+        return None
+    marks = [c for c in value if not c.isalnum()]
+    # a password's marks ("-" and "_" alone join an id's or a generated name's parts: ch_3Nx…,
+    # gha-runner-…-3Itk5; ".", "/", "@", ":", "=", brackets and quotes are a path's, an
+    # address's or code's)
+    if not set(marks) & _MARKS or not set(marks) <= _MARKS | {"-", "_"}:
+        return None
+    kinds = (str.isupper, str.islower, str.isdigit)
+    if not all(any(test(c) for c in value) for test in kinds):
+        return None
+    # words and numbers joined by marks ("PROJ-1234#comment-88") are a name, not a password
+    joined = "".join("-" if c in marks else c for c in value)
+    if wordish(joined) or version_string(value) or is_reference(value):
+        return None
+    line_start = match.string.rfind("\n", max(0, match.start() - 200), match.start()) + 1
+    line = match.string[max(line_start, match.start() - 200) : match.end() + 200].split("\n", 1)[0]
+    if sum(word.isalpha() for word in line.split()) < 3:
+        return None
+    start = match.start("secret")
+    return (start, start + len(value)) if credential_like(value, strict=True) else None
+
+
 SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
+    # a made-up password of all four kinds standing in a sentence, in any language
+    (
+        "password",
+        # (each kind asked for within the word before the word is read: most words have none)
+        r"(?<![^\s])(?=\S{0,63}?[A-Z])(?=\S{0,63}?[a-z])(?=\S{0,63}?\d)(?=\S{0,63}?[!#*+?])"
+        r"(?P<secret>[A-Za-z0-9][^\s]{7,63}+)(?![^\s,;])",
+        (),
+        _four_kinds,
+        _may_hold_four_kinds,
+    ),
     # a door's code with no code's word: "Gate: #2580", "Building door: #4471", "the lockbox on
     # the railing opens with 0925", "das Tor geht mit 4412 auf"
     (

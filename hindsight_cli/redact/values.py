@@ -46,6 +46,10 @@ _ID_PARTS = frozenset(
         "nanoid",
         "snowflake",
         "oid",
+        # a certificate's or a device's serial number (openssl's serial=, "serialNumber")
+        "serial",
+        # what a value was made with, not the value: "Signature Algorithm: sha256WithRSAEncryption"
+        "algorithm",
         # a content id (IPFS)
         "cid",
         "nonce",
@@ -318,18 +322,31 @@ def token_like(value: str) -> bool:
 
 def _text_in_base64(value: str) -> bool:
     """Whether ``value`` is base64 of readable text (a cursor, an encoded name or JSON)."""
+    decoded = _base64_text(value)
+    return decoded is not None and not encoded_secret(decoded)
+
+
+def base64_of_secret(value: str) -> bool:
+    """Whether ``value`` is base64 of text that gives a secret (``encoded_secret``): whatever the
+    words before it say of it ("(base64 of user:pass): c3ZjX3Jl…")."""
+    decoded = _base64_text(value)
+    return decoded is not None and encoded_secret(decoded)
+
+
+def _base64_text(value: str) -> str | None:
+    """The readable text ``value`` is base64 of, if it is."""
     import base64
     import binascii
 
-    body = value.replace("-", "+").replace("_", "/")
+    body = value.replace("-", "+").replace("_", "/").rstrip("=")
     try:
         raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
     except (binascii.Error, ValueError):
-        return False
+        return None
     printable = sum(32 <= b < 127 or b in (9, 10, 13) for b in raw)
     if len(raw) < 8 or printable < 0.9 * len(raw):
-        return False
-    return not encoded_secret(raw.decode("utf-8", "replace"))
+        return None
+    return raw.decode("utf-8", "replace")
 
 
 def encoded_secret(decoded: str) -> bool:
@@ -343,6 +360,11 @@ def encoded_secret(decoded: str) -> bool:
 
     word = decoded.strip()
     if 8 <= len(word) <= 64 and not any(c.isspace() for c in word):
+        # a Basic credential, "user:password" ("svc_reports:Qu4rtz!Mantle#82"): the password's
+        # shape after one colon
+        user, colon, password = word.partition(":")
+        if colon and user and ":" not in password and re.fullmatch(r"[\w.@\-]{1,48}", user):
+            return credential_like(password, strict=True)
         return credential_like(word, strict=True)
     return any(
         credential_like(found.group(1).rstrip(".,;"), strict=False)
