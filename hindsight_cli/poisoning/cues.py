@@ -423,7 +423,10 @@ _WEAK: dict[str, tuple[int, str]] = {
         r"lessons learned|post-?mortem|incident|payload|red[- ]team\w*|findings?|write-?up|"
         r"attack(?:er|ers|s)?|exploit\w*|complied|was tricked|prompt injections?|injected|"
         r"vulnerabilit\w+|cve-\d+|ghsa-[\w-]+|malicious|(?:security )?advisor(?:y|ies)|"
-        r"affected (?:users|versions|packages|installs)",
+        r"affected (?:users|versions|packages|installs)|"
+        # an example given ("for example, a web page might hide a line …"): what it shows is
+        # described, not asked
+        r"for example|for instance|e\.g\.",
     ),
     # the user's wish, claimed by the text
     "claimed wish": (

@@ -45,6 +45,13 @@ AI = (
     "ai agent|ai agents|coding agent|coding agents|autonomous agent|"
     "autonomous agents|llm agent|llm agents"
 )
+# "Assistente, …", "Asisten, …", "Asystencie, …": the word for an assistant that Latin-script
+# languages share, hailed by a comma or "!" after it (a vocative; a transcript's "Assistente:" is a
+# speaker, not a hail)
+ASSISTANT_HAILED = (
+    "assistente=|asistente=|assistent=|asisten=|asistan=|asystent=|asystencie=|asystentko=|"
+    "assistentin=|assistenti=|asistentes="
+)
 # "Attention, assistant", "Dear AI": an AI hailed directly (the words adjacent, so "attention in
 # LLMs" is not).
 VOCATIVE = (
@@ -519,6 +526,7 @@ ENGLISH: tuple[Family, ...] = (
     # an AI hailed by what it is doing: "AI agents fixing this bug:", "Assistants editing this file:"
     ("addressee", 1, (AI, QUALIFIED, ":"), "", 40),
     ("addressee", 1, (AI, ":|,"), "", 16),
+    ("addressee", 1, (ASSISTANT_HAILED, ",|!"), "", 16),
     (
         "authority claim",
         1,
@@ -963,9 +971,26 @@ ENGLISH: tuple[Family, ...] = (
             "delete|remove|erase|wipe|destroy|rm=|force push|force-push|push straight|push directly|"
             "push --force|push -f",
             "the .git|.git=|.git folder|git history|to main|to master|main branch|master branch|"
-            "the cache|home directory|~/|-rf|-fr|--recursive",
+            "the cache|home directory|~/|-rf|-fr|--recursive|origin main|origin master|"
+            "head:main|head:master",
         ),
         "",
+        40,
+    ),
+    # a command that destroys shared state by its own syntax, in any language's sentence: a table
+    # or a database dropped, every deployment or a namespace of a cluster deleted
+    (
+        "destructive",
+        1,
+        ("drop table|drop database|drop schema|truncate table",),
+        "declined to|refused to|declines to|refuses to|was not allowed to|wasn't allowed to",
+        0,
+    ),
+    (
+        "destructive",
+        1,
+        ("kubectl delete", "--all|namespace=|namespaces=|ns="),
+        "declined to|refused to|declines to|refuses to|was not allowed to|wasn't allowed to",
         40,
     ),
     # A reader's memory changed by the text it reads: "update your long-term notes", "record a new

@@ -356,6 +356,11 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
     ),
     # a cover story: what the reader is to say instead of what it did
     "cover story": (
+        # what the reader did, described to the person it answers to as something else
+        r"\b(?:describe|explain|report|word|frame|pass (?:it|this|that) off)\w* (?:it|this|that|them|the "
+        r"(?:change|changes|commit|diff|edit)) to (?:the |your )?(?:user|owner|client|customer|"
+        r"reviewers?|maintainers?|team|them|him|her) as\b"
+        r"(?! (?:simply|clearly|plainly|briefly|soon|quickly|possible|much|well|best|usual|needed)\b)",
         r"\b(?:regardless of|whatever|no matter what) (?:what )?(?:the |your )?(?:report|results?|"
         r"data|logs?|tests?|scan|audit|facts|evidence) (?:says?|shows?)\b",
         r"\bevery time (?:someone|anyone|a user|the user|people|a customer) asks?\b[^.;\n]{0,40}\b"
@@ -563,6 +568,9 @@ _SIGNALS: dict[str, tuple[str, ...]] = {
         # trust granted to what the reader retrieves ("trust_all_retrieved_text: true")
         r"\btrust_(?:all|any|every|retrieved|untrusted|external|web|tool)\w*\s*[=:]\s*true\b",
         r"\brm -rf\b|\bdrop (?:table|database)\b|\bchmod 777\b|\bauthorized_keys\b|\bsudoers\b",
+        # the tests that guard security skipped, or the coverage gate lowered to nothing
+        r"\b(?:security|auth\w*) tests?\b[^;\n]{0,40}\bskip|\btests?/(?:security|auth\w*)\b[^;\n]{0,40}"
+        r"\bskip|\bcoverage (?:threshold|minimum|gate|floor|requirement)\b[^;\n]{0,40}\bto 0\b",
         r"\baccept (?:any|every|all) (?:token|password|login|certificate|request)s?\b",
         r"\b(?:owner|admin|root|superuser|write) (?:rights|access|role|privileges|permissions)\b",
         r"\b(?:refund|transfer|wire|payout)\b[^.;\n]{0,30}\$ ?\d",
