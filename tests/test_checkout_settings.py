@@ -186,7 +186,7 @@ def _authors_store(
     ``fill`` (which returns the ids it wants named); returns the checkout and those ids."""
     from hindsight_cli import embedding
     from hindsight_cli.store import Store
-    from tests.conftest import FakeEmbedder
+    from tests.fake_embedder import FakeEmbedder
 
     repo = tmp_path / "repo"
     repo.mkdir()

@@ -5,7 +5,6 @@ imports, a token holder of a shared server, whose `memory_consolidate` runs in t
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -68,22 +67,41 @@ def _alike(tmp_path: Path, count: int) -> Path:
     return store
 
 
-def _peak(*args: str) -> tuple[subprocess.CompletedProcess[str], int]:
-    """``_run`` of ``hindsight ARGS``, and the most memory the process held (its peak resident
-    size, in bytes, as the kernel counted it for this one child)."""
-    import tempfile
+# The driver, saying as it exits the most memory its process held (`VmHWM`: the peak resident size
+# of this program, which a fork's `ru_maxrss` is not: that counts the parent's before the exec).
+PEAK_DRIVER = DRIVER.replace(
+    "main()\n",
+    """import os
+exit_ = os._exit
+def _exit(code):
+    with open("/proc/self/status") as status:
+        peak = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+    sys.stderr.write(f"peak {{peak}} kB\\n")
+    sys.stderr.flush()
+    exit_(code)
+os._exit = _exit
+main()
+""",
+)
 
-    driver = DRIVER.format(tests=str(Path(__file__).parent), pairs=None)
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        process = subprocess.Popen([sys.executable, "-c", driver, *args], stdout=out, stderr=err)
-        _, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        done = subprocess.CompletedProcess(
-            process.args, process.returncode, out.read().decode(), err.read().decode()
-        )
-    return done, usage.ru_maxrss * 1024
+
+def _peak(*args: str) -> tuple[subprocess.CompletedProcess[str], int]:
+    """``hindsight ARGS`` in a new process, and the most memory it held, in bytes."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            PEAK_DRIVER.format(tests=str(Path(__file__).parent), pairs=None),
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    *rest, last = done.stderr.rstrip("\n").split("\n")
+    assert last.startswith("peak "), done.stderr[-2000:]
+    done.stderr = "\n".join(rest)
+    return done, int(last.split()[1]) * 1024
 
 
 @pytest.mark.slow

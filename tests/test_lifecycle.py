@@ -262,7 +262,7 @@ def test_hard_forget_while_another_process_writes_loses_nothing(
             f"""
 import sys
 sys.path.insert(0, {str(REPO)!r})
-from tests.conftest import FakeEmbedder
+from tests.fake_embedder import FakeEmbedder
 from hindsight_cli.store import Store
 s = Store({str(store.path)!r}, embedder=FakeEmbedder())
 for i in range(40):

@@ -55,7 +55,7 @@ def test_a_search_of_many_hits_compares_each_with_the_summaries_only(
     with the summaries above it: none here."""
     from hindsight_cli.search import summaries
     from hindsight_cli.store import Store
-    from tests.conftest import FakeEmbedder
+    from tests.fake_embedder import FakeEmbedder
 
     store = Store(tmp_path / "s", embedder=FakeEmbedder())
     store.init()

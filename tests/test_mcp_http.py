@@ -16,7 +16,7 @@ from hindsight_cli.mcp_server import build_server
 from hindsight_cli.mcp_server.http import HttpSettings, http_app
 from hindsight_cli.serving.hostguard import host_policy, is_loopback, machine_names, split_host
 from hindsight_cli.store import Store
-from tests.conftest import FakeEmbedder
+from tests.fake_embedder import FakeEmbedder
 from tests.mcp_http import (
     answer,
     call,

@@ -16,7 +16,7 @@ from hindsight_cli.core import tokens
 from hindsight_cli.mcp_server import build_server
 from hindsight_cli.mcp_server.http import HttpSettings, TokenVerifier, http_app
 from hindsight_cli.store import Store
-from tests.conftest import FakeEmbedder
+from tests.fake_embedder import FakeEmbedder
 from tests.mcp_http import answer, call, headers, open_session, serving, wait_for
 
 

@@ -41,7 +41,7 @@ def _processes(store: Path, script: str, count: int) -> list[subprocess.Popen]:
     code = f"""
 import sys, time
 sys.path.insert(0, {str(REPO)!r})
-from tests.conftest import FakeEmbedder
+from tests.fake_embedder import FakeEmbedder
 from hindsight_cli.store import Store
 n = int(sys.argv[1])
 s = Store({str(store)!r}, embedder=FakeEmbedder())

@@ -12,7 +12,7 @@ import pytest
 
 from hindsight_cli.core.prepare import CLAIMED_IMPORTANCE
 from hindsight_cli.store import Store
-from tests.conftest import FakeEmbedder
+from tests.fake_embedder import FakeEmbedder
 from tests.mcp_http import as_principal, serving_with_tokens
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]

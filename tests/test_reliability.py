@@ -27,7 +27,7 @@ IMPORT_BATCH = 300
 PRELUDE = f"""
 import sys
 sys.path.insert(0, {str(REPO)!r})
-from tests.conftest import FakeEmbedder
+from tests.fake_embedder import FakeEmbedder
 from hindsight_cli.store import Store
 """
 

@@ -13,7 +13,7 @@ from hindsight_cli.core import tokens
 from hindsight_cli.mcp_server import build_server
 from hindsight_cli.mcp_server.http import HttpSettings, TokenVerifier, http_app
 from hindsight_cli.store import Store
-from tests.conftest import FakeEmbedder
+from tests.fake_embedder import FakeEmbedder
 from tests.mcp_http import as_principal as _as, serving, serving_with_tokens as _serving
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]

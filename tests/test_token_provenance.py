@@ -20,7 +20,7 @@ import pytest
 from hindsight_cli import embedding
 from hindsight_cli.safefs import trust
 from hindsight_cli.store import Store
-from tests.conftest import FakeEmbedder
+from tests.fake_embedder import FakeEmbedder
 from tests.mcp_http import serving_with_tokens as _serving
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]

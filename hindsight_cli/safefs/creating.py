@@ -15,13 +15,15 @@ def create_private(path: str | os.PathLike[str], data: str | bytes) -> bool:
     left half a ``config.toml`` that every later command refused, review BA). A link in its place,
     dangling or not, is refused rather than written through."""
     target = os.fspath(path)
+    # one that is there is left as it is, and nothing is written beside it: a read-only store or a
+    # full disk holding it only refuses what must be made
+    if not _absent(target):
+        return False
     temp = _written_beside(target, data, 0o600)
     try:
         os.link(temp, target)
     except FileExistsError:
-        st = _lstat(target)
-        if st is not None and stat.S_ISLNK(st.st_mode):
-            _link(target).raise_()
+        _absent(target)  # a link put there meanwhile is refused
         return False
     except OSError:
         # a file system without hard links: created in place, and removed if cut short
@@ -31,13 +33,19 @@ def create_private(path: str | os.PathLike[str], data: str | bytes) -> bool:
     return True
 
 
+def _absent(path: str) -> bool:
+    """Whether nothing is at ``path``; a link there, dangling or not, is refused."""
+    st = _lstat(path)
+    if st is not None and stat.S_ISLNK(st.st_mode):
+        _link(path).raise_()
+    return st is None
+
+
 def _create_in_place(path: str, data: str | bytes) -> bool:
     try:
         fd = open_nofollow(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
     except FileExistsError:
-        st = _lstat(path)
-        if st is not None and stat.S_ISLNK(st.st_mode):
-            _link(path).raise_()
+        _absent(path)  # a link put there meanwhile is refused
         return False
     try:
         try:

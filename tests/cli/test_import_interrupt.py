@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parents[2]
 CHILD = f"""
 import os, signal, sys, threading
 sys.path.insert(0, {str(REPO)!r})
-from tests.conftest import FakeEmbedder
+from tests.fake_embedder import FakeEmbedder
 from hindsight_cli.core import runtime, transfer
 transfer.IMPORT_BATCH = {IMPORT_BATCH}
 
