@@ -22,7 +22,7 @@ from ..storage.base import Reader, Writer
 from ..text import clean
 from ..timeutil import parse_duration
 from . import parts, purge
-from .reading import chain_ids, find, find_all
+from .reading import chain_ids, every_version, find, find_all
 from .runtime import Runtime
 from .scope import UNSCOPED, Scope
 
@@ -82,20 +82,14 @@ def versions(session: Reader, targets: Sequence[str], scope: Scope) -> list[str]
     """``targets`` with every other version of their texts (what ``edit``, a repeated write with a
     fix or a re-import made of them: the same words, ``show``'s history), older and newer: a purge
     that left one would leave the words it was asked to remove. A changed fact that superseded one
-    is another statement and stays. A set to test against: a set of ``out`` made again for each
-    target grew with their square (a hard forget by task of 20,000 of a principal's memories
-    held every agent's writes 50 s; review AY)."""
+    is another statement and stays. Each memory read once (``reading.every_version``): a set of
+    ``out`` made again for each target grew with their square (a hard forget by task of 20,000 of
+    a principal's memories held every agent's writes 50 s; review AY), and each target's chain
+    walked again for each of its versions too (review BB)."""
     out = list(dict.fromkeys(targets))
     named = set(out)
-    for row in session.by_ids(list(out)):
-        more = [
-            r.id
-            for r in session.by_ids(sorted(chain_ids(session, row) - named))
-            if scope.visible(r)
-        ]
-        out += more
-        named.update(more)
-    return out
+    found = every_version(session, session.by_ids(out))
+    return out + [r.id for r in found if r.id not in named and scope.visible(r)]
 
 
 def withdraw(session: Writer, ids: Sequence[str], at: datetime, actor: str) -> list[str]:
