@@ -22,7 +22,7 @@ from ..storage.base import Reader, Writer
 from ..text import clean
 from ..timeutil import parse_duration
 from . import parts, purge
-from .reading import chain_ids, every_version, find, find_all
+from .reading import every_version, find, find_all, version_chains
 from .runtime import Runtime
 from .scope import UNSCOPED, Scope
 
@@ -209,17 +209,24 @@ def _delete(
 
 
 def _and_newer(session: Reader, targets: list[str]) -> list[str]:
-    """``targets`` with the newer versions of their texts not among them (``chain_ids``, the
+    """``targets`` with the newer versions of their texts not among them (``version_chains``, the
     agent's own): an edit, a fix given by a repeat or a release that committed between a hard
     forget's plan and its delete (the user reading its confirmation, another agent's write on a
-    shared server) left the words the forget was asked to remove in that version (review AV)."""
+    shared server) left the words the forget was asked to remove in that version (review AV).
+    Every chain read at once: one by one, a memory superseded by a changed fact (another
+    statement, never taken) cost reads of its own at each batch (review BB)."""
     out = list(targets)
     named = set(out)
-    for row in session.by_ids(targets):
-        if row.superseded_by and row.superseded_by not in named:
-            newer = session.by_ids(sorted(chain_ids(session, row) - named))
-            out += [r.id for r in newer if r.agent_id == row.agent_id]
-            named.update(out)
+    moved = [
+        row
+        for row in session.by_ids(targets)
+        if row.superseded_by and row.superseded_by not in named
+    ]
+    chains = version_chains(session, moved)
+    for row in moved:
+        newer = [r.id for r in chains[row.id] if r.id not in named and r.agent_id == row.agent_id]
+        out += newer
+        named.update(newer)
     return out
 
 
