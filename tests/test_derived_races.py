@@ -158,3 +158,31 @@ def test_a_pattern_withdrawn_meanwhile_is_not_made_active_again(
     _forget_while(monkeypatch, "_in_batches", lambda: _owner(path).forget_where(first[:1]))
     assert made.row.id not in {c.row.id for c in alice.consolidate(min_evidence=2).patterns}
     assert _owner(path).get(made.row.id).status == "invalidated"
+
+
+@pytest.mark.parametrize("other", ["alice", "owner"])
+def test_a_pattern_another_consolidation_updated_meanwhile_is_not_written_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, other: str
+) -> None:
+    """Review BB: a consolidation that planned a pattern's update (new evidence) wrote that plan
+    over the pattern whatever happened to it meanwhile: another consolidation (alice's other
+    session on the shared server, the owner's CLI) that had updated it with a newer episode lost
+    that update, the episode no longer among its evidence. The plan is written only over the
+    version it read; the next consolidation groups what is left."""
+    path = tmp_path / "s"
+    alice = _owner(path).scoped("alice", principal=True)
+    _failures(alice, range(2))
+    [made] = [c for c in alice.consolidate(min_evidence=2).patterns if c.action == "create"]
+    _failures(alice, [2])
+    newer: list[str] = []
+
+    def meanwhile() -> None:
+        newer.extend(_failures(alice, [3]))
+        racer = alice if other == "alice" else _owner(path)
+        assert [c.action for c in racer.consolidate(min_evidence=2).patterns] == ["update"]
+
+    _forget_while(monkeypatch, "_in_batches", meanwhile)
+    assert alice.consolidate(min_evidence=2).patterns == []
+    pattern = _owner(path).get(made.row.id)
+    assert pattern.status == "active" and newer[0] in pattern.source_ids
+    assert pattern.metadata["pattern"]["evidence"] == 4

@@ -107,3 +107,103 @@ def test_a_hard_forget_of_many_memories_finds_their_versions_in_linear_work(
     assert base.list(Filters(statuses=None), limit=None) == []
     # before: 10,300 members, each memory's set of all those before it
     assert sum(made) < 10 * count, sum(made)
+
+
+@pytest.mark.parametrize("named", ["task", "one id"])
+def test_a_hard_forget_of_a_texts_many_versions_reads_each_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: str
+) -> None:
+    """Review BB: a hard forget's plan walked the chain of versions of each memory it took, a read
+    a version, and again for every version in the chain: a token principal's hard forget by task
+    of the 60 versions her edits made of one note read 5,600 memories one by one, 40 s at the
+    write gate every agent's writes wait for (the owner's ``forget --hard --task`` too). Now each
+    memory is read once, and every version goes whichever one is named. Counted in memories
+    read."""
+    from fake_embedder import FakeEmbedder
+
+    from hindsight_cli.core import amend
+    from hindsight_cli.models import Filters
+    from hindsight_cli.storage.sql.duckdb_ledger import DuckDBSession
+    from hindsight_cli.store import Store
+
+    count = 20
+    base = Store(tmp_path / "s", embedder=FakeEmbedder())
+    alice = base.scoped("alice", principal=True)
+    first = alice.record("scratch note of the nightly build", task_id="scratch").memory.id
+    base.record("the owner's own note of the nightly build", task_id="scratch")
+    rt = base._rt
+    with rt.ledger.write() as session:
+        [old] = session.by_ids([first])
+        for i in range(count):
+            change = amend.Amendment({"resolution": f"rerun it ({i})"}, "resolution added", "fixed")
+            new = amend.new_version(old, change, old.created_at)
+            amend.write(session, old, new, change, "alice")
+            old = new
+    real = DuckDBSession.by_ids
+    read: list[int] = []
+
+    def by_ids(self: DuckDBSession, ids: Any) -> Any:
+        found = real(self, ids)
+        read.append(len(found))
+        return found
+
+    monkeypatch.setattr(DuckDBSession, "by_ids", by_ids)
+    which = {"task_id": "scratch"} if named == "task" else {"ids": [new.id]}
+    plan = alice.plan_forget(hard=True, **which)
+    # before: 880 memories read for a task of 21
+    assert sum(read) < 5 * count, sum(read)
+    # every version of hers, none of the owner's
+    every = base.list(Filters(statuses=None), limit=None)
+    assert sorted(plan.ids) == sorted(m.id for m in every if m.agent_id == "alice")
+    assert len(plan.ids) == count + 1
+
+
+def test_a_hard_forget_of_memories_superseded_by_changed_facts_reads_them_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review BB: each batch of a hard forget looks for the newer versions of its memories' texts
+    made since the plan (``lifecycle._and_newer``), and walked the chain of each memory a newer
+    memory supersedes one by one, a few reads each: a changed fact superseding it (another
+    statement, which stays) is never among those taken, so a token principal's hard forget by task
+    of 2,000 notes of hers each superseded by a changed fact read for 14 s in the ledger's write
+    transaction, at the write gate. Counted in reads; the changed facts stay."""
+    from fake_embedder import FakeEmbedder
+
+    from hindsight_cli.core import lifecycle
+    from hindsight_cli.models import Filters
+    from hindsight_cli.storage.sql.duckdb_ledger import DuckDBSession
+    from hindsight_cli.store import Store
+
+    count = 10
+    base = Store(tmp_path / "s", embedder=FakeEmbedder())
+    alice = base.scoped("alice", principal=True)
+    alice.import_records(
+        [{"content": f"the build runs on r{i}", "task_id": "old"} for i in range(count)]
+    )
+    alice.import_records(
+        [
+            {"content": f"the build runs on q{i}", "task_id": "new", "supersedes": m.id}
+            for i, m in enumerate(alice.list(Filters(task_id="old"), limit=None))
+        ]
+    )
+    reads: list[int] = []
+    inside: list[bool] = []
+    real, newer = DuckDBSession.by_ids, lifecycle._and_newer
+
+    def by_ids(self: DuckDBSession, ids: Any) -> Any:
+        reads.extend([1] if inside else [])
+        return real(self, ids)
+
+    def and_newer(*args: Any) -> Any:
+        inside.append(True)
+        try:
+            return newer(*args)
+        finally:
+            inside.clear()
+
+    monkeypatch.setattr(DuckDBSession, "by_ids", by_ids)
+    monkeypatch.setattr(lifecycle, "_and_newer", and_newer)
+    assert alice.forget_where([], task_id="old", hard=True).forgotten == count
+    # before: 3 reads a memory
+    assert len(reads) < 5, len(reads)
+    assert len(alice.list(Filters(task_id="new"), limit=None)) == count

@@ -3,7 +3,7 @@ consolidated patterns. Each links to its sources (``source_ids``); rerunning upd
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -266,18 +266,23 @@ def _in_batches(
     return written
 
 
-def _still_built_on(session: Writer, row: MemoryRow, rewritten: str | None = None) -> bool:
+def _still_built_on(session: Writer, row: MemoryRow, rewritten: MemoryRow | None = None) -> bool:
     """Whether every memory ``row`` (a summary, a part, a pattern) is built from (``source_ids``)
     is still there and active in this transaction, and the derived memory it rewrites
-    (``rewritten``), if any, too. It was composed from what was read before, seconds or minutes
-    ago: a forget of those memories that committed meanwhile (another process, the owner's CLI, a
-    hook, an expiry), before or between its batches, would have it written with their text after
-    they left: a hard-forgotten text back in the store (review AK), or a withdrawn summary or
-    pattern made active again (review AJ)."""
-    wanted = sorted({*row.source_ids, *([rewritten] if rewritten else [])})
+    (``rewritten``, as it was read), if any, too, at the version read. It was composed from what
+    was read before, seconds or minutes ago: a forget of those memories that committed meanwhile
+    (another process, the owner's CLI, a hook, an expiry), before or between its batches, would
+    have it written with their text after they left: a hard-forgotten text back in the store
+    (review AK), or a withdrawn summary or pattern made active again (review AJ); and a pattern
+    another consolidation updated meanwhile lost that update, its newer evidence (review BB)."""
+    wanted = sorted({*row.source_ids, *([rewritten.id] if rewritten else [])})
     if not wanted:
         return True
-    return sum(r.status == "active" for r in session.by_ids(wanted)) == len(wanted)
+    found = session.by_ids(wanted)
+    return sum(r.status == "active" for r in found) == len(wanted) and (
+        rewritten is None
+        or any(r.id == rewritten.id and r.version == rewritten.version for r in found)
+    )
 
 
 def _derived_confidence(origin: str, trusted: float) -> float:
@@ -391,7 +396,8 @@ def consolidate(
     changes = [c for c in plan if c.action != "unchanged"]
     if not dry_run and changes:
         announce(phase, f"Writing {len(changes):,} pattern{'s' if len(changes) != 1 else ''}")
-        gone = _write_patterns(rt, changes, dim, now, actor or rt.config.default_agent, turn)
+        read = {k.id: k for k in known}
+        gone = _write_patterns(rt, changes, read, dim, now, actor or rt.config.default_agent, turn)
         plan = [c for c in plan if c.row.id not in gone]
     return ConsolidateResult(
         len(episodes), [replace(c, memory=codec.to_memory(c.row)) for c in plan], dry_run
@@ -401,19 +407,21 @@ def consolidate(
 def _write_patterns(
     rt: Runtime,
     changes: Sequence[PatternChange],
+    read: Mapping[str, MemoryRow],
     dim: int,
     now: datetime,
     actor: str,
     turn: Turn = None,
 ) -> set[str]:
     """Write the patterns; returns the ids of those left unwritten because an episode they are
-    built from, or the pattern they rewrite, was forgotten meanwhile, or another consolidation
-    wrote the one it creates meanwhile (the next consolidation groups what is left)."""
+    built from, or the pattern they rewrite (``read``: the patterns as they were read), was
+    forgotten meanwhile, or another consolidation wrote the one it creates, or rewrote the one it
+    updates, meanwhile (the next consolidation groups what is left)."""
     embedding_jobs.embed_rows(rt, [c.row for c in changes], dim)
     gone: set[str] = set()
 
     def write(session: Writer, change: PatternChange) -> None:
-        rewritten = None if change.action == "create" else change.row.id
+        rewritten = None if change.action == "create" else read[change.row.id]
         if not _still_built_on(session, change.row, rewritten) or (
             rewritten is None
             and session.by_key(str(change.row.idempotency_key), change.row.agent_id) is not None

@@ -22,7 +22,7 @@ from ..storage.base import Reader, Writer
 from ..text import clean
 from ..timeutil import parse_duration
 from . import parts, purge
-from .reading import chain_ids, find, find_all
+from .reading import every_version, find, find_all, version_chains
 from .runtime import Runtime
 from .scope import UNSCOPED, Scope
 
@@ -82,20 +82,14 @@ def versions(session: Reader, targets: Sequence[str], scope: Scope) -> list[str]
     """``targets`` with every other version of their texts (what ``edit``, a repeated write with a
     fix or a re-import made of them: the same words, ``show``'s history), older and newer: a purge
     that left one would leave the words it was asked to remove. A changed fact that superseded one
-    is another statement and stays. A set to test against: a set of ``out`` made again for each
-    target grew with their square (a hard forget by task of 20,000 of a principal's memories
-    held every agent's writes 50 s; review AY)."""
+    is another statement and stays. Each memory read once (``reading.every_version``): a set of
+    ``out`` made again for each target grew with their square (a hard forget by task of 20,000 of
+    a principal's memories held every agent's writes 50 s; review AY), and each target's chain
+    walked again for each of its versions too (review BB)."""
     out = list(dict.fromkeys(targets))
     named = set(out)
-    for row in session.by_ids(list(out)):
-        more = [
-            r.id
-            for r in session.by_ids(sorted(chain_ids(session, row) - named))
-            if scope.visible(r)
-        ]
-        out += more
-        named.update(more)
-    return out
+    found = every_version(session, session.by_ids(out))
+    return out + [r.id for r in found if r.id not in named and scope.visible(r)]
 
 
 def withdraw(session: Writer, ids: Sequence[str], at: datetime, actor: str) -> list[str]:
@@ -215,17 +209,24 @@ def _delete(
 
 
 def _and_newer(session: Reader, targets: list[str]) -> list[str]:
-    """``targets`` with the newer versions of their texts not among them (``chain_ids``, the
+    """``targets`` with the newer versions of their texts not among them (``version_chains``, the
     agent's own): an edit, a fix given by a repeat or a release that committed between a hard
     forget's plan and its delete (the user reading its confirmation, another agent's write on a
-    shared server) left the words the forget was asked to remove in that version (review AV)."""
+    shared server) left the words the forget was asked to remove in that version (review AV).
+    Every chain read at once: one by one, a memory superseded by a changed fact (another
+    statement, never taken) cost reads of its own at each batch (review BB)."""
     out = list(targets)
     named = set(out)
-    for row in session.by_ids(targets):
-        if row.superseded_by and row.superseded_by not in named:
-            newer = session.by_ids(sorted(chain_ids(session, row) - named))
-            out += [r.id for r in newer if r.agent_id == row.agent_id]
-            named.update(out)
+    moved = [
+        row
+        for row in session.by_ids(targets)
+        if row.superseded_by and row.superseded_by not in named
+    ]
+    chains = version_chains(session, moved)
+    for row in moved:
+        newer = [r.id for r in chains[row.id] if r.id not in named and r.agent_id == row.agent_id]
+        out += newer
+        named.update(newer)
     return out
 
 

@@ -292,6 +292,61 @@ def chain_ids(session: Reader, row: MemoryRow) -> set[str]:
     return ids
 
 
+def every_version(session: Reader, rows: Iterable[MemoryRow]) -> list[MemoryRow]:
+    """``rows`` and every other version of their texts, older and newer (``version_chains``)."""
+    out: dict[str, MemoryRow] = {}
+    for chain in version_chains(session, rows).values():
+        out.update((r.id, r) for r in chain)
+    return list(out.values())
+
+
+def version_chains(session: Reader, rows: Iterable[MemoryRow]) -> dict[str, list[MemoryRow]]:
+    """Each of ``rows`` (by id) with every version of its text, older and newer, itself among them
+    (``chain_ids``' versions: the supersede links followed while the text stays the same), each
+    memory read once, every chain a link further at each read. ``chain_ids`` of each of them
+    walked its whole chain again for each version in it, a read a version: a token principal's
+    hard forget by task of the 60 versions her edits made of one note read 5,600 memories one by
+    one, and one of 2,000 notes of hers each superseded by a changed fact took 14 s reading what
+    superseded them, at the write gate every agent's writes wait for (review BB)."""
+    starts = list(rows)
+    found = {row.id: row for row in starts}
+    # the chains as sets that merge where two walks meet: each memory's first-found chain-mate
+    parent = {memory_id: memory_id for memory_id in found}
+
+    def root(memory_id: str) -> str:
+        while parent[memory_id] != memory_id:
+            parent[memory_id] = parent[parent[memory_id]]
+            memory_id = parent[memory_id]
+        return memory_id
+
+    def join(one: str, other: str) -> None:
+        parent[root(one)] = root(other)
+
+    frontier = list(found.values())
+    while frontier:
+        # each linked memory not read yet, with the versions that name it
+        wanted: dict[str, list[MemoryRow]] = {}
+        for row in frontier:
+            for target in (row.superseded_by, row.supersedes):
+                if target and target in found:
+                    if found[target].content_hash == row.content_hash:
+                        join(target, row.id)
+                elif target:
+                    wanted.setdefault(target, []).append(row)
+        frontier = []
+        for row in session.by_ids(sorted(wanted)):
+            same = [w for w in wanted[row.id] if w.content_hash == row.content_hash]
+            if same:
+                found[row.id], parent[row.id] = row, row.id
+                for version in same:
+                    join(row.id, version.id)
+                frontier.append(row)
+    chains: dict[str, list[MemoryRow]] = {}
+    for memory_id, row in found.items():
+        chains.setdefault(root(memory_id), []).append(row)
+    return {row.id: chains[root(row.id)] for row in starts}
+
+
 def walk(
     session: Reader, row: MemoryRow, link: str, seen: set[str], same_text: bool = True
 ) -> MemoryRow:
