@@ -453,6 +453,17 @@ def test_your_server_that_runs_in_the_checkout_or_names_it_is_never_started(
         },
         {"command": "/bin/sh", "args": ["-c", "exec ~/../work/.venv/bin/python -c pass"]},
         {"command": "{tmp}/elsewhere/serve", "args": []},
+        # review BC: what the files it runs say, a script's words split again, a pipe's output
+        {"command": "{tmp}/elsewhere/start", "args": []},
+        {"command": "/bin/sh", "args": ["{tmp}/elsewhere/start"]},
+        {"command": "/bin/bash", "args": ["-c", ". {tmp}/elsewhere/env.sh; exec {python} s*.py"]},
+        {"command": "/usr/bin/env", "args": ["{python}", "{tmp}/elsewhere/run.py"]},
+        {"command": "/bin/sh", "args": ["-c", 'eval "cd {tmp}/wo""rk; exec {python} server.py"']},
+        {"command": "/bin/sh", "args": ["-c", "sh -c \"exec {python} {tmp}/wo''rk/server.py\""]},
+        {
+            "command": "/bin/sh",
+            "args": ["-c", "printf %s%s {tmp}/wo rk | xargs -I@ {python} @/server.py"],
+        },
     ],
     ids=[
         "link",
@@ -480,6 +491,13 @@ def test_your_server_that_runs_in_the_checkout_or_names_it_is_never_started(
         "sh-cd-later",
         "venv-link",
         "shebang",
+        "wrapper-script",
+        "sh-script-file",
+        "sh-sourced",
+        "python-script",
+        "sh-eval",
+        "sh-in-sh",
+        "sh-pipe-xargs",
     ],
 )
 def test_your_server_that_reaches_the_checkout_another_way_is_never_started(
@@ -493,7 +511,12 @@ def test_your_server_that_reaches_the_checkout_another_way_is_never_started(
     reaching it through what its shell or program alone resolves: a variable of its env or its
     script, two `cd`s, `env -C`, a glob, a command's output (`$(dirname $HOME)`), `~+`. Now each
     path such a server names is resolved as it will be, a pattern as what it may match, and one in
-    the checkout keeps it unstarted."""
+    the checkout keeps it unstarted. Review BC: so was one whose wrapper script (`~/bin/start`, `sh
+    ~/bin/start`), a file its shell sources or the script its interpreter runs changes to or names
+    the checkout (only a `#!` line was read), a quoted word its shell splits again (`eval "cd
+    /a""b"`, `sh -c` inside `sh -c`), or a path a pipe carries (`printf … | xargs`). Now the words
+    of a shell script it runs count as its own, another file it names counts when it spells the
+    checkout's path, a quoted word is split again, and a pipe's output is any path."""
     marker = tmp_path / "ran"
     (_isolated / "server.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
     made = _isolated / "bin" / "made-mcp"
@@ -516,6 +539,13 @@ def test_your_server_that_reaches_the_checkout_another_way_is_never_started(
     serve = tmp_path / "elsewhere" / "serve"
     serve.write_text(f"#!{venv / 'bin' / 'python'}\npass\n")
     serve.chmod(0o755)
+    start = tmp_path / "elsewhere" / "start"
+    start.write_text(f"#!/bin/sh\ncd {_isolated} && exec {sys.executable} server.py\n")
+    start.chmod(0o755)
+    (tmp_path / "elsewhere" / "env.sh").write_text("cd ~/../work\n")
+    (tmp_path / "elsewhere" / "run.py").write_text(
+        f"import runpy\nrunpy.run_path({str(_isolated / 'server.py')!r})\n"
+    )
     if "env" not in shape:
         monkeypatch.setenv("PATH", f"{_isolated / 'bin'}{os.pathsep}{os.environ['PATH']}")
     spelled = (
@@ -559,3 +589,43 @@ def test_a_server_that_reaches_elsewhere_is_not_counted_as_the_checkouts(
     spelled = script.replace("{tmp}", str(tmp_path)).replace("{python}", sys.executable)
     found = servers.Server("cursor", "user", "s", home, command="/bin/sh", args=("-c", spelled))
     assert not servers.names_project(found, _isolated, {"PATH": "/usr/bin:/bin"}, home)
+
+
+@pytest.mark.parametrize(
+    ("body", "reaches"),
+    [
+        ("#!/bin/sh\ncd ~/src/repo && exec node index.js\n", True),
+        ("#!/bin/sh\nD=~/src; cd $D/re''po\nexec node index.js\n", True),
+        ("#!/usr/bin/env node\nrequire(require('os').homedir() + '/src/repo/x')\n", True),
+        ("import os\nos.chdir(os.path.expanduser('~/src/repo'))\n", True),
+        ("#!/bin/sh\ncd ~/src/repo2 && exec node index.js\n", False),
+        ("#!/bin/sh\ncd ~/mcp && exec node index.js\n", False),
+        ("#!/usr/bin/env node\nconsole.log(`${process.env.HOME}/mcp`)\n", False),
+        ("import os\nos.chdir(os.path.expanduser('~/src/repo-old'))\n", False),
+    ],
+    ids=[
+        "sh-tilde",
+        "sh-variable",
+        "node-homedir",
+        "python-tilde",
+        "sh-another-repo",
+        "sh-elsewhere",
+        "node-template",
+        "python-another-repo",
+    ],
+)
+def test_a_script_a_server_runs_counts_for_what_it_reaches(home, body, reaches) -> None:
+    """Review BC: the files a user's server runs say where it goes (a wrapper in `~/bin`, the
+    script its interpreter is given): a shell script's words are resolved as the server's own, any
+    other script counts when it spells the checkout's path or its path from the home; one going
+    elsewhere leaves the server started."""
+    project = home / "src" / "repo"
+    project.mkdir(parents=True)
+    script = home / "bin" / "start"
+    script.parent.mkdir()
+    script.write_text(body)
+    script.chmod(0o755)
+    env = {"PATH": "/usr/bin:/bin"}
+    for command, args in ((str(script), ()), ("/usr/bin/env", ("node", "~/bin/start"))):
+        found = servers.Server("cursor", "user", "s", home, command=command, args=args)
+        assert servers.names_project(found, project, env, home) == reaches
