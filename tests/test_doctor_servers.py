@@ -464,6 +464,8 @@ def test_your_server_that_runs_in_the_checkout_or_names_it_is_never_started(
             "command": "/bin/sh",
             "args": ["-c", "printf %s%s {tmp}/wo rk | xargs -I@ {python} @/server.py"],
         },
+        {"command": "{tmp}/tools/bin/python", "args": ["-m", "server"]},
+        {"command": "{tmp}/tools/bin/served", "args": []},
     ],
     ids=[
         "link",
@@ -498,6 +500,8 @@ def test_your_server_that_runs_in_the_checkout_or_names_it_is_never_started(
         "sh-eval",
         "sh-in-sh",
         "sh-pipe-xargs",
+        "editable-install",
+        "editable-script",
     ],
 )
 def test_your_server_that_reaches_the_checkout_another_way_is_never_started(
@@ -546,6 +550,11 @@ def test_your_server_that_reaches_the_checkout_another_way_is_never_started(
     (tmp_path / "elsewhere" / "run.py").write_text(
         f"import runpy\nrunpy.run_path({str(_isolated / 'server.py')!r})\n"
     )
+    # a tool's environment outside it with the checkout installed editable (`uv tool install -e`)
+    _environment(tmp_path / "tools", f"{_isolated}\n")
+    served = tmp_path / "tools" / "bin" / "served"
+    served.write_text(f"#!{tmp_path / 'tools' / 'bin' / 'python'}\nimport server\n")
+    served.chmod(0o755)
     if "env" not in shape:
         monkeypatch.setenv("PATH", f"{_isolated / 'bin'}{os.pathsep}{os.environ['PATH']}")
     spelled = (
@@ -556,6 +565,18 @@ def test_your_server_that_reaches_the_checkout_another_way_is_never_started(
     )
     _assert_not_started(cli, home, _isolated, {"command": sys.executable, **json.loads(spelled)})
     assert not marker.exists()
+
+
+def _environment(root: Path, pth: str) -> Path:
+    """A virtual environment at ``root`` whose site-packages holds a ``.pth`` of ``pth``."""
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    site = root / "lib" / version / "site-packages"
+    site.mkdir(parents=True)
+    (root / "bin").mkdir()
+    (root / "bin" / "python").symlink_to(sys.executable)
+    (root / "pyvenv.cfg").write_text(f"home = {Path(sys.executable).parent}\n")
+    (site / "_installed.pth").write_text(pth)
+    return root / "bin" / "python"
 
 
 def _assert_not_started(cli, home: Path, project: Path, server: dict) -> None:
@@ -627,5 +648,41 @@ def test_a_script_a_server_runs_counts_for_what_it_reaches(home, body, reaches) 
     script.chmod(0o755)
     env = {"PATH": "/usr/bin:/bin"}
     for command, args in ((str(script), ()), ("/usr/bin/env", ("node", "~/bin/start"))):
+        found = servers.Server("cursor", "user", "s", home, command=command, args=args)
+        assert servers.names_project(found, project, env, home) == reaches
+
+
+@pytest.mark.parametrize(
+    ("pth", "reaches"),
+    [
+        ("{project}\n", True),
+        ("import __editable___repo_finder; __editable___repo_finder.install()\n", True),
+        ("{project}-old\n", False),
+        ("import _virtualenv\n", False),
+    ],
+    ids=["pth-path", "editable-finder", "pth-elsewhere", "pth-other"],
+)
+def test_a_python_whose_environment_imports_from_the_checkout_counts(
+    home, tmp_path, pth, reaches
+) -> None:
+    """Review BC: a user's server run by a Python (its command, a script's `#!`, a word of its
+    shell) whose environment has the checkout installed editable reaches it: a `.pth` of its
+    site-packages, or the finder an editable install puts beside it, names the checkout."""
+    project = home / "src" / "repo"
+    project.mkdir(parents=True)
+    python = _environment(tmp_path / "tools", pth.replace("{project}", str(project)))
+    if "finder" in pth:
+        finder = (
+            next(python.parent.parent.glob("lib/*/site-packages")) / "__editable___repo_finder.py"
+        )
+        finder.write_text(f"MAPPING = {{'repo': {str(project / 'repo')!r}}}\n")
+    tool = python.parent / "tool"
+    tool.write_text(f"#!{python}\nfrom repo import main\n")
+    env = {"PATH": "/usr/bin:/bin"}
+    for command, args in (
+        (str(python), ("-m", "repo")),
+        (str(tool), ()),
+        ("/bin/sh", (str(tool),)),
+    ):
         found = servers.Server("cursor", "user", "s", home, command=command, args=args)
         assert servers.names_project(found, project, env, home) == reaches

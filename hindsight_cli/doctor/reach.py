@@ -43,6 +43,15 @@ _SCRIPT = 64 * 1024
 _SEARCHED = 4 * 1024 * 1024
 # a shell pipe (not `||`): what flows through it (`printf … | xargs node`) may be any path
 _PIPE = re.compile(r"(?<!\|)\|(?!\|)")
+# what a Python reads at its start that may name a directory it imports from, and how many of each
+_PYTHON = re.compile(r"(?:python|pypy)[\d.]*[mtw]?")
+_SITE_FILES = tuple(
+    f"lib/{version}/{packages}/{name}"
+    for version in ("python*",)
+    for packages in ("site-packages", "dist-packages")
+    for name in ("*.pth", "__editable__*.py", "*.egg-link")
+)
+_MAX_SITE = 64
 # a quoted word holding a script (`eval "…"`, `sh -c "…"` inside one) is split again, this deep
 _DEPTH = 4
 # places a pattern (`~/src/*/index.js`) is matched to, for the links among them
@@ -155,10 +164,13 @@ def _read_files(
     of its words names (a wrapper `~/bin/start-mcp` doing `cd ~/src/repo`, a file it sources), in
     turn for what they name, at most ``_MAX_FILES``. Whether another file a word names (a Python
     or JavaScript file its interpreter runs) spells the checkout's path, or ``~/…`` to it."""
+    from .. import safefs
+
     queue = [(path, False) for path in _programs(found, path_list, passed, start)]
     done: set[str] = set()
     first = 0
-    while queue and len(done) < _MAX_FILES:
+    home = os.fspath(passed["HOME"])
+    while len(done) < _MAX_FILES:
         variables = _variables(texts, passed, start)
         for text in texts[first:]:
             for part in _parts(text):
@@ -166,28 +178,58 @@ def _read_files(
                 if _ANY not in spelled and not _GLOB.search(spelled) and len(spelled) <= 4096:
                     queue.append((os.path.join(start, spelled), shell))
         first = len(texts)
+        if not queue:
+            break
         while queue and len(done) < _MAX_FILES:
             path, from_shell = queue.pop(0)
             try:
                 place = os.path.realpath(path)
             except (OSError, ValueError):
                 continue
+            if _PYTHON.fullmatch(program([path])) and any(
+                _spells(pth, real, home) for pth in _site_files(path, home)
+            ):
+                return True
             if place in done or within(place, real) or not os.path.isfile(place):
                 continue
             done.add(place)
             head, data = _script(place)
+            runs = launched(split_words(head)) if head else []
             if head:
                 texts.append(_computed(head, False))
-            runs = launched(split_words(head)) if head else []
+                # what runs it, found as the kernel finds it (or `env` in PATH)
+                interpreter = runs[0] if runs and os.path.dirname(runs[0]) else None
+                if runs and interpreter is None:
+                    interpreter = safefs.program(runs[0], path_list)
+                if interpreter:
+                    queue.insert(0, (interpreter, False))
             if b"\0" in data:
                 # a program, not a script
                 pass
             elif len(data) <= _SCRIPT and (program(runs) in SHELLS if head else from_shell):
                 texts.append(_computed(data.decode("utf-8", "replace"), True))
-            elif _spells(place, real, os.fspath(passed["HOME"])):
+            elif _spells(place, real, home):
                 return True
             break
     return False
+
+
+def _site_files(interpreter: str, home: str) -> Iterator[str]:
+    """The files a Python reads at its start that may add a path to its imports: the ``.pth``
+    files (and an editable install's finder, a ``.egg-link``) of its environment's site-packages
+    (beside the path it is started as, a virtual environment's, and its real one), and of the
+    user's (``~/.local``): `uv tool install -e ~/src/repo` makes one naming the checkout."""
+    import glob
+    from itertools import islice
+
+    prefixes = {
+        os.path.dirname(os.path.dirname(os.path.abspath(interpreter))),
+        os.path.dirname(os.path.dirname(os.path.realpath(interpreter))),
+        os.path.join(home, ".local"),
+    }
+    for prefix in sorted(prefixes):
+        for pattern in _SITE_FILES:
+            yield from islice(glob.iglob(os.path.join(glob.escape(prefix), pattern)), _MAX_SITE)
 
 
 def _script(path: str) -> tuple[str, bytes]:
