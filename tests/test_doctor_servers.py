@@ -466,6 +466,9 @@ def test_your_server_that_runs_in_the_checkout_or_names_it_is_never_started(
         },
         {"command": "{tmp}/tools/bin/python", "args": ["-m", "server"]},
         {"command": "{tmp}/tools/bin/served", "args": []},
+        {"command": "/usr/bin/env", "args": ["-C../work", "{python}", "server.py"]},
+        {"command": "/bin/sh", "args": ["-c", "exec env -C$HOME/../work {python} server.py"]},
+        {"command": "/bin/bash", "args": ["-c", "exec {python} ../{wo,x}rk/server.py"]},
     ],
     ids=[
         "link",
@@ -502,6 +505,9 @@ def test_your_server_that_runs_in_the_checkout_or_names_it_is_never_started(
         "sh-pipe-xargs",
         "editable-install",
         "editable-script",
+        "option-attached",
+        "sh-option-attached",
+        "bash-braces",
     ],
 )
 def test_your_server_that_reaches_the_checkout_another_way_is_never_started(
@@ -598,6 +604,7 @@ def _assert_not_started(cli, home: Path, project: Path, server: dict) -> None:
         "cd {tmp}/elsewhere && exec ./serve",
         "D={tmp}/elsewhere; exec $D/serve $1",
         "exec {python} {tmp}/w?rk-not/server.py",
+        "exec env -C{tmp}/elsewhere {python} x.py",
     ],
 )
 def test_a_server_that_reaches_elsewhere_is_not_counted_as_the_checkouts(

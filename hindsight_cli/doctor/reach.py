@@ -52,6 +52,10 @@ _SITE_FILES = tuple(
     for name in ("*.pth", "__editable__*.py", "*.egg-link")
 )
 _MAX_SITE = 64
+# a short option's value written against it (`git -C$HOME/src/repo`, `make -C../repo`)
+_ATTACHED = re.compile(r"-[A-Za-z](.+)", re.DOTALL)
+# a shell's brace expansion (`{a,b}`, `{1..3}`), not a parameter's `${…}` nor a function's body
+_BRACES = re.compile(r"(?<!\$)\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}")
 # a quoted word holding a script (`eval "…"`, `sh -c "…"` inside one) is split again, this deep
 _DEPTH = 4
 # places a pattern (`~/src/*/index.js`) is matched to, for the links among them
@@ -134,18 +138,24 @@ def _programs(found: Server, path_list: str, passed: Mapping[str, str], start: s
 
 def _computed(text: str, shell: bool) -> str:
     """``text`` with what only running it gives (a command's output; in a shell's text, what a
-    pipe carries) as ``_ANY``."""
+    pipe carries, and a brace expansion's words: ``{wo,x}rk``) as ``_ANY``."""
     text = _SUBSTITUTION.sub(_ANY, text)
-    return f"{_ANY} {text}" if shell and _PIPE.search(text) else text
+    if not shell:
+        return text
+    text = _BRACES.sub(_ANY, text)
+    return f"{_ANY} {text}" if _PIPE.search(text) else text
 
 
 def _parts(text: str) -> Iterator[str]:
     """Every word of ``text`` as a shell splits it, a quoted word again (``eval "cd /a""b"``, an
-    ``sh -c`` inside one), and their parts (a ``PATH`` list, ``--x=path``)."""
+    ``sh -c`` inside one), and their parts (a ``PATH`` list, ``--x=path``, the value of a short
+    option it is written against: ``-C$HOME/src/repo``, ``-r../repo/x.js``)."""
     words, depth = [text], 0
     while words and depth < _DEPTH:
         for word in words:
             yield from (part for part in (word, *_PARTS.split(word)) if part)
+            if (attached := _ATTACHED.fullmatch(word)) is not None:
+                yield attached[1]
         words = [w for word in words for w in split_words(word) if w != word]
         depth += 1
 
