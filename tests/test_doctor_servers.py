@@ -693,3 +693,38 @@ def test_a_python_whose_environment_imports_from_the_checkout_counts(
     ):
         found = servers.Server("cursor", "user", "s", home, command=command, args=args)
         assert servers.names_project(found, project, env, home) == reaches
+
+
+@pytest.mark.parametrize(
+    ("command", "args"),
+    [
+        ("node", ("{home}/mcp/index.js",)),
+        ("/bin/sh", ("-c", "cd ~/mcp && exec node index.js")),
+        ("/bin/sh", ("-c", "cd mcp/lib && exec node ../index.js")),
+        ("{python}", ("-m", "repo")),
+    ],
+    ids=["node-script", "sh-cd-node", "sh-nested-dir", "python-site-link"],
+)
+@pytest.mark.parametrize("target", ["checkout", "elsewhere"])
+def test_a_package_linked_into_the_checkout_counts(home, tmp_path, command, args, target) -> None:
+    """Review BC: a user's server whose Node or Python finds a package that is a link into the
+    checkout (`npm link`, a `file:` dependency or a workspace in `~/mcp/node_modules`, a package
+    linked into its environment's site-packages) runs the checkout's code: it counts as the
+    checkout's; a link elsewhere does not."""
+    project = home / "src" / "repo"
+    project.mkdir(parents=True)
+    other = tmp_path / "other"
+    other.mkdir()
+    linked = project if target == "checkout" else other
+    mcp = home / "mcp"
+    (mcp / "lib").mkdir(parents=True)
+    (mcp / "index.js").write_text("require('@me/lib')\n")
+    (mcp / "node_modules" / "@me").mkdir(parents=True)
+    (mcp / "node_modules" / "@me" / "lib").symlink_to(linked)
+    python = _environment(tmp_path / "tools", "")
+    next(python.parent.parent.glob("lib/*/site-packages")).joinpath("repo").symlink_to(linked)
+    command = command.replace("{python}", str(python))
+    args = tuple(arg.replace("{home}", str(home)) for arg in args)
+    found = servers.Server("cursor", "user", "s", home, command=command, args=args)
+    reaches = servers.names_project(found, project, {"PATH": "/usr/bin:/bin"}, home)
+    assert reaches == (target == "checkout")

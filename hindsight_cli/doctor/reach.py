@@ -45,13 +45,11 @@ _SEARCHED = 4 * 1024 * 1024
 _PIPE = re.compile(r"(?<!\|)\|(?!\|)")
 # what a Python reads at its start that may name a directory it imports from, and how many of each
 _PYTHON = re.compile(r"(?:python|pypy)[\d.]*[mtw]?")
-_SITE_FILES = tuple(
-    f"lib/{version}/{packages}/{name}"
-    for version in ("python*",)
-    for packages in ("site-packages", "dist-packages")
-    for name in ("*.pth", "__editable__*.py", "*.egg-link")
-)
+_SITE = "lib/python*/*-packages"
+_SITE_FILES = ("*.pth", "__editable__*.py", "*.egg-link")
 _MAX_SITE = 64
+# the entries of a module directory (`node_modules`, site-packages) looked at for links
+_MAX_ENTRIES = 4096
 # a short option's value written against it (`git -C$HOME/src/repo`, `make -C../repo`)
 _ATTACHED = re.compile(r"-[A-Za-z](.+)", re.DOTALL)
 # a shell's brace expansion (`{a,b}`, `{1..3}`), not a parameter's `${…}` nor a function's body
@@ -174,19 +172,22 @@ def _read_files(
     of its words names (a wrapper `~/bin/start-mcp` doing `cd ~/src/repo`, a file it sources), in
     turn for what they name, at most ``_MAX_FILES``. Whether another file a word names (a Python
     or JavaScript file its interpreter runs) spells the checkout's path, or ``~/…`` to it."""
-    from .. import safefs
-
     queue = [(path, False) for path in _programs(found, path_list, passed, start)]
     done: set[str] = set()
     first = 0
     home = os.fspath(passed["HOME"])
+    # what `npx foo`, `node -e` find from where it starts
+    looked: set[str] = set()
+    bases = [start]
+    if _modules_reach(iter(bases), real, looked):
+        return True
     while len(done) < _MAX_FILES:
         variables = _variables(texts, passed, start)
-        for text in texts[first:]:
-            for part in _parts(text):
-                spelled = _expanded(part, variables, start)
-                if _ANY not in spelled and not _GLOB.search(spelled) and len(spelled) <= 4096:
-                    queue.append((os.path.join(start, spelled), shell))
+        places = (
+            _expanded(part, variables, start) for text in texts[first:] for part in _parts(text)
+        )
+        if _named(places, bases, queue, real, looked, shell):
+            return True
         first = len(texts)
         if not queue:
             break
@@ -196,39 +197,82 @@ def _read_files(
                 place = os.path.realpath(path)
             except (OSError, ValueError):
                 continue
-            if _PYTHON.fullmatch(program([path])) and any(
-                _spells(pth, real, home) for pth in _site_files(path, home)
-            ):
+            if _PYTHON.fullmatch(program([path])) and _python_reaches(path, home, real):
                 return True
             if place in done or within(place, real) or not os.path.isfile(place):
                 continue
             done.add(place)
-            head, data = _script(place)
-            runs = launched(split_words(head)) if head else []
-            if head:
-                texts.append(_computed(head, False))
-                # what runs it, found as the kernel finds it (or `env` in PATH)
-                interpreter = runs[0] if runs and os.path.dirname(runs[0]) else None
-                if runs and interpreter is None:
-                    interpreter = safefs.program(runs[0], path_list)
-                if interpreter:
-                    queue.insert(0, (interpreter, False))
-            if b"\0" in data:
-                # a program, not a script
-                pass
-            elif len(data) <= _SCRIPT and (program(runs) in SHELLS if head else from_shell):
-                texts.append(_computed(data.decode("utf-8", "replace"), True))
-            elif _spells(place, real, home):
+            scripts = (os.path.dirname(os.path.abspath(path)), os.path.dirname(place))
+            if _modules_reach(iter(scripts), real, looked):
+                return True
+            if _read_one(place, from_shell, texts, queue, path_list, real, home):
                 return True
             break
     return False
 
 
-def _site_files(interpreter: str, home: str) -> Iterator[str]:
-    """The files a Python reads at its start that may add a path to its imports: the ``.pth``
-    files (and an editable install's finder, a ``.egg-link``) of its environment's site-packages
-    (beside the path it is started as, a virtual environment's, and its real one), and of the
-    user's (``~/.local``): `uv tool install -e ~/src/repo` makes one naming the checkout."""
+def _read_one(
+    place: str,
+    from_shell: bool,
+    texts: list[str],
+    queue: list[tuple[str, bool]],
+    path_list: str,
+    real: str,
+    home: str,
+) -> bool:
+    """Read one file a server runs or names: its ``#!`` line to ``texts`` and what it names
+    first in ``queue``, a shell script's text to ``texts`` (one whose ``#!`` names a shell, or
+    one without it that a shell runs); whether another text file spells ``real``."""
+    from .. import safefs
+
+    head, data = _script(place)
+    runs = launched(split_words(head)) if head else []
+    if head:
+        texts.append(_computed(head, False))
+        # what runs it, found as the kernel finds it (or `env` in PATH)
+        interpreter = runs[0] if runs and os.path.dirname(runs[0]) else None
+        if runs and interpreter is None:
+            interpreter = safefs.program(runs[0], path_list)
+        if interpreter:
+            queue.insert(0, (interpreter, False))
+    if b"\0" in data:
+        # a program, not a script
+        return False
+    if len(data) <= _SCRIPT and (program(runs) in SHELLS if head else from_shell):
+        texts.append(_computed(data.decode("utf-8", "replace"), True))
+        return False
+    return _spells(place, real, home)
+
+
+def _named(
+    places: Iterator[str],
+    bases: list[str],
+    queue: list[tuple[str, bool]],
+    real: str,
+    looked: set[str],
+    shell: bool,
+) -> bool:
+    """Queue the files ``places`` (expanded parts) name, from each of ``bases``; a directory one
+    names is a base too (where it may go: `cd ~/mcp && node index.js`, its files and its
+    modules); whether the modules of one reach ``real``."""
+    for spelled in places:
+        if _ANY in spelled or _GLOB.search(spelled) or len(spelled) > 4096:
+            continue
+        for base in bases[:1] if os.path.isabs(spelled) else list(bases):
+            named = os.path.join(base, spelled)
+            if os.path.isdir(named) and len(bases) < _MAX_BASES and named not in bases:
+                bases.append(named)
+                if _modules_reach(iter((named,)), real, looked):
+                    return True
+            queue.append((named, shell))
+    return False
+
+
+def _python_reaches(interpreter: str, home: str, real: str) -> bool:
+    """Whether a Python imports from ``real`` at its start: a ``.pth`` file (or an editable
+    install's finder, a ``.egg-link``) of its environment's site-packages (beside the path it is
+    started as, a virtual environment's, and its real one) or of the user's (``~/.local``) names
+    it (`uv tool install -e ~/src/repo`), or a package there is a link into it."""
     import glob
     from itertools import islice
 
@@ -238,8 +282,55 @@ def _site_files(interpreter: str, home: str) -> Iterator[str]:
         os.path.join(home, ".local"),
     }
     for prefix in sorted(prefixes):
-        for pattern in _SITE_FILES:
-            yield from islice(glob.iglob(os.path.join(glob.escape(prefix), pattern)), _MAX_SITE)
+        for site in islice(glob.iglob(os.path.join(glob.escape(prefix), _SITE)), _MAX_SITE):
+            if _linked_into(site, real):
+                return True
+            for pattern in _SITE_FILES:
+                found = glob.iglob(os.path.join(glob.escape(site), pattern))
+                if any(_spells(name, real, home) for name in islice(found, _MAX_SITE)):
+                    return True
+    return False
+
+
+def _modules_reach(places: Iterator[str], real: str, looked: set[str]) -> bool:
+    """Whether a package Node finds from one of ``places`` (a script's directory, the start's) is
+    a link into ``real``: the ``node_modules`` of it and of every directory above it, as `npm
+    link`, a `file:` dependency or a workspace make one (``looked``: those already listed)."""
+    for place in places:
+        here = place
+        while True:
+            modules = os.path.join(here, "node_modules")
+            if modules not in looked:
+                looked.add(modules)
+                if _linked_into(modules, real):
+                    return True
+            parent = os.path.dirname(here)
+            if parent == here:
+                break
+            here = parent
+    return False
+
+
+def _linked_into(directory: str, real: str, depth: int = 2) -> bool:
+    """Whether an entry of ``directory`` (or of an ``@scope`` in it), of the first
+    ``_MAX_ENTRIES``, is a link whose target lies in ``real``."""
+    from itertools import islice
+
+    try:
+        with os.scandir(directory) as listing:
+            entries = list(islice(listing, _MAX_ENTRIES))
+    except (OSError, ValueError):
+        return False
+    for entry in entries:
+        try:
+            if entry.is_symlink() and within(os.path.realpath(entry.path), real):
+                return True
+            if depth > 1 and entry.name.startswith("@") and entry.is_dir(follow_symlinks=False):
+                if _linked_into(entry.path, real, depth - 1):
+                    return True
+        except (OSError, ValueError):
+            continue
+    return False
 
 
 def _script(path: str) -> tuple[str, bytes]:
