@@ -348,16 +348,22 @@ def _spells(path: str, real: str, home: str) -> bool:
     """Whether a file's first ``_SEARCHED`` bytes spell the checkout's path, or (when it is under
     the home) its path from there after a ``~`` or a home (``~/src/repo``, ``$HOME/src/repo``,
     ``os.homedir() + '/src/repo'``)."""
-    spellings = [re.escape(real)]
-    if within(real, home) and real != home:
-        spellings.append(r"(?i:~|home)[^\n]{0,40}?" + re.escape(os.path.relpath(real, home)))
-    named = re.compile(f"(?:{'|'.join(spellings)})" + r"(?![\w.~+@-])")
     try:
         with open_regular(path) as handle:
-            data = handle.read(_SEARCHED)
+            text = os.fsdecode(handle.read(_SEARCHED))
     except OSError:
         return False
-    return named.search(os.fsdecode(data)) is not None
+    after = r"(?![\w.~+@-])"
+    if re.search(re.escape(real) + after, text):
+        return True
+    if not within(real, home) or real == home:
+        return False
+    # each spelling from the home, then a `~` or a home before it on its line (40 characters)
+    for match in re.finditer(re.escape(os.path.relpath(real, home)) + after, text):
+        before = text[max(0, match.start() - 40) : match.start()].rsplit("\n", 1)[-1]
+        if "~" in before or "home" in before.lower():
+            return True
+    return False
 
 
 def _variables(texts: list[str], passed: Mapping[str, str], start: str) -> dict[str, str]:
