@@ -453,6 +453,22 @@ def test_your_server_that_runs_in_the_checkout_or_names_it_is_never_started(
         },
         {"command": "/bin/sh", "args": ["-c", "exec ~/../work/.venv/bin/python -c pass"]},
         {"command": "{tmp}/elsewhere/serve", "args": []},
+        # review BC: what the files it runs say, a script's words split again, a pipe's output
+        {"command": "{tmp}/elsewhere/start", "args": []},
+        {"command": "/bin/sh", "args": ["{tmp}/elsewhere/start"]},
+        {"command": "/bin/bash", "args": ["-c", ". {tmp}/elsewhere/env.sh; exec {python} s*.py"]},
+        {"command": "/usr/bin/env", "args": ["{python}", "{tmp}/elsewhere/run.py"]},
+        {"command": "/bin/sh", "args": ["-c", 'eval "cd {tmp}/wo""rk; exec {python} server.py"']},
+        {"command": "/bin/sh", "args": ["-c", "sh -c \"exec {python} {tmp}/wo''rk/server.py\""]},
+        {
+            "command": "/bin/sh",
+            "args": ["-c", "printf %s%s {tmp}/wo rk | xargs -I@ {python} @/server.py"],
+        },
+        {"command": "{tmp}/tools/bin/python", "args": ["-m", "server"]},
+        {"command": "{tmp}/tools/bin/served", "args": []},
+        {"command": "/usr/bin/env", "args": ["-C../work", "{python}", "server.py"]},
+        {"command": "/bin/sh", "args": ["-c", "exec env -C$HOME/../work {python} server.py"]},
+        {"command": "/bin/bash", "args": ["-c", "exec {python} ../{wo,x}rk/server.py"]},
     ],
     ids=[
         "link",
@@ -480,6 +496,18 @@ def test_your_server_that_runs_in_the_checkout_or_names_it_is_never_started(
         "sh-cd-later",
         "venv-link",
         "shebang",
+        "wrapper-script",
+        "sh-script-file",
+        "sh-sourced",
+        "python-script",
+        "sh-eval",
+        "sh-in-sh",
+        "sh-pipe-xargs",
+        "editable-install",
+        "editable-script",
+        "option-attached",
+        "sh-option-attached",
+        "bash-braces",
     ],
 )
 def test_your_server_that_reaches_the_checkout_another_way_is_never_started(
@@ -493,7 +521,12 @@ def test_your_server_that_reaches_the_checkout_another_way_is_never_started(
     reaching it through what its shell or program alone resolves: a variable of its env or its
     script, two `cd`s, `env -C`, a glob, a command's output (`$(dirname $HOME)`), `~+`. Now each
     path such a server names is resolved as it will be, a pattern as what it may match, and one in
-    the checkout keeps it unstarted."""
+    the checkout keeps it unstarted. Review BC: so was one whose wrapper script (`~/bin/start`, `sh
+    ~/bin/start`), a file its shell sources or the script its interpreter runs changes to or names
+    the checkout (only a `#!` line was read), a quoted word its shell splits again (`eval "cd
+    /a""b"`, `sh -c` inside `sh -c`), or a path a pipe carries (`printf … | xargs`). Now the words
+    of a shell script it runs count as its own, another file it names counts when it spells the
+    checkout's path, a quoted word is split again, and a pipe's output is any path."""
     marker = tmp_path / "ran"
     (_isolated / "server.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
     made = _isolated / "bin" / "made-mcp"
@@ -516,6 +549,18 @@ def test_your_server_that_reaches_the_checkout_another_way_is_never_started(
     serve = tmp_path / "elsewhere" / "serve"
     serve.write_text(f"#!{venv / 'bin' / 'python'}\npass\n")
     serve.chmod(0o755)
+    start = tmp_path / "elsewhere" / "start"
+    start.write_text(f"#!/bin/sh\ncd {_isolated} && exec {sys.executable} server.py\n")
+    start.chmod(0o755)
+    (tmp_path / "elsewhere" / "env.sh").write_text("cd ~/../work\n")
+    (tmp_path / "elsewhere" / "run.py").write_text(
+        f"import runpy\nrunpy.run_path({str(_isolated / 'server.py')!r})\n"
+    )
+    # a tool's environment outside it with the checkout installed editable (`uv tool install -e`)
+    _environment(tmp_path / "tools", f"{_isolated}\n")
+    served = tmp_path / "tools" / "bin" / "served"
+    served.write_text(f"#!{tmp_path / 'tools' / 'bin' / 'python'}\nimport server\n")
+    served.chmod(0o755)
     if "env" not in shape:
         monkeypatch.setenv("PATH", f"{_isolated / 'bin'}{os.pathsep}{os.environ['PATH']}")
     spelled = (
@@ -526,6 +571,18 @@ def test_your_server_that_reaches_the_checkout_another_way_is_never_started(
     )
     _assert_not_started(cli, home, _isolated, {"command": sys.executable, **json.loads(spelled)})
     assert not marker.exists()
+
+
+def _environment(root: Path, pth: str) -> Path:
+    """A virtual environment at ``root`` whose site-packages holds a ``.pth`` of ``pth``."""
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    site = root / "lib" / version / "site-packages"
+    site.mkdir(parents=True)
+    (root / "bin").mkdir()
+    (root / "bin" / "python").symlink_to(sys.executable)
+    (root / "pyvenv.cfg").write_text(f"home = {Path(sys.executable).parent}\n")
+    (site / "_installed.pth").write_text(pth)
+    return root / "bin" / "python"
 
 
 def _assert_not_started(cli, home: Path, project: Path, server: dict) -> None:
@@ -547,6 +604,7 @@ def _assert_not_started(cli, home: Path, project: Path, server: dict) -> None:
         "cd {tmp}/elsewhere && exec ./serve",
         "D={tmp}/elsewhere; exec $D/serve $1",
         "exec {python} {tmp}/w?rk-not/server.py",
+        "exec env -C{tmp}/elsewhere {python} x.py",
     ],
 )
 def test_a_server_that_reaches_elsewhere_is_not_counted_as_the_checkouts(
@@ -559,3 +617,114 @@ def test_a_server_that_reaches_elsewhere_is_not_counted_as_the_checkouts(
     spelled = script.replace("{tmp}", str(tmp_path)).replace("{python}", sys.executable)
     found = servers.Server("cursor", "user", "s", home, command="/bin/sh", args=("-c", spelled))
     assert not servers.names_project(found, _isolated, {"PATH": "/usr/bin:/bin"}, home)
+
+
+@pytest.mark.parametrize(
+    ("body", "reaches"),
+    [
+        ("#!/bin/sh\ncd ~/src/repo && exec node index.js\n", True),
+        ("#!/bin/sh\nD=~/src; cd $D/re''po\nexec node index.js\n", True),
+        ("#!/usr/bin/env node\nrequire(require('os').homedir() + '/src/repo/x')\n", True),
+        ("import os\nos.chdir(os.path.expanduser('~/src/repo'))\n", True),
+        ("#!/bin/sh\ncd ~/src/repo2 && exec node index.js\n", False),
+        ("#!/bin/sh\ncd ~/mcp && exec node index.js\n", False),
+        ("#!/usr/bin/env node\nconsole.log(`${process.env.HOME}/mcp`)\n", False),
+        ("import os\nos.chdir(os.path.expanduser('~/src/repo-old'))\n", False),
+    ],
+    ids=[
+        "sh-tilde",
+        "sh-variable",
+        "node-homedir",
+        "python-tilde",
+        "sh-another-repo",
+        "sh-elsewhere",
+        "node-template",
+        "python-another-repo",
+    ],
+)
+def test_a_script_a_server_runs_counts_for_what_it_reaches(home, body, reaches) -> None:
+    """Review BC: the files a user's server runs say where it goes (a wrapper in `~/bin`, the
+    script its interpreter is given): a shell script's words are resolved as the server's own, any
+    other script counts when it spells the checkout's path or its path from the home; one going
+    elsewhere leaves the server started."""
+    project = home / "src" / "repo"
+    project.mkdir(parents=True)
+    script = home / "bin" / "start"
+    script.parent.mkdir()
+    script.write_text(body)
+    script.chmod(0o755)
+    env = {"PATH": "/usr/bin:/bin"}
+    for command, args in ((str(script), ()), ("/usr/bin/env", ("node", "~/bin/start"))):
+        found = servers.Server("cursor", "user", "s", home, command=command, args=args)
+        assert servers.names_project(found, project, env, home) == reaches
+
+
+@pytest.mark.parametrize(
+    ("pth", "reaches"),
+    [
+        ("{project}\n", True),
+        ("import __editable___repo_finder; __editable___repo_finder.install()\n", True),
+        ("{project}-old\n", False),
+        ("import _virtualenv\n", False),
+    ],
+    ids=["pth-path", "editable-finder", "pth-elsewhere", "pth-other"],
+)
+def test_a_python_whose_environment_imports_from_the_checkout_counts(
+    home, tmp_path, pth, reaches
+) -> None:
+    """Review BC: a user's server run by a Python (its command, a script's `#!`, a word of its
+    shell) whose environment has the checkout installed editable reaches it: a `.pth` of its
+    site-packages, or the finder an editable install puts beside it, names the checkout."""
+    project = home / "src" / "repo"
+    project.mkdir(parents=True)
+    python = _environment(tmp_path / "tools", pth.replace("{project}", str(project)))
+    if "finder" in pth:
+        finder = (
+            next(python.parent.parent.glob("lib/*/site-packages")) / "__editable___repo_finder.py"
+        )
+        finder.write_text(f"MAPPING = {{'repo': {str(project / 'repo')!r}}}\n")
+    tool = python.parent / "tool"
+    tool.write_text(f"#!{python}\nfrom repo import main\n")
+    env = {"PATH": "/usr/bin:/bin"}
+    for command, args in (
+        (str(python), ("-m", "repo")),
+        (str(tool), ()),
+        ("/bin/sh", (str(tool),)),
+    ):
+        found = servers.Server("cursor", "user", "s", home, command=command, args=args)
+        assert servers.names_project(found, project, env, home) == reaches
+
+
+@pytest.mark.parametrize(
+    ("command", "args"),
+    [
+        ("node", ("{home}/mcp/index.js",)),
+        ("/bin/sh", ("-c", "cd ~/mcp && exec node index.js")),
+        ("/bin/sh", ("-c", "cd mcp/lib && exec node ../index.js")),
+        ("{python}", ("-m", "repo")),
+    ],
+    ids=["node-script", "sh-cd-node", "sh-nested-dir", "python-site-link"],
+)
+@pytest.mark.parametrize("target", ["checkout", "elsewhere"])
+def test_a_package_linked_into_the_checkout_counts(home, tmp_path, command, args, target) -> None:
+    """Review BC: a user's server whose Node or Python finds a package that is a link into the
+    checkout (`npm link`, a `file:` dependency or a workspace in `~/mcp/node_modules`, a package
+    linked into its environment's site-packages) runs the checkout's code: it counts as the
+    checkout's; a link elsewhere does not."""
+    project = home / "src" / "repo"
+    project.mkdir(parents=True)
+    other = tmp_path / "other"
+    other.mkdir()
+    linked = project if target == "checkout" else other
+    mcp = home / "mcp"
+    (mcp / "lib").mkdir(parents=True)
+    (mcp / "index.js").write_text("require('@me/lib')\n")
+    (mcp / "node_modules" / "@me").mkdir(parents=True)
+    (mcp / "node_modules" / "@me" / "lib").symlink_to(linked)
+    python = _environment(tmp_path / "tools", "")
+    next(python.parent.parent.glob("lib/*/site-packages")).joinpath("repo").symlink_to(linked)
+    command = command.replace("{python}", str(python))
+    args = tuple(arg.replace("{home}", str(home)) for arg in args)
+    found = servers.Server("cursor", "user", "s", home, command=command, args=args)
+    reaches = servers.names_project(found, project, {"PATH": "/usr/bin:/bin"}, home)
+    assert reaches == (target == "checkout")

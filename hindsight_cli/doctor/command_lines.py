@@ -8,7 +8,7 @@ import shlex
 from pathlib import Path
 
 _WRAPPERS = {"sudo", "env", "nohup", "exec", "time", "tini", "dumb-init"}
-_SHELLS = {"sh", "bash", "zsh", "dash", "pwsh", "powershell"}
+SHELLS = {"sh", "bash", "zsh", "dash", "pwsh", "powershell"}
 # -c, -lc, -ic; PowerShell's -Command
 _COMMAND_FLAG = re.compile(r"-[a-z]*c[a-z]*|-command", re.IGNORECASE)
 
@@ -42,7 +42,7 @@ def launched(argv: list[str]) -> list[str]:
         if name == "wsl":
             return ["wsl", *launched(_unwrap_wsl(rest))]
         command_flag = next((i for i, w in enumerate(rest[:3]) if _COMMAND_FLAG.fullmatch(w)), None)
-        if name in _SHELLS and command_flag is not None:
+        if name in SHELLS and command_flag is not None:
             script = rest[command_flag + 1 :]
             words = split_words(script[0]) if script else []
         elif name == "cmd":
