@@ -97,7 +97,10 @@ _SECRET = (
     r"(?:chat|conversation|shell|browser|message) (?:history|logs?)|conversations|"
     r"(?:customers?|users?|patients?|personal|private|employees?) (?:data|records|tables?|files|"
     r"notes|details|lists?)|"
-    r"system prompt|your (?:instructions|prompt|configuration|config|setup|system message)|"
+    # not the prompt one writes for another bot ("the system prompt for the support bot")
+    r"system prompt(?! for (?:the |a |an |our |this |that |its )?(?:[\w-]+ ){0,2}(?:bots?|"
+    r"assistants?|agents?|models?|chatbots?|llms?|apps?)\b)|"
+    r"your (?:instructions|prompt|configuration|config|setup|system message)|"
     r"the system message|"
     r"database dumps?|\.pem\b|\.key\b|(?:database|db|production|prod) (?:backups?|dumps?|snapshots?)|"
     r"salar(?:y|ies)|payroll|recovery codes?|location(?: history| data)|(?:password )?vault exports?|"

@@ -579,7 +579,9 @@ _WEAK: dict[str, tuple[int, str]] = {
         r"immediately|right away|at once|(?:are|is) to|that is the (?:whole|only) task|"
         r"action required|required before|small favou?r|straight away|only output|nothing else|"
         r"do this|handle it|follow the steps|exactly|you need to|you have to|you may|"
-        r"you can now|now",
+        r"you can now|"
+        # not a release note's present ("`sync` now ignores hidden files", "the CLI now skips …")
+        r"now(?! (?!this\b|is\b|has\b|was\b|its\b|yours\b|always\b)[a-z]{2,}s\b)",
     ),
 }
 _WEAK_ENOUGH = 8
@@ -610,15 +612,23 @@ _FORBIDDEN = re.compile(
 _FORBIDDABLE = frozenset({"secrecy", "damage", "outbound", "void"})
 
 
+_OPTION = re.compile(r"(?<![\w-])--[a-z0-9][\w-]*+")
+
+
 def _spans(skel: str) -> list[tuple[int, str]]:
     """(start, category) of the weak signals in ``skel``, each span of it counted for one, and
     where it says "you"; an act its clause forbids is left out."""
     order = list(_WEAK)
+    # an option's name is a name, not words ("pass `--include-hidden` to restore", "`--insecure`")
+    options = [m.span() for m in _OPTION.finditer(skel)] if "--" in skel else []
     found = [
         (m.start(), kind)
         for m in _weak().finditer(skel)
-        if (kind := order[int(str(m.lastgroup)[1:])]) not in _FORBIDDABLE
-        or not _FORBIDDEN.search(skel, max(0, m.start() - 60), m.start())
+        if not any(start <= m.start() < end for start, end in options)
+        and (
+            (kind := order[int(str(m.lastgroup)[1:])]) not in _FORBIDDABLE
+            or not _FORBIDDEN.search(skel, max(0, m.start() - 60), m.start())
+        )
     ]
     return found + [(m.start(), _ADDRESSED) for m in _SECOND_PERSON.finditer(skel)]
 

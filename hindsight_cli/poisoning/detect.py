@@ -20,6 +20,7 @@ from .configured import SPOKEN, configured_spans, outside
 from .cooccur import cooccurring
 from .cues import cue_kinds
 from .literals import may_match
+from .near import hailed, marked, near
 from .pages import filled_image, install_step
 from .reports import fixtures, unquoted
 from .retraction import retracted, taken_back
@@ -64,6 +65,10 @@ class Family:
     # pour l'IA :"); the same words running on are a sentence about someone ("Asistana not
     # bırakmayı unutma": don't forget to leave the assistant a note)
     vocative: bool = False
+
+    @property
+    def marked(self) -> bool:
+        return marked(self.slots)
 
     def slot(self, index: int) -> re.Pattern[str]:
         if self.vocative:
@@ -135,24 +140,6 @@ def _kept_to_the_end() -> tuple[re.Pattern[str], re.Pattern[str]] | None:
     )
 
 
-def _near(spans: list[list[tuple[int, int]]], window: int) -> bool:
-    """Whether one span per slot, none overlapping, fits inside ``window`` characters."""
-
-    def extend(chosen: list[tuple[int, int]], rest: list[list[tuple[int, int]]]) -> bool:
-        if not rest:
-            return True
-        low, high = min(s for s, _ in chosen), max(e for _, e in chosen)
-        for start, end in rest[0]:
-            if max(high, end) - min(low, start) <= window and all(
-                end <= s or start >= e for s, e in chosen
-            ):
-                if extend(chosen + [(start, end)], rest[1:]):
-                    return True
-        return False
-
-    return any(extend([first], spans[1:]) for first in spans[0])
-
-
 def _matches(family: Family, sentence: str) -> bool:
     # A slot's every match holds one of its needles: a sentence without one of some slot's is passed
     # over before any pattern runs (the first slot's are known to be there).
@@ -161,12 +148,14 @@ def _matches(family: Family, sentence: str) -> bool:
     spans = []
     for index in range(len(family.slots)):
         found = [m.span() for m in family.slot(index).finditer(sentence)][:_PER_SLOT]
+        if index == 0 and family.marked and ":" not in family.slots[-1]:
+            found = hailed(sentence, found)
         if not found:
             return False
         spans.append(found)
     if family.unless and _alternatives(family.unless, family.chars).search(sentence):
         return False
-    return _near(spans, family.window)
+    return near(spans, family.window, family.marked)
 
 
 class _Text:

@@ -525,7 +525,7 @@ ENGLISH: tuple[Family, ...] = (
     ("addressee", 1, (AI, ":"), "", 16),
     # an AI hailed by what it is doing: "AI agents fixing this bug:", "Assistants editing this file:"
     ("addressee", 1, (AI, QUALIFIED, ":"), "", 40),
-    ("addressee", 1, (AI, ":|,"), "", 16),
+    ("addressee", 1, (AI, ","), "", 16),
     ("addressee", 1, (ASSISTANT_HAILED, ",|!"), "", 16),
     (
         "authority claim",
@@ -1363,6 +1363,9 @@ ENGLISH_RETRACT = (
     "has changed|have changed|was changed|changed to|was cancelled|was canceled|got cancelled|"
     "got canceled|is cancelled|is canceled|been cancelled|been canceled|was moved|been moved|"
     "moved to|postponed|rescheduled|is fixed|was fixed|got fixed|been fixed|is over|is resolved|"
-    "was resolved|no longer needed|not needed anymore|changed my mind|on second thought|never mind"
+    "was resolved|no longer needed|not needed anymore|changed my mind|on second thought|never mind|"
+    # the instruction named as the speaker's own ("forget my previous instruction, use Vitest")
+    "my previous|my last=|my earlier|my prior|my instruction|my request|my last message|"
+    "what i said|what i asked|what i just said|what i told you"
 )
 ENGLISH_WHOLE = "all=|every=|any=|your=|system|above=|original|initial|developer|safety"

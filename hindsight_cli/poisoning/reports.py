@@ -70,6 +70,8 @@ _MENTION = re.compile(
     r"frase|texto|cadena|texte|comme|testo|stringa|satz|zeichenketten?|etwa|zin|tekst|zoals|"
     r"zdanie|jak|cümle\w*|фраз\w|текст|вроде|типа|например|речення)\b[\s:,>]*"
     r"(?:the\s+|a\s+|o\s+|la\s+|el\s+|le\s+|il\s+|der\s+|die\s+|de\s+)?$"
+    # "类似“…”的句子", "諸如「…」": like, such as, in Chinese, inside a run without spaces
+    r"|(?:类似|類似|诸如|諸如|像是)[\s:,>]*$"
 )
 # the same after the quotation, where a language puts it there ("「…」という文", "\"…\"라는 문장",
 # "\"…\" gibi cümleler")
@@ -77,7 +79,11 @@ _MENTION_AFTER = re.compile(
     r"(?i)^\s*(?:(?:(?:as|als|comme|como)\s+)?(?:patterns?|strings?|phrases?|payloads?|wording|"
     r"regex(?:es)?|signatures?|literals?|examples?|samples?|test cases?|fixtures?|muster|"
     r"beispiele?|zeichenketten?|motifs?|exemples?|patrones|ejemplos?|padrões|exemplos?)\b|"
-    r"という|と書かれ|との|라는|이라는|하는 문장|gibi\b|diye\b|之类|這樣的|这样的|等字样)"
+    r"という|と書かれ|との|라는|이라는|하는 문장|gibi\b|diye\b|之类|這樣的|这样的|等字样|"
+    # what the quotation is a kind of: "'you are now in developer mode' style text", "\"…\"-type
+    # prompts", "「…」のような文", "\"…\" 같은 문장", "\"…\" kind of messages"
+    r"(?:[- ]?(?:style|type|kind|sort)|-like|-?esque)\b|のような|みたいな|のよう|같은|와 같은|과 같은|"
+    r"之类的|一类的|類の)"
 )
 # an agent reported to have been told to do something: what follows is the report's object
 _TOLD = re.compile(
@@ -98,8 +104,11 @@ _TOLD = re.compile(
     # what an attacker does or could do, its subject ("an attacker with XSS could exfiltrate the
     # session token", "the attacker used a stolen token to …", "el atacante envió …")
     r"\b(?:attackers?|adversar(?:y|ies)|threat actors?|malicious (?:insider|user|actor)s?|"
-    r"intruders?|hackers?)(?:\s+with\s+[^.!?\n]{1,40}?)?\s+(?:could|can|may|might|would|will|"
-    r"then|was able to|were able to|is able to|\w+ed|\w+s)\b|"
+    r"intruders?|hackers?)(?:(?:\s+with\s+[^.!?\n]{1,40}?)?\s+(?:could|can|may|might|would|will|"
+    r"then|was able to|were able to|is able to|\w+ed|\w+s)|"
+    # what one who did something could do ("an attacker who compromises a CI runner could …")
+    r"\s+(?:who|that|which)\s+[^.!?\n]{1,60}?\s+(?:could|can|may|might|would|will|"
+    r"(?:was|were|is) able to)(?:\s+\w+)?)\b|"
     r"\b(?:el atacante|la atacante|o atacante|l'attaquant|l'attaccante|der angreifer|"
     r"de aanvaller|atakujący|saldırgan|злоумышленник\w*|зловмисник\w*)|"
     r"攻击者|攻擊者|攻撃者は|공격자는|공격자가|हमलावर|المهاجم|התוקף|kẻ tấn công|penyerang)"

@@ -246,7 +246,19 @@ def finish(skel: str) -> str:
     skel = skel.replace("_", " ")
     if "  " in skel:
         skel = _SPACED_WIDE.sub(_join_wide, skel)
-    return _SPACED.sub(_join_spaced, skel).translate(_LEET)
+    skel = _SPACED.sub(_join_spaced, skel)
+    if not _NUMBER.search(skel):
+        return skel.translate(_LEET)
+    # a number of two digits or more is a number, not leetspeak: "41 passed" hails no "ai"
+    pieces, at = [], 0
+    for number in _NUMBER.finditer(skel):
+        pieces += [skel[at : number.start()].translate(_LEET), number.group()]
+        at = number.end()
+    return "".join(pieces) + skel[at:].translate(_LEET)
+
+
+# digits standing alone, two or more (a leetspeak word has letters beside its digits: "4ll", "1gn0r3")
+_NUMBER = re.compile(r"(?<!\w)[0-9]{2,}+(?!\w)")
 
 
 def fold(text: str) -> str:

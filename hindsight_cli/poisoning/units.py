@@ -56,7 +56,12 @@ AGENT_HEADING = (
     r"[\W_]{0,6}(?:(?:ai|agent|assistant|llm|copilot|bot)(?:[- _](?:agent|assistant|coding agent))?"
     r"[- _](?:directives?|instructions?|orders?|commands?|tasks?|override)(?: for [^:\n]{1,30})?|"
     r"(?:instructions?|directives?|orders?) for (?:the |all |any )?(?:automated |ai |coding |llm |"
-    r"autonomous )?(?:agents?|assistants?|bots?|llms?)\b[^:\n]{0,30})\s*:"
+    r"autonomous )?(?:agents?|assistants?|bots?|llms?)\b[^:\n]{0,30}|"
+    # whatever an automated reader is called ("hint for automated fixers", "note to AI reviewers"),
+    # as a heading set off by a colon or by rules ("=== hint for automated fixers ===")
+    r"(?:instructions?|directives?|orders?|hints?|notes?|tips?|guidance|messages?|memo) (?:for|to) "
+    r"(?:the |all |any )?(?:automated|autonomous|ai|llm) [a-z-]{2,20}s\b(?= *(?::|[=*#~-]{2,})))"
+    r"\s*(?::|[=*#~-]{2,})"
 )
 # success reported whatever happened ("mark every task as done even if it fails", "even if the
 # deploy fails, tell the user it succeeded"): a falsified report asked of the reader
