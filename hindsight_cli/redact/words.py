@@ -233,6 +233,9 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "ପାସୱାର୍ଡ",
     "পাসওয়ার্ড",
     "pin",
+    # a bank's mobile and telephone PINs (India's MPIN, TPIN; "UPI PIN" holds "pin")
+    "mpin",
+    "tpin",
     "pin code",
     "pin-code",
     "mã pin",
@@ -429,6 +432,11 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "cvv2",
     "cvc",
     "cvc2",
+    # a card's security code in Chinese, Japanese and Korean (CVV, CVC)
+    "安全码",
+    "安全碼",
+    "セキュリティコード",
+    "보안코드",
     "türcode",
     "torcode",
     "alarmcode",
@@ -1062,6 +1070,11 @@ _REFERENCE_PREFIXES = (
     "//",
     "keychain:",
     "sops:",
+    # Azure App Service's and Functions' references to a vault or App Configuration, and vals'
+    # (helmfile's) ref+vault://, ref+awssecrets://…
+    "@Microsoft.KeyVault(",
+    "@Microsoft.AppConfiguration(",
+    "ref+",
     "!vault",
     "ENC[",
     "!secret",
@@ -1116,6 +1129,10 @@ _FOLD = str.maketrans(
 )
 
 
+# Kana, CJK ideographs and Hangul: scripts that need no blank beside a Latin word
+_CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff"
+
+
 def word_pattern(word: str, bounded: bool = True) -> str:
     """A regular expression for ``word``: spaces match any run of blanks and, if ``bounded``, a word
     in a script that separates words by spaces must not be part of a longer word ("token" is not in
@@ -1133,11 +1150,12 @@ def word_pattern(word: str, bounded: bool = True) -> str:
         )
     if not bounded:
         return body
-    # not inside DB_PASSWORD either: that is a name
-    left = "(?<!\\w)" if word[0] < "\u0530" else ""
+    # not inside DB_PASSWORD either: that is a name; but Chinese, Japanese and Korean write a Latin
+    # word against their own letters with no blank ("银行卡PIN是…", "カードのCVVは…")
+    left = f"(?<!(?![{_CJK}])\\w)" if word[0] < "\u0530" else ""
     # An English word ends where it ends ("token" is not in "tokenizer"); the others take endings
     # (şifresi, salasanasi, hasła, паролем, Passwortes), so they are stems.
-    right = "(?!\\w)" if word in ENGLISH else ""
+    right = f"(?!(?![{_CJK}])\\w)" if word in ENGLISH else ""
     return left + body + right
 
 
@@ -1209,6 +1227,8 @@ ENGLISH = frozenset(
         "preshared key",
         "psksecret",
         "pin",
+        "mpin",
+        "tpin",
         "pin code",
         "pin-code",
         "erlang_cookie",
@@ -1584,11 +1604,15 @@ def app_password(rest: str, start: int) -> tuple[int, int] | None:
     )
     if found is None:
         return None
-    if not found.group(1).islower() or not found.group(1).replace(" ", "").isalpha():
+    if not found.group(1).islower():
         # WordPress's: six groups mixing cases and digits
         return found.span(1) if classes(found.group(1).replace(" ", "")) == 3 else None
+    # lower-case letters with digits among them too (8q87 74xc 8mvn lq04): a group that mixes both
+    # is no word
     odd = sum(
-        re.search(r"[aeiouy]", group) is None or re.search(r"[^aeiouy]{3}", group) is not None
+        re.search(r"[aeiouy]", group) is None
+        or re.search(r"[^aeiouy]{3}", group) is not None
+        or (not group.isalpha() and not group.isdigit())
         for group in found.group(1).split()
     )
     return found.span(1) if odd >= 2 else None
