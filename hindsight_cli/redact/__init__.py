@@ -319,14 +319,16 @@ def _pairs_of(words: tuple[str, ...]) -> tuple[dict[str, tuple[str, ...]], tuple
     return found
 
 
-_COMPILED: dict[tuple[str, tuple[str, ...]], re.Pattern[str]] = {}
+_COMPILED: dict[tuple[str, tuple[str, ...], bool], re.Pattern[str]] = {}
 
 
 def _compiled(pattern: str, words: tuple[str, ...], folded: str) -> re.Pattern[str]:
     import re
 
     present = _present(words, folded) if "{words}" in pattern else ()
-    key = (pattern, present)
+    # a text with letters past Cyrillic (CJK's) reads a script's change as a word's end
+    scripts = bool(present) and not folded.isascii() and max(folded) >= "\u0530"
+    key = (pattern, present, scripts)
     compiled = _COMPILED.get(key)
     if compiled is None:
         # a long import sees many word combinations
@@ -334,7 +336,8 @@ def _compiled(pattern: str, words: tuple[str, ...], folded: str) -> re.Pattern[s
             _COMPILED.clear()
         # (a tool's trigger ends with a blank that is not part of its name: see command_lines)
         source = pattern.replace(
-            "{words}", "|".join(word_pattern(w.rstrip()) for w in present) or "(?!)"
+            "{words}",
+            "|".join(word_pattern(w.rstrip(), scripts=scripts) for w in present) or "(?!)",
         )
         compiled = _COMPILED[key] = re.compile(source)
     return compiled

@@ -320,6 +320,9 @@ def _copula_labelled(match: re.Match[str], label: bool) -> tuple[int, int] | Non
 
     words = match.group("label").lower().split()
     copula = match.group("cop").lower()
+    if not words:
+        # a table's row, indented: "  event      evt_3ozr…" names an object, its id beside it
+        return None
     if any(w in _GLUE for w in words) or (copula in _GLUE and copula not in COPULAS):
         return None
     return _labelled(match, label)

@@ -185,7 +185,32 @@ def _time_key(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return None if re.fullmatch(r"[0-9a-fA-F]+", value) else match.span("secret")
 
 
+def _marked_sensitive(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """A Terraform or OpenTofu state's attribute that the state itself marks sensitive in the 1,500
+    characters after it (``"sensitive_attributes": [[{"type": "get_attr", "value": "result"}]]``
+    of a ``random_password``, ``"sensitive_values": {"result": true}`` of ``terraform show
+    -json``), whatever its name says."""
+    import re
+
+    if label or is_reference(match.group("secret")):
+        return None
+    after = match.string[match.end() : match.end() + 1500]
+    marked = set(re.findall(r"\"get_attr\",[ \t]*+\"value\":[ \t]*+\"(\w++)\"", after))
+    values = after.find('"sensitive_values"')
+    if values >= 0:
+        marked |= set(re.findall(r"\"(\w++)\":[ \t]*+true\b", after[values : values + 500]))
+    return match.span("secret") if match.group("name") in marked else None
+
+
 RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
+    # an attribute a Terraform state marks sensitive (a random_password's "result")
+    (
+        "secret",
+        r"\"(?P<name>[A-Za-z_]\w{0,60})\"[ \t]*:[ \t]*\"(?P<secret>[^\"\\\n]{4,512})\"",
+        ("sensitive_attributes", "sensitive_values"),
+        _marked_sensitive,
+        None,
+    ),
     # a key's 64 hex handed to what makes a wallet or a signer from it (new ethers.Wallet("0x…"),
     # Account.from_key(…), privateKeyToAccount(…)); a hash of the same length goes elsewhere. The
     # name is found by its word alone (what was read before it, ``\b[\w.]*``, matched wherever the

@@ -75,10 +75,13 @@ _TOKEN_START = r"(?<![A-Za-z0-9+/=\-.~:@%_])[A-Za-z0-9+/_\-.~]"
 
 # a password's short forms: only a password-shaped value after them ("pass `--strict` to …")
 _SHORT_FORMS = frozenset(("pass", "pw", "pwd"))
-_CARD_CODES = frozenset(("cvv", "cvv2", "cvc", "cvc2"))
+_CARD_CODES = frozenset(
+    ("cvv", "cvv2", "cvc", "cvc2", "安全码", "安全碼", "セキュリティコード", "보안코드")
+)
 # a SIM's, a card's or a bank's personal codes, which take their digits with no separator
 _PIN_CODES = frozenset(
     ("pin", "pin2", "puk", "puk2", "pincode", "pukcode", "pinkode", "pinkod", "pin-koodi")
+    + ("mpin", "tpin")
     # Hindi's and Russian's PIN, Finnish's "identifying number" (a bank card's PIN), and PIN in the
     # other scripts of India and Georgian (words.PASSWORD_WORDS lists them)
     + ("पिन", "пин", "tunnusluku")
@@ -299,7 +302,8 @@ def _prose(match: re.Match[str], label: bool, qualified: bool = False) -> tuple[
     for start, after in _starts(rest, qualified, pin):
         if after == "quote" and quoted_word:
             continue
-        grouped = app_password(rest, start) if after == "sep" else None
+        # (after a phrase too: "App-Passwort fürs Handy: q7rt 2kx9 …")
+        grouped = app_password(rest, start) if after in ("sep", "phrase") else None
         if grouped:
             return base + grouped[0], base + grouped[1]
         found = _value_at(rest, start)

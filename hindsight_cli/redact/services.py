@@ -227,6 +227,37 @@ def service_credential(value: str) -> bool:
     )
 
 
+def _signify_public(value: str) -> bool:
+    """A signify or minisign public key (``minisign -P RWQ…``, an OpenBSD release's ``.pub``):
+    base64 of "Ed", an eight-byte key id and 32 bytes, 56 characters; their secret keys are longer
+    and start otherwise."""
+    import base64
+    import binascii
+
+    if len(value) != 56 or not value.startswith("RW"):
+        return False
+    try:
+        return base64.b64decode(value, validate=True)[:2] == b"Ed"
+    except (binascii.Error, ValueError):
+        return False
+
+
+_BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+
+def _base58_public(value: str) -> bool:
+    """Base58 of 32 bytes, 32 to 44 characters: an Ed25519 public key, a Solana address (``solana
+    balance 7c1H…``), said bare; a keypair's secret is 64 bytes (87 or 88 characters), a WIF key
+    37 or 38 (51 or 52)."""
+    if not 32 <= len(value) <= 44 or not set(value) <= set(_BASE58):
+        return False
+    number = 0
+    for c in value:
+        number = number * 58 + _BASE58.index(c)
+    zeros = len(value) - len(value.lstrip("1"))
+    return zeros + (number.bit_length() + 7) // 8 == 32
+
+
 def _bare_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     import re
 
@@ -239,7 +270,7 @@ def _bare_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if re.match(r"(?:nonce|sha256|sha384|sha512)-", value):
         # a Content-Security-Policy source ('nonce-…', 'sha256-…'): public in the page
         return None
-    if value.startswith(_FILE_MAGIC):
+    if value.startswith(_FILE_MAGIC) or _signify_public(value) or _base58_public(value):
         # an image's or an SSH public key's base64 (ssh-ed25519 AAAAC3Nza…)
         return None
     if any(_text_in_base64(part) for part in re.split(r"[-_]", value) if len(part) >= 20):

@@ -552,9 +552,22 @@ def _names_door(lowered: str) -> bool:
 def _door_code(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """Digits given to a door, a gate or a lockbox by a label's colon or by "opens with": the
     label's last word, or the words just before the verb, name it."""
+    import re
+
     what = match.group("what") or match.string[max(0, match.start() - 60) : match.start()]
+    if match.group("what"):
+        # a door's name, and its last part says the value is the code: alarm_code, doorCode, gate;
+        # not gate_timeout, door_count, alarm_delay (a door's settings), nor error_code
+        last = re.split(r"[_\-]|(?<=[a-z])(?=[A-Z])", what)[-1].lower()
+        if last in _CODE_PARTS and any(door in what.lower() for door in _DOORS):
+            return match.span("secret")
+        what = last
     lowered = what.lower()
     return match.span("secret") if any(door in lowered for door in _DOORS) else None
+
+
+# the last part of a door code's name (alarm_code, GATE_PIN, doorCombo)
+_CODE_PARTS = frozenset(("code", "pin", "combo", "combination", "passcode", "kod", "kode", "koden"))
 
 
 def _prose_quoted(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -636,7 +649,7 @@ SPOKEN: list[tuple[str, str, tuple[str, ...], object, object]] = [
     # the railing opens with 0925", "das Tor geht mit 4412 auf"
     (
         "pin",
-        r"(?i)(?:(?P<what>[^\W\d_][\w\-]{1,30})[ \t]*:[ \t]*#?"
+        r"(?i)(?:(?P<what>[^\W\d_][\w\-]{1,30})[\"']?[ \t]*(?::|(?<=code)=|(?<=pin)=)[ \t]*[\"']?#?"
         r"|\b(?:opens?|öffnet|geht|s['’]ouvre|se[ \t]+abre|si[ \t]+apre|åpnes|öppnas)[ \t]+"
         r"(?:with|mit|avec|con|med)[ \t]+(?:(?:the[ \t]+)?code[ \t]+)?#?)"
         r"(?P<secret>(?<![\w.])\d{4,8})(?![\w:/\-]|[.,]\d)",

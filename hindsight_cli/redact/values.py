@@ -396,11 +396,19 @@ def id_name(name: str) -> bool:
     import re
 
     parts = [p.lower() for p in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)]
-    return any(p in _ID_PARTS for p in parts) or name.lower() in _ID_PARTS
+    # a compound written as one word whose last part names a digest: blockhash, txhash, filehash
+    return (
+        any(p in _ID_PARTS or p.endswith(_DIGEST_ENDS) for p in parts) or name.lower() in _ID_PARTS
+    )
+
+
+_DIGEST_ENDS = ("hash", "digest", "checksum", "fingerprint")
 
 
 def _any_name(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """A random token given to a name that does not say it is an id or public."""
+    import re
+
     if label:
         # a label's colon is a namespace (``build:…``), not an assignment
         return None
@@ -416,6 +424,12 @@ def _any_name(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if match.string[max(0, match.start() - 2) : match.start()].endswith(("${", "$", "%")):
         return None
     value = match.group("secret")
+    if (
+        re.fullmatch(r"[A-Za-z_][\w.]*", value)
+        and match.string[match.end() : match.end() + 1] == "("
+    ):
+        # a call: code (applicationServerKey: urlBase64ToUint8Array('…'))
+        return None
     if match.groupdict().get("q0") and _later_key(value):
         # a maker's later argument after an id: new Pusher("<app id>", "<key>", "<20 hex>")
         return match.span("secret")
@@ -601,7 +615,35 @@ def _encoded_data(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return match.span("secret") if encoded_secret(decoded) else None
 
 
+def _encoded_hex(match: re.Match[str], label: bool) -> tuple[int, int] | None:
+    """Hex of text that gives a secret (``encoded_secret``): "user:pass" written as hex "so nobody
+    shoulder-surfs it" (``RSYNC_CRED_HEX=7273…``, ``bytes.fromhex("…")``), whatever the name
+    says; a digest's or a key's hex decodes to bytes that are no text, and hex of a path or a
+    sentence to text that gives no secret."""
+    body = match.group("secret")
+    raw = bytes.fromhex(body)
+    if sum(32 <= b < 127 for b in raw) < len(raw):
+        return None
+    return match.span("secret") if encoded_secret(raw.decode("ascii")) else None
+
+
+def _may_hold_hex(text: str) -> bool:
+    """Whether ``text`` may hold 24 hex digits in a row (checked on a few characters first)."""
+    import re
+
+    return re.search(r"[0-9a-fA-F]{24}", text) is not None
+
+
 RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
+    # hex of text that gives a secret: 12 to 256 bytes, one case, pairs whole
+    (
+        "secret",
+        r"(?<![0-9A-Za-z])(?P<secret>(?:[2-7][0-9a-f]){12,256}+|(?:[2-7][0-9A-F]){12,256}+)"
+        r"(?![0-9A-Za-z])",
+        (),
+        _encoded_hex,
+        _may_hold_hex,
+    ),
     # a data URI of text whose base64 holds a secret: a link that "downloads" a note with the
     # VPN's password (``data:text/plain;base64,SGFsbG8g…``)
     (

@@ -233,6 +233,9 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "ପାସୱାର୍ଡ",
     "পাসওয়ার্ড",
     "pin",
+    # a bank's mobile and telephone PINs (India's MPIN, TPIN; "UPI PIN" holds "pin")
+    "mpin",
+    "tpin",
     "pin code",
     "pin-code",
     "mã pin",
@@ -429,6 +432,11 @@ PASSWORD_WORDS: tuple[str, ...] = (
     "cvv2",
     "cvc",
     "cvc2",
+    # a card's security code in Chinese, Japanese and Korean (CVV, CVC)
+    "安全码",
+    "安全碼",
+    "セキュリティコード",
+    "보안코드",
     "türcode",
     "torcode",
     "alarmcode",
@@ -1062,6 +1070,11 @@ _REFERENCE_PREFIXES = (
     "//",
     "keychain:",
     "sops:",
+    # Azure App Service's and Functions' references to a vault or App Configuration, and vals'
+    # (helmfile's) ref+vault://, ref+awssecrets://…
+    "@Microsoft.KeyVault(",
+    "@Microsoft.AppConfiguration(",
+    "ref+",
     "!vault",
     "ENC[",
     "!secret",
@@ -1116,10 +1129,12 @@ _FOLD = str.maketrans(
 )
 
 
-def word_pattern(word: str, bounded: bool = True) -> str:
+def word_pattern(word: str, bounded: bool = True, scripts: bool = False) -> str:
     """A regular expression for ``word``: spaces match any run of blanks and, if ``bounded``, a word
     in a script that separates words by spaces must not be part of a longer word ("token" is not in
-    "tokenizer"). Inside a name (``SharedAccessKey``) words are not bounded."""
+    "tokenizer"). Inside a name (``SharedAccessKey``) words are not bounded. With ``scripts`` (a
+    text that holds letters past Cyrillic), a letter of another script beside a Latin word is no
+    part of it: Chinese, Japanese and Korean write one against their own ("银行卡PIN是…")."""
     import re
 
     body = re.escape(word).replace("\\ ", "[ \\t]+")
@@ -1133,11 +1148,12 @@ def word_pattern(word: str, bounded: bool = True) -> str:
         )
     if not bounded:
         return body
-    # not inside DB_PASSWORD either: that is a name
-    left = "(?<!\\w)" if word[0] < "\u0530" else ""
+    # not inside DB_PASSWORD either: that is a name. (A class of the other scripts' letters, CJK's
+    # ranges written out, took 10 ms to compile for each word: one range past Cyrillic instead.)
+    left = ("(?:(?<!\\w)|(?<=[^\\x00-\\u052f]))" if scripts else "(?<!\\w)") * (word[0] < "\u0530")
     # An English word ends where it ends ("token" is not in "tokenizer"); the others take endings
     # (şifresi, salasanasi, hasła, паролем, Passwortes), so they are stems.
-    right = "(?!\\w)" if word in ENGLISH else ""
+    right = ("(?:(?!\\w)|(?=[^\\x00-\\u052f]))" if scripts else "(?!\\w)") * (word in ENGLISH)
     return left + body + right
 
 
@@ -1209,6 +1225,8 @@ ENGLISH = frozenset(
         "preshared key",
         "psksecret",
         "pin",
+        "mpin",
+        "tpin",
         "pin code",
         "pin-code",
         "erlang_cookie",
@@ -1584,11 +1602,15 @@ def app_password(rest: str, start: int) -> tuple[int, int] | None:
     )
     if found is None:
         return None
-    if not found.group(1).islower() or not found.group(1).replace(" ", "").isalpha():
+    if not found.group(1).islower():
         # WordPress's: six groups mixing cases and digits
         return found.span(1) if classes(found.group(1).replace(" ", "")) == 3 else None
+    # lower-case letters with digits among them too (8q87 74xc 8mvn lq04): a group that mixes both
+    # is no word
     odd = sum(
-        re.search(r"[aeiouy]", group) is None or re.search(r"[^aeiouy]{3}", group) is not None
+        re.search(r"[aeiouy]", group) is None
+        or re.search(r"[^aeiouy]{3}", group) is not None
+        or (not group.isalpha() and not group.isdigit())
         for group in found.group(1).split()
     )
     return found.span(1) if odd >= 2 else None
