@@ -966,7 +966,9 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         rf"(?im)(?<![\w.\-])(?P<name>[\w.\-]+)(?:[\"']|\*\*)?"
         rf"(?:[ \t]+(?:for|of)[ \t]+[\w .'\-]{{1,40}}?|[ \t]*\([\w .'\-]{{1,40}}\))?"
         rf"(?:[ \t]*(?:=>|:=|[:=：＝])|[ \t]+is(?:[ \t]*:)?|[ \t]+-|>)"
-        rf"(?:\*\*)?(?:[ \t]+#[^\r\n:=]*)?[ \t]*(?=(?:\r?\n[ \t]*){{1,3}}(?:>[ \t]*)?"
+        # (a comment stops at the next "#": read to the line's end, each name of a 64 KB line of
+        # `password - # ` read the rest of it again, 32 KB took 3 s, review BD)
+        rf"(?:\*\*)?(?:[ \t]+#[^\r\n:=#]*+)?[ \t]*(?=(?:\r?\n[ \t]*){{1,3}}(?:>[ \t]*)?"
         # (quoted or not: YAML's `'…'` under its name, review AX; in backticks or bold, review BA)
         rf"(?P<nq>[\"'`]|\*\*|)(?P<secret>{_UNQUOTED}{{4,{_LONGEST}}})(?P=nq)"
         rf"(?:[ \t]+#[^\r\n]*)?[ \t]*\r?$"
