@@ -547,10 +547,13 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _any_value,
         None,
     ),
-    # sed 's/TOKEN_PLACEHOLDER/<token>/': what replaces a secret's stand-in
+    # sed 's/TOKEN_PLACEHOLDER/<token>/': what replaces a secret's stand-in (its flags, pattern and
+    # replacement 1,024 characters each at most: each `sed` of a line of them read to its end,
+    # 64 KB of `sed ` some 25 s, review BD)
     (
         "secret",
-        r"(?i)\bsed\b[^\n|;]*?\bs(?P<d>[/|#,:@])(?P<old>[^\n]*?)(?P=d)(?P<secret>[^\n]+?)(?P=d)",
+        r"(?i)\bsed\b[^\n|;]{0,1024}?\bs(?P<d>[/|#,:@])(?P<old>[^\n]{0,1024}?)(?P=d)"
+        r"(?P<secret>[^\n]{1,1024}?)(?P=d)",
         ("sed ",),
         _replacement,
         None,
@@ -561,8 +564,11 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         "secret",
         r"(?i)\b(?:secrets?[ \t]+(?:set|put|add|create|import|edit)|create[ "
         r"\t]+secret|user-secrets[ \t]+set"
-        r"|secrets:set|config:set)\b(?P<secret>[^\n|;&]*(?:=|--body|-b[ "
-        r"\t]|--value|--data)[^\n|;&]*)",
+        # (every argument after it when one of them, in its first 1,024 characters, gives a value:
+        # each `secret set` of a line of them with none read the line to its end and back, 64 KB
+        # some 8 s, review BD)
+        r"|secrets:set|config:set)\b(?P<secret>(?=[^\n|;&]{0,1024}?(?:=|--body|-b[ "
+        r"\t]|--value|--data))[^\n|;&]*+)",
         ("secret", "config:set"),
         _rest,
         None,
