@@ -1143,14 +1143,14 @@ def _found_as_before(
     rules: tuple[re.Pattern[str], re.Pattern[str]], pieces: list[str], seed: int, hashes: int = 0
 ) -> int:
     """How many random texts of ``pieces`` the rule as it was matched; each where the rule now
-    finds the same secrets (with ``hashes``, texts with more ``#`` on a line aside)."""
+    matches the same (with ``hashes``, texts with more ``#`` on a line aside)."""
     now, before = rules
     matched = 0
     for text in _texts(pieces, 3000, seed=seed):
         if hashes and any(line.count("#") > hashes for line in text.splitlines()):
             continue
-        expected = [m.span("secret") for m in before.finditer(text)]
-        assert [m.span("secret") for m in now.finditer(text)] == expected, text
+        expected = [(m.span(), m.groupdict()) for m in before.finditer(text)]
+        assert [(m.span(), m.groupdict()) for m in now.finditer(text)] == expected, text
         matched += bool(expected)
     return matched
 
@@ -1215,6 +1215,22 @@ _READ_TO_THE_END = {
         ["https://lb.drpc.org/ogrpc?", "network=eth", "&", "dkey=", "AbCdEfGh1234567890XyZ_", " "],
         "lb.drpc.org/ogrpc?",
         "https://lb.drpc.org/ogrpc?network=ethereum&dkey=AbCdEfGh1234567890XyZ_-q",
+    ),
+    # 64 KB of `"a" { x ` 20 s (with "default" or "value" anywhere in the text)
+    "hcl block": (
+        r"\{[^}\n]{0,1024}?\b(?:default|value)",
+        r"\{[^}\n]*?\b(?:default|value)",
+        ["variable", ' "db_pw" {', " default", ' value = "Xk9mQ2vLp7Rt"', ' = "x"', "}", ","],
+        '"a" { x ',
+        'variable "db_password" { default = "Xk9mQ2vLp7Rt" }',
+    ),
+    # 64 KB of `key="a" ` 17 s
+    "attributes": (
+        r"""(?:\s+[\w:\-]+\s*=\s*[\"'][^\"'\n<>]{0,512}[\"']){0,16}?\s+value""",
+        r"""(?:\s+[\w:\-]+\s*=\s*[\"'][^\"'\n<>]*[\"'])*?\s+value""",
+        ["<param", ' name="db_password"', ' key="api"', " value=", ' x="b"', '"', "/>", "="],
+        'key="a" ',
+        '<param name="db_password" value="Xk9mQ2vLp7Rt"/>',
     ),
 }
 
