@@ -1135,7 +1135,8 @@ def _rule_as_before(now_part: str, before_part: str) -> tuple[re.Pattern[str], r
     """The redaction rule holding ``now_part``, and the same rule as it was (``before_part``)."""
     from hindsight_cli.redact import _ALL
 
-    (source,) = [rule[1] for rule in _ALL if now_part in rule[1]]
+    (rule,) = [rule for rule in _ALL if now_part in rule[1]]
+    source = rule[1].replace("{words}", "|".join(re.escape(word.strip()) for word in rule[2]))
     return re.compile(source), re.compile(source.replace(now_part, before_part))
 
 
@@ -1231,6 +1232,14 @@ _READ_TO_THE_END = {
         ["<param", ' name="db_password"', ' key="api"', " value=", ' x="b"', '"', "/>", "="],
         'key="a" ',
         '<param name="db_password" value="Xk9mQ2vLp7Rt"/>',
+    ),
+    # not read to the end but split every way: 80 characters of `--a ` 21 s, 88 characters 555 s
+    "ansible-vault": (
+        r"(?:-\S++[ \t]++(?:\S++[ \t]++)?){0,8}?(?=",
+        r"(?:--?\S+[ \t]+(?:\S+[ \t]+)?)*?(?=",
+        ["ansible-vault encrypt_string ", "--name ", "db ", "'Xk9mQ2vLp7Rt' ", "-v ", "x ", "|"],
+        "ansible-vault encrypt_string " + "--a " * 40,
+        "ansible-vault encrypt_string --vault-id dev@prompt 'Xk9mQ2vLp7Rt' --name db",
     ),
 }
 
