@@ -157,7 +157,10 @@ _POSITIONAL = [
     (("rootpw",), r"(?:--plaintext[ \t]+)?(?=[^\-\s])"),
     # /msg NickServ IDENTIFY [account] password
     (("nickserv",), r"identify[ \t]+(?:\S+[ \t]+(?=\S))?"),
-    (("ansible-vault",), r"encrypt_string[ \t]+(?:--?\S+[ \t]+(?:\S+[ \t]+)?)*?(?=[^\-\s])"),
+    # (eight flags at most, each token read once: a flag's `--?` and its optional argument split a
+    # run of flags every way, 80 characters of `--a ` took 21 s and each four more 25 times that,
+    # review BD)
+    (("ansible-vault",), r"encrypt_string[ \t]+(?:-\S++[ \t]++(?:\S++[ \t]++)?){0,8}?(?=[^\-\s])"),
     (("db2",), r"connect[ \t]+to[ \t]+\S+[ \t]+user[ \t]+\S+[ \t]+using[ \t]+"),
 ]
 _PG_TOOLS = (
@@ -547,10 +550,13 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _any_value,
         None,
     ),
-    # sed 's/TOKEN_PLACEHOLDER/<token>/': what replaces a secret's stand-in
+    # sed 's/TOKEN_PLACEHOLDER/<token>/': what replaces a secret's stand-in (its flags, pattern and
+    # replacement 1,024 characters each at most: each `sed` of a line of them read to its end,
+    # 64 KB of `sed ` some 25 s, review BD)
     (
         "secret",
-        r"(?i)\bsed\b[^\n|;]*?\bs(?P<d>[/|#,:@])(?P<old>[^\n]*?)(?P=d)(?P<secret>[^\n]+?)(?P=d)",
+        r"(?i)\bsed\b[^\n|;]{0,1024}?\bs(?P<d>[/|#,:@])(?P<old>[^\n]{0,1024}?)(?P=d)"
+        r"(?P<secret>[^\n]{1,1024}?)(?P=d)",
         ("sed ",),
         _replacement,
         None,
@@ -561,8 +567,11 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         "secret",
         r"(?i)\b(?:secrets?[ \t]+(?:set|put|add|create|import|edit)|create[ "
         r"\t]+secret|user-secrets[ \t]+set"
-        r"|secrets:set|config:set)\b(?P<secret>[^\n|;&]*(?:=|--body|-b[ "
-        r"\t]|--value|--data)[^\n|;&]*)",
+        # (every argument after it when one of them, in its first 1,024 characters, gives a value:
+        # each `secret set` of a line of them with none read the line to its end and back, 64 KB
+        # some 8 s, review BD)
+        r"|secrets:set|config:set)\b(?P<secret>(?=[^\n|;&]{0,1024}?(?:=|--body|-b[ "
+        r"\t]|--value|--data))[^\n|;&]*+)",
         ("secret", "config:set"),
         _rest,
         None,

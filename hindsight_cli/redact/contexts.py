@@ -595,10 +595,11 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         None,
     ),
     # a Wi-Fi QR code: WIFI:T:WPA;S:name;P:password;; (not its format's stand-in, P:<password>,
-    # nor a template's, P:{password})
+    # nor a template's, P:{password}); 64 fields of 256 characters before it at most (each
+    # `WIFI:` of a line of them read every field to the line's end, review BD)
     (
         "password",
-        r"(?i)\bWIFI:(?:[^;\n]*;)*?P:(?P<secret>(?:\\;|[^;\n])+)",
+        r"(?i)\bWIFI:(?:[^;\n]{0,256};){0,64}?P:(?P<secret>(?:\\;|[^;\n])+)",
         ("wifi:",),
         _not_reference,
         None,

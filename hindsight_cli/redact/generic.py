@@ -877,10 +877,11 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         _literal,
         lambda text: " to " in text.lower(),
     ),
-    # HCL blocks: variable "db_password" { default = "…" }
+    # HCL blocks: variable "db_password" { default = "…" } (its first 1,024 characters: each
+    # `"a" {` of a line of them read the line to its end, 64 KB 20 s, review BD)
     (
         "secret",
-        r"(?i)(?P<q0>[\"'])(?P<name>[\w.\-]+)(?P=q0)[ \t]*\{[^}\n]*?\b(?:default|value)[ \t]*=[ "
+        r"(?i)(?P<q0>[\"'])(?P<name>[\w.\-]+)(?P=q0)[ \t]*\{[^}\n]{0,1024}?\b(?:default|value)[ \t]*=[ "
         r"\t]*"
         r"(?P<q>[\"'])(?P<qsecret>[^\"'\n]+)(?P=q)",
         ("default", "value"),
@@ -938,9 +939,10 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
     (
         "secret",
         # and an HTML or XML element's name="…" with its value="…" (<param name="db_password"
-        # value="…"/>), other attributes between them
+        # value="…"/>), 16 other attributes between them at most (each `key="a"` of a line of
+        # them read every attribute after it, 64 KB 17 s, review BD)
         r"(?i)\b(?:key|name)\s*=\s*[\"'](?P<name>[\w.:\-]+)[\"']"
-        r"(?:\s+[\w:\-]+\s*=\s*[\"'][^\"'\n<>]*[\"'])*?\s+value\s*=\s*[\"']"
+        r"(?:\s+[\w:\-]+\s*=\s*[\"'][^\"'\n<>]{0,512}[\"']){0,16}?\s+value\s*=\s*[\"']"
         r"(?P<secret>[^\"'\n]+)[\"']",
         ("value",),
         _named,
@@ -968,7 +970,9 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         rf"(?im)(?<![\w.\-])(?P<name>[\w.\-]+)(?:[\"']|\*\*)?"
         rf"(?:[ \t]+(?:for|of)[ \t]+[\w .'\-]{{1,40}}?|[ \t]*\([\w .'\-]{{1,40}}\))?"
         rf"(?:[ \t]*(?:=>|:=|[:=：＝])|[ \t]+is(?:[ \t]*:)?|[ \t]+-|>)"
-        rf"(?:\*\*)?(?:[ \t]+#[^\r\n:=]*)?[ \t]*(?=(?:\r?\n[ \t]*){{1,3}}(?:>[ \t]*)?"
+        # (a comment stops at the next "#": read to the line's end, each name of a 64 KB line of
+        # `password - # ` read the rest of it again, 32 KB took 3 s, review BD)
+        rf"(?:\*\*)?(?:[ \t]+#[^\r\n:=#]*+)?[ \t]*(?=(?:\r?\n[ \t]*){{1,3}}(?:>[ \t]*)?"
         # (quoted or not: YAML's `'…'` under its name, review AX; in backticks or bold, review BA)
         rf"(?P<nq>[\"'`]|\*\*|)(?P<secret>{_UNQUOTED}{{4,{_LONGEST}}})(?P=nq)"
         rf"(?:[ \t]+#[^\r\n]*)?[ \t]*\r?$"

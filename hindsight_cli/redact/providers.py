@@ -515,7 +515,9 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         r"|(?<=[\w\-]\.)core\.chainstack\.com/(?P<s5>[0-9a-f]{32})"
         r"|\bgo\.getblock\.io/(?P<s6>[0-9a-f]{32})"
         r"|(?<=[\w\-]\.)blastapi\.io/(?P<s7>[0-9a-f\-]{36})"
-        r"|\blb\.drpc\.org/ogrpc\?[^\s\"']*?dkey=(?P<s8>[A-Za-z0-9_\-]{20,})",
+        # (a query's first 1,024 characters: each `lb.drpc.org/ogrpc?` of a long word of them read
+        # it to its end, review BD)
+        r"|\blb\.drpc\.org/ogrpc\?[^\s\"']{0,1024}?dkey=(?P<s8>[A-Za-z0-9_\-]{20,})",
         ("alchemy", "infura.io", "quiknode", "quicknode", "ankr.com", "chainstack", "getblock")
         + ("blastapi", "drpc"),
         _rpc_key,
