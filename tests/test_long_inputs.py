@@ -629,7 +629,8 @@ _REDACTOR_SPLITS = {
     "numbered parts": (r"[ \t]*+(?:[:.)][ \t]++|(?<=[ \t]))", r"[ \t]*[:.)]?[ \t]+"),
     "user flag": (r"[ \t=]++['\"]?[^\s:'", r"[ \t=]+['\"]?[^\s:'"),
     "smbclient": (r"[ \t=]*+(?:['\"]?[^\s%'\"]+|(?<==))%", r"[ \t=]*['\"]?[^\s%'\"]+%"),
-    "connect": (r"\([^,()\n]++,", r"\([ \t]*[^,()\n]+,"),
+    # round t18: the arguments may start on the next line (Perl's DBI->connect(\n "dbi:…",)
+    "connect": (r"\((?:[ \t]*+\r?\n)?[^,()\n]++,", r"\([ \t]*\r?\n?[ \t]*[^,()\n]+,"),
     "byte list": (r"[ \t\r\n]*+(?:,[ \t\r\n]*+)?\]", r"[ \t\r\n]*,?[ \t\r\n]*\]"),
     "answer": (r"(?:[ \t]*+[:,])?[ \t]++[\"'`]?", r"[ \t]*[:,]?[ \t]+[\"'`]?"),
     "topic quoted": (r"[ \t]*+(?:[:=][ \t]*+)?(?P<q>", r"[ \t]*[:=]?[ \t]*(?P<q>"),
