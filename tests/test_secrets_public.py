@@ -63,3 +63,17 @@ def test_a_file_shown_with_cat_goes_when_its_name_says_secret() -> None:
 def test_a_bare_token_in_prose_goes_but_an_address_after_its_word_stays() -> None:
     assert KEY not in redact(f"I pasted {KEY} into the dashboard")[0]
     assert redact(f"send it to wallet address {KEY} on devnet")[1] == 0
+
+
+@pytest.mark.parametrize(
+    "measure",
+    ["took 1234 ms.", "ran for 4500 sec.", "uses 2048 MB", "at 7200 rpm!", "grew 1500 %."],
+)
+def test_a_measure_beside_a_redacted_secret_stays(measure: str) -> None:
+    """Review BD: the siblings rule (round t17) took a duration beside a redaction for a second
+    secret of the line: `took [REDACTED:pin] ms.`. A number a unit follows measures something; a
+    code given beside the secret in the same words still goes."""
+    text, count = redact(f"DB_PASSWORD={KEY} # request {measure}")
+    assert KEY not in text and count == 1 and measure in text, text
+    coded, _ = redact(f"DB_PASSWORD={KEY} # gate code 4821.")
+    assert "4821" not in coded, coded

@@ -37,6 +37,15 @@ _COUNTERS = frozenset(
         " jusqu'à année page ligne desde hasta año página línea puerto porta anno pagina"
     ).split()
 )
+# words after a number that say it measures something (a duration, a size, a rate, a share): "took
+# 1234 ms.", "4500 sec", "2048 MB", "8080 rpm"
+_UNITS = frozenset(
+    (
+        "ms s sec secs second seconds min mins minute minutes h hr hrs hour hours d day days ns µs us"
+        " b kb mb gb tb kib mib gib tib bytes byte px pt em dpi fps hz khz mhz ghz rpm rps qps req"
+        " reqs rows ops km m cm mm mi ft kg g lb lbs % °c °f c f w kw mah v"
+    ).split()
+)
 # a clause's end after the value: a mark, the line's end, or one short word (a particle) before one
 _END = r"(?=[ \t]*(?:[.,;!?。、，！？)]|$)|[ \t]+[^\s\d.,;!?。、，！？]{1,4}[ \t]*(?:[.,;!?。、，！？]|$))"
 
@@ -63,7 +72,9 @@ def _sibling(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         return None
     value = match.group("secret")
     if value[0].isdigit():
-        return None if word in _COUNTERS else (start, end)
+        after = text[end : end + 12].split(None, 1)
+        unit = after[0].lower().rstrip(".,;!?)") if after else ""
+        return None if word in _COUNTERS or unit in _UNITS else (start, end)
     return (start, end) if _made_up(value) else None
 
 
