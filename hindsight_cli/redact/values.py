@@ -627,11 +627,21 @@ def _encoded_hex(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     return match.span("secret") if encoded_secret(raw.decode("ascii")) else None
 
 
-def _may_hold_hex(text: str) -> bool:
-    """Whether ``text`` may hold 24 hex digits in a row (checked on a few characters first)."""
-    import re
+_HEX_DIGITS = "0123456789abcdefABCDEF"
 
-    return re.search(r"[0-9a-fA-F]{24}", text) is not None
+
+def _may_hold_hex(text: str) -> bool:
+    """Whether ``text`` holds 24 hex digits in a row: without ``re``, which a recording hook loads
+    only for a text that holds a rule's word (tests/test_hooks.py), and most texts are passed over
+    by their count of hex digits alone."""
+    if sum(map(text.count, _HEX_DIGITS)) < 24:
+        return False
+    run = 0
+    for char in text:
+        run = run + 1 if char in _HEX_DIGITS else 0
+        if run >= 24:
+            return True
+    return False
 
 
 RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
