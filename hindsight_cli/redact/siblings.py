@@ -11,7 +11,8 @@ line,
 - four to eight digits that stand as a word after a word and end in a door lock's ``*`` or ``#``
   or end their clause (a full stop, a comma, the line's end, or one short particle before
   them: "… 108894 ค่ะ", "… 541176 nha."), unless the word before them counts or places something
-  (a port, a room, a year: "on port 5432", "since 2019");
+  (a port, a room, a year: "on port 5432", "since 2019") or the word after them is a unit (a
+  measure: "took 1234 ms.");
 - a made-up password standing as a word: ASCII, eight to 64 characters, both cases and a digit,
   no name's, version's, path's or address's shape.
 
