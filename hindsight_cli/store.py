@@ -347,14 +347,17 @@ class Store:
             turn=turn,
         )
 
-    def sources(self, memory_id: str, depth: int = 5) -> list[tuple[int, Memory]]:
-        """Walk a summary chain down to the original memories: (depth, memory) in reading order."""
-        return reading.sources(self._rt, memory_id, depth, self.scope)
+    def sources(
+        self, memory_id: str, depth: int = 5, limit: int | None = None
+    ) -> list[tuple[int, Memory]]:
+        """Walk a summary chain down to the original memories: (depth, memory) in reading order;
+        with ``limit``, the first ``limit`` sources of each and ``limit + 1`` entries at most."""
+        return reading.sources(self._rt, memory_id, depth, self.scope, limit)
 
-    def built_on(self, memory_id: str) -> list[Memory]:
+    def built_on(self, memory_id: str, limit: int | None = None) -> list[Memory]:
         """The memories built directly on this one (the summaries above it, a pattern, another part
-        of its text), oldest first: ``sources`` walks the other way."""
-        return reading.built_on(self._rt, memory_id, self.scope)
+        of its text), oldest first, the first ``limit``: ``sources`` walks the other way."""
+        return reading.built_on(self._rt, memory_id, self.scope, limit)
 
     def history(self, memory_id: str) -> list[Memory]:
         """The supersede chain a memory belongs to, oldest first (just the memory if it has

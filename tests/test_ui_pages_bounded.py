@@ -4,9 +4,12 @@ principal on a shared server, made its page, the owner's as well as hers, as lon
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from fake_embedder import FakeEmbedder
 
+from hindsight_cli.models import short_id
 from hindsight_cli.store import Store
 from hindsight_cli.ui import memory_page
 
@@ -33,3 +36,54 @@ def test_a_memorys_page_lists_its_newest_audit_entries(
     other = alice.record("the cache of api is warmed at nine").memory
     _, body = memory_page.render(viewer, other.id, None, "csrf")
     assert "hindsight log --id" not in str(body)
+
+
+def _summaries_of_one(alice: Store, many: int) -> tuple[str, list[str]]:
+    """One memory of alice's and ``many`` summaries of hers, each of a time range holding it."""
+    first = alice.record(
+        "the deploy of api needs the vpn up first", event_at="2026-03-01T10:00:00Z"
+    ).memory
+    summaries = []
+    for day in range(2, 2 + many):
+        alice.record(
+            f"the cache of api was warmed on day {day}",
+            event_at=f"2026-03-{day:02d}T10:00:00Z",
+            merge=False,
+        )
+        summary = alice.summarize(
+            since=datetime(2026, 2, 28, tzinfo=UTC), until=datetime(2026, 3, day, 23, tzinfo=UTC)
+        )
+        summaries.append(summary.memory.id)
+    return first.id, summaries
+
+
+@pytest.mark.parametrize("reader", [None, "alice"], ids=["owner", "principal"])
+def test_a_memorys_page_lists_the_oldest_memories_built_on_it(
+    store: Store, fake: FakeEmbedder, monkeypatch: pytest.MonkeyPatch, reader: str | None
+) -> None:
+    # review BB (low): a principal making many summaries of one memory of hers made its page, the
+    # owner's too, list every one of them
+    monkeypatch.setattr(memory_page, "CHAIN_SHOWN", 2, raising=False)
+    alice = store.scoped("alice", principal=True)
+    memory_id, summaries = _summaries_of_one(alice, 4)
+    viewer = store.scoped(reader, principal=True) if reader else store
+    assert [m.id for m in viewer.built_on(memory_id)] == summaries
+    assert [m.id for m in viewer.built_on(memory_id, limit=3)] == summaries[:3]
+    _, body = memory_page.render(viewer, memory_id, None, "csrf")
+    up = str(body).split('<div id="up">', 1)[1].split("</div>", 1)[0]
+    assert up.count("<li>") == 2, up
+    assert all(short_id(s) in up for s in summaries[:2])
+    assert "The oldest 2 shown." in up
+    # the last summary's sources (every memory of its range): the first two, and how to see all
+    last = viewer.get(summaries[-1])
+    assert len(last.source_ids) == 5
+    assert len(viewer.sources(last.id, depth=1, limit=3)) == 4
+    _, body = memory_page.render(viewer, last.id, None, "csrf")
+    down = str(body).split('<div id="down">', 1)[1].split("</div>", 1)[0]
+    assert down.count("<li>") == 2, down
+    assert f"hindsight show {last.id} --sources" in down
+    fields = str(body).split("<h2>Fields</h2>", 1)[1]
+    assert "and 3 more" in fields
+    # under the bound: every one, and no note
+    _, body = memory_page.render(viewer, summaries[0], None, "csrf")
+    assert "shown" not in str(body).split("<h2>Summary chain</h2>", 1)[1].split("</div></div>")[0]

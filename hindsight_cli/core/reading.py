@@ -31,6 +31,8 @@ _LISTED = 10
 _ALONE = 10
 # how far a chain of versions is followed (a loop in a damaged store ends it)
 _MAX_CHAIN = 200
+# rows read a batch at a time where a page shows the first few of many (``built_on``)
+_BATCH = 256
 
 
 def find(session: Reader, memory_id: str, scope: Scope) -> MemoryRow:
@@ -194,9 +196,12 @@ def per_day(rt: Runtime, filters: Filters, scope: Scope) -> list[tuple[str, int]
         return session.per_day(where)
 
 
-def sources(rt: Runtime, memory_id: str, depth: int, scope: Scope) -> list[tuple[int, Memory]]:
+def sources(
+    rt: Runtime, memory_id: str, depth: int, scope: Scope, limit: int | None = None
+) -> list[tuple[int, Memory]]:
     """Walk a summary chain down to the original memories (or from one part of a long text to the
-    others): (depth, memory) in reading order, each memory once."""
+    others): (depth, memory) in reading order, each memory once; with ``limit``, the first
+    ``limit`` sources of each memory are read and the walk stops past ``limit`` entries."""
     rt.require()
     out: list[tuple[int, Memory]] = []
     # the parts of a long text name each other: each is shown once
@@ -207,8 +212,11 @@ def sources(rt: Runtime, memory_id: str, depth: int, scope: Scope) -> list[tuple
             seen.add(row.id)
             out.append((level, codec.to_memory(row)))
             if level < depth and row.source_ids:
-                found = {r.id: r for r in session.by_ids(list(row.source_ids)) if scope.visible(r)}
-                for source_id in row.source_ids:
+                named = list(row.source_ids)[:limit]
+                found = {r.id: r for r in session.by_ids(named) if scope.visible(r)}
+                for source_id in named:
+                    if limit is not None and len(out) > limit:
+                        return
                     if source_id in found and source_id not in seen:
                         walk(found[source_id], level + 1)
 
@@ -216,15 +224,23 @@ def sources(rt: Runtime, memory_id: str, depth: int, scope: Scope) -> list[tuple
     return out
 
 
-def built_on(rt: Runtime, memory_id: str, scope: Scope) -> list[Memory]:
+def built_on(rt: Runtime, memory_id: str, scope: Scope, limit: int | None = None) -> list[Memory]:
     """The memories built directly on this one (the summaries above it in a summary chain, a
-    pattern, another part of its text), oldest first: the way up that ``sources`` walks down."""
+    pattern, another part of its text), oldest first, the first ``limit`` of them: the way up that
+    ``sources`` walks down. Their ids are read first, then their rows a batch at a time until
+    ``limit`` are in scope (a memory many are built on reads no more than its page shows)."""
     rt.require()
+    found: list[MemoryRow] = []
     with rt.ledger.read() as session:
         row = find(session, memory_id, scope)
-        above = session.by_ids(session.derived_from([row.id]))
-    direct = [r for r in above if row.id in (r.source_ids or ()) and scope.visible(r)]
-    return [codec.to_memory(r) for r in sorted(direct, key=lambda r: (r.created_at, r.id))]
+        ids = session.derived_from([row.id], transitive=False)
+        for start in range(0, len(ids), _BATCH):
+            batch = ids[start : start + _BATCH]
+            rows = {r.id: r for r in session.by_ids(batch) if scope.visible(r)}
+            found.extend(rows[i] for i in batch if i in rows)
+            if limit is not None and len(found) >= limit:
+                break
+    return [codec.to_memory(r) for r in found[:limit]]
 
 
 def history(rt: Runtime, memory_id: str, scope: Scope) -> list[Memory]:

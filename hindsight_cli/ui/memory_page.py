@@ -16,6 +16,9 @@ from .html import H, Html, csrf_field, join, options, segment, table
 # audit entries a memory's page lists, newest first: each repeat of a memory (a merge) adds one, so
 # a writer repeating hers made a page of as many rows (review AV)
 AUDIT_SHOWN = 100
+# memories a summary chain's side lists, and source ids the fields show: a principal making many
+# summaries (or patterns) of one memory made its page list every one (review BB)
+CHAIN_SHOWN = 100
 
 DONE = {
     "forget": "Forgotten: out of search. Restore brings it back.",
@@ -67,7 +70,9 @@ def _value(name: str, value: object) -> object:
     if name in ("superseded_by", "supersedes") and value:
         return memory_ref(str(value))
     if name == "source_ids" and isinstance(value, list) and value:
-        return join((memory_ref(str(v)) for v in value), " ")
+        shown = join((memory_ref(str(v)) for v in value[:CHAIN_SHOWN]), " ")
+        more = len(value) - CHAIN_SHOWN
+        return H('{} <span class="muted">and {} more</span>', shown, more) if more > 0 else shown
     if isinstance(value, (dict, list)):
         return H("<code>{}</code>", json.dumps(value, ensure_ascii=False)) if value else ""
     return "" if value is None else value
@@ -88,26 +93,33 @@ def _fields(memory: Memory) -> Html:
     return H("<h2>Fields</h2>{}", table(("field", "value"), rows, "fields"))
 
 
-def _listing(memories: list[Memory], empty: str) -> Html:
+def _listing(memories: list[Memory], empty: str, more: str) -> Html:
     if not memories:
         return H('<p class="muted">{}</p>', empty)
     return H(
-        "<ul>{}</ul>",
+        "<ul>{}</ul>{}",
         join(
             H("<li>{} {} · {} · {}</li>", memory_link(m), snippet(m.content, 90), m.type, m.status)
-            for m in memories
+            for m in memories[:CHAIN_SHOWN]
         ),
+        H('<p class="muted">{}</p>', more) if len(memories) > CHAIN_SHOWN else "",
     )
 
 
 def _chains(store: Store, memory: Memory) -> Html:
-    above = store.built_on(memory.id)
-    below = [m for depth, m in store.sources(memory.id, depth=1) if depth == 1]
+    above = store.built_on(memory.id, limit=CHAIN_SHOWN + 1)
+    below = [
+        m for depth, m in store.sources(memory.id, depth=1, limit=CHAIN_SHOWN + 1) if depth == 1
+    ]
     return H(
         '<h2>Summary chain</h2><div class="chain"><h3>Built on this one (up)</h3>'
         '<div id="up">{}</div><h3>Its sources (down)</h3><div id="down">{}</div></div>',
-        _listing(above, "Nothing is built on this memory."),
-        _listing(below, "It has no sources: it is an original memory."),
+        _listing(above, "Nothing is built on this memory.", f"The oldest {CHAIN_SHOWN} shown."),
+        _listing(
+            below,
+            "It has no sources: it is an original memory.",
+            f"The first {CHAIN_SHOWN} shown; every one: hindsight show {memory.id} --sources",
+        ),
     )
 
 

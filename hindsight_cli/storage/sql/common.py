@@ -324,18 +324,22 @@ class SqlSession:
     ) -> list[tuple[str, float]]:
         raise NotImplementedError
 
-    def derived_from(self, ids: Sequence[str]) -> list[str]:
-        """Every memory built from ``ids`` (summaries, parts, patterns), transitively."""
+    def derived_from(self, ids: Sequence[str], *, transitive: bool = True) -> list[str]:
+        """Every memory built from ``ids`` (summaries, parts, patterns), transitively, or only
+        those built on them directly; each level oldest first."""
         found: list[str] = []
         frontier, seen = list(ids), set(ids)
         while frontier:
             rows = self.conn.execute(
-                f"SELECT id FROM memories WHERE {self.dialect.overlaps.format(name='source_ids')}",
+                f"SELECT id FROM memories WHERE {self.dialect.overlaps.format(name='source_ids')} "
+                "ORDER BY created_at, id",
                 [frontier],
             ).fetchall()
             frontier = [r[0] for r in rows if r[0] not in seen]
             seen.update(frontier)
             found.extend(frontier)
+            if not transitive:
+                break
         return found
 
     def audit_log(
