@@ -77,3 +77,22 @@ def test_a_measure_beside_a_redacted_secret_stays(measure: str) -> None:
     assert KEY not in text and count == 1 and measure in text, text
     coded, _ = redact(f"DB_PASSWORD={KEY} # gate code 4821.")
     assert "4821" not in coded, coded
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        "<password>{}</password>",
+        "<db><password>{}</password><user>bob</user></db>",
+        "<add key='smtp'><Secret>{}</Secret></add><!-- kept -->",
+        "<ns:apiKey>{}</ns:apiKey><region>eu-west-1</region>",
+        "<credentials><client_secret>{}</client_secret></credentials> and the rest of the line",
+    ],
+)
+def test_an_elements_value_goes_and_its_closing_tag_stays(shape: str) -> None:
+    # a one-line element's random value was read on through its closing tag to the line's end
+    # (the rest of an unquoted random word: `password: 8X(h>u2;Lq5e}Wm9`), so the tags after it,
+    # and the text after them, were lost with it; and a namespaced closing tag's `:` read as a
+    # separator after the marker's word (`[REDACTED:secret]</ns:apiKey><region>…`)
+    value = "q" + _token(20, string.ascii_letters + string.digits + "#%!")
+    assert redact(shape.format(value)) == (shape.format("[REDACTED:secret]"), 1)

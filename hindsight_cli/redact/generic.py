@@ -240,6 +240,8 @@ def _through_marks(text: str, span: tuple[int, int]) -> tuple[str, tuple[int, in
         rest
         and "=" not in rest
         and "&" not in rest
+        # an element's value ends at its closing tag (``<password>…</password><user>…``)
+        and not rest.startswith("</")
         and random_printable(text[span[0] : end] + rest)
     ):
         if len(word) > _MARKS_REACH:

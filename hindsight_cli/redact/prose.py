@@ -117,6 +117,10 @@ def _starts(rest: str, qualified: bool = False, pin: bool = False) -> Iterator[t
             # read the line before it again (30,000 characters of 'auth=="' took 3.2 s)
             break
         head = rest[: sep.start()]
+        tag = head.rpartition("<")
+        if tag[1] and tag[2].lstrip("/").replace("-", "").replace(".", "").isalnum():
+            # a tag's namespace (`</ns:apiKey>`, `<x:password>`) is no separator
+            continue
         if qualifier_ok(head) or (qualified and len(head.split()) <= 6 and "." not in head):
             yield sep.end(), "sep"
             # "door code changed: it's now 501559", "the PIN is now 4471"
