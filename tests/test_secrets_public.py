@@ -96,3 +96,12 @@ def test_an_elements_value_goes_and_its_closing_tag_stays(shape: str) -> None:
     # separator after the marker's word (`[REDACTED:secret]</ns:apiKey><region>…`)
     value = "q" + _token(20, string.ascii_letters + string.digits + "#%!")
     assert redact(shape.format(value)) == (shape.format("[REDACTED:secret]"), 1)
+
+
+@pytest.mark.parametrize("shape", ["password = {}", "DB_PASSWORD={}", "<password>{}</password>"])
+def test_a_random_value_starting_with_a_percent_sign_goes_and_a_reference_stays(shape: str) -> None:
+    # a `%` opened a reference whatever followed, so `%N8HNXYBC0gFEg0PInhP` was stored in clear
+    value = "%" + _token(18, string.ascii_letters + string.digits + "!#")
+    assert value[1:] not in redact(shape.format(value))[0]
+    for reference in ("%DB_PASSWORD%", "%(password)s", "%s", "%{DB_PASS}", "%PASSWORD", "%24ext"):
+        assert redact(shape.format(reference)) == (shape.format(reference), 0)

@@ -1418,7 +1418,24 @@ def is_reference(value: str, paths: bool = True) -> bool:
         stripped = re.sub(r"(?:\\[nrt])+$", "", stripped) or stripped
     # {"password": null}: the object's closing brace is no part of the value
     bare = stripped.rstrip("}]),;.`'\"").lower()
-    if not bare or bare in NOT_SECRETS or stripped.startswith(_REFERENCE_PREFIXES):
+    if (
+        not bare
+        or bare in NOT_SECRETS
+        or (
+            stripped.startswith(_REFERENCE_PREFIXES)
+            # a `%` opens a reference (`%DB_PASS%`, `%(password)s`, `%s`, `%PASSWORD`) or an encoded
+            # character, not a random word
+            and (
+                stripped[0] != "%"
+                or "%" in stripped[1:]
+                or stripped[1:2] in "({"
+                or len(bare) < 8
+                or stripped[1:].replace("_", "").isalpha()
+                # percent-encoded (`authSource=%24external`)
+                or not stripped[1:3].strip("0123456789abcdefABCDEF")
+            )
+        )
+    ):
         return True
     if (
         stripped[0] in "([{"
