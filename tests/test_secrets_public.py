@@ -105,3 +105,19 @@ def test_a_random_value_starting_with_a_percent_sign_goes_and_a_reference_stays(
     assert value[1:] not in redact(shape.format(value))[0]
     for reference in ("%DB_PASSWORD%", "%(password)s", "%s", "%{DB_PASS}", "%PASSWORD", "%24ext"):
         assert redact(shape.format(reference)) == (shape.format(reference), 0)
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        "DB password:\n\n\n\n{}",
+        "smtp_password =\n\n\n  '{}'",
+        'password =\n"{}";',
+        "api_secret:\n{};  # prod",
+    ],
+)
+def test_a_value_a_few_blank_lines_under_its_name_or_ending_a_statement_goes(shape: str) -> None:
+    # the eighteenth review's lows: three blank lines between the name and its value, or a `;`
+    # after it, left the value in clear
+    value = "q" + _token(16)
+    assert value not in redact(shape.format(value))[0]

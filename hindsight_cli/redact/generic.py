@@ -975,9 +975,10 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         rf"(?:[ \t]*(?:=>|:=|[:=：＝])|[ \t]+is(?:[ \t]*:)?|[ \t]+-|>)"
         # (a comment stops at the next "#": read to the line's end, each name of a 64 KB line of
         # `password - # ` read the rest of it again, 32 KB took 3 s, review BD)
-        rf"(?:\*\*)?(?:[ \t]+#[^\r\n:=#]*+)?[ \t]*(?=(?:\r?\n[ \t]*){{1,3}}(?:>[ \t]*)?"
+        # (three blank lines at most between them, and a statement's `;` after the value)
+        rf"(?:\*\*)?(?:[ \t]+#[^\r\n:=#]*+)?[ \t]*(?=(?:\r?\n[ \t]*){{1,4}}(?:>[ \t]*)?"
         # (quoted or not: YAML's `'…'` under its name, review AX; in backticks or bold, review BA)
-        rf"(?P<nq>[\"'`]|\*\*|)(?P<secret>{_UNQUOTED}{{4,{_LONGEST}}})(?P=nq)"
+        rf"(?P<nq>[\"'`]|\*\*|)(?P<secret>{_UNQUOTED}{{4,{_LONGEST}}})(?P=nq);?"
         rf"(?:[ \t]+#[^\r\n]*)?[ \t]*\r?$"
         # (not the first of a list of codes one a line, which another rule reads whole)
         rf"(?!\r?\n[ \t]*{_UNQUOTED}+[ \t]*\r?$))",
