@@ -207,3 +207,59 @@ def test_a_hard_forget_of_memories_superseded_by_changed_facts_reads_them_at_onc
     # before: 3 reads a memory
     assert len(reads) < 5, len(reads)
     assert len(alice.list(Filters(task_id="new"), limit=None)) == count
+
+
+@pytest.mark.parametrize(
+    ("named", "who"), [("task", "alice"), ("newest", "owner"), ("oldest", "alice")]
+)
+def test_a_hard_forget_of_a_long_chain_of_versions_reads_it_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: str, who: str
+) -> None:
+    """Review BE: a hard forget read a chain of versions a link a read, in its plan and again in
+    each of its batches (``lifecycle._and_newer``, inside the ledger's write transaction): one
+    import of 20,000 versions of a note of a token principal's made her hard forget of it read
+    for 100 s to plan and a minute in each batch, at the write gate every agent's writes wait for
+    (the owner's ``forget --hard`` of it too). Now every version is read at once, whatever the
+    chain's length; the same words written apart (hers, the owner's) are no version and stay.
+    Counted in reads, with batches of a few memories."""
+    from fake_embedder import FakeEmbedder
+
+    from hindsight_cli.core import amend, purge
+    from hindsight_cli.models import Filters
+    from hindsight_cli.storage.sql.duckdb_ledger import DuckDBSession
+    from hindsight_cli.store import Store
+
+    count = 16
+    monkeypatch.setattr(purge, "FORGET_BATCH", 6)
+    base = Store(tmp_path / "s", embedder=FakeEmbedder())
+    alice = base.scoped("alice", principal=True)
+    text = "scratch note of the nightly build"
+    first = alice.record(text, task_id="scratch").memory.id
+    # the same words, no version of it: hers in another task, the owner's
+    kept = [
+        alice.record(text, task_id="other", merge=False).memory.id,
+        base.record(text, task_id="scratch", merge=False).memory.id,
+    ]
+    with base._rt.ledger.write() as session:
+        [old] = session.by_ids([first])
+        for i in range(count):
+            change = amend.Amendment({"tags": [f"v{i}"]}, "tagged", "tagged")
+            new = amend.new_version(old, change, old.created_at)
+            amend.write(session, old, new, change, "alice")
+            old = new
+    reads: list[int] = []
+    by_ids, select = DuckDBSession.by_ids, DuckDBSession.select
+    monkeypatch.setattr(DuckDBSession, "by_ids", lambda *a, **k: reads.append(1) or by_ids(*a, **k))
+    monkeypatch.setattr(DuckDBSession, "select", lambda *a, **k: reads.append(1) or select(*a, **k))
+    store = alice if who == "alice" else base
+    which: dict[str, Any] = (
+        {"task_id": "scratch", "agent_id": "alice"}
+        if named == "task"
+        else {"ids": [new.id if named == "newest" else first]}
+    )
+    done = store.forget_where(hard=True, **which)
+    # before: a read a version to plan, as many again in the batches (17 to 34)
+    assert len(reads) < 12, len(reads)
+    assert done.forgotten == count + 1
+    left = base.list(Filters(statuses=None), limit=None)
+    assert sorted(m.id for m in left) == sorted(kept)
