@@ -229,8 +229,8 @@ def test_a_hard_forget_of_a_long_chain_of_versions_reads_it_at_once(
     from hindsight_cli.storage.sql.duckdb_ledger import DuckDBSession
     from hindsight_cli.store import Store
 
-    count = 16
-    monkeypatch.setattr(purge, "FORGET_BATCH", 6)
+    count = 40
+    monkeypatch.setattr(purge, "FORGET_BATCH", 10)
     base = Store(tmp_path / "s", embedder=FakeEmbedder())
     alice = base.scoped("alice", principal=True)
     text = "scratch note of the nightly build"
@@ -258,8 +258,57 @@ def test_a_hard_forget_of_a_long_chain_of_versions_reads_it_at_once(
         else {"ids": [new.id if named == "newest" else first]}
     )
     done = store.forget_where(hard=True, **which)
-    # before: a read a version to plan, as many again in the batches (17 to 34)
-    assert len(reads) < 12, len(reads)
+    # before: a read a version to plan, as many again in the batches (41 to 82)
+    assert len(reads) < 30, len(reads)
     assert done.forgotten == count + 1
     left = base.list(Filters(statuses=None), limit=None)
     assert sorted(m.id for m in left) == sorted(kept)
+
+
+@pytest.mark.parametrize(
+    ("how", "who"), [("write", "alice"), ("import", "alice"), ("import", "owner")]
+)
+def test_a_fix_for_a_text_with_a_long_chain_of_versions_goes_to_its_newest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str, who: str
+) -> None:
+    """Review BE: a write repeating a text (a fix for a failure stored already) looked for the
+    text's newest version a read a link (``reading.current``), 200 links at most, in its write
+    transaction: past 200 versions (a token principal's edits of a note of hers) each such write
+    read 400 memories one by one at the write gate, and its fix went to the 200th version,
+    superseded long ago, and was lost (the owner's import of it too). Now the chain is read at
+    once and the fix is the newest version. With the walk's bound at 20 and 40 versions."""
+    from fake_embedder import FakeEmbedder
+
+    from hindsight_cli.core import amend, reading
+    from hindsight_cli.models import Filters
+    from hindsight_cli.storage.sql.duckdb_ledger import DuckDBSession
+    from hindsight_cli.store import Store
+
+    monkeypatch.setattr(reading, "_MAX_CHAIN", 20)
+    base = Store(tmp_path / "s", embedder=FakeEmbedder())
+    alice = base.scoped("alice", principal=True)
+    failure = {"task_id": "t", "trigger": "tool_error", "outcome": "failure"}
+    text = "deploy failed: permission denied writing /srv/releases"
+    first = alice.record(text, **failure).memory.id
+    with base._rt.ledger.write() as session:
+        [old] = session.by_ids([first])
+        for i in range(40):
+            change = amend.Amendment({"tags": [f"v{i}"]}, "tagged", "tagged")
+            new = amend.new_version(old, change, old.created_at)
+            amend.write(session, old, new, change, "alice")
+            old = new
+    reads: list[int] = []
+    by_ids = DuckDBSession.by_ids
+    monkeypatch.setattr(DuckDBSession, "by_ids", lambda *a, **k: reads.append(1) or by_ids(*a, **k))
+    fix = "chown the releases directory to the deploy user"
+    store = alice if who == "alice" else base
+    if how == "write":
+        store.record(text, agent_id="alice", resolution=fix, **failure)
+    else:
+        [record] = [r for r in alice.export() if r["id"] == first]
+        store.import_records([{**record, "id": None, "resolution": fix, "status": "active"}])
+    # before: 20 to 40 reads, a link each
+    assert len(reads) < 15, len(reads)
+    [active] = base.list(Filters(agent_ids=("alice",)), limit=None)
+    assert active.resolution == fix
+    assert base.get(new.id).status == "superseded"

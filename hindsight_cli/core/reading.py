@@ -31,6 +31,9 @@ _LISTED = 10
 _ALONE = 10
 # how far a chain of versions is followed (a loop in a damaged store ends it)
 _MAX_CHAIN = 200
+# steps a chain of versions is followed by id before the rest of it is read by its text
+# (``version_chains``): most texts have a version or two
+_WALKED = 4
 
 
 def find(session: Reader, memory_id: str, scope: Scope) -> MemoryRow:
@@ -280,16 +283,22 @@ def log(
 
 def current(session: Reader, row: MemoryRow) -> MemoryRow:
     """The newest version of ``row``'s text: the end of its supersede chain, as long as the text
-    stays the same (a changed fact that superseded it is another statement, not a version)."""
-    return walk(session, row, "superseded_by", {row.id})
+    stays the same (a changed fact that superseded it is another statement, not a version), its
+    chain read at once (``version_chains``). Walked a read a link, 200 at most, a write repeating
+    a text with a longer chain (a token principal's edits of a note of hers) read 400 memories one
+    by one in its write transaction, at the write gate, and its fix went to the 200th version,
+    superseded long ago, and was lost (review BE)."""
+    chain = {r.id: r for r in version_chains(session, [row])[row.id]}
+    seen = {row.id}
+    while (newer := row.superseded_by) in chain and newer not in seen:
+        row = chain[str(newer)]
+        seen.add(row.id)
+    return row
 
 
 def chain_ids(session: Reader, row: MemoryRow) -> set[str]:
-    """The ids of every version of ``row``'s text, up to the newest."""
-    newest = current(session, row)
-    ids = {newest.id}
-    walk(session, newest, "supersedes", ids)
-    return ids
+    """The ids of every version of ``row``'s text (``version_chains``)."""
+    return {r.id for r in version_chains(session, [row])[row.id]}
 
 
 def every_version(session: Reader, rows: Iterable[MemoryRow]) -> list[MemoryRow]:
@@ -302,19 +311,32 @@ def every_version(session: Reader, rows: Iterable[MemoryRow]) -> list[MemoryRow]
 
 def version_chains(session: Reader, rows: Iterable[MemoryRow]) -> dict[str, list[MemoryRow]]:
     """Each of ``rows`` (by id) with every version of its text, older and newer, itself among them
-    (``chain_ids``' versions: the supersede links followed while the text stays the same), read
-    at once: every memory of those texts (``content_hash``), the chains joined where a link stays
-    within one text. ``chain_ids`` of each of them walked its whole chain again for each version in
-    it, a read a version (a token principal's hard forget by task of the 60 versions her edits made
-    of one note read 5,600 memories one by one; review BB), and a walk a link further at each read
-    still read a chain one version at a time: one import of 20,000 versions of a note of hers
-    made her hard forget of it read for 100 s to plan, and each of its batches a minute in the
-    ledger's write transaction, at the write gate every agent's writes wait for (review BE)."""
+    (``chain_ids``' versions: the supersede links followed while the text stays the same): the
+    links followed by id a step further at each read, ``_WALKED`` steps, and a chain longer than
+    that read at once by its text (``content_hash``: every memory of it, joined where a link stays
+    within the text). ``chain_ids`` of each of them walked its whole chain again for each version
+    in it, a read a version (a token principal's hard forget by task of the 60 versions her edits
+    made of one note read 5,600 memories one by one; review BB), and the walk alone still read a
+    long chain a version at a time: a note of hers with 20,000 versions made her hard forget of
+    it read for 100 s to plan and 65 s more in the ledger's write transaction, at the write gate
+    every agent's writes wait for, and a write repeating it 400 reads there (review BE)."""
     starts = list(rows)
-    # a memory with no link is its text's only version: its text is not read again
-    texts = sorted({r.content_hash for r in starts if r.superseded_by or r.supersedes})
-    found = {r.id: r for r in session.select([("content_hash", "in", texts)])} if texts else {}
-    found.update((row.id, row) for row in starts)
+    found = {row.id: row for row in starts}
+    frontier = starts
+    for _ in range(_WALKED):
+        # each linked memory not read yet, with the texts of the versions that name it
+        wanted: dict[str, set[str]] = {}
+        for row in frontier:
+            for target in (row.superseded_by, row.supersedes):
+                if target and target not in found:
+                    wanted.setdefault(target, set()).add(row.content_hash)
+        read = session.by_ids(sorted(wanted)) if wanted else []
+        found.update((row.id, row) for row in read)
+        frontier = [row for row in read if row.content_hash in wanted[row.id]]
+    if frontier:
+        # the rest of a long chain: every memory of its text, at once
+        texts = sorted({row.content_hash for row in frontier})
+        found.update((r.id, r) for r in session.select([("content_hash", "in", texts)]))
     # the chains as sets that merge where a link joins two versions of one text
     parent = {memory_id: memory_id for memory_id in found}
 
