@@ -250,7 +250,16 @@ def test_a_hard_forget_of_a_long_chain_of_versions_reads_it_at_once(
     reads: list[int] = []
     by_ids, select = DuckDBSession.by_ids, DuckDBSession.select
     monkeypatch.setattr(DuckDBSession, "by_ids", lambda *a, **k: reads.append(1) or by_ids(*a, **k))
-    monkeypatch.setattr(DuckDBSession, "select", lambda *a, **k: reads.append(1) or select(*a, **k))
+    selected: set[str] = set()
+
+    def selecting(*args: Any, **kwargs: Any) -> Any:
+        reads.append(1)
+        rows = select(*args, **kwargs)
+        if any(column == "content_hash" for column, _, _ in args[1]):
+            selected.update(r.id for r in rows)
+        return rows
+
+    monkeypatch.setattr(DuckDBSession, "select", selecting)
     store = alice if who == "alice" else base
     which: dict[str, Any] = (
         {"task_id": "scratch", "agent_id": "alice"}
@@ -263,6 +272,8 @@ def test_a_hard_forget_of_a_long_chain_of_versions_reads_it_at_once(
     assert done.forgotten == count + 1
     left = base.list(Filters(statuses=None), limit=None)
     assert sorted(m.id for m in left) == sorted(kept)
+    # nor read by its text: the same words of another agent's are none of its versions
+    assert kept[1] not in selected
 
 
 @pytest.mark.parametrize(

@@ -334,9 +334,12 @@ def version_chains(session: Reader, rows: Iterable[MemoryRow]) -> dict[str, list
         found.update((row.id, row) for row in read)
         frontier = [row for row in read if row.content_hash in wanted[row.id]]
     if frontier:
-        # the rest of a long chain: every memory of its text, at once
+        # the rest of a long chain: every memory of its text, at once, its agent's (a memory
+        # supersedes only one of its own agent's): the same words another agent wrote are not read
         texts = sorted({row.content_hash for row in frontier})
-        found.update((r.id, r) for r in session.select([("content_hash", "in", texts)]))
+        agents = sorted({row.agent_id for row in frontier})
+        where = [("content_hash", "in", texts), ("agent_id", "in", agents)]
+        found.update((r.id, r) for r in session.select(where))
     # the chains as sets that merge where a link joins two versions of one text
     parent = {memory_id: memory_id for memory_id in found}
 
