@@ -207,3 +207,119 @@ def test_a_hard_forget_of_memories_superseded_by_changed_facts_reads_them_at_onc
     # before: 3 reads a memory
     assert len(reads) < 5, len(reads)
     assert len(alice.list(Filters(task_id="new"), limit=None)) == count
+
+
+@pytest.mark.parametrize(
+    ("named", "who"), [("task", "alice"), ("newest", "owner"), ("oldest", "alice")]
+)
+def test_a_hard_forget_of_a_long_chain_of_versions_reads_it_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named: str, who: str
+) -> None:
+    """Review BE: a hard forget read a chain of versions a link a read, in its plan and again in
+    each of its batches (``lifecycle._and_newer``, inside the ledger's write transaction): one
+    import of 20,000 versions of a note of a token principal's made her hard forget of it read
+    for 100 s to plan and a minute in each batch, at the write gate every agent's writes wait for
+    (the owner's ``forget --hard`` of it too). Now every version is read at once, whatever the
+    chain's length; the same words written apart (hers, the owner's) are no version and stay.
+    Counted in reads, with batches of a few memories."""
+    from fake_embedder import FakeEmbedder
+
+    from hindsight_cli.core import amend, purge
+    from hindsight_cli.models import Filters
+    from hindsight_cli.storage.sql.duckdb_ledger import DuckDBSession
+    from hindsight_cli.store import Store
+
+    count = 40
+    monkeypatch.setattr(purge, "FORGET_BATCH", 10)
+    base = Store(tmp_path / "s", embedder=FakeEmbedder())
+    alice = base.scoped("alice", principal=True)
+    text = "scratch note of the nightly build"
+    first = alice.record(text, task_id="scratch").memory.id
+    # the same words, no version of it: hers in another task, the owner's
+    kept = [
+        alice.record(text, task_id="other", merge=False).memory.id,
+        base.record(text, task_id="scratch", merge=False).memory.id,
+    ]
+    with base._rt.ledger.write() as session:
+        [old] = session.by_ids([first])
+        for i in range(count):
+            change = amend.Amendment({"tags": [f"v{i}"]}, "tagged", "tagged")
+            new = amend.new_version(old, change, old.created_at)
+            amend.write(session, old, new, change, "alice")
+            old = new
+    reads: list[int] = []
+    by_ids, select = DuckDBSession.by_ids, DuckDBSession.select
+    monkeypatch.setattr(DuckDBSession, "by_ids", lambda *a, **k: reads.append(1) or by_ids(*a, **k))
+    selected: set[str] = set()
+
+    def selecting(*args: Any, **kwargs: Any) -> Any:
+        reads.append(1)
+        rows = select(*args, **kwargs)
+        if any(column == "content_hash" for column, _, _ in args[1]):
+            selected.update(r.id for r in rows)
+        return rows
+
+    monkeypatch.setattr(DuckDBSession, "select", selecting)
+    store = alice if who == "alice" else base
+    which: dict[str, Any] = (
+        {"task_id": "scratch", "agent_id": "alice"}
+        if named == "task"
+        else {"ids": [new.id if named == "newest" else first]}
+    )
+    done = store.forget_where(hard=True, **which)
+    # before: a read a version to plan, as many again in the batches (41 to 82)
+    assert len(reads) < 30, len(reads)
+    assert done.forgotten == count + 1
+    left = base.list(Filters(statuses=None), limit=None)
+    assert sorted(m.id for m in left) == sorted(kept)
+    # nor read by its text: the same words of another agent's are none of its versions
+    assert kept[1] not in selected
+
+
+@pytest.mark.parametrize(
+    ("how", "who"), [("write", "alice"), ("import", "alice"), ("import", "owner")]
+)
+def test_a_fix_for_a_text_with_a_long_chain_of_versions_goes_to_its_newest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str, who: str
+) -> None:
+    """Review BE: a write repeating a text (a fix for a failure stored already) looked for the
+    text's newest version a read a link (``reading.current``), 200 links at most, in its write
+    transaction: past 200 versions (a token principal's edits of a note of hers) each such write
+    read 400 memories one by one at the write gate, and its fix went to the 200th version,
+    superseded long ago, and was lost (the owner's import of it too). Now the chain is read at
+    once and the fix is the newest version. With the walk's bound at 20 and 40 versions."""
+    from fake_embedder import FakeEmbedder
+
+    from hindsight_cli.core import amend, reading
+    from hindsight_cli.models import Filters
+    from hindsight_cli.storage.sql.duckdb_ledger import DuckDBSession
+    from hindsight_cli.store import Store
+
+    monkeypatch.setattr(reading, "_MAX_CHAIN", 20)
+    base = Store(tmp_path / "s", embedder=FakeEmbedder())
+    alice = base.scoped("alice", principal=True)
+    failure = {"task_id": "t", "trigger": "tool_error", "outcome": "failure"}
+    text = "deploy failed: permission denied writing /srv/releases"
+    first = alice.record(text, **failure).memory.id
+    with base._rt.ledger.write() as session:
+        [old] = session.by_ids([first])
+        for i in range(40):
+            change = amend.Amendment({"tags": [f"v{i}"]}, "tagged", "tagged")
+            new = amend.new_version(old, change, old.created_at)
+            amend.write(session, old, new, change, "alice")
+            old = new
+    reads: list[int] = []
+    by_ids = DuckDBSession.by_ids
+    monkeypatch.setattr(DuckDBSession, "by_ids", lambda *a, **k: reads.append(1) or by_ids(*a, **k))
+    fix = "chown the releases directory to the deploy user"
+    store = alice if who == "alice" else base
+    if how == "write":
+        store.record(text, agent_id="alice", resolution=fix, **failure)
+    else:
+        [record] = [r for r in alice.export() if r["id"] == first]
+        store.import_records([{**record, "id": None, "resolution": fix, "status": "active"}])
+    # before: 20 to 40 reads, a link each
+    assert len(reads) < 15, len(reads)
+    [active] = base.list(Filters(agent_ids=("alice",)), limit=None)
+    assert active.resolution == fix
+    assert base.get(new.id).status == "superseded"

@@ -33,6 +33,9 @@ _ALONE = 10
 _MAX_CHAIN = 200
 # rows read a batch at a time where a page shows the first few of many (``built_on``)
 _BATCH = 256
+# steps a chain of versions is followed by id before the rest of it is read by its text
+# (``version_chains``): most texts have a version or two
+_WALKED = 4
 
 
 def find(session: Reader, memory_id: str, scope: Scope) -> MemoryRow:
@@ -296,16 +299,22 @@ def log(
 
 def current(session: Reader, row: MemoryRow) -> MemoryRow:
     """The newest version of ``row``'s text: the end of its supersede chain, as long as the text
-    stays the same (a changed fact that superseded it is another statement, not a version)."""
-    return walk(session, row, "superseded_by", {row.id})
+    stays the same (a changed fact that superseded it is another statement, not a version), its
+    chain read at once (``version_chains``). Walked a read a link, 200 at most, a write repeating
+    a text with a longer chain (a token principal's edits of a note of hers) read 400 memories one
+    by one in its write transaction, at the write gate, and its fix went to the 200th version,
+    superseded long ago, and was lost (review BE)."""
+    chain = {r.id: r for r in version_chains(session, [row])[row.id]}
+    seen = {row.id}
+    while (newer := row.superseded_by) in chain and newer not in seen:
+        row = chain[str(newer)]
+        seen.add(row.id)
+    return row
 
 
 def chain_ids(session: Reader, row: MemoryRow) -> set[str]:
-    """The ids of every version of ``row``'s text, up to the newest."""
-    newest = current(session, row)
-    ids = {newest.id}
-    walk(session, newest, "supersedes", ids)
-    return ids
+    """The ids of every version of ``row``'s text (``version_chains``)."""
+    return {r.id for r in version_chains(session, [row])[row.id]}
 
 
 def every_version(session: Reader, rows: Iterable[MemoryRow]) -> list[MemoryRow]:
@@ -318,15 +327,36 @@ def every_version(session: Reader, rows: Iterable[MemoryRow]) -> list[MemoryRow]
 
 def version_chains(session: Reader, rows: Iterable[MemoryRow]) -> dict[str, list[MemoryRow]]:
     """Each of ``rows`` (by id) with every version of its text, older and newer, itself among them
-    (``chain_ids``' versions: the supersede links followed while the text stays the same), each
-    memory read once, every chain a link further at each read. ``chain_ids`` of each of them
-    walked its whole chain again for each version in it, a read a version: a token principal's
-    hard forget by task of the 60 versions her edits made of one note read 5,600 memories one by
-    one, and one of 2,000 notes of hers each superseded by a changed fact took 14 s reading what
-    superseded them, at the write gate every agent's writes wait for (review BB)."""
+    (``chain_ids``' versions: the supersede links followed while the text stays the same): the
+    links followed by id a step further at each read, ``_WALKED`` steps, and a chain longer than
+    that read at once by its text (``content_hash``: every memory of it, joined where a link stays
+    within the text). ``chain_ids`` of each of them walked its whole chain again for each version
+    in it, a read a version (a token principal's hard forget by task of the 60 versions her edits
+    made of one note read 5,600 memories one by one; review BB), and the walk alone still read a
+    long chain a version at a time: a note of hers with 20,000 versions made her hard forget of
+    it read for 100 s to plan and 65 s more in the ledger's write transaction, at the write gate
+    every agent's writes wait for, and a write repeating it 400 reads there (review BE)."""
     starts = list(rows)
     found = {row.id: row for row in starts}
-    # the chains as sets that merge where two walks meet: each memory's first-found chain-mate
+    frontier = starts
+    for _ in range(_WALKED):
+        # each linked memory not read yet, with the texts of the versions that name it
+        wanted: dict[str, set[str]] = {}
+        for row in frontier:
+            for target in (row.superseded_by, row.supersedes):
+                if target and target not in found:
+                    wanted.setdefault(target, set()).add(row.content_hash)
+        read = session.by_ids(sorted(wanted)) if wanted else []
+        found.update((row.id, row) for row in read)
+        frontier = [row for row in read if row.content_hash in wanted[row.id]]
+    if frontier:
+        # the rest of a long chain: every memory of its text, at once, its agent's (a memory
+        # supersedes only one of its own agent's): the same words another agent wrote are not read
+        texts = sorted({row.content_hash for row in frontier})
+        agents = sorted({row.agent_id for row in frontier})
+        where = [("content_hash", "in", texts), ("agent_id", "in", agents)]
+        found.update((r.id, r) for r in session.select(where))
+    # the chains as sets that merge where a link joins two versions of one text
     parent = {memory_id: memory_id for memory_id in found}
 
     def root(memory_id: str) -> str:
@@ -335,28 +365,10 @@ def version_chains(session: Reader, rows: Iterable[MemoryRow]) -> dict[str, list
             memory_id = parent[memory_id]
         return memory_id
 
-    def join(one: str, other: str) -> None:
-        parent[root(one)] = root(other)
-
-    frontier = list(found.values())
-    while frontier:
-        # each linked memory not read yet, with the versions that name it
-        wanted: dict[str, list[MemoryRow]] = {}
-        for row in frontier:
-            for target in (row.superseded_by, row.supersedes):
-                if target and target in found:
-                    if found[target].content_hash == row.content_hash:
-                        join(target, row.id)
-                elif target:
-                    wanted.setdefault(target, []).append(row)
-        frontier = []
-        for row in session.by_ids(sorted(wanted)):
-            same = [w for w in wanted[row.id] if w.content_hash == row.content_hash]
-            if same:
-                found[row.id], parent[row.id] = row, row.id
-                for version in same:
-                    join(row.id, version.id)
-                frontier.append(row)
+    for row in found.values():
+        for target in (row.superseded_by, row.supersedes):
+            if target and target in found and found[target].content_hash == row.content_hash:
+                parent[root(target)] = root(row.id)
     chains: dict[str, list[MemoryRow]] = {}
     for memory_id, row in found.items():
         chains.setdefault(root(memory_id), []).append(row)

@@ -29,7 +29,8 @@ _ORDERS: dict[str, str] = {
     "id": "m.id",
 }
 # filterable beyond the index's columns
-_EXTRA = frozenset({"id", "trigger", "created_at", "source", "step"})
+# ``content_hash``: every version of a text at once (``reading.version_chains``), never a search's
+_EXTRA = frozenset({"id", "trigger", "created_at", "source", "step", "content_hash"})
 _NAMES = ", ".join(COLUMNS)
 _SHOWN = ", ".join(f"m.{c}" for c in COLUMNS)
 _INSERT = (
