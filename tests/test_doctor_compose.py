@@ -664,3 +664,43 @@ def test_compose_variables_read_as_before_where_each_closes() -> None:
 
     env = {"B": "b", "C": "c", "E": ""}
     assert interpolate("a ${A:-d} $B $$ ${C} ${E:-e} ${E-f} ${C:+g}", env) == "a d b $ c e  g"
+
+
+@pytest.mark.parametrize(
+    ("files", "big"),
+    [
+        ({"compose.yaml": "services:\n  a:\n    image: " + "x" * 5000 + "\n"}, "compose.yaml"),
+        (
+            {"compose.yaml": "services:\n  a:\n    command: [" + ",".join(["0"] * 3000) + "]\n"},
+            "compose.yaml",
+        ),
+        (
+            {
+                "compose.yaml": "services:\n  a:\n    image: a:1\n",
+                "compose.override.yaml": "services:\n"
+                + "".join(f"  s{n}:\n    image: b:1\n" for n in range(300)),
+            },
+            "compose.override.yaml",
+        ),
+    ],
+    ids=["long-scalar", "dense-flow", "override-of-many-services"],
+)
+def test_a_compose_file_past_its_limit_is_refused_in_one_line(
+    cli, tmp_path, monkeypatch, no_docker, files, big
+) -> None:
+    """Review BF: a checkout's Compose file (or its override) that `hindsight doctor` lints is read
+    to ``MAX_BYTES`` at most: PyYAML took 54 s and 780 MB for 2 MB of `[0,0,…]`, and 256 MiB were
+    allowed (hours, tens of GB). Past it, `compose.file` fails naming the file and the limit."""
+    from hindsight_cli.doctor import compose_file
+
+    monkeypatch.setattr(compose_file, "MAX_BYTES", 4096)
+    monkeypatch.chdir(_project(tmp_path, files))
+    for result in (
+        cli("doctor", "compose", "--json", store=False),
+        cli("doctor", "--no-probe", "--json", store=False),
+    ):
+        check = next(c for c in json.loads(result.stdout)["checks"] if c["id"] == "compose.file")
+        assert result.exit_code == 1 and check["status"] == "fail"
+        assert check["evidence"].endswith(
+            f"{big} is larger than 4 KiB, more than a Compose file holds"
+        )

@@ -6,6 +6,7 @@ YAML is parsed with PyYAML, which hindsight does not list itself: it comes with 
 
 from __future__ import annotations
 
+import errno
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -91,11 +92,17 @@ def load(path: Path) -> ComposeFile:
         raise ComposeError(
             "PyYAML is not installed (it comes with fastembed); reinstall hindsight-cli"
         ) from None
-    from ..safefs.reading import MAX_DOCUMENT, read_regular
+    from ..safefs.reading import read_regular, size_text
 
     try:
-        text = read_regular(path, MAX_DOCUMENT).decode("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+        text = read_regular(path, MAX_BYTES).decode("utf-8")
+    except OSError as error:
+        if error.errno == errno.EFBIG:
+            raise ComposeError(
+                f"{path} is larger than {size_text(MAX_BYTES)}, more than a Compose file holds"
+            ) from None
+        raise ComposeError(f"cannot read {path}: {error}") from None
+    except UnicodeDecodeError as error:
         raise ComposeError(f"cannot read {path}: {error}") from None
     loader = yaml.SafeLoader(text)
     try:
@@ -127,6 +134,10 @@ def load(path: Path) -> ComposeFile:
 # anchor never ends. Far past any real file's.
 MAX_NODES = 200_000
 MAX_DEPTH = 200
+# A Compose file's bytes (review BF): PyYAML composes some 70 KB a second of one, holding a few
+# hundred bytes a node, so the 256 MiB of a JSON document took hours and tens of GB; the largest
+# real ones are tens of KB
+MAX_BYTES = 256 << 10
 
 
 def _check_shape(root: Any, yaml: Any) -> None:
