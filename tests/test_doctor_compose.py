@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -704,3 +705,50 @@ def test_a_compose_file_past_its_limit_is_refused_in_one_line(
         assert check["evidence"].endswith(
             f"{big} is larger than 4 KiB, more than a Compose file holds"
         )
+
+
+@pytest.mark.parametrize(
+    ("text", "target", "image"),
+    [
+        # a stage built from a stage: its ENV, LABEL and HEALTHCHECK, and CMD until ENTRYPOINT
+        (
+            'FROM x AS a\nENV A=1\nLABEL l=1\nCMD ["a"]\nHEALTHCHECK CMD ["h"]\n'
+            'FROM a AS b\nENV B=$A\nFROM b\nENTRYPOINT ["e"]\n',
+            None,
+            (["e"], None, {"A": "1", "B": "1"}, {"l": "1"}, ["h"]),
+        ),
+        # a CMD written in the child stays past its ENTRYPOINT
+        (
+            'FROM x AS a\nCMD ["a"]\nFROM a\nCMD ["c"]\nENTRYPOINT ["e"]\n',
+            None,
+            (["e"], ["c"], {}, {}, None),
+        ),
+        # a target; a name used again names the later stage, built from the earlier
+        (
+            "FROM x AS a\nENV A=1\nFROM a AS a\nENV B=2\nFROM y\nENV C=3\n",
+            "a",
+            (None, None, {"A": "1", "B": "2"}, {}, None),
+        ),
+        ('FROM x AS a\nENV A=1\nFROM scratch\nCMD ["s"]\n', None, (None, ["s"], {}, {}, None)),
+    ],
+    ids=["chain", "own-cmd", "target-renamed", "unrelated"],
+)
+def test_a_dockerfiles_stages_are_read_once_each(monkeypatch, text, target, image) -> None:
+    """Review BF: the image a service builds is its stage's instructions and those of the stages
+    it is built from, each read once: each `FROM stage` copied the whole image of that stage, so
+    20,000 `ENV` lines and 20,000 `FROM a` lines (390 KB, doctor read 256 MiB of a Dockerfile)
+    took 3 s, four times as long at each doubling. Counted in values copied from image to image."""
+    from hindsight_cli.doctor import dockerfile
+
+    built = dockerfile.parse(text, target)
+    assert (built.entrypoint, built.cmd, built.env, built.labels, built.healthcheck) == image
+    copied = []
+
+    class Counted(dockerfile.Image):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            copied.append(len(self.env) + len(self.labels))
+
+    monkeypatch.setattr(dockerfile, "Image", Counted)
+    many = "FROM x AS a\n" + "".join(f"ENV A{n}=1\n" for n in range(200)) + "FROM a\n" * 200
+    assert len(dockerfile.parse(many).env) == 200 and sum(copied) == 0
