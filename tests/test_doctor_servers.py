@@ -785,3 +785,36 @@ def test_a_user_server_through_a_link_loop_is_not_started(
     _assert_not_started(
         cli, home, _isolated, {"command": "node", "args": [f"{loop}/*/*/*/*/*/none.js"]}
     )
+
+
+@pytest.mark.parametrize("where", ["checkout", "elsewhere"])
+def test_a_pythons_site_packages_cost_doctor_a_bounded_read(
+    home, tmp_path, monkeypatch, where
+) -> None:
+    """Review BF: a project's `.mcp.json` whose server runs the checkout's `.venv/bin/python`
+    (spelled from an absolute `cwd` outside) made doctor read every `.pth` of the site-packages
+    beside it, 4 MiB each: links to one large file outside the checkout (12,288 of them) kept it
+    reading for minutes. A Python whose environment lies in the checkout reaches it, read for
+    nothing; one elsewhere costs a look per 64 KiB its files may hold, and past the looks it
+    counts as reaching the checkout."""
+    from hindsight_cli.doctor import patterns, reach
+
+    monkeypatch.setattr(patterns, "MAX_LOOKS", 200)
+    project = tmp_path / "checkout"
+    project.mkdir()
+    large = tmp_path / "large.bin"
+    large.write_bytes(b"a" * 1024)
+    python = _environment((project if where == "checkout" else tmp_path) / "venv", "")
+    site = next(python.parent.parent.glob("lib/*/site-packages"))
+    for n in range(8):
+        (site / f"x{n}.pth").symlink_to(large)
+    read: list[str] = []
+    spells = reach._spells
+    monkeypatch.setattr(
+        reach, "_spells", lambda path, *rest: read.append(path) or spells(path, *rest)
+    )
+    found = servers.Server(
+        "cursor", "project", "s", home, command=os.path.relpath(python, "/"), cwd="/"
+    )
+    assert servers.names_project(found, project, {"PATH": "/usr/bin:/bin"}, home)
+    assert len(read) <= (0 if where == "checkout" else 200 // reach._SPELLING)

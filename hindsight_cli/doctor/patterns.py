@@ -31,8 +31,8 @@ class Looks:
     def __init__(self) -> None:
         self.left = MAX_LOOKS
 
-    def spend(self) -> None:
-        self.left -= 1
+    def spend(self, count: int = 1) -> None:
+        self.left -= count
         if self.left < 0:
             raise Spent
 

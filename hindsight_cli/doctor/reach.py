@@ -38,6 +38,8 @@ _SHEBANG = 256
 _MAX_FILES = 16
 _SCRIPT = 64 * 1024
 _SEARCHED = 4 * 1024 * 1024
+# the looks one file searched costs (review BF): a 64 KiB piece of its most, one each
+_SPELLING = _SEARCHED >> 16
 # a shell pipe (not `||`): what flows through it (`printf … | xargs node`) may be any path
 _PIPE = re.compile(r"(?<!\|)\|(?!\|)")
 # what a Python reads at its start that may name a directory it imports from, and how many of each
@@ -210,7 +212,7 @@ def _read_files(
                 place = os.path.realpath(path)
             except (OSError, ValueError):
                 continue
-            if _PYTHON.fullmatch(program([path])) and _python_reaches(path, home, real):
+            if _PYTHON.fullmatch(program([path])) and _python_reaches(path, home, real, looks):
                 return True
             if place in done or within(place, real) or not os.path.isfile(place):
                 continue
@@ -284,11 +286,13 @@ def _named(
     return False
 
 
-def _python_reaches(interpreter: str, home: str, real: str) -> bool:
+def _python_reaches(interpreter: str, home: str, real: str, looks: Looks) -> bool:
     """Whether a Python imports from ``real`` at its start: a ``.pth`` file (or an editable
     install's finder, a ``.egg-link``) of its environment's site-packages (beside the path it is
     started as, a virtual environment's, and its real one) or of the user's (``~/.local``) names
-    it (`uv tool install -e ~/src/repo`), or a package there is a link into it."""
+    it (`uv tool install -e ~/src/repo`), or a package there is a link into it; one whose
+    environment lies in ``real`` (a checkout's `.venv/bin/python`, whose site-packages review BF
+    filled with links to a large file) reaches it. Each file read costs ``_SPELLING`` looks."""
     import glob
     from itertools import islice
 
@@ -297,14 +301,18 @@ def _python_reaches(interpreter: str, home: str, real: str) -> bool:
         os.path.dirname(os.path.dirname(os.path.realpath(interpreter))),
         os.path.join(home, ".local"),
     }
+    if any(within(os.path.realpath(prefix), real) for prefix in prefixes):
+        return True
     for prefix in sorted(prefixes):
         for site in islice(glob.iglob(os.path.join(glob.escape(prefix), _SITE)), _MAX_SITE):
             if _linked_into(site, real):
                 return True
             for pattern in _SITE_FILES:
                 found = glob.iglob(os.path.join(glob.escape(site), pattern))
-                if any(_spells(name, real, home) for name in islice(found, _MAX_SITE)):
-                    return True
+                for name in islice(found, _MAX_SITE):
+                    looks.spend(_SPELLING)
+                    if _spells(name, real, home):
+                        return True
     return False
 
 
