@@ -541,19 +541,27 @@ YAML
 """
 
 
-def test_docker_compose_config_is_preferred_when_it_answers(cli, tmp_path, monkeypatch) -> None:
+def _docker_and_project(tmp_path: Path, monkeypatch, script: str) -> tuple[Path, Path]:
+    """A `docker` on PATH running ``script``, and a project of a base and an override file as
+    the working directory."""
     monkeypatch.delenv("COMPOSE_FILE", raising=False)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     docker = bin_dir / "docker"
-    docker.write_text(FAKE_DOCKER_CONFIG)
+    docker.write_text(script)
     docker.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
-    # hindsight's own merge would find no volume: only docker's model has it
     project = _project(
         tmp_path, {"compose.yaml": BASE, "compose.override.yaml": "services:\n  db: {}\n"}
     )
     monkeypatch.chdir(project)
+    return docker, project
+
+
+def test_docker_compose_config_is_preferred_when_it_answers(cli, tmp_path, monkeypatch) -> None:
+    # hindsight's own merge would find no volume: only docker's model has it
+    docker, project = _docker_and_project(tmp_path, monkeypatch, FAKE_DOCKER_CONFIG)
+    bin_dir = docker.parent
     result = cli("doctor", "compose", store=False)
     assert result.exit_code == 0, result.stdout
     assert result.stdout.splitlines()[1].endswith("(as `docker compose config` merges them)")
@@ -752,3 +760,18 @@ def test_a_dockerfiles_stages_are_read_once_each(monkeypatch, text, target, imag
     monkeypatch.setattr(dockerfile, "Image", Counted)
     many = "FROM x AS a\n" + "".join(f"ENV A{n}=1\n" for n in range(200)) + "FROM a\n" * 200
     assert len(dockerfile.parse(many).env) == 200 and sum(copied) == 0
+
+
+def test_a_docker_model_past_the_limit_is_merged_by_hindsight(cli, tmp_path, monkeypatch) -> None:
+    """Review BF: what `docker compose config` prints (a checkout's `include`d files merged in,
+    of any size) was read whole by PyYAML; past a Compose file's limit hindsight merges the files
+    itself, as when docker fails."""
+    from hindsight_cli.doctor import compose_file
+
+    monkeypatch.setattr(compose_file, "MAX_BYTES", 4096)
+    services = "".join(f"  s{n}:\n    image: b:1\n" for n in range(300))
+    _docker_and_project(
+        tmp_path, monkeypatch, f"#!/bin/sh\ncat <<'EOF'\nservices:\n{services}EOF\n"
+    )
+    result = cli("doctor", "compose", store=False)
+    assert "(merged by hindsight)" in result.stdout and "300 services" not in result.stdout
