@@ -775,3 +775,36 @@ def test_a_docker_model_past_the_limit_is_merged_by_hindsight(cli, tmp_path, mon
     )
     result = cli("doctor", "compose", store=False)
     assert "(merged by hindsight)" in result.stdout and "300 services" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("text", "env", "expected"),
+    [
+        ("$A" * 100, {"A": "x" * 1000}, "x" * 2048),
+        ("${A}-" * 100, {"A": "y" * 30}, ("y" * 30 + "-") * 66 + "y" * 2),
+        ("${B:-" + "z" * 50 + "}" * 100, {}, "z" * 50 + "}" * 99),
+        ("$A and ${A:+set} $$A", {"A": "v"}, "v and set $A"),
+    ],
+    ids=["repeated", "braced", "default", "short"],
+)
+def test_an_interpolated_value_stops_at_its_limit(
+    cli, tmp_path, monkeypatch, text, env, expected
+) -> None:
+    """Review BF: a 4 KB Compose file of `K: "$A$A…"` beside a `.env` of `A=` and 1 MB made a value
+    of 2 GB, doctor past 120 s; an interpolated value stops at ``MAX_VALUE`` characters, and one
+    within it is what Compose makes."""
+    from hindsight_cli.doctor import compose_file
+
+    monkeypatch.setattr(compose_file, "MAX_VALUE", 2048)
+    assert compose_file.interpolate(text, env) == expected[:2048]
+    project = _project(
+        tmp_path,
+        {
+            ".env": "A=" + "x" * 4000 + "\n",
+            "compose.yaml": 'services:\n  a:\n    image: x\n    environment:\n      K: "'
+            + "$A" * 500
+            + ' localhost:9"\n',
+        },
+    )
+    result = cli("doctor", "compose", str(project / "compose.yaml"), store=False)
+    assert result.exit_code == 0 and "compose.lint: none of the classic mistakes" in result.stdout
