@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -540,19 +541,27 @@ YAML
 """
 
 
-def test_docker_compose_config_is_preferred_when_it_answers(cli, tmp_path, monkeypatch) -> None:
+def _docker_and_project(tmp_path: Path, monkeypatch, script: str) -> tuple[Path, Path]:
+    """A `docker` on PATH running ``script``, and a project of a base and an override file as
+    the working directory."""
     monkeypatch.delenv("COMPOSE_FILE", raising=False)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     docker = bin_dir / "docker"
-    docker.write_text(FAKE_DOCKER_CONFIG)
+    docker.write_text(script)
     docker.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
-    # hindsight's own merge would find no volume: only docker's model has it
     project = _project(
         tmp_path, {"compose.yaml": BASE, "compose.override.yaml": "services:\n  db: {}\n"}
     )
     monkeypatch.chdir(project)
+    return docker, project
+
+
+def test_docker_compose_config_is_preferred_when_it_answers(cli, tmp_path, monkeypatch) -> None:
+    # hindsight's own merge would find no volume: only docker's model has it
+    docker, project = _docker_and_project(tmp_path, monkeypatch, FAKE_DOCKER_CONFIG)
+    bin_dir = docker.parent
     result = cli("doctor", "compose", store=False)
     assert result.exit_code == 0, result.stdout
     assert result.stdout.splitlines()[1].endswith("(as `docker compose config` merges them)")
@@ -664,3 +673,138 @@ def test_compose_variables_read_as_before_where_each_closes() -> None:
 
     env = {"B": "b", "C": "c", "E": ""}
     assert interpolate("a ${A:-d} $B $$ ${C} ${E:-e} ${E-f} ${C:+g}", env) == "a d b $ c e  g"
+
+
+@pytest.mark.parametrize(
+    ("files", "big"),
+    [
+        ({"compose.yaml": "services:\n  a:\n    image: " + "x" * 5000 + "\n"}, "compose.yaml"),
+        (
+            {"compose.yaml": "services:\n  a:\n    command: [" + ",".join(["0"] * 3000) + "]\n"},
+            "compose.yaml",
+        ),
+        (
+            {
+                "compose.yaml": "services:\n  a:\n    image: a:1\n",
+                "compose.override.yaml": "services:\n"
+                + "".join(f"  s{n}:\n    image: b:1\n" for n in range(300)),
+            },
+            "compose.override.yaml",
+        ),
+    ],
+    ids=["long-scalar", "dense-flow", "override-of-many-services"],
+)
+def test_a_compose_file_past_its_limit_is_refused_in_one_line(
+    cli, tmp_path, monkeypatch, no_docker, files, big
+) -> None:
+    """Review BF: a checkout's Compose file (or its override) that `hindsight doctor` lints is read
+    to ``MAX_BYTES`` at most: PyYAML took 54 s and 780 MB for 2 MB of `[0,0,…]`, and 256 MiB were
+    allowed (hours, tens of GB). Past it, `compose.file` fails naming the file and the limit."""
+    from hindsight_cli.doctor import compose_file
+
+    monkeypatch.setattr(compose_file, "MAX_BYTES", 4096)
+    monkeypatch.chdir(_project(tmp_path, files))
+    for result in (
+        cli("doctor", "compose", "--json", store=False),
+        cli("doctor", "--no-probe", "--json", store=False),
+    ):
+        check = next(c for c in json.loads(result.stdout)["checks"] if c["id"] == "compose.file")
+        assert result.exit_code == 1 and check["status"] == "fail"
+        assert check["evidence"].endswith(
+            f"{big} is larger than 4 KiB, more than a Compose file holds"
+        )
+
+
+@pytest.mark.parametrize(
+    ("text", "target", "image"),
+    [
+        # a stage built from a stage: its ENV, LABEL and HEALTHCHECK, and CMD until ENTRYPOINT
+        (
+            'FROM x AS a\nENV A=1\nLABEL l=1\nCMD ["a"]\nHEALTHCHECK CMD ["h"]\n'
+            'FROM a AS b\nENV B=$A\nFROM b\nENTRYPOINT ["e"]\n',
+            None,
+            (["e"], None, {"A": "1", "B": "1"}, {"l": "1"}, ["h"]),
+        ),
+        # a CMD written in the child stays past its ENTRYPOINT
+        (
+            'FROM x AS a\nCMD ["a"]\nFROM a\nCMD ["c"]\nENTRYPOINT ["e"]\n',
+            None,
+            (["e"], ["c"], {}, {}, None),
+        ),
+        # a target; a name used again names the later stage, built from the earlier
+        (
+            "FROM x AS a\nENV A=1\nFROM a AS a\nENV B=2\nFROM y\nENV C=3\n",
+            "a",
+            (None, None, {"A": "1", "B": "2"}, {}, None),
+        ),
+        ('FROM x AS a\nENV A=1\nFROM scratch\nCMD ["s"]\n', None, (None, ["s"], {}, {}, None)),
+    ],
+    ids=["chain", "own-cmd", "target-renamed", "unrelated"],
+)
+def test_a_dockerfiles_stages_are_read_once_each(monkeypatch, text, target, image) -> None:
+    """Review BF: the image a service builds is its stage's instructions and those of the stages
+    it is built from, each read once: each `FROM stage` copied the whole image of that stage, so
+    20,000 `ENV` lines and 20,000 `FROM a` lines (390 KB, doctor read 256 MiB of a Dockerfile)
+    took 3 s, four times as long at each doubling. Counted in values copied from image to image."""
+    from hindsight_cli.doctor import dockerfile
+
+    built = dockerfile.parse(text, target)
+    assert (built.entrypoint, built.cmd, built.env, built.labels, built.healthcheck) == image
+    copied = []
+
+    class Counted(dockerfile.Image):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            copied.append(len(self.env) + len(self.labels))
+
+    monkeypatch.setattr(dockerfile, "Image", Counted)
+    many = "FROM x AS a\n" + "".join(f"ENV A{n}=1\n" for n in range(200)) + "FROM a\n" * 200
+    assert len(dockerfile.parse(many).env) == 200 and sum(copied) == 0
+
+
+def test_a_docker_model_past_the_limit_is_merged_by_hindsight(cli, tmp_path, monkeypatch) -> None:
+    """Review BF: what `docker compose config` prints (a checkout's `include`d files merged in,
+    of any size) was read whole by PyYAML; past a Compose file's limit hindsight merges the files
+    itself, as when docker fails."""
+    from hindsight_cli.doctor import compose_file
+
+    monkeypatch.setattr(compose_file, "MAX_BYTES", 4096)
+    services = "".join(f"  s{n}:\n    image: b:1\n" for n in range(300))
+    _docker_and_project(
+        tmp_path, monkeypatch, f"#!/bin/sh\ncat <<'EOF'\nservices:\n{services}EOF\n"
+    )
+    result = cli("doctor", "compose", store=False)
+    assert "(merged by hindsight)" in result.stdout and "300 services" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("text", "env", "expected"),
+    [
+        ("$A" * 100, {"A": "x" * 1000}, "x" * 2048),
+        ("${A}-" * 100, {"A": "y" * 30}, ("y" * 30 + "-") * 66 + "y" * 2),
+        ("${B:-" + "z" * 50 + "}" * 100, {}, "z" * 50 + "}" * 99),
+        ("$A and ${A:+set} $$A", {"A": "v"}, "v and set $A"),
+    ],
+    ids=["repeated", "braced", "default", "short"],
+)
+def test_an_interpolated_value_stops_at_its_limit(
+    cli, tmp_path, monkeypatch, text, env, expected
+) -> None:
+    """Review BF: a 4 KB Compose file of `K: "$A$A…"` beside a `.env` of `A=` and 1 MB made a value
+    of 2 GB, doctor past 120 s; an interpolated value stops at ``MAX_VALUE`` characters, and one
+    within it is what Compose makes."""
+    from hindsight_cli.doctor import compose_file
+
+    monkeypatch.setattr(compose_file, "MAX_VALUE", 2048)
+    assert compose_file.interpolate(text, env) == expected[:2048]
+    project = _project(
+        tmp_path,
+        {
+            ".env": "A=" + "x" * 4000 + "\n",
+            "compose.yaml": 'services:\n  a:\n    image: x\n    environment:\n      K: "'
+            + "$A" * 500
+            + ' localhost:9"\n',
+        },
+    )
+    result = cli("doctor", "compose", str(project / "compose.yaml"), store=False)
+    assert result.exit_code == 0 and "compose.lint: none of the classic mistakes" in result.stdout

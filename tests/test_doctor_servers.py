@@ -728,3 +728,93 @@ def test_a_package_linked_into_the_checkout_counts(home, tmp_path, command, args
     found = servers.Server("cursor", "user", "s", home, command=command, args=args)
     reaches = servers.names_project(found, project, {"PATH": "/usr/bin:/bin"}, home)
     assert reaches == (target == "checkout")
+
+
+def _loop(tmp_path: Path) -> Path:
+    """A directory outside the checkout of four links to itself (as `/proc/*/root` is to `/`)."""
+    loop = tmp_path / "loop"
+    loop.mkdir()
+    for name in "abcd":
+        (loop / name).symlink_to(".")
+    return loop
+
+
+@pytest.mark.parametrize(
+    "shape", ["link-loop", "proc-root", "many-words", "many-directories", "long-word", "script"]
+)
+def test_a_servers_words_cost_doctor_a_bounded_look(home, tmp_path, monkeypatch, shape) -> None:
+    """Review BF: reading where a server's words reach (a project's `.mcp.json` too, whose
+    repository chose every word) looks at the file system a bounded number of times; past that,
+    or past ``_MAX_WORDS`` of words, the server counts as reaching the checkout. One pattern
+    through `/proc/*/root/proc/*/root/…` kept doctor walking for ever, 20,000 words cost it minutes
+    (every word resolved from every directory another reaches)."""
+    from hindsight_cli.doctor import patterns, reach
+
+    if shape == "proc-root" and not Path("/proc/self/root").exists():
+        pytest.skip("no /proc here")
+    monkeypatch.setattr(patterns, "MAX_LOOKS", 200)
+    monkeypatch.setattr(reach, "_MAX_WORDS", 4000)
+    project = tmp_path / "checkout"
+    project.mkdir()
+    loop = _loop(tmp_path)
+    args = {
+        "link-loop": [f"{loop}/*/*/*/*/*/none"],
+        "proc-root": ["/proc/*/root/*/none*"],
+        "many-words": [f"w{i}" for i in range(300)],
+        "many-directories": [str(tmp_path), str(loop), *(f"w{i}" for i in range(60))],
+        "long-word": ["x" * 4001],
+        "script": ["-c", " ".join(f"cd w{i};" for i in range(300))],
+    }[shape]
+    command = "/bin/sh" if shape == "script" else "node"
+    for scope in ("project", "user"):
+        found = servers.Server(
+            "cursor", scope, "s", home, command=command, args=tuple(args), cwd=str(tmp_path)
+        )
+        assert servers.names_project(found, project, {"PATH": "/usr/bin:/bin"}, home)
+
+
+def test_a_user_server_through_a_link_loop_is_not_started(
+    cli, home, _isolated, tmp_path, monkeypatch
+) -> None:
+    """Review BF: `doctor mcp` finishes on a server whose pattern walks a link loop, and reports
+    it not started (it may reach the checkout) rather than walking on."""
+    from hindsight_cli.doctor import patterns
+
+    monkeypatch.setattr(patterns, "MAX_LOOKS", 200)
+    loop = _loop(tmp_path)
+    _assert_not_started(
+        cli, home, _isolated, {"command": "node", "args": [f"{loop}/*/*/*/*/*/none.js"]}
+    )
+
+
+@pytest.mark.parametrize("where", ["checkout", "elsewhere"])
+def test_a_pythons_site_packages_cost_doctor_a_bounded_read(
+    home, tmp_path, monkeypatch, where
+) -> None:
+    """Review BF: a project's `.mcp.json` whose server runs the checkout's `.venv/bin/python`
+    (spelled from an absolute `cwd` outside) made doctor read every `.pth` of the site-packages
+    beside it, 4 MiB each: links to one large file outside the checkout (12,288 of them) kept it
+    reading for minutes. A Python whose environment lies in the checkout reaches it, read for
+    nothing; one elsewhere costs a look per 64 KiB its files may hold, and past the looks it
+    counts as reaching the checkout."""
+    from hindsight_cli.doctor import patterns, reach
+
+    monkeypatch.setattr(patterns, "MAX_LOOKS", 200)
+    project = tmp_path / "checkout"
+    project.mkdir()
+    large = tmp_path / "large.bin"
+    large.write_bytes(b"a" * 1024)
+    python = _environment((project if where == "checkout" else tmp_path) / "venv", "")
+    site = next(python.parent.parent.glob("lib/*/site-packages"))
+    for n in range(8):
+        (site / f"x{n}.pth").symlink_to(large)
+    read: list[str] = []
+    spells = reach._spells
+    monkeypatch.setattr(
+        reach, "_spells", lambda path, *rest: read.append(path) or spells(path, *rest)
+    )
+    found = servers.Server(
+        "cursor", "project", "s", home, command=os.path.relpath(python, "/"), cwd="/"
+    )
+    assert servers.names_project(found, project, {"PATH": "/usr/bin:/bin"}, home)
+    assert len(read) <= (0 if where == "checkout" else 200 // reach._SPELLING)

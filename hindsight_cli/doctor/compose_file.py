@@ -6,6 +6,7 @@ YAML is parsed with PyYAML, which hindsight does not list itself: it comes with 
 
 from __future__ import annotations
 
+import errno
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -91,11 +92,17 @@ def load(path: Path) -> ComposeFile:
         raise ComposeError(
             "PyYAML is not installed (it comes with fastembed); reinstall hindsight-cli"
         ) from None
-    from ..safefs.reading import MAX_DOCUMENT, read_regular
+    from ..safefs.reading import read_regular, size_text
 
     try:
-        text = read_regular(path, MAX_DOCUMENT).decode("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+        text = read_regular(path, MAX_BYTES).decode("utf-8")
+    except OSError as error:
+        if error.errno == errno.EFBIG:
+            raise ComposeError(
+                f"{path} is larger than {size_text(MAX_BYTES)}, more than a Compose file holds"
+            ) from None
+        raise ComposeError(f"cannot read {path}: {error}") from None
+    except UnicodeDecodeError as error:
         raise ComposeError(f"cannot read {path}: {error}") from None
     loader = yaml.SafeLoader(text)
     try:
@@ -127,6 +134,13 @@ def load(path: Path) -> ComposeFile:
 # anchor never ends. Far past any real file's.
 MAX_NODES = 200_000
 MAX_DEPTH = 200
+# A Compose file's bytes (review BF): PyYAML composes some 70 KB a second of one, holding a few
+# hundred bytes a node, so the 256 MiB of a JSON document took hours and tens of GB; the largest
+# real ones are tens of KB
+MAX_BYTES = 256 << 10
+# A value interpolated, in characters (review BF): a 4 KB Compose file of `K: "$A$A…"` and a
+# `.env` of `A=` 1 MB made 2 GB values, doctor past 120 s; the rest is no host or port to check
+MAX_VALUE = 8 << 10
 
 
 def _check_shape(root: Any, yaml: Any) -> None:
@@ -237,7 +251,8 @@ def dotenv(path: Path) -> dict[str, str]:
 
 
 def interpolate(text: str, env: Mapping[str, str]) -> str:
-    """Substitute variables the way Compose does (unset and no default: an empty string)."""
+    """Substitute variables the way Compose does (unset and no default: an empty string), to
+    ``MAX_VALUE`` characters at most."""
 
     def one(match: re.Match[str]) -> str:
         if match.group(1):
@@ -255,7 +270,18 @@ def interpolate(text: str, env: Mapping[str, str]) -> str:
             return word if value is not None and (op == "+" or value != "") else ""
         return value or ""
 
-    return _VARIABLE.sub(one, text)
+    # its pieces to the limit: `$A$A…` of a 1 MiB `.env` value grew without end (review BF)
+    pieces: list[str] = []
+    size = last = 0
+    for match in _VARIABLE.finditer(text):
+        pieces += (text[last : match.start()], one(match))
+        size += len(pieces[-2]) + len(pieces[-1])
+        last = match.end()
+        if size > MAX_VALUE:
+            break
+    else:
+        pieces.append(text[last:])
+    return "".join(pieces)[:MAX_VALUE]
 
 
 # --- a service's parts, as the checks read them

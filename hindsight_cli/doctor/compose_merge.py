@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import safefs
+from . import compose_file
 from .compose_file import DEFAULT_NAMES, ComposeError, ComposeFile, dotenv, find_up, load
 
 OVERRIDE_NAMES = (
@@ -236,7 +237,9 @@ def _docker_config(paths: list[Path], env: Mapping[str, str]) -> dict[str, Any] 
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
-    if done.returncode != 0 or not done.stdout.strip():
+    # what it merged (a checkout's `include`s too) read as a Compose file is (review BF: PyYAML
+    # took minutes over megabytes); longer, hindsight merges the files itself
+    if done.returncode != 0 or not done.stdout.strip() or len(done.stdout) > compose_file.MAX_BYTES:
         return None
     try:
         import yaml

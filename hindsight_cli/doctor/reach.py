@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..safefs.reading import open_regular
 from .command_lines import SHELLS, launched, program, split_words
+from .patterns import ANY, GLOB, Looks, Spent, may_match, within
 
 if TYPE_CHECKING:
     from .servers import Server
@@ -27,10 +28,6 @@ _NAME = re.compile(r"[A-Za-z_]\w*")
 # a shell variable the script sets: `D=~/src`, `export D=~/src`
 _OPERATORS = re.compile(r"[;&|()<>]+")
 _ASSIGNMENT = re.compile(r"\A([A-Za-z_]\w*)=(.*)\Z", re.DOTALL)
-# what stands for a part of a path the shell alone knows (an unset or operated-on parameter, a
-# command's output): any characters, `/` too
-_ANY = "\0"
-_GLOB = re.compile(r"[*?[]")
 # directories a server's words reach that its relative words are also resolved in (`cd ..; cd x`)
 _MAX_BASES = 16
 # what a `#!` line holds at most (Linux reads 256 bytes of it)
@@ -41,6 +38,8 @@ _SHEBANG = 256
 _MAX_FILES = 16
 _SCRIPT = 64 * 1024
 _SEARCHED = 4 * 1024 * 1024
+# the looks one file searched costs (review BF): a 64 KiB piece of its most, one each
+_SPELLING = _SEARCHED >> 16
 # a shell pipe (not `||`): what flows through it (`printf … | xargs node`) may be any path
 _PIPE = re.compile(r"(?<!\|)\|(?!\|)")
 # what a Python reads at its start that may name a directory it imports from, and how many of each
@@ -56,8 +55,8 @@ _ATTACHED = re.compile(r"-[A-Za-z](.+)", re.DOTALL)
 _BRACES = re.compile(r"(?<!\$)\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}")
 # a quoted word holding a script (`eval "…"`, `sh -c "…"` inside one) is split again, this deep
 _DEPTH = 4
-# places a pattern (`~/src/*/index.js`) is matched to, for the links among them
-_MAX_MATCHES = 64
+# a server's words in all, at most (review BF): longer, it counts as reaching the checkout
+_MAX_WORDS = _SCRIPT
 
 
 def reached(
@@ -73,7 +72,20 @@ def reached(
     a bare command is found as in ``PATH`` (the entry's own, else this one's), and any bare word
     naming a program in a directory of ``real`` on that ``PATH``: a checkout is
     reached through a link to it, ``~/src/it``, ``$PROJECTS/it`` or a ``bin/`` of it on
-    ``PATH``, not only by its path spelled out."""
+    ``PATH``, not only by its path spelled out. Words longer than ``_MAX_WORDS`` in all, or
+    costing more than ``patterns.MAX_LOOKS``, reach it (review BF)."""
+    if sum(map(len, values)) > _MAX_WORDS:
+        yield real
+        return
+    try:
+        yield from _reached(found, values, home, env, real, Looks())
+    except Spent:
+        yield real
+
+
+def _reached(
+    found: Server, values: list[str], home: str, env: Mapping[str, str], real: str, looks: Looks
+) -> Iterator[str]:
     from .. import safefs
     from .handshake import host_env
 
@@ -83,7 +95,7 @@ def reached(
     passed = {**host_env(found.env, path_list), "HOME": found.env.get("HOME", home)}
     shell = any(program([word]) in SHELLS for word in found.argv)
     texts = [_computed(value, shell) for value in values]
-    if _read_files(found, texts, path_list, passed, bases[0], real, shell):
+    if _read_files(found, texts, path_list, passed, bases[0], real, shell, looks):
         yield real
     variables = _variables(texts, passed, bases[0])
     # longer is no path (PATH_MAX)
@@ -101,7 +113,7 @@ def reached(
         for spelled in seen.values():
             # a path from `/` is the same from every directory: resolved once
             if not spelled.startswith(os.sep) or fresh[0] == bases[0]:
-                yield from _resolved(spelled, fresh, bases, real)
+                yield from _resolved(spelled, fresh, bases, real, looks)
     yield from map(os.path.realpath, _programs(found, path_list, passed, bases[0]))
     # a directory of the checkout on its PATH: any bare word may be a program run from there (the
     # second command of its script, `nice foo`, `timeout 60 foo`, `npx foo`)
@@ -113,6 +125,7 @@ def reached(
         if within(place, real)
     ]
     for word in seen if inside else ():
+        looks.spend()
         if os.sep not in word and safefs.program(word, os.pathsep.join(inside)) is not None:
             yield real
 
@@ -125,7 +138,7 @@ def _programs(found: Server, path_list: str, passed: Mapping[str, str], start: s
     programs = []
     for command in {found.command or "", *launched(found.argv)[:1]}:
         spelled = _expanded(command, passed, start)
-        if not spelled or _ANY in spelled:
+        if not spelled or ANY in spelled:
             continue
         if os.path.dirname(spelled):
             programs.append(os.path.join(start, spelled))
@@ -136,12 +149,12 @@ def _programs(found: Server, path_list: str, passed: Mapping[str, str], start: s
 
 def _computed(text: str, shell: bool) -> str:
     """``text`` with what only running it gives (a command's output; in a shell's text, what a
-    pipe carries, and a brace expansion's words: ``{wo,x}rk``) as ``_ANY``."""
-    text = _SUBSTITUTION.sub(_ANY, text)
+    pipe carries, and a brace expansion's words: ``{wo,x}rk``) as ``ANY``."""
+    text = _SUBSTITUTION.sub(ANY, text)
     if not shell:
         return text
-    text = _BRACES.sub(_ANY, text)
-    return f"{_ANY} {text}" if _PIPE.search(text) else text
+    text = _BRACES.sub(ANY, text)
+    return f"{ANY} {text}" if _PIPE.search(text) else text
 
 
 def _parts(text: str) -> Iterator[str]:
@@ -166,6 +179,7 @@ def _read_files(
     start: str,
     real: str,
     shell: bool,
+    looks: Looks,
 ) -> bool:
     """Add to ``texts`` the words of the scripts a server runs (review BC): the ``#!`` line of its
     program (``#!/home/u/src/repo/.venv/bin/python``), the whole of a shell script it runs or one
@@ -186,18 +200,19 @@ def _read_files(
         places = (
             _expanded(part, variables, start) for text in texts[first:] for part in _parts(text)
         )
-        if _named(places, bases, queue, real, looked, shell):
+        if _named(places, bases, queue, real, looked, shell, looks):
             return True
         first = len(texts)
         if not queue:
             break
         while queue and len(done) < _MAX_FILES:
             path, from_shell = queue.pop(0)
+            looks.spend()
             try:
                 place = os.path.realpath(path)
             except (OSError, ValueError):
                 continue
-            if _PYTHON.fullmatch(program([path])) and _python_reaches(path, home, real):
+            if _PYTHON.fullmatch(program([path])) and _python_reaches(path, home, real, looks):
                 return True
             if place in done or within(place, real) or not os.path.isfile(place):
                 continue
@@ -251,14 +266,17 @@ def _named(
     real: str,
     looked: set[str],
     shell: bool,
+    looks: Looks,
 ) -> bool:
     """Queue the files ``places`` (expanded parts) name, from each of ``bases``; a directory one
     names is a base too (where it may go: `cd ~/mcp && node index.js`, its files and its
     modules); whether the modules of one reach ``real``."""
     for spelled in places:
-        if _ANY in spelled or _GLOB.search(spelled) or len(spelled) > 4096:
+        looks.spend()
+        if ANY in spelled or GLOB.search(spelled) or len(spelled) > 4096:
             continue
         for base in bases[:1] if os.path.isabs(spelled) else list(bases):
+            looks.spend()
             named = os.path.join(base, spelled)
             if os.path.isdir(named) and len(bases) < _MAX_BASES and named not in bases:
                 bases.append(named)
@@ -268,11 +286,13 @@ def _named(
     return False
 
 
-def _python_reaches(interpreter: str, home: str, real: str) -> bool:
+def _python_reaches(interpreter: str, home: str, real: str, looks: Looks) -> bool:
     """Whether a Python imports from ``real`` at its start: a ``.pth`` file (or an editable
     install's finder, a ``.egg-link``) of its environment's site-packages (beside the path it is
     started as, a virtual environment's, and its real one) or of the user's (``~/.local``) names
-    it (`uv tool install -e ~/src/repo`), or a package there is a link into it."""
+    it (`uv tool install -e ~/src/repo`), or a package there is a link into it; one whose
+    environment lies in ``real`` (a checkout's `.venv/bin/python`, whose site-packages review BF
+    filled with links to a large file) reaches it. Each file read costs ``_SPELLING`` looks."""
     import glob
     from itertools import islice
 
@@ -281,14 +301,18 @@ def _python_reaches(interpreter: str, home: str, real: str) -> bool:
         os.path.dirname(os.path.dirname(os.path.realpath(interpreter))),
         os.path.join(home, ".local"),
     }
+    if any(within(os.path.realpath(prefix), real) for prefix in prefixes):
+        return True
     for prefix in sorted(prefixes):
         for site in islice(glob.iglob(os.path.join(glob.escape(prefix), _SITE)), _MAX_SITE):
             if _linked_into(site, real):
                 return True
             for pattern in _SITE_FILES:
                 found = glob.iglob(os.path.join(glob.escape(site), pattern))
-                if any(_spells(name, real, home) for name in islice(found, _MAX_SITE)):
-                    return True
+                for name in islice(found, _MAX_SITE):
+                    looks.spend(_SPELLING)
+                    if _spells(name, real, home):
+                        return True
     return False
 
 
@@ -368,27 +392,30 @@ def _spells(path: str, real: str, home: str) -> bool:
 
 def _variables(texts: list[str], passed: Mapping[str, str], start: str) -> dict[str, str]:
     """The parameters a server's shell knows: its environment, then what its script assigns (one
-    set twice, to two values, may be either at a point of the script: ``_ANY``)."""
+    set twice, to two values, may be either at a point of the script: ``ANY``)."""
     assigned: dict[str, str] = {}
     for text in texts:
         for word in (w for words in split_words(text) for w in _OPERATORS.split(words)):
             if (assignment := _ASSIGNMENT.match(word)) is not None:
                 value = _expanded(assignment[2], passed, start)
                 if assigned.setdefault(assignment[1], value) != value:
-                    assigned[assignment[1]] = _ANY
+                    assigned[assignment[1]] = ANY
     return {**passed, **assigned}
 
 
-def _resolved(spelled: str, fresh: list[str], bases: list[str], real: str) -> Iterator[str]:
+def _resolved(
+    spelled: str, fresh: list[str], bases: list[str], real: str, looks: Looks
+) -> Iterator[str]:
     """The places one expanded part reaches from each directory in ``fresh`` (a directory it
     reaches is added to ``bases``); ``real`` where, a pattern, it may reach it."""
     # what a command prints or the script sets, first: any path at all
-    if spelled.startswith(_ANY):
+    if spelled.startswith(ANY):
         yield real
         return
     for base in fresh[:1] if spelled.startswith(os.sep) else fresh:
-        if _ANY in spelled or _GLOB.search(spelled):
-            if _may_match(os.path.join(base, spelled), real):
+        looks.spend()
+        if ANY in spelled or GLOB.search(spelled):
+            if may_match(os.path.join(base, spelled), real, looks):
                 yield real
             continue
         try:
@@ -407,7 +434,7 @@ def _resolved(spelled: str, fresh: list[str], bases: list[str], real: str) -> It
 
 def _expanded(part: str, variables: Mapping[str, str], start: str) -> str:
     """``part`` as a shell expands it: a leading ``~`` (``~+``, ``~name``), then its parameters
-    from ``variables``; an unset one or one with an operator is ``_ANY`` (the script may set it),
+    from ``variables``; an unset one or one with an operator is ``ANY`` (the script may set it),
     a positional one nothing (its values are the words checked anyway)."""
 
     def tilde(match: re.Match[str]) -> str:
@@ -429,44 +456,6 @@ def _expanded(part: str, variables: Mapping[str, str], start: str) -> str:
             return ""
         if _NAME.fullmatch(name) and name in variables:
             return variables[name]
-        return _ANY
+        return ANY
 
     return _PARAMETER.sub(parameter, _TILDE.sub(tilde, part))
-
-
-def _may_match(pattern: str, real: str) -> bool:
-    """Whether a path ``pattern`` stands for (``*``, ``?``, ``[…]`` within a name, ``_ANY``
-    anything) may lie in ``real``: its directory before the first pattern holds ``real`` (and
-    the rest may name it) or lies in it, or a path it matches now is in ``real`` (through a
-    link)."""
-    import fnmatch
-    import glob
-    from itertools import islice
-
-    names = pattern.split(os.sep)
-    fixed = next(i for i, name in enumerate(names) if _ANY in name or _GLOB.search(name))
-    try:
-        prefix = os.path.realpath(os.sep.join(names[:fixed]) or os.sep)
-    except (OSError, ValueError):
-        return True
-    if within(prefix, real):
-        return True
-    rest = names[fixed:]
-    if within(real, prefix):
-        inside = os.path.relpath(real, prefix).split(os.sep)
-        if any(_ANY in name or name == ".." for name in rest) or (
-            len(rest) >= len(inside)
-            and all(fnmatch.fnmatchcase(have, want) for have, want in zip(inside, rest))
-        ):
-            return True
-    if _ANY in pattern:
-        return False
-    try:
-        matches = list(islice(glob.iglob(pattern), _MAX_MATCHES))
-    except (OSError, ValueError):
-        return True
-    return any(within(os.path.realpath(match), real) for match in matches)
-
-
-def within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
