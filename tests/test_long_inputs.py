@@ -1242,6 +1242,15 @@ _READ_TO_THE_END = {
         "ansible-vault encrypt_string " + "--a " * 40,
         "ansible-vault encrypt_string --vault-id dev@prompt 'Xk9mQ2vLp7Rt' --name db",
     ),
+    # review BG: a call's name read from each `connect` in it to its end, again for each: 32 KB of
+    # `connect` as one word took 1.1 s (4 KB 0.03 s), its square
+    "connect call": (
+        r"(?:(?=\w*?connect)\w++|PDO)",
+        r"(?:\w*connect\w*|PDO|getConnection)",
+        ["connect(", "mysql_connect (", "getConnection(", "PDO(", "DBI->", "dsn,", '"app", '],
+        "connect",
+        'DBI->connect("dbi:Pg:db", "app", "Xk9mQ2vLp7Rt")',
+    ),
 }
 
 
@@ -1258,3 +1267,31 @@ def test_a_rule_read_to_the_lines_end_from_each_word_reads_a_stretch_and_finds_t
     assert _found_as_before(rules, [*pieces, "Xk9mQ2vLp7Rt", " ", "\n", "a"], seed=43) > 20
     text = run * 50 + "\n" + secret + "\n"
     assert "Xk9mQ2vLp7Rt" not in redact(text)[0]
+
+
+def test_a_collection_of_samples_is_found_from_its_lines_start_and_names_once() -> None:
+    """Review BG: the pattern telling a collection of attack samples (``const ATTACK_SAMPLES = [``)
+    read its modifiers on across lines from each line (16 KB of ``var`` lines made the detector take
+    5 s, its square) and its name from each attack word in it to its end again (``attack`` as one
+    long word). The modifiers are read on their line and the name once; it finds what it found on
+    random texts whose modifiers end on their line, and a collection after the hostile run."""
+    from hindsight_cli.poisoning import reports
+
+    before = re.compile(
+        r"(?im)^[ \t]*(?:(?:export\s+)?(?:const|let|var|static|final|private|public)\s+)*"
+        r"[\w$]*(?:attack|injection|jailbreak|malicious|adversarial|payload|benign|harmful|"
+        r"red_?team|poison)[\w$]*\s*(?::[^=\n]{0,40})?=\s*[\[({]"
+    )
+    across = re.compile(r"(?i)(?:export|const|let|var|static|final|private|public)[ \t]*\n")
+    pieces = ["export ", "const ", "var ", "public ", "static ", "ATTACK_", "payload", "Samples"]
+    pieces += ["x", "$", " = ", "=", ": string[]", "[", "(", "{", "\n", "\t", " "]
+    matched = 0
+    for text in _texts(pieces, 3000, seed=47):
+        if across.search(text):
+            continue
+        expected = [m.span() for m in before.finditer(text)]
+        assert [m.span() for m in reports._SAMPLES.finditer(text)] == expected, text
+        matched += bool(expected)
+    assert matched > 20
+    for run in ("var\n", "export const\n", "attack"):
+        assert reports.fixtures(run * 2000 + "\nconst ATTACK_SAMPLES = [")
