@@ -627,7 +627,7 @@ def test_a_urls_run_is_read_to_the_next_url_and_found_where_it_was(name: str) ->
 _REDACTOR_SPLITS = {
     # found after review AQ, in a rule round t15 added: 64 KB of blanks after "1/3" about a minute
     "numbered parts": (r"[ \t]*+(?:[:.)][ \t]++|(?<=[ \t]))", r"[ \t]*[:.)]?[ \t]+"),
-    "user flag": (r"[ \t=]++['\"]?[^\s:'", r"[ \t=]+['\"]?[^\s:'"),
+    "user flag": (r"[ \t=]++['\"]?[^\s:'\"]{0,256}+:", r"[ \t=]+['\"]?[^\s:'\"]*:"),
     "smbclient": (r"[ \t=]*+(?:['\"]?[^\s%'\"]+|(?<==))%", r"[ \t=]*['\"]?[^\s%'\"]+%"),
     # round t18: the arguments may start on the next line (Perl's DBI->connect(\n "dbi:…",)
     "connect": (r"\((?:[ \t]*+\r?\n)?[^,()\n]++,", r"\([ \t]*\r?\n?[ \t]*[^,()\n]+,"),
@@ -1242,6 +1242,31 @@ _READ_TO_THE_END = {
         "ansible-vault encrypt_string " + "--a " * 40,
         "ansible-vault encrypt_string --vault-id dev@prompt 'Xk9mQ2vLp7Rt' --name db",
     ),
+    # review BG: a user before its colon read from each flag to the word's end: 32 KB of `-a=` 1 s
+    "user colon": (
+        r"[^\s:'\"]{0,256}+:",
+        r"[^\s:'\"]*:",
+        ["-u ", "-a=", "--user=", "-U\t", "admin", ":", "'", '"', "x" * 20, "=", "-"],
+        "-a=",
+        "curl -u admin:Xk9mQ2vLp7Rt https://example.com/",
+    ),
+    # review BG: a user before its comma read from each `-login:` to the word's end: 32 KB 0.4 s
+    "login user": (
+        r"login:[^\s,]{1,256}+,",
+        r"login:[^\s,]+,",
+        ["-login:", "/login:", "admin", ",", "'Xk9mQ2vLp7Rt'", "-", "/", "x" * 20, "'"],
+        "login:-",
+        "tool -login:admin,Xk9mQ2vLp7Rt -x",
+    ),
+    # review BG: a call's name read from each `connect` in it to its end, again for each: 32 KB of
+    # `connect` as one word took 1.1 s (4 KB 0.03 s), its square
+    "connect call": (
+        r"(?:(?=\w*?connect)\w++|PDO)",
+        r"(?:\w*connect\w*|PDO|getConnection)",
+        ["connect(", "mysql_connect (", "getConnection(", "PDO(", "DBI->", "dsn,", '"app", '],
+        "connect",
+        'DBI->connect("dbi:Pg:db", "app", "Xk9mQ2vLp7Rt")',
+    ),
 }
 
 
@@ -1258,3 +1283,55 @@ def test_a_rule_read_to_the_lines_end_from_each_word_reads_a_stretch_and_finds_t
     assert _found_as_before(rules, [*pieces, "Xk9mQ2vLp7Rt", " ", "\n", "a"], seed=43) > 20
     text = run * 50 + "\n" + secret + "\n"
     assert "Xk9mQ2vLp7Rt" not in redact(text)[0]
+
+
+def test_a_collection_of_samples_is_found_from_its_lines_start_and_names_once() -> None:
+    """Review BG: the pattern telling a collection of attack samples (``const ATTACK_SAMPLES = [``)
+    read its modifiers on across lines from each line (16 KB of ``var`` lines made the detector take
+    5 s, its square) and its name from each attack word in it to its end again (``attack`` as one
+    long word). The modifiers are read on their line and the name once; it finds what it found on
+    random texts whose modifiers end on their line, and a collection after the hostile run."""
+    from hindsight_cli.poisoning import reports
+
+    before = re.compile(
+        r"(?im)^[ \t]*(?:(?:export\s+)?(?:const|let|var|static|final|private|public)\s+)*"
+        r"[\w$]*(?:attack|injection|jailbreak|malicious|adversarial|payload|benign|harmful|"
+        r"red_?team|poison)[\w$]*\s*(?::[^=\n]{0,40})?=\s*[\[({]"
+    )
+    across = re.compile(r"(?i)(?:export|const|let|var|static|final|private|public)[ \t]*\n")
+    pieces = ["export ", "const ", "var ", "public ", "static ", "ATTACK_", "payload", "Samples"]
+    pieces += ["x", "$", " = ", "=", ": string[]", "[", "(", "{", "\n", "\t", " "]
+    matched = 0
+    for text in _texts(pieces, 3000, seed=47):
+        if across.search(text):
+            continue
+        expected = [m.span() for m in before.finditer(text)]
+        assert [m.span() for m in reports._SAMPLES.finditer(text)] == expected, text
+        matched += bool(expected)
+    assert matched > 20
+    for run in ("var\n", "export const\n", "attack"):
+        assert reports.fixtures(run * 2000 + "\nconst ATTACK_SAMPLES = [")
+
+
+def test_a_jwts_header_is_read_once_from_its_runs_start_and_found_where_it_was() -> None:
+    """Review BG: the JWT rule read a header from each ``eyJ`` to its run's end, again for each:
+    16 KB of ``eyJ-`` took 0.07 s, a memory's 1 MiB minutes (its square). The run is read once to
+    the dot that ends it; the token found is the old rule's on random texts, and a JWT after the
+    hostile run, or after a hyphen, is still redacted."""
+    rules = _rule_as_before(
+        r"(?P<jwt>\beyJ[A-Za-z0-9_\-]{8,}+\.",
+        r"(?P<jwt>\beyJ[A-Za-z0-9_\-]{8,}\.",
+    )
+    now = rules[0]
+    before = re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")
+    pieces = ["eyJ", "eyJhbGciOiJIUzI1NiJ9", "-", "_", ".", " ", "x", "Xk9mQ2vLp7Rt", "a.b", "\n"]
+    matched = 0
+    for text in _texts(pieces, 3000, seed=53):
+        expected = [m.span() for m in before.finditer(text)]
+        assert [m.span("jwt") for m in now.finditer(text)] == expected, text
+        matched += bool(expected)
+    assert matched > 10
+    token = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZG1pbiJ9.Xk9mQ2vLp7RtYw3ZaBcD"
+    hostile = ("eyJ-" * 2000 + "\n", "eyJ" * 2000 + " ", "eyJ-" * 2000 + ".eyJ ", "x-")
+    for text in (run + token for run in hostile):
+        assert token not in redact(text)[0]

@@ -81,7 +81,8 @@ def _jwt(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     with jwt.io's placeholder key (``public.sample_jwt``)."""
     from .public import anon_jwt, sample_jwt
 
-    return None if anon_jwt(match.group()) or sample_jwt(match.group()) else match.span()
+    token = match.group("jwt")
+    return None if anon_jwt(token) or sample_jwt(token) else match.span("jwt")
 
 
 def _wif_key(match: re.Match[str], label: bool) -> tuple[int, int] | None:
@@ -447,10 +448,15 @@ RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
         None,
     ),
     # a JWT, but Supabase's anon key (its payload's role "anon"), made to ship in every browser
-    # beside row-level security, as a publishable key is
+    # beside row-level security, as a publishable key is. Its header's run is read once from its
+    # start to the dot that ends it and the payload after, and only then from its first "eyJ" (read
+    # from each "eyJ" to the run's end, 16 KB of `eyJ-` took 0.07 s and a memory's 1 MiB minutes,
+    # its square; review BG)
     (
         "jwt",
-        r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+        r"(?<![A-Za-z0-9_\-])(?=[A-Za-z0-9_\-]*+\.eyJ[A-Za-z0-9_\-]{8,}+\.[A-Za-z0-9_\-]{8})"
+        r"[A-Za-z0-9_\-]*?"
+        r"(?P<jwt>\beyJ[A-Za-z0-9_\-]{8,}+\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})",
         ("eyJ",),
         _jwt,
         None,
