@@ -808,3 +808,189 @@ def test_an_interpolated_value_stops_at_its_limit(
     )
     result = cli("doctor", "compose", str(project / "compose.yaml"), store=False)
     assert result.exit_code == 0 and "compose.lint: none of the classic mistakes" in result.stdout
+
+
+def test_each_dockerfile_is_built_once_and_boundedly(tmp_path, monkeypatch) -> None:
+    """Review BI: each service that builds read and built its Dockerfile again, so 100 services of
+    `{build: .}` beside a 1 MiB Dockerfile took doctor 130 s (a Compose file's 256 KiB holds
+    14,000). Each Dockerfile (however its path is spelled) and inline text is built once a target,
+    from ``MAX_BUILT`` characters in all; past them an image is not read."""
+    import json as json_module
+
+    from hindsight_cli.doctor import compose_checks, dockerfile
+
+    text = "FROM x AS server\n" + "ENV A=1\n" * 50 + "CMD hindsight mcp --transport http\n"
+    ports = "ports: ['127.0.0.1:9:9']"
+    spelled = [".", "./", "./.", "../project"]
+    inline = json_module.dumps(text)
+    project = _project(
+        tmp_path,
+        {
+            "Dockerfile": text,
+            "compose.yaml": "services:\n"
+            + "".join(f"  p{n}: {{build: {spelled[n % 4]}, {ports}}}\n" for n in range(40))
+            + "".join(
+                f"  i{n}: {{build: {{dockerfile_inline: {inline}}}, {ports}}}\n" for n in range(40)
+            ),
+        },
+    )
+    built = []
+    parse = dockerfile.parse
+    monkeypatch.setattr(dockerfile, "parse", lambda *a: built.append(a[1]) or parse(*a))
+
+    def port_findings() -> int:
+        checks = compose_checks.run(cwd=project, env={"PATH": ""}, required=False)
+        return sum(c.id == "compose.mcp-port" for c in checks)
+
+    assert port_findings() == 80 and len(built) == 2
+    # distinct targets: each built once, until the text read reaches the limit
+    monkeypatch.setattr(dockerfile, "MAX_BUILT", len(text) * 3)
+    built.clear()
+    targets = ["server"] * 20 + [f"t{n}" for n in range(40)]
+    (project / "compose.yaml").write_text(
+        "services:\n"
+        + "".join(
+            f"  s{n}: {{build: {{context: ., target: {target}}}, {ports}}}\n"
+            for n, target in enumerate(targets)
+        )
+    )
+    assert port_findings() == 20 + 2 and len(built) == 3
+
+
+_SHAPES = {
+    # each service calls the next through localhost: every value looked for its port's owner
+    "localhost": lambda n: "".join(
+        f"  s{i}: {{image: postgres, environment: [U=http://localhost:{i + 1}], "
+        f"ports: ['{i}:{i}'], depends_on: [s{(i + 1) % n}], networks: [n{i}]}}\n"
+        for i in range(n)
+    ),
+    "unknown-depends": lambda n: "".join(f"  s{i}: {{depends_on: [x{i}]}}\n" for i in range(n)),
+    "mcp-loopback": lambda n: "".join(
+        f"  s{i}: {{command: hindsight mcp --transport http, environment: [A=http://s{i}:1]}}\n"
+        for i in range(n)
+    ),
+    "host-port": lambda n: (
+        "  a: {ports: ["
+        + ",".join(f"'{i}:{i + 1000}'" for i in range(n))
+        + "]}\n  b: {environment: ["
+        + ",".join(f"U{i}=a:{i}" for i in range(n))
+        + "]}\n"
+    ),
+    "volumes": lambda n: (
+        "".join(f"  s{i}: {{volumes: ['v{i}:/x']}}\n" for i in range(n))
+        + "volumes:\n"
+        + "".join(f"  v{i}: {{}}\n" for i in range(n))
+    ),
+    "networks": lambda n: (
+        "  a: {networks: ["
+        + ",".join(f"n{i}" for i in range(n))
+        + "]}\n"
+        + "".join(f"  s{i}: {{environment: [U=http://a:1], networks: [n]}}\n" for i in range(n))
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", list(_SHAPES))
+def test_a_compose_files_services_are_read_once_each(tmp_path, monkeypatch, shape) -> None:
+    """Review BI: each service's checks made the project's services again, and looked through
+    every other service's ports, networks, environment and the top-level volumes, and listed every
+    service or network in a finding: one 250 KB `compose.yaml` of services calling each other on
+    localhost held `hindsight doctor` 100 s (of many networks, output grew as the square). Each is
+    read once a project now, and a finding names 20 at most. Counted in services' parts read."""
+    from hindsight_cli.doctor import compose_checks, compose_mcp
+
+    read: list[str] = []
+    for module, name in (
+        (compose_checks, "_container_ports"),
+        (compose_checks, "_networks"),
+        (compose_checks, "_ports"),
+        (compose_mcp, "env_items"),
+        (compose_checks, "env_items"),
+    ):
+        real = getattr(module, name)
+        monkeypatch.setattr(
+            module, name, lambda *a, _real=real, _name=name: read.append(_name) or _real(*a)
+        )
+    n = 300
+    project = _project(tmp_path, {"compose.yaml": "services:\n" + _SHAPES[shape](n)})
+    checks = compose_checks.run(cwd=project, env={"PATH": ""}, required=False)
+    assert len(read) <= 8 * n and all(len(c.evidence) < 1000 for c in checks)
+    if shape == "localhost":
+        assert sum("reaches s" in c.summary for c in checks) == n - 1
+    if shape == "networks":
+        assert sum(c.id == "compose.network" for c in checks) == n
+        assert all("…" in c.evidence for c in checks if c.id == "compose.network")
+    if shape == "host-port":
+        assert sum(c.id == "compose.host-port" for c in checks) == n
+
+
+def test_a_projects_files_are_read_and_merged_boundedly(cli, tmp_path, monkeypatch, no_docker):
+    """Review BI: `COMPOSE_FILE` in a checkout's `.env` named one 43 KB file 200 times and doctor
+    read each (65 s; 1 MiB of `.env` names it 80,000 times); a project's files are 64 at most and
+    read to ``MAX_BYTES`` together. And each list merged looked through every origin of the
+    project (two files of 6,000 services with `ports`: 18 s); now its own entries'."""
+    from hindsight_cli.doctor import compose_file, compose_merge
+
+    monkeypatch.setattr(compose_file, "MAX_BYTES", 4096)
+    services = "services:\n" + "".join(f"  s{n}: {{ports: ['{n}:1']}}\n" for n in range(120))
+    project = _project(tmp_path, {"compose.yaml": services, "compose.override.yaml": services})
+    monkeypatch.chdir(project)
+    for listed, said in (
+        (["compose.yaml"] * 100, "100 files are more than the 64 a Compose project merges"),
+        (
+            ["compose.yaml", "compose.override.yaml"],
+            "compose.override.yaml and the files merged before it are larger than 4 KiB in all",
+        ),
+    ):
+        (project / ".env").write_text("COMPOSE_FILE=" + os.pathsep.join(listed) + "\n")
+        result = cli("doctor", "compose", "--json", store=False)
+        check = next(c for c in json.loads(result.stdout)["checks"] if c["id"] == "compose.file")
+        assert result.exit_code == 1, check
+        assert said in check["evidence"] and len(check["summary"]) < 800
+    looked = []
+
+    class Origins(dict):
+        def __iter__(self):
+            looked.append(len(self))
+            return super().__iter__()
+
+    project_class = compose_merge.Project
+    monkeypatch.setattr(
+        compose_merge, "Project", lambda *a, **k: project_class(*a, **k, origins=Origins())
+    )
+    monkeypatch.setattr(compose_file, "MAX_BYTES", 1 << 20)
+    (project / ".env").unlink()
+    result = cli("doctor", "compose", "--json", store=False)
+    assert result.exit_code == 0 and "120 services" in result.stdout and sum(looked) < 1000
+
+
+@pytest.mark.parametrize(
+    "repeated",
+    [["hindsight"], ["hindsight", "mcp"], ["python", "-m", "hindsight_cli", "mcp"], ["sh -c x"]],
+    ids=["hindsight", "hindsight-mcp", "module", "script"],
+)
+def test_a_long_command_is_read_once_for_hindsights_server(monkeypatch, repeated) -> None:
+    """Review BI: the words after each `hindsight` of a command were copied and read again, so a
+    Dockerfile's `CMD ["hindsight", …]` of 20,000 words (260 KB, a Dockerfile is read to 1 MiB)
+    held doctor 128 s. They are read once now, from the right; the server found is the same.
+    Counted in words copied."""
+    from hindsight_cli.doctor import compose_mcp
+
+    copied = []
+
+    class Words(list):
+        def __getitem__(self, index):
+            got = super().__getitem__(index)
+            if isinstance(index, slice):
+                copied.append(len(got))
+            return got
+
+    split = compose_mcp._split
+    monkeypatch.setattr(compose_mcp, "_split", lambda argv: Words(split(argv)))
+    n = 2000
+    argv = repeated * n + ["hindsight", "mcp", "--transport", "http", "--port", "9"]
+    server = compose_mcp.find_server(argv, {})
+    assert server is not None and server.port == 9 and sum(copied) < 4 * len(argv)
+    copied.clear()
+    assert compose_mcp.find_server(argv[:-4] + ["&&", "--transport", "http"], {}) is None
+    assert sum(copied) < 4 * len(argv)

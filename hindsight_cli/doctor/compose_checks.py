@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -63,6 +65,8 @@ DB_PORTS = {
     "neo4j": {7474, 7687},
     "elasticsearch": {9200, 9300},
 }
+# services named in one finding's evidence
+_SHOWN = 20
 LOOPBACK = {"localhost", "127.0.0.1", "0.0.0.0", "::1"}
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s'\"]+", re.IGNORECASE)
 _HOST_PORT = re.compile(r"^\[?([A-Za-z0-9_.:-]+?)\]?:(\d+)$")
@@ -110,7 +114,7 @@ def run(
         return [
             fail(
                 "compose.file",
-                f"{' + '.join(p.name for p in paths)} is not a valid Compose file",
+                f"{' + '.join(_shown(p.name for p in paths))} is not a valid Compose file",
                 str(error),
                 "fix the YAML at that line; `docker compose config` shows the same file as "
                 "Compose reads it",
@@ -242,12 +246,59 @@ def _networks(
     return set(networks) if isinstance(networks, (list, dict)) and networks else {"default"}
 
 
+@dataclass(frozen=True)
+class _Index:
+    """Each service's ports and networks, who listens on each port, and what the project
+    declares, read once a project (review BI: each read again for every value naming a host)."""
+
+    container: dict[str, set[int]]
+    # host port -> the container ports it publishes to
+    published: dict[str, dict[int | None, list[int]]]
+    networks: dict[str, set[str]]
+    sorted_networks: dict[str, list[str]]
+    owners: dict[int, list[str]]
+    # the container ports of the services sharing each service's network namespace
+    shared: dict[str, set[int]]
+    volumes: set[Any]
+    declared_networks: set[Any]
+
+
+def _index(compose: ComposeFile) -> _Index:
+    def make() -> _Index:
+        services = compose.services
+        container = {name: _container_ports(svc) for name, svc in services.items()}
+        published: dict[str, dict[int | None, list[int]]] = {}
+        owners: dict[int, list[str]] = {}
+        shared: dict[str, set[int]] = {}
+        for name, svc in services.items():
+            for host, port in _ports(svc):
+                published.setdefault(name, {}).setdefault(host, []).append(port)
+            for port in container[name]:
+                owners.setdefault(port, []).append(name)
+            mode = svc.get("network_mode")
+            if isinstance(mode, str) and mode.startswith("service:"):
+                shared.setdefault(mode[8:], set()).update(container[name])
+        networks = {name: _networks(svc, services) for name, svc in services.items()}
+        return _Index(
+            container,
+            published,
+            networks,
+            {name: sorted(each) for name, each in networks.items()},
+            owners,
+            shared,
+            set(compose.data.get("volumes") or {}),
+            set(compose.data.get("networks") or {}) | {"default"},
+        )
+
+    return compose.memo("index", make)
+
+
 def _reachability(
     compose: ComposeFile, name: str, svc: dict[str, Any], env: Mapping[str, str]
 ) -> Iterator[Check]:
-    services = compose.services
+    services, index = compose.services, _index(compose)
     mode = str(svc.get("network_mode") or "")
-    own_ports = _container_ports(svc)
+    own_ports = index.container[name]
     referenced: dict[str, tuple[Any, ...]] = {dep: ("depends_on", dep) for dep in _depends(svc)}
     for keys, key, raw in env_items(svc):
         value = interpolate(raw, env)
@@ -258,17 +309,17 @@ def _reachability(
             elif host in services and host != name:
                 referenced.setdefault(host, keys)
                 yield from _host_port(compose, name, where, key, value, host, port)
-    mine = _networks(svc, services)
+    mine = index.networks[name]
     for other, keys in referenced.items():
-        if other in services and not mine & _networks(services[other], services):
-            theirs = sorted(_networks(services[other], services))
+        if other in services and not mine & index.networks[other]:
+            theirs = index.sorted_networks[other]
             yield finding(
                 fail,
                 "network",
                 compose,
                 ("services", name, *keys),
                 f"{name} and {other} share no network: the name {other!r} will not resolve",
-                f"{name} is on {sorted(mine)}, {other} on {theirs}",
+                f"{name} is on {_shown(index.sorted_networks[name])}, {other} on {_shown(theirs)}",
                 f"put both on one network (add {theirs[0]!r} to {name}'s networks)",
             )
 
@@ -285,14 +336,11 @@ def _loopback(
     if port is not None and port in own_ports:
         # the service talking to itself
         return
-    services = compose.services
-    if any(
-        s.get("network_mode") == f"service:{name}" and port in _container_ports(s)
-        for s in services.values()
-    ):
+    index = _index(compose)
+    if port in index.shared.get(name, ()):
         # a service sharing this one's network namespace: localhost does reach it
         return
-    owners = [o for o, s in services.items() if o != name and port in _container_ports(s)]
+    owners = [o for o in index.owners.get(port, []) if o != name] if port is not None else []
     if owners:
         yield finding(
             fail,
@@ -325,20 +373,19 @@ def _host_port(
     other: str,
     port: int | None,
 ) -> Iterator[Check]:
-    target = compose.services[other]
-    if port is None or port in _container_ports(target):
+    index = _index(compose)
+    if port is None or port in index.container[other]:
         return
-    for host, container in _ports(target):
-        if host == port:
-            yield finding(
-                fail,
-                "host-port",
-                compose,
-                where,
-                f"{name} calls {other} on its published host port {port}",
-                f"{key}={value}; {other} publishes {host}:{container}",
-                f"between services use the container port: {other}:{container}",
-            )
+    for container in index.published.get(other, {}).get(port, []):
+        yield finding(
+            fail,
+            "host-port",
+            compose,
+            where,
+            f"{name} calls {other} on its published host port {port}",
+            f"{key}={value}; {other} publishes {port}:{container}",
+            f"between services use the container port: {other}:{container}",
+        )
 
 
 # --- depends_on and readiness
@@ -354,6 +401,13 @@ def _depends(svc: dict[str, Any]) -> dict[str, dict[str, Any]]:
         if isinstance(dep, dict)
         else {}
     )
+
+
+def _shown(names: Iterable[str]) -> list[str]:
+    """The first names of many, for a finding's evidence (review BI: each finding listed them
+    all, every service or every network of one, so many findings made output quadratic)."""
+    shown = list(islice(names, _SHOWN + 1))
+    return shown[:_SHOWN] + (["…"] if len(shown) > _SHOWN else [])
 
 
 def _image_base(image: str) -> str:
@@ -384,7 +438,7 @@ def _depends_on(compose: ComposeFile, name: str, svc: dict[str, Any]) -> Iterato
                 compose,
                 keys,
                 f"{name} depends on {dep!r}, which is not a service",
-                f"services: {', '.join(services)}",
+                f"services: {', '.join(_shown(services))}",
                 "fix the name in depends_on",
             )
             continue
@@ -424,7 +478,7 @@ def _depends_on(compose: ComposeFile, name: str, svc: dict[str, Any]) -> Iterato
 
 
 def _volumes(compose: ComposeFile, name: str, svc: dict[str, Any]) -> Iterator[Check]:
-    declared = set(compose.data.get("volumes") or {})
+    declared = _index(compose).volumes
     mounted = mounts(svc)
     for index, source, _, named in mounted:
         if named and source not in declared:
@@ -500,7 +554,7 @@ def _expose(compose: ComposeFile, name: str, svc: dict[str, Any]) -> Iterator[Ch
 
 
 def _undeclared_networks(compose: ComposeFile, name: str, svc: dict[str, Any]) -> Iterator[Check]:
-    declared = set(compose.data.get("networks") or {}) | {"default"}
+    declared = _index(compose).declared_networks
     networks = svc.get("networks")
     if not isinstance(networks, (list, dict)):
         return

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import errno
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .dockerfile import Builds
 
 # Compose's own lookup order for a project directory.
 DEFAULT_NAMES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml")
@@ -47,11 +49,29 @@ class ComposeFile:
     lines: dict[tuple[Any, ...], int] = field(default_factory=dict)
     # every string value and its line
     scalars: list[tuple[str, int]] = field(default_factory=list)
+    # its bytes
+    size: int = 0
+    # the images its services build, each once (review BI)
+    builds: Builds = field(default_factory=Builds, repr=False, compare=False)
+
+    # what the checks read of ``data`` once a project (review BI: the services made again for
+    # each service, and each port and network of them, made 250 KB of services a minute of doctor)
+    memos: dict[str, tuple[Any, Any]] = field(default_factory=dict, repr=False, compare=False)
+
+    def memo(self, name: str, make: Callable[[], Any]) -> Any:
+        """``make()``, once while ``data`` stays the same."""
+        made = self.memos.get(name)
+        if made is None or made[0] is not self.data:
+            made = self.memos[name] = (self.data, make())
+        return made[1]
 
     @property
     def services(self) -> dict[str, dict[str, Any]]:
-        services = self.data.get("services") or {}
-        return {str(name): (svc if isinstance(svc, dict) else {}) for name, svc in services.items()}
+        def make() -> dict[str, dict[str, Any]]:
+            services = self.data.get("services") or {}
+            return {str(n): (svc if isinstance(svc, dict) else {}) for n, svc in services.items()}
+
+        return self.memo("services", make)
 
     @property
     def label(self) -> str:
@@ -85,7 +105,9 @@ def find_up(directory: Path) -> Path | None:
     return next((found for d in chain[: root + 1] if (found := find(d)) is not None), None)
 
 
-def load(path: Path) -> ComposeFile:
+def load(path: Path, left: int | None = None) -> ComposeFile:
+    """``path`` as a Compose file; ``left``: what the project's files before it leave of
+    ``MAX_BYTES``."""
     try:
         import yaml
     except ImportError:  # pragma: no cover - fastembed depends on it
@@ -95,8 +117,14 @@ def load(path: Path) -> ComposeFile:
     from ..safefs.reading import read_regular, size_text
 
     try:
-        text = read_regular(path, MAX_BYTES).decode("utf-8")
+        raw = read_regular(path, MAX_BYTES if left is None else left)
+        text = raw.decode("utf-8")
     except OSError as error:
+        if error.errno == errno.EFBIG and not _alone_too_large(path):
+            raise ComposeError(
+                f"{path} and the files merged before it are larger than {size_text(MAX_BYTES)} "
+                "in all, more than a Compose project holds"
+            ) from None
         if error.errno == errno.EFBIG:
             raise ComposeError(
                 f"{path} is larger than {size_text(MAX_BYTES)}, more than a Compose file holds"
@@ -124,9 +152,16 @@ def load(path: Path) -> ComposeFile:
         raise ComposeError(
             "the file does not hold a mapping (a Compose file starts with `services:`)"
         )
-    compose = ComposeFile(path, data)
+    compose = ComposeFile(path, data, size=len(raw))
     _walk(node, (), compose, yaml)
     return compose
+
+
+def _alone_too_large(path: Path) -> bool:
+    try:
+        return path.stat().st_size > MAX_BYTES
+    except OSError:
+        return True
 
 
 # A Compose file's values as its aliases expand them (``<<: *common`` repeats a node wherever it is
@@ -136,7 +171,9 @@ MAX_NODES = 200_000
 MAX_DEPTH = 200
 # A Compose file's bytes (review BF): PyYAML composes some 70 KB a second of one, holding a few
 # hundred bytes a node, so the 256 MiB of a JSON document took hours and tens of GB; the largest
-# real ones are tens of KB
+# real ones are tens of KB. The files of one project, together (review BI: a checkout's `.env` of
+# `COMPOSE_FILE=` naming one 43 KB file 200 times held doctor 65 s; 1 MiB of `.env` names it
+# 80,000 times: hours)
 MAX_BYTES = 256 << 10
 # A value interpolated, in characters (review BF): a 4 KB Compose file of `K: "$A$A…"` and a
 # `.env` of `A=` 1 MB made 2 GB values, doctor past 120 s; the rest is no host or port to check

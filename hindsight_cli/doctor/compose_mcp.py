@@ -13,6 +13,7 @@ What the service runs is read from its ``entrypoint``/``command``, or from the D
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +29,10 @@ from .dockerfile import for_service
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8765
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 EVERY_INTERFACE = {"", "0.0.0.0", "::", "[::]"}
+
+
+# a service a value calls: `http://name:port`, or `name:port` alone (Compose's names)
+_CALLED = re.compile(r"(?://|^)([A-Za-z0-9._-]+):")
 
 
 @dataclass(frozen=True)
@@ -55,7 +60,7 @@ def _argv(
 ) -> tuple[list[str], list[str], dict[str, str]]:
     """What the container runs, its entrypoint, and the image's ENV; Compose's entrypoint drops the
     image's CMD."""
-    image = for_service(svc, compose.path.parent)
+    image = for_service(svc, compose.path.parent, compose.builds)
     entrypoint, command = _words(svc.get("entrypoint"), env), _words(svc.get("command"), env)
     image_env = dict(image.env) if image else {}
     if entrypoint is not None:
@@ -102,47 +107,61 @@ def _split(argv: list[str]) -> list[str]:
     return words
 
 
-def _option(args: list[str], name: str) -> str | None:
-    for index, word in enumerate(args):
-        if word == name and index + 1 < len(args):
-            return args[index + 1]
-        if word.startswith(name + "="):
-            return word.split("=", 1)[1]
-    return None
+_OPTIONS = ("--transport", "--port", "--host", "--tokens", "--store")
+_SEPARATORS = ("&&", "||", ";", "|")
 
 
 def find_server(argv: list[str], env: Mapping[str, str]) -> Server | None:
-    """The ``hindsight mcp`` HTTP server in a command line, if it runs one."""
+    """The ``hindsight mcp`` HTTP server in a command line, if it runs one: the first
+    ``hindsight mcp`` (or ``-m hindsight_cli mcp``) whose words up to the end of its command (``&&``,
+    ``||``, ``;``, ``|``) ask for ``--transport http``."""
     words = _split(argv)
-    for index, word in enumerate(words):
+    count = len(words)
+    # read from the right once (review BI: the words after each `hindsight` were copied and read
+    # again, so a Dockerfile's `CMD ["hindsight", …]` of 20,000 words held doctor 128 s): for each
+    # word, each option's first value at or after it, the first word that is no option, and
+    # whether `--allow-unauthenticated` follows, within its command
+    ahead: dict[str, list[str | None]] = {name: [None] * (count + 1) for name in _OPTIONS}
+    plain, loose = [count] * (count + 1), [False] * (count + 1)
+    end = count
+    for index in range(count - 1, -1, -1):
+        word = words[index]
+        if word in _SEPARATORS:
+            end = index
+            continue
+        for name in _OPTIONS:
+            if word == name and index + 1 < end:
+                ahead[name][index] = words[index + 1]
+            elif word.startswith(name + "="):
+                ahead[name][index] = word.split("=", 1)[1]
+            else:
+                ahead[name][index] = ahead[name][index + 1]
+        plain[index] = plain[index + 1] if word.startswith("-") else index
+        loose[index] = loose[index + 1] or word == "--allow-unauthenticated"
+    for index, word in enumerate(words[:-1]):
         if program([word]) != "hindsight" and not (
             word == "hindsight_cli" and words[index - 1 : index] == ["-m"]
         ):
             continue
-        rest = words[index + 1 :]
-        end = next((i for i, w in enumerate(rest) if w in ("&&", "||", ";", "|")), len(rest))
-        args = rest[:end]
-        positional = [w for w in args if not w.startswith("-")]
+        second = plain[index + 2]
         if (
-            not args
-            or args[0] != "mcp"
-            or (len(positional) > 1 and positional[1] in ("token", "install", "config"))
+            words[index + 1] != "mcp"
+            or (second < count and words[second] in ("token", "install", "config"))
+            or ahead["--transport"][index + 1] != "http"
         ):
             continue
-        if _option(args, "--transport") != "http":
-            continue
-        port = whole_number(_option(args, "--port") or str(DEFAULT_PORT))
+        port = whole_number(ahead["--port"][index + 1] or str(DEFAULT_PORT))
         store = (
-            _option(args, "--store")
+            ahead["--store"][index + 1]
             or env.get(paths.ENV_STORE)
             or (posixpath.join(env[paths.ENV_HOME], "store") if env.get(paths.ENV_HOME) else None)
         )
         return Server(
             words,
-            _option(args, "--host") or DEFAULT_HOST,
+            ahead["--host"][index + 1] or DEFAULT_HOST,
             DEFAULT_PORT if port is None else port,
-            _option(args, "--tokens"),
-            "--allow-unauthenticated" in args,
+            ahead["--tokens"][index + 1],
+            loose[index + 1],
             store,
         )
     return None
@@ -238,12 +257,17 @@ def lint(
 
 def _called(compose: ComposeFile, name: str) -> bool:
     """Another service's environment names this one (``http://hindsight:8765``)."""
-    return any(
-        f"//{name}:" in value or value.startswith(f"{name}:")
-        for other, svc in compose.services.items()
-        if other != name
-        for _, _, value in env_items(svc)
-    )
+
+    def make() -> dict[str, set[str]]:
+        # each name a value calls, and who calls it, read once a project (review BI)
+        callers: dict[str, set[str]] = {}
+        for other, svc in compose.services.items():
+            for _, _, value in env_items(svc):
+                for called in _CALLED.findall(value):
+                    callers.setdefault(called, set()).add(other)
+        return callers
+
+    return bool(compose.memo("callers", make).get(name, set()) - {name})
 
 
 def _loopback(
