@@ -994,3 +994,34 @@ def test_a_long_command_is_read_once_for_hindsights_server(monkeypatch, repeated
     copied.clear()
     assert compose_mcp.find_server(argv[:-4] + ["&&", "--transport", "http"], {}) is None
     assert sum(copied) < 4 * len(argv)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("services:\n  - a\n", "line 1: `services` must be a mapping"),
+        ("services: {a: {image: postgres}}\nvolumes: 5\n", "line 2: `volumes` must be a mapping"),
+        ("services: {a: {image: x}}\nnetworks: [n]\n", "line 2: `networks` must be a mapping"),
+        ("services:\n  a:\n    image: x\n    ports: 5\n", "line 4: `ports` must be a list"),
+        ("services:\n  a:\n    configs: 5\n", "line 3: `configs` must be a list"),
+        (
+            "services:\n  a:\n    image: redis\n    command: 5\n",
+            "line 4: `command` must be a string or a list",
+        ),
+    ],
+    ids=["services-list", "volumes-number", "networks-list", "ports", "configs", "command"],
+)
+def test_a_compose_file_of_the_wrong_shape_fails_in_one_line(
+    cli, tmp_path, monkeypatch, no_docker, text, said
+) -> None:
+    """Review BI: a checkout's `compose.yaml` whose `services:` is a list, or a section or a
+    service's key of another kind than Compose's schema allows, ended `hindsight doctor` (and
+    `doctor compose`) with a traceback; `compose.file` fails naming the line."""
+    monkeypatch.chdir(_project(tmp_path, {"compose.yaml": text}))
+    # a whole `doctor` run once: it reads the Compose file as `doctor compose` does
+    whole = ("doctor", "--no-probe", "--json") if "services" in said else ()
+    for result in [cli("doctor", "compose", "--json", store=False)] + (
+        [cli(*whole, store=False)] if whole else []
+    ):
+        check = next(c for c in json.loads(result.stdout)["checks"] if c["id"] == "compose.file")
+        assert result.exit_code == 1 and check["status"] == "fail" and check["evidence"] == said

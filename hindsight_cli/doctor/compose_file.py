@@ -154,7 +154,49 @@ def load(path: Path, left: int | None = None) -> ComposeFile:
         )
     compose = ComposeFile(path, data, size=len(raw))
     _walk(node, (), compose, yaml)
+    _check_types(compose)
     return compose
+
+
+# the kinds of value a Compose file's sections and a service's keys hold, as Compose's schema
+# says, where the checks read them (review BI: `services:` written as a list, or `volumes: 5`,
+# ended `hindsight doctor` in a checkout with a traceback)
+_SECTIONS = ("services", "volumes", "networks", "secrets", "configs")
+_SERVICE_KINDS: dict[str, tuple[type, ...]] = {
+    "ports": (list,),
+    "expose": (list,),
+    "volumes": (list,),
+    "secrets": (list,),
+    "configs": (list,),
+    "command": (str, list),
+    "entrypoint": (str, list),
+    "environment": (list, dict),
+    "labels": (list, dict),
+    "depends_on": (list, dict),
+    "networks": (list, dict),
+    "build": (str, dict),
+    "healthcheck": (dict,),
+}
+_KIND_NAMES: dict[type, str] = {list: "a list", dict: "a mapping", str: "a string"}
+
+
+def _check_types(compose: ComposeFile) -> None:
+    """Refuse a section or a service's key holding another kind of value than Compose's schema
+    allows, naming its line."""
+
+    def wrong(value: Any, kinds: tuple[type, ...], keys: tuple[Any, ...]) -> None:
+        if value is not None and not isinstance(value, kinds):
+            raise ComposeError(
+                f"line {compose.line(*keys)}: `{keys[-1]}` must be "
+                f"{' or '.join(_KIND_NAMES[kind] for kind in kinds)}"
+            )
+
+    for section in _SECTIONS:
+        wrong(compose.data.get(section), (dict,), (section,))
+    for name, svc in (compose.data.get("services") or {}).items():
+        if isinstance(svc, dict):
+            for key, kinds in _SERVICE_KINDS.items():
+                wrong(svc.get(key), kinds, ("services", name, key))
 
 
 def _alone_too_large(path: Path) -> bool:
