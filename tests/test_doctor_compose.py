@@ -1025,3 +1025,22 @@ def test_a_compose_file_of_the_wrong_shape_fails_in_one_line(
     ):
         check = next(c for c in json.loads(result.stdout)["checks"] if c["id"] == "compose.file")
         assert result.exit_code == 1 and check["status"] == "fail" and check["evidence"] == said
+
+
+@pytest.mark.parametrize(
+    "line", ["ENV A=$A$A", "ENV A=${A}${A}", "ENV A $A$A", "LABEL A=$A$A"], ids=str
+)
+def test_a_dockerfiles_values_stop_at_a_values_limit(line) -> None:
+    """Review BI: a Dockerfile's `ENV A=$A$A` doubled its value at each line, so 30 such lines (a
+    400-byte file a checkout ships beside its `compose.yaml`) made a value of 2 GB, 34 of 32 GB. A
+    value stops at a Compose value's limit (``compose_file.MAX_VALUE``); short ones as before."""
+    from hindsight_cli.doctor import compose_file, dockerfile
+
+    image = dockerfile.parse("FROM x\nENV A=ab\nLABEL A=ab\n" + f"{line}\n" * 20)
+    values = image.labels if line.startswith("LABEL") else image.env
+    assert values["A"] == "ab" * (compose_file.MAX_VALUE // 2)
+    assert dockerfile.parse('FROM x\nENV A=1 B=${A}2 C="$B $A"\n').env == {
+        "A": "1",
+        "B": "12",
+        "C": "12 1",
+    }

@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .dockerfile import Builds
-
 # Compose's own lookup order for a project directory.
 DEFAULT_NAMES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml")
 
@@ -51,8 +49,6 @@ class ComposeFile:
     scalars: list[tuple[str, int]] = field(default_factory=list)
     # its bytes
     size: int = 0
-    # the images its services build, each once (review BI)
-    builds: Builds = field(default_factory=Builds, repr=False, compare=False)
 
     # what the checks read of ``data`` once a project (review BI: the services made again for
     # each service, and each port and network of them, made 250 KB of services a minute of doctor)
@@ -349,10 +345,16 @@ def interpolate(text: str, env: Mapping[str, str]) -> str:
             return word if value is not None and (op == "+" or value != "") else ""
         return value or ""
 
-    # its pieces to the limit: `$A$A…` of a 1 MiB `.env` value grew without end (review BF)
+    return substitute(_VARIABLE, text, one)
+
+
+def substitute(pattern: re.Pattern[str], text: str, one: Callable[[re.Match[str]], str]) -> str:
+    """``pattern.sub(one, text)`` to ``MAX_VALUE`` characters: its pieces to the limit (review
+    BF: `$A$A…` of a 1 MiB `.env` value grew without end; review BI: a Dockerfile's `ENV A=$A$A`
+    doubles at each line)."""
     pieces: list[str] = []
     size = last = 0
-    for match in _VARIABLE.finditer(text):
+    for match in pattern.finditer(text):
         pieces += (text[last : match.start()], one(match))
         size += len(pieces[-2]) + len(pieces[-1])
         last = match.end()

@@ -24,7 +24,7 @@ from ..safefs.reading import whole_number
 from . import Check, fail, warn
 from .command_lines import program, split_words
 from .compose_file import ComposeFile, env_items, finding, interpolate, mounts
-from .dockerfile import for_service
+from .dockerfile import Builds, for_service
 
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8765
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
@@ -60,7 +60,8 @@ def _argv(
 ) -> tuple[list[str], list[str], dict[str, str]]:
     """What the container runs, its entrypoint, and the image's ENV; Compose's entrypoint drops the
     image's CMD."""
-    image = for_service(svc, compose.path.parent, compose.builds)
+    # the images the project's services build, each once (review BI)
+    image = for_service(svc, compose.path.parent, compose.memo("builds", Builds))
     entrypoint, command = _words(svc.get("entrypoint"), env), _words(svc.get("command"), env)
     image_env = dict(image.env) if image else {}
     if entrypoint is not None:
