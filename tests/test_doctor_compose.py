@@ -1044,3 +1044,36 @@ def test_a_dockerfiles_values_stop_at_a_values_limit(line) -> None:
         "B": "12",
         "C": "12 1",
     }
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['a \'b c\' "d \\" e" f\\ g', "x=\"1 2\" y='' z", "'unclosed", "tail\\", "a\tb\rc\nd \x0be"],
+    ids=["quotes", "empty", "unclosed", "escape", "blanks"],
+)
+def test_doctors_words_are_split_as_a_shell_does_in_one_read(monkeypatch, text) -> None:
+    """Review BI: doctor split a command's words and a Dockerfile's `ENV` with ``shlex``, which
+    adds a word's characters one at a time: a quoted word of 256 KB took 6 s, an `ENV A="…"` of
+    800 KB 36 s; and a `HEALTHCHECK` of 250,000 options, or `env`/`wsl` before 200,000 of them,
+    was taken off a word at a time. The words are the same, read once (``shlex`` is not asked)."""
+    import shlex
+
+    from hindsight_cli.doctor import command_lines, dockerfile
+
+    try:
+        expected = shlex.split(text)
+    except ValueError:
+        expected = text.split()
+
+    def refused(*_: object, **__: object) -> list[str]:
+        raise AssertionError("shlex read it")
+
+    monkeypatch.setattr(shlex, "split", refused)
+    assert command_lines.split_words(text) == expected
+    image = dockerfile.parse(f"FROM x\nENV K={text}\nHEALTHCHECK --retries=2 --a CMD {text}\n")
+    if "\n" not in text and not text.endswith("\\"):
+        assert image.healthcheck == ["/bin/sh", "-c", text]
+    assert command_lines.launched(["env", "A=1", "-i", "wsl", "-d", "U", "--", "node"]) == [
+        "wsl",
+        "node",
+    ]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,8 +73,10 @@ def _env(args: str, env: dict[str, str]) -> None:
 
         return substitute(_REFERENCE, value, lambda m: env.get(m.group(1), ""))
 
+    from ..lessons.scanning import shell_words
+
     try:
-        words = shlex.split(args)
+        words = shell_words(args)
     except ValueError:
         return
     # the legacy form: ENV KEY value with spaces
@@ -89,9 +90,10 @@ def _env(args: str, env: dict[str, str]) -> None:
 
 def _healthcheck(args: str) -> list[str] | None:
     words = args.split()
-    # the options (--interval=30s …) come first
-    while words and words[0].startswith("--"):
-        words.pop(0)
+    # the options (--interval=30s …) come first (review BI: taken off one at a time, 250,000 of
+    # them held doctor 17 s)
+    first = next((i for i, word in enumerate(words) if not word.startswith("--")), len(words))
+    words = words[first:]
     if not words or words[0].upper() != "CMD":
         return None
     return _argv(args.split("CMD", 1)[1].strip())
