@@ -1077,3 +1077,21 @@ def test_doctors_words_are_split_as_a_shell_does_in_one_read(monkeypatch, text) 
         "wsl",
         "node",
     ]
+
+
+def test_a_services_networks_of_any_kind_are_read_as_names(tmp_path) -> None:
+    """Review BI: a service's `networks` list holding a mapping, or `true` beside a name, ended
+    `doctor compose` with a traceback (a mapping is no set member; names of two kinds do not
+    sort); each is read as its text."""
+    from hindsight_cli.doctor import compose_checks
+
+    project = _project(
+        tmp_path,
+        {
+            "compose.yaml": "services:\n  a:\n    image: x\n    networks: [{n: 1}, true, m]\n"
+            "    environment: [U=http://b:1]\n  b:\n    image: x\n    networks: [true, o]\n"
+        },
+    )
+    checks = compose_checks.run(cwd=project, env={"PATH": ""}, required=False)
+    assert checks[0].status == "ok"
+    assert {c.id for c in checks[1:]} == {"compose.network-undeclared"}

@@ -243,7 +243,12 @@ def _networks(
             return _networks(services.get(mode[8:], {}), services, depth + 1)
         return {f"mode:{mode}"}
     networks = svc.get("networks")
-    return set(networks) if isinstance(networks, (list, dict)) and networks else {"default"}
+    # names as text: a list of mappings or `true`s is no list of names (review BI)
+    return (
+        {str(n) for n in networks}
+        if isinstance(networks, (list, dict)) and networks
+        else {"default"}
+    )
 
 
 @dataclass(frozen=True)
@@ -559,7 +564,7 @@ def _undeclared_networks(compose: ComposeFile, name: str, svc: dict[str, Any]) -
     if not isinstance(networks, (list, dict)):
         return
     for network in networks:
-        if network not in declared:
+        if str(network) not in declared:
             yield finding(
                 fail,
                 "network-undeclared",
