@@ -381,3 +381,39 @@ def test_copies_of_a_text_in_other_tasks_are_not_read_with_its_chain_of_versions
     if how != "hard forget":
         [active] = [m for m in left if m.task_id == "t" and m.status == "active"]
         assert active.resolution == fix and active.supersedes == chain[-1]
+
+
+@pytest.mark.parametrize("how", ["write", "import"])
+@pytest.mark.parametrize("who", ["alice", "owner"])
+def test_a_link_an_import_brought_joins_no_other_agents_memory_to_a_chain(
+    tmp_path: Path, how: str, who: str
+) -> None:
+    """Review BH: an import keeps a memory's links as its file wrote them, and a chain of versions
+    was joined wherever a link stayed within one text, whatever the agents: an imported memory of
+    token principal alice's naming the owner's memory of the same words as its newer version made
+    that the newest of hers, so her write repeating it gave the owner's memory her fix (a new
+    version under the owner's agent, the owner's superseded), and the owner's write repeating an
+    imported memory of his naming alice's gave hers his fix, which she then read. Now a version is
+    one agent's: each write's fix stays with its own agent and the other's memory is untouched."""
+    from fake_embedder import FakeEmbedder
+
+    from hindsight_cli.models import Filters
+    from hindsight_cli.store import Store
+
+    base = Store(tmp_path / "s", embedder=FakeEmbedder())
+    other = "alice" if who == "owner" else "owner"
+    writer = base.scoped("alice", principal=True) if who == "alice" else base
+    theirs = base.record(_TEXT, agent_id=other, **_FAILURE).memory
+    [record] = [r for r in base.export() if r["id"] == theirs.id]
+    named = {**record, "id": None, "idempotency_key": None, "agent_id": who}
+    base.import_records([{**named, "superseded_by": theirs.id, "status": "active"}])
+    fix = "chown the releases directory to the deploy user"
+    if how == "write":
+        writer.record(_TEXT, agent_id=who, resolution=fix, **_FAILURE)
+    else:
+        writer.import_records([{**named, "id": None, "resolution": fix, "status": "active"}])
+    left = base.list(Filters(statuses=None), limit=None)
+    # before: the other agent's memory superseded by a version of it holding the fix
+    assert [(m.status, m.resolution) for m in left if m.agent_id == other] == [("active", None)]
+    [mine] = [m for m in left if m.agent_id == who and m.status == "active"]
+    assert mine.resolution == fix

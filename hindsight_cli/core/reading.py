@@ -342,14 +342,14 @@ def version_chains(session: Reader, rows: Iterable[MemoryRow]) -> dict[str, list
     frontier = starts
     for _ in range(_WALKED):
         # each linked memory not read yet, with the texts of the versions that name it
-        wanted: dict[str, set[str]] = {}
+        wanted: dict[str, set[tuple[str, str]]] = {}
         for row in frontier:
             for target in (row.superseded_by, row.supersedes):
                 if target and target not in found:
-                    wanted.setdefault(target, set()).add(row.content_hash)
+                    wanted.setdefault(target, set()).add(_text(row))
         read = session.by_ids(sorted(wanted)) if wanted else []
         found.update((row.id, row) for row in read)
-        frontier = [row for row in read if row.content_hash in wanted[row.id]]
+        frontier = [row for row in read if _text(row) in wanted[row.id]]
     if frontier:
         found.update((r.id, r) for r in _rest(session, frontier, found))
     # the chains as sets that merge where a link joins two versions of one text
@@ -363,12 +363,21 @@ def version_chains(session: Reader, rows: Iterable[MemoryRow]) -> dict[str, list
 
     for row in found.values():
         for target in (row.superseded_by, row.supersedes):
-            if target and target in found and found[target].content_hash == row.content_hash:
+            if target and target in found and _text(found[target]) == _text(row):
                 parent[root(target)] = root(row.id)
     chains: dict[str, list[MemoryRow]] = {}
     for memory_id, row in found.items():
         chains.setdefault(root(memory_id), []).append(row)
     return {row.id: chains[root(row.id)] for row in starts}
+
+
+def _text(row: MemoryRow) -> tuple[str, str]:
+    """What every version of a text shares: its words and its agent. A memory supersedes only
+    one of its own agent's, but a link an import file brought is kept as written: an imported
+    memory of a token principal's naming the owner's memory of its words as its newer version made
+    the owner's memory the newest of hers, and her write repeating it gave the owner's memory her
+    fix, a new version of it under the owner's agent that took its place (review BH)."""
+    return row.content_hash, row.agent_id
 
 
 def _rest(
@@ -384,10 +393,10 @@ def _rest(
     texts = sorted({row.content_hash for row in frontier})
     agents = sorted({row.agent_id for row in frontier})
     where = [("content_hash", "in", texts), ("agent_id", "in", agents)]
-    text = {row.id: row.content_hash for row in found.values()}
+    text = {row.id: _text(row) for row in found.values()}
     linked: dict[str, list[str]] = {}
-    for memory_id, content, *targets in session.links(where):
-        text[memory_id] = content
+    for memory_id, content, agent, *targets in session.links(where):
+        text[memory_id] = (content, agent)
         for target in targets:
             if target:
                 linked.setdefault(memory_id, []).append(target)

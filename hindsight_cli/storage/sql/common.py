@@ -235,15 +235,18 @@ class SqlSession:
             ).fetchall()
         ]
 
-    def links(self, where: Sequence[Condition]) -> list[tuple[str, str, str | None, str | None]]:
-        """(id, content_hash, supersedes, superseded_by) of the rows ``where`` selects that are
-        linked to another (a version of a chain): four short columns, not a row's whole text and
-        metadata, and never a memory no supersede names (``reading.version_chains``)."""
+    def links(
+        self, where: Sequence[Condition]
+    ) -> list[tuple[str, str, str, str | None, str | None]]:
+        """(id, content_hash, agent_id, supersedes, superseded_by) of the rows ``where`` selects
+        that are linked to another (a version of a chain): five short columns, not a row's whole
+        text and metadata, and never a memory no supersede names (``reading.version_chains``)."""
         sql, params = render(where, self.dialect)
         return [
-            (r[0], r[1], r[2], r[3])
+            (r[0], r[1], r[2], r[3], r[4])
             for r in self.conn.execute(
-                "SELECT m.id, m.content_hash, m.supersedes, m.superseded_by FROM memories m "
+                "SELECT m.id, m.content_hash, m.agent_id, m.supersedes, m.superseded_by "
+                "FROM memories m "
                 f"WHERE {sql} AND (m.supersedes IS NOT NULL OR m.superseded_by IS NOT NULL)",
                 params,
             ).fetchall()
