@@ -386,7 +386,7 @@ def _rest(
     """The rest of the long chains ``frontier`` reached: the links of every version of their
     texts, their agents' (a memory supersedes only one of its own agent's), read at once, four
     short columns a memory and never one no supersede names; then only the memories those links
-    join to ``frontier`` while the text stays the same, ``_BATCH`` ids a read. Every memory of
+    join to ``frontier`` while the text stays the same, in one read. Every memory of
     the text was read whole: a token principal's thousands of copies of a note (in other tasks,
     or under keys of hers) beside five versions of it were read, text and metadata, twice in each
     write repeating it, at the write gate (3,000 copies: a write 0.6 s; review BH)."""
@@ -410,9 +410,7 @@ def _rest(
                 reached.add(other)
                 todo.append(other)
     wanted = sorted(reached.difference(found))
-    return [
-        r for i in range(0, len(wanted), _BATCH) for r in session.by_ids(wanted[i : i + _BATCH])
-    ]
+    return session.by_ids(wanted) if wanted else []
 
 
 def walk(
