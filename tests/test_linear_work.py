@@ -276,6 +276,31 @@ def test_a_hard_forget_of_a_long_chain_of_versions_reads_it_at_once(
     assert kept[1] not in selected
 
 
+_TEXT = "deploy failed: permission denied writing /srv/releases"
+_FAILURE = {"task_id": "t", "trigger": "tool_error", "outcome": "failure"}
+
+
+def _versions(tmp_path: Path, count: int) -> tuple[Any, list[str]]:
+    """A store whose token principal alice has a failure and ``count`` newer versions of it (tags
+    given one by one, as her edits make them): the store and the versions' ids, oldest first."""
+    from fake_embedder import FakeEmbedder
+
+    from hindsight_cli.core import amend
+    from hindsight_cli.store import Store
+
+    base = Store(tmp_path / "s", embedder=FakeEmbedder())
+    chain = [base.scoped("alice", principal=True).record(_TEXT, **_FAILURE).memory.id]
+    with base._rt.ledger.write() as session:
+        [old] = session.by_ids(chain)
+        for i in range(count):
+            change = amend.Amendment({"tags": [f"v{i}"]}, "tagged", "tagged")
+            new = amend.new_version(old, change, old.created_at)
+            amend.write(session, old, new, change, "alice")
+            chain.append(new.id)
+            old = new
+    return base, chain
+
+
 @pytest.mark.parametrize(
     ("how", "who"), [("write", "alice"), ("import", "alice"), ("import", "owner")]
 )
@@ -288,33 +313,20 @@ def test_a_fix_for_a_text_with_a_long_chain_of_versions_goes_to_its_newest(
     read 400 memories one by one at the write gate, and its fix went to the 200th version,
     superseded long ago, and was lost (the owner's import of it too). Now the chain is read at
     once and the fix is the newest version. With the walk's bound at 20 and 40 versions."""
-    from fake_embedder import FakeEmbedder
-
-    from hindsight_cli.core import amend, reading
+    from hindsight_cli.core import reading
     from hindsight_cli.models import Filters
     from hindsight_cli.storage.sql.duckdb_ledger import DuckDBSession
-    from hindsight_cli.store import Store
 
     monkeypatch.setattr(reading, "_MAX_CHAIN", 20)
-    base = Store(tmp_path / "s", embedder=FakeEmbedder())
-    alice = base.scoped("alice", principal=True)
-    failure = {"task_id": "t", "trigger": "tool_error", "outcome": "failure"}
-    text = "deploy failed: permission denied writing /srv/releases"
-    first = alice.record(text, **failure).memory.id
-    with base._rt.ledger.write() as session:
-        [old] = session.by_ids([first])
-        for i in range(40):
-            change = amend.Amendment({"tags": [f"v{i}"]}, "tagged", "tagged")
-            new = amend.new_version(old, change, old.created_at)
-            amend.write(session, old, new, change, "alice")
-            old = new
+    base, chain = _versions(tmp_path, 40)
+    alice, first = base.scoped("alice", principal=True), chain[0]
     reads: list[int] = []
     by_ids = DuckDBSession.by_ids
     monkeypatch.setattr(DuckDBSession, "by_ids", lambda *a, **k: reads.append(1) or by_ids(*a, **k))
     fix = "chown the releases directory to the deploy user"
     store = alice if who == "alice" else base
     if how == "write":
-        store.record(text, agent_id="alice", resolution=fix, **failure)
+        store.record(_TEXT, agent_id="alice", resolution=fix, **_FAILURE)
     else:
         [record] = [r for r in alice.export() if r["id"] == first]
         store.import_records([{**record, "id": None, "resolution": fix, "status": "active"}])
@@ -322,4 +334,86 @@ def test_a_fix_for_a_text_with_a_long_chain_of_versions_goes_to_its_newest(
     assert len(reads) < 15, len(reads)
     [active] = base.list(Filters(agent_ids=("alice",)), limit=None)
     assert active.resolution == fix
-    assert base.get(new.id).status == "superseded"
+    assert base.get(chain[-1]).status == "superseded"
+
+
+@pytest.mark.parametrize("how", ["write", "import", "supersede", "hard forget"])
+def test_copies_of_a_text_in_other_tasks_are_not_read_with_its_chain_of_versions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """Review BH: past ``_WALKED`` links the rest of a chain of versions was read by its text and
+    agent, every memory of it whole: a token principal's copies of a note in other tasks of hers
+    (each its own memory, none a version) were all read, twice in each write repeating the note,
+    at the write gate every agent's writes wait for (3,000 copies: 6,000 rows a write). Now only
+    the links of the text's memories are read, and whole only the versions they join. With the
+    walk's bound at 1 and a chain of 4 versions beside 20 copies."""
+    from hindsight_cli.core import reading
+    from hindsight_cli.models import Filters
+    from hindsight_cli.storage import codec
+
+    monkeypatch.setattr(reading, "_WALKED", 1)
+    base, chain = _versions(tmp_path, 3)
+    alice, first = base.scoped("alice", principal=True), chain[0]
+    [record] = [r for r in alice.export() if r["id"] == first]
+    copies = [
+        {**record, "id": None, "idempotency_key": None, "task_id": f"x{i}", "status": "active"}
+        for i in range(20)
+    ]
+    for copy in copies:
+        copy.update(supersedes=None, superseded_by=None)
+    base.import_records(copies)
+    decoded: list[int] = []
+    from_sql = codec.from_sql
+    monkeypatch.setattr(codec, "from_sql", lambda *a: decoded.append(1) or from_sql(*a))
+    fix = "chown the releases directory to the deploy user"
+    if how == "write":
+        alice.record(_TEXT, resolution=fix, **_FAILURE)
+    elif how == "import":
+        base.import_records([{**record, "id": None, "resolution": fix, "status": "active"}])
+    elif how == "supersede":
+        alice.record(_TEXT, supersedes=chain[1], resolution=fix, **_FAILURE)
+    else:
+        assert alice.forget([chain[-1]], hard=True) == 4
+    # before: the 20 copies read whole (twice in a write): 24 to 50 rows
+    assert len(decoded) < 20, len(decoded)
+    left = base.list(Filters(statuses=None), limit=None)
+    assert sum(m.content == _TEXT and m.task_id != "t" for m in left) == 20
+    if how != "hard forget":
+        [active] = [m for m in left if m.task_id == "t" and m.status == "active"]
+        assert active.resolution == fix and active.supersedes == chain[-1]
+
+
+@pytest.mark.parametrize("how", ["write", "import"])
+@pytest.mark.parametrize("who", ["alice", "owner"])
+def test_a_link_an_import_brought_joins_no_other_agents_memory_to_a_chain(
+    tmp_path: Path, how: str, who: str
+) -> None:
+    """Review BH: an import keeps a memory's links as its file wrote them, and a chain of versions
+    was joined wherever a link stayed within one text, whatever the agents: an imported memory of
+    token principal alice's naming the owner's memory of the same words as its newer version made
+    that the newest of hers, so her write repeating it gave the owner's memory her fix (a new
+    version under the owner's agent, the owner's superseded), and the owner's write repeating an
+    imported memory of his naming alice's gave hers his fix, which she then read. Now a version is
+    one agent's: each write's fix stays with its own agent and the other's memory is untouched."""
+    from fake_embedder import FakeEmbedder
+
+    from hindsight_cli.models import Filters
+    from hindsight_cli.store import Store
+
+    base = Store(tmp_path / "s", embedder=FakeEmbedder())
+    other = "alice" if who == "owner" else "owner"
+    writer = base.scoped("alice", principal=True) if who == "alice" else base
+    theirs = base.record(_TEXT, agent_id=other, **_FAILURE).memory
+    [record] = [r for r in base.export() if r["id"] == theirs.id]
+    named = {**record, "id": None, "idempotency_key": None, "agent_id": who}
+    base.import_records([{**named, "superseded_by": theirs.id, "status": "active"}])
+    fix = "chown the releases directory to the deploy user"
+    if how == "write":
+        writer.record(_TEXT, agent_id=who, resolution=fix, **_FAILURE)
+    else:
+        writer.import_records([{**named, "id": None, "resolution": fix, "status": "active"}])
+    left = base.list(Filters(statuses=None), limit=None)
+    # before: the other agent's memory superseded by a version of it holding the fix
+    assert [(m.status, m.resolution) for m in left if m.agent_id == other] == [("active", None)]
+    [mine] = [m for m in left if m.agent_id == who and m.status == "active"]
+    assert mine.resolution == fix

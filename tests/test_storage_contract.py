@@ -371,6 +371,33 @@ def test_the_back_link_of_a_supersede_is_set_on_an_existing_row(filled: Ledger) 
     assert _names(r.id for r in changed) == ["c", "a"]
 
 
+def test_links_and_a_long_list_of_ids_read_the_rows_named(
+    filled: Ledger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``links``: the linked rows ``where`` selects, their text, agent and links alone; ``by_ids``
+    past ``_LISTED_IDS`` ids (one list parameter, review BH) reads what the values read."""
+    from hindsight_cli.storage.sql import common
+
+    at = T0 + timedelta(hours=3)
+    with filled.write() as writer:
+        writer.supersede(_id(3), _id(1), at)
+        writer.link_supersedes(_id(1), _id(3), at)
+    with filled.read() as reader:
+        rows = {r.id: r for r in reader.by_ids(list(NAMES))}
+        links = reader.links([("agent_id", "in", sorted({r.agent_id for r in rows.values()}))])
+        listed = reader.by_ids([*NAMES, _id(99)])
+        monkeypatch.setattr(common, "_LISTED_IDS", 2)
+        joined = reader.by_ids([*NAMES, _id(99)])
+        assert reader.by_ids([_id(99)]) == []
+    assert sorted(links) == sorted(
+        (r.id, r.content_hash, r.agent_id, r.supersedes, r.superseded_by)
+        for r in rows.values()
+        if r.supersedes or r.superseded_by
+    )
+    assert {_id(1), _id(3)} <= {link[0] for link in links}
+    assert joined == listed and len(joined) == len(SPECS)
+
+
 def test_searches_rank_within_the_filters(read_only: Ledger) -> None:
     with read_only.read() as reader:
         words = reader.keyword(terms("token expired"), [], 10, RANKING.bm25_k1, RANKING.bm25_b)

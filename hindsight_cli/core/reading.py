@@ -329,33 +329,29 @@ def version_chains(session: Reader, rows: Iterable[MemoryRow]) -> dict[str, list
     """Each of ``rows`` (by id) with every version of its text, older and newer, itself among them
     (``chain_ids``' versions: the supersede links followed while the text stays the same): the
     links followed by id a step further at each read, ``_WALKED`` steps, and a chain longer than
-    that read at once by its text (``content_hash``: every memory of it, joined where a link stays
-    within the text). ``chain_ids`` of each of them walked its whole chain again for each version
-    in it, a read a version (a token principal's hard forget by task of the 60 versions her edits
-    made of one note read 5,600 memories one by one; review BB), and the walk alone still read a
-    long chain a version at a time: a note of hers with 20,000 versions made her hard forget of
-    it read for 100 s to plan and 65 s more in the ledger's write transaction, at the write gate
-    every agent's writes wait for, and a write repeating it 400 reads there (review BE)."""
+    that read at once by its text (``_rest``: the links of every memory of it, and whole the ones
+    joined to it where a link stays within the text). ``chain_ids`` of each of them walked its
+    whole chain again for each version in it, a read a version (a token principal's hard forget
+    by task of the 60 versions her edits made of one note read 5,600 memories one by one; review
+    BB), and the walk alone still read a long chain a version at a time: a note of hers with
+    20,000 versions made her hard forget of it read for 100 s to plan and 65 s more in the
+    ledger's write transaction, at the write gate every agent's writes wait for, and a write
+    repeating it 400 reads there (review BE)."""
     starts = list(rows)
     found = {row.id: row for row in starts}
     frontier = starts
     for _ in range(_WALKED):
         # each linked memory not read yet, with the texts of the versions that name it
-        wanted: dict[str, set[str]] = {}
+        wanted: dict[str, set[tuple[str, str]]] = {}
         for row in frontier:
             for target in (row.superseded_by, row.supersedes):
                 if target and target not in found:
-                    wanted.setdefault(target, set()).add(row.content_hash)
+                    wanted.setdefault(target, set()).add(_text(row))
         read = session.by_ids(sorted(wanted)) if wanted else []
         found.update((row.id, row) for row in read)
-        frontier = [row for row in read if row.content_hash in wanted[row.id]]
+        frontier = [row for row in read if _text(row) in wanted[row.id]]
     if frontier:
-        # the rest of a long chain: every memory of its text, at once, its agent's (a memory
-        # supersedes only one of its own agent's): the same words another agent wrote are not read
-        texts = sorted({row.content_hash for row in frontier})
-        agents = sorted({row.agent_id for row in frontier})
-        where = [("content_hash", "in", texts), ("agent_id", "in", agents)]
-        found.update((r.id, r) for r in session.select(where))
+        found.update((r.id, r) for r in _rest(session, frontier, found))
     # the chains as sets that merge where a link joins two versions of one text
     parent = {memory_id: memory_id for memory_id in found}
 
@@ -367,12 +363,54 @@ def version_chains(session: Reader, rows: Iterable[MemoryRow]) -> dict[str, list
 
     for row in found.values():
         for target in (row.superseded_by, row.supersedes):
-            if target and target in found and found[target].content_hash == row.content_hash:
+            if target and target in found and _text(found[target]) == _text(row):
                 parent[root(target)] = root(row.id)
     chains: dict[str, list[MemoryRow]] = {}
     for memory_id, row in found.items():
         chains.setdefault(root(memory_id), []).append(row)
     return {row.id: chains[root(row.id)] for row in starts}
+
+
+def _text(row: MemoryRow) -> tuple[str, str]:
+    """What every version of a text shares: its words and its agent. A memory supersedes only
+    one of its own agent's, but a link an import file brought is kept as written: an imported
+    memory of a token principal's naming the owner's memory of its words as its newer version made
+    the owner's memory the newest of hers, and her write repeating it gave the owner's memory her
+    fix, a new version of it under the owner's agent that took its place (review BH)."""
+    return row.content_hash, row.agent_id
+
+
+def _rest(
+    session: Reader, frontier: list[MemoryRow], found: dict[str, MemoryRow]
+) -> list[MemoryRow]:
+    """The rest of the long chains ``frontier`` reached: the links of every version of their
+    texts, their agents' (a memory supersedes only one of its own agent's), read at once, four
+    short columns a memory and never one no supersede names; then only the memories those links
+    join to ``frontier`` while the text stays the same, in one read. Every memory of
+    the text was read whole: a token principal's thousands of copies of a note (in other tasks,
+    or under keys of hers) beside five versions of it were read, text and metadata, twice in each
+    write repeating it, at the write gate (3,000 copies: a write 0.6 s; review BH)."""
+    texts = sorted({row.content_hash for row in frontier})
+    agents = sorted({row.agent_id for row in frontier})
+    where = [("content_hash", "in", texts), ("agent_id", "in", agents)]
+    text = {row.id: _text(row) for row in found.values()}
+    linked: dict[str, list[str]] = {}
+    for memory_id, content, agent, *targets in session.links(where):
+        text[memory_id] = (content, agent)
+        for target in targets:
+            if target:
+                linked.setdefault(memory_id, []).append(target)
+                linked.setdefault(target, []).append(memory_id)
+    reached = {row.id for row in frontier}
+    todo = list(reached)
+    while todo:
+        memory_id = todo.pop()
+        for other in linked.get(memory_id, ()):
+            if other not in reached and text.get(other) == text[memory_id]:
+                reached.add(other)
+                todo.append(other)
+    wanted = sorted(reached.difference(found))
+    return session.by_ids(wanted) if wanted else []
 
 
 def walk(

@@ -36,6 +36,7 @@ log = logging.getLogger("hindsight.ledger")
 DIALECT = Dialect(
     has="list_contains({name}, ?)",
     overlaps="len(list_intersect({name}, ?)) > 0",
+    among="{name} IN (SELECT unnest(?::VARCHAR[]))",
     vector="?",
     audit_order="rowid",
     embedding="m.embedding",

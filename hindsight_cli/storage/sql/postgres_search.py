@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 DIALECT = Dialect(
     has="? = ANY({name})",
     overlaps="{name} && ?::text[]",
+    among="{name} = ANY(?::text[])",
     vector="?::vector",
     audit_order="seq",
     embedding="m.embedding::real[] AS embedding",
