@@ -17,6 +17,10 @@ than linear (more than ``RATIO`` times from one size to the next four times as l
 would take longer than ``CAP`` seconds at 64 KB from its 16 KB ratio is reported without the run.
 
 Reviews BD and BG found eleven such rules this way by hand (docs/reliability.md).
+
+A pattern is timed alone on the whole text: where its caller reads it on a bounded window (the
+detector's vocatives, a sentence its needles chose), check a flagged one through
+``poisoning.instruction_like`` or ``redact.redact`` before calling it a break.
 """
 
 from __future__ import annotations
