@@ -1267,6 +1267,15 @@ _READ_TO_THE_END = {
         "connect",
         'DBI->connect("dbi:Pg:db", "app", "Xk9mQ2vLp7Rt")',
     ),
+    # review BJ (benchmarks/rule_scaling.py): a JAAS user's name read from each `user_` to the
+    # word's end: 64 KB of `user_.` 5.8 s (16 KB 0.35 s), its square
+    "jaas user": (
+        r"\buser_[\w.\-]{1,256}+[ \t]*=",
+        r"\buser_[\w.\-]+[ \t]*=",
+        ["PlainLoginModule required", " user_", "admin", ".", "-", "=", '"', "x" * 20, " = "],
+        "user_.",
+        'org.apache.kafka.common.security.plain.PlainLoginModule required user_admin="Xk9mQ2vLp7Rt";',
+    ),
 }
 
 

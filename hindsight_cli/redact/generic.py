@@ -668,10 +668,11 @@ _SEPARATOR = r"[ \t]*(?:=>|:=|\?=|\|\|=|[:=：＝])[ \t]*|[ \t]+is[ \t]+"
 _QUOTED = r"(?P<q>[\"'])(?P<qsecret>(?:(?!(?P=q))[^\n]){3,}?)(?P=q)"
 
 RULES: list[tuple[str, str, tuple[str, ...], object, object]] = [
-    # a JAAS entry's users: PlainLoginModule required user_admin="…" user_app="…";
+    # a JAAS entry's users: PlainLoginModule required user_admin="…" user_app="…"; a user's name
+    # 256 characters at most (``user_.user_.…`` was read to its end from each ``user_``)
     (
         "password",
-        r"(?i)\buser_[\w.\-]+[ \t]*=[ \t]*\"(?P<secret>[^\"\n]+)\"",
+        r"(?i)\buser_[\w.\-]{1,256}+[ \t]*=[ \t]*\"(?P<secret>[^\"\n]+)\"",
         ("loginmodule",),
         _not_reference,
         None,
