@@ -5,6 +5,7 @@ Not a test (pytest does not collect it); run it by hand:
     python benchmarks/rule_scaling.py            # every rule and pattern
     python benchmarks/rule_scaling.py --rule 42  # one (its number as the list prints it)
     python benchmarks/rule_scaling.py --list     # the numbers and where each comes from
+    python benchmarks/rule_scaling.py --from 900 # the rest of a run cut short
 
 Each redaction rule of ``hindsight_cli/redact`` (its pattern as ``redact._apply`` compiles it, and
 its check) and each pattern of ``hindsight_cli/poisoning`` (module-level ones, those its cached
@@ -224,14 +225,15 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rule", type=int, help="only this rule (its number in --list)")
     parser.add_argument("--list", action="store_true", help="print the rules' numbers and stop")
+    parser.add_argument("--from", dest="start", type=int, default=0, help="start at this number")
     args = parser.parse_args()
     rules = [*_redaction_rules(), *_poisoning_patterns()]
     if args.list:
         for number, (name, words, _) in enumerate(rules):
             print(f"{number:5d}  {name}  {words[:3]}")
         return 0
-    chosen = [rules[args.rule]] if args.rule is not None else rules
-    numbers = [args.rule] if args.rule is not None else range(len(rules))
+    chosen = [rules[args.rule]] if args.rule is not None else rules[args.start :]
+    numbers = [args.rule] if args.rule is not None else range(args.start, len(rules))
     slow = 0
     for number, (name, words, prepare) in zip(numbers, chosen, strict=True):
         if number % 100 == 0:
