@@ -87,3 +87,30 @@ def test_a_memorys_page_lists_the_oldest_memories_built_on_it(
     # under the bound: every one, and no note
     _, body = memory_page.render(viewer, summaries[0], None, "csrf")
     assert "shown" not in str(body).split("<h2>Summary chain</h2>", 1)[1].split("</div></div>")[0]
+
+
+def test_a_principals_page_reads_no_more_audit_entries_than_it_shows(
+    store: Store, fake: FakeEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # review BH (low): a token login's audit read took every entry naming the memory, then kept
+    # hers: a memory of hers she repeats made each view of its page read them all
+    from hindsight_cli.storage.sql.common import SqlSession
+
+    monkeypatch.setattr(memory_page, "AUDIT_SHOWN", 2, raising=False)
+    alice = store.scoped("alice", principal=True)
+    memory = alice.record("the deploy of api needs the vpn up first").memory
+    for said in ("The", "THE", "tHe", "ThE"):
+        alice.record(f"{said} deploy of api needs the vpn up first")
+    read: list[int] = []
+    real = SqlSession.audit_log
+
+    def counted(self: SqlSession, **kwargs: object) -> list:  # type: ignore[type-arg]
+        rows = real(self, **kwargs)  # type: ignore[arg-type]
+        read.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(SqlSession, "audit_log", counted)
+    _, body = memory_page.render(alice, memory.id, None, "csrf")
+    assert str(body).split("<h2>Audit log</h2>", 1)[1].count("<tr") - 1 == 2
+    assert read == [3]
+    assert len(alice.log(limit=None, memory_id=memory.id)) == 5

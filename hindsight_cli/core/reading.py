@@ -282,16 +282,17 @@ def log(
                 # a hard-forgotten memory's id still finds its entries
                 pass
         rows = session.audit_log(
-            # a scoped caller's entries are picked below, then counted
-            limit=None if scope.scoped else limit,
+            limit=limit,
             action=action,
             memory_id=memory_id,
             since=since,
+            # an agent sees what it did, never another agent's forgets and reasons (issue 31): its
+            # entries picked in the read, so a page of them reads no more (review BH)
+            actor=scope.agent if scope.scoped else None,
         )
     entries = [
         AuditEntry(str(iso(at)), act, list(ids), reason, actor)
         for at, act, ids, reason, actor in rows
-        # an agent sees what it did, never another agent's forgets and reasons (issue 31)
         if not scope.scoped or actor == scope.agent
     ]
     return entries[:limit] if limit is not None else entries

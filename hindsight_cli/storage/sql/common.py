@@ -376,6 +376,7 @@ class SqlSession:
         action: str | None,
         memory_id: str | None,
         since: datetime | None,
+        actor: str | None = None,
     ) -> list[AuditRow]:
         clauses: list[str] = ["TRUE"]
         params: list[object] = []
@@ -383,6 +384,7 @@ class SqlSession:
             ("action = ?", action),
             ('"at" >= ?', since),
             (self.dialect.has.format(name="ids"), memory_id),
+            ("actor = ?", actor),
         ):
             if value:
                 clauses.append(clause)
