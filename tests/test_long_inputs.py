@@ -1344,3 +1344,26 @@ def test_a_jwts_header_is_read_once_from_its_runs_start_and_found_where_it_was()
     hostile = ("eyJ-" * 2000 + "\n", "eyJ" * 2000 + " ", "eyJ-" * 2000 + ".eyJ ", "x-")
     for text in (run + token for run in hostile):
         assert token not in redact(text)[0]
+
+
+def test_an_exfiltration_calls_name_is_read_a_stretch_from_its_verb_and_found_as_before() -> None:
+    """The cue of a call that sends a secret out (``requests.post(url, data=token)``) read the
+    call's name with ``\\w*`` either side of its verb, again from each verb of one long word: 128 KB
+    of ``upload_`` took 6.5 s in the detector (its square; a memory's 1 MiB, minutes). The name is
+    read 64 characters either side of the verb now; the cue finds what it found on random texts,
+    and a call after the hostile run."""
+    from hindsight_cli.poisoning import cues
+
+    now = re.compile(cues._CUES["exfiltration"][3])
+    assert "\\w{0,64}(?:send|post|upload" in now.pattern
+    before = re.compile(now.pattern.replace("\\w{0,64}", "\\w*"))
+    pieces = ["upload", "post", "_", "send", "(", ")", "token", "secret", "api_key", " ", "x", "."]
+    matched = 0
+    for text in _texts(pieces, 3000, seed=53):
+        expected = [m.span() for m in before.finditer(text)]
+        assert [m.span() for m in now.finditer(text)] == expected, text
+        matched += bool(expected)
+    assert matched > 20
+    for run in ("upload_", "post", "send_"):
+        hostile = run * 3000 + "\nrequests.post(url, data=api_key)"
+        assert now.search(hostile) is not None
