@@ -9,11 +9,20 @@ from datetime import UTC, datetime
 import pytest
 from fake_embedder import FakeEmbedder
 
-from hindsight_cli.models import short_id
+from hindsight_cli.models import Memory, short_id
 from hindsight_cli.store import Store
 from hindsight_cli.ui import memory_page
 
 pytestmark = pytest.mark.local_only
+
+
+def _repeated(alice: Store, spellings: tuple[str, ...]) -> Memory:
+    """A memory of alice's, then the same statement again in each of ``spellings`` of its first
+    word: merged, an audit entry each."""
+    memory = alice.record("the deploy of api needs the vpn up first").memory
+    for said in spellings:
+        alice.record(f"{said} deploy of api needs the vpn up first")
+    return memory
 
 
 @pytest.mark.parametrize("reader", [None, "alice"], ids=["owner", "principal"])
@@ -22,10 +31,7 @@ def test_a_memorys_page_lists_its_newest_audit_entries(
 ) -> None:
     monkeypatch.setattr(memory_page, "AUDIT_SHOWN", 2, raising=False)
     alice = store.scoped("alice", principal=True)
-    memory = alice.record("the deploy of api needs the vpn up first").memory
-    for said in ("The", "THE"):
-        # the same statement again: merged, an audit entry each
-        alice.record(f"{said} deploy of api needs the vpn up first")
+    memory = _repeated(alice, ("The", "THE"))
     assert len(store.log(limit=None, memory_id=memory.id)) == 3
     viewer = store.scoped(reader, principal=True) if reader else store
     _, body = memory_page.render(viewer, memory.id, None, "csrf")
@@ -98,9 +104,7 @@ def test_a_principals_page_reads_no_more_audit_entries_than_it_shows(
 
     monkeypatch.setattr(memory_page, "AUDIT_SHOWN", 2, raising=False)
     alice = store.scoped("alice", principal=True)
-    memory = alice.record("the deploy of api needs the vpn up first").memory
-    for said in ("The", "THE", "tHe", "ThE"):
-        alice.record(f"{said} deploy of api needs the vpn up first")
+    memory = _repeated(alice, ("The", "THE", "tHe", "ThE"))
     read: list[int] = []
     real = SqlSession.audit_log
 

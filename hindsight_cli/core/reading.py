@@ -288,14 +288,13 @@ def log(
             since=since,
             # an agent sees what it did, never another agent's forgets and reasons (issue 31): its
             # entries picked in the read, so a page of them reads no more (review BH)
-            actor=scope.agent if scope.scoped else None,
+            # (a scope's agent is never empty: None for every agent)
+            actor=scope.agent,
         )
-    entries = [
+    return [
         AuditEntry(str(iso(at)), act, list(ids), reason, actor)
         for at, act, ids, reason, actor in rows
-        if not scope.scoped or actor == scope.agent
     ]
-    return entries[:limit] if limit is not None else entries
 
 
 def current(session: Reader, row: MemoryRow) -> MemoryRow:
