@@ -106,7 +106,10 @@ def _parse_header(line: str) -> tuple[str, int, int] | None:
         # columns apart by blanks only in a config file's comment: prose has blanks too
         return None
     cells = [c.text for c in _cells(stripped.lstrip("#"), sep)]
-    if len(cells) < (2 if sep else 3) or any(len(c) > 30 or len(c.split()) > 3 for c in cells):
+    # a Markdown table of one column, `| password |`, is a table by its bars; one cell apart by
+    # commas or tabs is any line's
+    fewest = 1 if sep == "|" and stripped.startswith("|") and stripped.endswith("|") else 2
+    if len(cells) < (fewest if sep else 3) or any(len(c) > 30 or len(c.split()) > 3 for c in cells):
         return None
     for index, cell in enumerate(cells):
         name = "_".join(cell.strip("*`'\"").split())
