@@ -719,15 +719,18 @@ class _Watched(FakeEmbedder):
         return super().embed(texts)
 
 
-@pytest.mark.parametrize("how", ["a tag", "an outcome", "an import", "the owner's write"])
+@pytest.mark.parametrize(
+    "how", ["a tag", "an outcome", "an import", "the owner's write", "a restatement"]
+)
 def test_a_new_versions_vectors_are_made_outside_the_write_transaction(
     store_dir: Path, monkeypatch: pytest.MonkeyPatch, how: str
 ) -> None:
     """Review BK: a write repeating a stored text with what it adds (a tag, an outcome) makes a
     new version, whose vectors (its text and the stored fix, 32 KB at most) the model made inside
     the write transaction, at the shared server's write gate: every other agent's writes waited for
-    the model, and the ledger with them (an import's new versions too). Now each is made before the
-    transaction, which runs again with them; the version stored is the same."""
+    the model, and the ledger with them (an import's new versions and a restatement merged too).
+    Now each is made before the transaction, which runs again with them; the version stored is the
+    same."""
     embedder = _Watched()
     base = Store(store_dir, embedder=embedder)
     tools = ToolStore(base, per_request=True)
@@ -747,6 +750,10 @@ def test_a_new_versions_vectors_are_made_outside_the_write_transaction(
     monkeypatch.setattr(ledger, "write", write)
     text, fix = "the deploy failed: permission denied", "chown the releases dir " * 40
     failure = {"task_id": "t", "trigger": "tool_error", "outcome": "failure"}
+    if how == "a restatement":
+        # a fact: the same statement in other characters merges into it
+        failure = {"task_id": "t", "type": "semantic"}
+        text += " on the releases dir"
     agent = "bob" if how == "the owner's write" else "alice"
     if how == "the owner's write":
         base.record(text, agent_id=agent, resolution=fix, **failure)
@@ -758,6 +765,9 @@ def test_a_new_versions_vectors_are_made_outside_the_write_transaction(
         base.import_records([{**record, "id": None, "tags": ["later"]}])
     elif how == "the owner's write":
         base.record(text, agent_id="bob", tags=["later"], **failure)
+    elif how == "a restatement":
+        again = text.capitalize() + "."
+        _as(agent, lambda: tools.write(again, tags=["later"], **failure)).join(GUARD)
     else:
         again = {**failure, "outcome": "success"} if how == "an outcome" else failure
         tags = ["later"] if how == "a tag" else []
