@@ -4,9 +4,10 @@ time, and a stopping server still waits for what is under way and then lets noth
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -701,3 +702,79 @@ def test_a_write_does_not_wait_for_another_agents_summary_to_be_composed(
         {"consolidate"} if how == "consolidate" else {"summary"}
     )
     assert under_gate and all(under_gate)
+
+
+class _Watched(FakeEmbedder):
+    """Embeds like the fake, noting for each call whether a ledger write transaction was open
+    (``open``: the count of those entered and not left) or a server's write gate held."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open = 0
+        self.gate: Gate | None = None
+        self.inside: list[bool] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.inside.append(self.open > 0 or bool(self.gate and self.gate.writes.locked()))
+        return super().embed(texts)
+
+
+@pytest.mark.parametrize(
+    "how", ["a tag", "an outcome", "an import", "the owner's write", "a restatement"]
+)
+def test_a_new_versions_vectors_are_made_outside_the_write_transaction(
+    store_dir: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """Review BK: a write repeating a stored text with what it adds (a tag, an outcome) makes a
+    new version, whose vectors (its text and the stored fix, 32 KB at most) the model made inside
+    the write transaction, at the shared server's write gate: every other agent's writes waited for
+    the model, and the ledger with them (an import's new versions and a restatement merged too).
+    Now each is made before the transaction, which runs again with them; the version stored is the
+    same."""
+    embedder = _Watched()
+    base = Store(store_dir, embedder=embedder)
+    tools = ToolStore(base, per_request=True)
+    embedder.gate = tools.gate
+    ledger = type(base._rt.ledger)
+    real_write = ledger.write
+
+    @contextlib.contextmanager
+    def write(self: Any) -> Iterator[Any]:
+        with real_write(self) as session:
+            embedder.open += 1
+            try:
+                yield session
+            finally:
+                embedder.open -= 1
+
+    monkeypatch.setattr(ledger, "write", write)
+    text, fix = "the deploy failed: permission denied", "chown the releases dir " * 40
+    failure = {"task_id": "t", "trigger": "tool_error", "outcome": "failure"}
+    if how == "a restatement":
+        # a fact: the same statement in other characters merges into it
+        failure = {"task_id": "t", "type": "semantic"}
+        text += " on the releases dir"
+    agent = "bob" if how == "the owner's write" else "alice"
+    if how == "the owner's write":
+        base.record(text, agent_id=agent, resolution=fix, **failure)
+    else:
+        _as(agent, lambda: tools.write(text, resolution=fix, **failure)).join(GUARD)
+    embedder.inside.clear()
+    if how == "an import":
+        [record] = base.export()
+        base.import_records([{**record, "id": None, "tags": ["later"]}])
+    elif how == "the owner's write":
+        base.record(text, agent_id="bob", tags=["later"], **failure)
+    elif how == "a restatement":
+        again = text.capitalize() + "."
+        _as(agent, lambda: tools.write(again, tags=["later"], **failure)).join(GUARD)
+    else:
+        again = {**failure, "outcome": "success"} if how == "an outcome" else failure
+        tags = ["later"] if how == "a tag" else []
+        _as(agent, lambda: tools.write(text, tags=tags, **again)).join(GUARD)
+    # before: the new version embedded with the transaction open (the gate held)
+    assert embedder.inside and not any(embedder.inside), embedder.inside
+    [active] = [m for m in base.list(limit=None) if m.status == "active"]
+    assert active.supersedes and active.resolution == fix.strip()
+    assert ("later" in active.tags) != (how == "an outcome")
+    assert base.search("chown the releases").hits[0].memory.id == active.id

@@ -339,3 +339,49 @@ async def test_http_tokens_keep_keys_and_summaries_apart(store: Store, tmp_path:
         proc.terminate()
         proc.wait(timeout=30)
     assert store.get(secret.structured_content["id"]).content == "bob: the vault path is /v/prod"
+
+
+_ALICES = "01a22ad6-ea1d-72c4-ab23-672152ba9c31"
+_OWNERS = "01a22ad6-ea1d-72c4-ab23-672152ba9c32"
+
+
+@pytest.mark.parametrize("link", ["parts", "built on"])
+@pytest.mark.parametrize("act", ["forget", "hard forget", "restore"])
+def test_a_link_an_import_brought_moves_no_forget_or_restore_across_agents(
+    store: Store, link: str, act: str
+) -> None:
+    """Review BK: an import keeps a memory's links as its file wrote them, and a memory's parts
+    (``parts.whole``) and what is built on it (``derived_from``) were followed whatever their
+    agent: a file's record under the owner's agent (source ``user``) that named token principal
+    alice's memory as its other part, or as what it is built on, was withdrawn by her forget,
+    deleted by her hard forget, and made active again by her restore after the owner forgot it,
+    trusted and unlabelled in the owner's recall. Now a link joins one agent's memories only."""
+    from hindsight_cli.models import PART, Filters
+
+    def part(index: int) -> dict[str, Any]:
+        return {"metadata": {PART: {"index": index, "of": 2}}} if link == "parts" else {}
+
+    store.import_records(
+        [
+            {"id": _ALICES, "content": "alice's half", "agent_id": "alice", **part(1)}
+            | ({"source_ids": [_OWNERS]} if link == "parts" else {}),
+            {
+                "id": _OWNERS,
+                "content": "always deploy from main after review",
+                "agent_id": "default",
+                "source": "user",
+                "source_ids": [_ALICES],
+                **part(2),
+            },
+        ]
+    )
+    alice = store.scoped("alice", principal=True)
+    if act == "restore":
+        store.forget([_OWNERS, _ALICES])
+        alice.restore(_ALICES)
+    else:
+        alice.forget([_ALICES], hard=act == "hard forget")
+    left = {m.id: m.status for m in store.list(Filters(statuses=None), limit=None)}
+    # before: the owner's memory invalidated, deleted, or active again
+    assert left.get(_OWNERS) == ("invalidated" if act == "restore" else "active")
+    assert left.get(_ALICES) == {"forget": "invalidated", "restore": "active"}.get(act)

@@ -11,10 +11,10 @@ ever added. What was learnt keeps the trust of whoever said it (``guarded``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import BadUsage, InvalidInput
 from ..models import MAX_TAGS, WriteResult
@@ -35,6 +35,7 @@ LEARNT = ("resolution", "outcome", "confidence", "tags")
 # what an edit may change: what was learnt, and how much the memory matters (a person's call: a
 # repeated write never changes it through a new version)
 EDITABLE = (*LEARNT, "importance")
+Result = TypeVar("Result")
 
 
 @dataclass(frozen=True)
@@ -188,8 +189,24 @@ def _reviewed(new: MemoryRow, found: object) -> bool:
     )
 
 
-def embed(rt: Runtime, row: MemoryRow, like: MemoryRow | None, dim: int) -> None:
-    """Give ``row`` its vectors: ``like``'s when it represents the same text, else the model's."""
+class Unembedded(Exception):
+    """A new version met in a write transaction whose text has no vectors made yet (``made``)."""
+
+    def __init__(self, row: MemoryRow) -> None:
+        super().__init__(row.id)
+        self.row = row
+
+
+# texts' vectors made outside a write transaction for a new version it met (``outside``)
+Made = dict[str, Any]
+
+
+def embed(
+    rt: Runtime, row: MemoryRow, like: MemoryRow | None, dim: int, made: Made | None = None
+) -> None:
+    """Give ``row`` its vectors: ``like``'s when it represents the same text, else the model's;
+    inside a write transaction (``made`` given) only vectors made before it, else ``Unembedded``
+    ends it (``outside``)."""
     if (
         like is not None
         and like.embedding is not None
@@ -197,8 +214,39 @@ def embed(rt: Runtime, row: MemoryRow, like: MemoryRow | None, dim: int) -> None
     ):
         row.embedding, row.chunks = like.embedding, like.chunks
         return
-    vectors = embedding_jobs.checked(rt, rt.embedder.embed(embedding_jobs.windows(rt, row)), dim)
-    embedding_jobs.assign(row, vectors)
+    if made is None:
+        vectors = _vectors(rt, row)
+    elif embedding_text(row) in made:
+        vectors = made[embedding_text(row)]
+    else:
+        raise Unembedded(row)
+    embedding_jobs.assign(row, embedding_jobs.checked(rt, vectors, dim))
+
+
+# a transaction run again for the vectors of a new version it met, at most (``outside``)
+_TRIES = 3
+
+
+def outside(
+    rt: Runtime, write: Callable[[Made | None], Result], made: Made | None = None
+) -> Result:
+    """``write(made)``, a write transaction, run again with the vectors of each new version it met
+    without them, made outside it: the model never runs in the transaction, nor at a shared
+    server's write gate around it. A write repeating a text with what it adds (a tag, an outcome)
+    made the new version's vectors there, its text and stored fix, 32 KB at most: every other
+    agent's writes waited for the model, and the ledger too (review BK). A text that changes again
+    at every run (its own agent's other writes meanwhile) is embedded in the last one."""
+    made = {} if made is None else made
+    for _ in range(_TRIES):
+        try:
+            return write(made)
+        except Unembedded as missing:
+            made[embedding_text(missing.row)] = _vectors(rt, missing.row)
+    return write(None)
+
+
+def _vectors(rt: Runtime, row: MemoryRow) -> Any:
+    return rt.embedder.embed(embedding_jobs.windows(rt, row))
 
 
 def write(session: Writer, old: MemoryRow, new: MemoryRow, change: Amendment, actor: str) -> None:
@@ -364,6 +412,7 @@ def imported(rt: Runtime, records: Sequence[MemoryRow], dim: int) -> tuple[int, 
     adds something is read again in its own write transaction, which decides."""
     beside: list[MemoryRow] = []
     adding: list[MemoryRow] = []
+    unmade: dict[str, MemoryRow] = {}
     with rt.ledger.read() as session:
         for record in records:
             if record.status != "active" or parts.is_part(record):
@@ -372,26 +421,37 @@ def imported(rt: Runtime, records: Sequence[MemoryRow], dim: int) -> tuple[int, 
             if existing is None and old is not None:
                 record.idempotency_key = key
                 beside.append(record)
-            elif old is not None and _changes(old, record) is not None:
+            elif old is not None and (change := _changes(old, record)) is not None:
                 adding.append(record)
+                # its new version's vectors, as its write transaction will find it
+                new = new_version(old, change, rt.now())
+                guarded(new, record)
+                unmade.setdefault(embedding_text(new), new)
+    made: Made = {text: _vectors(rt, new) for text, new in unmade.items()}
     count = 0
     for record in adding:
-        with rt.ledger.write() as session:
-            key, existing, old = _repeated(session, record)
-            record.idempotency_key = key
-            if old is None:
-                continue
-            if existing is None:
-                beside.append(record)
-                continue
-            change = _changes(old, record)
-            if change is None:
-                continue
-            new = new_version(old, change, rt.now())
-            guarded(new, record)
-            embed(rt, new, None, dim)
-            write(session, old, new, change, old.agent_id)
-            count += 1
+
+        def give(made: Made | None, record: MemoryRow = record) -> str:
+            with rt.ledger.write() as session:
+                key, existing, old = _repeated(session, record)
+                record.idempotency_key = key
+                if old is None:
+                    return "none"
+                if existing is None:
+                    return "beside"
+                change = _changes(old, record)
+                if change is None:
+                    return "none"
+                new = new_version(old, change, rt.now())
+                guarded(new, record)
+                embed(rt, new, None, dim, made)
+                write(session, old, new, change, old.agent_id)
+                return "new"
+
+        done = outside(rt, give, made)
+        if done == "beside":
+            beside.append(record)
+        count += done == "new"
     if count:
         rt.after_write()
     return count, beside

@@ -219,7 +219,12 @@ def whole(session: Reader, targets: Sequence[str]) -> list[str]:
         if (
             row is not None
             and is_part(row)
-            and any(sibling in names[t] for t in dict.fromkeys(row.source_ids) if t in names)
+            # a text's parts are one agent's (``derived_from``)
+            and any(
+                sibling in names[t] and named[t].agent_id == row.agent_id
+                for t in dict.fromkeys(row.source_ids)
+                if t in names
+            )
         ):
             out.append(sibling)
     return out

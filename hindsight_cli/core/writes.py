@@ -196,42 +196,47 @@ def record(
     row = prepared.row
     _made(rt, turn)
     vectors = _embedded(rt, row)
-    plan = _Plan()
-    with turn:
-        with rt.ledger.write() as session:
-            # checked in the write's own transaction: one ledger open per write, not two
-            dim = rt.check_model(session)
-            embedding_jobs.assign(row, embedding_jobs.checked(rt, vectors, dim))
-            existing, beside = _holder(session, row, fields)
-            if existing is not None:
-                stored: _Outcome | None = _repeat(
-                    rt, session, existing, row, fields, merge, scope, dim
-                )
-            else:
-                if row.supersedes:
-                    plan = _Plan(old=_supersedable(session, row, scope))
-                elif beside is not None:
-                    plan = _beside(beside, row)
-                elif merge:
-                    plan = _plan(rt, session, row)
-                    if plan.merge_into is not None:
-                        target = session.by_ids([plan.merge_into])[0]
-                        if amend.kept_beside(target, row, amend.stated(row, fields)):
-                            plan = _beside(target, row)
-                stored = _written(rt, session, plan, row, fields, dim)
-        if stored is not None:
-            return _answer(rt, stored, prepared.redactions)
-        rt.after_write()
-        expire_if_due(rt)
-    superseded = [plan.old.id] if plan.old is not None else []
-    return WriteResult(
-        codec.to_memory(row),
-        False,
-        prepared.redactions,
-        superseded,
-        plan.change or plan.why,
-        beside=plan.beside,
-    )
+
+    def write(made: amend.Made | None) -> WriteResult:
+        plan = _Plan()
+        with turn:
+            with rt.ledger.write() as session:
+                # checked in the write's own transaction: one ledger open per write, not two
+                dim = rt.check_model(session)
+                embedding_jobs.assign(row, embedding_jobs.checked(rt, vectors, dim))
+                existing, beside = _holder(session, row, fields)
+                if existing is not None:
+                    stored: _Outcome | None = _repeat(
+                        rt, session, existing, row, fields, merge, scope, dim, made
+                    )
+                else:
+                    if row.supersedes:
+                        plan = _Plan(old=_supersedable(session, row, scope))
+                    elif beside is not None:
+                        plan = _beside(beside, row)
+                    elif merge:
+                        plan = _plan(rt, session, row)
+                        if plan.merge_into is not None:
+                            target = session.by_ids([plan.merge_into])[0]
+                            if amend.kept_beside(target, row, amend.stated(row, fields)):
+                                plan = _beside(target, row)
+                    stored = _written(rt, session, plan, row, fields, dim, made)
+            if stored is not None:
+                return _answer(rt, stored, prepared.redactions)
+            rt.after_write()
+            expire_if_due(rt)
+        superseded = [plan.old.id] if plan.old is not None else []
+        return WriteResult(
+            codec.to_memory(row),
+            False,
+            prepared.redactions,
+            superseded,
+            plan.change or plan.why,
+            beside=plan.beside,
+        )
+
+    # a new version's vectors are made outside the transaction and the gate (``amend.outside``)
+    return amend.outside(rt, write)
 
 
 def _made(rt: Runtime, turn: AbstractContextManager[Any]) -> None:
@@ -334,7 +339,13 @@ class _Outcome:
 
 
 def _version(
-    rt: Runtime, session: Writer, old: MemoryRow, row: MemoryRow, given: dict[str, Any], dim: int
+    rt: Runtime,
+    session: Writer,
+    old: MemoryRow,
+    row: MemoryRow,
+    given: dict[str, Any],
+    dim: int,
+    made: amend.Made | None,
 ) -> _Outcome:
     """A new version of ``old`` with what ``given`` adds, or ``old`` when it adds nothing."""
     change = amend.amendment(old, given)
@@ -343,7 +354,7 @@ def _version(
     new = amend.new_version(old, change, row.created_at)
     new.importance = max(old.importance, row.importance)
     amend.guarded(new, row)
-    amend.embed(rt, new, row, dim)
+    amend.embed(rt, new, row, dim, made)
     amend.write(session, old, new, change, row.agent_id)
     return _Outcome(old, new, change.change)
 
@@ -357,6 +368,7 @@ def _repeat(
     merge: bool,
     scope: Scope,
     dim: int,
+    made: amend.Made | None,
 ) -> _Outcome:
     """The same idempotency key again: a retry answers the memory stored; a write that adds what
     was learnt makes its new version. ``--supersedes`` of another memory, or ``--no-merge`` with
@@ -379,7 +391,7 @@ def _repeat(
             "as a new version, or give another --step or --key to record a second event. "
             "Nothing was written."
         )
-    return _version(rt, session, newest, row, given, dim)
+    return _version(rt, session, newest, row, given, dim, made)
 
 
 def _written(
@@ -389,12 +401,13 @@ def _written(
     row: MemoryRow,
     fields: Mapping[str, Any],
     dim: int,
+    made: amend.Made | None,
 ) -> _Outcome | None:
     """Write the plan; a restatement merged into a stored memory gives it what it adds (a new
     version) or raises its seen count. None: the new row was inserted."""
     if plan.merge_into is not None:
         target = session.by_ids([plan.merge_into])[0]
-        outcome = _version(rt, session, target, row, amend.stated(row, fields), dim)
+        outcome = _version(rt, session, target, row, amend.stated(row, fields), dim, made)
         if outcome.new is not None:
             return outcome
         session.touch(plan.merge_into, row.created_at, row.importance)

@@ -353,21 +353,46 @@ class SqlSession:
 
     def derived_from(self, ids: Sequence[str], *, transitive: bool = True) -> list[str]:
         """Every memory built from ``ids`` (summaries, parts, patterns), transitively, or only
-        those built on them directly; each level oldest first."""
+        those built on them directly; each level oldest first. A memory is built on its own
+        agent's only (a summary, a pattern, a text's parts are one agent's): a link an import file
+        wrote to another agent's memory is not followed, so one agent's forget never takes, nor
+        its restore brings back, another's (review BK)."""
         found: list[str] = []
+        agents = dict(self._agents(ids))
         frontier, seen = list(ids), set(ids)
         while frontier:
             rows = self.conn.execute(
-                f"SELECT id FROM memories WHERE {self.dialect.overlaps.format(name='source_ids')} "
-                "ORDER BY created_at, id",
+                f"SELECT id, agent_id, source_ids FROM memories "
+                f"WHERE {self.dialect.overlaps.format(name='source_ids')} ORDER BY created_at, id",
                 [frontier],
             ).fetchall()
-            frontier = [r[0] for r in rows if r[0] not in seen]
+            level = set(frontier)
+            frontier = [
+                memory_id
+                for memory_id, agent, sources in rows
+                if memory_id not in seen
+                # a source gone took what was built on it in its own transaction
+                and any(s in level and agents.get(s) == agent for s in sources)
+            ]
+            agents.update((r[0], r[1]) for r in rows)
             seen.update(frontier)
             found.extend(frontier)
             if not transitive:
                 break
         return found
+
+    def _agents(self, ids: Sequence[str]) -> list[tuple[str, str]]:
+        """(id, agent) of the memories with these ids."""
+        if not ids:
+            return []
+        return [
+            (r[0], r[1])
+            for r in self.conn.execute(
+                "SELECT m.id, m.agent_id FROM memories m WHERE "
+                + self.dialect.among.format(name="m.id"),
+                [list(ids)],
+            ).fetchall()
+        ]
 
     def audit_log(
         self,
