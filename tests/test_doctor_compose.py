@@ -1095,3 +1095,103 @@ def test_a_services_networks_of_any_kind_are_read_as_names(tmp_path) -> None:
     checks = compose_checks.run(cwd=project, env={"PATH": ""}, required=False)
     assert checks[0].status == "ok"
     assert {c.id for c in checks[1:]} == {"compose.network-undeclared"}
+
+
+@pytest.mark.parametrize(
+    ("files", "limit", "evidence"),
+    [
+        # a 200 KiB-like string aliased into a list doctor reads entry by entry
+        (
+            {
+                "compose.yaml": "x-a: &a '" + "x" * 3000 + "'\nservices:\n  app:\n    image: x\n"
+                "    ports: [" + ", ".join(["*a"] * 40) + "]\n"
+            },
+            "MAX_EXPANDED",
+            "its aliases expand to more than 64 KiB of text (a YAML bomb?)",
+        ),
+        # as the values of an environment, and as a command
+        (
+            {
+                "compose.yaml": "x-a: &a 'http://db:1/" + "y" * 3000 + "'\nservices:\n"
+                "  db: {image: postgres}\n  app:\n    image: x\n    environment:\n"
+                + "".join(f"      K{i}: *a\n" for i in range(40))
+            },
+            "MAX_EXPANDED",
+            "its aliases expand to more than 64 KiB of text",
+        ),
+        # a `$B` of the checkout's `.env`, a few bytes in the file, each value of it 4 KiB
+        (
+            {
+                ".env": "B=" + "z" * 4000 + "\n",
+                "compose.yaml": "x-e: &e\n"
+                + "".join(f"  K{i}: $B\n" for i in range(10))
+                + "x-s: &s {image: x, environment: *e}\nservices:\n"
+                + "".join(f"  s{i}: *s\n" for i in range(10)),
+            },
+            "MAX_INTERPOLATED",
+            "its values interpolate to more than 64 KiB of text",
+        ),
+        (
+            {
+                ".env": "B=" + "z" * 4000 + "\n",
+                "compose.yaml": "x-c: &c [hindsight, $B, $B, $B]\nservices:\n"
+                + "".join(f"  s{i}: {{image: x, command: *c}}\n" for i in range(10)),
+            },
+            "MAX_INTERPOLATED",
+            "its values interpolate to more than 64 KiB of text",
+        ),
+        (
+            {
+                ".env": "B=" + "z" * 4000 + "\n",
+                "compose.yaml": "services:\n"
+                + "".join(f"  s{i}: {{image: x, entrypoint: 'sh -c $B'}}\n" for i in range(20)),
+            },
+            "MAX_INTERPOLATED",
+            "its values interpolate to more than 64 KiB of text",
+        ),
+    ],
+    ids=["list", "environment", "dotenv-environment", "dotenv-command", "dotenv-entrypoint"],
+)
+def test_a_checkouts_compose_text_repeated_by_aliases_or_interpolation_is_refused_in_one_line(
+    cli, tmp_path, monkeypatch, no_docker, files, limit, evidence
+) -> None:
+    """Review BL: ``MAX_NODES`` counted values, not their text: a 200 KiB string aliased 200,000
+    times, or a `$B` of a checkout's `.env` grown to 8 KiB in each of them, was read again at
+    each (2 KB of `K: $B` aliased to 100 services beside an 8 KiB `.env` value: doctor 7 s, 950
+    services a minute). Now a project's text as its aliases expand it and its values as
+    interpolation makes them are bounded (limits made 64 KiB here), refused in one line."""
+    from hindsight_cli.doctor import compose_file
+
+    monkeypatch.setattr(compose_file, limit, 64 << 10)
+    monkeypatch.chdir(_project(tmp_path, files))
+    result = cli("doctor", "compose", "--json", store=False)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    (check,) = json.loads(result.stdout)["checks"]
+    assert (check["id"], check["status"]) == ("compose.file", "fail")
+    assert evidence in check["evidence"]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        " ".join(f"http://localhost:{port}/" for port in range(1, 400)),
+        " ".join(["postgres://u:p@localhost:5432/db"] * 400),
+        " ".join(f"http://db:5433/{page}" for page in range(1, 400)),
+    ],
+    ids=["ports", "repeated", "service"],
+)
+def test_a_value_naming_many_hosts_makes_few_short_findings(
+    cli, tmp_path, monkeypatch, no_docker, value
+) -> None:
+    """Review BL: each URL of a value made its own finding carrying the whole value: 24 KB of a
+    checkout's files made 356,000 findings and 3 GB of output. Now a value's targets are read once
+    each, 20 at most, and a finding's evidence is cut."""
+    text = (
+        "services:\n  db:\n    image: postgres\n    ports: ['5432:5432', '5433:1']\n"
+        f"  app:\n    image: x\n    environment:\n      A: '{value}'\n      B: '{value}'\n"
+    )
+    monkeypatch.chdir(_project(tmp_path, {"compose.yaml": text}))
+    findings = _findings(cli("doctor", "compose", "--json", store=False))
+    reached = [f for f in findings if f["id"] in ("compose.localhost", "compose.host-port")]
+    assert 1 <= len(reached) <= 40
+    assert all(len(f["evidence"]) < 400 for f in findings)
