@@ -1195,3 +1195,43 @@ def test_a_value_naming_many_hosts_makes_few_short_findings(
     reached = [f for f in findings if f["id"] in ("compose.localhost", "compose.host-port")]
     assert 1 <= len(reached) <= 40
     assert all(len(f["evidence"]) < 400 for f in findings)
+
+
+@pytest.mark.parametrize(
+    ("base", "two", "found"),
+    [
+        (["ENV " + " ".join(f"K{n}=$A" for n in range(20))], [], set()),
+        ([f"ENV K{n} $A" for n in range(20)], [], set()),
+        (
+            ["LABEL A=" + "a" * 4000, "LABEL " + " ".join(f"K{n}=${{A}}" for n in range(20))],
+            [],
+            set(),
+        ),
+        # two targets of one Dockerfile, each within the limit, past it together: the second
+        # built (base, for a) is not read
+        ([f"ENV K{n}=$A" for n in range(5)], [f"ENV J{n}=$A" for n in range(5)], {"b"}),
+        # within it: as before
+        (["ENV K=$A", "LABEL K=$A"], ["ENV J=$A"], {"a", "b"}),
+    ],
+    ids=["env", "legacy-env", "label", "targets", "within"],
+)
+def test_a_dockerfiles_values_are_bounded_in_all(
+    tmp_path, monkeypatch, no_docker, base, two, found
+) -> None:
+    """Review BL: each of a Dockerfile's values stopped at 8 KiB, but their number did not: `ENV
+    K1=$A K2=$A …` of 800 KB beside a checkout's `compose.yaml`, `A` of 8 KiB, made 650 MB of
+    values. A project's images now make ``MAX_INTERPOLATED`` characters of values in all (made 64
+    KiB here, values of 4 KiB); past it an image is not read, as when its Dockerfile is not there,
+    and within it it is read as before (hindsight's server found on its loopback)."""
+    from hindsight_cli.doctor import compose_checks, compose_file
+
+    monkeypatch.setattr(compose_file, "MAX_INTERPOLATED", 64 << 10)
+    server = ["ENV A=" + "a" * 4000, 'CMD ["hindsight", "mcp", "--transport", "http"]']
+    text = ["FROM python AS base", *server, *base, "FROM base AS two", *two]
+    (tmp_path / "Dockerfile").write_text("\n".join(text) + "\n")
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  b: {build: {context: ., target: two}}\n"
+        "  a: {build: {context: ., target: base}}\n"
+    )
+    checks = compose_checks.run(cwd=tmp_path, env={"PATH": os.environ["PATH"]})
+    assert {c.summary.split()[0] for c in checks if c.id == "compose.mcp-host"} == found
