@@ -1235,3 +1235,29 @@ def test_a_dockerfiles_values_are_bounded_in_all(
     )
     checks = compose_checks.run(cwd=tmp_path, env={"PATH": os.environ["PATH"]})
     assert {c.summary.split()[0] for c in checks if c.id == "compose.mcp-host"} == found
+
+
+@pytest.mark.parametrize("shape", ["alias", "dockerfiles", "there"])
+def test_a_long_build_path_is_looked_at_once_a_service(tmp_path, monkeypatch, shape) -> None:
+    """Review BL: the Dockerfile a service builds was named by ``os.path.realpath``, which looks at
+    each part of its path in Python: 1,000 services aliasing one `build:` of a 2,000-part
+    `context` (24 KB of a checkout's `compose.yaml`) held doctor 18 s. The file is named by what
+    one look finds there now (the same file however spelled, as before), counted here in looks."""
+    from hindsight_cli.doctor import compose_checks
+
+    parts = "a/" * 200
+    if shape == "there":
+        (tmp_path / parts).mkdir(parents=True)
+        (tmp_path / parts / "Dockerfile").write_text("FROM x\n")
+    build = "*b" if shape != "dockerfiles" else "{context: *c, dockerfile: D%d}"
+    (tmp_path / "compose.yaml").write_text(
+        f"x-c: &c '{parts}'\nx-b: &b {{context: *c}}\nservices:\n"
+        + "".join(f"  s{n}: {{build: {build.replace('%d', str(n))}}}\n" for n in range(100))
+    )
+    looks = []
+    for name in ("stat", "lstat"):
+        real = getattr(os, name)
+        monkeypatch.setattr(os, name, lambda *a, real=real, **k: looks.append(a) or real(*a, **k))
+    checks = compose_checks.run(cwd=tmp_path, env={"PATH": ""})
+    assert checks[0].summary == "compose.yaml: 100 services"
+    assert len(looks) < 1000

@@ -233,7 +233,10 @@ def for_service(svc: dict[str, Any], compose_dir: Path, builds: Builds) -> Image
         return read_regular(path, min(limit, MAX_SMALL)).decode("utf-8", "replace")
 
     try:
-        key = os.path.realpath(path)
+        # the file itself, however its path is spelled: one look (review BL: `os.path.realpath`
+        # looked at each part of the path in Python, so 1,000 services aliasing one `build:` of a
+        # 2,000-part `context` held doctor 18 s)
+        found = os.stat(path)
     except (OSError, ValueError):
         return None
-    return builds.image(key, target, text)
+    return builds.image(f"{found.st_dev}:{found.st_ino}", target, text)
