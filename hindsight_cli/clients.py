@@ -212,6 +212,40 @@ def is_ours(entry: Any) -> bool:
     return plain and env.items() <= _OUR_ENV.items()
 
 
+# the kinds of value the keys of a server entry that hindsight reads may hold (Zed's older form
+# nests `path`, `args` and `env` in `command`); null is as absent
+_ENTRY_KINDS: dict[str, tuple[type, ...]] = {
+    "command": (str, dict),
+    "path": (str,),
+    "args": (list,),
+    "env": (dict,),
+    "cwd": (str,),
+    "env_vars": (list,),
+    "headers": (dict,),
+    "http_headers": (dict,),
+    "env_http_headers": (dict,),
+    "bearer_token_env_var": (str,),
+    "url": (str,),
+    "serverUrl": (str,),
+    "httpUrl": (str,),
+}
+_KIND_NAMES: dict[type, str] = {str: "a string", dict: "an object", list: "a list"}
+
+
+def entry_problem(entry: Mapping[str, Any]) -> str | None:
+    """What is wrong with the shape of a server entry (a key holding another kind of value than
+    its client reads), or None: a checkout's `.mcp.json` whose entry has `args: 5` or `headers:
+    "x"` ended `hindsight doctor` with a traceback (review BL)."""
+    command = entry.get("command")
+    for where, part in (("", entry), ("command.", command if isinstance(command, dict) else {})):
+        for key, kinds in _ENTRY_KINDS.items():
+            value = part.get(key)
+            if value is not None and not isinstance(value, kinds):
+                names = " or ".join(_KIND_NAMES[kind] for kind in kinds)
+                return f"`{where}{key}` is not {names}"
+    return None
+
+
 # --- JSON / JSONC
 # ------------------------------------------------------------------------------------
 

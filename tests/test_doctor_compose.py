@@ -1095,3 +1095,169 @@ def test_a_services_networks_of_any_kind_are_read_as_names(tmp_path) -> None:
     checks = compose_checks.run(cwd=project, env={"PATH": ""}, required=False)
     assert checks[0].status == "ok"
     assert {c.id for c in checks[1:]} == {"compose.network-undeclared"}
+
+
+@pytest.mark.parametrize(
+    ("files", "limit", "evidence"),
+    [
+        # a 200 KiB-like string aliased into a list doctor reads entry by entry
+        (
+            {
+                "compose.yaml": "x-a: &a '" + "x" * 3000 + "'\nservices:\n  app:\n    image: x\n"
+                "    ports: [" + ", ".join(["*a"] * 40) + "]\n"
+            },
+            "MAX_EXPANDED",
+            "its aliases expand to more than 64 KiB of text (a YAML bomb?)",
+        ),
+        # as the values of an environment, and as a command
+        (
+            {
+                "compose.yaml": "x-a: &a 'http://db:1/" + "y" * 3000 + "'\nservices:\n"
+                "  db: {image: postgres}\n  app:\n    image: x\n    environment:\n"
+                + "".join(f"      K{i}: *a\n" for i in range(40))
+            },
+            "MAX_EXPANDED",
+            "its aliases expand to more than 64 KiB of text",
+        ),
+        # a `$B` of the checkout's `.env`, a few bytes in the file, each value of it 4 KiB
+        (
+            {
+                ".env": "B=" + "z" * 4000 + "\n",
+                "compose.yaml": "x-e: &e\n"
+                + "".join(f"  K{i}: $B\n" for i in range(10))
+                + "x-s: &s {image: x, environment: *e}\nservices:\n"
+                + "".join(f"  s{i}: *s\n" for i in range(10)),
+            },
+            "MAX_INTERPOLATED",
+            "its values interpolate to more than 64 KiB of text",
+        ),
+        (
+            {
+                ".env": "B=" + "z" * 4000 + "\n",
+                "compose.yaml": "x-c: &c [hindsight, $B, $B, $B]\nservices:\n"
+                + "".join(f"  s{i}: {{image: x, command: *c}}\n" for i in range(10)),
+            },
+            "MAX_INTERPOLATED",
+            "its values interpolate to more than 64 KiB of text",
+        ),
+        (
+            {
+                ".env": "B=" + "z" * 4000 + "\n",
+                "compose.yaml": "services:\n"
+                + "".join(f"  s{i}: {{image: x, entrypoint: 'sh -c $B'}}\n" for i in range(20)),
+            },
+            "MAX_INTERPOLATED",
+            "its values interpolate to more than 64 KiB of text",
+        ),
+    ],
+    ids=["list", "environment", "dotenv-environment", "dotenv-command", "dotenv-entrypoint"],
+)
+def test_a_checkouts_compose_text_repeated_by_aliases_or_interpolation_is_refused_in_one_line(
+    cli, tmp_path, monkeypatch, no_docker, files, limit, evidence
+) -> None:
+    """Review BL: ``MAX_NODES`` counted values, not their text: a 200 KiB string aliased 200,000
+    times, or a `$B` of a checkout's `.env` grown to 8 KiB in each of them, was read again at
+    each (2 KB of `K: $B` aliased to 100 services beside an 8 KiB `.env` value: doctor 7 s, 950
+    services a minute). Now a project's text as its aliases expand it and its values as
+    interpolation makes them are bounded (limits made 64 KiB here), refused in one line."""
+    from hindsight_cli.doctor import compose_file
+
+    monkeypatch.setattr(compose_file, limit, 64 << 10)
+    monkeypatch.chdir(_project(tmp_path, files))
+    result = cli("doctor", "compose", "--json", store=False)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    (check,) = json.loads(result.stdout)["checks"]
+    assert (check["id"], check["status"]) == ("compose.file", "fail")
+    assert evidence in check["evidence"]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        " ".join(f"http://localhost:{port}/" for port in range(1, 400)),
+        " ".join(["postgres://u:p@localhost:5432/db"] * 400),
+        " ".join(f"http://db:5433/{page}" for page in range(1, 400)),
+    ],
+    ids=["ports", "repeated", "service"],
+)
+def test_a_value_naming_many_hosts_makes_few_short_findings(
+    cli, tmp_path, monkeypatch, no_docker, value
+) -> None:
+    """Review BL: each URL of a value made its own finding carrying the whole value: 24 KB of a
+    checkout's files made 356,000 findings and 3 GB of output. Now a value's targets are read once
+    each, 20 at most, and a finding's evidence is cut."""
+    text = (
+        "services:\n  db:\n    image: postgres\n    ports: ['5432:5432', '5433:1']\n"
+        f"  app:\n    image: x\n    environment:\n      A: '{value}'\n      B: '{value}'\n"
+    )
+    monkeypatch.chdir(_project(tmp_path, {"compose.yaml": text}))
+    findings = _findings(cli("doctor", "compose", "--json", store=False))
+    reached = [f for f in findings if f["id"] in ("compose.localhost", "compose.host-port")]
+    assert 1 <= len(reached) <= 40
+    assert all(len(f["evidence"]) < 400 for f in findings)
+
+
+@pytest.mark.parametrize(
+    ("base", "two", "found"),
+    [
+        (["ENV " + " ".join(f"K{n}=$A" for n in range(20))], [], set()),
+        ([f"ENV K{n} $A" for n in range(20)], [], set()),
+        (
+            ["LABEL A=" + "a" * 4000, "LABEL " + " ".join(f"K{n}=${{A}}" for n in range(20))],
+            [],
+            set(),
+        ),
+        # two targets of one Dockerfile, each within the limit, past it together: the second
+        # built (base, for a) is not read
+        ([f"ENV K{n}=$A" for n in range(5)], [f"ENV J{n}=$A" for n in range(5)], {"b"}),
+        # within it: as before
+        (["ENV K=$A", "LABEL K=$A"], ["ENV J=$A"], {"a", "b"}),
+    ],
+    ids=["env", "legacy-env", "label", "targets", "within"],
+)
+def test_a_dockerfiles_values_are_bounded_in_all(
+    tmp_path, monkeypatch, no_docker, base, two, found
+) -> None:
+    """Review BL: each of a Dockerfile's values stopped at 8 KiB, but their number did not: `ENV
+    K1=$A K2=$A …` of 800 KB beside a checkout's `compose.yaml`, `A` of 8 KiB, made 650 MB of
+    values. A project's images now make ``MAX_INTERPOLATED`` characters of values in all (made 64
+    KiB here, values of 4 KiB); past it an image is not read, as when its Dockerfile is not there,
+    and within it it is read as before (hindsight's server found on its loopback)."""
+    from hindsight_cli.doctor import compose_checks, compose_file
+
+    monkeypatch.setattr(compose_file, "MAX_INTERPOLATED", 64 << 10)
+    server = ["ENV A=" + "a" * 4000, 'CMD ["hindsight", "mcp", "--transport", "http"]']
+    text = ["FROM python AS base", *server, *base, "FROM base AS two", *two]
+    (tmp_path / "Dockerfile").write_text("\n".join(text) + "\n")
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  b: {build: {context: ., target: two}}\n"
+        "  a: {build: {context: ., target: base}}\n"
+    )
+    checks = compose_checks.run(cwd=tmp_path, env={"PATH": os.environ["PATH"]})
+    assert {c.summary.split()[0] for c in checks if c.id == "compose.mcp-host"} == found
+
+
+@pytest.mark.parametrize("shape", ["alias", "dockerfiles", "there"])
+def test_a_long_build_path_is_looked_at_once_a_service(tmp_path, monkeypatch, shape) -> None:
+    """Review BL: the Dockerfile a service builds was named by ``os.path.realpath``, which looks at
+    each part of its path in Python: 1,000 services aliasing one `build:` of a 2,000-part
+    `context` (24 KB of a checkout's `compose.yaml`) held doctor 18 s. The file is named by what
+    one look finds there now (the same file however spelled, as before), counted here in looks."""
+    from hindsight_cli.doctor import compose_checks
+
+    parts = "a/" * 200
+    if shape == "there":
+        (tmp_path / parts).mkdir(parents=True)
+        (tmp_path / parts / "Dockerfile").write_text("FROM x\n")
+    build = "*b" if shape != "dockerfiles" else "{context: *c, dockerfile: D%d}"
+    (tmp_path / "compose.yaml").write_text(
+        f"x-c: &c '{parts}'\nx-b: &b {{context: *c}}\nservices:\n"
+        + "".join(f"  s{n}: {{build: {build.replace('%d', str(n))}}}\n" for n in range(100))
+    )
+    looks = []
+    for name in ("stat", "lstat"):
+        real = getattr(os, name)
+        monkeypatch.setattr(os, name, lambda *a, real=real, **k: looks.append(a) or real(*a, **k))
+    checks = compose_checks.run(cwd=tmp_path, env={"PATH": ""})
+    assert checks[0].summary == "compose.yaml: 100 services"
+    assert len(looks) < 1000

@@ -818,3 +818,76 @@ def test_a_pythons_site_packages_cost_doctor_a_bounded_read(
     )
     assert servers.names_project(found, project, {"PATH": "/usr/bin:/bin"}, home)
     assert len(read) <= (0 if where == "checkout" else 200 // reach._SPELLING)
+
+
+@pytest.mark.parametrize(
+    ("entry", "said"),
+    [
+        ({"command": "hindsight", "args": 5}, "`args` is not a list"),
+        ({"command": {"path": "hindsight", "args": 5}}, "`command.args` is not a list"),
+        ({"command": "hindsight", "env_vars": 5}, "`env_vars` is not a list"),
+        ({"command": "hindsight", "env": ["A=1"]}, "`env` is not an object"),
+        ({"url": "http://127.0.0.1:9/mcp", "headers": "ab"}, "`headers` is not an object"),
+        ({"url": "http://127.0.0.1:9/mcp", "env_http_headers": 5}, "`env_http_headers` is not"),
+        ({"url": "http://127.0.0.1:9/mcp", "env_http_headers": {"A": {"b": 1}}}, None),
+        ({"command": "hindsight", "args": None}, None),
+    ],
+    ids=["args", "zed-args", "env-vars", "env", "headers", "env-headers", "header-var", "null"],
+)
+@pytest.mark.parametrize(
+    ("file", "key"),
+    [
+        (".mcp.json", "mcpServers"),
+        (".vscode/mcp.json", "servers"),
+        (".cursor/mcp.json", "mcpServers"),
+        (".gemini/settings.json", "mcpServers"),
+    ],
+)
+def test_a_checkouts_server_entry_of_the_wrong_shape_is_reported_in_one_line(
+    home, tmp_path, file, key, entry, said
+) -> None:
+    """Review BL: a checkout's `.mcp.json` (or `.vscode/mcp.json`, …) whose entry holds `args: 5`,
+    `headers: "ab"`, `env_vars: 5` or a header's variable that is an object ended `hindsight
+    doctor` and `doctor --fix` with a traceback, under hindsight's name or any other. Each key is
+    read as the kind its client reads (``clients.entry_problem``): hindsight's entry fails naming
+    the key, another server is left unresolved, and null is as absent."""
+    from hindsight_cli.doctor import mcp_checks, needs
+
+    project = tmp_path / "checkout"
+    (project / ".git").mkdir(parents=True)
+    path = project / file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({key: {"hindsight": entry, "other": entry}}))
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin"}
+    checks = mcp_checks.run(home=home, project=project, probe=False, env=env, fix=True)
+    assert needs.docker(project, home, env=env) == []
+    reported = [c for c in checks if c.id.endswith(".entry")]
+    if said:
+        assert [(c.status, said in c.summary) for c in reported] == [("fail", True)]
+        (other,) = [s for s in servers.configured(home, project, env=env) if s.name == "other"]
+        assert said in other.unresolved
+    else:
+        assert all(c.status != "fail" or "absolute" in c.summary for c in checks)
+
+
+@pytest.mark.parametrize(
+    ("table", "said"),
+    [
+        ('command = "hindsight"\nargs = 5\n', "`args` is not a list"),
+        ('url = "http://127.0.0.1:9/mcp"\nhttp_headers = [1]\n', "`http_headers` is not an object"),
+    ],
+    ids=["args", "headers"],
+)
+def test_a_checkouts_codex_server_of_the_wrong_shape_is_reported_in_one_line(
+    home, tmp_path, table, said
+) -> None:
+    """Review BL: the same in a checkout's `.codex/config.toml` (`args = 5`: a traceback)."""
+    from hindsight_cli.doctor import mcp_checks
+
+    project = tmp_path / "checkout"
+    (project / ".codex").mkdir(parents=True)
+    (project / ".git").mkdir()
+    (project / ".codex" / "config.toml").write_text(f"[mcp_servers.hindsight]\n{table}")
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin"}
+    checks = mcp_checks.run(home=home, project=project, probe=False, env=env, fix=True)
+    assert [c.status for c in checks if c.id.endswith(".entry") and said in c.summary] == ["fail"]

@@ -353,3 +353,35 @@ def test_a_user_config_of_another_user_is_refused_even_through_a_link(
     refused(hindsight("list", "--store", str(made)), start, f"uid {OTHER}")
     with pytest.raises(UnsafeLocation, match=start):
         Store(made, embedder=fake)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ledger.duckdb",
+        "ledger.duckdb.wal",
+        "config.toml",
+        "spool/events.jsonl",
+        "index.lance/memories.lance/_versions/9.manifest",
+        "index.lance/memories.lance/data/x.lance",
+    ],
+)
+def test_a_fifo_inside_the_store_is_refused_before_anything_opens_it(
+    made: Path, fake, name: str
+) -> None:
+    """Review BL: a checkout's store shipping `ledger.duckdb` (or its `.wal`) as a FIFO held
+    `hindsight doctor`, and every command in the checkout, on DuckDB's open for good. A FIFO, a
+    device or a socket anywhere in a store is refused when the store is checked, as a link is:
+    before anything opens it (at any depth, by the type its directory lists)."""
+    place = made / name
+    place.unlink(missing_ok=True)
+    os.mkfifo(place)
+    said = f"{place} is a FIFO, a device or a socket"
+    with pytest.raises(UnsafeLocation, match=said):
+        safefs.check_store(made)
+    assert [f.path for f in safefs.entry_findings(made, deep=True)] == [str(place)]
+    with pytest.raises(UnsafeLocation, match=said):
+        Store(made, embedder=fake).record("a new memory")
+    place.unlink()
+    assert Store(made, embedder=fake).record("a new memory").memory.content == "a new memory"

@@ -23,7 +23,7 @@ from ..paths import TOKENS_FILE as DEFAULT_FILE
 from ..safefs.reading import whole_number
 from . import Check, fail, warn
 from .command_lines import program, split_words
-from .compose_file import ComposeFile, env_items, finding, interpolate, mounts
+from .compose_file import ComposeFile, env_items, finding, mounts
 from .dockerfile import Builds, for_service
 
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8765
@@ -47,12 +47,14 @@ class Server:
     store: str | None
 
 
-def _words(value: Any, env: Mapping[str, str]) -> list[str] | None:
+def _words(value: Any, compose: ComposeFile, env: Mapping[str, str]) -> list[str] | None:
     if value is None:
         return None
     if isinstance(value, str):
-        return split_words(interpolate(value, env))
-    return [interpolate(str(v), env) for v in value] if isinstance(value, list) else None
+        return split_words(compose.interpolated(value, env))
+    if isinstance(value, list):
+        return [compose.interpolated(str(v), env) for v in value]
+    return None
 
 
 def _argv(
@@ -62,7 +64,8 @@ def _argv(
     image's CMD."""
     # the images the project's services build, each once (review BI)
     image = for_service(svc, compose.path.parent, compose.memo("builds", Builds))
-    entrypoint, command = _words(svc.get("entrypoint"), env), _words(svc.get("command"), env)
+    entrypoint = _words(svc.get("entrypoint"), compose, env)
+    command = _words(svc.get("command"), compose, env)
     image_env = dict(image.env) if image else {}
     if entrypoint is not None:
         return [*entrypoint, *(command or [])], entrypoint, image_env
@@ -214,7 +217,7 @@ def lint(
     yield from _twice(compose, name, svc, argv, entrypoint)
     service_env = {
         **image_env,
-        **{key: interpolate(value, env) for _, key, value in env_items(svc)},
+        **{key: compose.interpolated(value, env) for _, key, value in env_items(svc)},
     }
     server = find_server(argv, service_env)
     if server is None:

@@ -65,13 +65,23 @@ def _argv(args: str) -> list[str]:
     return ["/bin/sh", "-c", args]
 
 
-def _env(args: str, env: dict[str, str]) -> None:
+class TooLarge(Exception):
+    """The values a Dockerfile's ``ENV`` and ``LABEL`` make are past what one project's may be."""
+
+
+def _env(args: str, env: dict[str, str], left: list[int]) -> None:
     def expand(value: str) -> str:
         # to a Compose value's limit (review BI: `ENV A=$A$A` on 30 lines of a 400-byte
-        # Dockerfile made a value of 2 GB)
+        # Dockerfile made a value of 2 GB), and the values of the project's images to
+        # ``MAX_INTERPOLATED`` in all (review BL: `ENV K1=$A K2=$A …` of 800 KB, `A` of 8 KiB,
+        # made 650 MB of values)
         from .compose_file import substitute
 
-        return substitute(_REFERENCE, value, lambda m: env.get(m.group(1), ""))
+        made = substitute(_REFERENCE, value, lambda m: env.get(m.group(1), ""))
+        left[0] -= len(made)
+        if left[0] < 0:
+            raise TooLarge
+        return made
 
     from ..lessons.scanning import shell_words
 
@@ -108,10 +118,11 @@ class _Stage:
     steps: list[tuple[str, str]] = field(default_factory=list)
 
 
-def parse(text: str, target: str | None = None) -> Image:
+def parse(text: str, target: str | None = None, left: list[int] | None = None) -> Image:
     """The image of the last stage (or of ``target``): the instructions of it and of the stages it
     is built from, each read once (review BF: each ``FROM stage`` copied that stage's whole image,
-    so 20,000 `ENV` lines and 20,000 `FROM a` lines took 3 s, four times as long at each doubling)."""
+    so 20,000 `ENV` lines and 20,000 `FROM a` lines took 3 s, four times as long at each doubling).
+    ``left``: the characters its values may still make (``TooLarge`` past them)."""
     stages: dict[str, _Stage] = {}
     current = _Stage(None)
     for instruction, args in _instructions(text):
@@ -122,10 +133,14 @@ def parse(text: str, target: str | None = None) -> Image:
                 stages[words[2].lower()] = current
         elif instruction in ("CMD", "ENTRYPOINT", "ENV", "LABEL", "HEALTHCHECK"):
             current.steps.append((instruction, args))
-    return _built(stages.get(target.lower(), current) if target else current)
+    if left is None:
+        from .compose_file import MAX_INTERPOLATED
+
+        left = [MAX_INTERPOLATED]
+    return _built(stages.get(target.lower(), current) if target else current, left)
 
 
-def _built(stage: _Stage) -> Image:
+def _built(stage: _Stage, left: list[int]) -> Image:
     chain: list[_Stage] = []
     node: _Stage | None = stage
     while node is not None:
@@ -137,11 +152,11 @@ def _built(stage: _Stage) -> Image:
             # built FROM a stage: its CMD is inherited until one is written
             image.inherited_cmd = True
         for instruction, args in each.steps:
-            _apply(image, instruction, args)
+            _apply(image, instruction, args, left)
     return image
 
 
-def _apply(image: Image, instruction: str, args: str) -> None:
+def _apply(image: Image, instruction: str, args: str, left: list[int]) -> None:
     if instruction == "CMD":
         image.cmd, image.inherited_cmd = _argv(args), False
     elif instruction == "ENTRYPOINT":
@@ -149,9 +164,9 @@ def _apply(image: Image, instruction: str, args: str) -> None:
         if image.inherited_cmd:
             image.cmd = None
     elif instruction == "ENV":
-        _env(args, image.env)
+        _env(args, image.env, left)
     elif instruction == "LABEL":
-        _env(args, image.labels)
+        _env(args, image.labels, left)
     elif instruction == "HEALTHCHECK":
         image.healthcheck = _healthcheck(args)
 
@@ -165,11 +180,16 @@ MAX_BUILT = 2 << 20
 
 class Builds:
     """The images one Compose project's services build: each Dockerfile and target built once,
-    from ``MAX_BUILT`` characters of Dockerfiles in all."""
+    from ``MAX_BUILT`` characters of Dockerfiles in all, their values ``MAX_INTERPOLATED`` (past
+    either an image is not read)."""
 
     def __init__(self) -> None:
+        from .compose_file import MAX_INTERPOLATED
+
         self.images: dict[tuple[str, str | None], Image | None] = {}
         self.left = MAX_BUILT
+        # the characters their ``ENV`` and ``LABEL`` values may still make
+        self.values = [MAX_INTERPOLATED]
 
     def image(self, key: str, target: str | None, text: Callable[[int], str]) -> Image | None:
         """The image of ``key`` (a path, or an inline text) at ``target``; ``text`` reads it,
@@ -182,7 +202,11 @@ class Builds:
             if read is not None and len(read) > self.left:
                 read = None
             self.left -= len(read or "")
-            self.images[key, target] = None if read is None else parse(read, target)
+            try:
+                image = None if read is None else parse(read, target, self.values)
+            except TooLarge:
+                image = None
+            self.images[key, target] = image
         return self.images[key, target]
 
 
@@ -209,7 +233,10 @@ def for_service(svc: dict[str, Any], compose_dir: Path, builds: Builds) -> Image
         return read_regular(path, min(limit, MAX_SMALL)).decode("utf-8", "replace")
 
     try:
-        key = os.path.realpath(path)
+        # the file itself, however its path is spelled: one look (review BL: `os.path.realpath`
+        # looked at each part of the path in Python, so 1,000 services aliasing one `build:` of a
+        # 2,000-part `context` held doctor 18 s)
+        found = os.stat(path)
     except (OSError, ValueError):
         return None
-    return builds.image(key, target, text)
+    return builds.image(f"{found.st_dev}:{found.st_ino}", target, text)

@@ -169,6 +169,18 @@ def check_target(
             ),
             *others,
         ]
+    wrong = clients.entry_problem(entry)
+    if wrong:
+        return [
+            fail(
+                f"{name}.entry",
+                f"the hindsight entry's {wrong}",
+                str(target.path),
+                f"`hindsight mcp install --client {target.client} --scope {target.scope}` "
+                f"rewrites it",
+            ),
+            *others,
+        ]
     head = ok(f"{name}.entry", f"{target.client} ({target.scope}) runs hindsight", str(target.path))
     if not entry.get("command") and (
         entry.get("url") or entry.get("serverUrl") or entry.get("httpUrl")
@@ -216,11 +228,11 @@ def _hindsight_entry(
 ) -> list[Check]:
     checks: list[Check] = []
     command: Any = entry.get("command")
-    args = [str(a) for a in entry.get("args", [])]
+    args = [str(a) for a in entry.get("args") or []]
     reinstall = f"`hindsight mcp install --client {target.client} --scope {target.scope}`"
     # Zed's older nested form
     if isinstance(command, dict):
-        command, args = command.get("path"), [str(a) for a in command.get("args", [])]
+        command, args = command.get("path"), [str(a) for a in command.get("args") or []]
     if not command or not Path(str(command)).is_absolute():
         how = (
             "`hindsight doctor mcp --fix` makes it absolute"

@@ -64,7 +64,7 @@ def _repair(target: clients.Target, data: dict[str, Any]) -> tuple[list[str], Ch
                 done.append(f"moved hindsight from {wrong!r} to {target.key!r}")
                 break
     entry = servers.get(clients.SERVER_NAME) if isinstance(servers, dict) else None
-    if not isinstance(entry, dict):
+    if not isinstance(entry, dict) or clients.entry_problem(entry):
         return done, ignored
     command = entry.get("command")
     if (
@@ -74,7 +74,7 @@ def _repair(target: clients.Target, data: dict[str, Any]) -> tuple[list[str], Ch
     ):
         absolute = clients.server_command()
         entry["command"] = absolute[0]
-        entry["args"] = [*absolute[1:], *entry.get("args", [])]
+        entry["args"] = [*absolute[1:], *(entry.get("args") or [])]
         done.append(f"command {command!r} → {absolute[0]}")
     if target.client == "codex" and codex_startup_timeout(entry) < CODEX_MIN_STARTUP:
         was = codex_startup_timeout(entry)

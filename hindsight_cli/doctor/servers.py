@@ -102,7 +102,7 @@ def _headers(entry: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, str]
     headers = dict(entry.get("headers") or entry.get("http_headers") or {})
     # Codex
     for header, variable in (entry.get("env_http_headers") or {}).items():
-        if variable in env:
+        if isinstance(variable, str) and variable in env:
             headers[header] = env[variable]
     token_var = entry.get("bearer_token_env_var")
     if isinstance(token_var, str) and token_var in env:
@@ -125,6 +125,9 @@ def server(
     if not isinstance(entry, dict):
         return make(unresolved=f"the entry is not an object: {entry!r}"[:120])
     disabled = entry.get("disabled") is True or entry.get("enabled") is False
+    problem = clients.entry_problem(entry)
+    if problem:
+        return make(disabled=disabled, unresolved=problem)
     command: Any = entry.get("command")
     args, own_env = entry.get("args") or [], entry.get("env") or {}
     # Zed's older nested form

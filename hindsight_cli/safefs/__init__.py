@@ -284,9 +284,24 @@ def _link(path: str) -> Finding:
     )
 
 
+def _special(path: str, st: os.stat_result | None = None) -> Finding:
+    """A FIFO, a device or a socket in a store: hindsight makes none, and opening one waits for
+    ever (a checkout's store shipping `ledger.duckdb` as a FIFO held `hindsight doctor` and every
+    command in the checkout on DuckDB's open: review BL)."""
+    return Finding(
+        "special",
+        path,
+        f"{path} is a FIFO, a device or a socket",
+        _found(st) if st is not None else "as its directory lists it",
+        f"hindsight never opens one inside a store: move it away (mv {path} {path}.untrusted)",
+    )
+
+
 def _entry(path: str, st: os.stat_result) -> Finding | None:
     if stat.S_ISLNK(st.st_mode):
         return _link(path)
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+        return _special(path, st)
     if not _trusted_owner(st.st_uid):
         return Finding(
             "foreign",
@@ -297,6 +312,14 @@ def _entry(path: str, st: os.stat_result) -> Finding | None:
             f"move it away (mv {path} {path}.untrusted), or take it with chown if you know it is "
             f"yours",
         )
+    return None
+
+
+def _shallow(entry: os.DirEntry[str]) -> Finding | None:
+    if entry.is_symlink():
+        return _link(entry.path)
+    if not (entry.is_file(follow_symlinks=False) or entry.is_dir(follow_symlinks=False)):
+        return _special(entry.path)
     return None
 
 
@@ -314,13 +337,13 @@ def entry_findings(store: str | os.PathLike[str], deep: bool = False) -> list[Fi
             entries = list(os.scandir(directory))
         except OSError:
             continue
-        # below the subdirectories, links only, by the type scandir read with each name (no
-        # system call per file)
+        # below the subdirectories, links and special files only, by the type scandir read with
+        # each name (no system call per file)
         shallow = level > 1 and not deep
         for entry in entries:
             try:
                 finding = (
-                    (_link(entry.path) if entry.is_symlink() else None)
+                    _shallow(entry)
                     if shallow
                     else _entry(entry.path, entry.stat(follow_symlinks=False))
                 )
