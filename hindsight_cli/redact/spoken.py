@@ -39,6 +39,26 @@ SENTENCE_WORDS = frozenset(
 )
 
 
+# characters of a match's line a check reads either side of the match: a check that read the whole
+# line again for each match on it grew with the square of a long line's matches (a megabyte of
+# "alfa bravo charlie delta echo golf. " on one line, 12 minutes; review BM)
+LINE_REACH = 256
+
+
+def line_around(
+    text: str, start: int, end: int | None = None, reach: int = LINE_REACH, after: bool = True
+) -> str:
+    """The line holding ``text[start:end]``, at most ``reach`` characters of it either side (none
+    after ``end`` unless ``after``)."""
+    low = max(0, start - reach)
+    first = text.rfind("\n", low, start) + 1 or low
+    stop = start if end is None else end
+    if not after:
+        return text[first:stop]
+    last = text.find("\n", stop, stop + reach)
+    return text[first : last if last >= 0 else min(len(text), stop + reach)]
+
+
 def _topic_answer(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """A security question's topic and its quoted answer, within 300 characters after words that
     name security questions or answers: not "my favourite editor "vim"" in a chat."""
@@ -91,10 +111,7 @@ def _spelled_secret(match: re.Match[str], label: bool) -> tuple[int, int] | None
     at least three of them a letter's: a secret read out, not "one two three four five six"."""
     import re
 
-    text = match.string
-    line_start = text.rfind("\n", 0, match.start()) + 1
-    line_end = text.find("\n", match.end())
-    line = text[line_start : line_end if line_end >= 0 else len(text)].lower()
+    line = line_around(match.string, match.start(), match.end()).lower()
     letters = re.findall("|".join(_LETTER_WORDS), match.group().lower())
     secret = re.search(r"\b(?:pass\w*|pw|pin|key|code|secret|token|wi-?fi|wlan|spell\w*)\b", line)
     return match.span("secret") if len(letters) >= 3 and secret else None
@@ -279,13 +296,17 @@ def _asked_for(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 def _asking_lines(match: re.Match[str]) -> str:
     """Where a reply's question may be, lower case: the two lines before the reply's, and its own
     line up to its last "?" ("Hast du das Passwort noch? — Ja, ist …")."""
-    text = match.string
-    line_start = text.rfind("\n", 0, match.start())
-    own = text[line_start + 1 : match.start()].lower()
+    text, start = match.string, match.start()
+    # ``LINE_REACH`` characters of each line (read whole, a long line of questions and replies was
+    # read again for each reply on it; review BM)
+    low = max(0, start - LINE_REACH)
+    line_start = text.rfind("\n", low, start)
+    own = text[line_start + 1 if line_start >= 0 else low : start].lower()
     asked = own[: own.rfind("?") + 1]
     if line_start >= 0:
-        previous = text.rfind("\n", 0, line_start)
-        first = text.rfind("\n", 0, previous) + 1 if previous > 0 else 0
+        top = max(0, line_start - 2 * LINE_REACH)
+        previous = text.rfind("\n", top, line_start)
+        first = top if previous < 0 else text.rfind("\n", top, previous) + 1 or top
         asked = text[first:line_start].lower() + "\n" + asked
     return asked
 
