@@ -1403,16 +1403,19 @@ def _read_by_checks(monkeypatch: pytest.MonkeyPatch, text: str) -> int:
         "what is the pass? sure, it's Drag0xbgVC78 ",
         # a device's key: the line before it read for a device's command
         "key 0 abcdefgh123 ",
+        # a test's outcome: the line after it and the two before it read for a user's label
+        "PASS: Xk9mQ2vLp7Rt was ok ",
+        "PASS= Xk9mQ2vLp7Rt in 3ms ",
     ],
 )
 def test_a_checks_line_is_read_a_stretch_either_side_of_its_match(
     monkeypatch: pytest.MonkeyPatch, piece: str
 ) -> None:
     """Review BM: checks that read their match's whole line (a spelled secret's, a reply's
-    question, a device's command) read it again for each match on it: a megabyte of one piece on
-    one line, a memory's text, took minutes (131 KB of the first 11 s, its square). Each reads
-    ``spoken.LINE_REACH`` characters either side now: what they read grows with the text, and a
-    secret on its own line after the run is still redacted."""
+    question, a device's command, a test's outcome) read it again for each match on it: a megabyte
+    of one piece on one line, a memory's text, took minutes (131 KB of the first 11 s, its square).
+    Each reads ``lines.LINE_REACH`` characters either side now: what they read grows with the
+    text, and a secret on its own line after the run is still redacted."""
     small = _read_by_checks(monkeypatch, piece * (2048 // len(piece)))
     large = _read_by_checks(monkeypatch, piece * (8192 // len(piece)))
     assert large <= 5 * small
@@ -1422,7 +1425,7 @@ def test_a_checks_line_is_read_a_stretch_either_side_of_its_match(
 
 def test_a_checks_stretch_of_a_short_line_is_the_whole_line() -> None:
     """``line_around`` reads a line shorter than its reach whole, as the checks read it before."""
-    from hindsight_cli.redact.spoken import LINE_REACH, line_around
+    from hindsight_cli.redact.lines import LINE_REACH, line_around
 
     rng = random.Random(61)
     for _ in range(2000):

@@ -14,7 +14,8 @@
 
 from __future__ import annotations
 
-from .spoken import SENTENCE_WORDS, SPOKEN, line_around
+from .lines import line_around
+from .spoken import SENTENCE_WORDS, SPOKEN
 from .words import (
     NAME_WORDS,
     PASSWORD_WORDS,

@@ -26,6 +26,7 @@ its rules run among ``contexts``'s (``contexts.RULES`` holds them where they sto
 
 from __future__ import annotations
 
+from .lines import LINE_REACH, line_around
 from .words import credential_like, high_entropy, is_reference, keyword_argument
 
 TYPE_CHECKING = False
@@ -37,26 +38,6 @@ SENTENCE_WORDS = frozenset(
     "of to in on at by is be it or as an if so we me my pick use using list like".split()
     + "der die das und ist ein eine le la les et un une de el los y es".split()
 )
-
-
-# characters of a match's line a check reads either side of the match: a check that read the whole
-# line again for each match on it grew with the square of a long line's matches (a megabyte of
-# "alfa bravo charlie delta echo golf. " on one line, 12 minutes; review BM)
-LINE_REACH = 256
-
-
-def line_around(
-    text: str, start: int, end: int | None = None, reach: int = LINE_REACH, after: bool = True
-) -> str:
-    """The line holding ``text[start:end]``, at most ``reach`` characters of it either side (none
-    after ``end`` unless ``after``)."""
-    low = max(0, start - reach)
-    first = text.rfind("\n", low, start) + 1 or low
-    stop = start if end is None else end
-    if not after:
-        return text[first:stop]
-    last = text.find("\n", stop, stop + reach)
-    return text[first : last if last >= 0 else min(len(text), stop + reach)]
 
 
 def _topic_answer(match: re.Match[str], label: bool) -> tuple[int, int] | None:
