@@ -1367,3 +1367,78 @@ def test_an_exfiltration_calls_name_is_read_a_stretch_from_its_verb_and_found_as
     for run in ("upload_", "post", "send_"):
         hostile = run * 3000 + "\nrequests.post(url, data=api_key)"
         assert now.search(hostile) is not None
+
+
+def _read_by_checks(monkeypatch: pytest.MonkeyPatch, text: str) -> int:
+    """Characters the redaction checks hand to ``re``'s functions (and a device's line check) while
+    ``text`` is redacted: what they read around their matches."""
+    from hindsight_cli.redact import contexts
+
+    read = 0
+
+    def counted(function: Any, at: int) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            nonlocal read
+            if len(args) > at and isinstance(args[at], str):
+                read += len(args[at])
+            return function(*args, **kwargs)
+
+        return call
+
+    with monkeypatch.context() as patch:
+        for name in ("search", "match", "fullmatch", "findall", "finditer"):
+            patch.setattr(re, name, counted(getattr(re, name), 1))
+        patch.setattr(contexts, "_device_line", counted(contexts._device_line, 0))
+        redact(text)
+    return read
+
+
+@pytest.mark.parametrize(
+    "piece",
+    [
+        # a phonetic alphabet's run: the line read for a secret's word
+        "alfa bravo charlie delta echo golf. ",
+        # a code after a question: the lines before read for the question
+        "pin code? sure 4821 ",
+        "what is the pass? sure, it's Drag0xbgVC78 ",
+        # a device's key: the line before it read for a device's command
+        "key 0 abcdefgh123 ",
+        # a test's outcome: the line after it and the two before it read for a user's label
+        "PASS: Xk9mQ2vLp7Rt was ok ",
+        "PASS= Xk9mQ2vLp7Rt in 3ms ",
+    ],
+)
+def test_a_checks_line_is_read_a_stretch_either_side_of_its_match(
+    monkeypatch: pytest.MonkeyPatch, piece: str
+) -> None:
+    """Review BM: checks that read their match's whole line (a spelled secret's, a reply's
+    question, a device's command, a test's outcome) read it again for each match on it: a megabyte
+    of one piece on one line, a memory's text, took minutes (131 KB of the first 11 s, its square).
+    Each reads ``lines.LINE_REACH`` characters either side now: what they read grows with the
+    text, and a secret on its own line after the run is still redacted."""
+    small = _read_by_checks(monkeypatch, piece * (2048 // len(piece)))
+    large = _read_by_checks(monkeypatch, piece * (8192 // len(piece)))
+    assert large <= 5 * small
+    text = piece * 50 + "\nThe Wi-Fi key spelled out: Tango Hotel Echo Seven Niner Bravo Lima Uno\n"
+    assert "Niner Bravo" not in redact(text)[0]
+
+
+def test_a_checks_stretch_of_a_short_line_is_the_whole_line() -> None:
+    """``line_around`` reads a line shorter than its reach whole, as the checks read it before."""
+    from hindsight_cli.redact.lines import LINE_REACH, line_around
+
+    rng = random.Random(61)
+    for _ in range(2000):
+        text = "".join(
+            rng.choice(["ab", " ", "\n", "x" * 40, "?"]) for _ in range(rng.randint(1, 40))
+        )
+        start = rng.randint(0, len(text))
+        end = rng.randint(start, len(text))
+        first = text.rfind("\n", 0, start) + 1
+        last = text.find("\n", end)
+        last = len(text) if last < 0 else last
+        if start - first <= LINE_REACH and last - end <= LINE_REACH:
+            assert line_around(text, start, end) == text[first:last]
+            assert line_around(text, start, end, after=False) == text[first:end]
+        else:
+            assert len(line_around(text, start, end)) <= end - start + 2 * LINE_REACH

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+from .lines import line_around
 from .spoken import SENTENCE_WORDS, SPOKEN
 from .words import (
     NAME_WORDS,
@@ -102,7 +103,7 @@ def _device(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if is_reference(value) or (not_a_value(value) and not kind):
         return None
     # the line up to the word (a match may start at the blank that indents it: " key 0 …")
-    line = match.string[match.string.rfind("\n", 0, match.start()) + 1 : match.end("secret")]
+    line = line_around(match.string, match.start(), match.end("secret"), after=False)
     head = match.group().lstrip().lower()
     if head.startswith("key") and not head.startswith("key-string") and not _device_line(line):
         # "gpg: key 3F2A… imported", "idempotency key …": not a device's key

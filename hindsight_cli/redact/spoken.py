@@ -26,6 +26,7 @@ its rules run among ``contexts``'s (``contexts.RULES`` holds them where they sto
 
 from __future__ import annotations
 
+from .lines import LINE_REACH, line_around
 from .words import credential_like, high_entropy, is_reference, keyword_argument
 
 TYPE_CHECKING = False
@@ -91,10 +92,7 @@ def _spelled_secret(match: re.Match[str], label: bool) -> tuple[int, int] | None
     at least three of them a letter's: a secret read out, not "one two three four five six"."""
     import re
 
-    text = match.string
-    line_start = text.rfind("\n", 0, match.start()) + 1
-    line_end = text.find("\n", match.end())
-    line = text[line_start : line_end if line_end >= 0 else len(text)].lower()
+    line = line_around(match.string, match.start(), match.end()).lower()
     letters = re.findall("|".join(_LETTER_WORDS), match.group().lower())
     secret = re.search(r"\b(?:pass\w*|pw|pin|key|code|secret|token|wi-?fi|wlan|spell\w*)\b", line)
     return match.span("secret") if len(letters) >= 3 and secret else None
@@ -279,13 +277,17 @@ def _asked_for(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 def _asking_lines(match: re.Match[str]) -> str:
     """Where a reply's question may be, lower case: the two lines before the reply's, and its own
     line up to its last "?" ("Hast du das Passwort noch? — Ja, ist …")."""
-    text = match.string
-    line_start = text.rfind("\n", 0, match.start())
-    own = text[line_start + 1 : match.start()].lower()
+    text, start = match.string, match.start()
+    # ``LINE_REACH`` characters of each line (read whole, a long line of questions and replies was
+    # read again for each reply on it; review BM)
+    low = max(0, start - LINE_REACH)
+    line_start = text.rfind("\n", low, start)
+    own = text[line_start + 1 if line_start >= 0 else low : start].lower()
     asked = own[: own.rfind("?") + 1]
     if line_start >= 0:
-        previous = text.rfind("\n", 0, line_start)
-        first = text.rfind("\n", 0, previous) + 1 if previous > 0 else 0
+        top = max(0, line_start - 2 * LINE_REACH)
+        previous = text.rfind("\n", top, line_start)
+        first = top if previous < 0 else text.rfind("\n", top, previous) + 1 or top
         asked = text[first:line_start].lower() + "\n" + asked
     return asked
 

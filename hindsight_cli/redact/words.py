@@ -8,6 +8,8 @@ compile anything, and a rule's pattern is built from the words the text holds.
 
 from __future__ import annotations
 
+from .lines import LINE_REACH
+
 # a SIM's unblocking key and one-time codes, English words (in ``PASSWORD_WORDS`` and ``ENGLISH``)
 _CODES = (
     "puk",
@@ -1657,13 +1659,13 @@ def test_outcome(text: str, start: int, name: str, end: int) -> bool:
 
     if name not in _OUTCOMES:
         return False
-    line_end = text.find("\n", end)
-    after = text[end : line_end if line_end >= 0 else len(text)]
+    # ``LINE_REACH`` characters after the value, twice that before it (read whole, a long line of
+    # outcomes was read again for each; review BM)
+    after = text[end : end + LINE_REACH].partition("\n")[0]
     if not re.match(r"[ \t]+(?:->|=>|→|\(\d[\d.]*[ \t]*m?s\)|[a-z]{2,}[ \t]+[\w(])", after):
         return False
-    line_start = text.rfind("\n", 0, start)
-    previous = text.rfind("\n", 0, max(line_start, 0)) + 1
-    before = text[previous:start]
+    # its line and the one before it
+    before = "\n".join(text[max(0, start - 2 * LINE_REACH) : start].split("\n")[-2:])
     return (
         re.search(
             r"(?im)(?:^|[\s,;({\"'])(?:user(?:name)?|login|uid|account)[\"']?[ \t]*[:=]", before

@@ -1,0 +1,22 @@
+"""A match's line as the redaction rules' checks read it: a bounded stretch either side."""
+
+from __future__ import annotations
+
+# characters of a match's line a check reads either side of the match: a check that read the whole
+# line again for each match on it grew with the square of a long line's matches (a megabyte of
+# "alfa bravo charlie delta echo golf. " on one line, 12 minutes; review BM)
+LINE_REACH = 256
+
+
+def line_around(
+    text: str, start: int, end: int | None = None, reach: int = LINE_REACH, after: bool = True
+) -> str:
+    """The line holding ``text[start:end]``, at most ``reach`` characters of it either side (none
+    after ``end`` unless ``after``)."""
+    low = max(0, start - reach)
+    first = text.rfind("\n", low, start) + 1 or low
+    stop = start if end is None else end
+    if not after:
+        return text[first:stop]
+    last = text.find("\n", stop, stop + reach)
+    return text[first : last if last >= 0 else min(len(text), stop + reach)]
