@@ -18,6 +18,7 @@ from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 
+from hindsight_cli.errors import InvalidInput
 from hindsight_cli.mcp_server.memories import Gate, ToolStore
 from hindsight_cli.search.query import SearchQuery
 from hindsight_cli.store import Store
@@ -719,19 +720,11 @@ class _Watched(FakeEmbedder):
         return super().embed(texts)
 
 
-@pytest.mark.parametrize(
-    "how", ["a tag", "an outcome", "an import", "the owner's write", "a restatement"]
-)
-def test_a_new_versions_vectors_are_made_outside_the_write_transaction(
-    store_dir: Path, monkeypatch: pytest.MonkeyPatch, how: str
-) -> None:
-    """Review BK: a write repeating a stored text with what it adds (a tag, an outcome) makes a
-    new version, whose vectors (its text and the stored fix, 32 KB at most) the model made inside
-    the write transaction, at the shared server's write gate: every other agent's writes waited for
-    the model, and the ledger with them (an import's new versions and a restatement merged too).
-    Now each is made before the transaction, which runs again with them; the version stored is the
-    same."""
-    embedder = _Watched()
+def _watching(
+    store_dir: Path, monkeypatch: pytest.MonkeyPatch, embedder: _Watched
+) -> tuple[Store, ToolStore]:
+    """A store and its shared server's tools embedding with ``embedder``, which sees each ledger
+    write transaction open."""
     base = Store(store_dir, embedder=embedder)
     tools = ToolStore(base, per_request=True)
     embedder.gate = tools.gate
@@ -748,6 +741,23 @@ def test_a_new_versions_vectors_are_made_outside_the_write_transaction(
                 embedder.open -= 1
 
     monkeypatch.setattr(ledger, "write", write)
+    return base, tools
+
+
+@pytest.mark.parametrize(
+    "how", ["a tag", "an outcome", "an import", "the owner's write", "a restatement"]
+)
+def test_a_new_versions_vectors_are_made_outside_the_write_transaction(
+    store_dir: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """Review BK: a write repeating a stored text with what it adds (a tag, an outcome) makes a
+    new version, whose vectors (its text and the stored fix, 32 KB at most) the model made inside
+    the write transaction, at the shared server's write gate: every other agent's writes waited for
+    the model, and the ledger with them (an import's new versions and a restatement merged too).
+    Now each is made before the transaction, which runs again with them; the version stored is the
+    same."""
+    embedder = _Watched()
+    base, tools = _watching(store_dir, monkeypatch, embedder)
     text, fix = "the deploy failed: permission denied", "chown the releases dir " * 40
     failure = {"task_id": "t", "trigger": "tool_error", "outcome": "failure"}
     if how == "a restatement":
@@ -778,3 +788,69 @@ def test_a_new_versions_vectors_are_made_outside_the_write_transaction(
     assert active.supersedes and active.resolution == fix.strip()
     assert ("later" in active.tags) != (how == "an outcome")
     assert base.search("chown the releases").hits[0].memory.id == active.id
+
+
+class _Racing(_Watched):
+    """Embeds like ``_Watched``; each time a new version's text with its stored fix is embedded,
+    ``race`` runs first (another request of the same agent, giving the memory another fix)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.race: Callable[[], None] | None = None
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        race, self.race = self.race, None
+        if race is not None and any("\nFix: " in text for text in texts):
+            race()
+        self.race = self.race or race
+        return super().embed(texts)
+
+
+@pytest.mark.parametrize("how", ["her write", "an import"])
+def test_a_write_whose_version_changes_at_every_run_never_embeds_at_the_gate(
+    store_dir: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """Review BN: a write repeating a text runs again with its new version's vectors made outside
+    (``amend.outside``), and after three runs, the text changed again at each (its agent's other
+    writes giving the memory another fix meanwhile), it ran a last time embedding in the
+    transaction, at the gate: token principal alice's edits of her note racing her own write of it
+    ran the model there, every agent's writes and ledger reads waiting. Now that write is refused
+    in one line, nothing written; the model never runs in the transaction."""
+    embedder = _Racing()
+    base, tools = _watching(store_dir, monkeypatch, embedder)
+    text = "the deploy failed: permission denied"
+    failure = {"task_id": "t", "trigger": "tool_error", "outcome": "failure"}
+    _as("alice", lambda: tools.write(text, resolution="fix 0", **failure)).join(GUARD)
+    fixes = iter(range(1, 100))
+
+    def edit() -> None:
+        [newest] = [m for m in base.list(limit=None) if m.status == "active"]
+        again = {"content": None, "outcome": None, "confidence": None, "importance": None}
+        tools.store.edit(
+            newest.id, **again, resolution=f"fix {next(fixes)}", tags=[], actor="alice"
+        )
+
+    refused: list[BaseException] = []
+
+    def repeat() -> None:
+        try:
+            if how == "her write":
+                tools.write(text, tags=["later"], **failure)
+            else:
+                [record] = [r for r in base.export() if r["status"] == "active"]
+                base.import_records([{**record, "id": None, "tags": ["later"]}])
+        except InvalidInput as error:
+            refused.append(error)
+
+    embedder.race = edit
+    embedder.inside.clear()
+    _as("alice", repeat).join(GUARD)
+    embedder.race = None
+    # before: the fourth run embedded in the transaction, at the gate
+    assert embedder.inside and not any(embedder.inside), embedder.inside
+    [error] = refused
+    assert "changed at each of 3 tries" in str(error) and "\n" not in str(error)
+    # her fixes, each a version; the refused write made none
+    [active] = [m for m in base.list(limit=None) if m.status == "active"]
+    assert active.resolution == f"fix {active.version - 1}" and active.tags == []
+    assert not [e for e in base.log(limit=None) if e.action == "updated"]

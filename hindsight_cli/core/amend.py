@@ -228,21 +228,30 @@ _TRIES = 3
 
 
 def outside(
-    rt: Runtime, write: Callable[[Made | None], Result], made: Made | None = None
+    rt: Runtime, write: Callable[[Made], Result], again: str, made: Made | None = None
 ) -> Result:
     """``write(made)``, a write transaction, run again with the vectors of each new version it met
     without them, made outside it: the model never runs in the transaction, nor at a shared
     server's write gate around it. A write repeating a text with what it adds (a tag, an outcome)
     made the new version's vectors there, its text and stored fix, 32 KB at most: every other
     agent's writes waited for the model, and the ledger too (review BK). A text that changes again
-    at every run (its own agent's other writes meanwhile) is embedded in the last one."""
+    at every run (its agent's other writes giving it another fix meanwhile) is refused after
+    ``_TRIES`` runs, ``again`` saying what to rerun: embedded in a last run, as before, a token
+    principal's edits of her note racing her write of it ran the model in the transaction and at
+    the gate, every agent's writes and reads of the ledger waiting (review BN)."""
     made = {} if made is None else made
+    met: MemoryRow | None = None
     for _ in range(_TRIES):
         try:
             return write(made)
         except Unembedded as missing:
-            made[embedding_text(missing.row)] = _vectors(rt, missing.row)
-    return write(None)
+            met = missing.row
+            made[embedding_text(met)] = _vectors(rt, met)
+    assert met is not None
+    raise InvalidInput(
+        f"{met.supersedes} changed at each of {_TRIES} tries while this write gave it a new "
+        f"version (other writes of agent {met.agent_id!r} meanwhile); {again}"
+    )
 
 
 def _vectors(rt: Runtime, row: MemoryRow) -> Any:
@@ -431,7 +440,7 @@ def imported(rt: Runtime, records: Sequence[MemoryRow], dim: int) -> tuple[int, 
     count = 0
     for record in adding:
 
-        def give(made: Made | None, record: MemoryRow = record) -> str:
+        def give(made: Made, record: MemoryRow = record) -> str:
             with rt.ledger.write() as session:
                 key, existing, old = _repeated(session, record)
                 record.idempotency_key = key
@@ -448,7 +457,7 @@ def imported(rt: Runtime, records: Sequence[MemoryRow], dim: int) -> tuple[int, 
                 write(session, old, new, change, old.agent_id)
                 return "new"
 
-        done = outside(rt, give, made)
+        done = outside(rt, give, "rerun the import: what it wrote stays written.", made)
         if done == "beside":
             beside.append(record)
         count += done == "new"

@@ -197,7 +197,7 @@ def record(
     _made(rt, turn)
     vectors = _embedded(rt, row)
 
-    def write(made: amend.Made | None) -> WriteResult:
+    def write(made: amend.Made) -> WriteResult:
         plan = _Plan()
         with turn:
             with rt.ledger.write() as session:
@@ -236,7 +236,7 @@ def record(
         )
 
     # a new version's vectors are made outside the transaction and the gate (``amend.outside``)
-    return amend.outside(rt, write)
+    return amend.outside(rt, write, "rerun the write. Nothing was written.")
 
 
 def _made(rt: Runtime, turn: AbstractContextManager[Any]) -> None:
