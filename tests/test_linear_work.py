@@ -417,3 +417,93 @@ def test_a_link_an_import_brought_joins_no_other_agents_memory_to_a_chain(
     assert [(m.status, m.resolution) for m in left if m.agent_id == other] == [("active", None)]
     [mine] = [m for m in left if m.agent_id == who and m.status == "active"]
     assert mine.resolution == fix
+
+
+@pytest.mark.parametrize("planted", [3, 12])
+def test_an_import_planting_the_keys_a_write_moves_to_does_not_hold_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, planted: int
+) -> None:
+    """Review BN: a write whose key a less trusted memory holds moves to a key derived from it,
+    and on while each is held (``writes._key_holder``), a read a key: an import file's memories
+    (source web) under the owner's next key of a text and the keys each derives from the one
+    before (anyone can derive them) held the owner's write of that text in its transaction, at the
+    write gate, a read each (3,000 of them: 13 s a write, every write of it). Now the keys are read
+    at once, ``amend.MOVED`` of them (4 here); past them the write moves to a key of its own id. Either
+    way the write is stored once, and its retry finds it."""
+    from hindsight_cli.core import amend
+    from hindsight_cli.core.prepare import default_key, derived_key
+    from hindsight_cli.storage.sql import common
+    from hindsight_cli.store import Store
+    from tests.fake_embedder import FakeEmbedder
+
+    monkeypatch.setattr(amend, "MOVED", 4, raising=False)
+    store = Store(tmp_path / "s", embedder=FakeEmbedder())
+    agent, text = store.config.default_agent, "the deploy failed: permission denied"
+    key, planted_rows = default_key(agent, None, None, text), []
+    for i in range(planted):
+        planted_rows.append(
+            {"content": f"planted {i}", "agent_id": agent, "source": "web", "idempotency_key": key}
+        )
+        key = derived_key("over", key)
+    store.import_records(planted_rows)
+    reads: list[str] = []
+    for name in ("by_key", "select"):
+        real = getattr(common.SqlSession, name)
+
+        def counting(self: Any, *args: Any, _real: Any = real, **kwargs: Any) -> Any:
+            reads.append(_real.__name__)
+            return _real(self, *args, **kwargs)
+
+        monkeypatch.setattr(common.SqlSession, name, counting)
+    first = store.record(text)
+    # before: a read for each planted key
+    assert len(reads) <= 3, reads
+    again = store.record(text)
+    assert again.deduplicated and again.memory.id == first.memory.id
+    assert [m.content for m in store.list(limit=None)].count(text) == 1
+
+
+def test_an_import_planting_the_keys_a_write_is_kept_beside_at_does_not_hold_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review BN, the same for the keys a less trusted write moves to beside a memory it would
+    change (``writes._holder``, an import's ``amend._repeated``): an import file's trusted
+    memories of token principal alice's text, each with a fix, under her key and the keys each
+    derives from the one before, held her write of it a version chain's reads a key. Now
+    ``amend.MOVED`` keys at most (4 here); then one of its own id."""
+    from hindsight_cli.core import amend
+    from hindsight_cli.core.prepare import default_key, derived_key
+    from hindsight_cli.storage.sql import common
+    from hindsight_cli.store import Store
+    from tests.fake_embedder import FakeEmbedder
+
+    monkeypatch.setattr(amend, "MOVED", 4, raising=False)
+    owner = Store(tmp_path / "s", embedder=FakeEmbedder())
+    text = "the deploy failed: permission denied"
+    key, planted = default_key("alice", None, None, text), []
+    for i in range(12):
+        planted.append(
+            {
+                "content": text,
+                "agent_id": "alice",
+                "source": "user",
+                "resolution": f"the owner's fix {i}",
+                "idempotency_key": key,
+            }
+        )
+        key = derived_key("beside", key)
+    owner.import_records(planted)
+    alice = owner.scoped("alice", principal=True)
+    reads: list[str] = []
+    real = common.SqlSession.select
+
+    def counting(self: Any, *args: Any, **kwargs: Any) -> Any:
+        reads.append("select")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(common.SqlSession, "select", counting)
+    mine = alice.record(text, resolution="her own fix")
+    # before: a read of the key (and the chain's reads) for each of the 12 planted
+    assert len(reads) <= 4 + 2, reads
+    assert mine.memory.resolution == "her own fix" and mine.memory.source == "token:alice"
+    assert len(owner.list(limit=None)) == 13

@@ -35,6 +35,11 @@ LEARNT = ("resolution", "outcome", "confidence", "tags")
 # what an edit may change: what was learnt, and how much the memory matters (a person's call: a
 # repeated write never changes it through a new version)
 EDITABLE = (*LEARNT, "importance")
+# the keys a write or an import moves past, held by memories it must not stand for, at most: past
+# them, a key derived from its own id (``writes._key_holder``, ``_repeated``; review BN: an import
+# file's memories under the keys anyone can derive, each from the one before, held a write of
+# that text in its transaction at the write gate, a read each)
+MOVED = 32
 Result = TypeVar("Result")
 
 
@@ -392,10 +397,12 @@ def _repeated(session: Reader, record: MemoryRow) -> tuple[str, MemoryRow | None
     if existing is None:
         return key, None, None
     old = current(session, existing)
-    while kept_beside(old, record, _brought(old, record)):
+    for moved in range(MOVED):
+        if not kept_beside(old, record, _brought(old, record)):
+            return key, existing, old
         # the key of its own, which a memory of the file's trust may hold: that one's new
-        # version, or a memory to import
-        key = derived_key("beside", key)
+        # version, or a memory to import; past ``MOVED``, one of its own id
+        key = derived_key("beside", key, *([record.id] if moved == MOVED - 1 else []))
         existing = session.by_key(key, record.agent_id)
         if existing is None:
             return key, None, old

@@ -32,7 +32,9 @@ _ORDERS: dict[str, str] = {
 # ``content_hash``: every version of a text at once (``reading.version_chains``), never a search's
 # ids a read lists as values (each found by the primary key); more are one list parameter
 _LISTED_IDS = 256
-_EXTRA = frozenset({"id", "trigger", "created_at", "source", "step", "content_hash"})
+_EXTRA = frozenset(
+    {"id", "trigger", "created_at", "source", "step", "content_hash", "idempotency_key"}
+)
 _NAMES = ", ".join(COLUMNS)
 _SHOWN = ", ".join(f"m.{c}" for c in COLUMNS)
 _INSERT = (
