@@ -419,6 +419,24 @@ def test_a_link_an_import_brought_joins_no_other_agents_memory_to_a_chain(
     assert mine.resolution == fix
 
 
+def _reads(monkeypatch: pytest.MonkeyPatch, *names: str) -> list[str]:
+    """The ledger reads ``names`` (``by_key``, ``select``) made from now on, by name."""
+    from hindsight_cli.storage.sql import common
+
+    reads: list[str] = []
+    for name in names:
+        real = getattr(common.SqlSession, name)
+
+        def counting(
+            self: Any, *args: Any, _real: Any = real, _name: str = name, **kwargs: Any
+        ) -> Any:
+            reads.append(_name)
+            return _real(self, *args, **kwargs)
+
+        monkeypatch.setattr(common.SqlSession, name, counting)
+    return reads
+
+
 @pytest.mark.parametrize("planted", [3, 12])
 def test_an_import_planting_the_keys_a_write_moves_to_does_not_hold_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, planted: int
@@ -432,7 +450,6 @@ def test_an_import_planting_the_keys_a_write_moves_to_does_not_hold_it(
     way the write is stored once, and its retry finds it."""
     from hindsight_cli.core import amend
     from hindsight_cli.core.prepare import default_key, derived_key
-    from hindsight_cli.storage.sql import common
     from hindsight_cli.store import Store
     from tests.fake_embedder import FakeEmbedder
 
@@ -446,15 +463,7 @@ def test_an_import_planting_the_keys_a_write_moves_to_does_not_hold_it(
         )
         key = derived_key("over", key)
     store.import_records(planted_rows)
-    reads: list[str] = []
-    for name in ("by_key", "select"):
-        real = getattr(common.SqlSession, name)
-
-        def counting(self: Any, *args: Any, _real: Any = real, **kwargs: Any) -> Any:
-            reads.append(_real.__name__)
-            return _real(self, *args, **kwargs)
-
-        monkeypatch.setattr(common.SqlSession, name, counting)
+    reads = _reads(monkeypatch, "by_key", "select")
     first = store.record(text)
     # before: a read for each planted key
     assert len(reads) <= 3, reads
@@ -473,7 +482,6 @@ def test_an_import_planting_the_keys_a_write_is_kept_beside_at_does_not_hold_it(
     ``amend.MOVED`` keys at most (4 here); then one of its own id."""
     from hindsight_cli.core import amend
     from hindsight_cli.core.prepare import default_key, derived_key
-    from hindsight_cli.storage.sql import common
     from hindsight_cli.store import Store
     from tests.fake_embedder import FakeEmbedder
 
@@ -494,16 +502,40 @@ def test_an_import_planting_the_keys_a_write_is_kept_beside_at_does_not_hold_it(
         key = derived_key("beside", key)
     owner.import_records(planted)
     alice = owner.scoped("alice", principal=True)
-    reads: list[str] = []
-    real = common.SqlSession.select
-
-    def counting(self: Any, *args: Any, **kwargs: Any) -> Any:
-        reads.append("select")
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(common.SqlSession, "select", counting)
+    reads = _reads(monkeypatch, "select")
     mine = alice.record(text, resolution="her own fix")
     # before: a read of the key (and the chain's reads) for each of the 12 planted
     assert len(reads) <= 4 + 2, reads
     assert mine.memory.resolution == "her own fix" and mine.memory.source == "token:alice"
     assert len(owner.list(limit=None)) == 13
+
+
+def test_an_import_planting_a_summarys_keys_does_not_hold_a_principals_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review BN, the same for a token principal's summary written beside a more trusted one
+    under its key (``derive._write_derived``): an import file's trusted memories under the key of
+    her summary of a task and the keys each derives from the one before held her summarize a
+    read each, in its transaction at the write gate. Now ``amend.MOVED`` (4 here), then a key of
+    its own id."""
+    from hindsight_cli.core import amend
+    from hindsight_cli.core.prepare import derived_key
+    from hindsight_cli.store import Store
+    from tests.fake_embedder import FakeEmbedder
+
+    monkeypatch.setattr(amend, "MOVED", 4, raising=False)
+    owner = Store(tmp_path / "s", embedder=FakeEmbedder())
+    alice = owner.scoped("alice", principal=True)
+    for step in (1, 2):
+        alice.record(f"step {step} of the deploy ran", task_id="t", step=step)
+    key, planted = derived_key("summary", "alice", "t", 0), []
+    for i in range(12):
+        planted.append({"content": f"the owner's {i}", "agent_id": "alice", "source": "user"})
+        planted[-1]["idempotency_key"], key = key, derived_key("beside", key)
+    owner.import_records(planted)
+    reads = _reads(monkeypatch, "by_key")
+    summary = alice.summarize(task_id="t")
+    # before: a read for each of the 12 planted
+    assert len(reads) <= 4 + 1, reads
+    assert summary.memory.agent_id == "alice" and not summary.updated, summary
+    assert "token:alice" in summary.memory.source, summary.memory.source

@@ -15,7 +15,7 @@ from ..poisoning import derived_source, for_derivation, is_quarantined, less_tru
 from ..storage import codec
 from ..storage.rows import MemoryRow, row_term_counts
 from ..timeutil import iso
-from . import embedding_jobs
+from . import amend, embedding_jobs
 from .jobs import Phase, Progress, announce
 from .prepare import Limits, derived_importance, derived_key, prepare
 from .runtime import Runtime
@@ -297,8 +297,13 @@ def _write_derived(session: Writer, row: MemoryRow, principal: bool) -> tuple[Me
     if not _still_built_on(session, row):
         raise InvalidInput(SOURCES_GONE)
     existing = session.by_key(row.idempotency_key, row.agent_id)
+    moved = 0
     while principal and existing is not None and less_trusted(row, existing):
-        row.idempotency_key = derived_key("beside", row.idempotency_key)
+        # past ``amend.MOVED`` keys held so (an import file's, under the keys anyone can derive),
+        # one of its own id (review BN)
+        moved += 1
+        own = [row.id] if moved >= amend.MOVED else []
+        row.idempotency_key = derived_key("beside", row.idempotency_key, *own)
         existing = session.by_key(row.idempotency_key, row.agent_id)
     if existing is None:
         session.insert(row, row_term_counts(row))
