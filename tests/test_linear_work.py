@@ -539,3 +539,37 @@ def test_an_import_planting_a_summarys_keys_does_not_hold_a_principals_summary(
     assert len(reads) <= 4 + 1, reads
     assert summary.memory.agent_id == "alice" and not summary.updated, summary
     assert "token:alice" in summary.memory.source, summary.memory.source
+
+
+def test_an_import_repeating_a_planted_chain_of_keys_moves_past_few(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review BN, the same for an imported record kept beside a more trusted memory it would
+    change (``amend._repeated``): the memories an earlier file planted under its key and the keys
+    each derives from the one before were read a key each, in its read pass and again in its
+    write transaction. Now ``amend.MOVED`` (4 here), then a key of its own id."""
+    from hindsight_cli.core import amend
+    from hindsight_cli.core.prepare import derived_key
+    from hindsight_cli.store import Store
+    from tests.fake_embedder import FakeEmbedder
+
+    monkeypatch.setattr(amend, "MOVED", 4, raising=False)
+    owner = Store(tmp_path / "s", embedder=FakeEmbedder())
+    text, key, planted = "the deploy failed: permission denied", "k-1", []
+    for i in range(12):
+        fix = f"the owner's fix {i}"
+        planted.append({"content": text, "source": "user", "resolution": fix})
+        planted[-1]["idempotency_key"], key = key, derived_key("beside", key)
+    owner.import_records(planted)
+    reads = _reads(monkeypatch, "by_key")
+    page = {
+        "content": text,
+        "source": "web",
+        "resolution": "a page's fix",
+        "idempotency_key": "k-1",
+    }
+    owner.import_records([page])
+    # before: a read for each of the 12 planted, in the read pass and at the write
+    assert len(reads) <= 2 * (4 + 1), reads
+    kept = [m for m in owner.list(limit=None) if m.resolution == "a page's fix"]
+    assert len(kept) == 1 and kept[0].source == "web"
