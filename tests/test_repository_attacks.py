@@ -985,6 +985,58 @@ def test_a_checkouts_deeply_nested_client_config_is_one_line(cli, home, _isolate
     assert target.path.read_text() == text
 
 
+# review BO: an integer past TOML's 64 bits: of more than 4,300 digits, tomllib's plain ValueError
+# (int()'s limit) went past every reader's TOMLDecodeError; a hexadecimal one of 5,000 digits could
+# be neither printed (doctor) nor made a float (a setting)
+LONG_NUMBERS = {
+    "decimal": "x = " + "1" * 5000 + "\n",
+    "negative": "x = -" + "9" * 5000 + "\n",
+    "hexadecimal": "x = 0x" + "f" * 5000 + "\n",
+    "in a table": "[t]\ny = {z = +" + "7" * 5000 + "}\n",
+    "hexadecimal setting": "[hooks]\nrecall_budget = 0x" + "f" * 5000 + "\n",
+    "server's args": '[mcp_servers.x]\ncommand = "a"\nargs = [0o' + "7" * 5000 + "]\n",
+    "server's env": '[mcp_servers.x]\ncommand = "a"\nenv = {A = 0b' + "1" * 5000 + "}\n",
+    "past 64 bits": "[hooks]\nrecall_budget = 9223372036854775808\n",
+}
+
+
+@pytest.mark.local_only
+@pytest.mark.parametrize("text", list(LONG_NUMBERS.values()), ids=list(LONG_NUMBERS))
+def test_a_checkouts_store_config_of_a_long_number_is_one_line(
+    cli, _isolated, monkeypatch, text
+) -> None:
+    checkout = _isolated / "checkout"
+    (checkout / ".hindsight").mkdir(parents=True)
+    (checkout / ".hindsight" / "config.toml").write_text(text)
+    monkeypatch.chdir(checkout)
+    for argv in (("search", "x"), ("where",), ("config", "get", "default_agent")):
+        result = cli(*argv, store=False)
+        assert result.exit_code == 1, (argv, result.output)
+        _no_traceback(result)
+        assert "an integer past TOML's 64 bits" in result.stderr
+    report = json.loads(cli("doctor", "store", "--json", store=False).stdout)
+    assert next(c for c in report["checks"] if c["id"] == "store.config")["status"] == "fail"
+
+
+@pytest.mark.no_store
+@pytest.mark.parametrize("text", list(LONG_NUMBERS.values()), ids=list(LONG_NUMBERS))
+def test_a_checkouts_codex_config_of_a_long_number_is_one_line(cli, home, _isolated, text):
+    target = clients.targets("codex", home, _isolated)["project"]
+    target.path.parent.mkdir(parents=True, exist_ok=True)
+    target.path.write_text(text)
+    doctor = cli("doctor", "mcp", "--no-probe", "--json", store=False)
+    assert _checks(doctor)["mcp.codex.project.parse"]["status"] == "fail"
+    for argv in (
+        ("mcp", "install", "--client", "codex", "--scope", "project"),
+        ("hooks", "install", "--client", "codex", "--scope", "project"),
+    ):
+        installed = cli(*argv, store=False)
+        assert installed.exit_code == 1, installed.output
+        _no_traceback(installed)
+        assert "an integer past TOML's 64 bits" in installed.stderr
+    assert target.path.read_text() == text
+
+
 # review AO: a dotted key of many parts, which tomllib reads in time quadratic in its parts (600 KB
 # of `a.` in a checkout's config.toml held every command and hook for minutes); 300 parts here
 LONG_KEYS = {
