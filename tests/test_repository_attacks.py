@@ -952,17 +952,27 @@ def _no_traceback(result, one_line: bool = True) -> None:
     assert not one_line or result.stderr.count("\n") <= 1, result.stderr
 
 
-@pytest.mark.local_only
-def test_a_checkouts_deeply_nested_store_config_is_one_line(cli, _isolated, monkeypatch) -> None:
-    checkout = _isolated / "checkout"
+def _store_config_refused(
+    cli, where: Path, monkeypatch, text: str, said: str, argvs=(("search", "x"),)
+) -> None:
+    """Each of ``argvs`` in a checkout whose store's config.toml is ``text`` fails in one line
+    saying ``said``."""
+    checkout = where / "checkout"
     (checkout / ".hindsight").mkdir(parents=True)
-    (checkout / ".hindsight" / "config.toml").write_text(f"x = {_deep_json()}\n")
+    (checkout / ".hindsight" / "config.toml").write_text(text)
     monkeypatch.chdir(checkout)
-    for argv in (("search", "x"), ("record", "a note"), ("config", "get", "default_agent")):
+    for argv in argvs:
         result = cli(*argv, store=False)
         assert result.exit_code == 1, (argv, result.output)
         _no_traceback(result)
-        assert "nested more than 200 levels deep" in result.stderr
+        assert said in result.stderr
+
+
+@pytest.mark.local_only
+def test_a_checkouts_deeply_nested_store_config_is_one_line(cli, _isolated, monkeypatch) -> None:
+    argvs = (("search", "x"), ("record", "a note"), ("config", "get", "default_agent"))
+    said = "nested more than 200 levels deep"
+    _store_config_refused(cli, _isolated, monkeypatch, f"x = {_deep_json()}\n", said, argvs)
     report = json.loads(cli("doctor", "store", "--json", store=False).stdout)
     assert next(c for c in report["checks"] if c["id"] == "store.config")["status"] == "fail"
 
@@ -1005,15 +1015,9 @@ LONG_NUMBERS = {
 def test_a_checkouts_store_config_of_a_long_number_is_one_line(
     cli, _isolated, monkeypatch, text
 ) -> None:
-    checkout = _isolated / "checkout"
-    (checkout / ".hindsight").mkdir(parents=True)
-    (checkout / ".hindsight" / "config.toml").write_text(text)
-    monkeypatch.chdir(checkout)
-    for argv in (("search", "x"), ("where",), ("config", "get", "default_agent")):
-        result = cli(*argv, store=False)
-        assert result.exit_code == 1, (argv, result.output)
-        _no_traceback(result)
-        assert "an integer past TOML's 64 bits" in result.stderr
+    argvs = (("search", "x"), ("where",), ("config", "get", "default_agent"))
+    said = "an integer past TOML's 64 bits"
+    _store_config_refused(cli, _isolated, monkeypatch, text, said, argvs)
     report = json.loads(cli("doctor", "store", "--json", store=False).stdout)
     assert next(c for c in report["checks"] if c["id"] == "store.config")["status"] == "fail"
 
@@ -1060,14 +1064,7 @@ LONG_KEYS = {
 def test_a_checkouts_config_of_a_long_dotted_key_is_refused_before_it_is_parsed(
     cli, _isolated, monkeypatch, text
 ) -> None:
-    checkout = _isolated / "checkout"
-    (checkout / ".hindsight").mkdir(parents=True)
-    (checkout / ".hindsight" / "config.toml").write_text(text)
-    monkeypatch.chdir(checkout)
-    result = cli("search", "x", store=False)
-    assert result.exit_code == 1, result.output
-    _no_traceback(result)
-    assert "nested more than 200 levels deep" in result.stderr
+    _store_config_refused(cli, _isolated, monkeypatch, text, "nested more than 200 levels deep")
 
 
 def test_dotted_keys_of_a_real_config_are_read() -> None:
