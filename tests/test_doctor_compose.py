@@ -1028,6 +1028,49 @@ def test_a_compose_file_of_the_wrong_shape_fails_in_one_line(
 
 
 @pytest.mark.parametrize(
+    "value",
+    [
+        "2024-13-01",
+        "2024-02-30",
+        "2024-01-01 25:00:00",
+        "!!timestamp 2024-99-99",
+        "1" * 5000,
+        "1" * 5000 + ":30",
+        "-" + "9" * 5000,
+    ],
+    ids=["month", "day", "hour", "tagged", "digits", "sexagesimal", "negative"],
+)
+@pytest.mark.parametrize("where", ["value", "key", "alias", "override"])
+def test_a_date_or_number_python_cannot_hold_stays_text(
+    cli, tmp_path, monkeypatch, no_docker, value, where
+) -> None:
+    """Review BO: a scalar PyYAML reads as a date or an integer that Python cannot build
+    (`2024-13-01`, 5,000 digits) raised ``ValueError`` out of the YAML loader, and a checkout's
+    `compose.yaml` holding one ended `hindsight doctor` with a traceback. It stays its text, as
+    Compose's YAML 1.2 reads it, and the rest of the file is checked."""
+    service = "services:\n  app:\n    image: a:1\n    environment:\n"
+    files = {
+        "value": {"compose.yaml": f"{service}      D: {value}\n      OTHER: localhost:9999\n"},
+        "key": {
+            "compose.yaml": f"{service}      ? {value}\n      : x\n      OTHER: localhost:9999\n"
+        },
+        "alias": {
+            "compose.yaml": f"x-d: &d {value}\n{service}      D: *d\n      E: *d\n"
+            "      OTHER: localhost:9999\n"
+        },
+        "override": {
+            "compose.yaml": f"{service}      OTHER: localhost:9999\n",
+            "compose.override.yaml": f"x-d: {value}\nservices:\n  app:\n    labels: [{value}]\n",
+        },
+    }[where]
+    monkeypatch.chdir(_project(tmp_path, files))
+    result = cli("doctor", "compose", "--json", store=False)
+    checks = {c["id"]: c for c in json.loads(result.stdout)["checks"]}
+    assert result.exit_code == 0 and checks["compose.file"]["status"] == "ok", result.output
+    assert checks["compose.localhost"]["evidence"].endswith("OTHER=localhost:9999")
+
+
+@pytest.mark.parametrize(
     "line", ["ENV A=$A$A", "ENV A=${A}${A}", "ENV A $A$A", "LABEL A=$A$A"], ids=str
 )
 def test_a_dockerfiles_values_stop_at_a_values_limit(line) -> None:

@@ -351,6 +351,12 @@ def test_a_step_past_the_ledgers_integers_is_a_usage_error(tmp_path: Path) -> No
         ("step", "²", "step must be a whole number"),
         ("seen_count", 10**22, "seen_count must be a whole number from 1 to 1,000,000,000"),
         ("version", 2**31 - 1, "version must be a whole number from 1 to 1,000,000,000"),
+        # review BO: past a float's range (OverflowError), and an agent that is no text
+        ("importance", 10**400, "importance must be a number between 0 and 1"),
+        ("confidence", -(10**400), "confidence must be a number between 0 and 1"),
+        ("agent_id", 42, "agent_id must be text, not int 42"),
+        ("agent_id", ["bob"], "agent_id must be text, not list"),
+        ("agent_id", {"name": "bob"}, "agent_id must be text, not dict"),
     ],
 )
 def test_an_import_number_past_the_ledgers_integers_refuses_the_file_in_one_line(

@@ -17,11 +17,16 @@ from ..storage.rows import MemoryRow
 from ..text import MAX_LABEL, clean
 
 
-def agent_name(value: str | None) -> str | None:
+def agent_name(value: object) -> str | None:
     """An agent name in the form writes store it (``text.clean``: NFC, no control characters,
     trimmed), so ``bob`` and ``bob`` with a control character are one agent everywhere; None when
-    nothing visible is left."""
-    return clean(value) or None if value is not None else None
+    nothing visible is left. Anything but text is refused (review BO: an import record's
+    ``"agent_id": 42`` ended `hindsight import` with a traceback)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidInput(f"agent_id must be text, not {type(value).__name__} {value!r:.40}.")
+    return clean(value) or None
 
 
 def check_agent(agent: str) -> str:

@@ -149,7 +149,7 @@ def load(path: Path, left: int | None = None) -> ComposeFile:
         node = loader.get_single_node()
         if node is not None:
             _check_shape(node, yaml)
-        data = loader.construct_document(node) if node is not None else None
+        data = _constructed(loader, node, yaml) if node is not None else None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
@@ -168,6 +168,29 @@ def load(path: Path, left: int | None = None) -> ComposeFile:
     _walk(node, (), compose, yaml)
     _check_types(compose)
     return compose
+
+
+def _constructed(loader: Any, node: Any, yaml: Any) -> Any:
+    """``node`` built as PyYAML's safe loader builds it, except that a scalar it reads as a date
+    or a number Python cannot hold (`2024-13-01`, an integer of more than 4,300 digits) stays its
+    text, as Compose's YAML 1.2 reads it (review BO: its ``ValueError`` ended `hindsight doctor`
+    in a checkout with a traceback)."""
+    construct = loader.construct_object
+
+    def guarded(child: Any, deep: bool = False) -> Any:
+        try:
+            return construct(child, deep)
+        except (ValueError, OverflowError) as error:
+            if not isinstance(child, yaml.ScalarNode):
+                raise yaml.constructor.ConstructorError(
+                    None, None, str(error), child.start_mark
+                ) from None
+            loader.recursive_objects.pop(child, None)
+            loader.constructed_objects[child] = child.value
+            return child.value
+
+    loader.construct_object = guarded
+    return loader.construct_document(node)
 
 
 # the kinds of value a Compose file's sections and a service's keys hold, as Compose's schema

@@ -229,7 +229,12 @@ def _first(outside: bytes) -> bytes:
 def parse_toml(text: str) -> dict[str, Any]:
     """``tomllib.loads(text)``, where TOML nested deeper than ``MAX_DEPTH`` levels (a checkout's
     config of a few kilobytes of ``[``: a ``RecursionError`` in the parser, or in whatever walks the
-    value next) raises ``tomllib.TOMLDecodeError`` (a ``ValueError``), as bad TOML does."""
+    value next) raises ``tomllib.TOMLDecodeError`` (a ``ValueError``), as bad TOML does; and so
+    does an integer past TOML's 64 bits, which the TOML spec makes an error (review BO: one of
+    more than 4,300 digits raised a plain ``ValueError``, ``int()``'s limit, and a hexadecimal
+    one of 5,000 digits could be neither printed nor made a float: in a checkout's
+    ``.hindsight/config.toml`` or ``.codex/config.toml`` each ended every command there, or
+    `hindsight doctor`, with a traceback)."""
     import tomllib
 
     if text.count(".") >= MAX_DEPTH and _long_key(text):
@@ -238,9 +243,34 @@ def parse_toml(text: str) -> dict[str, Any]:
         value = tomllib.loads(text)
     except RecursionError:
         raise tomllib.TOMLDecodeError(f"nested more than {MAX_DEPTH} levels deep") from None
+    except tomllib.TOMLDecodeError:
+        raise
+    except ValueError:
+        # the only other ValueError the parser raises: int()'s digit limit
+        raise tomllib.TOMLDecodeError(_LONG_INTEGER) from None
     if text.count("[") + text.count("{") > MAX_DEPTH and too_deep(value):
         raise tomllib.TOMLDecodeError(f"nested more than {MAX_DEPTH} levels deep")
+    if _long_integer(value):
+        raise tomllib.TOMLDecodeError(_LONG_INTEGER)
     return value
+
+
+_LONG_INTEGER = "an integer past TOML's 64 bits"
+
+
+def _long_integer(value: Any) -> bool:
+    """Whether a TOML document's ``value`` holds an integer past 64 bits (walked without
+    recursion: nested as deep as ``parse_toml`` lets it)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, int) and not -(1 << 63) <= item < 1 << 63:
+            return True
+    return False
 
 
 # a basic and a literal string, to their closing quote: on one line, as TOML keys, table headers
