@@ -1499,6 +1499,12 @@ def _read_by_rule(check: str, text: str) -> int:
         ("_nearby", "token 3f2a ", "api token ghx7Kq2PzL9vW4mN8rT5yB3c"),
         # a security question's answer: the rest of the line copied, then cut
         ("_answer", "security question a ", "security question: first pet? answer Pepper8592"),
+        # what follows "literally": the rest of the line read for a hint that it is words
+        (
+            "_verbatim",
+            "password is literally horse battery, ",
+            "password is literally Xk9#mQ2vLp7R",
+        ),
     ],
 )
 def test_a_checks_reading_after_its_match_does_not_grow_with_the_line(
