@@ -1442,3 +1442,81 @@ def test_a_checks_stretch_of_a_short_line_is_the_whole_line() -> None:
             assert line_around(text, start, end, after=False) == text[first:end]
         else:
             assert len(line_around(text, start, end)) <= end - start + 2 * LINE_REACH
+
+
+class _Counted(str):
+    """A text that counts the characters its slices copy and its searches may scan."""
+
+    read = 0
+
+    def __getitem__(self, key: Any) -> str:
+        got = str.__getitem__(self, key)
+        _Counted.read += len(got)
+        return got
+
+    def _span(self, args: tuple[Any, ...]) -> None:
+        start, end = (list(args[1:3]) + [None, None])[:2]
+        _Counted.read += len(str.__getitem__(self, slice(start, end)))
+
+    def find(self, *args: Any) -> int:  # type: ignore[override]
+        self._span(args)
+        return str.find(self, *args)
+
+    def rfind(self, *args: Any) -> int:  # type: ignore[override]
+        self._span(args)
+        return str.rfind(self, *args)
+
+    def count(self, *args: Any) -> int:  # type: ignore[override]
+        self._span(args)
+        return str.count(self, *args)
+
+
+def _read_by_rule(check: str, text: str) -> int:
+    """Characters the rules checked by ``check`` copy or search around their matches in ``text``
+    (each rule's pattern run over it, its check called on every match)."""
+    from hindsight_cli import redact as module
+    from hindsight_cli.redact.words import fold
+
+    _Counted.read = 0
+    counted = _Counted(text)
+    rules = [rule for rule in module._RULES if rule[3] is not None and rule[3].__name__ == check]
+    assert rules
+    for _, pattern, words, function, _ in rules:
+        for match in module._compiled(pattern, words, fold(text)).finditer(counted):
+            function(match, False)
+    return _Counted.read
+
+
+@pytest.mark.parametrize(
+    ("check", "piece", "secret"),
+    [
+        # a literal after a secret-named one: the text before each match copied to find a colon
+        ("_literal", "'password', 'abc' ", "'password', 'Xk9#mQ2vLp7R'"),
+        ("_literal", "set password to abc ", "set DB_PASSWORD to Xk9#mQ2vLp7Rw"),
+        # a password-shaped word after a password word: the rest of the line copied, then cut
+        ("_password_nearby", "heslo ", "heslo k wifi je Xk9#mQ2vLp7R"),
+        # a token a few words after a secret word: the line's end looked for to the line's end
+        ("_nearby", "token 3f2a ", "api token ghx7Kq2PzL9vW4mN8rT5yB3c"),
+        # a security question's answer: the rest of the line copied, then cut
+        ("_answer", "security question a ", "security question: first pet? answer Pepper8592"),
+        # what follows "literally": the rest of the line read for a hint that it is words
+        (
+            "_verbatim",
+            "password is literally horse battery, ",
+            "password is literally Xk9#mQ2vLp7R",
+        ),
+    ],
+)
+def test_a_checks_reading_after_its_match_does_not_grow_with_the_line(
+    check: str, piece: str, secret: str
+) -> None:
+    """Review BP: checks that copied the text before their match (a literal pair's) or the rest of
+    its line (a password word's value, a token near a secret word, a security question's answer)
+    before cutting it to the few characters they read, read a long line again for each match on
+    it: 1 MiB of "heslo " took 74 s, each check slower the longer the line. They read a bounded
+    stretch now: what they read grows with the text, and a secret after the run is still
+    redacted."""
+    small = _read_by_rule(check, piece * (2048 // len(piece)))
+    large = _read_by_rule(check, piece * (8192 // len(piece)))
+    assert large <= 5 * small
+    assert secret.split()[-1].strip("'") not in redact(piece * 50 + "\n" + secret)[0]

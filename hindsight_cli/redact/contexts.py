@@ -377,8 +377,7 @@ def _answer(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     import re
 
     text = match.string
-    line_end = text.find("\n", match.end())
-    rest = text[match.end() : line_end if line_end >= 0 else len(text)][:160]
+    rest = text[match.end() : match.end() + 160].partition("\n")[0]
     found = re.search(
         r"(?i)\b(?:answer(?:ed)?|antwort|réponse|reponse|respuesta|risposta|resposta)\b"
         r"(?:[ \t]+(?:is|ist|est|es|è|é))?[ \t]*[:=：—–-]?[ \t]*"

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from .lines import before_blanks
 from .words import (
     KEY_WORDS,
     NAME_ONLY_WORDS,
@@ -596,7 +597,7 @@ def _credential(match: re.Match[str], label: bool) -> tuple[int, int] | None:
 def _literal(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     """A literal after a secret-named literal: only a credential-shaped one ("password", "Passwort"
     is i18n)."""
-    if match.string[: match.start()].rstrip(" \t").endswith(":"):
+    if before_blanks(match.string, match.start()) == ":":
         # the name is a JSON key's value, the literal after it the next key ("team":"T0JKS4K4YPW",
         # "bot_id": an id holding "PW", then a name): a pair only at a list's or a call's start
         return None

@@ -380,7 +380,9 @@ def _nearby(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     text, base = match.string, match.end()
     if public_before(text, match.start()):
         return None
-    line_end = text.find("\n", base)
+    # the line's end looked for only where a token may start: a token holds no line break, and
+    # looked for to the line's end for each word of a long line, the line was read again for each
+    line_end = text.find("\n", base, base + 65)
     for token in tokens_near(text, base, line_end if line_end >= 0 else len(text)):
         gap = text[base : token.start()].lower()
         if set(re.findall(r"[a-z0-9]+", gap)) & HASH_WORDS or "://" in gap:
@@ -396,16 +398,16 @@ def _nearby(match: re.Match[str], label: bool) -> tuple[int, int] | None:
             _uuid_key(match.group(), value, gap) and not set(before) & _DATA_KEYS
         ):
             return token.span()
-    return _punctuated(text, base, line_end)
+    return _punctuated(text, base)
 
 
-def _punctuated(text: str, base: int, line_end: int) -> tuple[int, int] | None:
+def _punctuated(text: str, base: int) -> tuple[int, int] | None:
     """A random run of printable characters with symbols in it a few words after a secret word,
     after a separator ("OCI auth token for the registry: 8X(h>u2;Lq5e}Wm9"), which ``_TOKEN``
     does not read."""
     import re
 
-    rest = text[base : line_end if line_end >= 0 else len(text)][:80]
+    rest = text[base : base + 80].partition("\n")[0]
     for token in re.finditer(r"\S{16,}", rest):
         gap = rest[: token.start()]
         if not re.search(r"[:=：]\s*$|\sis\s+$", gap) or len(gap) > 64:
@@ -486,8 +488,10 @@ def _password_nearby(match: re.Match[str], label: bool) -> tuple[int, int] | Non
     import re
 
     text, base = match.string, match.end()
-    line_end = text.find("\n", base)
-    rest = text[base : line_end if line_end >= 0 else len(text)][:80]
+    # 80 characters of the line, read as such (the rest of a long line copied for each password
+    # word on it, then cut: 1 MiB of "heslo " 74 s, each word's check slower the longer the line;
+    # review BP)
+    rest = text[base : base + 80].partition("\n")[0]
     if inside_uri(text, match.start()):
         return None
     for number, token in enumerate(re.finditer(r"\S+", rest)):
@@ -516,10 +520,10 @@ def _password_nearby(match: re.Match[str], label: bool) -> tuple[int, int] | Non
         if token.group()[-1:] in ".!?。！？" and value[-1:] not in "!?":
             # the sentence ended
             return None
-    return _spelled_out(text, base, line_end) or _password_before(match)
+    return _spelled_out(text, base) or _password_before(match)
 
 
-def _spelled_out(text: str, base: int, line_end: int) -> tuple[int, int] | None:
+def _spelled_out(text: str, base: int) -> tuple[int, int] | None:
     """A password said letter by letter, then whole, further on in the sentence: "the password is
     capital M, a, p, l, e, then the number 7 7, then exclamation mark — so Maple77!". Only when
     the words before it are mostly spelled characters, and only a value of all four kinds."""
@@ -527,7 +531,7 @@ def _spelled_out(text: str, base: int, line_end: int) -> tuple[int, int] | None:
 
     from .words import classes
 
-    rest = text[base : line_end if line_end >= 0 else len(text)][:240]
+    rest = text[base : base + 240].partition("\n")[0]
     if sum(len(word.strip(",;")) == 1 for word in rest.split()) < 4:
         # first, without re: too few single characters in the whole view
         return None
@@ -556,8 +560,9 @@ def _password_before(match: re.Match[str]) -> tuple[int, int] | None:
     import re
 
     text = match.string
-    line_start = text.rfind("\n", 0, match.start()) + 1
-    head = text[max(line_start, match.start() - 80) : match.start()]
+    # 80 characters of the line before the word (its start looked for across the whole line, for
+    # each password word on it; review BP)
+    head = text[max(0, match.start() - 80) : match.start()].rpartition("\n")[2]
     base = match.start() - len(head)
     tokens = list(re.finditer(r"\S+", head))[-8:]
     for index in reversed(range(1, len(tokens))):

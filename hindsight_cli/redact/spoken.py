@@ -173,8 +173,9 @@ def _verbatim(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     if credential_like(value, strict=True) and " " not in value:
         return match.start("secret"), match.start("secret") + len(match.group("secret").rstrip())
     words = value.lower().split()
-    line_end = match.string.find("\n", match.end())
-    after = match.string[match.end() : line_end if line_end >= 0 else len(match.string)].lower()
+    # ``LINE_REACH`` characters of the line after it (the rest of the line read for each value of
+    # a long line, 256 KiB of "password is literally horse battery, " 14 s, its square; review BP)
+    after = match.string[match.end() : match.end() + LINE_REACH].partition("\n")[0].lower()
     hinted = any(c.isdigit() for c in value) or re.search(
         r"spaces|lower ?case|words|leerzeichen|kleinbuchstaben|wörter|espaces|minuscules|espacios"
         r"|minúsculas|palabras",
