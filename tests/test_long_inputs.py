@@ -1470,6 +1470,10 @@ class _Counted(str):
         self._span(args)
         return str.count(self, *args)
 
+    def __contains__(self, part: object) -> bool:
+        _Counted.read += len(self)
+        return str.__contains__(self, part)  # type: ignore[operator]
+
 
 def _read_by_rule(check: str, text: str) -> int:
     """Characters the rules checked by ``check`` copy or search around their matches in ``text``
@@ -1505,6 +1509,10 @@ def _read_by_rule(check: str, text: str) -> int:
             "password is literally horse battery, ",
             "password is literally Xk9#mQ2vLp7R",
         ),
+        # a bare random token: its whole line copied and stripped to see whether it stands alone
+        # there, and the whole text searched for a PEM header, for each token
+        ("_bare_token", "Zq8Xv2Lk9Pw4Rt6Ym3Nb7Hc5 ", "deploy with ghx7Kq2PzL9vW4mN8rT5yB3cJd6F"),
+        ("_bare_token", "Zq8Xv2Lk9Pw4Rt6Ym3Nb7Hc5\n", "deploy with ghx7Kq2PzL9vW4mN8rT5yB3cJd6F"),
     ],
 )
 def test_a_checks_reading_after_its_match_does_not_grow_with_the_line(

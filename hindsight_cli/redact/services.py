@@ -17,6 +17,7 @@ account's JSON).
 
 from __future__ import annotations
 
+from .lines import alone_on_line, holds
 from .public import PUBLIC_PARTS
 from .values import id_name
 from .words import HASH_WORDS, keyword_argument, wordish
@@ -277,19 +278,20 @@ def _bare_token(match: re.Match[str], label: bool) -> tuple[int, int] | None:
         # base64 of a name, alone or after words (bedrock-api-key-<base64 of a host>)
         return None
     text = match.string
-    line_start = text.rfind("\n", 0, match.start()) + 1
-    line_end = text.find("\n", match.end())
-    if text[line_start : line_end if line_end >= 0 else len(text)].strip() == value and (
+    # the line's start where a list's label may stand before the value (400 characters), and
+    # whether the value stands alone on its line, each read over what it needs only: the whole line
+    # copied for each token on it made a long line of tokens quadratic (review BP)
+    low = max(0, match.start() - 401)
+    line_start = text.rfind("\n", low, match.start()) + 1 or low
+    alone = alone_on_line(text, *match.span("secret"))
+    if alone and (
         (len(value) in (60, 64, 76) and "-" not in value and "_" not in value)
-        or "-----BEGIN" in text
+        or holds(text, "-----BEGIN")
     ):
         # a line of a wrapped base64 body (PEM, PGP, MIME; no "-" or "_" there)
         return None
     before = text[max(0, match.start() - 40) : match.start()].split()[-2:]
-    if (
-        value.endswith("=")
-        and text[line_start : line_end if line_end >= 0 else len(text)].strip() == value
-    ):
+    if value.endswith("=") and alone:
         # a wrapped base64 body's last line, padded
         return None
     if base64_of_secret(value):
