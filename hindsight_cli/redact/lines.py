@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
-
 # characters of a match's line a check reads either side of the match: a check that read the whole
 # line again for each match on it grew with the square of a long line's matches (a megabyte of
 # "alfa bravo charlie delta echo golf. " on one line, 12 minutes; review BM)
@@ -34,21 +31,27 @@ def before_blanks(text: str, start: int) -> str:
     return text[start - 1 : start]
 
 
-_BLANKS_TO_END = re.compile(r"[^\S\n]*+(?:\n|\Z)")
-
-
 def alone_on_line(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` is all its line holds but blanks, read over those blanks only
     (the line copied and stripped for each match made a long line of tokens quadratic: review BP)."""
+    import re
+
     while start and text[start - 1] != "\n" and text[start - 1].isspace():
         start -= 1
     if start and text[start - 1] != "\n":
         return False
-    return _BLANKS_TO_END.match(text, end) is not None
+    return re.compile(r"[^\S\n]*+(?:\n|\Z)").match(text, end) is not None
 
 
-@lru_cache(maxsize=4)
+# the last text ``holds`` read, the part it looked for and whether it was there, one tuple (a
+# server's threads each read it whole)
+_HELD: tuple[object, str, bool] = (None, "", False)
+
+
 def holds(text: str, part: str) -> bool:
-    """``part in text``, read once for a text every match of a rule asks of (the same object: its
-    hash is kept, and a hit is found by identity)."""
-    return part in text
+    """``part in text``, read once for a text every match of a rule asks of (the same object)."""
+    global _HELD
+    held = _HELD
+    if held[0] is not text or held[1] != part:
+        held = _HELD = (text, part, part in text)
+    return held[2]
