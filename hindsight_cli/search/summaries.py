@@ -73,8 +73,12 @@ def _named(summary: MemoryRow, rows: dict[str, MemoryRow]) -> set[str]:
 def _repeats(this: MemoryRow, other: MemoryRow, rows: dict[str, MemoryRow]) -> bool:
     """Whether ``this`` says again what ``other``, ranked above it, says. An untrusted memory never
     stands for a trusted one (``less_trusted``): a summary an import, a page or a tool's output
-    claims to be would keep what the user wrote out of the block."""
-    if less_trusted(other, this):
+    claims to be would keep what the user wrote out of the block. Nor does one agent's memory
+    stand for another's: a summary is of one agent's memories (``derive``), and a token principal
+    may write any metadata, so one claiming to be a summary of ``x`` (no task, no range: every
+    episode) kept another principal's memories, and the owner's from a page or a tool, out of the
+    owner's block (review BQ)."""
+    if this.agent_id != other.agent_id or less_trusted(other, this):
         return False
     if summary_of(other) is not None and covers(other, this, rows):
         return True
