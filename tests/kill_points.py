@@ -35,6 +35,29 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def made(*args: str) -> str:
+    """``hindsight ARGS`` in this process, through the CLI's own error boundary, with the stand-in
+    embedder for both models; its stdout. For building a store before a kill: a new process costs
+    seconds, and what is under test is the killed command and what runs after it, which run in new
+    processes."""
+    import pytest
+    from fake_embedder import FakeEmbedder
+    from typer.testing import CliRunner
+
+    from hindsight_cli import embedding
+    from hindsight_cli.cli import app
+
+    with pytest.MonkeyPatch.context() as patch:
+        for name, dim in (
+            (embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM),
+            (embedding.MULTILINGUAL_MODEL, embedding.MULTILINGUAL_DIM),
+        ):
+            patch.setitem(embedding._CACHE, name, FakeEmbedder(name, dim))
+        done = CliRunner().invoke(app, list(args), prog_name="hindsight")
+    assert done.exit_code == 0, (args, done.output)
+    return done.stdout
+
+
 def killed(driver: str, point: str, *args: str) -> None:
     """Run ``driver`` (a template taking ``tests``) with ``point`` and ``hindsight ARGS``; it must
     end killed by SIGKILL."""

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.kill_points import TESTS, cli, killed
+from tests.kill_points import TESTS, cli, killed, made
 
 # Runs `hindsight ARGS…` killed at one point: `write:NAME` as the file NAME (a suffix of its path)
 # is about to be written through `safefs.write_private`, `unlinked:NAME` right after NAME is
@@ -84,26 +84,6 @@ def _ok(*args: str) -> str:
     return done.stdout
 
 
-def _made(*args: str) -> None:
-    """``hindsight ARGS`` in this process, through the CLI's own error boundary, with the tests'
-    stand-in embedder: for building a store before the kill (a new process each costs seconds,
-    and what is under test is the killed command and the reruns, which run in new processes)."""
-    from typer.testing import CliRunner
-
-    from hindsight_cli import embedding
-    from hindsight_cli.cli import app
-    from tests.fake_embedder import FakeEmbedder
-
-    with pytest.MonkeyPatch.context() as patch:
-        for name, dim in (
-            (embedding.DEFAULT_MODEL, embedding.BUNDLED_DIM),
-            (embedding.MULTILINGUAL_MODEL, embedding.MULTILINGUAL_DIM),
-        ):
-            patch.setitem(embedding._CACHE, name, FakeEmbedder(name, dim))
-        done = CliRunner().invoke(app, list(args), prog_name="hindsight")
-    assert done.exit_code == 0, (args, done.output)
-
-
 def _trust(store: Path) -> str:
     done = _cli("doctor", "store", "--store", str(store), "--json")
     checks = {c["id"]: c["status"] for c in json.loads(done.stdout)["checks"]}
@@ -116,7 +96,7 @@ def _database_store(tmp_path: Path, url: str) -> Path:
     store = tmp_path / "team"
     store.mkdir(mode=0o700)
     (store / "config.toml").write_text(f'[storage]\nbackend = "postgres"\nurl = "{url}"\n')
-    _made("allow", str(store))
+    made("allow", str(store))
     return store
 
 
@@ -161,7 +141,7 @@ def test_a_deny_or_allow_killed_midway_of_a_local_store_reruns_clean(
     """A local store: a kill in `deny` leaves it approved or denied, and the rerun denies it; a
     kill in `allow` of a store already approved leaves it approved, and the rerun approves it."""
     store = tmp_path / "mine"
-    _made("record", "the staging database listens on 5433", "--store", str(store))
+    made("record", "the staging database listens on 5433", "--store", str(store))
     command = "allow" if point.startswith("write") else "deny"
     _killed(point, command, str(store))
     assert _trust(store) in ("ok", "fail")
@@ -233,9 +213,9 @@ def test_a_migrate_killed_at_each_step_reruns_to_a_whole_usable_copy(
     rerun (the target existing) never named it: every later command on the copy failed (`This
     store's vectors come from … but the configured model is …`)."""
     source, target = tmp_path / "source", tmp_path / "target"
-    _made("init", "--store", str(source), "--embedding-model", "multilingual")
+    made("init", "--store", str(source), "--embedding-model", "multilingual")
     for n in range(3):
-        _made(
+        made(
             "record", f"memory {n}: the staging database listens on 543{n}", "--store", str(source)
         )
     _killed(point, "migrate", "--to", str(target), "--store", str(source))
@@ -270,12 +250,10 @@ def test_a_reindex_to_another_model_killed_at_each_step_leaves_searches_answerin
     dimension than the ledger's (`Index.reshape`)."""
     store = tmp_path / "mine"
     for n in range(3):
-        _made(
-            "record", f"memory {n}: the staging database listens on 543{n}", "--store", str(store)
-        )
-    _made("reindex", "--store", str(store))
+        made("record", f"memory {n}: the staging database listens on 543{n}", "--store", str(store))
+    made("reindex", "--store", str(store))
     assert (store / "index.lance").is_dir()
-    _made("config", "set", "embedding.model", "multilingual", "--store", str(store))
+    made("config", "set", "embedding.model", "multilingual", "--store", str(store))
     _killed(point, "reindex", "--store", str(store))
     os.environ["HINDSIGHT_SEARCH_ENGINE"] = "index"
     try:
@@ -321,7 +299,7 @@ def test_the_injection_records_expiry_killed_as_it_rewrites_loses_no_recent_line
     from datetime import UTC, datetime, timedelta
 
     store = tmp_path / "mine"
-    _made("record", "the staging database listens on 5433", "--store", str(store))
+    made("record", "the staging database listens on 5433", "--store", str(store))
     record = store / "injections.jsonl"
     old = (datetime.now(UTC) - timedelta(days=40)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     record.write_text(

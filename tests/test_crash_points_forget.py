@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.kill_points import CLI, TESTS, cli, killed
+from tests.kill_points import CLI, TESTS, cli, killed, made
 
 # Runs `hindsight ARGS…` killed right after the COUNTth call of MODULE:ATTR returns.
 DRIVER = """
@@ -82,9 +82,9 @@ def test_a_hard_forget_killed_in_the_ledgers_rewrite_leaves_no_copy_a_later_forg
     which no later command removed (each rewrite cleared only its own pid's name): the memories
     a later `forget --hard` forgot stayed on disk in it, readable with DuckDB."""
     store = tmp_path / "mine"
-    _ok("record", "the staging hint is walrus-17", "--store", str(store))
-    _ok("record", "the deploy key lives in vault zebra-42", "--store", str(store))
-    listed = json.loads(_ok("list", "--json", "--store", str(store)))
+    made("record", "the staging hint is walrus-17", "--store", str(store))
+    made("record", "the deploy key lives in vault zebra-42", "--store", str(store))
+    listed = json.loads(made("list", "--json", "--store", str(store)))
     ids = {("walrus" in m["content"]): m["id"] for m in listed}
     _killed(point, "forget", ids[True], "--hard", "-y", "--store", str(store))
     # the next command finishes the owed purge
@@ -270,9 +270,9 @@ def test_a_hard_forget_killed_writing_its_journal_leaves_no_copy_of_it(
     digest beside its salt: each word can be confirmed by guessing it) stayed in the store for good,
     after the rerun (or the next open) had finished the purge."""
     store = tmp_path / "mine"
-    _ok("record", "the staging hint is walrus-17", "--store", str(store))
-    _ok("record", "the deploy key lives in vault zebra-42", "--store", str(store))
-    listed = json.loads(_ok("list", "--json", "--store", str(store)))
+    made("record", "the staging hint is walrus-17", "--store", str(store))
+    made("record", "the deploy key lives in vault zebra-42", "--store", str(store))
+    listed = json.loads(made("list", "--json", "--store", str(store)))
     (walrus,) = [m["id"] for m in listed if "walrus" in m["content"]]
     done = subprocess.run(
         [sys.executable, "-c", JOURNAL_KILL.format(tests=TESTS), str(count)]
