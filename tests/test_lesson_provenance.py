@@ -6,6 +6,8 @@ user's own fix was not in it. A lesson now speaks only for lessons of its own la
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from hindsight_cli.models import Memory
@@ -109,3 +111,19 @@ def test_a_principals_lesson_ranked_first_leaves_the_owners_fix_in_the_owners_bl
     assert any(line.endswith(f"— fix: {OWN_FIX}") for line in lines), found.context
     assert not any("fixed 3 times" in line for line in lines), found.context
     assert all("token:alice" in line for line in lines if THEIR_FIX in line)
+
+
+@pytest.mark.parametrize("label", ["agent", "tool", "token:alice"])
+def test_a_lesson_never_stands_for_another_agents_of_its_label(label: str) -> None:
+    """Review BR (low): lessons of one kind and one label were one line whatever their agents, so
+    in the owner's block (every agent's) agent ``ci``'s lesson ranked first stood for agent
+    ``default``'s of the same label (two stdio servers' agents, two machines' hooks recording as
+    ``HINDSIGHT_AGENT``, or an agent a principal's token was renamed to): "fixed 2 times" with the
+    first one's fix, the other's gone. A lesson stands for its own agent's only, as a summary does
+    (``summaries._repeats``, review BQ)."""
+    theirs = replace(_lesson(label, THEIR_FIX), agent_id="ci")
+    mine = _lesson(label, OWN_FIX)
+    _, block, _ = fit_budget([theirs, mine], 400)
+    lines = block.splitlines()[1:]
+    assert len(lines) == 2 and lines[1].endswith(f"— fix: {OWN_FIX}"), block
+    assert not any("fixed 2 times" in line for line in lines), block

@@ -16,12 +16,19 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BadUsage, InvalidInput
 from ..models import MAX_TAGS, MEMORY_TYPES, OUTCOMES, STATUSES, one_of
-from ..poisoning import DERIVED, QUARANTINE_CONFIDENCE, QUARANTINE_TAG, assess, trust
+from ..poisoning import (
+    DERIVED,
+    QUARANTINE_CONFIDENCE,
+    QUARANTINE_TAG,
+    assess,
+    quarantine_record,
+    trust,
+)
 from ..redact import redact_field
 from ..safefs.reading import MAX_DEPTH, too_deep
 from ..storage.rows import MemoryRow
 from ..text import MAX_LABEL, clean, fits_label, without_surrogates
-from ..text.when import EVENT_TIME, spoken
+from ..text.when import EVENT_TIME, spans_of, spoken
 from ..timeutil import as_utc, check_past, parse_duration, parse_future, parse_time
 from .scope import by_principal
 
@@ -350,7 +357,21 @@ def _metadata(value: Any) -> tuple[dict[str, Any], int]:
             "keep large data in a file and name the file in metadata."
         )
     redacted, count = redact_field(metadata, "metadata")
-    return dict(redacted), count
+    return _owned(dict(redacted)), count
+
+
+def _owned(metadata: dict[str, Any]) -> dict[str, Any]:
+    """``metadata`` with the keys hindsight writes and reads in the shape its readers take: the
+    times a text speaks of as real days (``spans_of``; an export's, imported again, are kept) and a
+    stated quarantine as ``assess`` writes one (``quarantine_record``). As given, a token
+    principal's ``event_time`` of the calendar's last day ended every search of the owner's that
+    names a time with ``OverflowError``, and her quarantine of numbers the owner's page of her
+    memory in ``hindsight ui`` (review BR)."""
+    spans = [{**s.to_json(), "said": s.said[:MAX_LABEL]} for s in spans_of(metadata)]
+    metadata.pop(EVENT_TIME, None)
+    held = quarantine_record(metadata.pop("quarantine", None))
+    owned = {**({EVENT_TIME: spans} if spans else {}), **({"quarantine": held} if held else {})}
+    return {**metadata, **owned}
 
 
 def _expiry(

@@ -37,6 +37,7 @@ __all__ = [
     "normalise",
     "provenance",
     "quarantine_reason",
+    "quarantine_record",
     "safe_line",
     "trust",
     "trust_label",
@@ -164,6 +165,33 @@ def instruction_like(text: str) -> list[str]:
 def quarantine_reason(content: str, source: str) -> dict[str, object] | None:
     """``assess`` of the content alone (kept for callers that have only the content)."""
     return assess({"content": content}, source)
+
+
+# characters of a stated quarantine's reason, and of each name it lists, that are kept
+_MAX_STATED = 200
+
+
+def quarantine_record(value: Any) -> dict[str, Any] | None:
+    """A quarantine a writer states (``metadata.quarantine``: an import file's, a token
+    principal's) in the shape ``assess`` writes and every reader takes (``reason``: text,
+    ``matched`` and ``fields``: lists of text), or None for an empty one, which holds nothing
+    back. Any other value still holds the memory back (it only ever restricts), but as it was
+    given, a number where a list is read ended the owner's page of that memory in ``hindsight ui``
+    (review BR)."""
+    if not value:
+        return None
+    given = value if isinstance(value, Mapping) else {"reason": value}
+
+    def names(items: Any) -> list[str]:
+        listed = items if isinstance(items, list) else [items] if items else []
+        return [str(item)[:_MAX_STATED] for item in listed[:32] if item is not None]
+
+    reason = given.get("reason")
+    return {
+        "reason": (reason if isinstance(reason, str) else "stated by its writer")[:_MAX_STATED],
+        "matched": names(given.get("matched")),
+        "fields": names(given.get("fields")),
+    }
 
 
 def is_quarantined(tags: Iterable[str] | None, metadata: Mapping[str, Any] | None = None) -> bool:

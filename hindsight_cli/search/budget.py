@@ -50,15 +50,17 @@ def is_lesson(memory: Memory) -> bool:
 
 def lesson_kind(memory: Memory) -> str | None:
     """What groups lessons in a block: the same family and signature, from writers of the same
-    label (``trust_label``). The line shows the best-ranked lesson's fix under its label and counts
-    the rest: a lesson of another provenance grouped into it would lend its count to that fix and
-    leave its own fix out of the block (a token principal's, or a page's, lesson of the kind of the
-    user's, ranked above it, stood for it: "fixed 3 times: [from token:alice, untrusted] … — fix:
-    <hers>", the user's own fix gone)."""
+    label (``trust_label``), of one agent. The line shows the best-ranked lesson's fix under its
+    label and counts the rest: a lesson of another provenance grouped into it would lend its count
+    to that fix and leave its own fix out of the block (a token principal's, or a page's, lesson of
+    the kind of the user's, ranked above it, stood for it: "fixed 3 times: [from token:alice,
+    untrusted] … — fix: <hers>", the user's own fix gone)."""
     if not is_lesson(memory):
         return None
     label = trust_label(memory.source, is_quarantined(memory.tags, memory.metadata)) or ""
-    return f"{memory.metadata.get('family') or ''} | {memory.metadata.get('signature')} | {label}"
+    # and of one agent: a lesson stands for its own agent's only, as a summary does (review BR)
+    kind = f"{memory.metadata.get('family') or ''} | {memory.metadata.get('signature')}"
+    return f"{kind} | {label} | {memory.agent_id}"
 
 
 def lesson_line(memory: Memory, times: int = 1, store: str | None = None) -> str:

@@ -57,11 +57,13 @@ def spans_of(metadata: Mapping[str, Any] | None) -> tuple[Span, ...]:
             continue
         try:
             start = date.fromisoformat(str(item.get("from")))
-            last = date.fromisoformat(str(item.get("to")))
-        except ValueError:
+            # the calendar's last day has no day after it (a store written before review BR kept
+            # a writer's own times: every search naming a time ended in OverflowError)
+            end = date.fromisoformat(str(item.get("to"))) + timedelta(days=1)
+        except (ValueError, OverflowError):
             continue
-        if last >= start:
-            out.append(Span(start, last + timedelta(days=1), str(item.get("said") or "")))
+        if end > start:
+            out.append(Span(start, end, str(item.get("said") or "")))
     return tuple(out)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from ..models import OUTCOMES, Memory, part_position, short_id
-from ..poisoning import trust_label
+from ..poisoning import quarantine_record, trust_label
 from ..store import Store
 from .browse import memory_link, quarantined, snippet
 from .html import H, Html, csrf_field, join, options, segment, table
@@ -60,7 +60,8 @@ def _trust(store: Store, memory: Memory) -> Html:
             H(
                 '<p class="warn" id="quarantine">Quarantined: {} (matched: {})</p>',
                 reason.get("reason", ""),
-                ", ".join(map(str, reason.get("matched", []) or [])),
+                # a stated one of another shape, stored before review BR
+                ", ".join((quarantine_record(reason) or {}).get("matched", [])),
             )
         )
     return join(parts)
