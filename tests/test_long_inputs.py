@@ -1528,3 +1528,36 @@ def test_a_checks_reading_after_its_match_does_not_grow_with_the_line(
     large = _read_by_rule(check, piece * (8192 // len(piece)))
     assert large <= 5 * small
     assert secret.split()[-1].strip("'") not in redact(piece * 50 + "\n" + secret)[0]
+
+
+def test_a_value_written_downwards_in_crlf_lines_is_read_as_in_lf_lines(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Review BT: the reading of one character a line ended its last line at "\\n" alone, so a CRLF
+    text of such lines (a Windows file a tool prints) never matched and was read from each of its
+    lines to its end, in its square (32 KB of "x\\r\\n" 17 s of redaction, a 1 MiB memory hours),
+    and a password written downwards in CRLF lines stayed in clear where the LF one was redacted.
+    The last line may end in "\\r" now: a run is read once, as one match, as its LF twin is."""
+    from hindsight_cli.redact import transforms
+
+    for nl in ("\n", "\r\n"):
+        text = "The wifi password:" + nl + nl.join("Tr0ub4dor&3xQ") + nl + "thanks" + nl
+        out, count = redact(text)
+        assert count == 1 and "u" + nl + "b" not in out, out
+        assert out.endswith("[REDACTED:secret]" + nl + "thanks" + nl), out
+    calls: list[tuple[int, int]] = []
+    joined = transforms._downwards
+
+    def counted(match: re.Match[str]) -> str:
+        calls.append(match.span())
+        return joined(match)
+
+    monkeypatch.setattr(transforms, "_downwards", counted)
+    for run in ("x\r\n", "x \r\n", "\tx\r\n"):
+        calls.clear()
+        assert transforms.undone("label:\r\n" + run * 10_000) == "label: " + "x" * 10_000 + "\r\n"
+        assert len(calls) == 1, (run, len(calls))
+    # CRLF and LF texts of such lines, blanks and longer lines are read alike
+    for text in _texts(["x", "y", " ", "\t", "ab", "\n", "\n", "\n"], 3000, seed=31):
+        lf = transforms.undone(text)
+        assert transforms.undone(text.replace("\n", "\r\n")).replace("\r\n", "\n") == lf, text
