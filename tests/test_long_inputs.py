@@ -1587,6 +1587,10 @@ def _read_by_public(text: str) -> int:
             "QWERT7YUIOP4ASDF",
         ),
         ("_key_id_user", "user=AB12CD34EF56GH78 password ", "", ""),
+        # a quote after a password word: the quotes before it on its line counted from the line's
+        # start, to tell whether it closes a string the word ends
+        ("_prose", 'heslo" ', 'heslo: "Xk9#mQ2vLp7Rw"', "Xk9#mQ2vLp7Rw"),
+        ("_prose", "password' = ", "password = 'Xk9#mQ2vLp7Rw'", "Xk9#mQ2vLp7Rw"),
         # a value's public-ness (asked of every value found): the line's start found across the
         # line, the whole text searched for a JWK's "kty" (a public member's value) and a DKIM
         # key's line end looked for to the line's end
@@ -1600,10 +1604,12 @@ def test_a_values_next_lines_and_its_public_marks_are_read_a_stretch_from_it(
 ) -> None:
     """Review BT: a key's id given as a user name copied the rest of the text after it to read its
     next two lines for a password (1 MiB of "user=AB12CD34EF56GH78 " and a password word after it:
-    62 s for one ``record``), and a value's public marks found its line's start across the whole
-    line and searched the whole text for a JWK's ``"kty"``, again for each value of a long line.
-    Each reads a bounded stretch now (``lines.lines_after``, ``lines.holds``): what they read grows
-    with the text, and the key's id is still redacted."""
+    62 s for one ``record``), a value's public marks found its line's start across the whole line
+    and searched the whole text for a JWK's ``"kty"``, and a quote after a password word counted
+    the quotes before it from its line's start, again for each value of a long line. Each reads a
+    bounded stretch now, or places found once a text (``lines.lines_after``, ``lines.holds``,
+    ``lines.marks_before``): what they read grows with the text, and the secrets are still
+    redacted."""
     read = _read_by_public if check == "public" else partial(_read_by_rule, check)
     small = read(piece * (2048 // len(piece)))
     large = read(piece * (8192 // len(piece)))
@@ -1615,7 +1621,7 @@ def test_a_values_next_lines_and_its_public_marks_are_read_a_stretch_from_it(
 def test_a_values_next_lines_are_the_lines_a_split_of_the_rest_gave_where_they_fit() -> None:
     """``lines_after`` reads the same lines as the rest of the text split, where the three fit in
     its reach; past it, never more than the reach."""
-    from hindsight_cli.redact.lines import LINE_REACH, holds, lines_after
+    from hindsight_cli.redact.lines import LINE_REACH, holds, lines_after, marks_before
 
     rng = random.Random(67)
     for _ in range(3000):
@@ -1631,3 +1637,7 @@ def test_a_values_next_lines_are_the_lines_a_split_of_the_rest_gave_where_they_f
         # two parts asked of one text in turn are each answered as a search answers
         for part in ("password", "\n\n", "-----BEGIN", "password"):
             assert holds(text, part) == (part in text)
+        # the quotes before a place on its line, counted on the places found once
+        line_start = text.rfind("\n", 0, end) + 1
+        for quote in ("a", " ", "x"):
+            assert marks_before(text, quote, end) == text.count(quote, line_start, end)
