@@ -41,6 +41,13 @@ BAD_CALLS = [
         {"query": "x", "tags": "a,b"},
         'Invalid arguments for memory_search: tags must be a list, e.g. ["a", "b"], not a string.',
     ),
+    # review BT: a string of many tags is not told back whole (50,000 made a 589 KB sentence)
+    (
+        "memory_search",
+        {"query": "x", "tags": ",".join(f"t{i}" for i in range(50_000))},
+        'Invalid arguments for memory_search: tags must be a list, e.g. ["t0", "t1", "t2", "…"],'
+        " not a string.",
+    ),
     (
         "memory_write",
         {"content": "x", "metadata": [1, 2]},
