@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 import random
 import re
+from functools import partial
 from typing import Any
 
 import pytest
@@ -1528,3 +1529,115 @@ def test_a_checks_reading_after_its_match_does_not_grow_with_the_line(
     large = _read_by_rule(check, piece * (8192 // len(piece)))
     assert large <= 5 * small
     assert secret.split()[-1].strip("'") not in redact(piece * 50 + "\n" + secret)[0]
+
+
+def test_a_value_written_downwards_in_crlf_lines_is_read_as_in_lf_lines(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Review BT: the reading of one character a line ended its last line at "\\n" alone, so a CRLF
+    text of such lines (a Windows file a tool prints) never matched and was read from each of its
+    lines to its end, in its square (32 KB of "x\\r\\n" 17 s of redaction, a 1 MiB memory hours),
+    and a password written downwards in CRLF lines stayed in clear where the LF one was redacted.
+    The last line may end in "\\r" now: a run is read once, as one match, as its LF twin is."""
+    from hindsight_cli.redact import transforms
+
+    for nl in ("\n", "\r\n"):
+        text = "The wifi password:" + nl + nl.join("Tr0ub4dor&3xQ") + nl + "thanks" + nl
+        out, count = redact(text)
+        assert count == 1 and "u" + nl + "b" not in out, out
+        assert out.endswith("[REDACTED:secret]" + nl + "thanks" + nl), out
+    calls: list[tuple[int, int]] = []
+    joined = transforms._downwards
+
+    def counted(match: re.Match[str]) -> str:
+        calls.append(match.span())
+        return joined(match)
+
+    monkeypatch.setattr(transforms, "_downwards", counted)
+    for run in ("x\r\n", "x \r\n", "\tx\r\n"):
+        calls.clear()
+        assert transforms.undone("label:\r\n" + run * 10_000) == "label: " + "x" * 10_000 + "\r\n"
+        assert len(calls) == 1, (run, len(calls))
+    # CRLF and LF texts of such lines, blanks and longer lines are read alike
+    for text in _texts(["x", "y", " ", "\t", "ab", "\n", "\n", "\n"], 3000, seed=31):
+        lf = transforms.undone(text)
+        assert transforms.undone(text.replace("\n", "\r\n")).replace("\r\n", "\n") == lf, text
+
+
+def _read_by_public(text: str) -> int:
+    """Characters ``public.public`` copies or searches for each value (``Xk9…``) of ``text``."""
+    from hindsight_cli.redact.public import public
+
+    _Counted.read = 0
+    counted = _Counted(text)
+    for match in re.finditer(r"Xk9\w+", text):
+        public(counted, *match.span())
+    return _Counted.read
+
+
+@pytest.mark.parametrize(
+    ("check", "piece", "secret", "gone"),
+    [
+        # a key's id as a user name: the rest of the text copied and split for its next lines, to
+        # look for a password there
+        (
+            "_key_id_user",
+            "user=AB12CD34EF56GH78 ",
+            'username="QWERT7YUIOP4ASDF" password="Xk9#mQ2vLp7Rw"',
+            "QWERT7YUIOP4ASDF",
+        ),
+        ("_key_id_user", "user=AB12CD34EF56GH78 password ", "", ""),
+        # a quote after a password word: the quotes before it on its line counted from the line's
+        # start, to tell whether it closes a string the word ends
+        ("_prose", 'heslo" ', 'heslo: "Xk9#mQ2vLp7Rw"', "Xk9#mQ2vLp7Rw"),
+        ("_prose", "password' = ", "password = 'Xk9#mQ2vLp7Rw'", "Xk9#mQ2vLp7Rw"),
+        # a value's public-ness (asked of every value found): the line's start found across the
+        # line, the whole text searched for a JWK's "kty" (a public member's value) and a DKIM
+        # key's line end looked for to the line's end
+        ("public", '"n": "Xk9mQ2vLp7Rt5Yw1Zc4Vb6Nn0Hs2Kd8F", ', "", ""),
+        ("public", "p=Xk9mQ2vLp7Rt5Yw1Zc4Vb6Nn0Hs2Kd8F; ", "", ""),
+        ("public", "secret=Xk9mQ2vLp7Rt5Yw1Zc4Vb6Nn0Hs2Kd8F ", "", ""),
+    ],
+)
+def test_a_values_next_lines_and_its_public_marks_are_read_a_stretch_from_it(
+    check: str, piece: str, secret: str, gone: str
+) -> None:
+    """Review BT: a key's id given as a user name copied the rest of the text after it to read its
+    next two lines for a password (1 MiB of "user=AB12CD34EF56GH78 " and a password word after it:
+    62 s for one ``record``), a value's public marks found its line's start across the whole line
+    and searched the whole text for a JWK's ``"kty"``, and a quote after a password word counted
+    the quotes before it from its line's start, again for each value of a long line. Each reads a
+    bounded stretch now, or places found once a text (``lines.lines_after``, ``lines.holds``,
+    ``lines.marks_before``): what they read grows with the text, and the secrets are still
+    redacted."""
+    read = _read_by_public if check == "public" else partial(_read_by_rule, check)
+    small = read(piece * (2048 // len(piece)))
+    large = read(piece * (8192 // len(piece)))
+    assert large <= 5 * small, (small, large)
+    if secret:
+        assert gone not in redact(piece * 50 + "\n" + secret)[0]
+
+
+def test_a_values_next_lines_are_the_lines_a_split_of_the_rest_gave_where_they_fit() -> None:
+    """``lines_after`` reads the same lines as the rest of the text split, where the three fit in
+    its reach; past it, never more than the reach."""
+    from hindsight_cli.redact.lines import LINE_REACH, holds, lines_after, marks_before
+
+    rng = random.Random(67)
+    for _ in range(3000):
+        text = "".join(
+            rng.choice(["ab", " ", "\n", "x" * 90, "password"]) for _ in range(rng.randint(1, 40))
+        )
+        end = rng.randint(0, len(text))
+        whole = text[end:].split("\n", 3)[:3]
+        if len("\n".join(whole)) < 3 * LINE_REACH:
+            assert lines_after(text, end) == whole
+        else:
+            assert len("".join(lines_after(text, end))) <= 3 * LINE_REACH
+        # two parts asked of one text in turn are each answered as a search answers
+        for part in ("password", "\n\n", "-----BEGIN", "password"):
+            assert holds(text, part) == (part in text)
+        # the quotes before a place on its line, counted on the places found once
+        line_start = text.rfind("\n", 0, end) + 1
+        for quote in ("a", " ", "x"):
+            assert marks_before(text, quote, end) == text.count(quote, line_start, end)

@@ -41,6 +41,13 @@ BAD_CALLS = [
         {"query": "x", "tags": "a,b"},
         'Invalid arguments for memory_search: tags must be a list, e.g. ["a", "b"], not a string.',
     ),
+    # review BT: a string of many tags is not told back whole (50,000 made a 589 KB sentence)
+    (
+        "memory_search",
+        {"query": "x", "tags": ",".join(f"t{i}" for i in range(50_000))},
+        'Invalid arguments for memory_search: tags must be a list, e.g. ["t0", "t1", "t2", "…"],'
+        " not a string.",
+    ),
     (
         "memory_write",
         {"content": "x", "metadata": [1, 2]},
@@ -250,3 +257,50 @@ async def test_a_prompt_refused_by_the_store_says_why(tmp_path, fake) -> None:  
         with pytest.raises(MCPError) as raised:
             await client.get_prompt("recall", {"task": "deploy"})
     assert raised.value.error.message.startswith("No hindsight store at ")
+
+
+class _Compared(str):
+    """A sentence that counts how often it is compared with another (``explain`` keeps each once)."""
+
+    compared = 0
+
+    def __radd__(self, other: str) -> _Compared:
+        return _Compared(other + str(self))
+
+    def __eq__(self, other: object) -> bool:
+        _Compared.compared += 1
+        return str.__eq__(self, other)  # type: ignore[no-any-return]
+
+    __hash__ = str.__hash__
+
+
+async def test_a_list_argument_of_many_bad_items_is_told_in_linear_work(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review BT: each bad item of a list argument is one error, and ``explain`` kept its sentences
+    unique by a list's ``in``, comparing each with all before it: a ``memory_write`` whose tags
+    held 20,000 numbers took 3.8 s in the server's event loop (a shared server's every principal
+    waiting), 200,000 (a 1 MB request) minutes. Kept in a dict now: the comparisons grow with the
+    items, and the sentence names the first three and counts the rest."""
+    from hindsight_cli.mcp_server import arguments
+
+    problem = arguments._problem
+    _Compared.compared = 0
+    monkeypatch.setattr(arguments, "_problem", lambda *a: _Compared(problem(*a)))
+    errors = [
+        {"type": "string_type", "loc": ("tags", i), "input": i, "msg": "Input should be a string"}
+        for i in range(3000)
+    ]
+    said = arguments.explain("memory_write", errors + errors[:5])
+    assert _Compared.compared <= 3 * 3005, _Compared.compared
+    assert said.startswith("Invalid arguments for memory_write: tags[0] must be a string")
+    assert said.endswith("(and 2997 more).")
+    monkeypatch.undo()
+    # through the SDK's real client: one sentence, nothing written
+    async with Client(build_server(store)) as client:
+        answer = await client.call_tool("memory_write", {"content": "x", "tags": list(range(2000))})
+    assert answer.is_error
+    [text] = [c.text for c in answer.content]
+    assert text.startswith("Invalid arguments for memory_write: tags[0] must be a string")
+    assert text.endswith("(and 1997 more).")
+    assert store.list() == []

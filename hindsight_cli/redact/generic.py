@@ -258,7 +258,7 @@ def _through_marks(text: str, span: tuple[int, int]) -> tuple[str, tuple[int, in
 def _wifi_line(text: str, start: int) -> bool:
     """Whether the line around ``start`` (at most 256 characters either side: each key of a long
     line read its whole line) names a wireless network."""
-    line_start = max(text.rfind("\n", 0, start) + 1, start - 256)
+    line_start = max(text.rfind("\n", max(0, start - 257), start) + 1, start - 256)
     line_end = text.find("\n", start, start + 256)
     line = text[line_start : line_end if line_end >= 0 else min(len(text), start + 256)].lower()
     return any(word in line for word in ("wlan", "wifi", "wi-fi", "ssid", "wpa", "wireless"))

@@ -43,15 +43,59 @@ def alone_on_line(text: str, start: int, end: int) -> bool:
     return re.compile(r"[^\S\n]*+(?:\n|\Z)").match(text, end) is not None
 
 
-# the last text ``holds`` read, the part it looked for and whether it was there, one tuple (a
-# server's threads each read it whole)
-_HELD: tuple[object, str, bool] = (None, "", False)
+# the last text ``holds`` read and what it answered of it, part by part, in one tuple a server's
+# threads read whole (two checks that ask of one text for different parts, match after match, each
+# searched the whole text again when it kept one part's answer; review BT)
+_HELD: tuple[object, dict[str, bool]] = (None, {})
 
 
 def holds(text: str, part: str) -> bool:
     """``part in text``, read once for a text every match of a rule asks of (the same object)."""
     global _HELD
     held = _HELD
-    if held[0] is not text or held[1] != part:
-        held = _HELD = (text, part, part in text)
-    return held[2]
+    if held[0] is not text:
+        held = _HELD = (text, {})
+    answers = held[1]
+    found = answers.get(part)
+    if found is None:
+        found = answers[part] = part in text
+    return found
+
+
+def lines_after(text: str, end: int, count: int = 3, reach: int = LINE_REACH) -> list[str]:
+    """The rest of the line ``end`` is on and the lines after it, ``count`` lines in all, read
+    ``count * reach`` characters on at most: the rest of the text copied and split for each match
+    made a long line of matches quadratic (review BT)."""
+    return text[end : end + count * reach].split("\n", count)[:count]
+
+
+# the last text ``marks_before`` read and where each character it was asked of stands in it, in one
+# tuple a server's threads read whole
+_PLACES: tuple[object, dict[str, list[int]]] = (None, {})
+
+
+def _places(text: str, char: str) -> list[int]:
+    """Where ``char`` stands in ``text``, in order, found once a text."""
+    global _PLACES
+    held = _PLACES
+    if held[0] is not text:
+        held = _PLACES = (text, {})
+    found = held[1].get(char)
+    if found is None:
+        import re
+
+        found = held[1][char] = [m.start() for m in re.finditer(re.escape(char), text)]
+    return found
+
+
+def marks_before(text: str, char: str, start: int) -> int:
+    """How many ``char`` stand on ``start``'s line before it, counted on places found once a text:
+    the line read back to its start and counted for each match made a long line of matches
+    quadratic (review BT: a quote after each password word of 1 MiB on one line)."""
+    from bisect import bisect_left
+
+    breaks = _places(text, "\n")
+    line = bisect_left(breaks, start)
+    line_start = breaks[line - 1] + 1 if line else 0
+    marks = _places(text, char)
+    return bisect_left(marks, start) - bisect_left(marks, line_start)

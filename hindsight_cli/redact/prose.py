@@ -248,7 +248,9 @@ def _qualified(match: re.Match[str], label: bool) -> tuple[int, int] | None:
             other = True
     # what it opens named earlier in the sentence: "Pour le wifi de la salle : réseau « … », clé
     # …": then only a password-shaped value
-    line_start = max(text.rfind("\n", 0, match.start()) + 1, match.start() - 96)
+    line_start = max(
+        text.rfind("\n", max(0, match.start() - 97), match.start()) + 1, match.start() - 96
+    )
     last = text[line_start : match.start()].rstrip()
     # … unless a word of its own says what the code is ("wifi driver error code: 0x8007001F")
     if not last or (

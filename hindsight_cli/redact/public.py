@@ -28,6 +28,8 @@ that secret (the JWT rule asks ``anon_jwt`` itself).
 
 from __future__ import annotations
 
+from .lines import holds
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -134,7 +136,11 @@ def public(text: str, start: int, end: int) -> bool:
         # (tests/test_auth.py::test_…[case-…]), a Rust, C++, Ruby or PHP path (auth::password::…);
         # a token holding "::" whole (K10…::server:…) is no such cut
         return True
-    line_start = text.rfind("\n", 0, start) + 1
+    # the line's start if it is within _VIEW characters (one before them when it is not: the value
+    # is then read as on a longer line): found across the whole line, a long line of values was
+    # read back to its start for each (review BT)
+    low = max(0, start - _VIEW - 1)
+    line_start = text.rfind("\n", low, start) + 1 or low
     # what is read before the value: the line's last _VIEW characters, from a word's start. Read
     # whole, every value of a line like "Authorization: Bearer …" repeated read the whole line
     # before it (30,000 characters of it took 4.4 s).
@@ -359,14 +365,14 @@ def _key_structure(text: str, before: str, line_start: int, start: int, end: int
 
     if re.search(r"\bp=[\"']?$", before):
         # the record's other tags on the key's line, within _VIEW characters either side of it
-        line_end = text.find("\n", end)
+        line_end = text.find("\n", end, end + _VIEW)
         if line_end < 0:
             line_end = len(text)
         line = text[max(line_start, start - _VIEW) : min(line_end, end + _VIEW)]
         if re.search(r"(?i)\bv=DKIM1\b|\bk=(?:rsa|ed25519)\b", line):
             return True
     member = re.search(r"[\"']?(\w+)[\"']?\s*:\s*[\"']?$", before)
-    return bool(member and member.group(1) in _JWK_PUBLIC and '"kty"' in text)
+    return bool(member and member.group(1) in _JWK_PUBLIC and holds(text, '"kty"'))
 
 
 # a parent key whose children are ciphertext, digests or public keys

@@ -172,8 +172,14 @@ def undone(text: str) -> str:
             _hex_run,
         ),
         # one character a line (a value written downwards), a separator alone on its line, and
-        # base64 wrapped at 76 or 64 characters, each read joined
-        (text.count("\n") >= 6, r"(?m)\r?\n(?:[ \t]*\S[ \t]*\r?\n){5,}[ \t]*\S[ \t]*$", _downwards),
+        # base64 wrapped at 76 or 64 characters, each read joined. The last line may end in "\r"
+        # as the others do: one that had to end at "\n" alone made a CRLF text of such lines fail
+        # at its end from each of its lines, in its square (review BT: 32 KB of "x\r\n" 17 s)
+        (
+            text.count("\n") >= 6,
+            r"(?m)\r?\n(?:[ \t]*\S[ \t]*\r?\n){5,}[ \t]*\S[ \t]*(?=\r?$)",
+            _downwards,
+        ),
         ("\n=\n" in text or "\n:\n" in text, r"[ \t]*\r?\n[ \t]*([=:])[ \t]*\r?\n[ \t]*", r" \1 "),
         (
             _wrapped(text),

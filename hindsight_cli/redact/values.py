@@ -14,6 +14,7 @@ whatever rule matched it.
 
 from __future__ import annotations
 
+from .lines import lines_after
 from .words import (
     HASH_WORDS,
     cache_key,
@@ -444,7 +445,7 @@ def _key_id_user(match: re.Match[str], label: bool) -> tuple[int, int] | None:
     value = match.group("secret")
     if label or not any(c.isdigit() for c in value) or sum(c.isalpha() for c in value) < 3:
         return None
-    after = match.string[match.end() :].split("\n", 3)[:3]
+    after = lines_after(match.string, match.end())
     if _entropy(value) < 3.0 or wordish(value) or not any("password" in x.lower() for x in after):
         return None
     return match.span("secret")

@@ -8,7 +8,7 @@ compile anything, and a rule's pattern is built from the words the text holds.
 
 from __future__ import annotations
 
-from .lines import LINE_REACH
+from .lines import LINE_REACH, marks_before
 
 # a SIM's unblocking key and one-time codes, English words (in ``PASSWORD_WORDS`` and ``ENGLISH``)
 _CODES = (
@@ -1680,8 +1680,7 @@ def closes_quote(text: str, start: int, rest: str) -> bool:
     quote = rest[:1]
     if not quote or quote not in "\"'`":
         return False
-    line_start = text.rfind("\n", 0, start) + 1
-    return text.count(quote, line_start, start) % 2 == 1
+    return marks_before(text, quote, start) % 2 == 1
 
 
 def keyword_argument(value: str) -> bool:
