@@ -560,6 +560,15 @@ class SqlSession:
         if not ids:
             return 0
         marks = ", ".join("?" for _ in ids)
+        # The log's entries of these memories stay (when, what, which, who) without their words: a
+        # reason can quote a memory (an automatic update's old and new values, the tags an edit
+        # added, the reason a forget was given), and those words left the store with it (review
+        # BU). A hard forget's own entries keep theirs: the user gave them knowing they stay.
+        self.conn.execute(
+            "UPDATE audit SET reason = NULL WHERE reason IS NOT NULL AND action <> 'forget_hard' "
+            f"AND {self.dialect.overlaps.format(name='ids')}",
+            [list(ids)],
+        )
         self.conn.execute(f"DELETE FROM terms WHERE id IN ({marks})", list(ids))
         self.conn.execute(f"DELETE FROM chunks WHERE id IN ({marks})", list(ids))
         deleted = len(
