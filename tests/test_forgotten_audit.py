@@ -4,7 +4,8 @@ The log names no content ("who did what to which memories, when and why"), but s
 quote the memory: an automatic update names the fact's old and new values (``Bluefalconcorp →
 Redheronltd``), an edit or a repeated write the tags it added, a forget the reason the user gave.
 A hard forget deleted the memories and kept those entries whole: the forgotten words stayed in the
-ledger, and ``hindsight log`` showed them.
+ledger, and ``hindsight log`` showed them. A reason the user gave (a forget's, a supersede's) is the
+user's own words and stays (``test_lifecycle.py``, the audit log's who, what, when and why).
 """
 
 from __future__ import annotations
@@ -55,18 +56,10 @@ def _repeated(store: Store) -> list[str]:
     return [memory.id, new.memory.id]
 
 
-def _soft_first(store: Store) -> list[str]:
-    """A soft forget whose reason quotes the text, then the hard forget."""
-    memory = store.record(f"the acquisition target company is {OLD}").memory
-    store.forget([memory.id], reason=f"{OLD} is confidential")
-    return [memory.id]
-
-
 MADE: dict[str, Callable[[Store], list[str]]] = {
     "automatic update": _update,
     "edit": _tagged,
     "repeated write": _repeated,
-    "soft forget's reason": _soft_first,
 }
 
 
@@ -87,6 +80,13 @@ def test_a_hard_forget_takes_the_words_the_audit_log_quoted(store: Store, made: 
 def test_the_log_of_memories_still_there_keeps_its_words(store: Store) -> None:
     ids = _update(store)
     other = _tagged(store)
-    store.forget([other[0]], hard=True)
+    store.forget([other[0]], hard=True, reason="asked by the customer")
     assert f"{OLD} → {NEW}" in _reasons(store)
     assert ids
+    # the user's own reasons stay, a soft forget's too
+    memory = store.record("the printer on floor two jams").memory
+    store.forget([memory.id], reason="fixed by facilities")
+    store.forget([memory.id], hard=True)
+    assert {"asked by the customer", "fixed by facilities"} <= {
+        e.reason for e in store.log(limit=None)
+    }

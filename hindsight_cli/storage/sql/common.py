@@ -560,12 +560,13 @@ class SqlSession:
         if not ids:
             return 0
         marks = ", ".join("?" for _ in ids)
-        # The log's entries of these memories stay (when, what, which, who) without their words: a
-        # reason can quote a memory (an automatic update's old and new values, the tags an edit
-        # added, the reason a forget was given), and those words left the store with it (review
-        # BU). A hard forget's own entries keep theirs: the user gave them knowing they stay.
+        # The log's entries of these memories stay (when, what, which, who) without the reasons
+        # hindsight composed from them: an automatic update names the fact's old and new values, a
+        # new version the tags it added, and those words left the store with the memories (review
+        # BU). A reason the user gave (a forget's, a supersede's) is the user's own and stays.
         self.conn.execute(
-            "UPDATE audit SET reason = NULL WHERE reason IS NOT NULL AND action <> 'forget_hard' "
+            "UPDATE audit SET reason = NULL WHERE reason IS NOT NULL AND (action IN ('fixed', "
+            "'updated') OR (action = 'supersede' AND reason LIKE 'updated automatically:%')) "
             f"AND {self.dialect.overlaps.format(name='ids')}",
             [list(ids)],
         )
