@@ -3,7 +3,7 @@
 prompt pasted so), and the JSON parser gives it back as a lone surrogate, which UTF-8 cannot hold.
 The store removes them (docs/reliability.md, "Hostile and odd input"); the hook spooled them and
 failed writing the line: the prompt, the failure and its fix were lost, only a traceback in
-``hooks.log`` saying so.
+``hooks.log`` saying so. And a payload's transcript path the system refuses to look up (low).
 """
 
 from __future__ import annotations
@@ -112,3 +112,17 @@ def test_a_directory_holding_half_an_emoji_is_no_traceback(project: Path) -> Non
     _, ok = hooks.run("UserPromptSubmit", "claude-code", json.dumps(payload))
     log = project / ".hindsight" / spool.SPOOL_DIR / spool.LOG
     assert ok and not (log.exists() and "UnicodeEncodeError" in log.read_text())
+
+
+@pytest.mark.parametrize("transcript", ["/tmp/" + "x" * 300 + ".jsonl", "/proc/1/root/x.jsonl"])
+def test_a_session_end_whose_transcript_path_cannot_be_asked_is_no_traceback(
+    project: Path, transcript: str
+) -> None:
+    """A transcript path whose name is past the file system's limit, or one under a directory this
+    user may not search (review BU, low): ``Path.is_file`` raises for those, and the session end
+    logged a traceback and answered as failed."""
+    _hook(project, "UserPromptSubmit", prompt="how do I deploy the zorblax service")
+    _hook(project, "SessionEnd", reason="exit", transcript_path=transcript)
+    log = project / ".hindsight" / spool.SPOOL_DIR / spool.LOG
+    assert not (log.exists() and "OSError" in log.read_text())
+    assert "deploy the zorblax service" in " ".join(_memories(project))
