@@ -20,7 +20,7 @@ from hindsight_cli.core import events
 from hindsight_cli.models import Filters
 from hindsight_cli.safefs import trust
 from hindsight_cli.store import Store
-from tests import hook_calls
+from tests import hook_calls, spool_lines
 
 pytestmark = pytest.mark.local_only
 
@@ -124,3 +124,30 @@ def test_a_failure_whose_fix_in_its_batch_was_forgotten_is_stored_without_it(
     assert not held
     [failure] = [m for m in rows if "ModuleNotFoundError" in m.content]
     assert failure.resolution is None and failure.status == "active"
+
+
+def test_the_successes_are_asked_about_once_for_all(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a purge under way, the check reads the claimed files again: once for all the
+    successes of the ingestion, never once a success (a spool of thousands of calls)."""
+    from hindsight_cli.core import purge
+
+    store = Store(project / ".hindsight", embedder=FakeEmbedder())
+    for n in range(30):
+        spool_lines.write(
+            store.path,
+            {
+                "id": f"e{n}",
+                "kind": "tool_ok",
+                "session": "s1",
+                "tool": "Bash",
+                "args": f"make {n}",
+            },
+        )
+    monkeypatch.setattr(purge, "forgetting", lambda _store: [lambda word: word == FORGOTTEN])
+    reads: list[int] = []
+    by_id = events._by_id
+    monkeypatch.setattr(events, "_by_id", lambda claimed: reads.append(1) or by_id(claimed))
+    assert store.ingest_events()["events"] == 30
+    assert len(reads) == 1

@@ -426,7 +426,8 @@ def ingest(store: Store, mine: Mine) -> dict[str, object]:
     fixed = _fix_in_batch(lines, {str(record["key"]): record for _, record in pairs}, fixers)
     added = _admit(store, pairs, directory, claimed, read, fixers)
     # a success whose line a hard forget took meanwhile fixes nothing: its commands were forgotten
-    taken = _taken(store, claimed, read)
+    # (asked once for all of them: the claimed files read once, not once a line)
+    taken = _taken(store, claimed, read)([str(x["id"]) for x in lines if x["kind"] == "tool_ok"])
     # each failure's key, with the position of its last line: a success fixes no failure after it
     last_failed = {
         fixes.failure_key(_text(x.get("session")), _text(x.get("call")), str(x["id"])): at
@@ -440,7 +441,7 @@ def ingest(store: Store, mine: Mine) -> dict[str, object]:
             def later(key: str, position: int = position) -> bool:
                 return last_failed.get(key, -1) > position
 
-            if taken([str(line["id"])]):
+            if str(line["id"]) in taken:
                 continue
             try:
                 fixed += _link_fix(line, later, open_failures)
