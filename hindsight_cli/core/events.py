@@ -7,7 +7,7 @@ is the one way in: the hooks, the MCP server and ``hindsight hook ingest`` all c
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -198,9 +198,14 @@ def _named_fixes(line: JSONObject) -> dict[str, list[str]]:
     return wanted
 
 
-def _fix_in_batch(lines: list[JSONObject], by_key: dict[str, JSONObject]) -> int:
+# by a failure's record key: the success that fixed it in its batch, and the record before that
+Fixers = dict[str, tuple[str, JSONObject]]
+
+
+def _fix_in_batch(lines: list[JSONObject], by_key: dict[str, JSONObject], fixers: Fixers) -> int:
     """Give the failures that a success of the same batch fixed (``fixes``, named by the recording
-    hook) their resolution before they are written; how many."""
+    hook) their resolution before they are written; how many. ``fixers`` gets, by each record's
+    key, the success that fixed it and the record as it was before."""
     done = 0
     for line in lines:
         if line["kind"] != "tool_ok":
@@ -211,6 +216,7 @@ def _fix_in_batch(lines: list[JSONObject], by_key: dict[str, JSONObject]) -> int
             if record is None or record.get("resolution") or not isinstance(metadata, dict):
                 continue
             args = str(line.get("args") or "")
+            fixers[key] = (str(line["id"]), {**record, "metadata": dict(metadata)})
             record["resolution"] = fixes.resolution(str(line.get("tool") or "tool"), args, trail)
             record["importance"] = 0.9
             metadata["fixed_by"] = args or "(no arguments)"
@@ -231,38 +237,61 @@ def _states(claimed: list[Path]) -> list[tuple[int, int, int] | None]:
     return found
 
 
+def _taken(
+    store: Store, claimed: list[Path], read: list[tuple[int, int, int] | None]
+) -> Callable[[Iterable[str]], set[str]]:
+    """Which of some events (their ids) a hard forget took since the ``claimed`` files were read
+    (``read``: their ``_states`` then): a line the spool scrub removed from its claimed file, or
+    that a purge still under way will remove. Unchanged files and no purge under way: none, and the
+    files are not read again."""
+    from . import purge
+
+    def taken(ids: Iterable[str]) -> set[str]:
+        under_way = purge.forgetting(store.path)
+        if not under_way and _states(claimed) == read:
+            return set()
+        spooled = _by_id(claimed)
+        return {
+            event
+            for event in ids
+            if (line := spooled.get(event)) is None
+            or any(spool.forgets(line, words) for words in under_way)
+        }
+
+    return taken
+
+
 def _scrubbed(
     store: Store,
     claimed: list[Path],
     pairs: list[tuple[JSONObject, JSONObject]],
     read: list[tuple[int, int, int] | None],
+    fixers: Fixers,
+    unfixed: set[str],
 ) -> Callable[[Sequence[MemoryRow]], set[str]]:
     """Which rows made from ``pairs``' events a hard forget took since they were read, asked in
-    the transaction that writes them (so after the purge's delete, or before it): an event whose
-    line the spool scrub removed from its claimed file, or that a purge still under way will
-    remove. Read, embedded, then written after the purge, the event became a memory holding the
-    forgotten text that the purge had just scrubbed from the spool (review AK). ``read``: the
-    claimed files' ``_states`` before their lines were read (unchanged, and no purge under way:
-    nothing was scrubbed, and they are not read again)."""
-    from . import purge
-
+    the transaction that writes them (so after the purge's delete, or before it): the event, or
+    the success whose fix a failure was given in the same batch (``fixers``, by the record's key),
+    gone from the spool (``_taken``). Read, embedded, then written after the purge, the event became
+    a memory holding the forgotten text that the purge had just scrubbed from the spool (review
+    AK; the fix's, review BU). ``unfixed`` gets the keys of the failures left out for their fix
+    alone (to go in as they were before it)."""
     event_of = {str(record["key"]): str(line["id"]) for line, record in pairs}
+    taken = _taken(store, claimed, read)
 
     def stale(rows: Sequence[MemoryRow]) -> set[str]:
-        under_way = purge.forgetting(store.path)
-        if not under_way and _states(claimed) == read:
-            return set()
-        spooled = _by_id(claimed)
-        gone = set()
-        for row in rows:
-            # a text in parts: each part's key is the event's, numbered
-            event = event_of.get(row.idempotency_key.partition("#")[0])
-            if event is None:
-                continue
-            line = spooled.get(event)
-            if line is None or any(spool.forgets(line, words) for words in under_way):
-                gone.add(row.id)
-        return gone
+        # a text in parts: each part's key is the event's, numbered
+        keys = {row.id: row.idempotency_key.partition("#")[0] for row in rows}
+        made_of = {
+            row: [e for e in (event_of.get(key), fixers.get(key, ("", {}))[0]) if e]
+            for row, key in keys.items()
+        }
+        gone = taken({e for found in made_of.values() for e in found})
+        left = {row for row, found in made_of.items() if found and gone & set(found)}
+        unfixed.update(
+            keys[row] for row in left if event_of.get(keys[row]) not in gone and keys[row] in fixers
+        )
+        return left
 
     return stale
 
@@ -287,14 +316,28 @@ def _admit(
     directory: Path,
     claimed: list[Path],
     read: list[tuple[int, int, int] | None],
+    fixers: Fixers,
 ) -> int:
     """Import the records; one the store refuses is set aside with its reason, the rest go in, but
-    for those a hard forget scrubbed from the spool meanwhile."""
+    for those a hard forget scrubbed from the spool meanwhile: a failure whose fix it took goes in
+    as it was before it was fixed."""
     if not pairs:
         return 0
+    unfixed: set[str] = set()
+    added = _imported(
+        store, pairs, directory, _scrubbed(store, claimed, pairs, read, fixers, unfixed)
+    )
+    again = [(line, fixers[str(r["key"])][1]) for line, r in pairs if str(r["key"]) in unfixed]
+    return added + _admit(store, again, directory, claimed, read, {})
 
+
+def _imported(
+    store: Store,
+    pairs: list[tuple[JSONObject, JSONObject]],
+    directory: Path,
+    stale: Callable[[Sequence[MemoryRow]], set[str]],
+) -> int:
     aside: set[int] = set()
-    stale = _scrubbed(store, claimed, pairs, read)
 
     def refuse(number: int, reason: str) -> None:
         aside.add(number - 1)
@@ -379,8 +422,12 @@ def ingest(store: Store, mine: Mine) -> dict[str, object]:
         except Exception as error:  # noqa: BLE001
             spool.reject(directory, x, f"unreadable event: {type(error).__name__}: {error}")
     # a failure fixed within this batch is written once, with its fix (one embedding, no version)
-    fixed = _fix_in_batch(lines, {str(record["key"]): record for _, record in pairs})
-    added = _admit(store, pairs, directory, claimed, read)
+    fixers: Fixers = {}
+    fixed = _fix_in_batch(lines, {str(record["key"]): record for _, record in pairs}, fixers)
+    added = _admit(store, pairs, directory, claimed, read, fixers)
+    # a success whose line a hard forget took meanwhile fixes nothing: its commands were forgotten
+    # (asked once for all of them: the claimed files read once, not once a line)
+    taken = _taken(store, claimed, read)([str(x["id"]) for x in lines if x["kind"] == "tool_ok"])
     # each failure's key, with the position of its last line: a success fixes no failure after it
     last_failed = {
         fixes.failure_key(_text(x.get("session")), _text(x.get("call")), str(x["id"])): at
@@ -394,6 +441,8 @@ def ingest(store: Store, mine: Mine) -> dict[str, object]:
             def later(key: str, position: int = position) -> bool:
                 return last_failed.get(key, -1) > position
 
+            if str(line["id"]) in taken:
+                continue
             try:
                 fixed += _link_fix(line, later, open_failures)
             except HindsightError as error:

@@ -244,6 +244,9 @@ def handle(name: str, client: str, raw: str, store: str | None = None) -> str:
     """Run one hook call and return what to print. Raises on bad input; ``main`` turns that into a
     log line."""
     payload = codec.loads(raw) if raw.strip() else {}
+    if "\\u" in raw:
+        # a lone surrogate only comes from an escape: half an emoji is removed, never spooled
+        payload = codec.whole_characters(payload)
     if not isinstance(payload, dict):
         raise ValueError("the hook payload is not a JSON object")
     event = events.normalize(client, name, payload)

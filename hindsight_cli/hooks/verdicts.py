@@ -20,7 +20,11 @@ def judge_session(store: Store, session: str, client: str, transcript: str | Non
     many. Never raises for a transcript it cannot read."""
     if not session or not transcript or client not in CLIENTS or client == "opencode":
         return 0
-    if not Path(transcript).is_file():
+    try:
+        if not Path(transcript).is_file():
+            return 0
+    # a name past the file system's limit, a directory it may not search: ``is_file`` raises them
+    except OSError:
         return 0
     module = reader(client)
     if not hasattr(module, "shell_calls"):

@@ -422,10 +422,7 @@ class HostGuard:
     async def _refuse(
         self, scope: Scope, send: Send, status: int, header: str, value: str | None
     ) -> None:
-        name = (
-            split_host(urlsplit(value).netloc if header == "Origin" and value else value or "")[0]
-            or "NAME"
-        )
+        name = split_host(_netloc(value) if header == "Origin" else value or "")[0] or "NAME"
         text = (
             f"{header} {value!r} is not one of this server's names; if it is, start the server "
             f"with "
@@ -434,6 +431,15 @@ class HostGuard:
         client = (scope.get("client") or ("?", 0))[0]
         self.log.warning("refused a request from %s: %s", client, text)
         await _plain(send, status, text)
+
+
+def _netloc(origin: str | None) -> str:
+    """The host part of an ``Origin`` for the advice of a refusal; none when no URL parser reads
+    it (``http://[::1``: ``urlsplit`` raises, and the refusal was a 500 with a traceback)."""
+    try:
+        return urlsplit(origin).netloc if origin else ""
+    except ValueError:
+        return ""
 
 
 async def _plain(send: Send, status: int, text: str) -> None:

@@ -66,6 +66,25 @@ def loads(text: str) -> JSONValue:
     return decoded
 
 
+def whole_characters(value: JSONValue) -> JSONValue:
+    """``value`` without lone surrogates in its strings and keys: JSON's escapes (``"\\ud83d"``,
+    half an emoji: a string a client cut inside a surrogate pair) decode to them, and UTF-8
+    cannot hold one, so a hook's event holding one could not be spooled and was lost (review BU).
+    Removed, as the store removes them from what it stores; a value without any comes back as it
+    is."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "ignore").decode("utf-8")
+        return value
+    if isinstance(value, list):
+        return [whole_characters(item) for item in value]
+    if isinstance(value, dict):
+        return {str(whole_characters(key)): whole_characters(item) for key, item in value.items()}
+    return value
+
+
 def dumps(value: object, *, sort_keys: bool = False, compact: bool = False) -> str:
     """``json.dumps(value, ensure_ascii=False, sort_keys=sort_keys)``, with ``separators=(",",
     ":")`` if ``compact``."""

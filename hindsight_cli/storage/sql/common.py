@@ -560,6 +560,16 @@ class SqlSession:
         if not ids:
             return 0
         marks = ", ".join("?" for _ in ids)
+        # The log's entries of these memories stay (when, what, which, who) without the reasons
+        # hindsight composed from them: an automatic update names the fact's old and new values, a
+        # new version the tags it added, and those words left the store with the memories (review
+        # BU). A reason the user gave (a forget's, a supersede's) is the user's own and stays.
+        self.conn.execute(
+            "UPDATE audit SET reason = NULL WHERE reason IS NOT NULL AND (action IN ('fixed', "
+            "'updated') OR (action = 'supersede' AND reason LIKE 'updated automatically:%')) "
+            f"AND {self.dialect.overlaps.format(name='ids')}",
+            [list(ids)],
+        )
         self.conn.execute(f"DELETE FROM terms WHERE id IN ({marks})", list(ids))
         self.conn.execute(f"DELETE FROM chunks WHERE id IN ({marks})", list(ids))
         deleted = len(
