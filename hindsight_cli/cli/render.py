@@ -419,17 +419,22 @@ _STATUS_STYLE = {"ok": "green", "warn": "yellow", "fail": "bold red", "skip": "d
 
 
 def checklist(checks: Sequence[Check]) -> None:
-    """Doctor's findings: one line each, then the evidence and the fix indented under it."""
+    """Doctor's findings: one line each, then the evidence and the fix indented under it. What
+    they quote from a checkout's files (a server's name, its command, a Compose service) is shown
+    through ``visible``: a `.mcp.json` server named `x\\x1b[2K\\x1b[1G` erased the line saying the
+    checkout chose what it runs (review BS)."""
     from rich.text import Text
 
     for check in checks:
         line = Text(f"{check.status:>4} ", style=_STATUS_STYLE[check.status])
-        line.append(f"{check.id}: {check.summary}")
+        line.append(visible(f"{check.id}: {check.summary}"))
         out_console().print(line, soft_wrap=True)
         if check.evidence:
-            out_console().print(Text(f"     saw: {check.evidence}", style="dim"), soft_wrap=True)
+            out_console().print(
+                Text(visible(f"     saw: {check.evidence}"), style="dim"), soft_wrap=True
+            )
         if check.fix:
-            out_console().print(Text(f"     fix: {check.fix}"), soft_wrap=True)
+            out_console().print(Text(visible(f"     fix: {check.fix}")), soft_wrap=True)
     counts = {s: sum(c.status == s for c in checks) for s in ("ok", "warn", "fail", "skip")}
     message(", ".join(f"{n} {s}" for s, n in counts.items()))
 

@@ -204,8 +204,8 @@ def _load(target: clients.Target) -> tuple[str | None, dict[str, Any]]:
     return before, data
 
 
-def _dump(data: dict[str, Any]) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+def _dump(target: clients.Target, data: dict[str, Any]) -> str:
+    return clients.json_text(target, data)
 
 
 def plan_install(target: clients.Target, store: Path | None) -> clients.Plan:
@@ -218,7 +218,7 @@ def plan_install(target: clients.Target, store: Path | None) -> clients.Plan:
     if target.client == "cursor":
         data.setdefault("version", 1)
     data["hooks"] = hooks
-    after = _dump(data)
+    after = _dump(target, data)
     if before is not None and clients.load_json(target, before)[0] == data:
         # already installed exactly so: leave the bytes alone
         after = before
@@ -246,7 +246,7 @@ def plan_uninstall(target: clients.Target) -> clients.Plan:
     if not data or data == {"version": 1}:
         # nothing left but what we wrote: the file goes
         return clients.Plan(target, before, "")
-    return clients.Plan(target, before, _dump(data))
+    return clients.Plan(target, before, _dump(target, data))
 
 
 def broken(target: clients.Target) -> dict[str, list[str]]:
