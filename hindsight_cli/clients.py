@@ -389,6 +389,11 @@ def _update(container: Any, values: Mapping[str, Any]) -> None:
 # dotted keys (`a.b = 1`) a TOML file ``_with_server`` edits may hold: tomlkit places each in time
 # linear in the keys before it, 256 take it 0.3 s; a client's config holds a few dozen
 MAX_EDITED_DOTTED = 256
+# characters of a TOML file ``_with_server`` edits: tomlkit reads one at ~30 KB a second whatever
+# its shape, and a checkout's `.codex/config.toml` of 888 KB of `[tN]` tables held `mcp install`
+# 26 s and 236 MB (the 16 MiB a client config may hold: minutes, gigabytes; review BS); a Codex
+# config holds its settings and a table for each trusted project, a few kilobytes
+MAX_EDITED_TOML = 64 << 10
 
 
 def _with_server(text: str, name: str, server: Mapping[str, Any]) -> str:
@@ -400,6 +405,12 @@ def _with_server(text: str, name: str, server: Mapping[str, Any]) -> str:
     from tomlkit.exceptions import TOMLKitError
     from tomlkit.items import InlineTable, Table
 
+    if len(text) > MAX_EDITED_TOML:
+        raise HindsightError(
+            f"holds {len(text):,} characters, more than this installer edits "
+            f"({MAX_EDITED_TOML:,}); add the server by hand (hindsight mcp config prints it). "
+            "Nothing was changed."
+        )
     if (count := dotted_keys(text)) > MAX_EDITED_DOTTED:
         # a checkout's `.codex/config.toml` of 100 KB of `a.b.c.d.e.kN = 1` held `mcp install` and
         # `doctor --fix` 35 s, 200 KB 95 s (review AT)

@@ -220,3 +220,54 @@ def test_an_installer_refuses_a_number_json_cannot_write_back(
     _no_traceback(result)
     assert result.exit_code == 1 and "cannot write back" in result.stderr
     assert path.read_text() == text
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        "[t{i}]\na = 1\n",
+        "[[a.b]]\nc = {i}\n",
+        '[projects."/home/u/src/p{i}"]\ntrust_level = "trusted"\n',
+    ],
+    ids=["tables", "arrays", "projects"],
+)
+def test_a_checkouts_long_codex_config_is_refused_before_it_is_edited(
+    home, tmp_path, monkeypatch, shape
+) -> None:
+    """Review BS: `mcp install --client codex --scope project` (and `doctor --fix` of hindsight's
+    entry there) edits the checkout's `.codex/config.toml` through tomlkit, which reads ~30 KB a
+    second whatever the shape: 888 KB of `[tN]` tables held it 26 s and 236 MB, the 16 MiB a client
+    config may hold minutes. A file longer than `clients.MAX_EDITED_TOML` is refused in one line
+    now, before tomlkit reads a character of it (counted); doctor goes on with the other files;
+    one within it is edited as before."""
+    import tomlkit
+
+    from hindsight_cli import clients
+
+    read: list[int] = []
+    parse = tomlkit.parse
+    monkeypatch.setattr(tomlkit, "parse", lambda text: read.append(len(text)) or parse(text))
+    project = _checkout(tmp_path)
+    (project / ".codex").mkdir()
+    path = project / ".codex" / "config.toml"
+    ours = '[mcp_servers.hindsight]\ncommand = "hindsight"\nargs = ["mcp"]\n'
+    lines, size, i = [], len(ours), 0
+    while size <= clients.MAX_EDITED_TOML:
+        lines.append(shape.format(i=i))
+        size, i = size + len(lines[-1]), i + 1
+    text = "".join(lines) + ours
+    path.write_text(text)
+    install = ("mcp", "install", "--client", "codex", "--scope", "project")
+    result = _run(project, *install, monkeypatch=monkeypatch)
+    _no_traceback(result)
+    assert result.exit_code == 1 and "more than this installer edits" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    result = _run(project, "doctor", "mcp", "--fix", "--json", monkeypatch=monkeypatch)
+    fixed = {c["id"]: c for c in json.loads(result.stdout)["checks"]}["mcp.codex.project.fixed"]
+    assert fixed["status"] == "warn" and "more than this installer edits" in fixed["evidence"]
+    assert path.read_text() == text and read == []
+    # within the limit: edited, every table kept
+    path.write_text("".join(lines[:-2]))
+    result = _run(project, *install, monkeypatch=monkeypatch)
+    assert result.exit_code == 0, result.stderr
+    assert path.read_text().startswith("".join(lines[:-2])) and len(read) == 1
