@@ -271,3 +271,48 @@ def test_a_checkouts_long_codex_config_is_refused_before_it_is_edited(
     result = _run(project, *install, monkeypatch=monkeypatch)
     assert result.exit_code == 0, result.stderr
     assert path.read_text().startswith("".join(lines[:-2])) and len(read) == 1
+
+
+def test_a_checkouts_long_hook_command_is_read_once(home, tmp_path, monkeypatch) -> None:
+    """Review BS: `hooks status`, `hooks install`, `hooks uninstall` and `hindsight doctor` split
+    each hook command of a checkout's `.claude/settings.json` with ``shlex``, which adds a word's
+    characters one at a time: a 1.2 MB file of four commands holding a quoted word of 300 KB held
+    them 8 to 18 s (quadratic: 16 MiB, hours). Each command is read once now, as doctor's are
+    (counted: no text reaches ``shlex``), and ours are still told from the checkout's."""
+    import shlex
+
+    split: list[int] = []
+    real = shlex.split
+    monkeypatch.setattr(
+        shlex, "split", lambda text, *a, **k: split.append(len(text)) or real(text, *a, **k)
+    )
+    project = _checkout(tmp_path)
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir()
+    theirs = {"type": "command", "command": "echo '" + "x" * 100_000 + '\' "a b" c\\ d'}
+    path.write_text(json.dumps({"hooks": {"SessionStart": [{"hooks": [theirs]}]}}))
+    result = _install(project, "hooks", monkeypatch)
+    assert result.exit_code == 0, result.stderr
+    result = _run(project, "hooks", "status", "--json", monkeypatch=monkeypatch)
+    _no_traceback(result)
+    assert "SessionStart" in result.stdout
+    result = _run(
+        project, "hooks", "uninstall", "--client", "claude-code", "--scope", "project",
+        monkeypatch=monkeypatch,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(path.read_text()) == {"hooks": {"SessionStart": [{"hooks": [theirs]}]}}
+    assert split == []
+
+
+def test_a_dry_run_shows_a_checkouts_comments_escapes(home, tmp_path, monkeypatch) -> None:
+    """Review BS (low): `mcp install --dry-run` printed a checkout's `.vscode/mcp.json` as it was
+    where nothing changes, its comments' `\\x1b[2K` included."""
+    project = _checkout(tmp_path)
+    install = ("mcp", "install", "--client", "vscode", "--scope", "project")
+    assert _run(project, *install, monkeypatch=monkeypatch).exit_code == 0
+    path = project / ".vscode" / "mcp.json"
+    path.write_text("// \x1b[2K\x1b[1Gall good\n" + path.read_text())
+    result = _run(project, *install, "--dry-run", monkeypatch=monkeypatch)
+    assert result.exit_code == 0, result.stderr
+    assert "\x1b" not in result.stdout and "// \\x1b[2K\\x1b[1Gall good" in result.stdout

@@ -110,9 +110,22 @@ def _join(argv: list[str]) -> str:
     return subprocess.list2cmdline(argv) if os.name == "nt" else shlex.join(argv)
 
 
+# a Windows command line's words: runs of quoted text and other characters between spaces
+_WINDOWS_WORDS = re.compile(r'(?:[^\s"]|"[^"]*+"?)++')
+
+
 def _split(cmd: str) -> list[str]:
+    """A hook command's words, read once ([] for a quote that does not end). Not ``shlex``, which
+    adds a word's characters one at a time: a checkout's `.claude/settings.json` whose hook
+    command held a quoted word of 300 KB held `hooks status`, `hooks install`, `hooks uninstall`
+    and `hindsight doctor` 8 to 18 s, one of 16 MiB hours (review BS, as review BI for doctor's
+    commands)."""
+    if os.name == "nt":
+        return [w.strip('"') for w in _WINDOWS_WORDS.findall(cmd)]
+    from ..lessons.scanning import shell_words
+
     try:
-        words = shlex.split(cmd, posix=os.name != "nt")
+        words = shell_words(cmd)
     except ValueError:
         return []
     return [w.strip('"') for w in words]
