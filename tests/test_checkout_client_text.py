@@ -316,3 +316,16 @@ def test_a_dry_run_shows_a_checkouts_comments_escapes(home, tmp_path, monkeypatc
     result = _run(project, *install, "--dry-run", monkeypatch=monkeypatch)
     assert result.exit_code == 0, result.stderr
     assert "\x1b" not in result.stdout and "// \\x1b[2K\\x1b[1Gall good" in result.stdout
+
+
+def test_config_list_shows_a_checkouts_escapes(home, tmp_path, monkeypatch) -> None:
+    """Review BS (low): `config list` printed a checkout's store config values as they were: an
+    `embedding.model` of `m\\x1b[2K\\x1b[1G` erased its line, in a store the user never approved."""
+    project = _checkout(tmp_path)
+    (project / ".hindsight").mkdir()
+    (project / ".hindsight" / "config.toml").write_text(
+        '[embedding]\nmodel = "m\\u001b[2K\\u001b[1G"\n'
+    )
+    result = _run(project, "config", "list", monkeypatch=monkeypatch)
+    _no_traceback(result)
+    assert "\x1b" not in result.stdout and "embedding.model=m\\x1b[2K" in result.stdout
