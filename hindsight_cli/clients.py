@@ -55,9 +55,19 @@ class Target:
         from .safefs import outside
 
         data = outside.read_outside(self.path, self.root)
+        if data is None:
+            return None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            # a checkout's `.mcp.json` of Latin-1 or UTF-16 ended `mcp install` and `hooks
+            # install` with a traceback (review BS)
+            raise HindsightError(
+                f"{self.path} is not UTF-8 text (byte {error.start}); fix it or move it aside, "
+                "then run the command again. Nothing was changed."
+            ) from None
         # as read_text reads it: universal newlines
-        text = None if data is None else data.decode("utf-8")
-        return None if text is None else text.replace("\r\n", "\n").replace("\r", "\n")
+        return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _dirs(home: Path, env: Mapping[str, str], platform: str) -> dict[str, Path]:
@@ -243,7 +253,29 @@ def entry_problem(entry: Mapping[str, Any]) -> str | None:
             if value is not None and not isinstance(value, kinds):
                 names = " or ".join(_KIND_NAMES[kind] for kind in kinds)
                 return f"`{where}{key}` is not {names}"
+            if value is not None and _holds_nul(value):
+                # no program can be given it (a path, an argument, a variable): a checkout's
+                # `cwd` or `--store` of `"/a\u0000"` ended doctor with `ValueError: embedded null
+                # byte` (review BS)
+                return f"`{where}{key}` holds a NUL character"
     return None
+
+
+def _holds_nul(value: Any) -> bool:
+    """Whether a value of an entry holds a NUL in a string or a key, at any depth (walked without
+    recursion: a parsed config nests at most ``MAX_DEPTH`` levels)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 # --- JSON / JSONC
@@ -289,6 +321,26 @@ def load_json(target: Target, text: str) -> tuple[dict[str, Any], bool]:
             f"{target.path} does not hold a JSON object; fix it first. Nothing was changed."
         )
     return data, had_comments
+
+
+def json_text(target: Target, data: Any) -> str:
+    """``data`` as the JSON text of ``target``'s file, which its client reads back: a lone
+    surrogate (JSON's ``"\\ud800"``, which UTF-8 cannot hold) is written as the escape it was read
+    as, and a number JSON cannot write (``1e400`` read as an infinity, ``NaN``) refuses the file.
+    Each ended `mcp install`, `hooks install` and `doctor --fix` with a traceback, or wrote
+    ``Infinity``, which no client's reader parses (review BS)."""
+    try:
+        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        raise HindsightError(
+            f"{target.path} holds a number JSON cannot write back (NaN, Infinity, or one past a "
+            "float's range such as 1e400); fix it first. Nothing was changed."
+        ) from None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(data, indent=2, ensure_ascii=True)
+    return text + "\n"
 
 
 # --- TOML (Codex)
@@ -337,6 +389,11 @@ def _update(container: Any, values: Mapping[str, Any]) -> None:
 # dotted keys (`a.b = 1`) a TOML file ``_with_server`` edits may hold: tomlkit places each in time
 # linear in the keys before it, 256 take it 0.3 s; a client's config holds a few dozen
 MAX_EDITED_DOTTED = 256
+# characters of a TOML file ``_with_server`` edits: tomlkit reads one at ~30 KB a second whatever
+# its shape, and a checkout's `.codex/config.toml` of 888 KB of `[tN]` tables held `mcp install`
+# 26 s and 236 MB (the 16 MiB a client config may hold: minutes, gigabytes; review BS); a Codex
+# config holds its settings and a table for each trusted project, a few kilobytes
+MAX_EDITED_TOML = 64 << 10
 
 
 def _with_server(text: str, name: str, server: Mapping[str, Any]) -> str:
@@ -348,6 +405,12 @@ def _with_server(text: str, name: str, server: Mapping[str, Any]) -> str:
     from tomlkit.exceptions import TOMLKitError
     from tomlkit.items import InlineTable, Table
 
+    if len(text) > MAX_EDITED_TOML:
+        raise HindsightError(
+            f"holds {len(text):,} characters, more than this installer edits "
+            f"({MAX_EDITED_TOML:,}); add the server by hand (hindsight mcp config prints it). "
+            "Nothing was changed."
+        )
     if (count := dotted_keys(text)) > MAX_EDITED_DOTTED:
         # a checkout's `.codex/config.toml` of 100 KB of `a.b.c.d.e.kN = 1` held `mcp install` and
         # `doctor --fix` 35 s, 200 KB 95 s (review AT)
@@ -442,7 +505,7 @@ def plan(target: Target, server: Mapping[str, Any]) -> Plan:
     if servers.get(SERVER_NAME) == dict(server):
         return Plan(target, before, before or "")
     servers[SERVER_NAME] = dict(server)
-    return Plan(target, before, json.dumps(data, indent=2, ensure_ascii=False) + "\n", had_comments)
+    return Plan(target, before, json_text(target, data), had_comments)
 
 
 def apply(change: Plan) -> Path | None:

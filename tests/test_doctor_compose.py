@@ -1037,8 +1037,26 @@ def test_a_compose_file_of_the_wrong_shape_fails_in_one_line(
         "1" * 5000,
         "1" * 5000 + ":30",
         "-" + "9" * 5000,
+        "!!bool maybe",
+        "!!timestamp nope",
+        '!!int ""',
+        '!!int "+"',
+        '!!bool ""',
     ],
-    ids=["month", "day", "hour", "tagged", "digits", "sexagesimal", "negative"],
+    ids=[
+        "month",
+        "day",
+        "hour",
+        "tagged",
+        "digits",
+        "sexagesimal",
+        "negative",
+        "bool",
+        "timestamp",
+        "empty-int",
+        "sign",
+        "empty-bool",
+    ],
 )
 @pytest.mark.parametrize("where", ["value", "key", "alias", "override"])
 def test_a_date_or_number_python_cannot_hold_stays_text(
@@ -1047,7 +1065,9 @@ def test_a_date_or_number_python_cannot_hold_stays_text(
     """Review BO: a scalar PyYAML reads as a date or an integer that Python cannot build
     (`2024-13-01`, 5,000 digits) raised ``ValueError`` out of the YAML loader, and a checkout's
     `compose.yaml` holding one ended `hindsight doctor` with a traceback. It stays its text, as
-    Compose's YAML 1.2 reads it, and the rest of the file is checked."""
+    Compose's YAML 1.2 reads it, and the rest of the file is checked. Review BS: a scalar tagged
+    with a type its text is not (`!!bool maybe`, `!!timestamp nope`, `!!int ""`) raised
+    ``KeyError``, ``AttributeError`` or ``IndexError`` there, the same traceback; the same now."""
     service = "services:\n  app:\n    image: a:1\n    environment:\n"
     files = {
         "value": {"compose.yaml": f"{service}      D: {value}\n      OTHER: localhost:9999\n"},

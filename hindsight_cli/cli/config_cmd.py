@@ -53,6 +53,7 @@ def list_(
         hindsight config list --show-origin
     """
     from ..core import settings
+    from ..text import visible
     from . import render
 
     entries = settings.effective(_store(store))
@@ -61,7 +62,8 @@ def list_(
         return
     for e in entries:
         line = f"{e.key}={_shown(e.value)}"
-        render.plain(f"{e.origin}\t{line}" if show_origin else line)
+        # a checkout's `embedding.model` of `m\x1b[2K` erased the line it is on (review BS)
+        render.plain(visible(f"{e.origin}\t{line}" if show_origin else line))
 
 
 @config_app.command()

@@ -138,6 +138,7 @@ def install(
         hindsight hooks install --client cursor --scope project --dry-run
     """
     from ..hooks import install as hooks_install
+    from ..text import visible
     from . import render
 
     target, pinned = _target(client, scope, store)
@@ -163,10 +164,11 @@ def install(
             "Look at them; then set `hooks = true` under [features] there yourself."
         )
     if dry_run:
-        render.plain(change.after.rstrip("\n"))
+        # a checkout's file, as it is where nothing changes: its comments' escapes shown (review BS)
+        render.plain(visible(change.after.rstrip("\n")))
         if flag is not None and flag.changed:
             render.message(f"and in {flag.target.path}:")
-            render.plain(flag.after.rstrip("\n"))
+            render.plain(visible(flag.after.rstrip("\n")))
         render.message(
             f"Dry run: nothing was written to {target.path}"
             + (" or its config.toml." if flag else ".")

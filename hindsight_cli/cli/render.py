@@ -120,7 +120,8 @@ def _outcome(memory: Memory) -> str:
 
 
 def _one_line(text: str, limit: int = 300) -> str:
-    flat = " ".join(text.split())
+    # a store a checkout ships holds the text its author wrote: escapes shown (review BS)
+    flat = visible(" ".join(text.split()))
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
@@ -233,7 +234,7 @@ def plain_rows(hits: Sequence[Hit]) -> list[plain_table.Row]:
 def _hit_text(memory: Memory, explain: bool) -> Text:
     from rich.text import Text
 
-    content = Text(_one_line(memory.content) if not explain else memory.content)
+    content = Text(_one_line(memory.content) if not explain else visible(memory.content))
     if memory.resolution:
         content.append(f"\n→ fix: {_one_line(memory.resolution)}")
     content.append(f"\n{short_id(memory.id)}", style="dim")
@@ -303,7 +304,7 @@ def _memory_text(memory: Memory) -> Text:
     content = Text(_one_line(memory.content, 200))
     # the id first: never broken
     scope = " · ".join(filter(None, [short_id(memory.id), memory.agent_id, memory.task_id]))
-    content.append(f"\n{scope}", style="dim")
+    content.append(visible(f"\n{scope}"), style="dim")
     return content
 
 
@@ -331,7 +332,7 @@ def memory_detail(memory: Memory) -> None:
         shown = (
             json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else str(value)
         )
-        table.add_row(name, Text(shown))
+        table.add_row(name, Text(visible(shown)))
     out_console().print(table)
 
 
@@ -411,7 +412,7 @@ def key_values(data: Mapping[str, object]) -> None:
         shown = (
             json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else str(value)
         )
-        table.add_row(key, Text(shown))
+        table.add_row(key, Text(visible(shown)))
     out_console().print(table)
 
 
@@ -419,17 +420,22 @@ _STATUS_STYLE = {"ok": "green", "warn": "yellow", "fail": "bold red", "skip": "d
 
 
 def checklist(checks: Sequence[Check]) -> None:
-    """Doctor's findings: one line each, then the evidence and the fix indented under it."""
+    """Doctor's findings: one line each, then the evidence and the fix indented under it. What
+    they quote from a checkout's files (a server's name, its command, a Compose service) is shown
+    through ``visible``: a `.mcp.json` server named `x\\x1b[2K\\x1b[1G` erased the line saying the
+    checkout chose what it runs (review BS)."""
     from rich.text import Text
 
     for check in checks:
         line = Text(f"{check.status:>4} ", style=_STATUS_STYLE[check.status])
-        line.append(f"{check.id}: {check.summary}")
+        line.append(visible(f"{check.id}: {check.summary}"))
         out_console().print(line, soft_wrap=True)
         if check.evidence:
-            out_console().print(Text(f"     saw: {check.evidence}", style="dim"), soft_wrap=True)
+            out_console().print(
+                Text(visible(f"     saw: {check.evidence}"), style="dim"), soft_wrap=True
+            )
         if check.fix:
-            out_console().print(Text(f"     fix: {check.fix}"), soft_wrap=True)
+            out_console().print(Text(visible(f"     fix: {check.fix}")), soft_wrap=True)
     counts = {s: sum(c.status == s for c in checks) for s in ("ok", "warn", "fail", "skip")}
     message(", ".join(f"{n} {s}" for s, n in counts.items()))
 

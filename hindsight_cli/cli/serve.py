@@ -337,12 +337,14 @@ def install(
     """
     from .. import clients
     from ..store import Store
+    from ..text import visible
     from . import render
 
     target, server, location = _target_and_entry(client, scope, store)
     change = clients.plan(target, server)
     if dry_run:
-        render.plain(change.after.rstrip("\n"))
+        # a checkout's file, as it is where nothing changes: its comments' escapes shown (review BS)
+        render.plain(visible(change.after.rstrip("\n")))
         render.message(
             f"Dry run: {target.path} would be "
             f"{'left as it is' if not change.changed else 'written'}; "

@@ -180,7 +180,12 @@ def _constructed(loader: Any, node: Any, yaml: Any) -> Any:
     def guarded(child: Any, deep: bool = False) -> Any:
         try:
             return construct(child, deep)
-        except (ValueError, OverflowError) as error:
+        except yaml.YAMLError:
+            raise
+        # a scalar tagged with a type its text is not (`!!bool maybe`, `!!timestamp nope`, `!!int
+        # ""`) raised KeyError, AttributeError or IndexError, the same traceback (review BS): what
+        # the text of a scalar makes its constructor raise, it stays that text
+        except Exception as error:
             if not isinstance(child, yaml.ScalarNode):
                 raise yaml.constructor.ConstructorError(
                     None, None, str(error), child.start_mark

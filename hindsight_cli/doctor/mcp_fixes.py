@@ -17,7 +17,6 @@ commands or env that only work there), which is the user's call, not a repair.
 
 from __future__ import annotations
 
-import json
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -151,7 +150,10 @@ def fix(target: clients.Target) -> list[Check]:
             # a file the TOML editor will not take (review AT): the other files are still fixed
             return [warn(name, "not fixed: " + "; ".join(done), str(error), "edit it by hand")]
     else:
-        change = clients.Plan(target, text, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        try:
+            change = clients.Plan(target, text, clients.json_text(target, data))
+        except HindsightError as error:
+            return [warn(name, "not fixed: " + "; ".join(done), str(error), "edit it by hand")]
     backup = clients.apply(change)
     fixed = ok(name, "fixed: " + "; ".join(done), f"{target.path}; backup {backup}")
     return [fixed, ignored] if ignored else [fixed]

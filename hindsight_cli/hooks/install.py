@@ -110,9 +110,22 @@ def _join(argv: list[str]) -> str:
     return subprocess.list2cmdline(argv) if os.name == "nt" else shlex.join(argv)
 
 
+# a Windows command line's words: runs of quoted text and other characters between spaces
+_WINDOWS_WORDS = re.compile(r'(?:[^\s"]|"[^"]*+"?)++')
+
+
 def _split(cmd: str) -> list[str]:
+    """A hook command's words, read once ([] for a quote that does not end). Not ``shlex``, which
+    adds a word's characters one at a time: a checkout's `.claude/settings.json` whose hook
+    command held a quoted word of 300 KB held `hooks status`, `hooks install`, `hooks uninstall`
+    and `hindsight doctor` 8 to 18 s, one of 16 MiB hours (review BS, as review BI for doctor's
+    commands)."""
+    if os.name == "nt":
+        return [w.strip('"') for w in _WINDOWS_WORDS.findall(cmd)]
+    from ..lessons.scanning import shell_words
+
     try:
-        words = shlex.split(cmd, posix=os.name != "nt")
+        words = shell_words(cmd)
     except ValueError:
         return []
     return [w.strip('"') for w in words]
@@ -204,8 +217,8 @@ def _load(target: clients.Target) -> tuple[str | None, dict[str, Any]]:
     return before, data
 
 
-def _dump(data: dict[str, Any]) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+def _dump(target: clients.Target, data: dict[str, Any]) -> str:
+    return clients.json_text(target, data)
 
 
 def plan_install(target: clients.Target, store: Path | None) -> clients.Plan:
@@ -218,7 +231,7 @@ def plan_install(target: clients.Target, store: Path | None) -> clients.Plan:
     if target.client == "cursor":
         data.setdefault("version", 1)
     data["hooks"] = hooks
-    after = _dump(data)
+    after = _dump(target, data)
     if before is not None and clients.load_json(target, before)[0] == data:
         # already installed exactly so: leave the bytes alone
         after = before
@@ -246,7 +259,7 @@ def plan_uninstall(target: clients.Target) -> clients.Plan:
     if not data or data == {"version": 1}:
         # nothing left but what we wrote: the file goes
         return clients.Plan(target, before, "")
-    return clients.Plan(target, before, _dump(data))
+    return clients.Plan(target, before, _dump(target, data))
 
 
 def broken(target: clients.Target) -> dict[str, list[str]]:

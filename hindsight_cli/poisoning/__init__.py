@@ -291,15 +291,21 @@ _FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
 _FIX_WORDS = frozenset({"fix", "fixed", "resolution", "solution", "workaround"})
 
 
+# control characters but the white space ``split`` reads: hindsight's writes keep none (``clean``),
+# but a store a checkout ships was written by its author, whose `\x1b[2K\x1b[1G` erased on the
+# terminal the label before it (review BS)
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]")
+
+
 def safe_line(text: str) -> str:
     """``text`` as one line of the context block that cannot pass for the block's own structure:
-    invisible and bidi characters removed, every line break and run of space one space, a bracket
+    invisible, bidi and control characters removed, every line break and run of space one space, a bracket
     that opens like a hindsight label (``[hindsight:``, ``[episodic]``, ``[from web, untrusted]``,
     also in look-alike letters and in fullwidth forms, ``［hindsight：``) turned into parentheses,
     and a ``— fix:`` label quoted (``, "fix":``). Everything else is kept as written: Chinese
     punctuation (``，：（）；``) stays Chinese; the fullwidth forms are only read as ASCII to find
     what would pass for a label."""
-    text = " ".join(INVISIBLE.sub("", text).split())
+    text = " ".join(_CONTROL.sub("", INVISIBLE.sub("", text)).split())
     # one character for one: the positions found in the ASCII reading are the text's own
     view = text.translate(_FULLWIDTH)
     opening: list[int] = []

@@ -79,14 +79,16 @@ STOPWORDS = frozenset(
 
 # control characters (but newline and tab) and the bidirectional overrides: what a message quotes
 # from a file (a checkout's config.toml, whose values `hindsight allow` shows) could move the
-# cursor, erase or reorder what the user reads before approving it (review AE)
-_UNSHOWN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# cursor, erase or reorder what the user reads before approving it (review AE); and a lone
+# surrogate (JSON's `"\ud800"` in a checkout's `.mcp.json`), which no terminal's encoder takes: its
+# name in doctor's checklist ended `hindsight doctor` with a traceback (review BS)
+_UNSHOWN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def visible(text: str) -> str:
-    """``text`` with its control characters (but newline and tab) and bidirectional overrides shown
-    as escapes (``\\x1b``, ``\\u202e``): what every message to the terminal goes through
-    (``cli.render``)."""
+    """``text`` with its control characters (but newline and tab), bidirectional overrides and lone
+    surrogates shown as escapes (``\\x1b``, ``\\u202e``, ``\\ud800``): what every message to the
+    terminal, and doctor's checklist, goes through (``cli.render``)."""
     return _UNSHOWN.sub(lambda m: ascii(m.group())[1:-1], text)
 
 
