@@ -193,7 +193,7 @@ def test_lines_spooled_before_spool_tags_are_moved_aside_once_with_why(tmp_path:
 
 
 def test_a_hard_forget_leaves_the_kept_lines_valid(tmp_path: Path) -> None:
-    """`forget --hard` rewrites the spool without the forgotten text's lines (``spool.scrub``): the
+    """`forget --hard` rewrites the spool without the forgotten text's lines (``spool_scrub.scrub``): the
     lines it keeps keep their bytes, so their tags, and are ingested after."""
     checkout = _own_store(tmp_path)
     store = checkout / ".hindsight"

@@ -23,7 +23,7 @@ from fake_embedder import FakeEmbedder
 from hindsight_cli.core import derive, embedding_jobs, purge
 from hindsight_cli.errors import InvalidInput
 from hindsight_cli.models import Filters
-from hindsight_cli.storage import spool
+from hindsight_cli.storage import spool_scrub
 from hindsight_cli.storage.sync import Mirror
 from hindsight_cli.store import Store
 from tests import spool_lines
@@ -149,7 +149,7 @@ def test_events_a_hard_forget_scrubbed_while_they_were_ingested_are_not_stored(
         if not finished:
             # the purge's process stopped after its delete: the journal is left owed
             with monkeypatch.context() as stopped:
-                stopped.setattr(spool, "scrub", _stop)
+                stopped.setattr(spool_scrub, "scrub", _stop)
                 other.forget([victim], hard=True)
             assert purge.forgetting(store_dir)
         else:

@@ -128,7 +128,7 @@ PHASES = [
     ("hindsight_cli.core.purge", "add_ids", "before"),
     ("hindsight_cli.storage.sync.Mirror", "scrub", "before"),
     ("hindsight_cli.storage.sync.Mirror", "scrub", "after"),
-    ("hindsight_cli.storage.spool", "scrub", "before"),
+    ("hindsight_cli.storage.spool_scrub", "scrub", "before"),
     ("hindsight_cli.core.injections", "scrub", "before"),
     # half the new ledger written
     ("hindsight_cli.storage.sql.duckdb_rewrite", "_copy", "after"),

@@ -21,7 +21,7 @@ import pytest
 from hindsight_cli import hooks
 from hindsight_cli.core import injections
 from hindsight_cli.safefs import spool_key, trust
-from hindsight_cli.storage import spool
+from hindsight_cli.storage import spool, spool_scrub
 from hindsight_cli.store import Store
 
 pytestmark = pytest.mark.local_only
@@ -155,7 +155,7 @@ def test_a_hard_forget_keeps_an_event_a_hook_spools_while_it_rewrites_the_spool(
     events = project / ".hindsight" / "spool" / "events.jsonl"
     assert events.is_file()
     waiting: list[threading.Thread] = []
-    _on_call(monkeypatch, spool, "_line_words", 1, lambda: _meanwhile(events, EVENT, waiting))
+    _on_call(monkeypatch, spool_scrub, "_line_words", 1, lambda: _meanwhile(events, EVENT, waiting))
     assert store.forget(ids=[forgotten.id], hard=True) == 1
     for thread in waiting:
         thread.join(60)

@@ -15,7 +15,7 @@ from ..errors import HindsightError, InvalidInput
 from ..models import Filters, JSONObject, JSONValue
 from ..paths import project_dir
 from ..safefs import spool_key
-from ..storage import spool
+from ..storage import spool, spool_scrub
 from ..storage.spool_json import loads
 from . import fixes
 from .prepare import derived_key
@@ -255,7 +255,7 @@ def _taken(
             event
             for event in ids
             if (line := spooled.get(event)) is None
-            or any(spool.forgets(line, words) for words in under_way)
+            or any(spool_scrub.forgets(line, words) for words in under_way)
         }
 
     return taken

@@ -27,7 +27,7 @@ from .. import safefs
 from ..errors import HindsightError
 from ..safefs import temps
 from ..safefs.reading import load_own
-from ..storage import spool
+from ..storage import spool, spool_scrub
 from ..storage.rows import MemoryRow
 from ..text import terms
 from . import injections
@@ -106,7 +106,7 @@ def _words(rows: Iterable[MemoryRow]) -> set[str]:
     """The words of the forgotten memories, as the spool's signatures and events hold them. A token
     principal's text, and what is built from it (``scope.by_principal``), never came through the
     spool nor the mining state (the hooks and transcripts are the store owner's): its words are no
-    trace there, and a line goes when it holds four of them (``spool.mostly``), so a principal's
+    trace there, and a line goes when it holds four of them (``spool_scrub.mostly``), so a principal's
     memory of common words, forgotten by her or by the owner, would take every pending hook event,
     "seen before" signature and open failure of the owner's with it."""
     found: set[str] = set()
@@ -265,7 +265,9 @@ def scrub_mining_state(store: Path, ids: set[str], forgotten: Callable[[str], bo
                 isinstance(f, dict)
                 and (
                     f.get("ref") in ids
-                    or spool.mostly(terms(" ".join(str(v) for v in f.values())), forgotten)
+                    or spool_scrub.mostly(terms(" ".join(str(v) for v in f.values())), forgotten)
+                    # a forgotten command among the calls of its trail (review BU2)
+                    or spool_scrub.holds_forgotten(f, forgotten)
                 )
             )
         ]
@@ -336,7 +338,7 @@ def finish(rt: Runtime, path: Path) -> None:
         rt.mirror.scrub(ids)
     words = set(data["words"])
     sweep_temps(rt.path)
-    spool.scrub(rt.path, lambda word: _digest(data["salt"], word) in words)
+    spool_scrub.scrub(rt.path, lambda word: _digest(data["salt"], word) in words)
     scrub_mining_state(rt.path, set(ids), lambda word: _digest(data["salt"], word) in words)
     injections.scrub(rt.path, set(ids))
     # the indexes this process holds catch up with the delete before the rewrite below keeps every

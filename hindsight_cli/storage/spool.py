@@ -287,34 +287,6 @@ def _chunks(found: Iterable[str]) -> Iterator[str]:
         yield "".join(batch)
 
 
-# forgotten words in one line that make it the forgotten text's, whatever else it says
-_ENOUGH = 4
-_TEXT_FIELDS = ("text", "args", "error", "prompt", "command", "message", "trail", "fix", "kind")
-
-
-def _line_words(line: str, words_of: Callable[[str], list[str]]) -> list[str]:
-    """The words a spool line holds of what was recorded (a signature's terms, an event's text), not
-    its bookkeeping (ids, times, field names)."""
-    try:
-        value = codec.loads(line)
-    except ValueError:
-        return words_of(line)
-    if not isinstance(value, dict):
-        return words_of(line)
-    # a line set aside (``REJECTED``) holds its event whole
-    if isinstance(value.get("event"), dict):
-        value = value["event"]
-    if isinstance(value.get("terms"), list):
-        return [str(t) for t in value["terms"]]
-    return words_of(
-        " ".join(
-            " ".join(map(str, v)) if isinstance(v, list) else str(v)
-            for k in _TEXT_FIELDS
-            if (v := value.get(k))
-        )
-    )
-
-
 def _digest(text: str) -> str:
     """A file name for ``text``: two checksums, 64 bits (hashlib costs a recording hook 3 ms). A
     collision of two kinds only lets the gate ask the store, which finds lessons by the kind's
@@ -407,49 +379,6 @@ def update_open(
             os.unlink(path)
     finally:
         os.close(fd)
-
-
-def mostly(words: list[str], forgotten: Callable[[str], bool]) -> bool:
-    """Whether ``words`` are mostly forgotten ones (or hold enough of them): the spool's rule for a
-    line to go after a hard forget."""
-    hits = sum(1 for word in words if forgotten(word))
-    return bool(hits) and (hits * 2 >= len(words) or hits >= _ENOUGH)
-
-
-def forgets(line: str, forgotten: Callable[[str], bool]) -> bool:
-    # whether a hard forget of the ``forgotten`` words takes this spool line (``scrub``'s rule)
-    return mostly(_line_words(line, terms), forgotten)
-
-
-def scrub(store: Path, forgotten: Callable[[str], bool]) -> int:
-    """After a hard forget: drop every spool line (events, claimed events, "seen before" signatures,
-    the hooks' log) whose words are mostly ``forgotten`` ones, so no trace of the text stays in the
-    spool. Returns how many lines went."""
-
-    directory = spool_dir(store)
-    if not directory.is_dir():
-        return 0
-    dropped = 0
-    open_dir = directory / OPEN_DIR
-    found = sorted(directory.iterdir()) + (
-        sorted(open_dir.iterdir()) if open_dir.is_dir() and not open_dir.is_symlink() else []
-    )
-
-    def keep(found: Iterator[str]) -> Iterator[str]:
-        nonlocal dropped
-        for line in found:
-            if forgets(line, forgotten):
-                dropped += 1
-            else:
-                yield line
-
-    for path in found:
-        if not path.is_file() or path.is_symlink() or path.name.startswith("."):
-            continue
-        # read once without the lock (most files hold nothing forgotten), then again under it
-        if any(forgets(line, forgotten) for line in lines(path)):
-            rewrite(path, keep)
-    return dropped
 
 
 def _cjk(char: str) -> bool:
