@@ -19,6 +19,7 @@ from ..poisoning import is_quarantined, trust
 from ..redact import redact_field
 from ..storage import codec
 from ..storage.base import Reader, Writer
+from ..storage.rows import MemoryRow
 from ..text import clean
 from ..timeutil import parse_duration
 from . import parts, purge
@@ -317,23 +318,15 @@ def restore(rt: Runtime, memory_id: str, actor: str | None, scope: Scope) -> Mem
         row = find(session, memory_id, scope)
         if row.status == "active":
             return codec.to_memory(row)
-        if scope.provenance is not None and is_quarantined(row.tags, row.metadata):
-            # bringing a quarantined text back is the owner's review, as releasing it is
-            # (``review.release``): its writer put it there, the owner put it away
-            raise InvalidInput(
-                f"{row.id} is quarantined: only the store's owner restores it, not agent "
-                f"{scope.agent!r}'s token (`hindsight restore {row.id}` where the store is). "
-                "Nothing was changed."
-            )
-        if scope.provenance is not None and trust(row.source) == "trusted":
-            # nor what the owner (or a trusted source) wrote and someone put away: back, it would
-            # be trusted again, unlabelled, in the owner's recall (a fact the owner retracted, the
-            # older version the owner replaced)
-            raise InvalidInput(
-                f"{row.id} comes from {row.source} (trusted): only the store's owner restores it, "
-                f"not agent {scope.agent!r}'s token (`hindsight restore {row.id}` where the store "
-                "is). Nothing was changed."
-            )
+        together = [
+            r for r in session.by_ids(parts.whole(session, [row.id])) if r.status == row.status
+        ]
+        if scope.provenance is not None:
+            # every row it brings back: a text's other parts come back with it, and an import file
+            # may state parts of different trust (review BR2: a clean part brought back the part
+            # the owner had confirmed as an attack)
+            for each in together:
+                _restorable_by_principal(each, scope)
         if row.status == "superseded":
             newer = session.by_ids([row.superseded_by]) if row.superseded_by else []
             if newer and newer[0].status == "active":
@@ -342,13 +335,32 @@ def restore(rt: Runtime, memory_id: str, actor: str | None, scope: Scope) -> Mem
                     f"that one first (`hindsight forget {row.superseded_by}`), then restore this "
                     "one."
                 )
-        together = [
-            r.id for r in session.by_ids(parts.whole(session, [row.id])) if r.status == row.status
-        ]
-        session.set_status(together, "active", at)
+        ids = [r.id for r in together]
+        session.set_status(ids, "active", at)
         session.audit(
-            "restore", together, at, actor=audit_words(None, actor or rt.config.default_agent)[1]
+            "restore", ids, at, actor=audit_words(None, actor or rt.config.default_agent)[1]
         )
         restored = session.by_ids([row.id])[0]
     rt.after_write()
     return codec.to_memory(restored)
+
+
+def _restorable_by_principal(row: MemoryRow, scope: Scope) -> None:
+    """Refuse a token principal's restore of ``row``: a quarantined text, or a trusted one."""
+    if is_quarantined(row.tags, row.metadata):
+        # bringing a quarantined text back is the owner's review, as releasing it is
+        # (``review.release``): its writer put it there, the owner put it away
+        raise InvalidInput(
+            f"{row.id} is quarantined: only the store's owner restores it, not agent "
+            f"{scope.agent!r}'s token (`hindsight restore {row.id}` where the store is). "
+            "Nothing was changed."
+        )
+    if trust(row.source) == "trusted":
+        # nor what the owner (or a trusted source) wrote and someone put away: back, it would
+        # be trusted again, unlabelled, in the owner's recall (a fact the owner retracted, the
+        # older version the owner replaced)
+        raise InvalidInput(
+            f"{row.id} comes from {row.source} (trusted): only the store's owner restores it, "
+            f"not agent {scope.agent!r}'s token (`hindsight restore {row.id}` where the store "
+            "is). Nothing was changed."
+        )

@@ -252,11 +252,14 @@ def _repeats(
 
 def _batches(items: Sequence[Prepared]) -> Iterator[tuple[int, int]]:
     """``IMPORT_BATCH`` rows at a time, never cutting a text's linked parts apart: each batch
-    commits alone."""
+    commits alone. A row is a later part by its ``metadata.part``, which an import file states,
+    and a text has at most ``parts.MAX_PARTS``: a batch runs on that far at most (a file whose
+    every record claimed to be a second part was one transaction, however long; review BR2)."""
     start = 0
     while start < len(items):
         end = min(start + IMPORT_BATCH, len(items))
-        while end < len(items) and (part_position(items[end].row.metadata) or (1,))[0] > 1:
+        most = min(end + parts.MAX_PARTS - 1, len(items))
+        while end < most and (part_position(items[end].row.metadata) or (1,))[0] > 1:
             end += 1
         yield start, end
         start = end

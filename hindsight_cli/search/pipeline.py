@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ..config import Ranking
 from ..lessons.signatures import exception_class, near, words
 from ..models import Explanation, Hit, SearchResult
-from ..poisoning import QUARANTINE_TAG
+from ..poisoning import QUARANTINE_TAG, trust_label
 from ..storage import codec
 from ..storage.rows import MemoryRow, keyword_text
 from ..text import terms
@@ -119,7 +119,7 @@ def same_error(
     (every informative word of it in the query: a clipped output, a test runner's summary line);
     then those of the same exception class; each tier with the query's command family first, then
     the kinds fixed in most sessions, then by score, ahead of every other candidate whatever its
-    words. The rest in order."""
+    words; each writer's lessons in turn (``_in_turn``). The rest in order."""
     if not ctx.query or not ctx.fixes_first:
         return [], list(order)
     wanted_class = exception_class(ctx.signature)
@@ -147,7 +147,24 @@ def same_error(
             position[m],
         ),
     )
-    return first, [m for m in order if m not in tier]
+    return _in_turn(first, rows), [m for m in order if m not in tier]
+
+
+def _in_turn(ordered: Sequence[str], rows: Mapping[str, MemoryRow]) -> list[str]:
+    """``ordered`` with each writer's (an agent and a trust label, as a block groups lessons:
+    ``budget.lesson_kind``) first lesson before any writer's second, and so on, each round in
+    ``ordered``'s order. The kinds come first by how many of their lessons the candidates hold, and
+    the search keeps the first few: token principal alice's lessons of the owner's error under
+    kinds of her own (six, in two kinds) took every place, and the owner's own fix, or bob's, left
+    the hits and the block (review BR2)."""
+    taken: Counter[tuple[str, str]] = Counter()
+    turn: dict[str, int] = {}
+    for mid in ordered:
+        row = rows[mid]
+        writer = (row.agent_id, trust_label(row.source) or "")
+        turn[mid] = taken[writer]
+        taken[writer] += 1
+    return sorted(ordered, key=turn.__getitem__)
 
 
 def _scored(
