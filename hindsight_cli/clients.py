@@ -253,29 +253,37 @@ def entry_problem(entry: Mapping[str, Any]) -> str | None:
             if value is not None and not isinstance(value, kinds):
                 names = " or ".join(_KIND_NAMES[kind] for kind in kinds)
                 return f"`{where}{key}` is not {names}"
-            if value is not None and _holds_nul(value):
+            unpassable = None if value is None else _unpassable(value)
+            if unpassable:
                 # no program can be given it (a path, an argument, a variable): a checkout's
                 # `cwd` or `--store` of `"/a\u0000"` ended doctor with `ValueError: embedded null
-                # byte` (review BS)
-                return f"`{where}{key}` holds a NUL character"
+                # byte` (review BS), a `cwd` or hindsight's `command` of `"\ud800"` (JSON's
+                # escape of half a character) with `UnicodeEncodeError` (review BS2)
+                return f"`{where}{key}` holds {unpassable}"
     return None
 
 
-def _holds_nul(value: Any) -> bool:
-    """Whether a value of an entry holds a NUL in a string or a key, at any depth (walked without
-    recursion: a parsed config nests at most ``MAX_DEPTH`` levels)."""
+# what no path, argument or environment variable can hold: a NUL, and a lone surrogate (half of
+# a character, which JSON can escape and no encoding writes)
+_UNPASSABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _unpassable(value: Any) -> str | None:
+    """What a value of an entry holds, in a string or a key at any depth, that no program can be
+    given (walked without recursion: a parsed config nests at most ``MAX_DEPTH`` levels), named;
+    None when it holds none."""
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, str):
-            if "\x00" in item:
-                return True
+            if found := _UNPASSABLE.search(item):
+                return "a NUL character" if found.group() == "\x00" else "half a character"
         elif isinstance(item, dict):
             stack.extend(item)
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
-    return False
+    return None
 
 
 # --- JSON / JSONC
