@@ -20,7 +20,13 @@ from typing import Any
 
 from . import safefs
 from .errors import HindsightError, InvalidInput
-from .safefs.reading import dotted_keys, parse_json, parse_toml
+from .safefs.reading import (
+    MAX_EDITED_DOTTED as MAX_EDITED_DOTTED,
+    MAX_EDITED_TOML as MAX_EDITED_TOML,
+    parse_json,
+    parse_toml,
+    too_long_to_edit,
+)
 
 SERVER_NAME = "hindsight"
 CLIENTS = (
@@ -394,16 +400,6 @@ def _update(container: Any, values: Mapping[str, Any]) -> None:
             container[key] = value
 
 
-# dotted keys (`a.b = 1`) a TOML file ``_with_server`` edits may hold: tomlkit places each in time
-# linear in the keys before it, 256 take it 0.3 s; a client's config holds a few dozen
-MAX_EDITED_DOTTED = 256
-# characters of a TOML file ``_with_server`` edits: tomlkit reads one at ~30 KB a second whatever
-# its shape, and a checkout's `.codex/config.toml` of 888 KB of `[tN]` tables held `mcp install`
-# 26 s and 236 MB (the 16 MiB a client config may hold: minutes, gigabytes; review BS); a Codex
-# config holds its settings and a table for each trusted project, a few kilobytes
-MAX_EDITED_TOML = 64 << 10
-
-
 def _with_server(text: str, name: str, server: Mapping[str, Any]) -> str:
     """``text`` with ``mcp_servers.<name>`` set to ``server``, edited through a model of the document
     (tomlkit) so that everything else stays as it was: comments, order, other servers, and the style
@@ -413,18 +409,10 @@ def _with_server(text: str, name: str, server: Mapping[str, Any]) -> str:
     from tomlkit.exceptions import TOMLKitError
     from tomlkit.items import InlineTable, Table
 
-    if len(text) > MAX_EDITED_TOML:
+    if past := too_long_to_edit(text, MAX_EDITED_TOML, MAX_EDITED_DOTTED):
         raise HindsightError(
-            f"holds {len(text):,} characters, more than this installer edits "
-            f"({MAX_EDITED_TOML:,}); add the server by hand (hindsight mcp config prints it). "
-            "Nothing was changed."
-        )
-    if (count := dotted_keys(text)) > MAX_EDITED_DOTTED:
-        # a checkout's `.codex/config.toml` of 100 KB of `a.b.c.d.e.kN = 1` held `mcp install` and
-        # `doctor --fix` 35 s, 200 KB 95 s (review AT)
-        raise HindsightError(
-            f"holds {count} dotted keys, more than this installer edits ({MAX_EDITED_DOTTED}); add "
-            "the server by hand (hindsight mcp config prints it). Nothing was changed."
+            f"holds {past[0]}, more than this installer edits ({past[1]}); add the server by hand "
+            "(hindsight mcp config prints it). Nothing was changed."
         )
     try:
         doc = tomlkit.parse(text)
