@@ -329,6 +329,10 @@ def test_config_list_shows_a_checkouts_escapes(home, tmp_path, monkeypatch) -> N
     result = _run(project, "config", "list", monkeypatch=monkeypatch)
     _no_traceback(result)
     assert "\x1b" not in result.stdout and "embedding.model=m\\x1b[2K" in result.stdout
+    # and `config get` of it (review BS2, low)
+    result = _run(project, "config", "get", "embedding.model", monkeypatch=monkeypatch)
+    _no_traceback(result)
+    assert "\x1b" not in result.stdout and result.stdout.startswith("m\\x1b[2K")
 
 
 _SURROGATE_ENTRIES = [
