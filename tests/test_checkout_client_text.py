@@ -405,3 +405,19 @@ def test_hooks_status_shows_a_checkouts_event_names_as_escapes(
     _no_traceback(listed)
     (row,) = [r for r in json.loads(listed.stdout)["clients"] if r["events"]]
     assert row["events"] == [event]
+
+
+@pytest.mark.parametrize("command", [("doctor", "mcp", "--json"), ("doctor", "--json")])
+def test_doctor_json_writes_half_a_character_as_its_escape(
+    home, tmp_path, monkeypatch, command
+) -> None:
+    """Review BS2: review BS showed a checkout's server named `"x\\ud800"` (JSON's escape of half a
+    character) as an escape in doctor's checklist, but `doctor --json` wrote it as it was, which no
+    encoder writes: a `UnicodeEncodeError` traceback. Every `--json` writes it as the escape it was
+    read as now (``text.json_text``), and a JSON reader reads back the name."""
+    project = _checkout(tmp_path)
+    (project / ".mcp.json").write_text('{"mcpServers": {"x\\ud800": {"command": "node"}}}')
+    result = _run(project, *command, monkeypatch=monkeypatch)
+    _no_traceback(result)
+    assert "\\ud800" in result.stdout
+    json.loads(result.stdout)
