@@ -20,7 +20,13 @@ from typing import Any
 
 from . import safefs
 from .errors import HindsightError, InvalidInput
-from .safefs.reading import dotted_keys, parse_json, parse_toml
+from .safefs.reading import (
+    MAX_EDITED_DOTTED as MAX_EDITED_DOTTED,
+    MAX_EDITED_TOML as MAX_EDITED_TOML,
+    parse_json,
+    parse_toml,
+    too_long_to_edit,
+)
 
 SERVER_NAME = "hindsight"
 CLIENTS = (
@@ -253,29 +259,37 @@ def entry_problem(entry: Mapping[str, Any]) -> str | None:
             if value is not None and not isinstance(value, kinds):
                 names = " or ".join(_KIND_NAMES[kind] for kind in kinds)
                 return f"`{where}{key}` is not {names}"
-            if value is not None and _holds_nul(value):
+            unpassable = None if value is None else _unpassable(value)
+            if unpassable:
                 # no program can be given it (a path, an argument, a variable): a checkout's
                 # `cwd` or `--store` of `"/a\u0000"` ended doctor with `ValueError: embedded null
-                # byte` (review BS)
-                return f"`{where}{key}` holds a NUL character"
+                # byte` (review BS), a `cwd` or hindsight's `command` of `"\ud800"` (JSON's
+                # escape of half a character) with `UnicodeEncodeError` (review BS2)
+                return f"`{where}{key}` holds {unpassable}"
     return None
 
 
-def _holds_nul(value: Any) -> bool:
-    """Whether a value of an entry holds a NUL in a string or a key, at any depth (walked without
-    recursion: a parsed config nests at most ``MAX_DEPTH`` levels)."""
+# what no path, argument or environment variable can hold: a NUL, and a lone surrogate (half of
+# a character, which JSON can escape and no encoding writes)
+_UNPASSABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _unpassable(value: Any) -> str | None:
+    """What a value of an entry holds, in a string or a key at any depth, that no program can be
+    given (walked without recursion: a parsed config nests at most ``MAX_DEPTH`` levels), named;
+    None when it holds none."""
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, str):
-            if "\x00" in item:
-                return True
+            if found := _UNPASSABLE.search(item):
+                return "a NUL character" if found.group() == "\x00" else "half a character"
         elif isinstance(item, dict):
             stack.extend(item)
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
-    return False
+    return None
 
 
 # --- JSON / JSONC
@@ -386,16 +400,6 @@ def _update(container: Any, values: Mapping[str, Any]) -> None:
             container[key] = value
 
 
-# dotted keys (`a.b = 1`) a TOML file ``_with_server`` edits may hold: tomlkit places each in time
-# linear in the keys before it, 256 take it 0.3 s; a client's config holds a few dozen
-MAX_EDITED_DOTTED = 256
-# characters of a TOML file ``_with_server`` edits: tomlkit reads one at ~30 KB a second whatever
-# its shape, and a checkout's `.codex/config.toml` of 888 KB of `[tN]` tables held `mcp install`
-# 26 s and 236 MB (the 16 MiB a client config may hold: minutes, gigabytes; review BS); a Codex
-# config holds its settings and a table for each trusted project, a few kilobytes
-MAX_EDITED_TOML = 64 << 10
-
-
 def _with_server(text: str, name: str, server: Mapping[str, Any]) -> str:
     """``text`` with ``mcp_servers.<name>`` set to ``server``, edited through a model of the document
     (tomlkit) so that everything else stays as it was: comments, order, other servers, and the style
@@ -405,18 +409,10 @@ def _with_server(text: str, name: str, server: Mapping[str, Any]) -> str:
     from tomlkit.exceptions import TOMLKitError
     from tomlkit.items import InlineTable, Table
 
-    if len(text) > MAX_EDITED_TOML:
+    if past := too_long_to_edit(text, MAX_EDITED_TOML, MAX_EDITED_DOTTED):
         raise HindsightError(
-            f"holds {len(text):,} characters, more than this installer edits "
-            f"({MAX_EDITED_TOML:,}); add the server by hand (hindsight mcp config prints it). "
-            "Nothing was changed."
-        )
-    if (count := dotted_keys(text)) > MAX_EDITED_DOTTED:
-        # a checkout's `.codex/config.toml` of 100 KB of `a.b.c.d.e.kN = 1` held `mcp install` and
-        # `doctor --fix` 35 s, 200 KB 95 s (review AT)
-        raise HindsightError(
-            f"holds {count} dotted keys, more than this installer edits ({MAX_EDITED_DOTTED}); add "
-            "the server by hand (hindsight mcp config prints it). Nothing was changed."
+            f"holds {past[0]}, more than this installer edits ({past[1]}); add the server by hand "
+            "(hindsight mcp config prints it). Nothing was changed."
         )
     try:
         doc = tomlkit.parse(text)

@@ -78,9 +78,11 @@ def get(
         hindsight config get search.engine
     """
     from ..core import settings
+    from ..text import visible
     from . import render
 
-    render.plain(_shown(settings.get(_store(store), key).value))
+    # a checkout's value, as `config list` shows it (review BS2, low)
+    render.plain(visible(_shown(settings.get(_store(store), key).value)))
 
 
 @config_app.command(name="set")

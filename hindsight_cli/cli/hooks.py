@@ -296,6 +296,7 @@ def status(store: StoreOption = None, json_: JsonFlag = False) -> None:
     from ..hooks import install as hooks_install
     from ..hooks.events import CLIENTS
     from ..storage import spool
+    from ..text import visible
     from . import render
 
     project, _ = _project(store)
@@ -352,9 +353,13 @@ def status(store: StoreOption = None, json_: JsonFlag = False) -> None:
         state = ", ".join(row["events"]) if row["events"] else "-"
         value: Any = row.get("feature_flag")
         flag = {True: "on", False: "off", None: "unset"}.get(value, value)
+        # the events are a checkout's own names: `UserPrompt\x1b[1A\x1b[2K…` erased a line, half a
+        # character (`"\ud800"`) ended the command with a traceback (review BS2)
         render.plain(
-            f"{row['client']:<12} {row['scope']:<8} {state}  ({row['path']})"
-            + (f"  [features] hooks: {flag}" if "feature_flag" in row else "")
+            visible(
+                f"{row['client']:<12} {row['scope']:<8} {state}  ({row['path']})"
+                + (f"  [features] hooks: {flag}" if "feature_flag" in row else "")
+            )
         )
     for row in rows:
         if row["missing"]:

@@ -116,7 +116,8 @@ def _age(stamp: str) -> str:
 def _outcome(memory: Memory) -> str:
     if memory.outcome == "failure" and memory.resolution:
         return "failure→fixed"
-    return memory.outcome
+    # a ledger a checkout ships holds what its author wrote in every column (review BS2)
+    return visible(memory.outcome)
 
 
 def _one_line(text: str, limit: int = 300) -> str:
@@ -159,7 +160,7 @@ def hits_table(hits: Sequence[Hit], explain: bool = False) -> None:
         _rows(
             [
                 (
-                    f"{rank}. {_outcome(hit.memory)} · {hit.memory.type} · "
+                    f"{rank}. {_outcome(hit.memory)} · {visible(hit.memory.type)} · "
                     f"{_age(hit.memory.event_at)} · score {hit.score:.3f}",
                     _hit_text(hit.memory, explain),
                 )
@@ -195,7 +196,7 @@ def _hits_table(hits: Sequence[Hit], explain: bool) -> Table:
             str(rank),
             f"{hit.score:.3f}",
             _age(memory.event_at),
-            memory.type,
+            visible(memory.type),
             _outcome(memory),
             _hit_text(memory, explain),
         )
@@ -219,12 +220,12 @@ def plain_rows(hits: Sequence[Hit]) -> list[plain_table.Row]:
             str(rank),
             f"{hit.score:.3f}",
             _age(hit.memory.event_at),
-            hit.memory.type,
+            visible(hit.memory.type),
             _outcome(hit.memory),
             [
                 _one_line(hit.memory.content),
                 *([f"→ fix: {_one_line(hit.memory.resolution)}"] if hit.memory.resolution else []),
-                short_id(hit.memory.id),
+                visible(short_id(hit.memory.id)),
             ],
         )
         for rank, hit in enumerate(hits, 1)
@@ -237,7 +238,7 @@ def _hit_text(memory: Memory, explain: bool) -> Text:
     content = Text(_one_line(memory.content) if not explain else visible(memory.content))
     if memory.resolution:
         content.append(f"\n→ fix: {_one_line(memory.resolution)}")
-    content.append(f"\n{short_id(memory.id)}", style="dim")
+    content.append(visible(f"\n{short_id(memory.id)}"), style="dim")
     return content
 
 
@@ -259,7 +260,7 @@ def explain_line(rank: int, hit: Hit) -> str:
         for b in e.get("beside", [])
     )
     found = " + ".join(matched) or ("nothing itself" if beside else "nothing")
-    return (
+    return visible(
         f"#{rank} {short_id(hit.memory.id)}: matched {found}{beside}; {parts}; "
         f"× {e['factor']:.2f} (confidence {hit.memory.confidence:.2f}{notes}){diversity} = "
         f"{hit.score:.3f}"
@@ -276,7 +277,7 @@ def memories_table(memories: Sequence[Memory]) -> None:
         _rows(
             [
                 (
-                    f"{_outcome(m)} · {m.type} · {m.status} · {_age(m.created_at)}",
+                    visible(f"{_outcome(m)} · {m.type} · {m.status} · {_age(m.created_at)}"),
                     _memory_text(m),
                 )
                 for m in memories
@@ -290,8 +291,8 @@ def memories_table(memories: Sequence[Memory]) -> None:
     for memory in memories:
         table.add_row(
             _age(memory.created_at),
-            memory.type,
-            memory.status,
+            visible(memory.type),
+            visible(memory.status),
             _outcome(memory),
             _memory_text(memory),
         )
@@ -314,8 +315,8 @@ def chain(levels: Sequence[tuple[int, Memory]]) -> None:
 
     for depth, memory in levels:
         text = Text("  " * depth + "- ")
-        text.append(short_id(memory.id), style="dim")
-        text.append(f" [{memory.type}] {_one_line(memory.content, 160)}")
+        text.append(visible(short_id(memory.id)), style="dim")
+        text.append(f" [{visible(memory.type)}] {_one_line(memory.content, 160)}")
         out_console().print(text, soft_wrap=True)
 
 
@@ -344,8 +345,8 @@ def history(versions: Sequence[Memory], current: str) -> None:
     for memory in versions:
         text = Text("→ " if memory.id == current else "  ")
         text.append(f"{memory.created_at[:19].replace('T', ' ')} ")
-        text.append(short_id(memory.id), style="dim")
-        text.append(f" [{memory.status}] {_one_line(memory.content, 120)}")
+        text.append(visible(short_id(memory.id)), style="dim")
+        text.append(f" [{visible(memory.status)}] {_one_line(memory.content, 120)}")
         out_console().print(text, soft_wrap=True)
 
 
@@ -372,7 +373,7 @@ def patterns(changes: Sequence[PatternChange], dry_run: bool = False) -> None:
         )
         out_console().print(head, soft_wrap=True)
         for line in memory.content.splitlines():
-            out_console().print(Text(f"    {line}"), soft_wrap=True)
+            out_console().print(Text(visible(f"    {line}")), soft_wrap=True)
 
 
 def audit_table(entries: Sequence[AuditEntry]) -> None:
@@ -393,10 +394,10 @@ def audit_table(entries: Sequence[AuditEntry]) -> None:
         )
         table.add_row(
             entry.at[:19].replace("T", " "),
-            entry.action,
-            entry.actor or "",
-            Text(ids),
-            Text(entry.reason or ""),
+            visible(entry.action),
+            visible(entry.actor or ""),
+            Text(visible(ids)),
+            Text(visible(entry.reason or "")),
         )
     out_console().print(table)
 

@@ -312,6 +312,10 @@ def _shaped(cmd: str, client: str) -> bool:
     paths absolute, as ``command`` writes them: a checkout's ``sh hindsight_cli/hooks/__main__.py``
     runs its own file there (review AW)."""
     words = _split(cmd)
+    if _join(words) != cmd.strip():
+        # the words as `command` writes them, and nothing the shell would expand: a checkout's
+        # `--store "$(curl …|sh)"` read as hindsight's installed hook (review BS2, low)
+        return False
     del words[1 : 2 if words[1:2] == ["-S"] else 1]
     if len(words) not in (5, 7) or words[3:5] != ["--client", client]:
         return False

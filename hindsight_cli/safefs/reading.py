@@ -310,6 +310,32 @@ def dotted_keys(text: str) -> int:
     )
 
 
+# dotted keys (`a.b = 1`) a TOML file hindsight edits through tomlkit may hold: tomlkit places each
+# in time linear in the keys before it, 256 take it 0.3 s; a client's config holds a few dozen
+MAX_EDITED_DOTTED = 256
+# characters of a TOML file hindsight edits through tomlkit (a client's config, a store's or the
+# user's config.toml): tomlkit reads one at ~30 KB a second, blank lines in time growing with their
+# square: a checkout's `.codex/config.toml` of 888 KB of `[tN]` tables held `mcp install` 26 s and
+# 236 MB (review BS), a store's `config.toml` of 1 MiB of blank lines `config set` 55 s (review
+# BS2); a config holds its settings and a table for each trusted project, a few kilobytes
+MAX_EDITED_TOML = 64 << 10
+
+
+def too_long_to_edit(
+    text: str, characters: int = MAX_EDITED_TOML, dotted: int = MAX_EDITED_DOTTED
+) -> tuple[str, str] | None:
+    """What of the TOML ``text`` is past what tomlkit is given to edit (``characters``,
+    ``dotted`` keys), and that limit, as words (``("70,000 characters", "65,536")``); None when it
+    is within both."""
+    if len(text) > characters:
+        return f"{len(text):,} characters", f"{characters:,}"
+    if (count := dotted_keys(text)) > dotted:
+        # a checkout's `.codex/config.toml` of 100 KB of `a.b.c.d.e.kN = 1` held `mcp install` and
+        # `doctor --fix` 35 s, 200 KB 95 s (review AT)
+        return f"{count} dotted keys", f"{dotted}"
+    return None
+
+
 _QUOTED = rf"(?:{_BASIC}\"|{_LITERAL}')"
 
 

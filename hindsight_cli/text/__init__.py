@@ -134,9 +134,13 @@ def json_text(value: object, indent: int | None = None) -> str:
     import json
 
     try:
-        return json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False)
+        text = json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False)
     except ValueError:
-        return json.dumps(_finite(value), ensure_ascii=False, indent=indent, allow_nan=False)
+        text = json.dumps(_finite(value), ensure_ascii=False, indent=indent, allow_nan=False)
+    # half a character (JSON's `"\ud800"` in a checkout's `.claude/settings.json`, which `hooks
+    # status --json` names) is written as the escape it was read as: as it was, no encoder wrote
+    # it, and the command ended with a traceback (review BS2)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _finite(value: object) -> object:

@@ -89,11 +89,21 @@ def test_the_plain_table_is_the_table_rich_prints() -> None:
 
 @pytest.mark.parametrize(
     "content",
-    ["日本語のメモ", "bell\x07", "emoji 🎉 here", "e\u0301", "zero\u200bwidth", "soft\xadhyphen"],
+    ["日本語のメモ", "emoji 🎉 here", "e\u0301", "zero\u200bwidth", "soft\xadhyphen"],
 )
 def test_characters_rich_measures_with_its_tables_go_to_rich(content: str) -> None:
     hits = [Hit(Memory(id="0" * 32, content=content), 0.5)]
     assert plain_table.table(render.plain_rows(hits), 100) is None
+
+
+@pytest.mark.parametrize("field", ["content", "type", "outcome", "id"])
+def test_control_characters_are_cells_as_rich_prints_them(field: str) -> None:
+    """A control character (a store a checkout ships: its author's ledger) is shown as its escape
+    in every cell (reviews BS, BS2), the same table with or without Rich."""
+    hits = [Hit(Memory(**{"id": "0" * 32, "content": "a memory", field: "bell\x07\x1b[2K"}), 0.5)]
+    written = plain_table.table(render.plain_rows(hits), 100)
+    drawn = _rich(hits, 100)
+    assert written in (None, drawn) and "\\x1b[2K" in drawn and "\x1b" not in drawn
 
 
 def test_narrow_widths_go_to_rich() -> None:
