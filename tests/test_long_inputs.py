@@ -1641,3 +1641,53 @@ def test_a_values_next_lines_are_the_lines_a_split_of_the_rest_gave_where_they_f
         line_start = text.rfind("\n", 0, end) + 1
         for quote in ("a", " ", "x"):
             assert marks_before(text, quote, end) == text.count(quote, line_start, end)
+
+
+def test_texts_redacted_at_once_in_threads_each_find_their_marks_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Review BT2: what the checks find of a text (where its quotes and line ends stand, whether it
+    holds a PEM header) was kept for one text of all threads, so two writes redacted at once (a
+    server's writes of two agents) found each other's gone at every switch and found them again
+    over the whole text for a match after match: two 256 KB texts of 'heslo" ' 46 s of CPU, not
+    the 25 s of one after the other. Counted in finds over a whole text: as many at once as one
+    after the other, the same redaction."""
+    import sys
+    import threading
+
+    from hindsight_cli.redact import lines
+
+    finds: list[str] = []
+    find = lines._find
+
+    def counted(text: str, char: str) -> list[int]:
+        finds.append(char)
+        return find(text, char)
+
+    monkeypatch.setattr(lines, "_find", counted)
+    texts = [
+        'heslo" ' * 500 + "\n" + "heslo 'x' " * 200 + str(n) + "\n-----BEGIN x" * n
+        for n in range(2)
+    ]
+    alone = [redact(text) for text in texts]
+    once = len(finds)
+    finds.clear()
+    together: list[tuple[str, int]] = [("", 0)] * 2
+
+    def one(n: int) -> None:
+        together[n] = redact(texts[n])
+
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        threads = [threading.Thread(target=one, args=(n,)) for n in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(switch)
+    assert together == alone
+    assert len(finds) == once
+    # nothing of a text is kept once its redaction is done
+    assert not lines._KNOWN

@@ -31,6 +31,7 @@ from . import (
     formats,
     generic,
     keyfiles,
+    lines,
     prose,
     providers,
     public,
@@ -370,6 +371,16 @@ def _redact_text(text: str, label: bool) -> tuple[str, int]:
     """The rules over ``text``, and over its other reading when that differs (``ＴＯＫＥＮ＝…``,
     ``pаssword`` with a Cyrillic ``а``, ``&#112;assword=``: see ``readings``): a text in which that
     reading shows more secrets comes out in that form, any other as it came."""
+    try:
+        return _either(text, label)
+    finally:
+        # what the checks found of the text (where its quotes stand: a list as long as the text)
+        # is not kept past its redaction, by each of a server's threads
+        lines.release()
+
+
+def _either(text: str, label: bool) -> tuple[str, int]:
+    """``_redact_text``'s work: the text or its other reading, redacted."""
     found = _apply(text, label)
     other = readings.reading(text)
     if other != text:
