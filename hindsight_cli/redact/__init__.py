@@ -31,6 +31,7 @@ from . import (
     formats,
     generic,
     keyfiles,
+    lines,
     prose,
     providers,
     public,
@@ -39,7 +40,7 @@ from . import (
     siblings,
     values,
 )
-from .words import fold, is_reference, weak_gate, word_pattern
+from .words import fold, is_reference, weak_gate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -290,15 +291,37 @@ def _word_pairs(blind: bool) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...
     return _pairs_of(_all_words(blind))
 
 
-def _present(words: tuple[str, ...], folded: str) -> tuple[str, ...]:
+def _present(words: tuple[str, ...], folded: str, known: _Known | None = None) -> tuple[str, ...]:
     """The words of a "{words}" pattern that ``folded`` holds, longest first. Only the words that
-    start with one of its pairs of adjacent characters are looked for (a rule may have hundreds)."""
+    start with one of its pairs of adjacent characters are looked for (a rule may have hundreds).
+    ``known``: what was found of ``folded`` for the rules before (each rule looked again for words
+    the others share, over the whole text: 70 rules 39 ms each on 32 KB of every word the rules
+    key on, 1 MiB well over a minute; review BT2)."""
+    if known is None:
+        known = _Known()
     by_pair, single = _pairs_of(words)
-    pairs = set(map(str.__add__, folded, folded[1:]))
-    found = {w for w in single if w in folded}
-    for pair in by_pair.keys() & pairs:
-        found.update(w for w in by_pair[pair] if w in folded)
+    if known.pairs is None:
+        known.pairs = set(map(str.__add__, folded, folded[1:]))
+    found = {w for w in single if known.holds(w, folded)}
+    for pair in by_pair.keys() & known.pairs:
+        found.update(w for w in by_pair[pair] if known.holds(w, folded))
     return tuple(sorted(found, key=lambda w: (-len(w), w)))
+
+
+class _Known:
+    """What ``_present`` found of one folded text: its pairs of adjacent characters, and whether
+    it holds each word looked for."""
+
+    def __init__(self) -> None:
+        self.pairs: set[str] | None = None
+        self.words: dict[str, bool] = {}
+
+    def holds(self, word: str, folded: str) -> bool:
+        """``word in folded``, looked for once."""
+        found = self.words.get(word)
+        if found is None:
+            found = self.words[word] = word in folded
+        return found
 
 
 _PAIRS_OF: dict[int, tuple[dict[str, tuple[str, ...]], tuple[str, ...]]] = {}
@@ -322,10 +345,14 @@ def _pairs_of(words: tuple[str, ...]) -> tuple[dict[str, tuple[str, ...]], tuple
 _COMPILED: dict[tuple[str, tuple[str, ...], bool], re.Pattern[str]] = {}
 
 
-def _compiled(pattern: str, words: tuple[str, ...], folded: str) -> re.Pattern[str]:
+def _compiled(
+    pattern: str, words: tuple[str, ...], folded: str, known: _Known | None = None
+) -> re.Pattern[str]:
     import re
 
-    present = _present(words, folded) if "{words}" in pattern else ()
+    from .alternation import alternation
+
+    present = _present(words, folded, known) if "{words}" in pattern else ()
     # a text with letters past Cyrillic (CJK's) reads a script's change as a word's end
     scripts = bool(present) and not folded.isascii() and max(folded) >= "\u0530"
     key = (pattern, present, scripts)
@@ -335,10 +362,7 @@ def _compiled(pattern: str, words: tuple[str, ...], folded: str) -> re.Pattern[s
         if len(_COMPILED) > 4096:
             _COMPILED.clear()
         # (a tool's trigger ends with a blank that is not part of its name: see command_lines)
-        source = pattern.replace(
-            "{words}",
-            "|".join(word_pattern(w.rstrip(), scripts=scripts) for w in present) or "(?!)",
-        )
+        source = pattern.replace("{words}", alternation(present, scripts) or "(?!)")
         compiled = _COMPILED[key] = re.compile(source)
     return compiled
 
@@ -370,6 +394,16 @@ def _redact_text(text: str, label: bool) -> tuple[str, int]:
     """The rules over ``text``, and over its other reading when that differs (``ＴＯＫＥＮ＝…``,
     ``pаssword`` with a Cyrillic ``а``, ``&#112;assword=``: see ``readings``): a text in which that
     reading shows more secrets comes out in that form, any other as it came."""
+    try:
+        return _either(text, label)
+    finally:
+        # what the checks found of the text (where its quotes stand: a list as long as the text)
+        # is not kept past its redaction, by each of a server's threads
+        lines.release()
+
+
+def _either(text: str, label: bool) -> tuple[str, int]:
+    """``_redact_text``'s work: the text or its other reading, redacted."""
     found = _apply(text, label)
     other = readings.reading(text)
     if other != text:
@@ -402,6 +436,8 @@ def _apply(text: str, label: bool) -> tuple[str, int]:
     # the markers already in the text: never redacted again, even in part
     done: list[tuple[int, int]] = []
     seen: dict[bool, set[str]] = {}
+    # which words the folded text holds, found once for all the rules
+    known = _Known()
     # the rules read long runs of blanks cut to their ends; what they find is put back
     view, where = blanks.view(text)
     rules = _rules_for(text, folded, seen)
@@ -413,7 +449,7 @@ def _apply(text: str, label: bool) -> tuple[str, int]:
         kind, pattern, words, check, _ = rule
         pieces: list[str] = []
         last = 0
-        for match in _compiled(pattern, words, folded).finditer(view):
+        for match in _compiled(pattern, words, folded, known).finditer(view):
             span = check(match, label) if check is not None else _secret_span(match)
             if span is not None and position < _PROVIDERS:
                 span = _whole_token(view, span)
@@ -442,6 +478,7 @@ def _apply(text: str, label: bool) -> tuple[str, int]:
             done = _markers(text)
             # the text changed: the rules after this one are chosen again
             seen = {}
+            known = _Known()
             rules = [later for later in _rules_for(text, folded, seen) if later > position]
     return text, total
 
