@@ -112,6 +112,15 @@ def _share_model(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 
 
 @pytest.fixture
+def project(_isolated: Path) -> Path:
+    """A project directory with its own store, like `hindsight init` makes (made by hand here, so
+    approved as a store this user made)."""
+    (_isolated / ".hindsight").mkdir()
+    trust.allow(_isolated / ".hindsight")
+    return _isolated
+
+
+@pytest.fixture
 def fake() -> FakeEmbedder:
     return FakeEmbedder()
 

@@ -18,7 +18,6 @@ from fake_embedder import FakeEmbedder
 
 from hindsight_cli.core import events
 from hindsight_cli.models import Filters
-from hindsight_cli.safefs import trust
 from hindsight_cli.store import Store
 from tests import hook_calls, spool_lines
 
@@ -26,13 +25,6 @@ pytestmark = pytest.mark.local_only
 
 FORGOTTEN = "narwhalcode"
 FIX = f"pip install {FORGOTTEN} && pytest {hook_calls.TEST_FILE}"
-
-
-@pytest.fixture
-def project(_isolated: Path) -> Path:
-    (_isolated / ".hindsight").mkdir()
-    trust.allow(_isolated / ".hindsight")
-    return _isolated
 
 
 def test_a_fix_a_hard_forget_scrubbed_while_it_was_ingested_is_not_linked(

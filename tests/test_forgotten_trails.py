@@ -16,7 +16,6 @@ import pytest
 from fake_embedder import FakeEmbedder
 
 from hindsight_cli.models import Filters
-from hindsight_cli.safefs import trust
 from hindsight_cli.store import Store
 from tests import hook_calls
 
@@ -24,13 +23,6 @@ pytestmark = pytest.mark.local_only
 
 FORGOTTEN = "quixoticwidget"
 STEP = f"pip install {FORGOTTEN}"
-
-
-@pytest.fixture
-def project(_isolated: Path) -> Path:
-    (_isolated / ".hindsight").mkdir()
-    trust.allow(_isolated / ".hindsight")
-    return _isolated
 
 
 def _held(store_dir: Path) -> list[str]:

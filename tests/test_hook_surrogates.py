@@ -15,20 +15,12 @@ from typing import Any
 import pytest
 
 from hindsight_cli import hooks
-from hindsight_cli.safefs import trust
 from hindsight_cli.storage import spool
 from hindsight_cli.store import Store
 
 pytestmark = pytest.mark.local_only
 
 HALF = "\ud83d"
-
-
-@pytest.fixture
-def project(_isolated: Path) -> Path:
-    (_isolated / ".hindsight").mkdir()
-    trust.allow(_isolated / ".hindsight")
-    return _isolated
 
 
 def _hook(project: Path, event: str, **fields: Any) -> None:

@@ -18,20 +18,10 @@ import pytest
 from hindsight_cli.hooks import events
 from hindsight_cli.hooks.install import command
 from hindsight_cli.models import Filters
-from hindsight_cli.safefs import trust
 from hindsight_cli.storage import spool_json as codec
 from hindsight_cli.store import Store
 
 SECRET = "sk-proj-q8Zr3VtK1mWx7LcN4pYs9HbJ2fGd6EaU0oTi5"
-
-
-@pytest.fixture
-def project(_isolated: Path) -> Path:
-    """A project directory with its own store, like `hindsight init` makes (made by hand here, so
-    approved as a store this user made)."""
-    (_isolated / ".hindsight").mkdir()
-    trust.allow(_isolated / ".hindsight")
-    return _isolated
 
 
 def hook(

@@ -15,19 +15,11 @@ import pytest
 from conftest import Clock
 from hook_calls import fail, learnt, run
 
-from hindsight_cli.safefs import trust
 from hindsight_cli.store import Store
 
 pytestmark = pytest.mark.local_only
 # a word of the failing command (hook_calls.TEST_FILE): never in the record
 SECRET_WORD = "zanzibar"
-
-
-@pytest.fixture
-def project(_isolated: Path) -> Path:
-    (_isolated / ".hindsight").mkdir()
-    trust.allow(_isolated / ".hindsight")
-    return _isolated
 
 
 def record_lines(project: Path) -> list[dict[str, Any]]:

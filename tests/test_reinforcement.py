@@ -49,13 +49,6 @@ def test_a_used_memory_ranks_higher_and_explain_says_why(store: Store) -> None:
     assert any(n.startswith("reinforcement: standing +0.76") for n in after.explain["notes"])
 
 
-@pytest.fixture
-def project(_isolated: Path) -> Path:
-    (_isolated / ".hindsight").mkdir()
-    trust.allow(_isolated / ".hindsight")
-    return _isolated
-
-
 def test_a_lesson_the_agent_keeps_ignoring_is_no_longer_injected(project: Path) -> None:
     config = project / ".hindsight" / "config.toml"
     # by default nothing is left out for being ignored (docs/benchmarks.md says why)

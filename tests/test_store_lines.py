@@ -20,7 +20,7 @@ import pytest
 
 from hindsight_cli import hooks
 from hindsight_cli.core import injections
-from hindsight_cli.safefs import spool_key, trust
+from hindsight_cli.safefs import spool_key
 from hindsight_cli.storage import spool, spool_scrub
 from hindsight_cli.store import Store
 
@@ -29,13 +29,6 @@ pytestmark = pytest.mark.local_only
 # the characters str.splitlines ends a line at besides "\n" and "\r" that a JSON line holds raw
 # (json writes the others escaped): U+2028, U+2029, and NEL, which cleaning removes afterwards
 SEPARATORS = ["\u2028", "\u2029", "\x85", "a\u2028b\u2029c\x85d"]
-
-
-@pytest.fixture
-def project(_isolated: Path) -> Path:
-    (_isolated / ".hindsight").mkdir()
-    trust.allow(_isolated / ".hindsight")
-    return _isolated
 
 
 def _prompt(project: Path, text: str, session: str = "s1") -> None:
